@@ -1,0 +1,1 @@
+"""tensorcore-cpu: the dense CPU backend of tensorcore, on NumPy."""

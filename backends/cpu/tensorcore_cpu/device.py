@@ -1,0 +1,100 @@
+"""The CPU device: NumPy buffers as storage, NumPy views as native arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import tensorcore as tc
+from tensorcore import Storage, Tensor
+from tensorcore._tensor import contiguous_strides, make_tensor
+from tensorcore.plugins import DeviceInterface
+
+from ._dtypes import from_numpy, to_numpy
+
+__all__ = ["CPUDevice", "wrap"]
+
+_CPU = tc.device("cpu")
+
+
+def wrap(arr: Any, dtype: tc.dtype | None = None) -> Tensor:
+    """A tensor over a NumPy array's memory (no copy); the array becomes its storage."""
+    if dtype is None:
+        dtype = from_numpy(arr.dtype)
+    isz = arr.itemsize
+    if arr.flags.c_contiguous:
+        shape = arr.shape
+        base = arr.reshape(-1)
+        st = Storage(base, arr.nbytes, _CPU, dtype)
+        return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
+    # A strided array: its storage is the smallest flat range covering it.
+    strides = tuple(s // isz for s in arr.strides)
+    if any(s * isz != b for s, b in zip(strides, arr.strides, strict=True)) or any(s < 0 for s in strides):
+        return wrap(np.ascontiguousarray(arr), dtype)
+    extent = 1 + sum((n - 1) * s for n, s in zip(arr.shape, strides, strict=True)) if arr.size else 0
+    flat = np.lib.stride_tricks.as_strided(arr, (extent,), (isz,))
+    st = Storage(flat, extent * isz, _CPU, dtype)
+    return make_tensor(st, arr.shape, strides, 0, dtype, _CPU, arr)
+
+
+class CPUDevice(DeviceInterface):
+    """NumPy-backed host memory."""
+
+    type = "cpu"
+
+    def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
+        """Allocate with ``np.empty``."""
+        return wrap(np.empty(shape, to_numpy(dtype)), dtype)
+
+    def materialize(self, t: Tensor) -> Any:
+        """``np.ndarray`` over the storage buffer with the tensor's sizes and strides."""
+        st = t._storage
+        assert st is not None
+        isz = t._dtype.itemsize
+        return np.ndarray(
+            t._shape,
+            to_numpy(t._dtype),
+            st.data,
+            t._offset * isz,
+            tuple(s * isz for s in t._stride),
+        )
+
+    def data_ptr(self, storage: Storage) -> int:
+        """Address of the buffer."""
+        return int(storage.data.__array_interface__["data"][0])
+
+    def from_data(self, flat: list[Any], shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
+        """Build from row-major Python scalars."""
+        npd = to_numpy(dtype)
+        if dtype.is_complex or not any(isinstance(v, complex) for v in flat):
+            arr = np.array(flat, dtype=npd if dtype is not tc.bfloat16 else np.float64)
+        else:
+            arr = np.array([v.real for v in flat], dtype=np.float64)
+        if arr.dtype != npd:
+            arr = arr.astype(npd)
+        return wrap(arr.reshape(shape), dtype)
+
+    def from_object(self, obj: Any, dtype: tc.dtype | None, device: Any, copy: bool) -> Tensor | None:
+        """NumPy arrays and NumPy scalars (shared when ``copy`` is false)."""
+        if not isinstance(obj, (np.ndarray, np.generic)):
+            return None
+        arr = np.asarray(obj)
+        tdt = from_numpy(arr.dtype)
+        if copy:
+            arr = arr.copy()
+        t = wrap(arr, tdt)
+        if device is not None and tc.device(device).type != "cpu":
+            return t.to(device=device, dtype=dtype or tdt)  # type: ignore[attr-defined, no-any-return]
+        return t if dtype is None else t.to(dtype)  # type: ignore[attr-defined, no-any-return]
+
+    def numpy(self, t: Tensor) -> Any:
+        """The native array itself: it shares memory with the tensor."""
+        return t._arr()  # type: ignore[attr-defined]
+
+    def from_dlpack(self, obj: Any) -> Tensor | None:
+        """Zero-copy import of a DLPack capsule on the CPU."""
+        dev_type, _ = obj.__dlpack_device__()
+        if int(dev_type) != 1:  # kDLCPU
+            return None
+        return wrap(np.from_dlpack(obj))

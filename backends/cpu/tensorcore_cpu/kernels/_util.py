@@ -1,0 +1,24 @@
+"""Helpers shared by the array-module kernels (NumPy here, CuPy in tensorcore-cuda)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorcore import Tensor
+
+__all__ = ["A", "is_tensor"]
+
+
+def A(t: Any) -> Any:
+    """The native array of a tensor (made lazily, never a copy); other values pass through."""
+    if t.__class__ is Tensor:
+        n = t._native
+        if n is None:
+            n = t._arr()
+        return n
+    return t
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a tensorcore Tensor."""
+    return x.__class__ is Tensor

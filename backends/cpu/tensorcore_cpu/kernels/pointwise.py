@@ -1,0 +1,231 @@
+"""Elementwise kernels, written once against an array module ``xp`` (NumPy or CuPy).
+
+The core has already broadcast-checked the arguments, promoted tensor inputs to the compute
+dtype and allocated ``out``; each kernel only computes into ``out``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorcore as tc
+
+from ._util import A
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """Pointwise kernels for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = xp.errstate(all="ignore") if hasattr(xp, "errstate") else None
+
+    def binary(name: str, ufunc: Any, noisy: bool = False) -> None:
+        if noisy and quiet is not None:
+            def k(out: Any, a: Any, b: Any) -> None:
+                with xp.errstate(all="ignore"):
+                    ufunc(A(a), A(b), out=A(out))
+        else:
+            def k(out: Any, a: Any, b: Any) -> None:
+                ufunc(A(a), A(b), out=A(out))
+        k.__name__ = name
+        K[name] = k
+
+    def unary(name: str, ufunc: Any, noisy: bool = True) -> None:
+        def k(out: Any, a: Any) -> None:
+            with xp.errstate(all="ignore"):
+                ufunc(A(a), out=A(out))
+
+        if not noisy:
+            def k(out: Any, a: Any) -> None:  # noqa: F811
+                ufunc(A(a), out=A(out))
+        k.__name__ = name
+        K[name] = k
+
+    def add(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
+        bb = A(b)
+        if alpha != 1:
+            bb = xp.multiply(bb, alpha)
+        xp.add(A(a), bb, out=A(out))
+
+    def sub(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
+        if a.__class__ is tc.Tensor and a._dtype is tc.bool:
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
+        bb = A(b)
+        if alpha != 1:
+            bb = xp.multiply(bb, alpha)
+        xp.subtract(A(a), bb, out=A(out))
+
+    def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
+        x, y, o = A(a), A(b), A(out)
+        floating = out._dtype.is_floating_point or out._dtype.is_complex
+        if not floating and _has_zero(xp, y):
+            raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
+        with xp.errstate(all="ignore"):
+            if rounding_mode is None:
+                xp.true_divide(x, y, out=o)
+            elif rounding_mode == "floor":
+                if floating:
+                    xp.floor(xp.true_divide(x, y), out=o)
+                else:
+                    xp.floor_divide(x, y, out=o)
+            elif rounding_mode == "trunc":
+                if floating:
+                    xp.trunc(xp.true_divide(x, y), out=o)
+                else:
+                    q = xp.floor_divide(x, y)
+                    r = xp.remainder(x, y)
+                    fix = (r != 0) & ((xp.asarray(x) < 0) != (xp.asarray(y) < 0))
+                    xp.add(q, fix, out=o, casting="unsafe")
+            else:
+                raise ValueError(
+                    f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                    f"found '{rounding_mode}'"
+                )
+
+    def int_guard(name: str, ufunc: Any) -> None:
+        def k(out: Any, a: Any, b: Any) -> None:
+            floating = out._dtype.is_floating_point or out._dtype.is_complex
+            if not floating and _has_zero(xp, A(b)):
+                raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
+            with xp.errstate(all="ignore"):
+                ufunc(A(a), A(b), out=A(out))
+
+        k.__name__ = name
+        K[name] = k
+
+    K["add"], K["sub"], K["div"] = add, sub, div
+    binary("mul", xp.multiply)
+    int_guard("floor_divide", xp.floor_divide)
+    int_guard("remainder", xp.remainder)
+    int_guard("fmod", xp.fmod)
+    binary("atan2", xp.arctan2, noisy=True)
+    binary("maximum", xp.maximum)
+    binary("minimum", xp.minimum)
+    for n, f in [("eq", xp.equal), ("ne", xp.not_equal), ("lt", xp.less), ("le", xp.less_equal),
+                 ("gt", xp.greater), ("ge", xp.greater_equal), ("logical_and", xp.logical_and),
+                 ("logical_or", xp.logical_or), ("logical_xor", xp.logical_xor),
+                 ("bitwise_and", xp.bitwise_and), ("bitwise_or", xp.bitwise_or),
+                 ("bitwise_xor", xp.bitwise_xor), ("bitwise_left_shift", xp.left_shift),
+                 ("bitwise_right_shift", xp.right_shift)]:
+        binary(n, f)
+
+    def pow_(out: Any, a: Any, b: Any) -> None:
+        x, y = A(a), A(b)
+        if not (out._dtype.is_floating_point or out._dtype.is_complex):
+            neg = (y < 0) if not isinstance(y, (int, float)) else xp.asarray(y < 0)
+            if bool(xp.any(neg)):
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+        with xp.errstate(all="ignore"):
+            xp.power(x, y, out=A(out))
+
+    pow_.__name__ = "pow"
+    K["pow"] = pow_
+
+    def neg(out: Any, a: Any) -> None:
+        if a._dtype is tc.bool:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                "to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
+        xp.negative(A(a), out=A(out))
+
+    K["neg"] = neg
+    unary("abs", xp.abs, noisy=False)
+    unary("sign", xp.sign, noisy=False)
+    for n, f in [("exp", xp.exp), ("exp2", xp.exp2), ("expm1", xp.expm1), ("log", xp.log),
+                 ("log2", xp.log2), ("log10", xp.log10), ("log1p", xp.log1p), ("sqrt", xp.sqrt),
+                 ("sin", xp.sin), ("cos", xp.cos), ("tan", xp.tan), ("asin", xp.arcsin),
+                 ("acos", xp.arccos), ("atan", xp.arctan), ("sinh", xp.sinh), ("cosh", xp.cosh),
+                 ("tanh", xp.tanh), ("reciprocal", xp.reciprocal)]:
+        unary(n, f)
+
+    def rsqrt(out: Any, a: Any) -> None:
+        with xp.errstate(all="ignore"):
+            o = A(out)
+            xp.sqrt(A(a), out=o)
+            xp.reciprocal(o, out=o)
+
+    def sigmoid(out: Any, a: Any) -> None:
+        x, o = A(a), A(out)
+        with xp.errstate(all="ignore"):
+            if out._dtype.is_complex:
+                xp.reciprocal(1 + xp.exp(-x), out=o)
+                return
+            # exp of a non-positive number never overflows: the stable form.
+            e = xp.exp(-xp.abs(x))
+            xp.divide(xp.where(x >= 0, 1, e), 1 + e, out=o)
+
+    def relu(out: Any, a: Any) -> None:
+        if a._dtype is tc.bool:
+            raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+        xp.maximum(A(a), 0, out=A(out))
+
+    def rounding(name: str, f: Any) -> None:
+        def k(out: Any, a: Any) -> None:
+            if a._dtype.is_floating_point:
+                f(A(a), out=A(out))
+            elif out is not a:
+                xp.copyto(A(out), A(a))
+
+        k.__name__ = name
+        K[name] = k
+
+    K["rsqrt"], K["sigmoid"], K["relu"] = rsqrt, sigmoid, relu
+    rounding("floor", xp.floor)
+    rounding("ceil", xp.ceil)
+    rounding("trunc", xp.trunc)
+
+    def round_(out: Any, a: Any, decimals: int = 0) -> None:
+        if a._dtype.is_floating_point or a._dtype.is_complex:
+            xp.round(A(a), decimals, out=A(out))
+        elif out is not a:
+            xp.copyto(A(out), A(a))
+
+    round_.__name__ = "round"
+    K["round"] = round_
+    unary("isnan", xp.isnan, noisy=False)
+    unary("isinf", xp.isinf, noisy=False)
+    unary("isfinite", xp.isfinite, noisy=False)
+    unary("logical_not", xp.logical_not, noisy=False)
+    unary("bitwise_not", xp.invert, noisy=False)
+
+    def nan_to_num(out: Any, a: Any, nan: float | None = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> None:
+        x = A(a)
+        if not (a._dtype.is_floating_point or a._dtype.is_complex):
+            if out is not a:
+                xp.copyto(A(out), x)
+            return
+        xp.copyto(A(out), xp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf))
+
+    def clamp(out: Any, a: Any, lo: Any = None, hi: Any = None) -> None:
+        if lo is None and hi is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        x, o = A(a), A(out)
+        if lo is not None and hi is not None:
+            xp.minimum(xp.maximum(x, A(lo)), A(hi), out=o)
+        elif lo is not None:
+            xp.maximum(x, A(lo), out=o)
+        else:
+            xp.minimum(x, A(hi), out=o)
+
+    def where(out: Any, cond: Any, a: Any, b: Any) -> None:
+        xp.copyto(A(out), xp.where(A(cond), A(a), A(b)))
+
+    def lerp(out: Any, a: Any, end: Any, weight: Any) -> None:
+        x, e, w = A(a), A(end), A(weight)
+        xp.copyto(A(out), x + w * (e - x), casting="unsafe")
+
+    K["nan_to_num"], K["clamp"], K["where"], K["lerp"] = nan_to_num, clamp, where, lerp
+    return K
+
+
+def _has_zero(xp: Any, y: Any) -> bool:
+    if isinstance(y, (int, bool)):
+        return y == 0
+    return bool(xp.any(y == 0))

@@ -1,0 +1,82 @@
+"""tensorcore: a pure-Python tensor library with autograd whose device and layout axes are
+extension points. Kernels come from backend plugins (``tensorcore-cpu``, ``tensorcore-cuda``,
+``tensorcore-sparse``, or your own) found through the ``tensorcore.backends`` entry points.
+
+Examples
+--------
+>>> import tensorcore as tc
+>>> x = tc.arange(6).reshape(2, 3)
+>>> (x * 2).sum(dim=1)
+tensor([ 6, 24])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import backends, dtypes, linalg, return_types
+from ._storage import Storage
+from ._tensor import Size, Tensor
+from ._tensor_methods import install as _install_methods
+from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .devices import device, get_default_device, set_default_device
+from .dispatch import explain
+from .dtypes import (
+    bfloat16,
+    bool_,
+    can_cast,
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    uint8,
+)
+from .layouts import layout, strided
+from .ops import _api
+from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
+from .ops.meta import broadcast_shapes
+from .random import Generator, initial_seed, manual_seed, seed
+
+__version__ = "0.1.0"
+
+_api.build()
+_install_methods()
+globals().update(_api.FUNCTIONS)
+globals().update(dtypes.aliases)
+globals()["bool"] = bool_
+
+__all__ = sorted(
+    {
+        "Generator", "Size", "Storage", "Tensor", "as_tensor", "backends", "bfloat16", "bool",
+        "broadcast_shapes", "can_cast", "complex64", "complex128", "device", "dtype", "dtypes",
+        "enable_grad", "explain", "float16", "float32", "float64", "from_dlpack", "from_numpy",
+        "get_default_device", "get_default_dtype", "inference_mode", "initial_seed", "int8",
+        "int16", "int32", "int64", "is_grad_enabled", "layout", "linalg", "manual_seed",
+        "no_grad", "promote_types", "result_type", "return_types", "seed", "set_default_device",
+        "set_default_dtype", "set_grad_enabled", "strided", "tensor", "uint8",
+    }
+    | set(_api.FUNCTIONS)
+    | set(dtypes.aliases)
+)
+
+
+def __getattr__(name: str) -> Any:
+    # Layouts registered by plugins (``tc.sparse_coo``) appear once the plugins are loaded.
+    from .layouts import get_layout
+    from .plugins import manager
+
+    manager.load()
+    lay = get_layout(name)
+    if lay is not None:
+        return lay
+    raise AttributeError(f"module 'tensorcore' has no attribute '{name}'")

@@ -1,0 +1,54 @@
+"""Storage: one flat buffer per allocation, shared by every view of it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .devices import device
+    from .dtypes import dtype
+
+__all__ = ["Storage"]
+
+
+class Storage:
+    """A flat buffer made by a device backend's allocator, plus a version counter.
+
+    ``data`` is whatever the backend uses for a flat buffer (a 1-D NumPy array on the CPU,
+    a CuPy array on CUDA); the core never looks inside it. Every tensor viewing this storage
+    shares ``version``, which each in-place write bumps (autograd uses it to detect that a
+    saved tensor was modified).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.zeros(4)
+    >>> s = x.untyped_storage()
+    >>> s.nbytes, s.device, x[1:].untyped_storage() is s
+    (16, device(type='cpu'), True)
+    """
+
+    __slots__ = ("data", "nbytes", "device", "dtype", "version", "__weakref__")
+
+    def __init__(self, data: Any, nbytes: int, device: device, dtype: dtype) -> None:
+        self.data = data
+        self.nbytes = nbytes
+        self.device = device
+        self.dtype = dtype
+        self.version = 0
+
+    def data_ptr(self) -> int:
+        """Address of the first byte of the buffer, as reported by the device backend."""
+        from .plugins.manager import device_backend
+
+        return device_backend(self.device).data_ptr(self)
+
+    def size(self) -> int:
+        """Number of elements of the storage's dtype the buffer holds."""
+        return self.nbytes // self.dtype.itemsize
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def __repr__(self) -> str:
+        return f"Storage(nbytes={self.nbytes}, device='{self.device}', dtype={self.dtype})"

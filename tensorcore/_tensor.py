@@ -1,0 +1,360 @@
+"""Tensor: a logical view (sizes, strides, storage offset, dtype) over a Storage.
+
+Only the metadata and the methods that are not operators live here; every operator method
+(``add``, ``sum``, ``view``, ...) is attached from the operator table by ``ops/_api.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from . import dtypes as _dt
+from .layouts import layout, strided
+
+if TYPE_CHECKING:
+    from ._storage import Storage
+    from .devices import device
+    from .dtypes import dtype
+
+__all__ = ["Tensor", "make_tensor", "contiguous_strides"]
+
+_KEYS: dict[tuple[str, str], tuple[str, str]] = {}
+_CONTIG: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides (in elements) of a contiguous tensor of ``shape``."""
+    hit = _CONTIG.get(shape)
+    if hit is not None:
+        return hit
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    res = tuple(reversed(strides))
+    if len(_CONTIG) < 4096:
+        _CONTIG[shape] = res
+    return res
+
+
+def dispatch_key(dev: device, lay: layout) -> tuple[str, str]:
+    """The shared ``(device type, layout name)`` tuple used to look kernels up."""
+    k = (dev.type, lay.name)
+    return _KEYS.setdefault(k, k)
+
+
+def make_tensor(
+    storage: Storage | None,
+    shape: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+    dtype: dtype,
+    device: device,
+    native: Any = None,
+    lay: layout = strided,
+) -> Tensor:
+    """Build a tensor over ``storage``; backends and the core's view code call this."""
+    t = Tensor.__new__(Tensor)
+    t._storage = storage
+    t._shape = shape
+    t._stride = stride
+    t._offset = offset
+    t._dtype = dtype
+    t._device = device
+    t._layout = lay
+    t._native = native
+    t._key = dispatch_key(device, lay)
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._base = None
+    t._ag = None
+    return t
+
+
+class Tensor:
+    """A multi-dimensional array on a device, with optional gradient tracking.
+
+    Tensors are made by factories (:func:`tensorcore.tensor`, :func:`tensorcore.zeros`, ...)
+    or by operators; view operators return tensors sharing the same storage.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.shape, x.stride(), x.dtype
+    (tensorcore.Size([2, 2]), (2, 1), tensorcore.float32)
+    >>> y = x.t()
+    >>> y[0, 1] = 10.0
+    >>> x
+    tensor([[ 1.,  2.],
+            [10.,  4.]])
+    """
+
+    __slots__ = (
+        "_storage",
+        "_shape",
+        "_stride",
+        "_offset",
+        "_dtype",
+        "_device",
+        "_layout",
+        "_native",
+        "_key",
+        "_requires_grad",
+        "_grad_fn",
+        "_grad",
+        "_base",
+        "_ag",
+        "__weakref__",
+    )
+
+    _storage: Storage | None
+    _shape: tuple[int, ...]
+    _stride: tuple[int, ...]
+    _offset: int
+    _dtype: dtype
+    _device: device
+    _layout: layout
+    _native: Any
+    _key: tuple[str, str]
+    _requires_grad: bool
+    _grad_fn: Any
+    _grad: Tensor | None
+    _base: Tensor | None
+    _ag: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(
+            "Tensor cannot be constructed directly; use tensorcore.tensor(data), "
+            "tensorcore.empty(size) or another factory"
+        )
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        """The sizes of the dims, as a :class:`tensorcore.Size` (a tuple)."""
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the size of one dim."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_wrap_dim(dim, len(self._shape))]
+
+    def stride(self, dim: int | None = None) -> Any:
+        """Strides in elements (not bytes), or the stride of one dim."""
+        if dim is None:
+            return self._stride
+        return self._stride[_wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self) -> int:
+        """Offset of the first element in the storage, in elements."""
+        return self._offset
+
+    @property
+    def dtype(self) -> dtype:
+        """The element type."""
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        """The device the tensor lives on."""
+        return self._device
+
+    @property
+    def layout(self) -> layout:
+        """The memory layout (``tensorcore.strided`` for dense tensors)."""
+        return self._layout
+
+    @property
+    def is_sparse(self) -> bool:
+        """True for tensors of a sparse layout."""
+        return self._layout.name.startswith("sparse")
+
+    @property
+    def is_cuda(self) -> bool:
+        """True for tensors on a CUDA device."""
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        """True for tensors on the CPU."""
+        return self._device.type == "cpu"
+
+    def dim(self) -> int:
+        """Number of dims."""
+        return len(self._shape)
+
+    @property
+    def ndim(self) -> int:
+        """Number of dims."""
+        return len(self._shape)
+
+    def numel(self) -> int:
+        """Number of elements."""
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    def nelement(self) -> int:
+        """Alias of :meth:`numel`."""
+        return self.numel()
+
+    def element_size(self) -> int:
+        """Size of one element in bytes."""
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Size of one element in bytes."""
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the elements take (``numel() * element_size()``)."""
+        return self.numel() * self._dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        """Whether the elements are laid out row-major without gaps (size-1 dims ignored)."""
+        expected = 1
+        for size, st in zip(reversed(self._shape), reversed(self._stride), strict=True):
+            if size == 0:
+                return True
+            if size != 1:
+                if st != expected:
+                    return False
+                expected *= size
+        return True
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating dtype."""
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        """Whether the dtype is complex."""
+        return self._dtype.is_complex
+
+    def untyped_storage(self) -> Storage:
+        """The storage this tensor views."""
+        if self._storage is None:
+            raise RuntimeError(f"tensors of layout {self._layout.name} have no storage")
+        return self._storage
+
+    def data_ptr(self) -> int:
+        """Address of the first element."""
+        return self.untyped_storage().data_ptr() + self._offset * self._dtype.itemsize
+
+    @property
+    def _version(self) -> int:
+        """The storage's version counter; every in-place write bumps it."""
+        st = self._storage
+        return 0 if st is None else st.version
+
+    def _bump_version(self) -> None:
+        st = self._storage
+        if st is not None:
+            st.version += 1
+
+    # ------------------------------------------------------------ Python protocol
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))  # type: ignore[attr-defined]
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(shape {list(self._shape)})"
+            )
+        return bool(self.item())  # type: ignore[attr-defined]
+
+    def __int__(self) -> int:
+        return int(self.item())  # type: ignore[attr-defined]
+
+    def __float__(self) -> float:
+        return float(self.item())  # type: ignore[attr-defined]
+
+    def __complex__(self) -> complex:
+        return complex(self.item())  # type: ignore[attr-defined]
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._format import format_tensor
+
+        return format_tensor(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        from . import ops
+
+        return (ops.api._rebuild, (self.tolist(), self._dtype.name, str(self._device)))  # type: ignore[attr-defined]
+
+
+class Size(tuple):  # type: ignore[type-arg]
+    """The shape of a tensor: a tuple of ints.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.zeros(2, 3).shape
+    tensorcore.Size([2, 3])
+    """
+
+    __slots__ = ()
+
+    def numel(self) -> int:
+        """Product of the sizes."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self) -> str:
+        return f"tensorcore.Size({list(self)})"
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+def torch_name(d: dtype) -> str:
+    """PyTorch's ScalarType name of a dtype, as used in its error messages."""
+    return _TORCH_NAMES[d.name]
+
+
+_TORCH_NAMES = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "float32": "Float",
+    "float64": "Double",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+assert set(_TORCH_NAMES) == set(_dt.by_name)

@@ -1,0 +1,462 @@
+"""Tensor methods that are not table operators: conversion, indexing, Python operators, and
+the autograd attributes. Attached to :class:`Tensor` at import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dtypes as dt
+from ._tensor import Tensor, make_tensor
+from .devices import device as _device
+from .plugins import manager
+
+__all__ = ["install"]
+
+
+def _F(name: str) -> Any:
+    from .ops._api import FUNCTIONS
+
+    return FUNCTIONS[name]
+
+
+def native(self: Tensor) -> Any:
+    """The backend's native array for this tensor (made once, lazily, never a copy)."""
+    n = self._native
+    if n is None:
+        n = self._native = manager.device_backend(self._device).materialize(self)
+    return n
+
+
+# ------------------------------------------------------------------ conversion
+def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool, bool]:
+    dev = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dev, dtype = a._device, a._dtype
+        elif isinstance(a, (str, _device)):
+            dev = a
+        elif isinstance(a, bool):
+            non_blocking = a
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    return (None if dev is None else _device(dev)), dtype, non_blocking, copy
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Convert to another dtype and/or device; returns ``self`` when nothing changes.
+
+    Accepts ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)`` and the
+    keywords ``dtype``, ``device``, ``non_blocking`` and ``copy``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2)
+    >>> x.to(tc.float32) is x, x.to(tc.int64).dtype
+    (True, tensorcore.int64)
+    """
+    dev, dtype, non_blocking, copy = _parse_to(args, kwargs)
+    out = self
+    if dev is not None and dev != self._device and not (dev.index is None and dev.type == self._device.type):
+        out = _to_device_impl(out, dev, non_blocking)
+    if dtype is not None and dtype is not out._dtype:
+        from .dispatch import get_op
+        from .ops._call import call
+
+        out = call(get_op("to_dtype"), (out, dtype))
+    if copy and out is self:
+        out = self.clone()  # type: ignore[attr-defined]
+    return out
+
+
+def _to_device_impl(self: Tensor, dev: Any, non_blocking: bool = False) -> Tensor:
+    from .ops.meta import empty
+
+    dev = _device(dev)
+    manager.device_backend(dev)  # raises with the install hint when unusable
+    out = empty(self._shape, self._dtype, dev)
+    _cross_copy(self, out, non_blocking)
+    return out
+
+
+def _cross_copy(src: Tensor, dst: Tensor, non_blocking: bool) -> None:
+    for iface in (manager.device_backend(dst._device), manager.device_backend(src._device)):
+        if iface.copy_between(src.contiguous(), dst):  # type: ignore[attr-defined]
+            return
+    raise RuntimeError(
+        f"copy_(): no installed backend can copy from '{src._device}' to '{dst._device}'"
+    )
+
+
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` into ``self`` (broadcast, cast to ``self.dtype``, across devices).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.zeros(2, 3)
+    >>> x.copy_(tc.tensor([1, 2, 3])).tolist()
+    [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    """
+    from .dispatch import get_op
+    from .ops._call import call_inplace
+
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if src._device != self._device and src.ndim + self.ndim and not (src._device.type == "cpu" and not src._shape):
+        moved = _to_device_impl(src, self._device, non_blocking)
+        return call_inplace(get_op("copy_"), (self, moved, non_blocking))  # type: ignore[no-any-return]
+    return call_inplace(get_op("copy_"), (self, src, non_blocking))  # type: ignore[no-any-return]
+
+
+def _cast(d: dt.dtype) -> Any:
+    def cast(self: Tensor) -> Tensor:
+        return self.to(d)  # type: ignore[attr-defined, no-any-return]
+
+    cast.__doc__ = f"``self.to(tensorcore.{d.name})``."
+    return cast
+
+
+def cpu(self: Tensor) -> Tensor:
+    """A copy on the CPU (``self`` when already there)."""
+    return to(self, "cpu")
+
+
+def cuda(self: Tensor, device: Any = None, non_blocking: bool = False) -> Tensor:
+    """A copy on a CUDA device (``self`` when already there)."""
+    d = _device("cuda") if device is None else _device(device if not isinstance(device, int) else f"cuda:{device}")
+    return to(self, d, non_blocking=non_blocking)
+
+
+def numpy(self: Tensor, *, force: bool = False) -> Any:
+    """The tensor as a NumPy array sharing its memory (CPU tensors only).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.arange(3).numpy()
+    array([0, 1, 2])
+    """
+    if self._requires_grad and not force:
+        raise RuntimeError(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+        )
+    iface = manager.device_backend(self._device)
+    fn = getattr(iface, "numpy", None)
+    if fn is None:
+        if force:
+            return numpy(self.cpu().detach())  # type: ignore[attr-defined]
+        raise TypeError(
+            f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to "
+            "copy the tensor to host memory first."
+        )
+    return fn(self)
+
+
+def __array__(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
+    arr = numpy(self.detach())  # type: ignore[attr-defined]
+    return arr if dtype is None else arr.astype(dtype, copy=False)
+
+
+def __dlpack__(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    if self._requires_grad:
+        raise RuntimeError(
+            "Can't export tensors that require gradient, use tensor.detach()"
+        )
+    return native(self).__dlpack__(*args, **kwargs)
+
+
+def __dlpack_device__(self: Tensor) -> Any:
+    return native(self).__dlpack_device__()
+
+
+# ------------------------------------------------------------------ autograd attributes
+@property  # type: ignore[misc]
+def requires_grad(self: Tensor) -> bool:
+    """Whether gradients are computed for this tensor."""
+    return self._requires_grad
+
+
+@requires_grad.setter
+def requires_grad(self: Tensor, value: bool) -> None:
+    requires_grad_(self, value)
+
+
+def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    """Set ``requires_grad`` in place; returns self.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.ones(2).requires_grad_().requires_grad
+    True
+    """
+    if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    if not requires_grad and self._grad_fn is not None:
+        raise RuntimeError(
+            "you can only change requires_grad flags of leaf variables. If you want to use a "
+            "computed variable in a subgraph that doesn't require differentiation use "
+            "var_no_grad = var.detach()."
+        )
+    self._requires_grad = bool(requires_grad)
+    return self
+
+
+@property  # type: ignore[no-redef]
+def is_leaf(self: Tensor) -> bool:
+    """True for tensors not produced by a recorded operation."""
+    return self._grad_fn is None
+
+
+@property  # type: ignore[no-redef]
+def grad_fn(self: Tensor) -> Any:
+    """The graph node that produced this tensor, or None for leaves."""
+    return self._grad_fn
+
+
+def detach(self: Tensor) -> Tensor:
+    """A view of the same storage that does not require grad and has no history.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2, requires_grad=True)
+    >>> x.detach().requires_grad
+    False
+    """
+    t = make_tensor(self._storage, self._shape, self._stride, self._offset, self._dtype, self._device,
+                    self._native, self._layout)
+    return t
+
+
+def detach_(self: Tensor) -> Tensor:
+    """Detach in place: drop the history and stop requiring grad."""
+    self._grad_fn = None
+    self._requires_grad = False
+    return self
+
+
+# ------------------------------------------------------------------ indexing
+def _is_advanced(x: Any) -> bool:
+    return isinstance(x, (Tensor, list)) or (hasattr(x, "__array_interface__") and not isinstance(x, (int, float)))
+
+
+def _index_tensor(x: Any, dev: Any) -> Tensor:
+    from .ops.factories import tensor
+
+    t = x if isinstance(x, Tensor) else tensor(x, device=dev)
+    if t._dtype not in (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8, dt.bool_):
+        if t.numel() == 0 and isinstance(x, list):
+            return t.to(dt.int64)  # type: ignore[attr-defined, no-any-return]
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return t if t._device == dev else t.to(dev)  # type: ignore[attr-defined, no-any-return]
+
+
+def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
+    """Apply the basic part of ``idx`` as views; return the view and the advanced indices."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    consuming = sum(
+        (x.ndim if isinstance(x, Tensor) and x._dtype is dt.bool_ else 1)
+        for x in idx
+        if x is not None and x is not Ellipsis and not isinstance(x, bool)
+    )
+    if consuming > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    has_adv = any(_is_advanced(x) for x in idx)
+    out = self
+    d = 0
+    adv: dict[int, Tensor] = {}
+    seen_ellipsis = False
+    for x in idx:
+        if x is None:
+            out = out.unsqueeze(d)  # type: ignore[attr-defined]
+            d += 1
+        elif x is Ellipsis:
+            if seen_ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            seen_ellipsis = True
+            d += self.ndim - consuming
+        elif isinstance(x, bool):
+            out = out.unsqueeze(d)  # type: ignore[attr-defined]
+            if not x:
+                out = out.narrow(d, 0, 0)  # type: ignore[attr-defined]
+            d += 1
+        elif isinstance(x, int) or (hasattr(x, "__index__") and not _is_advanced(x)):
+            i = x.__index__()
+            if has_adv:
+                adv[d] = _index_tensor(i, self._device)
+                d += 1
+            else:
+                size = out._shape[d]
+                if not -size <= i < size:
+                    raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+                out = out.select(d, i)  # type: ignore[attr-defined]
+        elif isinstance(x, slice):
+            step = 1 if x.step is None else x.step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            from .dispatch import get_op
+            from .ops._call import call
+
+            out = call(get_op("slice"), (out, d, x.start, x.stop, step))
+            d += 1
+        elif _is_advanced(x):
+            t = _index_tensor(x, self._device)
+            if t._dtype is dt.bool_ and t.ndim > 1:
+                adv[d] = t
+                d += t.ndim
+            else:
+                adv[d] = t
+                d += 1
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                f"are valid indices (got {type(x).__name__})"
+            )
+    if not adv:
+        return out, None
+    indices: list[Any] = []
+    k = 0
+    while k < out.ndim:
+        t = adv.get(k)
+        indices.append(t)
+        k += t.ndim if t is not None and t._dtype is dt.bool_ and t.ndim > 1 else 1
+    return out, indices
+
+
+def __getitem__(self: Tensor, idx: Any) -> Tensor:
+    out, indices = _apply_index(self, idx)
+    if indices is None:
+        return out
+    from .dispatch import get_op
+    from .ops._call import call
+
+    return call(get_op("index"), (out, indices))  # type: ignore[no-any-return]
+
+
+def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
+    out, indices = _apply_index(self, idx)
+    if indices is None:
+        if isinstance(value, Tensor):
+            out.copy_(value)  # type: ignore[attr-defined]
+        else:
+            out.fill_(value)  # type: ignore[attr-defined]
+        return
+    from .ops.factories import scalar_tensor
+
+    if not isinstance(value, Tensor):
+        value = scalar_tensor(value, self).to(self._dtype)  # type: ignore[attr-defined]
+    out.index_put_(indices, value)  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ Python operators
+def _wrap_scalar(self: Tensor, other: Any) -> Any:
+    if isinstance(other, Tensor):
+        return other
+    from .ops.factories import scalar_tensor
+
+    return scalar_tensor(other, self)
+
+
+def _binop(name: str, reflected: bool = False, inplace: bool = False) -> Any:
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, bool, int, float, complex)):
+            return NotImplemented
+        if inplace:
+            return getattr(self, name + "_")(other)
+        if reflected:
+            return _F(name)(_wrap_scalar(self, other), self)
+        return _F(name)(self, other)
+
+    op.__name__ = name
+    return op
+
+
+def _cmp(name: str) -> Any:
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, bool, int, float, complex)):
+            return NotImplemented if name in ("eq", "ne") else NotImplemented
+        return _F(name)(self, other)
+
+    return op
+
+
+def _invert(self: Tensor) -> Tensor:
+    if self._dtype is dt.bool_:
+        return _F("logical_not")(self)  # type: ignore[no-any-return]
+    return _F("bitwise_not")(self)  # type: ignore[no-any-return]
+
+
+def _T(self: Tensor) -> Tensor:  # noqa: N802
+    return self.permute(tuple(range(self.ndim - 1, -1, -1)))  # type: ignore[attr-defined, no-any-return]
+
+
+def _mT(self: Tensor) -> Tensor:  # noqa: N802
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+    return self.transpose(-2, -1)  # type: ignore[attr-defined, no-any-return]
+
+
+def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return _F("matmul")(self, other)
+
+
+def install() -> None:
+    """Attach the methods of this module to :class:`Tensor`."""
+    T = Tensor
+    T._arr = native  # type: ignore[attr-defined]
+    T.to = to  # type: ignore[attr-defined]
+    T.copy_ = copy_  # type: ignore[attr-defined]
+    T.cpu = cpu  # type: ignore[attr-defined]
+    T.cuda = cuda  # type: ignore[attr-defined]
+    T.numpy = numpy  # type: ignore[attr-defined]
+    T.__array__ = __array__  # type: ignore[attr-defined]
+    T.__array_priority__ = 1000  # type: ignore[attr-defined]
+    T.__dlpack__ = __dlpack__  # type: ignore[attr-defined]
+    T.__dlpack_device__ = __dlpack_device__  # type: ignore[attr-defined]
+    for name, d in [("float", dt.float32), ("double", dt.float64), ("half", dt.float16),
+                    ("bfloat16", dt.bfloat16), ("int", dt.int32), ("long", dt.int64),
+                    ("short", dt.int16), ("char", dt.int8), ("byte", dt.uint8), ("bool", dt.bool_),
+                    ("cfloat", dt.complex64), ("cdouble", dt.complex128)]:
+        setattr(T, name, _cast(d))
+    T.requires_grad = requires_grad  # type: ignore[attr-defined]
+    T.requires_grad_ = requires_grad_  # type: ignore[attr-defined]
+    T.is_leaf = is_leaf  # type: ignore[attr-defined]
+    T.grad_fn = grad_fn  # type: ignore[attr-defined]
+    T.detach = detach  # type: ignore[attr-defined]
+    T.detach_ = detach_  # type: ignore[attr-defined]
+    T.__getitem__ = __getitem__  # type: ignore[attr-defined]
+    T.__setitem__ = __setitem__  # type: ignore[attr-defined]
+    T.T = property(_T)  # type: ignore[attr-defined]
+    T.mT = property(_mT)  # type: ignore[attr-defined]
+    for dunder, name in [("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
+                         ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow"),
+                         ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+                         ("lshift", "bitwise_left_shift"), ("rshift", "bitwise_right_shift")]:
+        setattr(T, f"__{dunder}__", _binop(name))
+        setattr(T, f"__i{dunder}__", _binop(name, inplace=True))
+        setattr(T, f"__r{dunder}__", _binop(name, reflected=True))
+    T.__radd__ = _binop("add")  # type: ignore[attr-defined]
+    T.__rmul__ = _binop("mul")  # type: ignore[attr-defined]
+    T.__matmul__ = _unsupported_int_matmul  # type: ignore[attr-defined]
+    T.__rmatmul__ = lambda self, other: _F("matmul")(other, self)  # type: ignore[attr-defined]
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        setattr(T, f"__{name}__", _cmp(name))
+    T.__neg__ = lambda self: _F("neg")(self)  # type: ignore[attr-defined]
+    T.__pos__ = lambda self: self  # type: ignore[attr-defined]
+    T.__abs__ = lambda self: _F("abs")(self)  # type: ignore[attr-defined]
+    T.__invert__ = _invert  # type: ignore[attr-defined]
+    T.where = lambda self, condition, other: _F("where")(condition, self, other)  # type: ignore[attr-defined]
+    T.clip_ = lambda self, min=None, max=None: self.clamp_(min, max)  # type: ignore[attr-defined]
+    T.masked_fill_ = Tensor.masked_fill_  # type: ignore[attr-defined]

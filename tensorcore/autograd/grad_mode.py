@@ -1,0 +1,141 @@
+"""Grad mode: whether operators record the autograd graph (thread-local, as in PyTorch)."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.enabled = True
+        self.inference = False
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operators currently record the autograd graph.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.is_grad_enabled()
+    True
+    >>> with tc.no_grad():
+    ...     tc.is_grad_enabled()
+    False
+    """
+    return _state.enabled
+
+
+class _Mode:
+    """Base for grad-mode switches usable as context managers and decorators."""
+
+    _target: bool = True
+
+    def __enter__(self) -> None:
+        self._prev = _state.enabled
+        _state.enabled = self._target
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled = self._prev
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_Mode):
+    """Context manager and decorator that turns graph recording off.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2, requires_grad=True)
+    >>> with tc.no_grad():
+    ...     (x * 2).requires_grad
+    False
+    """
+
+    _target = False
+
+
+class enable_grad(_Mode):
+    """Context manager and decorator that turns graph recording on (inside ``no_grad``)."""
+
+    _target = True
+
+
+class set_grad_enabled(_Mode):
+    """Turn graph recording on or off: as a function call, a context manager or a decorator.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> with tc.set_grad_enabled(False):
+    ...     tc.is_grad_enabled()
+    False
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._target = bool(mode)
+        self._prev = _state.enabled
+        _state.enabled = self._target
+
+    def __enter__(self) -> None:
+        pass
+
+    def __call__(self, fn: F) -> F:
+        _state.enabled = self._prev
+        target = self._target
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(target):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class inference_mode(_Mode):
+    """Like :class:`no_grad`; tensors made inside never record history.
+
+    ``inference_mode(False)`` leaves grad mode as it is.
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = mode
+        self._target = False if mode else _state.enabled
+
+    def __enter__(self) -> None:
+        self._prev = _state.enabled
+        self._prev_inf = _state.inference
+        if self._mode:
+            _state.enabled = False
+            _state.inference = True
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled = self._prev
+        _state.inference = self._prev_inf
+
+    def __call__(self, fn: F) -> F:
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]

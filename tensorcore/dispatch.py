@@ -1,0 +1,219 @@
+"""The dispatch registry: (operator, device type, layout) -> kernel.
+
+Plugins fill it once at load time. A call looks its kernel up in the operator's resolved
+table -- one dict lookup keyed by ``(device type, layout)`` -- and only on a miss (the first call
+for that key) resolves wildcards, loads plugins and caches the result. No pluggy call, no
+entry-point scan and no ``inspect`` happen per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import layouts
+
+if TYPE_CHECKING:
+    from .ops.schema import OpDecl
+
+__all__ = ["Op", "KernelRecord", "ops", "get_op", "explain", "coverage"]
+
+ANY = "*"
+
+
+@dataclass(frozen=True)
+class KernelRecord:
+    """A registered kernel and where it came from."""
+
+    fn: Callable[..., Any]
+    plugin: str
+    device_type: str
+    layout: str
+    dtypes: frozenset[Any] | None = None
+
+
+class Op:
+    """The runtime entry of one declared operator: its kernels and its resolved-key cache."""
+
+    __slots__ = (
+        "decl",
+        "name",
+        "registered",
+        "table",
+        "frontend",
+        "tensor_pos",
+        "list_pos",
+        "differentiable",
+        "composite",
+        "extra",
+    )
+
+    def __init__(self, decl: OpDecl) -> None:
+        self.decl = decl
+        self.name = decl.name
+        self.registered: dict[tuple[str, str], KernelRecord] = {}
+        # (device type, layout name) -> callable; filled lazily by `resolve`.
+        self.table: dict[tuple[str, str], Callable[..., Any]] = {}
+        self.frontend: Callable[..., Any] | None = None
+        self.tensor_pos = decl.parsed.tensor_positions
+        self.list_pos = decl.parsed.tensor_list_positions
+        self.differentiable = decl.differentiable
+        self.composite = "composite" in decl.tags
+        self.extra: dict[str, Any] = {}
+
+    def record(self, key: tuple[str, str]) -> KernelRecord | None:
+        """The kernel record a key resolves to: exact, then any device, then any layout."""
+        from .plugins import manager
+
+        manager.load()
+        dev, lay = key
+        for k in ((dev, lay), (ANY, lay), (dev, ANY), (ANY, ANY)):
+            rec = self.registered.get(k)
+            if rec is not None:
+                return rec
+        return None
+
+    def resolve(self, key: tuple[str, str], dtypes: tuple[Any, ...] = ()) -> Callable[..., Any]:
+        """Find, cache and return the kernel for ``key``; raise a helpful error if none."""
+        rec = self.record(key)
+        if rec is None:
+            raise NotImplementedError(_missing_message(self, key, dtypes))
+        fn = rec.fn
+        if rec.dtypes is not None:
+            fn = _dtype_guard(self, rec)
+        self.table[key] = fn
+        return fn
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def _dtype_guard(op: Op, rec: KernelRecord) -> Callable[..., Any]:
+    allowed = rec.dtypes
+    inner = rec.fn
+    assert allowed is not None
+
+    def guarded(*args: Any) -> Any:
+        for a in args:
+            d = getattr(a, "_dtype", None)
+            if d is not None and d not in allowed:
+                raise TypeError(
+                    f"{op.name}: the '{rec.device_type}' kernel from plugin '{rec.plugin}' "
+                    f"does not support dtype {d.name} "
+                    f"(supported: {', '.join(sorted(x.name for x in allowed))})"
+                )
+        return inner(*args)
+
+    return guarded
+
+
+def _missing_message(op: Op, key: tuple[str, str], dtypes: tuple[Any, ...]) -> str:
+    from .plugins import manager
+
+    dev, lay = key
+    have = sorted(f"{d}/{l}" for d, l in op.registered)
+    dt = f" (dtypes: {', '.join(d.name for d in dtypes)})" if dtypes else ""
+    msg = (
+        f"Could not run '{op.name}' with arguments from the '{dev}' device and '{lay}' layout{dt}: "
+        f"no installed backend registers a kernel for it. "
+        f"It is available for: {', '.join(have) or 'no device/layout'}. "
+        f"Installed backends: {manager._installed_summary()}."
+    )
+    known_dev = dev in manager._devices
+    if not known_dev:
+        msg += f" To use the '{dev}' device, {manager.install_hint(dev)}."
+    if layouts.get_layout(lay) is None:
+        msg += f" To use the '{lay}' layout, {manager.install_hint(lay)}."
+    return msg
+
+
+_OPS: dict[str, Op] = {}
+
+
+def ops() -> dict[str, Op]:
+    """Every operator's runtime entry, by name."""
+    if not _OPS:
+        from .ops.schema import OPS
+
+        for name, decl in OPS.items():
+            _OPS[name] = Op(decl)
+    return _OPS
+
+
+def get_op(name: str) -> Op:
+    """The runtime entry of operator ``name``."""
+    try:
+        return ops()[name]
+    except KeyError:
+        raise ValueError(f"unknown operator '{name}'") from None
+
+
+def check_kernels(kernels: list[tuple[Any, ...]], plugin: str) -> None:
+    """Raise if any registration clashes with an existing one and has no ``override``."""
+    seen: set[tuple[str, str, str]] = set()
+    table = ops()
+    for name, dev, lay, _fn, _dtypes, override in kernels:
+        k = (name, dev, lay)
+        if k in seen:
+            raise RuntimeError(f"plugin '{plugin}' registers the kernel {name}[{dev}, {lay}] twice")
+        seen.add(k)
+        old = table[name].registered.get((dev, lay))
+        if old is not None and not override:
+            raise RuntimeError(
+                f"kernel {name}[{dev}, {lay}] is registered by both plugin '{old.plugin}' and "
+                f"plugin '{plugin}'; pass override=True to replace it deliberately"
+            )
+
+
+def add_kernels(kernels: list[tuple[Any, ...]], plugin: str) -> None:
+    """Record validated registrations and drop every cached resolution."""
+    table = ops()
+    for name, dev, lay, fn, dtypes, _override in kernels:
+        table[name].registered[dev, lay] = KernelRecord(fn, plugin, dev, lay, dtypes)
+    for op in table.values():
+        op.table.clear()
+
+
+def explain(op_name: str, *args: Any, **kwargs: Any) -> str:
+    """Say which kernel, from which plugin, a call of ``op_name`` with these arguments runs.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> print(tc.explain("add", tc.ones(2), tc.ones(2)))
+    add[cpu, strided] -> kernel 'add' from plugin 'cpu'
+    """
+    from ._tensor import Tensor
+
+    op = get_op(op_name)
+    found = [a for a in args if isinstance(a, Tensor)]
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            found += [t for t in a if isinstance(t, Tensor)]
+    if found:
+        dev = found[0].device.type
+        lay = max((t.layout for t in found), key=lambda x: x.priority).name
+    else:
+        from .devices import device, get_default_device
+
+        d = kwargs.get("device")
+        dev = device(d).type if d is not None else get_default_device().type
+        lay = "strided"
+    rec = op.record((dev, lay))
+    if rec is None:
+        return f"{op_name}[{dev}, {lay}] -> no kernel: " + _missing_message(op, (dev, lay), ())
+    where = "" if (rec.device_type, rec.layout) == (dev, lay) else f" (registered as [{rec.device_type}, {rec.layout}])"
+    fname = getattr(rec.fn, "__name__", repr(rec.fn))
+    return f"{op_name}[{dev}, {lay}] -> kernel '{fname}' from plugin '{rec.plugin}'{where}"
+
+
+def coverage() -> dict[str, dict[str, str]]:
+    """Operator x (device/layout) -> plugin name, for every registered kernel."""
+    from .plugins import manager
+
+    manager.load()
+    return {
+        name: {f"{d}/{l}": rec.plugin for (d, l), rec in op.registered.items()}
+        for name, op in ops().items()
+    }

@@ -1,0 +1,65 @@
+"""Layouts: how a tensor's elements are arranged. ``strided`` lives in the core; other layouts
+(``sparse_coo``, a third party's) are registered by backend plugins.
+"""
+
+from __future__ import annotations
+
+__all__ = ["layout", "strided", "register_layout", "get_layout", "registered_layouts"]
+
+
+class layout:
+    """A tensor layout such as ``tensorcore.strided``.
+
+    ``priority`` decides dispatch when one call mixes layouts: the kernel registered for the
+    highest-priority layout among the tensor arguments runs (so a sparse kernel sees
+    ``sparse + dense``). ``strided`` has priority 0.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.strided, tc.zeros(2).layout is tc.strided
+    (tensorcore.strided, True)
+    """
+
+    __slots__ = ("name", "priority", "plugin")
+
+    def __init__(self, name: str, priority: int = 0, plugin: str = "tensorcore") -> None:
+        self.name = name
+        self.priority = priority
+        self.plugin = plugin
+
+    def __repr__(self) -> str:
+        return f"tensorcore.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+strided = layout("strided")
+_layouts: dict[str, layout] = {"strided": strided}
+
+
+def register_layout(name: str, priority: int = 1, plugin: str = "<runtime>") -> layout:
+    """Create and register a new layout; called by a plugin's ``tensorcore_register`` hook.
+
+    Registering a name twice is an error naming both plugins.
+    """
+    if not name.isidentifier():
+        raise ValueError(f"layout name must be an identifier, got {name!r}")
+    old = _layouts.get(name)
+    if old is not None:
+        raise RuntimeError(
+            f"layout '{name}' is registered by both plugin '{old.plugin}' and plugin '{plugin}'"
+        )
+    obj = _layouts[name] = layout(name, priority, plugin)
+    return obj
+
+
+def get_layout(name: str) -> layout | None:
+    """The registered layout called ``name``, or None."""
+    return _layouts.get(name)
+
+
+def registered_layouts() -> tuple[layout, ...]:
+    """Every registered layout, ``strided`` first."""
+    return tuple(_layouts.values())

@@ -1,0 +1,33 @@
+"""``tensorcore.linalg``: linear-algebra functions (PyTorch's ``torch.linalg`` names)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["vector_norm", "matmul", "norm"]
+
+
+def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None) -> Any:  # noqa: A002
+    """The vector ``ord``-norm of ``x`` over ``dim`` (all dims when None).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.vector_norm(tc.tensor([3.0, 4.0])).item()
+    5.0
+    """
+    from .ops._api import FUNCTIONS
+
+    return FUNCTIONS["vector_norm"](x, ord, dim, keepdim, dtype=dtype, out=out)
+
+
+def norm(x: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A002
+    """Vector norm of ``x`` (``ord`` defaults to 2; matrix norms are not provided yet)."""
+    return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def matmul(input: Any, other: Any, *, out: Any = None) -> Any:  # noqa: A002
+    """Alias of :func:`tensorcore.matmul`."""
+    from .ops._api import FUNCTIONS
+
+    return FUNCTIONS["matmul"](input, other, out=out)

@@ -1,0 +1,2 @@
+"""The operator layer: the table (``schema``), frontends (``meta``), views, composites and
+the derived Python API."""

@@ -1,0 +1,123 @@
+"""Derive the Python API from the operator table: ``tc.<op>`` functions, ``Tensor`` methods,
+in-place ``op_`` methods and ``out=`` arguments. Done once at import; no build step.
+
+Each function is compiled from its signature (as ``dataclasses`` does), so it has a real
+Python signature -- ``help(tc.add)`` shows it -- and binds its arguments at C speed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dispatch
+from .._tensor import Tensor
+from ._call import call, call_inplace
+from ._signature import MISSING, Param
+from .meta import FRONTENDS
+from .schema import OPS, OpDecl
+
+__all__ = ["FUNCTIONS", "build", "norm_size"]
+
+FUNCTIONS: dict[str, Any] = {}
+
+
+def norm_size(size: tuple[Any, ...]) -> tuple[int, ...]:
+    """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
+    if len(size) == 1 and not isinstance(size[0], int):
+        inner = size[0]
+        if isinstance(inner, Tensor):
+            return tuple(int(x) for x in inner.tolist())  # type: ignore[attr-defined]
+        return tuple(inner)
+    return size
+
+
+def _param_src(p: Param, pyname: str) -> str:
+    if p.vararg:
+        return f"*{pyname}"
+    if p.default is MISSING:
+        return pyname
+    return f"{pyname}={p.default!r}"
+
+
+def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
+    """Source of one variant: kind is 'function', 'method' or 'inplace'."""
+    params = decl.parsed.params
+    names: list[str] = []
+    parts: list[str] = []
+    pre: list[str] = []
+    kw_started = False
+    for i, p in enumerate(params):
+        pyname = p.name
+        if i == 0 and p.name == "self" and kind == "function":
+            pyname = "input"
+        if p.kw_only and not kw_started and not any(q.vararg for q in params[:i]):
+            parts.append("*")
+            kw_started = True
+        parts.append(_param_src(p, pyname))
+        if p.vararg:
+            pre.append(f"{pyname} = _norm_size({pyname})")
+        if p.name == "requires_grad":
+            pre.append("_rg = requires_grad")
+        names.append(pyname)
+    has_out = decl.out and kind == "function"
+    if has_out:
+        if not kw_started and not any(q.vararg for q in params):
+            parts.append("*")
+        parts.append("out=None")
+    fname = decl.name + ("_" if kind == "inplace" else "")
+    argtuple = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    inplace = kind == "inplace" or "inplace" in decl.tags
+    if inplace:
+        body = f"return _call_inplace(_op, {argtuple})"
+    else:
+        body = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
+        if "requires_grad" in (p.name for p in params):
+            body += "\n    if _rg:\n        _r.requires_grad_()"
+        body += "\n    return _r"
+    src = f"def {fname}({', '.join(parts)}):\n"
+    for line in pre:
+        src += f"    {line}\n"
+    src += f"    {body}\n"
+    return fname, src
+
+
+def _doc(decl: OpDecl, kind: str) -> str:
+    extra = ""
+    if kind == "inplace":
+        extra = f"In-place version of :func:`{decl.name}`: writes the result into ``self``.\n\n"
+    return (
+        f"{decl.doc}\n\n{extra}Declared in ``tensorcore/ops/schema.py`` as "
+        f"``{decl.signature}`` (tags: {', '.join(sorted(decl.tags))})."
+    )
+
+
+def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
+    fname, src = _render(decl, kind)
+    ns: dict[str, Any] = {
+        "_op": op,
+        "_call": call,
+        "_call_inplace": call_inplace,
+        "_norm_size": norm_size,
+    }
+    exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)  # noqa: S102
+    fn = ns[fname]
+    fn.__doc__ = _doc(decl, kind)
+    fn.__module__ = "tensorcore"
+    fn.__qualname__ = fname if kind == "function" else f"Tensor.{fname}"
+    return fn
+
+
+def build() -> None:
+    """Compile every declared operator's variants and attach the methods to ``Tensor``."""
+    table = dispatch.ops()
+    for name, decl in OPS.items():
+        op = table[name]
+        op.frontend = FRONTENDS[decl.meta]
+        if name == "where":
+            op.extra["promote_pos"] = (1, 2)
+        if decl.function:
+            FUNCTIONS[name] = _compile(decl, "function", op)
+        if decl.method:
+            setattr(Tensor, name, _compile(decl, "method", op))
+        if decl.inplace:
+            setattr(Tensor, name + "_", _compile(decl, "inplace", op))

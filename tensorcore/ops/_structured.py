@@ -1,0 +1,334 @@
+"""Meta functions of the structured operators: argument checks, output shapes and dtypes.
+
+Each takes the operator's arguments and returns ``(args, spec)``: the normalised arguments
+the kernel receives after ``out``, and ``(shape, dtype)`` -- or a tuple of those for operators
+with several outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor, _wrap_dim, torch_name
+from .meta import broadcast_shapes, normalize_dims
+
+__all__ = ["STRUCTURED"]
+
+STRUCTURED: dict[str, Callable[..., Any]] = {}
+
+
+def _meta(fn: Callable[..., Any]) -> Callable[..., Any]:
+    STRUCTURED[fn.__name__.removeprefix("meta_")] = fn
+    return fn
+
+
+def _need_tensor(name: str, arg: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _scan_dtype(self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
+    if dtype is not None:
+        return dtype
+    d = self._dtype
+    return dt.int64 if not (d.is_floating_point or d.is_complex) else d
+
+
+@_meta
+def meta_cumsum(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    res = _scan_dtype(self, dtype)
+    return (self, d, res), (self._shape, res)
+
+
+STRUCTURED["cumprod"] = meta_cumsum
+
+
+@_meta
+def meta_softmax(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    res = dtype or self._dtype
+    if not (res.is_floating_point or res.is_complex):
+        res = dt.get_default_dtype() if dtype is None else res
+    if not (res.is_floating_point or res.is_complex):
+        raise RuntimeError(f"softmax(): expected a floating dtype, got {torch_name(res)}")
+    return (self, d, res), (self._shape, res)
+
+
+STRUCTURED["log_softmax"] = meta_softmax
+
+
+@_meta
+def meta_sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    return (self, d, descending, stable), ((self._shape, self._dtype), (self._shape, dt.int64))
+
+
+@_meta
+def meta_argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    return (self, d, descending, stable), (self._shape, dt.int64)
+
+
+@_meta
+def meta_topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    d = _wrap_dim(dim, self.ndim)
+    n = self._shape[d] if self._shape else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"topk(): selected index k={k} out of range for a dim of size {n}")
+    shape = list(self._shape)
+    if shape:
+        shape[d] = k
+    s = tuple(shape)
+    return (self, k, d, largest, sorted), ((s, self._dtype), (s, dt.int64))
+
+
+def _same_dtype(name: str, a: Tensor, b: Tensor) -> dt.dtype:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"{name}(): expected both arguments to have the same dtype, but got: "
+            f"{torch_name(a._dtype)} != {torch_name(b._dtype)}"
+        )
+    return a._dtype
+
+
+@_meta
+def meta_matmul(self: Tensor, other: Tensor) -> Any:
+    _need_tensor("matmul", "other", other)
+    d = _same_dtype("matmul", self, other)
+    a, b = self._shape, other._shape
+    if not a or not b:
+        raise RuntimeError(
+            f"matmul(): both arguments need at least 1 dimension, but got {len(a)}D and {len(b)}D"
+        )
+    k1 = a[-1]
+    k2 = b[-2] if len(b) > 1 else b[0]
+    if k1 != k2:
+        raise RuntimeError(
+            f"matmul(): shapes {list(a)} and {list(b)} cannot be multiplied ({k1} != {k2})"
+        )
+    if len(a) == 1 and len(b) == 1:
+        shape: tuple[int, ...] = ()
+    elif len(b) == 1:
+        shape = a[:-1]
+    elif len(a) == 1:
+        shape = b[:-2] + b[-1:]
+    else:
+        shape = broadcast_shapes(a[:-2], b[:-2]) + (a[-2], b[-1])
+    return (self, other), (shape, d)
+
+
+@_meta
+def meta_mm(self: Tensor, mat2: Tensor) -> Any:
+    _need_tensor("mm", "mat2", mat2)
+    if self.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"mm(): expected 2-D tensors, got {self.ndim}D and {mat2.ndim}D")
+    if self._shape[1] != mat2._shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({self._shape[0]}x{self._shape[1]} and "
+            f"{mat2._shape[0]}x{mat2._shape[1]})"
+        )
+    return (self, mat2), ((self._shape[0], mat2._shape[1]), _same_dtype("mm", self, mat2))
+
+
+@_meta
+def meta_bmm(self: Tensor, mat2: Tensor) -> Any:
+    _need_tensor("bmm", "mat2", mat2)
+    if self.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"bmm(): expected 3-D tensors, got {self.ndim}D and {mat2.ndim}D")
+    (b1, n, k1), (b2, k2, m) = self._shape, mat2._shape
+    if b1 != b2 or k1 != k2:
+        raise RuntimeError(
+            f"bmm(): expected batch1 and batch2 to have matching batch and inner sizes, got "
+            f"{list(self._shape)} and {list(mat2._shape)}"
+        )
+    return (self, mat2), ((b1, n, m), _same_dtype("bmm", self, mat2))
+
+
+@_meta
+def meta_mv(self: Tensor, vec: Tensor) -> Any:
+    _need_tensor("mv", "vec", vec)
+    if self.ndim != 2 or vec.ndim != 1 or self._shape[1] != vec._shape[0]:
+        raise RuntimeError(
+            f"mv(): expected a matrix and a vector of matching size, got {list(self._shape)} "
+            f"and {list(vec._shape)}"
+        )
+    return (self, vec), ((self._shape[0],), _same_dtype("mv", self, vec))
+
+
+@_meta
+def meta_dot(self: Tensor, tensor: Tensor) -> Any:
+    _need_tensor("dot", "tensor", tensor)
+    if self.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors"
+        )
+    if self._shape != tensor._shape:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{self._shape[0]}] and src "
+            f"[{tensor._shape[0]}] to have the same number of elements, but got "
+            f"{self._shape[0]} and {tensor._shape[0]} elements respectively"
+        )
+    return (self, tensor), ((), _same_dtype("dot", self, tensor))
+
+
+@_meta
+def meta_outer(self: Tensor, vec2: Tensor) -> Any:
+    _need_tensor("outer", "vec2", vec2)
+    if self.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer(): expected 1-D tensors, got {self.ndim}D and {vec2.ndim}D")
+    return (self, vec2), ((self._shape[0], vec2._shape[0]), dt.promote_types(self._dtype, vec2._dtype))
+
+
+@_meta
+def meta_cat(tensors: Any, dim: int = 0) -> Any:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors")
+    ts = [_need_tensor("cat", "tensors", t) for t in tensors]
+    if not ts:
+        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    # PyTorch skips legacy empty 1-D tensors of shape (0,).
+    full = [t for t in ts if not (t._shape == (0,))] or ts[:1]
+    ref = full[0]
+    d = _wrap_dim(dim, ref.ndim)
+    res = ts[0]._dtype
+    for t in ts[1:]:
+        res = dt.promote_types(res, t._dtype)
+    total = 0
+    for i, t in enumerate(full):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+            )
+        for k in range(ref.ndim):
+            if k != d and t._shape[k] != ref._shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list."
+                )
+        total += t._shape[d]
+    shape = ref._shape[:d] + (total,) + ref._shape[d + 1 :]
+    return (full, d), (shape, res)
+
+
+@_meta
+def meta_flip(self: Tensor, dims: Any) -> Any:
+    return (self, normalize_dims(dims, self.ndim) if dims else ()), (self._shape, self._dtype)
+
+
+@_meta
+def meta_roll(self: Tensor, shifts: Any, dims: Any = None) -> Any:
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is not None:
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if len(dims) != len(shifts):
+            raise RuntimeError(
+                f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}"
+            )
+        dims = tuple(_wrap_dim(d, self.ndim) for d in dims)
+    elif len(shifts) != 1:
+        raise RuntimeError("roll(): without dims, shifts must be a single int")
+    return (self, shifts, dims), (self._shape, self._dtype)
+
+
+@_meta
+def meta_repeat(self: Tensor, repeats: Any) -> Any:
+    reps = tuple(repeats)
+    if len(reps) < self.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    if any(r < 0 for r in reps):
+        raise RuntimeError(f"repeat(): repeats must be non-negative, got {list(reps)}")
+    padded = (1,) * (len(reps) - self.ndim) + self._shape
+    return (self, reps), (tuple(s * r for s, r in zip(padded, reps, strict=True)), self._dtype)
+
+
+@_meta
+def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
+    if self.ndim < 2:
+        raise RuntimeError(f"tril/triu: input tensor must have at least 2 dimensions, got {self.ndim}")
+    return (self, diagonal), (self._shape, self._dtype)
+
+
+STRUCTURED["triu"] = meta_tril
+
+
+def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
+    _need_tensor(name, "index", index)
+    if index._dtype is not dt.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {torch_name(index._dtype)}")
+    d = _wrap_dim(dim, self.ndim)
+    if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor ({name})")
+    return d
+
+
+@_meta
+def meta_gather(self: Tensor, dim: int, index: Tensor) -> Any:
+    d = _check_index("gather", index, self, dim)
+    return (self, d, index), (index._shape, self._dtype)
+
+
+@_meta
+def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
+    d = _check_index("scatter", index, self, dim)
+    if isinstance(src, Tensor) and src._dtype is not self._dtype:
+        raise RuntimeError(
+            f"scatter(): Expected self.dtype to be equal to src.dtype ({torch_name(self._dtype)} "
+            f"vs {torch_name(src._dtype)})"
+        )
+    return (self, d, index, src), (self._shape, self._dtype)
+
+
+STRUCTURED["scatter_add"] = meta_scatter
+
+
+@_meta
+def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Any:
+    _need_tensor("index_select", "index", index)
+    if index.ndim > 1 or index._dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("index_select(): index must be a 1-D int64 or int32 tensor")
+    d = _wrap_dim(dim, self.ndim)
+    shape = list(self._shape)
+    if shape:
+        shape[d] = index.numel()
+    return (self, d, index), (tuple(shape), self._dtype)
+
+
+@_meta
+def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
+    _need_tensor("masked_fill", "mask", mask)
+    if mask._dtype is not dt.bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {torch_name(mask._dtype)}"
+        )
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.ndim} dimension(s)."
+        )
+    shape = broadcast_shapes(self._shape, mask._shape)
+    return (self, mask, value), (shape, self._dtype)
+
+
+@_meta
+def meta_index_put(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Any:
+    if isinstance(values, Tensor) and values._dtype is not self._dtype:
+        values = values.to(self._dtype)  # type: ignore[attr-defined]
+    return (self, tuple(indices), values, accumulate), (self._shape, self._dtype)
+
+
+@_meta
+def meta_clone(self: Tensor) -> Any:
+    return (self,), (self._shape, self._dtype)
+
+
+@_meta
+def meta_to_dtype(self: Tensor, dtype: dt.dtype) -> Any:
+    if not isinstance(dtype, dt.dtype):
+        raise TypeError(f"to(): expected a tensorcore dtype, got {dtype!r}")
+    return (self, dtype), (self._shape, dtype)

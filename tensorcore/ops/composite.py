@@ -1,0 +1,343 @@
+"""Composite operators: written with other operators, so every backend and layout gets them
+(and autograd differentiates them through their parts). A backend may still register a fused
+kernel for a composite on its own (device, layout) key. This module is an internal plugin.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor, _wrap_dim
+from ..plugins import hookimpl
+
+__all__ = ["COMPOSITES"]
+
+COMPOSITES: dict[str, Callable[..., Any]] = {}
+
+
+def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
+    COMPOSITES[fn.__name__.rstrip("_") if fn.__name__ != "zero_" else "zero_"] = fn
+    return fn
+
+
+def _f() -> Any:
+    from .. import ops
+
+    return ops
+
+
+def _fn(name: str) -> Callable[..., Any]:
+    from ._api import FUNCTIONS
+
+    return FUNCTIONS[name]
+
+
+# ------------------------------------------------------------------ pointwise
+@_composite
+def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return _fn("sub")(other, self, alpha=alpha) if isinstance(other, Tensor) else _fn("sub")(
+        _scalar_like(self, other), self, alpha=alpha
+    )
+
+
+def _scalar_like(self: Tensor, value: Any) -> Tensor:
+    from .factories import scalar_tensor
+
+    return scalar_tensor(value, self)
+
+
+@_composite
+def true_divide(self: Tensor, other: Any) -> Tensor:
+    return _fn("div")(self, other)
+
+
+@_composite
+def clip(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return _fn("clamp")(self, min, max)
+
+
+@_composite
+def square(self: Tensor) -> Tensor:
+    return _fn("mul")(self, self)
+
+
+# ------------------------------------------------------------------ reductions
+def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
+    from ..dispatch import get_op
+    from ._call import call
+
+    if dim is None:
+        if self.numel() == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return _fn("amax" if name == "max" else "amin")(self)
+    if isinstance(dim, Tensor):
+        return _fn("maximum" if name == "max" else "minimum")(self, dim)
+    values, indices = call(get_op(f"{name}_dim"), (self, dim, keepdim))
+    from ..return_types import max as rt_max
+    from ..return_types import min as rt_min
+
+    return (rt_max if name == "max" else rt_min)(values, indices)
+
+
+@_composite
+def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return _max_min("max", self, dim, keepdim)
+
+
+@_composite
+def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return _max_min("min", self, dim, keepdim)
+
+
+@_composite
+def norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if p == "fro":
+        p = 2
+    return _fn("vector_norm")(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+# ------------------------------------------------------------------ views and shapes
+@_composite
+def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    from .views import infer_size, view_strides
+
+    new = infer_size(tuple(shape), self.numel())
+    if self._layout.name == "strided" and view_strides(self._shape, self._stride, new) is not None:
+        return self.view(new)  # type: ignore[attr-defined]
+    return self.clone().view(new)  # type: ignore[attr-defined]
+
+
+@_composite
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.view(other._shape)  # type: ignore[attr-defined]
+
+
+@_composite
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.reshape(other._shape)  # type: ignore[attr-defined]
+
+
+@_composite
+def t(self: Tensor) -> Tensor:
+    if self.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+    return self.transpose(0, 1) if self.ndim == 2 else self.transpose(0, 0) if self.ndim else self  # type: ignore[attr-defined]
+
+
+@_composite
+def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    return self.transpose(axis0, axis1)  # type: ignore[attr-defined]
+
+
+@_composite
+def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
+    n = self.ndim
+    src = [_wrap_dim(d, n) for d in ((source,) if isinstance(source, int) else source)]
+    dst = [_wrap_dim(d, n) for d in ((destination,) if isinstance(destination, int) else destination)]
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError("movedim: repeated dim in `source` or `destination`")
+    order = [-1] * n
+    for s, d in zip(src, dst, strict=True):
+        order[d] = s
+    rest = iter(i for i in range(n) if i not in src)
+    order = [o if o != -1 else next(rest) for o in order]
+    return self.permute(order)  # type: ignore[attr-defined]
+
+
+@_composite
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if self.ndim == 0:
+        return self.reshape(1)  # type: ignore[attr-defined]
+    s, e = _wrap_dim(start_dim, self.ndim), _wrap_dim(end_dim, self.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    n = 1
+    for x in self._shape[s : e + 1]:
+        n *= x
+    return self.reshape(self._shape[:s] + (n,) + self._shape[e + 1 :])  # type: ignore[attr-defined]
+
+
+@_composite
+def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
+    d = _wrap_dim(dim, self.ndim)
+    from .views import infer_size
+
+    sizes = infer_size(tuple(sizes), self._shape[d])
+    return self.view(self._shape[:d] + sizes + self._shape[d + 1 :])  # type: ignore[attr-defined]
+
+
+@_composite
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.expand(other._shape)  # type: ignore[attr-defined]
+
+
+@_composite
+def broadcast_to(self: Tensor, size: Any) -> Tensor:
+    return self.expand(tuple(size))  # type: ignore[attr-defined]
+
+
+@_composite
+def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _wrap_dim(dim, self.ndim)
+    n = self._shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and not (step == 0 and n == 0):
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}"
+            )
+    out, start = [], 0
+    for s in sizes:
+        out.append(self.narrow(d, start, s))  # type: ignore[attr-defined]
+        start += s
+    return tuple(out)
+
+
+@_composite
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+    n = self._shape[_wrap_dim(dim, self.ndim)]
+    size = -(-n // chunks) if n else 0
+    return split(self, size, dim) if size else (self,)
+
+
+@_composite
+def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _wrap_dim(dim, self.ndim)
+    return tuple(self.select(d, i) for i in range(self._shape[d]))  # type: ignore[attr-defined]
+
+
+@_composite
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]
+    for i, t in enumerate(tensors):
+        if t._shape != first._shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first._shape)} at "
+                f"entry 0 and {list(t._shape)} at entry {i}"
+            )
+    d = _wrap_dim(dim, first.ndim + 1)
+    return _fn("cat")([t.unsqueeze(d) for t in tensors], d)
+
+
+@_composite
+def tile(self: Tensor, dims: Any) -> Tensor:
+    dims = tuple(dims)
+    if len(dims) < self.ndim:
+        dims = (1,) * (self.ndim - len(dims)) + dims
+    return self.repeat(dims)  # type: ignore[attr-defined]
+
+
+@_composite
+def contiguous(self: Tensor) -> Tensor:
+    return self if self.is_contiguous() else self.clone()  # type: ignore[attr-defined]
+
+
+@_composite
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.to(other._dtype)  # type: ignore[attr-defined]
+
+
+@_composite
+def zero_(self: Tensor) -> Tensor:
+    return self.fill_(0)  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ factories
+@_composite
+def zeros(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _fn("full")(size, False if dtype is dt.bool_ else 0, dtype=dtype or dt.get_default_dtype(), device=device)
+
+
+@_composite
+def ones(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _fn("full")(size, True if dtype is dt.bool_ else 1, dtype=dtype or dt.get_default_dtype(), device=device)
+
+
+@_composite
+def rand(size: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _fn("empty")(size, dtype=dtype, device=device).uniform_(generator=generator)
+
+
+@_composite
+def randn(size: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _fn("empty")(size, dtype=dtype, device=device).normal_(generator=generator)
+
+
+@_composite
+def randint(
+    low: int, high_or_size: Any, size: Any = None, generator: Any = None, dtype: Any = None,
+    device: Any = None, requires_grad: bool = False,
+) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high_or_size
+    else:
+        high = high_or_size
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    out = _fn("empty")(tuple(size), dtype=dtype or dt.int64, device=device)
+    return out.random_(low, high, generator=generator)
+
+
+@_composite
+def normal(mean: Any, std: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        shape = ref._shape if size is None else tuple(size)
+        if isinstance(mean, Tensor) and isinstance(std, Tensor):
+            from .meta import broadcast_shapes
+
+            shape = broadcast_shapes(mean._shape, std._shape)
+        noise = _fn("empty")(shape, dtype=dtype or ref._dtype, device=device or ref._device).normal_(
+            generator=generator
+        )
+        return noise * std + mean  # type: ignore[operator, no-any-return]
+    if size is None:
+        raise TypeError("normal(): with scalar mean and std, a size is required")
+    return _fn("empty")(tuple(size), dtype=dtype, device=device).normal_(mean, std, generator=generator)
+
+
+def _like(name: str) -> Callable[..., Any]:
+    def like(self: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        return _fn(name)(self._shape, dtype=dtype or self._dtype, device=device or self._device)
+
+    like.__name__ = f"{name}_like"
+    return like
+
+
+for _n in ("empty", "zeros", "ones", "rand", "randn"):
+    COMPOSITES[f"{_n}_like"] = _like(_n)
+
+
+@_composite
+def full_like(self: Tensor, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _fn("full")(self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device)
+
+
+@hookimpl
+def tensorcore_register_kernels(register: Any) -> None:
+    """Register every composite for every device and layout."""
+    for name, fn in COMPOSITES.items():
+        register.kernel(name, "*", "*", fn)

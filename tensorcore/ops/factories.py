@@ -1,0 +1,184 @@
+"""Factories that take Python data: ``tensor``, ``as_tensor``, ``from_numpy``, ``from_dlpack``.
+
+The core infers shape and dtype from nested Python sequences; foreign arrays (NumPy, CuPy, ...)
+are recognised by whichever device backend understands them (``DeviceInterface.from_object``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+from ..devices import device as _device
+from ..devices import get_default_device
+from ..plugins import manager
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "from_dlpack"]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
+    """Shape, row-major flat values and the inferred dtype of nested sequences."""
+    flat: list[Any] = []
+    kinds: set[type] = set()
+    tensor_dtypes: list[dt.dtype] = []
+
+    def shape_of(x: Any) -> tuple[int, ...]:
+        if isinstance(x, Tensor):
+            return tuple(x._shape)
+        if isinstance(x, _SCALARS) or not isinstance(x, Sequence) or isinstance(x, str):
+            return ()
+        return (len(x),) + (shape_of(x[0]) if len(x) else ())
+
+    shape = shape_of(data)
+
+    def walk(x: Any, depth: int) -> None:
+        if depth == len(shape):
+            if isinstance(x, Tensor):
+                if x.numel() != 1 or x.ndim:
+                    raise ValueError("only one element tensors can be converted to Python scalars")
+                tensor_dtypes.append(x._dtype)
+                x = x.item()  # type: ignore[attr-defined]
+            if not isinstance(x, _SCALARS):
+                raise TypeError(
+                    f"tensor(): could not convert an object of type {type(x).__name__} to a "
+                    "tensor element; expected bool, int, float or complex"
+                )
+            kinds.add(type(x))
+            flat.append(x)
+            return
+        if isinstance(x, Tensor) and x.ndim == len(shape) - depth:
+            for v in x.tolist() if x.ndim else [x.item()]:  # type: ignore[attr-defined]
+                walk(v, depth + 1)
+            tensor_dtypes.append(x._dtype)
+            return
+        if isinstance(x, _SCALARS) or not isinstance(x, Sequence) or isinstance(x, str):
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(x).__name__})")
+        if len(x) != shape[depth]:
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {len(x)})")
+        for v in x:
+            walk(v, depth + 1)
+
+    walk(data, 0)
+    if tensor_dtypes and not kinds - {type(v) for v in flat}:
+        inferred: dt.dtype | None = tensor_dtypes[0]
+        for d in tensor_dtypes[1:]:
+            inferred = dt.promote_types(inferred, d)  # type: ignore[arg-type]
+    elif complex in kinds:
+        inferred = dt.get_default_dtype().to_complex()
+    elif float in kinds:
+        inferred = dt.get_default_dtype()
+    elif int in kinds:
+        inferred = dt.int64
+    elif bool in kinds:
+        inferred = dt.bool_
+    else:
+        inferred = None  # empty: default dtype
+    return shape, flat, inferred
+
+
+def tensor(data: Any, *, dtype: dt.dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested sequences, scalars, or arrays).
+
+    The dtype is inferred as in PyTorch: bools give ``bool``, ints ``int64``, floats the
+    default dtype, complex numbers the matching complex dtype.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.tensor([[1, 2], [3, 4]]).dtype
+    tensorcore.int64
+    >>> tc.tensor([1.5, 2]).tolist()
+    [1.5, 2.0]
+    """
+    dev = get_default_device() if device is None else _device(device)
+    if isinstance(data, Tensor):
+        out = data.detach().to(device=dev, dtype=dtype or data._dtype, copy=True)  # type: ignore[attr-defined]
+    else:
+        out = _from_foreign(data, dtype, dev, copy=True)
+        if out is None:
+            shape, flat, inferred = _infer(data)
+            iface = manager.device_backend(dev)
+            out = iface.from_data(flat, shape, dtype or inferred or dt.get_default_dtype(), dev)
+    if requires_grad:
+        out.requires_grad_()  # type: ignore[attr-defined]
+    return out
+
+
+def _from_foreign(data: Any, dtype: dt.dtype | None, dev: Any, copy: bool) -> Tensor | None:
+    if isinstance(data, (list, tuple, *_SCALARS)):
+        return None
+    for iface in manager.device_interfaces().values():
+        if not iface.is_available():
+            continue
+        t = iface.from_object(data, dtype, dev, copy)
+        if t is not None:
+            return t
+    return None
+
+
+def as_tensor(data: Any, dtype: dt.dtype | None = None, device: Any = None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with ``data`` when dtype and device allow.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2)
+    >>> tc.as_tensor(x) is x
+    True
+    """
+    if isinstance(data, Tensor):
+        return data.to(device=device or data._device, dtype=dtype or data._dtype)  # type: ignore[attr-defined, no-any-return]
+    dev = get_default_device() if device is None else _device(device)
+    out = _from_foreign(data, dtype, dev, copy=False)
+    if out is not None:
+        return out
+    return tensor(data, dtype=dtype, device=dev)
+
+
+def from_numpy(ndarray: Any) -> Tensor:
+    """A CPU tensor sharing memory with a NumPy array.
+
+    Examples
+    --------
+    >>> import numpy as np, tensorcore as tc
+    >>> a = np.zeros(3, dtype=np.float32)
+    >>> t = tc.from_numpy(a); t[0] = 5
+    >>> a.tolist()
+    [5.0, 0.0, 0.0]
+    """
+    if type(ndarray).__module__ != "numpy" or not hasattr(ndarray, "__array_interface__"):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    t = manager.device_backend(_device("cpu")).from_object(ndarray, None, _device("cpu"), False)
+    if t is None:
+        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}")
+    return t
+
+
+def from_dlpack(ext_tensor: Any) -> Tensor:
+    """A tensor sharing memory with any object that implements the DLPack protocol.
+
+    Examples
+    --------
+    >>> import numpy as np, tensorcore as tc
+    >>> tc.from_dlpack(np.arange(3)).tolist()
+    [0, 1, 2]
+    """
+    if not hasattr(ext_tensor, "__dlpack__"):
+        raise TypeError(f"from_dlpack(): {type(ext_tensor).__name__} does not implement __dlpack__")
+    dev_type, _ = ext_tensor.__dlpack_device__()
+    for iface in manager.device_interfaces().values():
+        fn = getattr(iface, "from_dlpack", None)
+        if fn is not None and iface.is_available():
+            t = fn(ext_tensor)
+            if t is not None:
+                return t  # type: ignore[no-any-return]
+    raise RuntimeError(f"from_dlpack(): no installed backend accepts DLPack device type {dev_type}")
+
+
+def scalar_tensor(value: Any, like: Tensor) -> Tensor:
+    """A 0-d tensor holding ``value`` on ``like``'s device, with the scalar's own dtype."""
+    return manager.device_backend(like._device).from_data([value], (), dt.scalar_dtype(value), like._device)

@@ -1,0 +1,377 @@
+"""Frontends: what the core computes before a kernel runs, once for every backend.
+
+For structured operators the core checks the arguments, computes the broadcast shape, the
+result dtype and the reduced dims, allocates the output on the device, and calls
+``kernel(out, *args)``; the backend writes only the computation (the role of PyTorch's
+structured kernels and TensorIterator). ``direct`` operators call ``kernel(*args)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor, _wrap_dim, torch_name
+from ..plugins import manager
+
+if TYPE_CHECKING:
+    from ..devices import device
+    from ..dispatch import Op
+
+__all__ = ["broadcast_shapes", "normalize_dims", "FRONTENDS", "STRUCTURED", "empty"]
+
+_ALLOC: dict[Any, Callable[..., Tensor]] = {}
+
+
+def empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
+    """Allocate a contiguous tensor through the device's backend."""
+    alloc = _ALLOC.get(dev)
+    if alloc is None:
+        alloc = _ALLOC[dev] = manager.device_backend(dev).empty
+    return alloc(shape, dtype, dev)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape the given shapes broadcast to, or a ``RuntimeError`` naming the clash.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.broadcast_shapes((3, 1), (1, 4))
+    (3, 4)
+    """
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, n in enumerate(s):
+            cur = out[off + i]
+            if n != cur:
+                if cur == 1:
+                    out[off + i] = n
+                elif n != 1:
+                    raise RuntimeError(
+                        f"The size of tensor a ({cur}) must match the size of tensor b ({n}) "
+                        f"at non-singleton dimension {off + i}"
+                    )
+    return tuple(out)
+
+
+def normalize_dims(dim: Any, ndim: int, allow_none_all: bool = True) -> tuple[int, ...]:
+    """Dims as a sorted tuple of non-negative ints; ``None``/``()`` mean every dim."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    res = []
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError(f"dim must be an int or a tuple of ints, got {dim!r}")
+        w = _wrap_dim(d, ndim)
+        if w in res:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        res.append(w)
+    return tuple(sorted(res))
+
+
+def _alloc_or_check(op: Op, out: Any, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
+    if out is None:
+        return empty(shape, dtype, dev)
+    if out._shape != shape:
+        if out.numel() != 0:
+            raise RuntimeError(
+                f"{op.name}(): the out tensor has shape {list(out._shape)} but the result has "
+                f"shape {list(shape)}; pass an out tensor of the result's shape (or an empty one)"
+            )
+        fresh = empty(shape, out._dtype, dev)
+        out._storage, out._shape, out._stride = fresh._storage, fresh._shape, fresh._stride
+        out._offset, out._native = fresh._offset, fresh._native
+    if not dt.can_cast(dtype, out._dtype):
+        raise RuntimeError(
+            f"result type {torch_name(dtype)} can't be cast to the desired output type "
+            f"{torch_name(out._dtype)} (in {op.name})"
+        )
+    return out
+
+
+def _check_inplace(op: Op, self: Tensor, shape: tuple[int, ...], dtype: dt.dtype) -> None:
+    if shape != self._shape:
+        raise RuntimeError(
+            f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+            f"{list(shape)} (in {op.name}_)"
+        )
+    if not dt.can_cast(dtype, self._dtype):
+        raise RuntimeError(
+            f"result type {torch_name(dtype)} can't be cast to the desired output type "
+            f"{torch_name(self._dtype)} (in {op.name}_)"
+        )
+
+
+def _cast(t: Any, d: dt.dtype) -> Any:
+    if isinstance(t, Tensor) and t._dtype is not d:
+        return t.to(d)  # type: ignore[attr-defined]
+    return t
+
+
+# ------------------------------------------------------------------ pointwise
+def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype]:
+    """(compute dtype, result dtype) for a pointwise call."""
+    pos = op.extra.get("promote_pos", op.tensor_pos)
+    operands = [args[i] for i in pos if args[i] is not None]
+    try:
+        compute = dt.result_type(*operands)
+    except TypeError:
+        bad = next(a for a in operands if not isinstance(a, (Tensor, bool, int, float, complex)))
+        raise TypeError(
+            f"{op.name}(): expected Tensor or Python scalar arguments, got {type(bad).__name__}"
+        ) from None
+    policy = op.decl.promote
+    if op.name == "div" and args[2] is not None:
+        policy = "same"
+    if policy == "same":
+        return compute, compute
+    if policy == "float":
+        if not (compute.is_floating_point or compute.is_complex):
+            compute = dt.get_default_dtype()
+        return compute, compute
+    if policy == "bool":
+        return compute, dt.bool_
+    if policy == "real":
+        return compute, compute.to_real()
+    if policy == "int":
+        if compute.is_floating_point or compute.is_complex:
+            raise RuntimeError(
+                f"\"{op.name}\" is only defined for integer and bool tensors, got {torch_name(compute)}"
+            )
+        return compute, compute
+    raise AssertionError(policy)
+
+
+def pointwise(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+    """Broadcast, promote, allocate and run an elementwise kernel as ``kernel(out, *args)``."""
+    a = args[0]
+    if len(op.tensor_pos) == 2 and a.__class__ is Tensor:
+        b = args[1]
+        if b.__class__ is Tensor and a._dtype is b._dtype and a._shape == b._shape and op.decl.promote == "same":
+            # Fast path: same dtype, same shape.
+            shape = a._shape
+            compute = res = a._dtype
+        else:
+            shape = _shape_of(op, args)
+            compute, res = _pointwise_dtypes(op, args)
+    else:
+        shape = _shape_of(op, args)
+        compute, res = _pointwise_dtypes(op, args)
+    if op.name in ("add", "sub") and isinstance(args[2], float) and not (
+        compute.is_floating_point or compute.is_complex
+    ):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if op.name == "where":
+        c = args[0]
+        if isinstance(c, Tensor) and c._dtype is not dt.bool_:
+            raise RuntimeError(
+                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{torch_name(c._dtype)}"
+            )
+    self0 = args[0]
+    pos = op.extra.get("promote_pos", op.tensor_pos)
+    for i in pos:
+        t = args[i]
+        if t.__class__ is Tensor and t._dtype is not compute:
+            args = args[:i] + (_cast(t, compute),) + args[i + 1 :]
+    if inplace:
+        _check_inplace(op, self0, shape, res)
+        kernel(self0, *args)
+        return self0
+    o = _alloc_or_check(op, out, shape, res, dev)
+    kernel(o, *args)
+    return o
+
+
+def _shape_of(op: Op, args: tuple[Any, ...]) -> tuple[int, ...]:
+    shapes = [args[i]._shape for i in op.tensor_pos if isinstance(args[i], Tensor)]
+    if len(shapes) == 1:
+        return shapes[0]
+    return broadcast_shapes(*shapes)
+
+
+# ------------------------------------------------------------------ reductions
+def _reduction_dtype(op: Op, self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
+    policy = op.decl.promote
+    d = self._dtype
+    if policy in ("sum", "float_only", "float") and dtype is not None:
+        return dtype
+    if policy == "same" or policy == "none":
+        return d
+    if policy == "sum":
+        return dt.int64 if not (d.is_floating_point or d.is_complex) else d
+    if policy == "float_only":
+        if not (d.is_floating_point or d.is_complex):
+            raise RuntimeError(
+                f"{op.name}(): could not infer output dtype. Input dtype must be either a "
+                f"floating point or complex dtype. Got: {torch_name(d)}"
+            )
+        return d.to_real() if op.name in ("var", "std", "vector_norm") else d
+    if policy == "float":
+        return d if (d.is_floating_point or d.is_complex) else dt.get_default_dtype()
+    if policy == "index":
+        return dt.int64
+    if policy == "bool":
+        return dt.bool_
+    raise AssertionError(policy)
+
+
+def reduction(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+    """Normalise ``dim``, compute the reduced shape and dtype, allocate, run ``kernel(out, *args)``.
+
+    The kernel receives ``dim`` as a sorted tuple of non-negative ints (every dim when the
+    caller gave None or ``[]``), except for ``argmax``/``argmin`` with ``dim=None``, which
+    reduce the flattened tensor and receive None.
+    """
+    self = args[0]
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(self).__name__}")
+    ex = op.extra
+    if "dim_pos" not in ex:
+        ex["dim_pos"], ex["keep_pos"], ex["dtype_pos"] = (
+            op.decl.param("dim"),
+            op.decl.param("keepdim"),
+            op.decl.param("dtype"),
+        )
+    dpos, kpos, tpos = ex["dim_pos"], ex["keep_pos"], ex["dtype_pos"]
+    ndim = len(self._shape)
+    raw = args[dpos]
+    keepdim = bool(args[kpos])
+    if raw is None and op.name in ("argmax", "argmin"):
+        dims = None
+        red = tuple(range(ndim))
+    else:
+        dims = red = normalize_dims(raw, ndim)
+    if op.name in ("amax", "amin", "argmax", "argmin", "max_dim", "min_dim"):
+        for d in red:
+            if self._shape[d] == 0:
+                raise IndexError(
+                    f"{op.name}(): Expected reduction dim {d} to have non-zero size."
+                )
+        if not red and self.numel() == 0:
+            raise RuntimeError(f"{op.name}(): cannot reduce an empty tensor")
+    if keepdim:
+        shape = tuple(1 if i in red else s for i, s in enumerate(self._shape))
+    else:
+        shape = tuple(s for i, s in enumerate(self._shape) if i not in red)
+    if ndim == 0:
+        shape = ()
+    res = _reduction_dtype(op, self, args[tpos] if tpos >= 0 else None)
+    args = args[:dpos] + (dims,) + args[dpos + 1 :]
+    if tpos >= 0:
+        args = args[:tpos] + (res,) + args[tpos + 1 :]
+    if op.name in ("var", "std") and args[2] is None:
+        args = args[:2] + (1,) + args[3:]
+    if op.decl.promote == "none":
+        outs = out or (None, None)
+        o = (
+            _alloc_or_check(op, outs[0], shape, res, dev),
+            _alloc_or_check(op, outs[1], shape, dt.int64, dev),
+        )
+    else:
+        o = _alloc_or_check(op, out, shape, res, dev)
+    kernel(o, *args)
+    return o
+
+
+# ------------------------------------------------------------------ structured (per operator)
+Spec = tuple[tuple[int, ...], dt.dtype]
+
+
+def structured(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+    """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
+    args, spec = STRUCTURED[op.name](*args)
+    if isinstance(spec[0], tuple):
+        outs = out or (None,) * len(spec)
+        o: Any = tuple(_alloc_or_check(op, x, s, d, dev) for x, (s, d) in zip(outs, spec, strict=True))
+    elif inplace:
+        self = args[0]
+        _check_inplace(op, self, spec[0], spec[1])
+        o = self
+    else:
+        o = _alloc_or_check(op, out, spec[0], spec[1], dev)
+    kernel(o, *args)
+    return o
+
+
+def direct(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+    """Call ``kernel(*args)`` and return what it returns."""
+    if out is not None:
+        raise TypeError(f"{op.name}() does not take an out= argument")
+    return kernel(*args)
+
+
+def _factory_spec(name: str, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[int, ...], dt.dtype]:
+    import math
+
+    if name == "empty":
+        size, dtype = args[0], args[1]
+        return args, _check_size(name, size), dtype or dt.get_default_dtype()
+    if name == "full":
+        size, fill, dtype = args[0], args[1], args[2]
+        return args, _check_size(name, size), dtype or dt.scalar_dtype(fill)
+    if name == "arange":
+        start, end, step, dtype = args[:4]
+        if end is None:
+            start, end = 0, start
+        if step == 0:
+            raise RuntimeError("arange(): step must be nonzero")
+        if (end - start) * step < 0:
+            raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
+        if dtype is None:
+            ints = all(isinstance(v, int) for v in (start, end, step))
+            dtype = dt.int64 if ints else dt.get_default_dtype()
+        n = max(0, math.ceil((end - start) / step))
+        return (start, end, step) + args[3:], (n,), dtype
+    if name == "linspace":
+        steps = args[2]
+        if steps < 0:
+            raise RuntimeError("linspace(): number of steps must be non-negative")
+        return args, (steps,), args[3] or dt.get_default_dtype()
+    if name == "eye":
+        n, m = args[0], args[1]
+        m = n if m is None else m
+        if n < 0 or m < 0:
+            raise RuntimeError(f"eye(): n and m must be non-negative, got {n} and {m}")
+        return (n, m) + args[2:], (n, m), args[2] or dt.get_default_dtype()
+    if name == "randperm":
+        if args[0] < 0:
+            raise RuntimeError(f"randperm(): n must be non-negative, got {args[0]}")
+        return args, (args[0],), args[2] or dt.int64
+    raise AssertionError(name)
+
+
+def _check_size(name: str, size: Any) -> tuple[int, ...]:
+    size = tuple(size)
+    for s in size:
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise TypeError(f"{name}(): size must be a tuple of ints, but got {size!r}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return size
+
+
+def factory(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+    """Resolve shape and dtype of a factory call, allocate on the device, run ``kernel(out, *args)``."""
+    args, shape, dtype = _factory_spec(op.name, args)
+    if not isinstance(dtype, dt.dtype):
+        raise TypeError(f"{op.name}(): dtype must be a tensorcore dtype, got {dtype!r}")
+    o = _alloc_or_check(op, out, shape, dtype, dev)
+    kernel(o, *args)
+    return o
+
+
+FRONTENDS = {
+    "pointwise": pointwise,
+    "reduction": reduction,
+    "structured": structured,
+    "factory": factory,
+    "direct": direct,
+}
+
+from ._structured import STRUCTURED  # noqa: E402

@@ -1,0 +1,307 @@
+"""View operators on strided tensors: pure arithmetic on sizes, strides and storage offset.
+
+Computed once, here, for every strided backend: a backend only materialises
+``(storage, sizes, strides, offset)`` (``DeviceInterface.materialize``), so every device gets
+the same views, with the strides and offsets PyTorch gives. Registered as the kernels of the
+view operators for layout ``strided`` on any device (this module is an internal plugin).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
+from ..plugins import hookimpl
+
+__all__ = ["make_view", "infer_size", "view_strides"]
+
+
+def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
+    """A tensor over ``base``'s storage with new metadata; it never copies."""
+    t = make_tensor(base._storage, shape, stride, offset, base._dtype, base._device)
+    t._base = base._base if base._base is not None else base
+    return t
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """Replace one ``-1`` in ``size`` so the product is ``numel``; raise if impossible."""
+    neg = [i for i, s in enumerate(size) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in size:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = _numel(tuple(s for s in size if s != -1))
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+        size = size[: neg[0]] + (numel // known,) + size[neg[0] + 1 :]
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+    return size
+
+
+def view_strides(
+    shape: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """Strides for viewing (shape, stride) as ``new`` without copying, or None if impossible.
+
+    The same algorithm as PyTorch's ``computeStride``: walk chunks of dims that are
+    contiguous with each other and split them into the new sizes.
+    """
+    if not shape:
+        return (1,) * len(new)
+    numel = _numel(shape)
+    if numel == 0:
+        return contiguous_strides(new) if new != shape else stride
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    chunk_base_stride = stride[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and stride[d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * chunk_base_stride
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base_stride = stride[d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(out)
+
+
+def view(self: Tensor, size: tuple[int, ...]) -> Tensor:
+    shape = infer_size(tuple(size), self.numel())
+    st = view_strides(self._shape, self._stride, shape)
+    if st is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return make_view(self, shape, st, self._offset)
+
+
+def as_strided(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape ({len(size)} vs {len(stride)})")
+    if any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: negative sizes or strides are not supported")
+    off = self._offset if storage_offset is None else storage_offset
+    if _numel(size):
+        last = off + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+        storage = self._storage
+        if storage is not None and (last + 1) * self._dtype.itemsize > storage.nbytes:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off} "
+                f"require a storage of {(last + 1) * self._dtype.itemsize} bytes, but it has "
+                f"{storage.nbytes}"
+            )
+    return make_view(self, size, stride, off)
+
+
+def expand(self: Tensor, size: tuple[int, ...]) -> Tensor:
+    size = tuple(size)
+    if len(size) < self.ndim:
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(size)}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({self.ndim})"
+        )
+    lead = len(size) - self.ndim
+    shape, stride = [], []
+    for i, target in enumerate(size):
+        if i < lead:
+            if target < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            shape.append(target)
+            stride.append(0)
+            continue
+        cur, st = self._shape[i - lead], self._stride[i - lead]
+        if target == -1:
+            target = cur
+        if cur == target:
+            shape.append(cur)
+            stride.append(st)
+        elif cur == 1:
+            shape.append(target)
+            stride.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size ({cur}) "
+                f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
+                f"{list(self._shape)}"
+            )
+    return make_view(self, tuple(shape), tuple(stride), self._offset)
+
+
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = self.ndim
+    a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    if n == 0:
+        return make_view(self, (), (), self._offset)
+    shape, stride = list(self._shape), list(self._stride)
+    shape[a], shape[b] = shape[b], shape[a]
+    stride[a], stride[b] = stride[b], stride[a]
+    return make_view(self, tuple(shape), tuple(stride), self._offset)
+
+
+def permute(self: Tensor, dims: tuple[int, ...]) -> Tensor:
+    n = self.ndim
+    if len(dims) != n:
+        raise RuntimeError(
+            f"permute(): number of dimensions in the tensor input does not match the length of "
+            f"the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
+    w = [_wrap_dim(d, n) for d in dims]
+    if len(set(w)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return make_view(
+        self, tuple(self._shape[d] for d in w), tuple(self._stride[d] for d in w), self._offset
+    )
+
+
+def squeeze(self: Tensor, dim: Any = None) -> Tensor:
+    n = self.ndim
+    if dim is None:
+        keep = [i for i in range(n) if self._shape[i] != 1]
+    else:
+        dims = {_wrap_dim(d, n) for d in ((dim,) if isinstance(dim, int) else dim)}
+        keep = [i for i in range(n) if not (i in dims and self._shape[i] == 1)]
+    return make_view(
+        self, tuple(self._shape[i] for i in keep), tuple(self._stride[i] for i in keep), self._offset
+    )
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    d = _wrap_dim(dim, self.ndim + 1)
+    st = self._stride[d] * self._shape[d] if d < self.ndim else 1
+    return make_view(
+        self, self._shape[:d] + (1,) + self._shape[d:], self._stride[:d] + (st,) + self._stride[d:],
+        self._offset,
+    )
+
+
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if self.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, self.ndim)
+    size = self._shape[d]
+    if start < 0:
+        start += size
+    if not (0 <= start <= size) or length < 0 or start + length > size:
+        raise IndexError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+            if length >= 0 and 0 <= start
+            else f"narrow(): start {start} and length {length} are out of range for dimension size {size}"
+        )
+    shape = self._shape[:d] + (length,) + self._shape[d + 1 :]
+    return make_view(self, shape, self._stride, self._offset + start * self._stride[d])
+
+
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    if self.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, self.ndim)
+    size = self._shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(self._shape)} at "
+            f"dimension {d}"
+        )
+    if index < 0:
+        index += size
+    return make_view(
+        self,
+        self._shape[:d] + self._shape[d + 1 :],
+        self._stride[:d] + self._stride[d + 1 :],
+        self._offset + index * self._stride[d],
+    )
+
+
+def slice(self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:  # noqa: A001
+    d = _wrap_dim(dim, self.ndim)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    size = self._shape[d]
+    b, e, _ = _slice_indices(start, end, step, size)
+    n = max(0, (e - b + step - 1) // step)
+    shape = self._shape[:d] + (n,) + self._shape[d + 1 :]
+    stride = self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1 :]
+    return make_view(self, shape, stride, self._offset + (b * self._stride[d] if n else 0))
+
+
+def _slice_indices(start: int | None, end: int | None, step: int, size: int) -> tuple[int, int, int]:
+    import builtins
+
+    return builtins.slice(start, end, step).indices(size)
+
+
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    n = self.ndim
+    a, b = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    off = self._offset
+    if offset >= 0:
+        length = max(min(self._shape[a], self._shape[b] - offset), 0)
+        if length:
+            off += offset * self._stride[b]
+    else:
+        length = max(min(self._shape[a] + offset, self._shape[b]), 0)
+        if length:
+            off -= offset * self._stride[a]
+    keep = [i for i in range(n) if i not in (a, b)]
+    shape = tuple(self._shape[i] for i in keep) + (length,)
+    stride = tuple(self._stride[i] for i in keep) + (self._stride[a] + self._stride[b],)
+    return make_view(self, shape, stride, off)
+
+
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    d = _wrap_dim(dimension, self.ndim)
+    cur = self._shape[d] if self.ndim else 1
+    if size > cur:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {cur} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if self.ndim == 0:
+        return make_view(self, (size,), (1,), self._offset)
+    n = (cur - size) // step + 1
+    shape = self._shape[:d] + (n,) + self._shape[d + 1 :] + (size,)
+    stride = self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1 :] + (self._stride[d],)
+    return make_view(self, shape, stride, self._offset)
+
+
+def alias(self: Tensor) -> Tensor:
+    return make_view(self, self._shape, self._stride, self._offset)
+
+
+_VIEW_KERNELS = {
+    f.__name__: f
+    for f in (view, as_strided, expand, transpose, permute, squeeze, unsqueeze, narrow, select,
+              slice, diagonal, unfold, alias)
+}
+
+
+@hookimpl
+def tensorcore_register_kernels(register: Any) -> None:
+    """Register the strided view arithmetic for every device."""
+    for name, fn in _VIEW_KERNELS.items():
+        register.kernel(name, "*", "strided", fn)

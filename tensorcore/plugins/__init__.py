@@ -1,0 +1,6 @@
+"""The plugin system: hook specifications, the registration object and the manager."""
+
+from .hookspecs import hookimpl, hookspec
+from .registrar import DeviceInterface, Registrar
+
+__all__ = ["hookimpl", "hookspec", "DeviceInterface", "Registrar"]

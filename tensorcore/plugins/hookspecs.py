@@ -1,0 +1,57 @@
+"""The backend contract: the pluggy hook specifications a tensorcore backend implements.
+
+A backend is a module (usually ``tensorcore_<name>.plugin``) published under the entry-point
+group ``tensorcore.backends``. Its hook implementations run **once**, when the plugins are first
+needed, never per operator call. Each receives a :class:`~tensorcore.plugins.Registrar` and
+calls methods on it; nothing a hook registers takes effect unless every hook of that plugin
+succeeds, so a broken plugin never leaves half a backend behind.
+
+The hooks run in this order for every plugin: devices, layouts, kernels. A plugin implements
+only the hooks it needs (the sparse backend registers a layout and kernels, no device).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .registrar import Registrar
+
+hookspec = pluggy.HookspecMarker("tensorcore")
+hookimpl = pluggy.HookimplMarker("tensorcore")
+
+
+@hookspec
+def tensorcore_register_devices(register: Registrar) -> None:
+    """Register the device types this backend provides.
+
+    Called once per plugin, first of all hooks. Call ``register.device(interface)`` with a
+    :class:`~tensorcore.plugins.DeviceInterface` for each device type (``"cpu"``,
+    ``"cuda"``, ...). A plugin whose device is not usable on this machine (no driver, missing
+    library) still registers it, with ``is_available()`` false and ``unavailable_reason``
+    saying why; it must not raise.
+    """
+
+
+@hookspec
+def tensorcore_register_layouts(register: Registrar) -> None:
+    """Register the tensor layouts this backend provides.
+
+    Called once per plugin, after every plugin's devices are registered. Call
+    ``register.layout(name, priority=...)``; the new layout becomes ``tensorcore.<name>``.
+    ``priority`` decides which kernel runs when one call mixes layouts (the highest wins).
+    """
+
+
+@hookspec
+def tensorcore_register_kernels(register: Registrar) -> None:
+    """Register kernels for (operator, device type, layout) triples.
+
+    Called once per plugin, after every plugin's devices and layouts are registered. Call
+    ``register.kernel(op_name, device_type, layout, fn, dtypes=None, override=False)``;
+    ``register.ops()`` lists the declared operators. See ``docs/writing-a-backend.md`` for the
+    calling convention of each operator category. Registering a triple that another plugin
+    already registered is an error naming both plugins, unless ``override=True`` is given.
+    """

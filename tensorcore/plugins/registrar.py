@@ -1,0 +1,120 @@
+"""What a backend's hooks receive: the registration object and the device interface."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from .. import layouts
+
+if TYPE_CHECKING:
+    from .._storage import Storage
+    from .._tensor import Tensor
+    from ..devices import device
+    from ..dtypes import dtype
+
+__all__ = ["DeviceInterface", "Registrar"]
+
+
+class DeviceInterface:
+    """What a backend provides for a device type: allocation and materialisation.
+
+    Subclass it and register an instance with ``register.device(...)``. Everything else a
+    device does is an operator kernel. Methods marked required must be overridden.
+    """
+
+    #: Device type name, e.g. ``"cuda"``.
+    type: str = ""
+    #: Why the device cannot be used here, or None when it can.
+    unavailable_reason: str | None = None
+
+    def is_available(self) -> bool:
+        """Whether tensors can be created on this device type on this machine."""
+        return self.unavailable_reason is None
+
+    def device_count(self) -> int:
+        """How many devices of this type exist (indices ``0 .. count-1``)."""
+        return 1 if self.is_available() else 0
+
+    def synchronize(self, device: device) -> None:  # noqa: B027 - optional hook
+        """Wait for all queued work on ``device``; a no-op for synchronous devices."""
+
+    def empty(self, shape: tuple[int, ...], dtype: dtype, device: device) -> Tensor:
+        """Required: allocate an uninitialised contiguous strided tensor."""
+        raise NotImplementedError
+
+    def materialize(self, tensor: Tensor) -> Any:
+        """Required: the backend's native array for a strided tensor's (storage, sizes,
+        strides, offset). Called lazily, at most once per tensor; it must not copy."""
+        raise NotImplementedError
+
+    def data_ptr(self, storage: Storage) -> int:
+        """Required: the address of a storage's first byte."""
+        raise NotImplementedError
+
+    def from_data(self, flat: list[Any], shape: tuple[int, ...], dtype: dtype, device: device) -> Tensor:
+        """Required: a new tensor holding ``flat`` (Python scalars, row-major) as ``shape``."""
+        raise NotImplementedError
+
+    def from_object(self, obj: Any, dtype: dtype | None, device: device, copy: bool) -> Tensor | None:
+        """A tensor for a foreign array object (a NumPy or CuPy array), or None when ``obj``
+        is not one this backend understands. ``copy=False`` should share memory."""
+        return None
+
+    def copy_between(self, src: Tensor, dst: Tensor) -> bool:
+        """Copy ``src`` into ``dst`` when one of them is on another device type.
+
+        Return True when this backend did the copy, False when it cannot (the other
+        device's backend is asked next)."""
+        return False
+
+
+class Registrar:
+    """The object a plugin's hooks receive; it records what the plugin registers.
+
+    Nothing takes effect until all of the plugin's hooks have succeeded.
+    """
+
+    def __init__(self, plugin: str) -> None:
+        self.plugin = plugin
+        self.devices: list[DeviceInterface] = []
+        self.layouts: list[tuple[str, int]] = []
+        self.kernels: list[tuple[str, str, str, Callable[..., Any], frozenset[Any] | None, bool]] = []
+
+    def device(self, interface: DeviceInterface) -> None:
+        """Register a device type; ``interface.type`` names it."""
+        if not isinstance(interface, DeviceInterface):
+            raise TypeError(f"register.device() expects a DeviceInterface, got {interface!r}")
+        self.devices.append(interface)
+
+    def layout(self, name: str, priority: int = 1) -> None:
+        """Register a new layout called ``name`` (available as ``tensorcore.<name>``)."""
+        self.layouts.append((name, priority))
+
+    def kernel(
+        self,
+        op: str,
+        device_type: str,
+        layout: str | layouts.layout,
+        fn: Callable[..., Any],
+        dtypes: Iterable[dtype] | None = None,
+        override: bool = False,
+    ) -> None:
+        """Register ``fn`` as the kernel of operator ``op`` for a device type and layout.
+
+        ``device_type`` may be ``"*"`` for every device (used for layout-generic code such
+        as the core's strided views). ``dtypes`` restricts the kernel to those input dtypes;
+        ``override=True`` replaces another plugin's kernel for the same triple.
+        """
+        from ..ops.schema import OPS
+
+        if op not in OPS:
+            raise ValueError(f"register.kernel(): unknown operator '{op}' (plugin '{self.plugin}')")
+        lname = layout.name if isinstance(layout, layouts.layout) else layout
+        self.kernels.append((op, device_type, lname, fn, None if dtypes is None else frozenset(dtypes), override))
+
+    def ops(self) -> tuple[str, ...]:
+        """Names of every declared operator."""
+        from ..ops.schema import OPS
+
+        return tuple(OPS)

@@ -1,0 +1,89 @@
+"""Random number generation: ``Generator`` objects and ``manual_seed``.
+
+A generator holds a seed and, per device type, the backend's own state (created lazily by the
+backend, e.g. a NumPy ``Generator``), so streams are reproducible on every backend.
+"""
+
+from __future__ import annotations
+
+import random as _pyrandom
+from typing import Any
+
+from .devices import device as _device
+
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator"]
+
+
+class Generator:
+    """A source of random numbers for one device type.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> g = tc.Generator().manual_seed(0)
+    >>> a = tc.rand(3, generator=g)
+    >>> b = tc.rand(3, generator=g.manual_seed(0))
+    >>> bool((a == b).all())
+    True
+    """
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self.device = _device(device)
+        self._seed = 67280421310721
+        self.state: Any = None  # the backend's generator, made on first use
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Reset the stream to start from ``seed``; returns self."""
+        if not isinstance(seed, int):
+            raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
+        self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
+        self.state = None
+        return self
+
+    def seed(self) -> int:
+        """Reseed from a non-deterministic source; returns the new seed."""
+        s = _pyrandom.SystemRandom().getrandbits(63)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        """The seed the stream started from."""
+        return self._seed
+
+
+_defaults: dict[str, Generator] = {}
+
+
+def default_generator(device_type: str = "cpu") -> Generator:
+    """The default generator of a device type."""
+    g = _defaults.get(device_type)
+    if g is None:
+        g = _defaults[device_type] = Generator(device_type)
+    return g
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generators of every device type; returns the CPU one.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> _ = tc.manual_seed(1); a = tc.randn(2)
+    >>> _ = tc.manual_seed(1); bool((a == tc.randn(2)).all())
+    True
+    """
+    for g in _defaults.values():
+        g.manual_seed(seed)
+    return default_generator("cpu").manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed every default generator non-deterministically; returns the seed."""
+    s = default_generator("cpu").seed()
+    manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    """The initial seed of the default CPU generator."""
+    return default_generator("cpu").initial_seed()

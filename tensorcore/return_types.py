@@ -1,0 +1,35 @@
+"""Named tuples returned by operators with several outputs (as ``torch.return_types``)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+__all__ = ["max", "min", "sort", "topk"]
+
+
+class max(NamedTuple):  # noqa: N801
+    """``values`` and ``indices`` of :func:`tensorcore.max` along a dim."""
+
+    values: Any
+    indices: Any
+
+
+class min(NamedTuple):  # noqa: N801
+    """``values`` and ``indices`` of :func:`tensorcore.min` along a dim."""
+
+    values: Any
+    indices: Any
+
+
+class sort(NamedTuple):  # noqa: N801
+    """``values`` and ``indices`` of :func:`tensorcore.sort`."""
+
+    values: Any
+    indices: Any
+
+
+class topk(NamedTuple):  # noqa: N801
+    """``values`` and ``indices`` of :func:`tensorcore.topk`."""
+
+    values: Any
+    indices: Any
