@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import backends, dtypes, linalg, return_types
+from . import autograd, backends, dtypes, linalg, return_types
 from ._storage import Storage
 from ._tensor import Size, Tensor
 from ._tensor_methods import install as _install_methods
@@ -42,6 +42,7 @@ from .dtypes import (
     uint8,
 )
 from .layouts import layout, strided
+from .autograd import step as _autograd_step
 from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
 from .ops.meta import broadcast_shapes
@@ -51,13 +52,14 @@ __version__ = "0.1.0"
 
 _api.build()
 _install_methods()
+_autograd_step.install()
 globals().update(_api.FUNCTIONS)
 globals().update(dtypes.aliases)
 globals()["bool"] = bool_
 
 __all__ = sorted(
     {
-        "Generator", "Size", "Storage", "Tensor", "as_tensor", "backends", "bfloat16", "bool",
+        "Generator", "Size", "Storage", "Tensor", "as_tensor", "autograd", "backends", "bfloat16", "bool",
         "broadcast_shapes", "can_cast", "complex64", "complex128", "device", "dtype", "dtypes",
         "enable_grad", "explain", "float16", "float32", "float64", "from_dlpack", "from_numpy",
         "get_default_device", "get_default_dtype", "inference_mode", "initial_seed", "int8",

@@ -3,6 +3,7 @@ the autograd attributes. Attached to :class:`Tensor` at import."""
 
 from __future__ import annotations
 
+import weakref as _weakref
 from typing import Any
 
 from . import dtypes as dt
@@ -244,6 +245,119 @@ def detach_(self: Tensor) -> Tensor:
     return self
 
 
+def backward(
+    self: Tensor,
+    gradient: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Accumulate the gradient of this tensor into the ``.grad`` of the graph's leaves.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward(); x.grad
+    tensor([2., 4.])
+    """
+    from .autograd.engine import backward as _backward
+
+    _backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+@property  # type: ignore[no-redef]
+def grad(self: Tensor) -> Tensor | None:
+    """The accumulated gradient (leaves, and non-leaves after :meth:`retain_grad`)."""
+    return self._grad
+
+
+@grad.setter
+def grad(self: Tensor, value: Tensor | None) -> None:
+    if value is not None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+        if value._shape != self._shape:
+            raise RuntimeError(
+                f"assigned grad has data of a different size: {list(value._shape)} vs {list(self._shape)}"
+            )
+        if value._device != self._device:
+            raise RuntimeError("assigned grad has data located on a different device")
+    self._grad = value
+
+
+def retain_grad(self: Tensor) -> None:
+    """Keep the gradient of this non-leaf tensor in ``.grad`` during backward."""
+    from .autograd.graph import meta
+
+    if not self._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self._grad_fn is None:
+        return
+    m = meta(self)
+    if m.retains_grad:
+        return
+    m.retains_grad = True
+    ref = _weakref.ref(self)
+
+    def keep(g: Tensor) -> None:
+        t = ref()
+        if t is not None:
+            g = g.detach()  # type: ignore[attr-defined]
+            t._grad = g.clone() if t._grad is None else t._grad + g  # type: ignore[attr-defined]
+
+    _add_node_hook(self, keep)
+
+
+def _add_node_hook(t: Tensor, fn: Any) -> Any:
+    node = t._grad_fn
+    nr = t._ag.output_nr if t._ag is not None else 0
+    if node.pre_hooks is None:
+        node.pre_hooks = {}
+    hooks = node.pre_hooks.setdefault(nr, [])
+    hooks.append(fn)
+    return hooks
+
+
+@property  # type: ignore[no-redef]
+def retains_grad(self: Tensor) -> bool:
+    """Whether :meth:`retain_grad` was called on this non-leaf tensor."""
+    return bool(self._ag is not None and self._ag.retains_grad)
+
+
+class _RemovableHandle:
+    def __init__(self, hooks: list[Any], fn: Any) -> None:
+        self._hooks, self._fn = hooks, fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
+    """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
+    replaces the gradient. Returns a handle with ``remove()``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2, requires_grad=True)
+    >>> h = x.register_hook(lambda g: g * 10)
+    >>> x.sum().backward(); x.grad
+    tensor([10., 10.])
+    """
+    from .autograd.graph import meta
+
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is None:
+        hooks = meta(self).hooks
+        hooks.append(hook)
+    else:
+        hooks = _add_node_hook(self, hook)
+    return _RemovableHandle(hooks, hook)
+
+
 # ------------------------------------------------------------------ indexing
 def _is_advanced(x: Any) -> bool:
     return isinstance(x, (Tensor, list)) or (hasattr(x, "__array_interface__") and not isinstance(x, (int, float)))
@@ -333,7 +447,68 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
     return out, indices
 
 
+_AS_STRIDED: Any = None
+_call: Any = None
+
+
+def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
+    """Sizes, strides and offset for an index of ints, slices, None and ``...`` in one pass."""
+    ndim = len(self._shape)
+    consuming = 0
+    for x in idx:
+        c = x.__class__
+        if c is int or c is slice:
+            consuming += 1
+        elif c is not type(None) and x is not Ellipsis:
+            return None
+    if consuming > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    shape: list[int] = []
+    stride: list[int] = []
+    off = self._offset
+    d = 0
+    ell = False
+    for x in idx:
+        c = x.__class__
+        if c is int:
+            size = self._shape[d]
+            if not -size <= x < size:
+                raise IndexError(f"index {x} is out of bounds for dimension {d} with size {size}")
+            off += (x + size if x < 0 else x) * self._stride[d]
+            d += 1
+        elif c is slice:
+            step = 1 if x.step is None else x.step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            size = self._shape[d]
+            b, e, _ = x.indices(size)
+            n = max(0, (e - b + step - 1) // step)
+            if n:
+                off += b * self._stride[d]
+            shape.append(n)
+            stride.append(self._stride[d] * step)
+            d += 1
+        elif x is None:
+            shape.append(1)
+            stride.append(self._stride[d] * self._shape[d] if d < ndim else 1)
+        else:
+            if ell:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ell = True
+            k = ndim - consuming
+            shape.extend(self._shape[d : d + k])
+            stride.extend(self._stride[d : d + k])
+            d += k
+    shape.extend(self._shape[d:])
+    stride.extend(self._stride[d:])
+    return _call(_AS_STRIDED, (self, tuple(shape), tuple(stride), off))  # type: ignore[no-any-return]
+
+
 def __getitem__(self: Tensor, idx: Any) -> Tensor:
+    if self._layout.name == "strided":
+        view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
+        if view is not None:
+            return view
     out, indices = _apply_index(self, idx)
     if indices is None:
         return out
@@ -344,7 +519,13 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
 
 
 def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
-    out, indices = _apply_index(self, idx)
+    view = None
+    if self._layout.name == "strided":
+        view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
+    if view is not None:
+        out, indices = view, None
+    else:
+        out, indices = _apply_index(self, idx)
     if indices is None:
         if isinstance(value, Tensor):
             out.copy_(value)  # type: ignore[attr-defined]
@@ -368,25 +549,31 @@ def _wrap_scalar(self: Tensor, other: Any) -> Any:
 
 
 def _binop(name: str, reflected: bool = False, inplace: bool = False) -> Any:
+    if not reflected and not inplace:
+        # The operator function itself: ``a + b`` costs no extra Python frame.
+        return _F(name)
+    fn = _F(name)
+
     def op(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, bool, int, float, complex)):
             return NotImplemented
         if inplace:
             return getattr(self, name + "_")(other)
-        if reflected:
-            return _F(name)(_wrap_scalar(self, other), self)
-        return _F(name)(self, other)
+        return fn(_wrap_scalar(self, other), self)
 
     op.__name__ = name
     return op
 
 
 def _cmp(name: str) -> Any:
+    fn = _F(name)
+
     def op(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, bool, int, float, complex)):
-            return NotImplemented if name in ("eq", "ne") else NotImplemented
-        return _F(name)(self, other)
+            return NotImplemented
+        return fn(self, other)
 
+    op.__name__ = f"__{name}__"
     return op
 
 
@@ -414,6 +601,11 @@ def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
 
 def install() -> None:
     """Attach the methods of this module to :class:`Tensor`."""
+    global _AS_STRIDED, _call
+    from .dispatch import get_op
+    from .ops._call import call
+
+    _AS_STRIDED, _call = get_op("as_strided"), call
     T = Tensor
     T._arr = native  # type: ignore[attr-defined]
     T.to = to  # type: ignore[attr-defined]
@@ -435,6 +627,11 @@ def install() -> None:
     T.is_leaf = is_leaf  # type: ignore[attr-defined]
     T.grad_fn = grad_fn  # type: ignore[attr-defined]
     T.detach = detach  # type: ignore[attr-defined]
+    T.backward = backward  # type: ignore[attr-defined]
+    T.grad = grad  # type: ignore[attr-defined]
+    T.retain_grad = retain_grad  # type: ignore[attr-defined]
+    T.retains_grad = retains_grad  # type: ignore[attr-defined]
+    T.register_hook = register_hook  # type: ignore[attr-defined]
     T.detach_ = detach_  # type: ignore[attr-defined]
     T.__getitem__ = __getitem__  # type: ignore[attr-defined]
     T.__setitem__ = __setitem__  # type: ignore[attr-defined]

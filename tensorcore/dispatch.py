@@ -47,6 +47,8 @@ class Op:
         "differentiable",
         "composite",
         "extra",
+        "npos",
+        "fast",
     )
 
     def __init__(self, decl: OpDecl) -> None:
@@ -61,6 +63,10 @@ class Op:
         self.differentiable = decl.differentiable
         self.composite = "composite" in decl.tags
         self.extra: dict[str, Any] = {}
+        # 1 or 2: number of tensor parameters when there is no tensor list (fast call path).
+        self.npos = 0 if self.list_pos else len(self.tensor_pos)
+        # Pointwise binary ops whose result dtype is the inputs' when they agree.
+        self.fast = decl.meta == "pointwise" and decl.promote == "same" and self.npos == 2
 
     def record(self, key: tuple[str, str]) -> KernelRecord | None:
         """The kernel record a key resolves to: exact, then any device, then any layout."""

@@ -22,10 +22,14 @@ _gm = grad_mode._state
 _autograd_step: Any = None
 
 
-def set_autograd_step(step: Any) -> None:
+_mutation_check: Any = None
+
+
+def set_autograd_step(step: Any, debug: Any = None) -> None:
     """Install the autograd dispatch step (done once by ``tensorcore.autograd``)."""
-    global _autograd_step
+    global _autograd_step, _mutation_check
     _autograd_step = step
+    _mutation_check = debug
 
 
 def _device_error(op: Op, a: Any, b: Any) -> RuntimeError:
@@ -79,25 +83,32 @@ def _scan(op: Op, args: tuple[Any, ...]) -> tuple[Any, Any, bool, tuple[Any, ...
 
 def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
     """Run operator ``op`` on ``args`` (in signature order), writing to ``out`` if given."""
-    if op.list_pos or len(op.tensor_pos) != 2:
-        dev, lay, rg, args = _scan(op, args)
-    else:
-        # Fast path for the common binary case: two tensor parameters.
+    npos = op.npos
+    if npos == 1:
+        a = args[op.tensor_pos[0]]
+        if a.__class__ is Tensor:
+            dev, lay, rg = a._device, a._layout, a._requires_grad
+        else:
+            dev, lay, rg, args = _scan(op, args)
+    elif npos == 2:
+        # Fast path for the common binary case: two tensor parameters, no tensor lists.
         i, j = op.tensor_pos
         a, b = args[i], args[j]
-        if isinstance(a, Tensor):
+        if a.__class__ is Tensor:
             dev = a._device
             lay = a._layout
             rg = a._requires_grad
-            if isinstance(b, Tensor):
+            if b.__class__ is Tensor:
                 if b._device is not dev or b._layout is not lay:
                     dev, lay, rg, args = _scan(op, args)
                 elif b._requires_grad:
                     rg = True
-        elif isinstance(b, Tensor):
+        elif b.__class__ is Tensor:
             dev, lay, rg = b._device, b._layout, b._requires_grad
         else:
             dev, lay, rg, args = _scan(op, args)
+    else:
+        dev, lay, rg, args = _scan(op, args)
     if dev is None:
         dev, lay = _factory_device(op, args)
     key = (dev.type, lay.name)
@@ -123,7 +134,11 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
     kernel = op.table.get(key)
     if kernel is None:
         kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
-    if _autograd_step is not None and (rg or self._ag is not None) and _gm.enabled:
+    if _mutation_check is not None and _mutation_check.on:
+        from ..autograd.step import check_inplace_mutation
+
+        check_inplace_mutation(self, op.name + "_")
+    if _autograd_step is not None and (rg or self._grad_fn is not None) and _gm.enabled:
         return _autograd_step(op, kernel, args, None, dev, True)
     op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
     self._bump_version()

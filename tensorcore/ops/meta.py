@@ -150,22 +150,29 @@ def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype
 def pointwise(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
     """Broadcast, promote, allocate and run an elementwise kernel as ``kernel(out, *args)``."""
     a = args[0]
-    if len(op.tensor_pos) == 2 and a.__class__ is Tensor:
+    if op.fast and out is None and not inplace:
         b = args[1]
-        if b.__class__ is Tensor and a._dtype is b._dtype and a._shape == b._shape and op.decl.promote == "same":
-            # Fast path: same dtype, same shape.
-            shape = a._shape
-            compute = res = a._dtype
-        else:
-            shape = _shape_of(op, args)
-            compute, res = _pointwise_dtypes(op, args)
-    else:
-        shape = _shape_of(op, args)
-        compute, res = _pointwise_dtypes(op, args)
+        if (
+            a.__class__ is Tensor
+            and b.__class__ is Tensor
+            and a._dtype is b._dtype
+            and a._shape == b._shape
+            and (len(args) < 3 or args[2].__class__ is not float or a._dtype._category >= 2)
+        ):
+            # Fast path: same dtype, same shape, nothing to promote or broadcast.
+            alloc = _ALLOC.get(dev)
+            if alloc is not None:
+                o = alloc(a._shape, a._dtype, dev)
+                kernel(o, *args)
+                return o
+    shape = _shape_of(op, args)
+    compute, res = _pointwise_dtypes(op, args)
     if op.name in ("add", "sub") and isinstance(args[2], float) and not (
         compute.is_floating_point or compute.is_complex
     ):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
     if op.name == "where":
         c = args[0]
         if isinstance(c, Tensor) and c._dtype is not dt.bool_:
@@ -249,7 +256,7 @@ def reduction(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device,
         dims = red = normalize_dims(raw, ndim)
     if op.name in ("amax", "amin", "argmax", "argmin", "max_dim", "min_dim"):
         for d in red:
-            if self._shape[d] == 0:
+            if ndim and self._shape[d] == 0:  # a 0-d tensor reduces over dim 0 / -1
                 raise IndexError(
                     f"{op.name}(): Expected reduction dim {d} to have non-zero size."
                 )
@@ -286,7 +293,7 @@ Spec = tuple[tuple[int, ...], dt.dtype]
 def structured(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
     """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
     args, spec = STRUCTURED[op.name](*args)
-    if isinstance(spec[0], tuple):
+    if isinstance(spec[1], tuple):  # several outputs: ((shape, dtype), (shape, dtype), ...)
         outs = out or (None,) * len(spec)
         o: Any = tuple(_alloc_or_check(op, x, s, d, dev) for x, (s, d) in zip(outs, spec, strict=True))
     elif inplace:

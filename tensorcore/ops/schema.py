@@ -112,7 +112,7 @@ _binary("sub", "Subtracts ``other``, scaled by ``alpha``, from ``self``.", extra
 _binary("mul", "Multiplies ``self`` by ``other`` elementwise.")
 _binary("div", "Divides ``self`` by ``other``; ``rounding_mode`` is None, 'trunc' or 'floor'.",
         promote="float", extra=", *, str? rounding_mode=None")
-_binary("floor_divide", "Divides and rounds down to the nearest integer.")
+_binary("floor_divide", "Divides and rounds down to the nearest integer.", tags="nondifferentiable")
 _binary("remainder", "Python-style modulus: the result has the sign of the divisor.")
 _binary("fmod", "C-style modulus: the result has the sign of the dividend.")
 _binary("pow", "Raises ``self`` to the power ``other``.")
@@ -322,9 +322,9 @@ _op("to_device(Tensor self, Device device, bool non_blocking=False) -> Tensor", 
 _op("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
     "inplace conversion", "Copies ``src`` (broadcast, cast, across devices) into ``self``.",
     function=False)
-_op("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", "inplace nondifferentiable",
+_op("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", "inplace",
     "Fills ``self`` with ``value``.", function=False)
-_op("zero_(Tensor(a!) self) -> Tensor(a!)", "inplace nondifferentiable composite",
+_op("zero_(Tensor(a!) self) -> Tensor(a!)", "inplace composite",
     "Fills ``self`` with zeros.", function=False)
 _op("item(Tensor self) -> Scalar", "conversion nondifferentiable",
     "The value of a one-element tensor as a Python scalar.", function=False)

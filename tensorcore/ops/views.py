@@ -99,11 +99,15 @@ def as_strided(self: Tensor, size: Any, stride: Any, storage_offset: int | None 
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape ({len(size)} vs {len(stride)})")
-    if any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise RuntimeError("as_strided: negative sizes or strides are not supported")
-    off = self._offset if storage_offset is None else storage_offset
-    if _numel(size):
-        last = off + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    last = off = self._offset if storage_offset is None else storage_offset
+    for n, s in zip(size, stride):  # noqa: B905 - lengths checked above
+        if n < 0 or s < 0:
+            raise RuntimeError("as_strided: negative sizes or strides are not supported")
+        if n == 0:
+            last = -1
+            break
+        last += (n - 1) * s
+    if last >= 0:
         storage = self._storage
         if storage is not None and (last + 1) * self._dtype.itemsize > storage.nbytes:
             raise RuntimeError(

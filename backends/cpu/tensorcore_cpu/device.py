@@ -11,7 +11,7 @@ from tensorcore import Storage, Tensor
 from tensorcore._tensor import contiguous_strides, make_tensor
 from tensorcore.plugins import DeviceInterface
 
-from ._dtypes import from_numpy, to_numpy
+from ._dtypes import _TO_NP, from_numpy, to_numpy
 
 __all__ = ["CPUDevice", "wrap"]
 
@@ -25,8 +25,7 @@ def wrap(arr: Any, dtype: tc.dtype | None = None) -> Tensor:
     isz = arr.itemsize
     if arr.flags.c_contiguous:
         shape = arr.shape
-        base = arr.reshape(-1)
-        st = Storage(base, arr.nbytes, _CPU, dtype)
+        st = Storage(arr, arr.nbytes, _CPU, dtype)
         return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
     # A strided array: its storage is the smallest flat range covering it.
     strides = tuple(s // isz for s in arr.strides)
@@ -44,8 +43,10 @@ class CPUDevice(DeviceInterface):
     type = "cpu"
 
     def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
-        """Allocate with ``np.empty``."""
-        return wrap(np.empty(shape, to_numpy(dtype)), dtype)
+        """Allocate with ``np.empty``; the (contiguous) array is the storage buffer."""
+        arr = np.empty(shape, _TO_NP[dtype])
+        st = Storage(arr, arr.nbytes, _CPU, dtype)
+        return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
 
     def materialize(self, t: Tensor) -> Any:
         """``np.ndarray`` over the storage buffer with the tensor's sizes and strides."""

@@ -1,0 +1,263 @@
+"""The backward engine: iterative topological execution of the graph (no recursion)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._tensor import Tensor
+from . import grad_mode
+from .graph import AccumulateGrad, Node, edge
+
+__all__ = ["backward", "grad", "run_backward"]
+
+
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs: list[Tensor], grads: list[Any]) -> list[Tensor]:
+    from ..ops.factories import tensor as make
+
+    res = []
+    for i, out in enumerate(outputs):
+        g = grads[i] if i < len(grads) else None
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not (out._dtype.is_floating_point or out._dtype.is_complex):
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {out._dtype}"
+                )
+            g = _ones_like(out)
+        elif not isinstance(g, Tensor):
+            g = make(g, dtype=out._dtype, device=out._device)
+        elif g._shape != out._shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._shape)} and "
+                f"output[{i}] has a shape of {list(out._shape)}."
+            )
+        res.append(g)
+    return res
+
+
+def _ones_like(t: Tensor) -> Tensor:
+    from ..ops._api import FUNCTIONS
+
+    return FUNCTIONS["ones_like"](t)  # type: ignore[no-any-return]
+
+
+def run_backward(
+    outputs: Sequence[Tensor],
+    grad_outputs: Sequence[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+    accumulate: bool = True,
+    allow_unused: bool = False,
+) -> list[Tensor | None]:
+    """Run backward from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
+    outputs = list(outputs)
+    for i, o in enumerate(outputs):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"backward(): outputs must be Tensors, got {type(o).__name__}")
+        if not o._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    grads = _make_grads(outputs, list(grad_outputs))
+    roots = [edge(o) for o in outputs]
+
+    # Capture points for autograd.grad / backward(inputs=...).
+    capture: dict[tuple[int, int], int] = {}
+    wanted_leaves: set[int] | None = None
+    if inputs is not None:
+        wanted_leaves = set()
+        for k, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError("inputs must be Tensors")
+            if not t._requires_grad:
+                raise RuntimeError(f"One of the differentiated Tensors does not require grad (input {k})")
+            n, nr = edge(t)
+            capture[(id(n), nr)] = k
+            if t._grad_fn is None:
+                wanted_leaves.add(id(t))
+    results: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
+
+    # Dependency counts over the reachable graph, found iteratively.
+    deps: dict[int, int] = {}
+    nodes: dict[int, Node] = {}
+    stack = [n for n, _ in roots if n is not None]
+    for n in stack:
+        nodes[id(n)] = n
+    while stack:
+        n = stack.pop()
+        for nxt, _ in n.next_functions:
+            if nxt is None:
+                continue
+            k = id(nxt)
+            deps[k] = deps.get(k, 0) + 1
+            if k not in nodes:
+                nodes[k] = nxt
+                stack.append(nxt)
+
+    buffers: dict[int, list[Any]] = {}
+    for (n, nr), g in zip(roots, grads, strict=True):
+        if n is None:
+            continue
+        buf = buffers.setdefault(id(n), [None] * n.n_outputs)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    ready: list[Node] = []
+    queued: set[int] = set()
+    for n, _ in roots:
+        if n is not None and deps.get(id(n), 0) == 0 and id(n) not in queued:
+            ready.append(n)
+            queued.add(id(n))
+
+    stored: set[int] = set()
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            node = ready.pop()
+            nid = id(node)
+            gbuf = buffers.pop(nid, None) or [None] * node.n_outputs
+            if node.pre_hooks:
+                for nr, hooks in node.pre_hooks.items():
+                    for hook in hooks:
+                        if gbuf[nr] is not None:
+                            r = hook(gbuf[nr])
+                            if r is not None:
+                                gbuf[nr] = r
+            if capture:
+                for nr in range(node.n_outputs):
+                    k = capture.get((nid, nr))
+                    if k is not None and gbuf[nr] is not None:
+                        results[k] = gbuf[nr]
+            if isinstance(node, AccumulateGrad):
+                g = gbuf[0]
+                leaf = node.variable
+                if g is not None and leaf._ag is not None:
+                    for hook in leaf._ag.hooks:
+                        r = hook(g)
+                        if r is not None:
+                            g = r
+                if g is not None and accumulate and (wanted_leaves is None or id(leaf) in wanted_leaves):
+                    _accumulate(leaf, g, create_graph, stored)
+                continue
+            if node.released:
+                raise RuntimeError(
+                    "Trying to backward through the graph a second time (or directly access saved "
+                    "tensors after they have already been freed). Saved intermediate values of the "
+                    "graph are freed when you call .backward() or autograd.grad(). Specify "
+                    "retain_graph=True if you need to backward through the graph a second time or "
+                    "if you need to access saved tensors after calling backward."
+                )
+            if all(g is None for g in gbuf):
+                in_grads: Sequence[Any] = [None] * len(node.next_functions)
+            else:
+                in_grads = node.apply(gbuf)
+                for hook in node.hooks:
+                    hook(in_grads, gbuf)
+            if not retain_graph:
+                node.release()
+            for (nxt, nr), g in zip(node.next_functions, in_grads, strict=False):
+                if nxt is None:
+                    continue
+                k = id(nxt)
+                if g is not None:
+                    buf = buffers.get(k)
+                    if buf is None:
+                        buf = buffers[k] = [None] * nxt.n_outputs
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[k] - 1
+                deps[k] = left
+                if left == 0:
+                    ready.append(nxt)
+    if inputs is not None and not allow_unused:
+        for k, r in enumerate(results):
+            if r is None:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+    return results
+
+
+def _accumulate(leaf: Tensor, g: Tensor, create_graph: bool, stored: set[int]) -> None:
+    if not create_graph:
+        g = g.detach()  # type: ignore[attr-defined]
+    old = leaf._grad
+    if old is None:
+        st = id(g._storage)
+        # A gradient tensor may reach several leaves (``a + b``): never let two .grad alias.
+        if st in stored or g._shape != leaf._shape or g._stride != leaf._stride:
+            g = g.clone() if g._shape == leaf._shape else g.expand(leaf._shape).clone()  # type: ignore[attr-defined]
+        stored.add(id(g._storage))
+        leaf._grad = g
+    elif create_graph or old._requires_grad:
+        leaf._grad = old + g
+    else:
+        old.add_(g)  # type: ignore[attr-defined]
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Compute the gradients of ``tensors`` and accumulate them into the leaves' ``.grad``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([1.0, 2.0], requires_grad=True)
+    >>> tc.autograd.backward((x * x).sum())
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    outs = _as_list(tensors)
+    gs = _as_list(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    ins = None if inputs is None else _as_list(inputs)
+    if ins is not None and not ins:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    run_backward(outs, gs, retain_graph, create_graph, ins, accumulate=True, allow_unused=True)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor(3.0, requires_grad=True)
+    >>> (g,) = tc.autograd.grad(x ** 3, x, create_graph=True)
+    >>> g.item(), tc.autograd.grad(g, x)[0].item()
+    (27.0, 18.0)
+    """
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    gs = _as_list(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    res = run_backward(
+        outs, gs, retain_graph, create_graph, ins, accumulate=False,
+        allow_unused=bool(allow_unused) or materialize_grads,
+    )
+    if materialize_grads:
+        from ..ops._api import FUNCTIONS
+
+        res = [r if r is not None else FUNCTIONS["zeros_like"](i) for r, i in zip(res, ins, strict=True)]
+    return tuple(res)

@@ -1,0 +1,150 @@
+"""``tensorcore.autograd.Function``: user-defined operations with their own backward."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+from . import grad_mode
+from .graph import Node, SavedTensor, edge, meta
+
+__all__ = ["Function", "FunctionCtx"]
+
+
+class FunctionCtx:
+    """The ``ctx`` a custom Function's ``forward`` and ``backward`` receive."""
+
+    def __init__(self) -> None:
+        self._to_save: tuple[Any, ...] = ()
+        self._saved: list[Any] | None = None
+        self._node: Node | None = None
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._dirty: tuple[Tensor, ...] = ()
+        self._non_diff: tuple[Tensor, ...] = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Save tensors (or None) for ``backward``; read them back as ``ctx.saved_tensors``."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save tensors or None")
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        """The saved tensors, checked against in-place modification since they were saved."""
+        if self._saved is None:
+            return tuple(self._to_save)
+        return tuple(s.unpack(self._node) if isinstance(s, SavedTensor) else s for s in self._saved)
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare inputs that ``forward`` modified in place."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that have no gradient (e.g. integer indices)."""
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` receives zeros (True) or None for outputs without a gradient."""
+        self.materialize_grads = value
+
+
+class Function:
+    """Base class of custom differentiable operations.
+
+    Subclass it with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``
+    methods and call ``MyFunction.apply(*args)``. ``backward`` returns one gradient (or None)
+    per argument of ``forward``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> class Cube(tc.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 3 * x ** 2 * g
+    >>> x = tc.tensor([2.0], requires_grad=True)
+    >>> Cube.apply(x).sum().backward(); x.grad
+    tensor([12.])
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any) -> Any:
+        """Compute the outputs (runs with gradient recording off)."""
+        raise NotImplementedError("Function subclasses must implement a static forward()")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        """Gradients of the inputs given gradients of the outputs."""
+        raise NotImplementedError("Function subclasses must implement a static backward()")
+
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        """Run ``forward`` and, when some input requires grad, record a graph node."""
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        edges = [edge(a) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args]
+        with grad_mode.no_grad():
+            out = cls.forward(ctx, *args)
+        if not record:
+            return out
+        outputs = out if isinstance(out, tuple) else (out,)
+        node = Node(f"{cls.__name__}Backward", _function_apply)
+        node.ctx = (cls, ctx, len(outputs))
+        node.n_outputs = len(outputs)
+        node.next_functions = tuple(edges)
+        node.input_meta = [(a._shape, a._dtype) if isinstance(a, Tensor) else None for a in args]
+        ctx._node = node
+        out_ids = {id(o) for o in outputs}
+        ctx._saved = [
+            None if t is None else SavedTensor(t, id(t) in out_ids, node.name()) for t in ctx._to_save
+        ]
+        for t in ctx._dirty:
+            t._bump_version()
+        for i, o in enumerate(outputs):
+            if not isinstance(o, Tensor) or any(o is n for n in ctx._non_diff):
+                continue
+            if not (o._dtype.is_floating_point or o._dtype.is_complex):
+                continue
+            if any(o is a for a in args) and not any(o is d for d in ctx._dirty):
+                # Returning an input unchanged: the output is a new alias of it.
+                o = o.view_as(o)  # type: ignore[attr-defined]
+                outputs = outputs[:i] + (o,) + outputs[i + 1 :]
+            o._requires_grad = True
+            o._grad_fn = node
+            if i:
+                meta(o).output_nr = i
+        return outputs if isinstance(out, tuple) else outputs[0]
+
+
+def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
+    cls, ctx, _n = node.ctx
+    res = cls.backward(ctx, *grads)
+    if not isinstance(res, tuple):
+        res = (res,)
+    if len(res) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {cls.__name__}Backward returned an incorrect number of gradients "
+            f"(expected {len(node.next_functions)}, got {len(res)})"
+        )
+    out = []
+    for r, m in zip(res, node.input_meta, strict=True):
+        if r is None or m is None:
+            out.append(None)
+            continue
+        if r._shape != m[0]:
+            r = r.expand(m[0]) if r.numel() == 1 else r  # type: ignore[attr-defined]
+            if r._shape != m[0]:
+                raise RuntimeError(
+                    f"Function {cls.__name__}Backward returned an invalid gradient - got "
+                    f"{list(r._shape)} but expected shape compatible with {list(m[0])}"
+                )
+        out.append(r)
+    return out

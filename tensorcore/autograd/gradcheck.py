@@ -1,0 +1,160 @@
+"""Finite-difference checks of gradients: ``gradcheck`` and ``gradgradcheck``.
+
+Backend authors can run them on their own kernels: they only use the public API.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._tensor import Tensor
+from . import grad_mode
+from .engine import grad as autograd_grad
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by :func:`gradcheck` when analytical and numerical gradients disagree."""
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _diff_outputs(func: Callable[..., Any], inputs: Sequence[Any]) -> tuple[Tensor, ...]:
+    return tuple(
+        o for o in _as_tuple(func(*inputs))
+        if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex)
+    )
+
+
+def _indices(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    return list(itertools.product(*(range(s) for s in shape)))
+
+
+def _numerical(func: Callable[..., Any], inputs: Sequence[Any], x: Tensor, eps: float) -> list[list[list[float]]]:
+    """Per output, the Jacobian columns for each element of ``x`` (central differences)."""
+    cols: list[list[list[float]]] = []
+    xd = x.detach()  # type: ignore[attr-defined]
+    for idx in _indices(x._shape):
+        orig = xd[idx].item()
+        with grad_mode.no_grad():
+            xd[idx] = orig + eps
+            plus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+            xd[idx] = orig - eps
+            minus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+            xd[idx] = orig
+        cols.append([[(p - m) / (2 * eps) for p, m in zip(po, mo, strict=True)] for po, mo in zip(plus, minus, strict=True)])
+    return cols
+
+
+def gradcheck(
+    func: Callable[..., Any],
+    inputs: Any,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+) -> bool:
+    """Compare autograd's gradients of ``func`` with central finite differences.
+
+    Inputs that require grad should be float64 (finite differences in lower precision are
+    too coarse). Every element of every output is checked against every input element; on a
+    mismatch the report names the output, the input, the element and both values.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([0.5, 1.5], dtype=tc.float64, requires_grad=True)
+    >>> tc.autograd.gradcheck(lambda t: (t.sin() * t).sum(), (x,))
+    True
+    """
+    inputs = _as_tuple(inputs)
+    wrt = [(k, x) for k, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    for k, x in wrt:
+        if x._dtype.is_complex:
+            raise NotImplementedError("gradcheck supports real inputs only")
+    outputs = _diff_outputs(func, inputs)
+    worst: tuple[float, str] = (0.0, "")
+    for oi, out in enumerate(outputs):
+        n_out = out.numel()
+        for k, x in wrt:
+            numerical = _numerical(func, inputs, x, eps)
+            # Analytical rows: one vector-Jacobian product per output element.
+            analytical: list[list[float]] = []
+            for j in range(n_out):
+                from ..ops._api import FUNCTIONS
+
+                onehot = FUNCTIONS["zeros"](n_out, dtype=out._dtype, device=out._device)
+                onehot[j] = 1.0
+                outs = _diff_outputs(func, inputs)
+                (g,) = autograd_grad(
+                    outs[oi], [x], onehot.reshape(out._shape), allow_unused=True
+                )
+                analytical.append([0.0] * x.numel() if g is None else g.reshape(-1).tolist())
+            for j in range(n_out):
+                for e, idx in enumerate(_indices(x._shape)):
+                    a = analytical[j][e]
+                    n = numerical[e][oi][j]
+                    err = abs(a - n)
+                    if err > atol + rtol * abs(n) and err > worst[0]:
+                        worst = (
+                            err,
+                            f"Jacobian mismatch for output {oi} with respect to input {k}: at "
+                            f"output element {j}, input element {idx}: numerical {n!r}, "
+                            f"analytical {a!r} (|difference| {err:.3g} > atol {atol} + rtol {rtol} * |numerical|)",
+                        )
+    if worst[1]:
+        if raise_exception:
+            raise GradcheckError(worst[1])
+        return False
+    return True
+
+
+def gradgradcheck(
+    func: Callable[..., Any],
+    inputs: Any,
+    grad_outputs: Any = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+) -> bool:
+    """Check second derivatives: gradcheck of the gradient of ``func`` (built with create_graph).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([0.5, 1.5], dtype=tc.float64, requires_grad=True)
+    >>> tc.autograd.gradgradcheck(lambda t: t.exp() * t, (x,))
+    True
+    """
+    from ..ops._api import FUNCTIONS
+
+    inputs = _as_tuple(inputs)
+    outputs = _diff_outputs(func, inputs)
+    if grad_outputs is None:
+        gens = []
+        for o in outputs:
+            g = FUNCTIONS["randn"](o._shape, dtype=o._dtype, device=o._device)
+            gens.append(g.requires_grad_())
+        grad_outputs = tuple(gens)
+    grad_outputs = _as_tuple(grad_outputs)
+    wrt_pos = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+    n_in = len(inputs)
+
+    def first_grad(*args: Any) -> tuple[Any, ...]:
+        ins, gos = args[:n_in], args[n_in:]
+        outs = _diff_outputs(func, ins)
+        gs = autograd_grad(outs, [ins[k] for k in wrt_pos], gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_grad, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

@@ -1,0 +1,186 @@
+"""The autograd graph: nodes, saved tensors and gradient accumulators.
+
+A node is created for every recorded operation; ``next_functions`` point at the nodes that
+produced its differentiable inputs (an :class:`AccumulateGrad` for leaves). Outputs are saved
+without a ``grad_fn`` so that a node never keeps itself alive through its own outputs.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "AutogradMeta", "camel"]
+
+
+def camel(name: str) -> str:
+    """``log_softmax`` -> ``LogSoftmax`` (PyTorch's node names)."""
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+class AutogradMeta:
+    """Per-tensor autograd state that most tensors never need."""
+
+    __slots__ = ("output_nr", "retains_grad", "hooks", "accumulator")
+
+    def __init__(self, output_nr: int = 0) -> None:
+        self.output_nr = output_nr
+        self.retains_grad = False
+        self.hooks: list[Callable[[Any], Any]] = []
+        self.accumulator: weakref.ref[AccumulateGrad] | None = None
+
+
+def meta(t: Tensor) -> AutogradMeta:
+    """The tensor's autograd metadata, created on first need."""
+    m = t._ag
+    if m is None:
+        m = t._ag = AutogradMeta()
+    return m  # type: ignore[no-any-return]
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved."""
+
+    __slots__ = ("data", "version", "is_output", "grad_fn_name", "output_nr", "requires_grad", "orig_fn")
+
+    def __init__(self, t: Tensor, is_output: bool, node_name: str) -> None:
+        from .._tensor import make_tensor
+
+        self.version = t._version
+        self.is_output = is_output
+        self.requires_grad = t._requires_grad
+        self.output_nr = t._ag.output_nr if t._ag is not None else 0
+        self.grad_fn_name = node_name if is_output else (t._grad_fn.name() if t._grad_fn is not None else None)
+        if is_output:
+            # No grad_fn: the node that saves its own output must not keep itself alive.
+            self.data = make_tensor(t._storage, t._shape, t._stride, t._offset, t._dtype, t._device, t._native, t._layout)
+            self.data._base = t._base
+            self.orig_fn = None
+        else:
+            self.data = t
+            self.orig_fn = t._grad_fn
+
+    def unpack(self, node: Node | None) -> Tensor:
+        """The saved tensor; raises if it was modified in place since it was saved."""
+        d = self.data
+        if d is None:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward."
+            )
+        if d._version != self.version:
+            what = f", which is output {self.output_nr} of {self.grad_fn_name}," if self.grad_fn_name else ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{d._dtype.name} tensor of shape {list(d._shape)}]{what} is at "
+                f"version {d._version}; expected version {self.version} instead. Hint: the "
+                "operation that modified it ran after it was saved; use .clone() before the "
+                "in-place operation, or tc.autograd.detect_mutation() to find it."
+            )
+        if self.is_output and self.requires_grad and node is not None:
+            from .._tensor import make_tensor
+
+            t = make_tensor(d._storage, d._shape, d._stride, d._offset, d._dtype, d._device, d._native, d._layout)
+            t._requires_grad = True
+            t._grad_fn = node
+            if self.output_nr:
+                meta(t).output_nr = self.output_nr
+            return t
+        return d
+
+
+class Node:
+    """A recorded operation: computes its inputs' gradients from its outputs' gradients."""
+
+    __slots__ = (
+        "_name",
+        "next_functions",
+        "input_meta",
+        "saved",
+        "fn",
+        "ctx",
+        "n_outputs",
+        "pre_hooks",
+        "hooks",
+        "released",
+        "__weakref__",
+    )
+
+    def __init__(self, name: str, fn: Callable[..., Any] | None = None) -> None:
+        self._name = name
+        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
+        # (shape, dtype, device, is_complex) of each differentiable input, in order.
+        self.input_meta: list[Any] = []
+        self.saved: dict[str, Any] = {}
+        self.fn = fn
+        self.ctx: Any = None
+        self.n_outputs = 1
+        # Hooks on outputs of this node, by output index (tensor.register_hook on non-leaves).
+        self.pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
+        self.hooks: list[Callable[..., Any]] = []
+        self.released = False
+
+    def name(self) -> str:
+        """PyTorch-style name, e.g. ``MulBackward0``."""
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<{self._name} object at {id(self):#x}>"
+
+    def register_hook(self, fn: Callable[..., Any]) -> None:
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs."""
+        self.hooks.append(fn)
+
+    def apply(self, grads: list[Any]) -> tuple[Any, ...]:
+        """Gradients of the inputs given the gradients of the outputs."""
+        assert self.fn is not None
+        return self.fn(self, grads)  # type: ignore[no-any-return]
+
+    def release(self) -> None:
+        """Free the saved tensors (after a backward without ``retain_graph``)."""
+        self.released = True
+        for k, v in self.saved.items():
+            if isinstance(v, SavedTensor):
+                v.data = None  # type: ignore[assignment]
+            self.saved[k] = v
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds the incoming gradient to ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__("AccumulateGrad")
+        self.variable = variable
+        self.n_outputs = 1
+
+    def release(self) -> None:
+        pass
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The (shared) AccumulateGrad node of a leaf that requires grad."""
+    m = meta(t)
+    acc = m.accumulator() if m.accumulator is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        m.accumulator = weakref.ref(acc)
+    return acc
+
+
+def edge(t: Any) -> tuple[Node | None, int]:
+    """Where a gradient for tensor ``t`` goes: its grad_fn and output index, or its accumulator."""
+    fn = t._grad_fn
+    if fn is not None:
+        return fn, (t._ag.output_nr if t._ag is not None else 0)
+    if t._requires_grad:
+        return grad_accumulator(t), 0
+    return None, 0

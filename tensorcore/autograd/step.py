@@ -1,0 +1,363 @@
+"""Autograd as a dispatch step: record a graph node in front of the backend kernel.
+
+``ops/_call.py`` calls :func:`autograd_step` only when grad mode is on and some input
+requires grad, so calls without gradients pay one boolean check. The step runs the kernel
+with recording off, then links the outputs to a :class:`~tensorcore.autograd.graph.Node`
+whose rule comes from the derivative table (or a backend's override for the device/layout).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from .._tensor import Tensor
+from . import grad_mode
+from .graph import Node, SavedTensor, camel, edge, meta
+
+if TYPE_CHECKING:
+    from ..dispatch import Op
+
+__all__ = ["autograd_step", "Ctx", "detect_mutation", "derivative_overrides"]
+
+_gm = grad_mode._state
+# (op name, device type, layout name) -> Derivative, registered by backends.
+derivative_overrides: dict[tuple[str, str, str], Any] = {}
+_DERIVS: Any = None
+_COMPOSITES: Any = None
+
+
+class Ctx:
+    """Attribute access to what a rule saved, unpacking saved tensors (with version checks)."""
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            v = self._node.saved[name]
+        except KeyError:
+            raise AttributeError(f"{self._node.name()} saved no '{name}'") from None
+        if isinstance(v, SavedTensor):
+            return v.unpack(self._node)
+        if isinstance(v, list) and v and any(isinstance(x, SavedTensor) for x in v):
+            return [x.unpack(self._node) if isinstance(x, SavedTensor) else x for x in v]
+        return v
+
+
+def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
+    """Run a derivative-table rule, then fit each gradient to its input (shape, dtype)."""
+    from ..ops.derivatives import sum_to
+
+    rule = node.ctx
+    if node.n_outputs == 1:
+        res = rule.fn(Ctx(node), grads[0])
+    else:
+        res = rule.fn(Ctx(node), grads)
+    out: list[Any] = []
+    for r, m in zip(res, node.input_meta, strict=False):
+        if r is None or m is None:
+            out.append(None)
+            continue
+        shape, dtype = m
+        if r._shape != shape:
+            r = sum_to(r, shape)
+        if r._dtype is not dtype:
+            if r._dtype.is_complex and not dtype.is_complex:
+                r = r.real  # type: ignore[attr-defined]
+            r = r.to(dtype)
+        out.append(r)
+    return out
+
+
+def _inputs(op: Op, args: tuple[Any, ...]) -> list[Any]:
+    ins = [args[i] for i in op.tensor_pos]
+    for i in op.list_pos:
+        ins.extend(args[i] or ())
+    return ins
+
+
+def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Arguments as the kernels see them (dims wrapped, defaults filled) for the rules."""
+    kind = op.decl.meta
+    if kind == "reduction":
+        from ..ops.meta import normalize_dims
+
+        dpos = op.decl.param("dim")
+        raw = args[dpos]
+        dims = normalize_dims(raw, args[0].ndim)
+        args = args[:dpos] + (dims,) + args[dpos + 1 :]
+        if op.name in ("var", "std") and args[2] is None:
+            args = args[:2] + (1,) + args[3:]
+        return args
+    if kind == "structured":
+        from ..ops._structured import STRUCTURED
+
+        norm, _ = STRUCTURED[op.name](*args)
+        if op.name == "cat":
+            return (args[0],) + tuple(norm[1:])
+        return tuple(norm)
+    return args
+
+
+def _save(node: Node, rule: Any, op: Op, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
+    params = op.decl.parsed.params
+    name = node.name()
+    for key in rule.saves:
+        if key.startswith("result"):
+            o = outputs[int(key[6:] or 0)]
+            node.saved[key] = SavedTensor(o, True, name) if isinstance(o, Tensor) else o
+            continue
+        i = next(k for k, p in enumerate(params) if p.name == key)
+        v = args[i]
+        if isinstance(v, Tensor):
+            node.saved[key] = SavedTensor(v, False, name)
+        elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
+            node.saved[key] = [SavedTensor(x, False, name) if isinstance(x, Tensor) else x for x in v]
+        else:
+            node.saved[key] = v
+        if _debug.on:
+            _track(node, v)
+
+
+def _rule_for(op: Op, dev: Any, args: tuple[Any, ...]) -> Any:
+    global _DERIVS
+    if _DERIVS is None:
+        from ..ops.derivatives import DERIVATIVES
+
+        _DERIVS = DERIVATIVES
+    if derivative_overrides:
+        lay = max((a._layout for a in _inputs(op, args) if isinstance(a, Tensor)), key=lambda x: x.priority)
+        r = derivative_overrides.get((op.name, dev.type, lay.name))
+        if r is not None:
+            return r
+    r = _DERIVS.get(op.name)
+    if r is None:
+        raise RuntimeError(f"the derivative for '{op.name}' is not implemented")
+    return r
+
+
+def _differentiable(t: Any) -> bool:
+    return isinstance(t, Tensor) and (t._dtype.is_floating_point or t._dtype.is_complex)
+
+
+def autograd_step(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool) -> Any:
+    """Run ``op`` and record it in the graph (the dispatch step in front of the kernel)."""
+    if op.composite:
+        global _COMPOSITES
+        if _COMPOSITES is None:
+            from ..ops.composite import COMPOSITES
+
+            _COMPOSITES = COMPOSITES
+        # A composite differentiates through its parts (a fused backend kernel has no rule).
+        impl = _COMPOSITES.get(op.name, kernel)
+        res = op.frontend(op, impl, args, out, dev, inplace)  # type: ignore[misc]
+        if inplace:
+            args[0]._bump_version()
+        return res
+    if not op.differentiable:
+        if inplace:
+            self = args[0]
+            if self._requires_grad and self._grad_fn is None:
+                _check_leaf_inplace(self)
+        prev = _gm.enabled
+        _gm.enabled = False
+        try:
+            res = op.frontend(op, kernel, args, out, dev, inplace)  # type: ignore[misc]
+        finally:
+            _gm.enabled = prev
+        if inplace:
+            args[0]._bump_version()
+        return res
+    rule = _rule_for(op, dev, args)
+    if inplace:
+        return _inplace_step(op, kernel, args, dev, rule)
+    prev = _gm.enabled
+    _gm.enabled = False
+    try:
+        res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
+    finally:
+        _gm.enabled = prev
+    outputs = res if isinstance(res, tuple) else (res,)
+    node = _make_node(op, rule, args, outputs)
+    for i, o in enumerate(outputs):
+        if _differentiable(o):
+            o._requires_grad = True
+            o._grad_fn = node
+            if i:
+                meta(o).output_nr = i
+    return res
+
+
+def _make_node(op: Op, rule: Any, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
+    from .graph import Node as _Node
+
+    node = _Node(camel(op.name) + "Backward0", apply_rule)
+    node.ctx = rule
+    node.n_outputs = len(outputs)
+    ins = _inputs(op, args)
+    node.next_functions = tuple(
+        edge(t) if isinstance(t, Tensor) and t._requires_grad else (None, 0) for t in ins
+    )
+    node.input_meta = [(t._shape, t._dtype) if isinstance(t, Tensor) else None for t in ins]
+    _save(node, rule, op, _normalized(op, args) if rule.saves else args, outputs)
+    return node
+
+
+def _check_leaf_inplace(self: Tensor) -> None:
+    raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, rule: Any) -> Any:
+    self = args[0]
+    base = self._base
+    if self._grad_fn is None and self._requires_grad:
+        _check_leaf_inplace(self)
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if _debug.on:
+        _check_mutation(self, op.name + "_")
+    prev = _gm.enabled
+    _gm.enabled = False
+    try:
+        # Rules that read the input's old value get a copy taken before it is overwritten.
+        saved_args = args
+        if "self" in rule.saves:
+            saved_args = (self.clone(),) + args[1:]  # type: ignore[attr-defined]
+        op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
+        self._bump_version()
+    finally:
+        _gm.enabled = prev
+    node = _make_node(op, rule, saved_args, (self,))
+    node.next_functions = (edge(self),) + node.next_functions[1:]
+    if base is None:
+        self._grad_fn = node
+        self._requires_grad = True
+        if self._ag is not None:
+            self._ag.output_nr = 0
+        return self
+    _rebase_view(self, base, node)
+    return self
+
+
+def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
+    """After an in-place op on ``view``, make ``base``'s history go through it (CopySlices)."""
+    geom = (view._shape, view._stride, view._offset)
+    bgeom = (base._shape, base._stride, base._offset)
+    cs = Node("CopySlices", _copy_slices)
+    cs.ctx = (geom, bgeom, fn)
+    cs.next_functions = (edge(base),) + fn.next_functions[1:]
+    cs.input_meta = [(base._shape, base._dtype)] + fn.input_meta[1:]
+    base._grad_fn = cs
+    base._requires_grad = True
+    if base._ag is not None:
+        base._ag.output_nr = 0
+    # The view's new history: a view of the new base.
+    from ..dispatch import get_op
+    from ..ops._call import call
+
+    fresh = call(get_op("as_strided"), (base, view._shape, view._stride, view._offset))
+    view._grad_fn = fresh._grad_fn
+    view._requires_grad = True
+    if view._ag is not None:
+        view._ag.output_nr = 0
+
+
+def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:
+    from ..ops._api import FUNCTIONS
+
+    (shape, stride, off), (bshape, bstride, boff), fn = node.ctx
+    g = grads[0]
+    lo = min(off, boff)
+    hi = max(_last(shape, stride, off), _last(bshape, bstride, boff))
+    extent = max(hi - lo + 1, 0)
+    buf = FUNCTIONS["zeros"](extent, dtype=g._dtype, device=g._device)
+    gbase = buf.as_strided(bshape, bstride, boff - lo)
+    gbase.copy_(g)
+    region = buf.as_strided(shape, stride, off - lo)
+    res = fn.apply([region.clone()])
+    region.copy_(res[0] if res[0] is not None else FUNCTIONS["zeros_like"](region))
+    return [gbase.clone(), *res[1:]]
+
+
+def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:
+    if any(s == 0 for s in shape):
+        return off
+    return off + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
+
+
+# ------------------------------------------------------------------ detect_mutation
+class _Debug:
+    on = False
+    saved: dict[int, list[tuple[weakref.ref[Node], str]]] = {}
+
+
+_debug = _Debug()
+
+
+def _track(node: Node, v: Any) -> None:
+    for t in v if isinstance(v, (list, tuple)) else (v,):
+        if isinstance(t, Tensor) and t._storage is not None:
+            _debug.saved.setdefault(id(t._storage), []).append((weakref.ref(node), node.name()))
+
+
+def _check_mutation(t: Tensor, what: str) -> None:
+    if t._storage is None:
+        return
+    for ref, name in _debug.saved.get(id(t._storage), ()):
+        n = ref()
+        if n is not None and not n.released:
+            raise RuntimeError(
+                f"detect_mutation: {what} modifies a tensor that {name} saved for backward; "
+                "the backward pass would fail. Clone it before modifying it in place."
+            )
+
+
+class detect_mutation:  # noqa: N801
+    """Debug mode: raise at the in-place operation that modifies a tensor saved for backward.
+
+    PyTorch reports such a modification only when ``backward`` runs; inside this context the
+    mutating line itself raises, which points straight at the culprit.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2, requires_grad=True)
+    >>> with tc.autograd.detect_mutation():
+    ...     y = x.exp()
+    ...     try:
+    ...         y.mul_(2)
+    ...     except RuntimeError as e:
+    ...         print("raised")
+    raised
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self.prev = _debug.on
+        _debug.on = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _debug.on = self.prev
+        if not _debug.on:
+            _debug.saved.clear()
+
+
+def check_inplace_mutation(t: Tensor, what: str) -> None:
+    """Called by the in-place path when detect_mutation is on."""
+    if _debug.on:
+        _check_mutation(t, what)
+
+
+
+def install() -> None:
+    """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
+    from ..ops._call import set_autograd_step
+
+    set_autograd_step(autograd_step, _debug)

@@ -1,0 +1,581 @@
+"""THE derivative table: one rule per differentiable operator.
+
+A rule names what it saves (parameter names from the operator's signature, or ``result``)
+and maps the output gradient ``g`` to one gradient per tensor input (in signature order,
+tensor lists flattened; ``None`` for inputs without a gradient). Rules are written with
+tensorcore operators, so they run on every device and layout and are themselves
+differentiable (higher-order gradients). The engine then sums each gradient to its input's
+shape (undoing broadcasting) and casts it to the input's dtype.
+
+Contract (as PyTorch's derivatives.yaml): for a real input x and output y, a rule returns
+``dL/dx`` given ``g = dL/dy``; for complex inputs it returns the conjugate Wirtinger form
+PyTorch uses (``g * conj(dy/dx)``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+
+__all__ = ["Derivative", "DERIVATIVES", "sum_to"]
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """What a rule saves and how it maps output gradients to input gradients."""
+
+    saves: tuple[str, ...]
+    fn: Callable[..., Any]
+
+
+DERIVATIVES: dict[str, Derivative] = {}
+
+
+def _d(name: str, saves: str, fn: Callable[..., Any]) -> None:
+    if name in DERIVATIVES:
+        raise ValueError(f"derivative of {name} defined twice")
+    DERIVATIVES[name] = Derivative(tuple(saves.split()), fn)
+
+
+def _F(name: str) -> Callable[..., Any]:
+    from ._api import FUNCTIONS
+
+    return FUNCTIONS[name]
+
+
+def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum ``g`` down to ``shape`` (the inverse of broadcasting)."""
+    if g._shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and g._shape[lead + i] != 1
+    )
+    r = g.sum(dims, keepdim=True) if dims else g  # type: ignore[attr-defined]
+    if lead:
+        r = r.reshape(shape)
+    return r
+
+
+def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Tensor:
+    """Broadcast a reduced gradient back to the input's shape."""
+    if dims is None:
+        dims = tuple(range(len(shape)))
+    if not keepdim:
+        for d in sorted(dims):
+            g = g.unsqueeze(d)  # type: ignore[attr-defined]
+    return g.expand(shape)  # type: ignore[attr-defined, no-any-return]
+
+
+def _conj(t: Any) -> Any:
+    return t.conj() if isinstance(t, Tensor) and t._dtype.is_complex else t  # type: ignore[attr-defined]
+
+
+def _zeros_of(t: Tensor) -> Tensor:
+    return _F("zeros_like")(t)  # type: ignore[no-any-return]
+
+
+def _T(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+# ------------------------------------------------------------------ pointwise
+_d("add", "alpha", lambda c, g: (g, g if c.alpha == 1 else g * c.alpha))
+_d("sub", "alpha", lambda c, g: (g, -g if c.alpha == 1 else g * -c.alpha))
+_d("mul", "self other", lambda c, g: (g * _conj(c.other), g * _conj(c.self)))
+
+
+def _div(c: Any, g: Tensor) -> tuple[Any, ...]:
+    if c.rounding_mode is not None:
+        return (g * 0, g * 0 if _T(c.other) else None)
+    other = _conj(c.other)
+    ga = g / other
+    gb = -g * _conj(c.self) / (other * other) if _T(c.other) else None
+    return ga, gb
+
+
+_d("div", "self other rounding_mode", _div)
+_d("remainder", "self other", lambda c, g: (g, -g * (c.self / c.other).floor() if _T(c.other) else None))
+_d("fmod", "self other", lambda c, g: (g, -g * (c.self / c.other).trunc() if _T(c.other) else None))
+
+
+def _pow(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, p = c.self, c.other
+    if _T(p):
+        gx = g * p * x ** (p - 1)
+        # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice).
+        gp = g * _F("where")((x == 0) & (p >= 0), 0.0, c.result * _F("log")(x))
+        return gx, gp
+    if p == 0:
+        return (g * 0, None)
+    return (g * p * x ** (p - 1), None)
+
+
+_d("pow", "self other result", _pow)
+_d("atan2", "self other", lambda c, g: (
+    g * c.other / (c.self * c.self + c.other * c.other),
+    -g * c.self / (c.self * c.self + c.other * c.other) if _T(c.other) else None,
+))
+
+
+def _max_min_pointwise(pick_self: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+        a, b = c.self, c.other
+        # Ties split the gradient evenly, as PyTorch does.
+        tie = (a == b).to(g._dtype) * 0.5  # type: ignore[attr-defined]
+        sel = pick_self(a, b).to(g._dtype) + tie  # type: ignore[attr-defined]
+        return g * sel, (g * (1 - sel) if _T(b) else None)
+
+    return rule
+
+
+_d("maximum", "self other", _max_min_pointwise(lambda a, b: a > b))
+_d("minimum", "self other", _max_min_pointwise(lambda a, b: a < b))
+_d("neg", "", lambda c, g: (-g,))
+
+
+def _abs(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x = c.self
+    if x._dtype.is_complex:
+        return (g * x / _F("where")(x == 0, 1, c.result),)
+    return (g * x.sign(),)
+
+
+_d("abs", "self result", _abs)
+_d("sign", "", lambda c, g: (g * 0,))
+_d("reciprocal", "result", lambda c, g: (-g * _conj(c.result * c.result),))
+_d("exp", "result", lambda c, g: (g * _conj(c.result),))
+_d("exp2", "result", lambda c, g: (g * _conj(c.result) * math.log(2.0),))
+_d("expm1", "result", lambda c, g: (g * _conj(c.result + 1),))
+_d("log", "self", lambda c, g: (g / _conj(c.self),))
+_d("log2", "self", lambda c, g: (g / (_conj(c.self) * math.log(2.0)),))
+_d("log10", "self", lambda c, g: (g / (_conj(c.self) * math.log(10.0)),))
+_d("log1p", "self", lambda c, g: (g / _conj(c.self + 1),))
+_d("sqrt", "result", lambda c, g: (g / (2 * _conj(c.result)),))
+_d("rsqrt", "result", lambda c, g: (g * -0.5 * _conj(c.result ** 3),))
+_d("sin", "self", lambda c, g: (g * _conj(c.self.cos()),))
+_d("cos", "self", lambda c, g: (-g * _conj(c.self.sin()),))
+_d("tan", "result", lambda c, g: (g * _conj(1 + c.result * c.result),))
+_d("asin", "self", lambda c, g: (g * _conj((1 - c.self * c.self).rsqrt()),))
+_d("acos", "self", lambda c, g: (-g * _conj((1 - c.self * c.self).rsqrt()),))
+_d("atan", "self", lambda c, g: (g / _conj(1 + c.self * c.self),))
+_d("sinh", "self", lambda c, g: (g * _conj(c.self.cosh()),))
+_d("cosh", "self", lambda c, g: (g * _conj(c.self.sinh()),))
+_d("tanh", "result", lambda c, g: (g * _conj(1 - c.result * c.result),))
+_d("sigmoid", "result", lambda c, g: (g * _conj(c.result * (1 - c.result)),))
+_d("relu", "result", lambda c, g: (g * (c.result > 0).to(g._dtype),))
+for _n in ("floor", "ceil", "trunc", "round"):
+    _d(_n, "", lambda c, g: (g * 0,))
+_d("nan_to_num", "self", lambda c, g: (g * c.self.isfinite().to(g._dtype),))
+
+
+def _clamp(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, lo, hi = c.self, c.min, c.max
+    keep = _F("ones_like")(x, dtype=dt.bool_)
+    glo = ghi = None
+    if lo is not None:
+        keep = keep & (x >= lo)
+        if _T(lo):
+            glo = g * ((x < lo) & (True if hi is None else (lo <= hi))).to(g._dtype)
+    if hi is not None:
+        keep = keep & (x <= hi)
+        if _T(hi):
+            ghi = g * (x > hi).to(g._dtype)
+    return g * keep.to(g._dtype), glo, ghi
+
+
+_d("clamp", "self min max", _clamp)
+_d("where", "condition", lambda c, g: (
+    None, _F("where")(c.condition, g, 0.0), _F("where")(c.condition, 0.0, g),
+))
+_d("lerp", "self end weight", lambda c, g: (
+    g * (1 - c.weight), g * c.weight, g * (c.end - c.self) if _T(c.weight) else None,
+))
+
+
+# ------------------------------------------------------------------ reductions and scans
+_d("sum", "self dim keepdim", lambda c, g: (_unreduce(g, c.self._shape, c.dim, c.keepdim),))
+
+
+def _mean(c: Any, g: Tensor) -> tuple[Any, ...]:
+    shape = c.self._shape
+    dims = c.dim if c.dim is not None else tuple(range(len(shape)))
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return (_unreduce(g, shape, c.dim, c.keepdim) / max(n, 1),)
+
+
+_d("mean", "self dim keepdim", _mean)
+
+
+def _prod(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x = c.self
+    res = _unreduce(c.result, x._shape, c.dim, c.keepdim)
+    gg = _unreduce(g, x._shape, c.dim, c.keepdim)
+    # result / x, recomputed without the division where x has zeros.
+    if bool((x == 0).any()):
+        dims = c.dim if c.dim is not None else tuple(range(x.ndim))
+        others = _prod_others(x, dims)
+        return (gg * _conj(others),)
+    return (gg * _conj(res / x),)
+
+
+def _prod_others(x: Tensor, dims: tuple[int, ...]) -> Tensor:
+    """For each element, the product of the other elements over ``dims`` (zero-safe)."""
+    moved = x.movedim(dims, tuple(range(x.ndim - len(dims), x.ndim)))  # type: ignore[attr-defined]
+    lead = moved._shape[: x.ndim - len(dims)]
+    flat = moved.reshape(lead + (-1,))
+    ones = _F("ones_like")(flat.narrow(-1, 0, 1))
+    excl_left = _F("cat")([ones, flat.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1)
+    rev = flat.flip((-1,))
+    excl_right = _F("cat")([ones, rev.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1).flip((-1,))
+    out = (excl_left * excl_right).reshape(moved._shape)
+    return out.movedim(tuple(range(x.ndim - len(dims), x.ndim)), dims)  # type: ignore[no-any-return]
+
+
+_d("prod", "self dim keepdim result", _prod)
+
+
+def _amax_amin(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x = c.self
+    res = _unreduce(c.result, x._shape, c.dim, c.keepdim)
+    mask = (x == res).to(g._dtype)
+    count = _unreduce(mask.sum(c.dim, keepdim=True), x._shape, c.dim, True)
+    return (_unreduce(g, x._shape, c.dim, c.keepdim) * mask / count,)
+
+
+_d("amax", "self dim keepdim result", _amax_amin)
+_d("amin", "self dim keepdim result", _amax_amin)
+
+
+def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:
+    g = grads[0]
+    x, idx = c.self, c.result1
+    if not c.keepdim and x.ndim:
+        g, idx = g.unsqueeze(c.dim[0]), idx.unsqueeze(c.dim[0])
+    z = _zeros_of(x)
+    return (z.scatter(c.dim[0], idx, g) if x.ndim else g.reshape(()),)
+
+
+_d("max_dim", "self dim keepdim result1", _max_dim)
+_d("min_dim", "self dim keepdim result1", _max_dim)
+
+
+def _var(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x = c.self
+    dims = c.dim if c.dim is not None else tuple(range(x.ndim))
+    n = 1
+    for d in dims:
+        n *= x._shape[d]
+    centered = x - x.mean(dims, keepdim=True)
+    return (_unreduce(g, x._shape, c.dim, c.keepdim) * 2 * centered / max(n - c.correction, 0),)
+
+
+_d("var", "self dim keepdim correction", _var)
+
+
+def _std(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x = c.self
+    dims = c.dim if c.dim is not None else tuple(range(x.ndim))
+    n = 1
+    for d in dims:
+        n *= x._shape[d]
+    centered = x - x.mean(dims, keepdim=True)
+    std = _unreduce(c.result, x._shape, c.dim, c.keepdim)
+    gg = _unreduce(g, x._shape, c.dim, c.keepdim)
+    return (gg * centered / (std * max(n - c.correction, 0)),)
+
+
+_d("std", "self dim keepdim correction result", _std)
+
+
+def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, p = c.self, c.ord
+    norm = _unreduce(c.result, x._shape, c.dim, c.keepdim)
+    gg = _unreduce(g, x._shape, c.dim, c.keepdim)
+    if p == 0:
+        return (gg * 0,)
+    if p == 1:
+        return (gg * x.sgn() if x._dtype.is_complex else gg * x.sign(),)
+    if p == 2:
+        return (gg * x / _F("where")(norm == 0, 1, norm),)
+    if math.isinf(p):
+        ax = x.abs()
+        mask = (ax == norm).to(g._dtype)
+        count = _unreduce(mask.sum(c.dim, keepdim=True), x._shape, c.dim, True)
+        return (gg * x.sign() * mask / count,)
+    ax = x.abs()
+    scale = (ax / _F("where")(norm == 0, 1, norm)) ** (p - 1)
+    return (gg * x.sign() * scale,)
+
+
+_d("vector_norm", "self ord dim keepdim result", _vector_norm)
+_d("logsumexp", "self dim keepdim result", lambda c, g: (
+    _unreduce(g, c.self._shape, c.dim, c.keepdim)
+    * (c.self - _unreduce(c.result, c.self._shape, c.dim, c.keepdim)).exp(),
+))
+_d("cumsum", "dim", lambda c, g: (g.flip((c.dim,)).cumsum(c.dim).flip((c.dim,)),))
+
+
+def _cumprod(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, d = c.self, c.dim
+    if x.numel() == 0:
+        return (g,)
+    # sum_{j >= i} g_j * prod_{k <= j, k != i} x_k, zero-safe with a mask of the first zero.
+    n = x._shape[d]
+    out = []
+    for i in range(n):
+        xi = x.narrow(d, i, 1)
+        ones = _F("ones_like")(xi)
+        left = x.narrow(d, 0, i).prod(d, keepdim=True) if i else ones
+        rest = x.narrow(d, i + 1, n - i - 1)
+        partial = _F("cat")([ones, rest.cumprod(d)], d) * left
+        out.append((g.narrow(d, i, n - i) * _conj(partial)).sum(d, keepdim=True))
+    return (_F("cat")(out, d),)
+
+
+_d("cumprod", "self dim", _cumprod)
+_d("softmax", "dim result", lambda c, g: (c.result * (g - (g * c.result).sum(c.dim, keepdim=True)),))
+_d("log_softmax", "dim result", lambda c, g: (g - c.result.exp() * g.sum(c.dim, keepdim=True),))
+_d("sort", "self dim result1", lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),))
+_d("topk", "self dim result1", lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),))
+
+
+# ------------------------------------------------------------------ linear algebra
+def _matmul(c: Any, g: Tensor) -> tuple[Any, ...]:
+    a, b = c.self, c.other
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    g2 = g
+    if a.ndim == 1:
+        g2 = g2.unsqueeze(-2)
+    if b.ndim == 1:
+        g2 = g2.unsqueeze(-1)
+    ga = g2.matmul(_conj(b2).mT)
+    gb = _conj(a2).mT.matmul(g2)
+    ga = sum_to(ga, a2._shape)
+    gb = sum_to(gb, b2._shape)
+    return ga.reshape(a._shape), gb.reshape(b._shape)
+
+
+_d("matmul", "self other", _matmul)
+_d("mm", "self mat2", lambda c, g: (g.mm(_conj(c.mat2).t()), _conj(c.self).t().mm(g)))
+_d("bmm", "self mat2", lambda c, g: (g.bmm(_conj(c.mat2).mT), _conj(c.self).mT.bmm(g)))
+_d("mv", "self vec", lambda c, g: (_F("outer")(g, _conj(c.vec)), _conj(c.self).t().mv(g)))
+_d("dot", "self tensor", lambda c, g: (g * _conj(c.tensor), g * _conj(c.self)))
+_d("outer", "self vec2", lambda c, g: (g.mv(_conj(c.vec2)), _conj(c.self).unsqueeze(0).mm(g).squeeze(0)))
+
+
+def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
+    eq: str = c.equation.replace(" ", "")
+    ops = c.operands
+    lhs, _, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if not _:
+        letters = sorted(ch for ch in set(lhs.replace(",", "")) if lhs.count(ch) == 1)
+        rhs = "".join(letters)
+    if "." in eq:
+        raise NotImplementedError("einsum backward does not support '...' yet")
+    grads = []
+    for i, term in enumerate(terms):
+        others = [t for j, t in enumerate(terms) if j != i]
+        # Letters of this term that appear nowhere else were summed: expand them back.
+        sub = f"{rhs}," + ",".join(others) + "->" + "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
+        gi = _F("einsum")(sub, [g] + [_conj(o) for j, o in enumerate(ops) if j != i])
+        kept = "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
+        if kept != term or len(set(term)) != len(term):
+            gi = _einsum_expand(gi, kept, term, ops[i])
+        grads.append(gi)
+    return tuple(grads)
+
+
+def _einsum_expand(gi: Tensor, kept: str, term: str, like: Tensor) -> Tensor:
+    if len(set(term)) != len(term):
+        raise NotImplementedError("einsum backward does not support repeated indices in one operand yet")
+    shape = []
+    for ch in term:
+        if ch in kept:
+            shape.append(gi._shape[kept.index(ch)])
+        else:
+            shape.append(1)
+    order = [kept.index(ch) for ch in term if ch in kept]
+    gi = gi.permute(order) if order else gi
+    return gi.reshape(tuple(shape)).expand(like._shape)  # type: ignore[no-any-return]
+
+
+_d("einsum", "equation operands", _einsum)
+
+
+# ------------------------------------------------------------------ shapes and indexing
+def _cat(c: Any, g: Tensor) -> tuple[Any, ...]:
+    out, start = [], 0
+    for shape in (t._shape for t in c.tensors):
+        n = shape[c.dim] if len(shape) > c.dim else 0
+        out.append(g.narrow(c.dim, start, n) if shape != (0,) or g.ndim == 1 else None)
+        start += n
+    return tuple(out)
+
+
+_d("cat", "tensors dim", _cat)
+_d("flip", "dims", lambda c, g: (g.flip(c.dims),))
+_d("roll", "shifts dims", lambda c, g: (g.roll(tuple(-s for s in c.shifts), c.dims),))
+
+
+def _repeat(c: Any, g: Tensor) -> tuple[Any, ...]:
+    shape = c.self._shape
+    reps = c.repeats
+    lead = len(reps) - len(shape)
+    padded = (1,) * lead + shape
+    split_shape: list[int] = []
+    for r, s in zip(reps, padded, strict=True):
+        split_shape += [r, s]
+    gg = g.reshape(tuple(split_shape)).sum(tuple(range(0, 2 * len(reps), 2)))
+    return (gg.reshape(shape),)
+
+
+_d("repeat", "self repeats", _repeat)
+_d("tril", "diagonal", lambda c, g: (g.tril(c.diagonal),))
+_d("triu", "diagonal", lambda c, g: (g.triu(c.diagonal),))
+_d("gather", "self dim index", lambda c, g: (_zeros_of(c.self).scatter_add(c.dim, c.index, g), None))
+_d("scatter", "dim index src", lambda c, g: (
+    g.scatter(c.dim, c.index, _F("zeros_like")(g.gather(c.dim, c.index))),
+    None,
+    g.gather(c.dim, c.index) if _T(c.src) else None,
+))
+_d("scatter_add", "dim index src", lambda c, g: (g, None, g.gather(c.dim, c.index)))
+
+
+def _index_select(c: Any, g: Tensor) -> tuple[Any, ...]:
+    return (_index_add(_zeros_of(c.self), c.dim, c.index, g), None)
+
+
+def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """``z`` with ``src`` slices added at ``index`` along ``dim`` (duplicates accumulate)."""
+    shape = [1] * src.ndim
+    shape[dim] = -1
+    full_idx = index.reshape(tuple(shape)).expand(src._shape)
+    return z.scatter_add(dim, full_idx, src)  # type: ignore[no-any-return]
+
+
+_d("index_select", "self dim index", _index_select)
+_d("masked_fill", "mask value", lambda c, g: (
+    _F("where")(c.mask, 0.0, g),
+    None,
+    _F("where")(c.mask, g, 0.0).sum() if _T(c.value) else None,
+))
+
+
+def _index(c: Any, g: Tensor) -> tuple[Any, ...]:
+    z = _zeros_of(c.self)
+    return (z.index_put(list(c.indices), g, accumulate=True),) + (None,) * sum(
+        1 for i in c.indices if i is not None
+    )
+
+
+_d("index", "self indices", _index)
+
+
+def _index_put(c: Any, g: Tensor) -> tuple[Any, ...]:
+    idx = list(c.indices)
+    gself = g if c.accumulate else g.index_put(idx, _F("zeros_like")(g[tuple(_full(i) for i in idx)]))
+    gvals = g[tuple(_full(i) for i in idx)]
+    n_idx = sum(1 for i in idx if i is not None)
+    gv = sum_to(gvals, c.values._shape) if _T(c.values) else None
+    return (gself,) + (None,) * n_idx + (gv,)
+
+
+def _full(i: Any) -> Any:
+    return slice(None) if i is None else i
+
+
+_d("index_put", "indices values accumulate", _index_put)
+
+
+# ------------------------------------------------------------------ views
+_d("view", "self", lambda c, g: (g.reshape(c.self._shape),))
+_d("alias", "", lambda c, g: (g,))
+_d("expand", "self", lambda c, g: (sum_to(g, c.self._shape),))
+_d("transpose", "dim0 dim1", lambda c, g: (g.transpose(c.dim0, c.dim1),))
+
+
+def _inverse_perm(dims: tuple[int, ...]) -> tuple[int, ...]:
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[d % n] = i
+    return tuple(inv)
+
+
+_d("permute", "dims", lambda c, g: (g.permute(_inverse_perm(c.dims)),))
+_d("squeeze", "self", lambda c, g: (g.reshape(c.self._shape),))
+_d("unsqueeze", "self", lambda c, g: (g.reshape(c.self._shape),))
+
+
+def _narrow_like(c: Any, g: Tensor, region: Callable[[Tensor], Tensor]) -> tuple[Any, ...]:
+    return (_embed(_zeros_of(c.self), region, g),)
+
+
+def _embed(z: Tensor, region: Callable[[Tensor], Tensor], g: Tensor) -> Tensor:
+    """``z`` with ``region(z)`` replaced by ``g``, written differentiably (no in-place)."""
+    flat_pos = _F("arange")(z.numel(), device=z._device).reshape(z._shape)
+    pos = region(flat_pos)
+    return z.reshape(-1).index_put([pos.reshape(-1)], g.reshape(-1), accumulate=True).reshape(z._shape)  # type: ignore[no-any-return]
+
+
+_d("narrow", "self dim start length", lambda c, g: _narrow_like(c, g, lambda z: z.narrow(c.dim, c.start, c.length)))
+_d("select", "self dim index", lambda c, g: _narrow_like(c, g, lambda z: z.select(c.dim, c.index)))
+_d("diagonal", "self offset dim1 dim2", lambda c, g: _narrow_like(
+    c, g, lambda z: z.diagonal(c.offset, c.dim1, c.dim2)))
+_d("unfold", "self dimension size step", lambda c, g: _narrow_like(
+    c, g, lambda z: z.unfold(c.dimension, c.size, c.step)))
+
+
+def _slice(c: Any, g: Tensor) -> tuple[Any, ...]:
+    def region(z: Tensor) -> Tensor:
+        from ..dispatch import get_op
+        from ._call import call
+
+        return call(get_op("slice"), (z, c.dim, c.start, c.end, c.step))  # type: ignore[no-any-return]
+
+    return _narrow_like(c, g, region)
+
+
+_d("slice", "self dim start end step", _slice)
+
+
+def _as_strided(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x = c.self
+    size, stride = tuple(c.size), tuple(c.stride)
+    off = x._offset if c.storage_offset is None else c.storage_offset
+    # Storage positions covered by the input and by the view, relative to the lowest one.
+    lo = min(x._offset, off)
+    hi = max(_last(x._shape, x._stride, x._offset), _last(size, stride, off))
+    extent = max(hi - lo + 1, 0)
+    pos = _F("arange")(extent, device=g._device)
+    flat = _F("zeros")(extent, dtype=g._dtype, device=g._device)
+    out_pos = pos.as_strided(size, stride, off - lo)
+    flat = flat.index_put([out_pos.reshape(-1)], g.reshape(-1), accumulate=True)
+    in_pos = pos.as_strided(x._shape, x._stride, x._offset - lo)
+    return (flat[in_pos.reshape(-1)].reshape(x._shape),)
+
+
+def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:
+    if any(s == 0 for s in shape):
+        return off
+    return off + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
+
+
+_d("as_strided", "self size stride storage_offset", _as_strided)
+
+
+# ------------------------------------------------------------------ copies and casts
+_d("clone", "", lambda c, g: (g,))
+_d("to_dtype", "self", lambda c, g: (g.to(c.self._dtype) if not (g._dtype.is_complex and not c.self._dtype.is_complex) else g.real.to(c.self._dtype),))
+_d("fill_", "", lambda c, g: (g * 0,))
+_d("copy_", "src", lambda c, g: (g * 0, sum_to(g, c.src._shape)))
