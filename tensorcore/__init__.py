@@ -14,11 +14,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import autograd, backends, dtypes, linalg, return_types
+from . import autograd, backends, dtypes, linalg, nn, return_types
 from ._storage import Storage
 from ._tensor import Size, Tensor
 from ._tensor_methods import install as _install_methods
-from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import step as _autograd_step
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .devices import device, get_default_device, set_default_device
 from .dispatch import explain
 from .dtypes import (
@@ -42,7 +49,6 @@ from .dtypes import (
     uint8,
 )
 from .layouts import layout, strided
-from .autograd import step as _autograd_step
 from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
 from .ops.meta import broadcast_shapes
@@ -59,13 +65,53 @@ globals()["bool"] = bool_
 
 __all__ = sorted(
     {
-        "Generator", "Size", "Storage", "Tensor", "as_tensor", "autograd", "backends", "bfloat16", "bool",
-        "broadcast_shapes", "can_cast", "complex64", "complex128", "device", "dtype", "dtypes",
-        "enable_grad", "explain", "float16", "float32", "float64", "from_dlpack", "from_numpy",
-        "get_default_device", "get_default_dtype", "inference_mode", "initial_seed", "int8",
-        "int16", "int32", "int64", "is_grad_enabled", "layout", "linalg", "manual_seed",
-        "no_grad", "promote_types", "result_type", "return_types", "seed", "set_default_device",
-        "set_default_dtype", "set_grad_enabled", "strided", "tensor", "uint8",
+        "Generator",
+        "Size",
+        "Storage",
+        "Tensor",
+        "as_tensor",
+        "autograd",
+        "backends",
+        "bfloat16",
+        "bool",
+        "broadcast_shapes",
+        "can_cast",
+        "complex64",
+        "complex128",
+        "device",
+        "dtype",
+        "dtypes",
+        "enable_grad",
+        "explain",
+        "float16",
+        "float32",
+        "float64",
+        "from_dlpack",
+        "from_numpy",
+        "get_default_device",
+        "get_default_dtype",
+        "inference_mode",
+        "initial_seed",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "is_grad_enabled",
+        "layout",
+        "linalg",
+        "manual_seed",
+        "nn",
+        "no_grad",
+        "promote_types",
+        "result_type",
+        "return_types",
+        "seed",
+        "set_default_device",
+        "set_default_dtype",
+        "set_grad_enabled",
+        "strided",
+        "tensor",
+        "uint8",
     }
     | set(_api.FUNCTIONS)
     | set(dtypes.aliases)

@@ -22,12 +22,18 @@ def _fmt_float(values: list[float]) -> Any:
     big = max(finite, default=0.0)
     small = min((v for v in finite if v), default=0.0)
     if ints and big < 1e8:
-        width = max((len(f"{v:.0f}.") if math.isfinite(v) else len(_special(v)) for v in values), default=1)
+        width = max(
+            (len(f"{v:.0f}.") if math.isfinite(v) else len(_special(v)) for v in values), default=1
+        )
         return lambda v: (f"{v:.0f}." if math.isfinite(v) else _special(v)).rjust(width)
     if big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)):
-        width = max((len(f"{v:.4e}") if math.isfinite(v) else len(_special(v)) for v in values), default=1)
+        width = max(
+            (len(f"{v:.4e}") if math.isfinite(v) else len(_special(v)) for v in values), default=1
+        )
         return lambda v: (f"{v:.4e}" if math.isfinite(v) else _special(v)).rjust(width)
-    width = max((len(f"{v:.4f}") if math.isfinite(v) else len(_special(v)) for v in values), default=1)
+    width = max(
+        (len(f"{v:.4f}") if math.isfinite(v) else len(_special(v)) for v in values), default=1
+    )
     return lambda v: (f"{v:.4f}" if math.isfinite(v) else _special(v)).rjust(width)
 
 
@@ -45,9 +51,11 @@ def _summarize(x: Any, depth: int, ndim: int) -> Any:
     if depth == ndim or not isinstance(x, list):
         return x
     if len(x) > 2 * _EDGE:
-        return [_summarize(e, depth + 1, ndim) for e in x[:_EDGE]] + ["..."] + [
-            _summarize(e, depth + 1, ndim) for e in x[-_EDGE:]
-        ]
+        return (
+            [_summarize(e, depth + 1, ndim) for e in x[:_EDGE]]
+            + ["..."]
+            + [_summarize(e, depth + 1, ndim) for e in x[-_EDGE:]]
+        )
     return [_summarize(e, depth + 1, ndim) for e in x]
 
 
@@ -71,7 +79,10 @@ def _depth(x: Any) -> int:
 def format_tensor(t: Tensor) -> str:
     """PyTorch-style text for a tensor, e.g. ``tensor([1., 2.], dtype=tensorcore.float64)``."""
     if t._layout.name != "strided":
-        return f"tensor(layout={t._layout}, size={list(t._shape)}, dtype={t._dtype}, device='{t._device}')"
+        return (
+            f"tensor(layout={t._layout}, size={list(t._shape)}, dtype={t._dtype}, "
+            f"device='{t._device}')"
+        )
     data = t.detach().cpu().tolist() if t._device.type != "cpu" else t.detach().tolist()  # type: ignore[attr-defined]
     n = t.numel()
     if n > _SUMMARIZE:
@@ -81,27 +92,34 @@ def format_tensor(t: Tensor) -> str:
     if d.is_complex:
         re = _fmt_float([v.real for v in values])
         im = _fmt_float([abs(v.imag) for v in values])
+
         def fmt(v: Any) -> str:
             return f"{re(v.real)}{'+' if v.imag >= 0 else '-'}{im(abs(v.imag)).strip()}j"
     elif d.is_floating_point:
         fmt = _fmt_float(values)
     elif d is dt.bool_:
         width = max((len(str(v)) for v in values), default=4)
+
         def fmt(v: Any) -> str:
             return str(v).rjust(width)
     else:
         width = max((len(str(v)) for v in values), default=1)
+
         def fmt(v: Any) -> str:
             return str(v).rjust(width)
+
     body = _render(data, fmt, len("tensor(")) if t.ndim else fmt(data)
     suffix = []
     if n == 0 and t.ndim > 1:
         suffix.append(f"size={tuple(t._shape)}")
     if t._device.type != "cpu":
         suffix.append(f"device='{t._device}'")
-    if d not in (dt.get_default_dtype(), dt.int64, dt.bool_, dt.get_default_dtype().to_complex()) or (
-        n == 0 and d is not dt.get_default_dtype()
-    ):
+    if d not in (
+        dt.get_default_dtype(),
+        dt.int64,
+        dt.bool_,
+        dt.get_default_dtype().to_complex(),
+    ) or (n == 0 and d is not dt.get_default_dtype()):
         suffix.append(f"dtype={d}")
     if t._grad_fn is not None:
         suffix.append(f"grad_fn=<{t._grad_fn.name()}>")

@@ -28,7 +28,7 @@ class Storage:
     (16, device(type='cpu'), True)
     """
 
-    __slots__ = ("data", "nbytes", "device", "dtype", "version", "__weakref__")
+    __slots__ = ("__weakref__", "data", "device", "dtype", "nbytes", "version")
 
     def __init__(self, data: Any, nbytes: int, device: device, dtype: dtype) -> None:
         self.data = data

@@ -65,8 +65,12 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """
     dev, dtype, non_blocking, copy = _parse_to(args, kwargs)
     out = self
-    if dev is not None and dev != self._device and not (dev.index is None and dev.type == self._device.type):
-        out = _to_device_impl(out, dev, non_blocking)
+    if (
+        dev is not None
+        and dev != self._device
+        and not (dev.index is None and dev.type == self._device.type)
+    ):
+        out = _call(_TO_DEVICE, (out, dev, non_blocking))
     if dtype is not None and dtype is not out._dtype:
         from .dispatch import get_op
         from .ops._call import call
@@ -111,7 +115,11 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    if src._device != self._device and src.ndim + self.ndim and not (src._device.type == "cpu" and not src._shape):
+    if (
+        src._device != self._device
+        and src.ndim + self.ndim
+        and not (src._device.type == "cpu" and not src._shape)
+    ):
         moved = _to_device_impl(src, self._device, non_blocking)
         return call_inplace(get_op("copy_"), (self, moved, non_blocking))  # type: ignore[no-any-return]
     return call_inplace(get_op("copy_"), (self, src, non_blocking))  # type: ignore[no-any-return]
@@ -132,7 +140,11 @@ def cpu(self: Tensor) -> Tensor:
 
 def cuda(self: Tensor, device: Any = None, non_blocking: bool = False) -> Tensor:
     """A copy on a CUDA device (``self`` when already there)."""
-    d = _device("cuda") if device is None else _device(device if not isinstance(device, int) else f"cuda:{device}")
+    d = (
+        _device("cuda")
+        if device is None
+        else _device(device if not isinstance(device, int) else f"cuda:{device}")
+    )
     return to(self, d, non_blocking=non_blocking)
 
 
@@ -168,9 +180,7 @@ def __array__(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
 
 def __dlpack__(self: Tensor, *args: Any, **kwargs: Any) -> Any:
     if self._requires_grad:
-        raise RuntimeError(
-            "Can't export tensors that require gradient, use tensor.detach()"
-        )
+        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
     return native(self).__dlpack__(*args, **kwargs)
 
 
@@ -179,15 +189,16 @@ def __dlpack_device__(self: Tensor) -> Any:
 
 
 # ------------------------------------------------------------------ autograd attributes
-@property  # type: ignore[misc]
-def requires_grad(self: Tensor) -> bool:
+def _get_requires_grad(self: Tensor) -> bool:
     """Whether gradients are computed for this tensor."""
     return self._requires_grad
 
 
-@requires_grad.setter
-def requires_grad(self: Tensor, value: bool) -> None:
+def _set_requires_grad(self: Tensor, value: bool) -> None:
     requires_grad_(self, value)
+
+
+requires_grad = property(_get_requires_grad, _set_requires_grad)
 
 
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
@@ -211,16 +222,18 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     return self
 
 
-@property  # type: ignore[no-redef]
-def is_leaf(self: Tensor) -> bool:
+def _is_leaf(self: Tensor) -> bool:
     """True for tensors not produced by a recorded operation."""
     return self._grad_fn is None
 
 
-@property  # type: ignore[no-redef]
-def grad_fn(self: Tensor) -> Any:
+def _grad_fn(self: Tensor) -> Any:
     """The graph node that produced this tensor, or None for leaves."""
     return self._grad_fn
+
+
+is_leaf = property(_is_leaf)
+grad_fn = property(_grad_fn)
 
 
 def detach(self: Tensor) -> Tensor:
@@ -233,8 +246,16 @@ def detach(self: Tensor) -> Tensor:
     >>> x.detach().requires_grad
     False
     """
-    t = make_tensor(self._storage, self._shape, self._stride, self._offset, self._dtype, self._device,
-                    self._native, self._layout)
+    t = make_tensor(
+        self._storage,
+        self._shape,
+        self._stride,
+        self._offset,
+        self._dtype,
+        self._device,
+        self._native,
+        self._layout,
+    )
     return t
 
 
@@ -266,24 +287,28 @@ def backward(
     _backward(self, gradient, retain_graph, create_graph, inputs)
 
 
-@property  # type: ignore[no-redef]
-def grad(self: Tensor) -> Tensor | None:
+def _get_grad(self: Tensor) -> Tensor | None:
     """The accumulated gradient (leaves, and non-leaves after :meth:`retain_grad`)."""
     return self._grad
 
 
-@grad.setter
-def grad(self: Tensor, value: Tensor | None) -> None:
+def _set_grad(self: Tensor, value: Tensor | None) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            raise TypeError(
+                f"assigned grad expected to be a Tensor or None but got {type(value).__name__}"
+            )
         if value._shape != self._shape:
             raise RuntimeError(
-                f"assigned grad has data of a different size: {list(value._shape)} vs {list(self._shape)}"
+                f"assigned grad has data of a different size: {list(value._shape)} vs "
+                f"{list(self._shape)}"
             )
         if value._device != self._device:
             raise RuntimeError("assigned grad has data located on a different device")
     self._grad = value
+
+
+grad = property(_get_grad, _set_grad)
 
 
 def retain_grad(self: Tensor) -> None:
@@ -319,10 +344,12 @@ def _add_node_hook(t: Tensor, fn: Any) -> Any:
     return hooks
 
 
-@property  # type: ignore[no-redef]
-def retains_grad(self: Tensor) -> bool:
+def _retains_grad(self: Tensor) -> bool:
     """Whether :meth:`retain_grad` was called on this non-leaf tensor."""
     return bool(self._ag is not None and self._ag.retains_grad)
+
+
+retains_grad = property(_retains_grad)
 
 
 class _RemovableHandle:
@@ -360,7 +387,9 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
 
 # ------------------------------------------------------------------ indexing
 def _is_advanced(x: Any) -> bool:
-    return isinstance(x, (Tensor, list)) or (hasattr(x, "__array_interface__") and not isinstance(x, (int, float)))
+    return isinstance(x, (Tensor, list)) or (
+        hasattr(x, "__array_interface__") and not isinstance(x, (int, float))
+    )
 
 
 def _index_tensor(x: Any, dev: Any) -> Tensor:
@@ -412,7 +441,9 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
             else:
                 size = out._shape[d]
                 if not -size <= i < size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+                    raise IndexError(
+                        f"index {i} is out of bounds for dimension {d} with size {size}"
+                    )
                 out = out.select(d, i)  # type: ignore[attr-defined]
         elif isinstance(x, slice):
             step = 1 if x.step is None else x.step
@@ -441,13 +472,14 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
     indices: list[Any] = []
     k = 0
     while k < out.ndim:
-        t = adv.get(k)
-        indices.append(t)
-        k += t.ndim if t is not None and t._dtype is dt.bool_ and t.ndim > 1 else 1
+        it = adv.get(k)
+        indices.append(it)
+        k += it.ndim if it is not None and it._dtype is dt.bool_ and it.ndim > 1 else 1
     return out, indices
 
 
 _AS_STRIDED: Any = None
+_TO_DEVICE: Any = None
 _call: Any = None
 
 
@@ -583,13 +615,16 @@ def _invert(self: Tensor) -> Tensor:
     return _F("bitwise_not")(self)  # type: ignore[no-any-return]
 
 
-def _T(self: Tensor) -> Tensor:  # noqa: N802
+def _T(self: Tensor) -> Tensor:
     return self.permute(tuple(range(self.ndim - 1, -1, -1)))  # type: ignore[attr-defined, no-any-return]
 
 
-def _mT(self: Tensor) -> Tensor:  # noqa: N802
+def _mT(self: Tensor) -> Tensor:
     if self.ndim < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+        raise RuntimeError(
+            "tensor.mT is only supported on matrices or batches of matrices. "
+            f"Got {self.ndim}-D tensor."
+        )
     return self.transpose(-2, -1)  # type: ignore[attr-defined, no-any-return]
 
 
@@ -601,59 +636,90 @@ def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
 
 def install() -> None:
     """Attach the methods of this module to :class:`Tensor`."""
-    global _AS_STRIDED, _call
+    global _AS_STRIDED, _TO_DEVICE, _call
     from .dispatch import get_op
     from .ops._call import call
 
-    _AS_STRIDED, _call = get_op("as_strided"), call
+    _AS_STRIDED, _TO_DEVICE, _call = get_op("as_strided"), get_op("to_device"), call
     T = Tensor
-    T._arr = native  # type: ignore[attr-defined]
-    T.to = to  # type: ignore[attr-defined]
-    T.copy_ = copy_  # type: ignore[attr-defined]
-    T.cpu = cpu  # type: ignore[attr-defined]
-    T.cuda = cuda  # type: ignore[attr-defined]
-    T.numpy = numpy  # type: ignore[attr-defined]
-    T.__array__ = __array__  # type: ignore[attr-defined]
-    T.__array_priority__ = 1000  # type: ignore[attr-defined]
-    T.__dlpack__ = __dlpack__  # type: ignore[attr-defined]
-    T.__dlpack_device__ = __dlpack_device__  # type: ignore[attr-defined]
-    for name, d in [("float", dt.float32), ("double", dt.float64), ("half", dt.float16),
-                    ("bfloat16", dt.bfloat16), ("int", dt.int32), ("long", dt.int64),
-                    ("short", dt.int16), ("char", dt.int8), ("byte", dt.uint8), ("bool", dt.bool_),
-                    ("cfloat", dt.complex64), ("cdouble", dt.complex128)]:
+    for _name, _value in {
+        "_arr": native,
+        "to": to,
+        "copy_": copy_,
+        "cpu": cpu,
+        "cuda": cuda,
+        "numpy": numpy,
+        "__array__": __array__,
+        "__array_priority__": 1000,
+        "__dlpack__": __dlpack__,
+        "__dlpack_device__": __dlpack_device__,
+    }.items():
+        setattr(T, _name, _value)
+    for name, d in [
+        ("float", dt.float32),
+        ("double", dt.float64),
+        ("half", dt.float16),
+        ("bfloat16", dt.bfloat16),
+        ("int", dt.int32),
+        ("long", dt.int64),
+        ("short", dt.int16),
+        ("char", dt.int8),
+        ("byte", dt.uint8),
+        ("bool", dt.bool_),
+        ("cfloat", dt.complex64),
+        ("cdouble", dt.complex128),
+    ]:
         setattr(T, name, _cast(d))
-    T.requires_grad = requires_grad  # type: ignore[attr-defined]
-    T.requires_grad_ = requires_grad_  # type: ignore[attr-defined]
-    T.is_leaf = is_leaf  # type: ignore[attr-defined]
-    T.grad_fn = grad_fn  # type: ignore[attr-defined]
-    T.detach = detach  # type: ignore[attr-defined]
-    T.backward = backward  # type: ignore[attr-defined]
-    T.grad = grad  # type: ignore[attr-defined]
-    T.retain_grad = retain_grad  # type: ignore[attr-defined]
-    T.retains_grad = retains_grad  # type: ignore[attr-defined]
-    T.register_hook = register_hook  # type: ignore[attr-defined]
-    T.detach_ = detach_  # type: ignore[attr-defined]
-    T.__getitem__ = __getitem__  # type: ignore[attr-defined]
-    T.__setitem__ = __setitem__  # type: ignore[attr-defined]
-    T.T = property(_T)  # type: ignore[attr-defined]
-    T.mT = property(_mT)  # type: ignore[attr-defined]
-    for dunder, name in [("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
-                         ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow"),
-                         ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
-                         ("lshift", "bitwise_left_shift"), ("rshift", "bitwise_right_shift")]:
+    for _name, _value in {
+        "requires_grad": requires_grad,
+        "requires_grad_": requires_grad_,
+        "is_leaf": is_leaf,
+        "grad_fn": grad_fn,
+        "detach": detach,
+        "backward": backward,
+        "grad": grad,
+        "retain_grad": retain_grad,
+        "retains_grad": retains_grad,
+        "register_hook": register_hook,
+        "detach_": detach_,
+        "__getitem__": __getitem__,
+        "__setitem__": __setitem__,
+        "T": property(_T),
+        "mT": property(_mT),
+    }.items():
+        setattr(T, _name, _value)
+    for dunder, name in [
+        ("add", "add"),
+        ("sub", "sub"),
+        ("mul", "mul"),
+        ("truediv", "div"),
+        ("floordiv", "floor_divide"),
+        ("mod", "remainder"),
+        ("pow", "pow"),
+        ("and", "bitwise_and"),
+        ("or", "bitwise_or"),
+        ("xor", "bitwise_xor"),
+        ("lshift", "bitwise_left_shift"),
+        ("rshift", "bitwise_right_shift"),
+    ]:
         setattr(T, f"__{dunder}__", _binop(name))
         setattr(T, f"__i{dunder}__", _binop(name, inplace=True))
         setattr(T, f"__r{dunder}__", _binop(name, reflected=True))
-    T.__radd__ = _binop("add")  # type: ignore[attr-defined]
-    T.__rmul__ = _binop("mul")  # type: ignore[attr-defined]
-    T.__matmul__ = _unsupported_int_matmul  # type: ignore[attr-defined]
-    T.__rmatmul__ = lambda self, other: _F("matmul")(other, self)  # type: ignore[attr-defined]
+    for _name, _value in {
+        "__radd__": _binop("add"),
+        "__rmul__": _binop("mul"),
+        "__matmul__": _unsupported_int_matmul,
+        "__rmatmul__": lambda self, other: _F("matmul")(other, self),
+    }.items():
+        setattr(T, _name, _value)
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(T, f"__{name}__", _cmp(name))
-    T.__neg__ = lambda self: _F("neg")(self)  # type: ignore[attr-defined]
-    T.__pos__ = lambda self: self  # type: ignore[attr-defined]
-    T.__abs__ = lambda self: _F("abs")(self)  # type: ignore[attr-defined]
-    T.__invert__ = _invert  # type: ignore[attr-defined]
-    T.where = lambda self, condition, other: _F("where")(condition, self, other)  # type: ignore[attr-defined]
-    T.clip_ = lambda self, min=None, max=None: self.clamp_(min, max)  # type: ignore[attr-defined]
-    T.masked_fill_ = Tensor.masked_fill_  # type: ignore[attr-defined]
+    for _name, _value in {
+        "__neg__": lambda self: _F("neg")(self),
+        "__pos__": lambda self: self,
+        "__abs__": lambda self: _F("abs")(self),
+        "__invert__": _invert,
+        "where": lambda self, condition, other: _F("where")(condition, self, other),
+        "clip_": lambda self, min=None, max=None: self.clamp_(min, max),
+    }.items():
+        setattr(T, _name, _value)

@@ -13,10 +13,10 @@ import builtins
 
 from .plugins.manager import PluginInfo, device_interfaces, plugins, register
 
-__all__ = ["register", "list", "devices", "PluginInfo"]
+__all__ = ["PluginInfo", "devices", "list", "register"]
 
 
-def list() -> builtins.list[PluginInfo]:  # noqa: A001
+def list() -> builtins.list[PluginInfo]:
     """Every backend plugin seen, with its status (``loaded``, ``failed``, ``blocked``)."""
     return plugins()
 
@@ -24,4 +24,3 @@ def list() -> builtins.list[PluginInfo]:  # noqa: A001
 def devices() -> dict[str, bool]:
     """Registered device types and whether each is available here."""
     return {name: iface.is_available() for name, iface in device_interfaces().items()}
-

@@ -35,12 +35,13 @@ class device:
     device(type='cpu')
     """
 
-    __slots__ = ("type", "index", "_key")
+    __slots__ = ("_key", "index", "type")
 
     type: str
     index: int | None
+    _key: tuple[str, int | None]
 
-    def __new__(cls, type: str | device, index: int | None = None) -> device:  # noqa: A002
+    def __new__(cls, type: str | device, index: int | None = None) -> device:
         if isinstance(type, device):
             if index is not None:
                 raise TypeError("device(): an index cannot be given with a device object")

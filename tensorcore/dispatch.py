@@ -17,7 +17,7 @@ from . import layouts
 if TYPE_CHECKING:
     from .ops.schema import OpDecl
 
-__all__ = ["Op", "KernelRecord", "ops", "get_op", "explain", "coverage"]
+__all__ = ["KernelRecord", "Op", "coverage", "explain", "get_op", "ops"]
 
 ANY = "*"
 
@@ -37,18 +37,18 @@ class Op:
     """The runtime entry of one declared operator: its kernels and its resolved-key cache."""
 
     __slots__ = (
+        "composite",
         "decl",
+        "differentiable",
+        "extra",
+        "fast",
+        "frontend",
+        "list_pos",
         "name",
+        "npos",
         "registered",
         "table",
-        "frontend",
         "tensor_pos",
-        "list_pos",
-        "differentiable",
-        "composite",
-        "extra",
-        "npos",
-        "fast",
     )
 
     def __init__(self, decl: OpDecl) -> None:
@@ -209,7 +209,11 @@ def explain(op_name: str, *args: Any, **kwargs: Any) -> str:
     rec = op.record((dev, lay))
     if rec is None:
         return f"{op_name}[{dev}, {lay}] -> no kernel: " + _missing_message(op, (dev, lay), ())
-    where = "" if (rec.device_type, rec.layout) == (dev, lay) else f" (registered as [{rec.device_type}, {rec.layout}])"
+    where = (
+        ""
+        if (rec.device_type, rec.layout) == (dev, lay)
+        else f" (registered as [{rec.device_type}, {rec.layout}])"
+    )
     fname = getattr(rec.fn, "__name__", repr(rec.fn))
     return f"{op_name}[{dev}, {lay}] -> kernel '{fname}' from plugin '{rec.plugin}'{where}"
 

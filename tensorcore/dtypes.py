@@ -9,25 +9,25 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "dtype",
+    "all_dtypes",
+    "bfloat16",
     "bool_",
-    "uint8",
+    "can_cast",
+    "complex64",
+    "complex128",
+    "dtype",
+    "float16",
+    "float32",
+    "float64",
+    "get_default_dtype",
     "int8",
     "int16",
     "int32",
     "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "all_dtypes",
-    "get_default_dtype",
-    "set_default_dtype",
     "promote_types",
     "result_type",
-    "can_cast",
+    "set_default_dtype",
+    "uint8",
 ]
 
 # Category ranks used by promotion: a higher category always wins over a lower one.
@@ -46,7 +46,7 @@ class dtype:
     (4, True, True)
     """
 
-    __slots__ = ("name", "itemsize", "_category", "is_signed")
+    __slots__ = ("_category", "is_signed", "itemsize", "name")
 
     def __init__(self, name: str, itemsize: int, category: int, is_signed: bool) -> None:
         self.name = name
@@ -128,7 +128,7 @@ _TO_REAL = {complex64: float32, complex128: float64}
 _TO_COMPLEX = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}
 
 # PyTorch's promotion lattice, in the order of `all_dtypes`.
-_ORDER = "b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8".split()
+_ORDER = ["b1", "u1", "i1", "i2", "i4", "i8", "f2", "bf", "f4", "f8", "c4", "c8"]
 _TABLE = """
      b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8
 b1   b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8
@@ -149,7 +149,11 @@ c8   c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8
 def _build_table() -> dict[tuple[dtype, dtype], dtype]:
     code = dict(zip(_ORDER, all_dtypes, strict=True))
     rows = [line.split() for line in _TABLE.strip().splitlines()[1:]]
-    return {(code[row[0]], code[col]): code[cell] for row in rows for col, cell in zip(_ORDER, row[1:], strict=True)}
+    return {
+        (code[row[0]], code[col]): code[cell]
+        for row in rows
+        for col, cell in zip(_ORDER, row[1:], strict=True)
+    }
 
 
 _PROMOTE = _build_table()
@@ -208,7 +212,9 @@ def scalar_dtype(value: Any) -> dtype:
         return _default_dtype
     if isinstance(value, complex):
         return _default_dtype.to_complex()
-    raise TypeError(f"expected a Python scalar (bool, int, float or complex), got {type(value).__name__}")
+    raise TypeError(
+        f"expected a Python scalar (bool, int, float or complex), got {type(value).__name__}"
+    )
 
 
 def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:

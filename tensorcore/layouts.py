@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-__all__ = ["layout", "strided", "register_layout", "get_layout", "registered_layouts"]
+__all__ = ["get_layout", "layout", "register_layout", "registered_layouts", "strided"]
 
 
 class layout:
@@ -21,7 +21,7 @@ class layout:
     (tensorcore.strided, True)
     """
 
-    __slots__ = ("name", "priority", "plugin")
+    __slots__ = ("name", "plugin", "priority")
 
     def __init__(self, name: str, priority: int = 0, plugin: str = "tensorcore") -> None:
         self.name = name

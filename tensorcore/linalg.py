@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["vector_norm", "matmul", "norm"]
+__all__ = ["matmul", "norm", "vector_norm"]
 
 
-def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None) -> Any:  # noqa: A002
+def vector_norm(
+    x: Any,
+    ord: Any = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
+) -> Any:
     """The vector ``ord``-norm of ``x`` over ``dim`` (all dims when None).
 
     Examples
@@ -21,12 +29,14 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
     return FUNCTIONS["vector_norm"](x, ord, dim, keepdim, dtype=dtype, out=out)
 
 
-def norm(x: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:  # noqa: A002
+def norm(
+    x: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+) -> Any:
     """Vector norm of ``x`` (``ord`` defaults to 2; matrix norms are not provided yet)."""
     return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-def matmul(input: Any, other: Any, *, out: Any = None) -> Any:  # noqa: A002
+def matmul(input: Any, other: Any, *, out: Any = None) -> Any:
     """Alias of :func:`tensorcore.matmul`."""
     from .ops._api import FUNCTIONS
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from .devices import device as _device
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator"]
+__all__ = ["Generator", "default_generator", "initial_seed", "manual_seed", "seed"]
 
 
 class Generator:

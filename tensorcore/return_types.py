@@ -7,28 +7,28 @@ from typing import Any, NamedTuple
 __all__ = ["max", "min", "sort", "topk"]
 
 
-class max(NamedTuple):  # noqa: N801
+class max(NamedTuple):
     """``values`` and ``indices`` of :func:`tensorcore.max` along a dim."""
 
     values: Any
     indices: Any
 
 
-class min(NamedTuple):  # noqa: N801
+class min(NamedTuple):
     """``values`` and ``indices`` of :func:`tensorcore.min` along a dim."""
 
     values: Any
     indices: Any
 
 
-class sort(NamedTuple):  # noqa: N801
+class sort(NamedTuple):
     """``values`` and ``indices`` of :func:`tensorcore.sort`."""
 
     values: Any
     indices: Any
 
 
-class topk(NamedTuple):  # noqa: N801
+class topk(NamedTuple):
     """``values`` and ``indices`` of :func:`tensorcore.topk`."""
 
     values: Any

@@ -31,7 +31,8 @@ def _make_grads(outputs: list[Tensor], grads: list[Any]) -> list[Tensor]:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not (out._dtype.is_floating_point or out._dtype.is_complex):
                 raise RuntimeError(
-                    f"grad can be implicitly created only for real scalar outputs but got {out._dtype}"
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{out._dtype}"
                 )
             g = _ones_like(out)
         elif not isinstance(g, Tensor):
@@ -66,7 +67,9 @@ def run_backward(
         if not isinstance(o, Tensor):
             raise TypeError(f"backward(): outputs must be Tensors, got {type(o).__name__}")
         if not o._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
     grads = _make_grads(outputs, list(grad_outputs))
     roots = [edge(o) for o in outputs]
 
@@ -79,7 +82,9 @@ def run_backward(
             if not isinstance(t, Tensor):
                 raise TypeError("inputs must be Tensors")
             if not t._requires_grad:
-                raise RuntimeError(f"One of the differentiated Tensors does not require grad (input {k})")
+                raise RuntimeError(
+                    f"One of the differentiated Tensors does not require grad (input {k})"
+                )
             n, nr = edge(t)
             capture[(id(n), nr)] = k
             if t._grad_fn is None:
@@ -131,9 +136,9 @@ def run_backward(
                                 gbuf[nr] = r
             if capture:
                 for nr in range(node.n_outputs):
-                    k = capture.get((nid, nr))
-                    if k is not None and gbuf[nr] is not None:
-                        results[k] = gbuf[nr]
+                    slot = capture.get((nid, nr))
+                    if slot is not None and gbuf[nr] is not None:
+                        results[slot] = gbuf[nr]
             if isinstance(node, AccumulateGrad):
                 g = gbuf[0]
                 leaf = node.variable
@@ -142,7 +147,11 @@ def run_backward(
                         r = hook(g)
                         if r is not None:
                             g = r
-                if g is not None and accumulate and (wanted_leaves is None or id(leaf) in wanted_leaves):
+                if (
+                    g is not None
+                    and accumulate
+                    and (wanted_leaves is None or id(leaf) in wanted_leaves)
+                ):
                     _accumulate(leaf, g, create_graph, stored)
                 continue
             if node.released:
@@ -166,16 +175,16 @@ def run_backward(
                     continue
                 k = id(nxt)
                 if g is not None:
-                    buf = buffers.get(k)
-                    if buf is None:
-                        buf = buffers[k] = [None] * nxt.n_outputs
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    nbuf = buffers.get(k)
+                    if nbuf is None:
+                        nbuf = buffers[k] = [None] * nxt.n_outputs
+                    nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
                 left = deps[k] - 1
                 deps[k] = left
                 if left == 0:
                     ready.append(nxt)
     if inputs is not None and not allow_unused:
-        for k, r in enumerate(results):
+        for r in results:
             if r is None:
                 raise RuntimeError(
                     "One of the differentiated Tensors appears to not have been used in the graph. "
@@ -253,11 +262,19 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     res = run_backward(
-        outs, gs, retain_graph, create_graph, ins, accumulate=False,
+        outs,
+        gs,
+        retain_graph,
+        create_graph,
+        ins,
+        accumulate=False,
         allow_unused=bool(allow_unused) or materialize_grads,
     )
     if materialize_grads:
         from ..ops._api import FUNCTIONS
 
-        res = [r if r is not None else FUNCTIONS["zeros_like"](i) for r, i in zip(res, ins, strict=True)]
+        res = [
+            r if r is not None else FUNCTIONS["zeros_like"](i)
+            for r, i in zip(res, ins, strict=True)
+        ]
     return tuple(res)

@@ -104,7 +104,8 @@ class Function:
         ctx._node = node
         out_ids = {id(o) for o in outputs}
         ctx._saved = [
-            None if t is None else SavedTensor(t, id(t) in out_ids, node.name()) for t in ctx._to_save
+            None if t is None else SavedTensor(t, id(t) in out_ids, node.name())
+            for t in ctx._to_save
         ]
         for t in ctx._dirty:
             t._bump_version()
@@ -134,7 +135,7 @@ def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
             f"function {cls.__name__}Backward returned an incorrect number of gradients "
             f"(expected {len(node.next_functions)}, got {len(res)})"
         )
-    out = []
+    out: list[Any] = []
     for r, m in zip(res, node.input_meta, strict=True):
         if r is None or m is None:
             out.append(None)

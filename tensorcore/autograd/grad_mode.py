@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from . import grad_mode
 from .engine import grad as autograd_grad
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 
 class GradcheckError(RuntimeError):
@@ -26,7 +26,8 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
 
 def _diff_outputs(func: Callable[..., Any], inputs: Sequence[Any]) -> tuple[Tensor, ...]:
     return tuple(
-        o for o in _as_tuple(func(*inputs))
+        o
+        for o in _as_tuple(func(*inputs))
         if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex)
     )
 
@@ -35,7 +36,9 @@ def _indices(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
     return list(itertools.product(*(range(s) for s in shape)))
 
 
-def _numerical(func: Callable[..., Any], inputs: Sequence[Any], x: Tensor, eps: float) -> list[list[list[float]]]:
+def _numerical(
+    func: Callable[..., Any], inputs: Sequence[Any], x: Tensor, eps: float
+) -> list[list[list[float]]]:
     """Per output, the Jacobian columns for each element of ``x`` (central differences)."""
     cols: list[list[list[float]]] = []
     xd = x.detach()  # type: ignore[attr-defined]
@@ -47,7 +50,12 @@ def _numerical(func: Callable[..., Any], inputs: Sequence[Any], x: Tensor, eps: 
             xd[idx] = orig - eps
             minus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
             xd[idx] = orig
-        cols.append([[(p - m) / (2 * eps) for p, m in zip(po, mo, strict=True)] for po, mo in zip(plus, minus, strict=True)])
+        cols.append(
+            [
+                [(p - m) / (2 * eps) for p, m in zip(po, mo, strict=True)]
+                for po, mo in zip(plus, minus, strict=True)
+            ]
+        )
     return cols
 
 
@@ -77,7 +85,7 @@ def gradcheck(
     wrt = [(k, x) for k, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
-    for k, x in wrt:
+    for _, x in wrt:
         if x._dtype.is_complex:
             raise NotImplementedError("gradcheck supports real inputs only")
     outputs = _diff_outputs(func, inputs)
@@ -94,9 +102,7 @@ def gradcheck(
                 onehot = FUNCTIONS["zeros"](n_out, dtype=out._dtype, device=out._device)
                 onehot[j] = 1.0
                 outs = _diff_outputs(func, inputs)
-                (g,) = autograd_grad(
-                    outs[oi], [x], onehot.reshape(out._shape), allow_unused=True
-                )
+                (g,) = autograd_grad(outs[oi], [x], onehot.reshape(out._shape), allow_unused=True)
                 analytical.append([0.0] * x.numel() if g is None else g.reshape(-1).tolist())
             for j in range(n_out):
                 for e, idx in enumerate(_indices(x._shape)):
@@ -108,7 +114,8 @@ def gradcheck(
                             err,
                             f"Jacobian mismatch for output {oi} with respect to input {k}: at "
                             f"output element {j}, input element {idx}: numerical {n!r}, "
-                            f"analytical {a!r} (|difference| {err:.3g} > atol {atol} + rtol {rtol} * |numerical|)",
+                            f"analytical {a!r} (|difference| {err:.3g} > atol {atol} + "
+                            f"rtol {rtol} * |numerical|)",
                         )
     if worst[1]:
         if raise_exception:
@@ -153,8 +160,16 @@ def gradgradcheck(
     def first_grad(*args: Any) -> tuple[Any, ...]:
         ins, gos = args[:n_in], args[n_in:]
         outs = _diff_outputs(func, ins)
-        gs = autograd_grad(outs, [ins[k] for k in wrt_pos], gos, create_graph=True, allow_unused=True)
+        gs = autograd_grad(
+            outs, [ins[k] for k in wrt_pos], gos, create_graph=True, allow_unused=True
+        )
         return tuple(g for g in gs if g is not None)
 
-    return gradcheck(first_grad, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_grad,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

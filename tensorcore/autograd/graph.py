@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "AutogradMeta", "camel"]
+__all__ = ["AccumulateGrad", "AutogradMeta", "Node", "SavedTensor", "camel"]
 
 
 def camel(name: str) -> str:
@@ -25,7 +25,7 @@ def camel(name: str) -> str:
 class AutogradMeta:
     """Per-tensor autograd state that most tensors never need."""
 
-    __slots__ = ("output_nr", "retains_grad", "hooks", "accumulator")
+    __slots__ = ("accumulator", "hooks", "output_nr", "retains_grad")
 
     def __init__(self, output_nr: int = 0) -> None:
         self.output_nr = output_nr
@@ -45,7 +45,15 @@ def meta(t: Tensor) -> AutogradMeta:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved."""
 
-    __slots__ = ("data", "version", "is_output", "grad_fn_name", "output_nr", "requires_grad", "orig_fn")
+    __slots__ = (
+        "data",
+        "grad_fn_name",
+        "is_output",
+        "orig_fn",
+        "output_nr",
+        "requires_grad",
+        "version",
+    )
 
     def __init__(self, t: Tensor, is_output: bool, node_name: str) -> None:
         from .._tensor import make_tensor
@@ -54,10 +62,21 @@ class SavedTensor:
         self.is_output = is_output
         self.requires_grad = t._requires_grad
         self.output_nr = t._ag.output_nr if t._ag is not None else 0
-        self.grad_fn_name = node_name if is_output else (t._grad_fn.name() if t._grad_fn is not None else None)
+        self.grad_fn_name = (
+            node_name if is_output else (t._grad_fn.name() if t._grad_fn is not None else None)
+        )
         if is_output:
             # No grad_fn: the node that saves its own output must not keep itself alive.
-            self.data = make_tensor(t._storage, t._shape, t._stride, t._offset, t._dtype, t._device, t._native, t._layout)
+            self.data = make_tensor(
+                t._storage,
+                t._shape,
+                t._stride,
+                t._offset,
+                t._dtype,
+                t._device,
+                t._native,
+                t._layout,
+            )
             self.data._base = t._base
             self.orig_fn = None
         else:
@@ -76,10 +95,15 @@ class SavedTensor:
                 "if you need to access saved tensors after calling backward."
             )
         if d._version != self.version:
-            what = f", which is output {self.output_nr} of {self.grad_fn_name}," if self.grad_fn_name else ""
+            what = (
+                f", which is output {self.output_nr} of {self.grad_fn_name},"
+                if self.grad_fn_name
+                else ""
+            )
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{d._dtype.name} tensor of shape {list(d._shape)}]{what} is at "
+                f"inplace operation: [{d._dtype.name} tensor of shape {list(d._shape)}]"
+                f"{what} is at "
                 f"version {d._version}; expected version {self.version} instead. Hint: the "
                 "operation that modified it ran after it was saved; use .clone() before the "
                 "in-place operation, or tc.autograd.detect_mutation() to find it."
@@ -87,7 +111,16 @@ class SavedTensor:
         if self.is_output and self.requires_grad and node is not None:
             from .._tensor import make_tensor
 
-            t = make_tensor(d._storage, d._shape, d._stride, d._offset, d._dtype, d._device, d._native, d._layout)
+            t = make_tensor(
+                d._storage,
+                d._shape,
+                d._stride,
+                d._offset,
+                d._dtype,
+                d._device,
+                d._native,
+                d._layout,
+            )
             t._requires_grad = True
             t._grad_fn = node
             if self.output_nr:
@@ -100,17 +133,17 @@ class Node:
     """A recorded operation: computes its inputs' gradients from its outputs' gradients."""
 
     __slots__ = (
-        "_name",
-        "next_functions",
-        "input_meta",
-        "saved",
-        "fn",
-        "ctx",
-        "n_outputs",
-        "pre_hooks",
-        "hooks",
-        "released",
         "__weakref__",
+        "_name",
+        "ctx",
+        "fn",
+        "hooks",
+        "input_meta",
+        "n_outputs",
+        "next_functions",
+        "pre_hooks",
+        "released",
+        "saved",
     )
 
     def __init__(self, name: str, fn: Callable[..., Any] | None = None) -> None:

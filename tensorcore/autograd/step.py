@@ -18,7 +18,7 @@ from .graph import Node, SavedTensor, camel, edge, meta
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["autograd_step", "Ctx", "detect_mutation", "derivative_overrides"]
+__all__ = ["Ctx", "autograd_step", "derivative_overrides", "detect_mutation"]
 
 _gm = grad_mode._state
 # (op name, device type, layout name) -> Derivative, registered by backends.
@@ -52,10 +52,7 @@ def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
     from ..ops.derivatives import sum_to
 
     rule = node.ctx
-    if node.n_outputs == 1:
-        res = rule.fn(Ctx(node), grads[0])
-    else:
-        res = rule.fn(Ctx(node), grads)
+    res = rule.fn(Ctx(node), grads[0] if node.n_outputs == 1 else grads)
     out: list[Any] = []
     for r, m in zip(res, node.input_meta, strict=False):
         if r is None or m is None:
@@ -115,7 +112,9 @@ def _save(node: Node, rule: Any, op: Op, args: tuple[Any, ...], outputs: tuple[A
         if isinstance(v, Tensor):
             node.saved[key] = SavedTensor(v, False, name)
         elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
-            node.saved[key] = [SavedTensor(x, False, name) if isinstance(x, Tensor) else x for x in v]
+            node.saved[key] = [
+                SavedTensor(x, False, name) if isinstance(x, Tensor) else x for x in v
+            ]
         else:
             node.saved[key] = v
         if _debug.on:
@@ -129,7 +128,10 @@ def _rule_for(op: Op, dev: Any, args: tuple[Any, ...]) -> Any:
 
         _DERIVS = DERIVATIVES
     if derivative_overrides:
-        lay = max((a._layout for a in _inputs(op, args) if isinstance(a, Tensor)), key=lambda x: x.priority)
+        lay = max(
+            (a._layout for a in _inputs(op, args) if isinstance(a, Tensor)),
+            key=lambda x: x.priority,
+        )
         r = derivative_overrides.get((op.name, dev.type, lay.name))
         if r is not None:
             return r
@@ -143,7 +145,9 @@ def _differentiable(t: Any) -> bool:
     return isinstance(t, Tensor) and (t._dtype.is_floating_point or t._dtype.is_complex)
 
 
-def autograd_step(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool) -> Any:
+def autograd_step(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool
+) -> Any:
     """Run ``op`` and record it in the graph (the dispatch step in front of the kernel)."""
     if op.composite:
         global _COMPOSITES
@@ -292,8 +296,9 @@ def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:
 
 # ------------------------------------------------------------------ detect_mutation
 class _Debug:
-    on = False
-    saved: dict[int, list[tuple[weakref.ref[Node], str]]] = {}
+    def __init__(self) -> None:
+        self.on = False
+        self.saved: dict[int, list[tuple[weakref.ref[Node], str]]] = {}
 
 
 _debug = _Debug()
@@ -317,7 +322,7 @@ def _check_mutation(t: Tensor, what: str) -> None:
             )
 
 
-class detect_mutation:  # noqa: N801
+class detect_mutation:
     """Debug mode: raise at the in-place operation that modifies a tensor saved for backward.
 
     PyTorch reports such a modification only when ``backward`` runs; inside this context the
@@ -353,7 +358,6 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
     """Called by the in-place path when detect_mutation is on."""
     if _debug.on:
         _check_mutation(t, what)
-
 
 
 def install() -> None:

@@ -99,7 +99,7 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
         "_call_inplace": call_inplace,
         "_norm_size": norm_size,
     }
-    exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)  # noqa: S102
+    exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)
     fn = ns[fname]
     fn.__doc__ = _doc(decl, kind)
     fn.__module__ = "tensorcore"

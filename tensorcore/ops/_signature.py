@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Param", "Signature", "parse_signature", "MISSING"]
+__all__ = ["MISSING", "Param", "Signature", "parse_signature"]
 
 
 class _Missing:

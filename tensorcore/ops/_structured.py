@@ -68,13 +68,17 @@ def meta_sort(self: Tensor, dim: int = -1, descending: bool = False, stable: boo
 
 
 @_meta
-def meta_argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+def meta_argsort(
+    self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+) -> Any:
     d = _wrap_dim(dim, self.ndim)
     return (self, d, descending, stable), (self._shape, dt.int64)
 
 
 @_meta
-def meta_topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+def meta_topk(
+    self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> Any:
     d = _wrap_dim(dim, self.ndim)
     n = self._shape[d] if self._shape else 1
     if not 0 <= k <= n:
@@ -163,9 +167,7 @@ def meta_mv(self: Tensor, vec: Tensor) -> Any:
 def meta_dot(self: Tensor, tensor: Tensor) -> Any:
     _need_tensor("dot", "tensor", tensor)
     if self.ndim != 1 or tensor.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors"
-        )
+        raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
     if self._shape != tensor._shape:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{self._shape[0]}] and src "
@@ -180,7 +182,10 @@ def meta_outer(self: Tensor, vec2: Tensor) -> Any:
     _need_tensor("outer", "vec2", vec2)
     if self.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"outer(): expected 1-D tensors, got {self.ndim}D and {vec2.ndim}D")
-    return (self, vec2), ((self._shape[0], vec2._shape[0]), dt.promote_types(self._dtype, vec2._dtype))
+    return (self, vec2), (
+        (self._shape[0], vec2._shape[0]),
+        dt.promote_types(self._dtype, vec2._dtype),
+    )
 
 
 @_meta
@@ -191,7 +196,7 @@ def meta_cat(tensors: Any, dim: int = 0) -> Any:
     if not ts:
         raise RuntimeError("cat(): expected a non-empty list of Tensors")
     # PyTorch skips legacy empty 1-D tensors of shape (0,).
-    full = [t for t in ts if not (t._shape == (0,))] or ts[:1]
+    full = [t for t in ts if t._shape != (0,)] or ts[:1]
     ref = full[0]
     d = _wrap_dim(dim, ref.ndim)
     res = ts[0]._dtype
@@ -226,7 +231,8 @@ def meta_roll(self: Tensor, shifts: Any, dims: Any = None) -> Any:
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
         if len(dims) != len(shifts):
             raise RuntimeError(
-                f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}"
+                f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
+                f"dims: {len(dims)}"
             )
         dims = tuple(_wrap_dim(d, self.ndim) for d in dims)
     elif len(shifts) != 1:
@@ -239,7 +245,8 @@ def meta_repeat(self: Tensor, repeats: Any) -> Any:
     reps = tuple(repeats)
     if len(reps) < self.ndim:
         raise RuntimeError(
-            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
         )
     if any(r < 0 for r in reps):
         raise RuntimeError(f"repeat(): repeats must be non-negative, got {list(reps)}")
@@ -250,7 +257,9 @@ def meta_repeat(self: Tensor, repeats: Any) -> Any:
 @_meta
 def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
     if self.ndim < 2:
-        raise RuntimeError(f"tril/triu: input tensor must have at least 2 dimensions, got {self.ndim}")
+        raise RuntimeError(
+            f"tril/triu: input tensor must have at least 2 dimensions, got {self.ndim}"
+        )
     return (self, diagonal), (self._shape, self._dtype)
 
 
@@ -260,10 +269,14 @@ STRUCTURED["triu"] = meta_tril
 def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
     _need_tensor(name, "index", index)
     if index._dtype is not dt.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {torch_name(index._dtype)}")
+        raise RuntimeError(
+            f"{name}(): Expected dtype int64 for index, got {torch_name(index._dtype)}"
+        )
     d = _wrap_dim(dim, self.ndim)
     if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor ({name})")
+        raise RuntimeError(
+            f"Index tensor must have the same number of dimensions as input tensor ({name})"
+        )
     return d
 
 
@@ -304,7 +317,8 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
     _need_tensor("masked_fill", "mask", mask)
     if mask._dtype is not dt.bool_:
         raise RuntimeError(
-            f"masked_fill_ only supports boolean masks, but got mask with dtype {torch_name(mask._dtype)}"
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{torch_name(mask._dtype)}"
         )
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(

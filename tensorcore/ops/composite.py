@@ -38,8 +38,10 @@ def _fn(name: str) -> Callable[..., Any]:
 # ------------------------------------------------------------------ pointwise
 @_composite
 def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    return _fn("sub")(other, self, alpha=alpha) if isinstance(other, Tensor) else _fn("sub")(
-        _scalar_like(self, other), self, alpha=alpha
+    return (
+        _fn("sub")(other, self, alpha=alpha)
+        if isinstance(other, Tensor)
+        else _fn("sub")(_scalar_like(self, other), self, alpha=alpha)
     )
 
 
@@ -55,7 +57,7 @@ def true_divide(self: Tensor, other: Any) -> Tensor:
 
 
 @_composite
-def clip(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clip(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return _fn("clamp")(self, min, max)
 
 
@@ -86,17 +88,19 @@ def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
 
 
 @_composite
-def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min("max", self, dim, keepdim)
 
 
 @_composite
-def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min("min", self, dim, keepdim)
 
 
 @_composite
-def norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+def norm(
+    self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> Tensor:
     if p == "fro":
         p = 2
     return _fn("vector_norm")(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
@@ -139,7 +143,9 @@ def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
 def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
     n = self.ndim
     src = [_wrap_dim(d, n) for d in ((source,) if isinstance(source, int) else source)]
-    dst = [_wrap_dim(d, n) for d in ((destination,) if isinstance(destination, int) else destination)]
+    dst = [
+        _wrap_dim(d, n) for d in ((destination,) if isinstance(destination, int) else destination)
+    ]
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
@@ -196,7 +202,9 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step <= 0 and not (step == 0 and n == 0):
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={step}"
+            )
         sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step else [0]
     else:
         sizes = list(split_size_or_sections)
@@ -268,41 +276,74 @@ def zero_(self: Tensor) -> Tensor:
 # ------------------------------------------------------------------ factories
 @_composite
 def zeros(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _fn("full")(size, False if dtype is dt.bool_ else 0, dtype=dtype or dt.get_default_dtype(), device=device)
+    return _fn("full")(
+        size,
+        False if dtype is dt.bool_ else 0,
+        dtype=dtype or dt.get_default_dtype(),
+        device=device,
+    )
 
 
 @_composite
 def ones(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _fn("full")(size, True if dtype is dt.bool_ else 1, dtype=dtype or dt.get_default_dtype(), device=device)
+    return _fn("full")(
+        size, True if dtype is dt.bool_ else 1, dtype=dtype or dt.get_default_dtype(), device=device
+    )
 
 
 @_composite
-def rand(size: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(
+    size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     return _fn("empty")(size, dtype=dtype, device=device).uniform_(generator=generator)
 
 
 @_composite
-def randn(size: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(
+    size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     return _fn("empty")(size, dtype=dtype, device=device).normal_(generator=generator)
 
 
 @_composite
 def randint(
-    low: int, high_or_size: Any, size: Any = None, generator: Any = None, dtype: Any = None,
-    device: Any = None, requires_grad: bool = False,
+    low: int,
+    high_or_size: Any,
+    size: Any = None,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Tensor:
     if size is None:
         low, high, size = 0, low, high_or_size
     else:
         high = high_or_size
     if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     out = _fn("empty")(tuple(size), dtype=dtype or dt.int64, device=device)
     return out.random_(low, high, generator=generator)
 
 
 @_composite
-def normal(mean: Any, std: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None) -> Tensor:
+def normal(
+    mean: Any,
+    std: Any,
+    size: Any = None,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = mean if isinstance(mean, Tensor) else std
         shape = ref._shape if size is None else tuple(size)
@@ -310,17 +351,21 @@ def normal(mean: Any, std: Any, size: Any = None, generator: Any = None, dtype: 
             from .meta import broadcast_shapes
 
             shape = broadcast_shapes(mean._shape, std._shape)
-        noise = _fn("empty")(shape, dtype=dtype or ref._dtype, device=device or ref._device).normal_(
-            generator=generator
-        )
+        noise = _fn("empty")(
+            shape, dtype=dtype or ref._dtype, device=device or ref._device
+        ).normal_(generator=generator)
         return noise * std + mean  # type: ignore[operator, no-any-return]
     if size is None:
         raise TypeError("normal(): with scalar mean and std, a size is required")
-    return _fn("empty")(tuple(size), dtype=dtype, device=device).normal_(mean, std, generator=generator)
+    return _fn("empty")(tuple(size), dtype=dtype, device=device).normal_(
+        mean, std, generator=generator
+    )
 
 
 def _like(name: str) -> Callable[..., Any]:
-    def like(self: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    def like(
+        self: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
         return _fn(name)(self._shape, dtype=dtype or self._dtype, device=device or self._device)
 
     like.__name__ = f"{name}_like"
@@ -332,12 +377,28 @@ for _n in ("empty", "zeros", "ones", "rand", "randn"):
 
 
 @_composite
-def full_like(self: Tensor, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _fn("full")(self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device)
+def full_like(
+    self: Tensor,
+    fill_value: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    return _fn("full")(
+        self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device
+    )
+
+
+def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
+    """Copy to another device through the device backends (``DeviceInterface.copy_between``)."""
+    from .._tensor_methods import _to_device_impl
+
+    return _to_device_impl(self, device, non_blocking)
 
 
 @hookimpl
 def tensorcore_register_kernels(register: Any) -> None:
-    """Register every composite for every device and layout."""
+    """Register every composite, and the core's device transfer, for every device and layout."""
     for name, fn in COMPOSITES.items():
         register.kernel(name, "*", "*", fn)
+    register.kernel("to_device", "*", "*", to_device)

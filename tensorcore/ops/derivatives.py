@@ -22,7 +22,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor
 
-__all__ = ["Derivative", "DERIVATIVES", "sum_to"]
+__all__ = ["DERIVATIVES", "Derivative", "sum_to"]
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,11 @@ def _div(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("div", "self other rounding_mode", _div)
-_d("remainder", "self other", lambda c, g: (g, -g * (c.self / c.other).floor() if _T(c.other) else None))
+_d(
+    "remainder",
+    "self other",
+    lambda c, g: (g, -g * (c.self / c.other).floor() if _T(c.other) else None),
+)
 _d("fmod", "self other", lambda c, g: (g, -g * (c.self / c.other).trunc() if _T(c.other) else None))
 
 
@@ -117,10 +121,14 @@ def _pow(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("pow", "self other result", _pow)
-_d("atan2", "self other", lambda c, g: (
-    g * c.other / (c.self * c.self + c.other * c.other),
-    -g * c.self / (c.self * c.self + c.other * c.other) if _T(c.other) else None,
-))
+_d(
+    "atan2",
+    "self other",
+    lambda c, g: (
+        g * c.other / (c.self * c.self + c.other * c.other),
+        -g * c.self / (c.self * c.self + c.other * c.other) if _T(c.other) else None,
+    ),
+)
 
 
 def _max_min_pointwise(pick_self: Callable[[Any, Any], Any]) -> Callable[..., Any]:
@@ -157,7 +165,7 @@ _d("log2", "self", lambda c, g: (g / (_conj(c.self) * math.log(2.0)),))
 _d("log10", "self", lambda c, g: (g / (_conj(c.self) * math.log(10.0)),))
 _d("log1p", "self", lambda c, g: (g / _conj(c.self + 1),))
 _d("sqrt", "result", lambda c, g: (g / (2 * _conj(c.result)),))
-_d("rsqrt", "result", lambda c, g: (g * -0.5 * _conj(c.result ** 3),))
+_d("rsqrt", "result", lambda c, g: (g * -0.5 * _conj(c.result**3),))
 _d("sin", "self", lambda c, g: (g * _conj(c.self.cos()),))
 _d("cos", "self", lambda c, g: (-g * _conj(c.self.sin()),))
 _d("tan", "result", lambda c, g: (g * _conj(1 + c.result * c.result),))
@@ -190,12 +198,24 @@ def _clamp(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("clamp", "self min max", _clamp)
-_d("where", "condition", lambda c, g: (
-    None, _F("where")(c.condition, g, 0.0), _F("where")(c.condition, 0.0, g),
-))
-_d("lerp", "self end weight", lambda c, g: (
-    g * (1 - c.weight), g * c.weight, g * (c.end - c.self) if _T(c.weight) else None,
-))
+_d(
+    "where",
+    "condition",
+    lambda c, g: (
+        None,
+        _F("where")(c.condition, g, 0.0),
+        _F("where")(c.condition, 0.0, g),
+    ),
+)
+_d(
+    "lerp",
+    "self end weight",
+    lambda c, g: (
+        g * (1 - c.weight),
+        g * c.weight,
+        g * (c.end - c.self) if _T(c.weight) else None,
+    ),
+)
 
 
 # ------------------------------------------------------------------ reductions and scans
@@ -234,7 +254,9 @@ def _prod_others(x: Tensor, dims: tuple[int, ...]) -> Tensor:
     ones = _F("ones_like")(flat.narrow(-1, 0, 1))
     excl_left = _F("cat")([ones, flat.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1)
     rev = flat.flip((-1,))
-    excl_right = _F("cat")([ones, rev.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1).flip((-1,))
+    excl_right = _F("cat")([ones, rev.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1).flip(
+        (-1,)
+    )
     out = (excl_left * excl_right).reshape(moved._shape)
     return out.movedim(tuple(range(x.ndim - len(dims), x.ndim)), dims)  # type: ignore[no-any-return]
 
@@ -316,10 +338,14 @@ def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("vector_norm", "self ord dim keepdim result", _vector_norm)
-_d("logsumexp", "self dim keepdim result", lambda c, g: (
-    _unreduce(g, c.self._shape, c.dim, c.keepdim)
-    * (c.self - _unreduce(c.result, c.self._shape, c.dim, c.keepdim)).exp(),
-))
+_d(
+    "logsumexp",
+    "self dim keepdim result",
+    lambda c, g: (
+        _unreduce(g, c.self._shape, c.dim, c.keepdim)
+        * (c.self - _unreduce(c.result, c.self._shape, c.dim, c.keepdim)).exp(),
+    ),
+)
 _d("cumsum", "dim", lambda c, g: (g.flip((c.dim,)).cumsum(c.dim).flip((c.dim,)),))
 
 
@@ -341,10 +367,22 @@ def _cumprod(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("cumprod", "self dim", _cumprod)
-_d("softmax", "dim result", lambda c, g: (c.result * (g - (g * c.result).sum(c.dim, keepdim=True)),))
+_d(
+    "softmax",
+    "dim result",
+    lambda c, g: (c.result * (g - (g * c.result).sum(c.dim, keepdim=True)),),
+)
 _d("log_softmax", "dim result", lambda c, g: (g - c.result.exp() * g.sum(c.dim, keepdim=True),))
-_d("sort", "self dim result1", lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),))
-_d("topk", "self dim result1", lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),))
+_d(
+    "sort",
+    "self dim result1",
+    lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),),
+)
+_d(
+    "topk",
+    "self dim result1",
+    lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),),
+)
 
 
 # ------------------------------------------------------------------ linear algebra
@@ -369,7 +407,11 @@ _d("mm", "self mat2", lambda c, g: (g.mm(_conj(c.mat2).t()), _conj(c.self).t().m
 _d("bmm", "self mat2", lambda c, g: (g.bmm(_conj(c.mat2).mT), _conj(c.self).mT.bmm(g)))
 _d("mv", "self vec", lambda c, g: (_F("outer")(g, _conj(c.vec)), _conj(c.self).t().mv(g)))
 _d("dot", "self tensor", lambda c, g: (g * _conj(c.tensor), g * _conj(c.self)))
-_d("outer", "self vec2", lambda c, g: (g.mv(_conj(c.vec2)), _conj(c.self).unsqueeze(0).mm(g).squeeze(0)))
+_d(
+    "outer",
+    "self vec2",
+    lambda c, g: (g.mv(_conj(c.vec2)), _conj(c.self).unsqueeze(0).mm(g).squeeze(0)),
+)
 
 
 def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -386,7 +428,12 @@ def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
     for i, term in enumerate(terms):
         others = [t for j, t in enumerate(terms) if j != i]
         # Letters of this term that appear nowhere else were summed: expand them back.
-        sub = f"{rhs}," + ",".join(others) + "->" + "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
+        sub = (
+            f"{rhs},"
+            + ",".join(others)
+            + "->"
+            + "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
+        )
         gi = _F("einsum")(sub, [g] + [_conj(o) for j, o in enumerate(ops) if j != i])
         kept = "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
         if kept != term or len(set(term)) != len(term):
@@ -397,7 +444,9 @@ def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 def _einsum_expand(gi: Tensor, kept: str, term: str, like: Tensor) -> Tensor:
     if len(set(term)) != len(term):
-        raise NotImplementedError("einsum backward does not support repeated indices in one operand yet")
+        raise NotImplementedError(
+            "einsum backward does not support repeated indices in one operand yet"
+        )
     shape = []
     for ch in term:
         if ch in kept:
@@ -442,12 +491,20 @@ def _repeat(c: Any, g: Tensor) -> tuple[Any, ...]:
 _d("repeat", "self repeats", _repeat)
 _d("tril", "diagonal", lambda c, g: (g.tril(c.diagonal),))
 _d("triu", "diagonal", lambda c, g: (g.triu(c.diagonal),))
-_d("gather", "self dim index", lambda c, g: (_zeros_of(c.self).scatter_add(c.dim, c.index, g), None))
-_d("scatter", "dim index src", lambda c, g: (
-    g.scatter(c.dim, c.index, _F("zeros_like")(g.gather(c.dim, c.index))),
-    None,
-    g.gather(c.dim, c.index) if _T(c.src) else None,
-))
+_d(
+    "gather",
+    "self dim index",
+    lambda c, g: (_zeros_of(c.self).scatter_add(c.dim, c.index, g), None),
+)
+_d(
+    "scatter",
+    "dim index src",
+    lambda c, g: (
+        g.scatter(c.dim, c.index, _F("zeros_like")(g.gather(c.dim, c.index))),
+        None,
+        g.gather(c.dim, c.index) if _T(c.src) else None,
+    ),
+)
 _d("scatter_add", "dim index src", lambda c, g: (g, None, g.gather(c.dim, c.index)))
 
 
@@ -464,11 +521,15 @@ def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 _d("index_select", "self dim index", _index_select)
-_d("masked_fill", "mask value", lambda c, g: (
-    _F("where")(c.mask, 0.0, g),
-    None,
-    _F("where")(c.mask, g, 0.0).sum() if _T(c.value) else None,
-))
+_d(
+    "masked_fill",
+    "mask value",
+    lambda c, g: (
+        _F("where")(c.mask, 0.0, g),
+        None,
+        _F("where")(c.mask, g, 0.0).sum() if _T(c.value) else None,
+    ),
+)
 
 
 def _index(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -483,7 +544,9 @@ _d("index", "self indices", _index)
 
 def _index_put(c: Any, g: Tensor) -> tuple[Any, ...]:
     idx = list(c.indices)
-    gself = g if c.accumulate else g.index_put(idx, _F("zeros_like")(g[tuple(_full(i) for i in idx)]))
+    gself = (
+        g if c.accumulate else g.index_put(idx, _F("zeros_like")(g[tuple(_full(i) for i in idx)]))
+    )
     gvals = g[tuple(_full(i) for i in idx)]
     n_idx = sum(1 for i in idx if i is not None)
     gv = sum_to(gvals, c.values._shape) if _T(c.values) else None
@@ -525,15 +588,27 @@ def _embed(z: Tensor, region: Callable[[Tensor], Tensor], g: Tensor) -> Tensor:
     """``z`` with ``region(z)`` replaced by ``g``, written differentiably (no in-place)."""
     flat_pos = _F("arange")(z.numel(), device=z._device).reshape(z._shape)
     pos = region(flat_pos)
-    return z.reshape(-1).index_put([pos.reshape(-1)], g.reshape(-1), accumulate=True).reshape(z._shape)  # type: ignore[no-any-return]
+    return (
+        z.reshape(-1).index_put([pos.reshape(-1)], g.reshape(-1), accumulate=True).reshape(z._shape)
+    )  # type: ignore[no-any-return]
 
 
-_d("narrow", "self dim start length", lambda c, g: _narrow_like(c, g, lambda z: z.narrow(c.dim, c.start, c.length)))
+_d(
+    "narrow",
+    "self dim start length",
+    lambda c, g: _narrow_like(c, g, lambda z: z.narrow(c.dim, c.start, c.length)),
+)
 _d("select", "self dim index", lambda c, g: _narrow_like(c, g, lambda z: z.select(c.dim, c.index)))
-_d("diagonal", "self offset dim1 dim2", lambda c, g: _narrow_like(
-    c, g, lambda z: z.diagonal(c.offset, c.dim1, c.dim2)))
-_d("unfold", "self dimension size step", lambda c, g: _narrow_like(
-    c, g, lambda z: z.unfold(c.dimension, c.size, c.step)))
+_d(
+    "diagonal",
+    "self offset dim1 dim2",
+    lambda c, g: _narrow_like(c, g, lambda z: z.diagonal(c.offset, c.dim1, c.dim2)),
+)
+_d(
+    "unfold",
+    "self dimension size step",
+    lambda c, g: _narrow_like(c, g, lambda z: z.unfold(c.dimension, c.size, c.step)),
+)
 
 
 def _slice(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -576,6 +651,15 @@ _d("as_strided", "self size stride storage_offset", _as_strided)
 
 # ------------------------------------------------------------------ copies and casts
 _d("clone", "", lambda c, g: (g,))
-_d("to_dtype", "self", lambda c, g: (g.to(c.self._dtype) if not (g._dtype.is_complex and not c.self._dtype.is_complex) else g.real.to(c.self._dtype),))
+_d(
+    "to_dtype",
+    "self",
+    lambda c, g: (
+        g.to(c.self._dtype)
+        if not (g._dtype.is_complex and not c.self._dtype.is_complex)
+        else g.real.to(c.self._dtype),
+    ),
+)
 _d("fill_", "", lambda c, g: (g * 0,))
+_d("to_device", "self", lambda c, g: (g.to(c.self._device),))
 _d("copy_", "src", lambda c, g: (g * 0, sum_to(g, c.src._shape)))

@@ -15,7 +15,7 @@ from ..devices import device as _device
 from ..devices import get_default_device
 from ..plugins import manager
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "scalar_tensor", "from_dlpack"]
+__all__ = ["as_tensor", "from_dlpack", "from_numpy", "scalar_tensor", "tensor"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -56,9 +56,14 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
             tensor_dtypes.append(x._dtype)
             return
         if isinstance(x, _SCALARS) or not isinstance(x, Sequence) or isinstance(x, str):
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(x).__name__})")
+            raise ValueError(
+                f"expected sequence of length {shape[depth]} at dim {depth} "
+                f"(got {type(x).__name__})"
+            )
         if len(x) != shape[depth]:
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {len(x)})")
+            raise ValueError(
+                f"expected sequence of length {shape[depth]} at dim {depth} (got {len(x)})"
+            )
         for v in x:
             walk(v, depth + 1)
 
@@ -80,7 +85,9 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
     return shape, flat, inferred
 
 
-def tensor(data: Any, *, dtype: dt.dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any, *, dtype: dt.dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested sequences, scalars, or arrays).
 
     The dtype is inferred as in PyTorch: bools give ``bool``, ints ``int64``, floats the
@@ -181,4 +188,6 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
 
 def scalar_tensor(value: Any, like: Tensor) -> Tensor:
     """A 0-d tensor holding ``value`` on ``like``'s device, with the scalar's own dtype."""
-    return manager.device_backend(like._device).from_data([value], (), dt.scalar_dtype(value), like._device)
+    return manager.device_backend(like._device).from_data(
+        [value], (), dt.scalar_dtype(value), like._device
+    )

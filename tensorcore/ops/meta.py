@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..devices import device
     from ..dispatch import Op
 
-__all__ = ["broadcast_shapes", "normalize_dims", "FRONTENDS", "STRUCTURED", "empty"]
+__all__ = ["FRONTENDS", "STRUCTURED", "broadcast_shapes", "empty", "normalize_dims"]
 
 _ALLOC: dict[Any, Callable[..., Tensor]] = {}
 
@@ -74,7 +74,9 @@ def normalize_dims(dim: Any, ndim: int, allow_none_all: bool = True) -> tuple[in
     return tuple(sorted(res))
 
 
-def _alloc_or_check(op: Op, out: Any, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
+def _alloc_or_check(
+    op: Op, out: Any, shape: tuple[int, ...], dtype: dt.dtype, dev: device
+) -> Tensor:
     if out is None:
         return empty(shape, dtype, dev)
     if out._shape != shape:
@@ -141,13 +143,16 @@ def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype
     if policy == "int":
         if compute.is_floating_point or compute.is_complex:
             raise RuntimeError(
-                f"\"{op.name}\" is only defined for integer and bool tensors, got {torch_name(compute)}"
+                f'"{op.name}" is only defined for integer and bool tensors, '
+                f"got {torch_name(compute)}"
             )
         return compute, compute
     raise AssertionError(policy)
 
 
-def pointwise(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+def pointwise(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+) -> Any:
     """Broadcast, promote, allocate and run an elementwise kernel as ``kernel(out, *args)``."""
     a = args[0]
     if op.fast and out is None and not inplace:
@@ -167,8 +172,10 @@ def pointwise(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device,
                 return o
     shape = _shape_of(op, args)
     compute, res = _pointwise_dtypes(op, args)
-    if op.name in ("add", "sub") and isinstance(args[2], float) and not (
-        compute.is_floating_point or compute.is_complex
+    if (
+        op.name in ("add", "sub")
+        and isinstance(args[2], float)
+        and not (compute.is_floating_point or compute.is_complex)
     ):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
@@ -228,7 +235,9 @@ def _reduction_dtype(op: Op, self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
     raise AssertionError(policy)
 
 
-def reduction(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+def reduction(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+) -> Any:
     """Normalise ``dim``, compute the reduced shape and dtype, allocate, run ``kernel(out, *args)``.
 
     The kernel receives ``dim`` as a sorted tuple of non-negative ints (every dim when the
@@ -257,9 +266,7 @@ def reduction(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device,
     if op.name in ("amax", "amin", "argmax", "argmin", "max_dim", "min_dim"):
         for d in red:
             if ndim and self._shape[d] == 0:  # a 0-d tensor reduces over dim 0 / -1
-                raise IndexError(
-                    f"{op.name}(): Expected reduction dim {d} to have non-zero size."
-                )
+                raise IndexError(f"{op.name}(): Expected reduction dim {d} to have non-zero size.")
         if not red and self.numel() == 0:
             raise RuntimeError(f"{op.name}(): cannot reduce an empty tensor")
     if keepdim:
@@ -276,7 +283,7 @@ def reduction(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device,
         args = args[:2] + (1,) + args[3:]
     if op.decl.promote == "none":
         outs = out or (None, None)
-        o = (
+        o: Any = (
             _alloc_or_check(op, outs[0], shape, res, dev),
             _alloc_or_check(op, outs[1], shape, dt.int64, dev),
         )
@@ -290,12 +297,16 @@ def reduction(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device,
 Spec = tuple[tuple[int, ...], dt.dtype]
 
 
-def structured(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+def structured(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+) -> Any:
     """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
     args, spec = STRUCTURED[op.name](*args)
     if isinstance(spec[1], tuple):  # several outputs: ((shape, dtype), (shape, dtype), ...)
         outs = out or (None,) * len(spec)
-        o: Any = tuple(_alloc_or_check(op, x, s, d, dev) for x, (s, d) in zip(outs, spec, strict=True))
+        o: Any = tuple(
+            _alloc_or_check(op, x, s, d, dev) for x, (s, d) in zip(outs, spec, strict=True)
+        )
     elif inplace:
         self = args[0]
         _check_inplace(op, self, spec[0], spec[1])
@@ -313,7 +324,9 @@ def direct(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, in
     return kernel(*args)
 
 
-def _factory_spec(name: str, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[int, ...], dt.dtype]:
+def _factory_spec(
+    name: str, args: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], tuple[int, ...], dt.dtype]:
     import math
 
     if name == "empty":
@@ -363,8 +376,10 @@ def _check_size(name: str, size: Any) -> tuple[int, ...]:
     return size
 
 
-def factory(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
-    """Resolve shape and dtype of a factory call, allocate on the device, run ``kernel(out, *args)``."""
+def factory(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+) -> Any:
+    """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``."""
     args, shape, dtype = _factory_spec(op.name, args)
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"{op.name}(): dtype must be a tensorcore dtype, got {dtype!r}")

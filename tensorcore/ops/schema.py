@@ -16,7 +16,7 @@ from typing import Any
 
 from ._signature import Signature, parse_signature
 
-__all__ = ["OpDecl", "OPS", "TAGS", "META_KINDS", "PROMOTIONS"]
+__all__ = ["META_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
 
 #: The closed set of tags.
 TAGS = frozenset(
@@ -97,21 +97,41 @@ def _op(signature: str, tags: str, doc: str, **kw: Any) -> None:
 
 
 def _unary(name: str, doc: str, promote: str = "same", tags: str = "") -> None:
-    _op(f"{name}(Tensor self) -> Tensor", "pointwise " + tags, doc, meta="pointwise",
-        promote=promote, inplace=True, out=True)
+    _op(
+        f"{name}(Tensor self) -> Tensor",
+        "pointwise " + tags,
+        doc,
+        meta="pointwise",
+        promote=promote,
+        inplace=True,
+        out=True,
+    )
 
 
 def _binary(name: str, doc: str, promote: str = "same", tags: str = "", extra: str = "") -> None:
-    _op(f"{name}(Tensor self, Tensor other{extra}) -> Tensor", "pointwise " + tags, doc,
-        meta="pointwise", promote=promote, inplace=promote not in ("bool",), out=True)
+    _op(
+        f"{name}(Tensor self, Tensor other{extra}) -> Tensor",
+        "pointwise " + tags,
+        doc,
+        meta="pointwise",
+        promote=promote,
+        inplace=promote not in ("bool",),
+        out=True,
+    )
 
 
 # ---------------------------------------------------------------- pointwise
 _binary("add", "Adds ``other``, scaled by ``alpha``, to ``self``.", extra=", *, Scalar alpha=1")
-_binary("sub", "Subtracts ``other``, scaled by ``alpha``, from ``self``.", extra=", *, Scalar alpha=1")
+_binary(
+    "sub", "Subtracts ``other``, scaled by ``alpha``, from ``self``.", extra=", *, Scalar alpha=1"
+)
 _binary("mul", "Multiplies ``self`` by ``other`` elementwise.")
-_binary("div", "Divides ``self`` by ``other``; ``rounding_mode`` is None, 'trunc' or 'floor'.",
-        promote="float", extra=", *, str? rounding_mode=None")
+_binary(
+    "div",
+    "Divides ``self`` by ``other``; ``rounding_mode`` is None, 'trunc' or 'floor'.",
+    promote="float",
+    extra=", *, str? rounding_mode=None",
+)
 _binary("floor_divide", "Divides and rounds down to the nearest integer.", tags="nondifferentiable")
 _binary("remainder", "Python-style modulus: the result has the sign of the divisor.")
 _binary("fmod", "C-style modulus: the result has the sign of the dividend.")
@@ -120,12 +140,26 @@ _binary("atan2", "Elementwise arctangent of ``self / other`` with quadrant.", pr
 _binary("maximum", "Elementwise maximum (NaN propagates).")
 _binary("minimum", "Elementwise minimum (NaN propagates).")
 for _n, _d in [("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")]:
-    _binary(_n, f"Elementwise ``self {_d} other`` as a bool tensor.", promote="bool", tags="nondifferentiable")
+    _binary(
+        _n,
+        f"Elementwise ``self {_d} other`` as a bool tensor.",
+        promote="bool",
+        tags="nondifferentiable",
+    )
 for _n in ("logical_and", "logical_or", "logical_xor"):
-    _binary(_n, f"Elementwise {_n.split('_')[1]} of the truth values.", promote="bool", tags="nondifferentiable")
+    _binary(
+        _n,
+        f"Elementwise {_n.split('_')[1]} of the truth values.",
+        promote="bool",
+        tags="nondifferentiable",
+    )
 for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
-    _binary(_n, f"Elementwise {_n.replace('_', ' ')} of integer or bool tensors.", promote="int",
-            tags="nondifferentiable")
+    _binary(
+        _n,
+        f"Elementwise {_n.replace('_', ' ')} of integer or bool tensors.",
+        promote="int",
+        tags="nondifferentiable",
+    )
 
 _unary("neg", "Negates each element.")
 _unary("abs", "Absolute value (the magnitude for complex input).", promote="real")
@@ -157,266 +191,695 @@ _unary("relu", "``max(x, 0)`` elementwise.")
 _unary("floor", "Rounds down to an integer value.")
 _unary("ceil", "Rounds up to an integer value.")
 _unary("trunc", "Rounds towards zero.")
-_op("round(Tensor self, *, int decimals=0) -> Tensor", "pointwise",
-    "Rounds half to even, to ``decimals`` decimal places.", meta="pointwise", inplace=True, out=True)
+_op(
+    "round(Tensor self, *, int decimals=0) -> Tensor",
+    "pointwise",
+    "Rounds half to even, to ``decimals`` decimal places.",
+    meta="pointwise",
+    inplace=True,
+    out=True,
+)
 _unary("isnan", "True where the element is NaN.", promote="bool", tags="nondifferentiable")
 _unary("isinf", "True where the element is infinite.", promote="bool", tags="nondifferentiable")
 _unary("isfinite", "True where the element is finite.", promote="bool", tags="nondifferentiable")
 _unary("logical_not", "Elementwise logical negation.", promote="bool", tags="nondifferentiable")
-_unary("bitwise_not", "Elementwise bitwise NOT of integer or bool tensors.", promote="int",
-       tags="nondifferentiable")
-_op("nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor",
-    "pointwise", "Replaces NaN and infinities with finite numbers.", meta="pointwise", inplace=True, out=True)
-_op("clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", "pointwise",
-    "Clamps every element into ``[min, max]``.", meta="pointwise", inplace=True, out=True)
-_op("where(Tensor condition, Tensor self, Tensor other) -> Tensor", "pointwise",
-    "Takes ``self`` where ``condition`` is true and ``other`` elsewhere.", meta="pointwise",
-    out=True, method=False)
-_op("lerp(Tensor self, Tensor end, Tensor weight) -> Tensor", "pointwise",
-    "Linear interpolation ``self + weight * (end - self)``.", meta="pointwise", promote="float",
-    inplace=True, out=True)
+_unary(
+    "bitwise_not",
+    "Elementwise bitwise NOT of integer or bool tensors.",
+    promote="int",
+    tags="nondifferentiable",
+)
+_op(
+    "nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor",
+    "pointwise",
+    "Replaces NaN and infinities with finite numbers.",
+    meta="pointwise",
+    inplace=True,
+    out=True,
+)
+_op(
+    "clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+    "pointwise",
+    "Clamps every element into ``[min, max]``.",
+    meta="pointwise",
+    inplace=True,
+    out=True,
+)
+_op(
+    "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
+    "pointwise",
+    "Takes ``self`` where ``condition`` is true and ``other`` elsewhere.",
+    meta="pointwise",
+    out=True,
+    method=False,
+)
+_op(
+    "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
+    "pointwise",
+    "Linear interpolation ``self + weight * (end - self)``.",
+    meta="pointwise",
+    promote="float",
+    inplace=True,
+    out=True,
+)
 
 # ---------------------------------------------------------------- reductions and scans
 _R = "reduction"
-_op("sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    _R, "Sum over ``dim`` (all dims when None).", meta="reduction", promote="sum", out=True)
-_op("mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    _R, "Mean over ``dim``.", meta="reduction", promote="float_only", out=True)
-_op("prod(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    _R, "Product over ``dim``.", meta="reduction", promote="sum", out=True)
-_op("amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor", _R,
-    "Maximum over ``dim`` (all dims when empty).", meta="reduction", out=True)
-_op("amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor", _R,
-    "Minimum over ``dim`` (all dims when empty).", meta="reduction", out=True)
-_op("max_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", _R,
-    "Maximum values and their indices along ``dim``.", meta="reduction", promote="none",
-    method=False, function=False)
-_op("min_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", _R,
-    "Minimum values and their indices along ``dim``.", meta="reduction", promote="none",
-    method=False, function=False)
-_op("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", _R + " nondifferentiable",
-    "Index of the maximum (of the flattened tensor when ``dim`` is None).", meta="reduction",
-    promote="index", out=True)
-_op("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", _R + " nondifferentiable",
-    "Index of the minimum (of the flattened tensor when ``dim`` is None).", meta="reduction",
-    promote="index", out=True)
-_op("var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-    _R, "Variance over ``dim`` with Bessel's ``correction`` (default 1).", meta="reduction",
-    promote="float_only", out=True)
-_op("std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-    _R, "Standard deviation over ``dim`` with ``correction`` (default 1).", meta="reduction",
-    promote="float_only", out=True)
-_op("vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
-    "ScalarType? dtype=None) -> Tensor", _R, "Vector ``ord``-norm over ``dim``.",
-    meta="reduction", promote="float_only", method=False, out=True)
-_op("logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor", _R,
-    "``log(sum(exp(self)))`` over ``dim``, computed stably.", meta="reduction", promote="float", out=True)
-_op("all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", _R + " nondifferentiable",
-    "True when every element over ``dim`` is true.", meta="reduction", promote="bool", out=True)
-_op("any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", _R + " nondifferentiable",
-    "True when some element over ``dim`` is true.", meta="reduction", promote="bool", out=True)
-_op("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", _R,
-    "Cumulative sum along ``dim``.", meta="structured", promote="sum", inplace=True, out=True)
-_op("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", _R,
-    "Cumulative product along ``dim``.", meta="structured", promote="sum", inplace=True, out=True)
-_op("softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", _R,
-    "Softmax along ``dim``.", meta="structured", promote="float")
-_op("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", _R,
-    "Log of the softmax along ``dim``, computed stably.", meta="structured", promote="float")
-_op("sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> "
-    "(Tensor values, Tensor indices)", _R, "Sorts along ``dim``; returns values and indices.",
-    meta="structured", promote="none", out=True)
-_op("argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
-    _R + " nondifferentiable", "Indices that sort ``self`` along ``dim``.", meta="structured",
-    promote="index")
-_op("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "
-    "(Tensor values, Tensor indices)", _R, "The ``k`` largest (or smallest) along ``dim``.",
-    meta="structured", promote="none", out=True)
+_op(
+    "sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Sum over ``dim`` (all dims when None).",
+    meta="reduction",
+    promote="sum",
+    out=True,
+)
+_op(
+    "mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Mean over ``dim``.",
+    meta="reduction",
+    promote="float_only",
+    out=True,
+)
+_op(
+    "prod(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Product over ``dim``.",
+    meta="reduction",
+    promote="sum",
+    out=True,
+)
+_op(
+    "amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
+    _R,
+    "Maximum over ``dim`` (all dims when empty).",
+    meta="reduction",
+    out=True,
+)
+_op(
+    "amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
+    _R,
+    "Minimum over ``dim`` (all dims when empty).",
+    meta="reduction",
+    out=True,
+)
+_op(
+    "max_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    _R,
+    "Maximum values and their indices along ``dim``.",
+    meta="reduction",
+    promote="none",
+    method=False,
+    function=False,
+)
+_op(
+    "min_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    _R,
+    "Minimum values and their indices along ``dim``.",
+    meta="reduction",
+    promote="none",
+    method=False,
+    function=False,
+)
+_op(
+    "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "Index of the maximum (of the flattened tensor when ``dim`` is None).",
+    meta="reduction",
+    promote="index",
+    out=True,
+)
+_op(
+    "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "Index of the minimum (of the flattened tensor when ``dim`` is None).",
+    meta="reduction",
+    promote="index",
+    out=True,
+)
+_op(
+    "var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+    _R,
+    "Variance over ``dim`` with Bessel's ``correction`` (default 1).",
+    meta="reduction",
+    promote="float_only",
+    out=True,
+)
+_op(
+    "std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+    _R,
+    "Standard deviation over ``dim`` with ``correction`` (default 1).",
+    meta="reduction",
+    promote="float_only",
+    out=True,
+)
+_op(
+    "vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Vector ``ord``-norm over ``dim``.",
+    meta="reduction",
+    promote="float_only",
+    method=False,
+    out=True,
+)
+_op(
+    "logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor",
+    _R,
+    "``log(sum(exp(self)))`` over ``dim``, computed stably.",
+    meta="reduction",
+    promote="float",
+    out=True,
+)
+_op(
+    "all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "True when every element over ``dim`` is true.",
+    meta="reduction",
+    promote="bool",
+    out=True,
+)
+_op(
+    "any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "True when some element over ``dim`` is true.",
+    meta="reduction",
+    promote="bool",
+    out=True,
+)
+_op(
+    "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Cumulative sum along ``dim``.",
+    meta="structured",
+    promote="sum",
+    inplace=True,
+    out=True,
+)
+_op(
+    "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Cumulative product along ``dim``.",
+    meta="structured",
+    promote="sum",
+    inplace=True,
+    out=True,
+)
+_op(
+    "softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Softmax along ``dim``.",
+    meta="structured",
+    promote="float",
+)
+_op(
+    "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Log of the softmax along ``dim``, computed stably.",
+    meta="structured",
+    promote="float",
+)
+_op(
+    "sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> "
+    "(Tensor values, Tensor indices)",
+    _R,
+    "Sorts along ``dim``; returns values and indices.",
+    meta="structured",
+    promote="none",
+    out=True,
+)
+_op(
+    "argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
+    _R + " nondifferentiable",
+    "Indices that sort ``self`` along ``dim``.",
+    meta="structured",
+    promote="index",
+)
+_op(
+    "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "
+    "(Tensor values, Tensor indices)",
+    _R,
+    "The ``k`` largest (or smallest) along ``dim``.",
+    meta="structured",
+    promote="none",
+    out=True,
+)
 
 # ---------------------------------------------------------------- linear algebra
 _L = "linalg"
-_op("matmul(Tensor self, Tensor other) -> Tensor", _L,
-    "Matrix product with NumPy's batching and broadcasting rules.", meta="structured", out=True)
-_op("mm(Tensor self, Tensor mat2) -> Tensor", _L, "Product of two matrices.", meta="structured", out=True)
-_op("bmm(Tensor self, Tensor mat2) -> Tensor", _L, "Batched product of 3-D tensors.",
-    meta="structured", out=True)
-_op("mv(Tensor self, Tensor vec) -> Tensor", _L, "Matrix-vector product.", meta="structured", out=True)
-_op("dot(Tensor self, Tensor tensor) -> Tensor", _L, "Dot product of two 1-D tensors.",
-    meta="structured", out=True)
-_op("outer(Tensor self, Tensor vec2) -> Tensor", _L, "Outer product of two 1-D tensors.",
-    meta="structured", out=True)
-_op("einsum(str equation, Tensor[] operands) -> Tensor", _L,
-    "Einstein summation over the operands.", method=False)
+_op(
+    "matmul(Tensor self, Tensor other) -> Tensor",
+    _L,
+    "Matrix product with NumPy's batching and broadcasting rules.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "mm(Tensor self, Tensor mat2) -> Tensor",
+    _L,
+    "Product of two matrices.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "bmm(Tensor self, Tensor mat2) -> Tensor",
+    _L,
+    "Batched product of 3-D tensors.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "mv(Tensor self, Tensor vec) -> Tensor",
+    _L,
+    "Matrix-vector product.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "dot(Tensor self, Tensor tensor) -> Tensor",
+    _L,
+    "Dot product of two 1-D tensors.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "outer(Tensor self, Tensor vec2) -> Tensor",
+    _L,
+    "Outer product of two 1-D tensors.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "einsum(str equation, Tensor[] operands) -> Tensor",
+    _L,
+    "Einstein summation over the operands.",
+    method=False,
+)
 
 # ---------------------------------------------------------------- shape and indexing
 _S = "shape"
-_op("cat(Tensor[] tensors, int dim=0) -> Tensor", _S, "Concatenates along an existing dim.",
-    meta="structured", method=False, out=True)
-_op("stack(Tensor[] tensors, int dim=0) -> Tensor", _S + " composite",
-    "Stacks along a new dim.", method=False)
-_op("flip(Tensor self, int[] dims) -> Tensor", _S, "Reverses the order along ``dims``.",
-    meta="structured")
-_op("roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor", _S,
-    "Rolls elements along ``dims`` (of the flattened tensor when None).", meta="structured")
-_op("repeat(Tensor self, int... repeats) -> Tensor", _S,
-    "Repeats the tensor along each dim (like NumPy's tile).", meta="structured", function=False)
+_op(
+    "cat(Tensor[] tensors, int dim=0) -> Tensor",
+    _S,
+    "Concatenates along an existing dim.",
+    meta="structured",
+    method=False,
+    out=True,
+)
+_op(
+    "stack(Tensor[] tensors, int dim=0) -> Tensor",
+    _S + " composite",
+    "Stacks along a new dim.",
+    method=False,
+)
+_op(
+    "flip(Tensor self, int[] dims) -> Tensor",
+    _S,
+    "Reverses the order along ``dims``.",
+    meta="structured",
+)
+_op(
+    "roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor",
+    _S,
+    "Rolls elements along ``dims`` (of the flattened tensor when None).",
+    meta="structured",
+)
+_op(
+    "repeat(Tensor self, int... repeats) -> Tensor",
+    _S,
+    "Repeats the tensor along each dim (like NumPy's tile).",
+    meta="structured",
+    function=False,
+)
 _op("tile(Tensor self, int[] dims) -> Tensor", _S + " composite", "Repeats like NumPy's tile.")
-_op("tril(Tensor self, int diagonal=0) -> Tensor", _S, "Lower triangle of the last two dims.",
-    meta="structured", inplace=True, out=True)
-_op("triu(Tensor self, int diagonal=0) -> Tensor", _S, "Upper triangle of the last two dims.",
-    meta="structured", inplace=True, out=True)
-_op("gather(Tensor self, int dim, Tensor index) -> Tensor", "indexing",
-    "Picks values along ``dim`` at ``index``.", meta="structured", out=True)
-_op("scatter(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", "indexing",
-    "Copy of ``self`` with ``src`` written at ``index`` along ``dim``.", meta="structured",
-    inplace=True)
-_op("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", "indexing",
-    "Copy of ``self`` with ``src`` added at ``index`` along ``dim``.", meta="structured",
-    inplace=True)
-_op("index_select(Tensor self, int dim, Tensor index) -> Tensor", "indexing",
-    "Selects the entries ``index`` along ``dim``.", meta="structured", out=True)
-_op("masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor", "indexing",
-    "Copy of ``self`` with ``value`` where ``mask`` is true.", meta="structured", inplace=True)
-_op("index(Tensor self, Tensor?[] indices) -> Tensor", "indexing",
+_op(
+    "tril(Tensor self, int diagonal=0) -> Tensor",
+    _S,
+    "Lower triangle of the last two dims.",
+    meta="structured",
+    inplace=True,
+    out=True,
+)
+_op(
+    "triu(Tensor self, int diagonal=0) -> Tensor",
+    _S,
+    "Upper triangle of the last two dims.",
+    meta="structured",
+    inplace=True,
+    out=True,
+)
+_op(
+    "gather(Tensor self, int dim, Tensor index) -> Tensor",
+    "indexing",
+    "Picks values along ``dim`` at ``index``.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "scatter(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+    "indexing",
+    "Copy of ``self`` with ``src`` written at ``index`` along ``dim``.",
+    meta="structured",
+    inplace=True,
+)
+_op(
+    "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+    "indexing",
+    "Copy of ``self`` with ``src`` added at ``index`` along ``dim``.",
+    meta="structured",
+    inplace=True,
+)
+_op(
+    "index_select(Tensor self, int dim, Tensor index) -> Tensor",
+    "indexing",
+    "Selects the entries ``index`` along ``dim``.",
+    meta="structured",
+    out=True,
+)
+_op(
+    "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
+    "indexing",
+    "Copy of ``self`` with ``value`` where ``mask`` is true.",
+    meta="structured",
+    inplace=True,
+)
+_op(
+    "index(Tensor self, Tensor?[] indices) -> Tensor",
+    "indexing",
     "Advanced (integer/boolean) indexing; what ``x[idx]`` runs for tensor indices.",
-    method=False, function=False)
-_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
-    "indexing", "Copy of ``self`` with ``values`` written at advanced ``indices``.",
-    meta="structured", inplace=True)
-_op("nonzero(Tensor self) -> Tensor", "indexing nondifferentiable",
-    "Indices of the non-zero elements, one row per element.")
+    method=False,
+    function=False,
+)
+_op(
+    "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+    "indexing",
+    "Copy of ``self`` with ``values`` written at advanced ``indices``.",
+    meta="structured",
+    inplace=True,
+)
+_op(
+    "nonzero(Tensor self) -> Tensor",
+    "indexing nondifferentiable",
+    "Indices of the non-zero elements, one row per element.",
+)
 
 # ---------------------------------------------------------------- views (core arithmetic)
 _V = "view"
-_op("view(Tensor(a) self, int... size) -> Tensor(a)", _V, "A view with another shape.", function=False)
-_op("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)",
-    _V, "A view with the given sizes, strides and storage offset.")
-_op("expand(Tensor(a) self, int... size) -> Tensor(a)", _V,
-    "A view broadcast to ``size`` (-1 keeps a dim); new entries have stride 0.", function=False)
+_op(
+    "view(Tensor(a) self, int... size) -> Tensor(a)",
+    _V,
+    "A view with another shape.",
+    function=False,
+)
+_op(
+    "as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)",
+    _V,
+    "A view with the given sizes, strides and storage offset.",
+)
+_op(
+    "expand(Tensor(a) self, int... size) -> Tensor(a)",
+    _V,
+    "A view broadcast to ``size`` (-1 keeps a dim); new entries have stride 0.",
+    function=False,
+)
 _op("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", _V, "Swaps two dims.")
 _op("permute(Tensor(a) self, int... dims) -> Tensor(a)", _V, "Reorders the dims.")
 _op("squeeze(Tensor(a) self, int[]? dim=None) -> Tensor(a)", _V, "Removes dims of size 1.")
 _op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _V, "Inserts a dim of size 1.")
-_op("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", _V,
-    "The slice ``start:start+length`` along ``dim``.")
-_op("select(Tensor(a) self, int dim, int index) -> Tensor(a)", _V,
-    "The slice at ``index`` along ``dim``, with that dim removed.")
-_op("slice(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)",
-    _V, "The slice ``start:end:step`` along ``dim``.", method=False, function=False)
-_op("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", _V,
-    "A view of a diagonal; it becomes the last dim.")
-_op("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", _V,
-    "All windows of ``size`` along a dim, with ``step``; windows become the last dim.")
-_op("alias(Tensor(a) self) -> Tensor(a)", _V, "A view of the whole tensor.",
-    method=False, function=False)
+_op(
+    "narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
+    _V,
+    "The slice ``start:start+length`` along ``dim``.",
+)
+_op(
+    "select(Tensor(a) self, int dim, int index) -> Tensor(a)",
+    _V,
+    "The slice at ``index`` along ``dim``, with that dim removed.",
+)
+_op(
+    "slice(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)",
+    _V,
+    "The slice ``start:end:step`` along ``dim``.",
+    method=False,
+    function=False,
+)
+_op(
+    "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+    _V,
+    "A view of a diagonal; it becomes the last dim.",
+)
+_op(
+    "unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
+    _V,
+    "All windows of ``size`` along a dim, with ``step``; windows become the last dim.",
+)
+_op(
+    "alias(Tensor(a) self) -> Tensor(a)",
+    _V,
+    "A view of the whole tensor.",
+    method=False,
+    function=False,
+)
 
 # ---------------------------------------------------------------- copies, casts, fills
-_op("clone(Tensor self) -> Tensor", "conversion", "A copy with its own storage.",
-    meta="structured")
-_op("contiguous(Tensor self) -> Tensor", "conversion composite",
-    "``self`` when already contiguous, else a contiguous copy.")
-_op("to_dtype(Tensor self, ScalarType dtype) -> Tensor", "conversion",
-    "A copy converted to ``dtype``.", meta="structured", method=False, function=False)
-_op("to_device(Tensor self, Device device, bool non_blocking=False) -> Tensor", "conversion",
-    "A copy on another device.", method=False, function=False)
-_op("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
-    "inplace conversion", "Copies ``src`` (broadcast, cast, across devices) into ``self``.",
-    function=False)
-_op("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", "inplace",
-    "Fills ``self`` with ``value``.", function=False)
-_op("zero_(Tensor(a!) self) -> Tensor(a!)", "inplace composite",
-    "Fills ``self`` with zeros.", function=False)
-_op("item(Tensor self) -> Scalar", "conversion nondifferentiable",
-    "The value of a one-element tensor as a Python scalar.", function=False)
-_op("tolist(Tensor self) -> Any", "conversion nondifferentiable",
-    "The tensor as nested Python lists of Python scalars.", function=False)
+_op("clone(Tensor self) -> Tensor", "conversion", "A copy with its own storage.", meta="structured")
+_op(
+    "contiguous(Tensor self) -> Tensor",
+    "conversion composite",
+    "``self`` when already contiguous, else a contiguous copy.",
+)
+_op(
+    "to_dtype(Tensor self, ScalarType dtype) -> Tensor",
+    "conversion",
+    "A copy converted to ``dtype``.",
+    meta="structured",
+    method=False,
+    function=False,
+)
+_op(
+    "to_device(Tensor self, Device device, bool non_blocking=False) -> Tensor",
+    "conversion",
+    "A copy on another device.",
+    method=False,
+    function=False,
+)
+_op(
+    "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+    "inplace conversion",
+    "Copies ``src`` (broadcast, cast, across devices) into ``self``.",
+    function=False,
+)
+_op(
+    "fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)",
+    "inplace",
+    "Fills ``self`` with ``value``.",
+    function=False,
+)
+_op(
+    "zero_(Tensor(a!) self) -> Tensor(a!)",
+    "inplace composite",
+    "Fills ``self`` with zeros.",
+    function=False,
+)
+_op(
+    "item(Tensor self) -> Scalar",
+    "conversion nondifferentiable",
+    "The value of a one-element tensor as a Python scalar.",
+    function=False,
+)
+_op(
+    "tolist(Tensor self) -> Any",
+    "conversion nondifferentiable",
+    "The tensor as nested Python lists of Python scalars.",
+    function=False,
+)
 
 # ---------------------------------------------------------------- factories and random
 _F = "factory nondifferentiable"
 _FK = {"meta": "factory", "method": False}
-_op("empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
-    _F, "An uninitialised tensor.", **_FK)
-_op("full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor", _F, "A tensor filled with ``fill_value``.", **_FK)
-_op("arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None, "
-    "Device? device=None, bool requires_grad=False) -> Tensor", _F,
-    "Values from ``start`` to ``end`` (exclusive) in steps of ``step``.", **_FK)
-_op("linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor", _F, "``steps`` evenly spaced values from start to end.",
-    **_FK)
-_op("eye(int n, int? m=None, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor", _F, "A 2-D tensor with ones on the diagonal.", **_FK)
+_op(
+    "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+    _F,
+    "An uninitialised tensor.",
+    **_FK,
+)
+_op(
+    "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
+    "bool requires_grad=False) -> Tensor",
+    _F,
+    "A tensor filled with ``fill_value``.",
+    **_FK,
+)
+_op(
+    "arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None, "
+    "Device? device=None, bool requires_grad=False) -> Tensor",
+    _F,
+    "Values from ``start`` to ``end`` (exclusive) in steps of ``step``.",
+    **_FK,
+)
+_op(
+    "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None, "
+    "bool requires_grad=False) -> Tensor",
+    _F,
+    "``steps`` evenly spaced values from start to end.",
+    **_FK,
+)
+_op(
+    "eye(int n, int? m=None, *, ScalarType? dtype=None, Device? device=None, "
+    "bool requires_grad=False) -> Tensor",
+    _F,
+    "A 2-D tensor with ones on the diagonal.",
+    **_FK,
+)
 _RND = "random nondifferentiable inplace"
-_op("uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? generator=None) -> Tensor(a!)",
-    _RND, "Fills ``self`` with numbers drawn uniformly from ``[from, to)``.", function=False)
-_op("normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? generator=None) -> Tensor(a!)",
-    _RND, "Fills ``self`` with normally distributed numbers.", function=False)
-_op("random_(Tensor(a!) self, int low, int high, *, Generator? generator=None) -> Tensor(a!)",
-    _RND, "Fills ``self`` with integers drawn uniformly from ``[low, high)``.", function=False)
-_op("randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor", "random nondifferentiable factory",
-    "A random permutation of ``0 .. n-1``.", **_FK)
+_op(
+    "uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? generator=None) -> Tensor(a!)",
+    _RND,
+    "Fills ``self`` with numbers drawn uniformly from ``[from, to)``.",
+    function=False,
+)
+_op(
+    "normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? generator=None) -> Tensor(a!)",
+    _RND,
+    "Fills ``self`` with normally distributed numbers.",
+    function=False,
+)
+_op(
+    "random_(Tensor(a!) self, int low, int high, *, Generator? generator=None) -> Tensor(a!)",
+    _RND,
+    "Fills ``self`` with integers drawn uniformly from ``[low, high)``.",
+    function=False,
+)
+_op(
+    "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
+    "bool requires_grad=False) -> Tensor",
+    "random nondifferentiable factory",
+    "A random permutation of ``0 .. n-1``.",
+    **_FK,
+)
 
 # ---------------------------------------------------------------- composites (ops/composite.py)
 _C = "composite"
 for _sig, _tags, _doc in [
-    ("rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "pointwise",
-     "``other - alpha * self`` (what ``scalar - tensor`` runs)."),
+    (
+        "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        "pointwise",
+        "``other - alpha * self`` (what ``scalar - tensor`` runs).",
+    ),
     ("true_divide(Tensor self, Tensor other) -> Tensor", "pointwise", "Alias of :func:`div`."),
-    ("clip(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", "pointwise", "Alias of :func:`clamp`."),
+    (
+        "clip(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+        "pointwise",
+        "Alias of :func:`clamp`.",
+    ),
     ("square(Tensor self) -> Tensor", "pointwise", "``self * self``."),
-    ("max(Tensor self, Any dim=None, bool keepdim=False) -> Any", "reduction",
-     "Maximum of all elements; with ``dim``, (values, indices) along it; with a tensor, "
-     ":func:`maximum`."),
-    ("min(Tensor self, Any dim=None, bool keepdim=False) -> Any", "reduction",
-     "Minimum of all elements; with ``dim``, (values, indices) along it; with a tensor, "
-     ":func:`minimum`."),
-    ("norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-     "reduction", "The ``p``-norm over ``dim`` (see :func:`tensorcore.linalg.vector_norm`)."),
-    ("reshape(Tensor self, int... shape) -> Tensor", "view",
-     "A view with another shape when strides allow, else a copy."),
+    (
+        "max(Tensor self, Any dim=None, bool keepdim=False) -> Any",
+        "reduction",
+        "Maximum of all elements; with ``dim``, (values, indices) along it; with a tensor, "
+        ":func:`maximum`.",
+    ),
+    (
+        "min(Tensor self, Any dim=None, bool keepdim=False) -> Any",
+        "reduction",
+        "Minimum of all elements; with ``dim``, (values, indices) along it; with a tensor, "
+        ":func:`minimum`.",
+    ),
+    (
+        "norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        "reduction",
+        "The ``p``-norm over ``dim`` (see :func:`tensorcore.linalg.vector_norm`).",
+    ),
+    (
+        "reshape(Tensor self, int... shape) -> Tensor",
+        "view",
+        "A view with another shape when strides allow, else a copy.",
+    ),
     ("view_as(Tensor self, Tensor other) -> Tensor", "view", "``self.view(other.shape)``."),
     ("reshape_as(Tensor self, Tensor other) -> Tensor", "view", "``self.reshape(other.shape)``."),
     ("t(Tensor self) -> Tensor", "view", "Transposes a tensor of at most 2 dims."),
-    ("movedim(Tensor self, int[] source, int[] destination) -> Tensor", "view",
-     "Moves dims ``source`` to positions ``destination``."),
-    ("flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor", "view",
-     "Flattens dims ``start_dim..end_dim`` into one (a view when possible)."),
-    ("unflatten(Tensor self, int dim, int[] sizes) -> Tensor", "view",
-     "Splits dim ``dim`` into ``sizes``."),
+    (
+        "movedim(Tensor self, int[] source, int[] destination) -> Tensor",
+        "view",
+        "Moves dims ``source`` to positions ``destination``.",
+    ),
+    (
+        "flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor",
+        "view",
+        "Flattens dims ``start_dim..end_dim`` into one (a view when possible).",
+    ),
+    (
+        "unflatten(Tensor self, int dim, int[] sizes) -> Tensor",
+        "view",
+        "Splits dim ``dim`` into ``sizes``.",
+    ),
     ("expand_as(Tensor self, Tensor other) -> Tensor", "view", "``self.expand(other.shape)``."),
     ("broadcast_to(Tensor self, int[] size) -> Tensor", "view", "A view broadcast to ``size``."),
-    ("split(Tensor self, Any split_size_or_sections, int dim=0) -> Tensor[]", "view",
-     "Views of consecutive pieces of ``split_size`` (or of the given sizes) along ``dim``."),
-    ("chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", "view",
-     "Splits into ``chunks`` views of (nearly) equal size along ``dim``."),
+    (
+        "split(Tensor self, Any split_size_or_sections, int dim=0) -> Tensor[]",
+        "view",
+        "Views of consecutive pieces of ``split_size`` (or of the given sizes) along ``dim``.",
+    ),
+    (
+        "chunk(Tensor self, int chunks, int dim=0) -> Tensor[]",
+        "view",
+        "Splits into ``chunks`` views of (nearly) equal size along ``dim``.",
+    ),
     ("unbind(Tensor self, int dim=0) -> Tensor[]", "view", "Every slice along ``dim``, as views."),
-    ("swapaxes(Tensor self, int axis0, int axis1) -> Tensor", "view", "Alias of :func:`transpose`."),
+    (
+        "swapaxes(Tensor self, int axis0, int axis1) -> Tensor",
+        "view",
+        "Alias of :func:`transpose`.",
+    ),
     ("type_as(Tensor self, Tensor other) -> Tensor", "conversion", "``self.to(other.dtype)``."),
-    ("zeros(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
-     "factory nondifferentiable", "A tensor of zeros."),
-    ("ones(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
-     "factory nondifferentiable", "A tensor of ones."),
-    ("rand(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
-     "bool requires_grad=False) -> Tensor", "factory random nondifferentiable",
-     "Uniform random numbers in ``[0, 1)``."),
-    ("randn(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
-     "bool requires_grad=False) -> Tensor", "factory random nondifferentiable",
-     "Standard normal random numbers."),
-    ("randint(int low, Any high_or_size, Any size=None, *, Generator? generator=None, "
-     "ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
-     "factory random nondifferentiable",
-     "Random integers in ``[low, high)``; ``randint(high, size)`` starts at 0."),
-    ("normal(Any mean, Any std, Any size=None, *, Generator? generator=None, "
-     "ScalarType? dtype=None, Device? device=None) -> Tensor", "factory random nondifferentiable",
-     "Normal random numbers with the given mean and std (scalars or tensors)."),
+    (
+        "zeros(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+        "factory nondifferentiable",
+        "A tensor of zeros.",
+    ),
+    (
+        "ones(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+        "factory nondifferentiable",
+        "A tensor of ones.",
+    ),
+    (
+        "rand(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
+        "bool requires_grad=False) -> Tensor",
+        "factory random nondifferentiable",
+        "Uniform random numbers in ``[0, 1)``.",
+    ),
+    (
+        "randn(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
+        "bool requires_grad=False) -> Tensor",
+        "factory random nondifferentiable",
+        "Standard normal random numbers.",
+    ),
+    (
+        "randint(int low, Any high_or_size, Any size=None, *, Generator? generator=None, "
+        "ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+        "factory random nondifferentiable",
+        "Random integers in ``[low, high)``; ``randint(high, size)`` starts at 0.",
+    ),
+    (
+        "normal(Any mean, Any std, Any size=None, *, Generator? generator=None, "
+        "ScalarType? dtype=None, Device? device=None) -> Tensor",
+        "factory random nondifferentiable",
+        "Normal random numbers with the given mean and std (scalars or tensors).",
+    ),
 ]:
     _op(_sig, _tags + " " + _C, _doc, method="factory" not in _tags, function=True)
 for _n in ("empty", "zeros", "ones", "rand", "randn"):
-    _op(f"{_n}_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
-        "bool requires_grad=False) -> Tensor", "factory nondifferentiable composite",
+    _op(
+        f"{_n}_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
+        "bool requires_grad=False) -> Tensor",
+        "factory nondifferentiable composite",
         f"Like :func:`{_n}` with the shape (and by default dtype and device) of ``self``.",
-        method=False)
-_op("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor", "factory nondifferentiable composite",
-    "Like :func:`full` with the shape (and by default dtype and device) of ``self``.", method=False)
+        method=False,
+    )
+_op(
+    "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
+    "bool requires_grad=False) -> Tensor",
+    "factory nondifferentiable composite",
+    "Like :func:`full` with the shape (and by default dtype and device) of ``self``.",
+    method=False,
+)

@@ -13,7 +13,7 @@ from typing import Any
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
 from ..plugins import hookimpl
 
-__all__ = ["make_view", "infer_size", "view_strides"]
+__all__ = ["infer_size", "make_view", "view_strides"]
 
 
 def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
@@ -98,7 +98,9 @@ def view(self: Tensor, size: tuple[int, ...]) -> Tensor:
 def as_strided(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape ({len(size)} vs {len(stride)})")
+        raise RuntimeError(
+            f"mismatch in length of strides and shape ({len(size)} vs {len(stride)})"
+        )
     last = off = self._offset if storage_offset is None else storage_offset
     for n, s in zip(size, stride):  # noqa: B905 - lengths checked above
         if n < 0 or s < 0:
@@ -190,7 +192,10 @@ def squeeze(self: Tensor, dim: Any = None) -> Tensor:
         dims = {_wrap_dim(d, n) for d in ((dim,) if isinstance(dim, int) else dim)}
         keep = [i for i in range(n) if not (i in dims and self._shape[i] == 1)]
     return make_view(
-        self, tuple(self._shape[i] for i in keep), tuple(self._stride[i] for i in keep), self._offset
+        self,
+        tuple(self._shape[i] for i in keep),
+        tuple(self._stride[i] for i in keep),
+        self._offset,
     )
 
 
@@ -198,7 +203,9 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
     d = _wrap_dim(dim, self.ndim + 1)
     st = self._stride[d] * self._shape[d] if d < self.ndim else 1
     return make_view(
-        self, self._shape[:d] + (1,) + self._shape[d:], self._stride[:d] + (st,) + self._stride[d:],
+        self,
+        self._shape[:d] + (1,) + self._shape[d:],
+        self._stride[:d] + (st,) + self._stride[d:],
         self._offset,
     )
 
@@ -213,8 +220,9 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
     if not (0 <= start <= size) or length < 0 or start + length > size:
         raise IndexError(
             f"start ({start}) + length ({length}) exceeds dimension size ({size})."
-            if length >= 0 and 0 <= start
-            else f"narrow(): start {start} and length {length} are out of range for dimension size {size}"
+            if length >= 0 and start >= 0
+            else f"narrow(): start {start} and length {length} are out of range for "
+            f"dimension size {size}"
         )
     shape = self._shape[:d] + (length,) + self._shape[d + 1 :]
     return make_view(self, shape, self._stride, self._offset + start * self._stride[d])
@@ -240,7 +248,9 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     )
 
 
-def slice(self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:  # noqa: A001
+def slice(
+    self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
+) -> Tensor:
     d = _wrap_dim(dim, self.ndim)
     if step <= 0:
         raise ValueError("step must be greater than zero")
@@ -252,7 +262,9 @@ def slice(self: Tensor, dim: int = 0, start: int | None = None, end: int | None 
     return make_view(self, shape, stride, self._offset + (b * self._stride[d] if n else 0))
 
 
-def _slice_indices(start: int | None, end: int | None, step: int, size: int) -> tuple[int, int, int]:
+def _slice_indices(
+    start: int | None, end: int | None, step: int, size: int
+) -> tuple[int, int, int]:
     import builtins
 
     return builtins.slice(start, end, step).indices(size)
@@ -289,7 +301,9 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
         return make_view(self, (size,), (1,), self._offset)
     n = (cur - size) // step + 1
     shape = self._shape[:d] + (n,) + self._shape[d + 1 :] + (size,)
-    stride = self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1 :] + (self._stride[d],)
+    stride = (
+        self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1 :] + (self._stride[d],)
+    )
     return make_view(self, shape, stride, self._offset)
 
 
@@ -299,8 +313,21 @@ def alias(self: Tensor) -> Tensor:
 
 _VIEW_KERNELS = {
     f.__name__: f
-    for f in (view, as_strided, expand, transpose, permute, squeeze, unsqueeze, narrow, select,
-              slice, diagonal, unfold, alias)
+    for f in (
+        view,
+        as_strided,
+        expand,
+        transpose,
+        permute,
+        squeeze,
+        unsqueeze,
+        narrow,
+        select,
+        slice,
+        diagonal,
+        unfold,
+        alias,
+    )
 }
 
 

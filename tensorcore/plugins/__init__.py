@@ -3,4 +3,4 @@
 from .hookspecs import hookimpl, hookspec
 from .registrar import DeviceInterface, Registrar
 
-__all__ = ["hookimpl", "hookspec", "DeviceInterface", "Registrar"]
+__all__ = ["DeviceInterface", "Registrar", "hookimpl", "hookspec"]

@@ -26,7 +26,7 @@ from .registrar import DeviceInterface, Registrar
 if TYPE_CHECKING:
     from ..devices import device
 
-__all__ = ["PluginInfo", "load", "register", "plugins", "device_backend", "device_interfaces"]
+__all__ = ["PluginInfo", "device_backend", "device_interfaces", "load", "plugins", "register"]
 
 ENTRY_POINT_GROUP = "tensorcore.backends"
 _INTERNAL = ("tensorcore.ops.views", "tensorcore.ops.composite")
@@ -78,7 +78,9 @@ def load() -> None:
             return
         _loaded = True
         for modname in _INTERNAL:
-            _register_module(importlib.import_module(modname), modname.rsplit(".", 1)[-1], modname, None)
+            _register_module(
+                importlib.import_module(modname), modname.rsplit(".", 1)[-1], modname, None
+            )
         allowed = _allowed()
         for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             dist = getattr(ep, "dist", None)
@@ -158,6 +160,12 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
         layouts.register_layout(lname, priority, reg.plugin)
         info.layouts.append(lname)
     dispatch.add_kernels(reg.kernels, reg.plugin)
+    if reg.derivatives:
+        from ..autograd.step import derivative_overrides
+        from ..ops.derivatives import Derivative
+
+        for op, dev, lay, saves, fn in reg.derivatives:
+            derivative_overrides[op, dev, lay] = Derivative(saves, fn)
     info.kernels = len(reg.kernels)
     info.status = "loaded"
 
@@ -219,7 +227,9 @@ def install_hint(name: str) -> str:
 
 
 def _installed_summary() -> str:
-    names = [p.name for p in _plugins.values() if p.status == "loaded" and p.distribution != "tensorcore"]
+    names = [
+        p.name for p in _plugins.values() if p.status == "loaded" and p.distribution != "tensorcore"
+    ]
     return ", ".join(names) or "none"
 
 

@@ -36,7 +36,7 @@ class DeviceInterface:
         """How many devices of this type exist (indices ``0 .. count-1``)."""
         return 1 if self.is_available() else 0
 
-    def synchronize(self, device: device) -> None:  # noqa: B027 - optional hook
+    def synchronize(self, device: device) -> None:
         """Wait for all queued work on ``device``; a no-op for synchronous devices."""
 
     def empty(self, shape: tuple[int, ...], dtype: dtype, device: device) -> Tensor:
@@ -52,11 +52,15 @@ class DeviceInterface:
         """Required: the address of a storage's first byte."""
         raise NotImplementedError
 
-    def from_data(self, flat: list[Any], shape: tuple[int, ...], dtype: dtype, device: device) -> Tensor:
+    def from_data(
+        self, flat: list[Any], shape: tuple[int, ...], dtype: dtype, device: device
+    ) -> Tensor:
         """Required: a new tensor holding ``flat`` (Python scalars, row-major) as ``shape``."""
         raise NotImplementedError
 
-    def from_object(self, obj: Any, dtype: dtype | None, device: device, copy: bool) -> Tensor | None:
+    def from_object(
+        self, obj: Any, dtype: dtype | None, device: device, copy: bool
+    ) -> Tensor | None:
         """A tensor for a foreign array object (a NumPy or CuPy array), or None when ``obj``
         is not one this backend understands. ``copy=False`` should share memory."""
         return None
@@ -79,7 +83,10 @@ class Registrar:
         self.plugin = plugin
         self.devices: list[DeviceInterface] = []
         self.layouts: list[tuple[str, int]] = []
-        self.kernels: list[tuple[str, str, str, Callable[..., Any], frozenset[Any] | None, bool]] = []
+        self.kernels: list[
+            tuple[str, str, str, Callable[..., Any], frozenset[Any] | None, bool]
+        ] = []
+        self.derivatives: list[tuple[str, str, str, tuple[str, ...], Callable[..., Any]]] = []
 
     def device(self, interface: DeviceInterface) -> None:
         """Register a device type; ``interface.type`` names it."""
@@ -111,7 +118,32 @@ class Registrar:
         if op not in OPS:
             raise ValueError(f"register.kernel(): unknown operator '{op}' (plugin '{self.plugin}')")
         lname = layout.name if isinstance(layout, layouts.layout) else layout
-        self.kernels.append((op, device_type, lname, fn, None if dtypes is None else frozenset(dtypes), override))
+        self.kernels.append(
+            (op, device_type, lname, fn, None if dtypes is None else frozenset(dtypes), override)
+        )
+
+    def derivative(
+        self,
+        op: str,
+        device_type: str,
+        layout: str | layouts.layout,
+        saves: str,
+        fn: Callable[..., Any],
+    ) -> None:
+        """Register a derivative rule for ``op`` on one (device type, layout) that replaces the
+        generic one in ``tensorcore/ops/derivatives.py`` (e.g. to keep gradients sparse).
+
+        ``saves`` and ``fn`` follow the derivative table: ``saves`` names the parameters (or
+        ``result``) the rule reads, ``fn(ctx, grad)`` returns one gradient per tensor input.
+        """
+        from ..ops.schema import OPS
+
+        if op not in OPS:
+            raise ValueError(
+                f"register.derivative(): unknown operator '{op}' (plugin '{self.plugin}')"
+            )
+        lname = layout.name if isinstance(layout, layouts.layout) else layout
+        self.derivatives.append((op, device_type, lname, tuple(saves.split()), fn))
 
     def ops(self) -> tuple[str, ...]:
         """Names of every declared operator."""

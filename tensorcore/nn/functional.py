@@ -1,0 +1,132 @@
+"""Functional neural-network operations, written with tensorcore operators (so they run on
+every backend and are differentiable through their parts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+
+__all__ = [
+    "cross_entropy",
+    "embedding",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
+
+
+def _F(name: str) -> Any:
+    from ..ops._api import FUNCTIONS
+
+    return FUNCTIONS[name]
+
+
+def relu(input: Tensor) -> Tensor:
+    """``max(x, 0)`` elementwise."""
+    return _F("relu")(input)  # type: ignore[no-any-return]
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """Logistic sigmoid."""
+    return _F("sigmoid")(input)  # type: ignore[no-any-return]
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent."""
+    return _F("tanh")(input)  # type: ignore[no-any-return]
+
+
+def softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
+    """Softmax along ``dim``."""
+    return _F("softmax")(input, dim, dtype)  # type: ignore[no-any-return]
+
+
+def log_softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
+    """Log-softmax along ``dim``."""
+    return _F("log_softmax")(input, dim, dtype)  # type: ignore[no-any-return]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> F = tc.nn.functional
+    >>> F.linear(tc.ones(2, 3), tc.ones(4, 3), tc.zeros(4)).shape
+    tensorcore.Size([2, 4])
+    """
+    out = input.matmul(weight.t())  # type: ignore[attr-defined]
+    return out if bias is None else out + bias  # type: ignore[no-any-return]
+
+
+def _reduce(loss: Tensor, reduction: str, name: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()  # type: ignore[attr-defined, no-any-return]
+    if reduction == "sum":
+        return loss.sum()  # type: ignore[attr-defined, no-any-return]
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction ({name})")
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean squared error."""
+    d = input - target
+    return _reduce(d * d, reduction, "mse_loss")  # type: ignore[operator]
+
+
+def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` (N, C) at the class indices
+    ``target`` (N,).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> logp = tc.tensor([[0.0, -1.0], [-2.0, 0.0]])
+    >>> tc.nn.functional.nll_loss(logp, tc.tensor([0, 1])).item()
+    -0.0
+    """
+    if input.ndim != 2 or target.ndim != 1 or target._shape[0] != input._shape[0]:
+        raise ValueError(
+            f"nll_loss expects input (N, C) and target (N,), got {list(input._shape)} and "
+            f"{list(target._shape)}"
+        )
+    if target._dtype is not dt.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {target._dtype.name} (nll_loss target)"
+        )
+    picked = input.gather(1, target.unsqueeze(1)).squeeze(1)  # type: ignore[attr-defined]
+    return _reduce(-picked, reduction, "nll_loss")
+
+
+def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Cross-entropy of logits ``input`` (N, C) against class indices ``target`` (N,)."""
+    return nll_loss(log_softmax(input, 1), target, reduction)
+
+
+def embedding(input: Tensor, weight: Tensor, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` at the indices ``input`` (any shape).
+
+    ``sparse=True`` (a sparse COO gradient for ``weight``) needs the sparse layout, provided by
+    the ``tensorcore-sparse`` backend.
+    """
+    if sparse:
+        raise NotImplementedError(
+            "embedding(sparse=True) needs the sparse_coo layout: install the backend package "
+            "'tensorcore-sparse' (pip install tensorcore-sparse)"
+        )
+    if input._dtype not in (dt.int64, dt.int32):
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input._dtype.name} instead"
+        )
+    flat = weight.index_select(0, input.reshape(-1))  # type: ignore[attr-defined]
+    return flat.reshape(input._shape + weight._shape[1:])  # type: ignore[no-any-return]
