@@ -119,12 +119,20 @@ __all__ = sorted(
 
 
 def __getattr__(name: str) -> Any:
-    # Layouts registered by plugins (``tc.sparse_coo``) appear once the plugins are loaded.
+    # Layouts (``tc.sparse_coo``) and namespaces (``tc.cuda``) that plugins register appear
+    # once the plugins are loaded.
     from .layouts import get_layout
     from .plugins import manager
 
+    if name.startswith("__"):
+        raise AttributeError(name)
     manager.load()
     lay = get_layout(name)
     if lay is not None:
         return lay
-    raise AttributeError(f"module 'tensorcore' has no attribute '{name}'")
+    hit = manager.attributes.get(name)
+    if hit is not None:
+        return hit[0]
+    hint = manager._INSTALL_HINTS.get(name)
+    extra = f": {manager.install_hint(name)}" if hint else ""
+    raise AttributeError(f"module 'tensorcore' has no attribute '{name}'{extra}")

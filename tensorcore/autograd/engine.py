@@ -142,6 +142,8 @@ def run_backward(
             if isinstance(node, AccumulateGrad):
                 g = gbuf[0]
                 leaf = node.variable
+                if leaf is None:
+                    continue
                 if g is not None and leaf._ag is not None:
                     for hook in leaf._ag.hooks:
                         r = hook(g)

@@ -44,11 +44,15 @@ def _numerical(
     xd = x.detach()  # type: ignore[attr-defined]
     for idx in _indices(x._shape):
         orig = xd[idx].item()
+        # ``func`` runs in the caller's grad mode: gradgradcheck's ``func`` itself calls
+        # autograd.grad, which needs the graph recorded. Only the perturbations are untracked.
         with grad_mode.no_grad():
             xd[idx] = orig + eps
-            plus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+        plus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+        with grad_mode.no_grad():
             xd[idx] = orig - eps
-            minus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+        minus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+        with grad_mode.no_grad():
             xd[idx] = orig
         cols.append(
             [

@@ -31,7 +31,7 @@ class AutogradMeta:
         self.output_nr = output_nr
         self.retains_grad = False
         self.hooks: list[Callable[[Any], Any]] = []
-        self.accumulator: weakref.ref[AccumulateGrad] | None = None
+        self.accumulator: AccumulateGrad | None = None
 
 
 def meta(t: Tensor) -> AutogradMeta:
@@ -45,43 +45,35 @@ def meta(t: Tensor) -> AutogradMeta:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved."""
 
-    __slots__ = (
-        "data",
-        "grad_fn_name",
-        "is_output",
-        "orig_fn",
-        "output_nr",
-        "requires_grad",
-        "version",
-    )
+    __slots__ = ("data", "version", "is_output", "output_nr", "requires_grad", "producer")
 
     def __init__(self, t: Tensor, is_output: bool, node_name: str) -> None:
-        from .._tensor import make_tensor
-
-        self.version = t._version
+        st = t._storage
+        self.version = 0 if st is None else st.version
         self.is_output = is_output
-        self.requires_grad = t._requires_grad
-        self.output_nr = t._ag.output_nr if t._ag is not None else 0
-        self.grad_fn_name = (
-            node_name if is_output else (t._grad_fn.name() if t._grad_fn is not None else None)
+        # An output is saved before the step marks it; it will require grad if differentiable.
+        self.requires_grad = t._requires_grad or (
+            is_output and (t._dtype.is_floating_point or t._dtype.is_complex)
         )
+        ag = t._ag
+        self.output_nr = ag.output_nr if ag is not None else 0
         if is_output:
+            from .._tensor import make_tensor
+
             # No grad_fn: the node that saves its own output must not keep itself alive.
-            self.data = make_tensor(
-                t._storage,
-                t._shape,
-                t._stride,
-                t._offset,
-                t._dtype,
-                t._device,
-                t._native,
-                t._layout,
-            )
-            self.data._base = t._base
-            self.orig_fn = None
+            d = make_tensor(st, t._shape, t._stride, t._offset, t._dtype, t._device, t._native, t._layout)
+            d._base = t._base
+            self.data = d
+            self.producer: Any = node_name
         else:
             self.data = t
-            self.orig_fn = t._grad_fn
+            self.producer = t._grad_fn
+
+    @property
+    def grad_fn_name(self) -> str | None:
+        """Name of the node that produced the saved tensor (for error messages)."""
+        p = self.producer
+        return p if isinstance(p, str) or p is None else p.name()
 
     def unpack(self, node: Node | None) -> Tensor:
         """The saved tensor; raises if it was modified in place since it was saved."""
@@ -132,33 +124,21 @@ class SavedTensor:
 class Node:
     """A recorded operation: computes its inputs' gradients from its outputs' gradients."""
 
-    __slots__ = (
-        "__weakref__",
-        "_name",
-        "ctx",
-        "fn",
-        "hooks",
-        "input_meta",
-        "n_outputs",
-        "next_functions",
-        "pre_hooks",
-        "released",
-        "saved",
-    )
+    # Defaults most nodes keep; set per instance only when used.
+    pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
+    hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()
+    released = False
+    ctx: Any = None
+    n_outputs = 1
 
     def __init__(self, name: str, fn: Callable[..., Any] | None = None) -> None:
         self._name = name
+        self.fn = fn
+        # Where each differentiable input's gradient goes: (node, output index).
         self.next_functions: tuple[tuple[Node | None, int], ...] = ()
-        # (shape, dtype, device, is_complex) of each differentiable input, in order.
+        # (shape, dtype) of each tensor input, in order (None for non-tensors).
         self.input_meta: list[Any] = []
         self.saved: dict[str, Any] = {}
-        self.fn = fn
-        self.ctx: Any = None
-        self.n_outputs = 1
-        # Hooks on outputs of this node, by output index (tensor.register_hook on non-leaves).
-        self.pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
-        self.hooks: list[Callable[..., Any]] = []
-        self.released = False
 
     def name(self) -> str:
         """PyTorch-style name, e.g. ``MulBackward0``."""
@@ -169,7 +149,7 @@ class Node:
 
     def register_hook(self, fn: Callable[..., Any]) -> None:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs."""
-        self.hooks.append(fn)
+        self.hooks = [*self.hooks, fn]
 
     def apply(self, grads: list[Any]) -> tuple[Any, ...]:
         """Gradients of the inputs given the gradients of the outputs."""
@@ -186,14 +166,20 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf tensor: adds the incoming gradient to ``leaf.grad``."""
+    """The node of a leaf tensor: adds the incoming gradient to ``leaf.grad``.
 
-    __slots__ = ("variable",)
+    The leaf owns its accumulator; the accumulator refers back to the leaf weakly, so a leaf
+    and its accumulator never form a reference cycle.
+    """
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__("AccumulateGrad")
-        self.variable = variable
-        self.n_outputs = 1
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self) -> Tensor | None:
+        """The leaf tensor (None once it was garbage-collected)."""
+        return self._variable()
 
     def release(self) -> None:
         pass
@@ -201,19 +187,21 @@ class AccumulateGrad(Node):
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
     """The (shared) AccumulateGrad node of a leaf that requires grad."""
-    m = meta(t)
-    acc = m.accumulator() if m.accumulator is not None else None
+    m = t._ag
+    if m is None:
+        m = t._ag = AutogradMeta()
+    acc = m.accumulator
     if acc is None:
-        acc = AccumulateGrad(t)
-        m.accumulator = weakref.ref(acc)
-    return acc
+        acc = m.accumulator = AccumulateGrad(t)
+    return acc  # type: ignore[no-any-return]
 
 
 def edge(t: Any) -> tuple[Node | None, int]:
     """Where a gradient for tensor ``t`` goes: its grad_fn and output index, or its accumulator."""
     fn = t._grad_fn
     if fn is not None:
-        return fn, (t._ag.output_nr if t._ag is not None else 0)
+        ag = t._ag
+        return fn, (ag.output_nr if ag is not None else 0)
     if t._requires_grad:
         return grad_accumulator(t), 0
     return None, 0

@@ -99,24 +99,39 @@ def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
     return args
 
 
+def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool], ...]:
+    """(name, position, is_result) for each value ``rule`` saves; computed once per op."""
+    plan = op.extra.get("save_plan")
+    if plan is None or plan[0] is not rule:
+        params = op.decl.parsed.params
+        items = []
+        for key in rule.saves:
+            if key.startswith("result"):
+                items.append((key, int(key[6:] or 0), True))
+            else:
+                pos = next((k for k, p in enumerate(params) if p.name == key), None)
+                if pos is None:
+                    raise RuntimeError(f"derivative of {op.name} saves unknown argument '{key}'")
+                items.append((key, pos, False))
+        plan = op.extra["save_plan"] = (rule, tuple(items))
+    return plan[1]  # type: ignore[no-any-return]
+
+
 def _save(node: Node, rule: Any, op: Op, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
-    params = op.decl.parsed.params
-    name = node.name()
-    for key in rule.saves:
-        if key.startswith("result"):
-            o = outputs[int(key[6:] or 0)]
-            node.saved[key] = SavedTensor(o, True, name) if isinstance(o, Tensor) else o
+    name = node._name
+    saved = node.saved
+    for key, pos, is_result in _save_plan(op, rule):
+        if is_result:
+            o = outputs[pos]
+            saved[key] = SavedTensor(o, True, name) if isinstance(o, Tensor) else o
             continue
-        i = next(k for k, p in enumerate(params) if p.name == key)
-        v = args[i]
-        if isinstance(v, Tensor):
-            node.saved[key] = SavedTensor(v, False, name)
+        v = args[pos]
+        if v.__class__ is Tensor:
+            saved[key] = SavedTensor(v, False, name)
         elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
-            node.saved[key] = [
-                SavedTensor(x, False, name) if isinstance(x, Tensor) else x for x in v
-            ]
+            saved[key] = [SavedTensor(x, False, name) if isinstance(x, Tensor) else x for x in v]
         else:
-            node.saved[key] = v
+            saved[key] = v
         if _debug.on:
             _track(node, v)
 
@@ -196,17 +211,26 @@ def autograd_step(
 
 
 def _make_node(op: Op, rule: Any, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
-    from .graph import Node as _Node
-
-    node = _Node(camel(op.name) + "Backward0", apply_rule)
+    name = op.extra.get("node_name")
+    if name is None:
+        name = op.extra["node_name"] = camel(op.name) + "Backward0"
+    node = Node(name, apply_rule)
     node.ctx = rule
     node.n_outputs = len(outputs)
-    ins = _inputs(op, args)
-    node.next_functions = tuple(
-        edge(t) if isinstance(t, Tensor) and t._requires_grad else (None, 0) for t in ins
-    )
-    node.input_meta = [(t._shape, t._dtype) if isinstance(t, Tensor) else None for t in ins]
-    _save(node, rule, op, _normalized(op, args) if rule.saves else args, outputs)
+    ins = _inputs(op, args) if op.list_pos else [args[i] for i in op.tensor_pos]
+    edges = []
+    metas: list[Any] = []
+    for t in ins:
+        if t.__class__ is Tensor:
+            edges.append(edge(t) if t._requires_grad else (None, 0))
+            metas.append((t._shape, t._dtype))
+        else:
+            edges.append((None, 0))
+            metas.append(None)
+    node.next_functions = tuple(edges)
+    node.input_meta = metas
+    if rule.saves:
+        _save(node, rule, op, args if op.decl.meta in ("pointwise", "direct") else _normalized(op, args), outputs)
     return node
 
 

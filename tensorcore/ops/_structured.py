@@ -195,6 +195,9 @@ def meta_cat(tensors: Any, dim: int = 0) -> Any:
     ts = [_need_tensor("cat", "tensors", t) for t in tensors]
     if not ts:
         raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(ts):
+        if not t._shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     # PyTorch skips legacy empty 1-D tensors of shape (0,).
     full = [t for t in ts if t._shape != (0,)] or ts[:1]
     ref = full[0]

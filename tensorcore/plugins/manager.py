@@ -59,6 +59,8 @@ _lock = threading.RLock()
 _loaded = False
 _plugins: dict[str, PluginInfo] = {}
 _devices: dict[str, DeviceInterface] = {}
+# Public names plugins add to the ``tensorcore`` namespace: name -> (value, plugin).
+attributes: dict[str, tuple[Any, str]] = {}
 
 
 def _allowed() -> set[str] | None:
@@ -152,6 +154,16 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
                 f"'{_owner(old)}' and plugin '{reg.plugin}'"
             )
     dispatch.check_kernels(reg.kernels, reg.plugin)
+    import tensorcore
+
+    for name, _ in reg.attributes:
+        if name in attributes:
+            raise RuntimeError(
+                f"tensorcore.{name} is exposed by both plugin '{attributes[name][1]}' and "
+                f"plugin '{reg.plugin}'"
+            )
+        if name in vars(tensorcore):
+            raise RuntimeError(f"plugin '{reg.plugin}' cannot replace tensorcore.{name}")
     for iface in reg.devices:
         iface._plugin = reg.plugin  # type: ignore[attr-defined]
         _devices[iface.type] = iface
@@ -160,6 +172,8 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
         layouts.register_layout(lname, priority, reg.plugin)
         info.layouts.append(lname)
     dispatch.add_kernels(reg.kernels, reg.plugin)
+    for name, value in reg.attributes:
+        attributes[name] = (value, reg.plugin)
     if reg.derivatives:
         from ..autograd.step import derivative_overrides
         from ..ops.derivatives import Derivative

@@ -87,6 +87,7 @@ class Registrar:
             tuple[str, str, str, Callable[..., Any], frozenset[Any] | None, bool]
         ] = []
         self.derivatives: list[tuple[str, str, str, tuple[str, ...], Callable[..., Any]]] = []
+        self.attributes: list[tuple[str, Any]] = []
 
     def device(self, interface: DeviceInterface) -> None:
         """Register a device type; ``interface.type`` names it."""
@@ -144,6 +145,14 @@ class Registrar:
             )
         lname = layout.name if isinstance(layout, layouts.layout) else layout
         self.derivatives.append((op, device_type, lname, tuple(saves.split()), fn))
+
+    def attribute(self, name: str, value: Any) -> None:
+        """Expose ``value`` as ``tensorcore.<name>`` (a namespace such as ``tensorcore.cuda``
+        or a factory such as ``tensorcore.sparse_coo_tensor``). Names the core defines, or
+        that another plugin exposes, cannot be taken."""
+        if not name.isidentifier() or name.startswith("_"):
+            raise ValueError(f"register.attribute(): invalid name {name!r}")
+        self.attributes.append((name, value))
 
     def ops(self) -> tuple[str, ...]:
         """Names of every declared operator."""

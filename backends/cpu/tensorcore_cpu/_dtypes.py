@@ -9,7 +9,7 @@ import numpy as np
 
 import tensorcore as tc
 
-__all__ = ["to_numpy", "from_numpy"]
+__all__ = ["from_numpy", "to_numpy"]
 
 _TO_NP: dict[tc.dtype, Any] = {
     tc.bool: np.dtype(np.bool_),

@@ -29,9 +29,13 @@ def wrap(arr: Any, dtype: tc.dtype | None = None) -> Tensor:
         return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
     # A strided array: its storage is the smallest flat range covering it.
     strides = tuple(s // isz for s in arr.strides)
-    if any(s * isz != b for s, b in zip(strides, arr.strides, strict=True)) or any(s < 0 for s in strides):
+    if any(s * isz != b for s, b in zip(strides, arr.strides, strict=True)) or any(
+        s < 0 for s in strides
+    ):
         return wrap(np.ascontiguousarray(arr), dtype)
-    extent = 1 + sum((n - 1) * s for n, s in zip(arr.shape, strides, strict=True)) if arr.size else 0
+    extent = (
+        1 + sum((n - 1) * s for n, s in zip(arr.shape, strides, strict=True)) if arr.size else 0
+    )
     flat = np.lib.stride_tricks.as_strided(arr, (extent,), (isz,))
     st = Storage(flat, extent * isz, _CPU, dtype)
     return make_tensor(st, arr.shape, strides, 0, dtype, _CPU, arr)
@@ -53,6 +57,9 @@ class CPUDevice(DeviceInterface):
         st = t._storage
         assert st is not None
         isz = t._dtype.itemsize
+        if 0 in t._shape:
+            # An empty view may point past the end of its storage; it addresses no memory.
+            return np.empty(t._shape, _TO_NP[t._dtype])
         return np.ndarray(
             t._shape,
             to_numpy(t._dtype),
@@ -65,7 +72,9 @@ class CPUDevice(DeviceInterface):
         """Address of the buffer."""
         return int(storage.data.__array_interface__["data"][0])
 
-    def from_data(self, flat: list[Any], shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
+    def from_data(
+        self, flat: list[Any], shape: tuple[int, ...], dtype: tc.dtype, device: Any
+    ) -> Tensor:
         """Build from row-major Python scalars."""
         npd = to_numpy(dtype)
         if dtype.is_complex or not any(isinstance(v, complex) for v in flat):
@@ -76,7 +85,9 @@ class CPUDevice(DeviceInterface):
             arr = arr.astype(npd)
         return wrap(arr.reshape(shape), dtype)
 
-    def from_object(self, obj: Any, dtype: tc.dtype | None, device: Any, copy: bool) -> Tensor | None:
+    def from_object(
+        self, obj: Any, dtype: tc.dtype | None, device: Any, copy: bool
+    ) -> Tensor | None:
         """NumPy arrays and NumPy scalars (shared when ``copy`` is false)."""
         if not isinstance(obj, (np.ndarray, np.generic)):
             return None

@@ -23,12 +23,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def binary(name: str, ufunc: Any, noisy: bool = False) -> None:
         if noisy and quiet is not None:
+
             def k(out: Any, a: Any, b: Any) -> None:
                 with xp.errstate(all="ignore"):
                     ufunc(A(a), A(b), out=A(out))
         else:
+
             def k(out: Any, a: Any, b: Any) -> None:
                 ufunc(A(a), A(b), out=A(out))
+
         k.__name__ = name
         K[name] = k
 
@@ -38,8 +41,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ufunc(A(a), out=A(out))
 
         if not noisy:
-            def k(out: Any, a: Any) -> None:  # noqa: F811
+
+            def k(out: Any, a: Any) -> None:
                 ufunc(A(a), out=A(out))
+
         k.__name__ = name
         K[name] = k
 
@@ -106,12 +111,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     binary("atan2", xp.arctan2, noisy=True)
     binary("maximum", xp.maximum)
     binary("minimum", xp.minimum)
-    for n, f in [("eq", xp.equal), ("ne", xp.not_equal), ("lt", xp.less), ("le", xp.less_equal),
-                 ("gt", xp.greater), ("ge", xp.greater_equal), ("logical_and", xp.logical_and),
-                 ("logical_or", xp.logical_or), ("logical_xor", xp.logical_xor),
-                 ("bitwise_and", xp.bitwise_and), ("bitwise_or", xp.bitwise_or),
-                 ("bitwise_xor", xp.bitwise_xor), ("bitwise_left_shift", xp.left_shift),
-                 ("bitwise_right_shift", xp.right_shift)]:
+    for n, f in [
+        ("eq", xp.equal),
+        ("ne", xp.not_equal),
+        ("lt", xp.less),
+        ("le", xp.less_equal),
+        ("gt", xp.greater),
+        ("ge", xp.greater_equal),
+        ("logical_and", xp.logical_and),
+        ("logical_or", xp.logical_or),
+        ("logical_xor", xp.logical_xor),
+        ("bitwise_and", xp.bitwise_and),
+        ("bitwise_or", xp.bitwise_or),
+        ("bitwise_xor", xp.bitwise_xor),
+        ("bitwise_left_shift", xp.left_shift),
+        ("bitwise_right_shift", xp.right_shift),
+    ]:
         binary(n, f)
 
     def pow_(out: Any, a: Any, b: Any) -> None:
@@ -137,11 +152,26 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K["neg"] = neg
     unary("abs", xp.abs, noisy=False)
     unary("sign", xp.sign, noisy=False)
-    for n, f in [("exp", xp.exp), ("exp2", xp.exp2), ("expm1", xp.expm1), ("log", xp.log),
-                 ("log2", xp.log2), ("log10", xp.log10), ("log1p", xp.log1p), ("sqrt", xp.sqrt),
-                 ("sin", xp.sin), ("cos", xp.cos), ("tan", xp.tan), ("asin", xp.arcsin),
-                 ("acos", xp.arccos), ("atan", xp.arctan), ("sinh", xp.sinh), ("cosh", xp.cosh),
-                 ("tanh", xp.tanh), ("reciprocal", xp.reciprocal)]:
+    for n, f in [
+        ("exp", xp.exp),
+        ("exp2", xp.exp2),
+        ("expm1", xp.expm1),
+        ("log", xp.log),
+        ("log2", xp.log2),
+        ("log10", xp.log10),
+        ("log1p", xp.log1p),
+        ("sqrt", xp.sqrt),
+        ("sin", xp.sin),
+        ("cos", xp.cos),
+        ("tan", xp.tan),
+        ("asin", xp.arcsin),
+        ("acos", xp.arccos),
+        ("atan", xp.arctan),
+        ("sinh", xp.sinh),
+        ("cosh", xp.cosh),
+        ("tanh", xp.tanh),
+        ("reciprocal", xp.reciprocal),
+    ]:
         unary(n, f)
 
     def rsqrt(out: Any, a: Any) -> None:
@@ -194,14 +224,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     unary("logical_not", xp.logical_not, noisy=False)
     unary("bitwise_not", xp.invert, noisy=False)
 
-    def nan_to_num(out: Any, a: Any, nan: float | None = 0.0, posinf: float | None = None,
-                   neginf: float | None = None) -> None:
+    def nan_to_num(
+        out: Any,
+        a: Any,
+        nan: float | None = 0.0,
+        posinf: float | None = None,
+        neginf: float | None = None,
+    ) -> None:
         x = A(a)
         if not (a._dtype.is_floating_point or a._dtype.is_complex):
             if out is not a:
                 xp.copyto(A(out), x)
             return
-        xp.copyto(A(out), xp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf))
+        xp.copyto(
+            A(out), xp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+        )
 
     def clamp(out: Any, a: Any, lo: Any = None, hi: Any = None) -> None:
         if lo is None and hi is None:

@@ -1,0 +1,205 @@
+"""Factories and random fills, written once against an array module ``xp``.
+
+Random numbers come from a per-generator stream kept in ``Generator.state`` and made on first
+use from the generator's seed (``xp.random.default_rng(seed)``), so ``tc.manual_seed(s)``
+makes every later draw reproducible. Floats are drawn in float64 whatever the tensor's dtype,
+so a given seed gives the same numbers (rounded) in every floating dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tensorcore.random import default_generator
+
+from ._util import A
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """Factory and random kernels for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = xp.errstate
+    rng_type = xp.random.Generator
+
+    def assign(o: Any, x: Any) -> None:
+        with quiet(all="ignore"):
+            xp.copyto(o, x, casting="unsafe")
+
+    def is_float(d: Any) -> bool:
+        return d.is_floating_point or d.is_complex
+
+    # ------------------------------------------------------------ deterministic factories
+    def empty(
+        out: Any, size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> None:
+        """Nothing to compute: the core has allocated ``out``."""
+
+    def full(
+        out: Any,
+        size: Any,
+        fill_value: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> None:
+        if fill_value.__class__ in (bool, int, float):
+            try:
+                with quiet(all="ignore"):
+                    A(out)[...] = fill_value
+                return
+            except (OverflowError, ValueError):
+                pass
+        out.fill_(fill_value)  # the rare cases, and the error messages, live in fill_
+
+    def arange(
+        out: Any,
+        start: Any,
+        end: Any,
+        step: Any = 1,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> None:
+        o = A(out)
+        n = o.shape[0]
+        if is_float(out._dtype) or not all(isinstance(v, int) for v in (start, step)):
+            # PyTorch computes ``start + i * step`` in double precision, then casts.
+            r = start + step * xp.arange(n, dtype=xp.float64)
+        else:
+            r = start + step * xp.arange(n, dtype=xp.int64)
+        assign(o, r)
+
+    def linspace(
+        out: Any,
+        start: Any,
+        end: Any,
+        steps: int,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> None:
+        o = A(out)
+        if steps == 0:
+            return
+        if steps == 1:
+            assign(o, xp.asarray(start))
+            return
+        cplx = out._dtype.is_complex or isinstance(start, complex) or isinstance(end, complex)
+        i = xp.arange(steps, dtype=xp.complex128 if cplx else xp.float64)
+        step = (end - start) / (steps - 1)
+        # PyTorch's symmetric form: the first half counts up from ``start``, the second half
+        # down from ``end``, so both endpoints are exact.
+        half = steps // 2
+        r = xp.where(xp.arange(steps) < half, start + step * i, end - step * (steps - 1 - i))
+        assign(o, r)
+
+    def eye(
+        out: Any,
+        n: int,
+        m: int | None = None,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> None:
+        o = A(out)
+        o[...] = 0
+        k = min(o.shape)
+        r = xp.arange(k)
+        o[r, r] = 1
+
+    K.update(empty=empty, full=full, arange=arange, linspace=linspace, eye=eye)
+
+    # ------------------------------------------------------------ random
+    def stream(gen: Any, t_device: Any) -> Any:
+        g = gen if gen is not None else default_generator(t_device.type)
+        if g.device.type != t_device.type:
+            raise RuntimeError(
+                f"Expected a '{t_device.type}' device type for generator but found "
+                f"'{g.device.type}'"
+            )
+        st = g.state
+        if not isinstance(st, rng_type):
+            st = g.state = xp.random.default_rng(g.initial_seed())
+        return st
+
+    def floats_only(name: str, self: Any) -> None:
+        if not is_float(self._dtype):
+            from tensorcore._tensor import torch_name
+
+            raise RuntimeError(f"\"{name}\" not implemented for '{torch_name(self._dtype)}'")
+
+    def fill_random(o: Any, sample: Any, scale: float, shift: float) -> None:
+        """Fill ``o`` with ``sample(shape) * scale + shift`` (real and imaginary parts)."""
+        shape = (*o.shape, 2) if o.dtype.kind == "c" else o.shape
+        v = sample(shape)
+        v *= scale
+        v += shift
+        if o.dtype.kind == "c":
+            # Interleaved parts, as PyTorch fills ``view_as_real(self)``.
+            assign(o.real, v[..., 0])
+            assign(o.imag, v[..., 1])
+        else:
+            assign(o, v)
+
+    def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> Any:
+        floats_only("check_uniform_bounds", self)
+        if from_ > to:
+            raise RuntimeError(
+                f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
+            )
+        rng, o = stream(generator, self._device), A(self)
+        fill_random(o, rng.random, to - from_, from_)
+        if o.size and from_ < to:
+            # Rounding (to the dtype, or of ``r * width + from``) can reach ``to``: keep the
+            # interval half-open.
+            for p in (o.real, o.imag) if o.dtype.kind == "c" else (o,):
+                p[p >= to] = from_
+        return self
+
+    def normal_(self: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
+        floats_only("normal_kernel_cpu", self)
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        rng, o = stream(generator, self._device), A(self)
+        # Complex: each part gets std / sqrt(2), so the complex variance is std**2.
+        fill_random(o, rng.standard_normal, std / 2**0.5 if o.dtype.kind == "c" else std, mean)
+        return self
+
+    def random_(self: Any, low: int, high: int, generator: Any = None) -> Any:
+        if low >= high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
+        o = A(self)
+        if o.dtype.kind == "b":
+            lo, hi = 0, 1
+        elif o.dtype.kind in "iu":
+            info = xp.iinfo(o.dtype)
+            lo, hi = int(info.min), int(info.max)
+        else:
+            lo, hi = -(2**63), 2**63 - 1
+        if low < lo or high - 1 > hi:
+            raise RuntimeError(
+                f"random_ expects 'from' and 'to' - 1 to be in the range of the dtype "
+                f"[{lo}, {hi}], but got from={low} and to={high}"
+            )
+        rng = stream(generator, self._device)
+        assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))
+        return self
+
+    def randperm(
+        out: Any,
+        n: int,
+        generator: Any = None,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> None:
+        rng = stream(generator, out._device)
+        assign(A(out), rng.permutation(n))
+
+    K.update(uniform_=uniform_, normal_=normal_, random_=random_, randperm=randperm)
+    return K

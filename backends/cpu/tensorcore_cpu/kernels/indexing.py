@@ -1,0 +1,189 @@
+"""Gather, scatter and advanced indexing, written once against an array module ``xp``.
+
+Out-of-range indices raise as in PyTorch (NumPy's negative indices are not allowed where
+PyTorch forbids them). In-place variants (``scatter_``, ``index_put_``, ``masked_fill_``) are
+called with ``out is self``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorcore as tc
+from tensorcore import dtypes as dt
+from tensorcore.ops.meta import empty
+
+from ._util import A
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """Indexing kernels for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = xp.errstate
+
+    def in_bounds(ix: Any, size: int, dim: int) -> None:
+        if ix.size:
+            lo, hi = int(ix.min()), int(ix.max())
+            if lo < 0 or hi >= size:
+                raise RuntimeError(
+                    f"index {lo if lo < 0 else hi} is out of bounds for dimension {dim} with "
+                    f"size {size}"
+                )
+
+    def flat(self: Any, index: Any, dim: int) -> tuple[Any, Any, int]:
+        """Arrays of ``self`` and ``index``; 0-d and 1-d ones (which may mix) as 1-d."""
+        x, ix = A(self), A(index)
+        if x.ndim <= 1 and ix.ndim <= 1:
+            return x.reshape(-1), ix.reshape(-1), 0
+        return x, ix, dim
+
+    def first(shape: Any) -> tuple[slice, ...]:
+        return tuple(slice(0, n) for n in shape)
+
+    def gather(out: Any, self: Any, dim: int, index: Any) -> None:
+        x, ix, d = flat(self, index, dim)
+        for i, n in enumerate(ix.shape):
+            if i != d and n > x.shape[i]:
+                raise RuntimeError(
+                    f"Size does not match at dimension {i} expected index {list(ix.shape)} to be "
+                    f"smaller than self {list(x.shape)} apart from dimension {d}"
+                )
+        in_bounds(ix, x.shape[d], d)
+        part = x[tuple(slice(None) if i == d else s for i, s in enumerate(first(ix.shape)))]
+        o = A(out)
+        o[...] = xp.take_along_axis(part, ix, axis=d).reshape(o.shape)
+
+    def scattering(name: str, accumulate: bool) -> None:
+        def k(out: Any, self: Any, dim: int, index: Any, src: Any) -> None:
+            o = A(out)
+            if out is not self:
+                o[...] = A(self)
+            if accumulate and src.__class__ is not tc.Tensor:
+                raise TypeError(
+                    f"{name}(): argument 'src' must be Tensor, not {type(src).__name__}"
+                )
+            target, ix, d = flat(out, index, dim)
+            if ix.size == 0:
+                return
+            s = A(src)
+            if src.__class__ is tc.Tensor:
+                if s.ndim <= 1 and ix.ndim == 1:
+                    s = s.reshape(-1)
+                if src._storage is out._storage:
+                    s = s.copy()
+            for i, n in enumerate(ix.shape):
+                if (i != d and n > target.shape[i]) or (
+                    src.__class__ is tc.Tensor and n > s.shape[i]
+                ):
+                    raise RuntimeError(
+                        f"Expected index {list(ix.shape)} to be smaller than self "
+                        f"{list(target.shape)} apart from dimension {d}"
+                        + (
+                            f" and to be smaller size than src {list(s.shape)}"
+                            if src.__class__ is tc.Tensor
+                            else ""
+                        )
+                    )
+            in_bounds(ix, target.shape[d], d)
+            last = ix.ndim - 1
+            where = tuple(
+                ix if i == d else xp.arange(n).reshape((n,) + (1,) * (last - i))
+                for i, n in enumerate(ix.shape)
+            )
+            if src.__class__ is tc.Tensor:
+                s = s[first(ix.shape)]
+            if accumulate:
+                xp.add.at(target, where, s)
+            else:
+                target[where] = s
+
+        k.__name__ = name
+        K[name] = k
+
+    scattering("scatter", False)
+    scattering("scatter_add", True)
+
+    def index_select(out: Any, self: Any, dim: int, index: Any) -> None:
+        x, ix, o = A(self), A(index).reshape(-1), A(out)
+        if x.ndim == 0:
+            x = x.reshape(1)
+        if ix.size and (int(ix.min()) < 0 or int(ix.max()) >= x.shape[dim]):
+            raise IndexError("index out of range in self")
+        o[...] = xp.take(x, ix, axis=dim).reshape(o.shape)
+
+    def masked_fill(out: Any, self: Any, mask: Any, value: Any) -> None:
+        o = A(out)
+        if out is not self:
+            o[...] = A(self)
+        v = A(value)
+        if value.__class__ is tc.Tensor:
+            if not isinstance(v, xp.ndarray):  # a 0-d tensor from another device
+                v = xp.asarray(v)
+            if v.dtype.kind == "c" and o.dtype.kind != "c":
+                v = v.real
+        elif isinstance(value, complex) and o.dtype.kind != "c":
+            v = value.real
+        try:
+            with quiet(all="ignore"):
+                xp.copyto(o, v, casting="unsafe", where=A(mask))
+        except OverflowError:
+            raise RuntimeError(
+                f"value cannot be converted to type {out._dtype.name} without overflow"
+            ) from None
+
+    def key(indices: Any) -> tuple[Any, ...]:
+        """A NumPy index tuple: None is a full slice; byte tensors are masks, as in PyTorch."""
+        parts: list[Any] = []
+        for t in indices:
+            if t is None:
+                parts.append(slice(None))
+            else:
+                a = A(t)
+                parts.append(a.astype(bool) if t._dtype is dt.uint8 else a)
+        return tuple(parts)
+
+    def index(self: Any, indices: Any) -> Any:
+        try:
+            r = A(self)[key(indices)]
+        except IndexError as exc:
+            raise IndexError(str(exc).replace("axis", "dimension")) from None
+        out = empty(tuple(r.shape), self._dtype, self._device)
+        A(out)[...] = r
+        return out
+
+    def index_put(out: Any, self: Any, indices: Any, values: Any, accumulate: bool = False) -> None:
+        o = A(out)
+        if out is not self:
+            o[...] = A(self)
+        v = A(values)
+        if values.__class__ is tc.Tensor and values._storage is out._storage:
+            v = v.copy()
+        k = key(indices)
+        try:
+            if accumulate:
+                xp.add.at(o, k, v)
+            else:
+                o[k] = v
+        except IndexError as exc:
+            raise IndexError(str(exc).replace("axis", "dimension")) from None
+        except ValueError as exc:
+            raise RuntimeError(str(exc).replace("array", "tensor")) from None
+
+    def nonzero(self: Any) -> Any:
+        r = xp.argwhere(A(self))
+        out = empty(tuple(r.shape), dt.int64, self._device)
+        A(out)[...] = r
+        return out
+
+    K.update(
+        gather=gather,
+        index_select=index_select,
+        masked_fill=masked_fill,
+        index=index,
+        index_put=index_put,
+        nonzero=nonzero,
+    )
+    return K

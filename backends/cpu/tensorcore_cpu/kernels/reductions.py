@@ -1,0 +1,283 @@
+"""Reductions, scans, softmax and sorting, written once against an array module ``xp``.
+
+Reductions (meta kind ``reduction``) get ``dim`` as a sorted tuple of non-negative ints (None
+only for a flattened ``argmax``/``argmin``) and an ``out`` of the reduced shape and dtype;
+scans, softmax and sorting (``structured``) get a wrapped ``dim``. Every kernel only computes
+into ``out``. Half-precision inputs accumulate in float32, as PyTorch does on the CPU.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ._util import A
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """Reduction, scan and sorting kernels for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = xp.errstate
+
+    def acc(d: Any) -> Any:
+        """The dtype to compute in for results of dtype ``d`` (float32 for 16-bit floats)."""
+        return xp.float32 if d.itemsize == 2 and d.kind in "fV" else d
+
+    def axes(x: Any, dim: Any) -> Any:
+        # A 0-d tensor accepts dim 0 / -1; NumPy has no axis to reduce there.
+        return dim if x.ndim else None
+
+    def count(x: Any, dim: Any) -> int:
+        return math.prod(x.shape[d] for d in dim) if x.ndim else 1
+
+    def no_complex(name: str, t: Any) -> None:
+        if t._dtype.is_complex:
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(t)}'")
+
+    # ------------------------------------------------------------ sums and products
+    def reducer(name: str, fn: Any) -> None:
+        def k(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
+            x, o = A(self), A(out)
+            with quiet(all="ignore"):
+                o[...] = fn(x, axis=axes(x, dim), dtype=acc(o.dtype), keepdims=keepdim)
+
+        k.__name__ = name
+        K[name] = k
+
+    reducer("sum", xp.sum)
+    reducer("prod", xp.prod)
+
+    def mean(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
+        x, o = A(self), A(out)
+        with quiet(all="ignore"):
+            s = xp.sum(x, axis=axes(x, dim), dtype=acc(o.dtype), keepdims=keepdim)
+            o[...] = s / count(x, dim)  # 0 / 0 = nan over an empty dim, as in PyTorch
+
+    K["mean"] = mean
+
+    def extreme(name: str, fn: Any) -> None:
+        def k(out: Any, self: Any, dim: Any = (), keepdim: bool = False) -> None:
+            no_complex(name, self)
+            x = A(self)
+            A(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
+
+        k.__name__ = name
+        K[name] = k
+
+    extreme("amax", xp.amax)
+    extreme("amin", xp.amin)
+
+    def with_index(name: str, argfn: Any) -> None:
+        def k(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
+            no_complex(name.split("_")[0], self)
+            values, indices = out
+            x = A(self)
+            if x.ndim == 0:
+                A(values)[...] = x
+                A(indices)[...] = 0
+                return
+            d = dim[0]
+            # NumPy's argmax/argmin pick the first NaN, and the first of equal extremes.
+            idx = argfn(x, axis=d, keepdims=True)
+            vals = xp.take_along_axis(x, idx, axis=d)
+            if not keepdim:
+                idx, vals = idx.squeeze(d), vals.squeeze(d)
+            A(values)[...] = vals
+            A(indices)[...] = idx
+
+        k.__name__ = name
+        K[name] = k
+
+    with_index("max_dim", xp.argmax)
+    with_index("min_dim", xp.argmin)
+
+    def arg(name: str, fn: Any) -> None:
+        def k(out: Any, self: Any, dim: Any = None, keepdim: bool = False) -> None:
+            if self._dtype.is_complex or self._dtype.name == "bool":
+                raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(self)}'")
+            x = A(self)
+            if dim is None:
+                r = fn(x.reshape(-1))
+            elif x.ndim == 0:
+                r = 0
+            else:
+                r = fn(x, axis=dim[0], keepdims=keepdim)
+            A(out)[...] = r
+
+        k.__name__ = name
+        K[name] = k
+
+    arg("argmax", xp.argmax)
+    arg("argmin", xp.argmin)
+
+    # ------------------------------------------------------------ moments and norms
+    def moment(name: str, root: bool) -> None:
+        def k(out: Any, self: Any, dim: Any, correction: Any = 1, keepdim: bool = False) -> None:
+            x, o = A(self), A(out)
+            ax, n = axes(x, dim), count(x, dim)
+            with quiet(all="ignore"):
+                x = x.astype(acc(x.dtype), copy=False)
+                m = xp.sum(x, axis=ax, keepdims=True) / n
+                dev = x - m
+                cplx = x.dtype.kind == "c"
+                sq = dev.real * dev.real + dev.imag * dev.imag if cplx else dev * dev
+                # max(0, n - correction): a non-positive count gives inf or nan, as in PyTorch.
+                r = xp.sum(sq, axis=ax, keepdims=keepdim) / max(0, n - correction)
+                o[...] = xp.sqrt(r) if root else r
+
+        k.__name__ = name
+        K[name] = k
+
+    moment("var", False)
+    moment("std", True)
+
+    def vector_norm(
+        out: Any, self: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None
+    ) -> None:
+        x, o = A(self), A(out)
+        ax = axes(x, dim)
+        with quiet(all="ignore"):
+            a = xp.abs(x.astype(acc(o.dtype), copy=False) if x.dtype.kind != "c" else x)
+            if ord in (math.inf, -math.inf):
+                if count(x, dim) == 0:
+                    raise RuntimeError(
+                        "linalg.vector_norm cannot compute the inf norm on an empty tensor because "
+                        "the operation does not have an identity"
+                    )
+                r = (xp.amax if ord > 0 else xp.amin)(a, axis=ax, keepdims=keepdim)
+            elif ord == 0:
+                r = xp.sum(a != 0, axis=ax, keepdims=keepdim, dtype=a.dtype)
+            elif ord == 1:
+                r = xp.sum(a, axis=ax, keepdims=keepdim)
+            elif ord == 2:
+                r = xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim))
+            else:
+                r = xp.sum(a**ord, axis=ax, keepdims=keepdim) ** (1.0 / ord)
+            o[...] = r
+
+    K["vector_norm"] = vector_norm
+
+    def logsumexp(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
+        x, o = A(self), A(out)
+        if x.size == 0:
+            o[...] = -math.inf
+            return
+        ax = axes(x, dim)
+        with quiet(all="ignore"):
+            x = x.astype(acc(o.dtype), copy=False)
+            m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=ax, keepdims=True)
+            # Rows of -inf (or +inf) shift by 0 so that they give -inf (+inf), not nan.
+            m = xp.where(xp.isinf(m), 0, m)
+            r = xp.log(xp.sum(xp.exp(x - m), axis=ax, keepdims=True)) + m
+            o[...] = r if keepdim or ax is None else r.squeeze(ax)
+
+    K["logsumexp"] = logsumexp
+
+    def truth(name: str, fn: Any) -> None:
+        def k(out: Any, self: Any, dim: Any = None, keepdim: bool = False) -> None:
+            x = A(self)
+            A(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
+
+        k.__name__ = name
+        K[name] = k
+
+    truth("all", xp.all)
+    truth("any", xp.any)
+
+    # ------------------------------------------------------------ scans and softmax
+    def scan(name: str, fn: Any) -> None:
+        def k(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
+            x, o = A(self), A(out)
+            if x.ndim == 0:
+                o[...] = x
+                return
+            with quiet(all="ignore"):
+                o[...] = fn(x, axis=dim, dtype=acc(o.dtype))
+
+        k.__name__ = name
+        K[name] = k
+
+    scan("cumsum", xp.cumsum)
+    scan("cumprod", xp.cumprod)
+
+    def softmax_of(x: Any, dim: int, dtype: Any, log: bool) -> Any:
+        x = x.astype(acc(dtype), copy=False)
+        if x.ndim == 0:
+            x = x.reshape(1)
+        m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=dim, keepdims=True)
+        z = x - m
+        if log:
+            return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
+        e = xp.exp(z)
+        return e / xp.sum(e, axis=dim, keepdims=True)
+
+    def softmax(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
+        o = A(out)
+        if o.size:
+            with quiet(all="ignore"):
+                o[...] = softmax_of(A(self), dim, o.dtype, False).reshape(o.shape)
+
+    def log_softmax(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
+        o = A(out)
+        if o.size:
+            with quiet(all="ignore"):
+                o[...] = softmax_of(A(self), dim, o.dtype, True).reshape(o.shape)
+
+    K["softmax"], K["log_softmax"] = softmax, log_softmax
+
+    # ------------------------------------------------------------ sorting
+    def order(self: Any, dim: int, descending: bool) -> Any:
+        """Indices that sort ``self`` along ``dim``: stable, NaN largest (PyTorch's order)."""
+        if self._dtype.is_complex:
+            raise RuntimeError("sort(): input tensor must be of non-complex type")
+        x = A(self)
+        if x.ndim == 0:
+            return xp.zeros((), dtype=xp.int64)
+        if not descending:
+            return xp.argsort(x, axis=dim, kind="stable")
+        # A stable ascending sort of the reversed data, read backwards, is a stable
+        # descending sort in which equal elements keep their original order.
+        n = x.shape[dim]
+        s = xp.argsort(xp.flip(x, axis=dim), axis=dim, kind="stable")
+        return (n - 1) - xp.flip(s, axis=dim)
+
+    def sort(
+        out: Any, self: Any, dim: int = -1, descending: bool = False, stable: bool = False
+    ) -> None:
+        values, indices = out
+        idx = order(self, dim, descending)
+        x = A(self)
+        vals = xp.take_along_axis(x, idx, axis=dim) if x.ndim else x
+        A(values)[...] = vals
+        A(indices)[...] = idx
+
+    def argsort(
+        out: Any, self: Any, dim: int = -1, descending: bool = False, stable: bool = False
+    ) -> None:
+        A(out)[...] = order(self, dim, descending)
+
+    def topk(
+        out: Any, self: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+    ) -> None:
+        values, indices = out
+        x = A(self)
+        if x.ndim == 0:
+            if k:
+                A(values)[...] = x
+                A(indices)[...] = 0
+            return
+        idx = order(self, dim, largest)[(slice(None),) * dim + (slice(0, k),)]
+        A(values)[...] = xp.take_along_axis(x, idx, axis=dim)
+        A(indices)[...] = idx
+
+    K["sort"], K["argsort"], K["topk"] = sort, argsort, topk
+    return K
+
+
+def _torch(t: Any) -> str:
+    from tensorcore._tensor import torch_name
+
+    return torch_name(t._dtype)

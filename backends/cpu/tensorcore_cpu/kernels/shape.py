@@ -1,0 +1,162 @@
+"""Copies, casts, fills and shape-changing copies, written once against an array module ``xp``.
+
+Casting follows PyTorch rather than NumPy's warnings: complex to real drops the imaginary part
+silently, complex to bool tests both parts, and NaN or infinity to an integer gives whatever
+the C cast gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorcore as tc
+from tensorcore.ops.meta import broadcast_shapes, empty
+from tensorcore.plugins import manager
+
+from ._util import A
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """Copy, cast, fill and shape kernels for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = xp.errstate
+
+    def assign(o: Any, x: Any) -> None:
+        """``o[...] = x`` with broadcasting and PyTorch's unsafe, silent casting."""
+        if x.dtype.kind == "c" and o.dtype.kind != "c":
+            x = (x != 0) if o.dtype.kind == "b" else x.real
+        with quiet(all="ignore"):
+            xp.copyto(o, x, casting="unsafe")
+
+    def clone(out: Any, self: Any) -> None:
+        A(out)[...] = A(self)
+
+    def to_dtype(out: Any, self: Any, dtype: Any) -> None:
+        assign(A(out), A(self))
+
+    def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:
+        if src is self:
+            return self
+        s = A(src)
+        if not isinstance(s, xp.ndarray):  # a 0-d tensor from another device
+            s = xp.asarray(s)
+        if src._shape != self._shape and broadcast_shapes(self._shape, src._shape) != self._shape:
+            raise RuntimeError(
+                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                f"{list(broadcast_shapes(self._shape, src._shape))}"
+            )
+        if src._storage is self._storage:
+            s = s.copy()  # overlapping memory: read everything before writing
+        assign(A(self), s)
+        return self
+
+    def fill_(self: Any, value: Any) -> Any:
+        o = A(self)
+        if value.__class__ is tc.Tensor:
+            if value.ndim:
+                raise RuntimeError(
+                    "fill_ only supports 0-dimension value tensor but got tensor with "
+                    f"{value.ndim} dimensions."
+                )
+            v = A(value)
+            assign(o, v if isinstance(v, xp.ndarray) else xp.asarray(v))
+            return self
+        if isinstance(value, complex) and o.dtype.kind != "c":
+            if value.imag:
+                raise RuntimeError(_overflow(self))
+            value = value.real
+        try:
+            with quiet(all="ignore"):
+                o[...] = value
+        except (OverflowError, ValueError):
+            raise RuntimeError(_overflow(self)) from None
+        return self
+
+    def item(self: Any) -> Any:
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        v = A(self).reshape(()).item()
+        if not isinstance(v, (bool, int, float, complex)):  # e.g. a bfloat16 scalar
+            v = float(v)
+        return v
+
+    def tolist(self: Any) -> Any:
+        x = A(self)
+        if x.dtype.itemsize == 2 and x.dtype.kind == "V":  # bfloat16: exact in float32
+            x = x.astype(xp.float32)
+        return x.tolist()
+
+    def to_device(self: Any, device: Any, non_blocking: bool = False) -> Any:
+        dev = tc.device(device)
+        out = empty(self._shape, self._dtype, dev)  # raises, naming the package, if no backend
+        if dev.type == self._device.type:
+            A(out)[...] = A(self)
+            return out
+        # Another device type: whichever of the two backends can copy across does it.
+        src = self.detach().contiguous()
+        for iface in (manager.device_backend(dev), manager.device_backend(self._device)):
+            if iface.copy_between(src, out):
+                return out
+        raise RuntimeError(f"to(): no installed backend can copy from '{self._device}' to '{dev}'")
+
+    K.update(
+        clone=clone,
+        to_dtype=to_dtype,
+        copy_=copy_,
+        fill_=fill_,
+        item=item,
+        tolist=tolist,
+        to_device=to_device,
+    )
+
+    def cat(out: Any, tensors: Any, dim: int) -> None:
+        for i, t in enumerate(tensors):
+            if t.ndim == 0:
+                raise RuntimeError(
+                    f"zero-dimensional tensor (at position {i}) cannot be concatenated"
+                )
+        o = A(out)
+        arrays = [A(t) for t in tensors]
+        if o.dtype.kind != "c" and any(a.dtype.kind == "c" for a in arrays):
+            arrays = [a.real if a.dtype.kind == "c" else a for a in arrays]
+        with quiet(all="ignore"):
+            xp.concatenate(arrays, axis=dim, out=o, casting="unsafe")
+
+    def flip(out: Any, self: Any, dims: Any) -> None:
+        x = A(self)
+        A(out)[...] = xp.flip(x, axis=dims) if x.ndim and dims else x
+
+    def roll(out: Any, self: Any, shifts: Any, dims: Any = None) -> None:
+        x = A(self)
+        if x.ndim == 0:
+            A(out)[...] = x
+        elif dims is None:
+            A(out)[...] = xp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+        else:
+            A(out)[...] = xp.roll(x, shifts, axis=dims)
+
+    def repeat(out: Any, self: Any, repeats: Any) -> None:
+        A(out)[...] = xp.tile(A(self), repeats)
+
+    def triangle(name: str, fn: Any) -> None:
+        # ``fn`` returns a new array, so in-place ``tril_`` (``out is self``) is safe.
+        def k(out: Any, self: Any, diagonal: int = 0) -> None:
+            A(out)[...] = fn(A(self), diagonal)
+
+        k.__name__ = name
+        K[name] = k
+
+    triangle("tril", xp.tril)
+    triangle("triu", xp.triu)
+    K.update(cat=cat, flip=flip, roll=roll, repeat=repeat)
+    return K
+
+
+def _overflow(t: Any) -> str:
+    from tensorcore._tensor import torch_name
+
+    return f"value cannot be converted to type {torch_name(t._dtype)} without overflow"

@@ -1,0 +1,312 @@
+"""What ``python -m tensorcore`` reports: versions, backend plugins, devices, layouts and
+operator coverage.
+
+Everything here reads the core's own registries (the plugin manager, the dispatch registry,
+the layout registry and the operator table), so the report works with no backend installed
+and this module never imports NumPy: only a backend that loads may do that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from . import __version__, dispatch, layouts
+from .devices import get_default_device
+from .ops.schema import OPS
+from .plugins import manager
+
+if TYPE_CHECKING:
+    from .plugins.manager import PluginInfo
+
+__all__ = ["main", "ops_matrix", "plugin_coverage", "report"]
+
+#: The backend to suggest when none is installed.
+_CPU_PACKAGE = "tensorcore-cpu"
+# How many missing operators a coverage line names before it points at ``--ops``.
+_MAX_NAMED = 8
+
+
+def _is_builtin(p: PluginInfo) -> bool:
+    # The core's own strided views and composites load through the plugin path too.
+    return p.distribution == "tensorcore" and p.module.startswith("tensorcore.")
+
+
+def _key_sort(key: str) -> tuple[int, str]:
+    # Concrete device/layout keys first, then wildcard ones, most specific first.
+    return (key.count(dispatch.ANY), key)
+
+
+def plugin_coverage() -> dict[str, int]:
+    """Count, for each plugin, the declared operators it registers at least one kernel for.
+
+    Returns
+    -------
+    dict
+        Plugin name to number of distinct operators (a plugin that registers an operator for
+        several devices or layouts counts it once). Plugins that registered nothing, or
+        failed, are absent.
+
+    Examples
+    --------
+    >>> from tensorcore._info import plugin_coverage
+    >>> cov = plugin_coverage()
+    >>> cov["cpu"] > 0 and cov["views"] > 0
+    True
+    """
+    ops_by_plugin: dict[str, set[str]] = {}
+    for op_name, row in dispatch.coverage().items():
+        for plugin in row.values():
+            ops_by_plugin.setdefault(plugin, set()).add(op_name)
+    return {plugin: len(names) for plugin, names in ops_by_plugin.items()}
+
+
+def _table(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        (indent + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True))).rstrip()
+        for r in rows
+    ]
+
+
+def _header_lines() -> list[str]:
+    import tensorcore
+
+    where = os.path.dirname(tensorcore.__file__)
+    py = f"{platform.python_implementation()} {platform.python_version()}"
+    return [
+        f"tensorcore {__version__} ({where})",
+        f"Python {py} ({sys.executable}) on {platform.system()} {platform.machine()}",
+    ]
+
+
+def _backend_lines(plugins: list[PluginInfo]) -> list[str]:
+    lines = [f"Backends (entry-point group '{manager.ENTRY_POINT_GROUP}'):"]
+    backends = [p for p in plugins if not _is_builtin(p)]
+    if not backends:
+        lines.append(f"  none installed. Install the CPU backend: pip install {_CPU_PACKAGE}")
+    else:
+        rows = [["name", "distribution", "status", "provides / error"]]
+        for p in backends:
+            if p.distribution is None:
+                dist = "(registered at runtime)"
+            else:
+                dist = f"{p.distribution} {p.version or '?'}"
+            if p.status == "loaded":
+                provides = [f"device {d}" for d in p.devices] + [f"layout {l}" for l in p.layouts]
+                provides.append(f"{p.kernels} kernels")
+                detail = ", ".join(provides)
+            else:
+                detail = p.error or ""
+            rows.append([p.name, dist, p.status, detail])
+        lines += _table(rows)
+        if not any(p.status == "loaded" and p.devices for p in backends):
+            lines.append(f"  no loaded backend provides a device: pip install {_CPU_PACKAGE}")
+    allowed = os.environ.get("TENSORCORE_BACKENDS")
+    if allowed is not None:
+        lines.append(f"  TENSORCORE_BACKENDS={allowed!r} restricts which backends load")
+    builtin = [p for p in plugins if _is_builtin(p)]
+    if builtin:
+        parts = [f"{p.name} ({p.status}, {p.kernels} kernels)" for p in builtin]
+        lines.append("Built-in plugins: " + ", ".join(parts))
+    return lines
+
+
+def _device_lines() -> list[str]:
+    try:
+        default = str(get_default_device())
+    except Exception as exc:  # noqa: BLE001 - a bad TENSORCORE_DEFAULT_DEVICE is worth reporting
+        default = f"invalid ({type(exc).__name__}: {exc})"
+    interfaces = manager.device_interfaces()
+    if default.split(":")[0] not in interfaces and not default.startswith("invalid"):
+        default += " (no loaded backend provides it)"
+    lines = [f"Devices (default device: {default}):"]
+    if not interfaces:
+        lines.append(f"  none registered. Install a backend, e.g. pip install {_CPU_PACKAGE}")
+        return lines
+    rows = [["type", "status", "count", "plugin", "reason"]]
+    for name, iface in sorted(interfaces.items()):
+        plugin = getattr(iface, "_plugin", "?")
+        # A third-party interface must not be able to break the report.
+        try:
+            available = iface.is_available()
+            reason = "" if available else (iface.unavailable_reason or "no reason given")
+        except Exception as exc:  # noqa: BLE001
+            available, reason = False, f"is_available() raised {type(exc).__name__}: {exc}"
+        try:
+            count = str(iface.device_count())
+        except Exception as exc:  # noqa: BLE001
+            count = f"? ({type(exc).__name__})"
+        rows.append([name, "available" if available else "unavailable", count, plugin, reason])
+    return lines + _table(rows)
+
+
+def _layout_lines() -> list[str]:
+    rows = [["name", "priority", "plugin"]]
+    for lay in layouts.registered_layouts():
+        rows.append([lay.name, str(lay.priority), lay.plugin])
+    return ["Layouts:", *_table(rows)]
+
+
+def _runnable_keys() -> list[tuple[str, str]]:
+    # (device type, layout) pairs worth a "runnable" line: every registered device type with
+    # each layout some plugin wrote concrete kernels for on it (strided when none did).
+    devices = sorted(manager.device_interfaces())
+    concrete: set[tuple[str, str]] = set()
+    for op in dispatch.ops().values():
+        for dev, lay in op.registered:
+            if dev != dispatch.ANY and lay != dispatch.ANY:
+                concrete.add((dev, lay))
+    keys = []
+    for dev in devices:
+        lays = sorted(lay for d, lay in concrete if d == dev) or [layouts.strided.name]
+        keys += [(dev, lay) for lay in lays]
+    return keys
+
+
+def _coverage_lines(plugins: list[PluginInfo]) -> list[str]:
+    total = len(OPS)
+    counts = plugin_coverage()
+    lines = [f"Operator coverage ({total} declared operators):"]
+    rows = [["plugin", "operators", "keys"]]
+    for p in plugins:
+        if p.status != "loaded":
+            continue
+        keys = sorted(
+            {
+                k
+                for row in dispatch.coverage().values()
+                for k, owner in row.items()
+                if owner == p.name
+            },
+            key=_key_sort,
+        )
+        rows.append([p.name, f"{counts.get(p.name, 0)}/{total}", ", ".join(keys) or "-"])
+    if len(rows) > 1:
+        lines += _table(rows)
+    table = dispatch.ops()
+    for dev, lay in _runnable_keys():
+        missing = [name for name, op in table.items() if op.record((dev, lay)) is None]
+        lines.append(f"  runnable on {dev}/{lay}: {total - len(missing)}/{total} operators")
+        if missing:
+            named = ", ".join(missing[:_MAX_NAMED])
+            more = f", ... {len(missing) - _MAX_NAMED} more" if len(missing) > _MAX_NAMED else ""
+            lines.append(f"    no kernel: {named}{more}")
+    lines.append("  (python -m tensorcore --ops shows every operator's kernels)")
+    return lines
+
+
+def report() -> str:
+    """The text ``python -m tensorcore`` prints: versions, backends, devices, layouts, coverage.
+
+    Loads the backend plugins if they are not loaded yet. A plugin that failed to load, or was
+    blocked by ``TENSORCORE_BACKENDS``, is listed with the reason.
+
+    Returns
+    -------
+    str
+        The report, several lines, without a trailing newline.
+
+    Examples
+    --------
+    >>> from tensorcore._info import report
+    >>> text = report()
+    >>> text.startswith("tensorcore "), "Operator coverage" in text
+    (True, True)
+    """
+    plugins = manager.plugins()
+    sections = [
+        _header_lines(),
+        _backend_lines(plugins),
+        _device_lines(),
+        _layout_lines(),
+        _coverage_lines(plugins),
+    ]
+    return "\n\n".join("\n".join(s) for s in sections)
+
+
+def ops_matrix() -> str:
+    """The operator x (device/layout) kernel matrix that ``python -m tensorcore --ops`` prints.
+
+    One row per declared operator, in the order of the operator table; one column per
+    ``device/layout`` key some plugin registered a kernel for, concrete keys first, then the
+    wildcard (``*``) ones. A cell names the plugin whose kernel is registered for that key, or
+    is ``-``.
+
+    Returns
+    -------
+    str
+        The matrix and a short legend, without a trailing newline.
+
+    Examples
+    --------
+    >>> from tensorcore._info import ops_matrix
+    >>> row = next(line for line in ops_matrix().splitlines() if line.startswith("add "))
+    >>> "cpu" in row.split()
+    True
+    """
+    cov = dispatch.coverage()
+    keys = sorted({k for row in cov.values() for k in row}, key=_key_sort)
+    rows = [["operator", *keys]]
+    for name in OPS:
+        rows.append([name, *(cov[name].get(k, "-") for k in keys)])
+    lines = _table(rows, indent="")
+    lines.insert(1, "-" * len(lines[0]))
+    no_kernel = [name for name in OPS if not cov[name]]
+    lines += [
+        "",
+        f"{len(OPS) - len(no_kernel)} of {len(OPS)} operators have at least one kernel.",
+        "'-': no kernel registered for that key.",
+        "A call on device D with layout L runs the kernel of D/L, else */L, else D/*, else */*.",
+    ]
+    restricted = [
+        f"  {name}[{rec.device_type}, {rec.layout}] from {rec.plugin}: "
+        + ", ".join(sorted(d.name for d in rec.dtypes))
+        for name, op in dispatch.ops().items()
+        for rec in op.registered.values()
+        if rec.dtypes is not None
+    ]
+    if restricted:
+        lines += ["Kernels restricted to some dtypes:", *restricted]
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tensorcore",
+        description=(
+            "Report the tensorcore installation: versions, backend plugins, devices, layouts "
+            "and operator coverage."
+        ),
+    )
+    parser.add_argument(
+        "--ops",
+        action="store_true",
+        help="print the operator x (device/layout) matrix of registered kernels instead",
+    )
+    parser.add_argument("--version", action="version", version=f"tensorcore {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m tensorcore``; prints the report and returns the exit status.
+
+    Parameters
+    ----------
+    argv
+        Command-line arguments without the program name; ``sys.argv[1:]`` when None.
+
+    Examples
+    --------
+    >>> from tensorcore._info import main
+    >>> main(["--version"])
+    Traceback (most recent call last):
+    SystemExit: 0
+    """
+    args = _parser().parse_args(argv)
+    print(ops_matrix() if args.ops else report())
+    return 0

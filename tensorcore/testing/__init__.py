@@ -1,0 +1,36 @@
+"""Shipped test helpers: device-generic utilities for tensorcore's tests and for third-party
+backends that want to check themselves against NumPy.
+
+NumPy is imported lazily (only when a helper that needs it runs), so ``import
+tensorcore.testing`` works without NumPy. The Hypothesis strategies live in
+:mod:`tensorcore.testing.strategies`, which needs Hypothesis and NumPy.
+
+Examples
+--------
+>>> import tensorcore as tc
+>>> from tensorcore.testing import assert_close, backends_for, to_numpy
+>>> "cpu" in backends_for("add")
+True
+>>> x = tc.tensor([1.0, 2.0])
+>>> assert_close(x + x, to_numpy(x) * 2)
+"""
+
+from __future__ import annotations
+
+from ._helpers import (
+    assert_close,
+    available_device_types,
+    backends_for,
+    default_tolerances,
+    numpy_dtype,
+    to_numpy,
+)
+
+__all__ = [
+    "assert_close",
+    "available_device_types",
+    "backends_for",
+    "default_tolerances",
+    "numpy_dtype",
+    "to_numpy",
+]

@@ -1,0 +1,227 @@
+"""Device-generic test helpers: which devices implement an operator, NumPy conversion and
+comparison against a NumPy oracle. NumPy is imported inside the functions that need it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+    from ..dtypes import dtype
+
+__all__ = [
+    "assert_close",
+    "available_device_types",
+    "backends_for",
+    "default_tolerances",
+    "numpy_dtype",
+    "to_numpy",
+]
+
+# The defaults of torch.testing.assert_close, by dtype name: (rtol, atol).
+_TOLERANCES = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
+
+
+def available_device_types() -> list[str]:
+    """The device types registered by an installed backend and usable on this machine.
+
+    Examples
+    --------
+    >>> from tensorcore.testing import available_device_types
+    >>> "cpu" in available_device_types()
+    True
+    """
+    from ..backends import devices
+
+    return [name for name, ok in devices().items() if ok]
+
+
+def backends_for(op_name: str, layout: str = "strided") -> list[str]:
+    """The available device types whose registry has a kernel for ``(op_name, device, layout)``.
+
+    Wildcard registrations count: the core's view arithmetic (``[*, strided]``) and
+    composite operators (``[*, *]``) are available on every device.
+
+    Parameters
+    ----------
+    op_name : str
+        A declared operator (a key of ``tensorcore.ops.schema.OPS``).
+    layout : str
+        The layout name, ``"strided"`` by default.
+
+    Examples
+    --------
+    >>> from tensorcore.testing import backends_for
+    >>> "cpu" in backends_for("add"), "cpu" in backends_for("transpose")
+    (True, True)
+    """
+    from ..dispatch import get_op
+
+    op = get_op(op_name)
+    return [d for d in available_device_types() if op.record((d, layout)) is not None]
+
+
+def numpy_dtype(d: dtype) -> Any:
+    """The NumPy dtype holding the values of tensorcore dtype ``d`` (bfloat16 via ml_dtypes).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing import numpy_dtype
+    >>> numpy_dtype(tc.int16), numpy_dtype(tc.bool)
+    (dtype('int16'), dtype('bool'))
+    """
+    import numpy as np
+
+    if d.name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(d.name)
+
+
+def to_numpy(t: Tensor) -> Any:
+    """A NumPy array with the values of ``t`` (copied to the CPU, detached).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing import to_numpy
+    >>> to_numpy(tc.tensor([[1, 2], [3, 4]]).t())
+    array([[1, 3],
+           [2, 4]])
+    """
+    return t.cpu().detach().numpy()  # type: ignore[attr-defined]
+
+
+def default_tolerances(d: dtype) -> tuple[float, float]:
+    """``(rtol, atol)`` used by :func:`assert_close` for dtype ``d`` (0 for exact dtypes).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing import default_tolerances
+    >>> default_tolerances(tc.float32), default_tolerances(tc.int64)
+    ((1.3e-06, 1e-05), (0.0, 0.0))
+    """
+    return _TOLERANCES.get(d.name, (0.0, 0.0))
+
+
+def assert_close(
+    actual: Tensor,
+    expected: Any,
+    rtol: float | None = None,
+    atol: float | None = None,
+    *,
+    check_dtype: bool = True,
+    equal_nan: bool = True,
+    msg: str = "",
+) -> None:
+    """Assert that a tensor matches a NumPy oracle: shape, dtype, NaN positions and values.
+
+    Parameters
+    ----------
+    actual : Tensor
+        The tensorcore result, on any device.
+    expected : array_like
+        The oracle: a NumPy array or scalar (whose dtype is checked), a Python scalar or
+        nested list (whose dtype is not checked), or another tensor.
+    rtol, atol : float, optional
+        Tolerances for floating and complex dtypes; by default those of
+        :func:`default_tolerances` for ``actual.dtype`` (as ``torch.testing.assert_close``).
+        Integer and bool tensors are compared exactly unless tolerances are given.
+    check_dtype : bool
+        Whether ``actual.dtype`` must be the tensorcore dtype of ``expected.dtype``.
+    equal_nan : bool
+        Whether NaNs compare equal; NaN positions must then match exactly.
+    msg : str
+        Text prepended to the failure message.
+
+    Raises
+    ------
+    AssertionError
+        Naming what differs, the number of mismatched elements and the largest difference.
+
+    Examples
+    --------
+    >>> import numpy as np, tensorcore as tc
+    >>> from tensorcore.testing import assert_close
+    >>> assert_close(tc.tensor([1.0, float("nan")]), np.array([1.0, np.nan], dtype=np.float32))
+    >>> assert_close(tc.tensor([1, 2]), np.array([1, 3]))
+    Traceback (most recent call last):
+        ...
+    AssertionError: values differ: 1 of 2 elements mismatch (first at index (1,): 2 vs 3)
+    """
+    import numpy as np
+
+    from .._tensor import Tensor
+
+    prefix = f"{msg}: " if msg else ""
+    if not isinstance(actual, Tensor):
+        raise AssertionError(f"{prefix}expected a tensorcore Tensor, got {type(actual).__name__}")
+    if isinstance(expected, Tensor):
+        expected = to_numpy(expected)
+    typed = isinstance(expected, (np.ndarray, np.generic))
+    exp = np.asarray(expected)
+    got = to_numpy(actual)
+    if tuple(actual.shape) != exp.shape:
+        raise AssertionError(f"{prefix}shapes differ: {tuple(actual.shape)} vs {exp.shape}")
+    if check_dtype and typed and numpy_dtype(actual.dtype) != exp.dtype:
+        raise AssertionError(
+            f"{prefix}dtypes differ: {actual.dtype} (NumPy {numpy_dtype(actual.dtype)}) vs "
+            f"NumPy {exp.dtype}"
+        )
+    d = actual.dtype
+    exact = not (d.is_floating_point or d.is_complex) and rtol is None and atol is None
+    if exact:
+        if exp.dtype.kind in "fc":
+            exp_cmp = exp
+        else:
+            exp_cmp = exp.astype(got.dtype) if exp.dtype != got.dtype and exp.size else exp
+        bad = got != exp_cmp
+    else:
+        default_rtol, default_atol = default_tolerances(d)
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        wide = np.complex128 if (d.is_complex or exp.dtype.kind == "c") else np.float64
+        g = got.astype(wide)
+        e = exp.astype(wide)
+        gnan, enan = np.isnan(g), np.isnan(e)
+        if equal_nan and np.any(gnan != enan):
+            idx = tuple(int(i) for i in np.argwhere(gnan != enan)[0])
+            raise AssertionError(
+                f"{prefix}NaN positions differ: first at index {idx}: {_py(got[idx])!r} vs "
+                f"{_py(exp[idx])!r}"
+            )
+        with np.errstate(all="ignore"):
+            # Infinities must match exactly; everything else within tolerance.
+            same = g == e
+            close = np.abs(g - e) <= atol + rtol * np.abs(e)
+        bad = ~(same | close)
+        if equal_nan:
+            bad &= ~(gnan & enan)
+    if np.any(bad):
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        n_bad = int(np.count_nonzero(bad))
+        detail = ""
+        if not exact:
+            with np.errstate(all="ignore"):
+                diff = np.abs(g - e)[bad]
+            detail = f"; largest absolute difference {float(np.max(diff))!r}"
+        raise AssertionError(
+            f"{prefix}values differ: {n_bad} of {got.size} elements mismatch (first at index "
+            f"{idx}: {_py(got[idx])!r} vs {_py(exp[idx])!r}){detail}"
+        )
+
+
+def _py(x: Any) -> Any:
+    """A NumPy scalar as a Python scalar, for readable messages."""
+    item = getattr(x, "item", None)
+    return item() if item is not None else x
