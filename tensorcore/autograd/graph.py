@@ -61,7 +61,9 @@ class SavedTensor:
             from .._tensor import make_tensor
 
             # No grad_fn: the node that saves its own output must not keep itself alive.
-            d = make_tensor(st, t._shape, t._stride, t._offset, t._dtype, t._device, t._native, t._layout)
+            d = make_tensor(
+                st, t._shape, t._stride, t._offset, t._dtype, t._device, t._native, t._layout
+            )
             d._base = t._base
             self.data = d
             self.producer: Any = node_name

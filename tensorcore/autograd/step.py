@@ -147,9 +147,10 @@ def _rule_for(op: Op, dev: Any, args: tuple[Any, ...]) -> Any:
             (a._layout for a in _inputs(op, args) if isinstance(a, Tensor)),
             key=lambda x: x.priority,
         )
-        r = derivative_overrides.get((op.name, dev.type, lay.name))
-        if r is not None:
-            return r
+        for key in ((op.name, dev.type, lay.name), (op.name, "*", lay.name), (op.name, "*", "*")):
+            r = derivative_overrides.get(key)
+            if r is not None:
+                return r
     r = _DERIVS.get(op.name)
     if r is None:
         raise RuntimeError(f"the derivative for '{op.name}' is not implemented")
@@ -230,7 +231,13 @@ def _make_node(op: Op, rule: Any, args: tuple[Any, ...], outputs: tuple[Any, ...
     node.next_functions = tuple(edges)
     node.input_meta = metas
     if rule.saves:
-        _save(node, rule, op, args if op.decl.meta in ("pointwise", "direct") else _normalized(op, args), outputs)
+        _save(
+            node,
+            rule,
+            op,
+            args if op.decl.meta in ("pointwise", "direct") else _normalized(op, args),
+            outputs,
+        )
     return node
 
 

@@ -109,15 +109,23 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
 
 def build() -> None:
     """Compile every declared operator's variants and attach the methods to ``Tensor``."""
+    for decl in OPS.values():
+        build_one(decl)
+
+
+def build_one(decl: OpDecl) -> None:
+    """Compile one operator's variants (also used for operators that plugins declare)."""
+    name = decl.name
     table = dispatch.ops()
-    for name, decl in OPS.items():
-        op = table[name]
-        op.frontend = FRONTENDS[decl.meta]
-        if name == "where":
-            op.extra["promote_pos"] = (1, 2)
-        if decl.function:
-            FUNCTIONS[name] = _compile(decl, "function", op)
-        if decl.method:
-            setattr(Tensor, name, _compile(decl, "method", op))
-        if decl.inplace:
-            setattr(Tensor, name + "_", _compile(decl, "inplace", op))
+    op = table.get(name)
+    if op is None:
+        op = table[name] = dispatch.Op(decl)
+    op.frontend = FRONTENDS[decl.meta]
+    if name == "where":
+        op.extra["promote_pos"] = (1, 2)
+    if decl.function:
+        FUNCTIONS[name] = _compile(decl, "function", op)
+    if decl.method:
+        setattr(Tensor, name, _compile(decl, "method", op))
+    if decl.inplace:
+        setattr(Tensor, name + "_", _compile(decl, "inplace", op))

@@ -153,8 +153,25 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
                 f"device type '{iface.type}' is registered by both plugin "
                 f"'{_owner(old)}' and plugin '{reg.plugin}'"
             )
-    dispatch.check_kernels(reg.kernels, reg.plugin)
+    from ..ops.schema import OPS
+
+    for decl in reg.new_ops:
+        if decl.name in OPS:
+            raise RuntimeError(
+                f"plugin '{reg.plugin}' declares operator '{decl.name}', which exists"
+            )
     import tensorcore
+
+    for decl in reg.new_ops:
+        if decl.function and decl.name in vars(tensorcore):
+            raise RuntimeError(f"plugin '{reg.plugin}' cannot replace tensorcore.{decl.name}")
+    if reg.new_ops:
+        from ..ops import _api
+
+        for decl in reg.new_ops:
+            OPS[decl.name] = decl
+            _api.build_one(decl)
+    dispatch.check_kernels(reg.kernels, reg.plugin)
 
     for name, _ in reg.attributes:
         if name in attributes:
@@ -174,6 +191,11 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
     dispatch.add_kernels(reg.kernels, reg.plugin)
     for name, value in reg.attributes:
         attributes[name] = (value, reg.plugin)
+    for decl in reg.new_ops:
+        if decl.function:
+            from ..ops._api import FUNCTIONS
+
+            attributes[decl.name] = (FUNCTIONS[decl.name], reg.plugin)
     if reg.derivatives:
         from ..autograd.step import derivative_overrides
         from ..ops.derivatives import Derivative

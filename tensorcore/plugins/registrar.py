@@ -88,6 +88,7 @@ class Registrar:
         ] = []
         self.derivatives: list[tuple[str, str, str, tuple[str, ...], Callable[..., Any]]] = []
         self.attributes: list[tuple[str, Any]] = []
+        self.new_ops: list[Any] = []
 
     def device(self, interface: DeviceInterface) -> None:
         """Register a device type; ``interface.type`` names it."""
@@ -114,10 +115,7 @@ class Registrar:
         as the core's strided views). ``dtypes`` restricts the kernel to those input dtypes;
         ``override=True`` replaces another plugin's kernel for the same triple.
         """
-        from ..ops.schema import OPS
-
-        if op not in OPS:
-            raise ValueError(f"register.kernel(): unknown operator '{op}' (plugin '{self.plugin}')")
+        self._check_op(op, "kernel")
         lname = layout.name if isinstance(layout, layouts.layout) else layout
         self.kernels.append(
             (op, device_type, lname, fn, None if dtypes is None else frozenset(dtypes), override)
@@ -137,14 +135,49 @@ class Registrar:
         ``saves`` and ``fn`` follow the derivative table: ``saves`` names the parameters (or
         ``result``) the rule reads, ``fn(ctx, grad)`` returns one gradient per tensor input.
         """
-        from ..ops.schema import OPS
-
-        if op not in OPS:
-            raise ValueError(
-                f"register.derivative(): unknown operator '{op}' (plugin '{self.plugin}')"
-            )
+        self._check_op(op, "derivative")
         lname = layout.name if isinstance(layout, layouts.layout) else layout
         self.derivatives.append((op, device_type, lname, tuple(saves.split()), fn))
+
+    def _check_op(self, op: str, what: str) -> None:
+        from ..ops.schema import OPS
+
+        if op not in OPS and all(d.name != op for d in self.new_ops):
+            raise ValueError(f"register.{what}(): unknown operator '{op}' (plugin '{self.plugin}')")
+
+    def op(
+        self,
+        signature: str,
+        tags: str = "",
+        doc: str = "",
+        *,
+        meta: str = "direct",
+        promote: str = "same",
+        method: bool = True,
+        function: bool = True,
+        inplace: bool = False,
+        out: bool = False,
+    ) -> None:
+        """Declare a new operator (e.g. ``to_dense`` for a sparse layout), exactly like an
+        entry of ``tensorcore/ops/schema.py``: it gets a ``tensorcore.<name>`` function and/or
+        a ``Tensor`` method, dispatch entries and a derivative-table key. Its kernels are
+        registered with :meth:`kernel` like any other; a differentiable one needs a
+        :meth:`derivative` (or the ``nondifferentiable`` tag)."""
+        from ..ops.schema import OpDecl
+
+        self.new_ops.append(
+            OpDecl(
+                signature,
+                frozenset(tags.split()),
+                doc,
+                meta=meta,
+                promote=promote,
+                method=method,
+                function=function,
+                inplace=inplace,
+                out=out,
+            )
+        )
 
     def attribute(self, name: str, value: Any) -> None:
         """Expose ``value`` as ``tensorcore.<name>`` (a namespace such as ``tensorcore.cuda``
