@@ -184,6 +184,22 @@ def __dlpack__(self: Tensor, *args: Any, **kwargs: Any) -> Any:
     return native(self).__dlpack__(*args, **kwargs)
 
 
+def _cuda_array_interface(self: Tensor) -> Any:
+    """The native array's ``__cuda_array_interface__`` (device backends that have one)."""
+    if self._requires_grad:
+        raise RuntimeError(
+            "Can't get __cuda_array_interface__ on Variable that requires grad. "
+            "If gradients aren't required, use var.detach() to get Variable that doesn't require grad."
+        )
+    n = native(self)
+    try:
+        return n.__cuda_array_interface__
+    except AttributeError:
+        raise AttributeError(
+            f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self._device} tensor"
+        ) from None
+
+
 def __dlpack_device__(self: Tensor) -> Any:
     return native(self).__dlpack_device__()
 
@@ -653,6 +669,7 @@ def install() -> None:
         "__array_priority__": 1000,
         "__dlpack__": __dlpack__,
         "__dlpack_device__": __dlpack_device__,
+        "__cuda_array_interface__": property(_cuda_array_interface),
     }.items():
         setattr(T, _name, _value)
     for name, d in [

@@ -84,6 +84,11 @@ class Op:
         """Find, cache and return the kernel for ``key``; raise a helpful error if none."""
         rec = self.record(key)
         if rec is None:
+            from .plugins import manager
+
+            iface = manager._devices.get(key[0])
+            if iface is not None and iface.unavailable_reason is not None:
+                raise RuntimeError(f"device '{key[0]}' is not available: {iface.unavailable_reason}")
             raise NotImplementedError(_missing_message(self, key, dtypes))
         fn = rec.fn
         if rec.dtypes is not None:

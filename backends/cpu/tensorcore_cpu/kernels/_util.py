@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from tensorcore import Tensor
 
-__all__ = ["A", "is_tensor"]
+__all__ = ["A", "is_tensor", "errstate"]
+
+
+def errstate(xp: Any) -> Any:
+    """``xp.errstate`` where the array module has one (NumPy); a no-op otherwise (CuPy,
+    whose kernels never warn)."""
+    fn = getattr(xp, "errstate", None)
+    if fn is not None:
+        return fn
+    return lambda **kwargs: contextlib.nullcontext()
 
 
 def A(t: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 from tensorcore.random import default_generator
 
-from ._util import A
+from ._util import A, errstate
 
 __all__ = ["build"]
 
@@ -21,7 +21,7 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Factory and random kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
-    quiet = xp.errstate
+    quiet = errstate(xp)
     rng_type = xp.random.Generator
 
     def assign(o: Any, x: Any) -> None:

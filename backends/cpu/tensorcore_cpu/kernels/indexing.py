@@ -14,7 +14,7 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.ops.meta import empty
 
-from ._util import A
+from ._util import A, errstate
 
 __all__ = ["build"]
 
@@ -22,7 +22,7 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Indexing kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
-    quiet = xp.errstate
+    quiet = errstate(xp)
 
     def in_bounds(ix: Any, size: int, dim: int) -> None:
         if ix.size:

@@ -11,7 +11,7 @@ from typing import Any
 
 import tensorcore as tc
 
-from ._util import A
+from ._util import A, errstate
 
 __all__ = ["build"]
 
@@ -19,13 +19,13 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Pointwise kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
-    quiet = xp.errstate(all="ignore") if hasattr(xp, "errstate") else None
+    quiet = errstate(xp)
 
     def binary(name: str, ufunc: Any, noisy: bool = False) -> None:
-        if noisy and quiet is not None:
+        if noisy:
 
             def k(out: Any, a: Any, b: Any) -> None:
-                with xp.errstate(all="ignore"):
+                with quiet(all="ignore"):
                     ufunc(A(a), A(b), out=A(out))
         else:
 
@@ -37,7 +37,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def unary(name: str, ufunc: Any, noisy: bool = True) -> None:
         def k(out: Any, a: Any) -> None:
-            with xp.errstate(all="ignore"):
+            with quiet(all="ignore"):
                 ufunc(A(a), out=A(out))
 
         if not noisy:
@@ -70,7 +70,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         floating = out._dtype.is_floating_point or out._dtype.is_complex
         if not floating and _has_zero(xp, y):
             raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
-        with xp.errstate(all="ignore"):
+        with quiet(all="ignore"):
             if rounding_mode is None:
                 xp.true_divide(x, y, out=o)
             elif rounding_mode == "floor":
@@ -97,7 +97,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             floating = out._dtype.is_floating_point or out._dtype.is_complex
             if not floating and _has_zero(xp, A(b)):
                 raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
-            with xp.errstate(all="ignore"):
+            with quiet(all="ignore"):
                 ufunc(A(a), A(b), out=A(out))
 
         k.__name__ = name
@@ -135,7 +135,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             neg = (y < 0) if not isinstance(y, (int, float)) else xp.asarray(y < 0)
             if bool(xp.any(neg)):
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with xp.errstate(all="ignore"):
+        with quiet(all="ignore"):
             xp.power(x, y, out=A(out))
 
     pow_.__name__ = "pow"
@@ -175,14 +175,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         unary(n, f)
 
     def rsqrt(out: Any, a: Any) -> None:
-        with xp.errstate(all="ignore"):
+        with quiet(all="ignore"):
             o = A(out)
             xp.sqrt(A(a), out=o)
             xp.reciprocal(o, out=o)
 
     def sigmoid(out: Any, a: Any) -> None:
         x, o = A(a), A(out)
-        with xp.errstate(all="ignore"):
+        with quiet(all="ignore"):
             if out._dtype.is_complex:
                 xp.reciprocal(1 + xp.exp(-x), out=o)
                 return

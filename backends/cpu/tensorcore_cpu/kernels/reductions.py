@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._util import A
+from ._util import A, errstate
 
 __all__ = ["build"]
 
@@ -20,7 +20,7 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Reduction, scan and sorting kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
-    quiet = xp.errstate
+    quiet = errstate(xp)
 
     def acc(d: Any) -> Any:
         """The dtype to compute in for results of dtype ``d`` (float32 for 16-bit floats)."""

@@ -14,7 +14,7 @@ import tensorcore as tc
 from tensorcore.ops.meta import broadcast_shapes, empty
 from tensorcore.plugins import manager
 
-from ._util import A
+from ._util import A, errstate
 
 __all__ = ["build"]
 
@@ -22,7 +22,7 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Copy, cast, fill and shape kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
-    quiet = xp.errstate
+    quiet = errstate(xp)
 
     def assign(o: Any, x: Any) -> None:
         """``o[...] = x`` with broadcasting and PyTorch's unsafe, silent casting."""

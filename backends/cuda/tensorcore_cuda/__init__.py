@@ -1,0 +1,1 @@
+"""tensorcore-cuda: the CUDA backend of tensorcore, on CuPy."""

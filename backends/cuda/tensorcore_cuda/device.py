@@ -1,0 +1,138 @@
+"""The CUDA device: CuPy memory-pool buffers as storage, CuPy views as native arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from tensorcore_cpu._dtypes import to_numpy
+
+import tensorcore as tc
+from tensorcore import Storage, Tensor
+from tensorcore._tensor import contiguous_strides, make_tensor
+from tensorcore.plugins import DeviceInterface
+
+__all__ = ["CUDADevice"]
+
+
+class CUDADevice(DeviceInterface):
+    """CUDA devices through CuPy; unavailable (with the reason) when CuPy or a GPU is missing."""
+
+    type = "cuda"
+
+    def __init__(self, cupy: Any, reason: str | None) -> None:
+        self.cp = cupy
+        self.unavailable_reason = reason
+
+    # ------------------------------------------------------------ devices
+    def device_count(self) -> int:
+        """Number of visible GPUs."""
+        if self.unavailable_reason is not None:
+            return 0
+        return int(self.cp.cuda.runtime.getDeviceCount())
+
+    def index(self, device: Any) -> int:
+        """The device index of ``device`` (the current device when it has none)."""
+        d = tc.device(device)
+        return int(self.cp.cuda.runtime.getDevice()) if d.index is None else d.index
+
+    def synchronize(self, device: Any) -> None:
+        """Wait for all work queued on ``device``."""
+        with self.cp.cuda.Device(self.index(device)):
+            self.cp.cuda.Device().synchronize()
+
+    def _dev(self, index: int) -> tc.device:
+        return tc.device("cuda", index)
+
+    def _check_dtype(self, dtype: tc.dtype) -> Any:
+        if dtype is tc.bfloat16:
+            raise TypeError("bfloat16 is not supported on the cuda device (CuPy has no bfloat16)")
+        return to_numpy(dtype)
+
+    def wrap(self, arr: Any, dtype: tc.dtype | None = None) -> Tensor:
+        """A tensor over a CuPy array's memory (no copy)."""
+        cp = self.cp
+        if dtype is None:
+            from tensorcore_cpu._dtypes import from_numpy
+
+            dtype = from_numpy(arr.dtype)
+        dev = self._dev(arr.device.id)
+        if not arr.flags.c_contiguous:
+            arr = cp.ascontiguousarray(arr)
+        st = Storage(arr, arr.nbytes, dev, dtype)
+        return make_tensor(st, arr.shape, contiguous_strides(arr.shape), 0, dtype, dev, arr)
+
+    # ------------------------------------------------------------ DeviceInterface
+    def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
+        """Allocate from CuPy's memory pool on ``device``."""
+        npd = self._check_dtype(dtype)
+        idx = self.index(device)
+        with self.cp.cuda.Device(idx):
+            arr = self.cp.empty(shape, npd)
+        dev = self._dev(idx)
+        st = Storage(arr, arr.nbytes, dev, dtype)
+        return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, dev, arr)
+
+    def materialize(self, t: Tensor) -> Any:
+        """A CuPy view (``memptr``, shape, strides) over the storage: never a copy."""
+        st = t._storage
+        assert st is not None
+        isz = t._dtype.itemsize
+        base = st.data
+        if 0 in t._shape:
+            return self.cp.empty(t._shape, base.dtype)
+        return self.cp.ndarray(
+            t._shape,
+            to_numpy(t._dtype),
+            base.data + t._offset * isz,
+            tuple(s * isz for s in t._stride),
+        )
+
+    def data_ptr(self, storage: Storage) -> int:
+        """Device address of the buffer."""
+        return int(storage.data.data.ptr)
+
+    def from_data(
+        self, flat: list[Any], shape: tuple[int, ...], dtype: tc.dtype, device: Any
+    ) -> Tensor:
+        """Build on the host with NumPy, then one transfer."""
+        npd = self._check_dtype(dtype)
+        host = np.array(flat, dtype=npd if not dtype.is_complex else np.complex128).astype(npd)
+        with self.cp.cuda.Device(self.index(device)):
+            return self.wrap(self.cp.asarray(host.reshape(shape)), dtype)
+
+    def from_object(
+        self, obj: Any, dtype: tc.dtype | None, device: Any, copy: bool
+    ) -> Tensor | None:
+        """CuPy arrays (shared when ``copy`` is false)."""
+        if not isinstance(obj, self.cp.ndarray):
+            return None
+        arr = obj.copy() if copy else obj
+        t = self.wrap(arr)
+        if device is not None and tc.device(device).type != "cuda":
+            return t.to(device=device, dtype=dtype or t.dtype)
+        return t if dtype is None else t.to(dtype)
+
+    def from_dlpack(self, obj: Any) -> Tensor | None:
+        """Zero-copy import of a DLPack capsule on a CUDA device."""
+        dev_type, _ = obj.__dlpack_device__()
+        if int(dev_type) != 2:  # kDLCUDA
+            return None
+        return self.wrap(self.cp.from_dlpack(obj))
+
+    def copy_between(self, src: Tensor, dst: Tensor) -> bool:
+        """Host <-> device and device <-> device copies of a contiguous ``src``."""
+        s, d = src.device.type, dst.device.type
+        if s == "cpu" and d == "cuda":
+            host = np.ascontiguousarray(src._arr())
+            with self.cp.cuda.Device(self.index(dst.device)):
+                dst._arr()[...] = self.cp.asarray(host)
+            return True
+        if s == "cuda" and d == "cpu":
+            dst._arr()[...] = self.cp.asnumpy(src._arr())
+            return True
+        if s == "cuda" and d == "cuda":
+            with self.cp.cuda.Device(self.index(dst.device)):
+                dst._arr()[...] = self.cp.asarray(src._arr())
+            return True
+        return False

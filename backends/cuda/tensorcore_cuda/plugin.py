@@ -1,0 +1,50 @@
+"""The ``cuda`` backend plugin: the CUDA device, the shared dense kernels on CuPy, and the
+``tensorcore.cuda`` namespace.
+
+It never raises at import: without CuPy or a GPU it registers ``cuda`` as unavailable, with
+the reason, and no kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorcore.plugins import hookimpl
+
+__all__ = ["tensorcore_register_devices", "tensorcore_register_kernels"]
+
+_state: dict[str, Any] = {}
+
+
+def _device() -> Any:
+    iface = _state.get("iface")
+    if iface is None:
+        from ._probe import probe
+        from .device import CUDADevice
+
+        cupy, reason = probe()
+        iface = _state["iface"] = CUDADevice(cupy, reason)
+    return iface
+
+
+@hookimpl
+def tensorcore_register_devices(register: Any) -> None:
+    """Register the ``cuda`` device type (available or not) and ``tensorcore.cuda``."""
+    from . import namespace
+
+    iface = _device()
+    namespace._bind(iface)
+    register.device(iface)
+    register.attribute("cuda", namespace)
+
+
+@hookimpl
+def tensorcore_register_kernels(register: Any) -> None:
+    """Register the dense kernels, built from the CPU backend's array-module code with CuPy."""
+    iface = _device()
+    if iface.unavailable_reason is not None:
+        return
+    from .kernels import build
+
+    for name, fn in build(iface.cp).items():
+        register.kernel(name, "cuda", "strided", fn)
