@@ -189,7 +189,8 @@ def _cuda_array_interface(self: Tensor) -> Any:
     if self._requires_grad:
         raise RuntimeError(
             "Can't get __cuda_array_interface__ on Variable that requires grad. "
-            "If gradients aren't required, use var.detach() to get Variable that doesn't require grad."
+            "If gradients aren't required, use var.detach() to get Variable that doesn't "
+            "require grad."
         )
     n = native(self)
     try:

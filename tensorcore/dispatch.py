@@ -88,7 +88,8 @@ class Op:
 
             iface = manager._devices.get(key[0])
             if iface is not None and iface.unavailable_reason is not None:
-                raise RuntimeError(f"device '{key[0]}' is not available: {iface.unavailable_reason}")
+                reason = iface.unavailable_reason
+                raise RuntimeError(f"device '{key[0]}' is not available: {reason}")
             raise NotImplementedError(_missing_message(self, key, dtypes))
         fn = rec.fn
         if rec.dtypes is not None:

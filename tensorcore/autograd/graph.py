@@ -45,7 +45,7 @@ def meta(t: Tensor) -> AutogradMeta:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved."""
 
-    __slots__ = ("data", "version", "is_output", "output_nr", "requires_grad", "producer")
+    __slots__ = ("data", "is_output", "output_nr", "producer", "requires_grad", "version")
 
     def __init__(self, t: Tensor, is_output: bool, node_name: str) -> None:
         st = t._storage
