@@ -111,7 +111,7 @@ def main() -> None:
     sizes = [784, 2048, 2048, 10]
     ws = [
         (tc.randn(o, i, device="cuda") * (2 / i) ** 0.5).requires_grad_()
-        for i, o in zip(sizes, sizes[1:])
+        for i, o in itertools.pairwise(sizes)
     ]
     bs = [tc.zeros(o, device="cuda", requires_grad=True) for o in sizes[1:]]
     xb = tc.randn(1024, 784, device="cuda")
