@@ -157,7 +157,8 @@ def main() -> None:
     )
 
     print(
-        f"{'workload':40} {'tensorcore':>12} {'cupy':>12} {'torch':>12} {'tc/cupy':>8} {'tc/torch':>8}"
+        f"{'workload':40} {'tensorcore':>12} {'cupy':>12} {'torch':>12} "
+        f"{'tc/cupy':>8} {'tc/torch':>8}"
     )
     for name, t_tc, t_cp, t_t in rows:
         print(

@@ -172,19 +172,15 @@ def _coverage_lines(plugins: list[PluginInfo]) -> list[str]:
     total = len(OPS)
     counts = plugin_coverage()
     lines = [f"Operator coverage ({total} declared operators):"]
+    keys_by_plugin: dict[str, set[str]] = {}
+    for row in dispatch.coverage().values():
+        for key, owner in row.items():
+            keys_by_plugin.setdefault(owner, set()).add(key)
     rows = [["plugin", "operators", "keys"]]
     for p in plugins:
         if p.status != "loaded":
             continue
-        keys = sorted(
-            {
-                k
-                for row in dispatch.coverage().values()
-                for k, owner in row.items()
-                if owner == p.name
-            },
-            key=_key_sort,
-        )
+        keys = sorted(keys_by_plugin.get(p.name, ()), key=_key_sort)
         rows.append([p.name, f"{counts.get(p.name, 0)}/{total}", ", ".join(keys) or "-"])
     if len(rows) > 1:
         lines += _table(rows)

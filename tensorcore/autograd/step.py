@@ -70,9 +70,16 @@ def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
 
 
 def _inputs(op: Op, args: tuple[Any, ...]) -> list[Any]:
-    ins = [args[i] for i in op.tensor_pos]
-    for i in op.list_pos:
-        ins.extend(args[i] or ())
+    """The tensor inputs in signature order, tensor lists flattened in place (the order in
+    which derivative rules return their gradients)."""
+    if not op.list_pos:
+        return [args[i] for i in op.tensor_pos]
+    ins: list[Any] = []
+    for i in sorted(op.tensor_pos + op.list_pos):
+        if i in op.list_pos:
+            ins.extend(args[i] or ())
+        else:
+            ins.append(args[i])
     return ins
 
 

@@ -391,10 +391,11 @@ def _matmul(c: Any, g: Tensor) -> tuple[Any, ...]:
     a2 = a.unsqueeze(0) if a.ndim == 1 else a
     b2 = b.unsqueeze(-1) if b.ndim == 1 else b
     g2 = g
-    if a.ndim == 1:
-        g2 = g2.unsqueeze(-2)
+    # Unsqueeze the vector dims in this order so that vector @ vector (a 0-dim g) works too.
     if b.ndim == 1:
         g2 = g2.unsqueeze(-1)
+    if a.ndim == 1:
+        g2 = g2.unsqueeze(-2)
     ga = g2.matmul(_conj(b2).mT)
     gb = _conj(a2).mT.matmul(g2)
     ga = sum_to(ga, a2._shape)
@@ -428,9 +429,9 @@ def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
     for i, term in enumerate(terms):
         others = [t for j, t in enumerate(terms) if j != i]
         # Letters of this term that appear nowhere else were summed: expand them back.
+        # With a single operand there are no others: the equation is just "rhs->kept".
         sub = (
-            f"{rhs},"
-            + ",".join(others)
+            ",".join([rhs, *others])
             + "->"
             + "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
         )
