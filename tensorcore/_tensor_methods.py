@@ -161,16 +161,15 @@ def numpy(self: Tensor, *, force: bool = False) -> Any:
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )
-    iface = manager.device_backend(self._device)
-    fn = getattr(iface, "numpy", None)
-    if fn is None:
+    arr = manager.device_backend(self._device).to_numpy(self)
+    if arr is None:
         if force:
-            return numpy(self.cpu().detach())  # type: ignore[attr-defined]
+            return numpy(self.cpu().detach())
         raise TypeError(
             f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to "
             "copy the tensor to host memory first."
         )
-    return fn(self)
+    return arr
 
 
 def __array__(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:

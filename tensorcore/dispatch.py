@@ -87,6 +87,10 @@ class Op:
             from .plugins import manager
 
             iface = manager._devices.get(key[0])
+            if iface is None and key[0] != ANY:
+                from .devices import device
+
+                manager.device_backend(device(key[0]))  # raises with the install hint
             if iface is not None and iface.unavailable_reason is not None:
                 reason = iface.unavailable_reason
                 raise RuntimeError(f"device '{key[0]}' is not available: {reason}")
@@ -106,8 +110,11 @@ def _dtype_guard(op: Op, rec: KernelRecord) -> Callable[..., Any]:
     inner = rec.fn
     assert allowed is not None
 
+    # Structured kernels get the core-allocated ``out`` first: only the inputs are checked.
+    skip = 0 if op.decl.meta == "direct" else 1
+
     def guarded(*args: Any) -> Any:
-        for a in args:
+        for a in args[skip:]:
             d = getattr(a, "_dtype", None)
             if d is not None and d not in allowed:
                 raise TypeError(

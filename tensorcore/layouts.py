@@ -40,7 +40,7 @@ _layouts: dict[str, layout] = {"strided": strided}
 
 
 def register_layout(name: str, priority: int = 1, plugin: str = "<runtime>") -> layout:
-    """Create and register a new layout; called by a plugin's ``tensorcore_register`` hook.
+    """Create and register a new layout (the manager calls it for ``register.layout``).
 
     Registering a name twice is an error naming both plugins.
     """

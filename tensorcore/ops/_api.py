@@ -100,32 +100,75 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
         "_norm_size": norm_size,
     }
     exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)
-    fn = ns[fname]
+    return _finish(ns[fname], decl, kind)
+
+
+def build() -> None:
+    """Compile every declared operator's variants and attach the methods to ``Tensor``.
+
+    All sources are compiled in one go (one ``compile`` call is much cheaper than hundreds),
+    which keeps ``import tensorcore`` fast.
+    """
+    table = dispatch.ops()
+    chunks: list[str] = []
+    ns: dict[str, Any] = {"_call": call, "_call_inplace": call_inplace, "_norm_size": norm_size}
+    variants: list[tuple[OpDecl, str, str]] = []
+    for name, decl in OPS.items():
+        op = _prepare(decl)
+        ns[f"_op_{name}"] = op
+        for kind in ("function", "method", "inplace"):
+            if (
+                (kind == "function" and decl.function)
+                or (kind == "method" and decl.method)
+                or (kind == "inplace" and decl.inplace)
+            ):
+                fname, src = _render(decl, kind)
+                uid = f"_{kind}_{name}"
+                src = src.replace(f"def {fname}(", f"def {uid}(", 1).replace(
+                    "(_op,", f"(_op_{name},"
+                )
+                chunks.append(src)
+                variants.append((decl, kind, uid))
+    exec(compile("\n".join(chunks), "<tensorcore operators>", "exec"), ns)  # noqa: S102
+    for decl, kind, uid in variants:
+        _install(decl, kind, _finish(ns[uid], decl, kind))
+    assert len(table) >= len(OPS)
+
+
+def _prepare(decl: OpDecl) -> dispatch.Op:
+    table = dispatch.ops()
+    op = table.get(decl.name)
+    if op is None:
+        op = table[decl.name] = dispatch.Op(decl)
+    op.frontend = FRONTENDS[decl.meta]
+    if decl.name == "where":
+        op.extra["promote_pos"] = (1, 2)
+    return op
+
+
+def _finish(fn: Any, decl: OpDecl, kind: str) -> Any:
+    fname = decl.name + ("_" if kind == "inplace" else "")
+    fn.__name__ = fname
     fn.__doc__ = _doc(decl, kind)
     fn.__module__ = "tensorcore"
     fn.__qualname__ = fname if kind == "function" else f"Tensor.{fname}"
     return fn
 
 
-def build() -> None:
-    """Compile every declared operator's variants and attach the methods to ``Tensor``."""
-    for decl in OPS.values():
-        build_one(decl)
+def _install(decl: OpDecl, kind: str, fn: Any) -> None:
+    if kind == "function":
+        FUNCTIONS[decl.name] = fn
+    else:
+        setattr(Tensor, decl.name + ("_" if kind == "inplace" else ""), fn)
 
 
 def build_one(decl: OpDecl) -> None:
-    """Compile one operator's variants (also used for operators that plugins declare)."""
-    name = decl.name
-    table = dispatch.ops()
-    op = table.get(name)
-    if op is None:
-        op = table[name] = dispatch.Op(decl)
-    op.frontend = FRONTENDS[decl.meta]
-    if name == "where":
-        op.extra["promote_pos"] = (1, 2)
-    if decl.function:
-        FUNCTIONS[name] = _compile(decl, "function", op)
-    if decl.method:
-        setattr(Tensor, name, _compile(decl, "method", op))
-    if decl.inplace:
-        setattr(Tensor, name + "_", _compile(decl, "inplace", op))
+    """Compile one operator's variants (used for operators that plugins declare)."""
+    op = _prepare(decl)
+    for kind, wanted in (
+        ("function", decl.function),
+        ("method", decl.method),
+        ("inplace", decl.inplace),
+    ):
+        if wanted:
+            _install(decl, kind, _compile(decl, kind, op))

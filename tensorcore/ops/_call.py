@@ -118,8 +118,14 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
     if out is not None:
         _check_out(op, out, dev)
     if rg and _gm.enabled and _autograd_step is not None:
-        return _autograd_step(op, kernel, args, out, dev, False)
-    return op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
+        res = _autograd_step(op, kernel, args, out, dev, False)
+    else:
+        res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
+    if out is not None:
+        # A write into out= is an in-place write: autograd must see the new version.
+        for o in out if isinstance(out, tuple) else (out,):
+            o._bump_version()
+    return res
 
 
 def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:

@@ -72,9 +72,16 @@ def _split_top(text: str) -> list[str]:
     return parts
 
 
+_LITERALS: dict[str, Any] = {"None": None, "True": True, "False": False, "[]": ()}
+
+
 def _default(text: str) -> Any:
-    if text == "[]":
-        return ()
+    if text in _LITERALS:
+        return _LITERALS[text]
+    try:
+        return int(text)
+    except ValueError:
+        pass
     value = ast.literal_eval(text)
     return tuple(value) if isinstance(value, list) else value
 

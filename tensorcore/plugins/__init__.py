@@ -1,6 +1,21 @@
-"""The plugin system: hook specifications, the registration object and the manager."""
+"""The plugin system: hook specifications, the registration object and the manager.
 
-from .hookspecs import hookimpl, hookspec
+``hookimpl``/``hookspec`` (pluggy markers) are imported on first use, so that
+``import tensorcore`` does not pay for pluggy until plugins are loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
 from .registrar import DeviceInterface, Registrar
 
 __all__ = ["DeviceInterface", "Registrar", "hookimpl", "hookspec"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("hookimpl", "hookspec"):
+        from . import hookspecs
+
+        return getattr(hookspecs, name)
+    raise AttributeError(f"module 'tensorcore.plugins' has no attribute '{name}'")

@@ -6,8 +6,9 @@ needed, never per operator call. Each receives a :class:`~tensorcore.plugins.Reg
 calls methods on it; nothing a hook registers takes effect unless every hook of that plugin
 succeeds, so a broken plugin never leaves half a backend behind.
 
-The hooks run in this order for every plugin: devices, layouts, kernels. A plugin implements
-only the hooks it needs (the sparse backend registers a layout and kernels, no device).
+Plugins load one after another (the core's own first, then entry points by name); for each
+plugin the hooks run in this order: devices, layouts, kernels. A plugin implements only the
+hooks it needs (the sparse backend registers a layout and kernels, no device).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def tensorcore_register_devices(register: Registrar) -> None:
 def tensorcore_register_layouts(register: Registrar) -> None:
     """Register the tensor layouts this backend provides.
 
-    Called once per plugin, after every plugin's devices are registered. Call
+    Called once per plugin, after that plugin's devices hook. Call
     ``register.layout(name, priority=...)``; the new layout becomes ``tensorcore.<name>``.
     ``priority`` decides which kernel runs when one call mixes layouts (the highest wins).
     """
@@ -49,7 +50,7 @@ def tensorcore_register_layouts(register: Registrar) -> None:
 def tensorcore_register_kernels(register: Registrar) -> None:
     """Register kernels for (operator, device type, layout) triples.
 
-    Called once per plugin, after every plugin's devices and layouts are registered. Call
+    Called once per plugin, after that plugin's devices and layouts hooks. Call
     ``register.kernel(op_name, device_type, layout, fn, dtypes=None, override=False)``;
     ``register.ops()`` lists the declared operators. See ``docs/writing-a-backend.md`` for the
     calling convention of each operator category. Registering a triple that another plugin

@@ -14,13 +14,9 @@ import threading
 import traceback
 import warnings
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
-import pluggy
-
 from .. import dispatch, layouts
-from . import hookspecs
 from .registrar import DeviceInterface, Registrar
 
 if TYPE_CHECKING:
@@ -53,8 +49,7 @@ class PluginInfo:
     kernels: int = 0
 
 
-_pm = pluggy.PluginManager("tensorcore")
-_pm.add_hookspecs(hookspecs)
+_pm: Any = None  # the pluggy PluginManager, made by load()
 _lock = threading.RLock()
 _loaded = False
 _plugins: dict[str, PluginInfo] = {}
@@ -72,12 +67,21 @@ def _allowed() -> set[str] | None:
 
 def load() -> None:
     """Discover and register every plugin, once. Safe to call many times."""
-    global _loaded
+    global _loaded, _pm
     if _loaded:
         return
     with _lock:
         if _loaded:
             return
+        # pluggy and importlib.metadata are imported here, not at ``import tensorcore``.
+        from importlib import metadata
+
+        import pluggy
+
+        from . import hookspecs
+
+        _pm = pluggy.PluginManager("tensorcore")
+        _pm.add_hookspecs(hookspecs)
         _loaded = True
         for modname in _INTERNAL:
             _register_module(
@@ -153,6 +157,13 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
                 f"device type '{iface.type}' is registered by both plugin "
                 f"'{_owner(old)}' and plugin '{reg.plugin}'"
             )
+    for lname, _priority in reg.layouts:
+        old_layout = layouts.get_layout(lname)
+        if old_layout is not None:
+            raise RuntimeError(
+                f"layout '{lname}' is registered by both plugin '{old_layout.plugin}' and "
+                f"plugin '{reg.plugin}'"
+            )
     from ..ops.schema import OPS
 
     for decl in reg.new_ops:
@@ -165,13 +176,16 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
     for decl in reg.new_ops:
         if decl.function and decl.name in vars(tensorcore):
             raise RuntimeError(f"plugin '{reg.plugin}' cannot replace tensorcore.{decl.name}")
+    new_names = {d.name for d in reg.new_ops}
+    dispatch.check_kernels([k for k in reg.kernels if k[0] not in new_names], reg.plugin)
+    # Everything is validated: from here on the plugin's registrations take effect.
     if reg.new_ops:
         from ..ops import _api
 
         for decl in reg.new_ops:
             OPS[decl.name] = decl
             _api.build_one(decl)
-    dispatch.check_kernels(reg.kernels, reg.plugin)
+    dispatch.check_kernels([k for k in reg.kernels if k[0] in new_names], reg.plugin)
 
     for name, _ in reg.attributes:
         if name in attributes:

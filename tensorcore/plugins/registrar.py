@@ -65,6 +65,17 @@ class DeviceInterface:
         is not one this backend understands. ``copy=False`` should share memory."""
         return None
 
+    def to_numpy(self, tensor: Tensor) -> Any:
+        """A NumPy array sharing the tensor's memory, for devices whose memory the host
+        addresses directly (the CPU); None otherwise, and ``Tensor.numpy()`` then raises
+        PyTorch's "use Tensor.cpu() first" error."""
+        return None
+
+    def from_dlpack(self, obj: Any) -> Tensor | None:
+        """A tensor sharing the memory of a DLPack-exporting ``obj`` on this device type, or
+        None when ``obj`` lives elsewhere (``obj.__dlpack_device__()`` tells where)."""
+        return None
+
     def copy_between(self, src: Tensor, dst: Tensor) -> bool:
         """Copy ``src`` into ``dst`` when one of them is on another device type.
 

@@ -100,7 +100,7 @@ class CPUDevice(DeviceInterface):
             return t.to(device=device, dtype=dtype or tdt)  # type: ignore[attr-defined, no-any-return]
         return t if dtype is None else t.to(dtype)  # type: ignore[attr-defined, no-any-return]
 
-    def numpy(self, t: Tensor) -> Any:
+    def to_numpy(self, t: Tensor) -> Any:
         """The native array itself: it shares memory with the tensor."""
         return t._arr()  # type: ignore[attr-defined]
 
