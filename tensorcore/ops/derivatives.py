@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor
+from ..autograd.graph import TensorMeta
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
 
@@ -76,12 +77,14 @@ def _conj(t: Any) -> Any:
     return t.conj() if isinstance(t, Tensor) and t._dtype.is_complex else t  # type: ignore[attr-defined]
 
 
-def _zeros_of(t: Tensor) -> Tensor:
-    return _F("zeros_like")(t)  # type: ignore[no-any-return]
+def _zeros_of(t: Any) -> Tensor:
+    """Zeros shaped like ``t`` (a tensor or the ``TensorMeta`` a ``":meta"`` save keeps)."""
+    return _F("zeros")(t._shape, dtype=t._dtype, device=t._device)  # type: ignore[no-any-return]
 
 
 def _T(x: Any) -> bool:
-    return isinstance(x, Tensor)
+    """Whether an argument was a tensor (saved whole or as ``TensorMeta``), not a scalar."""
+    return isinstance(x, (Tensor, TensorMeta))
 
 
 # ------------------------------------------------------------------ pointwise
@@ -219,7 +222,7 @@ _d(
 
 
 # ------------------------------------------------------------------ reductions and scans
-_d("sum", "self dim keepdim", lambda c, g: (_unreduce(g, c.self._shape, c.dim, c.keepdim),))
+_d("sum", "self:meta dim keepdim", lambda c, g: (_unreduce(g, c.self._shape, c.dim, c.keepdim),))
 
 
 def _mean(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -231,7 +234,7 @@ def _mean(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (_unreduce(g, shape, c.dim, c.keepdim) / max(n, 1),)
 
 
-_d("mean", "self dim keepdim", _mean)
+_d("mean", "self:meta dim keepdim", _mean)
 
 
 def _prod(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -285,8 +288,8 @@ def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:
     return (z.scatter(c.dim[0], idx, g) if x.ndim else g.reshape(()),)
 
 
-_d("max_dim", "self dim keepdim result1", _max_dim)
-_d("min_dim", "self dim keepdim result1", _max_dim)
+_d("max_dim", "self:meta dim keepdim result1", _max_dim)
+_d("min_dim", "self:meta dim keepdim result1", _max_dim)
 
 
 def _var(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -375,12 +378,12 @@ _d(
 _d("log_softmax", "dim result", lambda c, g: (g - c.result.exp() * g.sum(c.dim, keepdim=True),))
 _d(
     "sort",
-    "self dim result1",
+    "self:meta dim result1",
     lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),),
 )
 _d(
     "topk",
-    "self dim result1",
+    "self:meta dim result1",
     lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),),
 )
 
@@ -472,7 +475,7 @@ def _cat(c: Any, g: Tensor) -> tuple[Any, ...]:
     return tuple(out)
 
 
-_d("cat", "tensors dim", _cat)
+_d("cat", "tensors:meta dim", _cat)
 _d("flip", "dims", lambda c, g: (g.flip(c.dims),))
 _d("roll", "shifts dims", lambda c, g: (g.roll(tuple(-s for s in c.shifts), c.dims),))
 
@@ -489,17 +492,17 @@ def _repeat(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (gg.reshape(shape),)
 
 
-_d("repeat", "self repeats", _repeat)
+_d("repeat", "self:meta repeats", _repeat)
 _d("tril", "diagonal", lambda c, g: (g.tril(c.diagonal),))
 _d("triu", "diagonal", lambda c, g: (g.triu(c.diagonal),))
 _d(
     "gather",
-    "self dim index",
+    "self:meta dim index",
     lambda c, g: (_zeros_of(c.self).scatter_add(c.dim, c.index, g), None),
 )
 _d(
     "scatter",
-    "dim index src",
+    "dim index src:meta",
     lambda c, g: (
         g.scatter(c.dim, c.index, _F("zeros_like")(g.gather(c.dim, c.index))),
         None,
@@ -521,10 +524,10 @@ def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return z.scatter_add(dim, full_idx, src)  # type: ignore[no-any-return]
 
 
-_d("index_select", "self dim index", _index_select)
+_d("index_select", "self:meta dim index", _index_select)
 _d(
     "masked_fill",
-    "mask value",
+    "mask value:meta",
     lambda c, g: (
         _F("where")(c.mask, 0.0, g),
         None,
@@ -540,7 +543,7 @@ def _index(c: Any, g: Tensor) -> tuple[Any, ...]:
     )
 
 
-_d("index", "self indices", _index)
+_d("index", "self:meta indices", _index)
 
 
 def _index_put(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -558,13 +561,13 @@ def _full(i: Any) -> Any:
     return slice(None) if i is None else i
 
 
-_d("index_put", "indices values accumulate", _index_put)
+_d("index_put", "indices values:meta accumulate", _index_put)
 
 
 # ------------------------------------------------------------------ views
-_d("view", "self", lambda c, g: (g.reshape(c.self._shape),))
+_d("view", "self:meta", lambda c, g: (g.reshape(c.self._shape),))
 _d("alias", "", lambda c, g: (g,))
-_d("expand", "self", lambda c, g: (sum_to(g, c.self._shape),))
+_d("expand", "self:meta", lambda c, g: (sum_to(g, c.self._shape),))
 _d("transpose", "dim0 dim1", lambda c, g: (g.transpose(c.dim0, c.dim1),))
 
 
@@ -577,8 +580,8 @@ def _inverse_perm(dims: tuple[int, ...]) -> tuple[int, ...]:
 
 
 _d("permute", "dims", lambda c, g: (g.permute(_inverse_perm(c.dims)),))
-_d("squeeze", "self", lambda c, g: (g.reshape(c.self._shape),))
-_d("unsqueeze", "self", lambda c, g: (g.reshape(c.self._shape),))
+_d("squeeze", "self:meta", lambda c, g: (g.reshape(c.self._shape),))
+_d("unsqueeze", "self:meta", lambda c, g: (g.reshape(c.self._shape),))
 
 
 def _narrow_like(c: Any, g: Tensor, region: Callable[[Tensor], Tensor]) -> tuple[Any, ...]:
@@ -596,18 +599,22 @@ def _embed(z: Tensor, region: Callable[[Tensor], Tensor], g: Tensor) -> Tensor:
 
 _d(
     "narrow",
-    "self dim start length",
+    "self:meta dim start length",
     lambda c, g: _narrow_like(c, g, lambda z: z.narrow(c.dim, c.start, c.length)),
 )
-_d("select", "self dim index", lambda c, g: _narrow_like(c, g, lambda z: z.select(c.dim, c.index)))
+_d(
+    "select",
+    "self:meta dim index",
+    lambda c, g: _narrow_like(c, g, lambda z: z.select(c.dim, c.index)),
+)
 _d(
     "diagonal",
-    "self offset dim1 dim2",
+    "self:meta offset dim1 dim2",
     lambda c, g: _narrow_like(c, g, lambda z: z.diagonal(c.offset, c.dim1, c.dim2)),
 )
 _d(
     "unfold",
-    "self dimension size step",
+    "self:meta dimension size step",
     lambda c, g: _narrow_like(c, g, lambda z: z.unfold(c.dimension, c.size, c.step)),
 )
 
@@ -622,7 +629,7 @@ def _slice(c: Any, g: Tensor) -> tuple[Any, ...]:
     return _narrow_like(c, g, region)
 
 
-_d("slice", "self dim start end step", _slice)
+_d("slice", "self:meta dim start end step", _slice)
 
 
 def _as_strided(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -647,14 +654,14 @@ def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:
     return off + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
 
 
-_d("as_strided", "self size stride storage_offset", _as_strided)
+_d("as_strided", "self:meta size stride storage_offset", _as_strided)
 
 
 # ------------------------------------------------------------------ copies and casts
 _d("clone", "", lambda c, g: (g,))
 _d(
     "to_dtype",
-    "self",
+    "self:meta",
     lambda c, g: (
         g.to(c.self._dtype)
         if not (g._dtype.is_complex and not c.self._dtype.is_complex)
@@ -662,5 +669,5 @@ _d(
     ),
 )
 _d("fill_", "", lambda c, g: (g * 0,))
-_d("to_device", "self", lambda c, g: (g.to(c.self._device),))
-_d("copy_", "src", lambda c, g: (g * 0, sum_to(g, c.src._shape)))
+_d("to_device", "self:meta", lambda c, g: (g.to(c.self._device),))
+_d("copy_", "src:meta", lambda c, g: (g * 0, sum_to(g, c.src._shape)))

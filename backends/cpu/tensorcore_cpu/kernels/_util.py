@@ -7,7 +7,7 @@ from typing import Any
 
 from tensorcore import Tensor
 
-__all__ = ["A", "is_tensor", "errstate"]
+__all__ = ["A", "errstate", "is_tensor"]
 
 
 def errstate(xp: Any) -> Any:
