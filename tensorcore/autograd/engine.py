@@ -206,7 +206,12 @@ def _accumulate(leaf: Tensor, g: Tensor, create_graph: bool, stored: set[int]) -
             g = g.clone() if g._shape == leaf._shape else g.expand(leaf._shape).clone()  # type: ignore[attr-defined]
         stored.add(id(g._storage))
         leaf._grad = g
-    elif create_graph or old._requires_grad:
+    elif (
+        create_graph
+        or old._requires_grad
+        or (old._layout is not g._layout and old._layout.name != "strided")
+    ):
+        # A .grad of a non-strided layout (sparse) cannot absorb another layout in place.
         leaf._grad = old + g
     else:
         old.add_(g)  # type: ignore[attr-defined]

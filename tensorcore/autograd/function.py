@@ -97,7 +97,11 @@ class Function:
             return out
         outputs = out if isinstance(out, tuple) else (out,)
         node = Node(f"{cls.__name__}Backward", _function_apply)
-        node.ctx = (cls, ctx, len(outputs))
+        # Output shapes and dtypes, to materialize missing output gradients as zeros.
+        out_meta = [
+            (o._shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outputs
+        ]
+        node.ctx = (cls, ctx, out_meta)
         node.n_outputs = len(outputs)
         node.next_functions = tuple(edges)
         node.input_meta = [(a._shape, a._dtype) if isinstance(a, Tensor) else None for a in args]
@@ -126,7 +130,16 @@ class Function:
 
 
 def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
-    cls, ctx, _n = node.ctx
+    cls, ctx, out_meta = node.ctx
+    if ctx.materialize_grads:
+        # PyTorch's contract: backward gets a zero tensor for every output without a gradient
+        # (non-differentiable outputs included), unless set_materialize_grads(False).
+        from ..ops._api import FUNCTIONS
+
+        grads = [
+            FUNCTIONS["zeros"](m[0], dtype=m[1], device=m[2]) if g is None and m is not None else g
+            for g, m in zip(grads, out_meta, strict=True)
+        ]
     res = cls.backward(ctx, *grads)
     if not isinstance(res, tuple):
         res = (res,)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["AccumulateGrad", "AutogradMeta", "Node", "SavedTensor", "camel"]
+__all__ = ["AccumulateGrad", "AutogradMeta", "Node", "SavedTensor", "TensorMeta", "camel"]
 
 
 def camel(name: str) -> str:
@@ -121,6 +121,31 @@ class SavedTensor:
                 meta(t).output_nr = self.output_nr
             return t
         return d
+
+
+class TensorMeta:
+    """What a shape-only derivative rule keeps of an input: geometry, dtype and device.
+
+    Saved instead of the tensor (``"self:meta"`` in a rule's saves), so the input's values
+    are neither kept alive nor version-checked.
+    """
+
+    __slots__ = ("_device", "_dtype", "_layout", "_offset", "_shape", "_stride")
+
+    def __init__(self, t: Tensor) -> None:
+        self._shape = t._shape
+        self._stride = t._stride
+        self._offset = t._offset
+        self._dtype = t._dtype
+        self._device = t._device
+        self._layout = t._layout
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def __repr__(self) -> str:
+        return f"TensorMeta(shape={list(self._shape)}, dtype={self._dtype}, device={self._device})"
 
 
 class Node:

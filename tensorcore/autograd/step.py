@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from . import grad_mode
-from .graph import Node, SavedTensor, camel, edge, meta
+from .graph import Node, SavedTensor, TensorMeta, camel, edge, meta
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -70,14 +70,14 @@ def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
 
 
 def _inputs(op: Op, args: tuple[Any, ...]) -> list[Any]:
-    """The tensor inputs in signature order, tensor lists flattened in place (the order in
-    which derivative rules return their gradients)."""
+    """The tensor inputs in signature order, tensor lists flattened in place without their
+    ``None`` entries (the order in which derivative rules return their gradients)."""
     if not op.list_pos:
         return [args[i] for i in op.tensor_pos]
     ins: list[Any] = []
     for i in sorted(op.tensor_pos + op.list_pos):
         if i in op.list_pos:
-            ins.extend(args[i] or ())
+            ins.extend(a for a in args[i] or () if a is not None)
         else:
             ins.append(args[i])
     return ins
@@ -106,20 +106,22 @@ def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
     return args
 
 
-def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool], ...]:
-    """(name, position, is_result) for each value ``rule`` saves; computed once per op."""
+def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool, bool], ...]:
+    """(name, position, is_result, meta_only) for each value ``rule`` saves; computed once
+    per op. ``"self:meta"`` saves only the geometry, dtype and device of ``self``."""
     plan = op.extra.get("save_plan")
     if plan is None or plan[0] is not rule:
         params = op.decl.parsed.params
         items = []
-        for key in rule.saves:
+        for spec in rule.saves:
+            key, _, kind = spec.partition(":")
             if key.startswith("result"):
-                items.append((key, int(key[6:] or 0), True))
+                items.append((key, int(key[6:] or 0), True, False))
             else:
                 pos = next((k for k, p in enumerate(params) if p.name == key), None)
                 if pos is None:
                     raise RuntimeError(f"derivative of {op.name} saves unknown argument '{key}'")
-                items.append((key, pos, False))
+                items.append((key, pos, False, kind == "meta"))
         plan = op.extra["save_plan"] = (rule, tuple(items))
     return plan[1]  # type: ignore[no-any-return]
 
@@ -127,12 +129,22 @@ def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool], ...]:
 def _save(node: Node, rule: Any, op: Op, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
     name = node._name
     saved = node.saved
-    for key, pos, is_result in _save_plan(op, rule):
+    for key, pos, is_result, meta_only in _save_plan(op, rule):
         if is_result:
             o = outputs[pos]
             saved[key] = SavedTensor(o, True, name) if isinstance(o, Tensor) else o
+            if _debug.on:
+                _track(node, o)  # a saved output modified in place fails backward too
             continue
         v = args[pos]
+        if meta_only:
+            # Shape-only rules (views, sum, ...) must not keep the values alive or fail the
+            # version check when the input is later modified in place (PyTorch saves sizes).
+            if isinstance(v, (list, tuple)):
+                saved[key] = [TensorMeta(x) if isinstance(x, Tensor) else x for x in v]
+            else:
+                saved[key] = TensorMeta(v) if isinstance(v, Tensor) else v
+            continue
         if v.__class__ is Tensor:
             saved[key] = SavedTensor(v, False, name)
         elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):

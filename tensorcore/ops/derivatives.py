@@ -1,8 +1,11 @@
 """THE derivative table: one rule per differentiable operator.
 
-A rule names what it saves (parameter names from the operator's signature, or ``result``)
-and maps the output gradient ``g`` to one gradient per tensor input (in signature order,
-tensor lists flattened; ``None`` for inputs without a gradient). Rules are written with
+A rule names what it saves (parameter names from the operator's signature, or ``result``;
+``name:meta`` saves only the tensor's shape, strides, offset, dtype and device, for rules
+that never read its values -- views, ``sum``, ``cat``... -- so that modifying the input in
+place later does not invalidate the graph) and maps the output gradient ``g`` to one
+gradient per tensor input (in signature order, tensor lists flattened without their ``None``
+entries; ``None`` for inputs without a gradient). Rules are written with
 tensorcore operators, so they run on every device and layout and are themselves
 differentiable (higher-order gradients). The engine then sums each gradient to its input's
 shape (undoing broadcasting) and casts it to the input's dtype.

@@ -13,13 +13,21 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
+from ..dispatch import DirectKernel
 from ..plugins import manager
 
 if TYPE_CHECKING:
     from ..devices import device
     from ..dispatch import Op
 
-__all__ = ["FRONTENDS", "STRUCTURED", "broadcast_shapes", "empty", "normalize_dims"]
+__all__ = [
+    "FRONTENDS",
+    "STRUCTURED",
+    "broadcast_shapes",
+    "empty",
+    "normalize_dims",
+    "run_direct",
+]
 
 _ALLOC: dict[Any, Callable[..., Tensor]] = {}
 
@@ -109,6 +117,16 @@ def _check_inplace(op: Op, self: Tensor, shape: tuple[int, ...], dtype: dt.dtype
         )
 
 
+def run_direct(kernel: DirectKernel, args: tuple[Any, ...], out: Any, inplace: bool) -> Any:
+    """Call a kernel registered with ``direct=True``: no frontend work, the caller's arguments
+    (``out=self`` for an in-place call, the caller's ``out=``), and its own result."""
+    if inplace:
+        return kernel.fn(*args, out=args[0])
+    if out is not None:
+        return kernel.fn(*args, out=out)
+    return kernel.fn(*args)
+
+
 def _cast(t: Any, d: dt.dtype) -> Any:
     if isinstance(t, Tensor) and t._dtype is not d:
         return t.to(d)  # type: ignore[attr-defined]
@@ -154,6 +172,8 @@ def pointwise(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
     """Broadcast, promote, allocate and run an elementwise kernel as ``kernel(out, *args)``."""
+    if kernel.__class__ is DirectKernel:
+        return run_direct(kernel, args, out, inplace)
     a = args[0]
     if op.fast and out is None and not inplace:
         b = args[1]
@@ -244,6 +264,8 @@ def reduction(
     caller gave None or ``[]``), except for ``argmax``/``argmin`` with ``dim=None``, which
     reduce the flattened tensor and receive None.
     """
+    if kernel.__class__ is DirectKernel:
+        return run_direct(kernel, args, out, inplace)
     self = args[0]
     if not isinstance(self, Tensor):
         raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(self).__name__}")
@@ -301,6 +323,8 @@ def structured(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
     """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
+    if kernel.__class__ is DirectKernel:
+        return run_direct(kernel, args, out, inplace)
     args, spec = STRUCTURED[op.name](*args)
     if isinstance(spec[1], tuple):  # several outputs: ((shape, dtype), (shape, dtype), ...)
         outs = out or (None,) * len(spec)
@@ -380,6 +404,8 @@ def factory(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
     """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``."""
+    if kernel.__class__ is DirectKernel:
+        return run_direct(kernel, args, out, inplace)
     args, shape, dtype = _factory_spec(op.name, args)
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"{op.name}(): dtype must be a tensorcore dtype, got {dtype!r}")

@@ -1,0 +1,1118 @@
+"""Sample inputs for every declared operator: the data the generic (table-driven) tests run on.
+
+``SAMPLES[name](device, dtype)`` returns a list of :class:`Sample` for operator ``name``, for
+every operator the core declares (:func:`core_ops`): small inputs (at most 4x5) that cover
+broadcasting, keyword arguments and, where it fits, a non-contiguous (transposed, sliced or
+expanded) input. Values are drawn from a :class:`tensorcore.Generator` with a fixed seed and
+lie in the operator's safe domain: positive for ``log``/``sqrt``, inside ``(-0.9, 0.9)`` for
+``asin``/``acos``, away from zero for denominators, away from the kinks of
+``abs``/``relu``/``clamp``/``floor``... and without ties for
+``max``/``min``/``sort``/``topk``/``amax``, so that finite differences (``gradcheck``) are
+meaningful.
+
+``dtype`` is the dtype of the floating-point data inputs; integer indices stay int64, masks
+stay bool, and operators that only take integers or bools (``bitwise_*``, ``logical_*``)
+use int64/bool when ``dtype`` is floating. With an integer ``dtype``, a sample is a valid
+call only where the operator accepts integers (``mean`` of int64 raises, as in PyTorch).
+:func:`call_op` runs a sample through the public function, the ``Tensor`` method or (for
+internal operators) the dispatcher.
+
+Only the public API builds the inputs, so a third-party backend can run the same samples.
+
+Examples
+--------
+>>> import tensorcore as tc
+>>> from tensorcore.testing.samples import SAMPLES, call_op
+>>> s = SAMPLES["mul"]("cpu", tc.float64)[0]
+>>> call_op("mul", s).shape == tc.broadcast_shapes(s.args[0].shape, s.args[1].shape)
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import tensorcore as tc
+from tensorcore import dtypes as dt
+
+__all__ = ["SAMPLES", "Sample", "call_op", "core_ops", "inplace_only", "tensor_inputs"]
+
+#: The seed every sample generator starts from.
+SEED = 20240611
+
+
+@dataclass
+class Sample:
+    """One call of an operator: positional ``args`` and keyword ``kwargs``.
+
+    ``desc`` is a short human-readable label (used in test ids and failure messages).
+    """
+
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    desc: str = ""
+
+    def __repr__(self) -> str:
+        def show(a: Any) -> str:
+            if isinstance(a, tc.Tensor):
+                nc = "" if a.is_contiguous() else ", non-contiguous"
+                return f"Tensor{list(a.shape)}({a.dtype.name}{nc})"
+            if isinstance(a, (list, tuple)):
+                inner = ", ".join(show(x) for x in a)
+                return f"[{inner}]" if isinstance(a, list) else f"({inner})"
+            return repr(a)
+
+        parts = [show(a) for a in self.args] + [f"{k}={show(v)}" for k, v in self.kwargs.items()]
+        label = f" {self.desc!r}" if self.desc else ""
+        return f"Sample{label}({', '.join(parts)})"
+
+
+class _Maker:
+    """Seeded tensors on one device and dtype."""
+
+    def __init__(self, device: Any, dtype: dt.dtype) -> None:
+        self.device = tc.device(device)
+        self.dtype = dtype
+        self.gen = tc.Generator("cpu").manual_seed(SEED)
+
+    def _place(self, t: tc.Tensor, dtype: dt.dtype | None = None) -> tc.Tensor:
+        t = t.to(self.dtype if dtype is None else dtype)
+        return t.to(self.device)  # type: ignore[no-any-return]
+
+    def _uniform(self, shape: tuple[int, ...], lo: float, hi: float) -> tc.Tensor:
+        u = tc.rand(*shape, generator=self.gen, dtype=tc.float64)
+        return u * (hi - lo) + lo  # type: ignore[no-any-return]
+
+    def uniform(self, *shape: int, lo: float = -1.0, hi: float = 1.0, t: bool = False) -> tc.Tensor:
+        """Uniform values in ``[lo, hi)``; ``t=True`` gives a transposed (non-contiguous)
+        tensor of the same (2-D) shape."""
+        if t:
+            return self._place(self._uniform(shape[::-1], lo, hi)).t()  # type: ignore[no-any-return]
+        return self._place(self._uniform(shape, lo, hi))
+
+    def away(self, *shape: int, lo: float = 0.3, hi: float = 1.5, t: bool = False) -> tc.Tensor:
+        """Values with ``lo <= |x| < hi`` and random signs (away from zero)."""
+        if not self.floating:
+            lo, hi = 1.0, 4.0  # integral data: nonzero after truncation
+        mag = self._uniform(shape[::-1] if t else shape, lo, hi)
+        sign = (tc.rand(*mag.shape, generator=self.gen, dtype=tc.float64) < 0.5).to(tc.float64)
+        x = self._place(mag * (sign * 2 - 1))
+        return x.t() if t else x  # type: ignore[no-any-return]
+
+    def positive(self, *shape: int, lo: float = 0.5, hi: float = 2.0, t: bool = False) -> tc.Tensor:
+        """Values in ``[lo, hi)`` (for log, sqrt, pow bases...)."""
+        return self.uniform(*shape, lo=lo, hi=hi, t=t)
+
+    def distinct(self, *shape: int, t: bool = False) -> tc.Tensor:
+        """Values at least 0.2 apart (no ties for max/min/sort/topk)."""
+        n = math.prod(shape)
+        perm = tc.randperm(n, generator=self.gen).to(tc.float64)
+        noise = tc.rand(n, generator=self.gen, dtype=tc.float64) * 0.3
+        vals = ((perm + noise) * 0.5 - n * 0.25).reshape(*(shape[::-1] if t else shape))
+        x = self._place(vals)
+        return x.t() if t else x  # type: ignore[no-any-return]
+
+    def off_integer(self, *shape: int, lo: float = 0.2, hi: float = 0.8) -> tc.Tensor:
+        """An integer plus a fraction in ``[lo, hi)`` (away from floor/ceil/round jumps)."""
+        k = tc.randint(-3, 3, shape, generator=self.gen).to(tc.float64)
+        return self._place(k + self._uniform(shape, lo, hi))
+
+    def ints(self, *shape: int, lo: int = 0, hi: int = 8, dtype: dt.dtype = dt.int64) -> tc.Tensor:
+        """Integers in ``[lo, hi)``."""
+        return self._place(tc.randint(lo, hi, shape, generator=self.gen), dtype)
+
+    def index(self, values: Any) -> tc.Tensor:
+        """An int64 index tensor with the given values."""
+        return tc.tensor(values, dtype=tc.int64, device=self.device)
+
+    def mask(self, *shape: int) -> tc.Tensor:
+        """A bool tensor with both values present."""
+        m = tc.rand(*shape, generator=self.gen) < 0.5
+        flat = m.reshape(-1)
+        flat[0], flat[-1] = True, False
+        return m.to(self.device)  # type: ignore[no-any-return]
+
+    @property
+    def floating(self) -> bool:
+        """Whether the data dtype is floating point (or complex)."""
+        return self.dtype.is_floating_point or self.dtype.is_complex
+
+    def low(self, lo: float) -> float:
+        """``lo`` for floating data, else 0 (integers have no negative powers, no fractions)."""
+        return lo if self.floating else 0.0
+
+    def int_dtype(self) -> dt.dtype:
+        """``dtype`` when it is integral, else int64."""
+        d = self.dtype
+        if d.is_floating_point or d.is_complex or d is dt.bool_:
+            return dt.int64
+        return d
+
+
+S = Sample
+_Gen = Callable[[_Maker], list[Sample]]
+_RAW: dict[str, _Gen] = {}
+
+
+def _samples(*names: str) -> Callable[[_Gen], _Gen]:
+    def deco(fn: _Gen) -> _Gen:
+        for n in names:
+            if n in _RAW:
+                raise ValueError(f"samples for {n} defined twice")
+            _RAW[n] = fn
+        return fn
+
+    return deco
+
+
+# ------------------------------------------------------------------ pointwise, binary
+@_samples("mul")
+def _mul(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3)), desc="same shape"),
+        S((m.uniform(2, 3, t=True), m.uniform(3)), desc="transposed + broadcast row"),
+        S((m.uniform(2, 1), m.uniform(1, 3)), desc="outer broadcast"),
+        S((m.uniform(3), 2.5), desc="python scalar"),
+        S((m.uniform(2, 3), m.uniform()), desc="0-dim other"),
+    ]
+
+
+@_samples("add", "sub", "rsub")
+def _add(m: _Maker) -> list[Sample]:
+    return [*_mul(m), S((m.uniform(2, 3), m.uniform(3)), {"alpha": 2}, desc="alpha")]
+
+
+@_samples("true_divide")
+def _true_divide(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.away(2, 3)), desc="same shape"),
+        S((m.uniform(2, 3, t=True), m.away(3)), desc="transposed / broadcast row"),
+        S((m.uniform(3), 1.5), desc="python scalar"),
+    ]
+
+
+@_samples("div")
+def _div(m: _Maker) -> list[Sample]:
+    # Rounded quotients jump where self / other is an integer: keep away from those.
+    other = m.positive(2, 3, lo=1.0, hi=1.5)
+    self = other * m.off_integer(2, 3)
+    return [
+        *_true_divide(m),
+        S((m.uniform(3), m.away(3)), {"rounding_mode": None}, desc="rounding_mode None"),
+        S((self, other), {"rounding_mode": "floor"}, desc="floor"),
+        S((self, other), {"rounding_mode": "trunc"}, desc="trunc"),
+    ]
+
+
+@_samples("floor_divide")
+def _floor_divide(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, lo=-4, hi=4), m.away(2, 3)), desc="same shape"),
+        S((m.uniform(2, 3, lo=-4, hi=4), m.away(3)), desc="broadcast"),
+    ]
+
+
+@_samples("remainder", "fmod")
+def _remainder(m: _Maker) -> list[Sample]:
+    # self = other * (k + frac): never near a multiple of other (where the result jumps).
+    other = m.away(2, 3, lo=0.5, hi=1.5)
+    row = m.away(3, lo=0.5, hi=1.5)
+    return [
+        S((other * m.off_integer(2, 3), other), desc="same shape"),
+        S(((row * m.off_integer(2, 3)).t().contiguous().t(), row), desc="broadcast row"),
+        S((m.off_integer(3) * 0.7, 0.7), desc="python scalar"),
+    ]
+
+
+@_samples("pow")
+def _pow(m: _Maker) -> list[Sample]:
+    return [
+        S((m.positive(2, 3), m.uniform(2, 3, lo=m.low(-2), hi=2)), desc="tensor exponent"),
+        S(
+            (
+                m.positive(3, 2, t=True),
+                m.uniform(2),
+            ),
+            desc="transposed base, broadcast",
+        ),
+        S((m.uniform(2, 3), 2), desc="integer scalar exponent"),
+        S((m.positive(3), 0.5), desc="fractional scalar exponent"),
+    ]
+
+
+@_samples("atan2")
+def _atan2(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.away(2, 3)), desc="same shape"),
+        S((m.uniform(2, 3, t=True), m.away(3)), desc="broadcast"),
+    ]
+
+
+@_samples("maximum", "minimum")
+def _maximum(m: _Maker) -> list[Sample]:
+    b = m.uniform(2, 3)
+    a = b + m.away(2, 3, lo=0.1, hi=0.5)
+    row = m.uniform(3)
+    return [
+        S((a, b), desc="same shape, no ties"),
+        S(((row + m.away(2, 3, lo=0.1, hi=0.5)).t().contiguous().t(), row), desc="broadcast"),
+    ]
+
+
+@_samples("eq", "ne", "lt", "le", "gt", "ge")
+def _compare(m: _Maker) -> list[Sample]:
+    a = m.ints(2, 3, hi=3).to(m.dtype)
+    return [
+        S((a, m.ints(2, 3, hi=3).to(m.dtype)), desc="same shape"),
+        S((a, m.ints(3, hi=3).to(m.dtype)), desc="broadcast"),
+        S((a, 1), desc="python scalar"),
+    ]
+
+
+@_samples("logical_and", "logical_or", "logical_xor")
+def _logical(m: _Maker) -> list[Sample]:
+    return [
+        S((m.mask(2, 3), m.mask(2, 3)), desc="bool"),
+        S((m.ints(2, 3, hi=2).to(m.dtype), m.mask(3)), desc="numbers and bool, broadcast"),
+    ]
+
+
+@_samples("bitwise_and", "bitwise_or", "bitwise_xor")
+def _bitwise(m: _Maker) -> list[Sample]:
+    d = m.int_dtype()
+    return [
+        S((m.ints(2, 3, hi=16, dtype=d), m.ints(2, 3, hi=16, dtype=d)), desc="ints"),
+        S((m.ints(2, 3, hi=16, dtype=d), m.ints(3, hi=16, dtype=d)), desc="broadcast"),
+        S((m.mask(2, 3), m.mask(2, 3)), desc="bool"),
+    ]
+
+
+@_samples("bitwise_left_shift", "bitwise_right_shift")
+def _shift(m: _Maker) -> list[Sample]:
+    d = m.int_dtype()
+    return [
+        S((m.ints(2, 3, hi=16, dtype=d), m.ints(2, 3, hi=3, dtype=d)), desc="ints"),
+        S((m.ints(2, 3, hi=16, dtype=d), 1), desc="python scalar"),
+    ]
+
+
+# ------------------------------------------------------------------ pointwise, unary
+def _unary(make: Callable[[_Maker, tuple[int, ...], bool], tc.Tensor]) -> _Gen:
+    def gen(m: _Maker) -> list[Sample]:
+        return [
+            S((make(m, (2, 3), False),), desc="2-D"),
+            S((make(m, (3, 4), True),), desc="transposed"),
+            S((make(m, (), False),), desc="0-dim"),
+        ]
+
+    return gen
+
+
+_any = _unary(lambda m, s, t: m.uniform(*s, t=t))
+_away = _unary(lambda m, s, t: m.away(*s, t=t))
+_pos = _unary(lambda m, s, t: m.positive(*s, t=t))
+_small = _unary(lambda m, s, t: m.uniform(*s, lo=-0.9, hi=0.9, t=t))
+for _n in ("neg", "exp", "exp2", "expm1", "sin", "cos", "atan", "sinh", "cosh", "tanh", "sigmoid"):
+    _RAW[_n] = _any
+for _n in ("abs", "sign", "reciprocal", "relu"):
+    _RAW[_n] = _away
+for _n in ("log", "log2", "log10", "sqrt", "rsqrt"):
+    _RAW[_n] = _pos
+for _n in ("asin", "acos", "tan"):
+    _RAW[_n] = _small
+_RAW["log1p"] = _unary(lambda m, s, t: m.uniform(*s, lo=-0.5, hi=2.0, t=t))
+_RAW["square"] = _any
+
+
+@_samples("floor", "ceil", "trunc")
+def _rounding(m: _Maker) -> list[Sample]:
+    return [S((m.off_integer(2, 3),)), S((m.off_integer(4, 3).t(),), desc="transposed")]
+
+
+@_samples("round")
+def _round(m: _Maker) -> list[Sample]:
+    # Round jumps at k + 0.5: stay within 0.3 of an integer.
+    return [
+        S((m.off_integer(2, 3, lo=-0.3, hi=0.3),)),
+        S((m.off_integer(2, 3, lo=-0.3, hi=0.3) / 10,), {"decimals": 1}, desc="decimals"),
+    ]
+
+
+@_samples("isnan", "isinf", "isfinite")
+def _special(m: _Maker) -> list[Sample]:
+    x = m.uniform(2, 3)
+    if m.dtype.is_floating_point:
+        special = m.uniform(2, 3)
+        special[0, 0], special[0, 1], special[1, 2] = math.nan, math.inf, -math.inf
+        return [S((x,), desc="finite"), S((special,), desc="nan and infinities")]
+    return [S((x,))]
+
+
+@_samples("nan_to_num")
+def _nan_to_num(m: _Maker) -> list[Sample]:
+    out = _special(m)
+    if m.dtype.is_floating_point:
+        special = out[-1].args[0]
+        out.append(S((special, 1.0, 5.0, -5.0), desc="explicit replacements"))
+    return out
+
+
+@_samples("logical_not", "bitwise_not")
+def _not(m: _Maker) -> list[Sample]:
+    return [S((m.mask(2, 3),), desc="bool"), S((m.ints(2, 3, hi=16, dtype=m.int_dtype()),))]
+
+
+@_samples("clamp", "clip")
+def _clamp(m: _Maker) -> list[Sample]:
+    # Values in (-1.5, -0.8) u (-0.4, 0.4) u (0.8, 1.5): away from the bounds +-0.6.
+    x = m.away(2, 3, lo=0.8, hi=1.5)
+    x[0] = m.uniform(3, lo=-0.4, hi=0.4)
+    lo = m.uniform(3, lo=-0.7, hi=-0.5)
+    hi = m.uniform(2, 1, lo=0.5, hi=0.7)
+    return [
+        S((x, -0.6, 0.6), desc="scalar bounds"),
+        S((x, lo, hi), desc="tensor bounds, broadcast"),
+        S((x.t().contiguous().t(), None, hi), desc="max only"),
+        S((x, lo), desc="min only"),
+    ]
+
+
+@_samples("where")
+def _where(m: _Maker) -> list[Sample]:
+    return [
+        S((m.mask(2, 3), m.uniform(2, 3), m.uniform(2, 3)), desc="same shape"),
+        S((m.mask(2, 1), m.uniform(2, 3, t=True), m.uniform(3)), desc="broadcast"),
+        S((m.mask(2, 3), m.uniform(2, 3), 0.5), desc="scalar other"),
+    ]
+
+
+@_samples("lerp")
+def _lerp(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3), m.uniform(2, 3, lo=0, hi=1)), desc="tensor weight"),
+        S((m.uniform(2, 3, t=True), m.uniform(3), 0.3), desc="scalar weight, broadcast"),
+    ]
+
+
+# ------------------------------------------------------------------ reductions and scans
+@_samples("sum", "mean")
+def _sum(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),), desc="all"),
+        S((m.uniform(4, 3, t=True), 1), desc="dim 1 of transposed"),
+        S((m.uniform(2, 3, 2), (0, 2)), {"keepdim": True}, desc="two dims, keepdim"),
+        S((m.uniform(2, 3), -1), {"dtype": m.dtype}, desc="dtype"),
+    ]
+
+
+@_samples("prod")
+def _prod(m: _Maker) -> list[Sample]:
+    with_zero = m.away(2, 3, lo=0.5, hi=1.5)
+    with_zero[1, 1] = 0.0
+    return [
+        S((m.away(2, 3, lo=0.5, hi=1.5),), desc="all"),
+        S((m.away(4, 3, lo=0.5, hi=1.5, t=True), 1), desc="dim 1 of transposed"),
+        S((with_zero, 1, True), desc="with a zero, keepdim"),
+        S((with_zero,), desc="with a zero, all"),
+    ]
+
+
+@_samples("amax", "amin")
+def _amax(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 3),), desc="all"),
+        S((m.distinct(3, 4, t=True), 1), desc="dim 1 of transposed"),
+        S((m.distinct(2, 3, 2), (0, 2), True), desc="two dims, keepdim"),
+    ]
+
+
+@_samples("max_dim", "min_dim")
+def _max_dim(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 3), 1), desc="dim 1"),
+        S((m.distinct(3, 4, t=True), 0, True), desc="dim 0 of transposed, keepdim"),
+    ]
+
+
+@_samples("max", "min")
+def _max(m: _Maker) -> list[Sample]:
+    b = m.uniform(2, 3)
+    return [
+        S((m.distinct(2, 3),), desc="all"),
+        S((m.distinct(3, 4, t=True), 1), desc="dim"),
+        S((m.distinct(2, 3), 0, True), desc="dim, keepdim"),
+        S((b + m.away(2, 3, lo=0.1, hi=0.5), b), desc="elementwise with a tensor"),
+    ]
+
+
+@_samples("argmax", "argmin")
+def _argmax(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 3),), desc="flattened"),
+        S((m.distinct(3, 4, t=True), 1), desc="dim"),
+        S((m.distinct(2, 3), 0, True), desc="dim, keepdim"),
+    ]
+
+
+@_samples("var", "std")
+def _var(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),), desc="all"),
+        S((m.uniform(4, 3, t=True), 1), desc="dim 1 of transposed"),
+        S((m.uniform(2, 3, 2), (0, 2)), {"correction": 0, "keepdim": True}, desc="correction 0"),
+    ]
+
+
+@_samples("vector_norm", "norm")
+def _vector_norm(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3),), desc="2-norm, all"),
+        S((m.away(4, 3, t=True), 1, 1), desc="1-norm, dim 1 of transposed"),
+        S((m.distinct(2, 3), math.inf, (0,), True), desc="inf-norm, keepdim"),
+        S((m.away(2, 3), 3, -1), desc="3-norm"),
+    ]
+
+
+@_samples("logsumexp")
+def _logsumexp(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 1), desc="dim 1"),
+        S((m.uniform(4, 3, t=True), (0, 1), True), desc="all dims of transposed, keepdim"),
+    ]
+
+
+@_samples("all", "any")
+def _all(m: _Maker) -> list[Sample]:
+    return [
+        S((m.mask(2, 3),), desc="all"),
+        S((m.mask(2, 3), 1), desc="dim"),
+        S((m.ints(2, 3, hi=2).to(m.dtype), (0,), True), desc="numbers, keepdim"),
+    ]
+
+
+@_samples("cumsum")
+def _cumsum(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 1), desc="dim 1"),
+        S((m.uniform(4, 3, t=True), 0), desc="dim 0 of transposed"),
+        S((m.uniform(3), 0), {"dtype": m.dtype}, desc="dtype"),
+    ]
+
+
+@_samples("cumprod")
+def _cumprod(m: _Maker) -> list[Sample]:
+    with_zero = m.away(2, 4, lo=0.5, hi=1.5)
+    with_zero[0, 1] = 0.0
+    return [
+        S((m.away(2, 3, lo=0.5, hi=1.5), 1), desc="dim 1"),
+        S((m.away(4, 3, lo=0.5, hi=1.5, t=True), 0), desc="dim 0 of transposed"),
+        S((with_zero, 1), desc="with a zero"),
+    ]
+
+
+@_samples("softmax", "log_softmax")
+def _softmax(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 1), desc="dim 1"),
+        S((m.uniform(4, 3, t=True), 0), desc="dim 0 of transposed"),
+        S((m.uniform(2, 3), -1, m.dtype), desc="dtype"),
+    ]
+
+
+@_samples("sort", "argsort")
+def _sort(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 4),), desc="last dim"),
+        S((m.distinct(4, 3, t=True), 0, True), desc="dim 0 of transposed, descending"),
+        S((m.distinct(5),), {"stable": True}, desc="stable"),
+    ]
+
+
+@_samples("topk")
+def _topk(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 4), 2), desc="k=2"),
+        S((m.distinct(4, 3, t=True), 2, 0, False), desc="smallest along dim 0 of transposed"),
+        S((m.distinct(5), 3), {"sorted": True}, desc="1-D"),
+    ]
+
+
+# ------------------------------------------------------------------ linear algebra
+@_samples("matmul")
+def _matmul(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(3, 4, t=True)), desc="matrix @ transposed matrix"),
+        S((m.uniform(3), m.uniform(3, 2)), desc="vector @ matrix"),
+        S((m.uniform(2, 3), m.uniform(3)), desc="matrix @ vector"),
+        S((m.uniform(3), m.uniform(3)), desc="vector @ vector"),
+        S((m.uniform(2, 2, 3), m.uniform(3, 2)), desc="batched, broadcast"),
+    ]
+
+
+@_samples("mm")
+def _mm(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(3, 4))),
+        S((m.uniform(3, 2, t=True), m.uniform(2, 4, t=True)), desc="transposed"),
+    ]
+
+
+@_samples("bmm")
+def _bmm(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 2, 3), m.uniform(2, 3, 2)))]
+
+
+@_samples("mv")
+def _mv(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(3))),
+        S((m.uniform(3, 2, t=True), m.uniform(2)), desc="transposed"),
+    ]
+
+
+@_samples("dot")
+def _dot(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4), m.uniform(4))),
+        S((m.uniform(2, 3, t=True)[1], m.uniform(3)), desc="strided"),
+    ]
+
+
+@_samples("outer")
+def _outer(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3), m.uniform(2)))]
+
+
+@_samples("einsum")
+def _einsum(m: _Maker) -> list[Sample]:
+    return [
+        S(("ij,jk->ik", [m.uniform(2, 3), m.uniform(3, 2, t=True)]), desc="matmul"),
+        S(("ij->", [m.uniform(2, 3)]), desc="full sum"),
+        S(("ij->j", [m.uniform(2, 3)]), desc="partial sum"),
+        S(("i,j->ij", [m.uniform(2), m.uniform(3)]), desc="outer"),
+        S(("bij,bjk->bik", [m.uniform(2, 2, 3), m.uniform(2, 3, 2)]), desc="batched"),
+        S(("ij,ij", [m.uniform(2, 3), m.uniform(2, 3)]), desc="implicit output"),
+    ]
+
+
+# ------------------------------------------------------------------ shapes and indexing
+@_samples("stack")
+def _stack(m: _Maker) -> list[Sample]:
+    return [
+        S(([m.uniform(2, 3), m.uniform(2, 3)],), desc="dim 0"),
+        S(([m.uniform(2, 3), m.uniform(2, 3, t=True), m.uniform(2, 3)], 1), desc="dim 1"),
+    ]
+
+
+@_samples("cat")
+def _cat(m: _Maker) -> list[Sample]:
+    return [*_stack(m), S(([m.uniform(1, 3), m.uniform(2, 3)], -2), desc="different sizes")]
+
+
+@_samples("flip")
+def _flip(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), (0,))), S((m.uniform(4, 3, t=True), (0, 1)), desc="transposed")]
+
+
+@_samples("roll")
+def _roll(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), (1,), (1,))),
+        S((m.uniform(4, 3, t=True), (1, -2), (0, 1)), desc="two dims, transposed"),
+        S((m.uniform(2, 3), (2,)), desc="flattened"),
+    ]
+
+
+@_samples("repeat", "tile")
+def _repeat(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), (2, 1))),
+        S((m.uniform(3, 2, t=True), (1, 2, 1)), desc="new leading dim, transposed"),
+    ]
+
+
+@_samples("tril", "triu")
+def _tril(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3),)),
+        S((m.uniform(4, 3, t=True), 1), desc="diagonal 1, transposed"),
+        S((m.uniform(2, 3, 3), -1), desc="batched, diagonal -1"),
+    ]
+
+
+@_samples("gather")
+def _gather(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 1, m.index([[0, 0, 2], [1, 2, 1]])), desc="repeated indices"),
+        S(
+            (m.uniform(4, 3, t=True), 0, m.index([[2, 0, 3], [1, 1, 0]])),
+            desc="dim 0 of transposed",
+        ),
+    ]
+
+
+@_samples("scatter")
+def _scatter(m: _Maker) -> list[Sample]:
+    # Unique target positions: with duplicates, which src value wins is unspecified.
+    return [
+        S((m.uniform(2, 3), 1, m.index([[2, 0], [1, 2]]), m.uniform(2, 2)), desc="tensor src"),
+        S(
+            (m.uniform(4, 3, t=True), 0, m.index([[1, 0, 3], [2, 3, 1]]), m.uniform(2, 3)),
+            desc="dim 0 of transposed",
+        ),
+        S((m.uniform(2, 3), 1, m.index([[1], [0]]), 0.5), desc="scalar src"),
+    ]
+
+
+@_samples("scatter_add")
+def _scatter_add(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 1, m.index([[2, 2, 0], [1, 0, 1]]), m.uniform(2, 3)), desc="dups"),
+        S((m.uniform(3, 2, t=True), 0, m.index([[1, 1], [1, 0]]), m.uniform(2, 2)), desc="dim 0"),
+    ]
+
+
+@_samples("index_select")
+def _index_select(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), 0, m.index([2, 0, 2])), desc="repeated"),
+        S((m.uniform(4, 3, t=True), 1, m.index([2, 1])), desc="dim 1 of transposed"),
+    ]
+
+
+@_samples("masked_fill")
+def _masked_fill(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.mask(2, 3), m.uniform()), desc="0-dim tensor value"),
+        S((m.uniform(3, 2, t=True), m.mask(2), 0.25), desc="broadcast mask, scalar value"),
+    ]
+
+
+@_samples("index")
+def _index(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), [m.index([2, 0, 2])]), desc="repeated rows"),
+        S((m.uniform(4, 3, t=True), [None, m.index([2, 0])]), desc="columns of transposed"),
+        S((m.uniform(2, 3), [m.index([0, 1]), m.index([2, 0])]), desc="points"),
+        S((m.uniform(2, 3), [m.mask(2, 3)]), desc="bool mask"),
+    ]
+
+
+@_samples("index_put")
+def _index_put(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), [m.index([2, 0])], m.uniform(2, 2)), desc="rows"),
+        S(
+            (m.uniform(4, 3, t=True), [m.index([0, 3]), m.index([1, 2])], m.uniform(2)),
+            desc="points of transposed",
+        ),
+        S(
+            (m.uniform(3, 2), [m.index([1, 1, 0])], m.uniform(2), True),
+            desc="accumulate, repeated, broadcast values",
+        ),
+    ]
+
+
+@_samples("nonzero")
+def _nonzero(m: _Maker) -> list[Sample]:
+    return [S((m.mask(2, 3).to(m.dtype),)), S((m.mask(4),), desc="bool")]
+
+
+# ------------------------------------------------------------------ views
+@_samples("view")
+def _view(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 3, 2)), S((m.uniform(2, 3), (-1,)), desc="flatten")]
+
+
+@_samples("reshape")
+def _reshape(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), (3, 2))),
+        S((m.uniform(3, 2, t=True), (-1,)), desc="transposed (copies)"),
+    ]
+
+
+@_samples("as_strided")
+def _as_strided(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), (3, 2), (1, 3)), desc="transpose"),
+        S((m.uniform(6), (3, 2), (1, 1)), desc="overlapping windows"),
+        S((m.uniform(2, 3), (2,), (2,), 1), desc="offset"),
+    ]
+
+
+@_samples("expand")
+def _expand(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 1), 3, 2)), S((m.uniform(3), (2, -1)), desc="new dim")]
+
+
+@_samples("transpose", "swapaxes")
+def _transpose(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 0, 1)), S((m.uniform(2, 3, 2), -1, 0), desc="3-D")]
+
+
+@_samples("permute")
+def _permute(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3, 2), (2, 0, 1))), S((m.uniform(4, 3, t=True), 1, 0), desc="T")]
+
+
+@_samples("squeeze")
+def _squeeze(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 1, 3),)), S((m.uniform(1, 3, 1), (0,)), desc="one dim")]
+
+
+@_samples("unsqueeze")
+def _unsqueeze(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 1)), S((m.uniform(4, 3, t=True), -1), desc="transposed")]
+
+
+@_samples("narrow")
+def _narrow(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 4), 1, 1, 2)), S((m.uniform(4, 3, t=True), 0, 1, 2), desc="T")]
+
+
+@_samples("select")
+def _select(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 1, 2)), S((m.uniform(4, 3, t=True), 0, -1), desc="T")]
+
+
+@_samples("slice")
+def _slice(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 4), 1, 1, 4, 2), desc="step 2"),
+        S((m.uniform(4, 3, t=True), 0, None, 2), desc="transposed"),
+    ]
+
+
+@_samples("diagonal")
+def _diagonal(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3),)),
+        S((m.uniform(3, 4, t=True), 1), desc="offset 1, transposed"),
+        S((m.uniform(2, 3, 3), -1, 1, 2), desc="batched"),
+    ]
+
+
+@_samples("unfold")
+def _unfold(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(5), 0, 2, 1), desc="overlapping windows"),
+        S((m.uniform(2, 4), 1, 2, 2), desc="disjoint windows"),
+    ]
+
+
+@_samples("alias", "clone", "contiguous")
+def _alias(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(4, 3, t=True),), desc="transposed")]
+
+
+@_samples("view_as", "reshape_as")
+def _view_as(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.uniform(3, 2))), S((m.uniform(3, 1), m.uniform(1, 3)))]
+
+
+@_samples("expand_as")
+def _expand_as(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 1), m.uniform(3, 2))), S((m.uniform(3), m.uniform(2, 3)), desc="new")]
+
+
+@_samples("broadcast_to")
+def _broadcast_to(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 1), (3, 2))), S((m.uniform(3), (2, 3)), desc="new dim")]
+
+
+@_samples("t")
+def _t(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(3),), desc="1-D")]
+
+
+@_samples("movedim")
+def _movedim(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3, 2), (0,), (2,))), S((m.uniform(2, 3, 2), (0, 1), (2, 0)))]
+
+
+@_samples("flatten")
+def _flatten(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, 2),)),
+        S((m.uniform(2, 3, 2), 1), desc="from dim 1"),
+        S((m.uniform(4, 3, t=True),), desc="transposed (copies)"),
+    ]
+
+
+@_samples("unflatten")
+def _unflatten(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 6), 1, (2, 3))), S((m.uniform(6), 0, (-1, 2)), desc="inferred")]
+
+
+@_samples("split")
+def _split(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(5, 2), 2), desc="equal pieces"),
+        S((m.uniform(3, 4, t=True), (1, 3), 1), desc="sections of transposed"),
+    ]
+
+
+@_samples("chunk")
+def _chunk(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(5, 2), 2)), S((m.uniform(3, 4, t=True), 2, 1), desc="dim 1")]
+
+
+@_samples("unbind")
+def _unbind(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(4, 3, t=True), 1), desc="dim 1")]
+
+
+# ------------------------------------------------------------------ conversions and in-place
+@_samples("to_dtype")
+def _to_dtype(m: _Maker) -> list[Sample]:
+    x = m.uniform(2, 3)
+    out = [S((x, m.dtype), desc="same dtype")]
+    if m.dtype is not dt.float64:
+        out.append(S((m.uniform(2, 3), tc.float64), desc="to float64"))
+    return out
+
+
+@_samples("type_as")
+def _type_as(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.uniform(1)))]
+
+
+@_samples("to_device")
+def _to_device(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.device)), S((m.uniform(3, 2, t=True), m.device, False))]
+
+
+@_samples("copy_")
+def _copy(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3)), desc="same shape"),
+        S((m.uniform(2, 3), m.uniform(3)), desc="broadcast src"),
+        S((m.uniform(2, 3, t=True), m.uniform(2, 3)), desc="into transposed"),
+    ]
+
+
+@_samples("fill_")
+def _fill(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 1.5)), S((m.uniform(3, 2, t=True), 0), desc="transposed")]
+
+
+@_samples("zero_")
+def _zero(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(3, 2, t=True),), desc="transposed")]
+
+
+@_samples("item")
+def _item(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(),)), S((m.uniform(1, 1),), desc="one element")]
+
+
+@_samples("tolist")
+def _tolist(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(),), desc="0-dim")]
+
+
+@_samples("uniform_", "normal_")
+def _fill_random(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),), {"generator": tc.Generator("cpu").manual_seed(SEED)}),
+        S((m.uniform(3), -2.0, 2.0), {"generator": tc.Generator("cpu").manual_seed(SEED)}),
+    ]
+
+
+@_samples("random_")
+def _random(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 0, 5), {"generator": tc.Generator("cpu").manual_seed(SEED)})]
+
+
+# ------------------------------------------------------------------ factories
+def _fk(m: _Maker, **kw: Any) -> dict[str, Any]:
+    return {"dtype": m.dtype, "device": m.device, **kw}
+
+
+@_samples("empty", "zeros", "ones")
+def _empty(m: _Maker) -> list[Sample]:
+    return [S((2, 3), _fk(m)), S(((3,),), _fk(m), desc="size tuple")]
+
+
+@_samples("rand", "randn")
+def _rand(m: _Maker) -> list[Sample]:
+    g = tc.Generator("cpu").manual_seed(SEED)
+    return [S((2, 3), _fk(m, generator=g))]
+
+
+@_samples("full")
+def _full(m: _Maker) -> list[Sample]:
+    return [S(((2, 3), 1.5), _fk(m)), S(((0,), 7), _fk(m), desc="empty")]
+
+
+@_samples("arange")
+def _arange(m: _Maker) -> list[Sample]:
+    return [S((5,), _fk(m)), S((1, 7, 2), _fk(m), desc="start, end, step")]
+
+
+@_samples("linspace")
+def _linspace(m: _Maker) -> list[Sample]:
+    return [S((0.0, 1.0, 5), _fk(m))]
+
+
+@_samples("eye")
+def _eye(m: _Maker) -> list[Sample]:
+    return [S((3,), _fk(m)), S((2, 4), _fk(m), desc="rectangular")]
+
+
+@_samples("randperm")
+def _randperm(m: _Maker) -> list[Sample]:
+    return [S((5,), {"generator": tc.Generator("cpu").manual_seed(SEED), "device": m.device})]
+
+
+@_samples("randint")
+def _randint(m: _Maker) -> list[Sample]:
+    g = tc.Generator("cpu").manual_seed(SEED)
+    return [
+        S((0, 5, (2, 3)), {"generator": g, "device": m.device}),
+        S((5, (4,)), {"generator": g, "device": m.device}, desc="high only"),
+    ]
+
+
+@_samples("normal")
+def _normal(m: _Maker) -> list[Sample]:
+    g = tc.Generator("cpu").manual_seed(SEED)
+    return [
+        S((0.0, 1.0, (2, 3)), {"generator": g, "dtype": m.dtype, "device": m.device}),
+        S((m.uniform(2, 3), m.positive(3)), {"generator": g}, desc="tensor mean and std"),
+    ]
+
+
+@_samples("empty_like", "zeros_like", "ones_like", "rand_like", "randn_like")
+def _like(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(3, 2, t=True),), {"dtype": m.dtype})]
+
+
+@_samples("full_like")
+def _full_like(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 2.5)), S((m.uniform(3, 2, t=True), 1), {"dtype": m.dtype})]
+
+
+# ------------------------------------------------------------------ the public table
+def _bind(fn: _Gen) -> Callable[[Any, dt.dtype], list[Sample]]:
+    def make(device: Any, dtype: dt.dtype) -> list[Sample]:
+        return fn(_Maker(device, dtype))
+
+    make.__doc__ = "Samples for one operator: ``make(device, dtype) -> list[Sample]``."
+    return make
+
+
+#: Operator name -> ``callable(device, dtype) -> list[Sample]``, for every operator the core
+#: declares (see :func:`core_ops`).
+SAMPLES: dict[str, Callable[[Any, dt.dtype], list[Sample]]] = {
+    name: _bind(fn) for name, fn in sorted(_RAW.items())
+}
+
+
+@functools.cache
+def core_ops() -> tuple[str, ...]:
+    """The operators declared by the core's table, ``tensorcore/ops/schema.py``, in order.
+
+    ``tensorcore.ops.schema.OPS`` is the runtime table: once the plugins load, it also holds
+    the operators they declare (``register.op``, e.g. the sparse backend's ``to_dense``).
+    Those are the plugins' to test; this reads the core's own declarations by running the
+    schema module again into a fresh namespace (it has no side effects).
+
+    Examples
+    --------
+    >>> from tensorcore.testing.samples import core_ops
+    >>> "add" in core_ops() and "to_dense" not in core_ops()
+    True
+    """
+    spec = importlib.util.find_spec("tensorcore.ops.schema")
+    assert spec is not None and spec.loader is not None
+    fresh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fresh)
+    return tuple(fresh.OPS)
+
+
+def inplace_only(name: str) -> bool:
+    """True for operators that exist only as in-place methods (``copy_``, ``fill_``...).
+
+    Examples
+    --------
+    >>> from tensorcore.testing.samples import inplace_only
+    >>> inplace_only("copy_"), inplace_only("add")
+    (True, False)
+    """
+    from tensorcore.ops.schema import OPS
+
+    return "inplace" in OPS[name].tags
+
+
+def tensor_inputs(sample: Sample) -> list[tc.Tensor]:
+    """Every tensor in ``sample`` (positional, keyword, and inside lists), in order.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing.samples import Sample, tensor_inputs
+    >>> len(tensor_inputs(Sample(([tc.ones(1), tc.ones(2)], 0), {"x": tc.ones(3)})))
+    3
+    """
+    out: list[tc.Tensor] = []
+    for a in (*sample.args, *sample.kwargs.values()):
+        if isinstance(a, tc.Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x for x in a if isinstance(x, tc.Tensor))
+    return out
+
+
+def _full_args(name: str, sample: Sample) -> tuple[Any, ...]:
+    """Arguments in signature order with defaults filled (how the dispatcher takes them)."""
+    from tensorcore.ops._signature import MISSING
+    from tensorcore.ops.schema import OPS
+
+    params = OPS[name].parsed.params
+    args = list(sample.args)
+    kwargs = dict(sample.kwargs)
+    for p in params[len(args) :]:
+        if p.name in kwargs:
+            args.append(kwargs.pop(p.name))
+        elif p.default is not MISSING:
+            args.append(p.default)
+        else:
+            raise TypeError(f"{name}(): missing required argument '{p.name}'")
+    if kwargs:
+        raise TypeError(f"{name}(): unexpected keyword arguments {sorted(kwargs)}")
+    return tuple(args)
+
+
+def call_op(name: str, sample: Sample) -> Any:
+    """Run operator ``name`` on ``sample``.
+
+    Uses ``tensorcore.<name>`` when the operator has a function, else the ``Tensor`` method,
+    else (internal operators such as ``max_dim``, ``index``, ``slice``, ``to_dtype``) the
+    dispatcher directly, with defaults filled in from the signature.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing.samples import Sample, call_op
+    >>> call_op("slice", Sample((tc.arange(6), 0, 1, None, 2))).tolist()
+    [1, 3, 5]
+    """
+    from tensorcore.ops.schema import OPS
+
+    decl = OPS[name]
+    if decl.function:
+        return getattr(tc, name)(*sample.args, **sample.kwargs)
+    if decl.method:
+        self, *rest = sample.args
+        return getattr(self, name)(*rest, **sample.kwargs)
+    from tensorcore.dispatch import get_op
+    from tensorcore.ops._call import call
+
+    return call(get_op(name), _full_args(name, sample))

@@ -1,0 +1,198 @@
+"""Gradients of every differentiable operator against finite differences, driven by the tables.
+
+The operator list comes from the core's operator table (every operator of
+``tensorcore/ops/schema.py`` without the ``nondifferentiable`` tag), the inputs from
+``tensorcore.testing.samples.SAMPLES``; nothing here names an operator by hand. Operators
+that exist only in place (``copy_``, ``fill_``...) have no out-of-place form to check here:
+``test_autograd.py`` covers them with the in-place semantics tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import tensorcore as tc
+from tensorcore.autograd.step import derivative_overrides
+from tensorcore.ops.derivatives import DERIVATIVES
+from tensorcore.ops.schema import OPS
+from tensorcore.testing.samples import SAMPLES, Sample, call_op, core_ops, inplace_only
+
+#: Differentiable operators with an out-of-place form, straight from the operator table.
+DIFFERENTIABLE = sorted(n for n in core_ops() if OPS[n].differentiable and not inplace_only(n))
+#: Differentiable operators that also have an in-place ``op_`` variant.
+WITH_INPLACE = sorted(n for n in DIFFERENTIABLE if OPS[n].inplace)
+
+
+def _cases(names: list[str]) -> list[Any]:
+    """One case per (operator, sample); the sample count does not depend on the device."""
+    out = []
+    for name in names:
+        for i, s in enumerate(SAMPLES[name]("cpu", tc.float64)):
+            out.append(pytest.param(name, i, id=f"{name}-{i}-{s.desc or 'sample'}"))
+    return out
+
+
+class _Slot:
+    """Where a differentiable input goes back into the sample's arguments."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
+def _split(sample: Sample) -> tuple[Callable[[list[Any]], Sample], list[tc.Tensor]]:
+    """The sample's floating-point tensors (as fresh leaves that require grad, keeping their
+    strides) and a function that puts tensors back in their places."""
+    leaves: list[tc.Tensor] = []
+
+    def cut(a: Any) -> Any:
+        if isinstance(a, tc.Tensor) and a.dtype.is_floating_point:
+            leaves.append(a.detach().requires_grad_())
+            return _Slot(len(leaves) - 1)
+        if isinstance(a, list):
+            return [cut(x) for x in a]
+        return a
+
+    args = tuple(cut(a) for a in sample.args)
+    kwargs = {k: cut(v) for k, v in sample.kwargs.items()}
+
+    def rebuild(xs: list[Any]) -> Sample:
+        def put(a: Any) -> Any:
+            if isinstance(a, _Slot):
+                return xs[a.k]
+            if isinstance(a, list):
+                return [put(x) for x in a]
+            return a
+
+        return Sample(tuple(put(a) for a in args), {k: put(v) for k, v in kwargs.items()})
+
+    return rebuild, leaves
+
+
+def _float_outputs(res: Any) -> list[tc.Tensor]:
+    outs = res if isinstance(res, (tuple, list)) else (res,)
+    return [o for o in outs if isinstance(o, tc.Tensor) and o.dtype.is_floating_point]
+
+
+def _grad_outputs(fn: Callable[..., Any], leaves: list[tc.Tensor]) -> tuple[tc.Tensor, ...]:
+    """Seeded random output gradients (gradgradcheck's default draws from the global RNG)."""
+    g = tc.Generator("cpu").manual_seed(0)
+    outs = _float_outputs(fn(*leaves))
+    return tuple(
+        tc.randn(*o.shape, generator=g, dtype=o.dtype).to(o.device).requires_grad_() for o in outs
+    )
+
+
+def _setup(device: str, name: str, i: int) -> tuple[Callable[..., Any], list[tc.Tensor], Sample]:
+    sample = SAMPLES[name](device, tc.float64)[i]
+    rebuild, leaves = _split(sample)
+    if not leaves:
+        pytest.skip(f"{name} sample {i} has no floating-point input")
+
+    def fn(*xs: Any) -> Any:
+        return call_op(name, rebuild(list(xs)))
+
+    return fn, leaves, sample
+
+
+# ------------------------------------------------------------------ gradcheck
+@pytest.mark.parametrize(("name", "i"), _cases(DIFFERENTIABLE))
+def test_gradcheck(device: str, name: str, i: int) -> None:
+    fn, leaves, sample = _setup(device, name, i)
+    assert _float_outputs(fn(*leaves)), f"{name} {sample!r} has no floating-point output"
+    assert tc.autograd.gradcheck(fn, leaves), sample
+
+
+@pytest.mark.parametrize(("name", "i"), _cases(DIFFERENTIABLE))
+def test_gradgradcheck(device: str, name: str, i: int) -> None:
+    fn, leaves, sample = _setup(device, name, i)
+    grads = _grad_outputs(fn, leaves)
+    assert tc.autograd.gradgradcheck(fn, leaves, grads), sample
+
+
+def _inplace_fn(name: str, rebuild: Callable[[list[Any]], Sample], mode: str) -> Any:
+    """``self.clone().op_(...)``, or the same through a transposed view of a non-leaf."""
+
+    def fn(*xs: Any) -> Any:
+        s = rebuild(list(xs))
+        self, *rest = s.args
+        if mode == "clone":
+            target = base = self.clone()
+        else:
+            base = self.t().clone()
+            target = base.t()
+        getattr(target, name + "_")(*rest, **s.kwargs)
+        return (target, base) if mode == "view" else target
+
+    return fn
+
+
+@pytest.mark.parametrize("mode", ["clone", "view"])
+@pytest.mark.parametrize(("name", "i"), _cases(WITH_INPLACE))
+def test_gradcheck_inplace_variant(device: str, name: str, i: int, mode: str) -> None:
+    """``op_`` on a non-leaf (and on a view of one) has the gradient of ``op``."""
+    sample = SAMPLES[name](device, tc.float64)[i]
+    self = sample.args[0]
+    if not (isinstance(self, tc.Tensor) and self.dtype.is_floating_point):
+        pytest.skip("self is not a floating-point tensor")
+    expected = call_op(name, sample)
+    if expected.shape != self.shape or expected.dtype != self.dtype:
+        pytest.skip(f"the result {list(expected.shape)} does not fit in self {list(self.shape)}")
+    if mode == "view" and self.ndim != 2:
+        pytest.skip("the view mode transposes a 2-D self")
+    rebuild, leaves = _split(sample)
+    fn = _inplace_fn(name, rebuild, mode)
+    out = fn(*leaves)
+    got = out[0] if isinstance(out, tuple) else out
+    assert got.detach().tolist() == expected.tolist()
+    assert tc.autograd.gradcheck(fn, leaves), sample
+
+
+# ------------------------------------------------------------------ meta-tests
+def test_every_operator_has_samples() -> None:
+    assert sorted(set(core_ops()) - set(SAMPLES)) == [], "operators without samples"
+    assert sorted(set(SAMPLES) - set(core_ops())) == [], "samples for undeclared operators"
+    for name, make in SAMPLES.items():
+        assert make("cpu", tc.float64), f"{name} has an empty sample list"
+
+
+def test_core_ops_is_the_declared_table() -> None:
+    """The runtime table is the core table (``core_ops``) followed by plugins' operators."""
+    tc.backends.devices()  # load the plugins: they may add operators to OPS
+    assert list(OPS)[: len(core_ops())] == list(core_ops())
+
+
+def test_every_differentiable_primitive_has_a_rule() -> None:
+    need = {n for n in core_ops() if OPS[n].differentiable and "composite" not in OPS[n].tags}
+    assert sorted(need - set(DERIVATIVES)) == [], (
+        "operators without a derivative rule or a 'nondifferentiable' tag"
+    )
+
+
+def test_every_rule_is_for_a_declared_differentiable_operator() -> None:
+    assert sorted(set(DERIVATIVES) - set(core_ops())) == [], "rules for undeclared operators"
+    tagged = sorted(n for n in DERIVATIVES if not OPS[n].differentiable)
+    assert tagged == [], "rules for operators tagged 'nondifferentiable'"
+
+
+def test_operators_declared_by_plugins_have_rules_from_their_plugins() -> None:
+    """A plugin that declares a differentiable operator registers its derivative too."""
+    tc.backends.devices()
+    added = [n for n in OPS if n not in core_ops()]
+    with_rule = {op for op, _device, _layout in derivative_overrides}
+    missing = [
+        n
+        for n in added
+        if OPS[n].differentiable and "composite" not in OPS[n].tags and n not in with_rule
+    ]
+    assert missing == []
+    assert not set(added) & set(DERIVATIVES), "the core table has no rules for plugins' ops"
+
+
+@pytest.mark.parametrize("name", core_ops())
+def test_samples_run(device: str, name: str) -> None:
+    """Every sample is a valid call on every device (in float64, the gradcheck dtype)."""
+    for s in SAMPLES[name](device, tc.float64):
+        call_op(name, s)
