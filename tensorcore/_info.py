@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from . import __version__, dispatch, layouts
 from .devices import get_default_device
-from .ops.schema import OPS
 from .plugins import manager
 
 if TYPE_CHECKING:
+    from .plugins import DeviceInterface
     from .plugins.manager import PluginInfo
 
 __all__ = ["main", "ops_matrix", "plugin_coverage", "report"]
@@ -145,6 +145,13 @@ def _device_lines() -> list[str]:
     return lines + _table(rows)
 
 
+def _available(iface: DeviceInterface) -> bool:
+    try:
+        return bool(iface.is_available())
+    except Exception:  # noqa: BLE001 - reported in the devices section
+        return False
+
+
 def _layout_lines() -> list[str]:
     rows = [["name", "priority", "plugin"]]
     for lay in layouts.registered_layouts():
@@ -169,7 +176,7 @@ def _runnable_keys() -> list[tuple[str, str]]:
 
 
 def _coverage_lines(plugins: list[PluginInfo]) -> list[str]:
-    total = len(OPS)
+    total = len(dispatch.ops())  # the core's operators and those plugins declare
     counts = plugin_coverage()
     lines = [f"Operator coverage ({total} declared operators):"]
     keys_by_plugin: dict[str, set[str]] = {}
@@ -185,9 +192,14 @@ def _coverage_lines(plugins: list[PluginInfo]) -> list[str]:
     if len(rows) > 1:
         lines += _table(rows)
     table = dispatch.ops()
+    interfaces = manager.device_interfaces()
     for dev, lay in _runnable_keys():
         missing = [name for name, op in table.items() if op.record((dev, lay)) is None]
-        lines.append(f"  runnable on {dev}/{lay}: {total - len(missing)}/{total} operators")
+        line = f"  runnable on {dev}/{lay}: {total - len(missing)}/{total} operators"
+        if not _available(interfaces[dev]):
+            lines.append(line + " (device unavailable)")
+            continue
+        lines.append(line)
         if missing:
             named = ", ".join(missing[:_MAX_NAMED])
             more = f", ... {len(missing) - _MAX_NAMED} more" if len(missing) > _MAX_NAMED else ""
@@ -248,14 +260,14 @@ def ops_matrix() -> str:
     cov = dispatch.coverage()
     keys = sorted({k for row in cov.values() for k in row}, key=_key_sort)
     rows = [["operator", *keys]]
-    for name in OPS:
+    for name in cov:  # the core's operators in table order, then those plugins declare
         rows.append([name, *(cov[name].get(k, "-") for k in keys)])
     lines = _table(rows, indent="")
     lines.insert(1, "-" * len(lines[0]))
-    no_kernel = [name for name in OPS if not cov[name]]
+    no_kernel = [name for name in cov if not cov[name]]
     lines += [
         "",
-        f"{len(OPS) - len(no_kernel)} of {len(OPS)} operators have at least one kernel.",
+        f"{len(cov) - len(no_kernel)} of {len(cov)} operators have at least one kernel.",
         "'-': no kernel registered for that key.",
         "A call on device D with layout L runs the kernel of D/L, else */L, else D/*, else */*.",
     ]

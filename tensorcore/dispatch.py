@@ -17,9 +17,32 @@ from . import layouts
 if TYPE_CHECKING:
     from .ops.schema import OpDecl
 
-__all__ = ["KernelRecord", "Op", "coverage", "explain", "get_op", "ops"]
+__all__ = ["DirectKernel", "KernelRecord", "Op", "coverage", "explain", "get_op", "ops"]
 
 ANY = "*"
+
+
+class DirectKernel:
+    """A kernel registered with ``direct=True`` (see :meth:`Registrar.kernel
+    <tensorcore.plugins.Registrar.kernel>`): the operator's frontend does not run for it.
+
+    The frontends hand such a kernel the caller's arguments unchanged -- ``fn(*args)``,
+    ``fn(*args, out=out)`` for an ``out=`` call, ``fn(*args, out=self)`` for the in-place
+    variant -- and return what it returns. A layout whose results are not dense strided
+    tensors (a sparse layout) needs this: the frontends allocate dense outputs.
+    """
+
+    __slots__ = ("__name__", "fn")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", repr(fn))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<direct kernel {self.__name__}>"
 
 
 @dataclass(frozen=True)
@@ -96,8 +119,14 @@ class Op:
                 raise RuntimeError(f"device '{key[0]}' is not available: {reason}")
             raise NotImplementedError(_missing_message(self, key, dtypes))
         fn = rec.fn
+        direct = isinstance(fn, DirectKernel)
+        if direct and self.decl.meta == "direct":
+            fn = fn.fn  # the operator's own convention already has no frontend
+            direct = False
         if rec.dtypes is not None:
-            fn = _dtype_guard(self, rec)
+            fn = _dtype_guard(self, rec, direct)
+        if direct and not isinstance(fn, DirectKernel):
+            fn = DirectKernel(fn)
         self.table[key] = fn
         return fn
 
@@ -105,15 +134,15 @@ class Op:
         return f"<op {self.name}>"
 
 
-def _dtype_guard(op: Op, rec: KernelRecord) -> Callable[..., Any]:
+def _dtype_guard(op: Op, rec: KernelRecord, direct: bool = False) -> Callable[..., Any]:
     allowed = rec.dtypes
-    inner = rec.fn
+    inner = rec.fn.fn if isinstance(rec.fn, DirectKernel) else rec.fn
     assert allowed is not None
 
     # Structured kernels get the core-allocated ``out`` first: only the inputs are checked.
-    skip = 0 if op.decl.meta == "direct" else 1
+    skip = 0 if direct or op.decl.meta == "direct" else 1
 
-    def guarded(*args: Any) -> Any:
+    def guarded(*args: Any, **kwargs: Any) -> Any:
         for a in args[skip:]:
             d = getattr(a, "_dtype", None)
             if d is not None and d not in allowed:
@@ -122,7 +151,7 @@ def _dtype_guard(op: Op, rec: KernelRecord) -> Callable[..., Any]:
                     f"does not support dtype {d.name} "
                     f"(supported: {', '.join(sorted(x.name for x in allowed))})"
                 )
-        return inner(*args)
+        return inner(*args, **kwargs)
 
     return guarded
 

@@ -121,7 +121,8 @@ def run_backward(
             ready.append(n)
             queued.add(id(n))
 
-    stored: set[int] = set()
+    # Storages already handed out as a .grad (or given by the caller) are never stolen.
+    stored: set[int] = {id(g._storage) for g in grads}
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()
@@ -202,7 +203,8 @@ def _accumulate(leaf: Tensor, g: Tensor, create_graph: bool, stored: set[int]) -
     if old is None:
         st = id(g._storage)
         # A gradient tensor may reach several leaves (``a + b``): never let two .grad alias.
-        if st in stored or g._shape != leaf._shape or g._stride != leaf._stride:
+        # (The engine owns every other gradient buffer, so one that is not shared is stolen.)
+        if st in stored or g._shape != leaf._shape:
             g = g.clone() if g._shape == leaf._shape else g.expand(leaf._shape).clone()  # type: ignore[attr-defined]
         stored.add(id(g._storage))
         leaf._grad = g

@@ -35,6 +35,10 @@ class Ctx:
     def __init__(self, node: Node) -> None:
         self._node = node
 
+    def needs(self, i: int) -> bool:
+        """Whether tensor input ``i`` wants a gradient (rules skip the work otherwise)."""
+        return self._node.next_functions[i][0] is not None
+
     def __getattr__(self, name: str) -> Any:
         try:
             v = self._node.saved[name]

@@ -115,14 +115,20 @@ def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Ten
 def embedding(input: Tensor, weight: Tensor, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the indices ``input`` (any shape).
 
-    ``sparse=True`` (a sparse COO gradient for ``weight``) needs the sparse layout, provided by
-    the ``tensorcore-sparse`` backend.
+    ``sparse=True`` gives ``weight`` a sparse COO gradient, one row per looked-up index. The
+    plugin that provides the sparse layout implements it, as ``tensorcore.sparse_embedding``
+    (``tensorcore-sparse``).
     """
     if sparse:
-        raise NotImplementedError(
-            "embedding(sparse=True) needs the sparse_coo layout: install the backend package "
-            "'tensorcore-sparse' (pip install tensorcore-sparse)"
-        )
+        import tensorcore
+
+        impl = getattr(tensorcore, "sparse_embedding", None)
+        if impl is None:
+            raise NotImplementedError(
+                "embedding(sparse=True) needs the sparse_coo layout: install the backend package "
+                "'tensorcore-sparse' (pip install tensorcore-sparse)"
+            )
+        return impl(input, weight)  # type: ignore[no-any-return]
     if input._dtype not in (dt.int64, dt.int32):
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar "

@@ -93,7 +93,14 @@ def _T(x: Any) -> bool:
 # ------------------------------------------------------------------ pointwise
 _d("add", "alpha", lambda c, g: (g, g if c.alpha == 1 else g * c.alpha))
 _d("sub", "alpha", lambda c, g: (g, -g if c.alpha == 1 else g * -c.alpha))
-_d("mul", "self other", lambda c, g: (g * _conj(c.other), g * _conj(c.self)))
+_d(
+    "mul",
+    "self other",
+    lambda c, g: (
+        g * _conj(c.other) if c.needs(0) else None,
+        g * _conj(c.self) if c.needs(1) else None,
+    ),
+)
 
 
 def _div(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -402,17 +409,40 @@ def _matmul(c: Any, g: Tensor) -> tuple[Any, ...]:
         g2 = g2.unsqueeze(-1)
     if a.ndim == 1:
         g2 = g2.unsqueeze(-2)
-    ga = g2.matmul(_conj(b2).mT)
-    gb = _conj(a2).mT.matmul(g2)
-    ga = sum_to(ga, a2._shape)
-    gb = sum_to(gb, b2._shape)
-    return ga.reshape(a._shape), gb.reshape(b._shape)
+    ga = gb = None
+    # Matrix products are the expensive part of a backward pass: skip unneeded ones.
+    if c.needs(0):
+        ga = sum_to(g2.matmul(_conj(b2).mT), a2._shape).reshape(a._shape)
+    if c.needs(1):
+        gb = sum_to(_conj(a2).mT.matmul(g2), b2._shape).reshape(b._shape)
+    return ga, gb
 
 
 _d("matmul", "self other", _matmul)
-_d("mm", "self mat2", lambda c, g: (g.mm(_conj(c.mat2).t()), _conj(c.self).t().mm(g)))
-_d("bmm", "self mat2", lambda c, g: (g.bmm(_conj(c.mat2).mT), _conj(c.self).mT.bmm(g)))
-_d("mv", "self vec", lambda c, g: (_F("outer")(g, _conj(c.vec)), _conj(c.self).t().mv(g)))
+_d(
+    "mm",
+    "self mat2",
+    lambda c, g: (
+        g.mm(_conj(c.mat2).t()) if c.needs(0) else None,
+        _conj(c.self).t().mm(g) if c.needs(1) else None,
+    ),
+)
+_d(
+    "bmm",
+    "self mat2",
+    lambda c, g: (
+        g.bmm(_conj(c.mat2).mT) if c.needs(0) else None,
+        _conj(c.self).mT.bmm(g) if c.needs(1) else None,
+    ),
+)
+_d(
+    "mv",
+    "self vec",
+    lambda c, g: (
+        _F("outer")(g, _conj(c.vec)) if c.needs(0) else None,
+        _conj(c.self).t().mv(g) if c.needs(1) else None,
+    ),
+)
 _d("dot", "self tensor", lambda c, g: (g * _conj(c.tensor), g * _conj(c.self)))
 _d(
     "outer",

@@ -164,10 +164,9 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
                 f"layout '{lname}' is registered by both plugin '{old_layout.plugin}' and "
                 f"plugin '{reg.plugin}'"
             )
-    from ..ops.schema import OPS
-
+    runtime_ops = dispatch.ops()
     for decl in reg.new_ops:
-        if decl.name in OPS:
+        if decl.name in runtime_ops:
             raise RuntimeError(
                 f"plugin '{reg.plugin}' declares operator '{decl.name}', which exists"
             )
@@ -183,7 +182,8 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
         from ..ops import _api
 
         for decl in reg.new_ops:
-            OPS[decl.name] = decl
+            # Into the runtime table (dispatch.ops()), not the core's table (ops.schema.OPS),
+            # which stays the core's operators whatever the installed plugins declare.
             _api.build_one(decl)
     dispatch.check_kernels([k for k in reg.kernels if k[0] in new_names], reg.plugin)
 

@@ -119,14 +119,27 @@ class Registrar:
         fn: Callable[..., Any],
         dtypes: Iterable[dtype] | None = None,
         override: bool = False,
+        *,
+        direct: bool = False,
     ) -> None:
         """Register ``fn`` as the kernel of operator ``op`` for a device type and layout.
 
         ``device_type`` may be ``"*"`` for every device (used for layout-generic code such
         as the core's strided views). ``dtypes`` restricts the kernel to those input dtypes;
         ``override=True`` replaces another plugin's kernel for the same triple.
+
+        ``direct=True`` skips the operator's frontend for this kernel: the core checks,
+        normalises and allocates nothing, and calls ``fn(*args)`` -- ``fn(*args, out=out)``
+        for an ``out=`` call, ``fn(*args, out=self)`` for the in-place variant -- which
+        returns the result. A layout whose results are not dense (a sparse layout) needs it,
+        since the frontends allocate dense outputs. It changes nothing for ``direct``
+        operators.
         """
         self._check_op(op, "kernel")
+        if direct:
+            from ..dispatch import DirectKernel
+
+            fn = DirectKernel(fn)
         lname = layout.name if isinstance(layout, layouts.layout) else layout
         self.kernels.append(
             (op, device_type, lname, fn, None if dtypes is None else frozenset(dtypes), override)
@@ -151,9 +164,9 @@ class Registrar:
         self.derivatives.append((op, device_type, lname, tuple(saves.split()), fn))
 
     def _check_op(self, op: str, what: str) -> None:
-        from ..ops.schema import OPS
+        from ..dispatch import ops
 
-        if op not in OPS and all(d.name != op for d in self.new_ops):
+        if op not in ops() and all(d.name != op for d in self.new_ops):
             raise ValueError(f"register.{what}(): unknown operator '{op}' (plugin '{self.plugin}')")
 
     def op(
@@ -199,7 +212,7 @@ class Registrar:
         self.attributes.append((name, value))
 
     def ops(self) -> tuple[str, ...]:
-        """Names of every declared operator."""
-        from ..ops.schema import OPS
+        """Names of every declared operator: the core's, then those plugins declared."""
+        from ..dispatch import ops
 
-        return tuple(OPS)
+        return tuple(ops())
