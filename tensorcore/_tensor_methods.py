@@ -588,14 +588,6 @@ def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
 
 
 # ------------------------------------------------------------------ Python operators
-def _wrap_scalar(self: Tensor, other: Any) -> Any:
-    if isinstance(other, Tensor):
-        return other
-    from .ops.factories import scalar_tensor
-
-    return scalar_tensor(other, self)
-
-
 def _binop(name: str, reflected: bool = False, inplace: bool = False) -> Any:
     if not reflected and not inplace:
         # The operator function itself: ``a + b`` costs no extra Python frame.
@@ -607,7 +599,8 @@ def _binop(name: str, reflected: bool = False, inplace: bool = False) -> Any:
             return NotImplemented
         if inplace:
             return getattr(self, name + "_")(other)
-        return fn(_wrap_scalar(self, other), self)
+        # Pointwise operators take a Python scalar in any tensor position (as a weak type).
+        return fn(other, self)
 
     op.__name__ = name
     return op

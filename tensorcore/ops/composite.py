@@ -38,17 +38,8 @@ def _fn(name: str) -> Callable[..., Any]:
 # ------------------------------------------------------------------ pointwise
 @_composite
 def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    return (
-        _fn("sub")(other, self, alpha=alpha)
-        if isinstance(other, Tensor)
-        else _fn("sub")(_scalar_like(self, other), self, alpha=alpha)
-    )
-
-
-def _scalar_like(self: Tensor, value: Any) -> Tensor:
-    from .factories import scalar_tensor
-
-    return scalar_tensor(value, self)
+    # ``sub`` takes a Python scalar as its first operand (a weak type, as in PyTorch).
+    return _fn("sub")(other, self, alpha=alpha)  # type: ignore[no-any-return]
 
 
 @_composite
