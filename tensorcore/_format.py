@@ -63,7 +63,8 @@ def _render(x: Any, fmt: Any, indent: int) -> str:
     if not isinstance(x, list):
         return "..." if x == "..." else fmt(x)
     if not x or not isinstance(x[0], list):
-        return "[" + ", ".join("..." if e == "..." else fmt(e) for e in x) + "]"
+        # PyTorch pads the ellipsis of a summarised row like an element: "2,  ..., 1997".
+        return "[" + ", ".join(" ..." if e == "..." else fmt(e) for e in x) + "]"
     sep = ",\n" + "\n" * (_depth(x) - 2) + " " * (indent + 1)
     return "[" + sep.join("..." if e == "..." else _render(e, fmt, indent + 1) for e in x) + "]"
 
@@ -108,7 +109,10 @@ def format_tensor(t: Tensor) -> str:
         def fmt(v: Any) -> str:
             return str(v).rjust(width)
 
-    body = _render(data, fmt, len("tensor(")) if t.ndim else fmt(data)
+    if n == 0:
+        body = "[]"
+    else:
+        body = _render(data, fmt, len("tensor(")) if t.ndim else fmt(data)
     suffix = []
     if n == 0 and t.ndim > 1:
         suffix.append(f"size={tuple(t._shape)}")

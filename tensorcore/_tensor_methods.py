@@ -161,6 +161,12 @@ def numpy(self: Tensor, *, force: bool = False) -> Any:
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )
+    if self._layout.name != "strided":
+        # Only strided tensors have memory NumPy can view (a sparse tensor has no storage).
+        raise TypeError(
+            f"can't convert {self._layout.name} layout tensor to numpy. Use Tensor.to_dense() "
+            "first."
+        )
     arr = manager.device_backend(self._device).to_numpy(self)
     if arr is None:
         if force:

@@ -120,7 +120,7 @@ class Op:
             raise NotImplementedError(_missing_message(self, key, dtypes))
         fn = rec.fn
         direct = isinstance(fn, DirectKernel)
-        if direct and self.decl.meta == "direct":
+        if isinstance(fn, DirectKernel) and self.decl.meta == "direct":
             fn = fn.fn  # the operator's own convention already has no frontend
             direct = False
         if rec.dtypes is not None:

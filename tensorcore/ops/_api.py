@@ -31,6 +31,13 @@ def norm_size(size: tuple[Any, ...]) -> tuple[int, ...]:
     return size
 
 
+def norm_list(items: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``f(eq, a, b)`` and ``f(eq, [a, b])`` both give ``(a, b)``."""
+    if len(items) == 1 and isinstance(items[0], (list, tuple)):
+        return tuple(items[0])
+    return items
+
+
 def _param_src(p: Param, pyname: str) -> str:
     if p.vararg:
         return f"*{pyname}"
@@ -55,7 +62,8 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
             kw_started = True
         parts.append(_param_src(p, pyname))
         if p.vararg:
-            pre.append(f"{pyname} = _norm_size({pyname})")
+            norm = "_norm_list" if p.type.startswith("Tensor") else "_norm_size"
+            pre.append(f"{pyname} = {norm}({pyname})")
         if p.name == "requires_grad":
             pre.append("_rg = requires_grad")
         names.append(pyname)
@@ -98,6 +106,7 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
         "_call": call,
         "_call_inplace": call_inplace,
         "_norm_size": norm_size,
+        "_norm_list": norm_list,
     }
     exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)
     return _finish(ns[fname], decl, kind)
@@ -111,7 +120,12 @@ def build() -> None:
     """
     table = dispatch.ops()
     chunks: list[str] = []
-    ns: dict[str, Any] = {"_call": call, "_call_inplace": call_inplace, "_norm_size": norm_size}
+    ns: dict[str, Any] = {
+        "_call": call,
+        "_call_inplace": call_inplace,
+        "_norm_size": norm_size,
+        "_norm_list": norm_list,
+    }
     variants: list[tuple[OpDecl, str, str]] = []
     for name, decl in OPS.items():
         op = _prepare(decl)

@@ -51,7 +51,16 @@ def _scan(op: Op, args: tuple[Any, ...]) -> tuple[Any, Any, bool, tuple[Any, ...
         if isinstance(a, Tensor):
             tensors.append(a)
     for i in op.list_pos:
-        for a in args[i] or ():
+        seq = args[i]
+        if seq is None:
+            continue
+        if isinstance(seq, Tensor) or not isinstance(seq, (list, tuple)):
+            name = op.decl.parsed.params[i].name
+            raise TypeError(
+                f"{op.name}(): argument '{name}' must be a tuple or list of Tensors, "
+                f"not {type(seq).__name__}"
+            )
+        for a in seq:
             if isinstance(a, Tensor):
                 tensors.append(a)
     for a in tensors:

@@ -338,7 +338,14 @@ def structured(
     else:
         o = _alloc_or_check(op, out, spec[0], spec[1], dev)
     kernel(o, *args)
-    return o
+    named = _NAMED.get(op.name)
+    return o if named is None else named(*o)
+
+
+def _named_results() -> dict[str, Any]:
+    from .. import return_types
+
+    return {"sort": return_types.sort, "topk": return_types.topk}
 
 
 def direct(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
@@ -413,6 +420,8 @@ def factory(
     kernel(o, *args)
     return o
 
+
+_NAMED = _named_results()
 
 FRONTENDS = {
     "pointwise": pointwise,

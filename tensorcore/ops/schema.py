@@ -470,7 +470,7 @@ _op(
     out=True,
 )
 _op(
-    "einsum(str equation, Tensor[] operands) -> Tensor",
+    "einsum(str equation, Tensor... operands) -> Tensor",
     _L,
     "Einstein summation over the operands.",
     method=False,

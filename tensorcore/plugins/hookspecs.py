@@ -51,8 +51,10 @@ def tensorcore_register_kernels(register: Registrar) -> None:
     """Register kernels for (operator, device type, layout) triples.
 
     Called once per plugin, after that plugin's devices and layouts hooks. Call
-    ``register.kernel(op_name, device_type, layout, fn, dtypes=None, override=False)``;
-    ``register.ops()`` lists the declared operators. See ``docs/writing-a-backend.md`` for the
-    calling convention of each operator category. Registering a triple that another plugin
-    already registered is an error naming both plugins, unless ``override=True`` is given.
+    ``register.kernel(op_name, device_type, layout, fn, dtypes=None, override=False,
+    direct=False)``; ``register.ops()`` lists the declared operators. See
+    ``docs/writing-a-backend.md`` for the calling convention of each operator category, and of
+    ``direct=True`` kernels, which the operator's frontend does not prepare. Registering a
+    triple that another plugin already registered is an error naming both plugins, unless
+    ``override=True`` is given.
     """

@@ -95,6 +95,12 @@ class CPUDevice(DeviceInterface):
         tdt = from_numpy(arr.dtype)
         if copy:
             arr = arr.copy()
+        elif any(s < 0 for s in arr.strides):
+            raise ValueError(
+                "At least one stride in the given numpy array is negative, and tensors with "
+                "negative strides are not currently supported. (You can probably work around "
+                "this by making a copy of your array with array.copy().)"
+            )
         t = wrap(arr, tdt)
         if device is not None and tc.device(device).type != "cpu":
             return t.to(device=device, dtype=dtype or tdt)  # type: ignore[attr-defined, no-any-return]

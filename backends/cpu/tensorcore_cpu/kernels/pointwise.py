@@ -11,7 +11,7 @@ from typing import Any
 
 import tensorcore as tc
 
-from ._util import A, errstate
+from ._util import A, errstate, quiet_tokens
 
 __all__ = ["build"]
 
@@ -20,17 +20,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Pointwise kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
 
     def binary(name: str, ufunc: Any, noisy: bool = False) -> None:
-        if noisy:
-
-            def k(out: Any, a: Any, b: Any) -> None:
-                with quiet(all="ignore"):
-                    ufunc(A(a), A(b), out=A(out))
-        else:
-
-            def k(out: Any, a: Any, b: Any) -> None:
+        def k(out: Any, a: Any, b: Any) -> None:
+            tok = enter()
+            try:
                 ufunc(A(a), A(b), out=A(out))
+            finally:
+                leave(tok)
 
         k.__name__ = name
         K[name] = k
@@ -49,10 +47,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         K[name] = k
 
     def add(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
-        bb = A(b)
-        if alpha != 1:
-            bb = xp.multiply(bb, alpha)
-        xp.add(A(a), bb, out=A(out))
+        tok = enter()
+        try:
+            bb = A(b)
+            if alpha != 1:
+                bb = xp.multiply(bb, alpha)
+            xp.add(A(a), bb, out=A(out))
+        finally:
+            leave(tok)
 
     def sub(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
         if a.__class__ is tc.Tensor and a._dtype is tc.bool:
@@ -60,10 +62,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead."
             )
-        bb = A(b)
-        if alpha != 1:
-            bb = xp.multiply(bb, alpha)
-        xp.subtract(A(a), bb, out=A(out))
+        tok = enter()
+        try:
+            bb = A(b)
+            if alpha != 1:
+                bb = xp.multiply(bb, alpha)
+            xp.subtract(A(a), bb, out=A(out))
+        finally:
+            leave(tok)
 
     def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
         x, y, o = A(a), A(b), A(out)

@@ -1,0 +1,293 @@
+"""Per-call cost of tensorcore next to NumPy (and PyTorch, when it is installed).
+
+    python3 benchmarks/bench_core.py            # full run
+    python3 benchmarks/bench_core.py --quick    # fewer, shorter repeats
+
+Each timing is the median over repeats of (time of a loop of N calls) / N, with N chosen so
+that one loop takes at least the target time (as ``timeit.Timer.autorange`` does), measured
+with ``time.perf_counter_ns``; the libraries take turns within each repeat. All libraries
+run the same expression on the same data (the tensorcore and PyTorch tensors share NumPy's
+memory). Import times are measured in fresh subprocesses. PyTorch is optional: without it
+its columns show ``-``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import tensorcore as tc
+
+try:
+    import torch
+except ImportError:  # PyTorch is an optional comparison, never a requirement
+    torch = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How long and how often to measure."""
+
+    repeat: int
+    target_ns: int
+    import_runs: int
+
+
+FULL = Settings(repeat=7, target_ns=200_000_000, import_runs=5)
+QUICK = Settings(repeat=3, target_ns=20_000_000, import_runs=3)
+
+
+def _loop_ns(fn: Callable[[], Any], number: int) -> int:
+    clock = time.perf_counter_ns
+    start = clock()
+    for _ in range(number):
+        fn()
+    return clock() - start
+
+
+def _calibrate(fn: Callable[[], Any], target_ns: int) -> int:
+    # As timeit.Timer.autorange: the first of 1, 2, 5, 10, 20, ... calls taking >= target.
+    power = 1
+    while True:
+        for mult in (1, 2, 5):
+            number = mult * power
+            if _loop_ns(fn, number) >= target_ns:
+                return number
+        power *= 10
+
+
+def per_call_ns(fns: dict[str, Callable[[], Any]], settings: Settings) -> dict[str, float]:
+    """Median per-call time in nanoseconds of each of ``fns``.
+
+    Each function gets its own number of calls per loop (see ``_calibrate``); the repeats then
+    take turns between the functions, so that a noisy moment on the machine does not favour
+    one library.
+    """
+    numbers = {}
+    for name, fn in fns.items():
+        fn()  # warm up: first-call dispatch resolution, lazy materialisation, caches
+        numbers[name] = _calibrate(fn, settings.target_ns)
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(settings.repeat):
+        for name, fn in fns.items():
+            samples[name].append(_loop_ns(fn, numbers[name]) / numbers[name])
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def import_ns(module: str, runs: int, setup: str = "") -> float | None:
+    """Median time of ``import module`` (plus ``setup``) in a fresh interpreter, or None."""
+    code = (
+        "import time\n"
+        "t = time.perf_counter_ns()\n"
+        f"import {module}\n"
+        f"{setup}\n"
+        "print(time.perf_counter_ns() - t)\n"
+    )
+    samples = []
+    for _ in range(runs):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None
+        samples.append(int(proc.stdout.strip().splitlines()[-1]))
+    return statistics.median(samples)
+
+
+@dataclass
+class Workload:
+    """One row of the table: the same computation written for each library."""
+
+    name: str
+    make: Callable[[Any], Callable[[], Any]]  # library adapter -> zero-argument callable
+
+
+class Lib:
+    """What a workload needs from a library: its name and how to wrap a NumPy array."""
+
+    def __init__(self, name: str, wrap: Callable[[np.ndarray], Any], exp: Callable[[Any], Any]):
+        self.name = name
+        self.wrap = wrap
+        self.exp = exp
+
+
+def _libs() -> list[Lib]:
+    libs = [
+        Lib("tensorcore", tc.from_numpy, tc.exp),
+        Lib("numpy", lambda a: a, np.exp),
+    ]
+    if torch is not None:
+        libs.append(Lib("torch", torch.from_numpy, torch.exp))
+    return libs
+
+
+def _data(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.random(shape, dtype=np.float32)
+
+
+def workloads() -> list[Workload]:
+    """Every timed workload; arrays are made once per library from the same NumPy data."""
+    rng = np.random.default_rng(0)
+    v8 = (_data(rng, 8), _data(rng, 8))
+    m100 = (_data(rng, 100, 100), _data(rng, 100, 100))
+    big = (_data(rng, 10**7), _data(rng, 10**7), _data(rng, 10**7))
+    mat = (_data(rng, 1024, 1024), _data(rng, 1024, 1024))
+
+    def add(arrays: tuple[np.ndarray, ...]) -> Callable[[Lib], Callable[[], Any]]:
+        def make(lib: Lib) -> Callable[[], Any]:
+            a, b = (lib.wrap(x) for x in arrays)
+            return lambda: a + b
+
+        return make
+
+    def view(kind: str) -> Callable[[Lib], Callable[[], Any]]:
+        def make(lib: Lib) -> Callable[[], Any]:
+            x = lib.wrap(m100[0])
+            if kind == "t":
+                # NumPy spells the 2-D transpose view `.T`; tensorcore and PyTorch `.t()`.
+                return (lambda: x.T) if lib.name == "numpy" else (lambda: x.t())
+            if kind == "slice":
+                return lambda: x[1:, ::2]
+            return lambda: x.reshape(50, 200)
+
+        return make
+
+    def chain(lib: Lib) -> Callable[[], Any]:
+        a, b, c = (lib.wrap(x) for x in big)
+        exp = lib.exp
+        return lambda: exp(a * b + c)
+
+    def matmul(lib: Lib) -> Callable[[], Any]:
+        a, b = (lib.wrap(x) for x in mat)
+        return lambda: a @ b
+
+    def total(lib: Lib) -> Callable[[], Any]:
+        x = lib.wrap(big[0])
+        return lambda: x.sum()
+
+    return [
+        Workload("a + b  float32 (8,)", add(v8)),
+        Workload("a + b  float32 (100, 100)", add(m100)),
+        Workload("x.t()  (100, 100)", view("t")),
+        Workload("x[1:, ::2]  (100, 100)", view("slice")),
+        Workload("x.reshape(50, 200)", view("reshape")),
+        Workload("exp(a * b + c)  float32 1e7", chain),
+        Workload("a @ b  float32 1024x1024", matmul),
+        Workload("x.sum()  float32 1e7", total),
+    ]
+
+
+def _to_numpy(x: Any) -> np.ndarray:
+    if isinstance(x, np.ndarray | np.generic):
+        return np.asarray(x)
+    if isinstance(x, tc.Tensor):
+        return x.numpy()
+    return x.numpy()  # a torch tensor
+
+
+def _fmt_time(ns: float | None) -> str:
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def _fmt_ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or b == 0:
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def _prepare(make: Callable[[Lib], Callable[[], Any]], lib: Lib) -> tuple[Any, Any]:
+    """The workload's callable for ``lib`` and its result, or (None, None) when unsupported."""
+    try:
+        fn = make(lib)
+        return fn, fn()
+    except NotImplementedError as exc:  # a kernel the installed backend does not provide
+        print(f"  {lib.name}: skipped ({str(exc).splitlines()[0][:90]})", file=sys.stderr)
+        return None, None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every workload and print the comparison table."""
+    parser = argparse.ArgumentParser(description="tensorcore per-call costs vs NumPy and PyTorch")
+    parser.add_argument("--quick", action="store_true", help="fewer and shorter repeats")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    libs = _libs()
+
+    print(f"tensorcore {tc.__version__}, numpy {np.__version__}, ", end="")
+    if torch is not None:
+        print(f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    else:
+        print("torch not installed")
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
+    noop = per_call_ns({"noop": lambda: None}, settings)["noop"]
+    print(
+        f"median of {settings.repeat} repeats; each includes ~{_fmt_time(noop)} of loop overhead\n"
+    )
+
+    rows: list[tuple[str, dict[str, float | None]]] = []
+    for w in workloads():
+        fns: dict[str, Callable[[], Any]] = {}
+        results: dict[str, Any] = {}
+        for lib in libs:
+            fn, results[lib.name] = _prepare(w.make, lib)
+            if fn is not None:
+                fns[lib.name] = fn
+        times: dict[str, float | None] = dict(per_call_ns(fns, settings))
+        ref = results.get("numpy")
+        for name, res in results.items():
+            if res is not None and name != "numpy":
+                ok = np.allclose(_to_numpy(res), ref, rtol=1e-4, atol=1e-3)
+                if not ok:
+                    print(f"  warning: {name} disagrees with numpy on {w.name!r}", file=sys.stderr)
+        rows.append((w.name, times))
+
+    imports: dict[str, float | None] = {
+        "tensorcore": import_ns("tensorcore", settings.import_runs),
+        "numpy": import_ns("numpy", settings.import_runs),
+        "torch": import_ns("torch", settings.import_runs) if torch is not None else None,
+    }
+    rows.append(("import (fresh interpreter)", imports))
+    loaded = import_ns("tensorcore", settings.import_runs, "tensorcore.backends.list()")
+    rows.append(("import tensorcore + load backends", {"tensorcore": loaded}))
+
+    header = ("workload", "tensorcore", "numpy", "torch", "vs numpy", "vs torch")
+    table = [header]
+    for name, t in rows:
+        table.append(
+            (
+                name,
+                _fmt_time(t.get("tensorcore")),
+                _fmt_time(t.get("numpy")),
+                _fmt_time(t.get("torch")),
+                _fmt_ratio(t.get("tensorcore"), t.get("numpy")),
+                _fmt_ratio(t.get("tensorcore"), t.get("torch")),
+            )
+        )
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    print()
+    for i, r in enumerate(table):
+        cells = [r[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
+        ]
+        print("  ".join(cells))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    print("\nratios: tensorcore time / other library's time (above 1: tensorcore is slower)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""Shared fixtures: Hypothesis profiles and the device-generic ``device`` fixture."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import settings
+
+import tensorcore as tc
+from tensorcore.devices import set_default_device
+from tensorcore.plugins import manager
+
+# Hypothesis imports its failure-patch writer (libcst, where installed) while reporting a
+# failing example; libcst's import warns (mypy_extensions.TypedDict is deprecated), which
+# filterwarnings=error turns into a pytest INTERNALERROR that hides the real failure. Import
+# it once here, with warnings ignored, so reporting never triggers the import.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    with contextlib.suppress(ImportError):
+        import hypothesis.extra._patching  # noqa: F401
+
+settings.register_profile("dev", max_examples=30)
+settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def _device_params() -> list[Any]:
+    """One pytest param per device type the registry knows; unusable ones skip with why."""
+    params = []
+    with warnings.catch_warnings():
+        # Plugins load here, at collection: a backend that fails to load warns (and is listed
+        # as failed); that must show in the summary, not abort collection as an error.
+        warnings.simplefilter("always")
+        interfaces = manager.device_interfaces()
+    for name in tc.backends.devices():
+        marks: list[Any] = [getattr(pytest.mark, name)] if name == "cuda" else []
+        iface = interfaces[name]
+        if not iface.is_available():
+            reason = iface.unavailable_reason or "is_available() is false"
+            marks.append(
+                pytest.mark.skip(reason=f"device '{name}' is not available here: {reason}")
+            )
+        params.append(pytest.param(name, id=name, marks=marks))
+    return params
+
+
+@pytest.fixture(scope="session", params=_device_params())
+def device(request: pytest.FixtureRequest) -> str:
+    """Every device type that an installed backend registers (session-scoped, so that
+    Hypothesis tests may use it)."""
+    return request.param  # type: ignore[no-any-return]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked ``cuda`` skip, with a reason, where no CUDA device is usable."""
+    if item.get_closest_marker("cuda") is not None:
+        available = tc.backends.devices()
+        if not available.get("cuda", False):
+            why = "no backend registers the 'cuda' device type (pip install tensorcore-cuda)"
+            if "cuda" in available:
+                why = manager.device_interfaces()["cuda"].unavailable_reason or "no usable GPU"
+            pytest.skip(f"needs a CUDA GPU: {why}")
+
+
+@pytest.fixture(autouse=True)
+def _restore_defaults() -> Any:
+    """Tests that change the default dtype or device cannot leak the change."""
+    yield
+    tc.set_default_dtype(tc.float32)
+    set_default_device(None)
+
+
+def run_python(code: str, env: dict[str, str] | None = None, check: bool = True) -> Any:
+    """Run ``code`` in a fresh interpreter (no inherited warning filters); return the
+    ``CompletedProcess``. ``env`` entries are added to (or, when None, removed from) the
+    current environment."""
+    full = dict(os.environ)
+    for key in ("TENSORCORE_BACKENDS", "TENSORCORE_DEFAULT_DEVICE", "PYTHONWARNINGS"):
+        full.pop(key, None)
+    for key, value in (env or {}).items():
+        if value is None:
+            full.pop(key, None)
+        else:
+            full[key] = value
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=120,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"subprocess failed with exit code {proc.returncode}\n--- stdout\n{proc.stdout}\n"
+            f"--- stderr\n{proc.stderr}"
+        )
+    return proc
+
+
+@pytest.fixture(scope="session")
+def run_py() -> Any:
+    """:func:`run_python`, as a fixture."""
+    return run_python

@@ -1,0 +1,169 @@
+"""Meta-tests for the documentation: generated pages are current, every operator and hook is
+documented, and the example backend in docs/writing-a-backend.md runs as printed."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensorcore.plugins import DeviceInterface, Registrar, hookspecs
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+BACKEND_DOC = DOCS / "writing-a-backend.md"
+GENERATOR = ROOT / "tools" / "gen_operators_doc.py"
+
+
+def _core_table(expr: str) -> str:
+    """Evaluate ``expr`` in a fresh interpreter where no plugin has loaded.
+
+    Plugins may declare operators of their own (``register.op``); those join the runtime table
+    of this test process once any test loads the plugins, but are not part of the core's table
+    that docs/operators.md documents.
+    """
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('gen', {str(GENERATOR)!r})\n"
+        "gen = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(gen)\n"
+        "from tensorcore.ops.schema import OPS\n"
+        f"sys.stdout.write({expr})\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=_env(ROOT)
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _hookspecs() -> list[str]:
+    marker = f"{hookspecs.hookspec.project_name}_spec"
+    return sorted(
+        name
+        for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
+        if hasattr(fn, marker)
+    )
+
+
+def _blocks(text: str, kind: str) -> dict[str, str]:
+    """Fenced blocks preceded by ``<!-- kind: name -->`` in a Markdown page, by name."""
+    pattern = rf"<!-- {kind}: (\S+) -->\n```[a-z]*\n(.*?)```"
+    return dict(re.findall(pattern, text, flags=re.DOTALL))
+
+
+def _env(path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
+    env.pop("TENSORCORE_BACKENDS", None)
+    return env
+
+
+def test_operators_doc_is_up_to_date() -> None:
+    current = (DOCS / "operators.md").read_text(encoding="utf-8")
+    assert current == _core_table("gen.render()"), (
+        "docs/operators.md is out of date with the operator table: "
+        "run `python3 tools/gen_operators_doc.py`"
+    )
+
+
+def test_every_operator_has_an_operators_doc_entry() -> None:
+    text = (DOCS / "operators.md").read_text(encoding="utf-8")
+    names = _core_table("'\\n'.join(OPS)").split()
+    assert "add" in names
+    missing = [name for name in names if f"### `{name}`\n" not in text]
+    assert not missing, f"operators missing from docs/operators.md: {missing}"
+
+
+def test_there_are_hookspecs() -> None:
+    assert len(_hookspecs()) >= 3
+
+
+@pytest.mark.parametrize("name", _hookspecs())
+def test_hookspec_has_a_docstring(name: str) -> None:
+    doc = inspect.getdoc(getattr(hookspecs, name))
+    assert doc and len(doc) > 40, (
+        f"hook spec {name} in tensorcore/plugins/hookspecs.py needs a docstring"
+    )
+
+
+@pytest.mark.parametrize("name", _hookspecs())
+def test_hookspec_is_in_the_backend_guide(name: str) -> None:
+    assert name in BACKEND_DOC.read_text(encoding="utf-8"), (
+        f"hook {name} is not mentioned in docs/writing-a-backend.md"
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        f"{cls.__name__}.{name}"
+        for cls in (DeviceInterface, Registrar)
+        for name, _ in inspect.getmembers(cls, inspect.isfunction)
+        if not name.startswith("_")
+    ),
+)
+def test_backend_api_is_in_the_backend_guide(name: str) -> None:
+    method = name.split(".")[1]
+    assert f"{method}(" in BACKEND_DOC.read_text(encoding="utf-8"), (
+        f"{name} is not described in docs/writing-a-backend.md"
+    )
+
+
+def _write_example(tmp_path: Path) -> dict[str, str]:
+    files = _blocks(BACKEND_DOC.read_text(encoding="utf-8"), "file")
+    assert {"pyproject.toml", "tensorcore_toy/plugin.py", "usage.py"} <= set(files)
+    for name, body in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(body, encoding="utf-8")
+    return files
+
+
+def test_backend_guide_example_runs_as_printed(tmp_path: Path) -> None:
+    _write_example(tmp_path)
+    expected = _blocks(BACKEND_DOC.read_text(encoding="utf-8"), "output")["usage.py"]
+    proc = subprocess.run(
+        [sys.executable, "usage.py"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected
+
+
+def test_backend_guide_example_loads_through_its_entry_point(tmp_path: Path) -> None:
+    tomllib = pytest.importorskip("tomllib")
+    files = _write_example(tmp_path)
+    project = tomllib.loads(files["pyproject.toml"])["project"]
+    eps = project["entry-points"]["tensorcore.backends"]
+    # What `pip install` would write: the distribution's metadata with its entry points.
+    dist = tmp_path / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n",
+        encoding="utf-8",
+    )
+    lines = "".join(f"{k} = {v}\n" for k, v in eps.items())
+    (dist / "entry_points.txt").write_text(f"[tensorcore.backends]\n{lines}", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorcore"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^  toy +tensorcore-toy 0\.1\.0 +loaded +device toy", proc.stdout, re.M), (
+        proc.stdout
+    )
+    assert re.search(r"^  toy +available +1 +toy", proc.stdout, re.M), proc.stdout

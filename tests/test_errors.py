@@ -1,0 +1,251 @@
+"""Error paths: what each error says and which exception type carries it (PyTorch's wording
+where PyTorch has one)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.dispatch import get_op
+
+TESTS_DIR = os.path.dirname(__file__)
+
+
+def test_missing_kernel_names_op_device_layout_dtypes_and_backends(run_py: Any) -> None:
+    code = """
+        import tensorcore as tc
+        from toy_backend import ToyPlugin
+
+        tc.backends.register(ToyPlugin("errtoy"), name="errtoy-plugin")
+        x = tc.tensor([1.0, 2.0], device="errtoy")
+        try:
+            tc.exp(x)
+        except NotImplementedError as exc:
+            print("MISSING:", exc)
+        try:
+            x + tc.tensor([1.0, 2.0])
+        except RuntimeError as exc:
+            print("MIXED:", exc)
+        print("EXPLAIN:", tc.explain("exp", x))
+    """
+    out = run_py(code, env={"PYTHONPATH": TESTS_DIR}).stdout
+    missing = next(line for line in out.splitlines() if line.startswith("MISSING:"))
+    assert (
+        "Could not run 'exp' with arguments from the 'errtoy' device and 'strided' layout"
+        in missing
+    )
+    assert "(dtypes: float32)" in missing
+    assert "It is available for: " in missing and "cpu/strided" in missing
+    assert "Installed backends: " in missing and "cpu" in missing and "errtoy-plugin" in missing
+    mixed = next(line for line in out.splitlines() if line.startswith("MIXED:"))
+    assert (
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        "errtoy and cpu!" in mixed
+    )
+    assert "EXPLAIN: exp[errtoy, strided] -> no kernel: Could not run 'exp'" in out
+
+
+def test_kernel_lookup_on_an_unknown_device_names_what_to_install() -> None:
+    # No backend provides the device at all: that, not a missing kernel, is the error.
+    with pytest.raises(RuntimeError, match="install a backend package that provides 'nosuchdev'"):
+        get_op("add").resolve(("nosuchdev", "strided"), (tc.float32, tc.int64))
+
+
+def test_unknown_layout_names_what_to_install() -> None:
+    with pytest.raises(NotImplementedError) as info:
+        get_op("add").resolve(("cpu", "nosuchlayout"), (tc.float32,))
+    msg = str(info.value)
+    assert (
+        "Could not run 'add' with arguments from the 'cpu' device and 'nosuchlayout' layout" in msg
+    )
+    assert "(dtypes: float32)" in msg
+    assert (
+        "To use the 'nosuchlayout' layout, install a backend package that provides 'nosuchlayout'"
+        in msg
+    )
+
+
+@pytest.mark.skipif(
+    any("sparse_coo" in p.layouts for p in tc.backends.list()),
+    reason="a sparse backend is installed",
+)
+def test_missing_sparse_backend_names_the_package() -> None:
+    with pytest.raises(
+        NotImplementedError,
+        match=r"install the backend package 'tensorcore-sparse' \(pip install tensorcore-sparse\)",
+    ):
+        get_op("add").resolve(("cpu", "sparse_coo"))
+
+
+def test_unknown_device_names_the_package() -> None:
+    with pytest.raises(
+        RuntimeError, match="no installed backend provides the device type 'nosuchdev'"
+    ):
+        tc.tensor([1.0], device="nosuchdev")
+    for factory in (tc.zeros, tc.empty, tc.arange, tc.rand):
+        with pytest.raises(
+            RuntimeError, match="install a backend package that provides 'nosuchdev'"
+        ):
+            factory(2, device="nosuchdev")
+
+
+def test_broadcast_mismatch_uses_pytorch_wording(device: str) -> None:
+    a = tc.tensor(np.ones((2, 3)), device=device)
+    b = tc.tensor(np.ones(4), device=device)
+    msg = (
+        r"The size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton "
+        r"dimension 1"
+    )
+    with pytest.raises(RuntimeError, match=msg):
+        a + b
+    with pytest.raises(RuntimeError, match=msg):
+        tc.where(tc.tensor([True, False, True], device=device), a, b)
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        tc.broadcast_shapes((2, 3), (3, 2))
+
+
+def test_unsupported_dtype_names_operator_and_dtype(device: str) -> None:
+    f = tc.tensor([1.0, 2.0], device=device)
+    with pytest.raises(RuntimeError, match=r"bitwise_and.*Float"):
+        tc.bitwise_and(f, f)
+    with pytest.raises(RuntimeError, match=r"bitwise_left_shift.*Double"):
+        f.double() << 1
+    with pytest.raises(RuntimeError, match=r"bitwise_not.*Float"):
+        _ = ~f
+    with pytest.raises(RuntimeError, match=r"amax.*ComplexFloat"):
+        tc.tensor([1j], device=device).amax()
+    with pytest.raises(RuntimeError, match=r"mean.*Long"):
+        tc.tensor([1, 2], device=device).mean()
+
+
+_DIM_ERRORS: list[tuple[str, Callable[[tc.Tensor], Any], int]] = [
+    ("sum", lambda x: x.sum(2), 2),
+    ("sum-neg", lambda x: x.sum(-3), -3),
+    ("mean-tuple", lambda x: x.mean((0, 5)), 5),
+    ("amax", lambda x: x.amax(2), 2),
+    ("argmax", lambda x: x.argmax(2), 2),
+    ("max", lambda x: x.max(2), 2),
+    ("softmax", lambda x: x.softmax(2), 2),
+    ("cumsum", lambda x: x.cumsum(-3), -3),
+    ("sort", lambda x: x.sort(2), 2),
+    ("topk", lambda x: x.topk(1, 2), 2),
+    ("transpose", lambda x: x.transpose(0, 2), 2),
+    ("select", lambda x: x.select(2, 0), 2),
+    ("narrow", lambda x: x.narrow(2, 0, 1), 2),
+    ("unsqueeze", lambda x: x.unsqueeze(3), 3),
+    ("squeeze", lambda x: x.squeeze(2), 2),
+    ("flatten", lambda x: x.flatten(0, 2), 2),
+    ("movedim", lambda x: x.movedim(0, 2), 2),
+    ("diagonal", lambda x: x.diagonal(0, 0, 2), 2),
+    ("unfold", lambda x: x.unfold(2, 1, 1), 2),
+    ("flip", lambda x: x.flip(2), 2),
+    ("roll", lambda x: x.roll(1, 2), 2),
+    ("gather", lambda x: x.gather(2, tc.zeros(2, 3, dtype=tc.int64, device=x.device)), 2),
+    ("index_select", lambda x: x.index_select(2, tc.zeros(1, dtype=tc.int64, device=x.device)), 2),
+    ("cat", lambda x: tc.cat([x, x], 2), 2),
+    ("stack", lambda x: tc.stack([x, x], 3), 3),
+    ("size", lambda x: x.size(2), 2),
+    ("stride", lambda x: x.stride(-3), -3),
+]
+
+
+@pytest.mark.parametrize(("case", "fn", "bad"), _DIM_ERRORS, ids=[c[0] for c in _DIM_ERRORS])
+def test_dim_out_of_range_is_an_index_error(device: str, case: str, fn: Any, bad: int) -> None:
+    x = tc.tensor(np.ones((2, 3), np.float32), device=device)
+    lo, hi = (-3, 2) if case in ("unsqueeze", "stack") else (-2, 1)
+    msg = rf"Dimension out of range \(expected to be in range of \[{lo}, {hi}\], but got {bad}\)"
+    with pytest.raises(IndexError, match=msg):
+        fn(x)
+
+
+def test_inplace_casting_errors(device: str) -> None:
+    i = tc.tensor([1, 2], device=device)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        i.add_(1.5)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        i.div_(2)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Int"
+    ):
+        tc.tensor([1], dtype=tc.int32, device=device).sqrt_()
+    with pytest.raises(
+        RuntimeError, match="result type Double can't be cast to the desired output type Bool"
+    ):
+        tc.tensor([True], device=device).mul_(tc.tensor([2.0], dtype=tc.float64, device=device))
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        tc.mul(i, 0.5, out=tc.tensor([0, 0], device=device))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: tc.tensor([1, 2], requires_grad=True, device=d),
+        lambda d: tc.tensor([True], requires_grad=True, device=d),
+        lambda d: tc.zeros(2, dtype=tc.int64, requires_grad=True, device=d),
+        lambda d: tc.arange(3, requires_grad=True, device=d),
+        lambda d: tc.tensor([1, 2], dtype=tc.uint8, device=d).requires_grad_(),
+        lambda d: setattr(tc.tensor([1], device=d), "requires_grad", True),
+    ],
+    ids=["tensor", "bool", "zeros", "arange", "requires_grad_", "attribute"],
+)
+def test_integer_tensors_cannot_require_grad(device: str, make: Any) -> None:
+    with pytest.raises(
+        RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"
+    ):
+        make(device)
+
+
+def test_floating_and_complex_tensors_can_require_grad(device: str) -> None:
+    assert tc.tensor([1.0], requires_grad=True, device=device).requires_grad
+    assert tc.tensor([1j], device=device).requires_grad_().requires_grad
+    x = tc.tensor([1], device=device)
+    x.requires_grad_(False)
+    assert not x.requires_grad
+
+
+def test_tensor_protocol_errors(device: str) -> None:
+    with pytest.raises(TypeError, match="Tensor cannot be constructed directly"):
+        tc.Tensor([1, 2])
+    x = tc.tensor([1.0, 2.0], device=device)
+    with pytest.raises(
+        RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"
+    ):
+        bool(x)
+    with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+        len(tc.tensor(1.0, device=device))
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(tc.tensor(1.0, device=device))
+    with pytest.raises(
+        TypeError, match="only integer tensors of a single element can be converted to an index"
+    ):
+        x.__index__()
+
+
+def test_unknown_operator() -> None:
+    with pytest.raises(ValueError, match="unknown operator 'no_such_op'"):
+        get_op("no_such_op")
+    with pytest.raises(ValueError, match="unknown operator 'no_such_op'"):
+        tc.explain("no_such_op")
+
+
+def test_argument_errors(device: str) -> None:
+    x = tc.tensor([1.0, 2.0], device=device)
+    with pytest.raises(TypeError, match="expected Tensor or Python scalar arguments"):
+        tc.add(x, "a")
+    with pytest.raises(TypeError):
+        tc.zeros(2.5)
+    with pytest.raises(TypeError):
+        tc.zeros(2, dtype="float32")
+    with pytest.raises(TypeError):
+        x.sum(dim=1.5)

@@ -1,0 +1,139 @@
+"""Linear algebra against NumPy: matmul's batching and broadcasting (1-D cases included),
+mm, bmm, mv, dot, outer, einsum and the ``@`` operator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tensorcore as tc
+from tensorcore.testing import assert_close
+from tensorcore.testing import strategies as tcst
+
+DTYPES = (tc.float32, tc.float64, tc.int64)
+
+
+def _tol(d: tc.dtype) -> dict[str, float]:
+    return {"rtol": 1e-5, "atol": 1e-4} if d is tc.float32 else {}
+
+
+MATMUL_SHAPES = [
+    ((3,), (3,), ()),
+    ((2, 3), (3,), (2,)),
+    ((3,), (3, 4), (4,)),
+    ((2, 3), (3, 4), (2, 4)),
+    ((5, 2, 3), (3, 4), (5, 2, 4)),
+    ((2, 3), (5, 3, 4), (5, 2, 4)),
+    ((1, 2, 3), (5, 3, 4), (5, 2, 4)),
+    ((4, 1, 2, 3), (5, 3, 4), (4, 5, 2, 4)),
+    ((5,), (2, 5, 3), (2, 3)),
+    ((2, 3, 5), (5,), (2, 3)),
+    ((0, 3), (3, 2), (0, 2)),
+    ((2, 0), (0, 2), (2, 2)),
+]
+
+
+@pytest.mark.parametrize(("sa", "sb", "result"), MATMUL_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_matmul_shapes(device: str, sa: tuple, sb: tuple, result: tuple, dtype: tc.dtype) -> None:
+    rng = np.random.default_rng(0)
+    npd = np.dtype(dtype.name)
+    a = rng.integers(-5, 5, sa).astype(npd)
+    b = rng.integers(-5, 5, sb).astype(npd)
+    ta, tb = tc.tensor(a, device=device), tc.tensor(b, device=device)
+    expected = np.matmul(a, b)
+    assert expected.shape == result
+    assert_close(tc.matmul(ta, tb), expected)
+    assert_close(ta @ tb, expected)
+    assert_close(ta.matmul(tb), expected)
+    assert_close(tc.linalg.matmul(ta, tb), expected)
+
+
+@given(data=st.data())
+def test_matmul_broadcasting_and_layouts(device: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
+    batch_a, batch_b = data.draw(tcst.broadcastable_shapes(max_dims=2, max_side=3), label="batches")
+    n, k, m = (data.draw(st.integers(1, 4)) for _ in range(3))
+    a = data.draw(tcst.arrays(dtype, (*batch_a, n, k)), label="a")
+    b = data.draw(tcst.arrays(dtype, (*batch_b, k, m)), label="b")
+    ta, a = data.draw(tcst.tensors_from_arrays(a, device), label="ta")
+    tb, b = data.draw(tcst.tensors_from_arrays(b, device), label="tb")
+    assert_close(ta @ tb, np.matmul(a, b), **_tol(dtype))
+
+
+def test_mm_bmm_mv_dot_outer(device: str) -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 3))
+    b = rng.standard_normal((3, 4))
+    v = rng.standard_normal(3)
+    w = rng.standard_normal(4)
+    x = rng.standard_normal((5, 2, 3))
+    y = rng.standard_normal((5, 3, 4))
+    T = lambda z: tc.tensor(z, device=device)  # noqa: E731
+    assert_close(tc.mm(T(a), T(b)), a @ b)
+    assert_close(T(a).mm(T(b)), a @ b)
+    assert_close(tc.mm(T(b).t().contiguous().t(), T(b.T)), b @ b.T)
+    assert_close(tc.bmm(T(x), T(y)), x @ y)
+    assert_close(tc.mv(T(a), T(v)), a @ v)
+    assert_close(tc.dot(T(v), T(v)), np.dot(v, v))
+    assert tc.dot(T(v), T(v)).shape == ()
+    assert_close(tc.outer(T(v), T(w)), np.outer(v, w))
+    ints = tc.tensor([1, 2], device=device)
+    assert (
+        tc.outer(ints, tc.tensor([0.5, 1.0], dtype=tc.float64, device=device)).dtype is tc.float64
+    )
+
+
+def test_matmul_errors(device: str) -> None:
+    a = tc.tensor(np.ones((2, 3)), device=device)
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        a @ a
+    with pytest.raises(RuntimeError, match="same dtype"):
+        a @ tc.tensor(np.ones((3, 2), np.float32), device=device)
+    with pytest.raises(RuntimeError, match="both arguments need at least 1 dimension"):
+        tc.matmul(tc.tensor(1.0, dtype=tc.float64, device=device), a)
+    with pytest.raises(
+        RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x3\)"
+    ):
+        tc.mm(a, a)
+    with pytest.raises(RuntimeError, match="expected 2-D tensors"):
+        tc.mm(a[0], a)
+    with pytest.raises(RuntimeError, match="expected 3-D tensors"):
+        tc.bmm(a, a)
+    with pytest.raises(RuntimeError, match="1D tensors expected"):
+        tc.dot(a, a)
+    with pytest.raises(RuntimeError, match="inconsistent tensor size"):
+        tc.dot(a[0], a[0, :2])
+    with pytest.raises(RuntimeError, match="mv"):
+        tc.mv(a, a[0, :2])
+
+
+EINSUM_CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij->ji", [(2, 3)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("i,i->", [(4,), (4,)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+    ("...ij,...jk->...ik", [(2, 2, 3), (3, 4)]),
+    ("ij->", [(2, 3)]),
+    ("ijk->kji", [(2, 3, 4)]),
+]
+
+
+@pytest.mark.parametrize(("eq", "shapes"), EINSUM_CASES, ids=[c[0] for c in EINSUM_CASES])
+def test_einsum(device: str, eq: str, shapes: list[tuple[int, ...]]) -> None:
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    tensors = [tc.tensor(a, device=device) for a in arrays]
+    expected = np.einsum(eq, *arrays)
+    assert_close(tc.einsum(eq, tensors), expected)
+
+
+def test_einsum_takes_operands_as_arguments(device: str) -> None:
+    # PyTorch's documented form is torch.einsum(equation, *operands).
+    a = tc.tensor(np.eye(2), device=device)
+    assert_close(tc.einsum("ij,jk->ik", a, a), np.eye(2))

@@ -1,0 +1,584 @@
+"""Pointwise operators, generically: every operator tagged ``pointwise`` in the operator table
+runs against a NumPy oracle on broadcast shapes, mixed dtypes, Python scalars and
+non-contiguous inputs, with its in-place and ``out=`` variants; then the Python operators."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tensorcore as tc
+from tensorcore.ops.schema import OPS
+from tensorcore.testing import assert_close, backends_for, numpy_dtype, to_numpy
+from tensorcore.testing import strategies as tcst
+
+FLOATS = (tc.float32, tc.float64)
+INTS = (tc.int32, tc.int64)
+ALL = (tc.bool, *INTS, *FLOATS)
+NO_BOOL = (*INTS, *FLOATS)
+INT_BOOL = (tc.bool, *INTS)
+
+POINTWISE = sorted(name for name, decl in OPS.items() if "pointwise" in decl.tags)
+INPLACE = sorted(name for name in POINTWISE if OPS[name].inplace)
+WITH_OUT = sorted(name for name in POINTWISE if OPS[name].out and OPS[name].function)
+
+
+def _nonzero(i: int, d: tc.dtype) -> dict[str, Any]:
+    return {"exclude_zero": True} if i == 1 else {}
+
+
+def _pow(i: int, d: tc.dtype) -> dict[str, Any]:
+    if i == 1:
+        return (
+            {"min_value": 0, "max_value": 4}
+            if not d.is_floating_point
+            else {"min_value": -3, "max_value": 3}
+        )
+    return {}
+
+
+def _shift(i: int, d: tc.dtype) -> dict[str, Any]:
+    return {"min_value": 0, "max_value": 3} if i == 1 else {}
+
+
+def _rounding(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda x: fn(x) if x.dtype.kind == "f" else x.copy()
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """How NumPy computes an operator, on inputs already cast to the compute dtype."""
+
+    fn: Callable[..., Any]
+    arity: int = 1
+    dtypes: tuple[tc.dtype, ...] = ALL
+    #: the result dtype: "same" (the promoted dtype), "float" (floating, the default dtype for
+    #: integer inputs), "bool", "real" (the real dtype of a complex one).
+    result: str = "same"
+    domain: Callable[[int, tc.dtype], dict[str, Any]] = field(default=lambda i, d: {})
+    #: every tensor argument has the first one's dtype (lerp).
+    same_dtype: bool = False
+    #: a Python scalar may replace the second argument.
+    scalars: bool = True
+
+
+def _cmp(fn: Callable[..., Any]) -> Oracle:
+    return Oracle(fn, 2, result="bool")
+
+
+def _float(fn: Callable[..., Any]) -> Oracle:
+    return Oracle(fn, 1, result="float")
+
+
+def _clamp(x: Any, lo: Any, hi: Any) -> Any:
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def _sigmoid(x: Any) -> Any:
+    return 1 / (1 + np.exp(-x))
+
+
+ORACLES: dict[str, Oracle] = {
+    "add": Oracle(np.add, 2),
+    "sub": Oracle(np.subtract, 2, NO_BOOL),
+    "rsub": Oracle(lambda a, b: b - a, 2, NO_BOOL),
+    "mul": Oracle(np.multiply, 2),
+    "div": Oracle(np.true_divide, 2, result="float", domain=_nonzero),
+    "true_divide": Oracle(np.true_divide, 2, result="float", domain=_nonzero),
+    "floor_divide": Oracle(np.floor_divide, 2, NO_BOOL, domain=_nonzero),
+    "remainder": Oracle(np.remainder, 2, NO_BOOL, domain=_nonzero),
+    "fmod": Oracle(np.fmod, 2, NO_BOOL, domain=_nonzero),
+    "pow": Oracle(np.power, 2, NO_BOOL, domain=_pow),
+    "atan2": Oracle(np.arctan2, 2, result="float"),
+    "maximum": Oracle(np.maximum, 2),
+    "minimum": Oracle(np.minimum, 2),
+    "eq": _cmp(np.equal),
+    "ne": _cmp(np.not_equal),
+    "lt": _cmp(np.less),
+    "le": _cmp(np.less_equal),
+    "gt": _cmp(np.greater),
+    "ge": _cmp(np.greater_equal),
+    "logical_and": _cmp(np.logical_and),
+    "logical_or": _cmp(np.logical_or),
+    "logical_xor": _cmp(np.logical_xor),
+    "bitwise_and": Oracle(np.bitwise_and, 2, INT_BOOL),
+    "bitwise_or": Oracle(np.bitwise_or, 2, INT_BOOL),
+    "bitwise_xor": Oracle(np.bitwise_xor, 2, INT_BOOL),
+    "bitwise_left_shift": Oracle(np.left_shift, 2, INTS, domain=_shift),
+    "bitwise_right_shift": Oracle(np.right_shift, 2, INTS, domain=_shift),
+    "neg": Oracle(np.negative, 1, NO_BOOL),
+    "abs": Oracle(np.abs, 1, NO_BOOL, result="real"),
+    "sign": Oracle(np.sign, 1, NO_BOOL),
+    "square": Oracle(np.square, 1, NO_BOOL),
+    "reciprocal": _float(np.reciprocal),
+    "exp": _float(np.exp),
+    "exp2": _float(np.exp2),
+    "expm1": _float(np.expm1),
+    "log": _float(np.log),
+    "log2": _float(np.log2),
+    "log10": _float(np.log10),
+    "log1p": _float(np.log1p),
+    "sqrt": _float(np.sqrt),
+    "rsqrt": _float(lambda x: 1 / np.sqrt(x)),
+    "sin": _float(np.sin),
+    "cos": _float(np.cos),
+    "tan": _float(np.tan),
+    "asin": _float(np.arcsin),
+    "acos": _float(np.arccos),
+    "atan": _float(np.arctan),
+    "sinh": _float(np.sinh),
+    "cosh": _float(np.cosh),
+    "tanh": _float(np.tanh),
+    "sigmoid": _float(_sigmoid),
+    "relu": Oracle(lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, NO_BOOL),
+    "floor": Oracle(_rounding(np.floor), 1, NO_BOOL),
+    "ceil": Oracle(_rounding(np.ceil), 1, NO_BOOL),
+    "trunc": Oracle(_rounding(np.trunc), 1, NO_BOOL),
+    "round": Oracle(_rounding(np.round), 1, NO_BOOL),
+    "isnan": Oracle(np.isnan, 1, result="bool"),
+    "isinf": Oracle(np.isinf, 1, result="bool"),
+    "isfinite": Oracle(np.isfinite, 1, result="bool"),
+    "logical_not": Oracle(np.logical_not, 1, result="bool"),
+    "bitwise_not": Oracle(np.invert, 1, INT_BOOL),
+    "nan_to_num": Oracle(lambda x: np.nan_to_num(x, nan=0.0), 1),
+    "clamp": Oracle(_clamp, 3, NO_BOOL, scalars=False),
+    "clip": Oracle(_clamp, 3, NO_BOOL, scalars=False),
+    "where": Oracle(np.where, 3, scalars=False),
+    "lerp": Oracle(lambda a, b, w: a + w * (b - a), 3, FLOATS, result="float", same_dtype=True,
+                   scalars=False),
+}  # fmt: skip
+
+
+def test_every_pointwise_operator_has_an_oracle() -> None:
+    assert set(ORACLES) == set(POINTWISE)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in POINTWISE if "composite" not in OPS[n].tags))
+def test_oracle_result_policy_agrees_with_the_table(name: str) -> None:
+    assert ORACLES[name].result == OPS[name].promote or (
+        ORACLES[name].result == "same" and OPS[name].promote == "int"
+    )
+
+
+def _result_dtype(oracle: Oracle, operands: list[Any]) -> tuple[tc.dtype, tc.dtype]:
+    """(compute dtype, result dtype); the promotion rules themselves are tested in test_dtypes."""
+    compute = tc.result_type(*operands)
+    if oracle.result == "float" and not (compute.is_floating_point or compute.is_complex):
+        compute = tc.get_default_dtype()
+    if oracle.result == "bool":
+        return compute, tc.bool
+    if oracle.result == "real":
+        return compute, compute.to_real()
+    return compute, compute
+
+
+def _draw_case(
+    data: st.DataObject, name: str, device: str, self_shape_is_result: bool = False
+) -> Any:
+    """Draw operands for ``name``: (operands, NumPy arrays of their values)."""
+    oracle = ORACLES[name]
+    first = data.draw(st.sampled_from(oracle.dtypes), label="dtype")
+    dts = [
+        first if oracle.same_dtype else data.draw(st.sampled_from(oracle.dtypes), label=f"dtype{i}")
+        for i in range(1, oracle.arity)
+    ]
+    dts = [first, *dts]
+    if name == "where":
+        dts[0] = tc.bool
+    shapes = list(data.draw(tcst.broadcastable_shapes(num_shapes=oracle.arity), label="shapes"))
+    if self_shape_is_result:
+        shapes[0] = tc.broadcast_shapes(*shapes)
+    operands: list[Any] = []
+    arrays: list[Any] = []
+    for i, (d, shape) in enumerate(zip(dts, shapes, strict=True)):
+        dom = oracle.domain(i, d)
+        if i == 1 and oracle.scalars and data.draw(st.booleans(), label="scalar other"):
+            # Float scalars are drawn as float32 values: PyTorch converts a scalar to the
+            # compute dtype, and values float32 cannot hold would only test that rounding.
+            kind = {tc.bool: bool, tc.int32: int, tc.int64: int}.get(d, float)
+            value = kind(
+                data.draw(tcst.elements(tc.float32 if kind is float else d, **dom), label="scalar")
+            )
+            operands.append(value)
+            arrays.append(value)
+            continue
+        arr = data.draw(tcst.arrays(d, shape, **dom), label=f"array{i}")
+        layouts = (
+            ("contiguous", "permuted", "sliced") if (i == 0 and self_shape_is_result) else None
+        )
+        layout = None if layouts is None else data.draw(st.sampled_from(layouts), label="layout")
+        t, arr = data.draw(tcst.tensors_from_arrays(arr, device, layout), label=f"tensor{i}")
+        operands.append(t)
+        arrays.append(arr)
+    return operands, arrays
+
+
+def _oracle(name: str, operands: list[Any], arrays: list[Any]) -> Any:
+    oracle = ORACLES[name]
+    compute, result = _result_dtype(oracle, operands)
+    npc = numpy_dtype(compute)
+    args = []
+    for i, a in enumerate(arrays):
+        if name == "where" and i == 0:
+            args.append(np.asarray(a))
+        else:
+            args.append(np.asarray(a).astype(npc))
+    with np.errstate(all="ignore"):
+        out = np.asarray(oracle.fn(*args)).astype(numpy_dtype(result))
+    return out, result
+
+
+def _skip_without_kernel(name: str, device: str) -> None:
+    # A third-party backend may lack an operator (and lists it in its xfail file); the CPU
+    # backend must have them all, so it never skips.
+    if device != "cpu" and device not in backends_for(name):
+        pytest.skip(f"no '{name}' kernel on '{device}'")
+
+
+@pytest.mark.parametrize("name", POINTWISE)
+@given(data=st.data())
+def test_pointwise_matches_numpy(device: str, name: str, data: st.DataObject) -> None:
+    _skip_without_kernel(name, device)
+    operands, arrays = _draw_case(data, name, device)
+    expected, _ = _oracle(name, operands, arrays)
+    got = getattr(tc, name)(*operands)
+    assert got.device.type == device
+    assert_close(got, expected)
+    if OPS[name].method:
+        assert_close(getattr(operands[0], name)(*operands[1:]), expected)
+    if name in WITH_OUT:
+        out = tc.tensor(np.full(expected.shape, 7, dtype=expected.dtype), device=device)
+        assert getattr(tc, name)(*operands, out=out) is out
+        assert_close(out, expected)
+
+
+@pytest.mark.parametrize("name", INPLACE)
+@given(data=st.data())
+def test_inplace_variant_writes_through_views(device: str, name: str, data: st.DataObject) -> None:
+    _skip_without_kernel(name, device)
+    operands, arrays = _draw_case(data, name, device, self_shape_is_result=True)
+    expected, result_dtype = _oracle(name, operands, arrays)
+    self = operands[0]
+    # Give `self` a base whose other elements must stay untouched.
+    base_np = np.full((3, *self.shape), 5, dtype=numpy_dtype(self.dtype))
+    base = tc.tensor(base_np, device=device)
+    view = base[1]
+    view.copy_(self)
+    base_np[1] = arrays[0]
+    version = base._version
+    ptr = view.data_ptr()
+    method = getattr(view, name + "_")
+    if not tc.can_cast(result_dtype, self.dtype):
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+            method(*operands[1:])
+        assert_close(base, base_np)
+        return
+    assert method(*operands[1:]) is view
+    assert view.data_ptr() == ptr and view.dtype is self.dtype
+    assert base._version > version
+    with np.errstate(all="ignore"):
+        base_np[1] = expected.astype(base_np.dtype)
+    assert_close(base, base_np)
+
+
+# ---------------------------------------------------------------- explicit cases
+def test_inplace_refuses_uncastable_results(device: str) -> None:
+    x = tc.tensor([1, 2], device=device)
+    before = x._version
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        x.add_(1.5)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        x.mul_(tc.tensor([0.5, 1.0], device=device))
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        x.exp_()
+    with pytest.raises(
+        RuntimeError, match="result type Long can't be cast to the desired output type Bool"
+    ):
+        tc.tensor([True], device=device).add_(1)
+    with pytest.raises(
+        RuntimeError,
+        match="result type ComplexFloat can't be cast to the desired output type Float",
+    ):
+        tc.tensor([1.0], device=device).mul_(1j)
+    assert x.tolist() == [1, 2]
+    assert x._version == before
+
+
+def test_inplace_refuses_to_grow_self(device: str) -> None:
+    x = tc.tensor([1.0, 2.0, 3.0], device=device)
+    with pytest.raises(
+        RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"
+    ):
+        x.add_(tc.tensor(np.ones((2, 3), np.float32), device=device))
+    with pytest.raises(
+        RuntimeError, match=r"output with shape \[1\] doesn't match the broadcast shape \[3\]"
+    ):
+        tc.tensor([1.0], device=device).mul_(x)
+
+
+def test_inplace_keeps_self_dtype_when_castable(device: str) -> None:
+    x = tc.tensor([1.5, 2.5], dtype=tc.float32, device=device)
+    x.add_(tc.tensor([1.0, 1.0], dtype=tc.float64, device=device))
+    assert x.dtype is tc.float32 and x.tolist() == [2.5, 3.5]
+    i = tc.tensor([1, 2], dtype=tc.int32, device=device)
+    i.mul_(tc.tensor([3, 4], device=device))
+    assert i.dtype is tc.int32 and i.tolist() == [3, 8]
+    f = tc.tensor([0.0, 1.0], device=device)
+    f.logical_not_()
+    assert f.tolist() == [1.0, 0.0]
+
+
+def test_add_and_sub_alpha(device: str) -> None:
+    a = tc.tensor([1.0, 2.0], device=device)
+    b = tc.tensor([10.0, 20.0], device=device)
+    assert tc.add(a, b, alpha=2).tolist() == [21.0, 42.0]
+    assert tc.sub(a, b, alpha=0.5).tolist() == [-4.0, -8.0]
+    assert a.add(b, alpha=-1).tolist() == [-9.0, -18.0]
+    assert tc.rsub(a, b, alpha=2).tolist() == [8.0, 16.0]
+    ints = tc.tensor([1, 2], device=device)
+    assert tc.add(ints, ints, alpha=3).tolist() == [4, 8]
+    with pytest.raises(RuntimeError, match="argument alpha must not be a floating point number"):
+        tc.add(ints, ints, alpha=1.5)
+
+
+@pytest.mark.parametrize("mode", [None, "trunc", "floor"])
+def test_div_rounding_modes(device: str, mode: str | None) -> None:
+    a = np.array([7.0, -7.0, 7.5, -7.5, 1.0], dtype=np.float32)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0], dtype=np.float32)
+    expected = {None: a / b, "trunc": np.trunc(a / b), "floor": np.floor(a / b)}[mode]
+    got = tc.div(tc.tensor(a, device=device), tc.tensor(b, device=device), rounding_mode=mode)
+    assert_close(got, expected)
+    ia, ib = a.astype(np.int64)[:2], b.astype(np.int64)[:2]
+    got_int = tc.div(tc.tensor(ia, device=device), tc.tensor(ib, device=device), rounding_mode=mode)
+    if mode is None:
+        assert_close(got_int, (ia / ib).astype(np.float32))
+    else:
+        assert got_int.dtype is tc.int64
+        assert got_int.tolist() == ([3, -3] if mode == "trunc" else [3, -4])
+    with pytest.raises(ValueError, match="rounding_mode"):
+        tc.div(tc.tensor(a, device=device), 2, rounding_mode="up")
+
+
+def test_round_decimals(device: str) -> None:
+    x = tc.tensor([1.2345, -2.5, 0.5, 1.5], dtype=tc.float64, device=device)
+    assert x.round().tolist() == [1.0, -2.0, 0.0, 2.0]
+    assert_close(tc.round(x, decimals=2), np.round(np.array([1.2345, -2.5, 0.5, 1.5]), 2))
+
+
+def test_nan_and_infinity(device: str) -> None:
+    vals = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0], dtype=np.float32)
+    x = tc.tensor(vals, device=device)
+    assert x.isnan().tolist() == [True, False, False, False, False]
+    assert x.isinf().tolist() == [False, True, True, False, False]
+    assert x.isfinite().tolist() == [False, False, False, True, True]
+    assert_close(x.nan_to_num(), np.nan_to_num(vals))
+    assert_close(
+        x.nan_to_num(nan=1.0, posinf=2.0, neginf=-2.0), np.array([1, 2, -2, 1, 0], np.float32)
+    )
+    assert_close(
+        tc.maximum(x, tc.zeros(5, device=device)), np.array([np.nan, np.inf, 0, 1, 0], np.float32)
+    )
+    assert_close(x * 0, np.array([np.nan, np.nan, np.nan, 0, 0], np.float32))
+    assert (x == x).tolist() == [False, True, True, True, True]
+
+
+def test_clamp_with_scalars_and_one_bound(device: str) -> None:
+    x = tc.tensor([-2.0, 0.5, 3.0], device=device)
+    assert x.clamp(-1, 1).tolist() == [-1.0, 0.5, 1.0]
+    assert x.clamp(min=0).tolist() == [0.0, 0.5, 3.0]
+    assert x.clamp(max=0).tolist() == [-2.0, 0.0, 0.0]
+    assert tc.clip(x, 0, 1).tolist() == [0.0, 0.5, 1.0]
+    assert tc.tensor([1, 5], device=device).clamp(2, 3).dtype is tc.int64
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        x.clamp()
+    x.clamp_(0, 1)
+    assert x.tolist() == [0.0, 0.5, 1.0]
+
+
+def test_where_with_scalars(device: str) -> None:
+    c = tc.tensor([True, False, True], device=device)
+    x = tc.tensor([1.0, 2.0, 3.0], device=device)
+    assert tc.where(c, x, 0.0).tolist() == [1.0, 0.0, 3.0]
+    assert x.where(c, -1.0).tolist() == [1.0, -1.0, 3.0]
+    assert tc.where(c, x, tc.tensor([7, 8, 9], device=device)).dtype is tc.float32
+    with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
+        tc.where(tc.tensor([1, 0, 1], device=device), x, x)
+
+
+def test_lerp_with_scalar_weight(device: str) -> None:
+    a = tc.tensor([0.0, 10.0], device=device)
+    b = tc.tensor([10.0, 20.0], device=device)
+    assert_close(tc.lerp(a, b, 0.25), np.array([2.5, 12.5], np.float32))
+    a.lerp_(b, 0.5)
+    assert a.tolist() == [5.0, 15.0]
+
+
+def test_out_argument(device: str) -> None:
+    a = tc.tensor([1.0, 2.0], device=device)
+    out = tc.tensor([0.0, 0.0], dtype=tc.float64, device=device)
+    assert tc.add(a, a, out=out) is out
+    assert out.dtype is tc.float64 and out.tolist() == [2.0, 4.0]
+    empty = tc.tensor(np.zeros(0, np.float32), device=device)
+    assert tc.mul(a, 3, out=empty) is empty
+    assert empty.tolist() == [3.0, 6.0]
+    bad = tc.tensor([0, 0], device=device)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        tc.add(a, a, out=bad)
+    with pytest.raises(TypeError):
+        tc.add(a, a, out=[1, 2])
+
+
+def test_integer_edge_cases(device: str) -> None:
+    x = tc.tensor([-7, 7], device=device)
+    assert (x // 2).tolist() == [-4, 3]
+    assert (x % 3).tolist() == [2, 1]
+    assert tc.fmod(x, 3).tolist() == [-1, 1]
+    assert (x // -2).tolist() == [3, -4]
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        x ** tc.tensor([-1, 2], device=device)
+    u = tc.tensor([250], dtype=tc.uint8, device=device)
+    assert (u + 10).tolist() == [4]
+    assert (u + 10).dtype is tc.uint8
+
+
+def test_bool_arithmetic_restrictions(device: str) -> None:
+    b = tc.tensor([True, False], device=device)
+    with pytest.raises(
+        RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"
+    ):
+        _ = b - b
+    with pytest.raises(
+        RuntimeError, match="Negation, the `-` operator, on a bool tensor is not supported"
+    ):
+        _ = -b
+    assert (b + b).tolist() == [True, False]
+    assert (b * 3).tolist() == [3, 0]
+    assert (~b).tolist() == [False, True]
+
+
+# ---------------------------------------------------------------- Python operators
+def _pair(device: str) -> tuple[tc.Tensor, np.ndarray]:
+    a = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], dtype=np.float32)
+    return tc.tensor(a, device=device), a
+
+
+BINARY_DUNDERS = [
+    ("+", np.add), ("-", np.subtract), ("*", np.multiply), ("/", np.true_divide),
+    ("//", np.floor_divide), ("%", np.remainder), ("**", np.power),
+    ("==", np.equal), ("!=", np.not_equal), ("<", np.less), ("<=", np.less_equal),
+    (">", np.greater), (">=", np.greater_equal),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("op", "fn"), BINARY_DUNDERS, ids=[o for o, _ in BINARY_DUNDERS])
+def test_binary_operators(device: str, op: str, fn: Callable[..., Any]) -> None:
+    x, a = _pair(device)
+    y = x.t().contiguous().t() + 2
+    b = a + 2
+    env = {"x": x, "y": y}
+    with np.errstate(all="ignore"):
+        assert_close(eval(f"x {op} y", env), fn(a, b))
+        assert_close(eval(f"x {op} 2", env), fn(a, np.float32(2)))
+        assert_close(eval(f"x {op} 2.5", env), fn(a, np.float32(2.5)))
+        if op not in ("==", "!=", "<", "<=", ">", ">="):
+            # Reflected: the scalar is the left operand.
+            assert_close(eval(f"2 {op} x", env), fn(np.float32(2), a))
+            assert_close(eval(f"3.5 {op} x", env), fn(np.float32(3.5), a))
+
+
+@pytest.mark.parametrize("op", ["&", "|", "^", "<<", ">>"])
+def test_bitwise_operators(device: str, op: str) -> None:
+    a = np.array([0, 1, 5, -6], dtype=np.int64)
+    b = np.array([3, 1, 2, 1], dtype=np.int64)
+    env = {"x": tc.tensor(a, device=device), "y": tc.tensor(b, device=device), "a": a, "b": b}
+    assert_close(eval(f"x {op} y", env), eval(f"a {op} b", env))
+    assert_close(eval(f"x {op} 1", env), eval(f"a {op} 1", env))
+    assert_close(eval(f"3 {op} y", env), eval(f"3 {op} b", env))
+
+
+def test_reflected_operators_keep_pytorch_dtypes(device: str) -> None:
+    i8 = tc.tensor([1, 2], dtype=tc.int8, device=device)
+    assert (2 - i8).dtype is tc.int8
+    assert (2 - i8).tolist() == [1, 0]
+    assert (2 / i8).dtype is tc.float32
+    assert (2**i8).dtype is tc.int8
+    assert (2**i8).tolist() == [2, 4]
+    assert (2.0**i8).dtype is tc.float32
+    assert (1 - tc.tensor([0.5], dtype=tc.float16, device=device)).dtype is tc.float16
+
+
+def test_reflected_operators_on_zero_dim_tensors(device: str) -> None:
+    # A Python scalar has lower priority than a zero-dim tensor: it must not promote it.
+    i8 = tc.tensor(5, dtype=tc.int8, device=device)
+    assert (i8 - 2).dtype is tc.int8
+    assert (2 - i8).dtype is tc.int8
+    assert (2 - i8).item() == -3
+    h = tc.tensor(1.5, dtype=tc.float16, device=device)
+    assert (1.0 - h).dtype is tc.float16
+    assert (2**h).dtype is tc.float16
+    assert (2 / tc.tensor(4, dtype=tc.int16, device=device)).dtype is tc.float32
+
+
+def test_unary_operators(device: str) -> None:
+    x, a = _pair(device)
+    assert_close(-x, -a)
+    assert_close(abs(x), np.abs(a))
+    assert +x is x
+    ints = tc.tensor([0, 5, -3], device=device)
+    assert (~ints).tolist() == [-1, -6, 2]
+
+
+def test_augmented_assignment_is_in_place(device: str) -> None:
+    x, a = _pair(device)
+    ident, storage, ptr, version = id(x), x.untyped_storage(), x.data_ptr(), x._version
+    x += 1
+    x *= tc.tensor([2.0, 2.0, 2.0], device=device)
+    x -= 0.5
+    x /= 2
+    assert id(x) == ident
+    assert x.untyped_storage() is storage and x.data_ptr() == ptr
+    assert x._version == version + 4
+    assert_close(x, ((a + 1) * 2 - 0.5) / 2)
+    v = x[0]
+    v += 100
+    assert_close(x[0], ((a[0] + 1) * 2 - 0.5) / 2 + 100)
+    ints = tc.tensor([1, 2], device=device)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        ints += 1.5
+    ints //= 2
+    ints <<= 2
+    assert ints.tolist() == [0, 4]
+
+
+def test_operators_reject_unsupported_operands(device: str) -> None:
+    x, _ = _pair(device)
+    with pytest.raises(TypeError):
+        x + "a"  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        "a" * x  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        x - object()  # type: ignore[operator]
+
+
+def test_comparison_results(device: str) -> None:
+    x = tc.tensor([1, 2, 3], device=device)
+    r = x > 1.5
+    assert r.dtype is tc.bool and r.tolist() == [False, True, True]
+    assert (x == tc.tensor([1.0, 0.0, 3.0], device=device)).tolist() == [True, False, True]
+    assert to_numpy(x != 2).tolist() == [True, False, True]

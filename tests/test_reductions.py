@@ -1,0 +1,400 @@
+"""Reductions, scans, softmax and sorting against NumPy: dims as int/tuple/None, keepdim, the
+dtype argument, named-tuple results, corrections and norms."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import tensorcore as tc
+from tensorcore.ops.schema import OPS
+from tensorcore.testing import assert_close, numpy_dtype, to_numpy
+from tensorcore.testing import strategies as tcst
+
+FLOATS = (tc.float32, tc.float64)
+INTS = (tc.int32, tc.int64)
+ALL = (tc.bool, *INTS, *FLOATS)
+NO_BOOL = (*INTS, *FLOATS)
+
+
+def _axis(a: np.ndarray, dims: Any) -> Any:
+    """NumPy's axis for tensorcore's dim argument (None, int or tuple; 0-d takes 0/-1)."""
+    if a.ndim == 0 or dims is None:
+        return None
+    return dims if isinstance(dims, int) else tuple(dims)
+
+
+def _sum_dtype(d: np.dtype) -> Any:
+    return np.int64 if d.kind in "biu" else d
+
+
+def _vector_norm(a: np.ndarray, ord: float, axis: Any, keepdims: bool) -> Any:
+    x = np.abs(a)
+    if ord == np.inf:
+        return np.max(x, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return np.min(x, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return np.sum(x != 0, axis=axis, keepdims=keepdims).astype(a.dtype)
+    return np.sum(x**ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def _logsumexp(a: np.ndarray, axis: Any, keepdims: bool) -> Any:
+    m = np.max(a, axis=axis, keepdims=True)
+    r = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        r = np.squeeze(r, axis=axis) if axis is not None else r.reshape(())
+    return r
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A NumPy oracle ``fn(array, axis, keepdims, **kw)`` and the inputs it accepts."""
+
+    fn: Callable[..., Any]
+    dtypes: tuple[tc.dtype, ...] = ALL
+    #: "many": None, an int or a tuple; "one": an int or None; "required": an int or a tuple.
+    dims: str = "many"
+    result: Callable[[np.dtype], Any] = lambda d: d
+    bounds: tuple[float, float] | None = None
+
+
+def _bool(d: np.dtype) -> np.dtype:
+    return np.dtype(bool)
+
+
+REDUCTIONS: dict[str, Reduction] = {
+    "sum": Reduction(lambda a, ax, k: np.sum(a, axis=ax, keepdims=k, dtype=_sum_dtype(a.dtype)),
+                     result=_sum_dtype),
+    "prod": Reduction(lambda a, ax, k: np.prod(a, axis=ax, keepdims=k, dtype=_sum_dtype(a.dtype)),
+                      result=_sum_dtype, bounds=(-2, 2)),
+    "mean": Reduction(lambda a, ax, k: np.mean(a, axis=ax, keepdims=k), FLOATS),
+    "amax": Reduction(lambda a, ax, k: np.amax(a, axis=ax, keepdims=k)),
+    "amin": Reduction(lambda a, ax, k: np.amin(a, axis=ax, keepdims=k)),
+    "argmax": Reduction(lambda a, ax, k: np.argmax(a, axis=ax, keepdims=k), NO_BOOL, "one",
+                        lambda d: np.dtype(np.int64)),
+    "argmin": Reduction(lambda a, ax, k: np.argmin(a, axis=ax, keepdims=k), NO_BOOL, "one",
+                        lambda d: np.dtype(np.int64)),
+    "all": Reduction(lambda a, ax, k: np.all(a, axis=ax, keepdims=k), result=_bool),
+    "any": Reduction(lambda a, ax, k: np.any(a, axis=ax, keepdims=k), result=_bool),
+    "logsumexp": Reduction(_logsumexp, FLOATS, "required"),
+}  # fmt: skip
+
+
+@st.composite
+def _dims(draw: Any, ndim: int, kind: str) -> Any:
+    n = max(ndim, 1)
+    one = st.integers(-n, n - 1)
+    many = st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True).map(
+        lambda ds: tuple(d - n if i % 2 else d for i, d in enumerate(ds))
+    )
+    if kind == "one":
+        return draw(st.none() | one)
+    if kind == "required":
+        return draw(one | many)
+    return draw(st.none() | one | many)
+
+
+def _tol(d: tc.dtype) -> dict[str, float]:
+    # Summation order differs between layouts (NumPy's pairwise sum), so float32 results
+    # of cancelling sums get an absolute tolerance.
+    return {"rtol": 1e-5, "atol": 1e-4} if d is tc.float32 else {}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@given(data=st.data())
+def test_reduction_matches_numpy(device: str, name: str, data: st.DataObject) -> None:
+    spec = REDUCTIONS[name]
+    dtype = data.draw(tcst.dtypes(spec.dtypes), label="dtype")
+    lo, hi = spec.bounds or (None, None)
+    a = data.draw(
+        tcst.arrays(dtype, tcst.shapes(max_dims=3, max_side=4), min_value=lo, max_value=hi)
+    )
+    t, a = data.draw(tcst.tensors_from_arrays(a, device), label="tensor")
+    dims = data.draw(_dims(a.ndim, spec.dims), label="dim")
+    keepdim = data.draw(st.booleans(), label="keepdim")
+    with np.errstate(all="ignore"):
+        expected = np.asarray(spec.fn(a, _axis(a, dims), keepdim)).astype(spec.result(a.dtype))
+    if a.ndim == 0 and keepdim:
+        expected = expected.reshape(())
+    got = getattr(tc, name)(t, dims, keepdim)
+    assert_close(got, expected, **_tol(dtype))
+    assert_close(getattr(t, name)(dims, keepdim=keepdim), expected, **_tol(dtype))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@given(data=st.data())
+def test_var_std_correction(device: str, name: str, data: st.DataObject) -> None:
+    dtype = data.draw(tcst.dtypes(FLOATS), label="dtype")
+    a = data.draw(tcst.arrays(dtype, tcst.shapes(max_dims=3, max_side=4)))
+    t, a = data.draw(tcst.tensors_from_arrays(a, device), label="tensor")
+    dims = data.draw(_dims(a.ndim, "many"), label="dim")
+    keepdim = data.draw(st.booleans(), label="keepdim")
+    correction = data.draw(st.sampled_from([None, 0, 1, 2]), label="correction")
+    axis = _axis(a, dims)
+    n = a.size if axis is None else int(np.prod([a.shape[d] for d in np.atleast_1d(axis)]))
+    ddof = 1 if correction is None else correction
+    assume(n > ddof)
+    expected = getattr(np, name)(a, axis=axis, ddof=ddof, keepdims=keepdim and a.ndim > 0)
+    got = getattr(tc, name)(t, dims, correction=correction, keepdim=keepdim)
+    assert_close(got, np.asarray(expected, dtype=a.dtype), **_tol(dtype))
+
+
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, 0, float("inf"), float("-inf")])
+@given(data=st.data())
+def test_vector_norm(device: str, ord: float, data: st.DataObject) -> None:
+    dtype = data.draw(tcst.dtypes(FLOATS), label="dtype")
+    a = data.draw(tcst.arrays(dtype, tcst.shapes(min_dims=1, max_dims=3, max_side=4)))
+    t, a = data.draw(tcst.tensors_from_arrays(a, device), label="tensor")
+    dims = data.draw(_dims(a.ndim, "many"), label="dim")
+    keepdim = data.draw(st.booleans(), label="keepdim")
+    with np.errstate(all="ignore"):
+        expected = np.asarray(_vector_norm(a, ord, _axis(a, dims), keepdim), dtype=a.dtype)
+    assert_close(tc.linalg.vector_norm(t, ord, dims, keepdim), expected, **_tol(dtype))
+    assert_close(tc.vector_norm(t, ord, dims, keepdim), expected, **_tol(dtype))
+    if ord not in (0,) and ord != float("-inf"):
+        assert_close(t.norm(ord, dims, keepdim), expected, **_tol(dtype))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@given(data=st.data())
+def test_scans(device: str, name: str, data: st.DataObject) -> None:
+    dtype = data.draw(tcst.dtypes(ALL), label="dtype")
+    a = data.draw(
+        tcst.arrays(dtype, tcst.shapes(max_dims=3, max_side=4), min_value=-2, max_value=2)
+    )
+    t, a = data.draw(tcst.tensors_from_arrays(a, device), label="tensor")
+    n = max(a.ndim, 1)
+    dim = data.draw(st.integers(-n, n - 1), label="dim")
+    out_dtype = data.draw(st.sampled_from([None, tc.float64]), label="dtype arg")
+    npd = numpy_dtype(out_dtype) if out_dtype is not None else _sum_dtype(a.dtype)
+    fn = np.cumsum if name == "cumsum" else np.cumprod
+    expected = fn(a, axis=dim, dtype=npd) if a.ndim else a.astype(npd)
+    assert_close(getattr(tc, name)(t, dim, dtype=out_dtype), expected, **_tol(dtype))
+    assert_close(getattr(t, name)(dim, dtype=out_dtype), expected, **_tol(dtype))
+
+
+def _softmax(a: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(a - np.max(a, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@given(data=st.data())
+def test_softmax(device: str, name: str, data: st.DataObject) -> None:
+    dtype = data.draw(tcst.dtypes(FLOATS), label="dtype")
+    a = data.draw(tcst.arrays(dtype, tcst.shapes(min_dims=1, max_dims=3, max_side=4)))
+    t, a = data.draw(tcst.tensors_from_arrays(a, device), label="tensor")
+    dim = data.draw(st.integers(-a.ndim, a.ndim - 1), label="dim")
+    expected = _softmax(a, dim)
+    if name == "log_softmax":
+        m = np.max(a, axis=dim, keepdims=True)
+        expected = a - m - np.log(np.sum(np.exp(a - m), axis=dim, keepdims=True))
+    assert_close(getattr(tc, name)(t, dim), expected.astype(a.dtype), **_tol(dtype))
+    assert_close(getattr(t, name)(dim), expected.astype(a.dtype), **_tol(dtype))
+
+
+def test_softmax_dtype_argument(device: str) -> None:
+    x = tc.tensor([[1.0, 2.0, 3.0]], device=device)
+    r = tc.softmax(x, -1, dtype=tc.float64)
+    assert r.dtype is tc.float64
+    assert_close(r, _softmax(np.array([[1.0, 2.0, 3.0]]), -1))
+    big = tc.tensor([1000.0, 1000.0], device=device)
+    assert big.softmax(0).tolist() == [0.5, 0.5]
+    assert_close(big.log_softmax(0), np.log(np.array([0.5, 0.5], np.float32)))
+
+
+@given(data=st.data())
+def test_stable_sort_and_argsort(device: str, data: st.DataObject) -> None:
+    dtype = data.draw(tcst.dtypes(NO_BOOL), label="dtype")
+    a = data.draw(
+        tcst.arrays(
+            dtype, tcst.shapes(min_dims=1, max_dims=3, max_side=5), min_value=-3, max_value=3
+        )
+    )
+    t, a = data.draw(tcst.tensors_from_arrays(a, device), label="tensor")
+    dim = data.draw(st.integers(-a.ndim, a.ndim - 1), label="dim")
+    descending = data.draw(st.booleans(), label="descending")
+    idx = np.argsort(-a if descending else a, axis=dim, kind="stable")
+    values = np.take_along_axis(a, idx, axis=dim)
+    v, i = tc.sort(t, dim, descending, stable=True)
+    assert_close(v, values)
+    assert_close(i, idx.astype(np.int64))
+    v, i = t.sort(dim=dim, descending=descending, stable=True)
+    assert_close(v, values)
+    assert_close(i, idx.astype(np.int64))
+    assert_close(tc.argsort(t, dim, descending, stable=True), idx.astype(np.int64))
+
+
+def test_sort_default_is_consistent(device: str) -> None:
+    a = np.array([[3.0, 1.0, 2.0], [0.5, -1.0, 9.0]], np.float32)
+    t = tc.tensor(a, device=device)
+    values, indices = t.sort()
+    assert_close(values, np.sort(a, axis=-1))
+    assert_close(t.gather(-1, indices), np.sort(a, axis=-1))
+    values, indices = t.sort(0, descending=True)
+    assert_close(values, -np.sort(-a, axis=0))
+    assert_close(t.argsort(dim=1), np.argsort(a, axis=1))
+
+
+@given(data=st.data())
+def test_topk(device: str, data: st.DataObject) -> None:
+    dtype = data.draw(tcst.dtypes(NO_BOOL), label="dtype")
+    a = data.draw(tcst.arrays(dtype, tcst.shapes(min_dims=1, max_dims=3, max_side=5)))
+    t, a = data.draw(tcst.tensors_from_arrays(a, device), label="tensor")
+    dim = data.draw(st.integers(-a.ndim, a.ndim - 1), label="dim")
+    k = data.draw(st.integers(0, a.shape[dim]), label="k")
+    largest = data.draw(st.booleans(), label="largest")
+    values, indices = tc.topk(t, k, dim, largest=largest)
+    ordered = -np.sort(-a, axis=dim) if largest else np.sort(a, axis=dim)
+    expected = np.take(ordered, np.arange(k), axis=dim)
+    assert_close(values, expected)
+    assert indices.dtype is tc.int64
+    assert_close(values, np.take_along_axis(a, to_numpy(indices), axis=dim))
+    values, _ = t.topk(k, dim=dim, largest=largest)
+    assert_close(values, expected)
+
+
+def test_sort_and_topk_return_named_tuples(device: str) -> None:
+    t = tc.tensor([3.0, 1.0, 2.0], device=device)
+    r = tc.sort(t)
+    assert type(r) is tc.return_types.sort
+    assert r.values.tolist() == [1.0, 2.0, 3.0] and r.indices.tolist() == [1, 2, 0]
+    r = t.topk(2)
+    assert type(r) is tc.return_types.topk
+    assert r.values.tolist() == [3.0, 2.0] and r.indices.tolist() == [0, 2]
+
+
+def test_topk_out_of_range(device: str) -> None:
+    with pytest.raises(RuntimeError, match="out of range"):
+        tc.topk(tc.tensor([1.0, 2.0], device=device), 3)
+
+
+# ---------------------------------------------------------------- explicit cases
+def _m(device: str) -> tuple[tc.Tensor, np.ndarray]:
+    a = np.array([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], np.float32)
+    return tc.tensor(a, device=device), a
+
+
+def test_max_min_named_tuples(device: str) -> None:
+    t, a = _m(device)
+    assert tc.max(t).item() == 6.0 and tc.min(t).item() == 1.0
+    assert t.max().shape == ()
+    r = tc.max(t, 1)
+    assert type(r) is tc.return_types.max
+    assert r.values.tolist() == [5.0, 6.0] and r.indices.tolist() == [1, 2]
+    assert r[0].tolist() == r.values.tolist() and r[1].tolist() == r.indices.tolist()
+    values, indices = t.min(dim=0, keepdim=True)
+    assert values.tolist() == [[1.0, 2.0, 3.0]] and indices.tolist() == [[0, 1, 0]]
+    r = tc.min(t, -1)
+    assert type(r) is tc.return_types.min and r.indices.dtype is tc.int64
+    other = tc.tensor([[2.0, 2.0, 2.0]], device=device)
+    assert_close(tc.max(t, other), np.maximum(a, 2.0))
+    assert_close(t.min(other), np.minimum(a, 2.0))
+    ties = tc.tensor([1, 3, 3, 0], device=device)
+    assert ties.max(0).indices.item() == 1
+    assert ties.argmax().item() == 1
+
+
+def test_dtype_argument(device: str) -> None:
+    i = tc.tensor([[1, 2], [3, 4]], dtype=tc.int32, device=device)
+    assert i.sum().dtype is tc.int64
+    assert tc.sum(i, dtype=tc.int32).dtype is tc.int32
+    assert tc.sum(i, 0, dtype=tc.float64).dtype is tc.float64
+    assert tc.prod(i, dtype=tc.float32).item() == 24.0
+    assert tc.mean(i, dtype=tc.float64).item() == 2.5
+    assert tc.tensor([True, True], device=device).sum().dtype is tc.int64
+    h = tc.tensor([1.0, 2.0], dtype=tc.float16, device=device)
+    assert h.sum().dtype is tc.float16
+    assert tc.sum(h, dtype=tc.float32).dtype is tc.float32
+
+
+def test_mean_of_integers_needs_a_dtype(device: str) -> None:
+    i = tc.tensor([1, 2], device=device)
+    with pytest.raises(RuntimeError, match=r"mean\(\): could not infer output dtype.*Got: Long"):
+        i.mean()
+    with pytest.raises(RuntimeError, match="could not infer output dtype"):
+        i.var()
+
+
+def test_reduction_out_argument(device: str) -> None:
+    t, a = _m(device)
+    out = tc.tensor([0.0, 0.0, 0.0], device=device)
+    assert tc.sum(t, 0, out=out) is out
+    assert_close(out, a.sum(0))
+    out = tc.tensor([0, 0], device=device)
+    assert tc.argmax(t, 1, out=out) is out
+    assert out.tolist() == [1, 2]
+
+
+def test_empty_reductions(device: str) -> None:
+    e = tc.tensor(np.zeros((0, 3), np.float32), device=device)
+    assert e.sum().item() == 0.0
+    assert e.prod().item() == 1.0
+    assert e.sum(0).tolist() == [0.0, 0.0, 0.0]
+    assert e.sum(1).shape == (0,)
+    assert tc.isnan(e.mean()).item()
+    assert e.all().item() is True and e.any().item() is False
+    with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+        e.amax(0)
+    with pytest.raises(IndexError, match="Expected reduction dim"):
+        e.argmax(0)
+    with pytest.raises(
+        RuntimeError, match=r"Expected reduction dim to be specified for input\.numel\(\) == 0"
+    ):
+        e.max()
+    assert e.amax(1).shape == (0,)
+
+
+def test_zero_dim_reductions(device: str) -> None:
+    s = tc.tensor(3.0, device=device)
+    assert s.sum().item() == 3.0
+    assert s.sum(0).shape == () and s.sum(-1, keepdim=True).shape == ()
+    assert s.argmax().item() == 0
+    assert s.max(0).values.item() == 3.0
+    assert s.cumsum(0).item() == 3.0
+    assert s.softmax(0).item() == 1.0
+
+
+def test_repeated_and_bad_dims(device: str) -> None:
+    t, _ = _m(device)
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+        t.sum((1, -1))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        t.sum(2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        t.cumsum(-3)
+
+
+def test_norm_variants(device: str) -> None:
+    t, a = _m(device)
+    assert_close(t.norm(), np.float32(np.linalg.norm(a)))
+    assert_close(t.norm("fro"), np.float32(np.linalg.norm(a)))
+    assert_close(tc.norm(t, 1, dim=1), np.abs(a).sum(1))
+    assert_close(tc.linalg.norm(t, dim=(0, 1)), np.float32(np.linalg.norm(a)))
+    assert tc.linalg.vector_norm(tc.tensor([3.0, 4.0], device=device)).item() == 5.0
+    with pytest.raises(RuntimeError):
+        tc.linalg.vector_norm(tc.tensor([3, 4], device=device))
+
+
+def test_all_any_on_numbers(device: str) -> None:
+    x = tc.tensor([[0, 2], [1, 3]], device=device)
+    assert x.all().item() is False and x.any().item() is True
+    assert x.all(1).tolist() == [False, True]
+    assert x.any(0, keepdim=True).tolist() == [[True, True]]
+    assert x.all(1).dtype is tc.bool
+
+
+COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "std", "cumsum",
+           "cumprod", "softmax", "log_softmax", "sort", "argsort", "topk"}  # fmt: skip
+
+
+def test_every_reduction_is_tested() -> None:
+    tagged = {name for name, decl in OPS.items() if "reduction" in decl.tags}
+    assert tagged == set(REDUCTIONS) | COVERED

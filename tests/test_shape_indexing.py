@@ -1,0 +1,436 @@
+"""Shape and indexing operators against NumPy: cat, stack, flip, roll, repeat, tile, tril,
+triu, gather, scatter, index_select, masked_fill, nonzero; advanced indexing (a copy) and
+``__setitem__`` with every index kind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import tensorcore as tc
+from tensorcore.testing import assert_close, to_numpy
+from tensorcore.testing import strategies as tcst
+
+
+def _a(
+    device: str, shape: tuple[int, ...] = (3, 4), dtype: Any = np.float32
+) -> tuple[tc.Tensor, np.ndarray]:
+    a = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+    return tc.tensor(a, device=device), a
+
+
+# ---------------------------------------------------------------- cat / stack
+@given(data=st.data())
+def test_cat_matches_numpy(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=3, max_side=3), label="shape")
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim")
+    n = data.draw(st.integers(1, 3), label="count")
+    arrays, tensors = [], []
+    for i in range(n):
+        s = list(shape)
+        s[dim] = data.draw(st.integers(0, 3), label=f"size{i}")
+        dtype = data.draw(tcst.dtypes(), label=f"dtype{i}")
+        t, a = data.draw(tcst.tensors_from_arrays(data.draw(tcst.arrays(dtype, tuple(s))), device))
+        arrays.append(a)
+        tensors.append(t)
+    result = tc.result_type(*[tc.tensor(np.zeros(1, a.dtype)) for a in arrays])
+    expected = np.concatenate([a.astype(np.dtype(result.name)) for a in arrays], axis=dim)
+    assert_close(tc.cat(tensors, dim), expected)
+    assert_close(tc.cat(tuple(tensors), dim=dim), expected)
+
+
+def test_cat_details(device: str) -> None:
+    t, a = _a(device)
+    out = tc.tensor(np.zeros((6, 4), np.float32), device=device)
+    assert tc.cat([t, t], out=out) is out
+    assert_close(out, np.concatenate([a, a]))
+    # A legacy empty 1-D tensor is skipped, as in PyTorch.
+    assert_close(tc.cat([t, tc.tensor([], device=device)]), a)
+    assert tc.cat([t, t.to(tc.int64)]).dtype is tc.float32
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        tc.cat([t, t[:, :2]])
+    with pytest.raises(RuntimeError, match="Tensors must have same number of dimensions"):
+        tc.cat([t, t[0]])
+    with pytest.raises(RuntimeError, match="expected a non-empty list of Tensors"):
+        tc.cat([])
+
+
+def test_cat_rejects_a_tensor_in_place_of_a_list(device: str) -> None:
+    t, _ = _a(device)
+    with pytest.raises(TypeError, match="must be a tuple or list of Tensors"):
+        tc.cat(t)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
+def test_stack(device: str, dim: int) -> None:
+    t, a = _a(device)
+    assert_close(tc.stack([t, t + 1, t * 2], dim), np.stack([a, a + 1, a * 2], axis=dim))
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
+        tc.stack([t, t[:2]])
+
+
+# ---------------------------------------------------------------- reordering and repeating
+@given(data=st.data())
+def test_flip_roll(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
+    t, a = data.draw(tcst.tensors_from_arrays(data.draw(tcst.arrays(tc.int64, shape)), device))
+    n = len(shape)
+    dims = data.draw(
+        st.lists(st.integers(-n, n - 1), max_size=n, unique_by=lambda d: d % n), label="dims"
+    )
+    assert_close(tc.flip(t, dims), np.flip(a, axis=tuple(dims)) if dims else a)
+    assert_close(t.flip(dims), np.flip(a, axis=tuple(dims)) if dims else a)
+    shifts = [data.draw(st.integers(-6, 6)) for _ in dims]
+    if dims:
+        assert_close(tc.roll(t, shifts, dims), np.roll(a, shifts, axis=tuple(dims)))
+    shift = data.draw(st.integers(-6, 6), label="flat shift")
+    assert_close(t.roll(shift), np.roll(a, shift))
+
+
+@given(data=st.data())
+def test_repeat_tile(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(max_dims=3, max_side=3), label="shape")
+    t, a = data.draw(tcst.tensors_from_arrays(data.draw(tcst.arrays(tc.float32, shape)), device))
+    reps = data.draw(
+        st.lists(st.integers(0, 3), min_size=len(shape), max_size=len(shape) + 2), label="reps"
+    )
+    assert_close(t.repeat(*reps), np.tile(a, reps))
+    assert_close(t.repeat(reps), np.tile(a, reps))
+    tile_reps = data.draw(st.lists(st.integers(0, 3), max_size=4), label="tile reps")
+    assert_close(tc.tile(t, tile_reps), np.tile(a, tile_reps))
+    assert_close(t.tile(tile_reps), np.tile(a, tile_reps))
+
+
+def test_repeat_needs_enough_dims(device: str) -> None:
+    t, _ = _a(device)
+    with pytest.raises(
+        RuntimeError, match="Number of dimensions of repeat dims can not be smaller"
+    ):
+        t.repeat(2)
+
+
+@pytest.mark.parametrize("diagonal", [-2, -1, 0, 1, 3])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 3), (4, 2)])
+def test_tril_triu(device: str, diagonal: int, shape: tuple[int, ...]) -> None:
+    t, a = _a(device, shape)
+    assert_close(tc.tril(t, diagonal), np.tril(a, diagonal))
+    assert_close(t.triu(diagonal), np.triu(a, diagonal))
+    out = tc.tensor(np.zeros(shape, np.float32), device=device)
+    assert tc.triu(t, diagonal, out=out) is out
+    assert_close(out, np.triu(a, diagonal))
+    v = t.transpose(-1, -2)
+    assert v.tril_(diagonal) is v
+    assert_close(t, np.swapaxes(np.tril(np.swapaxes(a, -1, -2), diagonal), -1, -2))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        tc.tril(t.flatten())
+
+
+# ---------------------------------------------------------------- gather / scatter
+@given(data=st.data())
+def test_gather_matches_take_along_axis(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
+    t, a = data.draw(tcst.tensors_from_arrays(data.draw(tcst.arrays(tc.float64, shape)), device))
+    d = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim")
+    ishape = tuple(data.draw(st.integers(1, s)) for s in shape)
+    ishape = (
+        ishape[: d % len(shape)] + (data.draw(st.integers(0, 4)),) + ishape[d % len(shape) + 1 :]
+    )
+    index = data.draw(
+        tcst.arrays(tc.int64, ishape, min_value=0, max_value=shape[d] - 1), label="index"
+    )
+    part = a[tuple(slice(None) if i == d % a.ndim else slice(0, n) for i, n in enumerate(ishape))]
+    expected = np.take_along_axis(part, index, axis=d)
+    ti = tc.tensor(index, device=device)
+    assert_close(tc.gather(t, d, ti), expected)
+    assert_close(t.gather(d, ti), expected)
+
+
+def test_scatter_and_scatter_add(device: str) -> None:
+    base = np.zeros((3, 4), np.float32)
+    src = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+    index = np.array([[0, 1, 2, 0], [2, 0, 1, 1]])
+    t = tc.tensor(base, device=device)
+    ti, ts = tc.tensor(index, device=device), tc.tensor(src, device=device)
+    expected = base.copy()
+    for i in range(2):
+        for j in range(4):
+            expected[index[i, j], j] = src[i, j]
+    r = tc.scatter(t, 0, ti, ts)
+    assert_close(r, expected)
+    assert_close(t, base)
+    added = base.copy()
+    np.add.at(added, (index, np.arange(4)[None, :].repeat(2, 0)), src[:2])
+    assert_close(t.scatter_add(0, ti, ts), added)
+    assert t.scatter_add_(0, ti, ts) is t
+    assert_close(t, added)
+    t2 = tc.tensor(base, device=device)
+    t2.scatter_(1, tc.tensor([[3], [0], [1]], device=device), tc.tensor(src, device=device))
+    assert_close(t2, np.array([[0, 0, 0, 1], [5, 0, 0, 0], [0, 9, 0, 0]], np.float32))
+
+
+def test_scatter_with_a_scalar_value(device: str) -> None:
+    t = tc.tensor(np.zeros((2, 3), np.float32), device=device)
+    r = t.scatter(1, tc.tensor([[0], [2]], device=device), 1.5)
+    assert r.tolist() == [[1.5, 0.0, 0.0], [0.0, 0.0, 1.5]]
+
+
+def test_gather_scatter_errors(device: str) -> None:
+    t, _ = _a(device)
+    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
+        t.gather(0, tc.tensor([[0]], dtype=tc.int32, device=device))
+    with pytest.raises(RuntimeError, match="Index tensor must have the same number of dimensions"):
+        t.gather(0, tc.tensor([0], device=device))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        t.gather(0, tc.tensor([[5]], device=device))
+    with pytest.raises(RuntimeError, match=r"Expected self\.dtype to be equal to src\.dtype"):
+        t.scatter(0, tc.tensor([[0]], device=device), tc.tensor([[1]], device=device))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_select(device: str, dim: int) -> None:
+    t, a = _a(device)
+    index = np.array([2, 0, 2]) if dim == 0 else np.array([3, 1])
+    ti = tc.tensor(index, device=device)
+    assert_close(tc.index_select(t, dim, ti), np.take(a, index, axis=dim))
+    assert_close(t.index_select(dim, ti.to(tc.int32)), np.take(a, index, axis=dim))
+    out = tc.tensor(np.zeros(np.take(a, index, axis=dim).shape, np.float32), device=device)
+    assert tc.index_select(t, dim, ti, out=out) is out
+    with pytest.raises(RuntimeError, match="index_select"):
+        t.index_select(0, tc.tensor([[0]], device=device))
+
+
+def test_masked_fill(device: str) -> None:
+    t, a = _a(device)
+    mask = a % 3 == 0
+    tm = tc.tensor(mask, device=device)
+    assert_close(t.masked_fill(tm, -1.0), np.where(mask, np.float32(-1), a))
+    assert_close(
+        tc.masked_fill(t, tm, tc.tensor(7.0, device=device)), np.where(mask, np.float32(7), a)
+    )
+    row = tc.tensor([True, False, False, True], device=device)
+    assert_close(t.masked_fill(row, 0.0), np.where([True, False, False, True], np.float32(0), a))
+    assert t.masked_fill_(tm, 5.0) is t
+    assert_close(t, np.where(mask, np.float32(5), a))
+    with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks"):
+        t.masked_fill(tc.tensor(mask.astype(np.int64), device=device), 0.0)
+    with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+        t.masked_fill(tm, tc.tensor([1.0], device=device))
+
+
+def test_nonzero(device: str) -> None:
+    a = np.array([[0, 1, 0], [2, 0, 3]])
+    t = tc.tensor(a, device=device)
+    r = tc.nonzero(t)
+    assert r.dtype is tc.int64
+    assert_close(r, np.argwhere(a).astype(np.int64))
+    assert t.nonzero().shape == (3, 2)
+    assert tc.tensor(np.zeros((2, 2)), device=device).nonzero().shape == (0, 2)
+
+
+# ---------------------------------------------------------------- advanced indexing
+@st.composite
+def _index(draw: Any, shape: tuple[int, ...], device: str, single_advanced: bool = False) -> Any:
+    """A getitem index for ``shape`` mixing ints, slices, int tensors/lists, bool masks,
+    None and ``...``; returns (tensorcore index, NumPy index)."""
+    n = len(shape)
+    k = draw(st.integers(0, n))
+    kinds = draw(
+        st.lists(st.sampled_from(["int", "slice", "array", "list", "mask"]), min_size=k, max_size=k)
+    )
+    adv = [i for i, kind in enumerate(kinds) if kind in ("array", "list", "mask")]
+    if ("mask" in [kinds[i] for i in adv] and len(adv) > 1) or (single_advanced and len(adv) > 1):
+        keep = adv[0]
+        kinds = [k if i == keep or k not in ("array", "list", "mask") else "slice"
+                 for i, k in enumerate(kinds)]  # fmt: skip
+    idx_shape = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    tc_idx: list[Any] = []
+    np_idx: list[Any] = []
+    for size, kind in zip(shape, kinds, strict=False):
+        if kind == "int":
+            assume(size > 0)
+            i = draw(st.integers(-size, size - 1))
+            tc_idx.append(i)
+            np_idx.append(i)
+        elif kind == "slice":
+            bound = st.none() | st.integers(-size - 1, size + 1)
+            s = slice(draw(bound), draw(bound), draw(st.none() | st.integers(1, 3)))
+            tc_idx.append(s)
+            np_idx.append(s)
+        elif kind == "mask":
+            m = np.array(draw(st.lists(st.booleans(), min_size=size, max_size=size)), dtype=bool)
+            tc_idx.append(tc.tensor(m, device=device))
+            np_idx.append(m)
+        else:
+            assume(size > 0)
+            unique = single_advanced
+            ix_shape = (min(size, idx_shape[0] if idx_shape else 1),) if unique else idx_shape
+            if unique:
+                values = draw(st.permutations(range(size)))[: ix_shape[0]]
+                ix = np.array(values, dtype=np.int64)
+            else:
+                ix = draw(tcst.arrays(tc.int64, ix_shape, min_value=-size, max_value=size - 1))
+            tc_idx.append(tc.tensor(ix, device=device) if kind == "array" else ix.tolist())
+            np_idx.append(ix)
+    if draw(st.booleans()):
+        pos = draw(st.integers(0, len(tc_idx)))
+        extra = draw(st.sampled_from([None, Ellipsis]))
+        tc_idx.insert(pos, extra)
+        np_idx.insert(pos, extra)
+    if len(tc_idx) == 1 and not isinstance(tc_idx[0], list) and draw(st.booleans()):
+        return tc_idx[0], np_idx[0]
+    return tuple(tc_idx), tuple(np_idx)
+
+
+@given(data=st.data())
+def test_getitem_matches_numpy(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
+    a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    t = tc.tensor(a, device=device)
+    tc_idx, np_idx = data.draw(_index(shape, device), label="index")
+    try:
+        expected = a[np_idx]
+    except IndexError:
+        # An index past the end (``...`` moved the ints onto shorter dims): the oracle's
+        # exception type is the one to raise.
+        with pytest.raises(IndexError):
+            t[tc_idx]
+        return
+    got = t[tc_idx]
+    assert_close(got, np.asarray(expected))
+    if any(
+        isinstance(x, (tc.Tensor, list))
+        for x in (tc_idx if isinstance(tc_idx, tuple) else (tc_idx,))
+    ):
+        # Advanced indexing reads a copy: writing to it leaves the source alone.
+        assert got.numel() == 0 or got.untyped_storage() is not t.untyped_storage()
+        got.fill_(-1)
+        assert_close(t, a)
+
+
+@given(data=st.data())
+def test_setitem_matches_numpy(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    t = tc.tensor(a, device=device)
+    tc_idx, np_idx = data.draw(_index(shape, device, single_advanced=True), label="index")
+    try:
+        target = a[np_idx].shape
+    except IndexError:
+        with pytest.raises(IndexError):
+            t[tc_idx] = 1.0
+        return
+    kind = data.draw(st.sampled_from(["scalar", "full", "broadcast"]), label="value kind")
+    if kind == "scalar":
+        value: Any = -7.5
+        tc_value: Any = value
+    else:
+        vshape = (
+            target
+            if kind == "full"
+            else tuple(data.draw(st.sampled_from([1, s])) for s in target[1:])
+        )
+        value = -np.arange(int(np.prod(vshape)), dtype=np.float32).reshape(vshape) - 1
+        tc_value = tc.tensor(value, device=device)
+    storage, version = t.untyped_storage(), t._version
+    t[tc_idx] = tc_value
+    a[np_idx] = value
+    assert_close(t, a)
+    assert t.untyped_storage() is storage
+    assert t._version > version or a[np_idx].size == 0
+
+
+def test_index_kinds_explicitly(device: str) -> None:
+    t, a = _a(device, (3, 4, 2))
+    cases = [
+        ([0, 2], [0, 2]),
+        ((slice(None), [1, 0]), (slice(None), [1, 0])),
+        (([0, 1], [1, 2]), ([0, 1], [1, 2])),
+        (([[0], [1]], [1, 2]), ([[0], [1]], [1, 2])),
+        ((slice(1, None), [0, 2]), (slice(1, None), [0, 2])),
+        (([0, 1], slice(None), [0, 1]), ([0, 1], slice(None), [0, 1])),
+        ((None, [2, 0], ..., 1), (None, [2, 0], Ellipsis, 1)),
+        ((1, [3, 0], slice(None)), (1, [3, 0], slice(None))),
+        ((-1, [-1, -4]), (-1, [-1, -4])),
+    ]
+    for tc_idx, np_idx in cases:
+        tc_i = (
+            tuple(tc.tensor(x, device=device) if isinstance(x, list) else x for x in tc_idx)
+            if isinstance(tc_idx, tuple)
+            else tc.tensor(tc_idx, device=device)
+        )
+        np_i = (
+            tuple(np.array(x) if isinstance(x, list) else x for x in np_idx)
+            if isinstance(np_idx, tuple)
+            else np.array(np_idx)
+        )
+        assert_close(t[tc_i], a[np_i])
+    mask = a[..., 0] > 3
+    assert_close(t[tc.tensor(mask, device=device)], a[mask])
+    assert_close(t[tc.tensor(a > 10, device=device)], a[a > 10])
+    assert_close(
+        t[:, tc.tensor([True, False, True, False], device=device)], a[:, [True, False, True, False]]
+    )
+    assert_close(t[[0, 2]], a[[0, 2]])
+    assert_close(t[tc.tensor([1, 2], dtype=tc.int32, device=device)], a[[1, 2]])
+    assert t[[]].shape == (0, 4, 2)
+
+
+def test_setitem_kinds_explicitly(device: str) -> None:
+    t, a = _a(device, (3, 4))
+    t[1] = 5
+    a[1] = 5
+    t[:, 1] = tc.tensor([7.0, 8.0, 9.0], device=device)
+    a[:, 1] = [7, 8, 9]
+    t[tc.tensor(a > 8, device=device)] = 0
+    a[a > 8] = 0
+    t[[0, 2]] = tc.tensor([1.0, 2.0, 3.0, 4.0], device=device)
+    a[[0, 2]] = [1, 2, 3, 4]
+    t[tc.tensor([2], device=device), 3] = -1
+    a[[2], 3] = -1
+    t[..., None] = t[..., None] * 2
+    a[..., None] = a[..., None] * 2
+    t[0, ::2] = tc.tensor(10, device=device)
+    a[0, ::2] = 10
+    assert_close(t, a)
+    i = tc.tensor([1, 2, 3], device=device)
+    i[0] = 2.7
+    assert i.tolist() == [2, 2, 3]
+
+
+def test_indexing_errors(device: str) -> None:
+    t, _ = _a(device)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        t[3]
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 2"):
+        t[0, 0, 0]
+    with pytest.raises(
+        IndexError, match="tensors used as indices must be long, int, byte or bool tensors"
+    ):
+        t[tc.tensor([0.0], device=device)]
+    with pytest.raises(IndexError, match="an index can only have a single ellipsis"):
+        t[..., ...]
+    with pytest.raises(IndexError):
+        t[tc.tensor([5], device=device)]
+    with pytest.raises(IndexError):
+        t["a"]  # type: ignore[index]
+
+
+def test_index_put(device: str) -> None:
+    t, a = _a(device, (4,))
+    idx = tc.tensor([0, 2, 0], device=device)
+    r = tc.index_put(t, (idx,), tc.tensor([1.0, 2.0, 3.0], device=device), accumulate=True)
+    assert r.tolist() == [4.0, 1.0, 4.0, 3.0]
+    assert_close(t, a)
+    t.index_put_((tc.tensor([3], device=device),), tc.tensor([9.0], device=device))
+    assert t.tolist() == [0.0, 1.0, 2.0, 9.0]
+
+
+def test_getitem_result_is_independent(device: str) -> None:
+    t, _ = _a(device)
+    r = t[[0, 1]]
+    r[0, 0] = 100
+    assert to_numpy(t)[0, 0] == 0

@@ -1,0 +1,331 @@
+"""Views: strides, offsets and storage sharing, against NumPy's views and PyTorch's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tensorcore as tc
+from tensorcore.testing import assert_close, to_numpy
+from tensorcore.testing import strategies as tcst
+
+
+def _ptr(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+def _assert_same_view(tv: tc.Tensor, tbase: tc.Tensor, nv: np.ndarray, nbase: np.ndarray) -> None:
+    """tc view of tbase has the shape, strides, offset and values NumPy gives nv of nbase."""
+    assert tuple(tv.shape) == nv.shape
+    isz = tv.element_size()
+    # Strides of size-1 dims, and all strides of empty tensors, never address memory; PyTorch
+    # and NumPy choose them differently (np.newaxis gives 0, NumPy recomputes strides of
+    # empty arrays). The explicit tests below pin PyTorch's choice.
+    if nv.size:
+        for d, size in enumerate(nv.shape):
+            if size > 1:
+                assert tv.stride(d) * isz == nv.strides[d], (d, tv.stride(), nv.strides)
+        assert tv.storage_offset() * isz == _ptr(nv) - _ptr(nbase)
+        assert tv.data_ptr() - tbase.data_ptr() == _ptr(nv) - _ptr(nbase)
+    assert tv.untyped_storage() is tbase.untyped_storage()
+    assert_close(tv, nv)
+
+
+@given(data=st.data())
+def test_view_chains_match_numpy(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=0, max_dims=4), label="shape")
+    chain = data.draw(tcst.view_chains(shape), label="chain")
+    nbase = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    tbase = tc.tensor(nbase, device=device)
+    tv = tcst.apply_view_chain(tbase, chain)
+    nv = tcst.apply_view_chain(nbase, chain)
+    _assert_same_view(tv, tbase, nv, nbase)
+
+
+@given(data=st.data())
+def test_writes_through_view_chains_reach_the_base(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=4), label="shape")
+    chain = data.draw(tcst.view_chains(shape, writable=True), label="chain")
+    nbase = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    tbase = tc.tensor(nbase, device=device)
+    tv = tcst.apply_view_chain(tbase, chain)
+    # The base holds the flat index of each element, so the view's values say which storage
+    # elements it aliases; NumPy computes the same set independently.
+    touched = tcst.apply_view_chain(nbase, chain).astype(np.int64).ravel()
+    version = tbase._version
+    assert tv.add_(1000) is tv
+    assert tbase._version > version
+    expected = nbase.copy()
+    expected.ravel()[touched] += 1000
+    assert_close(tbase, expected)
+
+
+@given(data=st.data())
+def test_base_writes_are_seen_by_views(device: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=3), label="shape")
+    chain = data.draw(tcst.view_chains(shape), label="chain")
+    nbase = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    tbase = tc.tensor(nbase, device=device)
+    tv = tcst.apply_view_chain(tbase, chain)
+    tbase.mul_(-2)
+    assert_close(tv, tcst.apply_view_chain(nbase * -2, chain))
+
+
+# ---------------------------------------------------------------- explicit PyTorch strides
+def _x(device: str) -> tc.Tensor:
+    """arange(24) as (2, 3, 4): strides (12, 4, 1)."""
+    return tc.tensor(np.arange(24).reshape(2, 3, 4), device=device)
+
+
+def _meta(t: tc.Tensor) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    return tuple(t.shape), t.stride(), t.storage_offset()
+
+
+# (expression applied to x = arange(24).view(2, 3, 4), (shape, strides, offset) from PyTorch)
+VIEW_CASES = [
+    ("x.view(6, 4)", ((6, 4), (4, 1), 0)),
+    ("x.view(-1)", ((24,), (1,), 0)),
+    ("x.view(2, -1, 2)", ((2, 6, 2), (12, 2, 1), 0)),
+    ("x.permute(1, 0, 2).view(3, 2, 2, 2)", ((3, 2, 2, 2), (4, 12, 2, 1), 0)),
+    ("x.reshape(4, 6)", ((4, 6), (6, 1), 0)),
+    ("x.view(4, 6).view_as(x)", ((2, 3, 4), (12, 4, 1), 0)),
+    ("x.transpose(0, 2)", ((4, 3, 2), (1, 4, 12), 0)),
+    ("x.transpose(-1, -2)", ((2, 4, 3), (12, 1, 4), 0)),
+    ("x.swapaxes(0, 1)", ((3, 2, 4), (4, 12, 1), 0)),
+    ("x[0].t()", ((4, 3), (1, 4), 0)),
+    ("x[0].T", ((4, 3), (1, 4), 0)),
+    ("x.mT", ((2, 4, 3), (12, 1, 4), 0)),
+    ("x.permute(2, 0, 1)", ((4, 2, 3), (1, 12, 4), 0)),
+    ("x.permute(-1, 0, 1)", ((4, 2, 3), (1, 12, 4), 0)),
+    ("x.movedim(0, -1)", ((3, 4, 2), (4, 1, 12), 0)),
+    ("x.movedim((0, 1), (2, 0))", ((3, 4, 2), (4, 1, 12), 0)),
+    ("x.unsqueeze(0)", ((1, 2, 3, 4), (24, 12, 4, 1), 0)),
+    ("x.unsqueeze(1)", ((2, 1, 3, 4), (12, 12, 4, 1), 0)),
+    ("x.unsqueeze(-1)", ((2, 3, 4, 1), (12, 4, 1, 1), 0)),
+    ("x[:, :1].squeeze()", ((2, 4), (12, 1), 0)),
+    ("x[:, :1].squeeze(1)", ((2, 4), (12, 1), 0)),
+    ("x[:, :1].squeeze(0)", ((2, 1, 4), (12, 4, 1), 0)),
+    ("x.flatten()", ((24,), (1,), 0)),
+    ("x.flatten(1)", ((2, 12), (12, 1), 0)),
+    ("x.flatten(0, 1)", ((6, 4), (4, 1), 0)),
+    ("x.flatten(1).unflatten(1, (3, -1))", ((2, 3, 4), (12, 4, 1), 0)),
+    ("x.view(24).unflatten(0, (2, 3, 4))", ((2, 3, 4), (12, 4, 1), 0)),
+    ("x[:, :1].expand(2, 3, 4)", ((2, 3, 4), (12, 0, 1), 0)),
+    ("x[:, :1].expand(-1, 5, -1)", ((2, 5, 4), (12, 0, 1), 0)),
+    ("x[:1].expand(3, 2, 3, 4)", ((3, 2, 3, 4), (0, 0, 4, 1), 0)),
+    ("x[0, 0].expand_as(x)", ((2, 3, 4), (0, 0, 1), 0)),
+    ("x[0, :, :1].broadcast_to((2, 3, 4))", ((2, 3, 4), (0, 4, 0), 0)),
+    ("x.narrow(1, 1, 2)", ((2, 2, 4), (12, 4, 1), 4)),
+    ("x.narrow(-1, 2, 2)", ((2, 3, 2), (12, 4, 1), 2)),
+    ("x.narrow(0, -1, 1)", ((1, 3, 4), (12, 4, 1), 12)),
+    ("x.select(1, 2)", ((2, 4), (12, 1), 8)),
+    ("x.select(-1, -1)", ((2, 3), (12, 4), 3)),
+    ("x[1]", ((3, 4), (4, 1), 12)),
+    ("x[-1, 1:3, ::3]", ((2, 2), (4, 3), 16)),
+    ("x[:, ::2]", ((2, 2, 4), (12, 8, 1), 0)),
+    ("x[..., 1::2]", ((2, 3, 2), (12, 4, 2), 1)),
+    ("x[None]", ((1, 2, 3, 4), (24, 12, 4, 1), 0)),
+    ("x[:, None]", ((2, 1, 3, 4), (12, 12, 4, 1), 0)),
+    ("x[1, ..., None]", ((3, 4, 1), (4, 1, 1), 12)),
+    ("x[..., 2]", ((2, 3), (12, 4), 2)),
+    ("x[1, 2, 3]", ((), (), 23)),
+    ("x[:, 1:-1, -3:]", ((2, 1, 3), (12, 4, 1), 5)),
+    ("x[0].diagonal()", ((3,), (5,), 0)),
+    ("x[0].diagonal(1)", ((3,), (5,), 1)),
+    ("x[0].diagonal(-1)", ((2,), (5,), 4)),
+    ("x.diagonal(0, 1, 2)", ((2, 3), (12, 5), 0)),
+    ("x.diagonal(2, 0, 2)", ((3, 2), (4, 13), 2)),
+    ("x.diagonal(-1, -1, 0)", ((3, 2), (4, 13), 1)),
+    ("x.view(24).unfold(0, 5, 5)", ((4, 5), (5, 1), 0)),
+    ("x.view(24)[:7].unfold(0, 2, 2)", ((3, 2), (2, 1), 0)),
+    ("x.view(24)[:7].unfold(0, 3, 1)", ((5, 3), (1, 1), 0)),
+    ("x.unfold(2, 2, 1)", ((2, 3, 3, 2), (12, 4, 1, 1), 0)),
+    ("x.unfold(1, 2, 1)", ((2, 2, 4, 2), (12, 4, 1, 4), 0)),
+    ("x.as_strided((2, 2), (1, 2), 1)", ((2, 2), (1, 2), 1)),
+    ("x.as_strided((3,), (0,))", ((3,), (0,), 0)),
+    ("x[1].as_strided((2,), (3,))", ((2,), (3,), 12)),
+]
+
+
+@pytest.mark.parametrize(("expr", "expected"), VIEW_CASES, ids=[c[0] for c in VIEW_CASES])
+def test_view_metadata_matches_pytorch(device: str, expr: str, expected: tuple) -> None:
+    x = _x(device)
+    v = eval(expr, {"x": x})
+    assert _meta(v) == expected
+    assert v.untyped_storage() is x.untyped_storage()
+    # Values: NumPy's as_strided over the same buffer is the oracle.
+    shape, strides, offset = expected
+    flat = np.arange(24)
+    nv = np.lib.stride_tricks.as_strided(flat[offset:], shape, tuple(s * 8 for s in strides))
+    assert_close(v, nv)
+
+
+def test_as_strided_values(device: str) -> None:
+    base = tc.tensor(np.arange(9), device=device)
+    assert base.as_strided((2, 2), (1, 2), 1).tolist() == [[1, 3], [2, 4]]
+    with pytest.raises(RuntimeError):
+        base.as_strided((3, 3), (3, 1), 1)
+
+
+def test_split_chunk_unbind_are_views(device: str) -> None:
+    v = tc.tensor(np.arange(10), device=device)
+    parts = v.split(3)
+    assert [tuple(p.shape) for p in parts] == [(3,), (3,), (3,), (1,)]
+    assert [p.storage_offset() for p in parts] == [0, 3, 6, 9]
+    assert all(p.untyped_storage() is v.untyped_storage() for p in parts)
+    assert [p.storage_offset() for p in v.split([2, 8])] == [0, 2]
+    assert [tuple(p.shape) for p in v.split([2, 8])] == [(2,), (8,)]
+    assert [tuple(p.shape) for p in v.chunk(3)] == [(4,), (4,), (2,)]
+    assert [tuple(p.shape) for p in tc.tensor(np.arange(6), device=device).chunk(4)] == [
+        (2,),
+        (2,),
+        (2,),
+    ]
+    m = tc.tensor(np.arange(6).reshape(2, 3), device=device)
+    cols = m.unbind(1)
+    assert len(cols) == 3
+    assert [(tuple(c.shape), c.stride(), c.storage_offset()) for c in cols] == [
+        ((2,), (3,), 0), ((2,), (3,), 1), ((2,), (3,), 2),
+    ]  # fmt: skip
+    rows = m.split(1, dim=0)
+    assert [(tuple(r.shape), r.storage_offset()) for r in rows] == [((1, 3), 0), ((1, 3), 3)]
+    assert [r.tolist() for r in m] == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(RuntimeError, match="split_with_sizes"):
+        v.split([2, 2])
+
+
+def test_write_through_basic_indexing(device: str) -> None:
+    x = tc.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+    y = x.t()
+    y[0, 1] = 10.0
+    assert x.tolist() == [[1.0, 2.0], [10.0, 4.0]]
+    x[:, 1] = tc.tensor([7.0, 8.0], device=device)
+    assert y.tolist() == [[1.0, 10.0], [7.0, 8.0]]
+    x[0] = 0
+    assert x.tolist() == [[0.0, 0.0], [10.0, 8.0]]
+    x.diagonal().fill_(5)
+    assert x.tolist() == [[5.0, 0.0], [10.0, 5.0]]
+    x.view(4)[1:3] = -1
+    assert x.tolist() == [[5.0, -1.0], [-1.0, 5.0]]
+
+
+def test_inplace_on_view_bumps_the_shared_version(device: str) -> None:
+    x = tc.tensor([1.0, 2.0, 3.0], device=device)
+    v = x[1:]
+    before = x._version
+    v.mul_(2)
+    assert x._version == v._version == before + 1
+    assert x.tolist() == [1.0, 4.0, 6.0]
+
+
+def test_view_requires_compatible_strides(device: str) -> None:
+    x = _x(device)
+    with pytest.raises(
+        RuntimeError, match=r"view size is not compatible.*Use \.reshape\(\.\.\.\) instead"
+    ):
+        x.transpose(0, 1).view(24)
+    with pytest.raises(RuntimeError, match=r"reshape"):
+        x.permute(1, 0, 2).view(3, 8)
+    with pytest.raises(RuntimeError, match=r"shape '\[5, 5\]' is invalid for input of size 24"):
+        x.view(5, 5)
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        x.view(-1, -1)
+
+
+def test_reshape_views_when_it_can_and_copies_when_it_must(device: str) -> None:
+    x = _x(device)
+    r = x.reshape(4, 6)
+    assert r.untyped_storage() is x.untyped_storage()
+    t = x.transpose(0, 1)
+    c = t.reshape(24)
+    assert c.untyped_storage() is not x.untyped_storage()
+    assert c.stride() == (1,)
+    assert_close(c, np.arange(24).reshape(2, 3, 4).transpose(1, 0, 2).reshape(24))
+    f = t.flatten()
+    assert f.untyped_storage() is not x.untyped_storage()
+    assert_close(f, to_numpy(c))
+    assert x.reshape(-1, 4).shape == (6, 4)
+    assert x.reshape_as(tc.tensor(np.zeros((4, 6)), device=device)).shape == (4, 6)
+    assert tc.tensor(5, device=device).flatten().shape == (1,)
+
+
+def test_contiguous_and_clone(device: str) -> None:
+    x = _x(device)
+    assert x.is_contiguous()
+    assert x.contiguous() is x
+    t = x.transpose(0, 2)
+    assert not t.is_contiguous()
+    c = t.contiguous()
+    assert c.is_contiguous() and c.stride() == (6, 2, 1)
+    assert c.untyped_storage() is not x.untyped_storage()
+    assert_close(c, np.arange(24).reshape(2, 3, 4).transpose(2, 1, 0))
+    k = x.clone()
+    assert k.untyped_storage() is not x.untyped_storage()
+    assert_close(k, to_numpy(x))
+    k[0, 0, 0] = 100
+    assert x[0, 0, 0].item() == 0
+    # Size-1 dims and expanded dims: contiguity ignores strides of size-1 dims.
+    assert x[:, :1].is_contiguous() is False
+    assert x[:1].is_contiguous()
+    assert x[0, :, :1].expand(3, 1).is_contiguous() is False
+
+
+def test_expand_errors(device: str) -> None:
+    x = _x(device)
+    with pytest.raises(
+        RuntimeError,
+        match=r"The expanded size of the tensor \(5\) must match the existing size \(3\)",
+    ):
+        x.expand(2, 5, 4)
+    with pytest.raises(RuntimeError, match="must be greater or equal to the number of dimensions"):
+        x.expand(3, 4)
+
+
+def test_view_op_errors(device: str) -> None:
+    x = _x(device)
+    with pytest.raises(RuntimeError, match="duplicate dims"):
+        x.permute(0, 0, 1)
+    with pytest.raises(
+        RuntimeError, match="number of dimensions in the tensor input does not match"
+    ):
+        x.permute(0, 1)
+    with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical"):
+        x.diagonal(0, 1, 1)
+    with pytest.raises(
+        RuntimeError, match="maximum size for tensor at dimension 2 is 4 but size is 5"
+    ):
+        x.unfold(2, 5, 1)
+    with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions"):
+        x.t()
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1]
+    with pytest.raises(
+        IndexError, match="start \\(2\\) \\+ length \\(3\\) exceeds dimension size \\(3\\)"
+    ):
+        x.narrow(1, 2, 3)
+
+
+def test_views_of_zero_dim_and_empty_tensors(device: str) -> None:
+    s = tc.tensor(3.0, device=device)
+    assert s.unsqueeze(0).shape == (1,)
+    assert s.view(1, 1).shape == (1, 1)
+    assert s.t() is s or s.t().shape == ()
+    assert s.expand(2, 3).stride() == (0, 0)
+    e = tc.tensor(np.zeros((0, 3)), device=device)
+    assert e.view(3, 0).shape == (3, 0)
+    assert e.transpose(0, 1).shape == (3, 0)
+    assert e.reshape(-1).shape == (0,)
+    assert _x(device)[:, 5:].shape == (2, 0, 4)
+
+
+def test_empty_views_past_the_end_of_storage(device: str) -> None:
+    # PyTorch allows an empty view's storage offset to lie past the end of its storage
+    # (narrow at start == size, twice): the view must still be usable.
+    x = tc.tensor(np.zeros((2, 2)), device=device)
+    v = x.narrow(0, 2, 0).narrow(1, 2, 0)
+    assert _meta(v) == ((0, 0), (2, 1), 6)
+    assert v.tolist() == []
+    assert to_numpy(v).shape == (0, 0)
+    assert (v + 1).shape == (0, 0)
