@@ -110,9 +110,8 @@ def format_tensor(t: Tensor) -> str:
             return str(v).rjust(width)
 
     if n == 0:
-        body = "[]"
-    else:
-        body = _render(data, fmt, len("tensor(")) if t.ndim else fmt(data)
+        data = []
+    body = _render(data, fmt, len("tensor(")) if t.ndim else fmt(data)
     suffix = []
     if n == 0 and t.ndim > 1:
         suffix.append(f"size={tuple(t._shape)}")

@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .registrar import DeviceInterface, Registrar
+
+if TYPE_CHECKING:
+    from .hookspecs import hookimpl, hookspec
 
 __all__ = ["DeviceInterface", "Registrar", "hookimpl", "hookspec"]
 

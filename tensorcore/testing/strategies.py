@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from hypothesis import strategies as st
@@ -122,7 +122,9 @@ def elements(
     elif dtype.is_floating_point:
         lo = -10.0 if min_value is None else float(min_value)
         hi = 10.0 if max_value is None else float(max_value)
-        width = 64 if dtype is tc.float64 else 32 if dtype is tc.float32 else 16
+        width: Literal[16, 32, 64] = (
+            64 if dtype is tc.float64 else 32 if dtype is tc.float32 else 16
+        )
         strat = st.floats(lo, hi, allow_nan=False, allow_infinity=False, width=width)
         if dtype is tc.bfloat16:
             # Values bfloat16 holds exactly, so the oracle sees the same inputs.

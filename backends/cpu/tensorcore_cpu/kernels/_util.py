@@ -44,7 +44,7 @@ def quiet_tokens(xp: Any) -> tuple[Any, Any]:
     try:
         from numpy._core import _ufunc_config
 
-        var = _ufunc_config._extobj_contextvar
+        var = _ufunc_config._extobj_contextvar  # type: ignore[attr-defined]
         with fn(all="ignore"):
             ignore = var.get()
         return (lambda: var.set(ignore)), var.reset
