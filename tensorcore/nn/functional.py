@@ -90,9 +90,9 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     Examples
     --------
     >>> import tensorcore as tc
-    >>> logp = tc.tensor([[0.0, -1.0], [-2.0, 0.0]])
+    >>> logp = tc.tensor([[-0.5, -1.0], [-2.0, -0.25]])
     >>> tc.nn.functional.nll_loss(logp, tc.tensor([0, 1])).item()
-    -0.0
+    0.375
     """
     if input.ndim != 2 or target.ndim != 1 or target._shape[0] != input._shape[0]:
         raise ValueError(
