@@ -1,0 +1,328 @@
+"""Making sparse tensors and taking them apart: ``tensorcore.sparse_coo_tensor``,
+``to_sparse``/``to_dense``, ``coalesce``, the accessors (``indices()``, ``values()``,
+``_nnz()``, ...) and the conversions (``clone``, ``to(dtype)``, ``to(device)``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import tensorcore as tc
+from tensorcore import Tensor
+
+from ._coo import (
+    alias,
+    coalesce,
+    is_sparse,
+    make_sparse,
+    mask,
+    np_of,
+    record,
+    sparse_dim,
+    store,
+    to_dense_array,
+    wrap,
+)
+
+__all__ = ["KERNELS", "sparse_coo_tensor"]
+
+
+def _F(name: str) -> Any:
+    from tensorcore.ops._api import FUNCTIONS
+
+    return FUNCTIONS[name]
+
+
+# ------------------------------------------------------------------ construction
+def sparse_coo_tensor(
+    indices: Any,
+    values: Any,
+    size: Any = None,
+    *,
+    dtype: tc.dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    check_invariants: bool | None = None,
+    is_coalesced: bool | None = None,
+) -> Tensor:
+    """A sparse COO tensor with ``values`` at ``indices``.
+
+    ``indices`` is ``sparse_dim x nnz`` (integers; converted to int64), ``values`` is
+    ``nnz x dense dims``; the tensor lives on the device of ``values``. ``size`` defaults to
+    the smallest size that holds the indices. Unlike PyTorch, the indices are checked by
+    default (``check_invariants=None`` means True): an index out of range or negative, or a
+    size too small, raises here rather than in a later operation. ``is_coalesced=True``
+    promises sorted unique indices (not checked); duplicates are otherwise allowed and summed.
+    The result is differentiable with respect to ``values``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3.0, 4.0, 5.0], (2, 3))
+    >>> x.layout, x.sparse_dim(), x._nnz()
+    (tensorcore.sparse_coo, 2, 3)
+    >>> x.to_dense().tolist()
+    [[0.0, 0.0, 3.0], [4.0, 0.0, 5.0]]
+    """
+    if isinstance(values, Tensor):
+        if dtype is not None or device is not None:
+            values = values.to(device=device or values.device, dtype=dtype or values.dtype)
+    else:
+        values = tc.tensor(values, dtype=dtype, device=device)
+    dev = values.device
+    if isinstance(indices, Tensor):
+        if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype is tc.bool:
+            raise RuntimeError(
+                "sparse_coo_tensor(): indices must be an int64 tensor, but got "
+                f"{indices.dtype.name}"
+            )
+        indices = indices.to(device=dev, dtype=tc.int64)
+    else:
+        data = np.asarray(indices)
+        if data.size and data.dtype.kind not in "iu":
+            raise RuntimeError(
+                f"sparse_coo_tensor(): indices must be integers, but got {data.dtype} data"
+            )
+        indices = tc.tensor(data.astype(np.int64).tolist(), dtype=tc.int64, device=dev)
+        if data.size == 0:
+            indices = indices.reshape(data.shape if data.ndim == 2 else (0, 0))
+    if indices.ndim != 2:
+        raise RuntimeError(
+            "sparse_coo_tensor(): indices must be sparse_dim x nnz (2-D), but got shape "
+            f"{list(indices.shape)}"
+        )
+    if values.ndim < 1:
+        raise RuntimeError("sparse_coo_tensor(): values must have at least one dim (nnz)")
+    sdim, nnz = indices.shape
+    if values.shape[0] != nnz:
+        raise RuntimeError(
+            "sparse_coo_tensor(): indices and values must have the same nnz, but got nnz "
+            f"from indices: {nnz}, nnz from values: {values.shape[0]}"
+        )
+    dense = tuple(values.shape[1:])
+    check = check_invariants is None or check_invariants
+    lo = hi = None
+    if nnz and (check or size is None):
+        hi = indices.amax(1).tolist()
+        lo = indices.amin(1).tolist()
+    if size is None:
+        sizes = tuple(int(h) + 1 for h in hi) if hi is not None else (0,) * sdim
+        size = sizes + dense
+    else:
+        size = tuple(int(s) for s in size)
+        if len(size) != sdim + len(dense):
+            raise RuntimeError(
+                f"sparse_coo_tensor(): 'len(size) == sparse_dim + dense_dim' is not satisfied: "
+                f"len(size) = {len(size)}, sparse_dim = {sdim}, dense_dim = {len(dense)}"
+            )
+        if tuple(size[sdim:]) != dense:
+            raise RuntimeError(
+                f"sparse_coo_tensor(): the dense sizes {list(size[sdim:])} do not match the "
+                f"values' trailing shape {list(dense)}"
+            )
+        if any(s < 0 for s in size):
+            raise RuntimeError(f"sparse_coo_tensor(): negative size in {list(size)}")
+    if check and lo is not None and hi is not None:
+        for d in range(sdim):
+            if lo[d] < 0:
+                raise RuntimeError(
+                    f"sparse_coo_tensor(): found negative index {lo[d]} for dimension {d}"
+                )
+            if hi[d] >= size[d]:
+                raise RuntimeError(
+                    f"sparse_coo_tensor(): size is inconsistent with indices: for dimension "
+                    f"{d}, size is {size[d]} but found index {hi[d]}"
+                )
+    out = _F("_sparse_coo_tensor_unsafe")(indices, values, list(size), is_coalesced)
+    if requires_grad:
+        out.requires_grad_()
+    return out  # type: ignore[no-any-return]
+
+
+def _sparse_coo_tensor_unsafe(
+    indices: Tensor, values: Tensor, size: Any, is_coalesced: bool | None = None
+) -> Tensor:
+    return make_sparse(indices.detach(), values.detach(), tuple(size), bool(is_coalesced))
+
+
+# ------------------------------------------------------------------ conversions
+def to_dense(self: Tensor, dtype: tc.dtype | None = None) -> Tensor:
+    """Sparse to dense: a new dense tensor (duplicates summed)."""
+    out = wrap(to_dense_array(self))
+    return out if dtype is None else out.to(dtype)
+
+
+def to_dense_strided(self: Tensor, dtype: tc.dtype | None = None) -> Tensor:
+    """A dense tensor's ``to_dense()``: an alias (never ``self``: autograd records it)."""
+    return self.view_as(self) if dtype is None or dtype is self.dtype else self.to(dtype)
+
+
+def to_sparse(self: Tensor, sparse_dim: int | None = None) -> Tensor:
+    """Dense to sparse: the non-zero entries (non-zero rows of the dense dims) as a
+    coalesced tensor with ``sparse_dim`` sparse dims (all by default)."""
+    nd = self.ndim
+    sd = nd if sparse_dim is None else sparse_dim
+    if not 0 <= sd <= nd:
+        raise RuntimeError(f"to_sparse(): sparse_dim must be in [0, {nd}], got {sparse_dim}")
+    arr = np_of(self)
+    if sd == 0:  # no sparse dims: one value, the whole tensor
+        return make_sparse(np.zeros((0, 1), np.int64), arr[None].copy(), self.shape, True)
+    nzmask = arr != 0
+    if sd < nd:  # a hybrid tensor: the rows of the sparse dims that hold a non-zero
+        nzmask = nzmask.any(axis=tuple(range(sd, nd)))
+    idx = np.stack(np.nonzero(nzmask)).astype(np.int64, copy=False)
+    return make_sparse(idx, np.ascontiguousarray(arr[tuple(idx)]), self.shape, True)
+
+
+def to_sparse_sparse(self: Tensor, sparse_dim: int | None = None) -> Tensor:
+    if sparse_dim is not None and sparse_dim != _sparse_dim(self):
+        raise RuntimeError(
+            f"to_sparse(): cannot change the sparse_dim of a sparse tensor from "
+            f"{_sparse_dim(self)} to {sparse_dim}"
+        )
+    return alias(self)
+
+
+def _coalesce(self: Tensor) -> Tensor:
+    return coalesce(self)
+
+
+def clone(self: Tensor, out: Any = None) -> Tensor:
+    rec = record(self)
+    res = make_sparse(rec.indices.clone(), rec.values.clone(), self.shape, rec.coalesced)
+    return store(out, res)
+
+
+def to_dtype(self: Tensor, dtype: tc.dtype, out: Any = None) -> Tensor:
+    rec = record(self)
+    vals = rec.values.to(dtype)
+    if vals is rec.values:
+        vals = vals.detach()
+    return store(out, make_sparse(rec.indices, vals, self.shape, rec.coalesced))
+
+
+def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
+    rec = record(self)
+    vals = rec.values.to(device)
+    idx = rec.indices.to(device)
+    return make_sparse(idx, vals, self.shape, rec.coalesced)
+
+
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """``sparse.copy_(sparse)``: take ``src``'s indices and values (cast, moved)."""
+    if not is_sparse(self) or not is_sparse(src):
+        raise NotImplementedError(
+            "copy_(): copying between a sparse and a dense tensor is not supported; use "
+            "to_dense() or to_sparse() first"
+        )
+    if self.shape != src.shape:
+        raise RuntimeError(
+            f"copy_(): a sparse tensor of size {list(src.shape)} cannot be copied into one of "
+            f"size {list(self.shape)}"
+        )
+    rec = record(src)
+    vals = rec.values.to(device=self.device, dtype=self.dtype, copy=True)
+    record(self).replace(
+        record(make_sparse(rec.indices.to(self.device), vals, self.shape, rec.coalesced))
+    )
+    return self
+
+
+def zeros_like(
+    self: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """A sparse tensor of zeros (no entries) of ``self``'s size, as PyTorch gives."""
+    dev = device or self.device
+    vals = tc.zeros((0,) + tuple(record(self).values.shape[1:]), dtype=dtype or self.dtype)
+    idx = tc.zeros((_sparse_dim(self), 0), dtype=tc.int64)
+    return make_sparse(idx.to(dev), vals.to(dev), self.shape, True)
+
+
+def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
+    """``self`` (dense or sparse) at the coalesced indices of the sparse ``mask``."""
+    if not is_sparse(mask_):
+        raise RuntimeError("sparse_mask(): expected the mask to be a sparse COO tensor")
+    if self.shape != mask_.shape:
+        raise RuntimeError(
+            f"sparse_mask(): expected self and mask to have the same size, but got "
+            f"{list(self.shape)} and {list(mask_.shape)}"
+        )
+    return mask(self, mask_)
+
+
+# ------------------------------------------------------------------ accessors
+def _sparse_dim(self: Tensor) -> int:
+    return sparse_dim(self)
+
+
+def _dense_dim(self: Tensor) -> int:
+    return self.ndim - sparse_dim(self)
+
+
+def _nnz(self: Tensor) -> int:
+    return int(record(self).values.shape[0])
+
+
+def _is_coalesced(self: Tensor) -> bool:
+    return record(self).coalesced
+
+
+def _need_coalesced(self: Tensor, what: str) -> None:
+    if not record(self).coalesced:
+        raise RuntimeError(
+            f"Cannot get {what} on an uncoalesced tensor, please call .coalesce() first"
+        )
+
+
+def indices(self: Tensor) -> Tensor:
+    _need_coalesced(self, "indices")
+    return record(self).indices.detach()
+
+
+def values(self: Tensor) -> Tensor:
+    _need_coalesced(self, "values")
+    return record(self).values.detach()
+
+
+def _indices(self: Tensor) -> Tensor:
+    return record(self).indices.detach()
+
+
+def _values(self: Tensor) -> Tensor:
+    return record(self).values.detach()
+
+
+def _strided_sparse_dim(self: Tensor) -> int:
+    return 0
+
+
+def _strided_dense_dim(self: Tensor) -> int:
+    return self.ndim
+
+
+#: (operator, device type, layout, kernel, direct) registered by the plugin.
+KERNELS: list[tuple[str, str, str, Any, bool]] = [
+    ("_sparse_coo_tensor_unsafe", "*", "strided", _sparse_coo_tensor_unsafe, False),
+    ("to_dense", "cpu", "sparse_coo", to_dense, False),
+    ("to_dense", "*", "strided", to_dense_strided, False),
+    ("to_sparse", "cpu", "strided", to_sparse, False),
+    ("to_sparse", "*", "sparse_coo", to_sparse_sparse, False),
+    ("coalesce", "cpu", "sparse_coo", _coalesce, False),
+    ("sparse_mask", "cpu", "sparse_coo", sparse_mask, False),
+    ("sparse_dim", "*", "sparse_coo", _sparse_dim, False),
+    ("sparse_dim", "*", "strided", _strided_sparse_dim, False),
+    ("dense_dim", "*", "sparse_coo", _dense_dim, False),
+    ("dense_dim", "*", "strided", _strided_dense_dim, False),
+    ("_nnz", "*", "sparse_coo", _nnz, False),
+    ("is_coalesced", "*", "sparse_coo", _is_coalesced, False),
+    ("indices", "*", "sparse_coo", indices, False),
+    ("values", "*", "sparse_coo", values, False),
+    ("_indices", "*", "sparse_coo", _indices, False),
+    ("_values", "*", "sparse_coo", _values, False),
+    ("clone", "*", "sparse_coo", clone, True),
+    ("to_dtype", "*", "sparse_coo", to_dtype, True),
+    ("to_device", "*", "sparse_coo", to_device, False),
+    ("copy_", "*", "sparse_coo", copy_, False),
+    ("zeros_like", "*", "sparse_coo", zeros_like, False),
+]

@@ -1,0 +1,263 @@
+"""Derivative rules for sparse operands (``register.derivative`` overrides per operator for
+the ``sparse_coo`` layout), and the rules of the operators this plugin declares.
+
+The gradient contract (as ``torch.sparse.mm`` documents it):
+
+- the gradient with respect to a **sparse** input is a sparse COO tensor **masked to the
+  input's sparsity pattern**: it has the input's (coalesced) indices and is zero elsewhere,
+  even where the dense derivative is not;
+- the gradient with respect to a **dense** input is dense.
+
+Most rules reuse the generic rule of the derivative table and then fit each gradient to its
+input (:func:`fit`); elementwise rules run the generic rule on the values; products, sums and
+softmax sample the gradient at the input's entries only, so no rule densifies a sparse
+input. Rules that use NumPy directly (products, sums, softmax) give first-order gradients
+(their results are not differentiable again).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from tensorcore import Tensor
+from tensorcore._tensor import _wrap_dim
+from tensorcore.ops.derivatives import DERIVATIVES, sum_to
+
+from ._coo import (
+    coalesce,
+    gather,
+    is_sparse,
+    make_sparse,
+    mask,
+    np_of,
+    record,
+    sparse_dim,
+    to_dense_tensor,
+    wrap,
+)
+from .kernels.linalg import pairs
+from .kernels.reductions import softmax_backward_values
+
+__all__ = ["RULES", "fit"]
+
+
+def _dense_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A gradient for a dense input of ``shape``: dense, summed over broadcast dims (sparse
+    gradients are reduced while still sparse)."""
+    if tuple(g.shape) == tuple(shape):
+        return to_dense_tensor(g) if is_sparse(g) else g
+    if not is_sparse(g):
+        return sum_to(g, tuple(shape))
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
+    )
+    r = g.sum(dims) if dims else g
+    if is_sparse(r):
+        r = to_dense_tensor(r)
+    return r.reshape(tuple(shape))  # type: ignore[no-any-return]
+
+
+def fit(grad: Any, x: Any) -> Any:
+    """Fit a gradient to its input: masked sparse for a sparse input, dense for a dense one."""
+    if grad is None or not isinstance(x, Tensor):
+        return grad
+    if is_sparse(x):
+        return mask(grad, x)
+    return _dense_to(grad, tuple(x.shape))
+
+
+def _fitted(op: str, names: tuple[str, ...]) -> tuple[str, Any]:
+    """The generic rule of ``op``, with each gradient fitted to its input."""
+    generic = DERIVATIVES[op]
+    saves = " ".join(dict.fromkeys(generic.saves + names))
+
+    def rule(c: Any, g: Any) -> tuple[Any, ...]:
+        grads = generic.fn(c, g)
+        return tuple(fit(gr, getattr(c, n)) for gr, n in zip(grads, names, strict=False))
+
+    return saves, rule
+
+
+def _valuewise(op: str) -> tuple[str, Any]:
+    """An elementwise rule run on the values: ``y = f(x)`` keeps ``x.coalesce()``'s entries,
+    so the gradient is the dense rule applied to the values at those entries."""
+    generic = DERIVATIVES[op]
+
+    def rule(c: Any, g: Any) -> tuple[Any, ...]:
+        xc = coalesce(c.self)
+        rec = record(xc)
+        gv = wrap(np.ascontiguousarray(gather(g, np_of(rec.indices), xc.shape[: sparse_dim(xc)])))
+        ns = SimpleNamespace(
+            self=rec.values,
+            result=record(c.result).values,
+            other=getattr(c, "other", None),
+        )
+        (vg, *_) = generic.fn(ns, gv)
+        return (make_sparse(rec.indices, vg, xc.shape, True),)
+
+    saves = "self result other" if op == "pow" else "self result"
+    return saves, rule
+
+
+# ------------------------------------------------------------------ products
+def _sampled(g: Any, a: Tensor, b: Tensor) -> tuple[Any, Any]:
+    """Gradients of ``a @ b`` (2-D, at least one sparse, real dtypes) given the output
+    gradient ``g``: a sparse operand's gradient is computed at its own entries only (a
+    sampled product), never as a dense matrix."""
+    if is_sparse(a) and is_sparse(b):
+        # Every term a[i,k] * b[k,j] of the product: dL/da[i,k] += g[i,j] * b[k,j], ...
+        ac, bc = coalesce(a), coalesce(b)
+        ra, rb = record(ac), record(bc)
+        ia, ib = np_of(ra.indices), np_of(rb.indices)
+        va, vb = np_of(ra.values), np_of(rb.values)
+        pa, pb = pairs(ia[1], ib[0])
+        gv = gather(g, np.stack([ia[0][pa], ib[1][pb]]), (a.shape[0], b.shape[1]))
+        outa = np.zeros(va.shape, dtype=np.result_type(gv, vb))
+        outb = np.zeros(vb.shape, dtype=np.result_type(gv, va))
+        np.add.at(outa, pa, gv * vb[pb])
+        np.add.at(outb, pb, gv * va[pa])
+        return (
+            make_sparse(ra.indices, outa, a.shape, True),
+            make_sparse(rb.indices, outb, b.shape, True),
+        )
+    gt = to_dense_tensor(g) if is_sparse(g) else g
+    gd = np_of(gt)
+    if is_sparse(a):  # sparse @ dense: dL/da = (g @ b.T) at a's entries, dL/db = a.T @ g
+        rec = record(coalesce(a))
+        rows, cols = np_of(rec.indices)
+        vals = np.einsum("ij,ij->i", gd[rows], np_of(b)[cols])
+        return make_sparse(rec.indices, vals, a.shape, True), a.t().mm(gt)
+    # dense @ sparse: dL/da = g @ b.T, dL/db = (a.T @ g) at b's entries
+    rec = record(coalesce(b))
+    rows, cols = np_of(rec.indices)
+    vals = np.einsum("ij,ij->i", np_of(a).T[rows], gd.T[cols])
+    return gt.mm(b.t()), make_sparse(rec.indices, vals, b.shape, True)
+
+
+def _mm(c: Any, g: Any) -> tuple[Any, ...]:
+    return _sampled(g, c.self, c.mat2)
+
+
+def _matmul(c: Any, g: Any) -> tuple[Any, ...]:
+    a, b = c.self, c.other
+    if a.ndim == 2 and b.ndim == 2:
+        return _sampled(g, a, b)
+    if b.ndim == 1:  # matrix @ vector
+        ga, gb = _sampled(g.unsqueeze(1), a, b.unsqueeze(1))
+        return ga, gb.reshape(b.shape)
+    ga, gb = _sampled(g.unsqueeze(0), a.unsqueeze(0), b)
+    return ga.reshape(a.shape), gb
+
+
+# ------------------------------------------------------------------ reductions
+def _sum(c: Any, g: Any) -> tuple[Any, ...]:
+    x = c.self
+    xc = coalesce(x)
+    rec = record(xc)
+    idx = np_of(rec.indices)
+    sd = sparse_dim(x)
+    dims = tuple(range(x.ndim)) if c.dim is None else tuple(c.dim)
+    keep = [d for d in range(sd) if d not in dims]
+    full_shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
+    if not is_sparse(g):
+        gk = np_of(g).reshape(full_shape)
+        vals = np.broadcast_to(gk, x.shape)[tuple(idx)]
+    else:
+        gidx = idx if c.keepdim else idx[keep]
+        if c.keepdim:
+            gidx = gidx.copy()
+            gidx[[d for d in range(sd) if d in dims]] = 0
+        vals = gather(g, gidx, tuple(g.shape[: sparse_dim(g)]))
+        vals = vals.reshape((vals.shape[0],) + full_shape[sd:])
+        vals = np.broadcast_to(vals, (vals.shape[0],) + tuple(x.shape[sd:]))
+    return (make_sparse(rec.indices, np.ascontiguousarray(vals), x.shape, True),)
+
+
+def _softmax(log: bool) -> Any:
+    def rule(c: Any, g: Any) -> tuple[Any, ...]:
+        y = c.result
+        rec = record(y)
+        gv = gather(g, np_of(rec.indices), y.shape[: sparse_dim(y)])
+        d = _wrap_dim(c.dim, y.ndim)
+        vals = softmax_backward_values(y, gv, d, log)
+        return (make_sparse(rec.indices, vals, y.shape, True),)
+
+    return rule
+
+
+# ------------------------------------------------------------------ the plugin's operators
+def _values(c: Any, g: Any) -> tuple[Any, ...]:
+    x = c.self
+    gv = to_dense_tensor(g) if is_sparse(g) else g
+    return (make_sparse(record(x).indices, gv, x.shape, True),)
+
+
+def _from_values(c: Any, g: Any) -> tuple[Any, ...]:
+    idx = np_of(c.indices)
+    sizes = tuple(c.size)[: idx.shape[0]]
+    return (None, wrap(np.ascontiguousarray(gather(g, idx, sizes))))
+
+
+def _sparse_mask(c: Any, g: Any) -> tuple[Any, ...]:
+    return (fit(mask(g, c.mask), c.self), None)
+
+
+def _identity(c: Any, g: Any) -> tuple[Any, ...]:
+    return (fit(g, c.self),)
+
+
+_ELEMENTWISE = [
+    "abs",
+    "sign",
+    "sqrt",
+    "sin",
+    "tan",
+    "asin",
+    "atan",
+    "sinh",
+    "tanh",
+    "expm1",
+    "log1p",
+    "relu",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "nan_to_num",
+    "pow",
+]
+
+#: (operator, layout, saves, rule) for ``register.derivative(op, "*", layout, saves, rule)``.
+RULES: list[tuple[str, str, str, Any]] = [
+    *((op, "sparse_coo", *_valuewise(op)) for op in _ELEMENTWISE),
+    *(
+        (op, "sparse_coo", *_fitted(op, names))
+        for op, names in [
+            ("add", ("self", "other")),
+            ("sub", ("self", "other")),
+            ("mul", ("self", "other")),
+            ("div", ("self", "other")),
+            ("neg", ("self",)),
+            ("clone", ("self",)),
+            ("to_dtype", ("self",)),
+            ("to_device", ("self",)),
+            ("transpose", ("self",)),
+            ("permute", ("self",)),
+        ]
+    ),
+    ("mm", "sparse_coo", "self mat2", _mm),
+    ("matmul", "sparse_coo", "self other", _matmul),
+    ("sum", "sparse_coo", "self dim keepdim", _sum),
+    ("_sparse_softmax", "*", "dim result", _softmax(False)),
+    ("_sparse_log_softmax", "*", "dim result", _softmax(True)),
+    ("to_dense", "*", "self", _identity),
+    ("to_sparse", "*", "self", _identity),
+    ("coalesce", "*", "self", _identity),
+    ("values", "*", "self", _values),
+    ("sparse_mask", "*", "self mask", _sparse_mask),
+    ("_sparse_coo_tensor_unsafe", "*", "indices size", _from_values),
+]

@@ -1,0 +1,285 @@
+"""Elementwise kernels of the sparse layout.
+
+They are registered with ``direct=True``: the core's pointwise frontend (which broadcasts into
+a dense ``out``) does not run, so each kernel promotes, checks shapes and returns its result
+(writing it into ``out`` for in-place and ``out=`` calls). Only zero-preserving operations
+have kernels: ``sparse + dense`` is dense, but ``exp(sparse)`` has no kernel and raises the
+registry's error rather than densifying.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import tensorcore as tc
+from tensorcore import Tensor
+from tensorcore.ops.meta import broadcast_shapes
+
+from .._coo import (
+    as_scipy,
+    coalesce,
+    coalesce_arrays,
+    from_scipy,
+    is_sparse,
+    keys_of,
+    make_sparse,
+    np_dtype,
+    np_of,
+    record,
+    sparse_dim,
+    store,
+    wrap,
+)
+
+__all__ = ["KERNELS", "UNARY", "add_sparse"]
+
+#: Zero-preserving unary operators: (name, linear). Linear ones need no coalescing.
+UNARY: tuple[tuple[str, bool], ...] = (
+    ("neg", True),
+    ("abs", False),
+    ("sign", False),
+    ("sqrt", False),
+    ("sin", False),
+    ("tan", False),
+    ("asin", False),
+    ("atan", False),
+    ("sinh", False),
+    ("tanh", False),
+    ("expm1", False),
+    ("log1p", False),
+    ("relu", False),
+    ("floor", False),
+    ("ceil", False),
+    ("trunc", False),
+    ("round", False),
+    ("nan_to_num", False),
+    ("isnan", False),
+    ("isinf", False),
+)
+
+
+def _F(name: str) -> Any:
+    from tensorcore.ops._api import FUNCTIONS
+
+    return FUNCTIONS[name]
+
+
+def _check_alpha(alpha: Any, dtype: tc.dtype) -> None:
+    if isinstance(alpha, float) and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+
+
+def _same_size(name: str, a: Tensor, b: Tensor) -> None:
+    if a.shape != b.shape:
+        raise RuntimeError(
+            f"{name}(): expected sparse tensors of the same size, but got {list(a.shape)} and "
+            f"{list(b.shape)}"
+        )
+
+
+def _values_as(t: Tensor, dtype: tc.dtype) -> Any:
+    return np_of(record(t).values.to(dtype))
+
+
+# ------------------------------------------------------------------ add / sub
+def add_sparse(a: Tensor, b: Tensor, coef: Any, dtype: tc.dtype) -> Tensor:
+    """``a + coef * b`` for two sparse tensors of one size: coalesced when both are."""
+    ra, rb = record(a), record(b)
+    if sparse_dim(a) != sparse_dim(b):
+        raise RuntimeError(
+            f"add(): expected sparse tensors with the same sparse_dim, got {sparse_dim(a)} "
+            f"and {sparse_dim(b)}"
+        )
+    if ra.coalesced and rb.coalesced and a.dtype is dtype and b.dtype is dtype:
+        ma, mb = as_scipy(a), as_scipy(b)
+        if ma is not None and mb is not None:
+            m = ma + mb if coef == 1 else (ma - mb if coef == -1 else ma + mb * coef)
+            # csr_plus_csr keeps canonical operands canonical (our cached matrices are).
+            return from_scipy(m, a.shape, canonical=True)
+    va, vb = _values_as(a, dtype), _values_as(b, dtype)
+    if coef != 1:
+        vb = vb * np.asarray(coef, dtype=va.dtype)
+    idx = np.concatenate([np_of(ra.indices), np_of(rb.indices)], axis=1)
+    vals = np.concatenate([va, vb.astype(va.dtype, copy=False)], axis=0)
+    if ra.coalesced and rb.coalesced:
+        idx, vals = coalesce_arrays(idx, vals, a.shape[: idx.shape[0]])
+        return make_sparse(idx, vals, a.shape, True)
+    return make_sparse(idx, vals, a.shape, False)
+
+
+def _scatter_add(dense: Any, s: Tensor, coef: Any) -> None:
+    """``dense += coef * s`` in place (a NumPy array, which may be a strided view)."""
+    rec = record(s)
+    idx = tuple(np_of(rec.indices))
+    vals = np_of(rec.values)
+    if coef != 1:
+        vals = vals * coef
+    vals = vals.astype(dense.dtype, copy=False)
+    if rec.coalesced:
+        dense[idx] += vals
+    else:
+        np.add.at(dense, idx, vals)
+
+
+def _add(name: str, sign: int) -> Callable[..., Any]:
+    def kernel(self: Any, other: Any, alpha: Any = 1, out: Any = None) -> Tensor:
+        if not (isinstance(self, Tensor) and isinstance(other, Tensor)):
+            raise RuntimeError(
+                f"{name}(): adding a scalar to a sparse tensor would make it dense; add the "
+                "scalar to a dense tensor (x.to_dense()) instead"
+            )
+        dtype = tc.result_type(self, other)
+        _check_alpha(alpha, dtype)
+        coef = alpha * sign
+        if is_sparse(self) and is_sparse(other):
+            _same_size(name, self, other)
+            return store(out, add_sparse(self, other, coef, dtype))
+        if out is self and is_sparse(self):
+            raise RuntimeError(
+                f"{name}_(): a dense tensor cannot be added into a sparse tensor in place "
+                "(the result is dense); use dense + sparse"
+            )
+        if out is self:
+            # dense.add_(sparse): scatter into self, without densifying the sparse operand.
+            if tuple(other.shape) != tuple(self.shape):
+                raise RuntimeError(
+                    f"{name}_(): the sparse tensor of size {list(other.shape)} does not match "
+                    f"the dense tensor of size {list(self.shape)}"
+                )
+            if not tc.can_cast(dtype, self.dtype):
+                raise RuntimeError(
+                    f"result type {dtype.name} can't be cast to the desired output type "
+                    f"{self.dtype.name} (in {name}_)"
+                )
+            _scatter_add(np_of(self), other, coef)
+            return self
+        s, d = (self, other) if is_sparse(self) else (other, self)
+        shape = broadcast_shapes(s.shape, d.shape)
+        if tuple(shape) != tuple(s.shape):
+            raise RuntimeError(
+                f"{name}(): the sparse operand of size {list(s.shape)} cannot be broadcast "
+                f"to {list(shape)}"
+            )
+        dense_coef = 1 if d is self else coef
+        res = np.array(np.broadcast_to(np_of(d.to(dtype)), shape), dtype=np_dtype(dtype))
+        if dense_coef != 1:
+            res *= np.asarray(dense_coef, dtype=res.dtype)
+        _scatter_add(res, s, 1 if s is self else coef)
+        return store(out, wrap(res))
+
+    kernel.__name__ = name
+    return kernel
+
+
+# ------------------------------------------------------------------ mul / div
+def _mul_sparse(a: Tensor, b: Tensor, dtype: tc.dtype) -> Tensor:
+    """Elementwise product of two sparse tensors: the intersection of their patterns."""
+    _same_size("mul", a, b)
+    ac, bc = coalesce(a), coalesce(b)
+    ra, rb = record(ac), record(bc)
+    ia, ib = np_of(ra.indices), np_of(rb.indices)
+    if ia.shape[0] != ib.shape[0]:
+        raise RuntimeError("mul(): expected sparse tensors with the same sparse_dim")
+    ka, kb = keys_of(ia, ib, sizes=a.shape[: ia.shape[0]])
+    _, pa, pb = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    va, vb = _values_as(ac, dtype), _values_as(bc, dtype)
+    return make_sparse(ia[:, pa], va[pa] * vb[pb], a.shape, True)
+
+
+def _mul_dense(s: Tensor, d: Tensor, dtype: tc.dtype) -> Tensor:
+    """``sparse * dense``: the dense operand (broadcast to the sparse size) read at the
+    sparse entries only."""
+    shape = broadcast_shapes(s.shape, d.shape)
+    if tuple(shape) != tuple(s.shape):
+        raise NotImplementedError(
+            f"mul(): a dense operand of size {list(d.shape)} would broadcast the sparse tensor "
+            f"of size {list(s.shape)}; only the dense operand is broadcast"
+        )
+    rec = record(s)
+    picked = np.broadcast_to(np_of(d), shape)[tuple(np_of(rec.indices))]
+    npd = np_dtype(dtype)
+    vals = _values_as(s, dtype) * picked.astype(npd, copy=False)
+    return make_sparse(rec.indices, vals.astype(npd, copy=False), s.shape, rec.coalesced)
+
+
+def _scale(s: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    rec = record(s)
+    return make_sparse(rec.indices, fn(rec.values), s.shape, rec.coalesced)
+
+
+def mul(self: Any, other: Any, out: Any = None) -> Tensor:
+    if is_sparse(self) and is_sparse(other):
+        return store(out, _mul_sparse(self, other, tc.result_type(self, other)))
+    s, x = (self, other) if is_sparse(self) else (other, self)
+    if out is self and not is_sparse(self):
+        raise RuntimeError(
+            "mul_(): a dense tensor cannot be multiplied by a sparse tensor in place (the "
+            "result is sparse); use dense * sparse"
+        )
+    if not isinstance(x, Tensor) or x.ndim == 0:
+        # A scalar: scale the values (linear, so an uncoalesced tensor stays as it is).
+        return store(out, _scale(s, lambda v: v * x))
+    return store(out, _mul_dense(s, x, tc.result_type(self, other)))
+
+
+def div(self: Any, other: Any, rounding_mode: str | None = None, out: Any = None) -> Tensor:
+    if not is_sparse(self) or is_sparse(other):
+        raise RuntimeError(
+            "div(): dividing by a sparse tensor would divide by its zeros; only "
+            "sparse / scalar (or a 0-dim dense tensor) is supported"
+        )
+    if isinstance(other, Tensor) and other.ndim != 0:
+        raise NotImplementedError(
+            "div(): a sparse tensor can only be divided by a scalar or a 0-dim dense tensor"
+        )
+    x = self if rounding_mode is None else coalesce(self)
+    return store(out, _scale(x, lambda v: _F("div")(v, other, rounding_mode=rounding_mode)))
+
+
+def pow(self: Any, other: Any, out: Any = None) -> Tensor:
+    if not is_sparse(self) or is_sparse(other):
+        raise RuntimeError("pow(): only a sparse base with a scalar exponent is supported")
+    if isinstance(other, Tensor) and (other.ndim != 0 or other.requires_grad):
+        raise NotImplementedError(
+            "pow(): a sparse tensor's exponent must be a scalar (or a 0-dim tensor that does "
+            "not require grad)"
+        )
+    p = other.item() if isinstance(other, Tensor) else other
+    if not p > 0:
+        raise RuntimeError(
+            f"pow: cannot raise a sparse tensor to the power {p}; it would make the result "
+            "tensor dense"
+        )
+    return store(out, _scale(coalesce(self), lambda v: _F("pow")(v, other)))
+
+
+# ------------------------------------------------------------------ unary
+def _unary(name: str, linear: bool) -> Callable[..., Any]:
+    from tensorcore.dispatch import get_op
+
+    fn = _F(name)
+    # The operator's other parameters (``decimals``, ``nan``, ...), passed on by name.
+    names = [p.name for p in get_op(name).decl.parsed.params[1:]]
+
+    def kernel(self: Tensor, *args: Any, out: Any = None) -> Tensor:
+        x = self if linear else coalesce(self)
+        kwargs = dict(zip(names, args, strict=True))
+        return store(out, _scale(x, lambda v: fn(v, **kwargs)))
+
+    kernel.__name__ = name
+    return kernel
+
+
+#: (operator, device type, layout, kernel, direct)
+KERNELS: list[tuple[str, str, str, Any, bool]] = [
+    ("add", "cpu", "sparse_coo", _add("add", 1), True),
+    ("sub", "cpu", "sparse_coo", _add("sub", -1), True),
+    ("mul", "cpu", "sparse_coo", mul, True),
+    ("div", "cpu", "sparse_coo", div, True),
+    ("pow", "cpu", "sparse_coo", pow, True),
+] + [(name, "cpu", "sparse_coo", _unary(name, lin), True) for name, lin in UNARY]

@@ -1,0 +1,141 @@
+"""The ``sparse`` backend plugin: the ``sparse_coo`` layout, its operators and kernels.
+
+Found through the entry point ``sparse = "tensorcore_sparse.plugin"`` in the group
+``tensorcore.backends``. It registers no device: sparse tensors live on the device of their
+values. The computing kernels are for the ``cpu`` device (NumPy and SciPy); those that only
+take a tensor apart or convert it (accessors, ``clone``, ``to``) are registered for every
+device. NumPy and SciPy
+are imported inside the hooks, never at import time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorcore.plugins import hookimpl
+
+__all__ = ["tensorcore_register_kernels", "tensorcore_register_layouts"]
+
+#: The operators this plugin declares: (signature, tags, doc, variants).
+_METHOD = {"function": False}
+_FUNCTION = {"method": False}
+OPERATORS: list[tuple[str, str, str, dict[str, bool]]] = [
+    (
+        "to_dense(Tensor self, ScalarType? dtype=None) -> Tensor",
+        "conversion",
+        "A dense copy of a sparse tensor (duplicates summed); an alias of a dense tensor.",
+        _METHOD,
+    ),
+    (
+        "to_sparse(Tensor self, int? sparse_dim=None) -> Tensor",
+        "conversion",
+        "The non-zero entries of a dense tensor as a sparse COO tensor.",
+        _METHOD,
+    ),
+    (
+        "coalesce(Tensor self) -> Tensor",
+        "conversion",
+        "The sparse tensor with sorted, unique indices (duplicates summed).",
+        _METHOD,
+    ),
+    (
+        "sparse_mask(Tensor self, Tensor mask) -> Tensor",
+        "indexing",
+        "``self`` at the entries of the sparse ``mask`` (its values are ignored).",
+        _METHOD,
+    ),
+    (
+        "values(Tensor self) -> Tensor",
+        "conversion",
+        "The values of a coalesced sparse tensor (an alias).",
+        _METHOD,
+    ),
+    (
+        "indices(Tensor self) -> Tensor",
+        "conversion nondifferentiable",
+        "The indices of a coalesced sparse tensor (an alias).",
+        _METHOD,
+    ),
+    (
+        "_values(Tensor self) -> Tensor",
+        "conversion nondifferentiable",
+        "The values of a sparse tensor, coalesced or not (an alias, without autograd).",
+        _METHOD,
+    ),
+    (
+        "_indices(Tensor self) -> Tensor",
+        "conversion nondifferentiable",
+        "The indices of a sparse tensor, coalesced or not (an alias).",
+        _METHOD,
+    ),
+    (
+        "is_coalesced(Tensor self) -> bool",
+        "nondifferentiable",
+        "Whether a sparse tensor's indices are sorted and unique.",
+        _METHOD,
+    ),
+    (
+        "sparse_dim(Tensor self) -> int",
+        "nondifferentiable",
+        "The number of sparse dims (0 for a dense tensor).",
+        _METHOD,
+    ),
+    (
+        "dense_dim(Tensor self) -> int",
+        "nondifferentiable",
+        "The number of dense dims (every dim of a dense tensor).",
+        _METHOD,
+    ),
+    (
+        "_nnz(Tensor self) -> int",
+        "nondifferentiable",
+        "The number of specified entries of a sparse tensor.",
+        _METHOD,
+    ),
+    (
+        "_sparse_coo_tensor_unsafe(Tensor indices, Tensor values, int[] size, "
+        "bool? is_coalesced=None) -> Tensor",
+        "conversion",
+        "A sparse COO tensor, without checking the indices (differentiable in ``values``).",
+        _FUNCTION,
+    ),
+    (
+        "_sparse_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+        "conversion",
+        "Softmax over ``dim`` of a sparse tensor's specified elements.",
+        _FUNCTION,
+    ),
+    (
+        "_sparse_log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+        "conversion",
+        "Log-softmax over ``dim`` of a sparse tensor's specified elements.",
+        _FUNCTION,
+    ),
+]
+
+
+@hookimpl
+def tensorcore_register_layouts(register: Any) -> None:
+    """Register the ``sparse_coo`` layout; its kernels win over ``strided`` ones in mixed
+    calls (``dense + sparse`` runs the sparse kernel)."""
+    register.layout("sparse_coo", priority=1)
+
+
+@hookimpl
+def tensorcore_register_kernels(register: Any) -> None:
+    """Declare the sparse operators; register the kernels, the derivative rules and the
+    ``tensorcore.sparse_coo_tensor``, ``tensorcore.sparse`` and
+    ``tensorcore.sparse_embedding`` attributes."""
+    from . import construct, derivatives, embedding, namespace
+    from .kernels import linalg, pointwise, reductions, shape
+
+    for signature, tags, doc, variants in OPERATORS:
+        register.op(signature, tags, doc, **variants)
+    for module in (construct, pointwise, linalg, reductions, shape):
+        for op, device, layout, fn, direct in module.KERNELS:
+            register.kernel(op, device, layout, fn, direct=direct)
+    for op, layout, saves, rule in derivatives.RULES:
+        register.derivative(op, "*", layout, saves, rule)
+    register.attribute("sparse_coo_tensor", construct.sparse_coo_tensor)
+    register.attribute("sparse", namespace)
+    register.attribute("sparse_embedding", embedding.sparse_embedding)

@@ -1,0 +1,197 @@
+"""Making sparse COO tensors, taking them apart, converting them, and the errors on the way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _sparse_helpers import as_np, coo_parts, dense_of, make
+from hypothesis import given, settings
+
+import tensorcore as tc
+
+F64 = tc.float64
+
+
+def small(device: str, dtype: tc.dtype = F64) -> tc.Tensor:
+    # (0, 2) appears twice: an uncoalesced tensor whose entries sum to 4 there.
+    return tc.sparse_coo_tensor(
+        [[0, 1, 1, 0], [2, 0, 2, 2]], [3.0, 4.0, 5.0, 1.0], (2, 3), dtype=dtype, device=device
+    )
+
+
+def test_layout_and_metadata(device: str) -> None:
+    x = small(device)
+    assert x.layout is tc.sparse_coo and x.is_sparse
+    assert x.layout.priority > tc.strided.priority
+    assert x.shape == (2, 3) and x.dtype is F64 and x.device == tc.device(device)
+    assert (x.sparse_dim(), x.dense_dim(), x._nnz()) == (2, 0, 4)
+    assert not x.is_coalesced()
+    assert not x.is_contiguous()
+    assert "sparse_coo" in repr(x)
+
+
+def test_accessors_of_a_coalesced_tensor(device: str) -> None:
+    x = small(device).coalesce()
+    assert x.is_coalesced() and x._nnz() == 3
+    assert x.indices().tolist() == [[0, 1, 1], [2, 0, 2]]
+    assert x.values().tolist() == [4.0, 4.0, 5.0]
+    assert x.indices().dtype is tc.int64 and not x.indices().is_sparse
+    assert x.coalesce().is_coalesced()
+
+
+def test_values_and_indices_need_a_coalesced_tensor(device: str) -> None:
+    x = small(device)
+    with pytest.raises(RuntimeError, match="uncoalesced"):
+        x.values()
+    with pytest.raises(RuntimeError, match="uncoalesced"):
+        x.indices()
+    assert x._values().tolist() == [3.0, 4.0, 5.0, 1.0]
+    assert x._indices().shape == (2, 4)
+
+
+def test_values_alias_the_tensor(device: str) -> None:
+    x = small(device).coalesce()
+    x.values().mul_(2)
+    assert x.to_dense().tolist() == [[0.0, 0.0, 8.0], [8.0, 0.0, 10.0]]
+
+
+def test_to_dense_sums_duplicates(device: str) -> None:
+    assert small(device).to_dense().tolist() == [[0.0, 0.0, 4.0], [4.0, 0.0, 5.0]]
+    assert small(device).to_dense(dtype=tc.float32).dtype is tc.float32
+
+
+def test_dense_to_dense_is_an_alias(device: str) -> None:
+    d = tc.ones(2, 2, device=device)
+    y = d.to_dense()
+    assert y is not d and y.tolist() == d.tolist() and not y.is_sparse
+    assert (d.sparse_dim(), d.dense_dim()) == (0, 2)
+
+
+def test_to_sparse(device: str) -> None:
+    d = tc.tensor([[0.0, 2.0], [3.0, 0.0], [0.0, 0.0]], device=device)
+    s = d.to_sparse()
+    assert s.is_sparse and s.is_coalesced() and s.shape == (3, 2)
+    assert s.indices().tolist() == [[0, 1], [1, 0]]
+    assert s.values().tolist() == [2.0, 3.0]
+    h = d.to_sparse(1)  # hybrid: rows are sparse, each row a dense value
+    assert (h.sparse_dim(), h.dense_dim(), h._nnz()) == (1, 1, 2)
+    assert h.values().tolist() == [[0.0, 2.0], [3.0, 0.0]]
+    assert h.to_dense().tolist() == d.tolist()
+    assert s.to_sparse() is not s and s.to_sparse().is_sparse
+    with pytest.raises(RuntimeError, match="sparse_dim"):
+        s.to_sparse(1)
+
+
+def test_size_is_inferred(device: str) -> None:
+    x = tc.sparse_coo_tensor([[0, 4], [1, 1]], [1.0, 2.0], device=device)
+    assert x.shape == (5, 2)
+    h = tc.sparse_coo_tensor([[2]], [[1.0, 2.0, 3.0]], device=device)
+    assert h.shape == (3, 3) and h.dense_dim() == 1
+
+
+def test_empty_tensors(device: str) -> None:
+    e = tc.sparse_coo_tensor(tc.zeros(2, 0, dtype=tc.int64), tc.zeros(0), (3, 4), device=device)
+    assert e._nnz() == 0 and e.is_coalesced()
+    assert e.to_dense().tolist() == [[0.0] * 4] * 3
+    assert (e + e)._nnz() == 0 and e.sum().item() == 0.0
+    z = tc.sparse_coo_tensor(tc.zeros(2, 0, dtype=tc.int64), tc.zeros(0), device=device)
+    assert z.shape == (0, 0)
+    zs = tc.zeros_like(small(device))
+    assert zs.is_sparse and zs._nnz() == 0 and zs.shape == (2, 3)
+
+
+def test_dtype_device_requires_grad(device: str) -> None:
+    x = tc.sparse_coo_tensor([[0]], [1], (2,), dtype=tc.float32, device=device, requires_grad=True)
+    assert x.dtype is tc.float32 and x.requires_grad and x.is_leaf
+    assert tc.sparse_coo_tensor([[0]], [1], (2,)).dtype is tc.int64
+    v = tc.tensor([1.0, 2.0], dtype=F64)
+    assert tc.sparse_coo_tensor([[0, 1]], v, dtype=tc.float32).dtype is tc.float32
+
+
+@pytest.mark.parametrize(
+    ("indices", "values", "size", "match"),
+    [
+        ([[0, 5]], [1.0, 2.0], (3,), "inconsistent with indices: for dimension 0, size is 3"),
+        ([[0, -1]], [1.0, 2.0], (3,), "negative index -1 for dimension 0"),
+        ([[0, 1], [0, 2]], [1.0, 2.0], (2, 2), "for dimension 1, size is 2 but found index 2"),
+        ([0, 1], [1.0, 2.0], (3,), "indices must be sparse_dim x nnz"),
+        ([[0, 1]], [1.0, 2.0, 3.0], (3,), "same nnz"),
+        ([[0, 1]], [1.0, 2.0], (3, 3), "len\\(size\\) == sparse_dim \\+ dense_dim"),
+        ([[0, 1]], [[1.0], [2.0]], (3, 2), "dense sizes"),
+        ([[0.0, 1.0]], [1.0, 2.0], (3,), "indices must be integers"),
+    ],
+)
+def test_invalid_input_raises_at_construction(
+    device: str, indices: object, values: object, size: object, match: str
+) -> None:
+    with pytest.raises(RuntimeError, match=match):
+        tc.sparse_coo_tensor(indices, values, size, device=device)
+
+
+def test_float_index_tensor_is_rejected(device: str) -> None:
+    with pytest.raises(RuntimeError, match="int64"):
+        tc.sparse_coo_tensor(tc.tensor([[0.0, 1.0]], device=device), tc.ones(2), (2,))
+
+
+def test_checks_can_be_switched_off(device: str) -> None:
+    x = tc.sparse_coo_tensor([[0, 5]], [1.0, 2.0], (3,), device=device, check_invariants=False)
+    assert x._nnz() == 2
+
+
+def test_conversions_keep_the_layout(device: str) -> None:
+    x = small(device)
+    y = x.to(tc.float32)
+    assert y.is_sparse and y.dtype is tc.float32 and x.dtype is F64
+    assert y.to_dense().tolist() == x.to_dense().tolist()
+    c = x.clone()
+    assert c.is_sparse and c._values().tolist() == x._values().tolist()
+    c._values().mul_(0)
+    assert x.to_dense().abs().sum().item() > 0  # the clone owns its values
+    d = x.detach()
+    assert d.is_sparse and d._values().tolist() == x._values().tolist()
+    assert x.to(device) is x
+    s = tc.sparse_coo_tensor([[0]], [1.0], (2,), device=device)
+    s.copy_(tc.sparse_coo_tensor([[1]], [7.0], (2,), device=device))
+    assert s.to_dense().tolist() == [0.0, 7.0]
+
+
+def test_an_operator_without_a_sparse_kernel_names_the_layout(device: str) -> None:
+    x = small(device)
+    with pytest.raises(NotImplementedError, match="'sparse_coo' layout"):
+        x.exp()  # not zero-preserving: never densified silently
+    with pytest.raises(NotImplementedError, match="'sparse_coo' layout"):
+        x.cos()
+    with pytest.raises(RuntimeError, match="would make it dense"):
+        x + 1
+    with pytest.raises(RuntimeError, match="dense"):
+        x.pow(0)
+
+
+def test_explain_names_the_plugin(device: str) -> None:
+    x = small(device)
+    assert tc.explain("add", tc.ones(2, 3, device=device), x) == (
+        f"add[{device}, sparse_coo] -> kernel 'add' from plugin 'sparse'"
+    )
+
+
+def test_plugin_is_listed() -> None:
+    info = {p.name: p for p in tc.backends.list()}["sparse"]
+    assert info.status == "loaded" and info.layouts == ["sparse_coo"]
+    assert info.distribution == "tensorcore-sparse"
+
+
+@settings(max_examples=25, deadline=None)
+@given(parts=coo_parts())
+def test_roundtrip_matches_the_dense_oracle(device: str, parts: object) -> None:
+    x = make(parts, device)
+    expected = dense_of(parts)
+    np.testing.assert_allclose(as_np(x), expected)
+    c = x.coalesce()
+    assert c.is_coalesced() and c._nnz() <= x._nnz()
+    np.testing.assert_allclose(as_np(c), expected)
+    if c._nnz() > 1:
+        idx = np.array(c.indices().tolist())
+        keys = np.ravel_multi_index(tuple(idx), c.shape[: c.sparse_dim()])
+        assert (np.diff(keys) > 0).all()  # sorted and unique
+    back = tc.from_numpy(expected).to(device).to_sparse(x.sparse_dim())
+    np.testing.assert_allclose(as_np(back), expected)

@@ -1,0 +1,394 @@
+"""Operations on sparse tensors, checked against the dense computation on every device that
+has sparse kernels, for Hypothesis-generated sparsity patterns: empty tensors, duplicate
+indices, uncoalesced and coalesced inputs, hybrid (sparse + dense dims) tensors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from _sparse_helpers import as_np, coo_parts, dense_of, make
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tensorcore as tc
+
+F64 = tc.float64
+EXAMPLES = settings(max_examples=20, deadline=None)
+
+
+@st.composite
+def two_patterns(draw: Any, **kw: Any) -> tuple[Any, Any]:
+    """Two sparse tensors of one size and sparse_dim (independent patterns)."""
+    a = draw(coo_parts(**kw))
+    idx, _, shape = a
+    sd = idx.shape[0]
+    nnz = 0 if 0 in shape[:sd] else draw(st.integers(0, 8))
+    idx2 = np.array(
+        [[draw(st.integers(0, shape[d] - 1)) for _ in range(nnz)] for d in range(sd)],
+        dtype=np.int64,
+    ).reshape(sd, nnz)
+    vals2 = np.array(
+        draw(st.lists(st.floats(-3, 3, width=32), min_size=nnz, max_size=nnz)), dtype=np.float64
+    )
+    vals2 = np.broadcast_to(vals2.reshape((nnz,) + (1,) * (len(shape) - sd)), (nnz,) + shape[sd:])
+    return a, (idx2, np.ascontiguousarray(vals2), shape)
+
+
+def pattern_of(parts: Any) -> np.ndarray:
+    idx, _, shape = parts
+    pat = np.zeros(shape[: idx.shape[0]], dtype=bool)
+    pat[tuple(idx)] = True
+    return pat
+
+
+@EXAMPLES
+@given(pair=two_patterns(), coalesce=st.booleans())
+def test_add_sub_sparse_sparse(device: str, pair: Any, coalesce: bool) -> None:
+    pa, pb = pair
+    a, b = make(pa, device, coalesce=coalesce), make(pb, device, coalesce=coalesce)
+    da, db = dense_of(pa), dense_of(pb)
+    s = a + b
+    # Coalesced operands give a coalesced sum; otherwise the entries are concatenated.
+    assert s.is_sparse and (s.is_coalesced() == (a.is_coalesced() and b.is_coalesced()))
+    np.testing.assert_allclose(as_np(s), da + db)
+    np.testing.assert_allclose(as_np(a - b), da - db)
+    np.testing.assert_allclose(as_np(tc.add(a, b, alpha=2.5)), da + 2.5 * db)
+
+
+@EXAMPLES
+@given(pair=two_patterns())
+def test_add_sub_sparse_dense(device: str, pair: Any) -> None:
+    pa, pb = pair
+    a, da, db = make(pa, device), dense_of(pa), dense_of(pb)
+    d = tc.from_numpy(db).to(device)
+    for got, want in [(a + d, da + db), (d + a, db + da), (a - d, da - db), (d - a, db - da)]:
+        assert not got.is_sparse
+        np.testing.assert_allclose(as_np(got), want)
+
+
+@EXAMPLES
+@given(pair=two_patterns())
+def test_dense_add_sparse_in_place(device: str, pair: Any) -> None:
+    pa, pb = pair
+    a, da = make(pa, device), dense_of(pa)
+    d = tc.from_numpy(dense_of(pb).copy()).to(device)
+    expected = as_np(d) + da
+    before = d._version
+    assert d.add_(a) is d
+    np.testing.assert_allclose(as_np(d), expected)
+    assert d._version == before + 1
+    d.sub_(a, alpha=0.5)
+    np.testing.assert_allclose(as_np(d), expected - 0.5 * da)
+
+
+def test_dense_add_sparse_in_place_on_a_view(device: str) -> None:
+    base = tc.zeros(3, 4, dtype=F64, device=device)
+    view = base.t()
+    view.add_(tc.sparse_coo_tensor([[0, 3, 3], [1, 2, 2]], [1.0, 2.0, 3.0], (4, 3), device=device))
+    assert base.tolist()[1][0] == 1.0 and base.tolist()[2][3] == 5.0
+
+
+def test_sparse_add_sparse_in_place(device: str) -> None:
+    a = tc.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,), device=device)
+    a.add_(tc.sparse_coo_tensor([[1, 2]], [10.0, 20.0], (3,), device=device))
+    assert a.is_sparse and a.to_dense().tolist() == [1.0, 12.0, 20.0]
+    with pytest.raises(RuntimeError, match="in place"):
+        a.add_(tc.ones(3, device=device))
+
+
+@EXAMPLES
+@given(pair=two_patterns(), scalar=st.floats(-3, 3, width=32))
+def test_mul(device: str, pair: Any, scalar: float) -> None:
+    pa, pb = pair
+    a, b = make(pa, device), make(pb, device)
+    da, db = dense_of(pa), dense_of(pb)
+    ss = a * b
+    assert ss.is_sparse and ss.is_coalesced()
+    np.testing.assert_allclose(as_np(ss), da * db)
+    d = tc.from_numpy(db).to(device)
+    for got in (a * d, d * a):
+        assert got.is_sparse
+        np.testing.assert_allclose(as_np(got), da * db)
+    for got in (a * scalar, scalar * a, a * tc.tensor(scalar, dtype=F64, device=device)):
+        assert got.is_sparse
+        np.testing.assert_allclose(as_np(got), da * scalar, rtol=1e-6)
+    np.testing.assert_allclose(as_np(-a), -da)
+    if scalar != 0:
+        np.testing.assert_allclose(as_np(a / scalar), da / scalar, rtol=1e-6)
+
+
+def test_mul_broadcasts_the_dense_operand(device: str) -> None:
+    a = tc.sparse_coo_tensor([[0, 2, 2], [1, 0, 1]], [1.0, 2.0, 3.0], (3, 2), device=device)
+    row = tc.tensor([10.0, 100.0], device=device)
+    got = a * row
+    assert got.is_sparse
+    assert got.to_dense().tolist() == [[0.0, 100.0], [0.0, 0.0], [20.0, 300.0]]
+    with pytest.raises(NotImplementedError, match="broadcast"):
+        a * tc.ones(2, 3, 2, device=device)
+
+
+def test_in_place_mul_and_div(device: str) -> None:
+    a = tc.sparse_coo_tensor([[0, 2]], [1.0, 2.0], (3,), device=device)
+    a.mul_(3)
+    a.div_(2)
+    assert a.is_sparse and a.to_dense().tolist() == [1.5, 0.0, 3.0]
+    d = tc.ones(3, device=device)
+    with pytest.raises(RuntimeError, match="in place"):
+        d.mul_(a)
+    with pytest.raises(RuntimeError, match="divid"):
+        d / a
+
+
+UNARY = {
+    "abs": np.abs,
+    "neg": np.negative,
+    "sign": np.sign,
+    "sqrt": lambda v: np.sqrt(np.abs(v)),
+    "sin": np.sin,
+    "tan": np.tan,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "tanh": np.tanh,
+    "expm1": np.expm1,
+    "log1p": lambda v: np.log1p(np.abs(v)),
+    "relu": lambda v: np.maximum(v, 0),
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+    "round": np.round,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@settings(max_examples=10, deadline=None)
+@given(parts=coo_parts())
+def test_zero_preserving_unary(device: str, name: str, parts: Any) -> None:
+    x = make(parts, device)
+    if name in ("sqrt", "log1p"):
+        x = x.abs()
+    got = getattr(x, name)()
+    assert got.is_sparse
+    np.testing.assert_allclose(as_np(got), UNARY[name](dense_of(parts)), rtol=1e-6, atol=1e-12)
+    inplace = x.clone()
+    assert getattr(inplace, name + "_")() is inplace
+    np.testing.assert_allclose(as_np(inplace), as_np(got), rtol=1e-12)
+
+
+@EXAMPLES
+@given(parts=coo_parts(), p=st.sampled_from([1, 2, 3, 0.5]))
+def test_pow_with_a_scalar(device: str, parts: Any, p: float) -> None:
+    x = make(parts, device).abs()
+    got = x**p
+    assert got.is_sparse and got.is_coalesced()
+    np.testing.assert_allclose(as_np(got), np.abs(dense_of(parts)) ** p, rtol=1e-6)
+
+
+@st.composite
+def matrices(draw: Any) -> tuple[Any, Any]:
+    n, k, m = (draw(st.integers(0, 5)) for _ in range(3))
+    nnz = 0 if 0 in (n, k) else draw(st.integers(0, 8))
+    ia = np.array(
+        [draw(st.lists(st.integers(0, max(n - 1, 0)), min_size=nnz, max_size=nnz)),
+         draw(st.lists(st.integers(0, max(k - 1, 0)), min_size=nnz, max_size=nnz))],
+        dtype=np.int64,
+    ).reshape(2, nnz)  # fmt: skip
+    va = np.array(draw(st.lists(st.floats(-2, 2, width=32), min_size=nnz, max_size=nnz)))
+    nnz2 = 0 if 0 in (k, m) else draw(st.integers(0, 8))
+    ib = np.array(
+        [draw(st.lists(st.integers(0, max(k - 1, 0)), min_size=nnz2, max_size=nnz2)),
+         draw(st.lists(st.integers(0, max(m - 1, 0)), min_size=nnz2, max_size=nnz2))],
+        dtype=np.int64,
+    ).reshape(2, nnz2)  # fmt: skip
+    vb = np.array(draw(st.lists(st.floats(-2, 2, width=32), min_size=nnz2, max_size=nnz2)))
+    return (ia, va.reshape(nnz), (n, k)), (ib, vb.reshape(nnz2), (k, m))
+
+
+@EXAMPLES
+@given(mats=matrices(), coalesce=st.booleans())
+def test_matrix_products(device: str, mats: Any, coalesce: bool) -> None:
+    pa, pb = mats
+    a, b = make(pa, device, coalesce=coalesce), make(pb, device, coalesce=coalesce)
+    da, db = dense_of(pa), dense_of(pb)
+    ta, tb = tc.from_numpy(da).to(device), tc.from_numpy(db).to(device)
+    for got, want, sparse in [
+        (a @ tb, da @ db, False),
+        (tc.sparse.mm(a, tb), da @ db, False),
+        (ta @ b, da @ db, False),
+        (tc.mm(ta, b), da @ db, False),
+        (a @ b, da @ db, True),
+        (tc.sparse.mm(a, b), da @ db, True),
+    ]:
+        assert got.is_sparse == sparse
+        assert tuple(got.shape) == (da.shape[0], db.shape[1])
+        np.testing.assert_allclose(as_np(got), want, atol=1e-9)
+    v = tc.from_numpy(db[:, 0].copy() if db.shape[1] else np.zeros(db.shape[0])).to(device)
+    np.testing.assert_allclose(as_np(a @ v), da @ as_np(v), atol=1e-9)
+    np.testing.assert_allclose(
+        as_np(tc.sparse.addmm(ta @ tb, a, tb, beta=0.5, alpha=2)),
+        0.5 * (da @ db) + 2 * (da @ db),
+        atol=1e-9,
+    )
+
+
+def test_mm_checks_its_operands(device: str) -> None:
+    a = tc.sparse_coo_tensor([[0], [1]], [1.0], (2, 3), device=device)
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        a @ tc.ones(2, 2, device=device)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        a @ tc.ones(3, 2, dtype=F64, device=device)
+
+
+@EXAMPLES
+@given(parts=coo_parts(min_ndim=2))
+def test_transpose(device: str, parts: Any) -> None:
+    x = make(parts, device)
+    d = dense_of(parts)
+    sd = x.sparse_dim()
+    if x.ndim == 2 and sd == 2:
+        np.testing.assert_allclose(as_np(x.t()), d.T)
+    if sd >= 2:
+        np.testing.assert_allclose(as_np(x.transpose(0, 1)), np.swapaxes(d, 0, 1))
+    if x.ndim - sd >= 2:
+        np.testing.assert_allclose(as_np(x.transpose(-1, -2)), np.swapaxes(d, -1, -2))
+
+
+def test_transpose_cannot_mix_sparse_and_dense_dims(device: str) -> None:
+    h = tc.sparse_coo_tensor([[0, 1]], [[1.0, 2.0], [3.0, 4.0]], device=device)
+    with pytest.raises(RuntimeError, match="sparse dim with a dense dim"):
+        h.t()
+
+
+@EXAMPLES
+@given(parts=coo_parts(), data=st.data())
+def test_sum(device: str, parts: Any, data: Any) -> None:
+    x = make(parts, device)
+    d = dense_of(parts)
+    np.testing.assert_allclose(as_np(x.sum()), d.sum(), atol=1e-9)
+    np.testing.assert_allclose(as_np(tc.sparse.sum(x)), d.sum(), atol=1e-9)
+    dims = data.draw(st.lists(st.integers(0, x.ndim - 1), min_size=1, max_size=x.ndim, unique=True))
+    got = tc.sparse.sum(x, dims)
+    # PyTorch's rule: dense once every sparse dim is summed, sparse otherwise.
+    assert got.is_sparse == (not set(range(x.sparse_dim())) <= set(dims))
+    np.testing.assert_allclose(as_np(got), d.sum(axis=tuple(dims)), atol=1e-9)
+    kept = x.sum(dims, keepdim=True)
+    np.testing.assert_allclose(as_np(kept), d.sum(axis=tuple(dims), keepdims=True), atol=1e-9)
+
+
+def test_integer_sum_gives_int64(device: str) -> None:
+    x = tc.sparse_coo_tensor([[0, 1]], tc.tensor([2, 3], dtype=tc.int32), (3,), device=device)
+    assert x.sum().dtype is tc.int64 and x.sum().item() == 5
+
+
+def _masked_softmax(d: np.ndarray, pat: np.ndarray, dim: int, log: bool) -> np.ndarray:
+    pat = np.broadcast_to(pat.reshape(pat.shape + (1,) * (d.ndim - pat.ndim)), d.shape)
+    if d.size == 0:
+        return d
+    masked = np.where(pat, d, -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shifted = masked - np.max(masked, axis=dim, keepdims=True)
+        e = np.exp(shifted)
+        s = e.sum(axis=dim, keepdims=True)
+        out = shifted - np.log(s) if log else e / s
+    return np.where(pat, out, 0.0)
+
+
+@EXAMPLES
+@given(parts=coo_parts(), data=st.data(), log=st.booleans())
+def test_softmax(device: str, parts: Any, data: Any, log: bool) -> None:
+    x = make(parts, device)
+    dim = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    fn = tc.sparse.log_softmax if log else tc.sparse.softmax
+    got = fn(x, dim)
+    assert got.is_sparse and got._nnz() == x.coalesce()._nnz()
+    want = _masked_softmax(dense_of(parts), pattern_of(parts), dim % x.ndim, log)
+    np.testing.assert_allclose(as_np(got), want, rtol=1e-6, atol=1e-12)
+
+
+@EXAMPLES
+@given(pair=two_patterns())
+def test_sparse_mask(device: str, pair: Any) -> None:
+    pa, pb = pair
+    mask = make(pb, device)
+    dense = tc.from_numpy(dense_of(pa)).to(device)
+    pat = pattern_of(pb)
+    pat_full = pat.reshape(pat.shape + (1,) * (dense.ndim - pat.ndim))
+    got = dense.sparse_mask(mask)
+    assert got.is_sparse and got.is_coalesced() and got._nnz() == mask.coalesce()._nnz()
+    np.testing.assert_allclose(as_np(got), np.where(pat_full, dense_of(pa), 0.0))
+    got2 = make(pa, device).sparse_mask(mask)
+    np.testing.assert_allclose(as_np(got2), np.where(pat_full, dense_of(pa), 0.0))
+
+
+def test_sparse_operands_must_have_one_size(device: str) -> None:
+    a = tc.sparse_coo_tensor([[0]], [1.0], (2,), device=device)
+    b = tc.sparse_coo_tensor([[0]], [1.0], (3,), device=device)
+    with pytest.raises(RuntimeError, match="same size"):
+        a + b
+    with pytest.raises(RuntimeError, match="same size"):
+        a * b
+
+
+def test_mixed_dtypes_promote(device: str) -> None:
+    a = tc.sparse_coo_tensor([[0]], tc.tensor([2], dtype=tc.int64), (2,), device=device)
+    b = tc.sparse_coo_tensor([[1]], tc.tensor([0.5], dtype=F64), (2,), device=device)
+    assert (a + b).dtype is F64 and (a + b).to_dense().tolist() == [2.0, 0.5]
+    assert (a * 1.5).dtype is tc.float32
+    assert (a + tc.ones(2, dtype=tc.float32, device=device)).dtype is tc.float32
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        tc.zeros(2, dtype=tc.int64, device=device).add_(b)
+
+
+def test_coalesced_tensors_keep_their_scipy_matrix() -> None:
+    from tensorcore_sparse._coo import record
+
+    rng = np.random.default_rng(0)
+    a = tc.sparse_coo_tensor(tc.from_numpy(rng.integers(0, 50, (2, 300))), tc.ones(300), (50, 50))
+    a = a.coalesce()
+    b = tc.ones(50, 3)
+    assert record(a)._scipy is None
+    first = a @ b
+    m = record(a)._scipy
+    assert m is not None and np.shares_memory(m.data, a.values().numpy())
+    again = a @ b
+    assert record(a)._scipy is m  # neither re-sorted nor re-converted
+    assert again.tolist() == first.tolist()
+    a.values().mul_(2)  # the cached matrix shares the values: it sees in-place changes
+    np.testing.assert_allclose((a @ b).numpy(), 2 * first.numpy())
+    s = a + a
+    assert record(s)._scipy is not None and record(s)._indices is None  # indices made lazily
+    np.testing.assert_allclose(as_np(s), 2 * as_np(a))
+    assert s.indices().shape == (2, s._nnz())
+
+
+@pytest.mark.parametrize("coalesce", [False, True])
+def test_hyper_sparse_paths_match_scipy(coalesce: bool) -> None:
+    import scipy.sparse as sp
+
+    n, nnz = 100_000, 40  # far more rows than non-zeros: COO arithmetic, no row pointers
+    rng = np.random.default_rng(1)
+    parts = []
+    for _ in range(2):
+        idx = rng.integers(0, n, (2, nnz))
+        idx[:, :5] = idx[:, 5:10]  # duplicates
+        parts.append((idx, rng.standard_normal(nnz)))
+    a, b = (tc.sparse_coo_tensor(tc.from_numpy(i), tc.from_numpy(v), (n, n)) for i, v in parts)
+    if coalesce:
+        a, b = a.coalesce(), b.coalesce()
+    sa, sb = (sp.coo_matrix((v, (i[0], i[1])), shape=(n, n)).tocsr() for i, v in parts)
+
+    def same(t: tc.Tensor, m: object) -> None:
+        c = t.coalesce()
+        got = sp.coo_matrix((c.values().numpy(), tuple(c.indices().numpy())), shape=c.shape)
+        assert abs(got - m).max() < 1e-12
+
+    same(a + b, sa + sb)
+    same(a - b * 2, sa - sb * 2)
+    same(a * b, sa.multiply(sb))
+    same(a @ b, sa @ sb)
+    same(a.t(), sa.T)
+    dense = rng.standard_normal((n, 2))
+    np.testing.assert_allclose((a @ tc.from_numpy(dense)).numpy(), sa @ dense)
+    np.testing.assert_allclose((tc.from_numpy(dense.T.copy()) @ a).numpy(), dense.T @ sa)
+    np.testing.assert_allclose(as_np(tc.sparse.sum(a, 1)), np.asarray(sa.sum(1)).ravel())
