@@ -96,14 +96,16 @@ def _op(signature: str, tags: str, doc: str, **kw: Any) -> None:
     OPS[decl.name] = decl
 
 
-def _unary(name: str, doc: str, promote: str = "same", tags: str = "") -> None:
+def _unary(
+    name: str, doc: str, promote: str = "same", tags: str = "", inplace: bool = True
+) -> None:
     _op(
         f"{name}(Tensor self) -> Tensor",
         "pointwise " + tags,
         doc,
         meta="pointwise",
         promote=promote,
-        inplace=True,
+        inplace=inplace,
         out=True,
     )
 
@@ -115,7 +117,8 @@ def _binary(name: str, doc: str, promote: str = "same", tags: str = "", extra: s
         doc,
         meta="pointwise",
         promote=promote,
-        inplace=promote not in ("bool",),
+        # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).
+        inplace=True,
         out=True,
     )
 
@@ -199,9 +202,13 @@ _op(
     inplace=True,
     out=True,
 )
-_unary("isnan", "True where the element is NaN.", promote="bool", tags="nondifferentiable")
-_unary("isinf", "True where the element is infinite.", promote="bool", tags="nondifferentiable")
-_unary("isfinite", "True where the element is finite.", promote="bool", tags="nondifferentiable")
+# PyTorch has no isnan_ / isinf_ / isfinite_.
+for _n, _d in [
+    ("isnan", "True where the element is NaN."),
+    ("isinf", "True where the element is infinite."),
+    ("isfinite", "True where the element is finite."),
+]:
+    _unary(_n, _d, promote="bool", tags="nondifferentiable", inplace=False)
 _unary("logical_not", "Elementwise logical negation.", promote="bool", tags="nondifferentiable")
 _unary(
     "bitwise_not",

@@ -32,6 +32,10 @@ def _numel(shape: tuple[int, ...]) -> int:
 
 def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
     """Replace one ``-1`` in ``size`` so the product is ``numel``; raise if impossible."""
+    if -1 not in size and min(size, default=0) >= 0:
+        if _numel(size) != numel:
+            raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+        return size
     neg = [i for i, s in enumerate(size) if s == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
@@ -56,6 +60,8 @@ def view_strides(
     The same algorithm as PyTorch's ``computeStride``: walk chunks of dims that are
     contiguous with each other and split them into the new sizes.
     """
+    if stride == contiguous_strides(shape):
+        return contiguous_strides(new)  # the common case: any shape of the same numel
     if not shape:
         return (1,) * len(new)
     numel = _numel(shape)
@@ -311,6 +317,26 @@ def alias(self: Tensor) -> Tensor:
     return make_view(self, self._shape, self._stride, self._offset)
 
 
+def t(self: Tensor) -> Tensor:
+    """Fused strided kernel of the composite ``t`` (used when no gradient is recorded)."""
+    if self.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+    return make_view(self, self._shape[::-1], self._stride[::-1], self._offset)
+
+
+def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Fused strided kernel of the composite ``reshape``: one size/stride computation."""
+    new = infer_size(tuple(shape), self.numel())
+    st = view_strides(self._shape, self._stride, new)
+    if st is not None:
+        return make_view(self, new, st, self._offset)
+    return self.clone().view(new)
+
+
+# Composites whose strided kernel here avoids a second dispatch; with a gradient to record,
+# autograd runs the composite definition instead (ops/composite.py).
+_FUSED_COMPOSITES = {"t": t, "reshape": reshape}
+
 _VIEW_KERNELS = {
     f.__name__: f
     for f in (
@@ -334,5 +360,5 @@ _VIEW_KERNELS = {
 @hookimpl
 def tensorcore_register_kernels(register: Any) -> None:
     """Register the strided view arithmetic for every device."""
-    for name, fn in _VIEW_KERNELS.items():
+    for name, fn in {**_VIEW_KERNELS, **_FUSED_COMPOSITES}.items():
         register.kernel(name, "*", "strided", fn)
