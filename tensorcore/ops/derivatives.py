@@ -414,7 +414,12 @@ def _matmul(c: Any, g: Tensor) -> tuple[Any, ...]:
     if c.needs(0):
         ga = sum_to(g2.matmul(_conj(b2).mT), a2._shape).reshape(a._shape)
     if c.needs(1):
-        gb = sum_to(_conj(a2).mT.matmul(g2), b2._shape).reshape(b._shape)
+        if b2.ndim == 2 and a2.ndim == 2 and not b2.is_contiguous() and b2.mT.is_contiguous():
+            # b is a transposed matrix (``x @ w.t()``): compute the gradient in w's own memory
+            # order, so it reaches w contiguous instead of needing a transposing copy.
+            gb = g2.mT.matmul(_conj(a2)).mT.reshape(b._shape)
+        else:
+            gb = sum_to(_conj(a2).mT.matmul(g2), b2._shape).reshape(b._shape)
     return ga, gb
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
-from .._tensor import Tensor, _wrap_dim, torch_name
+from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import DirectKernel
 from ..plugins import manager
 
@@ -187,7 +187,10 @@ def pointwise(
             # Fast path: same dtype, same shape, nothing to promote or broadcast.
             alloc = _ALLOC.get(dev)
             if alloc is not None:
-                o = alloc(a._shape, a._dtype, dev)
+                if a._stride is contiguous_strides(a._shape) or len(a._shape) < 2:
+                    o = alloc(a._shape, a._dtype, dev)
+                else:
+                    o = empty_like_layout(a, a._shape, a._dtype, dev)
                 kernel(o, *args)
                 return o
     shape = _shape_of(op, args)
@@ -217,9 +220,36 @@ def pointwise(
         _check_inplace(op, self0, shape, res)
         kernel(self0, *args)
         return self0
-    o = _alloc_or_check(op, out, shape, res, dev)
+    if out is None:
+        # The result follows the memory order of the first input of the result's shape.
+        like = next(
+            (args[i] for i in pos if args[i].__class__ is Tensor and args[i]._shape == shape), None
+        )
+        o = empty(shape, res, dev) if like is None else empty_like_layout(like, shape, res, dev)
+    else:
+        o = _alloc_or_check(op, out, shape, res, dev)
     kernel(o, *args)
     return o
+
+
+def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
+    """A new tensor of ``shape`` whose memory order matches ``like``'s when ``like`` is a
+    dense permutation (a transposed matrix, a permuted batch), as PyTorch's elementwise
+    results do: the kernel then streams through memory instead of striding across it."""
+    st = like._stride
+    n = len(shape)
+    if n < 2 or st == contiguous_strides(shape) or like._layout.name != "strided":
+        return empty(shape, dtype, dev)
+    order = sorted(range(n), key=lambda i: -st[i])
+    pshape = tuple(shape[i] for i in order)
+    if tuple(st[i] for i in order) != contiguous_strides(pshape):
+        return empty(shape, dtype, dev)  # not dense: a contiguous result
+    base = empty(pshape, dtype, dev)
+    inv = [0] * n
+    for k, i in enumerate(order):
+        inv[i] = k
+    pst = base._stride
+    return make_tensor(base._storage, shape, tuple(pst[inv[i]] for i in range(n)), 0, dtype, dev)
 
 
 def _shape_of(op: Op, args: tuple[Any, ...]) -> tuple[int, ...]:
