@@ -24,6 +24,7 @@ _gm = grad_mode._state
 # (op name, device type, layout name) -> Derivative, registered by backends.
 derivative_overrides: dict[tuple[str, str, str], Any] = {}
 _DERIVS: Any = None
+sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
 _COMPOSITES: Any = None
 
 
@@ -53,8 +54,6 @@ class Ctx:
 
 def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
     """Run a derivative-table rule, then fit each gradient to its input (shape, dtype)."""
-    from ..ops.derivatives import sum_to
-
     rule = node.ctx
     res = rule.fn(Ctx(node), grads[0] if node.n_outputs == 1 else grads)
     out: list[Any] = []
@@ -416,6 +415,8 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
+    global sum_to
     from ..ops._call import set_autograd_step
+    from ..ops.derivatives import sum_to
 
     set_autograd_step(autograd_step, _debug)

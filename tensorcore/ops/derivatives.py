@@ -47,9 +47,20 @@ def _d(name: str, saves: str, fn: Callable[..., Any]) -> None:
 
 
 def _F(name: str) -> Callable[..., Any]:
-    from ._api import FUNCTIONS
+    # ops/_api imports this module's users, so the function table is bound on first use.
+    return _functions()[name]
 
-    return FUNCTIONS[name]
+
+def _functions() -> dict[str, Any]:
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        from ._api import FUNCTIONS
+
+        _FUNCTIONS = FUNCTIONS
+    return _FUNCTIONS
+
+
+_FUNCTIONS: dict[str, Any] | None = None
 
 
 def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
