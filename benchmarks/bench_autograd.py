@@ -27,15 +27,14 @@ import argparse
 import itertools
 import os
 import platform
-import statistics
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from _timing import fmt_ratio, fmt_time, per_call_ns
 
 import tensorcore as tc
 import tensorcore.nn.functional as F
@@ -58,39 +57,6 @@ class Settings:
 
 FULL = Settings(repeat=7, target_ns=200_000_000)
 QUICK = Settings(repeat=3, target_ns=20_000_000)
-
-
-# ------------------------------------------------------------------ timing
-def _loop_ns(fn: Callable[[], Any], number: int) -> int:
-    clock = time.perf_counter_ns
-    start = clock()
-    for _ in range(number):
-        fn()
-    return clock() - start
-
-
-def _calibrate(fn: Callable[[], Any], target_ns: int) -> int:
-    # As timeit.Timer.autorange: the first of 1, 2, 5, 10, 20, ... calls taking >= target.
-    power = 1
-    while True:
-        for mult in (1, 2, 5):
-            number = mult * power
-            if _loop_ns(fn, number) >= target_ns:
-                return number
-        power *= 10
-
-
-def per_call_ns(fns: dict[str, Callable[[], Any]], settings: Settings) -> dict[str, float]:
-    """Median per-call time in nanoseconds of each of ``fns`` (taking turns per repeat)."""
-    numbers = {}
-    for name, fn in fns.items():
-        fn()  # warm up: dispatch resolution, lazy materialisation, caches
-        numbers[name] = _calibrate(fn, settings.target_ns)
-    samples: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(settings.repeat):
-        for name, fn in fns.items():
-            samples[name].append(_loop_ns(fn, numbers[name]) / numbers[name])
-    return {name: statistics.median(v) for name, v in samples.items()}
 
 
 def peak_bytes(fn: Callable[[], Any]) -> int:
@@ -274,15 +240,6 @@ def check(name: str, results: dict[str, Any], rtol: float = 1e-4, atol: float = 
             print(f"  warning: {lib} disagrees with numpy on {name!r}", file=sys.stderr)
 
 
-def _fmt_time(ns: float | None) -> str:
-    if ns is None:
-        return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
-
-
 def _fmt_bytes(n: float | None) -> str:
     if n is None:
         return "-"
@@ -290,12 +247,6 @@ def _fmt_bytes(n: float | None) -> str:
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n:.0f} B"
-
-
-def _fmt_ratio(a: float | None, b: float | None) -> str:
-    if a is None or b is None or b == 0:
-        return "-"
-    return f"{a / b:.2f}x"
 
 
 def _print_table(rows: list[tuple[str, dict[str, Any], Callable[[Any], str]]]) -> None:
@@ -308,8 +259,8 @@ def _print_table(rows: list[tuple[str, dict[str, Any], Callable[[Any], str]]]) -
                 fmt(t.get("tensorcore")),
                 fmt(t.get("numpy")),
                 fmt(t.get("torch")),
-                _fmt_ratio(t.get("tensorcore"), t.get("numpy")),
-                _fmt_ratio(t.get("tensorcore"), t.get("torch")),
+                fmt_ratio(t.get("tensorcore"), t.get("numpy")),
+                fmt_ratio(t.get("tensorcore"), t.get("torch")),
             )
         )
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
@@ -341,14 +292,18 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, dict[str, Any], Callable[[Any], str]]] = []
     for name, fns in mul_workloads(rng).items():
         check(name, {lib: fn() for lib, fn in fns.items()})
-        rows.append((name, dict(per_call_ns(fns, settings)), _fmt_time))
+        rows.append((name, dict(per_call_ns(fns, settings.repeat, settings.target_ns)), fmt_time))
 
     fns, expected = chain_workload(rng)
     results = {lib: fn() for lib, fn in fns.items()}
     results["numpy"] = expected
     check("chain", results)
     rows.append(
-        (f"{CHAIN}-op chain (8,) f32, fwd + bwd", dict(per_call_ns(fns, settings)), _fmt_time)
+        (
+            f"{CHAIN}-op chain (8,) f32, fwd + bwd",
+            dict(per_call_ns(fns, settings.repeat, settings.target_ns)),
+            fmt_time,
+        )
     )
 
     # The MLP: one step from the same start must give the same parameters everywhere.
@@ -357,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         fn()
     check("MLP step", {lib: get() for lib, get in params.items()}, rtol=1e-3, atol=1e-5)
     label = f"MLP {'-'.join(map(str, SIZES))} batch {BATCH} f32, SGD step"
-    rows.append((label, dict(per_call_ns(step_fns, settings)), _fmt_time))
+    rows.append((label, dict(per_call_ns(step_fns, settings.repeat, settings.target_ns)), fmt_time))
     memory: dict[str, Any] = {
         lib: peak_bytes(fn) for lib, fn in step_fns.items() if lib in ("tensorcore", "numpy")
     }

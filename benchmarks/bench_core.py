@@ -19,12 +19,12 @@ import platform
 import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from _timing import fmt_ratio, fmt_time, per_call_ns
 
 import tensorcore as tc
 
@@ -45,43 +45,6 @@ class Settings:
 
 FULL = Settings(repeat=7, target_ns=200_000_000, import_runs=5)
 QUICK = Settings(repeat=3, target_ns=20_000_000, import_runs=3)
-
-
-def _loop_ns(fn: Callable[[], Any], number: int) -> int:
-    clock = time.perf_counter_ns
-    start = clock()
-    for _ in range(number):
-        fn()
-    return clock() - start
-
-
-def _calibrate(fn: Callable[[], Any], target_ns: int) -> int:
-    # As timeit.Timer.autorange: the first of 1, 2, 5, 10, 20, ... calls taking >= target.
-    power = 1
-    while True:
-        for mult in (1, 2, 5):
-            number = mult * power
-            if _loop_ns(fn, number) >= target_ns:
-                return number
-        power *= 10
-
-
-def per_call_ns(fns: dict[str, Callable[[], Any]], settings: Settings) -> dict[str, float]:
-    """Median per-call time in nanoseconds of each of ``fns``.
-
-    Each function gets its own number of calls per loop (see ``_calibrate``); the repeats then
-    take turns between the functions, so that a noisy moment on the machine does not favour
-    one library.
-    """
-    numbers = {}
-    for name, fn in fns.items():
-        fn()  # warm up: first-call dispatch resolution, lazy materialisation, caches
-        numbers[name] = _calibrate(fn, settings.target_ns)
-    samples: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(settings.repeat):
-        for name, fn in fns.items():
-            samples[name].append(_loop_ns(fn, numbers[name]) / numbers[name])
-    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def import_ns(module: str, runs: int, setup: str = "") -> float | None:
@@ -193,21 +156,6 @@ def _to_numpy(x: Any) -> np.ndarray:
     return x.numpy()  # a torch tensor
 
 
-def _fmt_time(ns: float | None) -> str:
-    if ns is None:
-        return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
-
-
-def _fmt_ratio(a: float | None, b: float | None) -> str:
-    if a is None or b is None or b == 0:
-        return "-"
-    return f"{a / b:.2f}x"
-
-
 def _prepare(make: Callable[[Lib], Callable[[], Any]], lib: Lib) -> tuple[Any, Any]:
     """The workload's callable for ``lib`` and its result, or (None, None) when unsupported."""
     try:
@@ -232,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("torch not installed")
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
-    noop = per_call_ns({"noop": lambda: None}, settings)["noop"]
+    noop = per_call_ns({"noop": lambda: None}, settings.repeat, settings.target_ns)["noop"]
     print(
-        f"median of {settings.repeat} repeats; each includes ~{_fmt_time(noop)} of loop overhead\n"
+        f"median of {settings.repeat} repeats; each includes ~{fmt_time(noop)} of loop overhead\n"
     )
 
     rows: list[tuple[str, dict[str, float | None]]] = []
@@ -245,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             fn, results[lib.name] = _prepare(w.make, lib)
             if fn is not None:
                 fns[lib.name] = fn
-        times: dict[str, float | None] = dict(per_call_ns(fns, settings))
+        times: dict[str, float | None] = dict(per_call_ns(fns, settings.repeat, settings.target_ns))
         ref = results.get("numpy")
         for name, res in results.items():
             if res is not None and name != "numpy":
@@ -269,11 +217,11 @@ def main(argv: list[str] | None = None) -> int:
         table.append(
             (
                 name,
-                _fmt_time(t.get("tensorcore")),
-                _fmt_time(t.get("numpy")),
-                _fmt_time(t.get("torch")),
-                _fmt_ratio(t.get("tensorcore"), t.get("numpy")),
-                _fmt_ratio(t.get("tensorcore"), t.get("torch")),
+                fmt_time(t.get("tensorcore")),
+                fmt_time(t.get("numpy")),
+                fmt_time(t.get("torch")),
+                fmt_ratio(t.get("tensorcore"), t.get("numpy")),
+                fmt_ratio(t.get("tensorcore"), t.get("torch")),
             )
         )
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]

@@ -23,6 +23,8 @@ __all__ = ["Ctx", "autograd_step", "derivative_overrides", "detect_mutation"]
 _gm = grad_mode._state
 # (op name, device type, layout name) -> Derivative, registered by backends.
 derivative_overrides: dict[tuple[str, str, str], Any] = {}
+# Names of the operators that have any override: the common case skips the lookup.
+overridden_ops: set[str] = set()
 _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
 _COMPOSITES: Any = None
@@ -164,7 +166,7 @@ def _rule_for(op: Op, dev: Any, args: tuple[Any, ...]) -> Any:
         from ..ops.derivatives import DERIVATIVES
 
         _DERIVS = DERIVATIVES
-    if derivative_overrides:
+    if op.name in overridden_ops:
         lay = max(
             (a._layout for a in _inputs(op, args) if isinstance(a, Tensor)),
             key=lambda x: x.priority,

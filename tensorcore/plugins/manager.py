@@ -211,11 +211,12 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
 
             attributes[decl.name] = (FUNCTIONS[decl.name], reg.plugin)
     if reg.derivatives:
-        from ..autograd.step import derivative_overrides
+        from ..autograd.step import derivative_overrides, overridden_ops
         from ..ops.derivatives import Derivative
 
         for op, dev, lay, saves, fn in reg.derivatives:
             derivative_overrides[op, dev, lay] = Derivative(saves, fn)
+            overridden_ops.add(op)
     info.kernels = len(reg.kernels)
     info.status = "loaded"
 

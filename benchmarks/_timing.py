@@ -1,0 +1,66 @@
+"""Timing and formatting shared by the benchmark scripts (run them as ``python
+benchmarks/<script>.py``, which puts this folder on ``sys.path``)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["calibrate", "fmt_ratio", "fmt_time", "loop_ns", "per_call_ns"]
+
+
+def loop_ns(fn: Callable[[], Any], number: int) -> int:
+    """Nanoseconds ``number`` calls of ``fn`` take."""
+    clock = time.perf_counter_ns
+    start = clock()
+    for _ in range(number):
+        fn()
+    return clock() - start
+
+
+def calibrate(fn: Callable[[], Any], target_ns: int) -> int:
+    """As ``timeit.Timer.autorange``: the first of 1, 2, 5, 10, 20, ... calls taking >= target."""
+    power = 1
+    while True:
+        for mult in (1, 2, 5):
+            number = mult * power
+            if loop_ns(fn, number) >= target_ns:
+                return number
+        power *= 10
+
+
+def per_call_ns(fns: dict[str, Callable[[], Any]], repeat: int, target_ns: int) -> dict[str, float]:
+    """Median per-call time in nanoseconds of each of ``fns``.
+
+    Each function gets its own number of calls per loop (see :func:`calibrate`); the repeats
+    then take turns between the functions, so that a noisy moment on the machine does not
+    favour one library.
+    """
+    numbers = {}
+    for name, fn in fns.items():
+        fn()  # warm up: first-call dispatch resolution, lazy materialisation, caches
+        numbers[name] = calibrate(fn, target_ns)
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            samples[name].append(loop_ns(fn, numbers[name]) / numbers[name])
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def fmt_time(ns: float | None) -> str:
+    """``1.23 ms``-style text; ``-`` for None."""
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def fmt_ratio(a: float | None, b: float | None) -> str:
+    """``a / b`` as ``1.23x``; ``-`` when either is missing."""
+    if a is None or b is None or b == 0:
+        return "-"
+    return f"{a / b:.2f}x"
