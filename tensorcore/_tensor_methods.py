@@ -407,190 +407,8 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
     return _RemovableHandle(hooks, hook)
 
 
-# ------------------------------------------------------------------ indexing
-def _is_advanced(x: Any) -> bool:
-    return isinstance(x, (Tensor, list)) or (
-        hasattr(x, "__array_interface__") and not isinstance(x, (int, float))
-    )
-
-
-def _index_tensor(x: Any, dev: Any) -> Tensor:
-    from .ops.factories import tensor
-
-    t = x if isinstance(x, Tensor) else tensor(x, device=dev)
-    if t._dtype not in (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8, dt.bool_):
-        if t.numel() == 0 and isinstance(x, list):
-            return t.to(dt.int64)  # type: ignore[attr-defined, no-any-return]
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return t if t._device == dev else t.to(dev)  # type: ignore[attr-defined, no-any-return]
-
-
-def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
-    """Apply the basic part of ``idx`` as views; return the view and the advanced indices."""
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    consuming = sum(
-        (x.ndim if isinstance(x, Tensor) and x._dtype is dt.bool_ else 1)
-        for x in idx
-        if x is not None and x is not Ellipsis and not isinstance(x, bool)
-    )
-    if consuming > self.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
-    has_adv = any(_is_advanced(x) for x in idx)
-    out = self
-    d = 0
-    adv: dict[int, Tensor] = {}
-    seen_ellipsis = False
-    for x in idx:
-        if x is None:
-            out = out.unsqueeze(d)  # type: ignore[attr-defined]
-            d += 1
-        elif x is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
-            d += self.ndim - consuming
-        elif isinstance(x, bool):
-            out = out.unsqueeze(d)  # type: ignore[attr-defined]
-            if not x:
-                out = out.narrow(d, 0, 0)  # type: ignore[attr-defined]
-            d += 1
-        elif isinstance(x, int) or (hasattr(x, "__index__") and not _is_advanced(x)):
-            i = x.__index__()
-            if has_adv:
-                adv[d] = _index_tensor(i, self._device)
-                d += 1
-            else:
-                size = out._shape[d]
-                if not -size <= i < size:
-                    raise IndexError(
-                        f"index {i} is out of bounds for dimension {d} with size {size}"
-                    )
-                out = out.select(d, i)  # type: ignore[attr-defined]
-        elif isinstance(x, slice):
-            step = 1 if x.step is None else x.step
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            from .dispatch import get_op
-            from .ops._call import call
-
-            out = call(get_op("slice"), (out, d, x.start, x.stop, step))
-            d += 1
-        elif _is_advanced(x):
-            t = _index_tensor(x, self._device)
-            if t._dtype is dt.bool_ and t.ndim > 1:
-                adv[d] = t
-                d += t.ndim
-            else:
-                adv[d] = t
-                d += 1
-        else:
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                f"are valid indices (got {type(x).__name__})"
-            )
-    if not adv:
-        return out, None
-    indices: list[Any] = []
-    k = 0
-    while k < out.ndim:
-        it = adv.get(k)
-        indices.append(it)
-        k += it.ndim if it is not None and it._dtype is dt.bool_ and it.ndim > 1 else 1
-    return out, indices
-
-
-_AS_STRIDED: Any = None
 _TO_DEVICE: Any = None
 _call: Any = None
-
-
-def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
-    """Sizes, strides and offset for an index of ints, slices, None and ``...`` in one pass."""
-    ndim = len(self._shape)
-    consuming = 0
-    for x in idx:
-        c = x.__class__
-        if c is int or c is slice:
-            consuming += 1
-        elif c is not type(None) and x is not Ellipsis:
-            return None
-    if consuming > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    shape: list[int] = []
-    stride: list[int] = []
-    off = self._offset
-    d = 0
-    ell = False
-    for x in idx:
-        c = x.__class__
-        if c is int:
-            size = self._shape[d]
-            if not -size <= x < size:
-                raise IndexError(f"index {x} is out of bounds for dimension {d} with size {size}")
-            off += (x + size if x < 0 else x) * self._stride[d]
-            d += 1
-        elif c is slice:
-            step = 1 if x.step is None else x.step
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            size = self._shape[d]
-            b, e, _ = x.indices(size)
-            n = max(0, (e - b + step - 1) // step)
-            if n:
-                off += b * self._stride[d]
-            shape.append(n)
-            stride.append(self._stride[d] * step)
-            d += 1
-        elif x is None:
-            shape.append(1)
-            stride.append(self._stride[d] * self._shape[d] if d < ndim else 1)
-        else:
-            if ell:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            ell = True
-            k = ndim - consuming
-            shape.extend(self._shape[d : d + k])
-            stride.extend(self._stride[d : d + k])
-            d += k
-    shape.extend(self._shape[d:])
-    stride.extend(self._stride[d:])
-    return _call(_AS_STRIDED, (self, tuple(shape), tuple(stride), off))  # type: ignore[no-any-return]
-
-
-def __getitem__(self: Tensor, idx: Any) -> Tensor:
-    if self._layout.name == "strided":
-        view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
-        if view is not None:
-            return view
-    out, indices = _apply_index(self, idx)
-    if indices is None:
-        return out
-    from .dispatch import get_op
-    from .ops._call import call
-
-    return call(get_op("index"), (out, indices))  # type: ignore[no-any-return]
-
-
-def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
-    view = None
-    if self._layout.name == "strided":
-        view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
-    if view is not None:
-        out, indices = view, None
-    else:
-        out, indices = _apply_index(self, idx)
-    if indices is None:
-        if isinstance(value, Tensor):
-            out.copy_(value)  # type: ignore[attr-defined]
-        else:
-            out.fill_(value)  # type: ignore[attr-defined]
-        return
-    from .ops.factories import scalar_tensor
-
-    if not isinstance(value, Tensor):
-        value = scalar_tensor(value, self).to(self._dtype)  # type: ignore[attr-defined]
-    out.index_put_(indices, value)  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------ Python operators
@@ -651,11 +469,13 @@ def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
 
 def install() -> None:
     """Attach the methods of this module to :class:`Tensor`."""
-    global _AS_STRIDED, _TO_DEVICE, _call
+    global _TO_DEVICE, _call
+    from . import _indexing
     from .dispatch import get_op
     from .ops._call import call
 
-    _AS_STRIDED, _TO_DEVICE, _call = get_op("as_strided"), get_op("to_device"), call
+    _TO_DEVICE, _call = get_op("to_device"), call
+    _indexing.bind(get_op("as_strided"), call)
     T = Tensor
     for _name, _value in {
         "_arr": native,
@@ -698,8 +518,8 @@ def install() -> None:
         "retains_grad": retains_grad,
         "register_hook": register_hook,
         "detach_": detach_,
-        "__getitem__": __getitem__,
-        "__setitem__": __setitem__,
+        "__getitem__": _indexing.__getitem__,
+        "__setitem__": _indexing.__setitem__,
         "T": property(_T),
         "mT": property(_mT),
     }.items():
