@@ -64,3 +64,29 @@ def fmt_ratio(a: float | None, b: float | None) -> str:
     if a is None or b is None or b == 0:
         return "-"
     return f"{a / b:.2f}x"
+
+
+def print_table(rows: list[tuple[str, dict[str, Any], Callable[[Any], str]]]) -> None:
+    """One row per workload: tensorcore, NumPy and PyTorch figures (each row formatted by its
+    own ``fmt``) and tensorcore's ratio to the other two."""
+    header = ("workload", "tensorcore", "numpy", "torch", "vs numpy", "vs torch")
+    table = [header]
+    for name, t, fmt in rows:
+        table.append(
+            (
+                name,
+                fmt(t.get("tensorcore")),
+                fmt(t.get("numpy")),
+                fmt(t.get("torch")),
+                fmt_ratio(t.get("tensorcore"), t.get("numpy")),
+                fmt_ratio(t.get("tensorcore"), t.get("torch")),
+            )
+        )
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    for i, r in enumerate(table):
+        cells = [r[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
+        ]
+        print("  ".join(cells))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from _timing import fmt_ratio, fmt_time, per_call_ns
+from _timing import fmt_time, per_call_ns, print_table
 
 import tensorcore as tc
 import tensorcore.nn.functional as F
@@ -249,30 +249,6 @@ def _fmt_bytes(n: float | None) -> str:
     return f"{n:.0f} B"
 
 
-def _print_table(rows: list[tuple[str, dict[str, Any], Callable[[Any], str]]]) -> None:
-    header = ("workload", "tensorcore", "numpy", "torch", "vs numpy", "vs torch")
-    table = [header]
-    for name, t, fmt in rows:
-        table.append(
-            (
-                name,
-                fmt(t.get("tensorcore")),
-                fmt(t.get("numpy")),
-                fmt(t.get("torch")),
-                fmt_ratio(t.get("tensorcore"), t.get("numpy")),
-                fmt_ratio(t.get("tensorcore"), t.get("torch")),
-            )
-        )
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for i, r in enumerate(table):
-        cells = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
-        ]
-        print("  ".join(cells))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run every workload and print the comparison table."""
     parser = argparse.ArgumentParser(description="tensorcore autograd costs vs NumPy and PyTorch")
@@ -318,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     rows.append(("  peak memory of the step (tracemalloc)", memory, _fmt_bytes))
 
-    _print_table(rows)
+    print_table(rows)
     print("\nratios: tensorcore / other library (above 1: tensorcore is slower or uses more)")
     print("torch memory: not visible to tracemalloc (its own allocator)")
     return 0

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from _timing import fmt_ratio, fmt_time, per_call_ns
+from _timing import fmt_time, per_call_ns, print_table
 
 import tensorcore as tc
 
@@ -211,28 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     loaded = import_ns("tensorcore", settings.import_runs, "tensorcore.backends.list()")
     rows.append(("import tensorcore + load backends", {"tensorcore": loaded}))
 
-    header = ("workload", "tensorcore", "numpy", "torch", "vs numpy", "vs torch")
-    table = [header]
-    for name, t in rows:
-        table.append(
-            (
-                name,
-                fmt_time(t.get("tensorcore")),
-                fmt_time(t.get("numpy")),
-                fmt_time(t.get("torch")),
-                fmt_ratio(t.get("tensorcore"), t.get("numpy")),
-                fmt_ratio(t.get("tensorcore"), t.get("torch")),
-            )
-        )
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     print()
-    for i, r in enumerate(table):
-        cells = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
-        ]
-        print("  ".join(cells))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table([(name, t, fmt_time) for name, t in rows])
     print("\nratios: tensorcore time / other library's time (above 1: tensorcore is slower)")
     return 0
 

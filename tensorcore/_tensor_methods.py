@@ -8,16 +8,15 @@ from typing import Any
 
 from . import dtypes as dt
 from ._tensor import Tensor, make_tensor
+from .autograd.grad_mode import no_grad
 from .devices import device as _device
+from .ops._api import FUNCTIONS
 from .plugins import manager
 
 __all__ = ["install"]
 
 
-def _F(name: str) -> Any:
-    from .ops._api import FUNCTIONS
-
-    return FUNCTIONS[name]
+_F = FUNCTIONS.__getitem__
 
 
 def native(self: Tensor) -> Any:
@@ -87,7 +86,12 @@ def _to_device_impl(self: Tensor, dev: Any, non_blocking: bool = False) -> Tenso
     dev = _device(dev)
     manager.device_backend(dev)  # raises with the install hint when unusable
     out = empty(self._shape, self._dtype, dev)
-    _cross_copy(self, out, non_blocking)
+    if dev == self._device:
+        # A copy on the same device: the backend's own copy kernel.
+        with no_grad():
+            out.copy_(self)
+    else:
+        _cross_copy(self, out, non_blocking)
     return out
 
 

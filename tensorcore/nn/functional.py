@@ -3,10 +3,9 @@ every backend and are differentiable through their parts)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import dtypes as dt
 from .._tensor import Tensor
+from ..ops._api import FUNCTIONS
 
 __all__ = [
     "cross_entropy",
@@ -22,10 +21,7 @@ __all__ = [
 ]
 
 
-def _F(name: str) -> Any:
-    from ..ops._api import FUNCTIONS
-
-    return FUNCTIONS[name]
+_F = FUNCTIONS.__getitem__
 
 
 def relu(input: Tensor) -> Tensor:

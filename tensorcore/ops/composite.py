@@ -12,6 +12,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim
 from ..plugins import hookimpl
+from ._api import FUNCTIONS
 
 __all__ = ["COMPOSITES"]
 
@@ -23,16 +24,8 @@ def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _f() -> Any:
-    from .. import ops
-
-    return ops
-
-
-def _fn(name: str) -> Callable[..., Any]:
-    from ._api import FUNCTIONS
-
-    return FUNCTIONS[name]
+# The derived ``tc.<op>`` functions, by name (the dict is filled once the API is built).
+_fn = FUNCTIONS.__getitem__
 
 
 # ------------------------------------------------------------------ pointwise

@@ -25,6 +25,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor
 from ..autograd.graph import TensorMeta
+from ._api import FUNCTIONS
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
 
@@ -46,21 +47,8 @@ def _d(name: str, saves: str, fn: Callable[..., Any]) -> None:
     DERIVATIVES[name] = Derivative(tuple(saves.split()), fn)
 
 
-def _F(name: str) -> Callable[..., Any]:
-    # ops/_api imports this module's users, so the function table is bound on first use.
-    return _functions()[name]
-
-
-def _functions() -> dict[str, Any]:
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        from ._api import FUNCTIONS
-
-        _FUNCTIONS = FUNCTIONS
-    return _FUNCTIONS
-
-
-_FUNCTIONS: dict[str, Any] | None = None
+# The derived ``tc.<op>`` functions, by name (the dict is filled once the API is built).
+_F = FUNCTIONS.__getitem__
 
 
 def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:

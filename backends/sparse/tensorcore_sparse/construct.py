@@ -10,6 +10,7 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
+from tensorcore.ops._api import FUNCTIONS
 
 from ._coo import (
     alias,
@@ -28,10 +29,7 @@ from ._coo import (
 __all__ = ["KERNELS", "sparse_coo_tensor"]
 
 
-def _F(name: str) -> Any:
-    from tensorcore.ops._api import FUNCTIONS
-
-    return FUNCTIONS[name]
+_F = FUNCTIONS.__getitem__
 
 
 # ------------------------------------------------------------------ construction

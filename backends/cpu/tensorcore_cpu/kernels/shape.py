@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorcore as tc
-from tensorcore.ops.meta import broadcast_shapes, empty
-from tensorcore.plugins import manager
+from tensorcore.ops.meta import broadcast_shapes
 
 from ._util import A, errstate
 
@@ -90,19 +89,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             x = x.astype(xp.float32)
         return x.tolist()
 
-    def to_device(self: Any, device: Any, non_blocking: bool = False) -> Any:
-        dev = tc.device(device)
-        out = empty(self._shape, self._dtype, dev)  # raises, naming the package, if no backend
-        if dev.type == self._device.type:
-            A(out)[...] = A(self)
-            return out
-        # Another device type: whichever of the two backends can copy across does it.
-        src = self.detach().contiguous()
-        for iface in (manager.device_backend(dev), manager.device_backend(self._device)):
-            if iface.copy_between(src, out):
-                return out
-        raise RuntimeError(f"to(): no installed backend can copy from '{self._device}' to '{dev}'")
-
     K.update(
         clone=clone,
         to_dtype=to_dtype,
@@ -110,7 +96,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         fill_=fill_,
         item=item,
         tolist=tolist,
-        to_device=to_device,
     )
 
     def cat(out: Any, tensors: Any, dim: int) -> None:

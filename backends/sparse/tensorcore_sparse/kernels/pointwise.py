@@ -16,6 +16,7 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
+from tensorcore.ops._api import FUNCTIONS
 from tensorcore.ops.meta import broadcast_shapes
 
 from .._coo import (
@@ -61,10 +62,7 @@ UNARY: tuple[tuple[str, bool], ...] = (
 )
 
 
-def _F(name: str) -> Any:
-    from tensorcore.ops._api import FUNCTIONS
-
-    return FUNCTIONS[name]
+_F = FUNCTIONS.__getitem__
 
 
 def _check_alpha(alpha: Any, dtype: tc.dtype) -> None:
