@@ -60,6 +60,7 @@ class Op:
     """The runtime entry of one declared operator: its kernels and its resolved-key cache."""
 
     __slots__ = (
+        "ag",
         "composite",
         "decl",
         "differentiable",
@@ -86,10 +87,19 @@ class Op:
         self.differentiable = decl.differentiable
         self.composite = "composite" in decl.tags
         self.extra: dict[str, Any] = {}
+        # Autograd's per-dispatch-key cache (rule, save plan), filled by autograd.step.
+        self.ag: dict[tuple[str, str], Any] = {}
         # 1 or 2: number of tensor parameters when there is no tensor list (fast call path).
         self.npos = 0 if self.list_pos else len(self.tensor_pos)
-        # Pointwise binary ops whose result dtype is the inputs' when they agree.
-        self.fast = decl.meta == "pointwise" and decl.promote == "same" and self.npos == 2
+        # Which pointwise calls may skip promotion and broadcasting (``meta.pointwise``):
+        # 2 for binary ops whose result dtype is the inputs' when they agree, 1 for unary
+        # ops whose result dtype is the input's (for "float": when the input is floating).
+        self.fast = 0
+        if decl.meta == "pointwise" and not self.list_pos:
+            if decl.promote == "same" and self.npos == 2:
+                self.fast = 2
+            elif decl.promote in ("same", "float") and self.tensor_pos == (0,):
+                self.fast = 1
 
     def record(self, key: tuple[str, str]) -> KernelRecord | None:
         """The kernel record a key resolves to: exact, then any device, then any layout."""

@@ -285,6 +285,27 @@ def _index(draw: Any, shape: tuple[int, ...], device: str, single_advanced: bool
     return tuple(tc_idx), tuple(np_idx)
 
 
+def _torch_rule(np_idx: Any, ndim: int) -> Any:
+    """The NumPy index that means what ``np_idx`` means in PyTorch: an ``...`` that stands for
+    no dim is dropped (NumPy still counts it as separating two advanced indices, which moves
+    their result dim to the front; PyTorch does not)."""
+    if not isinstance(np_idx, tuple) or not any(x is Ellipsis for x in np_idx):
+        return np_idx
+    used = sum(
+        0 if x is None or x is Ellipsis else x.ndim if getattr(x, "dtype", None) == np.bool_ else 1
+        for x in np_idx
+    )
+    return tuple(x for x in np_idx if x is not Ellipsis) if used == ndim else np_idx
+
+
+def test_empty_ellipsis_does_not_separate_advanced_indices(device: str) -> None:
+    # PyTorch's rule (NumPy would give (1, 2)): the ``...`` here stands for no dim.
+    t = tc.zeros(2, 1, 1, device=device)
+    i = tc.tensor([0], device=device)
+    assert t[:, i, ..., i].shape == (2, 1)
+    assert tc.zeros(2, 1, 3, 1, device=device)[:, i, ..., i].shape == (1, 2, 3)
+
+
 @given(data=st.data())
 def test_getitem_matches_numpy(device: str, data: st.DataObject) -> None:
     shape = data.draw(tcst.shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
@@ -292,7 +313,7 @@ def test_getitem_matches_numpy(device: str, data: st.DataObject) -> None:
     t = tc.tensor(a, device=device)
     tc_idx, np_idx = data.draw(_index(shape, device), label="index")
     try:
-        expected = a[np_idx]
+        expected = a[_torch_rule(np_idx, len(shape))]
     except IndexError:
         # An index past the end (``...`` moved the ints onto shorter dims): the oracle's
         # exception type is the one to raise.

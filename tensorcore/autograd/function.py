@@ -106,9 +106,11 @@ class Function:
         node.next_functions = tuple(edges)
         node.input_meta = [(a._shape, a._dtype) if isinstance(a, Tensor) else None for a in args]
         ctx._node = node
-        out_ids = {id(o) for o in outputs}
+        out_nr = {id(o): i for i, o in enumerate(outputs)}
         ctx._saved = [
-            None if t is None else SavedTensor(t, id(t) in out_ids, node.name())
+            None
+            if t is None
+            else SavedTensor(t, id(t) in out_nr, node.name(), out_nr.get(id(t), 0))
             for t in ctx._to_save
         ]
         for t in ctx._dirty:

@@ -43,33 +43,42 @@ def meta(t: Tensor) -> AutogradMeta:
 
 
 class SavedTensor:
-    """A tensor saved for backward, with the version it had when saved."""
+    """A tensor saved for backward, with the version it had when saved.
 
-    __slots__ = ("data", "is_output", "output_nr", "producer", "requires_grad", "version")
+    An input is kept as the tensor itself. An output is kept as its fields only (storage,
+    geometry, dtype, ...): a node must not keep itself alive through its own output's
+    ``grad_fn``, and a tensor is rebuilt only if backward runs.
+    """
 
-    def __init__(self, t: Tensor, is_output: bool, node_name: str) -> None:
+    __slots__ = ("data", "output_nr", "producer", "version")
+
+    def __init__(self, t: Tensor, is_output: bool, node_name: str, output_nr: int = 0) -> None:
         st = t._storage
         self.version = 0 if st is None else st.version
-        self.is_output = is_output
-        # An output is saved before the step marks it; it will require grad if differentiable.
-        self.requires_grad = t._requires_grad or (
-            is_output and (t._dtype.is_floating_point or t._dtype.is_complex)
-        )
-        ag = t._ag
-        self.output_nr = ag.output_nr if ag is not None else 0
         if is_output:
-            from .._tensor import make_tensor
-
-            # No grad_fn: the node that saves its own output must not keep itself alive.
-            d = make_tensor(
-                st, t._shape, t._stride, t._offset, t._dtype, t._device, t._native, t._layout
+            self.data: Any = (
+                st,
+                t._shape,
+                t._stride,
+                t._offset,
+                t._dtype,
+                t._device,
+                t._native,
+                t._layout,
+                t._base,
             )
-            d._base = t._base
-            self.data = d
             self.producer: Any = node_name
+            self.output_nr = output_nr
         else:
             self.data = t
             self.producer = t._grad_fn
+            ag = t._ag
+            self.output_nr = ag.output_nr if ag is not None else 0
+
+    @property
+    def is_output(self) -> bool:
+        """Whether this is an output of the node that saved it."""
+        return self.data.__class__ is tuple
 
     @property
     def grad_fn_name(self) -> str | None:
@@ -78,7 +87,9 @@ class SavedTensor:
         return p if isinstance(p, str) or p is None else p.name()
 
     def unpack(self, node: Node | None) -> Tensor:
-        """The saved tensor; raises if it was modified in place since it was saved."""
+        """The saved tensor; raises if it was modified in place since it was saved. A saved
+        output comes back with ``node`` as its ``grad_fn`` (so double backward flows through
+        the node that saved it)."""
         d = self.data
         if d is None:
             raise RuntimeError(
@@ -88,7 +99,17 @@ class SavedTensor:
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward."
             )
-        if d._version != self.version:
+        if d.__class__ is tuple:
+            from .._tensor import make_tensor
+
+            st = d[0]
+            t = make_tensor(st, d[1], d[2], d[3], d[4], d[5], d[6], d[7])
+            t._base = d[8]
+            version = 0 if st is None else st.version
+        else:
+            t = d
+            version = t._version
+        if version != self.version:
             what = (
                 f", which is output {self.output_nr} of {self.grad_fn_name},"
                 if self.grad_fn_name
@@ -96,31 +117,18 @@ class SavedTensor:
             )
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{d._dtype.name} tensor of shape {list(d._shape)}]"
+                f"inplace operation: [{t._dtype.name} tensor of shape {list(t._shape)}]"
                 f"{what} is at "
-                f"version {d._version}; expected version {self.version} instead. Hint: the "
+                f"version {version}; expected version {self.version} instead. Hint: the "
                 "operation that modified it ran after it was saved; use .clone() before the "
                 "in-place operation, or tc.autograd.detect_mutation() to find it."
             )
-        if self.is_output and self.requires_grad and node is not None:
-            from .._tensor import make_tensor
-
-            t = make_tensor(
-                d._storage,
-                d._shape,
-                d._stride,
-                d._offset,
-                d._dtype,
-                d._device,
-                d._native,
-                d._layout,
-            )
+        if t is not d and node is not None and t._dtype._category >= 2:
             t._requires_grad = True
             t._grad_fn = node
             if self.output_nr:
                 meta(t).output_nr = self.output_nr
-            return t
-        return d
+        return t
 
 
 class TensorMeta:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from . import grad_mode
-from .graph import Node, SavedTensor, TensorMeta, camel, edge, meta
+from .graph import Node, SavedTensor, TensorMeta, camel, edge, grad_accumulator, meta
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -111,68 +111,101 @@ def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
     return args
 
 
+class _Entry:
+    """Autograd's view of one operator on one dispatch key, cached in ``Op.ag``: how to run
+    it (record a node, differentiate through a composite, or not differentiate), its rule,
+    the node name and what the rule saves."""
+
+    __slots__ = ("kind", "name", "normalize", "plan", "rule")
+
+    def __init__(self, op: Op, key: tuple[str, str]) -> None:
+        self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
+        self.name = camel(op.name) + "Backward0"
+        self.rule: Any = None
+        self.plan: tuple[tuple[str, int, bool, bool], ...] = ()
+        self.normalize = op.decl.meta not in ("pointwise", "direct")
+        if self.kind == _RECORD:
+            self.rule = _rule_for(op, key)
+            self.plan = _save_plan(op, self.rule)
+
+
+_RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
+
+
+def entry(op: Op, key: tuple[str, str]) -> _Entry:
+    """The cached :class:`_Entry` of ``op`` on ``key`` (made on the first recorded call)."""
+    ent = op.ag.get(key)
+    if ent is None:
+        ent = op.ag[key] = _Entry(op, key)
+    return ent
+
+
+def forget_rules() -> None:
+    """Drop every cached rule (a plugin registered a derivative override)."""
+    from ..dispatch import ops
+
+    for op in ops().values():
+        op.ag.clear()
+
+
 def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool, bool], ...]:
-    """(name, position, is_result, meta_only) for each value ``rule`` saves; computed once
-    per op. ``"self:meta"`` saves only the geometry, dtype and device of ``self``."""
-    plan = op.extra.get("save_plan")
-    if plan is None or plan[0] is not rule:
-        params = op.decl.parsed.params
-        items = []
-        for spec in rule.saves:
-            key, _, kind = spec.partition(":")
-            if key.startswith("result"):
-                items.append((key, int(key[6:] or 0), True, False))
-            else:
-                pos = next((k for k, p in enumerate(params) if p.name == key), None)
-                if pos is None:
-                    raise RuntimeError(f"derivative of {op.name} saves unknown argument '{key}'")
-                items.append((key, pos, False, kind == "meta"))
-        plan = op.extra["save_plan"] = (rule, tuple(items))
-    return plan[1]  # type: ignore[no-any-return]
+    """(name, position, is_result, meta_only) for each value ``rule`` saves.
+    ``"self:meta"`` saves only the geometry, dtype and device of ``self``."""
+    params = op.decl.parsed.params
+    items = []
+    for spec in rule.saves:
+        key, _, kind = spec.partition(":")
+        if key.startswith("result"):
+            items.append((key, int(key[6:] or 0), True, False))
+        else:
+            pos = next((k for k, p in enumerate(params) if p.name == key), None)
+            if pos is None:
+                raise RuntimeError(f"derivative of {op.name} saves unknown argument '{key}'")
+            items.append((key, pos, False, kind == "meta"))
+    return tuple(items)
 
 
-def _save(node: Node, rule: Any, op: Op, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
+def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
     name = node._name
     saved = node.saved
-    for key, pos, is_result, meta_only in _save_plan(op, rule):
+    debug = _debug.on
+    for key, pos, is_result, meta_only in ent.plan:
         if is_result:
             o = outputs[pos]
-            saved[key] = SavedTensor(o, True, name) if isinstance(o, Tensor) else o
-            if _debug.on:
+            saved[key] = SavedTensor(o, True, name, pos) if isinstance(o, Tensor) else o
+            if debug:
                 _track(node, o)  # a saved output modified in place fails backward too
             continue
         v = args[pos]
-        if meta_only:
+        if v.__class__ is Tensor:
             # Shape-only rules (views, sum, ...) must not keep the values alive or fail the
             # version check when the input is later modified in place (PyTorch saves sizes).
-            if isinstance(v, (list, tuple)):
-                saved[key] = [TensorMeta(x) if isinstance(x, Tensor) else x for x in v]
-            else:
-                saved[key] = TensorMeta(v) if isinstance(v, Tensor) else v
-            continue
-        if v.__class__ is Tensor:
-            saved[key] = SavedTensor(v, False, name)
+            saved[key] = TensorMeta(v) if meta_only else SavedTensor(v, False, name)
         elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
-            saved[key] = [SavedTensor(x, False, name) if isinstance(x, Tensor) else x for x in v]
+            saved[key] = [
+                x
+                if not isinstance(x, Tensor)
+                else TensorMeta(x)
+                if meta_only
+                else SavedTensor(x, False, name)
+                for x in v
+            ]
         else:
             saved[key] = v
-        if _debug.on:
+        if debug and not meta_only:
             _track(node, v)
 
 
-def _rule_for(op: Op, dev: Any, args: tuple[Any, ...]) -> Any:
+def _rule_for(op: Op, key: tuple[str, str]) -> Any:
     global _DERIVS
     if _DERIVS is None:
         from ..ops.derivatives import DERIVATIVES
 
         _DERIVS = DERIVATIVES
     if op.name in overridden_ops:
-        lay = max(
-            (a._layout for a in _inputs(op, args) if isinstance(a, Tensor)),
-            key=lambda x: x.priority,
-        )
-        for key in ((op.name, dev.type, lay.name), (op.name, "*", lay.name), (op.name, "*", "*")):
-            r = derivative_overrides.get(key)
+        dev, lay = key
+        for k in ((op.name, dev, lay), (op.name, "*", lay), (op.name, "*", "*")):
+            r = derivative_overrides.get(k)
             if r is not None:
                 return r
     r = _DERIVS.get(op.name)
@@ -181,15 +214,24 @@ def _rule_for(op: Op, dev: Any, args: tuple[Any, ...]) -> Any:
     return r
 
 
-def _differentiable(t: Any) -> bool:
-    return isinstance(t, Tensor) and (t._dtype.is_floating_point or t._dtype.is_complex)
+_NO_EDGE: tuple[None, int] = (None, 0)
 
 
 def autograd_step(
-    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool
+    op: Op,
+    kernel: Any,
+    args: tuple[Any, ...],
+    out: Any,
+    dev: Any,
+    inplace: bool,
+    key: tuple[str, str],
 ) -> Any:
     """Run ``op`` and record it in the graph (the dispatch step in front of the kernel)."""
-    if op.composite:
+    ent = op.ag.get(key)
+    if ent is None:
+        ent = entry(op, key)
+    kind = ent.kind
+    if kind == _COMPOSITE:
         global _COMPOSITES
         if _COMPOSITES is None:
             from ..ops.composite import COMPOSITES
@@ -201,7 +243,7 @@ def autograd_step(
         if inplace:
             args[0]._bump_version()
         return res
-    if not op.differentiable:
+    if kind == _NONDIFF:
         if inplace:
             self = args[0]
             if self._requires_grad and self._grad_fn is None:
@@ -215,19 +257,18 @@ def autograd_step(
         if inplace:
             args[0]._bump_version()
         return res
-    rule = _rule_for(op, dev, args)
     if inplace:
-        return _inplace_step(op, kernel, args, dev, rule)
+        return _inplace_step(op, kernel, args, dev, ent)
     prev = _gm.enabled
     _gm.enabled = False
     try:
         res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
     finally:
         _gm.enabled = prev
-    outputs = res if isinstance(res, tuple) else (res,)
-    node = _make_node(op, rule, args, outputs)
+    outputs = (res,) if res.__class__ is Tensor else res if isinstance(res, tuple) else (res,)
+    node = _make_node(op, ent, args, outputs)
     for i, o in enumerate(outputs):
-        if _differentiable(o):
+        if o.__class__ is Tensor and o._dtype._category >= 2:  # floating or complex
             o._requires_grad = True
             o._grad_fn = node
             if i:
@@ -235,33 +276,32 @@ def autograd_step(
     return res
 
 
-def _make_node(op: Op, rule: Any, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
-    name = op.extra.get("node_name")
-    if name is None:
-        name = op.extra["node_name"] = camel(op.name) + "Backward0"
-    node = Node(name, apply_rule)
-    node.ctx = rule
-    node.n_outputs = len(outputs)
-    ins = _inputs(op, args) if op.list_pos else [args[i] for i in op.tensor_pos]
-    edges = []
+def _make_node(op: Op, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
+    node = Node(ent.name, apply_rule)
+    node.ctx = ent.rule
+    if len(outputs) != 1:
+        node.n_outputs = len(outputs)
+    edges: list[tuple[Node | None, int]] = []
     metas: list[Any] = []
-    for t in ins:
+    for t in _inputs(op, args) if op.list_pos else [args[i] for i in op.tensor_pos]:
         if t.__class__ is Tensor:
-            edges.append(edge(t) if t._requires_grad else (None, 0))
+            if t._requires_grad:
+                fn = t._grad_fn
+                if fn is not None:
+                    ag = t._ag
+                    edges.append((fn, ag.output_nr if ag is not None else 0))
+                else:
+                    edges.append((grad_accumulator(t), 0))
+            else:
+                edges.append(_NO_EDGE)
             metas.append((t._shape, t._dtype))
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             metas.append(None)
     node.next_functions = tuple(edges)
     node.input_meta = metas
-    if rule.saves:
-        _save(
-            node,
-            rule,
-            op,
-            args if op.decl.meta in ("pointwise", "direct") else _normalized(op, args),
-            outputs,
-        )
+    if ent.plan:
+        _save(node, ent, _normalized(op, args) if ent.normalize else args, outputs)
     return node
 
 
@@ -269,7 +309,7 @@ def _check_leaf_inplace(self: Tensor) -> None:
     raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, rule: Any) -> Any:
+def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _Entry) -> Any:
     self = args[0]
     base = self._base
     if self._grad_fn is None and self._requires_grad:
@@ -285,13 +325,13 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, rule: An
     try:
         # Rules that read the input's old value get a copy taken before it is overwritten.
         saved_args = args
-        if "self" in rule.saves:
+        if "self" in ent.rule.saves:
             saved_args = (self.clone(),) + args[1:]  # type: ignore[attr-defined]
         op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
         self._bump_version()
     finally:
         _gm.enabled = prev
-    node = _make_node(op, rule, saved_args, (self,))
+    node = _make_node(op, ent, saved_args, (self,))
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
         self._grad_fn = node

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["call", "call_inplace", "set_autograd_step"]
 
 _gm = grad_mode._state
-# Installed by tensorcore.autograd: ``step(op, kernel, args, out, device, inplace)``.
+# Installed by tensorcore.autograd: ``step(op, kernel, args, out, device, inplace, key)``.
 _autograd_step: Any = None
 
 
@@ -127,7 +127,7 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
     if out is not None:
         _check_out(op, out, dev)
     if rg and _gm.enabled and _autograd_step is not None:
-        res = _autograd_step(op, kernel, args, out, dev, False)
+        res = _autograd_step(op, kernel, args, out, dev, False, key)
     else:
         res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
     if out is not None:
@@ -154,7 +154,7 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
 
         check_inplace_mutation(self, op.name + "_")
     if _autograd_step is not None and (rg or self._grad_fn is not None) and _gm.enabled:
-        return _autograd_step(op, kernel, args, None, dev, True)
+        return _autograd_step(op, kernel, args, None, dev, True, key)
     op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
     self._bump_version()
     return self

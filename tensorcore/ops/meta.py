@@ -174,25 +174,38 @@ def pointwise(
     """Broadcast, promote, allocate and run an elementwise kernel as ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
-    a = args[0]
-    if op.fast and out is None and not inplace:
-        b = args[1]
-        if (
-            a.__class__ is Tensor
-            and b.__class__ is Tensor
-            and a._dtype is b._dtype
-            and a._shape == b._shape
-            and (len(args) < 3 or args[2].__class__ is not float or a._dtype._category >= 2)
-        ):
-            # Fast path: same dtype, same shape, nothing to promote or broadcast.
-            alloc = _ALLOC.get(dev)
-            if alloc is not None:
-                if a._stride is contiguous_strides(a._shape) or len(a._shape) < 2:
-                    o = alloc(a._shape, a._dtype, dev)
+    fast = op.fast
+    if fast and out is None and not inplace:
+        a = args[0]
+        if a.__class__ is Tensor:
+            d = a._dtype
+            if fast == 1:
+                # Unary: the result dtype is the input's (promote "float" needs a float input).
+                ok = op.decl.promote == "same" or d._category >= 2
+            else:
+                # Binary: same dtype and shape, or a Python scalar that cannot promote ``a``
+                # (a weak int into a non-bool tensor, a weak float into a floating one).
+                b = args[1]
+                cls = b.__class__
+                if cls is Tensor:
+                    ok = b._dtype is d and b._shape == a._shape
+                elif cls is float:
+                    ok = d._category >= 2
+                elif cls is int:
+                    ok = d._category >= 1
                 else:
-                    o = empty_like_layout(a, a._shape, a._dtype, dev)
-                kernel(o, *args)
-                return o
+                    ok = False
+                if ok and len(args) > 2 and args[2].__class__ is float and d._category < 2:
+                    ok = False  # an integral add/sub with a float alpha: the error below
+            if ok:
+                alloc = _ALLOC.get(dev)
+                if alloc is not None:
+                    if len(a._shape) < 2 or a._stride is contiguous_strides(a._shape):
+                        o = alloc(a._shape, d, dev)
+                    else:
+                        o = empty_like_layout(a, a._shape, d, dev)
+                    kernel(o, *args)
+                    return o
     shape = _shape_of(op, args)
     compute, res = _pointwise_dtypes(op, args)
     if (

@@ -211,12 +211,13 @@ def _commit(reg: Registrar, info: PluginInfo) -> None:
 
             attributes[decl.name] = (FUNCTIONS[decl.name], reg.plugin)
     if reg.derivatives:
-        from ..autograd.step import derivative_overrides, overridden_ops
+        from ..autograd.step import derivative_overrides, forget_rules, overridden_ops
         from ..ops.derivatives import Derivative
 
         for op, dev, lay, saves, fn in reg.derivatives:
             derivative_overrides[op, dev, lay] = Derivative(saves, fn)
             overridden_ops.add(op)
+        forget_rules()
     info.kernels = len(reg.kernels)
     info.status = "loaded"
 
