@@ -66,6 +66,8 @@ class Oracle:
     same_dtype: bool = False
     #: a Python scalar may replace the second argument.
     scalars: bool = True
+    #: non-tensor arguments passed after the operands (to the operator and to ``fn``).
+    extra: tuple[Any, ...] = ()
 
 
 def _cmp(fn: Callable[..., Any]) -> Oracle:
@@ -137,6 +139,9 @@ ORACLES: dict[str, Oracle] = {
     "tanh": _float(np.tanh),
     "sigmoid": _float(_sigmoid),
     "relu": Oracle(lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, NO_BOOL),
+    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) ** 2), 2, NO_BOOL),
+    "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, NO_BOOL),
+    "threshold_backward": Oracle(lambda g, x, t: g * (x > t), 2, NO_BOOL, extra=(0.5,)),
     "floor": Oracle(_rounding(np.floor), 1, NO_BOOL),
     "ceil": Oracle(_rounding(np.ceil), 1, NO_BOOL),
     "trunc": Oracle(_rounding(np.trunc), 1, NO_BOOL),
@@ -230,7 +235,7 @@ def _oracle(name: str, operands: list[Any], arrays: list[Any]) -> Any:
         else:
             args.append(np.asarray(a).astype(npc))
     with np.errstate(all="ignore"):
-        out = np.asarray(oracle.fn(*args)).astype(numpy_dtype(result))
+        out = np.asarray(oracle.fn(*args, *oracle.extra)).astype(numpy_dtype(result))
     return out, result
 
 
@@ -247,14 +252,15 @@ def test_pointwise_matches_numpy(device: str, name: str, data: st.DataObject) ->
     _skip_without_kernel(name, device)
     operands, arrays = _draw_case(data, name, device)
     expected, _ = _oracle(name, operands, arrays)
-    got = getattr(tc, name)(*operands)
+    extra = ORACLES[name].extra
+    got = getattr(tc, name)(*operands, *extra)
     assert got.device.type == device
     assert_close(got, expected)
     if OPS[name].method:
-        assert_close(getattr(operands[0], name)(*operands[1:]), expected)
+        assert_close(getattr(operands[0], name)(*operands[1:], *extra), expected)
     if name in WITH_OUT:
         out = tc.tensor(np.full(expected.shape, 7, dtype=expected.dtype), device=device)
-        assert getattr(tc, name)(*operands, out=out) is out
+        assert getattr(tc, name)(*operands, *extra, out=out) is out
         assert_close(out, expected)
 
 
@@ -276,10 +282,10 @@ def test_inplace_variant_writes_through_views(device: str, name: str, data: st.D
     method = getattr(view, name + "_")
     if not tc.can_cast(result_dtype, self.dtype):
         with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
-            method(*operands[1:])
+            method(*operands[1:], *ORACLES[name].extra)
         assert_close(base, base_np)
         return
-    assert method(*operands[1:]) is view
+    assert method(*operands[1:], *ORACLES[name].extra) is view
     assert view.data_ptr() == ptr and view.dtype is self.dtype
     assert base._version > version
     with np.errstate(all="ignore"):

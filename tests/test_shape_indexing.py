@@ -338,6 +338,7 @@ def test_setitem_matches_numpy(device: str, data: st.DataObject) -> None:
     a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     t = tc.tensor(a, device=device)
     tc_idx, np_idx = data.draw(_index(shape, device, single_advanced=True), label="index")
+    np_idx = _torch_rule(np_idx, len(shape))
     try:
         target = a[np_idx].shape
     except IndexError:

@@ -140,7 +140,7 @@ def run_backward(
                     slot = capture.get((nid, nr))
                     if slot is not None and gbuf[nr] is not None:
                         results[slot] = gbuf[nr]
-            if isinstance(node, AccumulateGrad):
+            if node.__class__ is AccumulateGrad:
                 g = gbuf[0]
                 leaf = node.variable
                 if leaf is None:
@@ -165,7 +165,7 @@ def run_backward(
                     "retain_graph=True if you need to backward through the graph a second time or "
                     "if you need to access saved tensors after calling backward."
                 )
-            if all(g is None for g in gbuf):
+            if gbuf[0] is None if len(gbuf) == 1 else all(g is None for g in gbuf):
                 in_grads: Sequence[Any] = [None] * len(node.next_functions)
             else:
                 in_grads = node.apply(gbuf)

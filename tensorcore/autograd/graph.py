@@ -11,8 +11,12 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from . import grad_mode
+
 if TYPE_CHECKING:
     from .._tensor import Tensor
+
+_gm = grad_mode._state
 
 __all__ = ["AccumulateGrad", "AutogradMeta", "Node", "SavedTensor", "TensorMeta", "camel"]
 
@@ -123,7 +127,8 @@ class SavedTensor:
                 "operation that modified it ran after it was saved; use .clone() before the "
                 "in-place operation, or tc.autograd.detect_mutation() to find it."
             )
-        if t is not d and node is not None and t._dtype._category >= 2:
+        if t is not d and node is not None and _gm.enabled and t._dtype._category >= 2:
+            # Only a graph recorded through the rule (create_graph) needs the link.
             t._requires_grad = True
             t._grad_fn = node
             if self.output_nr:

@@ -56,11 +56,12 @@ class Ctx:
 
 def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
     """Run a derivative-table rule, then fit each gradient to its input (shape, dtype)."""
-    rule = node.ctx
-    res = rule.fn(Ctx(node), grads[0] if node.n_outputs == 1 else grads)
+    res = node.ctx.fn(Ctx(node), grads[0] if node.n_outputs == 1 else grads)
+    metas = node.input_meta
     out: list[Any] = []
-    for r, m in zip(res, node.input_meta, strict=False):
-        if r is None or m is None:
+    for i, r in enumerate(res):
+        m = metas[i] if r is not None else None
+        if m is None:
             out.append(None)
             continue
         shape, dtype = m

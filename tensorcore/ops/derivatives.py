@@ -186,9 +186,35 @@ _d("acos", "self", lambda c, g: (-g * _conj((1 - c.self * c.self).rsqrt()),))
 _d("atan", "self", lambda c, g: (g / _conj(1 + c.self * c.self),))
 _d("sinh", "self", lambda c, g: (g * _conj(c.self.cosh()),))
 _d("cosh", "self", lambda c, g: (g * _conj(c.self.sinh()),))
-_d("tanh", "result", lambda c, g: (g * _conj(1 - c.result * c.result),))
-_d("sigmoid", "result", lambda c, g: (g * _conj(c.result * (1 - c.result)),))
-_d("relu", "result", lambda c, g: (g * (c.result > 0).to(g._dtype),))
+_d("tanh", "result", lambda c, g: (_F("tanh_backward")(g, c.result),))
+_d("sigmoid", "result", lambda c, g: (_F("sigmoid_backward")(g, c.result),))
+_d("relu", "result", lambda c, g: (_F("threshold_backward")(g, c.result, 0),))
+# For r = g * conj(f(y)): dr/dg is conj(f(y)) (so the same operator on conj(y)); r depends
+# on y only through conj(y), so its y-gradient is conj(G) * g * f'(conj(y)).
+_d(
+    "tanh_backward",
+    "grad_output output",
+    lambda c, gg: (
+        _F("tanh_backward")(gg, _conj(c.output)) if c.needs(0) else None,
+        _conj(gg) * c.grad_output * _conj(c.output) * -2 if c.needs(1) else None,
+    ),
+)
+_d(
+    "sigmoid_backward",
+    "grad_output output",
+    lambda c, gg: (
+        _F("sigmoid_backward")(gg, _conj(c.output)) if c.needs(0) else None,
+        _conj(gg) * c.grad_output * (1 - 2 * _conj(c.output)) if c.needs(1) else None,
+    ),
+)
+_d(
+    "threshold_backward",
+    "self threshold",
+    lambda c, gg: (
+        _F("threshold_backward")(gg, c.self, c.threshold) if c.needs(0) else None,
+        None,
+    ),
+)
 for _n in ("floor", "ceil", "trunc", "round"):
     _d(_n, "", lambda c, g: (g * 0,))
 _d("nan_to_num", "self", lambda c, g: (g * c.self.isfinite().to(g._dtype),))

@@ -177,15 +177,18 @@ def pointwise(
     fast = op.fast
     if fast and out is None and not inplace:
         a = args[0]
-        if a.__class__ is Tensor:
-            d = a._dtype
-            if fast == 1:
-                # Unary: the result dtype is the input's (promote "float" needs a float input).
-                ok = op.decl.promote == "same" or d._category >= 2
-            else:
-                # Binary: same dtype and shape, or a Python scalar that cannot promote ``a``
-                # (a weak int into a non-bool tensor, a weak float into a floating one).
-                b = args[1]
+        if fast == 1:
+            # Unary: the result dtype is the input's (promote "float" needs a float input).
+            ok = a.__class__ is Tensor and (op.decl.promote == "same" or a._dtype._category >= 2)
+        else:
+            # Binary: same dtype and shape, or a Python scalar that cannot promote the tensor
+            # (a weak int into a non-bool tensor, a weak float into a floating one).
+            b = args[1]
+            if a.__class__ is not Tensor:
+                a, b = b, a
+            ok = False
+            if a.__class__ is Tensor:
+                d = a._dtype
                 cls = b.__class__
                 if cls is Tensor:
                     ok = b._dtype is d and b._shape == a._shape
@@ -193,19 +196,17 @@ def pointwise(
                     ok = d._category >= 2
                 elif cls is int:
                     ok = d._category >= 1
-                else:
-                    ok = False
                 if ok and len(args) > 2 and args[2].__class__ is float and d._category < 2:
                     ok = False  # an integral add/sub with a float alpha: the error below
-            if ok:
-                alloc = _ALLOC.get(dev)
-                if alloc is not None:
-                    if len(a._shape) < 2 or a._stride is contiguous_strides(a._shape):
-                        o = alloc(a._shape, d, dev)
-                    else:
-                        o = empty_like_layout(a, a._shape, d, dev)
-                    kernel(o, *args)
-                    return o
+        if ok:
+            alloc = _ALLOC.get(dev)
+            if alloc is not None:
+                if len(a._shape) < 2 or a._stride is contiguous_strides(a._shape):
+                    o = alloc(a._shape, a._dtype, dev)
+                else:
+                    o = empty_like_layout(a, a._shape, a._dtype, dev)
+                kernel(o, *args)
+                return o
     shape = _shape_of(op, args)
     compute, res = _pointwise_dtypes(op, args)
     if (

@@ -191,6 +191,26 @@ for _n, _d in [
 ]:
     _unary(_n, _d, promote="float")
 _unary("relu", "``max(x, 0)`` elementwise.")
+# Fused backward operators: one pass where the derivative rule would take two or three
+# (the hot path of every backward through an activation), differentiable themselves.
+for _n, _sig, _d in [
+    (
+        "tanh_backward",
+        "Tensor grad_output, Tensor output",
+        "The gradient of ``tanh``: ``grad_output * conj(1 - output**2)``.",
+    ),
+    (
+        "sigmoid_backward",
+        "Tensor grad_output, Tensor output",
+        "The gradient of ``sigmoid``: ``grad_output * conj(output * (1 - output))``.",
+    ),
+    (
+        "threshold_backward",
+        "Tensor grad_output, Tensor self, Scalar threshold",
+        "The gradient of ``relu``/``threshold``: ``grad_output * (self > threshold)``.",
+    ),
+]:
+    _op(f"{_n}({_sig}) -> Tensor", "pointwise", _d, meta="pointwise", out=True, method=False)
 _unary("floor", "Rounds down to an integer value.")
 _unary("ceil", "Rounds up to an integer value.")
 _unary("trunc", "Rounds towards zero.")

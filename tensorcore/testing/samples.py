@@ -329,6 +329,23 @@ _RAW["log1p"] = _unary(lambda m, s, t: m.uniform(*s, lo=-0.5, hi=2.0, t=t))
 _RAW["square"] = _any
 
 
+@_samples("tanh_backward", "sigmoid_backward")
+def _activation_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3, lo=-0.9, hi=0.9)), desc="same shape"),
+        S((m.uniform(3, 4, t=True), m.uniform(4, lo=-0.9, hi=0.9)), desc="broadcast"),
+    ]
+
+
+@_samples("threshold_backward")
+def _threshold_backward(m: _Maker) -> list[Sample]:
+    # ``self`` away from the threshold: the step is not differentiable there.
+    return [
+        S((m.uniform(2, 3), m.away(2, 3), 0), desc="relu"),
+        S((m.uniform(3, 4, t=True), m.away(3, 4), -0.1), desc="negative threshold"),
+    ]
+
+
 @_samples("floor", "ceil", "trunc")
 def _rounding(m: _Maker) -> list[Sample]:
     return [S((m.off_integer(2, 3),)), S((m.off_integer(4, 3).t(),), desc="transposed")]

@@ -215,6 +215,48 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         K[name] = k
 
     K["rsqrt"], K["sigmoid"], K["relu"] = rsqrt, sigmoid, relu
+
+    def activation_backward(name: str, factor: Callable[[Any, Any], None]) -> None:
+        """``out = grad_output * factor(conj(output))``, the factor computed in ``out``
+        itself unless ``out`` shares memory with an input (then in a temporary)."""
+
+        def k(out: Any, g: Any, y: Any) -> None:
+            yy, o = A(y), A(out)
+            if out._dtype.is_complex:
+                yy = xp.conj(yy)
+            tmp = o
+            if out._storage is getattr(g, "_storage", None) or out._storage is getattr(
+                y, "_storage", None
+            ):
+                tmp = xp.empty_like(o)
+            tok = enter()
+            try:
+                factor(yy, tmp)
+                xp.multiply(A(g), tmp, out=o)
+            finally:
+                leave(tok)
+
+        k.__name__ = name
+        K[name] = k
+
+    def tanh_factor(y: Any, t: Any) -> None:  # 1 - y**2
+        xp.multiply(y, y, out=t)
+        xp.subtract(1, t, out=t)
+
+    def sigmoid_factor(y: Any, t: Any) -> None:  # y * (1 - y)
+        xp.subtract(1, y, out=t)
+        xp.multiply(y, t, out=t)
+
+    activation_backward("tanh_backward", tanh_factor)
+    activation_backward("sigmoid_backward", sigmoid_factor)
+
+    def threshold_backward(out: Any, g: Any, x: Any, threshold: Any) -> None:
+        if out._dtype.is_complex:
+            raise RuntimeError('"threshold_backward" not implemented for complex tensors')
+        # A multiply by the mask (not a masked copy: 10x faster on unpredictable masks).
+        xp.multiply(A(g), xp.greater(A(x), threshold), out=A(out))
+
+    K["threshold_backward"] = threshold_backward
     rounding("floor", xp.floor)
     rounding("ceil", xp.ceil)
     rounding("trunc", xp.trunc)
