@@ -997,3 +997,16 @@ def test_memory_is_flat_over_training_steps() -> None:
         tracemalloc.stop()
     assert current_late - current_early < 8 * 1024, (current_early, current_late)
     assert peak_late - peak_early < 8 * 1024, (peak_early, peak_late)
+
+
+def test_complex_gradients_needing_conj_raise_a_clear_error(device: str) -> None:
+    # Sums and additions of complex tensors differentiate; products need conj(), which
+    # tensorcore lacks: a clear NotImplementedError, not an AttributeError.
+    z = tc.tensor([1 + 2j, 3 - 1j], device=device, requires_grad=True)
+    (z + z).sum().backward(tc.tensor(1 + 0j, device=device))
+    assert z.grad.tolist() == [2 + 0j, 2 + 0j]
+    with pytest.raises(NotImplementedError, match="complex conjugate"):
+        (z * z).sum().backward(tc.tensor(1 + 0j, device=device))
+    x = tc.tensor([1.0, 2.0], device=device, requires_grad=True)
+    with pytest.raises(NotImplementedError, match=r"complex conjugate|no real"):
+        (x * tc.tensor([1j, 1j], device=device)).sum().backward(tc.tensor(1 + 0j, device=device))

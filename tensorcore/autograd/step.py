@@ -69,7 +69,12 @@ def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
             r = sum_to(r, shape)
         if r._dtype is not dtype:
             if r._dtype.is_complex and not dtype.is_complex:
-                r = r.real  # type: ignore[attr-defined]
+                raise NotImplementedError(
+                    f"{node.name()}: the gradient of a {dtype.name} input is complex "
+                    f"({r._dtype.name}), and tensorcore has no real() operator yet to take "
+                    "its real part: gradients from complex results into real tensors are "
+                    "not supported"
+                )
             r = r.to(dtype)
         out.append(r)
     return out

@@ -76,7 +76,14 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Te
 
 
 def _conj(t: Any) -> Any:
-    return t.conj() if isinstance(t, Tensor) and t._dtype.is_complex else t  # type: ignore[attr-defined]
+    if isinstance(t, Tensor) and t._dtype.is_complex:
+        raise NotImplementedError(
+            "this derivative needs the complex conjugate of a "
+            f"{t._dtype.name} tensor, and tensorcore has no conj/real/imag operators yet: "
+            "gradients through complex multiplications are not supported (compute in "
+            "real and imaginary parts as separate real tensors)"
+        )
+    return t
 
 
 def _zeros_of(t: Any) -> Tensor:
