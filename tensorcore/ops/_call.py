@@ -23,6 +23,7 @@ _autograd_step: Any = None
 
 
 _mutation_check: Any = None
+_SCALARS = frozenset({int, float, bool, complex})
 
 
 def set_autograd_step(step: Any, debug: Any = None) -> None:
@@ -140,9 +141,27 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
 def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
     """Run the in-place variant ``op_`` of ``op``: the result is written into ``args[0]``."""
     self = args[0]
-    if not isinstance(self, Tensor):
-        raise TypeError(f"{op.name}_(): expected a Tensor as self, got {type(self).__name__}")
-    dev, lay, rg, args = _scan(op, args)
+    if self.__class__ is not Tensor:
+        if not isinstance(self, Tensor):
+            raise TypeError(f"{op.name}_(): expected a Tensor as self, got {type(self).__name__}")
+        dev, lay, rg, args = _scan(op, args)
+    elif op.npos == 1 or (
+        op.npos == 2
+        and op.tensor_pos[0] == 0
+        and (
+            (b := args[op.tensor_pos[1]]).__class__ in _SCALARS
+            or (
+                b.__class__ is Tensor
+                and b._device is self._device
+                and b._layout is self._layout
+                and not b._requires_grad
+            )
+        )
+    ):
+        # ``x.exp_()``, ``x.mul_(2.0)``, ``p.sub_(g)``: nothing to move or mix.
+        dev, lay, rg = self._device, self._layout, self._requires_grad
+    else:
+        dev, lay, rg, args = _scan(op, args)
     if dev != self._device:
         raise _device_error(op, self._device, dev)
     key = (dev.type, lay.name)

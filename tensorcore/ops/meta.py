@@ -207,6 +207,22 @@ def pointwise(
                     o = empty_like_layout(a, a._shape, a._dtype, dev)
                 kernel(o, *args)
                 return o
+    if inplace and fast == 1:
+        a = args[0]
+        if op.decl.promote == "same" or a._dtype._category >= 2:
+            kernel(a, *args)
+            return a
+    elif inplace and fast == 2:
+        a, b = args[0], args[1]
+        cls = b.__class__
+        d = a._dtype
+        if (
+            (cls is Tensor and b._dtype is d and b._shape == a._shape)
+            or (cls is float and d._category >= 2)
+            or (cls is int and d._category >= 1)
+        ) and (len(args) < 3 or args[2].__class__ is not float or d._category >= 2):
+            kernel(a, *args)  # nothing to promote, broadcast or check
+            return a
     shape = _shape_of(op, args)
     compute, res = _pointwise_dtypes(op, args)
     if (
