@@ -74,7 +74,7 @@ def run_backward(
     roots = [edge(o) for o in outputs]
 
     # Capture points for autograd.grad / backward(inputs=...).
-    capture: dict[tuple[int, int], int] = {}
+    capture: dict[tuple[Node | None, int], int] = {}
     wanted_leaves: set[int] | None = None
     if inputs is not None:
         wanted_leaves = set()
@@ -85,49 +85,43 @@ def run_backward(
                 raise RuntimeError(
                     f"One of the differentiated Tensors does not require grad (input {k})"
                 )
-            n, nr = edge(t)
-            capture[(id(n), nr)] = k
+            capture[edge(t)] = k
             if t._grad_fn is None:
                 wanted_leaves.add(id(t))
     results: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 
-    # Dependency counts over the reachable graph, found iteratively.
-    deps: dict[int, int] = {}
-    nodes: dict[int, Node] = {}
+    # Dependency counts over the reachable graph, found iteratively (nodes hash by identity).
+    deps: dict[Node, int] = {}
     stack = [n for n, _ in roots if n is not None]
-    for n in stack:
-        nodes[id(n)] = n
+    seen = set(stack)
     while stack:
-        n = stack.pop()
-        for nxt, _ in n.next_functions:
-            if nxt is None:
-                continue
-            k = id(nxt)
-            deps[k] = deps.get(k, 0) + 1
-            if k not in nodes:
-                nodes[k] = nxt
-                stack.append(nxt)
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        stack.append(nxt)
 
-    buffers: dict[int, list[Any]] = {}
+    buffers: dict[Node, list[Any]] = {}
     for (n, nr), g in zip(roots, grads, strict=True):
         if n is None:
             continue
-        buf = buffers.setdefault(id(n), [None] * n.n_outputs)
+        buf = buffers.setdefault(n, [None] * n.n_outputs)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     ready: list[Node] = []
-    queued: set[int] = set()
     for n, _ in roots:
-        if n is not None and deps.get(id(n), 0) == 0 and id(n) not in queued:
+        if n is not None and n not in deps and n not in ready:
             ready.append(n)
-            queued.add(id(n))
 
     # Storages already handed out as a .grad (or given by the caller) are never stolen.
     stored: set[int] = {id(g._storage) for g in grads}
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()
-            nid = id(node)
-            gbuf = buffers.pop(nid, None) or [None] * node.n_outputs
+            gbuf = buffers.pop(node, None) or [None] * node.n_outputs
             if node.pre_hooks:
                 for nr, hooks in node.pre_hooks.items():
                     for hook in hooks:
@@ -137,7 +131,7 @@ def run_backward(
                                 gbuf[nr] = r
             if capture:
                 for nr in range(node.n_outputs):
-                    slot = capture.get((nid, nr))
+                    slot = capture.get((node, nr))
                     if slot is not None and gbuf[nr] is not None:
                         results[slot] = gbuf[nr]
             if node.__class__ is AccumulateGrad:
@@ -176,14 +170,13 @@ def run_backward(
             for (nxt, nr), g in zip(node.next_functions, in_grads, strict=False):
                 if nxt is None:
                     continue
-                k = id(nxt)
                 if g is not None:
-                    nbuf = buffers.get(k)
+                    nbuf = buffers.get(nxt)
                     if nbuf is None:
-                        nbuf = buffers[k] = [None] * nxt.n_outputs
+                        nbuf = buffers[nxt] = [None] * nxt.n_outputs
                     nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
-                left = deps[k] - 1
-                deps[k] = left
+                left = deps[nxt] - 1
+                deps[nxt] = left
                 if left == 0:
                     ready.append(nxt)
     if inputs is not None and not allow_unused:
