@@ -1,4 +1,4 @@
-"""The sparse COO record and the NumPy/SciPy primitives every kernel is built from.
+"""The sparse COO record and the array primitives every kernel is built from.
 
 A sparse tensor is a :class:`~tensorcore.Tensor` with no storage, the ``sparse_coo`` layout
 and a :class:`SparseRecord` as its native object. The record holds
@@ -6,8 +6,13 @@ and a :class:`SparseRecord` as its native object. The record holds
 - ``indices``: an int64 tensor of shape ``(sparse_dim, nnz)``;
 - ``values``: a tensor of shape ``(nnz, *dense_shape)`` on the tensor's device;
 - ``coalesced``: whether the indices are sorted (row-major) and unique;
-- a cached SciPy matrix for 2-D coalesced tensors on the CPU, built on first need and
-  sharing the values' memory, so that coalesced tensors are never re-sorted or re-converted.
+- a cached CSR matrix (SciPy's on the CPU, cupyx's on CUDA) for 2-D coalesced tensors,
+  built on first need and sharing the values' memory, so that coalesced tensors are never
+  re-sorted or re-converted.
+
+The primitives take the :class:`~tensorcore_sparse._xp.ArrayNamespace` of the tensor's
+device (``ns``, from :func:`~tensorcore_sparse._xp.ns_of`) and work on its native arrays, so
+each is written once for NumPy and CuPy.
 
 Records are never modified in place except by in-place operators (``x.add_(y)``), which
 replace their fields; ``detach()`` and the saved tensors of autograd share a record. The
@@ -18,24 +23,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import scipy.sparse as sp
-from tensorcore_cpu.device import wrap
-
 import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore._tensor import make_tensor
 from tensorcore.layouts import get_layout
 
+from ._xp import ArrayNamespace, ns_of
+
 if TYPE_CHECKING:
     from tensorcore.layouts import layout
 
 __all__ = [
-    "SCIPY_DTYPES",
+    "ArrayNamespace",
     "SparseRecord",
     "alias",
     "as_scipy",
     "coalesce",
+    "coalesce_arrays",
     "from_scipy",
     "gather",
     "is_sparse",
@@ -44,17 +48,15 @@ __all__ = [
     "mask",
     "np_dtype",
     "np_of",
+    "ns_of",
     "record",
+    "run_starts",
     "sparse_dim",
     "store",
     "to_dense_array",
-    "wrap",
+    "to_dense_tensor",
 ]
 
-# SciPy's sparse kernels work on these dtypes without converting (and so share the values).
-SCIPY_DTYPES = frozenset(
-    np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128, np.int32, np.int64)
-)
 _LAYOUT: list[layout] = []
 
 
@@ -86,12 +88,13 @@ class SparseRecord:
 
     @property
     def indices(self) -> Tensor:
-        """The ``(sparse_dim, nnz)`` int64 indices (made from the SciPy matrix on first use
+        """The ``(sparse_dim, nnz)`` int64 indices (made from the CSR matrix on first use
         when the record was built from one)."""
         if self._indices is None:
-            m = self._scipy
-            rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
-            self._indices = wrap(np.stack([rows, m.indices.astype(np.int64, copy=False)]))
+            ns = ns_of(self.values)
+            xp, m = ns.xp, self._scipy
+            rows = ns.repeat(xp.arange(m.shape[0], dtype=xp.int64), xp.diff(m.indptr))
+            self._indices = ns.wrap(xp.stack([rows, m.indices.astype(xp.int64, copy=False)]))
         return self._indices
 
     def replace(self, other: SparseRecord) -> None:
@@ -119,17 +122,22 @@ def sparse_dim(t: Tensor) -> int:
 
 
 def make_sparse(
+    ns: ArrayNamespace | None,
     indices: Any,
     values: Any,
     shape: tuple[int, ...],
     coalesced: bool,
     scipy_matrix: Any = None,
 ) -> Tensor:
-    """A sparse tensor over ``indices`` and ``values`` (tensors or NumPy arrays)."""
+    """A sparse tensor over ``indices`` and ``values``: tensors, or native arrays of the
+    namespace ``ns``, which wraps them. ``ns`` is None where both are tensors, so that the
+    kernels registered for every device work on devices without a namespace too."""
     if indices is not None and not isinstance(indices, Tensor):
-        indices = wrap(np.ascontiguousarray(indices, dtype=np.int64))
+        assert ns is not None, "native indices need the namespace that wraps them"
+        indices = ns.wrap(ns.xp.ascontiguousarray(indices, dtype=ns.xp.int64))
     if not isinstance(values, Tensor):
-        values = wrap(values)
+        assert ns is not None, "native values need the namespace that wraps them"
+        values = ns.wrap(values)
     if indices is not None and indices._shape[1] < 2:
         coalesced = True
     rec = SparseRecord(indices, values, coalesced, scipy_matrix)
@@ -145,7 +153,7 @@ def alias(t: Tensor) -> Tensor:
 
 
 def np_of(t: Tensor) -> Any:
-    """The NumPy array of a dense CPU tensor (a view, never a copy)."""
+    """The native array (NumPy, CuPy) of a dense tensor (a view, never a copy)."""
     n = t._native
     if n is None:
         n = t._arr()
@@ -153,9 +161,25 @@ def np_of(t: Tensor) -> Any:
 
 
 # ------------------------------------------------------------------ index arithmetic
-def keys_of(*index_arrays: Any, sizes: tuple[int, ...]) -> list[Any]:
+def _first(ns: ArrayNamespace, n: int) -> Any:
+    """A boolean array of length ``n`` (at least 1) that is true at position 0 only."""
+    out = ns.xp.zeros(max(n, 1), dtype=bool)
+    out[0] = True
+    return out
+
+
+def run_starts(ns: ArrayNamespace, keys: Any) -> Any:
+    """Whether each element of the sorted 1-D ``keys`` starts a run of equal keys."""
+    new = _first(ns, len(keys))
+    if len(keys) > 1:
+        new[1:] = keys[1:] != keys[:-1]
+    return new[: len(keys)]
+
+
+def keys_of(ns: ArrayNamespace, *index_arrays: Any, sizes: tuple[int, ...]) -> list[Any]:
     """One int64 key per index column, ordered like the indices (row-major) and consistent
     across the given ``(sparse_dim, n)`` arrays."""
+    xp = ns.xp
     total = 1
     for s in sizes:
         total *= max(s, 1)
@@ -163,40 +187,47 @@ def keys_of(*index_arrays: Any, sizes: tuple[int, ...]) -> list[Any]:
         out = []
         for idx in index_arrays:
             if idx.shape[0] == 1:
-                out.append(idx[0].astype(np.int64, copy=False))
+                out.append(idx[0].astype(xp.int64, copy=False))
             elif idx.shape[1] == 0:
-                out.append(np.zeros(0, dtype=np.int64))
+                out.append(xp.zeros(0, dtype=xp.int64))
             else:
-                out.append(np.ravel_multi_index(tuple(idx), sizes).astype(np.int64, copy=False))
+                out.append(xp.ravel_multi_index(tuple(idx), sizes).astype(xp.int64, copy=False))
         return out
-    # The linear index overflows int64: rank the index columns instead.
-    both = np.concatenate(index_arrays, axis=1)
-    _, inverse = np.unique(both, axis=1, return_inverse=True)
-    inverse = inverse.reshape(-1).astype(np.int64)
-    splits = np.cumsum([a.shape[1] for a in index_arrays])[:-1]
-    return list(np.split(inverse, splits))
+    # The linear index overflows int64: rank the index columns instead (lexsort's last key
+    # is the primary one, so the rows go in reversed).
+    both = xp.concatenate(index_arrays, axis=1)
+    n = both.shape[1]
+    inverse = xp.zeros(n, dtype=xp.int64)
+    if n:
+        order = xp.lexsort(xp.ascontiguousarray(both[::-1]))
+        cols = both[:, order]
+        new = _first(ns, n)
+        new[1:] = (cols[:, 1:] != cols[:, :-1]).any(axis=0)
+        inverse[order] = xp.cumsum(new) - 1
+    out, start = [], 0
+    for a in index_arrays:
+        out.append(inverse[start : start + a.shape[1]])
+        start += a.shape[1]
+    return out
 
 
-def coalesce_arrays(idx: Any, val: Any, sizes: tuple[int, ...]) -> tuple[Any, Any]:
+def coalesce_arrays(ns: ArrayNamespace, idx: Any, val: Any, sizes: tuple[int, ...]) -> Any:
     """Sorted, duplicate-free indices and the summed values of each index."""
+    xp = ns.xp
     nnz = idx.shape[1]
     if nnz < 2:
         return idx, val
-    (keys,) = keys_of(idx, sizes=sizes)
+    (keys,) = keys_of(ns, idx, sizes=sizes)
     if bool((keys[1:] > keys[:-1]).all()):
         return idx, val
-    order = np.argsort(keys, kind="stable")
-    ks = keys[order]
-    starts = np.flatnonzero(np.concatenate(([True], ks[1:] != ks[:-1])))
+    order = ns.argsort_stable(keys)
+    new = run_starts(ns, keys[order])
+    starts = xp.flatnonzero(new)
     new_idx = idx[:, order[starts]]
     vals = val[order]
     if len(starts) == nnz:
         return new_idx, vals
-    try:
-        summed = np.add.reduceat(vals, starts, axis=0)
-    except TypeError:  # dtypes without a reduceat loop (bfloat16): sum in float64
-        summed = np.add.reduceat(vals.astype(np.float64), starts, axis=0).astype(vals.dtype)
-    return new_idx, summed
+    return new_idx, ns.segment_sum(vals, starts)
 
 
 def coalesce(t: Tensor) -> Tensor:
@@ -204,9 +235,11 @@ def coalesce(t: Tensor) -> Tensor:
     rec = record(t)
     if rec.coalesced:
         return alias(t)
+    ns = ns_of(t)
     idx, val = np_of(rec.indices), np_of(rec.values)
-    new_idx, new_val = coalesce_arrays(idx, val, t._shape[: idx.shape[0]])
+    new_idx, new_val = coalesce_arrays(ns, idx, val, t._shape[: idx.shape[0]])
     return make_sparse(
+        ns,
         rec.indices if new_idx is idx else new_idx,
         rec.values if new_val is val else new_val,
         t._shape,
@@ -214,90 +247,90 @@ def coalesce(t: Tensor) -> Tensor:
     )
 
 
-def gather(g: Tensor, idx: Any, sizes: tuple[int, ...]) -> Any:
+def gather(ns: ArrayNamespace, g: Tensor, idx: Any, sizes: tuple[int, ...]) -> Any:
     """The entries of ``g`` (dense, or sparse with the same sparse dims) at the index columns
     ``idx`` (a ``(sparse_dim, n)`` array, repeats allowed), as an ``(n, *dense)`` array."""
     if not is_sparse(g):
         return np_of(g)[tuple(idx)]
+    xp = ns.xp
     gc = coalesce(g)
     grec = record(gc)
     gidx, gval = np_of(grec.indices), np_of(grec.values)
     if gidx.shape[0] != idx.shape[0]:
         return np_of(to_dense_tensor(gc))[tuple(idx)]
-    gk, qk = keys_of(gidx, idx, sizes=sizes)
-    out = np.zeros((idx.shape[1],) + gval.shape[1:], dtype=gval.dtype)
+    gk, qk = keys_of(ns, gidx, idx, sizes=sizes)
+    out = xp.zeros((idx.shape[1],) + gval.shape[1:], dtype=gval.dtype)
     if len(gk) and idx.shape[1]:
-        pos = np.searchsorted(gk, qk)
-        pos_c = np.minimum(pos, len(gk) - 1)
-        found = gk[pos_c] == qk
-        out[found] = gval[pos_c[found]]
+        pos = xp.minimum(xp.searchsorted(gk, qk), len(gk) - 1)
+        found = gk[pos] == qk
+        out[found] = gval[pos[found]]
     return out
 
 
 def mask(g: Tensor, x: Tensor) -> Tensor:
     """``g`` (dense or sparse) restricted to the coalesced sparsity pattern of ``x``: a
     coalesced sparse tensor with ``x.coalesce()``'s indices (``g.sparse_mask(x)``)."""
+    ns = ns_of(x)
     xc = coalesce(x)
     rec = record(xc)
     idx = np_of(rec.indices)
-    vals = gather(g, idx, x._shape[: idx.shape[0]])
-    return make_sparse(rec.indices, np.ascontiguousarray(vals), x._shape, True)
+    vals = gather(ns, g, idx, x._shape[: idx.shape[0]])
+    return make_sparse(ns, rec.indices, ns.xp.ascontiguousarray(vals), x._shape, True)
 
 
 def to_dense_array(t: Tensor) -> Any:
-    """A new dense NumPy array holding ``t``'s elements (duplicates summed)."""
+    """A new dense native array holding ``t``'s elements (duplicates summed)."""
+    ns = ns_of(t)
     rec = record(t)
     idx, val = np_of(rec.indices), np_of(rec.values)
-    out = np.zeros(t._shape, dtype=val.dtype)
+    out = ns.xp.zeros(t._shape, dtype=val.dtype)
     if idx.shape[1]:
         if rec.coalesced:
             out[tuple(idx)] = val
         else:
-            np.add.at(out, tuple(idx), val)
+            ns.add_at(out, tuple(idx), val)
     return out
 
 
 def to_dense_tensor(t: Tensor) -> Tensor:
-    """``t`` as a new dense CPU tensor."""
-    return wrap(to_dense_array(t))
+    """``t`` as a new dense tensor on its device."""
+    return ns_of(t).wrap(to_dense_array(t))
 
 
-# ------------------------------------------------------------------ SciPy matrices
+# ------------------------------------------------------------------ CSR matrices
 def as_scipy(t: Tensor) -> Any:
-    """A SciPy CSR matrix of a coalesced 2-D tensor without dense dims, or None where SciPy
-    does not fit: other shapes or dtypes, and hyper-sparse matrices (many more rows than
-    non-zeros), whose ``indptr`` alone would dwarf the data. Cached on the record and sharing
-    the values' memory, so in-place changes of the values reach it."""
+    """A CSR matrix (SciPy's, or cupyx's on CUDA) of a coalesced 2-D tensor without dense
+    dims, or None where it does not fit: other shapes or dtypes, and hyper-sparse matrices
+    (many more rows than non-zeros), whose ``indptr`` alone would dwarf the data. Cached on
+    the record and sharing the values' memory, so in-place changes of the values reach it."""
     rec = record(t)
     m = rec._scipy
     if m is not None:
         return m
     if len(t._shape) != 2 or rec.values.ndim != 1 or not rec.coalesced:
         return None
+    ns = ns_of(t)
     val = np_of(rec.values)
     nnz = val.shape[0]
     nrows = t._shape[0]
-    if val.dtype not in SCIPY_DTYPES or nrows > 4 * nnz + 4096:
+    if val.dtype not in ns.scipy_dtypes or nrows > 4 * nnz + 4096:
         return None
+    xp = ns.xp
     idx = np_of(rec.indices)
-    indptr = np.zeros(nrows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(idx[0], minlength=nrows), out=indptr[1:])
-    m = sp.csr_matrix((val, idx[1], indptr), shape=t._shape, copy=False)
-    m.has_canonical_format = True
-    if np.shares_memory(m.data, val):
+    indptr = xp.zeros(nrows + 1, dtype=xp.int64)
+    xp.cumsum(xp.bincount(idx[0], minlength=nrows), out=indptr[1:])
+    m = ns.csr(val, idx[1], indptr, t._shape)
+    if ns.shares_memory(m.data, val):
         rec._scipy = m
     return m
 
 
-def from_scipy(m: Any, shape: tuple[int, ...], canonical: bool = False) -> Tensor:
-    """A coalesced sparse tensor over a CSR matrix (its indices made lazily). ``canonical``
-    vouches that ``m`` is sorted and duplicate-free (SciPy's binary operators keep canonical
-    inputs canonical without saying so), which saves SciPy an O(nnz) check."""
-    if canonical:
-        m.has_canonical_format = True
-    elif not m.has_canonical_format:
-        m.sum_duplicates()
-    return make_sparse(None, wrap(m.data), shape, True, m)
+def from_scipy(ns: ArrayNamespace, m: Any, shape: tuple[int, ...], canonical: bool = False) -> Any:
+    """A coalesced sparse tensor over a CSR matrix of ``ns.sp`` (its indices made lazily).
+    ``canonical`` vouches that ``m`` is sorted and duplicate-free (see
+    :meth:`~tensorcore_sparse._xp.ArrayNamespace.canonical`)."""
+    m = ns.canonical(m, canonical)
+    return make_sparse(ns, None, ns.wrap(m.data), shape, True, m)
 
 
 def store(out: Any, res: Tensor) -> Tensor:
@@ -322,7 +355,8 @@ def store(out: Any, res: Tensor) -> Tensor:
         raise RuntimeError("a dense result cannot be written into a sparse tensor")
     rec = record(res)
     if res._dtype is not out._dtype:
-        rec = record(make_sparse(rec.indices, rec.values.to(out._dtype), res._shape, rec.coalesced))
+        values = rec.values.to(out._dtype)
+        rec = record(make_sparse(None, rec.indices, values, res._shape, rec.coalesced))
     record(out).replace(rec)
     return out
 
@@ -331,7 +365,7 @@ _NP_DTYPES: dict[tc.dtype, Any] = {}
 
 
 def np_dtype(d: tc.dtype) -> Any:
-    """The NumPy dtype the CPU backend stores ``d`` as."""
+    """The NumPy dtype the CPU backend stores ``d`` as (CuPy uses the same dtypes)."""
     hit = _NP_DTYPES.get(d)
     if hit is None:
         hit = _NP_DTYPES[d] = np_of(tc.empty(0, dtype=d, device="cpu")).dtype

@@ -1,6 +1,9 @@
 """Making sparse tensors and taking them apart: ``tensorcore.sparse_coo_tensor``,
 ``to_sparse``/``to_dense``, ``coalesce``, the accessors (``indices()``, ``values()``,
-``_nnz()``, ...) and the conversions (``clone``, ``to(dtype)``, ``to(device)``)."""
+``_nnz()``, ...) and the conversions (``clone``, ``to(dtype)``, ``to(device)``).
+
+The computing kernels are registered for every device type of :mod:`tensorcore_sparse._xp`;
+those that only take a tensor apart or convert it, for every device (``"*"``)."""
 
 from __future__ import annotations
 
@@ -19,12 +22,13 @@ from ._coo import (
     make_sparse,
     mask,
     np_of,
+    ns_of,
     record,
     sparse_dim,
     store,
-    to_dense_array,
-    wrap,
+    to_dense_tensor,
 )
+from ._xp import DEVICE_TYPES
 
 __all__ = ["KERNELS", "sparse_coo_tensor"]
 
@@ -141,13 +145,13 @@ def sparse_coo_tensor(
 def _sparse_coo_tensor_unsafe(
     indices: Tensor, values: Tensor, size: Any, is_coalesced: bool | None = None
 ) -> Tensor:
-    return make_sparse(indices.detach(), values.detach(), tuple(size), bool(is_coalesced))
+    return make_sparse(None, indices.detach(), values.detach(), tuple(size), bool(is_coalesced))
 
 
 # ------------------------------------------------------------------ conversions
 def to_dense(self: Tensor, dtype: tc.dtype | None = None) -> Tensor:
     """Sparse to dense: a new dense tensor (duplicates summed)."""
-    out = wrap(to_dense_array(self))
+    out = to_dense_tensor(self)
     return out if dtype is None else out.to(dtype)
 
 
@@ -163,14 +167,16 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None) -> Tensor:
     sd = nd if sparse_dim is None else sparse_dim
     if not 0 <= sd <= nd:
         raise RuntimeError(f"to_sparse(): sparse_dim must be in [0, {nd}], got {sparse_dim}")
+    ns = ns_of(self)
+    xp = ns.xp
     arr = np_of(self)
     if sd == 0:  # no sparse dims: one value, the whole tensor
-        return make_sparse(np.zeros((0, 1), np.int64), arr[None].copy(), self.shape, True)
+        return make_sparse(ns, xp.zeros((0, 1), xp.int64), arr[None].copy(), self.shape, True)
     nzmask = arr != 0
     if sd < nd:  # a hybrid tensor: the rows of the sparse dims that hold a non-zero
         nzmask = nzmask.any(axis=tuple(range(sd, nd)))
-    idx = np.stack(np.nonzero(nzmask)).astype(np.int64, copy=False)
-    return make_sparse(idx, np.ascontiguousarray(arr[tuple(idx)]), self.shape, True)
+    idx = xp.stack(xp.nonzero(nzmask)).astype(xp.int64, copy=False)
+    return make_sparse(ns, idx, xp.ascontiguousarray(arr[tuple(idx)]), self.shape, True)
 
 
 def to_sparse_sparse(self: Tensor, sparse_dim: int | None = None) -> Tensor:
@@ -188,7 +194,7 @@ def _coalesce(self: Tensor) -> Tensor:
 
 def clone(self: Tensor, out: Any = None) -> Tensor:
     rec = record(self)
-    res = make_sparse(rec.indices.clone(), rec.values.clone(), self.shape, rec.coalesced)
+    res = make_sparse(None, rec.indices.clone(), rec.values.clone(), self.shape, rec.coalesced)
     return store(out, res)
 
 
@@ -197,14 +203,14 @@ def to_dtype(self: Tensor, dtype: tc.dtype, out: Any = None) -> Tensor:
     vals = rec.values.to(dtype)
     if vals is rec.values:
         vals = vals.detach()
-    return store(out, make_sparse(rec.indices, vals, self.shape, rec.coalesced))
+    return store(out, make_sparse(None, rec.indices, vals, self.shape, rec.coalesced))
 
 
 def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
     rec = record(self)
     vals = rec.values.to(device)
     idx = rec.indices.to(device)
-    return make_sparse(idx, vals, self.shape, rec.coalesced)
+    return make_sparse(None, idx, vals, self.shape, rec.coalesced)
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
@@ -221,9 +227,8 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         )
     rec = record(src)
     vals = rec.values.to(device=self.device, dtype=self.dtype, copy=True)
-    record(self).replace(
-        record(make_sparse(rec.indices.to(self.device), vals, self.shape, rec.coalesced))
-    )
+    idx = rec.indices.to(self.device)
+    record(self).replace(record(make_sparse(None, idx, vals, self.shape, rec.coalesced)))
     return self
 
 
@@ -232,9 +237,10 @@ def zeros_like(
 ) -> Tensor:
     """A sparse tensor of zeros (no entries) of ``self``'s size, as PyTorch gives."""
     dev = device or self.device
-    vals = tc.zeros((0,) + tuple(record(self).values.shape[1:]), dtype=dtype or self.dtype)
-    idx = tc.zeros((_sparse_dim(self), 0), dtype=tc.int64)
-    return make_sparse(idx.to(dev), vals.to(dev), self.shape, True)
+    dense = tuple(record(self).values.shape[1:])
+    vals = tc.zeros((0, *dense), dtype=dtype or self.dtype, device=dev)
+    idx = tc.zeros((_sparse_dim(self), 0), dtype=tc.int64, device=dev)
+    return make_sparse(None, idx, vals, self.shape, True)
 
 
 def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
@@ -301,13 +307,19 @@ def _strided_dense_dim(self: Tensor) -> int:
 
 #: (operator, device type, layout, kernel, direct) registered by the plugin.
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
+    *(
+        (op, device, layout, fn, False)
+        for device in DEVICE_TYPES
+        for op, layout, fn in (
+            ("to_dense", "sparse_coo", to_dense),
+            ("to_sparse", "strided", to_sparse),
+            ("coalesce", "sparse_coo", _coalesce),
+            ("sparse_mask", "sparse_coo", sparse_mask),
+        )
+    ),
     ("_sparse_coo_tensor_unsafe", "*", "strided", _sparse_coo_tensor_unsafe, False),
-    ("to_dense", "cpu", "sparse_coo", to_dense, False),
     ("to_dense", "*", "strided", to_dense_strided, False),
-    ("to_sparse", "cpu", "strided", to_sparse, False),
     ("to_sparse", "*", "sparse_coo", to_sparse_sparse, False),
-    ("coalesce", "cpu", "sparse_coo", _coalesce, False),
-    ("sparse_mask", "cpu", "sparse_coo", sparse_mask, False),
     ("sparse_dim", "*", "sparse_coo", _sparse_dim, False),
     ("sparse_dim", "*", "strided", _strided_sparse_dim, False),
     ("dense_dim", "*", "sparse_coo", _dense_dim, False),

@@ -11,16 +11,15 @@ The gradient contract (as ``torch.sparse.mm`` documents it):
 Most rules reuse the generic rule of the derivative table and then fit each gradient to its
 input (:func:`fit`); elementwise rules run the generic rule on the values; products, sums and
 softmax sample the gradient at the input's entries only, so no rule densifies a sparse
-input. Rules that use NumPy directly (products, sums, softmax) give first-order gradients
-(their results are not differentiable again).
+input. Rules that compute on the native arrays (products, sums, softmax; NumPy or CuPy,
+through :mod:`tensorcore_sparse._xp`) give first-order gradients (their results are not
+differentiable again).
 """
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
-
-import numpy as np
 
 from tensorcore import Tensor
 from tensorcore._tensor import _wrap_dim
@@ -33,10 +32,10 @@ from ._coo import (
     make_sparse,
     mask,
     np_of,
+    ns_of,
     record,
     sparse_dim,
     to_dense_tensor,
-    wrap,
 )
 from .kernels.linalg import pairs
 from .kernels.reductions import softmax_backward_values
@@ -88,16 +87,18 @@ def _valuewise(op: str) -> tuple[str, Any]:
     generic = DERIVATIVES[op]
 
     def rule(c: Any, g: Any) -> tuple[Any, ...]:
+        ns = ns_of(c.self)
         xc = coalesce(c.self)
         rec = record(xc)
-        gv = wrap(np.ascontiguousarray(gather(g, np_of(rec.indices), xc.shape[: sparse_dim(xc)])))
-        ns = SimpleNamespace(
+        vals = gather(ns, g, np_of(rec.indices), xc.shape[: sparse_dim(xc)])
+        gv = ns.wrap(ns.xp.ascontiguousarray(vals))
+        saved = SimpleNamespace(
             self=rec.values,
             result=record(c.result).values,
             other=getattr(c, "other", None),
         )
-        (vg, *_) = generic.fn(ns, gv)
-        return (make_sparse(rec.indices, vg, xc.shape, True),)
+        (vg, *_) = generic.fn(saved, gv)
+        return (make_sparse(ns, rec.indices, vg, xc.shape, True),)
 
     saves = "self result other" if op == "pow" else "self result"
     return saves, rule
@@ -108,34 +109,36 @@ def _sampled(g: Any, a: Tensor, b: Tensor) -> tuple[Any, Any]:
     """Gradients of ``a @ b`` (2-D, at least one sparse, real dtypes) given the output
     gradient ``g``: a sparse operand's gradient is computed at its own entries only (a
     sampled product), never as a dense matrix."""
+    ns = ns_of(a)
+    xp = ns.xp
     if is_sparse(a) and is_sparse(b):
         # Every term a[i,k] * b[k,j] of the product: dL/da[i,k] += g[i,j] * b[k,j], ...
         ac, bc = coalesce(a), coalesce(b)
         ra, rb = record(ac), record(bc)
         ia, ib = np_of(ra.indices), np_of(rb.indices)
         va, vb = np_of(ra.values), np_of(rb.values)
-        pa, pb = pairs(ia[1], ib[0])
-        gv = gather(g, np.stack([ia[0][pa], ib[1][pb]]), (a.shape[0], b.shape[1]))
-        outa = np.zeros(va.shape, dtype=np.result_type(gv, vb))
-        outb = np.zeros(vb.shape, dtype=np.result_type(gv, va))
-        np.add.at(outa, pa, gv * vb[pb])
-        np.add.at(outb, pb, gv * va[pa])
+        pa, pb = pairs(ns, ia[1], ib[0])
+        gv = gather(ns, g, xp.stack([ia[0][pa], ib[1][pb]]), (a.shape[0], b.shape[1]))
+        outa = xp.zeros(va.shape, dtype=xp.result_type(gv.dtype, vb.dtype))
+        outb = xp.zeros(vb.shape, dtype=xp.result_type(gv.dtype, va.dtype))
+        ns.add_at(outa, pa, gv * vb[pb])
+        ns.add_at(outb, pb, gv * va[pa])
         return (
-            make_sparse(ra.indices, outa, a.shape, True),
-            make_sparse(rb.indices, outb, b.shape, True),
+            make_sparse(ns, ra.indices, outa, a.shape, True),
+            make_sparse(ns, rb.indices, outb, b.shape, True),
         )
     gt = to_dense_tensor(g) if is_sparse(g) else g
     gd = np_of(gt)
     if is_sparse(a):  # sparse @ dense: dL/da = (g @ b.T) at a's entries, dL/db = a.T @ g
         rec = record(coalesce(a))
         rows, cols = np_of(rec.indices)
-        vals = np.einsum("ij,ij->i", gd[rows], np_of(b)[cols])
-        return make_sparse(rec.indices, vals, a.shape, True), a.t().mm(gt)
+        vals = xp.einsum("ij,ij->i", gd[rows], np_of(b)[cols])
+        return make_sparse(ns, rec.indices, vals, a.shape, True), a.t().mm(gt)
     # dense @ sparse: dL/da = g @ b.T, dL/db = (a.T @ g) at b's entries
     rec = record(coalesce(b))
     rows, cols = np_of(rec.indices)
-    vals = np.einsum("ij,ij->i", np_of(a).T[rows], gd.T[cols])
-    return gt.mm(b.t()), make_sparse(rec.indices, vals, b.shape, True)
+    vals = xp.einsum("ij,ij->i", np_of(a).T[rows], gd.T[cols])
+    return gt.mm(b.t()), make_sparse(ns, rec.indices, vals, b.shape, True)
 
 
 def _mm(c: Any, g: Any) -> tuple[Any, ...]:
@@ -156,6 +159,8 @@ def _matmul(c: Any, g: Any) -> tuple[Any, ...]:
 # ------------------------------------------------------------------ reductions
 def _sum(c: Any, g: Any) -> tuple[Any, ...]:
     x = c.self
+    ns = ns_of(x)
+    xp = ns.xp
     xc = coalesce(x)
     rec = record(xc)
     idx = np_of(rec.indices)
@@ -165,26 +170,27 @@ def _sum(c: Any, g: Any) -> tuple[Any, ...]:
     full_shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
     if not is_sparse(g):
         gk = np_of(g).reshape(full_shape)
-        vals = np.broadcast_to(gk, x.shape)[tuple(idx)]
+        vals = xp.broadcast_to(gk, x.shape)[tuple(idx)]
     else:
         gidx = idx if c.keepdim else idx[keep]
         if c.keepdim:
             gidx = gidx.copy()
             gidx[[d for d in range(sd) if d in dims]] = 0
-        vals = gather(g, gidx, tuple(g.shape[: sparse_dim(g)]))
+        vals = gather(ns, g, gidx, tuple(g.shape[: sparse_dim(g)]))
         vals = vals.reshape((vals.shape[0],) + full_shape[sd:])
-        vals = np.broadcast_to(vals, (vals.shape[0],) + tuple(x.shape[sd:]))
-    return (make_sparse(rec.indices, np.ascontiguousarray(vals), x.shape, True),)
+        vals = xp.broadcast_to(vals, (vals.shape[0],) + tuple(x.shape[sd:]))
+    return (make_sparse(ns, rec.indices, xp.ascontiguousarray(vals), x.shape, True),)
 
 
 def _softmax(log: bool) -> Any:
     def rule(c: Any, g: Any) -> tuple[Any, ...]:
         y = c.result
+        ns = ns_of(y)
         rec = record(y)
-        gv = gather(g, np_of(rec.indices), y.shape[: sparse_dim(y)])
+        gv = gather(ns, g, np_of(rec.indices), y.shape[: sparse_dim(y)])
         d = _wrap_dim(c.dim, y.ndim)
         vals = softmax_backward_values(y, gv, d, log)
-        return (make_sparse(rec.indices, vals, y.shape, True),)
+        return (make_sparse(ns, rec.indices, vals, y.shape, True),)
 
     return rule
 
@@ -193,13 +199,14 @@ def _softmax(log: bool) -> Any:
 def _values(c: Any, g: Any) -> tuple[Any, ...]:
     x = c.self
     gv = to_dense_tensor(g) if is_sparse(g) else g
-    return (make_sparse(record(x).indices, gv, x.shape, True),)
+    return (make_sparse(None, record(x).indices, gv, x.shape, True),)
 
 
 def _from_values(c: Any, g: Any) -> tuple[Any, ...]:
+    ns = ns_of(c.indices)
     idx = np_of(c.indices)
     sizes = tuple(c.size)[: idx.shape[0]]
-    return (None, wrap(np.ascontiguousarray(gather(g, idx, sizes))))
+    return (None, ns.wrap(ns.xp.ascontiguousarray(gather(ns, g, idx, sizes))))
 
 
 def _sparse_mask(c: Any, g: Any) -> tuple[Any, ...]:

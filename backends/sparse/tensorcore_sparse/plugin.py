@@ -2,10 +2,14 @@
 
 Found through the entry point ``sparse = "tensorcore_sparse.plugin"`` in the group
 ``tensorcore.backends``. It registers no device: sparse tensors live on the device of their
-values. The computing kernels are for the ``cpu`` device (NumPy and SciPy); those that only
-take a tensor apart or convert it (accessors, ``clone``, ``to``) are registered for every
-device. NumPy and SciPy
-are imported inside the hooks, never at import time.
+values. The computing kernels are written once against an array namespace
+(:mod:`tensorcore_sparse._xp`) and registered for each device type that has one: ``cpu``
+(NumPy and SciPy) and ``cuda`` (CuPy and ``cupyx.scipy.sparse``). Those that only take a
+tensor apart or convert it (accessors, ``clone``, ``to``) are registered for every device.
+
+Registering needs neither CuPy nor the ``tensorcore-cuda`` package: the ``cuda`` kernels are
+plain entries of the registry until a CUDA sparse tensor reaches one, which imports CuPy then.
+NumPy and SciPy are imported inside the hooks, never at import time.
 """
 
 from __future__ import annotations

@@ -1,22 +1,20 @@
 """Matrix products with sparse operands: sparse @ dense and dense @ sparse (dense results),
 sparse @ sparse (a sparse result).
 
-A coalesced 2-D operand uses its cached SciPy CSR matrix (built once, sharing the values);
-hyper-sparse operands (far more rows than non-zeros) and other dtypes use COO arithmetic in
-NumPy, whose cost and memory follow the number of non-zeros, not the size.
+A coalesced 2-D operand uses its cached CSR matrix (SciPy's, or cupyx's on CUDA; built once,
+sharing the values); hyper-sparse operands (far more rows than non-zeros) and other dtypes use
+COO arithmetic in the array module, whose cost and memory follow the number of non-zeros, not
+the size. Written once for every device type (:mod:`tensorcore_sparse._xp`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import scipy.sparse as sp
-
 from tensorcore import Tensor
 
 from .._coo import (
-    SCIPY_DTYPES,
+    ArrayNamespace,
     as_scipy,
     coalesce,
     coalesce_arrays,
@@ -24,11 +22,12 @@ from .._coo import (
     is_sparse,
     make_sparse,
     np_of,
+    ns_of,
     record,
     sparse_dim,
     store,
-    wrap,
 )
+from .._xp import DEVICE_TYPES
 
 __all__ = ["KERNELS", "pairs"]
 
@@ -54,81 +53,86 @@ def _check(name: str, a: Tensor, b: Tensor) -> None:
             )
 
 
-def _coo(s: Tensor) -> Any:
-    """A SciPy view of ``s`` (CSR when it is coalesced and not hyper-sparse, else COO), or
-    None when SciPy does not support the dtype."""
+def _matrix(ns: ArrayNamespace, s: Tensor) -> Any:
+    """A matrix of ``ns.sp`` viewing ``s`` (CSR when it is coalesced and not hyper-sparse,
+    else COO where ``ns.sp`` multiplies COO directly), or None for the COO arithmetic."""
     rec = record(s)
     if rec.coalesced:
         m = as_scipy(s)
         if m is not None:
             return m
     vals = np_of(rec.values)
-    if vals.dtype not in SCIPY_DTYPES:
+    if not ns.coo_products or vals.dtype not in ns.scipy_dtypes:
         return None
     idx = np_of(rec.indices)
-    return sp.coo_matrix((vals, (idx[0], idx[1])), shape=s.shape)
+    return ns.sp.coo_matrix((vals, (idx[0], idx[1])), shape=s.shape)
 
 
-def _sparse_dense(s: Tensor, d: Any) -> Any:
-    """``s @ d`` for a sparse ``s`` and a NumPy ``d``: a new array."""
-    m = _coo(s)
+def _sparse_dense(ns: ArrayNamespace, s: Tensor, d: Any) -> Any:
+    """``s @ d`` for a sparse ``s`` and a native ``d``: a new array."""
+    xp = ns.xp
+    m = _matrix(ns, s)
     if m is not None:
-        return np.asarray(m @ d)
+        return xp.asarray(m @ d)
     rec = record(s)
     idx, vals = np_of(rec.indices), np_of(rec.values)
-    out = np.zeros((s.shape[0], d.shape[1]), dtype=np.result_type(vals, d))
-    np.add.at(out, idx[0], vals[:, None] * d[idx[1]])
+    out = xp.zeros((s.shape[0], d.shape[1]), dtype=xp.result_type(vals.dtype, d.dtype))
+    ns.add_at(out, idx[0], vals[:, None] * d[idx[1]])
     return out
 
 
-def pairs(cols_a: Any, rows_b: Any) -> tuple[Any, Any]:
+def pairs(ns: ArrayNamespace, cols_a: Any, rows_b: Any) -> tuple[Any, Any]:
     """Every (i, j) with ``cols_a[i] == rows_b[j]``, for ``rows_b`` sorted: the terms of a
     sparse product, found by binary search (no dense row pointer)."""
-    start = np.searchsorted(rows_b, cols_a, side="left")
-    count = np.searchsorted(rows_b, cols_a, side="right") - start
+    xp = ns.xp
+    start = xp.searchsorted(rows_b, cols_a, side="left")
+    count = xp.searchsorted(rows_b, cols_a, side="right") - start
     total = int(count.sum())
-    pa = np.repeat(np.arange(len(cols_a)), count)
-    offsets = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    pb = np.repeat(start, count) + offsets
+    pa = ns.repeat(xp.arange(len(cols_a)), count)
+    offsets = xp.arange(total) - ns.repeat(xp.cumsum(count) - count, count)
+    pb = ns.repeat(start, count) + offsets
     return pa, pb
 
 
 def _sparse_sparse(a: Tensor, b: Tensor) -> Tensor:
+    ns = ns_of(a)
     ac, bc = coalesce(a), coalesce(b)
     ma, mb = as_scipy(ac), as_scipy(bc)
     shape = (a.shape[0], b.shape[1])
     if ma is not None and mb is not None:
         m = ma @ mb
         m.sort_indices()
-        return from_scipy(m, shape, canonical=True)  # a CSR product has no duplicates
+        return from_scipy(ns, m, shape, canonical=True)  # a CSR product has no duplicates
     ra, rb = record(ac), record(bc)
     ia, ib = np_of(ra.indices), np_of(rb.indices)
     va, vb = np_of(ra.values), np_of(rb.values)
-    pa, pb = pairs(ia[1], ib[0])
-    idx = np.stack([ia[0][pa], ib[1][pb]])
-    idx, vals = coalesce_arrays(idx, va[pa] * vb[pb], shape)
-    return make_sparse(idx, vals, shape, True)
+    pa, pb = pairs(ns, ia[1], ib[0])
+    idx = ns.xp.stack([ia[0][pa], ib[1][pb]])
+    idx, vals = coalesce_arrays(ns, idx, va[pa] * vb[pb], shape)
+    return make_sparse(ns, idx, vals, shape, True)
 
 
 def mm(self: Tensor, mat2: Tensor, out: Any = None) -> Tensor:
     _check("mm", self, mat2)
     if is_sparse(self) and is_sparse(mat2):
         return store(out, _sparse_sparse(self, mat2))
+    ns = ns_of(self)
     if is_sparse(self):
-        return store(out, wrap(_sparse_dense(self, np_of(mat2))))
+        return store(out, ns.wrap(_sparse_dense(ns, self, np_of(mat2))))
     # dense @ sparse = (sparse.T @ dense.T).T
-    return store(out, wrap(_sparse_dense_t(mat2, np_of(self)).T))
+    return store(out, ns.wrap(_sparse_dense_t(ns, mat2, np_of(self)).T))
 
 
-def _sparse_dense_t(s: Tensor, d: Any) -> Any:
-    """``s.T @ d.T`` without transposing ``s``'s indices (SciPy's transpose is free)."""
-    m = _coo(s)
+def _sparse_dense_t(ns: ArrayNamespace, s: Tensor, d: Any) -> Any:
+    """``s.T @ d.T`` without transposing ``s``'s indices (a CSR transpose is free)."""
+    xp = ns.xp
+    m = _matrix(ns, s)
     if m is not None:
-        return np.asarray(m.T @ d.T)
+        return xp.asarray(m.T @ d.T)
     rec = record(s)
     idx, vals = np_of(rec.indices), np_of(rec.values)
-    out = np.zeros((s.shape[1], d.shape[0]), dtype=np.result_type(vals, d))
-    np.add.at(out, idx[1], vals[:, None] * d.T[idx[0]])
+    out = xp.zeros((s.shape[1], d.shape[0]), dtype=xp.result_type(vals.dtype, d.dtype))
+    ns.add_at(out, idx[1], vals[:, None] * d.T[idx[0]])
     return out
 
 
@@ -147,6 +151,7 @@ def matmul(self: Tensor, other: Tensor, out: Any = None) -> Tensor:
 
 #: (operator, device type, layout, kernel, direct)
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
-    ("mm", "cpu", "sparse_coo", mm, True),
-    ("matmul", "cpu", "sparse_coo", matmul, True),
+    (op, device, "sparse_coo", fn, True)
+    for device in DEVICE_TYPES
+    for op, fn in (("mm", mm), ("matmul", matmul))
 ]

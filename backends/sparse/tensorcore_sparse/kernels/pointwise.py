@@ -4,15 +4,14 @@ They are registered with ``direct=True``: the core's pointwise frontend (which b
 a dense ``out``) does not run, so each kernel promotes, checks shapes and returns its result
 (writing it into ``out`` for in-place and ``out=`` calls). Only zero-preserving operations
 have kernels: ``sparse + dense`` is dense, but ``exp(sparse)`` has no kernel and raises the
-registry's error rather than densifying.
+registry's error rather than densifying. Written once for every device type
+(:mod:`tensorcore_sparse._xp`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
@@ -29,11 +28,12 @@ from .._coo import (
     make_sparse,
     np_dtype,
     np_of,
+    ns_of,
     record,
     sparse_dim,
     store,
-    wrap,
 )
+from .._xp import DEVICE_TYPES
 
 __all__ = ["KERNELS", "UNARY", "add_sparse"]
 
@@ -93,25 +93,27 @@ def add_sparse(a: Tensor, b: Tensor, coef: Any, dtype: tc.dtype) -> Tensor:
             f"add(): expected sparse tensors with the same sparse_dim, got {sparse_dim(a)} "
             f"and {sparse_dim(b)}"
         )
+    ns = ns_of(a)
     if ra.coalesced and rb.coalesced and a.dtype is dtype and b.dtype is dtype:
         ma, mb = as_scipy(a), as_scipy(b)
         if ma is not None and mb is not None:
             m = ma + mb if coef == 1 else (ma - mb if coef == -1 else ma + mb * coef)
-            # csr_plus_csr keeps canonical operands canonical (our cached matrices are).
-            return from_scipy(m, a.shape, canonical=True)
+            # SciPy's csr_plus_csr keeps canonical operands canonical (our cached matrices are).
+            return from_scipy(ns, m, a.shape, canonical=True)
+    xp = ns.xp
     va, vb = _values_as(a, dtype), _values_as(b, dtype)
     if coef != 1:
-        vb = vb * np.asarray(coef, dtype=va.dtype)
-    idx = np.concatenate([np_of(ra.indices), np_of(rb.indices)], axis=1)
-    vals = np.concatenate([va, vb.astype(va.dtype, copy=False)], axis=0)
+        vb = vb * xp.asarray(coef, dtype=va.dtype)
+    idx = xp.concatenate([np_of(ra.indices), np_of(rb.indices)], axis=1)
+    vals = xp.concatenate([va, vb.astype(va.dtype, copy=False)], axis=0)
     if ra.coalesced and rb.coalesced:
-        idx, vals = coalesce_arrays(idx, vals, a.shape[: idx.shape[0]])
-        return make_sparse(idx, vals, a.shape, True)
-    return make_sparse(idx, vals, a.shape, False)
+        idx, vals = coalesce_arrays(ns, idx, vals, a.shape[: idx.shape[0]])
+        return make_sparse(ns, idx, vals, a.shape, True)
+    return make_sparse(ns, idx, vals, a.shape, False)
 
 
 def _scatter_add(dense: Any, s: Tensor, coef: Any) -> None:
-    """``dense += coef * s`` in place (a NumPy array, which may be a strided view)."""
+    """``dense += coef * s`` in place (a native array, which may be a strided view)."""
     rec = record(s)
     idx = tuple(np_of(rec.indices))
     vals = np_of(rec.values)
@@ -121,7 +123,7 @@ def _scatter_add(dense: Any, s: Tensor, coef: Any) -> None:
     if rec.coalesced:
         dense[idx] += vals
     else:
-        np.add.at(dense, idx, vals)
+        ns_of(s).add_at(dense, idx, vals)
 
 
 def _add(name: str, sign: int) -> Callable[..., Any]:
@@ -164,11 +166,13 @@ def _add(name: str, sign: int) -> Callable[..., Any]:
                 f"to {list(shape)}"
             )
         dense_coef = 1 if d is self else coef
-        res = np.array(np.broadcast_to(np_of(d.to(dtype)), shape), dtype=np_dtype(dtype))
+        ns = ns_of(s)
+        xp = ns.xp
+        res = xp.array(xp.broadcast_to(np_of(d.to(dtype)), shape), dtype=np_dtype(dtype))
         if dense_coef != 1:
-            res *= np.asarray(dense_coef, dtype=res.dtype)
+            res *= xp.asarray(dense_coef, dtype=res.dtype)
         _scatter_add(res, s, 1 if s is self else coef)
-        return store(out, wrap(res))
+        return store(out, ns.wrap(res))
 
     kernel.__name__ = name
     return kernel
@@ -178,15 +182,24 @@ def _add(name: str, sign: int) -> Callable[..., Any]:
 def _mul_sparse(a: Tensor, b: Tensor, dtype: tc.dtype) -> Tensor:
     """Elementwise product of two sparse tensors: the intersection of their patterns."""
     _same_size("mul", a, b)
+    ns = ns_of(a)
+    xp = ns.xp
     ac, bc = coalesce(a), coalesce(b)
     ra, rb = record(ac), record(bc)
     ia, ib = np_of(ra.indices), np_of(rb.indices)
     if ia.shape[0] != ib.shape[0]:
         raise RuntimeError("mul(): expected sparse tensors with the same sparse_dim")
-    ka, kb = keys_of(ia, ib, sizes=a.shape[: ia.shape[0]])
-    _, pa, pb = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    ka, kb = keys_of(ns, ia, ib, sizes=a.shape[: ia.shape[0]])
+    # Coalesced keys are sorted and unique: each key of a finds its match in b by binary
+    # search (intersect1d's sort of both would cost more).
+    if len(kb):
+        pos = xp.minimum(xp.searchsorted(kb, ka), len(kb) - 1)
+        pa = xp.flatnonzero(kb[pos] == ka)
+        pb = pos[pa]
+    else:
+        pa = pb = xp.zeros(0, dtype=xp.int64)
     va, vb = _values_as(ac, dtype), _values_as(bc, dtype)
-    return make_sparse(ia[:, pa], va[pa] * vb[pb], a.shape, True)
+    return make_sparse(ns, ia[:, pa], va[pa] * vb[pb], a.shape, True)
 
 
 def _mul_dense(s: Tensor, d: Tensor, dtype: tc.dtype) -> Tensor:
@@ -198,16 +211,17 @@ def _mul_dense(s: Tensor, d: Tensor, dtype: tc.dtype) -> Tensor:
             f"mul(): a dense operand of size {list(d.shape)} would broadcast the sparse tensor "
             f"of size {list(s.shape)}; only the dense operand is broadcast"
         )
+    ns = ns_of(s)
     rec = record(s)
-    picked = np.broadcast_to(np_of(d), shape)[tuple(np_of(rec.indices))]
+    picked = ns.xp.broadcast_to(np_of(d), shape)[tuple(np_of(rec.indices))]
     npd = np_dtype(dtype)
     vals = _values_as(s, dtype) * picked.astype(npd, copy=False)
-    return make_sparse(rec.indices, vals.astype(npd, copy=False), s.shape, rec.coalesced)
+    return make_sparse(ns, rec.indices, vals.astype(npd, copy=False), s.shape, rec.coalesced)
 
 
 def _scale(s: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
     rec = record(s)
-    return make_sparse(rec.indices, fn(rec.values), s.shape, rec.coalesced)
+    return make_sparse(None, rec.indices, fn(rec.values), s.shape, rec.coalesced)
 
 
 def mul(self: Any, other: Any, out: Any = None) -> Tensor:
@@ -273,11 +287,16 @@ def _unary(name: str, linear: bool) -> Callable[..., Any]:
     return kernel
 
 
+_FUNCTIONS: list[tuple[str, Callable[..., Any]]] = [
+    ("add", _add("add", 1)),
+    ("sub", _add("sub", -1)),
+    ("mul", mul),
+    ("div", div),
+    ("pow", pow),
+    *((name, _unary(name, lin)) for name, lin in UNARY),
+]
+
 #: (operator, device type, layout, kernel, direct)
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
-    ("add", "cpu", "sparse_coo", _add("add", 1), True),
-    ("sub", "cpu", "sparse_coo", _add("sub", -1), True),
-    ("mul", "cpu", "sparse_coo", mul, True),
-    ("div", "cpu", "sparse_coo", div, True),
-    ("pow", "cpu", "sparse_coo", pow, True),
-] + [(name, "cpu", "sparse_coo", _unary(name, lin), True) for name, lin in UNARY]
+    (op, device, "sparse_coo", fn, True) for device in DEVICE_TYPES for op, fn in _FUNCTIONS
+]
