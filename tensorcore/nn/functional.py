@@ -90,17 +90,7 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     >>> tc.nn.functional.nll_loss(logp, tc.tensor([0, 1])).item()
     0.375
     """
-    if input.ndim != 2 or target.ndim != 1 or target._shape[0] != input._shape[0]:
-        raise ValueError(
-            f"nll_loss expects input (N, C) and target (N,), got {list(input._shape)} and "
-            f"{list(target._shape)}"
-        )
-    if target._dtype is not dt.int64:
-        raise RuntimeError(
-            f"expected scalar type Long but found {target._dtype.name} (nll_loss target)"
-        )
-    picked = input.gather(1, target.unsqueeze(1)).squeeze(1)  # type: ignore[attr-defined]
-    return _reduce(-picked, reduction, "nll_loss")
+    return _F("nll_loss")(input, target, reduction)  # type: ignore[no-any-return]
 
 
 def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

@@ -61,6 +61,81 @@ def meta_softmax(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
 STRUCTURED["log_softmax"] = meta_softmax
 
 
+def _meta_softmax_backward(name: str) -> Callable[..., Any]:
+    def meta(grad_output: Tensor, output: Tensor, dim: int) -> Any:
+        g = _need_tensor(name, "grad_output", grad_output)
+        y = _need_tensor(name, "output", output)
+        if g._shape != y._shape:
+            raise RuntimeError(
+                f"{name}(): grad_output of shape {list(g._shape)} does not match output of "
+                f"shape {list(y._shape)}"
+            )
+        res = dt.promote_types(g._dtype, y._dtype)
+        if not (res.is_floating_point or res.is_complex):
+            raise RuntimeError(f"{name}(): expected floating tensors, got {torch_name(res)}")
+        return (g, y, _wrap_dim(dim, y.ndim)), (y._shape, res)
+
+    return meta
+
+
+for _name in ("_softmax_backward_data", "_log_softmax_backward_data"):
+    STRUCTURED[_name] = _meta_softmax_backward(_name)
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _nll_checks(name: str, target: Tensor, reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction ({name})")
+    if target._dtype is not dt.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {torch_name(target._dtype)} ({name} target)"
+        )
+    if target.ndim != 1:
+        raise ValueError(f"{name}(): expected a 1-D target (N,), got {list(target._shape)}")
+
+
+@_meta
+def meta_nll_loss(self: Tensor, target: Tensor, reduction: str = "mean") -> Any:
+    _need_tensor("nll_loss", "target", target)
+    _nll_checks("nll_loss", target, reduction)
+    if self.ndim != 2:
+        raise ValueError(
+            f"nll_loss expects input (N, C) and target (N,), got {list(self._shape)} and "
+            f"{list(target._shape)}"
+        )
+    if self._shape[0] != target._shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({self._shape[0]}) to match target batch_size "
+            f"({target._shape[0]})."
+        )
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError(f"\"nll_loss\" not implemented for '{torch_name(self._dtype)}'")
+    shape = target._shape if reduction == "none" else ()
+    return (self, target, reduction), (shape, self._dtype)
+
+
+@_meta
+def meta_nll_loss_backward(
+    grad_output: Tensor, target: Tensor, num_classes: int, reduction: str = "mean"
+) -> Any:
+    g = _need_tensor("nll_loss_backward", "grad_output", grad_output)
+    _need_tensor("nll_loss_backward", "target", target)
+    _nll_checks("nll_loss_backward", target, reduction)
+    want = target._shape if reduction == "none" else ()
+    if g._shape != want:
+        raise RuntimeError(
+            f"nll_loss_backward(): grad_output of shape {list(g._shape)} does not fit "
+            f"reduction '{reduction}' of a target of shape {list(target._shape)} (expected "
+            f"{list(want)})"
+        )
+    if not (g._dtype.is_floating_point or g._dtype.is_complex):
+        raise RuntimeError(
+            f"nll_loss_backward(): expected a floating grad_output, got {torch_name(g._dtype)}"
+        )
+    return (g, target, num_classes, reduction), ((target._shape[0], num_classes), g._dtype)
+
+
 @_meta
 def meta_sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     d = _wrap_dim(dim, self.ndim)

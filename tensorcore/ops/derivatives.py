@@ -415,9 +415,51 @@ _d("cumprod", "self dim", _cumprod)
 _d(
     "softmax",
     "dim result",
-    lambda c, g: (c.result * (g - (g * c.result).sum(c.dim, keepdim=True)),),
+    lambda c, g: (_F("_softmax_backward_data")(g, c.result, c.dim),),
 )
-_d("log_softmax", "dim result", lambda c, g: (g - c.result.exp() * g.sum(c.dim, keepdim=True),))
+_d(
+    "log_softmax",
+    "dim result",
+    lambda c, g: (_F("_log_softmax_backward_data")(g, c.result, c.dim),),
+)
+
+
+def _softmax_backward_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # r = y * (g - s), s = sum(g * y): linear and self-adjoint in g.
+    g, y, d = c.grad_output, c.output, c.dim
+    gy = None
+    if c.needs(1):
+        s = (g * y).sum(d, keepdim=True)
+        gy = gg * (g - s) - g * (gg * y).sum(d, keepdim=True)
+    return (_F("_softmax_backward_data")(gg, y, d) if c.needs(0) else None), gy
+
+
+def _log_softmax_backward_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # r = g - exp(y) * sum(g).
+    g, y, d = c.grad_output, c.output, c.dim
+    e = y.exp()
+    return (
+        gg - (gg * e).sum(d, keepdim=True) if c.needs(0) else None,
+        -gg * e * g.sum(d, keepdim=True) if c.needs(1) else None,
+    )
+
+
+_d("_softmax_backward_data", "grad_output output dim", _softmax_backward_backward)
+_d("_log_softmax_backward_data", "grad_output output dim", _log_softmax_backward_backward)
+_d(
+    "nll_loss",
+    "self:meta target reduction",
+    lambda c, g: (
+        _F("nll_loss_backward")(g, c.target, c.self._shape[1], c.reduction),
+        None,
+    ),
+)
+# nll_loss_backward is linear in grad_output, and its adjoint is nll_loss itself.
+_d(
+    "nll_loss_backward",
+    "target reduction",
+    lambda c, gg: (_F("nll_loss")(gg, c.target, c.reduction), None),
+)
 _d(
     "sort",
     "self:meta dim result1",

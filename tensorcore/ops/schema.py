@@ -426,6 +426,40 @@ _op(
     meta="structured",
     promote="float",
 )
+# The backward of softmax and log_softmax as one kernel each (PyTorch's names), and the
+# negative log-likelihood loss with its backward: the end of every classifier's graph.
+_op(
+    "_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
+    _R,
+    "The gradient of ``softmax``: "
+    "``output * (grad_output - (grad_output * output).sum(dim, keepdim=True))``.",
+    meta="structured",
+    method=False,
+)
+_op(
+    "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
+    _R,
+    "The gradient of ``log_softmax``: "
+    "``grad_output - output.exp() * grad_output.sum(dim, keepdim=True)``.",
+    meta="structured",
+    method=False,
+)
+_op(
+    'nll_loss(Tensor self, Tensor target, str reduction="mean") -> Tensor',
+    _R,
+    "Negative log-likelihood of the log-probabilities ``self`` (N, C) at the class indices "
+    "``target`` (N,), reduced by ``reduction`` ('mean', 'sum' or 'none').",
+    meta="structured",
+    method=False,
+)
+_op(
+    'nll_loss_backward(Tensor grad_output, Tensor target, int num_classes, str reduction="mean")'
+    " -> Tensor",
+    _R,
+    "The gradient of ``nll_loss`` with respect to its (N, ``num_classes``) input.",
+    meta="structured",
+    method=False,
+)
 _op(
     "sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> "
     "(Tensor values, Tensor indices)",

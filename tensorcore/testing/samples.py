@@ -541,6 +541,34 @@ def _softmax(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_softmax_backward_data", "_log_softmax_backward_data")
+def _softmax_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3, lo=-2.0, hi=0.0), 1), desc="dim 1"),
+        S((m.uniform(4, 3, t=True), m.uniform(4, 3, lo=-2.0, hi=0.0), 0), desc="dim 0"),
+    ]
+
+
+@_samples("nll_loss")
+def _nll_loss(m: _Maker) -> list[Sample]:
+    t = m.index([0, 2, 1, 2])
+    return [
+        S((m.uniform(4, 3, lo=-2.0, hi=0.0), t), desc="mean"),
+        S((m.uniform(4, 3, lo=-2.0, hi=0.0), t, "sum"), desc="sum"),
+        S((m.uniform(4, 3, lo=-2.0, hi=0.0, t=True), t), {"reduction": "none"}, desc="none"),
+    ]
+
+
+@_samples("nll_loss_backward")
+def _nll_loss_backward(m: _Maker) -> list[Sample]:
+    t = m.index([0, 2, 1, 2])
+    return [
+        S((m.uniform(), t, 3), desc="mean"),
+        S((m.uniform(), t, 3, "sum"), desc="sum"),
+        S((m.uniform(4), t, 3, "none"), desc="none"),
+    ]
+
+
 @_samples("sort", "argsort")
 def _sort(m: _Maker) -> list[Sample]:
     return [

@@ -228,6 +228,36 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["softmax"], K["log_softmax"] = softmax, log_softmax
 
+    def softmax_backward(out: Any, g: Any, y: Any, dim: int) -> None:
+        o = A(out)
+        if not o.size:
+            return
+        gg, yy = A(g), A(y)
+        if o.ndim == 0:
+            gg, yy = gg.reshape(1), yy.reshape(1)
+        with quiet(all="ignore"):
+            t = (gg * yy).astype(acc(o.dtype), copy=False)
+            s = xp.sum(t, axis=dim, keepdims=True)
+            xp.subtract(gg, s, out=t)
+            xp.multiply(yy, t, out=t)
+            o[...] = t.reshape(o.shape)
+
+    def log_softmax_backward(out: Any, g: Any, y: Any, dim: int) -> None:
+        o = A(out)
+        if not o.size:
+            return
+        gg, yy = A(g), A(y)
+        if o.ndim == 0:
+            gg, yy = gg.reshape(1), yy.reshape(1)
+        with quiet(all="ignore"):
+            e = xp.exp(yy.astype(acc(o.dtype), copy=False))
+            xp.multiply(e, xp.sum(gg, axis=dim, keepdims=True, dtype=e.dtype), out=e)
+            xp.subtract(gg, e, out=e)
+            o[...] = e.reshape(o.shape)
+
+    K["_softmax_backward_data"] = softmax_backward
+    K["_log_softmax_backward_data"] = log_softmax_backward
+
     # ------------------------------------------------------------ sorting
     def order(self: Any, dim: int, descending: bool) -> Any:
         """Indices that sort ``self`` along ``dim``: stable, NaN largest (PyTorch's order)."""

@@ -1,0 +1,55 @@
+"""Loss kernels, written once against an array module ``xp`` (NumPy or CuPy).
+
+The core has checked shapes, dtypes and ``reduction`` (``ops/_structured.py``); the kernels
+check the class indices, which only the data can tell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._util import A, quiet_tokens
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The negative log-likelihood loss and its backward for the array module ``xp``."""
+    enter, leave = quiet_tokens(xp)
+
+    def check_targets(t: Any, classes: int) -> None:
+        if t.size:
+            bad = (t < 0) | (t >= classes)
+            if bool(bad.any()):
+                raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+
+    def nll_loss(out: Any, self: Any, target: Any, reduction: str) -> None:
+        x, t, o = A(self), A(target), A(out)
+        check_targets(t, x.shape[1])
+        picked = x[xp.arange(x.shape[0]), t]
+        if reduction == "none":
+            xp.negative(picked, out=o)
+            return
+        # 16-bit floats add up in float32, as PyTorch accumulates them.
+        wide = xp.float32 if o.dtype.itemsize == 2 and o.dtype.kind in "fV" else o.dtype
+        tok = enter()
+        try:
+            total = picked.sum(dtype=wide) if reduction == "sum" else picked.mean(dtype=wide)
+        finally:
+            leave(tok)
+        o[...] = -total
+
+    def nll_loss_backward(
+        out: Any, grad: Any, target: Any, num_classes: int, reduction: str
+    ) -> None:
+        g, t, o = A(grad), A(target), A(out)
+        check_targets(t, num_classes)
+        o.fill(0)
+        n = t.shape[0]
+        if not n:
+            return
+        vals = -g if reduction != "mean" else -g / n
+        o[xp.arange(n), t] = vals
+
+    return {"nll_loss": nll_loss, "nll_loss_backward": nll_loss_backward}

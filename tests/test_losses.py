@@ -1,0 +1,118 @@
+"""The loss operators and the fused softmax backwards against NumPy: ``nll_loss`` and its
+backward, ``cross_entropy`` end to end, ``_softmax_backward_data`` and
+``_log_softmax_backward_data``. (Gradients of all four are checked by gradcheck and
+gradgradcheck through the operator samples.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tensorcore as tc
+import tensorcore.nn.functional as F
+from tensorcore.testing import assert_close
+from tensorcore.testing import strategies as tcst
+
+
+def _log_softmax(a: np.ndarray, axis: int) -> np.ndarray:
+    z = a - a.max(axis=axis, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
+def test_nll_loss_matches_numpy(device: str, reduction: str, dtype: tc.dtype) -> None:
+    rng = np.random.default_rng(0)
+    logp = _log_softmax(rng.standard_normal((5, 4)), 1)
+    target = np.array([0, 3, 1, 3, 2])
+    picked = -logp[np.arange(5), target]
+    want = {"mean": picked.mean(), "sum": picked.sum(), "none": picked}[reduction]
+    x = tc.tensor(logp, dtype=dtype, device=device)
+    t = tc.tensor(target, device=device)
+    got = F.nll_loss(x, t, reduction)
+    assert got.dtype is dtype and got.device.type == device
+    want = np.asarray(want).astype(np.float32 if dtype is tc.float32 else np.float64)
+    assert_close(got, want)
+    assert_close(tc.nll_loss(x.t().contiguous().t(), t, reduction), want)
+
+
+def test_nll_loss_half_precision_accumulates_wide(device: str) -> None:
+    x = tc.full((4096, 2), -1.0009765625, dtype=tc.float16, device=device)
+    t = tc.zeros(4096, dtype=tc.int64, device=device)
+    got = F.nll_loss(x, t, "mean")
+    assert got.dtype is tc.float16
+    assert got.item() == pytest.approx(1.0009765625)
+
+
+def test_cross_entropy_gradient_is_softmax_minus_onehot(device: str) -> None:
+    rng = np.random.default_rng(1)
+    z = rng.standard_normal((6, 3))
+    target = np.array([2, 0, 1, 1, 0, 2])
+    x = tc.tensor(z, device=device, requires_grad=True)
+    loss = F.cross_entropy(x, tc.tensor(target, device=device))
+    assert_close(loss, np.asarray(-_log_softmax(z, 1)[np.arange(6), target].mean()))
+    loss.backward()
+    want = np.exp(_log_softmax(z, 1))
+    want[np.arange(6), target] -= 1
+    assert_close(x.grad, want / 6)
+    assert loss.grad_fn.name() == "NllLossBackward0"
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_backward_matches_numpy(device: str, reduction: str) -> None:
+    target = np.array([1, 0, 1])
+    g = np.array([0.5, -2.0, 3.0]) if reduction == "none" else np.array(1.5)
+    want = np.zeros((3, 2))
+    scale = {"mean": -g / 3, "sum": -g, "none": -g}[reduction]
+    want[np.arange(3), target] = scale
+    got = tc.nll_loss_backward(
+        tc.tensor(g, device=device), tc.tensor(target, device=device), 2, reduction
+    )
+    assert got.shape == (3, 2)
+    assert_close(got, want)
+
+
+def test_nll_loss_rejects_bad_input(device: str) -> None:
+    x = tc.zeros(3, 4, device=device)
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(3\) to match target"):
+        F.nll_loss(x, tc.tensor([0, 1], device=device))
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Int"):
+        F.nll_loss(x, tc.tensor([0, 1, 2], dtype=tc.int32, device=device))
+    with pytest.raises(IndexError, match="Target 4 is out of bounds"):
+        F.nll_loss(x, tc.tensor([0, 4, 1], device=device))
+    with pytest.raises(IndexError, match="Target -1 is out of bounds"):
+        F.nll_loss(x, tc.tensor([0, -1, 1], device=device))
+    with pytest.raises(ValueError, match="elementwise is not a valid value for reduction"):
+        F.nll_loss(x, tc.tensor([0, 1, 2], device=device), "elementwise")
+    with pytest.raises(ValueError, match=r"expects input \(N, C\)"):
+        F.nll_loss(tc.zeros(4, device=device), tc.tensor([0], device=device))
+    with pytest.raises(RuntimeError, match="does not fit reduction 'none'"):
+        tc.nll_loss_backward(
+            tc.tensor(1.0, device=device), tc.tensor([0], device=device), 2, "none"
+        )
+
+
+@pytest.mark.parametrize("name", ["_softmax_backward_data", "_log_softmax_backward_data"])
+@given(data=st.data())
+def test_softmax_backwards_match_numpy(device: str, name: str, data: st.DataObject) -> None:
+    shape = data.draw(tcst.shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
+    a = rng.standard_normal(shape)
+    g = rng.standard_normal(shape)
+    logy = _log_softmax(a, dim)
+    if name == "_softmax_backward_data":
+        y = np.exp(logy)
+        want = y * (g - (g * y).sum(axis=dim, keepdims=True))
+    else:
+        y = logy
+        want = g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+    got = getattr(tc, name)(tc.tensor(g, device=device), tc.tensor(y, device=device), dim)
+    assert_close(got, want)
+
+
+def test_softmax_backward_shape_mismatch_is_an_error(device: str) -> None:
+    with pytest.raises(RuntimeError, match=r"grad_output of shape \[2\] does not match output"):
+        tc._log_softmax_backward_data(tc.zeros(2, device=device), tc.zeros(3, device=device), 0)
