@@ -164,21 +164,34 @@ class TensorMeta:
 class Node:
     """A recorded operation: computes its inputs' gradients from its outputs' gradients."""
 
-    # Defaults most nodes keep; set per instance only when used.
-    pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
-    hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()
-    released = False
-    ctx: Any = None
-    n_outputs = 1
+    # Slots: the engine reads these attributes of every node on every backward.
+    __slots__ = (
+        "__weakref__",
+        "_name",
+        "ctx",
+        "fn",
+        "hooks",
+        "input_meta",
+        "n_outputs",
+        "next_functions",
+        "pre_hooks",
+        "released",
+        "saved",
+    )
 
     def __init__(self, name: str, fn: Callable[..., Any] | None = None) -> None:
         self._name = name
         self.fn = fn
+        self.ctx: Any = None
+        self.n_outputs = 1
         # Where each differentiable input's gradient goes: (node, output index).
         self.next_functions: tuple[tuple[Node | None, int], ...] = ()
         # (shape, dtype) of each tensor input, in order (None for non-tensors).
         self.input_meta: list[Any] = []
         self.saved: dict[str, Any] = {}
+        self.pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
+        self.hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()
+        self.released = False
 
     def name(self) -> str:
         """PyTorch-style name, e.g. ``MulBackward0``."""
