@@ -56,13 +56,13 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     if g._shape == shape:
         return g
     lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g._shape[lead + i] != 1
-    )
-    r = g.sum(dims, keepdim=True) if dims else g  # type: ignore[attr-defined]
+    inner = tuple(lead + i for i, s in enumerate(shape) if s == 1 and g._shape[lead + i] != 1)
+    if not inner:  # only leading dims were broadcast (a bias): one reduction, no reshape
+        return g.sum(tuple(range(lead)))  # type: ignore[attr-defined, no-any-return]
+    r = g.sum(tuple(range(lead)) + inner, keepdim=True)  # type: ignore[attr-defined]
     if lead:
         r = r.reshape(shape)
-    return r
+    return r  # type: ignore[no-any-return]
 
 
 def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Tensor:
