@@ -228,35 +228,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["softmax"], K["log_softmax"] = softmax, log_softmax
 
-    def softmax_backward(out: Any, g: Any, y: Any, dim: int) -> None:
-        o = A(out)
-        if not o.size:
-            return
-        gg, yy = A(g), A(y)
-        if o.ndim == 0:
-            gg, yy = gg.reshape(1), yy.reshape(1)
-        with quiet(all="ignore"):
-            t = (gg * yy).astype(acc(o.dtype), copy=False)
-            s = xp.sum(t, axis=dim, keepdims=True)
-            xp.subtract(gg, s, out=t)
-            xp.multiply(yy, t, out=t)
-            o[...] = t.reshape(o.shape)
+    def softmax_backward(name: str, grad: Callable[[Any, Any, int, Any], Any]) -> None:
+        """A kernel ``out = grad(grad_output, output, dim, wide dtype)`` (0-d as 1-element)."""
 
-    def log_softmax_backward(out: Any, g: Any, y: Any, dim: int) -> None:
-        o = A(out)
-        if not o.size:
-            return
-        gg, yy = A(g), A(y)
-        if o.ndim == 0:
-            gg, yy = gg.reshape(1), yy.reshape(1)
-        with quiet(all="ignore"):
-            e = xp.exp(yy.astype(acc(o.dtype), copy=False))
-            xp.multiply(e, xp.sum(gg, axis=dim, keepdims=True, dtype=e.dtype), out=e)
-            xp.subtract(gg, e, out=e)
-            o[...] = e.reshape(o.shape)
+        def k(out: Any, g: Any, y: Any, dim: int) -> None:
+            o = A(out)
+            if o.size:
+                gg, yy = A(g), A(y)
+                if o.ndim == 0:
+                    gg, yy = gg.reshape(1), yy.reshape(1)
+                with quiet(all="ignore"):
+                    o[...] = grad(gg, yy, dim, acc(o.dtype)).reshape(o.shape)
 
-    K["_softmax_backward_data"] = softmax_backward
-    K["_log_softmax_backward_data"] = log_softmax_backward
+        k.__name__ = name
+        K[name] = k
+
+    def softmax_grad(g: Any, y: Any, dim: int, wide: Any) -> Any:  # y * (g - sum(g * y))
+        t = (g * y).astype(wide, copy=False)
+        xp.subtract(g, xp.sum(t, axis=dim, keepdims=True), out=t)
+        return xp.multiply(y, t, out=t)
+
+    def log_softmax_grad(g: Any, y: Any, dim: int, wide: Any) -> Any:  # g - exp(y) * sum(g)
+        e = xp.exp(y.astype(wide, copy=False))
+        xp.multiply(e, xp.sum(g, axis=dim, keepdims=True, dtype=wide), out=e)
+        return xp.subtract(g, e, out=e)
+
+    softmax_backward("_softmax_backward_data", softmax_grad)
+    softmax_backward("_log_softmax_backward_data", log_softmax_grad)
 
     # ------------------------------------------------------------ sorting
     def order(self: Any, dim: int, descending: bool) -> Any:
