@@ -179,15 +179,23 @@ class Node:
         "saved",
     )
 
-    def __init__(self, name: str, fn: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any] | None = None,
+        ctx: Any = None,
+        next_functions: tuple[tuple[Node | None, int], ...] = (),
+        input_meta: list[Any] | None = None,
+        n_outputs: int = 1,
+    ) -> None:
         self._name = name
         self.fn = fn
-        self.ctx: Any = None
-        self.n_outputs = 1
+        self.ctx = ctx
+        self.n_outputs = n_outputs
         # Where each differentiable input's gradient goes: (node, output index).
-        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
+        self.next_functions = next_functions
         # (shape, dtype) of each tensor input, in order (None for non-tensors).
-        self.input_meta: list[Any] = []
+        self.input_meta = [] if input_meta is None else input_meta
         self.saved: dict[str, Any] = {}
         self.pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
         self.hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()

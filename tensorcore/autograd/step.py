@@ -271,7 +271,13 @@ def autograd_step(
         res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
     finally:
         _gm.enabled = prev
-    outputs = (res,) if res.__class__ is Tensor else res if isinstance(res, tuple) else (res,)
+    if res.__class__ is Tensor:  # the common case: one output
+        node = _make_node(op, ent, args, (res,))
+        if res._dtype._category >= 2:  # floating or complex
+            res._requires_grad = True
+            res._grad_fn = node
+        return res
+    outputs = res if isinstance(res, tuple) else (res,)
     node = _make_node(op, ent, args, outputs)
     for i, o in enumerate(outputs):
         if o.__class__ is Tensor and o._dtype._category >= 2:  # floating or complex
@@ -283,10 +289,6 @@ def autograd_step(
 
 
 def _make_node(op: Op, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
-    node = Node(ent.name, apply_rule)
-    node.ctx = ent.rule
-    if len(outputs) != 1:
-        node.n_outputs = len(outputs)
     edges: list[tuple[Node | None, int]] = []
     metas: list[Any] = []
     for t in _inputs(op, args) if op.list_pos else [args[i] for i in op.tensor_pos]:
@@ -304,8 +306,7 @@ def _make_node(op: Op, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, .
         else:
             edges.append(_NO_EDGE)
             metas.append(None)
-    node.next_functions = tuple(edges)
-    node.input_meta = metas
+    node = Node(ent.name, apply_rule, ent.rule, tuple(edges), metas, len(outputs))
     if ent.plan:
         _save(node, ent, _normalized(op, args) if ent.normalize else args, outputs)
     return node
