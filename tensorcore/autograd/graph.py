@@ -220,10 +220,13 @@ class Node:
     def release(self) -> None:
         """Free the saved tensors (after a backward without ``retain_graph``)."""
         self.released = True
-        for k, v in self.saved.items():
-            if isinstance(v, SavedTensor):
-                v.data = None  # type: ignore[assignment]
-            self.saved[k] = v
+        for v in self.saved.values():
+            if v.__class__ is SavedTensor:
+                v.data = None
+            elif v.__class__ is list:
+                for x in v:
+                    if x.__class__ is SavedTensor:
+                        x.data = None
 
 
 class AccumulateGrad(Node):
