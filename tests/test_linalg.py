@@ -1,5 +1,5 @@
 """Linear algebra against NumPy: matmul's batching and broadcasting (1-D cases included),
-mm, bmm, mv, dot, outer, einsum and the ``@`` operator."""
+mm, addmm, bmm, mv, dot, outer, einsum and the ``@`` operator."""
 
 from __future__ import annotations
 
@@ -86,6 +86,50 @@ def test_mm_bmm_mv_dot_outer(device: str) -> None:
     )
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@given(data=st.data())
+def test_addmm_matches_numpy(device: str, dtype: tc.dtype, data: st.DataObject) -> None:
+    n, k, m = (data.draw(st.integers(0, 4), label=f"dim{i}") for i in range(3))
+    self_shape = data.draw(st.sampled_from([(n, m), (m,), (1, m), (n, 1), ()]), label="self")
+    c = data.draw(tcst.arrays(dtype, self_shape), label="self")
+    a = data.draw(tcst.arrays(dtype, (n, k)), label="mat1")
+    b = data.draw(tcst.arrays(dtype, (k, m)), label="mat2")
+    scalars = st.integers(-2, 2) if dtype is tc.int64 else st.sampled_from([1, 0, 0.5, -2.0])
+    beta, alpha = data.draw(scalars, label="beta"), data.draw(scalars, label="alpha")
+    tcc, c = data.draw(tcst.tensors_from_arrays(c, device), label="tc")
+    ta, a = data.draw(tcst.tensors_from_arrays(a, device), label="ta")
+    tb, b = data.draw(tcst.tensors_from_arrays(b, device), label="tb")
+    want = alpha * (a @ b) + (beta * c if beta != 0 else 0)
+    got = tc.addmm(tcc, ta, tb, beta=beta, alpha=alpha)
+    assert got.shape == (n, m) and got.dtype is dtype
+    assert_close(got, np.asarray(want).astype(a.dtype), **_tol(dtype))
+
+
+def test_addmm_beta_zero_ignores_nan_and_out_may_alias(device: str) -> None:
+    a = tc.tensor(np.eye(2), device=device)
+    nan = tc.full((2,), float("nan"), dtype=tc.float64, device=device)
+    assert tc.addmm(nan, a, a, beta=0).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    c = tc.tensor(np.ones((2, 2)), device=device)
+    m = tc.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tc.float64, device=device)
+    assert tc.addmm(c, m, m, out=m) is m  # out= over mat1 and mat2: the product comes first
+    assert m.tolist() == [[8.0, 11.0], [16.0, 23.0]]
+
+
+def test_linear_runs_addmm_and_matches_numpy(device: str) -> None:
+    rng = np.random.default_rng(2)
+    x, w, b = rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.standard_normal(5)
+    tx = tc.tensor(x, device=device)
+    tw = tc.tensor(w, device=device, requires_grad=True)
+    tb = tc.tensor(b, device=device, requires_grad=True)
+    y = tc.nn.functional.linear(tx, tw, tb)
+    assert y.grad_fn.name() == "AddmmBackward0"
+    assert_close(y, x @ w.T + b)
+    y.sum().backward()
+    assert_close(tw.grad, np.ones((3, 5)).T @ x)
+    assert tw.grad.is_contiguous()
+    assert_close(tb.grad, np.full(5, 3.0))
+
+
 def test_matmul_errors(device: str) -> None:
     a = tc.tensor(np.ones((2, 3)), device=device)
     with pytest.raises(RuntimeError, match="cannot be multiplied"):
@@ -102,6 +146,10 @@ def test_matmul_errors(device: str) -> None:
         tc.mm(a[0], a)
     with pytest.raises(RuntimeError, match="expected 3-D tensors"):
         tc.bmm(a, a)
+    with pytest.raises(RuntimeError, match=r"self of shape \[3\] cannot be broadcast"):
+        tc.addmm(a[0], a, a.t())
+    with pytest.raises(RuntimeError, match="same dtype"):
+        tc.addmm(tc.zeros(2, device=device), a, a.t())
     with pytest.raises(RuntimeError, match="1D tensors expected"):
         tc.dot(a, a)
     with pytest.raises(RuntimeError, match="inconsistent tensor size"):

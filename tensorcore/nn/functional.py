@@ -59,6 +59,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> F.linear(tc.ones(2, 3), tc.ones(4, 3), tc.zeros(4)).shape
     tensorcore.Size([2, 4])
     """
+    if bias is not None and input.ndim == 2 and bias.ndim <= 2:
+        return _F("addmm")(bias, input, weight.t())  # type: ignore[no-any-return]
     out = input.matmul(weight.t())  # type: ignore[attr-defined]
     return out if bias is None else out + bias  # type: ignore[no-any-return]
 

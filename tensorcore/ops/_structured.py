@@ -214,6 +214,35 @@ def meta_mm(self: Tensor, mat2: Tensor) -> Any:
 
 
 @_meta
+def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1) -> Any:
+    _need_tensor("addmm", "mat1", mat1)
+    _need_tensor("addmm", "mat2", mat2)
+    _, (shape, dtype) = meta_mm(mat1, mat2)
+    if self._dtype is not dtype:
+        raise RuntimeError(
+            f"addmm(): expected self and the matrices to have the same dtype, but got "
+            f"{torch_name(self._dtype)} and {torch_name(dtype)}"
+        )
+    try:
+        fits = broadcast_shapes(self._shape, shape) == shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"addmm(): self of shape {list(self._shape)} cannot be broadcast to the product's "
+            f"shape {list(shape)}"
+        )
+    if (isinstance(beta, float) or isinstance(alpha, float)) and not (
+        dtype.is_floating_point or dtype.is_complex
+    ):
+        raise RuntimeError(
+            "For integral input tensors, argument beta and alpha must not be a floating point "
+            "number."
+        )
+    return (self, mat1, mat2, beta, alpha), (shape, dtype)
+
+
+@_meta
 def meta_bmm(self: Tensor, mat2: Tensor) -> Any:
     _need_tensor("bmm", "mat2", mat2)
     if self.ndim != 3 or mat2.ndim != 3:

@@ -498,6 +498,29 @@ def _matmul(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("matmul", "self other", _matmul)
+
+
+def _addmm(c: Any, g: Tensor) -> tuple[Any, ...]:
+    beta, alpha = c.beta, c.alpha
+    gs = gm1 = gm2 = None
+    if c.needs(0):
+        gs = g if beta == 1 else g * _conj(beta)
+    if c.needs(1) or c.needs(2):
+        ga = g if alpha == 1 else g * _conj(alpha)
+        if c.needs(1):
+            gm1 = ga.mm(_conj(c.mat2).t())
+        if c.needs(2):
+            m2 = c.mat2
+            if not m2.is_contiguous() and m2.t().is_contiguous():
+                # mat2 is a transposed matrix (``linear``'s weight.t()): its gradient in the
+                # weight's own memory order, so it reaches the weight contiguous.
+                gm2 = ga.t().mm(_conj(c.mat1)).t()
+            else:
+                gm2 = _conj(c.mat1).t().mm(ga)
+    return gs, gm1, gm2
+
+
+_d("addmm", "mat1 mat2 beta alpha", _addmm)
 _d(
     "mm",
     "self mat2",

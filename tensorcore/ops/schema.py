@@ -503,6 +503,14 @@ _op(
     out=True,
 )
 _op(
+    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    _L,
+    "``beta * self + alpha * (mat1 @ mat2)``, ``self`` broadcast to the product's shape "
+    "(what ``linear`` with a bias runs: one pass less than a product and an add).",
+    meta="structured",
+    out=True,
+)
+_op(
     "bmm(Tensor self, Tensor mat2) -> Tensor",
     _L,
     "Batched product of 3-D tensors.",

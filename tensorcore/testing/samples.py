@@ -607,6 +607,19 @@ def _mm(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("addmm")
+def _addmm(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4), m.uniform(2, 3), m.uniform(3, 4, t=True)), desc="bias, transposed mat2"),
+        S(
+            (m.uniform(2, 4), m.uniform(2, 3), m.uniform(3, 4)),
+            {"beta": 0.5, "alpha": 2.0},
+            desc="beta and alpha",
+        ),
+        S((m.uniform(2, 1), m.uniform(2, 3, t=True), m.uniform(3, 4)), desc="column self"),
+    ]
+
+
 @_samples("bmm")
 def _bmm(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 2, 3), m.uniform(2, 3, 2)))]

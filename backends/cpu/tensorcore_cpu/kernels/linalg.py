@@ -45,6 +45,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     product("bmm", "bmm")
     product("mv", "addmv_impl_cpu")
 
+    def addmm(out: Any, c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> None:
+        x, y, o = operands(out, a, b, "addmm_impl_cpu_")
+        st = out._storage
+        aliased = st is c._storage or st is a._storage or st is b._storage
+        if aliased or o.dtype != x.dtype or o.dtype != y.dtype:
+            o[...] = xp.matmul(x, y)  # (an out= over an input: the product first, then write)
+        else:
+            xp.matmul(x, y, out=o)
+        if alpha != 1:
+            xp.multiply(o, alpha, out=o)
+        if beta != 0:  # beta == 0 ignores self, NaNs included (PyTorch)
+            cc = A(c)
+            xp.add(o, cc if beta == 1 else cc * beta, out=o)
+
+    K["addmm"] = addmm
+
     def dot(out: Any, a: Any, b: Any) -> None:
         x, y, o = operands(out, a, b, "dot")
         o[...] = xp.dot(x, y)
