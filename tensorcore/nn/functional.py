@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import dtypes as dt
 from .._tensor import Tensor
+from ..layouts import strided
 from ..ops._api import FUNCTIONS
 
 __all__ = [
@@ -59,7 +60,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> F.linear(tc.ones(2, 3), tc.ones(4, 3), tc.zeros(4)).shape
     tensorcore.Size([2, 4])
     """
-    if bias is not None and input.ndim == 2 and bias.ndim <= 2:
+    if (
+        bias is not None
+        and input.ndim == 2
+        and bias.ndim <= 2
+        and input._layout is strided
+        and weight._layout is strided
+        and bias._layout is strided
+    ):
+        # One fused kernel for dense operands; other layouts (sparse) compose matmul and add,
+        # which their backends provide.
         return _F("addmm")(bias, input, weight.t())  # type: ignore[no-any-return]
     out = input.matmul(weight.t())  # type: ignore[attr-defined]
     return out if bias is None else out + bias  # type: ignore[no-any-return]

@@ -78,6 +78,7 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
     "mm dense @ sparse": (lambda d, x: d @ x, lambda: [dense(4, 2), sp()]),
     "mm sparse @ sparse": (lambda x, y: x @ y.t(), lambda: [sp(), sp()]),
     "matmul vector": (lambda x, v: x @ v, lambda: [sp(), dense(3)]),
+    "linear": (lambda x, w, b: F.linear(x, w, b), lambda: [sp(), dense(4, 3), dense(4)]),
     "softmax": (lambda x: tc.sparse.softmax(x, 1), lambda: [sp()]),
     "softmax dim 0": (lambda x: tc.sparse.softmax(x, 0), lambda: [sp()]),
     "log_softmax": (lambda x: tc.sparse.log_softmax(x, -1), lambda: [sp()]),
