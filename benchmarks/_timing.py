@@ -8,10 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PAUSE_S", "calibrate", "fmt_ratio", "fmt_time", "loop_ns", "per_call_ns"]
-
-#: Seconds of idle time before each timed loop (see :func:`per_call_ns`).
-PAUSE_S = 0.1
+__all__ = ["calibrate", "fmt_ratio", "fmt_time", "loop_ns", "per_call_ns"]
 
 
 def loop_ns(fn: Callable[[], Any], number: int) -> int:
@@ -39,10 +36,10 @@ def per_call_ns(fns: dict[str, Callable[[], Any]], repeat: int, target_ns: int) 
 
     Each function gets its own number of calls per loop (see :func:`calibrate`); the repeats
     then take turns between the functions, so that a noisy moment on the machine does not
-    favour one library. Before each loop the process sleeps for ``PAUSE_S``: the worker
-    threads a library leaves spinning after its turn (PyTorch's OpenMP pool) would otherwise
-    compete with the next library's BLAS threads, which measurably slows whichever library
-    runs right after PyTorch (6% on the MLP step of ``bench_autograd.py`` on 2 cores).
+    favour one library. Each timed loop starts after one untimed call: the worker threads a
+    library leaves spinning after its turn (PyTorch's OpenMP pool) would otherwise compete
+    with the first calls of the next library's loop, which measurably slows whichever library
+    runs right after PyTorch (5% on the MLP step of ``bench_autograd.py`` on 2 cores).
     """
     numbers = {}
     for name, fn in fns.items():
@@ -51,7 +48,7 @@ def per_call_ns(fns: dict[str, Callable[[], Any]], repeat: int, target_ns: int) 
     samples: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
-            time.sleep(PAUSE_S)
+            fn()
             samples[name].append(loop_ns(fn, numbers[name]) / numbers[name])
     return {name: statistics.median(values) for name, values in samples.items()}
 
