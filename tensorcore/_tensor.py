@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Tensor", "contiguous_strides", "make_tensor"]
 
-_KEYS: dict[tuple[str, str], tuple[str, str]] = {}
 _CONTIG: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
@@ -37,12 +36,6 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     if len(_CONTIG) < 4096:
         _CONTIG[shape] = res
     return res
-
-
-def dispatch_key(dev: device, lay: layout) -> tuple[str, str]:
-    """The shared ``(device type, layout name)`` tuple used to look kernels up."""
-    k = (dev.type, lay.name)
-    return _KEYS.setdefault(k, k)
 
 
 def make_tensor(
@@ -65,7 +58,6 @@ def make_tensor(
     t._device = device
     t._layout = lay
     t._native = native
-    t._key = dispatch_key(device, lay)
     t._requires_grad = False
     t._grad_fn = None
     t._grad = None
@@ -101,7 +93,6 @@ class Tensor:
         "_dtype",
         "_grad",
         "_grad_fn",
-        "_key",
         "_layout",
         "_native",
         "_offset",
@@ -119,7 +110,6 @@ class Tensor:
     _device: device
     _layout: layout
     _native: Any
-    _key: tuple[str, str]
     _requires_grad: bool
     _grad_fn: Any
     _grad: Tensor | None
