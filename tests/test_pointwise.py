@@ -588,3 +588,30 @@ def test_comparison_results(device: str) -> None:
     assert r.dtype is tc.bool and r.tolist() == [False, True, True]
     assert (x == tc.tensor([1.0, 0.0, 3.0], device=device)).tolist() == [True, False, True]
     assert to_numpy(x != 2).tolist() == [True, False, True]
+
+
+def test_integer_division_by_zero_raises_like_pytorch(device: str) -> None:
+    x = tc.tensor([1, 2], device=device)
+    for fn in (lambda: x // 0, lambda: x % tc.tensor([1, 0], device=device)):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            fn()
+    assert (tc.tensor([1.0], device=device) / 0).tolist() == [float("inf")]
+
+
+def test_writes_into_internally_overlapping_tensors_are_refused(device: str) -> None:
+    base = tc.zeros(3, device=device)
+    x = base.expand(2, 3)
+    msg = "more than one element of the written-to tensor refers to a single memory location"
+    for write in (
+        lambda: x.add_(1),
+        lambda: x.fill_(2.0),
+        lambda: x.copy_(tc.ones(2, 3, device=device)),
+        lambda: tc.mul(tc.ones(2, 3, device=device), 2, out=x),
+    ):
+        with pytest.raises(RuntimeError, match=msg):
+            write()
+    assert base.tolist() == [0.0, 0.0, 0.0]
+    # A size-1 dim of stride 0 addresses one element: writing is fine.
+    y = tc.zeros(1, 3, device=device).expand(1, 3)
+    y.add_(1)
+    assert y.tolist() == [[1.0, 1.0, 1.0]]

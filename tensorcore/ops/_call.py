@@ -164,6 +164,8 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
         dev, lay, rg, args = _scan(op, args)
     if dev != self._device:
         raise _device_error(op, self._device, dev)
+    if 0 in self._stride:
+        _check_no_internal_overlap(self)
     key = (dev.type, lay.name)
     kernel = op.table.get(key)
     if kernel is None:
@@ -179,6 +181,18 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
     return self
 
 
+def _check_no_internal_overlap(t: Tensor) -> None:
+    """Refuse to write into a tensor whose elements share memory (a dim of stride 0, as an
+    ``expand`` makes): the result would depend on the order of the writes. PyTorch's check."""
+    if t._layout is strided and any(
+        s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True)
+    ):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
 def _check_out(op: Op, out: Any, dev: Any) -> None:
     outs = out if isinstance(out, tuple) else (out,)
     for o in outs:
@@ -189,6 +203,8 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
                 f"Expected out tensor to have device {dev}, but got {o._device} instead "
                 f"(in {op.name})"
             )
+        if 0 in o._stride:
+            _check_no_internal_overlap(o)
         if o._requires_grad and _gm.enabled:
             raise RuntimeError(
                 f"{op.name}(): functions with out=... arguments don't support automatic "
