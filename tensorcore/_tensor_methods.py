@@ -525,6 +525,8 @@ def install() -> None:
         "__getitem__": _indexing.__getitem__,
         "__setitem__": _indexing.__setitem__,
         "T": property(_T),
+        "real": property(lambda self: _F("real")(self), doc="The real part (a view)."),
+        "imag": property(lambda self: _F("imag")(self), doc="The imaginary part (a view)."),
         "mT": property(_mT),
     }.items():
         setattr(T, _name, _value)

@@ -14,6 +14,7 @@ import tracemalloc
 import weakref
 from typing import Any, ClassVar
 
+import numpy as np
 import pytest
 
 import tensorcore as tc
@@ -159,7 +160,7 @@ def test_grad_fn_is_named_after_the_operator(device: str, name: str) -> None:
     """A recorded primitive's node is ``<CamelName>Backward0`` (PyTorch's convention)."""
     sample = SAMPLES[name](device, F64)[0]
     for t in tensor_inputs(sample):
-        if t.dtype.is_floating_point:
+        if t.dtype.is_floating_point or t.dtype.is_complex:
             t.requires_grad_()
     out = call_op(name, sample)
     first = out[0] if isinstance(out, (tuple, list)) else out
@@ -999,14 +1000,14 @@ def test_memory_is_flat_over_training_steps() -> None:
     assert peak_late - peak_early < 8 * 1024, (peak_early, peak_late)
 
 
-def test_complex_gradients_needing_conj_raise_a_clear_error(device: str) -> None:
-    # Sums and additions of complex tensors differentiate; products need conj(), which
-    # tensorcore lacks: a clear NotImplementedError, not an AttributeError.
+def test_complex_gradients_follow_pytorch(device: str) -> None:
+    # A real loss of a complex leaf: the gradient is dL/dx + i dL/dy (PyTorch's convention).
     z = tc.tensor([1 + 2j, 3 - 1j], device=device, requires_grad=True)
-    (z + z).sum().backward(tc.tensor(1 + 0j, device=device))
-    assert z.grad.tolist() == [2 + 0j, 2 + 0j]
-    with pytest.raises(NotImplementedError, match="complex conjugate"):
-        (z * z).sum().backward(tc.tensor(1 + 0j, device=device))
+    (z * z.conj()).real.sum().backward()  # |z|^2: gradient 2z
+    assert z.grad.tolist() == [2 + 4j, 6 - 2j]
+    assert z.grad.dtype is tc.complex64
+    # A real leaf through complex intermediates gets a real gradient (the real part).
     x = tc.tensor([1.0, 2.0], device=device, requires_grad=True)
-    with pytest.raises(NotImplementedError, match=r"complex conjugate|no real"):
-        (x * tc.tensor([1j, 1j], device=device)).sum().backward(tc.tensor(1 + 0j, device=device))
+    (x * tc.tensor([1j, 2 + 1j], device=device)).abs().sum().backward()
+    assert x.grad.dtype is tc.float32
+    assert_close(x.grad, np.array([1.0, np.sqrt(5.0)], np.float32))

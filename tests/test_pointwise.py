@@ -142,6 +142,7 @@ ORACLES: dict[str, Oracle] = {
     "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) ** 2), 2, NO_BOOL),
     "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, NO_BOOL),
     "threshold_backward": Oracle(lambda g, x, t: g * (x > t), 2, NO_BOOL, extra=(0.5,)),
+    "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),
     "floor": Oracle(_rounding(np.floor), 1, NO_BOOL),
     "ceil": Oracle(_rounding(np.ceil), 1, NO_BOOL),
     "trunc": Oracle(_rounding(np.trunc), 1, NO_BOOL),

@@ -329,3 +329,30 @@ def test_empty_views_past_the_end_of_storage(device: str) -> None:
     assert v.tolist() == []
     assert to_numpy(v).shape == (0, 0)
     assert (v + 1).shape == (0, 0)
+
+
+def test_real_and_imag_are_views(device: str) -> None:
+    z = tc.tensor([1 + 2j, 3 - 4j, 5 + 0j], device=device)
+    re, im = z.real, z.imag
+    assert re.dtype is tc.float32 and im.dtype is tc.float32
+    assert re.stride() == (2,) and im.storage_offset() == 1
+    assert re.untyped_storage() is z.untyped_storage()
+    assert re.tolist() == [1.0, 3.0, 5.0] and im.tolist() == [2.0, -4.0, 0.0]
+    re.mul_(10)
+    im[0] = 7.0
+    assert z.tolist() == [10 + 7j, 30 - 4j, 50 + 0j]
+    m = tc.tensor([[1 + 1j, 2 + 2j], [3 + 3j, 4 + 4j]], dtype=tc.complex128, device=device).t()
+    assert m.imag.stride() == (2, 4) and m.imag.tolist() == [[1.0, 3.0], [2.0, 4.0]]
+    x = tc.ones(2, device=device)
+    assert x.real.untyped_storage() is x.untyped_storage()
+    with pytest.raises(RuntimeError, match="imag is not implemented for tensors with non-complex"):
+        _ = x.imag
+    assert z.conj().tolist() == [10 - 7j, 30 + 4j, 50 - 0j]
+
+
+def test_inplace_on_a_complex_part_in_the_graph_is_refused(device: str) -> None:
+    leaf = tc.tensor([1 + 2j], device=device, requires_grad=True)
+    z = leaf.clone()
+    with pytest.raises(NotImplementedError, match="real or imaginary part"):
+        z.real.mul_(2)
+    assert z.tolist() == [1 + 2j]

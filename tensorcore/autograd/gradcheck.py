@@ -38,28 +38,35 @@ def _indices(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 def _numerical(
     func: Callable[..., Any], inputs: Sequence[Any], x: Tensor, eps: float
-) -> list[list[list[float]]]:
-    """Per output, the Jacobian columns for each element of ``x`` (central differences)."""
-    cols: list[list[list[float]]] = []
+) -> list[list[list[list[Any]]]]:
+    """For each element of ``x``, per direction (the real axis, and the imaginary axis for a
+    complex ``x``), per output: the derivatives of the output's elements (central
+    differences)."""
+    cols: list[list[list[list[Any]]]] = []
     xd = x.detach()  # type: ignore[attr-defined]
+    steps = (eps, eps * 1j) if x._dtype.is_complex else (eps,)
     for idx in _indices(x._shape):
         orig = xd[idx].item()
-        # ``func`` runs in the caller's grad mode: gradgradcheck's ``func`` itself calls
-        # autograd.grad, which needs the graph recorded. Only the perturbations are untracked.
-        with grad_mode.no_grad():
-            xd[idx] = orig + eps
-        plus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
-        with grad_mode.no_grad():
-            xd[idx] = orig - eps
-        minus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
-        with grad_mode.no_grad():
-            xd[idx] = orig
-        cols.append(
-            [
-                [(p - m) / (2 * eps) for p, m in zip(po, mo, strict=True)]
-                for po, mo in zip(plus, minus, strict=True)
-            ]
-        )
+        per_dir = []
+        for step in steps:
+            # ``func`` runs in the caller's grad mode: gradgradcheck's ``func`` itself calls
+            # autograd.grad, which needs the graph recorded. Only the perturbations are
+            # untracked.
+            with grad_mode.no_grad():
+                xd[idx] = orig + step
+            plus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+            with grad_mode.no_grad():
+                xd[idx] = orig - step
+            minus = [o.detach().reshape(-1).tolist() for o in _diff_outputs(func, inputs)]
+            with grad_mode.no_grad():
+                xd[idx] = orig
+            per_dir.append(
+                [
+                    [(p - m) / (2 * eps) for p, m in zip(po, mo, strict=True)]
+                    for po, mo in zip(plus, minus, strict=True)
+                ]
+            )
+        cols.append(per_dir)
     return cols
 
 
@@ -74,9 +81,15 @@ def gradcheck(
 ) -> bool:
     """Compare autograd's gradients of ``func`` with central finite differences.
 
-    Inputs that require grad should be float64 (finite differences in lower precision are
-    too coarse). Every element of every output is checked against every input element; on a
-    mismatch the report names the output, the input, the element and both values.
+    Inputs that require grad should be float64 or complex128 (finite differences in lower
+    precision are too coarse). Every element of every output is checked against every input
+    element; on a mismatch the report names the output, the input, the element and both
+    values.
+
+    Complex numbers follow PyTorch's convention: ``backward`` with gradient ``v`` of a
+    complex output ``o`` computes, for an input ``z = x + iy``, ``dL/dx + i dL/dy`` of the real
+    function ``L = Re(conj(v) * o)``. Complex outputs are checked with ``v = 1`` and
+    ``v = 1j`` (their real and imaginary parts).
 
     Examples
     --------
@@ -84,43 +97,50 @@ def gradcheck(
     >>> x = tc.tensor([0.5, 1.5], dtype=tc.float64, requires_grad=True)
     >>> tc.autograd.gradcheck(lambda t: (t.sin() * t).sum(), (x,))
     True
+    >>> z = tc.tensor([0.5 + 1j, -1 + 0.5j], dtype=tc.complex128, requires_grad=True)
+    >>> tc.autograd.gradcheck(lambda t: (t * t.conj() + t.exp()).real, (z,))
+    True
     """
+    from ..ops._api import FUNCTIONS
+
     inputs = _as_tuple(inputs)
     wrt = [(k, x) for k, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
-    for _, x in wrt:
-        if x._dtype.is_complex:
-            raise NotImplementedError("gradcheck supports real inputs only")
     outputs = _diff_outputs(func, inputs)
     worst: tuple[float, str] = (0.0, "")
     for oi, out in enumerate(outputs):
         n_out = out.numel()
+        directions: tuple[Any, ...] = (1.0, 1j) if out._dtype.is_complex else (1.0,)
         for k, x in wrt:
             numerical = _numerical(func, inputs, x, eps)
-            # Analytical rows: one vector-Jacobian product per output element.
-            analytical: list[list[float]] = []
-            for j in range(n_out):
-                from ..ops._api import FUNCTIONS
-
-                onehot = FUNCTIONS["zeros"](n_out, dtype=out._dtype, device=out._device)
-                onehot[j] = 1.0
-                outs = _diff_outputs(func, inputs)
-                (g,) = autograd_grad(outs[oi], [x], onehot.reshape(out._shape), allow_unused=True)
-                analytical.append([0.0] * x.numel() if g is None else g.reshape(-1).tolist())
-            for j in range(n_out):
-                for e, idx in enumerate(_indices(x._shape)):
-                    a = analytical[j][e]
-                    n = numerical[e][oi][j]
-                    err = abs(a - n)
-                    if err > atol + rtol * abs(n) and err > worst[0]:
-                        worst = (
-                            err,
-                            f"Jacobian mismatch for output {oi} with respect to input {k}: at "
-                            f"output element {j}, input element {idx}: numerical {n!r}, "
-                            f"analytical {a!r} (|difference| {err:.3g} > atol {atol} + "
-                            f"rtol {rtol} * |numerical|)",
-                        )
+            for v in directions:
+                for j in range(n_out):
+                    # Analytical: one vector-Jacobian product per output element.
+                    onehot = FUNCTIONS["zeros"](n_out, dtype=out._dtype, device=out._device)
+                    onehot[j] = v
+                    outs = _diff_outputs(func, inputs)
+                    (g,) = autograd_grad(
+                        outs[oi], [x], onehot.reshape(out._shape), allow_unused=True
+                    )
+                    row = [0.0] * x.numel() if g is None else g.reshape(-1).tolist()
+                    for e, idx in enumerate(_indices(x._shape)):
+                        dirs = numerical[e]
+                        # d/dx (and d/dy) of L = Re(conj(v) * o_j).
+                        n: Any = (v.conjugate() * dirs[0][oi][j]).real
+                        if len(dirs) > 1:
+                            n = complex(n, (v.conjugate() * dirs[1][oi][j]).real)
+                        a = row[e]
+                        err = abs(a - n)
+                        if err > atol + rtol * abs(n) and err > worst[0]:
+                            part = "" if v == 1.0 else " (imaginary part)"
+                            worst = (
+                                err,
+                                f"Jacobian mismatch for output {oi}{part} with respect to input "
+                                f"{k}: at output element {j}, input element {idx}: numerical "
+                                f"{n!r}, analytical {a!r} (|difference| {err:.3g} > atol {atol} "
+                                f"+ rtol {rtol} * |numerical|)",
+                            )
     if worst[1]:
         if raise_exception:
             raise GradcheckError(worst[1])

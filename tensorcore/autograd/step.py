@@ -30,6 +30,12 @@ sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
 _COMPOSITES: Any = None
 
 
+def _real(t: Tensor) -> Tensor:
+    from ..ops._api import FUNCTIONS
+
+    return FUNCTIONS["real"](t)  # type: ignore[no-any-return]
+
+
 class Ctx:
     """Attribute access to what a rule saved, unpacking saved tensors (with version checks)."""
 
@@ -69,12 +75,7 @@ def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
             r = sum_to(r, shape)
         if r._dtype is not dtype:
             if r._dtype.is_complex and not dtype.is_complex:
-                raise NotImplementedError(
-                    f"{node.name()}: the gradient of a {dtype.name} input is complex "
-                    f"({r._dtype.name}), and tensorcore has no real() operator yet to take "
-                    "its real part: gradients from complex results into real tensors are "
-                    "not supported"
-                )
+                r = _real(r)  # a real input's gradient is the real part
             r = r.to(dtype)
         out.append(r)
     return out
@@ -324,6 +325,12 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _En
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if base is not None and base._dtype is not self._dtype:
+        raise NotImplementedError(
+            f"{op.name}_(): in-place operations on the real or imaginary part of a "
+            f"{base._dtype.name} tensor that requires grad are not supported yet; compute the "
+            "new tensor out of place"
         )
     if _debug.on:
         _check_mutation(self, op.name + "_")

@@ -77,12 +77,9 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Te
 
 def _conj(t: Any) -> Any:
     if isinstance(t, Tensor) and t._dtype.is_complex:
-        raise NotImplementedError(
-            "this derivative needs the complex conjugate of a "
-            f"{t._dtype.name} tensor, and tensorcore has no conj/real/imag operators yet: "
-            "gradients through complex multiplications are not supported (compute in "
-            "real and imaginary parts as separate real tensors)"
-        )
+        return t.conj()  # type: ignore[attr-defined]
+    if isinstance(t, complex):
+        return t.conjugate()
     return t
 
 
@@ -702,6 +699,11 @@ _d("index_put", "indices values:meta accumulate", _index_put)
 # ------------------------------------------------------------------ views
 _d("view", "self:meta", lambda c, g: (g.reshape(c.self._shape),))
 _d("alias", "", lambda c, g: (g,))
+_d("conj", "", lambda c, g: (_conj(g),))
+# real(z) = (z + conj z) / 2 and imag(z) = (z - conj z) / 2i: the gradients are G and i * G
+# (real G; the engine casts the first to the input's complex dtype).
+_d("real", "", lambda c, g: (g,))
+_d("imag", "", lambda c, g: (g * 1j,))
 _d("expand", "self:meta", lambda c, g: (sum_to(g, c.self._shape),))
 _d("transpose", "dim0 dim1", lambda c, g: (g.transpose(c.dim0, c.dim1),))
 

@@ -211,6 +211,12 @@ for _n, _sig, _d in [
     ),
 ]:
     _op(f"{_n}({_sig}) -> Tensor", "pointwise", _d, meta="pointwise", out=True, method=False)
+_unary(
+    "conj",
+    "The complex conjugate, as a new tensor (PyTorch returns a lazily conjugated view); "
+    "a copy of a real tensor.",
+    inplace=False,
+)
 _unary("floor", "Rounds down to an integer value.")
 _unary("ceil", "Rounds up to an integer value.")
 _unary("trunc", "Rounds towards zero.")
@@ -701,6 +707,20 @@ _op(
     "unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
     _V,
     "All windows of ``size`` along a dim, with ``step``; windows become the last dim.",
+)
+# ``x.real`` / ``x.imag`` are properties on tensors (tensorcore/_tensor_methods.py).
+_op(
+    "real(Tensor(a) self) -> Tensor(a)",
+    _V,
+    "The real part of a complex tensor as a view of dtype ``float`` (the tensor itself, viewed, "
+    "when it is real); writing to it writes the real parts.",
+    method=False,
+)
+_op(
+    "imag(Tensor(a) self) -> Tensor(a)",
+    _V,
+    "The imaginary part of a complex tensor as a view; an error for real tensors.",
+    method=False,
 )
 _op(
     "alias(Tensor(a) self) -> Tensor(a)",

@@ -313,6 +313,33 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return make_view(self, shape, stride, self._offset)
 
 
+def _part(self: Tensor, part: int) -> Tensor:
+    """The real (0) or imaginary (1) parts of a complex tensor: a view in the real dtype, whose
+    strides and offset count real numbers (two per complex element)."""
+    t = make_tensor(
+        self._storage,
+        self._shape,
+        tuple(2 * s for s in self._stride),
+        2 * self._offset + part,
+        self._dtype.to_real(),
+        self._device,
+    )
+    t._base = self._base if self._base is not None else self
+    return t
+
+
+def real(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        return alias(self)
+    return _part(self, 0)
+
+
+def imag(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _part(self, 1)
+
+
 def alias(self: Tensor) -> Tensor:
     return make_view(self, self._shape, self._stride, self._offset)
 
@@ -353,6 +380,8 @@ _VIEW_KERNELS = {
         diagonal,
         unfold,
         alias,
+        real,
+        imag,
     )
 }
 

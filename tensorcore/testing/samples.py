@@ -325,6 +325,14 @@ for _n in ("log", "log2", "log10", "sqrt", "rsqrt"):
     _RAW[_n] = _pos
 for _n in ("asin", "acos", "tan"):
     _RAW[_n] = _small
+for _n in ("conj", "real"):
+    _RAW[_n] = _any
+# imag of a real tensor is an error: its samples are complex (of the data dtype's precision).
+_RAW["imag"] = _unary(
+    lambda m, s, t: (
+        m.uniform(*s, t=t).to(m.dtype.to_complex() if m.floating else tc.complex64) * (1 + 0.5j)
+    )
+)
 _RAW["log1p"] = _unary(lambda m, s, t: m.uniform(*s, lo=-0.5, hi=2.0, t=t))
 _RAW["square"] = _any
 

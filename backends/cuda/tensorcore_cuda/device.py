@@ -80,7 +80,7 @@ class CUDADevice(DeviceInterface):
         isz = t._dtype.itemsize
         base = st.data
         if 0 in t._shape:
-            return self.cp.empty(t._shape, base.dtype)
+            return self.cp.empty(t._shape, to_numpy(t._dtype))
         return self.cp.ndarray(
             t._shape,
             to_numpy(t._dtype),

@@ -216,6 +216,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["rsqrt"], K["sigmoid"], K["relu"] = rsqrt, sigmoid, relu
 
+    def conj(out: Any, a: Any) -> None:
+        if out._dtype.is_complex:
+            xp.conj(A(a), out=A(out))
+        else:
+            xp.copyto(A(out), A(a))
+
+    K["conj"] = conj
+
     def activation_backward(name: str, factor: Callable[[Any, Any], None]) -> None:
         """``out = grad_output * factor(conj(output))``, the factor computed in ``out``
         itself unless ``out`` shares memory with an input (then in a temporary)."""
