@@ -60,9 +60,33 @@ class Ctx:
         return v
 
 
+def _saved_getter(name: str) -> Any:
+    def get(self: Ctx) -> Any:
+        node = self._node
+        v = node.saved[name]
+        cls = v.__class__
+        if cls is SavedTensor:
+            return v.unpack(node)
+        if cls is list and v and any(x.__class__ is SavedTensor for x in v):
+            return [x.unpack(node) if x.__class__ is SavedTensor else x for x in v]
+        return v
+
+    return property(get, doc=f"The saved ``{name}``.")
+
+
+def ctx_class(rule: Any) -> type[Ctx]:
+    """A :class:`Ctx` subclass with one property per value ``rule`` saves: reading
+    ``c.self`` is then a plain descriptor call, not a failed lookup plus ``__getattr__``."""
+    names = {spec.partition(":")[0] for spec in rule.saves}
+    ns: dict[str, Any] = {"__slots__": ()}
+    ns.update({n: _saved_getter(n) for n in names})
+    return type("Ctx", (Ctx,), ns)
+
+
 def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
     """Run a derivative-table rule, then fit each gradient to its input (shape, dtype)."""
-    res = node.ctx.fn(Ctx(node), grads[0] if node.n_outputs == 1 else grads)
+    ent = node.ctx
+    res = ent.rule.fn(ent.ctx_cls(node), grads[0] if node.n_outputs == 1 else grads)
     metas = node.input_meta
     out: list[Any] = []
     for i, r in enumerate(res):
@@ -123,7 +147,7 @@ class _Entry:
     it (record a node, differentiate through a composite, or not differentiate), its rule,
     the node name and what the rule saves."""
 
-    __slots__ = ("kind", "name", "normalize", "plan", "rule")
+    __slots__ = ("ctx_cls", "kind", "name", "normalize", "plan", "rule")
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
@@ -131,9 +155,11 @@ class _Entry:
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool], ...] = ()
         self.normalize = op.decl.meta not in ("pointwise", "direct")
+        self.ctx_cls: type[Ctx] = Ctx
         if self.kind == _RECORD:
             self.rule = _rule_for(op, key)
             self.plan = _save_plan(op, self.rule)
+            self.ctx_cls = ctx_class(self.rule)
 
 
 _RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
@@ -307,7 +333,7 @@ def _make_node(op: Op, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, .
         else:
             edges.append(_NO_EDGE)
             metas.append(None)
-    node = Node(ent.name, apply_rule, ent.rule, tuple(edges), metas, len(outputs))
+    node = Node(ent.name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
         _save(node, ent, _normalized(op, args) if ent.normalize else args, outputs)
     return node
