@@ -7,6 +7,7 @@ Only the metadata and the methods that are not operators live here; every operat
 from __future__ import annotations
 
 from collections.abc import Iterator
+from math import prod as _prod
 from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
@@ -212,10 +213,7 @@ class Tensor:
 
     def numel(self) -> int:
         """Number of elements."""
-        n = 1
-        for s in self._shape:
-            n *= s
-        return n
+        return _prod(self._shape)
 
     def nelement(self) -> int:
         """Alias of :meth:`numel`."""
@@ -337,10 +335,7 @@ class Size(tuple):  # type: ignore[type-arg]
 
     def numel(self) -> int:
         """Product of the sizes."""
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return _prod(self)
 
     def __repr__(self) -> str:
         return f"tensorcore.Size({list(self)})"

@@ -49,7 +49,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     >>> tc.broadcast_shapes((3, 1), (1, 4))
     (3, 4)
     """
-    ndim = max((len(s) for s in shapes), default=0)
+    ndim = max(map(len, shapes)) if shapes else 0
     out = [1] * ndim
     for s in shapes:
         off = ndim - len(s)

@@ -8,6 +8,7 @@ view operators for layout ``strided`` on any device (this module is an internal 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
@@ -23,17 +24,13 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     return t
 
 
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+_numel = math.prod
 
 
 def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
     """Replace one ``-1`` in ``size`` so the product is ``numel``; raise if impossible."""
-    if -1 not in size and min(size, default=0) >= 0:
-        if _numel(size) != numel:
+    if -1 not in size and (not size or min(size) >= 0):  # (min's default= is slow)
+        if math.prod(size) != numel:
             raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
         return size
     neg = [i for i, s in enumerate(size) if s == -1]
