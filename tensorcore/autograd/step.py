@@ -147,7 +147,7 @@ class _Entry:
     it (record a node, differentiate through a composite, or not differentiate), its rule,
     the node name and what the rule saves."""
 
-    __slots__ = ("ctx_cls", "kind", "name", "normalize", "plan", "rule")
+    __slots__ = ("ctx_cls", "inputs", "kind", "name", "normalize", "plan", "rule")
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
@@ -155,6 +155,13 @@ class _Entry:
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool], ...] = ()
         self.normalize = op.decl.meta not in ("pointwise", "direct")
+        # The tensor inputs as one slice of the arguments where they are consecutive (all
+        # but a few operators): a C-level copy instead of a comprehension per call.
+        pos = op.tensor_pos
+        consecutive = (
+            bool(pos) and not op.list_pos and pos == tuple(range(pos[0], pos[0] + len(pos)))
+        )
+        self.inputs: slice | None = slice(pos[0], pos[0] + len(pos)) if consecutive else None
         self.ctx_cls: type[Ctx] = Ctx
         if self.kind == _RECORD:
             self.rule = _rule_for(op, key)
@@ -318,7 +325,8 @@ def autograd_step(
 def _make_node(op: Op, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
     edges: list[tuple[Node | None, int]] = []
     metas: list[Any] = []
-    for t in _inputs(op, args) if op.list_pos else [args[i] for i in op.tensor_pos]:
+    sl = ent.inputs
+    for t in args[sl] if sl is not None else _inputs(op, args):
         if t.__class__ is Tensor:
             if t._requires_grad:
                 fn = t._grad_fn
