@@ -11,6 +11,8 @@ from tensorcore import Storage, Tensor
 from tensorcore._tensor import contiguous_strides, make_tensor
 from tensorcore.plugins import DeviceInterface
 
+from ._cache import MIN_BYTES
+from ._cache import cache as _blocks
 from ._dtypes import _TO_NP, from_numpy, to_numpy
 
 __all__ = ["CPUDevice", "wrap"]
@@ -47,9 +49,20 @@ class CPUDevice(DeviceInterface):
     type = "cpu"
 
     def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
-        """Allocate with ``np.empty``; the (contiguous) array is the storage buffer."""
+        """Allocate with ``np.empty``; the (contiguous) array is the storage buffer. Large
+        buffers come from, and go back to, the block cache (``_cache.py``)."""
         arr = np.empty(shape, _TO_NP[dtype])
-        st = Storage(arr, arr.nbytes, _CPU, dtype)
+        nbytes = arr.nbytes
+        if nbytes < MIN_BYTES or _blocks is None:
+            st = Storage(arr, nbytes, _CPU, dtype)
+            return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
+        block = _blocks.take(nbytes)
+        if block is None:
+            block = arr  # fresh (its pages untouched until the kernel writes)
+        else:
+            arr = block.reshape(-1).view(np.uint8).view(arr.dtype).reshape(shape)
+        st = Storage(arr, nbytes, _CPU, dtype)
+        _blocks.watch(st, block)
         return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
 
     def materialize(self, t: Tensor) -> Any:
