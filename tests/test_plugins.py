@@ -119,6 +119,7 @@ def broken_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "broken_import": "tensorcore_broken.import_fail",
         "broken_hook": "tensorcore_broken.hook_fail",
         "dupcpu": "tensorcore_broken.dup_cpu",
+        "views": "tensorcore_broken.dup_cpu",  # the name of a built-in plugin
     }
     pkg = _make_package(root, "tensorcore-broken", "tensorcore_broken", eps, files)
     site = root / "site"
@@ -236,6 +237,11 @@ def test_broken_plugins_warn_and_the_others_keep_working(broken_site: Path, run_
         assert "plugin 'cpu'" in info["dupcpu"].error and "plugin 'dupcpu'" in info["dupcpu"].error
         assert warned("'dupcpu'", "add[cpu, strided]")
         assert tc.explain("add", tc.ones(1), tc.ones(1)).endswith("from plugin 'cpu'")
+        # An entry point named after a built-in plugin is refused, loudly.
+        assert info["views"].module == "tensorcore.ops.views"
+        assert warned(
+            "'views'", "tensorcore_broken.dup_cpu", "already taken by tensorcore.ops.views"
+        )
         assert info["cpu"].status == "loaded"
         assert (tc.ones(2) + 1).tolist() == [2.0, 2.0]
         print("OK")

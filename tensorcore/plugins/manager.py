@@ -96,8 +96,21 @@ def load() -> None:
                 dist.metadata["Name"] if dist is not None else None,
                 dist.version if dist is not None else None,
             )
-            if ep.name in _plugins:
-                continue  # the same distribution seen twice on sys.path
+            taken = _plugins.get(ep.name)
+            if taken is not None:
+                if taken.module != ep.value:
+                    # Another plugin under a name already in use (a built-in's, or another
+                    # distribution's): say so instead of silently loading only the first.
+                    warnings.warn(
+                        f"tensorcore: backend plugin '{ep.name}' ({ep.value}, from "
+                        f"{info.distribution or 'an unknown distribution'}) is not loaded: the "
+                        f"name '{ep.name}' is already taken by {taken.module} (from "
+                        f"{taken.distribution}); rename its entry point in the "
+                        f"'{ENTRY_POINT_GROUP}' group",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+                continue  # else: the same distribution seen twice on sys.path
             _plugins[ep.name] = info
             if allowed is not None and ep.name not in allowed:
                 info.status = "blocked"
