@@ -175,7 +175,8 @@ def get_default_dtype() -> dtype:
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype used for Python floats and float factories.
 
-    Only ``float32`` and ``float64`` are accepted, as in PyTorch.
+    Any floating dtype is accepted, as in PyTorch; the default complex dtype follows it
+    (``complex128`` for ``float64``, else ``complex64``: tensorcore has no ``complex32``).
 
     Examples
     --------
@@ -185,7 +186,7 @@ def set_default_dtype(d: dtype) -> None:
     >>> tc.set_default_dtype(tc.float32)
     """
     global _default_dtype
-    if d not in (float32, float64):
+    if not isinstance(d, dtype) or d._category != _FLOAT:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default_dtype = d
 

@@ -222,6 +222,19 @@ def test_default_dtype() -> None:
     assert tc.tensor([1.5]).dtype is tc.float32
 
 
+@pytest.mark.parametrize("half", [tc.float16, tc.bfloat16])
+def test_half_precision_default_dtype(half: tc.dtype) -> None:
+    tc.set_default_dtype(half)
+    try:
+        assert tc.tensor([1.5]).dtype is half
+        assert tc.rand(2).dtype is half and tc.zeros(2).dtype is half
+        assert (tc.tensor([1, 2]) * 1.5).dtype is half
+        assert (tc.tensor([1, 2]) * 1.5).tolist() == [1.5, 3.0]
+        assert tc.tensor([1j]).dtype is tc.complex64  # no complex32 in tensorcore
+    finally:
+        tc.set_default_dtype(tc.float32)
+
+
 @pytest.mark.parametrize("bad", [tc.int32, tc.bool, tc.complex64])
 def test_set_default_dtype_rejects_non_floating(bad: tc.dtype) -> None:
     with pytest.raises(TypeError, match="floating"):
