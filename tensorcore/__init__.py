@@ -48,7 +48,7 @@ from .dtypes import (
     set_default_dtype,
     uint8,
 )
-from .layouts import layout, strided
+from .layouts import contiguous_format, layout, memory_format, preserve_format, strided
 from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
 from .ops.meta import broadcast_shapes
@@ -110,6 +110,9 @@ __all__ = sorted(
         "set_default_dtype",
         "set_grad_enabled",
         "strided",
+        "contiguous_format",
+        "memory_format",
+        "preserve_format",
         "tensor",
         "uint8",
     }

@@ -4,7 +4,16 @@
 
 from __future__ import annotations
 
-__all__ = ["get_layout", "layout", "register_layout", "registered_layouts", "strided"]
+__all__ = [
+    "contiguous_format",
+    "get_layout",
+    "layout",
+    "memory_format",
+    "preserve_format",
+    "register_layout",
+    "registered_layouts",
+    "strided",
+]
 
 
 class layout:
@@ -63,3 +72,33 @@ def get_layout(name: str) -> layout | None:
 def registered_layouts() -> tuple[layout, ...]:
     """Every registered layout, ``strided`` first."""
     return tuple(_layouts.values())
+
+
+class memory_format:
+    """The order of a strided tensor's dims in memory that a copy should produce.
+
+    ``preserve_format`` (the default of ``clone``) keeps the order of the input's strides;
+    ``contiguous_format`` asks for row-major strides.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.zeros(2, 3).t()
+    >>> x.clone().stride(), x.clone(memory_format=tc.contiguous_format).stride()
+    ((1, 3), (2, 1))
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tensorcore.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")

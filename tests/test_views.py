@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -356,3 +358,34 @@ def test_inplace_on_a_complex_part_in_the_graph_is_refused(device: str) -> None:
     with pytest.raises(NotImplementedError, match="real or imaginary part"):
         z.real.mul_(2)
     assert z.tolist() == [1 + 2j]
+
+
+def _ar(*shape: int, device: str) -> tc.Tensor:
+    n = 1
+    for k in shape:
+        n *= k
+    return tc.arange(n, dtype=tc.float32, device=device).reshape(shape)
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        # (the input, built on a device; the strides PyTorch's clone gives it)
+        (lambda d: _ar(2, 3, device=d).t(), (1, 3)),
+        (lambda d: _ar(2, 3, 4, device=d).permute(2, 0, 1), (1, 12, 4)),
+        (lambda d: _ar(4, 6, device=d).t()[::2], (1, 3)),  # sliced, not dense
+        (lambda d: _ar(4, 6, device=d)[:, ::2], (3, 1)),
+        (lambda d: _ar(3, device=d).expand(2, 3), (3, 1)),  # broadcast: row-major
+    ],
+)
+def test_clone_preserves_the_memory_order(device: str, make: Any, expected: tuple) -> None:
+    x = make(device)
+    c = x.clone()
+    assert c.stride() == expected
+    assert c.untyped_storage() is not x.untyped_storage()
+    assert c.tolist() == x.tolist()
+    r = x.clone(memory_format=tc.contiguous_format)
+    assert r.is_contiguous() and r.tolist() == x.tolist()
+    assert (x * 2).stride() == expected  # elementwise results follow the same order
+    with pytest.raises(RuntimeError, match="unsupported memory format"):
+        x.clone(memory_format=tc.strided)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
+from ..layouts import contiguous_format, preserve_format
 from .meta import broadcast_shapes, normalize_dims
 
 __all__ = ["STRUCTURED"]
@@ -444,8 +445,13 @@ def meta_index_put(self: Tensor, indices: Any, values: Any, accumulate: bool = F
 
 
 @_meta
-def meta_clone(self: Tensor) -> Any:
-    return (self,), (self._shape, self._dtype)
+def meta_clone(self: Tensor, memory_format: Any = None) -> Any:
+    if memory_format is contiguous_format:
+        return (self,), (self._shape, self._dtype)
+    if memory_format is not None and memory_format is not preserve_format:
+        raise RuntimeError(f"clone(): unsupported memory format {memory_format!r}")
+    # (shape, dtype, like): the output follows ``self``'s memory order.
+    return (self,), (self._shape, self._dtype, self)
 
 
 @_meta

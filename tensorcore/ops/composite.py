@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim
+from ..layouts import contiguous_format
 from ..plugins import hookimpl
 from ._api import FUNCTIONS
 
@@ -98,7 +99,7 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     new = infer_size(tuple(shape), self.numel())
     if self._layout.name == "strided" and view_strides(self._shape, self._stride, new) is not None:
         return self.view(new)  # type: ignore[attr-defined]
-    return self.clone().view(new)  # type: ignore[attr-defined]
+    return self.clone(memory_format=contiguous_format).view(new)  # type: ignore[attr-defined]
 
 
 @_composite
@@ -244,7 +245,9 @@ def tile(self: Tensor, dims: Any) -> Tensor:
 
 @_composite
 def contiguous(self: Tensor) -> Tensor:
-    return self if self.is_contiguous() else self.clone()  # type: ignore[attr-defined]
+    if self.is_contiguous():  # type: ignore[attr-defined]
+        return self
+    return self.clone(memory_format=contiguous_format)  # type: ignore[attr-defined, no-any-return]
 
 
 @_composite

@@ -263,17 +263,19 @@ def pointwise(
 
 
 def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
-    """A new tensor of ``shape`` whose memory order matches ``like``'s when ``like`` is a
-    dense permutation (a transposed matrix, a permuted batch), as PyTorch's elementwise
-    results do: the kernel then streams through memory instead of striding across it."""
+    """A new dense tensor of ``shape`` whose dims lie in memory in the order of ``like``'s
+    strides (a transposed matrix, a permuted batch, a slice of one), as PyTorch's elementwise
+    results and ``clone`` do: the kernel then streams through memory instead of striding
+    across it. Broadcast (stride 0) or tied strides give a row-major result."""
     st = like._stride
     n = len(shape)
     if n < 2 or st == contiguous_strides(shape) or like._layout.name != "strided":
         return empty(shape, dtype, dev)
     order = sorted(range(n), key=lambda i: -st[i])
     pshape = tuple(shape[i] for i in order)
-    if tuple(st[i] for i in order) != contiguous_strides(pshape):
-        return empty(shape, dtype, dev)  # not dense: a contiguous result
+    if tuple(st[i] for i in order) != contiguous_strides(pshape) and (0 in st or len(set(st)) != n):
+        # Neither dense nor an unambiguous order (broadcast or tied strides): row-major.
+        return empty(shape, dtype, dev)
     base = empty(pshape, dtype, dev)
     inv = [0] * n
     for k, i in enumerate(order):
@@ -395,6 +397,8 @@ def structured(
         self = args[0]
         _check_inplace(op, self, spec[0], spec[1])
         o = self
+    elif len(spec) == 3 and out is None:  # (shape, dtype, like): in like's memory order
+        o = empty_like_layout(spec[2], spec[0], spec[1], dev)
     else:
         o = _alloc_or_check(op, out, spec[0], spec[1], dev)
     kernel(o, *args)

@@ -731,7 +731,13 @@ _op(
 )
 
 # ---------------------------------------------------------------- copies, casts, fills
-_op("clone(Tensor self) -> Tensor", "conversion", "A copy with its own storage.", meta="structured")
+_op(
+    "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+    "conversion",
+    "A copy with its own storage, its strides in the order of ``self``'s "
+    "(``memory_format=tensorcore.contiguous_format`` for row-major).",
+    meta="structured",
+)
 _op(
     "contiguous(Tensor self) -> Tensor",
     "conversion composite",

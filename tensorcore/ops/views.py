@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
+from ..layouts import contiguous_format
 from ..plugins import hookimpl
 
 __all__ = ["infer_size", "make_view", "view_strides"]
@@ -354,7 +355,7 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     st = view_strides(self._shape, self._stride, new)
     if st is not None:
         return make_view(self, new, st, self._offset)
-    return self.clone().view(new)
+    return self.clone(memory_format=contiguous_format).view(new)  # type: ignore[attr-defined]
 
 
 # Composites whose strided kernel here avoids a second dispatch; with a gradient to record,
