@@ -29,14 +29,16 @@ __all__ = [
     "run_direct",
 ]
 
+# Device allocators by the device's (type, index) key: a tuple hashes in C, a device object
+# through its Python __hash__ (a measurable part of a small operation).
 _ALLOC: dict[Any, Callable[..., Tensor]] = {}
 
 
 def empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
     """Allocate a contiguous tensor through the device's backend."""
-    alloc = _ALLOC.get(dev)
+    alloc = _ALLOC.get(dev._key)
     if alloc is None:
-        alloc = _ALLOC[dev] = manager.device_backend(dev).empty
+        alloc = _ALLOC[dev._key] = manager.device_backend(dev).empty
     return alloc(shape, dtype, dev)
 
 
@@ -199,7 +201,7 @@ def pointwise(
                 if ok and len(args) > 2 and args[2].__class__ is float and d._category < 2:
                     ok = False  # an integral add/sub with a float alpha: the error below
         if ok:
-            alloc = _ALLOC.get(dev)
+            alloc = _ALLOC.get(dev._key)
             if alloc is not None:
                 if len(a._shape) < 2 or a._stride is contiguous_strides(a._shape):
                     o = alloc(a._shape, a._dtype, dev)
