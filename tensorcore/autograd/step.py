@@ -172,14 +172,6 @@ class _Entry:
 _RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
 
 
-def entry(op: Op, key: tuple[str, str]) -> _Entry:
-    """The cached :class:`_Entry` of ``op`` on ``key`` (made on the first recorded call)."""
-    ent = op.ag.get(key)
-    if ent is None:
-        ent = op.ag[key] = _Entry(op, key)
-    return ent
-
-
 def forget_rules() -> None:
     """Drop every cached rule (a plugin registered a derivative override)."""
     from ..dispatch import ops
@@ -268,8 +260,8 @@ def autograd_step(
 ) -> Any:
     """Run ``op`` and record it in the graph (the dispatch step in front of the kernel)."""
     ent = op.ag.get(key)
-    if ent is None:
-        ent = entry(op, key)
+    if ent is None:  # the first recorded call of op on this key
+        ent = op.ag[key] = _Entry(op, key)
     kind = ent.kind
     if kind == _COMPOSITE:
         global _COMPOSITES

@@ -177,7 +177,9 @@ def pointwise(
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
     fast = op.fast
-    if fast and out is None and not inplace:
+    if fast and out is None:
+        # Out-of-place and in-place calls whose result has the tensor's dtype and shape skip
+        # promotion, broadcasting and the checks below.
         a = args[0]
         if fast == 1:
             # Unary: the result dtype is the input's (promote "float" needs a float input).
@@ -186,7 +188,7 @@ def pointwise(
             # Binary: same dtype and shape, or a Python scalar that cannot promote the tensor
             # (a weak int into a non-bool tensor, a weak float into a floating one).
             b = args[1]
-            if a.__class__ is not Tensor:
+            if a.__class__ is not Tensor and not inplace:
                 a, b = b, a
             ok = False
             if a.__class__ is Tensor:
@@ -201,6 +203,9 @@ def pointwise(
                 if ok and len(args) > 2 and args[2].__class__ is float and d._category < 2:
                     ok = False  # an integral add/sub with a float alpha: the error below
         if ok:
+            if inplace:
+                kernel(a, *args)
+                return a
             alloc = _ALLOC.get(dev._key)
             if alloc is not None:
                 if len(a._shape) < 2 or a._stride is contiguous_strides(a._shape):
@@ -209,22 +214,6 @@ def pointwise(
                     o = empty_like_layout(a, a._shape, a._dtype, dev)
                 kernel(o, *args)
                 return o
-    if inplace and fast == 1:
-        a = args[0]
-        if op.decl.promote == "same" or a._dtype._category >= 2:
-            kernel(a, *args)
-            return a
-    elif inplace and fast == 2:
-        a, b = args[0], args[1]
-        cls = b.__class__
-        d = a._dtype
-        if (
-            (cls is Tensor and b._dtype is d and b._shape == a._shape)
-            or (cls is float and d._category >= 2)
-            or (cls is int and d._category >= 1)
-        ) and (len(args) < 3 or args[2].__class__ is not float or d._category >= 2):
-            kernel(a, *args)  # nothing to promote, broadcast or check
-            return a
     shape = _shape_of(op, args)
     compute, res = _pointwise_dtypes(op, args)
     if (

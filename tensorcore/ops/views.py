@@ -25,9 +25,6 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     return t
 
 
-_numel = math.prod
-
-
 def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
     """Replace one ``-1`` in ``size`` so the product is ``numel``; raise if impossible."""
     if -1 not in size and (not size or min(size) >= 0):  # (min's default= is slow)
@@ -40,7 +37,7 @@ def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
     for s in size:
         if s < -1:
             raise RuntimeError(f"invalid shape dimension {s}")
-    known = _numel(tuple(s for s in size if s != -1))
+    known = math.prod(s for s in size if s != -1)
     if neg:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
@@ -62,7 +59,7 @@ def view_strides(
         return contiguous_strides(new)  # the common case: any shape of the same numel
     if not shape:
         return (1,) * len(new)
-    numel = _numel(shape)
+    numel = math.prod(shape)
     if numel == 0:
         return contiguous_strides(new) if new != shape else stride
     out = [0] * len(new)
