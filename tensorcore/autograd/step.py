@@ -37,7 +37,9 @@ def _real(t: Tensor) -> Tensor:
 
 
 class Ctx:
-    """Attribute access to what a rule saved, unpacking saved tensors (with version checks)."""
+    """What a rule sees of its node: ``needs(i)``, and each saved value as an attribute
+    (``c.self``), unpacked with its version check by the properties :func:`ctx_class` gives
+    each rule's subclass."""
 
     __slots__ = ("_node",)
 
@@ -49,15 +51,8 @@ class Ctx:
         return self._node.next_functions[i][0] is not None
 
     def __getattr__(self, name: str) -> Any:
-        try:
-            v = self._node.saved[name]
-        except KeyError:
-            raise AttributeError(f"{self._node.name()} saved no '{name}'") from None
-        if isinstance(v, SavedTensor):
-            return v.unpack(self._node)
-        if isinstance(v, list) and v and any(isinstance(x, SavedTensor) for x in v):
-            return [x.unpack(self._node) if isinstance(x, SavedTensor) else x for x in v]
-        return v
+        # Only names the rule did not save get here (saved ones are properties).
+        raise AttributeError(f"{self._node.name()} saved no '{name}'")
 
 
 def _saved_getter(name: str) -> Any:
