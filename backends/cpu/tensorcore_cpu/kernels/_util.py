@@ -7,7 +7,7 @@ from typing import Any
 
 from tensorcore import Tensor
 
-__all__ = ["A", "errstate", "is_tensor", "quiet_tokens"]
+__all__ = ["A", "acc_dtype", "errstate", "is_tensor", "quiet_tokens", "shares_storage"]
 
 
 def errstate(xp: Any) -> Any:
@@ -27,6 +27,19 @@ def A(t: Any) -> Any:
             n = t._arr()
         return n
     return t
+
+
+def acc_dtype(xp: Any, d: Any) -> Any:
+    """The array dtype to compute in for results of array dtype ``d``: float32 for 16-bit
+    floats (as PyTorch accumulates them on the CPU), ``d`` itself otherwise."""
+    return xp.float32 if d.itemsize == 2 and d.kind in "fV" else d
+
+
+def shares_storage(out: Tensor, *inputs: Any) -> bool:
+    """Whether ``out`` writes into the storage of one of ``inputs`` (tensors or scalars): a
+    kernel that writes ``out`` in several passes must then work in a temporary."""
+    st = out._storage
+    return any(getattr(x, "_storage", None) is st for x in inputs)
 
 
 def is_tensor(x: Any) -> bool:

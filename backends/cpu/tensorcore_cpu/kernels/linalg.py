@@ -12,7 +12,7 @@ from typing import Any
 from tensorcore import dtypes as dt
 from tensorcore.ops.meta import empty
 
-from ._util import A
+from ._util import A, shares_storage
 
 __all__ = ["build"]
 
@@ -47,9 +47,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def addmm(out: Any, c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> None:
         x, y, o = operands(out, a, b, "addmm_impl_cpu_")
-        st = out._storage
-        aliased = st is c._storage or st is a._storage or st is b._storage
-        if aliased or o.dtype != x.dtype or o.dtype != y.dtype:
+        if shares_storage(out, c, a, b) or o.dtype != x.dtype or o.dtype != y.dtype:
             o[...] = xp.matmul(x, y)  # (an out= over an input: the product first, then write)
         else:
             xp.matmul(x, y, out=o)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._util import A, quiet_tokens
+from ._util import A, acc_dtype, quiet_tokens
 
 __all__ = ["build"]
 
@@ -31,8 +31,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if reduction == "none":
             xp.negative(picked, out=o)
             return
-        # 16-bit floats add up in float32, as PyTorch accumulates them.
-        wide = xp.float32 if o.dtype.itemsize == 2 and o.dtype.kind in "fV" else o.dtype
+        wide = acc_dtype(xp, o.dtype)
         tok = enter()
         try:
             total = picked.sum(dtype=wide) if reduction == "sum" else picked.mean(dtype=wide)

@@ -11,7 +11,7 @@ from typing import Any
 
 import tensorcore as tc
 
-from ._util import A, errstate, quiet_tokens
+from ._util import A, errstate, quiet_tokens, shares_storage
 
 __all__ = ["build"]
 
@@ -232,11 +232,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             yy, o = A(y), A(out)
             if out._dtype.is_complex:
                 yy = xp.conj(yy)
-            tmp = o
-            if out._storage is getattr(g, "_storage", None) or out._storage is getattr(
-                y, "_storage", None
-            ):
-                tmp = xp.empty_like(o)
+            tmp = xp.empty_like(o) if shares_storage(out, g, y) else o
             tok = enter()
             try:
                 factor(yy, tmp)

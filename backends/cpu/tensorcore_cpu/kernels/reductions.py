@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._util import A, errstate
+from ._util import A, acc_dtype, errstate
 
 __all__ = ["build"]
 
@@ -23,8 +23,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     quiet = errstate(xp)
 
     def acc(d: Any) -> Any:
-        """The dtype to compute in for results of dtype ``d`` (float32 for 16-bit floats)."""
-        return xp.float32 if d.itemsize == 2 and d.kind in "fV" else d
+        return acc_dtype(xp, d)
 
     def axes(x: Any, dim: Any) -> Any:
         # A 0-d tensor accepts dim 0 / -1; NumPy has no axis to reduce there.
