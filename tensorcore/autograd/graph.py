@@ -80,11 +80,6 @@ class SavedTensor:
             self.output_nr = ag.output_nr if ag is not None else 0
 
     @property
-    def is_output(self) -> bool:
-        """Whether this is an output of the node that saved it."""
-        return self.data.__class__ is tuple
-
-    @property
     def grad_fn_name(self) -> str | None:
         """Name of the node that produced the saved tensor (for error messages)."""
         p = self.producer
