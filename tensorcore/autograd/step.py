@@ -27,13 +27,8 @@ derivative_overrides: dict[tuple[str, str, str], Any] = {}
 overridden_ops: set[str] = set()
 _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
+_F: Any = None  # the derived tc.<op> functions by name, bound by install()
 _COMPOSITES: Any = None
-
-
-def _real(t: Tensor) -> Tensor:
-    from ..ops._api import FUNCTIONS
-
-    return FUNCTIONS["real"](t)  # type: ignore[no-any-return]
 
 
 class Ctx:
@@ -94,7 +89,7 @@ def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
             r = sum_to(r, shape)
         if r._dtype is not dtype:
             if r._dtype.is_complex and not dtype.is_complex:
-                r = _real(r)  # a real input's gradient is the real part
+                r = _F("real")(r)  # a real input's gradient is the real part
             r = r.to(dtype)
         out.append(r)
     return out
@@ -402,19 +397,17 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
 
 
 def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:
-    from ..ops._api import FUNCTIONS
-
     (shape, stride, off), (bshape, bstride, boff), fn = node.ctx
     g = grads[0]
     lo = min(off, boff)
     hi = max(_last(shape, stride, off), _last(bshape, bstride, boff))
     extent = max(hi - lo + 1, 0)
-    buf = FUNCTIONS["zeros"](extent, dtype=g._dtype, device=g._device)
+    buf = _F("zeros")(extent, dtype=g._dtype, device=g._device)
     gbase = buf.as_strided(bshape, bstride, boff - lo)
     gbase.copy_(g)
     region = buf.as_strided(shape, stride, off - lo)
     res = fn.apply([region.clone()])
-    region.copy_(res[0] if res[0] is not None else FUNCTIONS["zeros_like"](region))
+    region.copy_(res[0] if res[0] is not None else _F("zeros_like")(region))
     return [gbase.clone(), *res[1:]]
 
 
@@ -492,8 +485,11 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
-    global sum_to
+    global _F, sum_to
+    from ..ops._api import FUNCTIONS
     from ..ops._call import set_autograd_step
     from ..ops.derivatives import sum_to
+
+    _F = FUNCTIONS.__getitem__
 
     set_autograd_step(autograd_step, _debug)
