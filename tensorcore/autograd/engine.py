@@ -7,7 +7,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from . import grad_mode
-from .graph import AccumulateGrad, Node, edge
+from .graph import FREED_GRAPH, AccumulateGrad, Node, edge
 
 __all__ = ["backward", "grad", "run_backward"]
 
@@ -118,53 +118,29 @@ def run_backward(
 
     # Storages already handed out as a .grad (or given by the caller) are never stolen.
     stored: set[int] = {id(g._storage) for g in grads}
+    pop, push, take = ready.pop, ready.append, buffers.pop
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
-            node = ready.pop()
-            gbuf = buffers.pop(node, None) or [None] * node.n_outputs
-            if node.pre_hooks:
-                for nr, hooks in node.pre_hooks.items():
-                    for hook in hooks:
-                        if gbuf[nr] is not None:
-                            r = hook(gbuf[nr])
-                            if r is not None:
-                                gbuf[nr] = r
-            if capture:
-                for nr in range(node.n_outputs):
-                    slot = capture.get((node, nr))
-                    if slot is not None and gbuf[nr] is not None:
-                        results[slot] = gbuf[nr]
-            if node.__class__ is AccumulateGrad:
-                g = gbuf[0]
-                leaf = node.variable
-                if leaf is None:
-                    continue
-                if g is not None and leaf._ag is not None:
-                    for hook in leaf._ag.hooks:
-                        r = hook(g)
-                        if r is not None:
-                            g = r
-                if (
-                    g is not None
-                    and accumulate
-                    and (wanted_leaves is None or id(leaf) in wanted_leaves)
-                ):
-                    _accumulate(leaf, g, create_graph, stored)
-                continue
-            if node.released:
-                raise RuntimeError(
-                    "Trying to backward through the graph a second time (or directly access saved "
-                    "tensors after they have already been freed). Saved intermediate values of the "
-                    "graph are freed when you call .backward() or autograd.grad(). Specify "
-                    "retain_graph=True if you need to backward through the graph a second time or "
-                    "if you need to access saved tensors after calling backward."
-                )
-            if gbuf[0] is None if len(gbuf) == 1 else all(g is None for g in gbuf):
-                in_grads: Sequence[Any] = [None] * len(node.next_functions)
+            node = pop()
+            gbuf = take(node, None)
+            if node.__class__ is Node and node.pre_hooks is None and not capture:
+                # The common node: a rule or a Function, no hooks before it, nothing to capture.
+                if node.released:
+                    raise RuntimeError(FREED_GRAPH)
+                if gbuf is None or (gbuf[0] is None and all(g is None for g in gbuf)):
+                    in_grads: Sequence[Any] = (None,) * len(node.next_functions)
+                else:
+                    in_grads = node.fn(node, gbuf)  # type: ignore[misc]
+                    if node.hooks:
+                        for hook in node.hooks:
+                            hook(in_grads, gbuf)
             else:
-                in_grads = node.apply(gbuf)
-                for hook in node.hooks:
-                    hook(in_grads, gbuf)
+                special = _special(
+                    node, gbuf, capture, results, accumulate, wanted_leaves, create_graph, stored
+                )
+                if special is None:
+                    continue
+                in_grads = special
             if not retain_graph:
                 node.release()
             # (no strict= keyword: it costs 0.2 us per call on this per-node path)
@@ -174,12 +150,17 @@ def run_backward(
                 if g is not None:
                     nbuf = buffers.get(nxt)
                     if nbuf is None:
-                        nbuf = buffers[nxt] = [None] * nxt.n_outputs
-                    nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
+                        if nxt.n_outputs == 1:
+                            buffers[nxt] = [g]
+                        else:
+                            nbuf = buffers[nxt] = [None] * nxt.n_outputs
+                            nbuf[nr] = g
+                    else:
+                        nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    ready.append(nxt)
+                    push(nxt)
     if inputs is not None and not allow_unused:
         for r in results:
             if r is None:
@@ -188,6 +169,55 @@ def run_backward(
                     "Set allow_unused=True if this is the desired behavior."
                 )
     return results
+
+
+def _special(
+    node: Node,
+    gbuf: list[Any] | None,
+    capture: dict[tuple[Node | None, int], int],
+    results: list[Any],
+    accumulate: bool,
+    wanted_leaves: set[int] | None,
+    create_graph: bool,
+    stored: set[int],
+) -> Sequence[Any] | None:
+    """One node with hooks before it, a capture point or a leaf's accumulator: the
+    gradients of its inputs, or None when nothing flows on (a leaf)."""
+    if gbuf is None:
+        gbuf = [None] * node.n_outputs
+    if node.pre_hooks:
+        for nr, hooks in node.pre_hooks.items():
+            for hook in hooks:
+                if gbuf[nr] is not None:
+                    r = hook(gbuf[nr])
+                    if r is not None:
+                        gbuf[nr] = r
+    if capture:
+        for nr in range(node.n_outputs):
+            slot = capture.get((node, nr))
+            if slot is not None and gbuf[nr] is not None:
+                results[slot] = gbuf[nr]
+    if node.__class__ is AccumulateGrad:
+        g = gbuf[0]
+        leaf = node.variable
+        if leaf is None:
+            return None
+        if g is not None and leaf._ag is not None:
+            for hook in leaf._ag.hooks:
+                r = hook(g)
+                if r is not None:
+                    g = r
+        if g is not None and accumulate and (wanted_leaves is None or id(leaf) in wanted_leaves):
+            _accumulate(leaf, g, create_graph, stored)
+        return None
+    if node.released:
+        raise RuntimeError(FREED_GRAPH)
+    if all(g is None for g in gbuf):
+        return (None,) * len(node.next_functions)
+    in_grads = node.apply(gbuf)
+    for hook in node.hooks:
+        hook(in_grads, gbuf)
+    return in_grads
 
 
 def _accumulate(leaf: Tensor, g: Tensor, create_graph: bool, stored: set[int]) -> None:

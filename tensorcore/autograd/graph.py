@@ -11,12 +11,21 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._tensor import make_tensor as _make_tensor
 from . import grad_mode
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
 _gm = grad_mode._state
+
+FREED_GRAPH = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "tensors after they have already been freed). Saved intermediate values of the "
+    "graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
 
 __all__ = ["AccumulateGrad", "AutogradMeta", "Node", "SavedTensor", "TensorMeta", "camel"]
 
@@ -91,18 +100,10 @@ class SavedTensor:
         the node that saved it)."""
         d = self.data
         if d is None:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward."
-            )
+            raise RuntimeError(FREED_GRAPH)
         if d.__class__ is tuple:
-            from .._tensor import make_tensor
-
             st = d[0]
-            t = make_tensor(st, d[1], d[2], d[3], d[4], d[5], d[6], d[7])
+            t = _make_tensor(st, d[1], d[2], d[3], d[4], d[5], d[6], d[7])
             t._base = d[8]
             version = 0 if st is None else st.version
         else:
@@ -213,15 +214,13 @@ class Node:
         return self.fn(self, grads)  # type: ignore[no-any-return]
 
     def release(self) -> None:
-        """Free the saved tensors (after a backward without ``retain_graph``)."""
+        """Free the saved tensors (after a backward without ``retain_graph``): the node drops
+        its dict of saved values, the only reference to them."""
         self.released = True
-        for v in self.saved.values():
-            if v.__class__ is SavedTensor:
-                v.data = None
-            elif v.__class__ is list:
-                for x in v:
-                    if x.__class__ is SavedTensor:
-                        x.data = None
+        self.saved = _NOTHING_SAVED
+
+
+_NOTHING_SAVED: dict[str, Any] = {}
 
 
 class AccumulateGrad(Node):

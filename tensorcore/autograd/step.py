@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from . import grad_mode
-from .graph import Node, SavedTensor, TensorMeta, camel, edge, grad_accumulator, meta
+from .graph import FREED_GRAPH, Node, SavedTensor, TensorMeta, camel, edge, grad_accumulator, meta
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -53,7 +53,12 @@ class Ctx:
 def _saved_getter(name: str) -> Any:
     def get(self: Ctx) -> Any:
         node = self._node
-        v = node.saved[name]
+        try:
+            v = node.saved[name]
+        except KeyError:
+            if node.released:
+                raise RuntimeError(FREED_GRAPH) from None
+            raise
         cls = v.__class__
         if cls is SavedTensor:
             return v.unpack(node)
@@ -73,15 +78,25 @@ def ctx_class(rule: Any) -> type[Ctx]:
     return type("Ctx", (Ctx,), ns)
 
 
-def apply_rule(node: Node, grads: list[Any]) -> list[Any]:
+def apply_rule(node: Node, grads: list[Any]) -> Any:
     """Run a derivative-table rule, then fit each gradient to its input (shape, dtype)."""
     ent = node.ctx
     res = ent.rule.fn(ent.ctx_cls(node), grads[0] if node.n_outputs == 1 else grads)
     metas = node.input_meta
-    out: list[Any] = []
     for i, r in enumerate(res):
-        m = metas[i] if r is not None else None
-        if m is None:
+        if r is not None:
+            m = metas[i]
+            if m is None or r._shape != m[0] or r._dtype is not m[1]:
+                return _fit(res, metas)
+    return res
+
+
+def _fit(res: Any, metas: list[Any]) -> list[Any]:
+    """Gradients summed to their input's shape (undoing broadcasting) and cast to its dtype;
+    None for arguments that were not tensors."""
+    out: list[Any] = []
+    for r, m in zip(res, metas):  # noqa: B905 (a rule may return fewer, never more)
+        if r is None or m is None:
             out.append(None)
             continue
         shape, dtype = m
