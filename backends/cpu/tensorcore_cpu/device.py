@@ -8,7 +8,8 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Storage, Tensor
-from tensorcore._tensor import contiguous_strides, make_tensor
+from tensorcore._tensor import _CONTIG, contiguous_strides, make_tensor
+from tensorcore.layouts import strided
 from tensorcore.plugins import DeviceInterface
 
 from ._cache import MIN_BYTES
@@ -18,6 +19,7 @@ from ._dtypes import _TO_NP, from_numpy, to_numpy
 __all__ = ["CPUDevice", "wrap"]
 
 _CPU = tc.device("cpu")
+_new = object.__new__
 
 
 def wrap(arr: Any, dtype: tc.dtype | None = None) -> Tensor:
@@ -54,8 +56,25 @@ class CPUDevice(DeviceInterface):
         arr = np.empty(shape, _TO_NP[dtype])
         nbytes = arr.nbytes
         if nbytes < MIN_BYTES or _blocks is None:
-            st = Storage(arr, nbytes, _CPU, dtype)
-            return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
+            # make_tensor and Storage() spelled out: small allocations are on every op's path.
+            st = _new(Storage)
+            st.data = arr
+            st.nbytes = nbytes
+            st.device = _CPU
+            st.dtype = dtype
+            st.version = 0
+            t = _new(Tensor)
+            t._storage = st
+            t._shape = shape
+            t._stride = _CONTIG.get(shape) or contiguous_strides(shape)
+            t._offset = 0
+            t._dtype = dtype
+            t._device = _CPU
+            t._layout = strided
+            t._native = arr
+            t._requires_grad = False
+            t._grad_fn = t._grad = t._base = t._ag = None
+            return t
         block = _blocks.take(nbytes)
         if block is None:
             block = arr  # fresh (its pages untouched until the kernel writes)

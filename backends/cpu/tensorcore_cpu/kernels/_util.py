@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 from tensorcore import Tensor
@@ -60,7 +61,8 @@ def quiet_tokens(xp: Any) -> tuple[Any, Any]:
         var = _ufunc_config._extobj_contextvar  # type: ignore[attr-defined]
         with fn(all="ignore"):
             ignore = var.get()
-        return (lambda: var.set(ignore)), var.reset
+        # Both halves are C callables: no Python frame on the hot elementwise path.
+        return functools.partial(var.set, ignore), var.reset
     except (ImportError, AttributeError):  # another NumPy layout: the public, slower way
 
         def enter() -> Any:

@@ -1,0 +1,41 @@
+"""The CPU device's allocator builds its small tensors field by field (no ``make_tensor`` or
+``Storage()`` call on every operation's path): it must set exactly what they set."""
+
+from __future__ import annotations
+
+import pytest
+from tensorcore_cpu.device import CPUDevice
+
+import tensorcore as tc
+from tensorcore._storage import Storage
+from tensorcore._tensor import Tensor, contiguous_strides, make_tensor
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 5), (1, 2, 3)])
+def test_small_allocation_matches_make_tensor(shape: tuple[int, ...]) -> None:
+    dev = tc.device("cpu")
+    t = CPUDevice().empty(shape, tc.float64, dev)
+    st = t._storage
+    assert st is not None
+    ref = make_tensor(
+        Storage(st.data, st.nbytes, dev, tc.float64),
+        shape,
+        contiguous_strides(shape),
+        0,
+        tc.float64,
+        dev,
+        t._native,
+    )
+    for slot in Tensor.__slots__:
+        if slot == "__weakref__":
+            continue
+        got, want = getattr(t, slot), getattr(ref, slot)  # an unset slot raises here
+        if slot == "_storage":
+            for field in Storage.__slots__:
+                if field != "__weakref__":
+                    assert getattr(got, field) is getattr(want, field) or (
+                        getattr(got, field) == getattr(want, field)
+                    ), field
+        else:
+            assert got is want or got == want, slot
+    assert t.numel() == 0 or t.fill_(1.5).sum().item() == 1.5 * t.numel()
