@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 import tensorcore as tc
-from tensorcore.autograd.step import derivative_overrides
+from tensorcore.autograd.graph import SavedTensor, TensorMeta
+from tensorcore.autograd.step import _make_node, derivative_overrides
+from tensorcore.dispatch import get_op
 from tensorcore.ops.derivatives import DERIVATIVES
 from tensorcore.ops.schema import OPS
 from tensorcore.testing.samples import SAMPLES, Sample, call_op, core_ops, inplace_only
@@ -232,3 +234,62 @@ def test_samples_run(device: str, name: str) -> None:
     """Every sample is a valid call on every device (in float64, the gradcheck dtype)."""
     for s in SAMPLES[name](device, tc.float64):
         call_op(name, s)
+
+
+# ------------------------------------------------------------------ compiled recorders
+def _same_saved(a: Any, b: Any) -> bool:
+    if a.__class__ is not b.__class__:
+        return False
+    if isinstance(a, SavedTensor):
+        if a.data.__class__ is tuple:
+            return all(x is y for x, y in zip(a.data, b.data, strict=True)) and (
+                a.version,
+                a.producer,
+                a.output_nr,
+            ) == (b.version, b.producer, b.output_nr)
+        return a.data is b.data and (a.version, a.producer, a.output_nr) == (
+            b.version,
+            b.producer,
+            b.output_nr,
+        )
+    if isinstance(a, TensorMeta):
+        return all(getattr(a, s) == getattr(b, s) for s in TensorMeta.__slots__)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_saved(x, y) for x, y in zip(a, b, strict=True))
+    return a is b or bool(a == b)
+
+
+@pytest.mark.parametrize(("name", "i"), _cases(DIFFERENTIABLE))
+def test_compiled_recorder_builds_the_generic_node(name: str, i: int) -> None:
+    """The node an operator's compiled recorder builds equals the generic recorder's."""
+    fn, leaves, _ = _setup("cpu", name, i)
+    fn(*leaves)  # fills the operator's autograd entries
+    entries = [e for e in get_op(name).ag.values() if e.record is not None]
+    compared: list[str] = []
+
+    def checked(ent: Any, compiled: Any) -> Any:
+        def record(args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Any:
+            node = compiled(args, outputs)
+            ref = _make_node(get_op(name), ent, args, outputs)
+            assert node.__class__ is ref.__class__ and node.name() == ref.name()
+            assert node.next_functions == ref.next_functions
+            assert list(node.input_meta) == list(ref.input_meta)
+            assert (node.n_outputs, node.ctx, node.fn) == (ref.n_outputs, ref.ctx, ref.fn)
+            assert node.saved.keys() == ref.saved.keys()
+            for k in ref.saved:
+                assert _same_saved(node.saved[k], ref.saved[k]), k
+            compared.append(node.name())
+            return node
+
+        return record
+
+    saved = [(e, e.record) for e in entries]
+    try:
+        for e, rec in saved:
+            e.record = checked(e, rec)
+        fn(*leaves)
+    finally:
+        for e, rec in saved:
+            e.record = rec
+    if get_op(name).differentiable and not get_op(name).composite:
+        assert compared, f"{name}: no node was recorded"

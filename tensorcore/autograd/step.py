@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from . import grad_mode
+from ._record import compile_recorder
 from .graph import FREED_GRAPH, Node, SavedTensor, TensorMeta, camel, edge, grad_accumulator, meta
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ class _Entry:
     it (record a node, differentiate through a composite, or not differentiate), its rule,
     the node name and what the rule saves."""
 
-    __slots__ = ("ctx_cls", "inputs", "kind", "name", "normalize", "plan", "rule")
+    __slots__ = ("ctx_cls", "inputs", "kind", "name", "normalize", "plan", "record", "rule")
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
@@ -168,10 +169,18 @@ class _Entry:
         )
         self.inputs: slice | None = slice(pos[0], pos[0] + len(pos)) if consecutive else None
         self.ctx_cls: type[Ctx] = Ctx
+        self.record: Any = None
         if self.kind == _RECORD:
             self.rule = _rule_for(op, key)
             self.plan = _save_plan(op, self.rule)
             self.ctx_cls = ctx_class(self.rule)
+
+            def generic(args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
+                return _make_node(op, self, args, outputs)
+
+            self.record = (
+                compile_recorder(op, self, apply_rule, _normalized, _debug, generic) or generic
+            )
 
 
 _RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
@@ -303,13 +312,13 @@ def autograd_step(
     finally:
         _gm.enabled = prev
     if res.__class__ is Tensor:  # the common case: one output
-        node = _make_node(op, ent, args, (res,))
+        node = ent.record(args, (res,))
         if res._dtype._category >= 2:  # floating or complex
             res._requires_grad = True
             res._grad_fn = node
         return res
     outputs = res if isinstance(res, tuple) else (res,)
-    node = _make_node(op, ent, args, outputs)
+    node = ent.record(args, outputs)
     for i, o in enumerate(outputs):
         if o.__class__ is Tensor and o._dtype._category >= 2:  # floating or complex
             o._requires_grad = True

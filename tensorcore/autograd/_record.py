@@ -1,0 +1,132 @@
+"""Recording a node, compiled once per (operator, dispatch key).
+
+The generic recorder (``step._make_node``) loops over the tensor inputs and over the rule's
+save plan on every call. Both are fixed for an operator: its signature says where the tensors
+are, its derivative rule what it saves. So the first recorded call of an operator on a
+dispatch key compiles a function with those loops unrolled (as ``ops/_api.py`` compiles the
+operator functions from their signatures), which builds the node's edges, input metadata and
+saved values in straight-line code. It makes the same node as the generic recorder; operators
+with tensor-list parameters and ``detect_mutation`` mode keep the generic one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._tensor import Tensor
+from .graph import Node, SavedTensor, TensorMeta, grad_accumulator
+
+if TYPE_CHECKING:
+    from ..dispatch import Op
+
+__all__ = ["compile_recorder"]
+
+_NO_EDGE: tuple[None, int] = (None, 0)
+
+_INPUT = """\
+    t{i} = args[{pos}]
+    if t{i}.__class__ is Tensor:
+        m{i} = (t{i}._shape, t{i}._dtype)
+        if t{i}._requires_grad:
+            f = t{i}._grad_fn
+            if f is None:
+                e{i} = (_acc(t{i}), 0)
+            else:
+                ag = t{i}._ag
+                e{i} = (f, 0) if ag is None else (f, ag.output_nr)
+        else:
+            e{i} = _NO_EDGE
+    else:
+        m{i} = None
+        e{i} = _NO_EDGE
+"""
+
+
+def _save_other(v: Any, meta_only: bool, name: str) -> Any:
+    """What is saved of a non-tensor argument: tensors inside a list or tuple are saved one
+    by one, anything else as it is."""
+    if isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
+        return [
+            x
+            if not isinstance(x, Tensor)
+            else TensorMeta(x)
+            if meta_only
+            else SavedTensor(x, False, name)
+            for x in v
+        ]
+    return v
+
+
+def compile_recorder(
+    op: Op,
+    ent: Any,
+    apply_rule: Callable[..., Any],
+    normalized: Callable[..., Any],
+    debug: Any,
+    generic: Callable[..., Node],
+) -> Callable[[tuple[Any, ...], tuple[Any, ...]], Node] | None:
+    """``record(args, outputs) -> Node`` for ``op``'s entry ``ent`` (a ``step._Entry``), or
+    None where the generic recorder must run (tensor-list parameters)."""
+    if op.list_pos:
+        return None
+    src = [
+        "def record(args, outputs):",
+        "    if _debug.on:",
+        "        return _generic(args, outputs)",
+    ]
+    n = len(op.tensor_pos)
+    for i, pos in enumerate(op.tensor_pos):
+        src.append(_INPUT.format(i=i, pos=pos).rstrip("\n"))
+    if ent.normalize and ent.plan:
+        src.append("    sargs = _normalized(_OP, args)")
+    else:
+        src.append("    sargs = args")
+    items = []
+    for key, pos, is_result, meta_only in ent.plan:
+        if is_result:
+            expr = (
+                f"(SavedTensor(outputs[{pos}], True, _NAME, {pos}) "
+                f"if outputs[{pos}].__class__ is Tensor else outputs[{pos}])"
+            )
+        else:
+            v = f"sargs[{pos}]"
+            saved = "TensorMeta(v)" if meta_only else "SavedTensor(v, False, _NAME)"
+            other = f"_save_other(v, {meta_only}, _NAME)"
+            expr = f"({saved} if (v := {v}).__class__ is Tensor else {other})"
+        items.append(f"{key!r}: {expr}")
+    tup = "".join(f"e{i}, " for i in range(n))
+    mtup = "".join(f"m{i}, " for i in range(n))
+    src += [
+        "    node = _new(Node)",
+        "    node._name = _NAME",
+        "    node.fn = _apply_rule",
+        "    node.ctx = _ENT",
+        "    node.n_outputs = len(outputs)",
+        f"    node.next_functions = ({tup})",
+        f"    node.input_meta = [{mtup}]",
+        "    node.pre_hooks = None",
+        "    node.hooks = ()",
+        "    node.released = False",
+        "    node.saved = {" + ", ".join(items) + "}",
+        "    return node",
+    ]
+    ns: dict[str, Any] = {
+        "Tensor": Tensor,
+        "Node": Node,
+        "SavedTensor": SavedTensor,
+        "TensorMeta": TensorMeta,
+        "_new": object.__new__,
+        "_acc": grad_accumulator,
+        "_NO_EDGE": _NO_EDGE,
+        "_NAME": ent.name,
+        "_ENT": ent,
+        "_OP": op,
+        "_apply_rule": apply_rule,
+        "_normalized": normalized,
+        "_save_other": _save_other,
+        "_debug": debug,
+        "_generic": generic,
+    }
+    exec(compile("\n".join(src) + "\n", f"<tensorcore record {op.name}>", "exec"), ns)
+    return ns["record"]  # type: ignore[no-any-return]
