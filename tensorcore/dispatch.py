@@ -93,13 +93,14 @@ class Op:
         self.npos = 0 if self.list_pos else len(self.tensor_pos)
         # Which pointwise calls may skip promotion and broadcasting (``meta.pointwise``):
         # 2 for binary ops whose result dtype is the inputs' when they agree, 1 for unary
-        # ops whose result dtype is the input's (for "float": when the input is floating).
+        # ops whose result dtype is the input's, 3 for unary ops whose result dtype is the
+        # input's when it is floating (promotion "float").
         self.fast = 0
         if decl.meta == "pointwise" and not self.list_pos:
             if decl.promote == "same" and self.npos == 2:
                 self.fast = 2
             elif decl.promote in ("same", "float") and self.tensor_pos == (0,):
-                self.fast = 1
+                self.fast = 1 if decl.promote == "same" else 3
 
     def record(self, key: tuple[str, str]) -> KernelRecord | None:
         """The kernel record a key resolves to: exact, then any device, then any layout."""

@@ -13,7 +13,7 @@ from .. import dispatch
 from .._tensor import Tensor
 from ._call import call, call_inplace
 from ._signature import MISSING, Param
-from .meta import FRONTENDS
+from .meta import FRONTENDS, pointwise_binary, pointwise_unary
 from .schema import OPS, OpDecl
 
 __all__ = ["FUNCTIONS", "build", "norm_size"]
@@ -155,6 +155,8 @@ def _prepare(decl: OpDecl) -> dispatch.Op:
     if op is None:
         op = table[decl.name] = dispatch.Op(decl)
     op.frontend = FRONTENDS[decl.meta]
+    if op.fast:
+        op.frontend = pointwise_binary if op.fast == 2 else pointwise_unary
     if decl.name == "where":
         op.extra["promote_pos"] = (1, 2)
     return op

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
-from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
+from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import DirectKernel
 from ..plugins import manager
 
@@ -170,50 +170,73 @@ def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype
     raise AssertionError(policy)
 
 
+def pointwise_unary(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+) -> Any:
+    """:func:`pointwise` for unary operators (``op.fast`` 1 or 3): a call whose result has
+    the input's dtype and shape allocates it and runs the kernel, nothing else."""
+    a = args[0]
+    if (
+        out is None
+        and a.__class__ is Tensor
+        and (op.fast == 1 or a._dtype._category >= 2)
+        and kernel.__class__ is not DirectKernel
+    ):
+        return _run_like(kernel, args, a, a._dtype, dev, inplace)
+    return pointwise(op, kernel, args, out, dev, inplace)
+
+
+def _run_like(
+    kernel: Any, args: tuple[Any, ...], a: Tensor, dtype: dt.dtype, dev: device, inplace: bool
+) -> Any:
+    """Run ``kernel`` into ``a`` (in place) or into a new tensor of ``a``'s shape and memory
+    order (the fast pointwise paths)."""
+    if inplace:
+        kernel(a, *args)
+        return a
+    shape = a._shape
+    if len(shape) < 2 or a._stride is _CONTIG.get(shape):
+        o = empty(shape, dtype, dev)
+    else:
+        o = empty_like_layout(a, shape, dtype, dev)
+    kernel(o, *args)
+    return o
+
+
+def pointwise_binary(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+) -> Any:
+    """:func:`pointwise` for binary operators (``op.fast`` 2): two tensors of one dtype and
+    shape, or a tensor and a Python scalar that cannot promote it (a weak int into a non-bool
+    tensor, a weak float into a floating one), skip promotion, broadcasting and the checks."""
+    if out is None and kernel.__class__ is not DirectKernel:
+        a = args[0]
+        b = args[1]
+        if a.__class__ is not Tensor and not inplace:
+            a, b = b, a
+        if a.__class__ is Tensor:
+            d = a._dtype
+            cls = b.__class__
+            if cls is Tensor:
+                ok = b._dtype is d and b._shape == a._shape
+            elif cls is float:
+                ok = d._category >= 2
+            elif cls is int:
+                ok = d._category >= 1
+            else:
+                ok = False
+            if ok and (len(args) < 3 or args[2].__class__ is not float or d._category >= 2):
+                # (an integral add/sub with a float alpha goes on to the error below)
+                return _run_like(kernel, args, a, d, dev, inplace)
+    return pointwise(op, kernel, args, out, dev, inplace)
+
+
 def pointwise(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
     """Broadcast, promote, allocate and run an elementwise kernel as ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
-    fast = op.fast
-    if fast and out is None:
-        # Out-of-place and in-place calls whose result has the tensor's dtype and shape skip
-        # promotion, broadcasting and the checks below.
-        a = args[0]
-        if fast == 1:
-            # Unary: the result dtype is the input's (promote "float" needs a float input).
-            ok = a.__class__ is Tensor and (op.decl.promote == "same" or a._dtype._category >= 2)
-        else:
-            # Binary: same dtype and shape, or a Python scalar that cannot promote the tensor
-            # (a weak int into a non-bool tensor, a weak float into a floating one).
-            b = args[1]
-            if a.__class__ is not Tensor and not inplace:
-                a, b = b, a
-            ok = False
-            if a.__class__ is Tensor:
-                d = a._dtype
-                cls = b.__class__
-                if cls is Tensor:
-                    ok = b._dtype is d and b._shape == a._shape
-                elif cls is float:
-                    ok = d._category >= 2
-                elif cls is int:
-                    ok = d._category >= 1
-                if ok and len(args) > 2 and args[2].__class__ is float and d._category < 2:
-                    ok = False  # an integral add/sub with a float alpha: the error below
-        if ok:
-            if inplace:
-                kernel(a, *args)
-                return a
-            alloc = _ALLOC.get(dev._key)
-            if alloc is not None:
-                if len(a._shape) < 2 or a._stride is contiguous_strides(a._shape):
-                    o = alloc(a._shape, a._dtype, dev)
-                else:
-                    o = empty_like_layout(a, a._shape, a._dtype, dev)
-                kernel(o, *args)
-                return o
     shape = _shape_of(op, args)
     compute, res = _pointwise_dtypes(op, args)
     if (
