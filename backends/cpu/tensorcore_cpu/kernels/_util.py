@@ -8,7 +8,15 @@ from typing import Any
 
 from tensorcore import Tensor
 
-__all__ = ["A", "acc_dtype", "errstate", "is_tensor", "quiet_tokens", "shares_storage"]
+__all__ = [
+    "A",
+    "acc_dtype",
+    "errstate",
+    "is_tensor",
+    "quiet_tokens",
+    "scalar_arrays",
+    "shares_storage",
+]
 
 
 def errstate(xp: Any) -> Any:
@@ -71,3 +79,30 @@ def quiet_tokens(xp: Any) -> tuple[Any, Any]:
             return cm
 
         return enter, (lambda cm: cm.__exit__(None, None, None))
+
+
+def scalar_arrays(xp: Any) -> tuple[dict[tuple[float, Any], Any], Any]:
+    """``(cache, lift)`` for Python floats meeting floating arrays in a ufunc: NumPy 2 spends
+    as long converting a Python scalar (a weak type) as computing 8 elements, a read-only
+    0-d array of the array's dtype costs nothing, and gives the same result. A kernel reads
+    ``cache.get((value, dtype))`` and calls ``lift(value, dtype)`` on a miss. Other array
+    modules (CuPy passes scalars to its kernels as parameters) get ``lift`` returning the
+    value itself."""
+    cache: dict[tuple[float, Any], Any] = {}
+    if getattr(xp, "errstate", None) is None:
+        return cache, lambda v, dtype: v
+
+    def lift(v: float, dtype: Any) -> Any:
+        if v == 0.0 or v != v:
+            return v  # 0.0 and -0.0 would share an entry; nan is never found again
+        if len(cache) >= 256:
+            cache.clear()
+        r = v
+        if dtype.kind == "f":
+            with xp.errstate(all="ignore"):  # 1e6 into float16 is inf, as the ufunc makes it
+                r = xp.array(v, dtype)
+            r.flags.writeable = False
+        cache[v, dtype] = r
+        return r
+
+    return cache, lift

@@ -12,7 +12,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 
-from ._util import A, errstate, quiet_tokens
+from ._util import A, errstate, quiet_tokens, scalar_arrays
 
 __all__ = ["build"]
 
@@ -22,20 +22,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
     enter, leave = quiet_tokens(xp)
+    weak, lift = scalar_arrays(xp)
 
     # The two kernels most calls reach read the native arrays inline (``A`` spelled out):
     # a function call per operand is a measurable part of an elementwise op on small tensors.
     def binary(name: str, ufunc: Any, noisy: bool = False) -> None:
         def k(out: Any, a: Any, b: Any) -> None:
-            x = a._native if a.__class__ is Tensor else a
-            if x is None:
-                x = a._arr()
-            y = b._native if b.__class__ is Tensor else b
-            if y is None:
-                y = b._arr()
             o = out._native
             if o is None:
                 o = out._arr()
+            x = a._native if a.__class__ is Tensor else a
+            if x is None:
+                x = a._arr()
+            elif x.__class__ is float:
+                x = weak.get((x, o.dtype)) or lift(x, o.dtype)
+            y = b._native if b.__class__ is Tensor else b
+            if y is None:
+                y = b._arr()
+            elif y.__class__ is float:
+                y = weak.get((y, o.dtype)) or lift(y, o.dtype)
             tok = enter()
             try:
                 ufunc(x, y, out=o)
@@ -263,12 +268,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         k.__name__ = name
         K[name] = k
 
+    def one(dtype: Any) -> Any:
+        if dtype.kind != "f":
+            return 1
+        return weak.get((1.0, dtype)) or lift(1.0, dtype)
+
     def tanh_factor(y: Any, t: Any) -> None:  # 1 - y**2
         xp.multiply(y, y, out=t)
-        xp.subtract(1, t, out=t)
+        xp.subtract(one(t.dtype), t, out=t)
 
     def sigmoid_factor(y: Any, t: Any) -> None:  # y * (1 - y)
-        xp.subtract(1, y, out=t)
+        xp.subtract(one(t.dtype), y, out=t)
         xp.multiply(y, t, out=t)
 
     activation_backward("tanh_backward", tanh_factor)

@@ -1,0 +1,44 @@
+"""Python floats meeting float tensors in the CPU kernels go through a cache of read-only
+0-d arrays (``_util.scalar_arrays``): results must be those of NumPy's weak scalars."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+
+
+@pytest.mark.parametrize("dtype", [tc.float16, tc.float32, tc.float64])
+@pytest.mark.parametrize("value", [1.1, -0.0, 0.0, math.nan, math.inf, -3.5e38, 1e6, 1e-300])
+def test_float_scalars_give_numpys_weak_scalar_results(dtype: tc.dtype, value: float) -> None:
+    x = tc.tensor([1.5, -2.0, 0.0, 3.0], dtype=dtype)
+    a = x.numpy()
+    with np.errstate(all="ignore"):
+        for _ in range(2):  # the second call finds the cached array
+            for got, want in [
+                (x * value, a * value),
+                (value * x, value * a),
+                (x + value, a + value),
+                (value - x, value - a),
+                (tc.maximum(x, tc.full_like(x, value)), np.maximum(a, value)),
+            ]:
+                np.testing.assert_array_equal(got.numpy(), want)
+                assert got.numpy().dtype == want.dtype
+                # the sign of zeros too
+                np.testing.assert_array_equal(np.signbit(got.numpy()), np.signbit(want))
+
+
+def test_many_distinct_scalars() -> None:
+    x = tc.ones(3)
+    for k in range(1000):
+        assert (x * (k + 0.5)).tolist() == [k + 0.5] * 3
+
+
+def test_activation_backward_on_integers_keeps_integers() -> None:
+    g = tc.tensor([1, 2, 3], dtype=tc.int32)
+    y = tc.tensor([0, 1, 2], dtype=tc.int32)
+    assert tc.tanh_backward(g, y).tolist() == [1, 0, -9]
+    assert tc.sigmoid_backward(g, y).tolist() == [0, 0, -6]
