@@ -217,10 +217,10 @@ class Node:
         """Free the saved tensors (after a backward without ``retain_graph``): the node drops
         its dict of saved values, the only reference to them."""
         self.released = True
-        self.saved = _NOTHING_SAVED
+        self.saved = NOTHING_SAVED
 
 
-_NOTHING_SAVED: dict[str, Any] = {}
+NOTHING_SAVED: dict[str, Any] = {}
 
 
 class AccumulateGrad(Node):
