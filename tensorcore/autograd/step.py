@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["Ctx", "autograd_step", "derivative_overrides", "detect_mutation"]
 
 _gm = grad_mode._state
+_new = object.__new__
 # (op name, device type, layout name) -> Derivative, registered by backends.
 derivative_overrides: dict[tuple[str, str, str], Any] = {}
 # Names of the operators that have any override: the common case skips the lookup.
@@ -82,7 +83,9 @@ def ctx_class(rule: Any) -> type[Ctx]:
 def apply_rule(node: Node, grads: list[Any]) -> Any:
     """Run a derivative-table rule, then fit each gradient to its input (shape, dtype)."""
     ent = node.ctx
-    res = ent.rule.fn(ent.ctx_cls(node), grads[0] if node.n_outputs == 1 else grads)
+    c = _new(ent.ctx_cls)  # Ctx(node) without the __init__ frame
+    c._node = node
+    res = ent.rule.fn(c, grads[0] if node.n_outputs == 1 else grads)
     metas = node.input_meta
     for i, r in enumerate(res):
         if r is not None:

@@ -195,8 +195,9 @@ def _run_like(
         kernel(a, *args)
         return a
     shape = a._shape
-    if len(shape) < 2 or a._stride is _CONTIG.get(shape):
-        o = empty(shape, dtype, dev)
+    alloc = _ALLOC.get(dev._key)
+    if alloc is not None and (len(shape) < 2 or a._stride is _CONTIG.get(shape)):
+        o = alloc(shape, dtype, dev)
     else:
         o = empty_like_layout(a, shape, dtype, dev)
     kernel(o, *args)

@@ -252,16 +252,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         itself unless ``out`` shares memory with an input (then in a temporary)."""
 
         def k(out: Any, g: Any, y: Any) -> None:
-            yy, o = A(y), A(out)
+            o = out._native
+            if o is None:
+                o = out._arr()
+            st = out._storage
+            if g.__class__ is Tensor and y.__class__ is Tensor:
+                gg, yy = g._native, y._native
+                if gg is None:
+                    gg = g._arr()
+                if yy is None:
+                    yy = y._arr()
+                shared = g._storage is st or y._storage is st
+            else:  # a Python scalar argument
+                gg, yy = A(g), A(y)
+                shared = getattr(g, "_storage", None) is st or getattr(y, "_storage", None) is st
             if out._dtype._category == 3:  # complex
                 yy = xp.conj(yy)
-            st = out._storage
-            shared = getattr(g, "_storage", None) is st or getattr(y, "_storage", None) is st
             tmp = xp.empty_like(o) if shared else o
             tok = enter()
             try:
                 factor(yy, tmp)
-                xp.multiply(A(g), tmp, out=o)
+                xp.multiply(gg, tmp, out=o)
             finally:
                 leave(tok)
 
