@@ -30,6 +30,8 @@ overridden_ops: set[str] = set()
 _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
 _F: Any = None  # the derived tc.<op> functions by name, bound by install()
+_normalize_dims: Any = None  # ops.meta.normalize_dims, bound by install()
+_STRUCTURED: Any = None  # ops._structured.STRUCTURED, bound by install()
 _COMPOSITES: Any = None
 
 
@@ -132,19 +134,15 @@ def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Arguments as the kernels see them (dims wrapped, defaults filled) for the rules."""
     kind = op.decl.meta
     if kind == "reduction":
-        from ..ops.meta import normalize_dims
-
         dpos = op.decl.param("dim")
         raw = args[dpos]
-        dims = normalize_dims(raw, args[0].ndim)
+        dims = _normalize_dims(raw, len(args[0]._shape))
         args = args[:dpos] + (dims,) + args[dpos + 1 :]
         if op.name in ("var", "std") and args[2] is None:
             args = args[:2] + (1,) + args[3:]
         return args
     if kind == "structured":
-        from ..ops._structured import STRUCTURED
-
-        norm, _ = STRUCTURED[op.name](*args)
+        norm, _ = _STRUCTURED[op.name](*args)
         if op.name == "cat":
             return (args[0],) + tuple(norm[1:])
         return tuple(norm)
@@ -512,10 +510,12 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
-    global _F, sum_to
+    global _F, sum_to, _normalize_dims, _STRUCTURED
     from ..ops._api import FUNCTIONS
     from ..ops._call import set_autograd_step
+    from ..ops._structured import STRUCTURED as _STRUCTURED
     from ..ops.derivatives import sum_to
+    from ..ops.meta import normalize_dims as _normalize_dims
 
     _F = FUNCTIONS.__getitem__
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._util import A, acc_dtype, errstate
+from ._util import A, acc_dtype, errstate, quiet_tokens
 
 __all__ = ["build"]
 
@@ -21,6 +21,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Reduction, scan and sorting kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
 
     def acc(d: Any) -> Any:
         return acc_dtype(xp, d)
@@ -37,17 +38,28 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(t)}'")
 
     # ------------------------------------------------------------ sums and products
-    def reducer(name: str, fn: Any) -> None:
+    def reducer(name: str, fn: Any, ufunc: Any) -> None:
+        # NumPy's ufunc.reduce writes into out directly (np.sum is a Python wrapper around it
+        # that allocates a result to copy); other array modules take the generic path.
+        direct = getattr(xp, "errstate", None) is not None
+
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
             x, o = A(self), A(out)
-            with quiet(all="ignore"):
-                o[...] = fn(x, axis=axes(x, dim), dtype=acc(o.dtype), keepdims=keepdim)
+            a = acc(o.dtype)
+            tok = enter()
+            try:
+                if direct and a == o.dtype:
+                    ufunc.reduce(x, axis=axes(x, dim), dtype=a, out=o, keepdims=keepdim)
+                else:
+                    o[...] = fn(x, axis=axes(x, dim), dtype=a, keepdims=keepdim)
+            finally:
+                leave(tok)
 
         k.__name__ = name
         K[name] = k
 
-    reducer("sum", xp.sum)
-    reducer("prod", xp.prod)
+    reducer("sum", xp.sum, xp.add)
+    reducer("prod", xp.prod, xp.multiply)
 
     def mean(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
         x, o = A(self), A(out)
