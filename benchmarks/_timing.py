@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["calibrate", "fmt_ratio", "fmt_time", "loop_ns", "per_call_ns"]
+__all__ = ["Timings", "calibrate", "fmt_ratio", "fmt_time", "loop_ns", "per_call_ns"]
 
 
 def loop_ns(fn: Callable[[], Any], number: int) -> int:
@@ -31,7 +31,23 @@ def calibrate(fn: Callable[[], Any], target_ns: int) -> int:
         power *= 10
 
 
-def per_call_ns(fns: dict[str, Callable[[], Any]], repeat: int, target_ns: int) -> dict[str, float]:
+class Timings(dict[str, float]):
+    """Median per-call nanoseconds by library, with the per-repeat samples behind them
+    (``samples[name][i]`` was taken in the same turn as every other library's ``[i]``)."""
+
+    samples: dict[str, list[float]]
+
+    def ratio(self, a: str, b: str) -> float | None:
+        """Median over the repeats of ``a / b`` measured in the same turn: the machine's
+        slow and fast spells then cancel out, which the ratio of two medians does not do
+        on a shared, noisy host."""
+        sa, sb = self.samples.get(a), self.samples.get(b)
+        if not sa or not sb:
+            return None
+        return statistics.median(x / y for x, y in zip(sa, sb, strict=True))
+
+
+def per_call_ns(fns: dict[str, Callable[[], Any]], repeat: int, target_ns: int) -> Timings:
     """Median per-call time in nanoseconds of each of ``fns``.
 
     Each function gets its own number of calls per loop (see :func:`calibrate`); the repeats
@@ -50,7 +66,9 @@ def per_call_ns(fns: dict[str, Callable[[], Any]], repeat: int, target_ns: int) 
         for name, fn in fns.items():
             fn()
             samples[name].append(loop_ns(fn, numbers[name]) / numbers[name])
-    return {name: statistics.median(values) for name, values in samples.items()}
+    res = Timings({name: statistics.median(values) for name, values in samples.items()})
+    res.samples = samples
+    return res
 
 
 def fmt_time(ns: float | None) -> str:
@@ -70,9 +88,17 @@ def fmt_ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.2f}x"
 
 
+def _ratio(t: dict[str, Any], other: str) -> str:
+    if isinstance(t, Timings):
+        r = t.ratio("tensorcore", other)
+        return "-" if r is None else f"{r:.2f}x"
+    return fmt_ratio(t.get("tensorcore"), t.get(other))
+
+
 def print_table(rows: list[tuple[str, dict[str, Any], Callable[[Any], str]]]) -> None:
     """One row per workload: tensorcore, NumPy and PyTorch figures (each row formatted by its
-    own ``fmt``) and tensorcore's ratio to the other two."""
+    own ``fmt``) and tensorcore's ratio to the other two (for timings, the median of the
+    ratios measured turn by turn, see :meth:`Timings.ratio`)."""
     header = ("workload", "tensorcore", "numpy", "torch", "vs numpy", "vs torch")
     table = [header]
     for name, t, fmt in rows:
@@ -82,8 +108,8 @@ def print_table(rows: list[tuple[str, dict[str, Any], Callable[[Any], str]]]) ->
                 fmt(t.get("tensorcore")),
                 fmt(t.get("numpy")),
                 fmt(t.get("torch")),
-                fmt_ratio(t.get("tensorcore"), t.get("numpy")),
-                fmt_ratio(t.get("tensorcore"), t.get("torch")),
+                _ratio(t, "numpy"),
+                _ratio(t, "torch"),
             )
         )
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]

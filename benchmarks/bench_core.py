@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         f"median of {settings.repeat} repeats; each includes ~{fmt_time(noop)} of loop overhead\n"
     )
 
-    rows: list[tuple[str, dict[str, float | None]]] = []
+    rows: list[tuple[str, dict[str, Any]]] = []
     for w in workloads():
         fns: dict[str, Callable[[], Any]] = {}
         results: dict[str, Any] = {}
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             fn, results[lib.name] = _prepare(w.make, lib)
             if fn is not None:
                 fns[lib.name] = fn
-        times: dict[str, float | None] = dict(per_call_ns(fns, settings.repeat, settings.target_ns))
+        times: dict[str, Any] = per_call_ns(fns, settings.repeat, settings.target_ns)
         ref = results.get("numpy")
         for name, res in results.items():
             if res is not None and name != "numpy":

@@ -931,13 +931,32 @@ def test_long_chain_has_no_recursion_limit() -> None:
     del y  # freeing a 100,000-node graph must not recurse either
 
 
+def test_saves_only_what_the_wanted_gradients_read() -> None:
+    # mul keeps self only for other's gradient and other only for self's (PyTorch does the
+    # same): h * 2, h * c and c * h, with c not requiring grad, keep nothing of h alive.
+    x = rand(3)
+    c = rand(3, seed=1).detach()
+    for make, factor in ((lambda h: h * 2, 2.0), (lambda h: h * c, c), (lambda h: c * h, c)):
+        h = x.exp()
+        out = make(h)
+        ref_h = weakref.ref(h)
+        del h
+        assert ref_h() is None
+        out.sum().backward()
+        assert_close(x.grad, (x.detach().exp() * factor).detach())
+        x.grad = None
+    w = rand(3, seed=2)
+    y = x.exp() * w  # both want gradients: both saved
+    assert y.grad_fn.saved["self"] is not None and y.grad_fn.saved["other"] is not None
+
+
 def test_graph_is_freed_after_backward() -> None:
     gc.collect()
     gc.disable()  # the weakrefs must die by reference counting alone: no cycles
     try:
         x = rand(3)
         h = x.exp()
-        out = (h * 2).sum()
+        out = (h * h).sum()
         ref_h = weakref.ref(h)
         ref_node = weakref.ref(h.grad_fn)
         ref_out_node = weakref.ref(out.grad_fn)
@@ -949,7 +968,7 @@ def test_graph_is_freed_after_backward() -> None:
         assert ref_node() is None and ref_out_node() is None
         # With retain_graph the saved tensors live on, until the graph goes.
         h = x.exp()
-        out = (h * 2).sum()
+        out = (h * h).sum()
         ref_h = weakref.ref(h)
         del h
         out.backward(retain_graph=True)

@@ -83,7 +83,7 @@ def compile_recorder(
     else:
         src.append("    sargs = args")
     items = []
-    for key, pos, is_result, meta_only in ent.plan:
+    for key, pos, is_result, meta_only, cond in ent.plan:
         if is_result:
             expr = (
                 f"(SavedTensor(outputs[{pos}], True, _NAME, {pos}) "
@@ -94,6 +94,8 @@ def compile_recorder(
             saved = "TensorMeta(v)" if meta_only else "SavedTensor(v, False, _NAME)"
             other = f"_save_other(v, {meta_only}, _NAME)"
             expr = f"({saved} if (v := {v}).__class__ is Tensor else {other})"
+        if cond >= 0:
+            expr = f"(None if e{cond} is _NO_EDGE else {expr})"
         items.append(f"{key!r}: {expr}")
     tup = "".join(f"e{i}, " for i in range(n))
     mtup = "".join(f"m{i}, " for i in range(n))

@@ -160,7 +160,7 @@ class _Entry:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
         self.name = camel(op.name) + "Backward0"
         self.rule: Any = None
-        self.plan: tuple[tuple[str, int, bool, bool], ...] = ()
+        self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()
         self.normalize = op.decl.meta not in ("pointwise", "direct")
         # The tensor inputs as one slice of the arguments where they are consecutive (all
         # but a few operators): a C-level copy instead of a comprehension per call.
@@ -195,20 +195,32 @@ def forget_rules() -> None:
         op.ag.clear()
 
 
-def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool, bool], ...]:
-    """(name, position, is_result, meta_only) for each value ``rule`` saves.
-    ``"self:meta"`` saves only the geometry, dtype and device of ``self``."""
+def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool, bool, int], ...]:
+    """(name, position, is_result, meta_only, cond) for each value ``rule`` saves.
+    ``"self:meta"`` saves only the geometry, dtype and device of ``self``; ``"self:if=other"``
+    saves ``self`` only when the tensor input ``other`` wants a gradient (``cond`` is that
+    input's index among the tensor inputs, -1 for an unconditional save), else None."""
     params = op.decl.parsed.params
     items = []
     for spec in rule.saves:
         key, _, kind = spec.partition(":")
+        cond = -1
+        if kind.startswith("if="):
+            dep = kind[3:]
+            ppos = next((k for k, p in enumerate(params) if p.name == dep), None)
+            if op.list_pos or ppos not in op.tensor_pos:
+                raise RuntimeError(
+                    f"derivative of {op.name}: '{spec}' needs '{dep}' to be a tensor parameter "
+                    "of an operator without tensor lists"
+                )
+            cond = op.tensor_pos.index(ppos)
         if key.startswith("result"):
-            items.append((key, int(key[6:] or 0), True, False))
+            items.append((key, int(key[6:] or 0), True, False, cond))
         else:
             pos = next((k for k, p in enumerate(params) if p.name == key), None)
             if pos is None:
                 raise RuntimeError(f"derivative of {op.name} saves unknown argument '{key}'")
-            items.append((key, pos, False, kind == "meta"))
+            items.append((key, pos, False, kind == "meta", cond))
     return tuple(items)
 
 
@@ -216,7 +228,10 @@ def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ..
     name = node._name
     saved = node.saved
     debug = _debug.on
-    for key, pos, is_result, meta_only in ent.plan:
+    for key, pos, is_result, meta_only, cond in ent.plan:
+        if cond >= 0 and node.next_functions[cond][0] is None:
+            saved[key] = None  # only the gradient of an input that wants none reads it
+            continue
         if is_result:
             o = outputs[pos]
             saved[key] = SavedTensor(o, True, name, pos) if isinstance(o, Tensor) else o
@@ -329,7 +344,16 @@ def autograd_step(
     return res
 
 
-def _make_node(op: Op, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
+def _make_node(
+    op: Op,
+    ent: _Entry,
+    args: tuple[Any, ...],
+    outputs: tuple[Any, ...],
+    save_args: tuple[Any, ...] | None = None,
+) -> Node:
+    """The generic recorder: edges and metadata from ``args``, saved values from
+    ``save_args`` (default ``args``; an in-place step saves a copy of ``self`` taken before
+    the kernel overwrote it)."""
     edges: list[tuple[Node | None, int]] = []
     metas: list[Any] = []
     sl = ent.inputs
@@ -350,7 +374,8 @@ def _make_node(op: Op, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, .
             metas.append(None)
     node = Node(ent.name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
-        _save(node, ent, _normalized(op, args) if ent.normalize else args, outputs)
+        sargs = args if save_args is None else save_args
+        _save(node, ent, _normalized(op, sargs) if ent.normalize else sargs, outputs)
     return node
 
 
@@ -380,13 +405,13 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _En
     try:
         # Rules that read the input's old value get a copy taken before it is overwritten.
         saved_args = args
-        if "self" in ent.rule.saves:
+        if any(spec.partition(":")[0] == "self" for spec in ent.rule.saves):
             saved_args = (self.clone(),) + args[1:]  # type: ignore[attr-defined]
         op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
         self._bump_version()
     finally:
         _gm.enabled = prev
-    node = _make_node(op, ent, saved_args, (self,))
+    node = _make_node(op, ent, args, (self,), saved_args)
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
         self._grad_fn = node

@@ -3,7 +3,9 @@
 A rule names what it saves (parameter names from the operator's signature, or ``result``;
 ``name:meta`` saves only the tensor's shape, strides, offset, dtype and device, for rules
 that never read its values -- views, ``sum``, ``cat``... -- so that modifying the input in
-place later does not invalidate the graph) and maps the output gradient ``g`` to one
+place later does not invalidate the graph; ``name:if=other`` saves it only when the tensor
+input ``other`` wants a gradient, as PyTorch saves ``self`` of ``mul`` only for ``other``'s
+gradient, and None otherwise) and maps the output gradient ``g`` to one
 gradient per tensor input (in signature order, tensor lists flattened without their ``None``
 entries; ``None`` for inputs without a gradient). Rules are written with
 tensorcore operators, so they run on every device and layout and are themselves
@@ -98,7 +100,7 @@ _d("add", "alpha", lambda c, g: (g, g if c.alpha == 1 else g * c.alpha))
 _d("sub", "alpha", lambda c, g: (g, -g if c.alpha == 1 else g * -c.alpha))
 _d(
     "mul",
-    "self other",
+    "self:if=other other:if=self",
     lambda c, g: (
         g * _conj(c.other) if c.needs(0) else None,
         g * _conj(c.self) if c.needs(1) else None,
@@ -520,7 +522,7 @@ def _addmm(c: Any, g: Tensor) -> tuple[Any, ...]:
 _d("addmm", "mat1 mat2 beta alpha", _addmm)
 _d(
     "mm",
-    "self mat2",
+    "self:if=mat2 mat2:if=self",
     lambda c, g: (
         g.mm(_conj(c.mat2).t()) if c.needs(0) else None,
         _conj(c.self).t().mm(g) if c.needs(1) else None,

@@ -72,7 +72,10 @@ def fit(grad: Any, x: Any) -> Any:
 def _fitted(op: str, names: tuple[str, ...]) -> tuple[str, Any]:
     """The generic rule of ``op``, with each gradient fitted to its input."""
     generic = DERIVATIVES[op]
-    saves = " ".join(dict.fromkeys(generic.saves + names))
+    # Fitting reads every named input whole, whatever the generic rule saves of it
+    # (``self:meta``, ``self:if=other``): those specs give way to plain saves.
+    kept = [s for s in generic.saves if s.partition(":")[0] not in names]
+    saves = " ".join(dict.fromkeys((*kept, *names)))
 
     def rule(c: Any, g: Any) -> tuple[Any, ...]:
         grads = generic.fn(c, g)
