@@ -293,6 +293,28 @@ def autograd_step(
     if ent is None:  # the first recorded call of op on this key
         ent = op.ag[key] = _Entry(op, key)
     kind = ent.kind
+    if kind == _RECORD and not inplace:  # the common case first
+        prev = _gm.enabled
+        _gm.enabled = False
+        try:
+            res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
+        finally:
+            _gm.enabled = prev
+        if res.__class__ is Tensor:  # one output
+            node = ent.record(args, (res,))
+            if res._dtype._category >= 2:  # floating or complex
+                res._requires_grad = True
+                res._grad_fn = node
+            return res
+        outputs = res if isinstance(res, tuple) else (res,)
+        node = ent.record(args, outputs)
+        for i, o in enumerate(outputs):
+            if o.__class__ is Tensor and o._dtype._category >= 2:  # floating or complex
+                o._requires_grad = True
+                o._grad_fn = node
+                if i:
+                    meta(o).output_nr = i
+        return res
     if kind == _COMPOSITE:
         global _COMPOSITES
         if _COMPOSITES is None:
@@ -319,29 +341,7 @@ def autograd_step(
         if inplace:
             args[0]._bump_version()
         return res
-    if inplace:
-        return _inplace_step(op, kernel, args, dev, ent)
-    prev = _gm.enabled
-    _gm.enabled = False
-    try:
-        res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
-    finally:
-        _gm.enabled = prev
-    if res.__class__ is Tensor:  # the common case: one output
-        node = ent.record(args, (res,))
-        if res._dtype._category >= 2:  # floating or complex
-            res._requires_grad = True
-            res._grad_fn = node
-        return res
-    outputs = res if isinstance(res, tuple) else (res,)
-    node = ent.record(args, outputs)
-    for i, o in enumerate(outputs):
-        if o.__class__ is Tensor and o._dtype._category >= 2:  # floating or complex
-            o._requires_grad = True
-            o._grad_fn = node
-            if i:
-                meta(o).output_nr = i
-    return res
+    return _inplace_step(op, kernel, args, dev, ent)  # a recorded in-place call
 
 
 def _make_node(
