@@ -332,16 +332,24 @@ def autograd_step(
             self = args[0]
             if self._requires_grad and self._grad_fn is None:
                 _check_leaf_inplace(self)
-        prev = _gm.enabled
-        _gm.enabled = False
-        try:
-            res = op.frontend(op, kernel, args, out, dev, inplace)  # type: ignore[misc]
-        finally:
-            _gm.enabled = prev
+        res = _untracked(op, kernel, args, out, dev, inplace)
         if inplace:
             args[0]._bump_version()
         return res
     return _inplace_step(op, kernel, args, dev, ent)  # a recorded in-place call
+
+
+def _untracked(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool
+) -> Any:
+    """The frontend and kernel with recording off (what they call is not part of the graph;
+    the recorded path above spells this out to save a call)."""
+    prev = _gm.enabled
+    _gm.enabled = False
+    try:
+        return op.frontend(op, kernel, args, out, dev, inplace)  # type: ignore[misc]
+    finally:
+        _gm.enabled = prev
 
 
 def _make_node(
