@@ -20,7 +20,7 @@ from .graph import Node, SavedTensor, TensorMeta, grad_accumulator
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["compile_recorder"]
+__all__ = ["compile_recorder", "save_other"]
 
 _NO_EDGE: tuple[None, int] = (None, 0)
 
@@ -43,9 +43,9 @@ _INPUT = """\
 """
 
 
-def _save_other(v: Any, meta_only: bool, name: str) -> Any:
+def save_other(v: Any, meta_only: bool, name: str) -> Any:
     """What is saved of a non-tensor argument: tensors inside a list or tuple are saved one
-    by one, anything else as it is."""
+    by one, anything else as it is (both recorders use it)."""
     if isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
         return [
             x
@@ -126,7 +126,7 @@ def compile_recorder(
         "_OP": op,
         "_apply_rule": apply_rule,
         "_normalized": normalized,
-        "_save_other": _save_other,
+        "_save_other": save_other,
         "_debug": debug,
         "_generic": generic,
     }

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from . import grad_mode
-from ._record import compile_recorder
+from ._record import compile_recorder, save_other
 from .graph import FREED_GRAPH, Node, SavedTensor, TensorMeta, camel, edge, grad_accumulator, meta
 
 if TYPE_CHECKING:
@@ -154,7 +154,17 @@ class _Entry:
     it (record a node, differentiate through a composite, or not differentiate), its rule,
     the node name and what the rule saves."""
 
-    __slots__ = ("ctx_cls", "inputs", "kind", "name", "normalize", "plan", "record", "rule")
+    __slots__ = (
+        "ctx_cls",
+        "inputs",
+        "kind",
+        "name",
+        "normalize",
+        "plan",
+        "record",
+        "rule",
+        "saves_self",
+    )
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
@@ -182,6 +192,8 @@ class _Entry:
             self.record = (
                 compile_recorder(op, self, apply_rule, _normalized, _debug, generic) or generic
             )
+        # Whether an in-place call must keep a copy of self's old value for the rule.
+        self.saves_self = any(k == "self" and not meta for k, _, _, meta, _ in self.plan)
 
 
 _RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
@@ -243,17 +255,8 @@ def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ..
             # Shape-only rules (views, sum, ...) must not keep the values alive or fail the
             # version check when the input is later modified in place (PyTorch saves sizes).
             saved[key] = TensorMeta(v) if meta_only else SavedTensor(v, False, name)
-        elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
-            saved[key] = [
-                x
-                if not isinstance(x, Tensor)
-                else TensorMeta(x)
-                if meta_only
-                else SavedTensor(x, False, name)
-                for x in v
-            ]
         else:
-            saved[key] = v
+            saved[key] = save_other(v, meta_only, name)
         if debug and not meta_only:
             _track(node, v)
 
@@ -413,7 +416,7 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _En
     try:
         # Rules that read the input's old value get a copy taken before it is overwritten.
         saved_args = args
-        if any(spec.partition(":")[0] == "self" for spec in ent.rule.saves):
+        if ent.saves_self:
             saved_args = (self.clone(),) + args[1:]  # type: ignore[attr-defined]
         op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
         self._bump_version()

@@ -12,7 +12,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 
-from ._util import A, errstate, quiet_tokens, scalar_arrays
+from ._util import A, errstate, quiet_tokens, scalar_arrays, shares_storage
 
 __all__ = ["build"]
 
@@ -265,7 +265,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 shared = g._storage is st or y._storage is st
             else:  # a Python scalar argument
                 gg, yy = A(g), A(y)
-                shared = getattr(g, "_storage", None) is st or getattr(y, "_storage", None) is st
+                shared = shares_storage(out, g, y)
             if out._dtype._category == 3:  # complex
                 yy = xp.conj(yy)
             tmp = xp.empty_like(o) if shared else o
