@@ -7,6 +7,7 @@ from typing import Any
 
 from . import dtypes as dt
 from ._tensor import Tensor
+from .ops._call import _as_scalar
 
 __all__ = ["bind"]
 
@@ -26,7 +27,16 @@ def _is_advanced(x: Any) -> bool:
 def _index_tensor(x: Any, dev: Any) -> Tensor:
     from .ops.factories import tensor
 
-    t = x if isinstance(x, Tensor) else tensor(x, device=dev)
+    if isinstance(x, Tensor):
+        t = x
+    else:
+        try:
+            t = tensor(x, device=dev)
+        except (TypeError, ValueError) as exc:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                f"are valid indices (got a {type(x).__name__} that is not one: {exc})"
+            ) from None
     if t._dtype not in (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8, dt.bool_):
         if t.numel() == 0 and isinstance(x, list):
             return t.to(dt.int64)  # type: ignore[attr-defined, no-any-return]
@@ -79,7 +89,9 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
         elif isinstance(x, slice):
             step = 1 if x.step is None else x.step
             if step <= 0:
-                raise ValueError("step must be greater than zero")
+                raise ValueError(
+                    f"step must be greater than zero (got a slice index with step {step})"
+                )
             from .dispatch import get_op
             from .ops._call import call
 
@@ -141,7 +153,9 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
         elif c is slice:
             step = 1 if x.step is None else x.step
             if step <= 0:
-                raise ValueError("step must be greater than zero")
+                raise ValueError(
+                    f"step must be greater than zero (got a slice index with step {step})"
+                )
             size = self._shape[d]
             b, e, _ = x.indices(size)
             n = max(0, (e - b + step - 1) // step)
@@ -180,7 +194,32 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
     return call(get_op("index"), (out, indices))  # type: ignore[no-any-return]
 
 
+def _value(self: Tensor, value: Any) -> Any:
+    """The value of ``self[idx] = value``, checked before anything is written: a tensor, a
+    number that fits ``self``'s dtype, or nested sequences of numbers (a new tensor)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (list, tuple)):
+        from .ops.factories import tensor
+
+        try:
+            return tensor(value, dtype=self._dtype, device=self._device)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            raise TypeError(f"can't assign {value!r} to a tensor by indexing: {exc}") from None
+    v = _as_scalar(value)
+    if v is None:
+        raise TypeError(
+            f"can't assign a {type(value).__name__} to a {self._dtype.name} tensor by indexing"
+        )
+    try:
+        dt.check_scalar(v, self._dtype)
+    except RuntimeError as exc:
+        raise RuntimeError(f"{exc} (in an indexed assignment)") from None
+    return v
+
+
 def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
+    value = _value(self, value)
     view = None
     if self._layout.name == "strided":
         view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))

@@ -6,6 +6,7 @@ Only the metadata and the methods that are not operators live here; every operat
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from math import prod as _prod
 from typing import TYPE_CHECKING, Any
@@ -160,13 +161,13 @@ class Tensor:
         """The shape, or the size of one dim."""
         if dim is None:
             return Size(self._shape)
-        return self._shape[_wrap_dim(dim, len(self._shape))]
+        return self._shape[_method_dim("size", dim, len(self._shape))]
 
     def stride(self, dim: int | None = None) -> Any:
         """Strides in elements (not bytes), or the stride of one dim."""
         if dim is None:
             return self._stride
-        return self._stride[_wrap_dim(dim, len(self._shape))]
+        return self._stride[_method_dim("stride", dim, len(self._shape))]
 
     def storage_offset(self) -> int:
         """Offset of the first element in the storage, in elements."""
@@ -341,8 +342,23 @@ class Size(tuple):  # type: ignore[type-arg]
         return f"tensorcore.Size({list(self)})"
 
 
+def _method_dim(fn: str, dim: Any, ndim: int) -> int:
+    """``dim`` of a metadata method, checked and wrapped, with errors naming ``fn``."""
+    if dim.__class__ is not int:
+        if isinstance(dim, bool) or not hasattr(type(dim), "__index__"):
+            raise TypeError(f"{fn}(): argument 'dim' must be int, not {type(dim).__name__}")
+        try:
+            dim = operator.index(dim)
+        except TypeError as exc:
+            raise TypeError(f"{fn}(): argument 'dim': {exc}") from None
+    try:
+        return _wrap_dim(dim, ndim)
+    except IndexError as exc:
+        raise IndexError(f"{fn}(): {exc}") from None
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
-    n = max(ndim, 1)
+    n = ndim or 1  # a 0-d tensor takes dim 0 and -1 (max() would cost a call)
     if not -n <= dim < n:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"

@@ -11,6 +11,7 @@ from ._tensor import Tensor, make_tensor
 from .autograd.grad_mode import no_grad
 from .devices import device as _device
 from .ops._api import FUNCTIONS
+from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
 from .plugins import manager
 
 __all__ = ["install"]
@@ -29,24 +30,45 @@ def native(self: Tensor) -> Any:
 
 # ------------------------------------------------------------------ conversion
 def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool, bool]:
-    dev = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    copy = kwargs.pop("copy", False)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, dt.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dev, dtype = a._device, a._dtype
-        elif isinstance(a, (str, _device)):
-            dev = a
-        elif isinstance(a, bool):
-            non_blocking = a
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
-    return (None if dev is None else _device(dev)), dtype, non_blocking, copy
+    """PyTorch's three forms: ``to(dtype, non_blocking, copy)``, ``to(device, dtype,
+    non_blocking, copy)`` and ``to(other, non_blocking, copy)``; anything else is a
+    ``TypeError`` naming what was passed."""
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking", "copy", "memory_format"}
+    if unknown:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(unknown)}")
+    dev = kwargs.get("device")
+    dtype = kwargs.get("dtype")
+    flags: list[Any] = []
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        dev, dtype = other._device, other._dtype
+    elif rest and isinstance(rest[0], dt.dtype):
+        dtype = rest.pop(0)
+    elif rest and (
+        rest[0] is None
+        or (isinstance(rest[0], (str, _device, int)) and not isinstance(rest[0], bool))
+    ):
+        dev = rest.pop(0)
+        if rest and isinstance(rest[0], dt.dtype):
+            dtype = rest.pop(0)
+    flags = rest
+    if len(flags) > 2 or not all(isinstance(f, bool) for f in flags):
+        got = ", ".join(type_name(a) for a in args)
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got ({got}), but expected one "
+            "of: (dtype, non_blocking=False, copy=False), (device=None, dtype=None, "
+            "non_blocking=False, copy=False) or (Tensor other, non_blocking=False, copy=False)"
+        )
+    non_blocking = kwargs.get("non_blocking", flags[0] if flags else False)
+    copy = kwargs.get("copy", flags[1] if len(flags) > 1 else False)
+    non_blocking = v_bool("to", "non_blocking", non_blocking)
+    copy = v_bool("to", "copy", copy)
+    dtype = v_dtype("to", "dtype", dtype, True)
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        dev = f"cuda:{dev}"  # PyTorch: an int is an accelerator index
+    dev = v_device("to", "device", dev, True)
+    return dev, dtype, non_blocking, copy
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -63,6 +85,14 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     (True, tensorcore.int64)
     """
     dev, dtype, non_blocking, copy = _parse_to(args, kwargs)
+    try:
+        return _to(self, dev, dtype, non_blocking, copy)
+    except STANDARD as exc:
+        name_error(exc, "to")
+        raise
+
+
+def _to(self: Tensor, dev: Any, dtype: Any, non_blocking: bool, copy: bool) -> Tensor:
     out = self
     if (
         dev is not None
@@ -117,8 +147,11 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     from .dispatch import get_op
     from .ops._call import call_inplace
 
+    if not isinstance(self, Tensor):
+        raise TypeError(f"copy_(): expected a Tensor as self, got {type_name(self)}")
     if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type_name(src)}")
+    non_blocking = v_bool("copy_", "non_blocking", non_blocking)
     if (
         src._device != self._device
         and src.ndim + self.ndim
@@ -152,6 +185,7 @@ def cuda(self: Tensor, device: Any = None, non_blocking: bool = False) -> Tensor
     return to(self, d, non_blocking=non_blocking)
 
 
+@checked("numpy(Tensor self, *, bool force=False) -> Any")
 def numpy(self: Tensor, *, force: bool = False) -> Any:
     """The tensor as a NumPy array sharing its memory (CPU tensors only).
 
@@ -227,6 +261,7 @@ def _set_requires_grad(self: Tensor, value: bool) -> None:
 requires_grad = property(_get_requires_grad, _set_requires_grad)
 
 
+@checked("requires_grad_(Tensor self, bool requires_grad=True) -> Tensor")
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Set ``requires_grad`` in place; returns self.
 
@@ -292,6 +327,10 @@ def detach_(self: Tensor) -> Tensor:
     return self
 
 
+@checked(
+    "backward(Tensor self, Tensor? gradient=None, bool? retain_graph=None, "
+    "bool create_graph=False, Any inputs=None) -> None"
+)
 def backward(
     self: Tensor,
     gradient: Any = None,
@@ -387,6 +426,7 @@ class _RemovableHandle:
             self._hooks.remove(self._fn)
 
 
+@checked("register_hook(Tensor self, Callable hook) -> Any")
 def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
     """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
     replaces the gradient. Returns a handle with ``remove()``.

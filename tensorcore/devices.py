@@ -46,26 +46,26 @@ class device:
             if index is not None:
                 raise TypeError("device(): an index cannot be given with a device object")
             return type
-        hit = _cache.get((type, index))  # type: ignore[arg-type]
-        if hit is not None:
-            return hit
         if not isinstance(type, str):
             raise TypeError(f"device(): expected a string or device, got {type.__class__.__name__}")
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError(f"device(): index must be an int, got {index.__class__.__name__}")
+        hit = _cache.get((type, index))
+        if hit is not None:
+            return hit
         m = _DEVICE_RE.fullmatch(type)
         if m is None:
             raise RuntimeError(
-                f"Invalid device string: '{type}' (expected 'type' or 'type:index', e.g. 'cuda:0')"
+                f"device(): Invalid device string: '{type}' (expected 'type' or 'type:index', "
+                "e.g. 'cuda:0')"
             )
         dev_type, idx = m.group(1), m.group(2)
         if idx is not None:
             if index is not None:
                 raise RuntimeError(f"device(): type string '{type}' already has an index")
             index = int(idx)
-        if index is not None:
-            if isinstance(index, bool) or not isinstance(index, int):
-                raise TypeError(f"device(): index must be an int, got {index.__class__.__name__}")
-            if index < 0:
-                raise RuntimeError(f"Device index must not be negative, got {index}")
+        if index is not None and index < 0:
+            raise RuntimeError(f"device(): device index must not be negative, got {index}")
         key = (dev_type, index)
         obj = _cache.get(key)
         if obj is None:
@@ -100,12 +100,14 @@ class device:
         return (device, (self.type, self.index))
 
     def __enter__(self) -> device:
+        # A block names its device as a value, as in PyTorch: a factory inside it reports a
+        # device that cannot be used (set_default_device checks at once).
         _state.stack.append(get_default_device())
-        set_default_device(self)
+        _state.default = self
         return self
 
     def __exit__(self, *exc: object) -> None:
-        set_default_device(_state.stack.pop())
+        _state.default = _state.stack.pop()
 
 
 class _DeviceState(threading.local):
@@ -138,6 +140,10 @@ def get_default_device() -> device:
 def set_default_device(d: device | str | None) -> None:
     """Set the device factories use by default (``None`` resets it to ``cpu``).
 
+    The device must be usable here: an unknown device type, a device whose backend reports it
+    unavailable or an index past the last device raises now, naming the package to install or
+    the reason, rather than at every later factory call (PyTorch accepts it and fails later).
+
     Examples
     --------
     >>> import tensorcore as tc
@@ -145,4 +151,14 @@ def set_default_device(d: device | str | None) -> None:
     >>> tc.ones(1).device
     device(type='cpu')
     """
-    _state.default = device("cpu") if d is None else device(d)
+    if d is None:
+        _state.default = device("cpu")
+        return
+    from .plugins import manager
+
+    try:
+        dev = device(d)
+        manager.device_backend(dev)
+    except (TypeError, RuntimeError) as exc:
+        raise type(exc)(f"set_default_device(): {exc}") from None
+    _state.default = dev

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import layouts
+from .dtypes import all_dtypes
 
 if TYPE_CHECKING:
     from .ops.schema import OpDecl
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 __all__ = ["DirectKernel", "KernelRecord", "Op", "coverage", "explain", "get_op", "ops"]
 
 ANY = "*"
+#: Every dtype: ``Op.dtypes_ok`` is this very object for operators that take them all.
+ALL_DTYPES = frozenset(all_dtypes)
 
 
 class DirectKernel:
@@ -64,13 +67,16 @@ class Op:
         "composite",
         "decl",
         "differentiable",
+        "dtypes_ok",
         "extra",
         "fast",
+        "fast_dtypes",
         "frontend",
         "list_pos",
         "name",
         "npos",
         "registered",
+        "scalars",
         "table",
         "tensor_pos",
     )
@@ -86,6 +92,10 @@ class Op:
         self.list_pos = decl.parsed.tensor_list_positions
         self.differentiable = decl.differentiable
         self.composite = "composite" in decl.tags
+        # Python scalar types the fast call path lets through where a tensor is declared
+        # (pointwise operators take them as weak scalars); anything else is checked by
+        # ``ops._call._scan``.
+        self.scalars = frozenset({int, float, bool, complex}) if decl.scalar_params else frozenset()
         self.extra: dict[str, Any] = {}
         # Autograd's per-dispatch-key cache (rule, save plan), filled by autograd.step.
         self.ag: dict[tuple[str, str], Any] = {}
@@ -101,6 +111,16 @@ class Op:
                 self.fast = 2
             elif decl.promote in ("same", "float") and self.tensor_pos == (0,):
                 self.fast = 1 if decl.promote == "same" else 3
+        # The dtypes the operator computes in (the declaration's categories), and those for
+        # which a fast pointwise call (``op.fast``) may skip promotion: the input's dtype is
+        # then the compute and the result dtype.
+        ok = frozenset(d for d in all_dtypes if "bifc"[d._category] in decl.dtypes)
+        self.dtypes_ok = ALL_DTYPES if ok == ALL_DTYPES else ok
+        self.fast_dtypes = (
+            frozenset()
+            if not self.fast
+            else frozenset(d for d in self.dtypes_ok if self.fast != 3 or d._category >= 2)
+        )
 
     def record(self, key: tuple[str, str]) -> KernelRecord | None:
         """The kernel record a key resolves to: exact, then any device, then any layout."""
@@ -245,7 +265,12 @@ def explain(op_name: str, *args: Any, **kwargs: Any) -> str:
     """
     from ._tensor import Tensor
 
-    op = get_op(op_name)
+    if not isinstance(op_name, str):
+        raise TypeError(f"explain(): argument 'op_name' must be str, not {type(op_name).__name__}")
+    try:
+        op = get_op(op_name)
+    except ValueError as exc:
+        raise ValueError(f"explain(): {exc}") from None
     found = [a for a in args if isinstance(a, Tensor)]
     for a in args:
         if isinstance(a, (list, tuple)):

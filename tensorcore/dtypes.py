@@ -187,7 +187,10 @@ def set_default_dtype(d: dtype) -> None:
     """
     global _default_dtype
     if not isinstance(d, dtype) or d._category != _FLOAT:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError(
+            "set_default_dtype(): only floating-point types are supported as the default type, "
+            f"got {d!r}"
+        )
     _default_dtype = d
 
 
@@ -200,7 +203,19 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     >>> tc.promote_types(tc.uint8, tc.int8)
     tensorcore.int16
     """
-    return _PROMOTE[type1, type2]
+    try:
+        return _PROMOTE[type1, type2]
+    except (KeyError, TypeError):
+        _need_dtypes("promote_types", type1=type1, type2=type2)
+        raise
+
+
+def _need_dtypes(fn: str, **args: Any) -> None:
+    for name, value in args.items():
+        if not isinstance(value, dtype):
+            raise TypeError(
+                f"{fn}(): argument '{name}' must be tensorcore.dtype, not {type(value).__name__}"
+            )
 
 
 def scalar_dtype(value: Any) -> dtype:
@@ -264,7 +279,10 @@ def result_type(*operands: Any) -> dtype:
         elif isinstance(op, dtype):
             dim = op if dim is None else _PROMOTE[dim, op]
         else:
-            s = scalar_dtype(op)
+            try:
+                s = scalar_dtype(op)
+            except TypeError as exc:
+                raise TypeError(f"result_type(): {exc}") from None
             wrapped = s if wrapped is None else _PROMOTE[wrapped, s]
     out = _combine(dim, _combine(zero, wrapped))
     if out is None:
@@ -284,4 +302,91 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     >>> tc.can_cast(tc.float64, tc.int32), tc.can_cast(tc.int32, tc.float16)
     (False, True)
     """
+    if from_.__class__ is not dtype or to.__class__ is not dtype:
+        _need_dtypes("can_cast", from_=from_, to=to)
     return from_._category <= to._category or (to._category == _BOOL and from_ is bool_)
+
+
+# Largest finite values of the floating dtypes (PyTorch's ``finfo(d).max``).
+_FLOAT_MAX = {
+    float16: 65504.0,
+    bfloat16: 3.3895313892515355e38,
+    float32: 3.4028234663852886e38,
+    float64: 1.7976931348623157e308,
+}
+
+
+def int_range(d: dtype) -> tuple[int, int]:
+    """``(min, max)`` of an integer dtype.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.dtypes import int_range
+    >>> int_range(tc.int8), int_range(tc.uint8)
+    ((-128, 127), (0, 255))
+    """
+    bits = 8 * d.itemsize
+    if d.is_signed:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def check_scalar(value: Any, d: dtype) -> None:
+    """Raise PyTorch's ``RuntimeError`` if the Python scalar ``value`` cannot be stored in
+    dtype ``d`` without overflow (the check PyTorch makes when it converts a ``Scalar``
+    argument, as ``fill_``, ``full`` and ``masked_fill`` do; pointwise operators instead
+    wrap a scalar operand without a check).
+
+    NaN and infinities do not fit an integer dtype, finite values beyond the largest float
+    do not fit a floating dtype (infinities do), a complex number with an imaginary part does
+    not fit a real dtype; every value fits ``bool``. As in PyTorch, an unsigned dtype also
+    takes negative values down to ``-max`` (they wrap), and floats are truncated.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.dtypes import check_scalar
+    >>> check_scalar(-1, tc.uint8)
+    >>> check_scalar(300, tc.int8)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: value cannot be converted to type int8 without overflow
+    """
+    cat = d._category
+    if cat == _BOOL:
+        return
+    v = value
+    if isinstance(v, complex):
+        if cat != _COMPLEX and v.imag != 0:
+            raise _overflow(d)
+        v = v.real if cat != _COMPLEX else v
+    if cat == _COMPLEX:
+        parts = (v.real, v.imag) if isinstance(v, complex) else (v,)
+        limit = _FLOAT_MAX[d.to_real()]
+        for p in parts:
+            if isinstance(p, float) and p == p and abs(p) != float("inf") and abs(p) > limit:
+                raise _overflow(d)
+        return
+    if cat == _FLOAT:
+        if isinstance(v, int):
+            v = float(v) if abs(v) < 1 << 1024 else float("inf")
+            if v == float("inf"):
+                raise _overflow(d)
+        if v == v and abs(v) != float("inf") and abs(v) > _FLOAT_MAX[d]:
+            raise _overflow(d)
+        return
+    # integral
+    if isinstance(v, float):
+        if v != v or abs(v) == float("inf"):
+            raise _overflow(d)
+        v = int(v)
+    lo, hi = int_range(d)
+    if not d.is_signed:
+        lo = -hi
+    if v < lo or v > hi:
+        raise _overflow(d)
+
+
+def _overflow(d: dtype) -> RuntimeError:
+    return RuntimeError(f"value cannot be converted to type {d.name} without overflow")

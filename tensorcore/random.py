@@ -6,6 +6,7 @@ backend, e.g. a NumPy ``Generator``), so streams are reproducible on every backe
 
 from __future__ import annotations
 
+import operator
 import random as _pyrandom
 from typing import Any
 
@@ -28,14 +29,24 @@ class Generator:
     """
 
     def __init__(self, device: Any = "cpu") -> None:
-        self.device = _device(device)
+        try:
+            self.device = _device(device)
+        except (TypeError, RuntimeError) as exc:
+            raise type(exc)(f"Generator(): {exc}") from None
         self._seed = 67280421310721
         self.state: Any = None  # the backend's generator, made on first use
 
     def manual_seed(self, seed: int) -> Generator:
         """Reset the stream to start from ``seed``; returns self."""
-        if not isinstance(seed, int):
-            raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
+                raise TypeError(
+                    f"manual_seed(): argument 'seed' must be int, not {type(seed).__name__}"
+                )
+            try:
+                seed = operator.index(seed)
+            except TypeError as exc:
+                raise TypeError(f"manual_seed(): argument 'seed': {exc}") from None
         self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
         self.state = None
         return self

@@ -139,8 +139,8 @@ ORACLES: dict[str, Oracle] = {
     "tanh": _float(np.tanh),
     "sigmoid": _float(_sigmoid),
     "relu": Oracle(lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, NO_BOOL),
-    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) ** 2), 2, NO_BOOL),
-    "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, NO_BOOL),
+    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) ** 2), 2, FLOATS),
+    "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, FLOATS),
     "threshold_backward": Oracle(lambda g, x, t: g * (x > t), 2, NO_BOOL, extra=(0.5,)),
     "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),
     "floor": Oracle(_rounding(np.floor), 1, NO_BOOL),
@@ -156,8 +156,7 @@ ORACLES: dict[str, Oracle] = {
     "clamp": Oracle(_clamp, 3, NO_BOOL, scalars=False),
     "clip": Oracle(_clamp, 3, NO_BOOL, scalars=False),
     "where": Oracle(np.where, 3, scalars=False),
-    "lerp": Oracle(lambda a, b, w: a + w * (b - a), 3, FLOATS, result="float", same_dtype=True,
-                   scalars=False),
+    "lerp": Oracle(lambda a, b, w: a + w * (b - a), 3, FLOATS, same_dtype=True, scalars=False),
 }  # fmt: skip
 
 

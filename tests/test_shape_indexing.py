@@ -61,7 +61,7 @@ def test_cat_details(device: str) -> None:
 
 def test_cat_rejects_a_tensor_in_place_of_a_list(device: str) -> None:
     t, _ = _a(device)
-    with pytest.raises(TypeError, match="must be a tuple or list of Tensors"):
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
         tc.cat(t)
 
 

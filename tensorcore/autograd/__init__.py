@@ -6,7 +6,8 @@ derivative formulas live in ``tensorcore/ops/derivatives.py``.
 
 from __future__ import annotations
 
-from .engine import backward, grad
+from ..ops._validate import checked
+from . import engine as _engine
 from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -29,3 +30,13 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
 ]
+
+
+grad = checked(
+    "grad(Any outputs, Any inputs, Any grad_outputs=None, bool? retain_graph=None, "
+    "bool create_graph=False, bool? allow_unused=None, bool materialize_grads=False) -> Any"
+)(_engine.grad)
+backward = checked(
+    "backward(Any tensors, Any grad_tensors=None, bool? retain_graph=None, "
+    "bool create_graph=False, Any inputs=None) -> None"
+)(_engine.backward)

@@ -12,11 +12,23 @@ from .graph import FREED_GRAPH, NOTHING_SAVED, AccumulateGrad, Node, edge
 __all__ = ["backward", "grad", "run_backward"]
 
 
-def _as_list(x: Any) -> list[Any]:
-    if x is None:
+def _as_list(x: Any, arg: str = "", optional: bool = True) -> list[Any]:
+    """``x`` (a tensor, or a sequence of tensors; None where ``optional``) as a list; with
+    ``arg`` named, anything else is a ``TypeError`` naming it."""
+    if x is None and optional:
         return []
     if isinstance(x, Tensor):
         return [x]
+    if not arg:
+        return list(x)
+    if not isinstance(x, (list, tuple)) or not (x or optional):
+        raise TypeError(
+            f"argument '{arg}' must be a Tensor or a non-empty sequence of Tensors, not "
+            f"{type(x).__name__}"
+        )
+    for i, t in enumerate(x):
+        if not isinstance(t, Tensor) and not (optional and t is None):
+            raise TypeError(f"{arg}[{i}] must be a Tensor, not {type(t).__name__}")
     return list(x)
 
 
@@ -270,11 +282,11 @@ def backward(
     >>> x.grad
     tensor([2., 4.])
     """
-    outs = _as_list(tensors)
-    gs = _as_list(grad_tensors)
+    outs = _as_list(tensors, "tensors", optional=False)
+    gs = _as_list(grad_tensors, "grad_tensors")
     if retain_graph is None:
         retain_graph = create_graph
-    ins = None if inputs is None else _as_list(inputs)
+    ins = None if inputs is None else _as_list(inputs, "inputs")
     if ins is not None and not ins:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     run_backward(outs, gs, retain_graph, create_graph, ins, accumulate=True, allow_unused=True)
@@ -299,9 +311,9 @@ def grad(
     >>> g.item(), tc.autograd.grad(g, x)[0].item()
     (27.0, 18.0)
     """
-    outs = _as_list(outputs)
-    ins = _as_list(inputs)
-    gs = _as_list(grad_outputs)
+    outs = _as_list(outputs, "outputs", optional=False)
+    ins = _as_list(inputs, "inputs", optional=False)
+    gs = _as_list(grad_outputs, "grad_outputs")
     if retain_graph is None:
         retain_graph = create_graph
     res = run_backward(

@@ -90,7 +90,11 @@ class set_grad_enabled(_Mode):
     """
 
     def __init__(self, mode: bool) -> None:
-        self._target = bool(mode)
+        if mode is not True and mode is not False:
+            raise TypeError(
+                f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}"
+            )
+        self._target = mode
         self._prev = _state.enabled
         _state.enabled = self._target
 

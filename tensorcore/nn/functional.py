@@ -7,6 +7,7 @@ from .. import dtypes as dt
 from .._tensor import Tensor
 from ..layouts import strided
 from ..ops._api import FUNCTIONS
+from ..ops._validate import checked
 
 __all__ = [
     "cross_entropy",
@@ -25,31 +26,37 @@ __all__ = [
 _F = FUNCTIONS.__getitem__
 
 
+@checked("relu(Tensor input) -> Tensor")
 def relu(input: Tensor) -> Tensor:
     """``max(x, 0)`` elementwise."""
     return _F("relu")(input)  # type: ignore[no-any-return]
 
 
+@checked("sigmoid(Tensor input) -> Tensor")
 def sigmoid(input: Tensor) -> Tensor:
     """Logistic sigmoid."""
     return _F("sigmoid")(input)  # type: ignore[no-any-return]
 
 
+@checked("tanh(Tensor input) -> Tensor")
 def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent."""
     return _F("tanh")(input)  # type: ignore[no-any-return]
 
 
+@checked("softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
 def softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
     """Softmax along ``dim``."""
     return _F("softmax")(input, dim, dtype)  # type: ignore[no-any-return]
 
 
+@checked("log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
 def log_softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
     """Log-softmax along ``dim``."""
     return _F("log_softmax")(input, dim, dtype)  # type: ignore[no-any-return]
 
 
+@checked("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``.
 
@@ -85,12 +92,16 @@ def _reduce(loss: Tensor, reduction: str, name: str) -> Tensor:
     raise ValueError(f"{reduction} is not a valid value for reduction ({name})")
 
 
+@checked('mse_loss(Tensor input, Tensor target, str reduction="mean") -> Tensor')
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     d = input - target
     return _reduce(d * d, reduction, "mse_loss")  # type: ignore[operator]
 
 
+@checked('nll_loss(Tensor input, Tensor target, str reduction="mean") -> Tensor')
 def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of log-probabilities ``input`` (N, C) at the class indices
     ``target`` (N,).
@@ -105,11 +116,13 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return _F("nll_loss")(input, target, reduction)  # type: ignore[no-any-return]
 
 
+@checked('cross_entropy(Tensor input, Tensor target, str reduction="mean") -> Tensor')
 def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Cross-entropy of logits ``input`` (N, C) against class indices ``target`` (N,)."""
     return nll_loss(log_softmax(input, 1), target, reduction)
 
 
+@checked("embedding(Tensor input, Tensor weight, bool sparse=False) -> Tensor")
 def embedding(input: Tensor, weight: Tensor, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the indices ``input`` (any shape).
 

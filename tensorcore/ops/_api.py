@@ -13,6 +13,7 @@ from .. import dispatch
 from .._tensor import Tensor
 from ._call import call, call_inplace
 from ._signature import MISSING, Param
+from ._validate import check_source, namespace, v_ints
 from .meta import FRONTENDS, pointwise_binary, pointwise_unary
 from .schema import OPS, OpDecl
 
@@ -21,17 +22,18 @@ __all__ = ["FUNCTIONS", "build", "norm_size"]
 FUNCTIONS: dict[str, Any] = {}
 
 
-def norm_size(size: tuple[Any, ...]) -> tuple[int, ...]:
-    """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
-    if len(size) == 1 and not isinstance(size[0], int):
-        inner = size[0]
-        if isinstance(inner, Tensor):
-            return tuple(int(x) for x in inner.tolist())  # type: ignore[attr-defined]
-        return tuple(inner)
+def norm_size(fn: str, arg: str, size: tuple[Any, ...]) -> tuple[int, ...]:
+    """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``; anything but ints raises a
+    ``TypeError`` naming ``fn`` and ``arg`` (see :func:`~tensorcore.ops._validate.v_ints`)."""
+    if len(size) == 1 and size[0].__class__ is not int:
+        return v_ints(fn, arg, size[0])  # type: ignore[no-any-return]
+    for x in size:
+        if x.__class__ is not int:
+            return v_ints(fn, arg, size)  # type: ignore[no-any-return]
     return size
 
 
-def norm_list(items: tuple[Any, ...]) -> tuple[Any, ...]:
+def norm_list(fn: str, arg: str, items: tuple[Any, ...]) -> tuple[Any, ...]:
     """``f(eq, a, b)`` and ``f(eq, [a, b])`` both give ``(a, b)``."""
     if len(items) == 1 and isinstance(items[0], (list, tuple)):
         return tuple(items[0])
@@ -53,6 +55,7 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
     parts: list[str] = []
     pre: list[str] = []
     kw_started = False
+    fname = decl.name + ("_" if kind == "inplace" else "")
     for i, p in enumerate(params):
         pyname = p.name
         if i == 0 and p.name == "self" and kind == "function":
@@ -63,7 +66,10 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
         parts.append(_param_src(p, pyname))
         if p.vararg:
             norm = "_norm_list" if p.type.startswith("Tensor") else "_norm_size"
-            pre.append(f"{pyname} = {norm}({pyname})")
+            pre.append(f"{pyname} = {norm}({fname!r}, {p.name!r}, {pyname})")
+        check = check_source(fname, pyname, p)
+        if check is not None:
+            pre.append(check)
         if p.name == "requires_grad":
             pre.append("_rg = requires_grad")
         names.append(pyname)
@@ -72,7 +78,6 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
         if not kw_started and not any(q.vararg for q in params):
             parts.append("*")
         parts.append("out=None")
-    fname = decl.name + ("_" if kind == "inplace" else "")
     argtuple = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
     inplace = kind == "inplace" or "inplace" in decl.tags
     if inplace:
@@ -107,6 +112,7 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
         "_call_inplace": call_inplace,
         "_norm_size": norm_size,
         "_norm_list": norm_list,
+        **namespace(),
     }
     exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)
     return _finish(ns[fname], decl, kind)
@@ -125,6 +131,7 @@ def build() -> None:
         "_call_inplace": call_inplace,
         "_norm_size": norm_size,
         "_norm_list": norm_list,
+        **namespace(),
     }
     variants: list[tuple[OpDecl, str, str]] = []
     for name, decl in OPS.items():
@@ -157,8 +164,8 @@ def _prepare(decl: OpDecl) -> dispatch.Op:
     op.frontend = FRONTENDS[decl.meta]
     if op.fast:
         op.frontend = pointwise_binary if op.fast == 2 else pointwise_unary
-    if decl.name == "where":
-        op.extra["promote_pos"] = (1, 2)
+    if decl.promote_args:
+        op.extra["promote_pos"] = tuple(decl.param(n) for n in decl.promote_args.split())
     return op
 
 

@@ -6,11 +6,17 @@ tensor arguments, one dict lookup for the kernel, and nothing that inspects or i
 
 from __future__ import annotations
 
+import numbers
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..layouts import strided
+from ._validate import STANDARD as _STANDARD
+from ._validate import TRANSLATED as _TRANSLATED
+from ._validate import name_error as _name
+from ._validate import translate_error as _translate
+from ._validate import type_name
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -40,30 +46,102 @@ def _device_error(op: Op, a: Any, b: Any) -> RuntimeError:
     )
 
 
-def _scan(op: Op, args: tuple[Any, ...]) -> tuple[Any, Any, bool, tuple[Any, ...]]:
-    """Device, layout and requires-grad of the tensor arguments (slow path: lists, mixing)."""
+# Per operator: (position, shown name, optional, takes a Python scalar) of each tensor
+# parameter, and (position, shown name, elements optional) of each tensor-list parameter.
+_PARAMS: dict[str, tuple[tuple[tuple[int, str, bool, bool], ...], tuple[Any, ...]]] = {}
+
+
+def _tensor_params(op: Op) -> tuple[tuple[tuple[int, str, bool, bool], ...], tuple[Any, ...]]:
+    hit = _PARAMS.get(op.name)
+    if hit is None:
+        params = op.decl.parsed.params
+        takes = op.decl.scalar_params
+        single = tuple(
+            (
+                i,
+                "input" if i == 0 and params[i].name == "self" else params[i].name,
+                params[i].type.endswith("?"),
+                params[i].name in takes,
+            )
+            for i in op.tensor_pos
+        )
+        lists = tuple((i, params[i].name, "?" in params[i].type) for i in op.list_pos)
+        hit = _PARAMS[op.name] = (single, lists)
+    return hit
+
+
+def _as_scalar(a: Any) -> Any:
+    """A Python scalar for a NumPy scalar (or None when ``a`` is no number)."""
+    if isinstance(a, (bool, int, float, complex)):
+        return a
+    if isinstance(a, numbers.Number) or type_name(a) in ("numpy.bool", "numpy.bool_"):
+        item = getattr(a, "item", None)
+        v = item() if item is not None else complex(a)  # type: ignore[arg-type]
+        if isinstance(v, (bool, int, float, complex)):
+            return v
+    return None
+
+
+def _bad_tensor(fn: str, name: str, a: Any, scalar_ok: bool) -> TypeError:
+    want = "Tensor or Number" if scalar_ok else "Tensor"  # (only with another tensor)
+    return TypeError(f"{fn}(): argument '{name}' must be {want}, not {type_name(a)}")
+
+
+def _scan(
+    op: Op, args: tuple[Any, ...], inplace: bool = False
+) -> tuple[Any, Any, bool, tuple[Any, ...]]:
+    """Device, layout and requires-grad of the tensor arguments (slow path: lists, mixing,
+    scalars); a ``TypeError`` naming the operator for anything that is not a tensor where
+    one is declared."""
     dev = None
     lay = strided
     rg = False
     args_l: list[Any] | None = None
     tensors: list[Tensor] = []
-    for i in op.tensor_pos:
+    single, lists = _tensor_params(op)
+    fn = _inplace_name(op) if inplace else op.name
+    for i, name, optional, scalar_ok in single:
         a = args[i]
         if isinstance(a, Tensor):
             tensors.append(a)
-    for i in op.list_pos:
+        elif a is None:
+            if not optional:
+                raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
+        elif a.__class__ not in _SCALARS:
+            v = _as_scalar(a) if scalar_ok else None
+            if v is None:
+                raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
+            if args_l is None:
+                args_l = list(args)
+            args_l[i] = v
+        elif not scalar_ok:
+            raise _bad_tensor(fn, name, a, scalar_ok)
+    for i, name, optional in lists:
         seq = args[i]
-        if seq is None:
+        if seq is None and optional:
             continue
         if isinstance(seq, Tensor) or not isinstance(seq, (list, tuple)):
-            name = op.decl.parsed.params[i].name
             raise TypeError(
-                f"{op.name}(): argument '{name}' must be a tuple or list of Tensors, "
-                f"not {type(seq).__name__}"
+                f"{fn}(): argument '{name}' must be tuple of Tensors, not {type_name(seq)}"
             )
-        for a in seq:
+        for k, a in enumerate(seq):
             if isinstance(a, Tensor):
                 tensors.append(a)
+            elif a is not None or not optional:
+                raise TypeError(
+                    f"{fn}(): expected Tensor as element {k} in argument '{name}', but got "
+                    f"{type_name(a)}"
+                )
+    if not tensors and single and not lists and op.decl.param("device") < 0:
+        # A pointwise operator takes Python scalars, but not only scalars.
+        i, name, _, _ = single[0]
+        raise TypeError(
+            f"{fn}(): argument '{name}' must be Tensor, not {type_name(args[i])}"
+            + (" (at least one argument must be a Tensor)" if len(single) > 1 else "")
+        )
+    if args_l is not None:
+        args = tuple(args_l)
+        args_l = None
     for a in tensors:
         d = a._device
         if dev is None:
@@ -93,92 +171,114 @@ def _scan(op: Op, args: tuple[Any, ...]) -> tuple[Any, Any, bool, tuple[Any, ...
 
 def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
     """Run operator ``op`` on ``args`` (in signature order), writing to ``out`` if given."""
-    npos = op.npos
-    if npos == 1:
-        a = args[op.tensor_pos[0]]
-        if a.__class__ is Tensor:
-            dev, lay, rg = a._device, a._layout, a._requires_grad
-        else:
-            dev, lay, rg, args = _scan(op, args)
-    elif npos == 2:
-        # Fast path for the common binary case: two tensor parameters, no tensor lists.
-        i, j = op.tensor_pos
-        a, b = args[i], args[j]
-        if a.__class__ is Tensor:
-            dev = a._device
-            lay = a._layout
-            rg = a._requires_grad
-            if b.__class__ is Tensor:
-                if b._device is not dev or b._layout is not lay:
+    try:
+        npos = op.npos
+        if npos == 1:
+            a = args[op.tensor_pos[0]]
+            if a.__class__ is Tensor:
+                dev, lay, rg = a._device, a._layout, a._requires_grad
+            else:
+                dev, lay, rg, args = _scan(op, args)
+        elif npos == 2:
+            # Fast path for the common binary case: two tensor parameters, no tensor lists,
+            # or a tensor and a Python scalar where the operator takes one.
+            i, j = op.tensor_pos
+            a, b = args[i], args[j]
+            if a.__class__ is Tensor:
+                dev = a._device
+                lay = a._layout
+                rg = a._requires_grad
+                if b.__class__ is Tensor:
+                    if b._device is not dev or b._layout is not lay:
+                        dev, lay, rg, args = _scan(op, args)
+                    elif b._requires_grad:
+                        rg = True
+                elif b.__class__ not in op.scalars:
                     dev, lay, rg, args = _scan(op, args)
-                elif b._requires_grad:
-                    rg = True
-        elif b.__class__ is Tensor:
-            dev, lay, rg = b._device, b._layout, b._requires_grad
+            elif b.__class__ is Tensor and a.__class__ in op.scalars:
+                dev, lay, rg = b._device, b._layout, b._requires_grad
+            else:
+                dev, lay, rg, args = _scan(op, args)
         else:
             dev, lay, rg, args = _scan(op, args)
-    else:
-        dev, lay, rg, args = _scan(op, args)
-    if dev is None:
-        dev, lay = _factory_device(op, args)
-    key = (dev.type, lay.name)
-    kernel = op.table.get(key)
-    if kernel is None:
-        kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
-    if out is not None:
-        _check_out(op, out, dev)
-    if rg and _gm.enabled and _autograd_step is not None:
-        res = _autograd_step(op, kernel, args, out, dev, False, key)
-    else:
-        res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
-    if out is not None:
-        # A write into out= is an in-place write: autograd must see the new version.
-        for o in out if isinstance(out, tuple) else (out,):
-            o._bump_version()
-    return res
+        if dev is None:
+            dev, lay = _factory_device(op, args)
+        key = (dev.type, lay.name)
+        kernel = op.table.get(key)
+        if kernel is None:
+            kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
+        if out is not None:
+            _check_out(op, out, dev)
+        if rg and _gm.enabled and _autograd_step is not None:
+            res = _autograd_step(op, kernel, args, out, dev, False, key)
+        else:
+            res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
+        if out is not None:
+            # A write into out= is an in-place write: autograd must see the new version.
+            for o in out if isinstance(out, tuple) else (out,):
+                o._bump_version()
+        return res
+    except _STANDARD as exc:
+        _name(exc, op.name)
+        raise
+    except _TRANSLATED as exc:
+        raise _translate(exc, op.name) from exc
 
 
 def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
     """Run the in-place variant ``op_`` of ``op``: the result is written into ``args[0]``."""
-    self = args[0]
-    if self.__class__ is not Tensor:
-        if not isinstance(self, Tensor):
-            raise TypeError(f"{op.name}_(): expected a Tensor as self, got {type(self).__name__}")
-        dev, lay, rg, args = _scan(op, args)
-    elif op.npos == 1 or (
-        op.npos == 2
-        and op.tensor_pos[0] == 0
-        and (
-            (b := args[op.tensor_pos[1]]).__class__ in _SCALARS
-            or (
-                b.__class__ is Tensor
-                and b._device is self._device
-                and b._layout is self._layout
-                and not b._requires_grad
+    try:
+        self = args[0]
+        if self.__class__ is not Tensor:
+            if not isinstance(self, Tensor):
+                raise TypeError(
+                    f"{_inplace_name(op)}(): expected a Tensor as self, got {type_name(self)}"
+                )
+            dev, lay, rg, args = _scan(op, args, True)
+        elif op.npos == 1 or (
+            op.npos == 2
+            and op.tensor_pos[0] == 0
+            and (
+                (b := args[op.tensor_pos[1]]).__class__ in op.scalars
+                or (
+                    b.__class__ is Tensor
+                    and b._device is self._device
+                    and b._layout is self._layout
+                    and not b._requires_grad
+                )
             )
-        )
-    ):
-        # ``x.exp_()``, ``x.mul_(2.0)``, ``p.sub_(g)``: nothing to move or mix.
-        dev, lay, rg = self._device, self._layout, self._requires_grad
-    else:
-        dev, lay, rg, args = _scan(op, args)
-    if dev != self._device:
-        raise _device_error(op, self._device, dev)
-    if 0 in self._stride:
-        _check_no_internal_overlap(self)
-    key = (dev.type, lay.name)
-    kernel = op.table.get(key)
-    if kernel is None:
-        kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
-    if _mutation_check is not None and _mutation_check.on:
-        from ..autograd.step import check_inplace_mutation
+        ):
+            # ``x.exp_()``, ``x.mul_(2.0)``, ``p.sub_(g)``: nothing to move or mix.
+            dev, lay, rg = self._device, self._layout, self._requires_grad
+        else:
+            dev, lay, rg, args = _scan(op, args, True)
+        if dev != self._device:
+            raise _device_error(op, self._device, dev)
+        if 0 in self._stride:
+            _check_no_internal_overlap(self)
+        key = (dev.type, lay.name)
+        kernel = op.table.get(key)
+        if kernel is None:
+            kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
+        if _mutation_check is not None and _mutation_check.on:
+            from ..autograd.step import check_inplace_mutation
 
-        check_inplace_mutation(self, op.name + "_")
-    if _autograd_step is not None and (rg or self._grad_fn is not None) and _gm.enabled:
-        return _autograd_step(op, kernel, args, None, dev, True, key)
-    op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
-    self._bump_version()
-    return self
+            check_inplace_mutation(self, _inplace_name(op))
+        if _autograd_step is not None and (rg or self._grad_fn is not None) and _gm.enabled:
+            return _autograd_step(op, kernel, args, None, dev, True, key)
+        op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
+        self._bump_version()
+        return self
+    except _STANDARD as exc:
+        _name(exc, _inplace_name(op))
+        raise
+    except _TRANSLATED as exc:
+        raise _translate(exc, _inplace_name(op)) from exc
+
+
+def _inplace_name(op: Op) -> str:
+    """``add_`` for ``add``; in-place-only operators (``copy_``) carry the ``_`` already."""
+    return op.name if op.name.endswith("_") else op.name + "_"
 
 
 def _check_no_internal_overlap(t: Tensor) -> None:

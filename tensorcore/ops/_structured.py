@@ -13,7 +13,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
 from ..layouts import contiguous_format, preserve_format
-from .meta import broadcast_shapes, normalize_dims
+from .meta import broadcast, check_alpha, normalize_dims
 
 __all__ = ["STRUCTURED"]
 
@@ -197,7 +197,7 @@ def meta_matmul(self: Tensor, other: Tensor) -> Any:
     elif len(a) == 1:
         shape = b[:-2] + b[-1:]
     else:
-        shape = broadcast_shapes(a[:-2], b[:-2]) + (a[-2], b[-1])
+        shape = broadcast(a[:-2], b[:-2]) + (a[-2], b[-1])
     return (self, other), (shape, d)
 
 
@@ -225,7 +225,7 @@ def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: A
             f"{torch_name(self._dtype)} and {torch_name(dtype)}"
         )
     try:
-        fits = broadcast_shapes(self._shape, shape) == shape
+        fits = broadcast(self._shape, shape) == shape
     except RuntimeError:
         fits = False
     if not fits:
@@ -233,13 +233,8 @@ def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: A
             f"addmm(): self of shape {list(self._shape)} cannot be broadcast to the product's "
             f"shape {list(shape)}"
         )
-    if (isinstance(beta, float) or isinstance(alpha, float)) and not (
-        dtype.is_floating_point or dtype.is_complex
-    ):
-        raise RuntimeError(
-            "For integral input tensors, argument beta and alpha must not be a floating point "
-            "number."
-        )
+    check_alpha(dtype, beta, "beta")
+    check_alpha(dtype, alpha)
     return (self, mat1, mat2, beta, alpha), (shape, dtype)
 
 
@@ -433,7 +428,7 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value.ndim} dimension(s)."
         )
-    shape = broadcast_shapes(self._shape, mask._shape)
+    shape = broadcast(self._shape, mask._shape)
     return (self, mask, value), (shape, self._dtype)
 
 

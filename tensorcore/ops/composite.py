@@ -86,9 +86,9 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def norm(
     self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None
 ) -> Tensor:
-    if p == "fro":
-        p = 2
-    return _fn("vector_norm")(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+    if p == "fro" or p is None:
+        p = 2.0
+    return _fn("vector_norm")(self, p, dim, keepdim, dtype=dtype)
 
 
 # ------------------------------------------------------------------ views and shapes

@@ -6,6 +6,7 @@ are recognised by whichever device backend understands them (``DeviceInterface.f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ from .._tensor import Tensor
 from ..devices import device as _device
 from ..devices import get_default_device
 from ..plugins import manager
+from ._validate import checked
 
 __all__ = ["as_tensor", "from_dlpack", "from_numpy", "scalar_tensor", "tensor"]
 
@@ -85,6 +87,10 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
     return shape, flat, inferred
 
 
+@checked(
+    "tensor(Any data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)"
+    " -> Tensor"
+)
 def tensor(
     data: Any, *, dtype: dt.dtype | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
@@ -108,11 +114,32 @@ def tensor(
         out = _from_foreign(data, dtype, dev, copy=True)
         if out is None:
             shape, flat, inferred = _infer(data)
+            target = dtype or inferred or dt.get_default_dtype()
+            _check_elements(flat, target)
             iface = manager.device_backend(dev)
-            out = iface.from_data(flat, shape, dtype or inferred or dt.get_default_dtype(), dev)
+            out = iface.from_data(flat, shape, target, dev)
     if requires_grad:
         out.requires_grad_()  # type: ignore[attr-defined]
     return out
+
+
+def _check_elements(flat: list[Any], d: dt.dtype) -> None:
+    """Refuse values ``d`` cannot hold before any backend sees them (PyTorch's checks):
+    a complex number for a real dtype, a number outside an integer dtype's range, NaN or
+    infinity for an integer dtype. Only the extremes are checked one by one."""
+    if not flat or d._category == 0:
+        return
+    if d._category < 3 and any(isinstance(v, complex) for v in flat):
+        bad = next(v for v in flat if isinstance(v, complex))
+        if bad.imag != 0 or d._category < 2:
+            raise TypeError(f"can't convert complex value {bad} to a {d.name} tensor")
+        flat[:] = [v.real if isinstance(v, complex) else v for v in flat]
+    if d._category != 1:
+        return
+    if any(isinstance(v, float) for v in flat) and not all(map(math.isfinite, flat)):
+        dt.check_scalar(next(v for v in flat if not math.isfinite(v)), d)
+    dt.check_scalar(min(flat), d)
+    dt.check_scalar(max(flat), d)
 
 
 def _from_foreign(data: Any, dtype: dt.dtype | None, dev: Any, copy: bool) -> Tensor | None:
@@ -127,6 +154,7 @@ def _from_foreign(data: Any, dtype: dt.dtype | None, dev: Any, copy: bool) -> Te
     return None
 
 
+@checked("as_tensor(Any data, ScalarType? dtype=None, Device? device=None) -> Tensor")
 def as_tensor(data: Any, dtype: dt.dtype | None = None, device: Any = None) -> Tensor:
     """Like :func:`tensor`, but shares memory with ``data`` when dtype and device allow.
 
@@ -146,6 +174,7 @@ def as_tensor(data: Any, dtype: dt.dtype | None = None, device: Any = None) -> T
     return tensor(data, dtype=dtype, device=dev)
 
 
+@checked("from_numpy(Any ndarray) -> Tensor")
 def from_numpy(ndarray: Any) -> Tensor:
     """A CPU tensor sharing memory with a NumPy array.
 
@@ -165,6 +194,7 @@ def from_numpy(ndarray: Any) -> Tensor:
     return t
 
 
+@checked("from_dlpack(Any ext_tensor) -> Tensor")
 def from_dlpack(ext_tensor: Any) -> Tensor:
     """A tensor sharing memory with any object that implements the DLPack protocol.
 

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
 from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
-from ..dispatch import DirectKernel
+from ..dispatch import ALL_DTYPES, DirectKernel
 from ..plugins import manager
+from ._validate import v_ints
 
 if TYPE_CHECKING:
     from ..devices import device
@@ -51,6 +52,15 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     >>> tc.broadcast_shapes((3, 1), (1, 4))
     (3, 4)
     """
+    checked = tuple(_shape_arg(i, s) for i, s in enumerate(shapes))
+    try:
+        return broadcast(*checked)
+    except RuntimeError as exc:
+        raise RuntimeError(f"broadcast_shapes(): {exc}") from None
+
+
+def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """:func:`broadcast_shapes` of shapes known to be tuples of ints (the frontends')."""
     ndim = max(map(len, shapes)) if shapes else 0
     out = [1] * ndim
     for s in shapes:
@@ -66,6 +76,20 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
                         f"at non-singleton dimension {off + i}"
                     )
     return tuple(out)
+
+
+def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
+    """One argument of :func:`broadcast_shapes`: a shape of non-negative ints (or one int)."""
+    if s.__class__ is tuple and all(x.__class__ is int and x >= 0 for x in s):
+        return s  # type: ignore[no-any-return]
+    shape: tuple[int, ...] = v_ints("broadcast_shapes", f"shapes[{i}]", s)
+    for x in shape:
+        if x < 0:
+            raise RuntimeError(
+                f"broadcast_shapes(): trying to create tensor with negative dimension {x}: "
+                f"{list(shape)}"
+            )
+    return shape
 
 
 def normalize_dims(dim: Any, ndim: int, allow_none_all: bool = True) -> tuple[int, ...]:
@@ -84,26 +108,58 @@ def normalize_dims(dim: Any, ndim: int, allow_none_all: bool = True) -> tuple[in
     return tuple(sorted(res))
 
 
-def _alloc_or_check(
-    op: Op, out: Any, shape: tuple[int, ...], dtype: dt.dtype, dev: device
-) -> Tensor:
-    if out is None:
-        return empty(shape, dtype, dev)
-    if out._shape != shape:
-        if out.numel() != 0:
-            raise RuntimeError(
-                f"{op.name}(): the out tensor has shape {list(out._shape)} but the result has "
-                f"shape {list(shape)}; pass an out tensor of the result's shape (or an empty one)"
-            )
-        fresh = empty(shape, out._dtype, dev)
-        out._storage, out._shape, out._stride = fresh._storage, fresh._shape, fresh._stride
-        out._offset, out._native = fresh._offset, fresh._native
+def _check_out_spec(
+    op: Op, out: Tensor, shape: tuple[int, ...], dtype: dt.dtype, exact: bool = False
+) -> None:
+    """Raise unless ``out`` can take a result of ``shape`` and ``dtype`` (an empty ``out`` is
+    resized; indices need int64 exactly); changes nothing."""
+    if out._shape != shape and out.numel() != 0:
+        raise RuntimeError(
+            f"{op.name}(): the out tensor has shape {list(out._shape)} but the result has "
+            f"shape {list(shape)}; pass an out tensor of the result's shape (or an empty one)"
+        )
+    if exact and out._dtype is not dtype:
+        raise RuntimeError(
+            f"{op.name}(): Expected out tensor to have dtype {torch_name(dtype)}, but got "
+            f"{torch_name(out._dtype)} instead"
+        )
     if not dt.can_cast(dtype, out._dtype):
         raise RuntimeError(
             f"result type {torch_name(dtype)} can't be cast to the desired output type "
             f"{torch_name(out._dtype)} (in {op.name})"
         )
+
+
+def _resize_out(out: Tensor, shape: tuple[int, ...], dev: device) -> Tensor:
+    if out._shape != shape:
+        fresh = empty(shape, out._dtype, dev)
+        out._storage, out._shape, out._stride = fresh._storage, fresh._shape, fresh._stride
+        out._offset, out._native = fresh._offset, fresh._native
     return out
+
+
+def _alloc_or_check(
+    op: Op, out: Any, shape: tuple[int, ...], dtype: dt.dtype, dev: device
+) -> Tensor:
+    if out is None:
+        return empty(shape, dtype, dev)
+    _check_out_spec(op, out, shape, dtype)
+    return _resize_out(out, shape, dev)
+
+
+def _alloc_many(
+    op: Op, out: Any, specs: Sequence[tuple[tuple[int, ...], dt.dtype]], dev: device
+) -> tuple[Tensor, ...]:
+    """The outputs of a multi-output operator: every ``out`` tensor is checked before any is
+    resized (a failed call changes none); int64 outputs are indices and need int64."""
+    if out is None:
+        return tuple(empty(s, d, dev) for s, d in specs)
+    if not isinstance(out, (tuple, list)) or len(out) != len(specs):
+        n = len(out) if isinstance(out, (tuple, list)) else 1
+        raise TypeError(f"{op.name}(): out must be a tuple of {len(specs)} tensors, got {n}")
+    for o, (s, d) in zip(out, specs, strict=True):
+        _check_out_spec(op, o, s, d, exact=d is dt.int64)
+    return tuple(_resize_out(o, s, dev) for o, (s, d) in zip(out, specs, strict=True))
 
 
 def _check_inplace(op: Op, self: Tensor, shape: tuple[int, ...], dtype: dt.dtype) -> None:
@@ -127,6 +183,61 @@ def run_direct(kernel: DirectKernel, args: tuple[Any, ...], out: Any, inplace: b
     if out is not None:
         return kernel.fn(*args, out=out)
     return kernel.fn(*args)
+
+
+def unsupported_dtype(op: Op, d: dt.dtype) -> NotImplementedError:
+    """PyTorch's error for a dtype outside the operator's declared ``dtypes``."""
+    hint = op.decl.dtype_hint
+    return NotImplementedError(
+        f"\"{op.name}\" not implemented for '{torch_name(d)}'" + (f". {hint}" if hint else "")
+    )
+
+
+def check_subject_dtype(op: Op, args: tuple[Any, ...]) -> None:
+    """Refuse a call whose dtype the operator does not declare: the ``dtype`` argument when
+    one is given, else the first tensor argument's (non-pointwise operators)."""
+    ex = op.extra
+    pos = ex.get("dtype_pos")
+    if pos is None:
+        pos = ex["dtype_pos"] = op.decl.param("dtype")
+    d = args[pos] if pos >= 0 else None
+    if d is None:
+        for i in sorted(op.tensor_pos + op.list_pos):
+            a = args[i]
+            if isinstance(a, (list, tuple)):
+                a = next((x for x in a if isinstance(x, Tensor)), None)
+            if isinstance(a, Tensor):
+                d = a._dtype
+                break
+    if d is not None and d not in op.dtypes_ok:
+        raise unsupported_dtype(op, d)
+
+
+def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha") -> None:
+    """PyTorch's rule for a scaling ``alpha`` (``beta``): no float with integral tensors,
+    no complex number with real ones."""
+    cat = compute._category
+    if isinstance(alpha, complex) and cat < 3:
+        raise RuntimeError(
+            f"For non-complex input tensors, argument {name} must not be a complex number."
+        )
+    if isinstance(alpha, float) and cat < 2:
+        raise RuntimeError(
+            f"For integral input tensors, argument {name} must not be a floating point number."
+        )
+
+
+def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype) -> None:
+    """Refuse a Python number in one of the declared ``values`` parameters that dtype ``d``
+    cannot hold (:func:`tensorcore.dtypes.check_scalar`)."""
+    ex = op.extra
+    pos = ex.get("value_pos")
+    if pos is None:
+        pos = ex["value_pos"] = tuple(op.decl.param(n) for n in op.decl.values.split())
+    for i in pos:
+        v = args[i]
+        if v is not None and v.__class__ is not Tensor:
+            dt.check_scalar(v, d)
 
 
 def _cast(t: Any, d: dt.dtype) -> Any:
@@ -179,7 +290,7 @@ def pointwise_unary(
     if (
         out is None
         and a.__class__ is Tensor
-        and (op.fast == 1 or a._dtype._category >= 2)
+        and a._dtype in op.fast_dtypes
         and kernel.__class__ is not DirectKernel
     ):
         return _run_like(kernel, args, a, a._dtype, dev, inplace)
@@ -226,8 +337,8 @@ def pointwise_binary(
                 ok = d._category >= 1
             else:
                 ok = False
-            if ok and (len(args) < 3 or args[2].__class__ is not float or d._category >= 2):
-                # (an integral add/sub with a float alpha goes on to the error below)
+            if ok and d in op.fast_dtypes and (len(args) < 3 or args[2].__class__ is int):
+                # (a float or complex alpha goes on to the checks of ``pointwise``)
                 return _run_like(kernel, args, a, d, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
 
@@ -240,23 +351,20 @@ def pointwise(
         return run_direct(kernel, args, out, inplace)
     shape = _shape_of(op, args)
     compute, res = _pointwise_dtypes(op, args)
-    if (
-        op.name in ("add", "sub")
-        and isinstance(args[2], float)
-        and not (compute.is_floating_point or compute.is_complex)
-    ):
-        raise RuntimeError(
-            "For integral input tensors, argument alpha must not be a floating point number."
-        )
-    if op.name == "where":
-        c = args[0]
-        if isinstance(c, Tensor) and c._dtype is not dt.bool_:
-            raise RuntimeError(
-                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                f"{torch_name(c._dtype)}"
-            )
+    if compute not in op.dtypes_ok:
+        raise unsupported_dtype(op, compute)
+    ex = op.extra
+    apos = ex.get("alpha_pos")
+    if apos is None:
+        apos = ex["alpha_pos"] = op.decl.param("alpha")
+    if apos >= 0:
+        check_alpha(compute, args[apos])
+    pos = ex.get("promote_pos", op.tensor_pos)
+    if pos is not op.tensor_pos:
+        _check_passive(op, args, pos, compute)
+    if op.decl.values:
+        check_values(op, args, compute)
     self0 = args[0]
-    pos = op.extra.get("promote_pos", op.tensor_pos)
     for i in pos:
         t = args[i]
         if t.__class__ is Tensor and t._dtype is not compute:
@@ -275,6 +383,28 @@ def pointwise(
         o = _alloc_or_check(op, out, shape, res, dev)
     kernel(o, *args)
     return o
+
+
+def _check_passive(op: Op, args: tuple[Any, ...], pos: tuple[int, ...], compute: dt.dtype) -> None:
+    """Tensors that take no part in promotion: a ``condition`` must be bool, any other
+    (``lerp``'s weight) must already have the compute dtype, as in PyTorch."""
+    params = op.decl.parsed.params
+    for i in op.tensor_pos:
+        t = args[i]
+        if i in pos or t.__class__ is not Tensor:
+            continue
+        name = params[i].name
+        if name == "condition":
+            if t._dtype is not dt.bool_:
+                raise RuntimeError(
+                    f"{op.name} expected condition to be a boolean tensor, but got a tensor with "
+                    f"dtype {torch_name(t._dtype)}"
+                )
+        elif t._dtype is not compute:
+            raise RuntimeError(
+                f"{op.name}(): expected dtype {torch_name(compute)} for `{name}` but got dtype "
+                f"{torch_name(t._dtype)}"
+            )
 
 
 def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
@@ -303,13 +433,18 @@ def _shape_of(op: Op, args: tuple[Any, ...]) -> tuple[int, ...]:
     shapes = [args[i]._shape for i in op.tensor_pos if isinstance(args[i], Tensor)]
     if len(shapes) == 1:
         return shapes[0]
-    return broadcast_shapes(*shapes)
+    return broadcast(*shapes)
 
 
 # ------------------------------------------------------------------ reductions
 def _reduction_dtype(op: Op, self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
     policy = op.decl.promote
     d = self._dtype
+    if policy == "float_only" and dtype is not None and dtype._category < 2:
+        raise RuntimeError(
+            f"{op.name}(): could not infer output dtype. Optional dtype must be either a "
+            f"floating point or complex dtype. Got: {torch_name(dtype)}"
+        )
     if policy in ("sum", "float_only", "float") and dtype is not None:
         return dtype
     if policy == "same" or policy == "none":
@@ -374,6 +509,9 @@ def reduction(
         shape = tuple(s for i, s in enumerate(self._shape) if i not in red)
     if ndim == 0:
         shape = ()
+    subject = args[tpos] if tpos >= 0 and args[tpos] is not None else self._dtype
+    if subject not in op.dtypes_ok:
+        raise unsupported_dtype(op, subject)
     res = _reduction_dtype(op, self, args[tpos] if tpos >= 0 else None)
     args = args[:dpos] + (dims,) + args[dpos + 1 :]
     if tpos >= 0:
@@ -381,11 +519,10 @@ def reduction(
     if op.name in ("var", "std") and args[2] is None:
         args = args[:2] + (1,) + args[3:]
     if op.decl.promote == "none":
-        outs = out or (None, None)
-        o: Any = (
-            _alloc_or_check(op, outs[0], shape, res, dev),
-            _alloc_or_check(op, outs[1], shape, dt.int64, dev),
-        )
+        o: Any = _alloc_many(op, out, ((shape, res), (shape, dt.int64)), dev)
+    elif op.decl.promote == "index" and out is not None:
+        _check_out_spec(op, out, shape, res, exact=True)
+        o = _resize_out(out, shape, dev)
     else:
         o = _alloc_or_check(op, out, shape, res, dev)
     kernel(o, *args)
@@ -402,12 +539,13 @@ def structured(
     """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
+    if op.dtypes_ok is not ALL_DTYPES:
+        check_subject_dtype(op, args)
+    if op.decl.values:
+        check_values(op, args, args[0]._dtype)
     args, spec = STRUCTURED[op.name](*args)
     if isinstance(spec[1], tuple):  # several outputs: ((shape, dtype), (shape, dtype), ...)
-        outs = out or (None,) * len(spec)
-        o: Any = tuple(
-            _alloc_or_check(op, x, s, d, dev) for x, (s, d) in zip(outs, spec, strict=True)
-        )
+        o: Any = _alloc_many(op, out, spec, dev)
     elif inplace:
         self = args[0]
         _check_inplace(op, self, spec[0], spec[1])
@@ -431,6 +569,10 @@ def direct(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, in
     """Call ``kernel(*args)`` and return what it returns."""
     if out is not None:
         raise TypeError(f"{op.name}() does not take an out= argument")
+    if op.dtypes_ok is not ALL_DTYPES:
+        check_subject_dtype(op, args)
+    if op.decl.values and op.tensor_pos:
+        check_values(op, args, args[op.tensor_pos[0]]._dtype)
     return kernel(*args)
 
 
@@ -459,10 +601,17 @@ def _factory_spec(
         n = max(0, math.ceil((end - start) / step))
         return (start, end, step) + args[3:], (n,), dtype
     if name == "linspace":
-        steps = args[2]
+        start, end, steps, dtype = args[:4]
         if steps < 0:
             raise RuntimeError("linspace(): number of steps must be non-negative")
-        return args, (steps,), args[3] or dt.get_default_dtype()
+        cplx = isinstance(start, complex) or isinstance(end, complex)
+        if dtype is None:
+            dtype = dt.get_default_dtype().to_complex() if cplx else dt.get_default_dtype()
+        elif cplx and not dtype.is_complex:
+            raise RuntimeError(
+                f"linspace(): a complex start or end needs a complex dtype, got {dtype.name}"
+            )
+        return args, (steps,), dtype
     if name == "eye":
         n, m = args[0], args[1]
         m = n if m is None else m
@@ -483,6 +632,7 @@ def _check_size(name: str, size: Any) -> tuple[int, ...]:
             raise TypeError(f"{name}(): size must be a tuple of ints, but got {size!r}")
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    check_shape(name, size)
     return size
 
 
@@ -495,6 +645,10 @@ def factory(
     args, shape, dtype = _factory_spec(op.name, args)
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"{op.name}(): dtype must be a tensorcore dtype, got {dtype!r}")
+    if dtype not in op.dtypes_ok:
+        raise unsupported_dtype(op, dtype)
+    if op.decl.values:
+        check_values(op, args, dtype)
     o = _alloc_or_check(op, out, shape, dtype, dev)
     kernel(o, *args)
     return o
@@ -511,3 +665,4 @@ FRONTENDS = {
 }
 
 from ._structured import STRUCTURED  # noqa: E402
+from .views import check_shape  # noqa: E402

@@ -16,7 +16,7 @@ from typing import Any
 
 from ._signature import Signature, parse_signature
 
-__all__ = ["META_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
+__all__ = ["DTYPE_CATEGORIES", "META_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
 
 #: The closed set of tags.
 TAGS = frozenset(
@@ -39,6 +39,8 @@ TAGS = frozenset(
 #: ``pointwise``/``reduction``/``structured``: the core allocates the output and the kernel
 #: is called as ``kernel(out, *args)``; ``direct``: ``kernel(*args)`` returns the result.
 META_KINDS = frozenset({"pointwise", "reduction", "structured", "factory", "direct"})
+#: The dtype categories an operator may support (``dtypes=``): bool, integer, floating, complex.
+DTYPE_CATEGORIES = "bifc"
 #: Result-dtype policies of pointwise operators (``promote=``) and reductions.
 PROMOTIONS = frozenset(
     {"same", "float", "bool", "int", "real", "sum", "index", "float_only", "none"}
@@ -47,7 +49,14 @@ PROMOTIONS = frozenset(
 
 @dataclass(frozen=True)
 class OpDecl:
-    """One operator. ``inplace``/``out`` say whether the ``op_`` and ``out=`` variants exist."""
+    """One operator. ``inplace``/``out`` say whether the ``op_`` and ``out=`` variants exist.
+
+    ``dtypes`` lists the dtype categories (letters of :data:`DTYPE_CATEGORIES`) the operator
+    computes in, as PyTorch supports them: the frontends refuse any other with PyTorch's
+    ``NotImplementedError`` (``"floor" not implemented for 'ComplexFloat'``) before a kernel
+    runs. The dtype checked is the promoted compute dtype of a pointwise operator, else the
+    ``dtype`` argument when one is given, else the first tensor argument's dtype.
+    """
 
     signature: str
     tags: frozenset[str]
@@ -58,6 +67,18 @@ class OpDecl:
     function: bool = True
     inplace: bool = False
     out: bool = False
+    #: Tensor parameters that also take a Python scalar (every one of a pointwise operator).
+    scalars: str = ""
+    dtypes: str = DTYPE_CATEGORIES
+    #: What the user can do instead, added to the error for a dtype outside ``dtypes``.
+    dtype_hint: str = ""
+    #: The tensor parameters whose dtypes decide a pointwise operator's compute dtype (all of
+    #: them when empty; ``where``'s condition and ``lerp``'s weight take no part).
+    promote_args: str = ""
+    #: Parameters whose numbers are stored in (or compared with) the operator's dtype: a
+    #: Python number that overflows that dtype is refused, as PyTorch's checked conversion of
+    #: a ``Scalar`` does (``int8.fill_(300)``, ``int64.masked_fill_(m, nan)``).
+    values: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -69,6 +90,8 @@ class OpDecl:
             raise ValueError(f"{self.name}: unknown meta kind {self.meta!r}")
         if self.promote not in PROMOTIONS:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
+        if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):
+            raise ValueError(f"{self.name}: dtypes must be letters of 'bifc', not {self.dtypes!r}")
 
     @property
     def name(self) -> str:
@@ -77,6 +100,13 @@ class OpDecl:
     @property
     def differentiable(self) -> bool:
         return "nondifferentiable" not in self.tags
+
+    @property
+    def scalar_params(self) -> frozenset[str]:
+        """Names of the tensor parameters that also take a Python scalar."""
+        if "pointwise" in self.tags:
+            return frozenset(self.parsed.params[i].name for i in self.parsed.tensor_positions)
+        return frozenset(self.scalars.split())
 
     def param(self, name: str) -> int:
         """Position of parameter ``name``; -1 when absent."""
@@ -97,7 +127,13 @@ def _op(signature: str, tags: str, doc: str, **kw: Any) -> None:
 
 
 def _unary(
-    name: str, doc: str, promote: str = "same", tags: str = "", inplace: bool = True
+    name: str,
+    doc: str,
+    promote: str = "same",
+    tags: str = "",
+    inplace: bool = True,
+    dtypes: str = DTYPE_CATEGORIES,
+    dtype_hint: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self) -> Tensor",
@@ -107,16 +143,28 @@ def _unary(
         promote=promote,
         inplace=inplace,
         out=True,
+        dtypes=dtypes,
+        dtype_hint=dtype_hint,
     )
 
 
-def _binary(name: str, doc: str, promote: str = "same", tags: str = "", extra: str = "") -> None:
+def _binary(
+    name: str,
+    doc: str,
+    promote: str = "same",
+    tags: str = "",
+    extra: str = "",
+    dtypes: str = DTYPE_CATEGORIES,
+    dtype_hint: str = "",
+) -> None:
     _op(
         f"{name}(Tensor self, Tensor other{extra}) -> Tensor",
         "pointwise " + tags,
         doc,
         meta="pointwise",
         promote=promote,
+        dtypes=dtypes,
+        dtype_hint=dtype_hint,
         # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).
         inplace=True,
         out=True,
@@ -126,7 +174,12 @@ def _binary(name: str, doc: str, promote: str = "same", tags: str = "", extra: s
 # ---------------------------------------------------------------- pointwise
 _binary("add", "Adds ``other``, scaled by ``alpha``, to ``self``.", extra=", *, Scalar alpha=1")
 _binary(
-    "sub", "Subtracts ``other``, scaled by ``alpha``, from ``self``.", extra=", *, Scalar alpha=1"
+    "sub",
+    "Subtracts ``other``, scaled by ``alpha``, from ``self``.",
+    extra=", *, Scalar alpha=1",
+    dtypes="ifc",
+    dtype_hint="Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+    "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
 )
 _binary("mul", "Multiplies ``self`` by ``other`` elementwise.")
 _binary(
@@ -135,19 +188,31 @@ _binary(
     promote="float",
     extra=", *, str? rounding_mode=None",
 )
-_binary("floor_divide", "Divides and rounds down to the nearest integer.", tags="nondifferentiable")
-_binary("remainder", "Python-style modulus: the result has the sign of the divisor.")
-_binary("fmod", "C-style modulus: the result has the sign of the dividend.")
-_binary("pow", "Raises ``self`` to the power ``other``.")
-_binary("atan2", "Elementwise arctangent of ``self / other`` with quadrant.", promote="float")
-_binary("maximum", "Elementwise maximum (NaN propagates).")
-_binary("minimum", "Elementwise minimum (NaN propagates).")
+_binary(
+    "floor_divide",
+    "Divides and rounds down to the nearest integer.",
+    tags="nondifferentiable",
+    dtypes="if",
+)
+_binary("remainder", "Python-style modulus: the result has the sign of the divisor.", dtypes="if")
+_binary("fmod", "C-style modulus: the result has the sign of the dividend.", dtypes="if")
+_binary("pow", "Raises ``self`` to the power ``other``.", dtypes="ifc")
+_binary(
+    "atan2",
+    "Elementwise arctangent of ``self / other`` with quadrant.",
+    promote="float",
+    dtypes="bif",
+)
+_binary("maximum", "Elementwise maximum (NaN propagates).", dtypes="bif")
+_binary("minimum", "Elementwise minimum (NaN propagates).", dtypes="bif")
 for _n, _d in [("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")]:
     _binary(
         _n,
         f"Elementwise ``self {_d} other`` as a bool tensor.",
         promote="bool",
         tags="nondifferentiable",
+        # Complex numbers have no order.
+        dtypes="bifc" if _n in ("eq", "ne") else "bif",
     )
 for _n in ("logical_and", "logical_or", "logical_xor"):
     _binary(
@@ -164,9 +229,15 @@ for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bi
         tags="nondifferentiable",
     )
 
-_unary("neg", "Negates each element.")
-_unary("abs", "Absolute value (the magnitude for complex input).", promote="real")
-_unary("sign", "The sign of each element (-1, 0 or 1).")
+_unary(
+    "neg",
+    "Negates each element.",
+    dtypes="ifc",
+    dtype_hint="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+    "to invert a mask, use the `~` or `logical_not()` operator instead.",
+)
+_unary("abs", "Absolute value (the magnitude for complex input).", promote="real", dtypes="ifc")
+_unary("sign", "The sign of each element (-1, 0 or 1).", dtypes="bif")
 _unary("reciprocal", "``1 / self`` elementwise.", promote="float")
 for _n, _d in [
     ("exp", "e to the power of each element."),
@@ -190,7 +261,7 @@ for _n, _d in [
     ("sigmoid", "Logistic sigmoid ``1 / (1 + exp(-x))``."),
 ]:
     _unary(_n, _d, promote="float")
-_unary("relu", "``max(x, 0)`` elementwise.")
+_unary("relu", "``max(x, 0)`` elementwise.", dtypes="if")
 # Fused backward operators: one pass where the derivative rule would take two or three
 # (the hot path of every backward through an activation), differentiable themselves.
 for _n, _sig, _d in [
@@ -210,16 +281,25 @@ for _n, _sig, _d in [
         "The gradient of ``relu``/``threshold``: ``grad_output * (self > threshold)``.",
     ),
 ]:
-    _op(f"{_n}({_sig}) -> Tensor", "pointwise", _d, meta="pointwise", out=True, method=False)
+    _op(
+        f"{_n}({_sig}) -> Tensor",
+        "pointwise",
+        _d,
+        meta="pointwise",
+        out=True,
+        method=False,
+        dtypes="if" if _n == "threshold_backward" else "fc",
+        values="threshold" if _n == "threshold_backward" else "",
+    )
 _unary(
     "conj",
     "The complex conjugate, as a new tensor (PyTorch returns a lazily conjugated view); "
     "a copy of a real tensor.",
     inplace=False,
 )
-_unary("floor", "Rounds down to an integer value.")
-_unary("ceil", "Rounds up to an integer value.")
-_unary("trunc", "Rounds towards zero.")
+_unary("floor", "Rounds down to an integer value.", dtypes="if")
+_unary("ceil", "Rounds up to an integer value.", dtypes="if")
+_unary("trunc", "Rounds towards zero.", dtypes="if")
 _op(
     "round(Tensor self, *, int decimals=0) -> Tensor",
     "pointwise",
@@ -227,6 +307,7 @@ _op(
     meta="pointwise",
     inplace=True,
     out=True,
+    dtypes="if",
 )
 # PyTorch has no isnan_ / isinf_ / isfinite_.
 for _n, _d in [
@@ -257,6 +338,8 @@ _op(
     meta="pointwise",
     inplace=True,
     out=True,
+    dtypes="if",
+    values="min max",
 )
 _op(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
@@ -265,15 +348,17 @@ _op(
     meta="pointwise",
     out=True,
     method=False,
+    promote_args="self other",
 )
 _op(
     "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
     "pointwise",
     "Linear interpolation ``self + weight * (end - self)``.",
     meta="pointwise",
-    promote="float",
+    promote_args="self end",
     inplace=True,
     out=True,
+    dtypes="fc",
 )
 
 # ---------------------------------------------------------------- reductions and scans
@@ -308,6 +393,7 @@ _op(
     "Maximum over ``dim`` (all dims when empty).",
     meta="reduction",
     out=True,
+    dtypes="bif",
 )
 _op(
     "amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
@@ -315,6 +401,7 @@ _op(
     "Minimum over ``dim`` (all dims when empty).",
     meta="reduction",
     out=True,
+    dtypes="bif",
 )
 _op(
     "max_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
@@ -324,6 +411,7 @@ _op(
     promote="none",
     method=False,
     function=False,
+    dtypes="bif",
 )
 _op(
     "min_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
@@ -333,6 +421,7 @@ _op(
     promote="none",
     method=False,
     function=False,
+    dtypes="bif",
 )
 _op(
     "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
@@ -341,6 +430,7 @@ _op(
     meta="reduction",
     promote="index",
     out=True,
+    dtypes="if",
 )
 _op(
     "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
@@ -349,6 +439,7 @@ _op(
     meta="reduction",
     promote="index",
     out=True,
+    dtypes="if",
 )
 _op(
     "var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
@@ -367,7 +458,7 @@ _op(
     out=True,
 )
 _op(
-    "vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
+    "vector_norm(Tensor self, float ord=2.0, int[]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor",
     _R,
     "Vector ``ord``-norm over ``dim``.",
@@ -424,6 +515,7 @@ _op(
     "Softmax along ``dim``.",
     meta="structured",
     promote="float",
+    dtypes="f",
 )
 _op(
     "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -431,6 +523,7 @@ _op(
     "Log of the softmax along ``dim``, computed stably.",
     meta="structured",
     promote="float",
+    dtypes="f",
 )
 # The backward of softmax and log_softmax as one kernel each (PyTorch's names), and the
 # negative log-likelihood loss with its backward: the end of every classifier's graph.
@@ -441,6 +534,7 @@ _op(
     "``output * (grad_output - (grad_output * output).sum(dim, keepdim=True))``.",
     meta="structured",
     method=False,
+    dtypes="f",
 )
 _op(
     "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
@@ -449,6 +543,7 @@ _op(
     "``grad_output - output.exp() * grad_output.sum(dim, keepdim=True)``.",
     meta="structured",
     method=False,
+    dtypes="f",
 )
 _op(
     'nll_loss(Tensor self, Tensor target, str reduction="mean") -> Tensor',
@@ -457,6 +552,7 @@ _op(
     "``target`` (N,), reduced by ``reduction`` ('mean', 'sum' or 'none').",
     meta="structured",
     method=False,
+    dtypes="f",
 )
 _op(
     'nll_loss_backward(Tensor grad_output, Tensor target, int num_classes, str reduction="mean")'
@@ -474,6 +570,7 @@ _op(
     meta="structured",
     promote="none",
     out=True,
+    dtypes="bif",
 )
 _op(
     "argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
@@ -481,6 +578,7 @@ _op(
     "Indices that sort ``self`` along ``dim``.",
     meta="structured",
     promote="index",
+    dtypes="bif",
 )
 _op(
     "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "
@@ -490,6 +588,7 @@ _op(
     meta="structured",
     promote="none",
     out=True,
+    dtypes="if",
 )
 
 # ---------------------------------------------------------------- linear algebra
@@ -500,6 +599,7 @@ _op(
     "Matrix product with NumPy's batching and broadcasting rules.",
     meta="structured",
     out=True,
+    dtypes="ifc",
 )
 _op(
     "mm(Tensor self, Tensor mat2) -> Tensor",
@@ -507,6 +607,7 @@ _op(
     "Product of two matrices.",
     meta="structured",
     out=True,
+    dtypes="ifc",
 )
 _op(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
@@ -515,6 +616,7 @@ _op(
     "(what ``linear`` with a bias runs: one pass less than a product and an add).",
     meta="structured",
     out=True,
+    dtypes="ifc",
 )
 _op(
     "bmm(Tensor self, Tensor mat2) -> Tensor",
@@ -522,6 +624,7 @@ _op(
     "Batched product of 3-D tensors.",
     meta="structured",
     out=True,
+    dtypes="ifc",
 )
 _op(
     "mv(Tensor self, Tensor vec) -> Tensor",
@@ -529,6 +632,7 @@ _op(
     "Matrix-vector product.",
     meta="structured",
     out=True,
+    dtypes="ifc",
 )
 _op(
     "dot(Tensor self, Tensor tensor) -> Tensor",
@@ -536,6 +640,7 @@ _op(
     "Dot product of two 1-D tensors.",
     meta="structured",
     out=True,
+    dtypes="ifc",
 )
 _op(
     "outer(Tensor self, Tensor vec2) -> Tensor",
@@ -613,9 +718,11 @@ _op(
 _op(
     "scatter(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
     "indexing",
-    "Copy of ``self`` with ``src`` written at ``index`` along ``dim``.",
+    "Copy of ``self`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``.",
     meta="structured",
     inplace=True,
+    scalars="src",
+    values="src",
 )
 _op(
     "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
@@ -634,9 +741,11 @@ _op(
 _op(
     "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
     "indexing",
-    "Copy of ``self`` with ``value`` where ``mask`` is true.",
+    "Copy of ``self`` with ``value`` (a 0-d tensor or a number) where ``mask`` is true.",
     meta="structured",
     inplace=True,
+    scalars="value",
+    values="value",
 )
 _op(
     "index(Tensor self, Tensor?[] indices) -> Tensor",
@@ -769,6 +878,7 @@ _op(
     "inplace",
     "Fills ``self`` with ``value``.",
     function=False,
+    values="value",
 )
 _op(
     "zero_(Tensor(a!) self) -> Tensor(a!)",
@@ -803,6 +913,7 @@ _op(
     "bool requires_grad=False) -> Tensor",
     _F,
     "A tensor filled with ``fill_value``.",
+    values="fill_value",
     **_FK,
 )
 _op(
@@ -810,6 +921,7 @@ _op(
     "Device? device=None, bool requires_grad=False) -> Tensor",
     _F,
     "Values from ``start`` to ``end`` (exclusive) in steps of ``step``.",
+    dtypes="if",
     **_FK,
 )
 _op(
@@ -817,6 +929,7 @@ _op(
     "bool requires_grad=False) -> Tensor",
     _F,
     "``steps`` evenly spaced values from start to end.",
+    dtypes="ifc",
     **_FK,
 )
 _op(
@@ -832,24 +945,28 @@ _op(
     _RND,
     "Fills ``self`` with numbers drawn uniformly from ``[from, to)``.",
     function=False,
+    dtypes="fc",
 )
 _op(
     "normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? generator=None) -> Tensor(a!)",
     _RND,
     "Fills ``self`` with normally distributed numbers.",
     function=False,
+    dtypes="fc",
 )
 _op(
     "random_(Tensor(a!) self, int low, int high, *, Generator? generator=None) -> Tensor(a!)",
     _RND,
     "Fills ``self`` with integers drawn uniformly from ``[low, high)``.",
     function=False,
+    dtypes="bif",
 )
 _op(
     "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
     "bool requires_grad=False) -> Tensor",
     "random nondifferentiable factory",
     "A random permutation of ``0 .. n-1``.",
+    dtypes="if",
     **_FK,
 )
 
@@ -881,7 +998,7 @@ for _sig, _tags, _doc in [
         ":func:`minimum`.",
     ),
     (
-        "norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        "norm(Tensor self, Any p=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
         "reduction",
         "The ``p``-norm over ``dim`` (see :func:`tensorcore.linalg.vector_norm`).",
     ),

@@ -15,7 +15,21 @@ from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
 from ..layouts import contiguous_format
 from ..plugins import hookimpl
 
-__all__ = ["infer_size", "make_view", "view_strides"]
+__all__ = ["check_shape", "infer_size", "make_view", "view_strides"]
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def check_shape(fn: str, shape: tuple[int, ...]) -> None:
+    """Raise PyTorch's ``RuntimeError`` for sizes whose product does not fit in int64 (a view
+    of them would address memory no storage has, and ``numel()`` would be wrong everywhere).
+    Negative sizes are the caller's to refuse, with its own wording."""
+    n = math.prod(shape)
+    if n > _INT64_MAX or (n == 0 and shape and max(shape) > _INT64_MAX):
+        raise RuntimeError(
+            f"{fn}(): the shape {list(shape)} has more elements than int64 can count "
+            "(integer multiplication overflow)"
+        )
 
 
 def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
@@ -103,6 +117,8 @@ def as_strided(self: Tensor, size: Any, stride: Any, storage_offset: int | None 
             f"mismatch in length of strides and shape ({len(size)} vs {len(stride)})"
         )
     last = off = self._offset if storage_offset is None else storage_offset
+    if off < 0:
+        raise RuntimeError(f"as_strided(): Tensor: invalid storage offset {off}")
     for n, s in zip(size, stride):  # noqa: B905 - lengths checked above
         if n < 0 or s < 0:
             raise RuntimeError("as_strided: negative sizes or strides are not supported")
@@ -110,6 +126,12 @@ def as_strided(self: Tensor, size: Any, stride: Any, storage_offset: int | None 
             last = -1
             break
         last += (n - 1) * s
+    big = last > _INT64_MAX or math.prod(size) > _INT64_MAX
+    if big or (last < 0 and size and max(size) > _INT64_MAX):
+        raise RuntimeError(
+            f"as_strided(): sizes {list(size)}, strides {list(stride)} and storage offset "
+            f"{off} address elements beyond what int64 can count"
+        )
     if last >= 0:
         storage = self._storage
         if storage is not None and (last + 1) * self._dtype.itemsize > storage.nbytes:
@@ -143,6 +165,12 @@ def expand(self: Tensor, size: tuple[int, ...]) -> Tensor:
         cur, st = self._shape[i - lead], self._stride[i - lead]
         if target == -1:
             target = cur
+        elif target < 0:
+            raise RuntimeError(
+                f"expand(): the expanded size of the tensor ({target}) must be non-negative, or "
+                f"-1 to keep the existing size ({cur}) at dimension {i}.  Target sizes: "
+                f"{list(size)}.  Tensor sizes: {list(self._shape)}"
+            )
         if cur == target:
             shape.append(cur)
             stride.append(st)
@@ -155,6 +183,7 @@ def expand(self: Tensor, size: tuple[int, ...]) -> Tensor:
                 f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                 f"{list(self._shape)}"
             )
+    check_shape("expand", tuple(shape))
     return make_view(self, tuple(shape), tuple(stride), self._offset)
 
 
@@ -294,6 +323,8 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     d = _wrap_dim(dimension, self.ndim)
     cur = self._shape[d] if self.ndim else 1
+    if size < 0:
+        raise RuntimeError(f"unfold(): size is {size} but must be >= 0")
     if size > cur:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {cur} but size is {size}")
     if step <= 0:

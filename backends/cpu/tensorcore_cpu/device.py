@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,14 @@ class CPUDevice(DeviceInterface):
     def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
         """Allocate with ``np.empty``; the (contiguous) array is the storage buffer. Large
         buffers come from, and go back to, the block cache (``_cache.py``)."""
-        arr = np.empty(shape, _TO_NP[dtype])
+        try:
+            arr = np.empty(shape, _TO_NP[dtype])
+        except MemoryError:
+            nbytes = math.prod(shape) * dtype.itemsize
+            raise RuntimeError(
+                f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes "
+                f"(a {dtype.name} tensor of shape {list(shape)})"
+            ) from None
         nbytes = arr.nbytes
         if nbytes < MIN_BYTES or _blocks is None:
             # make_tensor and Storage() spelled out: small allocations are on every op's path.
@@ -109,12 +117,16 @@ class CPUDevice(DeviceInterface):
     ) -> Tensor:
         """Build from row-major Python scalars."""
         npd = to_numpy(dtype)
-        if dtype.is_complex or not any(isinstance(v, complex) for v in flat):
-            arr = np.array(flat, dtype=npd if dtype is not tc.bfloat16 else np.float64)
+        if dtype.is_floating_point or dtype.is_complex:
+            with np.errstate(over="ignore"):  # a float beyond the dtype's range is inf
+                arr = np.array(flat, dtype=npd if dtype is not tc.bfloat16 else np.float64)
         else:
-            arr = np.array([v.real for v in flat], dtype=np.float64)
+            # Integers as int64 first, then cast: a value the core let through wraps as in
+            # PyTorch (-1 into uint8 is 255) instead of raising NumPy's OverflowError.
+            arr = np.array(flat, dtype=np.uint64 if flat and max(flat) > 2**63 - 1 else None)
         if arr.dtype != npd:
-            arr = arr.astype(npd)
+            with np.errstate(over="ignore"):
+                arr = arr.astype(npd)
         return wrap(arr.reshape(shape), dtype)
 
     def from_object(

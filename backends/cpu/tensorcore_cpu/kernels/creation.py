@@ -93,7 +93,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # PyTorch's symmetric form: the first half counts up from ``start``, the second half
         # down from ``end``, so both endpoints are exact.
         half = steps // 2
-        r = xp.where(xp.arange(steps) < half, start + step * i, end - step * (steps - 1 - i))
+        with quiet(all="ignore"):  # an infinite bound gives NaN, as in PyTorch
+            r = xp.where(xp.arange(steps) < half, start + step * i, end - step * (steps - 1 - i))
         assign(o, r)
 
     def eye(

@@ -1,0 +1,426 @@
+"""Argument checks derived from the operator declarations.
+
+Every compiled operator function (``ops/_api.py``) checks its non-tensor arguments against
+their declared types before anything runs: a class test inline (a few tens of nanoseconds per
+argument), and a call into this module only when the test fails, to convert what PyTorch also
+accepts (a NumPy integer for an ``int``, a Python type for a ``ScalarType``, a list for an
+``int[]``...) or to raise PyTorch's ``TypeError`` naming the function, the argument and the
+expected type. Tensor arguments are checked by the dispatcher (``ops/_call.py``), which
+already tests their class to find the kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import operator
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+from ..devices import device as _device
+from ..layouts import memory_format
+from ._signature import MISSING, Param, parse_signature
+
+__all__ = [
+    "STANDARD",
+    "TRANSLATED",
+    "TYPE_NAMES",
+    "check_source",
+    "checked",
+    "name_error",
+    "names_op",
+    "translate_error",
+    "type_name",
+    "v_bool",
+    "v_device",
+    "v_dtype",
+    "v_float",
+    "v_int",
+    "v_ints",
+    "v_object",
+    "v_scalar",
+    "v_str",
+    "v_tensor",
+]
+
+#: PyTorch's names of the declared types, as its argument errors spell them.
+TYPE_NAMES = {
+    "Tensor": "Tensor",
+    "Tensor[]": "tuple of Tensors",
+    "int": "int",
+    "int[]": "tuple of ints",
+    "bool": "bool",
+    "float": "float",
+    "Scalar": "Number",
+    "str": "str",
+    "ScalarType": "tensorcore.dtype",
+    "Device": "tensorcore.device",
+    "Generator": "tensorcore.Generator",
+    "MemoryFormat": "tensorcore.memory_format",
+}
+
+# Python's own types that PyTorch accepts as a dtype (``zeros(2, dtype=float)``).
+_PY_DTYPES = {bool: "bool_", int: "int64", float: "float64", complex: "complex128"}
+_SCALARS = (bool, int, float, complex)
+
+
+def type_name(value: Any) -> str:
+    """The name of ``value``'s type as PyTorch's argument errors print it."""
+    cls = type(value)
+    mod = cls.__module__
+    if mod == "builtins":
+        return cls.__qualname__
+    if mod.startswith("tensorcore"):
+        return cls.__qualname__
+    return f"{mod.split('.')[0]}.{cls.__qualname__}"
+
+
+def _wrong(fn: str, arg: str, expected: str, value: Any) -> TypeError:
+    return TypeError(f"{fn}(): argument '{arg}' must be {expected}, not {type_name(value)}")
+
+
+def v_int(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """An ``int`` argument: Python ints, NumPy integers and one-element integer tensors
+    (anything with ``__index__``), not bools or floats."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise _wrong(fn, arg, "int" if not optional else "int or None", value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise _wrong(fn, arg, "int", value) from None
+
+
+def v_ints(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """An ``int[]`` argument as a tuple of ints: a tuple or list of ``int`` (see
+    :func:`v_int`), a ``Size``, a single int, or a 1-D integer tensor."""
+    if value is None and optional:
+        return None
+    if isinstance(value, Tensor):
+        if value._dtype._category != 1 or value.ndim > 1:
+            raise _wrong(fn, arg, "tuple of ints", value)
+        value = value.tolist()  # type: ignore[attr-defined]
+    if not isinstance(value, (tuple, list)):
+        if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+            raise _wrong(fn, arg, "tuple of ints", value)
+        return (operator.index(value),)
+    out = []
+    for i, x in enumerate(value):
+        if x.__class__ is int:
+            out.append(x)
+            continue
+        if isinstance(x, bool) or not hasattr(type(x), "__index__"):
+            raise TypeError(
+                f"{fn}(): argument '{arg}' must be tuple of ints, but found element of type "
+                f"{type_name(x)} at pos {i}"
+            )
+        try:
+            out.append(operator.index(x))
+        except TypeError:
+            raise TypeError(
+                f"{fn}(): argument '{arg}' must be tuple of ints, but found element of type "
+                f"{type_name(x)} at pos {i}"
+            ) from None
+    return tuple(out)
+
+
+def v_bool(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A ``bool`` argument: only ``True`` or ``False`` (PyTorch refuses ints and ``None``)."""
+    if value is None and optional:
+        return None
+    if value is True or value is False:
+        return value
+    raise _wrong(fn, arg, "bool", value)
+
+
+def v_float(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A ``float`` argument: real Python and NumPy numbers, converted to ``float``."""
+    if value is None and optional:
+        return None
+    if isinstance(value, numbers.Real) and not isinstance(value, Tensor):
+        return float(value)
+    raise _wrong(fn, arg, "float", value)
+
+
+def v_scalar(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A ``Scalar`` argument: a Python number, a NumPy scalar or a 0-d tensor, converted to a
+    Python bool, int, float or complex."""
+    if value is None and optional:
+        return None
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise _wrong(fn, arg, "Number", value)
+        return value.item()  # type: ignore[attr-defined]
+    if isinstance(value, _SCALARS):
+        # Subclasses (a NumPy float64 is a float) become the plain Python scalar.
+        for cls in _SCALARS:
+            if isinstance(value, cls):
+                return cls(value)  # type: ignore[arg-type]
+    if isinstance(value, numbers.Number) or _is_numpy_bool(value):
+        item = value.item() if hasattr(value, "item") else complex(value)  # type: ignore[attr-defined]
+        if isinstance(item, _SCALARS):
+            return item
+    raise _wrong(fn, arg, "Number", value)
+
+
+def _is_numpy_bool(value: Any) -> bool:
+    return type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+
+
+def v_str(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A ``str`` argument (which values are valid is the operator's business)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, str):
+        return value
+    raise _wrong(fn, arg, "str", value)
+
+
+def v_dtype(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A ``ScalarType`` argument: a tensorcore dtype, or Python's ``bool``/``int``/``float``/
+    ``complex`` (as PyTorch allows: ``float`` means float64)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, dt.dtype):
+        return value
+    name = _PY_DTYPES.get(value) if isinstance(value, type) else None
+    if name is not None:
+        return getattr(dt, name)
+    raise _wrong(fn, arg, "tensorcore.dtype", value)
+
+
+def v_device(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A ``Device`` argument: a device, a string such as ``'cuda:1'``."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (str, _device)):
+        try:
+            return _device(value)
+        except (TypeError, RuntimeError) as exc:
+            raise RuntimeError(f"{fn}(): argument '{arg}': {exc}") from None
+    raise _wrong(fn, arg, "tensorcore.device", value)
+
+
+def v_tensor(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A ``Tensor`` argument of a hand-written function (see :func:`checked`)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, Tensor):
+        return value
+    raise _wrong(fn, arg, "Tensor" if not optional else "Tensor or None", value)
+
+
+def v_callable(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
+    """A function argument (a hook, a closure)."""
+    if value is None and optional:
+        return None
+    if callable(value):
+        return value
+    raise _wrong(fn, arg, "callable", value)
+
+
+def v_object(fn: str, arg: str, value: Any, optional: bool, cls: type, expected: str) -> Any:
+    """An argument that must be an instance of ``cls`` (a Generator, a memory format)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, cls):
+        return value
+    raise _wrong(fn, arg, expected, value)
+
+
+def _generator_cls() -> type:
+    from ..random import Generator
+
+    return Generator
+
+
+# Per declared type (without ``?``): the inline test that lets a valid value through, and
+# the validator called when it fails. ``{n}`` is the argument's name.
+_INLINE = {
+    "int": ("{n}.__class__ is not int", "_v_int"),
+    "bool": ("{n}.__class__ is not bool", "_v_bool"),
+    "float": ("{n}.__class__ is not float", "_v_float"),
+    "Scalar": ("{n}.__class__ not in _SC", "_v_scalar"),
+    "str": ("{n}.__class__ is not str", "_v_str"),
+    "ScalarType": ("{n}.__class__ is not _DT", "_v_dtype"),
+    "Device": ("{n}.__class__ is not _DEV", "_v_device"),
+    "int[]": ("{n}.__class__ is not tuple or not _all_int({n})", "_v_ints"),
+    "Generator": ("not isinstance({n}, _GEN)", "_v_generator"),
+    "MemoryFormat": ("{n}.__class__ is not _MF", "_v_memory_format"),
+    # Only in the signatures of hand-written functions (:func:`checked`); the operators'
+    # tensors are checked by the dispatcher.
+    "Tensor": ("{n}.__class__ is not _T", "_v_tensor"),
+    "Callable": ("not callable({n})", "_v_callable"),
+}
+
+
+def _all_int(t: tuple[Any, ...]) -> bool:
+    # A loop, not all(<generator>): a generator costs a frame per call.
+    for x in t:  # noqa: SIM110
+        if x.__class__ is not int:
+            return False
+    return True
+
+
+def namespace() -> dict[str, Any]:
+    """The names :func:`check_source`'s lines use, for the compiled functions' globals."""
+    gen = _generator_cls()
+    return {
+        "_v_int": v_int,
+        "_v_bool": v_bool,
+        "_v_float": v_float,
+        "_v_scalar": v_scalar,
+        "_v_str": v_str,
+        "_v_dtype": v_dtype,
+        "_v_device": v_device,
+        "_v_ints": v_ints,
+        "_v_tensor": v_tensor,
+        "_v_callable": v_callable,
+        "_T": Tensor,
+        "_v_generator": lambda fn, arg, v, opt: v_object(
+            fn, arg, v, opt, gen, "tensorcore.Generator"
+        ),
+        "_v_memory_format": lambda fn, arg, v, opt: v_object(
+            fn, arg, v, opt, memory_format, "tensorcore.memory_format"
+        ),
+        "_SC": frozenset(_SCALARS),
+        "_DT": dt.dtype,
+        "_DEV": _device,
+        "_GEN": gen,
+        "_MF": memory_format,
+        "_all_int": _all_int,
+    }
+
+
+def check_source(fname: str, pyname: str, p: Param, tensors: bool = False) -> str | None:
+    """One line of the compiled function that checks (and converts) argument ``p``, bound to
+    the local ``pyname``; None for ``Any`` and, unless ``tensors``, for tensors (the
+    dispatcher checks an operator's tensors)."""
+    if p.vararg or p.is_tensor_list or (p.is_tensor and not tensors):
+        return None  # varargs are normalised (and checked) by _norm_size / _norm_list
+    optional = p.type.endswith("?")
+    base = p.type.rstrip("?")
+    if base.startswith("Tensor("):
+        base = "Tensor"
+    hit = _INLINE.get(base)
+    if hit is None:
+        return None
+    test, fn = hit
+    cond = test.format(n=pyname)
+    # ``None`` is taken for an optional argument, one that defaults to None, and an ``int[]``
+    # that defaults to empty (``amax(x, dim=None)`` reduces every dim, as in PyTorch).
+    none_ok = optional or p.default is None or (base == "int[]" and p.default == ())
+    if none_ok:
+        cond = f"{pyname} is not None and ({cond})"
+    return f"if {cond}: {pyname} = {fn}({fname!r}, {p.name!r}, {pyname}, {none_ok})"
+
+
+# ------------------------------------------------------------------ errors that name the callee
+#: The exceptions a bad argument may raise (``NotImplementedError`` is a ``RuntimeError``).
+STANDARD = (TypeError, ValueError, RuntimeError, IndexError)
+#: Raised by Python or the array library underneath for a value that cannot be represented
+#: (an int beyond int64, an allocation no machine has) or by a bug (a ``StopIteration`` would
+#: end the caller's loop silently): each becomes a ``RuntimeError`` that names the callee.
+TRANSLATED = (OverflowError, MemoryError, StopIteration)
+_NAMED: dict[str, re.Pattern[str]] = {}
+
+
+def names_op(message: str, name: str) -> bool:
+    """Whether an error message already names ``name`` (``name(``, ``'name'``, ``"name"``,
+    ``(in name)``, ``name[``; ``name_`` and ``name`` name each other).
+
+    Examples
+    --------
+    >>> from tensorcore.ops._validate import names_op
+    >>> names_op("t(): expects a 2-D tensor", "t"), names_op("can't do it", "t")
+    (True, False)
+    """
+    pat = _NAMED.get(name)
+    if pat is None:
+        base = re.escape(name if name.endswith("__") else name.rstrip("_"))
+        pat = _NAMED[name] = re.compile(rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'")
+    return pat.search(message) is not None
+
+
+def name_error(exc: BaseException, name: str) -> None:
+    """Prefix ``exc``'s message with ``name(): `` unless it names ``name`` already; the type,
+    the traceback and the rest of the message (PyTorch's wording) stay."""
+    args = exc.args
+    if args and isinstance(args[0], str):
+        if not names_op(args[0], name):
+            exc.args = (f"{name}(): {args[0]}",) + args[1:]
+    elif not args:
+        exc.args = (f"{name}(): {type(exc).__name__}",)
+
+
+def translate_error(exc: BaseException, name: str) -> RuntimeError:
+    """The ``RuntimeError`` that replaces one of :data:`TRANSLATED` raised inside ``name``."""
+    if isinstance(exc, MemoryError):
+        return RuntimeError(f"{name}(): not enough memory: {exc}")
+    if isinstance(exc, OverflowError):
+        return RuntimeError(f"{name}(): value out of range: {exc}")
+    return RuntimeError(f"{name}(): internal error: {type(exc).__name__} {exc}".rstrip())
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def checked(signature: str) -> Callable[[_F], _F]:
+    """Give a hand-written public function the argument checks and the error naming of the
+    operators: ``signature`` declares its parameters in the operator table's form (PyTorch's
+    schema types: ``Tensor``, ``Tensor?``, ``int``, ``int[]``, ``bool``, ``float``, ``str``,
+    ``Scalar``, ``ScalarType``, ``Device``, ``Callable``, ``Any``...), and the wrapper checks
+    each argument as a compiled operator function does, then names the function in any error
+    raised inside it.
+
+    Examples
+    --------
+    >>> from tensorcore.ops._validate import checked
+    >>> @checked("double(Tensor input, int times=2) -> Tensor")
+    ... def double(input, times=2):
+    ...     return input * times
+    >>> double(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: double(): argument 'input' must be Tensor, not NoneType
+    """
+    sig = parse_signature(signature)
+
+    def deco(fn: _F) -> _F:
+        name = sig.name
+        params, lines, names = [], [], []
+        kw = False
+        for p in sig.params:
+            if p.kw_only and not kw:
+                params.append("*")
+                kw = True
+            params.append(p.name if p.default is MISSING else f"{p.name}={p.default!r}")
+            check = check_source(name, p.name, p, tensors=True)
+            if check is not None:
+                lines.append(check)
+            names.append(f"{p.name}={p.name}" if p.kw_only else p.name)
+        src = (
+            f"def {name}({', '.join(params)}):\n"
+            + "".join(f"    {line}\n" for line in lines)
+            + f"    try:\n        return _fn({', '.join(names)})\n"
+            + f"    except _STD as exc:\n        _name(exc, {name!r})\n        raise\n"
+            + f"    except _TR as exc:\n        raise _tr(exc, {name!r}) from exc\n"
+        )
+        ns = {
+            **namespace(),
+            "_fn": fn,
+            "_STD": STANDARD,
+            "_TR": TRANSLATED,
+            "_name": name_error,
+            "_tr": translate_error,
+        }
+        exec(compile(src, f"<tensorcore {name}>", "exec"), ns)
+        wrapper = functools.update_wrapper(ns[name], fn)
+        wrapper.__signature_declared__ = signature  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return deco

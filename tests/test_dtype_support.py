@@ -1,0 +1,109 @@
+"""The dtypes each operator computes in (``OpDecl.dtypes``): PyTorch's, and refused on every
+path (function, method, in-place, ``out=``) with PyTorch's ``NotImplementedError`` before a
+kernel runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import tensorcore as tc
+from tensorcore import dtypes as dt
+from tensorcore.ops.schema import OPS
+from tensorcore.testing.samples import SAMPLES, call_op, core_ops, tensor_inputs
+
+# What PyTorch 2.13 (CPU) computes in, by dtype category (bool, int, float, complex), for the
+# operators that do not take every dtype: measured by running each operator's samples in
+# every dtype there. Every operator not listed takes all four.
+PYTORCH = {
+    "sub": "ifc", "floor_divide": "if", "remainder": "if", "fmod": "if", "pow": "ifc",
+    "atan2": "bif", "maximum": "bif", "minimum": "bif", "lt": "bif", "le": "bif", "gt": "bif",
+    "ge": "bif", "neg": "ifc", "abs": "ifc", "sign": "bif", "relu": "if", "tanh_backward": "fc",
+    "sigmoid_backward": "fc", "threshold_backward": "if", "floor": "if", "ceil": "if",
+    "trunc": "if", "round": "if", "clamp": "if", "lerp": "fc", "amax": "bif", "amin": "bif",
+    "max_dim": "bif", "min_dim": "bif", "argmax": "if", "argmin": "if", "softmax": "f",
+    "log_softmax": "f", "_softmax_backward_data": "f", "_log_softmax_backward_data": "f",
+    "nll_loss": "f", "sort": "bif", "argsort": "bif", "topk": "if", "matmul": "ifc", "mm": "ifc",
+    "addmm": "ifc", "bmm": "ifc", "mv": "ifc", "dot": "ifc", "arange": "if", "linspace": "ifc",
+    "uniform_": "fc", "normal_": "fc", "random_": "bif", "randperm": "if",
+}  # fmt: skip
+
+RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")
+
+
+def test_declared_dtypes_are_pytorchs() -> None:
+    declared = {n: OPS[n].dtypes for n in core_ops() if OPS[n].dtypes != "bifc"}
+    assert declared == PYTORCH
+
+
+def _subject(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dt.dtype | None:
+    """The dtype the frontends check, as ``OpDecl.dtypes`` documents it."""
+    decl = OPS[name]
+    if decl.meta == "pointwise":
+        params = decl.parsed.params
+        keep = set(decl.promote_args.split()) or {
+            params[i].name for i in decl.parsed.tensor_positions
+        }
+        ops = [a for p, a in zip(params, args, strict=False) if p.name in keep and a is not None]
+        compute = tc.result_type(*ops)
+        if decl.promote == "float" and compute._category < 2:
+            compute = tc.get_default_dtype()
+        return compute
+    if kwargs.get("dtype") is not None:
+        return kwargs["dtype"]  # type: ignore[no-any-return]
+    found = tensor_inputs(type("S", (), {"args": args, "kwargs": kwargs})())  # type: ignore[arg-type]
+    return found[0].dtype if found else kwargs.get("dtype")
+
+
+@pytest.mark.parametrize("name", RESTRICTED)
+def test_undeclared_dtypes_are_refused(device: str, name: str) -> None:
+    decl = OPS[name]
+    refused = 0
+    for d in dt.all_dtypes:
+        try:
+            samples = SAMPLES[name](device, d)
+        except Exception:  # noqa: BLE001 - a sample generator without this dtype
+            continue
+        for s in samples:
+            subject = _subject(name, s.args, s.kwargs)
+            if subject is None:
+                continue
+            try:
+                call_op(name, s)
+            except NotImplementedError as exc:
+                assert "bifc"[subject._category] not in decl.dtypes, (s, exc)
+                assert f'"{name}" not implemented for' in str(exc)
+                refused += 1
+                continue
+            except (TypeError, ValueError, RuntimeError, IndexError):
+                continue  # a sample that is no valid call in this dtype for other reasons
+            assert "bifc"[subject._category] in decl.dtypes, (
+                f"{name} computed in {subject.name}, which it does not declare: {s}"
+            )
+    if not refused and decl.param("dtype") >= 0:
+        # Samples that keep their dtype (factories): ask for each undeclared one instead.
+        s = SAMPLES[name](device, tc.float32)[0]
+        for d in dt.all_dtypes:
+            if "bifc"[d._category] not in decl.dtypes:
+                with pytest.raises(NotImplementedError, match=f'"{name}" not implemented for'):
+                    call_op(name, type(s)(s.args, {**s.kwargs, "dtype": d}))
+                refused += 1
+    assert refused, f"no sample of {name} reached an undeclared dtype"
+
+
+def test_refused_before_the_inplace_write(device: str) -> None:
+    x = tc.tensor([1.5, -2.5], dtype=tc.complex64, device=device)
+    before = x.tolist(), x._version
+    with pytest.raises(NotImplementedError, match="\"floor\" not implemented for 'ComplexFloat'"):
+        x.floor_()
+    assert (x.tolist(), x._version) == before
+    out = tc.zeros(0, dtype=tc.complex64, device=device)
+    with pytest.raises(NotImplementedError):
+        tc.floor(x, out=out)
+    assert out.shape == (0,)
+
+
+def test_refusal_carries_pytorchs_hint(device: str) -> None:
+    with pytest.raises(NotImplementedError, match="use the `~` or `logical_not\\(\\)` operator"):
+        -tc.tensor([True, False], device=device)
