@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import autograd, backends, dtypes, linalg, nn, return_types
+from . import autograd, backends, dtypes, linalg, nn, return_types, serialization
 from ._storage import Storage
 from ._tensor import Size, Tensor
 from ._tensor_methods import install as _install_methods
@@ -53,6 +53,7 @@ from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
 from .ops.meta import broadcast_shapes
 from .random import Generator, initial_seed, manual_seed, seed
+from .serialization import load, save
 
 __version__ = "0.1.0"
 
@@ -99,13 +100,16 @@ __all__ = sorted(
         "is_grad_enabled",
         "layout",
         "linalg",
+        "load",
         "manual_seed",
         "nn",
         "no_grad",
         "promote_types",
         "result_type",
         "return_types",
+        "save",
         "seed",
+        "serialization",
         "set_default_device",
         "set_default_dtype",
         "set_grad_enabled",

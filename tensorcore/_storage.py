@@ -52,3 +52,21 @@ class Storage:
 
     def __repr__(self) -> str:
         return f"Storage(nbytes={self.nbytes}, device='{self.device}', dtype={self.dtype})"
+
+    # Pickling and copying live in _pickling.py, imported on first use: they need the plugin
+    # manager, which the storage model must not import.
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        from ._pickling import reduce_storage
+
+        return reduce_storage(self)
+
+    def __copy__(self) -> Storage:
+        from ._pickling import clone_storage
+
+        return clone_storage(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Storage:
+        # copy.deepcopy records the copy in ``memo``: views deep-copied together share it.
+        from ._pickling import clone_storage
+
+        return clone_storage(self)

@@ -316,10 +316,17 @@ class Tensor:
 
         return format_tensor(self)
 
+    # pickle and copy.copy go through __reduce_ex__, copy.deepcopy through __deepcopy__
+    # (_pickling.py, imported on first use: it needs the plugin manager).
     def __reduce_ex__(self, protocol: Any) -> Any:
-        from . import ops
+        from ._pickling import reduce_tensor
 
-        return (ops.api._rebuild, (self.tolist(), self._dtype.name, str(self._device)))  # type: ignore[attr-defined]
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        from ._pickling import deepcopy_tensor
+
+        return deepcopy_tensor(self, memo)
 
 
 class Size(tuple):  # type: ignore[type-arg]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import layouts
+from .._storage_bytes import flat_view, pack, unpack
 
 if TYPE_CHECKING:
     from .._storage import Storage
@@ -82,6 +83,40 @@ class DeviceInterface:
         Return True when this backend did the copy, False when it cannot (the other
         device's backend is asked next)."""
         return False
+
+    # Serialisation: pickle, copy.deepcopy and tensorcore.save/load move a storage's contents
+    # through these three methods only, so any device can take part. The defaults work on
+    # every device that has ``from_data`` and a ``tolist`` kernel, element by element in
+    # Python; a backend overrides them with one bulk transfer.
+
+    def storage_to_bytes(self, storage: Storage) -> bytes:
+        """A storage's contents as host ``bytes``: ``storage.nbytes`` bytes, its elements of
+        ``storage.dtype`` in order, each little-endian (the layout of a NumPy array and of
+        safetensors data; bfloat16 is the upper half of a float32, complex numbers are
+        (real, imaginary) pairs).
+
+        The default reads the elements with the ``tolist`` kernel and packs them with
+        :mod:`struct`."""
+        return pack(flat_view(storage).tolist(), storage.dtype)
+
+    def storage_from_bytes(self, data: bytes | bytearray, dtype: dtype, device: device) -> Storage:
+        """A new storage of ``dtype`` on ``device`` holding ``data`` (host bytes in the layout
+        :meth:`storage_to_bytes` returns; ``len(data)`` is a multiple of ``dtype.itemsize``,
+        which the core checks). The backend may keep ``data`` when it is a ``bytearray``; the
+        caller does not reuse it.
+
+        The default unpacks the elements with :mod:`struct` and calls :meth:`from_data`."""
+        flat = unpack(data, dtype)
+        return self.from_data(flat, (len(flat),), dtype, device).untyped_storage()
+
+    def clone_storage(self, storage: Storage) -> Storage:
+        """A new storage on the same device holding a copy of ``storage`` (what
+        ``copy.deepcopy`` of a tensor copies). The default goes through host memory with
+        :meth:`storage_to_bytes` and :meth:`storage_from_bytes`; a backend that can copy
+        on the device should."""
+        return self.storage_from_bytes(
+            self.storage_to_bytes(storage), storage.dtype, storage.device
+        )
 
 
 class Registrar:

@@ -160,3 +160,18 @@ class CPUDevice(DeviceInterface):
         if int(dev_type) != 1:  # kDLCPU
             return None
         return wrap(np.from_dlpack(obj))
+
+    def storage_to_bytes(self, storage: Storage) -> bytes:
+        """The buffer's bytes (NumPy's layout is the contract's on little-endian hosts)."""
+        return np.ndarray((storage.nbytes,), np.uint8, storage.data).tobytes()
+
+    def storage_from_bytes(self, data: bytes | bytearray, dtype: tc.dtype, device: Any) -> Storage:
+        """An array over ``data``: shared when it is writable (a ``bytearray``), else a copy."""
+        arr = np.frombuffer(data, _TO_NP[dtype])
+        if not arr.flags.writeable:
+            arr = arr.copy()
+        return Storage(arr, arr.nbytes, _CPU, dtype)
+
+    def clone_storage(self, storage: Storage) -> Storage:
+        """A copy of the buffer."""
+        return Storage(storage.data.copy(), storage.nbytes, _CPU, storage.dtype)

@@ -120,6 +120,24 @@ class CUDADevice(DeviceInterface):
             return None
         return self.wrap(self.cp.from_dlpack(obj))
 
+    def storage_to_bytes(self, storage: Storage) -> bytes:
+        """One device-to-host copy of the buffer."""
+        return self.cp.asnumpy(storage.data).tobytes()  # type: ignore[no-any-return]
+
+    def storage_from_bytes(self, data: bytes | bytearray, dtype: tc.dtype, device: Any) -> Storage:
+        """One host-to-device copy of ``data`` onto ``device``."""
+        host = np.frombuffer(data, self._check_dtype(dtype))
+        idx = self.index(device)
+        with self.cp.cuda.Device(idx):
+            arr = self.cp.asarray(host)
+        return Storage(arr, arr.nbytes, self._dev(idx), dtype)
+
+    def clone_storage(self, storage: Storage) -> Storage:
+        """A copy of the buffer on its own device."""
+        with self.cp.cuda.Device(self.index(storage.device)):
+            arr = storage.data.copy()
+        return Storage(arr, storage.nbytes, storage.device, storage.dtype)
+
     def copy_between(self, src: Tensor, dst: Tensor) -> bool:
         """Host <-> device and device <-> device copies of a contiguous ``src``."""
         s, d = src.device.type, dst.device.type

@@ -121,8 +121,14 @@ OPERATORS: list[tuple[str, str, str, dict[str, bool]]] = [
 @hookimpl
 def tensorcore_register_layouts(register: Any) -> None:
     """Register the ``sparse_coo`` layout; its kernels win over ``strided`` ones in mixed
-    calls (``dense + sparse`` runs the sparse kernel)."""
+    calls (``dense + sparse`` runs the sparse kernel). Its codec makes sparse tensors
+    picklable, deep-copyable and savable."""
+    from tensorcore.serialization import register_layout_codec
+
+    from . import codec
+
     register.layout("sparse_coo", priority=1)
+    register_layout_codec("sparse_coo", codec.to_parts, codec.from_parts)
 
 
 @hookimpl
