@@ -150,18 +150,27 @@ def _dtype_guard(op: Op, rec: KernelRecord, direct: bool = False) -> Callable[..
     inner = rec.fn.fn if isinstance(rec.fn, DirectKernel) else rec.fn
     assert allowed is not None
 
-    # Structured kernels get the core-allocated ``out`` first: only the inputs are checked.
-    skip = 0 if direct or op.decl.meta == "direct" else 1
+    def refuse(d: Any) -> None:
+        raise TypeError(
+            f"{op.name}: the '{rec.device_type}' kernel from plugin '{rec.plugin}' "
+            f"does not support dtype {d.name} "
+            f"(supported: {', '.join(sorted(x.name for x in allowed))})"
+        )
 
+    # Every tensor the kernel receives is checked, outputs included: a frontend hands the
+    # kernel the caller's ``out=`` (or ``self`` of an in-place call) in any dtype the result
+    # can be cast to, and a factory kernel receives nothing but its ``out``.
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        for a in args[skip:]:
-            d = getattr(a, "_dtype", None)
-            if d is not None and d not in allowed:
-                raise TypeError(
-                    f"{op.name}: the '{rec.device_type}' kernel from plugin '{rec.plugin}' "
-                    f"does not support dtype {d.name} "
-                    f"(supported: {', '.join(sorted(x.name for x in allowed))})"
-                )
+        for a in (*args, *kwargs.values()):
+            if a.__class__ is tuple or a.__class__ is list:
+                for x in a:
+                    d = getattr(x, "_dtype", None)
+                    if d is not None and d not in allowed:
+                        refuse(d)
+            else:
+                d = getattr(a, "_dtype", None)
+                if d is not None and d not in allowed:
+                    refuse(d)
         return inner(*args, **kwargs)
 
     return guarded
