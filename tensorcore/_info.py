@@ -99,6 +99,8 @@ def _backend_lines(plugins: list[PluginInfo]) -> list[str]:
             if p.status == "loaded":
                 provides = [f"device {d}" for d in p.devices] + [f"layout {l}" for l in p.layouts]
                 provides.append(f"{p.kernels} kernels")
+                if p.overrides:
+                    provides.append(f"overrides {len(p.overrides)} (see below)")
                 detail = ", ".join(provides)
             else:
                 detail = p.error or ""

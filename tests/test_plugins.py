@@ -359,7 +359,8 @@ def test_duplicate_registrations(run_py: Any) -> None:
             def tensorcore_register_devices(self, register):
                 register.device(ToyDevice("cpu"))
         fails(DupDevice(), "cpu-again",
-              "device type 'cpu' is registered by both plugin 'cpu' and plugin 'cpu-again'")
+              "device type 'cpu' is registered by both plugin 'cpu' (tensorcore-cpu ",
+              "and plugin 'cpu-again' (registered at runtime)")
         assert tc.tensor([1.0]).numpy().tolist() == [1.0]
 
         class Layout:
@@ -368,7 +369,8 @@ def test_duplicate_registrations(run_py: Any) -> None:
                 register.layout("duplayout")
         tc.backends.register(Layout(), name="layout-a")
         fails(Layout(), "layout-b",
-              "layout 'duplayout' is registered by both plugin 'layout-a' and plugin 'layout-b'")
+              "layout 'duplayout' is registered by both plugin 'layout-a' (registered at "
+              "runtime) and plugin 'layout-b' (registered at runtime)")
 
         try:
             tc.backends.register(kernels(("sub", "dupdev")), name="first")

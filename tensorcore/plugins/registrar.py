@@ -128,7 +128,7 @@ class Registrar:
         as the core's strided views). ``dtypes`` restricts the kernel to those dtypes: every
         tensor it receives, outputs included, must have one of them, or the call raises a
         ``TypeError`` naming the plugin. ``override=True`` replaces another plugin's kernel
-        for the same triple.
+        for the same triple, with a ``RuntimeWarning`` when the plugin loads.
 
         ``direct=True`` skips the operator's frontend for this kernel: the core checks,
         normalises and allocates nothing, and calls ``fn(*args)`` -- ``fn(*args, out=out)``
