@@ -99,6 +99,8 @@ def _backend_lines(plugins: list[PluginInfo]) -> list[str]:
             if p.status == "loaded":
                 provides = [f"device {d}" for d in p.devices] + [f"layout {l}" for l in p.layouts]
                 provides.append(f"{p.kernels} kernels")
+                if p.overrides:
+                    provides.append(f"overrides {len(p.overrides)} (see below)")
                 detail = ", ".join(provides)
             else:
                 detail = p.error or ""
@@ -208,6 +210,22 @@ def _coverage_lines(plugins: list[PluginInfo]) -> list[str]:
     return lines
 
 
+def _override_lines() -> list[str]:
+    # Kernels registered with override=True over another plugin's: never silent.
+    found = dispatch.overrides()
+    if not found:
+        return []
+    lines = ["Overridden kernels (override=True):"]
+    for name, rec in found:
+        old = rec.overrides
+        assert old is not None
+        lines.append(
+            f"  {name}[{rec.device_type}, {rec.layout}]: plugin '{rec.plugin}' replaces "
+            f"plugin '{old.plugin}'"
+        )
+    return lines
+
+
 def report() -> str:
     """The text ``python -m tensorcore`` prints: versions, backends, devices, layouts, coverage.
 
@@ -233,8 +251,9 @@ def report() -> str:
         _device_lines(),
         _layout_lines(),
         _coverage_lines(plugins),
+        _override_lines(),
     ]
-    return "\n\n".join("\n".join(s) for s in sections)
+    return "\n\n".join("\n".join(s) for s in sections if s)
 
 
 def ops_matrix() -> str:
@@ -242,8 +261,9 @@ def ops_matrix() -> str:
 
     One row per declared operator, in the order of the operator table; one column per
     ``device/layout`` key some plugin registered a kernel for, concrete keys first, then the
-    wildcard (``*``) ones. A cell names the plugin whose kernel is registered for that key, or
-    is ``-``.
+    wildcard (``*``) ones. A cell names the plugin whose kernel is registered for that key
+    (followed by ``!`` when that kernel overrides another plugin's, listed below the matrix),
+    or is ``-``.
 
     Returns
     -------
@@ -258,6 +278,8 @@ def ops_matrix() -> str:
     True
     """
     cov = dispatch.coverage()
+    for name, rec in dispatch.overrides():
+        cov[name][f"{rec.device_type}/{rec.layout}"] += "!"
     keys = sorted({k for row in cov.values() for k in row}, key=_key_sort)
     rows = [["operator", *keys]]
     for name in cov:  # the core's operators in table order, then those plugins declare
@@ -280,6 +302,9 @@ def ops_matrix() -> str:
     ]
     if restricted:
         lines += ["Kernels restricted to some dtypes:", *restricted]
+    overridden = _override_lines()
+    if overridden:
+        lines += ["'!': the kernel overrides another plugin's.", *overridden]
     return "\n".join(lines)
 
 
@@ -316,5 +341,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     SystemExit: 0
     """
     args = _parser().parse_args(argv)
-    print(ops_matrix() if args.ops else report())
+    try:
+        text = ops_matrix() if args.ops else report()
+    except SystemExit as exc:
+        # A plugin called sys.exit() while loading: say which, rather than exit silently.
+        why = "; ".join(getattr(exc, "__notes__", ())) or "while the backend plugins loaded"
+        print(
+            f"python -m tensorcore: SystemExit({exc.code!r}) {why}. Leave that plugin out with "
+            "TENSORCORE_BACKENDS (a comma-separated list of the backends to load) to get the "
+            "report.",
+            file=sys.stderr,
+        )
+        raise
+    print(text)
     return 0

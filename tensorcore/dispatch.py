@@ -18,7 +18,16 @@ from .dtypes import all_dtypes
 if TYPE_CHECKING:
     from .ops.schema import OpDecl
 
-__all__ = ["DirectKernel", "KernelRecord", "Op", "coverage", "explain", "get_op", "ops"]
+__all__ = [
+    "DirectKernel",
+    "KernelRecord",
+    "Op",
+    "coverage",
+    "explain",
+    "get_op",
+    "ops",
+    "overrides",
+]
 
 ANY = "*"
 #: Every dtype: ``Op.dtypes_ok`` is this very object for operators that take them all.
@@ -50,13 +59,18 @@ class DirectKernel:
 
 @dataclass(frozen=True)
 class KernelRecord:
-    """A registered kernel and where it came from."""
+    """A registered kernel and where it came from.
+
+    ``overrides`` is the record of another plugin that this one replaced with
+    ``override=True`` (None when the key had no kernel before).
+    """
 
     fn: Callable[..., Any]
     plugin: str
     device_type: str
     layout: str
     dtypes: frozenset[Any] | None = None
+    overrides: KernelRecord | None = None
 
 
 class Op:
@@ -170,18 +184,27 @@ def _dtype_guard(op: Op, rec: KernelRecord, direct: bool = False) -> Callable[..
     inner = rec.fn.fn if isinstance(rec.fn, DirectKernel) else rec.fn
     assert allowed is not None
 
-    # Structured kernels get the core-allocated ``out`` first: only the inputs are checked.
-    skip = 0 if direct or op.decl.meta == "direct" else 1
+    def refuse(d: Any) -> None:
+        raise TypeError(
+            f"{op.name}: the '{rec.device_type}' kernel from plugin '{rec.plugin}' "
+            f"does not support dtype {d.name} "
+            f"(supported: {', '.join(sorted(x.name for x in allowed))})"
+        )
 
+    # Every tensor the kernel receives is checked, outputs included: a frontend hands the
+    # kernel the caller's ``out=`` (or ``self`` of an in-place call) in any dtype the result
+    # can be cast to, and a factory kernel receives nothing but its ``out``.
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        for a in args[skip:]:
-            d = getattr(a, "_dtype", None)
-            if d is not None and d not in allowed:
-                raise TypeError(
-                    f"{op.name}: the '{rec.device_type}' kernel from plugin '{rec.plugin}' "
-                    f"does not support dtype {d.name} "
-                    f"(supported: {', '.join(sorted(x.name for x in allowed))})"
-                )
+        for a in (*args, *kwargs.values()):
+            if a.__class__ is tuple or a.__class__ is list:
+                for x in a:
+                    d = getattr(x, "_dtype", None)
+                    if d is not None and d not in allowed:
+                        refuse(d)
+            else:
+                d = getattr(a, "_dtype", None)
+                if d is not None and d not in allowed:
+                    refuse(d)
         return inner(*args, **kwargs)
 
     return guarded
@@ -228,30 +251,69 @@ def get_op(name: str) -> Op:
         raise ValueError(f"unknown operator '{name}'") from None
 
 
-def check_kernels(kernels: list[tuple[Any, ...]], plugin: str) -> None:
-    """Raise if any registration clashes with an existing one and has no ``override``."""
+def check_kernels(
+    kernels: list[tuple[Any, ...]], plugin: str
+) -> list[tuple[str, str, str, KernelRecord]]:
+    """Raise if any registration clashes with an existing one and has no ``override``.
+
+    Returns the registrations that replace another plugin's kernel, as ``(op, device type,
+    layout, replaced record)``. Operators not in the table yet (declared by the same plugin)
+    have no kernels to clash with.
+    """
     seen: set[tuple[str, str, str]] = set()
     table = ops()
+    replaced = []
     for name, dev, lay, _fn, _dtypes, override in kernels:
         k = (name, dev, lay)
         if k in seen:
             raise RuntimeError(f"plugin '{plugin}' registers the kernel {name}[{dev}, {lay}] twice")
         seen.add(k)
-        old = table[name].registered.get((dev, lay))
-        if old is not None and not override:
+        op = table.get(name)
+        old = None if op is None else op.registered.get((dev, lay))
+        if old is None:
+            continue
+        if not override:
             raise RuntimeError(
                 f"kernel {name}[{dev}, {lay}] is registered by both plugin '{old.plugin}' and "
                 f"plugin '{plugin}'; pass override=True to replace it deliberately"
             )
+        replaced.append((name, dev, lay, old))
+    return replaced
 
 
 def add_kernels(kernels: list[tuple[Any, ...]], plugin: str) -> None:
-    """Record validated registrations and drop every cached resolution."""
+    """Record validated registrations and drop every cached resolution.
+
+    A registration that replaces another plugin's kernel keeps the replaced record in
+    :attr:`KernelRecord.overrides`.
+    """
     table = ops()
     for name, dev, lay, fn, dtypes, _override in kernels:
-        table[name].registered[dev, lay] = KernelRecord(fn, plugin, dev, lay, dtypes)
+        reg = table[name].registered
+        reg[dev, lay] = KernelRecord(fn, plugin, dev, lay, dtypes, reg.get((dev, lay)))
     for op in table.values():
         op.table.clear()
+
+
+def overrides() -> list[tuple[str, KernelRecord]]:
+    """Every kernel that replaced another plugin's (``override=True``), as ``(operator,
+    record)``; ``record.overrides`` is the replaced one.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.dispatch.overrides()  # the installed backends replace no one's kernels
+    []
+    """
+    from .plugins import manager
+
+    manager.load()
+    return [
+        (name, rec)
+        for name, op in ops().items()
+        for rec in op.registered.values()
+        if rec.overrides is not None
+    ]
 
 
 def explain(op_name: str, *args: Any, **kwargs: Any) -> str:
@@ -287,11 +349,12 @@ def explain(op_name: str, *args: Any, **kwargs: Any) -> str:
     rec = op.record((dev, lay))
     if rec is None:
         return f"{op_name}[{dev}, {lay}] -> no kernel: " + _missing_message(op, (dev, lay), ())
-    where = (
-        ""
-        if (rec.device_type, rec.layout) == (dev, lay)
-        else f" (registered as [{rec.device_type}, {rec.layout}])"
-    )
+    notes = []
+    if (rec.device_type, rec.layout) != (dev, lay):
+        notes.append(f"registered as [{rec.device_type}, {rec.layout}]")
+    if rec.overrides is not None:
+        notes.append(f"overrides plugin '{rec.overrides.plugin}'")
+    where = f" ({'; '.join(notes)})" if notes else ""
     fname = getattr(rec.fn, "__name__", repr(rec.fn))
     return f"{op_name}[{dev}, {lay}] -> kernel '{fname}' from plugin '{rec.plugin}'{where}"
 

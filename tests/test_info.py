@@ -146,3 +146,49 @@ def test_plugin_coverage_counts_each_operator_once() -> None:
         """
     )
     assert run(code=code).strip() == "2"
+
+
+def test_overridden_kernels_are_listed() -> None:
+    # A kernel that replaced another plugin's (override=True) is shown by the report, the
+    # --ops matrix and tc.explain; override=True where no kernel was is not an override.
+    code = textwrap.dedent(
+        """
+        import warnings
+        import tensorcore as tc
+        from tensorcore._info import ops_matrix, report
+        from tensorcore.plugins import hookimpl
+
+        class Over:
+            @hookimpl
+            def tensorcore_register_kernels(self, register):
+                register.kernel("add", "cpu", "strided", lambda out, a, b, alpha=1: None,
+                                override=True)
+                register.kernel("mul", "nodev", "strided", print, override=True)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tc.backends.register(Over(), name="over")
+        x = tc.ones(1)
+        print(tc.explain("add", x, x))
+        print(tc.explain("mul", device="nodev"))
+        print(report())
+        print(ops_matrix())
+        """
+    )
+    lines = run(code=code).splitlines()
+    assert (
+        lines[0]
+        == "add[cpu, strided] -> kernel '<lambda>' from plugin 'over' (overrides plugin 'cpu')"
+    )
+    assert lines[1] == "mul[nodev, strided] -> kernel 'print' from plugin 'over'"
+    listing = [
+        "Overridden kernels (override=True):",
+        "  add[cpu, strided]: plugin 'over' replaces plugin 'cpu'",
+    ]
+    at = lines.index(listing[0])
+    # The report's last section (mul is not in it), then the matrix.
+    assert lines[at : at + 2] == listing and lines[at + 2].startswith("operator ")
+    header = lines[at + 2]
+    add = next(line for line in lines if line.startswith("add ")).split()
+    assert add[header.split().index("cpu/strided")] == "over!"
+    assert lines[-3:] == ["'!': the kernel overrides another plugin's.", *listing]

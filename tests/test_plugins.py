@@ -359,7 +359,8 @@ def test_duplicate_registrations(run_py: Any) -> None:
             def tensorcore_register_devices(self, register):
                 register.device(ToyDevice("cpu"))
         fails(DupDevice(), "cpu-again",
-              "device type 'cpu' is registered by both plugin 'cpu' and plugin 'cpu-again'")
+              "device type 'cpu' is registered by both plugin 'cpu' (tensorcore-cpu ",
+              "and plugin 'cpu-again' (registered at runtime)")
         assert tc.tensor([1.0]).numpy().tolist() == [1.0]
 
         class Layout:
@@ -368,7 +369,8 @@ def test_duplicate_registrations(run_py: Any) -> None:
                 register.layout("duplayout")
         tc.backends.register(Layout(), name="layout-a")
         fails(Layout(), "layout-b",
-              "layout 'duplayout' is registered by both plugin 'layout-a' and plugin 'layout-b'")
+              "layout 'duplayout' is registered by both plugin 'layout-a' (registered at "
+              "runtime) and plugin 'layout-b' (registered at runtime)")
 
         try:
             tc.backends.register(kernels(("sub", "dupdev")), name="first")
@@ -536,6 +538,59 @@ def test_hook_register_kernels(run_py: Any) -> None:
             assert "does not support dtype float32" in str(exc) and "kernel-plugin" in str(exc), exc
         else:
             raise AssertionError("dtype restriction ignored")
+        print("OK")
+        """
+    assert run_py(code).stdout.strip() == "OK"
+
+
+def test_dtype_restriction_covers_every_tensor_the_kernel_gets(run_py: Any) -> None:
+    # docs/writing-a-backend.md: the check covers the outputs too, since a frontend hands the
+    # kernel the caller's out= (or self, in place) in any dtype the result can be cast to, and
+    # a factory kernel receives nothing but its out.
+    code = """
+        import warnings
+        import tensorcore as tc
+        from tensorcore.plugins import hookimpl
+
+        calls = []
+
+        def add(out, a, b, alpha=1):
+            calls.append(out.dtype)
+            out.fill_(5.0)
+
+        def full(out, size, fill_value, dtype=None, device=None, requires_grad=False):
+            calls.append(out.dtype)
+            out.fill_(fill_value)
+
+        class P:
+            @hookimpl
+            def tensorcore_register_kernels(self, register):
+                f32 = [tc.float32]
+                register.kernel("add", "cpu", "strided", add, dtypes=f32, override=True)
+                register.kernel("full", "cpu", "strided", full, dtypes=f32, override=True)
+                register.kernel("cat", "cpu", "strided", add, dtypes=f32, override=True)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the overrides warn
+            tc.backends.register(P(), name="f32-only")
+        x = tc.ones(2)
+        assert (x + x).tolist() == [5.0, 5.0] and tc.full((1,), 3.0).tolist() == [3.0]
+        calls.clear()
+        refused = [
+            lambda: tc.add(x, x, out=tc.empty(2, dtype=tc.float64)),
+            lambda: tc.tensor([1.0, 2.0], dtype=tc.float64).add_(x),
+            lambda: tc.full((2,), 1, dtype=tc.int64),
+            lambda: tc.cat([tc.ones(1, dtype=tc.float64), tc.ones(1, dtype=tc.float64)]),
+        ]
+        for call in refused:
+            try:
+                call()
+            except TypeError as exc:
+                assert "kernel from plugin 'f32-only' does not support dtype" in str(exc), exc
+                assert "(supported: float32)" in str(exc), exc
+            else:
+                raise AssertionError("a kernel got a dtype it does not support")
+        assert calls == [], calls  # the kernels never saw those calls
         print("OK")
         """
     assert run_py(code).stdout.strip() == "OK"

@@ -4,11 +4,17 @@ A backend is a module (usually ``tensorcore_<name>.plugin``) published under the
 group ``tensorcore.backends``. Its hook implementations run **once**, when the plugins are first
 needed, never per operator call. Each receives a :class:`~tensorcore.plugins.Registrar` and
 calls methods on it; nothing a hook registers takes effect unless every hook of that plugin
-succeeds, so a broken plugin never leaves half a backend behind.
+succeeds and all of it can be committed, so a broken plugin never leaves half a backend behind.
 
-Plugins load one after another (the core's own first, then entry points by name); for each
-plugin the hooks run in this order: devices, layouts, kernels. A plugin implements only the
-hooks it needs (the sparse backend registers a layout and kernels, no device).
+Each implementation must be marked with ``hookimpl`` and named after one of the specs below; a
+plugin with an implementation of an unknown hook (``tensorcore_register_kernel``), or with an
+unmarked function named ``tensorcore_*``, fails to load with an error naming it.
+
+Plugins load in two rounds (the core's own first, then entry points by name): first every
+plugin's devices and layouts hooks run, so that a device type or layout two plugins claim goes
+to its rightful provider whatever the load order; then, plugin by plugin, its kernels hook runs
+and what it registered is committed. A plugin implements only the hooks it needs (the sparse
+backend registers a layout and kernels, no device).
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ def tensorcore_register_devices(register: Registrar) -> None:
     :class:`~tensorcore.plugins.DeviceInterface` for each device type (``"cpu"``,
     ``"cuda"``, ...). A plugin whose device is not usable on this machine (no driver, missing
     library) still registers it, with ``is_available()`` false and ``unavailable_reason``
-    saying why; it must not raise.
+    saying why; it must not raise. A device type another plugin provides is an error for
+    the plugin that is not its rightful provider (see ``docs/writing-a-backend.md``).
     """
 
 
@@ -56,5 +63,6 @@ def tensorcore_register_kernels(register: Registrar) -> None:
     ``docs/writing-a-backend.md`` for the calling convention of each operator category, and of
     ``direct=True`` kernels, which the operator's frontend does not prepare. Registering a
     triple that another plugin already registered is an error naming both plugins, unless
-    ``override=True`` is given.
+    ``override=True`` is given; then the replacement is reported (a ``RuntimeWarning``,
+    ``python -m tensorcore``, ``tc.explain``).
     """

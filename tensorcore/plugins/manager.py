@@ -4,39 +4,57 @@ Plugins load once, lazily, the first time something needs them (an operator's fi
 device, a device lookup, ``tc.backends.list()``) -- never at ``import tensorcore`` and never on
 the per-call path. Internal plugins (the core's own strided views and composite operators)
 load through the same path as external ones.
+
+Loading is thread-safe and all or nothing. Another thread that needs the plugins while one
+thread loads them waits for it: :func:`load` publishes ``_loaded`` only once every plugin is
+committed. A plugin that fails is disabled and leaves nothing behind (``_commit``). A
+``BaseException`` that is not an ``Exception`` (Ctrl-C, a plugin calling ``sys.exit``) is not
+a plugin failure: it propagates to the caller after everything loading did is undone, and the
+next use of tensorcore loads the plugins again.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import threading
 import traceback
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import dispatch, layouts
+from . import _claims
 from .registrar import DeviceInterface, Registrar
 
 if TYPE_CHECKING:
     from ..devices import device
+    from ..dispatch import KernelRecord
 
 __all__ = ["PluginInfo", "device_backend", "device_interfaces", "load", "plugins", "register"]
 
 ENTRY_POINT_GROUP = "tensorcore.backends"
 _INTERNAL = ("tensorcore.ops.views", "tensorcore.ops.composite")
-# Where to get a device type or layout that no installed plugin provides.
+# The distribution of this project that provides a device type, a layout, a ``tensorcore.<name>``
+# namespace or an entry-point name: where to get it when it is missing, and who it belongs to
+# when several plugins claim it (``_claims``).
 _INSTALL_HINTS = {
     "cpu": "tensorcore-cpu",
     "cuda": "tensorcore-cuda",
+    "sparse": "tensorcore-sparse",
     "sparse_coo": "tensorcore-sparse",
 }
 
 
 @dataclass
 class PluginInfo:
-    """One plugin as the manager saw it: where it came from and whether it loaded."""
+    """One plugin as the manager saw it: where it came from and whether it loaded.
+
+    ``overrides`` lists the kernels it replaced with ``override=True``, as
+    ``"add[cpu, strided] from plugin 'cpu'"``.
+    """
 
     name: str
     module: str
@@ -47,11 +65,15 @@ class PluginInfo:
     devices: list[str] = field(default_factory=list)
     layouts: list[str] = field(default_factory=list)
     kernels: int = 0
+    overrides: list[str] = field(default_factory=list)
 
 
 _pm: Any = None  # the pluggy PluginManager, made by load()
 _lock = threading.RLock()
 _loaded = False
+# The thread running load(): a hook that uses tensorcore while its plugin loads sees the
+# plugins committed so far instead of waiting for itself.
+_loader: int | None = None
 _plugins: dict[str, PluginInfo] = {}
 _devices: dict[str, DeviceInterface] = {}
 # Public names plugins add to the ``tensorcore`` namespace: name -> (value, plugin).
@@ -66,93 +88,217 @@ def _allowed() -> set[str] | None:
 
 
 def load() -> None:
-    """Discover and register every plugin, once. Safe to call many times."""
-    global _loaded, _pm
+    """Discover and register every plugin, once. Safe to call many times, from any thread.
+
+    A thread that calls it while another thread loads waits until loading is complete.
+    """
+    global _loaded
     if _loaded:
         return
     with _lock:
-        if _loaded:
+        if _loaded or _loader == threading.get_ident():
             return
-        # pluggy and importlib.metadata are imported here, not at ``import tensorcore``.
-        from importlib import metadata
+        _load_all()
+        _loaded = True
 
-        import pluggy
 
-        from . import hookspecs
+def _load_all() -> None:
+    global _pm, _loader
+    # pluggy, importlib.metadata and the commit machinery (which needs the operator API) are
+    # imported here, not at ``import tensorcore``.
+    from importlib import metadata
 
+    import pluggy
+
+    from . import _commit, hookspecs
+
+    snap = _commit.Snapshot(_devices, attributes)
+    plugins_before = dict(_plugins)
+    _loader = threading.get_ident()
+    try:
         _pm = pluggy.PluginManager("tensorcore")
         _pm.add_hookspecs(hookspecs)
-        _loaded = True
+        internal = []
         for modname in _INTERNAL:
-            _register_module(
-                importlib.import_module(modname), modname.rsplit(".", 1)[-1], modname, None
+            info = _plugins[modname.rsplit(".", 1)[-1]] = PluginInfo(
+                modname.rsplit(".", 1)[-1], modname, "tensorcore"
             )
+            internal.append((importlib.import_module(modname), info))
+        _load_batch(internal)
         allowed = _allowed()
-        for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist = getattr(ep, "dist", None)
-            info = PluginInfo(
-                ep.name,
-                ep.value,
-                dist.metadata["Name"] if dist is not None else None,
-                dist.version if dist is not None else None,
-            )
-            taken = _plugins.get(ep.name)
-            if taken is not None:
-                if taken.module != ep.value:
-                    # Another plugin under a name already in use (a built-in's, or another
-                    # distribution's): say so instead of silently loading only the first.
-                    warnings.warn(
-                        f"tensorcore: backend plugin '{ep.name}' ({ep.value}, from "
-                        f"{info.distribution or 'an unknown distribution'}) is not loaded: the "
-                        f"name '{ep.name}' is already taken by {taken.module} (from "
-                        f"{taken.distribution}); rename its entry point in the "
-                        f"'{ENTRY_POINT_GROUP}' group",
-                        RuntimeWarning,
-                        stacklevel=2,
-                    )
-                continue  # else: the same distribution seen twice on sys.path
+        found = []
+        for ep, info in _entry_points(metadata.entry_points(group=ENTRY_POINT_GROUP)):
             _plugins[ep.name] = info
             if allowed is not None and ep.name not in allowed:
                 info.status = "blocked"
                 info.error = "not listed in TENSORCORE_BACKENDS"
                 continue
-            try:
-                module = ep.load()
-            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the others
-                _fail(info, exc)
+            with _blame(info):
+                try:
+                    module = ep.load()
+                except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the others
+                    _fail(info, exc)
+                    continue
+            found.append((module, info))
+        _load_batch(found)
+    except BaseException:
+        snap.restore()
+        _plugins.clear()
+        _plugins.update(plugins_before)
+        _pm = None
+        raise
+    finally:
+        _loader = None
+
+
+def _entry_points(eps: Any) -> list[tuple[Any, PluginInfo]]:
+    """The entry points to load, in name order: one per name, its rightful owner's."""
+    by_name: dict[str, list[tuple[Any, PluginInfo]]] = {}
+    for ep in eps:
+        dist = getattr(ep, "dist", None)
+        info = PluginInfo(
+            ep.name,
+            ep.value,
+            dist.metadata["Name"] if dist is not None else None,
+            dist.version if dist is not None else None,
+        )
+        group = by_name.setdefault(ep.name, [])
+        # The same distribution seen twice on sys.path is one plugin.
+        if all((e.value, i.distribution) != (ep.value, info.distribution) for e, i in group):
+            group.append((ep, info))
+    chosen = []
+    for name in sorted(by_name):
+        group = by_name[name]
+        taken = _plugins.get(name)  # a built-in plugin's name
+        if taken is None and len(group) == 1:
+            chosen.append(group[0])
+            continue
+        infos = [info for _, info in group]
+        owner = taken or _claims.rightful(name, infos, _INSTALL_HINTS, by_name=False)
+        for ep, info in group:
+            if info is owner:
+                chosen.append((ep, info))
                 continue
-            _register_module(module, ep.name, ep.value, info)
+            if owner is not None:
+                reason = f"is already taken by {owner.module} (from {owner.distribution})"
+            else:
+                others = " and ".join(
+                    f"{i.module} (from {i.distribution})" for i in infos if i is not info
+                )
+                reason = f"is also used by {others}, and none of them is its known provider"
+            warnings.warn(
+                f"tensorcore: backend plugin '{name}' ({ep.value}, from "
+                f"{info.distribution or 'an unknown distribution'}) is not loaded: the name "
+                f"'{name}' {reason}; rename its entry point in the '{ENTRY_POINT_GROUP}' group",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        if owner is None:
+            # Listed (by python -m tensorcore) under the contested name, loaded by no one.
+            info = infos[0]
+            info.status = "failed"
+            info.error = "entry point name '{}' is used by {}: rename all but one".format(
+                name, " and ".join(f"{i.module} (from {i.distribution})" for i in infos)
+            )
+            _plugins[name] = info
+    return chosen
 
 
-def _fail(info: PluginInfo, exc: BaseException) -> None:
-    info.status = "failed"
-    info.error = f"{type(exc).__name__}: {exc}"
-    warnings.warn(
-        f"tensorcore: backend plugin '{info.name}' ({info.module}) failed to load and is "
-        f"disabled: {info.error}\n{''.join(traceback.format_exception(exc)).rstrip()}",
-        RuntimeWarning,
-        stacklevel=3,
-    )
+def _load_batch(entries: list[tuple[Any, PluginInfo]], warn_failures: bool = True) -> None:
+    """Load plugins in two rounds: every plugin's devices and layouts hooks, then -- once
+    the device types and layouts that several plugins claim are settled, whatever the load
+    order -- each plugin's kernels hook and commit, in order."""
+    from . import _commit
+
+    staged = []
+    for module, info in entries:
+        with _blame(info):
+            reg = _stage(module, info, warn_failures)
+        if reg is not None:
+            staged.append((module, info, reg))
+    lost: dict[str, str] = {}
+    for what, names in (
+        ("device type", lambda r: [i.type for i in r.devices]),
+        ("layout", lambda r: [name for name, _ in r.layouts]),
+    ):
+        claims: dict[str, list[PluginInfo]] = {}
+        for _, info, reg in staged:
+            # A name that is no string fails the plugin's commit, with a clear error.
+            for name in dict.fromkeys(n for n in names(reg) if isinstance(n, str)):
+                claims.setdefault(name, []).append(info)
+        for plugin, why in _claims.losers(what, claims, _INSTALL_HINTS).items():
+            lost.setdefault(plugin, why)
+    for module, info, reg in staged:
+        with _blame(info):
+            try:
+                if info.name in lost:
+                    raise RuntimeError(lost[info.name])
+                _call_one(module, "tensorcore_register_kernels", reg)
+                replaced = _commit.commit(reg, _devices, attributes, _describe)
+            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the others
+                _withdraw(module, info.name)
+                _fail(info, exc, warn_failures)
+                continue
+        _loaded_ok(info, reg, replaced)
 
 
-def _register_module(module: Any, name: str, modname: str, info: PluginInfo | None) -> PluginInfo:
-    if info is None:
-        info = _plugins[name] = PluginInfo(name, modname, "tensorcore")
-    reg = Registrar(name)
+def _stage(module: Any, info: PluginInfo, warn_failures: bool) -> Registrar | None:
+    """Register ``module`` with pluggy, check its hooks, run its devices and layouts hooks."""
+    reg = Registrar(info.name)
     try:
-        _pm.register(module, name=name)
-    except Exception as exc:  # noqa: BLE001
-        _fail(info, exc)
-        return info
-    try:
+        other = _pm.get_name(module)
+        if other is not None:
+            raise RuntimeError(f"{info.module} is already loaded as plugin '{other}'")
+        _pm.register(module, name=info.name)
+        _check_hooks(module, info.name)
         _call_one(module, "tensorcore_register_devices", reg)
         _call_one(module, "tensorcore_register_layouts", reg)
-        _call_one(module, "tensorcore_register_kernels", reg)
-        _commit(reg, info)
     except Exception as exc:  # noqa: BLE001
-        _pm.unregister(module)
-        _fail(info, exc)
-    return info
+        _withdraw(module, info.name)
+        _fail(info, exc, warn_failures)
+        return None
+    return reg
+
+
+def _check_hooks(module: Any, name: str) -> None:
+    """Refuse a plugin whose hook implementations do not match the specs.
+
+    pluggy's ``check_pending()`` finds implementations of unknown hooks, for every plugin at
+    once; this does it for one plugin, names the valid hooks, and also catches a function
+    named like a hook that is not marked with ``@hookimpl`` (which pluggy silently ignores).
+    """
+    from . import hookspecs
+
+    specs = sorted(n for n in vars(hookspecs) if n.startswith("tensorcore_"))
+    impls = {hc.name for hc in _pm.get_hookcallers(module) or ()}
+    problems = [
+        f"implements the unknown hook '{hook}'{_did_you_mean(hook, specs)}"
+        for hook in sorted(impls - set(specs))
+    ]
+    for attr in sorted(a for a in dir(module) if a.startswith("tensorcore_") and a not in impls):
+        try:
+            value = getattr(module, attr)
+        except Exception:  # noqa: BLE001 - not a function then
+            continue
+        if not callable(value) or isinstance(value, type):
+            continue
+        if attr in specs:
+            problems.append(f"defines {attr} without marking it with @hookimpl, so it never runs")
+        else:
+            problems.append(
+                f"defines {attr}, which is neither a hook{_did_you_mean(attr, specs)} nor "
+                "marked with @hookimpl"
+            )
+    if problems:
+        raise RuntimeError(
+            f"plugin '{name}' {'; it '.join(problems)}. The hooks are: {', '.join(specs)} "
+            "(mark each with tensorcore.plugins.hookimpl)"
+        )
+
+
+def _did_you_mean(name: str, specs: list[str]) -> str:
+    close = difflib.get_close_matches(name, specs, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _call_one(module: Any, hook: str, reg: Registrar) -> None:
@@ -162,88 +308,80 @@ def _call_one(module: Any, hook: str, reg: Registrar) -> None:
             impl.function(register=reg)
 
 
-def _commit(reg: Registrar, info: PluginInfo) -> None:
-    for iface in reg.devices:
-        old = _devices.get(iface.type)
-        if old is not None:
-            raise RuntimeError(
-                f"device type '{iface.type}' is registered by both plugin "
-                f"'{_owner(old)}' and plugin '{reg.plugin}'"
-            )
-    for lname, _priority in reg.layouts:
-        old_layout = layouts.get_layout(lname)
-        if old_layout is not None:
-            raise RuntimeError(
-                f"layout '{lname}' is registered by both plugin '{old_layout.plugin}' and "
-                f"plugin '{reg.plugin}'"
-            )
-    runtime_ops = dispatch.ops()
-    for decl in reg.new_ops:
-        if decl.name in runtime_ops:
-            raise RuntimeError(
-                f"plugin '{reg.plugin}' declares operator '{decl.name}', which exists"
-            )
-    import tensorcore
+def _withdraw(module: Any, name: str) -> None:
+    """Unregister ``module`` from pluggy if it is registered under ``name``."""
+    if _pm is not None and _pm.get_plugin(name) is module:
+        _pm.unregister(name=name)
 
-    for decl in reg.new_ops:
-        if decl.function and decl.name in vars(tensorcore):
-            raise RuntimeError(f"plugin '{reg.plugin}' cannot replace tensorcore.{decl.name}")
-    new_names = {d.name for d in reg.new_ops}
-    dispatch.check_kernels([k for k in reg.kernels if k[0] not in new_names], reg.plugin)
-    # Everything is validated: from here on the plugin's registrations take effect.
-    if reg.new_ops:
-        from ..ops import _api
 
-        for decl in reg.new_ops:
-            # Into the runtime table (dispatch.ops()), not the core's table (ops.schema.OPS),
-            # which stays the core's operators whatever the installed plugins declare.
-            _api.build_one(decl)
-    dispatch.check_kernels([k for k in reg.kernels if k[0] in new_names], reg.plugin)
+@contextmanager
+def _blame(info: PluginInfo) -> Iterator[None]:
+    """Tell whoever catches a KeyboardInterrupt or SystemExit which plugin was loading."""
+    try:
+        yield
+    except Exception:
+        raise
+    except BaseException as exc:
+        undone = (
+            "nothing of this plugin was registered"
+            if _loaded
+            else "nothing of the backend plugins was kept, and the next use of tensorcore "
+            "loads them again"
+        )
+        note = (
+            f"raised while tensorcore was loading the backend plugin '{info.name}' "
+            f"({info.module}, {_claims.origin(info)}); {undone}"
+        )
+        if hasattr(exc, "add_note"):
+            exc.add_note(note)
+        else:  # Python 3.10: the same attribute, which tracebacks there do not show
+            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]  # type: ignore[attr-defined]
+        raise
 
-    for name, _ in reg.attributes:
-        if name in attributes:
-            raise RuntimeError(
-                f"tensorcore.{name} is exposed by both plugin '{attributes[name][1]}' and "
-                f"plugin '{reg.plugin}'"
-            )
-        if name in vars(tensorcore):
-            raise RuntimeError(f"plugin '{reg.plugin}' cannot replace tensorcore.{name}")
-    for iface in reg.devices:
-        iface._plugin = reg.plugin  # type: ignore[attr-defined]
-        _devices[iface.type] = iface
-        info.devices.append(iface.type)
-    for lname, priority in reg.layouts:
-        layouts.register_layout(lname, priority, reg.plugin)
-        info.layouts.append(lname)
-    dispatch.add_kernels(reg.kernels, reg.plugin)
-    for name, value in reg.attributes:
-        attributes[name] = (value, reg.plugin)
-    for decl in reg.new_ops:
-        if decl.function:
-            from ..ops._api import FUNCTIONS
 
-            attributes[decl.name] = (FUNCTIONS[decl.name], reg.plugin)
-    if reg.derivatives:
-        from ..autograd.step import derivative_overrides, forget_rules, overridden_ops
-        from ..ops.derivatives import Derivative
+def _fail(info: PluginInfo, exc: BaseException, warn: bool = True) -> None:
+    info.status = "failed"
+    info.error = f"{type(exc).__name__}: {exc}"
+    info.devices, info.layouts, info.kernels, info.overrides = [], [], 0, []
+    if warn:
+        warnings.warn(
+            f"tensorcore: backend plugin '{info.name}' ({info.module}) failed to load and is "
+            f"disabled: {info.error}\n{''.join(traceback.format_exception(exc)).rstrip()}",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
-        for op, dev, lay, saves, fn in reg.derivatives:
-            derivative_overrides[op, dev, lay] = Derivative(saves, fn)
-            overridden_ops.add(op)
-        forget_rules()
+
+def _loaded_ok(
+    info: PluginInfo, reg: Registrar, replaced: list[tuple[str, str, str, KernelRecord]]
+) -> None:
+    info.status, info.error = "loaded", None
+    info.devices = [iface.type for iface in reg.devices]
+    info.layouts = [name for name, _ in reg.layouts]
     info.kernels = len(reg.kernels)
-    info.status = "loaded"
+    info.overrides = [f"{op}[{d}, {l}] from plugin '{old.plugin}'" for op, d, l, old in replaced]
+    for op, d, l, old in replaced:
+        warnings.warn(
+            f"tensorcore: {_describe(info.name)} overrides the kernel {op}[{d}, {l}] of "
+            f"{_describe(old.plugin)} (override=True); python -m tensorcore lists every "
+            "overridden kernel",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
-def _owner(iface: DeviceInterface) -> str:
-    return getattr(iface, "_plugin", "?")
+def _describe(name: str) -> str:
+    info = _plugins.get(name)
+    return f"plugin '{name}'" if info is None else _claims.describe(info)
 
 
 def register(plugin: Any, name: str | None = None) -> PluginInfo:
     """Register a backend plugin object or module at runtime, without packaging it.
 
     The plugin's hooks run immediately. Errors (a hook raising, a duplicate kernel) raise
-    here, since the caller asked for this plugin explicitly.
+    here, since the caller asked for this plugin explicitly; nothing of a plugin that fails
+    remains. A kernel registered with ``override=True`` that replaces another plugin's kernel
+    emits a ``RuntimeWarning``, as at load time.
 
     Examples
     --------
@@ -261,11 +399,23 @@ def register(plugin: Any, name: str | None = None) -> PluginInfo:
     with _lock:
         if name in _plugins and _plugins[name].status == "loaded":
             raise ValueError(f"a backend plugin named '{name}' is already registered")
+        from . import _commit
+
         info = PluginInfo(name, getattr(plugin, "__name__", type(plugin).__qualname__), None)
+        snap = _commit.Snapshot(_devices, attributes)
+        previous = _plugins.get(name)
         _plugins[name] = info
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _register_module(plugin, name, info.module, info)
+        try:
+            _load_batch([(plugin, info)], warn_failures=False)
+        except BaseException:
+            # Ctrl-C in a hook: as if register() had never been called.
+            snap.restore()
+            _withdraw(plugin, name)
+            if previous is None:
+                del _plugins[name]
+            else:
+                _plugins[name] = previous
+            raise
         if info.status != "loaded":
             raise RuntimeError(f"backend plugin '{name}' failed to register: {info.error}")
     return info

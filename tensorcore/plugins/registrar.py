@@ -160,8 +160,10 @@ class Registrar:
         """Register ``fn`` as the kernel of operator ``op`` for a device type and layout.
 
         ``device_type`` may be ``"*"`` for every device (used for layout-generic code such
-        as the core's strided views). ``dtypes`` restricts the kernel to those input dtypes;
-        ``override=True`` replaces another plugin's kernel for the same triple.
+        as the core's strided views). ``dtypes`` restricts the kernel to those dtypes: every
+        tensor it receives, outputs included, must have one of them, or the call raises a
+        ``TypeError`` naming the plugin. ``override=True`` replaces another plugin's kernel
+        for the same triple, with a ``RuntimeWarning`` when the plugin loads.
 
         ``direct=True`` skips the operator's frontend for this kernel: the core checks,
         normalises and allocates nothing, and calls ``fn(*args)`` -- ``fn(*args, out=out)``
