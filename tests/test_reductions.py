@@ -3,6 +3,7 @@ dtype argument, named-tuple results, corrections and norms."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -401,3 +402,23 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
 def test_every_reduction_is_tested() -> None:
     tagged = {name for name, decl in OPS.items() if "reduction" in decl.tags}
     assert tagged == set(REDUCTIONS) | COVERED
+
+
+def test_reductions_of_an_expanded_tensor_need_no_full_size_temporary(device: str) -> None:
+    # 2**40 rows: a temporary of the expanded size (4 TiB) cannot be allocated, so these
+    # pass only if the kernel reduces the memory the tensor really has.
+    x = tc.tensor([[1.0, 5.0, 3.0]], device=device).expand(2**40, 3)
+    n = 2**40 * 3
+    assert x.argmax().item() == 1 and x.argmin().item() == 0
+    assert x.argmax(0).tolist() == [0, 0, 0]
+    values, indices = x.max(0)
+    assert values.tolist() == [1.0, 5.0, 3.0] and indices.tolist() == [0, 0, 0]
+    assert x.var(0).tolist() == [0.0, 0.0, 0.0]
+    mean = 3.0
+    var = 2**40 * ((1 - mean) ** 2 + (5 - mean) ** 2 + (3 - mean) ** 2) / (n - 1)
+    assert math.isclose(x.var().item(), var, rel_tol=1e-6)
+    assert math.isclose(x.std(correction=0).item(), math.sqrt(8 / 3), rel_tol=1e-6)
+    norms = tc.linalg.vector_norm(x, dim=0).tolist()
+    expected = [2**20 * v for v in (1, 5, 3)]
+    assert all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(norms, expected, strict=True))
+    assert math.isclose(x.logsumexp(0)[1].item(), 5 + 40 * math.log(2), rel_tol=1e-6)

@@ -33,6 +33,24 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def count(x: Any, dim: Any) -> int:
         return math.prod(x.shape[d] for d in dim) if x.ndim else 1
 
+    def compact(x: Any, dim: Any) -> tuple[Any, int]:
+        """``x`` with every broadcast dim (stride 0, size > 1) cut to size 1, and how many
+        times each element of the reduced dims (``dim``; None: all) stood for: an expanded
+        tensor is reduced over the memory it really has, never a full-size temporary (an
+        ``expand(2**31)`` would make 8 GiB). The kernels scale what depends on the count."""
+        if 0 not in x.strides or x.size == 0:
+            return x, 1
+        idx: list[Any] = []
+        weight = 1
+        for d, (n, st) in enumerate(zip(x.shape, x.strides, strict=True)):
+            if st == 0 and n > 1:
+                idx.append(slice(0, 1))
+                if dim is None or d in dim:
+                    weight *= n
+            else:
+                idx.append(slice(None))
+        return x[tuple(idx)], weight
+
     def no_complex(name: str, t: Any) -> None:
         if t._dtype.is_complex:
             raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(t)}'")
@@ -91,6 +109,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 A(indices)[...] = 0
                 return
             d = dim[0]
+            x, _ = compact(x, dim)
             # NumPy's argmax/argmin pick the first NaN, and the first of equal extremes.
             idx = argfn(x, axis=d, keepdims=True)
             vals = xp.take_along_axis(x, idx, axis=d)
@@ -110,12 +129,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if self._dtype.is_complex or self._dtype.name == "bool":
                 raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(self)}'")
             x = A(self)
+            c, _ = compact(x, None)
             if dim is None:
-                r = fn(x.reshape(-1))
-            elif x.ndim == 0:
-                r = 0
+                # The first occurrence of the extreme lies at index 0 of every broadcast dim.
+                r = fn(c.reshape(-1))
+                if c.shape != x.shape:
+                    r = xp.ravel_multi_index(xp.unravel_index(r, c.shape), x.shape)
+            elif x.ndim == 0 or c.shape[dim[0]] != x.shape[dim[0]]:
+                r = 0  # (along a broadcast dim every element is the first)
             else:
-                r = fn(x, axis=dim[0], keepdims=keepdim)
+                r = fn(c, axis=dim[0], keepdims=keepdim)
             A(out)[...] = r
 
         k.__name__ = name
@@ -129,14 +152,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         def k(out: Any, self: Any, dim: Any, correction: Any = 1, keepdim: bool = False) -> None:
             x, o = A(self), A(out)
             ax, n = axes(x, dim), count(x, dim)
+            x, w = compact(x, ax)
             with quiet(all="ignore"):
                 x = x.astype(acc(x.dtype), copy=False)
-                m = xp.sum(x, axis=ax, keepdims=True) / n
+                m = xp.sum(x, axis=ax, keepdims=True) / (n // w if w > 1 else n)
                 dev = x - m
                 cplx = x.dtype.kind == "c"
                 sq = dev.real * dev.real + dev.imag * dev.imag if cplx else dev * dev
                 # max(0, n - correction): a non-positive count gives inf or nan, as in PyTorch.
-                r = xp.sum(sq, axis=ax, keepdims=keepdim) / max(0, n - correction)
+                r = xp.sum(sq, axis=ax, keepdims=keepdim) * w / max(0, n - correction)
                 o[...] = xp.sqrt(r) if root else r
 
         k.__name__ = name
@@ -150,23 +174,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         x, o = A(self), A(out)
         ax = axes(x, dim)
+        n = count(x, dim)
+        x, w = compact(x, ax)
         with quiet(all="ignore"):
             a = xp.abs(x.astype(acc(o.dtype), copy=False) if x.dtype.kind != "c" else x)
             if ord in (math.inf, -math.inf):
-                if count(x, dim) == 0:
+                if n == 0:
                     raise RuntimeError(
                         "linalg.vector_norm cannot compute the inf norm on an empty tensor because "
                         "the operation does not have an identity"
                     )
                 r = (xp.amax if ord > 0 else xp.amin)(a, axis=ax, keepdims=keepdim)
             elif ord == 0:
-                r = xp.sum(a != 0, axis=ax, keepdims=keepdim, dtype=a.dtype)
+                r = xp.sum(a != 0, axis=ax, keepdims=keepdim, dtype=a.dtype) * w
             elif ord == 1:
-                r = xp.sum(a, axis=ax, keepdims=keepdim)
+                r = xp.sum(a, axis=ax, keepdims=keepdim) * w
             elif ord == 2:
-                r = xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim))
+                r = xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim) * w)
             else:
-                r = xp.sum(a**ord, axis=ax, keepdims=keepdim) ** (1.0 / ord)
+                r = (xp.sum(a**ord, axis=ax, keepdims=keepdim) * w) ** (1.0 / ord)
             o[...] = r
 
     K["vector_norm"] = vector_norm
@@ -177,12 +203,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             o[...] = -math.inf
             return
         ax = axes(x, dim)
+        x, w = compact(x, ax)
         with quiet(all="ignore"):
             x = x.astype(acc(o.dtype), copy=False)
             m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=ax, keepdims=True)
             # Rows of -inf (or +inf) shift by 0 so that they give -inf (+inf), not nan.
             m = xp.where(xp.isinf(m), 0, m)
-            r = xp.log(xp.sum(xp.exp(x - m), axis=ax, keepdims=True)) + m
+            r = xp.log(xp.sum(xp.exp(x - m), axis=ax, keepdims=True) * w) + m
             o[...] = r if keepdim or ax is None else r.squeeze(ax)
 
     K["logsumexp"] = logsumexp
