@@ -591,6 +591,9 @@ def _factory_spec(
         start, end, step, dtype = args[:4]
         if end is None:
             start, end = 0, start
+        for v in (start, end, step):
+            if isinstance(v, complex) or not math.isfinite(v):
+                raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step})")
         if step == 0:
             raise RuntimeError("arange(): step must be nonzero")
         if (end - start) * step < 0:
@@ -643,6 +646,7 @@ def factory(
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
     args, shape, dtype = _factory_spec(op.name, args)
+    check_shape(op.name, shape)
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"{op.name}(): dtype must be a tensorcore dtype, got {dtype!r}")
     if dtype not in op.dtypes_ok:

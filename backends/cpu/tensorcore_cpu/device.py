@@ -56,7 +56,7 @@ class CPUDevice(DeviceInterface):
         buffers come from, and go back to, the block cache (``_cache.py``)."""
         try:
             arr = np.empty(shape, _TO_NP[dtype])
-        except MemoryError:
+        except (MemoryError, ValueError):  # (ValueError: more bytes than an address holds)
             nbytes = math.prod(shape) * dtype.itemsize
             raise RuntimeError(
                 f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes "
