@@ -395,8 +395,11 @@ def _ints(x: Any, what: str) -> tuple[int, ...]:
 
 def _source(f: Any) -> tuple[bytes, str]:
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as fh:
-            return fh.read(), repr(os.fspath(f))
+        try:
+            with open(f, "rb") as fh:
+                return fh.read(), repr(os.fspath(f))
+        except OSError as exc:
+            raise type(exc)(exc.errno, f"tensorcore.load(): {exc.strerror}", exc.filename) from None
     read = getattr(f, "read", None)
     if not callable(read):
         raise TypeError(
@@ -497,7 +500,10 @@ def write(obj: Any, f: Any) -> None:
             dtype=code, shape=shape, data_ptr=ptr, data_len=len(data)
         )
     if is_path:
-        safetensors.serialize_file(specs, f, metadata=metadata)
+        try:
+            safetensors.serialize_file(specs, f, metadata=metadata)
+        except safetensors.SafetensorError as exc:  # (an I/O error, reported in its words)
+            raise OSError(f"tensorcore.save(): cannot write {os.fspath(f)!r}: {exc}") from None
     else:
         f.write(safetensors.serialize(specs, metadata=metadata))  # type: ignore[union-attr]
 

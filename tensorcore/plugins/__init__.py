@@ -13,7 +13,7 @@ from .registrar import DeviceInterface, Registrar
 if TYPE_CHECKING:
     from .hookspecs import hookimpl, hookspec
 
-__all__ = ["DeviceInterface", "Registrar", "hookimpl", "hookspec"]
+__all__ = ["DeviceInterface", "Registrar", "checked", "hookimpl", "hookspec"]
 
 
 def __getattr__(name: str) -> Any:
@@ -21,4 +21,10 @@ def __getattr__(name: str) -> Any:
         from . import hookspecs
 
         return getattr(hookspecs, name)
+    if name == "checked":
+        # The argument checks and error naming of the operators, for a plugin's own public
+        # functions (see ``tensorcore.ops._validate.checked``).
+        from ..ops._validate import checked
+
+        return checked
     raise AttributeError(f"module 'tensorcore.plugins' has no attribute '{name}'")

@@ -33,6 +33,7 @@ Examples
 
 from __future__ import annotations
 
+import io as _io
 import math
 import re
 import warnings
@@ -43,10 +44,22 @@ from typing import Any
 import tensorcore as tc
 from tensorcore.testing.samples import SAMPLES, Sample, core_ops
 
-__all__ = ["STANDARD", "Case", "Result", "cases", "names_callee", "run", "summarize"]
+__all__ = [
+    "STANDARD",
+    "Case",
+    "Result",
+    "Target",
+    "cases",
+    "names_callee",
+    "public_cases",
+    "run",
+    "summarize",
+    "target_cases",
+]
 
-#: The exception types a bad argument may raise.
-STANDARD = (TypeError, ValueError, RuntimeError, IndexError, NotImplementedError)
+#: The exception types a bad argument may raise (``OSError`` for a file that cannot be read
+#: or written, as Python's own ``open`` raises).
+STANDARD = (TypeError, ValueError, RuntimeError, IndexError, NotImplementedError, OSError)
 
 # Text that only the array libraries underneath write.
 _LEAK_TEXT = re.compile(
@@ -731,8 +744,30 @@ def _public_targets() -> list[Target]:
         Target("Tensor.__setitem__", "__setitem__", T.__setitem__,
                lambda d: ((x(d), 0, 1.0), {}), {"idx": "Index", "value": "Value"}),
         Target("Tensor.item", "item", T.item, lambda d: ((tc.ones(1, device=d),), {}), {}),
+        Target("tc.save", "save", tc.save, lambda d: (({"w": x(d)}, _io.BytesIO()), {}),
+               {"obj": "Any", "f": "OutFile"}),
+        Target("tc.load", "load", tc.load, lambda d: ((_saved(d),), {}),
+               {"f": "File", "map_location": "Any", "weights_only": "bool"}),
         Target("Tensor.numpy", "numpy", T.numpy, lambda d: ((x(d),), {}), {"force": "bool"}),
     ]  # fmt: skip
+
+
+def _saved(d: Any) -> Any:
+    buf = _io.BytesIO()
+    tc.save({"w": _x(d), "step": 1}, buf)
+    buf.seek(0)
+    return buf
+
+
+def _file_bads() -> list[Bad]:
+    return [
+        ("None", lambda c, r: None, True),
+        ("an int", lambda c, r: 1, True),
+        ("a missing path", lambda c, r: "/nonexistent/dir/x.safetensors", True),
+        ("a text stream", lambda c, r: _io.StringIO(), True),
+        ("garbage bytes", lambda c, r: _io.BytesIO(b"\xff" * 40), True),
+        ("an empty file", lambda c, r: _io.BytesIO(), True),
+    ]
 
 
 def _grad_call(d: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -784,20 +819,34 @@ def _bads(type_: str, name: str, callee: str) -> list[Bad]:
         return _value_bads()
     if type_ == "Callable":
         return _callable_bads()
+    if type_ == "File":
+        return _file_bads()
+    if type_ == "OutFile":  # (any binary stream takes what is written)
+        return [b for b in _file_bads() if b[0] not in ("garbage bytes", "an empty file")]
     if type_ == "DeviceName":  # a device is a value: its type is checked where it is used
         return [(w, f, c and w != "'nosuchdevice'") for w, f, c in _device_bads(False)]
     if type_ == "Any":
         return [("an object()", lambda c, r: object(), True)]
+    if type_ == "Tensor|Scalar":
+        return bads_for("Tensor", name, callee, True)
     return bads_for(type_, name, callee, False)
 
 
 def public_cases(device: Any = "cpu", only: set[str] | None = None) -> Iterator[Case]:
     """Fuzzing cases for the hand-written public functions and methods (``only`` restricts
     them by label)."""
+    return target_cases(_public_targets(), device, only)
+
+
+def target_cases(
+    targets: list[Target], device: Any = "cpu", only: set[str] | None = None
+) -> Iterator[Case]:
+    """Fuzzing cases for any :class:`Target` list: a plugin's own functions and operators,
+    which the core's samples do not cover (``only`` restricts them by label)."""
     import inspect
 
     ctx = _Ctx(device)
-    for t in _public_targets():
+    for t in targets:
         if only is not None and t.label not in only:
             continue
         args, kwargs = t.make(ctx.device)
@@ -820,3 +869,30 @@ def public_cases(device: Any = "cpu", only: set[str] | None = None) -> Iterator[
                 else:
                     continue
                 yield Case(t.label, t.callee, t.fn, args, kwargs, f"{pname}={what}", certain)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tensorcore.testing.fuzz [--device D] [-v]``: run every case and print the
+    counts (and, with ``-v``, every call that misbehaves); exit status 1 if any does."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tensorcore.testing.fuzz")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    ns = parser.parse_args(argv)
+    results = []
+    for case in (*cases(ns.device), *public_cases(ns.device)):
+        results.append(run(case))
+        tc.set_default_dtype(tc.float32)
+        tc.set_default_device(None)
+    counts = summarize(results)
+    print(", ".join(f"{k}: {v}" for k, v in counts.items()))
+    bad = [r for r in results if not r.ok]
+    if ns.verbose:
+        for r in bad:
+            print(r.describe())
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -14,6 +14,8 @@ import numpy as np
 import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore.ops._api import FUNCTIONS
+from tensorcore.ops.views import check_shape
+from tensorcore.plugins import checked
 
 from ._coo import (
     alias,
@@ -37,6 +39,11 @@ _F = FUNCTIONS.__getitem__
 
 
 # ------------------------------------------------------------------ construction
+@checked(
+    "sparse_coo_tensor(Any indices, Any values, int[]? size=None, *, ScalarType? dtype=None, "
+    "Device? device=None, bool requires_grad=False, bool? check_invariants=None, "
+    "bool? is_coalesced=None) -> Tensor"
+)
 def sparse_coo_tensor(
     indices: Any,
     values: Any,
@@ -125,6 +132,7 @@ def sparse_coo_tensor(
             )
         if any(s < 0 for s in size):
             raise RuntimeError(f"sparse_coo_tensor(): negative size in {list(size)}")
+        check_shape("sparse_coo_tensor", size)
     if check and lo is not None and hi is not None:
         for d in range(sdim):
             if lo[d] < 0:

@@ -18,10 +18,12 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
+from tensorcore.plugins import checked
 
 __all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
 
 
+@checked("mm(Tensor mat1, Tensor mat2) -> Tensor")
 def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product with sparse operands: sparse @ dense and dense @ sparse give dense
     results, sparse @ sparse a sparse one.
@@ -33,12 +35,14 @@ def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
     return tc.mm(mat1, mat2)
 
 
+@checked("addmm(Tensor mat, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
 def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1``."""
     prod = tc.mm(mat1, mat2)
     return (mat * beta if beta != 1 else mat) + (prod * alpha if alpha != 1 else prod)
 
 
+@checked("sum(Tensor input, int[]? dim=None, ScalarType? dtype=None) -> Tensor")
 def sum(input: Tensor, dim: Any = None, dtype: tc.dtype | None = None) -> Tensor:
     """Sum of a sparse tensor over ``dim`` (all dims by default): a dense tensor when every
     sparse dim is summed, else a sparse one."""
@@ -47,12 +51,14 @@ def sum(input: Tensor, dim: Any = None, dtype: tc.dtype | None = None) -> Tensor
     return input.sum(dim, dtype=dtype)
 
 
+@checked("softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
 def softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
     """Softmax over ``dim`` of the specified elements only: unspecified elements count as
     -inf (they stay unspecified), so the result has ``input.coalesce()``'s sparsity pattern."""
     return tc._sparse_softmax(input, dim, dtype)  # type: ignore[no-any-return]
 
 
+@checked("log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
 def log_softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
     """Log of :func:`softmax` (over the specified elements), computed stably."""
     return tc._sparse_log_softmax(input, dim, dtype)  # type: ignore[no-any-return]
