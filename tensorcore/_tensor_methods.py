@@ -84,7 +84,10 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     >>> x.to(tc.float32) is x, x.to(tc.int64).dtype
     (True, tensorcore.int64)
     """
-    dev, dtype, non_blocking, copy = _parse_to(args, kwargs)
+    if not kwargs and len(args) == 1 and args[0].__class__ is dt.dtype:
+        dev, dtype, non_blocking, copy = None, args[0], False, False  # x.to(dtype)
+    else:
+        dev, dtype, non_blocking, copy = _parse_to(args, kwargs)
     try:
         return _to(self, dev, dtype, non_blocking, copy)
     except STANDARD as exc:

@@ -89,7 +89,7 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
         body += "\n    return _r"
     src = f"def {fname}({', '.join(parts)}):\n"
     for line in pre:
-        src += f"    {line}\n"
+        src += "".join(f"    {part}\n" for part in line.split("\n"))
     src += f"    {body}\n"
     return fname, src
 

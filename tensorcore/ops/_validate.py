@@ -316,7 +316,11 @@ def check_source(fname: str, pyname: str, p: Param, tensors: bool = False) -> st
     none_ok = optional or p.default is None or (base == "int[]" and p.default == ())
     if none_ok:
         cond = f"{pyname} is not None and ({cond})"
-    return f"if {cond}: {pyname} = {fn}({fname!r}, {p.name!r}, {pyname}, {none_ok})"
+    line = f"if {cond}: {pyname} = {fn}({fname!r}, {p.name!r}, {pyname}, {none_ok})"
+    if base == "int[]":
+        # An int stands for a one-element list (``sum(x, 1)``): no call for the common case.
+        line = f"if {pyname}.__class__ is int: {pyname} = ({pyname},)\nel{line}"
+    return line
 
 
 # ------------------------------------------------------------------ errors that name the callee
@@ -405,7 +409,7 @@ def checked(signature: str) -> Callable[[_F], _F]:
             names.append(f"{p.name}={p.name}" if p.kw_only else p.name)
         src = (
             f"def {name}({', '.join(params)}):\n"
-            + "".join(f"    {line}\n" for line in lines)
+            + "".join(f"    {part}\n" for line in lines for part in line.split("\n"))
             + f"    try:\n        return _fn({', '.join(names)})\n"
             + f"    except _STD as exc:\n        _name(exc, {name!r})\n        raise\n"
             + f"    except _TR as exc:\n        raise _tr(exc, {name!r}) from exc\n"

@@ -236,8 +236,15 @@ def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype) -> None:
         pos = ex["value_pos"] = tuple(op.decl.param(n) for n in op.decl.values.split())
     for i in pos:
         v = args[i]
-        if v is not None and v.__class__ is not Tensor:
-            dt.check_scalar(v, d)
+        if v is None or v.__class__ is Tensor:
+            continue
+        # Small ints fit every dtype, moderate finite floats every floating one.
+        c = v.__class__
+        if (c is int and -128 <= v <= 127) or (
+            c is float and d._category >= 2 and -65504.0 <= v <= 65504.0
+        ):
+            continue
+        dt.check_scalar(v, d)
 
 
 def _cast(t: Any, d: dt.dtype) -> Any:
@@ -337,8 +344,16 @@ def pointwise_binary(
                 ok = d._category >= 1
             else:
                 ok = False
-            if ok and d in op.fast_dtypes and (len(args) < 3 or args[2].__class__ is int):
-                # (a float or complex alpha goes on to the checks of ``pointwise``)
+            if (
+                ok
+                and d in op.fast_dtypes
+                and (
+                    len(args) < 3
+                    or (c := args[2].__class__) is int
+                    or (c is float and d._category >= 2)
+                )
+            ):
+                # (a float alpha for integers, or a complex one, goes on to ``pointwise``)
                 return _run_like(kernel, args, a, d, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
 
