@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import autograd, backends, dtypes, linalg, nn, return_types
+from ._format import get_printoptions, set_printoptions
 from ._storage import Storage
 from ._tensor import Size, Tensor
 from ._tensor_methods import install as _install_methods
@@ -90,6 +91,7 @@ __all__ = sorted(
         "from_numpy",
         "get_default_device",
         "get_default_dtype",
+        "get_printoptions",
         "inference_mode",
         "initial_seed",
         "int8",
@@ -109,6 +111,7 @@ __all__ = sorted(
         "set_default_device",
         "set_default_dtype",
         "set_grad_enabled",
+        "set_printoptions",
         "strided",
         "contiguous_format",
         "memory_format",

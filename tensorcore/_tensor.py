@@ -11,6 +11,7 @@ from math import prod as _prod
 from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
+from ._format import format_tensor
 from .layouts import layout, strided
 
 if TYPE_CHECKING:
@@ -311,8 +312,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from ._format import format_tensor
-
         return format_tensor(self)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
