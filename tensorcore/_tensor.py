@@ -314,6 +314,19 @@ class Tensor:
     def __repr__(self) -> str:
         return format_tensor(self)
 
+    def __format__(self, format_spec: str) -> str:
+        # PyTorch's rule: a 0-d tensor formats as its number (f"{t:+.2f}"; f"{t}" gives
+        # str(t.item())); any other tensor takes only the empty spec, which gives its repr.
+        if not self._shape:
+            return format(self.item(), format_spec)  # type: ignore[attr-defined]
+        if format_spec:
+            raise TypeError(
+                "unsupported format string passed to Tensor.__format__: only a 0-d tensor "
+                f"formats as a number, this one has shape {list(self._shape)}; format "
+                f"t.item() (one element) or the elements of t.tolist() with {format_spec!r}"
+            )
+        return format_tensor(self)
+
     def __reduce_ex__(self, protocol: Any) -> Any:
         from . import ops
 

@@ -769,6 +769,36 @@ def test_repr_of_a_huge_expanded_tensor_allocates_nothing(
     assert sum(converted) == 6 * 6
 
 
+@pytest.mark.parametrize(
+    ("make", "spec", "text"),
+    [
+        (lambda: tc.tensor(2.3058), "", "2.305799961090088"),
+        (lambda: tc.tensor(2.3058), "+.2f", "+2.31"),
+        (lambda: tc.tensor(2.3058), ".3e", "2.306e+00"),
+        (lambda: tc.tensor(2.3058), ">20", "   2.305799961090088"),
+        (lambda: tc.tensor(2.3058), "^9.1f", "   2.3   "),
+        (lambda: tc.tensor(5), "05d", "00005"),
+        (lambda: tc.tensor(-7), "", "-7"),
+        (lambda: tc.tensor(True), "", "True"),
+        (lambda: tc.tensor(1 - 2j), ".1f", "1.0-2.0j"),
+        (lambda: (tc.tensor([1.0, 2.0], requires_grad=True) * 2).sum(), ".1f", "6.0"),
+        # Only a 0-d tensor is a number; any other tensor takes only the empty spec.
+        (lambda: tc.tensor([1.0, 2.0]), "", "tensor([1., 2.])"),
+        (lambda: tc.ones(1), ".2f", TypeError),
+        (lambda: tc.ones(2, 2), ">10", TypeError),
+        (lambda: tc.ones(0), "d", TypeError),
+    ],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
+def test_format_follows_pytorch(make: Any, spec: str, text: str | type) -> None:
+    if isinstance(text, str):
+        assert format(make(), spec) == text
+        assert f"{{:{spec}}}".format(make()) == text
+    else:
+        with pytest.raises(text, match=r"unsupported format string passed to Tensor\.__format__"):
+            format(make(), spec)
+
+
 def test_printoptions_defaults_and_profiles() -> None:
     defaults = {
         "precision": 4,
