@@ -8,6 +8,7 @@ The expected strings are PyTorch 2.13's output for the same calls (``torch.`` wr
 from __future__ import annotations
 
 import math
+import pickle
 from typing import Any
 
 import pytest
@@ -857,3 +858,32 @@ def test_bad_printoptions_raise_and_change_nothing(kwargs: dict[str, Any], error
     with pytest.raises(error, match="set_printoptions"):
         tc.set_printoptions(**kwargs)
     assert tc.get_printoptions() == before
+
+
+def _public_classes() -> list[Any]:
+    cases = [
+        ("Tensor", tc.zeros(1)),
+        ("Size", tc.zeros(1).shape),
+        ("Storage", tc.zeros(1).untyped_storage()),
+        ("dtype", tc.float32),
+        ("device", tc.device("cpu")),
+        ("layout", tc.strided),
+        ("memory_format", tc.contiguous_format),
+        ("Generator", tc.Generator()),
+    ]
+    return [pytest.param(name, obj, id=name) for name, obj in cases]
+
+
+@pytest.mark.parametrize(("name", "obj"), _public_classes())
+def test_public_classes_show_and_pickle_under_their_public_name(name: str, obj: Any) -> None:
+    cls = getattr(tc, name)
+    assert type(obj) is cls
+    assert repr(cls) == f"<class 'tensorcore.{name}'>"
+    assert pickle.loads(pickle.dumps(cls)) is cls
+
+
+def test_named_singletons_pickle_by_reference() -> None:
+    objs = [*tc.dtypes.all_dtypes, tc.strided, tc.preserve_format, tc.device("cpu")]
+    objs += [lay for lay in tc.layouts.registered_layouts() if lay is not tc.strided]
+    for obj in objs:
+        assert pickle.loads(pickle.dumps(obj)) == obj
