@@ -12,9 +12,11 @@ tensor([ 6, 24])
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any
 
 from . import autograd, backends, dtypes, linalg, nn, return_types, serialization
+from ._format import get_printoptions, set_printoptions
 from ._storage import Storage
 from ._tensor import Size, Tensor
 from ._tensor_methods import install as _install_methods
@@ -64,6 +66,24 @@ globals().update(_api.FUNCTIONS)
 globals().update(dtypes.aliases)
 globals()["bool"] = bool_
 
+
+def _public_name(*classes: type) -> None:
+    # Public classes show (type(t), repr of the class) and pickle by reference under the name
+    # users write, tensorcore.Tensor, as PyTorch's do (torch.Tensor, torch.dtype): the module
+    # that defines them is an implementation detail. Their own methods move with them, so
+    # that doctest, which collects a class under its __module__, still finds their examples.
+    # Those examples run in this namespace, where bool, int and float name dtypes.
+    for cls in classes:
+        home = cls.__module__
+        cls.__module__ = __name__
+        for member in vars(cls).values():
+            fn = getattr(member, "__func__", member)
+            if isinstance(fn, FunctionType) and fn.__module__ == home:
+                fn.__module__ = __name__
+
+
+_public_name(Tensor, Size, Storage, dtype, device, layout, memory_format, Generator)
+
 __all__ = sorted(
     {
         "Generator",
@@ -91,6 +111,7 @@ __all__ = sorted(
         "from_numpy",
         "get_default_device",
         "get_default_dtype",
+        "get_printoptions",
         "inference_mode",
         "initial_seed",
         "int8",
@@ -113,6 +134,7 @@ __all__ = sorted(
         "set_default_device",
         "set_default_dtype",
         "set_grad_enabled",
+        "set_printoptions",
         "strided",
         "contiguous_format",
         "memory_format",

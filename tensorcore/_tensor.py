@@ -12,6 +12,7 @@ from math import prod as _prod
 from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
+from ._format import format_tensor
 from .layouts import layout, strided
 
 if TYPE_CHECKING:
@@ -312,8 +313,19 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from ._format import format_tensor
+        return format_tensor(self)
 
+    def __format__(self, format_spec: str) -> str:
+        # PyTorch's rule: a 0-d tensor formats as its number (f"{t:+.2f}"; f"{t}" gives
+        # str(t.item())); any other tensor takes only the empty spec, which gives its repr.
+        if not self._shape:
+            return format(self.item(), format_spec)  # type: ignore[attr-defined]
+        if format_spec:
+            raise TypeError(
+                "unsupported format string passed to Tensor.__format__: only a 0-d tensor "
+                f"formats as a number, this one has shape {list(self._shape)}; format "
+                f"t.item() (one element) or the elements of t.tolist() with {format_spec!r}"
+            )
         return format_tensor(self)
 
     # pickle and copy.copy go through __reduce_ex__, copy.deepcopy through __deepcopy__

@@ -24,7 +24,7 @@ class Generator:
     >>> g = tc.Generator().manual_seed(0)
     >>> a = tc.rand(3, generator=g)
     >>> b = tc.rand(3, generator=g.manual_seed(0))
-    >>> bool((a == b).all())
+    >>> (a == b).all().item()
     True
     """
 
