@@ -166,3 +166,10 @@ def test_indexed_writes_are_all_or_nothing(device: str) -> None:
         lambda: t.scatter_(0, tc.tensor([0, 1, 9], device=device), src),
         t,
     )
+
+
+def test_registering_something_that_is_no_plugin() -> None:
+    with pytest.raises(TypeError, match=r"register\(\): argument 'plugin' must be a module"):
+        tc.backends.register(None)
+    with pytest.raises(TypeError, match=r"register\(\): argument 'name' must be str"):
+        tc.backends.register(object(), name=3)

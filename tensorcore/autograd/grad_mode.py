@@ -120,6 +120,10 @@ class inference_mode(_Mode):
     """
 
     def __init__(self, mode: bool = True) -> None:
+        if mode is not True and mode is not False:
+            raise TypeError(
+                f"inference_mode(): argument 'mode' must be bool, not {type(mode).__name__}"
+            )
         self._mode = mode
         self._target = False if mode else _state.enabled
 

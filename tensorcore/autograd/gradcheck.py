@@ -103,6 +103,8 @@ def gradcheck(
     """
     from ..ops._api import FUNCTIONS
 
+    if not callable(func):
+        raise TypeError(f"gradcheck(): argument 'func' must be callable, not {type(func).__name__}")
     inputs = _as_tuple(inputs)
     wrt = [(k, x) for k, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     if not wrt:

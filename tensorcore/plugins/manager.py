@@ -394,6 +394,13 @@ def register(plugin: Any, name: str | None = None) -> PluginInfo:
     >>> tc.backends.register(Doubler(), name="doc-example").status
     'loaded'
     """
+    if plugin is None or isinstance(plugin, (str, bytes, int, float, bool)):
+        raise TypeError(
+            f"register(): argument 'plugin' must be a module or an object with hook "
+            f"implementations, not {type(plugin).__name__}"
+        )
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"register(): argument 'name' must be str, not {type(name).__name__}")
     load()
     name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
     with _lock:
