@@ -118,6 +118,70 @@ def test_gradgradcheck(device: str, name: str, i: int) -> None:
     assert tc.autograd.gradgradcheck(fn, leaves, grads), sample
 
 
+# ------------------------------------------------------------------ Python scalar arguments
+def _floating_at(sample: Sample, positions: tuple[int, ...]) -> list[int]:
+    return [
+        p
+        for p in positions
+        if p < len(sample.args)
+        and isinstance(sample.args[p], tc.Tensor)
+        and sample.args[p].dtype.is_floating_point
+    ]
+
+
+def _scalar_cases() -> list[Any]:
+    """(operator, sample, position) for every differentiable pointwise operator of the table
+    and every floating tensor position of its samples that another tensor input survives."""
+    out = []
+    for name in DIFFERENTIABLE:
+        if "pointwise" not in OPS[name].tags:
+            continue
+        for i, s in enumerate(SAMPLES[name]("cpu", tc.float64)):
+            floating = _floating_at(s, get_op(name).tensor_pos)
+            for p in floating if len(floating) > 1 else ():
+                for kind in ("float", "int"):
+                    out.append(pytest.param(name, i, p, kind, id=f"{name}-{i}-arg{p}-{kind}"))
+    return out
+
+
+@pytest.mark.parametrize(("name", "i", "pos", "kind"), _scalar_cases())
+def test_gradcheck_with_a_python_scalar_argument(
+    device: str, name: str, i: int, pos: int, kind: str
+) -> None:
+    """``2.0 ** x``, ``tc.where(c, 1, x)``, ``tc.lerp(x, y, 0.5)``...: a Python scalar in any
+    tensor position records and differentiates (the scalar is the sample's first element
+    there, so it lies in the operator's domain; an int one is a positive integer)."""
+    sample = SAMPLES[name](device, tc.float64)[i]
+    v = sample.args[pos].reshape(-1)[0].item()
+    scalar = v if kind == "float" else max(1, round(abs(v)))
+    others = [p for p in _floating_at(sample, get_op(name).tensor_pos) if p != pos]
+    leaves = [sample.args[p].detach().clone().requires_grad_() for p in others]
+
+    def fn(*xs: tc.Tensor) -> Any:
+        args = list(sample.args)
+        args[pos] = scalar
+        for p, x in zip(others, xs, strict=True):
+            args[p] = x
+        return call_op(name, Sample(tuple(args), sample.kwargs))
+
+    assert tc.autograd.gradcheck(fn, leaves), sample
+    assert tc.autograd.gradgradcheck(fn, leaves, _grad_outputs(fn, leaves)), sample
+
+
+def test_clamp_with_crossed_bounds_sends_the_gradient_to_max(device: str) -> None:
+    """min(max(x, lo), hi) is hi where lo > hi: the gradient goes to max there (PyTorch's
+    clamp_backward_min_max), to min only where x < lo < hi."""
+    x = tc.tensor([0.0, 3.0, 1.5], dtype=tc.float64, device=device, requires_grad=True)
+    lo = tc.tensor([2.0, 2.0, 1.0], dtype=tc.float64, device=device, requires_grad=True)
+    hi = tc.tensor([1.0, 1.0, 2.0], dtype=tc.float64, device=device, requires_grad=True)
+    tc.clamp(x, lo, hi).sum().backward()
+    assert (x.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()) == (
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+    )
+
+
 #: Operators differentiated at complex points too (PyTorch's conjugate Wirtinger convention).
 COMPLEX = ["abs", "add", "conj", "cos", "cumsum", "div", "dot", "einsum", "exp", "expand",
            "imag", "log", "matmul", "mean", "mm", "mul", "neg", "outer", "real", "reciprocal",
