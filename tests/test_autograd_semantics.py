@@ -1,0 +1,116 @@
+"""Autograd semantics that PyTorch users rely on without reading about them (issue 15):
+
+* the gradient layout contract of ``.grad`` (dense, the parameter's strides or row-major);
+* ``retain_grad()`` reports the gradient after the tensor's hooks (PyTorch >= 2.0);
+* a custom Function's ``ctx.saved_tensors`` is freed by backward, like a rule's saves;
+* graphs die by reference counting alone (no reference cycles through hooks or ``ctx``).
+
+Expected strides and results were checked against PyTorch 2.13.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.testing import assert_close
+
+F64 = tc.float64
+
+
+# ------------------------------------------------------------------ .grad layout contract
+#: Parameter layouts: (make the leaf's data from a device, the strides PyTorch gives .grad).
+#: A non-overlapping and dense parameter gets its own strides, any other one row-major.
+LAYOUTS: dict[str, tuple[Callable[[str], tc.Tensor], tuple[int, ...]]] = {
+    "contiguous": (lambda d: tc.ones(2, 3, dtype=F64, device=d), (3, 1)),
+    "transposed": (lambda d: tc.ones(3, 2, dtype=F64, device=d).t(), (1, 2)),
+    "sliced": (lambda d: tc.ones(3, 4, dtype=F64, device=d)[:, 1:3], (2, 1)),
+    "step-sliced": (lambda d: tc.ones(3, 4, dtype=F64, device=d)[:, ::2], (2, 1)),
+    "expanded": (lambda d: tc.ones(3, 1, dtype=F64, device=d).expand(3, 4), (4, 1)),
+    "permuted, size-1 dim": (
+        lambda d: tc.ones(3, 1, 2, dtype=F64, device=d).permute(2, 1, 0),
+        (1, 2, 2),
+    ),
+}
+
+
+def _broadcast(a: tc.Tensor) -> None:
+    """sum's rule expands the output gradient: a stride-0 gradient reaches the leaf."""
+    (a.sum(-1) * 2).sum().backward()
+
+
+def _reordered(a: tc.Tensor) -> None:
+    """A dense gradient in the other memory order (through a transposing copy)."""
+    (a.transpose(0, -1).contiguous() * 2).sum().backward()
+
+
+def _twice(a: tc.Tensor) -> None:
+    """A second accumulation: into the stored .grad."""
+    (a * 1).sum().backward()
+    _broadcast(a)
+    a.grad.sub_(1)  # the expected values are those of one _broadcast
+
+
+def _create_graph(a: tc.Tensor) -> None:
+    (a.sum(-1) * 2).sum().backward(create_graph=True)
+
+
+def _hook(a: tc.Tensor) -> None:
+    """A leaf hook returning an expanded tensor."""
+    a.register_hook(lambda g: (g.sum() / g.numel()).expand(g.shape))
+    _broadcast(a)
+
+
+def _callers_gradient(a: tc.Tensor) -> None:
+    """The caller's gradient, expanded, reaching the leaf unchanged (and never aliased)."""
+    g = tc.full((), 2.0, dtype=F64, device=a.device).expand(a.shape)
+    a.backward(g)
+    assert a.grad.untyped_storage() is not g.untyped_storage()
+
+
+WAYS = {
+    "broadcast": _broadcast,
+    "reordered": _reordered,
+    "twice": _twice,
+    "create_graph": _create_graph,
+    "hook": _hook,
+    "caller": _callers_gradient,
+}
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_grad_obeys_the_layout_contract(device: str, layout: str, way: str) -> None:
+    make, strides = LAYOUTS[layout]
+    a = make(device).detach().requires_grad_()
+    WAYS[way](a)
+    g = a.grad
+    assert g.shape == a.shape
+    assert g.stride() == strides, f"{layout} parameter, {way}: .grad strides {g.stride()}"
+    assert_close(g, np.full(tuple(a.shape), 2.0))
+    # What an optimizer does to it (weight decay, clipping): in place.
+    with tc.no_grad():
+        g.add_(1)
+    assert_close(a.grad, np.full(tuple(a.shape), 3.0))
+
+
+def test_autograd_grad_returns_the_gradient_as_computed(device: str) -> None:
+    """tc.autograd.grad stores nothing, so it copies nothing: sum's gradient comes back as
+    the expanded view its rule makes (PyTorch returns the same stride-0 tensor)."""
+    a = tc.ones(2, 3, dtype=F64, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(a.sum(), a)
+    assert g.stride() == (0, 0)
+    assert a.grad is None
+
+
+def test_backward_inputs_accumulates_into_a_non_leaf(device: str) -> None:
+    """backward(inputs=[y]) with a non-leaf y fills y.grad (PyTorch retains its grad), and
+    leaves that are not among the inputs get nothing."""
+    x = tc.ones(2, 3, dtype=F64, device=device, requires_grad=True)
+    y = x * 2
+    (y * 3).sum().backward(inputs=[y])
+    assert_close(y.grad, np.full((2, 3), 3.0))
+    assert y.retains_grad and x.grad is None
