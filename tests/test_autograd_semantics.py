@@ -106,6 +106,19 @@ def test_autograd_grad_returns_the_gradient_as_computed(device: str) -> None:
     assert a.grad is None
 
 
+def test_retained_grad_is_row_major(device: str) -> None:
+    """retain_grad() keeps a row-major copy, whatever the gradient's layout (PyTorch)."""
+    a = tc.ones(2, 3, dtype=F64, device=device, requires_grad=True)
+    y = a * 2
+    y.retain_grad()
+    w = tc.arange(6, dtype=F64, device=device).reshape(3, 2)
+    (y.t().contiguous() * w).sum().backward()  # y's gradient arrives transposed: w.t()
+    assert y.grad.stride() == (3, 1)
+    with tc.no_grad():
+        y.grad.add_(1)
+    assert_close(y.grad, np.arange(6.0).reshape(3, 2).T + 1)
+
+
 def test_backward_inputs_accumulates_into_a_non_leaf(device: str) -> None:
     """backward(inputs=[y]) with a non-leaf y fills y.grad (PyTorch retains its grad), and
     leaves that are not among the inputs get nothing."""
@@ -114,3 +127,35 @@ def test_backward_inputs_accumulates_into_a_non_leaf(device: str) -> None:
     (y * 3).sum().backward(inputs=[y])
     assert_close(y.grad, np.full((2, 3), 3.0))
     assert y.retains_grad and x.grad is None
+
+
+# ------------------------------------------------------------------ retain_grad and hooks
+@pytest.mark.parametrize("retain_first", [True, False], ids=["retain-first", "hook-first"])
+def test_retain_grad_runs_after_the_hooks(device: str, retain_first: bool) -> None:
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    y = x * 2
+    if retain_first:
+        y.retain_grad()
+    y.register_hook(lambda g: g * 10)
+    if not retain_first:
+        y.retain_grad()
+    y.register_hook(lambda g: g + 1)
+    y.sum().backward()
+    assert_close(y.grad, np.full(3, 11.0), msg="the gradient after every hook")
+    assert_close(x.grad, np.full(3, 22.0))
+
+
+def test_retain_grad_follows_an_in_place_change(device: str) -> None:
+    """After y.mul_(3) (or an in-place change of a view of y), y.grad is the gradient of the
+    new value of y; hooks registered before stay with the old value (PyTorch)."""
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    y.sum().backward()
+    assert_close(y.grad, np.ones(3))
+    y = x * 2
+    y.retain_grad()
+    y[:2].mul_(3)
+    (y * y).sum().backward()
+    assert_close(y.grad, [12.0, 12.0, 4.0])
