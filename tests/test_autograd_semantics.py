@@ -10,7 +10,11 @@ Expected strides and results were checked against PyTorch 2.13.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pytest
@@ -159,3 +163,73 @@ def test_retain_grad_follows_an_in_place_change(device: str) -> None:
     y[:2].mul_(3)
     (y * y).sum().backward()
     assert_close(y.grad, [12.0, 12.0, 4.0])
+
+
+# ------------------------------------------------------------------ Function saved tensors
+class _Scale(tc.autograd.Function):
+    """``x * 2``, saving its input; appends its ctx to the list passed in (state per call)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor, ctxs: list[Any]) -> tc.Tensor:
+        ctx.save_for_backward(x)
+        ctxs.append(ctx)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> Any:
+        (x,) = ctx.saved_tensors
+        return g * 2 + x * 0, None
+
+
+def test_function_saved_tensors_are_freed_by_backward(device: str) -> None:
+    ctxs: list[Any] = []
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    y = _Scale.apply(x * 1, ctxs)
+    y.sum().backward(retain_graph=True)
+    (saved,) = ctxs[0].saved_tensors  # retain_graph keeps them
+    assert_close(saved, np.ones(3))
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        _ = ctxs[0].saved_tensors
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+
+
+# ------------------------------------------------------------------ reference cycles
+@contextmanager
+def _no_cycle_collector() -> Iterator[None]:
+    """Objects must die by reference counting alone: nothing may sit in a cycle."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("backward", [False, True], ids=["no-backward", "backward"])
+def test_function_graph_dies_without_the_cycle_collector(device: str, backward: bool) -> None:
+    """The ctx of a custom Function refers to its node weakly and drops what forward
+    declared (saved outputs, non-differentiable outputs): no node <-> ctx cycle."""
+
+    class SortValues(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: tc.Tensor) -> tuple[tc.Tensor, tc.Tensor]:
+            values, indices = x.sort()
+            ctx.mark_non_differentiable(indices)
+            ctx.save_for_backward(indices, values)
+            return values, indices
+
+        @staticmethod
+        def backward(ctx: Any, g: tc.Tensor, _: tc.Tensor) -> tc.Tensor:
+            indices, _values = ctx.saved_tensors
+            return tc.zeros_like(g).scatter(0, indices, g)
+
+    with _no_cycle_collector():
+        x = tc.tensor([3.0, 1.0, 2.0], dtype=F64, device=device, requires_grad=True)
+        values, indices = SortValues.apply(x * 1)
+        refs = [weakref.ref(values), weakref.ref(indices), weakref.ref(values.grad_fn)]
+        if backward:
+            values.sum().backward()
+        del values, indices
+        assert [r() is None for r in refs] == [True, True, True]
