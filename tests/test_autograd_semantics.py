@@ -207,6 +207,36 @@ def _no_cycle_collector() -> Iterator[None]:
         gc.enable()
 
 
+def _graph(device: str, attach: Callable[[tc.Tensor], Any]) -> tuple[Any, ...]:
+    """x -> t = x * 2 -> u = t.exp(), with ``attach(t)`` (a hook...); returns the loss and
+    weak references to t, its node and u's node."""
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    t = x * 2
+    u = t.exp()
+    attach(t)
+    return u.sum(), weakref.ref(t), weakref.ref(t.grad_fn), weakref.ref(u.grad_fn)
+
+
+HOOKS: dict[str, Callable[[tc.Tensor], Any]] = {
+    "tensor hook holding its tensor": lambda t: t.register_hook(lambda g: g * t),
+    # (the default argument holds t, as a closure that reads it would)
+    "node hook holding the tensor": lambda t: t.grad_fn.register_hook(lambda gi, go, t=t: None),
+    "retain_grad": lambda t: t.retain_grad(),
+}
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_backward_frees_the_graph_of_a_hooked_tensor(device: str, hook: str) -> None:
+    """PyTorch keeps such a graph alive until the cycle collector runs (the tensor holds
+    its node, the node the hook, the hook the tensor); tensorcore drops a node's hooks when
+    backward frees the node, which breaks the cycle."""
+    with _no_cycle_collector():
+        loss, *refs = _graph(device, HOOKS[hook])
+        loss.backward()
+        del loss
+        assert [r() is None for r in refs] == [True] * len(refs)
+
+
 @pytest.mark.parametrize("backward", [False, True], ids=["no-backward", "backward"])
 def test_function_graph_dies_without_the_cycle_collector(device: str, backward: bool) -> None:
     """The ctx of a custom Function refers to its node weakly and drops what forward

@@ -145,6 +145,8 @@ def run_backward(
                 if not retain_graph:  # Node.release, spelled out
                     node.released = True
                     node.saved = NOTHING_SAVED
+                    if node.hooks:
+                        node.hooks = ()
             else:
                 special = _special(
                     node, gbuf, capture, results, accumulate, wanted_leaves, create_graph, stored

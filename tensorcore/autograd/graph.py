@@ -225,10 +225,18 @@ class Node:
         return self.fn(self, grads)  # type: ignore[no-any-return]
 
     def release(self) -> None:
-        """Free the saved tensors (after a backward without ``retain_graph``): the node drops
-        its dict of saved values, the only reference to them."""
+        """Free the saved tensors and the hooks (after a backward without ``retain_graph``):
+        the node drops its dict of saved values, the only reference to them, and its hooks.
+
+        A released node never runs again, so its hooks could only keep memory alive: a hook
+        that refers to its tensor (``t.register_hook(lambda g: g * t)``) makes a cycle
+        tensor -> node -> hook -> tensor, which PyTorch leaves to the cycle collector, and
+        with it the whole graph behind the tensor. Dropping the hooks breaks it at once.
+        """
         self.released = True
         self.saved = NOTHING_SAVED
+        self.pre_hooks = None
+        self.hooks = ()
 
 
 NOTHING_SAVED: dict[str, Any] = {}
