@@ -29,7 +29,13 @@ from .graph import (
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["Ctx", "autograd_step", "derivative_overrides", "detect_mutation"]
+__all__ = [
+    "Ctx",
+    "autograd_step",
+    "derivative_overrides",
+    "detect_mutation",
+    "rule_for",
+]
 
 _gm = grad_mode._state
 _new = object.__new__
@@ -192,7 +198,7 @@ class _Entry:
         self.ctx_cls: type[Ctx] = Ctx
         self.record: Any = None
         if self.kind == _RECORD:
-            self.rule = _rule_for(op, key)
+            self.rule = rule_for(op, key)
             self.plan = _save_plan(op, self.rule)
             self.ctx_cls = ctx_class(self.rule)
 
@@ -271,7 +277,18 @@ def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ..
             _track(node, v)
 
 
-def _rule_for(op: Op, key: tuple[str, str]) -> Any:
+def rule_for(op: Op, key: tuple[str, str]) -> Any:
+    """The derivative rule of ``op`` for the dispatch key ``(device type, layout)``: a
+    plugin's rule registered for the key, looked up as kernels are (``D/L``, ``*/L``,
+    ``D/*``, ``*/*``), else the derivative table's; RuntimeError when there is none.
+
+    Examples
+    --------
+    >>> from tensorcore.autograd.step import rule_for
+    >>> from tensorcore.dispatch import get_op
+    >>> rule_for(get_op("mul"), ("cpu", "strided")).saves
+    ('self:if=other', 'other:if=self')
+    """
     global _DERIVS
     if _DERIVS is None:
         from ..ops.derivatives import DERIVATIVES
@@ -279,8 +296,8 @@ def _rule_for(op: Op, key: tuple[str, str]) -> Any:
         _DERIVS = DERIVATIVES
     if op.name in overridden_ops:
         dev, lay = key
-        for k in ((op.name, dev, lay), (op.name, "*", lay), (op.name, "*", "*")):
-            r = derivative_overrides.get(k)
+        for d, la in ((dev, lay), ("*", lay), (dev, "*"), ("*", "*")):
+            r = derivative_overrides.get((op.name, d, la))
             if r is not None:
                 return r
     r = _DERIVS.get(op.name)
