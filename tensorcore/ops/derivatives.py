@@ -14,7 +14,9 @@ shape (undoing broadcasting) and casts it to the input's dtype.
 
 Contract (as PyTorch's derivatives.yaml): for a real input x and output y, a rule returns
 ``dL/dx`` given ``g = dL/dy``; for complex inputs it returns the conjugate Wirtinger form
-PyTorch uses (``g * conj(dy/dx)``).
+PyTorch uses (``g * conj(dy/dx)``). A Python scalar may stand in any tensor position of a
+pointwise operator (``2.0 ** x``, ``tc.where(c, 0.0, x)``): a rule returns None for it and
+applies operators only to tensors (``_scalar_tensor`` makes one of a scalar).
 """
 
 from __future__ import annotations
