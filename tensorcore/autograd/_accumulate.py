@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._tensor import make_tensor
+from .._tensor import contiguous_strides, make_tensor
 from ..layouts import contiguous_format, strided
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ def obeys_contract(g: Tensor, leaf: Tensor) -> bool:
     row-major. A gradient of another layout (sparse) obeys by definition."""
     if g._layout is not strided:
         return True
+    gs = g._stride
+    if (gs is leaf._stride or gs == leaf._stride) and gs == contiguous_strides(g._shape):
+        return True  # the common case: both row-major
     if leaf._layout is not strided or not is_non_overlapping_and_dense(leaf._shape, leaf._stride):
         return g.is_contiguous()
     for n, gs, ls in zip(g._shape, g._stride, leaf._stride, strict=True):
