@@ -101,6 +101,21 @@ def test_grad_obeys_the_layout_contract(device: str, layout: str, way: str) -> N
     assert_close(a.grad, np.full(tuple(a.shape), 3.0))
 
 
+@pytest.mark.parametrize("on", ["leaf", "non-leaf"])
+def test_grad_is_never_a_tensor_a_hook_returned(device: str, on: str) -> None:
+    """A hook may return a tensor its caller keeps: .grad gets a copy (PyTorch copies a
+    gradient that anyone else refers to), so updating .grad leaves that tensor alone."""
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    kept = tc.full((3,), 5.0, dtype=F64, device=device)
+    y = x if on == "leaf" else x.clone()
+    y.register_hook(lambda g: kept)
+    (y * 1).sum().backward()
+    with tc.no_grad():
+        x.grad.add_(1)
+    assert_close(kept, np.full(3, 5.0))
+    assert_close(x.grad, np.full(3, 6.0))
+
+
 def test_autograd_grad_returns_the_gradient_as_computed(device: str) -> None:
     """tc.autograd.grad stores nothing, so it copies nothing: sum's gradient comes back as
     the expanded view its rule makes (PyTorch returns the same stride-0 tensor)."""

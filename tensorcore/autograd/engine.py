@@ -209,8 +209,9 @@ def _special(
             for hook in hooks:
                 if gbuf[nr] is not None:
                     r = hook(gbuf[nr])
-                    if r is not None:
+                    if r is not None and r is not gbuf[nr]:
                         gbuf[nr] = r
+                        stored.add(id(r._storage))  # the hook's caller may keep it
     if capture:
         for nr in range(node.n_outputs):
             slot = capture.get((node, nr))
