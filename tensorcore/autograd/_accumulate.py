@@ -61,10 +61,10 @@ def obeys_contract(g: Tensor, leaf: Tensor) -> bool:
         return True  # the common case: both row-major
     if leaf._layout is not strided or not is_non_overlapping_and_dense(leaf._shape, leaf._stride):
         return g.is_contiguous()
-    for n, gs, ls in zip(g._shape, g._stride, leaf._stride, strict=True):
-        if n != 1 and gs != ls:
+    for n, st, ls in zip(g._shape, gs, leaf._stride, strict=True):
+        if n != 1 and st != ls:
             return False
-        if n == 1 and gs == 0:  # a size-1 dim of stride 0 is a broadcast (PyTorch's check)
+        if n == 1 and st == 0:  # a size-1 dim of stride 0 is a broadcast (PyTorch's check)
             return False
     return True
 
