@@ -3,7 +3,6 @@ the autograd attributes. Attached to :class:`Tensor` at import."""
 
 from __future__ import annotations
 
-import weakref as _weakref
 from typing import Any
 
 from . import dtypes as dt
@@ -380,8 +379,20 @@ grad = property(_get_grad, _set_grad)
 
 
 def retain_grad(self: Tensor) -> None:
-    """Keep the gradient of this non-leaf tensor in ``.grad`` during backward."""
-    from .autograd.graph import meta
+    """Keep the gradient of this non-leaf tensor in ``.grad`` during backward: the gradient
+    after the tensor's hooks have run, whenever they were registered (PyTorch >= 2.0).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2, requires_grad=True)
+    >>> y = x * 2
+    >>> y.retain_grad()
+    >>> _ = y.register_hook(lambda g: g * 10)
+    >>> y.sum().backward(); y.grad
+    tensor([10., 10.])
+    """
+    from .autograd.graph import RetainGrad, add_tensor_hook, meta
 
     if not self._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -391,25 +402,7 @@ def retain_grad(self: Tensor) -> None:
     if m.retains_grad:
         return
     m.retains_grad = True
-    ref = _weakref.ref(self)
-
-    def keep(g: Tensor) -> None:
-        t = ref()
-        if t is not None:
-            g = g.detach()  # type: ignore[attr-defined]
-            t._grad = g.clone() if t._grad is None else t._grad + g  # type: ignore[attr-defined]
-
-    _add_node_hook(self, keep)
-
-
-def _add_node_hook(t: Tensor, fn: Any) -> Any:
-    node = t._grad_fn
-    nr = t._ag.output_nr if t._ag is not None else 0
-    if node.pre_hooks is None:
-        node.pre_hooks = {}
-    hooks = node.pre_hooks.setdefault(nr, [])
-    hooks.append(fn)
-    return hooks
+    add_tensor_hook(self, RetainGrad(self))
 
 
 def _retains_grad(self: Tensor) -> bool:
@@ -442,7 +435,7 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
     >>> x.sum().backward(); x.grad
     tensor([10., 10.])
     """
-    from .autograd.graph import meta
+    from .autograd.graph import add_tensor_hook, meta
 
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -450,7 +443,7 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
         hooks = meta(self).hooks
         hooks.append(hook)
     else:
-        hooks = _add_node_hook(self, hook)
+        hooks = add_tensor_hook(self, hook)
     return _RemovableHandle(hooks, hook)
 
 

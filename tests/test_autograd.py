@@ -547,6 +547,7 @@ class MulConst(tc.autograd.Function):
 
 def test_function_save_for_backward_and_needs_input_grad(device: str) -> None:
     a, b = rand(3, device=device), rand(3, device=device, seed=1).detach()
+    MulConst.seen_needs = ()  # set by this call's forward, not left over from another device
     out = MulConst.apply(a, b, 2.0)
     assert MulConst.seen_needs == (True, False, False)
     assert out.requires_grad and out.grad_fn.name() == "MulConstBackward"
@@ -600,30 +601,33 @@ def test_function_mark_dirty(device: str) -> None:
 
 
 class SortWithIndex(tc.autograd.Function):
-    received: ClassVar[list[Any]] = []
+    """``x.sort()`` with non-differentiable indices; backward appends the indices' gradient
+    to the list passed to ``apply`` (state per call: a test runs once per device)."""
 
     @staticmethod
-    def forward(ctx: Any, x: tc.Tensor) -> tuple[tc.Tensor, tc.Tensor]:
+    def forward(ctx: Any, x: tc.Tensor, received: list[Any]) -> tuple[tc.Tensor, tc.Tensor]:
         values, indices = x.sort()
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
+        ctx.received = received
         return values, indices
 
     @staticmethod
-    def backward(ctx: Any, g_values: tc.Tensor, g_indices: tc.Tensor) -> tc.Tensor:
-        SortWithIndex.received.append(g_indices)
+    def backward(ctx: Any, g_values: tc.Tensor, g_indices: tc.Tensor) -> Any:
+        ctx.received.append(g_indices)
         (indices,) = ctx.saved_tensors
-        return tc.zeros_like(g_values).scatter(0, indices, g_values)
+        return tc.zeros_like(g_values).scatter(0, indices, g_values), None
 
 
 def test_function_mark_non_differentiable(device: str) -> None:
     x = const([3.0, 1.0, 2.0], device=device).requires_grad_()
-    values, indices = SortWithIndex.apply(x)
+    received: list[Any] = []
+    values, indices = SortWithIndex.apply(x, received)
     assert values.requires_grad and not indices.requires_grad
     (values * const([1.0, 2.0, 3.0], device=device)).sum().backward()
     assert_close(x.grad, [3.0, 1.0, 2.0])
     # PyTorch's contract: backward still gets a gradient for it, a zero tensor.
-    (g_idx,) = SortWithIndex.received
+    (g_idx,) = received
     assert g_idx is not None and g_idx.shape == indices.shape
     assert not bool(g_idx.bool().any())
 

@@ -16,8 +16,8 @@ import pytest
 
 import tensorcore as tc
 from tensorcore.autograd.graph import SavedTensor, TensorMeta
-from tensorcore.autograd.step import _make_node, derivative_overrides
-from tensorcore.dispatch import get_op
+from tensorcore.autograd.step import _make_node, derivative_overrides, rule_for
+from tensorcore.dispatch import get_op, ops
 from tensorcore.ops.derivatives import DERIVATIVES
 from tensorcore.ops.schema import OPS
 from tensorcore.testing.samples import SAMPLES, Sample, call_op, core_ops, inplace_only
@@ -118,6 +118,70 @@ def test_gradgradcheck(device: str, name: str, i: int) -> None:
     assert tc.autograd.gradgradcheck(fn, leaves, grads), sample
 
 
+# ------------------------------------------------------------------ Python scalar arguments
+def _floating_at(sample: Sample, positions: tuple[int, ...]) -> list[int]:
+    return [
+        p
+        for p in positions
+        if p < len(sample.args)
+        and isinstance(sample.args[p], tc.Tensor)
+        and sample.args[p].dtype.is_floating_point
+    ]
+
+
+def _scalar_cases() -> list[Any]:
+    """(operator, sample, position) for every differentiable pointwise operator of the table
+    and every floating tensor position of its samples that another tensor input survives."""
+    out = []
+    for name in DIFFERENTIABLE:
+        if "pointwise" not in OPS[name].tags:
+            continue
+        for i, s in enumerate(SAMPLES[name]("cpu", tc.float64)):
+            floating = _floating_at(s, get_op(name).tensor_pos)
+            for p in floating if len(floating) > 1 else ():
+                for kind in ("float", "int"):
+                    out.append(pytest.param(name, i, p, kind, id=f"{name}-{i}-arg{p}-{kind}"))
+    return out
+
+
+@pytest.mark.parametrize(("name", "i", "pos", "kind"), _scalar_cases())
+def test_gradcheck_with_a_python_scalar_argument(
+    device: str, name: str, i: int, pos: int, kind: str
+) -> None:
+    """``2.0 ** x``, ``tc.where(c, 1, x)``, ``tc.lerp(x, y, 0.5)``...: a Python scalar in any
+    tensor position records and differentiates (the scalar is the sample's first element
+    there, so it lies in the operator's domain; an int one is a positive integer)."""
+    sample = SAMPLES[name](device, tc.float64)[i]
+    v = sample.args[pos].reshape(-1)[0].item()
+    scalar = v if kind == "float" else max(1, round(abs(v)))
+    others = [p for p in _floating_at(sample, get_op(name).tensor_pos) if p != pos]
+    leaves = [sample.args[p].detach().clone().requires_grad_() for p in others]
+
+    def fn(*xs: tc.Tensor) -> Any:
+        args = list(sample.args)
+        args[pos] = scalar
+        for p, x in zip(others, xs, strict=True):
+            args[p] = x
+        return call_op(name, Sample(tuple(args), sample.kwargs))
+
+    assert tc.autograd.gradcheck(fn, leaves), sample
+    assert tc.autograd.gradgradcheck(fn, leaves, _grad_outputs(fn, leaves)), sample
+
+
+def test_clamp_with_crossed_bounds_sends_the_gradient_to_max(device: str) -> None:
+    """min(max(x, lo), hi) is hi where lo > hi: the gradient goes to max there (PyTorch's
+    clamp_backward_min_max), to min only where x < lo < hi."""
+    x = tc.tensor([0.0, 3.0, 1.5], dtype=tc.float64, device=device, requires_grad=True)
+    lo = tc.tensor([2.0, 2.0, 1.0], dtype=tc.float64, device=device, requires_grad=True)
+    hi = tc.tensor([1.0, 1.0, 2.0], dtype=tc.float64, device=device, requires_grad=True)
+    tc.clamp(x, lo, hi).sum().backward()
+    assert (x.grad.tolist(), lo.grad.tolist(), hi.grad.tolist()) == (
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+    )
+
+
 #: Operators differentiated at complex points too (PyTorch's conjugate Wirtinger convention).
 COMPLEX = ["abs", "add", "conj", "cos", "cumsum", "div", "dot", "einsum", "exp", "expand",
            "imag", "log", "matmul", "mean", "mm", "mul", "neg", "outer", "real", "reciprocal",
@@ -197,15 +261,40 @@ def test_every_operator_has_samples() -> None:
 
 
 def test_core_ops_is_the_declared_table() -> None:
-    """The runtime table is the core table (``core_ops``) followed by plugins' operators."""
-    tc.backends.devices()  # load the plugins: they may add operators to OPS
-    assert list(OPS)[: len(core_ops())] == list(core_ops())
+    """The core's table holds the core's operators only; the runtime table is the core's
+    operators followed by those the plugins declare (``register.op``)."""
+    tc.backends.devices()  # load the plugins: they may declare operators
+    core = list(core_ops())
+    assert list(OPS) == core
+    runtime = list(ops())
+    assert runtime[: len(core)] == core
+    assert all(ops()[n].decl is OPS[n] for n in core)
+
+
+def ops_without_rules() -> list[str]:
+    """``"name [device/layout]"`` for each differentiable primitive of the runtime table (the
+    core's operators and the plugins') and each (device type, layout) it has a kernel for
+    where no derivative rule resolves (the derivative table's, or a plugin's registered for
+    that key); a core operator needs a rule for every key (``*/*``) too."""
+    tc.backends.devices()  # load the plugins: they declare operators and register rules
+    core = set(core_ops())
+    missing = []
+    for name, op in list(ops().items()):
+        if not op.differentiable or op.composite:
+            continue
+        keys = set(op.registered) | ({("*", "*")} if name in core else set())
+        for key in sorted(keys):
+            try:
+                rule_for(op, key)
+            except RuntimeError:
+                missing.append(f"{name} [{key[0]}/{key[1]}]")
+    return missing
 
 
 def test_every_differentiable_primitive_has_a_rule() -> None:
-    need = {n for n in core_ops() if OPS[n].differentiable and "composite" not in OPS[n].tags}
-    assert sorted(need - set(DERIVATIVES)) == [], (
-        "operators without a derivative rule or a 'nondifferentiable' tag"
+    assert ops_without_rules() == [], (
+        "operators without a derivative rule (in tensorcore/ops/derivatives.py, or from the "
+        "plugin that declares them: register.derivative) or a 'nondifferentiable' tag"
     )
 
 
@@ -213,20 +302,57 @@ def test_every_rule_is_for_a_declared_differentiable_operator() -> None:
     assert sorted(set(DERIVATIVES) - set(core_ops())) == [], "rules for undeclared operators"
     tagged = sorted(n for n in DERIVATIVES if not OPS[n].differentiable)
     assert tagged == [], "rules for operators tagged 'nondifferentiable'"
-
-
-def test_operators_declared_by_plugins_have_rules_from_their_plugins() -> None:
-    """A plugin that declares a differentiable operator registers its derivative too."""
     tc.backends.devices()
-    added = [n for n in OPS if n not in core_ops()]
-    with_rule = {op for op, _device, _layout in derivative_overrides}
-    missing = [
-        n
-        for n in added
-        if OPS[n].differentiable and "composite" not in OPS[n].tags and n not in with_rule
-    ]
-    assert missing == []
-    assert not set(added) & set(DERIVATIVES), "the core table has no rules for plugins' ops"
+    plugin_tagged = sorted({n for n, _d, _l in derivative_overrides if not ops()[n].differentiable})
+    assert plugin_tagged == [], "plugins' rules for operators tagged 'nondifferentiable'"
+
+
+def test_missing_rules_are_found_where_plugins_declare_operators(run_py: Any) -> None:
+    """The check above on deliberately broken tables, in a fresh process: a plugin's
+    differentiable operator without a rule, with a rule for another device only, then with
+    one for its device and any layout (``D/*``, looked up as a kernel is); and a core
+    operator whose rule is gone."""
+    run_py(
+        f"""
+        import importlib.util
+        import tensorcore as tc
+        from tensorcore.ops.derivatives import DERIVATIVES
+        from tensorcore.plugins import hookimpl
+
+        spec = importlib.util.spec_from_file_location("gc_tests", {__file__!r})
+        tests = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tests)
+        assert tests.ops_without_rules() == []
+
+        def registering(**calls):
+            class Plugin:
+                @hookimpl
+                def tensorcore_register_kernels(self, register):
+                    for method, args in calls.items():
+                        getattr(register, method)(*args)
+            return Plugin()
+
+        twice = lambda x: x * 2
+        rule = lambda c, g: (g * 2,)
+        tc.backends.register(registering(
+            op=("twice(Tensor self) -> Tensor", "", "2 * self."),
+            kernel=("twice", "cpu", "strided", twice),
+        ), name="declares")
+        assert tests.ops_without_rules() == ["twice [cpu/strided]"], tests.ops_without_rules()
+        tc.backends.register(registering(derivative=("twice", "cuda", "*", "", rule)), "on-cuda")
+        assert tests.ops_without_rules() == ["twice [cpu/strided]"], tests.ops_without_rules()
+        tc.backends.register(registering(derivative=("twice", "cpu", "*", "", rule)), "on-cpu")
+        assert tests.ops_without_rules() == [], tests.ops_without_rules()
+        x = tc.ones(2, requires_grad=True)
+        tc.twice(x).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
+
+        del DERIVATIVES["neg"]
+        assert tests.ops_without_rules() == ["neg [*/*]", "neg [cpu/strided]"], (
+            tests.ops_without_rules()
+        )
+        """
+    )
 
 
 @pytest.mark.parametrize("name", core_ops())

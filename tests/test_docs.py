@@ -3,12 +3,14 @@ documented, and the example backend in docs/writing-a-backend.md runs as printed
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,19 +101,95 @@ def test_hookspec_is_in_the_backend_guide(name: str) -> None:
     )
 
 
+_NO_DEFAULT = "<required>"
+
+
+def _params(args: str) -> list[tuple[str, str, Any]] | None:
+    """``(name, kind, default)`` of a parameter list as the guide writes it (``op, fn,
+    dtypes=None, *, direct=False``); None when it is a call, not a parameter list."""
+    try:
+        fn = ast.parse(f"def f({args}): pass").body[0]
+    except SyntaxError:
+        return None
+    assert isinstance(fn, ast.FunctionDef)
+    a = fn.args
+    pos_defaults = [_NO_DEFAULT] * (len(a.args) - len(a.defaults))
+    pos_defaults += [ast.literal_eval(d) for d in a.defaults]
+    out = [(p.arg, "positional", d) for p, d in zip(a.args, pos_defaults, strict=True)]
+    out += [
+        (p.arg, "keyword", _NO_DEFAULT if d is None else ast.literal_eval(d))
+        for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
+    ]
+    return out
+
+
+def _signature(fn: Any) -> list[tuple[str, str, Any]]:
+    """The same for a method of the backend API (without ``self``)."""
+    return [
+        (
+            p.name,
+            "keyword" if p.kind is p.KEYWORD_ONLY else "positional",
+            _NO_DEFAULT if p.default is p.empty else p.default,
+        )
+        for p in list(inspect.signature(fn).parameters.values())[1:]
+    ]
+
+
+#: Where the guide documents each class's methods: ``register.kernel(op, ...)`` code for the
+#: Registrar, and the rows of the DeviceInterface table, `` | `empty(shape, ...)` | yes | ``.
+_DOCUMENTED = {
+    Registrar: re.compile(r"`register\.(\w+)\(([^`]*)\)`"),
+    DeviceInterface: re.compile(r"^\| `(\w+)\(([^`]*)\)` \| (yes)? *\|", re.M),
+}
+_BACKEND_API = [
+    (cls, name)
+    for cls in _DOCUMENTED
+    for name, _ in inspect.getmembers(cls, inspect.isfunction)
+    if not name.startswith("_")
+]
+
+
+def _documented(cls: type, name: str, text: str) -> list[re.Match[str]]:
+    return [m for m in _DOCUMENTED[cls].finditer(text) if m.group(1) == name]
+
+
 @pytest.mark.parametrize(
-    "name",
-    sorted(
-        f"{cls.__name__}.{name}"
-        for cls in (DeviceInterface, Registrar)
-        for name, _ in inspect.getmembers(cls, inspect.isfunction)
-        if not name.startswith("_")
-    ),
+    ("cls", "name"), _BACKEND_API, ids=[f"{c.__name__}.{n}" for c, n in _BACKEND_API]
 )
-def test_backend_api_is_in_the_backend_guide(name: str) -> None:
-    method = name.split(".")[1]
-    assert f"{method}(" in BACKEND_DOC.read_text(encoding="utf-8"), (
-        f"{name} is not described in docs/writing-a-backend.md"
+def test_backend_api_is_in_the_backend_guide_with_its_signature(cls: type, name: str) -> None:
+    """The guide gives every method of the backend API with its real parameters: names,
+    order, keyword-only marker and defaults."""
+    real = _signature(getattr(cls, name))
+    written = [_params(m.group(2)) for m in _documented(cls, name, BACKEND_DOC.read_text())]
+    assert written, f"{cls.__name__}.{name} is not described in docs/writing-a-backend.md"
+    assert real in written, (
+        f"docs/writing-a-backend.md gives {cls.__name__}.{name} the parameters {written}; "
+        f"the code has {real}"
+    )
+
+
+class _Bare(DeviceInterface):
+    """A device interface that overrides nothing: a required method raises."""
+
+
+@pytest.mark.parametrize(
+    "name", [n for c, n in _BACKEND_API if c is DeviceInterface], ids=lambda n: n
+)
+def test_backend_guide_says_which_device_methods_are_required(name: str) -> None:
+    """Its table marks "yes" exactly the DeviceInterface methods without a default, which a
+    backend must implement (the base class raises NotImplementedError)."""
+    (row,) = _documented(DeviceInterface, name, BACKEND_DOC.read_text())
+    method = getattr(_Bare(), name)
+    args = [None] * len(_signature(getattr(DeviceInterface, name)))
+    try:
+        method(*args)
+        required = False
+    except NotImplementedError:
+        required = True
+    assert (row.group(3) == "yes") == required, (
+        f"docs/writing-a-backend.md marks DeviceInterface.{name} as "
+        f"{'required' if row.group(3) else 'optional'}; the base class "
+        f"{'has no' if required else 'has a'} default"
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from . import grad_mode
+from ._accumulate import accumulate as _accumulate
 from .graph import FREED_GRAPH, NOTHING_SAVED, AccumulateGrad, Node, edge
 
 __all__ = ["backward", "grad", "run_backward"]
@@ -101,6 +102,12 @@ def run_backward(
             capture[edge(t)] = k
             if t._grad_fn is None:
                 wanted_leaves.add(id(t))
+        if accumulate:
+            # backward(inputs=...) accumulates into a non-leaf's .grad too (PyTorch makes it
+            # retain its gradient), once every input has passed the checks above.
+            for t in inputs:
+                if t._grad_fn is not None:
+                    t.retain_grad()  # type: ignore[attr-defined]
     results: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 
     # Dependency counts over the reachable graph, found iteratively (nodes hash by identity).
@@ -150,6 +157,8 @@ def run_backward(
                 if not retain_graph:  # Node.release, spelled out
                     node.released = True
                     node.saved = NOTHING_SAVED
+                    if node.hooks:
+                        node.hooks = ()
             else:
                 special = _special(
                     node, gbuf, capture, results, accumulate, wanted_leaves, create_graph, stored
@@ -212,8 +221,9 @@ def _special(
             for hook in hooks:
                 if gbuf[nr] is not None:
                     r = hook(gbuf[nr])
-                    if r is not None:
+                    if r is not None and r is not gbuf[nr]:
                         gbuf[nr] = r
+                        stored.add(id(r._storage))  # the hook's caller may keep it
     if capture:
         for nr in range(node.n_outputs):
             slot = capture.get((node, nr))
@@ -227,8 +237,9 @@ def _special(
         if g is not None and leaf._ag is not None:
             for hook in leaf._ag.hooks:
                 r = hook(g)
-                if r is not None:
+                if r is not None and r is not g:
                     g = r
+                    stored.add(id(r._storage))  # the hook's caller may keep it
         if g is not None and accumulate and (wanted_leaves is None or id(leaf) in wanted_leaves):
             _accumulate(leaf, g, create_graph, stored)
         return None
@@ -240,29 +251,6 @@ def _special(
     for hook in node.hooks:
         hook(in_grads, gbuf)
     return in_grads
-
-
-def _accumulate(leaf: Tensor, g: Tensor, create_graph: bool, stored: set[int]) -> None:
-    if not create_graph:
-        g = g.detach()  # type: ignore[attr-defined]
-    old = leaf._grad
-    if old is None:
-        st = id(g._storage)
-        # A gradient tensor may reach several leaves (``a + b``): never let two .grad alias.
-        # (The engine owns every other gradient buffer, so one that is not shared is stolen.)
-        if st in stored or g._shape != leaf._shape:
-            g = g.clone() if g._shape == leaf._shape else g.expand(leaf._shape).clone()  # type: ignore[attr-defined]
-        stored.add(id(g._storage))
-        leaf._grad = g
-    elif (
-        create_graph
-        or old._requires_grad
-        or (old._layout is not g._layout and old._layout.name != "strided")
-    ):
-        # A .grad of a non-strided layout (sparse) cannot absorb another layout in place.
-        leaf._grad = old + g
-    else:
-        old.add_(g)  # type: ignore[attr-defined]
 
 
 def backward(

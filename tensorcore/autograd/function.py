@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from .._tensor import Tensor
 from . import grad_mode
-from .graph import Node, SavedTensor, edge, meta
+from .graph import FREED_GRAPH, Node, SavedTensor, edge, meta
 
 __all__ = ["Function", "FunctionCtx"]
 
@@ -16,8 +17,9 @@ class FunctionCtx:
 
     def __init__(self) -> None:
         self._to_save: tuple[Any, ...] = ()
-        self._saved: list[Any] | None = None
-        self._node: Node | None = None
+        # The recorded node, weakly: the node holds the ctx, and node -> ctx -> node would be
+        # a reference cycle keeping the graph alive until the cycle collector runs.
+        self._node: weakref.ref[Node] | None = None
         self.needs_input_grad: tuple[bool, ...] = ()
         self._dirty: tuple[Tensor, ...] = ()
         self._non_diff: tuple[Tensor, ...] = ()
@@ -32,10 +34,20 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
-        """The saved tensors, checked against in-place modification since they were saved."""
-        if self._saved is None:
+        """The saved tensors, checked against in-place modification since they were saved.
+
+        They are held by the graph node and freed with it, as the saved values of the
+        built-in operators are: after a ``backward`` without ``retain_graph=True`` reading
+        them raises.
+        """
+        if self._node is None:  # no node was recorded (grad mode off, no input needs grad)
             return tuple(self._to_save)
-        return tuple(s.unpack(self._node) if isinstance(s, SavedTensor) else s for s in self._saved)
+        node = self._node()
+        if node is None or node.released:
+            raise RuntimeError(FREED_GRAPH)
+        return tuple(
+            s.unpack(node) if isinstance(s, SavedTensor) else s for s in node.saved["saved_tensors"]
+        )
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare inputs that ``forward`` modified in place."""
@@ -105,14 +117,18 @@ class Function:
         node.n_outputs = len(outputs)
         node.next_functions = tuple(edges)
         node.input_meta = [(a._shape, a._dtype) if isinstance(a, Tensor) else None for a in args]
-        ctx._node = node
+        ctx._node = weakref.ref(node)
         out_nr = {id(o): i for i, o in enumerate(outputs)}
-        ctx._saved = [
-            None
-            if t is None
-            else SavedTensor(t, id(t) in out_nr, node.name(), out_nr.get(id(t), 0))
-            for t in ctx._to_save
-        ]
+        # In the node's saved values, which backward releases (outputs saved as their fields,
+        # without the grad_fn that would make a cycle).
+        node.saved = {
+            "saved_tensors": [
+                None
+                if t is None
+                else SavedTensor(t, id(t) in out_nr, node.name(), out_nr.get(id(t), 0))
+                for t in ctx._to_save
+            ]
+        }
         for t in ctx._dirty:
             t._bump_version()
         for i, o in enumerate(outputs):
@@ -128,6 +144,9 @@ class Function:
             o._grad_fn = node
             if i:
                 meta(o).output_nr = i
+        # The ctx lives as long as the node: it must not hold the outputs (output -> node ->
+        # ctx -> output), so what forward declared is dropped once used.
+        ctx._to_save = ctx._dirty = ctx._non_diff = ()
         return outputs if isinstance(out, tuple) else outputs[0]
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import make_tensor as _make_tensor
+from ..layouts import contiguous_format, strided
 from . import grad_mode
 
 if TYPE_CHECKING:
@@ -27,7 +28,17 @@ FREED_GRAPH = (
     "if you need to access saved tensors after calling backward."
 )
 
-__all__ = ["AccumulateGrad", "AutogradMeta", "Node", "SavedTensor", "TensorMeta", "camel"]
+__all__ = [
+    "AccumulateGrad",
+    "AutogradMeta",
+    "Node",
+    "RetainGrad",
+    "SavedTensor",
+    "TensorMeta",
+    "add_tensor_hook",
+    "camel",
+    "move_retain_grad",
+]
 
 
 def camel(name: str) -> str:
@@ -214,10 +225,18 @@ class Node:
         return self.fn(self, grads)  # type: ignore[no-any-return]
 
     def release(self) -> None:
-        """Free the saved tensors (after a backward without ``retain_graph``): the node drops
-        its dict of saved values, the only reference to them."""
+        """Free the saved tensors and the hooks (after a backward without ``retain_graph``):
+        the node drops its dict of saved values, the only reference to them, and its hooks.
+
+        A released node never runs again, so its hooks could only keep memory alive: a hook
+        that refers to its tensor (``t.register_hook(lambda g: g * t)``) makes a cycle
+        tensor -> node -> hook -> tensor, which PyTorch leaves to the cycle collector, and
+        with it the whole graph behind the tensor. Dropping the hooks breaks it at once.
+        """
         self.released = True
         self.saved = NOTHING_SAVED
+        self.pre_hooks = None
+        self.hooks = ()
 
 
 NOTHING_SAVED: dict[str, Any] = {}
@@ -252,6 +271,54 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     if acc is None:
         acc = m.accumulator = AccumulateGrad(t)
     return acc  # type: ignore[no-any-return]
+
+
+class RetainGrad:
+    """The hook :meth:`Tensor.retain_grad` puts on a non-leaf's node: it stores the gradient
+    in ``.grad`` (a row-major copy, then sums). It runs after the tensor's other hooks,
+    whatever the order of registration (PyTorch >= 2.0), so ``.grad`` is the gradient that
+    flows on, and it follows the tensor to the new node of an in-place operation. It refers
+    to the tensor weakly: node -> hook -> tensor -> node is no reference cycle."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, t: Tensor) -> None:
+        self.tensor = weakref.ref(t)
+
+    def __call__(self, g: Tensor) -> None:
+        t = self.tensor()
+        if t is None:
+            return
+        g = g.detach()  # type: ignore[attr-defined]
+        if t._grad is not None:
+            t._grad = t._grad + g
+        elif g._layout is strided:
+            t._grad = g.clone(memory_format=contiguous_format)  # type: ignore[attr-defined]
+        else:
+            t._grad = g.clone()  # type: ignore[attr-defined]
+
+
+def add_tensor_hook(t: Tensor, fn: Callable[[Any], Any]) -> list[Callable[[Any], Any]]:
+    """Put ``fn`` among the hooks of non-leaf ``t`` (on its node's output), before a
+    :class:`RetainGrad`; returns the list it is in."""
+    node = t._grad_fn
+    nr = t._ag.output_nr if t._ag is not None else 0
+    if node.pre_hooks is None:
+        node.pre_hooks = {}
+    hooks = node.pre_hooks.setdefault(nr, [])
+    if hooks and hooks[-1].__class__ is RetainGrad:
+        hooks.insert(len(hooks) - 1, fn)
+    else:
+        hooks.append(fn)
+    return hooks
+
+
+def move_retain_grad(t: Tensor, old: Node, old_nr: int) -> None:
+    """An in-place operation gave ``t`` a new node: its :class:`RetainGrad` moves there (the
+    gradient it retains is the new value's); its other hooks stay with the old value."""
+    hooks = old.pre_hooks.get(old_nr) if old.pre_hooks else None
+    if hooks and hooks[-1].__class__ is RetainGrad:
+        add_tensor_hook(t, hooks.pop())
 
 
 def edge(t: Any) -> tuple[Node | None, int]:

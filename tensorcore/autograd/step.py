@@ -14,12 +14,28 @@ from typing import TYPE_CHECKING, Any
 from .._tensor import Tensor
 from . import grad_mode
 from ._record import compile_recorder, save_other
-from .graph import FREED_GRAPH, Node, SavedTensor, TensorMeta, camel, edge, grad_accumulator, meta
+from .graph import (
+    FREED_GRAPH,
+    Node,
+    SavedTensor,
+    TensorMeta,
+    camel,
+    edge,
+    grad_accumulator,
+    meta,
+    move_retain_grad,
+)
 
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["Ctx", "autograd_step", "derivative_overrides", "detect_mutation"]
+__all__ = [
+    "Ctx",
+    "autograd_step",
+    "derivative_overrides",
+    "detect_mutation",
+    "rule_for",
+]
 
 _gm = grad_mode._state
 _new = object.__new__
@@ -182,7 +198,7 @@ class _Entry:
         self.ctx_cls: type[Ctx] = Ctx
         self.record: Any = None
         if self.kind == _RECORD:
-            self.rule = _rule_for(op, key)
+            self.rule = rule_for(op, key)
             self.plan = _save_plan(op, self.rule)
             self.ctx_cls = ctx_class(self.rule)
 
@@ -261,7 +277,18 @@ def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ..
             _track(node, v)
 
 
-def _rule_for(op: Op, key: tuple[str, str]) -> Any:
+def rule_for(op: Op, key: tuple[str, str]) -> Any:
+    """The derivative rule of ``op`` for the dispatch key ``(device type, layout)``: a
+    plugin's rule registered for the key, looked up as kernels are (``D/L``, ``*/L``,
+    ``D/*``, ``*/*``), else the derivative table's; RuntimeError when there is none.
+
+    Examples
+    --------
+    >>> from tensorcore.autograd.step import rule_for
+    >>> from tensorcore.dispatch import get_op
+    >>> rule_for(get_op("mul"), ("cpu", "strided")).saves
+    ('self:if=other', 'other:if=self')
+    """
     global _DERIVS
     if _DERIVS is None:
         from ..ops.derivatives import DERIVATIVES
@@ -269,8 +296,8 @@ def _rule_for(op: Op, key: tuple[str, str]) -> Any:
         _DERIVS = DERIVATIVES
     if op.name in overridden_ops:
         dev, lay = key
-        for k in ((op.name, dev, lay), (op.name, "*", lay), (op.name, "*", "*")):
-            r = derivative_overrides.get(k)
+        for d, la in ((dev, lay), ("*", lay), (dev, "*"), ("*", "*")):
+            r = derivative_overrides.get((op.name, d, la))
             if r is not None:
                 return r
     r = _DERIVS.get(op.name)
@@ -425,13 +452,23 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _En
     node = _make_node(op, ent, args, (self,), saved_args)
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
-        self._grad_fn = node
-        self._requires_grad = True
-        if self._ag is not None:
-            self._ag.output_nr = 0
+        _set_history(self, node)
         return self
     _rebase_view(self, base, node)
     return self
+
+
+def _set_history(t: Tensor, node: Node) -> None:
+    """``t`` (modified in place) is now output 0 of ``node``; retain_grad follows it."""
+    old = t._grad_fn
+    t._grad_fn = node
+    t._requires_grad = True
+    ag = t._ag
+    if ag is not None:
+        old_nr = ag.output_nr
+        ag.output_nr = 0
+        if ag.retains_grad and old is not None:
+            move_retain_grad(t, old, old_nr)
 
 
 def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
@@ -442,19 +479,13 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     cs.ctx = (geom, bgeom, fn)
     cs.next_functions = (edge(base),) + fn.next_functions[1:]
     cs.input_meta = [(base._shape, base._dtype)] + fn.input_meta[1:]
-    base._grad_fn = cs
-    base._requires_grad = True
-    if base._ag is not None:
-        base._ag.output_nr = 0
+    _set_history(base, cs)
     # The view's new history: a view of the new base.
     from ..dispatch import get_op
     from ..ops._call import call
 
     fresh = call(get_op("as_strided"), (base, view._shape, view._stride, view._offset))
-    view._grad_fn = fresh._grad_fn
-    view._requires_grad = True
-    if view._ag is not None:
-        view._ag.output_nr = 0
+    _set_history(view, fresh._grad_fn)
 
 
 def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:

@@ -14,7 +14,9 @@ shape (undoing broadcasting) and casts it to the input's dtype.
 
 Contract (as PyTorch's derivatives.yaml): for a real input x and output y, a rule returns
 ``dL/dx`` given ``g = dL/dy``; for complex inputs it returns the conjugate Wirtinger form
-PyTorch uses (``g * conj(dy/dx)``).
+PyTorch uses (``g * conj(dy/dx)``). A Python scalar may stand in any tensor position of a
+pointwise operator (``2.0 ** x``, ``tc.where(c, 0.0, x)``): a rule returns None for it and
+applies operators only to tensors (``_scalar_tensor`` makes one of a scalar).
 """
 
 from __future__ import annotations
@@ -95,6 +97,12 @@ def _T(x: Any) -> bool:
     return isinstance(x, (Tensor, TensorMeta))
 
 
+def _scalar_tensor(v: Any, like: Tensor) -> Tensor:
+    """A Python scalar argument as a 0-dim tensor of ``like``'s dtype and device, for rules
+    that apply an operator to it (operators take scalars only beside a tensor)."""
+    return _F("full")((), v, dtype=like._dtype, device=like._device)  # type: ignore[no-any-return]
+
+
 # ------------------------------------------------------------------ pointwise
 _d("add", "alpha", lambda c, g: (g, g if c.alpha == 1 else g * c.alpha))
 _d("sub", "alpha", lambda c, g: (g, -g if c.alpha == 1 else g * -c.alpha))
@@ -128,14 +136,15 @@ _d("fmod", "self other", lambda c, g: (g, -g * (c.self / c.other).trunc() if _T(
 
 def _pow(c: Any, g: Tensor) -> tuple[Any, ...]:
     x, p = c.self, c.other
+    gx = gp = None
+    if _T(x):
+        gx = g * 0 if not _T(p) and p == 0 else g * p * x ** (p - 1)
     if _T(p):
-        gx = g * p * x ** (p - 1)
+        # ``2.0 ** p``: the base is a Python scalar; log needs it as a tensor.
+        xt = x if _T(x) else _scalar_tensor(x, c.result)
         # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice).
-        gp = g * _F("where")((x == 0) & (p >= 0), 0.0, c.result * _F("log")(x))
-        return gx, gp
-    if p == 0:
-        return (g * 0, None)
-    return (g * p * x ** (p - 1), None)
+        gp = g * _F("where")((xt == 0) & (p >= 0), 0.0, c.result * _F("log")(xt))
+    return gx, gp
 
 
 _d("pow", "self other result", _pow)
@@ -227,18 +236,28 @@ _d("nan_to_num", "self", lambda c, g: (g * c.self.isfinite().to(g._dtype),))
 
 
 def _clamp(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # PyTorch's clamp_backward_min_max: the result is min(max(x, lo), hi), so where the bounds
+    # cross (lo > hi) it is hi everywhere and the whole gradient goes to hi.
     x, lo, hi = c.self, c.min, c.max
-    keep = _F("ones_like")(x, dtype=dt.bool_)
-    glo = ghi = None
-    if lo is not None:
-        keep = keep & (x >= lo)
-        if _T(lo):
-            glo = g * ((x < lo) & (True if hi is None else (lo <= hi))).to(g._dtype)
-    if hi is not None:
-        keep = keep & (x <= hi)
-        if _T(hi):
-            ghi = g * (x > hi).to(g._dtype)
-    return g * keep.to(g._dtype), glo, ghi
+    gx = glo = ghi = None
+    if _T(x):
+        keep = _F("ones_like")(x, dtype=dt.bool_)
+        if lo is not None:
+            keep = keep & (x >= lo)
+        if hi is not None:
+            keep = keep & (x <= hi)
+        gx = g * keep.to(g._dtype)
+    if _T(lo):
+        to_lo = x < lo
+        if hi is not None:
+            to_lo = to_lo & (lo < hi)
+        glo = g * to_lo.to(g._dtype)
+    if _T(hi):
+        to_hi = x > hi
+        if lo is not None:
+            to_hi = to_hi | (hi < lo)
+        ghi = g * to_hi.to(g._dtype)
+    return gx, glo, ghi
 
 
 _d("clamp", "self min max", _clamp)

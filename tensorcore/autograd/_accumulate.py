@@ -1,0 +1,113 @@
+"""Storing a gradient into a leaf's ``.grad``: PyTorch's gradient layout contract.
+
+A gradient reaching a leaf is often a broadcast view (``sum``'s rule expands the output
+gradient; an ``expand`` makes stride-0 dims) or has a memory order of its own. Stored as it
+is, ``.grad`` would be a tensor that in-place updates cannot write (``grad.add_(...)`` of an
+optimizer's weight decay raises on overlapping memory) and whose layout differs from the
+parameter's. So, as PyTorch's ``AccumulateGrad`` does, a stored gradient is
+
+* dense and never an expanded or otherwise overlapping view;
+* laid out with the parameter's strides when the parameter is non-overlapping and dense
+  (a transposed parameter gets a transposed gradient), and row-major otherwise (a sliced,
+  strided or expanded parameter).
+
+The engine owns the gradients it computes, so one that already obeys the contract, and that
+no one else can see, is stored without a copy. ``tc.autograd.grad`` returns gradients as the
+rules compute them (expanded views included), as PyTorch does: it stores nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._tensor import contiguous_strides, make_tensor
+from ..layouts import contiguous_format, strided
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = ["accumulate", "clone_obey_contract", "is_non_overlapping_and_dense", "obeys_contract"]
+
+
+def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """Whether the elements fill a block of memory exactly once, in some order of the dims
+    (PyTorch's ``is_non_overlapping_and_dense``; the strides of size-1 dims do not count).
+
+    Examples
+    --------
+    >>> from tensorcore.autograd._accumulate import is_non_overlapping_and_dense as dense
+    >>> dense((2, 3), (1, 2)), dense((2, 3), (4, 1)), dense((2, 3), (0, 1))
+    (True, False, False)
+    """
+    dims = sorted((st, n) for n, st in zip(shape, stride, strict=True) if n != 1)
+    if any(n == 0 for _, n in dims):
+        return True
+    expected = 1
+    for st, n in dims:
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def obeys_contract(g: Tensor, leaf: Tensor) -> bool:
+    """Whether ``g`` may be stored as ``leaf.grad`` as it is: the leaf's strides where the
+    leaf is non-overlapping and dense (size-1 dims excepted, unless of stride 0), else
+    row-major. A gradient of another layout (sparse) obeys by definition."""
+    if g._layout is not strided:
+        return True
+    gs = g._stride
+    if (gs is leaf._stride or gs == leaf._stride) and gs == contiguous_strides(g._shape):
+        return True  # the common case: both row-major
+    if leaf._layout is not strided or not is_non_overlapping_and_dense(leaf._shape, leaf._stride):
+        return g.is_contiguous()
+    for n, st, ls in zip(g._shape, gs, leaf._stride, strict=True):
+        if n != 1 and st != ls:
+            return False
+        if n == 1 and st == 0:  # a size-1 dim of stride 0 is a broadcast (PyTorch's check)
+            return False
+    return True
+
+
+def clone_obey_contract(g: Tensor, leaf: Tensor) -> Tensor:
+    """A copy of ``g`` laid out by the contract (recorded when grad mode is on, so a
+    ``create_graph`` gradient keeps its history)."""
+    from ..ops._api import FUNCTIONS
+
+    if leaf._layout is not strided or not is_non_overlapping_and_dense(leaf._shape, leaf._stride):
+        return g.clone(memory_format=contiguous_format)  # type: ignore[attr-defined, no-any-return]
+    # A dense block of numel elements viewed with the leaf's strides (offset 0).
+    flat = FUNCTIONS["empty"](g.numel(), dtype=g._dtype, device=g._device)
+    out = make_tensor(flat._storage, leaf._shape, leaf._stride, 0, g._dtype, g._device)
+    return out.copy_(g)  # type: ignore[attr-defined, no-any-return]
+
+
+def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) -> None:
+    """Add ``g`` to ``leaf.grad`` (PyTorch's ``AccumulateGrad``). ``shared`` holds the ids of
+    the storages that someone besides the engine can see (gradients the caller passed, a
+    hook returned or a ``.grad`` already holds): such a gradient is copied, never stored."""
+    if not create_graph:
+        g = g.detach()  # type: ignore[attr-defined]
+    old = leaf._grad
+    if old is None:
+        if g._shape != leaf._shape:
+            g = g.expand(leaf._shape)  # type: ignore[attr-defined]
+        # With create_graph the gradient may be saved by the graph being built: a copy keeps
+        # an in-place update of .grad from invalidating it (PyTorch copies there too).
+        if create_graph or id(g._storage) in shared or not obeys_contract(g, leaf):
+            g = clone_obey_contract(g, leaf)
+        shared.add(id(g._storage))
+        leaf._grad = g
+    elif (
+        create_graph
+        or old._requires_grad
+        or (old._layout is not g._layout and old._layout is not strided)
+    ):
+        # Out of place: the result follows old's memory order, which obeys the contract
+        # (a .grad of a non-strided layout, sparse, cannot absorb another layout in place).
+        new = old + g
+        if new._layout is strided and not obeys_contract(new, leaf):
+            new = clone_obey_contract(new, leaf)
+        leaf._grad = new
+    else:
+        old.add_(g)  # type: ignore[attr-defined]

@@ -1,0 +1,280 @@
+"""Autograd semantics that PyTorch users rely on without reading about them (issue 15):
+
+* the gradient layout contract of ``.grad`` (dense, the parameter's strides or row-major);
+* ``retain_grad()`` reports the gradient after the tensor's hooks (PyTorch >= 2.0);
+* a custom Function's ``ctx.saved_tensors`` is freed by backward, like a rule's saves;
+* graphs die by reference counting alone (no reference cycles through hooks or ``ctx``).
+
+Expected strides and results were checked against PyTorch 2.13.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.testing import assert_close
+
+F64 = tc.float64
+
+
+# ------------------------------------------------------------------ .grad layout contract
+#: Parameter layouts: (make the leaf's data from a device, the strides PyTorch gives .grad).
+#: A non-overlapping and dense parameter gets its own strides, any other one row-major.
+LAYOUTS: dict[str, tuple[Callable[[str], tc.Tensor], tuple[int, ...]]] = {
+    "contiguous": (lambda d: tc.ones(2, 3, dtype=F64, device=d), (3, 1)),
+    "transposed": (lambda d: tc.ones(3, 2, dtype=F64, device=d).t(), (1, 2)),
+    "sliced": (lambda d: tc.ones(3, 4, dtype=F64, device=d)[:, 1:3], (2, 1)),
+    "step-sliced": (lambda d: tc.ones(3, 4, dtype=F64, device=d)[:, ::2], (2, 1)),
+    "expanded": (lambda d: tc.ones(3, 1, dtype=F64, device=d).expand(3, 4), (4, 1)),
+    "permuted, size-1 dim": (
+        lambda d: tc.ones(3, 1, 2, dtype=F64, device=d).permute(2, 1, 0),
+        (1, 2, 2),
+    ),
+}
+
+
+def _broadcast(a: tc.Tensor) -> None:
+    """sum's rule expands the output gradient: a stride-0 gradient reaches the leaf."""
+    (a.sum(-1) * 2).sum().backward()
+
+
+def _reordered(a: tc.Tensor) -> None:
+    """A dense gradient in the other memory order (through a transposing copy)."""
+    (a.transpose(0, -1).contiguous() * 2).sum().backward()
+
+
+def _twice(a: tc.Tensor) -> None:
+    """A second accumulation: into the stored .grad."""
+    (a * 1).sum().backward()
+    _broadcast(a)
+    a.grad.sub_(1)  # the expected values are those of one _broadcast
+
+
+def _create_graph(a: tc.Tensor) -> None:
+    (a.sum(-1) * 2).sum().backward(create_graph=True)
+
+
+def _hook(a: tc.Tensor) -> None:
+    """A leaf hook returning an expanded tensor."""
+    a.register_hook(lambda g: (g.sum() / g.numel()).expand(g.shape))
+    _broadcast(a)
+
+
+def _callers_gradient(a: tc.Tensor) -> None:
+    """The caller's gradient, expanded, reaching the leaf unchanged (and never aliased)."""
+    g = tc.full((), 2.0, dtype=F64, device=a.device).expand(a.shape)
+    a.backward(g)
+    assert a.grad.untyped_storage() is not g.untyped_storage()
+
+
+WAYS = {
+    "broadcast": _broadcast,
+    "reordered": _reordered,
+    "twice": _twice,
+    "create_graph": _create_graph,
+    "hook": _hook,
+    "caller": _callers_gradient,
+}
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_grad_obeys_the_layout_contract(device: str, layout: str, way: str) -> None:
+    make, strides = LAYOUTS[layout]
+    a = make(device).detach().requires_grad_()
+    WAYS[way](a)
+    g = a.grad
+    assert g.shape == a.shape
+    assert g.stride() == strides, f"{layout} parameter, {way}: .grad strides {g.stride()}"
+    assert_close(g, np.full(tuple(a.shape), 2.0))
+    # What an optimizer does to it (weight decay, clipping): in place.
+    with tc.no_grad():
+        g.add_(1)
+    assert_close(a.grad, np.full(tuple(a.shape), 3.0))
+
+
+@pytest.mark.parametrize("on", ["leaf", "non-leaf"])
+def test_grad_is_never_a_tensor_a_hook_returned(device: str, on: str) -> None:
+    """A hook may return a tensor its caller keeps: .grad gets a copy (PyTorch copies a
+    gradient that anyone else refers to), so updating .grad leaves that tensor alone."""
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    kept = tc.full((3,), 5.0, dtype=F64, device=device)
+    y = x if on == "leaf" else x.clone()
+    y.register_hook(lambda g: kept)
+    (y * 1).sum().backward()
+    with tc.no_grad():
+        x.grad.add_(1)
+    assert_close(kept, np.full(3, 5.0))
+    assert_close(x.grad, np.full(3, 6.0))
+
+
+def test_autograd_grad_returns_the_gradient_as_computed(device: str) -> None:
+    """tc.autograd.grad stores nothing, so it copies nothing: sum's gradient comes back as
+    the expanded view its rule makes (PyTorch returns the same stride-0 tensor)."""
+    a = tc.ones(2, 3, dtype=F64, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(a.sum(), a)
+    assert g.stride() == (0, 0)
+    assert a.grad is None
+
+
+def test_retained_grad_is_row_major(device: str) -> None:
+    """retain_grad() keeps a row-major copy, whatever the gradient's layout (PyTorch)."""
+    a = tc.ones(2, 3, dtype=F64, device=device, requires_grad=True)
+    y = a * 2
+    y.retain_grad()
+    w = tc.arange(6, dtype=F64, device=device).reshape(3, 2)
+    (y.t().contiguous() * w).sum().backward()  # y's gradient arrives transposed: w.t()
+    assert y.grad.stride() == (3, 1)
+    with tc.no_grad():
+        y.grad.add_(1)
+    assert_close(y.grad, np.arange(6.0).reshape(3, 2).T + 1)
+
+
+def test_backward_inputs_accumulates_into_a_non_leaf(device: str) -> None:
+    """backward(inputs=[y]) with a non-leaf y fills y.grad (PyTorch retains its grad), and
+    leaves that are not among the inputs get nothing."""
+    x = tc.ones(2, 3, dtype=F64, device=device, requires_grad=True)
+    y = x * 2
+    (y * 3).sum().backward(inputs=[y])
+    assert_close(y.grad, np.full((2, 3), 3.0))
+    assert y.retains_grad and x.grad is None
+
+
+# ------------------------------------------------------------------ retain_grad and hooks
+@pytest.mark.parametrize("retain_first", [True, False], ids=["retain-first", "hook-first"])
+def test_retain_grad_runs_after_the_hooks(device: str, retain_first: bool) -> None:
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    y = x * 2
+    if retain_first:
+        y.retain_grad()
+    y.register_hook(lambda g: g * 10)
+    if not retain_first:
+        y.retain_grad()
+    y.register_hook(lambda g: g + 1)
+    y.sum().backward()
+    assert_close(y.grad, np.full(3, 11.0), msg="the gradient after every hook")
+    assert_close(x.grad, np.full(3, 22.0))
+
+
+def test_retain_grad_follows_an_in_place_change(device: str) -> None:
+    """After y.mul_(3) (or an in-place change of a view of y), y.grad is the gradient of the
+    new value of y; hooks registered before stay with the old value (PyTorch)."""
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    y.sum().backward()
+    assert_close(y.grad, np.ones(3))
+    y = x * 2
+    y.retain_grad()
+    y[:2].mul_(3)
+    (y * y).sum().backward()
+    assert_close(y.grad, [12.0, 12.0, 4.0])
+
+
+# ------------------------------------------------------------------ Function saved tensors
+class _Scale(tc.autograd.Function):
+    """``x * 2``, saving its input; appends its ctx to the list passed in (state per call)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor, ctxs: list[Any]) -> tc.Tensor:
+        ctx.save_for_backward(x)
+        ctxs.append(ctx)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> Any:
+        (x,) = ctx.saved_tensors
+        return g * 2 + x * 0, None
+
+
+def test_function_saved_tensors_are_freed_by_backward(device: str) -> None:
+    ctxs: list[Any] = []
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    y = _Scale.apply(x * 1, ctxs)
+    y.sum().backward(retain_graph=True)
+    (saved,) = ctxs[0].saved_tensors  # retain_graph keeps them
+    assert_close(saved, np.ones(3))
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        _ = ctxs[0].saved_tensors
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+
+
+# ------------------------------------------------------------------ reference cycles
+@contextmanager
+def _no_cycle_collector() -> Iterator[None]:
+    """Objects must die by reference counting alone: nothing may sit in a cycle."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _graph(device: str, attach: Callable[[tc.Tensor], Any]) -> tuple[Any, ...]:
+    """x -> t = x * 2 -> u = t.exp(), with ``attach(t)`` (a hook...); returns the loss and
+    weak references to t, its node and u's node."""
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    t = x * 2
+    u = t.exp()
+    attach(t)
+    return u.sum(), weakref.ref(t), weakref.ref(t.grad_fn), weakref.ref(u.grad_fn)
+
+
+HOOKS: dict[str, Callable[[tc.Tensor], Any]] = {
+    "tensor hook holding its tensor": lambda t: t.register_hook(lambda g: g * t),
+    # (the default argument holds t, as a closure that reads it would)
+    "node hook holding the tensor": lambda t: t.grad_fn.register_hook(lambda gi, go, t=t: None),
+    "retain_grad": lambda t: t.retain_grad(),
+}
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_backward_frees_the_graph_of_a_hooked_tensor(device: str, hook: str) -> None:
+    """PyTorch keeps such a graph alive until the cycle collector runs (the tensor holds
+    its node, the node the hook, the hook the tensor); tensorcore drops a node's hooks when
+    backward frees the node, which breaks the cycle."""
+    with _no_cycle_collector():
+        loss, *refs = _graph(device, HOOKS[hook])
+        loss.backward()
+        del loss
+        assert [r() is None for r in refs] == [True] * len(refs)
+
+
+@pytest.mark.parametrize("backward", [False, True], ids=["no-backward", "backward"])
+def test_function_graph_dies_without_the_cycle_collector(device: str, backward: bool) -> None:
+    """The ctx of a custom Function refers to its node weakly and drops what forward
+    declared (saved outputs, non-differentiable outputs): no node <-> ctx cycle."""
+
+    class SortValues(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: tc.Tensor) -> tuple[tc.Tensor, tc.Tensor]:
+            values, indices = x.sort()
+            ctx.mark_non_differentiable(indices)
+            ctx.save_for_backward(indices, values)
+            return values, indices
+
+        @staticmethod
+        def backward(ctx: Any, g: tc.Tensor, _: tc.Tensor) -> tc.Tensor:
+            indices, _values = ctx.saved_tensors
+            return tc.zeros_like(g).scatter(0, indices, g)
+
+    with _no_cycle_collector():
+        x = tc.tensor([3.0, 1.0, 2.0], dtype=F64, device=device, requires_grad=True)
+        values, indices = SortValues.apply(x * 1)
+        refs = [weakref.ref(values), weakref.ref(indices), weakref.ref(values.grad_fn)]
+        if backward:
+            values.sum().backward()
+        del values, indices
+        assert [r() is None for r in refs] == [True, True, True]
