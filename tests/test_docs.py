@@ -186,6 +186,8 @@ def test_backend_guide_says_which_device_methods_are_required(name: str) -> None
         required = False
     except NotImplementedError:
         required = True
+    except Exception:  # noqa: BLE001 - a default implementation, choking on the None arguments
+        required = False
     assert (row.group(3) == "yes") == required, (
         f"docs/writing-a-backend.md marks DeviceInterface.{name} as "
         f"{'required' if row.group(3) else 'optional'}; the base class "
