@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
+from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import DirectKernel
 from ..plugins import manager
@@ -209,7 +210,10 @@ def pointwise_binary(
 ) -> Any:
     """:func:`pointwise` for binary operators (``op.fast`` 2): two tensors of one dtype and
     shape, or a tensor and a Python scalar that cannot promote it (a weak int into a non-bool
-    tensor, a weak float into a floating one), skip promotion, broadcasting and the checks."""
+    tensor, a weak float into a floating one), skip promotion, broadcasting and the checks.
+    The scalar goes on as it is where the backend converts it as the core would
+    (``_scalars.FAST_FLOAT``/``FAST_INT``: a float into a 32- or 64-bit floating tensor, an
+    int the dtype holds), converted otherwise."""
     if out is None and kernel.__class__ is not DirectKernel:
         a = args[0]
         b = args[1]
@@ -222,8 +226,13 @@ def pointwise_binary(
                 ok = b._dtype is d and b._shape == a._shape
             elif cls is float:
                 ok = d._category >= 2
+                if ok and d not in FAST_FLOAT:  # a 16-bit float: the core converts
+                    args = _convert_scalar_at(op, args, -1, d)
             elif cls is int:
                 ok = d._category >= 1
+                r = FAST_INT.get(d)
+                if ok and (r is None or not r[0] <= b <= r[1]):
+                    args = _convert_scalar_at(op, args, -1, d)
             else:
                 ok = False
             if ok and (len(args) < 3 or args[2].__class__ is not float or d._category >= 2):
@@ -259,8 +268,11 @@ def pointwise(
     pos = op.extra.get("promote_pos", op.tensor_pos)
     for i in pos:
         t = args[i]
-        if t.__class__ is Tensor and t._dtype is not compute:
-            args = args[:i] + (_cast(t, compute),) + args[i + 1 :]
+        if t.__class__ is Tensor:
+            if t._dtype is not compute:
+                args = args[:i] + (_cast(t, compute),) + args[i + 1 :]
+        elif t is not None:  # a Python scalar
+            args = _convert_scalar_at(op, args, i, compute)
     if inplace:
         _check_inplace(op, self0, shape, res)
         kernel(self0, *args)
@@ -275,6 +287,18 @@ def pointwise(
         o = _alloc_or_check(op, out, shape, res, dev)
     kernel(o, *args)
     return o
+
+
+def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype) -> Any:
+    """``args`` with the Python scalar ``args[i]`` converted to the compute dtype as PyTorch
+    converts it (``tensorcore/_scalars.py``): what a kernel receives is a number that dtype
+    holds exactly. ``i`` -1: the scalar of a binary call's (tensor, scalar) pair."""
+    if i < 0:
+        i = 1 if args[0].__class__ is Tensor else 0
+    decl = op.decl
+    sd = scalar_dtype(compute, decl.opmath_scalars)
+    checked = decl.parsed.params[i].name in decl.checked_scalars
+    return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 
 
 def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:

@@ -58,6 +58,13 @@ class OpDecl:
     function: bool = True
     inplace: bool = False
     out: bool = False
+    #: Python scalars meeting 16-bit float tensors keep float32 precision (PyTorch's
+    #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of
+    #: being rounded to the compute dtype first (``tensorcore/_scalars.py``).
+    opmath_scalars: bool = False
+    #: Parameters whose Python integers PyTorch takes as a checked ``Scalar``: one that the
+    #: integer compute dtype cannot hold raises instead of wrapping (``clamp(int8_t, 300)``).
+    checked_scalars: tuple[str, ...] = ()
     parsed: Signature = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -69,6 +76,9 @@ class OpDecl:
             raise ValueError(f"{self.name}: unknown meta kind {self.meta!r}")
         if self.promote not in PROMOTIONS:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
+        for p in self.checked_scalars:
+            if self.param(p) < 0:
+                raise ValueError(f"{self.name}: checked_scalars names no parameter {p!r}")
 
     @property
     def name(self) -> str:
@@ -110,12 +120,22 @@ def _unary(
     )
 
 
-def _binary(name: str, doc: str, promote: str = "same", tags: str = "", extra: str = "") -> None:
+def _binary(
+    name: str,
+    doc: str,
+    promote: str = "same",
+    tags: str = "",
+    extra: str = "",
+    opmath_scalars: bool = False,
+    checked_scalars: tuple[str, ...] = (),
+) -> None:
     _op(
         f"{name}(Tensor self, Tensor other{extra}) -> Tensor",
         "pointwise " + tags,
         doc,
         meta="pointwise",
+        opmath_scalars=opmath_scalars,
+        checked_scalars=checked_scalars,
         promote=promote,
         # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).
         inplace=True,
@@ -128,17 +148,23 @@ _binary("add", "Adds ``other``, scaled by ``alpha``, to ``self``.", extra=", *, 
 _binary(
     "sub", "Subtracts ``other``, scaled by ``alpha``, from ``self``.", extra=", *, Scalar alpha=1"
 )
-_binary("mul", "Multiplies ``self`` by ``other`` elementwise.")
+_binary("mul", "Multiplies ``self`` by ``other`` elementwise.", opmath_scalars=True)
 _binary(
     "div",
     "Divides ``self`` by ``other``; ``rounding_mode`` is None, 'trunc' or 'floor'.",
     promote="float",
     extra=", *, str? rounding_mode=None",
+    opmath_scalars=True,
 )
-_binary("floor_divide", "Divides and rounds down to the nearest integer.", tags="nondifferentiable")
+_binary(
+    "floor_divide",
+    "Divides and rounds down to the nearest integer.",
+    tags="nondifferentiable",
+    opmath_scalars=True,
+)
 _binary("remainder", "Python-style modulus: the result has the sign of the divisor.")
 _binary("fmod", "C-style modulus: the result has the sign of the dividend.")
-_binary("pow", "Raises ``self`` to the power ``other``.")
+_binary("pow", "Raises ``self`` to the power ``other``.", checked_scalars=("other",))
 _binary("atan2", "Elementwise arctangent of ``self / other`` with quadrant.", promote="float")
 _binary("maximum", "Elementwise maximum (NaN propagates).")
 _binary("minimum", "Elementwise minimum (NaN propagates).")
@@ -255,6 +281,7 @@ _op(
     "pointwise",
     "Clamps every element into ``[min, max]``.",
     meta="pointwise",
+    checked_scalars=("min", "max"),
     inplace=True,
     out=True,
 )
@@ -263,6 +290,7 @@ _op(
     "pointwise",
     "Takes ``self`` where ``condition`` is true and ``other`` elsewhere.",
     meta="pointwise",
+    checked_scalars=("self", "other"),
     out=True,
     method=False,
 )
@@ -272,6 +300,7 @@ _op(
     "Linear interpolation ``self + weight * (end - self)``.",
     meta="pointwise",
     promote="float",
+    opmath_scalars=True,
     inplace=True,
     out=True,
 )
