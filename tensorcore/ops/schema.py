@@ -992,18 +992,22 @@ for _sig, _tags, _doc in [
     ),
 ]:
     _op(_sig, _tags + " " + _C, _doc, method="factory" not in _tags, function=True)
+_LIKE = (
+    "with the shape (and by default dtype and device) of ``self``, in its memory order "
+    "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."
+)
 for _n in ("empty", "zeros", "ones", "rand", "randn"):
     _op(
         f"{_n}_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
-        "bool requires_grad=False) -> Tensor",
+        "bool requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
         "factory nondifferentiable composite",
-        f"Like :func:`{_n}` with the shape (and by default dtype and device) of ``self``.",
+        f"Like :func:`{_n}` {_LIKE}",
         method=False,
     )
 _op(
     "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor",
+    "bool requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
     "factory nondifferentiable composite",
-    "Like :func:`full` with the shape (and by default dtype and device) of ``self``.",
+    f"Like :func:`full` {_LIKE}",
     method=False,
 )
