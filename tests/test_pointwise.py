@@ -206,12 +206,15 @@ def test_add_and_sub_alpha(device: str) -> None:
 
 @pytest.mark.parametrize("mode", [None, "trunc", "floor"])
 def test_div_rounding_modes(device: str, mode: str | None) -> None:
-    a = np.array([7.0, -7.0, 7.5, -7.5, 1.0], dtype=np.float32)
-    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0], dtype=np.float32)
-    expected = {None: a / b, "trunc": np.trunc(a / b), "floor": np.floor(a / b)}[mode]
+    a = np.array([7.0, -7.0, 7.5, -7.5, 1.0, 3.0, -2.0, 2.0], dtype=np.float32)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 0.1, np.inf, -np.inf], dtype=np.float32)
+    # PyTorch's floor mode is Python's //: 3 // 0.1 is 29 (floor(3 / 0.1) is 30), -2 // inf is
+    # -1 and 2 // -inf is -1 (floor(-0.0) would be -0.0).
+    floor = np.array([3.0, -4.0, -4.0, 3.0, 0.0, 29.0, -1.0, -1.0], dtype=np.float32)
+    expected = {None: a / b, "trunc": np.trunc(a / b), "floor": floor}[mode]
     got = tc.div(tc.tensor(a, device=device), tc.tensor(b, device=device), rounding_mode=mode)
     assert_close(got, expected)
-    ia, ib = a.astype(np.int64)[:2], b.astype(np.int64)[:2]
+    ia, ib = a[:2].astype(np.int64), b[:2].astype(np.int64)
     got_int = tc.div(tc.tensor(ia, device=device), tc.tensor(ib, device=device), rounding_mode=mode)
     if mode is None:
         assert_close(got_int, (ia / ib).astype(np.float32))

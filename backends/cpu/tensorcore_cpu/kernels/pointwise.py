@@ -114,10 +114,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if rounding_mode is None:
                 xp.true_divide(x, y, out=o)
             elif rounding_mode == "floor":
-                if floating:
-                    xp.floor(xp.true_divide(x, y), out=o)
-                else:
-                    xp.floor_divide(x, y, out=o)
+                # Python's // for floats too (3.0 // 0.1 is 29.0, -2.0 // inf is -1.0), as
+                # PyTorch's div_floor: not floor(x / y), whose rounded quotient can be 30.
+                xp.floor_divide(x, y, out=o)
             elif rounding_mode == "trunc":
                 if floating:
                     xp.trunc(xp.true_divide(x, y), out=o)
