@@ -73,6 +73,14 @@ def _clamp(x: Any, lo: Any, hi: Any) -> Any:
     return np.minimum(np.maximum(x, lo), hi)
 
 
+def _lerp(a: Any, b: Any, w: Any) -> Any:
+    # PyTorch's formula, from the nearer end, in float32 for 16-bit floats.
+    acc = np.float32 if a.dtype.itemsize == 2 else a.dtype
+    a, b = a.astype(acc), b.astype(acc)
+    diff = b - a
+    return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+
+
 def _sigmoid(x: Any) -> Any:
     return 1 / (1 + np.exp(-x))
 
@@ -148,8 +156,7 @@ ORACLES: dict[str, Oracle] = {
     "clamp": Oracle(_clamp, 3, NO_BOOL, scalars=False),
     "clip": Oracle(_clamp, 3, NO_BOOL, scalars=False),
     "where": Oracle(np.where, 3, scalars=False),
-    "lerp": Oracle(lambda a, b, w: a + w * (b - a), 3, FLOATS, result="float", same_dtype=True,
-                   scalars=False),
+    "lerp": Oracle(_lerp, 3, FLOATS, result="float", same_dtype=True, scalars=False),
 }  # fmt: skip
 
 

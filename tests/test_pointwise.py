@@ -490,3 +490,14 @@ def test_threshold_backward_zeroes_inf_and_nan_gradients(device: str, dtype: tc.
     a = tc.tensor([-1.0, nan, 2.0], dtype=dtype, device=device, requires_grad=True)
     a.relu().backward(tc.tensor([inf, 5.0, nan], dtype=dtype, device=device))
     np.testing.assert_array_equal(to_numpy(a.grad).astype(np.float64), [0.0, 5.0, nan])
+
+
+@pytest.mark.parametrize("dtype", [tc.float16, tc.bfloat16, tc.float32, tc.float64])
+def test_lerp_is_exact_at_both_ends(device: str, dtype: tc.dtype) -> None:
+    # PyTorch's formula interpolates from the nearer end: weight 1 gives ``end`` exactly
+    # (self + 1 * (end - self) need not), in float32 for 16-bit floats.
+    a = tc.tensor([0.1, 1e4, -3.3, 7.0], dtype=dtype, device=device)
+    b = tc.tensor([0.7, -1e-3, 1e3, 7.5], dtype=dtype, device=device)
+    assert tc.lerp(a, b, 1.0).tolist() == b.tolist()
+    assert tc.lerp(a, b, 0.0).tolist() == a.tolist()
+    assert tc.lerp(a, b, tc.ones(4, dtype=dtype, device=device)).tolist() == b.tolist()

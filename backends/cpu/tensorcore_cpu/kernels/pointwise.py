@@ -12,7 +12,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 
-from ._util import A, errstate, quiet_tokens, scalar_arrays, shares_storage
+from ._util import A, acc_dtype, errstate, quiet_tokens, scalar_arrays, shares_storage
 
 __all__ = ["build"]
 
@@ -379,10 +379,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         xp.copyto(A(out), xp.where(A(cond), A(a), A(b)))
 
     def lerp(out: Any, a: Any, end: Any, weight: Any) -> None:
-        d = A(out).dtype
-        x, e, w = lifted(a, d), lifted(end, d), lifted(weight, d)
+        # PyTorch's formula, in the compute precision (float32 for 16-bit floats): from the
+        # nearer end, so that weight 1 gives ``end`` exactly.
+        o = A(out)
+        acc = acc_dtype(xp, o.dtype)
+        x = xp.asarray(lifted(a, o.dtype), dtype=acc)
+        e = xp.asarray(lifted(end, o.dtype), dtype=acc)
+        w = lifted(weight, o.dtype)
         with quiet(all="ignore"):
-            xp.copyto(A(out), x + w * (e - x), casting="unsafe")
+            diff = e - x
+            if weight.__class__ is not Tensor:
+                r = x + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
+            else:
+                w = A(w)
+                r = xp.where(abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
+            xp.copyto(o, r, casting="unsafe")
 
     K["nan_to_num"], K["clamp"], K["where"], K["lerp"] = nan_to_num, clamp, where, lerp
     return K
