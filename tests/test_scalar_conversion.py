@@ -203,3 +203,14 @@ def test_integers_wider_than_64_bits(device: str) -> None:
     assert (f + (2**70 + 2**46 + 1)).item() == 2**70 + 2**47
     assert (f + (2**53 + 2**29 + 1)).item() == 2**53 + 2**30
     assert (f + 10**400).item() == math.inf
+
+
+def test_converted_floats_are_remembered_per_dtype(device: str) -> None:
+    # The core keeps recent conversions: a value converted for one dtype is not reused for
+    # another, and -0.0 keeps its sign (it compares equal to 0.0).
+    for _ in range(2):
+        h = tc.zeros(1, dtype=tc.float16, device=device)
+        assert (h + 1e6).item() == math.inf and (h.float() + 1e6).item() == 1e6
+        assert (h.bfloat16() + 1e6).item() == 999424.0
+        z = tc.tensor([-0.0], dtype=tc.float16, device=device) + -0.0
+        assert math.copysign(1.0, z.item()) == -1.0

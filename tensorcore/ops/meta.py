@@ -297,7 +297,7 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
         i = 1 if args[0].__class__ is Tensor else 0
     decl = op.decl
     sd = scalar_dtype(compute, decl.opmath_scalars)
-    checked = decl.parsed.params[i].name in decl.checked_scalars
+    checked = bool(decl.checked_scalars) and decl.parsed.params[i].name in decl.checked_scalars
     return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 
 
