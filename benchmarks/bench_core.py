@@ -125,6 +125,11 @@ def workloads() -> list[Workload]:
 
         return make
 
+    def scale(lib: Lib) -> Callable[[], Any]:
+        # A Python scalar operand: the pointwise fast path, which passes it on unconverted.
+        x = lib.wrap(v8[0])
+        return lambda: x * 1.1
+
     def view(kind: str) -> Callable[[Lib], Callable[[], Any]]:
         def make(lib: Lib) -> Callable[[], Any]:
             x = lib.wrap(m100[0])
@@ -153,6 +158,7 @@ def workloads() -> list[Workload]:
     return [
         Workload("a + b  float32 (8,)", add(v8)),
         Workload("a + b  float32 (100, 100)", add(m100)),
+        Workload("x * 1.1  float32 (8,)", scale),
         Workload("x.t()  (100, 100)", view("t")),
         Workload("x[1:, ::2]  (100, 100)", view("slice")),
         Workload("x.reshape(50, 200)", view("reshape")),

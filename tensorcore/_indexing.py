@@ -45,7 +45,15 @@ def _index_tensor(x: Any, dev: Any) -> Tensor:
 
 
 def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
-    """Apply the basic part of ``idx`` as views; return the view and the advanced indices."""
+    """Apply the basic part of ``idx`` as views; return the view and the advanced indices.
+
+    PyTorch's rule, which differs from NumPy's where ints meet advanced indices: an int (a
+    NumPy int, a 0-d integer tensor) always selects, as a basic index, so it never separates
+    two advanced indices nor moves their result dims to the front (``x[0, ..., t]`` keeps
+    ``t``'s dims where ``t`` stands); a Python bool (a 0-d bool tensor) is always an advanced
+    index, over a new dim of size 1. An ``...`` that stands for no dims separates nothing.
+    Advanced indices that are not adjacent put their dims first, as in NumPy.
+    """
     if not isinstance(idx, tuple):
         idx = (idx,)
     consuming = sum(
@@ -55,7 +63,6 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
     )
     if consuming > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
-    has_adv = any(_is_advanced(x) for x in idx)
     out = self
     d = 0
     adv: dict[int, Tensor] = {}
@@ -70,22 +77,9 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
             seen_ellipsis = True
             d += self.ndim - consuming
         elif isinstance(x, bool):
-            out = out.unsqueeze(d)  # type: ignore[attr-defined]
-            if not x:
-                out = out.narrow(d, 0, 0)  # type: ignore[attr-defined]
-            d += 1
+            out, d = _bool_index(out, d, x, adv)
         elif isinstance(x, int) or (hasattr(x, "__index__") and not _is_advanced(x)):
-            i = x.__index__()
-            if has_adv:
-                adv[d] = _index_tensor(i, self._device)
-                d += 1
-            else:
-                size = out._shape[d]
-                if not -size <= i < size:
-                    raise IndexError(
-                        f"index {i} is out of bounds for dimension {d} with size {size}"
-                    )
-                out = out.select(d, i)  # type: ignore[attr-defined]
+            out = _select(out, d, x.__index__())
         elif isinstance(x, slice):
             step = 1 if x.step is None else x.step
             if step <= 0:
@@ -99,12 +93,13 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
             d += 1
         elif _is_advanced(x):
             t = _index_tensor(x, self._device)
-            if t._dtype is dt.bool_ and t.ndim > 1:
-                adv[d] = t
-                d += t.ndim
+            if t.ndim == 0 and t._dtype is dt.bool_:
+                out, d = _bool_index(out, d, bool(t.item()), adv)
+            elif t.ndim == 0 and t._dtype is not dt.uint8:
+                out = _select(out, d, int(t.item()))
             else:
                 adv[d] = t
-                d += 1
+                d += t.ndim if t._dtype is dt.bool_ and t.ndim > 1 else 1
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -119,6 +114,19 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
         indices.append(it)
         k += it.ndim if it is not None and it._dtype is dt.bool_ and it.ndim > 1 else 1
     return out, indices
+
+
+def _select(out: Tensor, d: int, i: int) -> Tensor:
+    size = out._shape[d]
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+    return out.select(d, i)  # type: ignore[attr-defined, no-any-return]
+
+
+def _bool_index(out: Tensor, d: int, value: bool, adv: dict[int, Tensor]) -> tuple[Tensor, int]:
+    """A bool index: a new dim of size 1, indexed by ``[0]`` (True) or ``[]`` (False)."""
+    adv[d] = _index_tensor([0] if value else [], out._device)
+    return out.unsqueeze(d), d + 1  # type: ignore[attr-defined]
 
 
 _AS_STRIDED: Any = None

@@ -267,14 +267,22 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        """The storage's version counter; every in-place write bumps it."""
+        """The version counter; every in-place write bumps it. A strided tensor's is its
+        storage's (shared by every view); a tensor of a layout without storage keeps it on
+        its native record (its ``version``: the backend shares it among aliases), or has
+        none (always 0)."""
         st = self._storage
-        return 0 if st is None else st.version
+        if st is None:
+            return getattr(self._native, "version", 0)
+        return st.version
 
     def _bump_version(self) -> None:
         st = self._storage
-        if st is not None:
-            st.version += 1
+        if st is None:
+            st = self._native
+            if not hasattr(st, "version"):
+                return
+        st.version += 1
 
     # ------------------------------------------------------------ Python protocol
     def __len__(self) -> int:

@@ -4,6 +4,7 @@ numpy(), DLPack), factories, random numbers and generators, to()/casts, item/tol
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -224,6 +225,68 @@ def test_like_factories(device: str) -> None:
     assert tc.rand_like(f).shape == (2,)
     assert tc.randn_like(f).dtype is tc.float32
     assert tc.zeros_like(x.t()).shape == (3, 1)
+
+
+#: (input, the strides PyTorch 2.13's ``empty_like`` gives it): ``preserve_format`` copies
+#: the strides of a dense input and lays any other out densely in the order of its strides.
+LIKE_STRIDES: list[tuple[str, Any, tuple[int, ...]]] = [
+    ("contiguous", lambda d: tc.ones(2, 3, 4, device=d), (12, 4, 1)),
+    ("transposed", lambda d: tc.ones(3, 4, device=d).t(), (1, 4)),
+    ("permuted 3-D", lambda d: tc.ones(2, 3, 4, device=d).permute(2, 0, 1), (1, 12, 4)),
+    ("permuted 4-D", lambda d: tc.ones(2, 3, 4, 5, device=d).permute(0, 2, 3, 1),
+     (60, 5, 1, 20)),
+    ("channels last", lambda d: tc.ones(2, 4, 5, 3, device=d).permute(0, 3, 1, 2),
+     (60, 1, 15, 3)),
+    ("sliced columns", lambda d: tc.ones(4, 6, device=d)[:, ::2], (3, 1)),
+    ("sliced transposed", lambda d: tc.ones(4, 6, device=d).t()[::2], (1, 3)),
+    ("sliced permuted 4-D",
+     lambda d: tc.ones(2, 3, 4, 5, device=d).permute(0, 2, 3, 1)[:, :, ::2], (36, 3, 1, 12)),
+    ("expanded", lambda d: tc.ones(3, 1, device=d).expand(3, 4), (4, 1)),
+    ("expanded permuted",
+     lambda d: tc.ones(3, 1, 4, device=d).permute(2, 0, 1).expand(4, 3, 5), (5, 20, 1)),
+    ("size-1 dim, any stride",
+     lambda d: tc.ones(12, device=d).as_strided((3, 1, 4), (4, 100, 1)), (4, 100, 1)),
+    ("tied strides", lambda d: tc.ones(12, device=d).as_strided((3, 4), (1, 1)), (1, 3)),
+    ("empty permuted", lambda d: tc.ones(2, 0, 3, device=d).permute(2, 0, 1), (1, 3, 3)),
+]  # fmt: skip
+LIKE = {
+    "empty_like": None,
+    "zeros_like": 0.0,
+    "ones_like": 1.0,
+    "full_like": 7.0,
+    "rand_like": "uniform",
+    "randn_like": "normal",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIKE))
+@pytest.mark.parametrize(
+    ("case", "make", "strides"), LIKE_STRIDES, ids=[c[0] for c in LIKE_STRIDES]
+)
+def test_like_factories_preserve_the_memory_format(
+    device: str, name: str, case: str, make: Any, strides: tuple[int, ...]
+) -> None:
+    x = make(device)
+    args = (7.0,) if name == "full_like" else ()
+    fn = getattr(tc, name)
+    for t in (fn(x, *args), fn(x, *args, memory_format=tc.preserve_format)):
+        assert t.shape == x.shape and t.dtype is x.dtype and t.device == x.device
+        assert t.stride() == strides
+        assert t.numel() == 0 or t.untyped_storage() is not x.untyped_storage()
+        values = to_numpy(t)
+        if isinstance(LIKE[name], float):
+            assert (values == LIKE[name]).all()
+        elif LIKE[name] == "uniform":
+            assert ((values >= 0) & (values < 1)).all()
+    c = fn(x, *args, memory_format=tc.contiguous_format)
+    assert c.is_contiguous() and c.shape == x.shape
+    assert fn(x, *args, dtype=tc.float64).stride() == strides
+
+
+def test_like_factories_reject_a_bad_memory_format(device: str) -> None:
+    x = tc.ones(2, 3, device=device).t()
+    with pytest.raises(TypeError, match="zeros_like\\(\\): argument 'memory_format' must be"):
+        tc.zeros_like(x, memory_format="channels_last")
 
 
 @pytest.mark.parametrize(

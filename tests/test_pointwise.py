@@ -4,160 +4,24 @@ non-contiguous inputs, with its in-place and ``out=`` variants; then the Python 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pytest
+from _pointwise_oracles import ORACLES, result_dtype, skip_without_kernel
 from hypothesis import given
 from hypothesis import strategies as st
 
 import tensorcore as tc
 from tensorcore.ops.schema import OPS
-from tensorcore.testing import assert_close, backends_for, numpy_dtype, to_numpy
+from tensorcore.testing import assert_close, numpy_dtype, to_numpy
 from tensorcore.testing import strategies as tcst
-
-FLOATS = (tc.float32, tc.float64)
-INTS = (tc.int32, tc.int64)
-ALL = (tc.bool, *INTS, *FLOATS)
-NO_BOOL = (*INTS, *FLOATS)
-INT_BOOL = (tc.bool, *INTS)
 
 POINTWISE = sorted(name for name, decl in OPS.items() if "pointwise" in decl.tags)
 INPLACE = sorted(name for name in POINTWISE if OPS[name].inplace)
 WITH_OUT = sorted(name for name in POINTWISE if OPS[name].out and OPS[name].function)
-
-
-def _nonzero(i: int, d: tc.dtype) -> dict[str, Any]:
-    return {"exclude_zero": True} if i == 1 else {}
-
-
-def _pow(i: int, d: tc.dtype) -> dict[str, Any]:
-    if i == 1:
-        return (
-            {"min_value": 0, "max_value": 4}
-            if not d.is_floating_point
-            else {"min_value": -3, "max_value": 3}
-        )
-    return {}
-
-
-def _shift(i: int, d: tc.dtype) -> dict[str, Any]:
-    return {"min_value": 0, "max_value": 3} if i == 1 else {}
-
-
-def _rounding(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda x: fn(x) if x.dtype.kind == "f" else x.copy()
-
-
-@dataclass(frozen=True)
-class Oracle:
-    """How NumPy computes an operator, on inputs already cast to the compute dtype."""
-
-    fn: Callable[..., Any]
-    arity: int = 1
-    dtypes: tuple[tc.dtype, ...] = ALL
-    #: the result dtype: "same" (the promoted dtype), "float" (floating, the default dtype for
-    #: integer inputs), "bool", "real" (the real dtype of a complex one).
-    result: str = "same"
-    domain: Callable[[int, tc.dtype], dict[str, Any]] = field(default=lambda i, d: {})
-    #: every tensor argument has the first one's dtype (lerp).
-    same_dtype: bool = False
-    #: a Python scalar may replace the second argument.
-    scalars: bool = True
-    #: non-tensor arguments passed after the operands (to the operator and to ``fn``).
-    extra: tuple[Any, ...] = ()
-
-
-def _cmp(fn: Callable[..., Any]) -> Oracle:
-    return Oracle(fn, 2, result="bool")
-
-
-def _float(fn: Callable[..., Any]) -> Oracle:
-    return Oracle(fn, 1, result="float")
-
-
-def _clamp(x: Any, lo: Any, hi: Any) -> Any:
-    return np.minimum(np.maximum(x, lo), hi)
-
-
-def _sigmoid(x: Any) -> Any:
-    return 1 / (1 + np.exp(-x))
-
-
-ORACLES: dict[str, Oracle] = {
-    "add": Oracle(np.add, 2),
-    "sub": Oracle(np.subtract, 2, NO_BOOL),
-    "rsub": Oracle(lambda a, b: b - a, 2, NO_BOOL),
-    "mul": Oracle(np.multiply, 2),
-    "div": Oracle(np.true_divide, 2, result="float", domain=_nonzero),
-    "true_divide": Oracle(np.true_divide, 2, result="float", domain=_nonzero),
-    "floor_divide": Oracle(np.floor_divide, 2, NO_BOOL, domain=_nonzero),
-    "remainder": Oracle(np.remainder, 2, NO_BOOL, domain=_nonzero),
-    "fmod": Oracle(np.fmod, 2, NO_BOOL, domain=_nonzero),
-    "pow": Oracle(np.power, 2, NO_BOOL, domain=_pow),
-    "atan2": Oracle(np.arctan2, 2, result="float"),
-    "maximum": Oracle(np.maximum, 2),
-    "minimum": Oracle(np.minimum, 2),
-    "eq": _cmp(np.equal),
-    "ne": _cmp(np.not_equal),
-    "lt": _cmp(np.less),
-    "le": _cmp(np.less_equal),
-    "gt": _cmp(np.greater),
-    "ge": _cmp(np.greater_equal),
-    "logical_and": _cmp(np.logical_and),
-    "logical_or": _cmp(np.logical_or),
-    "logical_xor": _cmp(np.logical_xor),
-    "bitwise_and": Oracle(np.bitwise_and, 2, INT_BOOL),
-    "bitwise_or": Oracle(np.bitwise_or, 2, INT_BOOL),
-    "bitwise_xor": Oracle(np.bitwise_xor, 2, INT_BOOL),
-    "bitwise_left_shift": Oracle(np.left_shift, 2, INTS, domain=_shift),
-    "bitwise_right_shift": Oracle(np.right_shift, 2, INTS, domain=_shift),
-    "neg": Oracle(np.negative, 1, NO_BOOL),
-    "abs": Oracle(np.abs, 1, NO_BOOL, result="real"),
-    "sign": Oracle(np.sign, 1, NO_BOOL),
-    "square": Oracle(np.square, 1, NO_BOOL),
-    "reciprocal": _float(np.reciprocal),
-    "exp": _float(np.exp),
-    "exp2": _float(np.exp2),
-    "expm1": _float(np.expm1),
-    "log": _float(np.log),
-    "log2": _float(np.log2),
-    "log10": _float(np.log10),
-    "log1p": _float(np.log1p),
-    "sqrt": _float(np.sqrt),
-    "rsqrt": _float(lambda x: 1 / np.sqrt(x)),
-    "sin": _float(np.sin),
-    "cos": _float(np.cos),
-    "tan": _float(np.tan),
-    "asin": _float(np.arcsin),
-    "acos": _float(np.arccos),
-    "atan": _float(np.arctan),
-    "sinh": _float(np.sinh),
-    "cosh": _float(np.cosh),
-    "tanh": _float(np.tanh),
-    "sigmoid": _float(_sigmoid),
-    "relu": Oracle(lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, NO_BOOL),
-    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) ** 2), 2, FLOATS),
-    "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, FLOATS),
-    "threshold_backward": Oracle(lambda g, x, t: g * (x > t), 2, NO_BOOL, extra=(0.5,)),
-    "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),
-    "floor": Oracle(_rounding(np.floor), 1, NO_BOOL),
-    "ceil": Oracle(_rounding(np.ceil), 1, NO_BOOL),
-    "trunc": Oracle(_rounding(np.trunc), 1, NO_BOOL),
-    "round": Oracle(_rounding(np.round), 1, NO_BOOL),
-    "isnan": Oracle(np.isnan, 1, result="bool"),
-    "isinf": Oracle(np.isinf, 1, result="bool"),
-    "isfinite": Oracle(np.isfinite, 1, result="bool"),
-    "logical_not": Oracle(np.logical_not, 1, result="bool"),
-    "bitwise_not": Oracle(np.invert, 1, INT_BOOL),
-    "nan_to_num": Oracle(lambda x: np.nan_to_num(x, nan=0.0), 1),
-    "clamp": Oracle(_clamp, 3, NO_BOOL, scalars=False),
-    "clip": Oracle(_clamp, 3, NO_BOOL, scalars=False),
-    "where": Oracle(np.where, 3, scalars=False),
-    "lerp": Oracle(lambda a, b, w: a + w * (b - a), 3, FLOATS, same_dtype=True, scalars=False),
-}  # fmt: skip
 
 
 def test_every_pointwise_operator_has_an_oracle() -> None:
@@ -169,18 +33,6 @@ def test_oracle_result_policy_agrees_with_the_table(name: str) -> None:
     assert ORACLES[name].result == OPS[name].promote or (
         ORACLES[name].result == "same" and OPS[name].promote == "int"
     )
-
-
-def _result_dtype(oracle: Oracle, operands: list[Any]) -> tuple[tc.dtype, tc.dtype]:
-    """(compute dtype, result dtype); the promotion rules themselves are tested in test_dtypes."""
-    compute = tc.result_type(*operands)
-    if oracle.result == "float" and not (compute.is_floating_point or compute.is_complex):
-        compute = tc.get_default_dtype()
-    if oracle.result == "bool":
-        return compute, tc.bool
-    if oracle.result == "real":
-        return compute, compute.to_real()
-    return compute, compute
 
 
 def _draw_case(
@@ -226,7 +78,7 @@ def _draw_case(
 
 def _oracle(name: str, operands: list[Any], arrays: list[Any]) -> Any:
     oracle = ORACLES[name]
-    compute, result = _result_dtype(oracle, operands)
+    compute, result = result_dtype(oracle, operands)
     npc = numpy_dtype(compute)
     args = []
     for i, a in enumerate(arrays):
@@ -239,17 +91,10 @@ def _oracle(name: str, operands: list[Any], arrays: list[Any]) -> Any:
     return out, result
 
 
-def _skip_without_kernel(name: str, device: str) -> None:
-    # A third-party backend may lack an operator (and lists it in its xfail file); the CPU
-    # backend must have them all, so it never skips.
-    if device != "cpu" and device not in backends_for(name):
-        pytest.skip(f"no '{name}' kernel on '{device}'")
-
-
 @pytest.mark.parametrize("name", POINTWISE)
 @given(data=st.data())
 def test_pointwise_matches_numpy(device: str, name: str, data: st.DataObject) -> None:
-    _skip_without_kernel(name, device)
+    skip_without_kernel(name, device)
     operands, arrays = _draw_case(data, name, device)
     expected, _ = _oracle(name, operands, arrays)
     extra = ORACLES[name].extra
@@ -267,7 +112,7 @@ def test_pointwise_matches_numpy(device: str, name: str, data: st.DataObject) ->
 @pytest.mark.parametrize("name", INPLACE)
 @given(data=st.data())
 def test_inplace_variant_writes_through_views(device: str, name: str, data: st.DataObject) -> None:
-    _skip_without_kernel(name, device)
+    skip_without_kernel(name, device)
     operands, arrays = _draw_case(data, name, device, self_shape_is_result=True)
     expected, result_dtype = _oracle(name, operands, arrays)
     self = operands[0]
@@ -361,12 +206,15 @@ def test_add_and_sub_alpha(device: str) -> None:
 
 @pytest.mark.parametrize("mode", [None, "trunc", "floor"])
 def test_div_rounding_modes(device: str, mode: str | None) -> None:
-    a = np.array([7.0, -7.0, 7.5, -7.5, 1.0], dtype=np.float32)
-    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0], dtype=np.float32)
-    expected = {None: a / b, "trunc": np.trunc(a / b), "floor": np.floor(a / b)}[mode]
+    a = np.array([7.0, -7.0, 7.5, -7.5, 1.0, 3.0, -2.0, 2.0], dtype=np.float32)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 0.1, np.inf, -np.inf], dtype=np.float32)
+    # PyTorch's floor mode is Python's //: 3 // 0.1 is 29 (floor(3 / 0.1) is 30), -2 // inf is
+    # -1 and 2 // -inf is -1 (floor(-0.0) would be -0.0).
+    floor = np.array([3.0, -4.0, -4.0, 3.0, 0.0, 29.0, -1.0, -1.0], dtype=np.float32)
+    expected = {None: a / b, "trunc": np.trunc(a / b), "floor": floor}[mode]
     got = tc.div(tc.tensor(a, device=device), tc.tensor(b, device=device), rounding_mode=mode)
     assert_close(got, expected)
-    ia, ib = a.astype(np.int64)[:2], b.astype(np.int64)[:2]
+    ia, ib = a[:2].astype(np.int64), b[:2].astype(np.int64)
     got_int = tc.div(tc.tensor(ia, device=device), tc.tensor(ib, device=device), rounding_mode=mode)
     if mode is None:
         assert_close(got_int, (ia / ib).astype(np.float32))
@@ -615,3 +463,41 @@ def test_writes_into_internally_overlapping_tensors_are_refused(device: str) -> 
     y = tc.zeros(1, 3, device=device).expand(1, 3)
     y.add_(1)
     assert y.tolist() == [[1.0, 1.0, 1.0]]
+
+
+@pytest.mark.parametrize("dtype", [tc.float16, tc.bfloat16, tc.float32, tc.float64])
+def test_threshold_backward_zeroes_inf_and_nan_gradients(device: str, dtype: tc.dtype) -> None:
+    # PyTorch's rule: the gradient where ``self > threshold`` or ``self`` is NaN, else 0 (not
+    # ``grad * mask``, which makes NaN of an inf or NaN gradient at a dropped position).
+    inf, nan = math.inf, math.nan
+    g = np.array([1.0, inf, nan, -inf, nan, 2.0, 3.0, inf])
+    x = np.array([nan, -1.0, -1.0, 0.25, 1.0, 0.5, 0.25, 2.0])
+    expected = np.array([1.0, 0.0, 0.0, 0.0, nan, 2.0, 0.0, inf])
+    got = tc.threshold_backward(tc.tensor(g, dtype=dtype, device=device),
+                                tc.tensor(x, dtype=dtype, device=device), 0.25)  # fmt: skip
+    assert got.dtype is dtype
+    np.testing.assert_array_equal(to_numpy(got).astype(np.float64), expected)
+    # Broadcast and transposed operands, against NumPy.
+    rng = np.random.default_rng(0)
+    ga = rng.standard_normal((3, 4))
+    ga[0, :2], ga[1, 1] = inf, nan
+    xa = rng.standard_normal(4)
+    gt = tc.tensor(ga.T.copy(), dtype=dtype, device=device).t()
+    got = tc.threshold_backward(gt, tc.tensor(xa, dtype=dtype, device=device), 0.0)
+    want = np.where(to_numpy(tc.tensor(xa, dtype=dtype)) <= 0, 0, to_numpy(gt))
+    np.testing.assert_array_equal(to_numpy(got).astype(np.float64), want.astype(np.float64))
+    # Through relu's derivative: an inf upstream gradient at a negative input stays 0.
+    a = tc.tensor([-1.0, nan, 2.0], dtype=dtype, device=device, requires_grad=True)
+    a.relu().backward(tc.tensor([inf, 5.0, nan], dtype=dtype, device=device))
+    np.testing.assert_array_equal(to_numpy(a.grad).astype(np.float64), [0.0, 5.0, nan])
+
+
+@pytest.mark.parametrize("dtype", [tc.float16, tc.bfloat16, tc.float32, tc.float64])
+def test_lerp_is_exact_at_both_ends(device: str, dtype: tc.dtype) -> None:
+    # PyTorch's formula interpolates from the nearer end: weight 1 gives ``end`` exactly
+    # (self + 1 * (end - self) need not), in float32 for 16-bit floats.
+    a = tc.tensor([0.1, 1e4, -3.3, 7.0], dtype=dtype, device=device)
+    b = tc.tensor([0.7, -1e-3, 1e3, 7.5], dtype=dtype, device=device)
+    assert tc.lerp(a, b, 1.0).tolist() == b.tolist()
+    assert tc.lerp(a, b, 0.0).tolist() == a.tolist()
+    assert tc.lerp(a, b, tc.ones(4, dtype=dtype, device=device)).tolist() == b.tolist()

@@ -253,8 +253,9 @@ def _index(draw: Any, shape: tuple[int, ...], device: str, single_advanced: bool
         if kind == "int":
             assume(size > 0)
             i = draw(st.integers(-size, size - 1))
-            tc_idx.append(i)
-            np_idx.append(i)
+            as_tensor = draw(st.booleans())  # a 0-d integer tensor selects as an int does
+            tc_idx.append(tc.tensor(i, device=device) if as_tensor else i)
+            np_idx.append(np.array(i) if as_tensor else i)
         elif kind == "slice":
             bound = st.none() | st.integers(-size - 1, size + 1)
             s = slice(draw(bound), draw(bound), draw(st.none() | st.integers(1, 3)))
@@ -277,7 +278,7 @@ def _index(draw: Any, shape: tuple[int, ...], device: str, single_advanced: bool
             np_idx.append(ix)
     if draw(st.booleans()):
         pos = draw(st.integers(0, len(tc_idx)))
-        extra = draw(st.sampled_from([None, Ellipsis]))
+        extra = draw(st.sampled_from([None, Ellipsis, True, False]))
         tc_idx.insert(pos, extra)
         np_idx.insert(pos, extra)
     if len(tc_idx) == 1 and not isinstance(tc_idx[0], list) and draw(st.booleans()):
@@ -285,25 +286,107 @@ def _index(draw: Any, shape: tuple[int, ...], device: str, single_advanced: bool
     return tuple(tc_idx), tuple(np_idx)
 
 
-def _torch_rule(np_idx: Any, ndim: int) -> Any:
-    """The NumPy index that means what ``np_idx`` means in PyTorch: an ``...`` that stands for
-    no dim is dropped (NumPy still counts it as separating two advanced indices, which moves
-    their result dim to the front; PyTorch does not)."""
-    if not isinstance(np_idx, tuple) or not any(x is Ellipsis for x in np_idx):
-        return np_idx
-    used = sum(
-        0 if x is None or x is Ellipsis else x.ndim if getattr(x, "dtype", None) == np.bool_ else 1
-        for x in np_idx
-    )
-    return tuple(x for x in np_idx if x is not Ellipsis) if used == ndim else np_idx
+def _torch_split(ndim: int, idx: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """A NumPy index split into (basic part, rest) so that ``a[basic][rest]`` means what the
+    index means in PyTorch: ints (NumPy's or 0-d integer arrays) select first, as basic
+    indices, so they never separate advanced indices (NumPy counts them as advanced, which
+    puts ``t``'s dims first in ``x[0, ..., t]``); an ``...`` standing for no dim separates
+    nothing (NumPy's does). Raises IndexError where NumPy would."""
+    idx = idx if isinstance(idx, tuple) else (idx,)
+
+    def is_int(x: Any) -> bool:
+        return not isinstance(x, bool) and (
+            isinstance(x, (int, np.integer)) or (isinstance(x, np.ndarray) and x.ndim == 0)
+        )
+
+    def consumed(x: Any) -> int:
+        if x is None or x is Ellipsis or isinstance(x, bool):
+            return 0
+        return x.ndim if getattr(x, "dtype", None) == np.bool_ else 1
+
+    n_used = sum(consumed(x) for x in idx)
+    if n_used > ndim:
+        raise IndexError("too many indices")
+    full: list[Any] = []
+    for x in idx:
+        full.extend([slice(None)] * (ndim - n_used) if x is Ellipsis else [x])
+    basic = tuple(s for x in full for s in ([int(x)] if is_int(x) else [slice(None)] * consumed(x)))
+    # (the trailing ``...`` keeps a[basic] a view, even of a single element)
+    return (*basic, ...), tuple(x for x in full if not is_int(x))
 
 
-def test_empty_ellipsis_does_not_separate_advanced_indices(device: str) -> None:
-    # PyTorch's rule (NumPy would give (1, 2)): the ``...`` here stands for no dim.
-    t = tc.zeros(2, 1, 1, device=device)
-    i = tc.tensor([0], device=device)
-    assert t[:, i, ..., i].shape == (2, 1)
-    assert tc.zeros(2, 1, 3, 1, device=device)[:, i, ..., i].shape == (1, 2, 3)
+def _torch_getitem(a: Any, idx: Any) -> Any:
+    basic, rest = _torch_split(a.ndim, idx)
+    return a[basic][rest]
+
+
+#: x[idx].shape in PyTorch 2.13, for x of shape (2, 3, 4) or (2, 3, 4, 6) and t an index
+#: tensor of 5 elements: where ints, ``...`` (standing for no dims or some), None and bools
+#: meet advanced indices.
+TORCH_SHAPES = [
+    ((2, 3, 4), (slice(None), "t", ..., "t"), (2, 5)),
+    ((2, 3, 4), ("t", ..., "t"), (5, 3)),
+    ((2, 3, 4), (0, ..., "t"), (3, 5)),
+    ((2, 3, 4), (slice(None), 0, ..., "t"), (2, 5)),
+    ((2, 3, 4), (slice(None), "t", ..., 0), (2, 5)),
+    ((2, 3, 4), (None, "t", ..., "t"), (5, 1, 3)),
+    ((2, 3, 4), ("t", 0, "t"), (5,)),
+    ((2, 3, 4), ("t", slice(None), "t"), (5, 3)),
+    ((2, 3, 4), (slice(None), "t", None, "t"), (5, 2, 1)),
+    ((2, 3, 4), ("0d", ..., "t"), (3, 5)),
+    ((2, 3, 4, 6), (0, ..., "t"), (3, 4, 5)),
+    ((2, 3, 4, 6), (slice(None), 0, ..., "t"), (2, 4, 5)),
+    ((2, 3, 4, 6), (slice(None), "t", ..., 0), (2, 5, 4)),
+    ((2, 3, 4, 6), (slice(None), "t", ..., "t"), (5, 2, 4)),
+    ((2, 3, 4, 6), (slice(None), "t", ..., slice(None), "t"), (5, 2, 4)),
+    ((2, 3, 4, 6), ("t", 0, slice(None), "t"), (5, 4)),
+    ((2, 3, 4, 6), (0, "t", slice(None), "t"), (5, 4)),
+    ((2, 3, 4, 6), ("t", slice(None), "t", 0), (5, 3)),
+    ((2, 3, 4, 6), ("t", 1, "t", 0), (5,)),
+    ((2, 3, 4, 6), (..., "t", 0, "t"), (2, 5)),
+    ((2, 3, 4, 6), ("0d", ..., "t"), (3, 4, 5)),
+    ((2, 3, 4, 6), (slice(None), "t", ..., "0d"), (2, 5, 4)),
+    ((2, 3, 4, 6), (slice(None), "t", True, "t"), (2, 5, 6)),
+    ((2, 3, 4, 6), (slice(None), "t", "True", "t"), (2, 5, 6)),
+    ((2, 3, 4, 6), (True, "t", slice(None), "t"), (5, 3, 6)),
+    ((2, 3, 4, 6), (None, "t", ..., "t"), (5, 1, 3, 4)),
+    ((2, 3, 4, 6), ("t", ..., "t", None), (5, 3, 4, 1)),
+]
+
+
+@pytest.mark.parametrize(("shape", "index", "expected"), TORCH_SHAPES, ids=str)
+def test_advanced_index_placement_is_pytorchs(
+    device: str, shape: tuple[int, ...], index: tuple[Any, ...], expected: tuple[int, ...]
+) -> None:
+    a = np.arange(int(np.prod(shape))).reshape(shape)
+    t = tc.tensor(a, device=device)
+    kinds = {
+        "t": (tc.tensor([0, 1, 0, 1, 1], device=device), np.array([0, 1, 0, 1, 1])),
+        "0d": (tc.tensor(1, device=device), np.array(1)),
+        "True": (tc.tensor(True, device=device), True),
+    }
+    tc_idx = tuple(kinds[x][0] if isinstance(x, str) else x for x in index)
+    np_idx = tuple(kinds[x][1] if isinstance(x, str) else x for x in index)
+    got = t[tc_idx]
+    assert got.shape == expected
+    assert_close(got, _torch_getitem(a, np_idx))
+
+
+def test_a_zero_dim_integer_tensor_index_selects(device: str) -> None:
+    # As in PyTorch: a view, like an int (not a copy made by advanced indexing).
+    t = tc.zeros(3, 4, device=device)
+    row = t[tc.tensor(1, device=device)]
+    assert row.shape == (4,) and row.untyped_storage() is t.untyped_storage()
+    row.fill_(5)
+    assert to_numpy(t)[1].tolist() == [5.0] * 4
+
+
+def test_a_false_index_does_not_broadcast_with_others(device: str) -> None:
+    t = tc.zeros(2, 3, 4, device=device)
+    i = tc.tensor([0, 1, 0, 1, 1], device=device)
+    with pytest.raises(IndexError):
+        t[False, i, ..., i]
+    assert t[False].shape == (0, 2, 3, 4) and t[True].shape == (1, 2, 3, 4)
 
 
 @given(data=st.data())
@@ -313,7 +396,7 @@ def test_getitem_matches_numpy(device: str, data: st.DataObject) -> None:
     t = tc.tensor(a, device=device)
     tc_idx, np_idx = data.draw(_index(shape, device), label="index")
     try:
-        expected = a[_torch_rule(np_idx, len(shape))]
+        expected = _torch_getitem(a, np_idx)
     except IndexError:
         # An index past the end (``...`` moved the ints onto shorter dims): the oracle's
         # exception type is the one to raise.
@@ -323,7 +406,7 @@ def test_getitem_matches_numpy(device: str, data: st.DataObject) -> None:
     got = t[tc_idx]
     assert_close(got, np.asarray(expected))
     if any(
-        isinstance(x, (tc.Tensor, list))
+        (isinstance(x, tc.Tensor) and x.ndim) or isinstance(x, (list, bool))
         for x in (tc_idx if isinstance(tc_idx, tuple) else (tc_idx,))
     ):
         # Advanced indexing reads a copy: writing to it leaves the source alone.
@@ -338,9 +421,9 @@ def test_setitem_matches_numpy(device: str, data: st.DataObject) -> None:
     a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     t = tc.tensor(a, device=device)
     tc_idx, np_idx = data.draw(_index(shape, device, single_advanced=True), label="index")
-    np_idx = _torch_rule(np_idx, len(shape))
     try:
-        target = a[np_idx].shape
+        basic, rest = _torch_split(a.ndim, np_idx)
+        target = a[basic][rest].shape
     except IndexError:
         with pytest.raises(IndexError):
             t[tc_idx] = 1.0
@@ -359,10 +442,10 @@ def test_setitem_matches_numpy(device: str, data: st.DataObject) -> None:
         tc_value = tc.tensor(value, device=device)
     storage, version = t.untyped_storage(), t._version
     t[tc_idx] = tc_value
-    a[np_idx] = value
+    a[basic][rest] = value  # a[basic] is a view of a
     assert_close(t, a)
     assert t.untyped_storage() is storage
-    assert t._version > version or a[np_idx].size == 0
+    assert t._version > version or a[basic][rest].size == 0
 
 
 def test_index_kinds_explicitly(device: str) -> None:
@@ -389,7 +472,7 @@ def test_index_kinds_explicitly(device: str) -> None:
             if isinstance(np_idx, tuple)
             else np.array(np_idx)
         )
-        assert_close(t[tc_i], a[np_i])
+        assert_close(t[tc_i], _torch_getitem(a, np_i))
     mask = a[..., 0] > 3
     assert_close(t[tc.tensor(mask, device=device)], a[mask])
     assert_close(t[tc.tensor(a > 10, device=device)], a[a > 10])

@@ -78,7 +78,7 @@ class SavedTensor:
 
     def __init__(self, t: Tensor, is_output: bool, node_name: str, output_nr: int = 0) -> None:
         st = t._storage
-        self.version = 0 if st is None else st.version
+        self.version = st.version if st is not None else t._version
         if is_output:
             self.data: Any = (
                 st,
@@ -116,7 +116,7 @@ class SavedTensor:
             st = d[0]
             t = _make_tensor(st, d[1], d[2], d[3], d[4], d[5], d[6], d[7])
             t._base = d[8]
-            version = 0 if st is None else st.version
+            version = st.version if st is not None else t._version
         else:
             t = d
             version = t._version

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
-from .._tensor import Tensor, _wrap_dim
-from ..layouts import contiguous_format
+from .._memory_format import preserve_format_strides
+from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
+from ..layouts import contiguous_format, preserve_format, strided
 from ..plugins import hookimpl
 from ._api import FUNCTIONS
 
@@ -349,18 +350,57 @@ def normal(
     )
 
 
-def _like(name: str) -> Callable[..., Any]:
+def _like_empty(
+    name: str, self: Tensor, dtype: Any, device: Any, memory_format: Any
+) -> Tensor | None:
+    """The uninitialised result of ``<name>_like`` where it is not row-major (the input's
+    memory order, PyTorch's ``preserve_format``); None where a row-major factory makes it."""
+    if memory_format is contiguous_format:
+        return None
+    if memory_format is not None and memory_format is not preserve_format:
+        raise TypeError(
+            f"{name}(): argument 'memory_format' must be tensorcore.memory_format, not "
+            f"{type(memory_format).__name__}"
+        )
+    shape, st = self._shape, self._stride
+    if self._layout is not strided or st == contiguous_strides(shape):
+        return None
+    st = preserve_format_strides(shape, st)
+    if st == contiguous_strides(shape):
+        return None
+    n = 1
+    for s in shape:
+        n *= s
+    flat = _fn("empty")((n,), dtype=dtype or self._dtype, device=device or self._device)
+    return make_tensor(flat._storage, shape, st, 0, flat._dtype, flat._device)
+
+
+def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
     def like(
-        self: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        self: Tensor,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        memory_format: Any = None,
     ) -> Tensor:
-        return _fn(name)(self._shape, dtype=dtype or self._dtype, device=device or self._device)
+        out = _like_empty(f"{name}_like", self, dtype, device, memory_format)
+        if out is None:
+            return _fn(name)(self._shape, dtype=dtype or self._dtype, device=device or self._device)
+        fill(out)
+        return out
 
     like.__name__ = f"{name}_like"
     return like
 
 
-for _n in ("empty", "zeros", "ones", "rand", "randn"):
-    COMPOSITES[f"{_n}_like"] = _like(_n)
+for _n, _fill in (
+    ("empty", lambda t: t),
+    ("zeros", lambda t: t.fill_(False if t._dtype is dt.bool_ else 0)),
+    ("ones", lambda t: t.fill_(True if t._dtype is dt.bool_ else 1)),
+    ("rand", lambda t: t.uniform_()),
+    ("randn", lambda t: t.normal_()),
+):
+    COMPOSITES[f"{_n}_like"] = _like(_n, _fill)
 
 
 @_composite
@@ -370,10 +410,14 @@ def full_like(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
-    return _fn("full")(
-        self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device
-    )
+    out = _like_empty("full_like", self, dtype, device, memory_format)
+    if out is None:
+        return _fn("full")(
+            self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device
+        )
+    return out.fill_(fill_value)  # type: ignore[attr-defined, no-any-return]
 
 
 def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
+from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import ALL_DTYPES, DirectKernel
 from ..plugins import manager
@@ -227,16 +228,17 @@ def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha") -> None:
         )
 
 
-def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype) -> None:
+def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype, skip: tuple[int, ...] = ()) -> None:
     """Refuse a Python number in one of the declared ``values`` parameters that dtype ``d``
-    cannot hold (:func:`tensorcore.dtypes.check_scalar`)."""
+    cannot hold (:func:`tensorcore.dtypes.check_scalar`); positions in ``skip`` are not
+    looked at."""
     ex = op.extra
     pos = ex.get("value_pos")
     if pos is None:
         pos = ex["value_pos"] = tuple(op.decl.param(n) for n in op.decl.values.split())
     for i in pos:
         v = args[i]
-        if v is None or v.__class__ is Tensor:
+        if v is None or v.__class__ is Tensor or i in skip:
             continue
         # Small ints fit every dtype, moderate finite floats every floating one.
         c = v.__class__
@@ -327,7 +329,10 @@ def pointwise_binary(
 ) -> Any:
     """:func:`pointwise` for binary operators (``op.fast`` 2): two tensors of one dtype and
     shape, or a tensor and a Python scalar that cannot promote it (a weak int into a non-bool
-    tensor, a weak float into a floating one), skip promotion, broadcasting and the checks."""
+    tensor, a weak float into a floating one), skip promotion, broadcasting and the checks.
+    The scalar goes on as it is where the backend converts it as the core would
+    (``_scalars.FAST_FLOAT``/``FAST_INT``: a float into a 32- or 64-bit floating tensor, an
+    int the dtype holds), converted otherwise."""
     if out is None and kernel.__class__ is not DirectKernel:
         a = args[0]
         b = args[1]
@@ -340,8 +345,13 @@ def pointwise_binary(
                 ok = b._dtype is d and b._shape == a._shape
             elif cls is float:
                 ok = d._category >= 2
+                if ok and d not in FAST_FLOAT:  # a 16-bit float: the core converts
+                    args = _convert_scalar_at(op, args, -1, d)
             elif cls is int:
                 ok = d._category >= 1
+                r = FAST_INT.get(d)
+                if ok and (r is None or not r[0] <= b <= r[1]):
+                    args = _convert_scalar_at(op, args, -1, d)
             else:
                 ok = False
             if (
@@ -378,12 +388,16 @@ def pointwise(
     if pos is not op.tensor_pos:
         _check_passive(op, args, pos, compute)
     if op.decl.values:
-        check_values(op, args, compute)
+        # (numbers in tensor positions are converted below, checked where declared)
+        check_values(op, args, compute, skip=op.tensor_pos)
     self0 = args[0]
     for i in pos:
         t = args[i]
-        if t.__class__ is Tensor and t._dtype is not compute:
-            args = args[:i] + (_cast(t, compute),) + args[i + 1 :]
+        if t.__class__ is Tensor:
+            if t._dtype is not compute:
+                args = args[:i] + (_cast(t, compute),) + args[i + 1 :]
+        elif t is not None:  # a Python scalar
+            args = _convert_scalar_at(op, args, i, compute)
     if inplace:
         _check_inplace(op, self0, shape, res)
         kernel(self0, *args)
@@ -420,6 +434,19 @@ def _check_passive(op: Op, args: tuple[Any, ...], pos: tuple[int, ...], compute:
                 f"{op.name}(): expected dtype {torch_name(compute)} for `{name}` but got dtype "
                 f"{torch_name(t._dtype)}"
             )
+
+
+def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype) -> Any:
+    """``args`` with the Python scalar ``args[i]`` converted to the compute dtype as PyTorch
+    converts it (``tensorcore/_scalars.py``): what a kernel receives is a number that dtype
+    holds exactly. ``i`` -1: the scalar of a binary call's (tensor, scalar) pair."""
+    if i < 0:
+        i = 1 if args[0].__class__ is Tensor else 0
+    decl = op.decl
+    sd = scalar_dtype(compute, decl.opmath_scalars)
+    # (a declared ``values`` parameter's int must fit an integer dtype, as PyTorch checks it)
+    checked = bool(decl.values) and decl.parsed.params[i].name in decl.values.split()
+    return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 
 
 def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:

@@ -77,8 +77,14 @@ class OpDecl:
     promote_args: str = ""
     #: Parameters whose numbers are stored in (or compared with) the operator's dtype: a
     #: Python number that overflows that dtype is refused, as PyTorch's checked conversion of
-    #: a ``Scalar`` does (``int8.fill_(300)``, ``int64.masked_fill_(m, nan)``).
+    #: a ``Scalar`` does (``int8.fill_(300)``, ``int64.masked_fill_(m, nan)``). In a tensor
+    #: position of a pointwise operator only integers are checked (a float that overflows
+    #: the compute dtype rounds to inf: ``clamp(half, max=1e6)`` is a no-op).
     values: str = ""
+    #: Python scalars meeting 16-bit float tensors keep float32 precision (PyTorch's
+    #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of
+    #: being rounded to the compute dtype first (``tensorcore/_scalars.py``).
+    opmath_scalars: bool = False
     parsed: Signature = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -92,6 +98,10 @@ class OpDecl:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
         if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):
             raise ValueError(f"{self.name}: dtypes must be letters of 'bifc', not {self.dtypes!r}")
+        for field_name in ("scalars", "values", "promote_args"):
+            for p in getattr(self, field_name).split():
+                if self.param(p) < 0:
+                    raise ValueError(f"{self.name}: {field_name} names no parameter {p!r}")
 
     @property
     def name(self) -> str:
@@ -156,12 +166,16 @@ def _binary(
     extra: str = "",
     dtypes: str = DTYPE_CATEGORIES,
     dtype_hint: str = "",
+    opmath_scalars: bool = False,
+    values: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self, Tensor other{extra}) -> Tensor",
         "pointwise " + tags,
         doc,
         meta="pointwise",
+        opmath_scalars=opmath_scalars,
+        values=values,
         promote=promote,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
@@ -181,22 +195,24 @@ _binary(
     dtype_hint="Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
     "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
 )
-_binary("mul", "Multiplies ``self`` by ``other`` elementwise.")
+_binary("mul", "Multiplies ``self`` by ``other`` elementwise.", opmath_scalars=True)
 _binary(
     "div",
     "Divides ``self`` by ``other``; ``rounding_mode`` is None, 'trunc' or 'floor'.",
     promote="float",
     extra=", *, str? rounding_mode=None",
+    opmath_scalars=True,
 )
 _binary(
     "floor_divide",
     "Divides and rounds down to the nearest integer.",
     tags="nondifferentiable",
+    opmath_scalars=True,
     dtypes="if",
 )
 _binary("remainder", "Python-style modulus: the result has the sign of the divisor.", dtypes="if")
 _binary("fmod", "C-style modulus: the result has the sign of the dividend.", dtypes="if")
-_binary("pow", "Raises ``self`` to the power ``other``.", dtypes="ifc")
+_binary("pow", "Raises ``self`` to the power ``other``.", dtypes="ifc", values="other")
 _binary(
     "atan2",
     "Elementwise arctangent of ``self / other`` with quadrant.",
@@ -349,6 +365,7 @@ _op(
     out=True,
     method=False,
     promote_args="self other",
+    values="self other",
 )
 _op(
     "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
@@ -356,6 +373,7 @@ _op(
     "Linear interpolation ``self + weight * (end - self)``.",
     meta="pointwise",
     promote_args="self end",
+    opmath_scalars=True,
     inplace=True,
     out=True,
     dtypes="fc",
@@ -1080,18 +1098,22 @@ for _sig, _tags, _doc in [
     ),
 ]:
     _op(_sig, _tags + " " + _C, _doc, method="factory" not in _tags, function=True)
+_LIKE = (
+    "with the shape (and by default dtype and device) of ``self``, in its memory order "
+    "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."
+)
 for _n in ("empty", "zeros", "ones", "rand", "randn"):
     _op(
         f"{_n}_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
-        "bool requires_grad=False) -> Tensor",
+        "bool requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
         "factory nondifferentiable composite",
-        f"Like :func:`{_n}` with the shape (and by default dtype and device) of ``self``.",
+        f"Like :func:`{_n}` {_LIKE}",
         method=False,
     )
 _op(
     "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor",
+    "bool requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
     "factory nondifferentiable composite",
-    "Like :func:`full` with the shape (and by default dtype and device) of ``self``.",
+    f"Like :func:`full` {_LIKE}",
     method=False,
 )

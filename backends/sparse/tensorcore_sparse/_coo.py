@@ -70,9 +70,13 @@ def sparse_layout() -> layout:
 
 
 class SparseRecord:
-    """The native record of a sparse COO tensor (``Tensor._native``)."""
+    """The native record of a sparse COO tensor (``Tensor._native``).
 
-    __slots__ = ("_indices", "_scipy", "coalesced", "values")
+    It carries the tensor's version counter (:attr:`version`), which the core reads and bumps
+    for a tensor without storage (``Tensor._version``), so that autograd sees a sparse tensor
+    modified in place after it was saved for backward, through any of its aliases."""
+
+    __slots__ = ("_bumps", "_indices", "_scipy", "coalesced", "values")
 
     def __init__(
         self,
@@ -85,6 +89,21 @@ class SparseRecord:
         self.values = values
         self.coalesced = coalesced
         self._scipy = scipy_matrix
+        self._bumps = 0
+
+    @property
+    def version(self) -> int:
+        """The version counter, shared by every tensor over this record (``detach()``,
+        ``coalesce()`` of a coalesced tensor, autograd's saved tensors). Writes into the
+        values or indices through ``values()``/``indices()`` move it too (their storages'
+        counters count), as PyTorch shares one counter between a sparse tensor and its
+        values; an in-place operator moves it through the core's bump."""
+        idx = self._indices
+        return self._bumps + self.values._version + (0 if idx is None else idx._version)
+
+    @version.setter
+    def version(self, value: int) -> None:
+        self._bumps += value - self.version
 
     @property
     def indices(self) -> Tensor:
@@ -98,9 +117,13 @@ class SparseRecord:
         return self._indices
 
     def replace(self, other: SparseRecord) -> None:
-        """Take ``other``'s contents (what an in-place operator does to its ``self``)."""
+        """Take ``other``'s contents (what an in-place operator does to its ``self``),
+        keeping this record's version (the new values' counters do not count back from it);
+        the core bumps it after the operator, once, as PyTorch does."""
+        before = self.version
         self._indices, self.values = other._indices, other.values
         self.coalesced, self._scipy = other.coalesced, other._scipy
+        self.version = before
 
 
 def record(t: Tensor) -> SparseRecord:

@@ -241,9 +241,17 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 
 
 def zeros_like(
-    self: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    self: Tensor,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """A sparse tensor of zeros (no entries) of ``self``'s size, as PyTorch gives."""
+    if memory_format is not None:
+        raise RuntimeError(
+            "zeros_like(): memory format option is only supported by strided tensors"
+        )
     dev = device or self.device
     dense = tuple(record(self).values.shape[1:])
     vals = tc.zeros((0, *dense), dtype=dtype or self.dtype, device=dev)

@@ -192,3 +192,51 @@ def test_embedding_rejects_float_indices() -> None:
     w = tc.ones(3, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="Long, Int"):
         F.embedding(tc.tensor([1.0]), w, sparse=True)
+
+
+# ---------------------------------------------------------------- version counter
+def _coo(device: str) -> tc.Tensor:
+    i = tc.tensor([[0, 1, 1], [2, 0, 2]], device=device)
+    return tc.sparse_coo_tensor(i, tc.tensor([3.0, 4.0, 5.0], device=device), (2, 3)).coalesce()
+
+
+#: In-place changes of a sparse tensor, through itself or an alias (PyTorch bumps the one
+#: version counter they share for each).
+IN_PLACE: dict[str, Callable[[tc.Tensor], Any]] = {
+    "mul_": lambda s: s.mul_(2),
+    "div_": lambda s: s.div_(2),
+    "neg_": lambda s: s.neg_(),
+    "add_": lambda s: s.add_(_coo(s.device.type)),
+    "copy_": lambda s: s.copy_(_coo(s.device.type)),
+    "out=": lambda s: tc.mul(_coo(s.device.type), 2, out=s),
+    "detach().mul_": lambda s: s.detach().mul_(2),
+    "coalesce().mul_": lambda s: s.coalesce().mul_(2),
+    "values().mul_": lambda s: s.values().mul_(2),
+    "_values().mul_": lambda s: s._values().mul_(2),
+    "indices().add_": lambda s: s.indices().add_(0),
+}
+
+
+@pytest.mark.parametrize("change", sorted(IN_PLACE))
+def test_backward_after_an_in_place_change_of_a_saved_sparse_tensor_raises(
+    device: str, change: str
+) -> None:
+    s = _coo(device)
+    alias = s.detach()
+    w = tc.ones(3, 2, device=device, requires_grad=True)
+    y = tc.sparse.mm(s, w)  # saves s for w's gradient
+    assert s._version == 0
+    IN_PLACE[change](s)
+    assert s._version == 1 and alias._version == 1  # one bump, seen through every alias
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_backward_without_an_in_place_change_runs(device: str) -> None:
+    s = _coo(device)
+    w = tc.ones(3, 2, device=device, requires_grad=True)
+    tc.sparse.mm(s, w).sum().backward()
+    assert w.grad is not None and w.grad.tolist() == [[4.0, 4.0], [0.0, 0.0], [8.0, 8.0]]
+    assert s._version == 0
+    s.mul_(2)  # nothing saved any more
+    assert s._version == 1 and tc.sparse.mm(s, w).sum().item() == 48.0

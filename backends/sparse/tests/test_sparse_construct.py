@@ -98,6 +98,10 @@ def test_empty_tensors(device: str) -> None:
     assert z.shape == (0, 0)
     zs = tc.zeros_like(small(device))
     assert zs.is_sparse and zs._nnz() == 0 and zs.shape == (2, 3)
+    # PyTorch: a sparse tensor has no memory order to keep or to give.
+    for fmt in (tc.preserve_format, tc.contiguous_format):
+        with pytest.raises(RuntimeError, match="only supported by strided tensors"):
+            tc.zeros_like(small(device), memory_format=fmt)
 
 
 def test_dtype_device_requires_grad(device: str) -> None:

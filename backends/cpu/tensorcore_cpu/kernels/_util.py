@@ -84,13 +84,24 @@ def quiet_tokens(xp: Any) -> tuple[Any, Any]:
 def scalar_arrays(xp: Any) -> tuple[dict[tuple[float, Any], Any], Any]:
     """``(cache, lift)`` for Python floats meeting floating arrays in a ufunc: NumPy 2 spends
     as long converting a Python scalar (a weak type) as computing 8 elements, a read-only
-    0-d array of the array's dtype costs nothing, and gives the same result. A kernel reads
-    ``cache.get((value, dtype))`` and calls ``lift(value, dtype)`` on a miss. Other array
-    modules (CuPy passes scalars to its kernels as parameters) get ``lift`` returning the
-    value itself."""
+    0-d array costs nothing and gives the same result. A kernel reads
+    ``cache.get((value, dtype))`` and calls ``lift(value, dtype)`` on a miss, ``dtype`` being
+    the result's array dtype.
+
+    The array has the dtype's compute precision (:func:`acc_dtype`: float32 for the 16-bit
+    floats), so that a scalar the core kept in float32 for a 16-bit operation (PyTorch's
+    ``opmath`` scalars of ``mul`` and ``div``) is not rounded again; the core converts every
+    other scalar meeting a 16-bit tensor to a value that dtype holds exactly
+    (``tensorcore/_scalars.py``), so computing with it in float32 and rounding once gives the
+    16-bit operation's result. Other array modules (CuPy passes scalars to its kernels as
+    parameters) get the value itself, typed as float32 for the 16-bit floats."""
     cache: dict[tuple[float, Any], Any] = {}
     if getattr(xp, "errstate", None) is None:
-        return cache, lambda v, dtype: v
+
+        def typed(v: float, dtype: Any) -> Any:
+            return xp.float32(v) if dtype.itemsize == 2 and dtype.kind in "fV" else v
+
+        return cache, typed
 
     def lift(v: float, dtype: Any) -> Any:
         if v == 0.0 or v != v:
@@ -98,9 +109,9 @@ def scalar_arrays(xp: Any) -> tuple[dict[tuple[float, Any], Any], Any]:
         if len(cache) >= 256:
             cache.clear()
         r = v
-        if dtype.kind == "f":
-            with xp.errstate(all="ignore"):  # 1e6 into float16 is inf, as the ufunc makes it
-                r = xp.array(v, dtype)
+        if dtype.kind in "fV":
+            with xp.errstate(all="ignore"):  # 1e300 into float32 is inf, as the cast makes it
+                r = xp.array(v, acc_dtype(xp, dtype))
             r.flags.writeable = False
         cache[v, dtype] = r
         return r

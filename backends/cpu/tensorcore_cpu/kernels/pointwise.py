@@ -12,7 +12,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 
-from ._util import A, errstate, quiet_tokens, scalar_arrays, shares_storage
+from ._util import A, acc_dtype, errstate, quiet_tokens, scalar_arrays, shares_storage
 
 __all__ = ["build"]
 
@@ -23,6 +23,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     quiet = errstate(xp)
     enter, leave = quiet_tokens(xp)
     weak, lift = scalar_arrays(xp)
+
+    def lifted(v: Any, dtype: Any) -> Any:
+        """A Python float operand as ``binary`` passes it (see ``scalar_arrays``); anything
+        else as it is. For the kernels of operators with ``opmath`` scalars."""
+        if v.__class__ is float:
+            return weak.get((v, dtype)) or lift(v, dtype)
+        return A(v)
 
     # The two kernels most calls reach read the native arrays inline (``A`` spelled out):
     # a function call per operand is a measurable part of an elementwise op on small tensors.
@@ -98,7 +105,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             leave(tok)
 
     def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
-        x, y, o = A(a), A(b), A(out)
+        o = A(out)
+        x, y = lifted(a, o.dtype), lifted(b, o.dtype)
         floating = out._dtype.is_floating_point or out._dtype.is_complex
         if not floating and _has_zero(xp, y):
             raise RuntimeError("ZeroDivisionError")  # PyTorch's type and wording
@@ -106,10 +114,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if rounding_mode is None:
                 xp.true_divide(x, y, out=o)
             elif rounding_mode == "floor":
-                if floating:
-                    xp.floor(xp.true_divide(x, y), out=o)
-                else:
-                    xp.floor_divide(x, y, out=o)
+                # Python's // for floats too (3.0 // 0.1 is 29.0, -2.0 // inf is -1.0), as
+                # PyTorch's div_floor: not floor(x / y), whose rounded quotient can be 30.
+                xp.floor_divide(x, y, out=o)
             elif rounding_mode == "trunc":
                 if floating:
                     xp.trunc(xp.true_divide(x, y), out=o)
@@ -129,8 +136,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             floating = out._dtype.is_floating_point or out._dtype.is_complex
             if not floating and _has_zero(xp, A(b)):
                 raise RuntimeError("ZeroDivisionError")  # PyTorch's type and wording
+            o = A(out)
             with quiet(all="ignore"):
-                ufunc(A(a), A(b), out=A(out))
+                ufunc(lifted(a, o.dtype), lifted(b, o.dtype), out=o)
 
         k.__name__ = name
         K[name] = k
@@ -270,8 +278,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 if yy is None:
                     yy = y._arr()
                 shared = g._storage is st or y._storage is st
-            else:  # a Python scalar argument
+            else:  # a Python scalar argument (the core converted it to out's dtype)
                 gg, yy = A(g), A(y)
+                if y.__class__ is not Tensor:  # the factor is computed in out's dtype
+                    with quiet(all="ignore"):  # a float on the fast path: rounded here
+                        yy = xp.asarray(yy, dtype=o.dtype)
                 shared = shares_storage(out, g, y)
             if out._dtype._category == 3:  # complex
                 yy = xp.conj(yy)
@@ -305,9 +316,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def threshold_backward(out: Any, g: Any, x: Any, threshold: Any) -> None:
         if out._dtype.is_complex:
             raise RuntimeError('"threshold_backward" not implemented for complex tensors')
-        # A multiply by the mask (not a masked copy: 10x faster on unpredictable masks).
-        with quiet(all="ignore"):
-            xp.multiply(A(g), xp.greater(A(x), threshold), out=A(out))
+        o = A(out)
+        gg = lifted(g, o.dtype)
+        tok = enter()
+        try:
+            # PyTorch's rule: the gradient is zeroed where ``self <= threshold`` (a NaN input
+            # passes it on), compared in the compute precision (float32 for 16-bit floats).
+            drop = xp.less_equal(lifted(x, o.dtype), lifted(threshold, o.dtype))
+            if g.__class__ is not Tensor or o.dtype.kind == "b":
+                xp.copyto(o, xp.where(drop, xp.zeros((), o.dtype), gg), casting="unsafe")
+                return
+            # Zeroed bitwise: the gradient's bits ANDed with an all-ones (kept) or all-zeros
+            # (dropped) integer of its size. A multiply by the mask would turn an inf or NaN
+            # gradient at a dropped position into NaN (PyTorch gives 0), and a masked copy or
+            # ``where`` is ~10x slower on unpredictable masks; this costs about the multiply.
+            keep = xp.subtract(drop.view(xp.int8), xp.int8(1))  # 0 -> -1 (all ones), 1 -> 0
+            ints = f"i{o.dtype.itemsize}"
+            xp.bitwise_and(gg.view(ints), keep, out=o.view(ints))
+        finally:
+            leave(tok)
 
     K["threshold_backward"] = threshold_backward
     rounding("floor", xp.floor)
@@ -360,9 +387,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         xp.copyto(A(out), xp.where(A(cond), A(a), A(b)))
 
     def lerp(out: Any, a: Any, end: Any, weight: Any) -> None:
-        x, e, w = A(a), A(end), A(weight)
+        # PyTorch's formula, in the compute precision (float32 for 16-bit floats): from the
+        # nearer end, so that weight 1 gives ``end`` exactly.
+        o = A(out)
+        acc = acc_dtype(xp, o.dtype)
+        x = xp.asarray(lifted(a, o.dtype), dtype=acc)
+        e = xp.asarray(lifted(end, o.dtype), dtype=acc)
+        w = lifted(weight, o.dtype)
         with quiet(all="ignore"):
-            xp.copyto(A(out), x + w * (e - x), casting="unsafe")
+            diff = e - x
+            if weight.__class__ is not Tensor:
+                r = x + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
+            else:
+                w = A(w)
+                r = xp.where(abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
+            xp.copyto(o, r, casting="unsafe")
 
     K["nan_to_num"], K["clamp"], K["where"], K["lerp"] = nan_to_num, clamp, where, lerp
     return K

@@ -1,0 +1,103 @@
+"""The strides a new tensor made "like" another gets: PyTorch's ``preserve_format`` rule.
+
+``empty_like`` and the other ``*_like`` factories keep the memory order of their input, as
+PyTorch's ``memory_format=torch.preserve_format`` (their default) does:
+
+- an input that is dense and non-overlapping (contiguous, transposed, permuted: its elements
+  fill a block of memory exactly once), or empty, gives its strides as they are, including the
+  stride of a size-1 dim;
+- any other strided input (a slice with steps, an ``expand``, overlapping ``as_strided``) gives
+  dense strides in the order of its own (:func:`infer_dense_strides`): dims sorted by stride
+  with TensorIterator's stable insertion sort, a stride-0 dim staying where it is, so a
+  broadcast input comes out row-major.
+
+Pure arithmetic on sizes and strides, shared by every strided device.
+"""
+
+from __future__ import annotations
+
+__all__ = ["infer_dense_strides", "is_non_overlapping_and_dense", "preserve_format_strides"]
+
+
+def is_non_overlapping_and_dense(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether a tensor's elements fill ``prod(sizes)`` consecutive memory slots, each once
+    (dims of size 1 may have any stride; an empty tensor counts as dense, as in PyTorch).
+
+    Examples
+    --------
+    >>> from tensorcore._memory_format import is_non_overlapping_and_dense
+    >>> is_non_overlapping_and_dense((4, 3), (1, 4)), is_non_overlapping_and_dense((4, 3), (6, 2))
+    (True, False)
+    """
+    if 0 in sizes:
+        return True
+    if len(sizes) == 1:
+        return sizes[0] < 2 or strides[0] == 1
+    order = sorted((d for d in range(len(sizes)) if sizes[d] >= 2), key=lambda d: strides[d])
+    expected = 1
+    for d in order:
+        if strides[d] != expected:
+            return False
+        expected *= sizes[d]
+    return True
+
+
+def infer_dense_strides(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """Dense strides that lay the dims out in the order of ``strides`` (PyTorch's
+    ``infer_dense_strides``, the order TensorIterator gives its outputs).
+
+    Examples
+    --------
+    >>> from tensorcore._memory_format import infer_dense_strides
+    >>> infer_dense_strides((3, 4), (2, 6))  # a sliced transposed matrix
+    (1, 3)
+    >>> infer_dense_strides((3, 4), (1, 0))  # an expanded column: row-major
+    (4, 1)
+    """
+    n = len(sizes)
+    if n < 2:
+        return (1,) * n
+    perm = list(range(n - 1, -1, -1))  # innermost first
+
+    def after(d0: int, d1: int) -> int:
+        """1 if dim d0 goes after (outside) d1, -1 if before, 0 if undecided."""
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:  # a broadcast dim keeps the place of a contiguous layout
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if sizes[d0] > sizes[d1] else 0
+
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = after(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * n
+    step = 1
+    for d in perm:
+        out[d] = step
+        if sizes[d] > 1:
+            step *= sizes[d]
+    return tuple(out)
+
+
+def preserve_format_strides(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of a new tensor of ``sizes`` made in ``preserve_format`` from one with
+    ``strides``: these strides where they are dense, else :func:`infer_dense_strides`.
+
+    Examples
+    --------
+    >>> from tensorcore._memory_format import preserve_format_strides
+    >>> preserve_format_strides((2, 4, 3), (12, 1, 4))  # a permuted tensor
+    (12, 1, 4)
+    >>> preserve_format_strides((2, 4, 3), (24, 2, 8))  # ... and sliced
+    (12, 1, 4)
+    """
+    if is_non_overlapping_and_dense(sizes, strides):
+        return strides
+    return infer_dense_strides(sizes, strides)

@@ -1,0 +1,179 @@
+"""The NumPy oracles of the pointwise operators, shared by the generic pointwise tests
+(``test_pointwise.py``) and the Python-scalar conversion tests (``test_scalar_conversion.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.testing import backends_for
+
+FLOATS = (tc.float32, tc.float64)
+INTS = (tc.int32, tc.int64)
+ALL = (tc.bool, *INTS, *FLOATS)
+NO_BOOL = (*INTS, *FLOATS)
+INT_BOOL = (tc.bool, *INTS)
+
+
+def _nonzero(i: int, d: tc.dtype) -> dict[str, Any]:
+    return {"exclude_zero": True} if i == 1 else {}
+
+
+def _pow(i: int, d: tc.dtype) -> dict[str, Any]:
+    if i == 1:
+        return (
+            {"min_value": 0, "max_value": 4}
+            if not d.is_floating_point
+            else {"min_value": -3, "max_value": 3}
+        )
+    return {}
+
+
+def _shift(i: int, d: tc.dtype) -> dict[str, Any]:
+    return {"min_value": 0, "max_value": 3} if i == 1 else {}
+
+
+def _rounding(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda x: fn(x) if x.dtype.kind == "f" else x.copy()
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """How NumPy computes an operator, on inputs already cast to the compute dtype."""
+
+    fn: Callable[..., Any]
+    arity: int = 1
+    dtypes: tuple[tc.dtype, ...] = ALL
+    #: the result dtype: "same" (the promoted dtype), "float" (floating, the default dtype for
+    #: integer inputs), "bool", "real" (the real dtype of a complex one).
+    result: str = "same"
+    domain: Callable[[int, tc.dtype], dict[str, Any]] = field(default=lambda i, d: {})
+    #: every tensor argument has the first one's dtype (lerp).
+    same_dtype: bool = False
+    #: a Python scalar may replace the second argument.
+    scalars: bool = True
+    #: non-tensor arguments passed after the operands (to the operator and to ``fn``).
+    extra: tuple[Any, ...] = ()
+
+
+def _cmp(fn: Callable[..., Any]) -> Oracle:
+    return Oracle(fn, 2, result="bool")
+
+
+def _float(fn: Callable[..., Any]) -> Oracle:
+    return Oracle(fn, 1, result="float")
+
+
+def _clamp(x: Any, lo: Any, hi: Any) -> Any:
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def _lerp(a: Any, b: Any, w: Any) -> Any:
+    # PyTorch's formula, from the nearer end, in float32 for 16-bit floats.
+    acc = np.float32 if a.dtype.itemsize == 2 else a.dtype
+    a, b = a.astype(acc), b.astype(acc)
+    diff = b - a
+    return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+
+
+def _sigmoid(x: Any) -> Any:
+    return 1 / (1 + np.exp(-x))
+
+
+ORACLES: dict[str, Oracle] = {
+    "add": Oracle(np.add, 2),
+    "sub": Oracle(np.subtract, 2, NO_BOOL),
+    "rsub": Oracle(lambda a, b: b - a, 2, NO_BOOL),
+    "mul": Oracle(np.multiply, 2),
+    "div": Oracle(np.true_divide, 2, result="float", domain=_nonzero),
+    "true_divide": Oracle(np.true_divide, 2, result="float", domain=_nonzero),
+    "floor_divide": Oracle(np.floor_divide, 2, NO_BOOL, domain=_nonzero),
+    "remainder": Oracle(np.remainder, 2, NO_BOOL, domain=_nonzero),
+    "fmod": Oracle(np.fmod, 2, NO_BOOL, domain=_nonzero),
+    "pow": Oracle(np.power, 2, NO_BOOL, domain=_pow),
+    "atan2": Oracle(np.arctan2, 2, result="float"),
+    "maximum": Oracle(np.maximum, 2),
+    "minimum": Oracle(np.minimum, 2),
+    "eq": _cmp(np.equal),
+    "ne": _cmp(np.not_equal),
+    "lt": _cmp(np.less),
+    "le": _cmp(np.less_equal),
+    "gt": _cmp(np.greater),
+    "ge": _cmp(np.greater_equal),
+    "logical_and": _cmp(np.logical_and),
+    "logical_or": _cmp(np.logical_or),
+    "logical_xor": _cmp(np.logical_xor),
+    "bitwise_and": Oracle(np.bitwise_and, 2, INT_BOOL),
+    "bitwise_or": Oracle(np.bitwise_or, 2, INT_BOOL),
+    "bitwise_xor": Oracle(np.bitwise_xor, 2, INT_BOOL),
+    "bitwise_left_shift": Oracle(np.left_shift, 2, INTS, domain=_shift),
+    "bitwise_right_shift": Oracle(np.right_shift, 2, INTS, domain=_shift),
+    "neg": Oracle(np.negative, 1, NO_BOOL),
+    "abs": Oracle(np.abs, 1, NO_BOOL, result="real"),
+    "sign": Oracle(np.sign, 1, NO_BOOL),
+    "square": Oracle(np.square, 1, NO_BOOL),
+    "reciprocal": _float(np.reciprocal),
+    "exp": _float(np.exp),
+    "exp2": _float(np.exp2),
+    "expm1": _float(np.expm1),
+    "log": _float(np.log),
+    "log2": _float(np.log2),
+    "log10": _float(np.log10),
+    "log1p": _float(np.log1p),
+    "sqrt": _float(np.sqrt),
+    "rsqrt": _float(lambda x: 1 / np.sqrt(x)),
+    "sin": _float(np.sin),
+    "cos": _float(np.cos),
+    "tan": _float(np.tan),
+    "asin": _float(np.arcsin),
+    "acos": _float(np.arccos),
+    "atan": _float(np.arctan),
+    "sinh": _float(np.sinh),
+    "cosh": _float(np.cosh),
+    "tanh": _float(np.tanh),
+    "sigmoid": _float(_sigmoid),
+    "relu": Oracle(lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, NO_BOOL),
+    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) ** 2), 2, FLOATS),
+    "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, FLOATS),
+    "threshold_backward": Oracle(lambda g, x, t: np.where(x <= t, np.zeros_like(g), g), 2,
+                                 NO_BOOL, extra=(0.5,)),
+    "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),
+    "floor": Oracle(_rounding(np.floor), 1, NO_BOOL),
+    "ceil": Oracle(_rounding(np.ceil), 1, NO_BOOL),
+    "trunc": Oracle(_rounding(np.trunc), 1, NO_BOOL),
+    "round": Oracle(_rounding(np.round), 1, NO_BOOL),
+    "isnan": Oracle(np.isnan, 1, result="bool"),
+    "isinf": Oracle(np.isinf, 1, result="bool"),
+    "isfinite": Oracle(np.isfinite, 1, result="bool"),
+    "logical_not": Oracle(np.logical_not, 1, result="bool"),
+    "bitwise_not": Oracle(np.invert, 1, INT_BOOL),
+    "nan_to_num": Oracle(lambda x: np.nan_to_num(x, nan=0.0), 1),
+    "clamp": Oracle(_clamp, 3, NO_BOOL, scalars=False),
+    "clip": Oracle(_clamp, 3, NO_BOOL, scalars=False),
+    "where": Oracle(np.where, 3, scalars=False),
+    "lerp": Oracle(_lerp, 3, FLOATS, same_dtype=True, scalars=False),
+}  # fmt: skip
+
+
+def result_dtype(oracle: Oracle, operands: list[Any]) -> tuple[tc.dtype, tc.dtype]:
+    """(compute dtype, result dtype); the promotion rules themselves are tested in test_dtypes."""
+    compute = tc.result_type(*operands)
+    if oracle.result == "float" and not (compute.is_floating_point or compute.is_complex):
+        compute = tc.get_default_dtype()
+    if oracle.result == "bool":
+        return compute, tc.bool
+    if oracle.result == "real":
+        return compute, compute.to_real()
+    return compute, compute
+
+
+def skip_without_kernel(name: str, device: str) -> None:
+    # A third-party backend may lack an operator (and lists it in its xfail file); the CPU
+    # backend must have them all, so it never skips.
+    if device != "cpu" and device not in backends_for(name):
+        pytest.skip(f"no '{name}' kernel on '{device}'")
