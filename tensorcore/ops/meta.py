@@ -8,10 +8,12 @@ structured kernels and TensorIterator). ``direct`` operators call ``kernel(*args
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
+from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import ALL_DTYPES, DirectKernel
@@ -450,25 +452,19 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
 
 
 def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
-    """A new dense tensor of ``shape`` whose dims lie in memory in the order of ``like``'s
-    strides (a transposed matrix, a permuted batch, a slice of one), as PyTorch's elementwise
-    results and ``clone`` do: the kernel then streams through memory instead of striding
-    across it. Broadcast (stride 0) or tied strides give a row-major result."""
+    """A new dense tensor of ``shape`` that lies in memory in the order of ``like``'s strides
+    (a transposed matrix, a permuted batch, a slice of one), as PyTorch's elementwise results
+    and ``clone`` do (``preserve_format``: ``tensorcore/_memory_format.py``, the rule of the
+    ``*_like`` factories too): the kernel then streams through memory instead of striding
+    across it. A broadcast input gives a row-major result."""
     st = like._stride
-    n = len(shape)
-    if n < 2 or st == contiguous_strides(shape) or like._layout.name != "strided":
+    if len(shape) < 2 or st == contiguous_strides(shape) or like._layout.name != "strided":
         return empty(shape, dtype, dev)
-    order = sorted(range(n), key=lambda i: -st[i])
-    pshape = tuple(shape[i] for i in order)
-    if tuple(st[i] for i in order) != contiguous_strides(pshape) and (0 in st or len(set(st)) != n):
-        # Neither dense nor an unambiguous order (broadcast or tied strides): row-major.
+    st = preserve_format_strides(shape, st)
+    if st == contiguous_strides(shape):
         return empty(shape, dtype, dev)
-    base = empty(pshape, dtype, dev)
-    inv = [0] * n
-    for k, i in enumerate(order):
-        inv[i] = k
-    pst = base._stride
-    return make_tensor(base._storage, shape, tuple(pst[inv[i]] for i in range(n)), 0, dtype, dev)
+    flat = empty((math.prod(shape),), dtype, dev)
+    return make_tensor(flat._storage, shape, st, 0, dtype, dev)
 
 
 def _shape_of(op: Op, args: tuple[Any, ...]) -> tuple[int, ...]:
