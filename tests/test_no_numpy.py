@@ -68,3 +68,16 @@ print("OK")
     assert proc.stdout.strip() == "OK"
     # Not an error for the subprocess: the RuntimeWarning about the CPU backend is expected.
     assert "Traceback" not in proc.stderr
+
+
+def test_import_loads_no_plugin_machinery(run_py: Any) -> None:
+    # Plugins load on first use: ``import tensorcore`` pays for neither pluggy nor the entry
+    # point scan (importlib.metadata), nor for a backend's array library.
+    out = run_py(
+        """
+        import sys
+        import tensorcore
+        print(sorted(m for m in ("pluggy", "importlib.metadata", "numpy") if m in sys.modules))
+        """
+    ).stdout
+    assert out.strip() == "[]"

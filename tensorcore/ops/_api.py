@@ -7,6 +7,12 @@ Python signature -- ``help(tc.add)`` shows it -- and binds its arguments at C sp
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import marshal
+import os
+import sys
+import zlib
 from typing import Any
 
 from .. import dispatch
@@ -150,10 +156,39 @@ def build() -> None:
                 )
                 chunks.append(src)
                 variants.append((decl, kind, uid))
-    exec(compile("\n".join(chunks), "<tensorcore operators>", "exec"), ns)
+    exec(_compiled("\n".join(chunks)), ns)
     for decl, kind, uid in variants:
         _install(decl, kind, _finish(ns[uid], decl, kind))
     assert len(table) >= len(OPS)
+
+
+def _compiled(src: str) -> Any:
+    """The code object of the operators' source, from a cache beside this module's bytecode
+    when an earlier import compiled the same source with this Python (compiling it costs
+    tens of milliseconds of every ``import tensorcore``; loading it, one or two)."""
+    tag = sys.implementation.cache_tag
+    key = f"{zlib.crc32(src.encode()):08x}{len(src):x}"
+    path = None
+    if tag is not None:
+        pyc = importlib.util.cache_from_source(__file__)
+        path = os.path.join(os.path.dirname(pyc), f"_api.ops-{key}.{tag}.marshal")
+        try:
+            with open(path, "rb") as fh:
+                return marshal.load(fh)
+        except (OSError, EOFError, ValueError, TypeError):
+            pass  # no cache yet (or a damaged one): compile
+    code = compile(src, "<tensorcore operators>", "exec")
+    if path is not None and not sys.dont_write_bytecode:
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(tmp, "wb") as fh:
+                marshal.dump(code, fh)
+            os.replace(tmp, path)  # atomic: a concurrent import reads all or nothing
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+    return code
 
 
 def _prepare(decl: OpDecl) -> dispatch.Op:

@@ -12,6 +12,7 @@ already tests their class to find the kernel.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import operator
 import re
@@ -25,9 +26,11 @@ from ..layouts import memory_format
 from ._signature import MISSING, Param, parse_signature
 
 __all__ = [
+    "INT64_MAX",
     "STANDARD",
     "TRANSLATED",
     "TYPE_NAMES",
+    "check_shape",
     "check_source",
     "checked",
     "name_error",
@@ -321,6 +324,22 @@ def check_source(fname: str, pyname: str, p: Param, tensors: bool = False) -> st
         # An int stands for a one-element list (``sum(x, 1)``): no call for the common case.
         line = f"if {pyname}.__class__ is int: {pyname} = ({pyname},)\nel{line}"
     return line
+
+
+#: The largest int64: sizes, strides and element counts must not exceed it.
+INT64_MAX = (1 << 63) - 1
+
+
+def check_shape(fn: str, shape: tuple[int, ...]) -> None:
+    """Raise PyTorch's ``RuntimeError`` for sizes whose product does not fit in int64 (a view
+    of them would address memory no storage has, and ``numel()`` would be wrong everywhere).
+    Negative sizes are the caller's to refuse, with its own wording."""
+    n = math.prod(shape)
+    if n > INT64_MAX or (n == 0 and shape and max(shape) > INT64_MAX):
+        raise RuntimeError(
+            f"{fn}(): the shape {list(shape)} has more elements than int64 can count "
+            "(integer multiplication overflow)"
+        )
 
 
 # ------------------------------------------------------------------ errors that name the callee

@@ -18,7 +18,7 @@ from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import ALL_DTYPES, DirectKernel
 from ..plugins import manager
-from ._validate import v_ints
+from ._validate import check_shape, v_ints
 
 if TYPE_CHECKING:
     from ..devices import device
@@ -707,4 +707,3 @@ FRONTENDS = {
 }
 
 from ._structured import STRUCTURED  # noqa: E402
-from .views import check_shape  # noqa: E402

@@ -14,22 +14,10 @@ from typing import Any
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
 from ..layouts import contiguous_format
 from ..plugins import hookimpl
+from ._validate import INT64_MAX as _INT64_MAX
+from ._validate import check_shape
 
-__all__ = ["check_shape", "infer_size", "make_view", "view_strides"]
-
-_INT64_MAX = (1 << 63) - 1
-
-
-def check_shape(fn: str, shape: tuple[int, ...]) -> None:
-    """Raise PyTorch's ``RuntimeError`` for sizes whose product does not fit in int64 (a view
-    of them would address memory no storage has, and ``numel()`` would be wrong everywhere).
-    Negative sizes are the caller's to refuse, with its own wording."""
-    n = math.prod(shape)
-    if n > _INT64_MAX or (n == 0 and shape and max(shape) > _INT64_MAX):
-        raise RuntimeError(
-            f"{fn}(): the shape {list(shape)} has more elements than int64 can count "
-            "(integer multiplication overflow)"
-        )
+__all__ = ["infer_size", "make_view", "view_strides"]
 
 
 def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:

@@ -14,7 +14,7 @@ import numpy as np
 import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore.ops._api import FUNCTIONS
-from tensorcore.ops.views import check_shape
+from tensorcore.ops._validate import check_shape
 from tensorcore.plugins import checked
 
 from ._coo import (
