@@ -220,6 +220,8 @@ def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha") -> None:
     """PyTorch's rule for a scaling ``alpha`` (``beta``): no float with integral tensors,
     no complex number with real ones."""
     cat = compute._category
+    if isinstance(alpha, bool) and cat != 0:
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
     if isinstance(alpha, complex) and cat < 3:
         raise RuntimeError(
             f"For non-complex input tensors, argument {name} must not be a complex number."

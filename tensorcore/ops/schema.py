@@ -581,7 +581,7 @@ _op(
     method=False,
 )
 _op(
-    "sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> "
+    "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> "
     "(Tensor values, Tensor indices)",
     _R,
     "Sorts along ``dim``; returns values and indices.",
@@ -591,7 +591,7 @@ _op(
     dtypes="bif",
 )
 _op(
-    "argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
+    "argsort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> Tensor",
     _R + " nondifferentiable",
     "Indices that sort ``self`` along ``dim``.",
     meta="structured",

@@ -8,6 +8,7 @@ so a given seed gives the same numbers (rounded) in every floating dtype.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -147,6 +148,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> Any:
         floats_only("check_uniform_bounds", self)
+        if not (math.isfinite(from_) and math.isfinite(to)):
+            raise RuntimeError(
+                f"uniform_ expects finite bounds, but found from={from_} and to={to}"
+            )
         if from_ > to:
             raise RuntimeError(
                 f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
@@ -162,7 +167,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def normal_(self: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
         floats_only("normal_kernel_cpu", self)
-        if std < 0:
+        if not std >= 0:  # (NaN too)
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         rng, o = stream(generator, self._device), A(self)
         # Complex: each part gets std / sqrt(2), so the complex variance is std**2.
