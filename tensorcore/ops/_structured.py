@@ -233,8 +233,8 @@ def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: A
             f"addmm(): self of shape {list(self._shape)} cannot be broadcast to the product's "
             f"shape {list(shape)}"
         )
-    check_alpha(dtype, beta, "beta")
-    check_alpha(dtype, alpha)
+    check_alpha(dtype, beta, "beta", bool_ok=True)
+    check_alpha(dtype, alpha, bool_ok=True)
     return (self, mat1, mat2, beta, alpha), (shape, dtype)
 
 

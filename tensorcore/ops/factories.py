@@ -88,7 +88,7 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
 
 
 @checked(
-    "tensor(Any data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)"
+    "tensor(Any data, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False)"
     " -> Tensor"
 )
 def tensor(

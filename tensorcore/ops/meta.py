@@ -216,11 +216,11 @@ def check_subject_dtype(op: Op, args: tuple[Any, ...]) -> None:
         raise unsupported_dtype(op, d)
 
 
-def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha") -> None:
+def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha", bool_ok: bool = False) -> None:
     """PyTorch's rule for a scaling ``alpha`` (``beta``): no float with integral tensors,
-    no complex number with real ones."""
+    no complex number with real ones, and (for ``add``/``sub``) no bool with non-bool ones."""
     cat = compute._category
-    if isinstance(alpha, bool) and cat != 0:
+    if isinstance(alpha, bool) and cat != 0 and not bool_ok:
         raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
     if isinstance(alpha, complex) and cat < 3:
         raise RuntimeError(

@@ -921,14 +921,14 @@ _op(
 _F = "factory nondifferentiable"
 _FK = {"meta": "factory", "method": False}
 _op(
-    "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+    "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
     _F,
     "An uninitialised tensor.",
     **_FK,
 )
 _op(
     "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor",
+    "bool? requires_grad=False) -> Tensor",
     _F,
     "A tensor filled with ``fill_value``.",
     values="fill_value",
@@ -936,7 +936,7 @@ _op(
 )
 _op(
     "arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None, "
-    "Device? device=None, bool requires_grad=False) -> Tensor",
+    "Device? device=None, bool? requires_grad=False) -> Tensor",
     _F,
     "Values from ``start`` to ``end`` (exclusive) in steps of ``step``.",
     dtypes="if",
@@ -944,7 +944,7 @@ _op(
 )
 _op(
     "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor",
+    "bool? requires_grad=False) -> Tensor",
     _F,
     "``steps`` evenly spaced values from start to end.",
     dtypes="ifc",
@@ -952,7 +952,7 @@ _op(
 )
 _op(
     "eye(int n, int? m=None, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor",
+    "bool? requires_grad=False) -> Tensor",
     _F,
     "A 2-D tensor with ones on the diagonal.",
     **_FK,
@@ -981,7 +981,7 @@ _op(
 )
 _op(
     "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False) -> Tensor",
+    "bool? requires_grad=False) -> Tensor",
     "random nondifferentiable factory",
     "A random permutation of ``0 .. n-1``.",
     dtypes="if",
@@ -1063,30 +1063,30 @@ for _sig, _tags, _doc in [
     ),
     ("type_as(Tensor self, Tensor other) -> Tensor", "conversion", "``self.to(other.dtype)``."),
     (
-        "zeros(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+        "zeros(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory nondifferentiable",
         "A tensor of zeros.",
     ),
     (
-        "ones(int... size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+        "ones(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory nondifferentiable",
         "A tensor of ones.",
     ),
     (
         "rand(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
-        "bool requires_grad=False) -> Tensor",
+        "bool? requires_grad=False) -> Tensor",
         "factory random nondifferentiable",
         "Uniform random numbers in ``[0, 1)``.",
     ),
     (
         "randn(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
-        "bool requires_grad=False) -> Tensor",
+        "bool? requires_grad=False) -> Tensor",
         "factory random nondifferentiable",
         "Standard normal random numbers.",
     ),
     (
         "randint(int low, Any high_or_size, Any size=None, *, Generator? generator=None, "
-        "ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor",
+        "ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory random nondifferentiable",
         "Random integers in ``[low, high)``; ``randint(high, size)`` starts at 0.",
     ),
@@ -1105,14 +1105,14 @@ _LIKE = (
 for _n in ("empty", "zeros", "ones", "rand", "randn"):
     _op(
         f"{_n}_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
-        "bool requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
+        "bool? requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
         "factory nondifferentiable composite",
         f"Like :func:`{_n}` {_LIKE}",
         method=False,
     )
 _op(
     "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
-    "bool requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
+    "bool? requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
     "factory nondifferentiable composite",
     f"Like :func:`full` {_LIKE}",
     method=False,

@@ -680,7 +680,7 @@ def _public_targets() -> list[Target]:
     return [
         Target("tc.tensor", "tensor", tc.tensor, lambda d: (([1.0, 2.0],), {"device": d}),
                {"data": "Any", "dtype": "ScalarType?", "device": "Device?",
-                "requires_grad": "bool"}),
+                "requires_grad": "bool?"}),
         Target("tc.as_tensor", "as_tensor", tc.as_tensor, lambda d: (([1.0, 2.0],), {"device": d}),
                {"dtype": "ScalarType?", "device": "Device?"}),
         Target("tc.broadcast_shapes", "broadcast_shapes", tc.broadcast_shapes,
