@@ -7,7 +7,7 @@ from typing import Any
 
 from . import dtypes as dt
 from ._tensor import Tensor
-from .ops._call import _as_scalar
+from .ops._validate import as_scalar
 
 __all__ = ["bind"]
 
@@ -214,7 +214,7 @@ def _value(self: Tensor, value: Any) -> Any:
             return tensor(value, dtype=self._dtype, device=self._device)
         except (TypeError, ValueError, RuntimeError) as exc:
             raise TypeError(f"can't assign {value!r} to a tensor by indexing: {exc}") from None
-    v = _as_scalar(value)
+    v = as_scalar(value)
     if v is None:
         raise TypeError(
             f"can't assign a {type(value).__name__} to a {self._dtype.name} tensor by indexing"

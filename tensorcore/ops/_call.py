@@ -6,7 +6,6 @@ tensor arguments, one dict lookup for the kernel, and nothing that inspects or i
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
@@ -14,9 +13,9 @@ from ..autograd import grad_mode
 from ..layouts import strided
 from ._validate import STANDARD as _STANDARD
 from ._validate import TRANSLATED as _TRANSLATED
+from ._validate import as_scalar, type_name
 from ._validate import name_error as _name
 from ._validate import translate_error as _translate
-from ._validate import type_name
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -70,18 +69,6 @@ def _tensor_params(op: Op) -> tuple[tuple[tuple[int, str, bool, bool], ...], tup
     return hit
 
 
-def _as_scalar(a: Any) -> Any:
-    """A Python scalar for a NumPy scalar (or None when ``a`` is no number)."""
-    if isinstance(a, (bool, int, float, complex)):
-        return a
-    if isinstance(a, numbers.Number) or type_name(a) in ("numpy.bool", "numpy.bool_"):
-        item = getattr(a, "item", None)
-        v = item() if item is not None else complex(a)  # type: ignore[arg-type]
-        if isinstance(v, (bool, int, float, complex)):
-            return v
-    return None
-
-
 def _bad_tensor(fn: str, name: str, a: Any, scalar_ok: bool) -> TypeError:
     want = "Tensor or Number" if scalar_ok else "Tensor"  # (only with another tensor)
     return TypeError(f"{fn}(): argument '{name}' must be {want}, not {type_name(a)}")
@@ -108,7 +95,7 @@ def _scan(
             if not optional:
                 raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
         elif a.__class__ not in _SCALARS:
-            v = _as_scalar(a) if scalar_ok else None
+            v = as_scalar(a) if scalar_ok else None
             if v is None:
                 raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
             if args_l is None:

@@ -30,6 +30,7 @@ __all__ = [
     "STANDARD",
     "TRANSLATED",
     "TYPE_NAMES",
+    "as_scalar",
     "check_shape",
     "check_source",
     "checked",
@@ -68,6 +69,7 @@ TYPE_NAMES = {
 # Python's own types that PyTorch accepts as a dtype (``zeros(2, dtype=float)``).
 _PY_DTYPES = {bool: "bool_", int: "int64", float: "float64", complex: "complex128"}
 _SCALARS = (bool, int, float, complex)
+_SCALAR_SET = frozenset(_SCALARS)
 
 
 def type_name(value: Any) -> str:
@@ -158,20 +160,29 @@ def v_scalar(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
         if value.ndim != 0:
             raise _wrong(fn, arg, "Number", value)
         return value.item()  # type: ignore[attr-defined]
+    v = as_scalar(value)
+    if v is None:
+        raise _wrong(fn, arg, "Number", value)
+    return v
+
+
+def as_scalar(value: Any) -> Any:
+    """``value`` as a plain Python bool, int, float or complex (a NumPy scalar, or a
+    subclass such as NumPy's float64, converted), or None when it is no number."""
+    if value.__class__ in _SCALAR_SET:
+        return value
     if isinstance(value, _SCALARS):
-        # Subclasses (a NumPy float64 is a float) become the plain Python scalar.
         for cls in _SCALARS:
             if isinstance(value, cls):
                 return cls(value)  # type: ignore[arg-type]
-    if isinstance(value, numbers.Number) or _is_numpy_bool(value):
+    cls_ = type(value)
+    if isinstance(value, numbers.Number) or (
+        cls_.__module__ == "numpy" and cls_.__name__ in ("bool", "bool_")
+    ):
         item = value.item() if hasattr(value, "item") else complex(value)  # type: ignore[attr-defined]
         if isinstance(item, _SCALARS):
             return item
-    raise _wrong(fn, arg, "Number", value)
-
-
-def _is_numpy_bool(value: Any) -> bool:
-    return type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    return None
 
 
 def v_str(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
