@@ -37,7 +37,6 @@ def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, 
         raise TypeError(f"to() got unexpected keyword arguments {sorted(unknown)}")
     dev = kwargs.get("device")
     dtype = kwargs.get("dtype")
-    flags: list[Any] = []
     rest = list(args)
     if rest and isinstance(rest[0], Tensor):
         other = rest.pop(0)
