@@ -232,15 +232,19 @@ def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha", bool_ok: boo
         )
 
 
+def _value_positions(op: Op) -> tuple[int, ...]:
+    """Positions of the declared ``values`` parameters (cached per operator)."""
+    pos = op.extra.get("value_pos")
+    if pos is None:
+        pos = op.extra["value_pos"] = tuple(op.decl.param(n) for n in op.decl.values.split())
+    return pos  # type: ignore[no-any-return]
+
+
 def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype, skip: tuple[int, ...] = ()) -> None:
     """Refuse a Python number in one of the declared ``values`` parameters that dtype ``d``
     cannot hold (:func:`tensorcore.dtypes.check_scalar`); positions in ``skip`` are not
     looked at."""
-    ex = op.extra
-    pos = ex.get("value_pos")
-    if pos is None:
-        pos = ex["value_pos"] = tuple(op.decl.param(n) for n in op.decl.values.split())
-    for i in pos:
+    for i in _value_positions(op):
         v = args[i]
         if v is None or v.__class__ is Tensor or i in skip:
             continue
@@ -390,7 +394,7 @@ def pointwise(
         check_alpha(compute, args[apos])
     pos = ex.get("promote_pos", op.tensor_pos)
     if pos is not op.tensor_pos:
-        _check_passive(op, args, pos, compute)
+        args = _passive(op, args, pos, compute)
     if op.decl.values:
         # (numbers in tensor positions are converted below, checked where declared)
         check_values(op, args, compute, skip=op.tensor_pos)
@@ -418,15 +422,22 @@ def pointwise(
     return o
 
 
-def _check_passive(op: Op, args: tuple[Any, ...], pos: tuple[int, ...], compute: dt.dtype) -> None:
-    """Tensors that take no part in promotion: a ``condition`` must be bool, any other
-    (``lerp``'s weight) must already have the compute dtype, as in PyTorch."""
+def _passive(
+    op: Op, args: tuple[Any, ...], pos: tuple[int, ...], compute: dt.dtype
+) -> tuple[Any, ...]:
+    """``args`` with the tensor parameters that take no part in promotion checked: a
+    ``condition`` must be bool, any other tensor (``lerp``'s weight) must already have the
+    compute dtype, as in PyTorch; a Python number there is converted to it."""
     params = op.decl.parsed.params
     for i in op.tensor_pos:
         t = args[i]
-        if i in pos or t.__class__ is not Tensor:
+        if i in pos or t is None:
             continue
         name = params[i].name
+        if t.__class__ is not Tensor:
+            if name != "condition":
+                args = _convert_scalar_at(op, args, i, compute)
+            continue
         if name == "condition":
             if t._dtype is not dt.bool_:
                 raise RuntimeError(
@@ -438,6 +449,7 @@ def _check_passive(op: Op, args: tuple[Any, ...], pos: tuple[int, ...], compute:
                 f"{op.name}(): expected dtype {torch_name(compute)} for `{name}` but got dtype "
                 f"{torch_name(t._dtype)}"
             )
+    return args
 
 
 def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype) -> Any:
@@ -446,10 +458,9 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
     holds exactly. ``i`` -1: the scalar of a binary call's (tensor, scalar) pair."""
     if i < 0:
         i = 1 if args[0].__class__ is Tensor else 0
-    decl = op.decl
-    sd = scalar_dtype(compute, decl.opmath_scalars)
+    sd = scalar_dtype(compute, op.decl.opmath_scalars)
     # (a declared ``values`` parameter's int must fit an integer dtype, as PyTorch checks it)
-    checked = bool(decl.values) and decl.parsed.params[i].name in decl.values.split()
+    checked = bool(op.decl.values) and i in _value_positions(op)
     return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 
 
