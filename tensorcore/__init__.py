@@ -53,7 +53,7 @@ from .dtypes import (
 from .layouts import contiguous_format, layout, memory_format, preserve_format, strided
 from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
-from .ops.meta import broadcast_shapes
+from .ops.frontends import broadcast_shapes
 from .random import Generator, initial_seed, manual_seed, seed
 from .serialization import load, save
 

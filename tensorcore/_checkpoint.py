@@ -26,7 +26,7 @@ from .autograd.grad_mode import no_grad
 from .devices import device
 from .dtypes import by_name
 from .layouts import strided
-from .ops.meta import empty
+from .ops.frontends import empty
 from .plugins import manager
 
 if TYPE_CHECKING:

@@ -112,7 +112,7 @@ def _to(self: Tensor, dev: Any, dtype: Any, non_blocking: bool, copy: bool) -> T
 
 
 def _to_device_impl(self: Tensor, dev: Any, non_blocking: bool = False) -> Tensor:
-    from .ops.meta import empty
+    from .ops.frontends import empty
 
     dev = _device(dev)
     manager.device_backend(dev)  # raises with the install hint when unusable
@@ -391,13 +391,13 @@ def retain_grad(self: Tensor) -> None:
     >>> y.sum().backward(); y.grad
     tensor([10., 10.])
     """
-    from .autograd.graph import RetainGrad, add_tensor_hook, meta
+    from .autograd.graph import RetainGrad, add_tensor_hook, autograd_meta
 
     if not self._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self._grad_fn is None:
         return
-    m = meta(self)
+    m = autograd_meta(self)
     if m.retains_grad:
         return
     m.retains_grad = True
@@ -434,12 +434,12 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
     >>> x.sum().backward(); x.grad
     tensor([10., 10.])
     """
-    from .autograd.graph import add_tensor_hook, meta
+    from .autograd.graph import add_tensor_hook, autograd_meta
 
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self._grad_fn is None:
-        hooks = meta(self).hooks
+        hooks = autograd_meta(self).hooks
         hooks.append(hook)
     else:
         hooks = add_tensor_hook(self, hook)

@@ -77,7 +77,7 @@ class Op:
     """The runtime entry of one declared operator: its kernels and its resolved-key cache."""
 
     __slots__ = (
-        "ag",
+        "autograd",
         "composite",
         "decl",
         "differentiable",
@@ -87,8 +87,8 @@ class Op:
         "fast_dtypes",
         "frontend",
         "list_pos",
+        "n_tensor_args",
         "name",
-        "npos",
         "registered",
         "scalars",
         "table",
@@ -112,16 +112,16 @@ class Op:
         self.scalars = frozenset({int, float, bool, complex}) if decl.scalar_params else frozenset()
         self.extra: dict[str, Any] = {}
         # Autograd's per-dispatch-key cache (rule, save plan), filled by autograd.step.
-        self.ag: dict[tuple[str, str], Any] = {}
+        self.autograd: dict[tuple[str, str], Any] = {}
         # 1 or 2: number of tensor parameters when there is no tensor list (fast call path).
-        self.npos = 0 if self.list_pos else len(self.tensor_pos)
+        self.n_tensor_args = 0 if self.list_pos else len(self.tensor_pos)
         # Which pointwise calls may skip promotion and broadcasting (``meta.pointwise``):
         # 2 for binary ops whose result dtype is the inputs' when they agree, 1 for unary
         # ops whose result dtype is the input's, 3 for unary ops whose result dtype is the
         # input's when it is floating (promotion "float").
         self.fast = 0
-        if decl.meta == "pointwise" and not self.list_pos:
-            if decl.promote == "same" and self.npos == 2:
+        if decl.frontend == "pointwise" and not self.list_pos:
+            if decl.promote == "same" and self.n_tensor_args == 2:
                 self.fast = 2
             elif decl.promote in ("same", "float") and self.tensor_pos == (0,):
                 self.fast = 1 if decl.promote == "same" else 3
@@ -165,7 +165,7 @@ class Op:
             raise NotImplementedError(_missing_message(self, key, dtypes))
         fn = rec.fn
         direct = isinstance(fn, DirectKernel)
-        if isinstance(fn, DirectKernel) and self.decl.meta == "direct":
+        if isinstance(fn, DirectKernel) and self.decl.frontend == "unstructured":
             fn = fn.fn  # the operator's own convention already has no frontend
             direct = False
         if rec.dtypes is not None:

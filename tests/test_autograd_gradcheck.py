@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import tensorcore as tc
-from tensorcore.autograd.graph import SavedTensor, TensorMeta
+from tensorcore.autograd.graph import SavedTensor, TensorSpec
 from tensorcore.autograd.step import _make_node, derivative_overrides, rule_for
 from tensorcore.dispatch import get_op, ops
 from tensorcore.ops.derivatives import DERIVATIVES
@@ -378,8 +378,8 @@ def _same_saved(a: Any, b: Any) -> bool:
             b.producer,
             b.output_nr,
         )
-    if isinstance(a, TensorMeta):
-        return all(getattr(a, s) == getattr(b, s) for s in TensorMeta.__slots__)
+    if isinstance(a, TensorSpec):
+        return all(getattr(a, s) == getattr(b, s) for s in TensorSpec.__slots__)
     if isinstance(a, list):
         return len(a) == len(b) and all(_same_saved(x, y) for x, y in zip(a, b, strict=True))
     return a is b or bool(a == b)
@@ -390,7 +390,7 @@ def test_compiled_recorder_builds_the_generic_node(name: str, i: int) -> None:
     """The node an operator's compiled recorder builds equals the generic recorder's."""
     fn, leaves, _ = _setup("cpu", name, i)
     fn(*leaves)  # fills the operator's autograd entries
-    entries = [e for e in get_op(name).ag.values() if e.record is not None]
+    entries = [e for e in get_op(name).autograd.values() if e.record is not None]
     compared: list[str] = []
 
     def checked(ent: Any, compiled: Any) -> Any:

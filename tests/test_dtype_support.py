@@ -40,7 +40,7 @@ def test_declared_dtypes_are_pytorchs() -> None:
 def _subject(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dt.dtype | None:
     """The dtype the frontends check, as ``OpDecl.dtypes`` documents it."""
     decl = OPS[name]
-    if decl.meta == "pointwise":
+    if decl.frontend == "pointwise":
         params = decl.parsed.params
         keep = set(decl.promote_args.split()) or {
             params[i].name for i in decl.parsed.tensor_positions

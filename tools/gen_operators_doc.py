@@ -46,7 +46,7 @@ _FRONTENDS = (
     ),
     ("structured", "the core's meta function checks the arguments and allocates `out`"),
     ("factory", "the core resolves size, dtype and device and allocates `out`"),
-    ("direct", "the kernel does everything and returns the result"),
+    ("unstructured", "the kernel does everything and returns the result"),
 )
 
 _HEADER = """\
@@ -69,7 +69,7 @@ sections below; its full tag set is shown with it. For each operator:
 - **Kernel**: how the core calls a backend's kernel for it, and the operator's frontend (see
   [writing a backend](writing-a-backend.md#kernel-calling-conventions)). Arguments come in
   signature order, after the core has normalised them. The in-place variant of a
-  non-direct operator passes `out=self`.
+  structured operator passes `out=self`.
 - **Derivative**: the operator's rule in the derivative table (`tensorcore/ops/derivatives.py`)
   and what it saves for the backward pass; `nondifferentiable` operators have none, and
   composites are differentiated through the operators they are written with.
@@ -125,13 +125,13 @@ def _python_api(decl: OpDecl) -> str:
 
 def _kernel(decl: OpDecl) -> str:
     args = ", ".join(p.name for p in decl.parsed.params)
-    if decl.meta != "direct":
+    if decl.frontend != "unstructured":
         call = f"`kernel(out, {args})`" if args else "`kernel(out)`"
     elif "inplace" in decl.tags:
         call = f"`kernel({args})`, writing into `self`"
     else:
         call = f"`kernel({args})` returns the result"
-    kind = "composite, direct" if "composite" in decl.tags else decl.meta
+    kind = "composite, unstructured" if "composite" in decl.tags else decl.frontend
     return f"{call} ({kind})"
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
-from .graph import Node, SavedTensor, TensorMeta, grad_accumulator
+from .graph import Node, SavedTensor, TensorSpec, grad_accumulator
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -50,7 +50,7 @@ def save_other(v: Any, meta_only: bool, name: str) -> Any:
         return [
             x
             if not isinstance(x, Tensor)
-            else TensorMeta(x)
+            else TensorSpec(x)
             if meta_only
             else SavedTensor(x, False, name)
             for x in v
@@ -91,7 +91,7 @@ def compile_recorder(
             )
         else:
             v = f"sargs[{pos}]"
-            saved = "TensorMeta(v)" if meta_only else "SavedTensor(v, False, _NAME)"
+            saved = "TensorSpec(v)" if meta_only else "SavedTensor(v, False, _NAME)"
             other = f"_save_other(v, {meta_only}, _NAME)"
             expr = f"({saved} if (v := {v}).__class__ is Tensor else {other})"
         if cond >= 0:
@@ -117,7 +117,7 @@ def compile_recorder(
         "Tensor": Tensor,
         "Node": Node,
         "SavedTensor": SavedTensor,
-        "TensorMeta": TensorMeta,
+        "TensorSpec": TensorSpec,
         "_new": object.__new__,
         "_acc": grad_accumulator,
         "_NO_EDGE": _NO_EDGE,

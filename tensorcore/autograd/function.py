@@ -7,7 +7,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from . import grad_mode
-from .graph import FREED_GRAPH, Node, SavedTensor, edge, meta
+from .graph import FREED_GRAPH, Node, SavedTensor, autograd_meta, edge
 
 __all__ = ["Function", "FunctionCtx"]
 
@@ -143,7 +143,7 @@ class Function:
             o._requires_grad = True
             o._grad_fn = node
             if i:
-                meta(o).output_nr = i
+                autograd_meta(o).output_nr = i
         # The ctx lives as long as the node: it must not hold the outputs (output -> node ->
         # ctx -> output), so what forward declared is dropped once used.
         ctx._to_save = ctx._dirty = ctx._non_diff = ()

@@ -34,7 +34,7 @@ __all__ = [
     "Node",
     "RetainGrad",
     "SavedTensor",
-    "TensorMeta",
+    "TensorSpec",
     "add_tensor_hook",
     "camel",
     "move_retain_grad",
@@ -58,7 +58,7 @@ class AutogradMeta:
         self.accumulator: AccumulateGrad | None = None
 
 
-def meta(t: Tensor) -> AutogradMeta:
+def autograd_meta(t: Tensor) -> AutogradMeta:
     """The tensor's autograd metadata, created on first need."""
     m = t._ag
     if m is None:
@@ -139,14 +139,14 @@ class SavedTensor:
             t._requires_grad = True
             t._grad_fn = node
             if self.output_nr:
-                meta(t).output_nr = self.output_nr
+                autograd_meta(t).output_nr = self.output_nr
         return t
 
 
-class TensorMeta:
+class TensorSpec:
     """What a shape-only derivative rule keeps of an input: geometry, dtype and device.
 
-    Saved instead of the tensor (``"self:meta"`` in a rule's saves), so the input's values
+    Saved instead of the tensor (``"self:spec"`` in a rule's saves), so the input's values
     are neither kept alive nor version-checked.
     """
 
@@ -165,7 +165,7 @@ class TensorMeta:
         return len(self._shape)
 
     def __repr__(self) -> str:
-        return f"TensorMeta(shape={list(self._shape)}, dtype={self._dtype}, device={self._device})"
+        return f"TensorSpec(shape={list(self._shape)}, dtype={self._dtype}, device={self._device})"
 
 
 class Node:

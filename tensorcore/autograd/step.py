@@ -18,11 +18,11 @@ from .graph import (
     FREED_GRAPH,
     Node,
     SavedTensor,
-    TensorMeta,
+    TensorSpec,
+    autograd_meta,
     camel,
     edge,
     grad_accumulator,
-    meta,
     move_retain_grad,
 )
 
@@ -46,8 +46,8 @@ overridden_ops: set[str] = set()
 _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
 _F: Any = None  # the derived tc.<op> functions by name, bound by install()
-_normalize_dims: Any = None  # ops.meta.normalize_dims, bound by install()
-_STRUCTURED: Any = None  # ops._structured.STRUCTURED, bound by install()
+_normalize_dims: Any = None  # ops.frontends.normalize_dims, bound by install()
+_META_FUNCTIONS: Any = None  # ops.meta_functions.META_FUNCTIONS, bound by install()
 _COMPOSITES: Any = None
 
 
@@ -148,7 +148,7 @@ def _inputs(op: Op, args: tuple[Any, ...]) -> list[Any]:
 
 def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Arguments as the kernels see them (dims wrapped, defaults filled) for the rules."""
-    kind = op.decl.meta
+    kind = op.decl.frontend
     if kind == "reduction":
         dpos = op.decl.param("dim")
         raw = args[dpos]
@@ -158,7 +158,7 @@ def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
             args = args[:2] + (1,) + args[3:]
         return args
     if kind == "structured":
-        norm, _ = _STRUCTURED[op.name](*args)
+        norm, _ = _META_FUNCTIONS[op.name](*args)
         if op.name == "cat":
             return (args[0],) + tuple(norm[1:])
         return tuple(norm)
@@ -166,7 +166,7 @@ def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 class _Entry:
-    """Autograd's view of one operator on one dispatch key, cached in ``Op.ag``: how to run
+    """Autograd's view of one operator on one dispatch key, cached in ``Op.autograd``: how to run
     it (record a node, differentiate through a composite, or not differentiate), its rule,
     the node name and what the rule saves."""
 
@@ -187,7 +187,7 @@ class _Entry:
         self.name = camel(op.name) + "Backward0"
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()
-        self.normalize = op.decl.meta not in ("pointwise", "direct")
+        self.normalize = op.decl.frontend not in ("pointwise", "unstructured")
         # The tensor inputs as one slice of the arguments where they are consecutive (all
         # but a few operators): a C-level copy instead of a comprehension per call.
         pos = op.tensor_pos
@@ -220,12 +220,12 @@ def forget_rules() -> None:
     from ..dispatch import ops
 
     for op in ops().values():
-        op.ag.clear()
+        op.autograd.clear()
 
 
 def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool, bool, int], ...]:
     """(name, position, is_result, meta_only, cond) for each value ``rule`` saves.
-    ``"self:meta"`` saves only the geometry, dtype and device of ``self``; ``"self:if=other"``
+    ``"self:spec"`` saves only the geometry, dtype and device of ``self``; ``"self:if=other"``
     saves ``self`` only when the tensor input ``other`` wants a gradient (``cond`` is that
     input's index among the tensor inputs, -1 for an unconditional save), else None."""
     params = op.decl.parsed.params
@@ -248,7 +248,7 @@ def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool, bool, int], ...
             pos = next((k for k, p in enumerate(params) if p.name == key), None)
             if pos is None:
                 raise RuntimeError(f"derivative of {op.name} saves unknown argument '{key}'")
-            items.append((key, pos, False, kind == "meta", cond))
+            items.append((key, pos, False, kind == "spec", cond))
     return tuple(items)
 
 
@@ -270,7 +270,7 @@ def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ..
         if v.__class__ is Tensor:
             # Shape-only rules (views, sum, ...) must not keep the values alive or fail the
             # version check when the input is later modified in place (PyTorch saves sizes).
-            saved[key] = TensorMeta(v) if meta_only else SavedTensor(v, False, name)
+            saved[key] = TensorSpec(v) if meta_only else SavedTensor(v, False, name)
         else:
             saved[key] = save_other(v, meta_only, name)
         if debug and not meta_only:
@@ -319,9 +319,9 @@ def autograd_step(
     key: tuple[str, str],
 ) -> Any:
     """Run ``op`` and record it in the graph (the dispatch step in front of the kernel)."""
-    ent = op.ag.get(key)
+    ent = op.autograd.get(key)
     if ent is None:  # the first recorded call of op on this key
-        ent = op.ag[key] = _Entry(op, key)
+        ent = op.autograd[key] = _Entry(op, key)
     kind = ent.kind
     if kind == _RECORD and not inplace:  # the common case first
         prev = _gm.enabled
@@ -343,7 +343,7 @@ def autograd_step(
                 o._requires_grad = True
                 o._grad_fn = node
                 if i:
-                    meta(o).output_nr = i
+                    autograd_meta(o).output_nr = i
         return res
     if kind == _COMPOSITE:
         global _COMPOSITES
@@ -577,12 +577,12 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
-    global _F, sum_to, _normalize_dims, _STRUCTURED
+    global _F, sum_to, _normalize_dims, _META_FUNCTIONS
     from ..ops._api import FUNCTIONS
     from ..ops._call import set_autograd_step
-    from ..ops._structured import STRUCTURED as _STRUCTURED
     from ..ops.derivatives import sum_to
-    from ..ops.meta import normalize_dims as _normalize_dims
+    from ..ops.frontends import normalize_dims as _normalize_dims
+    from ..ops.meta_functions import META_FUNCTIONS as _META_FUNCTIONS
 
     _F = FUNCTIONS.__getitem__
 

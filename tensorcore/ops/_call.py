@@ -159,14 +159,14 @@ def _scan(
 def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
     """Run operator ``op`` on ``args`` (in signature order), writing to ``out`` if given."""
     try:
-        npos = op.npos
-        if npos == 1:
+        n_tensor_args = op.n_tensor_args
+        if n_tensor_args == 1:
             a = args[op.tensor_pos[0]]
             if a.__class__ is Tensor:
                 dev, lay, rg = a._device, a._layout, a._requires_grad
             else:
                 dev, lay, rg, args = _scan(op, args)
-        elif npos == 2:
+        elif n_tensor_args == 2:
             # Fast path for the common binary case: two tensor parameters, no tensor lists,
             # or a tensor and a Python scalar where the operator takes one.
             i, j = op.tensor_pos
@@ -222,8 +222,8 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
                     f"{_inplace_name(op)}(): expected a Tensor as self, got {type_name(self)}"
                 )
             dev, lay, rg, args = _scan(op, args, True)
-        elif op.npos == 1 or (
-            op.npos == 2
+        elif op.n_tensor_args == 1 or (
+            op.n_tensor_args == 2
             and op.tensor_pos[0] == 0
             and (
                 (b := args[op.tensor_pos[1]]).__class__ in op.scalars

@@ -336,7 +336,7 @@ def normal(
         ref = mean if isinstance(mean, Tensor) else std
         shape = ref._shape if size is None else tuple(size)
         if isinstance(mean, Tensor) and isinstance(std, Tensor):
-            from .meta import broadcast_shapes
+            from .frontends import broadcast_shapes
 
             shape = broadcast_shapes(mean._shape, std._shape)
         noise = _fn("empty")(

@@ -1,7 +1,7 @@
 """THE derivative table: one rule per differentiable operator.
 
 A rule names what it saves (parameter names from the operator's signature, or ``result``;
-``name:meta`` saves only the tensor's shape, strides, offset, dtype and device, for rules
+``name:spec`` saves only the tensor's shape, strides, offset, dtype and device, for rules
 that never read its values -- views, ``sum``, ``cat``... -- so that modifying the input in
 place later does not invalidate the graph; ``name:if=other`` saves it only when the tensor
 input ``other`` wants a gradient, as PyTorch saves ``self`` of ``mul`` only for ``other``'s
@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor
-from ..autograd.graph import TensorMeta
+from ..autograd.graph import TensorSpec
 from ._api import FUNCTIONS
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
@@ -88,13 +88,13 @@ def _conj(t: Any) -> Any:
 
 
 def _zeros_of(t: Any) -> Tensor:
-    """Zeros shaped like ``t`` (a tensor or the ``TensorMeta`` a ``":meta"`` save keeps)."""
+    """Zeros shaped like ``t`` (a tensor or the ``TensorSpec`` a ``":spec"`` save keeps)."""
     return _F("zeros")(t._shape, dtype=t._dtype, device=t._device)  # type: ignore[no-any-return]
 
 
 def _T(x: Any) -> bool:
-    """Whether an argument was a tensor (saved whole or as ``TensorMeta``), not a scalar."""
-    return isinstance(x, (Tensor, TensorMeta))
+    """Whether an argument was a tensor (saved whole or as ``TensorSpec``), not a scalar."""
+    return isinstance(x, (Tensor, TensorSpec))
 
 
 def _scalar_tensor(v: Any, like: Tensor) -> Tensor:
@@ -282,7 +282,7 @@ _d(
 
 
 # ------------------------------------------------------------------ reductions and scans
-_d("sum", "self:meta dim keepdim", lambda c, g: (_unreduce(g, c.self._shape, c.dim, c.keepdim),))
+_d("sum", "self:spec dim keepdim", lambda c, g: (_unreduce(g, c.self._shape, c.dim, c.keepdim),))
 
 
 def _mean(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -294,7 +294,7 @@ def _mean(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (_unreduce(g, shape, c.dim, c.keepdim) / max(n, 1),)
 
 
-_d("mean", "self:meta dim keepdim", _mean)
+_d("mean", "self:spec dim keepdim", _mean)
 
 
 def _prod(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -348,8 +348,8 @@ def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:
     return (z.scatter(c.dim[0], idx, g) if x.ndim else g.reshape(()),)
 
 
-_d("max_dim", "self:meta dim keepdim result1", _max_dim)
-_d("min_dim", "self:meta dim keepdim result1", _max_dim)
+_d("max_dim", "self:spec dim keepdim result1", _max_dim)
+_d("min_dim", "self:spec dim keepdim result1", _max_dim)
 
 
 def _var(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -466,7 +466,7 @@ _d("_softmax_backward_data", "grad_output output dim", _softmax_backward_backwar
 _d("_log_softmax_backward_data", "grad_output output dim", _log_softmax_backward_backward)
 _d(
     "nll_loss",
-    "self:meta target reduction",
+    "self:spec target reduction",
     lambda c, g: (
         _F("nll_loss_backward")(g, c.target, c.self._shape[1], c.reduction),
         None,
@@ -480,12 +480,12 @@ _d(
 )
 _d(
     "sort",
-    "self:meta dim result1",
+    "self:spec dim result1",
     lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),),
 )
 _d(
     "topk",
-    "self:meta dim result1",
+    "self:spec dim result1",
     lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),),
 )
 
@@ -628,7 +628,7 @@ def _cat(c: Any, g: Tensor) -> tuple[Any, ...]:
     return tuple(out)
 
 
-_d("cat", "tensors:meta dim", _cat)
+_d("cat", "tensors:spec dim", _cat)
 _d("flip", "dims", lambda c, g: (g.flip(c.dims),))
 _d("roll", "shifts dims", lambda c, g: (g.roll(tuple(-s for s in c.shifts), c.dims),))
 
@@ -645,17 +645,17 @@ def _repeat(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (gg.reshape(shape),)
 
 
-_d("repeat", "self:meta repeats", _repeat)
+_d("repeat", "self:spec repeats", _repeat)
 _d("tril", "diagonal", lambda c, g: (g.tril(c.diagonal),))
 _d("triu", "diagonal", lambda c, g: (g.triu(c.diagonal),))
 _d(
     "gather",
-    "self:meta dim index",
+    "self:spec dim index",
     lambda c, g: (_zeros_of(c.self).scatter_add(c.dim, c.index, g), None),
 )
 _d(
     "scatter",
-    "dim index src:meta",
+    "dim index src:spec",
     lambda c, g: (
         g.scatter(c.dim, c.index, _F("zeros_like")(g.gather(c.dim, c.index))),
         None,
@@ -677,10 +677,10 @@ def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return z.scatter_add(dim, full_idx, src)  # type: ignore[no-any-return]
 
 
-_d("index_select", "self:meta dim index", _index_select)
+_d("index_select", "self:spec dim index", _index_select)
 _d(
     "masked_fill",
-    "mask value:meta",
+    "mask value:spec",
     lambda c, g: (
         _F("where")(c.mask, 0.0, g),
         None,
@@ -696,7 +696,7 @@ def _index(c: Any, g: Tensor) -> tuple[Any, ...]:
     )
 
 
-_d("index", "self:meta indices", _index)
+_d("index", "self:spec indices", _index)
 
 
 def _index_put(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -714,18 +714,18 @@ def _full(i: Any) -> Any:
     return slice(None) if i is None else i
 
 
-_d("index_put", "indices values:meta accumulate", _index_put)
+_d("index_put", "indices values:spec accumulate", _index_put)
 
 
 # ------------------------------------------------------------------ views
-_d("view", "self:meta", lambda c, g: (g.reshape(c.self._shape),))
+_d("view", "self:spec", lambda c, g: (g.reshape(c.self._shape),))
 _d("alias", "", lambda c, g: (g,))
 _d("conj", "", lambda c, g: (_conj(g),))
 # real(z) = (z + conj z) / 2 and imag(z) = (z - conj z) / 2i: the gradients are G and i * G
 # (real G; the engine casts the first to the input's complex dtype).
 _d("real", "", lambda c, g: (g,))
 _d("imag", "", lambda c, g: (g * 1j,))
-_d("expand", "self:meta", lambda c, g: (sum_to(g, c.self._shape),))
+_d("expand", "self:spec", lambda c, g: (sum_to(g, c.self._shape),))
 _d("transpose", "dim0 dim1", lambda c, g: (g.transpose(c.dim0, c.dim1),))
 
 
@@ -738,8 +738,8 @@ def _inverse_perm(dims: tuple[int, ...]) -> tuple[int, ...]:
 
 
 _d("permute", "dims", lambda c, g: (g.permute(_inverse_perm(c.dims)),))
-_d("squeeze", "self:meta", lambda c, g: (g.reshape(c.self._shape),))
-_d("unsqueeze", "self:meta", lambda c, g: (g.reshape(c.self._shape),))
+_d("squeeze", "self:spec", lambda c, g: (g.reshape(c.self._shape),))
+_d("unsqueeze", "self:spec", lambda c, g: (g.reshape(c.self._shape),))
 
 
 def _narrow_like(c: Any, g: Tensor, region: Callable[[Tensor], Tensor]) -> tuple[Any, ...]:
@@ -757,22 +757,22 @@ def _embed(z: Tensor, region: Callable[[Tensor], Tensor], g: Tensor) -> Tensor:
 
 _d(
     "narrow",
-    "self:meta dim start length",
+    "self:spec dim start length",
     lambda c, g: _narrow_like(c, g, lambda z: z.narrow(c.dim, c.start, c.length)),
 )
 _d(
     "select",
-    "self:meta dim index",
+    "self:spec dim index",
     lambda c, g: _narrow_like(c, g, lambda z: z.select(c.dim, c.index)),
 )
 _d(
     "diagonal",
-    "self:meta offset dim1 dim2",
+    "self:spec offset dim1 dim2",
     lambda c, g: _narrow_like(c, g, lambda z: z.diagonal(c.offset, c.dim1, c.dim2)),
 )
 _d(
     "unfold",
-    "self:meta dimension size step",
+    "self:spec dimension size step",
     lambda c, g: _narrow_like(c, g, lambda z: z.unfold(c.dimension, c.size, c.step)),
 )
 
@@ -787,7 +787,7 @@ def _slice(c: Any, g: Tensor) -> tuple[Any, ...]:
     return _narrow_like(c, g, region)
 
 
-_d("slice", "self:meta dim start end step", _slice)
+_d("slice", "self:spec dim start end step", _slice)
 
 
 def _as_strided(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -812,14 +812,14 @@ def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:
     return off + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
 
 
-_d("as_strided", "self:meta size stride storage_offset", _as_strided)
+_d("as_strided", "self:spec size stride storage_offset", _as_strided)
 
 
 # ------------------------------------------------------------------ copies and casts
 _d("clone", "", lambda c, g: (g,))
 _d(
     "to_dtype",
-    "self:meta",
+    "self:spec",
     lambda c, g: (
         g.to(c.self._dtype)
         if not (g._dtype.is_complex and not c.self._dtype.is_complex)
@@ -827,5 +827,5 @@ _d(
     ),
 )
 _d("fill_", "", lambda c, g: (g * 0,))
-_d("to_device", "self:meta", lambda c, g: (g.to(c.self._device),))
-_d("copy_", "src:meta", lambda c, g: (g * 0, sum_to(g, c.src._shape)))
+_d("to_device", "self:spec", lambda c, g: (g.to(c.self._device),))
+_d("copy_", "src:spec", lambda c, g: (g * 0, sum_to(g, c.src._shape)))

@@ -16,7 +16,7 @@ from typing import Any
 
 from ._signature import Signature, parse_signature
 
-__all__ = ["DTYPE_CATEGORIES", "META_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
+__all__ = ["DTYPE_CATEGORIES", "FRONTEND_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
 
 #: The closed set of tags.
 TAGS = frozenset(
@@ -35,10 +35,10 @@ TAGS = frozenset(
         "random",
     }
 )
-#: How the core prepares a call before the kernel runs; see ``ops/meta.py``.
+#: How the core prepares a call before the kernel runs; see ``ops/frontends.py``.
 #: ``pointwise``/``reduction``/``structured``: the core allocates the output and the kernel
 #: is called as ``kernel(out, *args)``; ``direct``: ``kernel(*args)`` returns the result.
-META_KINDS = frozenset({"pointwise", "reduction", "structured", "factory", "direct"})
+FRONTEND_KINDS = frozenset({"pointwise", "reduction", "structured", "factory", "unstructured"})
 #: The dtype categories an operator may support (``dtypes=``): bool, integer, floating, complex.
 DTYPE_CATEGORIES = "bifc"
 #: Result-dtype policies of pointwise operators (``promote=``) and reductions.
@@ -61,7 +61,7 @@ class OpDecl:
     signature: str
     tags: frozenset[str]
     doc: str
-    meta: str = "direct"
+    frontend: str = "unstructured"
     promote: str = "same"
     method: bool = True
     function: bool = True
@@ -92,8 +92,8 @@ class OpDecl:
         bad = self.tags - TAGS
         if bad:
             raise ValueError(f"{self.name}: unknown tags {sorted(bad)}")
-        if self.meta not in META_KINDS:
-            raise ValueError(f"{self.name}: unknown meta kind {self.meta!r}")
+        if self.frontend not in FRONTEND_KINDS:
+            raise ValueError(f"{self.name}: unknown frontend {self.frontend!r}")
         if self.promote not in PROMOTIONS:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
         if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):
@@ -149,7 +149,7 @@ def _unary(
         f"{name}(Tensor self) -> Tensor",
         "pointwise " + tags,
         doc,
-        meta="pointwise",
+        frontend="pointwise",
         promote=promote,
         inplace=inplace,
         out=True,
@@ -173,7 +173,7 @@ def _binary(
         f"{name}(Tensor self, Tensor other{extra}) -> Tensor",
         "pointwise " + tags,
         doc,
-        meta="pointwise",
+        frontend="pointwise",
         opmath_scalars=opmath_scalars,
         values=values,
         promote=promote,
@@ -301,7 +301,7 @@ for _n, _sig, _d in [
         f"{_n}({_sig}) -> Tensor",
         "pointwise",
         _d,
-        meta="pointwise",
+        frontend="pointwise",
         out=True,
         method=False,
         dtypes="if" if _n == "threshold_backward" else "fc",
@@ -320,7 +320,7 @@ _op(
     "round(Tensor self, *, int decimals=0) -> Tensor",
     "pointwise",
     "Rounds half to even, to ``decimals`` decimal places.",
-    meta="pointwise",
+    frontend="pointwise",
     inplace=True,
     out=True,
     dtypes="if",
@@ -343,7 +343,7 @@ _op(
     "nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor",
     "pointwise",
     "Replaces NaN and infinities with finite numbers.",
-    meta="pointwise",
+    frontend="pointwise",
     inplace=True,
     out=True,
 )
@@ -351,7 +351,7 @@ _op(
     "clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
     "pointwise",
     "Clamps every element into ``[min, max]``.",
-    meta="pointwise",
+    frontend="pointwise",
     inplace=True,
     out=True,
     dtypes="if",
@@ -361,7 +361,7 @@ _op(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
     "pointwise",
     "Takes ``self`` where ``condition`` is true and ``other`` elsewhere.",
-    meta="pointwise",
+    frontend="pointwise",
     out=True,
     method=False,
     promote_args="self other",
@@ -371,7 +371,7 @@ _op(
     "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
     "pointwise",
     "Linear interpolation ``self + weight * (end - self)``.",
-    meta="pointwise",
+    frontend="pointwise",
     promote_args="self end",
     opmath_scalars=True,
     inplace=True,
@@ -385,7 +385,7 @@ _op(
     "sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _R,
     "Sum over ``dim`` (all dims when None).",
-    meta="reduction",
+    frontend="reduction",
     promote="sum",
     out=True,
 )
@@ -393,7 +393,7 @@ _op(
     "mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _R,
     "Mean over ``dim``.",
-    meta="reduction",
+    frontend="reduction",
     promote="float_only",
     out=True,
 )
@@ -401,7 +401,7 @@ _op(
     "prod(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _R,
     "Product over ``dim``.",
-    meta="reduction",
+    frontend="reduction",
     promote="sum",
     out=True,
 )
@@ -409,7 +409,7 @@ _op(
     "amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
     _R,
     "Maximum over ``dim`` (all dims when empty).",
-    meta="reduction",
+    frontend="reduction",
     out=True,
     dtypes="bif",
 )
@@ -417,7 +417,7 @@ _op(
     "amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
     _R,
     "Minimum over ``dim`` (all dims when empty).",
-    meta="reduction",
+    frontend="reduction",
     out=True,
     dtypes="bif",
 )
@@ -425,7 +425,7 @@ _op(
     "max_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
     _R,
     "Maximum values and their indices along ``dim``.",
-    meta="reduction",
+    frontend="reduction",
     promote="none",
     method=False,
     function=False,
@@ -435,7 +435,7 @@ _op(
     "min_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
     _R,
     "Minimum values and their indices along ``dim``.",
-    meta="reduction",
+    frontend="reduction",
     promote="none",
     method=False,
     function=False,
@@ -445,7 +445,7 @@ _op(
     "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
     _R + " nondifferentiable",
     "Index of the maximum (of the flattened tensor when ``dim`` is None).",
-    meta="reduction",
+    frontend="reduction",
     promote="index",
     out=True,
     dtypes="if",
@@ -454,7 +454,7 @@ _op(
     "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
     _R + " nondifferentiable",
     "Index of the minimum (of the flattened tensor when ``dim`` is None).",
-    meta="reduction",
+    frontend="reduction",
     promote="index",
     out=True,
     dtypes="if",
@@ -463,7 +463,7 @@ _op(
     "var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
     _R,
     "Variance over ``dim`` with Bessel's ``correction`` (default 1).",
-    meta="reduction",
+    frontend="reduction",
     promote="float_only",
     out=True,
 )
@@ -471,7 +471,7 @@ _op(
     "std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
     _R,
     "Standard deviation over ``dim`` with ``correction`` (default 1).",
-    meta="reduction",
+    frontend="reduction",
     promote="float_only",
     out=True,
 )
@@ -480,7 +480,7 @@ _op(
     "ScalarType? dtype=None) -> Tensor",
     _R,
     "Vector ``ord``-norm over ``dim``.",
-    meta="reduction",
+    frontend="reduction",
     promote="float_only",
     method=False,
     out=True,
@@ -489,7 +489,7 @@ _op(
     "logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor",
     _R,
     "``log(sum(exp(self)))`` over ``dim``, computed stably.",
-    meta="reduction",
+    frontend="reduction",
     promote="float",
     out=True,
 )
@@ -497,7 +497,7 @@ _op(
     "all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
     _R + " nondifferentiable",
     "True when every element over ``dim`` is true.",
-    meta="reduction",
+    frontend="reduction",
     promote="bool",
     out=True,
 )
@@ -505,7 +505,7 @@ _op(
     "any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
     _R + " nondifferentiable",
     "True when some element over ``dim`` is true.",
-    meta="reduction",
+    frontend="reduction",
     promote="bool",
     out=True,
 )
@@ -513,7 +513,7 @@ _op(
     "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
     _R,
     "Cumulative sum along ``dim``.",
-    meta="structured",
+    frontend="structured",
     promote="sum",
     inplace=True,
     out=True,
@@ -522,7 +522,7 @@ _op(
     "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
     _R,
     "Cumulative product along ``dim``.",
-    meta="structured",
+    frontend="structured",
     promote="sum",
     inplace=True,
     out=True,
@@ -531,7 +531,7 @@ _op(
     "softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     _R,
     "Softmax along ``dim``.",
-    meta="structured",
+    frontend="structured",
     promote="float",
     dtypes="f",
 )
@@ -539,7 +539,7 @@ _op(
     "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     _R,
     "Log of the softmax along ``dim``, computed stably.",
-    meta="structured",
+    frontend="structured",
     promote="float",
     dtypes="f",
 )
@@ -550,7 +550,7 @@ _op(
     _R,
     "The gradient of ``softmax``: "
     "``output * (grad_output - (grad_output * output).sum(dim, keepdim=True))``.",
-    meta="structured",
+    frontend="structured",
     method=False,
     dtypes="f",
 )
@@ -559,7 +559,7 @@ _op(
     _R,
     "The gradient of ``log_softmax``: "
     "``grad_output - output.exp() * grad_output.sum(dim, keepdim=True)``.",
-    meta="structured",
+    frontend="structured",
     method=False,
     dtypes="f",
 )
@@ -568,7 +568,7 @@ _op(
     _R,
     "Negative log-likelihood of the log-probabilities ``self`` (N, C) at the class indices "
     "``target`` (N,), reduced by ``reduction`` ('mean', 'sum' or 'none').",
-    meta="structured",
+    frontend="structured",
     method=False,
     dtypes="f",
 )
@@ -577,7 +577,7 @@ _op(
     " -> Tensor",
     _R,
     "The gradient of ``nll_loss`` with respect to its (N, ``num_classes``) input.",
-    meta="structured",
+    frontend="structured",
     method=False,
 )
 _op(
@@ -585,7 +585,7 @@ _op(
     "(Tensor values, Tensor indices)",
     _R,
     "Sorts along ``dim``; returns values and indices.",
-    meta="structured",
+    frontend="structured",
     promote="none",
     out=True,
     dtypes="bif",
@@ -594,7 +594,7 @@ _op(
     "argsort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> Tensor",
     _R + " nondifferentiable",
     "Indices that sort ``self`` along ``dim``.",
-    meta="structured",
+    frontend="structured",
     promote="index",
     dtypes="bif",
 )
@@ -603,7 +603,7 @@ _op(
     "(Tensor values, Tensor indices)",
     _R,
     "The ``k`` largest (or smallest) along ``dim``.",
-    meta="structured",
+    frontend="structured",
     promote="none",
     out=True,
     dtypes="if",
@@ -615,7 +615,7 @@ _op(
     "matmul(Tensor self, Tensor other) -> Tensor",
     _L,
     "Matrix product with NumPy's batching and broadcasting rules.",
-    meta="structured",
+    frontend="structured",
     out=True,
     dtypes="ifc",
 )
@@ -623,7 +623,7 @@ _op(
     "mm(Tensor self, Tensor mat2) -> Tensor",
     _L,
     "Product of two matrices.",
-    meta="structured",
+    frontend="structured",
     out=True,
     dtypes="ifc",
 )
@@ -632,7 +632,7 @@ _op(
     _L,
     "``beta * self + alpha * (mat1 @ mat2)``, ``self`` broadcast to the product's shape "
     "(what ``linear`` with a bias runs: one pass less than a product and an add).",
-    meta="structured",
+    frontend="structured",
     out=True,
     dtypes="ifc",
 )
@@ -640,7 +640,7 @@ _op(
     "bmm(Tensor self, Tensor mat2) -> Tensor",
     _L,
     "Batched product of 3-D tensors.",
-    meta="structured",
+    frontend="structured",
     out=True,
     dtypes="ifc",
 )
@@ -648,7 +648,7 @@ _op(
     "mv(Tensor self, Tensor vec) -> Tensor",
     _L,
     "Matrix-vector product.",
-    meta="structured",
+    frontend="structured",
     out=True,
     dtypes="ifc",
 )
@@ -656,7 +656,7 @@ _op(
     "dot(Tensor self, Tensor tensor) -> Tensor",
     _L,
     "Dot product of two 1-D tensors.",
-    meta="structured",
+    frontend="structured",
     out=True,
     dtypes="ifc",
 )
@@ -664,7 +664,7 @@ _op(
     "outer(Tensor self, Tensor vec2) -> Tensor",
     _L,
     "Outer product of two 1-D tensors.",
-    meta="structured",
+    frontend="structured",
     out=True,
 )
 _op(
@@ -680,7 +680,7 @@ _op(
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
     _S,
     "Concatenates along an existing dim.",
-    meta="structured",
+    frontend="structured",
     method=False,
     out=True,
 )
@@ -694,19 +694,19 @@ _op(
     "flip(Tensor self, int[] dims) -> Tensor",
     _S,
     "Reverses the order along ``dims``.",
-    meta="structured",
+    frontend="structured",
 )
 _op(
     "roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor",
     _S,
     "Rolls elements along ``dims`` (of the flattened tensor when None).",
-    meta="structured",
+    frontend="structured",
 )
 _op(
     "repeat(Tensor self, int... repeats) -> Tensor",
     _S,
     "Repeats the tensor along each dim (like NumPy's tile).",
-    meta="structured",
+    frontend="structured",
     function=False,
 )
 _op("tile(Tensor self, int[] dims) -> Tensor", _S + " composite", "Repeats like NumPy's tile.")
@@ -714,7 +714,7 @@ _op(
     "tril(Tensor self, int diagonal=0) -> Tensor",
     _S,
     "Lower triangle of the last two dims.",
-    meta="structured",
+    frontend="structured",
     inplace=True,
     out=True,
 )
@@ -722,7 +722,7 @@ _op(
     "triu(Tensor self, int diagonal=0) -> Tensor",
     _S,
     "Upper triangle of the last two dims.",
-    meta="structured",
+    frontend="structured",
     inplace=True,
     out=True,
 )
@@ -730,14 +730,14 @@ _op(
     "gather(Tensor self, int dim, Tensor index) -> Tensor",
     "indexing",
     "Picks values along ``dim`` at ``index``.",
-    meta="structured",
+    frontend="structured",
     out=True,
 )
 _op(
     "scatter(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
     "indexing",
     "Copy of ``self`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``.",
-    meta="structured",
+    frontend="structured",
     inplace=True,
     scalars="src",
     values="src",
@@ -746,21 +746,21 @@ _op(
     "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
     "indexing",
     "Copy of ``self`` with ``src`` added at ``index`` along ``dim``.",
-    meta="structured",
+    frontend="structured",
     inplace=True,
 )
 _op(
     "index_select(Tensor self, int dim, Tensor index) -> Tensor",
     "indexing",
     "Selects the entries ``index`` along ``dim``.",
-    meta="structured",
+    frontend="structured",
     out=True,
 )
 _op(
     "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
     "indexing",
     "Copy of ``self`` with ``value`` (a 0-d tensor or a number) where ``mask`` is true.",
-    meta="structured",
+    frontend="structured",
     inplace=True,
     scalars="value",
     values="value",
@@ -776,7 +776,7 @@ _op(
     "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
     "indexing",
     "Copy of ``self`` with ``values`` written at advanced ``indices``.",
-    meta="structured",
+    frontend="structured",
     inplace=True,
 )
 _op(
@@ -863,7 +863,7 @@ _op(
     "conversion",
     "A copy with its own storage, its strides in the order of ``self``'s "
     "(``memory_format=tensorcore.contiguous_format`` for row-major).",
-    meta="structured",
+    frontend="structured",
 )
 _op(
     "contiguous(Tensor self) -> Tensor",
@@ -874,7 +874,7 @@ _op(
     "to_dtype(Tensor self, ScalarType dtype) -> Tensor",
     "conversion",
     "A copy converted to ``dtype``.",
-    meta="structured",
+    frontend="structured",
     method=False,
     function=False,
 )
@@ -919,7 +919,7 @@ _op(
 
 # ---------------------------------------------------------------- factories and random
 _F = "factory nondifferentiable"
-_FK = {"meta": "factory", "method": False}
+_FK = {"frontend": "factory", "method": False}
 _op(
     "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
     _F,

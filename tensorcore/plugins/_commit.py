@@ -22,7 +22,7 @@ from .. import dispatch, layouts
 from .._tensor import Tensor
 from ..autograd import step
 from ..devices import _DEVICE_RE
-from ..ops import _api, meta
+from ..ops import _api, frontends
 from ..ops.derivatives import Derivative
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class Snapshot:
         step.overridden_ops.update(self._overridden)
         step.forget_rules()
         # Allocators cached per device key would outlive a withdrawn device interface.
-        meta._ALLOC.clear()
+        frontends._ALLOC.clear()
 
 
 def _reset(target: dict[Any, Any], saved: dict[Any, Any]) -> None:

@@ -73,7 +73,7 @@ def _fitted(op: str, names: tuple[str, ...]) -> tuple[str, Any]:
     """The generic rule of ``op``, with each gradient fitted to its input."""
     generic = DERIVATIVES[op]
     # Fitting reads every named input whole, whatever the generic rule saves of it
-    # (``self:meta``, ``self:if=other``): those specs give way to plain saves.
+    # (``self:spec``, ``self:if=other``): those specs give way to plain saves.
     kept = [s for s in generic.saves if s.partition(":")[0] not in names]
     saves = " ".join(dict.fromkeys((*kept, *names)))
 

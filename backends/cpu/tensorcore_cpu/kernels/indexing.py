@@ -12,7 +12,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import dtypes as dt
-from tensorcore.ops.meta import empty
+from tensorcore.ops.frontends import empty
 
 from ._util import A, errstate
 

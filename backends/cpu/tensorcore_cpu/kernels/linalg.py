@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorcore import dtypes as dt
-from tensorcore.ops.meta import empty
+from tensorcore.ops.frontends import empty
 
 from ._util import A, shares_storage
 

@@ -1,6 +1,6 @@
 """Loss kernels, written once against an array module ``xp`` (NumPy or CuPy).
 
-The core has checked shapes, dtypes and ``reduction`` (``ops/_structured.py``); the kernels
+The core has checked shapes, dtypes and ``reduction`` (``ops/meta_functions.py``); the kernels
 check the class indices, which only the data can tell.
 """
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorcore as tc
-from tensorcore.ops.meta import broadcast_shapes
+from tensorcore.ops.frontends import broadcast_shapes
 
 from ._util import A, errstate
 

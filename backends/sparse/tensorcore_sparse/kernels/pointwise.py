@@ -16,7 +16,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore.ops._api import FUNCTIONS
-from tensorcore.ops.meta import broadcast_shapes
+from tensorcore.ops.frontends import broadcast_shapes
 
 from .._coo import (
     as_scipy,

@@ -9,7 +9,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore._tensor import _wrap_dim
-from tensorcore.ops.meta import normalize_dims
+from tensorcore.ops.frontends import normalize_dims
 
 from .._coo import (
     ArrayNamespace,

@@ -13,15 +13,15 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
 from ..layouts import contiguous_format, preserve_format
-from .meta import broadcast, check_alpha, normalize_dims
+from .frontends import broadcast, check_alpha, normalize_dims
 
-__all__ = ["STRUCTURED"]
+__all__ = ["META_FUNCTIONS"]
 
-STRUCTURED: dict[str, Callable[..., Any]] = {}
+META_FUNCTIONS: dict[str, Callable[..., Any]] = {}
 
 
 def _meta(fn: Callable[..., Any]) -> Callable[..., Any]:
-    STRUCTURED[fn.__name__.removeprefix("meta_")] = fn
+    META_FUNCTIONS[fn.__name__.removeprefix("meta_")] = fn
     return fn
 
 
@@ -45,7 +45,7 @@ def meta_cumsum(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     return (self, d, res), (self._shape, res)
 
 
-STRUCTURED["cumprod"] = meta_cumsum
+META_FUNCTIONS["cumprod"] = meta_cumsum
 
 
 @_meta
@@ -59,7 +59,7 @@ def meta_softmax(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     return (self, d, res), (self._shape, res)
 
 
-STRUCTURED["log_softmax"] = meta_softmax
+META_FUNCTIONS["log_softmax"] = meta_softmax
 
 
 def _meta_softmax_backward(name: str) -> Callable[..., Any]:
@@ -80,7 +80,7 @@ def _meta_softmax_backward(name: str) -> Callable[..., Any]:
 
 
 for _name in ("_softmax_backward_data", "_log_softmax_backward_data"):
-    STRUCTURED[_name] = _meta_softmax_backward(_name)
+    META_FUNCTIONS[_name] = _meta_softmax_backward(_name)
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -366,7 +366,7 @@ def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
     return (self, diagonal), (self._shape, self._dtype)
 
 
-STRUCTURED["triu"] = meta_tril
+META_FUNCTIONS["triu"] = meta_tril
 
 
 def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
@@ -400,7 +400,7 @@ def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
     return (self, d, index, src), (self._shape, self._dtype)
 
 
-STRUCTURED["scatter_add"] = meta_scatter
+META_FUNCTIONS["scatter_add"] = meta_scatter
 
 
 @_meta

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FRONTENDS",
-    "STRUCTURED",
+    "META_FUNCTIONS",
     "broadcast_shapes",
     "empty",
     "normalize_dims",
@@ -594,7 +594,7 @@ def structured(
         check_subject_dtype(op, args)
     if op.decl.values:
         check_values(op, args, args[0]._dtype)
-    args, spec = STRUCTURED[op.name](*args)
+    args, spec = META_FUNCTIONS[op.name](*args)
     if isinstance(spec[1], tuple):  # several outputs: ((shape, dtype), (shape, dtype), ...)
         o: Any = _alloc_many(op, out, spec, dev)
     elif inplace:
@@ -616,7 +616,9 @@ def _named_results() -> dict[str, Any]:
     return {"sort": return_types.sort, "topk": return_types.topk}
 
 
-def direct(op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool) -> Any:
+def unstructured(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+) -> Any:
     """Call ``kernel(*args)`` and return what it returns."""
     if out is not None:
         raise TypeError(f"{op.name}() does not take an out= argument")
@@ -716,7 +718,7 @@ FRONTENDS = {
     "reduction": reduction,
     "structured": structured,
     "factory": factory,
-    "direct": direct,
+    "unstructured": unstructured,
 }
 
-from ._structured import STRUCTURED  # noqa: E402
+from .meta_functions import META_FUNCTIONS  # noqa: E402
