@@ -3,7 +3,13 @@
 For structured operators the core checks the arguments, computes the broadcast shape, the
 result dtype and the reduced dims, allocates the output on the device, and calls
 ``kernel(out, *args)``; the backend writes only the computation (the role of PyTorch's
-structured kernels and TensorIterator). ``direct`` operators call ``kernel(*args)``.
+structured kernels and TensorIterator). ``unstructured`` operators call ``kernel(*args)``.
+
+Every frontend is called as ``frontend(op, kernel, args, out, device, inplace)``. Those that
+normalise arguments (``reduction``, ``structured``, ``factory``) also take ``prepared``: a list
+to which they append the arguments the kernel receives after ``out`` -- the prepared call, which
+the autograd step saves from instead of normalising the arguments a second time. A kernel
+registered with ``direct=True`` gets the caller's arguments, so nothing is appended then.
 """
 
 from __future__ import annotations
@@ -519,7 +525,13 @@ def _reduction_dtype(op: Op, self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
 
 
 def reduction(
-    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+    op: Op,
+    kernel: Any,
+    args: tuple[Any, ...],
+    out: Any,
+    dev: device,
+    inplace: bool,
+    prepared: list[Any] | None = None,
 ) -> Any:
     """Normalise ``dim``, compute the reduced shape and dtype, allocate, run ``kernel(out, *args)``.
 
@@ -576,6 +588,8 @@ def reduction(
         o = _resize_out(out, shape, dev)
     else:
         o = _alloc_or_check(op, out, shape, res, dev)
+    if prepared is not None:
+        prepared.append(args)
     kernel(o, *args)
     return o
 
@@ -585,7 +599,13 @@ Spec = tuple[tuple[int, ...], dt.dtype]
 
 
 def structured(
-    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+    op: Op,
+    kernel: Any,
+    args: tuple[Any, ...],
+    out: Any,
+    dev: device,
+    inplace: bool,
+    prepared: list[Any] | None = None,
 ) -> Any:
     """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
@@ -605,6 +625,8 @@ def structured(
         o = empty_like_layout(spec[2], spec[0], spec[1], dev)
     else:
         o = _alloc_or_check(op, out, spec[0], spec[1], dev)
+    if prepared is not None:
+        prepared.append(args)
     kernel(o, *args)
     named = _NAMED.get(op.name)
     return o if named is None else named(*o)
@@ -693,7 +715,13 @@ def _check_size(name: str, size: Any) -> tuple[int, ...]:
 
 
 def factory(
-    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
+    op: Op,
+    kernel: Any,
+    args: tuple[Any, ...],
+    out: Any,
+    dev: device,
+    inplace: bool,
+    prepared: list[Any] | None = None,
 ) -> Any:
     """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
@@ -707,6 +735,8 @@ def factory(
     if op.decl.values:
         check_values(op, args, dtype)
     o = _alloc_or_check(op, out, shape, dtype, dev)
+    if prepared is not None:
+        prepared.append(args)
     kernel(o, *args)
     return o
 
