@@ -74,7 +74,19 @@ class KernelRecord:
 
 
 class Op:
-    """The runtime entry of one declared operator: its kernels and its resolved-key cache."""
+    """The runtime entry of one declared operator.
+
+    Its slots belong to three concerns, each filled by its own layer:
+
+    * dispatch (this module): ``decl``, ``name``, ``registered`` (the kernels plugins
+      registered) and ``table`` (the resolved-key cache a call looks its kernel up in);
+    * the call path (``ops/frontends.bind``): ``frontend`` and the declaration's facts the
+      per-call code reads -- ``tensor_pos``, ``list_pos``, ``n_tensor_args``, ``scalars``,
+      ``dtypes_ok``, ``fast_dtypes``, ``meta_function``, ``result_type``. They are copies of
+      what the declaration says, kept flat on the entry because an attribute hop costs a
+      measurable part of a small call;
+    * autograd (``autograd/step.py``): ``autograd``, its per-dispatch-key cache of rules.
+    """
 
     __slots__ = (
         "autograd",
@@ -82,14 +94,14 @@ class Op:
         "decl",
         "differentiable",
         "dtypes_ok",
-        "extra",
-        "fast",
         "fast_dtypes",
         "frontend",
         "list_pos",
+        "meta_function",
         "n_tensor_args",
         "name",
         "registered",
+        "result_type",
         "scalars",
         "table",
         "tensor_pos",
@@ -101,40 +113,21 @@ class Op:
         self.registered: dict[tuple[str, str], KernelRecord] = {}
         # (device type, layout name) -> callable; filled lazily by `resolve`.
         self.table: dict[tuple[str, str], Callable[..., Any]] = {}
+        self.differentiable = decl.differentiable
+        self.composite = "composite" in decl.tags
+        # The call path's facts; ``ops.frontends.bind`` fills them before the first call.
         self.frontend: Callable[..., Any] | None = None
         self.tensor_pos = decl.parsed.tensor_positions
         self.list_pos = decl.parsed.tensor_list_positions
-        self.differentiable = decl.differentiable
-        self.composite = "composite" in decl.tags
-        # Python scalar types the fast call path lets through where a tensor is declared
-        # (pointwise operators take them as weak scalars); anything else is checked by
-        # ``ops._call._scan``.
-        self.scalars = frozenset({int, float, bool, complex}) if decl.scalar_params else frozenset()
-        self.extra: dict[str, Any] = {}
-        # Autograd's per-dispatch-key cache (rule, save plan), filled by autograd.step.
-        self.autograd: dict[tuple[str, str], Any] = {}
         # 1 or 2: number of tensor parameters when there is no tensor list (fast call path).
         self.n_tensor_args = 0 if self.list_pos else len(self.tensor_pos)
-        # Which pointwise calls may skip promotion and broadcasting (``meta.pointwise``):
-        # 2 for binary ops whose result dtype is the inputs' when they agree, 1 for unary
-        # ops whose result dtype is the input's, 3 for unary ops whose result dtype is the
-        # input's when it is floating (promotion "float").
-        self.fast = 0
-        if decl.frontend == "pointwise" and not self.list_pos:
-            if decl.promote == "same" and self.n_tensor_args == 2:
-                self.fast = 2
-            elif decl.promote in ("same", "float") and self.tensor_pos == (0,):
-                self.fast = 1 if decl.promote == "same" else 3
-        # The dtypes the operator computes in (the declaration's categories), and those for
-        # which a fast pointwise call (``op.fast``) may skip promotion: the input's dtype is
-        # then the compute and the result dtype.
-        ok = frozenset(d for d in all_dtypes if "bifc"[d._category] in decl.dtypes)
-        self.dtypes_ok = ALL_DTYPES if ok == ALL_DTYPES else ok
-        self.fast_dtypes = (
-            frozenset()
-            if not self.fast
-            else frozenset(d for d in self.dtypes_ok if self.fast != 3 or d._category >= 2)
-        )
+        self.scalars: frozenset[type] = frozenset()
+        self.dtypes_ok: frozenset[Any] = ALL_DTYPES
+        self.fast_dtypes: frozenset[Any] = frozenset()
+        self.meta_function = decl.meta_function
+        self.result_type: Any = None
+        # Autograd's per-dispatch-key cache (rule, save plan), filled by autograd.step.
+        self.autograd: dict[tuple[str, str], Any] = {}
 
     def record(self, key: tuple[str, str]) -> KernelRecord | None:
         """The kernel record a key resolves to: exact, then any device, then any layout."""

@@ -47,7 +47,6 @@ _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
 _F: Any = None  # the derived tc.<op> functions by name, bound by install()
 _normalize_dims: Any = None  # ops.frontends.normalize_dims, bound by install()
-_META_FUNCTIONS: Any = None  # ops.meta_functions.META_FUNCTIONS, bound by install()
 _COMPOSITES: Any = None
 
 
@@ -158,7 +157,7 @@ def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
             args = args[:2] + (1,) + args[3:]
         return args
     if kind == "structured":
-        norm, _ = _META_FUNCTIONS[op.name](*args)
+        norm, _ = op.meta_function(*args)  # type: ignore[misc]
         if op.name == "cat":
             return (args[0],) + tuple(norm[1:])
         return tuple(norm)
@@ -577,12 +576,11 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
-    global _F, sum_to, _normalize_dims, _META_FUNCTIONS
+    global _F, sum_to, _normalize_dims
     from ..ops._api import FUNCTIONS
     from ..ops._call import set_autograd_step
     from ..ops.derivatives import sum_to
     from ..ops.frontends import normalize_dims as _normalize_dims
-    from ..ops.meta_functions import META_FUNCTIONS as _META_FUNCTIONS
 
     _F = FUNCTIONS.__getitem__
 

@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ._call import call, call_inplace
 from ._signature import MISSING, Param
 from ._validate import check_source, namespace, v_ints
-from .frontends import FRONTENDS, pointwise_binary, pointwise_unary
+from .frontends import bind
 from .schema import OPS, OpDecl
 
 __all__ = ["FUNCTIONS", "build", "norm_size"]
@@ -196,11 +196,7 @@ def _prepare(decl: OpDecl) -> dispatch.Op:
     op = table.get(decl.name)
     if op is None:
         op = table[decl.name] = dispatch.Op(decl)
-    op.frontend = FRONTENDS[decl.frontend]
-    if op.fast:
-        op.frontend = pointwise_binary if op.fast == 2 else pointwise_unary
-    if decl.promote_args:
-        op.extra["promote_pos"] = tuple(decl.param(n) for n in decl.promote_args.split())
+    bind(op)
     return op
 
 

@@ -302,8 +302,6 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
 def _factory_device(op: Op, args: tuple[Any, ...]) -> tuple[Any, Any]:
     from ..devices import device, get_default_device
 
-    i = op.extra.get("device_pos")
-    if i is None:
-        i = op.extra["device_pos"] = op.decl.param("device")
+    i = op.decl.pos.device
     d = args[i] if i >= 0 else None
     return (get_default_device() if d is None else device(d)), strided

@@ -54,6 +54,16 @@ class Signature:
     def tensor_list_positions(self) -> tuple[int, ...]:
         return tuple(i for i, p in enumerate(self.params) if p.is_tensor_list)
 
+    @property
+    def result_names(self) -> tuple[str, ...]:
+        """The names of several results, ``("values", "indices")`` for
+        ``-> (Tensor values, Tensor indices)``; ``()`` for one result or unnamed ones."""
+        r = self.returns
+        if not (r.startswith("(") and r.endswith(")")):
+            return ()
+        names = tuple(part.split()[-1] for part in _split_top(r[1:-1]))
+        return names if all(len(part.split()) == 2 for part in _split_top(r[1:-1])) else ()
+
 
 def _split_top(text: str) -> list[str]:
     parts, depth, cur = [], 0, ""

@@ -15,16 +15,19 @@ registered with ``direct=True`` gets the caller's arguments, so nothing is appen
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
+from .. import return_types
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
-from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
+from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
 from ..dispatch import ALL_DTYPES, DirectKernel
 from ..plugins import manager
 from ._validate import check_shape, v_ints
+from .meta_functions import broadcast, check_alpha, normalize_dims
 
 if TYPE_CHECKING:
     from ..devices import device
@@ -32,8 +35,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FRONTENDS",
-    "META_FUNCTIONS",
+    "bind",
+    "broadcast",
     "broadcast_shapes",
+    "check_alpha",
     "empty",
     "normalize_dims",
     "run_direct",
@@ -68,25 +73,6 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
         raise RuntimeError(f"broadcast_shapes(): {exc}") from None
 
 
-def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """:func:`broadcast_shapes` of shapes known to be tuples of ints (the frontends')."""
-    ndim = max(map(len, shapes)) if shapes else 0
-    out = [1] * ndim
-    for s in shapes:
-        off = ndim - len(s)
-        for i, n in enumerate(s):
-            cur = out[off + i]
-            if n != cur:
-                if cur == 1:
-                    out[off + i] = n
-                elif n != 1:
-                    raise RuntimeError(
-                        f"The size of tensor a ({cur}) must match the size of tensor b ({n}) "
-                        f"at non-singleton dimension {off + i}"
-                    )
-    return tuple(out)
-
-
 def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
     """One argument of :func:`broadcast_shapes`: a shape of non-negative ints (or one int)."""
     if s.__class__ is tuple and all(x.__class__ is int and x >= 0 for x in s):
@@ -99,22 +85,6 @@ def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
                 f"{list(shape)}"
             )
     return shape
-
-
-def normalize_dims(dim: Any, ndim: int, allow_none_all: bool = True) -> tuple[int, ...]:
-    """Dims as a sorted tuple of non-negative ints; ``None``/``()`` mean every dim."""
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    res = []
-    for d in dims:
-        if not isinstance(d, int) or isinstance(d, bool):
-            raise TypeError(f"dim must be an int or a tuple of ints, got {dim!r}")
-        w = _wrap_dim(d, ndim)
-        if w in res:
-            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
-        res.append(w)
-    return tuple(sorted(res))
 
 
 def _check_out_spec(
@@ -205,10 +175,7 @@ def unsupported_dtype(op: Op, d: dt.dtype) -> NotImplementedError:
 def check_subject_dtype(op: Op, args: tuple[Any, ...]) -> None:
     """Refuse a call whose dtype the operator does not declare: the ``dtype`` argument when
     one is given, else the first tensor argument's (non-pointwise operators)."""
-    ex = op.extra
-    pos = ex.get("dtype_pos")
-    if pos is None:
-        pos = ex["dtype_pos"] = op.decl.param("dtype")
+    pos = op.decl.pos.dtype
     d = args[pos] if pos >= 0 else None
     if d is None:
         for i in sorted(op.tensor_pos + op.list_pos):
@@ -222,35 +189,11 @@ def check_subject_dtype(op: Op, args: tuple[Any, ...]) -> None:
         raise unsupported_dtype(op, d)
 
 
-def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha", bool_ok: bool = False) -> None:
-    """PyTorch's rule for a scaling ``alpha`` (``beta``): no float with integral tensors,
-    no complex number with real ones, and (for ``add``/``sub``) no bool with non-bool ones."""
-    cat = compute._category
-    if isinstance(alpha, bool) and cat != 0 and not bool_ok:
-        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
-    if isinstance(alpha, complex) and cat < 3:
-        raise RuntimeError(
-            f"For non-complex input tensors, argument {name} must not be a complex number."
-        )
-    if isinstance(alpha, float) and cat < 2:
-        raise RuntimeError(
-            f"For integral input tensors, argument {name} must not be a floating point number."
-        )
-
-
-def _value_positions(op: Op) -> tuple[int, ...]:
-    """Positions of the declared ``values`` parameters (cached per operator)."""
-    pos = op.extra.get("value_pos")
-    if pos is None:
-        pos = op.extra["value_pos"] = tuple(op.decl.param(n) for n in op.decl.values.split())
-    return pos  # type: ignore[no-any-return]
-
-
 def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype, skip: tuple[int, ...] = ()) -> None:
     """Refuse a Python number in one of the declared ``values`` parameters that dtype ``d``
     cannot hold (:func:`tensorcore.dtypes.check_scalar`); positions in ``skip`` are not
     looked at."""
-    for i in _value_positions(op):
+    for i in op.decl.pos.values:
         v = args[i]
         if v is None or v.__class__ is Tensor or i in skip:
             continue
@@ -272,8 +215,8 @@ def _cast(t: Any, d: dt.dtype) -> Any:
 # ------------------------------------------------------------------ pointwise
 def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype]:
     """(compute dtype, result dtype) for a pointwise call."""
-    pos = op.extra.get("promote_pos", op.tensor_pos)
-    operands = [args[i] for i in pos if args[i] is not None]
+    pos = op.decl.pos
+    operands = [args[i] for i in pos.promote if args[i] is not None]
     try:
         compute = dt.result_type(*operands)
     except TypeError:
@@ -282,8 +225,9 @@ def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype
             f"{op.name}(): expected Tensor or Python scalar arguments, got {type(bad).__name__}"
         ) from None
     policy = op.decl.promote
-    if op.name == "div" and args[2] is not None:
-        policy = "same"
+    given, when_given = pos.promote_when
+    if given >= 0 and args[given] is not None:
+        policy = when_given
     if policy == "same":
         return compute, compute
     if policy == "float":
@@ -392,14 +336,11 @@ def pointwise(
     compute, res = _pointwise_dtypes(op, args)
     if compute not in op.dtypes_ok:
         raise unsupported_dtype(op, compute)
-    ex = op.extra
-    apos = ex.get("alpha_pos")
-    if apos is None:
-        apos = ex["alpha_pos"] = op.decl.param("alpha")
-    if apos >= 0:
-        check_alpha(compute, args[apos])
-    pos = ex.get("promote_pos", op.tensor_pos)
-    if pos is not op.tensor_pos:
+    facts = op.decl.pos
+    if facts.alpha >= 0:
+        check_alpha(compute, args[facts.alpha])
+    pos = facts.promote
+    if op.decl.promote_args:
         args = _passive(op, args, pos, compute)
     if op.decl.values:
         # (numbers in tensor positions are converted below, checked where declared)
@@ -431,23 +372,24 @@ def pointwise(
 def _passive(
     op: Op, args: tuple[Any, ...], pos: tuple[int, ...], compute: dt.dtype
 ) -> tuple[Any, ...]:
-    """``args`` with the tensor parameters that take no part in promotion checked: a
-    ``condition`` must be bool, any other tensor (``lerp``'s weight) must already have the
-    compute dtype, as in PyTorch; a Python number there is converted to it."""
+    """``args`` with the tensor parameters that take no part in promotion checked: a declared
+    mask (``where``'s ``condition``) must be bool, any other tensor (``lerp``'s weight) must
+    already have the compute dtype, as in PyTorch; a Python number there is converted to it."""
     params = op.decl.parsed.params
+    masks = op.decl.pos.masks
     for i in op.tensor_pos:
         t = args[i]
         if i in pos or t is None:
             continue
         name = params[i].name
         if t.__class__ is not Tensor:
-            if name != "condition":
+            if i not in masks:
                 args = _convert_scalar_at(op, args, i, compute)
             continue
-        if name == "condition":
+        if i in masks:
             if t._dtype is not dt.bool_:
                 raise RuntimeError(
-                    f"{op.name} expected condition to be a boolean tensor, but got a tensor with "
+                    f"{op.name} expected {name} to be a boolean tensor, but got a tensor with "
                     f"dtype {torch_name(t._dtype)}"
                 )
         elif t._dtype is not compute:
@@ -466,7 +408,7 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
         i = 1 if args[0].__class__ is Tensor else 0
     sd = scalar_dtype(compute, op.decl.opmath_scalars)
     # (a declared ``values`` parameter's int must fit an integer dtype, as PyTorch checks it)
-    checked = bool(op.decl.values) and i in _value_positions(op)
+    checked = i in op.decl.pos.values
     return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 
 
@@ -497,24 +439,24 @@ def _shape_of(op: Op, args: tuple[Any, ...]) -> tuple[int, ...]:
 def _reduction_dtype(op: Op, self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
     policy = op.decl.promote
     d = self._dtype
-    if policy == "float_only" and dtype is not None and dtype._category < 2:
+    if policy.startswith("float_only") and dtype is not None and dtype._category < 2:
         raise RuntimeError(
             f"{op.name}(): could not infer output dtype. Optional dtype must be either a "
             f"floating point or complex dtype. Got: {torch_name(dtype)}"
         )
-    if policy in ("sum", "float_only", "float") and dtype is not None:
+    if policy in ("sum", "float_only", "float_only_real", "float") and dtype is not None:
         return dtype
-    if policy == "same" or policy == "none":
+    if policy == "same":
         return d
     if policy == "sum":
         return dt.int64 if not (d.is_floating_point or d.is_complex) else d
-    if policy == "float_only":
+    if policy.startswith("float_only"):
         if not (d.is_floating_point or d.is_complex):
             raise RuntimeError(
                 f"{op.name}(): could not infer output dtype. Input dtype must be either a "
                 f"floating point or complex dtype. Got: {torch_name(d)}"
             )
-        return d.to_real() if op.name in ("var", "std", "vector_norm") else d
+        return d.to_real() if policy == "float_only_real" else d
     if policy == "float":
         return d if (d.is_floating_point or d.is_complex) else dt.get_default_dtype()
     if policy == "index":
@@ -536,31 +478,28 @@ def reduction(
     """Normalise ``dim``, compute the reduced shape and dtype, allocate, run ``kernel(out, *args)``.
 
     The kernel receives ``dim`` as a sorted tuple of non-negative ints (every dim when the
-    caller gave None or ``[]``), except for ``argmax``/``argmin`` with ``dim=None``, which
-    reduce the flattened tensor and receive None.
+    caller gave None or ``[]``), except for a reduction over one optional dim (``int? dim``:
+    ``argmax``) given None, which reduces the flattened tensor and receives None. Parameters
+    the declaration's ``none_means`` names get their value where the caller passed None. An
+    operator with several named results (``-> (Tensor values, Tensor indices)``) gets one
+    output per result, int64 for ``indices``.
     """
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
     self = args[0]
     if not isinstance(self, Tensor):
         raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(self).__name__}")
-    ex = op.extra
-    if "dim_pos" not in ex:
-        ex["dim_pos"], ex["keep_pos"], ex["dtype_pos"] = (
-            op.decl.param("dim"),
-            op.decl.param("keepdim"),
-            op.decl.param("dtype"),
-        )
-    dpos, kpos, tpos = ex["dim_pos"], ex["keep_pos"], ex["dtype_pos"]
+    facts = op.decl.pos
+    dpos, kpos, tpos = facts.dim, facts.keepdim, facts.dtype
     ndim = len(self._shape)
     raw = args[dpos]
     keepdim = bool(args[kpos])
-    if raw is None and op.name in ("argmax", "argmin"):
+    if raw is None and facts.flat_when_dim_none:
         dims = None
         red = tuple(range(ndim))
     else:
         dims = red = normalize_dims(raw, ndim)
-    if op.name in ("amax", "amin", "argmax", "argmin", "max_dim", "min_dim"):
+    if not op.decl.identity:
         for d in red:
             if ndim and self._shape[d] == 0:  # a 0-d tensor reduces over dim 0 / -1
                 raise IndexError(f"{op.name}(): Expected reduction dim {d} to have non-zero size.")
@@ -579,10 +518,12 @@ def reduction(
     args = args[:dpos] + (dims,) + args[dpos + 1 :]
     if tpos >= 0:
         args = args[:tpos] + (res,) + args[tpos + 1 :]
-    if op.name in ("var", "std") and args[2] is None:
-        args = args[:2] + (1,) + args[3:]
-    if op.decl.promote == "none":
-        o: Any = _alloc_many(op, out, ((shape, res), (shape, dt.int64)), dev)
+    for i, value in facts.none_means:
+        if args[i] is None:
+            args = args[:i] + (value,) + args[i + 1 :]
+    if facts.result_names:
+        specs = tuple((shape, dt.int64 if r == "indices" else res) for r in facts.result_names)
+        o: Any = op.result_type._make(_alloc_many(op, out, specs, dev))
     elif op.decl.promote == "index" and out is not None:
         _check_out_spec(op, out, shape, res, exact=True)
         o = _resize_out(out, shape, dev)
@@ -614,7 +555,7 @@ def structured(
         check_subject_dtype(op, args)
     if op.decl.values:
         check_values(op, args, args[0]._dtype)
-    args, spec = META_FUNCTIONS[op.name](*args)
+    args, spec = op.meta_function(*args)  # type: ignore[misc]
     if isinstance(spec[1], tuple):  # several outputs: ((shape, dtype), (shape, dtype), ...)
         o: Any = _alloc_many(op, out, spec, dev)
     elif inplace:
@@ -628,14 +569,7 @@ def structured(
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)
-    named = _NAMED.get(op.name)
-    return o if named is None else named(*o)
-
-
-def _named_results() -> dict[str, Any]:
-    from .. import return_types
-
-    return {"sort": return_types.sort, "topk": return_types.topk}
+    return o if op.result_type is None else op.result_type._make(o)
 
 
 def unstructured(
@@ -651,69 +585,6 @@ def unstructured(
     return kernel(*args)
 
 
-def _factory_spec(
-    name: str, args: tuple[Any, ...]
-) -> tuple[tuple[Any, ...], tuple[int, ...], dt.dtype]:
-    import math
-
-    if name == "empty":
-        size, dtype = args[0], args[1]
-        return args, _check_size(name, size), dtype or dt.get_default_dtype()
-    if name == "full":
-        size, fill, dtype = args[0], args[1], args[2]
-        return args, _check_size(name, size), dtype or dt.scalar_dtype(fill)
-    if name == "arange":
-        start, end, step, dtype = args[:4]
-        if end is None:
-            start, end = 0, start
-        for v in (start, end, step):
-            if isinstance(v, complex) or not math.isfinite(v):
-                raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step})")
-        if step == 0:
-            raise RuntimeError("arange(): step must be nonzero")
-        if (end - start) * step < 0:
-            raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
-        if dtype is None:
-            ints = all(isinstance(v, int) for v in (start, end, step))
-            dtype = dt.int64 if ints else dt.get_default_dtype()
-        n = max(0, math.ceil((end - start) / step))
-        return (start, end, step) + args[3:], (n,), dtype
-    if name == "linspace":
-        start, end, steps, dtype = args[:4]
-        if steps < 0:
-            raise RuntimeError("linspace(): number of steps must be non-negative")
-        cplx = isinstance(start, complex) or isinstance(end, complex)
-        if dtype is None:
-            dtype = dt.get_default_dtype().to_complex() if cplx else dt.get_default_dtype()
-        elif cplx and not dtype.is_complex:
-            raise RuntimeError(
-                f"linspace(): a complex start or end needs a complex dtype, got {dtype.name}"
-            )
-        return args, (steps,), dtype
-    if name == "eye":
-        n, m = args[0], args[1]
-        m = n if m is None else m
-        if n < 0 or m < 0:
-            raise RuntimeError(f"eye(): n and m must be non-negative, got {n} and {m}")
-        return (n, m) + args[2:], (n, m), args[2] or dt.get_default_dtype()
-    if name == "randperm":
-        if args[0] < 0:
-            raise RuntimeError(f"randperm(): n must be non-negative, got {args[0]}")
-        return args, (args[0],), args[2] or dt.int64
-    raise AssertionError(name)
-
-
-def _check_size(name: str, size: Any) -> tuple[int, ...]:
-    size = tuple(size)
-    for s in size:
-        if isinstance(s, bool) or not isinstance(s, int):
-            raise TypeError(f"{name}(): size must be a tuple of ints, but got {size!r}")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
-    check_shape(name, size)
-    return size
-
-
 def factory(
     op: Op,
     kernel: Any,
@@ -726,7 +597,7 @@ def factory(
     """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
-    args, shape, dtype = _factory_spec(op.name, args)
+    args, (shape, dtype) = op.meta_function(*args)  # type: ignore[misc]
     check_shape(op.name, shape)
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"{op.name}(): dtype must be a tensorcore dtype, got {dtype!r}")
@@ -741,8 +612,6 @@ def factory(
     return o
 
 
-_NAMED = _named_results()
-
 FRONTENDS = {
     "pointwise": pointwise,
     "reduction": reduction,
@@ -751,4 +620,37 @@ FRONTENDS = {
     "unstructured": unstructured,
 }
 
-from .meta_functions import META_FUNCTIONS  # noqa: E402
+
+def bind(op: Op) -> None:
+    """Give ``op`` its frontend and the declaration's facts that the call path reads.
+
+    Pointwise operators whose result dtype is the input's get the fast frontends: a unary
+    operator of promotion ``same`` (``neg``), or ``float`` for floating inputs (``exp``), and
+    a binary operator of promotion ``same`` (``add``) skip promotion and broadcasting when
+    nothing needs them (``fast_dtypes``: the input dtypes for which the compute and result
+    dtype is the input's).
+    """
+    decl = op.decl
+    ok = frozenset(d for d in dt.all_dtypes if "bifc"[d._category] in decl.dtypes)
+    op.dtypes_ok = ALL_DTYPES if ok == ALL_DTYPES else ok
+    op.scalars = frozenset({int, float, bool, complex}) if decl.scalar_params else frozenset()
+    op.meta_function = decl.meta_function
+    op.frontend = FRONTENDS[decl.frontend]
+    op.fast_dtypes = frozenset()
+    if decl.frontend == "pointwise" and not op.list_pos and not decl.promote_when:
+        if decl.promote == "same" and op.n_tensor_args == 2:
+            op.frontend = pointwise_binary
+            op.fast_dtypes = op.dtypes_ok
+        elif decl.promote in ("same", "float") and op.tensor_pos == (0,):
+            op.frontend = pointwise_unary
+            floating_only = decl.promote == "float"
+            op.fast_dtypes = frozenset(
+                d for d in op.dtypes_ok if not floating_only or d._category >= 2
+            )
+    names = decl.pos.result_names
+    op.result_type = None
+    if names:
+        op.result_type = getattr(return_types, op.name, None)
+        if op.result_type is None or op.result_type._fields != names:
+            op.result_type = namedtuple(op.name, names, module=return_types.__name__)  # type: ignore[misc]
+            setattr(return_types, op.name, op.result_type)

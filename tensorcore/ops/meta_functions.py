@@ -1,28 +1,79 @@
-"""Meta functions of the structured operators: argument checks, output shapes and dtypes.
+"""Meta functions: argument checks, output shapes and dtypes, before any kernel runs.
 
-Each takes the operator's arguments and returns ``(args, spec)``: the normalised arguments
-the kernel receives after ``out``, and ``(shape, dtype)`` -- or a tuple of those for operators
-with several outputs.
+A meta function takes an operator's arguments (in signature order) and returns ``(args, spec)``:
+the normalised arguments the kernel receives after ``out``, and ``(shape, dtype)`` -- or
+``(shape, dtype, like)`` for a result laid out in memory like the tensor ``like``, or a tuple of
+``(shape, dtype)`` for an operator with several outputs. Each structured or factory operator
+names its meta function in its declaration (``meta_function=`` in ``ops/schema.py``), as
+PyTorch's ``TORCH_META_FUNC`` does; the frontends (``ops/frontends.py``) call it.
+
+The shape and dtype rules the frontends share (broadcasting, dim normalisation, the ``alpha``
+rule) live here too: meta functions use them, and this module sits below the frontends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
 from ..layouts import contiguous_format, preserve_format
-from .frontends import broadcast, check_alpha, normalize_dims
+from ._validate import check_shape
 
-__all__ = ["META_FUNCTIONS"]
-
-META_FUNCTIONS: dict[str, Callable[..., Any]] = {}
+__all__ = ["broadcast", "check_alpha", "normalize_dims"]
 
 
-def _meta(fn: Callable[..., Any]) -> Callable[..., Any]:
-    META_FUNCTIONS[fn.__name__.removeprefix("meta_")] = fn
-    return fn
+def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``shapes`` (tuples of ints) broadcast to; a ``RuntimeError`` naming the clash."""
+    ndim = max(map(len, shapes)) if shapes else 0
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, n in enumerate(s):
+            cur = out[off + i]
+            if n != cur:
+                if cur == 1:
+                    out[off + i] = n
+                elif n != 1:
+                    raise RuntimeError(
+                        f"The size of tensor a ({cur}) must match the size of tensor b ({n}) "
+                        f"at non-singleton dimension {off + i}"
+                    )
+    return tuple(out)
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """Dims as a sorted tuple of non-negative ints; ``None``/``()`` mean every dim."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    res = []
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError(f"dim must be an int or a tuple of ints, got {dim!r}")
+        w = _wrap_dim(d, ndim)
+        if w in res:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        res.append(w)
+    return tuple(sorted(res))
+
+
+def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha", bool_ok: bool = False) -> None:
+    """PyTorch's rule for a scaling ``alpha`` (``beta``): no float with integral tensors,
+    no complex number with real ones, and (for ``add``/``sub``) no bool with non-bool ones."""
+    cat = compute._category
+    if isinstance(alpha, bool) and cat != 0 and not bool_ok:
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if isinstance(alpha, complex) and cat < 3:
+        raise RuntimeError(
+            f"For non-complex input tensors, argument {name} must not be a complex number."
+        )
+    if isinstance(alpha, float) and cat < 2:
+        raise RuntimeError(
+            f"For integral input tensors, argument {name} must not be a floating point number."
+        )
 
 
 def _need_tensor(name: str, arg: str, x: Any) -> Tensor:
@@ -38,17 +89,12 @@ def _scan_dtype(self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
     return dt.int64 if not (d.is_floating_point or d.is_complex) else d
 
 
-@_meta
 def meta_cumsum(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     d = _wrap_dim(dim, self.ndim)
     res = _scan_dtype(self, dtype)
     return (self, d, res), (self._shape, res)
 
 
-META_FUNCTIONS["cumprod"] = meta_cumsum
-
-
-@_meta
 def meta_softmax(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     d = _wrap_dim(dim, self.ndim)
     res = dtype or self._dtype
@@ -57,9 +103,6 @@ def meta_softmax(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     if not (res.is_floating_point or res.is_complex):
         raise RuntimeError(f"softmax(): expected a floating dtype, got {torch_name(res)}")
     return (self, d, res), (self._shape, res)
-
-
-META_FUNCTIONS["log_softmax"] = meta_softmax
 
 
 def _meta_softmax_backward(name: str) -> Callable[..., Any]:
@@ -79,8 +122,8 @@ def _meta_softmax_backward(name: str) -> Callable[..., Any]:
     return meta
 
 
-for _name in ("_softmax_backward_data", "_log_softmax_backward_data"):
-    META_FUNCTIONS[_name] = _meta_softmax_backward(_name)
+meta_softmax_backward_data = _meta_softmax_backward("_softmax_backward_data")
+meta_log_softmax_backward_data = _meta_softmax_backward("_log_softmax_backward_data")
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -96,7 +139,6 @@ def _nll_checks(name: str, target: Tensor, reduction: str) -> None:
         raise ValueError(f"{name}(): expected a 1-D target (N,), got {list(target._shape)}")
 
 
-@_meta
 def meta_nll_loss(self: Tensor, target: Tensor, reduction: str = "mean") -> Any:
     _need_tensor("nll_loss", "target", target)
     _nll_checks("nll_loss", target, reduction)
@@ -116,7 +158,6 @@ def meta_nll_loss(self: Tensor, target: Tensor, reduction: str = "mean") -> Any:
     return (self, target, reduction), (shape, self._dtype)
 
 
-@_meta
 def meta_nll_loss_backward(
     grad_output: Tensor, target: Tensor, num_classes: int, reduction: str = "mean"
 ) -> Any:
@@ -137,13 +178,11 @@ def meta_nll_loss_backward(
     return (g, target, num_classes, reduction), ((target._shape[0], num_classes), g._dtype)
 
 
-@_meta
 def meta_sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     d = _wrap_dim(dim, self.ndim)
     return (self, d, descending, stable), ((self._shape, self._dtype), (self._shape, dt.int64))
 
 
-@_meta
 def meta_argsort(
     self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
 ) -> Any:
@@ -151,7 +190,6 @@ def meta_argsort(
     return (self, d, descending, stable), (self._shape, dt.int64)
 
 
-@_meta
 def meta_topk(
     self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> Any:
@@ -175,7 +213,6 @@ def _same_dtype(name: str, a: Tensor, b: Tensor) -> dt.dtype:
     return a._dtype
 
 
-@_meta
 def meta_matmul(self: Tensor, other: Tensor) -> Any:
     _need_tensor("matmul", "other", other)
     d = _same_dtype("matmul", self, other)
@@ -201,7 +238,6 @@ def meta_matmul(self: Tensor, other: Tensor) -> Any:
     return (self, other), (shape, d)
 
 
-@_meta
 def meta_mm(self: Tensor, mat2: Tensor) -> Any:
     _need_tensor("mm", "mat2", mat2)
     if self.ndim != 2 or mat2.ndim != 2:
@@ -214,7 +250,6 @@ def meta_mm(self: Tensor, mat2: Tensor) -> Any:
     return (self, mat2), ((self._shape[0], mat2._shape[1]), _same_dtype("mm", self, mat2))
 
 
-@_meta
 def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1) -> Any:
     _need_tensor("addmm", "mat1", mat1)
     _need_tensor("addmm", "mat2", mat2)
@@ -238,7 +273,6 @@ def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: A
     return (self, mat1, mat2, beta, alpha), (shape, dtype)
 
 
-@_meta
 def meta_bmm(self: Tensor, mat2: Tensor) -> Any:
     _need_tensor("bmm", "mat2", mat2)
     if self.ndim != 3 or mat2.ndim != 3:
@@ -252,7 +286,6 @@ def meta_bmm(self: Tensor, mat2: Tensor) -> Any:
     return (self, mat2), ((b1, n, m), _same_dtype("bmm", self, mat2))
 
 
-@_meta
 def meta_mv(self: Tensor, vec: Tensor) -> Any:
     _need_tensor("mv", "vec", vec)
     if self.ndim != 2 or vec.ndim != 1 or self._shape[1] != vec._shape[0]:
@@ -263,7 +296,6 @@ def meta_mv(self: Tensor, vec: Tensor) -> Any:
     return (self, vec), ((self._shape[0],), _same_dtype("mv", self, vec))
 
 
-@_meta
 def meta_dot(self: Tensor, tensor: Tensor) -> Any:
     _need_tensor("dot", "tensor", tensor)
     if self.ndim != 1 or tensor.ndim != 1:
@@ -277,7 +309,6 @@ def meta_dot(self: Tensor, tensor: Tensor) -> Any:
     return (self, tensor), ((), _same_dtype("dot", self, tensor))
 
 
-@_meta
 def meta_outer(self: Tensor, vec2: Tensor) -> Any:
     _need_tensor("outer", "vec2", vec2)
     if self.ndim != 1 or vec2.ndim != 1:
@@ -288,7 +319,6 @@ def meta_outer(self: Tensor, vec2: Tensor) -> Any:
     )
 
 
-@_meta
 def meta_cat(tensors: Any, dim: int = 0) -> Any:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors")
@@ -322,12 +352,10 @@ def meta_cat(tensors: Any, dim: int = 0) -> Any:
     return (full, d), (shape, res)
 
 
-@_meta
 def meta_flip(self: Tensor, dims: Any) -> Any:
     return (self, normalize_dims(dims, self.ndim) if dims else ()), (self._shape, self._dtype)
 
 
-@_meta
 def meta_roll(self: Tensor, shifts: Any, dims: Any = None) -> Any:
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     if dims is not None:
@@ -343,7 +371,6 @@ def meta_roll(self: Tensor, shifts: Any, dims: Any = None) -> Any:
     return (self, shifts, dims), (self._shape, self._dtype)
 
 
-@_meta
 def meta_repeat(self: Tensor, repeats: Any) -> Any:
     reps = tuple(repeats)
     if len(reps) < self.ndim:
@@ -357,16 +384,12 @@ def meta_repeat(self: Tensor, repeats: Any) -> Any:
     return (self, reps), (tuple(s * r for s, r in zip(padded, reps, strict=True)), self._dtype)
 
 
-@_meta
 def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
     if self.ndim < 2:
         raise RuntimeError(
             f"tril/triu: input tensor must have at least 2 dimensions, got {self.ndim}"
         )
     return (self, diagonal), (self._shape, self._dtype)
-
-
-META_FUNCTIONS["triu"] = meta_tril
 
 
 def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
@@ -383,13 +406,11 @@ def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
     return d
 
 
-@_meta
 def meta_gather(self: Tensor, dim: int, index: Tensor) -> Any:
     d = _check_index("gather", index, self, dim)
     return (self, d, index), (index._shape, self._dtype)
 
 
-@_meta
 def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
     d = _check_index("scatter", index, self, dim)
     if isinstance(src, Tensor) and src._dtype is not self._dtype:
@@ -400,10 +421,6 @@ def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
     return (self, d, index, src), (self._shape, self._dtype)
 
 
-META_FUNCTIONS["scatter_add"] = meta_scatter
-
-
-@_meta
 def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Any:
     _need_tensor("index_select", "index", index)
     if index.ndim > 1 or index._dtype not in (dt.int64, dt.int32):
@@ -415,7 +432,6 @@ def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Any:
     return (self, d, index), (tuple(shape), self._dtype)
 
 
-@_meta
 def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
     _need_tensor("masked_fill", "mask", mask)
     if mask._dtype is not dt.bool_:
@@ -432,14 +448,12 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
     return (self, mask, value), (shape, self._dtype)
 
 
-@_meta
 def meta_index_put(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Any:
     if isinstance(values, Tensor) and values._dtype is not self._dtype:
         values = values.to(self._dtype)  # type: ignore[attr-defined]
     return (self, tuple(indices), values, accumulate), (self._shape, self._dtype)
 
 
-@_meta
 def meta_clone(self: Tensor, memory_format: Any = None) -> Any:
     if memory_format is contiguous_format:
         return (self,), (self._shape, self._dtype)
@@ -449,8 +463,72 @@ def meta_clone(self: Tensor, memory_format: Any = None) -> Any:
     return (self,), (self._shape, self._dtype, self)
 
 
-@_meta
 def meta_to_dtype(self: Tensor, dtype: dt.dtype) -> Any:
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"to(): expected a tensorcore dtype, got {dtype!r}")
     return (self, dtype), (self._shape, dtype)
+
+
+# ------------------------------------------------------------------ factories
+def _check_size(name: str, size: Any) -> tuple[int, ...]:
+    size = tuple(size)
+    for s in size:
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise TypeError(f"{name}(): size must be a tuple of ints, but got {size!r}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    check_shape(name, size)
+    return size
+
+
+def meta_empty(size: Sequence[int], dtype: dt.dtype | None, *rest: Any) -> Any:
+    return (size, dtype, *rest), (_check_size("empty", size), dtype or dt.get_default_dtype())
+
+
+def meta_full(size: Sequence[int], fill_value: Any, dtype: dt.dtype | None, *rest: Any) -> Any:
+    shape = _check_size("full", size)
+    return (size, fill_value, dtype, *rest), (shape, dtype or dt.scalar_dtype(fill_value))
+
+
+def meta_arange(start: Any, end: Any, step: Any, dtype: dt.dtype | None, *rest: Any) -> Any:
+    if end is None:
+        start, end = 0, start
+    for v in (start, end, step):
+        if isinstance(v, complex) or not math.isfinite(v):
+            raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step})")
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        ints = all(isinstance(v, int) for v in (start, end, step))
+        dtype = dt.int64 if ints else dt.get_default_dtype()
+    n = max(0, math.ceil((end - start) / step))
+    return (start, end, step, dtype, *rest), ((n,), dtype)
+
+
+def meta_linspace(start: Any, end: Any, steps: int, dtype: dt.dtype | None, *rest: Any) -> Any:
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    cplx = isinstance(start, complex) or isinstance(end, complex)
+    if dtype is None:
+        dtype = dt.get_default_dtype().to_complex() if cplx else dt.get_default_dtype()
+    elif cplx and not dtype.is_complex:
+        raise RuntimeError(
+            f"linspace(): a complex start or end needs a complex dtype, got {dtype.name}"
+        )
+    return (start, end, steps, dtype, *rest), ((steps,), dtype)
+
+
+def meta_eye(n: int, m: int | None, dtype: dt.dtype | None, *rest: Any) -> Any:
+    m = n if m is None else m
+    if n < 0 or m < 0:
+        raise RuntimeError(f"eye(): n and m must be non-negative, got {n} and {m}")
+    dtype = dtype or dt.get_default_dtype()
+    return (n, m, dtype, *rest), ((n, m), dtype)
+
+
+def meta_randperm(n: int, generator: Any, dtype: dt.dtype | None, *rest: Any) -> Any:
+    if n < 0:
+        raise RuntimeError(f"randperm(): n must be non-negative, got {n}")
+    return (n, generator, dtype, *rest), ((n,), dtype or dt.int64)

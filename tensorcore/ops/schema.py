@@ -11,10 +11,12 @@ dtype before the kernel runs (``meta``), so a backend writes only the computatio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._signature import Signature, parse_signature
+from . import meta_functions as M
+from ._signature import Signature, _default, parse_signature
 
 __all__ = ["DTYPE_CATEGORIES", "FRONTEND_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
 
@@ -42,8 +44,10 @@ FRONTEND_KINDS = frozenset({"pointwise", "reduction", "structured", "factory", "
 #: The dtype categories an operator may support (``dtypes=``): bool, integer, floating, complex.
 DTYPE_CATEGORIES = "bifc"
 #: Result-dtype policies of pointwise operators (``promote=``) and reductions.
+#: ``float_only`` refuses integral inputs; ``float_only_real`` also gives complex inputs a real
+#: result (``var``, ``std``, ``vector_norm``).
 PROMOTIONS = frozenset(
-    {"same", "float", "bool", "int", "real", "sum", "index", "float_only", "none"}
+    {"same", "float", "bool", "int", "real", "sum", "index", "float_only", "float_only_real"}
 )
 
 
@@ -85,7 +89,25 @@ class OpDecl:
     #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of
     #: being rounded to the compute dtype first (``tensorcore/_scalars.py``).
     opmath_scalars: bool = False
+    #: The meta function of a ``structured`` or ``factory`` operator
+    #: (``ops/meta_functions.py``): checks the arguments, normalises them and gives the
+    #: outputs' shapes and dtypes.
+    meta_function: Callable[..., Any] | None = None
+    #: Tensor parameters of a pointwise operator that must be bool and take no part in
+    #: promotion (``where``'s ``condition``).
+    masks: str = ""
+    #: ``"param:policy"``: the result-dtype policy when ``param`` is given (not None), e.g.
+    #: ``div``'s ``"rounding_mode:same"`` (a rounded quotient keeps the promoted dtype).
+    promote_when: str = ""
+    #: Whether a reduction has an identity (``sum``'s 0): without one (``amax``, ``argmax``)
+    #: reducing a dim of size 0, or an empty tensor, is an error.
+    identity: bool = True
+    #: ``"param=value"`` pairs: the value the kernel and the derivative rule receive where
+    #: the caller passed None (``var``'s ``"correction=1"``).
+    none_means: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
+    #: Facts derived from the signature once (positions are -1 where the parameter is absent).
+    pos: _Positions = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parsed", parse_signature(self.signature))
@@ -98,10 +120,17 @@ class OpDecl:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
         if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):
             raise ValueError(f"{self.name}: dtypes must be letters of 'bifc', not {self.dtypes!r}")
-        for field_name in ("scalars", "values", "promote_args"):
+        for field_name in ("scalars", "values", "promote_args", "masks"):
             for p in getattr(self, field_name).split():
                 if self.param(p) < 0:
                     raise ValueError(f"{self.name}: {field_name} names no parameter {p!r}")
+        needs_meta = self.frontend in ("structured", "factory")
+        if needs_meta != (self.meta_function is not None):
+            raise ValueError(
+                f"{self.name}: a {self.frontend} operator "
+                + ("needs a meta_function" if needs_meta else "takes no meta_function")
+            )
+        object.__setattr__(self, "pos", _Positions(self))
 
     @property
     def name(self) -> str:
@@ -124,6 +153,55 @@ class OpDecl:
             if p.name == name:
                 return i
         return -1
+
+
+class _Positions:
+    """Where the parameters the frontends look for sit in an operator's signature, and the
+    facts derived from its parameter types and return type (computed once per declaration)."""
+
+    __slots__ = (
+        "alpha",
+        "device",
+        "dim",
+        "dtype",
+        "flat_when_dim_none",
+        "keepdim",
+        "masks",
+        "none_means",
+        "promote",
+        "promote_when",
+        "result_names",
+        "values",
+    )
+
+    def __init__(self, d: OpDecl) -> None:
+        tensors = d.parsed.tensor_positions
+        self.alpha = d.param("alpha")
+        self.device = d.param("device")
+        self.dim = d.param("dim")
+        self.dtype = d.param("dtype")
+        self.keepdim = d.param("keepdim")
+        #: A reduction over one optional dim (``int? dim``, ``argmax``) reduces the flattened
+        #: tensor when it is None, and its kernel receives None; ``int[]? dim`` None means
+        #: every dim, and the kernel receives them all.
+        self.flat_when_dim_none = self.dim >= 0 and d.parsed.params[self.dim].type == "int?"
+        self.values = tuple(d.param(n) for n in d.values.split())
+        self.masks = tuple(d.param(n) for n in d.masks.split())
+        #: The tensor parameters whose dtypes decide the compute dtype (all, by default).
+        self.promote: tuple[int, ...] = (
+            tuple(d.param(n) for n in d.promote_args.split()) if d.promote_args else tensors
+        )
+        param, _, policy = d.promote_when.partition(":")
+        self.promote_when = (d.param(param), policy) if param else (-1, "")
+        if param and policy not in PROMOTIONS:
+            raise ValueError(f"{d.name}: unknown promotion {policy!r} in promote_when")
+        self.none_means = tuple(
+            (d.param(k), _default(v))
+            for k, _, v in (pair.partition("=") for pair in d.none_means.split())
+        )
+        if any(i < 0 for i, _ in self.none_means):
+            raise ValueError(f"{d.name}: none_means names an unknown parameter")
+        self.result_names = d.parsed.result_names
 
 
 OPS: dict[str, OpDecl] = {}
@@ -168,6 +246,7 @@ def _binary(
     dtype_hint: str = "",
     opmath_scalars: bool = False,
     values: str = "",
+    promote_when: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self, Tensor other{extra}) -> Tensor",
@@ -176,6 +255,7 @@ def _binary(
         frontend="pointwise",
         opmath_scalars=opmath_scalars,
         values=values,
+        promote_when=promote_when,
         promote=promote,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
@@ -202,6 +282,7 @@ _binary(
     promote="float",
     extra=", *, str? rounding_mode=None",
     opmath_scalars=True,
+    promote_when="rounding_mode:same",
 )
 _binary(
     "floor_divide",
@@ -365,6 +446,7 @@ _op(
     out=True,
     method=False,
     promote_args="self other",
+    masks="condition",
     values="self other",
 )
 _op(
@@ -410,6 +492,7 @@ _op(
     _R,
     "Maximum over ``dim`` (all dims when empty).",
     frontend="reduction",
+    identity=False,
     out=True,
     dtypes="bif",
 )
@@ -418,6 +501,7 @@ _op(
     _R,
     "Minimum over ``dim`` (all dims when empty).",
     frontend="reduction",
+    identity=False,
     out=True,
     dtypes="bif",
 )
@@ -426,7 +510,7 @@ _op(
     _R,
     "Maximum values and their indices along ``dim``.",
     frontend="reduction",
-    promote="none",
+    identity=False,
     method=False,
     function=False,
     dtypes="bif",
@@ -436,7 +520,7 @@ _op(
     _R,
     "Minimum values and their indices along ``dim``.",
     frontend="reduction",
-    promote="none",
+    identity=False,
     method=False,
     function=False,
     dtypes="bif",
@@ -446,6 +530,7 @@ _op(
     _R + " nondifferentiable",
     "Index of the maximum (of the flattened tensor when ``dim`` is None).",
     frontend="reduction",
+    identity=False,
     promote="index",
     out=True,
     dtypes="if",
@@ -455,6 +540,7 @@ _op(
     _R + " nondifferentiable",
     "Index of the minimum (of the flattened tensor when ``dim`` is None).",
     frontend="reduction",
+    identity=False,
     promote="index",
     out=True,
     dtypes="if",
@@ -464,7 +550,8 @@ _op(
     _R,
     "Variance over ``dim`` with Bessel's ``correction`` (default 1).",
     frontend="reduction",
-    promote="float_only",
+    promote="float_only_real",
+    none_means="correction=1",
     out=True,
 )
 _op(
@@ -472,7 +559,8 @@ _op(
     _R,
     "Standard deviation over ``dim`` with ``correction`` (default 1).",
     frontend="reduction",
-    promote="float_only",
+    promote="float_only_real",
+    none_means="correction=1",
     out=True,
 )
 _op(
@@ -481,7 +569,7 @@ _op(
     _R,
     "Vector ``ord``-norm over ``dim``.",
     frontend="reduction",
-    promote="float_only",
+    promote="float_only_real",
     method=False,
     out=True,
 )
@@ -514,6 +602,7 @@ _op(
     _R,
     "Cumulative sum along ``dim``.",
     frontend="structured",
+    meta_function=M.meta_cumsum,
     promote="sum",
     inplace=True,
     out=True,
@@ -523,6 +612,7 @@ _op(
     _R,
     "Cumulative product along ``dim``.",
     frontend="structured",
+    meta_function=M.meta_cumsum,
     promote="sum",
     inplace=True,
     out=True,
@@ -532,6 +622,7 @@ _op(
     _R,
     "Softmax along ``dim``.",
     frontend="structured",
+    meta_function=M.meta_softmax,
     promote="float",
     dtypes="f",
 )
@@ -540,6 +631,7 @@ _op(
     _R,
     "Log of the softmax along ``dim``, computed stably.",
     frontend="structured",
+    meta_function=M.meta_softmax,
     promote="float",
     dtypes="f",
 )
@@ -551,6 +643,7 @@ _op(
     "The gradient of ``softmax``: "
     "``output * (grad_output - (grad_output * output).sum(dim, keepdim=True))``.",
     frontend="structured",
+    meta_function=M.meta_softmax_backward_data,
     method=False,
     dtypes="f",
 )
@@ -560,6 +653,7 @@ _op(
     "The gradient of ``log_softmax``: "
     "``grad_output - output.exp() * grad_output.sum(dim, keepdim=True)``.",
     frontend="structured",
+    meta_function=M.meta_log_softmax_backward_data,
     method=False,
     dtypes="f",
 )
@@ -569,6 +663,7 @@ _op(
     "Negative log-likelihood of the log-probabilities ``self`` (N, C) at the class indices "
     "``target`` (N,), reduced by ``reduction`` ('mean', 'sum' or 'none').",
     frontend="structured",
+    meta_function=M.meta_nll_loss,
     method=False,
     dtypes="f",
 )
@@ -578,6 +673,7 @@ _op(
     _R,
     "The gradient of ``nll_loss`` with respect to its (N, ``num_classes``) input.",
     frontend="structured",
+    meta_function=M.meta_nll_loss_backward,
     method=False,
 )
 _op(
@@ -586,7 +682,7 @@ _op(
     _R,
     "Sorts along ``dim``; returns values and indices.",
     frontend="structured",
-    promote="none",
+    meta_function=M.meta_sort,
     out=True,
     dtypes="bif",
 )
@@ -595,6 +691,7 @@ _op(
     _R + " nondifferentiable",
     "Indices that sort ``self`` along ``dim``.",
     frontend="structured",
+    meta_function=M.meta_argsort,
     promote="index",
     dtypes="bif",
 )
@@ -604,7 +701,7 @@ _op(
     _R,
     "The ``k`` largest (or smallest) along ``dim``.",
     frontend="structured",
-    promote="none",
+    meta_function=M.meta_topk,
     out=True,
     dtypes="if",
 )
@@ -616,6 +713,7 @@ _op(
     _L,
     "Matrix product with NumPy's batching and broadcasting rules.",
     frontend="structured",
+    meta_function=M.meta_matmul,
     out=True,
     dtypes="ifc",
 )
@@ -624,6 +722,7 @@ _op(
     _L,
     "Product of two matrices.",
     frontend="structured",
+    meta_function=M.meta_mm,
     out=True,
     dtypes="ifc",
 )
@@ -633,6 +732,7 @@ _op(
     "``beta * self + alpha * (mat1 @ mat2)``, ``self`` broadcast to the product's shape "
     "(what ``linear`` with a bias runs: one pass less than a product and an add).",
     frontend="structured",
+    meta_function=M.meta_addmm,
     out=True,
     dtypes="ifc",
 )
@@ -641,6 +741,7 @@ _op(
     _L,
     "Batched product of 3-D tensors.",
     frontend="structured",
+    meta_function=M.meta_bmm,
     out=True,
     dtypes="ifc",
 )
@@ -649,6 +750,7 @@ _op(
     _L,
     "Matrix-vector product.",
     frontend="structured",
+    meta_function=M.meta_mv,
     out=True,
     dtypes="ifc",
 )
@@ -657,6 +759,7 @@ _op(
     _L,
     "Dot product of two 1-D tensors.",
     frontend="structured",
+    meta_function=M.meta_dot,
     out=True,
     dtypes="ifc",
 )
@@ -665,6 +768,7 @@ _op(
     _L,
     "Outer product of two 1-D tensors.",
     frontend="structured",
+    meta_function=M.meta_outer,
     out=True,
 )
 _op(
@@ -681,6 +785,7 @@ _op(
     _S,
     "Concatenates along an existing dim.",
     frontend="structured",
+    meta_function=M.meta_cat,
     method=False,
     out=True,
 )
@@ -695,18 +800,21 @@ _op(
     _S,
     "Reverses the order along ``dims``.",
     frontend="structured",
+    meta_function=M.meta_flip,
 )
 _op(
     "roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor",
     _S,
     "Rolls elements along ``dims`` (of the flattened tensor when None).",
     frontend="structured",
+    meta_function=M.meta_roll,
 )
 _op(
     "repeat(Tensor self, int... repeats) -> Tensor",
     _S,
     "Repeats the tensor along each dim (like NumPy's tile).",
     frontend="structured",
+    meta_function=M.meta_repeat,
     function=False,
 )
 _op("tile(Tensor self, int[] dims) -> Tensor", _S + " composite", "Repeats like NumPy's tile.")
@@ -715,6 +823,7 @@ _op(
     _S,
     "Lower triangle of the last two dims.",
     frontend="structured",
+    meta_function=M.meta_tril,
     inplace=True,
     out=True,
 )
@@ -723,6 +832,7 @@ _op(
     _S,
     "Upper triangle of the last two dims.",
     frontend="structured",
+    meta_function=M.meta_tril,
     inplace=True,
     out=True,
 )
@@ -731,6 +841,7 @@ _op(
     "indexing",
     "Picks values along ``dim`` at ``index``.",
     frontend="structured",
+    meta_function=M.meta_gather,
     out=True,
 )
 _op(
@@ -738,6 +849,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``.",
     frontend="structured",
+    meta_function=M.meta_scatter,
     inplace=True,
     scalars="src",
     values="src",
@@ -747,6 +859,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``src`` added at ``index`` along ``dim``.",
     frontend="structured",
+    meta_function=M.meta_scatter,
     inplace=True,
 )
 _op(
@@ -754,6 +867,7 @@ _op(
     "indexing",
     "Selects the entries ``index`` along ``dim``.",
     frontend="structured",
+    meta_function=M.meta_index_select,
     out=True,
 )
 _op(
@@ -761,6 +875,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``value`` (a 0-d tensor or a number) where ``mask`` is true.",
     frontend="structured",
+    meta_function=M.meta_masked_fill,
     inplace=True,
     scalars="value",
     values="value",
@@ -777,6 +892,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``values`` written at advanced ``indices``.",
     frontend="structured",
+    meta_function=M.meta_index_put,
     inplace=True,
 )
 _op(
@@ -864,6 +980,7 @@ _op(
     "A copy with its own storage, its strides in the order of ``self``'s "
     "(``memory_format=tensorcore.contiguous_format`` for row-major).",
     frontend="structured",
+    meta_function=M.meta_clone,
 )
 _op(
     "contiguous(Tensor self) -> Tensor",
@@ -875,6 +992,7 @@ _op(
     "conversion",
     "A copy converted to ``dtype``.",
     frontend="structured",
+    meta_function=M.meta_to_dtype,
     method=False,
     function=False,
 )
@@ -924,6 +1042,7 @@ _op(
     "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
     _F,
     "An uninitialised tensor.",
+    meta_function=M.meta_empty,
     **_FK,
 )
 _op(
@@ -932,6 +1051,7 @@ _op(
     _F,
     "A tensor filled with ``fill_value``.",
     values="fill_value",
+    meta_function=M.meta_full,
     **_FK,
 )
 _op(
@@ -940,6 +1060,7 @@ _op(
     _F,
     "Values from ``start`` to ``end`` (exclusive) in steps of ``step``.",
     dtypes="if",
+    meta_function=M.meta_arange,
     **_FK,
 )
 _op(
@@ -948,6 +1069,7 @@ _op(
     _F,
     "``steps`` evenly spaced values from start to end.",
     dtypes="ifc",
+    meta_function=M.meta_linspace,
     **_FK,
 )
 _op(
@@ -955,6 +1077,7 @@ _op(
     "bool? requires_grad=False) -> Tensor",
     _F,
     "A 2-D tensor with ones on the diagonal.",
+    meta_function=M.meta_eye,
     **_FK,
 )
 _RND = "random nondifferentiable inplace"
@@ -985,6 +1108,7 @@ _op(
     "random nondifferentiable factory",
     "A random permutation of ``0 .. n-1``.",
     dtypes="if",
+    meta_function=M.meta_randperm,
     **_FK,
 )
 
