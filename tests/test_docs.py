@@ -120,6 +120,8 @@ def _params(args: str) -> list[tuple[str, str, Any]] | None:
         (p.arg, "keyword", _NO_DEFAULT if d is None else ast.literal_eval(d))
         for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
     ]
+    if a.kwarg is not None:
+        out.append((a.kwarg.arg, "var-keyword", _NO_DEFAULT))
     return out
 
 
@@ -128,7 +130,11 @@ def _signature(fn: Any) -> list[tuple[str, str, Any]]:
     return [
         (
             p.name,
-            "keyword" if p.kind is p.KEYWORD_ONLY else "positional",
+            "keyword"
+            if p.kind is p.KEYWORD_ONLY
+            else "var-keyword"
+            if p.kind is p.VAR_KEYWORD
+            else "positional",
             _NO_DEFAULT if p.default is p.empty else p.default,
         )
         for p in list(inspect.signature(fn).parameters.values())[1:]

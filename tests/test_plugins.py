@@ -543,6 +543,51 @@ def test_hook_register_kernels(run_py: Any) -> None:
     assert run_py(code).stdout.strip() == "OK"
 
 
+def test_a_plugin_declares_a_structured_operator_with_its_meta_function(run_py: Any) -> None:
+    # The declaration carries the meta function; the core's frontend allocates the output the
+    # meta function describes and names the named results from the return type.
+    code = """
+        import tensorcore as tc
+        from tensorcore.plugins import hookimpl
+
+        def meta_halves(self, dim=0):
+            n = self.shape[dim] // 2
+            shape = tuple(n if i == dim else s for i, s in enumerate(self.shape))
+            return (self, dim), ((shape, self.dtype), (shape, self.dtype))
+
+        def halves(out, self, dim):
+            first, second = out
+            first.copy_(self.narrow(dim, 0, first.shape[dim]))
+            second.copy_(self.narrow(dim, first.shape[dim], second.shape[dim]))
+
+        class P:
+            @hookimpl
+            def tensorcore_register_kernels(self, register):
+                register.op(
+                    "zz_halves(Tensor self, int dim=0) -> (Tensor first, Tensor second)",
+                    "nondifferentiable", "The two halves along dim.",
+                    frontend="structured", meta_function=meta_halves,
+                )
+                register.kernel("zz_halves", "cpu", "strided", halves)
+
+        tc.backends.register(P(), name="halves-plugin")
+        r = tc.zz_halves(tc.arange(6.0))
+        assert r.first.tolist() == [0.0, 1.0, 2.0] and r.second.tolist() == [3.0, 4.0, 5.0], r
+        assert type(r).__name__ == "zz_halves" and type(r) is tc.return_types.zz_halves
+        try:
+            tc.backends.register(type("Q", (), {"tensorcore_register_kernels": hookimpl(
+                lambda self, register: register.op(
+                    "zz_bad(Tensor self) -> Tensor", "", "", frontend="structured"))})(),
+                name="bad-plugin")
+        except RuntimeError as exc:
+            assert "zz_bad: a structured operator needs a meta_function" in str(exc), exc
+        else:
+            raise AssertionError("a structured operator without a meta function was accepted")
+        print("OK")
+        """
+    assert run_py(code).stdout.strip() == "OK"
+
+
 def test_dtype_restriction_covers_every_tensor_the_kernel_gets(run_py: Any) -> None:
     # docs/writing-a-backend.md: the check covers the outputs too, since a frontend hands the
     # kernel the caller's out= (or self, in place) in any dtype the result can be cast to, and

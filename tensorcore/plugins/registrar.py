@@ -218,12 +218,16 @@ class Registrar:
         function: bool = True,
         inplace: bool = False,
         out: bool = False,
+        **fields: Any,
     ) -> None:
         """Declare a new operator (e.g. ``to_dense`` for a sparse layout), exactly like an
         entry of ``tensorcore/ops/schema.py``: it gets a ``tensorcore.<name>`` function and/or
         a ``Tensor`` method, dispatch entries and a derivative-table key. Its kernels are
         registered with :meth:`kernel` like any other; a differentiable one needs a
-        :meth:`derivative` (or the ``nondifferentiable`` tag)."""
+        :meth:`derivative` (or the ``nondifferentiable`` tag). ``fields`` are the other
+        declaration fields (:class:`~tensorcore.ops.schema.OpDecl`): a ``structured`` or
+        ``factory`` operator passes its ``meta_function``, others ``dtypes``, ``values``,
+        ``masks``..."""
         from ..ops.schema import OpDecl
 
         self.new_ops.append(
@@ -237,6 +241,7 @@ class Registrar:
                 function=function,
                 inplace=inplace,
                 out=out,
+                **fields,
             )
         )
 
