@@ -394,9 +394,9 @@ def test_compiled_recorder_builds_the_generic_node(name: str, i: int) -> None:
     compared: list[str] = []
 
     def checked(ent: Any, compiled: Any) -> Any:
-        def record(args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Any:
-            node = compiled(args, outputs)
-            ref = _make_node(get_op(name), ent, args, outputs)
+        def record(args: tuple[Any, ...], outputs: tuple[Any, ...], sargs: tuple[Any, ...]) -> Any:
+            node = compiled(args, outputs, sargs)
+            ref = _make_node(get_op(name), ent, args, outputs, sargs)
             assert node.__class__ is ref.__class__ and node.name() == ref.name()
             assert node.next_functions == ref.next_functions
             assert list(node.input_meta) == list(ref.input_meta)

@@ -62,26 +62,22 @@ def compile_recorder(
     op: Op,
     ent: Any,
     apply_rule: Callable[..., Any],
-    normalized: Callable[..., Any],
     debug: Any,
     generic: Callable[..., Node],
-) -> Callable[[tuple[Any, ...], tuple[Any, ...]], Node] | None:
-    """``record(args, outputs) -> Node`` for ``op``'s entry ``ent`` (a ``step._Entry``), or
-    None where the generic recorder must run (tensor-list parameters)."""
+) -> Callable[[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]], Node] | None:
+    """``record(args, outputs, sargs) -> Node`` for ``op``'s entry ``ent`` (a
+    ``step._Entry``): edges from the caller's ``args``, saved values from the prepared call
+    ``sargs``; None where the generic recorder must run (tensor-list parameters)."""
     if op.list_pos:
         return None
     src = [
-        "def record(args, outputs):",
+        "def record(args, outputs, sargs):",
         "    if _debug.on:",
-        "        return _generic(args, outputs)",
+        "        return _generic(args, outputs, sargs)",
     ]
     n = len(op.tensor_pos)
     for i, pos in enumerate(op.tensor_pos):
         src.append(_INPUT.format(i=i, pos=pos).rstrip("\n"))
-    if ent.normalize and ent.plan:
-        src.append("    sargs = _normalized(_OP, args)")
-    else:
-        src.append("    sargs = args")
     items = []
     for key, pos, is_result, meta_only, cond in ent.plan:
         if is_result:
@@ -123,9 +119,7 @@ def compile_recorder(
         "_NO_EDGE": _NO_EDGE,
         "_NAME": ent.name,
         "_ENT": ent,
-        "_OP": op,
         "_apply_rule": apply_rule,
-        "_normalized": normalized,
         "_save_other": save_other,
         "_debug": debug,
         "_generic": generic,

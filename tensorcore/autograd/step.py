@@ -46,7 +46,7 @@ overridden_ops: set[str] = set()
 _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
 _F: Any = None  # the derived tc.<op> functions by name, bound by install()
-_normalize_dims: Any = None  # ops.frontends.normalize_dims, bound by install()
+_prepare: Any = None  # ops.frontends.prepare, bound by install()
 _COMPOSITES: Any = None
 
 
@@ -145,23 +145,16 @@ def _inputs(op: Op, args: tuple[Any, ...]) -> list[Any]:
     return ins
 
 
-def _normalized(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Arguments as the kernels see them (dims wrapped, defaults filled) for the rules."""
-    kind = op.decl.frontend
-    if kind == "reduction":
-        dpos = op.decl.param("dim")
-        raw = args[dpos]
-        dims = _normalize_dims(raw, len(args[0]._shape))
-        args = args[:dpos] + (dims,) + args[dpos + 1 :]
-        if op.name in ("var", "std") and args[2] is None:
-            args = args[:2] + (1,) + args[3:]
-        return args
-    if kind == "structured":
-        norm, _ = op.meta_function(*args)  # type: ignore[misc]
-        if op.name == "cat":
-            return (args[0],) + tuple(norm[1:])
-        return tuple(norm)
-    return args
+def _saved_args(op: Op, args: tuple[Any, ...], prepared: list[Any]) -> tuple[Any, ...]:
+    """What a rule's saves are read from: the prepared call (dims normalised, defaults filled,
+    as the kernel received them), with each tensor list as the caller gave it (a rule returns
+    one gradient per listed tensor; the kernel may have been handed fewer, as ``cat`` drops
+    empty 1-D tensors). A kernel registered with ``direct=True`` prepares nothing: the call is
+    prepared here, once, as its frontend would have."""
+    kargs = prepared[0] if prepared else _prepare(op, args)
+    for i in op.list_pos:
+        kargs = kargs[:i] + (args[i],) + kargs[i + 1 :]
+    return kargs
 
 
 class _Entry:
@@ -201,12 +194,12 @@ class _Entry:
             self.plan = _save_plan(op, self.rule)
             self.ctx_cls = ctx_class(self.rule)
 
-            def generic(args: tuple[Any, ...], outputs: tuple[Any, ...]) -> Node:
-                return _make_node(op, self, args, outputs)
+            def generic(
+                args: tuple[Any, ...], outputs: tuple[Any, ...], sargs: tuple[Any, ...]
+            ) -> Node:
+                return _make_node(op, self, args, outputs, sargs)
 
-            self.record = (
-                compile_recorder(op, self, apply_rule, _normalized, _debug, generic) or generic
-            )
+            self.record = compile_recorder(op, self, apply_rule, _debug, generic) or generic
         # Whether an in-place call must keep a copy of self's old value for the rule.
         self.saves_self = any(k == "self" and not meta for k, _, _, meta, _ in self.plan)
 
@@ -326,17 +319,23 @@ def autograd_step(
         prev = _gm.enabled
         _gm.enabled = False
         try:
-            res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
+            if ent.normalize:
+                prepared: list[Any] = []
+                res = op.frontend(op, kernel, args, out, dev, False, prepared)  # type: ignore[misc]
+                sargs = _saved_args(op, args, prepared)
+            else:
+                res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
+                sargs = args
         finally:
             _gm.enabled = prev
         if res.__class__ is Tensor:  # one output
-            node = ent.record(args, (res,))
+            node = ent.record(args, (res,), sargs)
             if res._dtype._category >= 2:  # floating or complex
                 res._requires_grad = True
                 res._grad_fn = node
             return res
         outputs = res if isinstance(res, tuple) else (res,)
-        node = ent.record(args, outputs)
+        node = ent.record(args, outputs, sargs)
         for i, o in enumerate(outputs):
             if o.__class__ is Tensor and o._dtype._category >= 2:  # floating or complex
                 o._requires_grad = True
@@ -386,10 +385,10 @@ def _make_node(
     ent: _Entry,
     args: tuple[Any, ...],
     outputs: tuple[Any, ...],
-    save_args: tuple[Any, ...] | None = None,
+    save_args: tuple[Any, ...],
 ) -> Node:
     """The generic recorder: edges and metadata from ``args``, saved values from
-    ``save_args`` (default ``args``; an in-place step saves a copy of ``self`` taken before
+    ``save_args`` (the prepared call; an in-place step saves a copy of ``self`` taken before
     the kernel overwrote it)."""
     edges: list[tuple[Node | None, int]] = []
     metas: list[Any] = []
@@ -411,8 +410,7 @@ def _make_node(
             metas.append(None)
     node = Node(ent.name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
-        sargs = args if save_args is None else save_args
-        _save(node, ent, _normalized(op, sargs) if ent.normalize else sargs, outputs)
+        _save(node, ent, save_args, outputs)
     return node
 
 
@@ -441,10 +439,15 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _En
     _gm.enabled = False
     try:
         # Rules that read the input's old value get a copy taken before it is overwritten.
-        saved_args = args
-        if ent.saves_self:
-            saved_args = (self.clone(),) + args[1:]  # type: ignore[attr-defined]
-        op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
+        old_self = self.clone() if ent.saves_self else self  # type: ignore[attr-defined]
+        if ent.normalize:
+            prepared: list[Any] = []
+            op.frontend(op, kernel, args, None, dev, True, prepared)  # type: ignore[misc]
+            saved_args = _saved_args(op, args, prepared)
+        else:
+            op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
+            saved_args = args
+        saved_args = (old_self,) + saved_args[1:]
         self._bump_version()
     finally:
         _gm.enabled = prev
@@ -576,11 +579,11 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
-    global _F, sum_to, _normalize_dims
+    global _F, sum_to, _prepare
     from ..ops._api import FUNCTIONS
     from ..ops._call import set_autograd_step
     from ..ops.derivatives import sum_to
-    from ..ops.frontends import normalize_dims as _normalize_dims
+    from ..ops.frontends import prepare as _prepare
 
     _F = FUNCTIONS.__getitem__
 

@@ -41,6 +41,7 @@ __all__ = [
     "check_alpha",
     "empty",
     "normalize_dims",
+    "prepare",
     "run_direct",
 ]
 
@@ -486,6 +487,27 @@ def reduction(
     """
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
+    args, shape, res = _prepare_reduction(op, args)
+    if op.decl.pos.result_names:
+        specs = tuple(
+            (shape, dt.int64 if r == "indices" else res) for r in op.decl.pos.result_names
+        )
+        o: Any = op.result_type._make(_alloc_many(op, out, specs, dev))
+    elif op.decl.promote == "index" and out is not None:
+        _check_out_spec(op, out, shape, res, exact=True)
+        o = _resize_out(out, shape, dev)
+    else:
+        o = _alloc_or_check(op, out, shape, res, dev)
+    if prepared is not None:
+        prepared.append(args)
+    kernel(o, *args)
+    return o
+
+
+def _prepare_reduction(
+    op: Op, args: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], tuple[int, ...], dt.dtype]:
+    """A reduction's kernel arguments, result shape and result dtype."""
     self = args[0]
     if not isinstance(self, Tensor):
         raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(self).__name__}")
@@ -521,18 +543,19 @@ def reduction(
     for i, value in facts.none_means:
         if args[i] is None:
             args = args[:i] + (value,) + args[i + 1 :]
-    if facts.result_names:
-        specs = tuple((shape, dt.int64 if r == "indices" else res) for r in facts.result_names)
-        o: Any = op.result_type._make(_alloc_many(op, out, specs, dev))
-    elif op.decl.promote == "index" and out is not None:
-        _check_out_spec(op, out, shape, res, exact=True)
-        o = _resize_out(out, shape, dev)
-    else:
-        o = _alloc_or_check(op, out, shape, res, dev)
-    if prepared is not None:
-        prepared.append(args)
-    kernel(o, *args)
-    return o
+    return args, shape, res
+
+
+def prepare(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The arguments ``op``'s kernel would receive after ``out`` -- what the frontends hand
+    back through ``prepared`` -- computed without running anything (for a kernel registered
+    with ``direct=True``, which the frontend does not prepare for)."""
+    kind = op.decl.frontend
+    if kind == "reduction":
+        return _prepare_reduction(op, args)[0]
+    if op.meta_function is not None:
+        return op.meta_function(*args)[0]  # type: ignore[no-any-return]
+    return args
 
 
 # ------------------------------------------------------------------ structured (per operator)
