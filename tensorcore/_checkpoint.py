@@ -80,7 +80,7 @@ def _is_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
 def _bytes_of(t: Tensor) -> bytes:
     """The row-major bytes of a strided tensor, or of a 1-D span of a storage."""
     with no_grad():
-        c = t.detach().contiguous()  # type: ignore[attr-defined]
+        c = t.detach().contiguous()
         st = c._storage
         if c._offset or st.nbytes != c.numel() * c._dtype.itemsize:
             c = c.clone()
@@ -299,7 +299,7 @@ class _Loader:
         t = self.build(rec, i)
         if rec.get("requires_grad", False) is True:
             try:
-                t.requires_grad_()  # type: ignore[attr-defined]
+                t.requires_grad_()
             except RuntimeError as exc:
                 raise _BadFile(f"tensor {i}: {exc}") from None
         self.built[i] = t
@@ -340,7 +340,7 @@ class _Loader:
                 empty((t.numel(),), dt, st.device)._storage, shape, stride, 0, dt, st.device
             )
             with no_grad():
-                laid.copy_(t)  # type: ignore[attr-defined]
+                laid.copy_(t)
             t = laid
         return t
 
@@ -505,7 +505,7 @@ def write(obj: Any, f: Any) -> None:
         except safetensors.SafetensorError as exc:  # (an I/O error, reported in its words)
             raise OSError(f"tensorcore.save(): cannot write {os.fspath(f)!r}: {exc}") from None
     else:
-        f.write(safetensors.serialize(specs, metadata=metadata))  # type: ignore[union-attr]
+        f.write(safetensors.serialize(specs, metadata=metadata))
 
 
 def read(f: Any, map_location: Any, weights_only: bool) -> Any:

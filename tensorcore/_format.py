@@ -239,8 +239,8 @@ def _complex_formatter(values: list[complex]) -> tuple[Any, int]:
 
 def _to_list(x: Tensor) -> Any:
     if x._device.type != "cpu":
-        x = x.cpu()  # type: ignore[attr-defined]
-    return x.tolist()  # type: ignore[attr-defined]
+        x = x.cpu()
+    return x.tolist()
 
 
 def _edges(x: Tensor, first: int, edge: int) -> Any:
@@ -278,7 +278,7 @@ def _leaves(data: Any, ndim: int) -> list[Any]:
 
 def _render(data: Any, ndim: int, indent: int, fmt: Any, element_width: int) -> str:
     if ndim == 0:
-        return fmt(data)  # type: ignore[no-any-return]
+        return fmt(data)
     if ndim == 1:
         # The ellipsis of a row is padded like an element: "2,  ..., 1997".
         items = [" ..." if v is _SKIPPED else fmt(v) for v in data]
@@ -353,7 +353,7 @@ def format_tensor(t: Tensor) -> str:
         default_complex = dt.complex128 if default is dt.float64 else dt.complex64
         if d not in (default, default_complex, dt.int64, dt.bool_):
             suffixes.append(f"dtype={d}")
-        body = _body(t.detach(), len(prefix))  # type: ignore[attr-defined]
+        body = _body(t.detach(), len(prefix))
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
     elif t._requires_grad:

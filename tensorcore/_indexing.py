@@ -39,9 +39,9 @@ def _index_tensor(x: Any, dev: Any) -> Tensor:
             ) from None
     if t._dtype not in (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8, dt.bool_):
         if t.numel() == 0 and isinstance(x, list):
-            return t.to(dt.int64)  # type: ignore[attr-defined, no-any-return]
+            return t.to(dt.int64)
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return t if t._device == dev else t.to(dev)  # type: ignore[attr-defined, no-any-return]
+    return t if t._device == dev else t.to(dev)
 
 
 def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
@@ -69,7 +69,7 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
     seen_ellipsis = False
     for x in idx:
         if x is None:
-            out = out.unsqueeze(d)  # type: ignore[attr-defined]
+            out = out.unsqueeze(d)
             d += 1
         elif x is Ellipsis:
             if seen_ellipsis:
@@ -120,13 +120,13 @@ def _select(out: Tensor, d: int, i: int) -> Tensor:
     size = out._shape[d]
     if not -size <= i < size:
         raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
-    return out.select(d, i)  # type: ignore[attr-defined, no-any-return]
+    return out.select(d, i)
 
 
 def _bool_index(out: Tensor, d: int, value: bool, adv: dict[int, Tensor]) -> tuple[Tensor, int]:
     """A bool index: a new dim of size 1, indexed by ``[0]`` (True) or ``[]`` (False)."""
     adv[d] = _index_tensor([0] if value else [], out._device)
-    return out.unsqueeze(d), d + 1  # type: ignore[attr-defined]
+    return out.unsqueeze(d), d + 1
 
 
 _AS_STRIDED: Any = None
@@ -185,7 +185,7 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
             d += k
     shape.extend(self._shape[d:])
     stride.extend(self._stride[d:])
-    return _call(_AS_STRIDED, (self, tuple(shape), tuple(stride), off))  # type: ignore[no-any-return]
+    return _call(_AS_STRIDED, (self, tuple(shape), tuple(stride), off))
 
 
 def __getitem__(self: Tensor, idx: Any) -> Tensor:
@@ -199,7 +199,7 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
     from .dispatch import get_op
     from .ops._call import call
 
-    return call(get_op("index"), (out, indices))  # type: ignore[no-any-return]
+    return call(get_op("index"), (out, indices))
 
 
 def _value(self: Tensor, value: Any) -> Any:
@@ -237,12 +237,12 @@ def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
         out, indices = _apply_index(self, idx)
     if indices is None:
         if isinstance(value, Tensor):
-            out.copy_(value)  # type: ignore[attr-defined]
+            out.copy_(value)
         else:
-            out.fill_(value)  # type: ignore[attr-defined]
+            out.fill_(value)
         return
     from .ops.factories import scalar_tensor
 
     if not isinstance(value, Tensor):
-        value = scalar_tensor(value, self).to(self._dtype)  # type: ignore[attr-defined]
-    out.index_put_(indices, value)  # type: ignore[attr-defined]
+        value = scalar_tensor(value, self).to(self._dtype)
+    out.index_put_(indices, value)

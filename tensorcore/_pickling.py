@@ -189,7 +189,7 @@ def _rebuild_strided(
     check_view(shape, stride, offset, dt, st)
     t = make_tensor(st, tuple(shape), tuple(stride), offset, dt, st.device)
     if requires_grad:
-        t.requires_grad_()  # type: ignore[attr-defined]
+        t.requires_grad_()
     return t
 
 
@@ -207,7 +207,7 @@ def _rebuild_layout(
             f"the codec of layout '{name}' did not rebuild a {name} tensor of shape {list(shape)}"
         )
     if requires_grad:
-        t.requires_grad_()  # type: ignore[attr-defined]
+        t.requires_grad_()
     return t
 
 

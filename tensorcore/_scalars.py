@@ -57,7 +57,7 @@ FAST_INT: dict[dt.dtype, tuple[int, int]] = {
 def _f32(v: float) -> float:
     """``v`` rounded to float32 (to nearest, ties to even; ``inf`` past the largest)."""
     try:
-        return _F32.unpack(_F32.pack(v))[0]  # type: ignore[no-any-return]
+        return _F32.unpack(_F32.pack(v))[0]
     except OverflowError:
         return math.copysign(math.inf, v)
 
@@ -66,7 +66,7 @@ def _f16(v: float) -> float:
     """``v`` rounded to float16 through float32 (PyTorch's ``Half(float)``)."""
     f = _f32(v)
     try:
-        return _F16.unpack(_F16.pack(f))[0]  # type: ignore[no-any-return]
+        return _F16.unpack(_F16.pack(f))[0]
     except OverflowError:
         return math.copysign(math.inf, f)
 
@@ -79,7 +79,7 @@ def _bf16(v: float) -> float:
         return f
     bits = _U32.unpack(_F32.pack(f))[0]
     bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-    return _F32.unpack(_U32.pack(bits & 0xFFFFFFFF))[0]  # type: ignore[no-any-return]
+    return _F32.unpack(_U32.pack(bits & 0xFFFFFFFF))[0]
 
 
 def _int_to_float(v: int, digits: int) -> float:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from ._format import format_tensor
+from ._operator_methods import OperatorMethods
 from .layouts import layout, strided
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def make_tensor(
     return t
 
 
-class Tensor:
+class Tensor(OperatorMethods):
     """A multi-dimensional array on a device, with optional gradient tracking.
 
     Tensors are made by factories (:func:`tensorcore.tensor`, :func:`tensorcore.zeros`, ...)
@@ -293,7 +294,7 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]:
         if not self._shape:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))  # type: ignore[attr-defined]
+        return iter(self.unbind(0))
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
@@ -301,21 +302,21 @@ class Tensor:
                 f"Boolean value of Tensor with more than one value is ambiguous "
                 f"(shape {list(self._shape)})"
             )
-        return bool(self.item())  # type: ignore[attr-defined]
+        return bool(self.item())
 
     def __int__(self) -> int:
-        return int(self.item())  # type: ignore[attr-defined]
+        return int(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())  # type: ignore[attr-defined]
+        return float(self.item())
 
     def __complex__(self) -> complex:
-        return complex(self.item())  # type: ignore[attr-defined]
+        return complex(self.item())
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())  # type: ignore[attr-defined]
+        return int(self.item())
 
     def __hash__(self) -> int:
         return id(self)
@@ -327,7 +328,7 @@ class Tensor:
         # PyTorch's rule: a 0-d tensor formats as its number (f"{t:+.2f}"; f"{t}" gives
         # str(t.item())); any other tensor takes only the empty spec, which gives its repr.
         if not self._shape:
-            return format(self.item(), format_spec)  # type: ignore[attr-defined]
+            return format(self.item(), format_spec)
         if format_spec:
             raise TypeError(
                 "unsupported format string passed to Tensor.__format__: only a 0-d tensor "
@@ -349,7 +350,7 @@ class Tensor:
         return deepcopy_tensor(self, memo)
 
 
-class Size(tuple):  # type: ignore[type-arg]
+class Size(tuple):
     """The shape of a tensor: a tuple of ints.
 
     Examples

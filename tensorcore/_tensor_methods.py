@@ -9,14 +9,11 @@ from . import dtypes as dt
 from ._tensor import Tensor, make_tensor
 from .autograd.grad_mode import no_grad
 from .devices import device as _device
-from .ops._api import FUNCTIONS
+from .ops import functions as ops
 from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
 from .plugins import manager
 
 __all__ = ["install"]
-
-
-_F = FUNCTIONS.__getitem__
 
 
 def native(self: Tensor) -> Any:
@@ -107,7 +104,7 @@ def _to(self: Tensor, dev: Any, dtype: Any, non_blocking: bool, copy: bool) -> T
 
         out = call(get_op("to_dtype"), (out, dtype))
     if copy and out is self:
-        out = self.clone()  # type: ignore[attr-defined]
+        out = self.clone()
     return out
 
 
@@ -128,7 +125,7 @@ def _to_device_impl(self: Tensor, dev: Any, non_blocking: bool = False) -> Tenso
 
 def _cross_copy(src: Tensor, dst: Tensor, non_blocking: bool) -> None:
     for iface in (manager.device_backend(dst._device), manager.device_backend(src._device)):
-        if iface.copy_between(src.contiguous(), dst):  # type: ignore[attr-defined]
+        if iface.copy_between(src.contiguous(), dst):
             return
     raise RuntimeError(
         f"copy_(): no installed backend can copy from '{src._device}' to '{dst._device}'"
@@ -159,13 +156,13 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         and not (src._device.type == "cpu" and not src._shape)
     ):
         moved = _to_device_impl(src, self._device, non_blocking)
-        return call_inplace(get_op("copy_"), (self, moved, non_blocking))  # type: ignore[no-any-return]
-    return call_inplace(get_op("copy_"), (self, src, non_blocking))  # type: ignore[no-any-return]
+        return call_inplace(get_op("copy_"), (self, moved, non_blocking))
+    return call_inplace(get_op("copy_"), (self, src, non_blocking))
 
 
 def _cast(d: dt.dtype) -> Any:
     def cast(self: Tensor) -> Tensor:
-        return self.to(d)  # type: ignore[attr-defined, no-any-return]
+        return self.to(d)
 
     cast.__doc__ = f"``self.to(tensorcore.{d.name})``."
     return cast
@@ -218,7 +215,7 @@ def numpy(self: Tensor, *, force: bool = False) -> Any:
 
 
 def __array__(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
-    arr = numpy(self.detach())  # type: ignore[attr-defined]
+    arr = numpy(self.detach())
     return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
@@ -454,8 +451,8 @@ _call: Any = None
 def _binop(name: str, reflected: bool = False, inplace: bool = False) -> Any:
     if not reflected and not inplace:
         # The operator function itself: ``a + b`` costs no extra Python frame.
-        return _F(name)
-    fn = _F(name)
+        return getattr(ops, name)
+    fn = getattr(ops, name)
 
     def op(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, bool, int, float, complex)):
@@ -470,7 +467,7 @@ def _binop(name: str, reflected: bool = False, inplace: bool = False) -> Any:
 
 
 def _cmp(name: str) -> Any:
-    fn = _F(name)
+    fn = getattr(ops, name)
 
     def op(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, bool, int, float, complex)):
@@ -483,12 +480,12 @@ def _cmp(name: str) -> Any:
 
 def _invert(self: Tensor) -> Tensor:
     if self._dtype is dt.bool_:
-        return _F("logical_not")(self)  # type: ignore[no-any-return]
-    return _F("bitwise_not")(self)  # type: ignore[no-any-return]
+        return ops.logical_not(self)
+    return ops.bitwise_not(self)
 
 
 def _T(self: Tensor) -> Tensor:
-    return self.permute(tuple(range(self.ndim - 1, -1, -1)))  # type: ignore[attr-defined, no-any-return]
+    return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _mT(self: Tensor) -> Tensor:
@@ -497,13 +494,13 @@ def _mT(self: Tensor) -> Tensor:
             "tensor.mT is only supported on matrices or batches of matrices. "
             f"Got {self.ndim}-D tensor."
         )
-    return self.transpose(-2, -1)  # type: ignore[attr-defined, no-any-return]
+    return self.transpose(-2, -1)
 
 
 def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
     if not isinstance(other, Tensor):
         return NotImplemented
-    return _F("matmul")(self, other)
+    return ops.matmul(self, other)
 
 
 def install() -> None:
@@ -560,8 +557,8 @@ def install() -> None:
         "__getitem__": _indexing.__getitem__,
         "__setitem__": _indexing.__setitem__,
         "T": property(_T),
-        "real": property(lambda self: _F("real")(self), doc="The real part (a view)."),
-        "imag": property(lambda self: _F("imag")(self), doc="The imaginary part (a view)."),
+        "real": property(lambda self: ops.real(self), doc="The real part (a view)."),
+        "imag": property(lambda self: ops.imag(self), doc="The imaginary part (a view)."),
         "mT": property(_mT),
     }.items():
         setattr(T, _name, _value)
@@ -586,17 +583,17 @@ def install() -> None:
         "__radd__": _binop("add"),
         "__rmul__": _binop("mul"),
         "__matmul__": _unsupported_int_matmul,
-        "__rmatmul__": lambda self, other: _F("matmul")(other, self),
+        "__rmatmul__": lambda self, other: ops.matmul(other, self),
     }.items():
         setattr(T, _name, _value)
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(T, f"__{name}__", _cmp(name))
     for _name, _value in {
-        "__neg__": lambda self: _F("neg")(self),
+        "__neg__": lambda self: ops.neg(self),
         "__pos__": lambda self: self,
-        "__abs__": lambda self: _F("abs")(self),
+        "__abs__": lambda self: ops.abs(self),
         "__invert__": _invert,
-        "where": lambda self, condition, other: _F("where")(condition, self, other),
+        "where": lambda self, condition, other: ops.where(condition, self, other),
         "clip_": lambda self, min=None, max=None: self.clamp_(min, max),
     }.items():
         setattr(T, _name, _value)

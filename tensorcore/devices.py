@@ -74,7 +74,7 @@ class device:
             object.__setattr__(obj, "index", index)
             object.__setattr__(obj, "_key", key)
             _cache[key] = obj
-        _cache[(type, None if idx is not None else index)] = obj  # type: ignore[index]
+        _cache[(type, None if idx is not None else index)] = obj
         return obj
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .ops import functions as ops
 from .ops._validate import checked
 
 __all__ = ["matmul", "norm", "vector_norm"]
@@ -30,9 +31,8 @@ def vector_norm(
     >>> tc.linalg.vector_norm(tc.tensor([3.0, 4.0])).item()
     5.0
     """
-    from .ops._api import FUNCTIONS
 
-    return FUNCTIONS["vector_norm"](x, ord, dim, keepdim, dtype=dtype, out=out)
+    return ops.vector_norm(x, ord, dim, keepdim, dtype=dtype, out=out)
 
 
 @checked(
@@ -49,6 +49,5 @@ def norm(
 @checked("matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor")
 def matmul(input: Any, other: Any, *, out: Any = None) -> Any:
     """Alias of :func:`tensorcore.matmul`."""
-    from .ops._api import FUNCTIONS
 
-    return FUNCTIONS["matmul"](input, other, out=out)
+    return ops.matmul(input, other, out=out)

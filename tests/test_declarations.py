@@ -28,6 +28,11 @@ SHARED = [
     "ops/_call.py",
     "ops/frontends.py",
     "autograd/_record.py",
+    "autograd/step.py",
+    "autograd/engine.py",
+    "autograd/function.py",
+    "autograd/_accumulate.py",
+    "autograd/gradcheck.py",
 ]
 
 

@@ -74,6 +74,31 @@ def test_operators_doc_is_up_to_date() -> None:
     )
 
 
+def test_operator_stubs_are_up_to_date() -> None:
+    # The type checker sees the operators through stubs generated from the table.
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "gen_stubs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(ROOT),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_operator_namespace_holds_every_operator_function() -> None:
+    import tensorcore as tc
+    from tensorcore.ops import functions
+    from tensorcore.ops._api import FUNCTIONS
+
+    stub = (ROOT / "tensorcore" / "ops" / "functions.pyi").read_text(encoding="utf-8")
+    stubbed = set(re.findall(r"^def (\w+)\(", stub, re.M))
+    core = set(_core_table("'\\n'.join(n for n, d in OPS.items() if d.function)").split())
+    assert stubbed == core
+    for name in core:
+        assert getattr(functions, name) is FUNCTIONS[name] is getattr(tc, name), name
+
+
 def test_every_operator_has_an_operators_doc_entry() -> None:
     text = (DOCS / "operators.md").read_text(encoding="utf-8")
     names = _core_table("'\\n'.join(OPS)").split()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from .._tensor import contiguous_strides, make_tensor
 from ..layouts import contiguous_format, strided
+from ..ops import functions as ops
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -72,14 +73,13 @@ def obeys_contract(g: Tensor, leaf: Tensor) -> bool:
 def clone_obey_contract(g: Tensor, leaf: Tensor) -> Tensor:
     """A copy of ``g`` laid out by the contract (recorded when grad mode is on, so a
     ``create_graph`` gradient keeps its history)."""
-    from ..ops._api import FUNCTIONS
 
     if leaf._layout is not strided or not is_non_overlapping_and_dense(leaf._shape, leaf._stride):
-        return g.clone(memory_format=contiguous_format)  # type: ignore[attr-defined, no-any-return]
+        return g.clone(memory_format=contiguous_format)
     # A dense block of numel elements viewed with the leaf's strides (offset 0).
-    flat = FUNCTIONS["empty"](g.numel(), dtype=g._dtype, device=g._device)
+    flat = ops.empty(g.numel(), dtype=g._dtype, device=g._device)
     out = make_tensor(flat._storage, leaf._shape, leaf._stride, 0, g._dtype, g._device)
-    return out.copy_(g)  # type: ignore[attr-defined, no-any-return]
+    return out.copy_(g)
 
 
 def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) -> None:
@@ -87,11 +87,11 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) ->
     the storages that someone besides the engine can see (gradients the caller passed, a
     hook returned or a ``.grad`` already holds): such a gradient is copied, never stored."""
     if not create_graph:
-        g = g.detach()  # type: ignore[attr-defined]
+        g = g.detach()
     old = leaf._grad
     if old is None:
         if g._shape != leaf._shape:
-            g = g.expand(leaf._shape)  # type: ignore[attr-defined]
+            g = g.expand(leaf._shape)
         # With create_graph the gradient may be saved by the graph being built: a copy keeps
         # an in-place update of .grad from invalidating it (PyTorch copies there too).
         if create_graph or id(g._storage) in shared or not obeys_contract(g, leaf):
@@ -110,4 +110,4 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) ->
             new = clone_obey_contract(new, leaf)
         leaf._grad = new
     else:
-        old.add_(g)  # type: ignore[attr-defined]
+        old.add_(g)

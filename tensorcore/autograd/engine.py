@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._tensor import Tensor
+from ..ops import functions as ops
 from . import grad_mode
 from ._accumulate import accumulate as _accumulate
 from .graph import FREED_GRAPH, NOTHING_SAVED, AccumulateGrad, Node, edge
@@ -60,10 +61,9 @@ def _make_grads(outputs: list[Tensor], grads: list[Any]) -> list[Tensor]:
 
 
 def _ones_like(t: Tensor) -> Tensor:
-    from ..ops._api import FUNCTIONS
 
     # ``full`` itself: ones_like and ones are composites of it (two calls less per backward).
-    return FUNCTIONS["full"](t._shape, 1, dtype=t._dtype, device=t._device)  # type: ignore[no-any-return]
+    return ops.full(t._shape, 1, dtype=t._dtype, device=t._device)
 
 
 def run_backward(
@@ -107,7 +107,7 @@ def run_backward(
             # retain its gradient), once every input has passed the checks above.
             for t in inputs:
                 if t._grad_fn is not None:
-                    t.retain_grad()  # type: ignore[attr-defined]
+                    t.retain_grad()
     results: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 
     # Dependency counts over the reachable graph, found iteratively (nodes hash by identity).
@@ -314,10 +314,5 @@ def grad(
         allow_unused=bool(allow_unused) or materialize_grads,
     )
     if materialize_grads:
-        from ..ops._api import FUNCTIONS
-
-        res = [
-            r if r is not None else FUNCTIONS["zeros_like"](i)
-            for r, i in zip(res, ins, strict=True)
-        ]
+        res = [r if r is not None else ops.zeros_like(i) for r, i in zip(res, ins, strict=True)]
     return tuple(res)

@@ -6,6 +6,7 @@ import weakref
 from typing import Any
 
 from .._tensor import Tensor
+from ..ops import functions as ops
 from . import grad_mode
 from .graph import FREED_GRAPH, Node, SavedTensor, autograd_meta, edge
 
@@ -138,7 +139,7 @@ class Function:
                 continue
             if any(o is a for a in args) and not any(o is d for d in ctx._dirty):
                 # Returning an input unchanged: the output is a new alias of it.
-                o = o.view_as(o)  # type: ignore[attr-defined]
+                o = o.view_as(o)
                 outputs = outputs[:i] + (o,) + outputs[i + 1 :]
             o._requires_grad = True
             o._grad_fn = node
@@ -155,10 +156,9 @@ def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
     if ctx.materialize_grads:
         # PyTorch's contract: backward gets a zero tensor for every output without a gradient
         # (non-differentiable outputs included), unless set_materialize_grads(False).
-        from ..ops._api import FUNCTIONS
 
         grads = [
-            FUNCTIONS["zeros"](m[0], dtype=m[1], device=m[2]) if g is None and m is not None else g
+            ops.zeros(m[0], dtype=m[1], device=m[2]) if g is None and m is not None else g
             for g, m in zip(grads, out_meta, strict=True)
         ]
     res = cls.backward(ctx, *grads)
@@ -175,7 +175,7 @@ def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
             out.append(None)
             continue
         if r._shape != m[0]:
-            r = r.expand(m[0]) if r.numel() == 1 else r  # type: ignore[attr-defined]
+            r = r.expand(m[0]) if r.numel() == 1 else r
             if r._shape != m[0]:
                 raise RuntimeError(
                     f"Function {cls.__name__}Backward returned an invalid gradient - got "

@@ -63,7 +63,7 @@ def autograd_meta(t: Tensor) -> AutogradMeta:
     m = t._ag
     if m is None:
         m = t._ag = AutogradMeta()
-    return m  # type: ignore[no-any-return]
+    return m
 
 
 class SavedTensor:
@@ -222,7 +222,7 @@ class Node:
     def apply(self, grads: list[Any]) -> tuple[Any, ...]:
         """Gradients of the inputs given the gradients of the outputs."""
         assert self.fn is not None
-        return self.fn(self, grads)  # type: ignore[no-any-return]
+        return self.fn(self, grads)
 
     def release(self) -> None:
         """Free the saved tensors and the hooks (after a backward without ``retain_graph``):
@@ -270,7 +270,7 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     acc = m.accumulator
     if acc is None:
         acc = m.accumulator = AccumulateGrad(t)
-    return acc  # type: ignore[no-any-return]
+    return acc
 
 
 class RetainGrad:
@@ -289,13 +289,13 @@ class RetainGrad:
         t = self.tensor()
         if t is None:
             return
-        g = g.detach()  # type: ignore[attr-defined]
+        g = g.detach()
         if t._grad is not None:
             t._grad = t._grad + g
         elif g._layout is strided:
-            t._grad = g.clone(memory_format=contiguous_format)  # type: ignore[attr-defined]
+            t._grad = g.clone(memory_format=contiguous_format)
         else:
-            t._grad = g.clone()  # type: ignore[attr-defined]
+            t._grad = g.clone()
 
 
 def add_tensor_hook(t: Tensor, fn: Callable[[Any], Any]) -> list[Callable[[Any], Any]]:

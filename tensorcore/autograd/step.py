@@ -12,6 +12,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
+from ..ops import functions as ops
 from . import grad_mode
 from ._record import compile_recorder, save_other
 from .graph import (
@@ -45,7 +46,6 @@ derivative_overrides: dict[tuple[str, str, str], Any] = {}
 overridden_ops: set[str] = set()
 _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
-_F: Any = None  # the derived tc.<op> functions by name, bound by install()
 _prepare: Any = None  # ops.frontends.prepare, bound by install()
 _COMPOSITES: Any = None
 
@@ -125,7 +125,7 @@ def _fit(res: Any, metas: list[Any]) -> list[Any]:
             r = sum_to(r, shape)
         if r._dtype is not dtype:
             if r._dtype.is_complex and not dtype.is_complex:
-                r = _F("real")(r)  # a real input's gradient is the real part
+                r = ops.real(r)  # a real input's gradient is the real part
             r = r.to(dtype)
         out.append(r)
     return out
@@ -439,7 +439,7 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _En
     _gm.enabled = False
     try:
         # Rules that read the input's old value get a copy taken before it is overwritten.
-        old_self = self.clone() if ent.saves_self else self  # type: ignore[attr-defined]
+        old_self = self.clone() if ent.saves_self else self
         if ent.normalize:
             prepared: list[Any] = []
             op.frontend(op, kernel, args, None, dev, True, prepared)  # type: ignore[misc]
@@ -483,10 +483,7 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     cs.input_meta = [(base._shape, base._dtype)] + fn.input_meta[1:]
     _set_history(base, cs)
     # The view's new history: a view of the new base.
-    from ..dispatch import get_op
-    from ..ops._call import call
-
-    fresh = call(get_op("as_strided"), (base, view._shape, view._stride, view._offset))
+    fresh = ops.as_strided(base, view._shape, view._stride, view._offset)
     _set_history(view, fresh._grad_fn)
 
 
@@ -496,12 +493,12 @@ def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:
     lo = min(off, boff)
     hi = max(_last(shape, stride, off), _last(bshape, bstride, boff))
     extent = max(hi - lo + 1, 0)
-    buf = _F("zeros")(extent, dtype=g._dtype, device=g._device)
+    buf = ops.zeros(extent, dtype=g._dtype, device=g._device)
     gbase = buf.as_strided(bshape, bstride, boff - lo)
     gbase.copy_(g)
     region = buf.as_strided(shape, stride, off - lo)
     res = fn.apply([region.clone()])
-    region.copy_(res[0] if res[0] is not None else _F("zeros_like")(region))
+    region.copy_(res[0] if res[0] is not None else ops.zeros_like(region))
     return [gbase.clone(), *res[1:]]
 
 
@@ -579,12 +576,9 @@ def check_inplace_mutation(t: Tensor, what: str) -> None:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
-    global _F, sum_to, _prepare
-    from ..ops._api import FUNCTIONS
+    global sum_to, _prepare
     from ..ops._call import set_autograd_step
     from ..ops.derivatives import sum_to
     from ..ops.frontends import prepare as _prepare
-
-    _F = FUNCTIONS.__getitem__
 
     set_autograd_step(autograd_step, _debug)

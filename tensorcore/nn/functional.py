@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import dtypes as dt
 from .._tensor import Tensor
 from ..layouts import strided
-from ..ops._api import FUNCTIONS
+from ..ops import functions as ops
 from ..ops._validate import checked
 
 __all__ = [
@@ -23,37 +23,34 @@ __all__ = [
 ]
 
 
-_F = FUNCTIONS.__getitem__
-
-
 @checked("relu(Tensor input) -> Tensor")
 def relu(input: Tensor) -> Tensor:
     """``max(x, 0)`` elementwise."""
-    return _F("relu")(input)  # type: ignore[no-any-return]
+    return ops.relu(input)
 
 
 @checked("sigmoid(Tensor input) -> Tensor")
 def sigmoid(input: Tensor) -> Tensor:
     """Logistic sigmoid."""
-    return _F("sigmoid")(input)  # type: ignore[no-any-return]
+    return ops.sigmoid(input)
 
 
 @checked("tanh(Tensor input) -> Tensor")
 def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent."""
-    return _F("tanh")(input)  # type: ignore[no-any-return]
+    return ops.tanh(input)
 
 
 @checked("softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
 def softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
     """Softmax along ``dim``."""
-    return _F("softmax")(input, dim, dtype)  # type: ignore[no-any-return]
+    return ops.softmax(input, dim, dtype)
 
 
 @checked("log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
 def log_softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
     """Log-softmax along ``dim``."""
-    return _F("log_softmax")(input, dim, dtype)  # type: ignore[no-any-return]
+    return ops.log_softmax(input, dim, dtype)
 
 
 @checked("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
@@ -77,16 +74,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     ):
         # One fused kernel for dense operands; other layouts (sparse) compose matmul and add,
         # which their backends provide.
-        return _F("addmm")(bias, input, weight.t())  # type: ignore[no-any-return]
-    out = input.matmul(weight.t())  # type: ignore[attr-defined]
-    return out if bias is None else out + bias  # type: ignore[no-any-return]
+        return ops.addmm(bias, input, weight.t())
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
 
 
 def _reduce(loss: Tensor, reduction: str, name: str) -> Tensor:
     if reduction == "mean":
-        return loss.mean()  # type: ignore[attr-defined, no-any-return]
+        return loss.mean()
     if reduction == "sum":
-        return loss.sum()  # type: ignore[attr-defined, no-any-return]
+        return loss.sum()
     if reduction == "none":
         return loss
     raise ValueError(f"{reduction} is not a valid value for reduction ({name})")
@@ -98,7 +95,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     d = input - target
-    return _reduce(d * d, reduction, "mse_loss")  # type: ignore[operator]
+    return _reduce(d * d, reduction, "mse_loss")
 
 
 @checked('nll_loss(Tensor input, Tensor target, str reduction="mean") -> Tensor')
@@ -113,7 +110,7 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     >>> tc.nn.functional.nll_loss(logp, tc.tensor([0, 1])).item()
     0.375
     """
-    return _F("nll_loss")(input, target, reduction)  # type: ignore[no-any-return]
+    return ops.nll_loss(input, target, reduction)
 
 
 @checked('cross_entropy(Tensor input, Tensor target, str reduction="mean") -> Tensor')
@@ -139,11 +136,11 @@ def embedding(input: Tensor, weight: Tensor, sparse: bool = False) -> Tensor:
                 "embedding(sparse=True) needs the sparse_coo layout: install the backend package "
                 "'tensorcore-sparse' (pip install tensorcore-sparse)"
             )
-        return impl(input, weight)  # type: ignore[no-any-return]
+        return impl(input, weight)
     if input._dtype not in (dt.int64, dt.int32):
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {input._dtype.name} instead"
         )
-    flat = weight.index_select(0, input.reshape(-1))  # type: ignore[attr-defined]
-    return flat.reshape(input._shape + weight._shape[1:])  # type: ignore[no-any-return]
+    flat = weight.index_select(0, input.reshape(-1))
+    return flat.reshape(input._shape + weight._shape[1:])

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import dispatch
 from .._tensor import Tensor
+from . import functions
 from ._call import call, call_inplace
 from ._signature import MISSING, Param
 from ._validate import check_source, namespace, v_ints
@@ -32,10 +33,10 @@ def norm_size(fn: str, arg: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``; anything but ints raises a
     ``TypeError`` naming ``fn`` and ``arg`` (see :func:`~tensorcore.ops._validate.v_ints`)."""
     if len(size) == 1 and size[0].__class__ is not int:
-        return v_ints(fn, arg, size[0])  # type: ignore[no-any-return]
+        return v_ints(fn, arg, size[0])
     for x in size:
         if x.__class__ is not int:
-            return v_ints(fn, arg, size)  # type: ignore[no-any-return]
+            return v_ints(fn, arg, size)
     return size
 
 
@@ -212,6 +213,7 @@ def _finish(fn: Any, decl: OpDecl, kind: str) -> Any:
 def _install(decl: OpDecl, kind: str, fn: Any) -> None:
     if kind == "function":
         FUNCTIONS[decl.name] = fn
+        setattr(functions, decl.name, fn)
     else:
         setattr(Tensor, decl.name + ("_" if kind == "inplace" else ""), fn)
 

@@ -152,7 +152,7 @@ def _scan(
             if isinstance(a, Tensor) and a._device != dev:
                 if args_l is None:
                     args_l = list(args)
-                args_l[i] = a.to(dev)  # type: ignore[attr-defined]
+                args_l[i] = a.to(dev)
     return dev, lay, rg, tuple(args_l) if args_l is not None else args
 
 

@@ -108,7 +108,7 @@ def v_ints(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
     if isinstance(value, Tensor):
         if value._dtype._category != 1 or value.ndim > 1:
             raise _wrong(fn, arg, "tuple of ints", value)
-        value = value.tolist()  # type: ignore[attr-defined]
+        value = value.tolist()
     if not isinstance(value, (tuple, list)):
         if isinstance(value, bool) or not hasattr(type(value), "__index__"):
             raise _wrong(fn, arg, "tuple of ints", value)
@@ -159,7 +159,7 @@ def v_scalar(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise _wrong(fn, arg, "Number", value)
-        return value.item()  # type: ignore[attr-defined]
+        return value.item()
     v = as_scalar(value)
     if v is None:
         raise _wrong(fn, arg, "Number", value)
@@ -179,7 +179,7 @@ def as_scalar(value: Any) -> Any:
     if isinstance(value, numbers.Number) or (
         cls_.__module__ == "numpy" and cls_.__name__ in ("bool", "bool_")
     ):
-        item = value.item() if hasattr(value, "item") else complex(value)  # type: ignore[attr-defined]
+        item = value.item() if hasattr(value, "item") else complex(value)
         if isinstance(item, _SCALARS):
             return item
     return None

@@ -14,7 +14,7 @@ from .._memory_format import preserve_format_strides
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
 from ..layouts import contiguous_format, preserve_format, strided
 from ..plugins import hookimpl
-from ._api import FUNCTIONS
+from . import functions as ops
 
 __all__ = ["COMPOSITES"]
 
@@ -26,30 +26,26 @@ def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-# The derived ``tc.<op>`` functions, by name (the dict is filled once the API is built).
-_fn = FUNCTIONS.__getitem__
-
-
 # ------------------------------------------------------------------ pointwise
 @_composite
 def rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     # ``sub`` takes a Python scalar as its first operand (a weak type, as in PyTorch).
-    return _fn("sub")(other, self, alpha=alpha)  # type: ignore[no-any-return]
+    return ops.sub(other, self, alpha=alpha)
 
 
 @_composite
 def true_divide(self: Tensor, other: Any) -> Tensor:
-    return _fn("div")(self, other)
+    return ops.div(self, other)
 
 
 @_composite
 def clip(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    return _fn("clamp")(self, min, max)
+    return ops.clamp(self, min, max)
 
 
 @_composite
 def square(self: Tensor) -> Tensor:
-    return _fn("mul")(self, self)
+    return ops.mul(self, self)
 
 
 # ------------------------------------------------------------------ reductions
@@ -63,9 +59,9 @@ def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        return _fn("amax" if name == "max" else "amin")(self)
+        return (ops.amax if name == "max" else ops.amin)(self)
     if isinstance(dim, Tensor):
-        return _fn("maximum" if name == "max" else "minimum")(self, dim)
+        return (ops.maximum if name == "max" else ops.minimum)(self, dim)
     values, indices = call(get_op(f"{name}_dim"), (self, dim, keepdim))
     from ..return_types import max as rt_max
     from ..return_types import min as rt_min
@@ -89,7 +85,7 @@ def norm(
 ) -> Tensor:
     if p == "fro" or p is None:
         p = 2.0
-    return _fn("vector_norm")(self, p, dim, keepdim, dtype=dtype)
+    return ops.vector_norm(self, p, dim, keepdim, dtype=dtype)
 
 
 # ------------------------------------------------------------------ views and shapes
@@ -99,30 +95,30 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
 
     new = infer_size(tuple(shape), self.numel())
     if self._layout.name == "strided" and view_strides(self._shape, self._stride, new) is not None:
-        return self.view(new)  # type: ignore[attr-defined]
-    return self.clone(memory_format=contiguous_format).view(new)  # type: ignore[attr-defined]
+        return self.view(new)
+    return self.clone(memory_format=contiguous_format).view(new)
 
 
 @_composite
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.view(other._shape)  # type: ignore[attr-defined]
+    return self.view(other._shape)
 
 
 @_composite
 def reshape_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.reshape(other._shape)  # type: ignore[attr-defined]
+    return self.reshape(other._shape)
 
 
 @_composite
 def t(self: Tensor) -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-    return self.transpose(0, 1) if self.ndim == 2 else self.transpose(0, 0) if self.ndim else self  # type: ignore[attr-defined]
+    return self.transpose(0, 1) if self.ndim == 2 else self.transpose(0, 0) if self.ndim else self
 
 
 @_composite
 def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
-    return self.transpose(axis0, axis1)  # type: ignore[attr-defined]
+    return self.transpose(axis0, axis1)
 
 
 @_composite
@@ -144,13 +140,13 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
         order[d] = s
     rest = iter(i for i in range(n) if i not in src)
     order = [o if o != -1 else next(rest) for o in order]
-    return self.permute(order)  # type: ignore[attr-defined]
+    return self.permute(order)
 
 
 @_composite
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if self.ndim == 0:
-        return self.reshape(1)  # type: ignore[attr-defined]
+        return self.reshape(1)
     s, e = _wrap_dim(start_dim, self.ndim), _wrap_dim(end_dim, self.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
@@ -159,7 +155,7 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     n = 1
     for x in self._shape[s : e + 1]:
         n *= x
-    return self.reshape(self._shape[:s] + (n,) + self._shape[e + 1 :])  # type: ignore[attr-defined]
+    return self.reshape(self._shape[:s] + (n,) + self._shape[e + 1 :])
 
 
 @_composite
@@ -168,17 +164,17 @@ def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
     from .views import infer_size
 
     sizes = infer_size(tuple(sizes), self._shape[d])
-    return self.view(self._shape[:d] + sizes + self._shape[d + 1 :])  # type: ignore[attr-defined]
+    return self.view(self._shape[:d] + sizes + self._shape[d + 1 :])
 
 
 @_composite
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.expand(other._shape)  # type: ignore[attr-defined]
+    return self.expand(other._shape)
 
 
 @_composite
 def broadcast_to(self: Tensor, size: Any) -> Tensor:
-    return self.expand(tuple(size))  # type: ignore[attr-defined]
+    return self.expand(tuple(size))
 
 
 @_composite
@@ -201,7 +197,7 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
             )
     out, start = [], 0
     for s in sizes:
-        out.append(self.narrow(d, start, s))  # type: ignore[attr-defined]
+        out.append(self.narrow(d, start, s))
         start += s
     return tuple(out)
 
@@ -218,7 +214,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 @_composite
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = _wrap_dim(dim, self.ndim)
-    return tuple(self.select(d, i) for i in range(self._shape[d]))  # type: ignore[attr-defined]
+    return tuple(self.select(d, i) for i in range(self._shape[d]))
 
 
 @_composite
@@ -233,7 +229,7 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
                 f"entry 0 and {list(t._shape)} at entry {i}"
             )
     d = _wrap_dim(dim, first.ndim + 1)
-    return _fn("cat")([t.unsqueeze(d) for t in tensors], d)
+    return ops.cat([t.unsqueeze(d) for t in tensors], d)
 
 
 @_composite
@@ -241,30 +237,30 @@ def tile(self: Tensor, dims: Any) -> Tensor:
     dims = tuple(dims)
     if len(dims) < self.ndim:
         dims = (1,) * (self.ndim - len(dims)) + dims
-    return self.repeat(dims)  # type: ignore[attr-defined]
+    return self.repeat(dims)
 
 
 @_composite
 def contiguous(self: Tensor) -> Tensor:
-    if self.is_contiguous():  # type: ignore[attr-defined]
+    if self.is_contiguous():
         return self
-    return self.clone(memory_format=contiguous_format)  # type: ignore[attr-defined, no-any-return]
+    return self.clone(memory_format=contiguous_format)
 
 
 @_composite
 def type_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.to(other._dtype)  # type: ignore[attr-defined]
+    return self.to(other._dtype)
 
 
 @_composite
 def zero_(self: Tensor) -> Tensor:
-    return self.fill_(0)  # type: ignore[attr-defined]
+    return self.fill_(0)
 
 
 # ------------------------------------------------------------------ factories
 @_composite
 def zeros(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _fn("full")(
+    return ops.full(
         size,
         False if dtype is dt.bool_ else 0,
         dtype=dtype or dt.get_default_dtype(),
@@ -274,7 +270,7 @@ def zeros(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
 
 @_composite
 def ones(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _fn("full")(
+    return ops.full(
         size, True if dtype is dt.bool_ else 1, dtype=dtype or dt.get_default_dtype(), device=device
     )
 
@@ -287,7 +283,7 @@ def rand(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return _fn("empty")(size, dtype=dtype, device=device).uniform_(generator=generator)
+    return ops.empty(size, dtype=dtype, device=device).uniform_(generator=generator)
 
 
 @_composite
@@ -298,7 +294,7 @@ def randn(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return _fn("empty")(size, dtype=dtype, device=device).normal_(generator=generator)
+    return ops.empty(size, dtype=dtype, device=device).normal_(generator=generator)
 
 
 @_composite
@@ -319,7 +315,7 @@ def randint(
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    out = _fn("empty")(tuple(size), dtype=dtype or dt.int64, device=device)
+    out = ops.empty(tuple(size), dtype=dtype or dt.int64, device=device)
     return out.random_(low, high, generator=generator)
 
 
@@ -339,13 +335,13 @@ def normal(
             from .frontends import broadcast_shapes
 
             shape = broadcast_shapes(mean._shape, std._shape)
-        noise = _fn("empty")(
-            shape, dtype=dtype or ref._dtype, device=device or ref._device
-        ).normal_(generator=generator)
-        return noise * std + mean  # type: ignore[operator, no-any-return]
+        noise = ops.empty(shape, dtype=dtype or ref._dtype, device=device or ref._device).normal_(
+            generator=generator
+        )
+        return noise * std + mean
     if size is None:
         raise TypeError("normal(): with scalar mean and std, a size is required")
-    return _fn("empty")(tuple(size), dtype=dtype, device=device).normal_(
+    return ops.empty(tuple(size), dtype=dtype, device=device).normal_(
         mean, std, generator=generator
     )
 
@@ -371,7 +367,7 @@ def _like_empty(
     n = 1
     for s in shape:
         n *= s
-    flat = _fn("empty")((n,), dtype=dtype or self._dtype, device=device or self._device)
+    flat = ops.empty((n,), dtype=dtype or self._dtype, device=device or self._device)
     return make_tensor(flat._storage, shape, st, 0, flat._dtype, flat._device)
 
 
@@ -385,7 +381,9 @@ def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
     ) -> Tensor:
         out = _like_empty(f"{name}_like", self, dtype, device, memory_format)
         if out is None:
-            return _fn(name)(self._shape, dtype=dtype or self._dtype, device=device or self._device)
+            return getattr(ops, name)(
+                self._shape, dtype=dtype or self._dtype, device=device or self._device
+            )
         fill(out)
         return out
 
@@ -414,10 +412,10 @@ def full_like(
 ) -> Tensor:
     out = _like_empty("full_like", self, dtype, device, memory_format)
     if out is None:
-        return _fn("full")(
+        return ops.full(
             self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device
         )
-    return out.fill_(fill_value)  # type: ignore[attr-defined, no-any-return]
+    return out.fill_(fill_value)
 
 
 def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:

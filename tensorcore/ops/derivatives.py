@@ -29,7 +29,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor
 from ..autograd.graph import TensorSpec
-from ._api import FUNCTIONS
+from . import functions as ops
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
 
@@ -51,10 +51,6 @@ def _d(name: str, saves: str, fn: Callable[..., Any]) -> None:
     DERIVATIVES[name] = Derivative(tuple(saves.split()), fn)
 
 
-# The derived ``tc.<op>`` functions, by name (the dict is filled once the API is built).
-_F = FUNCTIONS.__getitem__
-
-
 def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum ``g`` down to ``shape`` (the inverse of broadcasting)."""
     if g._shape == shape:
@@ -62,11 +58,11 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     lead = g.ndim - len(shape)
     inner = tuple(lead + i for i, s in enumerate(shape) if s == 1 and g._shape[lead + i] != 1)
     if not inner:  # only leading dims were broadcast (a bias): one reduction, no reshape
-        return g.sum(tuple(range(lead)))  # type: ignore[attr-defined, no-any-return]
-    r = g.sum(tuple(range(lead)) + inner, keepdim=True)  # type: ignore[attr-defined]
+        return g.sum(tuple(range(lead)))
+    r = g.sum(tuple(range(lead)) + inner, keepdim=True)
     if lead:
         r = r.reshape(shape)
-    return r  # type: ignore[no-any-return]
+    return r
 
 
 def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Tensor:
@@ -75,13 +71,13 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Te
         dims = tuple(range(len(shape)))
     if not keepdim:
         for d in sorted(dims):
-            g = g.unsqueeze(d)  # type: ignore[attr-defined]
-    return g.expand(shape)  # type: ignore[attr-defined, no-any-return]
+            g = g.unsqueeze(d)
+    return g.expand(shape)
 
 
 def _conj(t: Any) -> Any:
     if isinstance(t, Tensor) and t._dtype.is_complex:
-        return t.conj()  # type: ignore[attr-defined]
+        return t.conj()
     if isinstance(t, complex):
         return t.conjugate()
     return t
@@ -89,7 +85,7 @@ def _conj(t: Any) -> Any:
 
 def _zeros_of(t: Any) -> Tensor:
     """Zeros shaped like ``t`` (a tensor or the ``TensorSpec`` a ``":spec"`` save keeps)."""
-    return _F("zeros")(t._shape, dtype=t._dtype, device=t._device)  # type: ignore[no-any-return]
+    return ops.zeros(t._shape, dtype=t._dtype, device=t._device)
 
 
 def _T(x: Any) -> bool:
@@ -100,7 +96,7 @@ def _T(x: Any) -> bool:
 def _scalar_tensor(v: Any, like: Tensor) -> Tensor:
     """A Python scalar argument as a 0-dim tensor of ``like``'s dtype and device, for rules
     that apply an operator to it (operators take scalars only beside a tensor)."""
-    return _F("full")((), v, dtype=like._dtype, device=like._device)  # type: ignore[no-any-return]
+    return ops.full((), v, dtype=like._dtype, device=like._device)
 
 
 # ------------------------------------------------------------------ pointwise
@@ -143,7 +139,7 @@ def _pow(c: Any, g: Tensor) -> tuple[Any, ...]:
         # ``2.0 ** p``: the base is a Python scalar; log needs it as a tensor.
         xt = x if _T(x) else _scalar_tensor(x, c.result)
         # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice).
-        gp = g * _F("where")((xt == 0) & (p >= 0), 0.0, c.result * _F("log")(xt))
+        gp = g * ops.where((xt == 0) & (p >= 0), 0.0, c.result * ops.log(xt))
     return gx, gp
 
 
@@ -162,8 +158,8 @@ def _max_min_pointwise(pick_self: Callable[[Any, Any], Any]) -> Callable[..., An
     def rule(c: Any, g: Tensor) -> tuple[Any, ...]:
         a, b = c.self, c.other
         # Ties split the gradient evenly, as PyTorch does.
-        tie = (a == b).to(g._dtype) * 0.5  # type: ignore[attr-defined]
-        sel = pick_self(a, b).to(g._dtype) + tie  # type: ignore[attr-defined]
+        tie = (a == b).to(g._dtype) * 0.5
+        sel = pick_self(a, b).to(g._dtype) + tie
         return g * sel, (g * (1 - sel) if _T(b) else None)
 
     return rule
@@ -177,7 +173,7 @@ _d("neg", "", lambda c, g: (-g,))
 def _abs(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
     if x._dtype.is_complex:
-        return (g * x / _F("where")(x == 0, 1, c.result),)
+        return (g * x / ops.where(x == 0, 1, c.result),)
     return (g * x.sign(),)
 
 
@@ -201,16 +197,16 @@ _d("acos", "self", lambda c, g: (-g * _conj((1 - c.self * c.self).rsqrt()),))
 _d("atan", "self", lambda c, g: (g / _conj(1 + c.self * c.self),))
 _d("sinh", "self", lambda c, g: (g * _conj(c.self.cosh()),))
 _d("cosh", "self", lambda c, g: (g * _conj(c.self.sinh()),))
-_d("tanh", "result", lambda c, g: (_F("tanh_backward")(g, c.result),))
-_d("sigmoid", "result", lambda c, g: (_F("sigmoid_backward")(g, c.result),))
-_d("relu", "result", lambda c, g: (_F("threshold_backward")(g, c.result, 0),))
+_d("tanh", "result", lambda c, g: (ops.tanh_backward(g, c.result),))
+_d("sigmoid", "result", lambda c, g: (ops.sigmoid_backward(g, c.result),))
+_d("relu", "result", lambda c, g: (ops.threshold_backward(g, c.result, 0),))
 # For r = g * conj(f(y)): dr/dg is conj(f(y)) (so the same operator on conj(y)); r depends
 # on y only through conj(y), so its y-gradient is conj(G) * g * f'(conj(y)).
 _d(
     "tanh_backward",
     "grad_output output",
     lambda c, gg: (
-        _F("tanh_backward")(gg, _conj(c.output)) if c.needs(0) else None,
+        ops.tanh_backward(gg, _conj(c.output)) if c.needs(0) else None,
         _conj(gg) * c.grad_output * _conj(c.output) * -2 if c.needs(1) else None,
     ),
 )
@@ -218,7 +214,7 @@ _d(
     "sigmoid_backward",
     "grad_output output",
     lambda c, gg: (
-        _F("sigmoid_backward")(gg, _conj(c.output)) if c.needs(0) else None,
+        ops.sigmoid_backward(gg, _conj(c.output)) if c.needs(0) else None,
         _conj(gg) * c.grad_output * (1 - 2 * _conj(c.output)) if c.needs(1) else None,
     ),
 )
@@ -226,7 +222,7 @@ _d(
     "threshold_backward",
     "self threshold",
     lambda c, gg: (
-        _F("threshold_backward")(gg, c.self, c.threshold) if c.needs(0) else None,
+        ops.threshold_backward(gg, c.self, c.threshold) if c.needs(0) else None,
         None,
     ),
 )
@@ -241,7 +237,7 @@ def _clamp(c: Any, g: Tensor) -> tuple[Any, ...]:
     x, lo, hi = c.self, c.min, c.max
     gx = glo = ghi = None
     if _T(x):
-        keep = _F("ones_like")(x, dtype=dt.bool_)
+        keep = ops.ones_like(x, dtype=dt.bool_)
         if lo is not None:
             keep = keep & (x >= lo)
         if hi is not None:
@@ -266,8 +262,8 @@ _d(
     "condition",
     lambda c, g: (
         None,
-        _F("where")(c.condition, g, 0.0),
-        _F("where")(c.condition, 0.0, g),
+        ops.where(c.condition, g, 0.0),
+        ops.where(c.condition, 0.0, g),
     ),
 )
 _d(
@@ -311,17 +307,15 @@ def _prod(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 def _prod_others(x: Tensor, dims: tuple[int, ...]) -> Tensor:
     """For each element, the product of the other elements over ``dims`` (zero-safe)."""
-    moved = x.movedim(dims, tuple(range(x.ndim - len(dims), x.ndim)))  # type: ignore[attr-defined]
+    moved = x.movedim(dims, tuple(range(x.ndim - len(dims), x.ndim)))
     lead = moved._shape[: x.ndim - len(dims)]
     flat = moved.reshape(lead + (-1,))
-    ones = _F("ones_like")(flat.narrow(-1, 0, 1))
-    excl_left = _F("cat")([ones, flat.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1)
+    ones = ops.ones_like(flat.narrow(-1, 0, 1))
+    excl_left = ops.cat([ones, flat.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1)
     rev = flat.flip((-1,))
-    excl_right = _F("cat")([ones, rev.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1).flip(
-        (-1,)
-    )
+    excl_right = ops.cat([ones, rev.cumprod(-1).narrow(-1, 0, flat._shape[-1] - 1)], -1).flip((-1,))
     out = (excl_left * excl_right).reshape(moved._shape)
-    return out.movedim(tuple(range(x.ndim - len(dims), x.ndim)), dims)  # type: ignore[no-any-return]
+    return out.movedim(tuple(range(x.ndim - len(dims), x.ndim)), dims)
 
 
 _d("prod", "self dim keepdim result", _prod)
@@ -389,14 +383,14 @@ def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     if p == 1:
         return (gg * x.sgn() if x._dtype.is_complex else gg * x.sign(),)
     if p == 2:
-        return (gg * x / _F("where")(norm == 0, 1, norm),)
+        return (gg * x / ops.where(norm == 0, 1, norm),)
     if math.isinf(p):
         ax = x.abs()
         mask = (ax == norm).to(g._dtype)
         count = _unreduce(mask.sum(c.dim, keepdim=True), x._shape, c.dim, True)
         return (gg * x.sign() * mask / count,)
     ax = x.abs()
-    scale = (ax / _F("where")(norm == 0, 1, norm)) ** (p - 1)
+    scale = (ax / ops.where(norm == 0, 1, norm)) ** (p - 1)
     return (gg * x.sign() * scale,)
 
 
@@ -421,24 +415,24 @@ def _cumprod(c: Any, g: Tensor) -> tuple[Any, ...]:
     out = []
     for i in range(n):
         xi = x.narrow(d, i, 1)
-        ones = _F("ones_like")(xi)
+        ones = ops.ones_like(xi)
         left = x.narrow(d, 0, i).prod(d, keepdim=True) if i else ones
         rest = x.narrow(d, i + 1, n - i - 1)
-        partial = _F("cat")([ones, rest.cumprod(d)], d) * left
+        partial = ops.cat([ones, rest.cumprod(d)], d) * left
         out.append((g.narrow(d, i, n - i) * _conj(partial)).sum(d, keepdim=True))
-    return (_F("cat")(out, d),)
+    return (ops.cat(out, d),)
 
 
 _d("cumprod", "self dim", _cumprod)
 _d(
     "softmax",
     "dim result",
-    lambda c, g: (_F("_softmax_backward_data")(g, c.result, c.dim),),
+    lambda c, g: (ops._softmax_backward_data(g, c.result, c.dim),),
 )
 _d(
     "log_softmax",
     "dim result",
-    lambda c, g: (_F("_log_softmax_backward_data")(g, c.result, c.dim),),
+    lambda c, g: (ops._log_softmax_backward_data(g, c.result, c.dim),),
 )
 
 
@@ -449,7 +443,7 @@ def _softmax_backward_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
     if c.needs(1):
         s = (g * y).sum(d, keepdim=True)
         gy = gg * (g - s) - g * (gg * y).sum(d, keepdim=True)
-    return (_F("_softmax_backward_data")(gg, y, d) if c.needs(0) else None), gy
+    return (ops._softmax_backward_data(gg, y, d) if c.needs(0) else None), gy
 
 
 def _log_softmax_backward_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
@@ -468,7 +462,7 @@ _d(
     "nll_loss",
     "self:spec target reduction",
     lambda c, g: (
-        _F("nll_loss_backward")(g, c.target, c.self._shape[1], c.reduction),
+        ops.nll_loss_backward(g, c.target, c.self._shape[1], c.reduction),
         None,
     ),
 )
@@ -476,7 +470,7 @@ _d(
 _d(
     "nll_loss_backward",
     "target reduction",
-    lambda c, gg: (_F("nll_loss")(gg, c.target, c.reduction), None),
+    lambda c, gg: (ops.nll_loss(gg, c.target, c.reduction), None),
 )
 _d(
     "sort",
@@ -559,7 +553,7 @@ _d(
     "mv",
     "self vec",
     lambda c, g: (
-        _F("outer")(g, _conj(c.vec)) if c.needs(0) else None,
+        ops.outer(g, _conj(c.vec)) if c.needs(0) else None,
         _conj(c.self).t().mv(g) if c.needs(1) else None,
     ),
 )
@@ -573,7 +567,7 @@ _d(
 
 def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
     eq: str = c.equation.replace(" ", "")
-    ops = c.operands
+    operands = c.operands
     lhs, _, rhs = eq.partition("->")
     terms = lhs.split(",")
     if not _:
@@ -591,10 +585,10 @@ def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
             + "->"
             + "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
         )
-        gi = _F("einsum")(sub, [g] + [_conj(o) for j, o in enumerate(ops) if j != i])
+        gi = ops.einsum(sub, [g] + [_conj(o) for j, o in enumerate(operands) if j != i])
         kept = "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
         if kept != term or len(set(term)) != len(term):
-            gi = _einsum_expand(gi, kept, term, ops[i])
+            gi = _einsum_expand(gi, kept, term, operands[i])
         grads.append(gi)
     return tuple(grads)
 
@@ -612,7 +606,7 @@ def _einsum_expand(gi: Tensor, kept: str, term: str, like: Tensor) -> Tensor:
             shape.append(1)
     order = [kept.index(ch) for ch in term if ch in kept]
     gi = gi.permute(order) if order else gi
-    return gi.reshape(tuple(shape)).expand(like._shape)  # type: ignore[no-any-return]
+    return gi.reshape(tuple(shape)).expand(like._shape)
 
 
 _d("einsum", "equation operands", _einsum)
@@ -657,7 +651,7 @@ _d(
     "scatter",
     "dim index src:spec",
     lambda c, g: (
-        g.scatter(c.dim, c.index, _F("zeros_like")(g.gather(c.dim, c.index))),
+        g.scatter(c.dim, c.index, ops.zeros_like(g.gather(c.dim, c.index))),
         None,
         g.gather(c.dim, c.index) if _T(c.src) else None,
     ),
@@ -674,7 +668,7 @@ def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     shape = [1] * src.ndim
     shape[dim] = -1
     full_idx = index.reshape(tuple(shape)).expand(src._shape)
-    return z.scatter_add(dim, full_idx, src)  # type: ignore[no-any-return]
+    return z.scatter_add(dim, full_idx, src)
 
 
 _d("index_select", "self:spec dim index", _index_select)
@@ -682,9 +676,9 @@ _d(
     "masked_fill",
     "mask value:spec",
     lambda c, g: (
-        _F("where")(c.mask, 0.0, g),
+        ops.where(c.mask, 0.0, g),
         None,
-        _F("where")(c.mask, g, 0.0).sum() if _T(c.value) else None,
+        ops.where(c.mask, g, 0.0).sum() if _T(c.value) else None,
     ),
 )
 
@@ -701,9 +695,7 @@ _d("index", "self:spec indices", _index)
 
 def _index_put(c: Any, g: Tensor) -> tuple[Any, ...]:
     idx = list(c.indices)
-    gself = (
-        g if c.accumulate else g.index_put(idx, _F("zeros_like")(g[tuple(_full(i) for i in idx)]))
-    )
+    gself = g if c.accumulate else g.index_put(idx, ops.zeros_like(g[tuple(_full(i) for i in idx)]))
     gvals = g[tuple(_full(i) for i in idx)]
     n_idx = sum(1 for i in idx if i is not None)
     gv = sum_to(gvals, c.values._shape) if _T(c.values) else None
@@ -748,11 +740,11 @@ def _narrow_like(c: Any, g: Tensor, region: Callable[[Tensor], Tensor]) -> tuple
 
 def _embed(z: Tensor, region: Callable[[Tensor], Tensor], g: Tensor) -> Tensor:
     """``z`` with ``region(z)`` replaced by ``g``, written differentiably (no in-place)."""
-    flat_pos = _F("arange")(z.numel(), device=z._device).reshape(z._shape)
+    flat_pos = ops.arange(z.numel(), device=z._device).reshape(z._shape)
     pos = region(flat_pos)
     return (
         z.reshape(-1).index_put([pos.reshape(-1)], g.reshape(-1), accumulate=True).reshape(z._shape)
-    )  # type: ignore[no-any-return]
+    )
 
 
 _d(
@@ -782,7 +774,7 @@ def _slice(c: Any, g: Tensor) -> tuple[Any, ...]:
         from ..dispatch import get_op
         from ._call import call
 
-        return call(get_op("slice"), (z, c.dim, c.start, c.end, c.step))  # type: ignore[no-any-return]
+        return call(get_op("slice"), (z, c.dim, c.start, c.end, c.step))
 
     return _narrow_like(c, g, region)
 
@@ -798,8 +790,8 @@ def _as_strided(c: Any, g: Tensor) -> tuple[Any, ...]:
     lo = min(x._offset, off)
     hi = max(_last(x._shape, x._stride, x._offset), _last(size, stride, off))
     extent = max(hi - lo + 1, 0)
-    pos = _F("arange")(extent, device=g._device)
-    flat = _F("zeros")(extent, dtype=g._dtype, device=g._device)
+    pos = ops.arange(extent, device=g._device)
+    flat = ops.zeros(extent, dtype=g._dtype, device=g._device)
     out_pos = pos.as_strided(size, stride, off - lo)
     flat = flat.index_put([out_pos.reshape(-1)], g.reshape(-1), accumulate=True)
     in_pos = pos.as_strided(x._shape, x._stride, x._offset - lo)

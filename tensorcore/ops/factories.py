@@ -43,7 +43,7 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
                 if x.numel() != 1 or x.ndim:
                     raise ValueError("only one element tensors can be converted to Python scalars")
                 tensor_dtypes.append(x._dtype)
-                x = x.item()  # type: ignore[attr-defined]
+                x = x.item()
             if not isinstance(x, _SCALARS):
                 raise TypeError(
                     f"tensor(): could not convert an object of type {type(x).__name__} to a "
@@ -53,7 +53,7 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
             flat.append(x)
             return
         if isinstance(x, Tensor) and x.ndim == len(shape) - depth:
-            for v in x.tolist() if x.ndim else [x.item()]:  # type: ignore[attr-defined]
+            for v in x.tolist() if x.ndim else [x.item()]:
                 walk(v, depth + 1)
             tensor_dtypes.append(x._dtype)
             return
@@ -109,7 +109,7 @@ def tensor(
     """
     dev = get_default_device() if device is None else _device(device)
     if isinstance(data, Tensor):
-        out = data.detach().to(device=dev, dtype=dtype or data._dtype, copy=True)  # type: ignore[attr-defined]
+        out = data.detach().to(device=dev, dtype=dtype or data._dtype, copy=True)
     else:
         out = _from_foreign(data, dtype, dev, copy=True)
         if out is None:
@@ -119,7 +119,7 @@ def tensor(
             iface = manager.device_backend(dev)
             out = iface.from_data(flat, shape, target, dev)
     if requires_grad:
-        out.requires_grad_()  # type: ignore[attr-defined]
+        out.requires_grad_()
     return out
 
 
@@ -166,7 +166,7 @@ def as_tensor(data: Any, dtype: dt.dtype | None = None, device: Any = None) -> T
     True
     """
     if isinstance(data, Tensor):
-        return data.to(device=device or data._device, dtype=dtype or data._dtype)  # type: ignore[attr-defined, no-any-return]
+        return data.to(device=device or data._device, dtype=dtype or data._dtype)
     dev = get_default_device() if device is None else _device(device)
     out = _from_foreign(data, dtype, dev, copy=False)
     if out is not None:
@@ -212,7 +212,7 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
         if fn is not None and iface.is_available():
             t = fn(ext_tensor)
             if t is not None:
-                return t  # type: ignore[no-any-return]
+                return t
     raise RuntimeError(f"from_dlpack(): no installed backend accepts DLPack device type {dev_type}")
 
 

@@ -77,7 +77,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
     """One argument of :func:`broadcast_shapes`: a shape of non-negative ints (or one int)."""
     if s.__class__ is tuple and all(x.__class__ is int and x >= 0 for x in s):
-        return s  # type: ignore[no-any-return]
+        return s
     shape: tuple[int, ...] = v_ints("broadcast_shapes", f"shapes[{i}]", s)
     for x in shape:
         if x < 0:
@@ -209,7 +209,7 @@ def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype, skip: tuple[int, ..
 
 def _cast(t: Any, d: dt.dtype) -> Any:
     if isinstance(t, Tensor) and t._dtype is not d:
-        return t.to(d)  # type: ignore[attr-defined]
+        return t.to(d)
     return t
 
 
@@ -554,7 +554,7 @@ def prepare(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
     if kind == "reduction":
         return _prepare_reduction(op, args)[0]
     if op.meta_function is not None:
-        return op.meta_function(*args)[0]  # type: ignore[no-any-return]
+        return op.meta_function(*args)[0]
     return args
 
 

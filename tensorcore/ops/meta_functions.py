@@ -450,7 +450,7 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
 
 def meta_index_put(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Any:
     if isinstance(values, Tensor) and values._dtype is not self._dtype:
-        values = values.to(self._dtype)  # type: ignore[attr-defined]
+        values = values.to(self._dtype)
     return (self, tuple(indices), values, accumulate), (self._shape, self._dtype)
 
 

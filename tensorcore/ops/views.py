@@ -371,7 +371,7 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     st = view_strides(self._shape, self._stride, new)
     if st is not None:
         return make_view(self, new, st, self._offset)
-    return self.clone(memory_format=contiguous_format).view(new)  # type: ignore[attr-defined]
+    return self.clone(memory_format=contiguous_format).view(new)
 
 
 # Composites whose strided kernel here avoids a second dispatch; with a gradient to record,

@@ -22,7 +22,7 @@ from .. import dispatch, layouts
 from .._tensor import Tensor
 from ..autograd import step
 from ..devices import _DEVICE_RE
-from ..ops import _api, frontends
+from ..ops import _api, frontends, functions
 from ..ops.derivatives import Derivative
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class Snapshot:
         self._ops = dict(table)
         self._kernels = {name: dict(op.registered) for name, op in table.items()}
         self._functions = dict(_api.FUNCTIONS)
+        self._namespace = dict(vars(functions))
         self._tensor = dict(vars(Tensor))
         self._layouts = dict(layouts._layouts)
         self._derivatives = dict(step.derivative_overrides)
@@ -59,6 +60,7 @@ class Snapshot:
             _reset(op.registered, self._kernels[name])
             op.table.clear()
         _reset(_api.FUNCTIONS, self._functions)
+        _reset(vars(functions), self._namespace)
         for name in set(vars(Tensor)) - set(self._tensor):
             delattr(Tensor, name)
         for name, value in self._tensor.items():

@@ -98,7 +98,7 @@ def to_numpy(t: Tensor) -> Any:
     array([[1, 3],
            [2, 4]])
     """
-    return t.cpu().detach().numpy()  # type: ignore[attr-defined]
+    return t.cpu().detach().numpy()
 
 
 def default_tolerances(d: dtype) -> tuple[float, float]:

@@ -82,17 +82,17 @@ class _Maker:
 
     def _place(self, t: tc.Tensor, dtype: dt.dtype | None = None) -> tc.Tensor:
         t = t.to(self.dtype if dtype is None else dtype)
-        return t.to(self.device)  # type: ignore[no-any-return]
+        return t.to(self.device)
 
     def _uniform(self, shape: tuple[int, ...], lo: float, hi: float) -> tc.Tensor:
         u = tc.rand(*shape, generator=self.gen, dtype=tc.float64)
-        return u * (hi - lo) + lo  # type: ignore[no-any-return]
+        return u * (hi - lo) + lo
 
     def uniform(self, *shape: int, lo: float = -1.0, hi: float = 1.0, t: bool = False) -> tc.Tensor:
         """Uniform values in ``[lo, hi)``; ``t=True`` gives a transposed (non-contiguous)
         tensor of the same (2-D) shape."""
         if t:
-            return self._place(self._uniform(shape[::-1], lo, hi)).t()  # type: ignore[no-any-return]
+            return self._place(self._uniform(shape[::-1], lo, hi)).t()
         return self._place(self._uniform(shape, lo, hi))
 
     def away(self, *shape: int, lo: float = 0.3, hi: float = 1.5, t: bool = False) -> tc.Tensor:
@@ -102,7 +102,7 @@ class _Maker:
         mag = self._uniform(shape[::-1] if t else shape, lo, hi)
         sign = (tc.rand(*mag.shape, generator=self.gen, dtype=tc.float64) < 0.5).to(tc.float64)
         x = self._place(mag * (sign * 2 - 1))
-        return x.t() if t else x  # type: ignore[no-any-return]
+        return x.t() if t else x
 
     def positive(self, *shape: int, lo: float = 0.5, hi: float = 2.0, t: bool = False) -> tc.Tensor:
         """Values in ``[lo, hi)`` (for log, sqrt, pow bases...)."""
@@ -115,7 +115,7 @@ class _Maker:
         noise = tc.rand(n, generator=self.gen, dtype=tc.float64) * 0.3
         vals = ((perm + noise) * 0.5 - n * 0.25).reshape(*(shape[::-1] if t else shape))
         x = self._place(vals)
-        return x.t() if t else x  # type: ignore[no-any-return]
+        return x.t() if t else x
 
     def off_integer(self, *shape: int, lo: float = 0.2, hi: float = 0.8) -> tc.Tensor:
         """An integer plus a fraction in ``[lo, hi)`` (away from floor/ceil/round jumps)."""
@@ -135,7 +135,7 @@ class _Maker:
         m = tc.rand(*shape, generator=self.gen) < 0.5
         flat = m.reshape(-1)
         flat[0], flat[-1] = True, False
-        return m.to(self.device)  # type: ignore[no-any-return]
+        return m.to(self.device)
 
     @property
     def floating(self) -> bool:

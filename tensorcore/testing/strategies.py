@@ -222,8 +222,8 @@ class ViewStep:
         a = self.args
         if self.name == "slice":
             dim, start, stop, step = a
-            return t[(slice(None),) * dim + (slice(start, stop, step),)]  # type: ignore[index, no-any-return]
-        return getattr(t, self.name)(*a)  # type: ignore[no-any-return]
+            return t[(slice(None),) * dim + (slice(start, stop, step),)]
+        return getattr(t, self.name)(*a)
 
     def apply_np(self, x: Any) -> Any:
         """The same view of NumPy array ``x``."""

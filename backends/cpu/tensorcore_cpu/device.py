@@ -147,12 +147,12 @@ class CPUDevice(DeviceInterface):
             )
         t = wrap(arr, tdt)
         if device is not None and tc.device(device).type != "cpu":
-            return t.to(device=device, dtype=dtype or tdt)  # type: ignore[attr-defined, no-any-return]
-        return t if dtype is None else t.to(dtype)  # type: ignore[attr-defined, no-any-return]
+            return t.to(device=device, dtype=dtype or tdt)
+        return t if dtype is None else t.to(dtype)
 
     def to_numpy(self, t: Tensor) -> Any:
         """The native array itself: it shares memory with the tensor."""
-        return t._arr()  # type: ignore[attr-defined]
+        return t._arr()
 
     def from_dlpack(self, obj: Any) -> Tensor | None:
         """Zero-copy import of a DLPack capsule on the CPU."""

@@ -122,7 +122,7 @@ class CUDADevice(DeviceInterface):
 
     def storage_to_bytes(self, storage: Storage) -> bytes:
         """One device-to-host copy of the buffer."""
-        return self.cp.asnumpy(storage.data).tobytes()  # type: ignore[no-any-return]
+        return self.cp.asnumpy(storage.data).tobytes()
 
     def storage_from_bytes(self, data: bytes | bytearray, dtype: tc.dtype, device: Any) -> Storage:
         """One host-to-device copy of ``data`` onto ``device``."""

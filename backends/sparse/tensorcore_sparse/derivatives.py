@@ -57,7 +57,7 @@ def _dense_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     r = g.sum(dims) if dims else g
     if is_sparse(r):
         r = to_dense_tensor(r)
-    return r.reshape(tuple(shape))  # type: ignore[no-any-return]
+    return r.reshape(tuple(shape))
 
 
 def fit(grad: Any, x: Any) -> Any:

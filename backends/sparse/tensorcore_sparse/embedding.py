@@ -47,4 +47,4 @@ def sparse_embedding(input: Tensor, weight: Tensor) -> Tensor:
             f"Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {input.dtype.name} instead"
         )
-    return SparseEmbedding.apply(weight, input)  # type: ignore[no-any-return]
+    return SparseEmbedding.apply(weight, input)

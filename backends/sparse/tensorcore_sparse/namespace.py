@@ -55,10 +55,10 @@ def sum(input: Tensor, dim: Any = None, dtype: tc.dtype | None = None) -> Tensor
 def softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
     """Softmax over ``dim`` of the specified elements only: unspecified elements count as
     -inf (they stay unspecified), so the result has ``input.coalesce()``'s sparsity pattern."""
-    return tc._sparse_softmax(input, dim, dtype)  # type: ignore[no-any-return]
+    return tc._sparse_softmax(input, dim, dtype)
 
 
 @checked("log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
 def log_softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
     """Log of :func:`softmax` (over the specified elements), computed stably."""
-    return tc._sparse_log_softmax(input, dim, dtype)  # type: ignore[no-any-return]
+    return tc._sparse_log_softmax(input, dim, dtype)

@@ -15,7 +15,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.ops._api import FUNCTIONS
+from tensorcore.ops import functions as ops
 from tensorcore.ops.frontends import broadcast_shapes
 
 from .._coo import (
@@ -60,9 +60,6 @@ UNARY: tuple[tuple[str, bool], ...] = (
     ("isnan", False),
     ("isinf", False),
 )
-
-
-_F = FUNCTIONS.__getitem__
 
 
 def _check_alpha(alpha: Any, dtype: tc.dtype) -> None:
@@ -250,7 +247,7 @@ def div(self: Any, other: Any, rounding_mode: str | None = None, out: Any = None
             "div(): a sparse tensor can only be divided by a scalar or a 0-dim dense tensor"
         )
     x = self if rounding_mode is None else coalesce(self)
-    return store(out, _scale(x, lambda v: _F("div")(v, other, rounding_mode=rounding_mode)))
+    return store(out, _scale(x, lambda v: ops.div(v, other, rounding_mode=rounding_mode)))
 
 
 def pow(self: Any, other: Any, out: Any = None) -> Tensor:
@@ -267,14 +264,14 @@ def pow(self: Any, other: Any, out: Any = None) -> Tensor:
             f"pow: cannot raise a sparse tensor to the power {p}; it would make the result "
             "tensor dense"
         )
-    return store(out, _scale(coalesce(self), lambda v: _F("pow")(v, other)))
+    return store(out, _scale(coalesce(self), lambda v: ops.pow(v, other)))
 
 
 # ------------------------------------------------------------------ unary
 def _unary(name: str, linear: bool) -> Callable[..., Any]:
     from tensorcore.dispatch import get_op
 
-    fn = _F(name)
+    fn = getattr(ops, name)
     # The operator's other parameters (``decimals``, ``nan``, ...), passed on by name.
     names = [p.name for p in get_op(name).decl.parsed.params[1:]]
 
