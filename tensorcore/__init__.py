@@ -17,6 +17,7 @@ from typing import Any
 
 from . import autograd, backends, dtypes, linalg, nn, return_types, serialization
 from ._format import get_printoptions, set_printoptions
+from ._pickling import install as _install_pickling
 from ._storage import Storage
 from ._tensor import Size, Tensor
 from ._tensor_methods import install as _install_methods
@@ -54,6 +55,7 @@ from .layouts import contiguous_format, layout, memory_format, preserve_format, 
 from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
 from .ops.frontends import broadcast_shapes
+from .plugins import manager as _manager
 from .random import Generator, initial_seed, manual_seed, seed
 from .serialization import load, save
 
@@ -61,6 +63,7 @@ __version__ = "0.1.0"
 
 _api.build()
 _install_methods()
+_install_pickling()
 _autograd_step.install()
 globals().update(_api.FUNCTIONS)
 globals().update(dtypes.aliases)

@@ -232,3 +232,35 @@ def deepcopy_tensor(t: Tensor, memo: dict[int, Any]) -> Tensor:
     if t._grad is not None:
         new._grad = copy.deepcopy(t._grad, memo)
     return new
+
+
+def _tensor_reduce_ex(self: Tensor, protocol: Any) -> tuple[Any, ...]:
+    return reduce_tensor(self)
+
+
+def _storage_reduce_ex(self: Storage, protocol: Any) -> tuple[Any, ...]:
+    return reduce_storage(self)
+
+
+def _storage_deepcopy(self: Storage, memo: dict[int, Any]) -> Storage:
+    # (copy.deepcopy records the copy in ``memo``: views deep-copied together share it)
+    return clone_storage(self)
+
+
+def install() -> None:
+    """Give ``Tensor`` and ``Storage`` their pickling and copying methods (done once by
+    ``tensorcore/__init__.py``: they need the device backends, which the tensor model sits
+    below)."""
+    for cls, methods in (
+        (Tensor, {"__reduce_ex__": _tensor_reduce_ex, "__deepcopy__": deepcopy_tensor}),
+        (
+            Storage,
+            {
+                "__reduce_ex__": _storage_reduce_ex,
+                "__copy__": clone_storage,
+                "__deepcopy__": _storage_deepcopy,
+            },
+        ),
+    ):
+        for name, fn in methods.items():
+            setattr(cls, name, fn)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import _registry
+
 if TYPE_CHECKING:
     from .devices import device
     from .dtypes import dtype
@@ -39,9 +41,7 @@ class Storage:
 
     def data_ptr(self) -> int:
         """Address of the first byte of the buffer, as reported by the device backend."""
-        from .plugins.manager import device_backend
-
-        return device_backend(self.device).data_ptr(self)
+        return _registry.interface(self.device).data_ptr(self)
 
     def size(self) -> int:
         """Number of elements of the storage's dtype the buffer holds."""
@@ -53,20 +53,5 @@ class Storage:
     def __repr__(self) -> str:
         return f"Storage(nbytes={self.nbytes}, device='{self.device}', dtype={self.dtype})"
 
-    # Pickling and copying live in _pickling.py, imported on first use: they need the plugin
-    # manager, which the storage model must not import.
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        from ._pickling import reduce_storage
-
-        return reduce_storage(self)
-
-    def __copy__(self) -> Storage:
-        from ._pickling import clone_storage
-
-        return clone_storage(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Storage:
-        # copy.deepcopy records the copy in ``memo``: views deep-copied together share it.
-        from ._pickling import clone_storage
-
-        return clone_storage(self)
+    # pickle, copy.copy and copy.deepcopy: set by tensorcore._pickling.install() (they need
+    # the device backends, a layer above the storage model).

@@ -337,17 +337,8 @@ class Tensor(OperatorMethods):
             )
         return format_tensor(self)
 
-    # pickle and copy.copy go through __reduce_ex__, copy.deepcopy through __deepcopy__
-    # (_pickling.py, imported on first use: it needs the plugin manager).
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        from ._pickling import reduce_tensor
-
-        return reduce_tensor(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        from ._pickling import deepcopy_tensor
-
-        return deepcopy_tensor(self, memo)
+    # pickle and copy.copy go through __reduce_ex__, copy.deepcopy through __deepcopy__: set
+    # by tensorcore._pickling.install() (they need the device backends, a layer above).
 
 
 class Size(tuple):

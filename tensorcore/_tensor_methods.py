@@ -7,9 +7,9 @@ from typing import Any
 
 from . import dtypes as dt
 from ._tensor import Tensor, make_tensor
-from .autograd.grad_mode import no_grad
 from .devices import device as _device
 from .ops import functions as ops
+from .ops._transfer import to_device_copy
 from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
 from .plugins import manager
 
@@ -108,30 +108,6 @@ def _to(self: Tensor, dev: Any, dtype: Any, non_blocking: bool, copy: bool) -> T
     return out
 
 
-def _to_device_impl(self: Tensor, dev: Any, non_blocking: bool = False) -> Tensor:
-    from .ops.frontends import empty
-
-    dev = _device(dev)
-    manager.device_backend(dev)  # raises with the install hint when unusable
-    out = empty(self._shape, self._dtype, dev)
-    if dev == self._device:
-        # A copy on the same device: the backend's own copy kernel.
-        with no_grad():
-            out.copy_(self)
-    else:
-        _cross_copy(self, out, non_blocking)
-    return out
-
-
-def _cross_copy(src: Tensor, dst: Tensor, non_blocking: bool) -> None:
-    for iface in (manager.device_backend(dst._device), manager.device_backend(src._device)):
-        if iface.copy_between(src.contiguous(), dst):
-            return
-    raise RuntimeError(
-        f"copy_(): no installed backend can copy from '{src._device}' to '{dst._device}'"
-    )
-
-
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` into ``self`` (broadcast, cast to ``self.dtype``, across devices).
 
@@ -155,7 +131,7 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         and src.ndim + self.ndim
         and not (src._device.type == "cpu" and not src._shape)
     ):
-        moved = _to_device_impl(src, self._device, non_blocking)
+        moved = to_device_copy(src, self._device, non_blocking)
         return call_inplace(get_op("copy_"), (self, moved, non_blocking))
     return call_inplace(get_op("copy_"), (self, src, non_blocking))
 

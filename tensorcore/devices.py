@@ -12,6 +12,8 @@ import re
 import threading
 from typing import Any
 
+from . import _registry
+
 __all__ = ["device", "get_default_device", "set_default_device"]
 
 _DEVICE_RE = re.compile(r"([a-z_][a-z0-9_]*)(?::(\d+))?")
@@ -154,11 +156,9 @@ def set_default_device(d: device | str | None) -> None:
     if d is None:
         _state.default = device("cpu")
         return
-    from .plugins import manager
-
     try:
         dev = device(d)
-        manager.device_backend(dev)
+        _registry.interface(dev)
     except (TypeError, RuntimeError) as exc:
         raise type(exc)(f"set_default_device(): {exc}") from None
     _state.default = dev

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import layouts
+from . import _registry, layouts
+from .devices import device
 from .dtypes import all_dtypes
 
 if TYPE_CHECKING:
@@ -131,9 +132,7 @@ class Op:
 
     def record(self, key: tuple[str, str]) -> KernelRecord | None:
         """The kernel record a key resolves to: exact, then any device, then any layout."""
-        from .plugins import manager
-
-        manager.load()
+        _registry.load()
         dev, lay = key
         for k in ((dev, lay), (ANY, lay), (dev, ANY), (ANY, ANY)):
             rec = self.registered.get(k)
@@ -145,13 +144,9 @@ class Op:
         """Find, cache and return the kernel for ``key``; raise a helpful error if none."""
         rec = self.record(key)
         if rec is None:
-            from .plugins import manager
-
-            iface = manager._devices.get(key[0])
+            iface = _registry.devices.get(key[0])
             if iface is None and key[0] != ANY:
-                from .devices import device
-
-                manager.device_backend(device(key[0]))  # raises with the install hint
+                _registry.interface(device(key[0]))  # raises with the install hint
             if iface is not None and iface.unavailable_reason is not None:
                 reason = iface.unavailable_reason
                 raise RuntimeError(f"device '{key[0]}' is not available: {reason}")
@@ -204,8 +199,6 @@ def _dtype_guard(op: Op, rec: KernelRecord, direct: bool = False) -> Callable[..
 
 
 def _missing_message(op: Op, key: tuple[str, str], dtypes: tuple[Any, ...]) -> str:
-    from .plugins import manager
-
     dev, lay = key
     have = sorted(f"{d}/{l}" for d, l in op.registered)
     dt = f" (dtypes: {', '.join(d.name for d in dtypes)})" if dtypes else ""
@@ -213,13 +206,13 @@ def _missing_message(op: Op, key: tuple[str, str], dtypes: tuple[Any, ...]) -> s
         f"Could not run '{op.name}' with arguments from the '{dev}' device and '{lay}' layout{dt}: "
         f"no installed backend registers a kernel for it. "
         f"It is available for: {', '.join(have) or 'no device/layout'}. "
-        f"Installed backends: {manager._installed_summary()}."
+        f"Installed backends: {_registry.installed_summary()}."
     )
-    known_dev = dev in manager._devices
+    known_dev = dev in _registry.devices
     if not known_dev:
-        msg += f" To use the '{dev}' device, {manager.install_hint(dev)}."
+        msg += f" To use the '{dev}' device, {_registry.install_hint(dev)}."
     if layouts.get_layout(lay) is None:
-        msg += f" To use the '{lay}' layout, {manager.install_hint(lay)}."
+        msg += f" To use the '{lay}' layout, {_registry.install_hint(lay)}."
     return msg
 
 
@@ -298,9 +291,7 @@ def overrides() -> list[tuple[str, KernelRecord]]:
     >>> tc.dispatch.overrides()  # the installed backends replace no one's kernels
     []
     """
-    from .plugins import manager
-
-    manager.load()
+    _registry.load()
     return [
         (name, rec)
         for name, op in ops().items()
@@ -334,7 +325,7 @@ def explain(op_name: str, *args: Any, **kwargs: Any) -> str:
         dev = found[0].device.type
         lay = max((t.layout for t in found), key=lambda x: x.priority).name
     else:
-        from .devices import device, get_default_device
+        from .devices import get_default_device
 
         d = kwargs.get("device")
         dev = device(d).type if d is not None else get_default_device().type
@@ -354,9 +345,7 @@ def explain(op_name: str, *args: Any, **kwargs: Any) -> str:
 
 def coverage() -> dict[str, dict[str, str]]:
     """Operator x (device/layout) -> plugin name, for every registered kernel."""
-    from .plugins import manager
-
-    manager.load()
+    _registry.load()
     return {
         name: {f"{d}/{l}": rec.plugin for (d, l), rec in op.registered.items()}
         for name, op in ops().items()

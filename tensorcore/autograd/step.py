@@ -12,6 +12,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
+from ..dispatch import ops as dispatch_ops
 from ..ops import functions as ops
 from . import grad_mode
 from ._record import compile_recorder, save_other
@@ -209,10 +210,32 @@ _RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
 
 def forget_rules() -> None:
     """Drop every cached rule (a plugin registered a derivative override)."""
-    from ..dispatch import ops
-
-    for op in ops().values():
+    for op in dispatch_ops().values():
         op.autograd.clear()
+
+
+def add_derivative_overrides(rules: list[tuple[str, str, str, Any]]) -> None:
+    """Register a plugin's derivative rules, ``(op, device type, layout, Derivative)``, in
+    front of the derivative table's (the plugin manager's commit calls it)."""
+    for op, dev, lay, rule in rules:
+        derivative_overrides[op, dev, lay] = rule
+        overridden_ops.add(op)
+    forget_rules()
+
+
+def derivative_overrides_state() -> tuple[dict[tuple[str, str, str], Any], set[str]]:
+    """A copy of the registered overrides, for :func:`restore_derivative_overrides`."""
+    return dict(derivative_overrides), set(overridden_ops)
+
+
+def restore_derivative_overrides(state: tuple[dict[tuple[str, str, str], Any], set[str]]) -> None:
+    """Put the overrides back as :func:`derivative_overrides_state` copied them (a plugin's
+    load failed or was withdrawn) and drop every cached rule."""
+    derivative_overrides.clear()
+    derivative_overrides.update(state[0])
+    overridden_ops.clear()
+    overridden_ops.update(state[1])
+    forget_rules()
 
 
 def _save_plan(op: Op, rule: Any) -> tuple[tuple[str, int, bool, bool, int], ...]:
@@ -510,9 +533,16 @@ def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:
 
 # ------------------------------------------------------------------ detect_mutation
 class _Debug:
+    """The state of :class:`detect_mutation`; the in-place call path (``ops/_call.py``, which
+    is given this object by :func:`install`) calls :meth:`check` while it is on."""
+
     def __init__(self) -> None:
         self.on = False
         self.saved: dict[int, list[tuple[weakref.ref[Node], str]]] = {}
+
+    def check(self, t: Tensor, what: str) -> None:
+        """Raise if ``t`` was saved for backward by a node still alive."""
+        _check_mutation(t, what)
 
 
 _debug = _Debug()
@@ -566,12 +596,6 @@ class detect_mutation:
         _debug.on = self.prev
         if not _debug.on:
             _debug.saved.clear()
-
-
-def check_inplace_mutation(t: Tensor, what: str) -> None:
-    """Called by the in-place path when detect_mutation is on."""
-    if _debug.on:
-        _check_mutation(t, what)
 
 
 def install() -> None:

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 from ..layouts import strided
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ..plugins import manager
 
 __all__ = [
     "cross_entropy",
@@ -128,9 +129,8 @@ def embedding(input: Tensor, weight: Tensor, sparse: bool = False) -> Tensor:
     (``tensorcore-sparse``).
     """
     if sparse:
-        import tensorcore
-
-        impl = getattr(tensorcore, "sparse_embedding", None)
+        manager.load()
+        impl = manager.attributes.get("sparse_embedding", (None,))[0]
         if impl is None:
             raise NotImplementedError(
                 "embedding(sparse=True) needs the sparse_coo layout: install the backend package "

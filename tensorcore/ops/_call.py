@@ -248,9 +248,7 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
         if kernel is None:
             kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
         if _mutation_check is not None and _mutation_check.on:
-            from ..autograd.step import check_inplace_mutation
-
-            check_inplace_mutation(self, _inplace_name(op))
+            _mutation_check.check(self, _inplace_name(op))
         if _autograd_step is not None and (rg or self._grad_fn is not None) and _gm.enabled:
             return _autograd_step(op, kernel, args, None, dev, True, key)
         op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]

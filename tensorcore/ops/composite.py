@@ -15,6 +15,7 @@ from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
 from ..layouts import contiguous_format, preserve_format, strided
 from ..plugins import hookimpl
 from . import functions as ops
+from ._transfer import to_device_copy
 
 __all__ = ["COMPOSITES"]
 
@@ -420,9 +421,7 @@ def full_like(
 
 def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
     """Copy to another device through the device backends (``DeviceInterface.copy_between``)."""
-    from .._tensor_methods import _to_device_impl
-
-    return _to_device_impl(self, device, non_blocking)
+    return to_device_copy(self, device, non_blocking)
 
 
 @hookimpl

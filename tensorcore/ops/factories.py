@@ -10,11 +10,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .. import _registry
 from .. import dtypes as dt
 from .._tensor import Tensor
 from ..devices import device as _device
 from ..devices import get_default_device
-from ..plugins import manager
 from ._validate import checked
 
 __all__ = ["as_tensor", "from_dlpack", "from_numpy", "scalar_tensor", "tensor"]
@@ -116,7 +116,7 @@ def tensor(
             shape, flat, inferred = _infer(data)
             target = dtype or inferred or dt.get_default_dtype()
             _check_elements(flat, target)
-            iface = manager.device_backend(dev)
+            iface = _registry.interface(dev)
             out = iface.from_data(flat, shape, target, dev)
     if requires_grad:
         out.requires_grad_()
@@ -145,7 +145,7 @@ def _check_elements(flat: list[Any], d: dt.dtype) -> None:
 def _from_foreign(data: Any, dtype: dt.dtype | None, dev: Any, copy: bool) -> Tensor | None:
     if isinstance(data, (list, tuple, *_SCALARS)):
         return None
-    for iface in manager.device_interfaces().values():
+    for iface in _registry.interfaces().values():
         if not iface.is_available():
             continue
         t = iface.from_object(data, dtype, dev, copy)
@@ -188,7 +188,7 @@ def from_numpy(ndarray: Any) -> Tensor:
     """
     if type(ndarray).__module__ != "numpy" or not hasattr(ndarray, "__array_interface__"):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    t = manager.device_backend(_device("cpu")).from_object(ndarray, None, _device("cpu"), False)
+    t = _registry.interface(_device("cpu")).from_object(ndarray, None, _device("cpu"), False)
     if t is None:
         raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}")
     return t
@@ -207,7 +207,7 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     if not hasattr(ext_tensor, "__dlpack__"):
         raise TypeError(f"from_dlpack(): {type(ext_tensor).__name__} does not implement __dlpack__")
     dev_type, _ = ext_tensor.__dlpack_device__()
-    for iface in manager.device_interfaces().values():
+    for iface in _registry.interfaces().values():
         fn = getattr(iface, "from_dlpack", None)
         if fn is not None and iface.is_available():
             t = fn(ext_tensor)
@@ -218,6 +218,6 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
 
 def scalar_tensor(value: Any, like: Tensor) -> Tensor:
     """A 0-d tensor holding ``value`` on ``like``'s device, with the scalar's own dtype."""
-    return manager.device_backend(like._device).from_data(
+    return _registry.interface(like._device).from_data(
         [value], (), dt.scalar_dtype(value), like._device
     )

@@ -19,13 +19,12 @@ from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .. import _registry, return_types
 from .. import dtypes as dt
-from .. import return_types
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
 from ..dispatch import ALL_DTYPES, DirectKernel
-from ..plugins import manager
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
 
@@ -54,8 +53,13 @@ def empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
     """Allocate a contiguous tensor through the device's backend."""
     alloc = _ALLOC.get(dev._key)
     if alloc is None:
-        alloc = _ALLOC[dev._key] = manager.device_backend(dev).empty
+        alloc = _ALLOC[dev._key] = _registry.interface(dev).empty
     return alloc(shape, dtype, dev)
+
+
+def forget_allocators() -> None:
+    """Drop the allocators cached per device (a device interface was withdrawn)."""
+    _ALLOC.clear()
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:

@@ -47,8 +47,7 @@ class Snapshot:
         self._namespace = dict(vars(functions))
         self._tensor = dict(vars(Tensor))
         self._layouts = dict(layouts._layouts)
-        self._derivatives = dict(step.derivative_overrides)
-        self._overridden = set(step.overridden_ops)
+        self._derivatives = step.derivative_overrides_state()
 
     def restore(self) -> None:
         """Put every registry back as it was and drop every cache resolved since."""
@@ -67,12 +66,9 @@ class Snapshot:
             if vars(Tensor).get(name) is not value:
                 setattr(Tensor, name, value)
         _reset(layouts._layouts, self._layouts)
-        _reset(step.derivative_overrides, self._derivatives)
-        step.overridden_ops.clear()
-        step.overridden_ops.update(self._overridden)
-        step.forget_rules()
+        step.restore_derivative_overrides(self._derivatives)
         # Allocators cached per device key would outlive a withdrawn device interface.
-        frontends._ALLOC.clear()
+        frontends.forget_allocators()
 
 
 def _reset(target: dict[Any, Any], saved: dict[Any, Any]) -> None:
@@ -214,10 +210,9 @@ def _apply(
     for name, value in reg.attributes:
         attributes[name] = (value, reg.plugin)
     if reg.derivatives:
-        for op, dev, lay, saves, fn in reg.derivatives:
-            step.derivative_overrides[op, dev, lay] = Derivative(saves, fn)
-            step.overridden_ops.add(op)
-        step.forget_rules()
+        step.add_derivative_overrides(
+            [(op, dev, lay, Derivative(saves, fn)) for op, dev, lay, saves, fn in reg.derivatives]
+        )
 
 
 def _owner(iface: DeviceInterface) -> str:

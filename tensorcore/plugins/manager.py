@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import sys
 import threading
 import traceback
 import warnings
@@ -26,11 +27,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import _registry
 from . import _claims
 from .registrar import DeviceInterface, Registrar
 
 if TYPE_CHECKING:
-    from ..devices import device
     from ..dispatch import KernelRecord
 
 __all__ = ["PluginInfo", "device_backend", "device_interfaces", "load", "plugins", "register"]
@@ -75,7 +76,8 @@ _loaded = False
 # plugins committed so far instead of waiting for itself.
 _loader: int | None = None
 _plugins: dict[str, PluginInfo] = {}
-_devices: dict[str, DeviceInterface] = {}
+# The device registry this manager fills (it lives below the layers that read it).
+_devices: dict[str, DeviceInterface] = _registry.devices
 # Public names plugins add to the ``tensorcore`` namespace: name -> (value, plugin).
 attributes: dict[str, tuple[Any, str]] = {}
 
@@ -455,21 +457,14 @@ def _installed_summary() -> str:
     return ", ".join(names) or "none"
 
 
-def device_backend(dev: device) -> DeviceInterface:
-    """The interface of ``dev``'s device type; raises a helpful error when unusable."""
-    iface = _devices.get(dev.type)
-    if iface is None:
-        load()
-        iface = _devices.get(dev.type)
-        if iface is None:
-            raise RuntimeError(
-                f"no installed backend provides the device type '{dev.type}': "
-                f"{install_hint(dev.type)}. Installed backends: {_installed_summary()}"
-            )
-    if iface.unavailable_reason is not None:
-        raise RuntimeError(f"device '{dev}' is not available: {iface.unavailable_reason}")
-    if dev.index is not None and dev.index >= iface.device_count():
-        raise RuntimeError(
-            f"device '{dev}' does not exist: {iface.device_count()} '{dev.type}' device(s) present"
-        )
-    return iface
+#: The interface of a device (``tensorcore._registry.interface``, the registry this manager
+#: fills): a helpful error when no installed backend provides it or it is unavailable.
+device_backend = _registry.interface
+
+
+def installed_summary() -> str:
+    """The installed backends (not the core's internal plugins), for error messages."""
+    return _installed_summary()
+
+
+_registry.set_loader(sys.modules[__name__])
