@@ -10,6 +10,9 @@ Rows:
   forward recording the graph (the price of a node);
 * a 100-operation chain (``mul``/``tanh`` alternating) on an (8,) tensor, forward + backward;
   NumPy runs the same chain with a hand-written backward;
+* chains of about 100 operations of other patterns (tensor-tensor binary operators with
+  constant operands, unary operators, Python scalars, views, and a mix with reductions),
+  forward + backward, against PyTorch;
 * one SGD training step of an MLP 784-512-512-10 (ReLU), batch 256, float32, log-softmax
   cross-entropy: forward, backward, in-place update; NumPy runs a hand-written forward and
   backward; PyTorch the same code as tensorcore;
@@ -142,6 +145,80 @@ def chain_workload(rng: np.random.Generator) -> tuple[dict[str, Callable[[], Any
     if torch is not None:
         fns["torch"] = autograd_step(torch, torch.from_numpy(x.copy()).requires_grad_())
     return fns, numpy_step()
+
+
+# Chains of other shapes: no single pattern stands for "autograd on small tensors". Each step
+# maps an (8,) tensor to an (8,) tensor; ``w``/``b`` are constant tensors (no grad).
+_PATTERNS: dict[str, list[Callable[[Any, Any, Any, Any], Any]]] = {
+    "tensor-tensor binary": [
+        lambda lib, y, w, b: y * w,
+        lambda lib, y, w, b: y + b,
+        lambda lib, y, w, b: y - b,
+        lambda lib, y, w, b: y / w,
+    ],
+    "unary": [
+        lambda lib, y, w, b: lib.tanh(y),
+        lambda lib, y, w, b: lib.sin(y),
+        lambda lib, y, w, b: lib.sigmoid(y),
+        lambda lib, y, w, b: -y,
+        lambda lib, y, w, b: lib.cos(y),
+    ],
+    "Python scalars": [
+        lambda lib, y, w, b: y * 1.1,
+        lambda lib, y, w, b: y + 0.5,
+        lambda lib, y, w, b: 0.3 - y,
+        lambda lib, y, w, b: y / 1.2,
+    ],
+    "views": [
+        lambda lib, y, w, b: y.unsqueeze(1),
+        lambda lib, y, w, b: y.t(),
+        lambda lib, y, w, b: y.reshape(8),
+        lambda lib, y, w, b: y[::1],
+        lambda lib, y, w, b: y.reshape(2, 4),
+        lambda lib, y, w, b: y.flatten(),
+    ],
+    "mixed, with reductions": [
+        lambda lib, y, w, b: y * w,
+        lambda lib, y, w, b: lib.tanh(y),
+        lambda lib, y, w, b: y - y.sum(0, keepdim=True) * 0.1,
+        lambda lib, y, w, b: y.unsqueeze(0).squeeze(0),
+        lambda lib, y, w, b: y + b,
+        lambda lib, y, w, b: y * 0.9,
+        lambda lib, y, w, b: y / (y.abs().amax(0, keepdim=True) + 1.0),
+    ],
+}
+
+
+def pattern_workloads(rng: np.random.Generator) -> dict[str, dict[str, Callable[[], Any]]]:
+    """For each pattern, ~100 of its steps forward then backward (tensorcore vs PyTorch;
+    each library's gradient is checked against the other's)."""
+    x = rng.standard_normal(8).astype(np.float32)
+    w = rng.random(8).astype(np.float32) * 0.5 + 0.75
+    b = rng.standard_normal(8).astype(np.float32) * 0.1
+    out: dict[str, dict[str, Callable[[], Any]]] = {}
+    for name, steps in _PATTERNS.items():
+        n = CHAIN // len(steps) * len(steps)
+
+        def run(lib: Any, wrap: Callable[[Any], Any], steps: Any = steps, n: int = n) -> Any:
+            leaf = wrap(x.copy()).requires_grad_()
+            cw, cb = wrap(w.copy()), wrap(b.copy())
+
+            def step() -> Any:
+                y = leaf
+                for i in range(n):
+                    y = steps[i % len(steps)](lib, y, cw, cb)
+                y.sum().backward()
+                g = leaf.grad
+                leaf.grad = None
+                return g
+
+            return step
+
+        fns = {"tensorcore": run(tc, tc.from_numpy)}
+        if torch is not None:
+            fns["torch"] = run(torch, torch.from_numpy)
+        out[f"{n}-op chain (8,) f32, fwd + bwd: {name}"] = fns
+    return out
 
 
 SIZES = (784, 512, 512, 10)
@@ -284,6 +361,12 @@ def main(argv: list[str] | None = None) -> int:
             fmt_time,
         )
     )
+
+    for name, fns in pattern_workloads(rng).items():
+        results = {lib: fn() for lib, fn in fns.items()}
+        if "torch" in results:
+            check(name, {"numpy": results["torch"].numpy(), **results})
+        rows.append((name, per_call_ns(fns, settings.repeat, settings.target_ns), fmt_time))
 
     # The MLP: one step from the same start must give the same parameters everywhere.
     step_fns, params = mlp_workload(rng)

@@ -117,6 +117,7 @@ def workloads() -> list[Workload]:
     m100 = (_data(rng, 100, 100), _data(rng, 100, 100))
     big = (_data(rng, 10**7), _data(rng, 10**7), _data(rng, 10**7))
     mat = (_data(rng, 1024, 1024), _data(rng, 1024, 1024))
+    wide = _data(rng, 1000, 10000)
 
     def add(arrays: tuple[np.ndarray, ...]) -> Callable[[Lib], Callable[[], Any]]:
         def make(lib: Lib) -> Callable[[], Any]:
@@ -133,12 +134,33 @@ def workloads() -> list[Workload]:
     def view(kind: str) -> Callable[[Lib], Callable[[], Any]]:
         def make(lib: Lib) -> Callable[[], Any]:
             x = lib.wrap(m100[0])
+            numpy = lib.name == "numpy"
             if kind == "t":
                 # NumPy spells the 2-D transpose view `.T`; tensorcore and PyTorch `.t()`.
-                return (lambda: x.T) if lib.name == "numpy" else (lambda: x.t())
+                return (lambda: x.T) if numpy else (lambda: x.t())
+            if kind == "T":
+                return lambda: x.T
+            if kind == "mT":
+                return (lambda: x.swapaxes(-1, -2)) if numpy else (lambda: x.mT)
+            if kind == "permute":
+                return (lambda: x.transpose(1, 0)) if numpy else (lambda: x.permute(1, 0))
             if kind == "slice":
                 return lambda: x[1:, ::2]
             return lambda: x.reshape(50, 200)
+
+        return make
+
+    def small(shape_a: tuple[int, ...], shape_b: tuple[int, ...], dtype: Any) -> Any:
+        a = rng.random(shape_a).astype(dtype) * 10
+        b = rng.random(shape_b).astype(dtype) * 10 + 1
+        return add((a, b))
+
+    def reduce(kind: str) -> Callable[[Lib], Callable[[], Any]]:
+        def make(lib: Lib) -> Callable[[], Any]:
+            x = lib.wrap(wide)
+            if kind == "sum1":
+                return lambda: x.sum(1)
+            return lambda: x.mean()
 
         return make
 
@@ -157,14 +179,22 @@ def workloads() -> list[Workload]:
 
     return [
         Workload("a + b  float32 (8,)", add(v8)),
+        Workload("a + b  float64 (8,)", small((8,), (8,), np.float64)),
+        Workload("a + b  int64 (3, 4)", small((3, 4), (3, 4), np.int64)),
+        Workload("a + b  float32 (8, 1) + (8,)", small((8, 1), (8,), np.float32)),
         Workload("a + b  float32 (100, 100)", add(m100)),
         Workload("x * 1.1  float32 (8,)", scale),
         Workload("x.t()  (100, 100)", view("t")),
+        Workload("x.T  (100, 100)", view("T")),
+        Workload("x.mT  (100, 100)", view("mT")),
+        Workload("x.permute(1, 0)  (100, 100)", view("permute")),
         Workload("x[1:, ::2]  (100, 100)", view("slice")),
         Workload("x.reshape(50, 200)", view("reshape")),
         Workload("exp(a * b + c)  float32 1e7", chain),
         Workload("a @ b  float32 1024x1024", matmul),
         Workload("x.sum()  float32 1e7", total),
+        Workload("x.sum(1)  float32 (1000, 10000)", reduce("sum1")),
+        Workload("x.mean()  float32 (1000, 10000)", reduce("mean")),
     ]
 
 
