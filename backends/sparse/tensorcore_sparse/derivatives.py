@@ -99,6 +99,8 @@ def _valuewise(op: str) -> tuple[str, Any]:
             self=rec.values,
             result=record(c.result).values,
             other=getattr(c, "other", None),
+            # (the values are the one input that wants a gradient: pow's exponent is a number)
+            needs=lambda i: i == 0,
         )
         (vg, *_) = generic.fn(saved, gv)
         return (make_sparse(ns, rec.indices, vg, xc.shape, True),)
