@@ -278,3 +278,57 @@ def test_function_graph_dies_without_the_cycle_collector(device: str, backward: 
             values.sum().backward()
         del values, indices
         assert [r() is None for r in refs] == [True, True, True]
+
+
+# ------------------------------------------------------------------ rules read what they save
+def test_every_rule_reads_exactly_what_it_saves() -> None:
+    from tensorcore.autograd._rule_check import check_rule
+    from tensorcore.ops.derivatives import DERIVATIVES
+    from tensorcore.ops.schema import OPS
+
+    for name, rule in DERIVATIVES.items():
+        check_rule(name, [p.name for p in OPS[name].parsed.params], rule.saves, rule.fn)
+
+
+def test_a_rule_that_reads_an_unsaved_value_is_refused() -> None:
+
+    from tensorcore.autograd._rule_check import check_rule
+
+    params = ["self", "other"]
+    with pytest.raises(ValueError, match=r"reads \['other'\] without saving it"):
+        check_rule("mul", params, ("self",), lambda c, g: (g * c.other, g * c.self))
+
+    def helper(c: Any, g: Any) -> Any:  # a helper handed the context is read too
+        return g * c.other
+
+    def rule(c: Any, g: Any) -> Any:
+        return (helper(c, g), None)
+
+    with pytest.raises(ValueError, match="without saving it"):
+        check_rule("mul", params, ("self",), rule)
+    with pytest.raises(ValueError, match=r"saves \['other'\] but never reads it"):
+        check_rule("mul", params, ("self", "other:spec"), lambda c, g: (g * c.self, None))
+    with pytest.raises(ValueError, match="signature does not have"):
+        check_rule("mul", params, ("nope",), lambda c, g: (c.nope,))
+    # A rule that hands its context to code the scan cannot follow may read anything it saves.
+    name = "other"
+    check_rule("mul", params, ("self", "other"), lambda c, g: (getattr(c, name) * g, None))
+
+
+def test_a_plugin_rule_that_reads_an_unsaved_value_fails_its_load(run_py: Any) -> None:
+    code = """
+        import tensorcore as tc
+        from tensorcore.plugins import hookimpl
+
+        class P:
+            @hookimpl
+            def tensorcore_register_kernels(self, register):
+                register.derivative("exp", "cpu", "strided", "self", lambda c, g: (g * c.result,))
+
+        try:
+            tc.backends.register(P(), name="bad-rule")
+        except RuntimeError as exc:
+            assert "derivative of exp reads ['result'] without saving it" in str(exc), exc
+            print("OK")
+        """
+    assert run_py(code).stdout.strip() == "OK"

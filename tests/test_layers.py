@@ -84,6 +84,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.autograd.function",
             "tensorcore.autograd._accumulate",
             "tensorcore.autograd.gradcheck",
+            "tensorcore.autograd._rule_check",
             "tensorcore.ops.derivatives",
         ],
     ),

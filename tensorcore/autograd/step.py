@@ -16,6 +16,7 @@ from ..dispatch import ops as dispatch_ops
 from ..ops import functions as ops
 from . import grad_mode
 from ._record import compile_recorder, save_other
+from ._rule_check import check_rule
 from .graph import (
     FREED_GRAPH,
     Node,
@@ -192,6 +193,9 @@ class _Entry:
         self.record: Any = None
         if self.kind == _RECORD:
             self.rule = rule_for(op, key)
+            check_rule(
+                op.name, [p.name for p in op.decl.parsed.params], self.rule.saves, self.rule.fn
+            )
             self.plan = _save_plan(op, self.rule)
             self.ctx_cls = ctx_class(self.rule)
 

@@ -672,7 +672,7 @@ _d(
         g.gather(c.dim, c.index) if _T(c.src) else None,
     ),
 )
-_d("scatter_add", "dim index src", lambda c, g: (g, None, g.gather(c.dim, c.index)))
+_d("scatter_add", "dim index", lambda c, g: (g, None, g.gather(c.dim, c.index)))
 
 
 def _index_select(c: Any, g: Tensor) -> tuple[Any, ...]:

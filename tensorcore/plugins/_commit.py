@@ -21,6 +21,7 @@ import tensorcore
 from .. import dispatch, layouts
 from .._tensor import Tensor
 from ..autograd import step
+from ..autograd._rule_check import check_rule
 from ..devices import _DEVICE_RE
 from ..ops import _api, frontends, functions
 from ..ops.derivatives import Derivative
@@ -189,6 +190,13 @@ def _validate(
     for op_name, *_rest in (*reg.kernels, *reg.derivatives):
         if op_name not in table and op_name not in declared:
             raise RuntimeError(f"plugin '{reg.plugin}': unknown operator '{op_name}'")
+    new = {d.name: d for d in reg.new_ops}
+    for op_name, _dev, _lay, saves, fn in reg.derivatives:
+        decl = new[op_name] if op_name in new else table[op_name].decl
+        try:
+            check_rule(op_name, [p.name for p in decl.parsed.params], saves, fn)
+        except ValueError as exc:
+            raise ValueError(f"plugin '{reg.plugin}': {exc}") from None
     return dispatch.check_kernels(reg.kernels, reg.plugin)
 
 
