@@ -461,7 +461,15 @@ def _invert(self: Tensor) -> Tensor:
 
 
 def _T(self: Tensor) -> Tensor:
-    return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+    n = len(self._shape)
+    dims = _REVERSED.get(n)
+    if dims is None:
+        dims = _REVERSED[n] = tuple(range(n - 1, -1, -1))
+    return ops.permute(self, *dims)
+
+
+# ``x.T``'s dim orders by number of dims (a tuple made once, not per call).
+_REVERSED: dict[int, tuple[int, ...]] = {}
 
 
 def _mT(self: Tensor) -> Tensor:
