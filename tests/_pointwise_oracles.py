@@ -138,7 +138,8 @@ ORACLES: dict[str, Oracle] = {
     "tanh": _float(np.tanh),
     "sigmoid": _float(_sigmoid),
     "relu": Oracle(lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, NO_BOOL),
-    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) ** 2), 2, FLOATS),
+    # (y * y, as PyTorch computes it: NumPy's float32 y ** 2 can round the other way)
+    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) * np.conj(y)), 2, FLOATS),
     "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, FLOATS),
     "threshold_backward": Oracle(lambda g, x, t: np.where(x <= t, np.zeros_like(g), g), 2,
                                  NO_BOOL, extra=(0.5,)),

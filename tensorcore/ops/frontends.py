@@ -306,6 +306,15 @@ def pointwise_binary(
             cls = b.__class__
             if cls is Tensor:
                 ok = b._dtype is d and b._shape == a._shape
+                if (
+                    not ok
+                    and b._dtype is d
+                    and not inplace
+                    and d in op.fast_dtypes
+                    and (len(args) < 3 or args[2].__class__ is int)
+                ):
+                    # One dtype, two shapes: broadcast, but nothing to promote or convert.
+                    return _run_broadcast(kernel, args, a, b, d, dev)
             elif cls is float:
                 ok = d._category >= 2
                 if ok and d not in FAST_FLOAT:  # a 16-bit float: the core converts
@@ -329,6 +338,18 @@ def pointwise_binary(
                 # (a float alpha for integers, or a complex one, goes on to ``pointwise``)
                 return _run_like(kernel, args, a, d, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
+
+
+def _run_broadcast(
+    kernel: Any, args: tuple[Any, ...], a: Tensor, b: Tensor, dtype: dt.dtype, dev: device
+) -> Any:
+    """Run ``kernel`` into a new tensor of the broadcast shape of ``a`` and ``b`` (one dtype),
+    in the memory order of the input that has that shape, as :func:`pointwise` lays it out."""
+    shape = broadcast(a._shape, b._shape)
+    like = a if a._shape == shape else b if b._shape == shape else None
+    o = empty(shape, dtype, dev) if like is None else empty_like_layout(like, shape, dtype, dev)
+    kernel(o, *args)
+    return o
 
 
 def pointwise(
