@@ -398,6 +398,12 @@ def test_compiled_recorder_builds_the_generic_node(name: str, i: int) -> None:
             node = compiled(args, outputs, sargs)
             ref = _make_node(get_op(name), ent, args, outputs, sargs)
             assert node.__class__ is ref.__class__ and node.name() == ref.name()
+            # Slot by slot: the compiled recorder sets every slot by hand (object.__new__),
+            # so a slot added to Node must be set there too, to what the constructor sets.
+            for slot in type(ref).__slots__:
+                assert hasattr(node, slot), f"the compiled recorder leaves Node.{slot} unset"
+                if slot not in ("saved", "next_functions", "input_meta", "ctx"):
+                    assert getattr(node, slot) == getattr(ref, slot), slot
             assert node.next_functions == ref.next_functions
             assert list(node.input_meta) == list(ref.input_meta)
             assert (node.n_outputs, node.ctx, node.fn) == (ref.n_outputs, ref.ctx, ref.fn)

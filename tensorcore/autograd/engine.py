@@ -160,12 +160,12 @@ def run_backward(
                     if node.hooks:
                         node.hooks = ()
             else:
-                special = _special(
+                general = _run_node_general(
                     node, gbuf, capture, results, accumulate, wanted_leaves, create_graph, stored
                 )
-                if special is None:
+                if general is None:
                     continue
-                in_grads = special
+                in_grads = general
                 if not retain_graph:
                     node.release()
             # (no strict= keyword: it costs 0.2 us per call on this per-node path)
@@ -202,7 +202,7 @@ def run_backward(
     return results
 
 
-def _special(
+def _run_node_general(
     node: Node,
     gbuf: list[Any] | None,
     capture: dict[tuple[Node | None, int], int],

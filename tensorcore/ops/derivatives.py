@@ -89,7 +89,7 @@ def _zeros_of(t: Any) -> Tensor:
     return ops.zeros(t._shape, dtype=t._dtype, device=t._device)
 
 
-def _T(x: Any) -> bool:
+def _is_tensor_arg(x: Any) -> bool:
     """Whether an argument was a tensor (saved whole or as ``TensorSpec``), not a scalar."""
     return isinstance(x, (Tensor, TensorSpec))
 
@@ -150,10 +150,10 @@ def _pow(c: Any, g: Tensor) -> tuple[Any, ...]:
     x, p = c.self, c.other
     gx = gp = None
     if c.needs(0):
-        gx = g * 0 if not _T(p) and p == 0 else g * p * x ** (p - 1)
+        gx = g * 0 if not _is_tensor_arg(p) and p == 0 else g * p * x ** (p - 1)
     if c.needs(1):
         # ``2.0 ** p``: the base is a Python scalar; log needs it as a tensor.
-        xt = x if _T(x) else _scalar_tensor(x, c.result)
+        xt = x if _is_tensor_arg(x) else _scalar_tensor(x, c.result)
         # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice).
         gp = g * ops.where((xt == 0) & (p >= 0), 0.0, c.result * ops.log(xt))
     return gx, gp
@@ -669,7 +669,7 @@ _d(
     lambda c, g: (
         g.scatter(c.dim, c.index, ops.zeros_like(g.gather(c.dim, c.index))),
         None,
-        g.gather(c.dim, c.index) if _T(c.src) else None,
+        g.gather(c.dim, c.index) if _is_tensor_arg(c.src) else None,
     ),
 )
 _d("scatter_add", "dim index", lambda c, g: (g, None, g.gather(c.dim, c.index)))
@@ -694,7 +694,7 @@ _d(
     lambda c, g: (
         ops.where(c.mask, 0.0, g),
         None,
-        ops.where(c.mask, g, 0.0).sum() if _T(c.value) else None,
+        ops.where(c.mask, g, 0.0).sum() if _is_tensor_arg(c.value) else None,
     ),
 )
 
@@ -714,7 +714,7 @@ def _index_put(c: Any, g: Tensor) -> tuple[Any, ...]:
     gself = g if c.accumulate else g.index_put(idx, ops.zeros_like(g[tuple(_full(i) for i in idx)]))
     gvals = g[tuple(_full(i) for i in idx)]
     n_idx = sum(1 for i in idx if i is not None)
-    gv = sum_to(gvals, c.values._shape) if _T(c.values) else None
+    gv = sum_to(gvals, c.values._shape) if _is_tensor_arg(c.values) else None
     return (gself,) + (None,) * n_idx + (gv,)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorcore_cpu.kernels import build as build_shared
-from tensorcore_cpu.kernels._util import A
+from tensorcore_cpu.kernels._util import array_of
 
 __all__ = ["build"]
 
@@ -21,9 +21,9 @@ def build(cp: Any) -> dict[str, Callable[..., Any]]:
 
     def sigmoid(out: Any, a: Any) -> None:
         if out.dtype.is_complex:
-            cp.reciprocal(1 + cp.exp(-A(a)), out=A(out))
+            cp.reciprocal(1 + cp.exp(-array_of(a)), out=array_of(out))
         else:
-            sigmoid_k(A(a), A(out))
+            sigmoid_k(array_of(a), array_of(out))
 
     kernels["sigmoid"] = sigmoid
     return kernels

@@ -9,8 +9,8 @@ from typing import Any
 from tensorcore import Tensor
 
 __all__ = [
-    "A",
     "acc_dtype",
+    "array_of",
     "errstate",
     "is_tensor",
     "quiet_tokens",
@@ -28,7 +28,7 @@ def errstate(xp: Any) -> Any:
     return lambda **kwargs: contextlib.nullcontext()
 
 
-def A(t: Any) -> Any:
+def array_of(t: Any) -> Any:
     """The native array of a tensor (made lazily, never a copy); other values pass through."""
     if t.__class__ is Tensor:
         n = t._native

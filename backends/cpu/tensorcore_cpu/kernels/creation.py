@@ -14,7 +14,7 @@ from typing import Any
 
 from tensorcore.random import default_generator
 
-from ._util import A, errstate
+from ._util import array_of, errstate
 
 __all__ = ["build"]
 
@@ -49,7 +49,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if fill_value.__class__ in (bool, int, float):
             try:
                 with quiet(all="ignore"):
-                    A(out)[...] = fill_value
+                    array_of(out)[...] = fill_value
                 return
             except (OverflowError, ValueError):
                 pass
@@ -64,7 +64,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         device: Any = None,
         requires_grad: bool = False,
     ) -> None:
-        o = A(out)
+        o = array_of(out)
         n = o.shape[0]
         if is_float(out._dtype) or not all(isinstance(v, int) for v in (start, step)):
             # PyTorch computes ``start + i * step`` in double precision, then casts.
@@ -82,7 +82,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         device: Any = None,
         requires_grad: bool = False,
     ) -> None:
-        o = A(out)
+        o = array_of(out)
         if steps == 0:
             return
         if steps == 1:
@@ -106,7 +106,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         device: Any = None,
         requires_grad: bool = False,
     ) -> None:
-        o = A(out)
+        o = array_of(out)
         o[...] = 0
         k = min(o.shape)
         r = xp.arange(k)
@@ -156,7 +156,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             raise RuntimeError(
                 f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
             )
-        rng, o = stream(generator, self._device), A(self)
+        rng, o = stream(generator, self._device), array_of(self)
         fill_random(o, rng.random, to - from_, from_)
         if o.size and from_ < to:
             # Rounding (to the dtype, or of ``r * width + from``) can reach ``to``: keep the
@@ -169,7 +169,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         floats_only("normal_kernel_cpu", self)
         if not std >= 0:  # (NaN too)
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-        rng, o = stream(generator, self._device), A(self)
+        rng, o = stream(generator, self._device), array_of(self)
         # Complex: each part gets std / sqrt(2), so the complex variance is std**2.
         fill_random(o, rng.standard_normal, std / 2**0.5 if o.dtype.kind == "c" else std, mean)
         return self
@@ -179,7 +179,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             raise RuntimeError(
                 f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
             )
-        o = A(self)
+        o = array_of(self)
         if o.dtype.kind == "b":
             lo, hi = 0, 1
         elif o.dtype.kind in "iu":
@@ -205,7 +205,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         requires_grad: bool = False,
     ) -> None:
         rng = stream(generator, out._device)
-        assign(A(out), rng.permutation(n))
+        assign(array_of(out), rng.permutation(n))
 
     K.update(uniform_=uniform_, normal_=normal_, random_=random_, randperm=randperm)
     return K

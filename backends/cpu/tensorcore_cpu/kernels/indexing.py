@@ -14,7 +14,7 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.ops.frontends import empty
 
-from ._util import A, errstate
+from ._util import array_of, errstate
 
 __all__ = ["build"]
 
@@ -35,7 +35,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def flat(self: Any, index: Any, dim: int) -> tuple[Any, Any, int]:
         """Arrays of ``self`` and ``index``; 0-d and 1-d ones (which may mix) as 1-d."""
-        x, ix = A(self), A(index)
+        x, ix = array_of(self), array_of(index)
         if x.ndim <= 1 and ix.ndim <= 1:
             return x.reshape(-1), ix.reshape(-1), 0
         return x, ix, dim
@@ -53,14 +53,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 )
         in_bounds(ix, x.shape[d], d)
         part = x[tuple(slice(None) if i == d else s for i, s in enumerate(first(ix.shape)))]
-        o = A(out)
+        o = array_of(out)
         o[...] = xp.take_along_axis(part, ix, axis=d).reshape(o.shape)
 
     def scattering(name: str, accumulate: bool) -> None:
         def k(out: Any, self: Any, dim: int, index: Any, src: Any) -> None:
-            o = A(out)
+            o = array_of(out)
             if out is not self:
-                o[...] = A(self)
+                o[...] = array_of(self)
             if accumulate and src.__class__ is not tc.Tensor:
                 raise TypeError(
                     f"{name}(): argument 'src' must be Tensor, not {type(src).__name__}"
@@ -68,7 +68,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             target, ix, d = flat(out, index, dim)
             if ix.size == 0:
                 return
-            s = A(src)
+            s = array_of(src)
             if src.__class__ is tc.Tensor:
                 if s.ndim <= 1 and ix.ndim == 1:
                     s = s.reshape(-1)
@@ -107,7 +107,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     scattering("scatter_add", True)
 
     def index_select(out: Any, self: Any, dim: int, index: Any) -> None:
-        x, ix, o = A(self), A(index).reshape(-1), A(out)
+        x, ix, o = array_of(self), array_of(index).reshape(-1), array_of(out)
         if x.ndim == 0:
             x = x.reshape(1)
         if ix.size and (int(ix.min()) < 0 or int(ix.max()) >= x.shape[dim]):
@@ -115,10 +115,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o[...] = xp.take(x, ix, axis=dim).reshape(o.shape)
 
     def masked_fill(out: Any, self: Any, mask: Any, value: Any) -> None:
-        o = A(out)
+        o = array_of(out)
         if out is not self:
-            o[...] = A(self)
-        v = A(value)
+            o[...] = array_of(self)
+        v = array_of(value)
         if value.__class__ is tc.Tensor:
             if not isinstance(v, xp.ndarray):  # a 0-d tensor from another device
                 v = xp.asarray(v)
@@ -128,7 +128,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             v = value.real
         try:
             with quiet(all="ignore"):
-                xp.copyto(o, v, casting="unsafe", where=A(mask))
+                xp.copyto(o, v, casting="unsafe", where=array_of(mask))
         except OverflowError:
             raise RuntimeError(
                 f"value cannot be converted to type {out._dtype.name} without overflow"
@@ -141,24 +141,24 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if t is None:
                 parts.append(slice(None))
             else:
-                a = A(t)
+                a = array_of(t)
                 parts.append(a.astype(bool) if t._dtype is dt.uint8 else a)
         return tuple(parts)
 
     def index(self: Any, indices: Any) -> Any:
         try:
-            r = A(self)[key(indices)]
+            r = array_of(self)[key(indices)]
         except IndexError as exc:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
         out = empty(tuple(r.shape), self._dtype, self._device)
-        A(out)[...] = r
+        array_of(out)[...] = r
         return out
 
     def index_put(out: Any, self: Any, indices: Any, values: Any, accumulate: bool = False) -> None:
-        o = A(out)
+        o = array_of(out)
         if out is not self:
-            o[...] = A(self)
-        v = A(values)
+            o[...] = array_of(self)
+        v = array_of(values)
         if values.__class__ is tc.Tensor and values._storage is out._storage:
             v = v.copy()
         k = key(indices)
@@ -173,9 +173,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             raise RuntimeError(str(exc).replace("array", "tensor")) from None
 
     def nonzero(self: Any) -> Any:
-        r = xp.argwhere(A(self))
+        r = xp.argwhere(array_of(self))
         out = empty(tuple(r.shape), dt.int64, self._device)
-        A(out)[...] = r
+        array_of(out)[...] = r
         return out
 
     K.update(

@@ -12,7 +12,7 @@ from typing import Any
 from tensorcore import dtypes as dt
 from tensorcore.ops.frontends import empty
 
-from ._util import A, shares_storage
+from ._util import array_of, shares_storage
 
 __all__ = ["build"]
 
@@ -24,7 +24,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def operands(out: Any, a: Any, b: Any, impl: str) -> tuple[Any, Any, Any]:
         if a._dtype is dt.bool_ or b._dtype is dt.bool_:
             raise RuntimeError(f"\"{impl}\" not implemented for 'Bool'")
-        x, y, o = A(a), A(b), A(out)
+        x, y, o = array_of(a), array_of(b), array_of(out)
         if o.dtype.itemsize == 2 and o.dtype.kind in "fV":
             x, y = x.astype(xp.float32), y.astype(xp.float32)
         return x, y, o
@@ -54,7 +54,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if alpha != 1:
             xp.multiply(o, alpha, out=o)
         if beta != 0:  # beta == 0 ignores self, NaNs included (PyTorch)
-            cc = A(c)
+            cc = array_of(c)
             xp.add(o, cc if beta == 1 else cc * beta, out=o)
 
     K["addmm"] = addmm
@@ -64,9 +64,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o[...] = xp.dot(x, y)
 
     def outer(out: Any, a: Any, b: Any) -> None:
-        o = A(out)
+        o = array_of(out)
         # Both operands in the result dtype: NumPy has no mixed loops for every pair.
-        x, y = A(a).astype(o.dtype, copy=False), A(b).astype(o.dtype, copy=False)
+        x, y = array_of(a).astype(o.dtype, copy=False), array_of(b).astype(o.dtype, copy=False)
         xp.multiply(x[:, None], y[None, :], out=o)
 
     def einsum(equation: str, operands: Any) -> Any:
@@ -76,7 +76,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         res = ts[0]._dtype
         for t in ts[1:]:
             res = dt.promote_types(res, t._dtype)
-        arrays = [A(t) for t in ts]
+        arrays = [array_of(t) for t in ts]
         if res.itemsize == 2 and (res.is_floating_point or res.is_complex):
             arrays = [x.astype(xp.float32) for x in arrays]
         try:
@@ -85,7 +85,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         except ValueError as exc:
             raise RuntimeError(f"einsum(): {exc}") from None
         out = empty(tuple(r.shape), res, ts[0]._device)
-        A(out)[...] = r
+        array_of(out)[...] = r
         return out
 
     K.update(dot=dot, outer=outer, einsum=einsum)

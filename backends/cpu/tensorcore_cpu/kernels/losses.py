@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._util import A, acc_dtype, quiet_tokens
+from ._util import acc_dtype, array_of, quiet_tokens
 
 __all__ = ["build"]
 
@@ -25,7 +25,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
 
     def nll_loss(out: Any, self: Any, target: Any, reduction: str) -> None:
-        x, t, o = A(self), A(target), A(out)
+        x, t, o = array_of(self), array_of(target), array_of(out)
         check_targets(t, x.shape[1])
         picked = x[xp.arange(x.shape[0]), t]
         if reduction == "none":
@@ -42,7 +42,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def nll_loss_backward(
         out: Any, grad: Any, target: Any, num_classes: int, reduction: str
     ) -> None:
-        g, t, o = A(grad), A(target), A(out)
+        g, t, o = array_of(grad), array_of(target), array_of(out)
         check_targets(t, num_classes)
         o.fill(0)
         n = t.shape[0]

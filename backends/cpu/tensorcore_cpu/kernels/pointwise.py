@@ -12,7 +12,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 
-from ._util import A, acc_dtype, errstate, quiet_tokens, scalar_arrays, shares_storage
+from ._util import acc_dtype, array_of, errstate, quiet_tokens, scalar_arrays, shares_storage
 
 __all__ = ["build"]
 
@@ -29,7 +29,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         else as it is. For the kernels of operators with ``opmath`` scalars."""
         if v.__class__ is float:
             return weak.get((v, dtype)) or lift(v, dtype)
-        return A(v)
+        return array_of(v)
 
     # The two kernels most calls reach read the native arrays inline (``A`` spelled out):
     # a function call per operand is a measurable part of an elementwise op on small tensors.
@@ -74,7 +74,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if not noisy:
 
             def k(out: Any, a: Any) -> None:
-                ufunc(A(a), out=A(out))
+                ufunc(array_of(a), out=array_of(out))
 
         k.__name__ = name
         K[name] = k
@@ -82,10 +82,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def add(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
         tok = enter()
         try:
-            bb = A(b)
+            bb = array_of(b)
             if alpha != 1:
                 bb = xp.multiply(bb, alpha)
-            xp.add(A(a), bb, out=A(out))
+            xp.add(array_of(a), bb, out=array_of(out))
         finally:
             leave(tok)
 
@@ -97,15 +97,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             )
         tok = enter()
         try:
-            bb = A(b)
+            bb = array_of(b)
             if alpha != 1:
                 bb = xp.multiply(bb, alpha)
-            xp.subtract(A(a), bb, out=A(out))
+            xp.subtract(array_of(a), bb, out=array_of(out))
         finally:
             leave(tok)
 
     def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
-        o = A(out)
+        o = array_of(out)
         x, y = lifted(a, o.dtype), lifted(b, o.dtype)
         floating = out._dtype.is_floating_point or out._dtype.is_complex
         if not floating and _has_zero(xp, y):
@@ -134,9 +134,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def int_guard(name: str, ufunc: Any) -> None:
         def k(out: Any, a: Any, b: Any) -> None:
             floating = out._dtype.is_floating_point or out._dtype.is_complex
-            if not floating and _has_zero(xp, A(b)):
+            if not floating and _has_zero(xp, array_of(b)):
                 raise RuntimeError("ZeroDivisionError")  # PyTorch's type and wording
-            o = A(out)
+            o = array_of(out)
             with quiet(all="ignore"):
                 ufunc(lifted(a, o.dtype), lifted(b, o.dtype), out=o)
 
@@ -170,13 +170,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         binary(n, f)
 
     def pow_(out: Any, a: Any, b: Any) -> None:
-        x, y = A(a), A(b)
+        x, y = array_of(a), array_of(b)
         if not (out._dtype.is_floating_point or out._dtype.is_complex):
             neg = (y < 0) if not isinstance(y, (int, float)) else xp.asarray(y < 0)
             if bool(xp.any(neg)):
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
         with quiet(all="ignore"):
-            xp.power(x, y, out=A(out))
+            xp.power(x, y, out=array_of(out))
 
     pow_.__name__ = "pow"
     K["pow"] = pow_
@@ -187,16 +187,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                 "to invert a mask, use the `~` or `logical_not()` operator instead."
             )
-        xp.negative(A(a), out=A(out))
+        xp.negative(array_of(a), out=array_of(out))
 
     K["neg"] = neg
     unary("abs", xp.abs, noisy=False)
 
     def sign(out: Any, a: Any) -> None:
         if a._dtype is tc.bool:  # NumPy has no bool loop: the sign of a bool is itself
-            xp.copyto(A(out), A(a))
+            xp.copyto(array_of(out), array_of(a))
         else:
-            xp.sign(A(a), out=A(out))
+            xp.sign(array_of(a), out=array_of(out))
 
     K["sign"] = sign
     for n, f in [
@@ -223,12 +223,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def rsqrt(out: Any, a: Any) -> None:
         with quiet(all="ignore"):
-            o = A(out)
-            xp.sqrt(A(a), out=o)
+            o = array_of(out)
+            xp.sqrt(array_of(a), out=o)
             xp.reciprocal(o, out=o)
 
     def sigmoid(out: Any, a: Any) -> None:
-        x, o = A(a), A(out)
+        x, o = array_of(a), array_of(out)
         with quiet(all="ignore"):
             if out._dtype.is_complex:
                 xp.reciprocal(1 + xp.exp(-x), out=o)
@@ -240,14 +240,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def relu(out: Any, a: Any) -> None:
         if a._dtype is tc.bool:
             raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
-        xp.maximum(A(a), 0, out=A(out))
+        xp.maximum(array_of(a), 0, out=array_of(out))
 
     def rounding(name: str, f: Any) -> None:
         def k(out: Any, a: Any) -> None:
             if a._dtype.is_floating_point:
-                f(A(a), out=A(out))
+                f(array_of(a), out=array_of(out))
             elif out is not a:
-                xp.copyto(A(out), A(a))
+                xp.copyto(array_of(out), array_of(a))
 
         k.__name__ = name
         K[name] = k
@@ -256,9 +256,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def conj(out: Any, a: Any) -> None:
         if out._dtype.is_complex:
-            xp.conj(A(a), out=A(out))
+            xp.conj(array_of(a), out=array_of(out))
         else:
-            xp.copyto(A(out), A(a))
+            xp.copyto(array_of(out), array_of(a))
 
     K["conj"] = conj
 
@@ -279,7 +279,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     yy = y._arr()
                 shared = g._storage is st or y._storage is st
             else:  # a Python scalar argument (the core converted it to out's dtype)
-                gg, yy = A(g), A(y)
+                gg, yy = array_of(g), array_of(y)
                 if y.__class__ is not Tensor:  # the factor is computed in out's dtype
                     with quiet(all="ignore"):  # a float on the fast path: rounded here
                         yy = xp.asarray(yy, dtype=o.dtype)
@@ -316,7 +316,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def threshold_backward(out: Any, g: Any, x: Any, threshold: Any) -> None:
         if out._dtype.is_complex:
             raise RuntimeError('"threshold_backward" not implemented for complex tensors')
-        o = A(out)
+        o = array_of(out)
         gg = lifted(g, o.dtype)
         tok = enter()
         try:
@@ -344,9 +344,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def round_(out: Any, a: Any, decimals: int = 0) -> None:
         if a._dtype.is_floating_point or a._dtype.is_complex:
             with quiet(all="ignore"):
-                xp.round(A(a), decimals, out=A(out))
+                xp.round(array_of(a), decimals, out=array_of(out))
         elif out is not a:
-            xp.copyto(A(out), A(a))
+            xp.copyto(array_of(out), array_of(a))
 
     round_.__name__ = "round"
     K["round"] = round_
@@ -363,33 +363,34 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         posinf: float | None = None,
         neginf: float | None = None,
     ) -> None:
-        x = A(a)
+        x = array_of(a)
         if not (a._dtype.is_floating_point or a._dtype.is_complex):
             if out is not a:
-                xp.copyto(A(out), x)
+                xp.copyto(array_of(out), x)
             return
         xp.copyto(
-            A(out), xp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+            array_of(out),
+            xp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf),
         )
 
     def clamp(out: Any, a: Any, lo: Any = None, hi: Any = None) -> None:
         if lo is None and hi is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        x, o = A(a), A(out)
+        x, o = array_of(a), array_of(out)
         if lo is not None and hi is not None:
-            xp.minimum(xp.maximum(x, A(lo)), A(hi), out=o)
+            xp.minimum(xp.maximum(x, array_of(lo)), array_of(hi), out=o)
         elif lo is not None:
-            xp.maximum(x, A(lo), out=o)
+            xp.maximum(x, array_of(lo), out=o)
         else:
-            xp.minimum(x, A(hi), out=o)
+            xp.minimum(x, array_of(hi), out=o)
 
     def where(out: Any, cond: Any, a: Any, b: Any) -> None:
-        xp.copyto(A(out), xp.where(A(cond), A(a), A(b)))
+        xp.copyto(array_of(out), xp.where(array_of(cond), array_of(a), array_of(b)))
 
     def lerp(out: Any, a: Any, end: Any, weight: Any) -> None:
         # PyTorch's formula, in the compute precision (float32 for 16-bit floats): from the
         # nearer end, so that weight 1 gives ``end`` exactly.
-        o = A(out)
+        o = array_of(out)
         acc = acc_dtype(xp, o.dtype)
         x = xp.asarray(lifted(a, o.dtype), dtype=acc)
         e = xp.asarray(lifted(end, o.dtype), dtype=acc)
@@ -399,7 +400,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if weight.__class__ is not Tensor:
                 r = x + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
             else:
-                w = A(w)
+                w = array_of(w)
                 r = xp.where(abs(w) < 0.5, x + w * diff, e - diff * (1 - w))
             xp.copyto(o, r, casting="unsafe")
 

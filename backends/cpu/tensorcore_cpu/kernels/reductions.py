@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._util import A, acc_dtype, errstate, quiet_tokens
+from ._util import acc_dtype, array_of, errstate, quiet_tokens
 
 __all__ = ["build"]
 
@@ -62,7 +62,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         direct = getattr(xp, "errstate", None) is not None
 
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
-            x, o = A(self), A(out)
+            x, o = array_of(self), array_of(out)
             a = acc(o.dtype)
             tok = enter()
             try:
@@ -80,7 +80,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     reducer("prod", xp.prod, xp.multiply)
 
     def mean(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
-        x, o = A(self), A(out)
+        x, o = array_of(self), array_of(out)
         with quiet(all="ignore"):
             s = xp.sum(x, axis=axes(x, dim), dtype=acc(o.dtype), keepdims=keepdim)
             o[...] = s / count(x, dim)  # 0 / 0 = nan over an empty dim, as in PyTorch
@@ -90,8 +90,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def extreme(name: str, fn: Any) -> None:
         def k(out: Any, self: Any, dim: Any = (), keepdim: bool = False) -> None:
             no_complex(name, self)
-            x = A(self)
-            A(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
+            x = array_of(self)
+            array_of(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
 
         k.__name__ = name
         K[name] = k
@@ -103,10 +103,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
             no_complex(name.split("_")[0], self)
             values, indices = out
-            x = A(self)
+            x = array_of(self)
             if x.ndim == 0:
-                A(values)[...] = x
-                A(indices)[...] = 0
+                array_of(values)[...] = x
+                array_of(indices)[...] = 0
                 return
             d = dim[0]
             x, _ = compact(x, dim)
@@ -115,8 +115,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             vals = xp.take_along_axis(x, idx, axis=d)
             if not keepdim:
                 idx, vals = idx.squeeze(d), vals.squeeze(d)
-            A(values)[...] = vals
-            A(indices)[...] = idx
+            array_of(values)[...] = vals
+            array_of(indices)[...] = idx
 
         k.__name__ = name
         K[name] = k
@@ -128,7 +128,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         def k(out: Any, self: Any, dim: Any = None, keepdim: bool = False) -> None:
             if self._dtype.is_complex or self._dtype.name == "bool":
                 raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(self)}'")
-            x = A(self)
+            x = array_of(self)
             c, _ = compact(x, None)
             if dim is None:
                 # The first occurrence of the extreme lies at index 0 of every broadcast dim.
@@ -139,7 +139,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 r = 0  # (along a broadcast dim every element is the first)
             else:
                 r = fn(c, axis=dim[0], keepdims=keepdim)
-            A(out)[...] = r
+            array_of(out)[...] = r
 
         k.__name__ = name
         K[name] = k
@@ -150,7 +150,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # ------------------------------------------------------------ moments and norms
     def moment(name: str, root: bool) -> None:
         def k(out: Any, self: Any, dim: Any, correction: Any = 1, keepdim: bool = False) -> None:
-            x, o = A(self), A(out)
+            x, o = array_of(self), array_of(out)
             ax, n = axes(x, dim), count(x, dim)
             x, w = compact(x, ax)
             with quiet(all="ignore"):
@@ -172,7 +172,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def vector_norm(
         out: Any, self: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None
     ) -> None:
-        x, o = A(self), A(out)
+        x, o = array_of(self), array_of(out)
         ax = axes(x, dim)
         n = count(x, dim)
         x, w = compact(x, ax)
@@ -198,7 +198,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K["vector_norm"] = vector_norm
 
     def logsumexp(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
-        x, o = A(self), A(out)
+        x, o = array_of(self), array_of(out)
         if x.size == 0:
             o[...] = -math.inf
             return
@@ -216,8 +216,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def truth(name: str, fn: Any) -> None:
         def k(out: Any, self: Any, dim: Any = None, keepdim: bool = False) -> None:
-            x = A(self)
-            A(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
+            x = array_of(self)
+            array_of(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
 
         k.__name__ = name
         K[name] = k
@@ -228,7 +228,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # ------------------------------------------------------------ scans and softmax
     def scan(name: str, fn: Any) -> None:
         def k(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
-            x, o = A(self), A(out)
+            x, o = array_of(self), array_of(out)
             if x.ndim == 0:
                 o[...] = x
                 return
@@ -253,16 +253,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         return e / xp.sum(e, axis=dim, keepdims=True)
 
     def softmax(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
-        o = A(out)
+        o = array_of(out)
         if o.size:
             with quiet(all="ignore"):
-                o[...] = softmax_of(A(self), dim, o.dtype, False).reshape(o.shape)
+                o[...] = softmax_of(array_of(self), dim, o.dtype, False).reshape(o.shape)
 
     def log_softmax(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
-        o = A(out)
+        o = array_of(out)
         if o.size:
             with quiet(all="ignore"):
-                o[...] = softmax_of(A(self), dim, o.dtype, True).reshape(o.shape)
+                o[...] = softmax_of(array_of(self), dim, o.dtype, True).reshape(o.shape)
 
     K["softmax"], K["log_softmax"] = softmax, log_softmax
 
@@ -270,9 +270,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """A kernel ``out = grad(grad_output, output, dim, wide dtype)`` (0-d as 1-element)."""
 
         def k(out: Any, g: Any, y: Any, dim: int) -> None:
-            o = A(out)
+            o = array_of(out)
             if o.size:
-                gg, yy = A(g), A(y)
+                gg, yy = array_of(g), array_of(y)
                 if o.ndim == 0:
                     gg, yy = gg.reshape(1), yy.reshape(1)
                 with quiet(all="ignore"):
@@ -299,7 +299,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """Indices that sort ``self`` along ``dim``: stable, NaN largest (PyTorch's order)."""
         if self._dtype.is_complex:
             raise RuntimeError("sort(): input tensor must be of non-complex type")
-        x = A(self)
+        x = array_of(self)
         if x.ndim == 0:
             return xp.zeros((), dtype=xp.int64)
         if not descending:
@@ -315,29 +315,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         values, indices = out
         idx = order(self, dim, descending)
-        x = A(self)
+        x = array_of(self)
         vals = xp.take_along_axis(x, idx, axis=dim) if x.ndim else x
-        A(values)[...] = vals
-        A(indices)[...] = idx
+        array_of(values)[...] = vals
+        array_of(indices)[...] = idx
 
     def argsort(
         out: Any, self: Any, dim: int = -1, descending: bool = False, stable: bool = False
     ) -> None:
-        A(out)[...] = order(self, dim, descending)
+        array_of(out)[...] = order(self, dim, descending)
 
     def topk(
         out: Any, self: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     ) -> None:
         values, indices = out
-        x = A(self)
+        x = array_of(self)
         if x.ndim == 0:
             if k:
-                A(values)[...] = x
-                A(indices)[...] = 0
+                array_of(values)[...] = x
+                array_of(indices)[...] = 0
             return
         idx = order(self, dim, largest)[(slice(None),) * dim + (slice(0, k),)]
-        A(values)[...] = xp.take_along_axis(x, idx, axis=dim)
-        A(indices)[...] = idx
+        array_of(values)[...] = xp.take_along_axis(x, idx, axis=dim)
+        array_of(indices)[...] = idx
 
     K["sort"], K["argsort"], K["topk"] = sort, argsort, topk
     return K

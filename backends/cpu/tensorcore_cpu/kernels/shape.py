@@ -13,7 +13,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore.ops.frontends import broadcast_shapes
 
-from ._util import A, errstate
+from ._util import array_of, errstate
 
 __all__ = ["build"]
 
@@ -31,15 +31,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             xp.copyto(o, x, casting="unsafe")
 
     def clone(out: Any, self: Any) -> None:
-        A(out)[...] = A(self)
+        array_of(out)[...] = array_of(self)
 
     def to_dtype(out: Any, self: Any, dtype: Any) -> None:
-        assign(A(out), A(self))
+        assign(array_of(out), array_of(self))
 
     def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:
         if src is self:
             return self
-        s = A(src)
+        s = array_of(src)
         if not isinstance(s, xp.ndarray):  # a 0-d tensor from another device
             s = xp.asarray(s)
         if src._shape != self._shape and broadcast_shapes(self._shape, src._shape) != self._shape:
@@ -49,18 +49,18 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             )
         if src._storage is self._storage:
             s = s.copy()  # overlapping memory: read everything before writing
-        assign(A(self), s)
+        assign(array_of(self), s)
         return self
 
     def fill_(self: Any, value: Any) -> Any:
-        o = A(self)
+        o = array_of(self)
         if value.__class__ is tc.Tensor:
             if value.ndim:
                 raise RuntimeError(
                     "fill_ only supports 0-dimension value tensor but got tensor with "
                     f"{value.ndim} dimensions."
                 )
-            v = A(value)
+            v = array_of(value)
             assign(o, v if isinstance(v, xp.ndarray) else xp.asarray(v))
             return self
         if isinstance(value, complex) and o.dtype.kind != "c":
@@ -78,13 +78,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        v = A(self).reshape(()).item()
+        v = array_of(self).reshape(()).item()
         if not isinstance(v, (bool, int, float, complex)):  # e.g. a bfloat16 scalar
             v = float(v)
         return v
 
     def tolist(self: Any) -> Any:
-        x = A(self)
+        x = array_of(self)
         if x.dtype.itemsize == 2 and x.dtype.kind == "V":  # bfloat16: exact in float32
             x = x.astype(xp.float32)
         return x.tolist()
@@ -104,33 +104,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 raise RuntimeError(
                     f"zero-dimensional tensor (at position {i}) cannot be concatenated"
                 )
-        o = A(out)
-        arrays = [A(t) for t in tensors]
+        o = array_of(out)
+        arrays = [array_of(t) for t in tensors]
         if o.dtype.kind != "c" and any(a.dtype.kind == "c" for a in arrays):
             arrays = [a.real if a.dtype.kind == "c" else a for a in arrays]
         with quiet(all="ignore"):
             xp.concatenate(arrays, axis=dim, out=o, casting="unsafe")
 
     def flip(out: Any, self: Any, dims: Any) -> None:
-        x = A(self)
-        A(out)[...] = xp.flip(x, axis=dims) if x.ndim and dims else x
+        x = array_of(self)
+        array_of(out)[...] = xp.flip(x, axis=dims) if x.ndim and dims else x
 
     def roll(out: Any, self: Any, shifts: Any, dims: Any = None) -> None:
-        x = A(self)
+        x = array_of(self)
         if x.ndim == 0:
-            A(out)[...] = x
+            array_of(out)[...] = x
         elif dims is None:
-            A(out)[...] = xp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+            array_of(out)[...] = xp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
         else:
-            A(out)[...] = xp.roll(x, shifts, axis=dims)
+            array_of(out)[...] = xp.roll(x, shifts, axis=dims)
 
     def repeat(out: Any, self: Any, repeats: Any) -> None:
-        A(out)[...] = xp.tile(A(self), repeats)
+        array_of(out)[...] = xp.tile(array_of(self), repeats)
 
     def triangle(name: str, fn: Any) -> None:
         # ``fn`` returns a new array, so in-place ``tril_`` (``out is self``) is safe.
         def k(out: Any, self: Any, diagonal: int = 0) -> None:
-            A(out)[...] = fn(A(self), diagonal)
+            array_of(out)[...] = fn(array_of(self), diagonal)
 
         k.__name__ = name
         K[name] = k
