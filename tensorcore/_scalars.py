@@ -217,7 +217,7 @@ def convert_scalar(
                 _FLOATS.clear()
             _FLOATS[value, dtype] = res
         return res
-    if cls is int and dtype._category == 1:
+    if cls is int and dtype._category == dt.INTEGRAL:
         lo, hi = FAST_INT[dtype]
         if lo <= value <= hi:
             return value
@@ -241,6 +241,6 @@ def scalar_dtype(compute: dt.dtype, opmath: bool) -> dt.dtype:
     >>> scalar_dtype(tc.float16, opmath=True), scalar_dtype(tc.float16, opmath=False)
     (tensorcore.float32, tensorcore.float16)
     """
-    if opmath and compute.itemsize == 2 and compute._category == 2:
+    if opmath and compute.itemsize == 2 and compute._category == dt.FLOATING:
         return dt.float32
     return compute

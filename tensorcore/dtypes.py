@@ -31,7 +31,11 @@ __all__ = [
 ]
 
 # Category ranks used by promotion: a higher category always wins over a lower one.
-_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+#: A dtype's ``_category``, in this order: hot paths compare the slot with these constants
+#: (``d._category >= FLOATING``: floating or complex) instead of calling the properties,
+#: which costs a function call each; ``tests/test_dtypes.py`` checks the two agree.
+BOOL, INTEGRAL, FLOATING, COMPLEX = 0, 1, 2, 3
+_BOOL, _INT, _FLOAT, _COMPLEX = BOOL, INTEGRAL, FLOATING, COMPLEX
 
 
 class dtype:

@@ -299,3 +299,19 @@ def test_tensor_dtype_properties(device: str) -> None:
     assert x.is_floating_point() and not x.is_complex()
     z = tc.tensor([1j], device=device)
     assert z.is_complex() and not z.is_floating_point()
+
+
+def test_the_category_constants_agree_with_the_properties() -> None:
+    # Hot paths compare ``dtype._category`` with these constants instead of calling the
+    # properties: the two must say the same of every dtype, in the order they rely on.
+    from tensorcore import dtypes
+
+    assert dtypes.BOOL < dtypes.INTEGRAL < dtypes.FLOATING < dtypes.COMPLEX
+    for d in dtypes.all_dtypes:
+        cat = d._category
+        assert (cat == dtypes.BOOL) == (d is tc.bool)
+        assert (cat == dtypes.FLOATING) == d.is_floating_point
+        assert (cat == dtypes.COMPLEX) == d.is_complex
+        assert (cat == dtypes.INTEGRAL) == (
+            not d.is_floating_point and not d.is_complex and d is not tc.bool
+        )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import make_tensor as _make_tensor
+from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
 from . import grad_mode
 
@@ -134,7 +135,7 @@ class SavedTensor:
                 "operation that modified it ran after it was saved; use .clone() before the "
                 "in-place operation, or tc.autograd.detect_mutation() to find it."
             )
-        if t is not d and node is not None and _gm.enabled and t._dtype._category >= 2:
+        if t is not d and node is not None and _gm.enabled and t._dtype._category >= _FLOATING:
             # Only a graph recorded through the rule (create_graph) needs the link.
             t._requires_grad = True
             t._grad_fn = node

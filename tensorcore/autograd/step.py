@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from ..dispatch import ops as dispatch_ops
+from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
 from . import grad_mode
 from ._record import compile_recorder, save_other
@@ -357,14 +358,14 @@ def autograd_step(
             _gm.enabled = prev
         if res.__class__ is Tensor:  # one output
             node = ent.record(args, (res,), sargs)
-            if res._dtype._category >= 2:  # floating or complex
+            if res._dtype._category >= _FLOATING:
                 res._requires_grad = True
                 res._grad_fn = node
             return res
         outputs = res if isinstance(res, tuple) else (res,)
         node = ent.record(args, outputs, sargs)
         for i, o in enumerate(outputs):
-            if o.__class__ is Tensor and o._dtype._category >= 2:  # floating or complex
+            if o.__class__ is Tensor and o._dtype._category >= _FLOATING:
                 o._requires_grad = True
                 o._grad_fn = node
                 if i:

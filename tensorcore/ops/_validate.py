@@ -106,7 +106,7 @@ def v_ints(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
     if value is None and optional:
         return None
     if isinstance(value, Tensor):
-        if value._dtype._category != 1 or value.ndim > 1:
+        if value._dtype._category != dt.INTEGRAL or value.ndim > 1:
             raise _wrong(fn, arg, "tuple of ints", value)
         value = value.tolist()
     if not isinstance(value, (tuple, list)):

@@ -127,14 +127,14 @@ def _check_elements(flat: list[Any], d: dt.dtype) -> None:
     """Refuse values ``d`` cannot hold before any backend sees them (PyTorch's checks):
     a complex number for a real dtype, a number outside an integer dtype's range, NaN or
     infinity for an integer dtype. Only the extremes are checked one by one."""
-    if not flat or d._category == 0:
+    if not flat or d._category == dt.BOOL:
         return
-    if d._category < 3 and any(isinstance(v, complex) for v in flat):
+    if d._category < dt.COMPLEX and any(isinstance(v, complex) for v in flat):
         bad = next(v for v in flat if isinstance(v, complex))
-        if bad.imag != 0 or d._category < 2:
+        if bad.imag != 0 or d._category < dt.FLOATING:
             raise TypeError(f"can't convert complex value {bad} to a {d.name} tensor")
         flat[:] = [v.real if isinstance(v, complex) else v for v in flat]
-    if d._category != 1:
+    if d._category != dt.INTEGRAL:
         return
     if any(isinstance(v, float) for v in flat) and not all(map(math.isfinite, flat)):
         dt.check_scalar(next(v for v in flat if not math.isfinite(v)), d)

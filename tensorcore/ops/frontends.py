@@ -44,6 +44,8 @@ __all__ = [
     "run_direct",
 ]
 
+_FLOATING, _INTEGRAL = dt.FLOATING, dt.INTEGRAL
+
 # Device allocators by the device's (type, index) key: a tuple hashes in C, a device object
 # through its Python __hash__ (a measurable part of a small operation).
 _ALLOC: dict[Any, Callable[..., Tensor]] = {}
@@ -205,7 +207,7 @@ def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype, skip: tuple[int, ..
         # Small ints fit every dtype, moderate finite floats every floating one.
         c = v.__class__
         if (c is int and -128 <= v <= 127) or (
-            c is float and d._category >= 2 and -65504.0 <= v <= 65504.0
+            c is float and d._category >= _FLOATING and -65504.0 <= v <= 65504.0
         ):
             continue
         dt.check_scalar(v, d)
@@ -316,11 +318,11 @@ def pointwise_binary(
                     # One dtype, two shapes: broadcast, but nothing to promote or convert.
                     return _run_broadcast(kernel, args, a, b, d, dev)
             elif cls is float:
-                ok = d._category >= 2
+                ok = d._category >= _FLOATING
                 if ok and d not in FAST_FLOAT:  # a 16-bit float: the core converts
                     args = _convert_scalar_at(op, args, -1, d)
             elif cls is int:
-                ok = d._category >= 1
+                ok = d._category >= _INTEGRAL
                 r = FAST_INT.get(d)
                 if ok and (r is None or not r[0] <= b <= r[1]):
                     args = _convert_scalar_at(op, args, -1, d)
@@ -332,7 +334,7 @@ def pointwise_binary(
                 and (
                     len(args) < 3
                     or (c := args[2].__class__) is int
-                    or (c is float and d._category >= 2)
+                    or (c is float and d._category >= _FLOATING)
                 )
             ):
                 # (a float alpha for integers, or a complex one, goes on to ``pointwise``)
@@ -465,7 +467,7 @@ def _shape_of(op: Op, args: tuple[Any, ...]) -> tuple[int, ...]:
 def _reduction_dtype(op: Op, self: Tensor, dtype: dt.dtype | None) -> dt.dtype:
     policy = op.decl.promote
     d = self._dtype
-    if policy.startswith("float_only") and dtype is not None and dtype._category < 2:
+    if policy.startswith("float_only") and dtype is not None and dtype._category < _FLOATING:
         raise RuntimeError(
             f"{op.name}(): could not infer output dtype. Optional dtype must be either a "
             f"floating point or complex dtype. Got: {torch_name(dtype)}"
@@ -693,7 +695,7 @@ def bind(op: Op) -> None:
             op.frontend = pointwise_unary
             floating_only = decl.promote == "float"
             op.fast_dtypes = frozenset(
-                d for d in op.dtypes_ok if not floating_only or d._category >= 2
+                d for d in op.dtypes_ok if not floating_only or d._category >= _FLOATING
             )
     names = decl.pos.result_names
     op.result_type = None

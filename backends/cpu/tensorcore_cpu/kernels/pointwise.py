@@ -11,6 +11,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
+from tensorcore.dtypes import COMPLEX
 
 from ._util import acc_dtype, array_of, errstate, quiet_tokens, scalar_arrays, shares_storage
 
@@ -284,7 +285,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     with quiet(all="ignore"):  # a float on the fast path: rounded here
                         yy = xp.asarray(yy, dtype=o.dtype)
                 shared = shares_storage(out, g, y)
-            if out._dtype._category == 3:  # complex
+            if out._dtype._category == COMPLEX:
                 yy = xp.conj(yy)
             tmp = xp.empty_like(o) if shared else o
             tok = enter()
