@@ -39,3 +39,26 @@ def test_small_allocation_matches_make_tensor(shape: tuple[int, ...]) -> None:
         else:
             assert got is want or got == want, slot
     assert t.numel() == 0 or t.fill_(1.5).sum().item() == 1.5 * t.numel()
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (0, 4)])
+def test_the_small_allocation_fast_path_builds_what_the_plain_constructors_build(
+    shape: tuple[int, ...],
+) -> None:
+    # The allocator spells out Storage() and make_tensor for small buffers (they are on every
+    # operator's path): slot by slot, what it builds must be what they build, so that a slot
+    # added to Tensor or Storage cannot stay unset there.
+    def same(a: object, b: object) -> bool:
+        return a is b or (not hasattr(a, "shape") and a == b)  # (arrays: the very buffer)
+
+    t = tc.empty(*shape)
+    st = t._storage
+    assert st is not None
+    plain_st = Storage(st.data, st.nbytes, st.device, st.dtype)
+    for slot in Storage.__slots__:
+        if slot != "__weakref__":
+            assert same(getattr(st, slot), getattr(plain_st, slot)), slot
+    plain = make_tensor(st, shape, contiguous_strides(shape), 0, t.dtype, t.device, t._native)
+    for slot in Tensor.__slots__:
+        if slot != "__weakref__":
+            assert same(getattr(t, slot), getattr(plain, slot)), slot
