@@ -228,6 +228,9 @@ def deepcopy_tensor(t: Tensor, memo: dict[int, Any]) -> Tensor:
         parts, attrs = to_parts(t)
         new = from_parts(copy.deepcopy(parts, memo), dict(attrs), t._shape)
     new._requires_grad = t._requires_grad
+    if t.__class__ is not Tensor:
+        # A subclass without slots of its own (``nn.Parameter``) stays one.
+        new.__class__ = t.__class__
     memo[id(t)] = new  # before .grad, which may be t itself (x.grad = x is allowed)
     if t._grad is not None:
         new._grad = copy.deepcopy(t._grad, memo)

@@ -294,6 +294,46 @@ def detach(self: Tensor) -> Tensor:
     return t
 
 
+def _get_data(self: Tensor) -> Tensor:
+    """The tensor's values without its history: a tensor over the same storage that does not
+    require grad (writes through it are not recorded). Assigning ``t.data = other`` makes
+    ``t`` view ``other``'s storage, shape, strides, dtype and device, keeping ``t``'s identity
+    (its ``requires_grad``, ``.grad`` and hooks), as ``Module.to`` does with parameters.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.ones(2, requires_grad=True)
+    >>> w.data.mul_(3)
+    tensor([3., 3.])
+    >>> w.data = tc.zeros(3, dtype=tc.float64)
+    >>> w
+    tensor([0., 0., 0.], dtype=tensorcore.float64, requires_grad=True)
+    """
+    return detach(self)
+
+
+def _set_data(self: Tensor, value: Tensor) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"Tensor.data must be assigned a Tensor, not {type(value).__name__}")
+    if self._requires_grad and not (value._dtype.is_floating_point or value._dtype.is_complex):
+        raise RuntimeError(
+            f"data set to a tensor of dtype {value._dtype.name}, but this tensor requires "
+            "grad: only Tensors of floating point and complex dtype can require gradients"
+        )
+    self._storage = value._storage
+    self._shape = value._shape
+    self._stride = value._stride
+    self._offset = value._offset
+    self._dtype = value._dtype
+    self._device = value._device
+    self._layout = value._layout
+    self._native = value._native
+
+
+data = property(_get_data, _set_data)
+
+
 def detach_(self: Tensor) -> Tensor:
     """Detach in place: drop the history and stop requiring grad."""
     self._grad_fn = None
@@ -532,6 +572,7 @@ def install() -> None:
         "is_leaf": is_leaf,
         "grad_fn": grad_fn,
         "detach": detach,
+        "data": data,
         "backward": backward,
         "grad": grad,
         "retain_grad": retain_grad,

@@ -26,7 +26,7 @@ _NO_EDGE: tuple[None, int] = (None, 0)
 
 _INPUT = """\
     t{i} = args[{pos}]
-    if t{i}.__class__ is Tensor:
+    if isinstance(t{i}, Tensor):
         m{i} = (t{i}._shape, t{i}._dtype)
         if t{i}._requires_grad:
             f = t{i}._grad_fn
@@ -83,13 +83,13 @@ def compile_recorder(
         if is_result:
             expr = (
                 f"(SavedTensor(outputs[{pos}], True, _NAME, {pos}) "
-                f"if outputs[{pos}].__class__ is Tensor else outputs[{pos}])"
+                f"if isinstance(outputs[{pos}], Tensor) else outputs[{pos}])"
             )
         else:
             v = f"sargs[{pos}]"
             saved = "TensorSpec(v)" if meta_only else "SavedTensor(v, False, _NAME)"
             other = f"_save_other(v, {meta_only}, _NAME)"
-            expr = f"({saved} if (v := {v}).__class__ is Tensor else {other})"
+            expr = f"({saved} if isinstance((v := {v}), Tensor) else {other})"
         if cond >= 0:
             expr = f"(None if e{cond} is _NO_EDGE else {expr})"
         items.append(f"{key!r}: {expr}")

@@ -287,7 +287,7 @@ def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ..
                 _track(node, o)  # a saved output modified in place fails backward too
             continue
         v = args[pos]
-        if v.__class__ is Tensor:
+        if isinstance(v, Tensor):
             # Shape-only rules (views, sum, ...) must not keep the values alive or fail the
             # version check when the input is later modified in place (PyTorch saves sizes).
             saved[key] = TensorSpec(v) if meta_only else SavedTensor(v, False, name)
@@ -356,7 +356,7 @@ def autograd_step(
                 sargs = args
         finally:
             _gm.enabled = prev
-        if res.__class__ is Tensor:  # one output
+        if isinstance(res, Tensor):  # one output
             node = ent.record(args, (res,), sargs)
             if res._dtype._category >= _FLOATING:
                 res._requires_grad = True
@@ -365,7 +365,7 @@ def autograd_step(
         outputs = res if isinstance(res, tuple) else (res,)
         node = ent.record(args, outputs, sargs)
         for i, o in enumerate(outputs):
-            if o.__class__ is Tensor and o._dtype._category >= _FLOATING:
+            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING:
                 o._requires_grad = True
                 o._grad_fn = node
                 if i:
@@ -422,7 +422,7 @@ def _make_node(
     metas: list[Any] = []
     sl = ent.inputs
     for t in args[sl] if sl is not None else _inputs(op, args):
-        if t.__class__ is Tensor:
+        if isinstance(t, Tensor):
             if t._requires_grad:
                 fn = t._grad_fn
                 if fn is not None:

@@ -162,7 +162,7 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
         n_tensor_args = op.n_tensor_args
         if n_tensor_args == 1:
             a = args[op.tensor_pos[0]]
-            if a.__class__ is Tensor:
+            if isinstance(a, Tensor):
                 dev, lay, rg = a._device, a._layout, a._requires_grad
             else:
                 dev, lay, rg, args = _scan(op, args)
@@ -171,18 +171,18 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             # or a tensor and a Python scalar where the operator takes one.
             i, j = op.tensor_pos
             a, b = args[i], args[j]
-            if a.__class__ is Tensor:
+            if isinstance(a, Tensor):
                 dev = a._device
                 lay = a._layout
                 rg = a._requires_grad
-                if b.__class__ is Tensor:
+                if isinstance(b, Tensor):
                     if b._device is not dev or b._layout is not lay:
                         dev, lay, rg, args = _scan(op, args)
                     elif b._requires_grad:
                         rg = True
                 elif b.__class__ not in op.scalars:
                     dev, lay, rg, args = _scan(op, args)
-            elif b.__class__ is Tensor and a.__class__ in op.scalars:
+            elif isinstance(b, Tensor) and a.__class__ in op.scalars:
                 dev, lay, rg = b._device, b._layout, b._requires_grad
             else:
                 dev, lay, rg, args = _scan(op, args)
@@ -216,7 +216,7 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
     """Run the in-place variant ``op_`` of ``op``: the result is written into ``args[0]``."""
     try:
         self = args[0]
-        if self.__class__ is not Tensor:
+        if not isinstance(self, Tensor):
             if not isinstance(self, Tensor):
                 raise TypeError(
                     f"{_inplace_name(op)}(): expected a Tensor as self, got {type_name(self)}"
@@ -228,7 +228,7 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
             and (
                 (b := args[op.tensor_pos[1]]).__class__ in op.scalars
                 or (
-                    b.__class__ is Tensor
+                    isinstance(b, Tensor)
                     and b._device is self._device
                     and b._layout is self._layout
                     and not b._requires_grad

@@ -202,7 +202,7 @@ def check_values(op: Op, args: tuple[Any, ...], d: dt.dtype, skip: tuple[int, ..
     looked at."""
     for i in op.decl.pos.values:
         v = args[i]
-        if v is None or v.__class__ is Tensor or i in skip:
+        if v is None or isinstance(v, Tensor) or i in skip:
             continue
         # Small ints fit every dtype, moderate finite floats every floating one.
         c = v.__class__
@@ -263,7 +263,7 @@ def pointwise_unary(
     a = args[0]
     if (
         out is None
-        and a.__class__ is Tensor
+        and isinstance(a, Tensor)
         and a._dtype in op.fast_dtypes
         and kernel.__class__ is not DirectKernel
     ):
@@ -301,9 +301,9 @@ def pointwise_binary(
     if out is None and kernel.__class__ is not DirectKernel:
         a = args[0]
         b = args[1]
-        if a.__class__ is not Tensor and not inplace:
+        if not isinstance(a, Tensor) and not inplace:
             a, b = b, a
-        if a.__class__ is Tensor:
+        if isinstance(a, Tensor):
             d = a._dtype
             cls = b.__class__
             if cls is Tensor:
@@ -376,7 +376,7 @@ def pointwise(
     self0 = args[0]
     for i in pos:
         t = args[i]
-        if t.__class__ is Tensor:
+        if isinstance(t, Tensor):
             if t._dtype is not compute:
                 args = args[:i] + (_cast(t, compute),) + args[i + 1 :]
         elif t is not None:  # a Python scalar
@@ -388,7 +388,7 @@ def pointwise(
     if out is None:
         # The result follows the memory order of the first input of the result's shape.
         like = next(
-            (args[i] for i in pos if args[i].__class__ is Tensor and args[i]._shape == shape), None
+            (args[i] for i in pos if isinstance(args[i], Tensor) and args[i]._shape == shape), None
         )
         o = empty(shape, res, dev) if like is None else empty_like_layout(like, shape, res, dev)
     else:
@@ -410,7 +410,7 @@ def _passive(
         if i in pos or t is None:
             continue
         name = params[i].name
-        if t.__class__ is not Tensor:
+        if not isinstance(t, Tensor):
             if i not in masks:
                 args = _convert_scalar_at(op, args, i, compute)
             continue
@@ -433,7 +433,7 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
     converts it (``tensorcore/_scalars.py``): what a kernel receives is a number that dtype
     holds exactly. ``i`` -1: the scalar of a binary call's (tensor, scalar) pair."""
     if i < 0:
-        i = 1 if args[0].__class__ is Tensor else 0
+        i = 1 if isinstance(args[0], Tensor) else 0
     sd = scalar_dtype(compute, op.decl.opmath_scalars)
     # (a declared ``values`` parameter's int must fit an integer dtype, as PyTorch checks it)
     checked = i in op.decl.pos.values

@@ -30,7 +30,7 @@ def errstate(xp: Any) -> Any:
 
 def array_of(t: Any) -> Any:
     """The native array of a tensor (made lazily, never a copy); other values pass through."""
-    if t.__class__ is Tensor:
+    if isinstance(t, Tensor):
         n = t._native
         if n is None:
             n = t._arr()
@@ -53,7 +53,7 @@ def shares_storage(out: Tensor, *inputs: Any) -> bool:
 
 def is_tensor(x: Any) -> bool:
     """Whether ``x`` is a tensorcore Tensor."""
-    return x.__class__ is Tensor
+    return isinstance(x, Tensor)
 
 
 def quiet_tokens(xp: Any) -> tuple[Any, Any]:

@@ -61,7 +61,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             o = array_of(out)
             if out is not self:
                 o[...] = array_of(self)
-            if accumulate and src.__class__ is not tc.Tensor:
+            if accumulate and not isinstance(src, tc.Tensor):
                 raise TypeError(
                     f"{name}(): argument 'src' must be Tensor, not {type(src).__name__}"
                 )
@@ -69,21 +69,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if ix.size == 0:
                 return
             s = array_of(src)
-            if src.__class__ is tc.Tensor:
+            if isinstance(src, tc.Tensor):
                 if s.ndim <= 1 and ix.ndim == 1:
                     s = s.reshape(-1)
                 if src._storage is out._storage:
                     s = s.copy()
             for i, n in enumerate(ix.shape):
                 if (i != d and n > target.shape[i]) or (
-                    src.__class__ is tc.Tensor and n > s.shape[i]
+                    isinstance(src, tc.Tensor) and n > s.shape[i]
                 ):
                     raise RuntimeError(
                         f"Expected index {list(ix.shape)} to be smaller than self "
                         f"{list(target.shape)} apart from dimension {d}"
                         + (
                             f" and to be smaller size than src {list(s.shape)}"
-                            if src.__class__ is tc.Tensor
+                            if isinstance(src, tc.Tensor)
                             else ""
                         )
                     )
@@ -93,7 +93,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ix if i == d else xp.arange(n).reshape((n,) + (1,) * (last - i))
                 for i, n in enumerate(ix.shape)
             )
-            if src.__class__ is tc.Tensor:
+            if isinstance(src, tc.Tensor):
                 s = s[first(ix.shape)]
             if accumulate:
                 xp.add.at(target, where, s)
@@ -119,7 +119,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if out is not self:
             o[...] = array_of(self)
         v = array_of(value)
-        if value.__class__ is tc.Tensor:
+        if isinstance(value, tc.Tensor):
             if not isinstance(v, xp.ndarray):  # a 0-d tensor from another device
                 v = xp.asarray(v)
             if v.dtype.kind == "c" and o.dtype.kind != "c":
@@ -159,7 +159,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if out is not self:
             o[...] = array_of(self)
         v = array_of(values)
-        if values.__class__ is tc.Tensor and values._storage is out._storage:
+        if isinstance(values, tc.Tensor) and values._storage is out._storage:
             v = v.copy()
         k = key(indices)
         try:

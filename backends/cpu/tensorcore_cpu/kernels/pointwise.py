@@ -39,12 +39,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             o = out._native
             if o is None:
                 o = out._arr()
-            x = a._native if a.__class__ is Tensor else a
+            x = a._native if isinstance(a, Tensor) else a
             if x is None:
                 x = a._arr()
             elif x.__class__ is float:
                 x = weak.get((x, o.dtype)) or lift(x, o.dtype)
-            y = b._native if b.__class__ is Tensor else b
+            y = b._native if isinstance(b, Tensor) else b
             if y is None:
                 y = b._arr()
             elif y.__class__ is float:
@@ -91,7 +91,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             leave(tok)
 
     def sub(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
-        if a.__class__ is tc.Tensor and a._dtype is tc.bool:
+        if isinstance(a, tc.Tensor) and a._dtype is tc.bool:
             raise RuntimeError(
                 "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -272,7 +272,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if o is None:
                 o = out._arr()
             st = out._storage
-            if g.__class__ is Tensor and y.__class__ is Tensor:
+            if isinstance(g, Tensor) and isinstance(y, Tensor):
                 gg, yy = g._native, y._native
                 if gg is None:
                     gg = g._arr()
@@ -281,7 +281,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 shared = g._storage is st or y._storage is st
             else:  # a Python scalar argument (the core converted it to out's dtype)
                 gg, yy = array_of(g), array_of(y)
-                if y.__class__ is not Tensor:  # the factor is computed in out's dtype
+                if not isinstance(y, Tensor):  # the factor is computed in out's dtype
                     with quiet(all="ignore"):  # a float on the fast path: rounded here
                         yy = xp.asarray(yy, dtype=o.dtype)
                 shared = shares_storage(out, g, y)
@@ -324,7 +324,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             # PyTorch's rule: the gradient is zeroed where ``self <= threshold`` (a NaN input
             # passes it on), compared in the compute precision (float32 for 16-bit floats).
             drop = xp.less_equal(lifted(x, o.dtype), lifted(threshold, o.dtype))
-            if g.__class__ is not Tensor or o.dtype.kind == "b":
+            if not isinstance(g, Tensor) or o.dtype.kind == "b":
                 xp.copyto(o, xp.where(drop, xp.zeros((), o.dtype), gg), casting="unsafe")
                 return
             # Zeroed bitwise: the gradient's bits ANDed with an all-ones (kept) or all-zeros
@@ -398,7 +398,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         w = lifted(weight, o.dtype)
         with quiet(all="ignore"):
             diff = e - x
-            if weight.__class__ is not Tensor:
+            if not isinstance(weight, Tensor):
                 r = x + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
             else:
                 w = array_of(w)

@@ -54,7 +54,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def fill_(self: Any, value: Any) -> Any:
         o = array_of(self)
-        if value.__class__ is tc.Tensor:
+        if isinstance(value, tc.Tensor):
             if value.ndim:
                 raise RuntimeError(
                     "fill_ only supports 0-dimension value tensor but got tensor with "

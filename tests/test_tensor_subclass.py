@@ -1,0 +1,84 @@
+"""Tensor subclasses (``nn.Parameter``) go through every operator as plain tensors do.
+
+The hot paths test ``isinstance(x, Tensor)``: a test of ``x.__class__ is Tensor`` would send a
+parameter down the scalar path of a kernel (a wrong answer, not an error). Every core
+operator's samples run twice, once with plain tensors and once with each tensor argument
+wrapped in a ``Parameter`` over the same values, and must agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import tensorcore as tc
+from tensorcore.nn import Parameter
+from tensorcore.ops.schema import OPS
+from tensorcore.testing import assert_close
+from tensorcore.testing.samples import SAMPLES, Sample, call_op, core_ops
+
+F64 = tc.float64
+_SKIP_TAGS = {"random", "factory"}
+
+
+def _wrap(a: Any, clone: bool) -> Any:
+    if isinstance(a, tc.Tensor):
+        a = a.clone() if clone and a.layout is tc.strided else a
+        return Parameter(a, requires_grad=False) if a.layout is tc.strided else a
+    if isinstance(a, list):
+        return [_wrap(x, clone) for x in a]
+    if isinstance(a, tuple):
+        return tuple(_wrap(x, clone) for x in a)
+    return a
+
+
+def _plain(a: Any) -> Any:
+    if isinstance(a, tc.Tensor):
+        return a.clone() if a.layout is tc.strided else a
+    if isinstance(a, (list, tuple)):
+        return type(a)(_plain(x) for x in a)
+    return a
+
+
+def _compare(got: Any, want: Any) -> None:
+    if isinstance(want, tc.Tensor):
+        assert isinstance(got, tc.Tensor) and type(got) is tc.Tensor
+        assert_close(got, want, equal_nan=True)
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _compare(g, w)
+    else:
+        assert got == want
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in core_ops() if not (_SKIP_TAGS & OPS[n].tags) and n in SAMPLES]
+)
+def test_parameters_compute_as_plain_tensors(device: str, name: str) -> None:
+    for sample in SAMPLES[name](device, F64)[:3]:
+        want = call_op(name, Sample(_plain(sample.args), _plain(sample.kwargs), sample.desc))
+        wrapped = Sample(
+            _wrap(sample.args, True),
+            {k: _wrap(v, True) for k, v in sample.kwargs.items()},
+            sample.desc,
+        )
+        got = call_op(name, wrapped)
+        if got is wrapped.args[0] and isinstance(got, Parameter):
+            got = got.detach()  # an in-place operator returns its (wrapped) self
+        _compare(got, want)
+
+
+def test_parameter_gradients_and_views(device: str) -> None:
+    w = Parameter(tc.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=F64, device=device))
+    b = Parameter(tc.tensor([0.5, -0.5], dtype=F64, device=device))
+    x = tc.tensor([[1.0, -1.0]], dtype=F64, device=device)
+    y = tc.nn.functional.linear(x, w, b).tanh().sum() + (w.T * w).sum() + b[1] * 3
+    y.backward()
+    wd, bd = w.detach().requires_grad_(), b.detach().requires_grad_()
+    y2 = tc.nn.functional.linear(x, wd, bd).tanh().sum() + (wd.T * wd).sum() + bd[1] * 3
+    y2.backward()
+    assert_close(w.grad, wd.grad)
+    assert_close(b.grad, bd.grad)
+    assert type(w.T) is tc.Tensor and w.T.grad_fn is not None
