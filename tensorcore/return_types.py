@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["max", "min", "sort", "topk"]
+__all__ = ["max", "max_pool2d_with_indices", "min", "sort", "topk"]
 
 
 class max(NamedTuple):
@@ -30,6 +30,13 @@ class sort(NamedTuple):
 
 class topk(NamedTuple):
     """``values`` and ``indices`` of :func:`tensorcore.topk`."""
+
+    values: Any
+    indices: Any
+
+
+class max_pool2d_with_indices(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.max_pool2d_with_indices`."""
 
     values: Any
     indices: Any

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,6 +120,7 @@ ORACLES: dict[str, Oracle] = {
     "square": Oracle(np.square, 1, NO_BOOL),
     "reciprocal": _float(np.reciprocal),
     "exp": _float(np.exp),
+    "erf": _float(np.vectorize(math.erf, otypes=[float])),
     "exp2": _float(np.exp2),
     "expm1": _float(np.expm1),
     "log": _float(np.log),

@@ -26,7 +26,10 @@ PYTORCH = {
     "log_softmax": "f", "_softmax_backward_data": "f", "_log_softmax_backward_data": "f",
     "nll_loss": "f", "sort": "bif", "argsort": "bif", "topk": "if", "matmul": "ifc", "mm": "ifc",
     "addmm": "ifc", "bmm": "ifc", "mv": "ifc", "dot": "ifc", "arange": "if", "linspace": "ifc",
-    "uniform_": "fc", "normal_": "fc", "random_": "bif", "randperm": "if",
+    "uniform_": "fc", "normal_": "fc", "random_": "bif", "randperm": "if", "erf": "bif",
+    "convolution": "if", "convolution_backward_input": "f", "convolution_backward_weight": "f",
+    "max_pool2d_with_indices": "if", "max_pool2d_with_indices_backward": "f",
+    "avg_pool2d": "if", "avg_pool2d_backward": "if",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")

@@ -47,6 +47,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops._signature",
             "tensorcore.ops._validate",
             "tensorcore.ops.meta_functions",
+            "tensorcore.ops.meta_nn",
             "tensorcore.ops.schema",
             "tensorcore.ops.functions",
         ],

@@ -29,6 +29,7 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
     ("pointwise", "Pointwise operators"),
     ("reduction", "Reductions, scans and sorting"),
     ("linalg", "Linear algebra"),
+    ("nn", "Neural-network layers"),
     ("shape", "Shape operators"),
     ("indexing", "Indexing"),
     ("view", "Views"),

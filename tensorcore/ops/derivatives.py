@@ -216,6 +216,7 @@ _d("cosh", "self", lambda c, g: (g * _conj(c.self.sinh()),))
 _d("tanh", "result", lambda c, g: (ops.tanh_backward(g, c.result),))
 _d("sigmoid", "result", lambda c, g: (ops.sigmoid_backward(g, c.result),))
 _d("relu", "result", lambda c, g: (ops.threshold_backward(g, c.result, 0),))
+_d("erf", "self", lambda c, g: (g * ((c.self * c.self).neg().exp() * (2 / math.sqrt(math.pi))),))
 # For r = g * conj(f(y)): dr/dg is conj(f(y)) (so the same operator on conj(y)); r depends
 # on y only through conj(y), so its y-gradient is conj(G) * g * f'(conj(y)).
 _d(
@@ -848,3 +849,129 @@ _d(
 _d("fill_", "", lambda c, g: (g * 0,))
 _d("to_device", "self:spec", lambda c, g: (g.to(c.self._device),))
 _d("copy_", "src:spec", lambda c, g: (g * 0, sum_to(g, c.src._shape)))
+
+
+# ------------------------------------------------------------------ neural-network layers
+def _convolution(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, w = c.input, c.weight
+    geo = (c.stride, c.padding, c.dilation, c.groups)
+    gx = gw = gb = None
+    if c.transposed:
+        # y = convolution_backward_input(x, w): its adjoints are the convolution itself (for
+        # x) and the weight gradient with the roles of input and grad_output swapped.
+        if c.needs(0):
+            gx = ops.convolution(g, w, None, c.stride, c.padding, c.dilation, False, (0,), c.groups)
+        if c.needs(1):
+            gw = ops.convolution_backward_weight(x, g, w._shape, *geo)
+    else:
+        if c.needs(0):
+            gx = ops.convolution_backward_input(g, w, x._shape, *geo)
+        if c.needs(1):
+            gw = ops.convolution_backward_weight(g, x, w._shape, *geo)
+    if c.needs(2):
+        gb = g.sum((0, *range(2, g.ndim)))
+    return gx, gw, gb
+
+
+_d("convolution", "input weight stride padding dilation transposed groups", _convolution)
+
+
+# Both backward operators are bilinear; with F(x, w) the convolution,
+# <G, B_in(gy, w)> = <F(G, w), gy> and <G, B_w(gy, x)> = <gy, F(x, G)>.
+def _convolution_backward_input(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    geo = (c.stride, c.padding, c.dilation, c.groups)
+    g_gy = g_w = None
+    if c.needs(0):
+        g_gy = ops.convolution(
+            gg, c.weight, None, c.stride, c.padding, c.dilation, False, (0,), c.groups
+        )
+    if c.needs(1):
+        g_w = ops.convolution_backward_weight(c.grad_output, gg, c.weight._shape, *geo)
+    return g_gy, g_w
+
+
+def _convolution_backward_weight(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    geo = (c.stride, c.padding, c.dilation, c.groups)
+    g_gy = g_x = None
+    if c.needs(0):
+        g_gy = ops.convolution(
+            c.input, gg, None, c.stride, c.padding, c.dilation, False, (0,), c.groups
+        )
+    if c.needs(1):
+        g_x = ops.convolution_backward_input(c.grad_output, gg, c.input._shape, *geo)
+    return g_gy, g_x
+
+
+_d(
+    "convolution_backward_input",
+    "grad_output:if=weight weight stride padding dilation groups",
+    _convolution_backward_input,
+)
+_d(
+    "convolution_backward_weight",
+    "grad_output:if=input input stride padding dilation groups",
+    _convolution_backward_weight,
+)
+
+
+def _gather_pooled(gg: Tensor, indices: Tensor) -> Tensor:
+    """``gg`` (N, C, H, W) read at the pooled positions ``indices`` (N, C, h, w)."""
+    n, ch = indices._shape[:2]
+    picked = gg.reshape(n, ch, -1).gather(2, indices.reshape(n, ch, -1))
+    return picked.reshape(indices._shape)
+
+
+_d(
+    "max_pool2d_with_indices",
+    "self:spec kernel_size stride padding dilation ceil_mode result1",
+    lambda c, g: (
+        ops.max_pool2d_with_indices_backward(
+            g[0],
+            c.self._shape,
+            c.kernel_size,
+            c.stride,
+            c.padding,
+            c.dilation,
+            c.ceil_mode,
+            c.result1,
+        ),
+    ),
+)
+# Linear in grad_output; its adjoint reads the gradient at the pooled positions.
+_d(
+    "max_pool2d_with_indices_backward",
+    "indices",
+    lambda c, gg: (_gather_pooled(gg, c.indices), None),
+)
+_d(
+    "avg_pool2d",
+    "self:spec kernel_size stride padding ceil_mode count_include_pad divisor_override",
+    lambda c, g: (
+        ops.avg_pool2d_backward(
+            g,
+            c.self._shape,
+            c.kernel_size,
+            c.stride,
+            c.padding,
+            c.ceil_mode,
+            c.count_include_pad,
+            c.divisor_override,
+        ),
+    ),
+)
+# Linear in grad_output, and self-adjoint up to the roles: its adjoint is avg_pool2d.
+_d(
+    "avg_pool2d_backward",
+    "kernel_size stride padding ceil_mode count_include_pad divisor_override",
+    lambda c, gg: (
+        ops.avg_pool2d(
+            gg,
+            c.kernel_size,
+            c.stride,
+            c.padding,
+            c.ceil_mode,
+            c.count_include_pad,
+            c.divisor_override,
+        ),
+    ),
+)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import meta_functions as M
+from . import meta_nn as MN
 from ._signature import Signature, _default, parse_signature
 
 __all__ = ["DTYPE_CATEGORIES", "FRONTEND_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
@@ -35,6 +36,7 @@ TAGS = frozenset(
         "indexing",
         "conversion",
         "random",
+        "nn",  # neural-network layers: convolution, pooling
     }
 )
 #: How the core prepares a call before the kernel runs; see ``ops/frontends.py``.
@@ -359,6 +361,12 @@ for _n, _d in [
 ]:
     _unary(_n, _d, promote="float")
 _unary("relu", "``max(x, 0)`` elementwise.", dtypes="if")
+_unary(
+    "erf",
+    "The error function ``2 / sqrt(pi) * integral(exp(-t**2), 0, x)``.",
+    promote="float",
+    dtypes="bif",
+)
 # Fused backward operators: one pass where the derivative rule would take two or three
 # (the hot path of every backward through an activation), differentiable themselves.
 for _n, _sig, _d in [
@@ -675,6 +683,86 @@ _op(
     frontend="structured",
     meta_function=M.meta_nll_loss_backward,
     method=False,
+)
+# ------------------------------------------------------------------ neural-network layers
+_NN = "nn"
+_GEOMETRY = "int[] stride, int[] padding, int[] dilation, int groups"
+_op(
+    "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
+    "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor",
+    _NN,
+    "N-d convolution (or, ``transposed=True``, transposed convolution) of ``input`` "
+    "(N, C, *spatial) with ``weight`` (C_out, C / groups, *kernel) -- transposed: "
+    "(C, C_out / groups, *kernel) -- plus ``bias`` (C_out,). ``nn.functional.conv1d``/"
+    "``conv2d``/``conv3d``/``conv_transpose*`` call it.",
+    frontend="structured",
+    meta_function=MN.meta_convolution,
+    method=False,
+    dtypes="if",
+)
+_op(
+    f"convolution_backward_input(Tensor grad_output, Tensor weight, int[] input_size, "
+    f"{_GEOMETRY}) -> Tensor",
+    _NN,
+    "The gradient of a (non-transposed) ``convolution`` with respect to its input of size "
+    "``input_size``: the transposed convolution of ``grad_output`` with ``weight``.",
+    frontend="structured",
+    meta_function=MN.meta_convolution_backward_input,
+    method=False,
+    dtypes="f",
+)
+_op(
+    f"convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, "
+    f"{_GEOMETRY}) -> Tensor",
+    _NN,
+    "The gradient of a (non-transposed) ``convolution`` with respect to its weight of size "
+    "``weight_size``: ``grad_output`` correlated with the input's windows.",
+    frontend="structured",
+    meta_function=MN.meta_convolution_backward_weight,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "max_pool2d_with_indices(Tensor self, int[] kernel_size, int[] stride=[], "
+    "int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor values, "
+    "Tensor indices)",
+    _NN,
+    "2-D max pooling of ``self`` (N, C, H, W); ``indices`` are flat positions in each "
+    "(H, W) plane. ``stride`` defaults to ``kernel_size``.",
+    frontend="structured",
+    meta_function=MN.meta_max_pool2d_with_indices,
+    method=False,
+    dtypes="if",
+)
+_op(
+    "max_pool2d_with_indices_backward(Tensor grad_output, int[] input_size, int[] kernel_size, "
+    "int[] stride, int[] padding, int[] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+    _NN,
+    "The gradient of ``max_pool2d_with_indices``: ``grad_output`` added at ``indices``.",
+    frontend="structured",
+    meta_function=MN.meta_max_pool2d_with_indices_backward,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "avg_pool2d(Tensor self, int[] kernel_size, int[] stride=[], int[] padding=0, "
+    "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+    _NN,
+    "2-D average pooling of ``self`` (N, C, H, W). ``stride`` defaults to ``kernel_size``.",
+    frontend="structured",
+    meta_function=MN.meta_avg_pool2d,
+    method=False,
+    dtypes="if",
+)
+_op(
+    "avg_pool2d_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, "
+    "int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
+    _NN,
+    "The gradient of ``avg_pool2d``: each output's gradient shared over its window.",
+    frontend="structured",
+    meta_function=MN.meta_avg_pool2d_backward,
+    method=False,
+    dtypes="if",
 )
 _op(
     "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> "

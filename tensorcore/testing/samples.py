@@ -317,7 +317,20 @@ _any = _unary(lambda m, s, t: m.uniform(*s, t=t))
 _away = _unary(lambda m, s, t: m.away(*s, t=t))
 _pos = _unary(lambda m, s, t: m.positive(*s, t=t))
 _small = _unary(lambda m, s, t: m.uniform(*s, lo=-0.9, hi=0.9, t=t))
-for _n in ("neg", "exp", "exp2", "expm1", "sin", "cos", "atan", "sinh", "cosh", "tanh", "sigmoid"):
+for _n in (
+    "neg",
+    "exp",
+    "exp2",
+    "expm1",
+    "sin",
+    "cos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "sigmoid",
+    "erf",
+):
     _RAW[_n] = _any
 for _n in ("abs", "sign", "reciprocal", "relu"):
     _RAW[_n] = _away
@@ -574,6 +587,144 @@ def _nll_loss_backward(m: _Maker) -> list[Sample]:
         S((m.uniform(), t, 3), desc="mean"),
         S((m.uniform(), t, 3, "sum"), desc="sum"),
         S((m.uniform(4), t, 3, "none"), desc="none"),
+    ]
+
+
+@_samples("convolution")
+def _convolution(m: _Maker) -> list[Sample]:
+    return [
+        S(
+            (
+                m.uniform(2, 3, 5, 5),
+                m.uniform(4, 3, 3, 3),
+                m.uniform(4),
+                (1,),
+                (1,),
+                (1,),
+                False,
+                (0,),
+                1,
+            ),
+            desc="2-D, same padding",
+        ),
+        S(
+            (
+                m.uniform(1, 4, 7, 6),
+                m.uniform(6, 2, 2, 3),
+                None,
+                (2, 1),
+                (0, 1),
+                (2, 1),
+                False,
+                (0,),
+                2,
+            ),
+            desc="2-D, groups, strides, dilation, no bias",
+        ),
+        S(
+            (
+                m.uniform(2, 2, 9),
+                m.uniform(3, 2, 3),
+                m.uniform(3),
+                (2,),
+                (1,),
+                (1,),
+                False,
+                (0,),
+                1,
+            ),
+            desc="1-D",
+        ),
+        S(
+            (
+                m.uniform(1, 3, 4, 4),
+                m.uniform(3, 2, 3, 3),
+                m.uniform(2),
+                (2,),
+                (1,),
+                (1,),
+                True,
+                (1,),
+                1,
+            ),
+            desc="transposed, output_padding",
+        ),
+    ]
+
+
+@_samples("convolution_backward_input")
+def _convolution_backward_input(m: _Maker) -> list[Sample]:
+    return [
+        S(
+            (m.uniform(2, 4, 5, 5), m.uniform(4, 3, 3, 3), (2, 3, 5, 5), (1,), (1,), (1,), 1),
+            desc="same padding",
+        ),
+        S(
+            (m.uniform(1, 6, 3, 6), m.uniform(6, 2, 2, 3), (1, 4, 7, 6), (2, 1), (0, 1), (2, 1), 2),
+            desc="groups, strides, dilation",
+        ),
+    ]
+
+
+@_samples("convolution_backward_weight")
+def _convolution_backward_weight(m: _Maker) -> list[Sample]:
+    return [
+        S(
+            (m.uniform(2, 4, 5, 5), m.uniform(2, 3, 5, 5), (4, 3, 3, 3), (1,), (1,), (1,), 1),
+            desc="same padding",
+        ),
+        S(
+            (m.uniform(1, 6, 3, 6), m.uniform(1, 4, 7, 6), (6, 2, 2, 3), (2, 1), (0, 1), (2, 1), 2),
+            desc="groups, strides, dilation",
+        ),
+    ]
+
+
+@_samples("max_pool2d_with_indices")
+def _max_pool2d(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 2, 4, 4), (2,)), desc="2x2"),
+        S((m.distinct(1, 2, 5, 6), (3,), (2,), (1,), (1,), True), desc="padding, ceil_mode"),
+        S((m.distinct(1, 1, 7, 7), (2, 3), (1, 2), (1,), (2,)), desc="dilation"),
+    ]
+
+
+@_samples("max_pool2d_with_indices_backward")
+def _max_pool2d_backward(m: _Maker) -> list[Sample]:
+    return [
+        S(
+            (
+                m.uniform(2, 2, 2, 2),
+                (2, 2, 4, 4),
+                (2,),
+                (2,),
+                (0,),
+                (1,),
+                False,
+                m.index([[[[0, 3], [9, 15]]] * 2] * 2),
+            ),
+            desc="2x2",
+        ),
+    ]
+
+
+@_samples("avg_pool2d")
+def _avg_pool2d(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 2, 4, 4), (2,)), desc="2x2"),
+        S((m.uniform(1, 2, 5, 6), (3,), (2,), (1,), True, False), desc="ceil, no pad count"),
+        S((m.uniform(1, 1, 5, 5), (3, 2), (1,), (1, 0), False, True, 4), desc="divisor"),
+    ]
+
+
+@_samples("avg_pool2d_backward")
+def _avg_pool2d_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 2, 2, 2), (2, 2, 4, 4), (2,), (2,), (0,), False, True, None), desc="2x2"),
+        S(
+            (m.uniform(1, 2, 3, 4), (1, 2, 5, 6), (3,), (2,), (1,), True, False, None),
+            desc="ceil, no pad count",
+        ),
     ]
 
 

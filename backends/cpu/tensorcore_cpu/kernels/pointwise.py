@@ -254,6 +254,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         K[name] = k
 
     K["rsqrt"], K["sigmoid"], K["relu"] = rsqrt, sigmoid, relu
+    unary("erf", _erf_ufunc(xp))
 
     def conj(out: Any, a: Any) -> None:
         if out._dtype.is_complex:
@@ -413,3 +414,24 @@ def _has_zero(xp: Any, y: Any) -> bool:
     if isinstance(y, (int, bool)):
         return y == 0
     return bool(xp.any(y == 0))
+
+
+def _erf_ufunc(xp: Any) -> Any:
+    """The error function as an ``f(x, out=)`` ufunc of ``xp``: SciPy's (CuPy's for CuPy
+    arrays) where installed, else ``math.erf`` element by element (exact, slower)."""
+    try:
+        if xp.__name__ == "cupy":
+            from cupyx.scipy.special import erf
+        else:
+            from scipy.special import erf
+        return erf
+    except ImportError:
+        import math
+
+        scalar = xp.frompyfunc(math.erf, 1, 1)
+
+        def erf_fallback(x: Any, out: Any) -> Any:
+            out[...] = scalar(x)
+            return out
+
+        return erf_fallback

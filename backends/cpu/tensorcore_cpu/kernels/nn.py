@@ -1,0 +1,395 @@
+"""Convolution and pooling kernels, written once against an array module ``xp`` (NumPy or
+CuPy).
+
+Every kernel works on windows: a strided view of the (padded) input with one axis per output
+position and one per kernel position, made without copying. A convolution copies the windows
+once into columns (im2col) and multiplies them with the weight in one batched matmul (BLAS);
+the gradients with respect to the input add columns back with one strided add per kernel
+position (col2im), never a Python loop over output positions. The core has checked shapes,
+dtypes and arguments (``ops/meta_functions.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._util import acc_dtype, array_of
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """Convolution and pooling kernels for the array module ``xp``."""
+    as_strided = xp.lib.stride_tricks.as_strided
+
+    def windows(
+        x: Any,
+        kernel: Sequence[int],
+        stride: Sequence[int],
+        dilation: Sequence[int],
+        out: Sequence[int],
+    ) -> Any:
+        """A read-only view (N, C, *out, *kernel) of ``x`` (N, C, *spatial)."""
+        nd = len(kernel)
+        st = x.strides
+        shape = x.shape[:2] + tuple(out) + tuple(kernel)
+        strides = (
+            st[:2]
+            + tuple(st[2 + i] * stride[i] for i in range(nd))
+            + tuple(st[2 + i] * dilation[i] for i in range(nd))
+        )
+        return as_strided(x, shape, strides)
+
+    def pad(x: Any, lo: Sequence[int], hi: Sequence[int], value: float = 0.0) -> Any:
+        if not any(lo) and not any(hi):
+            return x
+        width = [(0, 0), (0, 0)] + [(a, b) for a, b in zip(lo, hi, strict=True)]
+        return xp.pad(x, width, mode="constant", constant_values=value)
+
+    def out_size(size: int, k: int, s: int, p: int, d: int, ceil: bool = False) -> int:
+        span = size + 2 * p - d * (k - 1) - 1
+        if ceil:
+            o = -(-span // s) + 1
+            if (o - 1) * s >= size + p:  # the last window must start inside input or left pad
+                o -= 1
+            return o
+        return span // s + 1
+
+    def columns(
+        x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]
+    ) -> tuple[Any, tuple[int, ...]]:
+        """im2col: (g, N * P, C/g * K) columns of ``x`` and the output's spatial size."""
+        stride, padding, dilation, groups = geo
+        kernel = tuple(w_shape[2:])
+        nd = len(kernel)
+        n, c = x.shape[:2]
+        outs = tuple(
+            out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
+            for i in range(nd)
+        )
+        win = windows(pad(x, padding, padding), kernel, stride, dilation, outs)
+        g, cg = groups, c // groups
+        win = win.reshape((n, g, cg) + outs + kernel)
+        perm = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
+        p = math.prod(outs)
+        return win.transpose(perm).reshape(g, n * p, cg * math.prod(kernel)), outs
+
+    def col2im(
+        cols: Any,
+        shape: Sequence[int],
+        kernel: Sequence[int],
+        geo: tuple[Any, ...],
+        outs: Sequence[int],
+        dtype: Any,
+    ) -> Any:
+        """Add ``cols`` (N, C, *outs, *kernel) back into an (N, C, *shape) array."""
+        stride, padding, dilation = geo[:3]
+        nd = len(kernel)
+        padded = tuple(shape[2 + i] + 2 * padding[i] for i in range(nd))
+        acc = xp.zeros(tuple(shape[:2]) + padded, dtype=dtype)
+        for k in itertools.product(*(range(kk) for kk in kernel)):
+            sl = tuple(
+                slice(
+                    k[i] * dilation[i],
+                    k[i] * dilation[i] + stride[i] * (outs[i] - 1) + 1,
+                    stride[i],
+                )
+                for i in range(nd)
+            )
+            acc[(slice(None), slice(None)) + sl] += cols[(Ellipsis,) + k]
+        crop = tuple(slice(padding[i], padding[i] + shape[2 + i]) for i in range(nd))
+        return acc[(slice(None), slice(None)) + crop]
+
+    def conv_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
+        groups = geo[3]
+        n = x.shape[0]
+        o = w.shape[0]
+        cols, outs = columns(x.astype(wide, copy=False), w.shape, geo)
+        wm = w.astype(wide, copy=False).reshape(groups, o // groups, -1)
+        y = xp.matmul(cols, wm.transpose(0, 2, 1))  # (g, N * P, O/g)
+        nd = len(outs)
+        y = y.reshape((groups, n) + outs + (o // groups,))
+        y = y.transpose((1, 0, nd + 2) + tuple(range(2, 2 + nd)))
+        return y.reshape((n, o) + outs)
+
+    def conv_input_grad(
+        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+    ) -> Any:
+        groups = geo[3]
+        n, c = x_shape[:2]
+        o = w.shape[0]
+        kernel = tuple(w.shape[2:])
+        nd = len(kernel)
+        outs = tuple(gy.shape[2:])
+        p = math.prod(outs)
+        gym = gy.astype(wide, copy=False).reshape(n, groups, o // groups, p)
+        gym = gym.transpose(1, 0, 3, 2).reshape(groups, n * p, o // groups)
+        wm = w.astype(wide, copy=False).reshape(groups, o // groups, -1)
+        gcols = xp.matmul(gym, wm)  # (g, N * P, C/g * K)
+        gcols = gcols.reshape((groups, n) + outs + (c // groups,) + kernel)
+        perm = (1, 0, nd + 2) + tuple(range(2, 2 + nd)) + tuple(range(nd + 3, 2 * nd + 3))
+        gcols = gcols.transpose(perm).reshape((n, c) + outs + kernel)
+        return col2im(gcols, x_shape, kernel, geo, outs, wide)
+
+    def conv_weight_grad(
+        gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+    ) -> Any:
+        groups = geo[3]
+        n = x.shape[0]
+        o = w_shape[0]
+        cols, outs = columns(x.astype(wide, copy=False), w_shape, geo)
+        p = math.prod(outs)
+        gym = gy.astype(wide, copy=False).reshape(n, groups, o // groups, p)
+        gym = gym.transpose(1, 2, 0, 3).reshape(groups, o // groups, n * p)
+        return xp.matmul(gym, cols).reshape(tuple(w_shape))  # (g, O/g, C/g * K)
+
+    def convolution(
+        out: Any,
+        input: Any,
+        weight: Any,
+        bias: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        transposed: bool,
+        output_padding: Any,
+        groups: int,
+    ) -> None:
+        o = array_of(out)
+        x, w = array_of(input), array_of(weight)
+        wide = acc_dtype(xp, o.dtype)
+        geo = (stride, padding, dilation, groups)
+        if transposed:
+            # The transposed convolution is the input-gradient of the convolution that maps
+            # the output's space to the input's.
+            y = conv_input_grad(x, w, o.shape, geo, wide)
+        else:
+            y = conv_forward(x, w, geo, wide)
+        if bias is not None:
+            y = y + array_of(bias).astype(wide, copy=False).reshape((1, -1) + (1,) * (o.ndim - 2))
+        o[...] = y
+
+    def convolution_backward_input(
+        out: Any,
+        grad_output: Any,
+        weight: Any,
+        input_size: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        groups: int,
+    ) -> None:
+        o = array_of(out)
+        wide = acc_dtype(xp, o.dtype)
+        geo = (stride, padding, dilation, groups)
+        o[...] = conv_input_grad(
+            array_of(grad_output), array_of(weight), tuple(input_size), geo, wide
+        )
+
+    def convolution_backward_weight(
+        out: Any,
+        grad_output: Any,
+        input: Any,
+        weight_size: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        groups: int,
+    ) -> None:
+        o = array_of(out)
+        wide = acc_dtype(xp, o.dtype)
+        geo = (stride, padding, dilation, groups)
+        o[...] = conv_weight_grad(
+            array_of(grad_output), array_of(input), tuple(weight_size), geo, wide
+        )
+
+    # ------------------------------------------------------------ pooling
+    def pool_geometry(
+        shape: Sequence[int],
+        kernel: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        ceil_mode: bool,
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Output sizes and the right padding that the last (ceil-mode) window needs."""
+        nd = len(kernel)
+        outs = tuple(
+            out_size(shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+            for i in range(nd)
+        )
+        hi = tuple(
+            max(
+                padding[i],
+                (outs[i] - 1) * stride[i]
+                + dilation[i] * (kernel[i] - 1)
+                + 1
+                - shape[2 + i]
+                - padding[i],
+            )
+            for i in range(nd)
+        )
+        return outs, hi
+
+    def max_pool2d_with_indices(
+        out: Any,
+        self: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        ceil_mode: bool,
+    ) -> None:
+        values, indices = (array_of(t) for t in out)
+        x = array_of(self)
+        nd = len(kernel_size)
+        outs, hi = pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+        low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+        xpad = pad(x, padding, hi, low)
+        win = windows(xpad, kernel_size, stride, dilation, outs)
+        flat = win.reshape(x.shape[:2] + outs + (math.prod(kernel_size),))
+        k = flat.argmax(-1)
+        # NaN wins, as in PyTorch (argmax already returns the first NaN).
+        values[...] = xp.take_along_axis(flat, k[..., None], -1)[..., 0]
+        # The window-relative position k as a flat index into the input's spatial plane.
+        kpos = xp.unravel_index(k, tuple(kernel_size))
+        index = xp.zeros(k.shape, dtype=xp.int64)
+        for i in range(nd):
+            shape = [1] * (2 + nd)
+            shape[2 + i] = outs[i]
+            start = (xp.arange(outs[i], dtype=xp.int64) * stride[i] - padding[i]).reshape(shape)
+            coord = start + kpos[i] * dilation[i]
+            index = index * x.shape[2 + i] + coord
+        indices[...] = index
+
+    def max_pool2d_with_indices_backward(
+        out: Any,
+        grad_output: Any,
+        input_size: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        ceil_mode: bool,
+        indices: Any,
+    ) -> None:
+        o = array_of(out)
+        g, idx = array_of(grad_output), array_of(indices)
+        n, c = o.shape[:2]
+        plane = math.prod(o.shape[2:])
+        base = (xp.arange(n * c, dtype=xp.int64) * plane).reshape(n, c, *([1] * (idx.ndim - 2)))
+        flat = (idx + base).ravel()
+        total = xp.bincount(flat, weights=g.ravel().astype(xp.float64), minlength=n * c * plane)
+        o[...] = total.reshape(o.shape)
+
+    def avg_divisor(
+        shape: Sequence[int],
+        kernel: Any,
+        stride: Any,
+        padding: Any,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: Any,
+        outs: Sequence[int],
+        hi: Sequence[int],
+        wide: Any,
+    ) -> Any:
+        nd = len(kernel)
+        if divisor_override is not None:
+            return divisor_override
+        ones = xp.ones((1, 1) + tuple(shape[2:]), dtype=wide)
+        if count_include_pad:
+            # Padding counts; the extra right padding of a ceil-mode window does not.
+            ones = pad(ones, padding, padding, 1.0)
+            extra = tuple(max(0, h - p) for h, p in zip(hi, padding, strict=True))
+            ones = pad(ones, (0,) * nd, extra, 0.0)
+        else:
+            ones = pad(ones, padding, hi, 0.0)
+        win = windows(ones, kernel, stride, (1,) * nd, outs)
+        return win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)))
+
+    def avg_pool2d(
+        out: Any,
+        self: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: Any,
+    ) -> None:
+        o = array_of(out)
+        x = array_of(self)
+        nd = len(kernel_size)
+        wide = acc_dtype(xp, o.dtype)
+        outs, hi = pool_geometry(x.shape, kernel_size, stride, padding, (1,) * nd, ceil_mode)
+        win = windows(
+            pad(x.astype(wide, copy=False), padding, hi), kernel_size, stride, (1,) * nd, outs
+        )
+        total = win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)))
+        div = avg_divisor(
+            x.shape,
+            kernel_size,
+            stride,
+            padding,
+            ceil_mode,
+            count_include_pad,
+            divisor_override,
+            outs,
+            hi,
+            wide,
+        )
+        o[...] = total / div
+
+    def avg_pool2d_backward(
+        out: Any,
+        grad_output: Any,
+        input_size: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: Any,
+    ) -> None:
+        o = array_of(out)
+        g = array_of(grad_output)
+        nd = len(kernel_size)
+        wide = acc_dtype(xp, o.dtype)
+        shape = o.shape
+        outs, hi = pool_geometry(shape, kernel_size, stride, padding, (1,) * nd, ceil_mode)
+        div = avg_divisor(
+            shape,
+            kernel_size,
+            stride,
+            padding,
+            ceil_mode,
+            count_include_pad,
+            divisor_override,
+            outs,
+            hi,
+            wide,
+        )
+        if o.dtype.kind in "iu":  # each share truncated toward zero, as integer division
+            share = xp.trunc(g / div).astype(wide).reshape(g.shape + (1,) * nd)
+        else:
+            share = (g.astype(wide, copy=False) / div).reshape(g.shape + (1,) * nd)
+        cols = xp.broadcast_to(share, g.shape + tuple(kernel_size))
+        extra = tuple(h - p for h, p in zip(hi, padding, strict=True))
+        # col2im pads both sides by ``padding``; a ceil-mode window may reach further right.
+        big = tuple(shape[:2]) + tuple(shape[2 + i] + max(0, extra[i]) for i in range(nd))
+        acc = col2im(cols, big, kernel_size, (stride, padding, (1,) * nd), outs, wide)
+        o[...] = acc[(slice(None), slice(None)) + tuple(slice(0, s) for s in shape[2:])]
+
+    return {
+        "convolution": convolution,
+        "convolution_backward_input": convolution_backward_input,
+        "convolution_backward_weight": convolution_backward_weight,
+        "max_pool2d_with_indices": max_pool2d_with_indices,
+        "max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
+        "avg_pool2d": avg_pool2d,
+        "avg_pool2d_backward": avg_pool2d_backward,
+    }
