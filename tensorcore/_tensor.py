@@ -123,7 +123,13 @@ class Tensor(OperatorMethods):
     if TYPE_CHECKING:
         # Operator methods are attached from the operator table at import (ops/_api.py);
         # these declarations tell the type checker they exist.
+        grad: Tensor | None
+        data: Tensor
+        requires_grad: bool
+
         def __getattr__(self, name: str) -> Any: ...
+        def __eq__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __ne__(self, other: Any) -> Tensor: ...  # type: ignore[override]
         def __add__(self, other: Any) -> Tensor: ...
         def __radd__(self, other: Any) -> Tensor: ...
         def __sub__(self, other: Any) -> Tensor: ...

@@ -1,7 +1,20 @@
-"""Neural networks: :class:`Module` and its layers, losses and containers, ``Parameter``,
-``tensorcore.nn.functional``, ``tensorcore.nn.init`` and ``tensorcore.nn.utils``."""
+"""Neural networks, as in PyTorch: :class:`Module` and its layers, losses and containers,
+:class:`Parameter`, and the ``functional``, ``init`` and ``utils`` namespaces.
 
-from . import functional
+Examples
+--------
+>>> import tensorcore as tc
+>>> from tensorcore import nn
+>>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+>>> loss = nn.CrossEntropyLoss()(model(tc.ones(2, 4)), tc.tensor([0, 2]))
+>>> loss.backward()
+>>> model[0].weight.grad.shape
+tensorcore.Size([8, 4])
+"""
+
+from . import functional, init
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
-__all__ = ["Parameter", "functional"]
+__all__ = ["Parameter", "functional", "init", *_modules_all]

@@ -1,33 +1,113 @@
-"""Functional neural-network operations, written with tensorcore operators (so they run on
-every backend and are differentiable through their parts)."""
+"""Functional neural-network operations: ``import tensorcore.nn.functional as F``.
+
+Each is written with tensorcore operators (the convolutions and pooling are declared
+operators with their own kernels and backward operators), so it runs on every backend that
+provides those operators and is differentiable. Names, arguments and defaults are PyTorch's.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from typing import Any
+
 from .. import dtypes as dt
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..layouts import strided
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..plugins import manager
+from ._conv import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    interpolate,
+    max_pool1d,
+    max_pool2d,
+    pad,
+)
+from ._losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
 
 __all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "cosine_similarity",
     "cross_entropy",
+    "dropout",
+    "elu",
     "embedding",
+    "gelu",
+    "group_norm",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "huber_loss",
+    "interpolate",
+    "kl_div",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
     "linear",
     "log_softmax",
+    "logsigmoid",
+    "max_pool1d",
+    "max_pool2d",
+    "mish",
     "mse_loss",
     "nll_loss",
+    "normalize",
+    "one_hot",
+    "pad",
     "relu",
+    "relu6",
+    "scaled_dot_product_attention",
+    "selu",
     "sigmoid",
+    "silu",
+    "smooth_l1_loss",
     "softmax",
+    "softplus",
+    "softsign",
     "tanh",
 ]
 
 
-@checked("relu(Tensor input) -> Tensor")
-def relu(input: Tensor) -> Tensor:
-    """``max(x, 0)`` elementwise."""
-    return ops.relu(input)
+# ------------------------------------------------------------------ activations
+@checked("relu(Tensor input, bool inplace=False) -> Tensor")
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(x, 0)`` elementwise (``inplace=True`` overwrites ``input``)."""
+    return input.relu_() if inplace else ops.relu(input)
 
 
 @checked("sigmoid(Tensor input) -> Tensor")
@@ -42,18 +122,137 @@ def tanh(input: Tensor) -> Tensor:
     return ops.tanh(input)
 
 
-@checked("softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
-def softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
-    """Softmax along ``dim``."""
-    return ops.softmax(input, dim, dtype)
+@checked("leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor")
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > 0``, else ``negative_slope * x``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.leaky_relu(tc.tensor([-2.0, 3.0]), 0.5)
+    tensor([-1.,  3.])
+    """
+    out = ops.where(input > 0, input, input * negative_slope)
+    return input.copy_(out) if inplace else out
 
 
-@checked("log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor")
-def log_softmax(input: Tensor, dim: int, dtype: dt.dtype | None = None) -> Tensor:
+@checked("relu6(Tensor input, bool inplace=False) -> Tensor")
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+@checked(
+    "hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, bool inplace=False) -> Tensor"
+)
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """``x`` clamped to ``[min_val, max_val]``."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+@checked("elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
+    out = ops.where(input > 0, input, input.clamp(max=0).expm1() * alpha)
+    return input.copy_(out) if inplace else out
+
+
+@checked("selu(Tensor input, bool inplace=False) -> Tensor")
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Scaled ELU with the self-normalising constants."""
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    out = elu(input, alpha) * scale
+    return input.copy_(out) if inplace else out
+
+
+@checked('gelu(Tensor input, str approximate="none") -> Tensor')
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit ``x * Phi(x)``; ``approximate="tanh"`` uses the tanh
+    approximation.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.gelu(tc.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.1587,  0.0000,  0.8413])
+    """
+    if approximate == "none":
+        return input * ((input * (1 / math.sqrt(2))).erf() + 1) * 0.5
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * math.sqrt(2 / math.pi)
+        return input * (inner.tanh() + 1) * 0.5
+    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+
+
+@checked("silu(Tensor input, bool inplace=False) -> Tensor")
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (swish)."""
+    out = input * input.sigmoid()
+    return input.copy_(out) if inplace else out
+
+
+@checked("mish(Tensor input, bool inplace=False) -> Tensor")
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``."""
+    out = input * softplus(input).tanh()
+    return input.copy_(out) if inplace else out
+
+
+@checked("softplus(Tensor input, float beta=1.0, float threshold=20.0) -> Tensor")
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
+    bx = input * beta
+    soft = bx.clamp(max=0) + (-bx.abs()).exp().log1p() + bx.clamp(min=0) - bx.clamp(max=0)
+    return ops.where(bx > threshold, input, soft / beta)
+
+
+@checked("logsigmoid(Tensor input) -> Tensor")
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed stably."""
+    return input.clamp(max=0) - (-input.abs()).exp().log1p()
+
+
+@checked("softsign(Tensor input) -> Tensor")
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``."""
+    return input / (input.abs() + 1)
+
+
+@checked("hardsigmoid(Tensor input, bool inplace=False) -> Tensor")
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``."""
+    out = (input + 3).clamp(0, 6) / 6
+    return input.copy_(out) if inplace else out
+
+
+@checked("hardswish(Tensor input, bool inplace=False) -> Tensor")
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``."""
+    out = input * (input + 3).clamp(0, 6) / 6
+    return input.copy_(out) if inplace else out
+
+
+def _softmax_dim(ndim: int) -> int:
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@checked("softmax(Tensor input, int? dim=None, ScalarType? dtype=None) -> Tensor")
+def softmax(input: Tensor, dim: int | None = None, dtype: dt.dtype | None = None) -> Tensor:
+    """Softmax along ``dim`` (PyTorch's legacy choice of dim when None)."""
+    return ops.softmax(input, _softmax_dim(input.ndim) if dim is None else dim, dtype)
+
+
+@checked("log_softmax(Tensor input, int? dim=None, ScalarType? dtype=None) -> Tensor")
+def log_softmax(input: Tensor, dim: int | None = None, dtype: dt.dtype | None = None) -> Tensor:
     """Log-softmax along ``dim``."""
-    return ops.log_softmax(input, dim, dtype)
+    return ops.log_softmax(input, _softmax_dim(input.ndim) if dim is None else dim, dtype)
 
 
+# ------------------------------------------------------------------ linear, dropout, embedding
 @checked("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``.
@@ -80,54 +279,74 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out if bias is None else out + bias
 
 
-def _reduce(loss: Tensor, reduction: str, name: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction ({name})")
-
-
-@checked('mse_loss(Tensor input, Tensor target, str reduction="mean") -> Tensor')
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Mean squared error."""
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    d = input - target
-    return _reduce(d * d, reduction, "mse_loss")
-
-
-@checked('nll_loss(Tensor input, Tensor target, str reduction="mean") -> Tensor')
-def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood of log-probabilities ``input`` (N, C) at the class indices
-    ``target`` (N,).
+@checked("dropout(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor")
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (the
+    identity when not ``training``), drawing from the default generator.
 
     Examples
     --------
     >>> import tensorcore as tc
-    >>> logp = tc.tensor([[-0.5, -1.0], [-2.0, -0.25]])
-    >>> tc.nn.functional.nll_loss(logp, tc.tensor([0, 1])).item()
-    0.375
+    >>> _ = tc.manual_seed(0)
+    >>> y = tc.nn.functional.dropout(tc.ones(1000), 0.25)
+    >>> sorted({round(v, 4) for v in y.tolist()})
+    [0.0, 1.3333]
     """
-    return ops.nll_loss(input, target, reduction)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0) if inplace else input * 0
+    keep = ops.rand(input.shape, dtype=input.dtype, device=input.device) >= p
+    scale = keep.to(input.dtype) * (1.0 / (1.0 - p))
+    return input.mul_(scale) if inplace else input * scale
 
 
-@checked('cross_entropy(Tensor input, Tensor target, str reduction="mean") -> Tensor')
-def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Cross-entropy of logits ``input`` (N, C) against class indices ``target`` (N,)."""
-    return nll_loss(log_softmax(input, 1), target, reduction)
-
-
-@checked("embedding(Tensor input, Tensor weight, bool sparse=False) -> Tensor")
-def embedding(input: Tensor, weight: Tensor, sparse: bool = False) -> Tensor:
+@checked(
+    "embedding(Tensor input, Tensor weight, int? padding_idx=None, "
+    "float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, "
+    "bool sparse=False) -> Tensor"
+)
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """Rows of ``weight`` at the indices ``input`` (any shape).
 
-    ``sparse=True`` gives ``weight`` a sparse COO gradient, one row per looked-up index. The
-    plugin that provides the sparse layout implements it, as ``tensorcore.sparse_embedding``
-    (``tensorcore-sparse``).
+    ``padding_idx``'s row receives no gradient. ``max_norm`` renormalises (in place) the
+    looked-up rows whose norm exceeds it. ``sparse=True`` gives ``weight`` a sparse COO
+    gradient, one row per looked-up index; the plugin that provides the sparse layout
+    implements it (``tensorcore-sparse``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.arange(6.0).reshape(3, 2)
+    >>> tc.nn.functional.embedding(tc.tensor([[2, 0]]), w)
+    tensor([[[4., 5.],
+             [0., 1.]]])
     """
+    if not isinstance(input, Tensor) or input._dtype not in (dt.int64, dt.int32):
+        got = input._dtype.name if isinstance(input, Tensor) else type(input).__name__
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {got} instead"
+        )
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding(): scale_grad_by_freq=True is not supported")
+    n = weight.shape[0]
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= n
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     if sparse:
         manager.load()
         impl = manager.attributes.get("sparse_embedding", (None,))[0]
@@ -136,11 +355,282 @@ def embedding(input: Tensor, weight: Tensor, sparse: bool = False) -> Tensor:
                 "embedding(sparse=True) needs the sparse_coo layout: install the backend package "
                 "'tensorcore-sparse' (pip install tensorcore-sparse)"
             )
-        return impl(input, weight)
-    if input._dtype not in (dt.int64, dt.int32):
+        out = impl(input, weight)
+    else:
+        flat = weight.index_select(0, input.reshape(-1))
+        out = flat.reshape(input._shape + weight._shape[1:])
+    if padding_idx is not None and out.requires_grad:
+        # The padding row's value, with its gradient cut.
+        pad_mask = (input == padding_idx).unsqueeze(-1)
+        out = ops.where(pad_mask, out.detach(), out)
+    return out
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    with no_grad():
+        rows = ops.unique(input.reshape(-1)) if hasattr(ops, "unique") else input.reshape(-1)
+        sel = weight.index_select(0, rows)
+        norms = ops.vector_norm(sel, norm_type, (1,), True)
+        scale = ops.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight.index_put_((rows,), sel * scale)
+
+
+@checked("one_hot(Tensor tensor, int num_classes=-1) -> Tensor")
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding: a new last dim of size ``num_classes`` (the largest index +
+    1 when -1).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.one_hot(tc.tensor([0, 2]), 3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    if not isinstance(tensor, Tensor) or tensor._dtype is not dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max().item()) + 1
+    if tensor.numel():
+        lo, hi = int(tensor.min().item()), int(tensor.max().item())
+        if lo < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if hi >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = ops.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).to(dt.int64)
+
+
+# ------------------------------------------------------------------ normalisation
+def _norm_shape(input: Tensor, normalized_shape: Any, fn: str) -> tuple[int, ...]:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape) :]) != shape or len(shape) > input.ndim:
         raise RuntimeError(
-            f"Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {input._dtype.name} instead"
+            f"{fn}(): given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size {list(input.shape)}"
         )
-    flat = weight.index_select(0, input.reshape(-1))
-    return flat.reshape(input._shape + weight._shape[1:])
+    return shape
+
+
+@checked(
+    "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, "
+    "Tensor? bias=None, float eps=1e-05) -> Tensor"
+)
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int] | int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale
+    and shift.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> y = tc.nn.functional.layer_norm(tc.tensor([[1.0, 2.0, 3.0]]), (3,))
+    >>> [round(v, 4) for v in y[0].tolist()]
+    [-1.2247, 0.0, 1.2247]
+    """
+    shape = _norm_shape(input, normalized_shape, "layer_norm")
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(dims, keepdim=True)
+    out = centered * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def _channel_shape(input: Tensor) -> tuple[int, ...]:
+    return (1, input.shape[1]) + (1,) * (input.ndim - 2)
+
+
+@checked(
+    "batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, "
+    "Tensor? weight=None, Tensor? bias=None, bool training=False, "
+    "float? momentum=0.1, float eps=1e-05) -> Tensor"
+)
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float | None = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel (dim 1) with the batch's statistics (``training``) or the
+    running ones; in training, the running statistics are updated in place with
+    ``momentum`` (the unbiased variance, as PyTorch). ``momentum=None`` keeps a cumulative
+    average (the caller passes the factor as ``momentum``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([[1.0], [3.0]])
+    >>> rm, rv = tc.zeros(1), tc.ones(1)
+    >>> tc.nn.functional.batch_norm(x, rm, rv, training=True).flatten()
+    tensor([-1.0000,  1.0000])
+    >>> rm, rv
+    (tensor([0.2000]), tensor([1.1000]))
+    """
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm(): expected 2D or more input (got {input.ndim}D input)")
+    c = input.shape[1]
+    dims = (0, *range(2, input.ndim))
+    cshape = _channel_shape(input)
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{list(input.shape)}"
+            )
+        mean = input.mean(dims, keepdim=True)
+        centered = input - mean
+        var = (centered * centered).mean(dims, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            m = 0.1 if momentum is None else momentum
+            with no_grad():
+                if running_mean is not None:
+                    running_mean.mul_(1 - m).add_(mean.reshape(c).to(running_mean.dtype) * m)
+                if running_var is not None:
+                    unbiased = var.reshape(c) * (count / (count - 1))
+                    running_var.mul_(1 - m).add_(unbiased.to(running_var.dtype) * m)
+        out = centered * (var + eps).rsqrt()
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(
+                "batch_norm(): running_mean and running_var must be given when not training"
+            )
+        scale = (running_var.reshape(cshape) + eps).rsqrt()
+        out = (input - running_mean.reshape(cshape)) * scale
+    if weight is not None:
+        out = out * weight.reshape(cshape)
+    if bias is not None:
+        out = out + bias.reshape(cshape)
+    return out
+
+
+@checked(
+    "group_norm(Tensor input, int num_groups, Tensor? weight=None, "
+    "Tensor? bias=None, float eps=1e-05) -> Tensor"
+)
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise over groups of channels (and the spatial dims) of an (N, C, *) input."""
+    if input.ndim < 2:
+        raise RuntimeError(f"group_norm(): expected at least 2D input, got {input.ndim}D")
+    n, c = input.shape[:2]
+    if c % num_groups:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(2, keepdim=True)
+    centered = grouped - mean
+    var = (centered * centered).mean(2, keepdim=True)
+    out = (centered * (var + eps).rsqrt()).reshape(input.shape)
+    cshape = _channel_shape(input)
+    if weight is not None:
+        out = out * weight.reshape(cshape)
+    if bias is not None:
+        out = out + bias.reshape(cshape)
+    return out
+
+
+@checked(
+    "normalize(Tensor input, float p=2.0, int dim=1, float eps=1e-12, Tensor? out=None) -> Tensor"
+)
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
+) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.normalize(tc.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    norm = ops.vector_norm(input, float(p), (dim,), True).clamp(min=eps)
+    res = input / norm
+    if out is not None:
+        return out.copy_(res)
+    return res
+
+
+@checked("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor")
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
+    n1 = ops.vector_norm(x1, 2.0, (dim,), False)
+    n2 = ops.vector_norm(x2, 2.0, (dim,), False)
+    return (x1 * x2).sum(dim) / (n1 * n2).clamp(min=eps)
+
+
+# ------------------------------------------------------------------ attention
+@checked(
+    "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+    "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, "
+    "float? scale=None, bool enable_gqa=False) -> Tensor"
+)
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """``softmax(Q K^T * scale + mask) V`` over the last two dims.
+
+    ``attn_mask`` is a bool mask (True: take part) or a float mask added to the scores;
+    ``is_causal`` masks the upper triangle (a query attends to keys at or before it).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> q = k = v = tc.eye(2).reshape(1, 2, 2)
+    >>> tc.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    tensor([[[1.0000, 0.0000],
+             [0.3302, 0.6698]]])
+    """
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "scaled_dot_product_attention(): pass either attn_mask or is_causal, not both"
+        )
+    lq, lk = query.shape[-2], key.shape[-2]
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(rep, -3) if hasattr(key, "repeat_interleave") else key
+        value = value.repeat_interleave(rep, -3) if hasattr(value, "repeat_interleave") else value
+    scores = query.matmul(key.transpose(-2, -1)) * s
+    if is_causal:
+        causal = ops.ones(lq, lk, dtype=dt.bool_, device=query.device).tril()
+        scores = scores.masked_fill(causal.logical_not(), float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype is dt.bool_:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = ops.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return weights.matmul(value)

@@ -727,7 +727,7 @@ def _public_targets() -> list[Target]:
                lambda d: ((labels(d), tc.ones(4, 3, device=d)), {}),
                {"input": "Tensor", "weight": "Tensor", "sparse": "bool"}),
         Target("F.softmax", "softmax", F.softmax, lambda d: ((x(d), 1), {}),
-               {"input": "Tensor", "dim": "int", "dtype": "ScalarType?"}),
+               {"input": "Tensor", "dim": "int?", "dtype": "ScalarType?"}),
         Target("tc.linalg.vector_norm", "vector_norm", tc.linalg.vector_norm,
                lambda d: ((x(d),), {}), {"x": "Tensor", "ord": "float", "dim": "int[]?"}),
         Target("Tensor.to", "to", T.to, lambda d: ((x(d), tc.float64), {}),

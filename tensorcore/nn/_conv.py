@@ -1,0 +1,666 @@
+"""Convolution, pooling, padding and resizing functions of ``tensorcore.nn.functional``.
+
+The convolutions and the 2-D pools call the declared operators ``convolution``,
+``max_pool2d_with_indices`` and ``avg_pool2d`` (which have kernels and backward operators);
+the 1-D forms add a dim of size 1; padding and interpolation compose indexing operators.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+from ..ops import functions as ops
+from ..ops._validate import checked
+
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "interpolate",
+    "max_pool1d",
+    "max_pool2d",
+    "pad",
+]
+
+
+def _tuple(v: Any, n: int, name: str) -> tuple[int, ...]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return (v,) * n
+    t = tuple(v)
+    if len(t) == 1:
+        return t * n
+    if len(t) != n or not all(isinstance(x, int) for x in t):
+        raise ValueError(f"{name} must be an int or a sequence of {n} ints, got {v!r}")
+    return t
+
+
+def _batched(input: Tensor, nd: int, fn: str) -> tuple[Tensor, bool]:
+    """``input`` with a batch dim (an unbatched (C, *spatial) input gets one)."""
+    if input.ndim == nd + 1:
+        return input.unsqueeze(0), True
+    if input.ndim != nd + 2:
+        raise RuntimeError(
+            f"{fn}(): expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but got "
+            f"input of size: {list(input.shape)}"
+        )
+    return input, False
+
+
+def _conv(
+    nd: int,
+    fn: str,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> Tensor:
+    x, unbatched = _batched(input, nd, fn)
+    st = _tuple(stride, nd, "stride")
+    dil = _tuple(dilation, nd, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            pad_lo = pad_hi = (0,) * nd
+        elif padding == "same":
+            if any(s != 1 for s in st):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            total = [dil[i] * (weight.shape[2 + i] - 1) for i in range(nd)]
+            pad_lo = tuple(t // 2 for t in total)
+            pad_hi = tuple(t - t // 2 for t in total)
+        else:
+            raise ValueError(
+                f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}"
+            )
+        if pad_lo != pad_hi:
+            # An odd total: PyTorch pads the extra element on the right.
+            extra: list[int] = []
+            for i in reversed(range(nd)):
+                extra += [0, pad_hi[i] - pad_lo[i]]
+            x = pad(x, extra)
+        p = pad_lo
+    else:
+        p = _tuple(padding, nd, "padding")
+    out = ops.convolution(x, weight, bias, st, p, dil, False, (0,), groups)
+    return out.squeeze(0) if unbatched else out
+
+
+@checked(
+    "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+    "Any padding=0, int[] dilation=1, int groups=1) -> Tensor"
+)
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """1-D convolution of (N, C, L) with a (C_out, C / groups, K) weight; ``padding`` may be
+    an int, a tuple, ``"valid"`` or ``"same"``."""
+    return _conv(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
+
+
+@checked(
+    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+    "Any padding=0, int[] dilation=1, int groups=1) -> Tensor"
+)
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """2-D convolution of (N, C, H, W) with a (C_out, C / groups, kH, kW) weight.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.arange(16.0).reshape(1, 1, 4, 4)
+    >>> tc.nn.functional.conv2d(x, tc.ones(1, 1, 2, 2), stride=2)
+    tensor([[[[10., 18.],
+              [42., 50.]]]])
+    """
+    return _conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+@checked(
+    "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+    "Any padding=0, int[] dilation=1, int groups=1) -> Tensor"
+)
+def conv3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """3-D convolution of (N, C, D, H, W) with a (C_out, C / groups, kD, kH, kW) weight."""
+    return _conv(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose(
+    nd: int,
+    fn: str,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int,
+    dilation: Any,
+) -> Tensor:
+    x, unbatched = _batched(input, nd, fn)
+    out = ops.convolution(
+        x,
+        weight,
+        bias,
+        _tuple(stride, nd, "stride"),
+        _tuple(padding, nd, "padding"),
+        _tuple(dilation, nd, "dilation"),
+        True,
+        _tuple(output_padding, nd, "output_padding"),
+        groups,
+    )
+    return out.squeeze(0) if unbatched else out
+
+
+@checked(
+    "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, "
+    "int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, "
+    "int[] dilation=1) -> Tensor"
+)
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """1-D transposed convolution with a (C, C_out / groups, K) weight."""
+    return _conv_transpose(
+        1,
+        "conv_transpose1d",
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+@checked(
+    "conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, "
+    "int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, "
+    "int[] dilation=1) -> Tensor"
+)
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """2-D transposed convolution with a (C, C_out / groups, kH, kW) weight.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.conv_transpose2d(tc.ones(1, 1, 2, 2), tc.ones(1, 1, 2, 2), stride=2).shape
+    tensorcore.Size([1, 1, 4, 4])
+    """
+    return _conv_transpose(
+        2,
+        "conv_transpose2d",
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+@checked(
+    "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, "
+    "int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, "
+    "int[] dilation=1) -> Tensor"
+)
+def conv_transpose3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """3-D transposed convolution with a (C, C_out / groups, kD, kH, kW) weight."""
+    return _conv_transpose(
+        3,
+        "conv_transpose3d",
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+# ------------------------------------------------------------------ pooling
+@checked(
+    "max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, "
+    "int[] padding=0, int[] dilation=1, bool ceil_mode=False, "
+    "bool return_indices=False) -> Any"
+)
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """2-D max pooling of (N, C, H, W) or (C, H, W); ``stride`` defaults to
+    ``kernel_size``. ``return_indices=True`` also returns the flat positions in each plane.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.max_pool2d(tc.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    x, unbatched = _batched(input, 2, "max_pool2d")
+    k = _tuple(kernel_size, 2, "kernel_size")
+    st = k if stride is None or stride == [] or stride == () else _tuple(stride, 2, "stride")
+    values, indices = ops.max_pool2d_with_indices(
+        x, k, st, _tuple(padding, 2, "padding"), _tuple(dilation, 2, "dilation"), ceil_mode
+    )
+    if unbatched:
+        values, indices = values.squeeze(0), indices.squeeze(0)
+    return (values, indices) if return_indices else values
+
+
+@checked(
+    "max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, "
+    "int[] padding=0, int[] dilation=1, bool ceil_mode=False, "
+    "bool return_indices=False) -> Any"
+)
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """1-D max pooling of (N, C, L) or (C, L)."""
+    x = input.unsqueeze(-2)
+    k = _tuple(kernel_size, 1, "kernel_size")[0]
+    st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1, "stride")[0]
+    res = max_pool2d(
+        x,
+        (1, k),
+        (1, st),
+        (0, _tuple(padding, 1, "padding")[0]),
+        (1, _tuple(dilation, 1, "dilation")[0]),
+        ceil_mode,
+        True,
+    )
+    values, indices = res[0].squeeze(-2), res[1].squeeze(-2)
+    return (values, indices) if return_indices else values
+
+
+@checked(
+    "avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, "
+    "int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, "
+    "int? divisor_override=None) -> Tensor"
+)
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """2-D average pooling of (N, C, H, W) or (C, H, W).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.avg_pool2d(tc.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 2.5000,  4.5000],
+             [10.5000, 12.5000]]])
+    """
+    x, unbatched = _batched(input, 2, "avg_pool2d")
+    k = _tuple(kernel_size, 2, "kernel_size")
+    st = k if stride is None or stride == [] or stride == () else _tuple(stride, 2, "stride")
+    out = ops.avg_pool2d(
+        x, k, st, _tuple(padding, 2, "padding"), ceil_mode, count_include_pad, divisor_override
+    )
+    return out.squeeze(0) if unbatched else out
+
+
+@checked(
+    "avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, "
+    "int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor"
+)
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """1-D average pooling of (N, C, L) or (C, L)."""
+    k = _tuple(kernel_size, 1, "kernel_size")[0]
+    st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1, "stride")[0]
+    out = avg_pool2d(
+        input.unsqueeze(-2),
+        (1, k),
+        (1, st),
+        (0, _tuple(padding, 1, "padding")[0]),
+        ceil_mode,
+        count_include_pad,
+    )
+    return out.squeeze(-2)
+
+
+def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) -> Tensor:
+    x, unbatched = _batched(input, nd, fn)
+    sizes = x.shape[2:]
+    outs = (
+        _tuple(output_size, nd, "output_size")
+        if not isinstance(output_size, int)
+        else ((output_size,) * nd)
+    )
+    outs = tuple(sizes[i] if o is None else o for i, o in enumerate(outs))
+    if all(sizes[i] % outs[i] == 0 for i in range(nd)):
+        # Equal windows: one pooling call (or a plain reduction for a 1 x 1 output).
+        if all(o == 1 for o in outs):
+            dims = tuple(range(2, 2 + nd))
+            res = x.mean(dims, keepdim=True) if reduce == "avg" else x.amax(dims, keepdim=True)
+            return res.squeeze(0) if unbatched else res
+        k = tuple(sizes[i] // outs[i] for i in range(nd))
+        if nd == 2:
+            if reduce == "avg":
+                res = ops.avg_pool2d(x, k, k, (0,), False, True, None)
+            else:
+                res = ops.max_pool2d_with_indices(x, k, k, (0,), (1,), False)[0]
+            return res.squeeze(0) if unbatched else res
+    # Unequal windows: one reduction per output cell along each dim, separably.
+    res = x
+    for i in range(nd):
+        d = 2 + i
+        cells = []
+        for lo, hi in _adaptive_bounds(sizes[i], outs[i]):
+            part = res.narrow(d, lo, hi - lo)
+            cells.append(
+                part.mean(d, keepdim=True) if reduce == "avg" else part.amax(d, keepdim=True)
+            )
+        res = ops.cat(cells, d)
+    return res.squeeze(0) if unbatched else res
+
+
+@checked("adaptive_avg_pool2d(Tensor input, Any output_size) -> Tensor")
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to the output size ``output_size`` (an int, a pair, None keeps a
+    dim's size), with PyTorch's window bounds.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.adaptive_avg_pool2d(tc.arange(16.0).reshape(1, 1, 4, 4), 1)
+    tensor([[[[7.5000]]]])
+    """
+    return _adaptive(input, output_size, 2, "adaptive_avg_pool2d", "avg")
+
+
+@checked("adaptive_avg_pool1d(Tensor input, Any output_size) -> Tensor")
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of (N, C, L) to length ``output_size``."""
+    return _adaptive(input, output_size, 1, "adaptive_avg_pool1d", "avg")
+
+
+@checked("adaptive_max_pool2d(Tensor input, Any output_size, bool return_indices=False) -> Any")
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling to the output size ``output_size``."""
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool2d(): return_indices=True is not supported")
+    return _adaptive(input, output_size, 2, "adaptive_max_pool2d", "max")
+
+
+# ------------------------------------------------------------------ padding and resizing
+def _pad_index(size: int, lo: int, hi: int, mode: str, device: Any) -> Tensor:
+    """Source positions of a dim padded by (lo, hi) in ``mode`` (negative pads crop)."""
+    pos = ops.arange(-lo, size + hi, device=device)
+    if mode == "replicate":
+        return pos.clamp(0, size - 1)
+    if mode == "circular":
+        return pos.remainder(size)
+    # reflect: mirror without repeating the edge
+    period = 2 * (size - 1)
+    r = pos.remainder(period) if period else pos * 0
+    return ops.where(r >= size, period - r, r)
+
+
+@checked('pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor')
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dims: ``pad`` is ``(left, right)`` for the last dim,
+    then the one before, ...; negative values crop. ``mode`` is ``"constant"`` (``value``,
+    default 0), ``"reflect"``, ``"replicate"`` or ``"circular"``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.pad(tc.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
+    tensor([[9., 1., 2., 9., 9.]])
+    >>> tc.nn.functional.pad(tc.tensor([[1.0, 2.0, 3.0]]), (2, 0), mode="reflect")
+    tensor([[3., 2., 1., 2., 3.]])
+    """
+    pads = tuple(pad)
+    if len(pads) % 2 or len(pads) // 2 > input.ndim:
+        raise ValueError(
+            f"Padding length must be divisible by 2 and at most twice the input's dims "
+            f"({input.ndim}), got {len(pads)}"
+        )
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant" and value not in (None, 0, 0.0):
+        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    out = input
+    for j in range(len(pads) // 2):
+        d = input.ndim - 1 - j
+        lo, hi = pads[2 * j], pads[2 * j + 1]
+        if lo == 0 and hi == 0:
+            continue
+        size = out.shape[d]
+        if mode == "constant":
+            if lo < 0:
+                out = out.narrow(d, -lo, out.shape[d] + lo)
+                lo = 0
+            if hi < 0:
+                out = out.narrow(d, 0, out.shape[d] + hi)
+                hi = 0
+            parts = []
+            for n in (lo, None, hi):
+                if n is None:
+                    parts.append(out)
+                elif n:
+                    shape = list(out.shape)
+                    shape[d] = n
+                    parts.append(
+                        ops.full(
+                            shape,
+                            0.0 if value is None else value,
+                            dtype=out.dtype,
+                            device=out.device,
+                        )
+                    )
+            out = ops.cat(parts, d)
+            continue
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
+                f"{list(input.shape)}"
+            )
+        if mode == "circular" and (lo > size or hi > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        out = out.index_select(d, _pad_index(size, lo, hi, mode, out.device))
+    return out
+
+
+def _linear_weights(
+    in_size: int,
+    out_size: int,
+    scale: float | None,
+    align_corners: bool,
+    device: Any,
+    dtype: dt.dtype,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Left/right source indices and the right weight of linear interpolation (PyTorch's
+    source-coordinate rule)."""
+    i = ops.arange(out_size, dtype=dtype, device=device)
+    if align_corners:
+        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        src = i * ratio
+    else:
+        ratio = 1.0 / scale if scale is not None else in_size / out_size
+        src = ((i + 0.5) * ratio - 0.5).clamp(min=0)
+    lo = src.floor().to(dt.int64).clamp(max=in_size - 1)
+    hi = (lo + 1).clamp(max=in_size - 1)
+    w = (src - lo.to(dtype)).clamp(0, 1)
+    return lo, hi, w
+
+
+@checked(
+    "interpolate(Tensor input, Any size=None, Any scale_factor=None, "
+    'str mode="nearest", bool? align_corners=None, '
+    "bool? recompute_scale_factor=None, bool antialias=False) -> Tensor"
+)
+def interpolate(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
+) -> Tensor:
+    """Resize the spatial dims of (N, C, *spatial) to ``size`` or by ``scale_factor``:
+    ``mode`` ``"nearest"``, ``"linear"`` (1-D), ``"bilinear"`` (2-D) or ``"trilinear"``
+    (3-D), with PyTorch's coordinate rules.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
+    >>> tc.nn.functional.interpolate(x, scale_factor=2)[0, 0, 0]
+    tensor([1., 1., 2., 2.])
+    >>> tc.nn.functional.interpolate(x, size=(3, 3), mode="bilinear", align_corners=True)[0, 0]
+    tensor([[1.0000, 1.5000, 2.0000],
+            [2.0000, 2.5000, 3.0000],
+            [3.0000, 3.5000, 4.0000]])
+    """
+    nd = input.ndim - 2
+    if nd < 1:
+        raise ValueError(
+            f"interpolate(): expected a batched (N, C, ...) input, got {list(input.shape)}"
+        )
+    if antialias:
+        raise NotImplementedError("interpolate(): antialias=True is not supported")
+    linear_modes = {"linear": 1, "bilinear": 2, "trilinear": 3}
+    if mode in linear_modes and linear_modes[mode] != nd:
+        raise NotImplementedError(
+            f"Got {input.ndim}D input, but {mode} mode needs {linear_modes[mode] + 2}D input"
+        )
+    if mode not in ("nearest", *linear_modes):
+        raise NotImplementedError(f"interpolate(): mode {mode!r} is not supported")
+    if mode == "nearest" and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | "
+            "bilinear | bicubic | trilinear"
+        )
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = input.shape[2:]
+    scales: tuple[float | None, ...]
+    if size is not None:
+        outs = _tuple(size, nd, "size")
+        scales = (None,) * nd
+    else:
+        sf = (
+            (float(scale_factor),) * nd
+            if isinstance(scale_factor, (int, float))
+            else tuple(float(s) for s in scale_factor)
+        )
+        outs = tuple(math.floor(in_sizes[i] * sf[i]) for i in range(nd))
+        scales = (None,) * nd if recompute_scale_factor else sf
+    out = input
+    for i in range(nd):
+        d = 2 + i
+        n_in, n_out = in_sizes[i], outs[i]
+        if mode == "nearest":
+            sc = scales[i]
+            ratio = 1.0 / sc if sc is not None else n_in / n_out
+            idx = (ops.arange(n_out, dtype=dt.float64, device=input.device) * ratio).floor()
+            idx = idx.to(dt.int64).clamp(max=n_in - 1)
+            out = out.index_select(d, idx)
+        else:
+            lo, hi, w = _linear_weights(
+                n_in, n_out, scales[i], bool(align_corners), input.device, input.dtype
+            )
+            shape = [1] * out.ndim
+            shape[d] = n_out
+            w = w.reshape(shape)
+            out = out.index_select(d, lo) * (1 - w) + out.index_select(d, hi) * w
+    return out

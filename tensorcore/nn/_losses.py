@@ -1,0 +1,475 @@
+"""Loss functions of ``tensorcore.nn.functional``, written with tensorcore operators (so they
+run on every backend and are differentiable through their parts)."""
+
+from __future__ import annotations
+
+from .. import dtypes as dt
+from .._tensor import Tensor, torch_name
+from ..ops import functions as ops
+from ..ops._validate import checked
+from ..ops.frontends import broadcast_shapes
+
+__all__ = [
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "mse_loss",
+    "nll_loss",
+    "smooth_l1_loss",
+]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction: str, fn: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"{reduction} is not a valid value for reduction ({fn}: expected 'mean', 'sum' or "
+            "'none')"
+        )
+
+
+def _legacy(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """PyTorch's deprecated ``size_average``/``reduce`` pair, as a ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _check_tensor(x: object, fn: str, arg: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+
+
+def _pointwise_pair(input: Tensor, target: Tensor, fn: str, reduction: str) -> Tensor:
+    _check_tensor(input, fn, "input")
+    _check_tensor(target, fn, "target")
+    _check_reduction(reduction, fn)
+    if input.shape != target.shape:
+        # PyTorch warns and broadcasts; a silent broadcast of (N, 1) against (N,) is the
+        # classic bug, so say it plainly when the shapes do not broadcast to input's.
+        try:
+            shape = broadcast_shapes(input.shape, target.shape)
+        except RuntimeError:
+            shape = None
+        if shape is None or tuple(shape) != tuple(input.shape):
+            raise RuntimeError(
+                f"{fn}(): target size {list(target.shape)} does not match input size "
+                f"{list(input.shape)} (and does not broadcast to it)"
+            )
+    return target
+
+
+@checked(
+    "mse_loss(Tensor input, Tensor target, bool? size_average=None, "
+    'bool? reduce=None, str reduction="mean", Tensor? weight=None) -> Tensor'
+)
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Mean squared error ``(input - target) ** 2``, reduced by ``reduction``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.mse_loss(tc.tensor([1.0, 2.0]), tc.tensor([0.0, 0.0])).item()
+    2.5
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _pointwise_pair(input, target, "mse_loss", reduction)
+    d = input - target
+    loss = d * d
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+@checked(
+    "l1_loss(Tensor input, Tensor target, bool? size_average=None, "
+    'bool? reduce=None, str reduction="mean") -> Tensor'
+)
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Mean absolute error ``|input - target|``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.l1_loss(tc.tensor([1.0, -2.0]), tc.tensor([0.0, 0.0])).item()
+    1.5
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _pointwise_pair(input, target, "l1_loss", reduction)
+    return _reduce((input - target).abs(), reduction)
+
+
+@checked(
+    "smooth_l1_loss(Tensor input, Tensor target, bool? size_average=None, "
+    'bool? reduce=None, str reduction="mean", float beta=1.0) -> Tensor'
+)
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
+    target``); ``beta=0`` is the L1 loss.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.smooth_l1_loss(tc.tensor([0.5, 3.0]), tc.zeros(2)).item()
+    1.3125
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _pointwise_pair(input, target, "smooth_l1_loss", reduction)
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss(): beta must be non-negative, got {beta}")
+    a = (input - target).abs()
+    if beta == 0:
+        return _reduce(a, reduction)
+    loss = ops.where(a < beta, a * a * (0.5 / beta), a - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+@checked(
+    'huber_loss(Tensor input, Tensor target, str reduction="mean", float delta=1.0, '
+    "Tensor? weight=None) -> Tensor"
+)
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
+    """``0.5 d**2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.huber_loss(tc.tensor([0.5, 3.0]), tc.zeros(2), delta=2.0).item()
+    2.0625
+    """
+    _pointwise_pair(input, target, "huber_loss", reduction)
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss does not support non-positive values for delta ({delta})")
+    a = (input - target).abs()
+    loss = ops.where(a <= delta, a * a * 0.5, (a - 0.5 * delta) * delta)
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+@checked(
+    "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
+    'bool? size_average=None, bool? reduce=None, str reduction="mean") -> Tensor'
+)
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-(t log p + (1 - t) log(1 - p))`` for probabilities ``input``; the logs are clamped
+    at -100 as in PyTorch, so a probability of exactly 0 or 1 gives a finite loss.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> p, t = tc.tensor([0.5, 0.9]), tc.tensor([1.0, 1.0])
+    >>> round(tc.nn.functional.binary_cross_entropy(p, t).item(), 4)
+    0.3993
+    """
+    _check_tensor(input, "binary_cross_entropy", "input")
+    _check_tensor(target, "binary_cross_entropy", "target")
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction, "binary_cross_entropy")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    log_p = input.log().clamp(min=-100)
+    log_q = (1 - input).log().clamp(min=-100)
+    loss = -(target * log_p + (1 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@checked(
+    "binary_cross_entropy_with_logits(Tensor input, Tensor target, "
+    "Tensor? weight=None, bool? size_average=None, bool? reduce=None, "
+    'str reduction="mean", Tensor? pos_weight=None) -> Tensor'
+)
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Binary cross-entropy of ``sigmoid(input)``, computed stably from the logits;
+    ``pos_weight`` weighs the positive term (per class, broadcast over the last dim).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x, t = tc.tensor([0.0, 2.0]), tc.tensor([1.0, 0.0])
+    >>> round(tc.nn.functional.binary_cross_entropy_with_logits(x, t).item(), 4)
+    1.41
+    """
+    fn = "binary_cross_entropy_with_logits"
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_tensor(input, fn, "input")
+    _check_tensor(target, fn, "target")
+    _check_reduction(reduction, fn)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    # log(1 + exp(-|x|)) never overflows; softplus(-x) = max(-x, 0) + log1p(exp(-|x|)).
+    log1p_term = (-input.abs()).exp().log1p()
+    softplus_neg = (-input).clamp(min=0) + log1p_term  # -log(sigmoid(x))
+    if pos_weight is None:
+        loss = (1 - target) * input + softplus_neg
+    else:
+        lw = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + lw * softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@checked(
+    "kl_div(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
+    'str reduction="mean", bool log_target=False) -> Tensor'
+)
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``,
+    pointwise ``target * (log(target) - input)`` (0 where ``target`` is 0).
+    ``reduction="batchmean"`` divides the sum by the batch size (the mathematically correct
+    KL divergence; ``"mean"`` averages over every element, as PyTorch does).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> logq = tc.tensor([[0.25, 0.75]]).log()
+    >>> p = tc.tensor([[0.5, 0.5]])
+    >>> round(tc.nn.functional.kl_div(logq, p, reduction="batchmean").item(), 4)
+    0.1438
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_tensor(input, "kl_div", "input")
+    _check_tensor(target, "kl_div", "target")
+    if reduction not in (*_REDUCTIONS, "batchmean"):
+        raise ValueError(f"kl_div(): {reduction!r} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        safe = ops.where(target > 0, target, 1.0)
+        loss = ops.where(target > 0, target * (safe.log() - input), 0.0)
+    if reduction == "batchmean":
+        n = input.shape[0] if input.ndim else 1
+        return loss.sum() / n
+    return _reduce(loss, reduction)
+
+
+def _class_last(input: Tensor, target: Tensor, fn: str) -> tuple[Tensor, Tensor]:
+    """(N, C, d1, ...) logits and (N, d1, ...) targets as (M, C) and (M,)."""
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise ValueError(
+                f"{fn}(): a 1-D input (C,) takes a 0-D target, got target of size "
+                f"{list(target.shape)}"
+            )
+        return input.unsqueeze(0), target.reshape(1)
+    if input.ndim < 1 or target.ndim != input.ndim - 1:
+        raise ValueError(
+            f"{fn}(): expected input of shape (N, C, ...) and target of shape (N, ...), got "
+            f"input {list(input.shape)} and target {list(target.shape)}"
+        )
+    if input.shape[0] != target.shape[0] or input.shape[2:] != target.shape[1:]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0]}) ({fn}: input {list(input.shape)}, target "
+            f"{list(target.shape)})"
+        )
+    if input.ndim == 2:
+        return input, target
+    c = input.shape[1]
+    return input.movedim(1, -1).reshape(-1, c), target.reshape(-1)
+
+
+@checked(
+    "nll_loss(Tensor input, Tensor target, Tensor? weight=None, "
+    "bool? size_average=None, int ignore_index=-100, bool? reduce=None, "
+    'str reduction="mean") -> Tensor'
+)
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood of the log-probabilities ``input`` (N, C) or (N, C, d1, ...)
+    at the class indices ``target`` (N,) or (N, d1, ...).
+
+    ``weight`` (C,) weighs each class; targets equal to ``ignore_index`` contribute nothing,
+    and ``"mean"`` divides by the total weight of the targets that count, as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> logp = tc.tensor([[-0.5, -1.0], [-2.0, -0.25]])
+    >>> tc.nn.functional.nll_loss(logp, tc.tensor([0, 1])).item()
+    0.375
+    >>> tc.nn.functional.nll_loss(logp, tc.tensor([0, -100])).item()
+    0.5
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_tensor(input, "nll_loss", "input")
+    _check_tensor(target, "nll_loss", "target")
+    _check_reduction(reduction, "nll_loss")
+    if target.dtype is not dt.int64:
+        raise RuntimeError(
+            f"expected scalar type Long but found {torch_name(target.dtype)} (nll_loss: the "
+            "target holds class indices; for class probabilities use cross_entropy)"
+        )
+    shape = target.shape
+    x, t = _class_last(input, target, "nll_loss")
+    c = x.shape[1]
+    if weight is None and not bool((t == ignore_index).any()):
+        loss = ops.nll_loss(x, t, reduction)
+        return loss.reshape(shape) if reduction == "none" else loss
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {c} classes or no classes but "
+            f"got weight tensor of shape: {list(weight.shape)}"
+        )
+    keep = t != ignore_index
+    safe = ops.where(keep, t, 0)
+    bad = keep & ((safe < 0) | (safe >= c))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(t[bad][0].item())} is out of bounds.")
+    picked = x.gather(1, safe.unsqueeze(1)).squeeze(1)
+    w = keep.to(x.dtype) if weight is None else weight.index_select(0, safe) * keep
+    loss = -(picked * w)
+    if reduction == "none":
+        return loss.reshape(shape)
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+@checked(
+    "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
+    "bool? size_average=None, int ignore_index=-100, bool? reduce=None, "
+    'str reduction="mean", float label_smoothing=0.0) -> Tensor'
+)
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross-entropy of the logits ``input`` (N, C) or (N, C, d1, ...) against class indices
+    (integer ``target`` of shape (N,) or (N, d1, ...)) or class probabilities (floating
+    ``target`` of ``input``'s shape).
+
+    ``weight`` weighs classes, ``ignore_index`` skips targets (index targets only) and
+    ``label_smoothing`` mixes the target with the uniform distribution, all as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> logits = tc.tensor([[2.0, 0.0], [0.0, 2.0]])
+    >>> round(tc.nn.functional.cross_entropy(logits, tc.tensor([0, 1])).item(), 4)
+    0.1269
+    >>> round(tc.nn.functional.cross_entropy(logits, tc.tensor([[1.0, 0.0], [0.5, 0.5]])).item(), 4)
+    0.6269
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_tensor(input, "cross_entropy", "input")
+    _check_tensor(target, "cross_entropy", "target")
+    _check_reduction(reduction, "cross_entropy")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    logp = ops.log_softmax(input, class_dim)
+    c = input.shape[class_dim]
+    if target.is_floating_point():  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(
+                f"cross_entropy(): probability targets must have the input's shape "
+                f"{list(input.shape)}, got {list(target.shape)}"
+            )
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        term = logp * target
+        if weight is not None:
+            shape = [1] * input.ndim
+            shape[class_dim] = c
+            term = term * weight.reshape(shape)
+        return _reduce(-term.sum(class_dim), reduction)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    # The smoothing term: the mean over classes of -log p (weighted), over the same targets.
+    x, t = _class_last(logp, target, "cross_entropy")
+    keep = t != ignore_index
+    per = -(x * weight).sum(1) if weight is not None else -x.sum(1)
+    per = per * keep
+    if reduction == "none":
+        smooth = per.reshape(target.shape)
+    elif reduction == "sum":
+        smooth = per.sum()
+    else:
+        denom = (
+            weight.index_select(0, ops.where(keep, t, 0)) * keep
+            if weight is not None
+            else keep.to(x.dtype)
+        ).sum()
+        smooth = per.sum() / denom
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)

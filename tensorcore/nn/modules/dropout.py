@@ -1,0 +1,35 @@
+"""``Dropout`` (active in training mode only)."""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+__all__ = ["Dropout"]
+
+
+class Dropout(Module):
+    """Zero elements with probability ``p`` in training mode, scaling the rest by
+    ``1 / (1 - p)``; the identity in eval mode.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.nn.Dropout(0.5).eval()
+    >>> d(tc.ones(3))
+    tensor([1., 1., 1.])
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.dropout`."""
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"

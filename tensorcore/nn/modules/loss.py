@@ -1,0 +1,200 @@
+"""Loss modules: the functions of ``tensorcore.nn.functional`` with their options stored."""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .._losses import _legacy
+from .module import Module
+
+__all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "HuberLoss",
+    "KLDivLoss",
+    "L1Loss",
+    "MSELoss",
+    "NLLLoss",
+    "SmoothL1Loss",
+]
+
+
+class _Loss(Module):
+    def __init__(
+        self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean"
+    ) -> None:
+        super().__init__()
+        self.reduction = _legacy(size_average, reduce, reduction)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    """Mean squared error.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.MSELoss()(tc.tensor([1.0, 3.0]), tc.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.mse_loss`."""
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.l1_loss`."""
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Quadratic below ``beta``, linear above."""
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        beta: float = 1.0,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.smooth_l1_loss`."""
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Quadratic below ``delta``, linear (scaled by ``delta``) above."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.huber_loss`."""
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of log-probabilities (``reduction="batchmean"`` for the
+    mathematical definition)."""
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.kl_div`."""
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.binary_cross_entropy`."""
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of logits (a sigmoid inside, computed stably); ``pos_weight``
+    weighs positives per class."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.binary_cross_entropy_with_logits`."""
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of log-probabilities at class indices."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.nll_loss`."""
+        return F.nll_loss(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+        )
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy of logits against class indices or class probabilities.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> loss = tc.nn.CrossEntropyLoss()
+    >>> round(loss(tc.tensor([[2.0, 0.0]]), tc.tensor([0])).item(), 4)
+    0.1269
+    """
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.cross_entropy`."""
+        return F.cross_entropy(
+            input,
+            target,
+            self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )

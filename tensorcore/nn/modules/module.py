@@ -1,0 +1,745 @@
+"""``nn.Module``: the base class of layers and models, with PyTorch's registration rules.
+
+Assigning a :class:`~tensorcore.nn.Parameter`, a ``Module`` or (after
+:meth:`Module.register_buffer`) a tensor to an attribute registers it; ``parameters()``,
+``state_dict()``, ``to()`` and the rest walk what is registered.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ... import dtypes as dt
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...devices import device as _device
+from ..parameter import Parameter
+
+__all__ = ["Module", "RemovableHandle"]
+
+_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class RemovableHandle:
+    """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook (also usable
+    as a context manager)."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks: dict[int, Any], *extra: dict[int, Any]) -> None:
+        self.id = next(RemovableHandle._next_id)
+        self._dicts = (hooks, *extra)
+
+    def remove(self) -> None:
+        """Unregister the hook (a second call does nothing)."""
+        for d in self._dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+class Module:
+    """Base class of every layer and model.
+
+    Subclasses call ``super().__init__()`` first, assign parameters, buffers and submodules
+    as attributes, and define ``forward``; calling the module runs the forward pre-hooks,
+    ``forward`` and the forward hooks.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore import nn
+    >>> class Net(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nn.Linear(3, 2)
+    ...         self.register_buffer("steps", tc.zeros((), dtype=tc.int64))
+    ...     def forward(self, x):
+    ...         return self.fc(x).relu()
+    >>> net = Net()
+    >>> [name for name, _ in net.named_parameters()]
+    ['fc.weight', 'fc.bias']
+    >>> list(net.state_dict())
+    ['steps', 'fc.weight', 'fc.bias']
+    >>> net
+    Net(
+      (fc): Linear(in_features=3, out_features=2, bias=True)
+    )
+    >>> net(tc.ones(4, 3)).shape
+    tensorcore.Size([4, 2])
+    """
+
+    training: bool
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Tensor | None]
+    _non_persistent_buffers_set: set[str]
+    _modules: dict[str, Module | None]
+    _forward_hooks: dict[int, Callable[..., Any]]
+    _forward_hooks_with_kwargs: dict[int, bool]
+    _forward_hooks_always_called: dict[int, bool]
+    _forward_pre_hooks: dict[int, Callable[..., Any]]
+    _forward_pre_hooks_with_kwargs: dict[int, bool]
+
+    #: Subclasses set this to False when their ``forward`` is not the place to call.
+    call_super_init: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args or kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments: Module.__init__ "
+                "takes none (call super().__init__() without arguments)"
+            )
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        setattr_(self, "_forward_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks_always_called", {})
+        setattr_(self, "_forward_pre_hooks", OrderedDict())
+        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+
+    # ------------------------------------------------------------ forward
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation; every subclass defines it."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_hooks or self._forward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if self._forward_pre_hooks_with_kwargs.get(hid):
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {res}."
+                        )
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        try:
+            result = self.forward(*args, **kwargs)
+        except Exception:
+            for hid, hook in list(self._forward_hooks.items()):
+                if self._forward_hooks_always_called.get(hid):
+                    try:
+                        if self._forward_hooks_with_kwargs.get(hid):
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
+                    except Exception:  # noqa: BLE001 - the forward's error is the one to raise
+                        pass
+            raise
+        for hid, hook in list(self._forward_hooks.items()):
+            if self._forward_hooks_with_kwargs.get(hid):
+                res = hook(self, args, kwargs, result)
+            else:
+                res = hook(self, args, result)
+            if res is not None:
+                result = res
+        return result
+
+    def register_forward_pre_hook(
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Run ``hook(module, args)`` before ``forward``; a non-None result replaces the
+        positional arguments (``with_kwargs=True``: ``hook(module, args, kwargs)`` returning
+        ``(args, kwargs)``)."""
+        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
+        return handle
+
+    def register_forward_hook(
+        self,
+        hook: Callable[..., Any],
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
+        """Run ``hook(module, args, output)`` after ``forward``; a non-None result replaces
+        the output. ``always_call=True`` also runs it (with output None) when ``forward``
+        raises."""
+        handle = RemovableHandle(
+            self._forward_hooks,
+            self._forward_hooks_with_kwargs,
+            self._forward_hooks_always_called,
+        )
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
+        return handle
+
+    # ------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._buffers, self._modules)
+            self._non_persistent_buffers_set.discard(name)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as parameter '{name}' "
+                    "(tensorcore.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+            return
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._parameters, self._buffers)
+            self._non_persistent_buffers_set.discard(name)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as child module '{name}' "
+                    "(tensorcore.nn.Module or None expected)"
+                )
+            modules[name] = value
+            return
+        buffers = self.__dict__.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as buffer '{name}' "
+                    "(tensorcore.Tensor or None expected)"
+                )
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _remove_from(name: str, *dicts: dict[str, Any]) -> None:
+        for d in dicts:
+            d.pop(name, None)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails: registered members live in the dicts.
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            members = d.get(key)
+            if members is not None and name in members:
+                return members[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for members in (self._parameters, self._buffers, self._modules):
+            if name in members:
+                del members[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        keys = [*super().__dir__(), *self._parameters, *self._buffers, *self._modules]
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def _check_name(self, kind: str, name: Any, members: dict[str, Any]) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in members:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (a :class:`Parameter`, or None for an absent one) as ``name``."""
+        self._check_name("parameter", name, self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
+                "(tensorcore.nn.Parameter or None required)"
+            )
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                "be created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method."
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register ``tensor`` as the buffer ``name``: state that is not a parameter (running
+        statistics). Persistent buffers are part of ``state_dict()``."""
+        self._check_name("buffer", name, self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
+                "(tensorcore.Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as the child ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_type_name(module)} is not a Module subclass")
+        self._check_name("module", name, self._modules)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path ``target`` (``""`` is this module)."""
+        mod: Module = self
+        if target == "":
+            return mod
+        for item in target.split("."):
+            child = mod._modules.get(item) if isinstance(mod, Module) else None
+            if child is None:
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = child
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        p = mod._parameters.get(name)
+        if p is None:
+            raise AttributeError(f"{mod._get_name()} has no parameter `{name}`")
+        return p
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        b = mod._buffers.get(name)
+        if b is None:
+            raise AttributeError(f"{mod._get_name()} has no buffer `{name}`")
+        return b
+
+    # ------------------------------------------------------------ traversal
+    def named_modules(
+        self, memo: set[Module] | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """``(dotted name, module)`` for this module and every descendant, depth first."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from child.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` for the direct children."""
+        seen: set[Module] = set()
+        for name, child in self._modules.items():
+            if child is not None and child not in seen:
+                seen.add(child)
+                yield name, child
+
+    def children(self) -> Iterator[Module]:
+        """The direct children."""
+        for _, child in self.named_children():
+            yield child
+
+    def _named_members(
+        self, kind: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
+        seen: set[int] = set()
+        mods = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else iter([(prefix, self)])
+        )
+        for mod_prefix, mod in mods:
+            for name, value in getattr(mod, kind).items():
+                if value is None:
+                    continue
+                if remove_duplicate:
+                    if id(value) in seen:
+                        continue
+                    seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted name, parameter)`` pairs; a parameter shared by two modules once."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter (of the descendants too, unless ``recurse=False``)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """``(dotted name, buffer)`` pairs."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ------------------------------------------------------------ modes
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (``Dropout``, ``BatchNorm`` behave differently); returns self."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` of every parameter; returns self."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter (to None by default, else to zero)."""
+        for p in self.parameters():
+            g = p.grad
+            if g is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    # ------------------------------------------------------------ conversion
+    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
+        for child in self.children():
+            child._apply(fn)
+        with no_grad():
+            for p in self._parameters.values():
+                if p is None:
+                    continue
+                new = fn(p)
+                if new is not p:
+                    p.data = new
+                g = p.grad
+                if g is not None:
+                    new_g = fn(g)
+                    if new_g is not g:
+                        g.data = new_g
+            for key, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[key] = fn(b)
+        return self
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn`` on every descendant and then on this module (e.g. to initialise
+        weights); returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Move and/or cast parameters and buffers, in place: ``to(device)``, ``to(dtype)``,
+        ``to(device, dtype)``, ``to(tensor)`` or keywords ``device=``, ``dtype=``.
+
+        A dtype applies to floating (and complex) parameters and buffers only; integer
+        buffers keep theirs, as in PyTorch. Parameters stay the same objects."""
+        device, dtype = _parse_to(args, kwargs)
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                f"dtype={dtype}"
+            )
+
+        def convert(t: Tensor) -> Tensor:
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                d = dtype
+                if t.is_complex() and not dtype.is_complex:
+                    d = t.dtype
+                return t.to(device=device, dtype=d)
+            return t.to(device=device) if device is not None else t
+
+        return self._apply(convert)
+
+    def cpu(self) -> Module:
+        """Move every parameter and buffer to the CPU."""
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> Module:
+        """Move every parameter and buffer to a CUDA device."""
+        return self.to("cuda" if device is None else _cuda_device(device))
+
+    def type(self, dst_type: dt.dtype) -> Module:
+        """Cast every parameter and buffer to ``dst_type``."""
+        return self._apply(lambda t: t.to(dtype=dst_type))
+
+    def float(self) -> Module:
+        """Cast floating parameters and buffers to float32."""
+        return self._apply(_cast_floating(dt.float32))
+
+    def double(self) -> Module:
+        """Cast floating parameters and buffers to float64."""
+        return self._apply(_cast_floating(dt.float64))
+
+    def half(self) -> Module:
+        """Cast floating parameters and buffers to float16."""
+        return self._apply(_cast_floating(dt.float16))
+
+    def bfloat16(self) -> Module:
+        """Cast floating parameters and buffers to bfloat16."""
+        return self._apply(_cast_floating(dt.bfloat16))
+
+    # ------------------------------------------------------------ state
+    def _save_to_state_dict(
+        self, destination: dict[str, Any], prefix: str, keep_vars: bool
+    ) -> None:
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(
+        self,
+        *,
+        destination: dict[str, Any] | None = None,
+        prefix: str = "",
+        keep_vars: bool = False,
+    ) -> dict[str, Any]:
+        """Parameters and persistent buffers by dotted name, as tensors sharing their storage
+        (detached unless ``keep_vars``). ``tc.save(model.state_dict(), path)`` saves them."""
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
+        return destination
+
+    def _load_from_state_dict(
+        self,
+        state_dict: Mapping[str, Any],
+        prefix: str,
+        strict: bool,
+        missing: list[str],
+        unexpected: list[str],
+        errors: list[str],
+        assign: bool,
+    ) -> None:
+        persistent = {
+            k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
+        }
+        local = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items())}
+        for name, param in local.items():
+            if param is None:
+                continue
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(value)}"
+                )
+                continue
+            if value.shape != param.shape:
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                    f"checkpoint, the shape in current model is {param.shape}."
+                )
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter):
+                            new = (
+                                value
+                                if isinstance(value, Parameter)
+                                else Parameter(value, param.requires_grad)
+                            )
+                            self._parameters[name] = new
+                        else:
+                            self._buffers[name] = value
+                    else:
+                        param.copy_(value)
+            except Exception as exc:  # noqa: BLE001 - reported with the others, as PyTorch does
+                errors.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {param.shape} and whose dimensions in the checkpoint are "
+                    f"{value.shape}, an exception occurred : {exc.args}."
+                )
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    rest = key[len(prefix) :]
+                    head = rest.split(".", 1)[0]
+                    if head not in self._modules and rest not in local:
+                        unexpected.append(key)
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+    ) -> Any:
+        """Copy parameters and buffers from ``state_dict`` (as ``state_dict()`` names them).
+
+        ``strict=True`` raises ``RuntimeError`` listing missing and unexpected keys; otherwise
+        they are returned as ``(missing_keys, unexpected_keys)``. ``assign=True`` takes the
+        given tensors instead of copying into the existing ones."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(
+                f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
+            )
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+
+        def load(module: Module, prefix: str) -> None:
+            module._load_from_state_dict(
+                state_dict, prefix, True, missing, unexpected, errors, assign
+            )
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+
+        load(self, "")
+        if strict:
+            if unexpected:
+                keys = ", ".join(f'"{k}"' for k in unexpected)
+                errors.insert(0, f"Unexpected key(s) in state_dict: {keys}. ")
+            if missing:
+                keys = ", ".join(f'"{k}"' for k in missing)
+                errors.insert(0, f"Missing key(s) in state_dict: {keys}. ")
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {self._get_name()}:\n\t" + "\n\t".join(errors)
+            )
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------ repr
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in ``repr`` (layers show their
+        arguments)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for name, child in self._modules.items():
+            lines.append(f"({name}): " + _addindent(repr(child), 2))
+        main = self._get_name() + "("
+        if lines:
+            if len(lines) == 1 and not self._modules:
+                main += lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for key, default in (
+            ("_forward_hooks_with_kwargs", {}),
+            ("_forward_hooks_always_called", {}),
+            ("_forward_pre_hooks_with_kwargs", {}),
+            ("_non_persistent_buffers_set", set()),
+        ):
+            self.__dict__.setdefault(key, default)
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"tensorcore.{value.dtype.name.capitalize()}Tensor"
+    return type(value).__module__ + "." + type(value).__qualname__
+
+
+def _cast_floating(d: dt.dtype) -> Callable[[Tensor], Tensor]:
+    def cast(t: Tensor) -> Tensor:
+        return t.to(dtype=d) if t.is_floating_point() else t
+
+    return cast
+
+
+def _cuda_device(device: Any) -> Any:
+    return f"cuda:{device}" if isinstance(device, int) else device
+
+
+def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, dt.dtype | None]:
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, bool):  # non_blocking, positionally
+            continue
+        if isinstance(a, dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, (str, _device, int)):
+            device = a
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    return device, dtype

@@ -1,0 +1,220 @@
+"""Normalisation layers: ``BatchNorm1d/2d/3d``, ``LayerNorm``, ``GroupNorm``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import dtypes as dt
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...ops import functions as ops
+from .. import functional as F
+from ..parameter import Parameter
+from .linear import _factory
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+
+
+class _BatchNorm(Module):
+    _dims: tuple[int, ...] = ()
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        kw = _factory(device, dtype)
+        if affine:
+            self.weight = Parameter(ops.ones(num_features, **kw))
+            self.bias = Parameter(ops.zeros(num_features, **kw))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", ops.zeros(num_features, **kw))
+            self.register_buffer("running_var", ops.ones(num_features, **kw))
+            self.register_buffer(
+                "num_batches_tracked", ops.zeros((), dtype=dt.int64, device=kw["device"])
+            )
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, variance 1, no batches seen."""
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """Running statistics reset; weight 1, bias 0."""
+        self.reset_running_stats()
+        if self.affine:
+            with no_grad():
+                self.weight.fill_(1)
+                self.bias.zero_()
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim not in self._dims:
+            want = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {want} input (got {input.ndim}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Batch statistics in training mode (updating the running ones), running statistics
+        in eval mode (or always the batch's without ``track_running_stats``)."""
+        self._check_input_dim(input)
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        use_batch = self.training or self.running_mean is None
+        return F.batch_norm(
+            input,
+            self.running_mean if not self.training or self.track_running_stats else None,
+            self.running_var if not self.training or self.track_running_stats else None,
+            self.weight,
+            self.bias,
+            use_batch,
+            momentum,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+        )
+
+    def _load_from_state_dict(self, state_dict: Any, prefix: str, *args: Any) -> None:
+        # Checkpoints from before num_batches_tracked existed load with it at 0.
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and key not in state_dict:
+            state_dict = dict(state_dict)
+            state_dict[key] = ops.zeros((), dtype=dt.int64)
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) inputs.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> bn = tc.nn.BatchNorm1d(3)
+    >>> bn
+    BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    >>> [n for n, _ in bn.named_buffers()]
+    ['running_mean', 'running_var', 'num_batches_tracked']
+    """
+
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) inputs, per channel."""
+
+    _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) inputs, per channel."""
+
+    _dims = (5,)
+
+
+class LayerNorm(Module):
+    """Normalisation over the last dims (``normalized_shape``), with an elementwise affine
+    transform.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.LayerNorm(4)(tc.arange(8.0).reshape(2, 4)).sum().abs().item() < 1e-5
+    True
+    """
+
+    def __init__(
+        self,
+        normalized_shape: Any,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        shape = (
+            (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        )
+        self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine
+        kw = _factory(device, dtype)
+        if elementwise_affine:
+            self.weight = Parameter(ops.ones(shape, **kw))
+            if bias:
+                self.bias = Parameter(ops.zeros(shape, **kw))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.layer_norm`."""
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
+
+
+class GroupNorm(Module):
+    """Normalisation over groups of channels."""
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = (
+            num_groups,
+            num_channels,
+            eps,
+            affine,
+        )
+        kw = _factory(device, dtype)
+        if affine:
+            self.weight = Parameter(ops.ones(num_channels, **kw))
+            self.bias = Parameter(ops.zeros(num_channels, **kw))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.group_norm`."""
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"

@@ -1,0 +1,284 @@
+"""Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` (multi-layer, bidirectional, ``batch_first``),
+with PyTorch's parameter names, gate order and initialisation.
+
+Each layer computes the input projection of every time step in one matmul and then loops
+over time for the recurrent part (the only sequential work).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..._tensor import Tensor
+from ...ops import functions as ops
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .linear import _factory
+from .module import Module
+
+__all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+class RNNBase(Module):
+    """The shared machinery of :class:`RNN`, :class:`LSTM` and :class:`GRU`."""
+
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if not 0 <= dropout <= 1:
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of "
+                "an element being zeroed"
+            )
+        if hidden_size <= 0 or num_layers <= 0:
+            raise ValueError("hidden_size and num_layers must be positive integers")
+        if proj_size:
+            raise NotImplementedError(f"{type(self).__name__}(): proj_size is not supported")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        gate = _GATES[mode] * hidden_size
+        dirs = 2 if bidirectional else 1
+        kw = _factory(device, dtype)
+        self._flat_weights_names: list[str] = []
+        for layer in range(num_layers):
+            for d in range(dirs):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                in_size = input_size if layer == 0 else hidden_size * dirs
+                names = [f"weight_ih{sfx}", f"weight_hh{sfx}"]
+                setattr(self, names[0], Parameter(ops.empty((gate, in_size), **kw)))
+                setattr(self, names[1], Parameter(ops.empty((gate, hidden_size), **kw)))
+                if bias:
+                    names += [f"bias_ih{sfx}", f"bias_hh{sfx}"]
+                    setattr(self, names[2], Parameter(ops.empty(gate, **kw)))
+                    setattr(self, names[3], Parameter(ops.empty(gate, **kw)))
+                self._flat_weights_names.extend(names)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every weight and bias from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``."""
+        bound = 1.0 / math.sqrt(self.hidden_size)
+        for p in self.parameters():
+            init.uniform_(p, -bound, bound)
+
+    @property
+    def all_weights(self) -> list[list[Parameter]]:
+        """The parameters of each layer and direction, in PyTorch's order."""
+        per = 4 if self.bias else 2
+        flat = [getattr(self, n) for n in self._flat_weights_names]
+        return [flat[i : i + per] for i in range(0, len(flat), per)]
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+    # ------------------------------------------------------------ the recurrence
+    def _cell(
+        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None
+    ) -> tuple[Any, Tensor]:
+        """One time step: the new state and the output."""
+        raise NotImplementedError
+
+    def _run(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
+        unbatched = input.ndim == 2
+        if input.ndim not in (2, 3):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead"
+            )
+        if unbatched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{input.shape[-1]}"
+            )
+        seq, batch = input.shape[0], input.shape[1]
+        dirs = 2 if self.bidirectional else 1
+        states = self._initial_states(hx, batch, dirs, unbatched, input)
+        per = 4 if self.bias else 2
+        flat = [getattr(self, n) for n in self._flat_weights_names]
+        layer_in = input
+        finals: list[Any] = []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                k = layer * dirs + d
+                w_ih, w_hh, *b = flat[k * per : (k + 1) * per]
+                b_ih, b_hh = (b[0], b[1]) if b else (None, None)
+                proj = F.linear(layer_in, w_ih, b_ih)  # (L, N, gates * H), all steps at once
+                state = states[k]
+                steps = range(seq - 1, -1, -1) if d else range(seq)
+                ys: list[Tensor] = [None] * seq  # type: ignore[list-item]
+                for t in steps:
+                    state, ys[t] = self._cell(proj[t], state, w_hh, b_hh)
+                outs.append(ops.stack(ys, 0) if seq else proj[..., : self.hidden_size])
+                finals.append(state)
+            layer_in = outs[0] if dirs == 1 else ops.cat(outs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        output = layer_in
+        if unbatched:
+            output = output.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, self._final_states(finals, unbatched)
+
+    def _initial_states(
+        self, hx: Any, batch: int, dirs: int, unbatched: bool, like: Tensor
+    ) -> list[Any]:
+        n = self.num_layers * dirs
+        if hx is None:
+            zero = ops.zeros((batch, self.hidden_size), dtype=like.dtype, device=like.device)
+            return [self._zero_state(zero) for _ in range(n)]
+        return self._split_states(hx, n, batch, unbatched)
+
+    def _zero_state(self, zero: Tensor) -> Any:
+        return zero
+
+    def _split_states(self, hx: Any, n: int, batch: int, unbatched: bool) -> list[Any]:
+        h = hx.unsqueeze(1) if unbatched else hx
+        _check_hidden(h, (n, batch, self.hidden_size), "hidden")
+        return [h[i] for i in range(n)]
+
+    def _final_states(self, finals: list[Any], unbatched: bool) -> Any:
+        h = ops.stack(finals, 0)
+        return h.squeeze(1) if unbatched else h
+
+
+def _check_hidden(h: Tensor, want: tuple[int, ...], what: str) -> None:
+    if tuple(h.shape) != want:
+        raise RuntimeError(f"Expected {what} size {want}, got {list(h.shape)}")
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (``relu`` with
+    ``nonlinearity="relu"``). Returns ``(output, h_n)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> rnn = tc.nn.RNN(3, 5, num_layers=2)
+    >>> out, h = rnn(tc.ones(7, 2, 3))
+    >>> out.shape, h.shape
+    (tensorcore.Size([7, 2, 5]), tensorcore.Size([2, 2, 5]))
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, *args: Any, **kwargs: Any) -> None:
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        self.nonlinearity = nonlinearity
+        mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(mode, input_size, hidden_size, *args, **kwargs)
+
+    def _cell(
+        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None
+    ) -> tuple[Any, Tensor]:
+        pre = x_proj + F.linear(h, w_hh, b_hh)
+        h = pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
+        return h, h
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """``(output, h_n)`` for ``input`` (L, N, H_in) (or batch first, or unbatched)."""
+        return self._run(input, hx)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; gates in PyTorch's order (input, forget, cell, output).
+    Returns ``(output, (h_n, c_n))``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> lstm = tc.nn.LSTM(3, 4, batch_first=True)
+    >>> out, (h, c) = lstm(tc.ones(2, 6, 3))
+    >>> out.shape, h.shape, c.shape
+    (tensorcore.Size([2, 6, 4]), tensorcore.Size([1, 2, 4]), tensorcore.Size([1, 2, 4]))
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__("LSTM", input_size, hidden_size, *args, **kwargs)
+
+    def _zero_state(self, zero: Tensor) -> Any:
+        return (zero, zero)
+
+    def _split_states(self, hx: Any, n: int, batch: int, unbatched: bool) -> list[Any]:
+        h, c = hx
+        if unbatched:
+            h, c = h.unsqueeze(1), c.unsqueeze(1)
+        _check_hidden(h, (n, batch, self.hidden_size), "hidden[0]")
+        _check_hidden(c, (n, batch, self.hidden_size), "hidden[1]")
+        return [(h[i], c[i]) for i in range(n)]
+
+    def _final_states(self, finals: list[Any], unbatched: bool) -> Any:
+        h = ops.stack([s[0] for s in finals], 0)
+        c = ops.stack([s[1] for s in finals], 0)
+        return (h.squeeze(1), c.squeeze(1)) if unbatched else (h, c)
+
+    def _cell(
+        self, x_proj: Tensor, state: Any, w_hh: Tensor, b_hh: Tensor | None
+    ) -> tuple[Any, Tensor]:
+        h, c = state
+        gates = x_proj + F.linear(h, w_hh, b_hh)
+        i, f, g, o = gates.chunk(4, -1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        return (h, c), h
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+        """``(output, (h_n, c_n))``."""
+        return self._run(input, hx)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; gates in PyTorch's order (reset, update, new). Returns
+    ``(output, h_n)``."""
+
+    def __init__(self, input_size: int, hidden_size: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__("GRU", input_size, hidden_size, *args, **kwargs)
+
+    def _cell(
+        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None
+    ) -> tuple[Any, Tensor]:
+        hp = F.linear(h, w_hh, b_hh)
+        xr, xz, xn = x_proj.chunk(3, -1)
+        hr, hz, hn = hp.chunk(3, -1)
+        r = (xr + hr).sigmoid()
+        z = (xz + hz).sigmoid()
+        n = (xn + r * hn).tanh()
+        h = n + z * (h - n)
+        return h, h
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """``(output, h_n)``."""
+        return self._run(input, hx)

@@ -1,0 +1,123 @@
+"""``Embedding``: a lookup table of vectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...ops import functions as ops
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .linear import _factory
+from .module import Module
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """``num_embeddings`` vectors of size ``embedding_dim``, initialised from N(0, 1) (the
+    ``padding_idx`` row zero); ``sparse=True`` gives the weight a sparse COO gradient.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> emb = tc.nn.Embedding(10, 3, padding_idx=0)
+    >>> emb(tc.tensor([[1, 0]])).shape
+    tensorcore.Size([1, 2, 3])
+    >>> emb.weight[0].tolist()
+    [0.0, 0.0, 0.0]
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight: Tensor | None = None,
+        _freeze: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(
+                ops.empty((num_embeddings, embedding_dim), **_factory(device, dtype)),
+                requires_grad=not _freeze,
+            )
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError(
+                    "Shape of weight does not match num_embeddings and embedding_dim"
+                )
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        """N(0, 1), with the padding row zeroed."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.embedding`."""
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Tensor,
+        freeze: bool = True,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ) -> Embedding:
+        """An embedding over the 2-D ``embeddings`` (frozen by default)."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(
+            rows,
+            cols,
+            padding_idx,
+            max_norm,
+            norm_type,
+            scale_grad_by_freq,
+            sparse,
+            _weight=embeddings,
+            _freeze=freeze,
+        )
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.sparse:
+            s += ", sparse=True"
+        return s

@@ -1,0 +1,449 @@
+"""Layers and functional operations of ``tensorcore.nn`` against NumPy references, on every
+device; gradients by finite differences (``gradcheck``) in float64."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore import nn
+from tensorcore.testing import assert_close
+
+F = nn.functional
+F64 = tc.float64
+RNG = np.random.default_rng(7)
+
+
+def t(a: Any, device: str, grad: bool = False) -> tc.Tensor:
+    return tc.tensor(np.asarray(a), device=device, requires_grad=grad)
+
+
+def _np(x: tc.Tensor) -> Any:
+    return x.detach().cpu().numpy()
+
+
+def _sigmoid(x: Any) -> Any:
+    return 1 / (1 + np.exp(-x))
+
+
+def _softmax(x: Any, axis: int) -> Any:
+    e = np.exp(x - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+def _erf(x: Any) -> Any:
+    return np.vectorize(math.erf)(x)
+
+
+ACTIVATIONS = {
+    "relu": (F.relu, lambda x: np.maximum(x, 0)),
+    "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), lambda x: np.where(x > 0, x, 0.2 * x)),
+    "elu": (F.elu, lambda x: np.where(x > 0, x, np.expm1(x))),
+    "gelu": (F.gelu, lambda x: x * 0.5 * (1 + _erf(x / math.sqrt(2)))),
+    "gelu_tanh": (
+        lambda x: F.gelu(x, approximate="tanh"),
+        lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
+    ),
+    "silu": (F.silu, lambda x: x * _sigmoid(x)),
+    "softplus": (F.softplus, lambda x: np.log1p(np.exp(x))),
+    "logsigmoid": (F.logsigmoid, lambda x: np.log(_sigmoid(x))),
+    "mish": (F.mish, lambda x: x * np.tanh(np.log1p(np.exp(x)))),
+    "hardswish": (F.hardswish, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "softsign": (F.softsign, lambda x: x / (1 + np.abs(x))),
+    "relu6": (F.relu6, lambda x: np.clip(x, 0, 6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_values_and_gradients(device: str, name: str) -> None:
+    fn, ref = ACTIVATIONS[name]
+    x = RNG.uniform(-4, 4, size=(3, 5))
+    x[np.abs(x) < 0.05] += 0.1  # away from kinks
+    assert_close(fn(t(x, device)), ref(x))
+    assert tc.autograd.gradcheck(fn, (t(x, device, grad=True),))
+
+
+def test_activation_modules_match_functions(device: str) -> None:
+    x = t(RNG.normal(size=(2, 4)), device)
+    for mod, fn in [
+        (nn.ReLU(), F.relu),
+        (nn.GELU(), F.gelu),
+        (nn.SiLU(), F.silu),
+        (nn.Tanh(), F.tanh),
+        (nn.Sigmoid(), F.sigmoid),
+        (nn.ELU(0.5), lambda v: F.elu(v, 0.5)),
+        (nn.LeakyReLU(0.1), lambda v: F.leaky_relu(v, 0.1)),
+        (nn.Softmax(dim=1), lambda v: F.softmax(v, 1)),
+        (nn.LogSoftmax(dim=0), lambda v: F.log_softmax(v, 0)),
+    ]:
+        assert_close(mod(x), fn(x))
+    y = x.clone()
+    assert nn.ReLU(inplace=True)(y) is y and float(y.min()) >= 0
+
+
+# ------------------------------------------------------------------ losses
+def _ce_ref(z: Any, tgt: Any, w: Any, ignore: int, red: str, eps: float) -> Any:
+    logp = z - np.log(np.exp(z).sum(1, keepdims=True))
+    c = z.shape[1]
+    w = np.ones(c) if w is None else w
+    keep = tgt != ignore
+    safe = np.where(keep, tgt, 0)
+    wt = w[safe] * keep
+    nll = -logp[np.arange(len(tgt)), safe] * wt
+    smooth = -(logp * w).sum(1) * keep
+    loss = nll * (1 - eps) + smooth * eps / c
+    if red == "none":
+        return loss
+    if red == "sum":
+        return loss.sum()
+    return (nll.sum() * (1 - eps) + smooth.sum() * eps / c) / wt.sum()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {},
+        {"weight": True},
+        {"ignore_index": 1},
+        {"label_smoothing": 0.2},
+        {"weight": True, "ignore_index": 3, "label_smoothing": 0.1},
+    ],
+)
+def test_cross_entropy_options(device: str, reduction: str, opts: dict[str, Any]) -> None:
+    z = RNG.normal(size=(6, 4))
+    tgt = np.array([0, 3, 1, 1, 2, 3])
+    w = RNG.uniform(0.5, 2, size=4) if opts.get("weight") else None
+    ignore = opts.get("ignore_index", -100)
+    eps = opts.get("label_smoothing", 0.0)
+    got = F.cross_entropy(
+        t(z, device),
+        t(tgt, device),
+        None if w is None else t(w, device),
+        ignore_index=ignore,
+        reduction=reduction,
+        label_smoothing=eps,
+    )
+    assert_close(got, _ce_ref(z, tgt, w, ignore, reduction, eps))
+    mod = nn.CrossEntropyLoss(
+        None if w is None else t(w, device),
+        ignore_index=ignore,
+        reduction=reduction,
+        label_smoothing=eps,
+    )
+    assert_close(mod(t(z, device), t(tgt, device)), got)
+    zz = t(z, device, grad=True)
+    fn = lambda v: F.cross_entropy(  # noqa: E731
+        v,
+        t(tgt, device),
+        None if w is None else t(w, device),
+        ignore_index=ignore,
+        reduction=reduction,
+        label_smoothing=eps,
+    )
+    assert tc.autograd.gradcheck(fn, (zz,))
+
+
+def test_cross_entropy_probability_targets_and_spatial(device: str) -> None:
+    z = RNG.normal(size=(3, 4))
+    p = RNG.uniform(size=(3, 4))
+    p /= p.sum(1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(1, keepdims=True))
+    assert_close(F.cross_entropy(t(z, device), t(p, device)), -(logp * p).sum(1).mean())
+    z4 = RNG.normal(size=(2, 3, 4, 5))
+    tg = RNG.integers(0, 3, size=(2, 4, 5))
+    flat = z4.transpose(0, 2, 3, 1).reshape(-1, 3)
+    want = _ce_ref(flat, tg.reshape(-1), None, -100, "none", 0.0).reshape(2, 4, 5)
+    assert_close(F.cross_entropy(t(z4, device), t(tg, device), reduction="none"), want)
+    with pytest.raises(ValueError, match="batch_size"):
+        F.cross_entropy(t(z, device), t(np.array([0, 1]), device))
+
+
+def test_regression_and_binary_losses(device: str) -> None:
+    a, b = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    d = a - b
+    p = RNG.uniform(0.05, 0.95, size=(4, 3))
+    y = (RNG.uniform(size=(4, 3)) > 0.5).astype(float)
+    pw = np.array([1.0, 2.0, 0.5])
+    cases = [
+        (F.mse_loss(t(a, device), t(b, device)), (d**2).mean()),
+        (F.l1_loss(t(a, device), t(b, device), reduction="sum"), np.abs(d).sum()),
+        (
+            F.smooth_l1_loss(t(a, device), t(b, device), beta=0.5),
+            np.where(np.abs(d) < 0.5, d**2 / 1.0, np.abs(d) - 0.25).mean(),
+        ),
+        (
+            F.huber_loss(t(a, device), t(b, device), delta=0.7),
+            np.where(np.abs(d) <= 0.7, 0.5 * d**2, 0.7 * (np.abs(d) - 0.35)).mean(),
+        ),
+        (
+            F.binary_cross_entropy(t(p, device), t(y, device)),
+            -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean(),
+        ),
+        (
+            F.binary_cross_entropy_with_logits(
+                t(a, device), t(y, device), pos_weight=t(pw, device)
+            ),
+            -(pw * y * np.log(_sigmoid(a)) + (1 - y) * np.log(1 - _sigmoid(a))).mean(),
+        ),
+        (
+            F.kl_div(t(np.log(p), device), t(y * 0.5 + 0.25, device), reduction="batchmean"),
+            ((y * 0.5 + 0.25) * (np.log(y * 0.5 + 0.25) - np.log(p))).sum() / 4,
+        ),
+        (nn.MSELoss(reduction="none")(t(a, device), t(b, device)), d**2),
+        (
+            nn.BCEWithLogitsLoss()(t(a, device), t(y, device)),
+            -(y * np.log(_sigmoid(a)) + (1 - y) * np.log(1 - _sigmoid(a))).mean(),
+        ),
+    ]
+    for got, want in cases:
+        assert_close(got, want)
+    # Saturated probabilities give finite losses (logs clamped at -100), as PyTorch.
+    assert math.isfinite(
+        F.binary_cross_entropy(t([0.0, 1.0], device), t([1.0, 0.0], device)).item()
+    )
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        F.mse_loss(t(a, device), t(b, device), reduction="avg")
+    with pytest.raises(RuntimeError, match="does not match input size"):
+        F.mse_loss(t(a, device), t(b[:2], device))
+
+
+def test_legacy_size_average_and_reduce(device: str) -> None:
+    a, b = t(RNG.normal(size=4), device), t(RNG.normal(size=4), device)
+    assert_close(F.mse_loss(a, b, size_average=False), F.mse_loss(a, b, reduction="sum"))
+    assert_close(F.l1_loss(a, b, reduce=False), F.l1_loss(a, b, reduction="none"))
+
+
+# ------------------------------------------------------------------ layers
+def test_linear_matches_numpy_and_default_init(device: str) -> None:
+    lin = nn.Linear(5, 3, device=device)
+    bound = 1 / math.sqrt(5)
+    assert float(lin.weight.abs().max()) <= bound and float(lin.bias.abs().max()) <= bound
+    x = RNG.normal(size=(4, 5)).astype(np.float32)
+    assert_close(lin(t(x, device)), x @ _np(lin.weight).T + _np(lin.bias))
+    assert lin(t(x[0], device)).shape == (3,)
+    lin64 = nn.Linear(3, 2, device=device, dtype=F64)
+    assert tc.autograd.gradcheck(
+        lambda v: lin64(v).tanh(), (t(RNG.normal(size=(2, 3)), device, True),)
+    )
+
+
+def test_batch_norm_training_eval_and_running_stats(device: str) -> None:
+    bn = nn.BatchNorm2d(3, momentum=0.2, device=device, dtype=F64)
+    x = RNG.normal(2.0, 3.0, size=(4, 3, 5, 5))
+    y = bn(t(x, device))
+    mean = x.mean((0, 2, 3))
+    var = x.var((0, 2, 3))
+    want = (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5)
+    assert_close(y, want)
+    n = 4 * 25
+    assert_close(bn.running_mean, 0.2 * mean)
+    assert_close(bn.running_var, 0.8 + 0.2 * var * n / (n - 1))
+    assert bn.num_batches_tracked.item() == 1
+    bn.eval()
+    rm, rv = _np(bn.running_mean), _np(bn.running_var)
+    assert_close(
+        bn(t(x, device)), (x - rm[None, :, None, None]) / np.sqrt(rv[None, :, None, None] + 1e-5)
+    )
+    assert bn.num_batches_tracked.item() == 1
+    with pytest.raises(ValueError, match="expected 4D input"):
+        bn(t(x[0], device))
+    bn.train()
+    assert tc.autograd.gradcheck(lambda v: bn(v), (t(RNG.normal(size=(3, 3, 2, 2)), device, True),))
+
+
+def test_layer_and_group_norm(device: str) -> None:
+    x = RNG.normal(size=(2, 4, 3))
+    ln = nn.LayerNorm(3, device=device, dtype=F64)
+    mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    assert_close(ln(t(x, device)), (x - mu) / np.sqrt(var + 1e-5))
+    gn = nn.GroupNorm(2, 4, device=device, dtype=F64)
+    g = x.reshape(2, 2, -1)
+    want = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)
+    assert_close(gn(t(x, device)), want.reshape(x.shape))
+    for mod in (ln, gn):
+        assert tc.autograd.gradcheck(lambda v, m=mod: m(v), (t(x, device, True),))
+    with pytest.raises(RuntimeError, match="normalized_shape"):
+        ln(t(RNG.normal(size=(2, 4)), device))
+
+
+def test_dropout_train_and_eval(device: str) -> None:
+    tc.manual_seed(3)
+    d = nn.Dropout(0.3)
+    x = tc.ones(20000, device=device)
+    y = d(x)
+    kept = (y != 0).to(tc.float64).mean().item()
+    assert abs(kept - 0.7) < 0.02
+    assert_close(y[y != 0], tc.full(((y != 0).sum().item(),), 1 / 0.7, device=device))
+    assert d.eval()(x) is x
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.Dropout(1.5)
+
+
+def test_embedding_padding_row_gets_no_gradient(device: str) -> None:
+    emb = nn.Embedding(5, 3, padding_idx=1, device=device)
+    assert float(emb.weight[1].abs().sum()) == 0
+    idx = t(np.array([[0, 1], [1, 4]]), device)
+    out = emb(idx)
+    assert_close(out, _np(emb.weight)[np.array([[0, 1], [1, 4]])])
+    out.sum().backward()
+    g = _np(emb.weight.grad)
+    assert (g[1] == 0).all() and (g[0] == 1).all() and (g[4] == 1).all() and (g[2] == 0).all()
+    pre = nn.Embedding.from_pretrained(t(np.eye(3), device))
+    assert not pre.weight.requires_grad
+
+
+def _rnn_ref(mode: str, x: Any, params: list[Any], h0: Any, c0: Any) -> tuple[Any, Any, Any]:
+    w_ih, w_hh, b_ih, b_hh = params
+    h, c = h0, c0
+    outs = []
+    for xt in x:
+        gi, gh = xt @ w_ih.T + b_ih, h @ w_hh.T + b_hh
+        if mode == "LSTM":
+            i, f, g, o = np.split(gi + gh, 4, -1)
+            c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+            h = _sigmoid(o) * np.tanh(c)
+        elif mode == "GRU":
+            ir, iz, in_ = np.split(gi, 3, -1)
+            hr, hz, hn = np.split(gh, 3, -1)
+            r, z = _sigmoid(ir + hr), _sigmoid(iz + hz)
+            n = np.tanh(in_ + r * hn)
+            h = (1 - z) * n + z * h
+        else:
+            h = np.tanh(gi + gh)
+        outs.append(h)
+    return np.stack(outs), h, c
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+def test_recurrent_layers_match_step_reference(device: str, mode: str) -> None:
+    mod = getattr(nn, mode)(3, 4, device=device, dtype=F64)
+    x = RNG.normal(size=(5, 2, 3))
+    params = [_np(p) for p in mod.all_weights[0]]
+    h0 = np.zeros((2, 4))
+    out, h, c = _rnn_ref(mode, x, params, h0, h0)
+    res = mod(t(x, device))
+    assert_close(res[0], out)
+    hn = res[1][0] if mode == "LSTM" else res[1]
+    assert_close(hn, h[None])
+    if mode == "LSTM":
+        assert_close(res[1][1], c[None])
+    # batch_first and bidirectional, two layers: shapes, and the reverse direction's first
+    # output is the reference run over the reversed sequence.
+    bi = getattr(nn, mode)(
+        3, 4, num_layers=2, bidirectional=True, batch_first=True, device=device, dtype=F64
+    )
+    xb = RNG.normal(size=(2, 5, 3))
+    out_b = bi(t(xb, device))[0]
+    assert out_b.shape == (2, 5, 8)
+    single = getattr(nn, mode)(3, 4, bidirectional=True, device=device, dtype=F64)
+    rev = [_np(p) for p in single.all_weights[1]]
+    want_rev = _rnn_ref(mode, x[::-1], rev, h0, h0)[0][::-1]
+    assert_close(single(t(x, device))[0][..., 4:], want_rev)
+    small = getattr(nn, mode)(2, 2, device=device, dtype=F64)
+    assert tc.autograd.gradcheck(
+        lambda v: small(v)[0], (t(RNG.normal(size=(3, 1, 2)), device, True),)
+    )
+
+
+def test_multihead_attention_matches_reference(device: str) -> None:
+    mha = nn.MultiheadAttention(6, 2, device=device, dtype=F64)
+    q, k = RNG.normal(size=(4, 2, 6)), RNG.normal(size=(5, 2, 6))
+    mask = np.triu(np.ones((4, 5), bool), 1)
+    out, w = mha(t(q, device), t(k, device), t(k, device), attn_mask=t(mask, device))
+    wi, bi = _np(mha.in_proj_weight), _np(mha.in_proj_bias)
+    wo, bo = _np(mha.out_proj.weight), _np(mha.out_proj.bias)
+    qp, kp, vp = q @ wi[:6].T + bi[:6], k @ wi[6:12].T + bi[6:12], k @ wi[12:].T + bi[12:]
+    heads, weights = [], []
+    for hd in range(2):
+        sl = slice(hd * 3, hd * 3 + 3)
+        s = np.einsum("lnd,snd->nls", qp[..., sl], kp[..., sl]) / math.sqrt(3)
+        s = np.where(mask[None], -np.inf, s)
+        a = _softmax(s, -1)
+        weights.append(a)
+        heads.append(np.einsum("nls,snd->lnd", a, vp[..., sl]))
+    want = np.concatenate(heads, -1) @ wo.T + bo
+    assert_close(out, want)
+    assert_close(w, np.mean(weights, 0))
+    with pytest.raises(RuntimeError, match="Need attn_mask"):
+        mha(t(q, device), t(k, device), t(k, device), is_causal=True)
+
+
+def test_scaled_dot_product_attention(device: str) -> None:
+    q, k, v = (RNG.normal(size=(2, 3, 4)) for _ in range(3))
+    s = q @ k.transpose(0, 2, 1) / 2.0
+    causal = np.triu(np.ones((3, 3), bool), 1)
+    want = _softmax(np.where(causal, -np.inf, s), -1) @ v
+    got = F.scaled_dot_product_attention(t(q, device), t(k, device), t(v, device), is_causal=True)
+    assert_close(got, want)
+
+
+# ------------------------------------------------------------------ shapes and resizing
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_matches_numpy(device: str, mode: str) -> None:
+    x = RNG.normal(size=(2, 3, 4, 5))
+    np_mode = {
+        "constant": "constant",
+        "reflect": "reflect",
+        "replicate": "edge",
+        "circular": "wrap",
+    }[mode]
+    got = F.pad(t(x, device), (1, 2, 2, 1), mode=mode)
+    assert_close(got, np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 2)], mode=np_mode))
+    assert tc.autograd.gradcheck(lambda v: F.pad(v, (1, 2), mode=mode), (t(x[0, 0], device, True),))
+
+
+def test_interpolate_nearest_and_bilinear(device: str) -> None:
+    x = RNG.normal(size=(1, 2, 3, 4))
+    got = F.interpolate(t(x, device), size=(6, 6))
+    rows, cols = (
+        np.floor(np.arange(6) * 3 / 6).astype(int),
+        np.floor(np.arange(6) * 4 / 6).astype(int),
+    )
+    assert_close(got, x[:, :, rows][:, :, :, cols])
+    got = F.interpolate(t(x, device), size=(5, 7), mode="bilinear", align_corners=True)
+    ry, rx = np.linspace(0, 2, 5), np.linspace(0, 3, 7)
+    want = np.zeros((1, 2, 5, 7))
+    for i, yy in enumerate(ry):
+        for j, xx in enumerate(rx):
+            y0, x0 = min(int(yy), 1), min(int(xx), 2)
+            fy, fx = yy - y0, xx - x0
+            want[..., i, j] = (
+                x[..., y0, x0] * (1 - fy) * (1 - fx)
+                + x[..., y0, x0 + 1] * (1 - fy) * fx
+                + x[..., y0 + 1, x0] * fy * (1 - fx)
+                + x[..., y0 + 1, x0 + 1] * fy * fx
+            )
+    assert_close(got, want)
+    assert tc.autograd.gradcheck(
+        lambda v: F.interpolate(v, scale_factor=1.5, mode="bilinear"), (t(x, device, True),)
+    )
+
+
+def test_one_hot_normalize_and_errors(device: str) -> None:
+    idx = t(np.array([2, 0, 1]), device)
+    assert F.one_hot(idx).tolist() == np.eye(3, dtype=int)[[2, 0, 1]].tolist()
+    assert F.one_hot(idx, 5).shape == (3, 5)
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):
+        F.one_hot(idx, 2)
+    x = RNG.normal(size=(3, 4))
+    assert_close(F.normalize(t(x, device)), x / np.linalg.norm(x, axis=1, keepdims=True))
+
+
+def test_conv_and_pool_layers(device: str) -> None:
+    conv = nn.Conv2d(2, 4, 3, padding="same", device=device, dtype=F64)
+    x = t(RNG.normal(size=(1, 2, 5, 6)), device)
+    assert conv(x).shape == (1, 4, 5, 6)
+    assert_close(conv(x), F.conv2d(x, conv.weight, conv.bias, padding=1))
+    assert nn.MaxPool2d(2)(x).shape == (1, 2, 2, 3)
+    assert nn.AvgPool2d(2, stride=1)(x).shape == (1, 2, 4, 5)
+    assert_close(nn.AdaptiveAvgPool2d(1)(x), x.mean((2, 3), keepdim=True))
+    up = nn.ConvTranspose2d(2, 3, 2, stride=2, device=device, dtype=F64)
+    assert up(x).shape == (1, 3, 10, 12)
+    assert up(x[0]).shape == (3, 10, 12)  # unbatched
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        nn.Conv2d(3, 4, 3, groups=2)

@@ -1,0 +1,315 @@
+"""``nn.Module`` semantics as PyTorch defines them: registration, traversal, modes, state
+dicts, hooks, conversion, containers, repr, copying."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from collections import OrderedDict
+from typing import Any
+
+import pytest
+
+import tensorcore as tc
+from tensorcore import nn
+from tensorcore.testing import assert_close
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.act = nn.ReLU()
+        self.fc2 = nn.Linear(4, 2, bias=False)
+        self.scale = nn.Parameter(tc.ones(()))
+        self.register_buffer("steps", tc.zeros((), dtype=tc.int64))
+        self.register_buffer("cache", tc.zeros(2), persistent=False)
+
+    def forward(self, x: tc.Tensor) -> tc.Tensor:
+        return self.fc2(self.act(self.fc1(x))) * self.scale
+
+
+def test_registration_by_assignment_and_traversal_order() -> None:
+    net = Net()
+    assert [n for n, _ in net.named_parameters()] == [
+        "scale",
+        "fc1.weight",
+        "fc1.bias",
+        "fc2.weight",
+    ]
+    assert [n for n, _ in net.named_buffers()] == ["steps", "cache"]
+    assert [n for n, _ in net.named_children()] == ["fc1", "act", "fc2"]
+    assert [n for n, _ in net.named_modules()] == ["", "fc1", "act", "fc2"]
+    assert net.fc2.bias is None and "bias" in net.fc2._parameters
+    assert len(list(net.parameters(recurse=False))) == 1
+    assert net.get_submodule("fc1") is net.fc1
+    assert net.get_parameter("fc1.weight") is net.fc1.weight
+
+
+def test_shared_parameters_are_listed_once() -> None:
+    lin = nn.Linear(2, 2)
+    seq = nn.Sequential(lin, nn.ReLU(), lin)
+    assert len(list(seq.parameters())) == 2
+    assert len(list(seq.named_modules())) == 3
+    names = [n for n, _ in seq.named_parameters(remove_duplicate=False)]
+    assert names == ["0.weight", "0.bias", "2.weight", "2.bias"]
+
+
+def test_assignment_rules_and_errors() -> None:
+    net = Net()
+    with pytest.raises(TypeError, match=r"cannot assign .* as parameter 'scale'"):
+        net.scale = tc.ones(())
+    net.scale = None
+    assert net.scale is None and "scale" in net._parameters
+    with pytest.raises(TypeError, match="as child module 'fc1'"):
+        net.fc1 = tc.ones(2)
+    with pytest.raises(TypeError, match="as buffer 'steps'"):
+        net.steps = 3
+    net.steps = tc.ones((), dtype=tc.int64)
+    assert net.steps.item() == 1
+    with pytest.raises(AttributeError, match="'Net' object has no attribute 'nope'"):
+        _ = net.nope
+    with pytest.raises(KeyError, match="attribute 'fc1' already exists"):
+        net.register_buffer("fc1", tc.ones(1))
+    with pytest.raises(KeyError, match="contain"):
+        net.register_parameter("a.b", None)
+    del net.fc1
+    assert "fc1" not in dict(net.named_children())
+
+    class Early(nn.Module):
+        def __init__(self) -> None:
+            self.w = nn.Parameter(tc.ones(1))
+
+    with pytest.raises(AttributeError, match=r"before Module\.__init__"):
+        Early()
+    with pytest.raises(ValueError, match="non-leaf"):
+        nn.Module().register_parameter("w", _nonleaf_parameter())
+
+
+def _nonleaf_parameter() -> Any:
+    p = nn.Parameter(tc.ones(1))
+    p._grad_fn = (tc.ones(1, requires_grad=True) * 2).grad_fn
+    return p
+
+
+def test_forward_is_required() -> None:
+    with pytest.raises(NotImplementedError, match='missing the required "forward"'):
+        nn.Module()(tc.ones(1))
+
+
+def test_train_eval_and_requires_grad() -> None:
+    net = Net()
+    assert net.training and net.fc1.training
+    assert net.eval() is net
+    assert not net.training and not net.fc1.training
+    net.train()
+    assert net.fc2.training
+    net.requires_grad_(False)
+    assert not any(p.requires_grad for p in net.parameters())
+    with pytest.raises(ValueError, match="boolean"):
+        net.train("yes")  # type: ignore[arg-type]
+
+
+def test_zero_grad_to_none_and_to_zero() -> None:
+    net = Net()
+    net(tc.ones(5, 3)).sum().backward()
+    assert all(p.grad is not None for p in net.parameters())
+    net.zero_grad(set_to_none=False)
+    assert all(float(p.grad.abs().sum()) == 0 for p in net.parameters())
+    net.zero_grad()
+    assert all(p.grad is None for p in net.parameters())
+
+
+def test_state_dict_keys_values_and_round_trip(tmp_path: Any) -> None:
+    net = Net()
+    sd = net.state_dict()
+    assert list(sd) == ["scale", "steps", "fc1.weight", "fc1.bias", "fc2.weight"]
+    assert not sd["fc1.weight"].requires_grad
+    assert sd["fc1.weight"].data_ptr() == net.fc1.weight.data_ptr()  # shares storage
+    assert net.state_dict(keep_vars=True)["fc1.weight"] is net.fc1.weight
+    path = tmp_path / "net.safetensors"
+    tc.save(sd, path)
+    fresh = Net()
+    res = fresh.load_state_dict(tc.load(path))
+    assert res.missing_keys == [] and res.unexpected_keys == []
+    x = tc.randn(4, 3)
+    assert_close(fresh(x), net(x))
+
+
+def test_load_state_dict_errors_and_non_strict() -> None:
+    net = Net()
+    sd = dict(net.state_dict())
+    sd.pop("fc1.bias")
+    sd["extra"] = tc.ones(1)
+    with pytest.raises(RuntimeError) as err:
+        Net().load_state_dict(sd)
+    msg = str(err.value)
+    assert "Error(s) in loading state_dict for Net" in msg
+    assert 'Missing key(s) in state_dict: "fc1.bias"' in msg
+    assert 'Unexpected key(s) in state_dict: "extra"' in msg
+    res = Net().load_state_dict(sd, strict=False)
+    assert res.missing_keys == ["fc1.bias"] and res.unexpected_keys == ["extra"]
+    bad = dict(net.state_dict())
+    bad["fc1.weight"] = tc.ones(5, 5)
+    with pytest.raises(RuntimeError, match=r"size mismatch for fc1\.weight"):
+        Net().load_state_dict(bad)
+
+
+def test_load_state_dict_assign_takes_the_tensors() -> None:
+    net = Net()
+    sd = {k: v.clone() for k, v in Net().state_dict().items()}
+    net.load_state_dict(sd, assign=True)
+    assert net.fc1.weight.data_ptr() == sd["fc1.weight"].data_ptr()
+    assert isinstance(net.fc1.weight, nn.Parameter) and net.fc1.weight.requires_grad
+
+
+def test_forward_hooks_and_pre_hooks() -> None:
+    lin = nn.Linear(2, 2)
+    calls: list[str] = []
+
+    def pre(mod: nn.Module, args: tuple[Any, ...]) -> Any:
+        calls.append("pre")
+        return (args[0] * 0,)
+
+    def post(mod: nn.Module, args: tuple[Any, ...], out: tc.Tensor) -> Any:
+        calls.append("post")
+        return out + 1
+
+    h1 = lin.register_forward_pre_hook(pre)
+    h2 = lin.register_forward_hook(post)
+    y = lin(tc.ones(1, 2))
+    assert calls == ["pre", "post"]
+    assert_close(y, lin.bias.detach().reshape(1, 2) + 1)
+    h1.remove()
+    h2.remove()
+    assert_close(lin(tc.zeros(1, 2)), lin.bias.detach().reshape(1, 2))
+
+    seen: dict[str, Any] = {}
+    lin.register_forward_pre_hook(lambda m, a, k: (a, {**k}), with_kwargs=True)
+    lin.register_forward_hook(lambda m, a, k, o: seen.update(out=o), with_kwargs=True)
+    lin.register_forward_hook(lambda m, a, o: calls.append("first"), prepend=True)
+    out = lin(tc.ones(1, 2))
+    assert seen["out"] is out and calls[-1] == "first"
+
+
+def test_forward_hook_always_call_runs_on_error() -> None:
+    class Boom(nn.Module):
+        def forward(self, x: Any) -> Any:
+            raise ValueError("boom")
+
+    seen: list[Any] = []
+    m = Boom()
+    m.register_forward_hook(lambda mod, a, out: seen.append(out), always_call=True)
+    with pytest.raises(ValueError, match="boom"):
+        m(1)
+    assert seen == [None]
+
+
+def test_to_keeps_parameter_identity_and_casts_floating_only() -> None:
+    net = Net()
+    w = net.fc1.weight
+    net(tc.ones(2, 3)).sum().backward()
+    assert net.to(tc.float64) is net
+    assert net.fc1.weight is w and w.dtype is tc.float64 and w.grad.dtype is tc.float64
+    assert net.steps.dtype is tc.int64
+    net.float()
+    assert w.dtype is tc.float32
+    with pytest.raises(TypeError, match="floating point or complex"):
+        net.to(tc.int32)
+    net.to("cpu", tc.float64)
+    assert net.scale.dtype is tc.float64
+
+
+def test_apply_visits_children_first() -> None:
+    order: list[str] = []
+    Net().apply(lambda m: order.append(type(m).__name__))
+    assert order == ["Linear", "ReLU", "Linear", "Net"]
+
+
+def test_repr_matches_pytorch_layout() -> None:
+    net = nn.Sequential(
+        OrderedDict(
+            [("conv", nn.Conv2d(1, 2, 3)), ("body", nn.Sequential(nn.ReLU(), nn.Dropout(0.2)))]
+        )
+    )
+    assert repr(net) == (
+        "Sequential(\n"
+        "  (conv): Conv2d(1, 2, kernel_size=(3, 3), stride=(1, 1))\n"
+        "  (body): Sequential(\n"
+        "    (0): ReLU()\n"
+        "    (1): Dropout(p=0.2, inplace=False)\n"
+        "  )\n"
+        ")"
+    )
+    assert repr(nn.ModuleList()) == "ModuleList()"
+
+
+def test_sequential_api() -> None:
+    a, b, c = nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)
+    seq = nn.Sequential(a, b)
+    seq.append(c)
+    assert len(seq) == 3 and seq[-1] is c and list(seq) == [a, b, c]
+    assert isinstance(seq[1:], nn.Sequential) and list(seq[1:]) == [b, c]
+    del seq[0]
+    assert list(seq) == [b, c] and [n for n, _ in seq.named_children()] == ["0", "1"]
+    seq.insert(0, a)
+    assert seq[0] is a
+    assert seq(tc.ones(4, 2)).shape == (4, 1)
+    assert len(seq + nn.Sequential(nn.Identity())) == 4
+    assert seq.pop(1) is b and len(seq) == 2
+    with pytest.raises(IndexError):
+        seq[5]
+
+
+def test_module_list_dict_parameter_containers() -> None:
+    ml = nn.ModuleList([nn.Linear(1, 1) for _ in range(3)])
+    ml += [nn.ReLU()]
+    assert len(ml) == 4 and len(list(ml.parameters())) == 6
+    ml.insert(1, nn.Identity())
+    assert isinstance(ml[1], nn.Identity) and isinstance(ml[-1], nn.ReLU)
+    md = nn.ModuleDict({"a": nn.Linear(1, 2)})
+    md["b"] = nn.ReLU()
+    assert list(md.keys()) == ["a", "b"] and "a" in md and len(md) == 2
+    assert [n for n, _ in md.named_parameters()] == ["a.weight", "a.bias"]
+    pl = nn.ParameterList([tc.zeros(2), nn.Parameter(tc.ones(1))])
+    assert all(isinstance(p, nn.Parameter) for p in pl) and len(list(pl.parameters())) == 2
+    pd = nn.ParameterDict({"s": tc.ones(3)})
+    pd["t"] = tc.zeros(1)
+    assert [n for n, _ in pd.named_parameters()] == ["s", "t"] and "t" in pd
+
+
+def test_deepcopy_and_pickle_keep_parameters() -> None:
+    net = Net()
+    net(tc.ones(2, 3)).sum().backward()
+    for clone in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        assert isinstance(clone.fc1.weight, nn.Parameter)
+        assert clone.fc1.weight.data_ptr() != net.fc1.weight.data_ptr()
+        assert_close(clone.fc1.weight, net.fc1.weight)
+        x = tc.randn(3, 3)
+        assert_close(clone(x), net(x))
+    assert copy.deepcopy(net).fc1.weight.grad is not None
+
+
+def test_parameter_basics() -> None:
+    p = nn.Parameter(tc.arange(3.0))
+    assert p.requires_grad and p.is_leaf and isinstance(p, tc.Tensor)
+    assert repr(p).startswith("Parameter containing:\ntensor([0., 1., 2.], requires_grad=True)")
+    q = nn.Parameter(tc.ones(2), requires_grad=False)
+    assert not q.requires_grad
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        nn.Parameter([1.0])  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="floating point"):
+        nn.Parameter(tc.ones(2, dtype=tc.int64))
+    assert nn.Parameter(tc.ones(2, dtype=tc.int64), requires_grad=False).dtype is tc.int64
+
+
+def test_tensor_data_shares_storage_and_reassigns() -> None:
+    w = tc.ones(3, requires_grad=True)
+    d = w.data
+    assert not d.requires_grad and d.data_ptr() == w.data_ptr()
+    d.mul_(2)
+    assert w.tolist() == [2.0, 2.0, 2.0] and w.grad_fn is None
+    w.data = tc.zeros(2, dtype=tc.float64)
+    assert w.shape == (2,) and w.dtype is tc.float64 and w.requires_grad
+    with pytest.raises(TypeError, match="must be assigned a Tensor"):
+        w.data = [1.0]  # type: ignore[assignment]
