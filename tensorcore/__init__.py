@@ -15,7 +15,7 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any
 
-from . import autograd, backends, dtypes, linalg, nn, return_types, serialization
+from . import autograd, backends, dtypes, linalg, return_types, serialization
 from ._format import get_printoptions, set_printoptions
 from ._pickling import install as _install_pickling
 from ._storage import Storage
@@ -128,6 +128,7 @@ __all__ = sorted(
         "manual_seed",
         "nn",
         "no_grad",
+        "optim",
         "promote_types",
         "result_type",
         "return_types",
@@ -144,10 +145,16 @@ __all__ = sorted(
         "preserve_format",
         "tensor",
         "uint8",
+        "utils",
     }
     | set(_api.FUNCTIONS)
     | set(dtypes.aliases)
 )
+
+
+#: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
+#: for programs that only compute with tensors.
+_LAZY_SUBPACKAGES = frozenset({"nn", "optim", "utils"})
 
 
 def __getattr__(name: str) -> Any:
@@ -158,6 +165,12 @@ def __getattr__(name: str) -> Any:
 
     if name.startswith("__"):
         raise AttributeError(name)
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
     manager.load()
     lay = get_layout(name)
     if lay is not None:

@@ -29,7 +29,8 @@ PYTORCH = {
     "uniform_": "fc", "normal_": "fc", "random_": "bif", "randperm": "if", "erf": "bif",
     "convolution": "if", "convolution_backward_input": "f", "convolution_backward_weight": "f",
     "max_pool2d_with_indices": "if", "max_pool2d_with_indices_backward": "f",
-    "avg_pool2d": "if", "avg_pool2d_backward": "if",
+    "avg_pool2d": "if", "avg_pool2d_backward": "if", "_fused_sgd_": "f", "_fused_adam_": "f",
+    "multinomial": "f",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")

@@ -30,6 +30,7 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
     ("reduction", "Reductions, scans and sorting"),
     ("linalg", "Linear algebra"),
     ("nn", "Neural-network layers"),
+    ("optim", "Fused optimizer steps"),
     ("shape", "Shape operators"),
     ("indexing", "Indexing"),
     ("view", "Views"),

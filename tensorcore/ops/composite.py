@@ -299,6 +299,47 @@ def randn(
 
 
 @_composite
+def multinomial(
+    self: Tensor, num_samples: int, replacement: bool = False, generator: Any = None
+) -> Tensor:
+    if self.ndim not in (1, 2):
+        raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {self.ndim}-dim input")
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {self._dtype.name}"
+        )
+    n = self._shape[-1]
+    if num_samples <= 0:
+        raise RuntimeError(f"cannot sample n_sample <= 0 samples (got {num_samples})")
+    if not replacement and num_samples > n:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    w = self.unsqueeze(0) if self.ndim == 1 else self
+    w = w.to(dt.float64)
+    if bool((w < 0).any()) or not bool(w.isfinite().all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    total = w.sum(-1, keepdim=True)
+    if bool((total <= 0).any()):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rows = w._shape[0]
+    u = ops.rand((rows, num_samples), generator=generator, dtype=dt.float64, device=self._device)
+    if replacement:
+        # Inverse CDF: the number of cumulative weights below u * total.
+        cdf = w.cumsum(-1)
+        target = u * total
+        idx = (cdf.unsqueeze(1) <= target.unsqueeze(2)).sum(-1).clamp(max=n - 1)
+    else:
+        # Exponential races: the num_samples smallest -log(u) / w, in order, are a sample
+        # without replacement proportional to w (zero weights never win).
+        e = ops.rand((rows, n), generator=generator, dtype=dt.float64, device=self._device)
+        keys = ops.where(w > 0, -e.clamp(min=1e-300).log() / w, float("inf"))
+        idx = keys.topk(num_samples, -1, largest=False, sorted=True)[1]
+    idx = idx.to(dt.int64)
+    return idx.squeeze(0) if self.ndim == 1 else idx
+
+
+@_composite
 def randint(
     low: int,
     high_or_size: Any,

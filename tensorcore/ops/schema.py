@@ -37,6 +37,7 @@ TAGS = frozenset(
         "conversion",
         "random",
         "nn",  # neural-network layers: convolution, pooling
+        "optim",  # fused optimizer steps (mutate their tensor-list arguments)
     }
 )
 #: How the core prepares a call before the kernel runs; see ``ops/frontends.py``.
@@ -764,6 +765,29 @@ _op(
     method=False,
     dtypes="if",
 )
+# Fused optimizer steps: one call updates every parameter of a group (PyTorch's
+# _fused_sgd_/_fused_adam_), for backends that can do it without an operator per formula step.
+_FUSED = "optim nondifferentiable"
+_op(
+    "_fused_sgd_(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, int[] first_step, "
+    "*, float lr, float momentum, float dampening, float weight_decay, bool nesterov, "
+    "bool maximize) -> ()",
+    _FUSED,
+    "One SGD step of ``params`` in place (``optim.SGD``'s rule); ``momentum_buffers`` (empty "
+    "without momentum) are updated, or set to the gradient where ``first_step`` is 1.",
+    method=False,
+    dtypes="f",
+)
+_op(
+    "_fused_adam_(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, "
+    "Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, "
+    "float eps, float weight_decay, bool amsgrad, bool maximize, bool decoupled) -> ()",
+    _FUSED,
+    "One Adam step of ``params`` in place (``optim.Adam``'s rule; ``decoupled``: AdamW's "
+    "weight decay), updating the moments and the step counts.",
+    method=False,
+    dtypes="f",
+)
 _op(
     "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> "
     "(Tensor values, Tensor indices)",
@@ -1308,8 +1332,23 @@ for _sig, _tags, _doc in [
         "factory random nondifferentiable",
         "Normal random numbers with the given mean and std (scalars or tensors).",
     ),
+    (
+        "multinomial(Tensor self, int num_samples, bool replacement=False, *, "
+        "Generator? generator=None) -> Tensor",
+        "random nondifferentiable",
+        "Indices drawn from the categories of each row of ``self`` (non-negative weights, 1-D "
+        "or 2-D), with probabilities proportional to the weights; without ``replacement`` each "
+        "index appears at most once per row.",
+    ),
 ]:
-    _op(_sig, _tags + " " + _C, _doc, method="factory" not in _tags, function=True)
+    _op(
+        _sig,
+        _tags + " " + _C,
+        _doc,
+        method="factory" not in _tags,
+        function=True,
+        dtypes="f" if _sig.startswith("multinomial") else "bifc",
+    )
 _LIKE = (
     "with the shape (and by default dtype and device) of ``self``, in its memory order "
     "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."

@@ -728,6 +728,64 @@ def _avg_pool2d_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_fused_sgd_")
+def _fused_sgd(m: _Maker) -> list[Sample]:
+    def opts(**kw: Any) -> dict[str, Any]:
+        base = {"lr": 0.1, "momentum": 0.9, "dampening": 0.0, "weight_decay": 0.01,
+                "nesterov": False, "maximize": False}  # fmt: skip
+        return {**base, **kw}
+
+    p, g, b = [m.uniform(2, 3), m.uniform(4)], [m.uniform(2, 3), m.uniform(4)], None
+    b = [m.uniform(2, 3), m.uniform(4)]
+    return [
+        S((p, g, b, (0, 1)), opts(), desc="momentum, first step of the second"),
+        S(
+            ([m.uniform(3)], [m.uniform(3)], [m.uniform(3)], (0,)),
+            opts(nesterov=True),
+            desc="nesterov",
+        ),
+        S(
+            ([m.uniform(3)], [m.uniform(3)], [], (0,)),
+            opts(momentum=0.0, maximize=True),
+            desc="plain, maximize",
+        ),
+    ]
+
+
+@_samples("_fused_adam_")
+def _fused_adam(m: _Maker) -> list[Sample]:
+    def opts(**kw: Any) -> dict[str, Any]:
+        base = {"lr": 0.01, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0,
+                "amsgrad": False, "maximize": False, "decoupled": False}  # fmt: skip
+        return {**base, **kw}
+
+    def steps(n: int) -> list[tc.Tensor]:
+        return [tc.zeros((), dtype=tc.float32) for _ in range(n)]
+
+    def pos(*shape: int) -> tc.Tensor:
+        return m.positive(*shape, lo=0.1, hi=1.0)
+
+    p = [m.uniform(2, 3), m.uniform(4)]
+    g = [m.uniform(2, 3), m.uniform(4)]
+    return [
+        S(
+            (p, g, [m.uniform(2, 3), m.uniform(4)], [pos(2, 3), pos(4)], [], steps(2)),
+            opts(),
+            desc="adam",
+        ),
+        S(
+            ([m.uniform(3)], [m.uniform(3)], [m.uniform(3)], [pos(3)], [pos(3)], steps(1)),
+            opts(amsgrad=True, weight_decay=0.1),
+            desc="amsgrad, L2",
+        ),
+        S(
+            ([m.uniform(3)], [m.uniform(3)], [m.uniform(3)], [pos(3)], [], steps(1)),
+            opts(decoupled=True, weight_decay=0.1, maximize=True),
+            desc="adamw, maximize",
+        ),
+    ]
+
+
 @_samples("sort", "argsort")
 def _sort(m: _Maker) -> list[Sample]:
     return [
@@ -1181,6 +1239,19 @@ def _linspace(m: _Maker) -> list[Sample]:
 @_samples("eye")
 def _eye(m: _Maker) -> list[Sample]:
     return [S((3,), _fk(m)), S((2, 4), _fk(m), desc="rectangular")]
+
+
+@_samples("multinomial")
+def _multinomial(m: _Maker) -> list[Sample]:
+    w = m.positive(5, lo=0.1, hi=1.0) if m.floating else m.positive(5).to(tc.float32)
+    return [
+        S((w, 3), {"generator": tc.Generator().manual_seed(1)}, desc="without replacement"),
+        S(
+            (w.expand(2, 5), 7, True),
+            {"generator": tc.Generator().manual_seed(2)},
+            desc="2-D, with replacement",
+        ),
+    ]
 
 
 @_samples("randperm")

@@ -9,40 +9,19 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ... import dtypes as dt
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...devices import device as _device
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle"]
 
 _IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-
-
-class RemovableHandle:
-    """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook (also usable
-    as a context manager)."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks: dict[int, Any], *extra: dict[int, Any]) -> None:
-        self.id = next(RemovableHandle._next_id)
-        self._dicts = (hooks, *extra)
-
-    def remove(self) -> None:
-        """Unregister the hook (a second call does nothing)."""
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -451,18 +430,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter (to None by default, else to zero)."""
-        for p in self.parameters():
-            g = p.grad
-            if g is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     # ------------------------------------------------------------ conversion
     def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
@@ -706,6 +674,23 @@ class Module:
             ("_non_persistent_buffers_set", set()),
         ):
             self.__dict__.setdefault(key, default)
+
+
+def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Reset the ``.grad`` of each of ``params``: to None, or (``set_to_none=False``) to
+    zeros in place, detached first (``Module.zero_grad`` and ``Optimizer.zero_grad``)."""
+    for p in params:
+        g = p.grad
+        if g is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if g.grad_fn is not None:
+                g.detach_()
+            else:
+                g.requires_grad_(False)
+            g.zero_()
 
 
 def _type_name(value: Any) -> str:

@@ -18,7 +18,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     kernels: dict[str, Callable[..., Any]] = {}
     modules = [pointwise]
-    for optional in ("reductions", "linalg", "shape", "indexing", "creation", "losses", "nn"):
+    for optional in (
+        "reductions",
+        "linalg",
+        "shape",
+        "indexing",
+        "creation",
+        "losses",
+        "nn",
+        "optim",
+    ):
         try:
             modules.append(__import__(f"{__name__}.{optional}", fromlist=["build"]))
         except ModuleNotFoundError as exc:

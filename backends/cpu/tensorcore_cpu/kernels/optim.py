@@ -1,0 +1,131 @@
+"""Fused optimizer steps, written once against an array module ``xp`` (NumPy or CuPy): one
+call updates every parameter of a group with array operations on the native arrays, the
+arithmetic of ``tensorcore/optim/_functional.py`` without an operator dispatch per step of
+the formula."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ._util import array_of, quiet_tokens
+
+__all__ = ["build"]
+
+
+def _check(name: str, params: list[Any], **lists: list[Any]) -> None:
+    """Every list matches ``params`` (length, and each tensor's shape and dtype), before any
+    tensor is written: a bad call changes nothing."""
+    n = len(params)
+    for what, tensors in lists.items():
+        if len(tensors) != n:
+            raise ValueError(f"{name}(): {what} has {len(tensors)} tensors for {n} params")
+        for i, (p, t) in enumerate(zip(params, tensors, strict=True)):
+            if t.shape != p.shape or t.dtype is not p.dtype or t.device != p.device:
+                raise ValueError(
+                    f"{name}(): {what}[{i}] ({t.dtype}, shape {list(t.shape)}, {t.device}) "
+                    f"does not match params[{i}] ({p.dtype}, shape {list(p.shape)}, "
+                    f"{p.device})"
+                )
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """``_fused_sgd_`` and ``_fused_adam_`` for the array module ``xp``."""
+    enter, leave = quiet_tokens(xp)
+
+    def _fused_sgd_(
+        params: list[Any],
+        grads: list[Any],
+        momentum_buffers: list[Any],
+        first_step: Any,
+        lr: float,
+        momentum: float,
+        dampening: float,
+        weight_decay: float,
+        nesterov: bool,
+        maximize: bool,
+    ) -> None:
+        bufs = {"momentum_buffers": momentum_buffers} if momentum else {}
+        _check("_fused_sgd_", params, grads=grads, **bufs)
+        if len(first_step) != len(params) or any(f not in (0, 1) for f in first_step):
+            raise ValueError(
+                f"_fused_sgd_(): first_step must hold one 0 or 1 per param, got {list(first_step)}"
+            )
+        tok = enter()
+        try:
+            for i, p in enumerate(params):
+                x = array_of(p)
+                g = array_of(grads[i])
+                if maximize:
+                    g = -g
+                if weight_decay:
+                    g = g + x * weight_decay
+                if momentum:
+                    b = array_of(momentum_buffers[i])
+                    if first_step[i]:
+                        b[...] = g
+                    else:
+                        b *= momentum
+                        b += g * (1 - dampening) if dampening else g
+                    g = g + b * momentum if nesterov else b
+                x -= g * lr
+        finally:
+            leave(tok)
+
+    def _fused_adam_(
+        params: list[Any],
+        grads: list[Any],
+        exp_avgs: list[Any],
+        exp_avg_sqs: list[Any],
+        max_exp_avg_sqs: list[Any],
+        state_steps: list[Any],
+        lr: float,
+        beta1: float,
+        beta2: float,
+        eps: float,
+        weight_decay: float,
+        amsgrad: bool,
+        maximize: bool,
+        decoupled: bool,
+    ) -> None:
+        extra = {"max_exp_avg_sqs": max_exp_avg_sqs} if amsgrad else {}
+        _check(
+            "_fused_adam_", params, grads=grads, exp_avgs=exp_avgs, exp_avg_sqs=exp_avg_sqs, **extra
+        )
+        if len(state_steps) != len(params) or any(t.numel() != 1 for t in state_steps):
+            raise ValueError("_fused_adam_(): state_steps must hold one 1-element tensor per param")
+        tok = enter()
+        try:
+            for i, p in enumerate(params):
+                x = array_of(p)
+                g = array_of(grads[i])
+                if maximize:
+                    g = -g
+                if weight_decay:
+                    if decoupled:
+                        x *= 1 - lr * weight_decay
+                    else:
+                        g = g + x * weight_decay
+                st = array_of(state_steps[i])
+                st += 1
+                step = float(st)
+                m, v = array_of(exp_avgs[i]), array_of(exp_avg_sqs[i])
+                m += (g - m) * (1 - beta1)
+                v *= beta2
+                v += g * g * (1 - beta2)
+                bc1 = 1 - beta1**step
+                bc2_sqrt = math.sqrt(1 - beta2**step)
+                if amsgrad:
+                    mx = array_of(max_exp_avg_sqs[i])
+                    xp.maximum(mx, v, out=mx)
+                    denom = xp.sqrt(mx)
+                else:
+                    denom = xp.sqrt(v)
+                denom /= bc2_sqrt
+                denom += eps
+                x -= m / denom * (lr / bc1)
+        finally:
+            leave(tok)
+
+    return {"_fused_sgd_": _fused_sgd_, "_fused_adam_": _fused_adam_}

@@ -1,0 +1,466 @@
+"""Learning-rate schedules (``tensorcore.optim.lr_scheduler``), with PyTorch's formulas,
+chainable (recursive) forms and state dicts. Call ``scheduler.step()`` after
+``optimizer.step()``."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .optimizer import Optimizer
+
+__all__ = [
+    "CosineAnnealingLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "OneCycleLR",
+    "ReduceLROnPlateau",
+    "StepLR",
+]
+
+
+class LRScheduler:
+    """Base class: sets each group's ``initial_lr`` (``last_epoch=-1``) and takes the first
+    step, so that the groups hold the epoch-0 learning rate.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> opt = tc.optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0)
+    >>> sched = tc.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    >>> lrs = []
+    >>> for _ in range(5):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(sched.get_last_lr()[0])
+    >>> lrs
+    [1.0, 0.5, 0.5, 0.25, 0.25]
+    """
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming an optimizer"
+                    )
+        self.base_lrs: list[float] = [g["initial_lr"] for g in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self) -> list[float]:
+        """The learning rates for ``last_epoch`` (from the groups' current ones)."""
+        raise NotImplementedError
+
+    def get_last_lr(self) -> list[float]:
+        """The learning rates the last ``step`` set."""
+        return self._last_lr
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one epoch (or jump to ``epoch``, with the closed form where there is
+        one) and set the groups' learning rates."""
+        self._step_count += 1
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            group["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything but the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned."""
+        self.__dict__.update(state_dict)
+
+
+def _lrs(s: LRScheduler) -> list[float]:
+    return [g["lr"] for g in s.optimizer.param_groups]
+
+
+class StepLR(LRScheduler):
+    """Multiply the learning rate by ``gamma`` every ``step_size`` epochs."""
+
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Chainable form."""
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return _lrs(self)
+        return [lr * self.gamma for lr in _lrs(self)]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
+
+
+class MultiStepLR(StepLR):
+    """Multiply the learning rate by ``gamma`` at each epoch in ``milestones``."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: Iterable[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        LRScheduler.__init__(self, optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Chainable form."""
+        if self.last_epoch not in self.milestones:
+            return _lrs(self)
+        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in _lrs(self)]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        passed = sum(n for m, n in self.milestones.items() if m <= self.last_epoch)
+        return [b * self.gamma**passed for b in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiply the learning rate by ``gamma`` every epoch."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Chainable form."""
+        if self.last_epoch == 0:
+            return _lrs(self)
+        return [lr * self.gamma for lr in _lrs(self)]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [b * self.gamma**self.last_epoch for b in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """Scale the learning rate linearly from ``start_factor`` to ``end_factor`` over
+    ``total_iters`` epochs (a warm-up)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if not 0 < start_factor <= 1 or not 0 <= end_factor <= 1:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or "
+                "equal to 1."
+            )
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Chainable form."""
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in _lrs(self)]
+        if self.last_epoch > self.total_iters:
+            return _lrs(self)
+        d = self.end_factor - self.start_factor
+        ratio = 1.0 + d / (self.total_iters * self.start_factor + (self.last_epoch - 1) * d)
+        return [lr * ratio for lr in _lrs(self)]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        frac = min(self.total_iters, self.last_epoch) / self.total_iters
+        f = self.start_factor + (self.end_factor - self.start_factor) * frac
+        return [b * f for b in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Cosine annealing from the initial learning rate to ``eta_min`` over ``T_max`` epochs
+    (PyTorch's recursive form, which follows a cosine even when other code changes the
+    learning rate)."""
+
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """Chainable form."""
+        e, t, lo = self.last_epoch, self.T_max, self.eta_min
+        if e == 0:
+            return _lrs(self)
+        if self._step_count == 1 and e > 0:
+            return [lo + (b - lo) * (1 + math.cos(e * math.pi / t)) / 2 for b in self.base_lrs]
+        if (e - 1 - t) % (2 * t) == 0:
+            return [
+                lr + (b - lo) * (1 - math.cos(math.pi / t)) / 2
+                for lr, b in zip(_lrs(self), self.base_lrs, strict=True)
+            ]
+        return [
+            (1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t)) * (lr - lo) + lo
+            for lr in _lrs(self)
+        ]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        e, t, lo = self.last_epoch, self.T_max, self.eta_min
+        return [lo + (b - lo) * (1 + math.cos(math.pi * e / t)) / 2 for b in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """Learning rate ``base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """``base_lr * lambda(last_epoch)``."""
+        return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs, strict=True)]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state, with callable objects' attributes instead of the functions."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if isinstance(f, type(lambda: 0)) else dict(vars(f)) for f in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the state (and callable objects' attributes)."""
+        state = dict(state_dict)
+        lambdas = state.pop("lr_lambdas")
+        self.__dict__.update(state)
+        for f, saved in zip(self.lr_lambdas, lambdas, strict=True):
+            if saved is not None:
+                vars(f).update(saved)
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the learning rate rises from ``max_lr / div_factor`` to ``max_lr``
+    over ``pct_start`` of ``total_steps`` and anneals to ``initial / final_div_factor``;
+    momentum (or Adam's beta1) cycles the other way. Step it after every batch."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        max_lr: float | list[float],
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        steps_per_epoch: int | None = None,
+        pct_start: float = 0.3,
+        anneal_strategy: str = "cos",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.85,
+        max_momentum: float | list[float] = 0.95,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        three_phase: bool = False,
+        last_epoch: int = -1,
+    ) -> None:
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError(
+                    "You must define either total_steps OR (epochs AND steps_per_epoch)"
+                )
+            if epochs <= 0 or steps_per_epoch <= 0:
+                raise ValueError("epochs and steps_per_epoch must be positive integers")
+            total_steps = epochs * steps_per_epoch
+        elif total_steps <= 0:
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        self.total_steps = total_steps
+        if not 0 <= pct_start <= 1:
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
+            )
+        self.anneal_strategy = anneal_strategy
+        p = float(pct_start * total_steps)
+        if three_phase:
+            self._phases = [
+                (p - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (2 * p - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
+        else:
+            self._phases = [
+                (p - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
+        groups = optimizer.param_groups
+        max_lrs = _per_group(max_lr, len(groups), "max_lr")
+        if last_epoch == -1:
+            for g, m in zip(groups, max_lrs, strict=True):
+                g["initial_lr"] = m / div_factor
+                g["max_lr"] = m
+                g["min_lr"] = g["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            bases = _per_group(base_momentum, len(groups), "base_momentum")
+            maxes = _per_group(max_momentum, len(groups), "max_momentum")
+            if last_epoch == -1:
+                for g, lo, hi in zip(groups, bases, maxes, strict=True):
+                    self._set_momentum(g, hi)
+                    g["max_momentum"], g["base_momentum"] = hi, lo
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group: dict[str, Any], m: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (m, *group["betas"][1:])
+        else:
+            group["momentum"] = m
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list[float]:
+        """The learning rate (and momentum) of step ``last_epoch`` of the cycle."""
+        n = self.last_epoch
+        if n > self.total_steps:
+            raise ValueError(
+                f"Tried to step {n} times. The specified number of total steps is "
+                f"{self.total_steps}"
+            )
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lr0, lr1, m0, m1) in enumerate(self._phases):
+                if n <= end or i == len(self._phases) - 1:
+                    pct = (n - start) / (end - start)
+                    lrs.append(self._anneal(group[lr0], group[lr1], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[m0], group[m1], pct))
+                    break
+                start = end
+        return lrs
+
+
+def _per_group(value: Any, n: int, name: str) -> list[float]:
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"expected {n} values for {name}, got {len(value)}")
+        return list(value)
+    return [value] * n
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply the learning rate by ``factor`` when ``metrics`` (passed to ``step``) has
+    not improved for ``patience`` epochs.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> opt = tc.optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0)
+    >>> sched = tc.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, factor=0.5)
+    >>> for loss in [1.0, 0.9, 0.95, 0.97, 0.99]:
+    ...     sched.step(loss)
+    >>> sched.get_last_lr()
+    [0.5]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: float | list[float] = 0,
+        eps: float = 1e-8,
+    ) -> None:
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if mode not in ("min", "max"):
+            raise ValueError(f"mode {mode} is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"threshold mode {threshold_mode} is unknown!")
+        self.optimizer = optimizer
+        self.factor, self.patience, self.cooldown = factor, patience, cooldown
+        self.mode, self.threshold, self.threshold_mode, self.eps = (
+            mode,
+            threshold,
+            threshold_mode,
+            eps,
+        )
+        self.min_lrs = _per_group(min_lr, len(optimizer.param_groups), "min_lr")
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs = 0
+        self.cooldown_counter = 0
+        self.last_epoch = 0
+        self._last_lr = _lrs(self)
+
+    def is_better(self, a: float, best: float) -> bool:
+        """Whether ``a`` improves on ``best`` by more than the threshold."""
+        if self.mode == "min":
+            return a < (best * (1 - self.threshold) if self.threshold_mode == "rel"
+                        else best - self.threshold)  # fmt: skip
+        return a > (best * (1 + self.threshold) if self.threshold_mode == "rel"
+                    else best + self.threshold)  # fmt: skip
+
+    def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
+        """Record ``metrics`` (a number or a 0-d tensor) for one epoch."""
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for group, lo in zip(self.optimizer.param_groups, self.min_lrs, strict=True):
+                old = float(group["lr"])
+                new = max(old * self.factor, lo)
+                if old - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = _lrs(self)
+
+    @property
+    def in_cooldown(self) -> bool:
+        """Whether the scheduler is waiting out its cooldown."""
+        return self.cooldown_counter > 0

@@ -1,0 +1,229 @@
+"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad`` and state dicts with
+PyTorch's semantics and format."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad
+from ..nn.modules.module import zero_grads
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    """The default of a hyper-parameter that every group must give (``lr`` of ``SGD``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required: Any = _Required()
+
+
+class Optimizer:
+    """Base class of the optimizers.
+
+    ``params`` is an iterable of tensors or of dicts (parameter groups: ``{"params": [...],
+    "lr": ...}``); a group's missing options come from ``defaults``. ``state[p]`` holds the
+    per-parameter buffers (``momentum_buffer``, ``exp_avg``, ``step``...). Subclasses define
+    ``step``; updates run under ``no_grad`` with in-place operators.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.nn.Parameter(tc.ones(2))
+    >>> b = tc.nn.Parameter(tc.zeros(1))
+    >>> opt = tc.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.5}], lr=0.1)
+    >>> [g["lr"] for g in opt.param_groups]
+    [0.1, 0.5]
+    """
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        self._step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._step_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {type(params).__name__}"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    # ------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters (with its own options) to optimise."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    f"{type(p).__module__}.{type(p).__name__}"
+                )
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every optimised parameter (to None by default)."""
+        zero_grads((p for g in self.param_groups for p in g["params"]), set_to_none)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter; ``closure`` re-evaluates the loss (with grad
+        enabled) and its result is returned."""
+        raise NotImplementedError
+
+    def _closure_loss(self, closure: Callable[[], Any] | None) -> Any:
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------ hooks
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> Any:
+        """Run ``hook(optimizer, args, kwargs)`` before each ``step``."""
+        handle = RemovableHandle(self._step_pre_hooks)
+        self._step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> Any:
+        """Run ``hook(optimizer, args, kwargs)`` after each ``step``."""
+        handle = RemovableHandle(self._step_post_hooks)
+        self._step_post_hooks[handle.id] = hook
+        return handle
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is None or getattr(step, "_hooked", False):
+            return
+
+        def hooked(self: Optimizer, *args: Any, **kw: Any) -> Any:
+            for hook in list(self._step_pre_hooks.values()):
+                res = hook(self, args, kw)
+                if res is not None:
+                    args, kw = res
+            out = step(self, *args, **kw)
+            for hook in list(self._step_post_hooks.values()):
+                hook(self, args, kw)
+            return out
+
+        hooked._hooked = True  # type: ignore[attr-defined]
+        hooked.__doc__ = step.__doc__
+        hooked.__name__ = "step"
+        cls.step = hooked  # type: ignore[method-assign]
+
+    # ------------------------------------------------------------ state dicts
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: buffers}, "param_groups": [options with "params" as
+        indices]}``, PyTorch's format (parameters numbered in group order)."""
+        index: dict[int, int] = {}
+        counter = itertools.count()
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            ids = []
+            for p in group["params"]:
+                if id(p) not in index:
+                    index[id(p)] = next(counter)
+                ids.append(index[id(p)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {index[id(p)]: v for p, v in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore buffers and options from ``state_dict`` (tensors are cast to each
+        parameter's device, and floating buffers to its dtype; ``step`` keeps its own)."""
+        state_dict = copy.deepcopy(state_dict)
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for g, s in zip(self.param_groups, saved, strict=True):
+            if len(g["params"]) != len(s["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't match the size "
+                    "of optimizer's group"
+                )
+        by_index = {
+            old: p
+            for g, s in zip(self.param_groups, saved, strict=True)
+            for old, p in zip(s["params"], g["params"], strict=True)
+        }
+        self.state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            p = by_index.get(k)
+            if p is None:
+                continue
+            self.state[p] = {key: _cast(p, key, value) for key, value in v.items()}
+        self.param_groups = [
+            {**s, "params": g["params"]} for g, s in zip(self.param_groups, saved, strict=True)
+        ]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "defaults": self.defaults,
+            "state": self.state,
+            "param_groups": self.param_groups,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_step_post_hooks", OrderedDict())
+
+    def __repr__(self) -> str:
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
+        return "\n".join(lines) + "\n)"
+
+
+def _cast(param: Tensor, key: str, value: Any) -> Any:
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if value.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast(param, k, v) for k, v in value.items()}
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+        return type(value)(_cast(param, key, v) for v in value)  # type: ignore[call-arg]
+    return value

@@ -1,0 +1,81 @@
+"""SparseAdam: Adam for sparse gradients (embedding tables)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd.grad_mode import no_grad
+from ..ops import functions as ops
+from . import _functional as fn
+from .adam import _check, step_tensor
+from .optimizer import Optimizer
+
+__all__ = ["SparseAdam"]
+
+
+class SparseAdam(Optimizer):
+    """Adam that updates only the entries a sparse gradient touches (their moments and
+    values), PyTorch's "lazy" variant for ``Embedding(sparse=True)``. Dense gradients are
+    refused.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> emb = tc.nn.Embedding(4, 2, sparse=True)
+    >>> opt = tc.optim.SparseAdam(emb.parameters(), lr=0.1)
+    >>> before = emb.weight.detach().clone()
+    >>> emb(tc.tensor([1])).sum().backward()
+    >>> opt.step()
+    >>> (emb.weight.detach() != before).any(1).tolist()
+    [False, True, False, False]
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        maximize: bool = False,
+    ) -> None:
+        _check(lr, eps, betas, 0.0)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize})
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of the entries each sparse gradient touches."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                beta1, beta2 = group["betas"]
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if not g.is_sparse:
+                        raise RuntimeError(
+                            "SparseAdam does not support dense gradients, please consider "
+                            "Adam instead"
+                        )
+                    st = self.state[p]
+                    if not st:
+                        st["step"] = step_tensor()
+                        st["exp_avg"] = ops.zeros_like(p)
+                        st["exp_avg_sq"] = ops.zeros_like(p)
+                    st["step"].add_(1)
+                    t = st["step"].item()
+                    index, values = fn.sparse_update(p, g)
+                    if group["maximize"]:
+                        values = -values
+                    m, v = st["exp_avg"], st["exp_avg_sq"]
+                    old_m, old_v = m[index], v[index]
+                    dm = (values - old_m) * (1 - beta1)
+                    dv = (values * values - old_v) * (1 - beta2)
+                    m.index_put_(index, dm, accumulate=True)
+                    v.index_put_(index, dv, accumulate=True)
+                    numer = dm + old_m
+                    denom = (dv + old_v).sqrt().add_(group["eps"])
+                    size = group["lr"] * math.sqrt(1 - beta2**t) / (1 - beta1**t)
+                    p.index_put_(index, numer / denom * -size, accumulate=True)
+        return loss

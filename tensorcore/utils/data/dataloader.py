@@ -1,0 +1,391 @@
+"""``DataLoader``: batches from a dataset, in the main process or in worker processes
+(``num_workers > 0``, through ``multiprocessing``), with PyTorch's options and semantics."""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import random
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ... import random as tc_random
+from ...ops import functions as ops
+from ...ops.factories import tensor
+from ._collate import default_collate, default_convert
+from .dataset import Dataset, IterableDataset, TensorDataset
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["DataLoader", "WorkerInfo", "get_worker_info"]
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    """What ``get_worker_info()`` returns inside a worker process."""
+
+    id: int
+    num_workers: int
+    seed: int
+    dataset: Any
+
+
+_worker_info: WorkerInfo | None = None
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """This worker's :class:`WorkerInfo` inside a ``DataLoader`` worker process; None in the
+    main process."""
+    return _worker_info
+
+
+class _IterableEnd:
+    """A worker's iterable dataset is exhausted."""
+
+
+class _WorkerError:
+    """An exception raised in a worker, carried to the main process with its traceback."""
+
+    def __init__(self, worker_id: int, exc: BaseException) -> None:
+        self.exc_type = type(exc)
+        self.text = (
+            f"Caught {type(exc).__name__} in DataLoader worker process {worker_id}.\n"
+            f"Original {''.join(traceback.format_exception(exc))}"
+        )
+
+    def reraise(self) -> None:
+        try:
+            err = self.exc_type(self.text)
+        except Exception:  # noqa: BLE001 - an exception type that takes other arguments
+            err = RuntimeError(self.text)
+        raise err
+
+
+def _fetch(dataset: Any, indices: Any, auto_collation: bool, collate_fn: Callable[..., Any]) -> Any:
+    if not auto_collation:
+        return collate_fn(dataset[indices])
+    if collate_fn is default_collate and type(dataset) is TensorDataset:
+        # One gather per tensor instead of stacking batch_size rows: the same batch.
+        idx = tensor(indices, device=dataset.tensors[0].device)
+        return [t.index_select(0, idx.to(t.device)) for t in dataset.tensors]
+    getitems = getattr(dataset, "__getitems__", None)
+    samples = getitems(indices) if getitems is not None else [dataset[i] for i in indices]
+    return collate_fn(samples)
+
+
+def _worker_loop(
+    dataset: Any,
+    index_queue: Any,
+    result_queue: Any,
+    auto_collation: bool,
+    collate_fn: Callable[..., Any],
+    drop_last: bool,
+    batch_size: int | None,
+    worker_id: int,
+    num_workers: int,
+    seed: int,
+    init_fn: Callable[[int], Any] | None,
+) -> None:
+    global _worker_info
+    tc_random.manual_seed(seed)
+    random.seed(seed)
+    _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+    try:
+        if init_fn is not None:
+            init_fn(worker_id)
+        stream = iter(dataset) if isinstance(dataset, IterableDataset) else None
+    except Exception as exc:  # noqa: BLE001 - reported to the main process
+        result_queue.put((None, _WorkerError(worker_id, exc)))
+        stream = None
+        dataset = None
+    while True:
+        job = index_queue.get()
+        if job is None:
+            break
+        task, indices = job
+        try:
+            if dataset is None:
+                continue
+            if stream is not None:
+                batch = _next_stream_batch(stream, auto_collation, batch_size, drop_last)
+                data: Any = _IterableEnd() if batch is None else collate_fn(batch)
+            else:
+                data = _fetch(dataset, indices, auto_collation, collate_fn)
+        except Exception as exc:  # noqa: BLE001 - reported to the main process
+            data = _WorkerError(worker_id, exc)
+        result_queue.put((task, data))
+
+
+def _next_stream_batch(
+    stream: Iterator[Any], auto_collation: bool, batch_size: int | None, drop_last: bool
+) -> Any:
+    """The next sample (or list of samples) of an iterable dataset; None at its end."""
+    if not auto_collation:
+        try:
+            return next(stream)
+        except StopIteration:
+            return None
+    assert batch_size is not None
+    batch = []
+    for item in stream:
+        batch.append(item)
+        if len(batch) == batch_size:
+            return batch
+    if not batch or (drop_last and len(batch) < batch_size):
+        return None
+    return batch
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in batches.
+
+    A map-style dataset is read in the order of ``sampler`` (``shuffle=True``: a
+    ``RandomSampler`` with ``generator``), grouped by ``batch_size`` (the last batch shorter
+    unless ``drop_last``) and collated by ``collate_fn`` (:func:`default_collate`).
+    ``batch_size=None`` yields single samples through :func:`default_convert`.
+    ``num_workers > 0`` fetches batches in that many processes (``multiprocessing``; the
+    dataset, samples and ``collate_fn`` must pickle under the spawn start method), keeping
+    the order; each worker is seeded (``base_seed + worker id``) and sees
+    :func:`get_worker_info`. ``pin_memory`` is accepted and does nothing (there is no pinned
+    host memory to stage into); ``persistent_workers`` starts new workers every epoch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.utils.data import DataLoader, TensorDataset
+    >>> ds = TensorDataset(tc.arange(10.0), tc.arange(10))
+    >>> [y.tolist() for _, y in DataLoader(ds, batch_size=4)]
+    [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    >>> len(DataLoader(ds, batch_size=4, drop_last=True))
+    2
+    """
+
+    def __init__(
+        self,
+        dataset: Dataset[Any],
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Sampler | Any = None,
+        batch_sampler: Any = None,
+        num_workers: int = 0,
+        collate_fn: Callable[[list[Any]], Any] | None = None,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn: Callable[[int], Any] | None = None,
+        multiprocessing_context: Any = None,
+        generator: Any = None,
+        *,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+        in_order: bool = True,
+    ) -> None:
+        if num_workers < 0:
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to disable "
+                "multiprocessing."
+            )
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing.let "
+                "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to "
+                "None."
+            )
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.prefetch_factor = 2 if prefetch_factor is None and num_workers else prefetch_factor
+        self.pin_memory, self.timeout = pin_memory, timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.persistent_workers = persistent_workers
+        self.generator = generator
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle not in (None, False):
+                raise ValueError(
+                    f"DataLoader with IterableDataset: expected unspecified shuffle option, but "
+                    f"got shuffle={shuffle}"
+                )
+            if sampler is not None:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified sampler option, but "
+                    f"got sampler={sampler}"
+                )
+            if batch_sampler is not None:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified batch_sampler option, "
+                    f"but got batch_sampler={batch_sampler}"
+                )
+        elif shuffle not in (None, False) and sampler is not None:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                    "sampler, and drop_last"
+                )
+            batch_size = None
+            drop_last = False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with "
+                "drop_last"
+            )
+        if sampler is None and not self._iterable:
+            sampler = (
+                RandomSampler(dataset, generator=generator) if shuffle
+                else SequentialSampler(dataset)
+            )  # fmt: skip
+        if batch_size is not None and batch_sampler is None and not self._iterable:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+
+    @property
+    def _auto_collation(self) -> bool:
+        return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
+
+    def __len__(self) -> int:
+        if self._iterable:
+            n = len(self.dataset)  # type: ignore[arg-type]
+            if self.batch_size is not None:
+                return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            return n
+        src: Any = self.batch_sampler if self.batch_sampler is not None else self.sampler
+        return len(src)
+
+    def _index_stream(self) -> Iterator[Any]:
+        if self._iterable:
+            while True:
+                yield None
+        src = self.batch_sampler if self.batch_sampler is not None else self.sampler
+        yield from src
+
+    def __iter__(self) -> Iterator[Any]:
+        if self.num_workers == 0:
+            return self._single_process()
+        return self._multi_process()
+
+    def _single_process(self) -> Iterator[Any]:
+        if self._iterable:
+            stream = iter(self.dataset)
+            while True:
+                batch = _next_stream_batch(
+                    stream, self._auto_collation, self.batch_size, self.drop_last
+                )
+                if batch is None:
+                    return
+                yield self.collate_fn(batch)
+        for indices in self._index_stream():
+            yield _fetch(self.dataset, indices, self._auto_collation, self.collate_fn)
+
+    def _multi_process(self) -> Iterator[Any]:
+        ctx = self.multiprocessing_context
+        if ctx is None:
+            ctx = multiprocessing.get_context()
+        elif isinstance(ctx, str):
+            ctx = multiprocessing.get_context(ctx)
+        base_seed = int(ops.randint(0, 2**62, (1,), generator=self.generator).item())
+        results = ctx.Queue()
+        index_queues, workers = [], []
+        for wid in range(self.num_workers):
+            iq = ctx.Queue()
+            w = ctx.Process(
+                target=_worker_loop,
+                args=(
+                    self.dataset,
+                    iq,
+                    results,
+                    self._auto_collation,
+                    self.collate_fn,
+                    self.drop_last,
+                    self.batch_size,
+                    wid,
+                    self.num_workers,
+                    base_seed + wid,
+                    self.worker_init_fn,
+                ),
+                daemon=True,
+            )
+            w.start()
+            index_queues.append(iq)
+            workers.append(w)
+        try:
+            yield from self._ordered_results(index_queues, results, workers)
+        finally:
+            for iq in index_queues:
+                iq.put(None)
+            for w in workers:
+                w.join(timeout=5)
+                if w.is_alive():
+                    w.terminate()
+            for q in (*index_queues, results):
+                q.cancel_join_thread()
+                q.close()
+
+    def _ordered_results(
+        self, index_queues: list[Any], results: Any, workers: list[Any]
+    ) -> Iterator[Any]:
+        indices = self._index_stream()
+        n = self.num_workers
+        outstanding: dict[int, int] = {}  # task -> worker
+        done: dict[int, Any] = {}
+        alive = set(range(n))  # workers whose iterable stream has not ended
+        next_task, next_yield = 0, 0
+        exhausted = False
+        depth = (self.prefetch_factor or 2) * n
+
+        def submit() -> None:
+            nonlocal next_task, exhausted
+            while not exhausted and len(outstanding) < depth and alive:
+                try:
+                    idx = next(indices)
+                except StopIteration:
+                    exhausted = True
+                    return
+                wid = sorted(alive)[next_task % len(alive)] if self._iterable else next_task % n
+                index_queues[wid].put((next_task, idx))
+                outstanding[next_task] = wid
+                next_task += 1
+
+        submit()
+        while outstanding or next_yield in done:
+            if next_yield in done:
+                data = done.pop(next_yield)
+                next_yield += 1
+                if isinstance(data, _IterableEnd):
+                    continue
+                yield data
+                submit()
+                continue
+            try:
+                task, data = results.get(timeout=self.timeout if self.timeout > 0 else 5.0)
+            except queue.Empty:
+                if self.timeout > 0:
+                    raise RuntimeError(
+                        f"DataLoader timed out after {self.timeout} seconds"
+                    ) from None
+                dead = [i for i, w in enumerate(workers) if not w.is_alive()]
+                if dead:
+                    pids = ", ".join(str(workers[i].pid) for i in dead)
+                    raise RuntimeError(
+                        f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
+                    ) from None
+                continue
+            if isinstance(data, _WorkerError):
+                data.reraise()
+            wid = outstanding.pop(task)
+            if isinstance(data, _IterableEnd):
+                alive.discard(wid)
+                # Tasks this worker has not answered yet cannot come: renumber around them.
+            done[task] = data
+            submit()

@@ -1,0 +1,374 @@
+"""Optimizers and schedules: each optimizer's trajectory, step by step, against a NumPy
+implementation of the algorithm in PyTorch's documentation; fused kernels against the
+per-parameter path; state dicts, groups, zero_grad; the schedules against their formulas."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore import optim
+from tensorcore.optim import lr_scheduler as sched
+from tensorcore.testing import assert_close
+
+F64 = tc.float64
+SHAPES = [(3, 2), (4,)]
+
+
+def _grads(step: int) -> list[Any]:
+    rng = np.random.default_rng(100 + step)
+    return [rng.normal(size=s) for s in SHAPES]
+
+
+def _init() -> list[Any]:
+    rng = np.random.default_rng(0)
+    return [rng.normal(size=s) for s in SHAPES]
+
+
+# ------------------------------------------------------------------ NumPy references
+def ref_sgd(p: Any, g: Any, st: dict[str, Any], lr: float, momentum: float = 0.0,
+            dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
+            maximize: bool = False) -> Any:  # fmt: skip
+    g = -g if maximize else g
+    if weight_decay:
+        g = g + weight_decay * p
+    if momentum:
+        b = st.get("b")
+        b = g.copy() if b is None else momentum * b + (1 - dampening) * g
+        st["b"] = b
+        g = g + momentum * b if nesterov else b
+    return p - lr * g
+
+
+def ref_adam(p: Any, g: Any, st: dict[str, Any], lr: float, betas: Any = (0.9, 0.999),
+             eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False,
+             maximize: bool = False, decoupled: bool = False) -> Any:  # fmt: skip
+    b1, b2 = betas
+    g = -g if maximize else g
+    if weight_decay:
+        if decoupled:
+            p = p * (1 - lr * weight_decay)
+        else:
+            g = g + weight_decay * p
+    t = st["t"] = st.get("t", 0) + 1
+    m = st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
+    v = st["v"] = b2 * st.get("v", 0) + (1 - b2) * g * g
+    if amsgrad:
+        v = st["vmax"] = np.maximum(st.get("vmax", 0), v)
+    denom = np.sqrt(v) / math.sqrt(1 - b2**t) + eps
+    return p - lr / (1 - b1**t) * m / denom
+
+
+def ref_rmsprop(p: Any, g: Any, st: dict[str, Any], lr: float, alpha: float = 0.99,
+                eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
+                centered: bool = False, maximize: bool = False) -> Any:  # fmt: skip
+    g = -g if maximize else g
+    if weight_decay:
+        g = g + weight_decay * p
+    s = st["s"] = alpha * st.get("s", 0) + (1 - alpha) * g * g
+    if centered:
+        ga = st["ga"] = alpha * st.get("ga", 0) + (1 - alpha) * g
+        avg = np.sqrt(s - ga * ga) + eps
+    else:
+        avg = np.sqrt(s) + eps
+    if momentum:
+        b = st["b"] = momentum * st.get("b", 0) + g / avg
+        return p - lr * b
+    return p - lr * g / avg
+
+
+def ref_adagrad(p: Any, g: Any, st: dict[str, Any], lr: float, lr_decay: float = 0.0,
+                weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
+                eps: float = 1e-10, maximize: bool = False) -> Any:  # fmt: skip
+    g = -g if maximize else g
+    t = st["t"] = st.get("t", 0) + 1
+    if weight_decay:
+        g = g + weight_decay * p
+    clr = lr / (1 + (t - 1) * lr_decay)
+    s = st["s"] = st.get("s", initial_accumulator_value) + g * g
+    return p - clr * g / (np.sqrt(s) + eps)
+
+
+CASES = [
+    (optim.SGD, ref_sgd, {"lr": 0.1}),
+    (optim.SGD, ref_sgd, {"lr": 0.1, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01}),
+    (optim.SGD, ref_sgd, {"lr": 0.05, "momentum": 0.8, "nesterov": True, "maximize": True}),
+    (optim.Adam, ref_adam, {"lr": 0.01}),
+    (optim.Adam, ref_adam, {"lr": 0.02, "betas": (0.8, 0.99), "weight_decay": 0.1,
+                            "amsgrad": True}),
+    (optim.Adam, ref_adam, {"lr": 0.01, "maximize": True, "eps": 1e-3}),
+    (optim.RMSprop, ref_rmsprop, {"lr": 0.01}),
+    (optim.RMSprop, ref_rmsprop, {"lr": 0.01, "momentum": 0.9, "centered": True,
+                                  "weight_decay": 0.1}),
+    (optim.Adagrad, ref_adagrad, {"lr": 0.1}),
+    (optim.Adagrad, ref_adagrad, {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1,
+                                  "initial_accumulator_value": 0.5}),
+]  # fmt: skip
+
+
+def _adamw_ref(p: Any, g: Any, st: dict[str, Any], **kw: Any) -> Any:
+    return ref_adam(p, g, st, decoupled=True, **kw)
+
+
+CASES += [
+    (optim.AdamW, _adamw_ref, {"lr": 0.01, "weight_decay": 0.01}),
+    (optim.AdamW, _adamw_ref, {"lr": 0.01, "weight_decay": 0.2, "amsgrad": True}),
+]
+
+
+def _ids(case: Any) -> str:
+    return f"{case[0].__name__}-{'-'.join(f'{k}={v}' for k, v in case[2].items())}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_ids(c) for c in CASES])
+@pytest.mark.parametrize("foreach", [None, False])
+def test_trajectory_matches_reference(device: str, case: Any, foreach: Any) -> None:
+    cls, ref, opts = case
+    params = [tc.nn.Parameter(tc.tensor(a, device=device)) for a in _init()]
+    extra = {} if cls is optim.RMSprop else {"foreach": foreach}
+    opt = cls(params, **opts, **extra)
+    want = _init()
+    states: list[dict[str, Any]] = [{} for _ in params]
+    for step in range(6):
+        for p, g in zip(params, _grads(step), strict=True):
+            p.grad = tc.tensor(g, device=device)
+        opt.step()
+        want = [ref(w, g, st, **opts) for w, g, st in zip(want, _grads(step), states, strict=True)]
+        for p, w in zip(params, want, strict=True):
+            assert_close(p, w, rtol=1e-10, atol=1e-12)
+
+
+def test_training_a_quadratic_through_backward(device: str) -> None:
+    target = tc.tensor([1.0, -2.0, 3.0], dtype=F64, device=device)
+    for cls, kw in [(optim.SGD, {"lr": 0.1, "momentum": 0.5}), (optim.Adam, {"lr": 0.1}),
+                    (optim.RMSprop, {"lr": 0.05}), (optim.Adagrad, {"lr": 0.5})]:  # fmt: skip
+        w = tc.nn.Parameter(tc.zeros(3, dtype=F64, device=device))
+        opt = cls([w], **kw)
+        for _ in range(300):
+            opt.zero_grad()
+            loss = ((w - target) ** 2).sum()
+            loss.backward()
+            opt.step()
+        assert_close(w, target, atol=1e-2, rtol=0)
+
+
+def test_closure_is_evaluated_with_grad_enabled() -> None:
+    w = tc.nn.Parameter(tc.tensor([2.0]))
+    opt = optim.SGD([w], lr=0.25)
+
+    def closure() -> tc.Tensor:
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    with tc.no_grad():
+        loss = opt.step(closure)
+    assert loss.item() == 4.0 and w.item() == 1.0
+
+
+def test_param_groups_zero_grad_and_errors() -> None:
+    a, b = tc.nn.Parameter(tc.ones(2)), tc.nn.Parameter(tc.ones(3))
+    opt = optim.SGD([{"params": [a]}, {"params": b, "lr": 0.5, "momentum": 0.9}], lr=0.1)
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
+    assert opt.param_groups[1]["momentum"] == 0.9 and opt.param_groups[0]["momentum"] == 0
+    (a.sum() + b.sum()).backward()
+    opt.zero_grad(set_to_none=False)
+    assert a.grad is not None and a.grad.sum().item() == 0
+    opt.zero_grad()
+    assert a.grad is None
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        opt.add_param_group({"params": [a]})
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.SGD([], lr=0.1)
+    with pytest.raises(TypeError, match="ordered collections"):
+        optim.SGD([{"params": {a}}], lr=0.1)
+    with pytest.raises(ValueError, match="non-leaf"):
+        optim.SGD([a * 2], lr=0.1)
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        optim.Adam([a], lr=-1)
+    with pytest.raises(ValueError, match="Nesterov momentum requires"):
+        optim.SGD([a], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 0"):
+        optim.Adam([a], betas=(1.0, 0.9))
+    assert "Parameter Group 1" in repr(opt) and "    lr: 0.5" in repr(opt)
+
+
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW, optim.RMSprop, optim.Adagrad])
+def test_state_dict_round_trip_continues_the_trajectory(cls: Any, tmp_path: Any) -> None:
+    kw = {"lr": 0.05, "momentum": 0.9} if cls in (optim.SGD, optim.RMSprop) else {"lr": 0.05}
+
+    def make() -> tuple[list[tc.Tensor], Any]:
+        ps = [tc.nn.Parameter(tc.tensor(a)) for a in _init()]
+        return ps, cls(ps, **kw)
+
+    pa, oa = make()
+    for step in range(2):
+        for p, g in zip(pa, _grads(step), strict=True):
+            p.grad = tc.tensor(g)
+        oa.step()
+    sd = oa.state_dict()
+    assert sorted(sd["state"]) == [0, 1] and sd["param_groups"][0]["params"] == [0, 1]
+    pb, ob = make()
+    with tc.no_grad():
+        for x, y in zip(pb, pa, strict=True):
+            x.copy_(y)
+    ob.load_state_dict(copy.deepcopy(sd))
+    for step in range(2, 4):
+        for ps in (pa, pb):
+            for p, g in zip(ps, _grads(step), strict=True):
+                p.grad = tc.tensor(g)
+        oa.step()
+        ob.step()
+    for x, y in zip(pa, pb, strict=True):
+        assert_close(x, y)
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        ob.load_state_dict({"state": {}, "param_groups": []})
+
+
+def _sparse_grad(rows: list[int], values: Any, shape: tuple[int, int], device: str) -> tc.Tensor:
+    return tc.sparse_coo_tensor([rows], tc.tensor(values, device=device), shape).to(device)
+
+
+def _sparse_adam_ref(p: Any, g: Any, st: dict[str, Any], lr: float) -> Any:
+    # SparseAdam's own rule (eps outside the bias correction), on rows touched every step.
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    t = st["t"] = st.get("t", 0) + 1
+    m = st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
+    v = st["v"] = b2 * st.get("v", 0) + (1 - b2) * g * g
+    return p - lr * math.sqrt(1 - b2**t) / (1 - b1**t) * m / (np.sqrt(v) + eps)
+
+
+@pytest.mark.parametrize(
+    ("cls", "ref"),
+    [(optim.SGD, ref_sgd), (optim.Adagrad, ref_adagrad), (optim.SparseAdam, _sparse_adam_ref)],
+)
+def test_sparse_gradients_update_only_their_rows(device: str, cls: Any, ref: Any) -> None:
+    pytest.importorskip("tensorcore_sparse", reason="needs the sparse backend (tensorcore-sparse)")
+    init = np.arange(12.0).reshape(4, 3) / 10
+    w = tc.nn.Parameter(tc.tensor(init, device=device))
+    opt = cls([w], lr=0.1)
+    rows = init[[1, 3]]
+    st: dict[str, Any] = {}
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        vals = rng.normal(size=(2, 3))
+        w.grad = _sparse_grad([1, 3], vals, (4, 3), device)
+        opt.step()
+        rows = ref(rows, vals, st, lr=0.1)
+    got = w.detach().cpu().numpy()
+    np.testing.assert_allclose(got[[1, 3]], rows, rtol=1e-10)
+    np.testing.assert_allclose(got[[0, 2]], init[[0, 2]])
+    w.grad = _sparse_grad([0], np.ones((1, 3)), (4, 3), device)
+    with pytest.raises(RuntimeError, match="does not support sparse gradients"):
+        optim.Adam([w], lr=0.1).step()
+
+
+def test_sparse_adam_refuses_dense_gradients() -> None:
+    w = tc.nn.Parameter(tc.ones(2))
+    w.grad = tc.ones(2)
+    with pytest.raises(RuntimeError, match="does not support dense gradients"):
+        optim.SparseAdam([w]).step()
+
+
+def test_step_hooks() -> None:
+    w = tc.nn.Parameter(tc.ones(1))
+    opt = optim.SGD([w], lr=0.1)
+    seen: list[str] = []
+    h = opt.register_step_pre_hook(lambda o, a, k: seen.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: seen.append("post"))
+    opt.step()
+    h.remove()
+    opt.step()
+    assert seen == ["pre", "post", "post"]
+
+
+# ------------------------------------------------------------------ schedules
+def _run(make: Any, n: int, lr: float = 1.0, opt_cls: Any = optim.SGD, **kw: Any) -> list[float]:
+    opt = opt_cls([tc.nn.Parameter(tc.ones(1))], lr=lr, **kw)
+    s = make(opt)
+    out = [opt.param_groups[0]["lr"]]
+    for _ in range(n):
+        opt.step()
+        s.step()
+        out.append(s.get_last_lr()[0])
+    return out
+
+
+def test_step_multistep_exponential_lambda_linear() -> None:
+    assert _run(lambda o: sched.StepLR(o, 3, 0.5), 7) == [0.5 ** (e // 3) for e in range(8)]
+    got = _run(lambda o: sched.MultiStepLR(o, [2, 5, 5], 0.1), 6)
+    want = [1, 1, 0.1, 0.1, 0.1, 1e-3, 1e-3]
+    assert np.allclose(got, want)
+    assert np.allclose(_run(lambda o: sched.ExponentialLR(o, 0.9), 5), [0.9**e for e in range(6)])
+    assert np.allclose(_run(lambda o: sched.LambdaLR(o, lambda e: 1 / (e + 1)), 4),
+                       [1 / (e + 1) for e in range(5)])  # fmt: skip
+    got = _run(lambda o: sched.LinearLR(o, 0.25, 1.0, 3), 5)
+    assert np.allclose(got, [0.25, 0.5, 0.75, 1.0, 1.0, 1.0])
+
+
+def test_cosine_annealing_follows_the_closed_form() -> None:
+    got = _run(lambda o: sched.CosineAnnealingLR(o, T_max=10, eta_min=0.1), 20)
+    want = [0.1 + 0.9 * (1 + math.cos(math.pi * e / 10)) / 2 for e in range(21)]
+    assert np.allclose(got, want)
+
+
+def test_one_cycle_phases_and_momentum() -> None:
+    opt = optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=0.1, momentum=0.9)
+    s = sched.OneCycleLR(opt, max_lr=1.0, total_steps=10, pct_start=0.3)
+    lrs, moms = [opt.param_groups[0]["lr"]], [opt.param_groups[0]["momentum"]]
+    for _ in range(9):
+        opt.step()
+        s.step()
+        lrs.append(opt.param_groups[0]["lr"])
+        moms.append(opt.param_groups[0]["momentum"])
+    initial, peak_step = 1.0 / 25, 3 - 1
+    assert math.isclose(lrs[0], initial) and math.isclose(lrs[peak_step], 1.0)
+    assert math.isclose(lrs[-1], initial / 1e4)
+    assert math.isclose(moms[peak_step], 0.85) and math.isclose(moms[-1], 0.95)
+
+    def cos(start: float, end: float, pct: float) -> float:
+        return end + (start - end) / 2 * (math.cos(math.pi * pct) + 1)
+
+    assert math.isclose(lrs[1], cos(initial, 1.0, 1 / 2))
+    assert math.isclose(lrs[5], cos(1.0, initial / 1e4, (5 - 2) / (9 - 2)))
+    with pytest.raises(ValueError, match="Tried to step 11 times"):
+        s.step()
+        s.step()
+    adam = optim.Adam([tc.nn.Parameter(tc.ones(1))], lr=0.1)
+    sched.OneCycleLR(adam, max_lr=0.5, total_steps=5)
+    assert adam.param_groups[0]["betas"][0] == 0.95
+
+
+def test_reduce_on_plateau() -> None:
+    opt = optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0)
+    s = sched.ReduceLROnPlateau(opt, mode="max", factor=0.5, patience=1, cooldown=1, min_lr=0.2)
+    lrs = []
+    for metric in [1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]:
+        s.step(tc.tensor(metric))
+        lrs.append(s.get_last_lr()[0])
+    # patience 1: the second bad epoch reduces; cooldown 1 ignores the epoch after; min_lr 0.2
+    assert lrs == [1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.2]
+    with pytest.raises(ValueError, match=r"Factor should be < 1\.0"):
+        sched.ReduceLROnPlateau(opt, factor=1.0)
+
+
+def test_scheduler_state_dict_and_resume() -> None:
+    opt = optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0)
+    s = sched.StepLR(opt, 2, 0.5)
+    for _ in range(3):
+        opt.step()
+        s.step()
+    sd = s.state_dict()
+    assert sd["last_epoch"] == 3 and "optimizer" not in sd
+    opt2 = optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0)
+    s2 = sched.StepLR(opt2, 2, 0.5)
+    s2.load_state_dict(sd)
+    assert s2.last_epoch == 3
+    with pytest.raises(KeyError, match="initial_lr"):
+        sched.StepLR(optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0), 2, last_epoch=3)
