@@ -141,6 +141,7 @@ __all__ = sorted(
         "set_printoptions",
         "strided",
         "contiguous_format",
+        "cuda",
         "memory_format",
         "preserve_format",
         "tensor",
@@ -154,7 +155,7 @@ __all__ = sorted(
 
 #: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
 #: for programs that only compute with tensors.
-_LAZY_SUBPACKAGES = frozenset({"nn", "optim", "utils"})
+_LAZY_SUBPACKAGES = frozenset({"cuda", "nn", "optim", "utils"})
 
 
 def __getattr__(name: str) -> Any:

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tensorcore import return_types  # noqa: E402
+from tensorcore.ops._api import _KEYWORD_VARARGS, _NUMPY_ALIASES, _last_required  # noqa: E402
 from tensorcore.ops.schema import OPS  # noqa: E402
 
 if TYPE_CHECKING:
@@ -99,6 +100,7 @@ def _signature(decl: OpDecl, kind: str) -> str:
     parts: list[str] = []
     kw_started = False
     star = False
+    aliases: list[str] = []
     for i, p in enumerate(params):
         if i == 0 and p.name == "self":
             if kind != "function":
@@ -113,16 +115,25 @@ def _signature(decl: OpDecl, kind: str) -> str:
         ann = _annotation(p, p.name in scalar)
         if p.vararg:
             elem = "Tensor" if p.type.startswith("Tensor") else "int"
-            parts.append(f"*{name}: {elem} | Sequence[{elem}]")
+            if p.name in _KEYWORD_VARARGS:
+                parts.append(f"*_{name}: {elem} | Sequence[{elem}]")
+                aliases.append(f"{name}: {elem} | Sequence[{elem}] = ...")
+            else:
+                parts.append(f"*{name}: {elem} | Sequence[{elem}]")
             star = True
             continue
-        default = "" if p.default.__class__.__name__ == "_Missing" else " = ..."
+        required = p.default.__class__.__name__ == "_Missing"
+        aliased = p.name in _NUMPY_ALIASES and (not required or _last_required(params, i))
+        default = "" if required and not aliased else " = ..."
         parts.append(f"{name}: {ann}{default}")
+        if aliased:
+            aliases.append(f"{_NUMPY_ALIASES[p.name]}: {ann} = ...")
+    if ((decl.out and kind == "function") or aliases) and not kw_started and not star:
+        parts.append("*")
     if kind == "function" and decl.out:
-        if not kw_started and not star:
-            parts.append("*")
         out = "Sequence[Tensor]" if decl.pos.result_names else "Tensor"
         parts.append(f"out: {out} | None = ...")
+    parts.extend(aliases)
     ret = "Tensor" if kind == "inplace" else _returns(decl)
     fname = decl.name + ("_" if kind == "inplace" else "")
     return f"def {fname}({', '.join(parts)}) -> {ret}: ..."

@@ -28,6 +28,21 @@ __all__ = ["FUNCTIONS", "build", "norm_size"]
 
 FUNCTIONS: dict[str, Any] = {}
 
+#: Keyword aliases of parameters, NumPy's names that PyTorch accepts as well.
+_NUMPY_ALIASES = {"dim": "axis", "keepdim": "keepdims"}
+#: ``int...`` parameters that may also be given by keyword (``zeros(size=(2, 3))``).
+_KEYWORD_VARARGS = frozenset({"size", "shape"})
+
+
+class _Unset:
+    """The default of a keyword alias that was not given."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET = _Unset()
+
 
 def norm_size(fn: str, arg: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``; anything but ints raises a
@@ -55,6 +70,12 @@ def _param_src(p: Param, pyname: str) -> str:
     return f"{pyname}={p.default!r}"
 
 
+def _last_required(params: tuple[Param, ...], i: int) -> bool:
+    """Whether no positional parameter without a default follows parameter ``i`` (so that
+    it can take a default itself)."""
+    return all(q.kw_only or q.vararg or q.default is not MISSING for q in params[i + 1 :])
+
+
 def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
     """Source of one variant: kind is 'function', 'method' or 'inplace'."""
     params = decl.parsed.params
@@ -63,6 +84,7 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
     pre: list[str] = []
     kw_started = False
     fname = decl.name + ("_" if kind == "inplace" else "")
+    aliases: list[str] = []
     for i, p in enumerate(params):
         pyname = p.name
         if i == 0 and p.name == "self" and kind == "function":
@@ -70,7 +92,29 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
         if p.kw_only and not kw_started and not any(q.vararg for q in params[:i]):
             parts.append("*")
             kw_started = True
-        parts.append(_param_src(p, pyname))
+        if p.vararg and p.name in _KEYWORD_VARARGS:
+            # PyTorch also takes the sizes as a keyword: randn(size=(2, 3)).
+            parts.append(f"*_{pyname}")
+            aliases.append(f"{pyname}=_UNSET")
+            pre.append(
+                f"if {pyname} is _UNSET:\n    {pyname} = _{pyname}\nelif _{pyname}:\n"
+                f"    raise TypeError(\"{fname}() got multiple values for argument '{pyname}'\")"
+            )
+        elif p.name in _NUMPY_ALIASES and p.default is MISSING and _last_required(params, i):
+            # A required dim that the alias may give instead: cumsum(x, axis=0).
+            parts.append(f"{pyname}=_UNSET")
+        else:
+            parts.append(_param_src(p, pyname))
+        if p.name in _NUMPY_ALIASES and (p.default is not MISSING or _last_required(params, i)):
+            # NumPy's spellings, which PyTorch accepts too: sum(axis=0, keepdims=True).
+            alias = _NUMPY_ALIASES[p.name]
+            aliases.append(f"{alias}=_UNSET")
+            pre.append(f"if {alias} is not _UNSET:\n    {pyname} = {alias}")
+            if p.default is MISSING:
+                pre.append(
+                    f'elif {pyname} is _UNSET:\n    raise TypeError("{fname}() missing 1 '
+                    f"required positional argument: '{p.name}'\")"
+                )
         if p.vararg:
             norm = "_norm_list" if p.type.startswith("Tensor") else "_norm_size"
             pre.append(f"{pyname} = {norm}({fname!r}, {p.name!r}, {pyname})")
@@ -81,10 +125,11 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
             pre.append("_rg = requires_grad")
         names.append(pyname)
     has_out = decl.out and kind == "function"
+    if (has_out or aliases) and not kw_started and not any(q.vararg for q in params):
+        parts.append("*")
     if has_out:
-        if not kw_started and not any(q.vararg for q in params):
-            parts.append("*")
         parts.append("out=None")
+    parts.extend(aliases)
     argtuple = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
     inplace = kind == "inplace" or "inplace" in decl.tags
     if inplace:
@@ -119,6 +164,7 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
         "_call_inplace": call_inplace,
         "_norm_size": norm_size,
         "_norm_list": norm_list,
+        "_UNSET": _UNSET,
         **namespace(),
     }
     exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)
@@ -138,6 +184,7 @@ def build() -> None:
         "_call_inplace": call_inplace,
         "_norm_size": norm_size,
         "_norm_list": norm_list,
+        "_UNSET": _UNSET,
         **namespace(),
     }
     variants: list[tuple[OpDecl, str, str]] = []

@@ -132,7 +132,9 @@ def _validate(
     exposed: dict[str, str] = {}
 
     def expose(name: str, what: str) -> None:
-        if name in core:
+        # A core namespace that forwards to the plugin registering it (tensorcore.cuda) is
+        # the one name a plugin attribute may share with the core.
+        if name in core and getattr(core[name], "__plugin_attribute__", None) != name:
             raise RuntimeError(f"plugin '{reg.plugin}' cannot replace tensorcore.{name} ({what})")
         if name in attributes:
             raise RuntimeError(

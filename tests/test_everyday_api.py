@@ -1,0 +1,119 @@
+"""The everyday API PyTorch programs reach for: NumPy keyword spellings (``axis``,
+``keepdims``), ``size=`` on factories, ``tc.multinomial``, a ``tc.cuda`` namespace that always
+exists, and the examples' entry points."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.ops._api import _last_required
+from tensorcore.ops.schema import OPS
+from tensorcore.testing import assert_close
+from tensorcore.testing.samples import SAMPLES, Sample, call_op, core_ops
+
+ALIASED = [
+    n for n in core_ops()
+    if OPS[n].function and (i := OPS[n].param("dim")) >= 0
+    and _last_required(OPS[n].parsed.params, i)
+    and n in SAMPLES
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ALIASED)
+def test_axis_and_keepdims_are_aliases_of_dim_and_keepdim(name: str) -> None:
+    decl = OPS[name]
+    params = [p.name for p in decl.parsed.params]
+    for sample in SAMPLES[name]("cpu", tc.float64):
+        args = list(sample.args)
+        kwargs = dict(sample.kwargs)
+        i = params.index("dim")
+        if i < len(args):
+            kwargs["dim"] = args.pop(i)
+            if len(args) > i:  # a later positional argument: keep the call as it is
+                continue
+        if "dim" not in kwargs or "random" in decl.tags:
+            continue
+        want = call_op(name, Sample(tuple(args), kwargs))
+        aliased = {("axis" if k == "dim" else "keepdims" if k == "keepdim" else k): v
+                   for k, v in kwargs.items()}  # fmt: skip
+        got = getattr(tc, name)(*args, **aliased)
+        for g, w in zip(_flat(got), _flat(want), strict=True):
+            assert_close(g, w, equal_nan=True)
+
+
+def _flat(x: Any) -> list[Any]:
+    return list(x) if isinstance(x, (tuple, list)) else [x]
+
+
+def test_numpy_spellings_on_methods() -> None:
+    x = tc.arange(6.0).reshape(2, 3)
+    assert x.sum(axis=0).tolist() == [3.0, 5.0, 7.0]
+    assert x.mean(axis=1, keepdims=True).shape == (2, 1)
+    assert x.sum(dim=[0, 1]).item() == 15.0
+    assert x.cumsum(axis=1).tolist() == [[0, 1, 3], [3, 7, 12]]
+    assert x.max(axis=0).values.tolist() == [3.0, 4.0, 5.0]
+    assert x.argmax(axis=1).tolist() == [2, 2]
+    assert x.unsqueeze(axis=0).shape == (1, 2, 3)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'dim'"):
+        x.cumsum()
+
+
+def test_size_keyword_on_factories() -> None:
+    for fn in (tc.zeros, tc.ones, tc.empty, tc.rand, tc.randn):
+        assert fn(size=(2, 3)).shape == (2, 3)
+        assert fn(size=[4]).shape == (4,)
+    assert tc.arange(6).reshape(shape=(2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError, match="multiple values for argument 'size'"):
+        tc.zeros(2, size=(3,))
+    g = tc.Generator().manual_seed(4)
+    a = tc.randn(size=(3,), generator=g)
+    b = tc.randn(3, generator=tc.Generator().manual_seed(4))
+    assert a.tolist() == b.tolist()
+
+
+def test_multinomial_statistics_and_errors() -> None:
+    g = tc.Generator().manual_seed(0)
+    w = tc.tensor([1.0, 0.0, 3.0, 4.0])
+    draws = tc.multinomial(w, 40000, replacement=True, generator=g).numpy()
+    freq = np.bincount(draws, minlength=4) / len(draws)
+    assert np.allclose(freq, [0.125, 0.0, 0.375, 0.5], atol=0.01)
+    rows = tc.multinomial(tc.tensor([[1.0, 1.0, 1.0], [0.0, 5.0, 1.0]]), 3, generator=g)
+    assert rows.shape == (2, 3) and sorted(rows[0].tolist()) == [0, 1, 2]
+    assert sorted(rows[1].tolist()) == [0, 1, 2] and rows[1, 2].item() == 0  # zero weight last
+    firsts = (
+        np.bincount([tc.multinomial(w, 2, generator=g)[0].item() for _ in range(3000)], minlength=4)
+        / 3000
+    )
+    assert np.allclose(firsts, [0.125, 0.0, 0.375, 0.5], atol=0.03)
+    with pytest.raises(RuntimeError, match="without replacement"):
+        tc.multinomial(w, 5)
+    with pytest.raises(RuntimeError, match="element < 0"):
+        tc.multinomial(tc.tensor([1.0, -1.0]), 1)
+    with pytest.raises(NotImplementedError, match="Long"):
+        tc.multinomial(tc.tensor([1, 2]), 1)
+
+
+def test_cuda_namespace_exists_without_the_cuda_backend(run_py: Any) -> None:
+    out = run_py(
+        """
+        import tensorcore as tc
+        print(tc.cuda.is_available(), tc.cuda.device_count())
+        tc.cuda.manual_seed(0)
+        try:
+            tc.cuda.memory_allocated()
+        except AttributeError as e:
+            print("hint:", "tensorcore-cuda" in str(e))
+        """,
+        env={"TENSORCORE_BACKENDS": "cpu"},
+    )
+    assert out.stdout.split() == ["False", "0", "hint:", "True"]
+
+
+def test_cuda_namespace_forwards_to_the_backend() -> None:
+    pytest.importorskip("tensorcore_cuda", reason="needs the tensorcore-cuda backend installed")
+    assert isinstance(tc.cuda.is_available(), bool)
+    assert callable(tc.cuda.synchronize) and callable(tc.cuda.memory_allocated)
