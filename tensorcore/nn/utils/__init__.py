@@ -1,9 +1,27 @@
-"""``tensorcore.nn.utils``: gradient clipping and parameter vectors."""
+"""``tensorcore.nn.utils``: gradient clipping and conversion between parameters and one
+vector, as ``torch.nn.utils``.
 
-from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+Examples
+--------
+>>> import tensorcore as tc
+>>> w = tc.nn.Parameter(tc.zeros(2))
+>>> w.grad = tc.tensor([0.3, -4.0])
+>>> tc.nn.utils.clip_grad_value_([w], 1.0)
+>>> w.grad
+tensor([ 0.3000, -1.0000])
+"""
+
+from .clip_grad import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = [
+    "clip_grad_norm",
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
