@@ -160,6 +160,12 @@ def test_tensor_dataset_fast_path_equals_generic_collation() -> None:
     for (fx, fy), (sx, sy) in zip(fast, slow, strict=True):
         assert_close(fx, sx)
         assert fy.tolist() == sy.tolist()
+    # Both paths draw the same numbers from the generator (the next epoch agrees too).
+    g1, g2 = tc.Generator().manual_seed(3), tc.Generator().manual_seed(3)
+    list(data.DataLoader(ds, batch_size=3, shuffle=True, generator=g1, drop_last=True))
+    list(data.DataLoader(ds, batch_size=3, shuffle=True, generator=g2,
+                         collate_fn=data.default_collate.__call__))  # fmt: skip
+    assert tc.rand(2, generator=g1).tolist() == tc.rand(2, generator=g2).tolist()
 
 
 def test_dataloader_option_errors() -> None:

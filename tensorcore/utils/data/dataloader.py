@@ -285,8 +285,33 @@ class DataLoader:
                 if batch is None:
                     return
                 yield self.collate_fn(batch)
+        order = self._tensor_order()
+        if order is not None:
+            # A TensorDataset batched by a plain BatchSampler: slices of one index tensor,
+            # the batches the generic path gives, without a Python int per sample.
+            ds: Any = self.dataset
+            bs = self.batch_sampler.batch_size
+            n = order.shape[0]
+            stop = n - n % bs if self.batch_sampler.drop_last else n
+            for i in range(0, stop, bs):
+                idx = order[i : i + bs]
+                yield [t.index_select(0, idx.to(t.device)) for t in ds.tensors]
+            return
         for indices in self._index_stream():
             yield _fetch(self.dataset, indices, self._auto_collation, self.collate_fn)
+
+    def _tensor_order(self) -> Any:
+        bsm = self.batch_sampler
+        if type(bsm) is not BatchSampler:
+            return None
+        sampler: Any = bsm.sampler
+        if (
+            type(self.dataset) is not TensorDataset
+            or self.collate_fn is not default_collate
+            or type(sampler) not in (RandomSampler, SequentialSampler)
+        ):
+            return None
+        return sampler._order()
 
     def _multi_process(self) -> Iterator[Any]:
         ctx = self.multiprocessing_context

@@ -48,6 +48,10 @@ class SequentialSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         return iter(range(len(self.data_source)))
 
+    def _order(self) -> Any:
+        """The indices of an epoch as one int64 tensor (what ``__iter__`` yields)."""
+        return ops.arange(len(self.data_source))
+
     def __len__(self) -> int:
         return len(self.data_source)
 
@@ -94,6 +98,17 @@ class RandomSampler(Sampler):
 
     def __len__(self) -> int:
         return self.num_samples
+
+    def _order(self) -> Any:
+        """The indices of an epoch as one int64 tensor, drawing from the generator exactly
+        as ``__iter__`` does; None where that is not one permutation."""
+        n = len(self.data_source)
+        if self.replacement or self.num_samples != n:
+            return None
+        gen = _fresh_generator(self.generator)
+        order = ops.randperm(n, generator=gen)
+        ops.randperm(n, generator=gen)  # __iter__'s draw for the remainder (of length 0)
+        return order
 
 
 class SubsetRandomSampler(Sampler):
