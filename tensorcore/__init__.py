@@ -19,7 +19,7 @@ from . import autograd, backends, dtypes, linalg, return_types, serialization
 from ._format import get_printoptions, set_printoptions
 from ._pickling import install as _install_pickling
 from ._storage import Storage
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor, is_tensor, numel
 from ._tensor_methods import install as _install_methods
 from .autograd import step as _autograd_step
 from .autograd.grad_mode import (
@@ -116,6 +116,8 @@ __all__ = sorted(
         "get_default_dtype",
         "get_printoptions",
         "inference_mode",
+        "is_tensor",
+        "numel",
         "initial_seed",
         "int8",
         "int16",

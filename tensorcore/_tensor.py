@@ -367,6 +367,32 @@ class Size(tuple):
         return f"tensorcore.Size({list(self)})"
 
 
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a tensor (``Parameter`` included).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.is_tensor(tc.ones(1)), tc.is_tensor([1.0])
+    (True, False)
+    """
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.numel(tc.ones(2, 3))
+    6
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return input.numel()
+
+
 def _method_dim(fn: str, dim: Any, ndim: int) -> int:
     """``dim`` of a metadata method, checked and wrapped, with errors naming ``fn``."""
     if dim.__class__ is not int:

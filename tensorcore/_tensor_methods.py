@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from . import dtypes as dt
-from ._tensor import Tensor, make_tensor
+from ._tensor import _TORCH_NAMES, Tensor, make_tensor, torch_name
 from .devices import device as _device
 from .ops import functions as ops
 from .ops._transfer import to_device_copy
 from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
+from .ops.factories import tensor as _tensor_factory
 from .plugins import manager
 
 __all__ = ["install"]
@@ -142,6 +143,121 @@ def _cast(d: dt.dtype) -> Any:
 
     cast.__doc__ = f"``self.to(tensorcore.{d.name})``."
     return cast
+
+
+_BY_TORCH_NAME = {v: dt.by_name[k] for k, v in _TORCH_NAMES.items()}
+
+
+def legacy_type_name(t: Tensor) -> str:
+    """PyTorch's legacy type string of a tensor: ``tensorcore.FloatTensor``,
+    ``tensorcore.cuda.LongTensor``..."""
+    dev = "" if t._device.type == "cpu" else f"{t._device.type}."
+    return f"tensorcore.{dev}{torch_name(t._dtype)}Tensor"
+
+
+def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    """With no argument, the type string (``'tensorcore.FloatTensor'``); with a dtype (or a
+    type string such as ``'torch.LongTensor'``), ``self`` cast to it (``self`` itself when it
+    already has that dtype), as PyTorch's ``Tensor.type``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> t = tc.tensor([True, False])
+    >>> t.type()
+    'tensorcore.BoolTensor'
+    >>> t.type(tc.float32)
+    tensor([1., 0.])
+    >>> t.type("torch.LongTensor")
+    tensor([1, 0])
+    """
+    if dtype is None:
+        return legacy_type_name(self)
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1]
+        if not name.endswith("Tensor") or name[: -len("Tensor")] not in _BY_TORCH_NAME:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _BY_TORCH_NAME[name[: -len("Tensor")]]
+    if not isinstance(dtype, dt.dtype):
+        raise TypeError(f"type(): expected a dtype or a type string, got {type(dtype).__name__}")
+    return self if dtype is self._dtype else self.to(dtype)
+
+
+def _new_factory(name: str) -> Any:
+    factory = getattr(ops, name)
+
+    def new(
+        self: Tensor,
+        *size: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        **kwargs: Any,
+    ) -> Tensor:
+        if "size" in kwargs:
+            if size:
+                raise TypeError(f"new_{name}() got multiple values for argument 'size'")
+            size = (kwargs.pop("size"),)
+        kwargs.pop("pin_memory", None)
+        kwargs.pop("layout", None)
+        if kwargs:
+            raise TypeError(f"new_{name}() got unexpected keyword arguments {sorted(kwargs)}")
+        return factory(
+            *size,
+            dtype=self._dtype if dtype is None else dtype,
+            device=self._device if device is None else device,
+            requires_grad=requires_grad,
+        )
+
+    new.__name__ = new.__qualname__ = f"new_{name}"
+    new.__doc__ = (
+        f"A new tensor from ``tensorcore.{name}(*size)``, with ``self``'s dtype and device "
+        "unless given."
+    )
+    return new
+
+
+def new_full(
+    self: Tensor,
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``tensorcore.full(size, fill_value)`` with ``self``'s dtype and device unless given.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.ones(2, dtype=tc.float64).new_full((3,), 7)
+    tensor([7., 7., 7.], dtype=tensorcore.float64)
+    """
+    return ops.full(
+        size,
+        fill_value,
+        dtype=self._dtype if dtype is None else dtype,
+        device=self._device if device is None else device,
+        requires_grad=requires_grad,
+    )
+
+
+def new_tensor(
+    self: Tensor,
+    data: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``tensorcore.tensor(data)`` (a copy) with ``self``'s dtype and device unless given."""
+    return _tensor_factory(
+        data,
+        dtype=self._dtype if dtype is None else dtype,
+        device=self._device if device is None else device,
+        requires_grad=requires_grad,
+    )
 
 
 def cpu(self: Tensor) -> Tensor:
@@ -573,6 +689,12 @@ def install() -> None:
         "grad_fn": grad_fn,
         "detach": detach,
         "data": data,
+        "type": type_,
+        "new_zeros": _new_factory("zeros"),
+        "new_ones": _new_factory("ones"),
+        "new_empty": _new_factory("empty"),
+        "new_full": new_full,
+        "new_tensor": new_tensor,
         "backward": backward,
         "grad": grad,
         "retain_grad": retain_grad,

@@ -13,7 +13,36 @@ import builtins
 
 from .plugins.manager import PluginInfo, device_interfaces, plugins, register
 
-__all__ = ["PluginInfo", "devices", "list", "register"]
+__all__ = ["PluginInfo", "cudnn", "devices", "list", "mps", "register"]
+
+
+class _Unavailable:
+    """A PyTorch backend namespace that tensorcore has no counterpart for (``mps``,
+    ``cudnn``): ``is_available()`` is False and its flags are plain attributes, so that
+    programs written for PyTorch (``torch.backends.mps.is_available()``,
+    ``torch.backends.cudnn.benchmark = True``) run unchanged."""
+
+    def __init__(self, name: str, **flags: object) -> None:
+        self._name = name
+        self.__dict__.update(flags)
+
+    def is_available(self) -> bool:
+        """Always False: tensorcore has no such backend."""
+        return False
+
+    def is_built(self) -> bool:
+        """Always False."""
+        return False
+
+    def __repr__(self) -> str:
+        return f"<tensorcore.backends.{self._name}: not available>"
+
+
+#: ``torch.backends.mps`` (Apple GPUs): not available.
+mps = _Unavailable("mps")
+#: ``torch.backends.cudnn``: not available; its flags are accepted and have no effect.
+cudnn = _Unavailable("cudnn", enabled=True, benchmark=False, deterministic=False,
+                     allow_tf32=True)  # fmt: skip
 
 
 def list() -> builtins.list[PluginInfo]:

@@ -117,3 +117,30 @@ def test_cuda_namespace_forwards_to_the_backend() -> None:
     pytest.importorskip("tensorcore_cuda", reason="needs the tensorcore-cuda backend installed")
     assert isinstance(tc.cuda.is_available(), bool)
     assert callable(tc.cuda.synchronize) and callable(tc.cuda.memory_allocated)
+
+
+def test_tensor_type_and_new_factories() -> None:
+    t = tc.tensor([True, False])
+    assert t.type() == "tensorcore.BoolTensor"
+    assert t.type(tc.float).dtype is tc.float32 and t.type("torch.LongTensor").dtype is tc.int64
+    f = tc.ones(2, dtype=tc.float64)
+    assert f.type(tc.float64) is f
+    with pytest.raises(ValueError, match="invalid type"):
+        t.type("torch.FooTensor")
+    n = f.new_zeros(2, 3)
+    assert n.shape == (2, 3) and n.dtype is tc.float64 and not n.requires_grad
+    assert f.new_ones((4,)).tolist() == [1.0] * 4
+    assert f.new_empty(size=(1, 2)).shape == (1, 2)
+    assert f.new_full((2,), 7).tolist() == [7.0, 7.0]
+    assert f.new_tensor([1, 2]).dtype is tc.float64
+    assert f.new_zeros(2, dtype=tc.int32).dtype is tc.int32
+
+
+def test_small_pytorch_compatibility_names() -> None:
+    assert tc.is_tensor(tc.nn.Parameter(tc.ones(1))) and not tc.is_tensor(1.0)
+    assert tc.numel(tc.ones(3, 4)) == 12
+    v = tc.autograd.Variable(tc.ones(2), requires_grad=True)
+    assert v.requires_grad
+    assert tc.backends.mps.is_available() is False and tc.backends.cudnn.is_available() is False
+    tc.backends.cudnn.benchmark = True  # accepted, as programs written for PyTorch set it
+    tc.backends.cudnn.benchmark = False

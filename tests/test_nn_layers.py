@@ -447,3 +447,32 @@ def test_conv_and_pool_layers(device: str) -> None:
     assert up(x[0]).shape == (3, 10, 12)  # unbatched
     with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
         nn.Conv2d(3, 4, 3, groups=2)
+
+
+def test_channel_dropout_prelu_padding_and_upsample_layers(device: str) -> None:
+    tc.manual_seed(0)
+    x = tc.ones(4, 64, 3, 3, device=device)
+    y = nn.Dropout2d(0.25)(x)
+    per_channel = y.reshape(4, 64, 9)
+    assert bool(((per_channel == 0).all(2) | (per_channel == 4 / 3).all(2)).all())
+    assert abs((per_channel[:, :, 0] == 0).to(F64).mean().item() - 0.25) < 0.1
+    assert nn.Dropout2d(0.5).eval()(x) is x
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D input"):
+        F.dropout2d(tc.ones(2, device=device))
+    pr = nn.PReLU(3, device=device, dtype=F64)
+    v = RNG.normal(size=(2, 3, 4))
+    assert_close(pr(t(v, device)), np.where(v > 0, v, 0.25 * v))
+    assert tc.autograd.gradcheck(
+        lambda a, w: F.prelu(a, w), (t(v, device, True), t([0.1, 0.2, 0.3], device, True))
+    )
+    img = RNG.normal(size=(1, 2, 3, 4))
+    assert_close(nn.ZeroPad2d((1, 2, 0, 1))(t(img, device)),
+                 np.pad(img, [(0, 0), (0, 0), (0, 1), (1, 2)]))  # fmt: skip
+    assert_close(nn.ReflectionPad1d(2)(t(img, device)),
+                 np.pad(img, [(0, 0), (0, 0), (0, 0), (2, 2)], mode="reflect"))  # fmt: skip
+    assert_close(nn.ConstantPad2d(1, 3.5)(t(img, device)),
+                 np.pad(img, [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=3.5))  # fmt: skip
+    assert_close(nn.Upsample(scale_factor=2)(t(img, device)), img.repeat(2, 2).repeat(2, 3))
+    cs = nn.CosineSimilarity(dim=1)(t(v[:, 0], device), t(v[:, 1], device))
+    a, b = v[:, 0], v[:, 1]
+    assert_close(cs, (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1))

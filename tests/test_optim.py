@@ -111,11 +111,36 @@ CASES = [
 ]  # fmt: skip
 
 
+def ref_adadelta(p: Any, g: Any, st: dict[str, Any], lr: float = 1.0, rho: float = 0.9,
+                 eps: float = 1e-6, weight_decay: float = 0.0) -> Any:  # fmt: skip
+    if weight_decay:
+        g = g + weight_decay * p
+    v = st["v"] = rho * st.get("v", 0) + (1 - rho) * g * g
+    d = np.sqrt(st.get("u", 0) + eps) / np.sqrt(v + eps) * g
+    st["u"] = rho * st.get("u", 0) + (1 - rho) * d * d
+    return p - lr * d
+
+
+def ref_adamax(p: Any, g: Any, st: dict[str, Any], lr: float = 2e-3, eps: float = 1e-8,
+               weight_decay: float = 0.0) -> Any:  # fmt: skip
+    b1, b2 = 0.9, 0.999
+    if weight_decay:
+        g = g + weight_decay * p
+    t = st["t"] = st.get("t", 0) + 1
+    m = st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
+    u = st["u"] = np.maximum(b2 * st.get("u", 0), np.abs(g) + eps)
+    return p - lr / (1 - b1**t) * m / u
+
+
 def _adamw_ref(p: Any, g: Any, st: dict[str, Any], **kw: Any) -> Any:
     return ref_adam(p, g, st, decoupled=True, **kw)
 
 
 CASES += [
+    (optim.Adadelta, ref_adadelta, {}),
+    (optim.Adadelta, ref_adadelta, {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1}),
+    (optim.Adamax, ref_adamax, {}),
+    (optim.Adamax, ref_adamax, {"lr": 0.01, "weight_decay": 0.1}),
     (optim.AdamW, _adamw_ref, {"lr": 0.01, "weight_decay": 0.01}),
     (optim.AdamW, _adamw_ref, {"lr": 0.01, "weight_decay": 0.2, "amsgrad": True}),
 ]

@@ -6,6 +6,9 @@ derivative formulas live in ``tensorcore/ops/derivatives.py``.
 
 from __future__ import annotations
 
+from typing import Any
+
+from .._tensor import Tensor
 from ..ops._validate import checked
 from . import engine as _engine
 from .function import Function, FunctionCtx
@@ -19,6 +22,7 @@ __all__ = [
     "FunctionCtx",
     "GradcheckError",
     "Node",
+    "Variable",
     "backward",
     "detect_mutation",
     "enable_grad",
@@ -30,6 +34,23 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
 ]
+
+
+def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+    """PyTorch's legacy wrapper: since PyTorch 0.4 a ``Variable`` is the tensor itself.
+    ``Variable(t, requires_grad=True)`` returns ``t`` with ``requires_grad`` set.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.autograd.Variable(tc.ones(2), requires_grad=True).requires_grad
+    True
+    """
+    if not isinstance(data, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+    if requires_grad:
+        data.requires_grad_()
+    return data
 
 
 grad = checked(

@@ -65,6 +65,9 @@ __all__ = [
     "cosine_similarity",
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
     "embedding",
     "gelu",
@@ -89,6 +92,7 @@ __all__ = [
     "normalize",
     "one_hot",
     "pad",
+    "prelu",
     "relu",
     "relu6",
     "scaled_dot_product_attention",
@@ -301,6 +305,72 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     keep = ops.rand(input.shape, dtype=input.dtype, device=input.device) >= p
     scale = keep.to(input.dtype) * (1.0 / (1.0 - p))
     return input.mul_(scale) if inplace else input * scale
+
+
+def _channel_dropout(
+    input: Tensor, p: float, training: bool, inplace: bool, nd: int, fn: str
+) -> Tensor:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"{fn}: Expected {nd + 1}D or {nd + 2}D input, but received a {input.ndim}D input"
+        )
+    if not training or p == 0.0:
+        return input
+    batched = input.ndim == nd + 2
+    # One draw per channel (of each sample), shared by the channel's elements.
+    shape = tuple(input.shape[: 2 if batched else 1]) + (1,) * nd
+    keep = ops.rand(shape, dtype=input.dtype, device=input.device) >= p
+    scale = keep.to(input.dtype) * (0.0 if p == 1.0 else 1.0 / (1.0 - p))
+    return input.mul_(scale) if inplace else input * scale
+
+
+@checked("dropout1d(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor")
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """Zero whole channels of (N, C, L) or (C, L) with probability ``p``."""
+    return _channel_dropout(input, p, training, inplace, 1, "dropout1d")
+
+
+@checked("dropout2d(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor")
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """Zero whole channels of (N, C, H, W) or (C, H, W) with probability ``p``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> y = tc.nn.functional.dropout2d(tc.ones(1, 64, 2, 2), 0.5)
+    >>> bool(((y == 0).all((2, 3)) | (y == 2).all((2, 3))).all())
+    True
+    """
+    return _channel_dropout(input, p, training, inplace, 2, "dropout2d")
+
+
+@checked("dropout3d(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor")
+def dropout3d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p``."""
+    return _channel_dropout(input, p, training, inplace, 3, "dropout3d")
+
+
+@checked("prelu(Tensor input, Tensor weight) -> Tensor")
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where ``x > 0``, else ``weight * x`` (one weight, or one per channel, dim 1)."""
+    w = weight
+    if weight.numel() > 1:
+        if input.ndim < 2 or input.shape[1] != weight.numel():
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {weight.numel()} and channel size = "
+                f"{input.shape[1] if input.ndim > 1 else 1}."
+            )
+        w = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
+    return ops.where(input > 0, input, input * w)
 
 
 @checked(

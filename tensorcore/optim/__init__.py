@@ -2,6 +2,7 @@
 (``tensorcore.optim.lr_scheduler``), with PyTorch's names, defaults and update rules."""
 
 from . import lr_scheduler
+from .adadelta import Adadelta, Adamax
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
@@ -9,4 +10,15 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SparseAdam", "lr_scheduler"]
+__all__ = [
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Optimizer",
+    "RMSprop",
+    "SparseAdam",
+    "lr_scheduler",
+]

@@ -23,7 +23,7 @@ from .activation import (
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .dropout import Dropout
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -35,6 +35,18 @@ from .loss import (
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
+)
+from .misc import (
+    ConstantPad1d,
+    ConstantPad2d,
+    CosineSimilarity,
+    PReLU,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    Upsample,
+    ZeroPad2d,
 )
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
@@ -68,14 +80,20 @@ __all__ = [
     "BatchNorm2d",
     "BatchNorm3d",
     "Bilinear",
+    "ConstantPad1d",
+    "ConstantPad2d",
     "Conv1d",
     "Conv2d",
     "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
     "ConvTranspose3d",
+    "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
     "Embedding",
     "Flatten",
     "GroupNorm",
@@ -100,10 +118,15 @@ __all__ = [
     "ModuleList",
     "MultiheadAttention",
     "NLLLoss",
+    "PReLU",
     "ParameterDict",
     "ParameterList",
     "ReLU",
     "ReLU6",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
     "Sequential",
     "SiLU",
     "Sigmoid",
@@ -113,4 +136,6 @@ __all__ = [
     "Softsign",
     "Tanh",
     "Unflatten",
+    "Upsample",
+    "ZeroPad2d",
 ]

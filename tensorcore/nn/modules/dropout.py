@@ -6,7 +6,7 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
 
 
 class Dropout(Module):
@@ -33,3 +33,29 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Dropout):
+    _fn = "dropout2d"
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Channel dropout (see :func:`tensorcore.nn.functional.dropout2d`)."""
+        return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of (N, C, L) inputs in training mode."""
+
+    _fn = "dropout1d"
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels (feature maps) of (N, C, H, W) inputs in training mode."""
+
+    _fn = "dropout2d"
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) inputs in training mode."""
+
+    _fn = "dropout3d"

@@ -14,6 +14,7 @@ from typing import Any
 
 from ... import dtypes as dt
 from ..._tensor import Tensor
+from ..._tensor_methods import legacy_type_name
 from ...autograd.grad_mode import no_grad
 from ...devices import device as _device
 from ...utils.hooks import RemovableHandle
@@ -695,7 +696,7 @@ def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
 
 def _type_name(value: Any) -> str:
     if isinstance(value, Tensor):
-        return f"tensorcore.{value.dtype.name.capitalize()}Tensor"
+        return legacy_type_name(value)
     return type(value).__module__ + "." + type(value).__qualname__
 
 

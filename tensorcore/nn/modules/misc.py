@@ -1,0 +1,170 @@
+"""Small layers over ``tensorcore.nn.functional``: ``PReLU``, ``Upsample``, the padding
+layers, ``CosineSimilarity``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._tensor import Tensor
+from ...ops import functions as ops
+from .. import functional as F
+from ..parameter import Parameter
+from .linear import _factory
+from .module import Module
+
+__all__ = [
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "CosineSimilarity",
+    "PReLU",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "Upsample",
+    "ZeroPad2d",
+]
+
+
+class PReLU(Module):
+    """``x`` for positive ``x``, else ``a * x`` with a learned ``a`` (one, or one per
+    channel), initialised to ``init``."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(ops.full((num_parameters,), init, **_factory(device, dtype)))
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.prelu`."""
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Upsample(Module):
+    """Resize with :func:`tensorcore.nn.functional.interpolate`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.Upsample(scale_factor=2)(tc.ones(1, 1, 2, 3)).shape
+    tensorcore.Size([1, 1, 4, 6])
+    """
+
+    def __init__(
+        self,
+        size: Any = None,
+        scale_factor: Any = None,
+        mode: str = "nearest",
+        align_corners: bool | None = None,
+        recompute_scale_factor: bool | None = None,
+    ) -> None:
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        """The resized input."""
+        return F.interpolate(
+            input,
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            self.recompute_scale_factor,
+        )
+
+    def extra_repr(self) -> str:
+        what = (
+            f"scale_factor={float(self.scale_factor)}"
+            if self.size is None
+            else (f"size={self.size}")
+        )
+        return f"{what}, mode='{self.mode}'"
+
+
+class _Pad(Module):
+    _nd = 1
+    _mode = "constant"
+
+    def __init__(self, padding: Any, value: float | None = None) -> None:
+        super().__init__()
+        n = 2 * self._nd
+        self.padding = (padding,) * n if isinstance(padding, int) else tuple(padding)
+        if len(self.padding) != n:
+            raise ValueError(f"{type(self).__name__} takes an int or {n} ints of padding")
+        self.value = value
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.pad`."""
+        value = self.value if self._mode == "constant" else None
+        return F.pad(input, self.padding, self._mode, value)
+
+    def extra_repr(self) -> str:
+        extra = f", value={self.value}" if self._mode == "constant" else ""
+        return f"{self.padding}{extra}"
+
+
+class ConstantPad1d(_Pad):
+    """Pad the last dim with ``value``."""
+
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding, value)
+
+
+class ConstantPad2d(ConstantPad1d):
+    """Pad the last two dims with ``value``."""
+
+    _nd = 2
+
+
+class ZeroPad2d(_Pad):
+    """Pad the last two dims with zeros."""
+
+    _nd = 2
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ReflectionPad1d(_Pad):
+    """Pad the last dim by reflection."""
+
+    _mode = "reflect"
+
+
+class ReflectionPad2d(ReflectionPad1d):
+    """Pad the last two dims by reflection."""
+
+    _nd = 2
+
+
+class ReplicationPad1d(_Pad):
+    """Pad the last dim by repeating the edge."""
+
+    _mode = "replicate"
+
+
+class ReplicationPad2d(ReplicationPad1d):
+    """Pad the last two dims by repeating the edge."""
+
+    _nd = 2
+
+
+class CosineSimilarity(Module):
+    """Cosine similarity of two inputs along ``dim``."""
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.cosine_similarity`."""
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
