@@ -35,7 +35,7 @@ def test_nll_loss_matches_numpy(device: str, reduction: str, dtype: tc.dtype) ->
     assert got.dtype is dtype and got.device.type == device
     want = np.asarray(want).astype(np.float32 if dtype is tc.float32 else np.float64)
     assert_close(got, want)
-    assert_close(tc.nll_loss(x.t().contiguous().t(), t, reduction), want)
+    assert_close(tc.nll_loss(x.t().contiguous().t(), t, reduction=reduction), want)
 
 
 def test_nll_loss_half_precision_accumulates_wide(device: str) -> None:

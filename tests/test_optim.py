@@ -397,3 +397,27 @@ def test_scheduler_state_dict_and_resume() -> None:
     assert s2.last_epoch == 3
     with pytest.raises(KeyError, match="initial_lr"):
         sched.StepLR(optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0), 2, last_epoch=3)
+
+
+def test_sparse_embedding_model_trains_end_to_end() -> None:
+    """A bag-of-embeddings classifier with ``Embedding(sparse=True)``: SparseAdam on the
+    embedding (sparse gradients) and Adam on the dense head reach a fixed accuracy."""
+    pytest.importorskip("tensorcore_sparse", reason="needs the sparse backend (tensorcore-sparse)")
+    g = tc.Generator().manual_seed(0)
+    tokens = tc.randint(0, 50, (256, 6), generator=g)
+    labels = (tokens < 25).to(tc.int64).sum(1).gt(3).to(tc.int64)  # "mostly low tokens"
+    emb = tc.nn.Embedding(50, 8, sparse=True)
+    head = tc.nn.Linear(8, 2)
+    opt_sparse = optim.SparseAdam(emb.parameters(), lr=0.05)
+    opt_dense = optim.Adam(head.parameters(), lr=0.05)
+    for _ in range(60):
+        opt_sparse.zero_grad()
+        opt_dense.zero_grad()
+        logits = head(emb(tokens).mean(1))
+        loss = tc.nn.functional.cross_entropy(logits, labels)
+        loss.backward()
+        assert emb.weight.grad.is_sparse
+        opt_sparse.step()
+        opt_dense.step()
+    acc = (head(emb(tokens).mean(1)).argmax(1) == labels).to(tc.float64).mean().item()
+    assert acc > 0.9

@@ -365,44 +365,27 @@ def nll_loss(
     0.5
     """
     reduction = _legacy(size_average, reduce, reduction)
-    _check_tensor(input, "nll_loss", "input")
-    _check_tensor(target, "nll_loss", "target")
     _check_reduction(reduction, "nll_loss")
-    if target.dtype is not dt.int64:
+    return _nll(input, target, weight, ignore_index, reduction)
+
+
+def _nll(
+    input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str
+) -> Tensor:
+    if target._dtype is not dt.int64:
         raise RuntimeError(
-            f"expected scalar type Long but found {torch_name(target.dtype)} (nll_loss: the "
+            f"expected scalar type Long but found {torch_name(target._dtype)} (nll_loss: the "
             "target holds class indices; for class probabilities use cross_entropy)"
         )
-    shape = target.shape
     x, t = _class_last(input, target, "nll_loss")
-    c = x.shape[1]
-    if weight is None and not bool((t == ignore_index).any()):
-        loss = ops.nll_loss(x, t, reduction)
-        return loss.reshape(shape) if reduction == "none" else loss
-    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
-        raise RuntimeError(
-            f"weight tensor should be defined either for all {c} classes or no classes but "
-            f"got weight tensor of shape: {list(weight.shape)}"
-        )
-    keep = t != ignore_index
-    safe = ops.where(keep, t, 0)
-    bad = keep & ((safe < 0) | (safe >= c))
-    if bool(bad.any()):
-        raise IndexError(f"Target {int(t[bad][0].item())} is out of bounds.")
-    picked = x.gather(1, safe.unsqueeze(1)).squeeze(1)
-    w = keep.to(x.dtype) if weight is None else weight.index_select(0, safe) * keep
-    loss = -(picked * w)
-    if reduction == "none":
-        return loss.reshape(shape)
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / w.sum()
+    loss = ops.nll_loss(x, t, weight, reduction, ignore_index)
+    return loss.reshape(target._shape) if reduction == "none" else loss
 
 
 @checked(
-    "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
-    "bool? size_average=None, int ignore_index=-100, bool? reduce=None, "
-    'str reduction="mean", float label_smoothing=0.0) -> Tensor'
+    "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, "
+    'int ignore_index=-100, bool? reduce=None, str reduction="mean", '
+    "float label_smoothing=0.0) -> Tensor"
 )
 def cross_entropy(
     input: Tensor,
@@ -431,15 +414,13 @@ def cross_entropy(
     0.6269
     """
     reduction = _legacy(size_average, reduce, reduction)
-    _check_tensor(input, "cross_entropy", "input")
-    _check_tensor(target, "cross_entropy", "target")
     _check_reduction(reduction, "cross_entropy")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.ndim == 1 else 1
     logp = ops.log_softmax(input, class_dim)
-    c = input.shape[class_dim]
-    if target.is_floating_point():  # class probabilities
+    c = input._shape[class_dim] if input.ndim else 1
+    if target._dtype._category >= dt.FLOATING:  # class probabilities
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(
                 f"cross_entropy(): probability targets must have the input's shape "
@@ -453,7 +434,7 @@ def cross_entropy(
             shape[class_dim] = c
             term = term * weight.reshape(shape)
         return _reduce(-term.sum(class_dim), reduction)
-    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    nll = _nll(logp, target, weight, ignore_index, reduction)
     if label_smoothing <= 0:
         return nll
     # The smoothing term: the mean over classes of -log p (weighted), over the same targets.

@@ -475,19 +475,57 @@ def _log_softmax_backward_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
 
 _d("_softmax_backward_data", "grad_output output dim", _softmax_backward_backward)
 _d("_log_softmax_backward_data", "grad_output output dim", _log_softmax_backward_backward)
-_d(
-    "nll_loss",
-    "self:spec target reduction",
-    lambda c, g: (
-        ops.nll_loss_backward(g, c.target, c.self._shape[1], c.reduction),
-        None,
-    ),
-)
+
+
+def _nll_loss(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x = c.self
+    gx = gw = None
+    if c.needs(0):
+        gx = ops.nll_loss_backward(g, c.target, x._shape[1], c.reduction, c.weight, c.ignore_index)
+    if c.needs(2):
+        # loss = -sum_n w[t_n] x[n, t_n] (/ sum_n w[t_n] for "mean"): each kept sample adds
+        # -x[n, t_n] (minus the loss, over the total weight, for "mean") to w[t_n].
+        w, t = c.weight, c.target
+        keep = t != c.ignore_index
+        safe = ops.where(keep, t, 0)
+        picked = x.gather(1, safe.unsqueeze(1)).squeeze(1)
+        if c.reduction == "mean":
+            total = (w.index_select(0, safe) * keep).sum()
+            contrib = (-picked - c.result) / total * g
+        else:
+            contrib = -picked * g
+        gw = ops.zeros_like(w).index_put((safe,), contrib * keep, accumulate=True)
+    return gx, None, gw
+
+
+_d("nll_loss", "self target weight reduction ignore_index result", _nll_loss)
+
+
 # nll_loss_backward is linear in grad_output, and its adjoint is nll_loss itself.
+def _nll_loss_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    g_out = g_w = None
+    if c.needs(0):
+        g_out = ops.nll_loss(gg, c.target, c.weight, c.reduction, c.ignore_index)
+    if c.needs(2):
+        # The output is -g w[t_n] (/ W for "mean", W the total weight) at (n, t_n).
+        w, t, g = c.weight, c.target, c.grad_output
+        keep = t != c.ignore_index
+        safe = ops.where(keep, t, 0)
+        at = gg.gather(1, safe.unsqueeze(1)).squeeze(1) * keep
+        if c.reduction == "mean":
+            ws = w.index_select(0, safe) * keep
+            total = ws.sum()
+            contrib = (-at + (at * ws).sum() / total) * g / total
+        else:
+            contrib = -at * g
+        g_w = ops.zeros_like(w).index_put((safe,), contrib * keep, accumulate=True)
+    return g_out, None, g_w
+
+
 _d(
     "nll_loss_backward",
-    "target reduction",
-    lambda c, gg: (ops.nll_loss(gg, c.target, c.reduction), None),
+    "grad_output:if=weight target reduction weight ignore_index",
+    _nll_loss_backward,
 )
 _d(
     "sort",

@@ -139,7 +139,29 @@ def _nll_checks(name: str, target: Tensor, reduction: str) -> None:
         raise ValueError(f"{name}(): expected a 1-D target (N,), got {list(target._shape)}")
 
 
-def meta_nll_loss(self: Tensor, target: Tensor, reduction: str = "mean") -> Any:
+def _nll_weight(name: str, weight: Tensor | None, classes: int, like: Tensor) -> None:
+    if weight is None:
+        return
+    _need_tensor(name, "weight", weight)
+    if weight.ndim != 1 or weight._shape[0] != classes:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight._shape)} ({name})"
+        )
+    if weight._dtype is not like._dtype:
+        raise RuntimeError(
+            f"{name}(): expected weight of dtype {torch_name(like._dtype)}, got "
+            f"{torch_name(weight._dtype)}"
+        )
+
+
+def meta_nll_loss(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+) -> Any:
     _need_tensor("nll_loss", "target", target)
     _nll_checks("nll_loss", target, reduction)
     if self.ndim != 2:
@@ -154,12 +176,18 @@ def meta_nll_loss(self: Tensor, target: Tensor, reduction: str = "mean") -> Any:
         )
     if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"\"nll_loss\" not implemented for '{torch_name(self._dtype)}'")
+    _nll_weight("nll_loss", weight, self._shape[1], self)
     shape = target._shape if reduction == "none" else ()
-    return (self, target, reduction), (shape, self._dtype)
+    return (self, target, weight, reduction, ignore_index), (shape, self._dtype)
 
 
 def meta_nll_loss_backward(
-    grad_output: Tensor, target: Tensor, num_classes: int, reduction: str = "mean"
+    grad_output: Tensor,
+    target: Tensor,
+    num_classes: int,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
 ) -> Any:
     g = _need_tensor("nll_loss_backward", "grad_output", grad_output)
     _need_tensor("nll_loss_backward", "target", target)
@@ -175,7 +203,9 @@ def meta_nll_loss_backward(
         raise RuntimeError(
             f"nll_loss_backward(): expected a floating grad_output, got {torch_name(g._dtype)}"
         )
-    return (g, target, num_classes, reduction), ((target._shape[0], num_classes), g._dtype)
+    _nll_weight("nll_loss_backward", weight, num_classes, g)
+    args = (g, target, num_classes, reduction, weight, ignore_index)
+    return args, ((target._shape[0], num_classes), g._dtype)
 
 
 def meta_sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:

@@ -667,18 +667,21 @@ _op(
     dtypes="f",
 )
 _op(
-    'nll_loss(Tensor self, Tensor target, str reduction="mean") -> Tensor',
+    'nll_loss(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean", '
+    "int ignore_index=-100) -> Tensor",
     _R,
     "Negative log-likelihood of the log-probabilities ``self`` (N, C) at the class indices "
-    "``target`` (N,), reduced by ``reduction`` ('mean', 'sum' or 'none').",
+    "``target`` (N,), weighted per class by ``weight`` (C,), skipping targets equal to "
+    "``ignore_index``, reduced by ``reduction`` ('mean' divides by the total weight of the "
+    "targets that count, 'sum' or 'none').",
     frontend="structured",
     meta_function=M.meta_nll_loss,
     method=False,
     dtypes="f",
 )
 _op(
-    'nll_loss_backward(Tensor grad_output, Tensor target, int num_classes, str reduction="mean")'
-    " -> Tensor",
+    'nll_loss_backward(Tensor grad_output, Tensor target, int num_classes, str reduction="mean", '
+    "Tensor? weight=None, int ignore_index=-100) -> Tensor",
     _R,
     "The gradient of ``nll_loss`` with respect to its (N, ``num_classes``) input.",
     frontend="structured",

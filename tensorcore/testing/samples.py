@@ -573,10 +573,16 @@ def _softmax_backward(m: _Maker) -> list[Sample]:
 @_samples("nll_loss")
 def _nll_loss(m: _Maker) -> list[Sample]:
     t = m.index([0, 2, 1, 2])
+    w = m.positive(3, lo=0.5, hi=2.0)
     return [
         S((m.uniform(4, 3, lo=-2.0, hi=0.0), t), desc="mean"),
-        S((m.uniform(4, 3, lo=-2.0, hi=0.0), t, "sum"), desc="sum"),
+        S((m.uniform(4, 3, lo=-2.0, hi=0.0), t, None, "sum"), desc="sum"),
         S((m.uniform(4, 3, lo=-2.0, hi=0.0, t=True), t), {"reduction": "none"}, desc="none"),
+        S((m.uniform(4, 3, lo=-2.0, hi=0.0), m.index([0, -100, 1, 2]), w), desc="weight, ignored"),
+        S(
+            (m.uniform(4, 3, lo=-2.0, hi=0.0), m.index([0, 2, 2, 1]), w, "none", 2),
+            desc="weight, none, ignore_index=2",
+        ),
     ]
 
 
@@ -587,6 +593,10 @@ def _nll_loss_backward(m: _Maker) -> list[Sample]:
         S((m.uniform(), t, 3), desc="mean"),
         S((m.uniform(), t, 3, "sum"), desc="sum"),
         S((m.uniform(4), t, 3, "none"), desc="none"),
+        S(
+            (m.uniform(), m.index([0, -100, 1, 2]), 3, "mean", m.positive(3, lo=0.5, hi=2.0)),
+            desc="weight, ignored",
+        ),
     ]
 
 

@@ -18,37 +18,73 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The negative log-likelihood loss and its backward for the array module ``xp``."""
     enter, leave = quiet_tokens(xp)
 
-    def check_targets(t: Any, classes: int) -> None:
+    def targets(t: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
+        """``(keep, safe)``: which targets count, and the targets with the ignored ones
+        replaced by class 0 (a valid index); an out-of-range target that counts raises."""
+        keep = t != ignore_index
         if t.size:
-            bad = (t < 0) | (t >= classes)
+            bad = keep & ((t < 0) | (t >= classes))
             if bool(bad.any()):
                 raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+        return keep, xp.where(keep, t, 0)
 
-    def nll_loss(out: Any, self: Any, target: Any, reduction: str) -> None:
+    def sample_weights(weight: Any, keep: Any, safe: Any, dtype: Any) -> Any:
+        """Each sample's weight: its class's (1 without ``weight``), 0 where ignored."""
+        w = keep.astype(dtype)
+        if weight is not None:
+            w *= array_of(weight).astype(dtype, copy=False)[safe]
+        return w
+
+    def nll_loss(
+        out: Any, self: Any, target: Any, weight: Any, reduction: str, ignore_index: int
+    ) -> None:
         x, t, o = array_of(self), array_of(target), array_of(out)
-        check_targets(t, x.shape[1])
-        picked = x[xp.arange(x.shape[0]), t]
-        if reduction == "none":
-            xp.negative(picked, out=o)
-            return
+        keep, safe = targets(t, x.shape[1], ignore_index)
+        picked = x[xp.arange(x.shape[0]), safe]
+        plain = weight is None and bool(keep.all())
         wide = acc_dtype(xp, o.dtype)
+        if reduction == "none":
+            if plain:
+                xp.negative(picked, out=o)
+            else:
+                o[...] = -(picked * sample_weights(weight, keep, safe, picked.dtype))
+            return
         tok = enter()
         try:
-            total = picked.sum(dtype=wide) if reduction == "sum" else picked.mean(dtype=wide)
+            if plain:
+                total = picked.sum(dtype=wide) if reduction == "sum" else picked.mean(dtype=wide)
+            else:
+                w = sample_weights(weight, keep, safe, wide)
+                total = (picked.astype(wide, copy=False) * w).sum()
+                if reduction == "mean":
+                    total = total / w.sum()  # all ignored: 0 / 0 = nan, as PyTorch
         finally:
             leave(tok)
         o[...] = -total
 
     def nll_loss_backward(
-        out: Any, grad: Any, target: Any, num_classes: int, reduction: str
+        out: Any,
+        grad: Any,
+        target: Any,
+        num_classes: int,
+        reduction: str,
+        weight: Any,
+        ignore_index: int,
     ) -> None:
         g, t, o = array_of(grad), array_of(target), array_of(out)
-        check_targets(t, num_classes)
+        keep, safe = targets(t, num_classes, ignore_index)
         o.fill(0)
         n = t.shape[0]
         if not n:
             return
-        vals = -g if reduction != "mean" else -g / n
-        o[xp.arange(n), t] = vals
+        w = sample_weights(weight, keep, safe, o.dtype)
+        vals = -g * w
+        if reduction == "mean":
+            tok = enter()
+            try:
+                vals = vals / w.sum()
+            finally:
+                leave(tok)
+        o[xp.arange(n), safe] = vals
 
     return {"nll_loss": nll_loss, "nll_loss_backward": nll_loss_backward}
