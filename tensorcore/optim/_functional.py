@@ -10,6 +10,7 @@ import math
 
 from .._tensor import Tensor
 from ..dispatch import get_op
+from ..layouts import strided
 from ..ops import functions as ops
 
 __all__ = ["adagrad", "adam", "fused_kernel", "rmsprop", "sgd", "sparse_update"]
@@ -20,12 +21,12 @@ def fused_kernel(name: str, params: list[Tensor]) -> bool:
     fused kernel ``name``."""
     if not params:
         return False
-    dev = params[0].device
-    key = (dev.type, "strided")
-    if any(p.device != dev or p.is_sparse for p in params):
-        return False
+    dev = params[0]._device
+    for p in params:
+        if p._device != dev or p._layout is not strided:
+            return False
     try:
-        return get_op(name).record(key) is not None
+        return get_op(name).record((dev.type, "strided")) is not None
     except KeyError:
         return False
 
