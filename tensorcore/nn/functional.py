@@ -555,8 +555,17 @@ def batch_norm(
     if input.ndim < 2:
         raise ValueError(f"batch_norm(): expected 2D or more input (got {input.ndim}D input)")
     c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):  # fmt: skip
+        if t is not None and (tuple(t.shape) != (c,) or not t.is_floating_point()):
+            raise RuntimeError(
+                f"batch_norm(): expected {name} to be a floating tensor of shape [{c}] (one "
+                f"value per channel of the input of shape {list(input.shape)}), got "
+                f"{t.dtype.name} of shape {list(t.shape)}"
+            )
     dims = (0, *range(2, input.ndim))
     cshape = _channel_shape(input)
+    update = None
     if training:
         count = input.numel() // c
         if count <= 1:
@@ -567,15 +576,8 @@ def batch_norm(
         mean = input.mean(dims, keepdim=True)
         centered = input - mean
         var = (centered * centered).mean(dims, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            m = 0.1 if momentum is None else momentum
-            with no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - m).add_(mean.reshape(c).to(running_mean.dtype) * m)
-                if running_var is not None:
-                    unbiased = var.reshape(c) * (count / (count - 1))
-                    running_var.mul_(1 - m).add_(unbiased.to(running_var.dtype) * m)
         out = centered * (var + eps).rsqrt()
+        update = (mean, var, count)
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError(
@@ -587,6 +589,16 @@ def batch_norm(
         out = out * weight.reshape(cshape)
     if bias is not None:
         out = out + bias.reshape(cshape)
+    if update is not None and (running_mean is not None or running_var is not None):
+        # Last, once everything else has succeeded: a failed call changes no statistics.
+        mean, var, count = update
+        m = 0.1 if momentum is None else momentum
+        with no_grad():
+            if running_mean is not None:
+                running_mean.mul_(1 - m).add_(mean.reshape(c).to(running_mean.dtype) * m)
+            if running_var is not None:
+                unbiased = var.reshape(c) * (count / (count - 1))
+                running_var.mul_(1 - m).add_(unbiased.to(running_var.dtype) * m)
     return out
 
 
