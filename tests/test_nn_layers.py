@@ -476,3 +476,67 @@ def test_channel_dropout_prelu_padding_and_upsample_layers(device: str) -> None:
     cs = nn.CosineSimilarity(dim=1)(t(v[:, 0], device), t(v[:, 1], device))
     a, b = v[:, 0], v[:, 1]
     assert_close(cs, (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1))
+
+
+def _np_mha(mha: nn.MultiheadAttention, q: Any, k: Any, heads: int) -> Any:
+    wi, bi = _np(mha.in_proj_weight), _np(mha.in_proj_bias)
+    wo, bo = _np(mha.out_proj.weight), _np(mha.out_proj.bias)
+    e = q.shape[-1]
+    hd = e // heads
+    qp, kp, vp = (
+        q @ wi[:e].T + bi[:e],
+        k @ wi[e : 2 * e].T + bi[e : 2 * e],
+        k @ wi[2 * e :].T + bi[2 * e :],
+    )
+    outs = []
+    for h in range(heads):
+        sl = slice(h * hd, (h + 1) * hd)
+        a = _softmax(np.einsum("nld,nsd->nls", qp[..., sl], kp[..., sl]) / math.sqrt(hd), -1)
+        outs.append(np.einsum("nls,nsd->nld", a, vp[..., sl]))
+    return np.concatenate(outs, -1) @ wo.T + bo
+
+
+def _np_layer_norm(x: Any, ln: nn.LayerNorm) -> Any:
+    mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * _np(ln.weight) + _np(ln.bias)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_matches_reference(device: str, norm_first: bool) -> None:
+    layer = nn.TransformerEncoderLayer(6, 2, 10, dropout=0.0, batch_first=True,
+                                       norm_first=norm_first, device=device, dtype=F64)  # fmt: skip
+    x = RNG.normal(size=(2, 4, 6))
+
+    def ff(v: Any) -> Any:
+        h = np.maximum(v @ _np(layer.linear1.weight).T + _np(layer.linear1.bias), 0)
+        return h @ _np(layer.linear2.weight).T + _np(layer.linear2.bias)
+
+    if norm_first:
+        n1 = _np_layer_norm(x, layer.norm1)
+        y = x + _np_mha(layer.self_attn, n1, n1, 2)
+        want = y + ff(_np_layer_norm(y, layer.norm2))
+    else:
+        y = _np_layer_norm(x + _np_mha(layer.self_attn, x, x, 2), layer.norm1)
+        want = _np_layer_norm(y + ff(y), layer.norm2)
+    assert_close(layer(t(x, device)), want)
+    enc = nn.TransformerEncoder(layer, 2, nn.LayerNorm(6, device=device, dtype=F64))
+    assert [n for n, _ in enc.named_parameters()][:2] == [
+        "layers.0.self_attn.in_proj_weight", "layers.0.self_attn.in_proj_bias"
+    ]  # fmt: skip
+    assert enc(t(x, device)).shape == (2, 4, 6)
+
+
+def test_transformer_masks_and_gradients(device: str) -> None:
+    model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, device=device, dtype=F64)
+    src, tgt = RNG.normal(size=(5, 2, 8)), RNG.normal(size=(3, 2, 8))
+    mask = nn.Transformer.generate_square_subsequent_mask(3, device=device, dtype=F64)
+    assert mask.tolist()[0] == [0.0, -math.inf, -math.inf]
+    out = model(t(src, device), t(tgt, device), tgt_mask=mask)
+    assert out.shape == (3, 2, 8)
+    # Causality: the first target position does not see the later ones.
+    tgt2 = tgt.copy()
+    tgt2[1:] += 1.0
+    out2 = model(t(src, device), t(tgt2, device), tgt_mask=mask)
+    assert_close(out[0], out2[0])
+    out.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())

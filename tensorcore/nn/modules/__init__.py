@@ -61,6 +61,13 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN
 from .sparse import Embedding
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "ELU",
@@ -135,6 +142,11 @@ __all__ = [
     "Softplus",
     "Softsign",
     "Tanh",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "Upsample",
     "ZeroPad2d",
