@@ -506,16 +506,7 @@ def layer_norm(
     [-1.2247, 0.0, 1.2247]
     """
     shape = _norm_shape(input, normalized_shape, "layer_norm")
-    dims = tuple(range(input.ndim - len(shape), input.ndim))
-    mean = input.mean(dims, keepdim=True)
-    centered = input - mean
-    var = (centered * centered).mean(dims, keepdim=True)
-    out = centered * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return ops.layer_norm(input, shape, weight, bias, eps)
 
 
 def _channel_shape(input: Tensor) -> tuple[int, ...]:
@@ -563,43 +554,12 @@ def batch_norm(
                 f"value per channel of the input of shape {list(input.shape)}), got "
                 f"{t.dtype.name} of shape {list(t.shape)}"
             )
-    dims = (0, *range(2, input.ndim))
-    cshape = _channel_shape(input)
-    update = None
-    if training:
-        count = input.numel() // c
-        if count <= 1:
-            raise ValueError(
-                f"Expected more than 1 value per channel when training, got input size "
-                f"{list(input.shape)}"
-            )
-        mean = input.mean(dims, keepdim=True)
-        centered = input - mean
-        var = (centered * centered).mean(dims, keepdim=True)
-        out = centered * (var + eps).rsqrt()
-        update = (mean, var, count)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError(
-                "batch_norm(): running_mean and running_var must be given when not training"
-            )
-        scale = (running_var.reshape(cshape) + eps).rsqrt()
-        out = (input - running_mean.reshape(cshape)) * scale
-    if weight is not None:
-        out = out * weight.reshape(cshape)
-    if bias is not None:
-        out = out + bias.reshape(cshape)
-    if update is not None and (running_mean is not None or running_var is not None):
-        # Last, once everything else has succeeded: a failed call changes no statistics.
-        mean, var, count = update
-        m = 0.1 if momentum is None else momentum
-        with no_grad():
-            if running_mean is not None:
-                running_mean.mul_(1 - m).add_(mean.reshape(c).to(running_mean.dtype) * m)
-            if running_var is not None:
-                unbiased = var.reshape(c) * (count / (count - 1))
-                running_var.mul_(1 - m).add_(unbiased.to(running_var.dtype) * m)
-    return out
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "batch_norm(): running_mean and running_var must be given when not training"
+        )
+    m = 0.1 if momentum is None else momentum
+    return ops.batch_norm(input, weight, bias, running_mean, running_var, training, m, eps)
 
 
 @checked(

@@ -1013,3 +1013,127 @@ _d(
         ),
     ),
 )
+
+
+# Normalisation. The backward operators' own derivatives (double backward) are the
+# vector-Jacobian products of the same formulas written with operators (``_ln_grads``,
+# ``_bn_grads``), taken by a nested ``autograd.grad`` on detached copies: second-order
+# gradients are exact; a third order through them sees no further dependence.
+def _norm_input_grad(gxhat: Tensor, xhat: Tensor, rstd: Tensor, dims: tuple[int, ...]) -> Tensor:
+    a = gxhat.mean(dims, keepdim=True)
+    b = (gxhat * xhat).mean(dims, keepdim=True)
+    return (gxhat - a - xhat * b) * rstd
+
+
+def _sum_over(t: Tensor, dims: tuple[int, ...]) -> Tensor:
+    return t.sum(dims) if dims else t
+
+
+def _ln_grads(g: Tensor, x: Tensor, w: Tensor | None, shape: Any, eps: float) -> tuple[Any, ...]:
+    dims = tuple(range(x.ndim - len(shape), x.ndim))
+    batch = tuple(range(x.ndim - len(shape)))
+    xc = x - x.mean(dims, keepdim=True)
+    rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rstd
+    gxhat = g * w if w is not None else g
+    return (
+        _norm_input_grad(gxhat, xhat, rstd, dims),
+        _sum_over(g * xhat, batch),
+        _sum_over(g, batch),
+    )
+
+
+def _bn_grads(
+    g: Tensor,
+    x: Tensor,
+    w: Tensor | None,
+    rm: Tensor | None,
+    rv: Tensor | None,
+    training: bool,
+    eps: float,
+) -> tuple[Any, ...]:
+    dims = (0, *range(2, x.ndim))
+    cs = (1, x._shape[1]) + (1,) * (x.ndim - 2)
+    if training:
+        xc = x - x.mean(dims, keepdim=True)
+        rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+        xhat = xc * rstd
+    else:
+        assert rm is not None and rv is not None
+        rstd = (rv.reshape(cs) + eps).rsqrt()
+        xhat = (x - rm.reshape(cs)) * rstd
+    gxhat = g * w.reshape(cs) if w is not None else g
+    gx = _norm_input_grad(gxhat, xhat, rstd, dims) if training else gxhat * rstd
+    return gx, (g * xhat).sum(dims), g.sum(dims)
+
+
+def _vjp(
+    fn: Callable[..., tuple[Any, ...]], inputs: tuple[Any, ...], grads: Any
+) -> tuple[Any, ...]:
+    """The gradients of ``fn(*inputs)`` (a tuple of tensors) for the output gradients
+    ``grads`` (None where an output has none), one per input (None for absent inputs)."""
+    from ..autograd.engine import grad as autograd_grad
+
+    with grad_mode.enable_grad():
+        leaves = [None if t is None else t.detach().requires_grad_() for t in inputs]
+        outs = fn(*leaves)
+        pairs = [(o, g) for o, g in zip(outs, grads, strict=True) if g is not None]
+        wrt = [t for t in leaves if t is not None]
+        if not pairs:
+            return tuple(None for _ in inputs)
+        res = iter(
+            autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True)
+        )
+    return tuple(None if t is None else next(res) for t in leaves)
+
+
+def _layer_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
+    gx, gw, gb = ops.layer_norm_backward(g, c.input, c.normalized_shape, c.weight, c.eps)
+    return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
+
+
+_d("layer_norm", "input weight normalized_shape eps", _layer_norm)
+_d(
+    "layer_norm_backward",
+    "grad_output input weight normalized_shape eps",
+    lambda c, grads: _vjp(
+        lambda g, x, w: _ln_grads(g, x, w, c.normalized_shape, c.eps),
+        (c.grad_output, c.input, c.weight),
+        grads,
+    ),
+)
+
+
+def _batch_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, w, rm, rv = c.input, c.weight, c.running_mean, c.running_var
+    gx, gw, gb = ops.batch_norm_backward(g, x, w, rm, rv, c.training, c.eps)
+    grm = grv = None
+    if not c.training and (c.needs(3) or c.needs(4)):
+        # y = (x - rm) * (rv + eps)^-1/2 * w: the running statistics' gradients.
+        dims = (0, *range(2, x.ndim))
+        cs = (1, x._shape[1]) + (1,) * (x.ndim - 2)
+        gw_ = g * w.reshape(cs) if w is not None else g
+        rstd = (rv.reshape(cs) + c.eps).rsqrt()
+        if c.needs(3):
+            grm = -(gw_ * rstd).sum(dims)
+        if c.needs(4):
+            grv = (gw_ * (x - rm.reshape(cs)) * (rstd * rstd * rstd) * -0.5).sum(dims)
+    return (
+        gx if c.needs(0) else None,
+        gw if c.needs(1) else None,
+        gb if c.needs(2) else None,
+        grm if c.needs(3) else None,
+        grv if c.needs(4) else None,
+    )
+
+
+_d("batch_norm", "input weight running_mean running_var training eps", _batch_norm)
+_d(
+    "batch_norm_backward",
+    "grad_output input weight running_mean running_var training eps",
+    lambda c, grads: _vjp(
+        lambda g, x, w, rm, rv: _bn_grads(g, x, w, rm, rv, c.training, c.eps),
+        (c.grad_output, c.input, c.weight, c.running_mean, c.running_var),
+        grads,
+    ),
+)

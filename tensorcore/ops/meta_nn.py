@@ -15,9 +15,13 @@ from ..dtypes import int64
 __all__ = [
     "meta_avg_pool2d",
     "meta_avg_pool2d_backward",
+    "meta_batch_norm",
+    "meta_batch_norm_backward",
     "meta_convolution",
     "meta_convolution_backward_input",
     "meta_convolution_backward_weight",
+    "meta_layer_norm",
+    "meta_layer_norm_backward",
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
 ]
@@ -376,3 +380,119 @@ def meta_avg_pool2d_backward(
         divisor_override,
     )
     return args, (size, grad_output._dtype)
+
+
+def _norm_param(fn: str, name: str, t: Tensor | None, shape: tuple[int, ...], x: Tensor) -> None:
+    if t is None:
+        return
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    if t._shape != shape:
+        raise RuntimeError(
+            f"{fn}(): expected {name} of shape {list(shape)} for an input of shape "
+            f"{list(x._shape)}, got {list(t._shape)}"
+        )
+    if t._dtype is not x._dtype or t._device != x._device:
+        raise RuntimeError(
+            f"{fn}(): expected {name} of dtype {torch_name(x._dtype)} on {x._device} (the "
+            f"input's), got {torch_name(t._dtype)} on {t._device}"
+        )
+
+
+def _layer_norm_shape(fn: str, x: Tensor, normalized_shape: Sequence[int]) -> tuple[int, ...]:
+    shape = tuple(normalized_shape)
+    if not shape or x._shape[x.ndim - len(shape) :] != shape or len(shape) > x.ndim:
+        raise RuntimeError(
+            f"{fn}(): given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size {list(x._shape)}"
+        )
+    return shape
+
+
+def meta_layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Any:
+    shape = _layer_norm_shape("layer_norm", input, normalized_shape)
+    _norm_param("layer_norm", "weight", weight, shape, input)
+    _norm_param("layer_norm", "bias", bias, shape, input)
+    return (input, shape, weight, bias, float(eps)), (input._shape, input._dtype)
+
+
+def meta_layer_norm_backward(
+    grad_output: Tensor,
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Any:
+    fn = "layer_norm_backward"
+    shape = _layer_norm_shape(fn, input, normalized_shape)
+    _norm_param(fn, "weight", weight, shape, input)
+    _norm_param(fn, "grad_output", grad_output, input._shape, input)
+    spec = (input._shape, input._dtype)
+    return (grad_output, input, shape, weight, float(eps)), (
+        spec,
+        (shape, input._dtype),
+        (shape, input._dtype),
+    )
+
+
+def _batch_norm_checks(
+    fn: str, x: Tensor, tensors: dict[str, Tensor | None], training: bool
+) -> tuple[int, ...]:
+    if x.ndim < 2:
+        raise ValueError(f"{fn}(): expected 2D or more input (got {x.ndim}D input)")
+    c = (x._shape[1],)
+    for name, t in tensors.items():
+        _norm_param(fn, name, t, c, x)
+    if not training and (tensors.get("running_mean") is None or tensors.get("running_var") is None):
+        raise RuntimeError(f"{fn}(): running_mean and running_var must be given when not training")
+    if training and x.numel() // x._shape[1] <= 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {list(x._shape)}"
+        )
+    return c
+
+
+def meta_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> Any:
+    _batch_norm_checks(
+        "batch_norm", input,
+        {"weight": weight, "bias": bias, "running_mean": running_mean, "running_var": running_var},
+        bool(training),
+    )  # fmt: skip
+    args = (input, weight, bias, running_mean, running_var, bool(training), float(momentum),
+            float(eps))  # fmt: skip
+    return args, (input._shape, input._dtype)
+
+
+def meta_batch_norm_backward(
+    grad_output: Tensor,
+    input: Tensor,
+    weight: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    eps: float,
+) -> Any:
+    fn = "batch_norm_backward"
+    c = _batch_norm_checks(
+        fn, input, {"weight": weight, "running_mean": running_mean, "running_var": running_var},
+        bool(training),
+    )  # fmt: skip
+    _norm_param(fn, "grad_output", grad_output, input._shape, input)
+    args = (grad_output, input, weight, running_mean, running_var, bool(training), float(eps))
+    d = input._dtype
+    return args, ((input._shape, d), (c, d), (c, d))

@@ -768,6 +768,51 @@ _op(
     method=False,
     dtypes="if",
 )
+_op(
+    "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+    "float eps=1e-05) -> Tensor",
+    _NN,
+    "Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale by "
+    "``weight`` and shift by ``bias``.",
+    frontend="structured",
+    meta_function=MN.meta_layer_norm,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "layer_norm_backward(Tensor grad_output, Tensor input, int[] normalized_shape, "
+    "Tensor? weight=None, float eps=1e-05) -> (Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``layer_norm`` with respect to its input, weight and bias (the statistics "
+    "recomputed from ``input``).",
+    frontend="structured",
+    meta_function=MN.meta_layer_norm_backward,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool training, float momentum, float eps) -> Tensor",
+    _NN,
+    "Normalise each channel (dim 1) by the batch's statistics (``training``; the running ones "
+    "are then updated in place with ``momentum``, the variance unbiased) or by "
+    "``running_mean``/``running_var``, then scale and shift per channel.",
+    frontend="structured",
+    meta_function=MN.meta_batch_norm,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "batch_norm_backward(Tensor grad_output, Tensor input, Tensor? weight, "
+    "Tensor? running_mean, Tensor? running_var, bool training, float eps) -> "
+    "(Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``batch_norm`` with respect to its input, weight and bias.",
+    frontend="structured",
+    meta_function=MN.meta_batch_norm_backward,
+    method=False,
+    dtypes="f",
+)
 # Fused optimizer steps: one call updates every parameter of a group (PyTorch's
 # _fused_sgd_/_fused_adam_), for backends that can do it without an operator per formula step.
 _FUSED = "optim nondifferentiable"

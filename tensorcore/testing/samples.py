@@ -738,6 +738,75 @@ def _avg_pool2d_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("layer_norm")
+def _layer_norm(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), (4,), m.uniform(4), m.uniform(4)), desc="last dim, affine"),
+        S((m.uniform(2, 3, 4), (3, 4)), desc="two dims, no affine"),
+        S((m.uniform(4, 3, t=True), (3,), m.uniform(3), None, 1e-3), desc="transposed, eps"),
+    ]
+
+
+@_samples("layer_norm_backward")
+def _layer_norm_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), m.uniform(3, 4), (4,), m.uniform(4)), desc="affine"),
+        S((m.uniform(2, 3, 4), m.uniform(2, 3, 4), (3, 4)), desc="no weight"),
+    ]
+
+
+@_samples("batch_norm")
+def _batch_norm(m: _Maker) -> list[Sample]:
+    def var(c: int) -> tc.Tensor:
+        return m.positive(c, lo=0.5, hi=1.5)
+
+    return [
+        S(
+            (m.uniform(4, 3), m.uniform(3), m.uniform(3), None, None, True, 0.1, 1e-5),
+            desc="training, (N, C)",
+        ),
+        S(
+            (m.uniform(2, 3, 2, 2), None, None, None, None, True, 0.1, 1e-5),
+            desc="training, (N, C, H, W), no affine",
+        ),
+        S(
+            (
+                m.uniform(2, 3, 4),
+                m.uniform(3),
+                m.uniform(3),
+                m.uniform(3),
+                var(3),
+                False,
+                0.1,
+                1e-5,
+            ),
+            desc="eval",
+        ),
+    ]
+
+
+@_samples("batch_norm_backward")
+def _batch_norm_backward(m: _Maker) -> list[Sample]:
+    return [
+        S(
+            (m.uniform(4, 3), m.uniform(4, 3), m.uniform(3), None, None, True, 1e-5),
+            desc="training",
+        ),
+        S(
+            (
+                m.uniform(2, 3, 4),
+                m.uniform(2, 3, 4),
+                None,
+                m.uniform(3),
+                m.positive(3, lo=0.5, hi=1.5),
+                False,
+                1e-5,
+            ),
+            desc="eval, no weight",
+        ),
+    ]
+
+
 @_samples("_fused_sgd_")
 def _fused_sgd(m: _Maker) -> list[Sample]:
     def opts(**kw: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._util import acc_dtype, array_of
+from ._util import acc_dtype, array_of, quiet_tokens
 
 __all__ = ["build"]
 
@@ -24,6 +24,20 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Convolution and pooling kernels for the array module ``xp``."""
     as_strided = xp.lib.stride_tricks.as_strided
+    enter, leave = quiet_tokens(xp)
+
+    def quiet(fn: Callable[..., None]) -> Callable[..., None]:
+        """``fn`` with floating-point warnings silenced (PyTorch never warns on inf or nan)."""
+
+        def k(*args: Any) -> None:
+            tok = enter()
+            try:
+                fn(*args)
+            finally:
+                leave(tok)
+
+        k.__name__ = fn.__name__
+        return k
 
     def windows(
         x: Any,
@@ -384,12 +398,129 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         acc = col2im(cols, big, kernel_size, (stride, padding, (1,) * nd), outs, wide)
         o[...] = acc[(slice(None), slice(None)) + tuple(slice(0, s) for s in shape[2:])]
 
-    return {
-        "convolution": convolution,
-        "convolution_backward_input": convolution_backward_input,
-        "convolution_backward_weight": convolution_backward_weight,
-        "max_pool2d_with_indices": max_pool2d_with_indices,
-        "max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
-        "avg_pool2d": avg_pool2d,
-        "avg_pool2d_backward": avg_pool2d_backward,
-    }
+    # ------------------------------------------------------------ normalisation
+    def stats(x: Any, axes: tuple[int, ...], eps: float) -> tuple[Any, Any]:
+        """``(x - mean) * rstd`` and ``rstd`` over ``axes`` (biased variance)."""
+        mu = x.mean(axis=axes, keepdims=True)
+        xc = x - mu
+        var = (xc * xc).mean(axis=axes, keepdims=True)
+        rstd = 1.0 / xp.sqrt(var + eps)
+        xc *= rstd
+        return xc, rstd
+
+    def norm_input_grad(gxhat: Any, xhat: Any, rstd: Any, axes: tuple[int, ...]) -> Any:
+        """d(loss)/dx through ``xhat = (x - mean(x)) * rstd`` (mean and variance over
+        ``axes``), given d(loss)/d(xhat)."""
+        a = gxhat.mean(axis=axes, keepdims=True)
+        b = (gxhat * xhat).mean(axis=axes, keepdims=True)
+        return (gxhat - a - xhat * b) * rstd
+
+    def layer_norm(
+        out: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float
+    ) -> None:
+        o = array_of(out)
+        wide = acc_dtype(xp, o.dtype)
+        x = array_of(input).astype(wide, copy=False)
+        axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+        y, _ = stats(x, axes, eps)
+        if weight is not None:
+            y *= array_of(weight)
+        if bias is not None:
+            y += array_of(bias)
+        o[...] = y
+
+    def layer_norm_backward(
+        out: Any, grad_output: Any, input: Any, normalized_shape: Any, weight: Any, eps: float
+    ) -> None:
+        gx_o, gw_o, gb_o = (array_of(t) for t in out)
+        wide = acc_dtype(xp, gx_o.dtype)
+        x = array_of(input).astype(wide, copy=False)
+        g = array_of(grad_output).astype(wide, copy=False)
+        nd = len(normalized_shape)
+        axes = tuple(range(x.ndim - nd, x.ndim))
+        batch = tuple(range(x.ndim - nd))
+        xhat, rstd = stats(x, axes, eps)
+        gxhat = g * array_of(weight) if weight is not None else g
+        gx_o[...] = norm_input_grad(gxhat, xhat, rstd, axes)
+        gw_o[...] = (g * xhat).sum(axis=batch)
+        gb_o[...] = g.sum(axis=batch)
+
+    def channel_shape(x: Any) -> tuple[int, ...]:
+        return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+    def batch_norm(
+        out: Any,
+        input: Any,
+        weight: Any,
+        bias: Any,
+        running_mean: Any,
+        running_var: Any,
+        training: bool,
+        momentum: float,
+        eps: float,
+    ) -> None:
+        o = array_of(out)
+        wide = acc_dtype(xp, o.dtype)
+        x = array_of(input).astype(wide, copy=False)
+        axes = (0, *range(2, x.ndim))
+        cs = channel_shape(x)
+        if training:
+            y, _ = stats(x, axes, eps)
+        else:
+            rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
+            rv = array_of(running_var).astype(wide, copy=False).reshape(cs)
+            y = (x - rm) / xp.sqrt(rv + eps)
+        if weight is not None:
+            y *= array_of(weight).reshape(cs)
+        if bias is not None:
+            y += array_of(bias).reshape(cs)
+        o[...] = y
+        if training and (running_mean is not None or running_var is not None):
+            # Last, after everything else: the running statistics (the variance unbiased).
+            n = x.size // x.shape[1]
+            mean = x.mean(axis=axes)
+            if running_mean is not None:
+                rm_o = array_of(running_mean)
+                rm_o *= 1 - momentum
+                rm_o += mean * momentum
+                running_mean._bump_version()  # an in-place write autograd must see
+            if running_var is not None:
+                var = x.var(axis=axes) * (n / (n - 1))
+                rv_o = array_of(running_var)
+                rv_o *= 1 - momentum
+                rv_o += var * momentum
+                running_var._bump_version()
+
+    def batch_norm_backward(
+        out: Any,
+        grad_output: Any,
+        input: Any,
+        weight: Any,
+        running_mean: Any,
+        running_var: Any,
+        training: bool,
+        eps: float,
+    ) -> None:
+        gx_o, gw_o, gb_o = (array_of(t) for t in out)
+        wide = acc_dtype(xp, gx_o.dtype)
+        x = array_of(input).astype(wide, copy=False)
+        g = array_of(grad_output).astype(wide, copy=False)
+        axes = (0, *range(2, x.ndim))
+        cs = channel_shape(x)
+        if training:
+            xhat, rstd = stats(x, axes, eps)
+        else:
+            rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
+            rstd = 1.0 / xp.sqrt(array_of(running_var).astype(wide, copy=False).reshape(cs) + eps)
+            xhat = (x - rm) * rstd
+        gxhat = g * array_of(weight).reshape(cs) if weight is not None else g
+        gx_o[...] = norm_input_grad(gxhat, xhat, rstd, axes) if training else gxhat * rstd
+        gw_o[...] = (g * xhat).sum(axis=axes)
+        gb_o[...] = g.sum(axis=axes)
+
+    kernels: list[Callable[..., None]] = [
+        layer_norm, layer_norm_backward, batch_norm, batch_norm_backward, convolution,
+        convolution_backward_input, convolution_backward_weight, max_pool2d_with_indices,
+        max_pool2d_with_indices_backward, avg_pool2d, avg_pool2d_backward,
+    ]  # fmt: skip
+    return {k.__name__: quiet(k) for k in kernels}
