@@ -31,7 +31,7 @@ PYTORCH = {
     "max_pool2d_with_indices": "if", "max_pool2d_with_indices_backward": "f",
     "avg_pool2d": "if", "avg_pool2d_backward": "if", "_fused_sgd_": "f", "_fused_adam_": "f",
     "multinomial": "f", "layer_norm": "f", "layer_norm_backward": "f", "batch_norm": "f",
-    "batch_norm_backward": "f",
+    "batch_norm_backward": "f", "linear": "ifc", "linear_backward": "ifc",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")

@@ -269,16 +269,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     tensorcore.Size([2, 4])
     """
     if (
-        bias is not None
-        and input.ndim == 2
-        and bias.ndim <= 2
-        and input._layout is strided
+        input._layout is strided
         and weight._layout is strided
-        and bias._layout is strided
+        and (bias is None or (bias._layout is strided and bias.ndim == 1))
+        and input.ndim >= 1
     ):
-        # One fused kernel for dense operands; other layouts (sparse) compose matmul and add,
-        # which their backends provide.
-        return ops.addmm(bias, input, weight.t())
+        # One operator forward and one backward for dense operands; other layouts (sparse)
+        # compose matmul and add, which their backends provide.
+        return ops.linear(input, weight, bias)
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 

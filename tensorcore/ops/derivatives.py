@@ -1137,3 +1137,28 @@ _d(
         grads,
     ),
 )
+
+
+def _linear(c: Any, g: Tensor) -> tuple[Any, ...]:
+    mask = (int(c.needs(0)), int(c.needs(1)), int(c.needs(2)))
+    gx, gw, gb = ops.linear_backward(g, c.input, c.weight, mask)
+    return (gx if mask[0] else None, gw if mask[1] else None, gb if mask[2] else None)
+
+
+def _linear_grads(g: Tensor, x: Tensor, w: Tensor) -> tuple[Any, ...]:
+    g2 = g.reshape(-1, g._shape[-1])
+    x2 = x.reshape(-1, x._shape[-1])
+    return (g2.mm(_conj(w)).reshape(x._shape), g2.t().mm(_conj(x2)), g2.sum(0))
+
+
+_d("linear", "input weight", _linear)
+# Bilinear in (grad_output, input, weight): the VJP of the same formulas (see _vjp).
+_d(
+    "linear_backward",
+    "grad_output input weight output_mask",
+    lambda c, grads: _vjp(
+        _linear_grads,
+        (c.grad_output, c.input, c.weight),
+        [gr if m else None for gr, m in zip(grads, c.output_mask, strict=True)],
+    ),
+)

@@ -22,6 +22,8 @@ __all__ = [
     "meta_convolution_backward_weight",
     "meta_layer_norm",
     "meta_layer_norm_backward",
+    "meta_linear",
+    "meta_linear_backward",
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
 ]
@@ -496,3 +498,37 @@ def meta_batch_norm_backward(
     args = (grad_output, input, weight, running_mean, running_var, bool(training), float(eps))
     d = input._dtype
     return args, ((input._shape, d), (c, d), (c, d))
+
+
+def meta_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
+    fn = "linear"
+    if weight.ndim != 2 or input.ndim < 1 or input._shape[-1] != weight._shape[1]:
+        raise RuntimeError(
+            f"{fn}(): mat1 and mat2 shapes cannot be multiplied (input of shape "
+            f"{list(input._shape)} and weight of shape {list(weight._shape)}: the input's last "
+            "dim must equal the weight's second)"
+        )
+    if weight._dtype is not input._dtype:
+        raise RuntimeError(
+            f"{fn}(): expected the input and weight to have the same dtype, but got "
+            f"{torch_name(input._dtype)} and {torch_name(weight._dtype)}"
+        )
+    if bias is not None:
+        _norm_param(fn, "bias", bias, (weight._shape[0],), input)
+    shape = input._shape[:-1] + (weight._shape[0],)
+    return (input, weight, bias), (shape, input._dtype)
+
+
+def meta_linear_backward(
+    grad_output: Tensor, input: Tensor, weight: Tensor, output_mask: Sequence[int]
+) -> Any:
+    fn = "linear_backward"
+    mask = tuple(output_mask)
+    if len(mask) != 3 or any(m not in (0, 1) for m in mask):
+        raise RuntimeError(f"{fn}(): output_mask must be three 0/1 flags, got {list(mask)}")
+    meta_linear(input, weight)
+    want = input._shape[:-1] + (weight._shape[0],)
+    _norm_param(fn, "grad_output", grad_output, want, input)
+    d = input._dtype
+    specs = ((input._shape, d), (weight._shape, d), ((weight._shape[0],), d))
+    return (grad_output, input, weight, mask), specs

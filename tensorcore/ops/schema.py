@@ -769,6 +769,27 @@ _op(
     dtypes="if",
 )
 _op(
+    "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+    _NN,
+    "``input @ weight.T + bias`` for an input of shape (*, in_features), a weight of shape "
+    "(out_features, in_features) and a bias of shape (out_features,).",
+    frontend="structured",
+    meta_function=MN.meta_linear,
+    method=False,
+    dtypes="ifc",
+)
+_op(
+    "linear_backward(Tensor grad_output, Tensor input, Tensor weight, int[] output_mask) -> "
+    "(Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``linear`` with respect to its input, weight and bias, each computed "
+    "only where ``output_mask`` (three 0/1 flags) asks for it.",
+    frontend="structured",
+    meta_function=MN.meta_linear_backward,
+    method=False,
+    dtypes="ifc",
+)
+_op(
     "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
     "float eps=1e-05) -> Tensor",
     _NN,

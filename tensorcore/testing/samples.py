@@ -738,6 +738,27 @@ def _avg_pool2d_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("linear")
+def _linear(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 3), m.uniform(2, 3), m.uniform(2)), desc="2-D, bias"),
+        S((m.uniform(2, 5, 3), m.uniform(4, 3)), desc="3-D input, no bias"),
+        S((m.uniform(3), m.uniform(2, 3, t=False), m.uniform(2)), desc="1-D input"),
+        S((m.uniform(4, 3, t=True), m.uniform(2, 3)), desc="transposed input"),
+    ]
+
+
+@_samples("linear_backward")
+def _linear_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 2), m.uniform(4, 3), m.uniform(2, 3), (1, 1, 1)), desc="all"),
+        S(
+            (m.uniform(2, 5, 4), m.uniform(2, 5, 3), m.uniform(4, 3), (0, 1, 1)),
+            desc="3-D, no input gradient",
+        ),
+    ]
+
+
 @_samples("layer_norm")
 def _layer_norm(m: _Maker) -> list[Sample]:
     return [

@@ -518,7 +518,55 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gw_o[...] = (g * xhat).sum(axis=axes)
         gb_o[...] = g.sum(axis=axes)
 
+    # ------------------------------------------------------------ linear
+    def as_2d(a: Any) -> Any:
+        return a.reshape(-1, a.shape[-1]) if a.ndim != 2 else a
+
+    def linear(out: Any, input: Any, weight: Any, bias: Any) -> None:
+        o = array_of(out)
+        x, w = array_of(input), array_of(weight)
+        wide = acc_dtype(xp, o.dtype)
+        if wide != o.dtype:  # 16-bit floats: compute in float32
+            x, w = x.astype(wide), w.astype(wide)
+            y = as_2d(x) @ w.T
+            if bias is not None:
+                y += array_of(bias).astype(wide)
+            o[...] = y.reshape(o.shape)
+            return
+        if o.flags.c_contiguous:  # (then its 2-D reshape is a view)
+            xp.matmul(as_2d(x), w.T, out=as_2d(o))
+        else:
+            o[...] = (as_2d(x) @ w.T).reshape(o.shape)
+        if bias is not None:
+            o += array_of(bias)
+
+    def linear_backward(
+        out: Any, grad_output: Any, input: Any, weight: Any, output_mask: Any
+    ) -> None:
+        gx_o, gw_o, gb_o = (array_of(t) for t in out)
+        g, x, w = array_of(grad_output), array_of(input), array_of(weight)
+        wide = acc_dtype(xp, gx_o.dtype)
+        if wide != gx_o.dtype:
+            g, x, w = g.astype(wide), x.astype(wide), w.astype(wide)
+        complex_ = gx_o.dtype.kind == "c"
+        g2 = as_2d(g)
+        # Outputs not asked for are zeros (defined, but no matmul spent on them).
+        if output_mask[0]:
+            gx_o[...] = (g2 @ (w.conj() if complex_ else w)).reshape(gx_o.shape)
+        else:
+            gx_o.fill(0)
+        if output_mask[1]:
+            x2 = as_2d(x)
+            gw_o[...] = g2.T @ (x2.conj() if complex_ else x2)
+        else:
+            gw_o.fill(0)
+        if output_mask[2]:
+            gb_o[...] = g2.sum(axis=0)
+        else:
+            gb_o.fill(0)
+
     kernels: list[Callable[..., None]] = [
+        linear, linear_backward,
         layer_norm, layer_norm_backward, batch_norm, batch_norm_backward, convolution,
         convolution_backward_input, convolution_backward_weight, max_pool2d_with_indices,
         max_pool2d_with_indices_backward, avg_pool2d, avg_pool2d_backward,
