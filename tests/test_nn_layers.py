@@ -540,3 +540,16 @@ def test_transformer_masks_and_gradients(device: str) -> None:
     assert_close(out[0], out2[0])
     out.sum().backward()
     assert all(p.grad is not None for p in model.parameters())
+
+
+def test_every_functional_is_argument_checked() -> None:
+    """Each public ``nn.functional`` function is a ``checked`` wrapper (compiled from its
+    signature): it checks argument types and names itself in errors. A scripted edit that
+    slips a helper between a decorator and its function fails here."""
+    unchecked = [
+        name for name in F.__all__
+        if not getattr(F, name).__code__.co_filename.startswith("<tensorcore ")
+    ]  # fmt: skip
+    assert unchecked == []
+    with pytest.raises(TypeError, match=r"conv2d\(\): argument 'input' must be Tensor"):
+        F.conv2d(None, tc.ones(1, 1, 1, 1))
