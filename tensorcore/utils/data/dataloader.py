@@ -271,9 +271,12 @@ class DataLoader:
         yield from src
 
     def __iter__(self) -> Iterator[Any]:
+        # Every epoch draws the workers' base seed first (also without workers), as
+        # PyTorch's loader iterators do: a seeded generator then shuffles as it does there.
+        base_seed = int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
         if self.num_workers == 0:
             return self._single_process()
-        return self._multi_process()
+        return self._multi_process(base_seed)
 
     def _single_process(self) -> Iterator[Any]:
         if self._iterable:
@@ -313,13 +316,12 @@ class DataLoader:
             return None
         return sampler._order()
 
-    def _multi_process(self) -> Iterator[Any]:
+    def _multi_process(self, base_seed: int) -> Iterator[Any]:
         ctx = self.multiprocessing_context
         if ctx is None:
             ctx = multiprocessing.get_context()
         elif isinstance(ctx, str):
             ctx = multiprocessing.get_context(ctx)
-        base_seed = int(ops.randint(0, 2**62, (1,), generator=self.generator).item())
         results = ctx.Queue()
         index_queues, workers = [], []
         for wid in range(self.num_workers):

@@ -34,8 +34,9 @@ class Sampler:
 def _fresh_generator(generator: Any) -> Any:
     if generator is not None:
         return generator
-    # A new seed from the default generator each epoch, as PyTorch draws one.
-    seed = int(ops.randint(0, 2**62, (1,)).item())
+    # A new seed from the default generator each epoch, as PyTorch draws one (a 64-bit
+    # draw modulo 2**63: the same seed from the same stream).
+    seed = int(ops.randint(0, 2**63, (1,)).item())
     return Generator().manual_seed(seed)
 
 

@@ -1,9 +1,11 @@
 """Factories and random fills, written once against an array module ``xp``.
 
 Random numbers come from a per-generator stream kept in ``Generator.state`` and made on first
-use from the generator's seed (``xp.random.default_rng(seed)``), so ``tc.manual_seed(s)``
-makes every later draw reproducible. Floats are drawn in float64 whatever the tensor's dtype,
-so a given seed gives the same numbers (rounded) in every floating dtype.
+use from the generator's seed, so ``tc.manual_seed(s)`` makes every later draw reproducible.
+With NumPy the stream is PyTorch's CPU generator (``_torch_random.py``): a seeded program
+draws the numbers it draws under PyTorch (``rand``, ``randn``, ``randint``, ``randperm``,
+``uniform_``, ``normal_``, and so every layer's initialisation). Other array modules (CuPy)
+use their own generator (``xp.random.default_rng(seed)``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from tensorcore.random import default_generator
 
+from ._torch_random import TorchCPUStream
 from ._util import array_of, errstate
 
 __all__ = ["build"]
@@ -115,6 +118,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K.update(empty=empty, full=full, arange=arange, linspace=linspace, eye=eye)
 
     # ------------------------------------------------------------ random
+    torch_streams = xp.__name__ == "numpy"
+
     def stream(gen: Any, t_device: Any) -> Any:
         g = gen if gen is not None else default_generator(t_device.type)
         if g.device.type != t_device.type:
@@ -123,7 +128,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 f"'{g.device.type}'"
             )
         st = g.state
-        if not isinstance(st, rng_type):
+        if torch_streams:
+            if not isinstance(st, TorchCPUStream):
+                st = g.state = TorchCPUStream(g.initial_seed())
+        elif not isinstance(st, rng_type):
             st = g.state = xp.random.default_rng(g.initial_seed())
         return st
 
@@ -132,6 +140,39 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             from tensorcore._tensor import torch_name
 
             raise RuntimeError(f"\"{name}\" not implemented for '{torch_name(self._dtype)}'")
+
+    def real_view(o: Any) -> Any:
+        """The array to fill: ``o``, or its (..., 2) real view for complex ``o``."""
+        if o.dtype.kind != "c":
+            return o
+        if o.flags.c_contiguous:  # (a flat view first: a 0-d array cannot change itemsize)
+            return o.reshape(-1).view(o.real.dtype).reshape(*o.shape, 2)
+        return None
+
+    def fill_in_memory_order(o: Any, make: Callable[[int, bool], Any]) -> None:
+        """Fill ``o`` with ``make(n, contiguous)`` taken in ``o``'s memory order (the order
+        PyTorch's serial kernels visit the elements in)."""
+        target = real_view(o)
+        if target is None:  # a non-contiguous complex tensor: a contiguous copy, then back
+            tmp = xp.empty(o.shape, dtype=o.dtype)
+            fill_in_memory_order(tmp, make)
+            assign(o, tmp)
+            return
+        n = target.size
+        contiguous = bool(target.flags.c_contiguous)
+        v = make(n, contiguous)
+        if contiguous:
+            assign(target, v.reshape(target.shape))
+            return
+        offsets = xp.zeros(target.shape, dtype=xp.int64)
+        for axis, st in enumerate(target.strides):
+            shape = [1] * target.ndim
+            shape[axis] = target.shape[axis]
+            offsets = offsets + xp.arange(target.shape[axis]).reshape(shape) * st
+        order = xp.argsort(offsets.reshape(-1), kind="stable")
+        flat = xp.empty(n, dtype=v.dtype)
+        flat[order] = v
+        assign(target, flat.reshape(target.shape))
 
     def fill_random(o: Any, sample: Any, scale: float, shift: float) -> None:
         """Fill ``o`` with ``sample(shape) * scale + shift`` (real and imaginary parts)."""
@@ -146,6 +187,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         else:
             assign(o, v)
 
+    def stream_dtype(o: Any) -> Any:
+        real = o.real.dtype if o.dtype.kind == "c" else o.dtype
+        return xp.float64 if real == xp.float64 else real
+
     def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> Any:
         floats_only("check_uniform_bounds", self)
         if not (math.isfinite(from_) and math.isfinite(to)):
@@ -157,7 +202,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
             )
         rng, o = stream(generator, self._device), array_of(self)
-        fill_random(o, rng.random, to - from_, from_)
+        if torch_streams:
+            d = stream_dtype(o)
+            fill_in_memory_order(o, lambda n, c: rng.uniform(n, d, from_, to))
+        else:
+            fill_random(o, rng.random, to - from_, from_)
         if o.size and from_ < to:
             # Rounding (to the dtype, or of ``r * width + from``) can reach ``to``: keep the
             # interval half-open.
@@ -171,7 +220,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         rng, o = stream(generator, self._device), array_of(self)
         # Complex: each part gets std / sqrt(2), so the complex variance is std**2.
-        fill_random(o, rng.standard_normal, std / 2**0.5 if o.dtype.kind == "c" else std, mean)
+        s = std / 2**0.5 if o.dtype.kind == "c" else std
+        if torch_streams:
+            d = stream_dtype(o)
+            fill_in_memory_order(o, lambda n, c: rng.normal(n, d, mean, s, c))
+        else:
+            fill_random(o, rng.standard_normal, s, mean)
         return self
 
     def random_(self: Any, low: int, high: int, generator: Any = None) -> Any:
@@ -193,7 +247,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 f"[{lo}, {hi}], but got from={low} and to={high}"
             )
         rng = stream(generator, self._device)
-        assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))
+        if torch_streams:
+            fill_in_memory_order(o, lambda n, c: rng.integers(low, high, n))
+        else:
+            assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))
         return self
 
     def randperm(

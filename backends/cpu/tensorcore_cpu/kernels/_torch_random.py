@@ -1,0 +1,127 @@
+"""PyTorch's CPU random streams, reproduced with NumPy: the same seed gives the same numbers.
+
+PyTorch's CPU generator is a 32-bit Mersenne Twister seeded with the classic
+``init_genrand`` (NumPy's ``MT19937`` with legacy seeding). On top of it, as PyTorch 2.x's
+CPU kernels do:
+
+- ``random64`` joins two draws, the first as the high half;
+- a uniform float keeps the low ``digits`` bits of one draw (24 for float32, 11 for float16,
+  8 for bfloat16) and a double the low 53 bits of a ``random64``, scaled by ``2**-digits``,
+  then ``x * (to - from) + from`` (rounded once, as the fused multiply-add does);
+- ``normal_`` on a contiguous tensor of at least 16 elements draws all uniforms first, then
+  applies Box-Muller to blocks of 16 (the first 8 against the last 8), redrawing the last 16
+  when the size is not a multiple of 16; otherwise each element comes from a double
+  Box-Muller pair whose second value is cached in the generator for the next element;
+- ``random_(from, to)`` is a draw (``random64`` when the range needs more than 32 bits)
+  modulo the range; ``randperm`` is a Fisher-Yates shuffle with ``random() % (n - i)``.
+
+Float32 results can differ from PyTorch's in the last bit where PyTorch's vectorised
+``log``/``cos`` round differently.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TorchCPUStream"]
+
+_DIGITS = {"float16": 11, "bfloat16": 8}
+
+
+class TorchCPUStream:
+    """One generator's state: the Mersenne Twister and the cached normal sample."""
+
+    def __init__(self, seed: int) -> None:
+        self._mt = np.random.MT19937()
+        self._mt._legacy_seeding(seed & 0xFFFFFFFF)
+        self._next_normal: float | None = None
+
+    def u32(self, n: int) -> Any:
+        """``n`` raw 32-bit draws (as uint64)."""
+        return self._mt.random_raw(n).astype(np.uint64)
+
+    def u64(self, n: int) -> Any:
+        """``n`` 64-bit values, each from two draws (the first as the high half)."""
+        r = self.u32(2 * n)
+        return (r[0::2] << np.uint64(32)) | r[1::2]
+
+    def uniform(self, n: int, dtype: Any, lo: float = 0.0, hi: float = 1.0) -> Any:
+        """``n`` uniform values in ``[lo, hi)`` of ``dtype`` (its compute dtype for 16-bit
+        floats: float32)."""
+        if dtype == np.float64:
+            v = (self.u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+            return v * (hi - lo) + lo
+        digits = _DIGITS.get(np.dtype(dtype).name, 24)
+        x = (self.u32(n) & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0**-digits
+        width = float(np.float32(np.float32(hi) - np.float32(lo)))
+        # In float64 and rounded once to float32: the fused multiply-add's result.
+        return (x * width + float(np.float32(lo))).astype(np.float32)
+
+    def normal(self, n: int, dtype: Any, mean: float, std: float, contiguous: bool) -> Any:
+        """``n`` normal values in PyTorch's order (see the module docstring)."""
+        if n >= 16 and contiguous:
+            # In the dtype's precision (float32 for the 16-bit floats), as PyTorch computes.
+            work = np.float64 if dtype == np.float64 else np.float32
+            d = self.uniform(n, dtype).astype(work)
+            blocks = n // 16
+            body = d[: blocks * 16].reshape(blocks, 16)
+            _box_muller_16(body, mean, std)
+            out = body.reshape(-1)
+            if n % 16:
+                tail = self.uniform(16, dtype).astype(work).reshape(1, 16)
+                _box_muller_16(tail, mean, std)
+                out = np.concatenate([out[: n - 16], tail.reshape(-1)])
+            return out
+        return self._double_normals(n) * std + mean
+
+    def _double_normals(self, n: int) -> Any:
+        """Standard normals from double Box-Muller pairs, the cache first."""
+        out = np.empty(n, dtype=np.float64)
+        i = 0
+        if n and self._next_normal is not None:
+            out[0] = self._next_normal
+            self._next_normal = None
+            i = 1
+        pairs = (n - i + 1) // 2
+        if pairs:
+            u = self.uniform(2 * pairs, np.float64)
+            r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+            theta = 2.0 * math.pi * u[0::2]
+            vals = np.empty(2 * pairs)
+            vals[0::2] = r * np.cos(theta)
+            vals[1::2] = r * np.sin(theta)
+            need = n - i
+            out[i:] = vals[:need]
+            if need % 2:
+                self._next_normal = float(vals[-1])
+        return out
+
+    def integers(self, lo: int, hi: int, n: int) -> Any:
+        """``n`` integers in ``[lo, hi)``."""
+        span = hi - lo
+        v = self.u64(n) if span >= 1 << 32 else self.u32(n)
+        return (v % np.uint64(span)).astype(np.int64) + lo
+
+    def permutation(self, n: int) -> Any:
+        """A random permutation of ``0 .. n - 1`` (Fisher-Yates)."""
+        r = list(range(n))
+        if n > 1:
+            z = self.u32(n - 1) % (np.uint64(n) - np.arange(n - 1, dtype=np.uint64))
+            for i, zi in enumerate(z.tolist()):
+                j = i + zi
+                r[i], r[j] = r[j], r[i]
+        return np.array(r, dtype=np.int64)
+
+
+def _box_muller_16(blocks: Any, mean: float, std: float) -> None:
+    """PyTorch's ``normal_fill_16`` on each row of ``blocks`` (rows of 16 uniforms)."""
+    t = blocks.dtype.type
+    u1 = t(1) - blocks[:, :8]
+    u2 = blocks[:, 8:].copy()
+    radius = np.sqrt(t(-2) * np.log(u1))
+    theta = t(2.0 * math.pi) * u2
+    blocks[:, :8] = radius * np.cos(theta) * t(std) + t(mean)
+    blocks[:, 8:] = radius * np.sin(theta) * t(std) + t(mean)
