@@ -30,7 +30,8 @@ PYTORCH = {
     "convolution": "if", "convolution_backward_input": "f", "convolution_backward_weight": "f",
     "max_pool2d_with_indices": "if", "max_pool2d_with_indices_backward": "f",
     "avg_pool2d": "if", "avg_pool2d_backward": "if", "_fused_sgd_": "f", "_fused_adam_": "f",
-    "multinomial": "f", "layer_norm": "f", "layer_norm_backward": "f", "batch_norm": "f",
+    "multinomial": "f", "bernoulli": "f", "layer_norm": "f", "layer_norm_backward": "f",
+    "batch_norm": "f",
     "batch_norm_backward": "f", "linear": "ifc", "linear_backward": "ifc",
 }  # fmt: skip
 

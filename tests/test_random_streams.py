@@ -80,3 +80,17 @@ def test_streams_continue_across_calls_and_generators_are_independent() -> None:
     one = [tc.randn(1, generator=g).item() for _ in range(4)]
     g.manual_seed(3)
     assert tc.randn(4, generator=g).tolist() == pytest.approx(one)
+
+
+def test_dropout_bernoulli_and_multinomial_match_pytorch() -> None:
+    # PyTorch's portable CPU kernels (this is not MKL's stream, which Intel builds use for
+    # bernoulli_ with a scalar p).
+    got = _seeded(lambda: tc.nn.functional.dropout(tc.ones(12), 0.5)).tolist()
+    assert got == [0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0, 2.0, 0.0, 2.0, 2.0, 2.0]
+    w = tc.tensor([0.1, 0.2, 0.3, 0.4])
+    tc.manual_seed(0)
+    assert tc.multinomial(w, 3).tolist() == [2, 1, 3]
+    assert tc.multinomial(w, 6, True).tolist() == [3, 3, 1, 2, 2, 1]
+    assert _seeded(lambda: tc.bernoulli(tc.tensor([0.2, 0.5, 0.9, 0.1, 0.7]))).tolist() == [
+        0.0, 0.0, 1.0, 0.0, 1.0
+    ]  # fmt: skip

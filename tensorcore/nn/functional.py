@@ -300,9 +300,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input.mul_(0) if inplace else input * 0
-    keep = ops.rand(input.shape, dtype=input.dtype, device=input.device) >= p
-    scale = keep.to(input.dtype) * (1.0 / (1.0 - p))
-    return input.mul_(scale) if inplace else input * scale
+    # PyTorch's mask: bernoulli_(1 - p), divided by 1 - p (the same draws for a seed).
+    noise = ops.empty_like(input).bernoulli_(1.0 - p)
+    noise.div_(1.0 - p)
+    return input.mul_(noise) if inplace else input * noise
 
 
 def _channel_dropout(
@@ -319,9 +320,10 @@ def _channel_dropout(
     batched = input.ndim == nd + 2
     # One draw per channel (of each sample), shared by the channel's elements.
     shape = tuple(input.shape[: 2 if batched else 1]) + (1,) * nd
-    keep = ops.rand(shape, dtype=input.dtype, device=input.device) >= p
-    scale = keep.to(input.dtype) * (0.0 if p == 1.0 else 1.0 / (1.0 - p))
-    return input.mul_(scale) if inplace else input * scale
+    noise = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1.0 - p)
+    if p < 1.0:
+        noise.div_(1.0 - p)
+    return input.mul_(noise) if inplace else input * noise
 
 
 @checked("dropout1d(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor")

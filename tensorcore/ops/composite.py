@@ -22,8 +22,14 @@ __all__ = ["COMPOSITES"]
 COMPOSITES: dict[str, Callable[..., Any]] = {}
 
 
+_INPLACE_ONLY = frozenset({"zero_", "bernoulli_"})
+
+
 def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
-    COMPOSITES[fn.__name__.rstrip("_") if fn.__name__ != "zero_" else "zero_"] = fn
+    # In-place-only operators keep their trailing underscore; others drop the one that
+    # avoids a clash with a Python name.
+    name = fn.__name__
+    COMPOSITES[name if name in _INPLACE_ONLY else name.rstrip("_")] = fn
     return fn
 
 
@@ -299,6 +305,22 @@ def randn(
 
 
 @_composite
+def bernoulli(self: Tensor, generator: Any = None) -> Tensor:
+    if bool((self < 0).any()) or bool((self > 1).any()):
+        raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p outside that range")
+    u = ops.rand(self._shape, generator=generator, dtype=dt.float32, device=self._device)
+    return (u < self).to(self._dtype)
+
+
+@_composite
+def bernoulli_(self: Tensor, p: float = 0.5, generator: Any = None) -> Tensor:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    u = ops.rand(self._shape, generator=generator, dtype=dt.float64, device=self._device)
+    return self.copy_(u < p)
+
+
+@_composite
 def multinomial(
     self: Tensor, num_samples: int, replacement: bool = False, generator: Any = None
 ) -> Tensor:
@@ -323,18 +345,20 @@ def multinomial(
     if bool((total <= 0).any()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     rows = w._shape[0]
-    u = ops.rand((rows, num_samples), generator=generator, dtype=dt.float64, device=self._device)
-    if replacement:
-        # Inverse CDF: the number of cumulative weights below u * total.
+    if replacement and num_samples > 1:
+        # Inverse CDF: the number of cumulative weights below u * total (PyTorch's draws:
+        # one float64 uniform per sample, row by row).
+        u = ops.rand(
+            (rows, num_samples), generator=generator, dtype=dt.float64, device=self._device
+        )
         cdf = w.cumsum(-1)
-        target = u * total
-        idx = (cdf.unsqueeze(1) <= target.unsqueeze(2)).sum(-1).clamp(max=n - 1)
+        idx = (cdf.unsqueeze(1) <= (u * total).unsqueeze(2)).sum(-1).clamp(max=n - 1)
     else:
-        # Exponential races: the num_samples smallest -log(u) / w, in order, are a sample
-        # without replacement proportional to w (zero weights never win).
-        e = ops.rand((rows, n), generator=generator, dtype=dt.float64, device=self._device)
-        keys = ops.where(w > 0, -e.clamp(min=1e-300).log() / w, float("inf"))
-        idx = keys.topk(num_samples, -1, largest=False, sorted=True)[1]
+        # Exponential races, as PyTorch runs them (also for one sample with replacement):
+        # w / E with E exponential, the num_samples largest in order; zero weights never win.
+        u = ops.rand((rows, n), generator=generator, dtype=dt.float64, device=self._device)
+        scores = w / (-u).log1p().neg()
+        idx = scores.topk(num_samples, -1, largest=True, sorted=True)[1]
     idx = idx.to(dt.int64)
     return idx.squeeze(0) if self.ndim == 1 else idx
 

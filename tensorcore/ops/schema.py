@@ -1198,6 +1198,13 @@ _op(
     values="value",
 )
 _op(
+    "bernoulli_(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
+    "random nondifferentiable inplace composite",
+    "Fills ``self`` with 1 (probability ``p``) or 0: a float64 uniform draw below ``p``, as "
+    "PyTorch's CPU kernel draws it.",
+    function=False,
+)
+_op(
     "zero_(Tensor(a!) self) -> Tensor(a!)",
     "inplace composite",
     "Fills ``self`` with zeros.",
@@ -1402,6 +1409,12 @@ for _sig, _tags, _doc in [
         "Normal random numbers with the given mean and std (scalars or tensors).",
     ),
     (
+        "bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
+        "random nondifferentiable",
+        "0 or 1 for each element, 1 with the probability the element holds (a float32 "
+        "uniform draw below it, as PyTorch's CPU kernel).",
+    ),
+    (
         "multinomial(Tensor self, int num_samples, bool replacement=False, *, "
         "Generator? generator=None) -> Tensor",
         "random nondifferentiable",
@@ -1416,7 +1429,7 @@ for _sig, _tags, _doc in [
         _doc,
         method="factory" not in _tags,
         function=True,
-        dtypes="f" if _sig.startswith("multinomial") else "bifc",
+        dtypes="f" if _sig.startswith(("multinomial", "bernoulli")) else "bifc",
     )
 _LIKE = (
     "with the shape (and by default dtype and device) of ``self``, in its memory order "

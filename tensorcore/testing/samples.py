@@ -1341,6 +1341,20 @@ def _eye(m: _Maker) -> list[Sample]:
     return [S((3,), _fk(m)), S((2, 4), _fk(m), desc="rectangular")]
 
 
+@_samples("bernoulli")
+def _bernoulli(m: _Maker) -> list[Sample]:
+    p = m.uniform(3, 4, lo=0.0, hi=1.0)
+    return [S((p,), {"generator": tc.Generator().manual_seed(1)}, desc="probabilities")]
+
+
+@_samples("bernoulli_")
+def _bernoulli_inplace(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), 0.3), {"generator": tc.Generator().manual_seed(2)}, desc="p=0.3"),
+        S((m.uniform(5),), {"generator": tc.Generator().manual_seed(3)}, desc="default p"),
+    ]
+
+
 @_samples("multinomial")
 def _multinomial(m: _Maker) -> list[Sample]:
     w = m.positive(5, lo=0.1, hi=1.0) if m.floating else m.positive(5).to(tc.float32)
