@@ -40,6 +40,17 @@ def _fresh_generator(generator: Any) -> Any:
     return Generator().manual_seed(seed)
 
 
+def _skip_permutation(n: int, gen: Any) -> None:
+    """Advance ``gen`` as drawing a permutation of ``n`` would, without computing it.
+
+    PyTorch's sampler draws a second, empty-sliced permutation at the end of each epoch; a
+    permutation takes ``n - 1`` 32-bit draws, and so do ``n - 1`` integers below 2, at a
+    fraction of the cost (the shuffle itself is sequential).
+    """
+    if n > 1:
+        ops.randint(0, 2, (n - 1,), generator=gen)
+
+
 class SequentialSampler(Sampler):
     """``0, 1, ..., len(data_source) - 1``."""
 
@@ -95,7 +106,11 @@ class RandomSampler(Sampler):
             return
         for _ in range(self.num_samples // n):
             yield from ops.randperm(n, generator=gen).tolist()
-        yield from ops.randperm(n, generator=gen).tolist()[: self.num_samples % n]
+        rest = self.num_samples % n
+        if rest:
+            yield from ops.randperm(n, generator=gen).tolist()[:rest]
+        else:
+            _skip_permutation(n, gen)
 
     def __len__(self) -> int:
         return self.num_samples
@@ -108,7 +123,7 @@ class RandomSampler(Sampler):
             return None
         gen = _fresh_generator(self.generator)
         order = ops.randperm(n, generator=gen)
-        ops.randperm(n, generator=gen)  # __iter__'s draw for the remainder (of length 0)
+        _skip_permutation(n, gen)  # __iter__'s draw for the remainder (of length 0)
         return order
 
 

@@ -109,9 +109,10 @@ class TorchCPUStream:
         """A random permutation of ``0 .. n - 1`` (Fisher-Yates)."""
         r = list(range(n))
         if n > 1:
-            z = self.u32(n - 1) % (np.uint64(n) - np.arange(n - 1, dtype=np.uint64))
-            for i, zi in enumerate(z.tolist()):
-                j = i + zi
+            steps = np.arange(n - 1, dtype=np.uint64)
+            # The swap partners, all at once; the swaps themselves depend on each other.
+            partners = (steps + self.u32(n - 1) % (np.uint64(n) - steps)).tolist()
+            for i, j in enumerate(partners):
                 r[i], r[j] = r[j], r[i]
         return np.array(r, dtype=np.int64)
 
