@@ -550,14 +550,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             g, x, w = g.astype(wide), x.astype(wide), w.astype(wide)
         complex_ = gx_o.dtype.kind == "c"
         g2 = as_2d(g)
+        direct = gx_o.dtype == g.dtype  # results written in place, without a temporary
         # Outputs not asked for are zeros (defined, but no matmul spent on them).
         if output_mask[0]:
-            gx_o[...] = (g2 @ (w.conj() if complex_ else w)).reshape(gx_o.shape)
+            wc = w.conj() if complex_ else w
+            if direct and gx_o.flags.c_contiguous:
+                xp.matmul(g2, wc, out=as_2d(gx_o))
+            else:
+                gx_o[...] = (g2 @ wc).reshape(gx_o.shape)
         else:
             gx_o.fill(0)
         if output_mask[1]:
             x2 = as_2d(x)
-            gw_o[...] = g2.T @ (x2.conj() if complex_ else x2)
+            xc = x2.conj() if complex_ else x2
+            if direct and gw_o.flags.c_contiguous:
+                xp.matmul(g2.T, xc, out=gw_o)
+            else:
+                gw_o[...] = g2.T @ xc
         else:
             gw_o.fill(0)
         if output_mask[2]:
