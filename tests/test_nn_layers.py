@@ -553,3 +553,19 @@ def test_every_functional_is_argument_checked() -> None:
     assert unchecked == []
     with pytest.raises(TypeError, match=r"conv2d\(\): argument 'input' must be Tensor"):
         F.conv2d(None, tc.ones(1, 1, 1, 1))
+
+
+def test_instance_norm_and_norm_layer_bias_flag(device: str) -> None:
+    x = RNG.normal(size=(2, 3, 4, 5))
+    mu = x.mean((2, 3), keepdims=True)
+    var = x.var((2, 3), keepdims=True)
+    want = (x - mu) / np.sqrt(var + 1e-5)
+    layer = nn.InstanceNorm2d(3, track_running_stats=True, device=device, dtype=F64)
+    assert_close(layer(t(x, device)), want)
+    n = 20
+    assert_close(layer.running_mean, 0.1 * x.mean((2, 3)).mean(0))
+    assert_close(layer.running_var, 0.9 + 0.1 * (x.var((2, 3)) * n / (n - 1)).mean(0))
+    assert layer(t(x[0], device)).shape == (3, 4, 5)  # unbatched
+    assert tc.autograd.gradcheck(lambda v: F.instance_norm(v), (t(x[:1, :2, :2], device, True),))
+    assert nn.BatchNorm1d(3, bias=False).bias is None
+    assert "bias=False" in repr(nn.GroupNorm(1, 2, bias=False))

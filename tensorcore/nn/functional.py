@@ -76,6 +76,7 @@ __all__ = [
     "hardswish",
     "hardtanh",
     "huber_loss",
+    "instance_norm",
     "interpolate",
     "kl_div",
     "l1_loss",
@@ -591,6 +592,53 @@ def group_norm(
     if bias is not None:
         out = out + bias.reshape(cshape)
     return out
+
+
+@checked(
+    "instance_norm(Tensor input, Tensor? running_mean=None, Tensor? running_var=None, "
+    "Tensor? weight=None, Tensor? bias=None, bool use_input_stats=True, float momentum=0.1, "
+    "float eps=1e-05) -> Tensor"
+)
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims (batch normalisation of
+    the (1, N * C, *) reshaped input, as PyTorch computes it); running statistics, when
+    given, are updated with the mean over the batch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> y = tc.nn.functional.instance_norm(tc.arange(8.0).reshape(1, 2, 4))
+    >>> [round(v, 3) for v in y[0, 0].tolist()]
+    [-1.342, -0.447, 0.447, 1.342]
+    """
+    if input.ndim < 3:
+        raise ValueError(
+            f"instance_norm(): expected an input of 3 or more dims (N, C, *), got "
+            f"{list(input.shape)}"
+        )
+    n, c = input.shape[:2]
+    x = input.reshape(1, n * c, *input.shape[2:])
+    rm = running_mean.repeat(n) if running_mean is not None else None
+    rv = running_var.repeat(n) if running_var is not None else None
+    w = weight.repeat(n) if weight is not None else None
+    b = bias.repeat(n) if bias is not None else None
+    out = batch_norm(x, rm, rv, w, b, use_input_stats, momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            if running_mean is not None and rm is not None:
+                running_mean.copy_(rm.reshape(n, c).mean(0))
+            if running_var is not None and rv is not None:
+                running_var.copy_(rv.reshape(n, c).mean(0))
+    return out.reshape(input.shape)
 
 
 @checked(

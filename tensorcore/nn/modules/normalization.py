@@ -13,7 +13,16 @@ from ..parameter import Parameter
 from .linear import _factory
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LayerNorm",
+]
 
 
 class _BatchNorm(Module):
@@ -28,14 +37,20 @@ class _BatchNorm(Module):
         track_running_stats: bool = True,
         device: Any = None,
         dtype: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self.use_bias = affine and bias
         kw = _factory(device, dtype)
         if affine:
             self.weight = Parameter(ops.ones(num_features, **kw))
-            self.bias = Parameter(ops.zeros(num_features, **kw))
+            if bias:
+                self.bias = Parameter(ops.zeros(num_features, **kw))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -64,7 +79,8 @@ class _BatchNorm(Module):
         if self.affine:
             with no_grad():
                 self.weight.fill_(1)
-                self.bias.zero_()
+                if self.bias is not None:
+                    self.bias.zero_()
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim not in self._dims:
@@ -96,7 +112,8 @@ class _BatchNorm(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+            f"affine={self.affine}, bias={self.use_bias}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
     def _load_from_state_dict(self, state_dict: Any, prefix: str, *args: Any) -> None:
@@ -116,7 +133,7 @@ class BatchNorm1d(_BatchNorm):
     >>> import tensorcore as tc
     >>> bn = tc.nn.BatchNorm1d(3)
     >>> bn
-    BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
     >>> [n for n, _ in bn.named_buffers()]
     ['running_mean', 'running_var', 'num_batches_tracked']
     """
@@ -179,7 +196,8 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return (
-            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
         )
 
 
@@ -194,6 +212,8 @@ class GroupNorm(Module):
         affine: bool = True,
         device: Any = None,
         dtype: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         if num_channels % num_groups:
@@ -207,7 +227,10 @@ class GroupNorm(Module):
         kw = _factory(device, dtype)
         if affine:
             self.weight = Parameter(ops.ones(num_channels, **kw))
-            self.bias = Parameter(ops.zeros(num_channels, **kw))
+            if bias:
+                self.bias = Parameter(ops.zeros(num_channels, **kw))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -217,4 +240,72 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class _InstanceNorm(_BatchNorm):
+    """Instance normalisation: PyTorch's defaults are ``affine=False`` and
+    ``track_running_stats=False``."""
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.instance_norm`."""
+        if input.ndim not in self._dims:
+            want = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {want} input (got {input.ndim}D input)")
+        if input.ndim == self._dims[0]:  # unbatched
+            return self.forward(input.unsqueeze(0)).squeeze(0)
+        use_stats = self.training or not self.track_running_stats
+        return F.instance_norm(
+            input,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            use_stats,
+            0.1 if self.momentum is None else self.momentum,
+            self.eps,
+        )
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) (or unbatched (C, L)) inputs."""
+
+    _dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) (or unbatched (C, H, W)) inputs.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.InstanceNorm2d(3)
+    InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)
+    """
+
+    _dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) (or unbatched) inputs."""
+
+    _dims = (4, 5)
