@@ -569,3 +569,41 @@ def test_instance_norm_and_norm_layer_bias_flag(device: str) -> None:
     assert tc.autograd.gradcheck(lambda v: F.instance_norm(v), (t(x[:1, :2, :2], device, True),))
     assert nn.BatchNorm1d(3, bias=False).bias is None
     assert "bias=False" in repr(nn.GroupNorm(1, 2, bias=False))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_packed_sequences_equal_running_each_sequence_alone(device: str, mode: str) -> None:
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = getattr(nn, mode)(3, 4, num_layers=2, bidirectional=True, batch_first=True,
+                            device=device, dtype=F64)  # fmt: skip
+    x = RNG.normal(size=(3, 5, 3))
+    lengths = [2, 5, 3]
+    packed = pack_padded_sequence(t(x, device), lengths, batch_first=True, enforce_sorted=False)
+    out, hidden = mod(packed)
+    padded, lens = pad_packed_sequence(out, batch_first=True)
+    assert lens.tolist() == lengths and padded.shape == (3, 5, 8)
+    h = hidden[0] if mode == "LSTM" else hidden
+    for b, n in enumerate(lengths):
+        alone, h_alone = mod(t(x[b, :n], device))
+        assert_close(padded[b, :n], alone)
+        assert float(padded[b, n:].abs().sum()) == 0.0
+        assert_close(h[:, b], h_alone[0] if mode == "LSTM" else h_alone)
+    padded.sum().backward()
+    assert all(p.grad is not None for p in mod.parameters())
+
+
+def test_pad_and_pack_utilities() -> None:
+    from tensorcore.nn.utils.rnn import pack_sequence, pad_packed_sequence, pad_sequence
+
+    seqs = [tc.tensor([1, 2, 3]), tc.tensor([4, 5]), tc.tensor([6])]
+    assert pad_sequence(seqs).tolist() == [[1, 4, 6], [2, 5, 0], [3, 0, 0]]
+    assert pad_sequence(seqs, batch_first=True, padding_value=-1, padding_side="left").tolist() == [
+        [1, 2, 3], [-1, 4, 5], [-1, -1, 6]
+    ]  # fmt: skip
+    packed = pack_sequence(seqs)
+    assert packed.data.tolist() == [1, 4, 6, 2, 5, 3] and packed.batch_sizes.tolist() == [3, 2, 1]
+    padded, lengths = pad_packed_sequence(packed, total_length=4)
+    assert padded.shape == (4, 3) and lengths.tolist() == [3, 2, 1]
+    with pytest.raises(RuntimeError, match="sorted in decreasing order"):
+        pack_sequence([tc.tensor([1]), tc.tensor([1, 2])])

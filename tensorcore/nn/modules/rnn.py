@@ -15,6 +15,7 @@ from ...ops import functions as ops
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from .linear import _factory
 from .module import Module
 
@@ -105,15 +106,36 @@ class RNNBase(Module):
         """One time step: the new state and the output."""
         raise NotImplementedError
 
-    def _run(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
-        unbatched = input.ndim == 2
+    def _run(self, input: Any, hx: Any) -> tuple[Any, Any]:
+        if isinstance(input, PackedSequence):
+            return self._run_packed(input, hx)
+        return self._run_padded(input, hx, None)
+
+    def _run_packed(self, packed: PackedSequence, hx: Any) -> tuple[Any, Any]:
+        """Variable-length sequences: run the padded batch (longest first) with each
+        sequence's state frozen after its last step, then pack the outputs again."""
+        padded, lengths = pad_packed_sequence(packed._replace(unsorted_indices=None))
+        if hx is not None and packed.sorted_indices is not None:
+            hx = _permute_hidden(hx, packed.sorted_indices)
+        steps = padded.shape[0]
+        active = ops.arange(steps).unsqueeze(1) < lengths.unsqueeze(0)  # (T, B)
+        output, hidden = self._run_padded(padded, hx, active.to(padded.device))
+        out = pack_padded_sequence(output, lengths)
+        if packed.unsorted_indices is not None:
+            hidden = _permute_hidden(hidden, packed.unsorted_indices)
+        return out._replace(
+            sorted_indices=packed.sorted_indices, unsorted_indices=packed.unsorted_indices
+        ), hidden
+
+    def _run_padded(self, input: Tensor, hx: Any, active: Tensor | None) -> tuple[Tensor, Any]:
+        unbatched = input.ndim == 2 and active is None
         if input.ndim not in (2, 3):
             raise ValueError(
                 f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead"
             )
         if unbatched:
             input = input.unsqueeze(1)
-        elif self.batch_first:
+        elif self.batch_first and active is None:
             input = input.transpose(0, 1)
         if input.shape[-1] != self.input_size:
             raise RuntimeError(
@@ -138,7 +160,13 @@ class RNNBase(Module):
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 ys: list[Tensor] = [None] * seq  # type: ignore[list-item]
                 for t in steps:
-                    state, ys[t] = self._cell(proj[t], state, w_hh, b_hh)
+                    new_state, y = self._cell(proj[t], state, w_hh, b_hh)
+                    if active is not None:
+                        # Steps past a sequence's end keep its state and output zeros.
+                        m = active[t].unsqueeze(1)
+                        new_state = _where_state(m, new_state, state)
+                        y = ops.where(m, y, 0.0)
+                    state, ys[t] = new_state, y
                 outs.append(ops.stack(ys, 0) if seq else proj[..., : self.hidden_size])
                 finals.append(state)
             layer_in = outs[0] if dirs == 1 else ops.cat(outs, 2)
@@ -147,7 +175,7 @@ class RNNBase(Module):
         output = layer_in
         if unbatched:
             output = output.squeeze(1)
-        elif self.batch_first:
+        elif self.batch_first and active is None:
             output = output.transpose(0, 1)
         return output, self._final_states(finals, unbatched)
 
@@ -171,6 +199,19 @@ class RNNBase(Module):
     def _final_states(self, finals: list[Any], unbatched: bool) -> Any:
         h = ops.stack(finals, 0)
         return h.squeeze(1) if unbatched else h
+
+
+def _where_state(m: Tensor, new: Any, old: Any) -> Any:
+    if isinstance(new, tuple):
+        return tuple(ops.where(m, a, b) for a, b in zip(new, old, strict=True))
+    return ops.where(m, new, old)
+
+
+def _permute_hidden(h: Any, order: Tensor) -> Any:
+    """Reorder the batch dim (1) of a hidden state (or an LSTM's pair)."""
+    if isinstance(h, tuple):
+        return tuple(x.index_select(1, order) for x in h)
+    return h.index_select(1, order)
 
 
 def _check_hidden(h: Tensor, want: tuple[int, ...], what: str) -> None:

@@ -11,6 +11,7 @@ Examples
 tensor([ 0.3000, -1.0000])
 """
 
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -27,5 +28,6 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "rnn",
     "vector_to_parameters",
 ]

@@ -1,0 +1,189 @@
+"""Variable-length sequences for the recurrent layers: ``PackedSequence``,
+``pack_padded_sequence``, ``pad_packed_sequence``, ``pad_sequence``, ``pack_sequence``, in
+PyTorch's format (``data`` holds the time steps one after the other, each with the
+sequences still running, longest first; ``batch_sizes`` counts them per step)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from ... import dtypes as dt
+from ..._tensor import Tensor
+from ...ops import functions as ops
+from ...ops.factories import tensor
+
+__all__ = [
+    "PackedSequence",
+    "pack_padded_sequence",
+    "pack_sequence",
+    "pad_packed_sequence",
+    "pad_sequence",
+]
+
+
+class PackedSequence(NamedTuple):
+    """A batch of sequences of different lengths, packed: what ``RNN``/``LSTM``/``GRU`` take
+    and return for variable-length input."""
+
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Tensor | None = None
+    unsorted_indices: Tensor | None = None
+
+    def to(self, *args: Any, **kwargs: Any) -> PackedSequence:
+        """The same sequences with ``data`` moved or cast (``Tensor.to``'s arguments)."""
+        return self._replace(data=self.data.to(*args, **kwargs))
+
+
+def _lengths(lengths: Any) -> list[int]:
+    if isinstance(lengths, Tensor):
+        return [int(v) for v in lengths.tolist()]
+    return [int(v) for v in lengths]
+
+
+def pack_padded_sequence(
+    input: Tensor, lengths: Any, batch_first: bool = False, enforce_sorted: bool = True
+) -> PackedSequence:
+    """Pack a padded batch (T, B, *) (or (B, T, *) with ``batch_first``) of sequences with
+    the given ``lengths``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.utils.rnn import pack_padded_sequence
+    >>> x = tc.tensor([[1, 2, 3], [4, 5, 0]])
+    >>> p = pack_padded_sequence(x, [3, 2], batch_first=True)
+    >>> p.data.tolist(), p.batch_sizes.tolist()
+    ([1, 4, 2, 5, 3], [2, 2, 1])
+    """
+    lens = _lengths(lengths)
+    b = input.shape[0 if batch_first else 1]
+    if len(lens) != b:
+        raise ValueError(
+            f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} (batch_size="
+            f"{b})"
+        )
+    if any(n <= 0 for n in lens):
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' "
+            "that is <= 0"
+        )
+    sorted_indices = None
+    if enforce_sorted:
+        if any(lens[i] < lens[i + 1] for i in range(len(lens) - 1)):
+            raise RuntimeError(
+                "`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
+                "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
+                "pack_sequence to sidestep this requirement if you do not need ONNX "
+                "exportability."
+            )
+    else:
+        order = sorted(range(b), key=lambda i: -lens[i])
+        sorted_indices = tensor(order, dtype=dt.int64, device=input.device)
+        input = input.index_select(0 if batch_first else 1, sorted_indices)
+        lens = [lens[i] for i in order]
+    if batch_first:
+        input = input.transpose(0, 1)
+    steps = lens[0]
+    sizes = [sum(1 for n in lens if n > t) for t in range(steps)]
+    data = ops.cat([input[t, : sizes[t]] for t in range(steps)], 0)
+    unsorted = None
+    if sorted_indices is not None:
+        inverse = [0] * b
+        for pos, i in enumerate(sorted_indices.tolist()):
+            inverse[i] = pos
+        unsorted = tensor(inverse, dtype=dt.int64, device=input.device)
+    return PackedSequence(data, tensor(sizes, dtype=dt.int64), sorted_indices, unsorted)
+
+
+def pad_packed_sequence(
+    sequence: PackedSequence,
+    batch_first: bool = False,
+    padding_value: float = 0.0,
+    total_length: int | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Undo :func:`pack_padded_sequence`: the padded batch and the lengths (in the original
+    order).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    >>> p = pack_padded_sequence(tc.tensor([[1, 2, 3], [4, 5, 0]]), [3, 2], batch_first=True)
+    >>> padded, lengths = pad_packed_sequence(p, batch_first=True)
+    >>> padded.tolist(), lengths.tolist()
+    ([[1, 2, 3], [4, 5, 0]], [3, 2])
+    """
+    data, sizes_t = sequence.data, sequence.batch_sizes
+    sizes = [int(v) for v in sizes_t.tolist()]
+    steps, b = len(sizes), sizes[0]
+    if total_length is not None:
+        if total_length < steps:
+            raise ValueError(
+                f"Expected total_length to be at least the length of the longest sequence "
+                f"({steps}), but got total_length={total_length}"
+            )
+        steps_out = total_length
+    else:
+        steps_out = steps
+    rows = []
+    start = 0
+    for t in range(steps):
+        n = sizes[t]
+        piece = data[start : start + n]
+        start += n
+        if n < b:
+            fill = ops.full((b - n, *data.shape[1:]), padding_value, dtype=data.dtype,
+                            device=data.device)  # fmt: skip
+            piece = ops.cat([piece, fill], 0)
+        rows.append(piece)
+    for _ in range(steps_out - steps):
+        rows.append(ops.full((b, *data.shape[1:]), padding_value, dtype=data.dtype,
+                             device=data.device))  # fmt: skip
+    padded = ops.stack(rows, 0)  # (T, B, *), sorted order
+    lengths = [sum(1 for n in sizes if n > i) for i in range(b)]
+    lens = tensor(lengths, dtype=dt.int64)
+    if sequence.unsorted_indices is not None:
+        padded = padded.index_select(1, sequence.unsorted_indices)
+        lens = lens.index_select(0, sequence.unsorted_indices.to("cpu"))
+    if batch_first:
+        padded = padded.transpose(0, 1)
+    return padded, lens
+
+
+def pad_sequence(
+    sequences: Sequence[Tensor],
+    batch_first: bool = False,
+    padding_value: float = 0.0,
+    padding_side: str = "right",
+) -> Tensor:
+    """Stack sequences of different lengths (L_i, *) into (T, B, *) (or (B, T, *)), padded
+    with ``padding_value`` on the right (or the left).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.utils.rnn import pad_sequence
+    >>> pad_sequence([tc.tensor([1, 2, 3]), tc.tensor([4])], batch_first=True).tolist()
+    [[1, 2, 3], [4, 0, 0]]
+    """
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"padding_side should be either 'right' or 'left', but got {padding_side}")
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    longest = max(s.shape[0] for s in sequences)
+    out = []
+    for s in sequences:
+        extra = longest - s.shape[0]
+        if extra:
+            fill = ops.full((extra, *s.shape[1:]), padding_value, dtype=s.dtype, device=s.device)
+            s = ops.cat([s, fill] if padding_side == "right" else [fill, s], 0)
+        out.append(s)
+    return ops.stack(out, 0 if batch_first else 1)
+
+
+def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
+    """Pack a list of sequences (L_i, *)."""
+    lengths = [s.shape[0] for s in sequences]
+    return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
