@@ -144,6 +144,7 @@ __all__ = sorted(
         "strided",
         "contiguous_format",
         "cuda",
+        "distributions",
         "memory_format",
         "preserve_format",
         "tensor",
@@ -157,7 +158,7 @@ __all__ = sorted(
 
 #: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
 #: for programs that only compute with tensors.
-_LAZY_SUBPACKAGES = frozenset({"cuda", "nn", "optim", "utils"})
+_LAZY_SUBPACKAGES = frozenset({"cuda", "distributions", "nn", "optim", "utils"})
 
 
 def __getattr__(name: str) -> Any:
