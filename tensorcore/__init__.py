@@ -18,6 +18,13 @@ from typing import Any
 from . import autograd, backends, dtypes, linalg, return_types, serialization
 from ._format import get_printoptions, set_printoptions
 from ._pickling import install as _install_pickling
+from ._runtime import (
+    compile,
+    get_float32_matmul_precision,
+    get_num_threads,
+    set_float32_matmul_precision,
+    set_num_threads,
+)
 from ._storage import Storage
 from ._tensor import Size, Tensor, is_tensor, numel
 from ._tensor_methods import install as _install_methods
@@ -100,6 +107,7 @@ __all__ = sorted(
         "bool",
         "broadcast_shapes",
         "can_cast",
+        "compile",
         "complex64",
         "complex128",
         "device",
@@ -114,6 +122,8 @@ __all__ = sorted(
         "from_numpy",
         "get_default_device",
         "get_default_dtype",
+        "get_float32_matmul_precision",
+        "get_num_threads",
         "get_printoptions",
         "inference_mode",
         "is_tensor",
@@ -139,6 +149,8 @@ __all__ = sorted(
         "serialization",
         "set_default_device",
         "set_default_dtype",
+        "set_float32_matmul_precision",
+        "set_num_threads",
         "set_grad_enabled",
         "set_printoptions",
         "strided",

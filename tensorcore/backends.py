@@ -13,7 +13,7 @@ import builtins
 
 from .plugins.manager import PluginInfo, device_interfaces, plugins, register
 
-__all__ = ["PluginInfo", "cudnn", "devices", "list", "mps", "register"]
+__all__ = ["PluginInfo", "cuda", "cudnn", "devices", "list", "mps", "register"]
 
 
 class _Unavailable:
@@ -40,6 +40,17 @@ class _Unavailable:
 
 #: ``torch.backends.mps`` (Apple GPUs): not available.
 mps = _Unavailable("mps")
+#: ``torch.backends.cuda``: its flags (``matmul.allow_tf32``...) are accepted and have no
+#: effect (tensorcore's CUDA backend is ``tensorcore.cuda``).
+cuda = _Unavailable(
+    "cuda",
+    matmul=_Unavailable(
+        "cuda.matmul",
+        allow_tf32=False,
+        allow_fp16_reduced_precision_reduction=True,
+        allow_bf16_reduced_precision_reduction=True,
+    ),
+)
 #: ``torch.backends.cudnn``: not available; its flags are accepted and have no effect.
 cudnn = _Unavailable("cudnn", enabled=True, benchmark=False, deterministic=False,
                      allow_tf32=True)  # fmt: skip

@@ -144,3 +144,20 @@ def test_small_pytorch_compatibility_names() -> None:
     assert tc.backends.mps.is_available() is False and tc.backends.cudnn.is_available() is False
     tc.backends.cudnn.benchmark = True  # accepted, as programs written for PyTorch set it
     tc.backends.cudnn.benchmark = False
+
+
+def test_runtime_knobs_of_pytorch_programs() -> None:
+    net = tc.nn.Linear(2, 2)
+    assert tc.compile(net) is net
+    assert tc.compile(mode="max-autotune")(len) is len
+    before = tc.get_num_threads()
+    tc.set_num_threads(1)
+    assert tc.get_num_threads() == 1
+    tc.set_num_threads(before)
+    with pytest.raises(RuntimeError, match="positive integer"):
+        tc.set_num_threads(0)
+    tc.set_float32_matmul_precision("high")
+    assert tc.get_float32_matmul_precision() == "high"
+    tc.set_float32_matmul_precision("highest")
+    tc.backends.cuda.matmul.allow_tf32 = True  # accepted, as programs set it
+    assert tc.backends.cuda.is_available() is False
