@@ -16,6 +16,7 @@ from types import FunctionType
 from typing import Any
 
 from . import autograd, backends, dtypes, linalg, return_types, serialization
+from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._pickling import install as _install_pickling
 from ._runtime import (
@@ -100,6 +101,7 @@ __all__ = sorted(
         "Size",
         "Storage",
         "Tensor",
+        "array_api",
         "as_tensor",
         "autograd",
         "backends",
@@ -118,6 +120,7 @@ __all__ = sorted(
         "float16",
         "float32",
         "float64",
+        "finfo",
         "from_dlpack",
         "from_numpy",
         "get_default_device",
@@ -125,6 +128,7 @@ __all__ = sorted(
         "get_float32_matmul_precision",
         "get_num_threads",
         "get_printoptions",
+        "iinfo",
         "inference_mode",
         "is_tensor",
         "numel",
@@ -170,7 +174,7 @@ __all__ = sorted(
 
 #: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
 #: for programs that only compute with tensors.
-_LAZY_SUBPACKAGES = frozenset({"cuda", "distributions", "nn", "optim", "utils"})
+_LAZY_SUBPACKAGES = frozenset({"array_api", "cuda", "distributions", "nn", "optim", "utils"})
 
 
 def __getattr__(name: str) -> Any:

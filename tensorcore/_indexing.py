@@ -45,8 +45,15 @@ def _index_tensor(x: Any, dev: Any) -> Tensor:
     return t if t._device == dev else t.to(dev)
 
 
-def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
+def _apply_index(
+    self: Tensor, idx: Any, flips: list[int] | None = None
+) -> tuple[Tensor, list[Any] | None]:
     """Apply the basic part of ``idx`` as views; return the view and the advanced indices.
+
+    A slice with a negative step (which PyTorch refuses; NumPy and the array API standard
+    allow it) becomes the slice of the same elements in increasing order, and its dim of the
+    view is appended to ``flips``: the caller reverses those dims (``__getitem__`` copies
+    with ``flip``, ``__setitem__`` writes a reversed value). Without ``flips`` it raises.
 
     PyTorch's rule, which differs from NumPy's where ints meet advanced indices: an int (a
     NumPy int, a 0-d integer tensor) always selects, as a basic index, so it never separates
@@ -83,14 +90,23 @@ def _apply_index(self: Tensor, idx: Any) -> tuple[Tensor, list[Any] | None]:
             out = _select(out, d, x.__index__())
         elif isinstance(x, slice):
             step = 1 if x.step is None else x.step
-            if step <= 0:
-                raise ValueError(
-                    f"step must be greater than zero (got a slice index with step {step})"
-                )
+            start, stop = x.start, x.stop
+            if step == 0:
+                raise ValueError("the step of a slice index cannot be zero")
+            if step < 0:
+                if flips is None:
+                    raise ValueError(
+                        f"step must be greater than zero (got a slice index with step {step})"
+                    )
+                b, e, _ = x.indices(out._shape[d])
+                n = max(0, (b - e - step - 1) // -step)
+                # The same elements, in increasing order: [last, ..., b] with step -step.
+                start, stop, step = b - (n - 1) * -step if n else 0, b + 1 if n else 0, -step
+                flips.append(d)
             from .dispatch import get_op
             from .ops._call import call
 
-            out = call(get_op("slice"), (out, d, x.start, x.stop, step))
+            out = call(get_op("slice"), (out, d, start, stop, step))
             d += 1
         elif _is_advanced(x):
             t = _index_tensor(x, self._device)
@@ -162,9 +178,9 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
         elif c is slice:
             step = 1 if x.step is None else x.step
             if step <= 0:
-                raise ValueError(
-                    f"step must be greater than zero (got a slice index with step {step})"
-                )
+                if step == 0:
+                    raise ValueError("the step of a slice index cannot be zero")
+                return None  # (a negative step: the general path reverses a copy)
             size = self._shape[d]
             b, e, _ = x.indices(size)
             n = max(0, (e - b + step - 1) // step)
@@ -197,7 +213,10 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
         view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
         if view is not None:
             return view
-    out, indices = _apply_index(self, idx)
+    flips: list[int] = []
+    out, indices = _apply_index(self, idx, flips)
+    if flips:
+        out = out.flip(flips)  # a negative step: a reversed copy, as views cannot reverse
     if indices is None:
         return out
     from .dispatch import get_op
@@ -235,10 +254,18 @@ def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
     view = None
     if self._layout.name == "strided":
         view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
+    flips: list[int] = []
     if view is not None:
         out, indices = view, None
     else:
-        out, indices = _apply_index(self, idx)
+        out, indices = _apply_index(self, idx, flips)
+    if flips and isinstance(value, Tensor):
+        if indices is not None:
+            raise NotImplementedError(
+                "assignment through a slice with a negative step combined with advanced "
+                "indexing is not supported; index with a positive step and flip the value"
+            )
+        value = value.expand(out.shape).flip(flips)  # written in the slice's own order
     if indices is None:
         if isinstance(value, Tensor):
             out.copy_(value)

@@ -311,10 +311,46 @@ def __array__(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
     return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
-def __dlpack__(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+def __dlpack__(
+    self: Tensor,
+    *,
+    stream: Any = None,
+    max_version: tuple[int, int] | None = None,
+    dl_device: tuple[Any, int] | None = None,
+    copy: bool | None = None,
+) -> Any:
+    """A DLPack capsule of this tensor's memory (the standard's keywords: a ``stream`` to
+    order the export on, the consumer's ``max_version``, a ``dl_device`` to export to and
+    ``copy``), produced by the backend's native array."""
     if self._requires_grad:
         raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-    return native(self).__dlpack__(*args, **kwargs)
+    kwargs: dict[str, Any] = {}
+    for key, value in (
+        ("stream", stream),
+        ("max_version", max_version),
+        ("dl_device", dl_device),
+        ("copy", copy),
+    ):
+        if value is not None:
+            kwargs[key] = value
+    return native(self).__dlpack__(**kwargs)
+
+
+def __array_namespace__(self: Tensor, /, *, api_version: str | None = None) -> Any:
+    """The array API standard's namespace for tensors: :mod:`tensorcore.array_api`."""
+    from . import array_api
+
+    if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+        raise ValueError(f"__array_namespace__(): unsupported api_version {api_version!r}")
+    return array_api
+
+
+def to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
+    """This tensor on ``device`` (itself when it is already there), as the array API
+    standard spells ``.to(device)``."""
+    if stream is not None:
+        raise ValueError("to_device(): stream is not supported")
+    return self.to(device)
 
 
 def _cuda_array_interface(self: Tensor) -> Any:
@@ -664,6 +700,8 @@ def install() -> None:
         "__array_priority__": 1000,
         "__dlpack__": __dlpack__,
         "__dlpack_device__": __dlpack_device__,
+        "__array_namespace__": __array_namespace__,
+        "to_device": to_device,
         "__cuda_array_interface__": property(_cuda_array_interface),
     }.items():
         setattr(T, _name, _value)

@@ -208,26 +208,49 @@ def from_numpy(ndarray: Any) -> Tensor:
     return t
 
 
-@checked("from_dlpack(Any ext_tensor) -> Tensor")
-def from_dlpack(ext_tensor: Any) -> Tensor:
-    """A tensor sharing memory with any object that implements the DLPack protocol.
+@checked("from_dlpack(Any ext_tensor, *, Device? device=None, bool? copy=None) -> Tensor")
+def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None) -> Tensor:
+    """A tensor over the memory of any object that implements the DLPack protocol.
+
+    ``copy=None`` (the default) shares memory whenever it can; ``copy=True`` always copies;
+    ``copy=False`` never copies and raises ``BufferError`` where sharing is impossible (a
+    read-only or negatively strided producer, or another ``device``). ``device`` moves the
+    result there.
 
     Examples
     --------
     >>> import numpy as np, tensorcore as tc
-    >>> tc.from_dlpack(np.arange(3)).tolist()
-    [0, 1, 2]
+    >>> a = np.arange(3)
+    >>> t = tc.from_dlpack(a); t[0] = 7
+    >>> a.tolist()
+    [7, 1, 2]
+    >>> tc.from_dlpack(a, copy=True).data_ptr() == t.data_ptr()
+    False
     """
     if not hasattr(ext_tensor, "__dlpack__"):
         raise TypeError(f"from_dlpack(): {type(ext_tensor).__name__} does not implement __dlpack__")
     dev_type, _ = ext_tensor.__dlpack_device__()
+    target = None if device is None else _device(device)
     for iface in _registry.interfaces().values():
         fn = getattr(iface, "from_dlpack", None)
         if fn is not None and iface.is_available():
-            t = fn(ext_tensor)
+            # A backend shares where it can; asked with copy=False, it raises BufferError
+            # where it cannot (the keyword is passed only then, so older backends work).
+            t = fn(ext_tensor, copy=False) if copy is False else fn(ext_tensor)
             if t is not None:
-                return t
-    raise RuntimeError(f"from_dlpack(): no installed backend accepts DLPack device type {dev_type}")
+                break
+    else:
+        raise RuntimeError(
+            f"from_dlpack(): no installed backend accepts DLPack device type {dev_type}"
+        )
+    if target is not None and t._device != target:
+        if copy is False:
+            raise BufferError(
+                f"from_dlpack(): copy=False, but the producer's memory is on {t._device}, "
+                f"not {target}"
+            )
+        return t.to(target)
+    return t.clone() if copy else t
 
 
 def scalar_tensor(value: Any, like: Tensor) -> Tensor:

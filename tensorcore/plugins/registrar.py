@@ -72,9 +72,13 @@ class DeviceInterface:
         PyTorch's "use Tensor.cpu() first" error."""
         return None
 
-    def from_dlpack(self, obj: Any) -> Tensor | None:
+    def from_dlpack(self, obj: Any, copy: bool | None = None) -> Tensor | None:
         """A tensor sharing the memory of a DLPack-exporting ``obj`` on this device type, or
-        None when ``obj`` lives elsewhere (``obj.__dlpack_device__()`` tells where)."""
+        None when ``obj`` lives elsewhere (``obj.__dlpack_device__()`` tells where).
+
+        Where sharing is impossible (say, read-only memory) return a copy; the core passes
+        ``copy=False`` (and only then) when the caller forbids copies: raise ``BufferError``
+        instead of copying."""
         return None
 
     def copy_between(self, src: Tensor, dst: Tensor) -> bool:

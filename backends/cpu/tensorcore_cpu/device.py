@@ -154,12 +154,23 @@ class CPUDevice(DeviceInterface):
         """The native array itself: it shares memory with the tensor."""
         return t._arr()
 
-    def from_dlpack(self, obj: Any) -> Tensor | None:
-        """Zero-copy import of a DLPack capsule on the CPU."""
+    def from_dlpack(self, obj: Any, copy: bool | None = None) -> Tensor | None:
+        """Zero-copy import of a DLPack producer in host memory. A read-only or negatively
+        strided producer is copied (tensors are writable and their strides non-negative),
+        or refused with ``BufferError`` under ``copy=False``."""
         dev_type, _ = obj.__dlpack_device__()
         if int(dev_type) != 1:  # kDLCPU
             return None
-        return wrap(np.from_dlpack(obj))
+        arr = np.from_dlpack(obj)
+        if not arr.flags.writeable or any(s < 0 for s in arr.strides):
+            if copy is False:
+                why = "read-only" if not arr.flags.writeable else "negatively strided"
+                raise BufferError(
+                    f"from_dlpack(): copy=False, but the producer's memory is {why}, which a "
+                    "tensor cannot share"
+                )
+            arr = arr.copy()
+        return wrap(arr)
 
     def storage_to_bytes(self, storage: Storage) -> bytes:
         """The buffer's bytes (NumPy's layout is the contract's on little-endian hosts)."""

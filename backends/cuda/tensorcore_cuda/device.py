@@ -113,12 +113,21 @@ class CUDADevice(DeviceInterface):
             return t.to(device=device, dtype=dtype or t.dtype)
         return t if dtype is None else t.to(dtype)
 
-    def from_dlpack(self, obj: Any) -> Tensor | None:
-        """Zero-copy import of a DLPack capsule on a CUDA device."""
+    def from_dlpack(self, obj: Any, copy: bool | None = None) -> Tensor | None:
+        """Zero-copy import of a DLPack producer on a CUDA device (a negatively strided one
+        is copied, or refused with ``BufferError`` under ``copy=False``)."""
         dev_type, _ = obj.__dlpack_device__()
         if int(dev_type) != 2:  # kDLCUDA
             return None
-        return self.wrap(self.cp.from_dlpack(obj))
+        arr = self.cp.from_dlpack(obj)
+        if any(s < 0 for s in arr.strides):
+            if copy is False:
+                raise BufferError(
+                    "from_dlpack(): copy=False, but the producer's memory is negatively "
+                    "strided, which a tensor cannot share"
+                )
+            arr = arr.copy()
+        return self.wrap(arr)
 
     def storage_to_bytes(self, storage: Storage) -> bytes:
         """One device-to-host copy of the buffer."""

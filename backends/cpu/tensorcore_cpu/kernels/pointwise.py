@@ -377,7 +377,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def clamp(out: Any, a: Any, lo: Any = None, hi: Any = None) -> None:
         if lo is None and hi is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+            raise RuntimeError("At least one of 'min' or 'max' must not be None")
         x, o = array_of(a), array_of(out)
         if lo is not None and hi is not None:
             xp.minimum(xp.maximum(x, array_of(lo)), array_of(hi), out=o)

@@ -1,0 +1,459 @@
+"""The array API standard's namespace (``tensorcore.array_api``), checked against the
+standard's reference implementation (``array_api_strict``, NumPy underneath) call by call,
+on every device, and the Tensor's side of the standard (``__array_namespace__``, DLPack,
+negative-step slices)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+import tensorcore.array_api as xp
+from tensorcore.testing import assert_close
+
+strict = pytest.importorskip("array_api_strict")
+
+RNG = np.random.default_rng(0)
+
+
+def _data(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    if dtype == "bool":
+        return RNG.random(shape) > 0.5
+    if dtype.startswith(("int", "uint")):
+        return RNG.integers(0 if dtype.startswith("u") else -5, 6, shape).astype(dtype)
+    if dtype.startswith("complex"):
+        return (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(dtype)
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def _pair(shape: tuple[int, ...], dtype: str, device: str) -> tuple[Any, Any]:
+    a = _data(shape, dtype)
+    return xp.asarray(tc.from_numpy(a.copy()).to(device)), strict.asarray(a)
+
+
+def _check(got: Any, want: Any) -> None:
+    """Same type of result, same dtype name, same shape, same values."""
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _check(g, w)
+        return
+    if not hasattr(want, "dtype"):
+        if hasattr(want, "__module__") and "dtype" in type(want).__name__.lower():
+            assert got.name == str(want).rsplit(".", 1)[-1]  # a dtype
+        else:
+            assert got == want
+        return
+    assert isinstance(got, tc.Tensor)
+    assert got.dtype.name == str(want.dtype).rsplit(".", 1)[-1], (got.dtype, want.dtype)
+    assert tuple(got.shape) == tuple(want.shape)
+    expected = tc.from_numpy(np.asarray(want).copy())
+    assert_close(got.cpu(), expected, equal_nan=True, rtol=1e-5, atol=1e-6)
+
+
+# (name, how to call it with the namespace ``m`` and the inputs, input shapes and dtypes)
+Call = tuple[str, Callable[..., Any], list[tuple[tuple[int, ...], str]]]
+F, F64, I, B = "float32", "float64", "int64", "bool"
+CALLS: list[Call] = [
+    ("sum axis", lambda m, x: m.sum(x, axis=0), [((3, 4), F)]),
+    ("sum empty axis", lambda m, x: m.sum(x, axis=()), [((3, 4), F)]),
+    ("sum int", lambda m, x: m.sum(x, axis=(0, 1), keepdims=True), [((3, 4), "int8")]),
+    ("prod", lambda m, x: m.prod(x, axis=1), [((3, 4), F64)]),
+    ("max", lambda m, x: m.max(x, axis=-1, keepdims=True), [((3, 4), F)]),
+    ("min all", lambda m, x: m.min(x), [((3, 4), I)]),
+    ("mean", lambda m, x: m.mean(x, axis=(0, 2)), [((2, 3, 4), F64)]),
+    ("var", lambda m, x: m.var(x, axis=0, correction=1), [((5, 3), F64)]),
+    ("std", lambda m, x: m.std(x), [((5, 3), F64)]),
+    (
+        "cumulative_sum",
+        lambda m, x: m.cumulative_sum(x, axis=1, include_initial=True),
+        [((3, 4), I)],
+    ),
+    ("cumulative_prod", lambda m, x: m.cumulative_prod(x), [((5,), F64)]),
+    ("all", lambda m, x: m.all(x, axis=1), [((3, 4), B)]),
+    ("any", lambda m, x: m.any(x), [((3, 4), B)]),
+    ("diff", lambda m, x: m.diff(x, axis=0, n=2), [((5, 3), F)]),
+    ("argmax", lambda m, x: m.argmax(x, axis=1, keepdims=True), [((3, 4), F)]),
+    ("argmin flat", lambda m, x: m.argmin(x), [((3, 4), F)]),
+    ("count_nonzero", lambda m, x: m.count_nonzero(x, axis=0), [((3, 4), I)]),
+    ("nonzero", lambda m, x: m.nonzero(x), [((3, 4), I)]),
+    ("where", lambda m, c, a, b: m.where(c, a, b), [((3, 4), B), ((3, 4), F), ((4,), F64)]),
+    ("where scalar", lambda m, c, a: m.where(c, a, 0.5), [((3, 4), B), ((3, 4), F)]),
+    (
+        "searchsorted",
+        lambda m, a, v: m.searchsorted(m.sort(a), v, side="right"),
+        [((6,), F), ((3, 2), F)],
+    ),
+    ("argsort", lambda m, x: m.argsort(x, axis=0, descending=True), [((6, 3), I)]),
+    ("sort", lambda m, x: m.sort(x, descending=True), [((3, 6), F)]),
+    ("unique_values", lambda m, x: m.unique_values(x), [((12,), "int8")]),
+    ("unique_counts", lambda m, x: m.unique_counts(x), [((3, 4), I)]),
+    ("unique_inverse", lambda m, x: m.unique_inverse(x), [((3, 4), I)]),
+    ("unique_all", lambda m, x: m.unique_all(x), [((10,), I)]),
+    ("concat", lambda m, a, b: m.concat([a, b], axis=1), [((2, 3), F), ((2, 2), F64)]),
+    ("concat flat", lambda m, a, b: m.concat([a, b], axis=None), [((2, 3), I), ((4,), I)]),
+    ("stack", lambda m, a, b: m.stack([a, b], axis=-1), [((2, 3), F), ((2, 3), F)]),
+    ("expand_dims", lambda m, x: m.expand_dims(x, axis=-1), [((2, 3), F)]),
+    ("flip", lambda m, x: m.flip(x, axis=(0, 2)), [((2, 3, 4), F)]),
+    ("moveaxis", lambda m, x: m.moveaxis(x, (0, 1), (2, 0)), [((2, 3, 4), F)]),
+    ("permute_dims", lambda m, x: m.permute_dims(x, (2, 0, 1)), [((2, 3, 4), F)]),
+    ("repeat", lambda m, x: m.repeat(x, 2, axis=1), [((2, 3), F)]),
+    ("repeat flat", lambda m, x: m.repeat(x, 3), [((2, 2), I)]),
+    ("reshape", lambda m, x: m.reshape(x, (4, -1)), [((2, 3, 4), F)]),
+    ("roll", lambda m, x: m.roll(x, (1, -1), axis=(0, 1)), [((3, 4), F)]),
+    ("roll flat", lambda m, x: m.roll(x, 2), [((3, 4), F)]),
+    ("squeeze", lambda m, x: m.squeeze(x, axis=(0, 2)), [((1, 3, 1), F)]),
+    ("tile", lambda m, x: m.tile(x, (2, 1, 2)), [((2, 3), F)]),
+    ("unstack", lambda m, x: m.unstack(x, axis=1), [((2, 3), F)]),
+    ("broadcast_arrays", lambda m, a, b: m.broadcast_arrays(a, b), [((3, 1), F), ((4,), F)]),
+    ("broadcast_to", lambda m, x: m.broadcast_to(x, (2, 3, 4)), [((3, 1), F)]),
+    ("take", lambda m, x, i: m.take(x, m.asarray([2, 0, -1]), axis=1), [((3, 4), F), ((1,), I)]),
+    (
+        "take_along_axis",
+        lambda m, x: m.take_along_axis(x, m.argsort(x, axis=0), axis=0),
+        [((4, 3), F)],
+    ),
+    ("matmul", lambda m, a, b: m.matmul(a, b), [((2, 3, 4), F64), ((4, 2), F64)]),
+    ("matrix_transpose", lambda m, x: m.matrix_transpose(x), [((2, 3, 4), F)]),
+    (
+        "tensordot",
+        lambda m, a, b: m.tensordot(a, b, axes=([1, 0], [0, 1])),
+        [((3, 4, 5), F64), ((4, 3, 2), F64)],
+    ),
+    ("tensordot int", lambda m, a, b: m.tensordot(a, b, axes=1), [((3, 4), F64), ((4, 2), F64)]),
+    (
+        "vecdot",
+        lambda m, a, b: m.vecdot(a, b, axis=-2),
+        [((3, 4), "complex128"), ((3, 1), "complex128")],
+    ),
+    ("add promotes 0-d", lambda m, a, b: m.add(a, b), [((3,), "int8"), ((), "int16")]),
+    ("multiply scalar", lambda m, a: m.multiply(a, 3), [((3,), "int8")]),
+    ("divide", lambda m, a, b: m.divide(a, b), [((3, 4), F), ((4,), F64)]),
+    ("floor_divide", lambda m, a: m.floor_divide(a, 3), [((3, 4), I)]),
+    ("remainder", lambda m, a: m.remainder(a, -3), [((3, 4), I)]),
+    ("pow", lambda m, a, b: m.pow(m.abs(a), b), [((3,), F64), ((3,), F64)]),
+    ("equal", lambda m, a, b: m.equal(a, b), [((3, 4), I), ((4,), I)]),
+    ("less_equal scalar", lambda m, a: m.less_equal(a, 0.5), [((3, 4), F)]),
+    ("bitwise_invert", lambda m, a: m.bitwise_invert(a), [((5,), "int16")]),
+    ("bitwise_left_shift", lambda m, a: m.bitwise_left_shift(a, 2), [((5,), "uint8")]),
+    ("logical_xor", lambda m, a, b: m.logical_xor(a, b), [((5,), B), ((5,), B)]),
+    ("negative", lambda m, a: m.negative(a), [((5,), I)]),
+    ("positive", lambda m, a: m.positive(a), [((5,), F)]),
+    ("real", lambda m, a: m.real(a), [((5,), "complex64")]),
+    ("imag", lambda m, a: m.imag(a), [((5,), "complex128")]),
+    ("conj", lambda m, a: m.conj(a), [((5,), "complex64")]),
+    ("round", lambda m, a: m.round(a * 3), [((5,), F)]),
+    ("clip", lambda m, a: m.clip(a, -0.5, 0.5), [((3, 4), F)]),
+    ("clip none", lambda m, a: m.clip(a), [((3, 4), I)]),
+    ("sqrt", lambda m, a: m.sqrt(m.abs(a)), [((3, 4), F)]),
+    ("exp", lambda m, a: m.exp(a), [((3, 4), "complex128")]),
+    ("astype", lambda m, a: m.astype(a, m.int32), [((3, 4), F)]),
+    ("arange", lambda m: m.arange(1, 7, 2), []),
+    ("arange empty", lambda m: m.arange(1, 0, 1), []),
+    ("arange float", lambda m: m.arange(0.5, 3.0, dtype=m.float64), []),
+    ("linspace", lambda m: m.linspace(0, 1, 5, endpoint=False, dtype=m.float32), []),
+    ("eye", lambda m: m.eye(3, 4, k=-1, dtype=m.int32), []),
+    ("full", lambda m: m.full((2, 2), 7), []),
+    ("full bool", lambda m: m.full((2,), True), []),
+    ("zeros", lambda m: m.zeros((2, 0), dtype=m.int8), []),
+    ("ones_like", lambda m, a: m.ones_like(a, dtype=m.complex64), [((2, 3), F)]),
+    ("full_like", lambda m, a: m.full_like(a, 3), [((2, 3), I)]),
+    ("tril", lambda m, a: m.tril(a, k=1), [((3, 4), F)]),
+    ("triu", lambda m, a: m.triu(a, k=-1), [((2, 3, 4), F)]),
+    ("meshgrid", lambda m, a, b: m.meshgrid(a, b), [((3,), F), ((4,), F)]),
+    (
+        "meshgrid ij",
+        lambda m, a, b, c: m.meshgrid(a, b, c, indexing="ij"),
+        [((3,), F), ((2,), F), ((4,), F)],
+    ),
+    ("result_type", lambda m, a: m.result_type(a, m.int16, 1), [((2,), "int8")]),
+    ("result_type uint", lambda m: m.result_type(m.uint8, m.int8), []),
+    (
+        "can_cast",
+        lambda m: (
+            m.can_cast(m.int8, m.uint8),
+            m.can_cast(m.int8, m.float32),
+            m.can_cast(m.float64, m.float32),
+        ),
+        [],
+    ),
+    (
+        "isdtype",
+        lambda m: (
+            m.isdtype(m.uint8, "signed integer"),
+            m.isdtype(m.complex64, ("numeric", m.bool)),
+        ),
+        [],
+    ),
+    (
+        "finfo",
+        lambda m: (m.finfo(m.float32).eps, m.finfo(m.float64).max, m.finfo(m.complex64).bits),
+        [],
+    ),
+    ("iinfo", lambda m: (m.iinfo(m.int16).min, m.iinfo(m.uint8).max, m.iinfo(m.int64).bits), []),
+]
+
+
+@pytest.mark.parametrize("call", CALLS, ids=[c[0] for c in CALLS])
+def test_against_reference(call: Call, device: str) -> None:
+    _, fn, specs = call
+    pairs = [_pair(shape, dtype, device) for shape, dtype in specs]
+    got = fn(xp, *(p[0] for p in pairs)) if pairs else fn(xp)
+    want = fn(strict, *(p[1] for p in pairs)) if pairs else fn(strict)
+    _check(got, want)
+    for r in got if isinstance(got, (tuple, list)) else (got,):
+        if isinstance(r, tc.Tensor) and pairs:
+            assert r.device.type == device
+
+
+def test_namespace_is_found_from_tensors() -> None:
+    compat = pytest.importorskip("array_api_compat")
+    t = tc.ones(3)
+    assert t.__array_namespace__() is xp is tc.array_api
+    assert compat.array_namespace(t) is xp
+    assert xp.__array_api_version__ == "2024.12"
+    with pytest.raises(ValueError, match="api_version"):
+        t.__array_namespace__(api_version="1999.01")
+
+
+def test_inspection() -> None:
+    info = xp.__array_namespace_info__()
+    assert info.capabilities()["data-dependent shapes"] is True
+    assert tc.device("cpu") in info.devices()
+    assert info.default_device() == tc.get_default_device()
+    assert info.default_dtypes() == {
+        "real floating": xp.float32,
+        "complex floating": xp.complex64,
+        "integral": xp.int64,
+        "indexing": xp.int64,
+    }
+    assert set(info.dtypes(kind="integral")) == {"int8", "int16", "int32", "int64", "uint8"}
+    assert set(info.dtypes(kind=("bool", "complex floating"))) == {
+        "bool",
+        "complex64",
+        "complex128",
+    }
+    with pytest.raises(ValueError, match="kind"):
+        info.dtypes(kind="real")
+
+
+def test_constants() -> None:
+    assert xp.pi == math.pi and xp.e == math.e and xp.inf == math.inf and math.isnan(xp.nan)
+    x = xp.arange(3)
+    assert x[xp.newaxis].shape == (1, 3)
+
+
+def test_asarray_copy_semantics(device: str) -> None:
+    a = tc.arange(4.0, device=device)
+    assert xp.asarray(a) is a
+    assert xp.asarray(a, copy=False) is a
+    c = xp.asarray(a, copy=True)
+    c[0] = 9
+    assert a[0].item() == 0
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray(a, dtype=xp.int32, copy=False)
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray([1, 2], copy=False)
+    assert xp.asarray([[True], [False]]).dtype == xp.bool
+    assert xp.asarray(2**40).dtype == xp.int64
+    assert xp.asarray([1.5, 2]).dtype == xp.float32
+
+
+def test_asarray_shares_numpy_memory() -> None:
+    a = np.arange(3.0)
+    t = xp.asarray(a, copy=False)
+    t[1] = 7
+    assert a[1] == 7
+    assert xp.asarray(a, copy=True).data_ptr() != t.data_ptr()
+
+
+def test_reshape_copy_false_raises_when_a_view_is_impossible() -> None:
+    x = xp.permute_dims(xp.reshape(xp.arange(6), (2, 3)), (1, 0))
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.reshape(x, (6,), copy=False)
+    assert xp.reshape(x, (6,)).tolist() == [0, 3, 1, 4, 2, 5]
+
+
+def test_errors_are_the_standards() -> None:
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        xp.broadcast_arrays(xp.ones(2), xp.ones(3))
+    with pytest.raises(ValueError, match="zero-dimensional"):
+        xp.nonzero(xp.asarray(3))
+    with pytest.raises(ValueError, match="size 3, not 1"):
+        xp.squeeze(xp.ones((3, 1)), axis=0)
+    with pytest.raises(ValueError, match="axis is required"):
+        xp.cumulative_sum(xp.ones((2, 2)))
+
+
+def test_gradients_flow_through_the_namespace() -> None:
+    x = tc.randn(4, 3, dtype=tc.float64, requires_grad=True)
+    y = xp.sum(xp.std(x, axis=0, correction=1) * xp.mean(xp.exp(x), axis=0))
+    y.backward()
+    x2 = x.detach().clone().requires_grad_()
+    (x2.std(0, correction=1) * x2.exp().mean(0)).sum().backward()
+    assert_close(x.grad, x2.grad)
+
+
+def test_namespace_functions_cost_no_more_than_the_wrappers() -> None:
+    # Where the standard's function means what tensorcore's means, it is the same object.
+    assert xp.exp is tc.exp and xp.isnan is tc.isnan and xp.bitwise_invert is tc.bitwise_not
+
+
+# ------------------------------------------------------------------ the Tensor's side
+def test_negative_step_slices_read_and_write(device: str) -> None:
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = tc.from_numpy(a.copy()).to(device)
+    for idx in [
+        np.s_[::-1],
+        np.s_[:, ::-2],
+        np.s_[1, ::-1, 3:0:-2],
+        np.s_[..., ::-3],
+        np.s_[:, 5:-10:-1],
+        np.s_[:, 0:2:-1],
+        np.s_[::-1, None, 1],
+        np.s_[[1, 0], ::-1],
+    ]:
+        np.testing.assert_array_equal(x[idx].cpu().numpy(), a[idx])
+        if isinstance(idx, tuple) and isinstance(idx[0], list):
+            continue
+        y, b = x.clone(), a.copy()
+        v = np.arange(a[idx].size, dtype=float).reshape(a[idx].shape) + 100
+        y[idx] = tc.from_numpy(v).to(device)
+        b[idx] = v
+        np.testing.assert_array_equal(y.cpu().numpy(), b)
+        y[idx] = -1.0
+        b[idx] = -1.0
+        np.testing.assert_array_equal(y.cpu().numpy(), b)
+    with pytest.raises(ValueError, match="step of a slice index cannot be zero"):
+        x[::0]
+
+
+def test_negative_step_slice_gradient() -> None:
+    w = tc.arange(5.0, requires_grad=True)
+    (w[::-2] * tc.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert w.grad.tolist() == [3.0, 0.0, 2.0, 0.0, 1.0]
+
+
+def test_to_device(device: str) -> None:
+    x = tc.ones(2)
+    y = x.to_device(device)
+    assert y.device.type == device
+    assert x.to_device("cpu") is x
+
+
+def test_dlpack_keywords_and_copies() -> None:
+    x = tc.arange(4.0)
+    shared = np.from_dlpack(x)
+    shared[0] = 5
+    assert x[0].item() == 5
+    copied = np.from_dlpack(x, copy=True)
+    copied[1] = 9
+    assert x[1].item() == 1
+    assert x.__dlpack_device__() == (1, 0)
+    capsule = x.__dlpack__(max_version=(1, 0))
+    assert capsule is not None
+    with pytest.raises(RuntimeError, match="detach"):
+        tc.ones(2, requires_grad=True).__dlpack__()
+
+
+def test_from_dlpack_device_and_copy(device: str) -> None:
+    a = np.arange(3.0)
+    t = tc.from_dlpack(a)
+    t[0] = 4
+    assert a[0] == 4
+    c = tc.from_dlpack(a, copy=True)
+    c[0] = 0
+    assert a[0] == 4
+    moved = tc.from_dlpack(a, device=device)
+    assert moved.device.type == device
+    if device != "cpu":
+        with pytest.raises(BufferError, match="copy=False"):
+            tc.from_dlpack(a, device=device, copy=False)
+
+
+def test_from_dlpack_read_only_or_reversed_producers() -> None:
+    r = np.arange(3.0)
+    r.flags.writeable = False
+    t = tc.from_dlpack(r)  # a copy: tensors are writable
+    t[0] = 5
+    assert r[0] == 0 and t[0].item() == 5
+    with pytest.raises(BufferError, match="read-only"):
+        tc.from_dlpack(r, copy=False)
+    rev = np.arange(4.0)[::-1]
+    assert tc.from_dlpack(rev).tolist() == [3.0, 2.0, 1.0, 0.0]
+    with pytest.raises(BufferError, match="negatively strided"):
+        tc.from_dlpack(rev, copy=False)
+
+
+def test_finfo_and_iinfo_follow_pytorch() -> None:
+    f = tc.finfo(tc.float32)
+    assert (f.bits, f.eps, f.tiny, f.resolution, f.dtype) == (
+        32,
+        2.0**-23,
+        2.0**-126,
+        1e-6,
+        "float32",
+    )
+    assert tc.finfo(tc.bfloat16).eps == 2.0**-7 and tc.finfo(tc.float16).max == 65504.0
+    assert tc.finfo().dtype == "float32"
+    assert tc.finfo(tc.complex128).dtype == "float64"
+    i = tc.iinfo(tc.int32)
+    assert (i.bits, i.min, i.max, i.dtype) == (32, -(2**31), 2**31 - 1, "int32")
+    with pytest.raises(TypeError, match="iinfo"):
+        tc.finfo(tc.int32)
+    with pytest.raises(TypeError, match="finfo"):
+        tc.iinfo(tc.float32)
+    assert xp.finfo(xp.float64).dtype is xp.float64 and xp.iinfo(xp.int8).dtype is xp.int8
+
+
+# ------------------------------------------------------------------ real consumers
+def test_scikit_learn_takes_and_returns_tensors(run_py: Any) -> None:
+    pytest.importorskip("sklearn")
+    pytest.importorskip("array_api_compat")
+    # scikit-learn's array API mode needs SciPy's, which is read at import: a fresh process.
+    run_py(
+        """
+        import sklearn
+        import tensorcore as tc
+        from sklearn.preprocessing import StandardScaler
+
+        x = tc.randn(40, 3, dtype=tc.float64) * 3 + 1
+        with sklearn.config_context(array_api_dispatch=True):
+            out = StandardScaler().fit_transform(x)
+        assert isinstance(out, tc.Tensor) and out.dtype == tc.float64, type(out)
+        assert out.mean(0).abs().max().item() < 1e-12
+        assert (out.std(0, correction=0) - 1).abs().max().item() < 1e-12
+        """,
+        env={"SCIPY_ARRAY_API": "1"},
+    )
+
+
+def test_scipy_with_the_array_api_differentiates_through_tensorcore(run_py: Any) -> None:
+    pytest.importorskip("scipy")
+    pytest.importorskip("array_api_compat")
+    # SCIPY_ARRAY_API is read when SciPy is first imported: a fresh interpreter.
+    run_py(
+        """
+        import math
+        import tensorcore as tc
+        from scipy import special, stats
+
+        x = tc.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, -2.0]], dtype=tc.float64,
+                      requires_grad=True)
+        lse = special.logsumexp(x, axis=1)
+        assert isinstance(lse, tc.Tensor), type(lse)
+        want = [math.log(sum(math.exp(v) for v in row)) for row in x.tolist()]
+        assert all(abs(a - b) < 1e-12 for a, b in zip(lse.tolist(), want))
+        lse.sum().backward()
+        assert all(abs(g - s) < 1e-12 for g, s in zip(x.grad.flatten().tolist(),
+                   x.detach().softmax(1).flatten().tolist()))
+        z = stats.zscore(x.detach(), axis=0)
+        assert isinstance(z, tc.Tensor) and z.shape == (2, 3)
+        """,
+        env={"SCIPY_ARRAY_API": "1"},
+    )
