@@ -7,7 +7,8 @@ from typing import Any
 import tensorcore as _tc
 from tensorcore import dtypes as _dt
 
-from . import _promote, matmul, matrix_transpose, tensordot, vecdot
+from ._common import _promote
+from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
 # PyTorch's torch.linalg functions: the standard's are thin wrappers over them.
 _L: Any = _tc.linalg

@@ -1,0 +1,121 @@
+"""Elementwise functions of the array API standard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorcore as _tc
+from tensorcore import dtypes as _dt
+
+from ._common import _binary
+
+# ------------------------------------------------------------------ elementwise
+abs = _tc.abs
+acos = _tc.acos
+asin = _tc.asin
+atan = _tc.atan
+ceil = _tc.ceil
+conj = _tc.conj
+cos = _tc.cos
+cosh = _tc.cosh
+exp = _tc.exp
+expm1 = _tc.expm1
+floor = _tc.floor
+isfinite = _tc.isfinite
+isinf = _tc.isinf
+isnan = _tc.isnan
+log = _tc.log
+log1p = _tc.log1p
+log2 = _tc.log2
+log10 = _tc.log10
+logical_not = _tc.logical_not
+negative = _tc.neg
+reciprocal = _tc.reciprocal
+sign = _tc.sign
+sin = _tc.sin
+sinh = _tc.sinh
+sqrt = _tc.sqrt
+square = _tc.square
+tan = _tc.tan
+tanh = _tc.tanh
+trunc = _tc.trunc
+bitwise_invert = _tc.bitwise_not
+
+
+def real(x: Any, /) -> Any:
+    """The real part (a copy of a real array)."""
+    return _tc.real(x).clone() if x._dtype._category == _dt.COMPLEX else x.clone()
+
+
+def imag(x: Any, /) -> Any:
+    """The imaginary part (zeros for a real array)."""
+    return _tc.imag(x).clone() if x._dtype._category == _dt.COMPLEX else _tc.zeros_like(x)
+
+
+def positive(x: Any, /) -> Any:
+    """``+x``: a copy of ``x``."""
+    if x._dtype is _dt.bool_:
+        raise TypeError("positive(): bool arrays are not numeric")
+    return x.clone()
+
+
+def round(x: Any, /) -> Any:
+    """Rounds half to even."""
+    return _tc.round(x) if x._dtype._category >= _dt.FLOATING else x.clone()
+
+
+def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
+    """``x`` limited to ``[min, max]`` (either bound may be None, or both: a copy)."""
+    if min is None and max is None:
+        return x.clone()
+    out = _tc.clamp(x, min, max)
+    return out if out._dtype is x._dtype else out.to(x._dtype)
+
+
+add = _binary("add", _tc.add, "``x1 + x2`` elementwise.")
+subtract = _binary("subtract", _tc.sub, "``x1 - x2`` elementwise.")
+multiply = _binary("multiply", _tc.mul, "``x1 * x2`` elementwise.")
+divide = _binary("divide", _tc.div, "``x1 / x2`` elementwise (true division).")
+floor_divide = _binary("floor_divide", _tc.floor_divide, "``x1 // x2`` elementwise.")
+remainder = _binary("remainder", _tc.remainder, "``x1 % x2`` elementwise (the sign of ``x2``).")
+pow = _binary("pow", _tc.pow, "``x1 ** x2`` elementwise.")
+atan2 = _binary(
+    "atan2", _tc.atan2, "The arctangent of ``x1 / x2``, in the quadrant of ``(x2, x1)``."
+)
+maximum = _binary(
+    "maximum", _tc.maximum, "The larger of ``x1`` and ``x2`` elementwise (NaN propagates)."
+)
+minimum = _binary(
+    "minimum", _tc.minimum, "The smaller of ``x1`` and ``x2`` elementwise (NaN propagates)."
+)
+equal = _binary("equal", _tc.eq, "``x1 == x2`` elementwise.")
+not_equal = _binary("not_equal", _tc.ne, "``x1 != x2`` elementwise.")
+less = _binary("less", _tc.lt, "``x1 < x2`` elementwise.")
+less_equal = _binary("less_equal", _tc.le, "``x1 <= x2`` elementwise.")
+greater = _binary("greater", _tc.gt, "``x1 > x2`` elementwise.")
+greater_equal = _binary("greater_equal", _tc.ge, "``x1 >= x2`` elementwise.")
+logical_and = _binary("logical_and", _tc.logical_and, "Logical AND elementwise.")
+logical_or = _binary("logical_or", _tc.logical_or, "Logical OR elementwise.")
+logical_xor = _binary("logical_xor", _tc.logical_xor, "Logical XOR elementwise.")
+bitwise_and = _binary("bitwise_and", _tc.bitwise_and, "Bitwise AND elementwise.")
+bitwise_or = _binary("bitwise_or", _tc.bitwise_or, "Bitwise OR elementwise.")
+bitwise_xor = _binary("bitwise_xor", _tc.bitwise_xor, "Bitwise XOR elementwise.")
+bitwise_left_shift = _binary(
+    "bitwise_left_shift", _tc.bitwise_left_shift, "``x1 << x2`` elementwise."
+)
+bitwise_right_shift = _binary(
+    "bitwise_right_shift", _tc.bitwise_right_shift, "``x1 >> x2`` elementwise."
+)
+
+# Functions the operator table may not declare yet (PyTorch's names; the namespace follows).
+if hasattr(_tc, "acosh"):
+    acosh = _tc.acosh
+    asinh = _tc.asinh
+    atanh = _tc.atanh
+if hasattr(_tc, "signbit"):
+    signbit = _tc.signbit
+if hasattr(_tc, "hypot"):
+    copysign = _binary("copysign", _tc.copysign, "``abs(x1)`` with the sign of ``x2``.")
+    hypot = _binary("hypot", _tc.hypot, "``sqrt(x1**2 + x2**2)`` without overflow.")
+    logaddexp = _binary("logaddexp", _tc.logaddexp, "``log(exp(x1) + exp(x2))``, stably.")
+    nextafter = _binary("nextafter", _tc.nextafter, "The next float after ``x1`` towards ``x2``.")
