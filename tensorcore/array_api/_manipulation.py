@@ -46,7 +46,7 @@ def stack(arrays: Any, /, *, axis: int = 0) -> Any:
     return _tc.stack([a if a._dtype is d else a.to(d) for a in arrays], axis)
 
 
-def expand_dims(x: Any, /, *, axis: int = 0) -> Any:
+def expand_dims(x: Any, /, axis: int = 0) -> Any:
     """``x`` with a new axis of size one at ``axis`` (a view)."""
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise IndexError(f"expand_dims(): axis {axis} is out of bounds for {x.ndim + 1} dimensions")
