@@ -1,13 +1,74 @@
-"""``tensorcore.linalg``: linear-algebra functions (PyTorch's ``torch.linalg`` names)."""
+"""``tensorcore.linalg``: linear-algebra functions (PyTorch's ``torch.linalg`` names).
+
+Every function takes a batch of matrices: the last two dims are the matrix, the leading ones
+a batch (broadcast between two matrix arguments). The decompositions compute in float32,
+float64, complex64 and complex128, and refuse other dtypes with PyTorch's ``RuntimeError``.
+A matrix that cannot be inverted or factored raises :class:`LinAlgError` naming the batch
+element. Each function is an operator of the table (``linalg_inv``, ``_linalg_svd``...), so it
+runs on every device whose backend has the kernels and is differentiable (in float64 checked
+against finite differences); the outputs of ``eigh``, ``svd`` and ``qr`` are unique only up to
+the signs (phases) of the vectors, and their gradients assume a loss that does not depend on
+them, as PyTorch's do.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ._tensor import Tensor
+from .autograd.grad_mode import is_grad_enabled
+from .dispatch import get_op
 from .ops import functions as ops
+from .ops._call import call
 from .ops._validate import checked
+from .ops.frontends import resize_out
 
-__all__ = ["matmul", "norm", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "vecdot",
+    "vector_norm",
+]
+
+
+class LinAlgError(RuntimeError):
+    """A matrix that cannot be inverted or factored (singular, not positive-definite): PyTorch's
+    ``torch.linalg.LinAlgError``, a ``RuntimeError``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> try:
+    ...     tc.linalg.inv(tc.zeros(2, 2))
+    ... except tc.linalg.LinAlgError as e:
+    ...     print(str(e)[:45])
+    linalg.inv: The diagonal element 1 is zero, t
+    """
+
+
+LinAlgError.__module__ = "tensorcore.linalg"
+
+
+def _op(name: str, *args: Any, out: Any = None) -> Any:
+    return call(get_op(name), args, out)
 
 
 @checked(
@@ -36,18 +97,398 @@ def vector_norm(
 
 
 @checked(
-    "norm(Tensor x, float? ord=None, int[]? dim=None, bool keepdim=False, *, "
+    "norm(Tensor A, Any ord=None, Any dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor"
 )
 def norm(
-    x: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    A: Any,
+    ord: Any = None,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
 ) -> Any:
-    """Vector norm of ``x`` (``ord`` defaults to 2; matrix norms are not provided yet)."""
-    return vector_norm(x, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+    """A vector or matrix norm, as PyTorch chooses: a matrix norm when ``dim`` is a 2-tuple,
+    or when ``dim`` is None and ``ord`` is given for a 2-D ``A``; else a vector norm (of the
+    flattened ``A`` when ``dim`` and ``ord`` are None). ``ord`` defaults to 2 for vectors and
+    'fro' for matrices.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.norm(tc.tensor([[1.0, 2.0], [3.0, 4.0]]), "fro").item()  # doctest: +ELLIPSIS
+    5.477...
+    >>> tc.linalg.norm(tc.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).item()
+    6.0
+    """
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+    if dim is None and ord is not None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError(
+                "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                f"Got {A.ndim}D."
+            )
+        dim = tuple(range(A.ndim))
+    if dim is not None and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    return ops.vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
 @checked("matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor")
 def matmul(input: Any, other: Any, *, out: Any = None) -> Any:
-    """Alias of :func:`tensorcore.matmul`."""
+    """Alias of :func:`tensorcore.matmul`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.matmul(tc.ones(2, 3), tc.ones(3)).tolist()
+    [3.0, 3.0]
+    """
 
     return ops.matmul(input, other, out=out)
+
+
+# ------------------------------------------------------------------ inverses and solvers
+@checked("inv(Tensor A, *, Tensor? out=None) -> Tensor")
+def inv(A: Any, *, out: Any = None) -> Any:
+    """The inverse of each square matrix of ``A`` (``(*, n, n)``).
+
+    Raises :class:`LinAlgError` for a singular matrix, naming its zero pivot.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.inv(tc.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """
+    return _op("linalg_inv", A, out=out)
+
+
+@checked("det(Tensor A, *, Tensor? out=None) -> Tensor")
+def det(A: Any, *, out: Any = None) -> Any:
+    """The determinant of each square matrix of ``A`` (shape ``A.shape[:-2]``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.det(tc.tensor([[1.0, 2.0], [3.0, 4.0]])).item()  # doctest: +ELLIPSIS
+    -2.0...
+    """
+    return _op("linalg_det", A, out=out)
+
+
+@checked("slogdet(Tensor A, *, Any out=None) -> Any")
+def slogdet(A: Any, *, out: Any = None) -> Any:
+    """``(sign, logabsdet)`` of each determinant: ``det = sign * exp(logabsdet)``, without
+    overflow. ``sign`` is -1, 0 or 1 for real input and a unit complex number for complex
+    input; ``logabsdet`` is real (``-inf`` for a singular matrix).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> sign, logabsdet = tc.linalg.slogdet(tc.tensor([[0.0, 2.0], [3.0, 0.0]]))
+    >>> sign.item(), round(logabsdet.exp().item(), 4)
+    (-1.0, 6.0)
+    """
+    return _op("linalg_slogdet", A, out=out)
+
+
+@checked("solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None) -> Tensor")
+def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Any:
+    """The solution ``X`` of ``A @ X = B`` (``X @ A = B`` when not ``left``) for square ``A``.
+
+    ``B`` is read as a batch of vectors when it is 1-D or has the shape of ``A`` without its
+    last dim, else as a batch of matrices; the batch dims broadcast. Raises
+    :class:`LinAlgError` for a singular ``A``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.solve(tc.tensor([[2.0, 0.0], [0.0, 4.0]]), tc.tensor([2.0, 2.0])).tolist()
+    [1.0, 0.5]
+    """
+    return _op("linalg_solve", A, B, left, out=out)
+
+
+@checked(
+    "pinv(Tensor A, Any rcond=None, bool hermitian=False, *, Any atol=None, Any rtol=None, "
+    "Tensor? out=None) -> Tensor"
+)
+def pinv(
+    A: Any,
+    rcond: Any = None,
+    hermitian: bool = False,
+    *,
+    atol: Any = None,
+    rtol: Any = None,
+    out: Any = None,
+) -> Any:
+    """The Moore-Penrose pseudo-inverse of each matrix of ``A`` (``(*, m, n)`` -> ``(*, n, m)``).
+
+    Singular values (eigenvalues' magnitudes when ``hermitian``) at most
+    ``max(atol, rtol * largest)`` count as zero; ``rtol`` defaults to ``eps * max(m, n)``
+    unless a positive ``atol`` is given. ``rcond`` is PyTorch's older name of ``rtol``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.pinv(tc.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
+    if rcond is not None:
+        if rtol is not None:
+            raise RuntimeError("linalg.pinv: rcond and rtol cannot be given together")
+        rtol = rcond
+    return _op("linalg_pinv", A, _float_or_none(atol), _float_or_none(rtol), hermitian, out=out)
+
+
+def _float_or_none(v: Any) -> Any:
+    return None if v is None else float(v)
+
+
+# ------------------------------------------------------------------ decompositions
+@checked("cholesky(Tensor A, *, bool upper=False, Tensor? out=None) -> Tensor")
+def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Any:
+    """The Cholesky factor ``L`` (lower triangular, ``A = L @ L.mH``) of each Hermitian
+    positive-definite matrix, read from the lower triangle of ``A``; with ``upper`` the upper
+    triangular ``U = L.mH``, read from the upper triangle.
+
+    Raises :class:`LinAlgError` naming the first leading minor that is not positive-definite.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.cholesky(tc.tensor([[4.0, 2.0], [2.0, 5.0]])).tolist()
+    [[2.0, 0.0], [1.0, 2.0]]
+    """
+    return _op("linalg_cholesky", A, upper, out=out)
+
+
+@checked('eigh(Tensor A, str UPLO="L") -> Any')
+def eigh(A: Any, UPLO: str = "L") -> Any:
+    """``(eigenvalues, eigenvectors)`` of each Hermitian matrix, read from its lower (``UPLO``
+    'L') or upper ('U') triangle: eigenvalues real and ascending, eigenvectors the columns
+    of a unitary matrix (each unique up to its sign, or phase for complex input).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.eigh(tc.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()
+    [1.0, 3.0]
+    """
+    return _op("linalg_eigh", A, UPLO)
+
+
+@checked('eigvalsh(Tensor A, str UPLO="L", *, Tensor? out=None) -> Tensor')
+def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
+    """The eigenvalues (real, ascending) of each Hermitian matrix; see :func:`eigh`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.eigvalsh(tc.tensor([[2.0, 1.0], [1.0, 2.0]])).tolist()
+    [1.0, 3.0]
+    """
+    return _out(_op("linalg_eigvalsh", A, UPLO), out)
+
+
+@checked('qr(Tensor A, str mode="reduced") -> Any')
+def qr(A: Any, mode: str = "reduced") -> Any:
+    """``(Q, R)`` with ``A = Q @ R``, ``Q`` with orthonormal columns and ``R`` upper
+    triangular: ``(*, m, k)`` and ``(*, k, n)`` for ``mode`` 'reduced' (``k = min(m, n)``),
+    ``(*, m, m)`` and ``(*, m, n)`` for 'complete'; 'r' computes only ``R`` (``Q`` is empty).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> Q, R = tc.linalg.qr(tc.tensor([[3.0, 1.0], [4.0, 2.0]]))
+    >>> [[round(abs(x), 4) for x in row] for row in R.tolist()]
+    [[5.0, 2.2], [0.0, 0.4]]
+    """
+    return _op("linalg_qr", A, mode)
+
+
+@checked("svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> Any")
+def svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
+    """``(U, S, Vh)`` with ``A = U @ diag(S) @ Vh``: singular values ``S`` real and descending,
+    ``U`` and ``Vh`` with orthonormal columns and rows (``(*, m, m)`` and ``(*, n, n)`` when
+    ``full_matrices``, else ``(*, m, k)`` and ``(*, k, n)``). Gradients flow through the
+    first ``k`` vectors (those of ``full_matrices=False``). ``driver`` is CUDA's choice of
+    solver, as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.svd(tc.tensor([[3.0, 0.0], [0.0, -4.0]])).S.tolist()
+    [4.0, 3.0]
+    """
+    return _op("linalg_svd", A, full_matrices, driver)
+
+
+@checked("svdvals(Tensor A, *, str? driver=None, Tensor? out=None) -> Tensor")
+def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Any:
+    """The singular values of each matrix, descending; see :func:`svd`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.svdvals(tc.tensor([[3.0, 0.0], [0.0, -4.0]])).tolist()
+    [4.0, 3.0]
+    """
+    return _out(_op("linalg_svdvals", A, driver), out)
+
+
+# ------------------------------------------------------------------ norms, powers, ranks
+@checked(
+    'matrix_norm(Tensor A, Any ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, '
+    "ScalarType? dtype=None, Tensor? out=None) -> Tensor"
+)
+def matrix_norm(
+    A: Any,
+    ord: Any = "fro",
+    dim: Any = (-2, -1),
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
+) -> Any:
+    """The matrix norm ``ord`` of the matrices in dims ``dim``: 'fro' (Frobenius), 'nuc' (sum
+    of the singular values), 2 and -2 (largest and smallest singular value), 1 and -1 (largest
+    and smallest column sum of ``abs``), inf and -inf (the same for rows).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> A = tc.tensor([[1.0, -2.0], [3.0, 4.0]])
+    >>> tc.linalg.matrix_norm(A, 1).item(), tc.linalg.matrix_norm(A, float("inf")).item()
+    (6.0, 7.0)
+    """
+    return _out(_op("linalg_matrix_norm", A, ord, tuple(dim), keepdim, dtype), out)
+
+
+@checked("matrix_power(Tensor A, int n, *, Tensor? out=None) -> Tensor")
+def matrix_power(A: Any, n: int, *, out: Any = None) -> Any:
+    """``A`` to the integer power ``n`` (the identity for 0; powers of the inverse for
+    negative ``n``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.matrix_power(tc.tensor([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    return _out(_op("linalg_matrix_power", A, n), out)
+
+
+@checked(
+    "matrix_rank(Tensor A, Any tol=None, bool hermitian=False, *, Any atol=None, "
+    "Any rtol=None, Tensor? out=None) -> Tensor"
+)
+def matrix_rank(
+    A: Any,
+    tol: Any = None,
+    hermitian: bool = False,
+    *,
+    atol: Any = None,
+    rtol: Any = None,
+    out: Any = None,
+) -> Any:
+    """The number of singular values (eigenvalue magnitudes when ``hermitian``) above
+    ``max(atol, rtol * largest)``, as int64; tolerances as in :func:`pinv` (``tol`` is
+    PyTorch's older name of ``atol``, with ``rtol`` 0).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.matrix_rank(tc.tensor([[1.0, 2.0], [2.0, 4.0]])).item()
+    1
+    """
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise RuntimeError("linalg.matrix_rank: tol cannot be given with atol or rtol")
+        atol, rtol = tol, 0.0
+    res = _op("linalg_matrix_rank", A, _float_or_none(atol), _float_or_none(rtol), hermitian)
+    return _out(res, out)
+
+
+# ------------------------------------------------------------------ products
+@checked("cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor")
+def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Any:
+    """The cross product of the 3-vectors along ``dim``; the other dims broadcast.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.cross(tc.tensor([1.0, 0.0, 0.0]), tc.tensor([0.0, 1.0, 0.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    return _op("linalg_cross", input, other, dim, out=out)
+
+
+@checked("diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor")
+def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+    """A view of the diagonals of the matrices in dims ``dim1`` and ``dim2`` (the last two):
+    :func:`tensorcore.diagonal` with other defaults.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.diagonal(tc.arange(8.0).reshape(2, 2, 2)).tolist()
+    [[0.0, 3.0], [4.0, 7.0]]
+    """
+    return _op("linalg_diagonal", A, offset, dim1, dim2)
+
+
+@checked("multi_dot(Tensor[] tensors, *, Tensor? out=None) -> Tensor")
+def multi_dot(tensors: Any, *, out: Any = None) -> Any:
+    """The product of a chain of matrices, multiplied in the order that costs the fewest
+    operations; the first may be a 1-D row vector and the last a 1-D column vector.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.multi_dot([tc.ones(2), tc.ones(2, 3), tc.ones(3)]).item()
+    6.0
+    """
+    return _out(_op("linalg_multi_dot", tensors), out)
+
+
+@checked("vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None) -> Tensor")
+def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Any:
+    """The dot product ``sum(conj(x) * y)`` of the vectors along ``dim``; the other dims
+    broadcast.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.vecdot(tc.tensor([1.0, 2.0]), tc.tensor([[3.0, 4.0], [5.0, 6.0]])).tolist()
+    [11.0, 17.0]
+    """
+    return _out(_op("linalg_vecdot", x, y, dim), out)
+
+
+def _out(res: Any, out: Any) -> Any:
+    """Write a composite's result into ``out`` as the structured operators do (an empty
+    ``out`` is resized; a result that wants a gradient cannot go into one)."""
+    if out is None:
+        return res
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if res.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            "functions with out=... arguments don't support automatic differentiation, but one "
+            "of the arguments requires grad."
+        )
+    if out.shape != res.shape:
+        if out.numel() != 0:
+            raise RuntimeError(
+                f"the out tensor has shape {list(out.shape)} but the result has shape "
+                f"{list(res.shape)}; pass an out tensor of the result's shape (or an empty one)"
+            )
+        resize_out(out, res.shape, out.device)
+    return out.copy_(res)

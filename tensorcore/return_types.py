@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["max", "max_pool2d_with_indices", "min", "sort", "topk"]
+__all__ = [
+    "linalg_eigh",
+    "linalg_qr",
+    "linalg_slogdet",
+    "linalg_svd",
+    "max",
+    "max_pool2d_with_indices",
+    "min",
+    "slogdet",
+    "sort",
+    "topk",
+]
 
 
 class max(NamedTuple):
@@ -40,3 +51,39 @@ class max_pool2d_with_indices(NamedTuple):
 
     values: Any
     indices: Any
+
+
+class slogdet(NamedTuple):
+    """``sign`` and ``logabsdet`` of :func:`tensorcore.slogdet`."""
+
+    sign: Any
+    logabsdet: Any
+
+
+class linalg_slogdet(NamedTuple):
+    """``sign`` and ``logabsdet`` of :func:`tensorcore.linalg.slogdet`."""
+
+    sign: Any
+    logabsdet: Any
+
+
+class linalg_eigh(NamedTuple):
+    """``eigenvalues`` and ``eigenvectors`` of :func:`tensorcore.linalg.eigh`."""
+
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class linalg_qr(NamedTuple):
+    """``Q`` and ``R`` of :func:`tensorcore.linalg.qr`."""
+
+    Q: Any
+    R: Any
+
+
+class linalg_svd(NamedTuple):
+    """``U``, ``S`` and ``Vh`` of :func:`tensorcore.linalg.svd`."""
+
+    U: Any
+    S: Any
+    Vh: Any

@@ -365,19 +365,30 @@ _NAMED: dict[str, re.Pattern[str]] = {}
 
 def names_op(message: str, name: str) -> bool:
     """Whether an error message already names ``name`` (``name(``, ``'name'``, ``"name"``,
-    ``(in name)``, ``name[``; ``name_`` and ``name`` name each other).
+    ``(in name)``, ``name[``; ``name_`` and ``name`` name each other). An operator of a
+    Python module (``linalg_inv``, and the internal ``_linalg_svd``) is named by its public
+    spelling too, as PyTorch's messages write it (``linalg.inv: ...``).
 
     Examples
     --------
     >>> from tensorcore.ops._validate import names_op
     >>> names_op("t(): expects a 2-D tensor", "t"), names_op("can't do it", "t")
     (True, False)
+    >>> names_op("linalg.inv: The input tensor A must have at least 2 dimensions.", "linalg_inv")
+    True
     """
     pat = _NAMED.get(name)
     if pat is None:
         base = re.escape(name if name.endswith("__") else name.rstrip("_"))
+        module, _, short = name.lstrip("_").partition("_")
+        if module in _PYTHON_MODULES and short:
+            base = f"(?:{base}|{module}\\.{re.escape(short.rstrip('_'))})"
         pat = _NAMED[name] = re.compile(rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'")
     return pat.search(message) is not None
+
+
+#: PyTorch's Python modules whose operators are declared as ``<module>_<name>``.
+_PYTHON_MODULES = frozenset({"linalg"})
 
 
 def name_error(exc: BaseException, name: str) -> None:

@@ -16,6 +16,7 @@ from ..layouts import contiguous_format, preserve_format, strided
 from ..plugins import hookimpl
 from . import functions as ops
 from ._transfer import to_device_copy
+from .composite_linalg import LINALG_COMPOSITES
 
 __all__ = ["COMPOSITES"]
 
@@ -487,6 +488,9 @@ def full_like(
 def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
     """Copy to another device through the device backends (``DeviceInterface.copy_between``)."""
     return to_device_copy(self, device, non_blocking)
+
+
+COMPOSITES.update(LINALG_COMPOSITES)
 
 
 @hookimpl

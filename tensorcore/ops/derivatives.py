@@ -31,6 +31,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import TensorSpec
 from . import functions as ops
+from .derivatives_linalg import LINALG_RULES
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
 
@@ -665,6 +666,9 @@ def _einsum_expand(gi: Tensor, kept: str, term: str, like: Tensor) -> Tensor:
 
 
 _d("einsum", "equation operands", _einsum)
+# The decompositions and solvers of ``tensorcore.linalg`` (``ops/derivatives_linalg.py``).
+for _name, _saves, _fn in LINALG_RULES:
+    _d(_name, _saves, _fn)
 
 
 # ------------------------------------------------------------------ shapes and indexing

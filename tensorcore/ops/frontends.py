@@ -41,6 +41,7 @@ __all__ = [
     "empty",
     "normalize_dims",
     "prepare",
+    "resize_out",
     "run_direct",
 ]
 
@@ -116,7 +117,9 @@ def _check_out_spec(
         )
 
 
-def _resize_out(out: Tensor, shape: tuple[int, ...], dev: device) -> Tensor:
+def resize_out(out: Tensor, shape: tuple[int, ...], dev: device) -> Tensor:
+    """``out`` given ``shape`` (fresh storage) when it has another: an empty ``out=`` tensor
+    takes the result's shape, as PyTorch resizes it."""
     if out._shape != shape:
         fresh = empty(shape, out._dtype, dev)
         out._storage, out._shape, out._stride = fresh._storage, fresh._shape, fresh._stride
@@ -130,7 +133,7 @@ def _alloc_or_check(
     if out is None:
         return empty(shape, dtype, dev)
     _check_out_spec(op, out, shape, dtype)
-    return _resize_out(out, shape, dev)
+    return resize_out(out, shape, dev)
 
 
 def _alloc_many(
@@ -145,7 +148,7 @@ def _alloc_many(
         raise TypeError(f"{op.name}(): out must be a tuple of {len(specs)} tensors, got {n}")
     for o, (s, d) in zip(out, specs, strict=True):
         _check_out_spec(op, o, s, d, exact=d is dt.int64)
-    return tuple(_resize_out(o, s, dev) for o, (s, d) in zip(out, specs, strict=True))
+    return tuple(resize_out(o, s, dev) for o, (s, d) in zip(out, specs, strict=True))
 
 
 def _check_inplace(op: Op, self: Tensor, shape: tuple[int, ...], dtype: dt.dtype) -> None:
@@ -522,7 +525,7 @@ def reduction(
         o: Any = op.result_type._make(_alloc_many(op, out, specs, dev))
     elif op.decl.promote == "index" and out is not None:
         _check_out_spec(op, out, shape, res, exact=True)
-        o = _resize_out(out, shape, dev)
+        o = resize_out(out, shape, dev)
     else:
         o = _alloc_or_check(op, out, shape, res, dev)
     if prepared is not None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import meta_functions as M
+from . import meta_linalg as ML
 from . import meta_nn as MN
 from ._signature import Signature, _default, parse_signature
 
@@ -959,6 +960,98 @@ _op(
     method=False,
 )
 
+# The decompositions and solvers of ``tensorcore.linalg``: declared with PyTorch's native names
+# (``linalg_inv`` is ``torch.linalg.inv``), as internal operators (no ``tensorcore.<name>``);
+# ``tensorcore/linalg.py`` gives them their public names and docs. They check their dtypes in
+# the meta function, with PyTorch's RuntimeError (``Expected a floating point or complex
+# tensor as input. Got Long``), so they declare every dtype here.
+_LX: dict[str, Any] = {"frontend": "structured", "function": False, "method": False}
+_op(
+    "linalg_inv(Tensor A) -> Tensor",
+    _L,
+    "The inverse of each square matrix (LinAlgError for a singular one).",
+    meta_function=ML.meta_linalg_inv,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_det(Tensor A) -> Tensor",
+    _L,
+    "The determinant of each square matrix.",
+    meta_function=ML.meta_linalg_det,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
+    _L,
+    "The sign (a unit complex number for complex input) and log of the absolute value of "
+    "each determinant.",
+    meta_function=ML.meta_linalg_slogdet,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
+    _L,
+    "The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``); ``B`` is a batch of "
+    "vectors when 1-D or shaped as ``A`` without its last dim.",
+    meta_function=ML.meta_linalg_solve,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor",
+    _L,
+    "The Cholesky factor of each Hermitian positive-definite matrix (read from its lower "
+    "triangle; the upper one when ``upper``).",
+    meta_function=ML.meta_linalg_cholesky,
+    out=True,
+    **_LX,
+)
+_op(
+    '_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> '
+    "(Tensor eigenvalues, Tensor eigenvectors)",
+    _L,
+    "Eigenvalues (ascending) and, when ``compute_v``, eigenvectors of each Hermitian matrix, "
+    "read from the triangle ``UPLO``.",
+    meta_function=ML.meta_linalg_eigh,
+    **_LX,
+)
+_op(
+    'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)',
+    _L,
+    "The QR decomposition (``mode`` 'reduced', 'complete' or 'r').",
+    meta_function=ML.meta_linalg_qr,
+    out=True,
+    **_LX,
+)
+_op(
+    "_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, "
+    "str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+    _L,
+    "The singular value decomposition; only ``S`` when not ``compute_uv``.",
+    meta_function=ML.meta_linalg_svd,
+    **_LX,
+)
+_op(
+    "linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
+    _L,
+    "The Moore-Penrose pseudo-inverse (singular values at most ``max(atol, rtol * max)`` "
+    "count as zero).",
+    meta_function=ML.meta_linalg_pinv,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+    _L,
+    "The cross product of 3-vectors along ``dim``, broadcasting the other dims.",
+    meta_function=ML.meta_linalg_cross,
+    out=True,
+    **_LX,
+)
+
 # ---------------------------------------------------------------- shape and indexing
 _S = "shape"
 _op(
@@ -1431,6 +1524,86 @@ for _sig, _tags, _doc in [
         function=True,
         dtypes="f" if _sig.startswith(("multinomial", "bernoulli")) else "bifc",
     )
+# Linear algebra written with other operators (``ops/composite_linalg.py``): ``linalg_*``
+# are internal (``tensorcore.linalg`` names them), the others are PyTorch's top-level
+# functions and methods.
+_CL = "linalg composite"
+for _sig, _doc, *_more in [
+    (
+        'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
+        "Eigenvalues (ascending) and eigenvectors of each Hermitian matrix.",
+    ),
+    ('linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', "Eigenvalues of Hermitian matrices."),
+    (
+        "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+        "(Tensor U, Tensor S, Tensor Vh)",
+        "The singular value decomposition ``A = U diag(S) Vh``.",
+    ),
+    ("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", "The singular values."),
+    (
+        'linalg_matrix_norm(Tensor A, Any ord="fro", int[] dim=[-2, -1], bool keepdim=False, '
+        "*, ScalarType? dtype=None) -> Tensor",
+        "The matrix norm ``ord`` ('fro', 'nuc', inf, -inf, 1, -1, 2, -2) over the dims ``dim``.",
+    ),
+    ("linalg_matrix_power(Tensor A, int n) -> Tensor", "``A`` to the integer power ``n``."),
+    (
+        "linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, "
+        "bool hermitian=False) -> Tensor",
+        "The number of singular values above ``max(atol, rtol * max)`` (int64).",
+        "nondifferentiable",
+    ),
+    (
+        "linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
+        "A view of the diagonals of the matrices in the last two dims.",
+    ),
+    (
+        "linalg_multi_dot(Tensor[] tensors) -> Tensor",
+        "The product of a chain of matrices, in the cheapest order.",
+    ),
+    (
+        "linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor",
+        "``sum(conj(x) * y, dim)``, broadcast.",
+    ),
+]:
+    _op(_sig, " ".join([_CL, *_more]), _doc, function=False, method=False)
+for _sig, _doc, _method in [
+    (
+        "tensordot(Tensor a, Tensor b, Any dims=2) -> Tensor",
+        "Contracts the last ``dims`` dims of ``a`` with the first of ``b`` (or the given "
+        "pairs of dims).",
+        False,
+    ),
+    ("trace(Tensor self) -> Tensor", "The sum of the diagonal of a matrix.", True),
+    ("kron(Tensor self, Tensor other) -> Tensor", "The Kronecker product.", True),
+    ("det(Tensor self) -> Tensor", "Alias of :func:`tensorcore.linalg.det`.", True),
+    ("inverse(Tensor self) -> Tensor", "Alias of :func:`tensorcore.linalg.inv`.", True),
+    (
+        "slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
+        "Alias of :func:`tensorcore.linalg.slogdet`.",
+        True,
+    ),
+    (
+        "logdet(Tensor self) -> Tensor",
+        "The log of each determinant (nan for a negative real one).",
+        True,
+    ),
+    (
+        "matrix_power(Tensor self, int n) -> Tensor",
+        "Alias of :func:`tensorcore.linalg.matrix_power`.",
+        True,
+    ),
+    (
+        "pinverse(Tensor self, float rcond=1e-15) -> Tensor",
+        "The pseudo-inverse, with singular values below ``rcond * max`` as zero.",
+        True,
+    ),
+    (
+        "cross(Tensor self, Tensor other, int? dim=None) -> Tensor",
+        "The cross product along ``dim`` (by default the first dim of size 3).",
+        True,
+    ),
+]:
+    _op(_sig, _CL, _doc, method=_method)
 _LIKE = (
     "with the shape (and by default dtype and device) of ``self``, in its memory order "
     "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."

@@ -207,7 +207,10 @@ def run(case: Case) -> Result:
             exc: BaseException | None = None
         except (Exception, MemoryError) as e:  # noqa: BLE001 - classifying is the point
             exc = e
-    res = Result(case, exc, [f"{w.category.__name__}: {w.message}" for w in caught])
+    # The array library warns with RuntimeWarning (overflow, invalid value) or ComplexWarning;
+    # a UserWarning is tensorcore's own, as PyTorch gives it (``cross`` without ``dim``).
+    leaks = [w for w in caught if not issubclass(w.category, UserWarning)]
+    res = Result(case, exc, [f"{w.category.__name__}: {w.message}" for w in leaks])
     if exc is not None:
         after = _snapshot(case)
         res.changed = [p for p, v in before.items() if after.get(p) != v]
@@ -288,12 +291,16 @@ def _tensor_list_bads(optional: bool) -> list[Bad]:
 _DIM_NAMES = {"dim", "dim0", "dim1", "dim2", "dimension", "start_dim", "end_dim", "axis0", "axis1"}
 _COUNT_NAMES = {"length", "chunks", "n", "m", "steps", "k", "storage_offset"}
 _COUNT_PARAMS = {("unfold", "size"), ("unfold", "step")}
+#: Ints under a count's name that may be negative (a matrix power's exponent).
+_SIGNED_PARAMS = {("matrix_power", "n"), ("linalg_matrix_power", "n")}
 
 
 def _int_bads(op: str, name: str, optional: bool) -> list[Bad]:
     dim = name in _DIM_NAMES
     if (op, name) in _COUNT_PARAMS:
         name = "n"  # a count
+    if (op, name) in _SIGNED_PARAMS:
+        name = "exponent"
     return [
         ("None", lambda c, r: None, not optional),
         ("a float", lambda c, r: 1.5, True),

@@ -56,6 +56,13 @@ class Sample:
     args: tuple[Any, ...]
     kwargs: dict[str, Any] = field(default_factory=dict)
     desc: str = ""
+    #: Positions in ``args`` of matrices the operator reads as Hermitian, from one triangle
+    #: (``cholesky``, ``eigh``): tests that perturb an input (finite differences) pass
+    #: ``(x + x.mH) / 2`` there, so that the perturbation stays Hermitian.
+    hermitian: tuple[int, ...] = ()
+    #: Maps the result to the quantities that are unique (eigenvectors and singular vectors
+    #: are unique only up to their signs or phases): what tests compare and differentiate.
+    invariant: Callable[[Any], Any] | None = None
 
     def __repr__(self) -> str:
         def show(a: Any) -> str:
@@ -972,6 +979,241 @@ def _einsum(m: _Maker) -> list[Sample]:
         S(("i,j->ij", [m.uniform(2), m.uniform(3)]), desc="outer"),
         S(("bij,bjk->bik", [m.uniform(2, 2, 3), m.uniform(2, 3, 2)]), desc="batched"),
         S(("ij,ij", [m.uniform(2, 3), m.uniform(2, 3)]), desc="implicit output"),
+    ]
+
+
+# ------------------------------------------------------------------ decompositions and solvers
+# Well-conditioned matrices: ``A + n I`` for inverses and solves, ``B B^H + n I`` (Hermitian
+# positive-definite) for ``cholesky``, random symmetric ones (distinct eigenvalues) for
+# ``eigh``; random rectangular ones have distinct singular values.
+def _eye_like(a: tc.Tensor) -> tc.Tensor:
+    return tc.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+
+
+def _invertible(m: _Maker, *shape: int, t: bool = False) -> tc.Tensor:
+    a = m.uniform(*shape, t=t)
+    return a + _eye_like(a) * shape[-1]
+
+
+def _pd(m: _Maker, *shape: int) -> tc.Tensor:
+    b = m.uniform(*shape)
+    return b.matmul(b.mT) + _eye_like(b) * shape[-1]
+
+
+def _symmetric(m: _Maker, *shape: int) -> tc.Tensor:
+    b = m.uniform(*shape)
+    return (b + b.mT) * 0.5
+
+
+def _abs_vectors(res: Any) -> tuple[Any, ...]:
+    """Eigenvalues and the magnitudes of the eigenvectors' entries (sign and phase free)."""
+    return res[0], res[1].abs()
+
+
+def _abs_singular(res: Any) -> tuple[Any, ...]:
+    """Magnitudes of the first ``k`` singular vectors (the others of ``full_matrices`` are any
+    completion), and the singular values."""
+    u, s, vh = res
+    k = s.shape[-1]
+    return u.narrow(-1, 0, k).abs(), s, vh.narrow(-2, 0, k).abs()
+
+
+@_samples("linalg_inv", "inverse")
+def _linalg_inv(m: _Maker) -> list[Sample]:
+    return [
+        S((_invertible(m, 3, 3),)),
+        S((_invertible(m, 2, 3, 3),), desc="batch"),
+        S((_invertible(m, 3, 3, t=True),), desc="transposed"),
+    ]
+
+
+@_samples("linalg_det", "det")
+def _linalg_det(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 3),)), S((m.uniform(2, 3, 3),), desc="batch")]
+
+
+@_samples("linalg_slogdet", "slogdet")
+def _linalg_slogdet(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 3),)), S((_invertible(m, 2, 3, 3, t=False),), desc="batch")]
+
+
+@_samples("logdet")
+def _logdet(m: _Maker) -> list[Sample]:
+    return [S((_pd(m, 3, 3),)), S((_pd(m, 2, 2, 2),), desc="batch")]
+
+
+@_samples("linalg_solve")
+def _linalg_solve(m: _Maker) -> list[Sample]:
+    return [
+        S((_invertible(m, 3, 3), m.uniform(3, 2))),
+        S((_invertible(m, 2, 3, 3), m.uniform(3)), desc="vector"),
+        S((_invertible(m, 3, 3), m.uniform(2, 3, 2)), desc="broadcast batch"),
+        S((_invertible(m, 2, 3, 3), m.uniform(2, 3)), desc="batch of vectors"),
+        S((_invertible(m, 3, 3, t=True), m.uniform(2, 3)), {"left": False}, desc="right"),
+    ]
+
+
+@_samples("linalg_cholesky")
+def _linalg_cholesky(m: _Maker) -> list[Sample]:
+    return [
+        S((_pd(m, 3, 3),), hermitian=(0,)),
+        S((_pd(m, 2, 3, 3),), {"upper": True}, desc="batch, upper", hermitian=(0,)),
+    ]
+
+
+@_samples("_linalg_eigh")
+def _linalg_eigh_internal(m: _Maker) -> list[Sample]:
+    return [
+        S((_symmetric(m, 3, 3), "L", True), hermitian=(0,), invariant=_abs_vectors),
+        S((_symmetric(m, 2, 3, 3), "U"), desc="batch, U", hermitian=(0,), invariant=_abs_vectors),
+    ]
+
+
+@_samples("linalg_eigh")
+def _linalg_eigh(m: _Maker) -> list[Sample]:
+    return [
+        S((_symmetric(m, 3, 3),), hermitian=(0,), invariant=_abs_vectors),
+        S((_symmetric(m, 2, 3, 3), "U"), desc="batch, U", hermitian=(0,), invariant=_abs_vectors),
+    ]
+
+
+@_samples("linalg_eigvalsh")
+def _linalg_eigvalsh(m: _Maker) -> list[Sample]:
+    return [
+        S((_symmetric(m, 3, 3),), hermitian=(0,)),
+        S((_symmetric(m, 2, 3, 3), "U"), desc="batch, U", hermitian=(0,)),
+    ]
+
+
+@_samples("linalg_qr")
+def _linalg_qr(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 3),), desc="tall"),
+        S((m.uniform(2, 4),), desc="wide"),
+        S((m.uniform(2, 3, 3), "complete"), desc="batch, complete"),
+        S((m.uniform(3, 2, t=True),), desc="transposed"),
+    ]
+
+
+@_samples("_linalg_svd")
+def _linalg_svd_internal(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 3), False, True), desc="tall", invariant=_abs_singular),
+        S((m.uniform(2, 4),), desc="wide", invariant=_abs_singular),
+        S((m.uniform(2, 3, 3), True), desc="batch, full", invariant=_abs_singular),
+    ]
+
+
+@_samples("linalg_svd")
+def _linalg_svd(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 3),), desc="full", invariant=_abs_singular),
+        S((m.uniform(2, 2, 4), False), desc="batch, reduced", invariant=_abs_singular),
+    ]
+
+
+@_samples("linalg_svdvals")
+def _linalg_svdvals(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 4),)), S((m.uniform(2, 4, 3, t=False),), desc="batch")]
+
+
+@_samples("linalg_pinv")
+def _linalg_pinv(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 3),), desc="tall"),
+        S((m.uniform(2, 2, 4),), {"rtol": 1e-3}, desc="batch, wide"),
+        S((_pd(m, 3, 3),), {"hermitian": True}, desc="hermitian", hermitian=(0,)),
+    ]
+
+
+@_samples("pinverse")
+def _pinverse(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 4),)), S((m.uniform(4, 3), 1e-3), desc="rcond")]
+
+
+@_samples("linalg_matrix_norm")
+def _linalg_matrix_norm(m: _Maker) -> list[Sample]:
+    a = m.away(3, 4)
+    return [
+        *(S((a, o), desc=str(o)) for o in ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf)),
+        S((m.away(3, 2, 4), 1, (0, 2)), {"keepdim": True}, desc="dims, keepdim"),
+        S((m.away(2, 3, 3), "nuc", (-1, -2)), desc="batch, swapped dims"),
+    ]
+
+
+@_samples("linalg_matrix_power", "matrix_power")
+def _linalg_matrix_power(m: _Maker) -> list[Sample]:
+    return [
+        S((_invertible(m, 3, 3), 3)),
+        S((_invertible(m, 2, 3, 3), -2), desc="negative"),
+        S((m.uniform(3, 3), 0), desc="zero"),
+        S((m.uniform(3, 3, t=True), 1), desc="one, transposed"),
+    ]
+
+
+@_samples("linalg_matrix_rank")
+def _linalg_matrix_rank(m: _Maker) -> list[Sample]:
+    a = m.uniform(2, 3)
+    singular = tc.cat([a, a.sum(0, keepdim=True)])
+    return [
+        S((m.uniform(3, 4),)),
+        S((singular,), desc="rank 2"),
+        S((_symmetric(m, 2, 3, 3),), {"hermitian": True, "atol": 0.1}, desc="hermitian"),
+    ]
+
+
+@_samples("linalg_cross", "cross")
+def _linalg_cross(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(1, 3)), {"dim": -1}, desc="broadcast"),
+        S((m.uniform(3, 2), m.uniform(3, 2)), {"dim": 0}, desc="dim 0"),
+    ]
+
+
+@_samples("linalg_diagonal")
+def _linalg_diagonal(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, 4),)),
+        S((m.uniform(3, 4),), {"offset": 1, "dim1": 1, "dim2": 0}, desc="offset, dims"),
+    ]
+
+
+@_samples("linalg_multi_dot")
+def _linalg_multi_dot(m: _Maker) -> list[Sample]:
+    return [
+        S(([m.uniform(3), m.uniform(3, 4), m.uniform(4, 2)],), desc="row vector first"),
+        S(([m.uniform(2, 3), m.uniform(3, 4, t=True)],), desc="two"),
+        S(([m.uniform(2, 3), m.uniform(3, 4), m.uniform(4, 1), m.uniform(1)],), desc="four"),
+    ]
+
+
+@_samples("linalg_vecdot")
+def _linalg_vecdot(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(3))),
+        S((m.uniform(3, 2), m.uniform(3, 2, t=False)), {"dim": 0}, desc="dim 0"),
+    ]
+
+
+@_samples("tensordot")
+def _tensordot(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, 4), m.uniform(3, 4, 2))),
+        S((m.uniform(2, 3), m.uniform(3, 4, t=True), 1), desc="dims=1"),
+        S((m.uniform(2, 3, 4), m.uniform(4, 2, 2)), {"dims": ([0, 2], [1, 0])}, desc="lists"),
+    ]
+
+
+@_samples("trace")
+def _trace(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 4),)), S((m.uniform(3, 3, t=True),), desc="transposed")]
+
+
+@_samples("kron")
+def _kron(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2))),
+        S((m.uniform(2, 2), m.uniform(2, 3, t=True)), desc="transposed"),
     ]
 
 

@@ -1,7 +1,15 @@
-"""Matrix products and ``einsum``, written once against an array module ``xp``.
+"""Matrix products, ``einsum`` and the decompositions of ``tensorcore.linalg``, written once
+against an array module ``xp``.
 
 16-bit floats are multiplied in float32 and rounded once, as PyTorch accumulates them on the
 CPU. Integer products work (without BLAS); bool products raise, as in PyTorch.
+
+The decompositions use only what NumPy and CuPy share (``xp.linalg.inv``, ``det``,
+``slogdet``, ``solve``, ``cholesky``, ``eigh``, ``eigvalsh``, ``qr``, ``svd``); the meta
+functions have checked the arguments. A failure (a singular matrix, one that is not
+positive-definite) raises :class:`tensorcore.linalg.LinAlgError` with PyTorch's message,
+naming the batch element and the pivot or minor: NumPy raises without saying which, and CuPy
+returns NaNs, so the offending matrix is found again on the host.
 """
 
 from __future__ import annotations
@@ -9,10 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tensorcore import dtypes as dt
-from tensorcore.ops.frontends import empty
+import numpy as np
 
-from ._util import array_of, shares_storage
+from tensorcore import dtypes as dt
+from tensorcore.linalg import LinAlgError
+from tensorcore.ops.frontends import empty
+from tensorcore.ops.meta_linalg import solve_is_vector
+
+from ._util import array_of, quiet_tokens, shares_storage
 
 __all__ = ["build"]
 
@@ -29,13 +41,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             x, y = x.astype(xp.float32), y.astype(xp.float32)
         return x, y, o
 
+    # PyTorch never warns about a product that overflows to inf.
+    enter, leave = quiet_tokens(xp)
+
     def product(name: str, impl: str) -> None:
         def k(out: Any, a: Any, b: Any) -> None:
             x, y, o = operands(out, a, b, impl)
-            if o.ndim and o.dtype == x.dtype == y.dtype:
-                xp.matmul(x, y, out=o)
-            else:
-                o[...] = xp.matmul(x, y)
+            tok = enter()
+            try:
+                if o.ndim and o.dtype == x.dtype == y.dtype:
+                    xp.matmul(x, y, out=o)
+                else:
+                    o[...] = xp.matmul(x, y)
+            finally:
+                leave(tok)
 
         k.__name__ = name
         K[name] = k
@@ -89,4 +108,256 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         return out
 
     K.update(dot=dot, outer=outer, einsum=einsum)
+    K.update(_decompositions(xp))
     return K
+
+
+# ------------------------------------------------------------------ decompositions
+def _host(xp: Any, a: Any) -> Any:
+    """``a`` as a NumPy array (a copy from the device for CuPy)."""
+    to_host = getattr(xp, "asnumpy", None)
+    return to_host(a) if to_host is not None else np.asarray(a)
+
+
+def _batch(a: Any, i: int) -> str:
+    return f"(Batch element {i}): " if a.ndim > 2 else ""
+
+
+def _zero_pivot(m: Any) -> int:
+    """The 1-based index of the first zero pivot of ``m``'s LU factorisation with partial
+    pivoting (LAPACK's ``getrf`` info), 0 when there is none."""
+    a = np.array(m, dtype=np.result_type(m.dtype, np.float64))
+    n = a.shape[0]
+    for j in range(n):
+        p = j + int(np.argmax(np.abs(a[j:, j])))
+        if a[p, j] == 0:
+            return j + 1
+        a[[j, p]] = a[[p, j]]
+        a[j + 1 :, j:] -= np.outer(a[j + 1 :, j] / a[j, j], a[j, j:])
+    return 0
+
+
+def _singular(fn: str, xp: Any, a: Any, solver: bool = False) -> LinAlgError:
+    """PyTorch's error for the first singular matrix of the batch ``a``."""
+    host = _host(xp, a)
+    mats = host.reshape((-1,) + host.shape[-2:])
+    for i, m in enumerate(mats):
+        info = _zero_pivot(m)
+        if info or i == len(mats) - 1:
+            break
+    else:  # an empty batch cannot fail
+        i, info = 0, 0
+    if solver:
+        return LinAlgError(
+            f"torch.{fn}: {_batch(host, i)}The solver failed because the input matrix is singular."
+        )
+    return LinAlgError(
+        f"{fn}: {_batch(host, i)}The diagonal element {info or host.shape[-1]} is zero, the "
+        "inversion could not be completed because the input matrix is singular."
+    )
+
+
+def _not_positive_definite(xp: Any, a: Any) -> LinAlgError:
+    host = _host(xp, a)
+    mats = host.reshape((-1,) + host.shape[-2:])
+    for i, m in enumerate(mats):
+        for k in range(1, m.shape[0] + 1):
+            try:
+                f = np.linalg.cholesky(m[:k, :k])
+            except np.linalg.LinAlgError:
+                break
+            if not np.isfinite(f).all():
+                break
+        else:
+            continue
+        return LinAlgError(
+            f"linalg.cholesky: {_batch(host, i)}The factorization could not be completed because "
+            f"the input is not positive-definite (the leading minor of order {k} is not "
+            "positive-definite)."
+        )
+    return LinAlgError(
+        "linalg.cholesky: The factorization could not be completed because the input is not "
+        "positive-definite."
+    )
+
+
+def _decompositions(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The kernels of the ``linalg_*`` operators for the array module ``xp``."""
+    la = xp.linalg
+    failed = (la.LinAlgError, np.linalg.LinAlgError)
+    # NumPy raises for a singular or indefinite matrix; other modules (CuPy) return NaNs.
+    checks_nan = xp is not np
+
+    def bad(r: Any, a: Any) -> bool:
+        return checks_nan and not bool(xp.isfinite(r).all()) and bool(xp.isfinite(a).all())
+
+    def mT(x: Any) -> Any:
+        return xp.swapaxes(x, -1, -2)
+
+    def mH(x: Any) -> Any:
+        return xp.conj(mT(x)) if x.dtype.kind == "c" else mT(x)
+
+    def linalg_inv(out: Any, A: Any) -> None:
+        a, o = array_of(A), array_of(out)
+        if a.size == 0:
+            return
+        try:
+            r = la.inv(a)
+        except failed:
+            raise _singular("linalg.inv", xp, a) from None
+        if bad(r, a):
+            raise _singular("linalg.inv", xp, a)
+        o[...] = r
+
+    def linalg_det(out: Any, A: Any) -> None:
+        a, o = array_of(A), array_of(out)
+        o[...] = la.det(a) if a.shape[-1] else 1
+
+    def linalg_slogdet(out: Any, A: Any) -> None:
+        a = array_of(A)
+        sign, logabs = (array_of(t) for t in out)
+        if a.shape[-1] == 0:
+            sign[...], logabs[...] = 1, 0
+            return
+        s, la_ = la.slogdet(a)
+        sign[...], logabs[...] = s, la_
+
+    def linalg_solve(out: Any, A: Any, B: Any, left: bool = True) -> None:
+        a, b, o = array_of(A), array_of(B), array_of(out)
+        vector = solve_is_vector(A, B)
+        if vector:
+            b = b[..., None]
+        if not left:
+            # X A = B is A^T X^T = B^T (a vector B is already a column).
+            a = mT(a)
+            if not vector:
+                b = mT(b)
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.broadcast_to(a, batch + a.shape[-2:])
+        b = xp.broadcast_to(b, batch + b.shape[-2:])
+        if o.size == 0:
+            return
+        try:
+            x = la.solve(a, b)
+        except failed:
+            raise _singular("linalg.solve", xp, a, solver=True) from None
+        if bad(x, a):
+            raise _singular("linalg.solve", xp, a, solver=True)
+        if not left and not vector:
+            x = mT(x)
+        o[...] = x[..., 0] if vector else x
+
+    def linalg_cholesky(out: Any, A: Any, upper: bool = False) -> None:
+        # The factor is read from A's lower triangle; with ``upper`` from the upper one,
+        # which is the lower triangle of A^H (and U = L^H).
+        a, o = array_of(A), array_of(out)
+        if upper:
+            a = mH(a)
+        if a.size == 0:
+            return
+        try:
+            r = la.cholesky(a)
+        except failed:
+            raise _not_positive_definite(xp, a) from None
+        if bad(r, a):
+            raise _not_positive_definite(xp, a)
+        o[...] = mH(r) if upper else r
+
+    def linalg_eigh(out: Any, A: Any, UPLO: str = "L", compute_v: bool = True) -> None:
+        a = array_of(A)
+        values, vectors = (array_of(t) for t in out)
+        if a.size == 0:
+            return
+        if compute_v:
+            w, v = la.eigh(a, UPLO=UPLO)
+            values[...], vectors[...] = w, v
+        else:
+            values[...] = la.eigvalsh(a, UPLO=UPLO)
+
+    def linalg_qr(out: Any, A: Any, mode: str = "reduced") -> None:
+        a = array_of(A)
+        q, r = (array_of(t) for t in out)
+        if r.size == 0 and q.size == 0:
+            return
+        if mode == "r":
+            r[...] = la.qr(a, mode="r")
+            return
+        q_, r_ = la.qr(a, mode=mode)
+        q[...], r[...] = q_, r_
+
+    def linalg_svd(
+        out: Any,
+        A: Any,
+        full_matrices: bool = False,
+        compute_uv: bool = True,
+        driver: Any = None,
+    ) -> None:
+        a = array_of(A)
+        u, s, vh = (array_of(t) for t in out)
+        if a.size == 0:
+            # No singular values; a full U or Vh of an empty matrix is the identity.
+            if compute_uv and full_matrices:
+                u[...] = xp.eye(u.shape[-1], dtype=u.dtype)
+                vh[...] = xp.eye(vh.shape[-1], dtype=vh.dtype)
+            return
+        try:
+            if not compute_uv:
+                s[...] = la.svd(a, compute_uv=False)
+                return
+            u_, s_, vh_ = la.svd(a, full_matrices=full_matrices)
+        except failed:
+            raise LinAlgError(
+                "linalg.svd: The algorithm failed to converge because the input matrix is "
+                "ill-conditioned or has too many repeated singular values (error code: 1)."
+            ) from None
+        u[...], s[...], vh[...] = u_, s_, vh_
+
+    def linalg_pinv(
+        out: Any,
+        A: Any,
+        atol: float | None = None,
+        rtol: float | None = None,
+        hermitian: bool = False,
+    ) -> None:
+        a, o = array_of(A), array_of(out)
+        m, n = a.shape[-2:]
+        if o.size == 0:
+            return
+        if rtol is None:
+            eps = float(np.finfo(a.dtype).eps)  # (of the real dtype, for complex input)
+            rtol = eps * max(m, n) if atol is None or atol <= 0 else 0.0
+        atol = 0.0 if atol is None else atol
+        if min(m, n) == 0:
+            o[...] = 0
+            return
+        if hermitian:
+            w, v = la.eigh(a)
+            s = xp.abs(w)
+        else:
+            u, s, vh = la.svd(a, full_matrices=False)
+        tol = xp.maximum(atol, rtol * s.max(-1, keepdims=True))
+        keep = s > tol
+        if hermitian:
+            winv = xp.where(keep, 1 / xp.where(keep, w, 1), 0).astype(a.dtype)
+            o[...] = xp.matmul(v * winv[..., None, :], mH(v))
+        else:
+            sinv = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(a.dtype)
+            o[...] = xp.matmul(mH(vh) * sinv[..., None, :], mH(u))
+
+    def linalg_cross(out: Any, a: Any, b: Any, dim: int = -1) -> None:
+        x, y, o = array_of(a), array_of(b), array_of(out)
+        x, y = xp.broadcast_arrays(x, y)
+        o[...] = xp.cross(x, y, axis=dim)
+
+    return {
+        "linalg_inv": linalg_inv,
+        "linalg_det": linalg_det,
+        "linalg_slogdet": linalg_slogdet,
+        "linalg_solve": linalg_solve,
+        "linalg_cholesky": linalg_cholesky,
+        "_linalg_eigh": linalg_eigh,
+        "linalg_qr": linalg_qr,
+        "_linalg_svd": linalg_svd,
+        "linalg_pinv": linalg_pinv,
+        "linalg_cross": linalg_cross,
+    }

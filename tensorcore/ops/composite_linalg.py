@@ -1,0 +1,411 @@
+"""Linear-algebra composites: ``tensorcore.linalg`` functions and PyTorch's top-level
+``det``, ``trace``, ``kron``, ``tensordot``... written with other operators, so every backend
+gets them and autograd differentiates them through their parts (``ops/composite.py``
+registers them with its own).
+
+The decompositions they build on (``_linalg_svd``, ``_linalg_eigh``, ``linalg_inv``...) are
+internal operators, called through the dispatcher. Errors carry PyTorch's wording.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as dt
+from .. import return_types as rt
+from .._tensor import Tensor, _wrap_dim, torch_name
+from ..autograd import grad_mode
+from ..dispatch import get_op
+from ..layouts import contiguous_format
+from . import functions as ops
+from ._call import call
+from .meta_linalg import check_float_matrix
+
+__all__ = ["LINALG_COMPOSITES"]
+
+LINALG_COMPOSITES: dict[str, Callable[..., Any]] = {}
+
+
+def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
+    LINALG_COMPOSITES[fn.__name__] = fn
+    return fn
+
+
+def _run(name: str, *args: Any) -> Any:
+    return call(get_op(name), args)
+
+
+def _wants_grad(t: Tensor) -> bool:
+    return t._requires_grad and grad_mode.is_grad_enabled()
+
+
+# ------------------------------------------------------------------ decompositions
+@_composite
+def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:
+    return rt.linalg_eigh(*_run("_linalg_eigh", A, UPLO, True))
+
+
+@_composite
+def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    check_float_matrix("linalg.eigvalsh", A)
+    # The eigenvectors only when a gradient will need them (as PyTorch does).
+    return _run("_linalg_eigh", A, UPLO, _wants_grad(A))[0]
+
+
+@_composite
+def linalg_svd(A: Tensor, full_matrices: bool = True, driver: str | None = None) -> Any:
+    return rt.linalg_svd(*_run("_linalg_svd", A, full_matrices, True, driver))
+
+
+@_composite
+def linalg_svdvals(A: Tensor, driver: str | None = None) -> Tensor:
+    check_float_matrix("linalg.svdvals", A, square=False)
+    return _run("_linalg_svd", A, False, _wants_grad(A), driver)[1]
+
+
+#: Machine epsilon of the real dtypes singular values come in.
+_EPS = {"float32": 2.0**-23, "float64": 2.0**-52}
+
+
+def _tolerance(S: Tensor, atol: Any, rtol: Any, m: int, n: int) -> Any:
+    """PyTorch's ``max(atol, rtol * S.max)``: ``rtol`` defaults to ``eps * max(m, n)`` unless
+    a positive ``atol`` is given."""
+    if rtol is None:
+        eps = _EPS[S._dtype.name]
+        rtol = eps * max(m, n) if atol is None or atol <= 0 else 0.0
+    atol = 0.0 if atol is None else atol
+    smax = S.amax(-1, keepdim=True) if S._shape[-1] else ops.zeros_like(S.sum(-1, keepdim=True))
+    return ops.clamp(smax * rtol, min=atol)
+
+
+@_composite
+def linalg_matrix_rank(
+    A: Tensor,
+    atol: float | None = None,
+    rtol: float | None = None,
+    hermitian: bool = False,
+) -> Tensor:
+    if A.ndim < 2:
+        raise RuntimeError(
+            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
+        )
+    d = A._dtype
+    if not (d.is_floating_point or d.is_complex) or d.itemsize == 2:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    with grad_mode.no_grad():
+        if hermitian:
+            check_float_matrix("torch.linalg.matrix_rank", A)
+            S = _run("_linalg_eigh", A, "L", False)[0].abs()
+        else:
+            S = _run("_linalg_svd", A, False, False, None)[1]
+        tol = _tolerance(S, atol, rtol, A._shape[-2], A._shape[-1])
+        return (tol < S).sum(-1)
+
+
+# ------------------------------------------------------------------ norms and powers
+def _check_dtype_arg(fn: str, dtype: Any) -> None:
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            f"{fn}: dtype should be floating point or complex, but got {torch_name(dtype)}"
+        )
+
+
+@_composite
+def linalg_matrix_norm(
+    A: Tensor,
+    ord: Any = "fro",
+    dim: Any = (-2, -1),
+    keepdim: bool = False,
+    dtype: Any = None,
+) -> Tensor:
+    fn = "linalg.matrix_norm"
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    d = A._dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(
+            f"{fn}: Expected a floating point or complex tensor as input. Got {torch_name(d)}"
+        )
+    _check_dtype_arg(fn, dtype)
+    if len(dim) != 2:
+        raise RuntimeError(f"{fn}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    d0, d1 = (_wrap_dim(x, A.ndim) for x in dim)
+    if d0 == d1:
+        raise RuntimeError(f"{fn}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if isinstance(ord, str):
+        if ord == "fro":
+            return ops.vector_norm(A, 2.0, (d0, d1), keepdim, dtype=dtype)
+        if ord != "nuc":
+            raise RuntimeError(f"{fn}: Order {ord} not supported.")
+    elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"{fn}: Order {ord} not supported.")
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord in ("nuc", 2, -2):
+        S = linalg_svdvals(A.movedim((d0, d1), (-2, -1)))
+        if ord == "nuc":
+            r = S.sum(-1)
+        elif S._shape[-1] == 0:
+            r = S.sum(-1)  # an empty matrix: 0, as PyTorch gives
+        else:
+            r = S.amax(-1) if ord == 2 else S.amin(-1)
+        if keepdim:
+            for x in sorted((d0, d1)):
+                r = r.unsqueeze(x)
+        return r
+    # 1-norms sum each column (over d0), inf-norms each row (over d1), then take the max/min.
+    over, then = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    sums = A.abs().sum(over, keepdim=True)
+    if sums._shape[then] == 0:
+        r = sums.sum(then, keepdim=True)
+    else:
+        r = sums.amax(then, keepdim=True) if ord > 0 else sums.amin(then, keepdim=True)
+    return r if keepdim else r.squeeze((d0, d1))
+
+
+def _square_matrix(fn: str, A: Tensor) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            f"{fn}: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+
+
+@_composite
+def linalg_matrix_power(A: Tensor, n: int) -> Tensor:
+    _square_matrix("linalg.matrix_power", A)
+    if not -(2**63) <= n < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    if n == 0:
+        # A copy of A overwritten with identities (PyTorch's: the result is A's function,
+        # with a zero gradient).
+        eye = ops.eye(A._shape[-1], dtype=A._dtype, device=A._device)
+        return A.clone(memory_format=contiguous_format).copy_(eye.expand(A._shape))
+    if n < 0:
+        A = _run("linalg_inv", A)
+        n = -n
+    if n == 1:
+        return A.clone()
+    # Binary powering: ceil(log2 n) squarings and as many products at most.
+    result: Tensor | None = None
+    base = A
+    while n:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    assert result is not None
+    return result
+
+
+@_composite
+def matrix_power(self: Tensor, n: int) -> Tensor:
+    return linalg_matrix_power(self, n)
+
+
+# ------------------------------------------------------------------ products
+@_composite
+def linalg_diagonal(A: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    return A.diagonal(offset, dim1, dim2)
+
+
+_MD_NAMES = {"float32": "float", "float64": "double", "complex64": "c10::complex<float>"}
+
+
+def _md_name(d: dt.dtype) -> str:
+    return _MD_NAMES.get(d.name, "c10::complex<double>" if d is dt.complex128 else d.name)
+
+
+@_composite
+def linalg_multi_dot(tensors: Any) -> Tensor:
+    ts = list(tensors)
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = ts[0], ts[-1]
+    if first.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.ndim}D")
+    if last.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.ndim}D")
+    for i in range(1, n - 1):
+        if ts[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ts[i].ndim}D")
+    for i, t in enumerate(ts[1:], 1):
+        if t._dtype is not first._dtype:
+            raise RuntimeError(
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{_md_name(first._dtype)} and tensor {i} {_md_name(t._dtype)}"
+            )
+    mats = list(ts)
+    if first.ndim == 1:
+        mats[0] = first.unsqueeze(0)
+    if last.ndim == 1:
+        mats[-1] = last.unsqueeze(-1)
+    for i in range(n - 1):
+        if mats[i]._shape[1] != mats[i + 1]._shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(ts[i]._shape)} and "
+                f"{list(ts[i + 1]._shape)} cannot be multiplied"
+            )
+    r = _chain(mats, _chain_order([m._shape[0] for m in mats] + [mats[-1]._shape[1]]), 0, n - 1)
+    if first.ndim == 1 and last.ndim == 1:
+        return r.reshape(())
+    if first.ndim == 1:
+        return r.squeeze(0)
+    if last.ndim == 1:
+        return r.squeeze(-1)
+    return r
+
+
+def _chain_order(p: list[int]) -> list[list[int]]:
+    """The split points of the cheapest order of a chain of matrices with sizes
+    ``p[i] x p[i+1]`` (the textbook dynamic programme)."""
+    n = len(p) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] < 0 or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain(mats: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return _chain(mats, split, i, k).mm(_chain(mats, split, k + 1, j))
+
+
+@_composite
+def linalg_vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
+    for t in (x, y):
+        if not (t._dtype.is_floating_point or t._dtype.is_complex):
+            raise RuntimeError(
+                "linalg.vecdot: Expected a floating point or complex tensor as input. "
+                f"Got {torch_name(t._dtype)}"
+            )
+    if x._dtype is not y._dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{torch_name(x._dtype)} and y of type {torch_name(y._dtype)} instead"
+        )
+    return ((x.conj() if x._dtype.is_complex else x) * y).sum(dim)
+
+
+_TD_TYPES = "int or tuple[list[int], list[int]] or list[list[int]] containing two lists"
+
+
+def _tensordot_dims(a: Tensor, b: Tensor, dims: Any) -> tuple[list[int], list[int]]:
+    if isinstance(dims, Tensor):
+        dims = dims.item() if dims.ndim == 0 else dims.tolist()
+    if isinstance(dims, bool) or not isinstance(dims, (int, list, tuple)):
+        raise RuntimeError(f"tensordot expects dims to be {_TD_TYPES}, but got dims={dims}")
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    if len(dims) != 2:
+        raise RuntimeError(f"tensordot expects dims to be {_TD_TYPES}, but got dims={dims}")
+    da, db = ([x] if isinstance(x, int) else list(x) for x in dims)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    return [_wrap_dim(x, a.ndim) for x in da], [_wrap_dim(x, b.ndim) for x in db]
+
+
+@_composite
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    da, db = _tensordot_dims(a, b, dims)
+    if a._dtype is not b._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    for x, y in zip(da, db, strict=True):
+        if a._shape[x] != b._shape[y]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a._shape[x]} in dim "
+                f"{x} and second has size {b._shape[y]} in dim {y}"
+            )
+    free_a = [i for i in range(a.ndim) if i not in da]
+    free_b = [i for i in range(b.ndim) if i not in db]
+    k = math.prod(a._shape[x] for x in da)
+    sa = [a._shape[i] for i in free_a]
+    sb = [b._shape[i] for i in free_b]
+    left = a.permute(free_a + da).reshape(math.prod(sa), k)
+    right = b.permute(db + free_b).reshape(k, math.prod(sb))
+    return left.mm(right).reshape(tuple(sa + sb))
+
+
+@_composite
+def trace(self: Tensor) -> Tensor:
+    if self.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
+    if self._dtype is dt.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return self.diagonal().sum()
+
+
+@_composite
+def kron(self: Tensor, other: Tensor) -> Tensor:
+    n = max(self.ndim, other.ndim)
+    sa = (1,) * (n - self.ndim) + self._shape
+    sb = (1,) * (n - other.ndim) + other._shape
+    a = self.reshape(tuple(x for s in sa for x in (s, 1)))
+    b = other.reshape(tuple(x for s in sb for x in (1, s)))
+    return (a * b).reshape(tuple(x * y for x, y in zip(sa, sb, strict=True)))
+
+
+@_composite
+def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\n"
+            "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+            "The default value of dim will change to agree with that of linalg.cross in a "
+            "future release.",
+            UserWarning,
+            stacklevel=4,
+        )
+        dim = next((i for i, s in enumerate(self._shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _run("linalg_cross", self, other, dim)
+
+
+# ------------------------------------------------------------------ top-level aliases
+@_composite
+def det(self: Tensor) -> Tensor:
+    return _run("linalg_det", self)
+
+
+@_composite
+def inverse(self: Tensor) -> Tensor:
+    return _run("linalg_inv", self)
+
+
+@_composite
+def slogdet(self: Tensor) -> Any:
+    return rt.slogdet(*_run("linalg_slogdet", self))
+
+
+@_composite
+def logdet(self: Tensor) -> Tensor:
+    sign, logabs = _run("linalg_slogdet", self)
+    if self._dtype.is_complex:
+        return sign.log() + logabs
+    return ops.where(sign == -1, math.nan, logabs)
+
+
+@_composite
+def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
+    return _run("linalg_pinv", self, None, rcond, False)

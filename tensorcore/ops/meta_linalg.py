@@ -1,0 +1,211 @@
+"""Meta functions of the linear-algebra operators (``torch.linalg``): argument checks and
+output shapes, as ``meta_functions.py`` does for the others.
+
+The checks and their wording are PyTorch's: a matrix argument has at least 2 dims, a
+floating or complex dtype of at least 32 bits, and (for most functions) square matrices in
+its last two dims; the leading dims are a batch, broadcast between two matrix arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor, _wrap_dim, torch_name
+from .meta_functions import broadcast
+
+__all__ = [
+    "check_float_matrix",
+    "meta_linalg_cholesky",
+    "meta_linalg_cross",
+    "meta_linalg_det",
+    "meta_linalg_eigh",
+    "meta_linalg_inv",
+    "meta_linalg_pinv",
+    "meta_linalg_qr",
+    "meta_linalg_slogdet",
+    "meta_linalg_solve",
+    "meta_linalg_svd",
+    "real_dtype",
+]
+
+
+def real_dtype(d: dt.dtype) -> dt.dtype:
+    """The real dtype of a complex one (``complex64`` -> ``float32``); others unchanged."""
+    if d is dt.complex64:
+        return dt.float32
+    if d is dt.complex128:
+        return dt.float64
+    return d
+
+
+def check_float_matrix(fn: str, A: Tensor, square: bool = True, arg: str = "A") -> None:
+    """PyTorch's checks of a matrix argument of ``fn`` (``"linalg.inv"``): at least 2 dims, a
+    floating or complex dtype other than the 16-bit floats, square when ``square``."""
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor {arg} must have at least 2 dimensions.")
+    d = A._dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(
+            f"{fn}: Expected a floating point or complex tensor as input. Got {torch_name(d)}"
+        )
+    if d.itemsize == 2:
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {torch_name(d)}")
+    if square and A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            f"{fn}: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+
+
+def meta_linalg_inv(A: Tensor) -> Any:
+    check_float_matrix("linalg.inv", A)
+    return (A,), (A._shape, A._dtype)
+
+
+def meta_linalg_det(A: Tensor) -> Any:
+    check_float_matrix("linalg.det", A)
+    return (A,), (A._shape[:-2], A._dtype)
+
+
+def meta_linalg_slogdet(A: Tensor) -> Any:
+    check_float_matrix("linalg.slogdet", A)
+    batch = A._shape[:-2]
+    return (A,), ((batch, A._dtype), (batch, real_dtype(A._dtype)))
+
+
+def solve_is_vector(A: Tensor, B: Tensor) -> bool:
+    """Whether ``linalg.solve`` reads ``B`` as (a batch of) vectors: a 1-D ``B``, or one whose
+    shape is ``A``'s without the last dim (PyTorch's rule)."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+
+
+def meta_linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Any:
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type(B).__name__}")
+    check_float_matrix("linalg.solve", A)
+    if B.ndim < 1:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    if A._dtype is not B._dtype:
+        raise RuntimeError(
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{torch_name(A._dtype)} and B of type {torch_name(B._dtype)} instead"
+        )
+    n = A._shape[-1]
+    vector = solve_is_vector(A, B)
+    if vector:
+        ok, shown = B._shape[-1] == n, f"{B._shape[-1]}x1"
+    else:
+        k = B._shape[-2] if left else B._shape[-1]
+        ok, shown = k == n, f"{B._shape[-2]}x{B._shape[-1]}"
+    if not ok:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
+            f"({n}x{n} and {shown})"
+        )
+    if vector:
+        shape = broadcast(A._shape[:-2], B._shape[:-1]) + (n,)
+    else:
+        shape = broadcast(A._shape[:-2], B._shape[:-2]) + B._shape[-2:]
+    return (A, B, left), (shape, A._dtype)
+
+
+def meta_linalg_cholesky(A: Tensor, upper: bool = False) -> Any:
+    check_float_matrix("linalg.cholesky", A)
+    return (A, upper), (A._shape, A._dtype)
+
+
+def meta_linalg_eigh(A: Tensor, UPLO: str = "L", compute_v: bool = True) -> Any:
+    check_float_matrix("linalg.eigh", A)
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    values = (A._shape[:-1], real_dtype(A._dtype))
+    vectors = (A._shape if compute_v else (0,), A._dtype)
+    return (A, UPLO.upper(), compute_v), (values, vectors)
+
+
+def meta_linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    check_float_matrix("linalg.qr", A, square=False)
+    *batch, m, n = A._shape
+    b = tuple(batch)
+    k = min(m, n)
+    if mode == "complete":
+        q, r = b + (m, m), b + (m, n)
+    else:
+        q, r = (b + (m, k) if mode == "reduced" else (0,)), b + (k, n)
+    return (A, mode), ((q, A._dtype), (r, A._dtype))
+
+
+_SVD_DRIVERS = ("gesvd", "gesvdj", "gesvda")
+
+
+def meta_linalg_svd(
+    A: Tensor, full_matrices: bool = False, compute_uv: bool = True, driver: str | None = None
+) -> Any:
+    check_float_matrix("linalg.svd", A, square=False)
+    if driver is not None:
+        if A._device.type == "cpu":
+            raise RuntimeError(
+                "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+                "with cuSOLVER backend."
+            )
+        if driver not in _SVD_DRIVERS:
+            raise RuntimeError(
+                f"torch.linalg.svd: Expected driver to be one of {list(_SVD_DRIVERS)}, "
+                f"but got {driver!r}"
+            )
+    *batch, m, n = A._shape
+    b = tuple(batch)
+    k = min(m, n)
+    s = (b + (k,), real_dtype(A._dtype))
+    if not compute_uv:
+        return (A, False, False, driver), (((0,), A._dtype), s, ((0,), A._dtype))
+    u = b + ((m, m) if full_matrices else (m, k))
+    vh = b + ((n, n) if full_matrices else (k, n))
+    return (A, full_matrices, True, driver), ((u, A._dtype), s, (vh, A._dtype))
+
+
+def meta_linalg_pinv(
+    A: Tensor, atol: float | None = None, rtol: float | None = None, hermitian: bool = False
+) -> Any:
+    d = A._dtype
+    if A.ndim < 2 or not (d.is_floating_point or d.is_complex) or d.itemsize == 2:
+        raise RuntimeError(
+            f"linalg.pinv({torch_name(d)}{{{list(A._shape)}}}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types"
+        )
+    if hermitian and A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            "linalg.pinv: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+    shape = A._shape[:-2] + (A._shape[-1], A._shape[-2])
+    return (A, atol, rtol, hermitian), (shape, d)
+
+
+def meta_linalg_cross(self: Tensor, other: Tensor, dim: int = -1) -> Any:
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"linalg_cross(): argument 'other' must be Tensor, not {type(other).__name__}"
+        )
+    if self.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if self._dtype is not other._dtype:
+        raise RuntimeError(
+            f"expected scalar type {torch_name(self._dtype)} but found {torch_name(other._dtype)}"
+        )
+    if self._dtype is dt.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    d = _wrap_dim(dim, self.ndim)
+    if self._shape[d] != 3 or other._shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. "
+            f"Got {self._shape[d]} and {other._shape[d]}"
+        )
+    return (self, other, d), (broadcast(self._shape, other._shape), self._dtype)
