@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["max", "max_pool2d_with_indices", "min", "sort", "topk"]
+__all__ = [
+    "aminmax",
+    "cummax",
+    "cummin",
+    "kthvalue",
+    "max",
+    "max_pool2d_with_indices",
+    "median",
+    "min",
+    "nanmedian",
+    "sort",
+    "topk",
+]
 
 
 class max(NamedTuple):
@@ -40,3 +52,45 @@ class max_pool2d_with_indices(NamedTuple):
 
     values: Any
     indices: Any
+
+
+class cummax(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.cummax`: running maxima."""
+
+    values: Any
+    indices: Any
+
+
+class cummin(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.cummin`: running minima."""
+
+    values: Any
+    indices: Any
+
+
+class kthvalue(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.kthvalue`: the k-th smallest elements."""
+
+    values: Any
+    indices: Any
+
+
+class median(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.median`: the medians along a dim."""
+
+    values: Any
+    indices: Any
+
+
+class nanmedian(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.nanmedian` along a dim."""
+
+    values: Any
+    indices: Any
+
+
+class aminmax(NamedTuple):
+    """``min`` and ``max`` of :func:`tensorcore.aminmax`."""
+
+    min: Any
+    max: Any
