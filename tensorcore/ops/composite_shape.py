@@ -102,7 +102,9 @@ def moveaxis(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 def _at_least(tensors: Any, fn: Callable[[Tensor], Tensor]) -> Any:
-    out = tuple(fn(t) for t in tensors)
+    # A tensor with enough dims comes back as a view (PyTorch returns it itself): results
+    # of operators are plain tensors, a Parameter's too.
+    out = tuple(r.view(r._shape) if r is t else r for t in tensors for r in (fn(t),))
     return out[0] if len(out) == 1 else out
 
 
