@@ -5,13 +5,19 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 __all__ = [
+    "aminmax",
+    "cummax",
+    "cummin",
+    "kthvalue",
     "linalg_eigh",
     "linalg_qr",
     "linalg_slogdet",
     "linalg_svd",
     "max",
     "max_pool2d_with_indices",
+    "median",
     "min",
+    "nanmedian",
     "slogdet",
     "sort",
     "topk",
@@ -87,3 +93,45 @@ class linalg_svd(NamedTuple):
     U: Any
     S: Any
     Vh: Any
+
+
+class cummax(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.cummax`: running maxima."""
+
+    values: Any
+    indices: Any
+
+
+class cummin(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.cummin`: running minima."""
+
+    values: Any
+    indices: Any
+
+
+class kthvalue(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.kthvalue`: the k-th smallest elements."""
+
+    values: Any
+    indices: Any
+
+
+class median(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.median`: the medians along a dim."""
+
+    values: Any
+    indices: Any
+
+
+class nanmedian(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.nanmedian` along a dim."""
+
+    values: Any
+    indices: Any
+
+
+class aminmax(NamedTuple):
+    """``min`` and ``max`` of :func:`tensorcore.aminmax`."""
+
+    min: Any
+    max: Any

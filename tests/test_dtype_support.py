@@ -33,6 +33,11 @@ PYTORCH = {
     "multinomial": "f", "bernoulli": "f", "layer_norm": "f", "layer_norm_backward": "f",
     "batch_norm": "f",
     "batch_norm_backward": "f", "linear": "ifc", "linear_backward": "ifc",
+    "searchsorted": "if", "bucketize": "if", "cummax": "bif", "cummin": "bif",
+    "logcumsumexp": "fc", "isin": "if", "unique": "bif", "unique_consecutive": "bif",
+    "histc": "f", "kthvalue": "if", "median": "if", "nanmedian": "if", "quantile": "f",
+    "nanquantile": "f", "nanmean": "f", "nansum": "bif", "var_mean": "fc", "std_mean": "fc",
+    "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")

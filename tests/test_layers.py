@@ -72,6 +72,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops.views",
             "tensorcore.ops.composite",
             "tensorcore.ops.composite_linalg",
+            "tensorcore.ops.composite_shape",
+            "tensorcore.ops.composite_stats",
             "tensorcore.ops.factories",
             "tensorcore._indexing",
         ],

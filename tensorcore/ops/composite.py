@@ -17,6 +17,8 @@ from ..plugins import hookimpl
 from . import functions as ops
 from ._transfer import to_device_copy
 from .composite_linalg import LINALG_COMPOSITES
+from .composite_shape import SHAPE_COMPOSITES
+from .composite_stats import STATS_COMPOSITES
 
 __all__ = ["COMPOSITES"]
 
@@ -483,6 +485,14 @@ def full_like(
             self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device
         )
     return out.fill_(fill_value)
+
+
+# Shapes, search and sets (ops/composite_shape.py) and statistics (ops/composite_stats.py).
+for _table in (SHAPE_COMPOSITES, STATS_COMPOSITES):
+    for _name, _fn in _table.items():
+        if _name in COMPOSITES:
+            raise ValueError(f"composite {_name} defined twice")
+        COMPOSITES[_name] = _fn
 
 
 def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:

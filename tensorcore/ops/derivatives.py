@@ -443,6 +443,56 @@ def _cumprod(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 _d("cumprod", "self dim", _cumprod)
 _d(
+    "cummax",
+    "self:spec dim result1",
+    lambda c, grads: (
+        _zeros_of(c.self).scatter_add(c.dim, c.result1, grads[0])
+        if c.self.ndim
+        else grads[0].clone(),
+    ),
+)
+_d(
+    "cummin",
+    "self:spec dim result1",
+    lambda c, grads: (
+        _zeros_of(c.self).scatter_add(c.dim, c.result1, grads[0])
+        if c.self.ndim
+        else grads[0].clone(),
+    ),
+)
+
+
+_LOWEST = {
+    dt.float16: -65504.0,
+    dt.bfloat16: -3.3895313892515355e38,
+    dt.float32: -3.4028234663852886e38,
+}
+
+
+def _logcumsumexp(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # d out_i / d x_j = exp(x_j - out_i) for j <= i, so the gradient of x_j is
+    # sum_{i >= j} g_i exp(x_j - out_i): a reversed logcumsumexp of log(g) - out, kept in
+    # log space so that nothing overflows (real gradients split by sign, as PyTorch does).
+    x, out, d = c.self, c.result, c.dim
+    if x.ndim == 0 or x.numel() == 0:
+        return (g,)
+
+    def rev(t: Tensor) -> Tensor:
+        return t.flip((d,)).logcumsumexp(d).flip((d,))
+
+    if x._dtype.is_complex:
+        return ((x.conj() + rev(g.log() - out.conj())).exp(),)
+    # The dtype's lowest number stands for log(0): finite, so that no -inf - -inf makes a NaN
+    # in this rule's own derivative.
+    low = _LOWEST.get(x._dtype, -1.7976931348623157e308)
+    log_abs = ops.where(g == 0, 1, g.abs()).log()
+    pos = rev(ops.where(g > 0, log_abs, low) - out)
+    neg = rev(ops.where(g < 0, log_abs, low) - out)
+    return ((pos + x).exp() - (neg + x).exp(),)
+
+
+_d("logcumsumexp", "self dim result", _logcumsumexp)
+_d(
     "softmax",
     "dim result",
     lambda c, g: (ops._softmax_backward_data(g, c.result, c.dim),),

@@ -95,6 +95,71 @@ def meta_cumsum(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     return (self, d, res), (self._shape, res)
 
 
+def meta_cummax(self: Tensor, dim: int) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    return (self, d), ((self._shape, self._dtype), (self._shape, dt.int64))
+
+
+def meta_logcumsumexp(self: Tensor, dim: int) -> Any:
+    return (self, _wrap_dim(dim, self.ndim)), (self._shape, self._dtype)
+
+
+def meta_searchsorted(
+    sorted_sequence: Tensor,
+    input: Any,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Any:
+    name = "searchsorted()"
+    seq = _need_tensor("searchsorted", "sorted_sequence", sorted_sequence)
+    if not seq._shape:
+        raise RuntimeError(
+            f"{name}: boundaries tensor should have positive dimension, but got 0 dimension"
+        )
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"{name}: side can only be 'left' or 'right' but got {side}")
+        if side == "left" and right:
+            raise RuntimeError(
+                f"{name}: side and right can't be set to opposites, got side of left while "
+                "right was True"
+            )
+        right = side == "right"
+    if isinstance(input, Tensor):
+        shape = input._shape
+        if seq.ndim > 1 and seq._shape[:-1] != shape[:-1]:
+            raise RuntimeError(
+                f"{name}: boundaries tensor should be 1 dimension or the first N-1 dimensions "
+                "of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(seq._shape)} and input value tensor {list(shape)}"
+            )
+    else:
+        shape = ()
+        if seq.ndim != 1:
+            raise RuntimeError(
+                f"{name}: input value can be a scalar only when boundaries tensor dimension "
+                f"is 1, but we got boundaries tensor dim({seq.ndim}) and input value's dim(0) "
+                "numel(1)"
+            )
+    if sorter is not None:
+        if sorter._dtype is not dt.int64:
+            raise RuntimeError(
+                f"{name}: sorter must be a tensor of long dtype but got dtype "
+                f"{torch_name(sorter._dtype)}"
+            )
+        if sorter._shape != seq._shape:
+            raise RuntimeError(
+                f"{name}: boundary and sorter must have the same size, but got boundary "
+                f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}"
+            )
+    if seq._dtype.is_complex or (isinstance(input, Tensor) and input._dtype.is_complex):
+        raise RuntimeError(f"{name}: complex tensors are not supported")
+    res = dt.int32 if out_int32 else dt.int64
+    return (seq, input, out_int32, right, None, sorter), (shape, res)
+
+
 def meta_softmax(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     d = _wrap_dim(dim, self.ndim)
     res = dtype or self._dtype

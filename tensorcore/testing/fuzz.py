@@ -197,6 +197,18 @@ def _snapshot(case: Case) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ running
+def _own(w: warnings.WarningMessage) -> bool:
+    """Whether a warning is tensorcore's own (PyTorch's deprecation warnings, such as
+    ``meshgrid`` without ``indexing``): issued by the core, which imports no array library,
+    for a caller's line, never from a kernel's."""
+    import os
+
+    core = os.path.dirname(os.path.dirname(os.path.abspath(tc.__file__)))
+    return w.category is UserWarning and os.path.abspath(w.filename).startswith(
+        os.path.join(core, "tensorcore") + os.sep
+    )
+
+
 def run(case: Case) -> Result:
     """Call ``case`` once and record what happened."""
     before = _snapshot(case)
@@ -208,9 +220,9 @@ def run(case: Case) -> Result:
         except (Exception, MemoryError) as e:  # noqa: BLE001 - classifying is the point
             exc = e
     # The array library warns with RuntimeWarning (overflow, invalid value) or ComplexWarning;
-    # a UserWarning is tensorcore's own, as PyTorch gives it (``cross`` without ``dim``).
-    leaks = [w for w in caught if not issubclass(w.category, UserWarning)]
-    res = Result(case, exc, [f"{w.category.__name__}: {w.message}" for w in leaks])
+    # tensorcore's own warnings (PyTorch's: ``cross`` without ``dim``, ``meshgrid`` without
+    # ``indexing``) are UserWarnings and no leak.
+    res = Result(case, exc, [f"{w.category.__name__}: {w.message}" for w in caught if not _own(w)])
     if exc is not None:
         after = _snapshot(case)
         res.changed = [p for p, v in before.items() if after.get(p) != v]
@@ -293,6 +305,8 @@ _COUNT_NAMES = {"length", "chunks", "n", "m", "steps", "k", "storage_offset"}
 _COUNT_PARAMS = {("unfold", "size"), ("unfold", "step")}
 #: Ints under a count's name that may be negative (a matrix power's exponent).
 _SIGNED_PARAMS = {("matrix_power", "n"), ("linalg_matrix_power", "n")}
+# Parameters with a count's name that take any int (``rot90`` turns ``k % 4`` times).
+_NOT_COUNT_PARAMS = {("rot90", "k")}
 
 
 def _int_bads(op: str, name: str, optional: bool) -> list[Bad]:
@@ -301,6 +315,8 @@ def _int_bads(op: str, name: str, optional: bool) -> list[Bad]:
         name = "n"  # a count
     if (op, name) in _SIGNED_PARAMS:
         name = "exponent"
+    if (op, name) in _NOT_COUNT_PARAMS:
+        name = "turns"
     return [
         ("None", lambda c, r: None, not optional),
         ("a float", lambda c, r: 1.5, True),
@@ -526,6 +542,8 @@ def _operator_cases(name: str, ctx: _Ctx) -> Iterator[Case]:
             # None is taken where the declaration defaults to it (or to an empty list).
             ptype = p.type + "?" if p.default is None or p.default == () else p.type
             for what, make, certain in bads_for(ptype, p.name, name, p.name in takes_scalars):
+                if p.vararg and what == "a tensor instead of a list":
+                    certain = False  # ``f(*tensors)`` takes one tensor as well as several
                 bad = make(ctx, ref)
                 if bad is None and p.type.startswith("Tensor") and ref is None and not certain:
                     continue

@@ -1214,6 +1214,7 @@ def _kron(m: _Maker) -> list[Sample]:
     return [
         S((m.uniform(2, 3), m.uniform(2))),
         S((m.uniform(2, 2), m.uniform(2, 3, t=True)), desc="transposed"),
+        S((m.uniform(2), m.uniform(3, 2)), desc="1-D and 2-D"),
     ]
 
 
@@ -1338,6 +1339,285 @@ def _index_put(m: _Maker) -> list[Sample]:
 @_samples("nonzero")
 def _nonzero(m: _Maker) -> list[Sample]:
     return [S((m.mask(2, 3).to(m.dtype),)), S((m.mask(4),), desc="bool")]
+
+
+@_samples("argwhere")
+def _argwhere(m: _Maker) -> list[Sample]:
+    return [S((m.mask(2, 3).to(m.dtype),)), S((m.mask(4),), desc="bool")]
+
+
+# ------------------------------------------------------------------ search, sets, scans, statistics
+@_samples("searchsorted")
+def _searchsorted(m: _Maker) -> list[Sample]:
+    seq = m.distinct(2, 5).sort().values
+    return [
+        S((seq[0], m.uniform(3, 2, lo=-3, hi=3)), desc="1-D sequence"),
+        S((seq, m.uniform(2, 4, lo=-3, hi=3)), {"right": True}, desc="rows, right"),
+        S((seq[0], 0.5), {"out_int32": True}, desc="number, int32"),
+        S(
+            (seq[0].flip(0), m.uniform(3, lo=-3, hi=3)),
+            {"side": "left", "sorter": m.index([4, 3, 2, 1, 0])},
+            desc="sorter",
+        ),
+    ]
+
+
+@_samples("bucketize")
+def _bucketize(m: _Maker) -> list[Sample]:
+    edges = m.distinct(5).sort().values
+    return [
+        S((m.uniform(2, 3, lo=-3, hi=3), edges)),
+        S((m.uniform(4, lo=-3, hi=3), edges), {"right": True, "out_int32": True}, desc="right"),
+    ]
+
+
+@_samples("cummax", "cummin")
+def _cummax(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 4), 1), desc="dim 1"),
+        S((m.distinct(4, 3, t=True), 0), desc="dim 0 of transposed"),
+    ]
+
+
+@_samples("logcumsumexp")
+def _logcumsumexp(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 4), 1), desc="dim 1"),
+        S((m.uniform(4, 3, t=True), -2), desc="dim 0 of transposed"),
+    ]
+
+
+@_samples("meshgrid")
+def _meshgrid(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3), m.uniform(2)), {"indexing": "ij"}),
+        S((m.uniform(3), m.uniform(2), m.uniform()), {"indexing": "xy"}, desc="xy, 0-d"),
+    ]
+
+
+@_samples("broadcast_tensors")
+def _broadcast_tensors(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 1), m.uniform(2)), desc="(3, 1) and (2,)")]
+
+
+@_samples("moveaxis")
+def _moveaxis(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3, 4), 0, -1)), S((m.uniform(2, 3, 4), (0, 1), (2, 0)), desc="lists")]
+
+
+@_samples("atleast_1d", "atleast_2d", "atleast_3d")
+def _atleast(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(),), desc="0-d"),
+        S((m.uniform(3), m.uniform(2, 3, t=True)), desc="1-d and transposed 2-d"),
+    ]
+
+
+@_samples("hstack", "vstack", "row_stack")
+def _hstack(m: _Maker) -> list[Sample]:
+    return [
+        S(([m.uniform(3), m.uniform(3)],), desc="1-D"),
+        S(([m.uniform(3, 2), m.uniform(3, 2, t=True)],), desc="2-D, transposed"),
+    ]
+
+
+@_samples("dstack")
+def _dstack(m: _Maker) -> list[Sample]:
+    return [
+        S(([m.uniform(3), m.uniform(3)],), desc="1-D"),
+        S(([m.uniform(2, 3), m.uniform(2, 3)],)),
+    ]
+
+
+@_samples("column_stack")
+def _column_stack(m: _Maker) -> list[Sample]:
+    return [S(([m.uniform(3), m.uniform(3, 2), m.uniform(3, 1, t=True)],))]
+
+
+@_samples("tensor_split")
+def _tensor_split(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(7, 2), 3), desc="sections"),
+        S((m.uniform(2, 6), [1, -2, 9], 1), desc="indices"),
+        S((m.uniform(5), m.index(2)), desc="sections as a tensor"),
+    ]
+
+
+@_samples("hsplit")
+def _hsplit(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 4), 2)), S((m.uniform(6), [1, 4]), desc="1-D, indices")]
+
+
+@_samples("vsplit")
+def _vsplit(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(4, 2), 2)), S((m.uniform(3, 2, t=True), [1]), desc="indices")]
+
+
+@_samples("dsplit")
+def _dsplit(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 1, 4), 2)), S((m.uniform(1, 2, 3), [2]), desc="indices")]
+
+
+@_samples("flipud", "fliplr")
+def _flipud(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3, 2),)), S((m.uniform(2, 3, t=True),), desc="transposed")]
+
+
+@_samples("rot90")
+def _rot90(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),)),
+        S((m.uniform(2, 3, 2), -1, [2, 0]), desc="k=-1, dims (2, 0)"),
+        S((m.uniform(3, 2, t=True), 2), desc="k=2, transposed"),
+    ]
+
+
+@_samples("take_along_dim")
+def _take_along_dim(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), m.index([[0], [3], [1]]), 1), desc="dim 1, broadcast"),
+        S((m.uniform(2, 3, t=True), m.index([[1, 0, 1]]), 0), desc="transposed"),
+        S((m.uniform(2, 3), m.index([5, 0])), desc="flattened"),
+    ]
+
+
+@_samples("diff")
+def _diff(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 5),)),
+        S((m.uniform(4, 3, t=True), 2, 0), desc="n=2 along dim 0 of transposed"),
+        S(
+            (m.uniform(2, 3),),
+            {"dim": 1, "prepend": m.uniform(2, 1), "append": m.uniform(2, 2)},
+            desc="prepend and append",
+        ),
+    ]
+
+
+@_samples("repeat_interleave")
+def _repeat_interleave(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 2), desc="flattened"),
+        S((m.uniform(3, 2, t=True), m.index([1, 0, 2]), 0), desc="counts along dim 0"),
+        S((m.uniform(2, 3), m.index([2, 1, 1]), 1), {"output_size": 4}, desc="output_size"),
+        S((m.index([2, 0, 1]),), desc="indices"),
+    ]
+
+
+@_samples("block_diag")
+def _block_diag(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.uniform(), m.uniform(2), m.uniform(3, 2, t=True)))]
+
+
+@_samples("cartesian_prod")
+def _cartesian_prod(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(3), m.uniform(2))), S((m.uniform(2), m.uniform(2), m.uniform(1)))]
+
+
+@_samples("combinations")
+def _combinations(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4),)),
+        S((m.uniform(3), 3), {"with_replacement": True}, desc="with replacement"),
+    ]
+
+
+@_samples("tril_indices", "triu_indices")
+def _tril_indices(m: _Maker) -> list[Sample]:
+    kw = {"dtype": m.int_dtype(), "device": m.device}
+    return [S((3, 4), kw), S((4, 3, -1), kw, desc="offset -1"), S((3, 3, 1), desc="default")]
+
+
+@_samples("logspace")
+def _logspace(m: _Maker) -> list[Sample]:
+    return [S((0.0, 2.0, 5), _fk(m)), S((1, -1, 3, 2.0), _fk(m), desc="base 2")]
+
+
+@_samples("count_nonzero")
+def _count_nonzero(m: _Maker) -> list[Sample]:
+    x = m.ints(3, 4, hi=3).to(m.dtype)
+    return [S((x,)), S((x, 1), desc="dim 1"), S((x.t(), (0, 1)), desc="dims, transposed")]
+
+
+@_samples("isin")
+def _isin(m: _Maker) -> list[Sample]:
+    x = m.ints(3, 4, hi=6).to(m.dtype)
+    return [
+        S((x, m.ints(3, hi=6).to(m.dtype))),
+        S((x.t(), m.ints(2, 2, hi=6).to(m.dtype)), {"invert": True}, desc="invert"),
+        S((x, 3), desc="a number"),
+    ]
+
+
+@_samples("unique", "unique_consecutive")
+def _unique(m: _Maker) -> list[Sample]:
+    x = m.ints(3, 4, hi=3).to(m.dtype)
+    return [
+        S((x,)),
+        S((x.t(),), {"return_inverse": True, "return_counts": True}, desc="inverse, counts"),
+        S((x,), {"dim": 1, "return_inverse": True, "return_counts": True}, desc="dim 1"),
+    ]
+
+
+@_samples("histc")
+def _histc(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4),), desc="default range"),
+        S((m.uniform(3, 4, t=True), 4, -0.5, 0.5), desc="4 bins of [-0.5, 0.5]"),
+    ]
+
+
+@_samples("kthvalue")
+def _kthvalue(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 4), 2), desc="k=2"),
+        S((m.distinct(4, 3, t=True), 3, 0, True), desc="dim 0 of transposed, keepdim"),
+    ]
+
+
+@_samples("median", "nanmedian")
+def _median(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 5),), desc="all"),
+        S((m.distinct(4, 3, t=True), 0, True), desc="dim 0 of transposed, keepdim"),
+        S((m.distinct(3, 4), -1), desc="dim -1"),
+    ]
+
+
+@_samples("quantile", "nanquantile")
+def _quantile(m: _Maker) -> list[Sample]:
+    x = m.distinct(3, 4)
+    q = tc.tensor([0.25, 0.5, 0.9], dtype=m.dtype, device=m.device)
+    return [
+        S((x, 0.3), desc="all"),
+        S((x, q, 1, True), desc="q tensor, dim 1, keepdim"),
+        S((m.distinct(4, 3, t=True), 0.6, 0), {"interpolation": "midpoint"}, desc="midpoint"),
+        S((x, q, -1), {"interpolation": "lower"}, desc="lower"),
+    ]
+
+
+@_samples("nanmean", "nansum")
+def _nanmean(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),), desc="all"),
+        S((m.uniform(4, 3, t=True), 1, True), desc="dim 1 of transposed, keepdim"),
+    ]
+
+
+@_samples("var_mean", "std_mean")
+def _var_mean(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),), desc="all"),
+        S((m.uniform(4, 3, t=True), 1), {"correction": 0, "keepdim": True}, desc="dim 1"),
+    ]
+
+
+@_samples("aminmax")
+def _aminmax(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 3),), desc="all"),
+        S((m.distinct(4, 3, t=True),), {"dim": 0, "keepdim": True}, desc="dim 0, keepdim"),
+    ]
 
 
 # ------------------------------------------------------------------ views

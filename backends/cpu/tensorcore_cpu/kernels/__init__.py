@@ -23,6 +23,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         "linalg",
         "shape",
         "indexing",
+        "search",
         "creation",
         "losses",
         "nn",

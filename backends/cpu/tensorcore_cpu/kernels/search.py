@@ -1,0 +1,115 @@
+"""Binary search and running extremes, written once against an array module ``xp``.
+
+``searchsorted`` searches each innermost row of the sorted sequence; ``cummax``/``cummin``
+report the last place the running extreme was reached (PyTorch's ``>=`` update), NaN
+propagating from its first occurrence; ``logcumsumexp`` accumulates ``logaddexp`` so that
+no prefix underflows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._util import array_of, errstate
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """Search and scan kernels for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = errstate(xp)
+
+    def searchsorted(
+        out: Any,
+        sorted_sequence: Any,
+        input: Any,
+        out_int32: bool = False,
+        right: bool = False,
+        side: Any = None,
+        sorter: Any = None,
+    ) -> None:
+        seq, o = array_of(sorted_sequence), array_of(out)
+        v = xp.asarray(array_of(input))
+        if sorter is not None:
+            seq = xp.take_along_axis(seq, array_of(sorter), axis=-1)
+        kind = "right" if right else "left"
+        if seq.ndim == 1:
+            o[...] = xp.searchsorted(seq, v, side=kind)
+            return
+        # A batch of rows: a vectorised binary search, log2(n) + 1 steps of gathers.
+        n = seq.shape[-1]
+        lo = xp.zeros(v.shape, dtype=xp.int64)
+        hi = xp.full(v.shape, n, dtype=xp.int64)
+        while True:
+            active = lo < hi
+            if not bool(active.any()):
+                break
+            mid = (lo + hi) // 2
+            probe = xp.take_along_axis(seq, xp.minimum(mid, n - 1), axis=-1)
+            go_right = (probe <= v) if right else (probe < v)
+            lo = xp.where(active & go_right, mid + 1, lo)
+            hi = xp.where(active & ~go_right, mid, hi)
+        o[...] = lo
+
+    def running(name: str, better: Any) -> None:
+        def k(out: Any, self: Any, dim: int) -> None:
+            values, indices = out
+            x = array_of(self)
+            if x.ndim == 0:
+                array_of(values)[...] = x
+                array_of(indices)[...] = 0
+                return
+            if x.size == 0:
+                return
+            v = better.accumulate(x, axis=dim)
+            if x.dtype.kind == "f" or x.dtype.kind == "V":
+                with quiet(all="ignore"):
+                    hit = (x == v) | (xp.isnan(x) & xp.isnan(v))
+            else:
+                hit = x == v
+            shape = [1] * x.ndim
+            shape[dim] = x.shape[dim]
+            where = xp.arange(x.shape[dim], dtype=xp.int64).reshape(shape)
+            array_of(values)[...] = v
+            array_of(indices)[...] = xp.maximum.accumulate(xp.where(hit, where, -1), axis=dim)
+
+        k.__name__ = name
+        K[name] = k
+
+    running("cummax", xp.maximum)
+    running("cummin", xp.minimum)
+
+    def logaddexp(a: Any, b: Any) -> Any:
+        """``log(exp(a) + exp(b))`` for real or complex arrays, without overflow."""
+        if a.dtype.kind != "c":
+            return xp.logaddexp(a, b)
+        m = xp.maximum(a.real, b.real)
+        m = xp.where(xp.isfinite(m), m, 0)
+        return m + xp.log(xp.exp(a - m) + xp.exp(b - m))
+
+    def logcumsumexp(out: Any, self: Any, dim: int) -> None:
+        x, o = array_of(self), array_of(out)
+        if x.ndim == 0 or x.size == 0:
+            o[...] = x
+            return
+        wide = x.astype(xp.float32) if x.dtype.itemsize == 2 and x.dtype.kind in "fV" else x
+        with quiet(all="ignore"):
+            if wide.dtype.kind != "c":
+                try:
+                    o[...] = xp.logaddexp.accumulate(wide, axis=dim)
+                    return
+                except (AttributeError, NotImplementedError, TypeError):
+                    pass  # an array module without ufunc.accumulate: step along the dim
+            acc = wide.take(0, axis=dim)
+            res = xp.empty_like(wide)
+            front = (slice(None),) * dim
+            res[front + (0,)] = acc
+            for i in range(1, wide.shape[dim]):
+                acc = logaddexp(acc, wide[front + (i,)])
+                res[front + (i,)] = acc
+            o[...] = res
+
+    K.update(searchsorted=searchsorted, logcumsumexp=logcumsumexp)
+    return K

@@ -1,0 +1,233 @@
+"""Composite statistics: order statistics (``kthvalue``, ``median``, ``quantile`` and their
+NaN-ignoring forms) from a stable sort, and the NaN-ignoring and paired reductions
+(``nanmean``, ``nansum``, ``var_mean``, ``std_mean``, ``aminmax``).
+
+Written with other operators, so every backend gets them and autograd differentiates them
+through their parts (a sort's values, a gather, a lerp); ``ops/composite.py`` registers them
+with the other composites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as dt
+from .. import return_types
+from .._tensor import Tensor, _wrap_dim
+from . import functions as ops
+
+__all__ = ["STATS_COMPOSITES"]
+
+STATS_COMPOSITES: dict[str, Callable[..., Any]] = {}
+
+
+def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
+    STATS_COMPOSITES[fn.__name__] = fn
+    return fn
+
+
+def _scalar_pair(self: Tensor) -> tuple[Tensor, Tensor]:
+    """A 0-d tensor's order statistic along its one implicit dim: itself, at index 0."""
+    return self.clone(), ops.zeros((), dtype=dt.int64, device=self._device)
+
+
+@_composite
+def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    n = self._shape[d] if self.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if self.ndim == 0:
+        return return_types.kthvalue(*_scalar_pair(self))
+    values, indices = self.sort(d, stable=True)
+    v, i = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    return return_types.kthvalue(v, i)
+
+
+def _median_position(valid: Tensor, n: int, ignore_nan: bool) -> Tensor:
+    """Where the median lies among ``n`` sorted elements of which ``valid`` are numbers (NaN
+    sorts last): the lower median of the numbers (the first NaN where there are none), or,
+    without ``ignore_nan``, the first NaN where there is one."""
+    if ignore_nan:
+        return ops.div((valid - 1).clamp(min=0), 2, rounding_mode="floor")
+    return ops.where(valid < n, valid, (n - 1) // 2)
+
+
+def _median_dim(name: str, self: Tensor, dim: int, keepdim: bool, ignore_nan: bool) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    result = getattr(return_types, name)
+    if self.ndim == 0:
+        return result(*_scalar_pair(self))
+    n = self._shape[d]
+    if n == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = self.sort(d, stable=True)  # NaN sorts last
+    valid = values.isnan().logical_not().sum(d, keepdim=True)
+    pos = _median_position(valid, n, ignore_nan)
+    v, i = values.gather(d, pos), indices.gather(d, pos)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    return result(v, i)
+
+
+def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
+    flat = self.reshape(-1)
+    n = flat.numel()
+    if n == 0:
+        return ops.full((), float("nan"), dtype=self._dtype, device=self._device)
+    values = flat.sort(stable=True).values
+    valid = values.isnan().logical_not().sum(0, keepdim=True)
+    pos = _median_position(valid, n, ignore_nan)
+    return values.gather(0, pos).reshape(())
+
+
+@_composite
+def median(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    if dim is None:
+        return _median_all(self, False)
+    return _median_dim("median", self, dim, keepdim, False)
+
+
+@_composite
+def nanmedian(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    if dim is None:
+        return _median_all(self, True)
+    return _median_dim("nanmedian", self, dim, keepdim, True)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    name: str,
+    self: Tensor,
+    q: Any,
+    dim: int | None,
+    keepdim: bool,
+    interpolation: str,
+    ignore_nan: bool,
+) -> Tensor:
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q._dtype is not self._dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        if q.numel() and not bool(((q >= 0) & (q <= 1)).all()):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        qs = q.reshape(-1)
+    else:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        qs = ops.full((1,), q, dtype=self._dtype, device=self._device)
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+            f"but got {interpolation}"
+        )
+    if self.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if dim is None:
+        s = self.reshape(-1).sort().values
+        d = None
+    else:
+        d = _wrap_dim(dim, self.ndim)
+        s = (self.reshape(1) if self.ndim == 0 else self).sort(d if self.ndim else 0).values
+        s = s.movedim(d if self.ndim else 0, -1)
+    # s: (..., n) sorted, NaN last; ranks: (..., Q) positions to read, as PyTorch finds them.
+    n = s._shape[-1]
+    isnan = s.isnan()
+    if ignore_nan:
+        ranks = (qs * (isnan.logical_not().sum(-1, keepdim=True) - 1)).clamp(min=0)
+    else:
+        ranks = ops.where(isnan.any(-1, keepdim=True), float(n - 1), qs * (n - 1))
+        ranks = ranks.expand(s._shape[:-1] + (qs._shape[0],))
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.to(dt.int64)
+    res = s.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        above = ranks.ceil().to(dt.int64)
+        weights = ops.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        res = ops.lerp(res, s.gather(-1, above), weights)
+    res = res.movedim(-1, 0)  # the quantiles' dim first
+    if keepdim:
+        if d is None:
+            res = res.reshape((res._shape[0],) + (1,) * self.ndim)
+        elif self.ndim:
+            res = res.unsqueeze(d + 1)
+    if not isinstance(q, Tensor) or q.ndim == 0:
+        res = res.squeeze(0)
+    return res
+
+
+@_composite
+def quantile(
+    self: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    interpolation: str = "linear",
+) -> Tensor:
+    return _quantile("quantile", self, q, dim, keepdim, interpolation, False)
+
+
+@_composite
+def nanquantile(
+    self: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    interpolation: str = "linear",
+) -> Tensor:
+    return _quantile("nanquantile", self, q, dim, keepdim, interpolation, True)
+
+
+@_composite
+def nansum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    x = ops.where(self.isnan(), 0, self) if self._dtype.is_floating_point else self
+    return x.sum(dim, keepdim, dtype=dtype)
+
+
+@_composite
+def nanmean(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    numbers = self.isnan().logical_not()
+    total = ops.where(numbers, self, 0).sum(dim, keepdim, dtype=dtype)
+    return total / numbers.sum(dim, keepdim)
+
+
+@_composite
+def var_mean(
+    self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False
+) -> tuple[Tensor, Tensor]:
+    return (
+        self.var(dim, correction=correction, keepdim=keepdim),
+        self.mean(dim, keepdim),
+    )
+
+
+@_composite
+def std_mean(
+    self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False
+) -> tuple[Tensor, Tensor]:
+    return (
+        self.std(dim, correction=correction, keepdim=keepdim),
+        self.mean(dim, keepdim),
+    )
+
+
+@_composite
+def aminmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    if self.numel() == 0 and (dim is None or self._shape[_wrap_dim(dim, self.ndim)] == 0):
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+            "no identity."
+        )
+    dims = () if dim is None else (dim,)
+    return return_types.aminmax(self.amin(dims, keepdim), self.amax(dims, keepdim))
