@@ -15,7 +15,7 @@ import pytest
 import tensorcore as tc
 from tensorcore import return_types
 from tensorcore.dispatch import get_op
-from tensorcore.ops import meta_functions, meta_nn
+from tensorcore.ops import meta_fft, meta_functions, meta_nn
 from tensorcore.ops.schema import OPS, OpDecl
 
 ROOT = Path(tc.__file__).parent
@@ -97,6 +97,7 @@ def test_structured_and_factory_operators_name_their_meta_function() -> None:
             assert fn is not None and fn.__module__ in (
                 meta_functions.__name__,
                 meta_nn.__name__,
+                meta_fft.__name__,
             ), name
 
 

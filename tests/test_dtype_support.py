@@ -32,7 +32,8 @@ PYTORCH = {
     "avg_pool2d": "if", "avg_pool2d_backward": "if", "_fused_sgd_": "f", "_fused_adam_": "f",
     "multinomial": "f", "bernoulli": "f", "layer_norm": "f", "layer_norm_backward": "f",
     "batch_norm": "f",
-    "batch_norm_backward": "f", "linear": "ifc", "linear_backward": "ifc",
+    "batch_norm_backward": "f", "linear": "ifc", "linear_backward": "ifc", "_fft_c2c": "c",
+    "_fft_r2c": "f", "_fft_c2r": "c",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")
