@@ -15,7 +15,7 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any
 
-from . import autograd, backends, dtypes, linalg, return_types, serialization
+from . import autograd, backends, dtypes, fft, linalg, return_types, serialization
 from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._pickling import install as _install_pickling
@@ -117,6 +117,7 @@ __all__ = sorted(
         "dtypes",
         "enable_grad",
         "explain",
+        "fft",
         "float16",
         "float32",
         "float64",

@@ -15,7 +15,7 @@ import pytest
 import tensorcore as tc
 from tensorcore import return_types
 from tensorcore.dispatch import get_op
-from tensorcore.ops import meta_functions, meta_linalg, meta_nn
+from tensorcore.ops import meta_fft, meta_functions, meta_linalg, meta_nn
 from tensorcore.ops.schema import OPS, OpDecl
 
 ROOT = Path(tc.__file__).parent
@@ -98,6 +98,7 @@ def test_structured_and_factory_operators_name_their_meta_function() -> None:
                 meta_functions.__name__,
                 meta_nn.__name__,
                 meta_linalg.__name__,
+                meta_fft.__name__,
             ), name
 
 

@@ -38,6 +38,7 @@ PYTORCH = {
     "histc": "f", "kthvalue": "if", "median": "if", "nanmedian": "if", "quantile": "f",
     "nanquantile": "f", "nanmean": "f", "nansum": "bif", "var_mean": "fc", "std_mean": "fc",
     "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
+    "_fft_c2c": "c", "_fft_r2c": "f", "_fft_c2r": "c",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")

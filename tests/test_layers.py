@@ -49,6 +49,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops.meta_functions",
             "tensorcore.ops.meta_nn",
             "tensorcore.ops.meta_linalg",
+            "tensorcore.ops.meta_fft",
             "tensorcore.ops.schema",
             "tensorcore.ops.functions",
         ],

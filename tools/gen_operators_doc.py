@@ -29,6 +29,7 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
     ("pointwise", "Pointwise operators"),
     ("reduction", "Reductions, scans and sorting"),
     ("linalg", "Linear algebra"),
+    ("spectral", "Discrete Fourier transforms"),
     ("nn", "Neural-network layers"),
     ("optim", "Fused optimizer steps"),
     ("shape", "Shape operators"),

@@ -335,7 +335,7 @@ def _int_bads(op: str, name: str, optional: bool) -> list[Bad]:
     ]
 
 
-_SIZE_NAMES = {"size", "sizes", "shape", "repeats"}
+_SIZE_NAMES = {"size", "sizes", "shape", "repeats", "s"}  # (s: the signal sizes of tc.fft)
 # Size-like lists under another name, and lists that are neither sizes nor dims.
 _SIZE_PARAMS = {("tile", "dims")}
 _FREE_LISTS = {"shifts", "stride"}
@@ -811,7 +811,42 @@ def _public_targets() -> list[Target]:
         Target("tc.load", "load", tc.load, lambda d: ((_saved(d),), {}),
                {"f": "File", "map_location": "Any", "weights_only": "bool"}),
         Target("Tensor.numpy", "numpy", T.numpy, lambda d: ((x(d),), {}), {"force": "bool"}),
-    ]  # fmt: skip
+    ] + _fft_targets()  # fmt: skip
+
+
+def _fft_targets() -> list[Target]:
+    """Every function of ``tensorcore.fft``: the transforms with their ``n``/``s``, ``dim``
+    and ``norm``, the frequency factories and the shifts."""
+    one = {"input": "Tensor", "n": "int?", "dim": "int", "norm": "str?", "out": "Tensor?"}
+    many = {"input": "Tensor", "s": "int[]?", "dim": "int[]?", "norm": "str?", "out": "Tensor?"}
+    freq = {
+        "n": "int",
+        "d": "float",
+        "out": "Tensor?",
+        "dtype": "ScalarType?",
+        "device": "Device?",
+        "requires_grad": "bool?",
+    }
+    shift = {"input": "Tensor", "dim": "int[]?"}
+    two = {**many, "dim": "int[]"}
+    groups = [
+        (("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"), one),
+        (("fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"), many),
+        (("fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2"), two),
+        (("fftfreq", "rfftfreq"), freq),
+        (("fftshift", "ifftshift"), shift),
+    ]
+    types = {name: t for names, t in groups for name in names}
+
+    def make(name: str) -> Callable[[Any], tuple[tuple[Any, ...], dict[str, Any]]]:
+        if name.endswith("freq"):
+            return lambda d: ((4,), {"device": d})
+        return lambda d: ((_x(d),), {})
+
+    return [
+        Target(f"tc.fft.{name}", name, getattr(tc.fft, name), make(name), t)
+        for name, t in types.items()
+    ]
 
 
 def _saved(d: Any) -> Any:

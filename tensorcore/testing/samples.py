@@ -1218,6 +1218,44 @@ def _kron(m: _Maker) -> list[Sample]:
     ]
 
 
+# ------------------------------------------------------------------ discrete Fourier transforms
+def _spectrum(m: _Maker, *shape: int, t: bool = False) -> tc.Tensor:
+    """Complex data of the data dtype's precision (integral data stays integral, for the
+    dtype checks); ``t=True`` gives a transposed 2-D tensor."""
+    re = m.uniform(*shape, t=t)
+    if not m.floating:
+        return re
+    c = re.dtype.to_complex()
+    return re.to(c) + m.uniform(*shape, t=t).to(c) * 1j
+
+
+@_samples("_fft_c2c")
+def _fft_c2c(m: _Maker) -> list[Sample]:
+    return [
+        S((_spectrum(m, 2, 3), [1], 0, True), desc="forward, last dim"),
+        S((_spectrum(m, 4, 3, t=True), [0, 1], 1, False), desc="inverse 1/sqrt(n), transposed"),
+        S((_spectrum(m, 2, 3, 2), [2, 0], 2, True), desc="forward 1/n, two dims"),
+    ]
+
+
+@_samples("_fft_r2c")
+def _fft_r2c(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 4), [1], 0, True), desc="one-sided, even length"),
+        S((m.uniform(4, 3, t=True), [1, 0], 1, True), desc="one-sided, odd length, transposed"),
+        S((m.uniform(2, 3), [0, 1], 2, False), desc="two-sided, 1/n"),
+    ]
+
+
+@_samples("_fft_c2r")
+def _fft_c2r(m: _Maker) -> list[Sample]:
+    return [
+        S((_spectrum(m, 2, 3), [1], 2, 4), desc="even length, 1/n"),
+        S((_spectrum(m, 3, 3, t=True), [0, 1], 0, 5), desc="odd length, two dims, transposed"),
+        S((_spectrum(m, 2, 2), [1], 1, 2), desc="length 2, 1/sqrt(n)"),
+    ]
+
+
 # ------------------------------------------------------------------ shapes and indexing
 @_samples("stack")
 def _stack(m: _Maker) -> list[Sample]:

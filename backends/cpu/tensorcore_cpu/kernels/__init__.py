@@ -28,6 +28,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         "losses",
         "nn",
         "optim",
+        "spectral",
     ):
         try:
             modules.append(__import__(f"{__name__}.{optional}", fromlist=["build"]))
