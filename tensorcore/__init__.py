@@ -162,6 +162,7 @@ __all__ = sorted(
         "tensor",
         "uint8",
         "utils",
+        "viz",
     }
     | set(_api.FUNCTIONS)
     | set(dtypes.aliases)
@@ -170,7 +171,7 @@ __all__ = sorted(
 
 #: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
 #: for programs that only compute with tensors.
-_LAZY_SUBPACKAGES = frozenset({"cuda", "distributions", "nn", "optim", "utils"})
+_LAZY_SUBPACKAGES = frozenset({"cuda", "distributions", "nn", "optim", "utils", "viz"})
 
 
 def __getattr__(name: str) -> Any:
