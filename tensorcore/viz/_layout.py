@@ -16,6 +16,7 @@ from dataclasses import dataclass
 __all__ = ["Layout", "layered"]
 
 _DUMMY_WIDTH = 8
+_DUMMY_BUDGET = 1000  # dummy nodes at least; 4 per node for bigger graphs
 _SWEEPS = 8
 _COUNT_CROSSINGS_UP_TO = 2000  # edges; beyond, the sweeps run without keeping the best order
 
@@ -124,13 +125,23 @@ def layered(
     n = len(sizes)
     layer_of = _layers(n, edges)
     widths = [w for w, _ in sizes]
-    # Dummy nodes: an edge over k layers becomes a chain through k - 1 of them.
+    # Dummy nodes: an edge over k layers becomes a chain through k - 1 of them, shortest
+    # edges first, within a budget: a leaf read at every step of a long loop would otherwise
+    # bring a number of dummies quadratic in the steps. Edges beyond it are drawn straight.
+    spans = sorted(range(len(edges)), key=lambda k: layer_of[edges[k][1]] - layer_of[edges[k][0]])
+    budget = max(_DUMMY_BUDGET, 4 * n)
+    routed = set()
+    for k in spans:
+        budget -= layer_of[edges[k][1]] - layer_of[edges[k][0]] - 1
+        if budget < 0:
+            break
+        routed.add(k)
     chains: list[list[int]] = []
     up: list[list[int]] = [[] for _ in range(n)]
     down: list[list[int]] = [[] for _ in range(n)]
-    for u, v in edges:
+    for k, (u, v) in enumerate(edges):
         chain = [u]
-        for between in range(layer_of[u] + 1, layer_of[v]):
+        for between in range(layer_of[u] + 1, layer_of[v]) if k in routed else ():
             d = len(layer_of)
             layer_of.append(between)
             widths.append(_DUMMY_WIDTH)

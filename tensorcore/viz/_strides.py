@@ -541,7 +541,7 @@ def _draw(p: StridePicture, links: bool) -> str:
         bottom = max(bottom, y)
         blocks.append((x, width, parts, cells))
         x += width + _GAP
-    storage_top = bottom + _DROP
+    storage_top = bottom + (_DROP if links else _DROP // 2)
     srows = -(-p.storage_size // per_row) if per_row else 0
     total_w = max(x - _GAP + _PAD, _PAD * 2 + per_row * _CW)
     # The storage, left to right, wrapped every ``per_row`` cells.
