@@ -135,6 +135,7 @@ function buildControls() {
   label.appendChild(input);
   form.appendChild(label);
   form.addEventListener("input", render);
+  form.addEventListener("change", render);  // also a field emptied by a script or autofill
 }
 
 function readViews() {
