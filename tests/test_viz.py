@@ -480,7 +480,7 @@ def test_a_custom_function_node() -> None:
 def test_the_engine_is_chosen_and_said(monkeypatch: pytest.MonkeyPatch) -> None:
     loss, _ = _mlp()
     monkeypatch.setattr(_graph.shutil, "which", lambda name: None)
-    assert "dot program" in (_graph.why_no_graphviz() or "dot program")
+    assert _graph.why_no_graphviz() is not None  # whether or not the package is installed
     p = tc.viz.graph(loss)
     assert p.engine == "builtin" and "engine='builtin'" in repr(p)
     with pytest.raises(RuntimeError, match="engine='graphviz' cannot draw here"):
