@@ -167,6 +167,7 @@ __all__ = sorted(
         "tensor",
         "uint8",
         "utils",
+        "viz",
     }
     | set(_api.FUNCTIONS)
     | set(dtypes.aliases)
@@ -175,7 +176,7 @@ __all__ = sorted(
 
 #: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
 #: for programs that only compute with tensors.
-_LAZY_SUBPACKAGES = frozenset({"array_api", "cuda", "distributions", "nn", "optim", "utils"})
+_LAZY_SUBPACKAGES = frozenset({"array_api", "cuda", "distributions", "nn", "optim", "utils", "viz"})
 
 
 def __getattr__(name: str) -> Any:
