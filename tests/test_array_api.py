@@ -196,6 +196,71 @@ CALLS: list[Call] = [
         [],
     ),
     ("iinfo", lambda m: (m.iinfo(m.int16).min, m.iinfo(m.uint8).max, m.iinfo(m.int64).bits), []),
+    # the linalg extension
+    (
+        "linalg.cholesky",
+        lambda m, a: m.linalg.cholesky(
+            a @ m.matrix_transpose(a) + 3 * m.eye(3, dtype=m.float64), upper=True
+        ),
+        [((2, 3, 3), F64)],
+    ),
+    ("linalg.cross", lambda m, a, b: m.linalg.cross(a, b, axis=-2), [((3, 4), F64), ((3, 4), F64)]),
+    ("linalg.det", lambda m, a: m.linalg.det(a), [((2, 3, 3), F64)]),
+    ("linalg.diagonal", lambda m, a: m.linalg.diagonal(a, offset=1), [((2, 3, 4), F)]),
+    ("linalg.eigvalsh", lambda m, a: m.linalg.eigvalsh(a + m.matrix_transpose(a)), [((3, 3), F64)]),
+    ("linalg.inv", lambda m, a: m.linalg.inv(a + 4 * m.eye(3, dtype=m.float64)), [((3, 3), F64)]),
+    (
+        "linalg.matrix_norm",
+        lambda m, a: m.linalg.matrix_norm(a, ord=1, keepdims=True),
+        [((2, 3, 4), F64)],
+    ),
+    ("linalg.matrix_norm nuc", lambda m, a: m.linalg.matrix_norm(a, ord="nuc"), [((3, 4), F64)]),
+    ("linalg.matrix_power", lambda m, a: m.linalg.matrix_power(a, 3), [((3, 3), F64)]),
+    (
+        "linalg.matrix_rank",
+        lambda m, a: m.linalg.matrix_rank(a @ m.matrix_transpose(a)),
+        [((4, 2), F64)],
+    ),
+    ("linalg.outer", lambda m, a, b: m.linalg.outer(a, b), [((3,), F), ((4,), F)]),
+    ("linalg.pinv", lambda m, a: m.linalg.pinv(a), [((4, 3), F64)]),
+    ("linalg.slogdet", lambda m, a: m.linalg.slogdet(a), [((3, 3), F64)]),
+    (
+        "linalg.solve vector",
+        lambda m, a, b: m.linalg.solve(a + 4 * m.eye(3, dtype=m.float64), b),
+        [((3, 3), F64), ((3,), F64)],
+    ),
+    (
+        "linalg.solve matrix",
+        lambda m, a, b: m.linalg.solve(a + 4 * m.eye(3, dtype=m.float64), b),
+        [((2, 3, 3), F64), ((3, 2), F64)],
+    ),
+    ("linalg.svdvals", lambda m, a: m.linalg.svdvals(a), [((4, 3), F64)]),
+    ("linalg.trace", lambda m, a: m.linalg.trace(a, offset=-1), [((2, 3, 3), I)]),
+    (
+        "linalg.vector_norm",
+        lambda m, a: m.linalg.vector_norm(a, axis=(0, 1), ord=3),
+        [((2, 3, 4), F64)],
+    ),
+    (
+        "linalg.vector_norm inf",
+        lambda m, a: m.linalg.vector_norm(a, ord=m.inf, keepdims=True),
+        [((2, 3), F)],
+    ),
+    # the fft extension
+    ("fft.fft", lambda m, a: m.fft.fft(a, n=6, axis=0, norm="ortho"), [((4, 3), "complex128")]),
+    ("fft.ifftn", lambda m, a: m.fft.ifftn(a, axes=(0, 1)), [((4, 3, 2), "complex64")]),
+    ("fft.rfft", lambda m, a: m.fft.rfft(a), [((3, 8), F64)]),
+    (
+        "fft.irfftn",
+        lambda m, a: m.fft.irfftn(a, s=(4, 6), axes=(0, 1), norm="forward"),
+        [((4, 4), "complex128")],
+    ),
+    ("fft.hfft", lambda m, a: m.fft.hfft(a, n=8), [((5,), "complex128")]),
+    ("fft.ihfft", lambda m, a: m.fft.ihfft(a), [((7,), F64)]),
+    ("fft.fftfreq", lambda m: m.fft.fftfreq(7, d=0.5, dtype=m.float64), []),
+    ("fft.rfftfreq", lambda m: m.fft.rfftfreq(8, dtype=m.float32), []),
+    ("fft.fftshift", lambda m, a: m.fft.fftshift(a, axes=1), [((3, 5), F)]),
+    ("fft.ifftshift", lambda m, a: m.fft.ifftshift(a), [((4, 5), F)]),
 ]
 
 
@@ -422,12 +487,30 @@ def test_scikit_learn_takes_and_returns_tensors(run_py: Any) -> None:
         import tensorcore as tc
         from sklearn.preprocessing import StandardScaler
 
+        from sklearn.decomposition import PCA
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+        from sklearn.linear_model import Ridge
+
         x = tc.randn(40, 3, dtype=tc.float64) * 3 + 1
+        y = (x[:, 0] > 1).to(tc.int64)
         with sklearn.config_context(array_api_dispatch=True):
             out = StandardScaler().fit_transform(x)
         assert isinstance(out, tc.Tensor) and out.dtype == tc.float64, type(out)
         assert out.mean(0).abs().max().item() < 1e-12
         assert (out.std(0, correction=0) - 1).abs().max().item() < 1e-12
+
+        # The same estimators on NumPy arrays are the oracle.
+        for make, fit, apply in [
+            (lambda: PCA(n_components=2, svd_solver="full"), (x,), "transform"),
+            (lambda: Ridge(alpha=1.0, solver="svd"), (x, x[:, 1] * 2), "predict"),
+            (lambda: LinearDiscriminantAnalysis(), (x, y), "predict_proba"),
+        ]:
+            with sklearn.config_context(array_api_dispatch=True):
+                got = getattr(make().fit(*fit), apply)(x)
+            want = getattr(make().fit(*(a.numpy() for a in fit)), apply)(x.numpy())
+            assert isinstance(got, tc.Tensor), (make, type(got))
+            # (PCA's components are defined up to sign)
+            assert abs(abs(got.numpy()) - abs(want)).max() < 1e-8, make
         """,
         env={"SCIPY_ARRAY_API": "1"},
     )
@@ -454,6 +537,13 @@ def test_scipy_with_the_array_api_differentiates_through_tensorcore(run_py: Any)
                    x.detach().softmax(1).flatten().tolist()))
         z = stats.zscore(x.detach(), axis=0)
         assert isinstance(z, tc.Tensor) and z.shape == (2, 3)
+
+        import numpy as np
+        import scipy.fft
+
+        f = scipy.fft.rfft(x.detach(), axis=1)
+        assert isinstance(f, tc.Tensor), type(f)
+        assert abs(f.numpy() - np.fft.rfft(x.detach().numpy(), axis=1)).max() < 1e-12
         """,
         env={"SCIPY_ARRAY_API": "1"},
     )

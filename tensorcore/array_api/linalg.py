@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import tensorcore as _tc
 from tensorcore import dtypes as _dt
+from tensorcore import linalg as _L
 
 from ._common import _promote
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
-
-# PyTorch's torch.linalg functions: the standard's are thin wrappers over them.
-_L: Any = _tc.linalg
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
