@@ -246,6 +246,22 @@ CALLS: list[Call] = [
         lambda m, a: m.linalg.vector_norm(a, ord=m.inf, keepdims=True),
         [((2, 3), F)],
     ),
+    (
+        "linalg.pinv array rtol",
+        lambda m, a, r: m.linalg.pinv(a, rtol=m.abs(r)),
+        [((2, 4, 3), F64), ((2,), F64)],
+    ),
+    (
+        "linalg.matrix_rank array rtol",
+        lambda m, a, r: m.linalg.matrix_rank(a, rtol=m.abs(r) / 4),
+        [((2, 4, 3), F64), ((2,), F64)],
+    ),
+    (
+        "sign complex",
+        lambda m, a: m.sign(a * m.asarray([0, 1, 1], dtype=a.dtype)),
+        [((3,), "complex128")],
+    ),
+    ("vecdot uint8", lambda m, a, b: m.vecdot(a, b), [((2, 3), "uint8"), ((3,), "uint8")]),
     # the fft extension
     ("fft.fft", lambda m, a: m.fft.fft(a, n=6, axis=0, norm="ortho"), [((4, 3), "complex128")]),
     ("fft.ifftn", lambda m, a: m.fft.ifftn(a, axes=(0, 1)), [((4, 3, 2), "complex64")]),

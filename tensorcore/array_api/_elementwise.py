@@ -31,7 +31,6 @@ log10 = _tc.log10
 logical_not = _tc.logical_not
 negative = _tc.neg
 reciprocal = _tc.reciprocal
-sign = _tc.sign
 sin = _tc.sin
 sinh = _tc.sinh
 sqrt = _tc.sqrt
@@ -50,6 +49,15 @@ def real(x: Any, /) -> Any:
 def imag(x: Any, /) -> Any:
     """The imaginary part (zeros for a real array)."""
     return _tc.imag(x).clone() if x._dtype._category == _dt.COMPLEX else _tc.zeros_like(x)
+
+
+def sign(x: Any, /) -> Any:
+    """The sign of each element: -1, 0 or 1 for real numbers, ``x / |x|`` (0 at 0) for
+    complex ones."""
+    if x._dtype._category != _dt.COMPLEX:
+        return _tc.sign(x)
+    a = _tc.abs(x)
+    return _tc.where(a == 0, _tc.zeros_like(x), x / a)
 
 
 def positive(x: Any, /) -> Any:

@@ -74,4 +74,4 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
             f"vecdot(): the vectors' sizes differ: {x1.shape[axis]} and {x2.shape[axis]}"
         )
     a = x1.conj() if x1._dtype._category == _dt.COMPLEX else x1
-    return (a * x2).sum(axis)
+    return (a * x2).sum(axis, dtype=a._dtype)  # (integers keep their dtype, as in matmul)

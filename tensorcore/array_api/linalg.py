@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import tensorcore as _tc
 from tensorcore import dtypes as _dt
 from tensorcore import linalg as _L
+from tensorcore._tensor import Tensor as _Tensor
 
 from ._common import _promote
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
@@ -81,8 +83,14 @@ def matrix_power(x: Any, n: int, /) -> Any:
 
 
 def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
-    """The number of singular values above ``rtol`` times the largest one."""
-    return _L.matrix_rank(x, rtol=rtol)
+    """The number of singular values above ``rtol`` times the largest one (``rtol`` may be
+    an array broadcast against the stack)."""
+    if not isinstance(rtol, _Tensor):
+        return _L.matrix_rank(x, rtol=rtol)
+    s = _L.svdvals(x)
+    if s.shape[-1] == 0:
+        return _tc.zeros(s.shape[:-1], dtype=_dt.int64, device=x.device)
+    return (s > rtol.unsqueeze(-1) * s.amax(-1, keepdim=True)).sum(-1)
 
 
 def outer(x1: Any, x2: Any, /) -> Any:
@@ -95,8 +103,19 @@ def outer(x1: Any, x2: Any, /) -> Any:
 
 def pinv(x: Any, /, *, rtol: Any = None) -> Any:
     """The Moore-Penrose pseudo-inverse (singular values below ``rtol`` times the largest
-    are treated as zero)."""
-    return _L.pinv(x, rtol=rtol)
+    are treated as zero; ``rtol`` may be an array broadcast against the stack)."""
+    if not isinstance(rtol, _Tensor):
+        return _L.pinv(x, rtol=rtol)
+    if x.numel() == 0:
+        return _tc.zeros((*x.shape[:-2], x.shape[-1], x.shape[-2]), dtype=x.dtype, device=x.device)
+    u, s, vh = _L.svd(x, full_matrices=False)
+    keep = s > rtol.unsqueeze(-1) * s.amax(-1, keepdim=True)
+    s_inv = _tc.where(keep, 1 / s, _tc.zeros_like(s))
+    return (_adjoint(vh) * s_inv.unsqueeze(-2).to(vh.dtype)) @ _adjoint(u)
+
+
+def _adjoint(m: Any) -> Any:
+    return m.mT.conj() if m.dtype.is_complex else m.mT
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> Any:
