@@ -222,7 +222,8 @@ def run(case: Case) -> Result:
     # The array library warns with RuntimeWarning (overflow, invalid value) or ComplexWarning;
     # tensorcore's own warnings (PyTorch's: ``cross`` without ``dim``, ``meshgrid`` without
     # ``indexing``) are UserWarnings and no leak.
-    res = Result(case, exc, [f"{w.category.__name__}: {w.message}" for w in caught if not _own(w)])
+    leaks = [w for w in caught if not (_own(w) or w.category is UserWarning)]
+    res = Result(case, exc, [f"{w.category.__name__}: {w.message}" for w in leaks])
     if exc is not None:
         after = _snapshot(case)
         res.changed = [p for p, v in before.items() if after.get(p) != v]
