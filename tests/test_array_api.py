@@ -563,3 +563,17 @@ def test_scipy_with_the_array_api_differentiates_through_tensorcore(run_py: Any)
         """,
         env={"SCIPY_ARRAY_API": "1"},
     )
+
+
+def test_sparse_tensors_through_the_namespace() -> None:
+    if not hasattr(tc, "sparse_coo"):
+        pytest.skip("needs the tensorcore-sparse backend")
+    d = tc.tensor([[0.0, 1.0], [2.0, 0.0]])
+    s = d.to_sparse()
+    assert s.__array_namespace__() is xp
+    out = xp.add(xp.multiply(s, 2.0), s)
+    assert out.layout is tc.sparse_coo
+    assert out.to_dense().tolist() == [[0.0, 3.0], [6.0, 0.0]]
+    assert xp.matmul(s, d).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    with pytest.raises(NotImplementedError, match="sparse_coo"):
+        xp.max(s)  # no sparse kernel: the error names the layout
