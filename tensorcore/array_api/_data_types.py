@@ -15,6 +15,10 @@ from tensorcore._tensor import Tensor as _Tensor
 def astype(x: Any, dtype: Any, /, *, copy: builtins.bool = True, device: Any = None) -> Any:
     """``x`` converted to ``dtype`` (and moved to ``device``); a copy unless ``copy`` is
     False and nothing changes."""
+    if device is None:
+        if x._dtype is dtype:
+            return x.clone() if copy else x
+        return x.to(dtype)  # (a new tensor)
     return x.to(dtype=dtype, device=device, copy=copy)
 
 

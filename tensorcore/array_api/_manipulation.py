@@ -32,8 +32,9 @@ def broadcast_to(x: Any, /, shape: Any) -> Any:
 def concat(arrays: Any, /, *, axis: int | None = 0) -> Any:
     """The arrays joined along ``axis`` (flattened first when ``axis`` is None)."""
     arrays = list(arrays)
-    d = result_type(*arrays)
-    arrays = [a if a._dtype is d else a.to(d) for a in arrays]
+    if arrays and builtins.any(a._dtype is not arrays[0]._dtype for a in arrays):
+        d = result_type(*arrays)
+        arrays = [a if a._dtype is d else a.to(d) for a in arrays]
     if axis is None:
         return _tc.cat([a.reshape(-1) for a in arrays])
     return _tc.cat(arrays, axis)

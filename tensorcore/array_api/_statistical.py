@@ -17,6 +17,8 @@ from ._manipulation import concat
 def _reduce(
     fn: Callable[..., Any], x: Any, axis: Any, keepdims: builtins.bool, name: str, **kw: Any
 ) -> Any:
+    if axis.__class__ is int and x._shape:  # the common case: tensorcore checks the axis
+        return fn(x, axis, keepdims, **kw)
     axes = _axis_tuple(axis, x.ndim, name)
     if axis is not None and not axes:  # axis=(): nothing is reduced
         out = x.clone()
@@ -28,8 +30,8 @@ def _reduce(
 
 
 def _sum_dtype(x: Any, dtype: Any) -> Any:
-    if dtype is None and x._dtype._category == _dt.INTEGRAL and x._dtype is not _dt.int64:
-        return _dt.int64
+    if dtype is None and x._dtype._category <= _dt.INTEGRAL and x._dtype is not _dt.int64:
+        return _dt.int64  # (bool too: the standard sums booleans as integers)
     return dtype
 
 
