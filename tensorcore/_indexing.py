@@ -184,8 +184,7 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
             size = self._shape[d]
             b, e, _ = x.indices(size)
             n = max(0, (e - b + step - 1) // step)
-            if n:
-                off += b * self._stride[d]
+            off += b * self._stride[d]  # (an empty slice's offset too, as PyTorch)
             shape.append(n)
             stride.append(self._stride[d] * step)
             d += 1

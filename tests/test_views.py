@@ -389,3 +389,12 @@ def test_clone_preserves_the_memory_order(device: str, make: Any, expected: tupl
     assert (x * 2).stride() == expected  # elementwise results follow the same order
     with pytest.raises(TypeError, match=r"argument 'memory_format' must be tensorcore\.memory"):
         x.clone(memory_format=tc.strided)
+
+
+def test_empty_slices_keep_pytorchs_storage_offset() -> None:
+    # PyTorch advances the offset to the (clamped) start even when the slice is empty.
+    x = tc.arange(12.0).reshape(3, 4)
+    for t in (x, x.clone().requires_grad_()):
+        assert t[:, 4:].storage_offset() == 4
+        assert t[5:].storage_offset() == 12
+        assert t[:, 2:1].storage_offset() == 2

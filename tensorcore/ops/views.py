@@ -279,7 +279,7 @@ def slice(
     n = max(0, (e - b + step - 1) // step)
     shape = self._shape[:d] + (n,) + self._shape[d + 1 :]
     stride = self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1 :]
-    return make_view(self, shape, stride, self._offset + (b * self._stride[d] if n else 0))
+    return make_view(self, shape, stride, self._offset + b * self._stride[d])  # (also empty)
 
 
 def _slice_indices(
