@@ -1,0 +1,86 @@
+"""``tensorcore.distributed`` over MPI: scripts under ``tests/distributed_scripts`` run with
+``mpiexec -n 2`` (or 4) and check their own results; a failing rank must end the job within
+the test's timeout instead of hanging.
+
+The mpich wheel and mpi4py come with the ``test`` extra; ``mpiexec`` is looked up next to the
+running Python first (a virtual environment's ``bin``), then on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).parent / "distributed_scripts"
+ROOT = Path(__file__).parent.parent
+
+
+def _mpiexec() -> str | None:
+    here = Path(sys.executable).parent / "mpiexec"
+    if here.exists():
+        return str(here)
+    return shutil.which("mpiexec")
+
+
+MPIEXEC = _mpiexec()
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("mpi4py") is None,
+        reason="mpi4py is not installed (pip install mpi4py mpich, or the test extra)",
+    ),
+    pytest.mark.skipif(
+        MPIEXEC is None, reason="no mpiexec next to sys.executable nor on PATH (pip install mpich)"
+    ),
+]
+
+
+def mpirun(
+    n: int, script: str, *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` on ``n`` processes; the children inherit the environment (PYTHONPATH)."""
+    assert MPIEXEC is not None
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(ROOT / "backends" / "cpu"), env.get("PYTHONPATH", "")]
+    )
+    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(SCRIPTS / script), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _ok(proc: subprocess.CompletedProcess[str], n: int) -> None:
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(n):
+        assert f"rank {r} OK" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_every_collective(n: int) -> None:
+    _ok(mpirun(n, "collectives.py"), n)
+
+
+def test_mismatched_shapes_and_collectives_are_named() -> None:
+    proc = mpirun(2, "failures.py", "mismatch")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(2):
+        assert f"rank {r} mismatch named" in proc.stdout, proc.stdout + proc.stderr
+        assert f"rank {r} collective mismatch named" in proc.stdout, proc.stdout
+
+
+def test_a_rank_that_never_joins_times_out() -> None:
+    proc = mpirun(2, "failures.py", "timeout", timeout=40)
+    assert proc.returncode != 0
+    assert "rank 0 timed out after" in proc.stdout, proc.stdout + proc.stderr
+    assert "aborting all 2 ranks" in proc.stderr, proc.stderr
+
+
+def test_a_rank_that_raises_ends_the_job() -> None:
+    proc = mpirun(2, "failures.py", "raise", timeout=40)
+    assert proc.returncode != 0
+    assert "rank 1 failed on purpose" in proc.stderr, proc.stderr
+    assert "rank 1 raised ValueError; aborting all 2 ranks" in proc.stderr, proc.stderr
