@@ -84,3 +84,28 @@ def test_a_rank_that_raises_ends_the_job() -> None:
     assert proc.returncode != 0
     assert "rank 1 failed on purpose" in proc.stderr, proc.stderr
     assert "rank 1 raised ValueError; aborting all 2 ranks" in proc.stderr, proc.stderr
+
+
+def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
+    _ok(mpirun(2, "training.py"), 2)
+
+
+def test_distributed_sampler_shards_like_pytorch() -> None:
+    from tensorcore.utils.data.distributed import DistributedSampler
+
+    shards = [list(DistributedSampler(range(7), num_replicas=3, rank=r, shuffle=False))
+              for r in range(3)]  # fmt: skip
+    assert shards == [[0, 3, 6], [1, 4, 0], [2, 5, 1]]
+    dropped = [list(DistributedSampler(range(7), 3, r, shuffle=False, drop_last=True))
+               for r in range(3)]  # fmt: skip
+    assert dropped == [[0, 3], [1, 4], [2, 5]]
+    a = DistributedSampler(range(20), 2, 0, seed=5)
+    b = DistributedSampler(range(20), 2, 1, seed=5)
+    a.set_epoch(3)
+    b.set_epoch(3)
+    assert sorted(list(a) + list(b)) == list(range(20))
+    first = list(a)
+    a.set_epoch(4)
+    assert list(a) != first
+    with pytest.raises(ValueError, match="Invalid rank 2"):
+        DistributedSampler(range(4), num_replicas=2, rank=2)
