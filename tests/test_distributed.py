@@ -109,3 +109,21 @@ def test_distributed_sampler_shards_like_pytorch() -> None:
     assert list(a) != first
     with pytest.raises(ValueError, match="Invalid rank 2"):
         DistributedSampler(range(4), num_replicas=2, rank=2)
+
+
+def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
+    script = tmp_path / "hello.py"
+    script.write_text(
+        "import sys\nimport tensorcore.distributed as dist\ndist.init_process_group()\n"
+        "print(f'rank {dist.get_rank()} of {dist.get_world_size()} {sys.argv[1:]}')\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(ROOT / "backends" / "cpu"), env.get("PYTHONPATH", "")]
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorcore.distributed.run", "--nproc", "2", str(script), "x"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "rank 0 of 2 ['x']" in proc.stdout and "rank 1 of 2 ['x']" in proc.stdout
