@@ -154,6 +154,19 @@ def _available(iface: DeviceInterface) -> bool:
         return False
 
 
+def _comm_lines() -> list[str]:
+    found = manager.comm_backends()
+    lines = ["Communication backends (tensorcore.distributed):"]
+    if not found:
+        return [*lines, "  none registered"]
+    rows = [["name", "status", "devices", "plugin", "reason"]]
+    for name, cb in sorted(found.items()):
+        status = "available" if cb.is_available() else "unavailable"
+        rows.append([name, status, ", ".join(cb.devices), cb.plugin,
+                     cb.unavailable_reason or ""])  # fmt: skip
+    return lines + _table(rows)
+
+
 def _layout_lines() -> list[str]:
     rows = [["name", "priority", "plugin"]]
     for lay in layouts.registered_layouts():
@@ -227,7 +240,8 @@ def _override_lines() -> list[str]:
 
 
 def report() -> str:
-    """The text ``python -m tensorcore`` prints: versions, backends, devices, layouts, coverage.
+    """The text ``python -m tensorcore`` prints: versions, backends, devices, communication
+    backends, layouts, coverage.
 
     Loads the backend plugins if they are not loaded yet. A plugin that failed to load, or was
     blocked by ``TENSORCORE_BACKENDS``, is listed with the reason.
@@ -249,6 +263,7 @@ def report() -> str:
         _header_lines(),
         _backend_lines(plugins),
         _device_lines(),
+        _comm_lines(),
         _layout_lines(),
         _coverage_lines(plugins),
         _override_lines(),

@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from .devices import device
 
-__all__ = ["devices", "interface", "interfaces", "load", "set_loader"]
+__all__ = ["comm_backends", "devices", "interface", "interfaces", "load", "set_loader"]
 
 #: Registered device types and their interfaces (``tensorcore.plugins.DeviceInterface``).
 devices: dict[str, Any] = {}
+#: Registered communication backends for ``tensorcore.distributed`` (name ->
+#: ``tensorcore.plugins.CommBackend``), filled by the manager like ``devices``.
+comm_backends: dict[str, Any] = {}
 
 
 class Loader(Protocol):

@@ -611,6 +611,32 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
     return _RemovableHandle(hooks, hook)
 
 
+@checked("register_post_accumulate_grad_hook(Tensor self, Callable hook) -> Any")
+def register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> _RemovableHandle:
+    """Call ``hook(tensor)`` after a gradient has been accumulated into this leaf's
+    ``.grad`` during backward (its return value is ignored). Returns a handle with
+    ``remove()``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.ones(2, requires_grad=True)
+    >>> seen = []
+    >>> h = w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.tolist()))
+    >>> (w * 3).sum().backward(); seen
+    [[3.0, 3.0]]
+    """
+    from .autograd.graph import autograd_meta
+
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = autograd_meta(self).post_accumulate_hooks
+    hooks.append(hook)
+    return _RemovableHandle(hooks, hook)
+
+
 _TO_DEVICE: Any = None
 _call: Any = None
 
@@ -738,6 +764,7 @@ def install() -> None:
         "retain_grad": retain_grad,
         "retains_grad": retains_grad,
         "register_hook": register_hook,
+        "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
         "detach_": detach_,
         "__getitem__": _indexing.__getitem__,
         "__setitem__": _indexing.__setitem__,

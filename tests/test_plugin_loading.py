@@ -468,7 +468,8 @@ def test_misspelt_hook_fails_the_plugin(tmp_path: Path, run_py: Any) -> None:
         assert typo.status == "failed", typo
         for words in ("unknown hook 'tensorcore_register_kernel'",
                       "did you mean 'tensorcore_register_kernels'",
-                      "The hooks are: tensorcore_register_devices, tensorcore_register_kernels, "
+                      "The hooks are: tensorcore_register_comm_backends, "
+                      "tensorcore_register_devices, tensorcore_register_kernels, "
                       "tensorcore_register_layouts"):
             assert words in typo.error, (words, typo.error)
         assert any("'typo'" in message and "unknown hook" in message for message in warned)

@@ -641,7 +641,73 @@ def test_dtype_restriction_covers_every_tensor_the_kernel_gets(run_py: Any) -> N
     assert run_py(code).stdout.strip() == "OK"
 
 
+def test_hook_register_comm_backends(run_py: Any) -> None:
+    code = """
+        import tensorcore as tc
+        import tensorcore.distributed as dist
+        from tensorcore._info import report
+        from tensorcore.distributed import ProcessGroup, Work
+        from tensorcore.plugins import hookimpl
+
+        class Loopback(ProcessGroup):
+            backend = "loop"
+            def rank(self):
+                return 0
+            def size(self):
+                return 1
+            def allreduce(self, tensor, op):
+                return Work(lambda: True, self.timeout, "all_reduce", [lambda: tensor.mul_(2)])
+
+        made = []
+
+        def factory(**kwargs):
+            made.append(sorted(kwargs))
+            return Loopback(kwargs["timeout"])
+
+        class P:
+            @hookimpl
+            def tensorcore_register_comm_backends(self, register):
+                register.comm_backend("loop", factory)
+                register.comm_backend("fabric", factory, devices=("cpu", "cuda"),
+                                      unavailable_reason="no fabric here: pip install fabric")
+
+        tc.backends.register(P(), name="comm-plugin")
+        assert dist.is_backend_available("loop") and not dist.is_backend_available("fabric")
+        text = report()
+        assert "Communication backends" in text and "no fabric here" in text, text
+        try:
+            dist.init_process_group("fabric")
+        except RuntimeError as exc:
+            assert "no fabric here" in str(exc), exc
+        else:
+            raise AssertionError("an unavailable backend initialised")
+        dist.init_process_group("loop")
+        assert made == [["init_method", "rank", "timeout", "world_size"]], made
+        assert (dist.get_rank(), dist.get_world_size(), dist.get_backend()) == (0, 1, "loop")
+        t = tc.ones(2, 3).t()  # non-contiguous: the group sees a contiguous copy
+        dist.all_reduce(t)
+        assert t.tolist() == [[2.0, 2.0]] * 3, t
+        dist.destroy_process_group()
+        assert not dist.is_initialized()
+
+        class Clash:
+            @hookimpl
+            def tensorcore_register_comm_backends(self, register):
+                register.comm_backend("loop", factory)
+        try:
+            tc.backends.register(Clash(), name="clash")
+        except RuntimeError as exc:
+            assert "'loop' is registered by both" in str(exc) and "comm-plugin" in str(exc), exc
+        else:
+            raise AssertionError("two plugins registered one communication backend")
+        assert tc.plugins.manager.comm_backends()["loop"].plugin == "comm-plugin"
+        print("OK")
+    """
+    assert run_py(code).stdout.strip() == "OK"
+
+
 HOOK_TESTS = {
+    "tensorcore_register_comm_backends": test_hook_register_comm_backends,
     "tensorcore_register_devices": test_hook_register_devices,
     "tensorcore_register_layouts": test_hook_register_layouts,
     "tensorcore_register_kernels": test_hook_register_kernels,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._tensor import Tensor
@@ -11,7 +12,45 @@ from . import grad_mode
 from ._accumulate import accumulate as _accumulate
 from .graph import FREED_GRAPH, NOTHING_SAVED, AccumulateGrad, Node, edge
 
-__all__ = ["backward", "grad", "run_backward"]
+__all__ = ["backward", "grad", "queue_callback", "run_backward"]
+
+
+class _Running(threading.local):
+    """Per thread: how deep backward calls nest, and the callbacks queued for the end."""
+
+    depth = 0
+    callbacks: list[Callable[[], Any]] | None = None
+
+
+_running = _Running()
+
+
+def queue_callback(callback: Callable[[], Any]) -> None:
+    """Run ``callback()`` once the backward pass now running (in this thread) has finished,
+    after every gradient has been accumulated (PyTorch's
+    ``Variable._execution_engine.queue_callback``; ``DistributedDataParallel`` waits for its
+    gradient all-reduces this way). Callbacks run in the order queued; one may queue more.
+
+    Raises
+    ------
+    RuntimeError
+        When no backward pass is running (call it from a gradient hook).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.engine import queue_callback
+    >>> x = tc.ones(2, requires_grad=True)
+    >>> seen = []
+    >>> h = x.register_hook(lambda g: queue_callback(lambda: seen.append(x.grad.tolist())))
+    >>> x.sum().backward(); seen
+    [[1.0, 1.0]]
+    """
+    if _running.depth == 0 or _running.callbacks is None:
+        raise RuntimeError(
+            "queue_callback(): no backward pass is running; call it from a gradient hook"
+        )
+    _running.callbacks.append(callback)
 
 
 def _as_list(x: Any, arg: str = "", optional: bool = True) -> list[Any]:
@@ -75,7 +114,36 @@ def run_backward(
     accumulate: bool = True,
     allow_unused: bool = False,
 ) -> list[Tensor | None]:
-    """Run backward from ``outputs``; accumulate into leaves or return grads of ``inputs``."""
+    """Run backward from ``outputs``; accumulate into leaves or return grads of ``inputs``.
+    Then run the callbacks hooks queued (:func:`queue_callback`), for the outermost call."""
+    outer = _running.depth == 0
+    if outer:
+        _running.callbacks = []
+    _running.depth += 1
+    try:
+        results = _run_backward(
+            outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate, allow_unused
+        )
+        if outer:
+            pending = _running.callbacks
+            while pending:
+                pending.pop(0)()
+    finally:
+        _running.depth -= 1
+        if outer:
+            _running.callbacks = None
+    return results
+
+
+def _run_backward(
+    outputs: Sequence[Tensor],
+    grad_outputs: Sequence[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None,
+    accumulate: bool,
+    allow_unused: bool,
+) -> list[Tensor | None]:
     outputs = list(outputs)
     for i, o in enumerate(outputs):
         if not isinstance(o, Tensor):
@@ -242,6 +310,9 @@ def _run_node_general(
                     stored.add(id(r._storage))  # the hook's caller may keep it
         if g is not None and accumulate and (wanted_leaves is None or id(leaf) in wanted_leaves):
             _accumulate(leaf, g, create_graph, stored)
+            if leaf._ag is not None:
+                for post in leaf._ag.post_accumulate_hooks:
+                    post(leaf)
         return None
     if node.released:
         raise RuntimeError(FREED_GRAPH)

@@ -50,12 +50,14 @@ def camel(name: str) -> str:
 class AutogradMeta:
     """Per-tensor autograd state that most tensors never need."""
 
-    __slots__ = ("accumulator", "hooks", "output_nr", "retains_grad")
+    __slots__ = ("accumulator", "hooks", "output_nr", "post_accumulate_hooks", "retains_grad")
 
     def __init__(self, output_nr: int = 0) -> None:
         self.output_nr = output_nr
         self.retains_grad = False
         self.hooks: list[Callable[[Any], Any]] = []
+        # Called with the leaf after a gradient was accumulated into its ``.grad``.
+        self.post_accumulate_hooks: list[Callable[[Any], Any]] = []
         self.accumulator: AccumulateGrad | None = None
 
 

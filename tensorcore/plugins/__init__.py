@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .registrar import DeviceInterface, Registrar
+from .registrar import CommBackend, DeviceInterface, Registrar
 
 if TYPE_CHECKING:
     from .hookspecs import hookimpl, hookspec
 
-__all__ = ["DeviceInterface", "Registrar", "checked", "hookimpl", "hookspec"]
+__all__ = ["CommBackend", "DeviceInterface", "Registrar", "checked", "hookimpl", "hookspec"]
 
 
 def __getattr__(name: str) -> Any:

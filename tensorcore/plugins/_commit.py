@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import tensorcore
 
-from .. import dispatch, layouts
+from .. import _registry, dispatch, layouts
 from .._tensor import Tensor
 from ..autograd import step
 from ..autograd._rule_check import check_rule
@@ -49,6 +49,7 @@ class Snapshot:
         self._tensor = dict(vars(Tensor))
         self._layouts = dict(layouts._layouts)
         self._derivatives = step.derivative_overrides_state()
+        self._comm = dict(_registry.comm_backends)
 
     def restore(self) -> None:
         """Put every registry back as it was and drop every cache resolved since."""
@@ -68,6 +69,7 @@ class Snapshot:
                 setattr(Tensor, name, value)
         _reset(layouts._layouts, self._layouts)
         step.restore_derivative_overrides(self._derivatives)
+        _reset(_registry.comm_backends, self._comm)
         # Allocators cached per device key would outlive a withdrawn device interface.
         frontends.forget_allocators()
 
@@ -189,6 +191,19 @@ def _validate(
     for name, _value in reg.attributes:
         expose(name, "an attribute")
 
+    comm_seen: set[str] = set()
+    for cb in reg.comm_backends:
+        if cb.name in comm_seen:
+            raise RuntimeError(
+                f"plugin '{reg.plugin}' registers the communication backend '{cb.name}' twice"
+            )
+        comm_seen.add(cb.name)
+        old_cb = _registry.comm_backends.get(cb.name)
+        if old_cb is not None:
+            raise RuntimeError(
+                f"communication backend '{cb.name}' is registered by both "
+                f"{describe(old_cb.plugin)} and {me}"
+            )
     for op_name, *_rest in (*reg.kernels, *reg.derivatives):
         if op_name not in table and op_name not in declared:
             raise RuntimeError(f"plugin '{reg.plugin}': unknown operator '{op_name}'")
@@ -219,6 +234,8 @@ def _apply(
     dispatch.add_kernels(reg.kernels, reg.plugin)
     for name, value in reg.attributes:
         attributes[name] = (value, reg.plugin)
+    for cb in reg.comm_backends:
+        _registry.comm_backends[cb.name] = cb
     if reg.derivatives:
         step.add_derivative_overrides(
             [(op, dev, lay, Derivative(saves, fn)) for op, dev, lay, saves, fn in reg.derivatives]

@@ -12,9 +12,9 @@ unmarked function named ``tensorcore_*``, fails to load with an error naming it.
 
 Plugins load in two rounds (the core's own first, then entry points by name): first every
 plugin's devices and layouts hooks run, so that a device type or layout two plugins claim goes
-to its rightful provider whatever the load order; then, plugin by plugin, its kernels hook runs
-and what it registered is committed. A plugin implements only the hooks it needs (the sparse
-backend registers a layout and kernels, no device).
+to its rightful provider whatever the load order; then, plugin by plugin, its kernels and
+communication backends hooks run and what it registered is committed. A plugin implements
+only the hooks it needs (the sparse backend registers a layout and kernels, no device).
 """
 
 from __future__ import annotations
@@ -65,4 +65,22 @@ def tensorcore_register_kernels(register: Registrar) -> None:
     triple that another plugin already registered is an error naming both plugins, unless
     ``override=True`` is given; then the replacement is reported (a ``RuntimeWarning``,
     ``python -m tensorcore``, ``tc.explain``).
+    """
+
+
+@hookspec
+def tensorcore_register_comm_backends(register: Registrar) -> None:
+    """Register the communication backends (process-group engines) this backend provides.
+
+    Called once per plugin, after that plugin's kernels hook. Call
+    ``register.comm_backend(name, factory, devices=("cpu",), unavailable_reason=None)``
+    for each engine (``"mpi"``, ``"nccl"``, ``"gloo"``...); ``tc.distributed.init_process_group
+    (backend=name)`` then calls ``factory(world_size=..., rank=..., timeout=...,
+    init_method=...)``, which returns a :class:`tensorcore.distributed.ProcessGroup`.
+    ``devices`` are the device types whose tensors the engine moves (the default backend of
+    ``init_process_group`` is picked by device). An engine whose library is missing still
+    registers, with ``unavailable_reason`` saying why and what to install; the hook must not
+    import that library (find it with ``importlib.util.find_spec``), nor raise. A name that
+    another plugin registered is an error naming both plugins (see
+    ``docs/distributed.md``).
     """

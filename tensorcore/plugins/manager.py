@@ -29,15 +29,25 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _registry
 from . import _claims
-from .registrar import DeviceInterface, Registrar
+from .registrar import CommBackend, DeviceInterface, Registrar
 
 if TYPE_CHECKING:
     from ..dispatch import KernelRecord
 
-__all__ = ["PluginInfo", "device_backend", "device_interfaces", "load", "plugins", "register"]
+__all__ = [
+    "PluginInfo",
+    "comm_backends",
+    "device_backend",
+    "device_interfaces",
+    "load",
+    "plugins",
+    "register",
+]
 
 ENTRY_POINT_GROUP = "tensorcore.backends"
-_INTERNAL = ("tensorcore.ops.views", "tensorcore.ops.composite")
+# The core's own plugins: its strided views, its composite operators and the MPI
+# communication backend (which imports mpi4py only when a process group is made).
+_INTERNAL = ("tensorcore.ops.views", "tensorcore.ops.composite", "tensorcore.distributed.mpi")
 # The distribution of this project that provides a device type, a layout, a ``tensorcore.<name>``
 # namespace or an entry-point name: where to get it when it is missing, and who it belongs to
 # when several plugins claim it (``_claims``).
@@ -46,6 +56,7 @@ _INSTALL_HINTS = {
     "cuda": "tensorcore-cuda",
     "sparse": "tensorcore-sparse",
     "sparse_coo": "tensorcore-sparse",
+    "mpi": "mpi4py",
 }
 
 
@@ -67,6 +78,7 @@ class PluginInfo:
     layouts: list[str] = field(default_factory=list)
     kernels: int = 0
     overrides: list[str] = field(default_factory=list)
+    comm_backends: list[str] = field(default_factory=list)
 
 
 _pm: Any = None  # the pluggy PluginManager, made by load()
@@ -236,6 +248,7 @@ def _load_batch(entries: list[tuple[Any, PluginInfo]], warn_failures: bool = Tru
                 if info.name in lost:
                     raise RuntimeError(lost[info.name])
                 _call_one(module, "tensorcore_register_kernels", reg)
+                _call_one(module, "tensorcore_register_comm_backends", reg)
                 replaced = _commit.commit(reg, _devices, attributes, _describe)
             except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the others
                 _withdraw(module, info.name)
@@ -345,6 +358,7 @@ def _fail(info: PluginInfo, exc: BaseException, warn: bool = True) -> None:
     info.status = "failed"
     info.error = f"{type(exc).__name__}: {exc}"
     info.devices, info.layouts, info.kernels, info.overrides = [], [], 0, []
+    info.comm_backends = []
     if warn:
         warnings.warn(
             f"tensorcore: backend plugin '{info.name}' ({info.module}) failed to load and is "
@@ -361,6 +375,7 @@ def _loaded_ok(
     info.devices = [iface.type for iface in reg.devices]
     info.layouts = [name for name, _ in reg.layouts]
     info.kernels = len(reg.kernels)
+    info.comm_backends = [cb.name for cb in reg.comm_backends]
     info.overrides = [f"{op}[{d}, {l}] from plugin '{old.plugin}'" for op, d, l, old in replaced]
     for op, d, l, old in replaced:
         warnings.warn(
@@ -440,6 +455,12 @@ def device_interfaces() -> dict[str, DeviceInterface]:
     """Registered device types and their interfaces."""
     load()
     return dict(_devices)
+
+
+def comm_backends() -> dict[str, CommBackend]:
+    """Registered communication backends (``tensorcore.distributed``), available or not."""
+    load()
+    return dict(_registry.comm_backends)
 
 
 def install_hint(name: str) -> str:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..devices import device
     from ..dtypes import dtype
 
-__all__ = ["DeviceInterface", "Registrar"]
+__all__ = ["CommBackend", "DeviceInterface", "Registrar"]
 
 
 class DeviceInterface:
@@ -123,6 +123,35 @@ class DeviceInterface:
         )
 
 
+class CommBackend:
+    """A communication backend as a plugin registered it (``register.comm_backend``).
+
+    ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` makes the process
+    group (``tensorcore.distributed.ProcessGroup``); ``devices`` are the device types whose
+    tensors it moves; ``unavailable_reason`` says why it cannot be used here (None when it
+    can); ``plugin`` is the registering plugin's name.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        factory: Callable[..., Any],
+        devices: tuple[str, ...],
+        unavailable_reason: str | None,
+        plugin: str,
+    ) -> None:
+        self.name, self.factory, self.devices = name, factory, devices
+        self.unavailable_reason, self.plugin = unavailable_reason, plugin
+
+    def is_available(self) -> bool:
+        """Whether this backend can make process groups on this machine."""
+        return self.unavailable_reason is None
+
+    def __repr__(self) -> str:
+        state = "available" if self.is_available() else f"unavailable: {self.unavailable_reason}"
+        return f"<communication backend {self.name!r} from plugin {self.plugin!r}, {state}>"
+
+
 class Registrar:
     """The object a plugin's hooks receive; it records what the plugin registers.
 
@@ -139,12 +168,41 @@ class Registrar:
         self.derivatives: list[tuple[str, str, str, tuple[str, ...], Callable[..., Any]]] = []
         self.attributes: list[tuple[str, Any]] = []
         self.new_ops: list[Any] = []
+        self.comm_backends: list[CommBackend] = []
 
     def device(self, interface: DeviceInterface) -> None:
         """Register a device type; ``interface.type`` names it."""
         if not isinstance(interface, DeviceInterface):
             raise TypeError(f"register.device() expects a DeviceInterface, got {interface!r}")
         self.devices.append(interface)
+
+    def comm_backend(
+        self,
+        name: str,
+        factory: Callable[..., Any],
+        devices: Iterable[str] = ("cpu",),
+        unavailable_reason: str | None = None,
+    ) -> None:
+        """Register a communication backend called ``name`` for ``tc.distributed``.
+
+        ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` returns a
+        ``tensorcore.distributed.ProcessGroup``; ``devices`` are the device types whose
+        tensors it moves. Where the engine cannot run here (its library is missing), give
+        ``unavailable_reason``, a sentence saying why and what to install.
+        """
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(
+                f"register.comm_backend(): name must be an identifier such as 'mpi', got "
+                f"{name!r} (plugin '{self.plugin}')"
+            )
+        if not callable(factory):
+            raise TypeError(
+                f"register.comm_backend(): factory must be callable, got "
+                f"{type(factory).__name__} (plugin '{self.plugin}')"
+            )
+        self.comm_backends.append(
+            CommBackend(name, factory, tuple(devices), unavailable_reason, self.plugin)
+        )
 
     def layout(self, name: str, priority: int = 1) -> None:
         """Register a new layout called ``name`` (available as ``tensorcore.<name>``)."""

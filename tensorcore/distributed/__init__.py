@@ -1,0 +1,88 @@
+"""Data-parallel training across processes (``torch.distributed``'s API), over MPI.
+
+Start one process per worker with an MPI launcher (``mpiexec -n 4 python train.py``, or
+``python -m tensorcore.distributed.run --nproc 4 train.py``); each calls
+:func:`init_process_group`, then runs collectives on its tensors. Communication backends are
+plugins (``register.comm_backend``); the built-in one is ``mpi`` (mpi4py). See
+``docs/distributed.md``.
+
+Examples
+--------
+>>> import tensorcore.distributed as dist
+>>> dist.is_available(), dist.is_initialized()
+(True, False)
+>>> dist.ReduceOp.AVG in list(dist.ReduceOp)
+True
+"""
+
+from __future__ import annotations
+
+from ._backend import DEFAULT_TIMEOUT, DistBackendError, ProcessGroup, ReduceOp, Work
+from ._collectives import (
+    all_gather,
+    all_gather_into_tensor,
+    all_reduce,
+    barrier,
+    broadcast,
+    gather,
+    irecv,
+    isend,
+    recv,
+    reduce,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+    send,
+)
+from ._group import (
+    GroupMember,
+    destroy_process_group,
+    get_backend,
+    get_process_group_ranks,
+    get_rank,
+    get_world_size,
+    init_process_group,
+    is_available,
+    is_backend_available,
+    is_initialized,
+    is_mpi_available,
+    new_group,
+)
+
+#: PyTorch's alias of the default timeout.
+default_pg_timeout = DEFAULT_TIMEOUT
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "DistBackendError",
+    "GroupMember",
+    "ProcessGroup",
+    "ReduceOp",
+    "Work",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_reduce",
+    "barrier",
+    "broadcast",
+    "default_pg_timeout",
+    "destroy_process_group",
+    "gather",
+    "get_backend",
+    "get_process_group_ranks",
+    "get_rank",
+    "get_world_size",
+    "init_process_group",
+    "irecv",
+    "is_available",
+    "is_backend_available",
+    "is_initialized",
+    "is_mpi_available",
+    "isend",
+    "new_group",
+    "recv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "scatter",
+    "send",
+]

@@ -1,0 +1,224 @@
+"""The contract of a communication backend: :class:`ProcessGroup`, :class:`Work`, ReduceOp.
+
+A communication backend (registered by a plugin with ``register.comm_backend``) makes
+:class:`ProcessGroup` objects. The frontend (``tensorcore.distributed``) checks arguments,
+finds the group, makes every tensor contiguous and of the right shape, checks that the ranks
+agree on shapes and dtypes, and hands the group **contiguous tensors on one of its devices**;
+the group moves their bytes and returns a :class:`Work`. Ranks given to a group are ranks
+*in that group*.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = ["DEFAULT_TIMEOUT", "DistBackendError", "ProcessGroup", "ReduceOp", "Work"]
+
+#: PyTorch's default: how long a collective may wait for the other ranks.
+DEFAULT_TIMEOUT = timedelta(minutes=30)
+
+
+class DistBackendError(RuntimeError):
+    """A communication backend failed (a timeout, a peer gone): ``torch.distributed``'s
+    ``DistBackendError``, a ``RuntimeError``."""
+
+
+class ReduceOp(enum.Enum):
+    """How ``all_reduce``, ``reduce`` and ``reduce_scatter`` combine the ranks' tensors.
+
+    ``AVG`` is the sum divided by the group's size (integer tensors: truncated). On ``bool``
+    tensors SUM and MAX are a logical or, PRODUCT and MIN a logical and, as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.ReduceOp.SUM, dist.ReduceOp.AVG.name
+    (<ReduceOp.SUM: 'sum'>, 'AVG')
+    """
+
+    SUM = "sum"
+    PRODUCT = "product"
+    MIN = "min"
+    MAX = "max"
+    AVG = "avg"
+
+
+class Work:
+    """A collective in flight (``async_op=True``): :meth:`wait` for it to finish.
+
+    ``poll()`` returns True once the engine has finished (it also drives progress);
+    ``finishers`` run once, in order, after that (copying results into non-contiguous
+    outputs, converting dtypes back). ``timeout`` bounds :meth:`wait`. ``keep`` holds the
+    objects (tensors) whose memory the engine uses until it finishes.
+    """
+
+    def __init__(
+        self,
+        poll: Callable[[], bool],
+        timeout: timedelta,
+        what: str,
+        finishers: list[Callable[[], Any]] | None = None,
+        keep: tuple[Any, ...] = (),
+    ) -> None:
+        self._poll, self._timeout, self._what = poll, timeout, what
+        # What the engine reads or writes until it finishes (tensors handed to it by address).
+        self._keep = keep
+        self._finishers = finishers if finishers is not None else []
+        self._done = False
+        self._error: BaseException | None = None
+        self._result: Any = None
+
+    def then(self, fn: Callable[[], Any]) -> Work:
+        """Run ``fn()`` after the engine finishes and the earlier finishers ran; a return
+        value other than None becomes :meth:`result`'s."""
+        self._finishers.append(fn)
+        return self
+
+    def is_completed(self) -> bool:
+        """Whether the operation has finished (finishers included); never blocks long."""
+        if not self._done and self._error is None and self._poll():
+            self._finish()
+        return self._done
+
+    def is_success(self) -> bool:
+        """Whether the operation finished without an error."""
+        return self.is_completed() and self._error is None
+
+    def exception(self) -> BaseException | None:
+        """The error the operation ended with, or None."""
+        return self._error
+
+    def wait(self, timeout: timedelta | None = None) -> bool:
+        """Block until the operation finishes; return True.
+
+        Raises ``DistBackendError`` (a ``RuntimeError``) when it has not finished after
+        ``timeout`` (the process group's, from ``init_process_group(timeout=...)``, when
+        None): a peer that never joined the collective (crashed, or took another path).
+        """
+        if self._error is not None:
+            raise self._error
+        if self._done:
+            return True
+        limit = (timeout or self._timeout).total_seconds()
+        deadline = time.monotonic() + limit
+        spins = 0
+        # Spin: shared-memory and network engines progress only inside our calls, so
+        # sleeping between polls would cut the bandwidth of large messages.
+        while not self._poll():
+            spins += 1
+            if spins & 1023 == 0 and time.monotonic() > deadline:
+                self._error = DistBackendError(
+                    f"{self._what}: timed out after {limit:g} s waiting for the other ranks "
+                    "(a rank failed, exited or called another collective); raise the "
+                    "timeout with init_process_group(timeout=datetime.timedelta(...))"
+                )
+                raise self._error
+        self._finish()
+        return True
+
+    def result(self) -> Any:
+        """What the last finisher returned (the sender's rank for ``irecv``), after wait."""
+        self.wait()
+        return self._result
+
+    def _finish(self) -> None:
+        try:
+            for fn in self._finishers:
+                r = fn()
+                if r is not None:
+                    self._result = r
+        except BaseException as exc:
+            self._error = exc
+            raise
+        self._done = True
+        self._keep = ()
+
+
+class ProcessGroup:
+    """A set of processes that run collectives together: what a communication backend makes.
+
+    Subclasses implement the operations below on **contiguous** tensors of one of
+    ``devices`` (the frontend prepares them), each returning a :class:`Work`. ``rank()`` and
+    ``size()`` are this process's rank in the group and the group's size.
+    """
+
+    #: The communication backend's name (``"mpi"``).
+    backend: str = ""
+    #: Device types whose tensors this group moves.
+    devices: tuple[str, ...] = ("cpu",)
+
+    def __init__(self, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
+        self.timeout = timeout
+
+    def rank(self) -> int:
+        """This process's rank in the group."""
+        raise NotImplementedError
+
+    def size(self) -> int:
+        """How many processes the group has."""
+        raise NotImplementedError
+
+    def allreduce(self, tensor: Tensor, op: ReduceOp) -> Work:
+        """Reduce ``tensor`` over the group, in place on every rank."""
+        raise NotImplementedError
+
+    def broadcast(self, tensor: Tensor, src: int) -> Work:
+        """Copy rank ``src``'s ``tensor`` into every rank's."""
+        raise NotImplementedError
+
+    def allgather(self, output: Tensor, input: Tensor) -> Work:
+        """``output`` (``size() * input.numel()`` elements) gets every rank's ``input``."""
+        raise NotImplementedError
+
+    def reduce_scatter(self, output: Tensor, input: Tensor, op: ReduceOp) -> Work:
+        """Reduce ``input`` (``size()`` chunks) over the group; chunk ``rank()`` to ``output``."""
+        raise NotImplementedError
+
+    def reduce(self, tensor: Tensor, dst: int, op: ReduceOp) -> Work:
+        """Reduce ``tensor`` over the group into rank ``dst``'s ``tensor``."""
+        raise NotImplementedError
+
+    def gather(self, output: Tensor | None, input: Tensor, dst: int) -> Work:
+        """Rank ``dst``'s ``output`` (``size()`` chunks) gets every rank's ``input``."""
+        raise NotImplementedError
+
+    def scatter(self, output: Tensor, input: Tensor | None, src: int) -> Work:
+        """Every rank's ``output`` gets its chunk of rank ``src``'s ``input``."""
+        raise NotImplementedError
+
+    def send(self, tensor: Tensor, dst: int, tag: int) -> Work:
+        """Send ``tensor`` to rank ``dst``."""
+        raise NotImplementedError
+
+    def recv(self, tensor: Tensor, src: int | None, tag: int) -> Work:
+        """Receive into ``tensor`` from rank ``src`` (any rank when None); the Work's
+        :meth:`Work.result` is the sender's rank."""
+        raise NotImplementedError
+
+    def barrier(self) -> Work:
+        """Wait until every rank of the group has reached the barrier."""
+        raise NotImplementedError
+
+    def agree(self, description: str, what: str) -> list[str] | None:
+        """Check that every rank passes the same ``description`` (shapes and dtypes of a
+        collective's tensors): None when they do, else every rank's description, in rank
+        order. Blocking, bounded by the group's timeout. The default checks nothing."""
+        return None
+
+    def split(self, ranks: list[int]) -> ProcessGroup | None:
+        """A new group of ``ranks`` (ranks in this group, sorted); None on the ranks left out.
+        Every rank of this group calls it."""
+        raise NotImplementedError
+
+    def abort(self, code: int = 1) -> None:
+        """End every process of the job at once (a rank failed): the default does nothing."""
+
+    def shutdown(self) -> None:
+        """Release the group's resources (``destroy_process_group``)."""

@@ -1,0 +1,460 @@
+"""The collectives and point-to-point operations of ``tensorcore.distributed``.
+
+Each function checks its arguments, finds the group, checks that every rank passes tensors of
+the same shapes and dtypes (one small all-reduce of a fingerprint; on a mismatch the ranks'
+descriptions are gathered and named in a ``RuntimeError``), hands the communication backend
+contiguous tensors, and copies results back into non-contiguous ones. Results are written in
+place, as in PyTorch; with ``async_op=True`` the function returns a
+:class:`~tensorcore.distributed.Work` whose ``wait()`` finishes the operation (the in-place
+results are there only after it).
+
+The examples run under a launcher, e.g. ``mpiexec -n 2 python script.py`` (they are not run
+as doctests: they need several processes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import layouts
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..ops import functions as ops
+from ._backend import ProcessGroup, ReduceOp, Work
+from ._group import _group, _group_rank, _World
+
+__all__ = [
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_reduce",
+    "barrier",
+    "broadcast",
+    "gather",
+    "irecv",
+    "isend",
+    "recv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "scatter",
+    "send",
+]
+
+
+def _check(pg: ProcessGroup, t: Any, what: str, arg: str = "tensor") -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{what}(): argument '{arg}' must be a Tensor, not {type(t).__name__}")
+    if t.layout is not layouts.strided:
+        raise RuntimeError(
+            f"{what}(): argument '{arg}' is a {t.layout} tensor; collectives take strided "
+            "tensors (convert with .to_dense())"
+        )
+    if t.device.type not in pg.devices:
+        raise RuntimeError(
+            f"{what}(): argument '{arg}' is on {t.device}, but the '{pg.backend}' backend moves "
+            f"tensors of {', '.join(pg.devices)}; move it with .to('{pg.devices[0]}')"
+        )
+    return t
+
+
+def _desc(t: Tensor) -> str:
+    return f"{tuple(t.shape)} {str(t.dtype).replace('tensorcore.', '')}"
+
+
+def _agree(pg: ProcessGroup, what: str, text: str) -> None:
+    found = pg.agree(f"{what}: {text}", what)
+    if found is None:
+        return
+    ranks = _World.ranks.get(pg, list(range(pg.size())))
+    listing = "; ".join(f"rank {r}: {d}" for r, d in zip(ranks, found, strict=True))
+    raise RuntimeError(
+        f"{what}(): the ranks disagree on the collective or its tensors' shapes and dtypes "
+        f"({listing}); every rank must call the same collective with tensors of the same "
+        "shape and dtype"
+    )
+
+
+def _inout(t: Tensor) -> tuple[Tensor, Any]:
+    """A contiguous tensor the engine may write, and how to copy it back into ``t``."""
+    if t.is_contiguous():
+        return t, None
+    buf = t.contiguous()
+
+    def back() -> None:
+        with grad_mode.no_grad():
+            t.copy_(buf)
+
+    return buf, back
+
+
+def _finish(work: Work, async_op: bool, *finishers: Any) -> Work | None:
+    for fn in finishers:
+        if fn is not None:
+            work.then(fn)
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def _op(op: Any, what: str) -> ReduceOp:
+    if isinstance(op, ReduceOp):
+        return op
+    if isinstance(op, str) and op.upper() in ReduceOp.__members__:
+        return ReduceOp[op.upper()]
+    raise ValueError(f"{what}(): op must be a tensorcore.distributed.ReduceOp, got {op!r}")
+
+
+def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
+               async_op: bool = False) -> Work | None:  # fmt: skip
+    """Reduce ``tensor`` over every rank of ``group``; the result is written into ``tensor``
+    on every rank.
+
+    Parameters
+    ----------
+    tensor
+        Input and output, of the same shape and dtype on every rank (any dtype; bfloat16 and
+        float16 are reduced in float32 by the MPI backend).
+    op
+        A :class:`ReduceOp`: SUM (default), PRODUCT, MIN, MAX, AVG.
+    group
+        The process group; the default group when None.
+    async_op
+        Return a :class:`Work` instead of waiting.
+
+    Examples
+    --------
+    >>> t = tc.ones(3) * (dist.get_rank() + 1)  # doctest: +SKIP
+    >>> dist.all_reduce(t)  # doctest: +SKIP
+    >>> t  # on 2 ranks  # doctest: +SKIP
+    tensor([3., 3., 3.])
+    """
+    pg = _group(group, "all_reduce")
+    if pg is None:
+        return None
+    _check(pg, tensor, "all_reduce")
+    rop = _op(op, "all_reduce")
+    _agree(pg, "all_reduce", f"{_desc(tensor)} {rop.name}")
+    with grad_mode.no_grad():
+        buf, back = _inout(tensor)
+        return _finish(pg.allreduce(buf, rop), async_op, back)
+
+
+def broadcast(tensor: Tensor, src: int = 0, group: Any = None,
+              async_op: bool = False) -> Work | None:  # fmt: skip
+    """Copy rank ``src``'s ``tensor`` (a global rank) into ``tensor`` on every rank.
+
+    Examples
+    --------
+    >>> t = tc.arange(3.) if dist.get_rank() == 0 else tc.zeros(3)  # doctest: +SKIP
+    >>> dist.broadcast(t, src=0)  # doctest: +SKIP
+    """
+    pg = _group(group, "broadcast")
+    if pg is None:
+        return None
+    _check(pg, tensor, "broadcast")
+    root = _group_rank(pg, src, "broadcast", "src")
+    _agree(pg, "broadcast", f"{_desc(tensor)} src={src}")
+    with grad_mode.no_grad():
+        buf, back = _inout(tensor)
+        return _finish(pg.broadcast(buf, root), async_op, back)
+
+
+def _flat(t: Tensor, n: int) -> Tensor:
+    return ops.empty((n * t.numel(),), dtype=t.dtype, device=t.device)
+
+
+def _check_list(pg: ProcessGroup, ts: Any, like: Tensor, what: str, arg: str) -> list[Tensor]:
+    if not isinstance(ts, (list, tuple)) or len(ts) != pg.size():
+        raise ValueError(
+            f"{what}(): argument '{arg}' must be a list of {pg.size()} tensors (one per rank "
+            f"of the group), got {type(ts).__name__} of length {len(ts) if hasattr(ts, '__len__') else '?'}"  # noqa: E501
+        )
+    for i, t in enumerate(ts):
+        _check(pg, t, what, f"{arg}[{i}]")
+        if tuple(t.shape) != tuple(like.shape) or t.dtype is not like.dtype:
+            raise RuntimeError(
+                f"{what}(): {arg}[{i}] is {_desc(t)} but the tensor is {_desc(like)}; every "
+                "tensor of the list must have the tensor's shape and dtype"
+            )
+    return list(ts)
+
+
+def _split_into(flat: Tensor, outs: list[Tensor]) -> Any:
+    def back() -> None:
+        n = outs[0].numel() if outs else 0
+        with grad_mode.no_grad():
+            for i, t in enumerate(outs):
+                t.copy_(flat[i * n : (i + 1) * n].view(tuple(t.shape)))
+
+    return back
+
+
+def _concat(ts: list[Tensor]) -> Tensor:
+    return ops.cat([t.reshape(-1) for t in ts]) if ts else ops.empty((0,))
+
+
+def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None,
+               async_op: bool = False) -> Work | None:  # fmt: skip
+    """Gather every rank's ``tensor`` into ``tensor_list`` (one tensor per rank, in rank
+    order) on every rank.
+
+    Examples
+    --------
+    >>> out = [tc.zeros(2) for _ in range(dist.get_world_size())]  # doctest: +SKIP
+    >>> dist.all_gather(out, tc.full((2,), float(dist.get_rank())))  # doctest: +SKIP
+    """
+    pg = _group(group, "all_gather")
+    if pg is None:
+        return None
+    _check(pg, tensor, "all_gather")
+    outs = _check_list(pg, tensor_list, tensor, "all_gather", "tensor_list")
+    _agree(pg, "all_gather", _desc(tensor))
+    with grad_mode.no_grad():
+        flat = _flat(tensor, pg.size())
+        work = pg.allgather(flat, tensor.contiguous())
+        return _finish(work, async_op, _split_into(flat, outs))
+
+
+def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: Any = None,
+                           async_op: bool = False) -> Work | None:  # fmt: skip
+    """Gather every rank's ``input_tensor`` into ``output_tensor``, concatenated along the
+    first dimension (shape ``(world * d0, ...)``) or stacked (``(world, d0, ...)``).
+
+    Examples
+    --------
+    >>> out = tc.empty(2 * dist.get_world_size())  # doctest: +SKIP
+    >>> dist.all_gather_into_tensor(out, tc.ones(2))  # doctest: +SKIP
+    """
+    what = "all_gather_into_tensor"
+    pg = _group(group, what)
+    if pg is None:
+        return None
+    _check(pg, input_tensor, what, "input_tensor")
+    _check(pg, output_tensor, what, "output_tensor")
+    if (
+        output_tensor.numel() != pg.size() * input_tensor.numel()
+        or output_tensor.dtype is not input_tensor.dtype
+    ):
+        raise RuntimeError(
+            f"{what}(): output_tensor is {_desc(output_tensor)}, it must hold world_size "
+            f"({pg.size()}) times the input_tensor ({_desc(input_tensor)}), of its dtype"
+        )
+    _agree(pg, what, _desc(input_tensor))
+    with grad_mode.no_grad():
+        buf, back = _inout(output_tensor)
+        return _finish(pg.allgather(buf, input_tensor.contiguous()), async_op, back)
+
+
+def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.SUM,
+                   group: Any = None, async_op: bool = False) -> Work | None:  # fmt: skip
+    """Reduce ``input_list`` (one tensor per rank) over the group; rank ``i`` gets the
+    reduction of everyone's ``input_list[i]`` in ``output``.
+
+    Examples
+    --------
+    >>> out = tc.empty(2)  # doctest: +SKIP
+    >>> dist.reduce_scatter(out, [tc.ones(2)] * dist.get_world_size())  # doctest: +SKIP
+    """
+    what = "reduce_scatter"
+    pg = _group(group, what)
+    if pg is None:
+        return None
+    _check(pg, output, what, "output")
+    ins = _check_list(pg, input_list, output, what, "input_list")
+    rop = _op(op, what)
+    _agree(pg, what, f"{_desc(output)} {rop.name}")
+    with grad_mode.no_grad():
+        buf, back = _inout(output)
+        return _finish(pg.reduce_scatter(buf, _concat(ins), rop), async_op, back)
+
+
+def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
+                          group: Any = None, async_op: bool = False) -> Work | None:  # fmt: skip
+    """``reduce_scatter`` with the inputs as one tensor of ``world_size`` times ``output``'s
+    elements (concatenated or stacked along the first dimension).
+
+    Examples
+    --------
+    >>> out = tc.empty(2)  # doctest: +SKIP
+    >>> dist.reduce_scatter_tensor(out, tc.ones(2 * dist.get_world_size()))  # doctest: +SKIP
+    """
+    what = "reduce_scatter_tensor"
+    pg = _group(group, what)
+    if pg is None:
+        return None
+    _check(pg, output, what, "output")
+    _check(pg, input, what, "input")
+    if input.numel() != pg.size() * output.numel() or input.dtype is not output.dtype:
+        raise RuntimeError(
+            f"{what}(): input is {_desc(input)}, it must hold world_size ({pg.size()}) times "
+            f"the output ({_desc(output)}), of its dtype"
+        )
+    rop = _op(op, what)
+    _agree(pg, what, f"{_desc(input)} {rop.name}")
+    with grad_mode.no_grad():
+        buf, back = _inout(output)
+        return _finish(pg.reduce_scatter(buf, input.contiguous(), rop), async_op, back)
+
+
+def reduce(tensor: Tensor, dst: int = 0, op: Any = ReduceOp.SUM, group: Any = None,
+           async_op: bool = False) -> Work | None:  # fmt: skip
+    """Reduce ``tensor`` over the group into rank ``dst``'s ``tensor`` (a global rank);
+    the other ranks' tensors are left as they were.
+
+    Examples
+    --------
+    >>> t = tc.ones(2)  # doctest: +SKIP
+    >>> dist.reduce(t, dst=0)  # doctest: +SKIP
+    """
+    pg = _group(group, "reduce")
+    if pg is None:
+        return None
+    _check(pg, tensor, "reduce")
+    root = _group_rank(pg, dst, "reduce", "dst")
+    rop = _op(op, "reduce")
+    _agree(pg, "reduce", f"{_desc(tensor)} {rop.name} dst={dst}")
+    with grad_mode.no_grad():
+        if pg.rank() == root:
+            buf, back = _inout(tensor)
+        else:  # the engine may use the send buffer as scratch: keep the caller's intact
+            buf, back = tensor.clone(memory_format=layouts.contiguous_format), None
+        return _finish(pg.reduce(buf, root, rop), async_op, back)
+
+
+def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0,
+           group: Any = None, async_op: bool = False) -> Work | None:  # fmt: skip
+    """Gather every rank's ``tensor`` into ``gather_list`` on rank ``dst`` (a global rank);
+    the other ranks pass no list.
+
+    Examples
+    --------
+    >>> out = [tc.zeros(2) for _ in range(2)] if dist.get_rank() == 0 else None  # doctest: +SKIP
+    >>> dist.gather(tc.ones(2), out, dst=0)  # doctest: +SKIP
+    """
+    pg = _group(group, "gather")
+    if pg is None:
+        return None
+    _check(pg, tensor, "gather")
+    root = _group_rank(pg, dst, "gather", "dst")
+    here = pg.rank() == root
+    if here:
+        outs = _check_list(pg, gather_list, tensor, "gather", "gather_list")
+    elif gather_list:
+        raise ValueError(f"gather(): gather_list must be given on rank {dst} (dst) only")
+    _agree(pg, "gather", f"{_desc(tensor)} dst={dst}")
+    with grad_mode.no_grad():
+        flat = _flat(tensor, pg.size()) if here else None
+        work = pg.gather(flat, tensor.contiguous(), root)
+        return _finish(work, async_op, _split_into(flat, outs) if flat is not None else None)
+
+
+def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int = 0,
+            group: Any = None, async_op: bool = False) -> Work | None:  # fmt: skip
+    """Rank ``src`` (a global rank) sends ``scatter_list[i]`` to rank ``i``, which receives
+    it into ``tensor``; the other ranks pass no list.
+
+    Examples
+    --------
+    >>> parts = [tc.full((2,), float(i)) for i in range(2)]  # doctest: +SKIP
+    >>> out = tc.empty(2)  # doctest: +SKIP
+    >>> dist.scatter(out, parts if dist.get_rank() == 0 else None, src=0)  # doctest: +SKIP
+    """
+    pg = _group(group, "scatter")
+    if pg is None:
+        return None
+    _check(pg, tensor, "scatter")
+    root = _group_rank(pg, src, "scatter", "src")
+    here = pg.rank() == root
+    if here:
+        ins = _check_list(pg, scatter_list, tensor, "scatter", "scatter_list")
+    elif scatter_list:
+        raise ValueError(f"scatter(): scatter_list must be given on rank {src} (src) only")
+    _agree(pg, "scatter", f"{_desc(tensor)} src={src}")
+    with grad_mode.no_grad():
+        buf, back = _inout(tensor)
+        work = pg.scatter(buf, _concat(ins) if here else None, root)
+        return _finish(work, async_op, back)
+
+
+def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Work | None:
+    """Wait until every rank of ``group`` reaches the barrier.
+
+    Examples
+    --------
+    >>> dist.barrier()  # doctest: +SKIP
+    """
+    pg = _group(group, "barrier")
+    if pg is None:
+        return None
+    return _finish(pg.barrier(), async_op)
+
+
+def isend(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> Work | None:
+    """Start sending ``tensor`` to rank ``dst`` (a global rank); ``wait()`` the Work before
+    changing the tensor.
+
+    Examples
+    --------
+    >>> w = dist.isend(tc.ones(2), dst=1)  # doctest: +SKIP
+    >>> w.wait()  # doctest: +SKIP
+    True
+    """
+    pg = _group(group, "isend")
+    if pg is None:
+        return None
+    _check(pg, tensor, "isend")
+    peer = _group_rank(pg, dst, "isend", "dst")
+    return pg.send(tensor.contiguous(), peer, tag)
+
+
+def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> Work | None:
+    """Start receiving into ``tensor`` from rank ``src`` (a global rank; any when None);
+    after ``wait()``, ``result()`` is the sender's rank in the group.
+
+    Examples
+    --------
+    >>> t = tc.empty(2)  # doctest: +SKIP
+    >>> dist.irecv(t, src=0).wait()  # doctest: +SKIP
+    True
+    """
+    pg = _group(group, "irecv")
+    if pg is None:
+        return None
+    _check(pg, tensor, "irecv")
+    peer = None if src is None else _group_rank(pg, src, "irecv", "src")
+    with grad_mode.no_grad():
+        buf, back = _inout(tensor)
+        work = pg.recv(buf, peer, tag)
+        return work.then(back) if back is not None else work
+
+
+def send(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> None:
+    """Send ``tensor`` to rank ``dst`` (a global rank) and wait until it is sent.
+
+    Examples
+    --------
+    >>> dist.send(tc.ones(2), dst=1)  # doctest: +SKIP
+    """
+    work = isend(tensor, dst, group, tag)
+    if work is not None:
+        work.wait()
+
+
+def recv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> int:
+    """Receive into ``tensor`` from rank ``src`` (a global rank; any when None); return the
+    sender's global rank (-1 when this process is not in ``group``).
+
+    Examples
+    --------
+    >>> t = tc.empty(2)  # doctest: +SKIP
+    >>> dist.recv(t, src=0)  # doctest: +SKIP
+    0
+    """
+    work = irecv(tensor, src, group, tag)
+    if work is None:
+        return -1
+    sender = work.result()
+    pg = _group(group, "recv")
+    assert pg is not None
+    return _World.ranks[pg][sender]

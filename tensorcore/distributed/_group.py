@@ -1,0 +1,315 @@
+"""The process-group state of ``tensorcore.distributed``: init, groups, ranks, failure.
+
+One default group per process (``init_process_group``), made by a communication backend
+that a plugin registered (``register.comm_backend``); ``new_group`` splits it. A rank that
+dies with an uncaught exception takes the whole job down (``MPI_Abort`` through the group's
+``abort``), so the other ranks never wait for it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import timedelta
+from types import TracebackType
+from typing import Any, ClassVar
+
+from ..plugins import manager
+from ._backend import DEFAULT_TIMEOUT, ProcessGroup
+
+__all__ = [
+    "GroupMember",
+    "destroy_process_group",
+    "get_backend",
+    "get_process_group_ranks",
+    "get_rank",
+    "get_world_size",
+    "init_process_group",
+    "is_available",
+    "is_backend_available",
+    "is_initialized",
+    "is_mpi_available",
+    "new_group",
+]
+
+
+class _World:
+    default: ProcessGroup | None = None
+    # group -> its members' global ranks, in group-rank order
+    ranks: ClassVar[dict[ProcessGroup, list[int]]] = {}
+    previous_hook: Any = None
+
+
+class GroupMember:
+    """``GroupMember.WORLD`` is the default group once initialised; ``NON_GROUP_MEMBER`` is
+    what ``new_group`` returns on the ranks it leaves out (collectives on it do nothing)."""
+
+    WORLD: ProcessGroup | None = None
+    NON_GROUP_MEMBER = object()
+
+
+def is_available() -> bool:
+    """Whether ``tensorcore.distributed`` can be used: True (the package is always there;
+    ``is_backend_available`` tells whether an engine such as MPI is).
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.is_available()
+    True
+    """
+    return True
+
+
+def is_backend_available(backend: str) -> bool:
+    """Whether the communication backend ``backend`` (``"mpi"``) is registered and usable.
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.is_backend_available("no-such-engine")
+    False
+    """
+    cb = manager.comm_backends().get(backend)
+    return cb is not None and cb.is_available()
+
+
+def is_mpi_available() -> bool:
+    """Whether the MPI backend can be used (mpi4py is installed).
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> isinstance(dist.is_mpi_available(), bool)
+    True
+    """
+    return is_backend_available("mpi")
+
+
+def is_initialized() -> bool:
+    """Whether ``init_process_group`` has run (and ``destroy_process_group`` has not).
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.is_initialized()
+    False
+    """
+    return _World.default is not None
+
+
+def _pick_backend(backend: str | None) -> str:
+    found = manager.comm_backends()
+    if backend is not None:
+        name = str(backend).lower()
+        cb = found.get(name)
+        if cb is None:
+            raise ValueError(
+                f"init_process_group(): unknown backend {backend!r}; registered communication "
+                f"backends: {', '.join(sorted(found)) or 'none'} (python -m tensorcore lists "
+                "them; a plugin adds one with register.comm_backend)"
+            )
+        if not cb.is_available():
+            raise RuntimeError(
+                f"init_process_group(): the '{name}' backend is unavailable: "
+                f"{cb.unavailable_reason}"
+            )
+        return name
+    # The default picks by device: the first available backend for the default device type.
+    from ..devices import get_default_device
+
+    device_type = get_default_device().type
+    usable = [cb for cb in found.values() if cb.is_available()]
+    for cb in sorted(usable, key=lambda c: (c.name != "mpi", c.name)):
+        if device_type in cb.devices:
+            return cb.name
+    reasons = "; ".join(f"{cb.name}: {cb.unavailable_reason}" for cb in found.values()
+                        if not cb.is_available())  # fmt: skip
+    raise RuntimeError(
+        f"init_process_group(): no available communication backend for device "
+        f"'{device_type}'" + (f" ({reasons})" if reasons else "")
+    )
+
+
+def init_process_group(
+    backend: str | None = None,
+    init_method: str | None = None,
+    timeout: timedelta | None = None,
+    world_size: int = -1,
+    rank: int = -1,
+    store: Any = None,
+    group_name: str = "",
+    pg_options: Any = None,
+    device_id: Any = None,
+) -> None:
+    """Join the job's default process group (PyTorch's ``init_process_group``).
+
+    Parameters
+    ----------
+    backend
+        ``"mpi"`` or another registered communication backend; None picks the first
+        available one for the default device (``mpi`` for the CPU).
+    init_method
+        How processes find each other. Under MPI the launcher (``mpiexec``, ``srun``) has
+        already wired them, so it is ignored (``"env://"`` is accepted): no ``MASTER_ADDR``,
+        ``RANK`` or ``WORLD_SIZE`` is needed.
+    timeout
+        How long any collective waits for the other ranks before raising a
+        ``RuntimeError`` (``DistBackendError``); 30 minutes by default, as in PyTorch.
+    world_size, rank
+        Under MPI, taken from the launcher; when given they must agree with it.
+    store, group_name, pg_options, device_id
+        Accepted for PyTorch compatibility; unused.
+
+    Raises
+    ------
+    RuntimeError
+        When called twice, or when the backend is unavailable (with the reason).
+
+    Notes
+    -----
+    An uncaught exception on any rank aborts the whole job (``MPI_Abort``), after printing
+    its traceback, so that the other ranks do not wait for it (``sys.excepthook`` is
+    wrapped until ``destroy_process_group``). Set ``TENSORCORE_DISTRIBUTED_ABORT=0`` to keep
+    Python's own hook.
+    """
+    if _World.default is not None:
+        raise RuntimeError(
+            "init_process_group(): trying to initialize the default process group twice; "
+            "call destroy_process_group() first"
+        )
+    if timeout is None:
+        timeout = DEFAULT_TIMEOUT
+    if not isinstance(timeout, timedelta):
+        raise TypeError(
+            f"init_process_group(): timeout must be a datetime.timedelta, not "
+            f"{type(timeout).__name__}"
+        )
+    name = _pick_backend(backend)
+    cb = manager.comm_backends()[name]
+    pg = cb.factory(world_size=world_size, rank=rank, timeout=timeout, init_method=init_method)
+    _World.default = GroupMember.WORLD = pg
+    _World.ranks = {pg: list(range(pg.size()))}
+    if pg.size() > 1 and os.environ.get("TENSORCORE_DISTRIBUTED_ABORT", "1") != "0":
+        _install_abort_hook(pg)
+
+
+def _install_abort_hook(pg: ProcessGroup) -> None:
+    previous = sys.excepthook
+
+    def hook(tp: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        previous(tp, value, tb)
+        print(
+            f"tensorcore.distributed: rank {pg.rank()} raised {tp.__name__}; aborting all "
+            f"{pg.size()} ranks",
+            file=sys.stderr,
+            flush=True,
+        )
+        sys.stdout.flush()
+        pg.abort(1)
+
+    _World.previous_hook = previous
+    sys.excepthook = hook
+
+
+def destroy_process_group(group: ProcessGroup | None = None) -> None:
+    """Leave ``group`` (the default group, and every group, when None)."""
+    if group is None or group is _World.default:
+        for pg in list(_World.ranks):
+            pg.shutdown()
+        _World.ranks = {}
+        _World.default = GroupMember.WORLD = None
+        if _World.previous_hook is not None:
+            sys.excepthook = _World.previous_hook
+            _World.previous_hook = None
+        return
+    if group in _World.ranks:
+        group.shutdown()
+        del _World.ranks[group]
+
+
+def _default(what: str) -> ProcessGroup:
+    if _World.default is None:
+        raise RuntimeError(
+            f"{what}: default process group has not been initialized, please make sure to "
+            "call init_process_group."
+        )
+    return _World.default
+
+
+def _group(group: Any, what: str) -> ProcessGroup | None:
+    """The process group to run on; None when this rank is not in ``group``."""
+    if group is None or group is GroupMember.WORLD:
+        return _default(what)
+    _default(what)
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return None
+    if group not in _World.ranks:
+        raise ValueError(f"{what}: the group is not a live process group of this process")
+    return group
+
+
+def _group_rank(pg: ProcessGroup, global_rank: int, what: str, arg: str) -> int:
+    ranks = _World.ranks[pg]
+    if not isinstance(global_rank, int) or global_rank not in ranks:
+        raise ValueError(
+            f"{what}: {arg}={global_rank!r} is not a rank of the group (its global ranks are "
+            f"{ranks})"
+        )
+    return ranks.index(global_rank)
+
+
+def get_rank(group: Any = None) -> int:
+    """This process's rank in ``group`` (the default group when None); -1 when it is not a
+    member."""
+    pg = _group(group, "get_rank")
+    return -1 if pg is None else pg.rank()
+
+
+def get_world_size(group: Any = None) -> int:
+    """The number of processes in ``group`` (the default group when None); -1 when this
+    process is not a member."""
+    pg = _group(group, "get_world_size")
+    return -1 if pg is None else pg.size()
+
+
+def get_backend(group: Any = None) -> str:
+    """The communication backend's name (``"mpi"``) of ``group``."""
+    pg = _group(group, "get_backend")
+    return _default("get_backend").backend if pg is None else pg.backend
+
+
+def get_process_group_ranks(group: Any) -> list[int]:
+    """The global ranks of ``group``'s members, in group-rank order."""
+    pg = _group(group, "get_process_group_ranks")
+    if pg is None:
+        raise ValueError("get_process_group_ranks(): this process is not in the group")
+    return list(_World.ranks[pg])
+
+
+def new_group(
+    ranks: list[int] | None = None,
+    timeout: timedelta | None = None,
+    backend: str | None = None,
+    pg_options: Any = None,
+    use_local_synchronization: bool = False,
+    group_desc: str | None = None,
+) -> Any:
+    """A process group of the global ``ranks`` (all of them when None), sorted as in PyTorch.
+
+    Every process of the default group must call it, members or not. On a non-member it
+    returns ``GroupMember.NON_GROUP_MEMBER``, on which collectives do nothing.
+    """
+    world = _default("new_group")
+    n = world.size()
+    members = sorted(set(range(n) if ranks is None else ranks))
+    bad = [r for r in members if not isinstance(r, int) or not 0 <= r < n]
+    if bad:
+        raise ValueError(f"new_group(): ranks {bad} are not ranks of a world of size {n}")
+    pg = world.split(members)
+    if pg is None:
+        return GroupMember.NON_GROUP_MEMBER
+    if timeout is not None:
+        pg.timeout = timeout
+    _World.ranks[pg] = members
+    return pg

@@ -1,0 +1,76 @@
+"""``python -m tensorcore.distributed.run --nproc N script.py [args]``: start N processes.
+
+A thin wrapper of ``mpiexec -n N python script.py [args]`` (the ``mpiexec`` next to the
+running Python first, as a virtual environment's ``mpich`` wheel installs it, then the one on
+``PATH``). Under MPI the launcher gives every process its rank and the world size, so no
+``RANK``, ``WORLD_SIZE`` or ``MASTER_ADDR`` is needed; several machines or a scheduler use
+``mpiexec`` or ``srun`` directly (``docs/distributed.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+
+__all__ = ["find_mpiexec", "main", "mpiexec_command"]
+
+
+def find_mpiexec() -> str | None:
+    """The ``mpiexec`` to use: next to ``sys.executable`` first, then on ``PATH``.
+
+    Examples
+    --------
+    >>> from tensorcore.distributed.run import find_mpiexec
+    >>> found = find_mpiexec()
+    >>> found is None or found.endswith("mpiexec")
+    True
+    """
+    here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    if os.path.exists(here):
+        return here
+    return shutil.which("mpiexec")
+
+
+def mpiexec_command(nproc: int, script: str, args: Sequence[str], mpiexec: str) -> list[str]:
+    """The command line that runs ``script`` with ``args`` on ``nproc`` processes.
+
+    Examples
+    --------
+    >>> from tensorcore.distributed.run import mpiexec_command
+    >>> mpiexec_command(2, "train.py", ["--epochs", "3"], "mpiexec")[:3]
+    ['mpiexec', '-n', '2']
+    """
+    return [mpiexec, "-n", str(nproc), sys.executable, script, *args]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse ``--nproc N script [args]``, run mpiexec, return its exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tensorcore.distributed.run",
+        description="Run a tensorcore.distributed program on N processes of this machine "
+        "(wraps mpiexec -n N python script.py).",
+    )
+    parser.add_argument("--nproc", "--nproc-per-node", "--nproc_per_node", type=int,
+                        default=1, help="number of processes (default 1)")  # fmt: skip
+    parser.add_argument("script", help="the Python program each process runs")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
+    ns = parser.parse_args(argv)
+    if ns.nproc < 1:
+        parser.error(f"--nproc must be at least 1, got {ns.nproc}")
+    mpiexec = find_mpiexec()
+    if mpiexec is None:
+        print(
+            "python -m tensorcore.distributed.run: no mpiexec next to the Python interpreter "
+            "nor on PATH; install one with: pip install mpich mpi4py",
+            file=sys.stderr,
+        )
+        return 2
+    return subprocess.call(mpiexec_command(ns.nproc, ns.script, ns.args, mpiexec))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""``tensorcore.distributed`` over MPI: scripts under ``tests/distributed_scripts`` run with
+``mpiexec -n 2`` (or 4) and check their own results; a failing rank must end the job within
+the test's timeout instead of hanging.
+
+The mpich wheel and mpi4py come with the ``test`` extra; ``mpiexec`` is looked up next to the
+running Python first (a virtual environment's ``bin``), then on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).parent / "distributed_scripts"
+ROOT = Path(__file__).parent.parent
+
+
+def _mpiexec() -> str | None:
+    here = Path(sys.executable).parent / "mpiexec"
+    if here.exists():
+        return str(here)
+    return shutil.which("mpiexec")
+
+
+MPIEXEC = _mpiexec()
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("mpi4py") is None,
+        reason="mpi4py is not installed (pip install mpi4py mpich, or the test extra)",
+    ),
+    pytest.mark.skipif(
+        MPIEXEC is None, reason="no mpiexec next to sys.executable nor on PATH (pip install mpich)"
+    ),
+]
+
+
+def mpirun(
+    n: int, script: str, *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` on ``n`` processes; the children inherit the environment (PYTHONPATH)."""
+    assert MPIEXEC is not None
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(ROOT / "backends" / "cpu"), env.get("PYTHONPATH", "")]
+    )
+    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(SCRIPTS / script), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _ok(proc: subprocess.CompletedProcess[str], n: int) -> None:
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(n):
+        assert f"rank {r} OK" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_every_collective(n: int) -> None:
+    _ok(mpirun(n, "collectives.py"), n)
+
+
+def test_mismatched_shapes_and_collectives_are_named() -> None:
+    proc = mpirun(2, "failures.py", "mismatch")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(2):
+        assert f"rank {r} mismatch named" in proc.stdout, proc.stdout + proc.stderr
+        assert f"rank {r} collective mismatch named" in proc.stdout, proc.stdout
+
+
+def test_a_rank_that_never_joins_times_out() -> None:
+    proc = mpirun(2, "failures.py", "timeout", timeout=40)
+    assert proc.returncode != 0
+    assert "rank 0 timed out after" in proc.stdout, proc.stdout + proc.stderr
+    assert "aborting all 2 ranks" in proc.stderr, proc.stderr
+
+
+def test_a_rank_that_raises_ends_the_job() -> None:
+    proc = mpirun(2, "failures.py", "raise", timeout=40)
+    assert proc.returncode != 0
+    assert "rank 1 failed on purpose" in proc.stderr, proc.stderr
+    assert "rank 1 raised ValueError; aborting all 2 ranks" in proc.stderr, proc.stderr
+
+
+def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
+    _ok(mpirun(2, "training.py"), 2)
+
+
+def test_distributed_sampler_shards_like_pytorch() -> None:
+    from tensorcore.utils.data.distributed import DistributedSampler
+
+    shards = [list(DistributedSampler(range(7), num_replicas=3, rank=r, shuffle=False))
+              for r in range(3)]  # fmt: skip
+    assert shards == [[0, 3, 6], [1, 4, 0], [2, 5, 1]]
+    dropped = [list(DistributedSampler(range(7), 3, r, shuffle=False, drop_last=True))
+               for r in range(3)]  # fmt: skip
+    assert dropped == [[0, 3], [1, 4], [2, 5]]
+    a = DistributedSampler(range(20), 2, 0, seed=5)
+    b = DistributedSampler(range(20), 2, 1, seed=5)
+    a.set_epoch(3)
+    b.set_epoch(3)
+    assert sorted(list(a) + list(b)) == list(range(20))
+    first = list(a)
+    a.set_epoch(4)
+    assert list(a) != first
+    with pytest.raises(ValueError, match="Invalid rank 2"):
+        DistributedSampler(range(4), num_replicas=2, rank=2)
+
+
+def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
+    script = tmp_path / "hello.py"
+    script.write_text(
+        "import sys\nimport tensorcore.distributed as dist\ndist.init_process_group()\n"
+        "print(f'rank {dist.get_rank()} of {dist.get_world_size()} {sys.argv[1:]}')\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(ROOT / "backends" / "cpu"), env.get("PYTHONPATH", "")]
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorcore.distributed.run", "--nproc", "2", str(script), "x"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "rank 0 of 2 ['x']" in proc.stdout and "rank 1 of 2 ['x']" in proc.stdout
