@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["max", "max_pool2d_with_indices", "min", "sort", "topk"]
+__all__ = ["frexp", "max", "max_pool2d_with_indices", "min", "sort", "topk"]
 
 
 class max(NamedTuple):
@@ -40,3 +40,10 @@ class max_pool2d_with_indices(NamedTuple):
 
     values: Any
     indices: Any
+
+
+class frexp(NamedTuple):
+    """``mantissa`` and (int32) ``exponent`` of :func:`tensorcore.frexp`."""
+
+    mantissa: Any
+    exponent: Any

@@ -33,6 +33,11 @@ PYTORCH = {
     "multinomial": "f", "bernoulli": "f", "layer_norm": "f", "layer_norm_backward": "f",
     "batch_norm": "f",
     "batch_norm_backward": "f", "linear": "ifc", "linear_backward": "ifc",
+    "erfc": "bif", "erfinv": "bif", "lgamma": "bif", "digamma": "bif", "polygamma": "bif",
+    "i0": "bif", "special_i1": "bif", "deg2rad": "bif", "rad2deg": "bif", "logit": "bif",
+    "signbit": "bif", "frexp": "f", "positive": "ifc", "hypot": "f", "logaddexp": "fc",
+    "logaddexp2": "f", "nextafter": "f", "copysign": "bif", "xlogy": "bif", "fmax": "bif",
+    "fmin": "bif", "heaviside": "bif",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")
