@@ -675,6 +675,10 @@ def _cmp(name: str) -> Any:
 def _invert(self: Tensor) -> Tensor:
     if self._dtype is dt.bool_:
         return ops.logical_not(self)
+    if self._dtype._category > dt.INTEGRAL:
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
     return ops.bitwise_not(self)
 
 
@@ -802,10 +806,13 @@ def install() -> None:
         setattr(T, f"__{name}__", _cmp(name))
     for _name, _value in {
         "__neg__": lambda self: ops.neg(self),
-        "__pos__": lambda self: self,
+        "__pos__": lambda self: ops.positive(self),
         "__abs__": lambda self: ops.abs(self),
         "__invert__": _invert,
         "where": lambda self, condition, other: ops.where(condition, self, other),
+        # (declared as PyTorch declares it, ``polygamma(int n, Tensor self)``: the method binds
+        # ``self``, which is not the first parameter)
+        "polygamma": lambda self, n: ops.polygamma(n, self),
         "clip_": lambda self, min=None, max=None: self.clamp_(min, max),
     }.items():
         setattr(T, _name, _value)

@@ -8,6 +8,7 @@ __all__ = [
     "aminmax",
     "cummax",
     "cummin",
+    "frexp",
     "kthvalue",
     "linalg_eigh",
     "linalg_qr",
@@ -135,3 +136,10 @@ class aminmax(NamedTuple):
 
     min: Any
     max: Any
+
+
+class frexp(NamedTuple):
+    """``mantissa`` and (int32) ``exponent`` of :func:`tensorcore.frexp`."""
+
+    mantissa: Any
+    exponent: Any

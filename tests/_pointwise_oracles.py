@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import scipy.special as sps
 
 import tensorcore as tc
 from tensorcore.testing import backends_for
@@ -51,7 +52,9 @@ class Oracle:
     arity: int = 1
     dtypes: tuple[tc.dtype, ...] = ALL
     #: the result dtype: "same" (the promoted dtype), "float" (floating, the default dtype for
-    #: integer inputs), "bool", "real" (the real dtype of a complex one).
+    #: integer inputs), "double" (float64, complex128 for complex inputs), "bool", "real" (the
+    #: real dtype of a complex one). ``fn`` may return several results (``frexp``): the first
+    #: has this dtype, the others keep the dtype ``fn`` gives them.
     result: str = "same"
     domain: Callable[[int, tc.dtype], dict[str, Any]] = field(default=lambda i, d: {})
     #: every tensor argument has the first one's dtype (lerp).
@@ -60,6 +63,8 @@ class Oracle:
     scalars: bool = True
     #: non-tensor arguments passed after the operands (to the operator and to ``fn``).
     extra: tuple[Any, ...] = ()
+    #: non-tensor arguments passed before the operands (``polygamma``'s order ``n``).
+    leading: tuple[Any, ...] = ()
 
 
 def _cmp(fn: Callable[..., Any]) -> Oracle:
@@ -84,6 +89,33 @@ def _lerp(a: Any, b: Any, w: Any) -> Any:
 
 def _sigmoid(x: Any) -> Any:
     return 1 / (1 + np.exp(-x))
+
+
+def _digamma(x: Any) -> Any:
+    # Negative arguments by reflection, psi(x) = psi(1 - x) - pi / tan(pi x), with x's
+    # fraction taken exactly (SciPy's digamma loses digits next to the poles); PyTorch's
+    # values at the poles: -inf at +0, +inf at -0, NaN at the negative integers.
+    neg = x < 0
+    r = sps.digamma(np.where(neg, 1 - x, x))
+    r = np.where(neg, r - np.pi / np.tan(np.pi * (x - np.rint(x))), r)
+    r = np.where(x == 0, np.copysign(np.inf, -x), r)
+    return np.where((x < 0) & (x == np.floor(x)), np.nan, r)
+
+
+def _xlogy(x: Any, y: Any) -> Any:
+    return np.where((x == 0) & ~np.isnan(y), np.zeros((), x.dtype), x * np.log(y))
+
+
+def _heaviside(x: Any, v: Any) -> Any:
+    return np.where(x == 0, v, x > 0).astype(x.dtype)
+
+
+def _signbit(x: Any) -> Any:
+    return np.signbit(x) if x.dtype.kind == "f" else x.astype(np.int64) < 0
+
+
+def _unit(i: int, d: tc.dtype) -> dict[str, Any]:
+    return {"min_value": -1, "max_value": 1}
 
 
 ORACLES: dict[str, Oracle] = {
@@ -160,6 +192,35 @@ ORACLES: dict[str, Oracle] = {
     "clip": Oracle(_clamp, 3, NO_BOOL, scalars=False),
     "where": Oracle(np.where, 3, scalars=False),
     "lerp": Oracle(_lerp, 3, FLOATS, same_dtype=True, scalars=False),
+    "acosh": _float(np.arccosh),
+    "asinh": _float(np.arcsinh),
+    "atanh": _float(np.arctanh),
+    "erfc": _float(sps.erfc),
+    "erfinv": Oracle(sps.erfinv, 1, result="float", domain=_unit),
+    "lgamma": _float(sps.gammaln),
+    "digamma": _float(_digamma),
+    "polygamma": Oracle(sps.polygamma, 1, result="float", leading=(2,)),
+    "i0": _float(sps.i0),
+    "special_i1": _float(sps.i1),
+    "sinc": _float(np.sinc),
+    "deg2rad": _float(np.deg2rad),
+    "rad2deg": _float(np.rad2deg),
+    "logit": Oracle(lambda x: np.log(x / (1 - x)), 1, result="float"),
+    "signbit": Oracle(_signbit, 1, result="bool"),
+    "frexp": Oracle(np.frexp, 1, FLOATS),
+    "positive": Oracle(np.positive, 1, NO_BOOL),
+    "hypot": Oracle(np.hypot, 2, FLOATS),
+    "logaddexp": Oracle(np.logaddexp, 2, FLOATS),
+    "logaddexp2": Oracle(np.logaddexp2, 2, FLOATS),
+    "nextafter": Oracle(np.nextafter, 2, FLOATS),
+    "copysign": Oracle(np.copysign, 2, result="float"),
+    "xlogy": Oracle(_xlogy, 2, result="float"),
+    "fmax": Oracle(np.fmax, 2),
+    "fmin": Oracle(np.fmin, 2),
+    # (PyTorch takes no Python scalar and no second dtype for ``values``)
+    "heaviside": Oracle(_heaviside, 2, same_dtype=True, scalars=False),
+    "float_power": Oracle(np.power, 2, result="double"),
+    "ldexp": Oracle(lambda x, y: x * np.exp2(y), 2, result="float"),
 }  # fmt: skip
 
 
@@ -168,6 +229,8 @@ def result_dtype(oracle: Oracle, operands: list[Any]) -> tuple[tc.dtype, tc.dtyp
     compute = tc.result_type(*operands)
     if oracle.result == "float" and not (compute.is_floating_point or compute.is_complex):
         compute = tc.get_default_dtype()
+    if oracle.result == "double":
+        compute = tc.complex128 if compute.is_complex else tc.float64
     if oracle.result == "bool":
         return compute, tc.bool
     if oracle.result == "real":

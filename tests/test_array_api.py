@@ -196,6 +196,14 @@ CALLS: list[Call] = [
         [],
     ),
     ("iinfo", lambda m: (m.iinfo(m.int16).min, m.iinfo(m.uint8).max, m.iinfo(m.int64).bits), []),
+    ("acosh", lambda m, a: m.acosh(m.abs(a) + 1), [((3, 4), F64)]),
+    ("asinh", lambda m, a: m.asinh(a), [((3, 4), F)]),
+    ("atanh", lambda m, a: m.atanh(a / 4), [((3, 4), F64)]),
+    ("signbit", lambda m, a: m.signbit(m.multiply(a, -0.0)), [((5,), F)]),
+    ("copysign", lambda m, a, b: m.copysign(a, b), [((3, 4), F), ((4,), F)]),
+    ("hypot", lambda m, a: m.hypot(a, 2.0), [((3, 4), F64)]),
+    ("logaddexp", lambda m, a, b: m.logaddexp(a, b), [((3, 4), F64), ((3, 4), F64)]),
+    ("nextafter", lambda m, a, b: m.nextafter(a, b), [((6,), F), ((6,), F)]),
     # the linalg extension
     (
         "linalg.cholesky",

@@ -39,6 +39,11 @@ PYTORCH = {
     "nanquantile": "f", "nanmean": "f", "nansum": "bif", "var_mean": "fc", "std_mean": "fc",
     "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
     "_fft_c2c": "c", "_fft_r2c": "f", "_fft_c2r": "c",
+    "erfc": "bif", "erfinv": "bif", "lgamma": "bif", "digamma": "bif", "polygamma": "bif",
+    "i0": "bif", "special_i1": "bif", "deg2rad": "bif", "rad2deg": "bif", "logit": "bif",
+    "signbit": "bif", "frexp": "f", "positive": "ifc", "hypot": "f", "logaddexp": "fc",
+    "logaddexp2": "f", "nextafter": "f", "copysign": "bif", "xlogy": "bif", "fmax": "bif",
+    "fmin": "bif", "heaviside": "bif",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")

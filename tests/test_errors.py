@@ -116,6 +116,9 @@ def test_unsupported_dtype_names_operator_and_dtype(device: str) -> None:
     with pytest.raises(RuntimeError, match=r"bitwise_left_shift.*Double"):
         f.double() << 1
     with pytest.raises(RuntimeError, match=r"bitwise_not.*Float"):
+        tc.bitwise_not(f)
+    # (Python's ~ raises PyTorch's TypeError before any operator runs)
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
         _ = ~f
     with pytest.raises(RuntimeError, match=r"amax.*ComplexFloat"):
         tc.tensor([1j], device=device).amax()

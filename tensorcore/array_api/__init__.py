@@ -27,7 +27,7 @@ import math
 
 from tensorcore import dtypes as _dt
 
-from . import _elementwise, fft, linalg
+from . import fft, linalg
 from ._creation import (
     arange,
     asarray,
@@ -57,10 +57,13 @@ from ._data_types import (
 from ._elementwise import (
     abs,
     acos,
+    acosh,
     add,
     asin,
+    asinh,
     atan,
     atan2,
+    atanh,
     bitwise_and,
     bitwise_invert,
     bitwise_left_shift,
@@ -70,6 +73,7 @@ from ._elementwise import (
     ceil,
     clip,
     conj,
+    copysign,
     cos,
     cosh,
     divide,
@@ -80,6 +84,7 @@ from ._elementwise import (
     floor_divide,
     greater,
     greater_equal,
+    hypot,
     imag,
     isfinite,
     isinf,
@@ -90,6 +95,7 @@ from ._elementwise import (
     log1p,
     log2,
     log10,
+    logaddexp,
     logical_and,
     logical_not,
     logical_or,
@@ -98,6 +104,7 @@ from ._elementwise import (
     minimum,
     multiply,
     negative,
+    nextafter,
     not_equal,
     positive,
     pow,
@@ -106,6 +113,7 @@ from ._elementwise import (
     remainder,
     round,
     sign,
+    signbit,
     sin,
     sinh,
     sqrt,
@@ -189,6 +197,7 @@ __all__ = [
     "__array_namespace_info__",
     "abs",
     "acos",
+    "acosh",
     "add",
     "all",
     "any",
@@ -198,9 +207,11 @@ __all__ = [
     "argsort",
     "asarray",
     "asin",
+    "asinh",
     "astype",
     "atan",
     "atan2",
+    "atanh",
     "bitwise_and",
     "bitwise_invert",
     "bitwise_left_shift",
@@ -217,6 +228,7 @@ __all__ = [
     "complex128",
     "concat",
     "conj",
+    "copysign",
     "cos",
     "cosh",
     "count_nonzero",
@@ -244,6 +256,7 @@ __all__ = [
     "full_like",
     "greater",
     "greater_equal",
+    "hypot",
     "iinfo",
     "imag",
     "inf",
@@ -263,6 +276,7 @@ __all__ = [
     "log1p",
     "log2",
     "log10",
+    "logaddexp",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -280,6 +294,7 @@ __all__ = [
     "nan",
     "negative",
     "newaxis",
+    "nextafter",
     "nonzero",
     "not_equal",
     "ones",
@@ -299,6 +314,7 @@ __all__ = [
     "round",
     "searchsorted",
     "sign",
+    "signbit",
     "sin",
     "sinh",
     "sort",
@@ -330,9 +346,3 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-
-# Elementwise functions whose PyTorch-named operators the table may not declare yet.
-for _name in ("acosh", "asinh", "atanh", "copysign", "hypot", "logaddexp", "nextafter", "signbit"):
-    if hasattr(_elementwise, _name):
-        globals()[_name] = getattr(_elementwise, _name)
-        __all__.append(_name)

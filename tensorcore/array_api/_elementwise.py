@@ -115,15 +115,11 @@ bitwise_right_shift = _binary(
     "bitwise_right_shift", _tc.bitwise_right_shift, "``x1 >> x2`` elementwise."
 )
 
-# Functions the operator table may not declare yet (PyTorch's names; the namespace follows).
-if hasattr(_tc, "acosh"):
-    acosh = _tc.acosh
-    asinh = _tc.asinh
-    atanh = _tc.atanh
-if hasattr(_tc, "signbit"):
-    signbit = _tc.signbit
-if hasattr(_tc, "hypot"):
-    copysign = _binary("copysign", _tc.copysign, "``abs(x1)`` with the sign of ``x2``.")
-    hypot = _binary("hypot", _tc.hypot, "``sqrt(x1**2 + x2**2)`` without overflow.")
-    logaddexp = _binary("logaddexp", _tc.logaddexp, "``log(exp(x1) + exp(x2))``, stably.")
-    nextafter = _binary("nextafter", _tc.nextafter, "The next float after ``x1`` towards ``x2``.")
+acosh = _tc.acosh
+asinh = _tc.asinh
+atanh = _tc.atanh
+signbit = _tc.signbit
+copysign = _binary("copysign", _tc.copysign, "``abs(x1)`` with the sign of ``x2``.")
+hypot = _binary("hypot", _tc.hypot, "``sqrt(x1**2 + x2**2)`` without overflow.")
+logaddexp = _binary("logaddexp", _tc.logaddexp, "``log(exp(x1) + exp(x2))``, stably.")
+nextafter = _binary("nextafter", _tc.nextafter, "The next float after ``x1`` towards ``x2``.")

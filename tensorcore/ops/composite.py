@@ -58,6 +58,12 @@ def square(self: Tensor) -> Tensor:
     return ops.mul(self, self)
 
 
+@_composite
+def positive(self: Tensor) -> Tensor:
+    # (the frontend refuses bool first: ``positive`` declares ``dtypes="ifc"``)
+    return self
+
+
 # ------------------------------------------------------------------ reductions
 def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
     from ..dispatch import get_op

@@ -147,8 +147,7 @@ _d(
 )
 
 
-def _pow(c: Any, g: Tensor) -> tuple[Any, ...]:
-    x, p = c.self, c.other
+def _pow_grads(c: Any, g: Tensor, x: Any, p: Any) -> tuple[Any, ...]:
     gx = gp = None
     if c.needs(0):
         gx = g * 0 if not _is_tensor_arg(p) and p == 0 else g * p * x ** (p - 1)
@@ -160,7 +159,18 @@ def _pow(c: Any, g: Tensor) -> tuple[Any, ...]:
     return gx, gp
 
 
-_d("pow", "self other result", _pow)
+_d("pow", "self other result", lambda c, g: _pow_grads(c, g, c.self, c.other))
+
+
+def _float_power(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # The derivative of pow in the float64 (complex128) the result was computed in, as
+    # PyTorch's composite pow(self.to(double), other.to(double)) differentiates it.
+    d = c.result._dtype
+    x, p = (t.to(d) if isinstance(t, Tensor) else t for t in (c.self, c.other))
+    return _pow_grads(c, g, x, p)
+
+
+_d("float_power", "self other result", _float_power)
 _d(
     "atan2",
     "self other",
@@ -294,6 +304,139 @@ _d(
     ),
 )
 
+
+# ------------------------------------------------------------------ pointwise: special functions
+_d("acosh", "self", lambda c, g: (g * _conj((c.self * c.self - 1).rsqrt()),))
+_d("asinh", "self", lambda c, g: (g * _conj((c.self * c.self + 1).rsqrt()),))
+_d("atanh", "self", lambda c, g: (g / _conj(1 - c.self * c.self),))
+_d(
+    "erfc",
+    "self",
+    lambda c, g: (g * ((c.self * c.self).neg().exp() * (-2 / math.sqrt(math.pi))),),
+)
+_d(
+    "erfinv",
+    "result",
+    lambda c, g: (g * ((c.result * c.result).exp() * (math.sqrt(math.pi) / 2)),),
+)
+_d("lgamma", "self", lambda c, g: (g * ops.digamma(c.self),))
+_d("digamma", "self", lambda c, g: (g * ops.polygamma(1, c.self),))
+_d("polygamma", "n self", lambda c, g: (g * ops.polygamma(c.n + 1, c.self),))
+_d("i0", "self", lambda c, g: (g * ops.special_i1(c.self),))
+
+
+def _special_i1(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # I1'(x) = I0(x) - I1(x) / x, which is 1/2 at 0.
+    x = c.self
+    zero = x == 0
+    return (g * ops.where(zero, 0.5, ops.i0(x) - c.result / ops.where(zero, 1.0, x)),)
+
+
+_d("special_i1", "self result", _special_i1)
+
+
+def _sinc(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0.
+    x = c.self
+    zero = x == 0
+    safe = ops.where(zero, 1.0, x)
+    px = safe * math.pi
+    d = (px * px.cos() - px.sin()) / (px * safe)
+    return (g * _conj(ops.where(zero, 0.0, d)),)
+
+
+_d("sinc", "self", _sinc)
+_d("deg2rad", "", lambda c, g: (g * (math.pi / 180),))
+_d("rad2deg", "", lambda c, g: (g * (180 / math.pi),))
+
+
+def _logit(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # PyTorch's logit_backward: outside [eps, 1 - eps] the clamped input has no gradient;
+    # without a (non-negative) eps, outside [0, 1] the gradient is NaN.
+    x, eps = c.self, c.eps
+    d = g / (x * (1 - x))
+    if eps is None or eps < 0:
+        return (ops.where((x < 0) | (x > 1), math.nan, d),)
+    return (ops.where((x < eps) | (x > 1 - eps), 0.0, d),)
+
+
+_d("logit", "self eps", _logit)
+# self = mantissa * 2**exponent: only the mantissa carries a gradient.
+_d("frexp", "result1", lambda c, grads: (grads[0] / c.result1.to(grads[0]._dtype).exp2(),))
+_d(
+    "hypot",
+    "self other result",
+    lambda c, g: (
+        g * c.self / c.result if c.needs(0) else None,
+        g * c.other / c.result if c.needs(1) else None,
+    ),
+)
+_d(
+    "logaddexp",
+    "self other",
+    lambda c, g: (
+        g / _conj(1 + (c.other - c.self).exp()) if c.needs(0) else None,
+        g / _conj(1 + (c.self - c.other).exp()) if c.needs(1) else None,
+    ),
+)
+_d(
+    "logaddexp2",
+    "self other",
+    lambda c, g: (
+        g / (1 + (c.other - c.self).exp2()) if c.needs(0) else None,
+        g / (1 + (c.self - c.other).exp2()) if c.needs(1) else None,
+    ),
+)
+# copysign(x, y) = |x| sign(y): d/dx is result / x (0 at x = 0), d/dy is 0.
+_d(
+    "copysign",
+    "self result",
+    lambda c, g: (
+        g * ops.where(c.self == 0, 0.0, c.result / c.self) if c.needs(0) else None,
+        g * 0 if c.needs(1) else None,
+    ),
+)
+_d(
+    "xlogy",
+    "self other",
+    lambda c, g: (
+        g * ops.xlogy((c.self != 0).to(g._dtype), c.other) if c.needs(0) else None,
+        g * c.self / c.other if c.needs(1) else None,
+    ),
+)
+
+
+def _fmax_fmin(picks_self: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+        # PyTorch's rule: the whole gradient goes to self where it was picked (ties too) or
+        # where other is NaN, to other elsewhere.
+        a, b = c.self, c.other
+        to_self = picks_self(a, b) | (b != b)
+        return (
+            g * to_self.to(g._dtype) if c.needs(0) else None,
+            g * (~to_self).to(g._dtype) if c.needs(1) else None,
+        )
+
+    return rule
+
+
+_d("fmax", "self other", _fmax_fmin(lambda a, b: a >= b))
+_d("fmin", "self other", _fmax_fmin(lambda a, b: a <= b))
+
+
+def _ldexp(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # self * 2**other: 2**other in the dtype the result was computed in.
+    p = c.other
+    gx = gp = None
+    if c.needs(0):
+        scale = ops.exp2(p.to(c.result._dtype)) if isinstance(p, Tensor) else 2.0**p
+        gx = g * _conj(scale)
+    if c.needs(1):
+        gp = g * _conj(c.result) * math.log(2.0)
+    return gx, gp
+
+
+_d("ldexp", "other result", _ldexp)
 
 # ------------------------------------------------------------------ reductions and scans
 _d("sum", "self:spec dim keepdim", lambda c, g: (_unreduce(g, c.self._shape, c.dim, c.keepdim),))

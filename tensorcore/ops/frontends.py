@@ -140,14 +140,15 @@ def _alloc_many(
     op: Op, out: Any, specs: Sequence[tuple[tuple[int, ...], dt.dtype]], dev: device
 ) -> tuple[Tensor, ...]:
     """The outputs of a multi-output operator: every ``out`` tensor is checked before any is
-    resized (a failed call changes none); int64 outputs are indices and need int64."""
+    resized (a failed call changes none); integer outputs (indices, exponents) need their exact
+    dtype."""
     if out is None:
         return tuple(empty(s, d, dev) for s, d in specs)
     if not isinstance(out, (tuple, list)) or len(out) != len(specs):
         n = len(out) if isinstance(out, (tuple, list)) else 1
         raise TypeError(f"{op.name}(): out must be a tuple of {len(specs)} tensors, got {n}")
     for o, (s, d) in zip(out, specs, strict=True):
-        _check_out_spec(op, o, s, d, exact=d is dt.int64)
+        _check_out_spec(op, o, s, d, exact=d._category == _INTEGRAL)
     return tuple(resize_out(o, s, dev) for o, (s, d) in zip(out, specs, strict=True))
 
 
@@ -243,6 +244,9 @@ def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype
     if policy == "float":
         if not (compute.is_floating_point or compute.is_complex):
             compute = dt.get_default_dtype()
+        return compute, compute
+    if policy == "double":
+        compute = dt.complex128 if compute.is_complex else dt.float64
         return compute, compute
     if policy == "bool":
         return compute, dt.bool_
@@ -384,6 +388,16 @@ def pointwise(
                 args = args[:i] + (_cast(t, compute),) + args[i + 1 :]
         elif t is not None:  # a Python scalar
             args = _convert_scalar_at(op, args, i, compute)
+    if op.decl.promote == "double" and (inplace or out is not None):
+        # PyTorch writes a float64 (complex128) result into a tensor of that dtype only.
+        given = self0 if inplace else out
+        if given._dtype is not res:
+            what = "base" if inplace else "output"
+            raise RuntimeError(
+                f"the {what} given to {op.name}{'_' if inplace else ''} has dtype "
+                f"{torch_name(given._dtype)} but the operation's result requires dtype "
+                f"{torch_name(res)}"
+            )
     if inplace:
         _check_inplace(op, self0, shape, res)
         kernel(self0, *args)

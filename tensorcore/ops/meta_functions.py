@@ -278,6 +278,11 @@ def meta_sort(self: Tensor, dim: int = -1, descending: bool = False, stable: boo
     return (self, d, descending, stable), ((self._shape, self._dtype), (self._shape, dt.int64))
 
 
+def meta_frexp(self: Tensor) -> Any:
+    # (the frontend refuses non-floating dtypes first: ``frexp`` declares ``dtypes="f"``)
+    return (self,), ((self._shape, self._dtype), (self._shape, dt.int32))
+
+
 def meta_argsort(
     self: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
 ) -> Any:

@@ -52,8 +52,21 @@ DTYPE_CATEGORIES = "bifc"
 #: Result-dtype policies of pointwise operators (``promote=``) and reductions.
 #: ``float_only`` refuses integral inputs; ``float_only_real`` also gives complex inputs a real
 #: result (``var``, ``std``, ``vector_norm``).
+#: ``double`` computes in float64 (complex128 for complex input) whatever the inputs' precision,
+#: and writes only into tensors of that dtype (``float_power``).
 PROMOTIONS = frozenset(
-    {"same", "float", "bool", "int", "real", "sum", "index", "float_only", "float_only_real"}
+    {
+        "same",
+        "float",
+        "double",
+        "bool",
+        "int",
+        "real",
+        "sum",
+        "index",
+        "float_only",
+        "float_only_real",
+    }
 )
 
 
@@ -253,9 +266,12 @@ def _binary(
     opmath_scalars: bool = False,
     values: str = "",
     promote_when: str = "",
+    inplace: bool = True,
+    other: str = "other",
+    promote_args: str = "",
 ) -> None:
     _op(
-        f"{name}(Tensor self, Tensor other{extra}) -> Tensor",
+        f"{name}(Tensor self, Tensor {other}{extra}) -> Tensor",
         "pointwise " + tags,
         doc,
         frontend="pointwise",
@@ -263,10 +279,11 @@ def _binary(
         values=values,
         promote_when=promote_when,
         promote=promote,
+        promote_args=promote_args,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
         # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).
-        inplace=True,
+        inplace=inplace,
         out=True,
     )
 
@@ -471,6 +488,145 @@ _op(
     inplace=True,
     out=True,
     dtypes="fc",
+)
+
+# ---------------------------------------------------------------- pointwise: special functions
+for _n, _d, _dt in [
+    ("acosh", "Inverse hyperbolic cosine.", "bifc"),
+    ("asinh", "Inverse hyperbolic sine.", "bifc"),
+    ("atanh", "Inverse hyperbolic tangent.", "bifc"),
+    ("erfc", "The complementary error function ``1 - erf(x)``, accurate where it is small.", "bif"),
+    ("erfinv", "The inverse of :func:`erf` on [-1, 1] (+-inf at +-1, NaN outside).", "bif"),
+    ("lgamma", "``log|Gamma(x)|``: +inf at 0, at the negative integers and at +-inf.", "bif"),
+    (
+        "digamma",
+        "``Gamma'(x) / Gamma(x)``: -inf at 0, +inf at -0, NaN at the negative integers.",
+        "bif",
+    ),
+    ("i0", "The modified Bessel function of the first kind of order 0.", "bif"),
+    ("sinc", "The normalised sinc function ``sin(pi x) / (pi x)``, 1 at 0.", "bifc"),
+    ("deg2rad", "Converts angles from degrees to radians.", "bif"),
+    ("rad2deg", "Converts angles from radians to degrees.", "bif"),
+]:
+    _unary(
+        _n,
+        _d,
+        promote="float",
+        dtypes=_dt,
+        dtype_hint=f"{_n} is not supported for complex tensors." if "2" in _n else "",
+    )
+_op(
+    "special_i1(Tensor self) -> Tensor",
+    "pointwise",
+    "The modified Bessel function of the first kind of order 1 (PyTorch's "
+    "``torch.special.i1``; the derivative of :func:`i0`).",
+    frontend="pointwise",
+    promote="float",
+    out=True,
+    method=False,
+    dtypes="bif",
+)
+_op(
+    "polygamma(int n, Tensor self) -> Tensor",
+    "pointwise",
+    "The ``n``-th derivative of :func:`digamma` (``n >= 0``); ``Tensor.polygamma(n)`` is its "
+    "method.",
+    frontend="pointwise",
+    promote="float",
+    out=True,
+    method=False,
+    dtypes="bif",
+)
+_op(
+    "logit(Tensor self, float? eps=None) -> Tensor",
+    "pointwise",
+    "``log(x / (1 - x))``, of ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.",
+    frontend="pointwise",
+    promote="float",
+    inplace=True,
+    out=True,
+    dtypes="bif",
+)
+_unary(
+    "signbit",
+    "True where the sign bit is set (negative numbers, -0.0 and NaNs with a negative sign).",
+    promote="bool",
+    tags="nondifferentiable",
+    inplace=False,
+    dtypes="bif",
+    dtype_hint="signbit is not implemented for complex tensors.",
+)
+_op(
+    "frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)",
+    "pointwise",
+    "Decomposes each element into a mantissa in ``(-1, -0.5] u [0.5, 1)`` (or 0) and an int32 "
+    "exponent: ``self = mantissa * 2 ** exponent``.",
+    frontend="structured",
+    meta_function=M.meta_frexp,
+    out=True,
+    dtypes="f",
+)
+_binary("hypot", "``sqrt(self**2 + other**2)`` elementwise, without overflow.", dtypes="f")
+_binary(
+    "logaddexp",
+    "``log(exp(self) + exp(other))``, computed stably.",
+    dtypes="fc",
+    inplace=False,
+)
+_binary(
+    "logaddexp2",
+    "``log2(2**self + 2**other)``, computed stably.",
+    dtypes="f",
+    inplace=False,
+)
+_binary(
+    "nextafter",
+    "The next floating-point number after ``self`` towards ``other``.",
+    tags="nondifferentiable",
+    dtypes="f",
+)
+_binary(
+    "copysign",
+    "The magnitude of ``self`` with the sign of ``other``.",
+    promote="float",
+    dtypes="bif",
+)
+_binary(
+    "xlogy",
+    "``self * log(other)``, 0 where ``self`` is 0 (unless ``other`` is NaN).",
+    promote="float",
+    dtypes="bif",
+)
+_binary(
+    "fmax",
+    "Elementwise maximum that ignores NaN (NaN only where both are NaN).",
+    dtypes="bif",
+    inplace=False,
+)
+_binary(
+    "fmin",
+    "Elementwise minimum that ignores NaN (NaN only where both are NaN).",
+    dtypes="bif",
+    inplace=False,
+)
+_binary(
+    "heaviside",
+    "The Heaviside step of ``self``: 0 below 0, 1 above, ``values`` at 0 (``values`` must "
+    "have ``self``'s dtype).",
+    tags="nondifferentiable",
+    dtypes="bif",
+    other="values",
+    promote_args="self",
+)
+_binary(
+    "float_power",
+    "``self ** other`` computed in float64 (complex128 for complex input).",
+    promote="double",
+)
+_binary(
+    "ldexp",
+    "``self * 2 ** other``.",
+    promote="float",
 )
 
 # ---------------------------------------------------------------- reductions and scans
@@ -2003,6 +2159,13 @@ for _sig, _doc, _method in [
     ),
 ]:
     _op(_sig, _CL, _doc, method=_method)
+_op(
+    "positive(Tensor self) -> Tensor",
+    "pointwise composite",
+    "``self`` itself (what unary ``+`` runs); refused for bool tensors, as PyTorch does.",
+    dtypes="ifc",
+    dtype_hint="The `+` operator, on a bool tensor is not supported.",
+)
 _LIKE = (
     "with the shape (and by default dtype and device) of ``self``, in its memory order "
     "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."

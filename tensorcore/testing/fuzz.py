@@ -636,12 +636,16 @@ def _out_cases(
          is not tc.bool),
     ]  # fmt: skip
     if multi:
-        outs = [(w, (o, tc.zeros(0, dtype=tc.int64, device=ctx.device)), c) for w, o, c in outs]
+        # The second result is integral (indices, frexp's exponents) and takes only its dtype.
+        second = result[1].dtype
+        wrong = tc.int32 if second is tc.int64 else tc.int64
+        kind = "indices" if second is tc.int64 else "second result"
+        outs = [(w, (o, tc.zeros(0, dtype=second, device=ctx.device)), c) for w, o, c in outs]
         outs.append(("out of one tensor only", (tc.zeros(0, dtype=first.dtype),), True))
         outs.append(
             (
-                "indices out of dtype int32",
-                (tc.zeros(0, dtype=first.dtype), tc.zeros(0, dtype=tc.int32)),
+                f"{kind} out of dtype {wrong.name}",
+                (tc.zeros(0, dtype=first.dtype), tc.zeros(0, dtype=wrong)),
                 True,
             )
         )

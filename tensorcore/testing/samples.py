@@ -444,6 +444,114 @@ def _lerp(m: _Maker) -> list[Sample]:
     ]
 
 
+# ------------------------------------------------------------------ pointwise: special functions
+for _n in ("asinh", "erfc", "i0", "special_i1", "sinc", "deg2rad", "rad2deg", "signbit"):
+    _RAW[_n] = _any
+_RAW["positive"] = _any
+for _n in ("atanh", "erfinv"):
+    _RAW[_n] = _small
+_RAW["acosh"] = _unary(lambda m, s, t: m.positive(*s, lo=1.2, hi=3.0, t=t))
+_RAW["digamma"] = _pos
+
+
+@_samples("lgamma")
+def _lgamma(m: _Maker) -> list[Sample]:
+    # Positive, and negative between the poles (where Gamma changes sign).
+    return [*_pos(m), S((m.off_integer(2, 3) - 4,), desc="negative, between poles")]
+
+
+@_samples("polygamma")
+def _polygamma(m: _Maker) -> list[Sample]:
+    return [
+        S((1, m.positive(2, 3)), desc="trigamma"),
+        S((2, m.positive(3, 4, t=True)), desc="n=2, transposed"),
+        S((0, m.positive()), desc="n=0 (digamma), 0-dim"),
+        S((3, m.off_integer(2, 3) - 4), desc="n=3, negative between poles"),
+    ]
+
+
+@_samples("logit")
+def _logit(m: _Maker) -> list[Sample]:
+    inner = m.uniform(2, 3, lo=0.3, hi=0.7)
+    inner[0, 0], inner[1, 2] = 0.05, 0.95  # clamped by eps=0.2: their gradient is 0
+    return [
+        S((m.uniform(2, 3, lo=0.1, hi=0.9),), desc="no eps"),
+        S((m.uniform(3, 4, lo=0.1, hi=0.9, t=True),), {"eps": None}, desc="transposed"),
+        S((inner, 0.2), desc="eps clamps"),
+    ]
+
+
+@_samples("frexp")
+def _frexp(m: _Maker) -> list[Sample]:
+    # Away from the powers of two, where the mantissa jumps.
+    def values(*shape: int, t: bool = False) -> tc.Tensor:
+        mag = m.away(*shape, lo=0.55, hi=0.95, t=t) * 4 if m.floating else m.ints(*shape, lo=-8)
+        return mag
+
+    return [S((values(2, 3),)), S((values(3, 4, t=True),), desc="transposed"), S((values(),))]
+
+
+@_samples("hypot", "logaddexp", "logaddexp2", "nextafter")
+def _hypot(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3), m.away(2, 3)), desc="same shape"),
+        S((m.away(2, 3, t=True), m.away(3)), desc="transposed + broadcast row"),
+        S((m.away(2, 1), m.away(1, 3)), desc="outer broadcast"),
+        S((m.away(3), 1.5), desc="python scalar"),
+    ]
+
+
+@_samples("copysign")
+def _copysign(m: _Maker) -> list[Sample]:
+    # ``other`` away from 0, where its sign flips.
+    return [
+        S((m.uniform(2, 3), m.away(2, 3)), desc="same shape"),
+        S((m.uniform(2, 3, t=True), m.away(3)), desc="transposed + broadcast row"),
+        S((m.uniform(3), -2.0), desc="python scalar"),
+    ]
+
+
+@_samples("xlogy")
+def _xlogy(m: _Maker) -> list[Sample]:
+    # (no zero self: PyTorch's rule gives it no gradient, where x log(y) has log(y))
+    return [
+        S((m.uniform(2, 3), m.positive(2, 3)), desc="same shape"),
+        S((m.uniform(2, 3, t=True), m.positive(3)), desc="transposed + broadcast row"),
+        S((m.uniform(3), 1.5), desc="python scalar other"),
+        S((2.0, m.positive(3)), desc="python scalar self"),
+    ]
+
+
+@_samples("fmax", "fmin")
+def _fmax(m: _Maker) -> list[Sample]:
+    return _maximum(m)
+
+
+@_samples("heaviside")
+def _heaviside(m: _Maker) -> list[Sample]:
+    x = m.uniform(2, 3)
+    x[0, 0] = 0.0
+    return [
+        S((x, m.uniform(2, 3)), desc="same shape, a zero"),
+        S((m.uniform(2, 3, t=True), m.uniform(3)), desc="transposed + broadcast row"),
+        S((x, 0.5), desc="python scalar values"),
+    ]
+
+
+@_samples("float_power")
+def _float_power(m: _Maker) -> list[Sample]:
+    return _pow(m)
+
+
+@_samples("ldexp")
+def _ldexp(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3, lo=-2, hi=2)), desc="same shape"),
+        S((m.uniform(2, 3, t=True), m.ints(3, lo=-3, hi=4)), desc="integer exponents, broadcast"),
+        S((m.uniform(3), 3), desc="python int exponent"),
+    ]
+
+
 # ------------------------------------------------------------------ reductions and scans
 @_samples("sum", "mean")
 def _sum(m: _Maker) -> list[Sample]:

@@ -20,6 +20,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     modules = [pointwise]
     for optional in (
         "reductions",
+        "special",
         "linalg",
         "shape",
         "indexing",

@@ -1,0 +1,187 @@
+"""Elementwise kernels of the special functions and the floating-point functions
+(``lgamma``, ``erfinv``, ``hypot``, ``logaddexp``, ``frexp``...), written once against an array
+module ``xp`` (NumPy or CuPy).
+
+As in ``pointwise.py``, the core has broadcast-checked the arguments, promoted tensor inputs to
+the compute dtype and allocated ``out``. The special functions that neither array module has
+are computed in float64 by ``_special.py`` and rounded once into ``out``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from tensorcore import Tensor
+
+from . import _special
+from ._util import acc_dtype, array_of, errstate, scalar_arrays
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The kernels of this module for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = errstate(xp)
+    weak, lift = scalar_arrays(xp)
+
+    def operand(v: Any, dtype: Any) -> Any:
+        """A tensor's array, or a Python number as a 0-d array of the compute precision of
+        ``dtype`` (a result's array dtype): NumPy would otherwise compute a 16-bit operation
+        with a Python float in float64, or a float32 one with a NumPy scalar in float64."""
+        if isinstance(v, Tensor):
+            return array_of(v)
+        if v.__class__ is float and dtype.kind in "fV":
+            return weak.get((v, dtype)) or lift(v, dtype)
+        return xp.asarray(v, dtype=acc_dtype(xp, dtype))
+
+    def exact(v: Any, dtype: Any) -> Any:
+        """A tensor's array, or a Python number as a 0-d array of ``dtype``."""
+        return array_of(v) if isinstance(v, Tensor) else xp.asarray(v, dtype)
+
+    def ufunc(name: str, f: Any) -> None:
+        """A kernel that is one ``xp`` function computing in the dtype of ``out`` (16-bit
+        floats through their own loops): a Python number is made an array of that dtype,
+        which holds it exactly (the core converted it), so that ``nextafter`` steps in it."""
+
+        def k(out: Any, *args: Any) -> None:
+            o = array_of(out)
+            with quiet(all="ignore"):  # (3.5e38 into float32 is inf, as the core made it)
+                f(*(exact(a, o.dtype) for a in args), out=o)
+
+        k.__name__ = name
+        K[name] = k
+
+    def in_acc(name: str, f: Any, arity: int = 1) -> None:
+        """A kernel computed by ``f(*arrays)`` in the compute precision of ``out`` (float32
+        for 16-bit floats) and rounded into it."""
+
+        def k(out: Any, *args: Any) -> None:
+            o = array_of(out)
+            acc = acc_dtype(xp, o.dtype)
+            with quiet(all="ignore"):
+                raw = [operand(a, o.dtype) for a in args[:arity]]
+                # An in-place call into a narrower ``self`` still computes in the operands'
+                # precision (``f32.xlogy_(f64 0-d)`` is float64 arithmetic, rounded once).
+                tensors = [array_of(a) for a in args[:arity] if isinstance(a, Tensor)]
+                wide = [t.dtype for t in tensors if t.dtype.kind in "fc"]
+                calc = xp.result_type(acc, *wide) if wide else acc
+                xs = [xp.asarray(r, dtype=calc) for r in raw]
+                xp.copyto(o, f(*xs, *args[arity:]), casting="unsafe")
+
+        k.__name__ = name
+        K[name] = k
+
+    def in_float64(name: str, f: Any) -> None:
+        """A special function of ``_special.py``: computed in float64, rounded once."""
+
+        def k(out: Any, a: Any) -> None:
+            with quiet(all="ignore"):
+                r = f(xp, xp.asarray(array_of(a), dtype=xp.float64))
+                xp.copyto(array_of(out), r, casting="unsafe")
+
+        k.__name__ = name
+        K[name] = k
+
+    # ------------------------------------------------------------------ unary
+    ufunc("acosh", xp.arccosh)
+    ufunc("asinh", xp.arcsinh)
+    ufunc("atanh", xp.arctanh)
+    ufunc("deg2rad", xp.deg2rad)
+    ufunc("rad2deg", xp.rad2deg)
+    in_float64("erfc", _special.erfc)
+    in_float64("erfinv", _special.erfinv)
+    in_float64("lgamma", _special.lgamma)
+    in_float64("digamma", _special.digamma)
+    in_float64("i0", _special.i0)
+    in_float64("special_i1", _special.i1)
+
+    def polygamma(out: Any, n: Any, a: Any) -> None:
+        if n < 0:
+            raise RuntimeError("polygamma(n, x) does not support negative n.")
+        with quiet(all="ignore"):
+            r = _special.polygamma(xp, n, xp.asarray(array_of(a), dtype=xp.float64))
+            xp.copyto(array_of(out), r, casting="unsafe")
+
+    def sinc(x: Any) -> Any:  # PyTorch's: sin(pi x) / (pi x), 1 at 0
+        px = x * math.pi
+        return xp.where(x == 0, xp.ones((), x.dtype), xp.sin(px) / px)
+
+    def logit(x: Any, eps: Any = None) -> Any:
+        if eps is not None and eps >= 0:  # (PyTorch clamps only for a non-negative eps)
+            x = xp.clip(x, eps, 1 - eps)
+        return xp.log(x / (1 - x))
+
+    in_acc("sinc", sinc)
+    in_acc("logit", logit)
+
+    def signbit(out: Any, a: Any) -> None:
+        x, o = array_of(a), array_of(out)
+        if a._dtype.is_floating_point:
+            xp.signbit(x, out=o)
+        else:  # integers and bools: only negative numbers have their sign bit set
+            xp.less(x, 0, out=o)
+
+    def frexp(out: Any, a: Any) -> None:
+        mantissa, exponent = out
+        m, e = xp.frexp(array_of(a))
+        xp.copyto(array_of(mantissa), m, casting="unsafe")
+        xp.copyto(array_of(exponent), e, casting="unsafe")
+
+    K["polygamma"], K["signbit"], K["frexp"] = polygamma, signbit, frexp
+
+    # ------------------------------------------------------------------ binary
+    ufunc("hypot", xp.hypot)
+    ufunc("logaddexp2", xp.logaddexp2)
+    ufunc("nextafter", xp.nextafter)
+    ufunc("copysign", xp.copysign)
+    ufunc("fmax", xp.fmax)
+    ufunc("fmin", xp.fmin)
+    ufunc("float_power", xp.power)  # (the core has promoted both to float64 or complex128)
+
+    def logaddexp(out: Any, a: Any, b: Any) -> None:
+        o = array_of(out)
+        with quiet(all="ignore"):
+            x, y = operand(a, o.dtype), operand(b, o.dtype)
+            if o.dtype.kind != "c":
+                xp.logaddexp(x, y, out=o)
+                return
+            xp.copyto(o, _complex_logaddexp(xp, xp.asarray(x), xp.asarray(y)))
+
+    def xlogy(x: Any, y: Any) -> Any:
+        # PyTorch's convention: 0 where x is 0, unless y is NaN.
+        r = x * xp.log(y)
+        return xp.where((x == 0) & (y == y), xp.zeros((), r.dtype), r)
+
+    def heaviside(out: Any, a: Any, v: Any) -> None:
+        # 0 below 0 (and for NaN, as PyTorch), 1 above, ``values`` at 0.
+        o = array_of(out)
+        x = array_of(a)
+        with quiet(all="ignore"):
+            xp.copyto(o, xp.where(x == 0, operand(v, o.dtype), x > 0), casting="unsafe")
+
+    def ldexp(x: Any, y: Any, out: Any) -> Any:
+        # PyTorch's self * 2 ** other (any exponent, not only integers), each rounded to the
+        # result's dtype as its composite rounds them
+        return xp.multiply(x, xp.exp2(y), out=out)
+
+    K["logaddexp"], K["heaviside"] = logaddexp, heaviside
+    in_acc("xlogy", xlogy, arity=2)
+    ufunc("ldexp", ldexp)
+    return K
+
+
+def _complex_logaddexp(xp: Any, a: Any, b: Any) -> Any:
+    """``log(exp(a) + exp(b))`` for complex arrays, as PyTorch computes it: from the operand
+    with the larger real part, ``hi + log1p(exp(lo - hi))``; NaN where either is NaN, the
+    lower operand where both real parts are -inf, and the plain formula where both are +inf."""
+    swap = a.real < b.real
+    hi, lo = xp.where(swap, b, a), xp.where(swap, a, b)
+    r = hi + xp.log1p(xp.exp(lo - hi))
+    both_inf = xp.isinf(lo.real) & (lo.real == hi.real)
+    plain = xp.log(xp.exp(lo) + xp.exp(hi))
+    r = xp.where(both_inf, xp.where(lo.real < 0, lo, plain), r)
+    nan = xp.isnan(lo.real) | xp.isnan(lo.imag) | xp.isnan(hi.real) | xp.isnan(hi.imag)
+    return xp.where(nan, xp.asarray(complex(math.nan, math.nan), dtype=r.dtype), r)
