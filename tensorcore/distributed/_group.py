@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from datetime import timedelta
 from types import TracebackType
 from typing import Any, ClassVar
@@ -198,14 +199,18 @@ def _install_abort_hook(pg: ProcessGroup) -> None:
     previous = sys.excepthook
 
     def hook(tp: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
-        previous(tp, value, tb)
+        # The one-line reason first: MPI_Abort kills the launcher's output forwarding, which
+        # may drop the end of a long traceback written just before it.
         print(
             f"tensorcore.distributed: rank {pg.rank()} raised {tp.__name__}; aborting all "
             f"{pg.size()} ranks",
             file=sys.stderr,
             flush=True,
         )
+        previous(tp, value, tb)
+        sys.stderr.flush()
         sys.stdout.flush()
+        time.sleep(0.2)  # (time for the launcher to forward what was written)
         pg.abort(1)
 
     _World.previous_hook = previous
