@@ -148,6 +148,7 @@ CALLS: list[Call] = [
     ("imag", lambda m, a: m.imag(a), [((5,), "complex128")]),
     ("conj", lambda m, a: m.conj(a), [((5,), "complex64")]),
     ("round", lambda m, a: m.round(a * 3), [((5,), F)]),
+    ("round complex", lambda m, a: m.round(a * 3), [((5,), "complex64")]),
     ("clip", lambda m, a: m.clip(a, -0.5, 0.5), [((3, 4), F)]),
     ("clip none", lambda m, a: m.clip(a), [((3, 4), I)]),
     ("sqrt", lambda m, a: m.sqrt(m.abs(a)), [((3, 4), F)]),

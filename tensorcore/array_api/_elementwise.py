@@ -68,8 +68,13 @@ def positive(x: Any, /) -> Any:
 
 
 def round(x: Any, /) -> Any:
-    """Rounds half to even."""
-    return _tc.round(x) if x._dtype._category >= _dt.FLOATING else x.clone()
+    """Rounds half to even (the real and imaginary parts separately for complex numbers)."""
+    if x._dtype._category == _dt.COMPLEX:
+        out = _tc.empty_like(x)
+        out.real.copy_(_tc.round(x.real))
+        out.imag.copy_(_tc.round(x.imag))
+        return out
+    return _tc.round(x) if x._dtype._category == _dt.FLOATING else x.clone()
 
 
 def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
