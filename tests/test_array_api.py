@@ -95,6 +95,11 @@ CALLS: list[Call] = [
     ("unique_counts", lambda m, x: m.unique_counts(x), [((3, 4), I)]),
     ("unique_inverse", lambda m, x: m.unique_inverse(x), [((3, 4), I)]),
     ("unique_all", lambda m, x: m.unique_all(x), [((10,), I)]),
+    (
+        "unique_counts complex",
+        lambda m, x: m.unique_counts(m.round(m.concat([x, x]))),
+        [((6,), "complex128")],
+    ),
     ("concat", lambda m, a, b: m.concat([a, b], axis=1), [((2, 3), F), ((2, 2), F64)]),
     ("concat flat", lambda m, a, b: m.concat([a, b], axis=None), [((2, 3), I), ((4,), I)]),
     ("stack", lambda m, a, b: m.stack([a, b], axis=-1), [((2, 3), F), ((2, 3), F)]),

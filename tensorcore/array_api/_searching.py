@@ -95,7 +95,7 @@ def unique_all(x: Any, /) -> Any:
     if n == 0:
         empty_i = _tc.empty((0,), dtype=_dt.int64, device=x.device)
         return _UniqueAll(flat.clone(), empty_i, empty_i.reshape(x.shape), empty_i)
-    order = _tc.argsort(flat, stable=True)
+    order = _sort_order(flat)
     s = flat[order]
     if s._dtype._category >= _dt.FLOATING:
         nan_ = _tc.isnan(s)
@@ -112,6 +112,15 @@ def unique_all(x: Any, /) -> Any:
     inverse = _tc.empty(n, dtype=_dt.int64, device=x.device)
     inverse[order] = group
     return _UniqueAll(values, order[starts], inverse.reshape(x.shape), counts)
+
+
+def _sort_order(flat: Any) -> Any:
+    """A stable sorting permutation; complex numbers in lexicographic (real, imaginary)
+    order, which PyTorch's sort does not provide."""
+    if flat._dtype._category != _dt.COMPLEX:
+        return _tc.argsort(flat, stable=True)
+    order = _tc.argsort(flat.imag, stable=True)
+    return order[_tc.argsort(flat.real[order], stable=True)]
 
 
 class _UniqueAll(NamedTuple):
