@@ -219,6 +219,11 @@ CALLS: list[Call] = [
         [((2, 3, 3), F64)],
     ),
     ("linalg.cross", lambda m, a, b: m.linalg.cross(a, b, axis=-2), [((3, 4), F64), ((3, 4), F64)]),
+    (
+        "linalg.cross broadcast",
+        lambda m, a, b: m.linalg.cross(a, b),
+        [((2, 4, 3), F64), ((3,), F64)],
+    ),
     ("linalg.det", lambda m, a: m.linalg.det(a), [((2, 3, 3), F64)]),
     ("linalg.diagonal", lambda m, a: m.linalg.diagonal(a, offset=1), [((2, 3, 4), F)]),
     ("linalg.eigvalsh", lambda m, a: m.linalg.eigvalsh(a + m.matrix_transpose(a)), [((3, 3), F64)]),

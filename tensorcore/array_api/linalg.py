@@ -9,7 +9,7 @@ from tensorcore import dtypes as _dt
 from tensorcore import linalg as _L
 from tensorcore._tensor import Tensor as _Tensor
 
-from ._common import _promote
+from ._common import _broadcast_shapes, _promote
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
 __all__ = [
@@ -38,6 +38,9 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     x1, x2 = _promote(x1, x2)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError("linalg.cross(): the vectors along axis must have 3 elements")
+    if x1.shape != x2.shape:  # the standard broadcasts; PyTorch wants equal ranks
+        shape = _broadcast_shapes([x1.shape, x2.shape])
+        x1, x2 = x1.expand(shape), x2.expand(shape)
     return _L.cross(x1, x2, dim=axis)
 
 
