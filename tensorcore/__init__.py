@@ -113,6 +113,7 @@ __all__ = sorted(
         "complex64",
         "complex128",
         "device",
+        "distributed",
         "dtype",
         "dtypes",
         "enable_grad",
@@ -176,7 +177,9 @@ __all__ = sorted(
 
 #: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
 #: for programs that only compute with tensors.
-_LAZY_SUBPACKAGES = frozenset({"array_api", "cuda", "distributions", "nn", "optim", "utils", "viz"})
+_LAZY_SUBPACKAGES = frozenset(
+    {"array_api", "cuda", "distributed", "distributions", "nn", "optim", "utils", "viz"}
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -127,3 +127,13 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "rank 0 of 2 ['x']" in proc.stdout and "rank 1 of 2 ['x']" in proc.stdout
+
+
+def test_reachable_as_in_pytorch() -> None:
+    # ``torch.distributed``, ``torch.nn.parallel`` and ``torch.utils.data.distributed`` are
+    # attributes once ``torch`` is imported; a PyTorch program spells them so.
+    import tensorcore as tc
+
+    assert tc.distributed.init_process_group is not None
+    assert tc.nn.parallel.DistributedDataParallel is not None
+    assert tc.utils.data.distributed.DistributedSampler is not None

@@ -12,9 +12,9 @@ Examples
 tensorcore.Size([8, 4])
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
-__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+__all__ = ["Parameter", "functional", "init", "parallel", "utils", *_modules_all]

@@ -1,5 +1,6 @@
 """Datasets and data loading (``tensorcore.utils.data``), as PyTorch's ``torch.utils.data``."""
 
+from . import distributed
 from ._collate import default_collate, default_convert
 from .dataloader import DataLoader, WorkerInfo, get_worker_info
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
@@ -28,6 +29,7 @@ __all__ = [
     "WorkerInfo",
     "default_collate",
     "default_convert",
+    "distributed",
     "get_worker_info",
     "random_split",
 ]
