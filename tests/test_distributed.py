@@ -47,8 +47,9 @@ def mpirun(
     assert MPIEXEC is not None
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT), str(ROOT / "backends" / "cpu"), env.get("PYTHONPATH", "")]
-    )
+        [str(ROOT), str(ROOT / "backends" / "cpu"), str(ROOT / "backends" / "sparse"),
+         env.get("PYTHONPATH", "")]
+    )  # fmt: skip
     cmd = [MPIEXEC, "-n", str(n), sys.executable, str(SCRIPTS / script), *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -88,6 +89,10 @@ def test_a_rank_that_raises_ends_the_job() -> None:
 
 def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
     _ok(mpirun(2, "training.py"), 2)
+
+
+def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:
+    _ok(mpirun(2, "sparse_training.py"), 2)
 
 
 def test_distributed_sampler_shards_like_pytorch() -> None:
