@@ -41,11 +41,11 @@ pytestmark = [
 
 
 def mpirun(
-    n: int, script: str, *args: str, timeout: float = 60
+    n: int, script: str, *args: str, timeout: float = 60, **extra_env: str
 ) -> subprocess.CompletedProcess[str]:
     """Run ``script`` on ``n`` processes; the children inherit the environment (PYTHONPATH)."""
     assert MPIEXEC is not None
-    env = dict(os.environ)
+    env = dict(os.environ, **extra_env)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), str(ROOT / "backends" / "cpu"), str(ROOT / "backends" / "sparse"),
          env.get("PYTHONPATH", "")]
@@ -71,6 +71,13 @@ def test_mismatched_shapes_and_collectives_are_named() -> None:
     for r in range(2):
         assert f"rank {r} mismatch named" in proc.stdout, proc.stdout + proc.stderr
         assert f"rank {r} collective mismatch named" in proc.stdout, proc.stdout
+
+
+def test_the_agreement_check_can_be_turned_off() -> None:
+    proc = mpirun(2, "failures.py", "nocheck", TENSORCORE_DISTRIBUTED_CHECK="0")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(2):
+        assert f"rank {r} ran without the check" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_a_rank_that_never_joins_times_out() -> None:
