@@ -41,14 +41,15 @@ pytestmark = [
 
 
 def mpirun(
-    n: int, script: str, *args: str, timeout: float = 60
+    n: int, script: str, *args: str, timeout: float = 60, **extra_env: str
 ) -> subprocess.CompletedProcess[str]:
     """Run ``script`` on ``n`` processes; the children inherit the environment (PYTHONPATH)."""
     assert MPIEXEC is not None
-    env = dict(os.environ)
+    env = dict(os.environ, **extra_env)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT), str(ROOT / "backends" / "cpu"), env.get("PYTHONPATH", "")]
-    )
+        [str(ROOT), str(ROOT / "backends" / "cpu"), str(ROOT / "backends" / "sparse"),
+         env.get("PYTHONPATH", "")]
+    )  # fmt: skip
     cmd = [MPIEXEC, "-n", str(n), sys.executable, str(SCRIPTS / script), *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -72,6 +73,13 @@ def test_mismatched_shapes_and_collectives_are_named() -> None:
         assert f"rank {r} collective mismatch named" in proc.stdout, proc.stdout
 
 
+def test_the_agreement_check_can_be_turned_off() -> None:
+    proc = mpirun(2, "failures.py", "nocheck", TENSORCORE_DISTRIBUTED_CHECK="0")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(2):
+        assert f"rank {r} ran without the check" in proc.stdout, proc.stdout + proc.stderr
+
+
 def test_a_rank_that_never_joins_times_out() -> None:
     proc = mpirun(2, "failures.py", "timeout", timeout=40)
     assert proc.returncode != 0
@@ -88,6 +96,10 @@ def test_a_rank_that_raises_ends_the_job() -> None:
 
 def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
     _ok(mpirun(2, "training.py"), 2)
+
+
+def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:
+    _ok(mpirun(2, "sparse_training.py"), 2)
 
 
 def test_distributed_sampler_shards_like_pytorch() -> None:

@@ -73,7 +73,8 @@ def obeys_contract(g: Tensor, leaf: Tensor) -> bool:
 def clone_obey_contract(g: Tensor, leaf: Tensor) -> Tensor:
     """A copy of ``g`` laid out by the contract (recorded when grad mode is on, so a
     ``create_graph`` gradient keeps its history)."""
-
+    if g._layout is not strided:  # a sparse gradient of a dense leaf stays sparse (PyTorch)
+        return g.clone()
     if leaf._layout is not strided or not is_non_overlapping_and_dense(leaf._shape, leaf._stride):
         return g.clone(memory_format=contiguous_format)
     # A dense block of numel elements viewed with the leaf's strides (offset 0).

@@ -2,7 +2,8 @@
 
 Each function checks its arguments, finds the group, checks that every rank passes tensors of
 the same shapes and dtypes (one small all-reduce of a fingerprint; on a mismatch the ranks'
-descriptions are gathered and named in a ``RuntimeError``), hands the communication backend
+descriptions are gathered and named in a ``RuntimeError``; ``TENSORCORE_DISTRIBUTED_CHECK=0``
+at ``init_process_group`` turns the check off), hands the communication backend
 contiguous tensors, and copies results back into non-contiguous ones. Results are written in
 place, as in PyTorch; with ``async_op=True`` the function returns a
 :class:`~tensorcore.distributed.Work` whose ``wait()`` finishes the operation (the in-place
@@ -61,8 +62,23 @@ def _desc(t: Tensor) -> str:
     return f"{tuple(t.shape)} {str(t.dtype).replace('tensorcore.', '')}"
 
 
-def _agree(pg: ProcessGroup, what: str, text: str) -> None:
-    found = pg.agree(f"{what}: {text}", what)
+#: (collective, shape, dtype, extra) -> the description the ranks compare: built once, so a
+#: repeated collective costs a dict lookup here.
+_DESCRIPTIONS: dict[tuple[Any, ...], str] = {}
+
+
+def _agree(pg: ProcessGroup, what: str, t: Tensor, extra: Any = "") -> None:
+    """Check that every rank runs ``what`` on a tensor of ``t``'s shape and dtype (and the
+    same ``extra``: the op, the root); skipped when ``TENSORCORE_DISTRIBUTED_CHECK=0``."""
+    if not _World.check:
+        return
+    key = (what, t._shape, t._dtype, extra)
+    text = _DESCRIPTIONS.get(key)
+    if text is None:
+        text = f"{what}: {_desc(t)}" + (f" {extra}" if extra != "" else "")
+        if len(_DESCRIPTIONS) < 4096:
+            _DESCRIPTIONS[key] = text
+    found = pg.agree(text, what)
     if found is None:
         return
     ranks = _World.ranks.get(pg, list(range(pg.size())))
@@ -134,7 +150,7 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
         return None
     _check(pg, tensor, "all_reduce")
     rop = _op(op, "all_reduce")
-    _agree(pg, "all_reduce", f"{_desc(tensor)} {rop.name}")
+    _agree(pg, "all_reduce", tensor, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
         return _finish(pg.allreduce(buf, rop), async_op, back)
@@ -154,7 +170,7 @@ def broadcast(tensor: Tensor, src: int = 0, group: Any = None,
         return None
     _check(pg, tensor, "broadcast")
     root = _group_rank(pg, src, "broadcast", "src")
-    _agree(pg, "broadcast", f"{_desc(tensor)} src={src}")
+    _agree(pg, "broadcast", tensor, f"src={src}")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
         return _finish(pg.broadcast(buf, root), async_op, back)
@@ -209,7 +225,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None,
         return None
     _check(pg, tensor, "all_gather")
     outs = _check_list(pg, tensor_list, tensor, "all_gather", "tensor_list")
-    _agree(pg, "all_gather", _desc(tensor))
+    _agree(pg, "all_gather", tensor)
     with grad_mode.no_grad():
         flat = _flat(tensor, pg.size())
         work = pg.allgather(flat, tensor.contiguous())
@@ -240,7 +256,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
             f"{what}(): output_tensor is {_desc(output_tensor)}, it must hold world_size "
             f"({pg.size()}) times the input_tensor ({_desc(input_tensor)}), of its dtype"
         )
-    _agree(pg, what, _desc(input_tensor))
+    _agree(pg, what, input_tensor)
     with grad_mode.no_grad():
         buf, back = _inout(output_tensor)
         return _finish(pg.allgather(buf, input_tensor.contiguous()), async_op, back)
@@ -263,7 +279,7 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.
     _check(pg, output, what, "output")
     ins = _check_list(pg, input_list, output, what, "input_list")
     rop = _op(op, what)
-    _agree(pg, what, f"{_desc(output)} {rop.name}")
+    _agree(pg, what, output, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
         return _finish(pg.reduce_scatter(buf, _concat(ins), rop), async_op, back)
@@ -291,7 +307,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
             f"the output ({_desc(output)}), of its dtype"
         )
     rop = _op(op, what)
-    _agree(pg, what, f"{_desc(input)} {rop.name}")
+    _agree(pg, what, input, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
         return _finish(pg.reduce_scatter(buf, input.contiguous(), rop), async_op, back)
@@ -313,7 +329,7 @@ def reduce(tensor: Tensor, dst: int = 0, op: Any = ReduceOp.SUM, group: Any = No
     _check(pg, tensor, "reduce")
     root = _group_rank(pg, dst, "reduce", "dst")
     rop = _op(op, "reduce")
-    _agree(pg, "reduce", f"{_desc(tensor)} {rop.name} dst={dst}")
+    _agree(pg, "reduce", tensor, f"{rop.name} dst={dst}")
     with grad_mode.no_grad():
         if pg.rank() == root:
             buf, back = _inout(tensor)
@@ -342,7 +358,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
         outs = _check_list(pg, gather_list, tensor, "gather", "gather_list")
     elif gather_list:
         raise ValueError(f"gather(): gather_list must be given on rank {dst} (dst) only")
-    _agree(pg, "gather", f"{_desc(tensor)} dst={dst}")
+    _agree(pg, "gather", tensor, f"dst={dst}")
     with grad_mode.no_grad():
         flat = _flat(tensor, pg.size()) if here else None
         work = pg.gather(flat, tensor.contiguous(), root)
@@ -370,7 +386,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
         ins = _check_list(pg, scatter_list, tensor, "scatter", "scatter_list")
     elif scatter_list:
         raise ValueError(f"scatter(): scatter_list must be given on rank {src} (src) only")
-    _agree(pg, "scatter", f"{_desc(tensor)} src={src}")
+    _agree(pg, "scatter", tensor, f"src={src}")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
         work = pg.scatter(buf, _concat(ins) if here else None, root)

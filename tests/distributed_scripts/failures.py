@@ -28,6 +28,20 @@ if mode == "mismatch":
         assert "broadcast" in str(exc) and "all_reduce" in str(exc), exc
         print(f"rank {r} collective mismatch named")
     dist.destroy_process_group()
+elif mode == "nocheck":
+    # TENSORCORE_DISTRIBUTED_CHECK=0: no agreement round trip before a collective.
+    pg = dist.GroupMember.WORLD
+
+    def refuse(description, what):
+        raise AssertionError(f"the agreement check ran for {description}")
+
+    pg.agree = refuse
+    t = tc.ones(3)
+    dist.all_reduce(t)
+    dist.broadcast(t, src=0)
+    assert t.tolist() == [2.0] * 3, t
+    print(f"rank {r} ran without the check")
+    dist.destroy_process_group()
 elif mode == "timeout":
     # Rank 1 never joins: rank 0's collective raises within the timeout.
     if r == 0:

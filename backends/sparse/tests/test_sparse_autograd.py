@@ -191,6 +191,17 @@ def test_mixed_gradient_layouts_accumulate() -> None:
     assert w.grad.tolist()[2] == [3.0, 3.0]
 
 
+def test_a_shared_sparse_gradient_is_cloned_sparse() -> None:
+    # Both lookups' gradients come from one incoming gradient: the leaf cannot keep it as is
+    # (it is copied), and the copy stays sparse.
+    w = tc.zeros(4, 2, requires_grad=True)
+    v = tc.zeros(4, 2, requires_grad=True)
+    i = tc.tensor([1, 2])
+    (F.embedding(i, w, sparse=True) + F.embedding(i, v, sparse=True)).sum().backward()
+    assert w.grad.is_sparse and v.grad.is_sparse
+    assert v.grad.to_dense().tolist() == [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+
+
 def test_embedding_rejects_float_indices() -> None:
     w = tc.ones(3, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="Long, Int"):

@@ -7,6 +7,11 @@ post-accumulate-grad hook on every parameter marks it ready; when a bucket is co
 gradients are flattened and an asynchronous all-reduce (``ReduceOp.AVG``) starts while
 backward goes on. A callback queued on the autograd engine waits for every bucket at the end
 of backward and copies the averages into the ``.grad`` of each parameter.
+
+Sparse gradients (the weight of an ``Embedding(sparse=True)``) have a bucket each and never
+enter the dense path: their indices and values are all-gathered (padded to the largest
+``nnz`` of the group, after one small all-gather of the counts), concatenated, coalesced and
+divided by the group's size, which is the average of the ranks' sparse gradients.
 """
 
 from __future__ import annotations
@@ -21,17 +26,30 @@ from ...autograd import grad_mode
 from ...autograd.engine import queue_callback
 from ...ops import functions as ops
 from ...ops.factories import tensor
+from ...plugins import manager
 from ..modules.module import Module
+from ..modules.sparse import Embedding
 
 __all__ = ["DistributedDataParallel"]
 
 
 class _Bucket:
-    def __init__(self, params: list[Any]) -> None:
+    def __init__(self, params: list[Any], sparse: bool = False) -> None:
         self.params = params
+        # One parameter whose gradient is a sparse COO tensor (reduced by all-gathers).
+        self.sparse = sparse
         self.ready: set[int] = set()
-        self.work: Any = None
+        self.works: list[Any] = []
         self.flat: Any = None
+
+    @property
+    def launched(self) -> bool:
+        return bool(self.works)
+
+
+def _sparse_params(module: Module) -> set[int]:
+    """The parameters whose gradients are sparse (PyTorch's ``expect_sparse_gradient``)."""
+    return {id(m.weight) for m in module.modules() if isinstance(m, Embedding) and m.sparse}
 
 
 class DistributedDataParallel(Module):
@@ -58,7 +76,12 @@ class DistributedDataParallel(Module):
         Allow parameters that get no gradient in an iteration (on some or all ranks): at the
         end of backward their buckets are reduced too (zeros for the missing gradients), and
         a parameter that no rank used keeps ``grad`` None. Without it such a parameter is an
-        error, as in PyTorch.
+        error, as in PyTorch. Since the ranks' graphs may differ, every bucket is then reduced
+        at the end of backward, in bucket order (no overlap with backward).
+
+    The weight of an ``Embedding(sparse=True)`` keeps a sparse gradient: it is averaged
+    through all-gathers of its indices and values (see the module's docstring), so the
+    optimizer (``SparseAdam``, ``SGD``) sees the same sparse gradient on every rank.
 
     Examples
     --------
@@ -103,6 +126,7 @@ class DistributedDataParallel(Module):
                 "parameter that requires a gradient."
             )
         self._sync_module_states()
+        self._sparse = _sparse_params(module)
         self._buckets = self._make_buckets(params)
         self._bucket_of = {id(p): (b, i) for b in self._buckets for i, p in enumerate(b.params)}
         self._names = {id(p): n for n, p in module.named_parameters()}
@@ -133,6 +157,9 @@ class DistributedDataParallel(Module):
         current: list[Any] = []
         size = 0
         for p in reversed(params):
+            if id(p) in self._sparse:
+                buckets.append(_Bucket([p], sparse=True))
+                continue
             nbytes = p.numel() * p.element_size()
             if current and (
                 p.dtype is not current[0].dtype or size + nbytes > self.bucket_bytes_cap
@@ -175,28 +202,89 @@ class DistributedDataParallel(Module):
             queue_callback(self._finish)
         bucket, i = self._bucket_of[id(param)]
         bucket.ready.add(i)
-        if len(bucket.ready) == len(bucket.params):
+        # With unused parameters the ranks' buckets may become ready in different orders:
+        # _finish launches them all, in one order, after agreeing on which were used.
+        if len(bucket.ready) == len(bucket.params) and not self.find_unused_parameters:
             self._launch(bucket)
         # Drive the engine's progress on earlier buckets while backward computes.
         for b in self._buckets:
-            if b.work is not None:
-                b.work.is_completed()
+            for w in b.works:
+                w.is_completed()
 
     def _launch(self, bucket: _Bucket) -> None:
+        if bucket.sparse:
+            self._launch_sparse(bucket)
+            return
         with grad_mode.no_grad():
             parts = []
             for p in bucket.params:
                 g = p.grad
+                if g is not None and g.is_sparse:
+                    raise RuntimeError(
+                        f"DistributedDataParallel: parameter {self._names.get(id(p), '?')} got "
+                        "a sparse gradient, but only the weights of Embedding(sparse=True) "
+                        "modules are expected to have one"
+                    )
                 parts.append(ops.zeros(p.numel(), dtype=p.dtype) if g is None else g.reshape(-1))
             bucket.flat = ops.cat(parts)
-        bucket.work = dist.all_reduce(
+        work = dist.all_reduce(
             bucket.flat, op=dist.ReduceOp.AVG, group=self.process_group, async_op=True
         )
+        bucket.works = [work]
+
+    def _launch_sparse(self, bucket: _Bucket) -> None:
+        """All-gather the indices and values of a sparse gradient (padded to the largest
+        ``nnz`` of the group); :meth:`_sparse_average` assembles the average."""
+        (p,) = bucket.params
+        g = p.grad
+        with grad_mode.no_grad():
+            if g is None:  # unused on this rank: it contributes nothing
+                idx = ops.zeros((0, 1), dtype=dtypes.int64)
+                vals = ops.zeros((0, *tuple(p.shape)[1:]), dtype=p.dtype)
+            elif not g.is_sparse:
+                raise RuntimeError(
+                    f"DistributedDataParallel: parameter {self._names.get(id(p), '?')} (the "
+                    "weight of an Embedding(sparse=True)) got a dense gradient; use it only "
+                    "through the embedding, or make the embedding dense"
+                )
+            else:
+                g = g.coalesce()
+                idx, vals = g._indices().t().contiguous(), g._values().contiguous()
+            n = self._group_size()
+            counts = ops.zeros((n,), dtype=dtypes.int64)
+            dist.all_gather_into_tensor(counts, tensor([idx.shape[0]]), group=self.process_group)
+            sizes = counts.tolist()
+            most = max(sizes)
+            pad = most - idx.shape[0]
+            if pad:
+                idx = ops.cat([idx, ops.zeros((pad, idx.shape[1]), dtype=idx.dtype)])
+                vals = ops.cat([vals, ops.zeros((pad, *tuple(vals.shape)[1:]), dtype=vals.dtype)])
+            all_idx = ops.empty((n * most, idx.shape[1]), dtype=idx.dtype)
+            all_vals = ops.empty((n * most, *tuple(vals.shape)[1:]), dtype=vals.dtype)
+            bucket.flat = (all_idx, all_vals, sizes, most)
+        kw: dict[str, Any] = {"group": self.process_group, "async_op": True}
+        bucket.works = [
+            dist.all_gather_into_tensor(all_idx, idx, **kw),
+            dist.all_gather_into_tensor(all_vals, vals, **kw),
+        ]
+
+    def _sparse_average(self, bucket: _Bucket) -> Any:
+        """The average of the ranks' sparse gradients of the bucket's parameter, coalesced."""
+        (p,) = bucket.params
+        all_idx, all_vals, sizes, most = bucket.flat
+        keep = [slice(r * most, r * most + c) for r, c in enumerate(sizes)]
+        idx = ops.cat([all_idx[k] for k in keep]).t()
+        vals = ops.cat([all_vals[k] for k in keep])
+        make = manager.attributes["sparse_coo_tensor"][0]
+        total = make(idx, vals, tuple(p.shape), check_invariants=False).coalesce()
+        avg = total._values() / len(sizes)
+        return make(total._indices(), avg, tuple(p.shape), check_invariants=False,
+                    is_coalesced=True)  # fmt: skip
 
     def _finish(self) -> None:
         self._queued = False
         try:
-            missing = [b for b in self._buckets if b.work is None]
+            missing = [b for b in self._buckets if not b.launched]
             if missing and not self.find_unused_parameters:
                 names = [
                     self._names.get(id(p), "?")
@@ -215,7 +303,13 @@ class DistributedDataParallel(Module):
                 self._launch(b)
             with grad_mode.no_grad():
                 for b in self._buckets:
-                    b.work.wait()
+                    for w in b.works:
+                        w.wait()
+                    if b.sparse:
+                        (p,) = b.params
+                        if used is None or used[id(p)]:
+                            p.grad = self._sparse_average(b)
+                        continue
                     offset = 0
                     for p in b.params:
                         n = p.numel()
@@ -230,7 +324,7 @@ class DistributedDataParallel(Module):
         finally:
             for b in self._buckets:
                 b.ready.clear()
-                b.work = b.flat = None
+                b.works, b.flat = [], None
 
     def _global_use(self) -> dict[int, bool]:
         """Which parameters got a gradient on at least one rank (PyTorch's used map)."""

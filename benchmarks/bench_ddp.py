@@ -1,0 +1,115 @@
+"""A DistributedDataParallel training step against single-process training (the workload of
+issue 14): an MLP 784-512-512-10, SGD with momentum, cross-entropy, global batch 256.
+
+    mpiexec -n 2 python3 benchmarks/bench_ddp.py [--steps 30]
+
+Rank 0 first times the single-process step on the full batch (256) while the other ranks
+sleep (not spin); then every rank times the DDP step on its share (256 / N). The
+communication share is the time the step spends blocked on the gradient all-reduce: inside
+``Work.wait`` (the end of backward, where DDP waits for its buckets) and in the agreement
+check's round trip, measured by wrapping both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+import tensorcore as tc
+import tensorcore.distributed as dist
+from tensorcore import nn
+from tensorcore.distributed import _mpi
+from tensorcore.nn.parallel import DistributedDataParallel as DDP
+
+BATCH = 256
+
+
+def make() -> nn.Module:
+    tc.manual_seed(0)
+    return nn.Sequential(
+        nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+    )
+
+
+def timed_steps(model: nn.Module, x: tc.Tensor, y: tc.Tensor, steps: int) -> list[float]:
+    opt = tc.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    times = []
+    for _ in range(steps + 3):  # 3 warm-up steps
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+        times.append(time.perf_counter() - t0)
+    return times[3:]
+
+
+class Blocked:
+    """Seconds spent blocked on communication: Work.wait and the agreement check."""
+
+    total = 0.0
+
+    @classmethod
+    def wrap(cls, owner: type, name: str) -> None:
+        inner = getattr(owner, name)
+
+        def timed(*args: object, **kwargs: object) -> object:
+            t0 = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                cls.total += time.perf_counter() - t0
+
+        setattr(owner, name, timed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30)
+    args = parser.parse_args()
+    comm = MPI.COMM_WORLD
+    rank, world = comm.Get_rank(), comm.Get_size()
+    rng = np.random.default_rng(0)
+    x = tc.from_numpy(rng.standard_normal((BATCH, 784)).astype(np.float32))
+    y = tc.from_numpy(rng.integers(0, 10, BATCH))
+
+    single = None
+    if rank == 0:
+        single = float(np.median(timed_steps(make(), x, y, args.steps)))
+    done = comm.Ibarrier()
+    while not done.Test():  # the other ranks sleep while rank 0 runs alone
+        time.sleep(0.005)
+
+    dist.init_process_group("mpi")
+    Blocked.wrap(dist.Work, "wait")
+    Blocked.wrap(_mpi.MPIProcessGroup, "agree")
+    share = BATCH // world
+    mine = slice(rank * share, (rank + 1) * share)
+    model = DDP(make())
+    Blocked.total = 0.0
+    times = timed_steps(model, x[mine], y[mine], args.steps)
+    blocked = Blocked.total - 0.0
+    # The warm-up steps' waits are in ``blocked`` too: scale to the timed steps.
+    blocked *= args.steps / (args.steps + 3)
+    step = float(np.median(times))
+    mean = float(np.mean(times))
+    stats = comm.gather((step, mean, blocked / args.steps), root=0)
+    dist.destroy_process_group()
+    if rank == 0:
+        assert single is not None and stats is not None
+        print(f"MLP 784-512-512-10, SGD momentum, global batch {BATCH}, {args.steps} steps")
+        print(f"  1 process, batch {BATCH}:          {single * 1e3:7.2f} ms / step (median)")
+        for r, (med, avg, wait) in enumerate(stats):
+            print(
+                f"  DDP rank {r} of {world}, batch {share}:  {med * 1e3:7.2f} ms / step (median); "
+                f"blocked on communication {wait * 1e3:.2f} ms = {100 * wait / avg:.0f}% of "
+                "the mean step"
+            )
+        print(f"  speed-up of the step: {single / stats[0][0]:.2f}x on {world} processes")
+
+
+if __name__ == "__main__":
+    main()
