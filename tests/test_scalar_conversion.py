@@ -26,6 +26,9 @@ from tensorcore.testing import strategies as tcst
 
 #: PyTorch keeps a scalar in float32 where these operators meet a 16-bit float tensor.
 OPMATH = {"mul", "div", "true_divide", "floor_divide", "lerp"}
+#: Operators PyTorch computes in float32 for 16-bit floats, rounding once, whose NumPy oracle
+#: takes several steps (each of which would round in the 16-bit dtype).
+ONE_ROUNDING = {"xlogy"}
 #: Operators whose scalars PyTorch takes as a checked ``Scalar``, by argument position: an
 #: integer the integer compute dtype cannot hold raises.
 CHECKED = {"pow": (1,), "clamp": (1, 2), "clip": (1, 2), "where": (1, 2)}
@@ -162,6 +165,11 @@ def test_python_scalars_are_converted_to_the_compute_dtype(
         else np.asarray(a).astype(npc)
         for i, a in enumerate(arrays)
     ]
+    if name in ONE_ROUNDING and compute in (tc.float16, tc.bfloat16):
+        args = [
+            a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == npc else a
+            for a in args
+        ]
     with np.errstate(all="ignore"):
         fn = oracle.fn
         if name in ("clamp", "clip"):  # one bound
