@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import sys
+import threading
 import weakref
 from typing import Any
 
@@ -141,18 +142,26 @@ def _release(address: int | None) -> None:
         _capsules.pop(address, None)
 
 
+#: One sweep at a time: a second one (another thread's, or a collection's during a sweep)
+#: would count the first one's loop variable as a holder of the probe.
+_sweeping = threading.Lock()
+
+
 def _sweep() -> None:
-    if len(_capsules) == 1:
+    if len(_capsules) == 1 or not _sweeping.acquire(blocking=False):
         return
-    alone = 0
-    for address, capsule in list(_capsules.items()):
-        held = sys.getrefcount(capsule)
-        if address == 0:
-            alone = held
-        elif held <= alone:
-            del _capsules[address]
-            if _capsule_is_valid(capsule, _LEGACY) or _capsule_is_valid(capsule, _VERSIONED):
-                _live.pop(address, None)  # never consumed
+    try:
+        alone = 0
+        for address, capsule in list(_capsules.items()):
+            held = sys.getrefcount(capsule)
+            if address == 0:
+                alone = held
+            elif held <= alone:
+                _capsules.pop(address, None)
+                if _capsule_is_valid(capsule, _LEGACY) or _capsule_is_valid(capsule, _VERSIONED):
+                    _live.pop(address, None)  # never consumed
+    finally:
+        _sweeping.release()
 
 
 def _after_collection(phase: str, info: dict[str, Any]) -> None:
@@ -278,6 +287,11 @@ def to_array(capsule: Any) -> Any:
     if 0 in shape or not dl.data:
         if deleter:
             deleter(address)
+        if 0 not in shape:
+            raise BufferError(
+                "from_dlpack(): the producer's DLPack tensor has elements but a NULL data "
+                "pointer; the producer is broken"
+            )
         return np.empty(shape, _BF16)
     first = dl.data + dl.byte_offset
     low = first + sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)

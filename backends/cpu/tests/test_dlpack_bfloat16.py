@@ -221,11 +221,14 @@ def test_export_keywords(exports: Callable[[], int]) -> None:
         x.requires_grad_().__dlpack__()
 
 
-def test_numpy_cannot_consume_bfloat16_capsules() -> None:
-    """NumPy has no kDLBfloat: its refusal is why these capsules exist (``t.numpy()`` is the
-    way to an ml_dtypes array)."""
-    with pytest.raises((BufferError, RuntimeError, TypeError)):
+def test_a_consumer_that_refuses_the_capsule_keeps_its_error(exports: Callable[[], int]) -> None:
+    """NumPy has no kDLBfloat: it takes the capsule, raises and drops it. Its error comes
+    through (no SystemError from a Python capsule destructor), and the abandoned export is
+    released. (``t.numpy()`` is the way to an ml_dtypes array.)"""
+    with pytest.raises((BufferError, RuntimeError, TypeError)) as info:
         np.from_dlpack(_bf16())
+    assert not isinstance(info.value, SystemError)
+    assert exports() == 0
 
 
 @pytest.mark.parametrize(
