@@ -321,19 +321,18 @@ def __dlpack__(
 ) -> Any:
     """A DLPack capsule of this tensor's memory (the standard's keywords: a ``stream`` to
     order the export on, the consumer's ``max_version``, a ``dl_device`` to export to and
-    ``copy``), produced by the backend's native array."""
+    ``copy``), produced by the device backend's ``to_dlpack`` (by default the native array's
+    ``__dlpack__``)."""
     if self._requires_grad:
         raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-    kwargs: dict[str, Any] = {}
-    for key, value in (
-        ("stream", stream),
-        ("max_version", max_version),
-        ("dl_device", dl_device),
-        ("copy", copy),
-    ):
-        if value is not None:
-            kwargs[key] = value
-    return native(self).__dlpack__(**kwargs)
+    if self._layout.name != "strided":
+        raise BufferError(
+            f"__dlpack__(): can't export a {self._layout.name} tensor (DLPack describes strided "
+            "memory only); use Tensor.to_dense() first"
+        )
+    return manager.device_backend(self._device).to_dlpack(
+        self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+    )
 
 
 def __array_namespace__(self: Tensor, /, *, api_version: str | None = None) -> Any:

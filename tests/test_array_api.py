@@ -461,6 +461,13 @@ def test_dlpack_keywords_and_copies() -> None:
         tc.ones(2, requires_grad=True).__dlpack__()
 
 
+def test_dlpack_refuses_sparse_tensors() -> None:
+    if not hasattr(tc, "sparse_coo"):
+        pytest.skip("needs the tensorcore-sparse backend")
+    with pytest.raises(BufferError, match="to_dense"):
+        tc.ones(2).to_sparse().__dlpack__()
+
+
 def test_from_dlpack_device_and_copy(device: str) -> None:
     a = np.arange(3.0)
     t = tc.from_dlpack(a)

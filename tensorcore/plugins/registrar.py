@@ -72,6 +72,34 @@ class DeviceInterface:
         PyTorch's "use Tensor.cpu() first" error."""
         return None
 
+    def to_dlpack(
+        self,
+        tensor: Tensor,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """The DLPack capsule that ``tensor.__dlpack__(...)`` returns for a strided tensor of
+        this device type (the core has checked that it does not require grad); the keywords
+        are the consumer's, as the standard defines them.
+
+        The default asks the native array (:meth:`materialize`): its ``__dlpack__`` gets the
+        keywords that are not None. Override it for dtypes the native library cannot export
+        (the CPU backend exports bfloat16 itself, as NumPy cannot)."""
+        kwargs = {
+            key: value
+            for key, value in (
+                ("stream", stream),
+                ("max_version", max_version),
+                ("dl_device", dl_device),
+                ("copy", copy),
+            )
+            if value is not None
+        }
+        return tensor._arr().__dlpack__(**kwargs)
+
     def from_dlpack(self, obj: Any, copy: bool | None = None) -> Tensor | None:
         """A tensor sharing the memory of a DLPack-exporting ``obj`` on this device type, or
         None when ``obj`` lives elsewhere (``obj.__dlpack_device__()`` tells where).

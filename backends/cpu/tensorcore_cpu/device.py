@@ -13,6 +13,7 @@ from tensorcore._tensor import _CONTIG, contiguous_strides, make_tensor
 from tensorcore.layouts import strided
 from tensorcore.plugins import DeviceInterface
 
+from . import _dlpack
 from ._cache import MIN_BYTES
 from ._cache import cache as _blocks
 from ._dtypes import _TO_NP, from_numpy, to_numpy
@@ -154,14 +155,47 @@ class CPUDevice(DeviceInterface):
         """The native array itself: it shares memory with the tensor."""
         return t._arr()
 
+    def to_dlpack(
+        self,
+        tensor: Tensor,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """NumPy's export, except for bfloat16, which NumPy cannot export: a capsule built by
+        ``_dlpack.export`` over the tensor's memory (a copy's under ``copy=True``), versioned
+        when the consumer's ``max_version`` is 1.0 or later."""
+        if tensor._dtype is not tc.bfloat16:
+            return super().to_dlpack(
+                tensor, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+            )
+        if stream is not None:
+            raise RuntimeError("__dlpack__(): stream must be None for a CPU tensor")
+        if dl_device is not None and tuple(int(v) for v in dl_device) != (1, 0):
+            raise BufferError(
+                f"__dlpack__(): can't export a CPU tensor to DLPack device {tuple(dl_device)}; "
+                "only (1, 0), the CPU, is supported"
+            )
+        arr = tensor._arr()
+        if copy:
+            arr = arr.copy()
+        versioned = max_version is not None and int(max_version[0]) >= 1
+        return _dlpack.export(arr, versioned=versioned, copied=bool(copy))
+
     def from_dlpack(self, obj: Any, copy: bool | None = None) -> Tensor | None:
-        """Zero-copy import of a DLPack producer in host memory. A read-only or negatively
-        strided producer is copied (tensors are writable and their strides non-negative),
-        or refused with ``BufferError`` under ``copy=False``."""
-        dev_type, _ = obj.__dlpack_device__()
+        """Zero-copy import of a DLPack producer in host memory: NumPy's for the dtypes NumPy
+        knows, ``_dlpack.to_array`` for bfloat16. A read-only or negatively strided producer is
+        copied (tensors are writable and their strides non-negative), or refused with
+        ``BufferError`` under ``copy=False``."""
+        dev_type, dev_id = obj.__dlpack_device__()
         if int(dev_type) != 1:  # kDLCPU
             return None
-        arr = np.from_dlpack(obj)
+        capsule = _dlpack.request(obj)
+        arr = _dlpack.to_array(capsule)
+        if arr is None:  # (the producer exports once: NumPy gets the capsule already taken)
+            arr = np.from_dlpack(_dlpack.Captured(capsule, (int(dev_type), int(dev_id))))
         if not arr.flags.writeable or any(s < 0 for s in arr.strides):
             if copy is False:
                 why = "read-only" if not arr.flags.writeable else "negatively strided"
