@@ -603,3 +603,12 @@ def test_sparse_tensors_through_the_namespace() -> None:
     assert xp.matmul(s, d).tolist() == [[2.0, 0.0], [0.0, 2.0]]
     with pytest.raises(NotImplementedError, match="sparse_coo"):
         xp.max(s)  # no sparse kernel: the error names the layout
+
+
+def test_boolean_scalar_indices_add_a_dimension(device: str) -> None:
+    # The standard's (and NumPy's) rule: x[True] has a new axis of size 1, x[False] of size 0,
+    # for a 0-d array too.
+    for x in (xp.asarray(5.0, device=device), xp.arange(3.0, device=device)):
+        assert x[xp.asarray(False, device=device)].shape == (0, *x.shape)
+        assert x[xp.asarray(True, device=device)].shape == (1, *x.shape)
+        assert x[False].shape == (0, *x.shape)
