@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> float:
     # DDP broadcasts rank 0's parameters and buffers; ``net`` stays the plain model to
     # evaluate and save (no ``module.`` prefix in the checkpoint).
     model = DistributedDataParallel(net) if args.distributed else net
-    tc.manual_seed(args.seed + rank)  # each rank its own dropout masks
+    if args.distributed:
+        tc.manual_seed(args.seed + rank)  # each rank its own dropout masks
     optimizer = tc.optim.Adam(model.parameters(), lr=args.lr)
     scheduler = tc.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
     loss_fn = nn.CrossEntropyLoss()
