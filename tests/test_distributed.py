@@ -80,6 +80,11 @@ def test_the_agreement_check_can_be_turned_off() -> None:
         assert f"rank {r} ran without the check" in proc.stdout, proc.stdout + proc.stderr
 
 
+def test_object_collectives() -> None:
+    _ok(mpirun(2, "objects.py"), 2)
+    _ok(mpirun(3, "objects.py"), 3)
+
+
 def test_a_rank_that_never_joins_times_out() -> None:
     proc = mpirun(2, "failures.py", "timeout", timeout=40)
     assert proc.returncode != 0

@@ -48,6 +48,12 @@ from ._group import (
     is_mpi_available,
     new_group,
 )
+from ._objects import (
+    all_gather_object,
+    broadcast_object_list,
+    gather_object,
+    scatter_object_list,
+)
 
 #: PyTorch's alias of the default timeout.
 default_pg_timeout = DEFAULT_TIMEOUT
@@ -61,12 +67,15 @@ __all__ = [
     "Work",
     "all_gather",
     "all_gather_into_tensor",
+    "all_gather_object",
     "all_reduce",
     "barrier",
     "broadcast",
+    "broadcast_object_list",
     "default_pg_timeout",
     "destroy_process_group",
     "gather",
+    "gather_object",
     "get_backend",
     "get_process_group_ranks",
     "get_rank",
@@ -84,5 +93,6 @@ __all__ = [
     "reduce_scatter",
     "reduce_scatter_tensor",
     "scatter",
+    "scatter_object_list",
     "send",
 ]

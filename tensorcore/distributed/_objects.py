@@ -1,0 +1,123 @@
+"""Collectives of picklable Python objects (``all_gather_object`` and friends), written on the
+tensor collectives as PyTorch writes them: each object is pickled into a uint8 tensor, the
+sizes travel first, then the padded bytes. They work over any communication backend.
+
+Unpickling runs code chosen by the sender: use them only between trusted processes (the
+ranks of one job), as PyTorch warns for its own.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+from .. import dtypes
+from ..ops.factories import as_tensor
+from ..ops.functions import zeros
+from ._collectives import all_gather, broadcast
+from ._group import get_rank, get_world_size
+
+__all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list"]
+
+
+def _to_bytes_tensor(obj: Any) -> Any:
+    return as_tensor(memoryview(bytearray(pickle.dumps(obj))))
+
+
+def _from_bytes_tensor(t: Any, n: int) -> Any:
+    return pickle.loads(bytes(t[:n].cpu().tolist()))
+
+
+def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> None:
+    """Gather ``obj`` from every rank of ``group`` into ``object_list`` (one entry per rank,
+    in rank order), as ``torch.distributed.all_gather_object``.
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.all_gather_object  # doctest: +ELLIPSIS
+    <function all_gather_object at ...>
+    """
+    world = get_world_size(group)
+    if len(object_list) != world:
+        raise ValueError(
+            f"all_gather_object(): object_list has {len(object_list)} entries for a group of "
+            f"{world} ranks"
+        )
+    data = _to_bytes_tensor(obj)
+    size = as_tensor([data.numel()], dtype=dtypes.int64)
+    sizes = [zeros(1, dtype=dtypes.int64) for _ in range(world)]
+    all_gather(sizes, size, group=group)
+    longest = max(int(s.item()) for s in sizes)
+    padded = zeros(longest, dtype=dtypes.uint8)
+    padded[: data.numel()] = data
+    chunks = [zeros(longest, dtype=dtypes.uint8) for _ in range(world)]
+    all_gather(chunks, padded, group=group)
+    for i, (chunk, n) in enumerate(zip(chunks, sizes, strict=True)):
+        object_list[i] = _from_bytes_tensor(chunk, int(n.item()))
+
+
+def gather_object(
+    obj: Any, object_gather_list: list[Any] | None = None, dst: int = 0, group: Any = None
+) -> None:
+    """Gather ``obj`` from every rank into ``object_gather_list`` on rank ``dst`` (None on
+    the other ranks), as ``torch.distributed.gather_object``."""
+    world = get_world_size(group)
+    mine = get_rank() == dst  # (src and dst are global ranks, as in PyTorch)
+    if mine and (object_gather_list is None or len(object_gather_list) != world):
+        raise ValueError(
+            f"gather_object(): rank {dst} needs an object_gather_list of {world} entries"
+        )
+    gathered: list[Any] = [None] * world
+    all_gather_object(gathered, obj, group=group)
+    if mine and object_gather_list is not None:
+        object_gather_list[:] = gathered
+
+
+def broadcast_object_list(object_list: list[Any], src: int = 0, group: Any = None) -> None:
+    """Replace ``object_list``'s entries on every rank with rank ``src``'s (the lists have the
+    same length everywhere), as ``torch.distributed.broadcast_object_list``."""
+    sending = get_rank() == src  # (a global rank, as in PyTorch)
+    n = len(object_list)
+    if sending:
+        blobs = [_to_bytes_tensor(o) for o in object_list]
+        sizes = as_tensor([b.numel() for b in blobs], dtype=dtypes.int64)
+    else:
+        sizes = zeros(n, dtype=dtypes.int64)
+    broadcast(sizes, src, group=group)
+    counts = [int(s) for s in sizes.tolist()]
+    payload = zeros(sum(counts), dtype=dtypes.uint8)
+    if sending:
+        start = 0
+        for blob, k in zip(blobs, counts, strict=True):
+            payload[start : start + k] = blob
+            start += k
+    broadcast(payload, src, group=group)
+    if not sending:
+        start = 0
+        for i, k in enumerate(counts):
+            object_list[i] = _from_bytes_tensor(payload[start : start + k], k)
+            start += k
+
+
+def scatter_object_list(
+    scatter_object_output_list: list[Any],
+    scatter_object_input_list: list[Any] | None = None,
+    src: int = 0,
+    group: Any = None,
+) -> None:
+    """Give rank ``i`` the ``i``-th object of rank ``src``'s ``scatter_object_input_list``,
+    in ``scatter_object_output_list[0]``, as ``torch.distributed.scatter_object_list``."""
+    world = get_world_size(group)
+    if not scatter_object_output_list:
+        raise ValueError("scatter_object_list(): scatter_object_output_list must not be empty")
+    objects: list[Any] = [None] * world
+    if get_rank() == src:
+        if scatter_object_input_list is None or len(scatter_object_input_list) != world:
+            raise ValueError(
+                f"scatter_object_list(): rank {src} needs a scatter_object_input_list of "
+                f"{world} objects"
+            )
+        objects = list(scatter_object_input_list)
+    broadcast_object_list(objects, src=src, group=group)
+    scatter_object_output_list[0] = objects[get_rank(group)]

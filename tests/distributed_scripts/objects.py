@@ -1,0 +1,34 @@
+"""Collectives of Python objects (run under mpiexec)."""
+
+from datetime import timedelta
+
+import tensorcore.distributed as dist
+
+dist.init_process_group("mpi", timeout=timedelta(seconds=20))
+r, n = dist.get_rank(), dist.get_world_size()
+
+gathered = [None] * n
+dist.all_gather_object(gathered, {"rank": r, "name": "x" * (r * 100 + 1)})
+assert gathered == [{"rank": i, "name": "x" * (i * 100 + 1)} for i in range(n)], gathered
+
+got = [None, None, None] if r else [("config", 1.5), [1, 2, 3], None]
+dist.broadcast_object_list(got, src=0)
+assert got == [("config", 1.5), [1, 2, 3], None], got
+
+out = [None] * n if r == n - 1 else None
+dist.gather_object(r * 10, out, dst=n - 1)
+assert out == ([i * 10 for i in range(n)] if r == n - 1 else None), out
+
+mine = [None]
+dist.scatter_object_list(mine, [f"to {i}" for i in range(n)] if r == 0 else None, src=0)
+assert mine == [f"to {r}"], mine
+
+try:
+    dist.all_gather_object([None], r)
+except ValueError as exc:
+    assert "object_list has 1 entries" in str(exc)
+else:
+    raise AssertionError("a short object_list must raise")
+
+dist.destroy_process_group()
+print(f"rank {r} OK", flush=True)
