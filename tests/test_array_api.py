@@ -612,3 +612,24 @@ def test_boolean_scalar_indices_add_a_dimension(device: str) -> None:
         assert x[xp.asarray(False, device=device)].shape == (0, *x.shape)
         assert x[xp.asarray(True, device=device)].shape == (1, *x.shape)
         assert x[False].shape == (0, *x.shape)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: xp.sum("abc"),
+        lambda: xp.std([1.0]),
+        lambda: xp.prod(3),
+        lambda: xp.reshape(None, (2,)),
+        lambda: xp.sort([3, 1]),
+        lambda: xp.round("x"),
+        lambda: xp.vecdot([1], [2]),
+        lambda: xp.astype("x", xp.int8),
+        lambda: xp.astype(xp.ones(2), "float32"),
+        lambda: xp.sum(xp.ones(2), axis=1.5),
+        lambda: xp.add("a", xp.ones(2)),
+    ],
+)
+def test_non_arrays_get_a_type_error_naming_the_function(call: Callable[[], Any]) -> None:
+    with pytest.raises(TypeError, match=r"^\w+\(\): "):
+        call()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,10 +21,20 @@ def _axis_tuple(axis: Any, ndim: int, fn: str) -> tuple[int, ...]:
     """``axis`` (None, an int or a sequence) as a tuple of non-negative, distinct axes."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if isinstance(axis, int):
+        axes: tuple[Any, ...] = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise TypeError(
+            f"{fn}(): axis must be None, an int or a tuple of ints, not {type(axis).__name__}"
+        )
     out = []
     for a in axes:
-        a = operator.index(a)
+        try:
+            a = operator.index(a)
+        except TypeError:
+            raise TypeError(f"{fn}(): axis entries must be ints, not {type(a).__name__}") from None
         if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
             raise IndexError(f"{fn}(): axis {a} is out of bounds for an array of {ndim} dimensions")
         out.append(a % builtins.max(ndim, 1))
@@ -90,3 +101,26 @@ def _broadcast_shapes(shapes: Sequence[Sequence[int]]) -> tuple[int, ...]:
                         f"shapes {', '.join(str(tuple(t)) for t in shapes)} cannot be broadcast"
                     )
     return tuple(out)
+
+
+def checked_arrays(namespace: dict[str, Any], names: str) -> None:
+    """Make the functions ``names`` of a module raise ``TypeError`` naming themselves when
+    their first argument is not an array (instead of an ``AttributeError`` from deep
+    inside); the check costs nothing until something fails."""
+    for name in names.split():
+        namespace[name] = _checked(namespace[name])
+
+
+def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def call(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(x, *args, **kwargs)
+        except AttributeError:
+            if isinstance(x, _Tensor):
+                raise
+            raise TypeError(f"{name}(): expected an array, got {type(x).__name__}") from None
+
+    return call

@@ -15,6 +15,10 @@ from tensorcore._tensor import Tensor as _Tensor
 def astype(x: Any, dtype: Any, /, *, copy: builtins.bool = True, device: Any = None) -> Any:
     """``x`` converted to ``dtype`` (and moved to ``device``); a copy unless ``copy`` is
     False and nothing changes."""
+    if not isinstance(dtype, _dt.dtype) or not isinstance(x, _Tensor):
+        what = "dtype must be a dtype" if isinstance(x, _Tensor) else "expected an array"
+        bad = dtype if isinstance(x, _Tensor) else x
+        raise TypeError(f"astype(): {what}, not {type(bad).__name__}")
     if device is None:
         if x._dtype is dtype:
             return x.clone() if copy else x

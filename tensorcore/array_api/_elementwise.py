@@ -7,7 +7,7 @@ from typing import Any
 import tensorcore as _tc
 from tensorcore import dtypes as _dt
 
-from ._common import _binary
+from ._common import _binary, checked_arrays
 
 # ------------------------------------------------------------------ elementwise
 abs = _tc.abs
@@ -128,3 +128,6 @@ copysign = _binary("copysign", _tc.copysign, "``abs(x1)`` with the sign of ``x2`
 hypot = _binary("hypot", _tc.hypot, "``sqrt(x1**2 + x2**2)`` without overflow.")
 logaddexp = _binary("logaddexp", _tc.logaddexp, "``log(exp(x1) + exp(x2))``, stably.")
 nextafter = _binary("nextafter", _tc.nextafter, "The next float after ``x1`` towards ``x2``.")
+
+
+checked_arrays(globals(), "real imag positive round clip sign")

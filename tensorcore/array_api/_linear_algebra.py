@@ -9,16 +9,17 @@ from typing import Any
 
 import tensorcore as _tc
 from tensorcore import dtypes as _dt
+from tensorcore._tensor import Tensor as _Tensor
 
-from ._common import _promote
+from ._common import _promote, checked_arrays
 
 
 # ------------------------------------------------------------------ linear algebra
 def matmul(x1: Any, x2: Any, /) -> Any:
     """The matrix product (with the standard's promotion)."""
-    if x1._dtype is not x2._dtype:
+    if isinstance(x1, _Tensor) and isinstance(x2, _Tensor) and x1._dtype is not x2._dtype:
         x1, x2 = _promote(x1, x2)
-    return _tc.matmul(x1, x2)
+    return _tc.matmul(x1, x2)  # (which names a non-tensor argument itself)
 
 
 def matrix_transpose(x: Any, /) -> Any:
@@ -75,3 +76,6 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
         )
     a = x1.conj() if x1._dtype._category == _dt.COMPLEX else x1
     return (a * x2).sum(axis, dtype=a._dtype)  # (integers keep their dtype, as in matmul)
+
+
+checked_arrays(globals(), "matrix_transpose tensordot vecdot")

@@ -10,7 +10,7 @@ import tensorcore as _tc
 from tensorcore import dtypes as _dt
 from tensorcore._tensor import Tensor as _Tensor
 
-from ._common import _axis_tuple, _broadcast_shapes, _shape
+from ._common import _axis_tuple, _broadcast_shapes, _shape, checked_arrays
 from ._data_types import result_type
 
 
@@ -169,3 +169,10 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     n = x.shape[axis]
     idx = _tc.where(indices < 0, indices + n, indices)
     return _tc.gather(x.expand(xs), axis, idx.expand(shape))
+
+
+checked_arrays(
+    globals(),
+    "expand_dims flip moveaxis permute_dims repeat reshape roll squeeze tile unstack "
+    "take take_along_axis broadcast_to",
+)

@@ -9,7 +9,7 @@ import tensorcore as _tc
 from tensorcore import dtypes as _dt
 from tensorcore._tensor import Tensor as _Tensor
 
-from ._common import _promote
+from ._common import _promote, checked_arrays
 from ._manipulation import take
 from ._statistical import sum
 
@@ -158,3 +158,10 @@ def sort(
     if x.ndim == 0:
         return x.clone()
     return _tc.sort(x, axis, descending, stable=True).values
+
+
+checked_arrays(
+    globals(),
+    "argmax argmin count_nonzero nonzero searchsorted argsort sort unique_all "
+    "unique_counts unique_inverse unique_values",
+)

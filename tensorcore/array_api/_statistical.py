@@ -8,8 +8,9 @@ from typing import Any
 
 import tensorcore as _tc
 from tensorcore import dtypes as _dt
+from tensorcore._tensor import Tensor as _Tensor
 
-from ._common import _axis_tuple
+from ._common import _axis_tuple, checked_arrays
 from ._manipulation import concat
 
 
@@ -17,8 +18,10 @@ from ._manipulation import concat
 def _reduce(
     fn: Callable[..., Any], x: Any, axis: Any, keepdims: builtins.bool, name: str, **kw: Any
 ) -> Any:
-    if axis.__class__ is int and x._shape:  # the common case: tensorcore checks the axis
-        return fn(x, axis, keepdims, **kw)
+    if axis.__class__ is int and isinstance(x, _Tensor) and x._shape:
+        return fn(x, axis, keepdims, **kw)  # the common case: tensorcore checks the axis
+    if not isinstance(x, _Tensor):
+        raise TypeError(f"{name}(): expected an array, got {type(x).__name__}")
     axes = _axis_tuple(axis, x.ndim, name)
     if axis is not None and not axes:  # axis=(): nothing is reduced
         out = x.clone()
@@ -30,7 +33,8 @@ def _reduce(
 
 
 def _sum_dtype(x: Any, dtype: Any) -> Any:
-    if dtype is None and x._dtype._category <= _dt.INTEGRAL and x._dtype is not _dt.int64:
+    d = getattr(x, "_dtype", None)  # (not an array: the reduction says so)
+    if dtype is None and d is not None and d._category <= _dt.INTEGRAL and d is not _dt.int64:
         return _dt.int64  # (bool too: the standard sums booleans as integers)
     return dtype
 
@@ -70,6 +74,8 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: builtins.bool = False) -> Any
 def _var_like(
     fn: Callable[..., Any], x: Any, axis: Any, correction: Any, keepdims: Any, name: str
 ) -> Any:
+    if not isinstance(x, _Tensor):
+        raise TypeError(f"{name}(): expected an array, got {type(x).__name__}")
     axes = _axis_tuple(axis, x.ndim, name)
     if axis is not None and not axes:
         return fn(x.unsqueeze(-1), -1, correction=correction, keepdim=False)
@@ -175,3 +181,6 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: 
         m = x.shape[axis]
         x = x.narrow(axis, 1, builtins.max(m - 1, 0)) - x.narrow(axis, 0, builtins.max(m - 1, 0))
     return x
+
+
+checked_arrays(globals(), "prod cumulative_sum cumulative_prod all any diff")
