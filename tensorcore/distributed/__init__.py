@@ -54,6 +54,7 @@ from ._objects import (
     gather_object,
     scatter_object_list,
 )
+from ._p2p import P2POp, batch_isend_irecv
 
 #: PyTorch's alias of the default timeout.
 default_pg_timeout = DEFAULT_TIMEOUT
@@ -62,6 +63,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "DistBackendError",
     "GroupMember",
+    "P2POp",
     "ProcessGroup",
     "ReduceOp",
     "Work",
@@ -70,6 +72,7 @@ __all__ = [
     "all_gather_object",
     "all_reduce",
     "barrier",
+    "batch_isend_irecv",
     "broadcast",
     "broadcast_object_list",
     "default_pg_timeout",

@@ -30,5 +30,18 @@ except ValueError as exc:
 else:
     raise AssertionError("a short object_list must raise")
 
+import tensorcore as tc  # noqa: E402
+
+# A ring exchange in one batch: every rank sends to the next and receives from the previous.
+send_t = tc.full((3,), float(r))
+recv_t = tc.empty(3)
+ops = [
+    dist.P2POp(dist.isend, send_t, (r + 1) % n),
+    dist.P2POp(dist.irecv, recv_t, (r - 1) % n),
+]
+for w in dist.batch_isend_irecv(ops):
+    w.wait()
+assert recv_t.tolist() == [float((r - 1) % n)] * 3, recv_t
+
 dist.destroy_process_group()
 print(f"rank {r} OK", flush=True)
