@@ -297,6 +297,22 @@ def test_embedding_padding_row_gets_no_gradient(device: str) -> None:
     assert not pre.weight.requires_grad
 
 
+def test_embedding_scale_grad_by_freq_divides_by_each_index_count(device: str) -> None:
+    idx = np.array([[1, 2, 1], [0, 1, 3]])
+    up = np.arange(12.0).reshape(2, 3, 2)
+    emb = nn.Embedding(4, 2, scale_grad_by_freq=True, device=device)
+    (emb(t(idx, device)) * t(up, device).float()).sum().backward()
+    want = np.zeros((4, 2))
+    counts = np.bincount(idx.ravel(), minlength=4)
+    for (i, j), k in np.ndenumerate(idx):
+        want[k] += up[i, j] / counts[k]
+    assert_close(emb.weight.grad, want.astype(np.float32))
+    if hasattr(tc, "sparse_coo"):  # the sparse gradient is scaled the same way
+        sp = nn.Embedding(4, 2, scale_grad_by_freq=True, sparse=True)
+        (sp(t(idx, "cpu")) * t(up, "cpu").float()).sum().backward()
+        assert_close(sp.weight.grad.to_dense(), want.astype(np.float32))
+
+
 def _rnn_ref(mode: str, x: Any, params: list[Any], h0: Any, c0: Any) -> tuple[Any, Any, Any]:
     w_ih, w_hh, b_ih, b_hh = params
     h, c = h0, c0

@@ -391,7 +391,8 @@ def embedding(
     """Rows of ``weight`` at the indices ``input`` (any shape).
 
     ``padding_idx``'s row receives no gradient. ``max_norm`` renormalises (in place) the
-    looked-up rows whose norm exceeds it. ``sparse=True`` gives ``weight`` a sparse COO
+    looked-up rows whose norm exceeds it. ``scale_grad_by_freq`` divides each row's gradient
+    by the number of times its index occurs in ``input``. ``sparse=True`` gives ``weight`` a sparse COO
     gradient, one row per looked-up index; the plugin that provides the sparse layout
     implements it (``tensorcore-sparse``).
 
@@ -409,8 +410,6 @@ def embedding(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {got} instead"
         )
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding(): scale_grad_by_freq=True is not supported")
     n = weight.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:
@@ -434,6 +433,11 @@ def embedding(
         # The padding row's value, with its gradient cut.
         pad_mask = (input == padding_idx).unsqueeze(-1)
         out = ops.where(pad_mask, out.detach(), out)
+    if scale_grad_by_freq and out.requires_grad:
+        # Each looked-up row's gradient divided by how often its index occurs in ``input``.
+        _, inverse, counts = ops.unique(input.reshape(-1), True, True, True)
+        scale = (1.0 / counts.to(out.dtype))[inverse].reshape(input._shape + (1,))
+        out.register_hook(lambda g: g * scale)
     return out
 
 
