@@ -392,9 +392,9 @@ def embedding(
 
     ``padding_idx``'s row receives no gradient. ``max_norm`` renormalises (in place) the
     looked-up rows whose norm exceeds it. ``scale_grad_by_freq`` divides each row's gradient
-    by the number of times its index occurs in ``input``. ``sparse=True`` gives ``weight`` a sparse COO
-    gradient, one row per looked-up index; the plugin that provides the sparse layout
-    implements it (``tensorcore-sparse``).
+    by the number of times its index occurs in ``input``. ``sparse=True`` gives ``weight`` a
+    sparse COO gradient, one row per looked-up index; the plugin that provides the sparse
+    layout implements it (``tensorcore-sparse``).
 
     Examples
     --------
