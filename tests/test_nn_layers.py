@@ -313,6 +313,31 @@ def test_embedding_scale_grad_by_freq_divides_by_each_index_count(device: str) -
         assert_close(sp.weight.grad.to_dense(), want.astype(np.float32))
 
 
+def test_lstm_proj_size_projects_the_hidden_state(device: str) -> None:
+    lstm = nn.LSTM(4, 6, proj_size=2, device=device, dtype=tc.float64)
+    assert [n for n, _ in lstm.named_parameters()] == [
+        "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_hr_l0",
+    ]  # fmt: skip
+    assert tuple(lstm.weight_hh_l0.shape) == (24, 2) and tuple(lstm.weight_hr_l0.shape) == (2, 6)
+    x = np.random.default_rng(3).standard_normal((5, 3, 4))
+    out, (h, c) = lstm(t(x, device).double())
+    w_ih, w_hh, b_ih, b_hh, w_hr = (_np(p) for p in lstm.parameters())
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    hh, cc = np.zeros((3, 2)), np.zeros((3, 6))
+    for step in range(5):
+        i, f, g, o = np.split(x[step] @ w_ih.T + b_ih + hh @ w_hh.T + b_hh, 4, axis=1)
+        cc = sig(f) * cc + sig(i) * np.tanh(g)
+        hh = (sig(o) * np.tanh(cc)) @ w_hr.T
+        assert_close(out[step], hh)
+    assert_close(h[0], hh)
+    assert_close(c[0], cc)
+    assert repr(lstm) == "LSTM(4, 6, proj_size=2)"
+    with pytest.raises(ValueError, match="smaller than hidden_size"):
+        nn.LSTM(4, 6, proj_size=6)
+    with pytest.raises(ValueError, match="only supported for LSTM"):
+        nn.GRU(4, 6, proj_size=2)
+
+
 def _rnn_ref(mode: str, x: Any, params: list[Any], h0: Any, c0: Any) -> tuple[Any, Any, Any]:
     w_ih, w_hh, b_ih, b_hh = params
     h, c = h0, c0

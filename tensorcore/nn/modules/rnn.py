@@ -49,26 +49,36 @@ class RNNBase(Module):
             )
         if hidden_size <= 0 or num_layers <= 0:
             raise ValueError("hidden_size and num_layers must be positive integers")
-        if proj_size:
-            raise NotImplementedError(f"{type(self).__name__}(): proj_size is not supported")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
         gate = _GATES[mode] * hidden_size
         dirs = 2 if bidirectional else 1
+        out_size = proj_size or hidden_size  # the size of h (an LSTM projects it)
         kw = _factory(device, dtype)
         self._flat_weights_names: list[str] = []
         for layer in range(num_layers):
             for d in range(dirs):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                in_size = input_size if layer == 0 else hidden_size * dirs
+                in_size = input_size if layer == 0 else out_size * dirs
                 names = [f"weight_ih{sfx}", f"weight_hh{sfx}"]
                 setattr(self, names[0], Parameter(ops.empty((gate, in_size), **kw)))
-                setattr(self, names[1], Parameter(ops.empty((gate, hidden_size), **kw)))
+                setattr(self, names[1], Parameter(ops.empty((gate, out_size), **kw)))
                 if bias:
                     names += [f"bias_ih{sfx}", f"bias_hh{sfx}"]
                     setattr(self, names[2], Parameter(ops.empty(gate, **kw)))
                     setattr(self, names[3], Parameter(ops.empty(gate, **kw)))
+                if proj_size:
+                    names.append(f"weight_hr{sfx}")
+                    setattr(self, names[-1], Parameter(ops.empty((proj_size, hidden_size), **kw)))
                 self._flat_weights_names.extend(names)
         self.reset_parameters()
 
@@ -81,12 +91,14 @@ class RNNBase(Module):
     @property
     def all_weights(self) -> list[list[Parameter]]:
         """The parameters of each layer and direction, in PyTorch's order."""
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         flat = [getattr(self, n) for n in self._flat_weights_names]
         return [flat[i : i + per] for i in range(0, len(flat), per)]
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -101,9 +113,9 @@ class RNNBase(Module):
 
     # ------------------------------------------------------------ the recurrence
     def _cell(
-        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None
+        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
     ) -> tuple[Any, Tensor]:
-        """One time step: the new state and the output."""
+        """One time step: the new state and the output (``w_hr``: an LSTM's projection)."""
         raise NotImplementedError
 
     def _run(self, input: Any, hx: Any) -> tuple[Any, Any]:
@@ -145,7 +157,7 @@ class RNNBase(Module):
         seq, batch = input.shape[0], input.shape[1]
         dirs = 2 if self.bidirectional else 1
         states = self._initial_states(hx, batch, dirs, unbatched, input)
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         flat = [getattr(self, n) for n in self._flat_weights_names]
         layer_in = input
         finals: list[Any] = []
@@ -153,21 +165,23 @@ class RNNBase(Module):
             outs = []
             for d in range(dirs):
                 k = layer * dirs + d
-                w_ih, w_hh, *b = flat[k * per : (k + 1) * per]
-                b_ih, b_hh = (b[0], b[1]) if b else (None, None)
+                w_ih, w_hh, *rest = flat[k * per : (k + 1) * per]
+                w_hr = rest.pop() if self.proj_size else None
+                b_ih, b_hh = (rest[0], rest[1]) if rest else (None, None)
                 proj = F.linear(layer_in, w_ih, b_ih)  # (L, N, gates * H), all steps at once
                 state = states[k]
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 ys: list[Tensor] = [None] * seq  # type: ignore[list-item]
                 for t in steps:
-                    new_state, y = self._cell(proj[t], state, w_hh, b_hh)
+                    new_state, y = self._cell(proj[t], state, w_hh, b_hh, w_hr)
                     if active is not None:
                         # Steps past a sequence's end keep its state and output zeros.
                         m = active[t].unsqueeze(1)
                         new_state = _where_state(m, new_state, state)
                         y = ops.where(m, y, 0.0)
                     state, ys[t] = new_state, y
-                outs.append(ops.stack(ys, 0) if seq else proj[..., : self.hidden_size])
+                size = self.proj_size or self.hidden_size
+                outs.append(ops.stack(ys, 0) if seq else proj[..., :size])
                 finals.append(state)
             layer_in = outs[0] if dirs == 1 else ops.cat(outs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
@@ -184,12 +198,11 @@ class RNNBase(Module):
     ) -> list[Any]:
         n = self.num_layers * dirs
         if hx is None:
-            zero = ops.zeros((batch, self.hidden_size), dtype=like.dtype, device=like.device)
-            return [self._zero_state(zero) for _ in range(n)]
+            return [self._zero_state(batch, like) for _ in range(n)]
         return self._split_states(hx, n, batch, unbatched)
 
-    def _zero_state(self, zero: Tensor) -> Any:
-        return zero
+    def _zero_state(self, batch: int, like: Tensor) -> Any:
+        return ops.zeros((batch, self.hidden_size), dtype=like.dtype, device=like.device)
 
     def _split_states(self, hx: Any, n: int, batch: int, unbatched: bool) -> list[Any]:
         h = hx.unsqueeze(1) if unbatched else hx
@@ -243,7 +256,7 @@ class RNN(RNNBase):
         super().__init__(mode, input_size, hidden_size, *args, **kwargs)
 
     def _cell(
-        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None
+        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
     ) -> tuple[Any, Tensor]:
         pre = x_proj + F.linear(h, w_hh, b_hh)
         h = pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
@@ -270,14 +283,17 @@ class LSTM(RNNBase):
     def __init__(self, input_size: int, hidden_size: int, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", input_size, hidden_size, *args, **kwargs)
 
-    def _zero_state(self, zero: Tensor) -> Any:
-        return (zero, zero)
+    def _zero_state(self, batch: int, like: Tensor) -> Any:
+        c = ops.zeros((batch, self.hidden_size), dtype=like.dtype, device=like.device)
+        if not self.proj_size:
+            return (c, c)
+        return (ops.zeros((batch, self.proj_size), dtype=like.dtype, device=like.device), c)
 
     def _split_states(self, hx: Any, n: int, batch: int, unbatched: bool) -> list[Any]:
         h, c = hx
         if unbatched:
             h, c = h.unsqueeze(1), c.unsqueeze(1)
-        _check_hidden(h, (n, batch, self.hidden_size), "hidden[0]")
+        _check_hidden(h, (n, batch, self.proj_size or self.hidden_size), "hidden[0]")
         _check_hidden(c, (n, batch, self.hidden_size), "hidden[1]")
         return [(h[i], c[i]) for i in range(n)]
 
@@ -287,13 +303,15 @@ class LSTM(RNNBase):
         return (h.squeeze(1), c.squeeze(1)) if unbatched else (h, c)
 
     def _cell(
-        self, x_proj: Tensor, state: Any, w_hh: Tensor, b_hh: Tensor | None
+        self, x_proj: Tensor, state: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
     ) -> tuple[Any, Tensor]:
         h, c = state
         gates = x_proj + F.linear(h, w_hh, b_hh)
         i, f, g, o = gates.chunk(4, -1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h = o.sigmoid() * c.tanh()
+        if w_hr is not None:  # proj_size: h_t = W_hr (o_t * tanh(c_t))
+            h = F.linear(h, w_hr)
         return (h, c), h
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
@@ -309,7 +327,7 @@ class GRU(RNNBase):
         super().__init__("GRU", input_size, hidden_size, *args, **kwargs)
 
     def _cell(
-        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None
+        self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
     ) -> tuple[Any, Tensor]:
         hp = F.linear(h, w_hh, b_hh)
         xr, xz, xn = x_proj.chunk(3, -1)
