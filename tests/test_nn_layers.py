@@ -465,6 +465,34 @@ def test_interpolate_nearest_and_bilinear(device: str) -> None:
     )
 
 
+def test_interpolate_antialias(device: str) -> None:
+    x = np.arange(20.0).reshape(1, 1, 4, 5)
+    got = F.interpolate(t(x, device), size=(2, 3), mode="bilinear", antialias=True)
+    # PyTorch 2.13's output: each pixel averages a triangle filter twice as wide.
+    want = [
+        [4.0, 5.571428571428572, 7.142857142857144],
+        [11.857142857142856, 13.428571428571429, 15.0],
+    ]
+    assert_close(got[0, 0], np.array(want))
+    # Upscaling has nothing to smooth: plain bilinear interpolation.
+    y = RNG.normal(size=(1, 2, 3, 4))
+    up = dict(size=(5, 9), mode="bilinear")
+    assert_close(
+        F.interpolate(t(y, device), antialias=True, **up), F.interpolate(t(y, device), **up)
+    )
+    # A constant image stays constant; the weights of every pixel sum to one.
+    ones = F.interpolate(
+        t(np.ones((1, 1, 9, 7)), device), scale_factor=0.3, mode="bilinear", antialias=True
+    )
+    assert_close(ones, np.ones(tuple(ones.shape)))
+    assert tc.autograd.gradcheck(
+        lambda v: F.interpolate(v, size=(2, 3), mode="bilinear", antialias=True),
+        (t(y, device, True),),
+    )
+    with pytest.raises(NotImplementedError, match="Anti-alias option"):
+        F.interpolate(t(y, device), size=(2, 2), antialias=True)
+
+
 def test_one_hot_normalize_and_errors(device: str) -> None:
     idx = t(np.array([2, 0, 1]), device)
     assert F.one_hot(idx).tolist() == np.eye(3, dtype=int)[[2, 0, 1]].tolist()

@@ -15,6 +15,7 @@ from .. import dtypes as dt
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ..ops.factories import tensor as _tensor
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -559,6 +560,31 @@ def pad(
     return out
 
 
+def _antialias_weights(
+    in_size: int, out_size: int, scale: float | None, align_corners: bool
+) -> list[list[float]]:
+    """The (out, in) matrix of anti-aliased linear interpolation: each output pixel averages
+    the input pixels under a triangle filter stretched by the downscaling factor (plain
+    linear interpolation when upscaling), the weights of each row summing to one."""
+    if align_corners:
+        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale is not None else in_size / out_size
+    support = ratio if ratio >= 1.0 else 1.0
+    inv = 1.0 / ratio if ratio >= 1.0 else 1.0
+    rows = []
+    for i in range(out_size):
+        center = ratio * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), in_size)
+        row = [0.0] * in_size
+        for j in range(lo, hi):
+            row[j] = max(0.0, 1.0 - abs((j - center + 0.5) * inv))
+        total = sum(row)
+        rows.append([v / total for v in row] if total else row)
+    return rows
+
+
 def _linear_weights(
     in_size: int,
     out_size: int,
@@ -598,7 +624,8 @@ def interpolate(
 ) -> Tensor:
     """Resize the spatial dims of (N, C, *spatial) to ``size`` or by ``scale_factor``:
     ``mode`` ``"nearest"``, ``"linear"`` (1-D), ``"bilinear"`` (2-D) or ``"trilinear"``
-    (3-D), with PyTorch's coordinate rules.
+    (3-D), with PyTorch's coordinate rules; ``antialias=True`` (bilinear) averages under a
+    filter widened by the downscaling factor, as PyTorch's and PIL's resizing do.
 
     Examples
     --------
@@ -616,8 +643,11 @@ def interpolate(
         raise ValueError(
             f"interpolate(): expected a batched (N, C, ...) input, got {list(input.shape)}"
         )
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not supported")
+    if antialias and (mode != "bilinear" or input.ndim != 4):
+        raise NotImplementedError(
+            "Anti-alias option is restricted to bilinear and bicubic modes and requires a "
+            "4-D tensor as input"
+        )
     linear_modes = {"linear": 1, "bilinear": 2, "trilinear": 3}
     if mode in linear_modes and linear_modes[mode] != nd:
         raise NotImplementedError(
@@ -655,6 +685,10 @@ def interpolate(
             idx = (ops.arange(n_out, dtype=dt.float64, device=input.device) * ratio).floor()
             idx = idx.to(dt.int64).clamp(max=n_in - 1)
             out = out.index_select(d, idx)
+        elif antialias:
+            m = _antialias_weights(n_in, n_out, scales[i], bool(align_corners))
+            weights = _tensor(m, dtype=input.dtype, device=input.device)  # (out, in)
+            out = ops.matmul(out.movedim(d, -1), weights.t()).movedim(-1, d)
         else:
             lo, hi, w = _linear_weights(
                 n_in, n_out, scales[i], bool(align_corners), input.device, input.dtype
