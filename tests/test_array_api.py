@@ -633,3 +633,9 @@ def test_boolean_scalar_indices_add_a_dimension(device: str) -> None:
 def test_non_arrays_get_a_type_error_naming_the_function(call: Callable[[], Any]) -> None:
     with pytest.raises(TypeError, match=r"^\w+\(\): "):
         call()
+
+
+def test_linspace_keeps_an_explicit_complex_dtype() -> None:
+    tc.set_default_dtype(tc.float64)  # (the fixture restores it)
+    assert xp.linspace(0j, 1, 3, dtype=xp.complex64).dtype == xp.complex64
+    assert xp.linspace(0j, 1, 3).dtype == xp.complex128

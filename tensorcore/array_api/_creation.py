@@ -154,8 +154,8 @@ def linspace(
 ) -> Any:
     """``num`` evenly spaced values from ``start`` to ``stop`` (excluded when ``endpoint`` is
     False)."""
-    if isinstance(start, complex) or isinstance(stop, complex):
-        dtype = dtype or _dt.complex64 if _dt.get_default_dtype() is _dt.float32 else _dt.complex128
+    if dtype is None and (isinstance(start, complex) or isinstance(stop, complex)):
+        dtype = _dt.get_default_dtype().to_complex()
     if endpoint or num == 0:
         return _tc.linspace(start, stop, num, dtype=dtype, device=device)
     return _tc.linspace(start, stop, num + 1, dtype=dtype, device=device)[:-1]
