@@ -12,12 +12,12 @@ from . import dtypes as dt
 
 __all__ = ["finfo", "iinfo"]
 
-# bits, eps, max, tiny (smallest normal), resolution
-_FLOATS: dict[dt.dtype, tuple[int, float, float, float, float]] = {
-    dt.float16: (16, 2.0**-10, 65504.0, 2.0**-14, 0.001),
-    dt.bfloat16: (16, 2.0**-7, 3.3895313892515355e38, 2.0**-126, 0.01),
-    dt.float32: (32, 2.0**-23, 3.4028234663852886e38, 2.0**-126, 1e-06),
-    dt.float64: (64, 2.0**-52, 1.7976931348623157e308, 2.0**-1022, 1e-15),
+# bits, eps, tiny (smallest normal), resolution; the largest values are ``dtypes``' table.
+_FLOATS: dict[dt.dtype, tuple[int, float, float, float]] = {
+    dt.float16: (16, 2.0**-10, 2.0**-14, 0.001),
+    dt.bfloat16: (16, 2.0**-7, 2.0**-126, 0.01),
+    dt.float32: (32, 2.0**-23, 2.0**-126, 1e-06),
+    dt.float64: (64, 2.0**-52, 2.0**-1022, 1e-15),
 }
 
 
@@ -56,7 +56,8 @@ class finfo:
                 f"finfo(): {d} is not a floating point or complex dtype; use iinfo for "
                 "integer dtypes"
             )
-        bits, eps, fmax, tiny, resolution = _FLOATS[real]
+        bits, eps, tiny, resolution = _FLOATS[real]
+        fmax = dt._FLOAT_MAX[real]
         self.bits = bits
         self.eps = eps
         self.max = fmax

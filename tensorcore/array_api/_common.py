@@ -75,8 +75,9 @@ def _binary(name: str, fn: Callable[[Any, Any], Any], doc: str) -> Callable[[Any
 
 
 def _scalar_as(s: Any, x: Any, name: str) -> Any:
-    """A Python scalar beside an array: a zero-dimensional array of the array's dtype when
-    their kinds agree (the standard's rule), else left to the operator's promotion."""
+    """A Python scalar beside an array, checked and passed on as it is: tensorcore's
+    operators already give a scalar of the array's kind the array's dtype, which is the
+    standard's rule."""
     if s.__class__ is builtins.bool or s.__class__ is int or s.__class__ is float:
         return s
     if isinstance(s, complex):

@@ -134,15 +134,5 @@ def result_type(*arrays_and_dtypes: Any) -> Any:
             raise ValueError("result_type(): at least one array or dtype is required")
         return _dt.result_type(*scalars)
     for s in scalars:
-        out = _dt.result_type(_Proxy(out), s)
+        out = _dt.result_type(out, s)  # (a dtype counts as a dimensioned operand)
     return out
-
-
-class _Proxy:
-    """A dimensioned stand-in for a dtype in ``dtypes.result_type`` (no tensor needed)."""
-
-    __slots__ = ("_dtype", "_shape")
-
-    def __init__(self, d: _dt.dtype) -> None:
-        self._dtype = d
-        self._shape = (1,)

@@ -9,19 +9,15 @@ from tensorcore import dtypes as _dt
 from tensorcore.devices import device as _device
 from tensorcore.devices import get_default_device
 
+from ._data_types import isdtype
+
 __all__ = ["__array_namespace_info__"]
 
-_BY_KIND = {
-    "bool": ("bool",),
-    "signed integer": ("int8", "int16", "int32", "int64"),
-    "unsigned integer": ("uint8",),
-    "integral": ("int8", "int16", "int32", "int64", "uint8"),
-    "real floating": ("float32", "float64"),
-    "complex floating": ("complex64", "complex128"),
-    "numeric": (
-        "int8", "int16", "int32", "int64", "uint8", "float32", "float64", "complex64", "complex128",
-    ),
-}  # fmt: skip
+#: The standard's dtypes that tensorcore has (no uint16, uint32, uint64).
+_STANDARD = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64", "complex64",
+    "complex128",
+)  # fmt: skip
 
 
 class __array_namespace_info__:
@@ -73,11 +69,8 @@ class __array_namespace_info__:
         """The standard's dtypes supported (on ``device``), by name, optionally only those of
         ``kind`` (a kind name or a tuple of them)."""
         if kind is None:
-            names = ("bool", *_BY_KIND["numeric"])
-        elif isinstance(kind, tuple):
-            names = tuple(n for k in kind for n in _BY_KIND[k])
-        elif kind in _BY_KIND:
-            names = _BY_KIND[kind]
-        else:
-            raise ValueError(f"dtypes(): unknown kind {kind!r}")
-        return {n: _dt.by_name[n] for n in dict.fromkeys(names)}
+            return {n: _dt.by_name[n] for n in _STANDARD}
+        try:
+            return {n: _dt.by_name[n] for n in _STANDARD if isdtype(_dt.by_name[n], kind)}
+        except ValueError:
+            raise ValueError(f"dtypes(): unknown kind {kind!r}") from None

@@ -7,7 +7,6 @@ import operator
 from typing import Any
 
 import tensorcore as _tc
-from tensorcore import dtypes as _dt
 from tensorcore._tensor import Tensor as _Tensor
 
 from ._common import _axis_tuple, _broadcast_shapes, _shape, checked_arrays
@@ -87,19 +86,17 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     if axis is None:
         x = x.reshape(-1)
         axis = 0
-    if isinstance(repeats, _Tensor):
-        counts = [int(r) for r in repeats.tolist()]
-    else:
-        counts = [operator.index(repeats)]
     n = x.shape[axis]
-    if len(counts) == 1:
-        counts = counts * n
-    if len(counts) != n:
-        raise ValueError(f"repeat(): {len(counts)} repeats for an axis of size {n}")
-    if builtins.any(c < 0 for c in counts):
+    if isinstance(repeats, _Tensor):
+        if repeats.ndim != 1 or repeats.shape[0] not in (1, n):
+            raise ValueError(f"repeat(): {repeats.numel()} repeats for an axis of size {n}")
+        if builtins.bool((repeats < 0).any()):
+            raise ValueError("repeat(): repeats must be non-negative")
+        if repeats.shape[0] == 1 and n != 1:
+            repeats = repeats.expand(n)
+    elif operator.index(repeats) < 0:
         raise ValueError("repeat(): repeats must be non-negative")
-    index = [i for i, c in enumerate(counts) for _ in range(c)]
-    return _tc.index_select(x, axis, _tc.tensor(index, dtype=_dt.int64, device=x.device))
+    return _tc.repeat_interleave(x, repeats, axis)
 
 
 def reshape(x: Any, /, shape: Any, *, copy: builtins.bool | None = None) -> Any:

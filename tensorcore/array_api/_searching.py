@@ -54,11 +54,7 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
     if sorter is not None:
         x1 = take(x1, sorter)
     x1, x2 = _promote(x1, x2)
-    if hasattr(_tc, "searchsorted"):
-        return _tc.searchsorted(x1, x2, right=side == "right")
-    flat = x2.reshape(-1, 1)
-    cmp = (x1 <= flat) if side == "right" else (x1 < flat)
-    return cmp.sum(1).reshape(x2.shape)
+    return _tc.searchsorted(x1, x2, right=side == "right")
 
 
 def where(condition: Any, x1: Any, x2: Any, /) -> Any:

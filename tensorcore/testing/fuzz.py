@@ -197,18 +197,6 @@ def _snapshot(case: Case) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ running
-def _own(w: warnings.WarningMessage) -> bool:
-    """Whether a warning is tensorcore's own (PyTorch's deprecation warnings, such as
-    ``meshgrid`` without ``indexing``): issued by the core, which imports no array library,
-    for a caller's line, never from a kernel's."""
-    import os
-
-    core = os.path.dirname(os.path.dirname(os.path.abspath(tc.__file__)))
-    return w.category is UserWarning and os.path.abspath(w.filename).startswith(
-        os.path.join(core, "tensorcore") + os.sep
-    )
-
-
 def run(case: Case) -> Result:
     """Call ``case`` once and record what happened."""
     before = _snapshot(case)
@@ -222,7 +210,7 @@ def run(case: Case) -> Result:
     # The array library warns with RuntimeWarning (overflow, invalid value) or ComplexWarning;
     # tensorcore's own warnings (PyTorch's: ``cross`` without ``dim``, ``meshgrid`` without
     # ``indexing``) are UserWarnings and no leak.
-    leaks = [w for w in caught if not (_own(w) or w.category is UserWarning)]
+    leaks = [w for w in caught if w.category is not UserWarning]
     res = Result(case, exc, [f"{w.category.__name__}: {w.message}" for w in leaks])
     if exc is not None:
         after = _snapshot(case)
