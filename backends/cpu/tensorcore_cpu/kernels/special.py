@@ -65,8 +65,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 raw = [operand(a, o.dtype) for a in args[:arity]]
                 # An in-place call into a narrower ``self`` still computes in the operands'
                 # precision (``f32.xlogy_(f64 0-d)`` is float64 arithmetic, rounded once).
-                tensors = [array_of(a) for a in args[:arity] if isinstance(a, Tensor)]
-                wide = [t.dtype for t in tensors if t.dtype.kind in "fc"]
+                wide = [
+                    r.dtype
+                    for r, a in zip(raw, args, strict=False)
+                    if isinstance(a, Tensor) and r.dtype.kind in "fc"
+                ]
                 calc = xp.result_type(acc, *wide) if wide else acc
                 xs = [xp.asarray(r, dtype=calc) for r in raw]
                 xp.copyto(o, f(*xs, *args[arity:]), casting="unsafe")
