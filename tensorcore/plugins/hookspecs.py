@@ -29,6 +29,64 @@ if TYPE_CHECKING:
 hookspec = pluggy.HookspecMarker("tensorcore")
 hookimpl = pluggy.HookimplMarker("tensorcore")
 
+#: The version of the backend SPI (``tensorcore.backend``, these hooks, the ``Registrar`` and
+#: the ``DeviceInterface``): ``(major, minor)``. A minor version adds to the contract; a major
+#: version changes or removes something. A plugin module declares the version it was written
+#: for as ``TENSORCORE_SPI = "1.0"``.
+SPI_VERSION = (1, 0)
+
+
+def spi_compatible(declared: object) -> tuple[int, int]:
+    """Parse a plugin's ``TENSORCORE_SPI`` declaration and check it against
+    :data:`SPI_VERSION`: a plugin loads when it was written for this major version and for
+    this minor version or an older one. Returns the declared ``(major, minor)``.
+
+    Raises
+    ------
+    TypeError
+        For a declaration that is not ``"MAJOR.MINOR"`` (or a pair of ints).
+    RuntimeError
+        For an incompatible version, naming both.
+
+    Examples
+    --------
+    >>> from tensorcore.plugins.hookspecs import spi_compatible
+    >>> spi_compatible("1.0")
+    (1, 0)
+    >>> try:
+    ...     spi_compatible("2.0")
+    ... except RuntimeError as exc:
+    ...     print(str(exc).split(" (")[0])
+    written for tensorcore backend SPI 2.0, but this tensorcore provides SPI 1.0
+    """
+    try:
+        if isinstance(declared, str):
+            major_s, minor_s = declared.split(".")
+            version = (int(major_s), int(minor_s))
+        elif isinstance(declared, tuple) and len(declared) == 2:
+            version = (int(declared[0]), int(declared[1]))
+        else:
+            raise ValueError
+        if not all(isinstance(v, int) and v >= 0 for v in version):
+            raise ValueError
+    except (ValueError, TypeError):
+        raise TypeError(
+            f'TENSORCORE_SPI must be a version string such as "1.0", not {declared!r}'
+        ) from None
+    have = f"{SPI_VERSION[0]}.{SPI_VERSION[1]}"
+    want = f"{version[0]}.{version[1]}"
+    if version[0] != SPI_VERSION[0] or version[1] > SPI_VERSION[1]:
+        advice = (
+            "upgrade tensorcore"
+            if version > SPI_VERSION
+            else "install a release of the plugin written for this SPI"
+        )
+        raise RuntimeError(
+            f"written for tensorcore backend SPI {want}, but this tensorcore provides SPI "
+            f"{have} (compatible: {SPI_VERSION[0]}.0 to {have}); {advice}"
+        )
+    return version
+
 
 @hookspec
 def tensorcore_register_devices(register: Registrar) -> None:

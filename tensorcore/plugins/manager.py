@@ -259,11 +259,21 @@ def _load_batch(entries: list[tuple[Any, PluginInfo]], warn_failures: bool = Tru
 
 def _stage(module: Any, info: PluginInfo, warn_failures: bool) -> Registrar | None:
     """Register ``module`` with pluggy, check its hooks, run its devices and layouts hooks."""
+    from . import hookspecs
+
     reg = Registrar(info.name)
     try:
         other = _pm.get_name(module)
         if other is not None:
             raise RuntimeError(f"{info.module} is already loaded as plugin '{other}'")
+        spi = getattr(module, "TENSORCORE_SPI", None)
+        if spi is not None:
+            try:
+                hookspecs.spi_compatible(spi)
+            except TypeError as exc:
+                raise TypeError(f"plugin '{info.name}': {exc}") from None
+            except RuntimeError as exc:
+                raise RuntimeError(f"plugin '{info.name}' was {exc}") from None
         _pm.register(module, name=info.name)
         _check_hooks(module, info.name)
         _call_one(module, "tensorcore_register_devices", reg)

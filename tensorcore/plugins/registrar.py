@@ -28,6 +28,11 @@ class DeviceInterface:
     type: str = ""
     #: Why the device cannot be used here, or None when it can.
     unavailable_reason: str | None = None
+    #: The array module whose arrays :meth:`materialize` returns (``numpy``, ``cupy``), for
+    #: kernel libraries and layout backends written against an array module; None when the
+    #: native arrays are not those of a NumPy-like module. Read it where the module is needed,
+    #: not at plugin load (a backend may import its library lazily, as a property).
+    array_module: Any = None
 
     def is_available(self) -> bool:
         """Whether tensors can be created on this device type on this machine."""
@@ -65,6 +70,20 @@ class DeviceInterface:
         """A tensor for a foreign array object (a NumPy or CuPy array), or None when ``obj``
         is not one this backend understands. ``copy=False`` should share memory."""
         return None
+
+    def from_native(self, array: Any, device: device) -> Tensor:
+        """A tensor of ``device`` over one of this backend's native arrays (what
+        :meth:`materialize` returns), sharing its memory: what ``tensorcore.backend.from_native``
+        calls, and how a layout backend (``tensorcore-sparse``) turns the arrays it computes
+        into dense tensors of the device. The default is :meth:`from_object` with
+        ``copy=False``; override it when that would not share memory."""
+        t = self.from_object(array, None, device, False)
+        if t is None:
+            raise TypeError(
+                f"from_native(): the '{self.type}' backend does not take a "
+                f"{type(array).__module__}.{type(array).__qualname__} as its native array"
+            )
+        return t
 
     def to_numpy(self, tensor: Tensor) -> Any:
         """A NumPy array sharing the tensor's memory, for devices whose memory the host

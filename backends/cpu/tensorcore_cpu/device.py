@@ -51,6 +51,13 @@ class CPUDevice(DeviceInterface):
     """NumPy-backed host memory."""
 
     type = "cpu"
+    array_module = np
+
+    def from_native(self, array: Any, device: Any) -> Tensor:
+        """A tensor over a NumPy array's memory (:func:`wrap`)."""
+        if not isinstance(array, np.ndarray):
+            return super().from_native(array, device)
+        return wrap(array)
 
     def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
         """Allocate with ``np.empty``; the (contiguous) array is the storage buffer. Large

@@ -20,6 +20,9 @@ from tensorcore.plugins import hookimpl
 
 __all__ = ["tensorcore_register_kernels", "tensorcore_register_layouts"]
 
+#: The backend SPI this plugin is written for (``tensorcore.backend``).
+TENSORCORE_SPI = "1.0"
+
 #: The operators this plugin declares: (signature, tags, doc, variants).
 _METHOD = {"function": False}
 _FUNCTION = {"method": False}
