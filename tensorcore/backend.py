@@ -28,7 +28,9 @@ What it offers, by topic:
 - **Errors**: :func:`dtype_name` (PyTorch's name of a dtype in messages), :func:`describe`,
   :func:`unsupported` (the ``NotImplementedError`` naming operator, devices, layouts and
   dtypes), :func:`checked` (the operators' argument checks for a plugin's own functions).
-- **Operators and autograd**: :func:`op_parameters`, :func:`generic_rule` (the derivative
+- **Operators and autograd**: ``ops``, the typed namespace of every operator of the core's
+  table (``ops.where(...)``, ``ops.sum(...)``, including those without a ``tensorcore.<name>``
+  function), :func:`op_parameters`, :func:`generic_rule` (the derivative
   table's rule of an operator, to wrap in a ``register.derivative`` rule),
   :class:`DerivativeContext` (what a rule receives), :func:`sum_to`, :class:`Function`.
 - **Random numbers**: :class:`Generator`, :func:`default_generator`, :func:`generator_for`
@@ -62,6 +64,7 @@ from .autograd import Function
 from .autograd.step import Ctx as DerivativeContext
 from .devices import device as _device
 from .layouts import strided
+from .ops import functions as ops
 from .ops._validate import check_shape as _check_shape
 from .ops._validate import checked
 from .ops.derivatives import DERIVATIVES, sum_to
@@ -108,6 +111,7 @@ __all__ = [
     "native",
     "normalize_dims",
     "op_parameters",
+    "ops",
     "solve_is_vector",
     "spi_compatible",
     "sum_to",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore._tensor import make_tensor
+from tensorcore.backend import make_tensor
 from tensorcore.layouts import get_layout
 
 from ._xp import ArrayNamespace, ns_of

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from tensorcore_cpu.device import wrap as cpu_wrap
+
+from tensorcore import backend
+from tensorcore import device as tc_device
 
 if TYPE_CHECKING:
     from tensorcore import Tensor
@@ -63,11 +65,23 @@ class ArrayNamespace:
     def __init__(self) -> None:
         self.xp: Any = np
         self.sp: Any = sp
-        self.wrap: Any = cpu_wrap
+        self.wrap: Any = self._first_wrap
         self.scipy_dtypes = frozenset(
             np.dtype(d)
             for d in (np.float32, np.float64, np.complex64, np.complex128, np.int32, np.int64)
         )
+
+    def _first_wrap(self, arr: Any) -> Tensor:
+        # ``wrap`` is the device backend's ``from_native``, looked up on first use (the
+        # device's plugin may load after this one).
+        iface = backend.interface(self.device_type)
+        dev = tc_device(self.device_type)
+
+        def wrap(a: Any) -> Tensor:
+            return iface.from_native(a, dev)
+
+        self.wrap = wrap
+        return wrap(arr)
 
     def argsort_stable(self, a: Any) -> Any:
         """Indices that sort the 1-D ``a``, equal keys keeping their order."""
@@ -227,11 +241,11 @@ class CuPyNamespace(ArrayNamespace):
 def _cuda() -> ArrayNamespace:
     import cupyx.scipy.sparse
 
-    from tensorcore.plugins import manager
-
-    # tensorcore-cuda's CUDADevice: its CuPy module and its wrap(), beyond the base interface.
-    iface: Any = manager.device_interfaces()["cuda"]
-    return CuPyNamespace(iface.cp, cupyx.scipy.sparse, iface.wrap)
+    iface = backend.interface("cuda")
+    dev = tc_device("cuda")
+    return CuPyNamespace(
+        iface.array_module, cupyx.scipy.sparse, lambda a: iface.from_native(a, dev)
+    )
 
 
 _NAMESPACES: dict[str, ArrayNamespace] = {"cpu": ArrayNamespace()}

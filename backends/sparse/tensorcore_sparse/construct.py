@@ -13,8 +13,7 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.ops import functions as ops
-from tensorcore.ops._validate import check_shape
+from tensorcore.backend import check_shape, ops
 from tensorcore.plugins import checked
 
 from ._coo import (

@@ -22,8 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tensorcore import Tensor
-from tensorcore._tensor import _wrap_dim
-from tensorcore.ops.derivatives import DERIVATIVES, sum_to
+from tensorcore.backend import generic_rule, sum_to, wrap_dim
 
 from ._coo import (
     coalesce,
@@ -71,14 +70,14 @@ def fit(grad: Any, x: Any) -> Any:
 
 def _fitted(op: str, names: tuple[str, ...]) -> tuple[str, Any]:
     """The generic rule of ``op``, with each gradient fitted to its input."""
-    generic = DERIVATIVES[op]
+    generic_saves, generic_fn = generic_rule(op)
     # Fitting reads every named input whole, whatever the generic rule saves of it
     # (``self:spec``, ``self:if=other``): those specs give way to plain saves.
-    kept = [s for s in generic.saves if s.partition(":")[0] not in names]
+    kept = [s for s in generic_saves if s.partition(":")[0] not in names]
     saves = " ".join(dict.fromkeys((*kept, *names)))
 
     def rule(c: Any, g: Any) -> tuple[Any, ...]:
-        grads = generic.fn(c, g)
+        grads = generic_fn(c, g)
         return tuple(fit(gr, getattr(c, n)) for gr, n in zip(grads, names, strict=False))
 
     return saves, rule
@@ -87,7 +86,7 @@ def _fitted(op: str, names: tuple[str, ...]) -> tuple[str, Any]:
 def _valuewise(op: str) -> tuple[str, Any]:
     """An elementwise rule run on the values: ``y = f(x)`` keeps ``x.coalesce()``'s entries,
     so the gradient is the dense rule applied to the values at those entries."""
-    generic = DERIVATIVES[op]
+    _, generic_fn = generic_rule(op)
 
     def rule(c: Any, g: Any) -> tuple[Any, ...]:
         ns = ns_of(c.self)
@@ -102,7 +101,7 @@ def _valuewise(op: str) -> tuple[str, Any]:
             # (the values are the one input that wants a gradient: pow's exponent is a number)
             needs=lambda i: i == 0,
         )
-        (vg, *_) = generic.fn(saved, gv)
+        (vg, *_) = generic_fn(saved, gv)
         return (make_sparse(ns, rec.indices, vg, xc.shape, True),)
 
     saves = "self result other" if op == "pow" else "self result"
@@ -193,7 +192,7 @@ def _softmax(log: bool) -> Any:
         ns = ns_of(y)
         rec = record(y)
         gv = gather(ns, g, np_of(rec.indices), y.shape[: sparse_dim(y)])
-        d = _wrap_dim(c.dim, y.ndim)
+        d = wrap_dim(c.dim, y.ndim)
         vals = softmax_backward_values(y, gv, d, log)
         return (make_sparse(ns, rec.indices, vals, y.shape, True),)
 

@@ -15,8 +15,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.ops import functions as ops
-from tensorcore.ops.frontends import broadcast_shapes
+from tensorcore.backend import broadcast_shapes, op_parameters, ops
 
 from .._coo import (
     as_scipy,
@@ -275,11 +274,9 @@ def pow(self: Any, other: Any, out: Any = None) -> Tensor:
 
 # ------------------------------------------------------------------ unary
 def _unary(name: str, linear: bool) -> Callable[..., Any]:
-    from tensorcore.dispatch import get_op
-
     fn = getattr(ops, name)
     # The operator's other parameters (``decimals``, ``nan``, ...), passed on by name.
-    names = [p.name for p in get_op(name).decl.parsed.params[1:]]
+    names = op_parameters(name)[1:]
 
     def kernel(self: Tensor, *args: Any, out: Any = None) -> Tensor:
         x = self if linear else coalesce(self)

@@ -8,8 +8,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore._tensor import _wrap_dim
-from tensorcore.ops.frontends import normalize_dims
+from tensorcore.backend import normalize_dims, wrap_dim
 
 from .._coo import (
     ArrayNamespace,
@@ -97,7 +96,7 @@ def _groups(ns: ArrayNamespace, idx: Any, d: int, sizes: tuple[int, ...]) -> tup
 
 def _softmax(log: bool) -> Any:
     def kernel(self: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
-        d = _wrap_dim(dim, self.ndim)
+        d = wrap_dim(dim, self.ndim)
         xc = coalesce(self)
         rec = record(xc)
         vals = rec.values if dtype is None else rec.values.to(dtype)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorcore import Tensor
-from tensorcore._tensor import _wrap_dim
+from tensorcore.backend import wrap_dim
 
 from .._coo import make_sparse, np_of, ns_of, record, sparse_dim
 from .._xp import DEVICE_TYPES
@@ -21,7 +21,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two sparse dims (the indices' rows: uncoalesced) or two dense dims (a view of
     the values); a sparse dim cannot trade places with a dense one."""
     nd = self.ndim
-    d0, d1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     rec = record(self)
     sd = sparse_dim(self)
     shape = list(self.shape)
@@ -45,7 +45,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 def permute(self: Tensor, dims: Any) -> Tensor:
     """Reorder the dims; sparse dims stay among the leading ones."""
     nd = self.ndim
-    order = [_wrap_dim(d, nd) for d in dims]
+    order = [wrap_dim(d, nd) for d in dims]
     if sorted(order) != list(range(nd)):
         raise RuntimeError(f"permute(): {list(dims)} is not a permutation of {nd} dims")
     sd = sparse_dim(self)
