@@ -160,21 +160,7 @@ def test_the_walk_covers_every_backend_package() -> None:
 
 
 # ------------------------------------------------------------------ the backends
-#: Packages still migrating to the public contract (issue 11); strict: each must fail.
-MIGRATING = {"tensorcore_cpu", "tensorcore_cuda"}
-
-
-@pytest.mark.parametrize(
-    "package",
-    [
-        pytest.param(
-            p,
-            id=p.name,
-            marks=[pytest.mark.xfail(reason="migrating to the SPI")] if p.name in MIGRATING else [],
-        )
-        for p in PACKAGES
-    ],
-)
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
 def test_a_backend_imports_only_the_public_contract(package: Path) -> None:
     problems = check_package(package)
     assert not problems, "imports outside the public contract:\n" + "\n".join(problems)

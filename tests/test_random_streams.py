@@ -1,5 +1,5 @@
 """The CPU backend's random streams are PyTorch's: a seed gives the numbers PyTorch's CPU
-generator gives (``backends/cpu/tensorcore_cpu/kernels/_torch_random.py``).
+generator gives (``backends/cpu/tensorcore_cpu/_torch_random.py``).
 
 The expected values are PyTorch 2.13's outputs for these seeds (``torch.manual_seed(0);
 torch.rand(3)`` is the well-known ``[0.4963, 0.7682, 0.0885]``), recorded once; the engine
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_engine_is_the_reference_mersenne_twister() -> None:
-    from tensorcore_cpu.kernels._torch_random import TorchCPUStream
+    from tensorcore_cpu._torch_random import TorchCPUStream
 
     # std::mt19937's default seed 5489 gives 3499211612 first (C++ standard, [rand.predef]).
     assert int(TorchCPUStream(5489).u32(1)[0]) == 3499211612

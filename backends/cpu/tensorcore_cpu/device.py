@@ -8,20 +8,25 @@ from typing import Any
 import numpy as np
 
 import tensorcore as tc
-from tensorcore import Storage, Tensor
-from tensorcore._tensor import _CONTIG, contiguous_strides, make_tensor
-from tensorcore.layouts import strided
-from tensorcore.plugins import DeviceInterface
+from tensorcore.backend import (
+    DeviceInterface,
+    Storage,
+    Tensor,
+    contiguous_strides,
+    contiguous_tensor,
+    make_tensor,
+    native,
+)
 
 from . import _dlpack
 from ._cache import MIN_BYTES
 from ._cache import cache as _blocks
-from ._dtypes import _TO_NP, from_numpy, to_numpy
+from ._dtypes import TO_NUMPY as _TO_NP
+from ._dtypes import from_numpy, to_numpy
 
 __all__ = ["CPUDevice", "wrap"]
 
 _CPU = tc.device("cpu")
-_new = object.__new__
 
 
 def wrap(arr: Any, dtype: tc.dtype | None = None) -> Tensor:
@@ -72,25 +77,8 @@ class CPUDevice(DeviceInterface):
             ) from None
         nbytes = arr.nbytes
         if nbytes < MIN_BYTES or _blocks is None:
-            # make_tensor and Storage() spelled out: small allocations are on every op's path.
-            st = _new(Storage)
-            st.data = arr
-            st.nbytes = nbytes
-            st.device = _CPU
-            st.dtype = dtype
-            st.version = 0
-            t = _new(Tensor)
-            t._storage = st
-            t._shape = shape
-            t._stride = _CONTIG.get(shape) or contiguous_strides(shape)
-            t._offset = 0
-            t._dtype = dtype
-            t._device = _CPU
-            t._layout = strided
-            t._native = arr
-            t._requires_grad = False
-            t._grad_fn = t._grad = t._base = t._ag = None
-            return t
+            # The allocator's fast path (small allocations are on every operation's path).
+            return contiguous_tensor(arr, nbytes, shape, dtype, _CPU, arr)
         block = _blocks.take(nbytes)
         if block is None:
             block = arr  # fresh (its pages untouched until the kernel writes)
@@ -160,7 +148,7 @@ class CPUDevice(DeviceInterface):
 
     def to_numpy(self, t: Tensor) -> Any:
         """The native array itself: it shares memory with the tensor."""
-        return t._arr()
+        return native(t)
 
     def to_dlpack(
         self,
@@ -185,7 +173,7 @@ class CPUDevice(DeviceInterface):
                 f"__dlpack__(): can't export a CPU tensor to DLPack device {tuple(dl_device)}; "
                 "only (1, 0), the CPU, is supported"
             )
-        arr = tensor._arr()
+        arr = native(tensor)
         if copy:
             arr = arr.copy()
         versioned = max_version is not None and int(max_version[0]) >= 1

@@ -1,4 +1,5 @@
-"""The ``cpu`` backend plugin: the CPU device and the dense NumPy kernels.
+"""The ``cpu`` backend plugin: the CPU device, and tensorcore-xp's dense kernels over NumPy
+with PyTorch's CPU random streams.
 
 Found through the entry point ``cpu = "tensorcore_cpu.plugin"`` in the group
 ``tensorcore.backends``. Its hooks run once, when tensorcore first needs its plugins.
@@ -26,10 +27,11 @@ def tensorcore_register_devices(register: Any) -> None:
 
 @hookimpl
 def tensorcore_register_kernels(register: Any) -> None:
-    """Register every dense NumPy kernel for (op, "cpu", "strided")."""
+    """Register tensorcore-xp's kernels over NumPy for (op, "cpu", "strided"), drawing random
+    numbers as PyTorch's CPU generator does."""
     import numpy as np
+    import tensorcore_xp
 
-    from .kernels import build
+    from ._torch_random import TorchCPUStream
 
-    for name, fn in build(np).items():
-        register.kernel(name, "cpu", "strided", fn)
+    tensorcore_xp.register_kernels(register, "cpu", np, random_stream=TorchCPUStream)

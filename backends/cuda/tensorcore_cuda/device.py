@@ -5,12 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tensorcore_cpu._dtypes import to_numpy
+from tensorcore_xp.dtypes import DtypeMap
 
 import tensorcore as tc
-from tensorcore import Storage, Tensor
-from tensorcore._tensor import contiguous_strides, make_tensor
-from tensorcore.plugins import DeviceInterface
+from tensorcore.backend import (
+    DeviceInterface,
+    Storage,
+    Tensor,
+    contiguous_strides,
+    contiguous_tensor,
+    make_tensor,
+    native,
+)
 
 __all__ = ["CUDADevice"]
 
@@ -23,6 +29,13 @@ class CUDADevice(DeviceInterface):
     def __init__(self, cupy: Any, reason: str | None) -> None:
         self.cp = cupy
         self.unavailable_reason = reason
+        # CuPy's dtypes are NumPy's: the map is NumPy's own, without bfloat16.
+        self.dtypes = DtypeMap(np, array_name="cupy.ndarray")
+
+    @property
+    def array_module(self) -> Any:
+        """CuPy (None when it is not importable): what ``materialize`` returns arrays of."""
+        return self.cp
 
     # ------------------------------------------------------------ devices
     def device_count(self) -> int:
@@ -47,15 +60,13 @@ class CUDADevice(DeviceInterface):
     def _check_dtype(self, dtype: tc.dtype) -> Any:
         if dtype is tc.bfloat16:
             raise TypeError("bfloat16 is not supported on the cuda device (CuPy has no bfloat16)")
-        return to_numpy(dtype)
+        return self.dtypes.to_native(dtype)
 
     def wrap(self, arr: Any, dtype: tc.dtype | None = None) -> Tensor:
         """A tensor over a CuPy array's memory (no copy)."""
         cp = self.cp
         if dtype is None:
-            from tensorcore_cpu._dtypes import from_numpy
-
-            dtype = from_numpy(arr.dtype)
+            dtype = self.dtypes.from_native(arr.dtype)
         dev = self._dev(arr.device.id)
         if not arr.flags.c_contiguous:
             arr = cp.ascontiguousarray(arr)
@@ -69,9 +80,7 @@ class CUDADevice(DeviceInterface):
         idx = self.index(device)
         with self.cp.cuda.Device(idx):
             arr = self.cp.empty(shape, npd)
-        dev = self._dev(idx)
-        st = Storage(arr, arr.nbytes, dev, dtype)
-        return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, dev, arr)
+        return contiguous_tensor(arr, arr.nbytes, shape, dtype, self._dev(idx), arr)
 
     def materialize(self, t: Tensor) -> Any:
         """A CuPy view (``memptr``, shape, strides) over the storage: never a copy."""
@@ -80,10 +89,10 @@ class CUDADevice(DeviceInterface):
         isz = t._dtype.itemsize
         base = st.data
         if 0 in t._shape:
-            return self.cp.empty(t._shape, to_numpy(t._dtype))
+            return self.cp.empty(t._shape, self.dtypes.to_native(t._dtype))
         return self.cp.ndarray(
             t._shape,
-            to_numpy(t._dtype),
+            self.dtypes.to_native(t._dtype),
             base.data + t._offset * isz,
             tuple(s * isz for s in t._stride),
         )
@@ -151,15 +160,15 @@ class CUDADevice(DeviceInterface):
         """Host <-> device and device <-> device copies of a contiguous ``src``."""
         s, d = src.device.type, dst.device.type
         if s == "cpu" and d == "cuda":
-            host = np.ascontiguousarray(src._arr())
+            host = np.ascontiguousarray(native(src))
             with self.cp.cuda.Device(self.index(dst.device)):
-                dst._arr()[...] = self.cp.asarray(host)
+                native(dst)[...] = self.cp.asarray(host)
             return True
         if s == "cuda" and d == "cpu":
-            dst._arr()[...] = self.cp.asnumpy(src._arr())
+            native(dst)[...] = self.cp.asnumpy(native(src))
             return True
         if s == "cuda" and d == "cuda":
             with self.cp.cuda.Device(self.index(dst.device)):
-                dst._arr()[...] = self.cp.asarray(src._arr())
+                native(dst)[...] = self.cp.asarray(native(src))
             return True
         return False

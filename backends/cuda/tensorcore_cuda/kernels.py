@@ -1,21 +1,18 @@
-"""CUDA kernels: the CPU backend's array-module kernels run with CuPy, plus the few places
-where CuPy differs from NumPy."""
+"""What the CUDA backend adds to tensorcore-xp's kernels over CuPy: CuPy's fused kernels where
+they beat the library's composition of ufuncs, and CuPy's own special functions."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from tensorcore_cpu.kernels import build as build_shared
-from tensorcore_cpu.kernels._util import array_of
+from tensorcore_xp.helpers import array_of
 
-__all__ = ["build"]
+__all__ = ["erf", "extra"]
 
 
-def build(cp: Any) -> dict[str, Callable[..., Any]]:
-    """Every dense kernel for CuPy."""
-    kernels = build_shared(cp)
-
+def extra(cp: Any) -> dict[str, Callable[..., Any]]:
+    """The kernels that replace the library's on CuPy."""
     # One fused kernel instead of three temporaries: the hot path of every sigmoid/MLP.
     sigmoid_k = cp.ElementwiseKernel("T x", "T y", "y = 1 / (1 + exp(-x))", "tensorcore_sigmoid")
 
@@ -25,5 +22,14 @@ def build(cp: Any) -> dict[str, Callable[..., Any]]:
         else:
             sigmoid_k(array_of(a), array_of(out))
 
-    kernels["sigmoid"] = sigmoid
-    return kernels
+    return {"sigmoid": sigmoid}
+
+
+def erf(cp: Any) -> Callable[..., Any] | None:
+    """CuPy's error function (``cupyx.scipy.special.erf``); None where cupyx lacks it, and the
+    library computes its own."""
+    try:
+        from cupyx.scipy.special import erf as cupy_erf
+    except ImportError:
+        return None
+    return cupy_erf

@@ -1,5 +1,5 @@
-"""The ``cuda`` backend plugin: the CUDA device, the shared dense kernels on CuPy, and the
-``tensorcore.cuda`` namespace.
+"""The ``cuda`` backend plugin: the CUDA device, tensorcore-xp's dense kernels over CuPy, and
+the ``tensorcore.cuda`` namespace.
 
 It never raises at import: without CuPy or a GPU it registers ``cuda`` as unavailable, with
 the reason, and no kernels.
@@ -43,11 +43,15 @@ def tensorcore_register_devices(register: Any) -> None:
 
 @hookimpl
 def tensorcore_register_kernels(register: Any) -> None:
-    """Register the dense kernels, built from the CPU backend's array-module code with CuPy."""
+    """Register tensorcore-xp's kernels over CuPy, with CuPy's own where they are better."""
     iface = _device()
     if iface.unavailable_reason is not None:
         return
-    from .kernels import build
+    import tensorcore_xp
 
-    for name, fn in build(iface.cp).items():
-        register.kernel(name, "cuda", "strided", fn)
+    from . import kernels
+
+    cp = iface.cp
+    tensorcore_xp.register_kernels(
+        register, "cuda", cp, extra=kernels.extra(cp), erf=kernels.erf(cp)
+    )

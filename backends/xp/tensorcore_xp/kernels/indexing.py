@@ -12,9 +12,9 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import dtypes as dt
-from tensorcore.ops.frontends import empty
+from tensorcore.backend import empty
 
-from ._util import array_of, errstate
+from ..helpers import array_of, errstate
 
 __all__ = ["build"]
 

@@ -6,7 +6,7 @@ computed here from the functions both modules have, the same code for both: ever
 fixed number of times, and each branch of a piecewise definition runs on the elements it
 covers only (boolean-mask indexing). Each function takes and returns float64 arrays and may
 raise floating-point warnings (the kernels silence them). The error is a few units in the last
-place of float64 (``backends/cpu/tests/test_special_functions.py`` checks it against SciPy),
+place of float64 (``backends/xp/tests/test_xp_special_functions.py`` checks it against SciPy),
 except near the zeros of ``lgamma`` and ``digamma``, where it is a few ulps of the terms that
 cancel.
 

@@ -2,10 +2,11 @@
 
 Random numbers come from a per-generator stream kept in ``Generator.state`` and made on first
 use from the generator's seed, so ``tc.manual_seed(s)`` makes every later draw reproducible.
-With NumPy the stream is PyTorch's CPU generator (``_torch_random.py``): a seeded program
-draws the numbers it draws under PyTorch (``rand``, ``randn``, ``randint``, ``randperm``,
-``uniform_``, ``normal_``, and so every layer's initialisation). Other array modules (CuPy)
-use their own generator (``xp.random.default_rng(seed)``).
+The stream is the backend's ``random_stream`` (a :class:`tensorcore_xp.RandomStream`, which
+draws in memory order: the CPU backend passes PyTorch's CPU generator, so that a seeded
+program draws the numbers it draws under PyTorch in ``rand``, ``randn``, ``randint``,
+``randperm``, ``uniform_``, ``normal_``, and so every layer's initialisation), or else the
+array module's own generator (``xp.random.default_rng(seed)``).
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tensorcore.random import default_generator
+from tensorcore.backend import dtype_name, generator_for
 
-from ._torch_random import TorchCPUStream
-from ._util import array_of, errstate
+from ..helpers import array_of, errstate
 
 __all__ = ["build"]
 
 
-def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """Factory and random kernels for the array module ``xp``."""
+def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
+    """Factory and random kernels for the array module ``xp``, drawing from ``random_stream``
+    (a :class:`tensorcore_xp.RandomStream` class) or, when it is None, from ``xp.random``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
     rng_type = xp.random.Generator
@@ -118,28 +119,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K.update(empty=empty, full=full, arange=arange, linspace=linspace, eye=eye)
 
     # ------------------------------------------------------------ random
-    torch_streams = xp.__name__ == "numpy"
+    # A RandomStream draws in the order of the tensor's memory (as PyTorch's CPU kernels do);
+    # ``xp.random``'s generator fills the tensor in its logical order.
+    memory_order = random_stream is not None
 
     def stream(gen: Any, t_device: Any) -> Any:
-        g = gen if gen is not None else default_generator(t_device.type)
-        if g.device.type != t_device.type:
-            raise RuntimeError(
-                f"Expected a '{t_device.type}' device type for generator but found "
-                f"'{g.device.type}'"
-            )
+        g = generator_for(gen, t_device)
         st = g.state
-        if torch_streams:
-            if not isinstance(st, TorchCPUStream):
-                st = g.state = TorchCPUStream(g.initial_seed())
+        if random_stream is not None:
+            if not isinstance(st, random_stream):
+                st = g.state = random_stream(g.initial_seed())
         elif not isinstance(st, rng_type):
             st = g.state = xp.random.default_rng(g.initial_seed())
         return st
 
     def floats_only(name: str, self: Any) -> None:
         if not is_float(self._dtype):
-            from tensorcore._tensor import torch_name
-
-            raise RuntimeError(f"\"{name}\" not implemented for '{torch_name(self._dtype)}'")
+            raise RuntimeError(f"\"{name}\" not implemented for '{dtype_name(self._dtype)}'")
 
     def real_view(o: Any) -> Any:
         """The array to fill: ``o``, or its (..., 2) real view for complex ``o``."""
@@ -202,7 +198,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
             )
         rng, o = stream(generator, self._device), array_of(self)
-        if torch_streams:
+        if memory_order:
             d = stream_dtype(o)
             fill_in_memory_order(o, lambda n, c: rng.uniform(n, d, from_, to))
         else:
@@ -221,7 +217,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         rng, o = stream(generator, self._device), array_of(self)
         # Complex: each part gets std / sqrt(2), so the complex variance is std**2.
         s = std / 2**0.5 if o.dtype.kind == "c" else std
-        if torch_streams:
+        if memory_order:
             d = stream_dtype(o)
             fill_in_memory_order(o, lambda n, c: rng.normal(n, d, mean, s, c))
         else:
@@ -247,7 +243,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 f"[{lo}, {hi}], but got from={low} and to={high}"
             )
         rng = stream(generator, self._device)
-        if torch_streams:
+        if memory_order:
             fill_in_memory_order(o, lambda n, c: rng.integers(low, high, n))
         else:
             assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))

@@ -20,11 +20,10 @@ from typing import Any
 import numpy as np
 
 from tensorcore import dtypes as dt
+from tensorcore.backend import empty, solve_is_vector
 from tensorcore.linalg import LinAlgError
-from tensorcore.ops.frontends import empty
-from tensorcore.ops.meta_linalg import solve_is_vector
 
-from ._util import array_of, quiet_tokens, shares_storage
+from ..helpers import array_of, quiet_tokens, shares_storage
 
 __all__ = ["build"]
 

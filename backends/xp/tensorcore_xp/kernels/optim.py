@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._util import array_of, quiet_tokens
+from ..helpers import array_of, quiet_tokens
 
 __all__ = ["build"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._util import acc_dtype, array_of, quiet_tokens
+from ..helpers import acc_dtype, array_of, quiet_tokens
 
 __all__ = ["build"]
 

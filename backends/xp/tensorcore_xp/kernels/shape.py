@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorcore as tc
-from tensorcore.ops.frontends import broadcast_shapes
+from tensorcore.backend import broadcast_shapes, dtype_name
 
-from ._util import array_of, errstate
+from ..helpers import array_of, errstate
 
 __all__ = ["build"]
 
@@ -142,6 +142,4 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
 
 def _overflow(t: Any) -> str:
-    from tensorcore._tensor import torch_name
-
-    return f"value cannot be converted to type {torch_name(t._dtype)} without overflow"
+    return f"value cannot be converted to type {dtype_name(t._dtype)} without overflow"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._util import array_of, errstate
+from ..helpers import array_of, errstate
 
 __all__ = ["build"]
 

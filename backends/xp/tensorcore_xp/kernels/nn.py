@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._util import acc_dtype, array_of, quiet_tokens
+from ..helpers import acc_dtype, array_of, quiet_tokens
 
 __all__ = ["build"]
 

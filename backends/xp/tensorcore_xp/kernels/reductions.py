@@ -12,7 +12,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._util import acc_dtype, array_of, errstate, quiet_tokens
+from tensorcore.backend import dtype_name
+
+from ..helpers import acc_dtype, array_of, errstate, quiet_tokens
 
 __all__ = ["build"]
 
@@ -344,6 +346,4 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
 
 def _torch(t: Any) -> str:
-    from tensorcore._tensor import torch_name
-
-    return torch_name(t._dtype)
+    return dtype_name(t._dtype)

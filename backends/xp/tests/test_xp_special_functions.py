@@ -1,5 +1,5 @@
 """The special functions the shared kernels compute from array-module functions
-(``tensorcore_cpu.kernels._special``), with NumPy as the array module: float64 accuracy
+(``tensorcore_xp/kernels/_special.py``), with NumPy as the array module: float64 accuracy
 against SciPy over their whole domains, and the values at poles, infinities and signed zeros
 (PyTorch's where it defines them)."""
 
@@ -14,7 +14,7 @@ import pytest
 
 sps = pytest.importorskip("scipy.special")
 
-from tensorcore_cpu.kernels import _special  # noqa: E402
+from tensorcore_xp.kernels import _special  # noqa: E402
 
 RNG = np.random.default_rng(20240611)
 

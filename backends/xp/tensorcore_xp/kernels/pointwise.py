@@ -11,15 +11,18 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
+from tensorcore.backend import native
 from tensorcore.dtypes import COMPLEX
 
-from ._util import acc_dtype, array_of, errstate, quiet_tokens, scalar_arrays, shares_storage
+from ..helpers import acc_dtype, array_of, errstate, quiet_tokens, scalar_arrays, shares_storage
+from . import _special
 
 __all__ = ["build"]
 
 
-def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """Pointwise kernels for the array module ``xp``."""
+def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[..., Any]]:
+    """Pointwise kernels for the array module ``xp``; ``erf`` is the error function as a
+    ufunc of ``xp`` (None: see :func:`_erf_ufunc`)."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
     enter, leave = quiet_tokens(xp)
@@ -32,21 +35,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return weak.get((v, dtype)) or lift(v, dtype)
         return array_of(v)
 
-    # The two kernels most calls reach read the native arrays inline (``A`` spelled out):
-    # a function call per operand is a measurable part of an elementwise op on small tensors.
+    # The two kernels most calls reach read the native arrays inline (``array_of`` spelled
+    # out: the cached ``_native`` slot first, ``tensorcore.backend.native`` to make it): a
+    # function call per operand is a measurable part of an elementwise op on small tensors.
     def binary(name: str, ufunc: Any, noisy: bool = False) -> None:
         def k(out: Any, a: Any, b: Any) -> None:
             o = out._native
             if o is None:
-                o = out._arr()
+                o = native(out)
             x = a._native if isinstance(a, Tensor) else a
             if x is None:
-                x = a._arr()
+                x = native(a)
             elif x.__class__ is float:
                 x = weak.get((x, o.dtype)) or lift(x, o.dtype)
             y = b._native if isinstance(b, Tensor) else b
             if y is None:
-                y = b._arr()
+                y = native(b)
             elif y.__class__ is float:
                 y = weak.get((y, o.dtype)) or lift(y, o.dtype)
             tok = enter()
@@ -62,10 +66,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         def k(out: Any, a: Any) -> None:
             x = a._native
             if x is None:
-                x = a._arr()
+                x = native(a)
             o = out._native
             if o is None:
-                o = out._arr()
+                o = native(out)
             tok = enter()
             try:
                 ufunc(x, out=o)
@@ -254,7 +258,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         K[name] = k
 
     K["rsqrt"], K["sigmoid"], K["relu"] = rsqrt, sigmoid, relu
-    unary("erf", _erf_ufunc(xp))
+    unary("erf", erf if erf is not None else _erf_ufunc(xp))
 
     def conj(out: Any, a: Any) -> None:
         if out._dtype.is_complex:
@@ -271,14 +275,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         def k(out: Any, g: Any, y: Any) -> None:
             o = out._native
             if o is None:
-                o = out._arr()
+                o = native(out)
             st = out._storage
             if isinstance(g, Tensor) and isinstance(y, Tensor):
                 gg, yy = g._native, y._native
                 if gg is None:
-                    gg = g._arr()
+                    gg = native(g)
                 if yy is None:
-                    yy = y._arr()
+                    yy = native(y)
                 shared = g._storage is st or y._storage is st
             else:  # a Python scalar argument (the core converted it to out's dtype)
                 gg, yy = array_of(g), array_of(y)
@@ -417,21 +421,28 @@ def _has_zero(xp: Any, y: Any) -> bool:
 
 
 def _erf_ufunc(xp: Any) -> Any:
-    """The error function as an ``f(x, out=)`` ufunc of ``xp``: SciPy's (CuPy's for CuPy
-    arrays) where installed, else ``math.erf`` element by element (exact, slower)."""
-    try:
-        if xp.__name__ == "cupy":
-            from cupyx.scipy.special import erf
-        else:
+    """The error function as an ``f(x, out=)`` ufunc of ``xp`` when the backend passed none:
+    SciPy's for NumPy where SciPy is installed, else ``math.erf`` element by element (exact,
+    slower); for another array module, the library's own float64 series (``_special.erf``),
+    rounded into ``out``."""
+    if xp.__name__ == "numpy":
+        try:
             from scipy.special import erf
-        return erf
-    except ImportError:
-        import math
 
-        scalar = xp.frompyfunc(math.erf, 1, 1)
+            return erf
+        except ImportError:
+            import math
 
-        def erf_fallback(x: Any, out: Any) -> Any:
-            out[...] = scalar(x)
-            return out
+            scalar = xp.frompyfunc(math.erf, 1, 1)
 
-        return erf_fallback
+            def erf_fallback(x: Any, out: Any) -> Any:
+                out[...] = scalar(x)
+                return out
+
+            return erf_fallback
+
+    def erf_series(x: Any, out: Any) -> Any:
+        xp.copyto(out, _special.erf(xp, xp.asarray(x, dtype=xp.float64)), casting="unsafe")
+        return out
+
+    return erf_series

@@ -15,8 +15,8 @@ from typing import Any
 
 from tensorcore import Tensor
 
+from ..helpers import acc_dtype, array_of, errstate, scalar_arrays
 from . import _special
-from ._util import acc_dtype, array_of, errstate, scalar_arrays
 
 __all__ = ["build"]
 

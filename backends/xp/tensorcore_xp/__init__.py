@@ -1,0 +1,202 @@
+"""tensorcore-xp: the dense kernels of tensorcore, written once against a NumPy-like array
+module ``xp`` (NumPy, CuPy, or another with NumPy's API).
+
+A device over an array library is a :class:`tensorcore.backend.DeviceInterface` (allocation,
+``materialize``, transfers) plus one call from the plugin's ``tensorcore_register_kernels``
+hook::
+
+    @hookimpl
+    def tensorcore_register_kernels(register):
+        tensorcore_xp.register_kernels(register, "mydev", mymodule)
+
+The CPU backend is this library over NumPy, the CUDA backend this library over CuPy; both
+pass what only they have as arguments (PyTorch's CPU random streams, CuPy's ``erf``, fused
+CuPy kernels). ``docs/xp-kernels.md`` says what an array module must provide.
+
+Public modules: :mod:`tensorcore_xp.dtypes` (tensorcore dtypes to and from an array module's)
+and :mod:`tensorcore_xp.helpers` (what the kernels share, for a backend's own kernels).
+
+Examples
+--------
+>>> import numpy as np
+>>> import tensorcore_xp
+>>> kernels = tensorcore_xp.build(np)
+>>> "add" in kernels and "matmul" in kernels
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from tensorcore import dtype
+
+__all__ = ["Kernel", "RandomStream", "build", "register_kernels"]
+
+#: A kernel: ``fn(out, *args, **kwargs)``, the calling convention of ``register.kernel``.
+Kernel = Callable[..., Any]
+
+
+class RandomStream(Protocol):
+    """A source of random numbers that draws in the order a tensor's memory is laid out, for
+    a backend that reproduces another library's streams (the CPU backend: PyTorch's).
+
+    ``build(xp, random_stream=cls)`` makes one per generator, as ``cls(seed)``, and keeps it
+    in the generator's ``state``. Each method returns a 1-d array of ``n`` values (the
+    elements of the tensor in memory order), of the array module ``xp``. Without one, the
+    random kernels draw from ``xp.random.default_rng(seed)`` in the tensor's logical order.
+    """
+
+    def uniform(self, n: int, dtype: Any, lo: float, hi: float) -> Any:
+        """``n`` floats of ``dtype`` (a real array dtype) uniform in ``[lo, hi)``."""
+
+    def normal(self, n: int, dtype: Any, mean: float, std: float, contiguous: bool) -> Any:
+        """``n`` normal floats of ``dtype``; ``contiguous`` tells whether the tensor filled
+        is (PyTorch draws a contiguous tensor's normals by blocks)."""
+
+    def integers(self, lo: int, hi: int, n: int) -> Any:
+        """``n`` int64 values in ``[lo, hi)``."""
+
+    def permutation(self, n: int) -> Any:
+        """A random permutation of ``0 .. n-1`` (int64)."""
+
+
+def build(
+    xp: Any,
+    *,
+    random_stream: type[RandomStream] | None = None,
+    erf: Callable[..., Any] | None = None,
+) -> dict[str, Kernel]:
+    """Every kernel of the library for the array module ``xp``: ``{operator name: kernel}``.
+
+    Parameters
+    ----------
+    xp
+        The array module (``numpy``, ``cupy``...): ``docs/xp-kernels.md`` lists what it
+        must provide.
+    random_stream
+        Where random kernels draw from: a :class:`RandomStream` class, made from the
+        generator's seed; None for ``xp.random.default_rng``.
+    erf
+        The error function as a ufunc ``erf(x, out=o)`` of ``xp``; None for SciPy's with
+        NumPy (``math.erf`` element by element without SciPy) and the library's own float64
+        series with any other module.
+
+    Returns
+    -------
+    dict
+        A fresh dict, which the caller may change before registering it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import tensorcore as tc
+    >>> from tensorcore_xp import build
+    >>> add = build(np)["add"]
+    >>> out = tc.empty(3)
+    >>> add(out, tc.ones(3), tc.arange(3.0))  # the kernel writes into the result
+    >>> out.tolist()
+    [1.0, 2.0, 3.0]
+    """
+    from .kernels import (
+        creation,
+        indexing,
+        linalg,
+        losses,
+        nn,
+        optim,
+        pointwise,
+        reductions,
+        search,
+        shape,
+        special,
+        spectral,
+    )
+
+    parts = [
+        pointwise.build(xp, erf=erf),
+        reductions.build(xp),
+        special.build(xp),
+        linalg.build(xp),
+        shape.build(xp),
+        indexing.build(xp),
+        search.build(xp),
+        creation.build(xp, random_stream=random_stream),
+        losses.build(xp),
+        nn.build(xp),
+        optim.build(xp),
+        spectral.build(xp),
+    ]
+    kernels: dict[str, Kernel] = {}
+    for part in parts:
+        for name, fn in part.items():
+            if name in kernels:
+                raise RuntimeError(f"kernel {name} is defined twice ({fn.__module__})")
+            kernels[name] = fn
+    return kernels
+
+
+def register_kernels(
+    register: Any,
+    device_type: str,
+    xp: Any,
+    *,
+    extra: Mapping[str, Kernel] | None = None,
+    dtypes: Iterable[dtype] | None = None,
+    random_stream: type[RandomStream] | None = None,
+    erf: Callable[..., Any] | None = None,
+) -> dict[str, Kernel]:
+    """Register every kernel of the library over ``xp`` for ``(device_type, "strided")``:
+    what a device backend's ``tensorcore_register_kernels`` hook calls.
+
+    Parameters
+    ----------
+    register
+        The registration object the hook received.
+    device_type
+        The device type the kernels serve (``"cpu"``, ``"cuda"``).
+    xp
+        The array module whose arrays the device's ``materialize`` returns.
+    extra
+        The backend's own kernels, registered with the library's: one of the same name
+        replaces the library's (a fused kernel of the array library, say).
+    dtypes
+        Restrict every kernel to these dtypes (``register.kernel``'s ``dtypes``). None
+        leaves them unrestricted, which a device whose allocator refuses the dtypes ``xp``
+        lacks needs no more than (the restriction costs a check on every call).
+    random_stream, erf
+        Passed to :func:`build`.
+
+    Returns
+    -------
+    dict
+        The kernels registered, by operator name.
+
+    Examples
+    --------
+    A registration object as the hook receives it (here one that records the calls):
+
+    >>> import numpy as np
+    >>> import tensorcore_xp
+    >>> class Recorder:
+    ...     def __init__(self):
+    ...         self.calls = []
+    ...
+    ...     def kernel(self, op, device_type, layout, fn, dtypes=None):
+    ...         self.calls.append((op, device_type, layout))
+    >>> reg = Recorder()
+    >>> done = tensorcore_xp.register_kernels(reg, "mydev", np, extra={"add": lambda o, a, b: None})
+    >>> ("add", "mydev", "strided") in reg.calls, len(reg.calls) == len(done)
+    (True, True)
+    >>> done["add"].__module__ == "tensorcore_xp.kernels.pointwise"
+    False
+    """
+    kernels = build(xp, random_stream=random_stream, erf=erf)
+    if extra:
+        kernels.update(extra)
+    allowed = None if dtypes is None else frozenset(dtypes)
+    for name, fn in kernels.items():
+        register.kernel(name, device_type, "strided", fn, dtypes=allowed)
+    return kernels
