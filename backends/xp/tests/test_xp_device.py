@@ -1,0 +1,114 @@
+"""A device over an array module is a ``DeviceInterface`` plus one registration call: the
+``host`` device of ``docs/xp-kernels.md``, taken from the doc's text, runs every operator
+sample of ``tensorcore.testing`` with the results (or the exception types) of the ``cpu``
+device, and trains.
+
+It runs in a fresh interpreter: a device registered at runtime stays for the process.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+DOC = ROOT / "docs" / "xp-kernels.md"
+
+
+def doc_block(marker: str) -> str:
+    """The Python code block that follows ``<!-- test: marker -->`` in the doc."""
+    text = DOC.read_text(encoding="utf-8")
+    m = re.search(rf"<!-- test: {re.escape(marker)} -->\n```python\n(.*?)```", text, re.S)
+    assert m is not None, f"no block marked {marker!r} in {DOC}"
+    return m.group(1)
+
+
+DRIVER = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tensorcore as tc
+    from tensorcore.ops.schema import OPS
+    from tensorcore.testing import to_numpy
+    from tensorcore.testing.samples import SAMPLES, call_op
+
+    import hostdev
+
+    tc.backends.register(hostdev, name="host")
+
+    def flat(r):
+        if isinstance(r, tc.Tensor):
+            return [(str(r.dtype), tuple(r.shape), to_numpy(r))]
+        if isinstance(r, (tuple, list)):
+            return [x for item in r for x in flat(item)]
+        if isinstance(r, (bool, int, float, complex)):
+            return [("py", (), np.asarray(r))]
+        return [("py", repr(r), np.zeros(()))]  # (None, a dtype, a string: compared by repr)
+
+    def run(name, device):
+        try:
+            return "ok", [call_op(name, s) for s in SAMPLES[name](device, tc.float64)]
+        except Exception as exc:  # compared by type with the other device's
+            return "raised", type(exc).__name__
+
+    ran, differ = [], []
+    for name in sorted(SAMPLES):
+        # Random values differ (the host device draws from NumPy's generator, the cpu from
+        # PyTorch's: rand_like and randn_like are composites, without the tag), and so does
+        # the uninitialised memory of empty and empty_like.
+        if "random" in OPS[name].tags or name.startswith(("rand", "empty")):
+            continue
+        want, got = run(name, "cpu"), run(name, "host")
+        if want[0] != got[0] or want[0] == "raised":
+            if want != got:
+                differ.append(f"{name}: cpu {want[0]} {want[1] if want[0] == 'raised' else ''}, "
+                              f"host {got[0]} {got[1] if got[0] == 'raised' else ''}")
+            continue
+        a, b = flat(want[1]), flat(got[1])
+        same = len(a) == len(b) and all(
+            x[:2] == y[:2] and np.allclose(x[2], y[2], rtol=1e-12, atol=1e-12, equal_nan=True)
+            for x, y in zip(a, b)
+        )
+        (ran if same else differ).append(name)
+
+    # Training: a linear model's loss goes down on the host device.
+    g = tc.Generator().manual_seed(0)
+    x = tc.randn(64, 3, generator=g).to("host")
+    y = x @ tc.tensor([1.0, -2.0, 0.5], device="host") + 0.25
+    model = tc.nn.Linear(3, 1).to("host")
+    opt = tc.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(50):
+        opt.zero_grad()
+        loss = ((model(x).squeeze(1) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    print(json.dumps({"ran": ran, "differ": differ, "losses": [losses[0], losses[-1]],
+                      "device": str(model.weight.device)}))
+    """
+)
+
+
+def test_the_doc_device_runs_every_operator_sample_as_the_cpu_does(tmp_path: Path) -> None:
+    (tmp_path / "hostdev.py").write_text(doc_block("host device"), encoding="utf-8")
+    (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", str(tmp_path / "driver.py")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    report = json.loads(proc.stdout.splitlines()[-1])
+    assert report["differ"] == [], report["differ"]
+    assert len(report["ran"]) > 150, len(report["ran"])
+    assert report["device"] == "host"
+    first, last = report["losses"]
+    assert last < first / 100, report["losses"]
