@@ -2,7 +2,7 @@
 
 Run it after installing the core and the CPU backend:
 
-    python3 -m pip install -e . -e backends/cpu && python3 examples/quickstart.py
+    python3 -m pip install -e . -e backends/xp -e backends/cpu && python3 examples/quickstart.py
 """
 
 from __future__ import annotations
