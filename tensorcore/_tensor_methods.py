@@ -18,10 +18,15 @@ __all__ = ["install"]
 
 
 def native(self: Tensor) -> Any:
-    """The backend's native array for this tensor (made once, lazily, never a copy)."""
+    """The backend's native array for this tensor (made once, lazily, never a copy); made
+    afresh on every call for a device whose arrays are values (``mutable_arrays`` false),
+    whose storage's array a write replaces."""
     n = self._native
     if n is None:
-        n = self._native = manager.device_backend(self._device).materialize(self)
+        iface = manager.device_backend(self._device)
+        n = iface.materialize(self)
+        if iface.mutable_arrays:
+            self._native = n
     return n
 
 
