@@ -135,7 +135,25 @@ def _kernel(decl: OpDecl) -> str:
     else:
         call = f"`kernel({args})` returns the result"
     kind = "composite, unstructured" if "composite" in decl.tags else decl.frontend
-    return f"{call} ({kind})"
+    return f"{call} ({kind}){_dim_note(decl)}"
+
+
+def _dim_note(decl: OpDecl) -> str:
+    """How a reduction kernel receives ``dim``: normalised by the frontend, whatever the
+    signature says the caller may pass."""
+    if decl.frontend != "reduction":
+        return ""
+    dim = next((p for p in decl.parsed.params if p.name == "dim"), None)
+    if dim is None:
+        return ""
+    if dim.type == "int?":
+        return (
+            "; `dim` arrives as a one-element tuple of a non-negative dim, or None for the "
+            "flattened tensor"
+        )
+    if dim.type == "int":
+        return "; `dim` arrives as a one-element tuple of a non-negative dim"
+    return "; `dim` arrives as a sorted tuple of non-negative dims (every dim for None or [])"
 
 
 def _derivative(decl: OpDecl) -> str:
