@@ -46,7 +46,7 @@ def positions(t: Tensor) -> np.ndarray:
     return idx.reshape(-1)
 
 
-def _covers_storage(t: Tensor) -> bool:
+def covers_storage(t: Tensor) -> bool:
     st = t.untyped_storage()
     return t.is_contiguous() and t.storage_offset() == 0 and t.numel() == st.size()
 
@@ -68,7 +68,7 @@ class DaskDevice(DeviceInterface):
 
     def materialize(self, t: Tensor) -> Any:
         data = t.untyped_storage().data
-        if _covers_storage(t):
+        if covers_storage(t):
             return data.reshape(tuple(t.shape))
         return data[positions(t)].reshape(tuple(t.shape))
 
@@ -76,7 +76,7 @@ class DaskDevice(DeviceInterface):
         st = t.untyped_storage()
         npd = np_dtype(t.dtype)
         value = da.broadcast_to(da.asarray(value).astype(npd), tuple(t.shape))
-        if _covers_storage(t):
+        if covers_storage(t):
             # The whole storage: the new array does not depend on the old one at all.
             st.data = value.reshape(-1).rechunk(-1)
             return
@@ -102,7 +102,7 @@ class DaskDevice(DeviceInterface):
 
     def copy_between(self, src: Tensor, dst: Tensor) -> bool:
         if src.device.type == "cpu" and dst.device.type == "dask":
-            arr = np.ascontiguousarray(backend.native(src))
+            arr = np.array(backend.native(src))  # (ascontiguousarray makes 0-d arrays 1-d)
             backend.write(dst, da.from_array(arr, chunks=-1))
             return True
         if src.device.type == "dask" and dst.device.type == "cpu":

@@ -111,3 +111,37 @@ def test_the_backend_imports_only_the_spi() -> None:
         "tensorcore",
         "tensorcore.backend",
     ]
+
+
+def test_the_guides_write_excerpt_is_the_contract() -> None:
+    """The ``write`` shown in docs/writing-a-backend.md, run as a device's ``write``."""
+    import re
+    import textwrap
+    from pathlib import Path
+
+    guide = Path(__file__).resolve().parent.parent / "docs" / "writing-a-backend.md"
+    (block,) = [
+        b
+        for b in re.findall(r"```python\n(.*?)```", guide.read_text(), flags=re.DOTALL)
+        if "def write(self, t, value)" in b
+    ]
+    ns: dict[str, Any] = dict(vars(dask_backend))
+    exec(textwrap.dedent(block), ns)
+
+    class GuideDevice(dask_backend.DaskDevice):
+        write = ns["write"]
+
+    x = tc.arange(6.0).reshape(2, 3).to("dask")
+    iface = GuideDevice()
+    iface.write(x[:, 1], dask_backend.da.from_array(dask_backend.np.array([7.0, 8.0])))
+    assert x.tolist() == [[0.0, 7.0, 2.0], [3.0, 8.0, 5.0]]
+    iface.write(x, 1.5)  # the whole storage: the new array does not depend on the old
+    assert x.tolist() == [[1.5] * 3] * 2
+    assert graph_size(x) <= 6  # a constant, broadcast: no task of the old array
+
+
+def test_cpu_scalars_mix_with_the_device() -> None:
+    x = tc.ones(2, device="dask")
+    assert (x + tc.tensor(2.0)).tolist() == [3.0, 3.0]
+    x.copy_(tc.tensor(5.0))
+    assert x.tolist() == [5.0, 5.0]
