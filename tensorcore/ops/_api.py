@@ -48,7 +48,13 @@ def norm_size(fn: str, arg: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``; anything but ints raises a
     ``TypeError`` naming ``fn`` and ``arg`` (see :func:`~tensorcore.ops._validate.v_ints`)."""
     if len(size) == 1 and size[0].__class__ is not int:
-        return v_ints(fn, arg, size[0])
+        one = size[0]
+        if isinstance(one, (tuple, list)):  # f((2, 3)), f([2, 3]), f(other.shape)
+            for x in one:
+                if x.__class__ is not int:
+                    return v_ints(fn, arg, one)
+            return one if one.__class__ is tuple else tuple(one)
+        return v_ints(fn, arg, one)
     for x in size:
         if x.__class__ is not int:
             return v_ints(fn, arg, size)
