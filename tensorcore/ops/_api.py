@@ -157,7 +157,7 @@ def _doc(decl: OpDecl, kind: str) -> str:
     if kind == "inplace":
         extra = f"In-place version of :func:`{decl.name}`: writes the result into ``self``.\n\n"
     return (
-        f"{decl.doc}\n\n{extra}Declared in ``tensorcore/ops/schema.py`` as "
+        f"{decl.doc}\n\n{extra}Declared in ``tensorcore/ops/schema/`` as "
         f"``{decl.signature}`` (tags: {', '.join(sorted(decl.tags))})."
     )
 

@@ -359,7 +359,7 @@ class Registrar:
         **fields: Any,
     ) -> None:
         """Declare a new operator (e.g. ``to_dense`` for a sparse layout), exactly like an
-        entry of ``tensorcore/ops/schema.py``: it gets a ``tensorcore.<name>`` function and/or
+        entry of ``tensorcore/ops/schema/``: it gets a ``tensorcore.<name>`` function and/or
         a ``Tensor`` method, dispatch entries and a derivative-table key. Its kernels are
         registered with :meth:`kernel` like any other; a differentiable one needs a
         :meth:`derivative` (or the ``nondifferentiable`` tag). ``fields`` are the other

@@ -2087,7 +2087,7 @@ SAMPLES: dict[str, Callable[[Any, dt.dtype], list[Sample]]] = {
 
 @functools.cache
 def core_ops() -> tuple[str, ...]:
-    """The operators declared by the core's table, ``tensorcore/ops/schema.py``, in order.
+    """The operators declared by the core's table, ``tensorcore/ops/schema/``, in order.
 
     ``tensorcore.ops.schema.OPS`` is the runtime table: once the plugins load, it also holds
     the operators they declare (``register.op``, e.g. the sparse backend's ``to_dense``).
