@@ -184,6 +184,4 @@ def test_resolved_kernels_follows_the_lookup_order_and_sees_runtime_registration
     # Every entry is what the dispatcher itself resolves, and only those.
     table = tc.dispatch.ops()
     assert all(table[n].record(("spi_toy", "strided")) is r for n, r in kernels.items())
-    assert all(
-        table[n].record(("spi_toy", "strided")) is None for n in table if n not in kernels
-    )
+    assert all(table[n].record(("spi_toy", "strided")) is None for n in table if n not in kernels)
