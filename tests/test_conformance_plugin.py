@@ -1,0 +1,109 @@
+"""The conformance plugin (``tensorcore.testing.pytest_plugin``) catches a broken backend:
+a toy device whose ``add`` is off by one fails the run; a gaps-file line turns that into
+strict expected failures; a gap line for a test that passes fails the run naming the line;
+and without its options the plugin collects nothing."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tensorcore.testing.conformance import run_suite
+from tensorcore.testing.conformance._gaps import parse
+
+TESTS_DIR = Path(__file__).resolve().parent
+
+# A backend author's conftest.py that registers the backend under test at runtime.
+CONFTEST = f"""
+import sys
+
+sys.path.insert(0, {str(TESTS_DIR)!r})
+
+import tensorcore as tc
+from tensorcore.plugins import hookimpl
+from toy_backend import ToyDevice, _fill, mul, neg, tolist
+
+
+def add(out, a, b, alpha=1):
+    _fill(out, lambda x, y: x + alpha * y + 1, a, b)  # the bug: off by one
+
+
+class Broken:
+    @hookimpl
+    def tensorcore_register_devices(self, register):
+        register.device(ToyDevice("brokentoy"))
+
+    @hookimpl
+    def tensorcore_register_kernels(self, register):
+        for name, fn in (("add", add), ("mul", mul), ("neg", neg), ("tolist", tolist)):
+            register.kernel(name, "brokentoy", "strided", fn)
+
+
+tc.backends.register(Broken(), name="brokentoy")
+"""
+# Only the first samples of the toy's own kernels (the others are non-contiguous, and the
+# toy has no ``clone`` to build them with): the rest of the suite is not what is tested.
+SELECT = ["-k", "test_samples[add-float32-0] or test_samples[neg-float32-0]"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(CONFTEST))
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_an_off_by_one_add_fails_and_a_gap_makes_it_an_expected_failure(project: Path) -> None:
+    broken = run_suite("brokentoy", args=SELECT, cwd=project, timeout=300)
+    assert broken.returncode == 1, broken.output[-3000:]
+    assert (broken.counts.get("failed"), broken.counts.get("passed")) == (1, 1), broken.summary()
+    assert "FAILED" in broken.output and "test_samples[add-float32-0]" in broken.output
+    assert "add's result on brokentoy/strided: values differ" in broken.output
+    assert "test_samples[neg-float32-0]" not in broken.output  # neg is right: it passes
+
+    gaps = project / "gaps.txt"
+    gaps.write_text("# the toy's known gaps\ntest_samples[add-*]   add is off by one\n")
+    known = run_suite("brokentoy", gaps=[gaps], args=SELECT, cwd=project, timeout=300)
+    assert known.returncode == 0, known.output[-3000:]
+    assert known.counts.get("xfailed") == broken.counts["failed"], known.summary()
+    assert "failed" not in known.counts, known.summary()
+
+    # A gap for a test that passes (neg) is stale: the run fails and says what to remove.
+    gaps.write_text("test_samples[add-*]  add is off by one\ntest_samples[neg-*]  stale\n")
+    stale = run_suite("brokentoy", gaps=[gaps], args=SELECT, cwd=project, timeout=300)
+    assert stale.returncode == 1, stale.output[-3000:]
+    assert "passes, but it is listed as a known gap" in stale.output
+    assert f"{gaps}:2" in stale.output and "remove that line" in stale.output
+
+
+def test_without_its_options_the_plugin_collects_nothing(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tensorcore.testing import pytest_plugin
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         str(pytest_plugin.SUITE_DIR)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert "no tests ran" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 5  # pytest's "no tests collected"
+
+
+def test_an_unknown_device_is_a_usage_error(tmp_path: Path) -> None:
+    run = run_suite("nosuchdevice", cwd=tmp_path, timeout=120)
+    assert run.returncode == 4, run.output  # pytest's usage error
+    assert "--tensorcore-device=nosuchdevice: no loaded plugin registers that device" in (
+        run.output
+    )
+
+
+def test_gaps_lines_need_a_reason() -> None:
+    with pytest.raises(ValueError, match=r"gaps.txt:2: expected"):
+        parse("ok[*]  fine\ntest_samples[add-*]\n", "gaps.txt")
+    (gap,) = parse("@cuda test_dtype[mm-*]  no integer GEMM", "g")
+    assert gap.device == "cuda" and gap.applies_to("cuda") and not gap.applies_to("cpu")
+    assert gap.matches("test_dtype[mm-int32]") and not gap.matches("test_dtype[addmm-int32]")
