@@ -5,6 +5,8 @@ and without its options the plugin collects nothing."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -79,9 +81,6 @@ def test_an_off_by_one_add_fails_and_a_gap_makes_it_an_expected_failure(project:
 
 
 def test_without_its_options_the_plugin_collects_nothing(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     from tensorcore.testing import pytest_plugin
 
     proc = subprocess.run(
@@ -91,6 +90,28 @@ def test_without_its_options_the_plugin_collects_nothing(tmp_path: Path) -> None
     )  # fmt: skip
     assert "no tests ran" in proc.stdout, proc.stdout + proc.stderr
     assert proc.returncode == 5  # pytest's "no tests collected"
+
+
+def test_without_its_options_the_plugin_loads_no_backend_and_no_numpy(tmp_path: Path) -> None:
+    (tmp_path / "test_probe.py").write_text(
+        textwrap.dedent(
+            """
+            import sys
+
+            def test_probe(pytestconfig):
+                assert pytestconfig.pluginmanager.has_plugin("tensorcore")  # it is loaded
+                assert "numpy" not in sys.modules
+                from tensorcore.plugins import manager
+                assert not manager._loaded  # no backend plugin was loaded
+                assert "tensorcore.testing.conformance" not in sys.modules
+            """
+        )
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_probe.py"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_an_unknown_device_is_a_usage_error(tmp_path: Path) -> None:
