@@ -90,7 +90,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
     if (
         file_path.suffix == ".py"
         and file_path.name.startswith("check_")
-        and file_path.parent == SUITE_DIR
+        and file_path.resolve().parent == SUITE_DIR
         and _active(parent.config)
     ):
         return pytest.Module.from_parent(parent, path=file_path)
@@ -128,8 +128,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """List the gap lines that matched no collected test (the operator is not claimed any
-    more, or the test runs only with ``--tensorcore-full``)."""
+    """List the gap lines that matched no collected test."""
     if not _active(config):
         return
     from .conformance import _session
@@ -137,5 +136,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     lines = _session.unmatched_gaps()
     if lines:
         terminalreporter.section("tensorcore conformance: gaps that matched no test")
+        terminalreporter.line(
+            "(a test that is not collected: the operator is no longer claimed, the test was "
+            "deselected, or it runs only with --tensorcore-full)"
+        )
         for line in lines:
             terminalreporter.line(line)

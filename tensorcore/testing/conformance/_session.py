@@ -199,7 +199,7 @@ def header() -> list[str]:
 def _in_suite(item: pytest.Item) -> bool:
     from ..pytest_plugin import SUITE_DIR
 
-    return Path(str(item.path)).parent == SUITE_DIR
+    return Path(str(item.path)).resolve().parent == SUITE_DIR
 
 
 def mark_gaps(items: list[pytest.Item]) -> None:
