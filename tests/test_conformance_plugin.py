@@ -1,7 +1,8 @@
 """The conformance plugin (``tensorcore.testing.pytest_plugin``) catches a broken backend:
-a toy device whose ``add`` is off by one fails the run; a gaps-file line turns that into
-strict expected failures; a gap line for a test that passes fails the run naming the line;
-and without its options the plugin collects nothing."""
+a toy device whose ``add`` is off by one fails the run; a gaps-file line (passed with
+``--tensorcore-gaps`` or shipped next to the plugin module) turns that into strict expected
+failures; a gap line for a test that passes fails the run naming the line; and without its
+options the plugin loads nothing and collects nothing."""
 
 from __future__ import annotations
 
@@ -17,33 +18,39 @@ from tensorcore.testing.conformance._gaps import parse
 
 TESTS_DIR = Path(__file__).resolve().parent
 
-# A backend author's conftest.py that registers the backend under test at runtime.
-CONFTEST = f"""
+# A backend not yet packaged: its plugin module, and the conftest.py that registers it at
+# runtime (it loads before the conformance plugin reads its options).
+PLUGIN = f"""
 import sys
 
 sys.path.insert(0, {str(TESTS_DIR)!r})
 
-import tensorcore as tc
 from tensorcore.plugins import hookimpl
 from toy_backend import ToyDevice, _fill, mul, neg, tolist
+
+TENSORCORE_CONFORMANCE_GAPS = "toy_gaps.txt"
 
 
 def add(out, a, b, alpha=1):
     _fill(out, lambda x, y: x + alpha * y + 1, a, b)  # the bug: off by one
 
 
-class Broken:
-    @hookimpl
-    def tensorcore_register_devices(self, register):
-        register.device(ToyDevice("brokentoy"))
-
-    @hookimpl
-    def tensorcore_register_kernels(self, register):
-        for name, fn in (("add", add), ("mul", mul), ("neg", neg), ("tolist", tolist)):
-            register.kernel(name, "brokentoy", "strided", fn)
+@hookimpl
+def tensorcore_register_devices(register):
+    register.device(ToyDevice("brokentoy"))
 
 
-tc.backends.register(Broken(), name="brokentoy")
+@hookimpl
+def tensorcore_register_kernels(register):
+    for name, fn in (("add", add), ("mul", mul), ("neg", neg), ("tolist", tolist)):
+        register.kernel(name, "brokentoy", "strided", fn)
+"""
+CONFTEST = """
+import tensorcore as tc
+
+import brokentoy_plugin
+
+tc.backends.register(brokentoy_plugin, name="brokentoy")
 """
 # Only the first samples of the toy's own kernels (the others are non-contiguous, and the
 # toy has no ``clone`` to build them with): the rest of the suite is not what is tested.
@@ -52,7 +59,9 @@ SELECT = ["-k", "test_samples[add-float32-0] or test_samples[neg-float32-0]"]
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "conftest.py").write_text(textwrap.dedent(CONFTEST))
+    (tmp_path / "brokentoy_plugin.py").write_text(PLUGIN)
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "toy_gaps.txt").write_text("# the gaps file the plugin module ships: none yet\n")
     return tmp_path
 
 
@@ -78,6 +87,16 @@ def test_an_off_by_one_add_fails_and_a_gap_makes_it_an_expected_failure(project:
     assert stale.returncode == 1, stale.output[-3000:]
     assert "passes, but it is listed as a known gap" in stale.output
     assert f"{gaps}:2" in stale.output and "remove that line" in stale.output
+
+
+@pytest.mark.slow
+def test_a_plugin_module_ships_its_gaps_file(project: Path) -> None:
+    # The module declares TENSORCORE_CONFORMANCE_GAPS = "toy_gaps.txt": read with no option.
+    (project / "toy_gaps.txt").write_text("test_samples[add-float32-?]  add is off by one\n")
+    shipped = run_suite("brokentoy", args=[*SELECT, "-rx"], cwd=project, timeout=300)
+    assert shipped.returncode == 0, shipped.output[-3000:]
+    assert (shipped.counts.get("xfailed"), shipped.counts.get("passed")) == (1, 1), shipped.output
+    assert "toy_gaps.txt:1): add is off by one" in shipped.output
 
 
 def test_without_its_options_the_plugin_collects_nothing(tmp_path: Path) -> None:
