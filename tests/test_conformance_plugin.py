@@ -147,3 +147,19 @@ def test_gaps_lines_need_a_reason() -> None:
     (gap,) = parse("@cuda test_dtype[mm-*]  no integer GEMM", "g")
     assert gap.device == "cuda" and gap.applies_to("cuda") and not gap.applies_to("cpu")
     assert gap.matches("test_dtype[mm-int32]") and not gap.matches("test_dtype[addmm-int32]")
+
+
+def test_a_layout_without_a_declared_conversion_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "toylayout_plugin.py").write_text(
+        "from tensorcore.plugins import hookimpl\n\n\n"
+        "@hookimpl\ndef tensorcore_register_layouts(register):\n"
+        '    register.layout("toylayout")\n'
+    )
+    (tmp_path / "conftest.py").write_text(
+        "import tensorcore as tc\nimport toylayout_plugin\n\n"
+        'tc.backends.register(toylayout_plugin, name="toylayout")\n'
+    )
+    run = run_suite("cpu", "toylayout", cwd=tmp_path, timeout=120)
+    assert run.returncode == 4, run.output
+    assert "--tensorcore-layout=toylayout: toylayout_plugin declares no conversion" in run.output
+    assert 'TENSORCORE_CONFORMANCE_LAYOUTS = {"toylayout": (' in run.output
