@@ -461,3 +461,52 @@ def generator_for(generator: Generator | None, device: device) -> Generator:
             f"Expected a '{device.type}' device type for generator but found '{g.device.type}'"
         )
     return g
+
+
+# ------------------------------------------------------------------ what a backend claims
+# (appended by the conformance work: the operators a device type or layout runs, read by the
+# conformance plugin ``tensorcore.testing.conformance`` and ``python -m tensorcore --coverage``)
+__all__ += ["resolved_kernels"]
+
+if TYPE_CHECKING:
+    from .dispatch import KernelRecord
+
+
+def resolved_kernels(device_type: str, layout: str = "strided") -> dict[str, KernelRecord]:
+    """The kernel each operator of the runtime table runs for ``(device_type, layout)``.
+
+    Every operator of :func:`tensorcore.dispatch.ops` (the core's and those plugins declare)
+    whose lookup for the key finds a kernel -- exact, then ``*/layout``, ``device_type/*`` and
+    ``*/*`` -- maps to that kernel's :class:`~tensorcore.dispatch.KernelRecord`. A record whose
+    ``device_type`` or ``layout`` is ``"*"`` is a wildcard kernel another plugin wrote for
+    every device (the core's views and composites): the key reaches it without claiming it.
+    Loads the plugins first.
+
+    Parameters
+    ----------
+    device_type : str
+        A device type name (``"cpu"``), or ``"*"``.
+    layout : str
+        A layout name, ``"strided"`` by default.
+
+    Returns
+    -------
+    dict
+        Operator name to kernel record, in the runtime table's order.
+
+    Examples
+    --------
+    >>> from tensorcore import backend
+    >>> kernels = backend.resolved_kernels("cpu")
+    >>> kernels["add"].plugin, kernels["transpose"].plugin, kernels["transpose"].device_type
+    ('cpu', 'views', '*')
+    """
+    from .dispatch import ops
+
+    _registry.load()
+    found: dict[str, KernelRecord] = {}
+    for name, op in ops().items():
+        rec = op.record((device_type, layout))
+        if rec is not None:
+            found[name] = rec
+    return found
