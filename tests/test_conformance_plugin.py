@@ -119,6 +119,7 @@ def test_without_its_options_the_plugin_loads_no_backend_and_no_numpy(tmp_path: 
 
             def test_probe(pytestconfig):
                 assert pytestconfig.pluginmanager.has_plugin("tensorcore")  # it is loaded
+                assert "tensorcore" not in sys.modules  # and imported nothing of tensorcore
                 assert "numpy" not in sys.modules
                 from tensorcore.plugins import manager
                 assert not manager._loaded  # no backend plugin was loaded

@@ -1,9 +1,9 @@
 """The pytest plugin of tensorcore's backend conformance suite.
 
-Registered under the ``pytest11`` entry-point group (``tensorcore =
-"tensorcore.testing.pytest_plugin"``), so that every pytest run in an environment where
-tensorcore is installed loads it. Until one of its options is given it only adds those
-options: it loads no backend and imports neither NumPy nor the suite.
+The ``pytest11`` entry point of the core distribution is the small top-level module
+``pytest_tensorcore``: every pytest run in an environment where tensorcore is installed
+loads it, and it only adds the ``--tensorcore-*`` options (without importing tensorcore).
+When one of them is given, it registers this module, whose hooks run the suite.
 
 With ``--tensorcore-device=NAME`` (and ``--tensorcore-layout=NAME`` for a layout backend) it
 collects the suite, :mod:`tensorcore.testing.conformance`, whatever paths the command names,
@@ -30,36 +30,6 @@ import pytest
 #: Where the suite's modules live: ``check_*.py`` files, collected only by this plugin.
 SUITE_DIR = Path(__file__).resolve().parent / "conformance"
 SUITE_PACKAGE = "tensorcore.testing.conformance"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add the conformance options (``--tensorcore-*``)."""
-    group = parser.getgroup("tensorcore", "tensorcore backend conformance")
-    group.addoption(
-        "--tensorcore-device",
-        metavar="NAME",
-        default=None,
-        help="run tensorcore's conformance suite for this device type, against the CPU",
-    )
-    group.addoption(
-        "--tensorcore-layout",
-        metavar="NAME",
-        default=None,
-        help="run the conformance suite for this layout (on --tensorcore-device, default cpu)",
-    )
-    group.addoption(
-        "--tensorcore-full",
-        action="store_true",
-        default=False,
-        help="every sample, every dtype and every gradcheck (the default is a bounded subset)",
-    )
-    group.addoption(
-        "--tensorcore-gaps",
-        metavar="FILE",
-        action="append",
-        default=[],
-        help="a file of known gaps ('test-id-pattern  reason' per line): strict xfails",
-    )
 
 
 def _active(config: pytest.Config) -> bool:
