@@ -185,3 +185,17 @@ def test_resolved_kernels_follows_the_lookup_order_and_sees_runtime_registration
     table = tc.dispatch.ops()
     assert all(table[n].record(("spi_toy", "strided")) is r for n, r in kernels.items())
     assert all(table[n].record(("spi_toy", "strided")) is None for n in table if n not in kernels)
+
+
+def test_the_spi_imports_without_loading_the_plugins(run_py: Any) -> None:
+    """``from tensorcore import backend`` at the top of a plugin module runs while the
+    plugins load: it must import the module, not load the plugins (a circular import)."""
+    code = """
+        import tensorcore
+        from tensorcore import backend
+        from tensorcore.plugins import manager
+        assert not manager._loaded
+        assert backend.SPI_VERSION == (1, 0)
+        print("OK")
+    """
+    assert run_py(code).stdout.strip() == "OK"
