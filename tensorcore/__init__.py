@@ -178,7 +178,18 @@ __all__ = sorted(
 #: Subpackages imported on first use (``tc.nn``...), so that ``import tensorcore`` stays fast
 #: for programs that only compute with tensors.
 _LAZY_SUBPACKAGES = frozenset(
-    {"array_api", "cuda", "distributed", "distributions", "nn", "optim", "utils", "viz"}
+    {
+        "array_api",
+        "backend",
+        "cuda",
+        "distributed",
+        "distributions",
+        "nn",
+        "optim",
+        "testing",
+        "utils",
+        "viz",
+    }
 )
 
 

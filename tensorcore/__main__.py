@@ -1,6 +1,7 @@
 """``python -m tensorcore``: report versions, backends, devices, layouts and operator coverage.
 
-``python -m tensorcore --ops`` prints the operator x (device/layout) kernel matrix instead.
+``python -m tensorcore --ops`` prints the operator x (device/layout) kernel matrix instead;
+``python -m tensorcore --coverage NAME`` what one device type or layout has kernels for.
 The work is done by :mod:`tensorcore._info`.
 """
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .plugins import DeviceInterface
     from .plugins.manager import PluginInfo
 
-__all__ = ["main", "ops_matrix", "plugin_coverage", "report"]
+__all__ = ["backend_coverage", "main", "ops_matrix", "plugin_coverage", "report"]
 
 #: The backend to suggest when none is installed.
 _CPU_PACKAGE = "tensorcore-cpu"
@@ -323,6 +323,89 @@ def ops_matrix() -> str:
     return "\n".join(lines)
 
 
+def _coverage_key(name: str) -> tuple[str, str]:
+    # "cpu" (a device type: strided), "sparse_coo" (a layout: on the first device type with
+    # concrete kernels for it, else cpu) or "cuda/sparse_coo".
+    if "/" in name:
+        dev, _, lay = name.partition("/")
+        return dev, lay
+    if layouts.get_layout(name) is not None and name != layouts.strided.name:
+        devs = [d for d, lay in _runnable_keys() if lay == name]
+        return (devs[0] if devs else "cpu"), name
+    return name, layouts.strided.name
+
+
+def backend_coverage(name: str) -> str:
+    """The report of ``python -m tensorcore --coverage NAME``: how many operators of the
+    runtime table run on a device type (or layout), through which plugins, by category,
+    and which have no kernel there.
+
+    Parameters
+    ----------
+    name : str
+        A device type (``cpu``: its strided tensors), a layout (``sparse_coo``: on the first
+        device type with kernels for it) or ``device/layout``.
+
+    Returns
+    -------
+    str
+        The report, without a trailing newline.
+
+    Raises
+    ------
+    ValueError
+        When no loaded plugin registers the device type or the layout.
+
+    Examples
+    --------
+    >>> from tensorcore._info import backend_coverage
+    >>> text = backend_coverage("cpu")
+    >>> print(text.splitlines()[0])
+    Coverage of cpu/strided (device type 'cpu' from plugin 'cpu'):
+    >>> "  pointwise " in text
+    True
+    """
+    from .backend import resolved_kernels
+
+    manager.plugins()  # load them: the layouts are known only then
+    dev, lay = _coverage_key(name)
+    interfaces = manager.device_interfaces()
+    if dev not in interfaces:
+        known = ", ".join(sorted(interfaces)) or "none"
+        raise ValueError(f"no loaded plugin registers the device type '{dev}' (known: {known})")
+    lay_obj = layouts.get_layout(lay)
+    if lay_obj is None:
+        known = ", ".join(x.name for x in layouts.registered_layouts())
+        raise ValueError(f"no loaded plugin registers the layout '{lay}' (known: {known})")
+    table = dispatch.ops()
+    kernels = resolved_kernels(dev, lay)
+    owner = getattr(interfaces[dev], "_plugin", "?")
+    what = f"device type '{dev}' from plugin '{owner}'"
+    if lay != layouts.strided.name:
+        what += f", layout '{lay}' from plugin '{lay_obj.plugin}'"
+    lines = [f"Coverage of {dev}/{lay} ({what}):"]
+    if not _available(interfaces[dev]):
+        lines.append(f"  (the device is not available here: {interfaces[dev].unavailable_reason})")
+    lines.append(f"  {len(kernels)}/{len(table)} operators of the runtime table have a kernel")
+    by_source: dict[str, int] = {}
+    for rec in kernels.values():
+        src = f"plugin '{rec.plugin}' ({rec.device_type}/{rec.layout})"
+        by_source[src] = by_source.get(src, 0) + 1
+    for src, n in sorted(by_source.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"    {n:4d} from {src}")
+    rows = [["category", "covered", "missing"]]
+    tags = sorted({t for op in table.values() for t in op.decl.tags})
+    for tag in tags:
+        names = [n for n, op in table.items() if tag in op.decl.tags]
+        missing = [n for n in names if n not in kernels]
+        shown = ", ".join(missing[:_MAX_NAMED]) + (" ..." if len(missing) > _MAX_NAMED else "")
+        rows.append([tag, f"{len(names) - len(missing)}/{len(names)}", shown or "-"])
+    lines += ["  by category (an operator counts in each of its tags):", *_table(rows, "    ")]
+    missing = [n for n in table if n not in kernels]
+    lines.append(f"  no kernel ({len(missing)}): {', '.join(missing) or 'none'}")
+    return "\n".join(lines)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m tensorcore",
@@ -335,6 +418,14 @@ def _parser() -> argparse.ArgumentParser:
         "--ops",
         action="store_true",
         help="print the operator x (device/layout) matrix of registered kernels instead",
+    )
+    parser.add_argument(
+        "--coverage",
+        metavar="NAME",
+        help=(
+            "report the operators a device type or layout (cpu, sparse_coo, cuda/sparse_coo) "
+            "has kernels for, by category, and which it lacks"
+        ),
     )
     parser.add_argument("--version", action="version", version=f"tensorcore {__version__}")
     return parser
@@ -357,7 +448,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     try:
-        text = ops_matrix() if args.ops else report()
+        if args.coverage is not None:
+            try:
+                text = backend_coverage(args.coverage)
+            except ValueError as exc:
+                print(f"python -m tensorcore --coverage: {exc}", file=sys.stderr)
+                return 2
+        else:
+            text = ops_matrix() if args.ops else report()
     except SystemExit as exc:
         # A plugin called sys.exit() while loading: say which, rather than exit silently.
         why = "; ".join(getattr(exc, "__notes__", ())) or "while the backend plugins loaded"

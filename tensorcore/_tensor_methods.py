@@ -18,10 +18,15 @@ __all__ = ["install"]
 
 
 def native(self: Tensor) -> Any:
-    """The backend's native array for this tensor (made once, lazily, never a copy)."""
+    """The backend's native array for this tensor (made once, lazily, never a copy); made
+    afresh on every call for a device whose arrays are values (``mutable_arrays`` false),
+    whose storage's array a write replaces."""
     n = self._native
     if n is None:
-        n = self._native = manager.device_backend(self._device).materialize(self)
+        iface = manager.device_backend(self._device)
+        n = iface.materialize(self)
+        if iface.mutable_arrays:
+            self._native = n
     return n
 
 
@@ -637,6 +642,8 @@ def register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> _RemovableHan
 
 
 _TO_DEVICE: Any = None
+_PERMUTE: Any = None
+_TRANSPOSE: Any = None
 _call: Any = None
 
 
@@ -686,7 +693,7 @@ def _T(self: Tensor) -> Tensor:
     dims = _REVERSED.get(n)
     if dims is None:
         dims = _REVERSED[n] = tuple(range(n - 1, -1, -1))
-    return ops.permute(self, *dims)
+    return _call(_PERMUTE, (self, dims))
 
 
 # ``x.T``'s dim orders by number of dims (a tuple made once, not per call).
@@ -694,12 +701,13 @@ _REVERSED: dict[int, tuple[int, ...]] = {}
 
 
 def _mT(self: Tensor) -> Tensor:
-    if self.ndim < 2:
+    if len(self._shape) < 2:
         raise RuntimeError(
             "tensor.mT is only supported on matrices or batches of matrices. "
             f"Got {self.ndim}-D tensor."
         )
-    return self.transpose(-2, -1)
+    n = len(self._shape)
+    return _call(_TRANSPOSE, (self, n - 2, n - 1))
 
 
 def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
@@ -710,12 +718,13 @@ def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
 
 def install() -> None:
     """Attach the methods of this module to :class:`Tensor`."""
-    global _TO_DEVICE, _call
+    global _TO_DEVICE, _PERMUTE, _TRANSPOSE, _call
     from . import _indexing
     from .dispatch import get_op
     from .ops._call import call
 
     _TO_DEVICE, _call = get_op("to_device"), call
+    _PERMUTE, _TRANSPOSE = get_op("permute"), get_op("transpose")
     _indexing.bind(get_op("as_strided"), call)
     T = Tensor
     for _name, _value in {

@@ -20,7 +20,9 @@ What it offers, by topic:
   :func:`contiguous_tensor` (a storage and its contiguous tensor in one call, the allocator's
   fast path), :func:`empty` (allocate through a device's backend), :func:`from_native`.
 - **Native arrays**: :func:`native` (a tensor's native array, made by its device's
-  ``materialize`` and cached), :func:`interface` (a device type's :class:`DeviceInterface`),
+  ``materialize`` and cached), :func:`write` (store a kernel's result, the one way to write
+  on a device whose arrays are values), :func:`persist` (let a lazy device cut the history
+  of long-lived tensors), :func:`interface` (a device type's :class:`DeviceInterface`),
   :func:`bump_version` (record an in-place write a kernel made to a tensor other than its
   ``out``).
 - **Dims and shapes**: :func:`wrap_dim`, :func:`normalize_dims`, :func:`broadcast_shapes`,
@@ -112,11 +114,13 @@ __all__ = [
     "normalize_dims",
     "op_parameters",
     "ops",
+    "persist",
     "solve_is_vector",
     "spi_compatible",
     "sum_to",
     "unsupported",
     "wrap_dim",
+    "write",
 ]
 
 _new = object.__new__
@@ -218,8 +222,57 @@ def native(t: Tensor) -> Any:
     """
     n = t._native
     if n is None:
-        n = t._native = _registry.interface(t._device).materialize(t)
+        iface = _registry.interface(t._device)
+        n = iface.materialize(t)
+        if iface.mutable_arrays:
+            t._native = n
     return n
+
+
+def write(out: Tensor, value: Any) -> None:
+    """Store ``value`` (a native array of ``out``'s shape, or a scalar) as ``out``'s
+    elements, through its device's ``DeviceInterface.write``: for a device whose arrays are
+    values (``mutable_arrays`` false) this replaces the storage's array, so every view of
+    it sees the write; elsewhere it assigns into ``out``'s native array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import tensorcore as tc
+    >>> from tensorcore import backend
+    >>> x = tc.zeros(2, 3)
+    >>> backend.write(x[:, 1], np.array([5.0, 6.0], dtype=np.float32))
+    >>> x.tolist()
+    [[0.0, 5.0, 0.0], [0.0, 6.0, 0.0]]
+    """
+    _registry.interface(out._device).write(out, value)
+
+
+def persist(*tensors: Tensor) -> None:
+    """Ask the devices of ``tensors`` to compute what is pending for their storages and keep
+    the results (``DeviceInterface.persist``): a lazy device's arrays then stop carrying
+    the history that made them. Optimizers do this for their parameters and state after
+    every step; call it for other long-lived tensors (running statistics, accumulators).
+    A no-op on eager devices.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore import backend
+    >>> backend.persist(tc.ones(2), tc.zeros(3))
+    """
+    by_type: dict[str, tuple[DeviceInterface, dict[int, Storage]]] = {}
+    for t in tensors:
+        st = t._storage
+        if st is None:
+            continue
+        entry = by_type.get(t._device.type)
+        if entry is None:
+            entry = by_type[t._device.type] = (_registry.interface(t._device), {})
+        entry[1][id(st)] = st
+    for iface, storages in by_type.values():
+        if type(iface).persist is not DeviceInterface.persist:
+            iface.persist(list(storages.values()))
 
 
 def interface(device: device | str) -> DeviceInterface:
@@ -408,3 +461,52 @@ def generator_for(generator: Generator | None, device: device) -> Generator:
             f"Expected a '{device.type}' device type for generator but found '{g.device.type}'"
         )
     return g
+
+
+# ------------------------------------------------------------------ what a backend claims
+# (appended by the conformance work: the operators a device type or layout runs, read by the
+# conformance plugin ``tensorcore.testing.conformance`` and ``python -m tensorcore --coverage``)
+__all__ += ["resolved_kernels"]
+
+if TYPE_CHECKING:
+    from .dispatch import KernelRecord
+
+
+def resolved_kernels(device_type: str, layout: str = "strided") -> dict[str, KernelRecord]:
+    """The kernel each operator of the runtime table runs for ``(device_type, layout)``.
+
+    Every operator of :func:`tensorcore.dispatch.ops` (the core's and those plugins declare)
+    whose lookup for the key finds a kernel -- exact, then ``*/layout``, ``device_type/*`` and
+    ``*/*`` -- maps to that kernel's :class:`~tensorcore.dispatch.KernelRecord`. A record whose
+    ``device_type`` or ``layout`` is ``"*"`` is a wildcard kernel another plugin wrote for
+    every device (the core's views and composites): the key reaches it without claiming it.
+    Loads the plugins first.
+
+    Parameters
+    ----------
+    device_type : str
+        A device type name (``"cpu"``), or ``"*"``.
+    layout : str
+        A layout name, ``"strided"`` by default.
+
+    Returns
+    -------
+    dict
+        Operator name to kernel record, in the runtime table's order.
+
+    Examples
+    --------
+    >>> from tensorcore import backend
+    >>> kernels = backend.resolved_kernels("cpu")
+    >>> kernels["add"].plugin, kernels["transpose"].plugin, kernels["transpose"].device_type
+    ('cpu', 'views', '*')
+    """
+    from .dispatch import ops
+
+    _registry.load()
+    found: dict[str, KernelRecord] = {}
+    for name, op in ops().items():
+        rec = op.record((device_type, layout))
+        if rec is not None:
+            found[name] = rec
+    return found

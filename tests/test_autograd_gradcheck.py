@@ -1,7 +1,7 @@
 """Gradients of every differentiable operator against finite differences, driven by the tables.
 
 The operator list comes from the core's operator table (every operator of
-``tensorcore/ops/schema.py`` without the ``nondifferentiable`` tag), the inputs from
+``tensorcore/ops/schema/`` without the ``nondifferentiable`` tag), the inputs from
 ``tensorcore.testing.samples.SAMPLES``; nothing here names an operator by hand. Operators
 that exist only in place (``copy_``, ``fill_``...) have no out-of-place form to check here:
 ``test_autograd.py`` covers them with the in-place semantics tests.

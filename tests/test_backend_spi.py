@@ -162,3 +162,40 @@ def test_every_public_name_is_documented() -> None:
         obj = getattr(backend, name)
         if callable(obj):
             assert obj.__doc__, name
+
+
+# ------------------------------------------------------------------ resolved_kernels
+def test_resolved_kernels_follows_the_lookup_order_and_sees_runtime_registrations() -> None:
+    from toy_backend import ToyPlugin
+
+    before = backend.resolved_kernels("spi_toy")
+    # Before any plugin registers the device type, only the wildcard kernels reach it.
+    assert before and all(r.device_type == "*" for r in before.values())
+    assert "add" not in before
+    tc.backends.register(ToyPlugin("spi_toy", kernels=("add",)), name="spi-resolved")
+    kernels = backend.resolved_kernels("spi_toy")
+    assert kernels["add"].plugin == "spi-resolved"
+    assert (kernels["add"].device_type, kernels["add"].layout) == ("spi_toy", "strided")
+    # Views come through the core's */strided kernels, composites through */*.
+    assert (kernels["transpose"].device_type, kernels["transpose"].plugin) == ("*", "views")
+    assert (kernels["t"].device_type, kernels["t"].layout) == ("*", "strided")
+    assert (kernels["aminmax"].plugin, kernels["aminmax"].layout) == ("composite", "*")
+    assert "mul" not in kernels
+    # Every entry is what the dispatcher itself resolves, and only those.
+    table = tc.dispatch.ops()
+    assert all(table[n].record(("spi_toy", "strided")) is r for n, r in kernels.items())
+    assert all(table[n].record(("spi_toy", "strided")) is None for n in table if n not in kernels)
+
+
+def test_the_spi_imports_without_loading_the_plugins(run_py: Any) -> None:
+    """``from tensorcore import backend`` at the top of a plugin module runs while the
+    plugins load: it must import the module, not load the plugins (a circular import)."""
+    code = """
+        import tensorcore
+        from tensorcore import backend
+        from tensorcore.plugins import manager
+        assert not manager._loaded
+        assert backend.SPI_VERSION == (1, 0)
+        print("OK")
+    """
+    assert run_py(code).stdout.strip() == "OK"

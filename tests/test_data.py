@@ -56,6 +56,16 @@ class SeedReport(data.Dataset):
         return tc.tensor([info.id, info.seed % 1000, int(tc.randint(0, 10**6, (1,)).item())])
 
 
+class Pids(data.Dataset):
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, i: int) -> Any:
+        import os
+
+        return tc.tensor([i, os.getpid()])
+
+
 def _tensors() -> data.TensorDataset:
     return data.TensorDataset(tc.arange(30.0).reshape(10, 3), tc.arange(10))
 
@@ -220,3 +230,29 @@ def test_worker_error_is_reraised_with_its_type() -> None:
         list(loader)
     with pytest.raises(ValueError, match="bad sample 2"):
         list(data.DataLoader(Failing(), batch_size=1))
+
+
+def _epoch(loader: data.DataLoader) -> tuple[list[int], set[int]]:
+    rows = [r for b in loader for r in b.tolist()]
+    return [r[0] for r in rows], {r[1] for r in rows}
+
+
+def test_persistent_workers_live_across_epochs() -> None:
+    loader = data.DataLoader(Pids(), batch_size=3, num_workers=2, persistent_workers=True)
+    first, pids = _epoch(loader)
+    assert first == list(range(8)) and len(pids) == 2
+    for _ in range(2):
+        again, same = _epoch(loader)
+        assert again == first and same == pids  # the same two processes
+    for _ in loader:  # an epoch left early: its late results must not leak into the next
+        break
+    assert _epoch(loader) == (first, pids)
+    # An iterable dataset starts over in every epoch on the same workers.
+    stream = data.DataLoader(Stream(10), batch_size=3, num_workers=2, persistent_workers=True)
+    epochs = [sorted(i for b in stream for i in b.tolist()) for _ in range(3)]
+    assert epochs == [list(range(10))] * 3
+
+
+def test_workers_are_new_each_epoch_without_persistence() -> None:
+    loader = data.DataLoader(Pids(), batch_size=4, num_workers=2)
+    assert _epoch(loader)[1].isdisjoint(_epoch(loader)[1])

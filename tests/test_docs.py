@@ -278,3 +278,50 @@ def test_backend_guide_example_loads_through_its_entry_point(tmp_path: Path) -> 
         proc.stdout
     )
     assert re.search(r"^  toy +available +1 +toy", proc.stdout, re.M), proc.stdout
+
+
+def _loose_blocks(text: str, lang: str) -> list[str]:
+    """Fenced ``lang`` blocks that are not part of the example backend's files or outputs."""
+    blocks = []
+    for m in re.finditer(rf"(<!-- \w+: \S+ -->\n)?```{lang}\n(.*?)```", text, flags=re.DOTALL):
+        if m.group(1) is None:
+            blocks.append(m.group(2))
+    return blocks
+
+
+def test_every_code_block_of_the_backend_guide_runs(tmp_path: Path) -> None:
+    """Beyond the example backend: each loose Python block runs (a ``>>>`` block as a doctest,
+    with the example backend registered), each TOML block parses. The excerpt of the dask
+    backend's ``write`` runs in tests/test_value_device.py."""
+    tomllib = pytest.importorskip("tomllib")
+    text = BACKEND_DOC.read_text(encoding="utf-8")
+    _write_example(tmp_path)
+    for block in _loose_blocks(text, "toml"):
+        tomllib.loads(block)
+    python = [b for b in _loose_blocks(text, "python") if "def write(self, t, value)" not in b]
+    assert len(python) >= 4
+    for i, block in enumerate(python):
+        if block.lstrip().startswith(">>>"):
+            script = (
+                "import doctest, sys\n"
+                "import tensorcore as tc\n"
+                "from tensorcore_toy import plugin\n"
+                "tc.backends.register(plugin, name='toy')\n"
+                f"test = doctest.DocTestParser().get_doctest({block!r}, {{'tc': tc}}, 'b', '', 0)\n"
+                "r = doctest.DocTestRunner(verbose=False)\n"
+                "r.run(test)\n"
+                "sys.exit(1 if r.failures else 0)\n"
+            )
+        else:
+            script = block
+        path = tmp_path / f"block_{i}.py"
+        path.write_text(script, encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, str(path)],
+            cwd=tmp_path,
+            env=_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, f"block {i}:\n{block}\n{proc.stdout}\n{proc.stderr}"

@@ -192,3 +192,32 @@ def test_overridden_kernels_are_listed() -> None:
     add = next(line for line in lines if line.startswith("add ")).split()
     assert add[header.split().index("cpu/strided")] == "over!"
     assert lines[-3:] == ["'!': the kernel overrides another plugin's.", *listing]
+
+
+# ------------------------------------------------------------------ --coverage NAME
+def test_coverage_of_a_device_counts_its_kernels_by_source_and_category() -> None:
+    from tensorcore.backend import resolved_kernels
+
+    out = run("--coverage", "cpu")
+    total = len(tc.dispatch.ops())
+    kernels = resolved_kernels("cpu")
+    assert out.startswith("Coverage of cpu/strided (device type 'cpu' from plugin 'cpu'):")
+    assert f"  {len(kernels)}/{total} operators of the runtime table have a kernel" in out
+    own = sum(r.plugin == "cpu" for r in kernels.values())
+    assert re.search(rf"^ +{own} from plugin 'cpu' \(cpu/strided\)$", out, re.M), out
+    assert re.search(r"^ +pointwise +(\d+)/\1 +-$", out, re.M), out  # all of them
+    missing = [n for n in tc.dispatch.ops() if n not in kernels]
+    assert out.rstrip().endswith(f"no kernel ({len(missing)}): {', '.join(missing) or 'none'}")
+
+
+def test_coverage_of_a_layout_and_of_an_unknown_name() -> None:
+    out = run("--coverage", "sparse_coo")
+    assert out.startswith("Coverage of cpu/sparse_coo (")
+    assert "layout 'sparse_coo' from plugin 'sparse'" in out
+    assert re.search(r"from plugin 'sparse' \(cpu/sparse_coo\)$", out, re.M), out
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorcore", "--coverage", "nosuch"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "no loaded plugin registers the device type 'nosuch' (known: cpu" in proc.stderr

@@ -717,3 +717,60 @@ HOOK_TESTS = {
 def test_every_hookspec_has_a_test() -> None:
     specs = {name for name in dir(hookspecs) if name.startswith("tensorcore_")}
     assert specs == set(HOOK_TESTS), "add a test_hook_* test for each new hook spec"
+
+
+def test_env_rendezvous_fills_rank_and_world_size(run_py: Any) -> None:
+    """A communication backend other than MPI is given RANK and WORLD_SIZE from the
+    environment (PyTorch's env:// rendezvous), for init_method="env://" and for none."""
+    code = """
+        import os
+        import tensorcore as tc
+        import tensorcore.distributed as dist
+        from tensorcore.distributed import ProcessGroup
+        from tensorcore.plugins import hookimpl
+
+        class One(ProcessGroup):
+            backend = "envtest"
+            def rank(self):
+                return 0
+            def size(self):
+                return 1
+
+        made = []
+
+        def factory(**kwargs):
+            made.append((kwargs["world_size"], kwargs["rank"], kwargs["init_method"]))
+            return One(kwargs["timeout"])
+
+        class P:
+            @hookimpl
+            def tensorcore_register_comm_backends(self, register):
+                register.comm_backend("envtest", factory)
+
+        tc.backends.register(P(), name="env-plugin")
+        os.environ.pop("RANK", None); os.environ.pop("WORLD_SIZE", None)
+        dist.init_process_group("envtest")
+        dist.destroy_process_group()
+        os.environ.update(RANK="3", WORLD_SIZE="8")
+        dist.init_process_group("envtest", init_method="env://")
+        dist.destroy_process_group()
+        dist.init_process_group("envtest", rank=1)  # an argument wins over the environment
+        dist.destroy_process_group()
+        dist.init_process_group("envtest", init_method="tcp://10.0.0.1:23456")
+        dist.destroy_process_group()
+        os.environ["RANK"] = "zero"
+        try:
+            dist.init_process_group("envtest", init_method="env://")
+        except ValueError as exc:
+            assert "environment variable RANK must be an integer, got 'zero'" in str(exc), exc
+        else:
+            raise AssertionError("a malformed RANK was accepted")
+        assert made == [
+            (-1, -1, None),
+            (8, 3, "env://"),
+            (8, 1, None),
+            (-1, -1, "tcp://10.0.0.1:23456"),
+        ], made
+        print("OK")
+    """
+    assert run_py(code).stdout.strip() == "OK"

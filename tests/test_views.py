@@ -398,3 +398,22 @@ def test_empty_slices_keep_pytorchs_storage_offset() -> None:
         assert t[:, 4:].storage_offset() == 4
         assert t[5:].storage_offset() == 12
         assert t[:, 2:1].storage_offset() == 2
+
+
+def test_make_view_sets_every_slot_as_make_tensor_does() -> None:
+    """``make_view`` fills a view's slots by hand (it runs for every view): a slot added to
+    Tensor must be set there too, to what the plain constructor sets."""
+    from tensorcore._tensor import make_tensor
+    from tensorcore.ops.views import make_view
+
+    base = tc.arange(12.0).reshape(3, 4)
+    for src in (base, base[1:]):  # a base, and a view of one
+        fast = make_view(src, (4, 2), (1, 4), 1)
+        plain = make_tensor(src._storage, (4, 2), (1, 4), 1, src._dtype, src._device)
+        plain._base = src._base if src._base is not None else src
+        for slot in tc.Tensor.__slots__:
+            if slot == "__weakref__":
+                continue
+            assert hasattr(fast, slot), f"make_view leaves Tensor.{slot} unset"
+            a, b = getattr(fast, slot), getattr(plain, slot)
+            assert a is b if isinstance(a, tc.Tensor) else a == b, slot

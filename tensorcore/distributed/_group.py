@@ -154,13 +154,17 @@ def init_process_group(
         available one for the default device (``mpi`` for the CPU).
     init_method
         How processes find each other. Under MPI the launcher (``mpiexec``, ``srun``) has
-        already wired them, so it is ignored (``"env://"`` is accepted): no ``MASTER_ADDR``,
-        ``RANK`` or ``WORLD_SIZE`` is needed.
+        already wired them: no ``MASTER_ADDR``, ``RANK`` or ``WORLD_SIZE`` is needed.
+        ``"env://"`` (PyTorch's default) and no ``init_method`` read ``WORLD_SIZE`` and
+        ``RANK`` from the environment, where it has them, for the arguments left at -1;
+        engines that rendezvous over the network read ``MASTER_ADDR``/``MASTER_PORT``
+        themselves.
     timeout
         How long any collective waits for the other ranks before raising a
         ``RuntimeError`` (``DistBackendError``); 30 minutes by default, as in PyTorch.
     world_size, rank
-        Under MPI, taken from the launcher; when given they must agree with it.
+        Given, or read from the environment (``init_method`` above); under MPI, taken from
+        the launcher when neither says, and they must agree with it.
     store, group_name, pg_options, device_id
         Accepted for PyTorch compatibility; unused.
 
@@ -197,12 +201,35 @@ def init_process_group(
         )
     name = _pick_backend(backend)
     cb = manager.comm_backends()[name]
+    world_size, rank = _rendezvous(init_method, world_size, rank)
     pg = cb.factory(world_size=world_size, rank=rank, timeout=timeout, init_method=init_method)
     _World.default = GroupMember.WORLD = pg
     _World.check = os.environ.get("TENSORCORE_DISTRIBUTED_CHECK", "1") != "0"
     _World.ranks = {pg: list(range(pg.size()))}
     if pg.size() > 1 and os.environ.get("TENSORCORE_DISTRIBUTED_ABORT", "1") != "0":
         _install_abort_hook(pg)
+
+
+def _rendezvous(init_method: str | None, world_size: int, rank: int) -> tuple[int, int]:
+    """``world_size`` and ``rank`` completed from the environment, as PyTorch's ``env://``
+    rendezvous reads it: ``WORLD_SIZE`` and ``RANK`` (which schedulers and launchers such as
+    ``torchrun`` set) fill the ones the caller left at -1, for ``init_method="env://"`` and
+    for no ``init_method``. What is still -1 is the engine's to find: a launcher-wired engine
+    (MPI) asks its launcher, a network engine raises naming what it lacks. Engines that need
+    an address read ``MASTER_ADDR``/``MASTER_PORT`` themselves."""
+    if init_method not in (None, "env://"):
+        return world_size, rank
+    values = {"WORLD_SIZE": world_size, "RANK": rank}
+    for var, value in values.items():
+        if value in (-1, None) and var in os.environ:
+            try:
+                values[var] = int(os.environ[var])
+            except ValueError:
+                raise ValueError(
+                    f"Error initializing tensorcore.distributed using env:// rendezvous: "
+                    f"environment variable {var} must be an integer, got {os.environ[var]!r}"
+                ) from None
+    return values["WORLD_SIZE"], values["RANK"]
 
 
 def _install_abort_hook(pg: ProcessGroup) -> None:

@@ -48,7 +48,13 @@ def norm_size(fn: str, arg: str, size: tuple[Any, ...]) -> tuple[int, ...]:
     """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``; anything but ints raises a
     ``TypeError`` naming ``fn`` and ``arg`` (see :func:`~tensorcore.ops._validate.v_ints`)."""
     if len(size) == 1 and size[0].__class__ is not int:
-        return v_ints(fn, arg, size[0])
+        one = size[0]
+        if isinstance(one, (tuple, list)):  # f((2, 3)), f([2, 3]), f(other.shape)
+            for x in one:
+                if x.__class__ is not int:
+                    return v_ints(fn, arg, one)
+            return one if one.__class__ is tuple else tuple(one)
+        return v_ints(fn, arg, one)
     for x in size:
         if x.__class__ is not int:
             return v_ints(fn, arg, size)
@@ -151,7 +157,7 @@ def _doc(decl: OpDecl, kind: str) -> str:
     if kind == "inplace":
         extra = f"In-place version of :func:`{decl.name}`: writes the result into ``self``.\n\n"
     return (
-        f"{decl.doc}\n\n{extra}Declared in ``tensorcore/ops/schema.py`` as "
+        f"{decl.doc}\n\n{extra}Declared in ``tensorcore/ops/schema/`` as "
         f"``{decl.signature}`` (tags: {', '.join(sorted(decl.tags))})."
     )
 

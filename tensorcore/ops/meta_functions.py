@@ -4,7 +4,7 @@ A meta function takes an operator's arguments (in signature order) and returns `
 the normalised arguments the kernel receives after ``out``, and ``(shape, dtype)`` -- or
 ``(shape, dtype, like)`` for a result laid out in memory like the tensor ``like``, or a tuple of
 ``(shape, dtype)`` for an operator with several outputs. Each structured or factory operator
-names its meta function in its declaration (``meta_function=`` in ``ops/schema.py``), as
+names its meta function in its declaration (``meta_function=`` in ``ops/schema/``), as
 PyTorch's ``TORCH_META_FUNC`` does; the frontends (``ops/frontends.py``) call it.
 
 The shape and dtype rules the frontends share (broadcasting, dim normalisation, the ``alpha``

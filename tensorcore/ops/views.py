@@ -9,10 +9,11 @@ view operators for layout ``strided`` on any device (this module is an internal 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
-from ..layouts import contiguous_format
+from ..layouts import contiguous_format, strided
 from ..plugins import hookimpl
 from ._validate import INT64_MAX as _INT64_MAX
 from ._validate import check_shape
@@ -21,10 +22,28 @@ __all__ = ["infer_size", "make_view", "view_strides"]
 
 
 def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
-    """A tensor over ``base``'s storage with new metadata; it never copies."""
-    t = make_tensor(base._storage, shape, stride, offset, base._dtype, base._device)
-    t._base = base._base if base._base is not None else base
+    """A tensor over ``base``'s storage with new metadata; it never copies.
+
+    The same tensor as ``make_tensor(base's storage, shape, stride, offset, base's dtype and
+    device)`` with ``_base`` set, its slots filled here rather than through that call: every
+    view runs this (``tests/test_views.py`` compares the two slot by slot)."""
+    t = _new(Tensor)
+    t._storage = base._storage
+    t._shape = shape
+    t._stride = stride
+    t._offset = offset
+    t._dtype = base._dtype
+    t._device = base._device
+    t._layout = strided
+    t._native = None
+    t._requires_grad = False
+    t._grad_fn = t._grad = t._ag = None
+    b = base._base
+    t._base = base if b is None else b
     return t
+
+
+_new = object.__new__
 
 
 def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -176,32 +195,47 @@ def expand(self: Tensor, size: tuple[int, ...]) -> Tensor:
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    n = self.ndim
-    a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    if n == 0:
-        return make_view(self, (), (), self._offset)
-    shape, stride = list(self._shape), list(self._stride)
-    shape[a], shape[b] = shape[b], shape[a]
-    stride[a], stride[b] = stride[b], stride[a]
-    return make_view(self, tuple(shape), tuple(stride), self._offset)
+    shape, stride = self._shape, self._stride
+    n = len(shape)
+    a = dim0 if 0 <= dim0 < n else _wrap_dim(dim0, n)
+    b = dim1 if 0 <= dim1 < n else _wrap_dim(dim1, n)
+    if a == b:
+        return make_view(self, shape, stride, self._offset)
+    if n == 2:  # a matrix (``x.mT``, ``x.transpose(0, 1)``): no list round trip
+        return make_view(self, (shape[1], shape[0]), (stride[1], stride[0]), self._offset)
+    sh, st = list(shape), list(stride)
+    sh[a], sh[b] = sh[b], sh[a]
+    st[a], st[b] = st[b], st[a]
+    return make_view(self, tuple(sh), tuple(st), self._offset)
+
+
+# Valid permutations met so far: dims as the caller wrote them -> (number of dims, getter).
+# ``itemgetter`` builds the permuted shape and strides in C; validation runs once per dims.
+_PERMUTATIONS: dict[tuple[int, ...], tuple[int, Any]] = {}
 
 
 def permute(self: Tensor, dims: tuple[int, ...]) -> Tensor:
     shape, stride = self._shape, self._stride
     n = len(shape)
+    hit = _PERMUTATIONS.get(dims) if dims.__class__ is tuple else None
+    if hit is not None and hit[0] == n:
+        get = hit[1]
+        return make_view(self, get(shape), get(stride), self._offset)
     if len(dims) != n:
         raise RuntimeError(
             f"permute(): number of dimensions in the tensor input does not match the length of "
             f"the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
             f"len(dims) = {len(dims)}"
         )
-    # (list comprehensions, not generators: a view costs a few hundred nanoseconds in all)
     w = [d if 0 <= d < n else _wrap_dim(d, n) for d in dims]
     if len(set(w)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return make_view(
-        self, tuple([shape[d] for d in w]), tuple([stride[d] for d in w]), self._offset
-    )
+    if n < 2:  # (itemgetter of one item returns the item, not a tuple)
+        return make_view(self, shape, stride, self._offset)
+    get = operator.itemgetter(*w)
+    if len(_PERMUTATIONS) < 1024:
+        _PERMUTATIONS[tuple(dims)] = (n, get)
+    return make_view(self, get(shape), get(stride), self._offset)
 
 
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
@@ -369,8 +403,18 @@ def t(self: Tensor) -> Tensor:
 
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Fused strided kernel of the composite ``reshape``: one size/stride computation."""
-    new = infer_size(tuple(shape), self.numel())
-    st = view_strides(self._shape, self._stride, new)
+    old = self._shape
+    # The common case, a contiguous tensor and sizes without -1: one check, no search.
+    if (
+        shape.__class__ is tuple
+        and -1 not in shape
+        and (not shape or min(shape) >= 0)
+        and math.prod(shape) == math.prod(old)
+        and self._stride == contiguous_strides(old)
+    ):
+        return make_view(self, shape, contiguous_strides(shape), self._offset)
+    new = infer_size(tuple(shape), math.prod(old))
+    st = view_strides(old, self._stride, new)
     if st is not None:
         return make_view(self, new, st, self._offset)
     return self.clone(memory_format=contiguous_format).view(new)

@@ -9,9 +9,12 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .. import _registry
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
+from ..backend import persist
 from ..nn.modules.module import zero_grads
+from ..plugins import DeviceInterface
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
@@ -139,6 +142,7 @@ class Optimizer:
                 if res is not None:
                     args, kw = res
             out = step(self, *args, **kw)
+            _persist(self)
             for hook in list(self._step_post_hooks.values()):
                 hook(self, args, kw)
             return out
@@ -227,3 +231,21 @@ def _cast(param: Tensor, key: str, value: Any) -> Any:
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
         return type(value)(_cast(param, key, v) for v in value)  # type: ignore[call-arg]
     return value
+
+
+def _persist(opt: Optimizer) -> None:
+    """After a step, let lazy devices (those whose interface implements ``persist``) compute
+    and keep the parameters and the optimizer's state, so that their arrays do not carry
+    every earlier step's history (``tensorcore.backend.persist``). Eager devices cost one
+    pass over the registered device types."""
+    lazy = {
+        name
+        for name, iface in _registry.devices.items()
+        if type(iface).persist is not DeviceInterface.persist
+    }
+    if not lazy:
+        return
+    tensors = [p for g in opt.param_groups for p in g["params"] if p.device.type in lazy]
+    for st in opt.state.values():
+        tensors.extend(v for v in st.values() if isinstance(v, Tensor) and v.device.type in lazy)
+    persist(*tensors)

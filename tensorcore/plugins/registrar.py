@@ -33,6 +33,13 @@ class DeviceInterface:
     #: native arrays are not those of a NumPy-like module. Read it where the module is needed,
     #: not at plugin load (a backend may import its library lazily, as a property).
     array_module: Any = None
+    #: Whether a native array is a window onto its storage's memory, so that writing into it
+    #: writes the storage (NumPy, CuPy). A device whose arrays are *values* (dask, JAX:
+    #: lazy or immutable arrays) sets it False. Then the core never caches a tensor's native
+    #: array (each :meth:`materialize` call reads the storage's current ``data``), and
+    #: kernels write their results with ``tensorcore.backend.write``, which calls
+    #: :meth:`write` (see ``docs/writing-a-backend.md``, "Devices whose arrays are values").
+    mutable_arrays: bool = True
 
     def is_available(self) -> bool:
         """Whether tensors can be created on this device type on this machine."""
@@ -48,6 +55,28 @@ class DeviceInterface:
     def empty(self, shape: tuple[int, ...], dtype: dtype, device: device) -> Tensor:
         """Required: allocate an uninitialised contiguous strided tensor."""
         raise NotImplementedError
+
+    def write(self, tensor: Tensor, value: Any) -> None:
+        """Store ``value`` (a native array of ``tensor``'s shape and dtype, or a scalar) as
+        ``tensor``'s elements: the one way a kernel of a value device writes its results
+        (``tensorcore.backend.write``). ``tensor`` may be any view of its storage.
+
+        The default assigns into the native array (``native[...] = value``), which is
+        right when :attr:`mutable_arrays` is true. A device whose arrays are values replaces
+        ``tensor.untyped_storage().data`` by a new flat array: the old one with the
+        elements that ``tensor``'s sizes, strides and offset address replaced by ``value``.
+        Every view of the storage then reads the write."""
+        tensor._arr()[...] = value
+
+    def persist(self, storages: list[Storage]) -> None:
+        """Compute what is pending for ``storages`` and keep the results, replacing each
+        ``storage.data`` by its computed value: how a lazy device bounds the history its
+        arrays carry (otherwise every training step adds to every weight's graph).
+
+        The core calls it after each optimizer step with the storages of the parameters and
+        of the optimizer's state on this device type, and ``tensorcore.backend.persist
+        (*tensors)`` calls it on request. The default does nothing (eager devices have
+        nothing pending)."""
 
     def materialize(self, tensor: Tensor) -> Any:
         """Required: the backend's native array for a strided tensor's (storage, sizes,
@@ -330,7 +359,7 @@ class Registrar:
         **fields: Any,
     ) -> None:
         """Declare a new operator (e.g. ``to_dense`` for a sparse layout), exactly like an
-        entry of ``tensorcore/ops/schema.py``: it gets a ``tensorcore.<name>`` function and/or
+        entry of ``tensorcore/ops/schema/``: it gets a ``tensorcore.<name>`` function and/or
         a ``Tensor`` method, dispatch entries and a derivative-table key. Its kernels are
         registered with :meth:`kernel` like any other; a differentiable one needs a
         :meth:`derivative` (or the ``nondifferentiable`` tag). ``fields`` are the other

@@ -3,7 +3,9 @@ backends that want to check themselves against NumPy.
 
 NumPy is imported lazily (only when a helper that needs it runs), so ``import
 tensorcore.testing`` works without NumPy. The Hypothesis strategies live in
-:mod:`tensorcore.testing.strategies`, which needs Hypothesis and NumPy.
+:mod:`tensorcore.testing.strategies`, which needs Hypothesis and NumPy. The backend
+conformance suite, :mod:`tensorcore.testing.conformance`, runs through the pytest plugin
+:mod:`tensorcore.testing.pytest_plugin` (``pytest --tensorcore-device=NAME``).
 
 Examples
 --------

@@ -31,7 +31,6 @@ True
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -2087,12 +2086,12 @@ SAMPLES: dict[str, Callable[[Any, dt.dtype], list[Sample]]] = {
 
 @functools.cache
 def core_ops() -> tuple[str, ...]:
-    """The operators declared by the core's table, ``tensorcore/ops/schema.py``, in order.
+    """The operators declared by the core's table, ``tensorcore/ops/schema/``, in order.
 
-    ``tensorcore.ops.schema.OPS`` is the runtime table: once the plugins load, it also holds
-    the operators they declare (``register.op``, e.g. the sparse backend's ``to_dense``).
-    Those are the plugins' to test; this reads the core's own declarations by running the
-    schema module again into a fresh namespace (it has no side effects).
+    That table, ``tensorcore.ops.schema.OPS``, holds the core's operators only. The operators
+    plugins declare (``register.op``, e.g. the sparse backend's ``to_dense``) join the
+    runtime table, :func:`tensorcore.dispatch.ops`, which also holds the core's: these
+    samples cover the core's operators, and a plugin's are the plugin's to test.
 
     Examples
     --------
@@ -2100,11 +2099,9 @@ def core_ops() -> tuple[str, ...]:
     >>> "add" in core_ops() and "to_dense" not in core_ops()
     True
     """
-    spec = importlib.util.find_spec("tensorcore.ops.schema")
-    assert spec is not None and spec.loader is not None
-    fresh = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fresh)
-    return tuple(fresh.OPS)
+    from tensorcore.ops.schema import OPS
+
+    return tuple(OPS)
 
 
 def inplace_only(name: str) -> bool:

@@ -198,7 +198,7 @@ def _coalesce(self: Tensor) -> Tensor:
     return coalesce(self)
 
 
-def clone(self: Tensor, out: Any = None) -> Tensor:
+def clone(self: Tensor, memory_format: Any = None, out: Any = None) -> Tensor:
     rec = record(self)
     res = make_sparse(None, rec.indices.clone(), rec.values.clone(), self.shape, rec.coalesced)
     return store(out, res)

@@ -44,6 +44,10 @@ class _IterableEnd:
     """A worker's iterable dataset is exhausted."""
 
 
+#: The job that starts a persistent worker's next epoch (a string: it survives pickling).
+_RESET = "tensorcore.utils.data.reset"
+
+
 class _WorkerError:
     """An exception raised in a worker, carried to the main process with its traceback."""
 
@@ -104,6 +108,11 @@ def _worker_loop(
         if job is None:
             break
         task, indices = job
+        if indices.__class__ is str and indices == _RESET:
+            # A persistent worker's next epoch: an iterable dataset starts over.
+            if stream is not None:
+                stream = iter(dataset)
+            continue
         try:
             if dataset is None:
                 continue
@@ -148,7 +157,9 @@ class DataLoader:
     dataset, samples and ``collate_fn`` must pickle under the spawn start method), keeping
     the order; each worker is seeded (``base_seed + worker id``) and sees
     :func:`get_worker_info`. ``pin_memory`` is accepted and does nothing (there is no pinned
-    host memory to stage into); ``persistent_workers`` starts new workers every epoch.
+    host memory to stage into). ``persistent_workers=True`` keeps the worker processes (with
+    their dataset copies and seeds) from one epoch to the next, as PyTorch does, instead of
+    starting them for each epoch.
 
     Examples
     --------
@@ -205,6 +216,7 @@ class DataLoader:
         self.multiprocessing_context = multiprocessing_context
         self.persistent_workers = persistent_workers
         self.generator = generator
+        self._pool: _WorkerPool | None = None  # the persistent workers, once started
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):
@@ -317,51 +329,30 @@ class DataLoader:
         return sampler._order()
 
     def _multi_process(self, base_seed: int) -> Iterator[Any]:
-        ctx = self.multiprocessing_context
-        if ctx is None:
-            ctx = multiprocessing.get_context()
-        elif isinstance(ctx, str):
-            ctx = multiprocessing.get_context(ctx)
-        results = ctx.Queue()
-        index_queues, workers = [], []
-        for wid in range(self.num_workers):
-            iq = ctx.Queue()
-            w = ctx.Process(
-                target=_worker_loop,
-                args=(
-                    self.dataset,
-                    iq,
-                    results,
-                    self._auto_collation,
-                    self.collate_fn,
-                    self.drop_last,
-                    self.batch_size,
-                    wid,
-                    self.num_workers,
-                    base_seed + wid,
-                    self.worker_init_fn,
-                ),
-                daemon=True,
-            )
-            w.start()
-            index_queues.append(iq)
-            workers.append(w)
+        pool = self._pool
+        if pool is not None and not pool.healthy():
+            pool.shutdown()
+            pool = self._pool = None
+        if pool is None:
+            pool = _WorkerPool(self, base_seed)
+            if self.persistent_workers:
+                self._pool = pool
+        else:
+            pool.next_epoch()
         try:
-            yield from self._ordered_results(index_queues, results, workers)
+            yield from self._ordered_results(pool)
         finally:
-            for iq in index_queues:
-                iq.put(None)
-            for w in workers:
-                w.join(timeout=5)
-                if w.is_alive():
-                    w.terminate()
-            for q in (*index_queues, results):
-                q.cancel_join_thread()
-                q.close()
+            if pool is not self._pool:
+                pool.shutdown()
 
-    def _ordered_results(
-        self, index_queues: list[Any], results: Any, workers: list[Any]
-    ) -> Iterator[Any]:
+    def __del__(self) -> None:
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown()
+
+    def _ordered_results(self, pool: _WorkerPool) -> Iterator[Any]:
+        index_queues, results, workers = pool.index_queues, pool.results, pool.workers
+        epoch = pool.epoch
         indices = self._index_stream()
         n = self.num_workers
         outstanding: dict[int, int] = {}  # task -> worker
@@ -380,7 +371,7 @@ class DataLoader:
                     exhausted = True
                     return
                 wid = sorted(alive)[next_task % len(alive)] if self._iterable else next_task % n
-                index_queues[wid].put((next_task, idx))
+                index_queues[wid].put(((epoch, next_task), idx))
                 outstanding[next_task] = wid
                 next_task += 1
 
@@ -395,7 +386,9 @@ class DataLoader:
                 submit()
                 continue
             try:
-                task, data = results.get(timeout=self.timeout if self.timeout > 0 else 5.0)
+                (task_epoch, task), data = results.get(
+                    timeout=self.timeout if self.timeout > 0 else 5.0
+                )
             except queue.Empty:
                 if self.timeout > 0:
                     raise RuntimeError(
@@ -408,6 +401,8 @@ class DataLoader:
                         f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
                     ) from None
                 continue
+            if task_epoch != epoch:
+                continue  # a result of an epoch the caller left early (persistent workers)
             if isinstance(data, _WorkerError):
                 data.reraise()
             wid = outstanding.pop(task)
@@ -416,3 +411,67 @@ class DataLoader:
                 # Tasks this worker has not answered yet cannot come: renumber around them.
             done[task] = data
             submit()
+
+
+class _WorkerPool:
+    """A loader's worker processes and their queues: for one epoch, or kept across epochs
+    (``persistent_workers``), each epoch's tasks then tagged with its number so that results
+    of an epoch left early are recognised and dropped."""
+
+    def __init__(self, loader: DataLoader, base_seed: int) -> None:
+        ctx = loader.multiprocessing_context
+        if ctx is None:
+            ctx = multiprocessing.get_context()
+        elif isinstance(ctx, str):
+            ctx = multiprocessing.get_context(ctx)
+        self.epoch = 0
+        self.results = ctx.Queue()
+        self.index_queues: list[Any] = []
+        self.workers: list[Any] = []
+        for wid in range(loader.num_workers):
+            iq = ctx.Queue()
+            w = ctx.Process(
+                target=_worker_loop,
+                args=(
+                    loader.dataset,
+                    iq,
+                    self.results,
+                    loader._auto_collation,
+                    loader.collate_fn,
+                    loader.drop_last,
+                    loader.batch_size,
+                    wid,
+                    loader.num_workers,
+                    base_seed + wid,
+                    loader.worker_init_fn,
+                ),
+                daemon=True,
+            )
+            w.start()
+            self.index_queues.append(iq)
+            self.workers.append(w)
+
+    def healthy(self) -> bool:
+        """Whether every worker is still running (one that died is replaced by a new pool)."""
+        return all(w.is_alive() for w in self.workers)
+
+    def next_epoch(self) -> None:
+        """Start the next epoch on the same workers (an iterable dataset starts over)."""
+        self.epoch += 1
+        for iq in self.index_queues:
+            iq.put(((self.epoch, -1), _RESET))
+
+    def shutdown(self) -> None:
+        """Stop the workers and close the queues."""
+        if not self.workers:
+            return
+        for iq in self.index_queues:
+            iq.put(None)
+        for w in self.workers:
+            w.join(timeout=5)
+            if w.is_alive():
+                w.terminate()
+        for q in (*self.index_queues, self.results):
+            q.cancel_join_thread()
+            q.close()
+        self.workers = []

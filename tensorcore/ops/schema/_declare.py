@@ -1,0 +1,282 @@
+"""The declaration type, the table it fills and the helpers the category modules declare with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._signature import Signature, _default, parse_signature
+
+__all__ = [
+    "DTYPE_CATEGORIES",
+    "FRONTEND_KINDS",
+    "OPS",
+    "PROMOTIONS",
+    "TAGS",
+    "OpDecl",
+]
+
+#: The closed set of tags.
+TAGS = frozenset(
+    {
+        "pointwise",  # elementwise with broadcasting and type promotion
+        "reduction",  # reduces or scans over dims
+        "view",  # result shares the input's storage
+        "factory",  # makes a tensor from no tensor input
+        "composite",  # written with other operators in ops/composite.py
+        "inplace",  # mutates its first argument
+        "nondifferentiable",  # no derivative rule (integer/bool results, random, ...)
+        "linalg",
+        "shape",
+        "indexing",
+        "conversion",
+        "random",
+        "nn",  # neural-network layers: convolution, pooling
+        "optim",  # fused optimizer steps (mutate their tensor-list arguments)
+        "spectral",  # discrete Fourier transforms (the primitives of tensorcore.fft)
+    }
+)
+#: How the core prepares a call before the kernel runs; see ``ops/frontends.py``.
+#: ``pointwise``/``reduction``/``structured``: the core allocates the output and the kernel
+#: is called as ``kernel(out, *args)``; ``direct``: ``kernel(*args)`` returns the result.
+FRONTEND_KINDS = frozenset({"pointwise", "reduction", "structured", "factory", "unstructured"})
+#: The dtype categories an operator may support (``dtypes=``): bool, integer, floating, complex.
+DTYPE_CATEGORIES = "bifc"
+#: Result-dtype policies of pointwise operators (``promote=``) and reductions.
+#: ``float_only`` refuses integral inputs; ``float_only_real`` also gives complex inputs a real
+#: result (``var``, ``std``, ``vector_norm``).
+#: ``double`` computes in float64 (complex128 for complex input) whatever the inputs' precision,
+#: and writes only into tensors of that dtype (``float_power``).
+PROMOTIONS = frozenset(
+    {
+        "same",
+        "float",
+        "double",
+        "bool",
+        "int",
+        "real",
+        "sum",
+        "index",
+        "float_only",
+        "float_only_real",
+    }
+)
+
+
+@dataclass(frozen=True)
+class OpDecl:
+    """One operator. ``inplace``/``out`` say whether the ``op_`` and ``out=`` variants exist.
+
+    ``dtypes`` lists the dtype categories (letters of :data:`DTYPE_CATEGORIES`) the operator
+    computes in, as PyTorch supports them: the frontends refuse any other with PyTorch's
+    ``NotImplementedError`` (``"floor" not implemented for 'ComplexFloat'``) before a kernel
+    runs. The dtype checked is the promoted compute dtype of a pointwise operator, else the
+    ``dtype`` argument when one is given, else the first tensor argument's dtype.
+    """
+
+    signature: str
+    tags: frozenset[str]
+    doc: str
+    frontend: str = "unstructured"
+    promote: str = "same"
+    method: bool = True
+    function: bool = True
+    inplace: bool = False
+    out: bool = False
+    #: Tensor parameters that also take a Python scalar (every one of a pointwise operator).
+    scalars: str = ""
+    dtypes: str = DTYPE_CATEGORIES
+    #: What the user can do instead, added to the error for a dtype outside ``dtypes``.
+    dtype_hint: str = ""
+    #: The tensor parameters whose dtypes decide a pointwise operator's compute dtype (all of
+    #: them when empty; ``where``'s condition and ``lerp``'s weight take no part).
+    promote_args: str = ""
+    #: Parameters whose numbers are stored in (or compared with) the operator's dtype: a
+    #: Python number that overflows that dtype is refused, as PyTorch's checked conversion of
+    #: a ``Scalar`` does (``int8.fill_(300)``, ``int64.masked_fill_(m, nan)``). In a tensor
+    #: position of a pointwise operator only integers are checked (a float that overflows
+    #: the compute dtype rounds to inf: ``clamp(half, max=1e6)`` is a no-op).
+    values: str = ""
+    #: Python scalars meeting 16-bit float tensors keep float32 precision (PyTorch's
+    #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of
+    #: being rounded to the compute dtype first (``tensorcore/_scalars.py``).
+    opmath_scalars: bool = False
+    #: The meta function of a ``structured`` or ``factory`` operator
+    #: (``ops/meta_functions.py``): checks the arguments, normalises them and gives the
+    #: outputs' shapes and dtypes.
+    meta_function: Callable[..., Any] | None = None
+    #: Tensor parameters of a pointwise operator that must be bool and take no part in
+    #: promotion (``where``'s ``condition``).
+    masks: str = ""
+    #: ``"param:policy"``: the result-dtype policy when ``param`` is given (not None), e.g.
+    #: ``div``'s ``"rounding_mode:same"`` (a rounded quotient keeps the promoted dtype).
+    promote_when: str = ""
+    #: Whether a reduction has an identity (``sum``'s 0): without one (``amax``, ``argmax``)
+    #: reducing a dim of size 0, or an empty tensor, is an error.
+    identity: bool = True
+    #: ``"param=value"`` pairs: the value the kernel and the derivative rule receive where
+    #: the caller passed None (``var``'s ``"correction=1"``).
+    none_means: str = ""
+    parsed: Signature = field(init=False, repr=False, compare=False)
+    #: Facts derived from the signature once (positions are -1 where the parameter is absent).
+    pos: _Positions = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parsed", parse_signature(self.signature))
+        bad = self.tags - TAGS
+        if bad:
+            raise ValueError(f"{self.name}: unknown tags {sorted(bad)}")
+        if self.frontend not in FRONTEND_KINDS:
+            raise ValueError(f"{self.name}: unknown frontend {self.frontend!r}")
+        if self.promote not in PROMOTIONS:
+            raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
+        if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):
+            raise ValueError(f"{self.name}: dtypes must be letters of 'bifc', not {self.dtypes!r}")
+        for field_name in ("scalars", "values", "promote_args", "masks"):
+            for p in getattr(self, field_name).split():
+                if self.param(p) < 0:
+                    raise ValueError(f"{self.name}: {field_name} names no parameter {p!r}")
+        needs_meta = self.frontend in ("structured", "factory")
+        if needs_meta != (self.meta_function is not None):
+            raise ValueError(
+                f"{self.name}: a {self.frontend} operator "
+                + ("needs a meta_function" if needs_meta else "takes no meta_function")
+            )
+        object.__setattr__(self, "pos", _Positions(self))
+
+    @property
+    def name(self) -> str:
+        return self.parsed.name
+
+    @property
+    def differentiable(self) -> bool:
+        return "nondifferentiable" not in self.tags
+
+    @property
+    def scalar_params(self) -> frozenset[str]:
+        """Names of the tensor parameters that also take a Python scalar."""
+        if "pointwise" in self.tags:
+            return frozenset(self.parsed.params[i].name for i in self.parsed.tensor_positions)
+        return frozenset(self.scalars.split())
+
+    def param(self, name: str) -> int:
+        """Position of parameter ``name``; -1 when absent."""
+        for i, p in enumerate(self.parsed.params):
+            if p.name == name:
+                return i
+        return -1
+
+
+class _Positions:
+    """Where the parameters the frontends look for sit in an operator's signature, and the
+    facts derived from its parameter types and return type (computed once per declaration)."""
+
+    __slots__ = (
+        "alpha",
+        "device",
+        "dim",
+        "dtype",
+        "flat_when_dim_none",
+        "keepdim",
+        "masks",
+        "none_means",
+        "promote",
+        "promote_when",
+        "result_names",
+        "values",
+    )
+
+    def __init__(self, d: OpDecl) -> None:
+        tensors = d.parsed.tensor_positions
+        self.alpha = d.param("alpha")
+        self.device = d.param("device")
+        self.dim = d.param("dim")
+        self.dtype = d.param("dtype")
+        self.keepdim = d.param("keepdim")
+        #: A reduction over one optional dim (``int? dim``, ``argmax``) reduces the flattened
+        #: tensor when it is None, and its kernel receives None; ``int[]? dim`` None means
+        #: every dim, and the kernel receives them all.
+        self.flat_when_dim_none = self.dim >= 0 and d.parsed.params[self.dim].type == "int?"
+        self.values = tuple(d.param(n) for n in d.values.split())
+        self.masks = tuple(d.param(n) for n in d.masks.split())
+        #: The tensor parameters whose dtypes decide the compute dtype (all, by default).
+        self.promote: tuple[int, ...] = (
+            tuple(d.param(n) for n in d.promote_args.split()) if d.promote_args else tensors
+        )
+        param, _, policy = d.promote_when.partition(":")
+        self.promote_when = (d.param(param), policy) if param else (-1, "")
+        if param and policy not in PROMOTIONS:
+            raise ValueError(f"{d.name}: unknown promotion {policy!r} in promote_when")
+        self.none_means = tuple(
+            (d.param(k), _default(v))
+            for k, _, v in (pair.partition("=") for pair in d.none_means.split())
+        )
+        if any(i < 0 for i, _ in self.none_means):
+            raise ValueError(f"{d.name}: none_means names an unknown parameter")
+        self.result_names = d.parsed.result_names
+
+
+OPS: dict[str, OpDecl] = {}
+
+
+def _op(signature: str, tags: str, doc: str, **kw: Any) -> None:
+    decl = OpDecl(signature, frozenset(tags.split()), doc, **kw)
+    if decl.name in OPS:
+        raise ValueError(f"operator {decl.name} declared twice")
+    OPS[decl.name] = decl
+
+
+def _unary(
+    name: str,
+    doc: str,
+    promote: str = "same",
+    tags: str = "",
+    inplace: bool = True,
+    dtypes: str = DTYPE_CATEGORIES,
+    dtype_hint: str = "",
+) -> None:
+    _op(
+        f"{name}(Tensor self) -> Tensor",
+        "pointwise " + tags,
+        doc,
+        frontend="pointwise",
+        promote=promote,
+        inplace=inplace,
+        out=True,
+        dtypes=dtypes,
+        dtype_hint=dtype_hint,
+    )
+
+
+def _binary(
+    name: str,
+    doc: str,
+    promote: str = "same",
+    tags: str = "",
+    extra: str = "",
+    dtypes: str = DTYPE_CATEGORIES,
+    dtype_hint: str = "",
+    opmath_scalars: bool = False,
+    values: str = "",
+    promote_when: str = "",
+    inplace: bool = True,
+    other: str = "other",
+    promote_args: str = "",
+) -> None:
+    _op(
+        f"{name}(Tensor self, Tensor {other}{extra}) -> Tensor",
+        "pointwise " + tags,
+        doc,
+        frontend="pointwise",
+        opmath_scalars=opmath_scalars,
+        values=values,
+        promote_when=promote_when,
+        promote=promote,
+        promote_args=promote_args,
+        dtypes=dtypes,
+        dtype_hint=dtype_hint,
+        # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).
+        inplace=inplace,
+        out=True,
+    )

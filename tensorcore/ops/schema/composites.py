@@ -1,0 +1,243 @@
+"""Operators written with other operators (``ops/composite.py``, ``ops/composite_linalg.py``)."""
+
+from __future__ import annotations
+
+from ._declare import _op
+
+# ---------------------------------------------------------------- composites (ops/composite.py)
+_C = "composite"
+for _sig, _tags, _doc in [
+    (
+        "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        "pointwise",
+        "``other - alpha * self`` (what ``scalar - tensor`` runs).",
+    ),
+    ("true_divide(Tensor self, Tensor other) -> Tensor", "pointwise", "Alias of :func:`div`."),
+    (
+        "clip(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+        "pointwise",
+        "Alias of :func:`clamp`.",
+    ),
+    ("square(Tensor self) -> Tensor", "pointwise", "``self * self``."),
+    (
+        "max(Tensor self, Any dim=None, bool keepdim=False) -> Any",
+        "reduction",
+        "Maximum of all elements; with ``dim``, (values, indices) along it; with a tensor, "
+        ":func:`maximum`.",
+    ),
+    (
+        "min(Tensor self, Any dim=None, bool keepdim=False) -> Any",
+        "reduction",
+        "Minimum of all elements; with ``dim``, (values, indices) along it; with a tensor, "
+        ":func:`minimum`.",
+    ),
+    (
+        "norm(Tensor self, Any p=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        "reduction",
+        "The ``p``-norm over ``dim`` (see :func:`tensorcore.linalg.vector_norm`).",
+    ),
+    (
+        "reshape(Tensor self, int... shape) -> Tensor",
+        "view",
+        "A view with another shape when strides allow, else a copy.",
+    ),
+    ("view_as(Tensor self, Tensor other) -> Tensor", "view", "``self.view(other.shape)``."),
+    ("reshape_as(Tensor self, Tensor other) -> Tensor", "view", "``self.reshape(other.shape)``."),
+    ("t(Tensor self) -> Tensor", "view", "Transposes a tensor of at most 2 dims."),
+    (
+        "movedim(Tensor self, int[] source, int[] destination) -> Tensor",
+        "view",
+        "Moves dims ``source`` to positions ``destination``.",
+    ),
+    (
+        "flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor",
+        "view",
+        "Flattens dims ``start_dim..end_dim`` into one (a view when possible).",
+    ),
+    (
+        "unflatten(Tensor self, int dim, int[] sizes) -> Tensor",
+        "view",
+        "Splits dim ``dim`` into ``sizes``.",
+    ),
+    ("expand_as(Tensor self, Tensor other) -> Tensor", "view", "``self.expand(other.shape)``."),
+    ("broadcast_to(Tensor self, int[] size) -> Tensor", "view", "A view broadcast to ``size``."),
+    (
+        "split(Tensor self, Any split_size_or_sections, int dim=0) -> Tensor[]",
+        "view",
+        "Views of consecutive pieces of ``split_size`` (or of the given sizes) along ``dim``.",
+    ),
+    (
+        "chunk(Tensor self, int chunks, int dim=0) -> Tensor[]",
+        "view",
+        "Splits into ``chunks`` views of (nearly) equal size along ``dim``.",
+    ),
+    ("unbind(Tensor self, int dim=0) -> Tensor[]", "view", "Every slice along ``dim``, as views."),
+    (
+        "swapaxes(Tensor self, int axis0, int axis1) -> Tensor",
+        "view",
+        "Alias of :func:`transpose`.",
+    ),
+    ("type_as(Tensor self, Tensor other) -> Tensor", "conversion", "``self.to(other.dtype)``."),
+    (
+        "zeros(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
+        "factory nondifferentiable",
+        "A tensor of zeros.",
+    ),
+    (
+        "ones(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
+        "factory nondifferentiable",
+        "A tensor of ones.",
+    ),
+    (
+        "rand(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
+        "bool? requires_grad=False) -> Tensor",
+        "factory random nondifferentiable",
+        "Uniform random numbers in ``[0, 1)``.",
+    ),
+    (
+        "randn(int... size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
+        "bool? requires_grad=False) -> Tensor",
+        "factory random nondifferentiable",
+        "Standard normal random numbers.",
+    ),
+    (
+        "randint(int low, Any high_or_size, Any size=None, *, Generator? generator=None, "
+        "ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
+        "factory random nondifferentiable",
+        "Random integers in ``[low, high)``; ``randint(high, size)`` starts at 0.",
+    ),
+    (
+        "normal(Any mean, Any std, Any size=None, *, Generator? generator=None, "
+        "ScalarType? dtype=None, Device? device=None) -> Tensor",
+        "factory random nondifferentiable",
+        "Normal random numbers with the given mean and std (scalars or tensors).",
+    ),
+    (
+        "bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
+        "random nondifferentiable",
+        "0 or 1 for each element, 1 with the probability the element holds (a float32 "
+        "uniform draw below it, as PyTorch's CPU kernel).",
+    ),
+    (
+        "multinomial(Tensor self, int num_samples, bool replacement=False, *, "
+        "Generator? generator=None) -> Tensor",
+        "random nondifferentiable",
+        "Indices drawn from the categories of each row of ``self`` (non-negative weights, 1-D "
+        "or 2-D), with probabilities proportional to the weights; without ``replacement`` each "
+        "index appears at most once per row.",
+    ),
+]:
+    _op(
+        _sig,
+        _tags + " " + _C,
+        _doc,
+        method="factory" not in _tags,
+        function=True,
+        dtypes="f" if _sig.startswith(("multinomial", "bernoulli")) else "bifc",
+    )
+# Linear algebra written with other operators (``ops/composite_linalg.py``): ``linalg_*``
+# are internal (``tensorcore.linalg`` names them), the others are PyTorch's top-level
+# functions and methods.
+_CL = "linalg composite"
+for _sig, _doc, *_more in [
+    (
+        'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
+        "Eigenvalues (ascending) and eigenvectors of each Hermitian matrix.",
+    ),
+    ('linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', "Eigenvalues of Hermitian matrices."),
+    (
+        "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+        "(Tensor U, Tensor S, Tensor Vh)",
+        "The singular value decomposition ``A = U diag(S) Vh``.",
+    ),
+    ("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", "The singular values."),
+    (
+        'linalg_matrix_norm(Tensor A, Any ord="fro", int[] dim=[-2, -1], bool keepdim=False, '
+        "*, ScalarType? dtype=None) -> Tensor",
+        "The matrix norm ``ord`` ('fro', 'nuc', inf, -inf, 1, -1, 2, -2) over the dims ``dim``.",
+    ),
+    ("linalg_matrix_power(Tensor A, int n) -> Tensor", "``A`` to the integer power ``n``."),
+    (
+        "linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, "
+        "bool hermitian=False) -> Tensor",
+        "The number of singular values above ``max(atol, rtol * max)`` (int64).",
+        "nondifferentiable",
+    ),
+    (
+        "linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
+        "A view of the diagonals of the matrices in the last two dims.",
+    ),
+    (
+        "linalg_multi_dot(Tensor[] tensors) -> Tensor",
+        "The product of a chain of matrices, in the cheapest order.",
+    ),
+    (
+        "linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor",
+        "``sum(conj(x) * y, dim)``, broadcast.",
+    ),
+]:
+    _op(_sig, " ".join([_CL, *_more]), _doc, function=False, method=False)
+for _sig, _doc, _method in [
+    (
+        "tensordot(Tensor a, Tensor b, Any dims=2) -> Tensor",
+        "Contracts the last ``dims`` dims of ``a`` with the first of ``b`` (or the given "
+        "pairs of dims).",
+        False,
+    ),
+    ("trace(Tensor self) -> Tensor", "The sum of the diagonal of a matrix.", True),
+    ("kron(Tensor self, Tensor other) -> Tensor", "The Kronecker product.", True),
+    ("det(Tensor self) -> Tensor", "Alias of :func:`tensorcore.linalg.det`.", True),
+    ("inverse(Tensor self) -> Tensor", "Alias of :func:`tensorcore.linalg.inv`.", True),
+    (
+        "slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
+        "Alias of :func:`tensorcore.linalg.slogdet`.",
+        True,
+    ),
+    (
+        "logdet(Tensor self) -> Tensor",
+        "The log of each determinant (nan for a negative real one).",
+        True,
+    ),
+    (
+        "matrix_power(Tensor self, int n) -> Tensor",
+        "Alias of :func:`tensorcore.linalg.matrix_power`.",
+        True,
+    ),
+    (
+        "pinverse(Tensor self, float rcond=1e-15) -> Tensor",
+        "The pseudo-inverse, with singular values below ``rcond * max`` as zero.",
+        True,
+    ),
+    (
+        "cross(Tensor self, Tensor other, int? dim=None) -> Tensor",
+        "The cross product along ``dim`` (by default the first dim of size 3).",
+        True,
+    ),
+]:
+    _op(_sig, _CL, _doc, method=_method)
+_op(
+    "positive(Tensor self) -> Tensor",
+    "pointwise composite",
+    "``self`` itself (what unary ``+`` runs); refused for bool tensors, as PyTorch does.",
+    dtypes="ifc",
+    dtype_hint="The `+` operator, on a bool tensor is not supported.",
+)
+_LIKE = (
+    "with the shape (and by default dtype and device) of ``self``, in its memory order "
+    "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."
+)
+for _n in ("empty", "zeros", "ones", "rand", "randn"):
+    _op(
+        f"{_n}_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
+        "bool? requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
+        "factory nondifferentiable composite",
+        f"Like :func:`{_n}` {_LIKE}",
+        method=False,
+    )
+_op(
+    "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
+    "bool? requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
+    "factory nondifferentiable composite",
+    f"Like :func:`full` {_LIKE}",
+    method=False,
+)

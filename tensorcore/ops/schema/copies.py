@@ -1,0 +1,152 @@
+"""Copies, casts and fills; factories and random operators."""
+
+from __future__ import annotations
+
+from .. import meta_functions as M
+from ._declare import _op
+
+# ---------------------------------------------------------------- copies, casts, fills
+_op(
+    "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+    "conversion",
+    "A copy with its own storage, its strides in the order of ``self``'s "
+    "(``memory_format=tensorcore.contiguous_format`` for row-major).",
+    frontend="structured",
+    meta_function=M.meta_clone,
+)
+_op(
+    "contiguous(Tensor self) -> Tensor",
+    "conversion composite",
+    "``self`` when already contiguous, else a contiguous copy.",
+)
+_op(
+    "to_dtype(Tensor self, ScalarType dtype) -> Tensor",
+    "conversion",
+    "A copy converted to ``dtype``.",
+    frontend="structured",
+    meta_function=M.meta_to_dtype,
+    method=False,
+    function=False,
+)
+_op(
+    "to_device(Tensor self, Device device, bool non_blocking=False) -> Tensor",
+    "conversion",
+    "A copy on another device.",
+    method=False,
+    function=False,
+)
+_op(
+    "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+    "inplace conversion",
+    "Copies ``src`` (broadcast, cast, across devices) into ``self``.",
+    function=False,
+)
+_op(
+    "fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)",
+    "inplace",
+    "Fills ``self`` with ``value``.",
+    function=False,
+    values="value",
+)
+_op(
+    "bernoulli_(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
+    "random nondifferentiable inplace composite",
+    "Fills ``self`` with 1 (probability ``p``) or 0: a float64 uniform draw below ``p``, as "
+    "PyTorch's CPU kernel draws it.",
+    function=False,
+)
+_op(
+    "zero_(Tensor(a!) self) -> Tensor(a!)",
+    "inplace composite",
+    "Fills ``self`` with zeros.",
+    function=False,
+)
+_op(
+    "item(Tensor self) -> Scalar",
+    "conversion nondifferentiable",
+    "The value of a one-element tensor as a Python scalar.",
+    function=False,
+)
+_op(
+    "tolist(Tensor self) -> Any",
+    "conversion nondifferentiable",
+    "The tensor as nested Python lists of Python scalars.",
+    function=False,
+)
+
+# ---------------------------------------------------------------- factories and random
+_F = "factory nondifferentiable"
+_FK = {"frontend": "factory", "method": False}
+_op(
+    "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
+    _F,
+    "An uninitialised tensor.",
+    meta_function=M.meta_empty,
+    **_FK,
+)
+_op(
+    "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
+    "bool? requires_grad=False) -> Tensor",
+    _F,
+    "A tensor filled with ``fill_value``.",
+    values="fill_value",
+    meta_function=M.meta_full,
+    **_FK,
+)
+_op(
+    "arange(Scalar start, Scalar? end=None, Scalar step=1, *, ScalarType? dtype=None, "
+    "Device? device=None, bool? requires_grad=False) -> Tensor",
+    _F,
+    "Values from ``start`` to ``end`` (exclusive) in steps of ``step``.",
+    dtypes="if",
+    meta_function=M.meta_arange,
+    **_FK,
+)
+_op(
+    "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None, "
+    "bool? requires_grad=False) -> Tensor",
+    _F,
+    "``steps`` evenly spaced values from start to end.",
+    dtypes="ifc",
+    meta_function=M.meta_linspace,
+    **_FK,
+)
+_op(
+    "eye(int n, int? m=None, *, ScalarType? dtype=None, Device? device=None, "
+    "bool? requires_grad=False) -> Tensor",
+    _F,
+    "A 2-D tensor with ones on the diagonal.",
+    meta_function=M.meta_eye,
+    **_FK,
+)
+_RND = "random nondifferentiable inplace"
+_op(
+    "uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? generator=None) -> Tensor(a!)",
+    _RND,
+    "Fills ``self`` with numbers drawn uniformly from ``[from, to)``.",
+    function=False,
+    dtypes="fc",
+)
+_op(
+    "normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? generator=None) -> Tensor(a!)",
+    _RND,
+    "Fills ``self`` with normally distributed numbers.",
+    function=False,
+    dtypes="fc",
+)
+_op(
+    "random_(Tensor(a!) self, int low, int high, *, Generator? generator=None) -> Tensor(a!)",
+    _RND,
+    "Fills ``self`` with integers drawn uniformly from ``[low, high)``.",
+    function=False,
+    dtypes="bif",
+)
+_op(
+    "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
+    "bool? requires_grad=False) -> Tensor",
+    "random nondifferentiable factory",
+    "A random permutation of ``0 .. n-1``.",
+    dtypes="if",
+    meta_function=M.meta_randperm,
+    **_FK,
+)

@@ -1,0 +1,173 @@
+"""Linear algebra: products, and the decompositions and solvers of ``tensorcore.linalg``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import meta_functions as M
+from .. import meta_linalg as ML
+from ._declare import _op
+
+# ---------------------------------------------------------------- linear algebra
+_L = "linalg"
+_op(
+    "matmul(Tensor self, Tensor other) -> Tensor",
+    _L,
+    "Matrix product with NumPy's batching and broadcasting rules.",
+    frontend="structured",
+    meta_function=M.meta_matmul,
+    out=True,
+    dtypes="ifc",
+)
+_op(
+    "mm(Tensor self, Tensor mat2) -> Tensor",
+    _L,
+    "Product of two matrices.",
+    frontend="structured",
+    meta_function=M.meta_mm,
+    out=True,
+    dtypes="ifc",
+)
+_op(
+    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    _L,
+    "``beta * self + alpha * (mat1 @ mat2)``, ``self`` broadcast to the product's shape "
+    "(what ``linear`` with a bias runs: one pass less than a product and an add).",
+    frontend="structured",
+    meta_function=M.meta_addmm,
+    out=True,
+    dtypes="ifc",
+)
+_op(
+    "bmm(Tensor self, Tensor mat2) -> Tensor",
+    _L,
+    "Batched product of 3-D tensors.",
+    frontend="structured",
+    meta_function=M.meta_bmm,
+    out=True,
+    dtypes="ifc",
+)
+_op(
+    "mv(Tensor self, Tensor vec) -> Tensor",
+    _L,
+    "Matrix-vector product.",
+    frontend="structured",
+    meta_function=M.meta_mv,
+    out=True,
+    dtypes="ifc",
+)
+_op(
+    "dot(Tensor self, Tensor tensor) -> Tensor",
+    _L,
+    "Dot product of two 1-D tensors.",
+    frontend="structured",
+    meta_function=M.meta_dot,
+    out=True,
+    dtypes="ifc",
+)
+_op(
+    "outer(Tensor self, Tensor vec2) -> Tensor",
+    _L,
+    "Outer product of two 1-D tensors.",
+    frontend="structured",
+    meta_function=M.meta_outer,
+    out=True,
+)
+_op(
+    "einsum(str equation, Tensor... operands) -> Tensor",
+    _L,
+    "Einstein summation over the operands.",
+    method=False,
+)
+
+# The decompositions and solvers of ``tensorcore.linalg``: declared with PyTorch's native names
+# (``linalg_inv`` is ``torch.linalg.inv``), as internal operators (no ``tensorcore.<name>``);
+# ``tensorcore/linalg.py`` gives them their public names and docs. They check their dtypes in
+# the meta function, with PyTorch's RuntimeError (``Expected a floating point or complex
+# tensor as input. Got Long``), so they declare every dtype here.
+_LX: dict[str, Any] = {"frontend": "structured", "function": False, "method": False}
+_op(
+    "linalg_inv(Tensor A) -> Tensor",
+    _L,
+    "The inverse of each square matrix (LinAlgError for a singular one).",
+    meta_function=ML.meta_linalg_inv,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_det(Tensor A) -> Tensor",
+    _L,
+    "The determinant of each square matrix.",
+    meta_function=ML.meta_linalg_det,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
+    _L,
+    "The sign (a unit complex number for complex input) and log of the absolute value of "
+    "each determinant.",
+    meta_function=ML.meta_linalg_slogdet,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
+    _L,
+    "The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``); ``B`` is a batch of "
+    "vectors when 1-D or shaped as ``A`` without its last dim.",
+    meta_function=ML.meta_linalg_solve,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor",
+    _L,
+    "The Cholesky factor of each Hermitian positive-definite matrix (read from its lower "
+    "triangle; the upper one when ``upper``).",
+    meta_function=ML.meta_linalg_cholesky,
+    out=True,
+    **_LX,
+)
+_op(
+    '_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> '
+    "(Tensor eigenvalues, Tensor eigenvectors)",
+    _L,
+    "Eigenvalues (ascending) and, when ``compute_v``, eigenvectors of each Hermitian matrix, "
+    "read from the triangle ``UPLO``.",
+    meta_function=ML.meta_linalg_eigh,
+    **_LX,
+)
+_op(
+    'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)',
+    _L,
+    "The QR decomposition (``mode`` 'reduced', 'complete' or 'r').",
+    meta_function=ML.meta_linalg_qr,
+    out=True,
+    **_LX,
+)
+_op(
+    "_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, "
+    "str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+    _L,
+    "The singular value decomposition; only ``S`` when not ``compute_uv``.",
+    meta_function=ML.meta_linalg_svd,
+    **_LX,
+)
+_op(
+    "linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
+    _L,
+    "The Moore-Penrose pseudo-inverse (singular values at most ``max(atol, rtol * max)`` "
+    "count as zero).",
+    meta_function=ML.meta_linalg_pinv,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+    _L,
+    "The cross product of 3-vectors along ``dim``, broadcasting the other dims.",
+    meta_function=ML.meta_linalg_cross,
+    out=True,
+    **_LX,
+)

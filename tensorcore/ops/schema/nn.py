@@ -1,0 +1,208 @@
+"""Neural-network layers (convolution, pooling, normalisation, ...) and the fused optimizer steps."""
+
+from __future__ import annotations
+
+from .. import meta_functions as M
+from .. import meta_nn as MN
+from ._declare import _op
+
+_R = "reduction"
+
+# ------------------------------------------------------------------ neural-network layers
+_NN = "nn"
+_GEOMETRY = "int[] stride, int[] padding, int[] dilation, int groups"
+_op(
+    "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
+    "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor",
+    _NN,
+    "N-d convolution (or, ``transposed=True``, transposed convolution) of ``input`` "
+    "(N, C, *spatial) with ``weight`` (C_out, C / groups, *kernel) -- transposed: "
+    "(C, C_out / groups, *kernel) -- plus ``bias`` (C_out,). ``nn.functional.conv1d``/"
+    "``conv2d``/``conv3d``/``conv_transpose*`` call it.",
+    frontend="structured",
+    meta_function=MN.meta_convolution,
+    method=False,
+    dtypes="if",
+)
+_op(
+    f"convolution_backward_input(Tensor grad_output, Tensor weight, int[] input_size, "
+    f"{_GEOMETRY}) -> Tensor",
+    _NN,
+    "The gradient of a (non-transposed) ``convolution`` with respect to its input of size "
+    "``input_size``: the transposed convolution of ``grad_output`` with ``weight``.",
+    frontend="structured",
+    meta_function=MN.meta_convolution_backward_input,
+    method=False,
+    dtypes="f",
+)
+_op(
+    f"convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, "
+    f"{_GEOMETRY}) -> Tensor",
+    _NN,
+    "The gradient of a (non-transposed) ``convolution`` with respect to its weight of size "
+    "``weight_size``: ``grad_output`` correlated with the input's windows.",
+    frontend="structured",
+    meta_function=MN.meta_convolution_backward_weight,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "max_pool2d_with_indices(Tensor self, int[] kernel_size, int[] stride=[], "
+    "int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor values, "
+    "Tensor indices)",
+    _NN,
+    "2-D max pooling of ``self`` (N, C, H, W); ``indices`` are flat positions in each "
+    "(H, W) plane. ``stride`` defaults to ``kernel_size``.",
+    frontend="structured",
+    meta_function=MN.meta_max_pool2d_with_indices,
+    method=False,
+    dtypes="if",
+)
+_op(
+    "max_pool2d_with_indices_backward(Tensor grad_output, int[] input_size, int[] kernel_size, "
+    "int[] stride, int[] padding, int[] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+    _NN,
+    "The gradient of ``max_pool2d_with_indices``: ``grad_output`` added at ``indices``.",
+    frontend="structured",
+    meta_function=MN.meta_max_pool2d_with_indices_backward,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "avg_pool2d(Tensor self, int[] kernel_size, int[] stride=[], int[] padding=0, "
+    "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+    _NN,
+    "2-D average pooling of ``self`` (N, C, H, W). ``stride`` defaults to ``kernel_size``.",
+    frontend="structured",
+    meta_function=MN.meta_avg_pool2d,
+    method=False,
+    dtypes="if",
+)
+_op(
+    "avg_pool2d_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, "
+    "int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
+    _NN,
+    "The gradient of ``avg_pool2d``: each output's gradient shared over its window.",
+    frontend="structured",
+    meta_function=MN.meta_avg_pool2d_backward,
+    method=False,
+    dtypes="if",
+)
+_op(
+    "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+    _NN,
+    "``input @ weight.T + bias`` for an input of shape (*, in_features), a weight of shape "
+    "(out_features, in_features) and a bias of shape (out_features,).",
+    frontend="structured",
+    meta_function=MN.meta_linear,
+    method=False,
+    dtypes="ifc",
+)
+_op(
+    "linear_backward(Tensor grad_output, Tensor input, Tensor weight, int[] output_mask) -> "
+    "(Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``linear`` with respect to its input, weight and bias, each computed "
+    "only where ``output_mask`` (three 0/1 flags) asks for it.",
+    frontend="structured",
+    meta_function=MN.meta_linear_backward,
+    method=False,
+    dtypes="ifc",
+)
+_op(
+    "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+    "float eps=1e-05) -> Tensor",
+    _NN,
+    "Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale by "
+    "``weight`` and shift by ``bias``.",
+    frontend="structured",
+    meta_function=MN.meta_layer_norm,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "layer_norm_backward(Tensor grad_output, Tensor input, int[] normalized_shape, "
+    "Tensor? weight=None, float eps=1e-05) -> (Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``layer_norm`` with respect to its input, weight and bias (the statistics "
+    "recomputed from ``input``).",
+    frontend="structured",
+    meta_function=MN.meta_layer_norm_backward,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool training, float momentum, float eps) -> Tensor",
+    _NN,
+    "Normalise each channel (dim 1) by the batch's statistics (``training``; the running ones "
+    "are then updated in place with ``momentum``, the variance unbiased) or by "
+    "``running_mean``/``running_var``, then scale and shift per channel.",
+    frontend="structured",
+    meta_function=MN.meta_batch_norm,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "batch_norm_backward(Tensor grad_output, Tensor input, Tensor? weight, "
+    "Tensor? running_mean, Tensor? running_var, bool training, float eps) -> "
+    "(Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``batch_norm`` with respect to its input, weight and bias.",
+    frontend="structured",
+    meta_function=MN.meta_batch_norm_backward,
+    method=False,
+    dtypes="f",
+)
+# Fused optimizer steps: one call updates every parameter of a group (PyTorch's
+# _fused_sgd_/_fused_adam_), for backends that can do it without an operator per formula step.
+_FUSED = "optim nondifferentiable"
+_op(
+    "_fused_sgd_(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, int[] first_step, "
+    "*, float lr, float momentum, float dampening, float weight_decay, bool nesterov, "
+    "bool maximize) -> ()",
+    _FUSED,
+    "One SGD step of ``params`` in place (``optim.SGD``'s rule); ``momentum_buffers`` (empty "
+    "without momentum) are updated, or set to the gradient where ``first_step`` is 1.",
+    method=False,
+    dtypes="f",
+)
+_op(
+    "_fused_adam_(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, "
+    "Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, "
+    "float eps, float weight_decay, bool amsgrad, bool maximize, bool decoupled) -> ()",
+    _FUSED,
+    "One Adam step of ``params`` in place (``optim.Adam``'s rule; ``decoupled``: AdamW's "
+    "weight decay), updating the moments and the step counts.",
+    method=False,
+    dtypes="f",
+)
+_op(
+    "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> "
+    "(Tensor values, Tensor indices)",
+    _R,
+    "Sorts along ``dim``; returns values and indices.",
+    frontend="structured",
+    meta_function=M.meta_sort,
+    out=True,
+    dtypes="bif",
+)
+_op(
+    "argsort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> Tensor",
+    _R + " nondifferentiable",
+    "Indices that sort ``self`` along ``dim``.",
+    frontend="structured",
+    meta_function=M.meta_argsort,
+    promote="index",
+    dtypes="bif",
+)
+_op(
+    "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "
+    "(Tensor values, Tensor indices)",
+    _R,
+    "The ``k`` largest (or smallest) along ``dim``.",
+    frontend="structured",
+    meta_function=M.meta_topk,
+    out=True,
+    dtypes="if",
+)

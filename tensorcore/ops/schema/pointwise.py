@@ -1,0 +1,348 @@
+"""Pointwise operators: arithmetic, comparisons, activations, their fused backward operators,
+and the special functions."""
+
+from __future__ import annotations
+
+from .. import meta_functions as M
+from ._declare import _binary, _op, _unary
+
+# ---------------------------------------------------------------- pointwise
+_binary("add", "Adds ``other``, scaled by ``alpha``, to ``self``.", extra=", *, Scalar alpha=1")
+_binary(
+    "sub",
+    "Subtracts ``other``, scaled by ``alpha``, from ``self``.",
+    extra=", *, Scalar alpha=1",
+    dtypes="ifc",
+    dtype_hint="Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+    "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+)
+_binary("mul", "Multiplies ``self`` by ``other`` elementwise.", opmath_scalars=True)
+_binary(
+    "div",
+    "Divides ``self`` by ``other``; ``rounding_mode`` is None, 'trunc' or 'floor'.",
+    promote="float",
+    extra=", *, str? rounding_mode=None",
+    opmath_scalars=True,
+    promote_when="rounding_mode:same",
+)
+_binary(
+    "floor_divide",
+    "Divides and rounds down to the nearest integer.",
+    tags="nondifferentiable",
+    opmath_scalars=True,
+    dtypes="if",
+)
+_binary("remainder", "Python-style modulus: the result has the sign of the divisor.", dtypes="if")
+_binary("fmod", "C-style modulus: the result has the sign of the dividend.", dtypes="if")
+_binary("pow", "Raises ``self`` to the power ``other``.", dtypes="ifc", values="other")
+_binary(
+    "atan2",
+    "Elementwise arctangent of ``self / other`` with quadrant.",
+    promote="float",
+    dtypes="bif",
+)
+_binary("maximum", "Elementwise maximum (NaN propagates).", dtypes="bif")
+_binary("minimum", "Elementwise minimum (NaN propagates).", dtypes="bif")
+for _n, _d in [("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")]:
+    _binary(
+        _n,
+        f"Elementwise ``self {_d} other`` as a bool tensor.",
+        promote="bool",
+        tags="nondifferentiable",
+        # Complex numbers have no order.
+        dtypes="bifc" if _n in ("eq", "ne") else "bif",
+    )
+for _n in ("logical_and", "logical_or", "logical_xor"):
+    _binary(
+        _n,
+        f"Elementwise {_n.split('_')[1]} of the truth values.",
+        promote="bool",
+        tags="nondifferentiable",
+    )
+for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+    _binary(
+        _n,
+        f"Elementwise {_n.replace('_', ' ')} of integer or bool tensors.",
+        promote="int",
+        tags="nondifferentiable",
+    )
+
+_unary(
+    "neg",
+    "Negates each element.",
+    dtypes="ifc",
+    dtype_hint="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+    "to invert a mask, use the `~` or `logical_not()` operator instead.",
+)
+_unary("abs", "Absolute value (the magnitude for complex input).", promote="real", dtypes="ifc")
+_unary("sign", "The sign of each element (-1, 0 or 1).", dtypes="bif")
+_unary("reciprocal", "``1 / self`` elementwise.", promote="float")
+for _n, _d in [
+    ("exp", "e to the power of each element."),
+    ("exp2", "2 to the power of each element."),
+    ("expm1", "``exp(x) - 1``, accurate near zero."),
+    ("log", "Natural logarithm."),
+    ("log2", "Base-2 logarithm."),
+    ("log10", "Base-10 logarithm."),
+    ("log1p", "``log(1 + x)``, accurate near zero."),
+    ("sqrt", "Square root."),
+    ("rsqrt", "Reciprocal of the square root."),
+    ("sin", "Sine."),
+    ("cos", "Cosine."),
+    ("tan", "Tangent."),
+    ("asin", "Arcsine."),
+    ("acos", "Arccosine."),
+    ("atan", "Arctangent."),
+    ("sinh", "Hyperbolic sine."),
+    ("cosh", "Hyperbolic cosine."),
+    ("tanh", "Hyperbolic tangent."),
+    ("sigmoid", "Logistic sigmoid ``1 / (1 + exp(-x))``."),
+]:
+    _unary(_n, _d, promote="float")
+_unary("relu", "``max(x, 0)`` elementwise.", dtypes="if")
+_unary(
+    "erf",
+    "The error function ``2 / sqrt(pi) * integral(exp(-t**2), 0, x)``.",
+    promote="float",
+    dtypes="bif",
+)
+# Fused backward operators: one pass where the derivative rule would take two or three
+# (the hot path of every backward through an activation), differentiable themselves.
+for _n, _sig, _d in [
+    (
+        "tanh_backward",
+        "Tensor grad_output, Tensor output",
+        "The gradient of ``tanh``: ``grad_output * conj(1 - output**2)``.",
+    ),
+    (
+        "sigmoid_backward",
+        "Tensor grad_output, Tensor output",
+        "The gradient of ``sigmoid``: ``grad_output * conj(output * (1 - output))``.",
+    ),
+    (
+        "threshold_backward",
+        "Tensor grad_output, Tensor self, Scalar threshold",
+        "The gradient of ``relu``/``threshold``: ``grad_output * (self > threshold)``.",
+    ),
+]:
+    _op(
+        f"{_n}({_sig}) -> Tensor",
+        "pointwise",
+        _d,
+        frontend="pointwise",
+        out=True,
+        method=False,
+        dtypes="if" if _n == "threshold_backward" else "fc",
+        values="threshold" if _n == "threshold_backward" else "",
+    )
+_unary(
+    "conj",
+    "The complex conjugate, as a new tensor (PyTorch returns a lazily conjugated view); "
+    "a copy of a real tensor.",
+    inplace=False,
+)
+_unary("floor", "Rounds down to an integer value.", dtypes="if")
+_unary("ceil", "Rounds up to an integer value.", dtypes="if")
+_unary("trunc", "Rounds towards zero.", dtypes="if")
+_op(
+    "round(Tensor self, *, int decimals=0) -> Tensor",
+    "pointwise",
+    "Rounds half to even, to ``decimals`` decimal places.",
+    frontend="pointwise",
+    inplace=True,
+    out=True,
+    dtypes="if",
+)
+# PyTorch has no isnan_ / isinf_ / isfinite_.
+for _n, _d in [
+    ("isnan", "True where the element is NaN."),
+    ("isinf", "True where the element is infinite."),
+    ("isfinite", "True where the element is finite."),
+]:
+    _unary(_n, _d, promote="bool", tags="nondifferentiable", inplace=False)
+_unary("logical_not", "Elementwise logical negation.", promote="bool", tags="nondifferentiable")
+_unary(
+    "bitwise_not",
+    "Elementwise bitwise NOT of integer or bool tensors.",
+    promote="int",
+    tags="nondifferentiable",
+)
+_op(
+    "nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor",
+    "pointwise",
+    "Replaces NaN and infinities with finite numbers.",
+    frontend="pointwise",
+    inplace=True,
+    out=True,
+)
+_op(
+    "clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+    "pointwise",
+    "Clamps every element into ``[min, max]``.",
+    frontend="pointwise",
+    inplace=True,
+    out=True,
+    dtypes="if",
+    values="min max",
+)
+_op(
+    "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
+    "pointwise",
+    "Takes ``self`` where ``condition`` is true and ``other`` elsewhere.",
+    frontend="pointwise",
+    out=True,
+    method=False,
+    promote_args="self other",
+    masks="condition",
+    values="self other",
+)
+_op(
+    "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
+    "pointwise",
+    "Linear interpolation ``self + weight * (end - self)``.",
+    frontend="pointwise",
+    promote_args="self end",
+    opmath_scalars=True,
+    inplace=True,
+    out=True,
+    dtypes="fc",
+)
+
+# ---------------------------------------------------------------- pointwise: special functions
+for _n, _d, _dt in [
+    ("acosh", "Inverse hyperbolic cosine.", "bifc"),
+    ("asinh", "Inverse hyperbolic sine.", "bifc"),
+    ("atanh", "Inverse hyperbolic tangent.", "bifc"),
+    ("erfc", "The complementary error function ``1 - erf(x)``, accurate where it is small.", "bif"),
+    ("erfinv", "The inverse of :func:`erf` on [-1, 1] (+-inf at +-1, NaN outside).", "bif"),
+    ("lgamma", "``log|Gamma(x)|``: +inf at 0, at the negative integers and at +-inf.", "bif"),
+    (
+        "digamma",
+        "``Gamma'(x) / Gamma(x)``: -inf at 0, +inf at -0, NaN at the negative integers.",
+        "bif",
+    ),
+    ("i0", "The modified Bessel function of the first kind of order 0.", "bif"),
+    ("sinc", "The normalised sinc function ``sin(pi x) / (pi x)``, 1 at 0.", "bifc"),
+    ("deg2rad", "Converts angles from degrees to radians.", "bif"),
+    ("rad2deg", "Converts angles from radians to degrees.", "bif"),
+]:
+    _unary(
+        _n,
+        _d,
+        promote="float",
+        dtypes=_dt,
+        dtype_hint=f"{_n} is not supported for complex tensors." if "2" in _n else "",
+    )
+_op(
+    "special_i1(Tensor self) -> Tensor",
+    "pointwise",
+    "The modified Bessel function of the first kind of order 1 (PyTorch's "
+    "``torch.special.i1``; the derivative of :func:`i0`).",
+    frontend="pointwise",
+    promote="float",
+    out=True,
+    method=False,
+    dtypes="bif",
+)
+_op(
+    "polygamma(int n, Tensor self) -> Tensor",
+    "pointwise",
+    "The ``n``-th derivative of :func:`digamma` (``n >= 0``); ``Tensor.polygamma(n)`` is its "
+    "method.",
+    frontend="pointwise",
+    promote="float",
+    out=True,
+    method=False,
+    dtypes="bif",
+)
+_op(
+    "logit(Tensor self, float? eps=None) -> Tensor",
+    "pointwise",
+    "``log(x / (1 - x))``, of ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.",
+    frontend="pointwise",
+    promote="float",
+    inplace=True,
+    out=True,
+    dtypes="bif",
+)
+_unary(
+    "signbit",
+    "True where the sign bit is set (negative numbers, -0.0 and NaNs with a negative sign).",
+    promote="bool",
+    tags="nondifferentiable",
+    inplace=False,
+    dtypes="bif",
+    dtype_hint="signbit is not implemented for complex tensors.",
+)
+_op(
+    "frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)",
+    "pointwise",
+    "Decomposes each element into a mantissa in ``(-1, -0.5] u [0.5, 1)`` (or 0) and an int32 "
+    "exponent: ``self = mantissa * 2 ** exponent``.",
+    frontend="structured",
+    meta_function=M.meta_frexp,
+    out=True,
+    dtypes="f",
+)
+_binary("hypot", "``sqrt(self**2 + other**2)`` elementwise, without overflow.", dtypes="f")
+_binary(
+    "logaddexp",
+    "``log(exp(self) + exp(other))``, computed stably.",
+    dtypes="fc",
+    inplace=False,
+)
+_binary(
+    "logaddexp2",
+    "``log2(2**self + 2**other)``, computed stably.",
+    dtypes="f",
+    inplace=False,
+)
+_binary(
+    "nextafter",
+    "The next floating-point number after ``self`` towards ``other``.",
+    tags="nondifferentiable",
+    dtypes="f",
+)
+_binary(
+    "copysign",
+    "The magnitude of ``self`` with the sign of ``other``.",
+    promote="float",
+    dtypes="bif",
+)
+_binary(
+    "xlogy",
+    "``self * log(other)``, 0 where ``self`` is 0 (unless ``other`` is NaN).",
+    promote="float",
+    dtypes="bif",
+)
+_binary(
+    "fmax",
+    "Elementwise maximum that ignores NaN (NaN only where both are NaN).",
+    dtypes="bif",
+    inplace=False,
+)
+_binary(
+    "fmin",
+    "Elementwise minimum that ignores NaN (NaN only where both are NaN).",
+    dtypes="bif",
+    inplace=False,
+)
+_binary(
+    "heaviside",
+    "The Heaviside step of ``self``: 0 below 0, 1 above, ``values`` at 0 (``values`` must "
+    "have ``self``'s dtype).",
+    tags="nondifferentiable",
+    dtypes="bif",
+    other="values",
+    promote_args="self",
+)
+_binary(
+    "float_power",
+    "``self ** other`` computed in float64 (complex128 for complex input).",
+    promote="double",
+)
+_binary(
+    "ldexp",
+    "``self * 2 ** other``.",
+    promote="float",
+)

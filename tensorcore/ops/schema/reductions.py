@@ -1,0 +1,226 @@
+"""Reductions and scans, and the end of a classifier's graph (the backward of softmax, the
+negative log-likelihood loss)."""
+
+from __future__ import annotations
+
+from .. import meta_functions as M
+from ._declare import _op
+
+# ---------------------------------------------------------------- reductions and scans
+_R = "reduction"
+_op(
+    "sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Sum over ``dim`` (all dims when None).",
+    frontend="reduction",
+    promote="sum",
+    out=True,
+)
+_op(
+    "mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Mean over ``dim``.",
+    frontend="reduction",
+    promote="float_only",
+    out=True,
+)
+_op(
+    "prod(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Product over ``dim``.",
+    frontend="reduction",
+    promote="sum",
+    out=True,
+)
+_op(
+    "amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
+    _R,
+    "Maximum over ``dim`` (all dims when empty).",
+    frontend="reduction",
+    identity=False,
+    out=True,
+    dtypes="bif",
+)
+_op(
+    "amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
+    _R,
+    "Minimum over ``dim`` (all dims when empty).",
+    frontend="reduction",
+    identity=False,
+    out=True,
+    dtypes="bif",
+)
+_op(
+    "max_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    _R,
+    "Maximum values and their indices along ``dim``.",
+    frontend="reduction",
+    identity=False,
+    method=False,
+    function=False,
+    dtypes="bif",
+)
+_op(
+    "min_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    _R,
+    "Minimum values and their indices along ``dim``.",
+    frontend="reduction",
+    identity=False,
+    method=False,
+    function=False,
+    dtypes="bif",
+)
+_op(
+    "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "Index of the maximum (of the flattened tensor when ``dim`` is None).",
+    frontend="reduction",
+    identity=False,
+    promote="index",
+    out=True,
+    dtypes="if",
+)
+_op(
+    "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "Index of the minimum (of the flattened tensor when ``dim`` is None).",
+    frontend="reduction",
+    identity=False,
+    promote="index",
+    out=True,
+    dtypes="if",
+)
+_op(
+    "var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+    _R,
+    "Variance over ``dim`` with Bessel's ``correction`` (default 1).",
+    frontend="reduction",
+    promote="float_only_real",
+    none_means="correction=1",
+    out=True,
+)
+_op(
+    "std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+    _R,
+    "Standard deviation over ``dim`` with ``correction`` (default 1).",
+    frontend="reduction",
+    promote="float_only_real",
+    none_means="correction=1",
+    out=True,
+)
+_op(
+    "vector_norm(Tensor self, float ord=2.0, int[]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Vector ``ord``-norm over ``dim``.",
+    frontend="reduction",
+    promote="float_only_real",
+    method=False,
+    out=True,
+)
+_op(
+    "logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor",
+    _R,
+    "``log(sum(exp(self)))`` over ``dim``, computed stably.",
+    frontend="reduction",
+    promote="float",
+    out=True,
+)
+_op(
+    "all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "True when every element over ``dim`` is true.",
+    frontend="reduction",
+    promote="bool",
+    out=True,
+)
+_op(
+    "any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+    _R + " nondifferentiable",
+    "True when some element over ``dim`` is true.",
+    frontend="reduction",
+    promote="bool",
+    out=True,
+)
+_op(
+    "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Cumulative sum along ``dim``.",
+    frontend="structured",
+    meta_function=M.meta_cumsum,
+    promote="sum",
+    inplace=True,
+    out=True,
+)
+_op(
+    "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Cumulative product along ``dim``.",
+    frontend="structured",
+    meta_function=M.meta_cumsum,
+    promote="sum",
+    inplace=True,
+    out=True,
+)
+_op(
+    "softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Softmax along ``dim``.",
+    frontend="structured",
+    meta_function=M.meta_softmax,
+    promote="float",
+    dtypes="f",
+)
+_op(
+    "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Log of the softmax along ``dim``, computed stably.",
+    frontend="structured",
+    meta_function=M.meta_softmax,
+    promote="float",
+    dtypes="f",
+)
+# The backward of softmax and log_softmax as one kernel each (PyTorch's names), and the
+# negative log-likelihood loss with its backward: the end of every classifier's graph.
+_op(
+    "_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
+    _R,
+    "The gradient of ``softmax``: "
+    "``output * (grad_output - (grad_output * output).sum(dim, keepdim=True))``.",
+    frontend="structured",
+    meta_function=M.meta_softmax_backward_data,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
+    _R,
+    "The gradient of ``log_softmax``: "
+    "``grad_output - output.exp() * grad_output.sum(dim, keepdim=True)``.",
+    frontend="structured",
+    meta_function=M.meta_log_softmax_backward_data,
+    method=False,
+    dtypes="f",
+)
+_op(
+    'nll_loss(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean", '
+    "int ignore_index=-100) -> Tensor",
+    _R,
+    "Negative log-likelihood of the log-probabilities ``self`` (N, C) at the class indices "
+    "``target`` (N,), weighted per class by ``weight`` (C,), skipping targets equal to "
+    "``ignore_index``, reduced by ``reduction`` ('mean' divides by the total weight of the "
+    "targets that count, 'sum' or 'none').",
+    frontend="structured",
+    meta_function=M.meta_nll_loss,
+    method=False,
+    dtypes="f",
+)
+_op(
+    'nll_loss_backward(Tensor grad_output, Tensor target, int num_classes, str reduction="mean", '
+    "Tensor? weight=None, int ignore_index=-100) -> Tensor",
+    _R,
+    "The gradient of ``nll_loss`` with respect to its (N, ``num_classes``) input.",
+    frontend="structured",
+    meta_function=M.meta_nll_loss_backward,
+    method=False,
+)

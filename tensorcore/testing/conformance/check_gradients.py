@@ -1,0 +1,101 @@
+"""Gradients of every differentiable operator on the target against finite differences
+(``tensorcore.autograd.gradcheck``, in float64)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import tensorcore as tc
+from tensorcore.testing.samples import Sample, call_op
+
+from ._run import claimed, decl, picked, run, sample_count, samples, strided
+from ._session import target
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    params = [
+        pytest.param(name, i, own, id=f"{name}-{i}")
+        for name, (_, own) in claimed().items()
+        if decl(name).differentiable and not _inplace_only(name)
+        for i in picked(sample_count(name, tc.float64))
+    ]
+    metafunc.parametrize(("name", "i", "own"), params)
+
+
+def _inplace_only(name: str) -> bool:
+    # Operators that exist only in place (``copy_``, ``fill_``) have no function to check.
+    return "inplace" in decl(name).tags
+
+
+class _Slot:
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
+def _leaves(sample: Sample) -> tuple[Callable[[list[Any]], Sample], list[tc.Tensor]]:
+    """The sample's floating tensors as strided leaves that require grad, and a function
+    putting tensors back in their places."""
+    leaves: list[tc.Tensor] = []
+
+    def cut(a: Any) -> Any:
+        if isinstance(a, tc.Tensor) and a.dtype.is_floating_point:
+            leaves.append(strided(a.detach()).detach().requires_grad_())
+            return _Slot(len(leaves) - 1)
+        if isinstance(a, list):
+            return [cut(x) for x in a]
+        return a
+
+    args = tuple(cut(a) for a in sample.args)
+    kwargs = {k: cut(v) for k, v in sample.kwargs.items()}
+
+    def rebuild(xs: list[Any]) -> Sample:
+        def put(a: Any) -> Any:
+            if isinstance(a, _Slot):
+                return xs[a.k]
+            if isinstance(a, list):
+                return [put(x) for x in a]
+            return a
+
+        return Sample(tuple(put(a) for a in args), {k: put(v) for k, v in kwargs.items()})
+
+    return rebuild, leaves
+
+
+def _dense_outputs(res: Any) -> Any:
+    outs = res if isinstance(res, (tuple, list)) else (res,)
+    return tuple(strided(o) for o in outs if isinstance(o, tc.Tensor) and o.dtype.is_floating_point)
+
+
+def test_gradcheck(name: str, i: int, own: bool) -> None:
+    """``gradcheck`` of the operator on sample ``i`` in float64, its inputs on the target
+    (for a layout, the first one converted inside the function, so the conversion is part
+    of what is differentiated)."""
+    t = target()
+    dev, _ = samples(name, tc.float64, i)
+    first = run(name, dev)
+    if first.exc is not None:
+        pytest.skip(f"{name} does not run on this sample here (see test_samples/test_dtype)")
+    rebuild, leaves = _leaves(dev)
+    if not leaves or not _dense_outputs(first.value):
+        pytest.skip(f"{name} sample {i}: no floating-point input or output")
+
+    def fn(*xs: Any) -> Any:
+        s = rebuild(list(xs))
+        if t.is_layout and t.to_layout is not None:
+            # The same argument as the samples check converts: the first tensor one.
+            k = next((k for k, a in enumerate(s.args) if isinstance(a, tc.Tensor)), None)
+            if k is not None and s.args[k].dtype.is_floating_point:
+                conv = getattr(s.args[k], t.to_layout)()
+                s.args = (*s.args[:k], conv, *s.args[k + 1 :])
+        if dev.hermitian:
+            s.args = tuple(
+                (a + a.mT.conj()) * 0.5 if k in dev.hermitian else a for k, a in enumerate(s.args)
+            )
+        res = call_op(name, s)
+        res = dev.invariant(res) if dev.invariant is not None else res
+        return _dense_outputs(res)
+
+    assert tc.autograd.gradcheck(fn, leaves), f"{name}: {dev!r}"

@@ -1,0 +1,114 @@
+"""The pytest plugin of tensorcore's backend conformance suite.
+
+The ``pytest11`` entry point of the core distribution is the small top-level module
+``pytest_tensorcore``: every pytest run in an environment where tensorcore is installed
+loads it, and it only adds the ``--tensorcore-*`` options (without importing tensorcore).
+When one of them is given, it registers this module, whose hooks run the suite.
+
+With ``--tensorcore-device=NAME`` (and ``--tensorcore-layout=NAME`` for a layout backend) it
+collects the suite, :mod:`tensorcore.testing.conformance`, whatever paths the command names,
+and marks the known gaps as strict expected failures::
+
+    pytest --tensorcore-device=mydev                       # the suite (and your own tests)
+    pytest --pyargs tensorcore.testing.conformance --tensorcore-device=mydev   # the suite only
+    pytest ... --tensorcore-device=cpu --tensorcore-layout=sparse_coo          # a layout
+    pytest ... --tensorcore-full                           # every sample, dtype and gradcheck
+    pytest ... --tensorcore-gaps=gaps.txt                  # known gaps (see _gaps.py)
+
+``docs/writing-a-backend.md`` ("Testing a backend") documents the checks and the gaps file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# pytest is the one importing this module: importing it here costs nothing.
+import pytest
+
+#: Where the suite's modules live: ``check_*.py`` files, collected only by this plugin.
+SUITE_DIR = Path(__file__).resolve().parent / "conformance"
+SUITE_PACKAGE = "tensorcore.testing.conformance"
+
+
+def _active(config: pytest.Config) -> bool:
+    return bool(config.getoption("tensorcore_device") or config.getoption("tensorcore_layout"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """When an option is given: resolve the target (loading the backends), read the gaps
+    and add the suite to what the session collects."""
+    if not _active(config):
+        return
+    from .conformance import _session
+
+    _session.configure(config)
+    # ``pytest --tensorcore-device=mydev`` alone collects the suite too: add its directory
+    # unless an argument already names it (a path into it, or ``--pyargs`` of the package).
+    named = any(
+        str(a).split("::")[0].startswith(SUITE_PACKAGE)
+        or Path(str(a).split("::")[0]).resolve().is_relative_to(SUITE_DIR)
+        for a in config.args
+    )
+    if not named:
+        config.args.append(str(SUITE_DIR))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
+    """Collect the suite's ``check_*.py`` modules, only in a conformance run."""
+    if (
+        file_path.suffix == ".py"
+        and file_path.name.startswith("check_")
+        and file_path.resolve().parent == SUITE_DIR
+        and _active(parent.config)
+    ):
+        return pytest.Module.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> Any:
+    """Say what the conformance run checks, and with which gaps."""
+    if not _active(config):
+        return None
+    from .conformance import _session
+
+    return _session.header()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the suite's tests listed as known gaps as strict expected failures."""
+    if not _active(config):
+        return
+    from .conformance import _session
+
+    _session.mark_gaps(items)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    """A known gap that passes fails with a message saying which line of which gaps file
+    to remove (instead of pytest's bare ``[XPASS(strict)]``)."""
+    outcome: Any = yield
+    if not _active(item.config):
+        return
+    from .conformance import _session
+
+    _session.explain_stale_gap(item, outcome.get_result())
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """List the gap lines that matched no collected test."""
+    if not _active(config):
+        return
+    from .conformance import _session
+
+    lines = _session.unmatched_gaps()
+    if lines:
+        terminalreporter.section("tensorcore conformance: gaps that matched no test")
+        terminalreporter.line(
+            "(a test that is not collected: the operator is no longer claimed, the test was "
+            "deselected, or it runs only with --tensorcore-full)"
+        )
+        for line in lines:
+            terminalreporter.line(line)
