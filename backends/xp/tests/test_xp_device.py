@@ -1,9 +1,9 @@
 """A device over an array module is a ``DeviceInterface`` plus one registration call: the
 ``host`` device of ``docs/xp-kernels.md``, taken from the doc's text, runs every operator
 sample of ``tensorcore.testing`` with the results (or the exception types) of the ``cpu``
-device, and trains.
+device, trains, and passes the conformance suite.
 
-It runs in a fresh interpreter: a device registered at runtime stays for the process.
+Each runs in a fresh interpreter: a device registered at runtime stays for the process.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+from tensorcore.testing.conformance import run_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "xp-kernels.md"
@@ -112,3 +114,37 @@ def test_the_doc_device_runs_every_operator_sample_as_the_cpu_does(tmp_path: Pat
     assert report["device"] == "host"
     first, last = report["losses"]
     assert last < first / 100, report["losses"]
+
+
+CONFTEST = """
+import tensorcore as tc
+
+import hostdev
+
+tc.backends.register(hostdev, name="host")
+"""
+
+# What the doc's 40 lines leave out, as conformance gaps (each must still fail).
+GAPS = """
+# An impossible size: NumPy's ValueError passes through the doc's empty(), where the cpu
+# device's allocator raises PyTorch's RuntimeError.
+test_bad_input[repeat]          np.empty's ValueError for an impossible size
+test_bad_input[tril_indices]    np.empty's ValueError for an impossible size
+test_bad_input[triu_indices]    np.empty's ValueError for an impossible size
+# The fuzzing harness's "mixed shapes" list of an operator without tensor samples holds a
+# tensor of the default (cpu) device beside one of the device under test.
+test_bad_input[atleast_1d]      the harness mixes a cpu tensor into the list
+test_bad_input[atleast_2d]      the harness mixes a cpu tensor into the list
+test_bad_input[atleast_3d]      the harness mixes a cpu tensor into the list
+test_bad_input[block_diag]      the harness mixes a cpu tensor into the list
+"""
+
+
+def test_the_doc_device_passes_the_conformance_suite(tmp_path: Path) -> None:
+    (tmp_path / "hostdev.py").write_text(doc_block("host device"), encoding="utf-8")
+    (tmp_path / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (tmp_path / "gaps.txt").write_text(GAPS, encoding="utf-8")
+    run = run_suite("host", gaps=[tmp_path / "gaps.txt"], cwd=tmp_path, timeout=900)
+    assert run.returncode == 0, run.output[-6000:]
+    assert run.counts.get("passed", 0) > 2000, run.summary()
+    assert run.counts.get("xfailed") == 7, run.summary()
