@@ -404,3 +404,31 @@ def generator_for(generator: Generator | None, device: device) -> Generator:
             f"Expected a '{device.type}' device type for generator but found '{g.device.type}'"
         )
     return g
+
+
+# ================================================================== operator facts
+# (added for the meta backend; kept in one block at the end of the module.)
+__all__ += ["op_frontend"]  # appended here, so that this block merges on its own
+
+
+def op_frontend(op: str) -> str:
+    """The frontend kind of an operator: what the core does before its kernel runs, and so
+    how the kernel is called (``docs/writing-a-backend.md``, "Kernel calling conventions").
+
+    ``"pointwise"``, ``"reduction"``, ``"structured"`` and ``"factory"`` operators have their
+    outputs allocated by the core (with the right shape, dtype and strides) and their kernel
+    called as ``kernel(out, *args)``; an ``"unstructured"`` operator's kernel is called as
+    ``kernel(*args)`` and returns its result. A backend that registers kernels by kind (a
+    device with no data, a tracing or counting backend) reads it for each name of
+    ``register.ops()``. A ``ValueError`` for an unknown operator.
+
+    Examples
+    --------
+    >>> from tensorcore import backend
+    >>> [backend.op_frontend(op) for op in ("add", "sum", "softmax", "full", "tolist")]
+    ['pointwise', 'reduction', 'structured', 'factory', 'unstructured']
+    """
+    from .dispatch import get_op
+
+    frontend: str = get_op(op).decl.frontend
+    return frontend
