@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tensorcore as tc
-from tensorcore import backend
+import tensorcore.backend as backend
 from tensorcore.testing.samples import SAMPLES, Sample, core_ops
 
 __all__ = [
