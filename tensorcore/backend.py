@@ -35,6 +35,8 @@ What it offers, by topic:
   function), :func:`op_parameters`, :func:`generic_rule` (the derivative
   table's rule of an operator, to wrap in a ``register.derivative`` rule),
   :class:`DerivativeContext` (what a rule receives), :func:`sum_to`, :class:`Function`.
+- **What a backend runs**: :func:`op_frontend` (how an operator's kernel is called),
+  :func:`resolved_kernels` (the kernel each operator runs for a device type and layout).
 - **Random numbers**: :class:`Generator`, :func:`default_generator`, :func:`generator_for`
   (the generator a random kernel draws from, checked against its device).
 
@@ -82,6 +84,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .devices import device
+    from .dispatch import KernelRecord
     from .dtypes import dtype
 
 __all__ = [
@@ -112,9 +115,11 @@ __all__ = [
     "make_tensor",
     "native",
     "normalize_dims",
+    "op_frontend",
     "op_parameters",
     "ops",
     "persist",
+    "resolved_kernels",
     "solve_is_vector",
     "spi_compatible",
     "sum_to",
@@ -463,13 +468,28 @@ def generator_for(generator: Generator | None, device: device) -> Generator:
     return g
 
 
-# ------------------------------------------------------------------ what a backend claims
-# (appended by the conformance work: the operators a device type or layout runs, read by the
-# conformance plugin ``tensorcore.testing.conformance`` and ``python -m tensorcore --coverage``)
-__all__ += ["resolved_kernels"]
+# ------------------------------------------------------------------ what a backend runs
+def op_frontend(op: str) -> str:
+    """The frontend kind of an operator: what the core does before its kernel runs, and so
+    how the kernel is called (``docs/writing-a-backend.md``, "Kernel calling conventions").
 
-if TYPE_CHECKING:
-    from .dispatch import KernelRecord
+    ``"pointwise"``, ``"reduction"``, ``"structured"`` and ``"factory"`` operators have their
+    outputs allocated by the core (with the right shape, dtype and strides) and their kernel
+    called as ``kernel(out, *args)``; an ``"unstructured"`` operator's kernel is called as
+    ``kernel(*args)`` and returns its result. A backend that registers kernels by kind (a
+    device with no data, a tracing or counting backend) reads it for each name of
+    ``register.ops()``. A ``ValueError`` for an unknown operator.
+
+    Examples
+    --------
+    >>> from tensorcore import backend
+    >>> [backend.op_frontend(op) for op in ("add", "sum", "softmax", "full", "tolist")]
+    ['pointwise', 'reduction', 'structured', 'factory', 'unstructured']
+    """
+    from .dispatch import get_op
+
+    frontend: str = get_op(op).decl.frontend
+    return frontend
 
 
 def resolved_kernels(device_type: str, layout: str = "strided") -> dict[str, KernelRecord]:
