@@ -21,7 +21,8 @@ What it offers, by topic:
   fast path), :func:`empty` (allocate through a device's backend), :func:`from_native`.
 - **Native arrays**: :func:`native` (a tensor's native array, made by its device's
   ``materialize`` and cached), :func:`write` (store a kernel's result, the one way to write
-  on a device whose arrays are values), :func:`persist` (let a lazy device cut the history
+  on a device whose arrays are values), :func:`writing` (run a kernel that writes in place
+  on such a device), :func:`persist` (let a lazy device cut the history
   of long-lived tensors), :func:`interface` (a device type's :class:`DeviceInterface`),
   :func:`bump_version` (record an in-place write a kernel made to a tensor other than its
   ``out``).
@@ -58,7 +59,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import _registry
@@ -126,6 +128,7 @@ __all__ = [
     "unsupported",
     "wrap_dim",
     "write",
+    "writing",
 ]
 
 _new = object.__new__
@@ -251,6 +254,48 @@ def write(out: Tensor, value: Any) -> None:
     [[0.0, 5.0, 0.0], [0.0, 6.0, 0.0]]
     """
     _registry.interface(out._device).write(out, value)
+
+
+@contextmanager
+def writing(*tensors: Tensor | None) -> Iterator[None]:
+    """Run a kernel written for mutable arrays on a device whose arrays are values whose
+    objects the kernel may still update in place (dask arrays: ``o[...] = v`` and ``out=``
+    replace the array object's graph).
+
+    Inside the block, each tensor's :func:`native` array is one array object, made on entry
+    from the storage; the kernel writes into it as it would into a NumPy array. On a normal
+    exit each such array is stored with :func:`write`, so every alias of the storage sees it;
+    after an exception nothing is stored (the tensors keep their values). On a device with
+    mutable arrays it does nothing: writes reach the storage directly. ``None`` entries are
+    skipped (an optional output).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore import backend
+    >>> x = tc.zeros(3)
+    >>> with backend.writing(x):
+    ...     backend.native(x)[...] = 2.0
+    >>> x.tolist()
+    [2.0, 2.0, 2.0]
+    """
+    pinned = []
+    for t in tensors:
+        if t is None or t._storage is None:
+            continue
+        iface = _registry.interface(t._device)
+        if iface.mutable_arrays:
+            continue
+        arr = iface.materialize(t)
+        t._native = arr
+        pinned.append((iface, t, arr))
+    try:
+        yield
+    finally:
+        for _, t, _ in pinned:
+            t._native = None
+    for iface, t, arr in pinned:
+        iface.write(t, arr)
 
 
 def persist(*tensors: Tensor) -> None:
