@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from . import _registry
 from . import dtypes as dt
 from .layouts import strided
 
@@ -340,7 +341,14 @@ def format_tensor(t: Tensor) -> str:
         suffixes.append(f"device='{t._device}'")
     d = t._dtype
     default = dt.get_default_dtype()
-    if t.numel() == 0:
+    if not _registry.interface(t._device).holds_data:
+        # PyTorch's text for a meta tensor: no elements to show, so its size and any
+        # non-default dtype.
+        suffixes.append(f"size={tuple(t._shape)}")
+        if d is not default:
+            suffixes.append(f"dtype={d}")
+        body = "..."
+    elif t.numel() == 0:
         if len(t._shape) != 1:
             suffixes.append(f"size={tuple(t._shape)}")
         # No element shows whether the dtype is integral: name every non-default one.

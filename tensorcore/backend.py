@@ -21,7 +21,8 @@ What it offers, by topic:
   fast path), :func:`empty` (allocate through a device's backend), :func:`from_native`.
 - **Native arrays**: :func:`native` (a tensor's native array, made by its device's
   ``materialize`` and cached), :func:`write` (store a kernel's result, the one way to write
-  on a device whose arrays are values), :func:`persist` (let a lazy device cut the history
+  on a device whose arrays are values), :func:`writing` (run a kernel that writes in place
+  on such a device), :func:`persist` (let a lazy device cut the history
   of long-lived tensors), :func:`interface` (a device type's :class:`DeviceInterface`),
   :func:`bump_version` (record an in-place write a kernel made to a tensor other than its
   ``out``).
@@ -35,6 +36,8 @@ What it offers, by topic:
   function), :func:`op_parameters`, :func:`generic_rule` (the derivative
   table's rule of an operator, to wrap in a ``register.derivative`` rule),
   :class:`DerivativeContext` (what a rule receives), :func:`sum_to`, :class:`Function`.
+- **What a backend runs**: :func:`op_frontend` (how an operator's kernel is called),
+  :func:`resolved_kernels` (the kernel each operator runs for a device type and layout).
 - **Random numbers**: :class:`Generator`, :func:`default_generator`, :func:`generator_for`
   (the generator a random kernel draws from, checked against its device).
 
@@ -56,7 +59,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import _registry
@@ -82,6 +86,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .devices import device
+    from .dispatch import KernelRecord
     from .dtypes import dtype
 
 __all__ = [
@@ -112,15 +117,18 @@ __all__ = [
     "make_tensor",
     "native",
     "normalize_dims",
+    "op_frontend",
     "op_parameters",
     "ops",
     "persist",
+    "resolved_kernels",
     "solve_is_vector",
     "spi_compatible",
     "sum_to",
     "unsupported",
     "wrap_dim",
     "write",
+    "writing",
 ]
 
 _new = object.__new__
@@ -246,6 +254,48 @@ def write(out: Tensor, value: Any) -> None:
     [[0.0, 5.0, 0.0], [0.0, 6.0, 0.0]]
     """
     _registry.interface(out._device).write(out, value)
+
+
+@contextmanager
+def writing(*tensors: Tensor | None) -> Iterator[None]:
+    """Run a kernel written for mutable arrays on a device whose arrays are values whose
+    objects the kernel may still update in place (dask arrays: ``o[...] = v`` and ``out=``
+    replace the array object's graph).
+
+    Inside the block, each tensor's :func:`native` array is one array object, made on entry
+    from the storage; the kernel writes into it as it would into a NumPy array. On a normal
+    exit each such array is stored with :func:`write`, so every alias of the storage sees it;
+    after an exception nothing is stored (the tensors keep their values). On a device with
+    mutable arrays it does nothing: writes reach the storage directly. ``None`` entries are
+    skipped (an optional output).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore import backend
+    >>> x = tc.zeros(3)
+    >>> with backend.writing(x):
+    ...     backend.native(x)[...] = 2.0
+    >>> x.tolist()
+    [2.0, 2.0, 2.0]
+    """
+    pinned = []
+    for t in tensors:
+        if t is None or t._storage is None:
+            continue
+        iface = _registry.interface(t._device)
+        if iface.mutable_arrays:
+            continue
+        arr = iface.materialize(t)
+        t._native = arr
+        pinned.append((iface, t, arr))
+    try:
+        yield
+    finally:
+        for _, t, _ in pinned:
+            t._native = None
+    for iface, t, arr in pinned:
+        iface.write(t, arr)
 
 
 def persist(*tensors: Tensor) -> None:
@@ -463,13 +513,28 @@ def generator_for(generator: Generator | None, device: device) -> Generator:
     return g
 
 
-# ------------------------------------------------------------------ what a backend claims
-# (appended by the conformance work: the operators a device type or layout runs, read by the
-# conformance plugin ``tensorcore.testing.conformance`` and ``python -m tensorcore --coverage``)
-__all__ += ["resolved_kernels"]
+# ------------------------------------------------------------------ what a backend runs
+def op_frontend(op: str) -> str:
+    """The frontend kind of an operator: what the core does before its kernel runs, and so
+    how the kernel is called (``docs/writing-a-backend.md``, "Kernel calling conventions").
 
-if TYPE_CHECKING:
-    from .dispatch import KernelRecord
+    ``"pointwise"``, ``"reduction"``, ``"structured"`` and ``"factory"`` operators have their
+    outputs allocated by the core (with the right shape, dtype and strides) and their kernel
+    called as ``kernel(out, *args)``; an ``"unstructured"`` operator's kernel is called as
+    ``kernel(*args)`` and returns its result. A backend that registers kernels by kind (a
+    device with no data, a tracing or counting backend) reads it for each name of
+    ``register.ops()``. A ``ValueError`` for an unknown operator.
+
+    Examples
+    --------
+    >>> from tensorcore import backend
+    >>> [backend.op_frontend(op) for op in ("add", "sum", "softmax", "full", "tolist")]
+    ['pointwise', 'reduction', 'structured', 'factory', 'unstructured']
+    """
+    from .dispatch import get_op
+
+    frontend: str = get_op(op).decl.frontend
+    return frontend
 
 
 def resolved_kernels(device_type: str, layout: str = "strided") -> dict[str, KernelRecord]:

@@ -32,7 +32,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 def _device_params() -> list[Any]:
-    """One pytest param per device type the registry knows; unusable ones skip with why."""
+    """One pytest param per device type the registry knows; unusable ones, and those that
+    hold no data (``DeviceInterface.holds_data``), skip with why."""
     params = []
     with warnings.catch_warnings():
         # Plugins load here, at collection: a backend that fails to load warns (and is listed
@@ -42,7 +43,11 @@ def _device_params() -> list[Any]:
     for name in tc.backends.devices():
         marks: list[Any] = [getattr(pytest.mark, name)] if name == "cuda" else []
         iface = interfaces[name]
-        if not iface.is_available():
+        if not iface.holds_data:
+            # The device-generic tests compare values; a device that keeps only metadata
+            # (``meta``) has none, and tests itself in its own package.
+            marks.append(pytest.mark.skip(reason=f"device '{name}' holds no data to compare"))
+        elif not iface.is_available():
             reason = iface.unavailable_reason or "is_available() is false"
             marks.append(
                 pytest.mark.skip(reason=f"device '{name}' is not available here: {reason}")

@@ -360,9 +360,10 @@ def test_missing_rules_are_found_where_plugins_declare_operators(run_py: Any) ->
         assert x.grad.tolist() == [2.0, 2.0]
 
         del DERIVATIVES["neg"]
-        assert tests.ops_without_rules() == ["neg [*/*]", "neg [cpu/strided]"], (
-            tests.ops_without_rules()
-        )
+        # Every key of neg that used the generic rule (one per installed dense device).
+        missing = tests.ops_without_rules()
+        assert missing[:2] == ["neg [*/*]", "neg [cpu/strided]"], missing
+        assert all(m.startswith("neg [") and m.endswith("/strided]") for m in missing[1:]), missing
         """
     )
 

@@ -199,3 +199,26 @@ def test_the_spi_imports_without_loading_the_plugins(run_py: Any) -> None:
         print("OK")
     """
     assert run_py(code).stdout.strip() == "OK"
+
+
+# ------------------------------------------------------------------ operator facts
+def test_op_frontend_says_how_each_operator_calls_its_kernel() -> None:
+    """Every operator of the runtime table has one of the five kinds, and a kind whose
+    frontend allocates is exactly one whose operator carries a meta function or a shape rule
+    of its own (pointwise broadcasting, reduction dims)."""
+    from tensorcore.dispatch import ops
+
+    kinds = {name: backend.op_frontend(name) for name in ops()}
+    assert set(kinds.values()) == {
+        "pointwise",
+        "reduction",
+        "structured",
+        "factory",
+        "unstructured",
+    }
+    assert kinds["mul"] == "pointwise" and kinds["tolist"] == "unstructured"
+    for name, kind in kinds.items():
+        has_meta = ops()[name].decl.meta_function is not None
+        assert has_meta == (kind in ("structured", "factory")), name
+    with pytest.raises(ValueError, match="unknown operator 'nosuchop'"):
+        backend.op_frontend("nosuchop")

@@ -220,6 +220,31 @@ def test_to_keeps_parameter_identity_and_casts_floating_only() -> None:
     assert net.scale.dtype is tc.float64
 
 
+def test_to_empty_gives_new_storage_of_the_same_metadata() -> None:
+    """``to_empty`` replaces every parameter's, buffer's and gradient's data by an empty
+    tensor of the same shape, dtype and strides on the device (parameters stay the same
+    objects); ``recurse=False`` leaves the submodules alone."""
+    net = Net()
+    net.fc1.weight.data = net.fc1.weight.data.t().contiguous().t()  # a transposed layout
+    net(tc.ones(2, 3)).sum().backward()
+    before = {n: (t.shape, t.dtype, t.stride()) for n, t in net.state_dict().items()}
+    storages = {n: t.untyped_storage() for n, t in net.state_dict(keep_vars=True).items()}
+    w, grad_storage = net.fc1.weight, net.fc1.weight.grad.untyped_storage()
+    assert net.to_empty(device="cpu") is net
+    after = net.state_dict(keep_vars=True)
+    assert {n: (t.shape, t.dtype, t.stride()) for n, t in after.items()} == before
+    assert all(after[n].untyped_storage() is not storages[n] for n in after)
+    assert net.fc1.weight is w and w.requires_grad
+    assert w.grad is not None and w.grad.untyped_storage() is not grad_storage
+    own = net.scale.untyped_storage()
+    fc_w = net.fc1.weight.untyped_storage()
+    net.to_empty(device=tc.device("cpu"), recurse=False)
+    assert net.scale.untyped_storage() is not own
+    assert net.fc1.weight.untyped_storage() is fc_w
+    with pytest.raises(TypeError):
+        net.to_empty("cpu")  # type: ignore[misc]  # keyword-only, as in PyTorch
+
+
 def test_apply_visits_children_first() -> None:
     order: list[str] = []
     Net().apply(lambda m: order.append(type(m).__name__))

@@ -145,3 +145,22 @@ def test_cpu_scalars_mix_with_the_device() -> None:
     assert (x + tc.tensor(2.0)).tolist() == [3.0, 3.0]
     x.copy_(tc.tensor(5.0))
     assert x.tolist() == [5.0, 5.0]
+
+
+def test_kernels_that_write_in_place_run_under_writing() -> None:
+    """A kernel written for mutable arrays (``out=``, ``o[...] = v``) on the value device:
+    ``backend.writing`` pins the outputs' arrays and stores them afterwards, or nothing when
+    the kernel raises."""
+    import dask.array as da
+
+    x = tc.arange(6.0).reshape(2, 3).to("dask")
+    view = x[:, 1:]  # a view: its write must reach the storage through write()
+    with backend.writing(view):
+        da.multiply(backend.native(view), 10, out=backend.native(view))
+    assert x.tolist() == [[0.0, 10.0, 20.0], [3.0, 40.0, 50.0]]
+    before = x._version
+    with pytest.raises(ZeroDivisionError), backend.writing(x):
+        backend.native(x)[...] = 0.0
+        raise ZeroDivisionError  # a kernel that fails half-way
+    assert x.tolist() == [[0.0, 10.0, 20.0], [3.0, 40.0, 50.0]]  # nothing was stored
+    assert x._version == before and x._native is None

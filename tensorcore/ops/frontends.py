@@ -365,6 +365,9 @@ def pointwise(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
     """Broadcast, promote, allocate and run an elementwise kernel as ``kernel(out, *args)``."""
+    check = op.decl.check
+    if check is not None:
+        check(*args)
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
     shape = _shape_of(op, args)

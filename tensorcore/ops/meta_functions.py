@@ -632,3 +632,19 @@ def meta_randperm(n: int, generator: Any, dtype: dt.dtype | None, *rest: Any) ->
     if n < 0:
         raise RuntimeError(f"randperm(): n must be non-negative, got {n}")
     return (n, generator, dtype, *rest), ((n,), dtype or dt.int64)
+
+
+# ---------------------------------------------------------------- argument checks (``check=``)
+def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> None:
+    """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error)."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+
+
+def check_polygamma_order(n: int, self: Any) -> None:
+    """``polygamma``'s order: ``n >= 0`` (PyTorch's error)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")

@@ -28,6 +28,11 @@ class DeviceInterface:
     type: str = ""
     #: Why the device cannot be used here, or None when it can.
     unavailable_reason: str | None = None
+    #: Whether tensors of this device type hold data. False for a device that keeps only
+    #: shapes, dtypes and strides (``meta``): its tensors have no values to read, compare or
+    #: copy out, so value-comparing tests (``tensorcore.testing``, the core's suite) leave it
+    #: out, and printing shows ``...`` instead of elements.
+    holds_data: bool = True
     #: The array module whose arrays :meth:`materialize` returns (``numpy``, ``cupy``), for
     #: kernel libraries and layout backends written against an array module; None when the
     #: native arrays are not those of a NumPy-like module. Read it where the module is needed,

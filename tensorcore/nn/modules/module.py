@@ -17,6 +17,7 @@ from ..._tensor import Tensor
 from ..._tensor_methods import legacy_type_name
 from ...autograd.grad_mode import no_grad
 from ...devices import device as _device
+from ...ops.functions import empty_like
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
 
@@ -434,9 +435,10 @@ class Module:
         zero_grads(self.parameters(), set_to_none)
 
     # ------------------------------------------------------------ conversion
-    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
-        for child in self.children():
-            child._apply(fn)
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        if recurse:
+            for child in self.children():
+                child._apply(fn)
         with no_grad():
             for p in self._parameters.values():
                 if p is None:
@@ -484,6 +486,26 @@ class Module:
             return t.to(device=device) if device is not None else t
 
         return self._apply(convert)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Move the parameters and buffers to ``device`` without their values: each becomes
+        an uninitialised tensor of the same shape, dtype and strides there (``empty_like``),
+        as in PyTorch. Parameters stay the same objects.
+
+        This is how a model built on the ``meta`` device (shapes only, no memory) becomes a
+        real one: ``to_empty(device="cpu")``, then initialise it, e.g. with each layer's
+        ``reset_parameters()``. With ``recurse=False`` only this module's own parameters and
+        buffers move, not its submodules'. Returns self.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> fc = tc.nn.Linear(3, 2)
+        >>> w = fc.weight
+        >>> fc.to_empty(device="cpu") is fc, fc.weight is w, fc.weight.shape
+        (True, True, tensorcore.Size([2, 3]))
+        """
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self) -> Module:
         """Move every parameter and buffer to the CPU."""

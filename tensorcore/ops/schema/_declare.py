@@ -118,6 +118,10 @@ class OpDecl:
     #: ``"param=value"`` pairs: the value the kernel and the derivative rule receive where
     #: the caller passed None (``var``'s ``"correction=1"``).
     none_means: str = ""
+    #: An argument check the signature's types cannot say (``div``'s rounding mode, the
+    #: order ``n >= 0`` of ``polygamma``): called with the arguments in signature order by
+    #: the pointwise frontend before anything else, so every backend and layout gets it.
+    check: Callable[..., None] | None = None
     parsed: Signature = field(init=False, repr=False, compare=False)
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)
@@ -263,6 +267,7 @@ def _binary(
     inplace: bool = True,
     other: str = "other",
     promote_args: str = "",
+    check: Callable[..., None] | None = None,
 ) -> None:
     _op(
         f"{name}(Tensor self, Tensor {other}{extra}) -> Tensor",
@@ -274,6 +279,7 @@ def _binary(
         promote_when=promote_when,
         promote=promote,
         promote_args=promote_args,
+        check=check,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
         # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).

@@ -24,6 +24,7 @@ _binary(
     extra=", *, str? rounding_mode=None",
     opmath_scalars=True,
     promote_when="rounding_mode:same",
+    check=M.check_rounding_mode,
 )
 _binary(
     "floor_divide",
@@ -250,6 +251,7 @@ _op(
     "The ``n``-th derivative of :func:`digamma` (``n >= 0``); ``Tensor.polygamma(n)`` is its "
     "method.",
     frontend="pointwise",
+    check=M.check_polygamma_order,
     promote="float",
     out=True,
     method=False,
