@@ -145,6 +145,7 @@ def register_kernels(
     *,
     extra: Mapping[str, Kernel] | None = None,
     dtypes: Iterable[dtype] | None = None,
+    mutable_arrays: bool = True,
     random_stream: type[RandomStream] | None = None,
     erf: Callable[..., Any] | None = None,
 ) -> dict[str, Kernel]:
@@ -166,6 +167,15 @@ def register_kernels(
         Restrict every kernel to these dtypes (``register.kernel``'s ``dtypes``). None
         leaves them unrestricted: enough for a device whose allocator refuses the dtypes
         ``xp`` lacks, and cheaper (a restriction costs a check on every call).
+    mutable_arrays
+        False for a device whose arrays are values but whose array objects update in place
+        (dask: ``out=`` and item assignment replace an array object's graph; the device's
+        ``DeviceInterface.mutable_arrays`` is false): every kernel then runs inside
+        ``tensorcore.backend.writing`` of the tensors it writes, its first argument (``out``,
+        the tuple of outputs, or ``self`` of an in-place operator), which stores them with
+        ``tensorcore.backend.write``. A kernel that writes other tensors (``batch_norm``'s
+        running statistics, the fused optimizer steps' state) keeps those writes only on a
+        mutable device.
     random_stream, erf
         Passed to :func:`build`.
 
@@ -199,7 +209,26 @@ def register_kernels(
     kernels = build(xp, random_stream=random_stream, erf=erf)
     if extra:
         kernels.update(extra)
+    if not mutable_arrays:
+        kernels = {name: _storing(fn) for name, fn in kernels.items()}
     allowed = None if dtypes is None else frozenset(dtypes)
     for name, fn in kernels.items():
         register.kernel(name, device_type, "strided", fn, dtypes=allowed)
     return kernels
+
+
+def _storing(fn: Kernel) -> Kernel:
+    """``fn`` run inside ``tensorcore.backend.writing`` of the tensors of its first argument
+    (see :func:`register_kernels`'s ``mutable_arrays``)."""
+    from tensorcore.backend import Tensor, writing
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        first = args[0] if args else None
+        outs = first if isinstance(first, (tuple, list)) else (first,)
+        with writing(*(t for t in outs if isinstance(t, Tensor))):
+            return fn(*args, **kwargs)
+
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    kernel.__qualname__ = getattr(fn, "__qualname__", kernel.__name__)
+    kernel.__doc__ = fn.__doc__
+    return kernel

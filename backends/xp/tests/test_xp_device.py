@@ -15,6 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tensorcore.testing.conformance import run_suite
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -40,7 +42,8 @@ DRIVER = textwrap.dedent(
 
     import hostdev
 
-    tc.backends.register(hostdev, name="host")
+    DEV = sys.argv[1]
+    tc.backends.register(hostdev, name=DEV)
 
     def flat(r):
         if isinstance(r, tc.Tensor):
@@ -64,11 +67,11 @@ DRIVER = textwrap.dedent(
         # the uninitialised memory of empty and empty_like.
         if "random" in OPS[name].tags or name.startswith(("rand", "empty")):
             continue
-        want, got = run(name, "cpu"), run(name, "host")
+        want, got = run(name, "cpu"), run(name, DEV)
         if want[0] != got[0] or want[0] == "raised":
             if want != got:
                 differ.append(f"{name}: cpu {want[0]} {want[1] if want[0] == 'raised' else ''}, "
-                              f"host {got[0]} {got[1] if got[0] == 'raised' else ''}")
+                              f"{DEV} {got[0]} {got[1] if got[0] == 'raised' else ''}")
             continue
         a, b = flat(want[1]), flat(got[1])
         same = len(a) == len(b) and all(
@@ -79,9 +82,9 @@ DRIVER = textwrap.dedent(
 
     # Training: a linear model's loss goes down on the host device.
     g = tc.Generator().manual_seed(0)
-    x = tc.randn(64, 3, generator=g).to("host")
-    y = x @ tc.tensor([1.0, -2.0, 0.5], device="host") + 0.25
-    model = tc.nn.Linear(3, 1).to("host")
+    x = tc.randn(64, 3, generator=g).to(DEV)
+    y = x @ tc.tensor([1.0, -2.0, 0.5], device=DEV) + 0.25
+    model = tc.nn.Linear(3, 1).to(DEV)
     opt = tc.optim.SGD(model.parameters(), lr=0.1)
     losses = []
     for _ in range(50):
@@ -96,11 +99,62 @@ DRIVER = textwrap.dedent(
 )
 
 
-def test_the_doc_device_runs_every_operator_sample_as_the_cpu_does(tmp_path: Path) -> None:
-    (tmp_path / "hostdev.py").write_text(doc_block("host device"), encoding="utf-8")
+# The doc's device made a device whose arrays are values: ``materialize`` returns a copy (a
+# write into it never reaches the storage), ``write`` stores into the storage, and the
+# library's kernels are registered with ``mutable_arrays=False``.
+VALUES = """
+
+from tensorcore.backend import write
+
+
+class ValueDevice(HostDevice):
+    type = "hostval"
+    mutable_arrays = False
+
+    def empty(self, shape, dtype, device):
+        arr = np.empty(shape, DTYPES.to_native(dtype))
+        return contiguous_tensor(arr, arr.nbytes, shape, dtype, device)  # nothing cached
+
+    def materialize(self, t):
+        return super().materialize(t).copy()
+
+    def write(self, t, value):
+        HostDevice.materialize(self, t)[...] = value
+
+    def from_data(self, flat, shape, dtype, device):
+        t = self.empty(tuple(shape), dtype, device)
+        write(t, np.array(flat).reshape(shape))
+        return t
+
+    def copy_between(self, src, dst):
+        if {src.device.type, dst.device.type} != {"hostval", "cpu"}:
+            return False
+        write(dst, native(src))
+        return True
+
+
+@hookimpl
+def tensorcore_register_devices(register):
+    register.device(ValueDevice())
+
+
+@hookimpl
+def tensorcore_register_kernels(register):
+    tensorcore_xp.register_kernels(register, "hostval", np, mutable_arrays=False)
+"""
+
+
+@pytest.mark.parametrize("device", ["host", "hostval"])
+def test_the_doc_device_runs_every_operator_sample_as_the_cpu_does(
+    tmp_path: Path, device: str
+) -> None:
+    text = doc_block("host device")
+    if device == "hostval":  # the value device replaces the doc's hooks (defined later)
+        text += VALUES
+    (tmp_path / "hostdev.py").write_text(text, encoding="utf-8")
     (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-W", "error", str(tmp_path / "driver.py")],
+        [sys.executable, "-W", "error", str(tmp_path / "driver.py"), device],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -111,7 +165,7 @@ def test_the_doc_device_runs_every_operator_sample_as_the_cpu_does(tmp_path: Pat
     report = json.loads(proc.stdout.splitlines()[-1])
     assert report["differ"] == [], report["differ"]
     assert len(report["ran"]) > 150, len(report["ran"])
-    assert report["device"] == "host"
+    assert report["device"] == device
     first, last = report["losses"]
     assert last < first / 100, report["losses"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import dtypes as dt
-from tensorcore.backend import empty
+from tensorcore.backend import empty, write
 
 from ..helpers import array_of, errstate
 
@@ -151,7 +151,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         except IndexError as exc:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
         out = empty(tuple(r.shape), self._dtype, self._device)
-        array_of(out)[...] = r
+        write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
 
     def index_put(out: Any, self: Any, indices: Any, values: Any, accumulate: bool = False) -> None:
@@ -175,7 +175,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def nonzero(self: Any) -> Any:
         r = xp.argwhere(array_of(self))
         out = empty(tuple(r.shape), dt.int64, self._device)
-        array_of(out)[...] = r
+        write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
 
     K.update(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tensorcore import dtypes as dt
-from tensorcore.backend import empty, solve_is_vector
+from tensorcore.backend import empty, solve_is_vector, write
 from tensorcore.linalg import LinAlgError
 
 from ..helpers import array_of, quiet_tokens, shares_storage
@@ -103,7 +103,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         except ValueError as exc:
             raise RuntimeError(f"einsum(): {exc}") from None
         out = empty(tuple(r.shape), res, ts[0]._device)
-        array_of(out)[...] = r
+        write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
 
     K.update(dot=dot, outer=outer, einsum=einsum)
