@@ -494,8 +494,8 @@ def generator_for(generator: Generator | None, device: device) -> Generator:
 
     A backend keeps its random state in ``generator.state`` (``None`` until first used, and
     after ``manual_seed``): it makes its own state object from ``generator.initial_seed()``
-    when ``state`` is not one of its own, and draws from it. ``get_state``/``set_state`` of the
-    generator go through the backend's state object's ``get_state()``/``set_state(bytes)``.
+    when ``state`` is not one of its own, and draws from it (so a reseeded generator, whose
+    ``state`` is reset, starts a fresh stream).
 
     Examples
     --------

@@ -10,9 +10,10 @@ contract for devices whose arrays are values (``docs/writing-a-backend.md``):
 - ``persist`` computes the storages' arrays and keeps the results, which the optimizers call
   after each step, so a weight's task graph stays bounded however long training runs.
 
-It has kernels for what a multi-layer perceptron's training step needs (pointwise arithmetic
-and activations, reductions, ``mm``/``addmm``, losses' building blocks, in-place updates,
-transfers to and from the CPU), registered at runtime with ``tc.backends.register``.
+Its kernels are the kernel library's (``tensorcore_xp.register_kernels`` over ``dask.array``,
+with the few NumPy functions dask lacks from ``tests/dask_xp.py``), plus five of its own that
+read values out, fill or copy across devices; it is registered at runtime with
+``tc.backends.register``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from typing import Any
 
 import dask
 import dask.array as da
+import dask_xp
 import numpy as np
+import tensorcore_xp
 
 import tensorcore as tc
 from tensorcore import backend
@@ -30,11 +33,12 @@ from tensorcore.backend import DeviceInterface, Storage, Tensor, hookimpl
 
 TENSORCORE_SPI = "1.0"
 
-DTYPES = [tc.bool, tc.uint8, tc.int8, tc.int16, tc.int32, tc.int64, tc.float32, tc.float64]
-
 
 def np_dtype(d: tc.dtype) -> Any:
-    """The NumPy dtype of a tensorcore dtype (dask arrays carry NumPy dtypes)."""
+    """The NumPy dtype of a tensorcore dtype (dask arrays carry NumPy dtypes; NumPy has no
+    bfloat16, so neither has this device)."""
+    if d is tc.bfloat16:
+        raise TypeError("bfloat16 is not supported on the dask device (NumPy has no bfloat16)")
     return np.dtype(d.name)
 
 
@@ -120,103 +124,6 @@ def store(out: Tensor, value: Any) -> None:
     backend.write(out, value)
 
 
-# ------------------------------------------------------------------ pointwise
-def _pointwise(fn: Any) -> Any:
-    def kernel(out: Tensor, *args: Any) -> None:
-        store(out, fn(*(arr(a) for a in args)))
-
-    return kernel
-
-
-def _add(out: Tensor, a: Any, b: Any, alpha: Any = 1) -> None:
-    store(out, arr(a) + alpha * arr(b) if alpha != 1 else arr(a) + arr(b))
-
-
-def _sub(out: Tensor, a: Any, b: Any, alpha: Any = 1) -> None:
-    store(out, arr(a) - alpha * arr(b) if alpha != 1 else arr(a) - arr(b))
-
-
-def _div(out: Tensor, a: Any, b: Any, rounding_mode: Any = None) -> None:
-    q = arr(a) / arr(b)
-    if rounding_mode == "floor":
-        q = da.floor(q)
-    elif rounding_mode == "trunc":
-        q = da.trunc(q)
-    store(out, q)
-
-
-def _threshold_backward(out: Tensor, grad: Any, x: Any, threshold: Any) -> None:
-    store(out, da.where(arr(x) <= threshold, 0, arr(grad)))
-
-
-def _sigmoid(x: Any) -> Any:
-    return 1 / (1 + da.exp(-x))
-
-
-POINTWISE: dict[str, Any] = {
-    "add": _add,
-    "sub": _sub,
-    "div": _div,
-    "threshold_backward": _threshold_backward,
-    "mul": _pointwise(lambda a, b: a * b),
-    "neg": _pointwise(lambda a: -a),
-    "exp": _pointwise(da.exp),
-    "log": _pointwise(da.log),
-    "tanh": _pointwise(da.tanh),
-    "sigmoid": _pointwise(_sigmoid),
-    "relu": _pointwise(lambda a: da.maximum(a, 0)),
-    "sqrt": _pointwise(da.sqrt),
-    "abs": _pointwise(da.abs),
-    "pow": _pointwise(lambda a, b: a**b),
-    "maximum": _pointwise(da.maximum),
-    "minimum": _pointwise(da.minimum),
-    "eq": _pointwise(lambda a, b: a == b),
-    "ne": _pointwise(lambda a, b: a != b),
-    "lt": _pointwise(lambda a, b: a < b),
-    "le": _pointwise(lambda a, b: a <= b),
-    "gt": _pointwise(lambda a, b: a > b),
-    "ge": _pointwise(lambda a, b: a >= b),
-}
-
-
-# ------------------------------------------------------------------ reductions and products
-def _sum(out: Tensor, x: Any, dim: tuple[int, ...], keepdim: bool, dtype: Any) -> None:
-    store(out, arr(x).sum(axis=dim, keepdims=keepdim))
-
-
-def _mean(out: Tensor, x: Any, dim: tuple[int, ...], keepdim: bool, dtype: Any) -> None:
-    store(out, arr(x).mean(axis=dim, keepdims=keepdim))
-
-
-def _mm(out: Tensor, a: Any, b: Any) -> None:
-    store(out, arr(a) @ arr(b))
-
-
-def _addmm(out: Tensor, bias: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> None:
-    store(out, beta * arr(bias) + alpha * (arr(a) @ arr(b)))
-
-
-def _linear(out: Tensor, x: Any, w: Any, b: Any) -> None:
-    r = arr(x) @ arr(w).T
-    store(out, r if b is None else r + arr(b))
-
-
-def _linear_backward(out: tuple[Tensor, Tensor, Tensor], g: Any, x: Any, w: Any, mask: Any) -> None:
-    gi, gw, gb = out
-    ga, xa = arr(g), arr(x)
-    if mask[0]:
-        store(gi, ga @ arr(w))
-    g2 = ga.reshape(-1, ga.shape[-1])
-    if mask[1]:
-        store(gw, g2.T @ xa.reshape(-1, xa.shape[-1]))
-    if mask[2]:
-        store(gb, g2.sum(axis=0))
-
-
-def _full(out: Tensor, size: Any, fill_value: Any, *rest: Any) -> None:
-    store(out, fill_value)
-
-
 # ------------------------------------------------------------------ unstructured (direct)
 def _copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     if src.device.type != "dask":
@@ -245,18 +152,9 @@ def _item(self: Tensor) -> Any:
     return np.asarray(arr(self).compute(scheduler="sync")).reshape(()).item()
 
 
-KERNELS: dict[str, Any] = {
-    **POINTWISE,
-    "sum": _sum,
-    "mean": _mean,
-    "mm": _mm,
-    "addmm": _addmm,
-    "linear": _linear,
-    "linear_backward": _linear_backward,
-    "full": _full,
-    "clone": lambda out, x, memory_format=None: store(out, arr(x)),
-}
-DIRECT: dict[str, Any] = {
+#: The dask device's own kernels, beside the library's: those that read values out
+#: (dask arrays compute them), fill a tensor, or copy across devices.
+OWN: dict[str, Any] = {
     "copy_": _copy_,
     "fill_": _fill_,
     "zero_": _zero_,
@@ -276,10 +174,9 @@ class DaskPlugin:
 
     @hookimpl
     def tensorcore_register_kernels(self, register: Any) -> None:
-        for name, fn in KERNELS.items():
-            register.kernel(name, "dask", "strided", fn, dtypes=DTYPES)
-        for name, fn in DIRECT.items():
-            register.kernel(name, "dask", "strided", fn)
+        # The kernel library over dask.array (with the few NumPy functions dask lacks), each
+        # kernel storing what it writes with tensorcore.backend.write: one call.
+        tensorcore_xp.register_kernels(register, "dask", dask_xp, mutable_arrays=False, extra=OWN)
 
 
 def install() -> None:

@@ -162,7 +162,8 @@ def register_kernels(
         The array module whose arrays the device's ``materialize`` returns.
     extra
         The backend's own kernels, registered with the library's: one of the same name
-        replaces the library's (a fused kernel of the array library, say).
+        replaces the library's (a fused kernel of the array library, say). They are
+        registered as given, also on a device whose arrays are values.
     dtypes
         Restrict every kernel to these dtypes (``register.kernel``'s ``dtypes``). None
         leaves them unrestricted: enough for a device whose allocator refuses the dtypes
@@ -173,9 +174,9 @@ def register_kernels(
         ``DeviceInterface.mutable_arrays`` is false): every kernel then runs inside
         ``tensorcore.backend.writing`` of the tensors it writes, its first argument (``out``,
         the tuple of outputs, or ``self`` of an in-place operator), which stores them with
-        ``tensorcore.backend.write``. A kernel that writes other tensors (``batch_norm``'s
-        running statistics, the fused optimizer steps' state) keeps those writes only on a
-        mutable device.
+        ``tensorcore.backend.write``. Kernels that return a new tensor run as they are, and
+        those that write other tensors too (``batch_norm``'s running statistics, the fused
+        optimizer steps' state) are not registered on such a device.
     random_stream, erf
         Passed to :func:`build`.
 
@@ -207,14 +208,37 @@ def register_kernels(
     True
     """
     kernels = build(xp, random_stream=random_stream, erf=erf)
-    if extra:
-        kernels.update(extra)
     if not mutable_arrays:
-        kernels = {name: _storing(fn) for name, fn in kernels.items()}
+        kernels = {
+            name: _storing(fn) if _writes_first(name) else fn
+            for name, fn in kernels.items()
+            if name not in _WRITE_OTHERS
+        }
+    if extra:
+        # The backend's own kernels as they are: they know how their device stores.
+        kernels.update(extra)
     allowed = None if dtypes is None else frozenset(dtypes)
     for name, fn in kernels.items():
         register.kernel(name, device_type, "strided", fn, dtypes=allowed)
     return kernels
+
+
+#: Kernels that write tensors besides their first argument (the optimizers' state,
+#: ``batch_norm``'s running statistics): not registered on a device whose arrays are values,
+#: where those writes would be lost. The optimizers then update parameter by parameter with
+#: in-place operators; ``batch_norm`` has no kernel there.
+_WRITE_OTHERS = frozenset({"_fused_sgd_", "_fused_adam_", "batch_norm"})
+
+
+def _writes_first(name: str) -> bool:
+    """Whether the kernel of operator ``name`` writes its first argument: ``out`` (every
+    frontend but ``unstructured``) or ``self`` of an in-place operator (``fill_``)."""
+    from tensorcore.backend import op_frontend
+
+    try:
+        return op_frontend(name) != "unstructured" or name.endswith("_")
+    except ValueError:  # an operator of a plugin not loaded yet: assume it writes
+        return True
 
 
 def _storing(fn: Kernel) -> Kernel:

@@ -30,6 +30,7 @@ __all__ = [
     "quiet_tokens",
     "scalar_arrays",
     "shares_storage",
+    "writes_through_views",
 ]
 
 
@@ -49,6 +50,23 @@ def errstate(xp: Any) -> Any:
     if fn is not None:
         return fn
     return lambda **kwargs: contextlib.nullcontext()
+
+
+def writes_through_views(a: Any) -> bool:
+    """Whether ``a`` is a C-contiguous array whose reshaped views share its memory, so that a
+    kernel may write into such a view (``out=`` of a 2-D reshape): NumPy's and CuPy's
+    contiguous arrays. False for arrays without ``flags`` (dask's), whose kernels then take
+    the path that assigns the whole result.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.helpers import writes_through_views
+    >>> writes_through_views(np.zeros((2, 3))), writes_through_views(np.zeros((3, 2)).T)
+    (True, False)
+    """
+    flags = getattr(a, "flags", None)
+    return bool(flags is not None and flags.c_contiguous)
 
 
 def array_of(t: Any) -> Any:

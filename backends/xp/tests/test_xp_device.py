@@ -163,7 +163,17 @@ def test_the_doc_device_runs_every_operator_sample_as_the_cpu_does(
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     report = json.loads(proc.stdout.splitlines()[-1])
-    assert report["differ"] == [], report["differ"]
+    # On the value device the kernels that write tensors besides their first argument are
+    # not registered (their writes would be lost): those operators have no kernel there.
+    unregistered = (
+        []
+        if device == "host"
+        else [
+            f"{name}: cpu ok , hostval raised NotImplementedError"
+            for name in ("_fused_adam_", "_fused_sgd_", "batch_norm")
+        ]
+    )
+    assert report["differ"] == unregistered, report["differ"]
     assert len(report["ran"]) > 150, len(report["ran"])
     assert report["device"] == device
     first, last = report["losses"]

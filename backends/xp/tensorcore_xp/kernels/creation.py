@@ -17,7 +17,7 @@ from typing import Any
 
 from tensorcore.backend import dtype_name, generator_for
 
-from ..helpers import array_of, errstate
+from ..helpers import array_of, errstate, writes_through_views
 
 __all__ = ["build"]
 
@@ -141,7 +141,7 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         """The array to fill: ``o``, or its (..., 2) real view for complex ``o``."""
         if o.dtype.kind != "c":
             return o
-        if o.flags.c_contiguous:  # (a flat view first: a 0-d array cannot change itemsize)
+        if writes_through_views(o):  # (a flat view first: a 0-d array cannot change itemsize)
             return o.reshape(-1).view(o.real.dtype).reshape(*o.shape, 2)
         return None
 
@@ -155,7 +155,7 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             assign(o, tmp)
             return
         n = target.size
-        contiguous = bool(target.flags.c_contiguous)
+        contiguous = bool(writes_through_views(target))
         v = make(n, contiguous)
         if contiguous:
             assign(target, v.reshape(target.shape))

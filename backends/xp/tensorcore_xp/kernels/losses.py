@@ -73,7 +73,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         g, t, o = array_of(grad), array_of(target), array_of(out)
         keep, safe = targets(t, num_classes, ignore_index)
-        o.fill(0)
+        o[...] = 0
         n = t.shape[0]
         if not n:
             return

@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, quiet_tokens
+from ..helpers import acc_dtype, array_of, quiet_tokens, writes_through_views
 
 __all__ = ["build"]
 
@@ -533,12 +533,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 y += array_of(bias).astype(wide)
             o[...] = y.reshape(o.shape)
             return
-        if o.flags.c_contiguous:  # (then its 2-D reshape is a view)
+        if writes_through_views(o):  # (then its 2-D reshape is a view)
             xp.matmul(as_2d(x), w.T, out=as_2d(o))
         else:
             o[...] = (as_2d(x) @ w.T).reshape(o.shape)
         if bias is not None:
-            o += array_of(bias)
+            xp.add(o, array_of(bias), out=o)  # (an augmented assignment may rebind o)
 
     def linear_backward(
         out: Any, grad_output: Any, input: Any, weight: Any, output_mask: Any
@@ -554,25 +554,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # Outputs not asked for are zeros (defined, but no matmul spent on them).
         if output_mask[0]:
             wc = w.conj() if complex_ else w
-            if direct and gx_o.flags.c_contiguous:
+            if direct and writes_through_views(gx_o):
                 xp.matmul(g2, wc, out=as_2d(gx_o))
             else:
                 gx_o[...] = (g2 @ wc).reshape(gx_o.shape)
         else:
-            gx_o.fill(0)
+            gx_o[...] = 0
         if output_mask[1]:
             x2 = as_2d(x)
             xc = x2.conj() if complex_ else x2
-            if direct and gw_o.flags.c_contiguous:
+            if direct and writes_through_views(gw_o):
                 xp.matmul(g2.T, xc, out=gw_o)
             else:
                 gw_o[...] = g2.T @ xc
         else:
-            gw_o.fill(0)
+            gw_o[...] = 0
         if output_mask[2]:
             gb_o[...] = g2.sum(axis=0)
         else:
-            gb_o.fill(0)
+            gb_o[...] = 0
 
     kernels: list[Callable[..., None]] = [
         linear, linear_backward,

@@ -14,7 +14,15 @@ from tensorcore import Tensor
 from tensorcore.backend import native
 from tensorcore.dtypes import COMPLEX
 
-from ..helpers import acc_dtype, array_of, errstate, quiet_tokens, scalar_arrays, shares_storage
+from ..helpers import (
+    acc_dtype,
+    array_of,
+    errstate,
+    quiet_tokens,
+    scalar_arrays,
+    shares_storage,
+    writes_through_views,
+)
 from . import _special
 
 __all__ = ["build"]
@@ -329,7 +337,9 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
             # PyTorch's rule: the gradient is zeroed where ``self <= threshold`` (a NaN input
             # passes it on), compared in the compute precision (float32 for 16-bit floats).
             drop = xp.less_equal(lifted(x, o.dtype), lifted(threshold, o.dtype))
-            if not isinstance(g, Tensor) or o.dtype.kind == "b":
+            if not isinstance(g, Tensor) or o.dtype.kind == "b" or not writes_through_views(o):
+                # (the bitwise form below writes through a view, which not every array
+                # library's arrays share with their base: dask's do not)
                 xp.copyto(o, xp.where(drop, xp.zeros((), o.dtype), gg), casting="unsafe")
                 return
             # Zeroed bitwise: the gradient's bits ANDed with an all-ones (kept) or all-zeros
