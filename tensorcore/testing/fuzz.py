@@ -273,18 +273,20 @@ def _tensor_bads(optional: bool, scalars_ok: bool) -> list[Bad]:
 
 
 def _tensor_list_bads(optional: bool) -> list[Bad]:
-    def one(r: Any) -> Any:
-        return r[0] if isinstance(r, (list, tuple)) and r else tc.ones(2)
+    def one(c: Any, r: Any) -> Any:
+        # The list the samples give, or a tensor of the device under test (one of the
+        # default device would make every list a mixed-device one).
+        return r[0] if isinstance(r, (list, tuple)) and r else tc.ones(2, device=c.device)
 
     return [
         ("None", lambda c, r: None, not optional),
         ("a string", lambda c, r: "ab", True),
-        ("a tensor instead of a list", lambda c, r: one(r), True),
+        ("a tensor instead of a list", lambda c, r: one(c, r), True),
         ("[None]", lambda c, r: [None], not optional),
-        ("a list with a string", lambda c, r: [one(r), "a"], True),
+        ("a list with a string", lambda c, r: [one(c, r), "a"], True),
         ("an empty list", lambda c, r: [], False),
-        ("mixed dtypes", lambda c, r: [one(r), one(r).to(tc.int64)], False),
-        ("mixed shapes", lambda c, r: [one(r), tc.ones(7, 3, device=c.device)], False),
+        ("mixed dtypes", lambda c, r: [one(c, r), one(c, r).to(tc.int64)], False),
+        ("mixed shapes", lambda c, r: [one(c, r), tc.ones(7, 3, device=c.device)], False),
     ]
 
 
