@@ -20,7 +20,14 @@ from tensorcore.autograd.step import _make_node, derivative_overrides, rule_for
 from tensorcore.dispatch import get_op, ops
 from tensorcore.ops.derivatives import DERIVATIVES
 from tensorcore.ops.schema import OPS
-from tensorcore.testing.samples import SAMPLES, Sample, call_op, core_ops, inplace_only
+from tensorcore.testing.samples import (
+    SAMPLES,
+    Sample,
+    call_op,
+    core_ops,
+    inplace_only,
+    split_leaves,
+)
 
 #: Differentiable operators with an out-of-place form, straight from the operator table.
 DIFFERENTIABLE = sorted(n for n in core_ops() if OPS[n].differentiable and not inplace_only(n))
@@ -37,40 +44,14 @@ def _cases(names: list[str]) -> list[Any]:
     return out
 
 
-class _Slot:
-    """Where a differentiable input goes back into the sample's arguments."""
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-
-
 def _split(sample: Sample) -> tuple[Callable[[list[Any]], Sample], list[tc.Tensor]]:
     """The sample's floating-point tensors (as fresh leaves that require grad, keeping their
     strides) and a function that puts tensors back in their places."""
-    leaves: list[tc.Tensor] = []
-
-    def cut(a: Any) -> Any:
-        if isinstance(a, tc.Tensor) and (a.dtype.is_floating_point or a.dtype.is_complex):
-            leaves.append(a.detach().requires_grad_())
-            return _Slot(len(leaves) - 1)
-        if isinstance(a, list):
-            return [cut(x) for x in a]
-        return a
-
-    args = tuple(cut(a) for a in sample.args)
-    kwargs = {k: cut(v) for k, v in sample.kwargs.items()}
-
-    def rebuild(xs: list[Any]) -> Sample:
-        def put(a: Any) -> Any:
-            if isinstance(a, _Slot):
-                return xs[a.k]
-            if isinstance(a, list):
-                return [put(x) for x in a]
-            return a
-
-        return Sample(tuple(put(a) for a in args), {k: put(v) for k, v in kwargs.items()})
-
-    return rebuild, leaves
+    return split_leaves(
+        sample,
+        lambda a: a.dtype.is_floating_point or a.dtype.is_complex,
+        lambda a: a.detach().requires_grad_(),
+    )
 
 
 def _float_outputs(res: Any) -> list[tc.Tensor]:

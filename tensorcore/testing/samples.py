@@ -39,7 +39,15 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import dtypes as dt
 
-__all__ = ["SAMPLES", "Sample", "call_op", "core_ops", "inplace_only", "tensor_inputs"]
+__all__ = [
+    "SAMPLES",
+    "Sample",
+    "call_op",
+    "core_ops",
+    "inplace_only",
+    "split_leaves",
+    "tensor_inputs",
+]
 
 #: The seed every sample generator starts from.
 SEED = 20240611
@@ -2113,9 +2121,62 @@ def inplace_only(name: str) -> bool:
     >>> inplace_only("copy_"), inplace_only("add")
     (True, False)
     """
-    from tensorcore.ops.schema import OPS
+    return "inplace" in tc.dispatch.get_op(name).decl.tags
 
-    return "inplace" in OPS[name].tags
+
+class _Slot:
+    """Where :func:`split_leaves` took leaf ``k`` out of a sample."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
+def split_leaves(
+    sample: Sample,
+    select: Callable[[tc.Tensor], bool],
+    make_leaf: Callable[[tc.Tensor], tc.Tensor],
+) -> tuple[Callable[[list[Any]], Sample], list[tc.Tensor]]:
+    """The tensors of ``sample`` (positional, keyword, and inside lists) that ``select``
+    picks, each made a leaf by ``make_leaf``, and ``rebuild(xs)``: the sample's call with
+    ``xs`` in their places (what gradient checks perturb).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing.samples import Sample, split_leaves
+    >>> s = Sample((tc.ones(2), [tc.zeros(1)], 3))
+    >>> rebuild, leaves = split_leaves(
+    ...     s, lambda t: t.dtype.is_floating_point, lambda t: t.detach().requires_grad_()
+    ... )
+    >>> [x.requires_grad for x in leaves]
+    [True, True]
+    >>> rebuild([tc.full((2,), 5.0), tc.full((1,), 6.0)]).args[1][0].tolist()
+    [6.0]
+    """
+    leaves: list[tc.Tensor] = []
+
+    def cut(a: Any) -> Any:
+        if isinstance(a, tc.Tensor) and select(a):
+            leaves.append(make_leaf(a))
+            return _Slot(len(leaves) - 1)
+        if isinstance(a, list):
+            return [cut(x) for x in a]
+        return a
+
+    args = tuple(cut(a) for a in sample.args)
+    kwargs = {k: cut(v) for k, v in sample.kwargs.items()}
+
+    def rebuild(xs: list[Any]) -> Sample:
+        def put(a: Any) -> Any:
+            if isinstance(a, _Slot):
+                return xs[a.k]
+            if isinstance(a, list):
+                return [put(x) for x in a]
+            return a
+
+        return Sample(tuple(put(a) for a in args), {k: put(v) for k, v in kwargs.items()})
+
+    return rebuild, leaves
 
 
 def tensor_inputs(sample: Sample) -> list[tc.Tensor]:

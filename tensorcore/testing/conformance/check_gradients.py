@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import tensorcore as tc
-from tensorcore.testing.samples import Sample, call_op
+from tensorcore.testing.samples import Sample, call_op, inplace_only, split_leaves
 
 from ._run import claimed, decl, picked, run, sample_count, samples, strided
 from ._session import target
@@ -19,49 +19,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     params = [
         pytest.param(name, i, own, id=f"{name}-{i}")
         for name, (_, own) in claimed().items()
-        if decl(name).differentiable and not _inplace_only(name)
+        if decl(name).differentiable and not inplace_only(name)
         for i in picked(sample_count(name, tc.float64))
     ]
     metafunc.parametrize(("name", "i", "own"), params)
 
 
-def _inplace_only(name: str) -> bool:
-    # Operators that exist only in place (``copy_``, ``fill_``) have no function to check.
-    return "inplace" in decl(name).tags
-
-
-class _Slot:
-    def __init__(self, k: int) -> None:
-        self.k = k
-
-
 def _leaves(sample: Sample) -> tuple[Callable[[list[Any]], Sample], list[tc.Tensor]]:
     """The sample's floating tensors as strided leaves that require grad, and a function
     putting tensors back in their places."""
-    leaves: list[tc.Tensor] = []
-
-    def cut(a: Any) -> Any:
-        if isinstance(a, tc.Tensor) and a.dtype.is_floating_point:
-            leaves.append(strided(a.detach()).detach().requires_grad_())
-            return _Slot(len(leaves) - 1)
-        if isinstance(a, list):
-            return [cut(x) for x in a]
-        return a
-
-    args = tuple(cut(a) for a in sample.args)
-    kwargs = {k: cut(v) for k, v in sample.kwargs.items()}
-
-    def rebuild(xs: list[Any]) -> Sample:
-        def put(a: Any) -> Any:
-            if isinstance(a, _Slot):
-                return xs[a.k]
-            if isinstance(a, list):
-                return [put(x) for x in a]
-            return a
-
-        return Sample(tuple(put(a) for a in args), {k: put(v) for k, v in kwargs.items()})
-
-    return rebuild, leaves
+    return split_leaves(
+        sample,
+        lambda a: a.dtype.is_floating_point,
+        lambda a: strided(a.detach()).detach().requires_grad_(),
+    )
 
 
 def _dense_outputs(res: Any) -> Any:
