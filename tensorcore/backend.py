@@ -228,13 +228,7 @@ def native(t: Tensor) -> Any:
     >>> type(backend.native(tc.ones(2))).__name__
     'ndarray'
     """
-    n = t._native
-    if n is None:
-        iface = _registry.interface(t._device)
-        n = iface.materialize(t)
-        if iface.mutable_arrays:
-            t._native = n
-    return n
+    return t._arr()
 
 
 def write(out: Tensor, value: Any) -> None:
@@ -321,8 +315,7 @@ def persist(*tensors: Tensor) -> None:
             entry = by_type[t._device.type] = (_registry.interface(t._device), {})
         entry[1][id(st)] = st
     for iface, storages in by_type.values():
-        if type(iface).persist is not DeviceInterface.persist:
-            iface.persist(list(storages.values()))
+        iface.persist(list(storages.values()))  # (a no-op on eager devices)
 
 
 def interface(device: device | str) -> DeviceInterface:
