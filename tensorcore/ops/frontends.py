@@ -719,7 +719,13 @@ def bind(op: Op) -> None:
     if op.frontend is unstructured and op.dtypes_ok is ALL_DTYPES and not decl.values:
         op.frontend = unstructured_unchecked
     op.fast_dtypes = frozenset()
-    if decl.frontend == "pointwise" and not op.list_pos and not decl.promote_when:
+    # (an operator with a declared check runs ``pointwise``, which makes it)
+    if (
+        decl.frontend == "pointwise"
+        and not op.list_pos
+        and not decl.promote_when
+        and decl.check is None
+    ):
         if decl.promote == "same" and op.n_tensor_args == 2:
             op.frontend = pointwise_binary
             op.fast_dtypes = op.dtypes_ok
