@@ -69,6 +69,8 @@ from ._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_n
 from .autograd import Function
 from .autograd.step import Ctx as DerivativeContext
 from .devices import device as _device
+from .dispatch import KernelRecord, get_op
+from .dispatch import ops as _runtime_ops
 from .layouts import strided
 from .ops import functions as ops
 from .ops._validate import check_shape as _check_shape
@@ -86,7 +88,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .devices import device
-    from .dispatch import KernelRecord
     from .dtypes import dtype
 
 __all__ = [
@@ -457,8 +458,6 @@ def op_parameters(op: str) -> tuple[str, ...]:
     >>> backend.op_parameters("round")
     ('self', 'decimals')
     """
-    from .dispatch import get_op
-
     return tuple(p.name for p in get_op(op).decl.parsed.params)
 
 
@@ -524,8 +523,6 @@ def op_frontend(op: str) -> str:
     >>> [backend.op_frontend(op) for op in ("add", "sum", "softmax", "full", "tolist")]
     ['pointwise', 'reduction', 'structured', 'factory', 'unstructured']
     """
-    from .dispatch import get_op
-
     frontend: str = get_op(op).decl.frontend
     return frontend
 
@@ -559,11 +556,9 @@ def resolved_kernels(device_type: str, layout: str = "strided") -> dict[str, Ker
     >>> kernels["add"].plugin, kernels["transpose"].plugin, kernels["transpose"].device_type
     ('cpu', 'views', '*')
     """
-    from .dispatch import ops
-
     _registry.load()
     found: dict[str, KernelRecord] = {}
-    for name, op in ops().items():
+    for name, op in _runtime_ops().items():
         rec = op.record((device_type, layout))
         if rec is not None:
             found[name] = rec
