@@ -384,10 +384,19 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
             if out is not a:
                 xp.copyto(array_of(out), x)
             return
-        xp.copyto(
-            array_of(out),
-            xp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf),
-        )
+        if acc_dtype(xp, x.dtype) != x.dtype:
+            # A 16-bit float (NumPy does not see ml_dtypes' bfloat16 as inexact, and would
+            # leave it as it is): replace in float32, with the 16-bit dtype's own limits.
+            big = tc.finfo(a._dtype).max
+            posinf = big if posinf is None else posinf
+            neginf = -big if neginf is None else neginf
+            x = x.astype(acc_dtype(xp, x.dtype))
+        with quiet(all="ignore"):  # (a replacement out of the dtype's range is +-inf)
+            xp.copyto(
+                array_of(out),
+                xp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf),
+                casting="unsafe",
+            )
 
     def clamp(out: Any, a: Any, lo: Any = None, hi: Any = None) -> None:
         if lo is None and hi is None:
