@@ -13,10 +13,11 @@ from .ops._validate import as_scalar
 __all__ = ["bind"]
 
 
-def bind(as_strided: Any, call: Any) -> None:
+def bind(get_op: Any, call: Any) -> None:
     """Bind the operator entries this module calls (done once at import)."""
-    global _AS_STRIDED, _call
-    _AS_STRIDED, _call = as_strided, call
+    global _AS_STRIDED, _SLICE, _INDEX, _call
+    _AS_STRIDED, _SLICE, _INDEX = get_op("as_strided"), get_op("slice"), get_op("index")
+    _call = call
 
 
 def _is_advanced(x: Any) -> bool:
@@ -64,13 +65,16 @@ def _apply_index(
     """
     if not isinstance(idx, tuple):
         idx = (idx,)
-    consuming = sum(
-        (x.ndim if isinstance(x, Tensor) and x._dtype is dt.bool_ else 1)
-        for x in idx
-        if x is not None and x is not Ellipsis and not isinstance(x, bool)
-    )
-    if consuming > self.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    consuming = 0
+    for x in idx:
+        c = x.__class__
+        if c is slice or c is int:
+            consuming += 1
+        elif x is not None and x is not Ellipsis and c is not bool:
+            consuming += x.ndim if isinstance(x, Tensor) and x._dtype is dt.bool_ else 1
+    ndim = len(self._shape)
+    if consuming > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out = self
     d = 0
     adv: dict[int, Tensor] = {}
@@ -83,7 +87,7 @@ def _apply_index(
             if seen_ellipsis:
                 raise IndexError("an index can only have a single ellipsis ('...')")
             seen_ellipsis = True
-            d += self.ndim - consuming
+            d += ndim - consuming
         elif isinstance(x, bool):
             out, d = _bool_index(out, d, x, adv)
         elif isinstance(x, int) or (hasattr(x, "__index__") and not _is_advanced(x)):
@@ -103,10 +107,7 @@ def _apply_index(
                 # The same elements, in increasing order: [last, ..., b] with step -step.
                 start, stop, step = b - (n - 1) * -step if n else 0, b + 1 if n else 0, -step
                 flips.append(d)
-            from .dispatch import get_op
-            from .ops._call import call
-
-            out = call(get_op("slice"), (out, d, start, stop, step))
+            out = _call(_SLICE, (out, d, start, stop, step))
             d += 1
         elif _is_advanced(x):
             t = _index_tensor(x, self._device)
@@ -147,6 +148,8 @@ def _bool_index(out: Tensor, d: int, value: bool, adv: dict[int, Tensor]) -> tup
 
 
 _AS_STRIDED: Any = None
+_SLICE: Any = None
+_INDEX: Any = None
 _call: Any = None
 
 
@@ -218,10 +221,7 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
         out = out.flip(flips)  # a negative step: a reversed copy, as views cannot reverse
     if indices is None:
         return out
-    from .dispatch import get_op
-    from .ops._call import call
-
-    return call(get_op("index"), (out, indices))
+    return _call(_INDEX, (out, indices))
 
 
 def _value(self: Tensor, value: Any) -> Any:

@@ -105,10 +105,7 @@ def _to(self: Tensor, dev: Any, dtype: Any, non_blocking: bool, copy: bool) -> T
     ):
         out = _call(_TO_DEVICE, (out, dev, non_blocking))
     if dtype is not None and dtype is not out._dtype:
-        from .dispatch import get_op
-        from .ops._call import call
-
-        out = call(get_op("to_dtype"), (out, dtype))
+        out = _call(_TO_DTYPE, (out, dtype))
     if copy and out is self:
         out = self.clone()
     return out
@@ -124,9 +121,6 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     >>> x.copy_(tc.tensor([1, 2, 3])).tolist()
     [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
     """
-    from .dispatch import get_op
-    from .ops._call import call_inplace
-
     if not isinstance(self, Tensor):
         raise TypeError(f"copy_(): expected a Tensor as self, got {type_name(self)}")
     if not isinstance(src, Tensor):
@@ -138,8 +132,8 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         and not (src._device.type == "cpu" and not src._shape)
     ):
         moved = to_device_copy(src, self._device, non_blocking)
-        return call_inplace(get_op("copy_"), (self, moved, non_blocking))
-    return call_inplace(get_op("copy_"), (self, src, non_blocking))
+        return _call_inplace(_COPY, (self, moved, non_blocking))
+    return _call_inplace(_COPY, (self, src, non_blocking))
 
 
 def _cast(d: dt.dtype) -> Any:
@@ -642,6 +636,9 @@ def register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> _RemovableHan
 
 
 _TO_DEVICE: Any = None
+_TO_DTYPE: Any = None
+_COPY: Any = None
+_call_inplace: Any = None
 _PERMUTE: Any = None
 _TRANSPOSE: Any = None
 _call: Any = None
@@ -718,14 +715,15 @@ def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
 
 def install() -> None:
     """Attach the methods of this module to :class:`Tensor`."""
-    global _TO_DEVICE, _PERMUTE, _TRANSPOSE, _call
+    global _TO_DEVICE, _TO_DTYPE, _COPY, _PERMUTE, _TRANSPOSE, _call, _call_inplace
     from . import _indexing
     from .dispatch import get_op
-    from .ops._call import call
+    from .ops._call import call, call_inplace
 
-    _TO_DEVICE, _call = get_op("to_device"), call
+    _TO_DEVICE, _TO_DTYPE, _COPY = get_op("to_device"), get_op("to_dtype"), get_op("copy_")
+    _call, _call_inplace = call, call_inplace
     _PERMUTE, _TRANSPOSE = get_op("permute"), get_op("transpose")
-    _indexing.bind(get_op("as_strided"), call)
+    _indexing.bind(get_op, call)
     T = Tensor
     for _name, _value in {
         "_arr": native,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..devices import device, get_default_device
 from ..layouts import strided
 from ._validate import STANDARD as _STANDARD
 from ._validate import TRANSLATED as _TRANSLATED
@@ -298,8 +299,6 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
 
 
 def _factory_device(op: Op, args: tuple[Any, ...]) -> tuple[Any, Any]:
-    from ..devices import device, get_default_device
-
     i = op.decl.pos.device
     d = args[i] if i >= 0 else None
     return (get_default_device() if d is None else device(d)), strided

@@ -10,15 +10,19 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
+from .. import return_types
 from .._memory_format import preserve_format_strides
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
+from ..dispatch import get_op
 from ..layouts import contiguous_format, preserve_format, strided
 from ..plugins import hookimpl
 from . import functions as ops
+from ._call import call
 from ._transfer import to_device_copy
 from .composite_linalg import LINALG_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
+from .views import infer_size, view_strides
 
 __all__ = ["COMPOSITES"]
 
@@ -66,9 +70,6 @@ def positive(self: Tensor) -> Tensor:
 
 # ------------------------------------------------------------------ reductions
 def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
-    from ..dispatch import get_op
-    from ._call import call
-
     if dim is None:
         if self.numel() == 0:
             raise RuntimeError(
@@ -79,10 +80,7 @@ def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
     if isinstance(dim, Tensor):
         return (ops.maximum if name == "max" else ops.minimum)(self, dim)
     values, indices = call(get_op(f"{name}_dim"), (self, dim, keepdim))
-    from ..return_types import max as rt_max
-    from ..return_types import min as rt_min
-
-    return (rt_max if name == "max" else rt_min)(values, indices)
+    return (return_types.max if name == "max" else return_types.min)(values, indices)
 
 
 @_composite
@@ -107,10 +105,8 @@ def norm(
 # ------------------------------------------------------------------ views and shapes
 @_composite
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    from .views import infer_size, view_strides
-
     new = infer_size(tuple(shape), self.numel())
-    if self._layout.name == "strided" and view_strides(self._shape, self._stride, new) is not None:
+    if self._layout is strided and view_strides(self._shape, self._stride, new) is not None:
         return self.view(new)
     return self.clone(memory_format=contiguous_format).view(new)
 
@@ -171,14 +167,15 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     n = 1
     for x in self._shape[s : e + 1]:
         n *= x
-    return self.reshape(self._shape[:s] + (n,) + self._shape[e + 1 :])
+    new = self._shape[:s] + (n,) + self._shape[e + 1 :]
+    if self._layout is strided and view_strides(self._shape, self._stride, new) is not None:
+        return self.view(new)  # (what reshape would do, one dispatch less)
+    return self.reshape(new)
 
 
 @_composite
 def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
     d = _wrap_dim(dim, self.ndim)
-    from .views import infer_size
-
     sizes = infer_size(tuple(sizes), self._shape[d])
     return self.view(self._shape[:d] + sizes + self._shape[d + 1 :])
 

@@ -30,7 +30,9 @@ from .. import dtypes as dt
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import TensorSpec
+from ..dispatch import get_op
 from . import functions as ops
+from ._call import call
 from .derivatives_linalg import LINALG_RULES
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
@@ -1079,12 +1081,12 @@ _d(
 )
 
 
+_SLICE = get_op("slice")
+
+
 def _slice(c: Any, g: Tensor) -> tuple[Any, ...]:
     def region(z: Tensor) -> Tensor:
-        from ..dispatch import get_op
-        from ._call import call
-
-        return call(get_op("slice"), (z, c.dim, c.start, c.end, c.step))
+        return call(_SLICE, (z, c.dim, c.start, c.end, c.step))
 
     return _narrow_like(c, g, region)
 
