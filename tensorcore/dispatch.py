@@ -83,7 +83,8 @@ class Op:
       registered) and ``table`` (the resolved-key cache a call looks its kernel up in);
     * the call path (``ops/frontends.bind``): ``frontend`` and the declaration's facts the
       per-call code reads -- ``tensor_pos``, ``list_pos``, ``n_tensor_args``, ``scalars``,
-      ``dtypes_ok``, ``fast_dtypes``, ``meta_function``, ``result_type``. They are copies of
+      ``dtypes_ok``, ``fast_dtypes``, ``fast_result``, ``fast_extra``, ``meta_function``,
+      ``result_type``. They are copies of
       what the declaration says, kept flat on the entry because an attribute hop costs a
       measurable part of a small call;
     * autograd (``autograd/step.py``): ``autograd``, its per-dispatch-key cache of rules.
@@ -96,6 +97,8 @@ class Op:
         "differentiable",
         "dtypes_ok",
         "fast_dtypes",
+        "fast_extra",
+        "fast_result",
         "frontend",
         "list_pos",
         "meta_function",
@@ -125,6 +128,8 @@ class Op:
         self.scalars: frozenset[type] = frozenset()
         self.dtypes_ok: frozenset[Any] = ALL_DTYPES
         self.fast_dtypes: frozenset[Any] = frozenset()
+        self.fast_result: Any = None
+        self.fast_extra: frozenset[type] = frozenset()
         self.meta_function = decl.meta_function
         self.result_type: Any = None
         # Autograd's per-dispatch-key cache (rule, save plan), filled by autograd.step.

@@ -299,9 +299,14 @@ def _run_like(
 def pointwise_binary(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
-    """:func:`pointwise` for binary operators (``op.fast`` 2): two tensors of one dtype and
-    shape, or a tensor and a Python scalar that cannot promote it (a weak int into a non-bool
-    tensor, a weak float into a floating one), skip promotion, broadcasting and the checks.
+    """:func:`pointwise` for binary operators: two tensors of one dtype and shape, or a
+    tensor and a Python scalar that cannot promote it (a weak int into a non-bool tensor, a
+    weak float into a floating one), skip promotion, broadcasting and the checks. The result
+    has the inputs' dtype (``fast_result`` None: promotion ``same``, or ``float`` for the
+    floating ``fast_dtypes``) or ``fast_result`` (``bool`` for the comparisons), and the
+    arguments after the two tensors must be of a class in ``fast_extra`` (a Python number
+    for ``alpha``, a float one for floating tensors only; None for an optional parameter
+    such as ``div``'s ``rounding_mode``). A declared check still runs.
     The scalar goes on as it is where the backend converts it as the core would
     (``_scalars.FAST_FLOAT``/``FAST_INT``: a float into a 32- or 64-bit floating tensor, an
     int the dtype holds), converted otherwise."""
@@ -310,20 +315,27 @@ def pointwise_binary(
         b = args[1]
         if not isinstance(a, Tensor) and not inplace:
             a, b = b, a
-        if isinstance(a, Tensor):
-            d = a._dtype
+        if (
+            isinstance(a, Tensor)
+            and (d := a._dtype) in op.fast_dtypes
+            and (
+                len(args) < 3
+                or (
+                    (c := args[2].__class__) in op.fast_extra
+                    and (c is not float or d._category >= _FLOATING)
+                )
+            )
+        ):
+            res = op.fast_result
             cls = b.__class__
             if cls is Tensor:
                 ok = b._dtype is d and b._shape == a._shape
-                if (
-                    not ok
-                    and b._dtype is d
-                    and not inplace
-                    and d in op.fast_dtypes
-                    and (len(args) < 3 or args[2].__class__ is int)
-                ):
+                if not ok and b._dtype is d and not inplace:
                     # One dtype, two shapes: broadcast, but nothing to promote or convert.
-                    return _run_broadcast(kernel, args, a, b, d, dev)
+                    check = op.decl.check
+                    if check is not None:
+                        check(*args)
+                    return _run_broadcast(kernel, args, a, b, res or d, dev)
             elif cls is float:
                 ok = d._category >= _FLOATING
                 if ok and d not in FAST_FLOAT:  # a 16-bit float: the core converts
@@ -335,17 +347,12 @@ def pointwise_binary(
                     args = _convert_scalar_at(op, args, -1, d)
             else:
                 ok = False
-            if (
-                ok
-                and d in op.fast_dtypes
-                and (
-                    len(args) < 3
-                    or (c := args[2].__class__) is int
-                    or (c is float and d._category >= _FLOATING)
-                )
-            ):
+            if ok and (res is None or not inplace):
                 # (a float alpha for integers, or a complex one, goes on to ``pointwise``)
-                return _run_like(kernel, args, a, d, dev, inplace)
+                check = op.decl.check
+                if check is not None:
+                    check(*args)
+                return _run_like(kernel, args, a, res or d, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
 
 
@@ -560,37 +567,47 @@ def _prepare_reduction(
         raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(self).__name__}")
     facts = op.decl.pos
     dpos, kpos, tpos = facts.dim, facts.keepdim, facts.dtype
-    ndim = len(self._shape)
+    in_shape = self._shape
+    ndim = len(in_shape)
     raw = args[dpos]
     keepdim = bool(args[kpos])
-    if raw is None and facts.flat_when_dim_none:
-        dims = None
+    if raw is None:
         red = tuple(range(ndim))
+        dims = None if facts.flat_when_dim_none else red
     else:
         dims = red = normalize_dims(raw, ndim)
     if not op.decl.identity:
         for d in red:
-            if ndim and self._shape[d] == 0:  # a 0-d tensor reduces over dim 0 / -1
+            if ndim and in_shape[d] == 0:  # a 0-d tensor reduces over dim 0 / -1
                 raise IndexError(f"{op.name}(): Expected reduction dim {d} to have non-zero size.")
         if not red and self.numel() == 0:
             raise RuntimeError(f"{op.name}(): cannot reduce an empty tensor")
-    if keepdim:
-        shape = tuple(1 if i in red else s for i, s in enumerate(self._shape))
+    if len(red) == ndim:  # every dim (the common case of a loss or a total)
+        shape = (1,) * ndim if keepdim else ()
+    elif keepdim:
+        shape = tuple(1 if i in red else s for i, s in enumerate(in_shape))
     else:
-        shape = tuple(s for i, s in enumerate(self._shape) if i not in red)
-    if ndim == 0:
-        shape = ()
-    subject = args[tpos] if tpos >= 0 and args[tpos] is not None else self._dtype
+        shape = tuple(s for i, s in enumerate(in_shape) if i not in red)
+    given = args[tpos] if tpos >= 0 else None
+    subject = self._dtype if given is None else given
     if subject not in op.dtypes_ok:
         raise unsupported_dtype(op, subject)
-    res = _reduction_dtype(op, self, args[tpos] if tpos >= 0 else None)
-    args = args[:dpos] + (dims,) + args[dpos + 1 :]
-    if tpos >= 0:
+    # (the result dtype depends on the policy and the two dtypes only)
+    res = _REDUCED.get((op.decl.promote, self._dtype, given))
+    if res is None:
+        res = _REDUCED[op.decl.promote, self._dtype, given] = _reduction_dtype(op, self, given)
+    if dims is not raw:
+        args = args[:dpos] + (dims,) + args[dpos + 1 :]
+    if tpos >= 0 and given is not res:
         args = args[:tpos] + (res,) + args[tpos + 1 :]
     for i, value in facts.none_means:
         if args[i] is None:
             args = args[:i] + (value,) + args[i + 1 :]
     return args, shape, res
+
+
+#: (promotion policy, input dtype, dtype argument) -> a reduction's result dtype.
+_REDUCED: dict[tuple[str, dt.dtype, Any], dt.dtype] = {}
 
 
 def prepare(op: Op, args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -704,11 +721,12 @@ FRONTENDS = {
 def bind(op: Op) -> None:
     """Give ``op`` its frontend and the declaration's facts that the call path reads.
 
-    Pointwise operators whose result dtype is the input's get the fast frontends: a unary
-    operator of promotion ``same`` (``neg``), or ``float`` for floating inputs (``exp``), and
-    a binary operator of promotion ``same`` (``add``) skip promotion and broadcasting when
-    nothing needs them (``fast_dtypes``: the input dtypes for which the compute and result
-    dtype is the input's).
+    Pointwise operators whose result dtype follows from the input's alone get the fast
+    frontends: a unary operator of promotion ``same`` (``neg``), or ``float`` for floating
+    inputs (``exp``), and a binary operator of promotion ``same`` (``add``), ``float`` for
+    floating inputs (``div``) or ``bool`` (``lt``) skip promotion and broadcasting when
+    nothing needs them (``fast_dtypes``: the input dtypes for which the compute dtype is the
+    input's).
     """
     decl = op.decl
     ok = frozenset(d for d in dt.all_dtypes if "bifc"[d._category] in decl.dtypes)
@@ -719,22 +737,44 @@ def bind(op: Op) -> None:
     if op.frontend is unstructured and op.dtypes_ok is ALL_DTYPES and not decl.values:
         op.frontend = unstructured_unchecked
     op.fast_dtypes = frozenset()
-    # (an operator with a declared check runs ``pointwise``, which makes it)
+    op.fast_result = None
+    op.fast_extra = frozenset()
+    params = decl.parsed.params
     if (
         decl.frontend == "pointwise"
+        and op.n_tensor_args == 2
+        and op.tensor_pos == (0, 1)
+        and decl.promote in ("same", "float", "bool")
+        and all(p.type == "Scalar" or p.type.endswith("?") for p in params[2:])
+        and (not decl.promote_when or params[decl.pos.promote_when[0]].type.endswith("?"))
+    ):
+        # (a ``promote_when`` parameter changes the policy only when given: not on this path)
+        op.frontend = pointwise_binary
+        op.fast_dtypes = frozenset(
+            d for d in op.dtypes_ok if decl.promote != "float" or d._category >= _FLOATING
+        )
+        op.fast_result = dt.bool_ if decl.promote == "bool" else None
+        op.fast_extra = frozenset(
+            {type(None)}
+            if any(p.type.endswith("?") for p in params[2:])
+            else {int, float}
+            if len(params) > 2
+            else ()
+        )
+    elif (
+        decl.frontend == "pointwise"
+        and op.tensor_pos == (0,)
         and not op.list_pos
         and not decl.promote_when
         and decl.check is None
+        and decl.promote in ("same", "float")
     ):
-        if decl.promote == "same" and op.n_tensor_args == 2:
-            op.frontend = pointwise_binary
-            op.fast_dtypes = op.dtypes_ok
-        elif decl.promote in ("same", "float") and op.tensor_pos == (0,):
-            op.frontend = pointwise_unary
-            floating_only = decl.promote == "float"
-            op.fast_dtypes = frozenset(
-                d for d in op.dtypes_ok if not floating_only or d._category >= _FLOATING
-            )
+        # (a unary operator with a declared check runs ``pointwise``, which makes it)
+        op.frontend = pointwise_unary
+        floating_only = decl.promote == "float"
+        op.fast_dtypes = frozenset(
+            d for d in op.dtypes_ok if not floating_only or d._category >= _FLOATING
+        )
     names = decl.pos.result_names
     op.result_type = None
     if names:

@@ -638,7 +638,7 @@ def meta_randperm(n: int, generator: Any, dtype: dt.dtype | None, *rest: Any) ->
 def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> None:
     """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error)."""
     if rounding_mode not in (None, "trunc", "floor"):
-        raise ValueError(
+        raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
