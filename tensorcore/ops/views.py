@@ -12,7 +12,7 @@ import math
 import operator
 from typing import Any
 
-from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
+from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor
 from ..layouts import contiguous_format, strided
 from ..plugins import hookimpl
 from ._validate import INT64_MAX as _INT64_MAX
@@ -404,19 +404,21 @@ def t(self: Tensor) -> Tensor:
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Fused strided kernel of the composite ``reshape``: one size/stride computation."""
     old = self._shape
-    # The common case, a contiguous tensor and sizes without -1: one check, no search.
+    # The common case, a contiguous tensor and sizes without -1: one check, no search
+    # (the strides of both shapes read from contiguous_strides' cache where it has them).
     if (
         shape.__class__ is tuple
         and -1 not in shape
         and (not shape or min(shape) >= 0)
         and math.prod(shape) == math.prod(old)
-        and self._stride == contiguous_strides(old)
+        and self._stride == (_CONTIG.get(old) or contiguous_strides(old))
     ):
-        return make_view(self, shape, contiguous_strides(shape), self._offset)
+        st = _CONTIG.get(shape) or contiguous_strides(shape)
+        return make_view(self, shape, st, self._offset)
     new = infer_size(tuple(shape), math.prod(old))
-    st = view_strides(old, self._stride, new)
-    if st is not None:
-        return make_view(self, new, st, self._offset)
+    found = view_strides(old, self._stride, new)
+    if found is not None:
+        return make_view(self, new, found, self._offset)
     return self.clone(memory_format=contiguous_format).view(new)
 
 
