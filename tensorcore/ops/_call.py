@@ -188,6 +188,8 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
                 dev, lay, rg = b._device, b._layout, b._requires_grad
             else:
                 dev, lay, rg, args = _scan(op, args)
+        elif not op.tensor_pos:  # a factory: no tensor to scan
+            dev, lay, rg = None, strided, False
         else:
             dev, lay, rg, args = _scan(op, args)
         if dev is None:
@@ -304,4 +306,6 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
 def _factory_device(op: Op, args: tuple[Any, ...]) -> tuple[Any, Any]:
     i = op.decl.pos.device
     d = args[i] if i >= 0 else None
+    if d.__class__ is device:
+        return d, strided
     return (get_default_device() if d is None else device(d)), strided

@@ -17,7 +17,7 @@ from typing import Any
 
 from tensorcore.backend import dtype_name, generator_for
 
-from ..helpers import array_of, errstate, writes_through_views
+from ..helpers import array_of, errstate, quiet_tokens, writes_through_views
 
 __all__ = ["build"]
 
@@ -27,6 +27,7 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     (a :class:`tensorcore_xp.RandomStream` class) or, when it is None, from ``xp.random``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
     rng_type = xp.random.Generator
 
     def assign(o: Any, x: Any) -> None:
@@ -51,12 +52,14 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         requires_grad: bool = False,
     ) -> None:
         if fill_value.__class__ in (bool, int, float):
+            tok = enter()  # (every backward's seed gradient is a full: the cheap errstate)
             try:
-                with quiet(all="ignore"):
-                    array_of(out)[...] = fill_value
+                array_of(out)[...] = fill_value
                 return
             except (OverflowError, ValueError):
                 pass
+            finally:
+                leave(tok)
         out.fill_(fill_value)  # the rare cases, and the error messages, live in fill_
 
     def arange(
