@@ -93,3 +93,12 @@ def test_comparisons_in_place_keep_the_tensor_dtype() -> None:
     x = tc.tensor([1.0, 3.0])
     assert x.lt_(tc.tensor([2.0, 2.0])).tolist() == [1.0, 0.0]
     assert x.dtype is tc.float32
+
+
+def test_an_operator_of_tensor_lists_takes_its_device_from_them() -> None:
+    # (the call path's factory shortcut is for operators without any tensor parameter;
+    # ``cat`` has only a tensor list, whose device is the result's)
+    x = tc.ones(2, device="meta")
+    assert tc.cat([x, x]).device == tc.device("meta")
+    assert tc.stack([x, x]).device == tc.device("meta")
+    assert tc.zeros(2, device=tc.device("meta")).device == tc.device("meta")

@@ -188,7 +188,7 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
                 dev, lay, rg = b._device, b._layout, b._requires_grad
             else:
                 dev, lay, rg, args = _scan(op, args)
-        elif not op.tensor_pos:  # a factory: no tensor to scan
+        elif not op.tensor_pos and not op.list_pos:  # a factory: no tensor to scan
             dev, lay, rg = None, strided, False
         else:
             dev, lay, rg, args = _scan(op, args)
