@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..dispatch import ops as dispatch_ops
 from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
+from ..ops.frontends import unstructured_unchecked as _unchecked
 from . import grad_mode
 from ._record import compile_recorder, save_other
 from ._rule_check import check_rule
@@ -350,7 +351,12 @@ def autograd_step(
             if ent.normalize:
                 prepared: list[Any] = []
                 res = op.frontend(op, kernel, args, out, dev, False, prepared)  # type: ignore[misc]
-                sargs = _saved_args(op, args, prepared)
+                sargs = (
+                    prepared[0] if prepared and not op.list_pos else _saved_args(op, args, prepared)
+                )
+            elif op.frontend is _unchecked and out is None:
+                res = kernel(*args)  # (the views: as ops/_call.py calls them)
+                sargs = args
             else:
                 res = op.frontend(op, kernel, args, out, dev, False)  # type: ignore[misc]
                 sargs = args
