@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import dtypes as dt
+from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, make_tensor, torch_name
 from .devices import device as _device
 from .ops import functions as ops
@@ -422,7 +423,9 @@ grad_fn = property(_grad_fn)
 
 
 def detach(self: Tensor) -> Tensor:
-    """A view of the same storage that does not require grad and has no history.
+    """A view of the same storage that does not require grad and has no history. It shares
+    ``self``'s version counter: an in-place write through it is still seen by autograd
+    where ``self`` was saved for backward (unlike a write through :attr:`data`).
 
     Examples
     --------
@@ -441,6 +444,7 @@ def detach(self: Tensor) -> Tensor:
         self._native,
         self._layout,
     )
+    t._version_counter = self._version_counter
     return t
 
 
@@ -448,7 +452,14 @@ def _get_data(self: Tensor) -> Tensor:
     """The tensor's values without its history: a tensor over the same storage that does not
     require grad (writes through it are not recorded). Assigning ``t.data = other`` makes
     ``t`` view ``other``'s storage, shape, strides, dtype and device, keeping ``t``'s identity
-    (its ``requires_grad``, ``.grad`` and hooks), as ``Module.to`` does with parameters.
+    (its ``requires_grad``, ``.grad``, hooks and version counter), as ``Module.to`` does with
+    parameters.
+
+    Unlike :meth:`detach`, ``t.data`` has a version counter of its own, as in PyTorch (each
+    access makes a new one, at 0): an in-place write through it (or through its views) is
+    hidden from autograd, so a backward that saved ``t`` does not raise, and a write through
+    ``t`` does not move ``t.data._version``. That is what optimizers rely on to update
+    parameters in place; prefer ``t.detach()`` under ``no_grad`` where autograd must see it.
 
     Examples
     --------
@@ -456,11 +467,24 @@ def _get_data(self: Tensor) -> Tensor:
     >>> w = tc.ones(2, requires_grad=True)
     >>> w.data.mul_(3)
     tensor([3., 3.])
+    >>> w._version, w.data._version
+    (0, 0)
     >>> w.data = tc.zeros(3, dtype=tc.float64)
     >>> w
     tensor([0., 0., 0.], dtype=tensorcore.float64, requires_grad=True)
     """
-    return detach(self)
+    t = make_tensor(
+        self._storage,
+        self._shape,
+        self._stride,
+        self._offset,
+        self._dtype,
+        self._device,
+        self._native,
+        self._layout,
+    )
+    t._version_counter = VersionCounter()
+    return t
 
 
 def _set_data(self: Tensor, value: Tensor) -> None:
@@ -471,6 +495,7 @@ def _set_data(self: Tensor, value: Tensor) -> None:
             f"data set to a tensor of dtype {value._dtype.name}, but this tensor requires "
             "grad: only Tensors of floating point and complex dtype can require gradients"
         )
+    version = self._version
     self._storage = value._storage
     self._shape = value._shape
     self._stride = value._stride
@@ -479,6 +504,10 @@ def _set_data(self: Tensor, value: Tensor) -> None:
     self._device = value._device
     self._layout = value._layout
     self._native = value._native
+    if self._version_counter is None:
+        # ``self`` keeps its own count (PyTorch's set_data): its old storage's counter,
+        # which it no longer views, carried on; ``value``'s writes are not ``self``'s.
+        self._version_counter = VersionCounter(version)
 
 
 data = property(_get_data, _set_data)
