@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _pinned
 from . import dtypes as dt
 from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, make_tensor, torch_name
@@ -198,21 +199,27 @@ def _new_factory(name: str) -> Any:
             if size:
                 raise TypeError(f"new_{name}() got multiple values for argument 'size'")
             size = (kwargs.pop("size"),)
-        kwargs.pop("pin_memory", None)
+        pin = kwargs.pop("pin_memory", False)
         kwargs.pop("layout", None)
         if kwargs:
             raise TypeError(f"new_{name}() got unexpected keyword arguments {sorted(kwargs)}")
-        return factory(
+        res = factory(
             *size,
             dtype=self._dtype if dtype is None else dtype,
             device=self._device if device is None else device,
-            requires_grad=requires_grad,
+            requires_grad=requires_grad and not pin,
         )
+        if pin:
+            # Pinned memory comes from an accelerator backend: a pinned copy (PyTorch
+            # allocates it pinned), a leaf as the factory's result is.
+            res = _pinned.pin_memory(res).requires_grad_(requires_grad)
+        return res
 
     new.__name__ = new.__qualname__ = f"new_{name}"
     new.__doc__ = (
         f"A new tensor from ``tensorcore.{name}(*size)``, with ``self``'s dtype and device "
-        "unless given."
+        "unless given; ``pin_memory=True`` puts it in pinned host memory "
+        "(:meth:`Tensor.pin_memory`)."
     )
     return new
 
@@ -805,6 +812,8 @@ def install() -> None:
         "register_hook": register_hook,
         "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
         "detach_": detach_,
+        "pin_memory": _pinned.pin_memory,
+        "is_pinned": _pinned.is_pinned,
         "__getitem__": _indexing.__getitem__,
         "__setitem__": _indexing.__setitem__,
         "T": property(_T),
