@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from .devices import device
     from .dtypes import dtype
 
-__all__ = ["Storage"]
+__all__ = ["Storage", "VersionCounter"]
 
 
 class Storage:
@@ -55,3 +55,32 @@ class Storage:
 
     # pickle, copy.copy and copy.deepcopy: set by tensorcore._pickling.install() (they need
     # the device backends, a layer above the storage model).
+
+
+class VersionCounter:
+    """A version counter of its own, for a tensor that must not share its storage's.
+
+    An ordinary tensor counts its writes in its storage's ``version`` (its
+    ``Tensor._version_counter`` slot is None, so that making a tensor allocates nothing
+    more). ``x.data`` gets one of these instead, as in PyTorch: writes through ``x.data``
+    and its views (which inherit the counter) do not move ``x``'s version, and writes through
+    ``x`` do not move ``x.data``'s, although both view the same storage. ``detach()`` shares
+    its source's counter, whichever it is.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.zeros(2)
+    >>> d = x.data
+    >>> _ = d.add_(1)
+    >>> x._version, d._version
+    (0, 1)
+    """
+
+    __slots__ = ("version",)
+
+    def __init__(self, version: int = 0) -> None:
+        self.version = version
+
+    def __repr__(self) -> str:
+        return f"VersionCounter(version={self.version})"

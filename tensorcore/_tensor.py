@@ -17,7 +17,7 @@ from ._operator_methods import OperatorMethods
 from .layouts import layout, strided
 
 if TYPE_CHECKING:
-    from ._storage import Storage
+    from ._storage import Storage, VersionCounter
     from .devices import device
     from .dtypes import dtype
 
@@ -67,6 +67,7 @@ def make_tensor(
     t._grad = None
     t._base = None
     t._ag = None
+    t._version_counter = None
     return t
 
 
@@ -104,6 +105,7 @@ class Tensor(OperatorMethods):
         "_shape",
         "_storage",
         "_stride",
+        "_version_counter",
     )
 
     _storage: Storage | None
@@ -119,6 +121,9 @@ class Tensor(OperatorMethods):
     _grad: Tensor | None
     _base: Tensor | None
     _ag: Any
+    # None: the storage's counter (or a storage-less layout's native record's) counts this
+    # tensor's writes; a VersionCounter of its own for ``x.data`` and its views.
+    _version_counter: VersionCounter | None
 
     if TYPE_CHECKING:
         # Operator methods are attached from the operator table at import (ops/_api.py);
@@ -277,19 +282,25 @@ class Tensor(OperatorMethods):
         """The version counter; every in-place write bumps it. A strided tensor's is its
         storage's (shared by every view); a tensor of a layout without storage keeps it on
         its native record (its ``version``: the backend shares it among aliases), or has
-        none (always 0)."""
+        none (always 0). ``x.data`` and its views have a :class:`VersionCounter` of their
+        own instead (``_version_counter``), as in PyTorch."""
+        vc = self._version_counter
+        if vc is not None:
+            return vc.version
         st = self._storage
         if st is None:
             return getattr(self._native, "version", 0)
         return st.version
 
     def _bump_version(self) -> None:
-        st = self._storage
-        if st is None:
-            st = self._native
-            if not hasattr(st, "version"):
-                return
-        st.version += 1
+        vc: Any = self._version_counter
+        if vc is None:
+            vc = self._storage
+            if vc is None:
+                vc = self._native
+                if not hasattr(vc, "version"):
+                    return
+        vc.version += 1
 
     # ------------------------------------------------------------ Python protocol
     def __len__(self) -> int:

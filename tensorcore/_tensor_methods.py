@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _pinned
 from . import dtypes as dt
+from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, make_tensor, torch_name
 from .devices import device as _device
 from .ops import functions as ops
@@ -197,21 +199,27 @@ def _new_factory(name: str) -> Any:
             if size:
                 raise TypeError(f"new_{name}() got multiple values for argument 'size'")
             size = (kwargs.pop("size"),)
-        kwargs.pop("pin_memory", None)
+        pin = kwargs.pop("pin_memory", False)
         kwargs.pop("layout", None)
         if kwargs:
             raise TypeError(f"new_{name}() got unexpected keyword arguments {sorted(kwargs)}")
-        return factory(
+        res = factory(
             *size,
             dtype=self._dtype if dtype is None else dtype,
             device=self._device if device is None else device,
-            requires_grad=requires_grad,
+            requires_grad=requires_grad and not pin,
         )
+        if pin:
+            # Pinned memory comes from an accelerator backend: a pinned copy (PyTorch
+            # allocates it pinned), a leaf as the factory's result is.
+            res = _pinned.pin_memory(res).requires_grad_(requires_grad)
+        return res
 
     new.__name__ = new.__qualname__ = f"new_{name}"
     new.__doc__ = (
         f"A new tensor from ``tensorcore.{name}(*size)``, with ``self``'s dtype and device "
-        "unless given."
+        "unless given; ``pin_memory=True`` puts it in pinned host memory "
+        "(:meth:`Tensor.pin_memory`)."
     )
     return new
 
@@ -422,7 +430,9 @@ grad_fn = property(_grad_fn)
 
 
 def detach(self: Tensor) -> Tensor:
-    """A view of the same storage that does not require grad and has no history.
+    """A view of the same storage that does not require grad and has no history. It shares
+    ``self``'s version counter: an in-place write through it is still seen by autograd
+    where ``self`` was saved for backward (unlike a write through :attr:`data`).
 
     Examples
     --------
@@ -441,6 +451,7 @@ def detach(self: Tensor) -> Tensor:
         self._native,
         self._layout,
     )
+    t._version_counter = self._version_counter
     return t
 
 
@@ -448,7 +459,14 @@ def _get_data(self: Tensor) -> Tensor:
     """The tensor's values without its history: a tensor over the same storage that does not
     require grad (writes through it are not recorded). Assigning ``t.data = other`` makes
     ``t`` view ``other``'s storage, shape, strides, dtype and device, keeping ``t``'s identity
-    (its ``requires_grad``, ``.grad`` and hooks), as ``Module.to`` does with parameters.
+    (its ``requires_grad``, ``.grad``, hooks and version counter), as ``Module.to`` does with
+    parameters.
+
+    Unlike :meth:`detach`, ``t.data`` has a version counter of its own, as in PyTorch (each
+    access makes a new one, at 0): an in-place write through it (or through its views) is
+    hidden from autograd, so a backward that saved ``t`` does not raise, and a write through
+    ``t`` does not move ``t.data._version``. That is what optimizers rely on to update
+    parameters in place; prefer ``t.detach()`` under ``no_grad`` where autograd must see it.
 
     Examples
     --------
@@ -456,11 +474,24 @@ def _get_data(self: Tensor) -> Tensor:
     >>> w = tc.ones(2, requires_grad=True)
     >>> w.data.mul_(3)
     tensor([3., 3.])
+    >>> w._version, w.data._version
+    (0, 0)
     >>> w.data = tc.zeros(3, dtype=tc.float64)
     >>> w
     tensor([0., 0., 0.], dtype=tensorcore.float64, requires_grad=True)
     """
-    return detach(self)
+    t = make_tensor(
+        self._storage,
+        self._shape,
+        self._stride,
+        self._offset,
+        self._dtype,
+        self._device,
+        self._native,
+        self._layout,
+    )
+    t._version_counter = VersionCounter()
+    return t
 
 
 def _set_data(self: Tensor, value: Tensor) -> None:
@@ -471,6 +502,7 @@ def _set_data(self: Tensor, value: Tensor) -> None:
             f"data set to a tensor of dtype {value._dtype.name}, but this tensor requires "
             "grad: only Tensors of floating point and complex dtype can require gradients"
         )
+    version = self._version
     self._storage = value._storage
     self._shape = value._shape
     self._stride = value._stride
@@ -479,6 +511,10 @@ def _set_data(self: Tensor, value: Tensor) -> None:
     self._device = value._device
     self._layout = value._layout
     self._native = value._native
+    if self._version_counter is None:
+        # ``self`` keeps its own count (PyTorch's set_data): its old storage's counter,
+        # which it no longer views, carried on; ``value``'s writes are not ``self``'s.
+        self._version_counter = VersionCounter(version)
 
 
 data = property(_get_data, _set_data)
@@ -776,6 +812,8 @@ def install() -> None:
         "register_hook": register_hook,
         "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
         "detach_": detach_,
+        "pin_memory": _pinned.pin_memory,
+        "is_pinned": _pinned.is_pinned,
         "__getitem__": _indexing.__getitem__,
         "__setitem__": _indexing.__setitem__,
         "T": property(_T),

@@ -38,6 +38,19 @@ def test_views_read_writes_through_any_alias() -> None:
     assert x.tolist() == [[0.0, 0.0], [3.0, 9.0]]
 
 
+def test_data_shares_the_storage_and_counts_its_own_writes() -> None:
+    # A write replaces the storage's array: x.data must be over the same Storage object (a
+    # second one over the buffer would miss the new array), with a counter of its own.
+    x = tc.tensor([1.0, 2.0], device="dask", requires_grad=True)
+    y = (x * x).sum()
+    d = x.data
+    assert d.untyped_storage() is x.untyped_storage()
+    d[1:].mul_(3.0)
+    assert x.tolist() == [1.0, 6.0] and (x._version, d._version) == (0, 1)
+    y.backward()
+    assert x.grad is not None and x.grad.tolist() == [2.0, 12.0]
+
+
 def test_native_arrays_are_not_cached_for_value_devices() -> None:
     x = tc.ones(3, device="dask")
     backend.native(x)

@@ -407,10 +407,12 @@ def test_make_view_sets_every_slot_as_make_tensor_does() -> None:
     from tensorcore.ops.views import make_view
 
     base = tc.arange(12.0).reshape(3, 4)
-    for src in (base, base[1:]):  # a base, and a view of one
+    # a base, a view of one, and x.data (a version counter of its own, which views inherit)
+    for src in (base, base[1:], base.data):
         fast = make_view(src, (4, 2), (1, 4), 1)
         plain = make_tensor(src._storage, (4, 2), (1, 4), 1, src._dtype, src._device)
         plain._base = src._base if src._base is not None else src
+        plain._version_counter = src._version_counter
         for slot in tc.Tensor.__slots__:
             if slot == "__weakref__":
                 continue

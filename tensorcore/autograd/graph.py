@@ -81,7 +81,11 @@ class SavedTensor:
 
     def __init__(self, t: Tensor, is_output: bool, node_name: str, output_nr: int = 0) -> None:
         st = t._storage
-        self.version = st.version if st is not None else t._version
+        vc = t._version_counter
+        if vc is not None:
+            self.version = vc.version
+        else:
+            self.version = st.version if st is not None else t._version
         if is_output:
             self.data: Any = (
                 st,
@@ -93,6 +97,7 @@ class SavedTensor:
                 t._native,
                 t._layout,
                 t._base,
+                vc,
             )
             self.producer: Any = node_name
             self.output_nr = output_nr
@@ -116,13 +121,12 @@ class SavedTensor:
         if d is None:
             raise RuntimeError(FREED_GRAPH)
         if d.__class__ is tuple:
-            st = d[0]
-            t = _make_tensor(st, d[1], d[2], d[3], d[4], d[5], d[6], d[7])
+            t = _make_tensor(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
             t._base = d[8]
-            version = st.version if st is not None else t._version
+            t._version_counter = d[9]
         else:
             t = d
-            version = t._version
+        version = t._version
         if version != self.version:
             what = (
                 f", which is output {self.output_nr} of {self.grad_fn_name},"

@@ -559,16 +559,23 @@ class _Debug:
 _debug = _Debug()
 
 
+def _counter_id(t: Tensor) -> int:
+    # Keyed by version counter, not storage: a write through ``x.data`` (a counter of its
+    # own) is no mutation of a saved ``x``. A saved tensor keeps its counter alive.
+    vc = t._version_counter
+    return id(vc if vc is not None else t._storage)
+
+
 def _track(node: Node, v: Any) -> None:
     for t in v if isinstance(v, (list, tuple)) else (v,):
         if isinstance(t, Tensor) and t._storage is not None:
-            _debug.saved.setdefault(id(t._storage), []).append((weakref.ref(node), node.name()))
+            _debug.saved.setdefault(_counter_id(t), []).append((weakref.ref(node), node.name()))
 
 
 def _check_mutation(t: Tensor, what: str) -> None:
     if t._storage is None:
         return
-    for ref, name in _debug.saved.get(id(t._storage), ()):
+    for ref, name in _debug.saved.get(_counter_id(t), ()):
         n = ref()
         if n is not None and not n.released:
             raise RuntimeError(

@@ -51,6 +51,7 @@ class Parameter(Tensor):
         p._grad = None
         p._base = None
         p._ag = None
+        p._version_counter = src._version_counter  # Parameter(x) shares x's, as detach does
         if requires_grad:
             p.requires_grad_()
         return p

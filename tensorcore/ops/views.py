@@ -25,8 +25,9 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     """A tensor over ``base``'s storage with new metadata; it never copies.
 
     The same tensor as ``make_tensor(base's storage, shape, stride, offset, base's dtype and
-    device)`` with ``_base`` set, its slots filled here rather than through that call: every
-    view runs this (``tests/test_views.py`` compares the two slot by slot)."""
+    device)`` with ``_base`` set and ``base``'s version counter (a view of ``x.data`` counts
+    its writes where ``x.data`` does), its slots filled here rather than through that call:
+    every view runs this (``tests/test_views.py`` compares the two slot by slot)."""
     t = _new(Tensor)
     t._storage = base._storage
     t._shape = shape
@@ -40,6 +41,7 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     t._grad_fn = t._grad = t._ag = None
     b = base._base
     t._base = base if b is None else b
+    t._version_counter = base._version_counter
     return t
 
 
@@ -375,6 +377,7 @@ def _part(self: Tensor, part: int) -> Tensor:
         self._device,
     )
     t._base = self._base if self._base is not None else self
+    t._version_counter = self._version_counter
     return t
 
 

@@ -169,6 +169,34 @@ class DeviceInterface:
         device's backend is asked next)."""
         return False
 
+    # Pinned host memory: an accelerator's backend may offer page-locked host memory, which
+    # its device copies from faster and asynchronously. ``Tensor.pin_memory()``,
+    # ``Tensor.is_pinned()`` and ``DataLoader(pin_memory=True)`` ask the available device
+    # types that can pin, in the order they were registered.
+
+    def can_pin_memory(self) -> bool:
+        """Whether this backend can allocate pinned host memory (:meth:`empty_pinned`) when
+        its device type is available (the core asks :meth:`is_available` as well). False by
+        default: a device that is not an accelerator has nothing to pin for."""
+        return False
+
+    def empty_pinned(self, nbytes: int) -> Tensor:
+        """A new, uninitialised one-dimensional ``uint8`` CPU tensor of ``nbytes`` elements
+        over page-locked host memory that this backend allocated (``cupyx.empty_pinned`` on
+        CUDA), and that stays allocated while the tensor's storage lives: the tensor views
+        all of its storage, from offset 0. Make it with the CPU backend
+        (``tensorcore.backend.from_native(array, "cpu")`` over a NumPy array of pinned
+        memory). ``Tensor.pin_memory()`` copies into it; :meth:`is_pinned` must then be true
+        for its storage. Called only where :meth:`can_pin_memory` is true; the default
+        raises."""
+        raise RuntimeError(f"the '{self.type}' backend cannot allocate pinned host memory")
+
+    def is_pinned(self, storage: Storage) -> bool:
+        """Whether a CPU ``storage`` lies in host memory pinned for this backend's device
+        (by :meth:`empty_pinned` or by anyone else, where the driver can tell): what
+        ``Tensor.is_pinned()`` asks. False by default."""
+        return False
+
     # Serialisation: pickle, copy.deepcopy and tensorcore.save/load move a storage's contents
     # through these three methods only, so any device can take part. The defaults work on
     # every device that has ``from_data`` and a ``tolist`` kernel, element by element in

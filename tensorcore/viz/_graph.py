@@ -92,9 +92,10 @@ def _saved_tensor(key: str, s: SavedTensor) -> tuple[str, bool]:
         return f"{key}: freed", False
     if isinstance(data, tuple):
         # A saved output is kept as its fields (SavedTensor.__init__): storage, shape,
-        # strides, offset, dtype, device, native record, layout, base.
-        storage, shape, dtype, native = data[0], data[1], data[4], data[6]
-        now = storage.version if storage is not None else getattr(native, "version", 0)
+        # strides, offset, dtype, device, native record, layout, base, version counter.
+        storage, shape, dtype, native, vc = data[0], data[1], data[4], data[6], data[9]
+        counter = vc if vc is not None else storage if storage is not None else native
+        now = getattr(counter, "version", 0)
     else:
         shape, dtype, now = data.shape, data.dtype, data._version
     line = f"{key}: {dtype.name} {_tup(shape)} v{s.version}"

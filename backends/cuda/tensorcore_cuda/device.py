@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from tensorcore.backend import (
     Tensor,
     contiguous_strides,
     contiguous_tensor,
+    from_native,
     make_tensor,
     native,
 )
@@ -31,6 +33,8 @@ class CUDADevice(DeviceInterface):
         self.unavailable_reason = reason
         # CuPy's dtypes are NumPy's: the map is NumPy's own, without bfloat16.
         self.dtypes = DtypeMap(np, array_name="cupy.ndarray")
+        # The host storages empty_pinned made (the driver knows no address for an empty one).
+        self._pinned: weakref.WeakSet[Storage] = weakref.WeakSet()
 
     @property
     def array_module(self) -> Any:
@@ -172,3 +176,36 @@ class CUDADevice(DeviceInterface):
                 native(dst)[...] = self.cp.asarray(native(src))
             return True
         return False
+
+    # ------------------------------------------------------------ pinned host memory
+    def can_pin_memory(self) -> bool:
+        """CUDA pins host memory (through CuPy) wherever the device is available."""
+        return True
+
+    def empty_pinned(self, nbytes: int) -> Tensor:
+        """``nbytes`` of page-locked host memory from CuPy's pinned memory pool
+        (``cupyx.empty_pinned``: a NumPy array whose buffer CuPy allocated with
+        ``cudaHostAlloc``), as a ``uint8`` CPU tensor over that array; the array, kept as
+        the storage's buffer, keeps the allocation alive."""
+        import cupyx  # shipped with CuPy, which the device's availability implies
+
+        # (nothing to lock for an empty buffer; it counts as pinned through self._pinned)
+        arr = cupyx.empty_pinned((nbytes,), dtype=np.uint8) if nbytes else np.empty(0, np.uint8)
+        t = from_native(arr, "cpu")
+        self._pinned.add(t.untyped_storage())
+        return t
+
+    def is_pinned(self, storage: Storage) -> bool:
+        """Whether a host storage is page-locked: one :meth:`empty_pinned` made, or any
+        other whose address the CUDA driver reports as host memory it registered (memory
+        pinned by CuPy or another library)."""
+        if storage in self._pinned:
+            return True
+        if storage.device.type != "cpu" or storage.nbytes == 0 or self.unavailable_reason:
+            return False
+        rt = self.cp.cuda.runtime
+        try:
+            attrs = rt.pointerGetAttributes(storage.data_ptr())
+        except rt.CUDARuntimeError:  # (before CUDA 11: an address the driver does not know)
+            return False
+        return int(attrs.type) == int(rt.memoryTypeHost)

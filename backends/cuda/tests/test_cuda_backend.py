@@ -95,3 +95,32 @@ def test_streams_and_memory_stats() -> None:
     assert tc.cuda.memory_allocated() > 0
     assert tc.cuda.max_memory_allocated() >= tc.cuda.memory_allocated()
     tc.cuda.empty_cache()
+
+
+def test_cuda_offers_pinned_memory_and_says_why_it_cannot_here() -> None:
+    from tensorcore.plugins import manager
+
+    assert manager.device_interfaces()["cuda"].can_pin_memory()
+    if not cuda_ok:
+        with pytest.raises(RuntimeError, match="Cannot access accelerator device") as info:
+            tc.ones(2).pin_memory()
+        assert "cuda: " in str(info.value)  # names the backend and why it is unavailable
+        assert not tc.ones(2).is_pinned()
+
+
+@needs_gpu
+def test_pin_memory_allocates_page_locked_host_memory() -> None:
+    import cupy
+
+    x = tc.arange(12.0).reshape(3, 4).t()  # a dense, permuted tensor keeps its strides
+    assert not x.is_pinned()
+    p = x.pin_memory()
+    assert p.device.type == "cpu" and p.is_pinned() and p[1:].is_pinned()
+    assert p.stride() == x.stride() and p.tolist() == x.tolist()
+    attrs = cupy.cuda.runtime.pointerGetAttributes(p.data_ptr())
+    assert attrs.type == cupy.cuda.runtime.memoryTypeHost
+    assert p.pin_memory() is p  # already pinned
+    assert tc.ones(0).pin_memory().is_pinned()
+    y = p.to("cuda", non_blocking=True)
+    tc.cuda.synchronize()
+    assert y.cpu().tolist() == x.tolist()

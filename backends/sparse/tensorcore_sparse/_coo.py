@@ -171,8 +171,9 @@ def make_sparse(
 
 
 def alias(t: Tensor) -> Tensor:
-    """A new tensor object sharing ``t``'s record (kernels never return their inputs)."""
-    return make_tensor(None, t._shape, t._stride, 0, t._dtype, t._device, t._native, t._layout)
+    """A new tensor object sharing ``t``'s record and version counter (kernels never return
+    their inputs): ``t.detach()``, which the kernel's caller records as an alias of ``t``."""
+    return t.detach()
 
 
 def np_of(t: Tensor) -> Any:

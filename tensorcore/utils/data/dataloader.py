@@ -7,14 +7,17 @@ import multiprocessing
 import queue
 import random
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ... import random as tc_random
+from ..._pinned import pinning_interface
 from ...ops import functions as ops
 from ...ops.factories import tensor
 from ._collate import default_collate, default_convert
+from ._pin_memory import pin_memory as _pin_batch
 from .dataset import Dataset, IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -156,10 +159,18 @@ class DataLoader:
     ``num_workers > 0`` fetches batches in that many processes (``multiprocessing``; the
     dataset, samples and ``collate_fn`` must pickle under the spawn start method), keeping
     the order; each worker is seeded (``base_seed + worker id``) and sees
-    :func:`get_worker_info`. ``pin_memory`` is accepted and does nothing (there is no pinned
-    host memory to stage into). ``persistent_workers=True`` keeps the worker processes (with
+    :func:`get_worker_info`. ``persistent_workers=True`` keeps the worker processes (with
     their dataset copies and seeds) from one epoch to the next, as PyTorch does, instead of
     starting them for each epoch.
+
+    ``pin_memory=True`` copies the tensors of each batch (inside tuples, lists, dicts and
+    named tuples; a custom batch type's own ``pin_memory()``) into pinned (page-locked) host
+    memory, from which an accelerator copies faster and asynchronously
+    (``batch.to("cuda", non_blocking=True)``); the main process pins, whatever
+    ``num_workers``. The memory comes from the first available accelerator backend that can
+    pin (``tensorcore-cuda``), or the device type ``pin_memory_device`` names where that one
+    can (PyTorch 2.7 deprecated the argument, having one accelerator at a time). Where none
+    can, each iteration warns as PyTorch does and the batches stay unpinned.
 
     Examples
     --------
@@ -212,6 +223,7 @@ class DataLoader:
         self.num_workers = num_workers
         self.prefetch_factor = 2 if prefetch_factor is None and num_workers else prefetch_factor
         self.pin_memory, self.timeout = pin_memory, timeout
+        self.pin_memory_device = pin_memory_device
         self.worker_init_fn = worker_init_fn
         self.multiprocessing_context = multiprocessing_context
         self.persistent_workers = persistent_workers
@@ -286,9 +298,33 @@ class DataLoader:
         # Every epoch draws the workers' base seed first (also without workers), as
         # PyTorch's loader iterators do: a seeded generator then shuffles as it does there.
         base_seed = int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
-        if self.num_workers == 0:
-            return self._single_process()
-        return self._multi_process(base_seed)
+        pinning = self._pinning()
+        batches = (
+            self._single_process() if self.num_workers == 0 else self._multi_process(base_seed)
+        )
+        if pinning is None:
+            return batches
+        return (_pin_batch(batch, pinning) for batch in batches)
+
+    def _pinning(self) -> str | None:
+        """The device type whose backend pins the batches; None (with PyTorch's warning,
+        once per iteration as there) when pinning is asked for and no backend can."""
+        if not self.pin_memory:
+            return None
+        try:
+            iface = pinning_interface(self.pin_memory_device or None)
+        except RuntimeError:
+            # A pin_memory_device that cannot pin here: the first accelerator that can, as
+            # PyTorch >= 2.7 always takes the current one.
+            iface = pinning_interface()
+        if iface is None:
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then "
+                "device pinned memory won't be used.",
+                stacklevel=3,
+            )
+            return None
+        return iface.type
 
     def _single_process(self) -> Iterator[Any]:
         if self._iterable:
