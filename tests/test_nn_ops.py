@@ -288,3 +288,19 @@ def test_pool_errors() -> None:
         tc.max_pool2d_with_indices(tc.ones(1, 1, 4, 4), (2,), (2,), (2,))
     with pytest.raises(RuntimeError, match="output size would be too small"):
         tc.avg_pool2d(tc.ones(1, 1, 2, 2), (3,))
+
+
+@pytest.mark.parametrize("mask", list(itertools.product((0, 1), repeat=3)))
+def test_linear_backward_makes_only_the_gradients_asked_for(device: str, mask: Any) -> None:
+    # PyTorch returns an undefined tensor (None) for an output the mask leaves out: the first
+    # layer's input gradient is never allocated nor filled.
+    rng = np.random.default_rng(0)
+    g, x, w = (rng.standard_normal(s) for s in ((4, 5, 2), (4, 5, 3), (2, 3)))
+    res = tc.ops.functions.linear_backward(*(tc.tensor(a, device=device) for a in (g, x, w)), mask)
+    g2, x2 = g.reshape(-1, 2), x.reshape(-1, 3)
+    want = ((g2 @ w).reshape(x.shape), g2.T @ x2, g2.sum(0))
+    for got, exp, m in zip(res, want, mask, strict=True):
+        if m:
+            assert_close(got, exp)
+        else:
+            assert got is None

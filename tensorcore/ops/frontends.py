@@ -137,19 +137,23 @@ def _alloc_or_check(
 
 
 def _alloc_many(
-    op: Op, out: Any, specs: Sequence[tuple[tuple[int, ...], dt.dtype]], dev: device
-) -> tuple[Tensor, ...]:
+    op: Op, out: Any, specs: Sequence[tuple[tuple[int, ...], dt.dtype] | None], dev: device
+) -> tuple[Tensor | None, ...]:
     """The outputs of a multi-output operator: every ``out`` tensor is checked before any is
     resized (a failed call changes none); integer outputs (indices, exponents) need their exact
-    dtype."""
+    dtype. A None spec is an output the call does not make (``linear_backward``'s outputs
+    that ``output_mask`` leaves out): None, and a given ``out`` tensor there is left alone."""
     if out is None:
-        return tuple(empty(s, d, dev) for s, d in specs)
+        return tuple(None if sp is None else empty(sp[0], sp[1], dev) for sp in specs)
     if not isinstance(out, (tuple, list)) or len(out) != len(specs):
         n = len(out) if isinstance(out, (tuple, list)) else 1
         raise TypeError(f"{op.name}(): out must be a tuple of {len(specs)} tensors, got {n}")
-    for o, (s, d) in zip(out, specs, strict=True):
-        _check_out_spec(op, o, s, d, exact=d._category == _INTEGRAL)
-    return tuple(resize_out(o, s, dev) for o, (s, d) in zip(out, specs, strict=True))
+    for o, sp in zip(out, specs, strict=True):
+        if sp is not None:
+            _check_out_spec(op, o, sp[0], sp[1], exact=sp[1]._category == _INTEGRAL)
+    return tuple(
+        None if sp is None else resize_out(o, sp[0], dev) for o, sp in zip(out, specs, strict=True)
+    )
 
 
 def _check_inplace(op: Op, self: Tensor, shape: tuple[int, ...], dtype: dt.dtype) -> None:
@@ -643,7 +647,8 @@ def structured(
     if op.decl.values:
         check_values(op, args, args[0]._dtype)
     args, spec = op.meta_function(*args)  # type: ignore[misc]
-    if isinstance(spec[1], tuple):  # several outputs: ((shape, dtype), (shape, dtype), ...)
+    if not isinstance(spec[1], dt.dtype):
+        # several outputs: ((shape, dtype), (shape, dtype), ...), None for one not made
         o: Any = _alloc_many(op, out, spec, dev)
     elif inplace:
         self = args[0]

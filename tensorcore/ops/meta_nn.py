@@ -531,4 +531,8 @@ def meta_linear_backward(
     _norm_param(fn, "grad_output", grad_output, want, input)
     d = input._dtype
     specs = ((input._shape, d), (weight._shape, d), ((weight._shape[0],), d))
-    return (grad_output, input, weight, mask), specs
+    # An output not asked for is not made (PyTorch's undefined tensor, None here): the
+    # first layer's input gradient would be a batch-sized buffer filled for nothing.
+    return (grad_output, input, weight, mask), tuple(
+        spec if m else None for spec, m in zip(specs, mask, strict=True)
+    )

@@ -103,7 +103,8 @@ _op(
     "(Tensor, Tensor, Tensor)",
     _NN,
     "The gradients of ``linear`` with respect to its input, weight and bias, each computed "
-    "only where ``output_mask`` (three 0/1 flags) asks for it.",
+    "only where ``output_mask`` (three 0/1 flags) asks for it, and None where it does not "
+    "(PyTorch's undefined tensor).",
     frontend="structured",
     meta_function=MN.meta_linear_backward,
     method=False,

@@ -543,36 +543,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def linear_backward(
         out: Any, grad_output: Any, input: Any, weight: Any, output_mask: Any
     ) -> None:
-        gx_o, gw_o, gb_o = (array_of(t) for t in out)
+        # (an output not asked for in output_mask is None: the core made no tensor for it)
+        gx_o, gw_o, gb_o = (None if t is None else array_of(t) for t in out)
+        if gx_o is None and gw_o is None and gb_o is None:
+            return
         g, x, w = array_of(grad_output), array_of(input), array_of(weight)
-        wide = acc_dtype(xp, gx_o.dtype)
-        if wide != gx_o.dtype:
+        odtype = array_of(next(t for t in out if t is not None)).dtype
+        wide = acc_dtype(xp, odtype)
+        if wide != odtype:
             g, x, w = g.astype(wide), x.astype(wide), w.astype(wide)
-        complex_ = gx_o.dtype.kind == "c"
+        complex_ = odtype.kind == "c"
         g2 = as_2d(g)
-        direct = gx_o.dtype == g.dtype  # results written in place, without a temporary
-        # Outputs not asked for are zeros (defined, but no matmul spent on them).
-        if output_mask[0]:
+        direct = odtype == g.dtype  # results written in place, without a temporary
+        if gx_o is not None:
             wc = w.conj() if complex_ else w
             if direct and writes_through_views(gx_o):
                 xp.matmul(g2, wc, out=as_2d(gx_o))
             else:
                 gx_o[...] = (g2 @ wc).reshape(gx_o.shape)
-        else:
-            gx_o[...] = 0
-        if output_mask[1]:
+        if gw_o is not None:
             x2 = as_2d(x)
             xc = x2.conj() if complex_ else x2
             if direct and writes_through_views(gw_o):
                 xp.matmul(g2.T, xc, out=gw_o)
             else:
                 gw_o[...] = g2.T @ xc
-        else:
-            gw_o[...] = 0
-        if output_mask[2]:
+        if gb_o is not None:
             gb_o[...] = g2.sum(axis=0)
-        else:
-            gb_o[...] = 0
 
     kernels: list[Callable[..., None]] = [
         linear, linear_backward,
