@@ -441,18 +441,7 @@ def detach(self: Tensor) -> Tensor:
     >>> x.detach().requires_grad
     False
     """
-    t = make_tensor(
-        self._storage,
-        self._shape,
-        self._stride,
-        self._offset,
-        self._dtype,
-        self._device,
-        self._native,
-        self._layout,
-    )
-    t._version_counter = self._version_counter
-    return t
+    return _alias(self, self._version_counter)
 
 
 def _get_data(self: Tensor) -> Tensor:
@@ -480,6 +469,12 @@ def _get_data(self: Tensor) -> Tensor:
     >>> w
     tensor([0., 0., 0.], dtype=tensorcore.float64, requires_grad=True)
     """
+    return _alias(self, VersionCounter())
+
+
+def _alias(self: Tensor, counter: VersionCounter | None) -> Tensor:
+    """A tensor over ``self``'s storage and geometry, without history, counting its versions
+    on ``counter`` (None: the storage's)."""
     t = make_tensor(
         self._storage,
         self._shape,
@@ -490,7 +485,7 @@ def _get_data(self: Tensor) -> Tensor:
         self._native,
         self._layout,
     )
-    t._version_counter = VersionCounter()
+    t._version_counter = counter
     return t
 
 
