@@ -92,30 +92,45 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
         k.__name__ = name
         K[name] = k
 
-    def add(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
-        tok = enter()
-        try:
-            bb = array_of(b)
-            if alpha != 1:
-                bb = xp.multiply(bb, alpha)
-            xp.add(array_of(a), bb, out=array_of(out))
-        finally:
-            leave(tok)
+    _BOOL_SUB = (
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+        "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+    )
 
-    def sub(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
-        if isinstance(a, tc.Tensor) and a._dtype is tc.bool:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
-            )
-        tok = enter()
-        try:
-            bb = array_of(b)
-            if alpha != 1:
-                bb = xp.multiply(bb, alpha)
-            xp.subtract(array_of(a), bb, out=array_of(out))
-        finally:
-            leave(tok)
+    # ``add``/``sub``: the binary kernel with ``other`` scaled by ``alpha`` (PyTorch's
+    # ``self + alpha * other``); subtraction refuses a bool ``self``, as PyTorch does.
+    def scaled(name: str, ufunc: Any) -> None:
+        refuse_bool = name == "sub"
+
+        def k(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
+            if refuse_bool and isinstance(a, Tensor) and a._dtype is tc.bool:
+                raise RuntimeError(_BOOL_SUB)
+            o = out._native
+            if o is None:
+                o = native(out)
+            x = a._native if isinstance(a, Tensor) else a
+            if x is None:
+                x = native(a)
+            elif x.__class__ is float:
+                x = weak.get((x, o.dtype)) or lift(x, o.dtype)
+            y = b._native if isinstance(b, Tensor) else b
+            if y is None:
+                y = native(b)
+            elif y.__class__ is float:
+                y = weak.get((y, o.dtype)) or lift(y, o.dtype)
+            tok = enter()
+            try:
+                if alpha != 1:
+                    y = xp.multiply(y, alpha)
+                ufunc(x, y, out=o)
+            finally:
+                leave(tok)
+
+        k.__name__ = name
+        K[name] = k
+
+    scaled("add", xp.add)
+    scaled("sub", xp.subtract)
 
     def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
         o = array_of(out)
@@ -156,7 +171,7 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
         k.__name__ = name
         K[name] = k
 
-    K["add"], K["sub"], K["div"] = add, sub, div
+    K["div"] = div
     binary("mul", xp.multiply)
     int_guard("floor_divide", xp.floor_divide)
     int_guard("remainder", xp.remainder)
