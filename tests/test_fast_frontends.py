@@ -73,6 +73,10 @@ def test_fast_frontend_agrees_with_the_general_one(
         (lambda: tc.tensor(2, dtype=tc.uint8) / -1, -2.0),
         (lambda: tc.tensor(1, dtype=tc.int8) > 300, False),
         (lambda: tc.tensor(1.5) < 2, True),
+        # a float scalar meets a bool-result operator in the tensor's dtype (1e-166 is 0 in
+        # float32), not in the result's
+        (lambda: tc.logical_xor(1e-166, tc.tensor(0.0)), False),
+        (lambda: tc.tensor(0.0) != 1e-50, False),
         (lambda: tc.ones(2).div(tc.full((2,), 2.0), rounding_mode=None)[0], 0.5),
         (lambda: tc.ones(2).div(tc.full((2,), 2.0), rounding_mode="floor")[0], 0.0),
     ],

@@ -342,12 +342,14 @@ def pointwise_binary(
                     return _run_broadcast(kernel, args, a, b, res or d, dev)
             elif cls is float:
                 ok = d._category >= _FLOATING
-                if ok and d not in FAST_FLOAT:  # a 16-bit float: the core converts
+                if ok and (d not in FAST_FLOAT or res is not None):
+                    # a 16-bit float, or a result dtype (bool) that is not the one the
+                    # kernel would convert the scalar to: the core converts
                     args = _convert_scalar_at(op, args, -1, d)
             elif cls is int:
                 ok = d._category >= _INTEGRAL
                 r = FAST_INT.get(d)
-                if ok and (r is None or not r[0] <= b <= r[1]):
+                if ok and (r is None or not r[0] <= b <= r[1] or res is not None):
                     args = _convert_scalar_at(op, args, -1, d)
             else:
                 ok = False
