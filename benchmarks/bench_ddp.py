@@ -6,8 +6,9 @@ issue 14): an MLP 784-512-512-10, SGD with momentum, cross-entropy, global batch
 Rank 0 first times the single-process step on the full batch (256) while the other ranks
 sleep (not spin); then every rank times the DDP step on its share (256 / N). The
 communication share is the time the step spends blocked on the gradient all-reduce: inside
-``Work.wait`` (the end of backward, where DDP waits for its buckets) and in the agreement
-check's round trip, measured by wrapping both.
+``Work.wait`` (the end of backward, where DDP waits for its buckets) and in the MPI group's
+waits for synchronous calls and for the agreement check's round trip (``_mpi.spin``),
+measured by wrapping both.
 """
 
 from __future__ import annotations
@@ -48,12 +49,12 @@ def timed_steps(model: nn.Module, x: tc.Tensor, y: tc.Tensor, steps: int) -> lis
 
 
 class Blocked:
-    """Seconds spent blocked on communication: Work.wait and the agreement check."""
+    """Seconds spent blocked on communication: Work.wait and _mpi.spin."""
 
     total = 0.0
 
     @classmethod
-    def wrap(cls, owner: type, name: str) -> None:
+    def wrap(cls, owner: object, name: str) -> None:
         inner = getattr(owner, name)
 
         def timed(*args: object, **kwargs: object) -> object:
@@ -85,7 +86,8 @@ def main() -> None:
 
     dist.init_process_group("mpi")
     Blocked.wrap(dist.Work, "wait")
-    Blocked.wrap(_mpi.MPIProcessGroup, "agree")
+    # (a synchronous all-reduce and the agreement check wait in _mpi's spin)
+    Blocked.wrap(_mpi, "spin")
     share = BATCH // world
     mine = slice(rank * share, (rank + 1) * share)
     model = DDP(make())
