@@ -4,7 +4,9 @@ issue 14): an MLP 784-512-512-10, SGD with momentum, cross-entropy, global batch
     mpiexec -n 2 python3 benchmarks/bench_ddp.py [--steps 30]
 
 Rank 0 first times the single-process step on the full batch (256) while the other ranks
-sleep (not spin); then every rank times the DDP step on its share (256 / N). The
+sleep (not spin); then every rank times the DDP step on its share (256 / N), then again with
+``find_unused_parameters=True`` (a walk of the autograd graph after each forward, and one
+more small all-reduce, of which parameters were used, at the end of backward). The
 communication share is the time the step spends blocked on the gradient all-reduce: inside
 ``Work.wait`` (the end of backward, where DDP waits for its buckets) and in the MPI group's
 waits for synchronous calls and for the agreement check's round trip (``_mpi.spin``),
@@ -90,27 +92,33 @@ def main() -> None:
     Blocked.wrap(_mpi, "spin")
     share = BATCH // world
     mine = slice(rank * share, (rank + 1) * share)
-    model = DDP(make())
-    Blocked.total = 0.0
-    times = timed_steps(model, x[mine], y[mine], args.steps)
-    blocked = Blocked.total - 0.0
-    # The warm-up steps' waits are in ``blocked`` too: scale to the timed steps.
-    blocked *= args.steps / (args.steps + 3)
-    step = float(np.median(times))
-    mean = float(np.mean(times))
-    stats = comm.gather((step, mean, blocked / args.steps), root=0)
+    runs = {}
+    for label in ("", "find_unused_parameters=True"):
+        model = DDP(make(), find_unused_parameters=bool(label))
+        Blocked.total = 0.0
+        times = timed_steps(model, x[mine], y[mine], args.steps)
+        blocked = Blocked.total - 0.0
+        # The warm-up steps' waits are in ``blocked`` too: scale to the timed steps.
+        blocked *= args.steps / (args.steps + 3)
+        step = float(np.median(times))
+        mean = float(np.mean(times))
+        runs[label] = comm.gather((step, mean, blocked / args.steps), root=0)
     dist.destroy_process_group()
     if rank == 0:
-        assert single is not None and stats is not None
+        assert single is not None
         print(f"MLP 784-512-512-10, SGD momentum, global batch {BATCH}, {args.steps} steps")
         print(f"  1 process, batch {BATCH}:          {single * 1e3:7.2f} ms / step (median)")
-        for r, (med, avg, wait) in enumerate(stats):
-            print(
-                f"  DDP rank {r} of {world}, batch {share}:  {med * 1e3:7.2f} ms / step (median); "
-                f"blocked on communication {wait * 1e3:.2f} ms = {100 * wait / avg:.0f}% of "
-                "the mean step"
-            )
-        print(f"  speed-up of the step: {single / stats[0][0]:.2f}x on {world} processes")
+        for label, stats in runs.items():
+            assert stats is not None
+            if label:
+                print(f"  {label}:")
+            for r, (med, avg, wait) in enumerate(stats):
+                print(
+                    f"  DDP rank {r} of {world}, batch {share}:  {med * 1e3:7.2f} ms / step "
+                    f"(median); blocked on communication {wait * 1e3:.2f} ms = "
+                    f"{100 * wait / avg:.0f}% of the mean step"
+                )
+            print(f"  speed-up of the step: {single / stats[0][0]:.2f}x on {world} processes")
 
 
 if __name__ == "__main__":

@@ -149,6 +149,11 @@ def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
     _ok(mpirun(2, "training.py"), 2)
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_ddp_unused_parameters_overlap_backward_in_bucket_order(n: int) -> None:
+    _ok(mpirun(n, "unused.py"), n)
+
+
 def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:
     _ok(mpirun(2, "sparse_training.py"), 2)
 
