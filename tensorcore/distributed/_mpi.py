@@ -192,7 +192,7 @@ class MPIProcessGroup(ProcessGroup):
     def _persistent_request(self, *args: Any) -> Any:
         """``comm.Allreduce_init(*args)`` (a collective call: every rank makes it at the same
         point), or None where the MPI library predates MPI 4's persistent collectives."""
-        if not _PERSISTENT or _mpi().Get_version() < (4, 0):
+        if _mpi().Get_version() < (4, 0):
             return None
         try:
             req = self.comm.Allreduce_init(*args)
@@ -425,8 +425,6 @@ class MPIProcessGroup(ProcessGroup):
             self.comm = MPI.COMM_NULL
 
 
-#: Whether to use MPI 4's persistent collectives (a switch for tests and comparisons).
-_PERSISTENT = True
 #: Plans of tensors up to this size get a persistent request (above it the per-call cost
 #: is lost in the transfer, and MPICH may keep a scratch buffer of the message's size with
 #: each request).
