@@ -75,13 +75,13 @@ def test_a_plan_fits_only_its_tensor_memory_and_metadata() -> None:
     soon as anything that locates the tensor's memory differs."""
     import tensorcore as tc
     from tensorcore.distributed import ReduceOp
-    from tensorcore.distributed._plan import Plan
+    from tensorcore.distributed._plan import GenericPlan, Plan
 
     pg, SUM = object(), ReduceOp.SUM
 
     def planned() -> tuple[Plan, tc.Tensor]:
         t = tc.zeros(4)
-        return Plan(pg, t, SUM, SUM, "all_reduce: (4,) float32 SUM", None), t  # type: ignore[arg-type]
+        return Plan(pg, t, SUM, GenericPlan(pg, SUM, None)), t  # type: ignore[arg-type]
 
     plan, t = planned()
     assert plan.fits(t, pg, SUM)

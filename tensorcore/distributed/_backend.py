@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_TIMEOUT",
     "AllreducePlan",
+    "Disagreement",
     "DistBackendError",
     "ProcessGroup",
     "ReduceOp",
@@ -181,6 +182,15 @@ class Work:
         self._keep = ()
 
 
+class Disagreement(Exception):
+    """Raised by :meth:`AllreducePlan.run` when the ranks' descriptions differ; ``found``
+    holds every rank's, in rank order (the frontend names them in its ``RuntimeError``)."""
+
+    def __init__(self, found: list[str]) -> None:
+        super().__init__(found)
+        self.found = found
+
+
 class AllreducePlan:
     """A communication backend's prepared all-reduce of one tensor's memory with one op,
     made by :meth:`ProcessGroup.allreduce_plan` and run every time ``all_reduce`` gets that
@@ -192,12 +202,12 @@ class AllreducePlan:
     it drops.
     """
 
-    def run(self, tensor: Tensor, description: str | None, async_op: bool) -> Any:
-        """All-reduce ``tensor`` in place, after checking, when ``description`` is given,
-        that every rank passes the same one (as :meth:`ProcessGroup.agree`).
+    def run(self, tensor: Tensor, async_op: bool) -> Work | None:
+        """All-reduce ``tensor`` in place, after checking, when the plan was made with a
+        description, that every rank passes the same one (as :meth:`ProcessGroup.agree`;
+        :class:`Disagreement` when they do not, and nothing is reduced).
 
-        Returns every rank's description (a list, in rank order) when they differ, without
-        reducing; else a :class:`Work` when ``async_op``, else None once the result is in
+        Returns a :class:`Work` when ``async_op``, else None once the result is in
         ``tensor``. Bounded by the group's timeout, like a Work.
         """
         raise NotImplementedError
@@ -277,12 +287,16 @@ class ProcessGroup:
         order. Blocking, bounded by the group's timeout. The default checks nothing."""
         return None
 
-    def allreduce_plan(self, tensor: Tensor, op: ReduceOp) -> AllreducePlan | None:
+    def allreduce_plan(
+        self, tensor: Tensor, op: ReduceOp, description: str | None
+    ) -> AllreducePlan | None:
         """Optional: an :class:`AllreducePlan` for repeated all-reduces of ``tensor`` (a
         contiguous tensor on one of ``devices``) with ``op``, so that the per-call work
         (finding the memory, choosing the engine's datatype and operation, setting up the
-        request) is done once. None, the default, when the backend has none: the frontend
-        then calls :meth:`agree` and :meth:`allreduce` every time."""
+        request) is done once; each run checks first that the ranks agree on
+        ``description`` (as :meth:`agree`), unless it is None (the check is off). None, the
+        default, when the backend has none: the frontend then calls :meth:`agree` and
+        :meth:`allreduce` every time."""
         return None
 
     def split(self, ranks: list[int]) -> ProcessGroup | None:

@@ -21,8 +21,8 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import functions as ops
 from . import _plan
-from ._agreement import agree, describe, shape_dtype
-from ._backend import ProcessGroup, ReduceOp, Work
+from ._agreement import agree, disagreement, shape_dtype
+from ._backend import Disagreement, ProcessGroup, ReduceOp, Work
 from ._group import _group, _group_rank, _World
 
 __all__ = [
@@ -120,18 +120,20 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
         if pg is None:
             return None
     plan = _World.plans.get(id(tensor))
-    if plan is not None and plan.fits(tensor, pg, op):
-        # This tensor passed the checks below before, and is the same memory (see _plan).
+    # A tensor that passed the checks below before, and is the same memory, skips them.
+    if plan is None or not plan.fits(tensor, pg, op):
+        _check(pg, tensor, "all_reduce")
+        rop = _op(op, "all_reduce")
+        if not tensor.is_contiguous():
+            agree(pg, "all_reduce", tensor, rop.name)
+            with grad_mode.no_grad():
+                buf, back = _inout(tensor)
+                return _finish(pg.allreduce(buf, rop), async_op, back)
+        plan = _plan.make(pg, tensor, op, rop)
+    try:
         return plan.run(tensor, async_op)
-    _check(pg, tensor, "all_reduce")
-    rop = _op(op, "all_reduce")
-    if tensor.is_contiguous():
-        description = describe("all_reduce", tensor, rop.name)
-        return _plan.make(pg, tensor, op, rop, description).run(tensor, async_op)
-    agree(pg, "all_reduce", tensor, rop.name)
-    with grad_mode.no_grad():
-        buf, back = _inout(tensor)
-        return _finish(pg.allreduce(buf, rop), async_op, back)
+    except Disagreement as exc:
+        raise disagreement(pg, "all_reduce", exc.found) from None
 
 
 def broadcast(tensor: Tensor, src: int = 0, group: Any = None,

@@ -23,29 +23,30 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._agreement import disagreement
+from ._agreement import describe
+from ._backend import AllreducePlan, Disagreement
 from ._group import _World
 
 if TYPE_CHECKING:
-    from ._backend import AllreducePlan, ProcessGroup, ReduceOp, Work
+    from ._backend import ProcessGroup, ReduceOp, Work
 
-__all__ = ["LIMIT", "Plan", "make"]
+__all__ = ["LIMIT", "GenericPlan", "Plan", "make"]
 
 #: How many plans are kept (one per tensor a program all-reduces repeatedly is enough).
 LIMIT = 256
 
 
 class Plan:
-    """A checked ``all_reduce`` of one tensor with one op over one group, and the backend's
-    plan for it (None when the backend has none)."""
+    """A checked ``all_reduce`` of one tensor with one op over one group: ``run(tensor,
+    async_op)`` is its :class:`~._backend.AllreducePlan`'s (the backend's, or a
+    :class:`GenericPlan`)."""
 
-    __slots__ = ("backend", "description", "dtype", "offset", "op", "pg", "rop", "shape",
-                 "storage", "stride")  # fmt: skip
+    __slots__ = ("backend", "dtype", "offset", "op", "pg", "run", "shape", "storage", "stride")
 
-    def __init__(self, pg: ProcessGroup, tensor: Tensor, op: Any, rop: ReduceOp,
-                 description: str, backend: AllreducePlan | None) -> None:  # fmt: skip
-        self.pg, self.op, self.rop = pg, op, rop
-        self.description, self.backend = description, backend
+    def __init__(self, pg: ProcessGroup, tensor: Tensor, op: Any, backend: AllreducePlan) -> None:
+        self.pg, self.op, self.backend = pg, op, backend
+        # The bound method itself: all_reduce calls it without a call of ours in between.
+        self.run = backend.run
         self.storage = weakref.ref(tensor._storage)
         self.shape, self.stride = tensor._shape, tensor._stride
         self.offset, self.dtype = tensor._offset, tensor._dtype
@@ -64,21 +65,25 @@ class Plan:
             and self.dtype is tensor._dtype
         )
 
+    def release(self) -> None:
+        """Release the backend's plan (the plan is dropped)."""
+        self.backend.release()
+
+
+class GenericPlan(AllreducePlan):
+    """The plan of a backend that has none: :meth:`ProcessGroup.agree` and
+    :meth:`ProcessGroup.allreduce` at every call."""
+
+    def __init__(self, pg: ProcessGroup, rop: ReduceOp, description: str | None) -> None:
+        self.pg, self.rop, self.description = pg, rop, description
+
     def run(self, tensor: Tensor, async_op: bool) -> Work | None:
-        """All-reduce ``tensor`` (which :meth:`fits`), with the agreement check unless it is
-        turned off."""
-        description = self.description if _World.check else None
-        backend = self.backend
-        if backend is not None:
-            found = backend.run(tensor, description, async_op)
-            if found.__class__ is list:
-                raise disagreement(self.pg, "all_reduce", found)
-            return found
+        """Check (unless the check is off), then all-reduce ``tensor``."""
         pg = self.pg
-        if description is not None:
-            found = pg.agree(description, "all_reduce")
+        if self.description is not None:
+            found = pg.agree(self.description, "all_reduce")
             if found is not None:
-                raise disagreement(pg, "all_reduce", found)
+                raise Disagreement(found)
         with grad_mode.no_grad():
             work = pg.allreduce(tensor, self.rop)
             if async_op:
@@ -86,14 +91,8 @@ class Plan:
             work.wait()
         return None
 
-    def release(self) -> None:
-        """Release the backend's plan (the plan is dropped)."""
-        if self.backend is not None:
-            self.backend.release()
-            self.backend = None
 
-
-def make(pg: ProcessGroup, tensor: Tensor, op: Any, rop: ReduceOp, description: str) -> Plan:
+def make(pg: ProcessGroup, tensor: Tensor, op: Any, rop: ReduceOp) -> Plan:
     """A plan for ``all_reduce(tensor, op)`` over ``pg`` (a contiguous tensor that passed the
     checks), kept for the next calls; the one it replaces, or the oldest, is released."""
     plans = _World.plans
@@ -103,6 +102,9 @@ def make(pg: ProcessGroup, tensor: Tensor, op: Any, rop: ReduceOp, description: 
         old.release()
     elif len(plans) >= LIMIT:
         plans.pop(next(iter(plans))).release()
-    plan = Plan(pg, tensor, op, rop, description, pg.allreduce_plan(tensor, rop))
+    # The check is on or off for a group's whole life (and plans do not outlive it).
+    description = describe("all_reduce", tensor, rop.name) if _World.check else None
+    backend = pg.allreduce_plan(tensor, rop, description)
+    plan = Plan(pg, tensor, op, backend or GenericPlan(pg, rop, description))
     plans[key] = plan
     return plan

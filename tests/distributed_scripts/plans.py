@@ -24,7 +24,7 @@ Op = dist.ReduceOp
 def persistent(t):
     """Whether ``t``'s plan has a persistent request (the MPI backend's fastest path)."""
     plan = _World.plans.get(id(t))
-    return plan is not None and plan.backend is not None and plan.backend.req is not None
+    return plan is not None and getattr(plan.backend, "req", None) is not None
 
 
 def plain(values, op):
