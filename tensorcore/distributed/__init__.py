@@ -20,6 +20,7 @@ from __future__ import annotations
 from ._backend import (
     DEFAULT_TIMEOUT,
     AllreducePlan,
+    Disagreement,
     DistBackendError,
     ProcessGroup,
     ReduceOp,
@@ -69,6 +70,7 @@ default_pg_timeout = DEFAULT_TIMEOUT
 __all__ = [
     "DEFAULT_TIMEOUT",
     "AllreducePlan",
+    "Disagreement",
     "DistBackendError",
     "GroupMember",
     "P2POp",
