@@ -1,7 +1,7 @@
 """A DistributedDataParallel training step against single-process training (the workload of
 issue 14): an MLP 784-512-512-10, SGD with momentum, cross-entropy, global batch 256.
 
-    mpiexec -n 2 python3 benchmarks/bench_ddp.py [--steps 30]
+    mpiexec -n 2 python3 benchmarks/bench_ddp.py [--steps 30] [--bucket-cap-mb 25]
 
 Rank 0 first times the single-process step on the full batch (256) while the other ranks
 sleep (not spin); then every rank times the DDP step on its share (256 / N), then again with
@@ -72,6 +72,9 @@ class Blocked:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument(
+        "--bucket-cap-mb", type=float, default=25.0, help="DDP's bucket_cap_mb (1: 4 buckets)"
+    )
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     rank, world = comm.Get_rank(), comm.Get_size()
@@ -94,7 +97,7 @@ def main() -> None:
     mine = slice(rank * share, (rank + 1) * share)
     runs = {}
     for label in ("", "find_unused_parameters=True"):
-        model = DDP(make(), find_unused_parameters=bool(label))
+        model = DDP(make(), bucket_cap_mb=args.bucket_cap_mb, find_unused_parameters=bool(label))
         Blocked.total = 0.0
         times = timed_steps(model, x[mine], y[mine], args.steps)
         blocked = Blocked.total - 0.0
@@ -106,7 +109,8 @@ def main() -> None:
     dist.destroy_process_group()
     if rank == 0:
         assert single is not None
-        print(f"MLP 784-512-512-10, SGD momentum, global batch {BATCH}, {args.steps} steps")
+        print(f"MLP 784-512-512-10, SGD momentum, global batch {BATCH}, {args.steps} steps, "
+              f"bucket_cap_mb={args.bucket_cap_mb:g}")  # fmt: skip
         print(f"  1 process, batch {BATCH}:          {single * 1e3:7.2f} ms / step (median)")
         for label, stats in runs.items():
             assert stats is not None
