@@ -65,6 +65,52 @@ def test_every_collective(n: int) -> None:
     _ok(mpirun(n, "collectives.py"), n)
 
 
+@pytest.mark.parametrize(("n", "check"), [(2, "1"), (3, "1"), (2, "0")])
+def test_repeated_all_reduce_fast_path_matches_the_plain_one(n: int, check: str) -> None:
+    _ok(mpirun(n, "plans.py", TENSORCORE_DISTRIBUTED_CHECK=check), n)
+
+
+def test_a_plan_fits_only_its_tensor_memory_and_metadata() -> None:
+    """``Plan.fits``, the fast path's test that the checks it skips still hold, is false as
+    soon as anything that locates the tensor's memory differs."""
+    import tensorcore as tc
+    from tensorcore.distributed import ReduceOp
+    from tensorcore.distributed._plan import GenericPlan, Plan
+
+    pg, SUM = object(), ReduceOp.SUM
+
+    def planned() -> tuple[Plan, tc.Tensor]:
+        t = tc.zeros(4)
+        return Plan(pg, t, SUM, GenericPlan(pg, SUM, None)), t  # type: ignore[arg-type]
+
+    plan, t = planned()
+    assert plan.fits(t, pg, SUM)
+    t.fill_(1.0)  # new values, the same memory
+    assert plan.fits(t, pg, SUM)
+    assert not plan.fits(t, object(), SUM)
+    assert not plan.fits(t, pg, ReduceOp.MAX)
+    assert not plan.fits([0.0] * 4, pg, SUM)
+    assert not plan.fits(tc.zeros(4), pg, SUM)
+    plan, t = planned()
+    t.data = t + 1.0  # another storage; its shape and stride tuples are the same objects
+    assert t._shape is plan.shape and not plan.fits(t, pg, SUM)
+    for change in (
+        lambda t: setattr(t, "_offset", 1),
+        lambda t: setattr(t, "_shape", tuple(list(t._shape))),  # equal, not the same tuple
+        lambda t: setattr(t, "_stride", tuple(list(t._stride))),
+        lambda t: setattr(t, "_dtype", tc.int32),
+    ):
+        plan, t = planned()
+        change(t)
+        assert not plan.fits(t, pg, SUM)
+    plan, t = planned()
+    shape, stride, dtype = t._shape, t._stride, t._dtype
+    del t  # its storage dies: a tensor made later with its metadata does not fit
+    u = tc.zeros(4)
+    u._shape, u._stride, u._dtype = shape, stride, dtype
+    assert plan.storage() is None and not plan.fits(u, pg, SUM)
+
+
 def test_mismatched_shapes_and_collectives_are_named() -> None:
     proc = mpirun(2, "failures.py", "mismatch")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -101,6 +147,11 @@ def test_a_rank_that_raises_ends_the_job() -> None:
 
 def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
     _ok(mpirun(2, "training.py"), 2)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_ddp_unused_parameters_overlap_backward_in_bucket_order(n: int) -> None:
+    _ok(mpirun(n, "unused.py"), n)
 
 
 def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:

@@ -17,7 +17,15 @@ True
 
 from __future__ import annotations
 
-from ._backend import DEFAULT_TIMEOUT, DistBackendError, ProcessGroup, ReduceOp, Work
+from ._backend import (
+    DEFAULT_TIMEOUT,
+    AllreducePlan,
+    Disagreement,
+    DistBackendError,
+    ProcessGroup,
+    ReduceOp,
+    Work,
+)
 from ._collectives import (
     all_gather,
     all_gather_into_tensor,
@@ -61,6 +69,8 @@ default_pg_timeout = DEFAULT_TIMEOUT
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "AllreducePlan",
+    "Disagreement",
     "DistBackendError",
     "GroupMember",
     "P2POp",

@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["DEFAULT_TIMEOUT", "DistBackendError", "ProcessGroup", "ReduceOp", "Work"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "AllreducePlan",
+    "Disagreement",
+    "DistBackendError",
+    "ProcessGroup",
+    "ReduceOp",
+    "Work",
+    "spin",
+    "timed_out",
+]
 
 #: PyTorch's default: how long a collective may wait for the other ranks.
 DEFAULT_TIMEOUT = timedelta(minutes=30)
@@ -48,6 +58,39 @@ class ReduceOp(enum.Enum):
     MIN = "min"
     MAX = "max"
     AVG = "avg"
+
+
+def timed_out(what: str, timeout: timedelta) -> DistBackendError:
+    """The error of a collective that ``timeout`` ran out on (a peer never joined it)."""
+    return DistBackendError(
+        f"{what}: timed out after {timeout.total_seconds():g} s waiting for the other ranks "
+        "(a rank failed, exited or called another collective); raise the timeout with "
+        "init_process_group(timeout=datetime.timedelta(...))"
+    )
+
+
+def spin(poll: Callable[[], Any], timeout: timedelta, what: str) -> None:
+    """Call ``poll()`` until it returns true; raise :func:`timed_out`'s error once
+    ``timeout`` has passed.
+
+    It spins rather than sleeps: shared-memory and network engines progress only inside
+    our calls, so sleeping between polls would cut the bandwidth of large messages. Nor does
+    it yield the processor (``sched_yield``) now and then, as MPICH's blocking waits do: on
+    this 2-core machine shared with other jobs, that made 1% of the 4 KiB all-reduces take
+    150 us instead of 8 (a yield hands the core to another job for a time slice), and gained
+    nothing on large ones. The clock is read every 1024 polls only, the first time to start
+    it: a collective that finishes within them (every small one) never reads it.
+    """
+    spins = 0
+    deadline = None
+    while not poll():
+        spins += 1
+        if spins & 1023 == 0:
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + timeout.total_seconds()
+            elif now > deadline:
+                raise timed_out(what, timeout)
 
 
 class Work:
@@ -106,20 +149,11 @@ class Work:
             raise self._error
         if self._done:
             return True
-        limit = (timeout or self._timeout).total_seconds()
-        deadline = time.monotonic() + limit
-        spins = 0
-        # Spin: shared-memory and network engines progress only inside our calls, so
-        # sleeping between polls would cut the bandwidth of large messages.
-        while not self._poll():
-            spins += 1
-            if spins & 1023 == 0 and time.monotonic() > deadline:
-                self._error = DistBackendError(
-                    f"{self._what}: timed out after {limit:g} s waiting for the other ranks "
-                    "(a rank failed, exited or called another collective); raise the "
-                    "timeout with init_process_group(timeout=datetime.timedelta(...))"
-                )
-                raise self._error
+        try:
+            spin(self._poll, timeout or self._timeout, self._what)
+        except DistBackendError as exc:
+            self._error = exc
+            raise
         self._finish()
         return True
 
@@ -139,6 +173,40 @@ class Work:
             raise
         self._done = True
         self._keep = ()
+
+
+class Disagreement(Exception):
+    """Raised by :meth:`AllreducePlan.run` when the ranks' descriptions differ; ``found``
+    holds every rank's, in rank order (the frontend names them in its ``RuntimeError``)."""
+
+    def __init__(self, found: list[str]) -> None:
+        super().__init__(found)
+        self.found = found
+
+
+class AllreducePlan:
+    """A communication backend's prepared all-reduce of one tensor's memory with one op,
+    made by :meth:`ProcessGroup.allreduce_plan` and run every time ``all_reduce`` gets that
+    tensor again (the frontend checks that its storage, offset, shape, strides and dtype are
+    the same ones: the memory is the one the plan was made for).
+
+    A plan must not keep the tensor (or its memory) alive: the frontend hands the tensor to
+    every :meth:`run`, and keeps a bounded number of plans, calling :meth:`release` on those
+    it drops.
+    """
+
+    def run(self, tensor: Tensor, async_op: bool) -> Work | None:
+        """All-reduce ``tensor`` in place, after checking, when the plan was made with a
+        description, that every rank passes the same one (as :meth:`ProcessGroup.agree`;
+        :class:`Disagreement` when they do not, and nothing is reduced).
+
+        Returns a :class:`Work` when ``async_op``, else None once the result is in
+        ``tensor``. Bounded by the group's timeout, like a Work.
+        """
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free what the plan holds in the engine (it is not run again)."""
 
 
 class ProcessGroup:
@@ -210,6 +278,18 @@ class ProcessGroup:
         """Check that every rank passes the same ``description`` (shapes and dtypes of a
         collective's tensors): None when they do, else every rank's description, in rank
         order. Blocking, bounded by the group's timeout. The default checks nothing."""
+        return None
+
+    def allreduce_plan(
+        self, tensor: Tensor, op: ReduceOp, description: str | None
+    ) -> AllreducePlan | None:
+        """Optional: an :class:`AllreducePlan` for repeated all-reduces of ``tensor`` (a
+        contiguous tensor on one of ``devices``) with ``op``, so that the per-call work
+        (finding the memory, choosing the engine's datatype and operation, setting up the
+        request) is done once; each run checks first that the ranks agree on
+        ``description`` (as :meth:`agree`), unless it is None (the check is off). None, the
+        default, when the backend has none: the frontend then calls :meth:`agree` and
+        :meth:`allreduce` every time."""
         return None
 
     def split(self, ranks: list[int]) -> ProcessGroup | None:

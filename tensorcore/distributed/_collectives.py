@@ -1,13 +1,12 @@
 """The collectives and point-to-point operations of ``tensorcore.distributed``.
 
 Each function checks its arguments, finds the group, checks that every rank passes tensors of
-the same shapes and dtypes (one small all-reduce of a fingerprint; on a mismatch the ranks'
-descriptions are gathered and named in a ``RuntimeError``; ``TENSORCORE_DISTRIBUTED_CHECK=0``
-at ``init_process_group`` turns the check off), hands the communication backend
-contiguous tensors, and copies results back into non-contiguous ones. Results are written in
-place, as in PyTorch; with ``async_op=True`` the function returns a
+the same shapes and dtypes (``_agreement.py``), hands the communication backend contiguous
+tensors, and copies results back into non-contiguous ones. Results are written in place, as
+in PyTorch; with ``async_op=True`` the function returns a
 :class:`~tensorcore.distributed.Work` whose ``wait()`` finishes the operation (the in-place
-results are there only after it).
+results are there only after it). ``all_reduce`` of a contiguous tensor keeps what it checked
+and prepared for the tensor's next call (``_plan.py``).
 
 The examples run under a launcher, e.g. ``mpiexec -n 2 python script.py`` (they are not run
 as doctests: they need several processes).
@@ -21,7 +20,9 @@ from .. import layouts
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import functions as ops
-from ._backend import ProcessGroup, ReduceOp, Work
+from . import _plan
+from ._agreement import agree, disagreement, shape_dtype
+from ._backend import Disagreement, ProcessGroup, ReduceOp, Work
 from ._group import _group, _group_rank, _World
 
 __all__ = [
@@ -56,38 +57,6 @@ def _check(pg: ProcessGroup, t: Any, what: str, arg: str = "tensor") -> Tensor:
             f"tensors of {', '.join(pg.devices)}; move it with .to('{pg.devices[0]}')"
         )
     return t
-
-
-def _desc(t: Tensor) -> str:
-    return f"{tuple(t.shape)} {str(t.dtype).replace('tensorcore.', '')}"
-
-
-#: (collective, shape, dtype, extra) -> the description the ranks compare: built once, so a
-#: repeated collective costs a dict lookup here.
-_DESCRIPTIONS: dict[tuple[Any, ...], str] = {}
-
-
-def _agree(pg: ProcessGroup, what: str, t: Tensor, extra: Any = "") -> None:
-    """Check that every rank runs ``what`` on a tensor of ``t``'s shape and dtype (and the
-    same ``extra``: the op, the root); skipped when ``TENSORCORE_DISTRIBUTED_CHECK=0``."""
-    if not _World.check:
-        return
-    key = (what, t._shape, t._dtype, extra)
-    text = _DESCRIPTIONS.get(key)
-    if text is None:
-        text = f"{what}: {_desc(t)}" + (f" {extra}" if extra != "" else "")
-        if len(_DESCRIPTIONS) < 4096:
-            _DESCRIPTIONS[key] = text
-    found = pg.agree(text, what)
-    if found is None:
-        return
-    ranks = _World.ranks.get(pg, list(range(pg.size())))
-    listing = "; ".join(f"rank {r}: {d}" for r, d in zip(ranks, found, strict=True))
-    raise RuntimeError(
-        f"{what}(): the ranks disagree on the collective or its tensors' shapes and dtypes "
-        f"({listing}); every rank must call the same collective with tensors of the same "
-        "shape and dtype"
-    )
 
 
 def _inout(t: Tensor) -> tuple[Tensor, Any]:
@@ -145,15 +114,26 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
     >>> t  # on 2 ranks  # doctest: +SKIP
     tensor([3., 3., 3.])
     """
-    pg = _group(group, "all_reduce")
+    pg = _World.default if group is None else None
     if pg is None:
-        return None
-    _check(pg, tensor, "all_reduce")
-    rop = _op(op, "all_reduce")
-    _agree(pg, "all_reduce", tensor, rop.name)
-    with grad_mode.no_grad():
-        buf, back = _inout(tensor)
-        return _finish(pg.allreduce(buf, rop), async_op, back)
+        pg = _group(group, "all_reduce")
+        if pg is None:
+            return None
+    plan = _World.plans.get(id(tensor))
+    # A tensor that passed the checks below before, and is the same memory, skips them.
+    if plan is None or not plan.fits(tensor, pg, op):
+        _check(pg, tensor, "all_reduce")
+        rop = _op(op, "all_reduce")
+        if not tensor.is_contiguous():
+            agree(pg, "all_reduce", tensor, rop.name)
+            with grad_mode.no_grad():
+                buf, back = _inout(tensor)
+                return _finish(pg.allreduce(buf, rop), async_op, back)
+        plan = _plan.make(pg, tensor, op, rop)
+    try:
+        return plan.run(tensor, async_op)
+    except Disagreement as exc:
+        raise disagreement(pg, "all_reduce", exc.found) from None
 
 
 def broadcast(tensor: Tensor, src: int = 0, group: Any = None,
@@ -170,7 +150,7 @@ def broadcast(tensor: Tensor, src: int = 0, group: Any = None,
         return None
     _check(pg, tensor, "broadcast")
     root = _group_rank(pg, src, "broadcast", "src")
-    _agree(pg, "broadcast", tensor, f"src={src}")
+    agree(pg, "broadcast", tensor, f"src={src}")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
         return _finish(pg.broadcast(buf, root), async_op, back)
@@ -190,8 +170,9 @@ def _check_list(pg: ProcessGroup, ts: Any, like: Tensor, what: str, arg: str) ->
         _check(pg, t, what, f"{arg}[{i}]")
         if tuple(t.shape) != tuple(like.shape) or t.dtype is not like.dtype:
             raise RuntimeError(
-                f"{what}(): {arg}[{i}] is {_desc(t)} but the tensor is {_desc(like)}; every "
-                "tensor of the list must have the tensor's shape and dtype"
+                f"{what}(): {arg}[{i}] is {shape_dtype(t)} but the tensor is "
+                f"{shape_dtype(like)}; every tensor of the list must have the tensor's shape "
+                "and dtype"
             )
     return list(ts)
 
@@ -225,7 +206,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None,
         return None
     _check(pg, tensor, "all_gather")
     outs = _check_list(pg, tensor_list, tensor, "all_gather", "tensor_list")
-    _agree(pg, "all_gather", tensor)
+    agree(pg, "all_gather", tensor)
     with grad_mode.no_grad():
         flat = _flat(tensor, pg.size())
         work = pg.allgather(flat, tensor.contiguous())
@@ -253,10 +234,10 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
         or output_tensor.dtype is not input_tensor.dtype
     ):
         raise RuntimeError(
-            f"{what}(): output_tensor is {_desc(output_tensor)}, it must hold world_size "
-            f"({pg.size()}) times the input_tensor ({_desc(input_tensor)}), of its dtype"
+            f"{what}(): output_tensor is {shape_dtype(output_tensor)}, it must hold world_size "
+            f"({pg.size()}) times the input_tensor ({shape_dtype(input_tensor)}), of its dtype"
         )
-    _agree(pg, what, input_tensor)
+    agree(pg, what, input_tensor)
     with grad_mode.no_grad():
         buf, back = _inout(output_tensor)
         return _finish(pg.allgather(buf, input_tensor.contiguous()), async_op, back)
@@ -279,7 +260,7 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.
     _check(pg, output, what, "output")
     ins = _check_list(pg, input_list, output, what, "input_list")
     rop = _op(op, what)
-    _agree(pg, what, output, rop.name)
+    agree(pg, what, output, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
         return _finish(pg.reduce_scatter(buf, _concat(ins), rop), async_op, back)
@@ -303,11 +284,11 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
     _check(pg, input, what, "input")
     if input.numel() != pg.size() * output.numel() or input.dtype is not output.dtype:
         raise RuntimeError(
-            f"{what}(): input is {_desc(input)}, it must hold world_size ({pg.size()}) times "
-            f"the output ({_desc(output)}), of its dtype"
+            f"{what}(): input is {shape_dtype(input)}, it must hold world_size ({pg.size()}) times "
+            f"the output ({shape_dtype(output)}), of its dtype"
         )
     rop = _op(op, what)
-    _agree(pg, what, input, rop.name)
+    agree(pg, what, input, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
         return _finish(pg.reduce_scatter(buf, input.contiguous(), rop), async_op, back)
@@ -329,7 +310,7 @@ def reduce(tensor: Tensor, dst: int = 0, op: Any = ReduceOp.SUM, group: Any = No
     _check(pg, tensor, "reduce")
     root = _group_rank(pg, dst, "reduce", "dst")
     rop = _op(op, "reduce")
-    _agree(pg, "reduce", tensor, f"{rop.name} dst={dst}")
+    agree(pg, "reduce", tensor, f"{rop.name} dst={dst}")
     with grad_mode.no_grad():
         if pg.rank() == root:
             buf, back = _inout(tensor)
@@ -358,7 +339,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
         outs = _check_list(pg, gather_list, tensor, "gather", "gather_list")
     elif gather_list:
         raise ValueError(f"gather(): gather_list must be given on rank {dst} (dst) only")
-    _agree(pg, "gather", tensor, f"dst={dst}")
+    agree(pg, "gather", tensor, f"dst={dst}")
     with grad_mode.no_grad():
         flat = _flat(tensor, pg.size()) if here else None
         work = pg.gather(flat, tensor.contiguous(), root)
@@ -386,7 +367,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
         ins = _check_list(pg, scatter_list, tensor, "scatter", "scatter_list")
     elif scatter_list:
         raise ValueError(f"scatter(): scatter_list must be given on rank {src} (src) only")
-    _agree(pg, "scatter", tensor, f"src={src}")
+    agree(pg, "scatter", tensor, f"src={src}")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
         work = pg.scatter(buf, _concat(ins) if here else None, root)

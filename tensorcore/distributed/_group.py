@@ -41,6 +41,8 @@ class _World:
     previous_hook: Any = None
     # The agreement check before each collective (TENSORCORE_DISTRIBUTED_CHECK=0: off).
     check: bool = True
+    # id(tensor) -> the all_reduce plan made for it (_plan.Plan), oldest first.
+    plans: ClassVar[dict[int, Any]] = {}
 
 
 class GroupMember:
@@ -181,11 +183,12 @@ def init_process_group(
     Python's own hook.
 
     Before each collective the ranks check that they run the same collective on tensors of
-    the same shapes and dtypes (one 16-byte all-reduce; a mismatch raises a ``RuntimeError``
+    the same shapes and dtypes (one 24-byte all-reduce; a mismatch raises a ``RuntimeError``
     naming every rank's call). ``TENSORCORE_DISTRIBUTED_CHECK=0`` in the environment turns
     the check off for this process group (a mismatch is then undefined behaviour of MPI:
-    wrong results, a truncation error or a timeout), which halves the latency of small
-    collectives.
+    wrong results, a truncation error or a timeout). It saves little: under MPI the check
+    also decides, for every rank at once, when a repeated all-reduce gets a persistent
+    request, which makes up for its round trip (``docs/distributed.md``, "Performance").
     """
     if _World.default is not None:
         raise RuntimeError(
@@ -257,6 +260,7 @@ def _install_abort_hook(pg: ProcessGroup) -> None:
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
     """Leave ``group`` (the default group, and every group, when None)."""
     if group is None or group is _World.default:
+        _release_plans(set(_World.ranks))
         for pg in list(_World.ranks):
             pg.shutdown()
         _World.ranks = {}
@@ -266,8 +270,18 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             _World.previous_hook = None
         return
     if group in _World.ranks:
+        _release_plans({group})
         group.shutdown()
         del _World.ranks[group]
+
+
+def _release_plans(groups: set[ProcessGroup]) -> None:
+    """Drop the all_reduce plans of ``groups`` (before they shut down: a plan may hold
+    requests of their engine)."""
+    for key, plan in list(_World.plans.items()):
+        if plan.pg in groups:
+            del _World.plans[key]
+            plan.release()
 
 
 def _default(what: str) -> ProcessGroup:

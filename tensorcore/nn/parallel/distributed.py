@@ -3,10 +3,19 @@
 At construction the parameters and buffers are broadcast from rank 0, so every replica
 starts equal. The parameters are split into buckets (about ``bucket_cap_mb`` each, in reverse
 registration order, which is roughly the order backward produces their gradients). A
-post-accumulate-grad hook on every parameter marks it ready; when a bucket is complete its
-gradients are flattened and an asynchronous all-reduce (``ReduceOp.AVG``) starts while
-backward goes on. A callback queued on the autograd engine waits for every bucket at the end
-of backward and copies the averages into the ``.grad`` of each parameter.
+post-accumulate-grad hook on every parameter marks it ready; when a bucket is complete and
+every bucket before it has started, its gradients are flattened and an asynchronous
+all-reduce (``ReduceOp.AVG``) starts while backward goes on. Buckets start in their fixed
+order on every rank, as in PyTorch, so the ranks' collectives match whatever order their
+gradients arrive in. A callback queued on the autograd engine waits for every bucket at the
+end of backward and copies the averages into the ``.grad`` of each parameter.
+
+With ``find_unused_parameters=True`` the forward ends with a walk of the autograd graph from
+its outputs (``grad_fn.next_functions`` down to the parameters' ``AccumulateGrad`` nodes,
+PyTorch's ``prepare_for_backward``): the parameters it does not reach get no gradient in this
+backward, so they are marked ready when backward begins (at the first gradient hook), and the
+buckets still fill and start during backward. At its end, the ranks all-reduce which
+parameters got a gradient; one that no rank used keeps its ``grad``.
 
 Sparse gradients (the weight of an ``Embedding(sparse=True)``) have a bucket each and never
 enter the dense path: their indices and values are all-gathered (padded to the largest
@@ -22,8 +31,10 @@ from typing import Any
 
 from ... import distributed as dist
 from ... import dtypes
+from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.engine import queue_callback
+from ...autograd.graph import AccumulateGrad
 from ...ops import functions as ops
 from ...ops.factories import tensor
 from ...plugins import manager
@@ -45,6 +56,44 @@ class _Bucket:
     @property
     def launched(self) -> bool:
         return bool(self.works)
+
+
+def _tensors(obj: Any) -> Iterator[Any]:
+    """The tensors of a forward's output: a tensor, or nested lists, tuples and dicts of
+    them (PyTorch's ``_find_tensors``)."""
+    if isinstance(obj, Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _tensors(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from _tensors(o)
+
+
+def _reachable(outputs: Any) -> set[int]:
+    """The ids of the leaves that backward from ``outputs`` can reach: the variables of the
+    ``AccumulateGrad`` nodes found through ``next_functions``, and outputs that are leaves."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    stack = []
+    for t in _tensors(outputs):
+        if t.grad_fn is not None:
+            stack.append(t.grad_fn)
+        elif t.requires_grad:
+            found.add(id(t))
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            leaf = node.variable
+            if leaf is not None:
+                found.add(id(leaf))
+            continue
+        stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
+    return found
 
 
 def _sparse_params(module: Module) -> set[int]:
@@ -73,11 +122,13 @@ class DistributedDataParallel(Module):
     bucket_cap_mb
         Size of a gradient bucket, in MiB (default 25, as PyTorch).
     find_unused_parameters
-        Allow parameters that get no gradient in an iteration (on some or all ranks): at the
-        end of backward their buckets are reduced too (zeros for the missing gradients), and
-        a parameter that no rank used keeps ``grad`` None. Without it such a parameter is an
-        error, as in PyTorch. Since the ranks' graphs may differ, every bucket is then reduced
-        at the end of backward, in bucket order (no overlap with backward).
+        Allow parameters that get no gradient in an iteration (on some or all ranks): each
+        forward walks the autograd graph from its outputs, and the parameters it does not
+        reach are marked ready when backward begins, so that their buckets (zeros for the
+        missing gradients) still start while backward goes on; a parameter that no rank used
+        keeps its ``grad`` (None). Without it such a parameter is an error, as in PyTorch. A
+        parameter that the walk does not reach but that gets a gradient anyway (used outside
+        the forward, or in an earlier forward of the same backward) is an error too.
 
     The weight of an ``Embedding(sparse=True)`` keeps a sparse gradient: it is averaged
     through all-gathers of its indices and values (see the module's docstring), so the
@@ -130,7 +181,15 @@ class DistributedDataParallel(Module):
         self._buckets = self._make_buckets(params)
         self._bucket_of = {id(p): (b, i) for b in self._buckets for i, p in enumerate(b.params)}
         self._names = {id(p): n for n, p in module.named_parameters()}
-        self._queued = False
+        # One backward's state: whether the last forward expects one that synchronises, the
+        # parameters it did not reach (find_unused_parameters), whether the backward has
+        # begun (the finishing callback queued), the next bucket to start, and the ids of
+        # the parameters that got a gradient.
+        self._expect = False
+        self._unused: list[Any] = []
+        self._begun = False
+        self._next_bucket = 0
+        self._used: set[int] = set()
         self._handles = [p.register_post_accumulate_grad_hook(self._on_grad) for p in params]
 
     def _group_size(self) -> int:
@@ -173,19 +232,30 @@ class DistributedDataParallel(Module):
         return buckets
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
-        """Run the wrapped module (after broadcasting its buffers from rank 0)."""
+        """Run the wrapped module (after broadcasting its buffers from rank 0) and prepare
+        the backward of its outputs: one that averages the gradients, unless under
+        :meth:`no_sync` or without grad mode (as in PyTorch, the forward decides)."""
         if (
             self.broadcast_buffers
             and self.require_backward_grad_sync
             and any(True for _ in self.module.buffers())
         ):
             self._sync_module_states(buffers_only=True)
-        return self.module(*inputs, **kwargs)
+        out = self.module(*inputs, **kwargs)
+        self._expect = grad_mode.is_grad_enabled() and self.require_backward_grad_sync
+        if self._expect and self.find_unused_parameters:
+            reached = _reachable(out)
+            self._unused = [p for b in self._buckets for p in b.params if id(p) not in reached]
+        else:
+            self._unused = []
+        return out
 
     @contextmanager
     def no_sync(self) -> Iterator[None]:
         """Inside, backward accumulates gradients locally without communicating; the first
-        backward after it averages the accumulated gradients (gradient accumulation)."""
+        backward of a forward after it averages the accumulated gradients (gradient
+        accumulation). The forward must run inside it, as in PyTorch: the forward decides
+        whether its backward communicates."""
         old = self.require_backward_grad_sync
         self.require_backward_grad_sync = False
         try:
@@ -195,21 +265,50 @@ class DistributedDataParallel(Module):
 
     # ------------------------------------------------------------------ during backward
     def _on_grad(self, param: Any) -> None:
-        if not self.require_backward_grad_sync:
+        # Used, also in a backward that does not synchronise (no_sync): the gradient it
+        # accumulates is averaged by the next one that does.
+        self._used.add(id(param))
+        if not self._expect:
             return
-        if not self._queued:
-            self._queued = True
-            queue_callback(self._finish)
+        if not self._begun:
+            self._begin()
         bucket, i = self._bucket_of[id(param)]
+        if i in bucket.ready:
+            raise RuntimeError(
+                "DistributedDataParallel: expected to mark a variable ready only once; "
+                f"parameter {self._names.get(id(param), '?')} got a gradient after the "
+                "forward's graph showed it unused (find_unused_parameters=True): it is used "
+                "outside the module's forward, or in another forward before this backward"
+            )
         bucket.ready.add(i)
-        # With unused parameters the ranks' buckets may become ready in different orders:
-        # _finish launches them all, in one order, after agreeing on which were used.
-        if len(bucket.ready) == len(bucket.params) and not self.find_unused_parameters:
-            self._launch(bucket)
+        if len(bucket.ready) == len(bucket.params):
+            self._launch_ready()
         # Drive the engine's progress on earlier buckets while backward computes.
         for b in self._buckets:
             for w in b.works:
                 w.is_completed()
+
+    def _begin(self) -> None:
+        """The backward's first gradient: queue the finishing callback, and mark the
+        parameters the forward's graph does not reach ready (they get no gradient)."""
+        self._begun = True
+        queue_callback(self._finish)
+        for p in self._unused:
+            bucket, i = self._bucket_of[id(p)]
+            bucket.ready.add(i)
+        if self._unused:
+            self._launch_ready()
+
+    def _launch_ready(self) -> None:
+        """Start the complete buckets, in bucket order: a bucket starts only after every
+        bucket before it, so that every rank starts them in one order."""
+        buckets = self._buckets
+        while self._next_bucket < len(buckets):
+            b = buckets[self._next_bucket]
+            if len(b.ready) < len(b.params):
+                return
+            self._launch(b)
+            self._next_bucket += 1
 
     def _launch(self, bucket: _Bucket) -> None:
         if bucket.sparse:
@@ -282,7 +381,6 @@ class DistributedDataParallel(Module):
                     is_coalesced=True)  # fmt: skip
 
     def _finish(self) -> None:
-        self._queued = False
         try:
             missing = [b for b in self._buckets if not b.launched]
             if missing and not self.find_unused_parameters:
@@ -298,9 +396,11 @@ class DistributedDataParallel(Module):
                     "does not use every parameter, and make sure every output takes part "
                     "in the loss"
                 )
-            used = self._global_use() if self.find_unused_parameters else None
+            # The buckets still waiting (a parameter the graph reaches that got no gradient
+            # after all): started now, in order, before anything else is all-reduced.
             for b in missing:
                 self._launch(b)
+            used = self._global_use() if self.find_unused_parameters else None
             with grad_mode.no_grad():
                 for b in self._buckets:
                     for w in b.works:
@@ -325,10 +425,14 @@ class DistributedDataParallel(Module):
             for b in self._buckets:
                 b.ready.clear()
                 b.works, b.flat = [], None
+            self._expect = self._begun = False
+            self._unused = []
+            self._next_bucket = 0
+            self._used = set()
 
     def _global_use(self) -> dict[int, bool]:
         """Which parameters got a gradient on at least one rank (PyTorch's used map)."""
         params = [p for b in self._buckets for p in b.params]
-        flags = tensor([0 if p.grad is None else 1 for p in params], dtype=dtypes.int32)
+        flags = tensor([int(id(p) in self._used) for p in params], dtype=dtypes.int32)
         dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=self.process_group)
         return {id(p): bool(f) for p, f in zip(params, flags.tolist(), strict=True)}
