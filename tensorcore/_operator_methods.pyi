@@ -7,6 +7,7 @@ from tensorcore import return_types as _rt
 from tensorcore._tensor import Tensor
 from tensorcore.devices import device as _device
 from tensorcore.dtypes import dtype as _dtype
+from tensorcore.layouts import layout as _layout
 
 _Number: TypeAlias = bool | int | float | complex
 

@@ -161,3 +161,65 @@ def test_runtime_knobs_of_pytorch_programs() -> None:
     tc.set_float32_matmul_precision("highest")
     tc.backends.cuda.matmul.allow_tf32 = True  # accepted, as programs set it
     assert tc.backends.cuda.is_available() is False
+
+
+# PyTorch's functions that make a tensor all take ``layout=`` and ``pin_memory=`` (its
+# TensorOptions); programs pass them explicitly (``torch.zeros(n, layout=torch.strided)``).
+_OPTION_CALLS: dict[str, Any] = {
+    "empty": lambda **kw: tc.empty(2, 3, **kw),
+    "zeros": lambda **kw: tc.zeros(2, 3, **kw),
+    "ones": lambda **kw: tc.ones((2, 3), **kw),
+    "full": lambda **kw: tc.full((2,), 1.5, **kw),
+    "arange": lambda **kw: tc.arange(4, **kw),
+    "linspace": lambda **kw: tc.linspace(0, 1, 3, **kw),
+    "logspace": lambda **kw: tc.logspace(0, 1, 3, **kw),
+    "eye": lambda **kw: tc.eye(3, **kw),
+    "rand": lambda **kw: tc.rand(2, **kw),
+    "randn": lambda **kw: tc.randn(2, **kw),
+    "randint": lambda **kw: tc.randint(0, 5, (3,), **kw),
+    "randperm": lambda **kw: tc.randperm(4, **kw),
+    "tril_indices": lambda **kw: tc.tril_indices(3, 3, **kw),
+    "triu_indices": lambda **kw: tc.triu_indices(3, 3, **kw),
+    "normal": lambda **kw: tc.normal(0.0, 1.0, (2,), **kw),
+    "empty_like": lambda **kw: tc.empty_like(tc.ones(2), **kw),
+    "zeros_like": lambda **kw: tc.zeros_like(tc.ones(2), **kw),
+    "ones_like": lambda **kw: tc.ones_like(tc.ones(2), **kw),
+    "full_like": lambda **kw: tc.full_like(tc.ones(2), 3.0, **kw),
+    "rand_like": lambda **kw: tc.rand_like(tc.ones(2), **kw),
+    "randn_like": lambda **kw: tc.randn_like(tc.ones(2), **kw),
+}
+
+
+def test_every_tensor_making_function_is_covered() -> None:
+    from tensorcore.ops._api import takes_tensor_options
+
+    declared = {name for name, decl in OPS.items() if decl.function and takes_tensor_options(decl)}
+    assert declared <= set(_OPTION_CALLS), declared - set(_OPTION_CALLS)
+
+
+@pytest.mark.parametrize("name", sorted(_OPTION_CALLS))
+def test_factories_take_layout_and_pin_memory(name: str) -> None:
+    make = _OPTION_CALLS[name]
+    plain = make()
+    for kw in ({"layout": tc.strided}, {"layout": None}, {"pin_memory": False}):
+        got = make(**kw)
+        assert (got.shape, got.dtype, got.layout) == (plain.shape, plain.dtype, tc.strided)
+    with pytest.raises(NotImplementedError, match=rf"{name}\(\): layout=tensorcore.sparse_coo"):
+        make(layout=tc.sparse_coo)
+    with pytest.raises(TypeError, match=r"'layout' must be tensorcore\.layout, not str"):
+        make(layout="strided")
+    with pytest.raises(TypeError, match="'pin_memory' must be bool"):
+        make(pin_memory="yes")
+    # Without an accelerator there is no page-locked memory: PyTorch's error.
+    if not tc.cuda.is_available():
+        with pytest.raises(RuntimeError, match="accelerator"):
+            make(pin_memory=True)
+
+
+def test_tensor_takes_pin_memory_but_no_layout() -> None:
+    # (as torch.tensor: pin_memory, and no layout)
+    assert tc.tensor([1.0, 2.0], pin_memory=False).tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError, match="'pin_memory' must be bool"):
+        tc.tensor([1.0], pin_memory="yes")
+    with pytest.raises(TypeError, match="layout"):
+        tc.tensor([1.0], layout=tc.strided)  # type: ignore[call-arg]

@@ -29,7 +29,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tensorcore import return_types  # noqa: E402
-from tensorcore.ops._api import _KEYWORD_VARARGS, _NUMPY_ALIASES, _last_required  # noqa: E402
+from tensorcore.ops._api import (  # noqa: E402
+    _KEYWORD_VARARGS,
+    _NUMPY_ALIASES,
+    _last_required,
+    takes_tensor_options,
+)
 from tensorcore.ops.schema import OPS  # noqa: E402
 
 if TYPE_CHECKING:
@@ -48,6 +53,7 @@ from tensorcore import return_types as _rt
 from tensorcore._tensor import Tensor
 from tensorcore.devices import device as _device
 from tensorcore.dtypes import dtype as _dtype
+from tensorcore.layouts import layout as _layout
 
 _Number: TypeAlias = bool | int | float | complex
 '''
@@ -128,6 +134,8 @@ def _signature(decl: OpDecl, kind: str) -> str:
         parts.append(f"{name}: {ann}{default}")
         if aliased:
             aliases.append(f"{_NUMPY_ALIASES[p.name]}: {ann} = ...")
+    if kind == "function" and takes_tensor_options(decl):
+        aliases += ["layout: _layout | None = ...", "pin_memory: bool = ..."]
     if ((decl.out and kind == "function") or aliases) and not kw_started and not star:
         parts.append("*")
     if kind == "function" and decl.out:

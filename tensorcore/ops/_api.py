@@ -24,7 +24,7 @@ from ._validate import check_source, namespace, v_ints
 from .frontends import bind
 from .schema import OPS, OpDecl
 
-__all__ = ["FUNCTIONS", "build", "norm_size"]
+__all__ = ["FUNCTIONS", "build", "norm_size", "takes_tensor_options"]
 
 FUNCTIONS: dict[str, Any] = {}
 
@@ -130,6 +130,13 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
         if p.name == "requires_grad":
             pre.append("_rg = requires_grad")
         names.append(pyname)
+    options = kind == "function" and takes_tensor_options(decl)
+    if options:
+        # PyTorch's TensorOptions keywords, which every function making a tensor takes.
+        aliases += ["layout=None", "pin_memory=False"]
+        pre.append(
+            f"if layout is not None or pin_memory:\n    _v_options({fname!r}, layout, pin_memory)"
+        )
     has_out = decl.out and kind == "function"
     if (has_out or aliases) and not kw_started and not any(q.vararg for q in params):
         parts.append("*")
@@ -142,6 +149,8 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
         body = f"return _call_inplace(_op, {argtuple})"
     else:
         body = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
+        if options:
+            body += "\n    if pin_memory:\n        _r = _r.pin_memory()"
         if "requires_grad" in (p.name for p in params):
             body += "\n    if _rg:\n        _r.requires_grad_()"
         body += "\n    return _r"
@@ -150,6 +159,14 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
         src += "".join(f"    {part}\n" for part in line.split("\n"))
     src += f"    {body}\n"
     return fname, src
+
+
+def takes_tensor_options(decl: OpDecl) -> bool:
+    """Whether ``decl``'s function takes PyTorch's ``layout=`` and ``pin_memory=`` keywords:
+    a function making a new tensor (it has ``dtype`` and ``device`` parameters) that does not
+    declare them itself."""
+    names = {p.name for p in decl.parsed.params}
+    return {"dtype", "device"} <= names and not names & {"layout", "pin_memory"}
 
 
 def _doc(decl: OpDecl, kind: str) -> str:

@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 from .. import dtypes as dt
 from .._tensor import Tensor
 from ..devices import device as _device
-from ..layouts import memory_format
+from ..layouts import layout as _layout
+from ..layouts import memory_format, strided
 from ._signature import MISSING, Param, parse_signature
 
 __all__ = [
@@ -307,7 +308,35 @@ def namespace() -> dict[str, Any]:
         "_GEN": gen,
         "_MF": memory_format,
         "_all_int": _all_int,
+        "_v_options": v_tensor_options,
     }
+
+
+def v_tensor_options(fname: str, layout: Any, pin_memory: Any) -> None:
+    """PyTorch's ``layout=`` and ``pin_memory=`` of a function that makes a tensor (every
+    function with ``dtype`` and ``device`` parameters takes them, as PyTorch's do): the
+    strided layout (None means it), and a bool; the compiled function pins the result when
+    ``pin_memory`` is true.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.zeros(2, layout=tc.strided, pin_memory=False)
+    tensor([0., 0.])
+    """
+    if layout is not None and layout is not strided:
+        if not isinstance(layout, _layout):
+            raise TypeError(
+                f"{fname}(): argument 'layout' must be tensorcore.layout, not {type_name(layout)}"
+            )
+        raise NotImplementedError(
+            f"{fname}(): layout={layout!r} is not supported for a new tensor; make a strided "
+            "one and convert it (x.to_sparse() for sparse_coo)"
+        )
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise TypeError(
+            f"{fname}(): argument 'pin_memory' must be bool, not {type_name(pin_memory)}"
+        )
 
 
 def check_source(fname: str, pyname: str, p: Param, tensors: bool = False) -> str | None:

@@ -100,16 +100,22 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
 
 
 @checked(
-    "tensor(Any data, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False)"
-    " -> Tensor"
+    "tensor(Any data, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False,"
+    " bool pin_memory=False) -> Tensor"
 )
 def tensor(
-    data: Any, *, dtype: dt.dtype | None = None, device: Any = None, requires_grad: bool = False
+    data: Any,
+    *,
+    dtype: dt.dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested sequences, scalars, or arrays).
 
     The dtype is inferred as in PyTorch: bools give ``bool``, ints ``int64``, floats the
-    default dtype, complex numbers the matching complex dtype.
+    default dtype, complex numbers the matching complex dtype. ``pin_memory=True`` puts the
+    copy in an accelerator's page-locked host memory (:meth:`Tensor.pin_memory`).
 
     Examples
     --------
@@ -130,6 +136,8 @@ def tensor(
             _check_elements(flat, target)
             iface = _registry.interface(dev)
             out = iface.from_data(flat, shape, target, dev)
+    if pin_memory:
+        out = out.pin_memory()
     if requires_grad:
         out.requires_grad_()
     return out
