@@ -167,6 +167,7 @@ class _Entry:
     the node name and what the rule saves."""
 
     __slots__ = (
+        "composite",
         "ctx_cls",
         "inputs",
         "kind",
@@ -180,6 +181,8 @@ class _Entry:
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
+        # A composite's own definition, which autograd runs (set at its first recorded call).
+        self.composite: Any = None
         self.name = camel(op.name) + "Backward0"
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()
@@ -378,14 +381,19 @@ def autograd_step(
                     autograd_meta(o).output_nr = i
         return res
     if kind == _COMPOSITE:
-        global _COMPOSITES
-        if _COMPOSITES is None:
-            from ..ops.composite import COMPOSITES
-
-            _COMPOSITES = COMPOSITES
         # A composite differentiates through its parts (a fused backend kernel has no rule).
-        impl = _COMPOSITES.get(op.name, kernel)
-        res = op.frontend(op, impl, args, out, dev, inplace)  # type: ignore[misc]
+        impl = ent.composite
+        if impl is None:
+            global _COMPOSITES
+            if _COMPOSITES is None:
+                from ..ops.composite import COMPOSITES
+
+                _COMPOSITES = COMPOSITES
+            impl = ent.composite = _COMPOSITES.get(op.name, kernel)
+        if op.frontend is _unchecked and out is None:
+            res = impl(*args)  # (as ops/_call.py calls such a kernel)
+        else:
+            res = op.frontend(op, impl, args, out, dev, inplace)  # type: ignore[misc]
         if inplace:
             args[0]._bump_version()
         return res
