@@ -101,8 +101,10 @@ __all__ = sorted(
         "Size",
         "Storage",
         "Tensor",
+        "amp",
         "array_api",
         "as_tensor",
+        "autocast",
         "autograd",
         "backends",
         "bfloat16",
@@ -179,6 +181,7 @@ __all__ = sorted(
 #: for programs that only compute with tensors.
 _LAZY_SUBPACKAGES = frozenset(
     {
+        "amp",
         "array_api",
         "backend",
         "cuda",
@@ -191,6 +194,10 @@ _LAZY_SUBPACKAGES = frozenset(
         "viz",
     }
 )
+
+
+#: ``tc.amp``'s names that PyTorch also has at the top level (``torch.autocast``).
+_AMP_NAMES = frozenset({"autocast", "get_autocast_dtype", "is_autocast_enabled"})
 
 
 def __getattr__(name: str) -> Any:
@@ -207,6 +214,12 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module
+    if name in _AMP_NAMES:  # torch.autocast and its queries live in torch.amp
+        from . import amp
+
+        value = getattr(amp, name)
+        globals()[name] = value
+        return value
     manager.load()
     lay = get_layout(name)
     if lay is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import dtypes as dt
 from .._tensor import Tensor, torch_name
+from ..amp.autocast_mode import fp32_function
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..ops.frontends import broadcast_shapes
@@ -73,6 +74,7 @@ def _pointwise_pair(input: Tensor, target: Tensor, fn: str, reduction: str) -> T
     return target
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "mse_loss(Tensor input, Tensor target, bool? size_average=None, "
     'bool? reduce=None, str reduction="mean", Tensor? weight=None) -> Tensor'
@@ -100,6 +102,7 @@ def mse_loss(
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "l1_loss(Tensor input, Tensor target, bool? size_average=None, "
     'bool? reduce=None, str reduction="mean") -> Tensor'
@@ -124,6 +127,7 @@ def l1_loss(
     return _reduce((input - target).abs(), reduction)
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "smooth_l1_loss(Tensor input, Tensor target, bool? size_average=None, "
     'bool? reduce=None, str reduction="mean", float beta=1.0) -> Tensor'
@@ -156,6 +160,7 @@ def smooth_l1_loss(
     return _reduce(loss, reduction)
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     'huber_loss(Tensor input, Tensor target, str reduction="mean", float delta=1.0, '
     "Tensor? weight=None) -> Tensor"
@@ -183,6 +188,7 @@ def huber_loss(
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
     'bool? size_average=None, bool? reduce=None, str reduction="mean") -> Tensor'
@@ -222,6 +228,7 @@ def binary_cross_entropy(
     return _reduce(loss, reduction)
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "binary_cross_entropy_with_logits(Tensor input, Tensor target, "
     "Tensor? weight=None, bool? size_average=None, bool? reduce=None, "
@@ -268,6 +275,7 @@ def binary_cross_entropy_with_logits(
     return _reduce(loss, reduction)
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "kl_div(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
     'str reduction="mean", bool log_target=False) -> Tensor'
@@ -335,6 +343,7 @@ def _class_last(input: Tensor, target: Tensor, fn: str) -> tuple[Tensor, Tensor]
     return input.movedim(1, -1).reshape(-1, c), target.reshape(-1)
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "nll_loss(Tensor input, Tensor target, Tensor? weight=None, "
     "bool? size_average=None, int ignore_index=-100, bool? reduce=None, "
@@ -382,6 +391,7 @@ def _nll(
     return loss.reshape(target._shape) if reduction == "none" else loss
 
 
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, "
     'int ignore_index=-100, bool? reduce=None, str reduction="mean", '

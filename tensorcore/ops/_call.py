@@ -22,7 +22,7 @@ from .frontends import unstructured_unchecked as _unchecked
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["call", "call_inplace", "set_autograd_step"]
+__all__ = ["call", "call_inplace", "set_autocast", "set_autograd_step"]
 
 _gm = grad_mode._state
 # Installed by tensorcore.autograd: ``step(op, kernel, args, out, device, inplace, key)``.
@@ -31,6 +31,17 @@ _autograd_step: Any = None
 
 _mutation_check: Any = None
 _SCALARS = frozenset({int, float, bool, complex})
+
+
+# Installed by tensorcore.amp while an autocast region is active (None otherwise, so that a
+# call outside any region pays one test): ``hook(op, args) -> args`` casts by op's policy.
+_autocast: Any = None
+
+
+def set_autocast(hook: Any) -> None:
+    """Install (or remove, with None) the autocast hook that casts a call's arguments."""
+    global _autocast
+    _autocast = hook
 
 
 def set_autograd_step(step: Any, debug: Any = None) -> None:
@@ -161,6 +172,8 @@ def _scan(
 def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
     """Run operator ``op`` on ``args`` (in signature order), writing to ``out`` if given."""
     try:
+        if _autocast is not None and out is None:
+            args = _autocast(op, args)
         n_tensor_args = op.n_tensor_args
         if n_tensor_args == 1:
             a = args[op.tensor_pos[0]]

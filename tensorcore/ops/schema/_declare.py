@@ -122,6 +122,12 @@ class OpDecl:
     #: order ``n >= 0`` of ``polygamma``): called with the arguments in signature order by
     #: the pointwise frontend before anything else, so every backend and layout gets it.
     check: Callable[..., None] | None = None
+    #: How the operator runs inside ``tc.autocast`` (PyTorch's autocast op lists): "lower"
+    #: casts floating inputs to the region's lower-precision dtype (matmuls, convolutions,
+    #: ``linear``), "fp32" casts 16-bit floating inputs to float32 (decompositions, FFTs,
+    #: ``prod``, ``nll_loss``), "promote" casts them to their widest floating dtype (``cat``),
+    #: "" leaves them as they are.
+    autocast: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)
@@ -133,6 +139,8 @@ class OpDecl:
             raise ValueError(f"{self.name}: unknown tags {sorted(bad)}")
         if self.frontend not in FRONTEND_KINDS:
             raise ValueError(f"{self.name}: unknown frontend {self.frontend!r}")
+        if self.autocast not in ("", "lower", "fp32", "promote"):
+            raise ValueError(f"{self.name}: unknown autocast policy {self.autocast!r}")
         if self.promote not in PROMOTIONS:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
         if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):

@@ -221,6 +221,7 @@ _op(
     "``self`` itself (what unary ``+`` runs); refused for bool tensors, as PyTorch does.",
     dtypes="ifc",
     dtype_hint="The `+` operator, on a bool tensor is not supported.",
+    autocast="fp32",
 )
 _LIKE = (
     "with the shape (and by default dtype and device) of ``self``, in its memory order "

@@ -18,6 +18,7 @@ _op(
     meta_function=M.meta_matmul,
     out=True,
     dtypes="ifc",
+    autocast="lower",
 )
 _op(
     "mm(Tensor self, Tensor mat2) -> Tensor",
@@ -27,6 +28,7 @@ _op(
     meta_function=M.meta_mm,
     out=True,
     dtypes="ifc",
+    autocast="lower",
 )
 _op(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
@@ -37,6 +39,7 @@ _op(
     meta_function=M.meta_addmm,
     out=True,
     dtypes="ifc",
+    autocast="lower",
 )
 _op(
     "bmm(Tensor self, Tensor mat2) -> Tensor",
@@ -46,6 +49,7 @@ _op(
     meta_function=M.meta_bmm,
     out=True,
     dtypes="ifc",
+    autocast="lower",
 )
 _op(
     "mv(Tensor self, Tensor vec) -> Tensor",
@@ -93,6 +97,7 @@ _op(
     meta_function=ML.meta_linalg_inv,
     out=True,
     **_LX,
+    autocast="fp32",
 )
 _op(
     "linalg_det(Tensor A) -> Tensor",
@@ -101,6 +106,7 @@ _op(
     meta_function=ML.meta_linalg_det,
     out=True,
     **_LX,
+    autocast="fp32",
 )
 _op(
     "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
@@ -110,6 +116,7 @@ _op(
     meta_function=ML.meta_linalg_slogdet,
     out=True,
     **_LX,
+    autocast="fp32",
 )
 _op(
     "linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
@@ -119,6 +126,7 @@ _op(
     meta_function=ML.meta_linalg_solve,
     out=True,
     **_LX,
+    autocast="fp32",
 )
 _op(
     "linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor",
@@ -128,6 +136,7 @@ _op(
     meta_function=ML.meta_linalg_cholesky,
     out=True,
     **_LX,
+    autocast="fp32",
 )
 _op(
     '_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> '
@@ -137,6 +146,7 @@ _op(
     "read from the triangle ``UPLO``.",
     meta_function=ML.meta_linalg_eigh,
     **_LX,
+    autocast="fp32",
 )
 _op(
     'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)',
@@ -145,6 +155,7 @@ _op(
     meta_function=ML.meta_linalg_qr,
     out=True,
     **_LX,
+    autocast="fp32",
 )
 _op(
     "_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, "
@@ -153,6 +164,7 @@ _op(
     "The singular value decomposition; only ``S`` when not ``compute_uv``.",
     meta_function=ML.meta_linalg_svd,
     **_LX,
+    autocast="fp32",
 )
 _op(
     "linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
@@ -162,6 +174,7 @@ _op(
     meta_function=ML.meta_linalg_pinv,
     out=True,
     **_LX,
+    autocast="fp32",
 )
 _op(
     "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",

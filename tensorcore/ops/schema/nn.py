@@ -23,6 +23,7 @@ _op(
     meta_function=MN.meta_convolution,
     method=False,
     dtypes="if",
+    autocast="lower",
 )
 _op(
     f"convolution_backward_input(Tensor grad_output, Tensor weight, int[] input_size, "
@@ -97,6 +98,7 @@ _op(
     meta_function=MN.meta_linear,
     method=False,
     dtypes="ifc",
+    autocast="lower",
 )
 _op(
     "linear_backward(Tensor grad_output, Tensor input, Tensor weight, int[] output_mask) -> "

@@ -31,6 +31,7 @@ _op(
     frontend="reduction",
     promote="sum",
     out=True,
+    autocast="fp32",
 )
 _op(
     "amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
@@ -214,6 +215,7 @@ _op(
     meta_function=M.meta_nll_loss,
     method=False,
     dtypes="f",
+    autocast="fp32",
 )
 _op(
     'nll_loss_backward(Tensor grad_output, Tensor target, int num_classes, str reduction="mean", '

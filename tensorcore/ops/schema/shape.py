@@ -17,6 +17,7 @@ _op(
     meta_function=M.meta_cat,
     method=False,
     out=True,
+    autocast="promote",
 )
 _op(
     "stack(Tensor[] tensors, int dim=0) -> Tensor",

@@ -21,6 +21,7 @@ _op(
     method=False,
     out=True,
     dtypes="c",
+    autocast="fp32",
 )
 _op(
     "_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor",
@@ -32,6 +33,7 @@ _op(
     method=False,
     out=True,
     dtypes="f",
+    autocast="fp32",
 )
 _op(
     "_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor",
@@ -43,4 +45,5 @@ _op(
     method=False,
     out=True,
     dtypes="c",
+    autocast="fp32",
 )

@@ -1,0 +1,271 @@
+"""``tc.autocast``: regions where operators run in a lower-precision dtype, as PyTorch's.
+
+Inside ``with tc.autocast(device_type, dtype=...)``, each out-of-place call of an operator
+that declares an ``autocast=`` policy (``ops/schema/``) first casts its floating tensor
+arguments on that device type:
+
+* ``"lower"`` (matmuls, convolutions, ``linear``): floating inputs to the region's dtype
+  (bfloat16 by default on the CPU, float16 on CUDA);
+* ``"fp32"`` (decompositions, FFTs, ``prod``, ``nll_loss``, the loss functions): 16-bit inputs
+  to float32;
+* ``"promote"`` (``cat``, ``stack``): every floating input to the widest one's dtype.
+
+float64 tensors are never cast, as in PyTorch. The casts are ordinary recorded operators, so
+gradients flow back to float32 parameters in float32. In-place calls, ``out=`` calls and
+operators without a policy run as they are. The state is per thread, as in PyTorch; regions
+nest, and ``enabled=False`` turns it off inside.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+from ..ops import _call
+
+__all__ = ["autocast", "custom_fwd", "get_autocast_dtype", "is_autocast_enabled"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+#: The default lower-precision dtype of each device type (PyTorch's).
+_DEFAULT_DTYPES = {"cpu": dt.bfloat16, "cuda": dt.float16}
+_LOWER_OK = {"cpu": (dt.bfloat16, dt.float16), "cuda": (dt.float16, dt.bfloat16)}
+
+
+class _State(threading.local):
+    """Per thread: the device types whose autocast is on, with their dtypes."""
+
+    def __init__(self) -> None:
+        self.on: dict[str, dt.dtype] = {}
+
+
+_state = _State()
+_lock = threading.Lock()
+_active = 0  # regions entered and not yet left, over all threads: the call path's hook is
+# installed while there is one, so calls outside any region pay nothing
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether autocast is on in this thread for ``device_type`` (``"cuda"`` when not given,
+    as in PyTorch).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> with tc.autocast("cpu"):
+    ...     tc.is_autocast_enabled("cpu")
+    True
+    """
+    return (device_type or "cuda") in _state.on
+
+
+def get_autocast_dtype(device_type: str) -> dt.dtype:
+    """The lower-precision dtype autocast uses for ``device_type`` in this thread (the
+    default when no region is active).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.get_autocast_dtype("cpu")
+    tensorcore.bfloat16
+    """
+    return _state.on.get(device_type) or _DEFAULT_DTYPES.get(device_type, dt.float16)
+
+
+class autocast:
+    """A region (context manager or decorator) where operators with an autocast policy run in
+    ``dtype`` on ``device_type`` (PyTorch's ``torch.autocast``).
+
+    Parameters
+    ----------
+    device_type
+        ``"cpu"`` or ``"cuda"`` (any registered device type).
+    dtype
+        The lower-precision dtype: bfloat16 (the CPU's default) or float16 (CUDA's).
+    enabled
+        False turns autocast off inside the region (nested in an enabled one).
+    cache_enabled
+        Accepted for compatibility; casts are not cached.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> a = tc.ones(2, 2)
+    >>> with tc.autocast("cpu"):
+    ...     (a @ a).dtype
+    tensorcore.bfloat16
+    >>> (a @ a).dtype
+    tensorcore.float32
+    """
+
+    def __init__(
+        self,
+        device_type: str,
+        dtype: dt.dtype | None = None,
+        enabled: bool = True,
+        cache_enabled: bool | None = None,
+    ) -> None:
+        if not isinstance(device_type, str):
+            raise ValueError(
+                f"Expected `device_type` of type `str`, got: `{type(device_type).__name__}`"
+            )
+        if dtype is not None and not isinstance(dtype, dt.dtype):
+            raise TypeError(f"autocast(): dtype must be a tensorcore dtype, got {dtype!r}")
+        self.device = device_type
+        self.fast_dtype = dtype or _DEFAULT_DTYPES.get(device_type, dt.float16)
+        ok = _LOWER_OK.get(device_type, (dt.float16, dt.bfloat16))
+        if enabled and self.fast_dtype not in ok:
+            raise RuntimeError(
+                f"In {device_type} autocast, but the target dtype {self.fast_dtype.name} is "
+                f"not supported; autocast on {device_type} supports "
+                f"{' and '.join(d.name for d in ok)}"
+            )
+        self._enabled = bool(enabled)
+        self._prev: list[dt.dtype | None] = []
+
+    def __enter__(self) -> autocast:
+        global _active
+        on = _state.on
+        self._prev.append(on.get(self.device))
+        if self._enabled:
+            on[self.device] = self.fast_dtype
+        else:
+            on.pop(self.device, None)
+        with _lock:
+            _active += 1
+            _call.set_autocast(_cast_args)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _active
+        prev = self._prev.pop()
+        if prev is None:
+            _state.on.pop(self.device, None)
+        else:
+            _state.on[self.device] = prev
+        with _lock:
+            _active -= 1
+            if _active == 0:
+                _call.set_autocast(None)
+
+    def __call__(self, fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with autocast(self.device, self.fast_dtype, self._enabled):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def _cast_args(op: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The call path's hook while any region is active: ``args`` cast by ``op``'s policy."""
+    policy = op.decl.autocast
+    on = _state.on
+    if not policy or not on:
+        return args
+    return _cast(policy, args, on)
+
+
+def _cast(policy: str, args: Any, on: dict[str, dt.dtype]) -> Any:
+    """``args`` (a tuple, possibly holding lists of tensors) cast by ``policy``."""
+    if policy == "promote":
+        floats = [t for t in _tensors(args) if _eligible(t, on)]
+        if len({t._dtype for t in floats}) < 2:
+            return args
+        wide = functools.reduce(dt.promote_types, (t._dtype for t in floats))
+        ids = {id(t) for t in floats}
+        return _map(args, lambda t: t.to(wide) if id(t) in ids else t)
+
+    def one(t: Tensor) -> Tensor:
+        if not _eligible(t, on):
+            return t
+        if policy == "lower":
+            low = on[t._device.type]
+            return t.to(low) if t._dtype is not low else t
+        return t.to(dt.float32) if t._dtype.itemsize < 4 else t  # "fp32"
+
+    return _map(args, one)
+
+
+def _eligible(t: Tensor, on: dict[str, dt.dtype]) -> bool:
+    """Whether autocast casts ``t``: a floating tensor, not float64 (which PyTorch's autocast
+    leaves alone), on a device type whose autocast is on."""
+    d = t._dtype
+    return d.is_floating_point and d is not dt.float64 and t._device.type in on
+
+
+def _tensors(args: Any) -> list[Tensor]:
+    out: list[Tensor] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x for x in a if isinstance(x, Tensor))
+    return out
+
+
+def _map(args: Any, fn: Callable[[Tensor], Tensor]) -> Any:
+    res: list[Any] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            res.append(fn(a))
+        elif isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
+            res.append(type(a)(fn(x) if isinstance(x, Tensor) else x for x in a))
+        else:
+            res.append(a)
+    return tuple(res)
+
+
+def custom_fwd(
+    fwd: Callable[..., Any] | None = None,
+    *,
+    device_type: str = "cuda",
+    cast_inputs: dt.dtype | None = None,
+) -> Any:
+    """PyTorch's decorator for a custom ``Function.forward`` under autocast: with
+    ``cast_inputs``, floating tensor arguments are cast to it and autocast is off inside;
+    without, the forward runs as it is.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> f = tc.amp.custom_fwd(lambda x: x.dtype, device_type="cpu", cast_inputs=tc.float32)
+    >>> with tc.autocast("cpu"):
+    ...     f(tc.ones(1, dtype=tc.bfloat16))
+    tensorcore.float32
+    """
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if cast_inputs is None or device_type not in _state.on:
+            return fwd(*args, **kwargs)
+
+        def cast(t: Tensor) -> Tensor:
+            return t.to(cast_inputs) if t._dtype.is_floating_point else t
+
+        with autocast(device_type, enabled=False):
+            return fwd(*_map(args, cast), **kwargs)
+
+    return wrapper
+
+
+def fp32_function(fn: _F) -> _F:
+    """Run ``fn`` (a loss function of ``tc.nn.functional``, written with operators) with its
+    16-bit floating tensor arguments cast to float32 inside an autocast region, as PyTorch's
+    autocast runs its losses (its "fp32" list)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        on = _state.on
+        if on:
+            args = _cast("fp32", args, on)
+            kwargs = dict(zip(kwargs, _cast("fp32", tuple(kwargs.values()), on), strict=True))
+        return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,214 @@
+"""``tc.autocast`` and ``tc.amp.GradScaler`` (PyTorch's automatic mixed precision)."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+import tensorcore.nn.functional as F
+from tensorcore.ops import _call
+from tensorcore.testing import assert_close
+
+
+def _holds_data(device: str) -> bool:
+    from tensorcore import _registry
+
+    return bool(_registry.interface(tc.device(device)).holds_data)
+
+
+def test_lower_precision_operators(device: str) -> None:
+    kind = tc.device(device).type
+    a = tc.ones(2, 3, device=device)
+    b = tc.ones(3, 4, device=device)
+    w = tc.ones(5, 3, device=device)
+    img = tc.ones(1, 2, 5, 5, device=device)
+    k = tc.ones(3, 2, 3, 3, device=device)
+    with tc.autocast(kind):
+        assert (a @ b).dtype is tc.bfloat16
+        assert tc.mm(a, b).dtype is tc.bfloat16
+        assert tc.bmm(a[None], b[None]).dtype is tc.bfloat16
+        assert tc.addmm(tc.ones(2, 4, device=device), a, b).dtype is tc.bfloat16
+        assert F.linear(a, w).dtype is tc.bfloat16
+        assert F.conv2d(img, k).dtype is tc.bfloat16
+        # float64 is never cast (PyTorch's rule), other operators run as they are
+        assert (a.double() @ b.double()).dtype is tc.float64
+        assert (a + 1).dtype is tc.float32
+        assert a.exp().dtype is tc.float32
+        # in-place and out= calls are not autocast
+        out = tc.empty(2, 4, device=device)
+        assert tc.mm(a, b, out=out).dtype is tc.float32
+    with tc.autocast(kind, dtype=tc.float16):
+        assert (a @ b).dtype is tc.float16
+    assert (a @ b).dtype is tc.float32
+
+
+def test_float32_and_promote_operators(device: str) -> None:
+    kind = tc.device(device).type
+    logits = tc.ones(4, 3, device=device, dtype=tc.bfloat16)
+    target = tc.tensor([0, 1, 2, 0], device=device)
+    with tc.autocast(kind):
+        assert F.nll_loss(F.log_softmax(logits, 1), target).dtype is tc.float32
+        assert F.cross_entropy(logits, target).dtype is tc.float32
+        assert F.mse_loss(logits, tc.zeros(4, 3, device=device)).dtype is tc.float32
+        assert tc.prod(logits).dtype is tc.float32
+        # cat takes the widest floating dtype of its inputs
+        both = tc.cat([logits, tc.ones(1, 3, device=device)])
+        assert both.dtype is tc.float32
+        assert tc.stack([tc.ones(3, device=device), logits[0]]).dtype is tc.float32
+
+
+def test_nesting_disabling_threads_and_the_hook() -> None:
+    a = tc.ones(2, 2)
+    assert _call._autocast is None
+    with tc.autocast("cpu"):
+        assert tc.is_autocast_enabled("cpu") and not tc.is_autocast_enabled("cuda")
+        with tc.autocast("cpu", enabled=False):
+            assert not tc.is_autocast_enabled("cpu")
+            assert (a @ a).dtype is tc.float32
+        assert (a @ a).dtype is tc.bfloat16
+        seen: list[Any] = []
+        t = threading.Thread(target=lambda: seen.append((a @ a).dtype))
+        t.start()
+        t.join()
+        assert seen == [tc.float32]  # the state is per thread, as in PyTorch
+    assert not tc.is_autocast_enabled("cpu")
+    assert _call._autocast is None  # calls outside any region pay one test
+
+    @tc.autocast("cpu")
+    def f(x: tc.Tensor) -> tc.Tensor:
+        return x @ x
+
+    assert f(a).dtype is tc.bfloat16
+    assert tc.amp.autocast is tc.autocast
+    with pytest.raises(RuntimeError, match="supports bfloat16 and float16"):
+        tc.autocast("cpu", dtype=tc.float32)
+    with pytest.raises(ValueError, match="device_type"):
+        tc.autocast(tc.device("cpu"))  # type: ignore[arg-type]
+
+
+def test_gradients_reach_float32_parameters_in_float32(device: str) -> None:
+    if not _holds_data(device):
+        pytest.skip(f"device '{device}' holds no data to compare")
+    tc.manual_seed(0)
+    model = tc.nn.Sequential(tc.nn.Linear(8, 16), tc.nn.ReLU(), tc.nn.Linear(16, 3)).to(device)
+    x = tc.randn(32, 8).to(device)
+    y = tc.randint(0, 3, (32,)).to(device)
+    F.cross_entropy(model(x), y).backward()
+    want = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    with tc.autocast(tc.device(device).type):
+        loss = F.cross_entropy(model(x), y)
+    assert loss.dtype is tc.float32
+    loss.backward()
+    for p, g in zip(model.parameters(), want, strict=True):
+        assert p.grad.dtype is tc.float32
+        assert_close(p.grad, g, rtol=5e-2, atol=5e-2)  # bfloat16 matmuls
+
+
+def test_custom_fwd() -> None:
+    f = tc.amp.custom_fwd(lambda x: (x @ x).dtype, device_type="cpu", cast_inputs=tc.float32)
+    with tc.autocast("cpu"):
+        assert f(tc.ones(2, 2, dtype=tc.bfloat16)) is tc.float32
+    plain = tc.amp.custom_fwd(device_type="cpu")(lambda x: (x @ x).dtype)
+    with tc.autocast("cpu"):
+        assert plain(tc.ones(2, 2)) is tc.bfloat16
+
+
+# ------------------------------------------------------------------ GradScaler
+def _setup(scale: float = 8.0) -> tuple[Any, Any, Any]:
+    w = tc.nn.Parameter(tc.tensor([1.0, 2.0]))
+    opt = tc.optim.SGD([w], lr=0.5)
+    return w, opt, tc.amp.GradScaler("cpu", init_scale=scale, growth_interval=2)
+
+
+def test_grad_scaler_scales_unscales_and_steps() -> None:
+    w, opt, scaler = _setup()
+    loss = (w * w).sum()
+    scaled = scaler.scale(loss)
+    assert scaled.item() == pytest.approx(8.0 * 5.0)
+    assert [t.item() for t in scaler.scale([loss, (loss,)])[1]] == [40.0]
+    scaled.backward()
+    assert w.grad.tolist() == [16.0, 32.0]
+    scaler.unscale_(opt)
+    assert w.grad.tolist() == [2.0, 4.0]
+    with pytest.raises(RuntimeError, match="already been called"):
+        scaler.unscale_(opt)
+    scaler.step(opt)
+    assert w.tolist() == [0.0, 0.0]
+    with pytest.raises(RuntimeError, match="step\\(\\) has already been called"):
+        scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 8.0  # one clean step of growth_interval=2
+    opt.zero_grad()
+    scaler.scale((w + 1).sum()).backward()
+    scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 16.0
+
+
+def test_grad_scaler_skips_a_step_with_an_overflow_and_backs_off() -> None:
+    w, opt, scaler = _setup()
+    scaler.scale((w * float("inf")).sum()).backward()
+    assert scaler.step(opt) is None
+    assert w.tolist() == [1.0, 2.0]  # skipped
+    scaler.update()
+    assert scaler.get_scale() == 4.0
+    with pytest.raises(AssertionError, match="No inf checks"):
+        scaler.update()
+    scaler.update(new_scale=2.0)
+    assert scaler.get_scale() == 2.0
+
+
+def test_grad_scaler_state_dict_and_disabled() -> None:
+    _, _, scaler = _setup(4.0)
+    state = scaler.state_dict()
+    assert state == {
+        "scale": 4.0,
+        "growth_factor": 2.0,
+        "backoff_factor": 0.5,
+        "growth_interval": 2,
+        "_growth_tracker": 0,
+    }
+    other = tc.amp.GradScaler("cpu")
+    other.load_state_dict(state)
+    assert other.get_scale() == 4.0
+    off = tc.amp.GradScaler("cpu", enabled=False)
+    loss = tc.ones(1)
+    assert off.scale(loss) is loss and off.get_scale() == 1.0 and off.state_dict() == {}
+    with pytest.raises(ValueError, match="growth factor"):
+        tc.amp.GradScaler("cpu", growth_factor=1.0)
+
+
+def test_a_cuda_grad_scaler_without_cuda_disables_itself() -> None:
+    if tc.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scaler = tc.amp.GradScaler()
+    assert not scaler.is_enabled()
+    assert any("cuda is not available" in str(w.message) for w in caught)
+
+
+def test_a_mixed_precision_training_loop_learns() -> None:
+    # The idiom of PyTorch's AMP recipe, on the CPU with bfloat16.
+    tc.manual_seed(0)
+    rng = np.random.default_rng(0)
+    x = tc.tensor(rng.standard_normal((128, 4)), dtype=tc.float32)
+    y = (x[:, 0] > 0).long()
+    model = tc.nn.Sequential(tc.nn.Linear(4, 16), tc.nn.ReLU(), tc.nn.Linear(16, 2))
+    opt = tc.optim.SGD(model.parameters(), lr=0.5)
+    scaler = tc.amp.GradScaler("cpu")
+    for _ in range(60):
+        opt.zero_grad()
+        with tc.autocast("cpu", dtype=tc.bfloat16):
+            loss = F.cross_entropy(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    acc = (model(x).argmax(1) == y).float().mean().item()
+    assert acc > 0.9
