@@ -177,11 +177,18 @@ class TCPStore:
         self._server = _Server(int(port)) if is_master else None
         self.port = self._server.port if self._server is not None else int(port)
         self._lock = threading.Lock()
-        self._sock = self._connect()
-        if world_size is not None and wait_for_workers:
-            self.add(_WORKERS, 1)
-            if is_master:
-                self._wait_for_workers(world_size)
+        try:
+            self._sock = self._connect()
+            if world_size is not None and wait_for_workers:
+                self.add(_WORKERS, 1)
+                if is_master:
+                    self._wait_for_workers(world_size)
+        except DistStoreError:
+            if hasattr(self, "_sock"):
+                self._sock.close()
+            if self._server is not None:
+                self._server.close()
+            raise
 
     def _connect(self) -> socket.socket:
         deadline = time.monotonic() + self.timeout.total_seconds()
