@@ -207,10 +207,8 @@ def create(
 def _cupy() -> Any:
     from .plugin import device_interface
 
-    iface = device_interface()
-    if iface.unavailable_reason is not None:  # (init_process_group checked it already)
-        raise RuntimeError(f"the 'nccl' backend needs CUDA: {iface.unavailable_reason}")
-    return iface.cp
+    # (available: init_process_group checked the backend, which needs the device)
+    return device_interface().cp
 
 
 def _communicator(cp: Any, nccl: Any, size: int, uid: tuple[int, ...], rank: int,
@@ -312,7 +310,6 @@ class NCCLProcessGroup(ProcessGroup):
         code = int(nccl.get_version())
         self.nccl_version = version_string(code)
         self._avg = code >= 21000 and hasattr(nccl, "NCCL_AVG")
-        self._async_errors = code >= 2400
         self._types = {k: (getattr(nccl, c), n) for k, (c, n) in _NATIVE.items()}
         if code >= 21000 and hasattr(nccl, "NCCL_BFLOAT16"):
             self._types["bfloat16"] = (nccl.NCCL_BFLOAT16, 1)
@@ -367,8 +364,6 @@ class NCCLProcessGroup(ProcessGroup):
         return _NCCLWork(self, done, what, finishers or [], tensors)
 
     def _check_async(self, what: str) -> None:
-        if not self._async_errors:
-            return
         try:
             self._comm.check_async_error()
         except self._nccl.NcclError as exc:
