@@ -262,6 +262,45 @@ objs = [None] * n
 dist.all_gather_object(objs, {"rank": r})
 assert objs == [{"rank": i} for i in range(n)]
 
+# DistributedDataParallel of a CUDA model: buckets, unused parameters and their flags all
+# on the model's device; the gradients are the average of the ranks' local ones.
+from tensorcore import nn  # noqa: E402
+from tensorcore.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.never = nn.Linear(3, 4), nn.Linear(4, 2), nn.Linear(2, 2)
+
+    def forward(self, x, use_b):
+        h = self.a(x).tanh()
+        return self.b(h) if use_b else h[:, :2]
+
+
+def local_grads(x, use_b):
+    tc.manual_seed(3)
+    m = Net().to(CUDA)
+    m(x, use_b).pow(2).sum().backward()
+    return {k: None if p.grad is None else p.grad.cpu() for k, p in m.named_parameters()}
+
+
+tc.manual_seed(0)
+xs = [tc.randn(5, 3).to(CUDA) for _ in range(n)]
+tc.manual_seed(3)
+model = DDP(Net().to(CUDA), find_unused_parameters=True, bucket_cap_mb=40 / 2**20)
+model(xs[r], r != 0).pow(2).sum().backward()
+mine = dict(model.module.named_parameters())
+for name, _ in Net().named_parameters():
+    ranks = [local_grads(xs[i], i != 0)[name] for i in range(n)]
+    used_ranks = [g for g in ranks if g is not None]
+    if not used_ranks:
+        assert mine[name].grad is None, name
+        continue
+    want = sum(g if g is not None else tc.zeros_like(used_ranks[0]) for g in ranks) / n
+    assert mine[name].grad.device == CUDA, name
+    assert (mine[name].grad.cpu() - want).abs().max().item() < 1e-6, name
+
 # Groups: a new communicator whose id travels over the world's.
 evens = dist.new_group([i for i in range(n) if i % 2 == 0])
 if r % 2 == 0:
