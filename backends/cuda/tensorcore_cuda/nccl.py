@@ -11,8 +11,9 @@ How it works (PyTorch's ``ProcessGroupNCCL``, in Python):
   (``nccl.get_unique_id()``), before the communicator exists. It travels through a
   :class:`tensorcore.distributed.TCPStore` that rank 0 serves (``init_method="env://"``:
   ``MASTER_ADDR``/``MASTER_PORT``; ``"tcp://host:port"``), or, in a job started by
-  ``mpiexec`` without ``MASTER_ADDR``, by an MPI broadcast (mpi4py). A world of one needs
-  neither. Each rank uses the CUDA device that is current at ``init_process_group``.
+  ``mpiexec`` where ``env://`` lacks ``MASTER_ADDR``, ``RANK`` or ``WORLD_SIZE``, by an MPI
+  broadcast (mpi4py). A world of one needs neither. Each rank uses the CUDA device that is
+  current at ``init_process_group``.
 * **Streams**: every operation runs on the group's own stream, after the work queued on the
   current stream so far (an event recorded there); an event recorded after the NCCL calls
   is what the returned ``Work`` polls. So ``wait()`` returns when the data is there, and the
@@ -145,7 +146,8 @@ def _rendezvous(
 ) -> tuple[tuple[int, ...], int, int, Any, Any]:
     """``(unique id, rank, world size, store or None, MPI communicator or None)``."""
     url = init_method or "env://"
-    if url.startswith("env://") and "MASTER_ADDR" not in os.environ:
+    incomplete = "MASTER_ADDR" not in os.environ or -1 in (rank, world_size)
+    if url.startswith("env://") and incomplete:
         if _launched_by_mpi() and importlib.util.find_spec("mpi4py") is not None:
             return _mpi_rendezvous(nccl, world_size, rank)
         if world_size == 1 and rank in (-1, 0):
@@ -192,7 +194,7 @@ def create(
 
     The ranks meet through ``init_method`` (``"env://"`` or None: ``MASTER_ADDR``,
     ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``; ``"tcp://host:port"`` with ``rank`` and
-    ``world_size``), or, in a job started by ``mpiexec`` without ``MASTER_ADDR``, through
+    ``world_size``), or, in a job started by ``mpiexec`` where those are missing, through
     MPI. The group runs on the CUDA device current here: set it first
     (``tensorcore.cuda.set_device(local_rank)``), one device per rank.
     """
