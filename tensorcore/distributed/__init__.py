@@ -1,9 +1,10 @@
-"""Data-parallel training across processes (``torch.distributed``'s API), over MPI.
+"""Data-parallel training across processes (``torch.distributed``'s API), over MPI or NCCL.
 
 Start one process per worker with an MPI launcher (``mpiexec -n 4 python train.py``, or
 ``python -m tensorcore.distributed.run --nproc 4 train.py``); each calls
 :func:`init_process_group`, then runs collectives on its tensors. Communication backends are
-plugins (``register.comm_backend``); the built-in one is ``mpi`` (mpi4py). See
+plugins (``register.comm_backend``); the built-in one is ``mpi`` (mpi4py), and
+``tensorcore-cuda`` adds ``nccl`` (NCCL through CuPy) for CUDA tensors. See
 ``docs/distributed.md``.
 
 Examples
@@ -54,6 +55,7 @@ from ._group import (
     is_backend_available,
     is_initialized,
     is_mpi_available,
+    is_nccl_available,
     new_group,
 )
 from ._objects import (
@@ -63,6 +65,7 @@ from ._objects import (
     scatter_object_list,
 )
 from ._p2p import P2POp, batch_isend_irecv
+from ._store import DistStoreError, TCPStore, rendezvous
 
 #: PyTorch's alias of the default timeout.
 default_pg_timeout = DEFAULT_TIMEOUT
@@ -72,10 +75,12 @@ __all__ = [
     "AllreducePlan",
     "Disagreement",
     "DistBackendError",
+    "DistStoreError",
     "GroupMember",
     "P2POp",
     "ProcessGroup",
     "ReduceOp",
+    "TCPStore",
     "Work",
     "all_gather",
     "all_gather_into_tensor",
@@ -99,12 +104,14 @@ __all__ = [
     "is_backend_available",
     "is_initialized",
     "is_mpi_available",
+    "is_nccl_available",
     "isend",
     "new_group",
     "recv",
     "reduce",
     "reduce_scatter",
     "reduce_scatter_tensor",
+    "rendezvous",
     "scatter",
     "scatter_object_list",
     "send",

@@ -221,6 +221,10 @@ class ProcessGroup:
     backend: str = ""
     #: Device types whose tensors this group moves.
     devices: tuple[str, ...] = ("cpu",)
+    #: Where the object collectives (``all_gather_object``...) put their tensors, for a
+    #: group bound to one device (NCCL: its CUDA device); None: the default device when
+    #: the group moves its type, else ``devices[0]``.
+    device: Any = None
 
     def __init__(self, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
         self.timeout = timeout

@@ -30,6 +30,7 @@ __all__ = [
     "is_backend_available",
     "is_initialized",
     "is_mpi_available",
+    "is_nccl_available",
     "new_group",
 ]
 
@@ -89,6 +90,19 @@ def is_mpi_available() -> bool:
     True
     """
     return is_backend_available("mpi")
+
+
+def is_nccl_available() -> bool:
+    """Whether the NCCL backend can be used (``tensorcore-cuda`` registers it; it needs
+    CuPy with NCCL and a GPU).
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> isinstance(dist.is_nccl_available(), bool)
+    True
+    """
+    return is_backend_available("nccl")
 
 
 def is_initialized() -> bool:
@@ -152,15 +166,16 @@ def init_process_group(
     Parameters
     ----------
     backend
-        ``"mpi"`` or another registered communication backend; None picks the first
-        available one for the default device (``mpi`` for the CPU).
+        ``"mpi"``, ``"nccl"`` or another registered communication backend; None picks the
+        first available one for the default device (as PyTorch: ``mpi`` for the CPU,
+        ``nccl`` for CUDA).
     init_method
         How processes find each other. Under MPI the launcher (``mpiexec``, ``srun``) has
         already wired them: no ``MASTER_ADDR``, ``RANK`` or ``WORLD_SIZE`` is needed.
         ``"env://"`` (PyTorch's default) and no ``init_method`` read ``WORLD_SIZE`` and
         ``RANK`` from the environment, where it has them, for the arguments left at -1;
-        engines that rendezvous over the network read ``MASTER_ADDR``/``MASTER_PORT``
-        themselves.
+        engines that rendezvous over the network (NCCL) read ``MASTER_ADDR``/``MASTER_PORT``
+        themselves, or take ``"tcp://host:port"`` (see :func:`rendezvous`).
     timeout
         How long any collective waits for the other ranks before raising a
         ``RuntimeError`` (``DistBackendError``); 30 minutes by default, as in PyTorch.

@@ -11,17 +11,29 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from .. import dtypes
+from .. import devices, dtypes
 from ..ops.factories import as_tensor
 from ..ops.functions import zeros
 from ._collectives import all_gather, broadcast
-from ._group import get_rank, get_world_size
+from ._group import _group, get_rank, get_world_size
 
 __all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list"]
 
 
-def _to_bytes_tensor(obj: Any) -> Any:
-    return as_tensor(memoryview(bytearray(pickle.dumps(obj))))
+def _device(group: Any, what: str) -> Any:
+    """Where ``group`` moves the objects' bytes (PyTorch's ``_get_object_coll_device``): the
+    group's own device, or the default device when the group moves its type."""
+    pg = _group(group, what)
+    if pg is None:
+        return devices.get_default_device()
+    if pg.device is not None:
+        return pg.device
+    default = devices.get_default_device()
+    return default if default.type in pg.devices else devices.device(pg.devices[0])
+
+
+def _to_bytes_tensor(obj: Any, device: Any) -> Any:
+    return as_tensor(memoryview(bytearray(pickle.dumps(obj)))).to(device)
 
 
 def _from_bytes_tensor(t: Any, n: int) -> Any:
@@ -44,14 +56,15 @@ def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> No
             f"all_gather_object(): object_list has {len(object_list)} entries for a group of "
             f"{world} ranks"
         )
-    data = _to_bytes_tensor(obj)
-    size = as_tensor([data.numel()], dtype=dtypes.int64)
-    sizes = [zeros(1, dtype=dtypes.int64) for _ in range(world)]
+    dev = _device(group, "all_gather_object")
+    data = _to_bytes_tensor(obj, dev)
+    size = as_tensor([data.numel()], dtype=dtypes.int64, device=dev)
+    sizes = [zeros(1, dtype=dtypes.int64, device=dev) for _ in range(world)]
     all_gather(sizes, size, group=group)
     longest = max(int(s.item()) for s in sizes)
-    padded = zeros(longest, dtype=dtypes.uint8)
+    padded = zeros(longest, dtype=dtypes.uint8, device=dev)
     padded[: data.numel()] = data
-    chunks = [zeros(longest, dtype=dtypes.uint8) for _ in range(world)]
+    chunks = [zeros(longest, dtype=dtypes.uint8, device=dev) for _ in range(world)]
     all_gather(chunks, padded, group=group)
     for i, (chunk, n) in enumerate(zip(chunks, sizes, strict=True)):
         object_list[i] = _from_bytes_tensor(chunk, int(n.item()))
@@ -79,14 +92,15 @@ def broadcast_object_list(object_list: list[Any], src: int = 0, group: Any = Non
     same length everywhere), as ``torch.distributed.broadcast_object_list``."""
     sending = get_rank() == src  # (a global rank, as in PyTorch)
     n = len(object_list)
+    dev = _device(group, "broadcast_object_list")
     if sending:
-        blobs = [_to_bytes_tensor(o) for o in object_list]
-        sizes = as_tensor([b.numel() for b in blobs], dtype=dtypes.int64)
+        blobs = [_to_bytes_tensor(o, dev) for o in object_list]
+        sizes = as_tensor([b.numel() for b in blobs], dtype=dtypes.int64, device=dev)
     else:
-        sizes = zeros(n, dtype=dtypes.int64)
+        sizes = zeros(n, dtype=dtypes.int64, device=dev)
     broadcast(sizes, src, group=group)
     counts = [int(s) for s in sizes.tolist()]
-    payload = zeros(sum(counts), dtype=dtypes.uint8)
+    payload = zeros(sum(counts), dtype=dtypes.uint8, device=dev)
     if sending:
         start = 0
         for blob, k in zip(blobs, counts, strict=True):

@@ -324,7 +324,11 @@ class DistributedDataParallel(Module):
                         "a sparse gradient, but only the weights of Embedding(sparse=True) "
                         "modules are expected to have one"
                     )
-                parts.append(ops.zeros(p.numel(), dtype=p.dtype) if g is None else g.reshape(-1))
+                parts.append(
+                    ops.zeros(p.numel(), dtype=p.dtype, device=p.device)
+                    if g is None
+                    else g.reshape(-1)
+                )
             bucket.flat = ops.cat(parts)
         work = dist.all_reduce(
             bucket.flat, op=dist.ReduceOp.AVG, group=self.process_group, async_op=True
@@ -338,8 +342,8 @@ class DistributedDataParallel(Module):
         g = p.grad
         with grad_mode.no_grad():
             if g is None:  # unused on this rank: it contributes nothing
-                idx = ops.zeros((0, 1), dtype=dtypes.int64)
-                vals = ops.zeros((0, *tuple(p.shape)[1:]), dtype=p.dtype)
+                idx = ops.zeros((0, 1), dtype=dtypes.int64, device=p.device)
+                vals = ops.zeros((0, *tuple(p.shape)[1:]), dtype=p.dtype, device=p.device)
             elif not g.is_sparse:
                 raise RuntimeError(
                     f"DistributedDataParallel: parameter {self._names.get(id(p), '?')} (the "
@@ -350,16 +354,20 @@ class DistributedDataParallel(Module):
                 g = g.coalesce()
                 idx, vals = g._indices().t().contiguous(), g._values().contiguous()
             n = self._group_size()
-            counts = ops.zeros((n,), dtype=dtypes.int64)
-            dist.all_gather_into_tensor(counts, tensor([idx.shape[0]]), group=self.process_group)
+            counts = ops.zeros((n,), dtype=dtypes.int64, device=p.device)
+            mine = tensor([idx.shape[0]], device=p.device)
+            dist.all_gather_into_tensor(counts, mine, group=self.process_group)
             sizes = counts.tolist()
             most = max(sizes)
             pad = most - idx.shape[0]
             if pad:
-                idx = ops.cat([idx, ops.zeros((pad, idx.shape[1]), dtype=idx.dtype)])
-                vals = ops.cat([vals, ops.zeros((pad, *tuple(vals.shape)[1:]), dtype=vals.dtype)])
-            all_idx = ops.empty((n * most, idx.shape[1]), dtype=idx.dtype)
-            all_vals = ops.empty((n * most, *tuple(vals.shape)[1:]), dtype=vals.dtype)
+                dev = p.device
+                idx = ops.cat([idx, ops.zeros((pad, idx.shape[1]), dtype=idx.dtype, device=dev)])
+                rows = (pad, *tuple(vals.shape)[1:])
+                vals = ops.cat([vals, ops.zeros(rows, dtype=vals.dtype, device=dev)])
+            all_idx = ops.empty((n * most, idx.shape[1]), dtype=idx.dtype, device=p.device)
+            all_vals = ops.empty((n * most, *tuple(vals.shape)[1:]), dtype=vals.dtype,
+                                 device=p.device)  # fmt: skip
             bucket.flat = (all_idx, all_vals, sizes, most)
         kw: dict[str, Any] = {"group": self.process_group, "async_op": True}
         bucket.works = [
@@ -433,6 +441,8 @@ class DistributedDataParallel(Module):
     def _global_use(self) -> dict[int, bool]:
         """Which parameters got a gradient on at least one rank (PyTorch's used map)."""
         params = [p for b in self._buckets for p in b.params]
-        flags = tensor([int(id(p) in self._used) for p in params], dtype=dtypes.int32)
+        # (on the parameters' device: the group may move only that device's tensors)
+        flags = tensor([int(id(p) in self._used) for p in params], dtype=dtypes.int32,
+                       device=params[0].device if params else None)  # fmt: skip
         dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=self.process_group)
         return {id(p): bool(f) for p, f in zip(params, flags.tolist(), strict=True)}

@@ -1,0 +1,626 @@
+"""The ``nccl`` communication backend: ``tensorcore.distributed`` over NCCL, through CuPy.
+
+Registered by the ``cuda`` plugin (``tensorcore_register_comm_backends``) for CUDA tensors,
+available where the ``cuda`` device is and CuPy's ``cupy.cuda.nccl`` has an NCCL library
+(2.7 or newer: point-to-point calls). Nothing here imports CuPy by itself: the plugin's
+device probe has imported it, or found it missing, before.
+
+How it works (PyTorch's ``ProcessGroupNCCL``, in Python):
+
+* **Rendezvous** (:func:`create`): NCCL ranks need one id, made by rank 0
+  (``nccl.get_unique_id()``), before the communicator exists. It travels through a
+  :class:`tensorcore.distributed.TCPStore` that rank 0 serves (``init_method="env://"``:
+  ``MASTER_ADDR``/``MASTER_PORT``; ``"tcp://host:port"``), or, in a job started by
+  ``mpiexec`` where ``env://`` lacks ``MASTER_ADDR``, ``RANK`` or ``WORLD_SIZE``, by an MPI
+  broadcast (mpi4py). A world of one needs neither. Each rank uses the CUDA device that is
+  current at ``init_process_group``.
+* **Streams**: every operation runs on the group's own stream, after the work queued on the
+  current stream so far (an event recorded there); an event recorded after the NCCL calls
+  is what the returned ``Work`` polls. So ``wait()`` returns when the data is there, and the
+  finishers (copies back, averages) then run on the current stream. Unlike PyTorch, whose
+  ``wait()`` only makes the current stream wait, it blocks the host: that keeps the group's
+  timeout (a rank that never joins makes the others raise ``DistBackendError``, and the
+  communicator is aborted) at the cost of host/device overlap for ``async_op=False``.
+* **Dtypes**: reductions use NCCL's types: int8, uint8, int32, int64, float16, float32,
+  float64 (bfloat16 with NCCL 2.10, where a device has it). ``bool`` is uint8 with SUM, AVG
+  and MAX as MAX (a logical or), PRODUCT and MIN as MIN (a logical and); ``int16`` (and
+  bfloat16 before 2.10) is reduced in an int32 (float32) copy and copied back; complex
+  tensors are pairs of floats for SUM and AVG, and PRODUCT, MIN and MAX raise, as in
+  PyTorch. Data movement (broadcast, gathers, scatter, send/recv) moves bytes: every dtype.
+* **AVG**: ``NCCL_AVG`` for floating types with NCCL 2.10 or newer; otherwise, and for
+  integers, a SUM divided by the group's size (integers truncated).
+* **gather, scatter**: point-to-point calls in one NCCL group (``groupStart``/``groupEnd``).
+  ``barrier`` is an all-reduce of one element. ``recv`` needs its source (NCCL has no
+  "any source") and ignores tags, as PyTorch's.
+* **The agreement check** (``agree``): one all-reduce (MAX) of two int64s, a fingerprint of
+  the ranks' descriptions and its negation, on the device, read back by the host; when the
+  ranks differ, their descriptions are all-gathered so that each rank names every call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import os
+import zlib
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import tensorcore as tc
+from tensorcore.distributed import (
+    DEFAULT_TIMEOUT,
+    DistBackendError,
+    ProcessGroup,
+    ReduceOp,
+    Work,
+    rendezvous,
+)
+
+__all__ = ["NCCLProcessGroup", "create", "unavailable_reason", "version_string"]
+
+#: The store key under which rank 0 publishes the communicator's unique id.
+ID_KEY = "tensorcore/nccl/unique_id"
+#: Environment variables that MPI launchers set in every process they start (MPICH's Hydra,
+#: Open MPI, PMIx launchers such as srun --mpi=pmix).
+MPI_LAUNCHER_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
+
+
+def version_string(code: int) -> str:
+    """NCCL's version code as ``major.minor.patch`` (``21803`` is 2.18.3; codes before 2.9
+    were ``major * 1000 + minor * 100 + patch``: ``2708`` is 2.7.8).
+
+    Examples
+    --------
+    >>> from tensorcore_cuda.nccl import version_string
+    >>> version_string(21803), version_string(2708)
+    ('2.18.3', '2.7.8')
+    """
+    if code >= 10000:
+        return f"{code // 10000}.{code % 10000 // 100}.{code % 100}"
+    return f"{code // 1000}.{code % 1000 // 100}.{code % 100}"
+
+
+def _nccl_module() -> Any:
+    return importlib.import_module("cupy.cuda.nccl")
+
+
+def unavailable_reason(device_reason: str | None) -> str | None:
+    """Why the ``nccl`` backend cannot run here, or None when it can: the ``cuda`` device's
+    reason (``device_reason``: CuPy missing, no GPU) first, then CuPy's NCCL module.
+
+    Examples
+    --------
+    >>> from tensorcore_cuda.nccl import unavailable_reason
+    >>> unavailable_reason("CuPy is not importable (...)")
+    'CuPy is not importable (...)'
+    """
+    if device_reason is not None:
+        return device_reason
+    try:
+        nccl = _nccl_module()
+    except Exception as exc:  # noqa: BLE001 - any failure means "unavailable"
+        return f"CuPy's NCCL module is not importable ({type(exc).__name__}: {exc})"
+    if not getattr(nccl, "available", True):
+        return (
+            "CuPy found no NCCL library: pip install nvidia-nccl-cu12 (or nvidia-nccl-cu13, "
+            "matching CuPy's CUDA version)"
+        )
+    try:
+        code = int(nccl.get_version())
+    except Exception as exc:  # noqa: BLE001
+        return f"cannot read NCCL's version ({type(exc).__name__}: {exc})"
+    if code < 2700:
+        return (
+            f"NCCL {version_string(code)} is too old: send/recv (and gather, scatter) need "
+            "NCCL 2.7 or newer"
+        )
+    return None
+
+
+# ------------------------------------------------------------------ the unique id
+def _id_to_bytes(uid: tuple[int, ...]) -> bytes:
+    """A unique id (CuPy's tuple of 128 C ``char`` values) as 129 bytes.
+
+    CuPy gives the chars as ints, signed where C's ``char`` is (x86: -128..127) and
+    unsigned where it is not (ARM), and takes them back only in that range; the first byte
+    says which, so that any rank can rebuild the very tuple.
+    """
+    signed = any(v < 0 for v in uid)
+    return bytes([int(signed)]) + bytes(v & 0xFF for v in uid)
+
+
+def _id_from_bytes(data: bytes) -> tuple[int, ...]:
+    if data[0]:
+        return tuple(b - 256 if b > 127 else b for b in data[1:])
+    return tuple(data[1:])
+
+
+def _launched_by_mpi() -> bool:
+    return any(var in os.environ for var in MPI_LAUNCHER_VARS)
+
+
+def _rendezvous(
+    nccl: Any, init_method: str | None, world_size: int, rank: int, timeout: timedelta
+) -> tuple[tuple[int, ...], int, int, Any, Any]:
+    """``(unique id, rank, world size, store or None, MPI communicator or None)``."""
+    url = init_method or "env://"
+    incomplete = "MASTER_ADDR" not in os.environ or -1 in (rank, world_size)
+    if url.startswith("env://") and incomplete:
+        if _launched_by_mpi() and importlib.util.find_spec("mpi4py") is not None:
+            return _mpi_rendezvous(nccl, world_size, rank)
+        if world_size == 1 and rank in (-1, 0):
+            return nccl.get_unique_id(), 0, 1, None, None
+        # (rendezvous() raises, naming the variable that is missing)
+    store, rank, world_size = next(rendezvous(url, rank, world_size, timeout))
+    if rank == 0:
+        uid = nccl.get_unique_id()
+        store.set(ID_KEY, _id_to_bytes(uid))
+    else:
+        uid = _id_from_bytes(store.get(ID_KEY))
+    return uid, rank, world_size, store, None
+
+
+def _mpi_rendezvous(
+    nccl: Any, world_size: int, rank: int
+) -> tuple[tuple[int, ...], int, int, Any, Any]:
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    for name, given, actual in (
+        ("world_size", world_size, comm.Get_size()),
+        ("rank", rank, comm.Get_rank()),
+    ):
+        if given not in (-1, None) and given != actual:
+            raise ValueError(
+                f"init_process_group(): {name}={given} but MPI says {actual}: in a job "
+                f"started by mpiexec the launcher sets the rank and world size; leave {name} "
+                "out, or set MASTER_ADDR and MASTER_PORT to rendezvous through a store"
+            )
+    rank = comm.Get_rank()
+    data = _id_to_bytes(nccl.get_unique_id()) if rank == 0 else None
+    uid = _id_from_bytes(comm.bcast(data, root=0))
+    return uid, rank, comm.Get_size(), None, comm
+
+
+def create(
+    world_size: int = -1,
+    rank: int = -1,
+    timeout: timedelta = DEFAULT_TIMEOUT,
+    init_method: str | None = None,
+) -> NCCLProcessGroup:
+    """The default process group over NCCL (``init_process_group("nccl")`` calls it).
+
+    The ranks meet through ``init_method`` (``"env://"`` or None: ``MASTER_ADDR``,
+    ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``; ``"tcp://host:port"`` with ``rank`` and
+    ``world_size``), or, in a job started by ``mpiexec`` where those are missing, through
+    MPI. The group runs on the CUDA device current here: set it first
+    (``tensorcore.cuda.set_device(local_rank)``), one device per rank.
+    """
+    cp = _cupy()
+    nccl = _nccl_module()
+    uid, rank, world_size, store, mpi = _rendezvous(nccl, init_method, world_size, rank, timeout)
+    index = int(cp.cuda.runtime.getDevice())
+    comm = _communicator(cp, nccl, world_size, uid, rank, index, "init_process_group()")
+    return NCCLProcessGroup(cp, nccl, comm, rank, world_size, index, timeout, store, mpi)
+
+
+def _cupy() -> Any:
+    from .plugin import device_interface
+
+    # (available: init_process_group checked the backend, which needs the device)
+    return device_interface().cp
+
+
+def _communicator(cp: Any, nccl: Any, size: int, uid: tuple[int, ...], rank: int,
+                  index: int, what: str) -> Any:  # fmt: skip
+    try:
+        with cp.cuda.Device(index):
+            return nccl.NcclCommunicator(size, uid, rank)
+    except nccl.NcclError as exc:
+        raise DistBackendError(
+            f"{what}: NCCL could not make the communicator of rank {rank} of {size} on "
+            f"cuda:{index} ({exc}); every rank needs a GPU of its own: call "
+            "tensorcore.cuda.set_device(local_rank) before init_process_group"
+        ) from None
+
+
+# ------------------------------------------------------------------ dtypes and operations
+#: tensorcore dtype name -> (NCCL datatype constant, elements per tensor element).
+_NATIVE = {
+    "bool": ("NCCL_UINT8", 1),
+    "uint8": ("NCCL_UINT8", 1),
+    "int8": ("NCCL_INT8", 1),
+    "int32": ("NCCL_INT32", 1),
+    "int64": ("NCCL_INT64", 1),
+    "float16": ("NCCL_FLOAT16", 1),
+    "float32": ("NCCL_FLOAT32", 1),
+    "float64": ("NCCL_FLOAT64", 1),
+    "complex64": ("NCCL_FLOAT32", 2),
+    "complex128": ("NCCL_FLOAT64", 2),
+}
+#: Dtypes NCCL cannot reduce, and the dtype they are reduced in.
+_WIDER = {"int16": tc.int32, "bfloat16": tc.float32}
+_OPS = {
+    ReduceOp.SUM: "NCCL_SUM",
+    ReduceOp.PRODUCT: "NCCL_PROD",
+    ReduceOp.MIN: "NCCL_MIN",
+    ReduceOp.MAX: "NCCL_MAX",
+}
+
+
+def _copy(dst: Any, src: Any) -> None:
+    with tc.no_grad():  # (a finisher may run in Work.wait, outside the collective's no_grad)
+        dst.copy_(src)
+
+
+def _fingerprint(description: str) -> int:
+    data = description.encode()
+    return (zlib.crc32(data) ^ (zlib.adler32(data) << 32)) & ((1 << 62) - 1)
+
+
+class _NCCLWork(Work):
+    """A ``Work`` over an event recorded after the NCCL calls; a timeout or an NCCL error
+    aborts the group's communicator (what is in flight never completes otherwise)."""
+
+    def __init__(self, group: NCCLProcessGroup, event: Any, what: str,
+                 finishers: list[Callable[[], Any]], keep: tuple[Any, ...]) -> None:  # fmt: skip
+        def poll() -> bool:
+            if event.done:
+                return True
+            group._check_async(what)
+            return False
+
+        super().__init__(poll, group.timeout, what, finishers, keep)
+        self._group = group
+
+    def wait(self, timeout: timedelta | None = None) -> bool:
+        """Block until the NCCL calls have finished (see :meth:`Work.wait`)."""
+        try:
+            return super().wait(timeout)
+        except DistBackendError as exc:
+            self._group._fail(str(exc))
+            raise
+
+
+class NCCLProcessGroup(ProcessGroup):
+    """A process group over one NCCL communicator on one CUDA device (see the module)."""
+
+    backend = "nccl"
+    devices = ("cuda",)
+
+    def __init__(
+        self,
+        cp: Any,
+        nccl: Any,
+        comm: Any,
+        rank: int,
+        size: int,
+        index: int,
+        timeout: timedelta = DEFAULT_TIMEOUT,
+        store: Any = None,
+        mpi: Any = None,
+    ) -> None:
+        super().__init__(timeout)
+        self._cuda, self._nccl, self._comm = cp.cuda, nccl, comm
+        self._cp = cp
+        self._rank, self._size, self._index = rank, size, index
+        self.device = tc.device("cuda", index)
+        self._store, self._mpi = store, mpi
+        self._broken: str | None = None
+        code = int(nccl.get_version())
+        self.nccl_version = version_string(code)
+        self._avg = code >= 21000 and hasattr(nccl, "NCCL_AVG")
+        self._types = {k: (getattr(nccl, c), n) for k, (c, n) in _NATIVE.items()}
+        if code >= 21000 and hasattr(nccl, "NCCL_BFLOAT16"):
+            self._types["bfloat16"] = (nccl.NCCL_BFLOAT16, 1)
+        self._ops = {op: getattr(nccl, name) for op, name in _OPS.items()}
+        with self._cuda.Device(index):
+            self._stream = self._cuda.Stream(non_blocking=True)
+            self._one = tc.zeros(1, device=self.device)  # the barrier's all-reduce
+
+    def rank(self) -> int:
+        return self._rank
+
+    def size(self) -> int:
+        return self._size
+
+    # -------------------------------------------------------------- plumbing
+    def _check_tensor(self, t: Any, what: str) -> None:
+        if t.device.index != self._index:
+            raise ValueError(
+                f"{what}: Tensors must be on the process group's device: got a tensor on "
+                f"{t.device}, but this 'nccl' group runs on {self.device} (the current "
+                "device at init_process_group: call tensorcore.cuda.set_device(local_rank) "
+                "before it, and keep the rank's tensors there)"
+            )
+
+    def _launch(
+        self,
+        what: str,
+        issue: Callable[[int], None],
+        tensors: tuple[Any, ...],
+        finishers: list[Callable[[], Any]] | None = None,
+    ) -> Work:
+        """Run ``issue(stream pointer)``, which makes the NCCL calls, on the group's stream
+        after the work queued on the current stream; a Work over its completion."""
+        if self._broken is not None:
+            raise DistBackendError(
+                f"{what}: the NCCL communicator was aborted ({self._broken}); the process "
+                "group is unusable: destroy it"
+            )
+        for t in tensors:
+            self._check_tensor(t, what)
+        cuda = self._cuda
+        with cuda.Device(self._index):
+            ready = cuda.Event(disable_timing=True)
+            ready.record(cuda.get_current_stream())
+            self._stream.wait_event(ready)
+            try:
+                issue(self._stream.ptr)
+            except self._nccl.NcclError as exc:
+                raise DistBackendError(f"{what}: NCCL failed: {exc}") from None
+            done = cuda.Event(disable_timing=True)
+            done.record(self._stream)
+        return _NCCLWork(self, done, what, finishers or [], tensors)
+
+    def _check_async(self, what: str) -> None:
+        try:
+            self._comm.check_async_error()
+        except self._nccl.NcclError as exc:
+            raise DistBackendError(f"{what}: NCCL failed: {exc}") from None
+
+    def _fail(self, reason: str) -> None:
+        """Abort the communicator after a timeout or an NCCL error (PyTorch's watchdog does
+        the same): its calls in flight never complete otherwise."""
+        if self._broken is None:
+            self._broken = reason
+            with contextlib.suppress(Exception):
+                self._comm.abort()
+
+    def _bytes(self, t: Any) -> tuple[int, int, int]:
+        """``(address, count, datatype)`` moving ``t``'s memory as bytes."""
+        return t.data_ptr(), t.numel() * t.element_size(), self._nccl.NCCL_UINT8
+
+    def _reduction(
+        self, t: Any, op: ReduceOp, what: str, here: bool = True
+    ) -> tuple[Any, int, int, int, list[Callable[[], Any]]]:
+        """``(tensor NCCL reduces, count, datatype, op, finishers)`` for reducing ``t``;
+        the finishers (on the rank that gets the result, ``here``) complete an AVG and copy
+        a converted tensor back."""
+        name = str(t.dtype).replace("tensorcore.", "")
+        fins: list[Callable[[], Any]] = []
+        if name not in self._types and name in _WIDER:
+            wide = t.to(_WIDER[name])
+            buf, count, dtype, nop, inner = self._reduction(wide, op, what, here)
+            return buf, count, dtype, nop, [*inner, lambda: _copy(t, wide)] if here else []
+        if name not in self._types:
+            raise TypeError(f"{what}: the 'nccl' backend cannot reduce {t.dtype} tensors")
+        dtype, per = self._types[name]
+        if t.dtype.is_complex and op not in (ReduceOp.SUM, ReduceOp.AVG):
+            raise ValueError(f"{what} does not support ReduceOp.{op.name} on complex tensors")
+        if t.dtype is tc.bool:
+            nop = self._ops[ReduceOp.MAX if op in (ReduceOp.SUM, ReduceOp.AVG, ReduceOp.MAX)
+                            else ReduceOp.MIN]  # fmt: skip
+        elif op is ReduceOp.AVG:
+            floating = t.dtype.is_floating_point or t.dtype.is_complex
+            if floating and self._avg:
+                nop = self._nccl.NCCL_AVG
+            else:
+                nop = self._ops[ReduceOp.SUM]
+                if here:
+                    fins.append(lambda: self._average(t))
+        else:
+            nop = self._ops[op]
+        return t, t.numel() * per, dtype, nop, fins
+
+    def _average(self, t: Any) -> None:
+        with tc.no_grad():
+            if t.dtype.is_floating_point or t.dtype.is_complex:
+                t.div_(self._size)
+            else:
+                t.copy_(t.div(self._size, rounding_mode="trunc"))
+
+    # -------------------------------------------------------------- collectives
+    def allreduce(self, tensor: Any, op: ReduceOp) -> Work:
+        what = "all_reduce"
+        self._check_tensor(tensor, what)
+        t, count, dtype, nop, fins = self._reduction(tensor, op, what)
+        ptr, comm = t.data_ptr(), self._comm
+
+        def issue(stream: int) -> None:
+            comm.allReduce(ptr, ptr, count, dtype, nop, stream)
+
+        return self._launch(what, issue, (tensor, t), fins)
+
+    def broadcast(self, tensor: Any, src: int) -> Work:
+        ptr, count, dtype = self._bytes(tensor)
+        comm = self._comm
+
+        def issue(stream: int) -> None:
+            comm.broadcast(ptr, ptr, count, dtype, src, stream)
+
+        return self._launch("broadcast", issue, (tensor,))
+
+    def allgather(self, output: Any, input: Any) -> Work:
+        send, count, dtype = self._bytes(input)
+        recv, comm = output.data_ptr(), self._comm
+
+        def issue(stream: int) -> None:
+            comm.allGather(send, recv, count, dtype, stream)
+
+        return self._launch("all_gather", issue, (input, output))
+
+    def reduce_scatter(self, output: Any, input: Any, op: ReduceOp) -> Work:
+        what = "reduce_scatter"
+        self._check_tensor(input, what)
+        self._check_tensor(output, what)
+        src, _, dtype, nop, _ = self._reduction(input, op, what, here=False)
+        out, count, _, _, fins = self._reduction(output, op, what)
+        send, recv, comm = src.data_ptr(), out.data_ptr(), self._comm
+
+        def issue(stream: int) -> None:
+            comm.reduceScatter(send, recv, count, dtype, nop, stream)
+
+        return self._launch(what, issue, (input, output, src, out), fins)
+
+    def reduce(self, tensor: Any, dst: int, op: ReduceOp) -> Work:
+        what = "reduce"
+        self._check_tensor(tensor, what)
+        here = self._rank == dst
+        t, count, dtype, nop, fins = self._reduction(tensor, op, what, here)
+        ptr, comm = t.data_ptr(), self._comm
+
+        def issue(stream: int) -> None:
+            comm.reduce(ptr, ptr, count, dtype, nop, dst, stream)
+
+        return self._launch(what, issue, (tensor, t), fins)
+
+    def gather(self, output: Any, input: Any, dst: int) -> Work:
+        nccl, comm, me, n = self._nccl, self._comm, self._rank, self._size
+        send, count, dtype = self._bytes(input)
+        if me == dst:
+            self._check_tensor(output, "gather")
+            output[me * input.numel() : (me + 1) * input.numel()].copy_(input.reshape(-1))
+            base = output.data_ptr()
+
+        def issue(stream: int) -> None:
+            nccl.groupStart()
+            try:
+                if me == dst:
+                    for r in range(n):
+                        if r != me:
+                            comm.recv(base + r * count, count, dtype, r, stream)
+                else:
+                    comm.send(send, count, dtype, dst, stream)
+            finally:
+                nccl.groupEnd()
+
+        keep = (input,) if output is None else (input, output)
+        return self._launch("gather", issue, keep)
+
+    def scatter(self, output: Any, input: Any, src: int) -> Work:
+        nccl, comm, me, n = self._nccl, self._comm, self._rank, self._size
+        recv, count, dtype = self._bytes(output)
+        if me == src:
+            self._check_tensor(input, "scatter")
+            output.reshape(-1).copy_(input[me * output.numel() : (me + 1) * output.numel()])
+            base = input.data_ptr()
+
+        def issue(stream: int) -> None:
+            nccl.groupStart()
+            try:
+                if me == src:
+                    for r in range(n):
+                        if r != me:
+                            comm.send(base + r * count, count, dtype, r, stream)
+                else:
+                    comm.recv(recv, count, dtype, src, stream)
+            finally:
+                nccl.groupEnd()
+
+        keep = (output,) if input is None else (output, input)
+        return self._launch("scatter", issue, keep)
+
+    def send(self, tensor: Any, dst: int, tag: int) -> Work:
+        ptr, count, dtype = self._bytes(tensor)
+        comm = self._comm
+
+        def issue(stream: int) -> None:
+            comm.send(ptr, count, dtype, dst, stream)
+
+        return self._launch("send", issue, (tensor,))
+
+    def recv(self, tensor: Any, src: int | None, tag: int) -> Work:
+        if src is None:
+            raise RuntimeError(
+                "recv: the 'nccl' backend does not support receiving from any source "
+                "(ProcessGroupNCCL does not support recvAnysource): pass src"
+            )
+        ptr, count, dtype = self._bytes(tensor)
+        comm = self._comm
+
+        def issue(stream: int) -> None:
+            comm.recv(ptr, count, dtype, src, stream)
+
+        return self._launch("recv", issue, (tensor,), [lambda: src])
+
+    def barrier(self) -> Work:
+        one, comm = self._one, self._comm
+        ptr, dtype, op = one.data_ptr(), self._nccl.NCCL_FLOAT32, self._ops[ReduceOp.SUM]
+
+        def issue(stream: int) -> None:
+            comm.allReduce(ptr, ptr, 1, dtype, op, stream)
+
+        return self._launch("barrier", issue, (one,))
+
+    # -------------------------------------------------------------- agreement, groups
+    def agree(self, description: str, what: str) -> list[str] | None:
+        h = _fingerprint(description)
+        buf = tc.tensor([h, -h], dtype=tc.int64, device=self.device)
+        ptr, comm = buf.data_ptr(), self._comm
+        dtype, op = self._nccl.NCCL_INT64, self._ops[ReduceOp.MAX]
+
+        def issue(stream: int) -> None:
+            comm.allReduce(ptr, ptr, 2, dtype, op, stream)
+
+        self._launch(what, issue, (buf,)).wait()
+        top, neg_bottom = buf.tolist()
+        if top == -neg_bottom:
+            return None
+        return self._allgather_text(description, what)
+
+    def _allgather_text(self, text: str, what: str) -> list[str]:
+        """Every rank's ``text`` (they are all here: a mismatch was found together)."""
+        data = text.encode()
+        n = self._size
+        sizes = tc.zeros(n, dtype=tc.int64, device=self.device)
+        mine = tc.tensor([len(data)], dtype=tc.int64, device=self.device)
+        self.allgather(sizes, mine).wait()
+        lengths = [int(x) for x in sizes.tolist()]
+        width = max(lengths)
+        padded = tc.tensor(list(data.ljust(width, b"\0")), dtype=tc.uint8, device=self.device)
+        every = tc.zeros(n * width, dtype=tc.uint8, device=self.device)
+        self.allgather(every, padded).wait()
+        raw = bytes(every.tolist())
+        return [raw[r * width : r * width + lengths[r]].decode() for r in range(n)]
+
+    def split(self, ranks: list[int]) -> NCCLProcessGroup | None:
+        # The new communicator's id is broadcast over this one, from its first member.
+        buf = tc.zeros(129, dtype=tc.uint8, device=self.device)
+        if self._rank == ranks[0]:
+            data = _id_to_bytes(self._nccl.get_unique_id())
+            buf = tc.tensor(list(data), dtype=tc.uint8, device=self.device)
+        self.broadcast(buf, ranks[0]).wait()
+        if self._rank not in ranks:
+            return None
+        uid = _id_from_bytes(bytes(buf.tolist()))
+        rank = ranks.index(self._rank)
+        comm = _communicator(self._cp, self._nccl, len(ranks), uid, rank, self._index,
+                             "new_group()")  # fmt: skip
+        return NCCLProcessGroup(self._cp, self._nccl, comm, rank, len(ranks), self._index,
+                                self.timeout)  # fmt: skip
+
+    def abort(self, code: int = 1) -> None:
+        """End the job: MPI's abort in a job started by mpiexec (every rank ends), else
+        abort the communicator and exit this process with ``code``."""
+        if self._mpi is not None:
+            self._mpi.Abort(code)
+        with contextlib.suppress(Exception):
+            self._comm.abort()
+        os._exit(code)
+
+    def shutdown(self) -> None:
+        """Destroy the communicator (abort it when calls are still in flight) and stop the
+        store."""
+        comm, self._comm = self._comm, None
+        if comm is not None:
+            with contextlib.suppress(Exception):
+                if self._broken is None and self._stream.done:
+                    comm.destroy()
+                else:
+                    comm.abort()
+        if self._store is not None:
+            self._store.close()
+            self._store = None

@@ -1,0 +1,317 @@
+"""The ``nccl`` backend, one process per rank: ``python nccl_collectives.py MODE``, started
+by ``tests/test_nccl.py`` with the fake CuPy (``tests/fake_cupy``) first on ``PYTHONPATH``,
+or on a GPU machine with the real one.
+
+On the fake, CUDA tensors live in host memory and the fake NCCL moves their bytes between the
+processes: every line of ``tensorcore_cuda/nccl.py`` runs, but no GPU. That checks the
+backend's logic (rendezvous, dtype and op mapping, conversions, groups, streams and events,
+Work), not NCCL.
+
+Modes, by how the ranks meet: ``env`` (``MASTER_ADDR``...; ``backend=None`` with CUDA as
+the default device), ``tcp`` (``init_method="tcp://..."``), ``mpi`` (started by mpiexec,
+no ``MASTER_ADDR``); by what goes wrong: ``timeout`` (rank 1 never joins), ``raise`` (rank 1
+raises), ``samedevice`` (every rank on device 0, which NCCL refuses). Every other mode gives
+each rank a GPU of its own, from ``LOCAL_RANK`` (or MPICH's ``MPI_LOCALRANKID``), as a
+torchrun program does.
+"""
+
+import os
+import sys
+import time
+from datetime import timedelta
+
+from cupy.cuda import nccl
+
+import tensorcore as tc
+import tensorcore.distributed as dist
+
+#: The fake records the NCCL calls it gets; real CuPy does not.
+FAKE = hasattr(nccl, "calls")
+calls = nccl.calls if FAKE else []
+OLD_NCCL = nccl.get_version() < 21000  # before 2.10: no NCCL_AVG
+
+mode = sys.argv[1]
+timeout = timedelta(seconds=3 if mode in ("timeout", "raise") else 30)
+if mode == "mpi":
+    # In a job mpiexec started, the launcher's rank and world size win over the arguments.
+    from tensorcore_cuda import nccl as backend
+
+    try:
+        backend._mpi_rendezvous(nccl, world_size=5, rank=-1)
+        raise AssertionError("a wrong world_size accepted")
+    except ValueError as exc:
+        assert "world_size=5 but MPI says 2" in str(exc), exc
+if mode == "samedevice":
+    try:
+        dist.init_process_group("nccl", timeout=timeout)
+        raise AssertionError("two ranks on one device accepted")
+    except dist.DistBackendError as exc:
+        assert "Duplicate GPU" in str(exc) and "set_device(local_rank)" in str(exc), exc
+    print(f"rank {os.environ['RANK']} OK")
+    sys.exit(0)
+tc.cuda.set_device(int(os.environ.get("LOCAL_RANK", os.environ.get("MPI_LOCALRANKID", 0))))
+if mode == "tcp":
+    url = f"tcp://127.0.0.1:{os.environ['MASTER_PORT']}"
+    rank, size = int(os.environ["TEST_RANK"]), int(os.environ["TEST_N"])
+    dist.init_process_group("nccl", init_method=url, timeout=timeout, rank=rank, world_size=size)
+elif mode == "env":
+    tc.set_default_device("cuda")
+    dist.init_process_group(timeout=timeout)  # picked by the default device
+    tc.set_default_device("cpu")
+else:
+    dist.init_process_group("nccl", timeout=timeout)
+assert dist.get_backend() == "nccl" and dist.is_nccl_available()
+r, n = dist.get_rank(), dist.get_world_size()
+CUDA = tc.device("cuda", tc.cuda.current_device())
+world = dist.GroupMember.WORLD
+# The unique id travelled through the store, or through MPI when mpiexec started the job
+# (a world of one, without MASTER_ADDR, needs neither).
+via_mpi = "MASTER_ADDR" not in os.environ and "PMI_RANK" in os.environ  # (MPICH's mpiexec)
+assert (world._mpi is not None) == via_mpi
+assert (world._store is None) == ("MASTER_ADDR" not in os.environ)
+
+
+def full(shape, value, dt):
+    return tc.full(shape, value, device=CUDA).to(dt)
+
+
+def noncontig(t):
+    return t.t().contiguous().t()
+
+
+def used(name, op=None, datatype=None):
+    """Whether the fake saw the NCCL call ``name`` (with ``op``, of ``datatype``) since the
+    last check (always true over a real NCCL, which keeps no record)."""
+    found = any(c[0] == name and op in (None, c[2]) and datatype in (None, c[1]) for c in calls)
+    calls.clear()
+    return found or not FAKE
+
+
+if mode == "timeout":
+    if r == 0:
+        start = time.monotonic()
+        try:
+            dist.all_reduce(tc.ones(4, device=CUDA))
+            raise AssertionError("no timeout")
+        except dist.DistBackendError as exc:
+            assert "timed out after 3 s" in str(exc), exc
+        assert used("abort"), "the communicator was not aborted after the timeout"
+        try:
+            dist.broadcast(tc.ones(4, device=CUDA), src=0)
+            raise AssertionError("the aborted group still ran a collective")
+        except dist.DistBackendError as exc:
+            assert "was aborted" in str(exc), exc
+        print(f"rank 0 timed out after {time.monotonic() - start:.1f} s", flush=True)
+        world._store.set("rank 0 timed out", b"")
+        world._store.wait(["rank 1 saw it"], timedelta(seconds=60))  # (rank 0 serves it)
+        dist.destroy_process_group()  # (aborted: nothing to wait for)
+    else:  # alive, never joining, until rank 0 has timed out
+        world._store.wait(["rank 0 timed out"], timedelta(seconds=60))
+        world._store.set("rank 1 saw it", b"")
+    sys.exit(0)
+
+if mode == "raise":
+    # Rank 1 raises: the abort hook ends it (under mpiexec, MPI_Abort ends the job); rank 0
+    # learns it from NCCL (a remote error) before its timeout.
+    if r == 1:
+        raise ValueError("rank 1 failed on purpose")
+    try:
+        dist.all_reduce(tc.ones(4, device=CUDA))
+    except dist.DistBackendError as exc:
+        print(f"rank 0 got: {exc}", flush=True)
+    sys.exit(0)
+
+# ------------------------------------------------------------------ bad calls
+try:  # an NCCL call that fails at once (here a datatype NCCL does not know)
+    world._launch("all_reduce", lambda s: world._comm.allReduce(0, 0, 1, 99, 0, s), ()).wait()
+    raise AssertionError("NCCL's error was lost")
+except dist.DistBackendError as exc:
+    assert "all_reduce: NCCL failed" in str(exc), exc
+# Tensors of another CUDA device than the group's, and CPU tensors, are refused.
+bad = [(tc.ones(2), RuntimeError, "the 'nccl' backend moves tensors of cuda; move it with")]
+if n > 1:
+    other = tc.device("cuda", (r + 1) % n)
+    bad.append((tc.ones(2, device=other), ValueError, "Tensors must be on the process group's"))
+for t, err, text in bad:
+    try:
+        dist.all_reduce(t)
+        raise AssertionError(f"{t.device} accepted")
+    except err as exc:
+        assert text in str(exc), exc
+try:
+    dist.recv(tc.ones(2, device=CUDA))
+    raise AssertionError("recv from any source accepted")
+except RuntimeError as exc:
+    assert "recvAnysource" in str(exc), exc
+try:
+    dist.all_reduce(tc.ones(2, device=CUDA, dtype=tc.complex64), op=dist.ReduceOp.MAX)
+    raise AssertionError("complex MAX accepted")
+except ValueError as exc:
+    assert "all_reduce does not support ReduceOp.MAX on complex tensors" in str(exc), exc
+if n > 1:
+    # Shapes differ across ranks: every rank names every rank's call; the group goes on.
+    try:
+        dist.all_reduce(tc.ones(r + 2, device=CUDA, dtype=tc.float32 if r else tc.float64))
+        raise AssertionError("no error")
+    except RuntimeError as exc:
+        assert "rank 0: all_reduce: (2,) float64" in str(exc), exc
+        assert "rank 1: all_reduce: (3,) float32" in str(exc), exc
+
+# ------------------------------------------------------------------ every collective
+DTYPES = [tc.float32, tc.float64, tc.int64, tc.int32, tc.int16, tc.int8, tc.uint8, tc.bool,
+          tc.float16, tc.complex64, tc.complex128]  # fmt: skip
+total = sum(range(1, n + 1))
+for dt in DTYPES:
+    for make in (lambda t: t, noncontig):
+        t = make(full((2, 3), r + 1, dt))
+        dist.all_reduce(t)
+        want = True if dt is tc.bool else total
+        assert t.device == CUDA and t.tolist() == [[want] * 3] * 2, (dt, t)
+
+        t = make(full((2, 3), r, dt)) if r else make(tc.arange(6).reshape(2, 3).to(CUDA, dt))
+        dist.broadcast(t, src=0)
+        assert t.tolist() == tc.arange(6).reshape(2, 3).to(dt).tolist(), (dt, t)
+
+        outs = [make(full((2, 3), -1, dt)) for _ in range(n)]
+        dist.all_gather(outs, make(full((2, 3), r, dt)))
+        assert [o.tolist() for o in outs] == [full((2, 3), i, dt).tolist() for i in range(n)]
+
+        out = make(full((n * 2, 3), -1, dt))
+        dist.all_gather_into_tensor(out, full((2, 3), r, dt))
+        assert out.tolist() == tc.cat([full((2, 3), i, dt) for i in range(n)]).tolist()
+
+        if dt is not tc.bool:
+            out = make(full((2, 3), 0, dt))
+            dist.reduce_scatter(out, [full((2, 3), i + 1, dt) for i in range(n)])
+            assert out.tolist() == full((2, 3), (r + 1) * n, dt).tolist(), (dt, out)
+            out = full((2,), 0, dt)
+            dist.reduce_scatter_tensor(out, full((2 * n,), 1, dt))
+            assert out.tolist() == full((2,), n, dt).tolist()
+
+        t = make(full((2, 3), r + 1, dt))
+        dist.reduce(t, dst=n - 1)
+        if r == n - 1:
+            assert t.tolist() == full((2, 3), True if dt is tc.bool else total, dt).tolist()
+        else:
+            assert t.tolist() == full((2, 3), r + 1, dt).tolist(), "reduce changed a sender"
+
+        got = [make(full((2, 3), -1, dt)) for _ in range(n)] if r == 0 else None
+        dist.gather(make(full((2, 3), r, dt)), got, dst=0)
+        if r == 0:
+            assert [g.tolist() for g in got] == [full((2, 3), i, dt).tolist() for i in range(n)]
+
+        t = make(full((2, 3), -1, dt))
+        parts = [full((2, 3), i, dt) for i in range(n)] if r == 0 else None
+        dist.scatter(t, parts, src=0)
+        assert t.tolist() == full((2, 3), r, dt).tolist()
+
+# Reduction operators, AVG (NCCL_AVG from NCCL 2.10 on, else a SUM divided here).
+SUM, PROD, MAX, MIN, AVG = (nccl.NCCL_SUM, nccl.NCCL_PROD, nccl.NCCL_MAX, nccl.NCCL_MIN,
+                            nccl.NCCL_AVG)  # fmt: skip
+calls.clear()
+for op, want, nop in [
+    (dist.ReduceOp.PRODUCT, float(tc.arange(1, n + 1).prod()), PROD),
+    (dist.ReduceOp.MIN, 1.0, MIN),
+    (dist.ReduceOp.MAX, float(n), MAX),
+    (dist.ReduceOp.AVG, total / n, AVG if not OLD_NCCL else SUM),
+]:
+    t = tc.full((4,), float(r + 1), device=CUDA)
+    dist.all_reduce(t, op=op)
+    assert t.tolist() == [want] * 4, (op, t)
+    assert used("allReduce", nop, nccl.NCCL_FLOAT32), (op, nop)  # (the check: int64 MAX)
+t = tc.full((3,), r + 1, dtype=tc.int64, device=CUDA)
+dist.all_reduce(t, op=dist.ReduceOp.AVG)  # integers: a SUM, truncated by the division
+assert t.tolist() == [total // n] * 3 and used("allReduce", SUM), t
+t = tc.full((3,), 1.0 + r, dtype=tc.complex64, device=CUDA)
+dist.all_reduce(t, op=dist.ReduceOp.AVG)  # pairs of float32
+assert t.tolist() == [complex(total / n)] * 3, t
+assert used("allReduce", AVG if not OLD_NCCL else SUM, nccl.NCCL_FLOAT32)
+for dt, kind, nop in [(tc.bool, nccl.NCCL_UINT8, MAX), (tc.int16, nccl.NCCL_INT32, SUM)]:
+    calls.clear()
+    t = full((3,), r % 2, dt)
+    dist.all_reduce(t)  # bool: uint8 MAX (a logical or); int16: in an int32 copy
+    assert used("allReduce", nop, kind), dt
+    assert t.tolist() == full((3,), n > 1 if dt is tc.bool else n // 2, dt).tolist(), (dt, t)
+t = full((3,), (r + 1) % 2, tc.bool)  # True on rank 0 only
+dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)  # a logical and: uint8 MIN
+assert t.tolist() == [n == 1] * 3 and used("allReduce", MIN, nccl.NCCL_UINT8)
+
+# async_op: a Work over an event on the group's stream.
+calls.clear()
+t = tc.ones(1000, device=CUDA)
+work = dist.all_reduce(t, async_op=True)
+assert work.wait() is True and work.is_completed() and work.is_success()
+assert t.tolist() == [float(n)] * 1000
+works = [dist.broadcast(tc.ones(5, device=CUDA) * r, src=0, async_op=True) for _ in range(3)]
+assert all(w.wait() for w in works)
+
+# send / recv in a ring (even ranks send first: NCCL's send waits for its receiver).
+if n > 1:
+    buf = tc.zeros(3, 2, device=CUDA).t()
+    nxt, prev = (r + 1) % n, (r - 1) % n
+    if r % 2 == 0:
+        dist.send(tc.full((2, 3), float(r), device=CUDA), dst=nxt)
+        sender = dist.recv(buf, src=prev)
+    else:
+        sender = dist.recv(buf, src=prev)
+        dist.send(tc.full((2, 3), float(r), device=CUDA), dst=nxt)
+    assert sender == prev and buf.tolist() == [[float(prev)] * 3] * 2, (sender, buf)
+
+# Objects ride on the tensor collectives (uint8 tensors on the default device).
+objs = [None] * n
+dist.all_gather_object(objs, {"rank": r})
+assert objs == [{"rank": i} for i in range(n)]
+
+# DistributedDataParallel of a CUDA model: buckets, unused parameters and their flags all
+# on the model's device; the gradients are the average of the ranks' local ones.
+from tensorcore import nn  # noqa: E402
+from tensorcore.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.never = nn.Linear(3, 4), nn.Linear(4, 2), nn.Linear(2, 2)
+
+    def forward(self, x, use_b):
+        h = self.a(x).tanh()
+        return self.b(h) if use_b else h[:, :2]
+
+
+def local_grads(x, use_b):
+    tc.manual_seed(3)
+    m = Net().to(CUDA)
+    m(x, use_b).pow(2).sum().backward()
+    return {k: None if p.grad is None else p.grad.cpu() for k, p in m.named_parameters()}
+
+
+tc.manual_seed(0)
+xs = [tc.randn(5, 3).to(CUDA) for _ in range(n)]
+tc.manual_seed(3)
+model = DDP(Net().to(CUDA), find_unused_parameters=True, bucket_cap_mb=40 / 2**20)
+model(xs[r], r != 0).pow(2).sum().backward()
+mine = dict(model.module.named_parameters())
+for name, _ in Net().named_parameters():
+    ranks = [local_grads(xs[i], i != 0)[name] for i in range(n)]
+    used_ranks = [g for g in ranks if g is not None]
+    if not used_ranks:
+        assert mine[name].grad is None, name
+        continue
+    want = sum(g if g is not None else tc.zeros_like(used_ranks[0]) for g in ranks) / n
+    assert mine[name].grad.device == CUDA, name
+    assert (mine[name].grad.cpu() - want).abs().max().item() < 1e-6, name
+
+# Groups: a new communicator whose id travels over the world's.
+evens = dist.new_group([i for i in range(n) if i % 2 == 0])
+if r % 2 == 0:
+    t = tc.ones(2, device=CUDA)
+    dist.all_reduce(t, group=evens)
+    assert t.tolist() == [float((n + 1) // 2)] * 2
+else:
+    assert dist.get_rank(evens) == -1
+calls.clear()
+dist.barrier()
+assert used("allReduce"), "barrier is an all-reduce"
+dist.destroy_process_group()
+assert used("destroy")
+print(f"rank {r} OK")
