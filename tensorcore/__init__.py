@@ -20,11 +20,16 @@ from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._pickling import install as _install_pickling
 from ._runtime import (
+    are_deterministic_algorithms_enabled,
     compile,
+    get_deterministic_debug_mode,
     get_float32_matmul_precision,
     get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
     set_float32_matmul_precision,
     set_num_threads,
+    use_deterministic_algorithms,
 )
 from ._storage import Storage
 from ._tensor import Size, Tensor, is_tensor, numel
@@ -101,6 +106,7 @@ __all__ = sorted(
         "Size",
         "Storage",
         "Tensor",
+        "are_deterministic_algorithms_enabled",
         "array_api",
         "as_tensor",
         "autograd",
@@ -127,11 +133,13 @@ __all__ = sorted(
         "from_numpy",
         "get_default_device",
         "get_default_dtype",
+        "get_deterministic_debug_mode",
         "get_float32_matmul_precision",
         "get_num_threads",
         "get_printoptions",
         "iinfo",
         "inference_mode",
+        "is_deterministic_algorithms_warn_only_enabled",
         "is_tensor",
         "numel",
         "initial_seed",
@@ -155,6 +163,7 @@ __all__ = sorted(
         "serialization",
         "set_default_device",
         "set_default_dtype",
+        "set_deterministic_debug_mode",
         "set_float32_matmul_precision",
         "set_num_threads",
         "set_grad_enabled",
@@ -167,6 +176,7 @@ __all__ = sorted(
         "preserve_format",
         "tensor",
         "uint8",
+        "use_deterministic_algorithms",
         "utils",
         "viz",
     }

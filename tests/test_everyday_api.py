@@ -213,6 +213,35 @@ def test_runtime_knobs_of_pytorch_programs() -> None:
     assert tc.backends.cuda.is_available() is False
 
 
+def test_deterministic_algorithms_knob_is_recorded() -> None:
+    assert tc.are_deterministic_algorithms_enabled() is False
+    assert tc.get_deterministic_debug_mode() == 0
+    try:
+        tc.use_deterministic_algorithms(True)
+        assert tc.are_deterministic_algorithms_enabled() is True
+        assert tc.is_deterministic_algorithms_warn_only_enabled() is False
+        assert tc.get_deterministic_debug_mode() == 2
+        tc.use_deterministic_algorithms(True, warn_only=True)
+        assert tc.is_deterministic_algorithms_warn_only_enabled() is True
+        assert tc.get_deterministic_debug_mode() == 1
+        assert tc.arange(4.0).sum().item() == 6.0  # computing is unaffected
+        tc.set_deterministic_debug_mode("error")
+        assert (tc.are_deterministic_algorithms_enabled(),
+                tc.is_deterministic_algorithms_warn_only_enabled()) == (True, False)  # fmt: skip
+        tc.set_deterministic_debug_mode("default")
+        assert tc.are_deterministic_algorithms_enabled() is False
+        with pytest.raises(TypeError, match=r"argument 'mode' .* must be bool, not int"):
+            tc.use_deterministic_algorithms(1)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="takes 1 positional argument"):
+            tc.use_deterministic_algorithms(True, False)  # type: ignore[misc]
+        with pytest.raises(RuntimeError, match="expected one of `default`, `warn`, `error`"):
+            tc.set_deterministic_debug_mode("x")
+        with pytest.raises(RuntimeError, match="expected 0, 1, or 2, but got 3"):
+            tc.set_deterministic_debug_mode(3)
+    finally:
+        tc.use_deterministic_algorithms(False)
+
+
 # PyTorch's functions that make a tensor all take ``layout=`` and ``pin_memory=`` (its
 # TensorOptions); programs pass them explicitly (``torch.zeros(n, layout=torch.strided)``).
 _OPTION_CALLS: dict[str, Any] = {
