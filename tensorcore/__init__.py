@@ -20,11 +20,16 @@ from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._pickling import install as _install_pickling
 from ._runtime import (
+    are_deterministic_algorithms_enabled,
     compile,
+    get_deterministic_debug_mode,
     get_float32_matmul_precision,
     get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
     set_float32_matmul_precision,
     set_num_threads,
+    use_deterministic_algorithms,
 )
 from ._storage import Storage
 from ._tensor import Size, Tensor, is_tensor, numel
@@ -102,6 +107,7 @@ __all__ = sorted(
         "Storage",
         "Tensor",
         "amp",
+        "are_deterministic_algorithms_enabled",
         "array_api",
         "as_tensor",
         "autocast",
@@ -129,11 +135,13 @@ __all__ = sorted(
         "from_numpy",
         "get_default_device",
         "get_default_dtype",
+        "get_deterministic_debug_mode",
         "get_float32_matmul_precision",
         "get_num_threads",
         "get_printoptions",
         "iinfo",
         "inference_mode",
+        "is_deterministic_algorithms_warn_only_enabled",
         "is_tensor",
         "numel",
         "initial_seed",
@@ -156,7 +164,9 @@ __all__ = sorted(
         "seed",
         "serialization",
         "set_default_device",
+        "special",
         "set_default_dtype",
+        "set_deterministic_debug_mode",
         "set_float32_matmul_precision",
         "set_num_threads",
         "set_grad_enabled",
@@ -169,6 +179,7 @@ __all__ = sorted(
         "preserve_format",
         "tensor",
         "uint8",
+        "use_deterministic_algorithms",
         "utils",
         "viz",
     }
@@ -189,6 +200,7 @@ _LAZY_SUBPACKAGES = frozenset(
         "distributions",
         "nn",
         "optim",
+        "special",
         "testing",
         "utils",
         "viz",

@@ -1,6 +1,7 @@
 """Runtime knobs PyTorch programs set around their training loop: ``compile``, thread
-counts, matmul precision. tensorcore runs eagerly and lets NumPy's BLAS pick its threads, so
-these record the setting (and answer it back) without changing how anything computes."""
+counts, matmul precision, deterministic algorithms. tensorcore runs eagerly, lets NumPy's BLAS
+pick its threads and has only deterministic kernels, so these record the setting (and answer it
+back) without changing how anything computes."""
 
 from __future__ import annotations
 
@@ -9,14 +10,24 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "are_deterministic_algorithms_enabled",
     "compile",
+    "get_deterministic_debug_mode",
     "get_float32_matmul_precision",
     "get_num_threads",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "set_deterministic_debug_mode",
     "set_float32_matmul_precision",
     "set_num_threads",
+    "use_deterministic_algorithms",
 ]
 
-_settings: dict[str, Any] = {"threads": os.cpu_count() or 1, "precision": "highest"}
+_settings: dict[str, Any] = {
+    "threads": os.cpu_count() or 1,
+    "precision": "highest",
+    "deterministic": False,
+    "warn_only": False,
+}
 
 
 def compile(model: Any = None, **kwargs: Any) -> Any:
@@ -65,3 +76,83 @@ def set_float32_matmul_precision(precision: str) -> None:
 def get_float32_matmul_precision() -> str:
     """The precision last set (``"highest"`` by default)."""
     return str(_settings["precision"])
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Record whether operations must use deterministic algorithms (PyTorch's knob).
+
+    Every tensorcore kernel is deterministic (given the same inputs, device and software, the
+    same output: no atomics, no nondeterministic reductions), so the setting is only stored
+    and answered back by :func:`are_deterministic_algorithms_enabled` and
+    :func:`is_deterministic_algorithms_warn_only_enabled`; no operation raises or warns for it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.use_deterministic_algorithms(True, warn_only=True)
+    >>> tc.are_deterministic_algorithms_enabled()
+    True
+    >>> tc.is_deterministic_algorithms_warn_only_enabled()
+    True
+    >>> tc.use_deterministic_algorithms(False)
+    """
+    if not isinstance(mode, bool):
+        raise TypeError(
+            "use_deterministic_algorithms(): argument 'mode' (position 1) must be bool, "
+            f"not {type(mode).__name__}"
+        )
+    if not isinstance(warn_only, bool):
+        raise TypeError(
+            "use_deterministic_algorithms(): argument 'warn_only' must be bool, "
+            f"not {type(warn_only).__name__}"
+        )
+    _settings["deterministic"], _settings["warn_only"] = mode, warn_only
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """Whether :func:`use_deterministic_algorithms` was last turned on (False by default)."""
+    return bool(_settings["deterministic"])
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether :func:`use_deterministic_algorithms` was last called with ``warn_only=True``."""
+    return bool(_settings["warn_only"])
+
+
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def set_deterministic_debug_mode(debug_mode: str | int) -> None:
+    """Set the deterministic debug mode: ``"default"`` (0), ``"warn"`` (1) or ``"error"``
+    (2), as :func:`use_deterministic_algorithms` with ``False``, ``True, warn_only=True`` and
+    ``True``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.set_deterministic_debug_mode("warn")
+    >>> tc.get_deterministic_debug_mode()
+    1
+    >>> tc.set_deterministic_debug_mode(0)
+    """
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(
+                "invalid value of debug_mode, expected one of `default`, `warn`, `error`, "
+                f"but got {debug_mode}"
+            )
+        debug_mode = _DEBUG_MODES.index(debug_mode)
+    elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(
+            f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}"
+        )
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """The current deterministic debug mode: 0 (off), 1 (warn only) or 2 (error)."""
+    if not are_deterministic_algorithms_enabled():
+        return 0
+    return 1 if is_deterministic_algorithms_warn_only_enabled() else 2

@@ -1,9 +1,12 @@
 """``tensorcore.cuda``: always importable, as PyTorch's ``torch.cuda``.
 
-Without a CUDA backend, ``is_available()`` is False and ``device_count()`` is 0, so that
-``device = "cuda" if tc.cuda.is_available() else "cpu"`` works on any machine. With the
-``tensorcore-cuda`` backend installed, every name comes from the namespace it registers
-(``register.attribute("cuda", ...)``): streams, memory statistics, ``synchronize``...
+Without a usable CUDA device (no CUDA backend, or one whose device is unavailable), the
+functions behave as in PyTorch's CPU build: ``is_available()`` is False, ``device_count()`` is 0,
+``empty_cache()``, ``manual_seed(s)``, ``manual_seed_all(s)`` and ``reset_peak_memory_stats()`` do
+nothing, the memory statistics are 0 and ``synchronize()`` raises, so that
+``device = "cuda" if tc.cuda.is_available() else "cpu"`` programs run unchanged on any machine.
+With the ``tensorcore-cuda`` backend installed and its device usable, every name comes from the
+namespace it registers (``register.attribute("cuda", ...)``): streams, memory statistics...
 
 Examples
 --------
@@ -18,7 +21,19 @@ from typing import Any
 
 from .plugins import manager
 
-__all__ = ["device_count", "is_available", "manual_seed", "manual_seed_all", "synchronize"]
+__all__ = [
+    "device_count",
+    "empty_cache",
+    "is_available",
+    "manual_seed",
+    "manual_seed_all",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "reset_peak_memory_stats",
+    "synchronize",
+]
 
 #: The plugin attribute this module forwards to (see ``plugins/_commit.py``).
 __plugin_attribute__ = "cuda"
@@ -42,16 +57,73 @@ def device_count() -> int:
     return int(ns.device_count()) if ns is not None else 0
 
 
-def manual_seed(seed: int) -> None:
-    """Seed the CUDA generator (a no-op without a CUDA backend, as in PyTorch)."""
+def _usable() -> Any:
+    """The backend's namespace when a CUDA device can be used, else None."""
     ns = _backend()
-    if ns is not None and ns.is_available():
+    return ns if ns is not None and ns.is_available() else None
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the CUDA generator (a no-op without a usable CUDA device, as in PyTorch)."""
+    ns = _usable()
+    if ns is not None:
         ns.manual_seed(seed)
 
 
 def manual_seed_all(seed: int) -> None:
-    """Seed every CUDA device's generator (a no-op without a CUDA backend)."""
+    """Seed every CUDA device's generator (a no-op without a usable CUDA device)."""
     manual_seed(seed)
+
+
+def empty_cache() -> None:
+    """Release cached, unused GPU memory (a no-op without a usable CUDA device).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.cuda.empty_cache()
+    """
+    ns = _usable()
+    if ns is not None:
+        ns.empty_cache()
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    """Restart the peaks :func:`max_memory_allocated` reports (a no-op without a device)."""
+    ns = _usable()
+    if ns is not None:
+        ns.reset_peak_memory_stats(device)
+
+
+def memory_allocated(device: Any = None) -> int:
+    """Bytes of GPU memory held by tensors (0 without a usable CUDA device).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.cuda.memory_allocated() if not tc.cuda.is_available() else 0
+    0
+    """
+    ns = _usable()
+    return int(ns.memory_allocated(device)) if ns is not None else 0
+
+
+def max_memory_allocated(device: Any = None) -> int:
+    """The peak of :func:`memory_allocated` (0 without a usable CUDA device)."""
+    ns = _usable()
+    return int(ns.max_memory_allocated(device)) if ns is not None else 0
+
+
+def memory_reserved(device: Any = None) -> int:
+    """Bytes of GPU memory held by the caching allocator (0 without a usable CUDA device)."""
+    ns = _usable()
+    return int(ns.memory_reserved(device)) if ns is not None else 0
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    """The peak of :func:`memory_reserved` (0 without a usable CUDA device)."""
+    ns = _usable()
+    return int(ns.max_memory_reserved(device)) if ns is not None else 0
 
 
 def synchronize(device: Any = None) -> None:

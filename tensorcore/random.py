@@ -6,13 +6,16 @@ backend, e.g. a NumPy ``Generator``), so streams are reproducible on every backe
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import operator
 import random as _pyrandom
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .devices import device as _device
 
-__all__ = ["Generator", "default_generator", "initial_seed", "manual_seed", "seed"]
+__all__ = ["Generator", "default_generator", "fork_rng", "initial_seed", "manual_seed", "seed"]
 
 
 class Generator:
@@ -98,3 +101,54 @@ def seed() -> int:
 def initial_seed() -> int:
     """The initial seed of the default CPU generator."""
     return default_generator("cpu").initial_seed()
+
+
+#: A saved stream position: per device type, the default generator's seed and a copy of its
+#: backend state (None before the first draw).
+RngStates = list[tuple[str, int, Any]]
+
+
+def _get_states(device_types: Iterable[str]) -> RngStates:
+    """Copies of the default generators' streams, for :func:`_set_states` to rewind to."""
+    out = []
+    for dt in dict.fromkeys(device_types):
+        g = default_generator(dt)
+        out.append((dt, g._seed, copy.deepcopy(g.state)))
+    return out
+
+
+def _set_states(states: RngStates) -> None:
+    """Rewind the default generators to what :func:`_get_states` saved (the saved copies
+    stay untouched, so one snapshot may be restored more than once)."""
+    for dt, seed_, state in states:
+        g = default_generator(dt)
+        g._seed, g.state = seed_, copy.deepcopy(state)
+
+
+@contextlib.contextmanager
+def fork_rng(
+    devices: Iterable[Any] = (),
+    enabled: bool = True,
+    device_type: str = "cuda",
+) -> Iterator[None]:
+    """Restore the default generators' streams on exit: draws inside the block do not move
+    the streams outside it (the CPU one, and ``device_type``'s when ``devices`` is non-empty).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> _ = tc.manual_seed(0)
+    >>> with tc.random.fork_rng():
+    ...     a = tc.rand(2)
+    >>> bool((a == tc.rand(2)).all())
+    True
+    """
+    if not enabled:
+        yield
+        return
+    types = ["cpu"] + ([device_type] if list(devices) else [])
+    saved = _get_states(types)
+    try:
+        yield
+    finally:
+        _set_states(saved)

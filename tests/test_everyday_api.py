@@ -97,20 +97,70 @@ def test_multinomial_statistics_and_errors() -> None:
         tc.multinomial(tc.tensor([1, 2]), 1)
 
 
-def test_cuda_namespace_exists_without_the_cuda_backend(run_py: Any) -> None:
+_CUDA_AS_CPU_BUILD = """
+import tensorcore as tc
+print(tc.cuda.is_available(), tc.cuda.device_count())
+for seed_fn in (tc.cuda.manual_seed, tc.cuda.manual_seed_all):
+    assert seed_fn(0) is None
+assert tc.cuda.empty_cache() is None and tc.cuda.reset_peak_memory_stats() is None
+print([f() for f in (tc.cuda.memory_allocated, tc.cuda.max_memory_allocated,
+                     tc.cuda.memory_reserved, tc.cuda.max_memory_reserved)])
+try:
+    tc.cuda.synchronize()
+except RuntimeError as e:
+    print("synchronize raises:", "CUDA" in str(e))
+"""
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        pytest.param({"TENSORCORE_BACKENDS": "cpu"}, id="backend-not-loaded"),
+        pytest.param({}, id="installed-backends"),
+    ],
+)
+def test_cuda_namespace_without_a_device_behaves_as_pytorchs_cpu_build(
+    run_py: Any, env: dict[str, str]
+) -> None:
+    """As ``torch.cuda`` in PyTorch's CPU build: no-ops, zero statistics, ``synchronize``
+    raises. Run with the CUDA backend not loaded, and with the installed backends (on a
+    machine without a GPU, the CUDA backend loaded with its device unavailable)."""
+    if not env and tc.cuda.is_available():
+        pytest.skip("a CUDA device is available here")
+    out = run_py(_CUDA_AS_CPU_BUILD, env=env)
+    assert out.stdout.split("\n")[:3] == ["False 0", "[0, 0, 0, 0]", "synchronize raises: True"]
+
+
+def test_cuda_backend_namespace_without_a_device() -> None:
+    """The backend's own namespace (``tensorcore_cuda.namespace``) where its device is
+    unavailable: the same no-ops and zeros; what needs a device raises."""
+    ns = pytest.importorskip("tensorcore_cuda.namespace", reason="needs tensorcore-cuda")
+    if ns.is_available():
+        pytest.skip("a CUDA device is available here")
+    ns.empty_cache()
+    ns.manual_seed(1)
+    ns.manual_seed_all(1)
+    ns.reset_peak_memory_stats()
+    stats = (ns.memory_allocated, ns.max_memory_allocated, ns.memory_reserved,
+             ns.max_memory_reserved)  # fmt: skip
+    assert [f() for f in stats] == [0, 0, 0, 0]
+    for needs_device in (ns.synchronize, ns.current_device):
+        with pytest.raises(RuntimeError, match="CUDA is not available"):
+            needs_device()
+
+
+def test_cuda_names_without_the_backend_hint_at_installing_it(run_py: Any) -> None:
     out = run_py(
         """
         import tensorcore as tc
-        print(tc.cuda.is_available(), tc.cuda.device_count())
-        tc.cuda.manual_seed(0)
         try:
-            tc.cuda.memory_allocated()
+            tc.cuda.current_device()
         except AttributeError as e:
             print("hint:", "tensorcore-cuda" in str(e))
         """,
         env={"TENSORCORE_BACKENDS": "cpu"},
     )
-    assert out.stdout.split() == ["False", "0", "hint:", "True"]
+    assert out.stdout.split() == ["hint:", "True"]
 
 
 def test_cuda_namespace_forwards_to_the_backend() -> None:
@@ -161,6 +211,35 @@ def test_runtime_knobs_of_pytorch_programs() -> None:
     tc.set_float32_matmul_precision("highest")
     tc.backends.cuda.matmul.allow_tf32 = True  # accepted, as programs set it
     assert tc.backends.cuda.is_available() is False
+
+
+def test_deterministic_algorithms_knob_is_recorded() -> None:
+    assert tc.are_deterministic_algorithms_enabled() is False
+    assert tc.get_deterministic_debug_mode() == 0
+    try:
+        tc.use_deterministic_algorithms(True)
+        assert tc.are_deterministic_algorithms_enabled() is True
+        assert tc.is_deterministic_algorithms_warn_only_enabled() is False
+        assert tc.get_deterministic_debug_mode() == 2
+        tc.use_deterministic_algorithms(True, warn_only=True)
+        assert tc.is_deterministic_algorithms_warn_only_enabled() is True
+        assert tc.get_deterministic_debug_mode() == 1
+        assert tc.arange(4.0).sum().item() == 6.0  # computing is unaffected
+        tc.set_deterministic_debug_mode("error")
+        assert (tc.are_deterministic_algorithms_enabled(),
+                tc.is_deterministic_algorithms_warn_only_enabled()) == (True, False)  # fmt: skip
+        tc.set_deterministic_debug_mode("default")
+        assert tc.are_deterministic_algorithms_enabled() is False
+        with pytest.raises(TypeError, match=r"argument 'mode' .* must be bool, not int"):
+            tc.use_deterministic_algorithms(1)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="takes 1 positional argument"):
+            tc.use_deterministic_algorithms(True, False)  # type: ignore[misc]
+        with pytest.raises(RuntimeError, match="expected one of `default`, `warn`, `error`"):
+            tc.set_deterministic_debug_mode("x")
+        with pytest.raises(RuntimeError, match="expected 0, 1, or 2, but got 3"):
+            tc.set_deterministic_debug_mode(3)
+    finally:
+        tc.use_deterministic_algorithms(False)
 
 
 # PyTorch's functions that make a tensor all take ``layout=`` and ``pin_memory=`` (its

@@ -101,6 +101,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.autograd.function",
             "tensorcore.autograd._accumulate",
             "tensorcore.autograd.gradcheck",
+            "tensorcore.autograd.functional",
             "tensorcore.autograd._rule_check",
             "tensorcore.ops.derivatives",
             "tensorcore.ops.derivatives_linalg",

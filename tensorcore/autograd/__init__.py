@@ -11,6 +11,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops._validate import checked
 from . import engine as _engine
+from . import functional
 from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -26,6 +27,7 @@ __all__ = [
     "backward",
     "detect_mutation",
     "enable_grad",
+    "functional",
     "grad",
     "gradcheck",
     "gradgradcheck",

@@ -1,6 +1,6 @@
-"""Utilities: ``tensorcore.utils.data`` (datasets and loaders) and ``tensorcore.utils.hooks``
-(hook handles)."""
+"""Utilities: ``tensorcore.utils.data`` (datasets and loaders), ``tensorcore.utils.hooks``
+(hook handles) and ``tensorcore.utils.checkpoint`` (activation checkpointing)."""
 
-from . import data, hooks
+from . import checkpoint, data, hooks
 
-__all__ = ["data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]

@@ -1,4 +1,9 @@
-"""``tensorcore.cuda``: device management, memory statistics and streams (PyTorch's names)."""
+"""``tensorcore.cuda``: device management, memory statistics and streams (PyTorch's names).
+
+Where the device is unavailable, the memory statistics are 0 and ``empty_cache``,
+``manual_seed``, ``manual_seed_all`` and ``reset_peak_memory_stats`` do nothing, as in PyTorch's
+CPU build; what needs a device (``synchronize``, ``current_device``, streams) raises.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,12 @@ __all__ = [
     "empty_cache",
     "is_available",
     "manual_seed",
+    "manual_seed_all",
     "max_memory_allocated",
+    "max_memory_reserved",
     "memory_allocated",
+    "memory_reserved",
+    "reset_peak_memory_stats",
     "set_device",
     "stream",
     "synchronize",
@@ -23,6 +32,8 @@ __all__ = [
 
 _iface: Any = None
 _peak = 0
+_peak_reserved = 0
+_was_reset = False
 
 
 def _bind(iface: Any) -> None:
@@ -73,27 +84,64 @@ def synchronize(device: Any = None) -> None:
 
 
 def memory_allocated(device: Any = None) -> int:
-    """Bytes of GPU memory held by tensors (CuPy's pool ``used_bytes``)."""
+    """Bytes of GPU memory held by tensors (CuPy's pool ``used_bytes``; 0 without a device)."""
     global _peak
+    if not is_available():
+        return 0
     used = int(_cp().get_default_memory_pool().used_bytes())
     _peak = max(_peak, used)
     return used
 
 
 def max_memory_allocated(device: Any = None) -> int:
-    """The largest :func:`memory_allocated` seen (CuPy's pool ``total_bytes`` bounds it)."""
-    cp = _cp()
-    return max(_peak, int(cp.get_default_memory_pool().total_bytes()))
+    """The peak of :func:`memory_allocated`.
+
+    CuPy's pool does not track its peak use: until :func:`reset_peak_memory_stats` the pool's
+    size (``total_bytes``) bounds it; after a reset, the largest value observed since.
+    """
+    used = memory_allocated(device)
+    return max(_peak, used, memory_reserved(device) if not _was_reset else 0)
+
+
+def memory_reserved(device: Any = None) -> int:
+    """Bytes held by CuPy's memory pool, used or cached (0 without a device)."""
+    global _peak_reserved
+    if not is_available():
+        return 0
+    held = int(_cp().get_default_memory_pool().total_bytes())
+    _peak_reserved = max(_peak_reserved, held)
+    return held
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    """The largest :func:`memory_reserved` seen since :func:`reset_peak_memory_stats`."""
+    return max(_peak_reserved, memory_reserved(device))
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    """Restart the peaks from the current values (a no-op without a device)."""
+    global _peak, _peak_reserved, _was_reset
+    _peak = _peak_reserved = 0
+    if is_available():
+        _was_reset = True
+        _peak, _peak_reserved = memory_allocated(device), memory_reserved(device)
 
 
 def empty_cache() -> None:
-    """Return unused cached blocks of CuPy's memory pool to the driver."""
-    _cp().get_default_memory_pool().free_all_blocks()
+    """Return unused cached blocks of CuPy's memory pool to the driver (no-op without a device)."""
+    if is_available():
+        _cp().get_default_memory_pool().free_all_blocks()
 
 
 def manual_seed(seed: int) -> None:
-    """Seed the default CUDA generator."""
-    tc.random.default_generator("cuda").manual_seed(seed)
+    """Seed the default CUDA generator (a no-op without a device, as in PyTorch)."""
+    if is_available():
+        tc.random.default_generator("cuda").manual_seed(seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    """Seed every CUDA device's generator (a no-op without a device)."""
+    manual_seed(seed)
 
 
 class Stream:

@@ -1,0 +1,338 @@
+"""``tensorcore.autograd.functional``: derivatives of whole functions (PyTorch's
+``torch.autograd.functional``): ``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``vhp``, ``hvp``.
+
+Each is written with :func:`tensorcore.autograd.grad`: forward-mode products (``jvp``,
+``hvp``) with the double-backward trick, the Jacobian one output element at a time
+(``vectorize`` is accepted and changes nothing). Results mirror the tuple-ness of
+``inputs`` and of ``func``'s outputs as PyTorch's do; with ``create_graph=False`` they are
+detached. Where an output does not depend on an input, the derivative is zeros (``strict=True``
+raises instead).
+
+Examples
+--------
+>>> import tensorcore as tc
+>>> from tensorcore.autograd.functional import jacobian
+>>> jacobian(lambda x: x ** 2, tc.tensor([1.0, 2.0]))
+tensor([[2., 0.],
+        [0., 4.]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._tensor import Tensor
+from ..ops import functions as ops
+from . import grad_mode
+from .engine import grad as _grad
+
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
+
+
+def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple[Tensor, ...]]:
+    is_tuple = isinstance(x, (tuple, list))
+    items = tuple(x) if is_tuple else (x,)
+    for i, t in enumerate(items):
+        if not isinstance(t, Tensor):
+            where = f"element {i} of " if is_tuple else ""
+            raise TypeError(
+                f"The {where}{arg} given to {fn} must be either a Tensor or a tuple of "
+                f"Tensors but the value at index {i} has type {type(t).__name__}."
+            )
+    return is_tuple, items
+
+
+def _prepare(inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Tensor, ...]:
+    # With create_graph, inputs that require grad stay connected to their graph (a view of
+    # each), so that the result can be differentiated with respect to them.
+    return tuple(
+        t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_()
+        for t in inputs
+    )
+
+
+def _finish(xs: tuple[Any, ...], create_graph: bool) -> tuple[Any, ...]:
+    return tuple(x if create_graph or x is None else x.detach() for x in xs)
+
+
+def _fill(
+    grads: tuple[Any, ...], like: tuple[Tensor, ...], strict: bool, what: str
+) -> tuple[Tensor, ...]:
+    out = []
+    for i, (g, t) in enumerate(zip(grads, like, strict=True)):
+        if g is None:
+            if strict:
+                raise RuntimeError(
+                    f"The output of the user-provided function is independent of input {i}. "
+                    f"This is not allowed in strict mode{what}."
+                )
+            g = ops.zeros_like(t)
+        out.append(g)
+    return tuple(out)
+
+
+def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn: str) -> Any:
+    with grad_mode.enable_grad():
+        out = func(*inputs)
+    return out
+
+
+def _check_v(v: Any, like: tuple[Tensor, ...], fn: str, what: str) -> tuple[Tensor, ...]:
+    if v is None:
+        if len(like) != 1 or like[0].numel() != 1:
+            raise RuntimeError(
+                f"The vector v can only be None if the {what} is a single Tensor with a "
+                "single element."
+            )
+        return (ops.ones_like(like[0]),)
+    _, vs = _as_tuple(v, "v", fn)
+    if len(vs) != len(like):
+        raise RuntimeError(
+            f"v is a tuple of invalid length: should be {len(like)} but got {len(vs)}."
+        )
+    for i, (a, b) in enumerate(zip(vs, like, strict=True)):
+        if a.shape != b.shape:
+            raise RuntimeError(
+                f"Entry {i} in v has invalid size: should be {list(b.shape)} but got "
+                f"{list(a.shape)}."
+            )
+    return vs
+
+
+def vjp(
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
+    """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.functional import vjp
+    >>> vjp(lambda x: x ** 2, tc.tensor([1.0, 2.0]), tc.tensor([1.0, 1.0]))
+    (tensor([1., 4.]), tensor([2., 4.]))
+    """
+    in_tuple, xs = _as_tuple(inputs, "inputs", "vjp")
+    xs = _prepare(xs, create_graph)
+    out_tuple, outs = _as_tuple(
+        _call(func, xs, "vjp"), "outputs of the user-provided function", "vjp"
+    )
+    vs = _check_v(v, outs, "vjp", "user-provided function returns")
+    grads = _grad(outs, xs, vs, create_graph=create_graph, allow_unused=True, retain_graph=True)
+    res = _finish(_fill(grads, xs, strict, ""), create_graph)
+    o = _finish(outs, create_graph)
+    return (o if out_tuple else o[0]), (res if in_tuple else res[0])
+
+
+def jvp(
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
+    """``(func(inputs), J v)``: the Jacobian-vector product at ``inputs`` (computed with the
+    double-backward trick: two reverse passes).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.functional import jvp
+    >>> jvp(lambda x: x ** 2, tc.tensor([1.0, 2.0]), tc.tensor([1.0, 0.0]))
+    (tensor([1., 4.]), tensor([2., 0.]))
+    """
+    _, xs = _as_tuple(inputs, "inputs", "jvp")
+    xs = _prepare(xs, create_graph)
+    vs = _check_v(v, xs, "jvp", "input to the user-provided function")
+    out_tuple, outs = _as_tuple(
+        _call(func, xs, "jvp"), "outputs of the user-provided function", "jvp"
+    )
+    # u stands for the output gradients: J^T u is linear in u, and its gradient with respect
+    # to u along v is J v.
+    us = tuple(ops.zeros_like(o).requires_grad_() for o in outs)
+    g = _grad(outs, xs, us, create_graph=True, allow_unused=True)
+    g = _fill(g, xs, strict, "")
+    keep = [(gi, vi) for gi, vi in zip(g, vs, strict=True) if gi.requires_grad]
+    if keep:
+        res = _grad(
+            [k[0] for k in keep], us, [k[1] for k in keep],
+            create_graph=create_graph, allow_unused=True,
+        )  # fmt: skip
+    else:
+        res = (None,) * len(us)
+    res = _finish(_fill(res, outs, strict, ""), create_graph)
+    o = _finish(outs, create_graph)
+    return (o if out_tuple else o[0]), (res if out_tuple else res[0])
+
+
+def jacobian(
+    func: Callable[..., Any],
+    inputs: Any,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+) -> Any:
+    """The Jacobian of ``func`` at ``inputs``: for output ``i`` and input ``j``, a tensor of
+    shape ``outputs[i].shape + inputs[j].shape``, nested as PyTorch nests them (a tensor,
+    a tuple over the inputs or the outputs, or a tuple of tuples).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.functional import jacobian
+    >>> jacobian(lambda a, b: a * b, (tc.tensor([2.0]), tc.tensor([3.0])))
+    (tensor([[3.]]), tensor([[2.]]))
+    """
+    if strategy not in ("reverse-mode", "forward-mode"):
+        raise ValueError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more '
+            'performant. Otherwise, prefer to use "reverse-mode".'
+        )
+    in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
+    xs = _prepare(xs, create_graph)
+    out_tuple, outs = _as_tuple(
+        _call(func, xs, "jacobian"), "outputs of the user-provided function", "jacobian"
+    )
+    jac: list[tuple[Tensor, ...]] = []
+    for i, out in enumerate(outs):
+        flat = out.reshape(-1)
+        rows: list[list[Tensor]] = [[] for _ in xs]
+        for k in range(flat.numel()):
+            g: tuple[Any, ...] = (None,) * len(xs)
+            if out.requires_grad:
+                g = _grad(
+                    (flat[k],), xs, retain_graph=True, create_graph=create_graph,
+                    allow_unused=True,
+                )  # fmt: skip
+            for j, (gj, x) in enumerate(zip(g, xs, strict=True)):
+                if gj is None:
+                    if strict:
+                        raise RuntimeError(
+                            f"Output {i} of the user-provided function is independent of "
+                            f"input {j}. This is not allowed in strict mode."
+                        )
+                    gj = ops.zeros_like(x)
+                rows[j].append(gj)
+        jac.append(
+            tuple(
+                _finish(
+                    (ops.stack(r).reshape(tuple(out.shape) + tuple(x.shape))
+                     if r else ops.zeros(tuple(out.shape) + tuple(x.shape),
+                                         dtype=x.dtype, device=x.device),),
+                    create_graph,
+                )[0]
+                for r, x in zip(rows, xs, strict=True)
+            )
+        )  # fmt: skip
+    if out_tuple:
+        return tuple(j if in_tuple else j[0] for j in jac)
+    return jac[0] if in_tuple else jac[0][0]
+
+
+def hessian(
+    func: Callable[..., Any],
+    inputs: Any,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
+) -> Any:
+    """The Hessian of a scalar function at ``inputs``: a tensor of shape
+    ``inputs.shape + inputs.shape``, or for tuple inputs a tuple of tuples (block ``i, j`` is
+    the derivative with respect to input ``i`` then input ``j``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.functional import hessian
+    >>> hessian(lambda x: (x ** 3).sum(), tc.tensor([1.0, 2.0]))
+    tensor([[ 6.,  0.],
+            [ 0., 12.]])
+    """
+    in_tuple, xs = _as_tuple(inputs, "inputs", "hessian")
+
+    def scalar_grad(*args: Tensor) -> tuple[Tensor, ...]:
+        out = func(*args)
+        _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        if len(outs) != 1 or outs[0].numel() != 1:
+            raise RuntimeError(
+                "The function given to hessian should return a single Tensor with a single element."
+            )
+        g = _grad(outs, args, create_graph=True, allow_unused=True)
+        return _fill(g, args, strict, "")
+
+    res = jacobian(
+        scalar_grad, xs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )  # fmt: skip
+    return res if in_tuple else res[0][0]
+
+
+def vhp(
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
+    """``(func(inputs), v^T H)``: the vector-Hessian product of a scalar function.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.functional import vhp
+    >>> vhp(lambda x: (x ** 3).sum(), tc.tensor([1.0, 2.0]), tc.tensor([1.0, 1.0]))
+    (tensor(9.), tensor([ 6., 12.]))
+    """
+    return _hessian_product("vhp", func, inputs, v, create_graph, strict)
+
+
+def hvp(
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
+    """``(func(inputs), H v)``: the Hessian-vector product of a scalar function (equal to
+    :func:`vhp`'s, the Hessian being symmetric for twice continuously differentiable
+    functions).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.functional import hvp
+    >>> hvp(lambda x: (x ** 3).sum(), tc.tensor([1.0, 2.0]), tc.tensor([0.0, 1.0]))
+    (tensor(9.), tensor([ 0., 12.]))
+    """
+    return _hessian_product("hvp", func, inputs, v, create_graph, strict)
+
+
+def _hessian_product(
+    fn: str, func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, strict: bool
+) -> tuple[Any, Any]:
+    in_tuple, xs = _as_tuple(inputs, "inputs", fn)
+    xs = _prepare(xs, create_graph)
+    vs = _check_v(v, xs, fn, "input to the user-provided function")
+    _, outs = _as_tuple(_call(func, xs, fn), "outputs of the user-provided function", fn)
+    if len(outs) != 1 or outs[0].numel() != 1:
+        raise RuntimeError(
+            "The function given to hvp should return a single Tensor with a single element."
+        )
+    g = _fill(_grad(outs, xs, create_graph=True, allow_unused=True), xs, strict, "")
+    keep = [(gi, vi) for gi, vi in zip(g, vs, strict=True) if gi.requires_grad]
+    res: tuple[Any, ...] = (None,) * len(xs)
+    if keep:
+        res = _grad(
+            [k[0] for k in keep], xs, [k[1] for k in keep],
+            create_graph=create_graph, allow_unused=True,
+        )  # fmt: skip
+    res = _finish(_fill(res, xs, strict, ""), create_graph)
+    o = _finish(outs, create_graph)[0]
+    return o, (res if in_tuple else res[0])

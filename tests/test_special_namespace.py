@@ -1,0 +1,157 @@
+"""``tc.special``: PyTorch's ``torch.special`` names, against SciPy's values, with gradcheck
+for the functions composed of several operators and the edge values PyTorch 2.13 gives."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.special as sps
+
+import tensorcore as tc
+from tensorcore.autograd.gradcheck import gradcheck
+from tensorcore.testing import assert_close
+
+inf, nan = math.inf, math.nan
+
+X = np.array([-3.0, -0.7, 0.2, 0.9, 2.5, 6.0])  # the real line
+P = np.array([1e-6, 0.02, 0.3, 0.5, 0.77, 0.999])  # (0, 1)
+POS = np.array([0.3, 1.0, 1.7, 4.0, 9.5])  # (0, inf)
+
+# name -> (tensorcore call, SciPy/NumPy oracle, sample points)
+UNARY: dict[str, tuple[Callable[..., Any], Callable[..., Any], np.ndarray]] = {
+    "expit": (tc.special.expit, sps.expit, X),
+    "logit": (tc.special.logit, sps.logit, P),
+    "erf": (tc.special.erf, sps.erf, X),
+    "erfc": (tc.special.erfc, sps.erfc, X),
+    "erfinv": (tc.special.erfinv, sps.erfinv, P * 2 - 1),
+    "gammaln": (tc.special.gammaln, sps.gammaln, POS),
+    "digamma": (tc.special.digamma, sps.digamma, POS),
+    "psi": (tc.special.psi, sps.psi, POS),
+    "polygamma": (lambda x: tc.special.polygamma(2, x), lambda x: sps.polygamma(2, x), POS),
+    "multigammaln": (
+        lambda x: tc.special.multigammaln(x, 3),
+        lambda x: sps.multigammaln(x, 3),
+        POS + 1.0,
+    ),
+    "log1p": (tc.special.log1p, np.log1p, POS - 0.29),
+    "expm1": (tc.special.expm1, np.expm1, X),
+    "exp2": (tc.special.exp2, np.exp2, X),
+    "sinc": (tc.special.sinc, np.sinc, X),
+    "round": (tc.special.round, np.round, X),
+    "i0": (tc.special.i0, sps.i0, X),
+    "i1": (tc.special.i1, sps.i1, X),
+    "ndtr": (tc.special.ndtr, sps.ndtr, X),
+    "ndtri": (tc.special.ndtri, sps.ndtri, P),
+    "log_ndtr": (tc.special.log_ndtr, sps.log_ndtr, np.concatenate([X, [-9.9, -10.1, -40.0]])),
+    "entr": (tc.special.entr, sps.entr, np.concatenate([POS, [0.0, -1.0]])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_functions_match_scipy(device: str, name: str) -> None:
+    fn, oracle, points = UNARY[name]
+    x = tc.tensor(points, dtype=tc.float64, device=device)
+    assert_close(fn(x), oracle(points), rtol=1e-9, atol=1e-12)
+
+
+def test_every_public_name_is_tested() -> None:
+    tested = set(UNARY) | {"xlogy", "xlog1py", "softmax", "log_softmax", "logsumexp"}
+    assert set(tc.special.__all__) == tested
+    assert tc.special is __import__("tensorcore.special").special
+
+
+@pytest.mark.parametrize("name", ["ndtr", "ndtri", "log_ndtr", "entr", "multigammaln"])
+def test_composed_functions_take_out(device: str, name: str) -> None:
+    fn, oracle, points = UNARY[name]
+    x = tc.tensor(points, dtype=tc.float64, device=device)
+    out = tc.empty(len(points), dtype=tc.float64, device=device)
+    assert fn(x, out=out) is out if name != "multigammaln" else True
+    if name == "multigammaln":
+        assert tc.special.multigammaln(x, 3, out=out) is out
+    assert_close(out, oracle(points), rtol=1e-9, atol=1e-12)
+
+
+def test_thin_names_take_out(device: str) -> None:
+    x = tc.tensor([0.1, 0.4], dtype=tc.float64, device=device)
+    out = tc.empty(2, dtype=tc.float64, device=device)
+    assert tc.special.expit(x, out=out) is out
+    assert_close(out, sps.expit([0.1, 0.4]))
+    assert tc.special.logsumexp(x, 0, out=tc.empty((), dtype=tc.float64, device=device)).shape == ()
+
+
+def test_edge_values_are_pytorchs(device: str) -> None:
+    assert_close(
+        tc.special.entr(tc.tensor([-1.0, 0.0, 0.5, nan, inf], device=device)),
+        np.array([-inf, 0.0, 0.5 * math.log(2.0), nan, -inf], np.float32),
+        equal_nan=True,
+    )
+    assert math.copysign(1.0, tc.special.entr(tc.tensor([0.0], device=device)).item()) > 0
+    assert tc.special.ndtri(tc.tensor([0.0, 1.0], device=device)).tolist() == [-inf, inf]
+    # float32 log_ndtr far in the tail, where ndtr itself underflows: PyTorch's -1254.8
+    assert tc.special.log_ndtr(tc.tensor([-50.0], device=device)).item() == pytest.approx(
+        sps.log_ndtr(-50.0), rel=1e-6
+    )
+    assert tc.special.log_ndtr(tc.tensor([10.0], device=device)).item() == pytest.approx(
+        -7.619853e-24, rel=1e-5
+    )
+    assert tc.special.ndtr(tc.tensor([0, 1], device=device)).dtype is tc.float32
+    assert tc.special.multigammaln(tc.tensor([2, 3], device=device), 2).dtype is tc.float32
+    with pytest.raises(RuntimeError, match="p has to be greater than or equal to 1"):
+        tc.special.multigammaln(tc.tensor([2.0], device=device), 0)
+
+
+def test_xlogy_and_xlog1py(device: str) -> None:
+    x = tc.tensor([0.0, 0.0, 0.0, 2.0, 1.5], dtype=tc.float64, device=device)
+    y = tc.tensor([-1.0, nan, 3.0, 0.5, -0.25], dtype=tc.float64, device=device)
+    assert_close(
+        tc.special.xlog1py(x, y), sps.xlog1py(x.cpu().numpy(), y.cpu().numpy()), equal_nan=True
+    )
+    assert_close(
+        tc.special.xlogy(x, y + 1), sps.xlogy(x.cpu().numpy(), y.cpu().numpy() + 1), equal_nan=True
+    )
+    assert_close(tc.special.xlog1py(2.0, y[3:]), 2.0 * np.log1p(y[3:].cpu().numpy()))
+    assert_close(tc.special.xlog1py(x[3:], 1.0), x[3:].cpu().numpy() * math.log(2.0))
+    out = tc.empty(5, dtype=tc.float64, device=device)
+    assert tc.special.xlog1py(x, y, out=out) is out
+
+
+def test_softmax_family(device: str) -> None:
+    x = tc.tensor([[0.5, -1.0, 2.0], [0.0, 0.0, 0.0]], dtype=tc.float64, device=device)
+    assert_close(tc.special.softmax(x, 1), sps.softmax(x.cpu().numpy(), axis=1))
+    assert_close(tc.special.log_softmax(x, dim=0), sps.log_softmax(x.cpu().numpy(), axis=0))
+    assert tc.special.softmax(x.float(), 1, dtype=tc.float64).dtype is tc.float64
+    assert_close(
+        tc.special.logsumexp(x, 1, keepdim=True), sps.logsumexp(x.cpu().numpy(), 1, keepdims=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "points"),
+    [
+        ("ndtr", X),
+        ("ndtri", P[1:]),
+        ("log_ndtr", np.array([-12.0, -9.0, -2.0, 0.3, 4.0])),
+        ("entr", POS),
+        ("multigammaln", POS + 1.0),
+    ],
+)
+def test_composed_functions_gradcheck(device: str, name: str, points: np.ndarray) -> None:
+    fn = UNARY[name][0]
+    x = tc.tensor(points, dtype=tc.float64, device=device, requires_grad=True)
+    assert gradcheck(fn, (x,))
+
+
+def test_xlog1py_gradient_is_finite_where_the_result_is_zero(device: str) -> None:
+    x = tc.tensor([0.0, 2.0, 1.5], dtype=tc.float64, device=device, requires_grad=True)
+    y = tc.tensor([-1.0, 0.5, -0.25], dtype=tc.float64, device=device, requires_grad=True)
+    tc.special.xlog1py(x, y).sum().backward()
+    assert x.grad is not None and y.grad is not None
+    assert_close(x.grad[1:], np.log1p([0.5, -0.25]))
+    assert_close(y.grad, np.array([0.0, 2.0 / 1.5, 1.5 / 0.75]))
+    x2 = x.detach()[1:].requires_grad_()
+    y2 = y.detach()[1:].requires_grad_()
+    assert gradcheck(tc.special.xlog1py, (x2, y2))
