@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .amp import cuda_amp as amp
 from .plugins import manager
 
 __all__ = [
+    "amp",
     "device_count",
     "empty_cache",
     "is_available",

@@ -212,3 +212,16 @@ def test_a_mixed_precision_training_loop_learns() -> None:
         scaler.update()
     acc = (model(x).argmax(1) == y).float().mean().item()
     assert acc > 0.9
+
+
+def test_the_deprecated_cuda_amp_spellings() -> None:
+    # torch.cuda.amp.autocast()/GradScaler() are still everywhere in training scripts.
+    with pytest.warns(FutureWarning, match="tensorcore.amp.GradScaler\\('cuda'"):
+        scaler = tc.cuda.amp.GradScaler(enabled=False)
+    assert not scaler.is_enabled()
+    with pytest.warns(FutureWarning, match="tensorcore.amp.autocast\\('cuda'"):
+        region = tc.cuda.amp.autocast()
+    assert region.device == "cuda" and region.fast_dtype is tc.float16
+    with region:
+        assert tc.is_autocast_enabled("cuda") and not tc.is_autocast_enabled("cpu")
+        assert (tc.ones(2, 2) @ tc.ones(2, 2)).dtype is tc.float32  # CPU tensors: untouched

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import tensorcore as tc
+from tensorcore.amp import cuda_amp as amp
 
 __all__ = [
     "Stream",
+    "amp",
     "current_device",
     "device_count",
     "empty_cache",
