@@ -74,11 +74,11 @@ def _pointwise_pair(input: Tensor, target: Tensor, fn: str, reduction: str) -> T
     return target
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "mse_loss(Tensor input, Tensor target, bool? size_average=None, "
     'bool? reduce=None, str reduction="mean", Tensor? weight=None) -> Tensor'
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -102,11 +102,11 @@ def mse_loss(
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "l1_loss(Tensor input, Tensor target, bool? size_average=None, "
     'bool? reduce=None, str reduction="mean") -> Tensor'
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def l1_loss(
     input: Tensor,
     target: Tensor,
@@ -127,11 +127,11 @@ def l1_loss(
     return _reduce((input - target).abs(), reduction)
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "smooth_l1_loss(Tensor input, Tensor target, bool? size_average=None, "
     'bool? reduce=None, str reduction="mean", float beta=1.0) -> Tensor'
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def smooth_l1_loss(
     input: Tensor,
     target: Tensor,
@@ -160,11 +160,11 @@ def smooth_l1_loss(
     return _reduce(loss, reduction)
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     'huber_loss(Tensor input, Tensor target, str reduction="mean", float delta=1.0, '
     "Tensor? weight=None) -> Tensor"
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def huber_loss(
     input: Tensor,
     target: Tensor,
@@ -188,11 +188,11 @@ def huber_loss(
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
     'bool? size_average=None, bool? reduce=None, str reduction="mean") -> Tensor'
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def binary_cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -228,12 +228,12 @@ def binary_cross_entropy(
     return _reduce(loss, reduction)
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "binary_cross_entropy_with_logits(Tensor input, Tensor target, "
     "Tensor? weight=None, bool? size_average=None, bool? reduce=None, "
     'str reduction="mean", Tensor? pos_weight=None) -> Tensor'
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,
@@ -275,11 +275,11 @@ def binary_cross_entropy_with_logits(
     return _reduce(loss, reduction)
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "kl_div(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
     'str reduction="mean", bool log_target=False) -> Tensor'
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def kl_div(
     input: Tensor,
     target: Tensor,
@@ -343,12 +343,12 @@ def _class_last(input: Tensor, target: Tensor, fn: str) -> tuple[Tensor, Tensor]
     return input.movedim(1, -1).reshape(-1, c), target.reshape(-1)
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "nll_loss(Tensor input, Tensor target, Tensor? weight=None, "
     "bool? size_average=None, int ignore_index=-100, bool? reduce=None, "
     'str reduction="mean") -> Tensor'
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def nll_loss(
     input: Tensor,
     target: Tensor,
@@ -391,12 +391,12 @@ def _nll(
     return loss.reshape(target._shape) if reduction == "none" else loss
 
 
-@fp32_function  # (autocast runs PyTorch's losses in float32)
 @checked(
     "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, "
     'int ignore_index=-100, bool? reduce=None, str reduction="mean", '
     "float label_smoothing=0.0) -> Tensor"
 )
+@fp32_function  # (autocast runs PyTorch's losses in float32)
 def cross_entropy(
     input: Tensor,
     target: Tensor,

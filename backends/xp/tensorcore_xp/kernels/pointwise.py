@@ -46,8 +46,12 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
     # The two kernels most calls reach read the native arrays inline (``array_of`` spelled
     # out: the cached ``_native`` slot first, ``tensorcore.backend.native`` to make it): a
     # function call per operand is a measurable part of an elementwise op on small tensors.
-    def binary(name: str, ufunc: Any, noisy: bool = False) -> None:
-        def k(out: Any, a: Any, b: Any) -> None:
+    def binary(name: str, ufunc: Any, noisy: bool = False, refuse_bool: str = "") -> None:
+        # ``alpha`` scales ``other`` (``add``/``sub``: PyTorch's ``self + alpha * other``);
+        # ``refuse_bool`` is the error for a bool ``self`` (subtraction's).
+        def k(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
+            if refuse_bool and isinstance(a, Tensor) and a._dtype is tc.bool:
+                raise RuntimeError(refuse_bool)
             o = out._native
             if o is None:
                 o = native(out)
@@ -63,6 +67,8 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
                 y = weak.get((y, o.dtype)) or lift(y, o.dtype)
             tok = enter()
             try:
+                if alpha != 1:
+                    y = xp.multiply(y, alpha)
                 ufunc(x, y, out=o)
             finally:
                 leave(tok)
@@ -92,45 +98,13 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
         k.__name__ = name
         K[name] = k
 
-    _BOOL_SUB = (
-        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-        "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+    binary("add", xp.add)
+    binary(
+        "sub",
+        xp.subtract,
+        refuse_bool="Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+        "are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
     )
-
-    # ``add``/``sub``: the binary kernel with ``other`` scaled by ``alpha`` (PyTorch's
-    # ``self + alpha * other``); subtraction refuses a bool ``self``, as PyTorch does.
-    def scaled(name: str, ufunc: Any) -> None:
-        refuse_bool = name == "sub"
-
-        def k(out: Any, a: Any, b: Any, alpha: Any = 1) -> None:
-            if refuse_bool and isinstance(a, Tensor) and a._dtype is tc.bool:
-                raise RuntimeError(_BOOL_SUB)
-            o = out._native
-            if o is None:
-                o = native(out)
-            x = a._native if isinstance(a, Tensor) else a
-            if x is None:
-                x = native(a)
-            elif x.__class__ is float:
-                x = weak.get((x, o.dtype)) or lift(x, o.dtype)
-            y = b._native if isinstance(b, Tensor) else b
-            if y is None:
-                y = native(b)
-            elif y.__class__ is float:
-                y = weak.get((y, o.dtype)) or lift(y, o.dtype)
-            tok = enter()
-            try:
-                if alpha != 1:
-                    y = xp.multiply(y, alpha)
-                ufunc(x, y, out=o)
-            finally:
-                leave(tok)
-
-        k.__name__ = name
-        K[name] = k
-
-    scaled("add", xp.add)
-    scaled("sub", xp.subtract)
 
     def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
         o = array_of(out)
