@@ -18,6 +18,7 @@ from typing import Any
 from . import autograd, backends, dtypes, fft, linalg, return_types, serialization
 from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
+from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from ._pickling import install as _install_pickling
 from ._runtime import (
     are_deterministic_algorithms_enabled,
@@ -81,6 +82,7 @@ _autograd_step.install()
 globals().update(_api.FUNCTIONS)
 globals().update(dtypes.aliases)
 globals()["bool"] = bool_
+globals().update(_LEGACY_TYPES)  # tc.FloatTensor, tc.LongTensor... (PyTorch's legacy types)
 
 
 def _public_name(*classes: type) -> None:
@@ -185,6 +187,7 @@ __all__ = sorted(
     }
     | set(_api.FUNCTIONS)
     | set(dtypes.aliases)
+    | set(_LEGACY_TYPES)
 )
 
 

@@ -171,9 +171,14 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs:
     tensor([1., 0.])
     >>> t.type("torch.LongTensor")
     tensor([1, 0])
+    >>> t.type(tc.DoubleTensor).dtype
+    tensorcore.float64
     """
     if dtype is None:
         return legacy_type_name(self)
+    legacy = getattr(dtype, "dtype", None) if isinstance(dtype, type) else None
+    if isinstance(legacy, dt.dtype):
+        dtype = legacy  # a legacy type: x.type(tc.LongTensor)
     if isinstance(dtype, str):
         name = dtype.rsplit(".", 1)[-1]
         if not name.endswith("Tensor") or name[: -len("Tensor")] not in _BY_TORCH_NAME:

@@ -302,3 +302,28 @@ def test_tensor_takes_pin_memory_but_no_layout() -> None:
         tc.tensor([1.0], pin_memory="yes")
     with pytest.raises(TypeError, match="layout"):
         tc.tensor([1.0], layout=tc.strided)  # type: ignore[call-arg]
+
+
+def test_legacy_typed_constructors() -> None:
+    # torch.FloatTensor(2, 3), torch.LongTensor([1, 2]), isinstance(x, torch.FloatTensor)
+    # and x.type(torch.LongTensor), as old PyTorch programs write them.
+    assert tc.FloatTensor(2, 3).shape == (2, 3) and tc.FloatTensor(2, 3).dtype is tc.float32
+    assert tc.FloatTensor(tc.Size([4])).shape == (4,)
+    assert tc.FloatTensor().shape == (0,)
+    assert tc.LongTensor([1, 2]).tolist() == [1, 2] and tc.LongTensor([1, 2]).dtype is tc.int64
+    assert tc.DoubleTensor(np.array([[1.5]])).dtype is tc.float64
+    assert tc.BoolTensor([True, False]).dtype is tc.bool
+    x = tc.ones(2)
+    assert tc.FloatTensor(x) is x  # a tensor of the type: itself
+    assert isinstance(x, tc.FloatTensor) and not isinstance(x, tc.LongTensor)
+    assert not isinstance(x.double(), tc.FloatTensor) and not isinstance(1.0, tc.FloatTensor)
+    assert x.type(tc.LongTensor).dtype is tc.int64
+    assert (
+        tc.HalfTensor.dtype is tc.float16 and repr(tc.IntTensor) == "<class 'tensorcore.IntTensor'>"
+    )
+    with pytest.raises(TypeError, match="expected a CPU tensor of dtype float32"):
+        tc.FloatTensor(x.long())
+    with pytest.raises(TypeError, match="data must be a sequence"):
+        tc.FloatTensor(2.5)
+    with pytest.raises(RuntimeError, match="expects device type: cpu"):
+        tc.FloatTensor(3, device="meta")
