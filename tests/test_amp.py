@@ -225,3 +225,15 @@ def test_the_deprecated_cuda_amp_spellings() -> None:
     with region:
         assert tc.is_autocast_enabled("cuda") and not tc.is_autocast_enabled("cpu")
         assert (tc.ones(2, 2) @ tc.ones(2, 2)).dtype is tc.float32  # CPU tensors: untouched
+
+
+def test_the_cpu_device_module() -> None:
+    # torch.cpu: the accelerator-module interface for the CPU, and torch.cpu.amp.autocast.
+    assert tc.cpu.is_available() and tc.cpu.device_count() == 1
+    assert tc.cpu.current_device() == "cpu" and tc.cpu.is_initialized()
+    tc.cpu.synchronize()
+    tc.cpu.set_device("cpu")
+    with pytest.warns(FutureWarning, match="tensorcore.amp.autocast\\('cpu'"):
+        region = tc.cpu.amp.autocast()
+    with region:
+        assert (tc.ones(2, 2) @ tc.ones(2, 2)).dtype is tc.bfloat16

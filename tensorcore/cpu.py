@@ -1,0 +1,60 @@
+"""``tensorcore.cpu``: PyTorch's ``torch.cpu`` device module, for programs written against the
+accelerator-module interface (``torch.cpu.is_available()``, ``torch.cpu.amp.autocast``).
+
+The CPU runs operators as they are called, so ``synchronize`` has nothing to wait for.
+
+Examples
+--------
+>>> import tensorcore as tc
+>>> tc.cpu.device_count(), tc.cpu.current_device()
+(1, 'cpu')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _registry
+from .amp import cpu_amp as amp
+from .devices import device as _device
+
+__all__ = [
+    "amp",
+    "current_device",
+    "device_count",
+    "is_available",
+    "is_initialized",
+    "set_device",
+    "synchronize",
+]
+
+
+def is_available() -> bool:
+    """Whether the ``cpu`` device can be used (a backend provides it: ``tensorcore-cpu``)."""
+    try:
+        return bool(_registry.interface(_device("cpu")).is_available())
+    except RuntimeError:
+        return False
+
+
+def is_initialized() -> bool:
+    """Always True, as PyTorch's (the CPU needs no initialisation)."""
+    return True
+
+
+def device_count() -> int:
+    """1: the CPU is one device."""
+    return 1
+
+
+def current_device() -> str:
+    """``'cpu'``."""
+    return "cpu"
+
+
+def set_device(device: Any) -> None:
+    """Nothing to select: there is one CPU device (PyTorch's is a no-op too)."""
+
+
+def synchronize(device: Any = None) -> None:
+    """Nothing to wait for: CPU operators finish before they return."""
