@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from .devices import device
 
-__all__ = ["comm_backends", "devices", "interface", "interfaces", "load", "set_loader"]
+__all__ = [
+    "comm_backends",
+    "devices",
+    "interface",
+    "interfaces",
+    "is_usable",
+    "load",
+    "set_loader",
+]
 
 #: Registered device types and their interfaces (``tensorcore.plugins.DeviceInterface``).
 devices: dict[str, Any] = {}
@@ -69,6 +77,14 @@ def interfaces() -> dict[str, Any]:
     """Every registered device type and its interface (after loading the plugins)."""
     load()
     return dict(devices)
+
+
+def is_usable(device_type: str) -> bool:
+    """Whether a backend provides ``device_type`` and a device of it can be used here (what
+    ``tc.cpu.is_available()`` and an AMP ``GradScaler`` ask); False rather than an error."""
+    load()
+    iface = devices.get(device_type)
+    return iface is not None and iface.unavailable_reason is None and bool(iface.is_available())
 
 
 def interface(dev: device) -> Any:

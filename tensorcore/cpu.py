@@ -16,7 +16,6 @@ from typing import Any
 
 from . import _registry
 from .amp import cpu_amp as amp
-from .devices import device as _device
 
 __all__ = [
     "amp",
@@ -31,10 +30,7 @@ __all__ = [
 
 def is_available() -> bool:
     """Whether the ``cpu`` device can be used (a backend provides it: ``tensorcore-cpu``)."""
-    try:
-        return bool(_registry.interface(_device("cpu")).is_available())
-    except RuntimeError:
-        return False
+    return _registry.is_usable("cpu")
 
 
 def is_initialized() -> bool:

@@ -15,7 +15,6 @@ from typing import Any
 from .. import _registry
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ..devices import device as _device
 
 __all__ = ["GradScaler"]
 
@@ -64,7 +63,7 @@ class GradScaler:
         if not 0.0 < backoff_factor < 1.0:
             raise ValueError("The backoff factor must be < 1.0.")
         self._device = device
-        if enabled and not _available(device):
+        if enabled and not _registry.is_usable(device):
             warnings.warn(
                 f"tensorcore.amp.GradScaler is enabled, but {device} is not available.  Disabling.",
                 UserWarning,
@@ -223,11 +222,3 @@ class GradScaler:
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])
         self._growth_tracker = int(state_dict["_growth_tracker"])
-
-
-def _available(device_type: str) -> bool:
-    try:
-        iface = _registry.interface(_device(device_type))
-    except (RuntimeError, ValueError):
-        return False
-    return bool(iface.is_available())
