@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..dispatch import ops as dispatch_ops
 from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
+from ..ops.frontends import prepare as _prepare
 from ..ops.frontends import unstructured_unchecked as _unchecked
 from . import grad_mode
 from ._record import compile_recorder, save_other
@@ -50,8 +51,7 @@ derivative_overrides: dict[tuple[str, str, str], Any] = {}
 overridden_ops: set[str] = set()
 _DERIVS: Any = None
 sum_to: Any = None  # ops.derivatives.sum_to, bound by install() (import cycle)
-_prepare: Any = None  # ops.frontends.prepare, bound by install()
-_COMPOSITES: Any = None
+_COMPOSITES: Any = None  # ops.composite.COMPOSITES, bound at the first recorded composite
 
 
 class Ctx:
@@ -386,6 +386,8 @@ def autograd_step(
         if impl is None:
             global _COMPOSITES
             if _COMPOSITES is None:
+                # (imported on first use: the composites' module loads the plugin machinery,
+                # which ``import tensorcore`` must not)
                 from ..ops.composite import COMPOSITES
 
                 _COMPOSITES = COMPOSITES
@@ -626,9 +628,8 @@ class detect_mutation:
 
 def install() -> None:
     """Put the autograd step in front of every kernel (done at ``import tensorcore``)."""
-    global sum_to, _prepare
+    global sum_to
     from ..ops._call import set_autograd_step
     from ..ops.derivatives import sum_to
-    from ..ops.frontends import prepare as _prepare
 
     set_autograd_step(autograd_step, _debug)
