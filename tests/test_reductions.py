@@ -426,3 +426,18 @@ def test_reductions_of_an_expanded_tensor_need_no_full_size_temporary(device: st
     expected = [2**20 * v for v in (1, 5, 3)]
     assert all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(norms, expected, strict=True))
     assert math.isclose(x.logsumexp(0)[1].item(), 5 + 40 * math.log(2), rel_tol=1e-6)
+
+
+def test_a_reduction_follows_the_default_dtype_when_it_changes(device: str) -> None:
+    # logsumexp of integers gives the default dtype, read at each call (the core remembers
+    # a reduction's result dtype only where the default dtype plays no part).
+    x = tc.arange(4, device=device)
+    assert tc.logsumexp(x, 0).dtype is tc.float32
+    prev = tc.get_default_dtype()
+    tc.set_default_dtype(tc.float64)
+    try:
+        assert tc.logsumexp(x, 0).dtype is tc.float64
+        assert x.sum().dtype is tc.int64
+    finally:
+        tc.set_default_dtype(prev)
+    assert tc.logsumexp(x, 0).dtype is tc.float32

@@ -599,9 +599,13 @@ def _prepare_reduction(
     if subject not in op.dtypes_ok:
         raise unsupported_dtype(op, subject)
     # (the result dtype depends on the policy and the two dtypes only)
-    res = _REDUCED.get((op.decl.promote, self._dtype, given))
+    policy = op.decl.promote
+    res = _REDUCED.get((policy, self._dtype, given))
     if res is None:
-        res = _REDUCED[op.decl.promote, self._dtype, given] = _reduction_dtype(op, self, given)
+        res = _reduction_dtype(op, self, given)
+        if given is not None or policy != "float" or self._dtype._category >= _FLOATING:
+            # (an integer input of the "float" policy gets the default dtype, which can change)
+            _REDUCED[policy, self._dtype, given] = res
     if dims is not raw:
         args = args[:dpos] + (dims,) + args[dpos + 1 :]
     if tpos >= 0 and given is not res:
@@ -612,7 +616,8 @@ def _prepare_reduction(
     return args, shape, res
 
 
-#: (promotion policy, input dtype, dtype argument) -> a reduction's result dtype.
+#: (promotion policy, input dtype, dtype argument) -> a reduction's result dtype, for the
+#: combinations whose result does not depend on the default dtype.
 _REDUCED: dict[tuple[str, dt.dtype, Any], dt.dtype] = {}
 
 
