@@ -181,7 +181,8 @@ class _Entry:
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
-        # A composite's own definition, which autograd runs (set at its first recorded call).
+        # A composite's own definition, which autograd runs (looked up at its first recorded
+        # call; False when the core has none and the resolved kernel runs).
         self.composite: Any = None
         self.name = camel(op.name) + "Backward0"
         self.rule: Any = None
@@ -391,7 +392,11 @@ def autograd_step(
                 from ..ops.composite import COMPOSITES
 
                 _COMPOSITES = COMPOSITES
-            impl = ent.composite = _COMPOSITES.get(op.name, kernel)
+            impl = ent.composite = _COMPOSITES.get(op.name, False)
+        if impl is False:
+            # A composite a plugin declared, without a definition here: its kernel, as
+            # resolved for this call (a later registration may replace it).
+            impl = kernel
         if op.frontend is _unchecked and out is None:
             res = impl(*args)  # (as ops/_call.py calls such a kernel)
         else:
