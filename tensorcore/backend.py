@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _registry
 from ._storage import Storage
-from ._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
+from ._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from .autograd import Function
 from .autograd.step import Ctx as DerivativeContext
 from .devices import device as _device
@@ -172,7 +172,7 @@ def contiguous_tensor(
     t = _new(Tensor)
     t._storage = st
     t._shape = shape
-    t._stride = contiguous_strides(shape)
+    t._stride = _CONTIG.get(shape) or contiguous_strides(shape)
     t._offset = 0
     t._dtype = dtype
     t._device = device

@@ -84,7 +84,8 @@ class Op:
     * the call path (``ops/frontends.bind``): ``frontend`` and the declaration's facts the
       per-call code reads -- ``tensor_pos``, ``list_pos``, ``n_tensor_args``, ``scalars``,
       ``dtypes_ok``, ``fast_dtypes``, ``fast_result``, ``fast_extra``, ``meta_function``,
-      ``result_type``. They are copies of
+      ``result_type``; and ``lane`` and ``lane_inplace``, the operator's one-function
+      entries for plain calls (``ops/_lanes.py``), or None. They are copies of
       what the declaration says, kept flat on the entry because an attribute hop costs a
       measurable part of a small call;
     * autograd (``autograd/step.py``): ``autograd``, its per-dispatch-key cache of rules.
@@ -100,6 +101,8 @@ class Op:
         "fast_extra",
         "fast_result",
         "frontend",
+        "lane",
+        "lane_inplace",
         "list_pos",
         "meta_function",
         "n_tensor_args",
@@ -121,6 +124,8 @@ class Op:
         self.composite = "composite" in decl.tags
         # The call path's facts; ``ops.frontends.bind`` fills them before the first call.
         self.frontend: Callable[..., Any] | None = None
+        self.lane: Callable[..., Any] | None = None
+        self.lane_inplace: Callable[..., Any] | None = None
         self.tensor_pos = decl.parsed.tensor_positions
         self.list_pos = decl.parsed.tensor_list_positions
         # 1 or 2: number of tensor parameters when there is no tensor list (fast call path).

@@ -1,11 +1,13 @@
-"""The fast pointwise frontends give what the general one gives.
+"""The fast pointwise frontends and the lanes give what the general path gives.
 
 ``ops.frontends.bind`` hands pointwise operators whose result dtype follows from the input's
 alone a fast frontend (``pointwise_unary``, ``pointwise_binary``) that skips promotion,
 broadcasting and the checks when nothing needs them, and falls back to ``pointwise``
-otherwise. Every sample of every such operator runs twice, once as bound and once with the
-general frontend forced, and the two results (values, dtype, shape, strides) or errors must
-agree: the fast paths are an optimisation, never a second semantics.
+otherwise; ``ops._lanes`` gives those operators and the views an entry that runs a plain
+call without the call path. Every sample of every such operator runs twice, once as bound
+and once with the lane off and the general frontend forced, and the two results (values,
+dtype, shape, strides) or errors must agree: the fast paths are an optimisation, never a
+second semantics.
 """
 
 from __future__ import annotations
@@ -20,11 +22,19 @@ from tensorcore.dispatch import get_op
 from tensorcore.ops import frontends
 from tensorcore.testing.samples import SAMPLES, call_op, core_ops
 
+_FAST_FRONTENDS = (frontends.pointwise_unary, frontends.pointwise_binary)
 FAST = sorted(
     name
     for name in core_ops()
-    if get_op(name).frontend in (frontends.pointwise_unary, frontends.pointwise_binary)
+    if get_op(name).frontend in _FAST_FRONTENDS or get_op(name).lane is not None
 )
+
+
+_SOME_DTYPES = (tc.float64, tc.float32, tc.int64, tc.bool)
+
+
+def _no_lane(*args: Any) -> None:
+    return None
 
 
 def _outcome(name: str, sample: Any) -> Any:
@@ -32,13 +42,26 @@ def _outcome(name: str, sample: Any) -> Any:
         res = call_op(name, sample)
     except Exception as exc:  # noqa: BLE001 - the error is what is compared
         return type(exc), str(exc)
-    return res.dtype, tuple(res.shape), res.stride(), res.detach().cpu().numpy()
+    if not isinstance(res, (tc.Tensor, tuple, list)) or (
+        isinstance(res, list) and not all(isinstance(r, tc.Tensor) for r in res)
+    ):
+        return (), (), type(res), res  # (item, tolist)
+    parts = res if isinstance(res, (tuple, list)) else (res,)
+    return (
+        tuple(r.dtype for r in parts),
+        tuple((tuple(r.shape), r.stride(), r.storage_offset(), r._base is None) for r in parts),
+        type(res),
+        [r.detach().cpu().numpy() for r in parts],
+    )
 
 
 def test_the_fast_frontends_cover_the_common_operators() -> None:
     # (the test below must not pass vacuously)
     for name in ("add", "mul", "div", "lt", "eq", "exp", "neg", "atan2"):
         assert name in FAST
+        assert get_op(name).lane is not None
+    for name in ("view", "transpose", "reshape", "permute", "t", "expand"):
+        assert get_op(name).lane is not None
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -47,11 +70,21 @@ def test_fast_frontend_agrees_with_the_general_one(
 ) -> None:
     op = get_op(name)
     cases = 0
-    for dtype in sorted(op.dtypes_ok, key=lambda d: d.name):
-        for sample in SAMPLES[name](device, dtype) if name in SAMPLES else ():
+    fast_frontend = op.frontend in _FAST_FRONTENDS
+    # (a factory's values are uninitialised or random: its metadata is compared)
+    values = "factory" not in op.decl.tags
+    dtypes = sorted(op.dtypes_ok, key=lambda d: d.name) if fast_frontend else _SOME_DTYPES
+    for dtype in dtypes:
+        try:
+            samples = SAMPLES[name](device, dtype) if name in SAMPLES else ()
+        except (RuntimeError, NotImplementedError, TypeError):
+            continue  # (no samples in a dtype the operator refuses, e.g. linalg of bool)
+        for sample in samples:
             fast = _outcome(name, sample)
             with monkeypatch.context() as m:
-                m.setattr(op, "frontend", frontends.pointwise)
+                if fast_frontend:
+                    m.setattr(op, "frontend", frontends.pointwise)
+                m.setattr(op, "lane", _no_lane)
                 general = _outcome(name, sample)
             cases += 1
             if isinstance(general[0], type):
@@ -59,9 +92,73 @@ def test_fast_frontend_agrees_with_the_general_one(
                 continue
             assert not isinstance(fast[0], type), f"{name} {sample}: raised {fast}"
             assert fast[:3] == general[:3], f"{name} {sample}: {fast[:3]} != {general[:3]}"
-            np.testing.assert_array_equal(fast[3], general[3], err_msg=f"{name} {sample}")
+            if not fast[0]:
+                assert fast[3] == general[3], f"{name} {sample}"
+                continue
+            for f, g in zip(fast[3], general[3], strict=True):
+                if values:
+                    np.testing.assert_array_equal(f, g, err_msg=f"{name} {sample}")
     if name in SAMPLES:
         assert cases, f"no sample of {name} ran"
+
+
+INPLACE = sorted(name for name in core_ops() if get_op(name).lane_inplace is not None)
+
+
+def _inplace_outcome(name: str, sample: Any) -> Any:
+    self, *rest = sample.args
+    if not isinstance(self, tc.Tensor):
+        return None
+    target = self.clone()
+    before = target._version
+    try:
+        res = getattr(target, name + "_")(*rest, **sample.kwargs)
+    except Exception as exc:  # noqa: BLE001 - the error is what is compared
+        return type(exc), str(exc), target.detach().cpu().numpy()
+    assert res is target
+    return target.dtype, target._version - before, target.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_lane_agrees_with_the_call_path(
+    device: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the in-place variant with its lane and through ``call_inplace`` and the general
+    # frontend: the same values, dtype and version bump, or the same error (and self as it was)
+    op = get_op(name)
+    cases = 0
+    for dtype in sorted(op.dtypes_ok, key=lambda d: d.name):
+        for sample in SAMPLES[name](device, dtype) if name in SAMPLES else ():
+            fast = _inplace_outcome(name, sample)
+            with monkeypatch.context() as m:
+                m.setattr(op, "frontend", frontends.pointwise)
+                m.setattr(op, "lane_inplace", _no_lane)
+                general = _inplace_outcome(name, sample)
+            if fast is None:
+                continue
+            cases += 1
+            assert fast[:2] == general[:2], f"{name}_ {sample}: {fast[:2]} != {general[:2]}"
+            np.testing.assert_array_equal(fast[2], general[2], err_msg=f"{name}_ {sample}")
+    if name in SAMPLES:
+        assert cases, f"no sample of {name}_ ran"
+
+
+def test_the_lanes_leave_recorded_and_checked_calls_to_the_call_path() -> None:
+    # a tensor that requires grad, one with history, a subclass: the call path's business
+    w = tc.ones(2, requires_grad=True)
+    y = w * 2.0
+    assert y.grad_fn is not None
+    assert (w + tc.ones(2)).grad_fn is not None
+    assert (tc.ones(2) - w).grad_fn is not None
+    z = y.exp()
+    z.add_(1.0)
+    assert z.grad_fn.name().startswith("Add")
+    p = tc.nn.Parameter(tc.ones(2))
+    assert (p * 2.0).grad_fn is not None
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w.add_(1.0)
+    with pytest.raises(RuntimeError, match="more than one element"):
+        tc.ones(1).expand(3).add_(1.0)
 
 
 @pytest.mark.parametrize(

@@ -79,6 +79,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "tensorcore.ops.frontends",
             "tensorcore.ops._call",
+            "tensorcore.ops._lanes",
             "tensorcore.ops._api",
             "tensorcore.ops._transfer",
             "tensorcore.ops.views",

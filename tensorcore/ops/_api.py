@@ -19,6 +19,7 @@ from .. import dispatch
 from .._tensor import Tensor
 from . import functions
 from ._call import call, call_inplace
+from ._lanes import lane
 from ._signature import MISSING, Param
 from ._validate import check_source, namespace, v_ints
 from .frontends import bind
@@ -82,8 +83,9 @@ def _last_required(params: tuple[Param, ...], i: int) -> bool:
     return all(q.kw_only or q.vararg or q.default is not MISSING for q in params[i + 1 :])
 
 
-def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
-    """Source of one variant: kind is 'function', 'method' or 'inplace'."""
+def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
+    """Source of one variant: kind is 'function', 'method' or 'inplace'; a variant whose
+    lane exists (``has_lane``) tries it first (``_op.lane``, ``_op.lane_inplace``)."""
     params = decl.parsed.params
     names: list[str] = []
     parts: list[str] = []
@@ -147,17 +149,26 @@ def _render(decl: OpDecl, kind: str) -> tuple[str, str]:
     inplace = kind == "inplace" or "inplace" in decl.tags
     if inplace:
         body = f"return _call_inplace(_op, {argtuple})"
+        if has_lane and kind == "inplace":
+            # (the lane returns None for a call it does not take)
+            first = f"_r = _op.lane_inplace({', '.join(names)})\nif _r is not None:\n    return _r"
+            body = f"{first}\n{body}"
     else:
         body = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
         if options:
-            body += "\n    if pin_memory:\n        _r = _r.pin_memory()"
+            body += "\nif pin_memory:\n    _r = _r.pin_memory()"
         if "requires_grad" in (p.name for p in params):
-            body += "\n    if _rg:\n        _r.requires_grad_()"
-        body += "\n    return _r"
+            body += "\nif _rg:\n    _r.requires_grad_()"
+        elif has_lane and not options:
+            # (the lane returns None for a call it does not take)
+            first = f"_r = _op.lane({', '.join(names)})\nif _r is not None:\n    return _r"
+            if has_out:
+                first = "if out is None:\n    " + first.replace("\n", "\n    ")
+            body = f"{first}\n{body}"
+        body += "\nreturn _r"
     src = f"def {fname}({', '.join(parts)}):\n"
-    for line in pre:
+    for line in [*pre, body]:
         src += "".join(f"    {part}\n" for part in line.split("\n"))
-    src += f"    {body}\n"
     return fname, src
 
 
@@ -180,7 +191,7 @@ def _doc(decl: OpDecl, kind: str) -> str:
 
 
 def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
-    fname, src = _render(decl, kind)
+    fname, src = _render(decl, kind, _has_lane(op, kind))
     ns: dict[str, Any] = {
         "_op": op,
         "_call": call,
@@ -220,10 +231,12 @@ def build() -> None:
                 or (kind == "method" and decl.method)
                 or (kind == "inplace" and decl.inplace)
             ):
-                fname, src = _render(decl, kind)
+                fname, src = _render(decl, kind, _has_lane(op, kind))
                 uid = f"_{kind}_{name}"
-                src = src.replace(f"def {fname}(", f"def {uid}(", 1).replace(
-                    "(_op,", f"(_op_{name},"
+                src = (
+                    src.replace(f"def {fname}(", f"def {uid}(", 1)
+                    .replace("(_op,", f"(_op_{name},")
+                    .replace("_op.lane", f"_op_{name}.lane")
                 )
                 chunks.append(src)
                 variants.append((decl, kind, uid))
@@ -268,7 +281,13 @@ def _prepare(decl: OpDecl) -> dispatch.Op:
     if op is None:
         op = table[decl.name] = dispatch.Op(decl)
     bind(op)
+    op.lane = lane(op)
+    op.lane_inplace = lane(op, inplace=True) if decl.inplace else None
     return op
+
+
+def _has_lane(op: dispatch.Op, kind: str) -> bool:
+    return (op.lane_inplace if kind == "inplace" else op.lane) is not None
 
 
 def _finish(fn: Any, decl: OpDecl, kind: str) -> Any:
