@@ -228,6 +228,7 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     >>> import tensorcore as tc
     >>> from tensorcore.dispatch import get_op
     >>> add = get_op("add").lane
+    >>> _ = tc.ones(2) + tc.ones(2)  # (the call path resolves the kernel on a first call)
     >>> add(tc.ones(2), tc.ones(2), 1)  # a plain call: the lane runs it
     tensor([2., 2.])
     >>> add(tc.ones(2), tc.ones(3), 1) is None  # broadcasting: left to the call path
