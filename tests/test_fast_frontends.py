@@ -102,6 +102,65 @@ def test_fast_frontend_agrees_with_the_general_one(
         assert cases, f"no sample of {name} ran"
 
 
+RECORDED = sorted(
+    name
+    for name in FAST
+    if get_op(name).lane is not None
+    and get_op(name).differentiable
+    and get_op(name).decl.parsed.returns == "Tensor"
+)
+
+
+def _recorded_outcome(name: str, sample: Any) -> Any:
+    args = tuple(
+        a.detach().clone().requires_grad_()
+        if isinstance(a, tc.Tensor) and a.dtype.is_floating_point
+        else a
+        for a in sample.args
+    )
+    leaves = [a for a in args if isinstance(a, tc.Tensor) and a.requires_grad]
+    try:
+        res = call_op(name, type(sample)(args, sample.kwargs))
+    except Exception as exc:  # noqa: BLE001 - the error is what is compared
+        return type(exc), str(exc)
+    if not isinstance(res, tc.Tensor) or not res.requires_grad:
+        return None
+    grads = tc.autograd.grad((res * res).sum(), leaves, allow_unused=True)
+    return (
+        type(res.grad_fn).__name__,
+        res.detach().numpy(),
+        [None if g is None else g.numpy() for g in grads],
+    )
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_recording_lane_agrees_with_the_autograd_step(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # inputs that require grad: the lane records the node as the autograd step does (the
+    # same node type, values and gradients)
+    op = get_op(name)
+    cases = 0
+    for sample in SAMPLES[name]("cpu", tc.float64) if name in SAMPLES else ():
+        _recorded_outcome(name, sample)  # (the first recorded call makes the step's entry)
+        fast = _recorded_outcome(name, sample)
+        with monkeypatch.context() as m:
+            m.setattr(op, "lane", _no_lane)
+            general = _recorded_outcome(name, sample)
+        if fast is None or general is None or isinstance(general[0], type):
+            assert fast == general, f"{name} {sample}: {fast} != {general}"
+            continue
+        cases += 1
+        assert fast[0] == general[0], f"{name} {sample}"
+        np.testing.assert_array_equal(fast[1], general[1], err_msg=f"{name} {sample}")
+        for f, g in zip(fast[2], general[2], strict=True):
+            assert (f is None) == (g is None), f"{name} {sample}"
+            if f is not None:
+                np.testing.assert_array_equal(f, g, err_msg=f"{name} {sample}")
+    if name in SAMPLES and op.dtypes_ok & {tc.float64}:
+        assert cases, f"no sample of {name} recorded"
+
+
 INPLACE = sorted(name for name in core_ops() if get_op(name).lane_inplace is not None)
 
 
@@ -153,6 +212,9 @@ def test_the_lanes_leave_recorded_and_checked_calls_to_the_call_path() -> None:
     z = y.exp()
     z.add_(1.0)
     assert z.grad_fn.name().startswith("Add")
+    plain = tc.zeros(2)
+    plain.add_(w)  # an operand requires grad: self gets history
+    assert plain.grad_fn.name().startswith("Add")
     p = tc.nn.Parameter(tc.ones(2))
     assert (p * 2.0).grad_fn is not None
     with pytest.raises(RuntimeError, match="leaf Variable"):

@@ -241,16 +241,23 @@ def test_the_call_path_picture_names_the_modules_the_call_passes_through() -> No
     text = CONCEPTS.read_text(encoding="utf-8")
     m = re.search(r"<!-- call-path -->\n```text\n(.*?)```", text, re.S)
     assert m, "docs/concepts.md has no call-path picture"
-    forward, backward = m.group(1).split("\n\n")
+    lane, general, backward = m.group(1).split("\n\n")
     a = tc.ones(3, requires_grad=True)
     b = tc.ones(3)
+    c = tc.ones(1)
     g = tc.ones(3)
     (a + b).backward(g)  # every cache warm: the picture shows the steady state
+    (a + c).backward(g)
     holder: list[tc.Tensor] = []
     passed = _traced(lambda: holder.append(a + b))
     assert any(name.startswith("tensorcore_") for name in passed), passed  # the kernel
+    assert "tensorcore.ops._call" not in passed, passed  # (the lane is the whole call)
     known = _modules()
-    for half, traced in ((forward, passed), (backward, _traced(lambda: holder[0].backward(g)))):
+    for half, traced in (
+        (lane, passed),
+        (general, _traced(lambda: a + c)),
+        (backward, _traced(lambda: holder[0].backward(g))),
+    ):
         named = _named(half)
         assert named, half
         for module in named:

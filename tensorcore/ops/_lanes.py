@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT
 from .._tensor import _CONTIG, Tensor
+from ..autograd import grad_mode
 from ..dispatch import DirectKernel
 from . import _call
 from ._validate import STANDARD, TRANSLATED, name_error, translate_error
@@ -42,7 +43,7 @@ __all__ = ["lane"]
 _BINARY = """
 def make(op):
     table, fast_dtypes, res, extra = op.table, op.fast_dtypes, op.fast_result, op.fast_extra
-    scalars, check, name = op.scalars, op.decl.check, op.name
+    scalars, check, name, autograd = op.scalars, op.decl.check, op.name, op.autograd
 
     def binary_lane(x, y{more}):
         t = x
@@ -62,7 +63,6 @@ def make(op):
                 or s._shape != t._shape
                 or s._device is not dev
                 or s._layout is not lay
-                or s._requires_grad
             ):
                 return None
         elif cls is float:
@@ -90,7 +90,7 @@ _EXTRA_CHECK = """
 # A unary pointwise operator whose result has its input's dtype (``pointwise_unary``).
 _UNARY = """
 def make(op):
-    table, fast_dtypes, name = op.table, op.fast_dtypes, op.name
+    table, fast_dtypes, name, autograd = op.table, op.fast_dtypes, op.name, op.autograd
     check = None
 
     def unary_lane(x{more}):
@@ -106,59 +106,86 @@ def make(op):
     return unary_lane
 """
 
-# What refuses a call, out of place and in place: a tensor that requires grad (the autograd
-# step records it); an autocast region (out of place: it may cast the arguments); a tensor
-# with history or a mutation check on (in place: the autograd step and the debug check
-# see it), a result dtype other than self's (bool comparisons in place convert), a self
-# whose elements overlap (``call_inplace`` refuses it).
-_REFUSE = "_call._autocast is not None or t._requires_grad"
+# What refuses a call: out of place, an autocast region (it may cast the arguments); in place,
+# a tensor that requires grad or has history or a mutation check on (the autograd step and
+# the debug check see it), a result dtype other than self's (bool comparisons in place
+# convert), a self whose elements overlap (``call_inplace`` refuses it).
+_REFUSE = "_call._autocast is not None"
 _REFUSE_INPLACE = (
     "t._requires_grad or t._grad_fn is not None or {res}"
     "((mc := _call._mutation_check) is not None and mc.on) or 0 in t._stride"
 )
 
-# The kernel's run in every lane: ``call``'s naming of an error raised inside the operator.
-_GUARDED = """
+# The kernel's run out of place, recording the call where an input requires grad and grad
+# mode is on, as the autograd step does: the kernel with recording off, then the node (from
+# the entry the step made at the operator's first recorded call on this key; none yet, or an
+# operator the step does not record, such as a composite, leaves the call to the call path).
+# Errors are named as ``call`` names them.
+_RUN = """
+        rec = None
+        if ({rg}) and _gm.enabled:{single}
+            ent = autograd.get((dev.type, t._layout.name))
+            if ent is None or (rec := ent.record) is None:
+                return None
+            _gm.enabled = False
         try:
             {run}
         except _STANDARD as exc:
             _name_error(exc, name)
             raise
         except _TRANSLATED as exc:
-            raise _translate_error(exc, name) from exc"""
+            raise _translate_error(exc, name) from exc
+        finally:
+            if rec is not None:
+                _gm.enabled = True
+        if rec is not None:
+            a = (x{args},)
+            node = rec(a, (o,), a)
+            if o._dtype._category >= _FLOATING:
+                o._requires_grad = True
+                o._grad_fn = node
+        return o"""
 _CHECKED = "if check is not None:\n                check(x{args})\n            "
-# The end of an out-of-place lane: a result like the tensor operand (contiguous ones only;
-# ``pointwise`` lays out the others), the declared check, the kernel.
-_FINISH = (
-    """
+# The end of an out-of-place pointwise lane: a result like the tensor operand (contiguous ones
+# only; ``pointwise`` lays out the others), the declared check, the kernel.
+_FINISH = """
         shape = t._shape
         alloc = _ALLOC.get(dev._key)
         if alloc is None or (len(shape) > 1 and t._stride is not _CONTIG.get(shape)):
-            return None"""
-    + _GUARDED.format(
-        run=_CHECKED + "o = alloc(shape, {dtype}, dev)\n            kernel(o, x{args})"
-    )
-    + "\n        return o"
-)
+            return None""" + _RUN.replace(
+    "{run}", _CHECKED + "o = alloc(shape, {dtype}, dev)\n            kernel(o, x{args})"
+).replace("{single}", "")
 # The end of an in-place lane: the kernel writes into self, whose version moves.
-_FINISH_INPLACE = (
-    _GUARDED.format(run=_CHECKED + "kernel(x, x{args})")
-    + "\n        x._bump_version()\n        return x"
-)
+_FINISH_INPLACE = """
+        if {s_rg}:
+            return None  # (an operand that requires grad: the autograd step records it)
+        try:
+            {checked}kernel(x, x{args})
+        except _STANDARD as exc:
+            _name_error(exc, name)
+            raise
+        except _TRANSLATED as exc:
+            raise _translate_error(exc, name) from exc
+        x._bump_version()
+        return x""".replace("{checked}", _CHECKED)
 
-# An operator of the unchecked unstructured frontend: its kernel makes the result.
+# An operator of the unchecked unstructured frontend: its kernel makes the result (one
+# tensor, or several that only the call path records).
 _KERNEL = (
     """
 def make(op):
     table, name = op.table, op.name
+    autograd = op.autograd
 
-    def kernel_lane(x{more}):
-        if x.__class__ is not Tensor or _call._autocast is not None or x._requires_grad:
+    def kernel_lane(x{args}):
+        t = x
+        if t.__class__ is not Tensor or _call._autocast is not None:
             return None
-        kernel = table.get((x._device.type, x._layout.name))
+        dev = t._device
+        kernel = table.get((dev.type, t._layout.name))
         if kernel is None:
             return None"""
-    + _GUARDED.format(run="return kernel(x{more})")
+    + _RUN.replace("{run}", "o = kernel(x{args})").replace("{rg}", "t._requires_grad")
     + """
 
     return kernel_lane
@@ -166,8 +193,10 @@ def make(op):
 )
 
 _NAMESPACE: dict[str, Any] = {
+    "__name__": __name__,  # (tracebacks and profilers name this module for a lane's frames)
     "Tensor": Tensor,
     "_call": _call,
+    "_gm": grad_mode._state,
     "_ALLOC": _ALLOC,
     "_CONTIG": _CONTIG,
     "_DirectKernel": DirectKernel,
@@ -179,15 +208,18 @@ _NAMESPACE: dict[str, Any] = {
     "_name_error": name_error,
     "_translate_error": translate_error,
 }
-# (kind, in place, number of parameters) -> the factory of that kind's lanes
-_MAKERS: dict[tuple[str, bool, int], Callable[[Op], Callable[..., Any]]] = {}
+# (kind, in place, number of parameters, one output) -> the factory of that kind's lanes
+_MAKERS: dict[tuple[str, bool, int, bool], Callable[[Op], Any]] = {}
 
 
-def _maker(kind: str, inplace: bool, n: int) -> Callable[[Op], Callable[..., Any]]:
-    hit = _MAKERS.get((kind, inplace, n))
+def _maker(kind: str, inplace: bool, n: int, single: bool = True) -> Callable[[Op], Any]:
+    hit = _MAKERS.get((kind, inplace, n, single))
     if hit is None:
         if kind == "kernel":
-            src = _KERNEL.format(more="".join(f", a{i}" for i in range(1, n)))
+            src = _KERNEL.format(
+                args="".join(f", a{i}" for i in range(1, n)),
+                single="" if single else "\n            return None",
+            )
         else:
             binary = kind == "binary"
             more = (", e" if n == 3 else "") if binary else "".join(f", a{i}" for i in range(1, n))
@@ -207,15 +239,23 @@ def _maker(kind: str, inplace: bool, n: int) -> Callable[[Op], Callable[..., Any
                     else _REFUSE
                 ),
                 finish=(
-                    _FINISH_INPLACE.format(args=args)
+                    _FINISH_INPLACE.format(
+                        args=args, s_rg="cls is Tensor and s._requires_grad" if binary else "False"
+                    )
                     if inplace
-                    else _FINISH.format(args=args, dtype="res or d" if binary else "d")
+                    else _FINISH.format(
+                        args=args,
+                        dtype="res or d" if binary else "d",
+                        rg="t._requires_grad or (cls is Tensor and s._requires_grad)"
+                        if binary
+                        else "t._requires_grad",
+                    )
                 ),
             )
         ns: dict[str, Any] = dict(_NAMESPACE)
         where = f"<tensorcore {kind} lane{'_' if inplace else ''}/{n}>"
         exec(compile(src, where, "exec"), ns)
-        hit = _MAKERS[(kind, inplace, n)] = ns["make"]
+        hit = _MAKERS[(kind, inplace, n, single)] = ns["make"]
     return hit
 
 
@@ -235,6 +275,8 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     True
     """
     n = len(op.decl.parsed.params)
+    if "inplace" in op.decl.tags:
+        return None  # (``zero_``, ``copy_``: ``call_inplace``'s, whatever their frontend)
     if op.frontend is pointwise_binary and n <= 3:
         return _maker("binary", inplace, n)(op)
     if op.frontend is pointwise_unary:
@@ -245,5 +287,5 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         and op.tensor_pos == (0,)
         and not op.list_pos
     ):
-        return _maker("kernel", False, n)(op)
+        return _maker("kernel", False, n, op.decl.parsed.returns == "Tensor")(op)
     return None

@@ -411,8 +411,7 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     # (the strides of both shapes read from contiguous_strides' cache where it has them).
     if (
         shape.__class__ is tuple
-        and -1 not in shape
-        and (not shape or min(shape) >= 0)
+        and (not shape or min(shape) >= 0)  # (no -1 to infer, no bad size)
         and math.prod(shape) == math.prod(old)
         and self._stride == (_CONTIG.get(old) or contiguous_strides(old))
     ):
