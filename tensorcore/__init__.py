@@ -16,6 +16,7 @@ from types import FunctionType
 from typing import Any
 
 from . import autograd, backends, dtypes, fft, linalg, return_types, serialization
+from ._comparison import allclose, equal
 from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
@@ -108,6 +109,8 @@ __all__ = sorted(
         "Size",
         "Storage",
         "Tensor",
+        "accelerator",
+        "allclose",
         "amp",
         "are_deterministic_algorithms_enabled",
         "array_api",
@@ -127,6 +130,7 @@ __all__ = sorted(
         "dtype",
         "dtypes",
         "enable_grad",
+        "equal",
         "explain",
         "fft",
         "float16",
@@ -196,6 +200,7 @@ __all__ = sorted(
 #: for programs that only compute with tensors.
 _LAZY_SUBPACKAGES = frozenset(
     {
+        "accelerator",
         "amp",
         "array_api",
         "backend",
