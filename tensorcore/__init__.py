@@ -12,6 +12,7 @@ tensor([ 6, 24])
 
 from __future__ import annotations
 
+import math
 from types import FunctionType
 from typing import Any
 
@@ -76,6 +77,13 @@ from .serialization import load, save
 
 __version__ = "0.1.0"
 
+#: PyTorch's module-level constants (``torch.pi``, ``-torch.inf`` in attention masks).
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+newaxis = None
+
 _api.build()
 _install_methods()
 _install_pickling()
@@ -129,6 +137,7 @@ __all__ = sorted(
         "distributed",
         "dtype",
         "dtypes",
+        "e",
         "enable_grad",
         "equal",
         "explain",
@@ -137,6 +146,7 @@ __all__ = sorted(
         "float32",
         "float64",
         "finfo",
+        "inf",
         "from_dlpack",
         "from_numpy",
         "get_default_device",
@@ -160,9 +170,12 @@ __all__ = sorted(
         "linalg",
         "load",
         "manual_seed",
+        "nan",
+        "newaxis",
         "nn",
         "no_grad",
         "optim",
+        "pi",
         "promote_types",
         "result_type",
         "return_types",

@@ -107,3 +107,89 @@ def test_allclose_isclose_and_equal(device: str) -> None:
     assert tc.equal(ints, tc.tensor([1.0, 5.0], device=device)) is True
     assert not tc.equal(ints, ints.reshape(2, 1))
     assert not ints.equal(tc.tensor([1, 4], device=device))
+
+
+def _sigmoid(v: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-v))
+
+
+@pytest.mark.parametrize(
+    ("cell", "layer", "kw"),
+    [
+        ("RNNCell", "RNN", {}),
+        ("RNNCell", "RNN", {"nonlinearity": "relu", "bias": False}),
+        ("LSTMCell", "LSTM", {}),
+        ("GRUCell", "GRU", {"bias": False}),
+    ],
+)
+def test_a_recurrent_cell_is_one_step_of_its_layer(
+    device: str, cell: str, layer: str, kw: dict[str, object]
+) -> None:
+    # The char-RNN tutorials' loop: ``for i in range(len(x)): hx, cx = cell(x[i], (hx, cx))``
+    tc.manual_seed(0)
+    c = getattr(nn, cell)(3, 4, device=device, dtype=tc.float64, **kw)
+    full = getattr(nn, layer)(3, 4, device=device, dtype=tc.float64, **kw)
+    assert [n.removesuffix("_l0") for n, _ in full.named_parameters()] == [
+        n for n, _ in c.named_parameters()
+    ]
+    with tc.no_grad():
+        for (_, p), (_, q) in zip(c.named_parameters(), full.named_parameters(), strict=True):
+            q.copy_(p)
+    x = tc.randn(5, 2, 3, device=device, dtype=tc.float64)
+    h0 = tc.randn(2, 4, device=device, dtype=tc.float64)
+    state: object = (h0, h0 * 0.5) if cell == "LSTMCell" else h0
+    outs = []
+    for t in range(5):
+        state = c(x[t], state)
+        outs.append(state[0] if isinstance(state, tuple) else state)
+    want, _ = full(x, (h0[None], (h0 * 0.5)[None]) if cell == "LSTMCell" else h0[None])
+    assert_close(tc.stack(outs), want)
+    unbatched = c(x[0, 0])
+    first = unbatched[0] if isinstance(unbatched, tuple) else unbatched
+    batched = c(x[0, :1])
+    assert_close(first, (batched[0] if isinstance(batched, tuple) else batched)[0])
+    assert tuple(first.shape) == (4,)
+
+
+def test_lstm_cell_matches_numpy_and_gradcheck(device: str) -> None:
+    tc.manual_seed(1)
+    c = nn.LSTMCell(3, 2, device=device, dtype=tc.float64)
+    x = tc.randn(4, 3, device=device, dtype=tc.float64, requires_grad=True)
+    h = tc.randn(4, 2, device=device, dtype=tc.float64, requires_grad=True)
+    cx = tc.randn(4, 2, device=device, dtype=tc.float64)
+    w_ih, w_hh, b_ih, b_hh = (p.detach().cpu().numpy() for p in c.parameters())
+    xn, hn, cn = (t.detach().cpu().numpy() for t in (x, h, cx))
+    i, f, g, o = np.split(xn @ w_ih.T + b_ih + hn @ w_hh.T + b_hh, 4, axis=1)
+    c_new = _sigmoid(f) * cn + _sigmoid(i) * np.tanh(g)
+    h1, c1 = c(x, (h, cx))
+    assert_close(c1, c_new)
+    assert_close(h1, _sigmoid(o) * np.tanh(c_new))
+    assert tc.autograd.gradcheck(lambda a, b: c(a, (b, cx))[0], (x, h))
+    assert repr(nn.RNNCell(3, 4, bias=False, nonlinearity="relu")) == (
+        "RNNCell(3, 4, bias=False, nonlinearity=relu)"
+    )
+    with pytest.raises(ValueError, match="Unknown nonlinearity"):
+        nn.RNNCell(3, 4, nonlinearity="gelu")
+    with pytest.raises(ValueError, match="Expected input to be 1D or 2D"):
+        c(tc.ones(1, 1, 3, device=device, dtype=tc.float64))
+
+
+def test_module_list_prints_repeated_blocks_once() -> None:
+    # print(model) of a transformer: its identical blocks print as one line.
+    blocks = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)])
+    assert repr(blocks) == (
+        "ModuleList(\n"
+        "  (0-1): 2 x Linear(in_features=2, out_features=2, bias=True)\n"
+        "  (2): ReLU()\n"
+        "  (3): Linear(in_features=2, out_features=2, bias=True)\n"
+        ")"
+    )
+    assert repr(nn.ModuleList([nn.ReLU()])) == "ModuleList(\n  (0): ReLU()\n)"
+    assert repr(nn.ModuleList()) == "ModuleList()"
+
+
+def test_module_level_constants() -> None:
+    assert (tc.pi, tc.e, tc.inf) == (np.pi, np.e, np.inf)
+    assert np.isnan(tc.nan) and tc.newaxis is None
+    mask = tc.ones(2, 2).triu(1).bool()
+    assert tc.zeros(2, 2).masked_fill(mask, -tc.inf).tolist() == [[0.0, -np.inf], [0.0, 0.0]]
