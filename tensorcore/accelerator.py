@@ -1,8 +1,9 @@
 """``tensorcore.accelerator``: PyTorch's device-generic ``torch.accelerator`` module.
 
-The accelerator is the device type that an installed backend registers beside the host's
-``cpu`` (and the shape-only ``meta``), ``cuda`` with ``tensorcore-cuda``; without one there is
-none, as in PyTorch's CPU build. Programs such as PyTorch's quickstart pick their device with
+The accelerator is the device type that an installed backend registers, with its device
+module, beside the host's ``cpu`` (and the shape-only ``meta``): ``cuda`` with
+``tensorcore-cuda``; without one there is none, as in PyTorch's CPU build.
+Programs such as PyTorch's quickstart pick their device with
 ``torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"``.
 
 Examples
@@ -35,7 +36,12 @@ _HOST_TYPES = frozenset({"cpu", "meta"})
 
 
 def _accelerator_type() -> str | None:
-    kinds = [t for t in _registry.interfaces() if t not in _HOST_TYPES]
+    # As in PyTorch, an accelerator comes with its device module (``tc.cuda``: the namespace
+    # its backend registers under the device type's name); a device type without one (a
+    # test's toy device) is not an accelerator.
+    kinds = [
+        t for t in _registry.interfaces() if t not in _HOST_TYPES and _namespace(t) is not None
+    ]
     usable = [t for t in kinds if _registry.is_usable(t)]
     found = usable or kinds
     return found[0] if found else None
