@@ -12,10 +12,12 @@ tensor([ 6, 24])
 
 from __future__ import annotations
 
+import math
 from types import FunctionType
 from typing import Any
 
 from . import autograd, backends, dtypes, fft, linalg, return_types, serialization
+from ._comparison import allclose, equal
 from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
@@ -75,6 +77,13 @@ from .serialization import load, save
 
 __version__ = "0.1.0"
 
+#: PyTorch's module-level constants (``torch.pi``, ``-torch.inf`` in attention masks).
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+newaxis = None
+
 _api.build()
 _install_methods()
 _install_pickling()
@@ -108,6 +117,8 @@ __all__ = sorted(
         "Size",
         "Storage",
         "Tensor",
+        "accelerator",
+        "allclose",
         "amp",
         "are_deterministic_algorithms_enabled",
         "array_api",
@@ -126,13 +137,16 @@ __all__ = sorted(
         "distributed",
         "dtype",
         "dtypes",
+        "e",
         "enable_grad",
+        "equal",
         "explain",
         "fft",
         "float16",
         "float32",
         "float64",
         "finfo",
+        "inf",
         "from_dlpack",
         "from_numpy",
         "get_default_device",
@@ -156,9 +170,12 @@ __all__ = sorted(
         "linalg",
         "load",
         "manual_seed",
+        "nan",
+        "newaxis",
         "nn",
         "no_grad",
         "optim",
+        "pi",
         "promote_types",
         "result_type",
         "return_types",
@@ -196,6 +213,7 @@ __all__ = sorted(
 #: for programs that only compute with tensors.
 _LAZY_SUBPACKAGES = frozenset(
     {
+        "accelerator",
         "amp",
         "array_api",
         "backend",

@@ -81,6 +81,13 @@ def encode(obj: Any, tensor_id: Callable[[Tensor, tuple[Any, ...]], int]) -> Any
                 f"tensorcore.save(): cannot save an object of type '{kind.__module__}."
                 f"{kind.__qualname__}' at {_where(path)}: tensorcore saves tensors, dicts, "
                 "lists, tuples, str, int, float, complex, bool, None, dtypes and devices"
+                + (
+                    # A whole module (``torch.save(model, path)``) pickles code in PyTorch;
+                    # its parameters and buffers are what can be saved here.
+                    "; save its state_dict() and restore it with load_state_dict()"
+                    if callable(getattr(x, "state_dict", None))
+                    else ""
+                )
             )
         if id(x) in active:
             raise ValueError(f"tensorcore.save(): {_where(path)} contains itself")

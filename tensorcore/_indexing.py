@@ -21,7 +21,9 @@ def bind(get_op: Any, call: Any) -> None:
 
 
 def _is_advanced(x: Any) -> bool:
-    return isinstance(x, (Tensor, list)) or (
+    # A ``range`` indexes like the list of its values (``x[range(n), target]``, as in
+    # PyTorch's "What is torch.nn really?" tutorial).
+    return isinstance(x, (Tensor, list, range)) or (
         hasattr(x, "__array_interface__") and not isinstance(x, (int, float))
     )
 
@@ -40,7 +42,7 @@ def _index_tensor(x: Any, dev: Any) -> Tensor:
                 f"are valid indices (got a {type(x).__name__} that is not one: {exc})"
             ) from None
     if t._dtype not in (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8, dt.bool_):
-        if t.numel() == 0 and isinstance(x, list):
+        if t.numel() == 0 and isinstance(x, (list, range)):
             return t.to(dt.int64)
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return t if t._device == dev else t.to(dev)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _pinned
+from . import _comparison, _pinned
 from . import dtypes as dt
 from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, make_tensor, torch_name
@@ -854,6 +854,8 @@ def install() -> None:
         "__abs__": lambda self: ops.abs(self),
         "__invert__": _invert,
         "where": lambda self, condition, other: ops.where(condition, self, other),
+        "allclose": _comparison.allclose,
+        "equal": _comparison.equal,
         # (declared as PyTorch declares it, ``polygamma(int n, Tensor self)``: the method binds
         # ``self``, which is not the first parameter)
         "polygamma": lambda self, n: ops.polygamma(n, self),

@@ -138,6 +138,7 @@ ORACLES: dict[str, Oracle] = {
     "le": _cmp(np.less_equal),
     "gt": _cmp(np.greater),
     "ge": _cmp(np.greater_equal),
+    "isclose": Oracle(np.isclose, 2, NO_BOOL, result="bool", same_dtype=True, scalars=False),
     "logical_and": _cmp(np.logical_and),
     "logical_or": _cmp(np.logical_or),
     "logical_xor": _cmp(np.logical_xor),

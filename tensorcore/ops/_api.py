@@ -31,6 +31,9 @@ FUNCTIONS: dict[str, Any] = {}
 
 #: Keyword aliases of parameters, NumPy's names that PyTorch accepts as well.
 _NUMPY_ALIASES = {"dim": "axis", "keepdim": "keepdims"}
+#: Keywords that set a parameter through a conversion: PyTorch's older ``unbiased=`` of
+#: ``var``/``std``/``var_mean``/``std_mean`` is their ``correction`` (True: 1, False: 0).
+_CONVERTED_ALIASES = {"correction": ("unbiased", "1 if unbiased else 0")}
 #: ``int...`` parameters that may also be given by keyword (``zeros(size=(2, 3))``).
 _KEYWORD_VARARGS = frozenset({"size", "shape"})
 
@@ -123,6 +126,14 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
                     f'elif {pyname} is _UNSET:\n    raise TypeError("{fname}() missing 1 '
                     f"required positional argument: '{p.name}'\")"
                 )
+        if p.name in _CONVERTED_ALIASES:
+            alias, value = _CONVERTED_ALIASES[p.name]
+            aliases.append(f"{alias}=_UNSET")
+            pre.append(
+                f"if {alias} is not _UNSET:\n    if {pyname} is not None:\n        raise "
+                f'TypeError("{fname}(): use either {alias}= or {p.name}=, not both")\n'
+                f"    {pyname} = {value}"
+            )
         if p.vararg:
             norm = "_norm_list" if p.type.startswith("Tensor") else "_norm_size"
             pre.append(f"{pyname} = {norm}({fname!r}, {p.name!r}, {pyname})")

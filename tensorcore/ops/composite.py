@@ -12,7 +12,7 @@ from typing import Any
 from .. import dtypes as dt
 from .. import return_types
 from .._memory_format import preserve_format_strides
-from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor
+from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import get_op
 from ..layouts import contiguous_format, preserve_format, strided
 from ..plugins import hookimpl
@@ -66,6 +66,36 @@ def square(self: Tensor) -> Tensor:
 def positive(self: Tensor) -> Tensor:
     # (the frontend refuses bool first: ``positive`` declares ``dtypes="ifc"``)
     return self
+
+
+@_composite
+def isclose(
+    self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    for position, (name, value) in enumerate((("input", self), ("other", other)), 1):
+        if not isinstance(value, Tensor):  # (a pointwise declaration lets numbers through)
+            raise TypeError(
+                f"isclose(): argument '{name}' (position {position}) must be Tensor, not "
+                f"{type(value).__name__}"
+            )
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"{torch_name(self._dtype)} did not match {torch_name(other._dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    close = ops.eq(self, other)  # also equal infinities, which the tolerance test misses
+    if self._dtype is dt.bool_:
+        return close
+    if equal_nan and (self.is_floating_point() or self.is_complex()):
+        close = ops.logical_or(close, ops.logical_and(ops.isnan(self), ops.isnan(other)))
+    a, b = self, other
+    if not (self.is_floating_point() or self.is_complex()):
+        # Integers compare through the default float dtype, so that |a - b| cannot wrap.
+        a, b = a.to(dt.get_default_dtype()), b.to(dt.get_default_dtype())
+    diff = ops.abs(ops.sub(a, b))
+    within = ops.le(diff, ops.add(ops.mul(ops.abs(b), rtol), atol))
+    return ops.logical_or(close, ops.logical_and(ops.isfinite(diff), within))
 
 
 # ------------------------------------------------------------------ reductions

@@ -1319,6 +1319,16 @@ def _tensordot(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("isclose")
+def _isclose(m: _Maker) -> list[Sample]:
+    a = m.uniform(2, 3)
+    return [
+        S((a, a.clone())),
+        S((m.uniform(2, 3, t=True), m.uniform(3)), {"rtol": 0.5, "atol": 0.1}, desc="broadcast"),
+        S((m.uniform(3), m.uniform(3)), {"equal_nan": True}, desc="equal_nan"),
+    ]
+
+
 @_samples("trace")
 def _trace(m: _Maker) -> list[Sample]:
     return [S((m.uniform(3, 4),)), S((m.uniform(3, 3, t=True),), desc="transposed")]

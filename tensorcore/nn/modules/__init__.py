@@ -68,7 +68,7 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
-from .rnn import GRU, LSTM, RNN
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .sparse import Embedding
 from .transformer import (
     Transformer,
@@ -112,6 +112,7 @@ __all__ = [
     "Dropout3d",
     "Embedding",
     "Flatten",
+    "GRUCell",
     "GroupNorm",
     "Hardsigmoid",
     "Hardswish",
@@ -123,6 +124,7 @@ __all__ = [
     "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -140,6 +142,7 @@ __all__ = [
     "PReLU",
     "ParameterDict",
     "ParameterList",
+    "RNNCell",
     "ReLU",
     "ReLU6",
     "ReflectionPad1d",

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _addindent
 
 __all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
@@ -199,9 +199,23 @@ class ModuleList(Module):
         return v
 
     def __repr__(self) -> str:
+        # As PyTorch prints a ModuleList: a run of consecutive children with the same repr
+        # (a transformer's repeated blocks) is one line, ``(0-5): 6 x Block(...)``.
         if not self._modules:
             return self._get_name() + "()"
-        return super().__repr__()
+        runs: list[tuple[int, int, str]] = []  # (first index, count, repr)
+        for i, child in enumerate(self._modules.values()):
+            text = repr(child)
+            if runs and runs[-1][2] == text:
+                runs[-1] = (runs[-1][0], runs[-1][1] + 1, text)
+            else:
+                runs.append((i, 1, text))
+        lines = []
+        for first, count, text in runs:
+            head = f"({first})" if count == 1 else f"({first}-{first + count - 1}): {count} x"
+            sep = ": " if count == 1 else " "
+            lines.append(head + sep + _addindent(text, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):

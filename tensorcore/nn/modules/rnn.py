@@ -1,5 +1,6 @@
 """Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` (multi-layer, bidirectional, ``batch_first``),
-with PyTorch's parameter names, gate order and initialisation.
+and their single-step cells ``RNNCell``, ``LSTMCell``, ``GRUCell``, with PyTorch's parameter
+names, gate order and initialisation.
 
 Each layer computes the input projection of every time step in one matmul and then loops
 over time for the recurrent part (the only sequential work).
@@ -19,7 +20,7 @@ from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequenc
 from .linear import _factory
 from .module import Module
 
-__all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
+__all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -227,6 +228,33 @@ def _permute_hidden(h: Any, order: Tensor) -> Any:
     return h.index_select(1, order)
 
 
+# ------------------------------------------------------------ one time step, shared by the
+# layers and the cells (``x_proj``: the input's projection ``x W_ih^T + b_ih``)
+def _rnn_step(
+    x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, nonlinearity: str
+) -> Tensor:
+    pre = x_proj + F.linear(h, w_hh, b_hh)
+    return pre.tanh() if nonlinearity == "tanh" else pre.relu()
+
+
+def _lstm_step(
+    x_proj: Tensor, state: tuple[Tensor, Tensor], w_hh: Tensor, b_hh: Tensor | None
+) -> tuple[Tensor, Tensor]:
+    h, c = state
+    i, f, g, o = (x_proj + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c.tanh(), c
+
+
+def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    xr, xz, xn = x_proj.chunk(3, -1)
+    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    r = (xr + hr).sigmoid()
+    z = (xz + hz).sigmoid()
+    n = (xn + r * hn).tanh()
+    return n + z * (h - n)
+
+
 def _check_hidden(h: Tensor, want: tuple[int, ...], what: str) -> None:
     if tuple(h.shape) != want:
         raise RuntimeError(f"Expected {what} size {want}, got {list(h.shape)}")
@@ -258,8 +286,7 @@ class RNN(RNNBase):
     def _cell(
         self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
     ) -> tuple[Any, Tensor]:
-        pre = x_proj + F.linear(h, w_hh, b_hh)
-        h = pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
+        h = _rnn_step(x_proj, h, w_hh, b_hh, self.nonlinearity)
         return h, h
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -305,11 +332,7 @@ class LSTM(RNNBase):
     def _cell(
         self, x_proj: Tensor, state: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
     ) -> tuple[Any, Tensor]:
-        h, c = state
-        gates = x_proj + F.linear(h, w_hh, b_hh)
-        i, f, g, o = gates.chunk(4, -1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        h, c = _lstm_step(x_proj, state, w_hh, b_hh)
         if w_hr is not None:  # proj_size: h_t = W_hr (o_t * tanh(c_t))
             h = F.linear(h, w_hr)
         return (h, c), h
@@ -329,15 +352,185 @@ class GRU(RNNBase):
     def _cell(
         self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
     ) -> tuple[Any, Tensor]:
-        hp = F.linear(h, w_hh, b_hh)
-        xr, xz, xn = x_proj.chunk(3, -1)
-        hr, hz, hn = hp.chunk(3, -1)
-        r = (xr + hr).sigmoid()
-        z = (xz + hz).sigmoid()
-        n = (xn + r * hn).tanh()
-        h = n + z * (h - n)
+        h = _gru_step(x_proj, h, w_hh, b_hh)
         return h, h
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``(output, h_n)``."""
         return self._run(input, hx)
+
+
+class RNNCellBase(Module):
+    """The shared parameters of :class:`RNNCell`, :class:`LSTMCell` and :class:`GRUCell`:
+    ``weight_ih`` (gates * hidden, input), ``weight_hh`` (gates * hidden, hidden) and the
+    biases ``bias_ih``, ``bias_hh``, all from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``."""
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        kw = _factory(device, dtype)
+        gate = num_chunks * hidden_size
+        self.weight_ih = Parameter(ops.empty((gate, input_size), **kw))
+        self.weight_hh = Parameter(ops.empty((gate, hidden_size), **kw))
+        if bias:
+            self.bias_ih: Parameter | None = Parameter(ops.empty(gate, **kw))
+            self.bias_hh: Parameter | None = Parameter(ops.empty(gate, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every weight and bias from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``."""
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0.0
+        for p in self.parameters():
+            init.uniform_(p, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        nonlinearity = getattr(self, "nonlinearity", "tanh")
+        if nonlinearity != "tanh":
+            s += f", nonlinearity={nonlinearity}"
+        return s
+
+    def _prepare(self, input: Tensor, hx: Any) -> tuple[Tensor, bool]:
+        """``input`` as a batch (an unbatched 1-D input gets a batch dim of 1)."""
+        if input.ndim not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead"
+            )
+        for h in hx if isinstance(hx, tuple) else (hx,):
+            if h is not None and h.ndim != input.ndim:
+                raise ValueError(
+                    f"{type(self).__name__}: Expected hidden to be {input.ndim}D, got "
+                    f"{h.ndim}D instead"
+                )
+        return (input.unsqueeze(0), True) if input.ndim == 1 else (input, False)
+
+    def _zeros(self, input: Tensor) -> Tensor:
+        return ops.zeros((input.shape[0], self.hidden_size), dtype=input.dtype, device=input.device)
+
+    def _project(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight_ih, self.bias_ih)
+
+
+def _batch(h: Tensor | None, unbatched: bool) -> Tensor | None:
+    return h.unsqueeze(0) if h is not None and unbatched else h
+
+
+class RNNCell(RNNCellBase):
+    """One step of an Elman RNN: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (``relu``
+    with ``nonlinearity="relu"``); ``hx`` defaults to zeros. Input (N, H_in) or (H_in).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> cell = tc.nn.RNNCell(3, 5)
+    >>> h = cell(tc.ones(2, 3))
+    >>> cell(tc.ones(2, 3), h).shape
+    tensorcore.Size([2, 5])
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        """The next hidden state."""
+        x, unbatched = self._prepare(input, hx)
+        h = _batch(hx, unbatched)
+        h = _rnn_step(
+            self._project(x),
+            self._zeros(x) if h is None else h,
+            self.weight_hh,
+            self.bias_hh,
+            self.nonlinearity,
+        )
+        return h.squeeze(0) if unbatched else h
+
+
+class LSTMCell(RNNCellBase):
+    """One step of an LSTM; gates in PyTorch's order (input, forget, cell, output). Returns
+    ``(h', c')``; ``hx = (h, c)`` defaults to zeros.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> cell = tc.nn.LSTMCell(3, 4)
+    >>> h, c = cell(tc.ones(2, 3))
+    >>> h, c = cell(tc.ones(2, 3), (h, c))
+    >>> h.shape, c.shape
+    (tensorcore.Size([2, 4]), tensorcore.Size([2, 4]))
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:
+        """``(h', c')``."""
+        x, unbatched = self._prepare(input, hx)
+        if hx is None:
+            h = c = self._zeros(x)
+        else:
+            h, c = (t.unsqueeze(0) if unbatched else t for t in hx)
+        h, c = _lstm_step(self._project(x), (h, c), self.weight_hh, self.bias_hh)
+        return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
+
+
+class GRUCell(RNNCellBase):
+    """One step of a GRU; gates in PyTorch's order (reset, update, new). Returns ``h'``;
+    ``hx`` defaults to zeros.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> cell = tc.nn.GRUCell(3, 4)
+    >>> cell(tc.ones(3)).shape
+    tensorcore.Size([4])
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        """The next hidden state."""
+        x, unbatched = self._prepare(input, hx)
+        h = _batch(hx, unbatched)
+        h = _gru_step(
+            self._project(x), self._zeros(x) if h is None else h, self.weight_hh, self.bias_hh
+        )
+        return h.squeeze(0) if unbatched else h

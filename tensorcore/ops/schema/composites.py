@@ -223,6 +223,13 @@ _op(
     dtype_hint="The `+` operator, on a bool tensor is not supported.",
     autocast="fp32",
 )
+_op(
+    "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
+    "bool equal_nan=False) -> Tensor",
+    "pointwise composite nondifferentiable",
+    "True where ``|self - other| <= atol + rtol * |other|`` (or the elements are equal), "
+    "broadcast; NaNs are equal with ``equal_nan``. Both must have the same dtype.",
+)
 _LIKE = (
     "with the shape (and by default dtype and device) of ``self``, in its memory order "
     "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."

@@ -1,0 +1,195 @@
+"""Idioms of public PyTorch programs (the official tutorials and examples) that tensorcore
+must run unchanged: each test is one line or two such a program writes, with NumPy (or
+a hand-computed value) as the oracle."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore import nn
+from tensorcore.testing import assert_close
+
+
+def test_range_indexes_like_the_list_of_its_values(device: str) -> None:
+    # "What is torch.nn really?": ``-input[range(target.shape[0]), target].mean()``
+    a = np.arange(12.0).reshape(3, 4)
+    x = tc.tensor(a, device=device, requires_grad=True)
+    target = tc.tensor([0, 3, 1], device=device)
+    picked = x[range(3), target]
+    assert_close(picked, a[range(3), [0, 3, 1]])
+    (-picked.mean()).backward()
+    want = np.zeros_like(a)
+    want[range(3), [0, 3, 1]] = -1 / 3
+    assert_close(x.grad, want)
+    assert_close(x[:, range(1, 3)], a[:, 1:3])
+    assert tuple(x[range(0)].shape) == (0, 4)
+    y = tc.zeros(3, 4, device=device)
+    y[range(2), [1, 2]] = 5.0
+    b = np.zeros((3, 4), dtype=np.float32)
+    b[range(2), [1, 2]] = 5.0
+    assert_close(y, b)
+
+
+def test_accelerator_picks_the_quickstarts_device() -> None:
+    # The FashionMNIST quickstart's device line.
+    acc = tc.accelerator.current_accelerator()
+    device = acc.type if tc.accelerator.is_available() else "cpu"
+    assert tc.ones(2, device=device).device.type == device
+    assert tc.accelerator.is_available() == tc.cuda.is_available()
+    assert tc.accelerator.device_count() == tc.cuda.device_count()
+    if tc.accelerator.is_available():
+        assert tc.accelerator.current_accelerator(check_available=True) == tc.device("cuda")
+        assert tc.accelerator.current_device_index() >= 0
+        tc.accelerator.synchronize()
+    else:
+        assert tc.accelerator.current_accelerator(check_available=True) is None
+        with pytest.raises(RuntimeError, match="accelerator"):
+            tc.accelerator.synchronize()
+        with pytest.raises(RuntimeError, match="accelerator"):
+            tc.accelerator.current_device_index()
+
+
+def test_saving_a_whole_module_names_the_state_dict_way() -> None:
+    model = nn.Linear(2, 3)
+    with pytest.raises(TypeError, match=r"save its state_dict\(\)"):
+        tc.save(model, io.BytesIO())
+    with pytest.raises(TypeError) as info:
+        tc.save(object(), io.BytesIO())
+    assert "state_dict" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("unbiased", [True, False])
+def test_unbiased_is_the_older_spelling_of_correction(
+    device: str, name: str, unbiased: bool
+) -> None:
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    x = tc.tensor(a, device=device)
+    ddof = int(unbiased)
+    var = a.var(axis=0, ddof=ddof)
+    want = {
+        "var": var,
+        "std": np.sqrt(var),
+        "var_mean": (var, a.mean(0)),
+        "std_mean": (np.sqrt(var), a.mean(0)),
+    }[name]
+    got = getattr(tc, name)(x, 0, unbiased=unbiased)
+    gots = got if isinstance(got, tuple) else (got,)
+    for g, w in zip(gots, want if isinstance(want, tuple) else (want,), strict=True):
+        assert_close(g, w)
+    if name in ("var", "std"):
+        assert_close(getattr(x, name)(unbiased=unbiased), getattr(a, name)(ddof=ddof))
+    with pytest.raises(TypeError, match="not both"):
+        getattr(tc, name)(x, unbiased=unbiased, correction=1)
+
+
+def test_allclose_isclose_and_equal(device: str) -> None:
+    a = tc.tensor([1.0, 2.0, float("inf"), float("nan")], device=device)
+    b = tc.tensor([1.0 + 1e-9, 2.1, float("inf"), float("nan")], device=device)
+    assert tc.isclose(a, b).tolist() == [True, False, True, False]
+    assert a.isclose(b, equal_nan=True, rtol=0.1).tolist() == [True, True, True, True]
+    assert not tc.allclose(a, b)
+    assert a.allclose(b, rtol=0.1, equal_nan=True) is True
+    ints = tc.tensor([1, 5], device=device)
+    assert tc.isclose(ints, tc.tensor([2, 9], device=device), atol=1).tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="Float did not match Double"):
+        tc.isclose(a, a.double())
+    with pytest.raises(RuntimeError, match="rtol must be greater than or equal to zero"):
+        tc.allclose(a, a, rtol=-1)
+    with pytest.raises(RuntimeError, match="size of tensor"):
+        tc.allclose(a, a[:2])
+    with pytest.raises(TypeError, match="must be Tensor"):
+        tc.allclose(a, 1.0)  # type: ignore[arg-type]
+    assert tc.equal(ints, tc.tensor([1.0, 5.0], device=device)) is True
+    assert not tc.equal(ints, ints.reshape(2, 1))
+    assert not ints.equal(tc.tensor([1, 4], device=device))
+
+
+def _sigmoid(v: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-v))
+
+
+@pytest.mark.parametrize(
+    ("cell", "layer", "kw"),
+    [
+        ("RNNCell", "RNN", {}),
+        ("RNNCell", "RNN", {"nonlinearity": "relu", "bias": False}),
+        ("LSTMCell", "LSTM", {}),
+        ("GRUCell", "GRU", {"bias": False}),
+    ],
+)
+def test_a_recurrent_cell_is_one_step_of_its_layer(
+    device: str, cell: str, layer: str, kw: dict[str, object]
+) -> None:
+    # The char-RNN tutorials' loop: ``for i in range(len(x)): hx, cx = cell(x[i], (hx, cx))``
+    tc.manual_seed(0)
+    c = getattr(nn, cell)(3, 4, device=device, dtype=tc.float64, **kw)
+    full = getattr(nn, layer)(3, 4, device=device, dtype=tc.float64, **kw)
+    assert [n.removesuffix("_l0") for n, _ in full.named_parameters()] == [
+        n for n, _ in c.named_parameters()
+    ]
+    with tc.no_grad():
+        for (_, p), (_, q) in zip(c.named_parameters(), full.named_parameters(), strict=True):
+            q.copy_(p)
+    x = tc.randn(5, 2, 3, device=device, dtype=tc.float64)
+    h0 = tc.randn(2, 4, device=device, dtype=tc.float64)
+    state: object = (h0, h0 * 0.5) if cell == "LSTMCell" else h0
+    outs = []
+    for t in range(5):
+        state = c(x[t], state)
+        outs.append(state[0] if isinstance(state, tuple) else state)
+    want, _ = full(x, (h0[None], (h0 * 0.5)[None]) if cell == "LSTMCell" else h0[None])
+    assert_close(tc.stack(outs), want)
+    unbatched = c(x[0, 0])
+    first = unbatched[0] if isinstance(unbatched, tuple) else unbatched
+    batched = c(x[0, :1])
+    assert_close(first, (batched[0] if isinstance(batched, tuple) else batched)[0])
+    assert tuple(first.shape) == (4,)
+
+
+def test_lstm_cell_matches_numpy_and_gradcheck(device: str) -> None:
+    tc.manual_seed(1)
+    c = nn.LSTMCell(3, 2, device=device, dtype=tc.float64)
+    x = tc.randn(4, 3, device=device, dtype=tc.float64, requires_grad=True)
+    h = tc.randn(4, 2, device=device, dtype=tc.float64, requires_grad=True)
+    cx = tc.randn(4, 2, device=device, dtype=tc.float64)
+    w_ih, w_hh, b_ih, b_hh = (p.detach().cpu().numpy() for p in c.parameters())
+    xn, hn, cn = (t.detach().cpu().numpy() for t in (x, h, cx))
+    i, f, g, o = np.split(xn @ w_ih.T + b_ih + hn @ w_hh.T + b_hh, 4, axis=1)
+    c_new = _sigmoid(f) * cn + _sigmoid(i) * np.tanh(g)
+    h1, c1 = c(x, (h, cx))
+    assert_close(c1, c_new)
+    assert_close(h1, _sigmoid(o) * np.tanh(c_new))
+    assert tc.autograd.gradcheck(lambda a, b: c(a, (b, cx))[0], (x, h))
+    assert repr(nn.RNNCell(3, 4, bias=False, nonlinearity="relu")) == (
+        "RNNCell(3, 4, bias=False, nonlinearity=relu)"
+    )
+    with pytest.raises(ValueError, match="Unknown nonlinearity"):
+        nn.RNNCell(3, 4, nonlinearity="gelu")
+    with pytest.raises(ValueError, match="Expected input to be 1D or 2D"):
+        c(tc.ones(1, 1, 3, device=device, dtype=tc.float64))
+
+
+def test_module_list_prints_repeated_blocks_once() -> None:
+    # print(model) of a transformer: its identical blocks print as one line.
+    blocks = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)])
+    assert repr(blocks) == (
+        "ModuleList(\n"
+        "  (0-1): 2 x Linear(in_features=2, out_features=2, bias=True)\n"
+        "  (2): ReLU()\n"
+        "  (3): Linear(in_features=2, out_features=2, bias=True)\n"
+        ")"
+    )
+    assert repr(nn.ModuleList([nn.ReLU()])) == "ModuleList(\n  (0): ReLU()\n)"
+    assert repr(nn.ModuleList()) == "ModuleList()"
+
+
+def test_module_level_constants() -> None:
+    assert (tc.pi, tc.e, tc.inf) == (np.pi, np.e, np.inf)
+    assert np.isnan(tc.nan) and tc.newaxis is None
+    mask = tc.ones(2, 2).triu(1).bool()
+    assert tc.zeros(2, 2).masked_fill(mask, -tc.inf).tolist() == [[0.0, -np.inf], [0.0, 0.0]]
