@@ -320,7 +320,7 @@ def _group(group: Any, what: str) -> ProcessGroup | None:
     return group
 
 
-def _group_rank(pg: ProcessGroup, global_rank: int, what: str, arg: str) -> int:
+def _group_rank(pg: ProcessGroup, global_rank: Any, what: str, arg: str) -> int:
     ranks = _World.ranks[pg]
     if not isinstance(global_rank, int) or global_rank not in ranks:
         raise ValueError(

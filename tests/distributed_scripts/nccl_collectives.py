@@ -9,12 +9,14 @@ Work), not NCCL.
 
 Modes, by how the ranks meet: ``env`` (``MASTER_ADDR``...; ``backend=None`` with CUDA as
 the default device), ``tcp`` (``init_method="tcp://..."``), ``mpi`` (started by mpiexec,
-no ``MASTER_ADDR``); by what goes wrong: ``timeout`` (rank 1 never joins), ``raise`` (rank 1
-raises), ``samedevice`` (every rank on device 0, which NCCL refuses). Every other mode gives
+no ``MASTER_ADDR``); by what goes wrong: ``timeout`` and ``watchdog`` (rank 1 never joins;
+``wait()`` blocks the host, or the watchdog ends the process), ``raise`` (rank 1 raises),
+``samedevice`` (every rank on device 0, which NCCL refuses). Every other mode gives
 each rank a GPU of its own, from ``LOCAL_RANK`` (or MPICH's ``MPI_LOCALRANKID``), as a
 torchrun program does.
 """
 
+import contextlib
 import os
 import sys
 import time
@@ -31,7 +33,7 @@ calls = nccl.calls if FAKE else []
 OLD_NCCL = nccl.get_version() < 21000  # before 2.10: no NCCL_AVG
 
 mode = sys.argv[1]
-timeout = timedelta(seconds=3 if mode in ("timeout", "raise") else 30)
+timeout = timedelta(seconds=3 if mode in ("timeout", "watchdog", "raise") else 30)
 if mode == "mpi":
     # In a job mpiexec started, the launcher's rank and world size win over the arguments.
     from tensorcore_cuda import nccl as backend
@@ -108,6 +110,21 @@ if mode == "timeout":
     else:  # alive, never joining, until rank 0 has timed out
         world._store.wait(["rank 0 timed out"], timedelta(seconds=60))
         world._store.set("rank 1 saw it", b"")
+    sys.exit(0)
+
+if mode == "watchdog":
+    # Rank 1 never joins. wait() does not block the host (no agreement check here:
+    # TENSORCORE_DISTRIBUTED_CHECK=0), so the all-reduce returns at once; after the timeout
+    # the group's watchdog aborts the communicator and ends the process, as PyTorch's does.
+    if r == 0:
+        start = time.monotonic()
+        dist.all_reduce(tc.ones(4, device=CUDA))
+        print(f"rank 0 returned after {time.monotonic() - start:.1f} s", flush=True)
+        time.sleep(60)
+        print("rank 0 still runs", flush=True)
+    else:  # alive, never joining, until rank 0 (which serves the store) has ended
+        with contextlib.suppress(dist.DistStoreError):
+            world._store.wait(["rank 0 ended"], timedelta(seconds=60))
     sys.exit(0)
 
 if mode == "raise":
@@ -240,8 +257,8 @@ assert t.tolist() == [n == 1] * 3 and used("allReduce", MIN, nccl.NCCL_UINT8)
 calls.clear()
 t = tc.ones(1000, device=CUDA)
 work = dist.all_reduce(t, async_op=True)
-assert work.wait() is True and work.is_completed() and work.is_success()
-assert t.tolist() == [float(n)] * 1000
+assert work.wait() is True and t.tolist() == [float(n)] * 1000  # (the read comes after it)
+assert work.is_completed() and work.is_success()
 works = [dist.broadcast(tc.ones(5, device=CUDA) * r, src=0, async_op=True) for _ in range(3)]
 assert all(w.wait() for w in works)
 
@@ -256,6 +273,48 @@ if n > 1:
         sender = dist.recv(buf, src=prev)
         dist.send(tc.full((2, 3), float(r), device=CUDA), dst=nxt)
     assert sender == prev and buf.tolist() == [[float(prev)] * 3] * 2, (sender, buf)
+
+    # A ring exchange in one batch, where every rank sends first: only one NCCL group
+    # completes it (NCCL's sends, and the fake's, wait for their receiver). A bounded wait,
+    # so that a batch issued one operation at a time fails here instead of hanging.
+    got = tc.zeros(3, 2, device=CUDA).t()  # (non-contiguous: copied back after the batch)
+    works = dist.batch_isend_irecv([
+        dist.P2POp(dist.isend, tc.full((2, 3), float(r), device=CUDA), nxt),
+        dist.P2POp(dist.irecv, got, prev),
+    ])  # fmt: skip
+    assert all(w.wait(timedelta(seconds=10)) for w in works)
+    assert works[1].result() == prev and got.tolist() == [[float(prev)] * 3] * 2, got
+    # ...receives listed first, and wait() without a timeout: ordered on the stream.
+    got = tc.zeros(4, device=CUDA)
+    works = dist.batch_isend_irecv([
+        dist.P2POp(dist.irecv, got, prev),
+        dist.P2POp(dist.isend, tc.full((4,), float(r), device=CUDA), nxt),
+    ])  # fmt: skip
+    assert all(w.wait() for w in works) and got.tolist() == [float(prev)] * 4, got
+    try:
+        dist.batch_isend_irecv([dist.P2POp(dist.isend, got, nxt),
+                                dist.P2POp(dist.irecv, got, prev, group=world)])  # fmt: skip
+        raise AssertionError("ops of different groups accepted")
+    except ValueError as exc:
+        assert "all ops need to use the same group" in str(exc), exc
+
+    # wait() makes the current stream wait, not the host (PyTorch's NCCL semantics): rank 0
+    # arrives first, its wait returns at once, and what the stream does next (here the copy
+    # to the host) comes after the all-reduce.
+    t = tc.full((4,), float(r + 1), device=CUDA)
+    if r:
+        time.sleep(1.0)
+    start = time.monotonic()
+    work = world.allreduce(t, dist.ReduceOp.SUM)
+    assert work.wait() is True
+    took = time.monotonic() - start
+    if r == 0:
+        assert took < 0.5 and not work.is_completed(), f"wait() blocked the host {took:.2f} s"
+    assert t.tolist() == [float(total)] * 4, t
+    assert work.is_completed() and work.is_success() and work.exception() is None
+    work = world.broadcast(t, 0)
+    work.synchronize()  # (the same as wait())
+    assert t.tolist() == [float(total)] * 4 and work.is_completed()
 
 # Objects ride on the tensor collectives (uint8 tensors on the default device).
 objs = [None] * n
