@@ -51,21 +51,45 @@ if mode == "samedevice":
         assert "Duplicate GPU" in str(exc) and "set_device(local_rank)" in str(exc), exc
     print(f"rank {os.environ['RANK']} OK")
     sys.exit(0)
-tc.cuda.set_device(int(os.environ.get("LOCAL_RANK", os.environ.get("MPI_LOCALRANKID", 0))))
+local = int(os.environ.get("LOCAL_RANK", os.environ.get("MPI_LOCALRANKID", 0)))
+device_id = None
+if mode in ("tcp", "mpi"):
+    # init_process_group(device_id=...) binds the process to its GPU (no set_device first);
+    # a bad one raises before any rank waits for another.
+    for bad, err, text in [
+        ("cuda:0", TypeError, "device_id must be a tensorcore.device or an int, not str"),
+        (tc.device("cpu"), ValueError, "device_id=cpu is not a device of the 'nccl' backend"),
+        (tc.device("cuda"), ValueError, "device_id must name one device, with its index"),
+        (-1, ValueError, "device_id must be a non-negative index, got -1"),
+        (tc.device("cuda", 7), ValueError, "device_id=cuda:7, but this process sees"),
+    ]:
+        try:
+            dist.init_process_group("nccl", timeout=timeout, device_id=bad)
+            raise AssertionError(f"device_id={bad!r} accepted")
+        except err as exc:
+            assert text in str(exc), exc
+        assert not dist.is_initialized() and tc.cuda.current_device() == 0
+    device_id = local if mode == "tcp" else tc.device("cuda", local)
+else:
+    tc.cuda.set_device(local)
 if mode == "tcp":
     url = f"tcp://127.0.0.1:{os.environ['MASTER_PORT']}"
     rank, size = int(os.environ["TEST_RANK"]), int(os.environ["TEST_N"])
-    dist.init_process_group("nccl", init_method=url, timeout=timeout, rank=rank, world_size=size)
+    dist.init_process_group("nccl", init_method=url, timeout=timeout, rank=rank,
+                            world_size=size, device_id=device_id)  # fmt: skip
 elif mode == "env":
     tc.set_default_device("cuda")
     dist.init_process_group(timeout=timeout)  # picked by the default device
     tc.set_default_device("cpu")
 else:
-    dist.init_process_group("nccl", timeout=timeout)
+    dist.init_process_group("nccl", timeout=timeout, device_id=device_id)
 assert dist.get_backend() == "nccl" and dist.is_nccl_available()
+world = dist.GroupMember.WORLD
+# The group, its communicator and the current device are the rank's own GPU.
+assert tc.cuda.current_device() == local and world.device == tc.device("cuda", local)
+assert world._comm.device_id() == local
 r, n = dist.get_rank(), dist.get_world_size()
 CUDA = tc.device("cuda", tc.cuda.current_device())
-world = dist.GroupMember.WORLD
 # The unique id travelled through the store, or through MPI when mpiexec started the job
 # (a world of one, without MASTER_ADDR, needs neither).
 via_mpi = "MASTER_ADDR" not in os.environ and "PMI_RANK" in os.environ  # (MPICH's mpiexec)

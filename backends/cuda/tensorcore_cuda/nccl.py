@@ -192,21 +192,39 @@ def create(
     rank: int = -1,
     timeout: timedelta = DEFAULT_TIMEOUT,
     init_method: str | None = None,
+    device_id: Any = None,
 ) -> NCCLProcessGroup:
     """The default process group over NCCL (``init_process_group("nccl")`` calls it).
 
     The ranks meet through ``init_method`` (``"env://"`` or None: ``MASTER_ADDR``,
     ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``; ``"tcp://host:port"`` with ``rank`` and
     ``world_size``), or, in a job started by ``mpiexec`` where those are missing, through
-    MPI. The group runs on the CUDA device current here: set it first
-    (``tensorcore.cuda.set_device(local_rank)``), one device per rank.
+    MPI. The group runs on ``device_id`` (a CUDA device with an index, which becomes the
+    current device here, before the ranks meet), or else on the CUDA device current here:
+    one device per rank.
     """
     cp = _cupy()
     nccl = _nccl_module()
+    if device_id is not None:
+        _bind(cp, device_id)
     uid, rank, world_size, store, mpi = _rendezvous(nccl, init_method, world_size, rank, timeout)
     index = int(cp.cuda.runtime.getDevice())
     comm = _communicator(cp, nccl, world_size, uid, rank, index, "init_process_group()")
     return NCCLProcessGroup(cp, nccl, comm, rank, world_size, index, timeout, store, mpi)
+
+
+def _bind(cp: Any, device_id: Any) -> None:
+    """Make ``device_id`` (a ``cuda`` device with an index: the frontend checked that) the
+    current device, after checking that this process has it."""
+    count = int(cp.cuda.runtime.getDeviceCount())
+    if not 0 <= device_id.index < count:
+        raise ValueError(
+            f"init_process_group(): device_id={device_id}, but this process sees {count} CUDA "
+            f"device{'s' if count != 1 else ''}"
+            + (f" (cuda:0 to cuda:{count - 1})" if count > 1 else "")
+            + " (CUDA_VISIBLE_DEVICES may hide the others)"
+        )
+    cp.cuda.runtime.setDevice(device_id.index)
 
 
 def _cupy() -> Any:
