@@ -275,4 +275,7 @@ def test_the_backends_examples_run() -> None:
     # (CI's doctest run does not cover tensorcore_cuda: its other modules need a GPU.)
     import doctest
 
-    assert doctest.testmod(nccl_mod).failed == 0
+    from tensorcore_cuda import _nccl_plan, _nccl_work
+
+    for mod in (nccl_mod, _nccl_plan, _nccl_work):
+        assert doctest.testmod(mod).failed == 0, mod.__name__

@@ -277,6 +277,30 @@ t = full((3,), (r + 1) % 2, tc.bool)  # True on rank 0 only
 dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)  # a logical and: uint8 MIN
 assert t.tolist() == [n == 1] * 3 and used("allReduce", MIN, nccl.NCCL_UINT8)
 
+# A repeated all_reduce runs the tensor's plan (NCCLPlan: the fingerprint kept on the
+# device); the check still runs every call, so a rank that all-reduces another shape
+# while the others reuse their plan is named.
+from tensorcore.distributed._group import _World  # noqa: E402
+
+t = tc.ones(4, device=CUDA)
+for _ in range(3):
+    calls.clear()
+    dist.all_reduce(t)
+    assert type(_World.plans[id(t)].backend).__name__ == "NCCLPlan"
+    checks = [c for c in calls if c == ("allReduce", nccl.NCCL_INT64, MAX)]
+    assert len(checks) == 1 or not FAKE, calls
+assert t.tolist() == [float(n**3)] * 4, t
+if n > 1:
+    u = tc.ones(5, device=CUDA) if r == n - 1 else t
+    try:
+        dist.all_reduce(u)
+        raise AssertionError("a mismatch with a planned all_reduce went through")
+    except RuntimeError as exc:
+        assert "rank 0: all_reduce: (4,) float32 SUM" in str(exc), exc
+        assert f"rank {n - 1}: all_reduce: (5,) float32 SUM" in str(exc), exc
+    dist.all_reduce(t, op=dist.ReduceOp.AVG)  # (the group goes on; AVG through a plan)
+    assert t.tolist() == [float(n**3)] * 4, t
+
 # async_op: a Work over an event on the group's stream.
 calls.clear()
 t = tc.ones(1000, device=CUDA)

@@ -33,9 +33,11 @@ How it works (PyTorch's ``ProcessGroupNCCL``, in Python):
   (``groupStart``/``groupEnd``), so that sends and receives progress together.
   ``barrier`` is an all-reduce of one element. ``recv`` needs its source (NCCL has no
   "any source") and ignores tags, as PyTorch's.
-* **The agreement check** (``agree``): one all-reduce (MAX) of two int64s, a fingerprint of
-  the ranks' descriptions and its negation, on the device, read back by the host; when the
-  ranks differ, their descriptions are all-gathered so that each rank names every call.
+* **The agreement check** (``agree``, ``_nccl_plan.py``): one all-reduce (MAX) of two
+  int64s, a fingerprint of the ranks' descriptions and its negation, on the device, read back
+  by the host; when the ranks differ, their descriptions are all-gathered so that each rank
+  names every call. ``all_reduce`` of a tensor it saw before runs its plan (``NCCLPlan``):
+  the fingerprint stays on the device, the check still runs every call.
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ import contextlib
 import importlib
 import importlib.util
 import os
-import zlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -59,6 +60,7 @@ from tensorcore.distributed import (
     rendezvous,
 )
 
+from ._nccl_plan import NCCLPlan, compare, on_device
 from ._nccl_work import NCCLWork, Watchdog, blocking_wait
 
 __all__ = ["NCCLProcessGroup", "create", "unavailable_reason", "version_string"]
@@ -286,11 +288,6 @@ def _returns(value: Any) -> Callable[[], Any]:
 def _copy(dst: Any, src: Any) -> None:
     with tc.no_grad():  # (a finisher may run in Work.wait, outside the collective's no_grad)
         dst.copy_(src)
-
-
-def _fingerprint(description: str) -> int:
-    data = description.encode()
-    return (zlib.crc32(data) ^ (zlib.adler32(data) << 32)) & ((1 << 62) - 1)
 
 
 class NCCLProcessGroup(ProcessGroup):
@@ -611,19 +608,20 @@ class NCCLProcessGroup(ProcessGroup):
 
     # -------------------------------------------------------------- agreement, groups
     def agree(self, description: str, what: str) -> list[str] | None:
-        h = _fingerprint(description)
-        buf = tc.tensor([h, -h], dtype=tc.int64, device=self.device)
-        ptr, comm = buf.data_ptr(), self._comm
-        dtype, op = self._nccl.NCCL_INT64, self._ops[ReduceOp.MAX]
+        buf = on_device(self, description)
+        return compare(self, buf, buf, description, what)
 
-        def issue(stream: int) -> None:
-            comm.allReduce(ptr, ptr, 2, dtype, op, stream)
-
-        self._launch(what, issue, (buf,), host=True).wait()
-        top, neg_bottom = buf.tolist()
-        if top == -neg_bottom:
+    def allreduce_plan(self, tensor: Any, op: ReduceOp, description: str | None) -> Any:
+        """An :class:`NCCLPlan` for a dtype NCCL reduces natively and an op it supports on
+        it; None otherwise (the generic path converts, or raises)."""
+        name = str(tensor.dtype).replace("tensorcore.", "")
+        if name not in self._types or (
+            tensor.dtype.is_complex and op not in (ReduceOp.SUM, ReduceOp.AVG)
+        ):
             return None
-        return self._allgather_text(description, what)
+        self._check_tensor(tensor, "all_reduce")
+        _, count, dtype, nop, fins = self._reduction(tensor, op, "all_reduce")
+        return NCCLPlan(self, count, dtype, nop, bool(fins), description)
 
     def _allgather_text(self, text: str, what: str) -> list[str]:
         """Every rank's ``text`` (they are all here: a mismatch was found together)."""
