@@ -205,3 +205,26 @@ def test_reachable_as_in_pytorch() -> None:
     assert tc.distributed.init_process_group is not None
     assert tc.nn.parallel.DistributedDataParallel is not None
     assert tc.utils.data.distributed.DistributedSampler is not None
+
+
+@pytest.mark.parametrize(
+    ("device_id", "error", "text"),
+    [
+        (0, ValueError, "device_id=0 is the index of an accelerator, but the 'mpi' backend"),
+        ("cpu", TypeError, "device_id must be a tensorcore.device or an int, not str"),
+        (True, TypeError, "device_id must be a tensorcore.device or an int, not bool"),
+        ("cuda:0", ValueError, "device_id=cuda:0 is not a device of the 'mpi' backend"),
+    ],
+)
+def test_init_process_group_refuses_a_bad_device_id_before_the_backend(
+    device_id: object, error: type[Exception], text: str
+) -> None:
+    # (checked before the backend's group is made, so no rank waits for this one)
+    import tensorcore as tc
+    import tensorcore.distributed as dist
+
+    if device_id == "cuda:0":
+        device_id = tc.device("cuda", 0)
+    with pytest.raises(error, match=text):
+        dist.init_process_group("mpi", device_id=device_id)
+    assert not dist.is_initialized()

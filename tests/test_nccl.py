@@ -237,8 +237,18 @@ def test_two_ranks_on_one_device_are_refused_with_advice() -> None:
 
 
 def test_a_rank_that_never_joins_times_out_and_aborts_the_communicator() -> None:
-    (code, out, err), _ = launch(2, "timeout")
+    # TENSORCORE_NCCL_BLOCKING_WAIT=1 (PyTorch's TORCH_NCCL_BLOCKING_WAIT): wait() blocks the
+    # host and raises after the timeout (with the check off, the all-reduce's own wait does).
+    (code, out, err), _ = launch(2, "timeout", TENSORCORE_NCCL_BLOCKING_WAIT="1",
+                                 TENSORCORE_DISTRIBUTED_CHECK="0")  # fmt: skip
     assert code == 0 and "rank 0 timed out after" in out, out + err
+
+
+def test_the_watchdog_ends_a_process_whose_collective_hangs() -> None:
+    (code, out, err), _ = launch(2, "watchdog", TENSORCORE_DISTRIBUTED_CHECK="0")
+    assert "rank 0 returned after 0.0 s" in out and "still runs" not in out, out + err
+    assert code == 1 and "all_reduce: timed out after 3 s" in err, err
+    assert "the NCCL communicator was aborted, and the process ends" in err, err
 
 
 def test_a_rank_that_raises_is_reported_to_the_others() -> None:
@@ -265,4 +275,7 @@ def test_the_backends_examples_run() -> None:
     # (CI's doctest run does not cover tensorcore_cuda: its other modules need a GPU.)
     import doctest
 
-    assert doctest.testmod(nccl_mod).failed == 0
+    from tensorcore_cuda import _nccl_plan, _nccl_work
+
+    for mod in (nccl_mod, _nccl_plan, _nccl_work):
+        assert doctest.testmod(mod).failed == 0, mod.__name__

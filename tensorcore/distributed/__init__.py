@@ -26,6 +26,8 @@ from ._backend import (
     ProcessGroup,
     ReduceOp,
     Work,
+    spin,
+    timed_out,
 )
 from ._collectives import (
     all_gather,
@@ -115,4 +117,6 @@ __all__ = [
     "scatter",
     "scatter_object_list",
     "send",
+    "spin",
+    "timed_out",
 ]

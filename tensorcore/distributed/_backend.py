@@ -157,6 +157,11 @@ class Work:
         self._finish()
         return True
 
+    def synchronize(self) -> None:
+        """Wait for the operation as :meth:`wait` does without a timeout (a GPU backend
+        makes the current stream wait instead of the host, as PyTorch's NCCL works do)."""
+        self.wait()
+
     def result(self) -> Any:
         """What the last finisher returned (the sender's rank for ``irecv``), after wait."""
         self.wait()
@@ -277,6 +282,19 @@ class ProcessGroup:
     def barrier(self) -> Work:
         """Wait until every rank of the group has reached the barrier."""
         raise NotImplementedError
+
+    def batch_p2p(self, ops: list[tuple[str, Tensor, int | None, int]]) -> list[Work] | None:
+        """Optional: start the sends and receives of one ``batch_isend_irecv`` together, so
+        that none waits for another of the batch (NCCL: one ``ncclGroupStart``/``End``, in
+        which a ring's sends and receives progress at once).
+
+        ``ops`` are ``(kind, tensor, peer, tag)`` in the caller's order: ``kind`` is
+        ``"send"`` or ``"recv"``, ``tensor`` contiguous, ``peer`` a rank in this group (None
+        for a receive from any rank). Returns a :class:`Work` per operation, in that order
+        (a receive's :meth:`Work.result` is the sender's rank). None, the default, when the
+        backend has no batch: the frontend then calls :meth:`send` and :meth:`recv` for each
+        operation, in order (MPI's non-blocking sends and receives need no more)."""
+        return None
 
     def agree(self, description: str, what: str) -> list[str] | None:
         """Check that every rank passes the same ``description`` (shapes and dtypes of a

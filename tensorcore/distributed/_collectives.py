@@ -400,9 +400,9 @@ def isend(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> Work | N
     pg = _group(group, "isend")
     if pg is None:
         return None
-    _check(pg, tensor, "isend")
-    peer = _group_rank(pg, dst, "isend", "dst")
-    return pg.send(tensor.contiguous(), peer, tag)
+    _, buf, peer, tag, _ = p2p_op(pg, "send", tensor, dst, tag, "isend")
+    assert peer is not None
+    return pg.send(buf, peer, tag)
 
 
 def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> Work | None:
@@ -418,12 +418,24 @@ def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 
     pg = _group(group, "irecv")
     if pg is None:
         return None
-    _check(pg, tensor, "irecv")
-    peer = None if src is None else _group_rank(pg, src, "irecv", "src")
+    _, buf, peer, tag, back = p2p_op(pg, "recv", tensor, src, tag, "irecv")
+    work = pg.recv(buf, peer, tag)
+    return work.then(back) if back is not None else work
+
+
+def p2p_op(
+    pg: ProcessGroup, kind: str, tensor: Any, peer: int | None, tag: int, what: str
+) -> tuple[str, Tensor, int | None, int, Any]:
+    """A checked send or receive for ``pg``: ``(kind, contiguous tensor, peer's rank in the
+    group, tag, finisher)``; the finisher copies a receive back into a non-contiguous
+    ``tensor`` (None when there is nothing to copy)."""
+    _check(pg, tensor, what)
+    if kind == "send":
+        return kind, tensor.contiguous(), _group_rank(pg, peer, what, "dst"), tag, None
+    rank = None if peer is None else _group_rank(pg, peer, what, "src")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
-        work = pg.recv(buf, peer, tag)
-        return work.then(back) if back is not None else work
+    return kind, buf, rank, tag, back
 
 
 def send(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> None:

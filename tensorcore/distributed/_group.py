@@ -15,6 +15,7 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any, ClassVar
 
+from ..devices import device as _device_type
 from ..plugins import manager
 from ._backend import DEFAULT_TIMEOUT, ProcessGroup
 
@@ -182,7 +183,16 @@ def init_process_group(
     world_size, rank
         Given, or read from the environment (``init_method`` above); under MPI, taken from
         the launcher when neither says, and they must agree with it.
-    store, group_name, pg_options, device_id
+    device_id
+        The one device this process works on, as in PyTorch: a ``tensorcore.device`` with an
+        index (``tc.device("cuda", local_rank)``), or an int, the index of a device of the
+        backend's accelerator (``cuda`` for ``nccl``). The backend binds the process to it:
+        NCCL makes it the current CUDA device and makes the group's communicator there, at
+        once (it is never made lazily here). A value of the wrong type raises
+        ``TypeError``; a device the backend does not move, one without an index, or an
+        index this process has no device for, ``ValueError``, before any rank waits for
+        another.
+    store, group_name, pg_options
         Accepted for PyTorch compatibility; unused.
 
     Raises
@@ -219,13 +229,50 @@ def init_process_group(
         )
     name = _pick_backend(backend)
     cb = manager.comm_backends()[name]
+    bound = _bound_device(device_id, name, cb.devices)
     world_size, rank = _rendezvous(init_method, world_size, rank)
-    pg = cb.factory(world_size=world_size, rank=rank, timeout=timeout, init_method=init_method)
+    extra = {} if bound is None else {"device_id": bound}
+    pg = cb.factory(world_size=world_size, rank=rank, timeout=timeout, init_method=init_method,
+                    **extra)  # fmt: skip
     _World.default = GroupMember.WORLD = pg
     _World.check = os.environ.get("TENSORCORE_DISTRIBUTED_CHECK", "1") != "0"
     _World.ranks = {pg: list(range(pg.size()))}
     if pg.size() > 1 and os.environ.get("TENSORCORE_DISTRIBUTED_ABORT", "1") != "0":
         _install_abort_hook(pg)
+
+
+def _bound_device(device_id: Any, backend: str, devices: tuple[str, ...]) -> Any:
+    """``device_id`` as a device of one of ``devices`` (the types ``backend`` moves), or
+    None; an int is an index of the backend's first device type other than the CPU."""
+    what = "init_process_group()"
+    if device_id is None:
+        return None
+    if isinstance(device_id, int) and not isinstance(device_id, bool):
+        accelerators = [t for t in devices if t != "cpu"]
+        if not accelerators:
+            raise ValueError(
+                f"{what}: device_id={device_id} is the index of an accelerator, but the "
+                f"'{backend}' backend moves tensors of {', '.join(devices)} only"
+            )
+        if device_id < 0:
+            raise ValueError(f"{what}: device_id must be a non-negative index, got {device_id}")
+        return _device_type(accelerators[0], device_id)
+    if not isinstance(device_id, _device_type):
+        raise TypeError(
+            f"{what}: device_id must be a tensorcore.device or an int, not "
+            f"{type(device_id).__name__}"
+        )
+    if device_id.type not in devices:
+        raise ValueError(
+            f"{what}: device_id={device_id} is not a device of the '{backend}' backend, "
+            f"which moves tensors of {', '.join(devices)}"
+        )
+    if device_id.index is None and device_id.type != "cpu":
+        raise ValueError(
+            f"{what}: device_id must name one device, with its index, such as "
+            f"tc.device('{device_id.type}', local_rank); got {device_id}"
+        )
+    return device_id
 
 
 def _rendezvous(init_method: str | None, world_size: int, rank: int) -> tuple[int, int]:
@@ -320,7 +367,7 @@ def _group(group: Any, what: str) -> ProcessGroup | None:
     return group
 
 
-def _group_rank(pg: ProcessGroup, global_rank: int, what: str, arg: str) -> int:
+def _group_rank(pg: ProcessGroup, global_rank: Any, what: str, arg: str) -> int:
     ranks = _World.ranks[pg]
     if not isinstance(global_rank, int) or global_rank not in ranks:
         raise ValueError(

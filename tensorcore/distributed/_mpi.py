@@ -219,9 +219,11 @@ class MPIProcessGroup(ProcessGroup):
         rank: int = -1,
         timeout: timedelta = DEFAULT_TIMEOUT,
         init_method: str | None = None,
+        device_id: Any = None,
     ) -> MPIProcessGroup:
         """The default group: ``MPI.COMM_WORLD``, whose rank and size the MPI launcher set;
-        ``world_size`` and ``rank``, when given, must agree with them."""
+        ``world_size`` and ``rank``, when given, must agree with them. ``device_id`` (a CPU
+        device: the frontend checked it) binds nothing: host memory is one device."""
         comm = _mpi().COMM_WORLD
         for name, given, actual in (
             ("world_size", world_size, comm.Get_size()),

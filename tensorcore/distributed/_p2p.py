@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ._backend import Work
-from ._collectives import irecv, isend
+from ._collectives import irecv, isend, p2p_op
+from ._group import _group
 
 __all__ = ["P2POp", "batch_isend_irecv"]
 
@@ -40,8 +41,18 @@ class P2POp:
 
 
 def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
-    """Start every operation of ``p2p_op_list`` (sends and receives, in any order, without
-    deadlocking on each other) and return their works, in the list's order.
+    """Start every operation of ``p2p_op_list`` (sends and receives of one group, in any
+    order, without deadlocking on each other) and return their works, in the list's order.
+
+    The communication backend starts them together where it can (NCCL: one NCCL group, as
+    PyTorch does), so a ring in which every rank sends to the next and receives from the
+    previous completes; otherwise (MPI) one by one, as non-blocking operations.
+
+    Raises
+    ------
+    ValueError
+        When the operations name different groups (PyTorch's "All ops need to use the same
+        group").
 
     Examples
     --------
@@ -49,16 +60,34 @@ def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
     >>> dist.batch_isend_irecv([])
     []
     """
+    what = "batch_isend_irecv"
     if not isinstance(p2p_op_list, (list, tuple)) or not all(
         isinstance(p, P2POp) for p in p2p_op_list
     ):
-        raise TypeError("batch_isend_irecv(): expected a list of P2POp")
-    works: list[Work] = []
-    for p in p2p_op_list:
-        if p.op is isend:
-            w = isend(p.tensor, p.peer, group=p.group, tag=p.tag)
-        else:
-            w = irecv(p.tensor, p.peer, group=p.group, tag=p.tag)
-        if w is not None:
-            works.append(w)
+        raise TypeError(f"{what}(): expected a list of P2POp")
+    if not p2p_op_list:
+        return []
+    group = p2p_op_list[0].group
+    if any(p.group is not group for p in p2p_op_list):
+        raise ValueError(f"{what}(): all ops need to use the same group")
+    pg = _group(group, what)
+    if pg is None:
+        return []
+    prepared = [
+        p2p_op(pg, "send" if p.op is isend else "recv", p.tensor, p.peer, p.tag, what)
+        for p in p2p_op_list
+    ]
+    ops = [(kind, buf, peer, tag) for kind, buf, peer, tag, _ in prepared]
+    works = pg.batch_p2p(ops)
+    if works is None:
+        works = []
+        for kind, buf, peer, tag in ops:
+            if kind == "send":
+                assert peer is not None
+                works.append(pg.send(buf, peer, tag))
+            else:
+                works.append(pg.recv(buf, peer, tag))
+    for work, (*_, back) in zip(works, prepared, strict=True):
+        if back is not None:
+            work.then(back)
     return works

@@ -235,8 +235,9 @@ class DeviceInterface:
 class CommBackend:
     """A communication backend as a plugin registered it (``register.comm_backend``).
 
-    ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` makes the process
-    group (``tensorcore.distributed.ProcessGroup``); ``devices`` are the device types whose
+    ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` (and ``device_id=``
+    when ``init_process_group`` got one) makes the process group
+    (``tensorcore.distributed.ProcessGroup``); ``devices`` are the device types whose
     tensors it moves; ``unavailable_reason`` says why it cannot be used here (None when it
     can); ``plugin`` is the registering plugin's name.
     """
@@ -294,8 +295,9 @@ class Registrar:
     ) -> None:
         """Register a communication backend called ``name`` for ``tc.distributed``.
 
-        ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` returns a
-        ``tensorcore.distributed.ProcessGroup``; ``devices`` are the device types whose
+        ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` (and
+        ``device_id=``, a device of ``devices``, when ``init_process_group`` got one) returns
+        a ``tensorcore.distributed.ProcessGroup``; ``devices`` are the device types whose
         tensors it moves. Where the engine cannot run here (its library is missing), give
         ``unavailable_reason``, a sentence saying why and what to install.
         """

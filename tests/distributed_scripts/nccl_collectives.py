@@ -9,12 +9,14 @@ Work), not NCCL.
 
 Modes, by how the ranks meet: ``env`` (``MASTER_ADDR``...; ``backend=None`` with CUDA as
 the default device), ``tcp`` (``init_method="tcp://..."``), ``mpi`` (started by mpiexec,
-no ``MASTER_ADDR``); by what goes wrong: ``timeout`` (rank 1 never joins), ``raise`` (rank 1
-raises), ``samedevice`` (every rank on device 0, which NCCL refuses). Every other mode gives
+no ``MASTER_ADDR``); by what goes wrong: ``timeout`` and ``watchdog`` (rank 1 never joins;
+``wait()`` blocks the host, or the watchdog ends the process), ``raise`` (rank 1 raises),
+``samedevice`` (every rank on device 0, which NCCL refuses). Every other mode gives
 each rank a GPU of its own, from ``LOCAL_RANK`` (or MPICH's ``MPI_LOCALRANKID``), as a
 torchrun program does.
 """
 
+import contextlib
 import os
 import sys
 import time
@@ -31,7 +33,7 @@ calls = nccl.calls if FAKE else []
 OLD_NCCL = nccl.get_version() < 21000  # before 2.10: no NCCL_AVG
 
 mode = sys.argv[1]
-timeout = timedelta(seconds=3 if mode in ("timeout", "raise") else 30)
+timeout = timedelta(seconds=3 if mode in ("timeout", "watchdog", "raise") else 30)
 if mode == "mpi":
     # In a job mpiexec started, the launcher's rank and world size win over the arguments.
     from tensorcore_cuda import nccl as backend
@@ -49,21 +51,45 @@ if mode == "samedevice":
         assert "Duplicate GPU" in str(exc) and "set_device(local_rank)" in str(exc), exc
     print(f"rank {os.environ['RANK']} OK")
     sys.exit(0)
-tc.cuda.set_device(int(os.environ.get("LOCAL_RANK", os.environ.get("MPI_LOCALRANKID", 0))))
+local = int(os.environ.get("LOCAL_RANK", os.environ.get("MPI_LOCALRANKID", 0)))
+device_id = None
+if mode in ("tcp", "mpi"):
+    # init_process_group(device_id=...) binds the process to its GPU (no set_device first);
+    # a bad one raises before any rank waits for another.
+    for bad, err, text in [
+        ("cuda:0", TypeError, "device_id must be a tensorcore.device or an int, not str"),
+        (tc.device("cpu"), ValueError, "device_id=cpu is not a device of the 'nccl' backend"),
+        (tc.device("cuda"), ValueError, "device_id must name one device, with its index"),
+        (-1, ValueError, "device_id must be a non-negative index, got -1"),
+        (tc.device("cuda", 7), ValueError, "device_id=cuda:7, but this process sees"),
+    ]:
+        try:
+            dist.init_process_group("nccl", timeout=timeout, device_id=bad)
+            raise AssertionError(f"device_id={bad!r} accepted")
+        except err as exc:
+            assert text in str(exc), exc
+        assert not dist.is_initialized() and tc.cuda.current_device() == 0
+    device_id = local if mode == "tcp" else tc.device("cuda", local)
+else:
+    tc.cuda.set_device(local)
 if mode == "tcp":
     url = f"tcp://127.0.0.1:{os.environ['MASTER_PORT']}"
     rank, size = int(os.environ["TEST_RANK"]), int(os.environ["TEST_N"])
-    dist.init_process_group("nccl", init_method=url, timeout=timeout, rank=rank, world_size=size)
+    dist.init_process_group("nccl", init_method=url, timeout=timeout, rank=rank,
+                            world_size=size, device_id=device_id)  # fmt: skip
 elif mode == "env":
     tc.set_default_device("cuda")
     dist.init_process_group(timeout=timeout)  # picked by the default device
     tc.set_default_device("cpu")
 else:
-    dist.init_process_group("nccl", timeout=timeout)
+    dist.init_process_group("nccl", timeout=timeout, device_id=device_id)
 assert dist.get_backend() == "nccl" and dist.is_nccl_available()
+world = dist.GroupMember.WORLD
+# The group, its communicator and the current device are the rank's own GPU.
+assert tc.cuda.current_device() == local and world.device == tc.device("cuda", local)
+assert world._comm.device_id() == local
 r, n = dist.get_rank(), dist.get_world_size()
 CUDA = tc.device("cuda", tc.cuda.current_device())
-world = dist.GroupMember.WORLD
 # The unique id travelled through the store, or through MPI when mpiexec started the job
 # (a world of one, without MASTER_ADDR, needs neither).
 via_mpi = "MASTER_ADDR" not in os.environ and "PMI_RANK" in os.environ  # (MPICH's mpiexec)
@@ -108,6 +134,21 @@ if mode == "timeout":
     else:  # alive, never joining, until rank 0 has timed out
         world._store.wait(["rank 0 timed out"], timedelta(seconds=60))
         world._store.set("rank 1 saw it", b"")
+    sys.exit(0)
+
+if mode == "watchdog":
+    # Rank 1 never joins. wait() does not block the host (no agreement check here:
+    # TENSORCORE_DISTRIBUTED_CHECK=0), so the all-reduce returns at once; after the timeout
+    # the group's watchdog aborts the communicator and ends the process, as PyTorch's does.
+    if r == 0:
+        start = time.monotonic()
+        dist.all_reduce(tc.ones(4, device=CUDA))
+        print(f"rank 0 returned after {time.monotonic() - start:.1f} s", flush=True)
+        time.sleep(60)
+        print("rank 0 still runs", flush=True)
+    else:  # alive, never joining, until rank 0 (which serves the store) has ended
+        with contextlib.suppress(dist.DistStoreError):
+            world._store.wait(["rank 0 ended"], timedelta(seconds=60))
     sys.exit(0)
 
 if mode == "raise":
@@ -236,12 +277,36 @@ t = full((3,), (r + 1) % 2, tc.bool)  # True on rank 0 only
 dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)  # a logical and: uint8 MIN
 assert t.tolist() == [n == 1] * 3 and used("allReduce", MIN, nccl.NCCL_UINT8)
 
+# A repeated all_reduce runs the tensor's plan (NCCLPlan: the fingerprint kept on the
+# device); the check still runs every call, so a rank that all-reduces another shape
+# while the others reuse their plan is named.
+from tensorcore.distributed._group import _World  # noqa: E402
+
+t = tc.ones(4, device=CUDA)
+for _ in range(3):
+    calls.clear()
+    dist.all_reduce(t)
+    assert type(_World.plans[id(t)].backend).__name__ == "NCCLPlan"
+    checks = [c for c in calls if c == ("allReduce", nccl.NCCL_INT64, MAX)]
+    assert len(checks) == 1 or not FAKE, calls
+assert t.tolist() == [float(n**3)] * 4, t
+if n > 1:
+    u = tc.ones(5, device=CUDA) if r == n - 1 else t
+    try:
+        dist.all_reduce(u)
+        raise AssertionError("a mismatch with a planned all_reduce went through")
+    except RuntimeError as exc:
+        assert "rank 0: all_reduce: (4,) float32 SUM" in str(exc), exc
+        assert f"rank {n - 1}: all_reduce: (5,) float32 SUM" in str(exc), exc
+    dist.all_reduce(t, op=dist.ReduceOp.AVG)  # (the group goes on; AVG through a plan)
+    assert t.tolist() == [float(n**3)] * 4, t
+
 # async_op: a Work over an event on the group's stream.
 calls.clear()
 t = tc.ones(1000, device=CUDA)
 work = dist.all_reduce(t, async_op=True)
-assert work.wait() is True and work.is_completed() and work.is_success()
-assert t.tolist() == [float(n)] * 1000
+assert work.wait() is True and t.tolist() == [float(n)] * 1000  # (the read comes after it)
+assert work.is_completed() and work.is_success()
 works = [dist.broadcast(tc.ones(5, device=CUDA) * r, src=0, async_op=True) for _ in range(3)]
 assert all(w.wait() for w in works)
 
@@ -256,6 +321,48 @@ if n > 1:
         sender = dist.recv(buf, src=prev)
         dist.send(tc.full((2, 3), float(r), device=CUDA), dst=nxt)
     assert sender == prev and buf.tolist() == [[float(prev)] * 3] * 2, (sender, buf)
+
+    # A ring exchange in one batch, where every rank sends first: only one NCCL group
+    # completes it (NCCL's sends, and the fake's, wait for their receiver). A bounded wait,
+    # so that a batch issued one operation at a time fails here instead of hanging.
+    got = tc.zeros(3, 2, device=CUDA).t()  # (non-contiguous: copied back after the batch)
+    works = dist.batch_isend_irecv([
+        dist.P2POp(dist.isend, tc.full((2, 3), float(r), device=CUDA), nxt),
+        dist.P2POp(dist.irecv, got, prev),
+    ])  # fmt: skip
+    assert all(w.wait(timedelta(seconds=10)) for w in works)
+    assert works[1].result() == prev and got.tolist() == [[float(prev)] * 3] * 2, got
+    # ...receives listed first, and wait() without a timeout: ordered on the stream.
+    got = tc.zeros(4, device=CUDA)
+    works = dist.batch_isend_irecv([
+        dist.P2POp(dist.irecv, got, prev),
+        dist.P2POp(dist.isend, tc.full((4,), float(r), device=CUDA), nxt),
+    ])  # fmt: skip
+    assert all(w.wait() for w in works) and got.tolist() == [float(prev)] * 4, got
+    try:
+        dist.batch_isend_irecv([dist.P2POp(dist.isend, got, nxt),
+                                dist.P2POp(dist.irecv, got, prev, group=world)])  # fmt: skip
+        raise AssertionError("ops of different groups accepted")
+    except ValueError as exc:
+        assert "all ops need to use the same group" in str(exc), exc
+
+    # wait() makes the current stream wait, not the host (PyTorch's NCCL semantics): rank 0
+    # arrives first, its wait returns at once, and what the stream does next (here the copy
+    # to the host) comes after the all-reduce.
+    t = tc.full((4,), float(r + 1), device=CUDA)
+    if r:
+        time.sleep(1.0)
+    start = time.monotonic()
+    work = world.allreduce(t, dist.ReduceOp.SUM)
+    assert work.wait() is True
+    took = time.monotonic() - start
+    if r == 0:
+        assert took < 0.5 and not work.is_completed(), f"wait() blocked the host {took:.2f} s"
+    assert t.tolist() == [float(total)] * 4, t
+    assert work.is_completed() and work.is_success() and work.exception() is None
+    work = world.broadcast(t, 0)
+    work.synchronize()  # (the same as wait())
+    assert t.tolist() == [float(total)] * 4 and work.is_completed()
 
 # Objects ride on the tensor collectives (uint8 tensors on the default device).
 objs = [None] * n

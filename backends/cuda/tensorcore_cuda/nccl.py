@@ -16,11 +16,11 @@ How it works (PyTorch's ``ProcessGroupNCCL``, in Python):
   current at ``init_process_group``.
 * **Streams**: every operation runs on the group's own stream, after the work queued on the
   current stream so far (an event recorded there); an event recorded after the NCCL calls
-  is what the returned ``Work`` polls. So ``wait()`` returns when the data is there, and the
-  finishers (copies back, averages) then run on the current stream. Unlike PyTorch, whose
-  ``wait()`` only makes the current stream wait, it blocks the host: that keeps the group's
-  timeout (a rank that never joins makes the others raise ``DistBackendError``, and the
-  communicator is aborted) at the cost of host/device overlap for ``async_op=False``.
+  is what the returned ``Work`` (``_nccl_work.py``) follows. As in PyTorch, ``wait()`` makes
+  the current stream wait for it, without blocking the host, and queues the finishers
+  (copies back, averages) there; a watchdog thread aborts the communicator and ends the
+  process when a collective outlives the group's timeout (``TENSORCORE_NCCL_BLOCKING_WAIT=1``:
+  ``wait()`` blocks the host and raises instead).
 * **Dtypes**: reductions use NCCL's types: int8, uint8, int32, int64, float16, float32,
   float64 (bfloat16 with NCCL 2.10, where a device has it). ``bool`` is uint8 with SUM, AVG
   and MAX as MAX (a logical or), PRODUCT and MIN as MIN (a logical and); ``int16`` (and
@@ -29,12 +29,15 @@ How it works (PyTorch's ``ProcessGroupNCCL``, in Python):
   PyTorch. Data movement (broadcast, gathers, scatter, send/recv) moves bytes: every dtype.
 * **AVG**: ``NCCL_AVG`` for floating types with NCCL 2.10 or newer; otherwise, and for
   integers, a SUM divided by the group's size (integers truncated).
-* **gather, scatter**: point-to-point calls in one NCCL group (``groupStart``/``groupEnd``).
+* **gather, scatter, batch_isend_irecv**: point-to-point calls in one NCCL group
+  (``groupStart``/``groupEnd``), so that sends and receives progress together.
   ``barrier`` is an all-reduce of one element. ``recv`` needs its source (NCCL has no
   "any source") and ignores tags, as PyTorch's.
-* **The agreement check** (``agree``): one all-reduce (MAX) of two int64s, a fingerprint of
-  the ranks' descriptions and its negation, on the device, read back by the host; when the
-  ranks differ, their descriptions are all-gathered so that each rank names every call.
+* **The agreement check** (``agree``, ``_nccl_plan.py``): one all-reduce (MAX) of two
+  int64s, a fingerprint of the ranks' descriptions and its negation, on the device, read back
+  by the host; when the ranks differ, their descriptions are all-gathered so that each rank
+  names every call. ``all_reduce`` of a tensor it saw before runs its plan (``NCCLPlan``):
+  the fingerprint stays on the device, the check still runs every call.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ import contextlib
 import importlib
 import importlib.util
 import os
-import zlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -57,6 +59,9 @@ from tensorcore.distributed import (
     Work,
     rendezvous,
 )
+
+from ._nccl_plan import NCCLPlan, compare, on_device
+from ._nccl_work import NCCLWork, Watchdog, blocking_wait
 
 __all__ = ["NCCLProcessGroup", "create", "unavailable_reason", "version_string"]
 
@@ -189,21 +194,39 @@ def create(
     rank: int = -1,
     timeout: timedelta = DEFAULT_TIMEOUT,
     init_method: str | None = None,
+    device_id: Any = None,
 ) -> NCCLProcessGroup:
     """The default process group over NCCL (``init_process_group("nccl")`` calls it).
 
     The ranks meet through ``init_method`` (``"env://"`` or None: ``MASTER_ADDR``,
     ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``; ``"tcp://host:port"`` with ``rank`` and
     ``world_size``), or, in a job started by ``mpiexec`` where those are missing, through
-    MPI. The group runs on the CUDA device current here: set it first
-    (``tensorcore.cuda.set_device(local_rank)``), one device per rank.
+    MPI. The group runs on ``device_id`` (a CUDA device with an index, which becomes the
+    current device here, before the ranks meet), or else on the CUDA device current here:
+    one device per rank.
     """
     cp = _cupy()
     nccl = _nccl_module()
+    if device_id is not None:
+        _bind(cp, device_id)
     uid, rank, world_size, store, mpi = _rendezvous(nccl, init_method, world_size, rank, timeout)
     index = int(cp.cuda.runtime.getDevice())
     comm = _communicator(cp, nccl, world_size, uid, rank, index, "init_process_group()")
     return NCCLProcessGroup(cp, nccl, comm, rank, world_size, index, timeout, store, mpi)
+
+
+def _bind(cp: Any, device_id: Any) -> None:
+    """Make ``device_id`` (a ``cuda`` device with an index: the frontend checked that) the
+    current device, after checking that this process has it."""
+    count = int(cp.cuda.runtime.getDeviceCount())
+    if not 0 <= device_id.index < count:
+        raise ValueError(
+            f"init_process_group(): device_id={device_id}, but this process sees {count} CUDA "
+            f"device{'s' if count != 1 else ''}"
+            + (f" (cuda:0 to cuda:{count - 1})" if count > 1 else "")
+            + " (CUDA_VISIBLE_DEVICES may hide the others)"
+        )
+    cp.cuda.runtime.setDevice(device_id.index)
 
 
 def _cupy() -> Any:
@@ -250,38 +273,21 @@ _OPS = {
 }
 
 
+def _any_source() -> RuntimeError:
+    return RuntimeError(
+        "recv: the 'nccl' backend does not support receiving from any source "
+        "(ProcessGroupNCCL does not support recvAnysource): pass src"
+    )
+
+
+def _returns(value: Any) -> Callable[[], Any]:
+    """A finisher that makes ``value`` the Work's result (a receive's sender)."""
+    return lambda: value
+
+
 def _copy(dst: Any, src: Any) -> None:
     with tc.no_grad():  # (a finisher may run in Work.wait, outside the collective's no_grad)
         dst.copy_(src)
-
-
-def _fingerprint(description: str) -> int:
-    data = description.encode()
-    return (zlib.crc32(data) ^ (zlib.adler32(data) << 32)) & ((1 << 62) - 1)
-
-
-class _NCCLWork(Work):
-    """A ``Work`` over an event recorded after the NCCL calls; a timeout or an NCCL error
-    aborts the group's communicator (what is in flight never completes otherwise)."""
-
-    def __init__(self, group: NCCLProcessGroup, event: Any, what: str,
-                 finishers: list[Callable[[], Any]], keep: tuple[Any, ...]) -> None:  # fmt: skip
-        def poll() -> bool:
-            if event.done:
-                return True
-            group._check_async(what)
-            return False
-
-        super().__init__(poll, group.timeout, what, finishers, keep)
-        self._group = group
-
-    def wait(self, timeout: timedelta | None = None) -> bool:
-        """Block until the NCCL calls have finished (see :meth:`Work.wait`)."""
-        try:
-            return super().wait(timeout)
-        except DistBackendError as exc:
-            self._group._fail(str(exc))
-            raise
 
 
 class NCCLProcessGroup(ProcessGroup):
@@ -319,6 +325,10 @@ class NCCLProcessGroup(ProcessGroup):
         with self._cuda.Device(index):
             self._stream = self._cuda.Stream(non_blocking=True)
             self._one = tc.zeros(1, device=self.device)  # the barrier's all-reduce
+        #: ``wait()`` blocks the host (``TENSORCORE_NCCL_BLOCKING_WAIT=1``, read here, as
+        #: PyTorch reads ``TORCH_NCCL_BLOCKING_WAIT`` when it makes a group).
+        self.blocking_wait = blocking_wait()
+        self._watchdog = Watchdog(self)
 
     def rank(self) -> int:
         return self._rank
@@ -336,15 +346,9 @@ class NCCLProcessGroup(ProcessGroup):
                 "before it, and keep the rank's tensors there)"
             )
 
-    def _launch(
-        self,
-        what: str,
-        issue: Callable[[int], None],
-        tensors: tuple[Any, ...],
-        finishers: list[Callable[[], Any]] | None = None,
-    ) -> Work:
+    def _issue(self, what: str, issue: Callable[[int], None], tensors: tuple[Any, ...]) -> Any:
         """Run ``issue(stream pointer)``, which makes the NCCL calls, on the group's stream
-        after the work queued on the current stream; a Work over its completion."""
+        after the work queued on the current stream; the event recorded after them."""
         if self._broken is not None:
             raise DistBackendError(
                 f"{what}: the NCCL communicator was aborted ({self._broken}); the process "
@@ -363,7 +367,27 @@ class NCCLProcessGroup(ProcessGroup):
                 raise DistBackendError(f"{what}: NCCL failed: {exc}") from None
             done = cuda.Event(disable_timing=True)
             done.record(self._stream)
-        return _NCCLWork(self, done, what, finishers or [], tensors)
+        return done
+
+    def _work(self, event: Any, what: str, finishers: list[Callable[[], Any]] | None,
+              keep: tuple[Any, ...], host: bool = False) -> NCCLWork:  # fmt: skip
+        """A Work over ``event``, followed by the watchdog, which holds ``keep`` (the
+        tensors the NCCL calls use) until the event is reached."""
+        work = NCCLWork(self, event, what, finishers or [], keep, host)
+        self._watchdog.watch(work, keep)
+        return work
+
+    def _launch(
+        self,
+        what: str,
+        issue: Callable[[int], None],
+        tensors: tuple[Any, ...],
+        finishers: list[Callable[[], Any]] | None = None,
+        host: bool = False,
+    ) -> NCCLWork:
+        """:meth:`_issue`, and a Work over its completion (``host``: whose ``wait()`` blocks
+        the host)."""
+        return self._work(self._issue(what, issue, tensors), what, finishers, tensors, host)
 
     def _check_async(self, what: str) -> None:
         try:
@@ -534,10 +558,7 @@ class NCCLProcessGroup(ProcessGroup):
 
     def recv(self, tensor: Any, src: int | None, tag: int) -> Work:
         if src is None:
-            raise RuntimeError(
-                "recv: the 'nccl' backend does not support receiving from any source "
-                "(ProcessGroupNCCL does not support recvAnysource): pass src"
-            )
+            raise _any_source()
         ptr, count, dtype = self._bytes(tensor)
         comm = self._comm
 
@@ -553,23 +574,54 @@ class NCCLProcessGroup(ProcessGroup):
         def issue(stream: int) -> None:
             comm.allReduce(ptr, ptr, 1, dtype, op, stream)
 
-        return self._launch("barrier", issue, (one,))
+        # PyTorch's NCCL barrier blocks the host too (it synchronizes its stream).
+        return self._launch("barrier", issue, (one,), host=True)
+
+    def batch_p2p(self, ops: list[tuple[str, Any, int | None, int]]) -> list[Work]:
+        """Every send and receive of ``ops`` in one NCCL group (``groupStart``/``groupEnd``),
+        as PyTorch's ``batch_isend_irecv`` on NCCL: NCCL's sends block until their receiver
+        is there, so a ring in which every rank sends first would wait forever, one by one.
+        One event follows the group; each operation gets a Work over it."""
+        if any(kind == "recv" and peer is None for kind, _, peer, _ in ops):
+            raise _any_source()
+        nccl, comm = self._nccl, self._comm
+        calls = [(kind, *self._bytes(t), peer) for kind, t, peer, _ in ops]
+        what = "batch_isend_irecv"
+
+        def issue(stream: int) -> None:
+            nccl.groupStart()
+            try:
+                for kind, ptr, count, dtype, peer in calls:
+                    if kind == "send":
+                        comm.send(ptr, count, dtype, peer, stream)
+                    else:
+                        comm.recv(ptr, count, dtype, peer, stream)
+            finally:
+                nccl.groupEnd()
+
+        tensors = tuple(t for _, t, _, _ in ops)
+        event = self._issue(what, issue, tensors)
+        return [
+            self._work(event, what, [_returns(peer)] if kind == "recv" else [], (t,))
+            for kind, t, peer, _ in ops
+        ]
 
     # -------------------------------------------------------------- agreement, groups
     def agree(self, description: str, what: str) -> list[str] | None:
-        h = _fingerprint(description)
-        buf = tc.tensor([h, -h], dtype=tc.int64, device=self.device)
-        ptr, comm = buf.data_ptr(), self._comm
-        dtype, op = self._nccl.NCCL_INT64, self._ops[ReduceOp.MAX]
+        buf = on_device(self, description)
+        return compare(self, buf, buf, description, what)
 
-        def issue(stream: int) -> None:
-            comm.allReduce(ptr, ptr, 2, dtype, op, stream)
-
-        self._launch(what, issue, (buf,)).wait()
-        top, neg_bottom = buf.tolist()
-        if top == -neg_bottom:
+    def allreduce_plan(self, tensor: Any, op: ReduceOp, description: str | None) -> Any:
+        """An :class:`NCCLPlan` for a dtype NCCL reduces natively and an op it supports on
+        it; None otherwise (the generic path converts, or raises)."""
+        name = str(tensor.dtype).replace("tensorcore.", "")
+        if name not in self._types or (
+            tensor.dtype.is_complex and op not in (ReduceOp.SUM, ReduceOp.AVG)
+        ):
             return None
-        return self._allgather_text(description, what)
+        self._check_tensor(tensor, "all_reduce")
+        _, count, dtype, nop, fins = self._reduction(tensor, op, "all_reduce")
+        return NCCLPlan(self, count, dtype, nop, bool(fins), description)
 
     def _allgather_text(self, text: str, what: str) -> list[str]:
         """Every rank's ``text`` (they are all here: a mismatch was found together)."""
@@ -577,12 +629,12 @@ class NCCLProcessGroup(ProcessGroup):
         n = self._size
         sizes = tc.zeros(n, dtype=tc.int64, device=self.device)
         mine = tc.tensor([len(data)], dtype=tc.int64, device=self.device)
-        self.allgather(sizes, mine).wait()
+        self.allgather(sizes, mine).wait(self.timeout)  # (the host reads them)
         lengths = [int(x) for x in sizes.tolist()]
         width = max(lengths)
         padded = tc.tensor(list(data.ljust(width, b"\0")), dtype=tc.uint8, device=self.device)
         every = tc.zeros(n * width, dtype=tc.uint8, device=self.device)
-        self.allgather(every, padded).wait()
+        self.allgather(every, padded).wait(self.timeout)
         raw = bytes(every.tolist())
         return [raw[r * width : r * width + lengths[r]].decode() for r in range(n)]
 
@@ -592,7 +644,7 @@ class NCCLProcessGroup(ProcessGroup):
         if self._rank == ranks[0]:
             data = _id_to_bytes(self._nccl.get_unique_id())
             buf = tc.tensor(list(data), dtype=tc.uint8, device=self.device)
-        self.broadcast(buf, ranks[0]).wait()
+        self.broadcast(buf, ranks[0]).wait(self.timeout)
         if self._rank not in ranks:
             return None
         uid = _id_from_bytes(bytes(buf.tolist()))
@@ -614,6 +666,7 @@ class NCCLProcessGroup(ProcessGroup):
     def shutdown(self) -> None:
         """Destroy the communicator (abort it when calls are still in flight) and stop the
         store."""
+        self._watchdog.stop()
         comm, self._comm = self._comm, None
         if comm is not None:
             with contextlib.suppress(Exception):

@@ -11,7 +11,9 @@ What it is: :class:`ndarray`, a NumPy subclass with CuPy's constructor
 ``.ptr``, ``+ offset``) and ``.device``; every NumPy function, whose array results come back
 as :class:`ndarray`; CuPy's few extras that tensorcore-cuda uses (``asnumpy``,
 ``get_default_memory_pool``, ``ElementwiseKernel``). What it is not: a GPU. Nothing here is
-asynchronous except the fake NCCL's stream (``cupy.cuda``).
+asynchronous except the fake NCCL's stream (``cupy.cuda``); every function, ufunc, copy
+and transfer here is a kernel launch on the current stream, which first waits for what that
+stream was told to wait for (``cupy.cuda.kernel_point``).
 """
 
 from __future__ import annotations
@@ -74,8 +76,38 @@ class ndarray(_np.ndarray):
         return cuda.Device(self._device)
 
     def get(self) -> _np.ndarray:
-        """A NumPy copy (CuPy's device-to-host transfer)."""
+        """A NumPy copy (CuPy's device-to-host transfer, on the current stream)."""
+        cuda.kernel_point()
         return _np.array(self)
+
+    def tolist(self) -> Any:
+        """The elements as Python objects (a transfer to the host, on the current stream)."""
+        cuda.kernel_point()
+        return super().tolist()
+
+    def item(self, *args: Any) -> Any:
+        """One element as a Python object (a transfer to the host)."""
+        cuda.kernel_point()
+        return super().item(*args)
+
+    def tobytes(self, order: Any = "C") -> bytes:
+        """The bytes (a transfer to the host)."""
+        cuda.kernel_point()
+        return super().tobytes(order)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        cuda.kernel_point()
+        super().__setitem__(key, value)
+
+    def copy(self, order: Any = "C") -> ndarray:  # type: ignore[override]
+        """A copy (a kernel on the current stream)."""
+        cuda.kernel_point()
+        return super().copy(order)
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> ndarray:  # type: ignore[override]
+        """A converted copy (a kernel on the current stream)."""
+        cuda.kernel_point()
+        return super().astype(dtype, *args, **kwargs)
 
 
 def _wrap(r: Any) -> Any:
@@ -92,9 +124,26 @@ def _wrap(r: Any) -> Any:
 def _wrapped(fn: Any) -> Any:
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        cuda.kernel_point()
         return _wrap(fn(*args, **kwargs))
 
     return call
+
+
+class _Ufunc:
+    """A NumPy ufunc whose calls (and ``reduce``...) are kernels on the current stream."""
+
+    def __init__(self, ufunc: _np.ufunc) -> None:
+        self._ufunc = ufunc
+        self.__name__ = ufunc.__name__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        cuda.kernel_point()
+        return self._ufunc(*args, **kwargs)
+
+    def __getattr__(self, key: str) -> Any:
+        value = getattr(self._ufunc, key)
+        return _wrapped(value) if callable(value) else value
 
 
 def _proxy(name: str, mod: types.ModuleType) -> types.ModuleType:
@@ -104,7 +153,9 @@ def _proxy(name: str, mod: types.ModuleType) -> types.ModuleType:
         value = getattr(mod, key)
         if isinstance(value, types.ModuleType):
             value = _proxy(f"{name}.{key}", value)
-        elif callable(value) and not isinstance(value, (type, _np.ufunc)):
+        elif isinstance(value, _np.ufunc):
+            value = _Ufunc(value)
+        elif callable(value) and not isinstance(value, type):
             value = _wrapped(value)
         setattr(out, key, value)
         return value
@@ -120,7 +171,9 @@ def __getattr__(key: str) -> Any:
     if key in _SUBMODULES:
         return _SUBMODULES[key]
     value = getattr(_np, key)
-    if callable(value) and not isinstance(value, (type, _np.ufunc)):
+    if isinstance(value, _np.ufunc):
+        value = _Ufunc(value)
+    elif callable(value) and not isinstance(value, type):
         value = _wrapped(value)
     globals()[key] = value
     return value
@@ -128,11 +181,13 @@ def __getattr__(key: str) -> Any:
 
 def asnumpy(a: Any) -> _np.ndarray:
     """A NumPy array of ``a`` (a copy, as a transfer from the device would be)."""
+    cuda.kernel_point()
     return _np.array(a)
 
 
 def asarray(a: Any, dtype: Any = None, order: Any = None) -> ndarray:
     """``a`` as a (fake) device array; a copy when it is host data, as in CuPy."""
+    cuda.kernel_point()
     if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
         return a
     return _np.array(a, dtype=dtype, order=order or "K").view(ndarray)
@@ -172,6 +227,7 @@ class ElementwiseKernel:
         self.target, self.expr = target.strip(), re.sub(r"\s+", " ", expr).strip(" ;")
 
     def __call__(self, *arrays: Any) -> None:
+        cuda.kernel_point()
         scope: dict[str, Any] = {"exp": _np.exp, "log": _np.log, "sqrt": _np.sqrt}
         scope.update(zip(self.ins, arrays, strict=False))
         out = arrays[len(self.ins)]

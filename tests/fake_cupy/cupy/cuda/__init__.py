@@ -1,10 +1,13 @@
 """The fake ``cupy.cuda``: devices, streams and events over host threads.
 
-Kernels of the fake run at once, on the calling thread, so the null stream and a stream
-that only ever saw kernels are always done. What is queued on a stream (the fake NCCL's
-operations, :meth:`Event.record`, :meth:`Stream.wait_event`) runs in order on that stream's
-own thread, as a GPU would run it after the host moved on: an event recorded after a
-collective is done when the collective is.
+Kernels of the fake run on the calling thread, when they are called. What is queued on a
+stream (the fake NCCL's operations, :meth:`Event.record` behind queued work,
+:meth:`Stream.wait_event` of an event not yet reached) runs in order on that stream's own
+thread, as a GPU would run it after the host moved on: an event recorded after a collective
+is done when the collective is. A kernel, a transfer or an ``asnumpy`` on a stream with
+queued work first waits for that work (:func:`kernel_point`, which the fake ``cupy`` calls
+before each of them): so ``get_current_stream().wait_event(e)`` returns at once, and the
+work launched after it on that stream sees what the work before ``e`` wrote, as on a GPU.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any, ClassVar
 
 from . import runtime
 
-__all__ = ["Device", "Event", "Stream", "get_current_stream", "runtime"]
+__all__ = ["Device", "Event", "Stream", "get_current_stream", "kernel_point", "runtime"]
 
 
 class Device:
@@ -68,9 +71,6 @@ class Stream:
     # ------------------------------------------------------------ queueing
     def enqueue(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the stream's thread after what was queued before it."""
-        if self.ptr == 0:  # the null stream: nothing is ever in flight on it
-            fn()
-            return
         if self._queue is None:
             self._queue = queue.Queue()
             threading.Thread(target=self._run, daemon=True, name=f"stream-{self.ptr}").start()
@@ -110,8 +110,9 @@ class Stream:
         return event
 
     def wait_event(self, event: Event) -> None:
-        """Later work on this stream runs after ``event``."""
-        self.enqueue(event._flag.wait)
+        """Later work on this stream runs after ``event`` (the host does not wait)."""
+        if not event.done:
+            self.enqueue(event._flag.wait)
 
     # ------------------------------------------------------------ current stream
     def __enter__(self) -> Stream:
@@ -156,6 +157,9 @@ class Event:
     def record(self, stream: Stream | None = None) -> None:
         """Mark the point after the work queued on ``stream`` so far."""
         stream = stream or get_current_stream()
+        if stream.done:  # (kernels ran when called: the point is reached)
+            self._flag.set()
+            return
         self._flag.clear()
         stream.enqueue(self._flag.set)
 
@@ -167,6 +171,14 @@ class Event:
     def synchronize(self) -> None:
         """Block until the recorded point has been reached."""
         self._flag.wait()
+
+
+def kernel_point() -> None:
+    """Before a kernel or a transfer on the current stream: wait for the work queued on it
+    (what a GPU would run before the kernel)."""
+    stream = Stream._stack()[-1]
+    if stream._pending:
+        stream.synchronize()
 
 
 @contextlib.contextmanager

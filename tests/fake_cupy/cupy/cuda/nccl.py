@@ -8,8 +8,10 @@ it to the hub, and writes what comes back into the receive buffer, as NCCL's ker
 The hub is a thread of the process that called :func:`get_unique_id` (rank 0): the unique id
 carries its port, and every rank's communicator connects to it. It matches the ranks'
 collectives by their order, reduces with NumPy, and passes point-to-point messages through
-mailboxes. ``FAKE_NCCL_VERSION`` (default 21803, NCCL 2.18.3) sets what :func:`get_version`
-reports: below 21000 (2.10) ``NCCL_AVG`` is rejected, as NCCL rejects it.
+mailboxes; a send completes when its receiver has taken the message (NCCL's sends do not
+buffer), so sends and receives that deadlock on GPUs deadlock here. ``FAKE_NCCL_VERSION``
+(default 21803, NCCL 2.18.3) sets what :func:`get_version` reports: below 21000 (2.10)
+``NCCL_AVG`` is rejected, as NCCL rejects it.
 
 Like CuPy's on x86, :func:`get_unique_id` returns 128 *signed* chars, some negative, and
 :class:`NcclCommunicator` accepts nothing else, so an id that travelled badly fails here.
@@ -112,7 +114,7 @@ class _Hub:
         self.ndev = 0
         self.pending: dict[int, dict[int, Any]] = defaultdict(dict)
         self.results: dict[int, dict[int, bytes]] = {}
-        self.mail: dict[tuple[int, int], deque[bytes]] = defaultdict(deque)
+        self.mail: dict[tuple[int, int], deque[_Letter]] = defaultdict(deque)
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -202,10 +204,18 @@ class _Hub:
         raise AssertionError(kind)
 
     def _p2p(self, rank: int, ops: list[tuple[str, int, Any]]) -> Any:
+        """One rank's point-to-point calls launched together (one call, or an NCCL group):
+        its sends are posted, its receives wait for their messages, and then its sends wait
+        until their receivers have taken them. NCCL's sends block so (they do not buffer), so
+        two ranks that each send to the other outside one group wait for each other forever,
+        as they would on GPUs; inside one group, the receives are posted with the sends."""
         with self.cond:
+            posted = []
             for kind, peer, payload in ops:
                 if kind == "send":
-                    self.mail[(rank, peer)].append(payload)
+                    letter = _Letter(payload)
+                    self.mail[(rank, peer)].append(letter)
+                    posted.append((peer, letter))
             self.cond.notify_all()
             out = []
             for kind, peer, nbytes in ops:
@@ -214,11 +224,27 @@ class _Hub:
                     self.cond.wait_for(lambda box=box, peer=peer: bool(box) or peer in self.gone)
                     if not box:
                         return self._gone()
-                    data = box.popleft()
-                    if len(data) != nbytes:
-                        return ("error", f"recv of {nbytes} bytes got a message of {len(data)}")
-                    out.append(data)
+                    letter = box.popleft()
+                    letter.taken = True
+                    self.cond.notify_all()
+                    if len(letter.data) != nbytes:
+                        return (
+                            "error",
+                            f"recv of {nbytes} bytes got a message of {len(letter.data)}",
+                        )
+                    out.append(letter.data)
+            for peer, letter in posted:
+                self.cond.wait_for(lambda lt=letter, peer=peer: lt.taken or peer in self.gone)
+                if not letter.taken:
+                    return self._gone()
         return ("ok", out)
+
+
+class _Letter:
+    """A message posted by a send, until its receiver takes it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.taken = data, False
 
 
 _hubs: list[_Hub] = []
