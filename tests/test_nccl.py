@@ -229,7 +229,8 @@ def test_a_rank_that_raises_under_mpiexec_ends_the_job() -> None:
     proc = mpi_launch("raise")
     assert proc.returncode != 0
     assert "rank 1 raised ValueError; aborting all 2 ranks" in proc.stderr, proc.stderr
-    assert "called MPI_Abort(MPI_COMM_WORLD, 1)" in proc.stdout + proc.stderr, proc.stderr
+    # (mpiexec's own "called MPI_Abort" line is not asserted: mpiexec sometimes kills its
+    # output forwarding before that line is through, about one run in twenty)
 
 
 def test_two_ranks_on_one_device_are_refused_with_advice() -> None:

@@ -158,6 +158,9 @@ if mode == "raise":
         raise ValueError("rank 1 failed on purpose")
     try:
         dist.all_reduce(tc.ones(4, device=CUDA))
+        # (all_reduce may return before the collective fails, as PyTorch's does: its wait
+        # orders the stream, not the host; a barrier waits on the host)
+        dist.barrier()
     except dist.DistBackendError as exc:
         print(f"rank 0 got: {exc}", flush=True)
     sys.exit(0)
