@@ -244,7 +244,7 @@ def test_the_call_path_picture_names_the_modules_the_call_passes_through() -> No
     lane, general, backward = m.group(1).split("\n\n")
     a = tc.ones(3, requires_grad=True)
     b = tc.ones(3)
-    c = tc.ones(1)
+    c = tc.ones(3, dtype=tc.float64)
     g = tc.ones(3)
     (a + b).backward(g)  # every cache warm: the picture shows the steady state
     (a + c).backward(g)

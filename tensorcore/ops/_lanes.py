@@ -30,15 +30,17 @@ from ..dispatch import DirectKernel
 from . import _call
 from ._validate import STANDARD, TRANSLATED, name_error, translate_error
 from .frontends import _ALLOC, pointwise_binary, pointwise_unary, unstructured_unchecked
+from .meta_functions import broadcast
 
 if TYPE_CHECKING:
     from ..dispatch import Op
 
 __all__ = ["lane"]
 
-# A binary pointwise operator: two tensors of one dtype, shape, device and layout, or a
-# tensor and a Python number its kernel takes unconverted (``pointwise_binary``'s fast path
-# without its conversions), and at most one more parameter (``alpha``, ``rounding_mode``).
+# A binary pointwise operator: two tensors of one dtype, device and layout (and, in place, one
+# shape), or a tensor and a Python number its kernel takes unconverted (``pointwise_binary``'s
+# fast paths without their conversions), and at most one more parameter (``alpha``,
+# ``rounding_mode``).
 # ``t`` is the tensor operand, ``s`` the other one; the kernel gets them in call order.
 _BINARY = """
 def make(op):
@@ -58,12 +60,7 @@ def make(op):
         lay = t._layout
         cls = s.__class__
         if cls is Tensor:
-            if (
-                s._dtype is not d
-                or s._shape != t._shape
-                or s._device is not dev
-                or s._layout is not lay
-            ):
+            if s._dtype is not d or s._device is not dev or s._layout is not lay{same_shape}:
                 return None
         elif cls is float:
             if d._category < _FLOATING or d not in _FAST_FLOAT or res is not None:
@@ -146,12 +143,27 @@ _RUN = """
                 o._grad_fn = node
         return o"""
 _CHECKED = "if check is not None:\n                check(x{args})\n            "
-# The end of an out-of-place pointwise lane: a result like the tensor operand (contiguous ones
-# only; ``pointwise`` lays out the others), the declared check, the kernel.
+_BROADCAST = """
+        if cls is Tensor and s._shape != shape:
+            try:
+                if check is not None:
+                    check(x{args})
+                shape = _broadcast(shape, s._shape)
+            except _STANDARD as exc:
+                _name_error(exc, name)
+                raise
+            like = t if t._shape == shape else s if s._shape == shape else None"""
+# The end of an out-of-place pointwise lane: a result like the operand of the result's shape
+# (contiguous ones only; ``pointwise`` lays out the others), or contiguous where both operands
+# broadcast, the declared check, the kernel. Operands of two shapes are checked, then
+# broadcast (or refused, with ``pointwise``'s error), before anything is allocated.
 _FINISH = """
         shape = t._shape
+        like = t{broadcast}
         alloc = _ALLOC.get(dev._key)
-        if alloc is None or (len(shape) > 1 and t._stride is not _CONTIG.get(shape)):
+        if alloc is None or (
+            len(shape) > 1 and like is not None and like._stride is not _CONTIG.get(shape)
+        ):
             return None""" + _RUN.replace(
     "{run}", _CHECKED + "o = alloc(shape, {dtype}, dev)\n            kernel(o, x{args})"
 ).replace("{single}", "")
@@ -202,6 +214,7 @@ _NAMESPACE: dict[str, Any] = {
     "_DirectKernel": DirectKernel,
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,
+    "_broadcast": broadcast,
     "_FLOATING": dt.FLOATING,
     "_STANDARD": STANDARD,
     "_TRANSLATED": TRANSLATED,
@@ -227,6 +240,7 @@ def _maker(kind: str, inplace: bool, n: int, single: bool = True) -> Callable[[O
             src = (_BINARY if binary else _UNARY).format(
                 more=more,
                 extra_check=_EXTRA_CHECK if binary and n == 3 else "",
+                same_shape=" or s._shape != t._shape" if inplace else "",
                 swap=(
                     "\n            return None"
                     if inplace
@@ -245,6 +259,7 @@ def _maker(kind: str, inplace: bool, n: int, single: bool = True) -> Callable[[O
                     if inplace
                     else _FINISH.format(
                         args=args,
+                        broadcast=_BROADCAST.format(args=args) if binary else "",
                         dtype="res or d" if binary else "d",
                         rg="t._requires_grad or (cls is Tensor and s._requires_grad)"
                         if binary
