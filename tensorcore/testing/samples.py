@@ -1501,7 +1501,16 @@ def _index_put(m: _Maker) -> list[Sample]:
 
 @_samples("nonzero")
 def _nonzero(m: _Maker) -> list[Sample]:
-    return [S((m.mask(2, 3).to(m.dtype),)), S((m.mask(4),), desc="bool")]
+    return [
+        S((m.mask(2, 3).to(m.dtype),)),
+        S((m.mask(4),), desc="bool"),
+        S((m.mask(3, 2).to(m.dtype),), {"as_tuple": True}, desc="as_tuple"),
+    ]
+
+
+@_samples("nonzero_numpy")
+def _nonzero_numpy(m: _Maker) -> list[Sample]:
+    return [S((m.mask(2, 3).to(m.dtype),)), S((m.mask(4)[0],), desc="0-d")]
 
 
 @_samples("argwhere")
