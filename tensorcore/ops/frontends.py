@@ -681,6 +681,8 @@ def unstructured(
         check_subject_dtype(op, args)
     if op.decl.values and op.tensor_pos:
         check_values(op, args, args[op.tensor_pos[0]]._dtype)
+    if inplace and op.composite and op.decl.inplace:
+        return _write_into_self(op, kernel, args)
     return kernel(*args)
 
 
@@ -691,7 +693,24 @@ def unstructured_unchecked(
     composites): the same behaviour, a few attribute reads less on every call."""
     if out is not None:
         raise TypeError(f"{op.name}() does not take an out= argument")
+    if inplace and op.composite and op.decl.inplace:
+        return _write_into_self(op, kernel, args)
     return kernel(*args)
+
+
+def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:
+    """The in-place variant of a composite (``x.addcmul_(a, b)``): its result, checked as
+    every in-place result is (``self``'s shape, a dtype castable to ``self``'s), copied into
+    ``self`` (a recorded ``copy_`` when autograd records). A ``self`` in the graph is read
+    through a copy, since the parts of the composite may save it for their gradients and the
+    write into it would invalidate them."""
+    self = args[0]
+    if self._requires_grad or self._grad_fn is not None:
+        before = self.clone()
+        args = tuple(before if a is self else a for a in args)
+    result = kernel(*args)
+    _check_inplace(op, self, result._shape, result._dtype)
+    return self.copy_(result)
 
 
 def factory(
