@@ -207,3 +207,42 @@ def test_inplace_view_changes_keep_data_and_history(device: str) -> None:
     assert tuple(y.shape) == (1, 3, 2)
     (y * tc.arange(6.0, device=device).reshape(1, 3, 2)).sum().backward()
     assert_close(w.grad, 2 * np.arange(6.0).reshape(3, 2).T)
+
+
+def test_rng_state_round_trip_replays_the_draws() -> None:
+    tc.manual_seed(7)
+    tc.randn(5)
+    state = tc.get_rng_state()
+    assert state.dtype == tc.uint8 and state.ndim == 1
+    first = (tc.randn(20), tc.rand(3), tc.randint(0, 9, (4,)), tc.randperm(5))
+    tc.set_rng_state(state)
+    again = (tc.randn(20), tc.rand(3), tc.randint(0, 9, (4,)), tc.randperm(5))
+    for x, y in zip(first, again, strict=True):
+        assert tc.equal(x, y)
+    # The saved state stays valid: restoring it twice replays twice.
+    tc.set_rng_state(state)
+    assert tc.equal(tc.randn(20), first[0])
+    g = tc.Generator().manual_seed(1)
+    s = g.get_state()
+    a = tc.rand(4, generator=g)
+    assert g.set_state(s) is g
+    assert tc.equal(tc.rand(4, generator=g), a)
+    with pytest.raises(TypeError, match=r"RNG state must be a tensorcore\.ByteTensor"):
+        tc.set_rng_state(tc.zeros(3))
+    with pytest.raises(TypeError, match=r"expected a tensorcore\.ByteTensor, but got int"):
+        g.set_state(5)
+    with pytest.raises(RuntimeError, match="expected a generator state of tensorcore"):
+        tc.set_rng_state(tc.zeros(8, dtype=tc.uint8))
+
+
+def test_a_rng_state_never_unpickles_other_classes() -> None:
+    import pickle
+
+    class Evil:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (print, ("unpickled",))
+
+    bad = tc.tensor(list(pickle.dumps(("tensorcore-rng-state-1", 0, Evil()))), dtype=tc.uint8)
+    with pytest.raises(RuntimeError, match="expected a generator state") as info:
+        tc.set_rng_state(bad)
+    assert "is not part of a generator's state" in str(info.value.__cause__)
