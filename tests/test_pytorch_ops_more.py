@@ -246,3 +246,24 @@ def test_a_rng_state_never_unpickles_other_classes() -> None:
     with pytest.raises(RuntimeError, match="expected a generator state") as info:
         tc.set_rng_state(bad)
     assert "is not part of a generator's state" in str(info.value.__cause__)
+
+
+def test_named_tuple_results_print_as_pytorch_prints_them(device: str) -> None:
+    x = tc.tensor([[1.0, 5.0], [3.0, 2.0]], device=device)
+    if device != "meta":
+        assert repr(tc.max(x, 1)) == (
+            "tensorcore.return_types.max(\nvalues=tensor([5., 3.]),\nindices=tensor([1, 0]))"
+        ).replace("])", f"]{_dev(device)})")
+    text = str(tc.sort(x))
+    assert text.startswith("tensorcore.return_types.sort(\nvalues=tensor(")
+    assert "\nindices=tensor(" in text and text.endswith(")")
+    # A result type made from a signature prints the same way.
+    assert repr(tc.linalg.slogdet(tc.eye(2, device=device))).startswith(
+        "tensorcore.return_types.linalg_slogdet(\nsign="
+    )
+    values, indices = tc.max(x, 1)
+    assert tc.max(x, 1).values is not None and indices.dtype == tc.int64
+
+
+def _dev(device: str) -> str:
+    return "" if device == "cpu" else f", device='{tc.device(device)}'"

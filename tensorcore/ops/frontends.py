@@ -15,7 +15,6 @@ registered with ``direct=True`` gets the caller's arguments, so nothing is appen
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -811,5 +810,5 @@ def bind(op: Op) -> None:
     if names:
         op.result_type = getattr(return_types, op.name, None)
         if op.result_type is None or op.result_type._fields != names:
-            op.result_type = namedtuple(op.name, names, module=return_types.__name__)  # type: ignore[misc]
+            op.result_type = return_types.make(op.name, list(names))
             setattr(return_types, op.name, op.result_type)
