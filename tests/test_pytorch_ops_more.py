@@ -262,7 +262,7 @@ def test_named_tuple_results_print_as_pytorch_prints_them(device: str) -> None:
         "tensorcore.return_types.linalg_slogdet(\nsign="
     )
     values, indices = tc.max(x, 1)
-    assert tc.max(x, 1).values is not None and indices.dtype == tc.int64
+    assert values.shape == (2,) and indices.dtype == tc.int64
 
 
 def _dev(device: str) -> str:
