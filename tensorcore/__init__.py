@@ -22,6 +22,8 @@ from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from ._pickling import install as _install_pickling
+from ._rng_state import get_rng_state, set_rng_state
+from ._rng_state import install as _install_rng_state
 from ._runtime import (
     are_deterministic_algorithms_enabled,
     compile,
@@ -87,6 +89,7 @@ newaxis = None
 _api.build()
 _install_methods()
 _install_pickling()
+_install_rng_state()
 _autograd_step.install()
 globals().update(_api.FUNCTIONS)
 globals().update(dtypes.aliases)
@@ -155,6 +158,7 @@ __all__ = sorted(
         "get_float32_matmul_precision",
         "get_num_threads",
         "get_printoptions",
+        "get_rng_state",
         "iinfo",
         "inference_mode",
         "is_deterministic_algorithms_warn_only_enabled",
@@ -190,6 +194,7 @@ __all__ = sorted(
         "set_num_threads",
         "set_grad_enabled",
         "set_printoptions",
+        "set_rng_state",
         "strided",
         "contiguous_format",
         "cpu",

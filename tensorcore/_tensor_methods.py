@@ -7,6 +7,7 @@ from typing import Any
 
 from . import _comparison, _pinned
 from . import dtypes as dt
+from ._inplace_views import INPLACE_VIEWS
 from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, make_tensor, torch_name
 from .devices import device as _device
@@ -792,6 +793,8 @@ def install() -> None:
         ("cdouble", dt.complex128),
     ]:
         setattr(T, name, _cast(d))
+    for _name, _value in INPLACE_VIEWS.items():
+        setattr(T, _name, _value)
     for _name, _value in {
         "requires_grad": requires_grad,
         "requires_grad_": requires_grad_,

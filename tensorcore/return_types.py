@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "linalg_qr",
     "linalg_slogdet",
     "linalg_svd",
+    "make",
     "max",
     "max_pool2d_with_indices",
     "median",
@@ -143,3 +145,35 @@ class frexp(NamedTuple):
 
     mantissa: Any
     exponent: Any
+
+
+def _repr(self: Any) -> str:
+    # PyTorch's layout: one field a line, after the type's full name.
+    fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))
+    return f"{__name__}.{type(self).__name__}(\n{fields})"
+
+
+for _name in __all__:
+    if _name != "make":
+        globals()[_name].__repr__ = _repr
+
+
+def make(name: str, fields: list[str]) -> type:
+    """A named tuple ``tensorcore.return_types.<name>`` with these fields, printed as
+    PyTorch prints its return types (for operators this module has no class for).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> print(tc.max(tc.tensor([[1, 5], [3, 2]]), 1))
+    tensorcore.return_types.max(
+    values=tensor([5, 3]),
+    indices=tensor([1, 0]))
+    >>> make("pair", ["first", "second"])(1, 2)
+    tensorcore.return_types.pair(
+    first=1,
+    second=2)
+    """
+    cls = namedtuple(name, fields, module=__name__)  # type: ignore[misc]
+    cls.__repr__ = _repr  # type: ignore[method-assign]
+    return cls

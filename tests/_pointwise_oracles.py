@@ -26,6 +26,10 @@ def _nonzero(i: int, d: tc.dtype) -> dict[str, Any]:
     return {"exclude_zero": True} if i == 1 else {}
 
 
+def _nonzero2(i: int, d: tc.dtype) -> dict[str, Any]:
+    return {"exclude_zero": True} if i == 2 else {}
+
+
 def _pow(i: int, d: tc.dtype) -> dict[str, Any]:
     if i == 1:
         return (
@@ -190,6 +194,10 @@ ORACLES: dict[str, Oracle] = {
     "bitwise_not": Oracle(np.invert, 1, INT_BOOL),
     "nan_to_num": Oracle(lambda x: np.nan_to_num(x, nan=0.0), 1),
     "clamp": Oracle(_clamp, 3, NO_BOOL, scalars=False),
+    "clamp_min": Oracle(np.maximum, 2, NO_BOOL, scalars=False),
+    "clamp_max": Oracle(np.minimum, 2, NO_BOOL, scalars=False),
+    "addcmul": Oracle(lambda x, a, b: x + a * b, 3, NO_BOOL, scalars=False),
+    "addcdiv": Oracle(lambda x, a, b: x + a / b, 3, FLOATS, scalars=False, domain=_nonzero2),
     "clip": Oracle(_clamp, 3, NO_BOOL, scalars=False),
     "where": Oracle(np.where, 3, scalars=False),
     "lerp": Oracle(_lerp, 3, FLOATS, same_dtype=True, scalars=False),

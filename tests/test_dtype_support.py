@@ -43,7 +43,8 @@ PYTORCH = {
     "i0": "bif", "special_i1": "bif", "deg2rad": "bif", "rad2deg": "bif", "logit": "bif",
     "signbit": "bif", "frexp": "f", "positive": "ifc", "hypot": "f", "logaddexp": "fc",
     "logaddexp2": "f", "nextafter": "f", "copysign": "bif", "xlogy": "bif", "fmax": "bif",
-    "fmin": "bif", "heaviside": "bif",
+    "fmin": "bif", "heaviside": "bif", "clamp_min": "if", "clamp_max": "if", "addcmul": "ifc",
+    "addcdiv": "fc", "baddbmm": "ifc", "addbmm": "ifc", "cdist": "f", "bincount": "i",
 }  # fmt: skip
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")

@@ -397,7 +397,7 @@ def autograd_step(
             # A composite a plugin declared, without a definition here: its kernel, as
             # resolved for this call (a later registration may replace it).
             impl = kernel
-        if op.frontend is _unchecked and out is None:
+        if op.frontend is _unchecked and out is None and not inplace:
             res = impl(*args)  # (as ops/_call.py calls such a kernel)
         else:
             res = op.frontend(op, impl, args, out, dev, inplace)  # type: ignore[misc]

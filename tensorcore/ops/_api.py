@@ -96,6 +96,7 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
     kw_started = False
     fname = decl.name + ("_" if kind == "inplace" else "")
     aliases: list[str] = []
+    alone = kind == "function" and decl.alone
     for i, p in enumerate(params):
         pyname = p.name
         if i == 0 and p.name == "self" and kind == "function":
@@ -111,6 +112,9 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
                 f"if {pyname} is _UNSET:\n    {pyname} = _{pyname}\nelif _{pyname}:\n"
                 f"    raise TypeError(\"{fname}() got multiple values for argument '{pyname}'\")"
             )
+        elif alone and i > 0 and p.default is MISSING:
+            # May be omitted together with the others: the one-argument overload.
+            parts.append(f"{pyname}=_UNSET")
         elif p.name in _NUMPY_ALIASES and p.default is MISSING and _last_required(params, i):
             # A required dim that the alias may give instead: cumsum(x, axis=0).
             parts.append(f"{pyname}=_UNSET")
@@ -143,6 +147,18 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
         if p.name == "requires_grad":
             pre.append("_rg = requires_grad")
         names.append(pyname)
+    if alone:
+        rest = [n for q, n in zip(params[1:], names[1:], strict=True) if q.default is MISSING]
+        pre.insert(
+            0,
+            f"if {' and '.join(f'{n} is _UNSET' for n in rest)}:\n"
+            f"    return _call(_op_{decl.alone}, ({names[0]},), None)",
+        )
+        pre[1:1] = [
+            f'if {n} is _UNSET:\n    raise TypeError("{fname}() missing 1 required '
+            f"argument: '{n}'\")"
+            for n in rest
+        ]
     options = kind == "function" and takes_tensor_options(decl)
     if options:
         # PyTorch's TensorOptions keywords, which every function making a tensor takes.
@@ -212,6 +228,8 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
         "_UNSET": _UNSET,
         **namespace(),
     }
+    if decl.alone:
+        ns[f"_op_{decl.alone}"] = dispatch.get_op(decl.alone)
     exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)
     return _finish(ns[fname], decl, kind)
 

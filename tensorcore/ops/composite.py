@@ -19,6 +19,7 @@ from ..plugins import hookimpl
 from . import functions as ops
 from ._call import call
 from ._transfer import to_device_copy
+from .composite_index import INDEX_COMPOSITES
 from .composite_linalg import LINALG_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
@@ -55,6 +56,47 @@ def true_divide(self: Tensor, other: Any) -> Tensor:
 @_composite
 def clip(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return ops.clamp(self, min, max)
+
+
+@_composite
+def clamp_min(self: Tensor, min: Any) -> Tensor:
+    return ops.clamp(self, min, None)
+
+
+@_composite
+def clamp_max(self: Tensor, max: Any) -> Tensor:
+    return ops.clamp(self, None, max)
+
+
+def _promoted(*operands: Any) -> list[Any]:
+    """The tensors among ``operands`` in the dtype all of them promote to (a pairwise
+    promotion could differ: a 0-d float64 ``b`` makes ``b * int_tensor`` float64, where
+    ``float32_tensor + b * int_tensor`` computes in float32)."""
+    d = dt.result_type(*operands)
+    return [x.to(d) if isinstance(x, Tensor) else x for x in operands]
+
+
+@_composite
+def addcmul(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
+    self, tensor1, tensor2 = _promoted(self, tensor1, tensor2)
+    return ops.add(self, ops.mul(tensor1, tensor2), alpha=value)
+
+
+@_composite
+def addcdiv(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
+    for t in (tensor1, tensor2):
+        if isinstance(t, Tensor) and not (t._dtype.is_floating_point or t._dtype.is_complex):
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future "
+                "release addcdiv will perform a true division of tensor1 and tensor2. The "
+                "historic addcdiv behavior can be implemented as (input + value * "
+                "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                "behavior is just the latter implementation: (input + value * tensor1 / "
+                "tensor2), for all dtypes."
+            )
+    self, tensor1, tensor2 = _promoted(self, tensor1, tensor2)
+    return ops.add(self, ops.div(tensor1, tensor2), alpha=value)
 
 
 @_composite
@@ -161,6 +203,16 @@ def t(self: Tensor) -> Tensor:
 @_composite
 def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
     return self.transpose(axis0, axis1)
+
+
+@_composite
+def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return self.transpose(dim0, dim1)
+
+
+@_composite
+def ravel(self: Tensor) -> Tensor:
+    return self.reshape(-1)
 
 
 @_composite
@@ -521,7 +573,7 @@ def full_like(
 
 
 # Shapes, search and sets (ops/composite_shape.py) and statistics (ops/composite_stats.py).
-for _table in (SHAPE_COMPOSITES, STATS_COMPOSITES):
+for _table in (SHAPE_COMPOSITES, STATS_COMPOSITES, INDEX_COMPOSITES):
     for _name, _fn in _table.items():
         if _name in COMPOSITES:
             raise ValueError(f"composite {_name} defined twice")

@@ -409,3 +409,73 @@ def logdet(self: Tensor) -> Tensor:
 @_composite
 def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
     return _run("linalg_pinv", self, None, rcond, False)
+
+
+# ------------------------------------------------------------------ batched products, distances
+def _same_dtypes(fn: str, *ts: Tensor) -> None:
+    for t in ts[1:]:
+        if t._dtype is not ts[0]._dtype:
+            raise RuntimeError(
+                f"expected scalar type {torch_name(ts[0]._dtype)} but found {torch_name(t._dtype)}"
+            )
+
+
+@_composite
+def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _same_dtypes("baddbmm", self, batch1, batch2)
+    prod = ops.bmm(batch1, batch2)
+    base = self.expand(prod._shape)
+    if beta == 0:  # ``self`` is ignored, NaN and inf included (as in PyTorch)
+        return ops.mul(prod, alpha)
+    return ops.add(base if beta == 1 else ops.mul(base, beta), prod, alpha=alpha)
+
+
+@_composite
+def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _same_dtypes("addbmm", self, batch1, batch2)
+    prod = ops.bmm(batch1, batch2).sum(0)
+    base = self.expand(prod._shape)
+    if beta == 0:
+        return ops.mul(prod, alpha)
+    return ops.add(base if beta == 1 else ops.mul(base, beta), prod, alpha=alpha)
+
+
+_CDIST_MODES = (
+    None,
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
+
+
+@_composite
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {torch_name(x._dtype)}"
+            )
+    if x1._shape[-1] != x2._shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} "
+            f"X2: {x2._shape[-1]}"
+        )
+    if not p >= 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    rows, cols = x1._shape[-2], x2._shape[-2]
+    mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (compute_mode != "donot_use_mm_for_euclid_dist" and (rows > 25 or cols > 25))
+    )
+    if mm:
+        # |a - b|^2 = |a|^2 + |b|^2 - 2 a.b: one matrix product instead of a
+        # rows x cols x features difference (PyTorch's choice for more than 25 rows).
+        sq1 = (x1 * x1).sum(-1, keepdim=True)
+        sq2 = (x2 * x2).sum(-1).unsqueeze(-2)
+        d2 = ops.add(sq1 + sq2, ops.matmul(x1, x2.mT), alpha=-2)
+        return d2.clamp_min(1e-30).sqrt()
+    return ops.vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), [-1])

@@ -513,8 +513,15 @@ def logspace(
 
 # ------------------------------------------------------------------ search, count, sets
 @_composite
-def argwhere(self: Tensor) -> Tensor:
-    return ops.nonzero(self)
+def nonzero(self: Tensor, as_tuple: bool = False) -> Any:
+    return nonzero_numpy(self) if as_tuple else ops.argwhere(self)
+
+
+@_composite
+def nonzero_numpy(self: Tensor) -> tuple[Tensor, ...]:
+    rows = ops.argwhere(self if self.ndim else self.reshape(1))
+    # One contiguous index tensor per dim, as PyTorch returns them.
+    return tuple(rows.t().contiguous().unbind(0))
 
 
 @_composite

@@ -15,7 +15,6 @@ registered with ``direct=True`` gets the caller's arguments, so nothing is appen
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -681,6 +680,8 @@ def unstructured(
         check_subject_dtype(op, args)
     if op.decl.values and op.tensor_pos:
         check_values(op, args, args[op.tensor_pos[0]]._dtype)
+    if inplace and op.composite and op.decl.inplace:
+        return _write_into_self(op, kernel, args)
     return kernel(*args)
 
 
@@ -691,7 +692,24 @@ def unstructured_unchecked(
     composites): the same behaviour, a few attribute reads less on every call."""
     if out is not None:
         raise TypeError(f"{op.name}() does not take an out= argument")
+    if inplace and op.composite and op.decl.inplace:
+        return _write_into_self(op, kernel, args)
     return kernel(*args)
+
+
+def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:
+    """The in-place variant of a composite (``x.addcmul_(a, b)``): its result, checked as
+    every in-place result is (``self``'s shape, a dtype castable to ``self``'s), copied into
+    ``self`` (a recorded ``copy_`` when autograd records). A ``self`` in the graph is read
+    through a copy, since the parts of the composite may save it for their gradients and the
+    write into it would invalidate them."""
+    self = args[0]
+    if self._requires_grad or self._grad_fn is not None:
+        before = self.clone()
+        args = tuple(before if a is self else a for a in args)
+    result = kernel(*args)
+    _check_inplace(op, self, result._shape, result._dtype)
+    return self.copy_(result)
 
 
 def factory(
@@ -792,5 +810,5 @@ def bind(op: Op) -> None:
     if names:
         op.result_type = getattr(return_types, op.name, None)
         if op.result_type is None or op.result_type._fields != names:
-            op.result_type = namedtuple(op.name, names, module=return_types.__name__)  # type: ignore[misc]
+            op.result_type = return_types.make(op.name, list(names))
             setattr(return_types, op.name, op.result_type)

@@ -1501,7 +1501,16 @@ def _index_put(m: _Maker) -> list[Sample]:
 
 @_samples("nonzero")
 def _nonzero(m: _Maker) -> list[Sample]:
-    return [S((m.mask(2, 3).to(m.dtype),)), S((m.mask(4),), desc="bool")]
+    return [
+        S((m.mask(2, 3).to(m.dtype),)),
+        S((m.mask(4),), desc="bool"),
+        S((m.mask(3, 2).to(m.dtype),), {"as_tuple": True}, desc="as_tuple"),
+    ]
+
+
+@_samples("nonzero_numpy")
+def _nonzero_numpy(m: _Maker) -> list[Sample]:
+    return [S((m.mask(2, 3).to(m.dtype),)), S((m.mask(4)[0],), desc="0-d")]
 
 
 @_samples("argwhere")
@@ -2087,6 +2096,121 @@ def _full_like(m: _Maker) -> list[Sample]:
 
 
 # ------------------------------------------------------------------ the public table
+# ------------------------------------------------------------------ idioms of PyTorch programs
+@_samples("clamp_min", "clamp_max")
+def _clamp_one(m: _Maker) -> list[Sample]:
+    x = m.away(2, 3, lo=0.3, hi=1.5)
+    return [
+        S((x, 0.1), desc="scalar bound"),
+        S((x.t().contiguous().t(), m.uniform(3, lo=-0.2, hi=0.2)), desc="tensor bound, broadcast"),
+    ]
+
+
+@_samples("addcmul", "addcdiv")
+def _addcmul(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3), m.away(2, 3))),
+        S((m.uniform(3), m.uniform(2, 3, t=True), m.away(2, 1)), {"value": 0.5}, desc="broadcast"),
+    ]
+
+
+@_samples("swapdims")
+def _swapdims(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), 0, 1)), S((m.uniform(2, 3, 2), -1, 0), desc="3-D")]
+
+
+@_samples("ravel")
+def _ravel(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(3, 2, t=True),), desc="transposed: a copy")]
+
+
+@_samples("baddbmm", "addbmm")
+def _baddbmm(m: _Maker) -> list[Sample]:
+    return [
+        S(
+            (m.uniform(2, 3), m.uniform(2, 2, 4), m.uniform(2, 4, 3)),
+            {"beta": 0.5, "alpha": 2},
+            desc="broadcast self",
+        ),
+        S((m.uniform(2, 3), m.uniform(1, 2, 4), m.uniform(1, 4, 3)), {"beta": 0}, desc="beta 0"),
+    ]
+
+
+@_samples("cdist")
+def _cdist(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), m.uniform(4, 2))),
+        S((m.uniform(2, 3, 2), m.uniform(2, 2, 2)), {"p": 1.0}, desc="batched, p=1"),
+        S((m.uniform(3, 2), m.uniform(2, 2)), {"p": 3.0}, desc="p=3"),
+        S(
+            (m.uniform(3, 2), m.uniform(4, 2)),
+            {"compute_mode": "use_mm_for_euclid_dist"},
+            desc="matrix product",
+        ),
+    ]
+
+
+@_samples("masked_select")
+def _masked_select(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.mask(2, 3))),
+        S((m.uniform(3, 2, t=True), m.mask(2)), desc="broadcast mask"),
+    ]
+
+
+@_samples("index_add")
+def _index_add(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), 0, m.index([2, 0, 2]), m.uniform(3, 2)), desc="repeated"),
+        S((m.uniform(2, 4), 1, m.index([3, 1]), m.uniform(2, 2)), {"alpha": 2}, desc="alpha"),
+    ]
+
+
+@_samples("index_copy")
+def _index_copy(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), 0, m.index([2, 0]), m.uniform(2, 2))),
+        S((m.uniform(2, 4, t=True), 1, m.index([3, 1]), m.uniform(2, 2)), desc="dim 1"),
+    ]
+
+
+@_samples("index_fill")
+def _index_fill(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), 0, m.index([2, 0]), 0.5), desc="scalar"),
+        S((m.uniform(2, 4, t=True), 1, m.index([3, 1, 3]), m.uniform()), desc="0-d tensor"),
+    ]
+
+
+@_samples("bincount")
+def _bincount(m: _Maker) -> list[Sample]:
+    x = m.ints(6, hi=5, dtype=m.int_dtype())
+    return [
+        # (a bool data dtype gives a bool input, which bincount refuses)
+        S((m.ints(5, hi=4).to(dt.bool_ if m.dtype is dt.bool_ else x.dtype),), desc="short"),
+        S((x, m.uniform(6)), desc="weights"),
+        S((x,), {"minlength": 8}, desc="minlength"),
+    ]
+
+
+@_samples("diag")
+def _diag(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3),)),
+        S((m.uniform(3), -1), desc="1-D, below"),
+        S((m.uniform(3, 4, t=True), 1), desc="2-D, above"),
+    ]
+
+
+@_samples("diag_embed")
+def _diag_embed(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),)),
+        S((m.uniform(2, 3), 1, 0, 2), desc="offset, dims"),
+        S((m.uniform(3), -2), desc="below"),
+    ]
+
+
 def _bind(fn: _Gen) -> Callable[[Any, dt.dtype], list[Sample]]:
     def make(device: Any, dtype: dt.dtype) -> list[Sample]:
         return fn(_Maker(device, dtype))

@@ -35,7 +35,15 @@ from .device import copy_out_error, data_dependent_error
 __all__ = ["DATA_DEPENDENT", "READS_VALUES", "UNSTRUCTURED", "allocated", "kernels_for"]
 
 #: Operators whose result's shape depends on the input's values: they raise on meta.
-DATA_DEPENDENT = ("nonzero", "argwhere", "unique", "unique_consecutive")
+DATA_DEPENDENT = (
+    "nonzero",
+    "nonzero_numpy",
+    "argwhere",
+    "unique",
+    "unique_consecutive",
+    "masked_select",
+    "bincount",
+)
 
 #: Operators that return values as Python objects: they raise on meta, as in PyTorch.
 READS_VALUES = ("item", "tolist")

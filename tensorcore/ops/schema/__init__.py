@@ -30,6 +30,7 @@ CATEGORY_MODULES = (
     "views",
     "copies",
     "composites",
+    "composite_index",
 )
 for _module in CATEGORY_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

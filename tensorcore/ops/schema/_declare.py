@@ -128,6 +128,10 @@ class OpDecl:
     #: ``prod``, ``nll_loss``), "promote" casts them to their widest floating dtype (``cat``),
     #: "" leaves them as they are.
     autocast: str = ""
+    #: The operator that a call of the function giving only its first argument runs:
+    #: PyTorch's one-argument overload (``where(condition)`` is ``nonzero_numpy``, the tuple
+    #: of index tensors). The other parameters without a default must then all be omitted.
+    alone: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)

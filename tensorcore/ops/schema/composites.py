@@ -215,6 +215,57 @@ for _sig, _doc, _method in [
     ),
 ]:
     _op(_sig, _CL, _doc, method=_method)
+for _sig, _doc, _dtypes in [
+    (
+        "clamp_min(Tensor self, Tensor min) -> Tensor",
+        "``clamp(self, min=min)``: every element at least ``min``.",
+        "if",
+    ),
+    (
+        "clamp_max(Tensor self, Tensor max) -> Tensor",
+        "``clamp(self, max=max)``: every element at most ``max``.",
+        "if",
+    ),
+    (
+        "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        "``self + value * tensor1 * tensor2``, broadcast.",
+        "ifc",
+    ),
+    (
+        "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        "``self + value * tensor1 / tensor2``, broadcast (integer ``tensor1`` and ``tensor2`` "
+        "are refused, as in PyTorch).",
+        "fc",
+    ),
+]:
+    _op(_sig, "pointwise composite", _doc, inplace=True, dtypes=_dtypes)
+for _sig, _doc in [
+    ("swapdims(Tensor self, int dim0, int dim1) -> Tensor", "Alias of :func:`transpose`."),
+    ("ravel(Tensor self) -> Tensor", "The elements as a 1-D tensor (a view when possible)."),
+]:
+    _op(_sig, "view composite", _doc)
+for _sig, _doc in [
+    (
+        "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
+        "-> Tensor",
+        "``beta * self + alpha * bmm(batch1, batch2)`` (``self`` ignored when ``beta`` is 0).",
+    ),
+    (
+        "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
+        "-> Tensor",
+        "``beta * self + alpha * sum(bmm(batch1, batch2), 0)`` (``self`` ignored when "
+        "``beta`` is 0).",
+    ),
+]:
+    _op(_sig, _CL, _doc, inplace=True, dtypes="ifc")
+_op(
+    "cdist(Tensor x1, Tensor x2, float p=2.0, str? compute_mode=None) -> Tensor",
+    _CL,
+    "The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched); "
+    "for ``p=2`` with more than 25 rows, through a matrix product (``compute_mode``).",
+    method=False,
+    dtypes="f",
+)
 _op(
     "positive(Tensor self) -> Tensor",
     "pointwise composite",

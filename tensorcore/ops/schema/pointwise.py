@@ -189,8 +189,10 @@ _op(
 _op(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
     "pointwise",
-    "Takes ``self`` where ``condition`` is true and ``other`` elsewhere.",
+    "Takes ``self`` where ``condition`` is true and ``other`` elsewhere; ``where(condition)`` "
+    "alone is ``nonzero(condition, as_tuple=True)``.",
     frontend="pointwise",
+    alone="nonzero_numpy",
     out=True,
     method=False,
     promote_args="self other",

@@ -126,14 +126,23 @@ _op(
     inplace=True,
 )
 _op(
-    "nonzero(Tensor self) -> Tensor",
+    "argwhere(Tensor self) -> Tensor",
     "indexing nondifferentiable",
-    "Indices of the non-zero elements, one row per element.",
+    "Indices of the non-zero elements, one row per element (int64, row-major order).",
 )
 _op(
-    "argwhere(Tensor self) -> Tensor",
+    "nonzero(Tensor self, *, bool as_tuple=False) -> Any",
     "indexing nondifferentiable composite",
-    "Indices of the non-zero elements, one row per element (:func:`nonzero`).",
+    "Indices of the non-zero elements: one row per element (:func:`argwhere`), or with "
+    "``as_tuple`` one 1-D index tensor per dim (a 0-d tensor counts as 1-D).",
+)
+_op(
+    "nonzero_numpy(Tensor self) -> Tensor[]",
+    "indexing nondifferentiable composite",
+    "One 1-D index tensor per dim of the non-zero elements (what ``nonzero(as_tuple=True)`` "
+    "and ``where(condition)`` return).",
+    function=False,
+    method=False,
 )
 
 # ---------------------------------------------------------------- search, sets, scans, statistics

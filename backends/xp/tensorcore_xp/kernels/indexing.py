@@ -172,7 +172,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         except ValueError as exc:
             raise RuntimeError(str(exc).replace("array", "tensor")) from None
 
-    def nonzero(self: Any) -> Any:
+    def argwhere(self: Any) -> Any:
         r = xp.argwhere(array_of(self))
         out = empty(tuple(r.shape), dt.int64, self._device)
         write(out, r)  # (stored through the device: right for arrays that are values too)
@@ -184,6 +184,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         masked_fill=masked_fill,
         index=index,
         index_put=index_put,
-        nonzero=nonzero,
+        argwhere=argwhere,
     )
     return K

@@ -1,0 +1,158 @@
+"""Composite operators that select, scatter, count or place elements by index:
+``masked_select``, ``index_add``/``index_copy``/``index_fill``, ``bincount``, ``diag`` and
+``diag_embed``. Each is a few calls of the indexing operators (``index``, ``index_put``,
+``masked_fill``), so every backend gets them and autograd differentiates through them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor, _wrap_dim, torch_name
+from . import functions as ops
+
+__all__ = ["INDEX_COMPOSITES"]
+
+INDEX_COMPOSITES: dict[str, Callable[..., Any]] = {}
+
+
+def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
+    INDEX_COMPOSITES[fn.__name__] = fn
+    return fn
+
+
+@_composite
+def masked_select(self: Tensor, mask: Tensor) -> Tensor:
+    if mask._dtype is not dt.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    values, where = ops.broadcast_tensors(self, mask)
+    return values[where]
+
+
+def _check_index(fn: str, self: Tensor, dim: int, index: Tensor) -> int:
+    if index._dtype not in (dt.int32, dt.int64):
+        raise RuntimeError(
+            f"{fn}(): Expected dtype int32/int64 for index but got: {torch_name(index._dtype)}"
+        )
+    if index.ndim > 1:
+        raise IndexError(f"{fn}(): Index is supposed to be a vector")
+    return _wrap_dim(dim, self.ndim)
+
+
+def _check_source(fn: str, self: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    n = index.numel()
+    if source.ndim == 0 and self.ndim == 0:
+        if n != 1:
+            raise RuntimeError(f"{fn}(): Index should have dimension 1 or 0 (got {n})")
+        return
+    if (source._shape[dim] if source.ndim else 1) != n:
+        raise RuntimeError(
+            f"{fn}(): Number of indices ({n}) should be equal to source.size(dim): "
+            f"({source._shape[dim] if source.ndim else 1}), for dim: {dim}"
+        )
+    dst = [s for i, s in enumerate(self._shape) if i != dim]
+    src = [s for i, s in enumerate(source._shape) if i != dim]
+    if src != dst:
+        i = next((i for i, (a, b) in enumerate(zip(dst, src, strict=False)) if a != b), 0)
+        raise RuntimeError(
+            f"{fn}(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {dst[i] if dst else 1} at dimension {i} and source slice shape: "
+            f"{src[i] if src else 1} at dimension {i}."
+        )
+
+
+def _along(self: Tensor, dim: int, index: Tensor) -> list[Tensor | None]:
+    """The advanced index that picks ``index`` along ``dim`` (all of every other dim)."""
+    return [None] * dim + [index.reshape(-1).to(dt.int64)]
+
+
+@_composite
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any = 1) -> Tensor:
+    dim = _check_index("index_add_", self, dim, index)
+    _check_source("index_add_", self, dim, index, source)
+    if self.ndim == 0:
+        return ops.add(self, source.sum(), alpha=alpha)
+    values = source if alpha == 1 else ops.mul(source, alpha)
+    return ops.index_put(self, _along(self, dim, index), values.to(self._dtype), True)
+
+
+@_composite
+def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    dim = _check_index("index_copy_", self, dim, index)
+    _check_source("index_copy_", self, dim, index, source)
+    if self.ndim == 0:
+        return source.to(self._dtype).clone()
+    return ops.index_put(self, _along(self, dim, index), source.to(self._dtype))
+
+
+@_composite
+def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    dim = _check_index("index_fill_", self, dim, index)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(
+            "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.ndim} dimension(s)."
+        )
+    n = self._shape[dim] if self.ndim else 1
+    hit = ops.zeros(n, dtype=dt.bool_, device=self._device)
+    hit = ops.index_put(
+        hit, [index.reshape(-1).to(dt.int64)], ops.ones((), dtype=dt.bool_, device=self._device)
+    )
+    # A mask over dim ``dim`` that broadcasts over the others.
+    mask = hit.reshape((n,) + (1,) * (self.ndim - dim - 1)) if self.ndim else hit.reshape(())
+    return ops.masked_fill(self, mask, value)
+
+
+@_composite
+def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    if self.ndim != 1:  # (the declaration refuses non-integral dtypes)
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights._shape[0] != self._shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n = minlength
+    if self.numel():
+        if bool(ops.lt(self, 0).any()):
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        n = max(n, int(self.max()) + 1)
+    if weights is None:
+        counts = ops.zeros(n, dtype=dt.int64, device=self._device)
+        ones = ops.ones((), dtype=dt.int64, device=self._device).expand(self._shape)
+        return ops.index_put(counts, [self.to(dt.int64)], ones, True)
+    wd = weights._dtype if weights._dtype in (dt.float32, dt.float64) else dt.float64
+    sums = ops.zeros(n, dtype=wd, device=self._device)
+    return ops.index_put(sums, [self.to(dt.int64)], weights.to(wd), True)
+
+
+@_composite
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    nd = self.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = self._shape[-1] if self.ndim else 1
+    v = self if self.ndim else self.reshape(1)
+    eye = ops.eye(n, dtype=dt.bool_, device=self._device)
+    # where(), not a product with the identity: NaN and inf stay on the diagonal only.
+    square = ops.where(eye, v.unsqueeze(-1), ops.zeros((), dtype=self._dtype, device=self._device))
+    k = abs(offset)
+    if k:
+        # Pad to (n + k) x (n + k): zero rows below and columns before for a positive offset.
+        lead = square._shape[:-2]
+        rows = ops.zeros((*lead, k, n), dtype=self._dtype, device=self._device)
+        cols = ops.zeros((*lead, n + k, k), dtype=self._dtype, device=self._device)
+        tall = ops.cat([square, rows] if offset > 0 else [rows, square], -2)
+        square = ops.cat([cols, tall] if offset > 0 else [tall, cols], -1)
+    return square.movedim((-2, -1), (d1, d2))
+
+
+@_composite
+def diag(self: Tensor, diagonal: int = 0) -> Tensor:
+    if self.ndim == 1:
+        return diag_embed(self, diagonal)
+    if self.ndim == 2:
+        return self.diagonal(diagonal).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")

@@ -1,0 +1,52 @@
+"""Indexing operators written with other operators (``ops/composite_index.py``)."""
+
+from __future__ import annotations
+
+from ._declare import _op
+
+_op(
+    "masked_select(Tensor self, Tensor mask) -> Tensor",
+    "indexing composite",
+    "The elements of ``self`` where the bool ``mask`` is true (both broadcast), as a 1-D tensor.",
+)
+_op(
+    "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with ``alpha * source`` added at ``index`` along ``dim`` (repeated "
+    "indices accumulate).",
+    inplace=True,
+)
+_op(
+    "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with the slices of ``source`` written at ``index`` along ``dim``.",
+    inplace=True,
+)
+_op(
+    "index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with ``value`` (a number or a 0-d tensor) written at ``index`` along "
+    "``dim``.",
+    inplace=True,
+    scalars="value",
+    values="value",
+)
+_op(
+    "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
+    "indexing nondifferentiable composite",
+    "How many times each value ``0..max(self)`` occurs in the 1-D non-negative ``self`` (at "
+    "least ``minlength`` counts), or the sums of ``weights`` (float64 unless float32/64).",
+    dtypes="i",
+)
+_op(
+    "diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+    "shape composite",
+    "Matrices (in dims ``dim1``, ``dim2`` of the result) with the last dim of ``self`` on "
+    "their ``offset``-th diagonal, zeros elsewhere.",
+)
+_op(
+    "diag(Tensor self, int diagonal=0) -> Tensor",
+    "shape composite",
+    "A 1-D ``self`` on the ``diagonal``-th diagonal of a square matrix; the ``diagonal``-th "
+    "diagonal of a 2-D ``self`` (a copy).",
+)

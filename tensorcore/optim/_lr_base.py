@@ -1,0 +1,95 @@
+"""The base of the learning-rate schedules: :class:`LRScheduler` (``initial_lr``, the first
+step, ``get_last_lr``, state dicts) and helpers the schedules share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .optimizer import Optimizer
+
+__all__ = ["LRScheduler"]
+
+
+class LRScheduler:
+    """Base class: sets each group's ``initial_lr`` (``last_epoch=-1``) and takes the first
+    step, so that the groups hold the epoch-0 learning rate.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> opt = tc.optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=1.0)
+    >>> sched = tc.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    >>> lrs = []
+    >>> for _ in range(5):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(sched.get_last_lr()[0])
+    >>> lrs
+    [1.0, 0.5, 0.5, 0.25, 0.25]
+    """
+
+    #: Whether ``step`` needs a metric (``ReduceLROnPlateau``): such a schedule cannot be
+    #: run by ``SequentialLR``.
+    _needs_metrics = False
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming an optimizer"
+                    )
+        self.base_lrs: list[float] = [g["initial_lr"] for g in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self) -> list[float]:
+        """The learning rates for ``last_epoch`` (from the groups' current ones)."""
+        raise NotImplementedError
+
+    def get_last_lr(self) -> list[float]:
+        """The learning rates the last ``step`` set."""
+        return self._last_lr
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one epoch (or jump to ``epoch``, with the closed form where there is
+        one) and set the groups' learning rates."""
+        self._step_count += 1
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            group["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything but the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned."""
+        self.__dict__.update(state_dict)
+
+
+def _lrs(s: LRScheduler) -> list[float]:
+    return [g["lr"] for g in s.optimizer.param_groups]
+
+
+def _per_group(value: Any, n: int, name: str) -> list[float]:
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"expected {n} values for {name}, got {len(value)}")
+        return list(value)
+    return [value] * n

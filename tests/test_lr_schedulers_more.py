@@ -1,0 +1,163 @@
+"""ConstantLR, PolynomialLR, MultiplicativeLR, CosineAnnealingWarmRestarts, CyclicLR,
+SequentialLR and ChainedScheduler: each trajectory against a reference written from the
+formula PyTorch documents, plus state dicts and PyTorch's argument errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import tensorcore as tc
+from tensorcore.optim import lr_scheduler as S
+
+
+def _opt(lr: float = 0.1, adam: bool = False) -> tc.optim.Optimizer:
+    p = [tc.nn.Parameter(tc.ones(1))]
+    return tc.optim.Adam(p, lr=lr) if adam else tc.optim.SGD(p, lr=lr, momentum=0.9)
+
+
+def _trajectory(opt: tc.optim.Optimizer, sched: Any, n: int) -> list[float]:
+    lrs = [sched.get_last_lr()[0]]
+    for _ in range(n):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+        assert opt.param_groups[0]["lr"] == lrs[-1]
+    return lrs
+
+
+def _close(got: list[float], want: list[float]) -> None:
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12), (i, got, want)
+
+
+def test_constant_polynomial_multiplicative() -> None:
+    o = _opt()
+    _close(
+        _trajectory(o, S.ConstantLR(o, factor=0.25, total_iters=3), 6),
+        [0.1 * (0.25 if e < 3 else 1.0) for e in range(7)],
+    )
+    o = _opt()
+    _close(
+        _trajectory(o, S.PolynomialLR(o, total_iters=5, power=2.0), 8),
+        [0.1 * (1 - min(e, 5) / 5) ** 2 for e in range(9)],
+    )
+    o = _opt()
+    _close(
+        _trajectory(o, S.MultiplicativeLR(o, lambda e: 1 - 0.1 * e), 4),
+        [0.1 * math.prod(1 - 0.1 * k for k in range(1, e + 1)) for e in range(5)],
+    )
+    with pytest.raises(ValueError, match="Constant multiplicative factor expected"):
+        S.ConstantLR(_opt(), factor=1.5)
+
+
+def _sgdr(base: float, eta_min: float, t0: int, mult: int, n: int) -> list[float]:
+    out, t_cur, t_i = [], 0, t0
+    for _ in range(n + 1):
+        out.append(eta_min + (base - eta_min) * (1 + math.cos(math.pi * t_cur / t_i)) / 2)
+        t_cur += 1
+        if t_cur >= t_i:
+            t_cur, t_i = t_cur - t_i, t_i * mult
+    return out
+
+
+@pytest.mark.parametrize(("t0", "mult"), [(3, 1), (2, 2), (3, 3)])
+def test_cosine_annealing_warm_restarts(t0: int, mult: int) -> None:
+    o = _opt()
+    sched = S.CosineAnnealingWarmRestarts(o, T_0=t0, T_mult=mult, eta_min=0.01)
+    _close(_trajectory(o, sched, 20), _sgdr(0.1, 0.01, t0, mult, 20))
+    # A fractional epoch (the per-batch call) lands inside the period.
+    sched.step(t0 + 0.5 if mult == 1 else 0.5)
+    want = 0.01 + 0.09 * (1 + math.cos(math.pi * 0.5 / t0)) / 2
+    assert math.isclose(sched.get_last_lr()[0], want)
+    with pytest.raises(ValueError, match="Expected positive integer T_0, but got 0"):
+        S.CosineAnnealingWarmRestarts(_opt(), T_0=0)
+    with pytest.raises(ValueError, match="Expected integer T_mult >= 1, but got 0"):
+        S.CosineAnnealingWarmRestarts(_opt(), T_0=2, T_mult=0)
+
+
+def _cyclic(
+    lo: float,
+    hi: float,
+    up: int,
+    down: int,
+    scale: Callable[[float], float],
+    by_cycle: bool,
+    e: int,
+) -> tuple[float, float]:
+    total = up + down
+    cycle = math.floor(1 + e / total)
+    x = 1 + e / total - cycle
+    ratio = up / total
+    f = x / ratio if x <= ratio else (x - 1) / (ratio - 1)
+    amp = scale(cycle if by_cycle else e)
+    return lo + (hi - lo) * f * amp, 0.9 - (0.9 - 0.8) * f * amp
+
+
+@pytest.mark.parametrize(
+    ("mode", "scale", "by_cycle"),
+    [
+        ("triangular", lambda x: 1.0, True),
+        ("triangular2", lambda x: 1 / 2 ** (x - 1), True),
+        ("exp_range", lambda x: 0.95**x, False),
+    ],
+)
+def test_cyclic_lr_and_its_momentum(
+    mode: str, scale: Callable[[float], float], by_cycle: bool
+) -> None:
+    o = _opt()
+    sched = S.CyclicLR(o, 0.01, 0.1, step_size_up=3, step_size_down=5, mode=mode, gamma=0.95)
+    momenta = [o.param_groups[0]["momentum"]]
+    lrs = [sched.get_last_lr()[0]]
+    for _ in range(20):
+        o.step()
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+        momenta.append(o.param_groups[0]["momentum"])
+    want = [_cyclic(0.01, 0.1, 3, 5, scale, by_cycle, e) for e in range(21)]
+    _close(lrs, [w[0] for w in want])
+    _close(momenta, [w[1] for w in want])
+    adam = _opt(adam=True)
+    S.CyclicLR(adam, 0.01, 0.1, step_size_up=2)
+    assert adam.param_groups[0]["betas"][0] == 0.9
+    with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+        S.CyclicLR(tc.optim.Adagrad([tc.nn.Parameter(tc.ones(1))]), 0.01, 0.1)
+
+
+def test_sequential_lr_warmup_then_cosine() -> None:
+    o = _opt()
+    warm = S.LinearLR(o, start_factor=0.1, total_iters=4)
+    cos = S.CosineAnnealingLR(o, T_max=10, eta_min=0.0)
+    sched = S.SequentialLR(o, [warm, cos], milestones=[4])
+    want = [0.1 * (0.1 + 0.9 * e / 4) for e in range(4)]
+    want += [0.1 * (1 + math.cos(math.pi * k / 10)) / 2 for k in range(11)]
+    _close(_trajectory(o, sched, 14), want)
+    state = sched.state_dict()
+    assert isinstance(state["_schedulers"], list) and "optimizer" not in state
+    o2 = _opt()
+    again = S.SequentialLR(
+        o2, [S.LinearLR(o2, 0.1, total_iters=4), S.CosineAnnealingLR(o2, 10)], [4]
+    )
+    again.load_state_dict(state)
+    assert again.last_epoch == sched.last_epoch
+    assert again._schedulers[1].last_epoch == cos.last_epoch
+    with pytest.raises(ValueError, match="one more than the number of milestone points"):
+        S.SequentialLR(o, [warm, cos], milestones=[2, 3])
+    with pytest.raises(ValueError, match="belong to the same optimizer"):
+        S.SequentialLR(_opt(), [warm, cos], milestones=[2])
+    plateau = S.ReduceLROnPlateau(o)
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        S.SequentialLR(o, [warm, plateau], milestones=[2])
+
+
+def test_chained_scheduler_composes_factors() -> None:
+    o = _opt()
+    sched = S.ChainedScheduler(
+        [S.ConstantLR(o, factor=0.5, total_iters=3), S.ExponentialLR(o, gamma=0.9)]
+    )
+    _close(_trajectory(o, sched, 6), [0.1 * (0.5 if e < 3 else 1.0) * 0.9**e for e in range(7)])
+    assert len(sched.state_dict()["_schedulers"]) == 2
