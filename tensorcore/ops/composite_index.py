@@ -135,17 +135,11 @@ def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) ->
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = self._shape[-1] if self.ndim else 1
     v = self if self.ndim else self.reshape(1)
-    eye = ops.eye(n, dtype=dt.bool_, device=self._device)
-    # where(), not a product with the identity: NaN and inf stay on the diagonal only.
-    square = ops.where(eye, v.unsqueeze(-1), ops.zeros((), dtype=self._dtype, device=self._device))
     k = abs(offset)
-    if k:
-        # Pad to (n + k) x (n + k): zero rows below and columns before for a positive offset.
-        lead = square._shape[:-2]
-        rows = ops.zeros((*lead, k, n), dtype=self._dtype, device=self._device)
-        cols = ops.zeros((*lead, n + k, k), dtype=self._dtype, device=self._device)
-        tall = ops.cat([square, rows] if offset > 0 else [rows, square], -2)
-        square = ops.cat([cols, tall] if offset > 0 else [tall, cols], -1)
+    # The result first (a size no memory holds fails here, before anything is filled), then
+    # the diagonal written into it: NaN and inf stay on the diagonal only.
+    square = ops.zeros((*v._shape[:-1], n + k, n + k), dtype=self._dtype, device=self._device)
+    square.diagonal(offset, -2, -1).copy_(v)
     return square.movedim((-2, -1), (d1, d2))
 
 
