@@ -32,6 +32,7 @@ __all__ = [
     "eigh",
     "eigvalsh",
     "inv",
+    "lstsq",
     "matmul",
     "matrix_norm",
     "matrix_power",
@@ -245,6 +246,33 @@ def pinv(
             raise RuntimeError("linalg.pinv: rcond and rtol cannot be given together")
         rtol = rcond
     return _op("linalg_pinv", A, _float_or_none(atol), _float_or_none(rtol), hermitian, out=out)
+
+
+@checked("lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> Any")
+def lstsq(A: Any, B: Any, rcond: float | None = None, *, driver: str | None = None) -> Any:
+    """The least-squares solution ``X`` minimising ``|A X - B|`` for each matrix of ``A``
+    (``(*, m, n)``) and ``B`` (``(*, m, k)``, or ``(*, m)``), as a named tuple
+    ``(solution, residuals, rank, singular_values)``.
+
+    The solution is the minimum-norm one, from the SVD, with singular values at most
+    ``rcond * largest`` (``rcond`` defaults to ``eps * max(m, n)``) counted as zero. The
+    other fields follow PyTorch's ``driver`` (``"gelsy"`` by default on the CPU, ``"gels"``
+    elsewhere): ``rank`` except with ``gels``; ``residuals`` (the squared residual norms
+    ``(*, k)``) when ``m > n``, every matrix has full rank and the driver is not ``gelsy``;
+    ``singular_values`` with ``gelsd`` and ``gelss``. Fields not computed are empty tensors.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> A = tc.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=tc.float64)
+    >>> B = tc.tensor([[1.0], [2.0], [0.0]], dtype=tc.float64)
+    >>> r = tc.linalg.lstsq(A, B, driver="gelsd")
+    >>> [round(v, 6) + 0.0 for v in r.solution.flatten().tolist()], round(r.residuals.item(), 6)
+    ([0.0, 1.0], 3.0)
+    >>> r.rank, r.singular_values.shape
+    (tensor(2), tensorcore.Size([2]))
+    """
+    return _op("linalg_lstsq", A, B, rcond, driver)
 
 
 def _float_or_none(v: Any) -> Any:

@@ -12,6 +12,7 @@ __all__ = [
     "frexp",
     "kthvalue",
     "linalg_eigh",
+    "linalg_lstsq",
     "linalg_qr",
     "linalg_slogdet",
     "linalg_svd",
@@ -88,6 +89,16 @@ class linalg_qr(NamedTuple):
 
     Q: Any
     R: Any
+
+
+class linalg_lstsq(NamedTuple):
+    """``solution``, ``residuals``, ``rank`` and ``singular_values`` of
+    :func:`tensorcore.linalg.lstsq`."""
+
+    solution: Any
+    residuals: Any
+    rank: Any
+    singular_values: Any
 
 
 class linalg_svd(NamedTuple):

@@ -18,6 +18,19 @@ from ..layouts import strided
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..plugins import manager
+from . import _embedding_bag as _bags
+from ._activations import (
+    elu_,
+    glu,
+    hardtanh_,
+    leaky_relu_,
+    pixel_shuffle,
+    pixel_unshuffle,
+    relu_,
+    softmin,
+    threshold,
+    threshold_,
+)
 from ._conv import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -35,6 +48,7 @@ from ._conv import (
     max_pool2d,
     pad,
 )
+from ._fold import fold, unfold
 from ._losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -69,12 +83,17 @@ __all__ = [
     "dropout2d",
     "dropout3d",
     "elu",
+    "elu_",
     "embedding",
+    "embedding_bag",
+    "fold",
     "gelu",
+    "glu",
     "group_norm",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
+    "hardtanh_",
     "huber_loss",
     "instance_norm",
     "interpolate",
@@ -82,6 +101,7 @@ __all__ = [
     "l1_loss",
     "layer_norm",
     "leaky_relu",
+    "leaky_relu_",
     "linear",
     "log_softmax",
     "logsigmoid",
@@ -93,18 +113,25 @@ __all__ = [
     "normalize",
     "one_hot",
     "pad",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "prelu",
     "relu",
     "relu6",
+    "relu_",
     "scaled_dot_product_attention",
     "selu",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
     "softmax",
+    "softmin",
     "softplus",
     "softsign",
     "tanh",
+    "threshold",
+    "threshold_",
+    "unfold",
 ]
 
 
@@ -439,6 +466,83 @@ def embedding(
         scale = (1.0 / counts.to(out.dtype))[inverse].reshape(input._shape + (1,))
         out.register_hook(lambda g: g * scale)
     return out
+
+
+@checked(
+    "embedding_bag(Tensor input, Tensor weight, Tensor? offsets=None, float? max_norm=None, "
+    'float norm_type=2, bool scale_grad_by_freq=False, str mode="mean", bool sparse=False, '
+    "Tensor? per_sample_weights=None, bool include_last_offset=False, int? padding_idx=None)"
+    " -> Tensor"
+)
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
+    """Sums, means or maxima of bags of embeddings, without the per-index intermediate.
+
+    A 2-D ``input`` holds one bag per row; a 1-D ``input`` is split into bags starting at
+    ``offsets`` (the last bag ending at ``offsets[-1]`` with ``include_last_offset``).
+    ``per_sample_weights`` (``mode="sum"`` only) scales each row; indices equal to
+    ``padding_idx`` are left out of their bag (and of a mean's count); an empty bag gives
+    zeros.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.arange(8.0).reshape(4, 2)
+    >>> tc.nn.functional.embedding_bag(tc.tensor([0, 1, 3]), w, tc.tensor([0, 2]), mode="sum")
+    tensor([[2., 4.],
+            [6., 7.]])
+    """
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a "
+                "mini-batch of fixed length sequences. However, found offsets of type "
+                f"{offsets.type()}"
+            )
+        offsets = ops.arange(0, input.numel(), input.shape[1], device=input.device)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(
+            f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}"
+        )
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "the Pytorch GitHub."
+        )
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not "
+            f"None, then it must have the same shape as the input ({tuple(input.shape)})"
+        )
+    rows = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    bag, keep, count = _bags.bag_ids(input.shape[0], offsets, include_last_offset)
+    if padding_idx is not None:
+        keep = keep & (input != padding_idx % weight.shape[0])
+    return _bags.reduce_bags(rows, bag, keep, count, mode, per_sample_weights, offsets)
 
 
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:

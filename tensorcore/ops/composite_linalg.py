@@ -66,6 +66,57 @@ def linalg_svdvals(A: Tensor, driver: str | None = None) -> Tensor:
     return _run("_linalg_svd", A, False, _wants_grad(A), driver)[1]
 
 
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@_composite
+def linalg_lstsq(
+    A: Tensor, B: Tensor, rcond: float | None = None, driver: str | None = None
+) -> Any:
+    fn = "torch.linalg.lstsq"
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if A._dtype != B._dtype:
+        raise RuntimeError(
+            f"{fn}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{torch_name(A._dtype)} and other's dtype {torch_name(B._dtype)}"
+        )
+    check_float_matrix(fn, A, square=False)
+    if driver is None:
+        # PyTorch's default is gelsy on the CPU; its CUDA path has only gels.
+        driver = "gelsy" if A.device.type == "cpu" else "gels"
+    if driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    vector = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    m, n = A._shape[-2], A._shape[-1]
+    if Bm._shape[-2] != m:
+        raise RuntimeError(f"{fn}: input.size(-2) should match other.size(-2)")
+    U, S, Vh = _run("_linalg_svd", A, False, True, None)
+    if rcond is None or rcond < 0:
+        rcond = _EPS[S._dtype.name] * max(m, n)
+    smax = S.amax(-1, keepdim=True) if S._shape[-1] else ops.zeros_like(S.sum(-1, keepdim=True))
+    keep = smax * rcond < S
+    # Zero the reciprocals of the dropped values without an inf that a gradient could meet.
+    inv = ops.where(keep, 1 / ops.where(keep, S, 1.0), 0.0).to(A._dtype)
+    X = _mh(Vh) @ (inv.unsqueeze(-1) * (_mh(U) @ Bm))
+    rank = keep.sum(-1)
+    # An empty field stays in the graph (a slice of S), as a differentiable output should.
+    empty = S.reshape(-1)[:0]
+    residuals = empty
+    if driver != "gelsy" and m > n and bool((rank == n).all()):
+        residuals = ((A @ X - Bm).abs() ** 2).sum(-2)
+    if driver == "gels":
+        rank = ops.empty(0, dtype=rank._dtype, device=A.device)
+    sv = S if driver in ("gelsd", "gelss") else empty
+    return rt.linalg_lstsq(X.squeeze(-1) if vector else X, residuals, rank, sv)
+
+
+def _mh(t: Tensor) -> Tensor:
+    t = t.transpose(-2, -1)
+    return t.conj() if t._dtype.is_complex else t
+
+
 #: Machine epsilon of the real dtypes singular values come in.
 _EPS = {"float32": 2.0**-23, "float64": 2.0**-52}
 

@@ -1232,6 +1232,15 @@ def _linalg_svdvals(m: _Maker) -> list[Sample]:
     return [S((m.uniform(3, 4),)), S((m.uniform(2, 4, 3, t=False),), desc="batch")]
 
 
+@_samples("linalg_lstsq")
+def _linalg_lstsq(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 3), m.uniform(4, 2)), {"driver": "gelsd"}, desc="tall"),
+        S((m.uniform(2, 3, 4), m.uniform(2, 3, 2)), desc="wide, batch"),
+        S((m.uniform(4, 2, t=True), m.uniform(4)), {"driver": "gels"}, desc="vector"),
+    ]
+
+
 @_samples("linalg_pinv")
 def _linalg_pinv(m: _Maker) -> list[Sample]:
     return [

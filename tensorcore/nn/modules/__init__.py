@@ -3,6 +3,7 @@
 from .activation import (
     ELU,
     GELU,
+    GLU,
     SELU,
     Hardsigmoid,
     Hardswish,
@@ -16,14 +17,17 @@ from .activation import (
     Sigmoid,
     SiLU,
     Softmax,
+    Softmin,
     Softplus,
     Softsign,
     Tanh,
+    Threshold,
 )
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .fold import Fold, PixelShuffle, PixelUnshuffle, Unfold
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -69,7 +73,7 @@ from .pooling import (
     MaxPool2d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -81,6 +85,7 @@ from .transformer import (
 __all__ = [
     "ELU",
     "GELU",
+    "GLU",
     "GRU",
     "LSTM",
     "RNN",
@@ -111,7 +116,9 @@ __all__ = [
     "Dropout2d",
     "Dropout3d",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
+    "Fold",
     "GRUCell",
     "GroupNorm",
     "Hardsigmoid",
@@ -142,6 +149,8 @@ __all__ = [
     "PReLU",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "RNNCell",
     "ReLU",
     "ReLU6",
@@ -154,15 +163,18 @@ __all__ = [
     "Sigmoid",
     "SmoothL1Loss",
     "Softmax",
+    "Softmin",
     "Softplus",
     "Softsign",
     "Tanh",
+    "Threshold",
     "Transformer",
     "TransformerDecoder",
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "Unflatten",
+    "Unfold",
     "Upsample",
     "ZeroPad2d",
 ]

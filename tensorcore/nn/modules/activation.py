@@ -11,6 +11,7 @@ from .module import Module
 __all__ = [
     "ELU",
     "GELU",
+    "GLU",
     "SELU",
     "Hardsigmoid",
     "Hardswish",
@@ -24,9 +25,11 @@ __all__ = [
     "SiLU",
     "Sigmoid",
     "Softmax",
+    "Softmin",
     "Softplus",
     "Softsign",
     "Tanh",
+    "Threshold",
 ]
 
 
@@ -244,3 +247,70 @@ class LogSoftmax(Softmax):
     def forward(self, input: Tensor) -> Tensor:
         """See :func:`tensorcore.nn.functional.log_softmax`."""
         return F.log_softmax(input, self.dim)
+
+
+class GLU(Module):
+    """Gated linear unit along ``dim``: ``a * sigmoid(b)`` of the two halves.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.GLU()
+    GLU(dim=-1)
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.glu`."""
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.Softmin(dim=0)(tc.tensor([1.0, 1.0]))
+    tensor([0.5000, 0.5000])
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.softmin`."""
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else ``value``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.Threshold(0.1, 20)
+    Threshold(threshold=0.1, value=20)
+    """
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.threshold`."""
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        extra = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{extra}"

@@ -152,6 +152,12 @@ for _sig, _doc, *_more in [
     ),
     ("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", "The singular values."),
     (
+        "linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
+        "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)",
+        "The minimum-norm least-squares solution of ``A X = B`` (from the SVD), with the "
+        "outputs PyTorch's ``driver`` computes.",
+    ),
+    (
         'linalg_matrix_norm(Tensor A, Any ord="fro", int[] dim=[-2, -1], bool keepdim=False, '
         "*, ScalarType? dtype=None) -> Tensor",
         "The matrix norm ``ord`` ('fro', 'nuc', inf, -inf, 1, -1, 2, -2) over the dims ``dim``.",

@@ -1,0 +1,221 @@
+"""More functional activations and rearrangements: ``glu``, ``softmin``, ``threshold``, the
+in-place forms (``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``) and
+``pixel_shuffle``/``pixel_unshuffle``, re-exported by ``tensorcore.nn.functional``."""
+
+from __future__ import annotations
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+from ..ops import functions as ops
+from ..ops._validate import checked
+
+__all__ = [
+    "elu_",
+    "glu",
+    "hardtanh_",
+    "leaky_relu_",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "relu_",
+    "softmin",
+    "threshold",
+    "threshold_",
+]
+
+
+@checked("glu(Tensor input, int dim=-1) -> Tensor")
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: ``a * sigmoid(b)`` with ``a``, ``b`` the two halves of ``input``
+    along ``dim``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.glu(tc.tensor([1.0, 2.0, 0.0, 100.0]))
+    tensor([0.5000, 2.0000])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.ndim if -input.ndim <= dim < input.ndim else dim
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    a, b = input.split(n // 2, d)
+    return a * b.sigmoid()
+
+
+@checked(
+    "softmin(Tensor input, int? dim=None, int _stacklevel=3, ScalarType? dtype=None) -> Tensor"
+)
+def softmin(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: dt.dtype | None = None
+) -> Tensor:
+    """``softmax(-input)`` along ``dim`` (PyTorch's legacy choice of dim when None).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.softmin(tc.tensor([0.0, 0.0, 1e9]), dim=0)
+    tensor([0.5000, 0.5000, 0.0000])
+    """
+    if dim is None:
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dtype is not None:
+        input = input.to(dtype)
+    return ops.softmax(-input, dim)
+
+
+@checked("threshold(Tensor input, float threshold, float value, bool inplace=False) -> Tensor")
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.threshold(tc.tensor([0.5, 1.0, 2.0]), 1.0, -3.0)
+    tensor([-3., -3.,  2.])
+    """
+    if inplace:
+        return threshold_(input, threshold, value)
+    return ops.where(input > threshold, input, value)
+
+
+@checked("threshold_(Tensor input, float threshold, float value) -> Tensor")
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place :func:`threshold`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([0.5, 2.0])
+    >>> _ = tc.nn.functional.threshold_(x, 1.0, 0.0)
+    >>> x
+    tensor([0., 2.])
+    """
+    x = _source(input)
+    return input.copy_(ops.where(x > threshold, x, value))
+
+
+@checked("relu_(Tensor input) -> Tensor")
+def relu_(input: Tensor) -> Tensor:
+    """In-place ``relu``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([-1.0, 2.0])
+    >>> tc.nn.functional.relu_(x) is x, x
+    (True, tensor([0., 2.]))
+    """
+    return input.relu_()
+
+
+@checked("elu_(Tensor input, float alpha=1.0) -> Tensor")
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place ``elu``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([-1.0, 2.0])
+    >>> tc.nn.functional.elu_(x, 2.0)
+    tensor([-1.2642,  2.0000])
+    """
+    x = _source(input)
+    return input.copy_(ops.where(x > 0, x, x.clamp(max=0).expm1() * alpha))
+
+
+@checked("leaky_relu_(Tensor input, float negative_slope=0.01) -> Tensor")
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place ``leaky_relu``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.leaky_relu_(tc.tensor([-2.0, 3.0]), 0.5)
+    tensor([-1.,  3.])
+    """
+    x = _source(input)
+    return input.copy_(ops.where(x > 0, x, x * negative_slope))
+
+
+@checked("hardtanh_(Tensor input, float min_val=-1.0, float max_val=1.0) -> Tensor")
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place ``hardtanh``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.hardtanh_(tc.tensor([-2.0, 0.5, 3.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val)
+
+
+def _source(input: Tensor) -> Tensor:
+    """What an in-place form computes from: under autograd a copy, so that the values the
+    backward saves are not the ones the write overwrites."""
+    return input.clone() if input.requires_grad else input
+
+
+def _check_factor(fn: str, input: Tensor, factor: int, what: str) -> None:
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"{fn} expects input to have at least 3 dimensions, but got input with "
+            f"{input.ndim} dimension(s)"
+        )
+    if factor <= 0:
+        raise RuntimeError(f"{fn} expects a positive {what}, but got {factor}")
+
+
+@checked("pixel_shuffle(Tensor input, int upscale_factor) -> Tensor")
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``: each group of ``r^2`` channels becomes an
+    ``r x r`` block of pixels (a reshape, a permutation and one copy, as PyTorch).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.pixel_shuffle(tc.arange(4.0).reshape(1, 4, 1, 1), 2)
+    tensor([[[[0., 1.],
+              [2., 3.]]]])
+    """
+    r = upscale_factor
+    _check_factor("pixel_shuffle", input, r, "upscale_factor")
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    nb = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    order = [*range(nb), nb, nb + 3, nb + 1, nb + 4, nb + 2]
+    return x.permute(order).reshape(*batch, c // (r * r), h * r, w * r)
+
+
+@checked("pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor")
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``, the inverse of :func:`pixel_shuffle`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.pixel_unshuffle(tc.arange(4.0).reshape(1, 1, 2, 2), 2).flatten()
+    tensor([0., 1., 2., 3.])
+    """
+    r = downscale_factor
+    _check_factor("pixel_unshuffle", input, r, "downscale_factor")
+    *batch, c, h, w = input.shape
+    for name, size, d in (("height", h, -2), ("width", w, -1)):
+        if size % r:
+            raise RuntimeError(
+                f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                f"input.size({d})={size} is not divisible by {r}"
+            )
+    nb = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    order = [*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3]
+    return x.permute(order).reshape(*batch, c * r * r, h // r, w // r)

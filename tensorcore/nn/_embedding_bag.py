@@ -1,0 +1,75 @@
+"""The reduction half of ``embedding_bag``: rows already looked up, reduced per bag (sum,
+mean or max) with one ``index_add`` or one scatter into a padded block, never a loop over
+bags."""
+
+from __future__ import annotations
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+from ..ops import functions as ops
+
+__all__ = ["bag_ids", "reduce_bags"]
+
+
+def bag_ids(n: int, offsets: Tensor, include_last_offset: bool) -> tuple[Tensor, Tensor, int]:
+    """For ``n`` flat indices split at ``offsets``: each index's bag, whether it belongs to
+    one (``include_last_offset`` ends the last bag at ``offsets[-1]``), and the bag count.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn._embedding_bag import bag_ids
+    >>> bag, valid, count = bag_ids(5, tc.tensor([0, 2, 2]), False)
+    >>> bag.tolist(), count
+    ([0, 0, 2, 2, 2], 3)
+    """
+    count = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
+    pos = ops.arange(n, device=offsets.device)
+    bag = ops.searchsorted(offsets.to(dt.int64), pos, right=True) - 1
+    valid = (bag >= 0) & (bag < count)
+    return bag.clamp(0, max(count - 1, 0)), valid, count
+
+
+def reduce_bags(
+    rows: Tensor,
+    bag: Tensor,
+    keep: Tensor,
+    count: int,
+    mode: str,
+    weights: Tensor | None,
+    starts: Tensor,
+) -> Tensor:
+    """Reduce ``rows`` (one per index; those with ``keep`` false are left out) into ``count``
+    bags; an empty bag gives zeros.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn._embedding_bag import reduce_bags
+    >>> rows = tc.tensor([[1.0], [3.0], [5.0]])
+    >>> keep = tc.tensor([True, True, True])
+    >>> reduce_bags(rows, tc.tensor([0, 0, 1]), keep, 2, "mean", None, tc.tensor([0, 2]))
+    tensor([[2.],
+            [5.]])
+    """
+    dim = rows.shape[-1]
+    dev = rows.device
+    if mode == "max":
+        if rows.shape[0] == 0:
+            return ops.zeros(count, dim, dtype=rows.dtype, device=dev)
+        slot = ops.arange(rows.shape[0], device=dev) - starts.to(dt.int64)[bag]
+        width = int(slot.max()) + 1
+        idx = ops.nonzero(keep).reshape(-1)
+        block = ops.full((count, width, dim), float("-inf"), dtype=rows.dtype, device=dev)
+        block = block.index_put((bag[idx], slot[idx]), rows[idx])
+        filled = ops.zeros(count, dtype=dt.int64, device=dev).index_add(0, bag, keep.to(dt.int64))
+        return ops.where((filled > 0).unsqueeze(1), block.amax(1), 0.0)
+    w = keep.to(rows.dtype)
+    if weights is not None:
+        w = w * weights
+    out = ops.zeros(count, dim, dtype=rows.dtype, device=dev)
+    out = out.index_add(0, bag, rows * w.unsqueeze(1))
+    if mode == "mean":
+        n = ops.zeros(count, dtype=rows.dtype, device=dev).index_add(0, bag, keep.to(rows.dtype))
+        out = out / n.clamp(min=1).unsqueeze(1)
+    return out

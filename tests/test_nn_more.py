@@ -1,0 +1,213 @@
+"""glu, softmin, threshold and the in-place activations, pixel_shuffle/unshuffle,
+unfold/fold and embedding_bag, functional and module forms: values against NumPy oracles,
+gradients by gradcheck, PyTorch's reprs and errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+import tensorcore.nn.functional as F
+from tensorcore import nn
+from tensorcore.testing import assert_close
+
+gc = tc.autograd.gradcheck
+
+
+def t(x: Any, device: str, grad: bool = False) -> tc.Tensor:
+    return tc.tensor(np.asarray(x, dtype=np.float64), device=device, requires_grad=grad)
+
+
+def _np_softmax(x: Any, axis: int) -> Any:
+    e = np.exp(x - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+def test_glu_softmin_threshold(device: str) -> None:
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    a, b = x[:, :2], x[:, 2:]
+    assert_close(F.glu(t(x, device)), a / (1 + np.exp(-b)))
+    assert_close(nn.GLU(0)(t(x[:2], device)), x[:1] / (1 + np.exp(-x[1:2])))
+    assert_close(F.softmin(t(x, device), dim=1), _np_softmax(-x, 1))
+    assert_close(nn.Softmin(0)(t(x, device)), _np_softmax(-x, 0))
+    assert_close(F.threshold(t(x, device), 0.1, -5.0), np.where(x > 0.1, x, -5.0))
+    assert_close(nn.Threshold(0.1, 2.0)(t(x, device)), np.where(x > 0.1, x, 2.0))
+    for fn, args in ((F.glu, ()), (lambda z: F.softmin(z, 0), ()),
+                     (lambda z: F.threshold(z, 0.1, 3.0), ())):  # fmt: skip
+        assert gc(fn, (t(x, device, True), *args))
+    with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension 0"):
+        F.glu(t([1.0, 2.0, 3.0], device))
+    with pytest.raises(RuntimeError, match="glu does not support scalars"):
+        F.glu(t(1.0, device))
+
+
+def test_inplace_forms(device: str) -> None:
+    x = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
+    cases = [
+        (lambda z: F.relu_(z), np.maximum(x, 0)),
+        (lambda z: F.elu_(z, 2.0), np.where(x > 0, x, 2.0 * np.expm1(np.minimum(x, 0)))),
+        (lambda z: F.leaky_relu_(z, 0.2), np.where(x > 0, x, 0.2 * x)),
+        (lambda z: F.hardtanh_(z, -1.0, 2.0), np.clip(x, -1.0, 2.0)),
+        (lambda z: F.threshold_(z, 0.2, 9.0), np.where(x > 0.2, x, 9.0)),
+        (lambda z: F.threshold(z, 0.2, 9.0, inplace=True), np.where(x > 0.2, x, 9.0)),
+    ]
+    for fn, want in cases:
+        z = t(x, device)
+        out = fn(z)
+        assert out is z
+        assert_close(z, want)
+        # through autograd: in place on a non-leaf, the gradient of the out-of-place form
+        leaf = t([-1.5, 0.7, 2.5], device, True)
+        assert gc(lambda v, fn=fn: fn(v * 1.0), (leaf,))
+
+
+def _np_pixel_shuffle(x: Any, r: int) -> Any:
+    *b, c, h, w = x.shape
+    y = x.reshape(*b, c // (r * r), r, r, h, w)
+    n = len(b)
+    y = y.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return y.reshape(*b, c // (r * r), h * r, w * r)
+
+
+def test_pixel_shuffle_and_unshuffle(device: str) -> None:
+    x = np.random.default_rng(1).normal(size=(2, 3, 8, 2, 3))
+    y = F.pixel_shuffle(t(x, device), 2)
+    assert_close(y, _np_pixel_shuffle(x, 2))
+    assert_close(F.pixel_unshuffle(y, 2), x)
+    assert_close(nn.PixelUnshuffle(2)(nn.PixelShuffle(2)(t(x, device))), x)
+    assert gc(lambda z: F.pixel_shuffle(z, 2), (t(x[0, :1], device, True),))
+    small = t(np.arange(16.0).reshape(1, 4, 4), device, True)
+    assert gc(lambda z: F.pixel_unshuffle(z, 2), (small,))
+    assert repr(nn.PixelShuffle(2)) == "PixelShuffle(upscale_factor=2)"
+    assert repr(nn.PixelUnshuffle(3)) == "PixelUnshuffle(downscale_factor=3)"
+    with pytest.raises(RuntimeError, match=r"input.size\(-3\)=3 is not divisible by 4"):
+        F.pixel_shuffle(t(np.ones((3, 2, 2)), device), 2)
+    with pytest.raises(RuntimeError, match="at least 3 dimensions, but got input with 2"):
+        F.pixel_unshuffle(t(np.ones((4, 4)), device), 2)
+    msg = r"width to be divisible by downscale_factor, but input.size\(-1\)=5"
+    with pytest.raises(RuntimeError, match=msg):
+        F.pixel_unshuffle(t(np.ones((1, 4, 5)), device), 2)
+
+
+def _np_unfold(x: Any, k: tuple[int, int], d: tuple[int, int], p: tuple[int, int],
+               s: tuple[int, int]) -> Any:  # fmt: skip
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    out = np.zeros((n, c, k[0], k[1], oh, ow))
+    for i in range(k[0]):
+        for j in range(k[1]):
+            for a in range(oh):
+                for b in range(ow):
+                    out[:, :, i, j, a, b] = xp[:, :, a * s[0] + i * d[0], b * s[1] + j * d[1]]
+    return out.reshape(n, c * k[0] * k[1], oh * ow)
+
+
+FOLD_CASES = [
+    ((2, 3, 5, 6), (2, 2), (1, 1), (0, 0), (1, 1)),
+    ((1, 2, 7, 6), (2, 3), (2, 1), (1, 2), (2, 3)),
+    ((1, 1, 5, 5), (3, 3), (1, 1), (1, 1), (2, 2)),
+]
+
+
+@pytest.mark.parametrize("case", FOLD_CASES)
+def test_unfold_and_fold(device: str, case: Any) -> None:
+    shape, k, d, p, s = case
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=shape)
+    cols = _np_unfold(x, k, d, p, s)
+    kw = {"dilation": d, "padding": p, "stride": s}
+    assert_close(F.unfold(t(x, device), k, **kw), cols)
+    assert_close(nn.Unfold(k, **kw)(t(x[0], device)), cols[0])  # unbatched
+    # fold is unfold's adjoint: <unfold(x), c> == <x, fold(c)>
+    c = rng.normal(size=cols.shape)
+    folded = F.fold(t(c, device), shape[2:], k, **kw)
+    assert folded.shape == shape
+    lhs, rhs = (cols * c).sum(), (x * np.array(folded.cpu().tolist())).sum()
+    assert abs(lhs - rhs) < 1e-9 * max(1.0, abs(lhs))
+    assert gc(lambda z: F.unfold(z, k, **kw), (t(x[:1, :1], device, True),))
+    assert gc(lambda z: F.fold(z, shape[2:], k, **kw), (t(c[:1, : k[0] * k[1]], device, True),))
+
+
+def test_fold_reprs_and_errors(device: str) -> None:
+    assert repr(nn.Unfold(2)) == "Unfold(kernel_size=2, dilation=1, padding=0, stride=1)"
+    assert repr(nn.Fold((4, 5), 2)) == (
+        "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)"
+    )
+    with pytest.raises(RuntimeError, match=r"input.size\(1\)=5 and kernel_size=\(2, 2\)"):
+        F.fold(t(np.ones((1, 5, 12)), device), (4, 5), 2)
+    msg = r"sliding blocks 3 \* 4 = 12, but got input.size\(2\)=11"
+    with pytest.raises(RuntimeError, match=msg):
+        F.fold(t(np.ones((1, 8, 11)), device), (4, 5), 2)
+    with pytest.raises(RuntimeError, match="calculated shape of the array of sliding blocks"):
+        F.unfold(t(np.ones((1, 2, 3, 3)), device), 4)
+
+
+def _np_bags(idx: Any, offsets: Any, w: Any, mode: str, psw: Any, pad: Any) -> Any:
+    ends = [*offsets[1:], len(idx)]
+    out = []
+    for lo, hi in zip(offsets, ends, strict=True):
+        rows = [w[i] * (1.0 if psw is None else psw[j])
+                for j, i in enumerate(idx[lo:hi], lo) if i != pad]  # fmt: skip
+        if not rows:
+            out.append(np.zeros(w.shape[1]))
+        else:
+            out.append({"sum": np.sum, "mean": np.mean, "max": np.max}[mode](rows, axis=0))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag(device: str, mode: str) -> None:
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=(7, 3))
+    idx, offsets = [1, 2, 4, 5, 4, 3, 0, 6], [0, 3, 3, 5]
+    it, ot = tc.tensor(idx, device=device), tc.tensor(offsets, device=device)
+    for pad in (None, 0, 4):
+        got = F.embedding_bag(it, t(w, device), ot, mode=mode, padding_idx=pad)
+        assert_close(got, _np_bags(idx, offsets, w, mode, None, pad))
+    # 2-D input: one bag per row; include_last_offset closes the last bag
+    got = F.embedding_bag(it.reshape(2, 4), t(w, device), mode=mode)
+    assert_close(got, _np_bags(idx, [0, 4], w, mode, None, None))
+    ot5 = tc.tensor([*offsets, 7], device=device)
+    got = F.embedding_bag(it, t(w, device), ot5, mode=mode, include_last_offset=True)
+    assert_close(got, _np_bags(idx[:7], offsets, w, mode, None, None))
+    assert gc(lambda wt: F.embedding_bag(it, wt, ot, mode=mode), (t(w, device, True),))
+    if mode == "sum":
+        psw = rng.normal(size=len(idx))
+        got = F.embedding_bag(it, t(w, device), ot, mode="sum", per_sample_weights=t(psw, device))
+        assert_close(got, _np_bags(idx, offsets, w, "sum", psw, None))
+        fn = lambda wt, p: F.embedding_bag(it, wt, ot, mode="sum", per_sample_weights=p)  # noqa: E731
+        assert gc(fn, (t(w, device, True), t(psw, device, True)))
+    module = nn.EmbeddingBag(7, 3, mode=mode, padding_idx=0).to(device)
+    assert module.weight[0].abs().sum().item() == 0
+    assert module(it, ot).shape == (4, 3)
+
+
+def test_embedding_bag_reprs_and_errors() -> None:
+    assert repr(nn.EmbeddingBag(10, 3)) == "EmbeddingBag(10, 3, mode='mean')"
+    assert repr(nn.EmbeddingBag(10, 3, mode="sum", padding_idx=0, max_norm=1.0)) == (
+        "EmbeddingBag(10, 3, max_norm=1.0, mode='sum', padding_idx=0)"
+    )
+    w = tc.ones(5, 2)
+    i = tc.tensor([0, 1])
+    msg = "only supported for mode='sum' \\(got mode='mean'\\)"
+    with pytest.raises(NotImplementedError, match=msg):
+        F.embedding_bag(i, w, tc.tensor([0]), per_sample_weights=tc.ones(2))
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
+        F.embedding_bag(i, w)
+    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+        F.embedding_bag(i.reshape(1, 2), w, tc.tensor([0]))
+    with pytest.raises(ValueError, match="mode has to be one of sum, mean or max"):
+        F.embedding_bag(i, w, tc.tensor([0]), mode="min")
+
+
+def test_module_reprs() -> None:
+    assert repr(nn.GLU()) == "GLU(dim=-1)"
+    assert repr(nn.Softmin()) == "Softmin(dim=None)" and repr(nn.Softmin(1)) == "Softmin(dim=1)"
+    assert repr(nn.Threshold(0.1, 20)) == "Threshold(threshold=0.1, value=20)"
+    want = "Threshold(threshold=0.1, value=20.0, inplace=True)"
+    assert repr(nn.Threshold(0.1, 20.0, True)) == want
