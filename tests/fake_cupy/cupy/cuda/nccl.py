@@ -19,6 +19,7 @@ Like CuPy's on x86, :func:`get_unique_id` returns 128 *signed* chars, some negat
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import pickle
@@ -115,6 +116,7 @@ class _Hub:
         self.pending: dict[int, dict[int, Any]] = defaultdict(dict)
         self.results: dict[int, dict[int, bytes]] = {}
         self.mail: dict[tuple[int, int], deque[_Letter]] = defaultdict(deque)
+        self.replying = 0  # results taken by a rank's thread, not yet sent to the rank
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -131,7 +133,14 @@ class _Hub:
                     rank = msg[1]
                     _send_msg(conn, self._init(rank, msg[2], msg[3]))
                 elif msg[0] == "coll":
-                    _send_msg(conn, self._collective(rank, *msg[1:]))
+                    reply, taken = self._collective(rank, *msg[1:])
+                    try:
+                        _send_msg(conn, reply)
+                    finally:
+                        if taken:
+                            with self.cond:
+                                self.replying -= 1
+                                self.cond.notify_all()
                 elif msg[0] == "p2p":
                     _send_msg(conn, self._p2p(rank, msg[1]))
                 else:  # "bye"
@@ -159,7 +168,7 @@ class _Hub:
         return ("error", f"remote process exited or aborted: ranks {sorted(self.gone)}")
 
     def _collective(self, rank: int, seq: int, kind: str, args: tuple[Any, ...],
-                    payload: bytes) -> Any:  # fmt: skip
+                    payload: bytes) -> tuple[Any, bool]:  # fmt: skip
         with self.cond:
             self.pending[seq][rank] = (kind, args, payload)
             if len(self.pending[seq]) == self.ndev:
@@ -167,11 +176,22 @@ class _Hub:
                 self.cond.notify_all()
             self.cond.wait_for(lambda: seq in self.results or bool(self.gone))
             if seq not in self.results:
-                return self._gone()
+                return self._gone(), False
             out = self.results[seq].pop(rank)
+            self.replying += 1
             if not self.results[seq]:
                 del self.results[seq]
-        return out
+        return out, True
+
+    def drain(self, timeout: float = 10.0) -> None:
+        """Before this process exits (it hosts the hub): let every rank collect the results
+        of the collectives that completed, as real NCCL's ranks all finish one together (the
+        hub's threads die with the process, and a rank still reading its reply would see the
+        connection close)."""
+        with self.cond:
+            self.cond.wait_for(
+                lambda: not self.replying and not any(self.results.values()), timeout
+            )
 
     def _compute(self, calls: dict[int, Any]) -> dict[int, Any]:
         kinds = {(kind, args) for kind, args, _ in calls.values()}
@@ -254,6 +274,7 @@ def get_unique_id() -> tuple[int, ...]:
     """A new communicator's id: it starts the hub here, and names its port."""
     hub = _Hub()
     _hubs.append(hub)
+    atexit.register(hub.drain)
     raw = b"FAKENCCL" + struct.pack("!H", hub.port) + b"\xff" + secrets.token_bytes(16)
     raw = raw.ljust(128, b"\x00")
     return tuple(b - 256 if b > 127 else b for b in raw)  # signed chars, as on x86
