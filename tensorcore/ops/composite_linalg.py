@@ -83,8 +83,8 @@ def linalg_lstsq(
         )
     check_float_matrix(fn, A, square=False)
     if driver is None:
-        # PyTorch's default is gelsy on the CPU; its CUDA path has only gels.
-        driver = "gelsy" if A.device.type == "cpu" else "gels"
+        # PyTorch's default is gelsy, but on CUDA, whose path has only gels.
+        driver = "gels" if A.device.type == "cuda" else "gelsy"
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.ndim == A.ndim - 1
