@@ -120,10 +120,13 @@ _REFUSE_INPLACE = (
 # Errors are named as ``call`` names them.
 _RUN = """
         rec = None
-        if ({rg}) and _gm.enabled:{single}
+        if ({rg}) and _gm.enabled:
             ent = autograd.get((dev.type, t._layout.name))
-            if ent is None or (rec := ent.record) is None:
+            if ent is None:
                 return None
+            rec = ent.record
+            if rec is None:{composite}
+                return None{single}
             _gm.enabled = False
         try:
             {run}
@@ -166,7 +169,7 @@ _FINISH = """
         ):
             return None""" + _RUN.replace(
     "{run}", _CHECKED + "o = alloc(shape, {dtype}, dev)\n            kernel(o, x{args})"
-).replace("{single}", "")
+).replace("{single}", "").replace("{composite}", "")
 # The end of an in-place lane: the kernel writes into self, whose version moves.
 _FINISH_INPLACE = """
         if {s_rg}:
@@ -180,6 +183,20 @@ _FINISH_INPLACE = """
             raise _translate_error(exc, name) from exc
         x._bump_version()
         return x""".replace("{checked}", _CHECKED)
+
+# A composite the autograd step differentiates through its parts: its core definition, as
+# the step runs it (the parts record themselves); a composite without one (a plugin's) takes
+# the call path.
+_COMPOSITE = """
+                comp = ent.composite
+                if comp:
+                    try:
+                        return comp(x{args})
+                    except _STANDARD as exc:
+                        _name_error(exc, name)
+                        raise
+                    except _TRANSLATED as exc:
+                        raise _translate_error(exc, name) from exc"""
 
 # An operator of the unchecked unstructured frontend: its kernel makes the result (one
 # tensor, or several that only the call path records).
@@ -197,7 +214,9 @@ def make(op):
         kernel = table.get((dev.type, t._layout.name))
         if kernel is None:
             return None"""
-    + _RUN.replace("{run}", "o = kernel(x{args})").replace("{rg}", "t._requires_grad")
+    + _RUN.replace("{run}", "o = kernel(x{args})")
+    .replace("{rg}", "t._requires_grad")
+    .replace("{composite}", _COMPOSITE)
     + """
 
     return kernel_lane
