@@ -211,3 +211,34 @@ def test_module_reprs() -> None:
     assert repr(nn.Threshold(0.1, 20)) == "Threshold(threshold=0.1, value=20)"
     want = "Threshold(threshold=0.1, value=20.0, inplace=True)"
     assert repr(nn.Threshold(0.1, 20.0, True)) == want
+
+
+@pytest.mark.parametrize("name", ["softplus", "logsigmoid"])
+def test_softplus_and_logsigmoid_have_the_sigmoid_gradient_at_the_kink(
+    device: str, name: str
+) -> None:
+    # d softplus = sigmoid(x), d logsigmoid = sigmoid(-x): 0.5 at 0, as PyTorch (a sum of
+    # max and log1p(exp(-|x|)) took one-sided slopes there and gave 1)
+    v = np.array([0.0, 1.0, -3.0, 15.0])
+    x = tc.tensor(v, device=device, requires_grad=True)
+    getattr(F, name)(x).sum().backward()
+    sig = 1 / (1 + np.exp(-v if name == "softplus" else v))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), sig, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "name", ["elu", "leaky_relu", "selu", "silu", "mish", "hardsigmoid", "hardswish"]
+)
+def test_inplace_activations_of_a_graph_tensor_keep_their_gradient(device: str, name: str) -> None:
+    # inplace=True on a tensor inside a graph: the gradient is the out-of-place one (the
+    # result used to overwrite the input its backward reads: "modified by an inplace")
+    v = np.array([0.5, -1.0, 2.0, -0.25])
+    grads = []
+    for inplace in (False, True):
+        x = tc.tensor(v, device=device, requires_grad=True)
+        y = x * 1.0
+        out = getattr(F, name)(y, inplace=inplace)
+        assert (out is y) == inplace
+        out.sum().backward()
+        grads.append(x.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..layouts import strided
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -154,6 +154,16 @@ def tanh(input: Tensor) -> Tensor:
     return ops.tanh(input)
 
 
+def _source(input: Tensor, inplace: bool) -> Tensor:
+    """What an activation with ``inplace=`` computes from: a copy of ``input`` where the
+    result is written into an ``input`` that is part of a graph, so that the write does not
+    change a value the result's backward reads (PyTorch's in-place activations keep what
+    their backward needs)."""
+    if inplace and input.requires_grad and is_grad_enabled():
+        return input.clone()
+    return input
+
+
 @checked("leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor")
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``.
@@ -164,7 +174,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> tc.nn.functional.leaky_relu(tc.tensor([-2.0, 3.0]), 0.5)
     tensor([-1.,  3.])
     """
-    out = ops.where(input > 0, input, input * negative_slope)
+    x = _source(input, inplace)
+    out = ops.where(x > 0, x, x * negative_slope)
     return input.copy_(out) if inplace else out
 
 
@@ -189,7 +200,8 @@ def hardtanh(
 @checked("elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
-    out = ops.where(input > 0, input, input.clamp(max=0).expm1() * alpha)
+    x = _source(input, inplace)
+    out = ops.where(x > 0, x, x.clamp(max=0).expm1() * alpha)
     return input.copy_(out) if inplace else out
 
 
@@ -197,7 +209,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     alpha, scale = 1.6732632423543772, 1.0507009873554805
-    out = elu(input, alpha) * scale
+    out = elu(_source(input, inplace), alpha) * scale
     return input.copy_(out) if inplace else out
 
 
@@ -223,14 +235,16 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 @checked("silu(Tensor input, bool inplace=False) -> Tensor")
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
-    out = input * input.sigmoid()
+    x = _source(input, inplace)
+    out = x * x.sigmoid()
     return input.copy_(out) if inplace else out
 
 
 @checked("mish(Tensor input, bool inplace=False) -> Tensor")
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    out = input * softplus(input).tanh()
+    x = _source(input, inplace)
+    out = x * softplus(x).tanh()
     return input.copy_(out) if inplace else out
 
 
@@ -238,14 +252,17 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
     bx = input * beta
-    soft = bx.clamp(max=0) + (-bx.abs()).exp().log1p() + bx.clamp(min=0) - bx.clamp(max=0)
+    # logaddexp(bx, 0): stable, and its gradient is sigmoid(bx) everywhere (0.5 at 0, as
+    # PyTorch's), where max(bx, 0) + log1p(exp(-|bx|)) took the kinks' one-sided slopes
+    soft = ops.logaddexp(bx, 0.0)
     return ops.where(bx > threshold, input, soft / beta)
 
 
 @checked("logsigmoid(Tensor input) -> Tensor")
 def logsigmoid(input: Tensor) -> Tensor:
-    """``log(sigmoid(x))``, computed stably."""
-    return input.clamp(max=0) - (-input.abs()).exp().log1p()
+    """``log(sigmoid(x))``, computed stably (``-logaddexp(-x, 0)``: the gradient is
+    ``sigmoid(-x)`` everywhere, 0.5 at 0)."""
+    return -ops.logaddexp(-input, 0.0)
 
 
 @checked("softsign(Tensor input) -> Tensor")
@@ -257,14 +274,15 @@ def softsign(input: Tensor) -> Tensor:
 @checked("hardsigmoid(Tensor input, bool inplace=False) -> Tensor")
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
-    out = (input + 3).clamp(0, 6) / 6
+    out = (_source(input, inplace) + 3).clamp(0, 6) / 6
     return input.copy_(out) if inplace else out
 
 
 @checked("hardswish(Tensor input, bool inplace=False) -> Tensor")
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
-    out = input * (input + 3).clamp(0, 6) / 6
+    x = _source(input, inplace)
+    out = x * (x + 3).clamp(0, 6) / 6
     return input.copy_(out) if inplace else out
 
 
