@@ -305,7 +305,7 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     >>> _ = tc.ones(2) + tc.ones(2)  # (the call path resolves the kernel on a first call)
     >>> add(tc.ones(2), tc.ones(2), 1)  # a plain call: the lane runs it
     tensor([2., 2.])
-    >>> add(tc.ones(2), tc.ones(3), 1) is None  # broadcasting: left to the call path
+    >>> add(tc.ones(2), tc.ones(2, dtype=tc.float64), 1) is None  # promotion: the call path's
     True
     """
     n = len(op.decl.parsed.params)
