@@ -93,3 +93,14 @@ def _per_group(value: Any, n: int, name: str) -> list[float]:
             raise ValueError(f"expected {n} values for {name}, got {len(value)}")
         return list(value)
     return [value] * n
+
+
+def _lambdas(optimizer: Optimizer, lr_lambda: Any) -> list[Any]:
+    """One function per parameter group (``LambdaLR``, ``MultiplicativeLR``): the list given,
+    or the one function for every group."""
+    n = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * n

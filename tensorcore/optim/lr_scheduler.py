@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ._lr_base import LRScheduler, _lrs, _per_group
+from ._lr_base import LRScheduler, _lambdas, _lrs, _per_group
 from ._lr_schedules import (
     ChainedScheduler,
     ConstantLR,
@@ -180,13 +180,7 @@ class LambdaLR(LRScheduler):
         lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
         last_epoch: int = -1,
     ) -> None:
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
