@@ -113,12 +113,32 @@ _REFUSE_INPLACE = (
     "((mc := _call._mutation_check) is not None and mc.on) or 0 in t._stride"
 )
 
+
+def _guarded(body: str, indent: int, cleanup: str = "") -> str:
+    """Lane source: ``body`` in a ``try`` whose except clauses name an error raised inside the
+    operator as ``call`` names it (and a ``finally`` running ``cleanup``), ``indent`` deep."""
+    pad = " " * indent
+    lines = [f"{pad}try:", *(f"{pad}    {line}" for line in body.split("\n"))]
+    lines += [
+        f"{pad}except _STANDARD as exc:",
+        f"{pad}    _name_error(exc, name)",
+        f"{pad}    raise",
+        f"{pad}except _TRANSLATED as exc:",
+        f"{pad}    raise _translate_error(exc, name) from exc",
+    ]
+    if cleanup:
+        lines += [f"{pad}finally:", *(f"{pad}    {line}" for line in cleanup.split("\n"))]
+    return "\n" + "\n".join(lines)
+
+
 # The kernel's run out of place, recording the call where an input requires grad and grad
 # mode is on, as the autograd step does: the kernel with recording off, then the node (from
 # the entry the step made at the operator's first recorded call on this key; none yet, or an
 # operator the step does not record, such as a composite, leaves the call to the call path).
-# Errors are named as ``call`` names them.
-_RUN = """
+def _run(body: str) -> str:
+    """The source above around the kernel call ``body``."""
+    return (
+        """
         rec = None
         if ({rg}) and _gm.enabled:
             ent = autograd.get((dev.type, t._layout.name))
@@ -127,17 +147,9 @@ _RUN = """
             rec = ent.record
             if rec is None:{composite}
                 return None{single}
-            _gm.enabled = False
-        try:
-            {run}
-        except _STANDARD as exc:
-            _name_error(exc, name)
-            raise
-        except _TRANSLATED as exc:
-            raise _translate_error(exc, name) from exc
-        finally:
-            if rec is not None:
-                _gm.enabled = True
+            _gm.enabled = False"""
+        + _guarded(body, 8, cleanup="if rec is not None:\n    _gm.enabled = True")
+        + """
         if rec is not None:
             a = (x{args},)
             node = rec(a, (o,), a)
@@ -145,58 +157,49 @@ _RUN = """
                 o._requires_grad = True
                 o._grad_fn = node
         return o"""
-_CHECKED = "if check is not None:\n                check(x{args})\n            "
-_BROADCAST = """
-        if cls is Tensor and s._shape != shape:
-            try:
-                if check is not None:
-                    check(x{args})
-                shape = _broadcast(shape, s._shape)
-            except _STANDARD as exc:
-                _name_error(exc, name)
-                raise
-            like = t if t._shape == shape else s if s._shape == shape else None"""
-# The end of an out-of-place pointwise lane: a result like the operand of the result's shape
-# (contiguous ones only; ``pointwise`` lays out the others), or contiguous where both operands
-# broadcast, the declared check, the kernel. Operands of two shapes are checked, then
-# broadcast (or refused, with ``pointwise``'s error), before anything is allocated.
+    )
+
+
+_CHECKED = "if check is not None:\n    check(x{args})\n"
+# A binary lane's declared check, then (operands of two shapes) the broadcast shape, or
+# ``pointwise``'s error, before anything is allocated; the result is laid out like the
+# operand of its shape, or contiguous where both operands broadcast.
+_BROADCAST = _guarded(
+    _CHECKED
+    + "if cls is Tensor and s._shape != shape:\n"
+    + "    shape = _broadcast(shape, s._shape)\n"
+    + "    like = t if t._shape == shape else s if s._shape == shape else None",
+    8,
+)
+# The end of an out-of-place pointwise lane: a result like ``like`` (contiguous ones only;
+# ``pointwise`` lays out the others), the kernel.
 _FINISH = """
         shape = t._shape
-        like = t{broadcast}
+        like = t{prepare}
         alloc = _ALLOC.get(dev._key)
         if alloc is None or (
             len(shape) > 1 and like is not None and like._stride is not _CONTIG.get(shape)
         ):
-            return None""" + _RUN.replace(
-    "{run}", _CHECKED + "o = alloc(shape, {dtype}, dev)\n            kernel(o, x{args})"
-).replace("{single}", "").replace("{composite}", "")
+            return None""" + _run("o = alloc(shape, {dtype}, dev)\nkernel(o, x{args})").replace(
+    "{single}", ""
+).replace("{composite}", "")
 # The end of an in-place lane: the kernel writes into self, whose version moves.
-_FINISH_INPLACE = """
+_FINISH_INPLACE = (
+    """
         if {s_rg}:
-            return None  # (an operand that requires grad: the autograd step records it)
-        try:
-            {checked}kernel(x, x{args})
-        except _STANDARD as exc:
-            _name_error(exc, name)
-            raise
-        except _TRANSLATED as exc:
-            raise _translate_error(exc, name) from exc
+            return None  # (an operand that requires grad: the autograd step records it)"""
+    + _guarded(_CHECKED + "kernel(x, x{args})", 8)
+    + """
         x._bump_version()
-        return x""".replace("{checked}", _CHECKED)
+        return x"""
+)
 
 # A composite the autograd step differentiates through its parts: its core definition, as
 # the step runs it (the parts record themselves); a composite without one (a plugin's) takes
 # the call path.
 _COMPOSITE = """
                 comp = ent.composite
-                if comp:
-                    try:
-                        return comp(x{args})
-                    except _STANDARD as exc:
-                        _name_error(exc, name)
-                        raise
-                    except _TRANSLATED as exc:
-                        raise _translate_error(exc, name) from exc"""
+                if comp:""" + _guarded("return comp(x{args})", 20)
 
 # An operator of the unchecked unstructured frontend: its kernel makes the result (one
 # tensor, or several that only the call path records).
@@ -214,7 +217,7 @@ def make(op):
         kernel = table.get((dev.type, t._layout.name))
         if kernel is None:
             return None"""
-    + _RUN.replace("{run}", "o = kernel(x{args})")
+    + _run("o = kernel(x{args})")
     .replace("{rg}", "t._requires_grad")
     .replace("{composite}", _COMPOSITE)
     + """
@@ -278,7 +281,7 @@ def _maker(kind: str, inplace: bool, n: int, single: bool = True) -> Callable[[O
                     if inplace
                     else _FINISH.format(
                         args=args,
-                        broadcast=_BROADCAST.format(args=args) if binary else "",
+                        prepare=_BROADCAST.format(args=args) if binary else "",
                         dtype="res or d" if binary else "d",
                         rg="t._requires_grad or (cls is Tensor and s._requires_grad)"
                         if binary
