@@ -24,6 +24,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
     enter, leave = quiet_tokens(xp)
+    # NumPy's ufunc.reduce writes into an out of the reduced shape, without the Python wrapper
+    # (``np.sum``, ``np.amax``) and the temporary it allocates to copy from; the kernels take
+    # it where NumPy is the array module and the dtypes allow, others the generic path.
+    direct = getattr(xp, "errstate", None) is not None
 
     def acc(d: Any) -> Any:
         return acc_dtype(xp, d)
@@ -59,10 +63,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     # ------------------------------------------------------------ sums and products
     def reducer(name: str, fn: Any, ufunc: Any) -> None:
-        # NumPy's ufunc.reduce writes into out directly (np.sum is a Python wrapper around it
-        # that allocates a result to copy); other array modules take the generic path.
-        direct = getattr(xp, "errstate", None) is not None
-
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
             x, o = array_of(self), array_of(out)
             a = acc(o.dtype)
@@ -83,23 +83,34 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def mean(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
         x, o = array_of(self), array_of(out)
+        if direct and x.dtype == o.dtype and acc(o.dtype) == o.dtype and x.ndim:
+            tok = enter()
+            try:
+                xp.add.reduce(x, axis=dim, dtype=o.dtype, out=o, keepdims=keepdim)
+                xp.true_divide(o, count(x, dim), out=o)  # 0 / 0 = nan over an empty dim
+            finally:
+                leave(tok)
+            return
         with quiet(all="ignore"):
             s = xp.sum(x, axis=axes(x, dim), dtype=acc(o.dtype), keepdims=keepdim)
             o[...] = s / count(x, dim)  # 0 / 0 = nan over an empty dim, as in PyTorch
 
     K["mean"] = mean
 
-    def extreme(name: str, fn: Any) -> None:
+    def extreme(name: str, fn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: Any = (), keepdim: bool = False) -> None:
             no_complex(name, self)
-            x = array_of(self)
-            array_of(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
+            x, o = array_of(self), array_of(out)
+            if direct and x.dtype == o.dtype:
+                ufunc.reduce(x, axis=axes(x, dim), out=o, keepdims=keepdim)
+            else:
+                o[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
 
         k.__name__ = name
         K[name] = k
 
-    extreme("amax", xp.amax)
-    extreme("amin", xp.amin)
+    extreme("amax", xp.amax, xp.maximum)
+    extreme("amin", xp.amin, xp.minimum)
 
     def with_index(name: str, argfn: Any) -> None:
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
@@ -254,19 +265,37 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         e = xp.exp(z)
         return e / xp.sum(e, axis=dim, keepdims=True)
 
-    def softmax(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
-        o = array_of(out)
-        if o.size:
-            with quiet(all="ignore"):
-                o[...] = softmax_of(array_of(self), dim, o.dtype, False).reshape(o.shape)
+    def softmax_into(o: Any, x: Any, dim: int, log: bool) -> None:
+        """``softmax_of`` computed in ``o`` (NumPy, a real floating ``x`` of ``o``'s dtype,
+        which it accumulates in): the same operations, without the temporaries."""
+        tok = enter()
+        try:
+            xp.subtract(x, xp.maximum.reduce(x, axis=dim, keepdims=True), out=o)
+            if log:
+                s = xp.exp(o)
+                s = xp.add.reduce(s, axis=dim, keepdims=True)
+                xp.subtract(o, xp.log(s, out=s), out=o)
+            else:
+                xp.exp(o, out=o)
+                xp.true_divide(o, xp.add.reduce(o, axis=dim, keepdims=True), out=o)
+        finally:
+            leave(tok)
 
-    def log_softmax(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
-        o = array_of(out)
-        if o.size:
-            with quiet(all="ignore"):
-                o[...] = softmax_of(array_of(self), dim, o.dtype, True).reshape(o.shape)
+    def softmax_kernel(log: bool) -> Callable[..., None]:
+        def k(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
+            o = array_of(out)
+            if o.size:
+                x = array_of(self)
+                if direct and o.ndim and x.dtype == o.dtype == acc(o.dtype) and o.dtype.kind == "f":
+                    softmax_into(o, x, dim, log)
+                    return
+                with quiet(all="ignore"):
+                    o[...] = softmax_of(x, dim, o.dtype, log).reshape(o.shape)
 
-    K["softmax"], K["log_softmax"] = softmax, log_softmax
+        k.__name__ = "log_softmax" if log else "softmax"
+        return k
+
+    K["softmax"], K["log_softmax"] = softmax_kernel(False), softmax_kernel(True)
 
     def softmax_backward(name: str, grad: Callable[[Any, Any, int, Any], Any]) -> None:
         """A kernel ``out = grad(grad_output, output, dim, wide dtype)`` (0-d as 1-element)."""
