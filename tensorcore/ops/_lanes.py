@@ -9,8 +9,9 @@ an error as ``call`` names it. For any other call the lane returns None, and the
 function (``ops/_api.py``) goes on to ``call``.
 
 Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bind``): the
-pointwise operators with a fast unary or binary frontend, and the operators of the unchecked
-unstructured frontend (the views, most composites). Each is compiled for its operator's
+pointwise operators with a fast unary or binary frontend, the operators of the unchecked
+unstructured frontend (the views, most composites), and the reductions with one result (which
+keep what ``reduction`` prepares per input shape, dtype and arguments). Each is compiled for its operator's
 number of parameters, so that the API function calls it, and it calls the kernel, with plain
 positional arguments (a ``*args`` call is several times dearer than the rest of a lane).
 ``tests/test_fast_frontends.py`` runs every sample through the lane and through ``call`` and
@@ -29,7 +30,15 @@ from ..autograd import grad_mode
 from ..dispatch import DirectKernel
 from . import _call
 from ._validate import STANDARD, TRANSLATED, name_error, translate_error
-from .frontends import _ALLOC, pointwise_binary, pointwise_unary, unstructured_unchecked
+from .frontends import (
+    _ALLOC,
+    _REDUCED,
+    _prepare_reduction,
+    pointwise_binary,
+    pointwise_unary,
+    reduction,
+    unstructured_unchecked,
+)
 from .meta_functions import broadcast
 
 if TYPE_CHECKING:
@@ -226,6 +235,57 @@ def make(op):
 """
 )
 
+# A reduction with one result: what ``reduction`` prepares from the arguments (the kernel's
+# arguments after ``self``, the result's shape and dtype) depends on nothing but self's shape
+# and dtype and the other arguments, so it is kept per operator under those (hashable ones:
+# an unhashable ``dim`` list takes the call path). A call the preparation refuses takes the
+# call path, which raises its error; a result dtype that depends on the default dtype (an
+# integer mean) is prepared on every call.
+_REDUCTION = (
+    """
+def make(op):
+    table, name, autograd = op.table, op.name, op.autograd
+    policy = op.decl.promote
+    cache = {{}}
+
+    def reduction_lane(x{args}):
+        t = x
+        if t.__class__ is not Tensor or _call._autocast is not None:
+            return None
+        dev = t._device
+        kernel = table.get((dev.type, t._layout.name))
+        if kernel is None or kernel.__class__ is _DirectKernel:
+            return None
+        try:
+            hit = cache.get((t._shape, t._dtype{args}))
+        except TypeError:  # (an unhashable argument)
+            return None
+        if hit is None:
+            try:
+                prepared, shape, res = _prepare_reduction(op, (x{args}))
+            except Exception:
+                return None
+            hit = (prepared[1:], shape, res)
+            if _REDUCED.get((policy, t._dtype, {given})) is res:
+                if len(cache) >= 512:
+                    cache.clear()
+                cache[(t._shape, t._dtype{args})] = hit
+        tail, shape, res = hit
+        alloc = _ALLOC.get(dev._key)
+        if alloc is None:
+            return None"""
+    + _run("o = alloc(shape, res, dev)\nkernel(o, x, *tail)")
+    .replace("{rg}", "t._requires_grad")
+    .replace("{composite}", "")
+    .replace("{single}", "")
+    # (edges from the caller's arguments, saved values from the prepared ones)
+    .replace("node = rec(a, (o,), a)", "node = rec(a, (o,), (x, *tail))")
+    + """
+
+    return reduction_lane
+"""
+)
+
 _NAMESPACE: dict[str, Any] = {
     "__name__": __name__,  # (tracebacks and profilers name this module for a lane's frames)
     "Tensor": Tensor,
@@ -237,20 +297,30 @@ _NAMESPACE: dict[str, Any] = {
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,
     "_broadcast": broadcast,
+    "_prepare_reduction": _prepare_reduction,
+    "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
     "_STANDARD": STANDARD,
     "_TRANSLATED": TRANSLATED,
     "_name_error": name_error,
     "_translate_error": translate_error,
 }
-# (kind, in place, number of parameters, one output) -> the factory of that kind's lanes
-_MAKERS: dict[tuple[str, bool, int, bool], Callable[[Op], Any]] = {}
+# (kind, in place, number of parameters, one output, position of a reduction's ``dtype``)
+# -> the factory of that kind's lanes
+_MAKERS: dict[tuple[str, bool, int, bool, int], Callable[[Op], Any]] = {}
 
 
-def _maker(kind: str, inplace: bool, n: int, single: bool = True) -> Callable[[Op], Any]:
-    hit = _MAKERS.get((kind, inplace, n, single))
+def _maker(
+    kind: str, inplace: bool, n: int, single: bool = True, tpos: int = -1
+) -> Callable[[Op], Any]:
+    hit = _MAKERS.get((kind, inplace, n, single, tpos))
     if hit is None:
-        if kind == "kernel":
+        if kind == "reduction":
+            src = _REDUCTION.format(
+                args="".join(f", a{i}" for i in range(1, n)),
+                given=f"a{tpos}" if tpos > 0 else "None",
+            )
+        elif kind == "kernel":
             src = _KERNEL.format(
                 args="".join(f", a{i}" for i in range(1, n)),
                 single="" if single else "\n            return None",
@@ -292,7 +362,7 @@ def _maker(kind: str, inplace: bool, n: int, single: bool = True) -> Callable[[O
         ns: dict[str, Any] = dict(_NAMESPACE)
         where = f"<tensorcore {kind} lane{'_' if inplace else ''}/{n}>"
         exec(compile(src, where, "exec"), ns)
-        hit = _MAKERS[(kind, inplace, n, single)] = ns["make"]
+        hit = _MAKERS[(kind, inplace, n, single, tpos)] = ns["make"]
     return hit
 
 
@@ -318,11 +388,13 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         return _maker("binary", inplace, n)(op)
     if op.frontend is pointwise_unary:
         return _maker("unary", inplace, n)(op)
+    if not inplace and op.frontend is reduction and op.decl.parsed.one_tensor:
+        return _maker("reduction", False, n, tpos=op.decl.pos.dtype)(op)
     if (
         not inplace
         and op.frontend is unstructured_unchecked
         and op.tensor_pos == (0,)
         and not op.list_pos
     ):
-        return _maker("kernel", False, n, op.decl.parsed.returns == "Tensor")(op)
+        return _maker("kernel", False, n, op.decl.parsed.one_tensor)(op)
     return None

@@ -18,6 +18,7 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
+_ONE_TENSOR = re.compile(r"Tensor(\(\w+!?\))?")
 _SIG_RE = re.compile(r"(?P<name>[\w.]+)\((?P<params>.*)\)\s*->\s*(?P<returns>.+)")
 
 
@@ -53,6 +54,12 @@ class Signature:
     @property
     def tensor_list_positions(self) -> tuple[int, ...]:
         return tuple(i for i, p in enumerate(self.params) if p.is_tensor_list)
+
+    @property
+    def one_tensor(self) -> bool:
+        """Whether the operator returns one tensor: ``-> Tensor``, or a view's
+        ``-> Tensor(a)`` (the alias annotation says what it shares, not how many)."""
+        return _ONE_TENSOR.fullmatch(self.returns) is not None
 
     @property
     def result_names(self) -> tuple[str, ...]:
