@@ -81,6 +81,7 @@ def _apply_index(
     d = 0
     adv: dict[int, Tensor] = {}
     seen_ellipsis = False
+    whole = -1  # the first dim a ``:`` left as it was
     for x in idx:
         if x is None:
             out = out.unsqueeze(d)
@@ -97,6 +98,13 @@ def _apply_index(
         elif isinstance(x, slice):
             step = 1 if x.step is None else x.step
             start, stop = x.start, x.stop
+            if start is None and stop is None and step == 1:
+                # ``:`` changes nothing: no view (and no node), as PyTorch records
+                # ``x[:, 2:5]`` as one slice
+                if whole < 0:
+                    whole = d
+                d += 1
+                continue
             if step == 0:
                 raise ValueError("the step of a slice index cannot be zero")
             if step < 0:
@@ -109,7 +117,7 @@ def _apply_index(
                 # The same elements, in increasing order: [last, ..., b] with step -step.
                 start, stop, step = b - (n - 1) * -step if n else 0, b + 1 if n else 0, -step
                 flips.append(d)
-            out = _call(_SLICE, (out, d, start, stop, step))
+            out = _slice(out, d, start, stop, step)
             d += 1
         elif _is_advanced(x):
             t = _index_tensor(x, self._device)
@@ -125,6 +133,8 @@ def _apply_index(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                 f"are valid indices (got {type(x).__name__})"
             )
+    if out is self and whole >= 0:
+        out = _slice(out, whole, None, None, 1)  # (``x[:]`` is a view of x, not x)
     if not adv:
         return out, None
     indices: list[Any] = []
@@ -134,6 +144,11 @@ def _apply_index(
         indices.append(it)
         k += it.ndim if it is not None and it._dtype is dt.bool_ and it.ndim > 1 else 1
     return out, indices
+
+
+def _slice(out: Tensor, d: int, start: Any, stop: Any, step: int) -> Tensor:
+    r = _SLICE.lane(out, d, start, stop, step)  # (None: a call the lane leaves to ``call``)
+    return r if r is not None else _call(_SLICE, (out, d, start, stop, step))
 
 
 def _select(out: Tensor, d: int, i: int) -> Tensor:
@@ -206,7 +221,9 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
             d += k
     shape.extend(self._shape[d:])
     stride.extend(self._stride[d:])
-    return _call(_AS_STRIDED, (self, tuple(shape), tuple(stride), off))
+    sizes, strides = tuple(shape), tuple(stride)
+    r = _AS_STRIDED.lane(self, sizes, strides, off)  # (None: a call it leaves to ``call``)
+    return r if r is not None else _call(_AS_STRIDED, (self, sizes, strides, off))
 
 
 def __getitem__(self: Tensor, idx: Any) -> Tensor:
