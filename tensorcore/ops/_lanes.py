@@ -10,9 +10,10 @@ function (``ops/_api.py``) goes on to ``call``.
 
 Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bind``): the
 pointwise operators with a fast unary or binary frontend, the operators of the unchecked
-unstructured frontend (the views, most composites), and the reductions with one result (which
-keep what ``reduction`` prepares per input shape, dtype and arguments). Each is compiled for its operator's
-number of parameters, so that the API function calls it, and it calls the kernel, with plain
+unstructured frontend (the views, most composites), the reductions with one result (which
+keep what ``reduction`` prepares per input shape, dtype and arguments), and the structured
+operators with one result (meta function, allocation, kernel). Each is compiled for its
+operator's parameters, so that the API function calls it, and it calls the kernel, with plain
 positional arguments (a ``*args`` call is several times dearer than the rest of a lane).
 ``tests/test_fast_frontends.py`` runs every sample through the lane and through ``call`` and
 compares the results.
@@ -27,16 +28,18 @@ from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT
 from .._tensor import _CONTIG, Tensor
 from ..autograd import grad_mode
-from ..dispatch import DirectKernel
+from ..dispatch import ALL_DTYPES, DirectKernel
 from . import _call
 from ._validate import STANDARD, TRANSLATED, name_error, translate_error
 from .frontends import (
     _ALLOC,
     _REDUCED,
     _prepare_reduction,
+    empty_like_layout,
     pointwise_binary,
     pointwise_unary,
     reduction,
+    structured,
     unstructured_unchecked,
 )
 from .meta_functions import broadcast
@@ -286,6 +289,91 @@ def make(op):
 """
 )
 
+# A structured operator with one result and no tensor lists: its tensors (None where the
+# parameter is optional) on one device and layout, a dtype it declares; the meta function,
+# the allocation and the kernel as ``structured`` runs them, without the call path around.
+_STRUCTURED = (
+    """
+def make(op):
+    table, name, autograd, meta = op.table, op.name, op.autograd, op.meta_function
+    dtypes_ok = op.dtypes_ok
+
+    def structured_lane(x{args}):
+        if _call._autocast is not None:
+            return None
+        t = {first}
+        if t.__class__ is not Tensor:
+            return None
+        dev = t._device
+        lay = t._layout{others}
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None or kernel.__class__ is _DirectKernel:
+            return None{dtype_check}
+        alloc = _ALLOC.get(dev._key)
+        if alloc is None:
+            return None"""
+    + _run(
+        "margs, spec = meta(x{args})\n"
+        "if len(spec) == 3:\n"
+        "    o = _empty_like_layout(spec[2], spec[0], spec[1], dev)\n"
+        "else:\n"
+        "    o = alloc(spec[0], spec[1], dev)\n"
+        "kernel(o, *margs)"
+    )
+    .replace("{composite}", "")
+    .replace("{single}", "")
+    .replace(
+        # (edges from the caller's arguments, saved values from the meta function's)
+        "node = rec(a, (o,), a)",
+        "node = rec(a, (o,), margs)",
+    )
+    + """
+
+    return structured_lane
+"""
+)
+_OTHER_TENSOR = """
+        v = {v}
+        if v.__class__ is Tensor:
+            if v._device is not dev or v._layout is not lay:
+                return None
+        elif {refuse_none}:
+            return None"""
+
+
+def _structured_source(op: Op) -> str:
+    """``_STRUCTURED`` for ``op``'s tensor parameters and dtype rule."""
+    params = op.decl.parsed.params
+    names = ["x", *(f"a{i}" for i in range(1, len(params)))]
+    first, *others = op.tensor_pos
+    checks = "".join(
+        _OTHER_TENSOR.format(
+            v=names[i],
+            refuse_none="v is not None" if params[i].type == "Tensor?" else "True",
+        )
+        for i in others
+    )
+    tpos = op.decl.pos.dtype
+    dtype_check = ""
+    if op.dtypes_ok is not ALL_DTYPES:
+        given = f"{names[tpos]} if {names[tpos]} is not None else " if tpos >= 0 else ""
+        # (a dtype it does not declare: the call path raises the error)
+        dtype_check = f"\n        if ({given}t._dtype) not in dtypes_ok:\n            return None"
+    rg = " or ".join(
+        f"{names[i]}._requires_grad"
+        if i == first
+        else f"({names[i]} is not None and {names[i]}._requires_grad)"
+        for i in op.tensor_pos
+    )
+    return _STRUCTURED.format(
+        args="".join(f", {n}" for n in names[1:]),
+        first=names[first],
+        others=checks,
+        dtype_check=dtype_check,
+        rg=rg,
+    )
+
+
 _NAMESPACE: dict[str, Any] = {
     "__name__": __name__,  # (tracebacks and profilers name this module for a lane's frames)
     "Tensor": Tensor,
@@ -297,6 +385,7 @@ _NAMESPACE: dict[str, Any] = {
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,
     "_broadcast": broadcast,
+    "_empty_like_layout": empty_like_layout,
     "_prepare_reduction": _prepare_reduction,
     "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
@@ -366,6 +455,19 @@ def _maker(
     return hit
 
 
+# lane source -> its factory (operators with the same tensor parameters share one)
+_STRUCTURED_MAKERS: dict[str, Callable[[Op], Any]] = {}
+
+
+def _structured_maker(src: str) -> Callable[[Op], Any]:
+    hit = _STRUCTURED_MAKERS.get(src)
+    if hit is None:
+        ns: dict[str, Any] = dict(_NAMESPACE)
+        exec(compile(src, "<tensorcore structured lane>", "exec"), ns)
+        hit = _STRUCTURED_MAKERS[src] = ns["make"]
+    return hit
+
+
 def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     """The lane of ``op`` (of its in-place variant ``op_`` with ``inplace``), called with the
     operator's arguments in signature order, or None where its frontend has no fast path.
@@ -388,6 +490,16 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         return _maker("binary", inplace, n)(op)
     if op.frontend is pointwise_unary:
         return _maker("unary", inplace, n)(op)
+    if (
+        not inplace
+        and op.frontend is structured
+        and op.decl.parsed.one_tensor
+        and op.result_type is None
+        and op.tensor_pos
+        and not op.list_pos
+        and not op.decl.values
+    ):
+        return _structured_maker(_structured_source(op))(op)
     if not inplace and op.frontend is reduction and op.decl.parsed.one_tensor:
         return _maker("reduction", False, n, tpos=op.decl.pos.dtype)(op)
     if (

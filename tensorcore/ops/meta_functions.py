@@ -333,6 +333,8 @@ def meta_matmul(self: Tensor, other: Tensor) -> Any:
         shape = a[:-1]
     elif len(a) == 1:
         shape = b[:-2] + b[-1:]
+    elif len(a) == 2 and len(b) == 2:  # (no batch dims to broadcast: the common case)
+        shape = (a[0], b[1])
     else:
         shape = broadcast(a[:-2], b[:-2]) + (a[-2], b[-1])
     return (self, other), (shape, d)
