@@ -48,8 +48,15 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
 _new = object.__new__
 
 
+# (size with a -1, numel) -> the size inferred (``x.view(-1)``, ``x.view(n, -1)`` repeat)
+_INFERRED: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+
+
 def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
     """Replace one ``-1`` in ``size`` so the product is ``numel``; raise if impossible."""
+    hit = _INFERRED.get((size, numel))
+    if hit is not None:
+        return hit
     if -1 not in size and (not size or min(size) >= 0):  # (min's default= is slow)
         if math.prod(size) != numel:
             raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
@@ -64,7 +71,11 @@ def infer_size(size: tuple[int, ...], numel: int) -> tuple[int, ...]:
     if neg:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
-        size = size[: neg[0]] + (numel // known,) + size[neg[0] + 1 :]
+        inferred = size[: neg[0]] + (numel // known,) + size[neg[0] + 1 :]
+        if len(_INFERRED) >= 4096:
+            _INFERRED.clear()
+        _INFERRED[size, numel] = inferred
+        return inferred
     elif known != numel:
         raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
     return size
