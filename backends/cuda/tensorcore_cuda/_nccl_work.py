@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from tensorcore.distributed import DistBackendError, Work, spin, timed_out
+from tensorcore.backend import DistBackendError, Work, spin, timed_out
 
 if TYPE_CHECKING:
     from .nccl import NCCLProcessGroup

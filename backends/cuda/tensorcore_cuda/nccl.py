@@ -51,14 +51,8 @@ from datetime import timedelta
 from typing import Any
 
 import tensorcore as tc
-from tensorcore.distributed import (
-    DEFAULT_TIMEOUT,
-    DistBackendError,
-    ProcessGroup,
-    ReduceOp,
-    Work,
-    rendezvous,
-)
+from tensorcore.backend import DEFAULT_TIMEOUT, DistBackendError, ProcessGroup, ReduceOp, Work
+from tensorcore.distributed import rendezvous
 
 from ._nccl_plan import NCCLPlan, compare, on_device
 from ._nccl_work import NCCLWork, Watchdog, blocking_wait
