@@ -29,7 +29,7 @@ from tensorcore.backend import AllreducePlan, Disagreement, ReduceOp
 if TYPE_CHECKING:
     from tensorcore.backend import Work
 
-    from .nccl import NCCLProcessGroup
+    from ._nccl_group import NCCLProcessGroup
 
 __all__ = ["NCCLPlan", "compare", "fingerprint"]
 

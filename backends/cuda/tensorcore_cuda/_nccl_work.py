@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from tensorcore.backend import DistBackendError, Work, spin, timed_out
 
 if TYPE_CHECKING:
-    from .nccl import NCCLProcessGroup
+    from ._nccl_group import NCCLProcessGroup
 
 __all__ = ["NCCLWork", "Watchdog", "blocking_wait"]
 
