@@ -40,6 +40,13 @@ What it offers, by topic:
   :func:`resolved_kernels` (the kernel each operator runs for a device type and layout).
 - **Random numbers**: :class:`Generator`, :func:`default_generator`, :func:`generator_for`
   (the generator a random kernel draws from, checked against its device).
+- **Communication backends** (``docs/distributed.md``, "Writing a communication backend"):
+  :class:`ProcessGroup` (what a ``register.comm_backend`` factory returns), :class:`Work`,
+  :class:`ReduceOp`, :class:`DistBackendError` (also in ``tensorcore.distributed``, as in
+  PyTorch), and what only a backend needs: :class:`AllreducePlan` and
+  :class:`Disagreement` (repeated all-reduces), :data:`DEFAULT_TIMEOUT` (a group's default
+  ``timeout``), :func:`spin` (the frontend's polling loop, bounded by a timeout) and
+  :func:`timed_out` (the error of a collective whose timeout ran out).
 
 Examples
 --------
@@ -71,6 +78,17 @@ from .autograd.step import Ctx as DerivativeContext
 from .devices import device as _device
 from .dispatch import KernelRecord, get_op
 from .dispatch import ops as _runtime_ops
+from .distributed._backend import (
+    DEFAULT_TIMEOUT,
+    AllreducePlan,
+    Disagreement,
+    DistBackendError,
+    ProcessGroup,
+    ReduceOp,
+    Work,
+    spin,
+    timed_out,
+)
 from .layouts import strided
 from .ops import functions as ops
 from .ops._validate import check_shape as _check_shape
@@ -91,15 +109,22 @@ if TYPE_CHECKING:
     from .dtypes import dtype
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "SPI_VERSION",
+    "AllreducePlan",
     "CommBackend",
     "DerivativeContext",
     "DeviceInterface",
+    "Disagreement",
+    "DistBackendError",
     "Function",
     "Generator",
+    "ProcessGroup",
+    "ReduceOp",
     "Registrar",
     "Storage",
     "Tensor",
+    "Work",
     "broadcast_shapes",
     "bump_version",
     "check_shape",
@@ -125,7 +150,9 @@ __all__ = [
     "resolved_kernels",
     "solve_is_vector",
     "spi_compatible",
+    "spin",
     "sum_to",
+    "timed_out",
     "unsupported",
     "wrap_dim",
     "write",

@@ -222,3 +222,47 @@ def test_op_frontend_says_how_each_operator_calls_its_kernel() -> None:
         assert has_meta == (kind in ("structured", "factory")), name
     with pytest.raises(ValueError, match="unknown operator 'nosuchop'"):
         backend.op_frontend("nosuchop")
+
+
+# ------------------------------------------------------------------ communication backends
+#: What only a communication backend needs: in the SPI, not in ``tensorcore.distributed``.
+COMM_SPI_ONLY = ("AllreducePlan", "Disagreement", "DEFAULT_TIMEOUT", "spin", "timed_out")
+
+
+def test_the_comm_backend_contract_is_in_the_spi() -> None:
+    """A communication backend imports its whole contract from ``tensorcore.backend``: the
+    classes it shares with ``tensorcore.distributed`` are the same objects there, and the
+    helpers only a backend needs are not in ``tensorcore.distributed`` at all."""
+    import tensorcore.distributed as dist
+
+    for name in ("ProcessGroup", "Work", "ReduceOp", "DistBackendError"):
+        assert name in backend.__all__ and getattr(backend, name) is getattr(dist, name), name
+    for name in COMM_SPI_ONLY:
+        assert name in backend.__all__, name
+        assert name not in dist.__all__ and not hasattr(dist, name), name
+    assert dist.default_pg_timeout == backend.DEFAULT_TIMEOUT
+    err = backend.timed_out("all_reduce", backend.DEFAULT_TIMEOUT)
+    assert isinstance(err, backend.DistBackendError)
+    assert "all_reduce: timed out after 1800 s" in str(err)
+    from datetime import timedelta
+
+    with pytest.raises(backend.DistBackendError, match=r"barrier: timed out after 0\.001 s"):
+        backend.spin(lambda: False, timedelta(milliseconds=1), "barrier")
+
+
+def test_distributed_exports_pytorchs_names_only(run_py: Any) -> None:
+    """``tensorcore.distributed.__all__`` holds names that ``torch.distributed`` has, and
+    nothing a backend author alone needs (checked against PyTorch where it is installed)."""
+    import importlib.util
+
+    import tensorcore.distributed as dist
+
+    assert not set(COMM_SPI_ONLY) & set(dist.__all__)
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("PyTorch is not installed: tensorcore.distributed not compared with it")
+    code = """
+        import torch.distributed as td
+        import tensorcore.distributed as dist
+        print(sorted(n for n in dist.__all__ if not hasattr(td, n)))
+    """
+    assert run_py(code).stdout.strip().splitlines()[-1] == "[]"

@@ -34,6 +34,7 @@ ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "tests" / "distributed_scripts" / "nccl_collectives.py"
 FAKE = ROOT / "tests" / "fake_cupy"
 nccl_mod = pytest.importorskip("tensorcore_cuda.nccl", reason="tensorcore-cuda not installed")
+_nccl_rendezvous = pytest.importorskip("tensorcore_cuda._nccl_rendezvous")
 
 
 def _free_port() -> int:
@@ -129,9 +130,9 @@ def test_unique_id_survives_the_trip_as_bytes(signed: bool) -> None:
     # CuPy gives C chars as ints: signed on x86 (-128..127), unsigned on ARM (0..255).
     raw = bytes(range(128))[::-1]
     uid = tuple(b - 256 if signed and b > 127 else b for b in bytes([200, 7]) + raw[2:])
-    data = nccl_mod._id_to_bytes(uid)
+    data = _nccl_rendezvous.id_to_bytes(uid)
     assert isinstance(data, bytes) and len(data) == 129
-    assert nccl_mod._id_from_bytes(data) == uid
+    assert _nccl_rendezvous.id_from_bytes(data) == uid
 
 
 def test_rendezvous_errors_name_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -279,7 +280,7 @@ def test_the_backends_examples_run() -> None:
     # (CI's doctest run does not cover tensorcore_cuda: its other modules need a GPU.)
     import doctest
 
-    from tensorcore_cuda import _nccl_plan, _nccl_work
+    from tensorcore_cuda import _nccl_group, _nccl_plan, _nccl_work
 
-    for mod in (nccl_mod, _nccl_plan, _nccl_work):
+    for mod in (nccl_mod, _nccl_group, _nccl_rendezvous, _nccl_plan, _nccl_work):
         assert doctest.testmod(mod).failed == 0, mod.__name__

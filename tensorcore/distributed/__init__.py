@@ -5,7 +5,8 @@ Start one process per worker with an MPI launcher (``mpiexec -n 4 python train.p
 :func:`init_process_group`, then runs collectives on its tensors. Communication backends are
 plugins (``register.comm_backend``); the built-in one is ``mpi`` (mpi4py), and
 ``tensorcore-cuda`` adds ``nccl`` (NCCL through CuPy) for CUDA tensors. See
-``docs/distributed.md``.
+``docs/distributed.md``. The names here are PyTorch's; what only a communication backend
+needs (its polling loop, timeout error, all-reduce plans) is in :mod:`tensorcore.backend`.
 
 Examples
 --------
@@ -18,17 +19,8 @@ True
 
 from __future__ import annotations
 
-from ._backend import (
-    DEFAULT_TIMEOUT,
-    AllreducePlan,
-    Disagreement,
-    DistBackendError,
-    ProcessGroup,
-    ReduceOp,
-    Work,
-    spin,
-    timed_out,
-)
+from ._backend import DEFAULT_TIMEOUT as _DEFAULT_TIMEOUT
+from ._backend import DistBackendError, ProcessGroup, ReduceOp, Work
 from ._collectives import (
     all_gather,
     all_gather_into_tensor,
@@ -69,13 +61,11 @@ from ._objects import (
 from ._p2p import P2POp, batch_isend_irecv
 from ._store import DistStoreError, TCPStore, rendezvous
 
-#: PyTorch's alias of the default timeout.
-default_pg_timeout = DEFAULT_TIMEOUT
+#: PyTorch's name of the default timeout of a group (30 minutes); a communication backend
+#: finds it as ``tensorcore.backend.DEFAULT_TIMEOUT``.
+default_pg_timeout = _DEFAULT_TIMEOUT
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
-    "AllreducePlan",
-    "Disagreement",
     "DistBackendError",
     "DistStoreError",
     "GroupMember",
@@ -117,6 +107,4 @@ __all__ = [
     "scatter",
     "scatter_object_list",
     "send",
-    "spin",
-    "timed_out",
 ]

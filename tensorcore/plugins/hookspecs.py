@@ -134,7 +134,7 @@ def tensorcore_register_comm_backends(register: Registrar) -> None:
     ``register.comm_backend(name, factory, devices=("cpu",), unavailable_reason=None)``
     for each engine (``"mpi"``, ``"nccl"``, ``"gloo"``...); ``tc.distributed.init_process_group
     (backend=name)`` then calls ``factory(world_size=..., rank=..., timeout=...,
-    init_method=...)``, which returns a :class:`tensorcore.distributed.ProcessGroup`.
+    init_method=...)``, which returns a :class:`tensorcore.backend.ProcessGroup`.
     ``devices`` are the device types whose tensors the engine moves (the default backend of
     ``init_process_group`` is picked by device). An engine whose library is missing still
     registers, with ``unavailable_reason`` saying why and what to install; the hook must not

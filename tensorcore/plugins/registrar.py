@@ -237,7 +237,7 @@ class CommBackend:
 
     ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` (and ``device_id=``
     when ``init_process_group`` got one) makes the process group
-    (``tensorcore.distributed.ProcessGroup``); ``devices`` are the device types whose
+    (``tensorcore.backend.ProcessGroup``); ``devices`` are the device types whose
     tensors it moves; ``unavailable_reason`` says why it cannot be used here (None when it
     can); ``plugin`` is the registering plugin's name.
     """
@@ -297,7 +297,7 @@ class Registrar:
 
         ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` (and
         ``device_id=``, a device of ``devices``, when ``init_process_group`` got one) returns
-        a ``tensorcore.distributed.ProcessGroup``; ``devices`` are the device types whose
+        a ``tensorcore.backend.ProcessGroup``; ``devices`` are the device types whose
         tensors it moves. Where the engine cannot run here (its library is missing), give
         ``unavailable_reason``, a sentence saying why and what to install.
         """

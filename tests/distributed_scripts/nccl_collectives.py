@@ -3,9 +3,9 @@ by ``tests/test_nccl.py`` with the fake CuPy (``tests/fake_cupy``) first on ``PY
 or on a GPU machine with the real one.
 
 On the fake, CUDA tensors live in host memory and the fake NCCL moves their bytes between the
-processes: every line of ``tensorcore_cuda/nccl.py`` runs, but no GPU. That checks the
-backend's logic (rendezvous, dtype and op mapping, conversions, groups, streams and events,
-Work), not NCCL.
+processes: every line of ``tensorcore_cuda/nccl.py`` (and its ``_nccl_*.py``) runs, but no
+GPU. That checks the backend's logic (rendezvous, dtype and op mapping, conversions, groups,
+streams and events, Work), not NCCL.
 
 Modes, by how the ranks meet: ``env`` (``MASTER_ADDR``...; ``backend=None`` with CUDA as
 the default device), ``tcp`` (``init_method="tcp://..."``), ``mpi`` (started by mpiexec,
@@ -36,10 +36,10 @@ mode = sys.argv[1]
 timeout = timedelta(seconds=3 if mode in ("timeout", "watchdog", "raise") else 30)
 if mode == "mpi":
     # In a job mpiexec started, the launcher's rank and world size win over the arguments.
-    from tensorcore_cuda import nccl as backend
+    from tensorcore_cuda import _nccl_rendezvous
 
     try:
-        backend._mpi_rendezvous(nccl, world_size=5, rank=-1)
+        _nccl_rendezvous._mpi_meet(nccl, world_size=5, rank=-1)
         raise AssertionError("a wrong world_size accepted")
     except ValueError as exc:
         assert "world_size=5 but MPI says 2" in str(exc), exc

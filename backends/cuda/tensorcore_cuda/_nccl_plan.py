@@ -24,12 +24,12 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 import tensorcore as tc
-from tensorcore.distributed import AllreducePlan, Disagreement, ReduceOp
+from tensorcore.backend import AllreducePlan, Disagreement, ReduceOp
 
 if TYPE_CHECKING:
-    from tensorcore.distributed import Work
+    from tensorcore.backend import Work
 
-    from .nccl import NCCLProcessGroup
+    from ._nccl_group import NCCLProcessGroup
 
 __all__ = ["NCCLPlan", "compare", "fingerprint"]
 

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from tensorcore.distributed import DistBackendError, Work, spin, timed_out
+from tensorcore.backend import DistBackendError, Work, spin, timed_out
 
 if TYPE_CHECKING:
-    from .nccl import NCCLProcessGroup
+    from ._nccl_group import NCCLProcessGroup
 
 __all__ = ["NCCLWork", "Watchdog", "blocking_wait"]
 
