@@ -41,7 +41,7 @@ class Parameter(Tensor):
                 "wrap values with tensorcore.tensor(...) first"
             )
         src = detach(data)
-        p = Tensor.__new__(cls)
+        p = object.__new__(cls)  # not Tensor.__new__, the legacy constructor
         for slot in ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device"):
             setattr(p, slot, getattr(src, slot))
         p._layout = src._layout
@@ -57,7 +57,7 @@ class Parameter(Tensor):
         return p
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
-        # Tensor.__init__ refuses direct construction; __new__ built the parameter.
+        # __new__ built the parameter.
         pass
 
     def __repr__(self) -> str:
