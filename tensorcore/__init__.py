@@ -21,6 +21,7 @@ from ._comparison import allclose, equal
 from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
+from ._legacy_types import install as _install_legacy
 from ._pickling import install as _install_pickling
 from ._rng_state import get_rng_state, set_rng_state
 from ._rng_state import install as _install_rng_state
@@ -88,6 +89,7 @@ newaxis = None
 
 _api.build()
 _install_methods()
+_install_legacy()
 _install_pickling()
 _install_rng_state()
 _autograd_step.install()

@@ -178,6 +178,25 @@ def reduce_tensor(t: Tensor) -> tuple[Any, ...]:
     return (_rebuild_layout, (t._layout.name, t._shape, parts, attrs, t._requires_grad))
 
 
+def _retype(t: Tensor, cls: type) -> Tensor:
+    """``t``'s fields in a new ``cls`` instance (``__class__`` assignment fails where ``cls``
+    has an instance dict)."""
+    new: Tensor = object.__new__(cls)
+    for slot in _TENSOR_SLOTS:
+        setattr(new, slot, getattr(t, slot))
+    return new
+
+
+_TENSOR_SLOTS = tuple(s for s in Tensor.__slots__ if s != "__weakref__")
+
+
+def _rebuild_subclass(cls: type, fn: Any, args: tuple[Any, ...], state: Any) -> Tensor:
+    t = _retype(fn(*args), cls)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
 def _rebuild_strided(
     st: Storage,
     shape: tuple[int, ...],
@@ -229,8 +248,10 @@ def deepcopy_tensor(t: Tensor, memo: dict[int, Any]) -> Tensor:
         new = from_parts(copy.deepcopy(parts, memo), dict(attrs), t._shape)
     new._requires_grad = t._requires_grad
     if t.__class__ is not Tensor:
-        # A subclass without slots of its own (``nn.Parameter``) stays one.
-        new.__class__ = t.__class__
+        # A subclass stays one, with a copy of its instance dict where it has one.
+        new = _retype(new, t.__class__)
+        if hasattr(t, "__dict__"):
+            new.__dict__.update(copy.deepcopy(t.__dict__, memo))
     memo[id(t)] = new  # before .grad, which may be t itself (x.grad = x is allowed)
     if t._grad is not None:
         new._grad = copy.deepcopy(t._grad, memo)
@@ -238,6 +259,9 @@ def deepcopy_tensor(t: Tensor, memo: dict[int, Any]) -> Tensor:
 
 
 def _tensor_reduce_ex(self: Tensor, protocol: Any) -> tuple[Any, ...]:
+    if self.__class__ is not Tensor:  # a user's subclass (Tensor(...), as_subclass) stays one
+        fn, args = reduce_tensor(self)[:2]
+        return (_rebuild_subclass, (self.__class__, fn, args, getattr(self, "__dict__", None)))
     return reduce_tensor(self)
 
 

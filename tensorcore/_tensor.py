@@ -42,6 +42,9 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return res
 
 
+_object_new = object.__new__  # not Tensor.__new__: that is the legacy constructor
+
+
 def make_tensor(
     storage: Storage | None,
     shape: tuple[int, ...],
@@ -53,7 +56,7 @@ def make_tensor(
     lay: layout = strided,
 ) -> Tensor:
     """Build a tensor over ``storage``; backends and the core's view code call this."""
-    t = Tensor.__new__(Tensor)
+    t = _object_new(Tensor)
     t._storage = storage
     t._shape = shape
     t._stride = stride
@@ -159,10 +162,10 @@ class Tensor(OperatorMethods):
         def __setitem__(self, idx: Any, value: Any) -> None: ...
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "Tensor cannot be constructed directly; use tensorcore.tensor(data), "
-            "tensorcore.empty(size) or another factory"
-        )
+        # ``Tensor(...)`` is PyTorch's legacy constructor: ``__new__`` is installed by
+        # tensorcore._legacy_types.install() (it needs the factories, a layer above) and builds
+        # the tensor. The core never calls either: it makes tensors with object.__new__.
+        pass
 
     # ------------------------------------------------------------ metadata
     @property

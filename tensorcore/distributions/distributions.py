@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import dtypes as dt
 from .._tensor import Size, Tensor
@@ -24,20 +24,59 @@ def _tensor(v: Any, like: Tensor | None = None) -> Tensor:
     return as_tensor(v, dtype=dt.get_default_dtype())
 
 
+def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
+    """The values as tensors broadcast to one shape; numbers take the dtype and device of the
+    first tensor among them (the default dtype when there is none), as PyTorch's helper."""
+    like = next((v for v in values if isinstance(v, Tensor)), None)
+    ts = [_tensor(v, like) for v in values]
+    shape = tuple(broadcast_shapes(*(t.shape for t in ts)))
+    return tuple(t.expand(shape) for t in ts)
+
+
 def _shape(sample_shape: Any) -> tuple[int, ...]:
     return tuple(sample_shape) if not isinstance(sample_shape, int) else (sample_shape,)
 
 
 class Distribution:
-    """Base class: ``batch_shape``, ``event_shape``, ``sample``, ``log_prob``..."""
+    """Base class: ``batch_shape``, ``event_shape``, ``sample``, ``log_prob``...
+
+    ``validate_args`` (default True, as in PyTorch; ``set_default_validate_args`` changes it)
+    checks the parameters at construction and the value passed to ``log_prob``, raising
+    ``ValueError`` with PyTorch's wording.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Normal(tc.zeros(3), 1.0).expand((2, 3))
+    >>> d.batch_shape, d.event_shape
+    (tensorcore.Size([2, 3]), tensorcore.Size([]))
+    """
 
     has_rsample = False
+    has_enumerate_support = False
+    _validate_default = True
+    #: The support's name in PyTorch's constraint wording, for ``log_prob``'s value check.
+    _support = "Real()"
+    #: Parameters that ``expand`` broadcasts: name -> number of trailing (event) dims.
+    _expand_params: ClassVar[dict[str, int]] = {}
 
     def __init__(
-        self, batch_shape: tuple[int, ...] = (), event_shape: tuple[int, ...] = ()
+        self,
+        batch_shape: tuple[int, ...] = (),
+        event_shape: tuple[int, ...] = (),
+        validate_args: bool | None = None,
     ) -> None:
         self._batch_shape = tuple(batch_shape)
         self._event_shape = tuple(event_shape)
+        self._validate_args = self._validate_default if validate_args is None else validate_args
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        """Set whether distributions validate their arguments by default (True, as PyTorch's
+        default outside ``python -O``)."""
+        if value not in (True, False):
+            raise ValueError
+        Distribution._validate_default = value
 
     @property
     def batch_shape(self) -> Size:
@@ -49,8 +88,37 @@ class Distribution:
         """The shape of one sample of one distribution."""
         return Size(self._event_shape)
 
+    @property
+    def mean(self) -> Tensor:
+        """The mean of each distribution of the batch."""
+        raise NotImplementedError
+
+    @property
+    def variance(self) -> Tensor:
+        """The variance of each distribution of the batch."""
+        raise NotImplementedError
+
+    @property
+    def stddev(self) -> Tensor:
+        """The standard deviation: ``variance.sqrt()``."""
+        return self.variance.sqrt()
+
     def _extended_shape(self, sample_shape: Any = ()) -> tuple[int, ...]:
         return _shape(sample_shape) + self._batch_shape + self._event_shape
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        """A distribution of the same parameters broadcast to ``batch_shape`` (views, no
+        copies), as PyTorch's ``expand``."""
+        shape = _shape(batch_shape)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        for name, event_dims in self._expand_params.items():
+            v = self.__dict__.get(name)
+            if isinstance(v, Tensor):
+                tail = tuple(v.shape[v.ndim - event_dims :]) if event_dims else ()
+                new.__dict__[name] = v.expand(shape + tail)
+        new._batch_shape = shape
+        return new
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         """Samples without gradients."""
@@ -61,6 +129,10 @@ class Distribution:
         """Reparameterised samples (gradients flow to the parameters)."""
         raise NotImplementedError(f"{type(self).__name__} has no rsample")
 
+    def sample_n(self, n: int) -> Tensor:
+        """``sample((n,))``."""
+        return self.sample((n,))
+
     def log_prob(self, value: Tensor) -> Tensor:
         """The log density (or mass) of ``value``."""
         raise NotImplementedError
@@ -68,6 +140,10 @@ class Distribution:
     def entropy(self) -> Tensor:
         """The entropy of each distribution of the batch."""
         raise NotImplementedError
+
+    def perplexity(self) -> Tensor:
+        """``exp(entropy())``."""
+        return self.entropy().exp()
 
     def __repr__(self) -> str:
         params = ", ".join(
@@ -78,6 +154,25 @@ class Distribution:
 
     def _params(self) -> dict[str, Any]:
         return {}
+
+    def _check_param(self, name: str, value: Tensor, ok: Any, constraint: str) -> None:
+        """Raise PyTorch's ``ValueError`` unless ``ok`` (a bool or bool tensor) holds
+        everywhere; a no-op when the distribution does not validate."""
+        if self._validate_args and not bool(ok if isinstance(ok, bool) else ok.all()):
+            raise ValueError(
+                f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) of "
+                f"distribution {self!r} to satisfy the constraint {constraint}, but found "
+                f"invalid values:\n{value}"
+            )
+
+    def _validate_sample(self, value: Tensor, ok: Any) -> None:
+        """Raise PyTorch's ``ValueError`` unless ``value`` lies in the support (``ok``)."""
+        if self._validate_args and not bool(ok if isinstance(ok, bool) else ok.all()):
+            raise ValueError(
+                f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be within "
+                f"the support ({self._support}) of the distribution {self!r}, but found "
+                f"invalid values:\n{value}"
+            )
 
 
 class Normal(Distribution):
@@ -94,6 +189,7 @@ class Normal(Distribution):
     """
 
     has_rsample = True
+    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         loc_t = _tensor(loc, scale if isinstance(scale, Tensor) else None)
@@ -102,7 +198,7 @@ class Normal(Distribution):
         if validate_args is not False and bool((scale_t <= 0).any()):
             raise ValueError("Expected parameter scale to be positive (Normal)")
         self.loc, self.scale = loc_t.expand(shape), scale_t.expand(shape)
-        super().__init__(shape)
+        super().__init__(shape, validate_args=validate_args)
 
     def _params(self) -> dict[str, Any]:
         return {"loc": self.loc, "scale": self.scale}
@@ -158,6 +254,8 @@ class Uniform(Distribution):
     """The uniform distribution on ``[low, high)``."""
 
     has_rsample = True
+    _support = "Interval(lower_bound=low, upper_bound=high)"
+    _expand_params: ClassVar[dict[str, int]] = {"low": 0, "high": 0}
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         low_t = _tensor(low, high if isinstance(high, Tensor) else None)
@@ -166,7 +264,7 @@ class Uniform(Distribution):
         if validate_args is not False and bool((low_t >= high_t).any()):
             raise ValueError("Expected parameter low to be less than high (Uniform)")
         self.low, self.high = low_t.expand(shape), high_t.expand(shape)
-        super().__init__(shape)
+        super().__init__(shape, validate_args=validate_args)
 
     def _params(self) -> dict[str, Any]:
         return {"low": self.low, "high": self.high}
@@ -201,6 +299,9 @@ class Uniform(Distribution):
 class Bernoulli(Distribution):
     """Bernoulli trials with success probability ``probs`` (or ``logits``)."""
 
+    _support = "Boolean()"
+    _expand_params: ClassVar[dict[str, int]] = {"probs": 0, "logits": 0}
+
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
@@ -212,7 +313,7 @@ class Bernoulli(Distribution):
         else:
             self.logits = _tensor(logits)
             self.probs = self.logits.sigmoid()
-        super().__init__(tuple(self.probs.shape))
+        super().__init__(tuple(self.probs.shape), validate_args=validate_args)
 
     def _params(self) -> dict[str, Any]:
         return {"probs": self.probs}
@@ -257,6 +358,9 @@ class Categorical(Distribution):
     0.3251
     """
 
+    _support = "IntegerInterval(lower_bound=0, upper_bound=num_events - 1)"
+    _expand_params: ClassVar[dict[str, int]] = {"probs": 1, "logits": 1}
+
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
@@ -275,7 +379,7 @@ class Categorical(Distribution):
             self.logits = lg - lg.logsumexp(-1, keepdim=True)
             self.probs = self.logits.exp()
         self._num_events = self.probs.shape[-1]
-        super().__init__(tuple(self.probs.shape[:-1]))
+        super().__init__(tuple(self.probs.shape[:-1]), validate_args=validate_args)
 
     def _params(self) -> dict[str, Any]:
         return {"probs": self.probs}

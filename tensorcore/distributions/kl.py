@@ -11,7 +11,11 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..ops import functions as ops
+from ..ops.frontends import broadcast_shapes
+from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, LogNormal
+from .discrete import Binomial, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Normal, Uniform
+from .multivariate import Independent, MultivariateNormal, _sum_rightmost, _tril_solve
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -95,8 +99,11 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     """``KL(p || q) = E_p[log p(x) - log q(x)]`` for each distribution of the batch, from the
     closed form registered for the pair of types (``NotImplementedError`` when none is).
 
-    Pairs: ``Normal``/``Normal``, ``Bernoulli``/``Bernoulli``, ``Categorical``/``Categorical``,
-    ``Uniform``/``Uniform``, ``Uniform``/``Normal`` and ``Normal``/``Uniform`` (infinite).
+    Pairs: each distribution with itself (``Normal``, ``Bernoulli``, ``Categorical``,
+    ``Uniform``, ``Beta``, ``Binomial``, ``Dirichlet``, ``Exponential``, ``Gamma``,
+    ``Laplace``, ``LogNormal``, ``MultivariateNormal``, ``OneHotCategorical``, ``Poisson``,
+    ``Independent`` over a registered pair), ``Uniform``/``Normal``, ``Normal``/``Uniform``
+    (infinite), ``Exponential``/``Gamma`` and ``Gamma``/``Exponential``.
     The divergence is ``inf`` where ``q`` gives zero mass to part of ``p``'s support.
 
     Examples
@@ -164,3 +171,116 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
 def _kl_normal_uniform(p: Normal, q: Uniform) -> Tensor:
     shape = tuple(ops.broadcast_tensors(p.loc, q.low)[0].shape)
     return ops.full(shape, float("inf"), dtype=p.loc.dtype, device=p.loc.device)
+
+
+_EULER_GAMMA = 0.57721566490153286060
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    t5 = (sum_q - sum_p) * sum_p.digamma()
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return ops.where(p.total_count > q.total_count, float("inf"), kl)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    ratio = q.rate / p.rate
+    return -ratio.log() + ratio - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return (
+        t1 + ratio + q.concentration.lgamma() + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA)
+    )
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration / p.rate)
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return -scale_ratio.log() + loc_abs_diff / q.scale + t3 - 1
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p: LogNormal, q: LogNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes "
+            "cannot be computed"
+        )
+    pL, qL = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = qL.diagonal(0, -2, -1).log().sum(-1) - pL.diagonal(0, -2, -1).log().sum(-1)
+    n = p.event_shape[0]
+    batch = tuple(broadcast_shapes(qL.shape[:-2], pL.shape[:-2]))
+    # tr(Sq^-1 Sp) = |Lq^-1 Lp|_F^2, column by column.
+    cols = _tril_solve(qL.expand(*batch, n, n).unsqueeze(-3), pL.expand(*batch, n, n).mT)
+    term2 = cols.pow(2).sum((-2, -1))
+    term3 = _tril_solve(qL, q.loc - p.loc).pow(2).sum(-1)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehot_onehot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

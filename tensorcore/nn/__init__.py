@@ -15,6 +15,15 @@ tensorcore.Size([8, 4])
 from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "functional", "init", "parallel", "utils", *_modules_all]
+__all__ = [
+    "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "functional",
+    "init",
+    "parallel",
+    "utils",
+    *_modules_all,
+]

@@ -1,4 +1,5 @@
-"""``nn.Parameter``: a tensor that a :class:`~tensorcore.nn.Module` registers as a parameter."""
+"""``nn.Parameter``: a tensor that a :class:`~tensorcore.nn.Module` registers as a parameter;
+``UninitializedParameter``/``UninitializedBuffer``: placeholders of the lazy modules."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from .._tensor import Tensor
 from .._tensor_methods import detach
 from ..ops import functions as ops
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -41,7 +42,7 @@ class Parameter(Tensor):
                 "wrap values with tensorcore.tensor(...) first"
             )
         src = detach(data)
-        p = Tensor.__new__(cls)
+        p = object.__new__(cls)  # not Tensor.__new__, the legacy constructor
         for slot in ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device"):
             setattr(p, slot, getattr(src, slot))
         p._layout = src._layout
@@ -57,7 +58,7 @@ class Parameter(Tensor):
         return p
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
-        # Tensor.__init__ refuses direct construction; __new__ built the parameter.
+        # __new__ built the parameter.
         pass
 
     def __repr__(self) -> str:
@@ -70,3 +71,115 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(fn: Any, args: tuple[Any, ...], requires_grad: bool) -> Parameter:
     return Parameter(fn(*args), requires_grad)
+
+
+_UNINITIALIZED = (
+    "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+    "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+    "initialized one. Call `forward` to initialize the parameters before accessing their "
+    "attributes."
+)
+
+
+class UninitializedTensorMixin:
+    """What the placeholders share: ``materialize`` turns one into a tensor of a given shape
+    (in place: same object, now of class ``cls_to_become``); until then ``shape`` raises."""
+
+    __slots__ = ()
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Become an uninitialised tensor of ``shape`` (on ``device``/of ``dtype``, by default
+        the ones the placeholder was made with), of class ``cls_to_become``."""
+        t: Any = self
+        if device is None:
+            device = t._device
+        if dtype is None:
+            dtype = t._dtype
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        t.data = ops.empty(shape, device=device, dtype=dtype)
+        t.__class__ = self.cls_to_become
+
+    @property
+    def shape(self) -> Any:
+        """Raises: the placeholder has no shape until it is materialized."""
+        raise RuntimeError(_UNINITIALIZED)
+
+    def numel(self) -> int:
+        """Raises, as :attr:`shape`."""
+        raise RuntimeError(_UNINITIALIZED)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return (type(self), (self._requires_grad,))  # type: ignore[attr-defined]
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter of unknown shape, which a lazy module materializes on its first forward
+    (it then becomes a :class:`Parameter`).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> p = tc.nn.UninitializedParameter()
+    >>> p
+    <UninitializedParameter>
+    >>> p.materialize((2, 3))
+    >>> type(p).__name__, p.shape, p.requires_grad
+    ('Parameter', tensorcore.Size([2, 3]), True)
+    """
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(
+        cls, requires_grad: bool = True, device: Any = None, dtype: Any = None
+    ) -> UninitializedParameter:
+        p = Parameter.__new__(cls, ops.empty(0, device=device, dtype=dtype), requires_grad)
+        assert isinstance(p, UninitializedParameter)
+        return p
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of unknown shape, which a lazy module materializes on its first forward (it
+    then becomes a :class:`~tensorcore.Tensor`).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> b = tc.nn.UninitializedBuffer()
+    >>> b.materialize(4)
+    >>> type(b).__name__, b.shape
+    ('Tensor', tensorcore.Size([4]))
+    """
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(
+        cls, requires_grad: bool = False, device: Any = None, dtype: Any = None
+    ) -> UninitializedBuffer:
+        t = Tensor._make_subclass(cls, ops.empty(0, device=device, dtype=dtype), requires_grad)  # type: ignore[attr-defined]
+        assert isinstance(t, UninitializedBuffer)
+        return t
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is a placeholder not yet materialized.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.parameter import is_lazy
+    >>> is_lazy(tc.nn.UninitializedParameter()), is_lazy(tc.nn.Parameter(tc.ones(1)))
+    (True, False)
+    """
+    return isinstance(param, UninitializedTensorMixin)

@@ -28,6 +28,18 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .fold import Fold, PixelShuffle, PixelUnshuffle, Unfold
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+)
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -66,11 +78,19 @@ from .normalization import (
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .sparse import Embedding, EmbeddingBag
@@ -92,9 +112,13 @@ __all__ = [
     "SELU",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -131,8 +155,21 @@ __all__ = [
     "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+    "LazyLinear",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
@@ -140,6 +177,7 @@ __all__ = [
     "MSELoss",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "Mish",
     "Module",
     "ModuleDict",

@@ -11,11 +11,19 @@ from .module import Module
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
 ]
 
 
@@ -170,3 +178,164 @@ class AdaptiveMaxPool2d(_Adaptive):
     def forward(self, input: Tensor) -> Tensor:
         """See :func:`tensorcore.nn.functional.adaptive_max_pool2d`."""
         return F.adaptive_max_pool2d(input, self.output_size)
+
+
+class MaxPool3d(_MaxPool):
+    """3-D max pooling (``stride`` defaults to ``kernel_size``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> m = tc.nn.MaxPool3d(2)
+    >>> m
+    MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> m(tc.ones(1, 2, 4, 4, 4)).shape
+    tensorcore.Size([1, 2, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """See :func:`tensorcore.nn.functional.max_pool3d`."""
+        return F.max_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
+
+
+class AvgPool3d(_AvgPool):
+    """3-D average pooling.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> m = tc.nn.AvgPool3d(2)
+    >>> m, m(tc.ones(1, 2, 4, 4, 4)).shape
+    (AvgPool3d(kernel_size=2, stride=2, padding=0), tensorcore.Size([1, 2, 2, 2, 2]))
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.avg_pool3d`."""
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+
+class AdaptiveAvgPool3d(_Adaptive):
+    """3-D average pooling to a fixed output size.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.AdaptiveAvgPool3d(1)(tc.ones(2, 3, 4, 5, 6)).shape
+    tensorcore.Size([2, 3, 1, 1, 1])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.adaptive_avg_pool3d`."""
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class _AdaptiveMax(_Adaptive):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveMaxPool1d(_AdaptiveMax):
+    """1-D max pooling to a fixed output length.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.AdaptiveMaxPool1d(2)(tc.tensor([[[1.0, 3.0, 2.0, 0.0]]]))
+    tensor([[[3., 2.]]])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """See :func:`tensorcore.nn.functional.adaptive_max_pool1d`."""
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMax):
+    """3-D max pooling to a fixed output size.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.AdaptiveMaxPool3d((1, 2, 2))(tc.ones(1, 3, 4, 4)).shape
+    tensorcore.Size([1, 1, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """See :func:`tensorcore.nn.functional.adaptive_max_pool3d`."""
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _LPPool(Module):
+    def __init__(
+        self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+    ) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class LPPool1d(_LPPool):
+    """1-D power-average pooling: ``(sum over the window of x ** p) ** (1 / p)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.LPPool1d(2, 2)(tc.tensor([[3.0, 4.0]]))
+    tensor([[5.]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.lp_pool1d`."""
+        return F.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPool):
+    """2-D power-average pooling.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.LPPool2d(2, 3)
+    LPPool2d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.lp_pool2d`."""
+        return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPool):
+    """3-D power-average pooling.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.LPPool3d(1, 2)(tc.ones(1, 2, 2, 2))
+    tensor([[[[8.]]]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.lp_pool3d`."""
+        return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)

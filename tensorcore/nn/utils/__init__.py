@@ -1,5 +1,6 @@
-"""``tensorcore.nn.utils``: gradient clipping and conversion between parameters and one
-vector, as ``torch.nn.utils``.
+"""``tensorcore.nn.utils``: gradient clipping, conversion between parameters and one
+vector, parametrizations (``parametrize``, ``parametrizations``) and the older hook-based
+``weight_norm``/``spectral_norm``, as ``torch.nn.utils``.
 
 Examples
 --------
@@ -11,7 +12,7 @@ Examples
 tensor([ 0.3000, -1.0000])
 """
 
-from . import rnn
+from . import parametrizations, parametrize, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -20,6 +21,7 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .weight_norm import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm",
@@ -28,6 +30,12 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "parametrizations",
+    "parametrize",
+    "remove_spectral_norm",
+    "remove_weight_norm",
     "rnn",
+    "spectral_norm",
     "vector_to_parameters",
+    "weight_norm",
 ]

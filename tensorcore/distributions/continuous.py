@@ -1,0 +1,437 @@
+"""Continuous distributions on the line and the simplex: ``Exponential``, ``Laplace``,
+``LogNormal``, ``Gamma``, ``Beta``, ``Dirichlet``, as ``torch.distributions``' (same
+parameters, formulas and constraint messages; Gamma, Beta and Dirichlet draws are not
+PyTorch's draws, see ``_samplers``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+from .. import dtypes as dt
+from .._tensor import Tensor
+from ..ops import functions as ops
+from ._samplers import standard_gamma
+from .distributions import Distribution, Normal, _tensor, broadcast_all
+
+__all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace", "LogNormal"]
+
+_GT0 = "GreaterThan(lower_bound=0.0)"
+
+
+def _eps(d: dt.dtype) -> float:
+    return {
+        dt.float16: 0.0009765625,
+        dt.bfloat16: 0.0078125,
+        dt.float32: 1.1920928955078125e-07,
+    }.get(d, 2.220446049250313e-16)
+
+
+class Exponential(Distribution):
+    """The exponential distribution of rate ``rate`` (density ``rate * exp(-rate * x)``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Exponential(tc.tensor([1.0, 2.0]))
+    >>> d.mean, d.sample((5,)).shape
+    (tensor([1.0000, 0.5000]), tensorcore.Size([5, 2]))
+    >>> round(d.log_prob(tc.tensor([1.0, 1.0]))[1].item(), 4)
+    -1.3069
+    """
+
+    has_rsample = True
+    _support = "GreaterThanEq(lower_bound=0.0)"
+    _expand_params: ClassVar[dict[str, int]] = {"rate": 0}
+
+    def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(tuple(self.rate.shape), validate_args=validate_args)
+        self._check_param("rate", self.rate, self.rate > 0, _GT0)
+
+    def _params(self) -> dict[str, Any]:
+        return {"rate": self.rate}
+
+    @property
+    def mean(self) -> Tensor:
+        """``1 / rate``."""
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self) -> Tensor:
+        """0."""
+        return ops.zeros_like(self.rate)
+
+    @property
+    def stddev(self) -> Tensor:
+        """``1 / rate``."""
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self) -> Tensor:
+        """``rate ** -2``."""
+        return self.rate.pow(-2)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """``-log(1 - u) / rate`` with ``u`` uniform on ``[0, 1)``."""
+        shape = self._extended_shape(sample_shape)
+        u = ops.rand(shape, dtype=self.rate.dtype, device=self.rate.device)
+        return -(1 - u).log() / self.rate
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``log(rate) - rate * value``."""
+        value = _tensor(value, self.rate)
+        self._validate_sample(value, value >= 0)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value: Any) -> Tensor:
+        """``1 - exp(-rate * value)``."""
+        value = _tensor(value, self.rate)
+        return 1 - (-self.rate * value).exp()
+
+    def entropy(self) -> Tensor:
+        """``1 - log(rate)``."""
+        return 1.0 - self.rate.log()
+
+
+class Laplace(Distribution):
+    """The Laplace distribution of location ``loc`` and scale ``scale``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Laplace(0.0, 2.0)
+    >>> d.variance, d.entropy()
+    (tensor(8.), tensor(2.3863))
+    """
+
+    has_rsample = True
+    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(tuple(self.loc.shape), validate_args=validate_args)
+        self._check_param("scale", self.scale, self.scale > 0, _GT0)
+
+    def _params(self) -> dict[str, Any]:
+        return {"loc": self.loc, "scale": self.scale}
+
+    @property
+    def mean(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        """``2 * scale ** 2``."""
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self) -> Tensor:
+        """``sqrt(2) * scale``."""
+        return math.sqrt(2) * self.scale
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """``loc - scale * sign(u) * log1p(-|u|)`` with ``u`` uniform on ``(-1, 1)``."""
+        shape = self._extended_shape(sample_shape)
+        d = self.loc.dtype
+        u = ops.rand(shape, dtype=d, device=self.loc.device) * (2 - _eps(d)) + (_eps(d) - 1)
+        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``-log(2 * scale) - |value - loc| / scale``."""
+        value = _tensor(value, self.loc)
+        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
+    def cdf(self, value: Any) -> Tensor:
+        """``0.5 - 0.5 * sign(z) * expm1(-|z|)`` with ``z = (value - loc) / scale``."""
+        z = (_tensor(value, self.loc) - self.loc) / self.scale
+        return 0.5 - 0.5 * z.sign() * (-z.abs()).expm1()
+
+    def entropy(self) -> Tensor:
+        """``1 + log(2 * scale)``."""
+        return 1 + (2 * self.scale).log()
+
+
+class LogNormal(Distribution):
+    """The distribution of ``exp(X)`` for ``X ~ Normal(loc, scale)`` (``base_dist``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.LogNormal(0.0, 1.0)
+    >>> round(d.mean.item(), 4), round(d.log_prob(tc.tensor(1.0)).item(), 4)
+    (1.6487, -0.9189)
+    """
+
+    has_rsample = True
+    _support = "GreaterThan(lower_bound=0.0)"
+    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.base_dist = Normal(loc, scale, validate_args=validate_args)
+        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
+        super().__init__(self.base_dist._batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
+        """The same parameters broadcast to ``batch_shape``."""
+        new = super().expand(batch_shape)
+        assert isinstance(new, LogNormal)
+        new.base_dist = Normal(new.loc, new.scale, validate_args=False)
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        """``exp(loc + scale ** 2 / 2)``."""
+        return (self.loc + self.scale.pow(2) / 2).exp()
+
+    @property
+    def mode(self) -> Tensor:
+        """``exp(loc - scale ** 2)``."""
+        return (self.loc - self.scale.pow(2)).exp()
+
+    @property
+    def variance(self) -> Tensor:
+        """``(exp(scale ** 2) - 1) * exp(2 * loc + scale ** 2)``."""
+        s2 = self.scale.pow(2)
+        return s2.expm1() * (2 * self.loc + s2).exp()
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """``exp`` of the base normal's reparameterised sample."""
+        return self.base_dist.rsample(sample_shape).exp()
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        """``exp`` of the base normal's sample (PyTorch's draws)."""
+        return self.base_dist.sample(sample_shape).exp()
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``Normal.log_prob(log value) - log value``."""
+        value = _tensor(value, self.loc)
+        self._validate_sample(value, value > 0)
+        y = value.log()
+        return self.base_dist.log_prob(y) - y
+
+    def entropy(self) -> Tensor:
+        """The base normal's entropy plus ``loc``."""
+        return self.base_dist.entropy() + self.loc
+
+
+class Gamma(Distribution):
+    """The gamma distribution of shape ``concentration`` and rate ``rate``.
+
+    ``rsample`` is differentiable in both parameters (the implicit reparameterisation
+    gradient for ``concentration``, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Gamma(tc.tensor([2.0]), tc.tensor([3.0]))
+    >>> d.mean, d.variance
+    (tensor([0.6667]), tensor([0.2222]))
+    >>> round(d.log_prob(tc.tensor([1.0]))[0].item(), 4)
+    -0.8028
+    """
+
+    has_rsample = True
+    _support = "GreaterThanEq(lower_bound=0.0)"
+    _expand_params: ClassVar[dict[str, int]] = {"concentration": 0, "rate": 0}
+
+    def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
+        self.concentration, self.rate = broadcast_all(concentration, rate)
+        super().__init__(tuple(self.rate.shape), validate_args=validate_args)
+        self._check_param("concentration", self.concentration, self.concentration > 0, _GT0)
+        self._check_param("rate", self.rate, self.rate > 0, _GT0)
+
+    def _params(self) -> dict[str, Any]:
+        return {"concentration": self.concentration, "rate": self.rate}
+
+    @property
+    def mean(self) -> Tensor:
+        """``concentration / rate``."""
+        return self.concentration / self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        """``(concentration - 1) / rate``, clamped at 0."""
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self) -> Tensor:
+        """``concentration / rate ** 2``."""
+        return self.concentration / self.rate.pow(2)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """``standard_gamma(concentration) / rate`` over the extended shape."""
+        shape = self._extended_shape(sample_shape)
+        return standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``xlogy(c, rate) + xlogy(c - 1, value) - rate * value - lgamma(c)``."""
+        value = _tensor(value, self.rate)
+        self._validate_sample(value, value >= 0)
+        c = self.concentration
+        return ops.xlogy(c, self.rate) + ops.xlogy(c - 1, value) - self.rate * value - c.lgamma()
+
+    def cdf(self, value: Any) -> Tensor:
+        """Not available: tensorcore has no regularized incomplete gamma yet."""
+        raise NotImplementedError("Gamma.cdf needs the regularized incomplete gamma function")
+
+    def entropy(self) -> Tensor:
+        """``c - log(rate) + lgamma(c) + (1 - c) * digamma(c)``."""
+        c = self.concentration
+        return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
+
+
+class Dirichlet(Distribution):
+    """The Dirichlet distribution on the simplex of the last dim of ``concentration``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Dirichlet(tc.tensor([1.0, 2.0, 3.0]))
+    >>> d.event_shape, d.mean
+    (tensorcore.Size([3]), tensor([0.1667, 0.3333, 0.5000]))
+    >>> round(d.log_prob(tc.tensor([0.2, 0.3, 0.5])).item(), 4)
+    1.5041
+    """
+
+    has_rsample = True
+    _support = "Simplex()"
+    _expand_params: ClassVar[dict[str, int]] = {"concentration": 1}
+
+    def __init__(self, concentration: Any, validate_args: bool | None = None) -> None:
+        c = _tensor(concentration)
+        if c.dim() < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = c
+        super().__init__(tuple(c.shape[:-1]), tuple(c.shape[-1:]), validate_args=validate_args)
+        self._check_param("concentration", c, c > 0, f"IndependentConstraint({_GT0}, 1)")
+
+    def _params(self) -> dict[str, Any]:
+        return {"concentration": self.concentration}
+
+    @property
+    def mean(self) -> Tensor:
+        """``concentration / concentration.sum(-1)``."""
+        return self.concentration / self.concentration.sum(-1, keepdim=True)
+
+    @property
+    def mode(self) -> Tensor:
+        """``(c - 1) / (c.sum(-1) - k)`` (clamped at 0), a vertex where every ``c < 1``."""
+        c = self.concentration
+        m = (c - 1).clamp(min=0)
+        m = m / m.sum(-1, keepdim=True)
+        vertex = (ops.arange(c.shape[-1], device=c.device) == c.argmax(-1, keepdim=True)).to(
+            c.dtype
+        )
+        return ops.where((c < 1).all(-1, keepdim=True), vertex, m)
+
+    @property
+    def variance(self) -> Tensor:
+        """``c (c0 - c) / (c0 ** 2 (c0 + 1))`` with ``c0 = c.sum(-1)``."""
+        c = self.concentration
+        c0 = c.sum(-1, keepdim=True)
+        return c * (c0 - c) / (c0.pow(2) * (c0 + 1))
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """Normalised gamma draws, differentiable in ``concentration``."""
+        shape = self._extended_shape(sample_shape)
+        g = standard_gamma(self.concentration.expand(shape))
+        return g / g.sum(-1, keepdim=True)
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``sum(xlogy(c - 1, value)) + lgamma(sum c) - sum lgamma(c)``."""
+        value = _tensor(value, self.concentration)
+        ok = (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+        self._validate_sample(value, ok)
+        c = self.concentration
+        return ops.xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
+
+    def entropy(self) -> Tensor:
+        """``sum lgamma(c) - lgamma(c0) - (k - c0) digamma(c0) - sum (c - 1) digamma(c)``."""
+        c = self.concentration
+        k = c.shape[-1]
+        c0 = c.sum(-1)
+        return (
+            c.lgamma().sum(-1)
+            - c0.lgamma()
+            - (k - c0) * c0.digamma()
+            - ((c - 1.0) * c.digamma()).sum(-1)
+        )
+
+
+class Beta(Distribution):
+    """The beta distribution on ``[0, 1]`` of ``concentration1`` (alpha) and
+    ``concentration0`` (beta), a two-component :class:`Dirichlet` as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Beta(2.0, 3.0)
+    >>> d.mean, round(d.log_prob(tc.tensor(0.5)).item(), 4)
+    (tensor(0.4000), 0.4055)
+    """
+
+    has_rsample = True
+    _support = "Interval(lower_bound=0.0, upper_bound=1.0)"
+
+    def __init__(
+        self, concentration1: Any, concentration0: Any, validate_args: bool | None = None
+    ) -> None:
+        c1, c0 = broadcast_all(concentration1, concentration0)
+        super().__init__(tuple(c1.shape), validate_args=validate_args)
+        self._check_param("concentration1", c1, c1 > 0, _GT0)
+        self._check_param("concentration0", c0, c0 > 0, _GT0)
+        self._dirichlet = Dirichlet(ops.stack([c1, c0], -1), validate_args=False)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
+        """The same parameters broadcast to ``batch_shape``."""
+        new = super().expand(batch_shape)
+        assert isinstance(new, Beta)
+        new._dirichlet = self._dirichlet.expand(batch_shape)  # type: ignore[assignment]
+        return new
+
+    @property
+    def concentration1(self) -> Tensor:
+        """Alpha, the exponent of ``x``."""
+        return self._dirichlet.concentration[..., 0]
+
+    @property
+    def concentration0(self) -> Tensor:
+        """Beta, the exponent of ``1 - x``."""
+        return self._dirichlet.concentration[..., 1]
+
+    @property
+    def mean(self) -> Tensor:
+        """``c1 / (c1 + c0)``."""
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self) -> Tensor:
+        """The first component of the Dirichlet's mode."""
+        return self._dirichlet.mode[..., 0]
+
+    @property
+    def variance(self) -> Tensor:
+        """``c1 c0 / ((c1 + c0) ** 2 (c1 + c0 + 1))``."""
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """The first component of a Dirichlet draw."""
+        return self._dirichlet.rsample(sample_shape)[..., 0]
+
+    def log_prob(self, value: Any) -> Tensor:
+        """The Dirichlet's log density of ``(value, 1 - value)``."""
+        value = _tensor(value, self.concentration1)
+        self._validate_sample(value, (value >= 0) & (value <= 1))
+        return self._dirichlet.log_prob(ops.stack([value, 1.0 - value], -1))
+
+    def entropy(self) -> Tensor:
+        """The Dirichlet's entropy."""
+        return self._dirichlet.entropy()

@@ -1,0 +1,255 @@
+"""Counting and one-hot distributions: ``Poisson``, ``Binomial``, ``OneHotCategorical``, as
+``torch.distributions``' (Poisson and binomial draws are not PyTorch's, see ``_samplers``)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..ops import functions as ops
+from ._samplers import binomial, poisson
+from .distributions import Categorical, Distribution, _tensor, broadcast_all
+
+__all__ = ["Binomial", "OneHotCategorical", "Poisson"]
+
+
+def _is_integer(value: Tensor) -> Tensor:
+    return value == value.floor()
+
+
+class Poisson(Distribution):
+    """The Poisson distribution of rate ``rate``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Poisson(tc.tensor([2.0]))
+    >>> d.sample((4,)).shape, round(d.log_prob(tc.tensor([3.0]))[0].item(), 4)
+    (tensorcore.Size([4, 1]), -1.7123)
+    """
+
+    _support = "IntegerGreaterThan(lower_bound=0)"
+    _expand_params: ClassVar[dict[str, int]] = {"rate": 0}
+
+    def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(tuple(self.rate.shape), validate_args=validate_args)
+        self._check_param("rate", self.rate, self.rate >= 0, "GreaterThanEq(lower_bound=0.0)")
+
+    def _params(self) -> dict[str, Any]:
+        return {"rate": self.rate}
+
+    @property
+    def mean(self) -> Tensor:
+        """``rate``."""
+        return self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        """``floor(rate)``."""
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Tensor:
+        """``rate``."""
+        return self.rate
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        """Counts, as floats of the rate's dtype (as PyTorch's)."""
+        shape = self._extended_shape(sample_shape)
+        return poisson(self.rate.expand(shape))
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``xlogy(value, rate) - rate - lgamma(value + 1)``."""
+        value = _tensor(value, self.rate)
+        self._validate_sample(value, (value >= 0) & _is_integer(value))
+        return ops.xlogy(value, self.rate) - self.rate - (value + 1).lgamma()
+
+
+class Binomial(Distribution):
+    """The number of successes in ``total_count`` Bernoulli trials of probability ``probs``
+    (or ``logits``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Binomial(10, tc.tensor([0.5]))
+    >>> d.mean, d.variance
+    (tensor([5.]), tensor([2.5000]))
+    >>> round(d.log_prob(tc.tensor([5.0]))[0].item(), 4)
+    -1.402
+    """
+
+    has_enumerate_support = True
+    _expand_params: ClassVar[dict[str, int]] = {"total_count": 0, "probs": 0, "logits": 0}
+
+    def __init__(
+        self,
+        total_count: Any = 1,
+        probs: Any = None,
+        logits: Any = None,
+        validate_args: bool | None = None,
+    ) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+            self.logits = self.probs.log() - (-self.probs).log1p()
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+            self.probs = self.logits.sigmoid()
+        super().__init__(tuple(self.probs.shape), validate_args=validate_args)
+        n = self.total_count
+        self._check_param(
+            "total_count", n, (n >= 0) & _is_integer(n), "IntegerGreaterThan(lower_bound=0)"
+        )
+        if probs is not None:
+            p = self.probs
+            self._check_param(
+                "probs", p, (p >= 0) & (p <= 1), "Interval(lower_bound=0.0, upper_bound=1.0)"
+            )
+
+    def _params(self) -> dict[str, Any]:
+        return {"total_count": self.total_count, "probs": self.probs}
+
+    @property
+    def _support(self) -> str:  # type: ignore[override]
+        return f"IntegerInterval(lower_bound=0, upper_bound={self.total_count})"
+
+    @property
+    def mean(self) -> Tensor:
+        """``total_count * probs``."""
+        return self.total_count * self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        """``floor((total_count + 1) * probs)``, at most ``total_count``."""
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self) -> Tensor:
+        """``total_count * probs * (1 - probs)``."""
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        """Counts, as floats of the probabilities' dtype (as PyTorch's)."""
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            return binomial(self.total_count.expand(shape), self.probs.expand(shape))
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``log C(n, k) + k * logits - n * softplus(logits)``, stable in the logits."""
+        value = _tensor(value, self.probs)
+        n = self.total_count
+        self._validate_sample(value, (value >= 0) & (value <= n) & _is_integer(value))
+        lg = self.logits
+        normalize = n * lg.clamp(min=0) + n * (-lg.abs()).exp().log1p() - (n + 1).lgamma()
+        return value * lg - (value + 1).lgamma() - (n - value + 1).lgamma() - normalize
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """``0 .. total_count`` along a new leading dim (one ``total_count`` for the batch)."""
+        total = int(self.total_count.max().item())
+        if not bool((self.total_count == total).all()):
+            raise NotImplementedError(
+                "Inhomogeneous total count not supported by `enumerate_support`."
+            )
+        values = ops.arange(1 + total, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1, *self._batch_shape)) if expand else values
+
+    def entropy(self) -> Tensor:
+        """``-sum_k p(k) log p(k)`` over the support (one ``total_count`` for the batch)."""
+        total = int(self.total_count.max().item())
+        if not bool((self.total_count == total).all()):
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        lp = self.log_prob(self.enumerate_support(False))
+        return -(lp.exp() * lp).sum(0)
+
+
+class OneHotCategorical(Distribution):
+    """A :class:`Categorical` whose samples are one-hot vectors over the last dim.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.OneHotCategorical(tc.tensor([0.2, 0.8]))
+    >>> d.sample().shape, d.event_shape
+    (tensorcore.Size([2]), tensorcore.Size([2]))
+    >>> round(d.log_prob(tc.tensor([0.0, 1.0])).item(), 4)
+    -0.2231
+    """
+
+    has_enumerate_support = True
+    _support = "OneHot()"
+
+    def __init__(
+        self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
+    ) -> None:
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        batch = self._categorical._batch_shape
+        events = (self._categorical._num_events,)
+        super().__init__(batch, events, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
+        """The same probabilities broadcast to ``batch_shape``."""
+        new = super().expand(batch_shape)
+        assert isinstance(new, OneHotCategorical)
+        new._categorical = self._categorical.expand(batch_shape)  # type: ignore[assignment]
+        return new
+
+    def _params(self) -> dict[str, Any]:
+        return {}
+
+    @property
+    def probs(self) -> Tensor:
+        """The normalised probabilities."""
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        """The normalised log probabilities."""
+        return self._categorical.logits
+
+    @property
+    def mean(self) -> Tensor:
+        """``probs``."""
+        return self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        """The one-hot vector of the most probable class."""
+        k = self._event_shape[0]
+        idx = self.probs.argmax(-1, keepdim=True)
+        return (ops.arange(k, device=idx.device) == idx).to(self.probs.dtype)
+
+    @property
+    def variance(self) -> Tensor:
+        """``probs * (1 - probs)``."""
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        """One-hot vectors of the categorical's draws (PyTorch's draws)."""
+        idx = self._categorical.sample(sample_shape)
+        k = self._event_shape[0]
+        return (ops.arange(k, device=idx.device) == idx.unsqueeze(-1)).to(self.probs.dtype)
+
+    def log_prob(self, value: Any) -> Tensor:
+        """The categorical's log probability of the index of the one."""
+        value = _tensor(value, self.probs)
+        ok = ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+        self._validate_sample(value, ok)
+        return self._categorical.log_prob(value.argmax(-1))
+
+    def entropy(self) -> Tensor:
+        """The categorical's entropy."""
+        return self._categorical.entropy()
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """The ``k`` one-hot vectors along a new leading dim."""
+        k = self._event_shape[0]
+        values = ops.eye(k, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.view((k,) + (1,) * len(self._batch_shape) + (k,))
+        return values.expand((k, *self._batch_shape, k)) if expand else values

@@ -1,0 +1,248 @@
+"""Distributions over vectors: ``MultivariateNormal`` and ``Independent`` (batch dims
+reinterpreted as event dims), as ``torch.distributions``'."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import linalg
+from .._tensor import Tensor
+from ..ops import functions as ops
+from ..ops.frontends import broadcast_shapes
+from .distributions import Distribution, _shape, _tensor
+
+__all__ = ["Independent", "MultivariateNormal"]
+
+
+def _sum_rightmost(x: Tensor, dims: int) -> Tensor:
+    return x.sum(tuple(range(-dims, 0))) if dims > 0 else x
+
+
+def _tril_solve(L: Tensor, b: Tensor) -> Tensor:
+    """``L^-1 b`` for vectors ``b`` (the last dim), broadcasting batch dims."""
+    batch = tuple(broadcast_shapes(L.shape[:-2], b.shape[:-1]))
+    n = L.shape[-1]
+    sol: Tensor = linalg.solve(L.expand(*batch, n, n), b.expand(*batch, n).unsqueeze(-1))
+    return sol.squeeze(-1)
+
+
+def _positive_definite(m: Tensor) -> Tensor:
+    sym = (m - m.mT).abs().amax((-2, -1)) <= 1e-6 * (1 + m.abs().amax((-2, -1)))
+    return sym & (linalg.eigvalsh(m).amin(-1) > 0)
+
+
+class MultivariateNormal(Distribution):
+    """The normal distribution on vectors of the last dim of ``loc``, given exactly one of
+    ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (a lower-triangular
+    factor with a positive diagonal).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.MultivariateNormal(tc.zeros(2), tc.eye(2))
+    >>> d.sample((3,)).shape, d.event_shape
+    (tensorcore.Size([3, 2]), tensorcore.Size([2]))
+    >>> round(d.log_prob(tc.zeros(2)).item(), 4), round(d.entropy().item(), 4)
+    (-1.8379, 2.8379)
+    """
+
+    has_rsample = True
+
+    def __init__(
+        self,
+        loc: Any,
+        covariance_matrix: Any = None,
+        precision_matrix: Any = None,
+        scale_tril: Any = None,
+        validate_args: bool | None = None,
+    ) -> None:
+        loc = _tensor(loc)
+        if loc.dim() < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        given = [m is not None for m in (covariance_matrix, precision_matrix, scale_tril)]
+        if sum(given) != 1:
+            raise ValueError(
+                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
+                "specified."
+            )
+        name = ("covariance_matrix", "precision_matrix", "scale_tril")[given.index(True)]
+        m = _tensor(covariance_matrix if given[0] else precision_matrix if given[1] else scale_tril)
+        if m.dim() < 2:
+            what = "scale_tril matrix" if name == "scale_tril" else name.replace("_", " ")
+            raise ValueError(
+                f"{what} must be at least two-dimensional, with optional leading batch dimensions"
+            )
+        batch = tuple(broadcast_shapes(m.shape[:-2], loc.shape[:-1]))
+        n = loc.shape[-1]
+        self._param_name = name
+        self.loc = loc.expand(*batch, n)
+        setattr(self, "_" + name, m.expand(*batch, n, n))
+        super().__init__(batch, (n,), validate_args=validate_args)
+        if name == "scale_tril":
+            diag = m.diagonal(0, -2, -1)
+            ok = (m.tril() == m).all() & (diag > 0).all()
+            self._check_param(name, m, ok, "LowerCholesky()")
+            self._unbroadcasted_scale_tril = m
+        else:
+            self._check_param(name, m, _positive_definite(m), "PositiveDefinite()")
+            cov = m if name == "covariance_matrix" else linalg.inv(m)
+            self._unbroadcasted_scale_tril = linalg.cholesky(cov)
+
+    def _params(self) -> dict[str, Any]:
+        return {"loc": self.loc, self._param_name: getattr(self, "_" + self._param_name)}
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
+        """The same distribution broadcast to ``batch_shape``."""
+        shape = _shape(batch_shape)
+        new = object.__new__(MultivariateNormal)
+        new.__dict__.update(self.__dict__)
+        n = self._event_shape[0]
+        new.loc = self.loc.expand(*shape, n)
+        key = "_" + self._param_name
+        new.__dict__[key] = self.__dict__[key].expand(*shape, n, n)
+        new._batch_shape = shape
+        return new
+
+    @property
+    def scale_tril(self) -> Tensor:
+        """The lower Cholesky factor of the covariance."""
+        n = self._event_shape[0]
+        return self._unbroadcasted_scale_tril.expand(*self._batch_shape, n, n)
+
+    @property
+    def covariance_matrix(self) -> Tensor:
+        """``scale_tril @ scale_tril.mT``."""
+        L = self._unbroadcasted_scale_tril
+        n = self._event_shape[0]
+        return (L @ L.mT).expand(*self._batch_shape, n, n)
+
+    @property
+    def precision_matrix(self) -> Tensor:
+        """The inverse of the covariance."""
+        n = self._event_shape[0]
+        return linalg.inv(self.covariance_matrix).expand(*self._batch_shape, n, n)
+
+    @property
+    def mean(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        """The diagonal of the covariance."""
+        L = self._unbroadcasted_scale_tril
+        return L.pow(2).sum(-1).expand(*self._batch_shape, self._event_shape[0])
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """``loc + scale_tril @ eps`` with ``eps`` standard normal."""
+        shape = self._extended_shape(sample_shape)
+        eps = ops.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``-(k log(2 pi) + |L^-1 (x - loc)|^2) / 2 - sum log diag(L)``."""
+        value = _tensor(value, self.loc)
+        diff = value - self.loc
+        L = self._unbroadcasted_scale_tril
+        m = _tril_solve(L, diff).pow(2).sum(-1)
+        half_log_det = L.diagonal(0, -2, -1).log().sum(-1)
+        n = self._event_shape[0]
+        return -0.5 * (n * math.log(2 * math.pi) + m) - half_log_det
+
+    def entropy(self) -> Tensor:
+        """``k (1 + log(2 pi)) / 2 + sum log diag(L)``."""
+        n = self._event_shape[0]
+        half_log_det = self._unbroadcasted_scale_tril.diagonal(0, -2, -1).log().sum(-1)
+        h = 0.5 * n * (1.0 + math.log(2 * math.pi)) + half_log_det
+        return h.expand(self._batch_shape) if self._batch_shape else h
+
+
+class Independent(Distribution):
+    """``base_distribution`` with its rightmost ``reinterpreted_batch_ndims`` batch dims read
+    as event dims: ``log_prob`` and ``entropy`` sum over them.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.distributions import Independent, Normal
+    >>> d = Independent(Normal(tc.zeros(3, 2), 1.0), 1)
+    >>> d.batch_shape, d.event_shape, d.log_prob(tc.zeros(3, 2)).shape
+    (tensorcore.Size([3]), tensorcore.Size([2]), tensorcore.Size([3]))
+    """
+
+    def __init__(
+        self,
+        base_distribution: Distribution,
+        reinterpreted_batch_ndims: int,
+        validate_args: bool | None = None,
+    ) -> None:
+        base_batch = base_distribution._batch_shape
+        if reinterpreted_batch_ndims > len(base_batch):
+            raise ValueError(
+                "Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
+                f"actual {reinterpreted_batch_ndims} vs {len(base_batch)}"
+            )
+        cut = len(base_batch) - reinterpreted_batch_ndims
+        self.base_dist = base_distribution
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        super().__init__(
+            base_batch[:cut],
+            base_batch[cut:] + base_distribution._event_shape,
+            validate_args=validate_args,
+        )
+
+    def __repr__(self) -> str:
+        return f"Independent({self.base_dist!r}, {self.reinterpreted_batch_ndims})"
+
+    @property
+    def has_rsample(self) -> bool:  # type: ignore[override]
+        return self.base_dist.has_rsample
+
+    @property
+    def has_enumerate_support(self) -> bool:  # type: ignore[override]
+        return False if self.reinterpreted_batch_ndims > 0 else self.base_dist.has_enumerate_support
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Independent:
+        """The base distribution expanded to ``batch_shape`` plus the reinterpreted dims."""
+        shape = _shape(batch_shape)
+        k = self.reinterpreted_batch_ndims
+        tail = self.base_dist._batch_shape[len(self.base_dist._batch_shape) - k :]
+        base = self.base_dist.expand(shape + tail)
+        return Independent(base, k, validate_args=False)
+
+    @property
+    def mean(self) -> Tensor:
+        """The base distribution's mean."""
+        return self.base_dist.mean
+
+    @property
+    def mode(self) -> Tensor:
+        """The base distribution's mode."""
+        return self.base_dist.mode  # type: ignore[attr-defined]
+
+    @property
+    def variance(self) -> Tensor:
+        """The base distribution's variance."""
+        return self.base_dist.variance
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        """The base distribution's sample."""
+        return self.base_dist.sample(sample_shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """The base distribution's reparameterised sample."""
+        return self.base_dist.rsample(sample_shape)
+
+    def log_prob(self, value: Any) -> Tensor:
+        """The base log probability summed over the reinterpreted dims."""
+        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+
+    def entropy(self) -> Tensor:
+        """The base entropy summed over the reinterpreted dims."""
+        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
