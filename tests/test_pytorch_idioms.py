@@ -5,12 +5,14 @@ a hand-computed value) as the oracle."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 import pytest
 
 import tensorcore as tc
 from tensorcore import nn
+from tensorcore.autograd.function import once_differentiable
 from tensorcore.testing import assert_close
 
 
@@ -193,3 +195,57 @@ def test_module_level_constants() -> None:
     assert np.isnan(tc.nan) and tc.newaxis is None
     mask = tc.ones(2, 2).triu(1).bool()
     assert tc.zeros(2, 2).masked_fill(mask, -tc.inf).tolist() == [[0.0, -np.inf], [0.0, 0.0]]
+
+
+class _LinearFunction(tc.autograd.Function):
+    # The "Extending PyTorch" tutorial's LinearFunction: forward without ctx, setup_context.
+    @staticmethod
+    def forward(x: Any, w: Any) -> Any:
+        return x.mm(w.t())
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        x, w = ctx.saved_tensors
+        return g.mm(w) if ctx.needs_input_grad[0] else None, g.t().mm(x)
+
+
+class _Cube(tc.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, g: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * g
+
+
+def test_function_with_setup_context(device: str) -> None:
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(4, 3) / 10
+    x = tc.tensor(a, device=device)
+    w = tc.tensor(b, device=device, requires_grad=True)
+    out = _LinearFunction.apply(x, w)
+    assert_close(out, a @ b.T)
+    out.sum().backward()
+    assert_close(w.grad, np.ones((2, 4)).T @ a)
+
+
+def test_once_differentiable_backward_refuses_a_double_backward(device: str) -> None:
+    x = tc.tensor([1.0, 2.0], device=device, requires_grad=True)
+    _Cube.apply(x).sum().backward()
+    assert_close(x.grad, np.array([3.0, 12.0], dtype=np.float32))
+    # Nothing that backward reads requires grad: its result is a constant, as in PyTorch.
+    (g,) = tc.autograd.grad(_Cube.apply(x).sum(), x, create_graph=True)
+    assert not g.requires_grad
+    go = tc.ones(2, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(_Cube.apply(x), x, go, create_graph=True)
+    assert_close(g, np.array([3.0, 12.0], dtype=np.float32))
+    assert g.requires_grad
+    with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+        g.sum().backward()
