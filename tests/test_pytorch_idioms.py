@@ -249,3 +249,21 @@ def test_once_differentiable_backward_refuses_a_double_backward(device: str) -> 
     assert g.requires_grad
     with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
         g.sum().backward()
+
+
+def test_autograd_grad_takes_pytorchs_only_inputs_and_is_grads_batched(device: str) -> None:
+    # WGAN-GP's gradient penalty passes only_inputs=True; False is deprecated and warns.
+    a = np.array([1.0, 2.0, 3.0])
+    x = tc.tensor(a, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad((x**2).sum(), x, only_inputs=True)
+    assert_close(g, 2 * a)
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+        tc.autograd.grad((x**2).sum(), x, only_inputs=False)
+    # One vector-Jacobian product per row of the batched grad_outputs: here the Jacobian.
+    y = x**2
+    (jac,) = tc.autograd.grad(
+        y, x, tc.eye(3, device=device, dtype=tc.float64), is_grads_batched=True
+    )
+    assert_close(jac, np.diag(2 * a))
+    with pytest.raises(RuntimeError, match="is_grads_batched=True"):
+        tc.autograd.grad(y, x, tc.ones(2, 2, device=device), is_grads_batched=True)
