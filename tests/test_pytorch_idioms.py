@@ -267,3 +267,15 @@ def test_autograd_grad_takes_pytorchs_only_inputs_and_is_grads_batched(device: s
     assert_close(jac, np.diag(2 * a))
     with pytest.raises(RuntimeError, match="is_grads_batched=True"):
         tc.autograd.grad(y, x, tc.ones(2, 2, device=device), is_grads_batched=True)
+
+
+def test_gradgradcheck_draws_its_grad_outputs_as_pytorch(device: str) -> None:
+    # PyTorch draws them with make_tensor(low=-1, high=1): one uniform_ per output, so a
+    # seeded program's next draw is the same as after the same uniform_.
+    x = tc.tensor([0.5, 1.5], dtype=tc.float64, device=device, requires_grad=True)
+    tc.manual_seed(0)
+    assert tc.autograd.gradgradcheck(lambda t: t * t.exp(), (x,))
+    after = tc.rand(3)
+    tc.manual_seed(0)
+    tc.empty(2, dtype=tc.float64, device=device).uniform_(-1, 1)
+    assert_close(after, tc.rand(3))
