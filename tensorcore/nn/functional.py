@@ -43,7 +43,6 @@ from ._conv import (
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
-    interpolate,
     max_pool1d,
     max_pool2d,
     pad,
@@ -60,6 +59,7 @@ from ._losses import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._sampling import interpolate
 
 __all__ = [
     "adaptive_avg_pool1d",
