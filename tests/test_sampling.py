@@ -1,5 +1,6 @@
-"""``interpolate`` (bicubic, area, nearest-exact) against direct NumPy loops written from
-PyTorch's documented coordinate rules (the oracle), on every device, with gradcheck."""
+"""``interpolate`` (bicubic, area, nearest-exact), ``affine_grid`` and ``grid_sample`` against
+direct NumPy loops written from PyTorch's documented coordinate rules (the oracle), on every
+device, with gradcheck for the input and the grid."""
 
 from __future__ import annotations
 
@@ -79,6 +80,111 @@ def _grid_sample_oracle(x: Any, grid: Any, mode: str, pad: str, ac: bool) -> Any
             wgt = (fy if dy else 1 - fy) * (fx if dx else 1 - fx)
             out[b, :, i, j] += wgt * at(b, y0 + dy, x0 + dx)
     return out
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_matches_the_formula(device: str, align_corners: bool) -> None:
+    rng = np.random.default_rng(0)
+    th = rng.normal(size=(2, 2, 3))
+    grid = F.affine_grid(tc.tensor(th, device=device), (2, 3, 4, 5), align_corners=align_corners)
+
+    def axis(s: int) -> Any:
+        c = np.linspace(-1, 1, s)
+        return c if align_corners else c * (s - 1) / s
+
+    ys, xs = np.meshgrid(axis(4), axis(5), indexing="ij")
+    base = np.stack([xs, ys, np.ones_like(xs)], -1)
+    assert_close(grid, np.einsum("hwk,nck->nhwc", base, th))
+    th3 = rng.normal(size=(1, 3, 4))
+    g3 = F.affine_grid(tc.tensor(th3, device=device), (1, 1, 2, 3, 4), align_corners=align_corners)
+    zs, ys, xs = np.meshgrid(axis(2), axis(3), axis(4), indexing="ij")
+    base3 = np.stack([xs, ys, zs, np.ones_like(xs)], -1)
+    assert_close(g3, np.einsum("dhwk,nck->ndhwc", base3, th3))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_matches_numpy(
+    device: str, mode: str, padding_mode: str, align_corners: bool
+) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(2, 3, 4, 5))
+    # Locations inside, on and well outside the input (reflection folds them back).
+    grid = rng.uniform(-1.8, 1.8, size=(2, 3, 6, 2))
+    grid[0, 0, :3] = [[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0]]
+    got = F.grid_sample(
+        tc.tensor(x, device=device),
+        tc.tensor(grid, device=device),
+        mode=mode,
+        padding_mode=padding_mode,
+        align_corners=align_corners,
+    )
+    assert_close(got, _grid_sample_oracle(x, grid, mode, padding_mode, align_corners))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_gradients(device: str, mode: str, padding_mode: str) -> None:
+    rng = np.random.default_rng(2)
+    x = tc.tensor(rng.normal(size=(1, 2, 3, 4)), device=device, requires_grad=True)
+    grid = tc.tensor(rng.uniform(-1.4, 1.4, size=(1, 2, 3, 2)), device=device, requires_grad=True)
+
+    def f(a: Any, g: Any) -> Any:
+        return F.grid_sample(a, g, mode=mode, padding_mode=padding_mode, align_corners=False)
+
+    assert tc.autograd.gradcheck(f, (x, grid))
+
+
+def test_grid_sample_in_3d_and_the_gradient_of_nearest(device: str) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(1, 2, 3, 4, 5))
+    theta = np.array([[[0.8, 0.1, 0.0, 0.1], [0.0, 0.9, 0.2, 0.0], [0.1, 0.0, 1.1, -0.1]]])
+    t = tc.tensor(theta, device=device, requires_grad=True)
+    grid = F.affine_grid(t, (1, 2, 2, 3, 2), align_corners=True)
+    out = F.grid_sample(tc.tensor(x, device=device), grid, align_corners=True)
+    # Trilinear is separable: the oracle interpolates along each axis in turn.
+    g = grid.detach().cpu().numpy()[0]
+    want = np.zeros((2, 2, 3, 2))
+    for d, h, w in itertools.product(range(2), range(3), range(2)):
+        ix, iy, iz = (_unnorm(g[d, h, w, k], s, True) for k, s in enumerate((5, 4, 3)))
+        x0, y0, z0 = math.floor(ix), math.floor(iy), math.floor(iz)
+        for dz, dy, dx in itertools.product((0, 1), repeat=3):
+            zz, yy, xx = z0 + dz, y0 + dy, x0 + dx
+            if 0 <= zz < 3 and 0 <= yy < 4 and 0 <= xx < 5:
+                wgt = (
+                    (iz - z0 if dz else 1 - (iz - z0))
+                    * (iy - y0 if dy else 1 - (iy - y0))
+                    * (ix - x0 if dx else 1 - (ix - x0))
+                )
+                want[:, d, h, w] += wgt * x[0, :, zz, yy, xx]
+    assert_close(out[0], want)
+    # nearest: the grid stays in the graph with a zero gradient (as PyTorch), not unused.
+    near = F.grid_sample(tc.tensor(x, device=device), grid, mode="nearest", align_corners=True)
+    (gt,) = tc.autograd.grad(near.sum(), t)
+    assert_close(gt, np.zeros((1, 3, 4)))
+
+
+def test_grid_sample_and_affine_grid_errors_and_warning() -> None:
+    x, grid = tc.zeros(1, 1, 2, 2), tc.zeros(1, 2, 2, 2)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.grid_sample(x, grid)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.affine_grid(tc.zeros(1, 2, 3), (1, 1, 2, 2))
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', 'nearest' or 'bicubic'"):
+        F.grid_sample(x, grid, mode="area", align_corners=False)
+    with pytest.raises(ValueError, match="expected padding_mode to be 'zeros', 'border'"):
+        F.grid_sample(x, grid, padding_mode="wrap", align_corners=False)
+    with pytest.raises(RuntimeError, match="same batch size"):
+        F.grid_sample(x, tc.zeros(2, 2, 2, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(tc.zeros(1, 1, 2, 2, 2), tc.zeros(1, 1, 1, 1, 3), "bicubic", "zeros", False)
+    with pytest.raises(ValueError, match="Nx2x3"):
+        F.affine_grid(tc.zeros(1, 3, 3), (1, 1, 2, 2), align_corners=False)
+    with pytest.raises(ValueError, match="floating point"):
+        F.affine_grid(tc.zeros(1, 2, 3, dtype=tc.int64), (1, 1, 2, 2), align_corners=False)
+    with pytest.raises(NotImplementedError, match="4D and 5D sizes"):
+        F.affine_grid(tc.zeros(1, 2, 3), (1, 2, 2), align_corners=False)
 
 
 def _bicubic_oracle(x: Any, out_hw: tuple[int, int], ac: bool, scale: float | None) -> Any:

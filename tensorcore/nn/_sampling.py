@@ -1,13 +1,16 @@
-"""Resizing of ``tensorcore.nn.functional``: ``interpolate``.
+"""Resizing and spatial sampling of ``tensorcore.nn.functional``: ``interpolate``,
+``affine_grid`` and ``grid_sample``.
 
-It composes indexing operators (``index_select``) with pointwise weights, so it runs on
-every backend and autograd differentiates it with no rule of its own. The coordinate rules
-are PyTorch's (``UpSample.h``).
+Each composes indexing operators (``index_select``, ``gather``) with pointwise weights, so
+it runs on every backend and autograd differentiates it with respect to the input (and, for
+``grid_sample``, the grid) with no rule of its own. The coordinate rules are PyTorch's
+(``UpSample.h`` and ``GridSampler.h``).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .. import dtypes as dt
@@ -17,7 +20,7 @@ from ..ops._validate import checked
 from ..ops.factories import tensor as _tensor
 from ._conv import _adaptive, _tuple
 
-__all__ = ["interpolate"]
+__all__ = ["affine_grid", "grid_sample", "interpolate"]
 
 # PyTorch's cubic convolution constant (Keys' kernel with a = -0.75, as OpenCV).
 _A = -0.75
@@ -203,3 +206,245 @@ def interpolate(
             out, 2 + i, in_sizes[i], outs[i], scales[i], mode, bool(align_corners), antialias
         )
     return out
+
+
+_ALIGN_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+    "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+    "documentation of grid_sample for details."
+)
+
+
+def _base_coords(n: int, align_corners: bool, device: Any, dtype: dt.dtype) -> Tensor:
+    """The normalized [-1, 1] coordinates of ``n`` pixel centers (or corners)."""
+    if n <= 1:
+        return ops.zeros(n, dtype=dtype, device=device)
+    c = ops.linspace(-1, 1, n, dtype=dtype, device=device)
+    # (c * (n - 1)) / n in this order, as PyTorch: on the identity map the sampled
+    # coordinates are then the same floats, and bilinear's gradient there is one-sided.
+    return c if align_corners else c * (n - 1) / n
+
+
+@checked("affine_grid(Tensor theta, int[] size, bool? align_corners=None) -> Tensor")
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of a batch of affine maps ``theta`` ((N, 2, 3) for a 4-D ``size``
+    (N, C, H, W), (N, 3, 4) for a 5-D one), in ``grid_sample``'s normalized coordinates:
+    (N, H, W, 2) holding (x, y), or (N, D, H, W, 3) holding (x, y, z).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> theta = tc.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+    >>> tc.nn.functional.affine_grid(theta, (1, 1, 2, 2), align_corners=True)[0]
+    tensor([[[-1., -1.],
+             [ 1., -1.]],
+    <BLANKLINE>
+            [[-1.,  1.],
+             [ 1.,  1.]]])
+    """
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=3)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. "
+                f"Got {theta.shape}."
+            )
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. "
+                f"Got {theta.shape}."
+            )
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {size}."
+        )
+    if align_corners and min(spatial) == 1:
+        warnings.warn(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+            "align_corners=True. This is not an intended use case of affine_grid. See the "
+            "documentation of affine_grid for details.",
+            stacklevel=3,
+        )
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    n, k = size[0], len(spatial)
+    # Homogeneous base coordinates (x, y[, z], 1), x varying fastest (the last dim).
+    axes = [_base_coords(s, align_corners, theta.device, theta.dtype) for s in spatial]
+    grids = ops.meshgrid(*axes, indexing="ij")  # spatial order (z,) y, x
+    cols = [*reversed(grids), ops.ones(tuple(spatial), dtype=theta.dtype, device=theta.device)]
+    base = ops.stack(cols, -1).reshape(1, -1, k + 1).expand(n, -1, k + 1)
+    return ops.bmm(base, theta.transpose(1, 2)).reshape(n, *spatial, k)
+
+
+def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    """``coord`` reflected into [twice_low / 2, twice_high / 2] (PyTorch's
+    ``reflect_coordinates``)."""
+    if twice_low == twice_high:
+        return ops.zeros_like(coord)
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = (coord - lo).abs()
+    extra = ops.fmod(c, span)
+    flips = (c / span).floor()
+    return ops.where(ops.fmod(flips, 2) == 0, extra + lo, span - extra + lo)
+
+
+def _source_index(
+    coord: Tensor, size: int, padding_mode: str, align_corners: bool, unnormalized: bool = False
+) -> Tensor:
+    """The input coordinate a grid value reads, after the padding mode's folding."""
+    c = coord if unnormalized else _unnormalize(coord, size, align_corners)
+    if padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+    if padding_mode != "zeros":
+        # PyTorch's clip_coordinates_set_grad: no gradient on the border itself either.
+        inner = (c > 0) & (c < size - 1)
+        c = ops.where(inner, c, c.detach().clamp(0, size - 1))
+    return c
+
+
+def _gather_taps(flat: Tensor, taps: list[tuple[list[Tensor], Tensor]], sizes: list[int]) -> Tensor:
+    """Sum over the taps of weight * the input at the tap's integer coordinates (zero where
+    any coordinate is outside the input). ``flat`` is (N, C, prod(sizes)); each tap's
+    coordinates and weight are (N, M) in the input's spatial order."""
+    n, c = flat.shape[0], flat.shape[1]
+    res = None
+    for coords, weight in taps:
+        inside = None
+        lin = None
+        for ci, s in zip(coords, sizes, strict=True):
+            ok = (ci >= 0) & (ci <= s - 1)
+            inside = ok if inside is None else inside & ok
+            ci = ci.clamp(0, s - 1)
+            lin = ci if lin is None else lin * s + ci
+        assert lin is not None and inside is not None
+        m = lin.shape[1]
+        vals = flat.gather(2, lin.unsqueeze(1).expand(n, c, m))
+        # where, not a product: a NaN location's weight is NaN, and it reads zero.
+        term = vals * ops.where(inside, weight, 0.0).unsqueeze(1)
+        res = term if res is None else res + term
+    assert res is not None
+    return res
+
+
+@checked(
+    'grid_sample(Tensor input, Tensor grid, str mode="bilinear", str padding_mode="zeros", '
+    "bool? align_corners=None) -> Tensor"
+)
+def grid_sample(
+    input: Tensor,
+    grid: Tensor,
+    mode: str = "bilinear",
+    padding_mode: str = "zeros",
+    align_corners: bool | None = None,
+) -> Tensor:
+    """Sample ``input`` (N, C, H, W) at the normalized [-1, 1] locations ``grid``
+    (N, H_out, W_out, 2) holding (x, y); 5-D inputs take (N, D_out, H_out, W_out, 3) grids.
+
+    ``mode`` is ``"bilinear"``, ``"nearest"`` (ties to even) or ``"bicubic"`` (4-D only);
+    ``padding_mode`` says what locations outside the input read: ``"zeros"``, ``"border"``
+    (the nearest border pixel) or ``"reflection"``. Differentiable with respect to both
+    the input and the grid.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> img = tc.tensor([[[[0.0, 1.0], [2.0, 3.0]]]])
+    >>> grid = tc.tensor([[[[0.0, 0.0], [-1.0, -1.0]]]])
+    >>> tc.nn.functional.grid_sample(img, grid, align_corners=True)
+    tensor([[[[1.5000, 0.0000]]]])
+    """
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+            f"'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{padding_mode}'"
+        )
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=3)
+        align_corners = False
+    nd = input.ndim - 2
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
+        raise RuntimeError(
+            "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
+            f"but got input with sizes {list(input.shape)} and grid with sizes "
+            f"{list(grid.shape)}"
+        )
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input "
+            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if grid.shape[-1] != nd:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {nd} in last dimension, but got grid "
+            f"with sizes {list(grid.shape)}"
+        )
+    if mode == "bicubic" and nd != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input.")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(
+            "grid_sampler(): expected input and grid to have the same dtype, but input has "
+            f"{input.dtype} and grid has {grid.dtype}"
+        )
+    n, c = input.shape[0], input.shape[1]
+    sizes = list(input.shape[2:])  # spatial order (D,) H, W
+    out_spatial = list(grid.shape[1:-1])
+    g = grid.reshape(n, -1, nd)
+    # grid's last dim is (x, y[, z]): reversed, the input's spatial order.
+    raw = [g[..., nd - 1 - k] for k in range(nd)]
+    flat = input.reshape(n, c, -1)
+    taps: list[tuple[list[Tensor], Tensor]] = []
+    if mode == "bicubic":
+        real = [_unnormalize(r, s, align_corners) for r, s in zip(raw, sizes, strict=True)]
+        lo = [r.floor() for r in real]
+        ws = [_cubic_weights(r - f) for r, f in zip(real, lo, strict=True)]
+        for i in range(4):
+            for j in range(4):
+                coords = [
+                    _source_index(lo[0] + (i - 1), sizes[0], padding_mode, align_corners, True),
+                    _source_index(lo[1] + (j - 1), sizes[1], padding_mode, align_corners, True),
+                ]
+                taps.append(([co.detach().to(dt.int64) for co in coords], ws[0][i] * ws[1][j]))
+    else:
+        src = [
+            _source_index(r, s, padding_mode, align_corners)
+            for r, s in zip(raw, sizes, strict=True)
+        ]
+        if mode == "nearest":
+            coords = [s.detach().round().to(dt.int64) for s in src]
+            # A weight of 1 that keeps the grid in the graph: its gradient is zero, as
+            # PyTorch's, rather than the grid being unused.
+            taps.append((coords, 1 + 0 * src[0]))
+        else:
+            lo = [s.floor() for s in src]
+            frac = [s - f for s, f in zip(src, lo, strict=True)]
+            lo_i = [f.detach().to(dt.int64) for f in lo]
+            for corner in range(2**nd):
+                bits = [(corner >> (nd - 1 - k)) & 1 for k in range(nd)]
+                weight = None
+                for b, fr in zip(bits, frac, strict=True):
+                    w = fr if b else 1 - fr
+                    weight = w if weight is None else weight * w
+                assert weight is not None
+                taps.append(([li + b for li, b in zip(lo_i, bits, strict=True)], weight))
+    return _gather_taps(flat, taps, sizes).reshape(n, c, *out_spatial)

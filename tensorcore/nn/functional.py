@@ -59,12 +59,13 @@ from ._losses import (
     nll_loss,
     smooth_l1_loss,
 )
-from ._sampling import interpolate
+from ._sampling import affine_grid, grid_sample, interpolate
 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_max_pool2d",
+    "affine_grid",
     "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
@@ -89,6 +90,7 @@ __all__ = [
     "fold",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "hardsigmoid",
     "hardswish",
