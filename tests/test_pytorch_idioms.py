@@ -279,3 +279,35 @@ def test_gradgradcheck_draws_its_grad_outputs_as_pytorch(device: str) -> None:
     tc.manual_seed(0)
     tc.empty(2, dtype=tc.float64, device=device).uniform_(-1, 1)
     assert_close(after, tc.rand(3))
+
+
+def test_batch_norm_module_called_twice_before_one_backward(device: str) -> None:
+    # pytorch/examples' siamese network runs both images through one BatchNorm2d in
+    # training mode, then calls backward once: the second call's update of the running
+    # statistics must not invalidate the first call's graph (PyTorch bumps no version).
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(4, 3, 2, 2)), rng.normal(size=(4, 3, 2, 2))
+
+    def grads(together: bool) -> Any:
+        bn = nn.BatchNorm2d(3).to(device).double()
+        xa = tc.tensor(a, device=device, requires_grad=True)
+        xb = tc.tensor(b, device=device, requires_grad=True)
+        version = bn.running_mean._version
+        ya = bn(xa)
+        yb = bn(xb)
+        assert bn.running_mean._version == version
+        if together:
+            (ya.sum() + (yb * yb).sum()).backward()
+        else:
+            ya.sum().backward()
+            (yb * yb).sum().backward()
+        return xa.grad, xb.grad, bn.weight.grad
+
+    for got, want in zip(grads(True), grads(False), strict=True):
+        assert_close(got, want)
+    # An in-place change the user makes is still caught where backward reads the statistics.
+    bn = nn.BatchNorm2d(3).to(device).double().eval()
+    y = bn(tc.tensor(a, device=device, requires_grad=True))
+    bn.running_var.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
