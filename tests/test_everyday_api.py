@@ -295,6 +295,15 @@ def test_factories_take_layout_and_pin_memory(name: str) -> None:
             make(pin_memory=True)
 
 
+@pytest.mark.parametrize("name", sorted(set(_OPTION_CALLS) - {"tril_indices", "triu_indices"}))
+def test_factories_take_requires_grad(name: str) -> None:
+    # D2L writes ``torch.normal(0, 0.01, size=(20, 5), requires_grad=True)``; every factory
+    # PyTorch gives requires_grad (all but tril/triu_indices) makes a leaf that requires grad.
+    t = _OPTION_CALLS[name](requires_grad=True, dtype=tc.float32)
+    assert t.requires_grad and t.is_leaf and t.grad_fn is None
+    assert not _OPTION_CALLS[name](dtype=tc.float32).requires_grad
+
+
 def test_tensor_takes_pin_memory_but_no_layout() -> None:
     # (as torch.tensor: pin_memory, and no layout)
     assert tc.tensor([1.0, 2.0], pin_memory=False).tolist() == [1.0, 2.0]

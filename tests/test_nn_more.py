@@ -187,6 +187,19 @@ def test_embedding_bag(device: str, mode: str) -> None:
     assert module(it, ot).shape == (4, 3)
 
 
+def test_embedding_bag_from_pretrained(device: str) -> None:
+    # The text-classification tutorials load GloVe-style vectors this way.
+    w = np.arange(12.0).reshape(4, 3)
+    bag = nn.EmbeddingBag.from_pretrained(t(w, device), mode="max", padding_idx=0)
+    assert not bag.weight.requires_grad and bag.mode == "max" and bag.padding_idx == 0
+    assert_close(bag(tc.tensor([[1, 3], [2, 1]], device=device)), w[[3, 2]])
+    trainable = nn.EmbeddingBag.from_pretrained(t(w, device), freeze=False, mode="sum")
+    trainable(tc.tensor([1, 1, 2], device=device), tc.tensor([0], device=device)).sum().backward()
+    assert_close(trainable.weight.grad, np.array([[0.0] * 3, [2.0] * 3, [1.0] * 3, [0.0] * 3]))
+    with pytest.raises(AssertionError, match="expected to be 2-dimensional"):
+        nn.EmbeddingBag.from_pretrained(tc.ones(3))
+
+
 def test_embedding_bag_reprs_and_errors() -> None:
     assert repr(nn.EmbeddingBag(10, 3)) == "EmbeddingBag(10, 3, mode='mean')"
     assert repr(nn.EmbeddingBag(10, 3, mode="sum", padding_idx=0, max_norm=1.0)) == (

@@ -5,12 +5,14 @@ a hand-computed value) as the oracle."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 import pytest
 
 import tensorcore as tc
 from tensorcore import nn
+from tensorcore.autograd.function import once_differentiable
 from tensorcore.testing import assert_close
 
 
@@ -193,3 +195,119 @@ def test_module_level_constants() -> None:
     assert np.isnan(tc.nan) and tc.newaxis is None
     mask = tc.ones(2, 2).triu(1).bool()
     assert tc.zeros(2, 2).masked_fill(mask, -tc.inf).tolist() == [[0.0, -np.inf], [0.0, 0.0]]
+
+
+class _LinearFunction(tc.autograd.Function):
+    # The "Extending PyTorch" tutorial's LinearFunction: forward without ctx, setup_context.
+    @staticmethod
+    def forward(x: Any, w: Any) -> Any:
+        return x.mm(w.t())
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        x, w = ctx.saved_tensors
+        return g.mm(w) if ctx.needs_input_grad[0] else None, g.t().mm(x)
+
+
+class _Cube(tc.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, g: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * g
+
+
+def test_function_with_setup_context(device: str) -> None:
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(4, 3) / 10
+    x = tc.tensor(a, device=device)
+    w = tc.tensor(b, device=device, requires_grad=True)
+    out = _LinearFunction.apply(x, w)
+    assert_close(out, a @ b.T)
+    out.sum().backward()
+    assert_close(w.grad, np.ones((2, 4)).T @ a)
+
+
+def test_once_differentiable_backward_refuses_a_double_backward(device: str) -> None:
+    x = tc.tensor([1.0, 2.0], device=device, requires_grad=True)
+    _Cube.apply(x).sum().backward()
+    assert_close(x.grad, np.array([3.0, 12.0], dtype=np.float32))
+    # Nothing that backward reads requires grad: its result is a constant, as in PyTorch.
+    (g,) = tc.autograd.grad(_Cube.apply(x).sum(), x, create_graph=True)
+    assert not g.requires_grad
+    go = tc.ones(2, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(_Cube.apply(x), x, go, create_graph=True)
+    assert_close(g, np.array([3.0, 12.0], dtype=np.float32))
+    assert g.requires_grad
+    with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+        g.sum().backward()
+
+
+def test_autograd_grad_takes_pytorchs_only_inputs_and_is_grads_batched(device: str) -> None:
+    # WGAN-GP's gradient penalty passes only_inputs=True; False is deprecated and warns.
+    a = np.array([1.0, 2.0, 3.0])
+    x = tc.tensor(a, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad((x**2).sum(), x, only_inputs=True)
+    assert_close(g, 2 * a)
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+        tc.autograd.grad((x**2).sum(), x, only_inputs=False)
+    # One vector-Jacobian product per row of the batched grad_outputs: here the Jacobian.
+    y = x**2
+    (jac,) = tc.autograd.grad(
+        y, x, tc.eye(3, device=device, dtype=tc.float64), is_grads_batched=True
+    )
+    assert_close(jac, np.diag(2 * a))
+    with pytest.raises(RuntimeError, match="is_grads_batched=True"):
+        tc.autograd.grad(y, x, tc.ones(2, 2, device=device), is_grads_batched=True)
+
+
+def test_gradgradcheck_draws_its_grad_outputs_as_pytorch(device: str) -> None:
+    # PyTorch draws them with make_tensor(low=-1, high=1): one uniform_ per output, so a
+    # seeded program's next draw is the same as after the same uniform_.
+    x = tc.tensor([0.5, 1.5], dtype=tc.float64, device=device, requires_grad=True)
+    tc.manual_seed(0)
+    assert tc.autograd.gradgradcheck(lambda t: t * t.exp(), (x,))
+    after = tc.rand(3)
+    tc.manual_seed(0)
+    tc.empty(2, dtype=tc.float64, device=device).uniform_(-1, 1)
+    assert_close(after, tc.rand(3))
+
+
+def test_batch_norm_module_called_twice_before_one_backward(device: str) -> None:
+    # pytorch/examples' siamese network runs both images through one BatchNorm2d in
+    # training mode, then calls backward once: the second call's update of the running
+    # statistics must not invalidate the first call's graph (PyTorch bumps no version).
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(4, 3, 2, 2)), rng.normal(size=(4, 3, 2, 2))
+
+    def grads(together: bool) -> Any:
+        bn = nn.BatchNorm2d(3).to(device).double()
+        xa = tc.tensor(a, device=device, requires_grad=True)
+        xb = tc.tensor(b, device=device, requires_grad=True)
+        version = bn.running_mean._version
+        ya = bn(xa)
+        yb = bn(xb)
+        assert bn.running_mean._version == version
+        if together:
+            (ya.sum() + (yb * yb).sum()).backward()
+        else:
+            ya.sum().backward()
+            (yb * yb).sum().backward()
+        return xa.grad, xb.grad, bn.weight.grad
+
+    for got, want in zip(grads(True), grads(False), strict=True):
+        assert_close(got, want)
+    # An in-place change the user makes is still caught where backward reads the statistics.
+    bn = nn.BatchNorm2d(3).to(device).double().eval()
+    y = bn(tc.tensor(a, device=device, requires_grad=True))
+    bn.running_var.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()

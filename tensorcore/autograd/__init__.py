@@ -57,7 +57,8 @@ def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> 
 
 grad = checked(
     "grad(Any outputs, Any inputs, Any grad_outputs=None, bool? retain_graph=None, "
-    "bool create_graph=False, bool? allow_unused=None, bool materialize_grads=False) -> Any"
+    "bool create_graph=False, bool only_inputs=True, bool? allow_unused=None, "
+    "bool is_grads_batched=False, bool materialize_grads=False) -> Any"
 )(_engine.grad)
 backward = checked(
     "backward(Any tensors, Any grad_tensors=None, bool? retain_graph=None, "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -357,10 +358,17 @@ def grad(
     grad_outputs: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    ``only_inputs`` is PyTorch's deprecated argument, ignored (``False`` warns).
+    With ``is_grads_batched=True`` the first dimension of each of ``grad_outputs`` is a
+    batch: each gradient gets the same leading dimension, one vector-Jacobian product per
+    entry (PyTorch vectorizes the loop with vmap; the values are the same).
 
     Examples
     --------
@@ -373,8 +381,20 @@ def grad(
     outs = _as_list(outputs, "outputs", optional=False)
     ins = _as_list(inputs, "inputs", optional=False)
     gs = _as_list(grad_outputs, "grad_outputs")
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(
+            outs, ins, gs, retain_graph, create_graph, allow_unused, materialize_grads
+        )
     res = run_backward(
         outs,
         gs,
@@ -386,4 +406,54 @@ def grad(
     )
     if materialize_grads:
         res = [r if r is not None else ops.zeros_like(i) for r, i in zip(res, ins, strict=True)]
+    return tuple(res)
+
+
+def _batched_grad(
+    outs: list[Tensor],
+    ins: list[Tensor],
+    gs: list[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool | None,
+    materialize_grads: bool,
+) -> tuple[Tensor | None, ...]:
+    """``grad`` with ``is_grads_batched``: one call per entry of the leading dimension."""
+    if len(gs) != len(outs) or any(g is None for g in gs):
+        raise RuntimeError(
+            "If `is_grads_batched=True`, we interpret the first dimension of "
+            "each grad_output as the batch dimension. The sizes of the remaining "
+            "dimensions are expected to match the shape of corresponding output"
+        )
+    n = gs[0].shape[0] if gs[0].dim() else 0
+    for g, o in zip(gs, outs, strict=True):
+        if g.dim() == 0 or g.shape[0] != n or tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                f"are expected to match the shape of corresponding output, but a mismatch "
+                f"was detected: grad_output has shape {list(g.shape)} and output has shape "
+                f"{list(o.shape)}."
+            )
+    rows = [
+        grad(
+            outs,
+            ins,
+            [g[k] for g in gs],
+            retain_graph=retain_graph or k < n - 1,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )
+        for k in range(n)
+    ]
+    res: list[Tensor | None] = []
+    for j, i in enumerate(ins):
+        col = [c for r in rows if (c := r[j]) is not None]
+        if len(col) < len(rows):
+            res.append(None)
+        elif not col:
+            res.append(ops.zeros((0, *i.shape), dtype=i.dtype, device=i.device))
+        else:
+            res.append(ops.stack(col))
     return tuple(res)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
@@ -10,7 +12,7 @@ from ..ops import functions as ops
 from . import grad_mode
 from .graph import FREED_GRAPH, Node, SavedTensor, autograd_meta, edge
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -68,7 +70,9 @@ class Function:
 
     Subclass it with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``
     methods and call ``MyFunction.apply(*args)``. ``backward`` returns one gradient (or None)
-    per argument of ``forward``.
+    per argument of ``forward``. As in PyTorch, ``forward`` may instead take the arguments
+    alone (``forward(*args)``) when the subclass defines
+    ``setup_context(ctx, inputs, output)``, which then saves what ``backward`` needs.
 
     Examples
     --------
@@ -97,6 +101,11 @@ class Function:
         """Gradients of the inputs given gradients of the outputs."""
         raise NotImplementedError("Function subclasses must implement a static backward()")
 
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Fill ``ctx`` from the inputs and output, for a ``forward`` that takes no ``ctx``."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args: Any) -> Any:
         """Run ``forward`` and, when some input requires grad, record a graph node."""
@@ -105,7 +114,11 @@ class Function:
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         edges = [edge(a) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args]
         with grad_mode.no_grad():
-            out = cls.forward(ctx, *args)
+            if cls.setup_context is Function.setup_context:
+                out = cls.forward(ctx, *args)
+            else:
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
         if not record:
             return out
         outputs = out if isinstance(out, tuple) else (out,)
@@ -183,3 +196,64 @@ def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
                 )
         out.append(r)
     return out
+
+
+class _DelayedError(Function):
+    """Identity whose backward raises: what ``once_differentiable`` puts after a backward
+    that ran untracked, so that differentiating it again fails by name instead of silently
+    giving zero."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, msg: str, *inputs: Any) -> Any:
+        ctx.msg = msg  # type: ignore[attr-defined]
+        return tuple(i.view_as(i) if isinstance(i, Tensor) else i for i in inputs)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        raise RuntimeError(ctx.msg)  # type: ignore[attr-defined]
+
+
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a custom Function's ``backward`` that is not itself differentiable.
+
+    ``backward`` runs with gradient recording off; when a double backward
+    (``create_graph=True``) would need its gradient, differentiating the result raises
+    instead, as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.function import once_differentiable
+    >>> class Square(tc.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @once_differentiable
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * g
+    >>> x = tc.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).sum().backward(); x.grad
+    tensor([6.])
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx: FunctionCtx, *args: Any) -> Any:
+        with grad_mode.no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled():
+            return outputs
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fake = tuple(o.detach().requires_grad_() if isinstance(o, Tensor) else o for o in outs)
+        res = _DelayedError.apply(
+            "trying to differentiate twice a function that was marked with @once_differentiable",
+            *fake,
+        )
+        return res[0] if single else res
+
+    return wrapper

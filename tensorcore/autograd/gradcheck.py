@@ -175,7 +175,9 @@ def gradgradcheck(
     if grad_outputs is None:
         gens = []
         for o in outputs:
-            g = ops.randn(o._shape, dtype=o._dtype, device=o._device)
+            # Uniform on [-1, 1), drawn as PyTorch's ``make_tensor(low=-1, high=1)`` draws
+            # them, so that a seeded program's later draws stay in step with PyTorch's.
+            g = ops.empty(o._shape, dtype=o._dtype, device=o._device).uniform_(-1, 1)
             gens.append(g.requires_grad_())
         grad_outputs = tuple(gens)
     grad_outputs = _as_tuple(grad_outputs)

@@ -2,20 +2,18 @@
 
 The convolutions and the 2-D pools call the declared operators ``convolution``,
 ``max_pool2d_with_indices`` and ``avg_pool2d`` (which have kernels and backward operators);
-the 1-D forms add a dim of size 1; padding and interpolation compose indexing operators.
+the 1-D forms add a dim of size 1; padding composes indexing operators. Resizing and
+spatial sampling live in ``_sampling.py``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from .. import dtypes as dt
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
-from ..ops.factories import tensor as _tensor
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -29,7 +27,6 @@ __all__ = [
     "conv_transpose1d",
     "conv_transpose2d",
     "conv_transpose3d",
-    "interpolate",
     "max_pool1d",
     "max_pool2d",
     "pad",
@@ -557,144 +554,4 @@ def pad(
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         out = out.index_select(d, _pad_index(size, lo, hi, mode, out.device))
-    return out
-
-
-def _antialias_weights(
-    in_size: int, out_size: int, scale: float | None, align_corners: bool
-) -> list[list[float]]:
-    """The (out, in) matrix of anti-aliased linear interpolation: each output pixel averages
-    the input pixels under a triangle filter stretched by the downscaling factor (plain
-    linear interpolation when upscaling), the weights of each row summing to one."""
-    if align_corners:
-        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-    else:
-        ratio = 1.0 / scale if scale is not None else in_size / out_size
-    support = ratio if ratio >= 1.0 else 1.0
-    inv = 1.0 / ratio if ratio >= 1.0 else 1.0
-    rows = []
-    for i in range(out_size):
-        center = ratio * (i + 0.5)
-        lo = max(int(center - support + 0.5), 0)
-        hi = min(int(center + support + 0.5), in_size)
-        row = [0.0] * in_size
-        for j in range(lo, hi):
-            row[j] = max(0.0, 1.0 - abs((j - center + 0.5) * inv))
-        total = sum(row)
-        rows.append([v / total for v in row] if total else row)
-    return rows
-
-
-def _linear_weights(
-    in_size: int,
-    out_size: int,
-    scale: float | None,
-    align_corners: bool,
-    device: Any,
-    dtype: dt.dtype,
-) -> tuple[Tensor, Tensor, Tensor]:
-    """Left/right source indices and the right weight of linear interpolation (PyTorch's
-    source-coordinate rule)."""
-    i = ops.arange(out_size, dtype=dtype, device=device)
-    if align_corners:
-        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-        src = i * ratio
-    else:
-        ratio = 1.0 / scale if scale is not None else in_size / out_size
-        src = ((i + 0.5) * ratio - 0.5).clamp(min=0)
-    lo = src.floor().to(dt.int64).clamp(max=in_size - 1)
-    hi = (lo + 1).clamp(max=in_size - 1)
-    w = (src - lo.to(dtype)).clamp(0, 1)
-    return lo, hi, w
-
-
-@checked(
-    "interpolate(Tensor input, Any size=None, Any scale_factor=None, "
-    'str mode="nearest", bool? align_corners=None, '
-    "bool? recompute_scale_factor=None, bool antialias=False) -> Tensor"
-)
-def interpolate(
-    input: Tensor,
-    size: Any = None,
-    scale_factor: Any = None,
-    mode: str = "nearest",
-    align_corners: bool | None = None,
-    recompute_scale_factor: bool | None = None,
-    antialias: bool = False,
-) -> Tensor:
-    """Resize the spatial dims of (N, C, *spatial) to ``size`` or by ``scale_factor``:
-    ``mode`` ``"nearest"``, ``"linear"`` (1-D), ``"bilinear"`` (2-D) or ``"trilinear"``
-    (3-D), with PyTorch's coordinate rules; ``antialias=True`` (bilinear) averages under a
-    filter widened by the downscaling factor, as PyTorch's and PIL's resizing do.
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> x = tc.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
-    >>> tc.nn.functional.interpolate(x, scale_factor=2)[0, 0, 0]
-    tensor([1., 1., 2., 2.])
-    >>> tc.nn.functional.interpolate(x, size=(3, 3), mode="bilinear", align_corners=True)[0, 0]
-    tensor([[1.0000, 1.5000, 2.0000],
-            [2.0000, 2.5000, 3.0000],
-            [3.0000, 3.5000, 4.0000]])
-    """
-    nd = input.ndim - 2
-    if nd < 1:
-        raise ValueError(
-            f"interpolate(): expected a batched (N, C, ...) input, got {list(input.shape)}"
-        )
-    if antialias and (mode != "bilinear" or input.ndim != 4):
-        raise NotImplementedError(
-            "Anti-alias option is restricted to bilinear and bicubic modes and requires a "
-            "4-D tensor as input"
-        )
-    linear_modes = {"linear": 1, "bilinear": 2, "trilinear": 3}
-    if mode in linear_modes and linear_modes[mode] != nd:
-        raise NotImplementedError(
-            f"Got {input.ndim}D input, but {mode} mode needs {linear_modes[mode] + 2}D input"
-        )
-    if mode not in ("nearest", *linear_modes):
-        raise NotImplementedError(f"interpolate(): mode {mode!r} is not supported")
-    if mode == "nearest" and align_corners is not None:
-        raise ValueError(
-            "align_corners option can only be set with the interpolating modes: linear | "
-            "bilinear | bicubic | trilinear"
-        )
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
-    in_sizes = input.shape[2:]
-    scales: tuple[float | None, ...]
-    if size is not None:
-        outs = _tuple(size, nd, "size")
-        scales = (None,) * nd
-    else:
-        sf = (
-            (float(scale_factor),) * nd
-            if isinstance(scale_factor, (int, float))
-            else tuple(float(s) for s in scale_factor)
-        )
-        outs = tuple(math.floor(in_sizes[i] * sf[i]) for i in range(nd))
-        scales = (None,) * nd if recompute_scale_factor else sf
-    out = input
-    for i in range(nd):
-        d = 2 + i
-        n_in, n_out = in_sizes[i], outs[i]
-        if mode == "nearest":
-            sc = scales[i]
-            ratio = 1.0 / sc if sc is not None else n_in / n_out
-            idx = (ops.arange(n_out, dtype=dt.float64, device=input.device) * ratio).floor()
-            idx = idx.to(dt.int64).clamp(max=n_in - 1)
-            out = out.index_select(d, idx)
-        elif antialias:
-            m = _antialias_weights(n_in, n_out, scales[i], bool(align_corners))
-            weights = _tensor(m, dtype=input.dtype, device=input.device)  # (out, in)
-            out = ops.matmul(out.movedim(d, -1), weights.t()).movedim(-1, d)
-        else:
-            lo, hi, w = _linear_weights(
-                n_in, n_out, scales[i], bool(align_corners), input.device, input.dtype
-            )
-            shape = [1] * out.ndim
-            shape[d] = n_out
-            w = w.reshape(shape)
-            out = out.index_select(d, lo) * (1 - w) + out.index_select(d, hi) * w
     return out

@@ -43,7 +43,6 @@ from ._conv import (
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
-    interpolate,
     max_pool1d,
     max_pool2d,
     pad,
@@ -70,6 +69,7 @@ from ._pooling import (
     lp_pool3d,
     max_pool3d,
 )
+from ._sampling import affine_grid, grid_sample, interpolate
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -78,6 +78,7 @@ __all__ = [
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
+    "affine_grid",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -103,6 +104,7 @@ __all__ = [
     "fold",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "hardsigmoid",
     "hardswish",

@@ -481,6 +481,7 @@ def normal(
     generator: Any = None,
     dtype: Any = None,
     device: Any = None,
+    requires_grad: bool = False,
 ) -> Tensor:
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = mean if isinstance(mean, Tensor) else std

@@ -193,6 +193,43 @@ class EmbeddingBag(Module):
             self.include_last_offset, self.padding_idx,
         )  # fmt: skip
 
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Tensor,
+        freeze: bool = True,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        mode: str = "mean",
+        sparse: bool = False,
+        include_last_offset: bool = False,
+        padding_idx: int | None = None,
+    ) -> EmbeddingBag:
+        """An embedding bag over the 2-D ``embeddings`` (frozen by default), as
+        :meth:`Embedding.from_pretrained`.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> weight = tc.tensor([[1.0, 2.3, 3.0], [4.0, 5.1, 6.3]])
+        >>> bag = tc.nn.EmbeddingBag.from_pretrained(weight)
+        >>> bag(tc.tensor([[1, 0]]))
+        tensor([[2.5000, 3.7000, 4.6500]])
+        >>> bag.weight.requires_grad
+        False
+        """
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(
+            rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+            _weight=embeddings, include_last_offset=include_last_offset,
+            padding_idx=padding_idx,
+        )  # fmt: skip
+        bag.weight.requires_grad = not freeze
+        return bag
+
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.max_norm is not None:

@@ -108,7 +108,7 @@ for _sig, _tags, _doc in [
     ),
     (
         "normal(Any mean, Any std, Any size=None, *, Generator? generator=None, "
-        "ScalarType? dtype=None, Device? device=None) -> Tensor",
+        "ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory random nondifferentiable",
         "Normal random numbers with the given mean and std (scalars or tensors).",
     ),

@@ -477,19 +477,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o[...] = y
         if training and (running_mean is not None or running_var is not None):
             # Last, after everything else: the running statistics (the variance unbiased).
+            # As PyTorch, the update leaves their version counters alone: a module called
+            # twice before one backward (a siamese network) saved them at its first call,
+            # and training's backward never reads them.
             n = x.size // x.shape[1]
             mean = x.mean(axis=axes)
             if running_mean is not None:
                 rm_o = array_of(running_mean)
                 rm_o *= 1 - momentum
                 rm_o += mean * momentum
-                running_mean._bump_version()  # an in-place write autograd must see
             if running_var is not None:
                 var = x.var(axis=axes) * (n / (n - 1))
                 rv_o = array_of(running_var)
                 rv_o *= 1 - momentum
                 rv_o += var * momentum
-                running_var._bump_version()
 
     def batch_norm_backward(
         out: Any,
