@@ -200,6 +200,15 @@ def test_embedding_bag_from_pretrained(device: str) -> None:
         nn.EmbeddingBag.from_pretrained(tc.ones(3))
 
 
+def test_embedding_bag_max_ties_send_the_gradient_to_the_first(device: str) -> None:
+    w = tc.tensor([[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]], device=device, requires_grad=True)
+    idx = tc.tensor([0, 1, 2, 1, 0], device=device)
+    out = F.embedding_bag(idx, w, tc.tensor([0, 2, 2], device=device), mode="max")
+    out.sum().backward()
+    # Bag 0 ties rows 0 and 1 everywhere; bag 2 ties rows 1 and 0 in the first column.
+    assert w.grad.tolist() == [[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+
+
 def test_embedding_bag_reprs_and_errors() -> None:
     assert repr(nn.EmbeddingBag(10, 3)) == "EmbeddingBag(10, 3, mode='mean')"
     assert repr(nn.EmbeddingBag(10, 3, mode="sum", padding_idx=0, max_norm=1.0)) == (

@@ -173,6 +173,24 @@ def test_cdist_matches_numpy(device: str, p: float) -> None:
         tc.cdist(tc.ones(2, 3, device=device), tc.ones(2, 2, device=device))
     with pytest.raises(RuntimeError, match="only supports non-negative p values"):
         tc.cdist(tc.ones(2, 3, device=device), tc.ones(2, 3, device=device), p=-1)
+    for d1, d2, which in ((tc.int64, tc.int64, "X1"), (tc.float32, tc.int64, "X2")):
+        with pytest.raises(RuntimeError, match=f"only supports floating-point dtypes, {which} got"):
+            tc.cdist(tc.ones(2, 3, dtype=d1, device=device), tc.ones(2, 3, dtype=d2, device=device))
+
+
+def test_inplace_composites_name_their_node(device: str) -> None:
+    x = tc.ones(3, device=device, requires_grad=True)
+    for call, name in (
+        (lambda y: y.addcmul_(x, x, value=3), "AddcmulBackward0"),
+        (lambda y: y.addcdiv_(x, x + 1), "AddcdivBackward0"),
+        (lambda y: y.clamp_min_(0.5), "ClampMinBackward0"),
+    ):
+        y = x * 2
+        assert call(y).grad_fn.name() == name
+    y = x * 2
+    y.addcmul_(x, x, value=3)
+    y.sum().backward()
+    assert x.grad.tolist() == [8.0, 8.0, 8.0]  # 2 + 3 * 2x
 
 
 def test_ravel_ndimension_swapdims(device: str) -> None:

@@ -63,7 +63,9 @@ def reduce_bags(
         block = ops.full((count, width, dim), float("-inf"), dtype=rows.dtype, device=dev)
         block = block.index_put((bag[idx], slot[idx]), rows[idx])
         filled = ops.zeros(count, dtype=dt.int64, device=dev).index_add(0, bag, keep.to(dt.int64))
-        return ops.where((filled > 0).unsqueeze(1), block.amax(1), 0.0)
+        # max(dim), not amax: a tie sends the gradient to the bag's first maximum only, as
+        # PyTorch's embedding_bag does (amax would share it among the tied rows).
+        return ops.where((filled > 0).unsqueeze(1), block.max(1)[0], 0.0)
     w = keep.to(rows.dtype)
     if weights is not None:
         w = w * weights

@@ -23,6 +23,7 @@ from .. import dtypes as dt
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
+from ..autograd.graph import camel
 from ..dispatch import ALL_DTYPES, DirectKernel
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
@@ -178,8 +179,12 @@ def run_direct(kernel: DirectKernel, args: tuple[Any, ...], out: Any, inplace: b
     return kernel.fn(*args)
 
 
-def unsupported_dtype(op: Op, d: dt.dtype) -> NotImplementedError:
-    """PyTorch's error for a dtype outside the operator's declared ``dtypes``."""
+def unsupported_dtype(op: Op, d: dt.dtype) -> Exception:
+    """PyTorch's error for a dtype outside the operator's declared ``dtypes``: the
+    dispatcher's ``NotImplementedError``, or the operator's own ``RuntimeError`` where the
+    declaration gives its wording (``dtype_error``)."""
+    if op.decl.dtype_error:
+        return RuntimeError(op.decl.dtype_error.format(dtype=torch_name(d)))
     hint = op.decl.dtype_hint
     return NotImplementedError(
         f"\"{op.name}\" not implemented for '{torch_name(d)}'" + (f". {hint}" if hint else "")
@@ -709,7 +714,14 @@ def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:
         args = tuple(before if a is self else a for a in args)
     result = kernel(*args)
     _check_inplace(op, self, result._shape, result._dtype)
-    return self.copy_(result)
+    before_node = self._grad_fn
+    self.copy_(result)
+    node = self._grad_fn
+    if node is not None and node is not before_node:
+        # The recorded write stands for the whole in-place operator: PyTorch names it after
+        # the operator (``AddcmulBackward0``), not after the copy that implements it here.
+        node._name = camel(op.name) + "Backward0"
+    return self
 
 
 def factory(

@@ -89,6 +89,10 @@ class OpDecl:
     dtypes: str = DTYPE_CATEGORIES
     #: What the user can do instead, added to the error for a dtype outside ``dtypes``.
     dtype_hint: str = ""
+    #: PyTorch's own message (a ``RuntimeError``; ``{dtype}`` is the refused dtype's name) for
+    #: a dtype outside ``dtypes``, where PyTorch's operator checks the dtype itself instead of
+    #: leaving it to the dispatcher's ``NotImplementedError`` (``cdist``).
+    dtype_error: str = ""
     #: The tensor parameters whose dtypes decide a pointwise operator's compute dtype (all of
     #: them when empty; ``where``'s condition and ``lerp``'s weight take no part).
     promote_args: str = ""

@@ -271,6 +271,7 @@ _op(
     "for ``p=2`` with more than 25 rows, through a matrix product (``compute_mode``).",
     method=False,
     dtypes="f",
+    dtype_error="cdist only supports floating-point dtypes, X1 got: {dtype}",
 )
 _op(
     "positive(Tensor self) -> Tensor",
