@@ -611,6 +611,27 @@ def test_transformer_masks_and_gradients(device: str) -> None:
     assert all(p.grad is not None for p in model.parameters())
 
 
+def test_transformer_starts_from_xavier_uniform_weights() -> None:
+    # PyTorch's Transformer re-initializes every matrix (custom decoders too) with
+    # xavier_uniform_ after building its layers, so its deep-copied layers differ.
+    tc.manual_seed(0)
+    model = nn.Transformer(8, 2, 2, 1, 16, custom_decoder=nn.Linear(8, 8))
+    # The same draws by hand: the layers as Transformer builds them, then xavier in order.
+    tc.manual_seed(0)
+    decoder = nn.Linear(8, 8)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2, nn.LayerNorm(8))
+    want = [p for p in [*encoder.parameters(), *decoder.parameters()] if p.dim() > 1]
+    for p in want:
+        nn.init.xavier_uniform_(p)
+    got = [p for p in model.parameters() if p.dim() > 1]
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert tc.equal(a, b)
+        assert float(a.abs().max()) <= math.sqrt(6 / (a.shape[0] + a.shape[1]))
+    layers = model.encoder.layers
+    assert not tc.equal(layers[0].linear1.weight, layers[1].linear1.weight)
+
+
 def test_every_functional_is_argument_checked() -> None:
     """Each public ``nn.functional`` function is a ``checked`` wrapper (compiled from its
     signature): it checks argument types and names itself in errors. A scripted edit that
