@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import dtypes as dt
+from .._finfo import finfo
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..layouts import strided
@@ -142,6 +143,7 @@ __all__ = [
     "relu",
     "relu6",
     "relu_",
+    "rms_norm",
     "scaled_dot_product_attention",
     "selu",
     "sigmoid",
@@ -660,6 +662,34 @@ def layer_norm(
     """
     shape = _norm_shape(input, normalized_shape, "layer_norm")
     return ops.layer_norm(input, shape, weight, bias, eps)
+
+
+@checked(
+    "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor"
+)
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int] | int,
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """Divide by the root mean square over the last ``len(normalized_shape)`` dims (plus
+    ``eps``, by default the machine epsilon of the computing dtype), then scale by
+    ``weight``. Half and bfloat16 inputs are computed in float32, as PyTorch's.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.rms_norm(tc.tensor([[3.0, 4.0]]), (2,), eps=0.0)
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = _norm_shape(input, normalized_shape, "rms_norm")
+    x = input.float() if input.dtype in (dt.float16, dt.bfloat16) else input
+    if eps is None:
+        eps = finfo(x.dtype).eps
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out = (x * ops.rsqrt((x * x).mean(dims, keepdim=True) + eps)).to(input.dtype)
+    return out * weight if weight is not None else out
 
 
 def _channel_shape(input: Tensor) -> tuple[int, ...]:

@@ -75,6 +75,7 @@ from .normalization import (
     InstanceNorm2d,
     InstanceNorm3d,
     LayerNorm,
+    RMSNorm,
 )
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -172,6 +173,7 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "PoissonNLLLoss",
+    "RMSNorm",
     "RNNCell",
     "ReLU",
     "ReLU6",
