@@ -611,6 +611,51 @@ def test_transformer_masks_and_gradients(device: str) -> None:
     assert all(p.grad is not None for p in model.parameters())
 
 
+def test_transformer_starts_from_xavier_uniform_weights() -> None:
+    # PyTorch's Transformer re-initializes every matrix (custom decoders too) with
+    # xavier_uniform_ after building its layers, so its deep-copied layers differ.
+    tc.manual_seed(0)
+    model = nn.Transformer(8, 2, 2, 1, 16, custom_decoder=nn.Linear(8, 8))
+    # The same draws by hand: the layers as Transformer builds them, then xavier in order.
+    tc.manual_seed(0)
+    decoder = nn.Linear(8, 8)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2, nn.LayerNorm(8))
+    want = [p for p in [*encoder.parameters(), *decoder.parameters()] if p.dim() > 1]
+    for p in want:
+        nn.init.xavier_uniform_(p)
+    got = [p for p in model.parameters() if p.dim() > 1]
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert tc.equal(a, b)
+        assert float(a.abs().max()) <= math.sqrt(6 / (a.shape[0] + a.shape[1]))
+    layers = model.encoder.layers
+    assert not tc.equal(layers[0].linear1.weight, layers[1].linear1.weight)
+
+
+def test_rms_norm_matches_numpy(device: str) -> None:
+    # LLaMA-style models: x * rsqrt(mean(x^2) + eps) * weight over the last dims.
+    x = RNG.normal(size=(2, 3, 4))
+    w = RNG.normal(size=(3, 4))
+    want = x / np.sqrt((x * x).mean((1, 2), keepdims=True) + 1e-6) * w
+    assert_close(F.rms_norm(t(x, device), (3, 4), t(w, device), eps=1e-6), want)
+    # eps=None: the machine epsilon of the computing dtype.
+    eps64 = np.finfo(np.float64).eps
+    assert_close(
+        F.rms_norm(t(x, device), [4]), x / np.sqrt((x * x).mean(-1, keepdims=True) + eps64)
+    )
+    norm = nn.RMSNorm(4, device=device, dtype=F64)
+    assert repr(norm) == "RMSNorm((4,), eps=None, elementwise_affine=True)"
+    assert_close(norm(t(x, device)), x / np.sqrt((x * x).mean(-1, keepdims=True) + eps64))
+    assert nn.RMSNorm([3, 4], elementwise_affine=False).weight is None
+    half = F.rms_norm(t(x, device).to(tc.bfloat16), (4,))
+    assert half.dtype == tc.bfloat16
+    assert tc.autograd.gradcheck(
+        lambda a, b: F.rms_norm(a, (4,), b, eps=1e-3), (t(x, device, True), t(w[0], device, True))
+    )
+    with pytest.raises(RuntimeError, match=r"rms_norm\(\): given normalized_shape=\[5\]"):
+        F.rms_norm(t(x, device), (5,))
+
+
 def test_every_functional_is_argument_checked() -> None:
     """Each public ``nn.functional`` function is a ``checked`` wrapper (compiled from its
     signature): it checks argument types and names itself in errors. A scripted edit that

@@ -311,3 +311,67 @@ def test_batch_norm_module_called_twice_before_one_backward(device: str) -> None
     bn.running_var.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_rotary_embedding_through_complex_views(device: str) -> None:
+    # LLaMA's rotary embedding: polar, view_as_complex, multiply, view_as_real, flatten.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 3, 4)).astype(np.float32)
+    theta = rng.uniform(-3, 3, size=(3, 2)).astype(np.float32)
+    xt = tc.tensor(x, device=device, requires_grad=True)
+    freqs = tc.polar(tc.ones(3, 2, device=device), tc.tensor(theta, device=device))
+    assert freqs.dtype == tc.complex64
+    assert_close(freqs, np.exp(1j * theta).astype(np.complex64))
+    xc = tc.view_as_complex(xt.reshape(2, 3, 2, 2))
+    assert xc.shape == (2, 3, 2) and xc._base is not None
+    out = tc.view_as_real(xc * freqs).flatten(2)
+    zc = x.reshape(2, 3, 2, 2)[..., 0] + 1j * x.reshape(2, 3, 2, 2)[..., 1]
+    rot = zc * np.exp(1j * theta)
+    assert_close(out, np.stack([rot.real, rot.imag], -1).reshape(2, 3, 4))
+    out.sum().backward()
+    # d sum(re + im of z e^{i theta}) / d(re, im): (cos - sin, sin + cos)
+    c, s = np.cos(theta), np.sin(theta)
+    want = np.stack([c + s, c - s], -1)[None].repeat(2, 0).reshape(2, 3, 4)
+    assert_close(xt.grad, want.astype(np.float32))
+
+
+def test_complex_views_and_constructors(device: str) -> None:
+    z = np.array([[1 + 2j, -3 + 0.5j], [0j, 4 - 1j]])
+    zt = tc.tensor(z, device=device)
+    r = tc.view_as_real(zt)
+    assert r.dtype == tc.float64 and r.shape == (2, 2, 2)
+    assert_close(r, np.stack([z.real, z.imag], -1))
+    r[0, 0, 1] = 7.0  # a view: writes reach the complex tensor
+    assert complex(zt[0, 0].item()) == 1 + 7j
+    back = tc.view_as_complex(r)
+    assert_close(back, zt)
+    a, b = np.array([1.0, -np.inf, 2.0]), np.array([[np.inf], [0.5]])
+    got = tc.complex(tc.tensor(a, device=device), tc.tensor(b, device=device))
+    want = np.empty((2, 3), dtype=np.complex128)
+    want.real, want.imag = np.broadcast_to(a, (2, 3)), np.broadcast_to(b, (2, 3))
+    assert_close(got, want)  # exact where a part is infinite
+    assert_close(tc.angle(tc.tensor(z, device=device)), np.angle(z))
+    real = tc.tensor([-2.0, 0.0, 3.0, float("nan")], device=device)
+    assert_close(tc.angle(real), np.array([np.pi, 0, 0, np.nan], dtype=np.float32))
+    assert tc.angle(tc.tensor([-1, 2], device=device)).dtype == tc.float32
+    with pytest.raises(RuntimeError, match="view_as_real is only supported for complex tensors"):
+        tc.view_as_real(real)
+    with pytest.raises(RuntimeError, match="last dimension of size 2"):
+        tc.view_as_complex(tc.ones(2, 3, device=device))
+    with pytest.raises(RuntimeError, match="last dimension with stride 1"):
+        tc.view_as_complex(tc.ones(2, 2, device=device).t())
+    with pytest.raises(RuntimeError, match="storage_offset divisible by 2"):
+        tc.view_as_complex(tc.ones(6, device=device)[1:5].view(2, 2))
+    with pytest.raises(RuntimeError, match="Half, Float or Double tensors but got Long and Long"):
+        tc.complex(tc.ones(2, dtype=tc.int64), tc.ones(2, dtype=tc.int64))
+    with pytest.raises(RuntimeError, match="scalar type Float but got scalar type Double"):
+        tc.polar(tc.ones(2, device=device), tc.ones(2, dtype=tc.float64, device=device))
+
+
+def test_angle_gradient_is_zero_at_zero_and_for_reals(device: str) -> None:
+    z = tc.tensor([0j, 1 + 1j], device=device, requires_grad=True)
+    z.angle().sum().backward()
+    assert_close(z.grad, np.array([0, -0.5 + 0.5j], dtype=np.complex64))
+    x = tc.tensor([-1.0, 2.0], device=device, requires_grad=True)
+    x.angle().sum().backward()
+    assert_close(x.grad, np.zeros(2, dtype=np.float32))

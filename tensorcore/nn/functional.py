@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import dtypes as dt
+from .._finfo import finfo
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..layouts import strided
@@ -59,6 +60,19 @@ from ._losses import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._margin_losses import (
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
 from ._pooling import (
     adaptive_avg_pool3d,
     adaptive_max_pool1d,
@@ -91,6 +105,7 @@ __all__ = [
     "conv_transpose1d",
     "conv_transpose2d",
     "conv_transpose3d",
+    "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
     "dropout",
@@ -102,6 +117,7 @@ __all__ = [
     "embedding",
     "embedding_bag",
     "fold",
+    "gaussian_nll_loss",
     "gelu",
     "glu",
     "grid_sample",
@@ -110,6 +126,7 @@ __all__ = [
     "hardswish",
     "hardtanh",
     "hardtanh_",
+    "hinge_embedding_loss",
     "huber_loss",
     "instance_norm",
     "interpolate",
@@ -124,26 +141,33 @@ __all__ = [
     "lp_pool1d",
     "lp_pool2d",
     "lp_pool3d",
+    "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "poisson_nll_loss",
     "prelu",
     "relu",
     "relu6",
     "relu_",
+    "rms_norm",
     "scaled_dot_product_attention",
     "selu",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
     "softmin",
     "softplus",
@@ -151,6 +175,8 @@ __all__ = [
     "tanh",
     "threshold",
     "threshold_",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "unfold",
 ]
 
@@ -654,6 +680,34 @@ def layer_norm(
     """
     shape = _norm_shape(input, normalized_shape, "layer_norm")
     return ops.layer_norm(input, shape, weight, bias, eps)
+
+
+@checked(
+    "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor"
+)
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int] | int,
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """Divide by the root mean square over the last ``len(normalized_shape)`` dims (plus
+    ``eps``, by default the machine epsilon of the computing dtype), then scale by
+    ``weight``. Half and bfloat16 inputs are computed in float32, as PyTorch's.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.rms_norm(tc.tensor([[3.0, 4.0]]), (2,), eps=0.0)
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = _norm_shape(input, normalized_shape, "rms_norm")
+    x = input.float() if input.dtype in (dt.float16, dt.bfloat16) else input
+    if eps is None:
+        eps = finfo(x.dtype).eps
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out = (x * ops.rsqrt((x * x).mean(dims, keepdim=True) + eps)).to(input.dtype)
+    return out * weight if weight is not None else out
 
 
 def _channel_shape(input: Tensor) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from ..plugins import hookimpl
 from . import functions as ops
 from ._call import call
 from ._transfer import to_device_copy
+from .composite_complex import COMPLEX_COMPOSITES
 from .composite_index import INDEX_COMPOSITES
 from .composite_linalg import LINALG_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
@@ -573,8 +574,9 @@ def full_like(
     return out.fill_(fill_value)
 
 
-# Shapes, search and sets (ops/composite_shape.py) and statistics (ops/composite_stats.py).
-for _table in (SHAPE_COMPOSITES, STATS_COMPOSITES, INDEX_COMPOSITES):
+# Shapes, search and sets (ops/composite_shape.py), statistics (ops/composite_stats.py),
+# indexing (ops/composite_index.py) and complex numbers (ops/composite_complex.py).
+for _table in (SHAPE_COMPOSITES, STATS_COMPOSITES, INDEX_COMPOSITES, COMPLEX_COMPOSITES):
     for _name, _fn in _table.items():
         if _name in COMPOSITES:
             raise ValueError(f"composite {_name} defined twice")

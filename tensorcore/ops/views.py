@@ -12,7 +12,7 @@ import math
 import operator
 from typing import Any
 
-from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor
+from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..layouts import contiguous_format, strided
 from ..plugins import hookimpl
 from ._validate import INT64_MAX as _INT64_MAX
@@ -404,6 +404,44 @@ def imag(self: Tensor) -> Tensor:
     return _part(self, 1)
 
 
+def _reinterpret(self: Tensor, shape: Any, stride: Any, offset: int, dtype: Any) -> Tensor:
+    """A view of ``self``'s storage in another dtype (strides and offset in its units)."""
+    t = make_tensor(self._storage, tuple(shape), tuple(stride), offset, dtype, self._device)
+    t._base = self._base if self._base is not None else self
+    t._version_counter = self._version_counter
+    return t
+
+
+def view_as_real(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    stride = (*(2 * s for s in self._stride), 1)
+    return _reinterpret(self, (*self._shape, 2), stride, 2 * self._offset, self._dtype.to_real())
+
+
+def view_as_complex(self: Tensor) -> Tensor:
+    if self._dtype.itemsize < 4:
+        # PyTorch views half as complex32 (and refuses bfloat16); tensorcore has no complex32,
+        # and complex64 would pair the wrong bytes.
+        raise RuntimeError(
+            "view_as_complex is only supported for float and double tensors here (complex32, "
+            f"the view of half, is not a tensorcore dtype), but got a tensor of scalar type: "
+            f"{torch_name(self._dtype)}"
+        )
+    if self.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if self._shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if self._stride[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in self._stride[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if self._offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    stride = tuple(s // 2 for s in self._stride[:-1])
+    return _reinterpret(self, self._shape[:-1], stride, self._offset // 2, self._dtype.to_complex())
+
+
 def alias(self: Tensor) -> Tensor:
     return make_view(self, self._shape, self._stride, self._offset)
 
@@ -457,6 +495,8 @@ _VIEW_KERNELS = {
         alias,
         real,
         imag,
+        view_as_real,
+        view_as_complex,
     )
 }
 

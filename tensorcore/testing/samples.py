@@ -362,6 +362,35 @@ _RAW["imag"] = _unary(
 )
 _RAW["log1p"] = _unary(lambda m, s, t: m.uniform(*s, lo=-0.5, hi=2.0, t=t))
 _RAW["square"] = _any
+_RAW["view_as_real"] = _RAW["imag"]
+
+
+@_samples("angle")
+def _angle(m: _Maker) -> list[Sample]:
+    # Real numbers away from 0 (where a real angle jumps) and complex ones.
+    ctype = m.dtype.to_complex() if m.floating else tc.complex64
+    return [
+        S((m.away(2, 3),), desc="real"),
+        S((m.away(3, 4, t=True).to(ctype) * (1 - 0.5j),), desc="complex, transposed"),
+        S((m.away().to(ctype) * 1j,), desc="0-dim complex"),
+    ]
+
+
+@_samples("view_as_complex")
+def _view_as_complex(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, 2),), desc="contiguous"),
+        S((m.uniform(3, 2, 2).transpose(0, 1),), desc="permuted leading dims"),
+        S((m.uniform(2),), desc="one number"),
+    ]
+
+
+@_samples("complex", "polar")
+def _complex(m: _Maker) -> list[Sample]:
+    return [
+        S((m.positive(2, 3), m.uniform(2, 3)), desc="same shape"),
+        S((m.positive(2, 3, t=True), m.uniform(3)), desc="transposed, broadcast row"),
+    ]
 
 
 @_samples("tanh_backward", "sigmoid_backward")

@@ -9,6 +9,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops import functions as ops
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from .linear import _factory
 from .module import Module
@@ -22,6 +23,7 @@ __all__ = [
     "InstanceNorm2d",
     "InstanceNorm3d",
     "LayerNorm",
+    "RMSNorm",
 ]
 
 
@@ -198,6 +200,54 @@ class LayerNorm(Module):
         return (
             f"{self.normalized_shape}, eps={self.eps}, "
             f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the last dims (``normalized_shape``), with an
+    elementwise scale (LLaMA-style models' norm layer).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> norm = tc.nn.RMSNorm(2)
+    >>> norm
+    RMSNorm((2,), eps=None, elementwise_affine=True)
+    >>> norm(tc.tensor([[3.0, 4.0]]))
+    tensor([[0.8485, 1.1314]], grad_fn=<MulBackward0>)
+    """
+
+    def __init__(
+        self,
+        normalized_shape: Any,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        shape = (
+            (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        )
+        self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ops.ones(shape, **_factory(device, dtype)))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self) -> None:
+        """Ones."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.rms_norm`."""
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
         )
 
 

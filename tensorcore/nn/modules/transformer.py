@@ -12,6 +12,7 @@ from ... import dtypes as dt
 from ..._tensor import Tensor
 from ...ops import functions as ops
 from .. import functional as F
+from .. import init
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -312,7 +313,16 @@ class Transformer(Module):
             num_decoder_layers,
             LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
         )
+        self._reset_parameters()
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def _reset_parameters(self) -> None:
+        """Xavier-uniform every matrix (custom encoders and decoders included), as PyTorch's
+        ``Transformer`` does after building its layers: the stacked layers, deep copies of
+        one layer, then start from different weights."""
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
 
     def forward(
         self,

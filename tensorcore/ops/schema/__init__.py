@@ -31,6 +31,7 @@ CATEGORY_MODULES = (
     "copies",
     "composites",
     "composite_index",
+    "composite_complex",
 )
 for _module in CATEGORY_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

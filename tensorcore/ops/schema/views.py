@@ -69,6 +69,19 @@ _op(
     method=False,
 )
 _op(
+    "view_as_real(Tensor(a) self) -> Tensor(a)",
+    _V,
+    "A complex tensor as a real view with a last dim of 2 (real and imaginary parts).",
+    method=False,
+)
+_op(
+    "view_as_complex(Tensor(a) self) -> Tensor(a)",
+    _V,
+    "A real tensor whose last dim (of size 2, stride 1) holds real and imaginary parts as a "
+    "complex view without that dim.",
+    method=False,
+)
+_op(
     "alias(Tensor(a) self) -> Tensor(a)",
     _V,
     "A view of the whole tensor.",
