@@ -246,11 +246,58 @@ def test_a_rank_that_never_joins_times_out_and_aborts_the_communicator() -> None
     assert code == 0 and "rank 0 timed out after" in out, out + err
 
 
-def test_the_watchdog_ends_a_process_whose_collective_hangs() -> None:
-    (code, out, err), _ = launch(2, "watchdog", TENSORCORE_DISTRIBUTED_CHECK="0")
+@pytest.mark.parametrize(("handling", "aborted"), [(None, False), ("3", False), ("1", True)])
+def test_the_watchdog_ends_a_process_whose_collective_hangs(
+    handling: str | None, aborted: bool
+) -> None:
+    # PyTorch's TORCH_NCCL_ASYNC_ERROR_HANDLING: 3 (its default) ends the process without
+    # aborting the communicator, 1 aborts it first.
+    extra = {} if handling is None else {"TENSORCORE_NCCL_ASYNC_ERROR_HANDLING": handling}
+    (code, out, err), _ = launch(2, "watchdog", TENSORCORE_DISTRIBUTED_CHECK="0", **extra)
     assert "rank 0 returned after 0.0 s" in out and "still runs" not in out, out + err
     assert code == 1 and "all_reduce: timed out after 3 s" in err, err
-    assert "the NCCL communicator was aborted, and the process ends" in err, err
+    assert f"(TENSORCORE_NCCL_ASYNC_ERROR_HANDLING={handling or 3})" in err, err
+    assert ("the communicator is aborted" in err) == aborted, err
+    done = "was aborted, and the process ends" if aborted else "the process ends, without abort"
+    assert done in err, err
+
+
+@pytest.mark.parametrize(
+    ("handling", "blocking", "aborted"),
+    [
+        ("2", "0", True),
+        ("0", "0", False),
+        ("1", "1", False),  # blocking wait wins over the variable (mode 0), as in PyTorch
+    ],
+)
+def test_the_watchdog_fails_the_work_and_the_process_goes_on(
+    handling: str, blocking: str, aborted: bool
+) -> None:
+    (code, out, err), (code1, out1, err1) = launch(
+        2, "watchdog", TENSORCORE_DISTRIBUTED_CHECK="0",
+        TENSORCORE_NCCL_ASYNC_ERROR_HANDLING=handling, TENSORCORE_NCCL_BLOCKING_WAIT=blocking,
+    )  # fmt: skip
+    assert code == 0 and "rank 0 went on after" in out, out + err
+    assert code1 == 0, out1 + err1
+    assert "all_reduce: timed out after 3 s" in err, err
+    assert ("the communicator is aborted" in err) == aborted, err
+    why = "BLOCKING_WAIT=1" if blocking == "1" else f"ASYNC_ERROR_HANDLING={handling}"
+    assert f"(TENSORCORE_NCCL_{why})" in err, err
+
+
+def test_async_error_handling_takes_pytorchs_modes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tensorcore_cuda._nccl_work import SKIP_CLEAN_UP, async_error_handling
+
+    monkeypatch.delenv("TENSORCORE_NCCL_ASYNC_ERROR_HANDLING", raising=False)
+    assert async_error_handling(blocking=False) == SKIP_CLEAN_UP == 3  # PyTorch's default
+    for mode in range(4):
+        monkeypatch.setenv("TENSORCORE_NCCL_ASYNC_ERROR_HANDLING", str(mode))
+        assert async_error_handling(blocking=False) == mode
+        assert async_error_handling(blocking=True) == 0
+    for bad in ("4", "yes", "-1"):
+        monkeypatch.setenv("TENSORCORE_NCCL_ASYNC_ERROR_HANDLING", bad)
+        with pytest.raises(ValueError, match=f"TENSORCORE_NCCL_ASYNC_ERROR_HANDLING='{bad}'"):
+            async_error_handling(blocking=False)
 
 
 def test_a_rank_that_raises_is_reported_to_the_others() -> None:

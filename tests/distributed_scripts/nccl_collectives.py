@@ -10,7 +10,7 @@ streams and events, Work), not NCCL.
 Modes, by how the ranks meet: ``env`` (``MASTER_ADDR``...; ``backend=None`` with CUDA as
 the default device), ``tcp`` (``init_method="tcp://..."``), ``mpi`` (started by mpiexec,
 no ``MASTER_ADDR``); by what goes wrong: ``timeout`` and ``watchdog`` (rank 1 never joins;
-``wait()`` blocks the host, or the watchdog ends the process), ``raise`` (rank 1 raises),
+``wait()`` blocks the host, or the group's watchdog acts), ``raise`` (rank 1 raises),
 ``samedevice`` (every rank on device 0, which NCCL refuses). Every other mode gives
 each rank a GPU of its own, from ``LOCAL_RANK`` (or MPICH's ``MPI_LOCALRANKID``), as a
 torchrun program does.
@@ -139,16 +139,52 @@ if mode == "timeout":
 if mode == "watchdog":
     # Rank 1 never joins. wait() does not block the host (no agreement check here:
     # TENSORCORE_DISTRIBUTED_CHECK=0), so the all-reduce returns at once; after the timeout
-    # the group's watchdog aborts the communicator and ends the process, as PyTorch's does.
+    # the group's watchdog does what TENSORCORE_NCCL_ASYNC_ERROR_HANDLING says (PyTorch's
+    # modes): 3 (the default) and 1 end the process (1 aborts the communicator first), 2 and
+    # 0 fail the work and let the process go on (2 aborts the communicator). Under
+    # TENSORCORE_NCCL_BLOCKING_WAIT=1 the mode is 0, as in PyTorch.
+    handling = os.environ.get("TENSORCORE_NCCL_ASYNC_ERROR_HANDLING", "3")
+    if os.environ.get("TENSORCORE_NCCL_BLOCKING_WAIT") == "1":
+        handling = "0"
     if r == 0:
+        if FAKE:  # (say so when the communicator is aborted: the process may end right after)
+            abort_comm = world._comm.abort
+
+            def noisy_abort():
+                print("rank 0: the communicator is aborted", file=sys.stderr, flush=True)
+                abort_comm()
+
+            world._comm.abort = noisy_abort
         start = time.monotonic()
-        dist.all_reduce(tc.ones(4, device=CUDA))
-        print(f"rank 0 returned after {time.monotonic() - start:.1f} s", flush=True)
-        time.sleep(60)
-        print("rank 0 still runs", flush=True)
+        work = dist.all_reduce(tc.ones(4, device=CUDA), async_op=True)
+        if handling in ("1", "3"):
+            work.wait()
+            print(f"rank 0 returned after {time.monotonic() - start:.1f} s", flush=True)
+            time.sleep(60)
+            print("rank 0 still runs", flush=True)
+        else:
+            while work.exception() is None and time.monotonic() - start < 60:
+                time.sleep(0.05)
+            assert "all_reduce: timed out after 3 s" in str(work.exception()), work.exception()
+            assert not work.is_completed() and not work.is_success()
+            try:
+                work.wait(timedelta(seconds=1))
+                raise AssertionError("a failed work waited for")
+            except dist.DistBackendError as exc:
+                assert "timed out after 3 s" in str(exc), exc
+            if handling == "2":
+                try:
+                    dist.broadcast(tc.ones(4, device=CUDA), src=0)
+                    raise AssertionError("the aborted group still ran a collective")
+                except dist.DistBackendError as exc:
+                    assert "was aborted" in str(exc), exc
+            print(f"rank 0 went on after {time.monotonic() - start:.1f} s", flush=True)
+            world._store.set("rank 0 ended", b"")
+            world._store.wait(["rank 1 saw it"], timedelta(seconds=60))  # (rank 0 serves it)
     else:  # alive, never joining, until rank 0 (which serves the store) has ended
         with contextlib.suppress(dist.DistStoreError):
             world._store.wait(["rank 0 ended"], timedelta(seconds=60))
+            world._store.set("rank 1 saw it", b"")
     sys.exit(0)
 
 if mode == "raise":

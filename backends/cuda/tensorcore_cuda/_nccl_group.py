@@ -15,7 +15,7 @@ from tensorcore.backend import DEFAULT_TIMEOUT, DistBackendError, ProcessGroup, 
 
 from ._nccl_plan import NCCLPlan, compare, on_device
 from ._nccl_rendezvous import communicator, id_from_bytes, id_to_bytes
-from ._nccl_work import NCCLWork, Watchdog, blocking_wait
+from ._nccl_work import NCCLWork, Watchdog, async_error_handling, blocking_wait
 
 __all__ = ["NCCLProcessGroup", "version_string"]
 
@@ -114,6 +114,9 @@ class NCCLProcessGroup(ProcessGroup):
         #: ``wait()`` blocks the host (``TENSORCORE_NCCL_BLOCKING_WAIT=1``, read here, as
         #: PyTorch reads ``TORCH_NCCL_BLOCKING_WAIT`` when it makes a group).
         self.blocking_wait = blocking_wait()
+        #: What the watchdog does on a timeout or an NCCL error: PyTorch's modes of
+        #: ``TORCH_NCCL_ASYNC_ERROR_HANDLING`` (``TENSORCORE_NCCL_ASYNC_ERROR_HANDLING``).
+        self.async_error_handling = async_error_handling(self.blocking_wait)
         self._watchdog = Watchdog(self)
 
     def rank(self) -> int:
@@ -443,10 +446,16 @@ class NCCLProcessGroup(ProcessGroup):
     def abort(self, code: int = 1) -> None:
         """End the job: MPI's abort in a job started by mpiexec (every rank ends), else
         abort the communicator and exit this process with ``code``."""
+        self._end(code, clean_up=True)
+
+    def _end(self, code: int, clean_up: bool) -> None:
+        """:meth:`abort`, aborting the communicator before this process exits only when
+        ``clean_up`` (the watchdog's modes 1 and 3)."""
         if self._mpi is not None:
             self._mpi.Abort(code)
-        with contextlib.suppress(Exception):
-            self._comm.abort()
+        if clean_up:
+            with contextlib.suppress(Exception):
+                self._comm.abort()
         os._exit(code)
 
     def shutdown(self) -> None:

@@ -5,14 +5,28 @@ current CUDA stream wait for the event recorded after the NCCL calls, and queues
 finishers (copies back, an AVG's division) on that stream behind it. ``wait(timeout)``
 (and every wait under ``TENSORCORE_NCCL_BLOCKING_WAIT=1``, PyTorch's
 ``TORCH_NCCL_BLOCKING_WAIT``) blocks the host until the calls have finished, raising
-``DistBackendError`` after the timeout. A collective that no host thread waits for is
-followed by the group's watchdog, a thread: it drops the tensors of finished works (the NCCL
-calls read and write their memory until then), and when a work outlives the group's timeout
-or NCCL reports an error (``ncclCommGetAsyncError``), it aborts the communicator, as
-PyTorch's watchdog does, and ends the process (PyTorch's default
-``TORCH_NCCL_ASYNC_ERROR_HANDLING``): the data of a collective that never ran would otherwise
-flow on, unnoticed. Under ``TENSORCORE_NCCL_BLOCKING_WAIT=1`` it aborts only, and the error
-is raised where the works are waited for, and by the group's next call.
+``DistBackendError`` after the timeout and aborting the communicator.
+
+A collective that no host thread waits for is followed by the group's watchdog, a thread:
+it drops the tensors of finished works (the NCCL calls read and write their memory until
+then), and when a work outlives the group's timeout or NCCL reports an error
+(``ncclCommGetAsyncError``), it does what ``TENSORCORE_NCCL_ASYNC_ERROR_HANDLING`` says,
+with the modes and the default of PyTorch's ``TORCH_NCCL_ASYNC_ERROR_HANDLING``
+(:func:`async_error_handling`):
+
+* ``3`` (the default, PyTorch's ``SkipCleanUp``): end the process without aborting the
+  communicator (``ncclCommAbort`` may itself hang, and a process that ends frees it anyway);
+* ``1`` (``TearDown``): abort the communicator, then end the process;
+* ``2`` (``CleanUpOnly``): abort the communicator and fail the works in flight (their
+  ``exception()`` says why, their ``wait()`` raises it); the process goes on, and the group's
+  next call raises;
+* ``0`` (``NoHandling``): fail the late work (or, for an NCCL error, every work in flight),
+  abort nothing: the process goes on, and what still waits for the peers may wait forever.
+
+Ending the process is the default because the data of a collective that never ran would
+otherwise flow on, unnoticed. Under ``TENSORCORE_NCCL_BLOCKING_WAIT=1`` the mode is ``0``
+whatever the variable says, as in PyTorch: the errors are raised where the works are
+waited for.
 """
 
 from __future__ import annotations
@@ -30,11 +44,33 @@ from tensorcore.backend import DistBackendError, Work, spin, timed_out
 if TYPE_CHECKING:
     from ._nccl_group import NCCLProcessGroup
 
-__all__ = ["NCCLWork", "Watchdog", "blocking_wait"]
+__all__ = [
+    "CLEAN_UP_ONLY",
+    "NO_HANDLING",
+    "SKIP_CLEAN_UP",
+    "TEAR_DOWN",
+    "NCCLWork",
+    "Watchdog",
+    "async_error_handling",
+    "blocking_wait",
+]
 
 #: How often the watchdog looks at the works in flight (seconds): it only releases memory and
 #: notices timeouts, which need no haste.
 POLL_S = 0.005
+
+#: The modes of ``TENSORCORE_NCCL_ASYNC_ERROR_HANDLING``: PyTorch's ``ErrorHandlingMode``.
+NO_HANDLING, TEAR_DOWN, CLEAN_UP_ONLY, SKIP_CLEAN_UP = 0, 1, 2, 3
+#: What each mode does, in the watchdog's message.
+_DOES = {
+    NO_HANDLING: "nothing was aborted and the process goes on: the work's exception() says "
+    "it, and its wait() raises it",
+    TEAR_DOWN: "the NCCL communicator was aborted, and the process ends",
+    CLEAN_UP_ONLY: "the NCCL communicator was aborted, and the process goes on: the process "
+    "group is unusable",
+    SKIP_CLEAN_UP: "the process ends, without aborting the NCCL communicator, as PyTorch's NCCL "
+    "watchdog ends it by default",
+}
 
 
 def blocking_wait() -> bool:
@@ -47,6 +83,34 @@ def blocking_wait() -> bool:
     True
     """
     return os.environ.get("TENSORCORE_NCCL_BLOCKING_WAIT", "0") == "1"
+
+
+def async_error_handling(blocking: bool) -> int:
+    """What the watchdog does on a timeout or an NCCL error (see the module):
+    ``TENSORCORE_NCCL_ASYNC_ERROR_HANDLING``, PyTorch's modes ``0`` to ``3``, ``3`` when it is
+    unset; ``0`` when ``blocking`` (``TENSORCORE_NCCL_BLOCKING_WAIT=1``), as in PyTorch.
+
+    Raises
+    ------
+    ValueError
+        For another value, naming the variable and its modes.
+
+    Examples
+    --------
+    >>> from tensorcore_cuda._nccl_work import SKIP_CLEAN_UP, async_error_handling
+    >>> async_error_handling(blocking=True)
+    0
+    """
+    raw = os.environ.get("TENSORCORE_NCCL_ASYNC_ERROR_HANDLING", "").strip()
+    mode = SKIP_CLEAN_UP if raw == "" else int(raw) if raw in ("0", "1", "2", "3") else None
+    if mode is None:
+        raise ValueError(
+            f"TENSORCORE_NCCL_ASYNC_ERROR_HANDLING={raw!r}: expected 0 (no handling), 1 (abort "
+            "the communicator and end the process), 2 (abort the communicator only) or 3 (end "
+            "the process without aborting the communicator, the default), as PyTorch's "
+            "TORCH_NCCL_ASYNC_ERROR_HANDLING"
+        )
+    return NO_HANDLING if blocking else mode
 
 
 class NCCLWork(Work):
@@ -187,45 +251,57 @@ class Watchdog:
                 if self._stopped:
                     return
                 works = list(self._works)
-            # Works a host thread waits for are left to it (it raises their errors).
-            unwaited = [w for w, _ in works if not w._waited]
+            # Works a host thread waits for are left to it (it raises their errors), and a
+            # work that failed already is not failed again (mode 0 keeps following it).
+            unwaited = [w for w, _ in works if not w._waited and w._error is None]
             failure = self._failure(unwaited)
             with self._cond:
                 self._works = [e for e in self._works if not e[0]._event.done]
-            if failure is not None:
-                self._fail(failure)
+            if failure is not None and not self._fail(*failure):
                 return
             time.sleep(POLL_S)
 
-    def _failure(self, works: list[NCCLWork]) -> DistBackendError | None:
-        """An NCCL error, or the timeout of one of ``works``; None when neither."""
+    def _failure(self, works: list[NCCLWork]) -> tuple[DistBackendError, list[NCCLWork]] | None:
+        """An NCCL error (every one of ``works`` failed by it), or the timeout of some of
+        ``works`` (the late ones); None when neither."""
         if not works:
             return None
         try:
             self._group._check_async(works[0]._what)
         except DistBackendError as exc:
-            return exc
+            return exc, works
         now = time.monotonic()
-        late = next((w for w in works if now > w._deadline and not w._event.done), None)
-        return None if late is None else timed_out(late._what, late._timeout)
+        late = [w for w in works if now > w._deadline and not w._event.done]
+        return None if not late else (timed_out(late[0]._what, late[0]._timeout), late)
 
-    def _fail(self, error: DistBackendError) -> None:
-        """Abort the communicator and fail every work in flight; unless ``wait()`` blocks
-        the host, end the process too."""
+    def _fail(self, error: DistBackendError, culprits: list[NCCLWork]) -> bool:
+        """Do what the group's ``async_error_handling`` mode says (see the module) about
+        ``error`` of ``culprits``; whether the watchdog goes on."""
         group = self._group
-        group._fail(str(error))
-        with self._cond:
-            works, self._works = self._works, []
-        for work, _ in works:
+        mode = group.async_error_handling
+        if mode in (TEAR_DOWN, CLEAN_UP_ONLY):
+            group._fail(str(error))
+        if mode == NO_HANDLING:
+            # The communicator lives on: the other works may still finish, and the NCCL
+            # calls of the failed ones may still use their tensors (kept until they finish).
+            failed = culprits
+        else:
+            with self._cond:
+                failed, self._works = [w for w, _ in self._works], []
+        for work in failed:
             if work._error is None:
                 work._error = error
-        if group.blocking_wait:
-            return
+        why = (
+            "TENSORCORE_NCCL_BLOCKING_WAIT=1"
+            if group.blocking_wait
+            else f"TENSORCORE_NCCL_ASYNC_ERROR_HANDLING={mode}"
+        )
         print(
-            f"tensorcore.distributed: rank {group.rank()} of the 'nccl' group: {error}; the "
-            "NCCL communicator was aborted, and the process ends, as PyTorch's NCCL watchdog "
-            "ends it (TENSORCORE_NCCL_BLOCKING_WAIT=1 raises in wait() instead)",
+            f"tensorcore.distributed: rank {group.rank()} of the 'nccl' group: {error}; "
+            f"{_DOES[mode]} ({why})",
             file=sys.stderr,
             flush=True,
         )
-        group.abort(1)
+        if mode in (TEAR_DOWN, SKIP_CLEAN_UP):
+            group._end(1, clean_up=mode == TEAR_DOWN)
+        return mode == NO_HANDLING

@@ -18,9 +18,10 @@ How it works (PyTorch's ``ProcessGroupNCCL``, in Python):
   stream, after the work queued on the current stream so far (an event recorded there); an event
   recorded after the NCCL calls is what the returned ``Work`` (``_nccl_work.py``) follows. As in
   PyTorch, ``wait()`` makes the current stream wait for it, without blocking the host, and queues
-  the finishers (copies back, averages) there; a watchdog thread aborts the communicator and ends
-  the process when a collective outlives the group's timeout (``TENSORCORE_NCCL_BLOCKING_WAIT=1``:
-  ``wait()`` blocks the host and raises instead).
+  the finishers (copies back, averages) there; a watchdog thread ends the process when a
+  collective outlives the group's timeout or NCCL reports an error (PyTorch's modes of
+  ``TORCH_NCCL_ASYNC_ERROR_HANDLING`` as ``TENSORCORE_NCCL_ASYNC_ERROR_HANDLING``;
+  ``TENSORCORE_NCCL_BLOCKING_WAIT=1``: ``wait()`` blocks the host and raises instead).
 * **Dtypes**: reductions use NCCL's types: int8, uint8, int32, int64, float16, float32,
   float64 (bfloat16 with NCCL 2.10, where a device has it). ``bool`` is uint8 with SUM, AVG
   and MAX as MAX (a logical or), PRODUCT and MIN as MIN (a logical and); ``int16`` (and
@@ -50,6 +51,7 @@ from tensorcore.backend import DEFAULT_TIMEOUT
 
 from ._nccl_group import NCCLProcessGroup, version_string
 from ._nccl_rendezvous import bind, communicator, meet
+from ._nccl_work import async_error_handling, blocking_wait
 
 __all__ = ["NCCLProcessGroup", "create", "unavailable_reason", "version_string"]
 
@@ -107,6 +109,7 @@ def create(
     current device here, before the ranks meet), or else on the CUDA device current here:
     one device per rank.
     """
+    async_error_handling(blocking_wait())  # (a bad value raises before the ranks meet)
     cp = _cupy()
     nccl = _nccl_module()
     if device_id is not None:
