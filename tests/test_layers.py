@@ -89,6 +89,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops.composite_shape",
             "tensorcore.ops.composite_stats",
             "tensorcore.ops.composite_index",
+            "tensorcore.ops.composite_complex",
             "tensorcore.ops.factories",
             "tensorcore._indexing",
         ],

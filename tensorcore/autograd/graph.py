@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .._tensor import make_tensor as _make_tensor
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
+from ..ops._signature import camel
 from . import grad_mode
 
 if TYPE_CHECKING:
@@ -40,11 +41,6 @@ __all__ = [
     "camel",
     "move_retain_grad",
 ]
-
-
-def camel(name: str) -> str:
-    """``log_softmax`` -> ``LogSoftmax`` (PyTorch's node names)."""
-    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
 
 
 class AutogradMeta:

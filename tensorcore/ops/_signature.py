@@ -8,7 +8,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MISSING", "Param", "Signature", "parse_signature"]
+__all__ = ["MISSING", "Param", "Signature", "camel", "parse_signature"]
+
+
+def camel(name: str) -> str:
+    """``log_softmax`` -> ``LogSoftmax``: how PyTorch names an operator's autograd node
+    (``LogSoftmaxBackward0``)."""
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
 
 
 class _Missing:
