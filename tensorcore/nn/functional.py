@@ -74,6 +74,7 @@ from ._margin_losses import (
     triplet_margin_with_distance_loss,
 )
 from ._sampling import affine_grid, grid_sample, interpolate
+from ._unpool import max_unpool1d, max_unpool2d
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -127,6 +128,8 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_unpool1d",
+    "max_unpool2d",
     "mish",
     "mse_loss",
     "multi_margin_loss",

@@ -85,6 +85,8 @@ from .pooling import (
     AvgPool2d,
     MaxPool1d,
     MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .sparse import Embedding, EmbeddingBag
@@ -158,6 +160,8 @@ __all__ = [
     "MarginRankingLoss",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
     "Mish",
     "Module",
     "ModuleDict",
