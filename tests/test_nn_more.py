@@ -264,3 +264,27 @@ def test_inplace_activations_of_a_graph_tensor_keep_their_gradient(device: str, 
         out.sum().backward()
         grads.append(x.grad.cpu().numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+
+
+def test_max_unpool_inverts_max_pool_with_indices(device: str) -> None:
+    # SegNet's decoder: unpool with the encoder's pooling indices.
+    x = np.random.default_rng(3).normal(size=(2, 3, 5, 6))
+    out, idx = F.max_pool2d(t(x, device), 2, return_indices=True)
+    got = nn.MaxUnpool2d(2)(out, idx, output_size=(2, 3, 5, 6))
+    want = np.zeros_like(x)
+    for n, c, i, j in np.ndindex(2, 3, 2, 3):
+        block = x[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2]
+        a, b = np.unravel_index(block.argmax(), block.shape)
+        want[n, c, 2 * i + a, 2 * j + b] = block.max()
+    assert_close(got, want)
+    assert F.max_unpool2d(out, idx, 2).shape == (2, 3, 4, 6)
+    assert (
+        repr(nn.MaxUnpool2d(2)) == "MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))"
+    )
+    assert gc(
+        lambda v: F.max_unpool2d(v, idx, 2, output_size=(5, 6)), (t(out.numpy(), device, True),)
+    )
+    o1, i1 = F.max_pool1d(t(x[0], device), 2, return_indices=True)
+    assert_close(nn.MaxUnpool1d(2)(o1, i1).sum(), o1.sum())
+    with pytest.raises(ValueError, match=r"invalid output_size \"\[9, 6\]\""):
+        F.max_unpool2d(out, idx, 2, output_size=(9, 6))

@@ -375,3 +375,45 @@ def test_angle_gradient_is_zero_at_zero_and_for_reals(device: str) -> None:
     x = tc.tensor([-1.0, 2.0], device=device, requires_grad=True)
     x.angle().sum().backward()
     assert_close(x.grad, np.zeros(2, dtype=np.float32))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_matches_a_loop(device: str, reduce: str, include_self: bool) -> None:
+    # Graph networks pool messages per node: x.scatter_reduce(0, index, src, "amax").
+    rng = np.random.default_rng(1)
+    base = rng.normal(size=(4, 3))
+    src = rng.normal(size=(5, 3))
+    index = np.array([[0, 1, 0], [3, 1, 0], [0, 0, 2], [3, 1, 0], [1, 2, 2]])
+    want = base.copy()
+    groups: dict[tuple[int, int], list[float]] = {}
+    for (i, j), k in np.ndenumerate(index):
+        groups.setdefault((k, j), [base[k, j]] if include_self else []).append(src[i, j])
+    fold = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}
+    for pos, vals in groups.items():
+        want[pos] = fold[reduce](vals)
+    x, s = tc.tensor(base, device=device), tc.tensor(src, device=device)
+    ix = tc.tensor(index, device=device)
+    assert_close(x.scatter_reduce(0, ix, s, reduce, include_self=include_self), want)
+    x.scatter_reduce_(0, ix, s, reduce, include_self=include_self)
+    assert_close(x, want)
+    assert tc.autograd.gradcheck(
+        lambda a, b: a.scatter_reduce(0, ix, b, reduce, include_self=include_self),
+        (
+            tc.tensor(base, device=device, requires_grad=True),
+            tc.tensor(src, device=device, requires_grad=True),
+        ),
+    )
+
+
+def test_scatter_reduce_mean_of_integers_and_errors(device: str) -> None:
+    x = tc.tensor([-7, 2], device=device)
+    got = x.scatter_reduce(
+        0, tc.tensor([0, 0], device=device), tc.tensor([4, -6], device=device), "mean"
+    )
+    assert got.tolist() == [-3, 2]  # floor(-9 / 3)
+    with pytest.raises(RuntimeError, match="must be either sum, prod, mean, amax or amin, got foo"):
+        x.scatter_reduce(0, tc.tensor([0], device=device), x, "foo")
+    # PyTorch's legacy names of amax and amin
+    got = x.scatter_reduce(0, tc.tensor([0], device=device), tc.tensor([9], device=device), "max")
+    assert got.tolist() == [9, 2]

@@ -84,6 +84,7 @@ from ._pooling import (
     max_pool3d,
 )
 from ._sampling import affine_grid, grid_sample, interpolate
+from ._unpool import max_unpool1d, max_unpool2d
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -145,6 +146,8 @@ __all__ = [
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
     "mish",
     "mse_loss",
     "multi_margin_loss",

@@ -960,6 +960,54 @@ _d(
 _d("scatter_add", "dim index", lambda c, g: (g, None, g.gather(c.dim, c.index)))
 
 
+def _scatter_reduce(c: Any, g: Tensor) -> tuple[Any, ...]:
+    """PyTorch's scatter_reduce_backward: the gradient of each reduction, shared evenly among
+    the values that tie for an amax/amin, none to ``self`` where it was left out."""
+    dim, index, src, reduce, self_ = c.dim, c.index, c.src, c.reduce, c.self
+    if reduce == "sum":
+        g_self, g_src = g, g.gather(dim, index)
+    elif reduce == "mean":
+        n = ops.ones_like(g) if c.include_self else ops.zeros_like(g)
+        n = n.scatter_add(dim, index, ops.ones_like(src))
+        n = n.masked_fill(n == 0, 1)
+        g_self = g / n
+        g_src = g_self.gather(dim, index)
+    elif reduce == "prod":
+        # The product of the others, also where a value is 0 (as PyTorch: self's zeros and
+        # a target's single zero in src get it exactly; with two zeros it is 0).
+        masked_self = self_.masked_fill(self_ == 0, 1)
+        g_self = (
+            g
+            * ops.scatter_reduce(masked_self, dim, index, src, "prod", include_self=c.include_self)
+            / masked_self
+        )
+        src_zero = src == 0
+        zeros = ops.zeros_like(self_).scatter_add(dim, index, src_zero.to(self_._dtype))
+        n_zeros = zeros.gather(dim, index)
+        single = src_zero & (n_zeros == 1)
+        masked_src_result = ops.scatter_reduce(
+            self_, dim, index, src.masked_fill(single, 1), "prod", include_self=c.include_self
+        )
+        g_src = ops.where(
+            single,
+            (g * masked_src_result).gather(dim, index),
+            (g * c.result).gather(dim, index) / src.masked_fill(src_zero, 1),
+        ).masked_fill(n_zeros > 1, 0)
+    else:  # amax, amin
+        value = c.result.gather(dim, index)
+        self_is = (self_ == c.result).to(g._dtype)
+        src_is = (src == value).to(g._dtype)
+        share = g / self_is.scatter_add(dim, index, src_is)
+        g_self = self_is * share
+        g_src = src_is * share.gather(dim, index)
+    if not c.include_self:
+        g_self = g_self.scatter(dim, index, 0.0)
+    return (g_self, None, g_src)
+
+
+_d("scatter_reduce", "self dim index src reduce include_self result", _scatter_reduce)
+
+
 def _index_select(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (_index_add(_zeros_of(c.self), c.dim, c.index, g), None)
 

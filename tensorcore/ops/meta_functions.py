@@ -540,6 +540,28 @@ def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
     return (self, d, index, src), (self._shape, self._dtype)
 
 
+_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def meta_scatter_reduce(
+    self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool = True
+) -> Any:
+    # PyTorch also takes "max" and "min" (the legacy names of amax and amin).
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if reduce not in _SCATTER_REDUCTIONS:
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+        )
+    d = _check_index("scatter_reduce", index, self, dim)
+    _need_tensor("scatter_reduce", "src", src)
+    if src._dtype is not self._dtype:
+        raise RuntimeError(
+            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype "
+            f"({torch_name(self._dtype)} vs {torch_name(src._dtype)})"
+        )
+    return (self, d, index, src, reduce, include_self), (self._shape, self._dtype)
+
+
 def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Any:
     _need_tensor("index_select", "index", index)
     if index.ndim > 1 or index._dtype not in (dt.int64, dt.int32):

@@ -1,7 +1,7 @@
 """Optimizers (``tensorcore.optim``) and learning-rate schedules
 (``tensorcore.optim.lr_scheduler``), with PyTorch's names, defaults and update rules."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta, Adamax
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -23,4 +23,5 @@ __all__ = [
     "RMSprop",
     "SparseAdam",
     "lr_scheduler",
+    "swa_utils",
 ]

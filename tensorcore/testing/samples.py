@@ -1496,6 +1496,21 @@ def _scatter_add(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("scatter_reduce")
+def _scatter_reduce(m: _Maker) -> list[Sample]:
+    # Targets with several values (no ties for amax/amin), targets with none.
+    ix = m.index([[2, 2, 0], [1, 0, 1]])
+    return [
+        S((m.uniform(2, 3), 1, ix, m.uniform(2, 3), "sum"), desc="sum"),
+        S((m.away(2, 3), 1, ix, m.away(2, 3), "prod"), {"include_self": False}, desc="prod"),
+        S((m.uniform(3, 2, t=True), 0, m.index([[1, 1], [1, 0]]), m.uniform(2, 2), "mean"),
+          desc="mean, dim 0 of transposed"),
+        S((m.uniform(2, 3), 1, ix, m.uniform(2, 3), "amax"), desc="amax"),
+        S((m.uniform(2, 3), 1, ix, m.uniform(2, 3), "amin"), {"include_self": False},
+          desc="amin without self"),
+    ]  # fmt: skip
+
+
 @_samples("index_select")
 def _index_select(m: _Maker) -> list[Sample]:
     return [

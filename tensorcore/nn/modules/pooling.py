@@ -6,6 +6,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from .. import functional as F
+from .._conv import _tuple
 from .module import Module
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
 ]
 
 
@@ -339,3 +342,45 @@ class LPPool3d(_LPPool):
     def forward(self, input: Tensor) -> Tensor:
         """See :func:`tensorcore.nn.functional.lp_pool3d`."""
         return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpool(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, self._nd, "kernel_size")
+        self.stride = _tuple(stride, self._nd, "stride") if stride is not None else self.kernel_size
+        self.padding = _tuple(padding, self._nd, "padding")
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool2d(_MaxUnpool):
+    """The inverse of :class:`MaxPool2d` with ``return_indices=True`` (zeros elsewhere).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.MaxUnpool2d(2)
+    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
+    """
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        """See :func:`tensorcore.nn.functional.max_unpool2d`."""
+        return F.max_unpool2d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
+class MaxUnpool1d(_MaxUnpool):
+    """The inverse of :class:`MaxPool1d` with ``return_indices=True`` (zeros elsewhere)."""
+
+    _nd = 1
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        """See :func:`tensorcore.nn.functional.max_unpool1d`."""
+        return F.max_unpool1d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )

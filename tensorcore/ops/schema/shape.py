@@ -93,6 +93,18 @@ _op(
     inplace=True,
 )
 _op(
+    "scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
+    "bool include_self=True) -> Tensor",
+    "indexing",
+    "Copy of ``self`` with ``src`` reduced into it at ``index`` along ``dim``: ``reduce`` is "
+    "``'sum'``, ``'prod'``, ``'mean'`` (floor division for integers), ``'amax'`` or "
+    "``'amin'``; ``include_self=False`` leaves the values of ``self`` where something is "
+    "scattered out of the reduction.",
+    frontend="structured",
+    meta_function=M.meta_scatter_reduce,
+    inplace=True,
+)
+_op(
     "index_select(Tensor self, int dim, Tensor index) -> Tensor",
     "indexing",
     "Selects the entries ``index`` along ``dim``.",

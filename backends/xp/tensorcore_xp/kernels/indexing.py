@@ -106,6 +106,68 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     scattering("scatter", False)
     scattering("scatter_add", True)
 
+    def scatter_reduce(
+        out: Any,
+        self: Any,
+        dim: int,
+        index: Any,
+        src: Any,
+        reduce: str,
+        include_self: bool = True,
+    ) -> None:
+        o = array_of(out)
+        if out is not self:
+            o[...] = array_of(self)
+        target, ix, d = flat(out, index, dim)
+        if ix.size == 0:
+            return
+        s = array_of(src)
+        if s.ndim <= 1 and ix.ndim == 1:
+            s = s.reshape(-1)
+        if src._storage is out._storage:
+            s = s.copy()
+        for i, n in enumerate(ix.shape):
+            if (i != d and n > target.shape[i]) or n > s.shape[i]:
+                raise RuntimeError(
+                    f"Expected index {list(ix.shape)} to be smaller than self "
+                    f"{list(target.shape)} apart from dimension {d} and to be smaller size "
+                    f"than src {list(s.shape)}"
+                )
+        in_bounds(ix, target.shape[d], d)
+        last = ix.ndim - 1
+        where = tuple(
+            ix if i == d else xp.arange(n).reshape((n,) + (1,) * (last - i))
+            for i, n in enumerate(ix.shape)
+        )
+        s = s[first(ix.shape)]
+        kind = target.dtype.kind
+        if not include_self:
+            # The positions written start from the reduction's identity.
+            if reduce in ("amax", "amin"):
+                big = xp.inf if kind in "fc" else xp.iinfo(target.dtype).max
+                target[where] = -big if reduce == "amax" else big
+                if kind == "u" and reduce == "amax":
+                    target[where] = 0
+            else:
+                target[where] = 1 if reduce == "prod" else 0
+        ufunc = {"sum": xp.add, "mean": xp.add, "prod": xp.multiply}.get(reduce)
+        if ufunc is None:
+            ufunc = xp.maximum if reduce == "amax" else xp.minimum
+        with quiet(all="ignore"):
+            ufunc.at(target, where, s)
+            if reduce == "mean":
+                count = xp.zeros(target.shape, dtype=target.dtype if kind in "fc" else xp.int64)
+                if include_self:
+                    count += 1
+                xp.add.at(count, where, 1)
+                count[count == 0] = 1
+                if kind in "fc":
+                    target[...] = target / count
+                else:
+                    target[...] = xp.floor_divide(target, count)
+
+    K["scatter_reduce"] = scatter_reduce
+
     def index_select(out: Any, self: Any, dim: int, index: Any) -> None:
         x, ix, o = array_of(self), array_of(index).reshape(-1), array_of(out)
         if x.ndim == 0:
