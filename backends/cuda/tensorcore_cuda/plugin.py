@@ -70,4 +70,5 @@ def tensorcore_register_comm_backends(register: Any) -> None:
     from . import nccl
 
     reason = nccl.unavailable_reason(device_interface().unavailable_reason)
-    register.comm_backend("nccl", nccl.create, devices=("cuda",), unavailable_reason=reason)
+    register.comm_backend("nccl", nccl.create, devices=("cuda",), unavailable_reason=reason,
+                          default_timeout=nccl.DEFAULT_TIMEOUT)  # fmt: skip
