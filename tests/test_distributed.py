@@ -179,6 +179,17 @@ def test_distributed_sampler_shards_like_pytorch() -> None:
         DistributedSampler(range(4), num_replicas=2, rank=2)
 
 
+def test_a_schedulers_world_size_must_agree_with_mpi() -> None:
+    """``WORLD_SIZE`` in the environment (PyTorch's env:// rendezvous) reaches the MPI
+    backend, which accepts it when it agrees with the launcher and refuses it, on every rank,
+    naming both, when it does not."""
+    _ok(mpirun(2, "env_init.py", WORLD_SIZE="2"), 2)
+    proc = mpirun(2, "env_init.py", WORLD_SIZE="3")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    refused = "refused: init_process_group(): world_size=3 but MPI says 2"
+    assert proc.stdout.count(refused) == 2, proc.stdout + proc.stderr
+
+
 def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     script = tmp_path / "hello.py"
     script.write_text(
