@@ -706,6 +706,28 @@ def test_hook_register_comm_backends(run_py: Any) -> None:
     assert run_py(code).stdout.strip() == "OK"
 
 
+def test_mpi_without_mpi4py_is_listed_unavailable_with_what_to_install(run_py: Any) -> None:
+    """Issue 14: ``python -m tensorcore`` lists the communication backends and why one is
+    unavailable; ``init_process_group`` then raises with that reason."""
+    code = """
+        import sys
+        sys.modules["mpi4py"] = None  # (as if it were not installed)
+        import tensorcore.distributed as dist
+        from tensorcore._info import report
+        assert not dist.is_mpi_available() and not dist.is_backend_available("mpi")
+        text = report()
+        assert "mpi4py is not installed: pip install mpi4py mpich" in text, text
+        try:
+            dist.init_process_group("mpi")
+        except RuntimeError as exc:
+            assert "the 'mpi' backend is unavailable: mpi4py is not installed" in str(exc), exc
+        else:
+            raise AssertionError("init_process_group('mpi') without mpi4py")
+        print("OK")
+    """
+    assert run_py(code).stdout.strip() == "OK"
+
+
 def test_a_comm_backend_registers_its_default_timeout(run_py: Any) -> None:
     """``register.comm_backend(default_timeout=...)`` is a group's timeout when
     ``init_process_group`` gets none (PyTorch: 10 minutes for NCCL, 30 for the others); an
