@@ -8,7 +8,7 @@ without notice, while what is here changes only with :data:`SPI_VERSION`.
 
 A plugin module declares the SPI version it was written for::
 
-    TENSORCORE_SPI = "1.0"
+    TENSORCORE_SPI = "1.1"
 
 The manager refuses to load a plugin written for another major version, or for a newer minor
 version than this core provides, with an error naming both versions. A plugin that declares
@@ -53,7 +53,7 @@ Examples
 >>> import tensorcore as tc
 >>> from tensorcore import backend
 >>> backend.SPI_VERSION
-(1, 0)
+(1, 1)
 >>> x = tc.arange(6.0).reshape(2, 3)
 >>> backend.wrap_dim(-1, x.ndim), backend.normalize_dims([-1, 0], x.ndim)
 (1, (0, 1))

@@ -179,6 +179,17 @@ def test_distributed_sampler_shards_like_pytorch() -> None:
         DistributedSampler(range(4), num_replicas=2, rank=2)
 
 
+def test_a_schedulers_world_size_must_agree_with_mpi() -> None:
+    """``WORLD_SIZE`` in the environment (PyTorch's env:// rendezvous) reaches the MPI
+    backend, which accepts it when it agrees with the launcher and refuses it, on every rank,
+    naming both, when it does not."""
+    _ok(mpirun(2, "env_init.py", WORLD_SIZE="2"), 2)
+    proc = mpirun(2, "env_init.py", WORLD_SIZE="3")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    refused = "refused: init_process_group(): world_size=3 but MPI says 2"
+    assert proc.stdout.count(refused) == 2, proc.stdout + proc.stderr
+
+
 def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     script = tmp_path / "hello.py"
     script.write_text(
@@ -195,6 +206,26 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "rank 0 of 2 ['x']" in proc.stdout and "rank 1 of 2 ['x']" in proc.stdout
+
+
+def test_launcher_returns_the_jobs_exit_status_and_says_what_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tensorcore.distributed import run
+
+    script = tmp_path / "fail.py"
+    script.write_text(  # (MPICH's and Open MPI's names of the rank)
+        "import os, sys\n"
+        "rank = os.environ.get('PMI_RANK') or os.environ.get('OMPI_COMM_WORLD_RANK')\n"
+        "sys.exit(3 if rank == '1' else 0)\n"
+    )
+    assert run.main(["--nproc", "2", str(script)]) == 3  # a failing rank fails the launch
+    with pytest.raises(SystemExit) as info:
+        run.main(["--nproc", "0", str(script)])
+    assert info.value.code == 2 and "--nproc must be at least 1, got 0" in capsys.readouterr().err
+    monkeypatch.setattr(run, "find_mpiexec", lambda: None)
+    assert run.main(["--nproc", "2", str(script)]) == 2
+    assert "no mpiexec next to the Python interpreter" in capsys.readouterr().err
 
 
 def test_reachable_as_in_pytorch() -> None:

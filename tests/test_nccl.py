@@ -125,6 +125,14 @@ def test_unavailable_reasons(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "CuPy's NCCL module is not importable (ImportError: libnccl" in str(reason(None))
 
 
+def test_nccl_groups_time_out_after_10_minutes_by_default() -> None:
+    # PyTorch's default_pg_nccl_timeout (30 minutes for its other backends)
+    from datetime import timedelta
+
+    assert tc.plugins.manager.comm_backends()["nccl"].default_timeout == timedelta(minutes=10)
+    assert nccl_mod.DEFAULT_TIMEOUT.total_seconds() == 600
+
+
 @pytest.mark.parametrize("signed", [True, False])
 def test_unique_id_survives_the_trip_as_bytes(signed: bool) -> None:
     # CuPy gives C chars as ints: signed on x86 (-128..127), unsigned on ARM (0..255).

@@ -706,6 +706,80 @@ def test_hook_register_comm_backends(run_py: Any) -> None:
     assert run_py(code).stdout.strip() == "OK"
 
 
+def test_mpi_without_mpi4py_is_listed_unavailable_with_what_to_install(run_py: Any) -> None:
+    """Issue 14: ``python -m tensorcore`` lists the communication backends and why one is
+    unavailable; ``init_process_group`` then raises with that reason."""
+    code = """
+        import sys
+        sys.modules["mpi4py"] = None  # (as if it were not installed)
+        import tensorcore.distributed as dist
+        from tensorcore._info import report
+        assert not dist.is_mpi_available() and not dist.is_backend_available("mpi")
+        text = report()
+        assert "mpi4py is not installed: pip install mpi4py mpich" in text, text
+        try:
+            dist.init_process_group("mpi")
+        except RuntimeError as exc:
+            assert "the 'mpi' backend is unavailable: mpi4py is not installed" in str(exc), exc
+        else:
+            raise AssertionError("init_process_group('mpi') without mpi4py")
+        print("OK")
+    """
+    assert run_py(code).stdout.strip() == "OK"
+
+
+def test_a_comm_backend_registers_its_default_timeout(run_py: Any) -> None:
+    """``register.comm_backend(default_timeout=...)`` is a group's timeout when
+    ``init_process_group`` gets none (PyTorch: 10 minutes for NCCL, 30 for the others); an
+    explicit timeout wins, and ``new_group`` keeps its parent's."""
+    code = """
+        from datetime import timedelta
+        import tensorcore as tc
+        import tensorcore.distributed as dist
+        from tensorcore.backend import ProcessGroup
+        from tensorcore.plugins import hookimpl
+
+        class One(ProcessGroup):
+            def rank(self):
+                return 0
+            def size(self):
+                return 1
+            def split(self, ranks):
+                return One(self.timeout)
+
+        class P:
+            @hookimpl
+            def tensorcore_register_comm_backends(self, register):
+                register.comm_backend("quick", lambda **kw: One(kw["timeout"]),
+                                      default_timeout=timedelta(minutes=10))
+                register.comm_backend("plain", lambda **kw: One(kw["timeout"]))
+
+        tc.backends.register(P(), name="timeout-plugin")
+        for name, minutes in (("quick", 10), ("plain", 30)):
+            dist.init_process_group(name)
+            assert dist.GroupMember.WORLD.timeout == timedelta(minutes=minutes), name
+            assert dist.new_group([0]).timeout == timedelta(minutes=minutes), name
+            dist.destroy_process_group()
+        dist.init_process_group("quick", timeout=timedelta(seconds=5))
+        assert dist.GroupMember.WORLD.timeout == timedelta(seconds=5)
+        dist.destroy_process_group()
+
+        class Bad:
+            @hookimpl
+            def tensorcore_register_comm_backends(self, register):
+                register.comm_backend("bad", lambda **kw: None, default_timeout=600)
+        try:
+            tc.backends.register(Bad(), name="bad-timeout")
+        except RuntimeError as exc:  # (the plugin failed to register: its TypeError)
+            assert "TypeError: register.comm_backend(): default_timeout must be a " in str(exc)
+            assert "datetime.timedelta, got int" in str(exc), exc
+        else:
+            raise AssertionError("an int default_timeout accepted")
+        print("OK")
+    """
+    assert run_py(code).stdout.strip() == "OK"
+
+
 HOOK_TESTS = {
     "tensorcore_register_comm_backends": test_hook_register_comm_backends,
     "tensorcore_register_devices": test_hook_register_devices,

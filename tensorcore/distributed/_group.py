@@ -179,7 +179,8 @@ def init_process_group(
         themselves, or take ``"tcp://host:port"`` (see :func:`rendezvous`).
     timeout
         How long any collective waits for the other ranks before raising a
-        ``RuntimeError`` (``DistBackendError``); 30 minutes by default, as in PyTorch.
+        ``RuntimeError`` (``DistBackendError``); by default 30 minutes, and 10 for
+        ``nccl``, as in PyTorch (a backend's ``register.comm_backend(default_timeout=...)``).
     world_size, rank
         Given, or read from the environment (``init_method`` above); under MPI, taken from
         the launcher when neither says, and they must agree with it.
@@ -220,15 +221,15 @@ def init_process_group(
             "init_process_group(): trying to initialize the default process group twice; "
             "call destroy_process_group() first"
         )
-    if timeout is None:
-        timeout = DEFAULT_TIMEOUT
-    if not isinstance(timeout, timedelta):
+    if timeout is not None and not isinstance(timeout, timedelta):
         raise TypeError(
             f"init_process_group(): timeout must be a datetime.timedelta, not "
             f"{type(timeout).__name__}"
         )
     name = _pick_backend(backend)
     cb = manager.comm_backends()[name]
+    if timeout is None:
+        timeout = cb.default_timeout or DEFAULT_TIMEOUT
     bound = _bound_device(device_id, name, cb.devices)
     world_size, rank = _rendezvous(init_method, world_size, rank)
     extra = {} if bound is None else {"device_id": bound}

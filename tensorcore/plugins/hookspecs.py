@@ -32,8 +32,11 @@ hookimpl = pluggy.HookimplMarker("tensorcore")
 #: The version of the backend SPI (``tensorcore.backend``, these hooks, the ``Registrar`` and
 #: the ``DeviceInterface``): ``(major, minor)``. A minor version adds to the contract; a major
 #: version changes or removes something. A plugin module declares the version it was written
-#: for as ``TENSORCORE_SPI = "1.0"``.
-SPI_VERSION = (1, 0)
+#: for as ``TENSORCORE_SPI = "1.1"``. 1.1 added the communication-backend contract to
+#: ``tensorcore.backend`` (``ProcessGroup``, ``Work``, ``ReduceOp``, ``DistBackendError``,
+#: ``AllreducePlan``, ``Disagreement``, ``DEFAULT_TIMEOUT``, ``spin``, ``timed_out``) and
+#: ``register.comm_backend(default_timeout=...)``.
+SPI_VERSION = (1, 1)
 
 
 def spi_compatible(declared: object) -> tuple[int, int]:
@@ -57,7 +60,7 @@ def spi_compatible(declared: object) -> tuple[int, int]:
     ...     spi_compatible("2.0")
     ... except RuntimeError as exc:
     ...     print(str(exc).split(" (")[0])
-    written for tensorcore backend SPI 2.0, but this tensorcore provides SPI 1.0
+    written for tensorcore backend SPI 2.0, but this tensorcore provides SPI 1.1
     """
     try:
         if isinstance(declared, str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from .. import layouts
@@ -239,7 +240,8 @@ class CommBackend:
     when ``init_process_group`` got one) makes the process group
     (``tensorcore.backend.ProcessGroup``); ``devices`` are the device types whose
     tensors it moves; ``unavailable_reason`` says why it cannot be used here (None when it
-    can); ``plugin`` is the registering plugin's name.
+    can); ``plugin`` is the registering plugin's name; ``default_timeout`` is a group's
+    timeout when ``init_process_group`` gets none (None: the frontend's, 30 minutes).
     """
 
     def __init__(
@@ -249,9 +251,11 @@ class CommBackend:
         devices: tuple[str, ...],
         unavailable_reason: str | None,
         plugin: str,
+        default_timeout: timedelta | None = None,
     ) -> None:
         self.name, self.factory, self.devices = name, factory, devices
         self.unavailable_reason, self.plugin = unavailable_reason, plugin
+        self.default_timeout = default_timeout
 
     def is_available(self) -> bool:
         """Whether this backend can make process groups on this machine."""
@@ -292,6 +296,7 @@ class Registrar:
         factory: Callable[..., Any],
         devices: Iterable[str] = ("cpu",),
         unavailable_reason: str | None = None,
+        default_timeout: timedelta | None = None,
     ) -> None:
         """Register a communication backend called ``name`` for ``tc.distributed``.
 
@@ -300,6 +305,9 @@ class Registrar:
         a ``tensorcore.backend.ProcessGroup``; ``devices`` are the device types whose
         tensors it moves. Where the engine cannot run here (its library is missing), give
         ``unavailable_reason``, a sentence saying why and what to install.
+        ``default_timeout`` (a ``datetime.timedelta``) is the ``timeout`` the factory gets
+        when ``init_process_group`` is given none, where the engine's differs from the
+        frontend's 30 minutes (PyTorch gives NCCL groups 10 minutes).
         """
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(
@@ -311,8 +319,15 @@ class Registrar:
                 f"register.comm_backend(): factory must be callable, got "
                 f"{type(factory).__name__} (plugin '{self.plugin}')"
             )
+        if default_timeout is not None and not isinstance(default_timeout, timedelta):
+            raise TypeError(
+                f"register.comm_backend(): default_timeout must be a datetime.timedelta, got "
+                f"{type(default_timeout).__name__} (plugin '{self.plugin}')"
+            )
         self.comm_backends.append(
-            CommBackend(name, factory, tuple(devices), unavailable_reason, self.plugin)
+            CommBackend(
+                name, factory, tuple(devices), unavailable_reason, self.plugin, default_timeout
+            )
         )
 
     def layout(self, name: str, priority: int = 1) -> None:

@@ -47,13 +47,15 @@ import importlib
 from datetime import timedelta
 from typing import Any
 
-from tensorcore.backend import DEFAULT_TIMEOUT
-
 from ._nccl_group import NCCLProcessGroup, version_string
 from ._nccl_rendezvous import bind, communicator, meet
 from ._nccl_work import async_error_handling, blocking_wait
 
-__all__ = ["NCCLProcessGroup", "create", "unavailable_reason", "version_string"]
+__all__ = ["DEFAULT_TIMEOUT", "NCCLProcessGroup", "create", "unavailable_reason", "version_string"]
+
+#: A group's timeout when ``init_process_group`` gets none: 10 minutes, PyTorch's for NCCL
+#: (``torch.distributed.constants.default_pg_nccl_timeout``; 30 for its other backends).
+DEFAULT_TIMEOUT = timedelta(minutes=10)
 
 
 def _nccl_module() -> Any:

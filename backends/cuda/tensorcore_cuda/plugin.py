@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 #: The backend SPI this plugin is written for (``tensorcore.backend``).
-TENSORCORE_SPI = "1.0"
+TENSORCORE_SPI = "1.1"
 
 _state: dict[str, Any] = {}
 
@@ -70,4 +70,5 @@ def tensorcore_register_comm_backends(register: Any) -> None:
     from . import nccl
 
     reason = nccl.unavailable_reason(device_interface().unavailable_reason)
-    register.comm_backend("nccl", nccl.create, devices=("cuda",), unavailable_reason=reason)
+    register.comm_backend("nccl", nccl.create, devices=("cuda",), unavailable_reason=reason,
+                          default_timeout=nccl.DEFAULT_TIMEOUT)  # fmt: skip
