@@ -9,6 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    # the categories, which kernels (tensorcore_xp) compare a dtype's ``_category`` with
+    "BOOL",
+    "COMPLEX",
+    "FLOATING",
+    "INTEGRAL",
     "all_dtypes",
     "bfloat16",
     "bool_",

@@ -9,7 +9,8 @@ imports included) and none may reach
   ``tensorcore.backend`` and ``tensorcore.plugins``);
 - another in-tree backend's package (``tensorcore_cpu``, ``tensorcore_cuda``, ...): backends
   share code through a public library, never through each other;
-- a private module or name of a shared library (``tensorcore_xp``).
+- a private module or name of a shared library (``tensorcore_xp``);
+- a name of a public core module that is not in that module's ``__all__`` (nor a submodule).
 
 A package's relative imports of its own modules are its own business and are not checked.
 """
@@ -17,6 +18,8 @@ A package's relative imports of its own modules are its own business and are not
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -65,7 +68,24 @@ def _check_module(module: str, names: list[str], own: str) -> list[str]:
             return [f"private name of {what}: {b}" for b in bad]
         if top == "tensorcore" and any(_within(path, p) for p in INTERNAL):
             return [f"internal module of the core: {path}"]
+    if top == "tensorcore":
+        return [f"not in {module}.__all__: {n}" for n in names if not _exported(module, n)]
     return []
+
+
+def _exported(module: str, name: str) -> bool:
+    """Whether ``name`` is public in the core's ``module``: in its ``__all__`` (where it has
+    one), or a submodule. A name that a module merely imports for itself (as
+    ``tensorcore.distributed`` once held its backends' helpers) is not part of the contract."""
+    if name == "*":
+        return False
+    mod = importlib.import_module(module)
+    public = getattr(mod, "__all__", None)
+    if public is None or name in public:
+        return True
+    if not hasattr(mod, "__path__"):  # a module, not a package: no submodules
+        return False
+    return importlib.util.find_spec(f"{module}.{name}") is not None
 
 
 def check_source(source: str, own: str, filename: str = "<snippet>") -> list[str]:
@@ -119,6 +139,9 @@ XP = "private name of tensorcore_xp: "
         ("from tensorcore_meta import plugin", OTHER + "tensorcore_meta"),
         ("from tensorcore_xp._util import x", XP + "tensorcore_xp._util"),
         ("from tensorcore_xp import _special", XP + "tensorcore_xp._special"),
+        # A public module's name that is not in its __all__: backend helpers that once lived
+        # in tensorcore.distributed are the SPI's (tensorcore.backend) now.
+        ("from tensorcore.distributed import spin", "not in tensorcore.distributed.__all__: spin"),
         # Function-local and TYPE_CHECKING imports count as much as module-level ones.
         ("def f():\n    from tensorcore._tensor import torch_name", PRIVATE + "tensorcore._tensor"),
         (
@@ -141,6 +164,8 @@ def test_the_checker_names_each_kind_of_violation(snippet: str, wanted: str) -> 
         "import tensorcore as tc",
         "from tensorcore import backend, Tensor, dtypes",
         "from tensorcore.backend import make_tensor, native",
+        "from tensorcore.backend import ProcessGroup, Work, spin, timed_out",
+        "from tensorcore.distributed import rendezvous",
         "from tensorcore.plugins import DeviceInterface, hookimpl",
         "from tensorcore.random import default_generator",
         "from tensorcore_xp import build, register_kernels",
