@@ -288,3 +288,60 @@ def test_max_unpool_inverts_max_pool_with_indices(device: str) -> None:
     assert_close(nn.MaxUnpool1d(2)(o1, i1).sum(), o1.sum())
     with pytest.raises(ValueError, match=r"invalid output_size \"\[9, 6\]\""):
         F.max_unpool2d(out, idx, 2, output_size=(9, 6))
+
+
+def test_shrink_and_celu_activations(device: str) -> None:
+    x = np.array([-2.0, -0.7, -0.3, 0.0, 0.4, 0.6, 3.0])
+    xt = t(x, device)
+    assert_close(F.celu(xt, alpha=0.5), np.where(x > 0, x, 0.5 * np.expm1(x / 0.5)))
+    assert_close(F.hardshrink(xt), np.where(np.abs(x) > 0.5, x, 0.0))
+    assert_close(nn.Softshrink(0.5)(xt), np.sign(x) * np.maximum(np.abs(x) - 0.5, 0))
+    assert_close(nn.Tanhshrink()(xt), x - np.tanh(x))
+    y = t(x, device)
+    nn.CELU(inplace=True)(y)
+    assert_close(y, np.where(x > 0, x, np.expm1(x)))
+    assert [repr(m) for m in (nn.CELU(), nn.Hardshrink(0.3), nn.Softshrink())] == [
+        "CELU(alpha=1.0)",
+        "Hardshrink(0.3)",
+        "Softshrink(0.5)",
+    ]
+    g = np.array([-1.3, -0.2, 0.9, 1.7])
+    for fn in (F.celu, F.softshrink, F.hardshrink, F.tanhshrink):
+        assert gc(fn, (t(g, device, True),))
+    with pytest.raises(RuntimeError, match="lambda must be greater or equal to 0"):
+        F.softshrink(xt, -1.0)
+
+
+def test_channel_shuffle_local_response_norm_and_softmax2d(device: str) -> None:
+    x = np.random.default_rng(5).normal(size=(2, 6, 3, 2))
+    xt = t(x, device)
+    # (N, g * c, ...) -> (N, c * g, ...): channel j * g + i takes channel i * c + j.
+    want = x.reshape(2, 3, 2, 3, 2).transpose(0, 2, 1, 3, 4).reshape(2, 6, 3, 2)
+    assert_close(nn.ChannelShuffle(3)(xt), want)
+    assert repr(nn.ChannelShuffle(3)) == "ChannelShuffle(groups=3)"
+    with pytest.raises(RuntimeError, match="Got 6 channels and 4 groups"):
+        F.channel_shuffle(xt, 4)
+    size, alpha, beta, k = 3, 0.5, 0.75, 2.0
+    sq = np.pad(x * x, [(0, 0), (size // 2, (size - 1) // 2), (0, 0), (0, 0)])
+    mean = np.stack([sq[:, c : c + size].mean(1) for c in range(6)], 1)
+    want = x / (k + alpha * mean) ** beta
+    assert_close(nn.LocalResponseNorm(size, alpha, beta, k)(xt), want)
+    # a 3-D input is (N, C, L), as PyTorch reads it
+    assert_close(F.local_response_norm(xt[..., 0], size, alpha, beta, k), want[..., 0])
+    assert gc(lambda v: F.local_response_norm(v, 2, 0.5), (t(x[:1, :3, :2, :1], device, True),))
+    e = np.exp(x)
+    assert_close(nn.Softmax2d()(xt), e / e.sum(1, keepdims=True))
+    with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D, got 2D"):
+        nn.Softmax2d()(xt[0, 0])
+
+
+def test_upsampling_modules_are_upsample_presets(device: str) -> None:
+    x = t(np.arange(4.0).reshape(1, 1, 2, 2), device)
+    assert_close(nn.UpsamplingNearest2d(scale_factor=2)(x), F.interpolate(x, scale_factor=2))
+    assert_close(
+        nn.UpsamplingBilinear2d(size=(3, 3))(x),
+        F.interpolate(x, size=(3, 3), mode="bilinear", align_corners=True),
+    )
+    assert repr(nn.UpsamplingBilinear2d(size=(3, 3))) == (
+        "UpsamplingBilinear2d(size=(3, 3), mode='bilinear')"
+    )

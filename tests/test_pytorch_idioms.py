@@ -417,3 +417,27 @@ def test_scatter_reduce_mean_of_integers_and_errors(device: str) -> None:
     # PyTorch's legacy names of amax and amin
     got = x.scatter_reduce(0, tc.tensor([0], device=device), tc.tensor([9], device=device), "max")
     assert got.tolist() == [9, 2]
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (7, 3), (3, 3, 3)])
+@pytest.mark.parametrize("wrap", [False, True])
+def test_fill_diagonal_matches_numpy(device: str, shape: tuple[int, ...], wrap: bool) -> None:
+    # SimCLR masks the self-similarities: sim.fill_diagonal_(-inf).
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = tc.tensor(a, device=device)
+    assert x.fill_diagonal_(-1.0, wrap=wrap) is x
+    np.fill_diagonal(a, -1.0, wrap=wrap)
+    assert_close(x, a)
+
+
+def test_fill_diagonal_in_a_graph_and_errors(device: str) -> None:
+    w = tc.ones(3, 3, device=device, requires_grad=True)
+    sim = w * 2
+    sim.fill_diagonal_(float("-inf"))
+    F_ = tc.nn.functional
+    F_.cross_entropy(sim, tc.tensor([1, 2, 0], device=device)).backward()
+    assert_close(w.grad.diagonal(), np.zeros(3, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="all dimensions of input must be of equal length"):
+        tc.ones(2, 3, 4, device=device).fill_diagonal_(0)
+    with pytest.raises(RuntimeError, match="dimensions must larger than 1"):
+        tc.ones(2, device=device).fill_diagonal_(0)

@@ -1,6 +1,8 @@
 """More functional activations and rearrangements: ``glu``, ``softmin``, ``threshold``, the
-in-place forms (``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``) and
-``pixel_shuffle``/``pixel_unshuffle``, re-exported by ``tensorcore.nn.functional``."""
+shrinkage functions (``hardshrink``, ``softshrink``, ``tanhshrink``), the in-place forms
+(``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``),
+``pixel_shuffle``/``pixel_unshuffle``, ``channel_shuffle`` and ``local_response_norm``,
+re-exported by ``tensorcore.nn.functional``."""
 
 from __future__ import annotations
 
@@ -10,14 +12,19 @@ from ..ops import functions as ops
 from ..ops._validate import checked
 
 __all__ = [
+    "channel_shuffle",
     "elu_",
     "glu",
+    "hardshrink",
     "hardtanh_",
     "leaky_relu_",
+    "local_response_norm",
     "pixel_shuffle",
     "pixel_unshuffle",
     "relu_",
     "softmin",
+    "softshrink",
+    "tanhshrink",
     "threshold",
     "threshold_",
 ]
@@ -219,3 +226,109 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     order = [*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3]
     return x.permute(order).reshape(*batch, c * r * r, h // r, w // r)
+
+
+@checked("hardshrink(Tensor input, float lambd=0.5) -> Tensor")
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.hardshrink(tc.tensor([-0.3, 0.7, -2.0]))
+    tensor([ 0.0000,  0.7000, -2.0000])
+    """
+    return ops.where((input > lambd) | (input < -lambd), input, 0.0)
+
+
+@checked("softshrink(Tensor input, float lambd=0.5) -> Tensor")
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.softshrink(tc.tensor([-0.3, 0.7, -2.0]))
+    tensor([ 0.0000,  0.2000, -1.5000])
+    """
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return ops.where(input > lambd, input - lambd, ops.where(input < -lambd, input + lambd, 0.0))
+
+
+@checked("tanhshrink(Tensor input) -> Tensor")
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.tanhshrink(tc.tensor([1.0]))
+    tensor([0.2384])
+    """
+    return input - ops.tanh(input)
+
+
+@checked("channel_shuffle(Tensor input, int groups) -> Tensor")
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups, as ShuffleNet does:
+    ``(N, g * c, *) -> (N, c * g, *)`` through a transpose of the two factors.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.channel_shuffle(tc.arange(4.0).reshape(1, 4, 1, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"sizes {list(input.shape)}"
+        )
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
+    return x.reshape(n, c, *rest)
+
+
+@checked(
+    "local_response_norm(Tensor input, int size, float alpha=0.0001, float beta=0.75, "
+    "float k=1.0) -> Tensor"
+)
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """Divide by ``(k + alpha * mean of x^2 over a window of size channels) ** beta``, the
+    window centred on each channel and zero-padded, as AlexNet's normalization.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([[[[1.0]], [[2.0]]]])
+    >>> tc.nn.functional.local_response_norm(x, 2, alpha=1.0, beta=1.0, k=0.0).flatten()
+    tensor([2.0000, 0.8000])
+    """
+    if input.ndim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    sq = input * input
+    shape = list(sq.shape)
+    before, after = size // 2, (size - 1) // 2
+    pads = []
+    for n in (before, after):
+        shape[1] = n
+        pads.append(ops.zeros(tuple(shape), dtype=sq.dtype, device=sq.device))
+    padded = ops.cat([pads[0], sq, pads[1]], 1)
+    window_mean = padded.unfold(1, size, 1).mean(-1)
+    return input / (window_mean * alpha + k).pow(beta)

@@ -21,14 +21,19 @@ from ..ops._validate import checked
 from ..plugins import manager
 from . import _embedding_bag as _bags
 from ._activations import (
+    channel_shuffle,
     elu_,
     glu,
+    hardshrink,
     hardtanh_,
     leaky_relu_,
+    local_response_norm,
     pixel_shuffle,
     pixel_unshuffle,
     relu_,
     softmin,
+    softshrink,
+    tanhshrink,
     threshold,
     threshold_,
 )
@@ -100,6 +105,8 @@ __all__ = [
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "celu",
+    "channel_shuffle",
     "conv1d",
     "conv2d",
     "conv3d",
@@ -123,6 +130,7 @@ __all__ = [
     "glu",
     "grid_sample",
     "group_norm",
+    "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
@@ -137,6 +145,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "local_response_norm",
     "log_softmax",
     "logsigmoid",
     "lp_pool1d",
@@ -174,8 +183,10 @@ __all__ = [
     "softmax",
     "softmin",
     "softplus",
+    "softshrink",
     "softsign",
     "tanh",
+    "tanhshrink",
     "threshold",
     "threshold_",
     "triplet_margin_loss",
@@ -251,6 +262,24 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     x = _source(input, inplace)
     out = ops.where(x > 0, x, x.clamp(max=0).expm1() * alpha)
+    return input.copy_(out) if inplace else out
+
+
+@checked("celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)`` (continuously
+    differentiable ELU).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.celu(tc.tensor([-1.0, 2.0]), alpha=0.5)
+    tensor([-0.4323,  2.0000])
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    x = _source(input, inplace)
+    out = ops.where(x > 0, x, (x.clamp(max=0) / alpha).expm1() * alpha)
     return input.copy_(out) if inplace else out
 
 

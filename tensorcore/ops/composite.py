@@ -31,7 +31,7 @@ __all__ = ["COMPOSITES"]
 COMPOSITES: dict[str, Callable[..., Any]] = {}
 
 
-_INPLACE_ONLY = frozenset({"zero_", "bernoulli_"})
+_INPLACE_ONLY = frozenset({"zero_", "bernoulli_", "fill_diagonal_"})
 
 
 def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -351,6 +351,25 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 @_composite
 def zero_(self: Tensor) -> Tensor:
     return self.fill_(0)
+
+
+@_composite
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    # PyTorch's: the diagonal as one strided view (the sum of the strides), and for a tall
+    # matrix with wrap, a second view starting ncols + 1 rows down.
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self._shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    height, width = self._shape[0], self._shape[1]
+    size = builtins.min(height, width)
+    step = builtins.sum(self._stride)
+    self.as_strided((size,), (step,), self._offset).fill_(fill_value)
+    if wrap and self.ndim == 2 and height > width + 1:
+        wrap_size = (self.numel() + width) // (width + 1) - size
+        offset = self._offset + self._stride[0] * (width + 1)
+        self.as_strided((wrap_size,), (step,), offset).fill_(fill_value)
+    return self
 
 
 # ------------------------------------------------------------------ factories

@@ -2029,6 +2029,15 @@ def _zero(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3),)), S((m.uniform(3, 2, t=True),), desc="transposed")]
 
 
+@_samples("fill_diagonal_")
+def _fill_diagonal(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), 1.5), desc="wide"),
+        S((m.uniform(7, 3, t=True), 0.5), {"wrap": True}, desc="tall, transposed, wrap"),
+        S((m.uniform(3, 3), 2), desc="square"),
+    ]
+
+
 @_samples("item")
 def _item(m: _Maker) -> list[Sample]:
     return [S((m.uniform(),)), S((m.uniform(1, 1),), desc="one element")]

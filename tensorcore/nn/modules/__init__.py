@@ -1,10 +1,12 @@
 """The layers of ``tensorcore.nn``."""
 
 from .activation import (
+    CELU,
     ELU,
     GELU,
     GLU,
     SELU,
+    Hardshrink,
     Hardsigmoid,
     Hardswish,
     Hardtanh,
@@ -17,17 +19,20 @@ from .activation import (
     Sigmoid,
     SiLU,
     Softmax,
+    Softmax2d,
     Softmin,
     Softplus,
+    Softshrink,
     Softsign,
     Tanh,
+    Tanhshrink,
     Threshold,
 )
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
-from .fold import Fold, PixelShuffle, PixelUnshuffle, Unfold
+from .fold import ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold
 from .lazy import (
     LazyBatchNorm1d,
     LazyBatchNorm2d,
@@ -75,6 +80,8 @@ from .misc import (
     ReplicationPad1d,
     ReplicationPad2d,
     Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
     ZeroPad2d,
 )
 from .module import Module
@@ -87,6 +94,7 @@ from .normalization import (
     InstanceNorm2d,
     InstanceNorm3d,
     LayerNorm,
+    LocalResponseNorm,
     RMSNorm,
 )
 from .pooling import (
@@ -119,6 +127,7 @@ from .transformer import (
 )
 
 __all__ = [
+    "CELU",
     "ELU",
     "GELU",
     "GLU",
@@ -141,6 +150,7 @@ __all__ = [
     "BatchNorm2d",
     "BatchNorm3d",
     "Bilinear",
+    "ChannelShuffle",
     "ConstantPad1d",
     "ConstantPad2d",
     "Conv1d",
@@ -163,6 +173,7 @@ __all__ = [
     "GRUCell",
     "GaussianNLLLoss",
     "GroupNorm",
+    "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
@@ -191,6 +202,7 @@ __all__ = [
     "LazyLinear",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
@@ -229,10 +241,13 @@ __all__ = [
     "SmoothL1Loss",
     "SoftMarginLoss",
     "Softmax",
+    "Softmax2d",
     "Softmin",
     "Softplus",
+    "Softshrink",
     "Softsign",
     "Tanh",
+    "Tanhshrink",
     "Threshold",
     "Transformer",
     "TransformerDecoder",
@@ -244,5 +259,7 @@ __all__ = [
     "Unflatten",
     "Unfold",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "ZeroPad2d",
 ]

@@ -9,10 +9,12 @@ from .. import functional as F
 from .module import Module
 
 __all__ = [
+    "CELU",
     "ELU",
     "GELU",
     "GLU",
     "SELU",
+    "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
@@ -25,10 +27,13 @@ __all__ = [
     "SiLU",
     "Sigmoid",
     "Softmax",
+    "Softmax2d",
     "Softmin",
     "Softplus",
+    "Softshrink",
     "Softsign",
     "Tanh",
+    "Tanhshrink",
     "Threshold",
 ]
 
@@ -314,3 +319,80 @@ class Threshold(Module):
     def extra_repr(self) -> str:
         extra = ", inplace=True" if self.inplace else ""
         return f"threshold={self.threshold}, value={self.value}{extra}"
+
+
+class CELU(Module):
+    """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.CELU(0.5, inplace=True)
+    CELU(alpha=0.5, inplace=True)
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.celu`."""
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, else 0.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.Hardshrink()
+    Hardshrink(0.5)
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.hardshrink`."""
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """``x`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.softshrink`."""
+        return F.softshrink(input, self.lambd)
+
+
+class Tanhshrink(_Plain):
+    """``x - tanh(x)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.tanhshrink`."""
+        return F.tanhshrink(input)
+
+
+class Softmax2d(_Plain):
+    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) inputs.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.Softmax2d()(tc.zeros(1, 2, 1, 1)).flatten()
+    tensor([0.5000, 0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``softmax(input, -3)``."""
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)

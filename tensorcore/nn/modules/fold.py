@@ -9,7 +9,13 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold"]
+__all__ = [
+    "ChannelShuffle",
+    "Fold",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Unfold",
+]
 
 
 class Unfold(Module):
@@ -123,3 +129,25 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Interleave the channels of ``groups`` groups (ShuffleNet).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.ChannelShuffle(2)
+    ChannelShuffle(groups=2)
+    """
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.channel_shuffle`."""
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

@@ -22,6 +22,8 @@ __all__ = [
     "ReplicationPad1d",
     "ReplicationPad2d",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "ZeroPad2d",
 ]
 
@@ -85,6 +87,27 @@ class Upsample(Module):
             else (f"size={self.size}")
         )
         return f"{what}, mode='{self.mode}'"
+
+
+class UpsamplingNearest2d(Upsample):
+    """PyTorch's older name of ``Upsample(mode="nearest")`` for 2-D inputs.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.UpsamplingNearest2d(scale_factor=2)
+    UpsamplingNearest2d(scale_factor=2.0, mode='nearest')
+    """
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """PyTorch's older name of ``Upsample(mode="bilinear", align_corners=True)``."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class _Pad(Module):

@@ -23,6 +23,7 @@ __all__ = [
     "InstanceNorm2d",
     "InstanceNorm3d",
     "LayerNorm",
+    "LocalResponseNorm",
     "RMSNorm",
 ]
 
@@ -359,3 +360,25 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of (N, C, D, H, W) (or unbatched) inputs."""
 
     _dims = (4, 5)
+
+
+class LocalResponseNorm(Module):
+    """Normalization across neighbouring channels (AlexNet).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.LocalResponseNorm(2)
+    LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.local_response_norm`."""
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -62,6 +62,13 @@ _op(
     function=False,
 )
 _op(
+    "fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)",
+    "inplace composite",
+    "Fills the main diagonal of ``self`` (2-D, or all dims of one length) with "
+    "``fill_value``; ``wrap=True`` restarts it every ``ncols + 1`` rows of a tall matrix.",
+    function=False,
+)
+_op(
     "item(Tensor self) -> Scalar",
     "conversion nondifferentiable",
     "The value of a one-element tensor as a Python scalar.",
