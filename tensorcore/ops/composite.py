@@ -24,6 +24,7 @@ from .composite_index import INDEX_COMPOSITES
 from .composite_linalg import LINALG_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
+from .schema import OPS
 from .views import infer_size, view_strides
 
 __all__ = ["COMPOSITES"]
@@ -31,14 +32,12 @@ __all__ = ["COMPOSITES"]
 COMPOSITES: dict[str, Callable[..., Any]] = {}
 
 
-_INPLACE_ONLY = frozenset({"zero_", "bernoulli_", "fill_diagonal_"})
-
-
 def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
-    # In-place-only operators keep their trailing underscore; others drop the one that
-    # avoids a clash with a Python name.
+    # A function is named after its operator, with a trailing underscore where the name would
+    # clash with a Python one (``slice_``) unless the operator's own name ends with one (an
+    # in-place-only operator, ``zero_``): the table says which.
     name = fn.__name__
-    COMPOSITES[name if name in _INPLACE_ONLY else name.rstrip("_")] = fn
+    COMPOSITES[name if name in OPS else name.rstrip("_")] = fn
     return fn
 
 
