@@ -40,8 +40,8 @@ class TorchCPUStream:
         self._next_normal: float | None = None
 
     def u32(self, n: int) -> Any:
-        """``n`` raw 32-bit draws (as uint64)."""
-        return self._mt.random_raw(n).astype(np.uint64)
+        """``n`` raw 32-bit draws (as uint64, a new array the caller may write)."""
+        return self._mt.random_raw(n)
 
     def u64(self, n: int) -> Any:
         """``n`` 64-bit values, each from two draws (the first as the high half)."""
@@ -55,7 +55,15 @@ class TorchCPUStream:
             v = (self.u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
             return v * (hi - lo) + lo
         digits = _DIGITS.get(np.dtype(dtype).name, 24)
-        x = (self.u32(n) & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0**-digits
+        raw = self.u32(n)
+        np.bitwise_and(raw, np.uint64((1 << digits) - 1), out=raw)
+        if lo == 0.0 and hi == 1.0:
+            # ``x * 1 + 0`` is x, and a 24-bit integer times 2**-24 is exact in float32.
+            x = raw.astype(np.float32)
+            x *= np.float32(2.0**-digits)
+            return x
+        x = raw.astype(np.float64)
+        x *= 2.0**-digits
         width = float(np.float32(np.float32(hi) - np.float32(lo)))
         # In float64 and rounded once to float32: the fused multiply-add's result.
         return (x * width + float(np.float32(lo))).astype(np.float32)
@@ -65,13 +73,13 @@ class TorchCPUStream:
         if n >= 16 and contiguous:
             # In the dtype's precision (float32 for the 16-bit floats), as PyTorch computes.
             work = np.float64 if dtype == np.float64 else np.float32
-            d = self.uniform(n, dtype).astype(work)
+            d = self.uniform(n, dtype).astype(work, copy=False)
             blocks = n // 16
             body = d[: blocks * 16].reshape(blocks, 16)
             _box_muller_16(body, mean, std)
             out = body.reshape(-1)
             if n % 16:
-                tail = self.uniform(16, dtype).astype(work).reshape(1, 16)
+                tail = self.uniform(16, dtype).astype(work, copy=False).reshape(1, 16)
                 _box_muller_16(tail, mean, std)
                 out = np.concatenate([out[: n - 16], tail.reshape(-1)])
             return out
@@ -120,9 +128,17 @@ class TorchCPUStream:
 def _box_muller_16(blocks: Any, mean: float, std: float) -> None:
     """PyTorch's ``normal_fill_16`` on each row of ``blocks`` (rows of 16 uniforms)."""
     t = blocks.dtype.type
-    u1 = t(1) - blocks[:, :8]
-    u2 = blocks[:, 8:].copy()
-    radius = np.sqrt(t(-2) * np.log(u1))
-    theta = t(2.0 * math.pi) * u2
-    blocks[:, :8] = radius * np.cos(theta) * t(std) + t(mean)
-    blocks[:, 8:] = radius * np.sin(theta) * t(std) + t(mean)
+    # radius * cos(theta) * std + mean and the same with sin, in PyTorch's order of
+    # operations, in place on three temporaries.
+    radius = np.subtract(t(1), blocks[:, :8])
+    np.log(radius, out=radius)
+    radius *= t(-2)
+    np.sqrt(radius, out=radius)
+    theta = np.multiply(blocks[:, 8:], t(2.0 * math.pi))
+    first = np.cos(theta)
+    np.sin(theta, out=theta)
+    for part, half in ((first, blocks[:, :8]), (theta, blocks[:, 8:])):
+        part *= radius
+        part *= t(std)
+        part += t(mean)
+        half[...] = part
