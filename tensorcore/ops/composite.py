@@ -323,7 +323,12 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
                 f"stack expects each tensor to be equal size, but got {list(first._shape)} at "
                 f"entry 0 and {list(t._shape)} at entry {i}"
             )
-    d = _wrap_dim(dim, first.ndim + 1)
+    shape = first._shape
+    d = _wrap_dim(dim, len(shape) + 1)
+    if d < len(shape) and first._layout is strided:
+        # Concatenated along d, the tensors lie one after the other there: splitting that dim
+        # into (len(tensors), size) is the stack, without a view of each tensor.
+        return ops.cat(tensors, d).view(shape[:d] + (len(tensors),) + shape[d:])
     return ops.cat([t.unsqueeze(d) for t in tensors], d)
 
 

@@ -441,34 +441,41 @@ def meta_outer(self: Tensor, vec2: Tensor) -> Any:
 def meta_cat(tensors: Any, dim: int = 0) -> Any:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors")
-    ts = [_need_tensor("cat", "tensors", t) for t in tensors]
-    if not ts:
+    if not tensors:
         raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    ts = list(tensors)  # (a copy: autograd saves it, the caller may append to theirs)
+    legacy = False
     for i, t in enumerate(ts):
-        if not t._shape:
+        if not isinstance(t, Tensor):
+            _need_tensor("cat", "tensors", t)
+        s = t._shape
+        if not s:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if s == (0,):
+            legacy = True
     # PyTorch skips legacy empty 1-D tensors of shape (0,).
-    full = [t for t in ts if t._shape != (0,)] or ts[:1]
-    ref = full[0]
-    d = _wrap_dim(dim, ref.ndim)
+    full = ([t for t in ts if t._shape != (0,)] or ts[:1]) if legacy else ts
+    ref = full[0]._shape
+    n = len(ref)
+    d = _wrap_dim(dim, n)
     res = ts[0]._dtype
     for t in ts[1:]:
-        res = dt.promote_types(res, t._dtype)
+        if t._dtype is not res:
+            res = dt.promote_types(res, t._dtype)
+    before, after = ref[:d], ref[d + 1 :]
     total = 0
     for i, t in enumerate(full):
-        if t.ndim != ref.ndim:
+        s = t._shape
+        if len(s) != n:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {n} and {len(s)}")
+        if s[:d] != before or s[d + 1 :] != after:
+            k = next(k for k in range(n) if k != d and s[k] != ref[k])
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+                f"Sizes of tensors must match except in dimension {d}. Expected size "
+                f"{ref[k]} but got size {s[k]} for tensor number {i} in the list."
             )
-        for k in range(ref.ndim):
-            if k != d and t._shape[k] != ref._shape[k]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list."
-                )
-        total += t._shape[d]
-    shape = ref._shape[:d] + (total,) + ref._shape[d + 1 :]
-    return (full, d), (shape, res)
+        total += s[d]
+    return (full, d), (before + (total,) + after, res)
 
 
 def meta_flip(self: Tensor, dims: Any) -> Any:

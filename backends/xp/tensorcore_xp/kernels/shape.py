@@ -99,14 +99,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     )
 
     def cat(out: Any, tensors: Any, dim: int) -> None:
-        for i, t in enumerate(tensors):
-            if t.ndim == 0:
+        o = array_of(out)
+        arrays = [array_of(t) for t in tensors]
+        same = True
+        for i, a in enumerate(arrays):
+            if a.ndim == 0:
                 raise RuntimeError(
                     f"zero-dimensional tensor (at position {i}) cannot be concatenated"
                 )
-        o = array_of(out)
-        arrays = [array_of(t) for t in tensors]
-        if o.dtype.kind != "c" and any(a.dtype.kind == "c" for a in arrays):
+            if a.dtype != o.dtype:
+                same = False
+        if same:  # (nothing to cast: nothing to warn about)
+            xp.concatenate(arrays, axis=dim, out=o)
+            return
+        if o.dtype.kind != "c":
             arrays = [a.real if a.dtype.kind == "c" else a for a in arrays]
         with quiet(all="ignore"):
             xp.concatenate(arrays, axis=dim, out=o, casting="unsafe")
