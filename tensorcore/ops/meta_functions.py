@@ -25,22 +25,23 @@ from ._validate import check_shape
 __all__ = ["broadcast", "check_alpha", "normalize_dims"]
 
 
-# (shape, shape) -> the shape they broadcast to: binary operators on the same pair of shapes
-# repeat (a training step's bias adds, a chain's backward), and a hit costs a tenth of the loop.
-_BROADCAST2: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+# shapes -> the shape they broadcast to: operators meet the same shapes again and again (a
+# training step's bias adds, a chain's backward, ``where``), and a hit costs a tenth of the loop.
+_BROADCASTS: dict[tuple[tuple[int, ...], ...], tuple[int, ...]] = {}
 
 
 def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape ``shapes`` (tuples of ints) broadcast to; a ``RuntimeError`` naming the clash."""
-    if len(shapes) == 2:
-        hit = _BROADCAST2.get(shapes)
-        if hit is None:
-            hit = _broadcast(shapes)
-            if len(_BROADCAST2) >= 4096:
-                _BROADCAST2.clear()
-            _BROADCAST2[shapes] = hit
-        return hit
-    return _broadcast(shapes)
+    try:
+        hit = _BROADCASTS.get(shapes)
+    except TypeError:  # (a list among them: not kept)
+        return _broadcast(shapes)
+    if hit is None:
+        hit = _broadcast(shapes)
+        if len(_BROADCASTS) >= 4096:
+            _BROADCASTS.clear()
+        _BROADCASTS[shapes] = hit
+    return hit
 
 
 def _broadcast(shapes: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
