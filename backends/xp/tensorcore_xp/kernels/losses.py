@@ -19,8 +19,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     enter, leave = quiet_tokens(xp)
 
     def targets(t: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
-        """``(keep, safe)``: which targets count, and the targets with the ignored ones
-        replaced by class 0 (a valid index); an out-of-range target that counts raises."""
+        """``(keep, safe)``: which targets count (None: all of them), and the targets with
+        the ignored ones replaced by class 0 (a valid index); an out-of-range target that
+        counts raises."""
+        if t.size:
+            # The common case in two reductions: every target a class, none ignored.
+            lo, hi = int(t.min()), int(t.max())
+            if lo >= 0 and hi < classes and not lo <= ignore_index <= hi:
+                return None, t
         keep = t != ignore_index
         if t.size:
             bad = keep & ((t < 0) | (t >= classes))
@@ -30,7 +36,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def sample_weights(weight: Any, keep: Any, safe: Any, dtype: Any) -> Any:
         """Each sample's weight: its class's (1 without ``weight``), 0 where ignored."""
-        w = keep.astype(dtype)
+        w = xp.ones(safe.shape, dtype) if keep is None else keep.astype(dtype)
         if weight is not None:
             w *= array_of(weight).astype(dtype, copy=False)[safe]
         return w
@@ -41,7 +47,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x, t, o = array_of(self), array_of(target), array_of(out)
         keep, safe = targets(t, x.shape[1], ignore_index)
         picked = x[xp.arange(x.shape[0]), safe]
-        plain = weight is None and bool(keep.all())
+        plain = weight is None and (keep is None or bool(keep.all()))
         wide = acc_dtype(xp, o.dtype)
         if reduction == "none":
             if plain:
@@ -52,7 +58,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         tok = enter()
         try:
             if plain:
-                total = picked.sum(dtype=wide) if reduction == "sum" else picked.mean(dtype=wide)
+                total = picked.sum(dtype=wide)
+                if reduction == "mean":  # (what ``mean`` computes, without its wrapper)
+                    total = total / picked.size  # an empty batch: 0 / 0 = nan, as PyTorch
             else:
                 w = sample_weights(weight, keep, safe, wide)
                 total = (picked.astype(wide, copy=False) * w).sum()
