@@ -70,7 +70,15 @@ from .dtypes import (
     set_default_dtype,
     uint8,
 )
-from .layouts import contiguous_format, layout, memory_format, preserve_format, strided
+from .layouts import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
 from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
 from .ops.frontends import broadcast_shapes
@@ -198,6 +206,8 @@ __all__ = sorted(
         "set_printoptions",
         "set_rng_state",
         "strided",
+        "channels_last",
+        "channels_last_3d",
         "contiguous_format",
         "cpu",
         "cuda",

@@ -11,12 +11,28 @@ PyTorch's ``memory_format=torch.preserve_format`` (their default) does:
   with TensorIterator's stable insertion sort, a stride-0 dim staying where it is, so a
   broadcast input comes out row-major.
 
+``channels_last`` (4-D, NHWC) and ``channels_last_3d`` (5-D, NDHWC) name a dim order
+(``memory_format.order``, innermost first): :func:`format_strides` gives its strides and
+:func:`is_contiguous_in` tests a tensor's, with PyTorch's formulas (``MemoryFormat.h``,
+``compute_channels_last_contiguous_2d``), size-0 and size-1 dims included;
+:func:`suggest_memory_format` reads the format a tensor's strides resemble, which decides
+whether ``Tensor.to(memory_format=...)`` returns the tensor itself.
+
 Pure arithmetic on sizes and strides, shared by every strided device.
 """
 
 from __future__ import annotations
 
-__all__ = ["infer_dense_strides", "is_non_overlapping_and_dense", "preserve_format_strides"]
+from .layouts import channels_last, channels_last_3d, contiguous_format, memory_format
+
+__all__ = [
+    "format_strides",
+    "infer_dense_strides",
+    "is_contiguous_in",
+    "is_non_overlapping_and_dense",
+    "preserve_format_strides",
+    "suggest_memory_format",
+]
 
 
 def is_non_overlapping_and_dense(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -101,3 +117,94 @@ def preserve_format_strides(sizes: tuple[int, ...], strides: tuple[int, ...]) ->
     if is_non_overlapping_and_dense(sizes, strides):
         return strides
     return infer_dense_strides(sizes, strides)
+
+
+def format_strides(fmt: memory_format, sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of a new tensor of ``sizes`` laid out in the channels-last format ``fmt``;
+    a ``RuntimeError`` (PyTorch's) for a tensor of another rank.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore._memory_format import format_strides
+    >>> format_strides(tc.channels_last, (2, 3, 4, 5))
+    (60, 1, 15, 3)
+    >>> format_strides(tc.channels_last_3d, (2, 3, 4, 5, 6))
+    (360, 1, 90, 18, 3)
+    >>> format_strides(tc.channels_last, (2, 3, 4))
+    Traceback (most recent call last):
+        ...
+    RuntimeError: required rank 4 tensor to use channels_last format
+    """
+    order = fmt.order
+    assert order is not None, fmt
+    if len(sizes) != len(order):
+        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt.name} format")
+    out = [0] * len(sizes)
+    step = 1
+    for d in order:  # (PyTorch multiplies by the sizes as they are, 0 included)
+        out[d] = step
+        step *= sizes[d]
+    return tuple(out)
+
+
+def is_contiguous_in(fmt: memory_format, sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether ``strides`` lay ``sizes`` out densely in the channels-last format ``fmt``
+    (dims of size 1 may have any stride); False for a tensor of another rank.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore._memory_format import is_contiguous_in
+    >>> is_contiguous_in(tc.channels_last, (2, 3, 4, 5), (60, 1, 15, 3))
+    True
+    >>> is_contiguous_in(tc.channels_last, (2, 3, 4, 5), (60, 20, 5, 1))
+    False
+    """
+    order = fmt.order
+    assert order is not None, fmt
+    if len(sizes) != len(order):
+        return False
+    expected = 1
+    for d in order:
+        if sizes[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= sizes[d]
+    return True
+
+
+def _strides_like(order: tuple[int, ...], sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """PyTorch's ``is_channels_last_strides_2d_s4`` (and ``_3d_s5``): strides that grow along
+    ``order``, where the ambiguous cases (a size-1 channel dim, a ``(N, 1, 1, 1)`` tensor)
+    count as row-major."""
+    if len(sizes) != len(order) or strides[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if sizes[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return True
+
+
+def suggest_memory_format(sizes: tuple[int, ...], strides: tuple[int, ...]) -> memory_format:
+    """The memory format a tensor's strides resemble (PyTorch's ``suggest_memory_format``):
+    ``channels_last`` or ``channels_last_3d`` where they are ordered as it, else
+    ``contiguous_format``.
+
+    Examples
+    --------
+    >>> from tensorcore._memory_format import suggest_memory_format
+    >>> suggest_memory_format((2, 3, 4, 5), (60, 1, 15, 3))
+    tensorcore.channels_last
+    >>> suggest_memory_format((4, 1, 3, 3), (9, 9, 3, 1))
+    tensorcore.contiguous_format
+    """
+    if len(sizes) == 4 and _strides_like(channels_last.order or (), sizes, strides):
+        return channels_last
+    if len(sizes) == 5 and _strides_like(channels_last_3d.order or (), sizes, strides):
+        return channels_last_3d
+    return contiguous_format

@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from ._format import format_tensor
+from ._memory_format import is_contiguous_in
 from ._operator_methods import OperatorMethods
-from .layouts import layout, strided
+from .layouts import contiguous_format, layout, memory_format, strided
+
+_memory_format_cls = memory_format
 
 if TYPE_CHECKING:
     from ._storage import Storage, VersionCounter
@@ -250,15 +253,33 @@ class Tensor(OperatorMethods):
         """Bytes the elements take (``numel() * element_size()``)."""
         return self.numel() * self._dtype.itemsize
 
-    def is_contiguous(self) -> bool:
-        """Whether the elements are laid out row-major without gaps (size-1 dims ignored)."""
+    def is_contiguous(self, *, memory_format: memory_format = contiguous_format) -> bool:
+        """Whether the elements are laid out row-major without gaps (size-1 dims ignored), or
+        in the order ``memory_format`` names (``tensorcore.channels_last``: NHWC; False for a
+        tensor of another rank).
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> x = tc.zeros(2, 3, 4, 5)
+        >>> x.is_contiguous(), x.is_contiguous(memory_format=tc.channels_last)
+        (True, False)
+        """
+        if memory_format is not contiguous_format:
+            if memory_format.__class__ is not _memory_format_cls:
+                raise TypeError(
+                    "is_contiguous(): argument 'memory_format' must be tensorcore.memory_format,"
+                    f" not {type(memory_format).__name__}"
+                )
+            if memory_format.order is not None:
+                return is_contiguous_in(memory_format, self._shape, self._stride)
         expected = 1
         for size, st in zip(reversed(self._shape), reversed(self._stride), strict=True):
             if size == 0:
                 return True
             if size != 1:
                 if st != expected:
-                    return False
+                    return 0 in self._shape  # (an empty tensor is contiguous, as in PyTorch)
                 expected *= size
         return True
 

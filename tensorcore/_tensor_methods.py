@@ -8,9 +8,11 @@ from typing import Any
 from . import _comparison, _pinned
 from . import dtypes as dt
 from ._inplace_views import INPLACE_VIEWS
+from ._memory_format import format_strides, suggest_memory_format
 from ._storage import VersionCounter
-from ._tensor import _TORCH_NAMES, Tensor, make_tensor, torch_name
+from ._tensor import _TORCH_NAMES, Tensor, contiguous_strides, make_tensor, torch_name
 from .devices import device as _device
+from .layouts import memory_format, preserve_format
 from .ops import functions as ops
 from .ops._transfer import to_device_copy
 from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
@@ -34,10 +36,12 @@ def native(self: Tensor) -> Any:
 
 
 # ------------------------------------------------------------------ conversion
-def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool, bool]:
+def _parse_to(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, bool, bool, memory_format | None]:
     """PyTorch's three forms: ``to(dtype, non_blocking, copy)``, ``to(device, dtype,
-    non_blocking, copy)`` and ``to(other, non_blocking, copy)``; anything else is a
-    ``TypeError`` naming what was passed."""
+    non_blocking, copy)`` and ``to(other, non_blocking, copy)``, each with the keyword
+    ``memory_format``; anything else is a ``TypeError`` naming what was passed."""
     unknown = set(kwargs) - {"device", "dtype", "non_blocking", "copy", "memory_format"}
     if unknown:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(unknown)}")
@@ -72,14 +76,20 @@ def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, 
     if isinstance(dev, int) and not isinstance(dev, bool):
         dev = f"cuda:{dev}"  # PyTorch: an int is an accelerator index
     dev = v_device("to", "device", dev, True)
-    return dev, dtype, non_blocking, copy
+    fmt = kwargs.get("memory_format")
+    if fmt is not None and fmt.__class__ is not memory_format:
+        raise TypeError(
+            f"to(): argument 'memory_format' must be tensorcore.memory_format, not {type_name(fmt)}"
+        )
+    return dev, dtype, non_blocking, copy, fmt
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Convert to another dtype and/or device; returns ``self`` when nothing changes.
 
     Accepts ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)`` and the
-    keywords ``dtype``, ``device``, ``non_blocking`` and ``copy``.
+    keywords ``dtype``, ``device``, ``non_blocking``, ``copy`` and ``memory_format`` (the
+    result's layout, ``tensorcore.channels_last`` for NHWC; ``self`` when already in it).
 
     Examples
     --------
@@ -87,16 +97,36 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     >>> x = tc.ones(2)
     >>> x.to(tc.float32) is x, x.to(tc.int64).dtype
     (True, tensorcore.int64)
+    >>> y = tc.ones(2, 3, 4, 5).to(memory_format=tc.channels_last)
+    >>> y.stride(), y.to(memory_format=tc.channels_last) is y
+    ((60, 1, 15, 3), True)
     """
     if not kwargs and len(args) == 1 and args[0].__class__ is dt.dtype:
-        dev, dtype, non_blocking, copy = None, args[0], False, False  # x.to(dtype)
+        dev, dtype, non_blocking, copy, fmt = None, args[0], False, False, None  # x.to(dtype)
     else:
-        dev, dtype, non_blocking, copy = _parse_to(args, kwargs)
+        dev, dtype, non_blocking, copy, fmt = _parse_to(args, kwargs)
     try:
-        return _to(self, dev, dtype, non_blocking, copy)
+        out = _to(self, dev, dtype, non_blocking, copy)
+        if fmt is None or fmt is preserve_format:
+            return out
+        return _to_format(self, out, fmt)
     except STANDARD as exc:
         name_error(exc, "to")
         raise
+
+
+def _to_format(self: Tensor, out: Tensor, fmt: memory_format) -> Tensor:
+    """``out`` (``self`` converted) in the memory format ``fmt``: ``self`` itself where its
+    strides already suggest ``fmt`` (PyTorch's ``to_will_alias``), else a tensor with the
+    strides of ``fmt``."""
+    shape = self._shape
+    want = contiguous_strides(shape) if fmt.order is None else format_strides(fmt, shape)
+    if out is self:
+        if suggest_memory_format(shape, self._stride) is fmt:
+            return self
+    elif out._stride == want:
+        return out
+    return out.clone(memory_format=fmt)
 
 
 def _to(self: Tensor, dev: Any, dtype: Any, non_blocking: bool, copy: bool) -> Tensor:

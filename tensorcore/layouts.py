@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 __all__ = [
+    "channels_last",
+    "channels_last_3d",
     "contiguous_format",
     "get_layout",
     "layout",
@@ -77,8 +79,10 @@ def registered_layouts() -> tuple[layout, ...]:
 class memory_format:
     """The order of a strided tensor's dims in memory that a copy should produce.
 
-    ``preserve_format`` (the default of ``clone``) keeps the order of the input's strides;
-    ``contiguous_format`` asks for row-major strides.
+    ``preserve_format`` (the default of ``clone`` and the ``*_like`` factories) keeps the order
+    of the input's strides; ``contiguous_format`` asks for row-major strides;
+    ``channels_last`` lays a 4-D ``(N, C, H, W)`` tensor out as NHWC (channels innermost) and
+    ``channels_last_3d`` a 5-D ``(N, C, D, H, W)`` one as NDHWC, as PyTorch's do.
 
     Examples
     --------
@@ -86,12 +90,17 @@ class memory_format:
     >>> x = tc.zeros(2, 3).t()
     >>> x.clone().stride(), x.clone(memory_format=tc.contiguous_format).stride()
     ((1, 3), (2, 1))
+    >>> tc.zeros(2, 3, 4, 5).contiguous(memory_format=tc.channels_last).stride()
+    (60, 1, 15, 3)
     """
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "order")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, order: tuple[int, ...] | None = None) -> None:
         self.name = name
+        #: For a channels-last format, the dims from innermost (stride 1) to outermost; its
+        #: length is the rank the format requires.
+        self.order = order
 
     def __repr__(self) -> str:
         return f"tensorcore.{self.name}"
@@ -102,3 +111,5 @@ class memory_format:
 
 preserve_format = memory_format("preserve_format")
 contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last", (1, 3, 2, 0))
+channels_last_3d = memory_format("channels_last_3d", (1, 4, 3, 2, 0))

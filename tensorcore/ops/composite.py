@@ -11,10 +11,11 @@ from typing import Any
 
 from .. import dtypes as dt
 from .. import return_types
-from .._memory_format import preserve_format_strides
+from .._memory_format import format_strides, preserve_format_strides
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import get_op
 from ..layouts import contiguous_format, preserve_format, strided
+from ..layouts import memory_format as _memory_format_cls
 from ..plugins import hookimpl
 from . import functions as ops
 from ._call import call
@@ -341,10 +342,16 @@ def tile(self: Tensor, dims: Any) -> Tensor:
 
 
 @_composite
-def contiguous(self: Tensor) -> Tensor:
-    if self.is_contiguous():
+def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    if memory_format is None:
+        memory_format = contiguous_format
+    if self.is_contiguous(memory_format=memory_format):
         return self
-    return self.clone(memory_format=contiguous_format)
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if memory_format.order is not None:
+        format_strides(memory_format, self._shape)  # (the rank error, as contiguous's own)
+    return self.clone(memory_format=memory_format)
 
 
 @_composite
@@ -532,15 +539,18 @@ def _like_empty(
     memory order, PyTorch's ``preserve_format``); None where a row-major factory makes it."""
     if memory_format is contiguous_format:
         return None
-    if memory_format is not None and memory_format is not preserve_format:
-        raise TypeError(
-            f"{name}(): argument 'memory_format' must be tensorcore.memory_format, not "
-            f"{type(memory_format).__name__}"
-        )
     shape, st = self._shape, self._stride
-    if self._layout is not strided or st == contiguous_strides(shape):
+    if memory_format is not None and memory_format is not preserve_format:
+        if memory_format.__class__ is not _memory_format_cls:
+            raise TypeError(
+                f"{name}(): argument 'memory_format' must be tensorcore.memory_format, not "
+                f"{type(memory_format).__name__}"
+            )
+        st = format_strides(memory_format, shape)
+    elif self._layout is not strided or st == contiguous_strides(shape):
         return None
-    st = preserve_format_strides(shape, st)
+    else:
+        st = preserve_format_strides(shape, st)
     if st == contiguous_strides(shape):
         return None
     n = 1

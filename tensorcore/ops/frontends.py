@@ -736,7 +736,8 @@ def factory(
     """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
-    args, (shape, dtype) = op.meta_function(*args)  # type: ignore[misc]
+    args, spec = op.meta_function(*args)  # type: ignore[misc]
+    shape, dtype = spec[0], spec[1]
     check_shape(op.name, shape)
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"{op.name}(): dtype must be a tensorcore dtype, got {dtype!r}")
@@ -744,7 +745,11 @@ def factory(
         raise unsupported_dtype(op, dtype)
     if op.decl.values:
         check_values(op, args, dtype)
-    o = _alloc_or_check(op, out, shape, dtype, dev)
+    if len(spec) == 3 and out is None:  # (shape, dtype, strides): a dense memory format
+        flat = empty((math.prod(shape),), dtype, dev)
+        o = make_tensor(flat._storage, shape, spec[2], 0, dtype, dev)
+    else:
+        o = _alloc_or_check(op, out, shape, dtype, dev)
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)

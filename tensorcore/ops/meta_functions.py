@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import dtypes as dt
-from .._tensor import Tensor, _wrap_dim, torch_name
+from .._memory_format import format_strides
+from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
 from ._validate import check_shape
 
@@ -607,15 +608,33 @@ def meta_clone(self: Tensor, memory_format: Any = None) -> Any:
     if memory_format is contiguous_format:
         return (self,), (self._shape, self._dtype)
     if memory_format is not None and memory_format is not preserve_format:
-        raise RuntimeError(f"clone(): unsupported memory format {memory_format!r}")
+        # A channels-last format: ``like`` is a template over no storage that carries the
+        # format's strides, which are dense, so the allocation keeps them as they are.
+        st = format_strides(memory_format, self._shape)
+        like = make_tensor(None, self._shape, st, 0, self._dtype, self._device)
+        return (self,), (self._shape, self._dtype, like)
     # (shape, dtype, like): the output follows ``self``'s memory order.
     return (self,), (self._shape, self._dtype, self)
+
+
+def meta_empty(
+    size: Sequence[int], dtype: dt.dtype | None, device: Any, requires_grad: Any, fmt: Any = None
+) -> Any:
+    shape = _check_size("empty", size)
+    spec: tuple[Any, ...] = (shape, dtype or dt.get_default_dtype())
+    if fmt is not None and fmt is not contiguous_format:
+        if fmt is preserve_format:
+            raise RuntimeError("unsupported memory format Preserve")  # (PyTorch's words)
+        spec += (format_strides(fmt, shape),)  # (shape, dtype, strides): see ``factory``
+    return (size, dtype, device, requires_grad), spec
 
 
 def meta_to_dtype(self: Tensor, dtype: dt.dtype) -> Any:
     if not isinstance(dtype, dt.dtype):
         raise TypeError(f"to(): expected a tensorcore dtype, got {dtype!r}")
-    return (self, dtype), (self._shape, dtype)
+    # (shape, dtype, like): the copy keeps ``self``'s memory order (a channels-last batch
+    # stays channels-last), as PyTorch's ``to`` does by default (``preserve_format``).
+    return (self, dtype), (self._shape, dtype, self)
 
 
 # ------------------------------------------------------------------ factories
@@ -628,10 +647,6 @@ def _check_size(name: str, size: Any) -> tuple[int, ...]:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     check_shape(name, size)
     return size
-
-
-def meta_empty(size: Sequence[int], dtype: dt.dtype | None, *rest: Any) -> Any:
-    return (size, dtype, *rest), (_check_size("empty", size), dtype or dt.get_default_dtype())
 
 
 def meta_full(size: Sequence[int], fill_value: Any, dtype: dt.dtype | None, *rest: Any) -> Any:

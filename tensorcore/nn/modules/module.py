@@ -466,10 +466,22 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast parameters and buffers, in place: ``to(device)``, ``to(dtype)``,
-        ``to(device, dtype)``, ``to(tensor)`` or keywords ``device=``, ``dtype=``.
+        ``to(device, dtype)``, ``to(tensor)`` or keywords ``device=``, ``dtype=``,
+        ``memory_format=``.
 
         A dtype applies to floating (and complex) parameters and buffers only; integer
-        buffers keep theirs, as in PyTorch. Parameters stay the same objects."""
+        buffers keep theirs, as in PyTorch. ``memory_format`` (``tensorcore.channels_last``)
+        lays out the 4-D and 5-D ones (a 5-D one in ``channels_last`` is an error, as in
+        PyTorch). Parameters stay the same objects.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> conv = tc.nn.Conv2d(3, 4, 3).to(memory_format=tc.channels_last)
+        >>> conv.weight.stride(), conv.bias.stride()
+        ((27, 1, 9, 3), (1,))
+        """
+        fmt = kwargs.pop("memory_format", None)
         device, dtype = _parse_to(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
@@ -478,12 +490,14 @@ class Module:
             )
 
         def convert(t: Tensor) -> Tensor:
+            # (PyTorch converts the layout of the 4-D and 5-D tensors only: conv weights)
+            f = {"memory_format": fmt} if fmt is not None and t.dim() in (4, 5) else {}
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 d = dtype
                 if t.is_complex() and not dtype.is_complex:
                     d = t.dtype
-                return t.to(device=device, dtype=d)
-            return t.to(device=device) if device is not None else t
+                return t.to(device=device, dtype=d, **f)
+            return t.to(device=device, **f) if device is not None or f else t
 
         return self._apply(convert)
 

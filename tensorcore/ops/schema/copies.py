@@ -10,14 +10,15 @@ _op(
     "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
     "conversion",
     "A copy with its own storage, its strides in the order of ``self``'s "
-    "(``memory_format=tensorcore.contiguous_format`` for row-major).",
+    "(``memory_format=tensorcore.contiguous_format`` for row-major, ``channels_last`` for NHWC).",
     frontend="structured",
     meta_function=M.meta_clone,
 )
 _op(
-    "contiguous(Tensor self) -> Tensor",
+    "contiguous(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
     "conversion composite",
-    "``self`` when already contiguous, else a contiguous copy.",
+    "``self`` when already contiguous in ``memory_format`` (None is ``contiguous_format``, "
+    "row-major; ``channels_last`` for NHWC), else a copy that is.",
 )
 _op(
     "to_dtype(Tensor self, ScalarType dtype) -> Tensor",
@@ -85,9 +86,10 @@ _op(
 _F = "factory nondifferentiable"
 _FK = {"frontend": "factory", "method": False}
 _op(
-    "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
+    "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False, "
+    "MemoryFormat? memory_format=None) -> Tensor",
     _F,
-    "An uninitialised tensor.",
+    "An uninitialised tensor (row-major, or in ``memory_format``: ``channels_last`` for NHWC).",
     meta_function=M.meta_empty,
     **_FK,
 )
