@@ -2212,6 +2212,42 @@ def _cdist(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("pdist")
+def _pdist(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(4, 3),)),
+        S((m.distinct(3, 2, t=True),), {"p": 1.0}, desc="p=1, transposed"),
+        S((m.distinct(3, 2),), {"p": 3.0}, desc="p=3"),
+    ]
+
+
+@_samples("cosine_similarity")
+def _cosine_similarity(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(3, 4), m.away(3, 4))),
+        S((m.away(2, 3), m.away(1, 3)), {"dim": -1}, desc="broadcast, dim -1"),
+        S((m.away(4, 2, t=True), m.away(4, 2)), {"dim": 0}, desc="dim 0 of transposed"),
+    ]
+
+
+@_samples("cov")
+def _cov(m: _Maker) -> list[Sample]:
+    fw = m.ints(5, lo=1, hi=4)
+    aw = tc.tensor([0.5, 1.5, 1.0, 2.0, 0.25], dtype=tc.float64, device=m.device)
+    return [
+        S((m.uniform(3, 5),)),
+        S((m.uniform(5),), {"correction": 0}, desc="one variable"),
+        S((m.uniform(2, 5, t=True),), {"fweights": fw}, desc="fweights, transposed"),
+        S((m.uniform(2, 5),), {"fweights": fw, "aweights": aw}, desc="both weights"),
+        S((m.uniform(2, 5),), {"aweights": aw, "correction": 0}, desc="aweights"),
+    ]
+
+
+@_samples("corrcoef")
+def _corrcoef(m: _Maker) -> list[Sample]:
+    return [S((m.distinct(3, 5),)), S((m.distinct(4, 2, t=True),), desc="transposed")]
+
+
 @_samples("masked_select")
 def _masked_select(m: _Maker) -> list[Sample]:
     return [
