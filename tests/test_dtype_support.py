@@ -45,7 +45,8 @@ PYTORCH = {
     "logaddexp2": "f", "nextafter": "f", "copysign": "bif", "xlogy": "bif", "fmax": "bif",
     "fmin": "bif", "heaviside": "bif", "clamp_min": "if", "clamp_max": "if", "addcmul": "ifc",
     "addcdiv": "fc", "baddbmm": "ifc", "addbmm": "ifc", "cdist": "f", "bincount": "i",
-    "pdist": "f", "cov": "ifc", "corrcoef": "ifc",
+    "pdist": "f", "cov": "ifc", "corrcoef": "ifc", "exponential_": "f", "cauchy_": "f",
+    "geometric_": "if", "log_normal_": "f",
 }  # fmt: skip
 # view_as_real, view_as_complex, complex and polar take some dtypes only too, but PyTorch
 # refuses the others with a RuntimeError of its own wording (as these operators' bodies do),

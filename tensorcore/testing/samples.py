@@ -2111,6 +2111,24 @@ def _bernoulli_inplace(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("exponential_", "cauchy_", "log_normal_")
+def _continuous_fill(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4),), {"generator": tc.Generator().manual_seed(2)}, desc="defaults"),
+        S((m.uniform(3, 2, t=True), 0.5), {"generator": tc.Generator().manual_seed(3)},
+          desc="transposed"),
+    ]  # fmt: skip
+
+
+@_samples("geometric_")
+def _geometric_inplace(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), 0.3), {"generator": tc.Generator().manual_seed(2)}),
+        S((m.uniform(3, 2, t=True), 0.9), {"generator": tc.Generator().manual_seed(3)},
+          desc="transposed"),
+    ]  # fmt: skip
+
+
 @_samples("multinomial")
 def _multinomial(m: _Maker) -> list[Sample]:
     w = m.positive(5, lo=0.1, hi=1.0) if m.floating else m.positive(5).to(tc.float32)
