@@ -1511,6 +1511,20 @@ def _scatter_reduce(m: _Maker) -> list[Sample]:
     ]  # fmt: skip
 
 
+@_samples("index_reduce")
+def _index_reduce(m: _Maker) -> list[Sample]:
+    # Rows 0 and 2 receive two slices, row 1 one, row 3 none; distinct values (no ties).
+    ix = m.index([2, 0, 2, 1, 0])
+    return [
+        S((m.away(4, 3), 0, ix, m.away(5, 3), "prod"), desc="prod"),
+        S((m.uniform(4, 3), 0, ix, m.uniform(5, 3), "mean"), {"include_self": False},
+          desc="mean without self"),
+        S((m.distinct(3, 4, t=True), 1, ix, m.distinct(3, 5), "amax"), desc="amax, transposed"),
+        S((m.distinct(4, 3), 0, ix, m.distinct(5, 3), "amin"), {"include_self": False},
+          desc="amin without self"),
+    ]  # fmt: skip
+
+
 @_samples("index_select")
 def _index_select(m: _Maker) -> list[Sample]:
     return [
