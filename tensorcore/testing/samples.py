@@ -1772,6 +1772,21 @@ def _logspace(m: _Maker) -> list[Sample]:
     return [S((0.0, 2.0, 5), _fk(m)), S((1, -1, 3, 2.0), _fk(m), desc="base 2")]
 
 
+@_samples("hann_window", "blackman_window", "bartlett_window")
+def _window(m: _Maker) -> list[Sample]:
+    return [S((8,), _fk(m)), S((5, False), _fk(m), desc="symmetric"), S((1,), _fk(m), desc="1")]
+
+
+@_samples("hamming_window")
+def _hamming_window(m: _Maker) -> list[Sample]:
+    return [S((8,), _fk(m)), S((5, False, 0.5, 0.4), _fk(m), desc="symmetric, alpha, beta")]
+
+
+@_samples("kaiser_window")
+def _kaiser_window(m: _Maker) -> list[Sample]:
+    return [S((8,), _fk(m)), S((5, False, 5.0), _fk(m), desc="symmetric, beta 5")]
+
+
 @_samples("count_nonzero")
 def _count_nonzero(m: _Maker) -> list[Sample]:
     x = m.ints(3, 4, hi=3).to(m.dtype)
