@@ -1787,6 +1787,31 @@ def _kaiser_window(m: _Maker) -> list[Sample]:
     return [S((8,), _fk(m)), S((5, False, 5.0), _fk(m), desc="symmetric, beta 5")]
 
 
+@_samples("stft")
+def _stft(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(20), 8), {"window": m.positive(8), "return_complex": True}),
+        S((m.uniform(2, 16), 8), {"hop_length": 3, "win_length": 6, "window": m.positive(6),
+          "normalized": True, "return_complex": True}, desc="batched, short window"),
+        S((m.uniform(2, 12, t=True), 4), {"window": m.positive(4), "center": False,
+          "onesided": False, "return_complex": True}, desc="not centred, two-sided"),
+        S((m.uniform(10), 4), {"window": m.positive(4), "pad_mode": "constant",
+          "return_complex": True}, desc="zero padding"),
+    ]  # fmt: skip
+
+
+@_samples("istft")
+def _istft(m: _Maker) -> list[Sample]:
+    window = tc.linspace(0.5, 1.5, 8, dtype=tc.float64, device=m.device)
+    return [
+        S((_spectrum(m, 5, 6), 8), {"window": window}),
+        S((_spectrum(m, 2, 5, 6), 8), {"window": window, "hop_length": 3, "normalized": True,
+          "length": 17}, desc="batched, length"),
+        S((_spectrum(m, 8, 4), 8), {"window": window, "center": False, "onesided": False,
+          "return_complex": True}, desc="two-sided, complex"),
+    ]  # fmt: skip
+
+
 @_samples("count_nonzero")
 def _count_nonzero(m: _Maker) -> list[Sample]:
     x = m.ints(3, 4, hi=3).to(m.dtype)

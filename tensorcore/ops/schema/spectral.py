@@ -87,3 +87,28 @@ for _sig, _doc in [
         dtypes="f",
         dtype_error=f"{_name} expects floating point dtypes, got: {{dtype}}",
     )
+_op(
+    "stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "
+    "Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, "
+    "bool? onesided=None, bool? return_complex=None) -> Tensor",
+    "spectral composite",
+    "The short-time Fourier transform of a 1-D or (batch, time) 2-D signal: frames of "
+    "``n_fft`` samples ``hop_length`` apart (the signal padded by ``n_fft // 2`` on both sides "
+    "with ``pad_mode`` when ``center``), times ``window`` (``win_length`` long, centred), "
+    "transformed: (batch, frequencies, frames). ``return_complex`` must be given for real "
+    "input (``False``, deprecated, gives the real view).",
+    dtypes="fc",
+    dtype_error="expected a tensor of floating point or complex values",
+)
+_op(
+    "istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "
+    "Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, "
+    "int? length=None, bool return_complex=False) -> Tensor",
+    "spectral composite",
+    "The inverse of :func:`stft` (complex input only): each frame's inverse transform times "
+    "``window``, overlapped and added, divided by the added squared windows; ``length`` "
+    "trims or zero-pads the signal.",
+    dtypes="c",
+    dtype_error="istft requires a complex-valued input tensor matching the output from stft "
+    "with return_complex=True.",
+)
