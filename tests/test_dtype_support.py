@@ -45,6 +45,10 @@ PYTORCH = {
     "logaddexp2": "f", "nextafter": "f", "copysign": "bif", "xlogy": "bif", "fmax": "bif",
     "fmin": "bif", "heaviside": "bif", "clamp_min": "if", "clamp_max": "if", "addcmul": "ifc",
     "addcdiv": "fc", "baddbmm": "ifc", "addbmm": "ifc", "cdist": "f", "bincount": "i",
+    "pdist": "f", "cov": "ifc", "corrcoef": "ifc", "exponential_": "f", "cauchy_": "f",
+    "geometric_": "if", "log_normal_": "f", "hann_window": "f", "hamming_window": "f",
+    "blackman_window": "f", "bartlett_window": "f", "kaiser_window": "f", "stft": "fc",
+    "istft": "c",
 }  # fmt: skip
 # view_as_real, view_as_complex, complex and polar take some dtypes only too, but PyTorch
 # refuses the others with a RuntimeError of its own wording (as these operators' bodies do),

@@ -90,6 +90,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops.composite_stats",
             "tensorcore.ops.composite_index",
             "tensorcore.ops.composite_complex",
+            "tensorcore.ops.composite_random",
+            "tensorcore.ops.composite_spectral",
             "tensorcore.ops.factories",
             "tensorcore._indexing",
         ],

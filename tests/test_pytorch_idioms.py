@@ -419,6 +419,98 @@ def test_scatter_reduce_mean_of_integers_and_errors(device: str) -> None:
     assert got.tolist() == [9, 2]
 
 
+def test_scatter_with_pytorchs_deprecated_reduce(device: str) -> None:
+    # Older code accumulates with x.scatter_(dim, index, src, reduce="add"|"multiply").
+    index = np.array([[0, 1, 0], [2, 1, 0]])
+    src = np.array([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])
+    ix, s = tc.tensor(index, device=device), tc.tensor(src, device=device)
+    for reduce, ufunc in (("add", np.add), ("multiply", np.multiply)):
+        want = np.full((3, 3), 1.5)
+        ufunc.at(want, (index, np.arange(3)), src)
+        x = tc.full((3, 3), 1.5, dtype=tc.float64, device=device)
+        with pytest.warns(UserWarning, match="reduce argument of torch.scatter with Tensor src"):
+            assert x.scatter_(0, ix, s, reduce=reduce) is x
+        assert_close(x, want)
+        with pytest.warns(UserWarning, match="deprecated"):
+            assert_close(tc.scatter(x.fill_(1.5), 0, ix, s, reduce=reduce), want)
+        # A number: no warning; it is taken in self's dtype.
+        want = np.ones((3, 3), dtype=np.int64)
+        ufunc.at(want, (index, np.arange(3)), 3)
+        got = tc.ones(3, 3, dtype=tc.int64, device=device).scatter_(0, ix, 3, reduce=reduce)
+        assert_close(got, want)
+    with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply"):
+        tc.ones(3, 3, dtype=tc.float64, device=device).scatter_(0, ix, s, reduce="mean")
+    # Without reduce, scatter is unchanged and differentiable; with it, as in PyTorch, not.
+    x = tc.ones(3, 3, dtype=tc.float64, device=device, requires_grad=True)
+    with pytest.warns(UserWarning, match="deprecated"):
+        y = x.scatter(0, ix, s, reduce="add")
+    with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+        y.sum().backward()
+    x.scatter(0, ix, s).sum().backward()
+    assert x.grad is not None
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_matches_a_loop(device: str, reduce: str, include_self: bool) -> None:
+    rng = np.random.default_rng(2)
+    base, src = rng.normal(size=(3, 4)), rng.normal(size=(3, 5))
+    index = np.array([2, 0, 2, 1, 2])  # along dim 1: column 3 receives nothing
+    fold = {"prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}[reduce]
+    want = base.copy()
+    for k in set(index.tolist()):
+        parts = [src[:, i] for i in range(5) if index[i] == k]
+        stack = np.stack(([base[:, k]] if include_self else []) + parts)
+        want[:, k] = fold(stack, axis=0)
+    x, s = tc.tensor(base, device=device), tc.tensor(src, device=device)
+    ix = tc.tensor(index, device=device)
+    assert_close(x.index_reduce(1, ix, s, reduce, include_self=include_self), want)
+    assert_close(tc.index_reduce(x, -1, ix, s, reduce, include_self=include_self), want)
+    assert x.index_reduce_(1, ix, s, reduce, include_self=include_self) is x
+    assert_close(x, want)
+    assert tc.autograd.gradcheck(
+        lambda a, b: a.index_reduce(1, ix, b, reduce, include_self=include_self),
+        (
+            tc.tensor(base, device=device, requires_grad=True),
+            tc.tensor(src, device=device, requires_grad=True),
+        ),
+    )
+
+
+def test_index_reduce_integers_and_errors(device: str) -> None:
+    x = tc.tensor([-7, 2, 5], device=device)
+    got = x.index_reduce(
+        0, tc.tensor([0, 0], device=device), tc.tensor([4, -6], device=device), "mean"
+    )
+    assert got.tolist() == [-3, 2, 5]  # floor(-9 / 3)
+    y, i = tc.ones(3, 2, device=device), tc.tensor([0, 2, 0, 1], device=device)
+    s = tc.ones(4, 2, device=device)
+    cases = [
+        (RuntimeError, "Expected reduce to be one of prod, mean, amax or amin but got sum",
+         (0, i, s, "sum")),
+        (IndexError, "Index is supposed to be a vector, but got dim: 2",
+         (0, i.view(2, 2), s, "prod")),
+        (RuntimeError, "Expected dtype int32/int64 for index but got: Float",
+         (0, i.float(), s, "prod")),
+        (RuntimeError, r"self \(Float\) and source \(Double\) must have the same scalar type",
+         (0, i, s.double(), "prod")),
+        (RuntimeError, r"Number of indices \(3\) should be equal to source.size\(dim\): \(4\)",
+         (0, i[:3], s, "prod")),
+        (RuntimeError, "source tensor shape must match self tensor shape",
+         (0, i, tc.ones(4, 3, device=device), "prod")),
+        (IndexError, "index out of range in self", (0, i + 5, s, "prod")),
+        (IndexError, "index out of range in self", (0, -i - 1, s, "prod")),
+    ]  # fmt: skip
+    for exc, message, args in cases:
+        with pytest.raises(exc, match=message):
+            y.index_reduce(*args)
+    # 0-d self and source
+    got = tc.tensor(1.0, device=device).index_reduce(
+        0, tc.tensor([0], device=device), tc.tensor(5.0, device=device), "amax"
+    )
+    assert got.item() == 5.0 and got.shape == ()
+
+
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (7, 3), (3, 3, 3)])
 @pytest.mark.parametrize("wrap", [False, True])
 def test_fill_diagonal_matches_numpy(device: str, shape: tuple[int, ...], wrap: bool) -> None:

@@ -1,4 +1,5 @@
-"""More functional activations and rearrangements: ``glu``, ``softmin``, ``threshold``, the
+"""More functional activations and rearrangements: ``glu``, ``softmin``, ``gumbel_softmax``,
+``threshold``, the
 shrinkage functions (``hardshrink``, ``softshrink``, ``tanhshrink``), the in-place forms
 (``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``),
 ``pixel_shuffle``/``pixel_unshuffle``, ``channel_shuffle`` and ``local_response_norm``,
@@ -6,8 +7,11 @@ re-exported by ``tensorcore.nn.functional``."""
 
 from __future__ import annotations
 
+import warnings
+
 from .. import dtypes as dt
 from .._tensor import Tensor
+from ..layouts import contiguous_format
 from ..ops import functions as ops
 from ..ops._validate import checked
 
@@ -15,6 +19,7 @@ __all__ = [
     "channel_shuffle",
     "elu_",
     "glu",
+    "gumbel_softmax",
     "hardshrink",
     "hardtanh_",
     "leaky_relu_",
@@ -70,6 +75,40 @@ def softmin(
     if dtype is not None:
         input = input.to(dtype)
     return ops.softmax(-input, dim)
+
+
+@checked(
+    "gumbel_softmax(Tensor logits, float tau=1, bool hard=False, float eps=1e-10, int dim=-1) "
+    "-> Tensor"
+)
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """A sample of the Gumbel-softmax (Concrete) distribution over ``dim``:
+    ``softmax((logits + g) / tau)`` with ``g = -log(Exponential(1))`` standard Gumbel noise.
+
+    With ``hard=True`` the result is the one-hot vector of the sample's largest entry in the
+    forward pass, with the soft sample's gradient (the straight-through estimator:
+    ``y_hard - y_soft.detach() + y_soft``). ``eps`` is deprecated and has no effect. The noise
+    comes from the default generator, as in PyTorch (which it reproduces on the CPU).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> _ = tc.manual_seed(0)
+    >>> y = tc.nn.functional.gumbel_softmax(tc.zeros(2, 3), tau=0.5, hard=True)
+    >>> y.sum(-1).tolist(), ((y == 0) | (y == 1)).all().item()
+    ([1.0, 1.0], True)
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -ops.empty_like(logits, memory_format=contiguous_format).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft  # the reparametrization trick
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = ops.zeros_like(logits, memory_format=contiguous_format).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 @checked("threshold(Tensor input, float threshold, float value, bool inplace=False) -> Tensor")

@@ -24,6 +24,7 @@ from ._activations import (
     channel_shuffle,
     elu_,
     glu,
+    gumbel_softmax,
     hardshrink,
     hardtanh_,
     leaky_relu_,
@@ -130,6 +131,7 @@ __all__ = [
     "glu",
     "grid_sample",
     "group_norm",
+    "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
@@ -166,6 +168,7 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pdist",
     "pixel_shuffle",
     "pixel_unshuffle",
     "poisson_nll_loss",
@@ -894,12 +897,9 @@ def normalize(
     return res
 
 
-@checked("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor")
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
-    n1 = ops.vector_norm(x1, 2.0, (dim,), False)
-    n2 = ops.vector_norm(x2, 2.0, (dim,), False)
-    return (x1 * x2).sum(dim) / (n1 * n2).clamp(min=eps)
+# The operators tensorcore.cosine_similarity and tensorcore.pdist, as in PyTorch.
+cosine_similarity = ops.cosine_similarity
+pdist = ops.pdist
 
 
 # ------------------------------------------------------------------ attention

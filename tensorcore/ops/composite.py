@@ -23,7 +23,9 @@ from ._transfer import to_device_copy
 from .composite_complex import COMPLEX_COMPOSITES
 from .composite_index import INDEX_COMPOSITES
 from .composite_linalg import LINALG_COMPOSITES
+from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
+from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
 from .schema import OPS
 from .views import infer_size, view_strides
@@ -608,8 +610,16 @@ def full_like(
 
 
 # Shapes, search and sets (ops/composite_shape.py), statistics (ops/composite_stats.py),
-# indexing (ops/composite_index.py) and complex numbers (ops/composite_complex.py).
-for _table in (SHAPE_COMPOSITES, STATS_COMPOSITES, INDEX_COMPOSITES, COMPLEX_COMPOSITES):
+# indexing (ops/composite_index.py), complex numbers (ops/composite_complex.py), random
+# fills (ops/composite_random.py) and window functions (ops/composite_spectral.py).
+for _table in (
+    SHAPE_COMPOSITES,
+    STATS_COMPOSITES,
+    INDEX_COMPOSITES,
+    COMPLEX_COMPOSITES,
+    RANDOM_COMPOSITES,
+    SPECTRAL_COMPOSITES,
+):
     for _name, _fn in _table.items():
         if _name in COMPOSITES:
             raise ValueError(f"composite {_name} defined twice")

@@ -1,7 +1,8 @@
 """Composite operators that select, scatter, count or place elements by index:
-``masked_select``, ``index_add``/``index_copy``/``index_fill``, ``bincount``, ``diag`` and
-``diag_embed``. Each is a few calls of the indexing operators (``index``, ``index_put``,
-``masked_fill``), so every backend gets them and autograd differentiates through them.
+``masked_select``, ``index_add``/``index_copy``/``index_fill``/``index_reduce``,
+``bincount``, ``diag`` and ``diag_embed``. Each is a few calls of the indexing operators
+(``index``, ``index_put``, ``masked_fill``, ``scatter_reduce``), so every backend gets them
+and autograd differentiates through them.
 """
 
 from __future__ import annotations
@@ -150,3 +151,57 @@ def diag(self: Tensor, diagonal: int = 0) -> Tensor:
     if self.ndim == 2:
         return self.diagonal(diagonal).clone()
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+@_composite
+def index_reduce(
+    self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, include_self: bool = True
+) -> Tensor:
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    d = _wrap_dim(dim, self.ndim)
+    if index.ndim > 1:
+        raise IndexError(
+            "index_reduce_(): Index is supposed to be a vector, but got dim: "
+            f"{index.ndim} with type: {torch_name(index._dtype)} and size: {list(index._shape)}"
+        )
+    if index._dtype not in (dt.int32, dt.int64):
+        raise RuntimeError(
+            "index_reduce_(): Expected dtype int32/int64 for index but got: "
+            f"{torch_name(index._dtype)}"
+        )
+    if source._dtype is not self._dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({torch_name(self._dtype)}) and source "
+            f"({torch_name(source._dtype)}) must have the same scalar type"
+        )
+    n, along = index.numel(), source._shape[d] if source.ndim else 1
+    if along != n:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): "
+            f"({along}), for dim: {d}"
+        )
+    shape = self._shape or (1,)
+    src = source if source.ndim else source.reshape(1)
+    if len(src._shape) != len(shape) or any(
+        a != b for i, (a, b) in enumerate(zip(shape, src._shape, strict=True)) if i != d
+    ):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(self._shape)} source.shape = "
+            f"{list(source._shape)}"
+        )
+    size = shape[d]
+    if n and (bool((index < 0).any()) or bool((index >= size).any())):
+        raise IndexError("index out of range in self")
+    # scatter_reduce with index[i] at every position of source's slice i along dim.
+    ix = index.to(dt.int64).reshape([-1 if i == d else 1 for i in range(len(shape))])
+    target = self if self.ndim else self.reshape(1)
+    out = target.scatter_reduce(d, ix.expand(src._shape), src, reduce, include_self=include_self)
+    return out if self.ndim else out.reshape(())

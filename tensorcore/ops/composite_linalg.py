@@ -530,3 +530,32 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
         d2 = ops.add(sq1 + sq2, ops.matmul(x1, x2.mT), alpha=-2)
         return d2.clamp_min(1e-30).sqrt()
     return ops.vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), [-1])
+
+
+@_composite
+def pdist(self: Tensor, p: float = 2.0) -> Tensor:
+    if self.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {self.ndim}D")
+    if not self._dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if not p >= 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = self._shape[0]
+    # The pairs i < j in row-major order: the upper triangle of cdist(self, self), flattened.
+    pairs = ops.triu_indices(n, n, 1, device=self._device)
+    diff = self.index_select(0, pairs[0]) - self.index_select(0, pairs[1])
+    return ops.vector_norm(diff, float(p), [-1])
+
+
+@_composite
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    common = dt.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(
+            f"expected common dtype to be floating point, yet common dtype is {torch_name(common)}"
+        )
+    x1, x2 = ops.broadcast_tensors(x1.to(common), x2.to(common))
+    # PyTorch divides each by its norm before the dot product (results within [-1, 1]).
+    n1 = ops.vector_norm(x1, 2.0, [dim], True).clamp_min(eps)
+    n2 = ops.vector_norm(x2, 2.0, [dim], True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -1,6 +1,7 @@
 """Composite statistics: order statistics (``kthvalue``, ``median``, ``quantile`` and their
 NaN-ignoring forms) from a stable sort, and the NaN-ignoring and paired reductions
-(``nanmean``, ``nansum``, ``var_mean``, ``std_mean``, ``aminmax``).
+(``nanmean``, ``nansum``, ``var_mean``, ``std_mean``, ``aminmax``), and the covariance and
+correlation matrices (``cov``, ``corrcoef``).
 
 Written with other operators, so every backend gets them and autograd differentiates them
 through their parts (a sort's values, a gather, a lerp); ``ops/composite.py`` registers them
@@ -9,12 +10,13 @@ with the other composites.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
 from .. import return_types
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
 
 __all__ = ["STATS_COMPOSITES"]
@@ -231,3 +233,96 @@ def aminmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
         )
     dims = () if dim is None else (dim,)
     return return_types.aminmax(self.amin(dims, keepdim), self.amax(dims, keepdim))
+
+
+def _check_weights(kind: str, w: Tensor, n: int) -> None:
+    """PyTorch's checks of ``cov``'s ``fweights`` or ``aweights`` against ``n`` observations."""
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {kind} to have one or fewer dimensions but got {kind} with "
+            f"{w.ndim} dimensions"
+        )
+    ok, want = (
+        (w._dtype.is_floating_point, "floating point")
+        if kind == "aweights"
+        else (w._dtype._category == 1, "integral")
+    )
+    if not ok:
+        raise RuntimeError(
+            f"cov(): expected {kind} to have {want} dtype but got {kind} with "
+            f"{torch_name(w._dtype)} dtype"
+        )
+    if w.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {kind} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {n}"
+        )
+    if n and not bool(w.min() >= 0):
+        raise RuntimeError(f"cov(): {kind} cannot be negative")
+
+
+@_composite
+def cov(
+    self: Tensor,
+    correction: int = 1,
+    fweights: Tensor | None = None,
+    aweights: Tensor | None = None,
+) -> Tensor:
+    # PyTorch's formula (aten Correlation.cpp), step for step, so that dtypes promote alike.
+    if self.ndim > 2:
+        raise RuntimeError(
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{self.ndim} dimensions"
+        )
+    if self._dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = self.reshape(1, -1) if self.ndim < 2 else self
+    n = x._shape[1]
+    w: Tensor | None = None
+    if fweights is not None:
+        _check_weights("fweights", fweights, n)
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, n)
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum: Any = n
+        avg = x.sum(1) / n
+    else:
+        w_sum = w.sum()
+        if not bool(w_sum != 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        avg = (x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm: Any = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm = w_sum - correction
+    if bool(norm <= 0):
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm = norm * 0
+    xc = x - avg.unsqueeze(1)
+    c = ops.mm(xc, (xc if w is None else xc * w).t().conj())
+    return ops.true_divide(c, norm).squeeze()
+
+
+@_composite
+def corrcoef(self: Tensor) -> Tensor:
+    if self.ndim > 2:
+        raise RuntimeError(
+            "corrcoef(): expected input to have two or fewer dimensions but got an input with "
+            f"{self.ndim} dimensions"
+        )
+    c = cov(self)
+    if c.ndim == 0:
+        return c / c  # NaN for a variance of 0, inf or NaN; else 1
+    d = c.diagonal()
+    std = (d.real if d.is_complex() else d).sqrt()
+    c = c / std.reshape(-1, 1) / std.reshape(1, -1)
+    if c.is_complex():  # the correlations' moduli are at most 1 already, up to rounding
+        return ops.complex(c.real.clip(-1, 1), c.imag)
+    return c.clip(-1, 1)

@@ -948,15 +948,19 @@ _d(
     "self:spec dim index",
     lambda c, g: (_zeros_of(c.self).scatter_add(c.dim, c.index, g), None),
 )
-_d(
-    "scatter",
-    "dim index src:spec",
-    lambda c, g: (
+
+
+def _scatter(c: Any, g: Tensor) -> tuple[Any, ...]:
+    if c.reduce is not None:  # PyTorch has no derivative for the deprecated reduce= form
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+    return (
         g.scatter(c.dim, c.index, ops.zeros_like(g.gather(c.dim, c.index))),
         None,
         g.gather(c.dim, c.index) if _is_tensor_arg(c.src) else None,
-    ),
-)
+    )
+
+
+_d("scatter", "dim index src:spec reduce", _scatter)
 _d("scatter_add", "dim index", lambda c, g: (g, None, g.gather(c.dim, c.index)))
 
 

@@ -14,6 +14,7 @@ rule) live here too: meta functions use them, and this module sits below the fro
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -539,14 +540,29 @@ def meta_gather(self: Tensor, dim: int, index: Tensor) -> Any:
     return (self, d, index), (index._shape, self._dtype)
 
 
-def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
+def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any, reduce: str | None = None) -> Any:
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     d = _check_index("scatter", index, self, dim)
     if isinstance(src, Tensor) and src._dtype is not self._dtype:
         raise RuntimeError(
             f"scatter(): Expected self.dtype to be equal to src.dtype ({torch_name(self._dtype)} "
             f"vs {torch_name(src._dtype)})"
         )
-    return (self, d, index, src), (self._shape, self._dtype)
+    if reduce is not None and isinstance(src, Tensor):
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+            "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+            "reduction options.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return (self, d, index, src, reduce), (self._shape, self._dtype)
+
+
+def meta_scatter_add(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
+    args, outputs = meta_scatter(self, dim, index, src)
+    return args[:4], outputs
 
 
 _SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")

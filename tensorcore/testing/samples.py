@@ -1511,6 +1511,20 @@ def _scatter_reduce(m: _Maker) -> list[Sample]:
     ]  # fmt: skip
 
 
+@_samples("index_reduce")
+def _index_reduce(m: _Maker) -> list[Sample]:
+    # Rows 0 and 2 receive two slices, row 1 one, row 3 none; distinct values (no ties).
+    ix = m.index([2, 0, 2, 1, 0])
+    return [
+        S((m.away(4, 3), 0, ix, m.away(5, 3), "prod"), desc="prod"),
+        S((m.uniform(4, 3), 0, ix, m.uniform(5, 3), "mean"), {"include_self": False},
+          desc="mean without self"),
+        S((m.distinct(3, 4, t=True), 1, ix, m.distinct(3, 5), "amax"), desc="amax, transposed"),
+        S((m.distinct(4, 3), 0, ix, m.distinct(5, 3), "amin"), {"include_self": False},
+          desc="amin without self"),
+    ]  # fmt: skip
+
+
 @_samples("index_select")
 def _index_select(m: _Maker) -> list[Sample]:
     return [
@@ -1756,6 +1770,46 @@ def _tril_indices(m: _Maker) -> list[Sample]:
 @_samples("logspace")
 def _logspace(m: _Maker) -> list[Sample]:
     return [S((0.0, 2.0, 5), _fk(m)), S((1, -1, 3, 2.0), _fk(m), desc="base 2")]
+
+
+@_samples("hann_window", "blackman_window", "bartlett_window")
+def _window(m: _Maker) -> list[Sample]:
+    return [S((8,), _fk(m)), S((5, False), _fk(m), desc="symmetric"), S((1,), _fk(m), desc="1")]
+
+
+@_samples("hamming_window")
+def _hamming_window(m: _Maker) -> list[Sample]:
+    return [S((8,), _fk(m)), S((5, False, 0.5, 0.4), _fk(m), desc="symmetric, alpha, beta")]
+
+
+@_samples("kaiser_window")
+def _kaiser_window(m: _Maker) -> list[Sample]:
+    return [S((8,), _fk(m)), S((5, False, 5.0), _fk(m), desc="symmetric, beta 5")]
+
+
+@_samples("stft")
+def _stft(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(20), 8), {"window": m.positive(8), "return_complex": True}),
+        S((m.uniform(2, 16), 8), {"hop_length": 3, "win_length": 6, "window": m.positive(6),
+          "normalized": True, "return_complex": True}, desc="batched, short window"),
+        S((m.uniform(2, 12, t=True), 4), {"window": m.positive(4), "center": False,
+          "onesided": False, "return_complex": True}, desc="not centred, two-sided"),
+        S((m.uniform(10), 4), {"window": m.positive(4), "pad_mode": "constant",
+          "return_complex": True}, desc="zero padding"),
+    ]  # fmt: skip
+
+
+@_samples("istft")
+def _istft(m: _Maker) -> list[Sample]:
+    window = tc.linspace(0.5, 1.5, 8, dtype=tc.float64, device=m.device)
+    return [
+        S((_spectrum(m, 5, 6), 8), {"window": window}),
+        S((_spectrum(m, 2, 5, 6), 8), {"window": window, "hop_length": 3, "normalized": True,
+          "length": 17}, desc="batched, length"),
+        S((_spectrum(m, 8, 4), 8), {"window": window, "center": False, "onesided": False,
+          "return_complex": True}, desc="two-sided, complex"),
+    ]  # fmt: skip
 
 
 @_samples("count_nonzero")
@@ -2111,6 +2165,24 @@ def _bernoulli_inplace(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("exponential_", "cauchy_", "log_normal_")
+def _continuous_fill(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4),), {"generator": tc.Generator().manual_seed(2)}, desc="defaults"),
+        S((m.uniform(3, 2, t=True), 0.5), {"generator": tc.Generator().manual_seed(3)},
+          desc="transposed"),
+    ]  # fmt: skip
+
+
+@_samples("geometric_")
+def _geometric_inplace(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), 0.3), {"generator": tc.Generator().manual_seed(2)}),
+        S((m.uniform(3, 2, t=True), 0.9), {"generator": tc.Generator().manual_seed(3)},
+          desc="transposed"),
+    ]  # fmt: skip
+
+
 @_samples("multinomial")
 def _multinomial(m: _Maker) -> list[Sample]:
     w = m.positive(5, lo=0.1, hi=1.0) if m.floating else m.positive(5).to(tc.float32)
@@ -2210,6 +2282,42 @@ def _cdist(m: _Maker) -> list[Sample]:
             desc="matrix product",
         ),
     ]
+
+
+@_samples("pdist")
+def _pdist(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(4, 3),)),
+        S((m.distinct(3, 2, t=True),), {"p": 1.0}, desc="p=1, transposed"),
+        S((m.distinct(3, 2),), {"p": 3.0}, desc="p=3"),
+    ]
+
+
+@_samples("cosine_similarity")
+def _cosine_similarity(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(3, 4), m.away(3, 4))),
+        S((m.away(2, 3), m.away(1, 3)), {"dim": -1}, desc="broadcast, dim -1"),
+        S((m.away(4, 2, t=True), m.away(4, 2)), {"dim": 0}, desc="dim 0 of transposed"),
+    ]
+
+
+@_samples("cov")
+def _cov(m: _Maker) -> list[Sample]:
+    fw = m.ints(5, lo=1, hi=4)
+    aw = tc.tensor([0.5, 1.5, 1.0, 2.0, 0.25], dtype=tc.float64, device=m.device)
+    return [
+        S((m.uniform(3, 5),)),
+        S((m.uniform(5),), {"correction": 0}, desc="one variable"),
+        S((m.uniform(2, 5, t=True),), {"fweights": fw}, desc="fweights, transposed"),
+        S((m.uniform(2, 5),), {"fweights": fw, "aweights": aw}, desc="both weights"),
+        S((m.uniform(2, 5),), {"aweights": aw, "correction": 0}, desc="aweights"),
+    ]
+
+
+@_samples("corrcoef")
+def _corrcoef(m: _Maker) -> list[Sample]:
+    return [S((m.distinct(3, 5),)), S((m.distinct(4, 2, t=True),), desc="transposed")]
 
 
 @_samples("masked_select")

@@ -32,6 +32,16 @@ _op(
     values="value",
 )
 _op(
+    "index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, "
+    "bool include_self=True) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with the slices of ``source`` along ``dim`` reduced into the slices "
+    "``index`` of ``self``: ``reduce`` is ``'prod'``, ``'mean'`` (floor division for "
+    "integers), ``'amax'`` or ``'amin'``; ``include_self=False`` leaves the values of "
+    "``self`` where something is reduced out of the reduction (through :func:`scatter_reduce`).",
+    inplace=True,
+)
+_op(
     "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
     "indexing nondifferentiable composite",
     "How many times each value ``0..max(self)`` occurs in the 1-D non-negative ``self`` (at "

@@ -274,6 +274,42 @@ _op(
     dtype_error="cdist only supports floating-point dtypes, X1 got: {dtype}",
 )
 _op(
+    "pdist(Tensor self, float p=2) -> Tensor",
+    _CL,
+    "The ``p``-norm distance between each pair of rows ``i < j`` of a 2-D ``self``, in that "
+    "order: the upper triangle of ``cdist(self, self)``, flattened.",
+    method=False,
+    dtypes="f",
+    dtype_error="pdist only supports floating-point dtypes",
+)
+_op(
+    "cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor",
+    _CL,
+    "Cosine of the angle between ``x1`` and ``x2`` (broadcast) along ``dim``: the sum of "
+    "``x1 / max(||x1||, eps)`` times ``x2 / max(||x2||, eps)``. Their common dtype must be "
+    "floating point.",
+    method=False,
+)
+_op(
+    "cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor",
+    _CL,
+    "Covariance matrix of the variables in the rows of ``self`` (at most 2-D), observations "
+    "in its columns: ``correction`` is subtracted from the number of observations (1: "
+    "Bessel's correction), which the integer frequencies ``fweights`` and the floating "
+    "``aweights`` weight.",
+    dtypes="ifc",
+    dtype_error="cov(): bool dtype is not supported for input",
+)
+_op(
+    "corrcoef(Tensor self) -> Tensor",
+    _CL,
+    "Pearson correlation coefficients of the variables in the rows of ``self``: "
+    ":func:`cov` divided by the outer product of the standard deviations, clipped to "
+    "[-1, 1].",
+    dtypes="ifc",
+    dtype_error="cov(): bool dtype is not supported for input",
+)
+_op(
     "positive(Tensor self) -> Tensor",
     "pointwise composite",
     "``self`` itself (what unary ``+`` runs); refused for bool tensors, as PyTorch does.",

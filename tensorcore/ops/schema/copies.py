@@ -56,6 +56,45 @@ _op(
     "PyTorch's CPU kernel draws it.",
     function=False,
 )
+_RF = "random nondifferentiable inplace composite"
+_op(
+    "exponential_(Tensor(a!) self, float lambd=1.0, *, Generator? generator=None) -> Tensor(a!)",
+    _RF,
+    "Fills ``self`` with exponentially distributed numbers of rate ``lambd``: "
+    "``-log1p(-u) / lambd`` of a float64 uniform draw ``u``, as PyTorch's CPU kernel.",
+    function=False,
+    dtypes="f",
+    dtype_error="Exponential distribution is a continuous probability distribution. dtype "
+    "must be a floating point but you specified {dtype}",
+)
+_op(
+    "cauchy_(Tensor(a!) self, float median=0.0, float sigma=1.0, *, Generator? generator=None) "
+    "-> Tensor(a!)",
+    _RF,
+    "Fills ``self`` with Cauchy-distributed numbers: ``median + sigma * tan(pi * (u - 0.5))`` "
+    "of a float64 uniform draw ``u``, as PyTorch's CPU kernel.",
+    function=False,
+    dtypes="f",
+    dtype_error="Cauchy distribution is a continuous probability distribution. dtype must "
+    "be a floating point but you specified {dtype}",
+)
+_op(
+    "geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)",
+    _RF,
+    "Fills ``self`` with the number of Bernoulli(``p``) trials up to the first success: "
+    "``ceil(log(u) / log1p(-p))`` of a float64 uniform draw ``u``, as PyTorch's CPU kernel.",
+    function=False,
+    dtypes="if",
+)
+_op(
+    "log_normal_(Tensor(a!) self, float mean=1.0, float std=2.0, *, Generator? generator=None) "
+    "-> Tensor(a!)",
+    _RF,
+    "Fills ``self`` with ``exp`` of normal numbers of mean ``mean`` and standard deviation "
+    "``std`` (float64 Box-Muller draws, one element at a time, as PyTorch's CPU kernel).",
+    function=False,
+    dtypes="f",
+)
 _op(
     "zero_(Tensor(a!) self) -> Tensor(a!)",
     "inplace composite",

@@ -75,9 +75,11 @@ _op(
     out=True,
 )
 _op(
-    "scatter(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+    "scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor",
     "indexing",
-    "Copy of ``self`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``.",
+    "Copy of ``self`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``; "
+    "PyTorch's deprecated ``reduce='add'`` or ``'multiply'`` accumulates instead (no "
+    "derivative, as in PyTorch: :func:`scatter_reduce` has one).",
     frontend="structured",
     meta_function=M.meta_scatter,
     inplace=True,
@@ -89,7 +91,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``src`` added at ``index`` along ``dim``.",
     frontend="structured",
-    meta_function=M.meta_scatter,
+    meta_function=M.meta_scatter_add,
     inplace=True,
 )
 _op(

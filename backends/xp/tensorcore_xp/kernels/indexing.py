@@ -57,7 +57,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o[...] = xp.take_along_axis(part, ix, axis=d).reshape(o.shape)
 
     def scattering(name: str, accumulate: bool) -> None:
-        def k(out: Any, self: Any, dim: int, index: Any, src: Any) -> None:
+        def k(out: Any, self: Any, dim: int, index: Any, src: Any, reduce: Any = None) -> None:
             o = array_of(out)
             if out is not self:
                 o[...] = array_of(self)
@@ -95,8 +95,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             )
             if isinstance(src, tc.Tensor):
                 s = s[first(ix.shape)]
-            if accumulate:
+            if not isinstance(src, tc.Tensor) and reduce is not None:
+                s = xp.asarray(s).astype(target.dtype)  # a number in self's dtype
+            if accumulate or reduce == "add":
                 xp.add.at(target, where, s)
+            elif reduce == "multiply":
+                xp.multiply.at(target, where, s)
             else:
                 target[where] = s
 

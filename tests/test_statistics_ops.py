@@ -1,0 +1,129 @@
+"""PyTorch's top-level ``cov``, ``corrcoef``, ``pdist`` and ``cosine_similarity`` (composites
+of other operators), against NumPy and SciPy on every device; the generic tests (samples,
+gradcheck, fuzz) cover their other properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist as scipy_pdist
+
+import tensorcore as tc
+import tensorcore.nn.functional as F
+from tensorcore.testing import assert_close
+
+
+def test_cov_matches_numpy(device: str) -> None:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 6))
+    fw = np.array([1, 2, 0, 3, 1, 1])
+    aw = np.array([0.5, 1.0, 2.0, 0.3, 1.0, 0.7])
+    x = tc.tensor(a, device=device)
+    f, w = tc.tensor(fw, device=device), tc.tensor(aw, device=device)
+    assert_close(tc.cov(x), np.cov(a))
+    assert_close(x.cov(correction=0), np.cov(a, ddof=0))
+    assert_close(tc.cov(x, correction=2), np.cov(a, ddof=2))
+    assert_close(tc.cov(x, fweights=f), np.cov(a, fweights=fw))
+    assert_close(tc.cov(x, aweights=w), np.cov(a, aweights=aw))
+    assert_close(tc.cov(x, fweights=f, aweights=w), np.cov(a, fweights=fw, aweights=aw))
+    assert_close(tc.cov(x, correction=0, aweights=w), np.cov(a, ddof=0, aweights=aw))
+    # One variable: a 0-d result; integers compute in the default float dtype.
+    assert_close(tc.cov(x[0]), np.cov(a[0]))
+    assert tc.cov(x[0]).shape == ()
+    ints = tc.tensor([[1, 4, 2], [0, 3, 3]], device=device)
+    assert ints.cov().dtype == tc.float32
+    assert_close(ints.cov(), np.cov([[1, 4, 2], [0, 3, 3]]).astype(np.float32))
+    z = np.array([[1 + 2j, 0.5 - 1j, 3j], [2 - 1j, 1 + 1j, 0.25]])
+    assert_close(tc.cov(tc.tensor(z, device=device)), np.cov(z))
+
+
+def test_cov_warns_and_refuses_as_pytorch(device: str) -> None:
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        got = tc.cov(tc.ones(2, 1, device=device))
+    assert bool(got.isnan().all())
+    cases = [
+        ((tc.ones(2, 2, 2),), {}, "expected input to have two or fewer dimensions"),
+        ((tc.ones(2, 2, dtype=tc.bool),), {}, "bool dtype is not supported for input"),
+        ((tc.ones(2, 3),), {"fweights": tc.ones(3)}, "expected fweights to have integral dtype"),
+        ((tc.ones(2, 3),), {"aweights": tc.ones(3, dtype=tc.int64)}, "floating point dtype"),
+        ((tc.ones(2, 3),), {"fweights": tc.tensor([1, -1, 1])}, "fweights cannot be negative"),
+        ((tc.ones(2, 3),), {"aweights": tc.tensor([1.0, -1, 1])}, "aweights cannot be negative"),
+        ((tc.ones(2, 3),), {"fweights": tc.tensor([1, 1])}, r"observations .* but got 2 != 3"),
+        ((tc.ones(2, 3),), {"fweights": tc.zeros(3, dtype=tc.int64)}, "weights sum to zero"),
+    ]
+    for args, kwargs, message in cases:
+        args = tuple(t.to(device) for t in args)
+        kwargs = {k: v.to(device) for k, v in kwargs.items()}
+        with pytest.raises(RuntimeError, match=message):
+            tc.cov(*args, **kwargs)
+
+
+def test_corrcoef_matches_numpy(device: str) -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 7))
+    assert_close(tc.corrcoef(tc.tensor(a, device=device)), np.corrcoef(a))
+    assert_close(tc.tensor(a, device=device).corrcoef(), np.corrcoef(a))
+    z = a[:2] + 1j * a[2:]
+    assert_close(tc.corrcoef(tc.tensor(z, device=device)), np.corrcoef(z))
+    # One variable: 1, or NaN where its variance is 0.
+    assert tc.corrcoef(tc.tensor(a[0], device=device)).item() == pytest.approx(1.0)
+    assert tc.corrcoef(tc.ones(5, device=device)).isnan().item()
+    # Perfectly correlated rows stay within [-1, 1] after rounding.
+    r = tc.corrcoef(tc.tensor([[0.1, 0.2, 0.3], [0.3, 0.6, 0.9]], device=device))
+    assert bool((r.abs() <= 1).all())
+    with pytest.raises(RuntimeError, match="corrcoef\\(\\): expected input to have two or fewer"):
+        tc.corrcoef(tc.ones(2, 2, 2, device=device))
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.0, 3.5, float("inf")])
+def test_pdist_matches_scipy(device: str, p: float) -> None:
+    a = np.random.default_rng(2).random((5, 3))
+    metric = {2.0: "euclidean", 1.0: "cityblock", float("inf"): "chebyshev"}.get(p)
+    if p == 0:
+        want = np.array([(a[i] != a[j]).sum() for i in range(5) for j in range(i + 1, 5)], float)
+    elif metric is None:
+        want = scipy_pdist(a, "minkowski", p=p)
+    else:
+        want = scipy_pdist(a, metric)
+    assert_close(tc.pdist(tc.tensor(a, device=device), p), want, rtol=1e-6, atol=1e-6)
+    assert_close(F.pdist(tc.tensor(a, device=device), p=p), want, rtol=1e-6, atol=1e-6)
+    assert tc.pdist(tc.ones(1, 3, device=device)).shape == (0,)
+
+
+def test_pdist_refuses_as_pytorch(device: str) -> None:
+    with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 1D"):
+        tc.pdist(tc.ones(3, device=device))
+    with pytest.raises(RuntimeError, match="pdist only supports floating-point dtypes"):
+        tc.pdist(tc.ones(3, 2, dtype=tc.int64, device=device))
+    with pytest.raises(RuntimeError, match="pdist only supports non-negative p values"):
+        tc.pdist(tc.ones(3, 2, device=device), -1.0)
+
+
+def test_cosine_similarity_matches_numpy(device: str) -> None:
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((1, 3))
+    want = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    x, y = tc.tensor(a, device=device), tc.tensor(b, device=device)
+    assert_close(tc.cosine_similarity(x, y), want)
+    assert_close(F.cosine_similarity(x, y, dim=1), want)
+    assert_close(tc.cosine_similarity(x.t(), y.t(), dim=0), want)
+    # Integers meet floats in a floating common dtype; a zero vector gives 0, not NaN.
+    mixed = tc.cosine_similarity(tc.ones(2, 3, dtype=tc.int64), tc.ones(2, 3))
+    assert mixed.dtype == tc.float32
+    assert_close(mixed, np.ones(2, np.float32))
+    zero = tc.cosine_similarity(tc.zeros(1, 3, device=device), y)
+    assert zero.tolist() == [0.0]
+    with pytest.raises(RuntimeError, match="yet common dtype is Long"):
+        tc.cosine_similarity(tc.ones(2, 3, dtype=tc.int64), tc.ones(2, 3, dtype=tc.int64))
+
+
+def test_gradients_by_gradcheck(device: str) -> None:
+    gen = tc.Generator().manual_seed(0)
+    x = tc.rand(3, 5, dtype=tc.float64, generator=gen).to(device).requires_grad_()
+    w = (tc.rand(5, dtype=tc.float64, generator=gen) + 0.5).to(device).requires_grad_()
+    f = tc.tensor([1, 2, 1, 3, 1], device=device)
+    assert tc.autograd.gradcheck(lambda x, w: tc.cov(x, fweights=f, aweights=w), (x, w))
+    assert tc.autograd.gradcheck(tc.corrcoef, (x,))
+    assert tc.autograd.gradcheck(tc.pdist, (x,))
+    y = (tc.rand(3, 5, dtype=tc.float64, generator=gen) - 0.5).to(device).requires_grad_()
+    assert tc.autograd.gradcheck(lambda a, b: tc.cosine_similarity(a, b, 0), (x, y))
