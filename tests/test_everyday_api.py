@@ -266,6 +266,11 @@ _OPTION_CALLS: dict[str, Any] = {
     "full_like": lambda **kw: tc.full_like(tc.ones(2), 3.0, **kw),
     "rand_like": lambda **kw: tc.rand_like(tc.ones(2), **kw),
     "randn_like": lambda **kw: tc.randn_like(tc.ones(2), **kw),
+    "hann_window": lambda **kw: tc.hann_window(4, **kw),
+    "hamming_window": lambda **kw: tc.hamming_window(4, **kw),
+    "blackman_window": lambda **kw: tc.blackman_window(4, **kw),
+    "bartlett_window": lambda **kw: tc.bartlett_window(4, **kw),
+    "kaiser_window": lambda **kw: tc.kaiser_window(4, **kw),
 }
 
 

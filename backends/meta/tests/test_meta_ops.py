@@ -26,6 +26,12 @@ DELIBERATE = re.compile(
 )
 
 
+#: Composites whose definition reads values, so every sample raises ``item``'s error on meta:
+#: ``istft`` checks the window's overlap-add (PyTorch's does too), ``index_reduce`` checks its
+#: indices' range (PyTorch's meta kernel does not: a difference).
+COMPOSITES_READING_VALUES = ("istft", "index_reduce")
+
+
 def _metadata(r: Any) -> Any:
     if isinstance(r, tc.Tensor):
         return (tuple(r.shape), r.dtype, r.stride(), r.storage_offset(), r.layout)
@@ -102,7 +108,7 @@ def test_samples_give_the_cpus_metadata_or_a_deliberate_error(name: str) -> None
             ran += 1
             assert _metadata(got) == _metadata(expected), meta_sample
             assert _devices(got) <= {"meta"}, meta_sample
-    if name in DATA_DEPENDENT or name in READS_VALUES:
+    if name in DATA_DEPENDENT or name in READS_VALUES or name in COMPOSITES_READING_VALUES:
         assert failed and not ran, f"{name}: {ran} samples ran on meta"
     else:
         assert ran, f"{name}: no sample ran on meta ({failed} raised)"

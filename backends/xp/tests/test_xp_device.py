@@ -189,13 +189,8 @@ tc.backends.register(hostdev, name="host")
 """
 
 # What the doc's 40 lines leave out, as conformance gaps (each must still fail).
-GAPS = """
-# An impossible size: NumPy's ValueError passes through the doc's empty(), where the cpu
-# device's allocator raises PyTorch's RuntimeError.
-test_bad_input[repeat]          np.empty's ValueError for an impossible size
-test_bad_input[tril_indices]    np.empty's ValueError for an impossible size
-test_bad_input[triu_indices]    np.empty's ValueError for an impossible size
-"""
+# None: the doc's empty() raises RuntimeError for an impossible size, as the cpu device does.
+GAPS = ""
 
 
 def test_the_doc_device_passes_the_conformance_suite(tmp_path: Path) -> None:
@@ -205,4 +200,4 @@ def test_the_doc_device_passes_the_conformance_suite(tmp_path: Path) -> None:
     run = run_suite("host", gaps=[tmp_path / "gaps.txt"], cwd=tmp_path, timeout=900)
     assert run.returncode == 0, run.output[-6000:]
     assert run.counts.get("passed", 0) > 2000, run.summary()
-    assert run.counts.get("xfailed") == 3, run.summary()
+    assert run.counts.get("xfailed", 0) == 0, run.summary()
