@@ -259,8 +259,9 @@ def make(op):
         kernel = table.get((dev.type, t._layout.name))
         if kernel is None or kernel.__class__ is _DirectKernel:
             return None
+        key = (t._shape, t._dtype{args})
         try:
-            hit = cache.get((t._shape, t._dtype{args}))
+            hit = cache.get(key)
         except TypeError:  # (an unhashable argument)
             return None
         if hit is None:
@@ -272,7 +273,7 @@ def make(op):
             if _REDUCED.get((policy, t._dtype, {given})) is res:
                 if len(cache) >= 512:
                     cache.clear()
-                cache[(t._shape, t._dtype{args})] = hit
+                cache[key] = hit
         tail, shape, res = hit
         alloc = _ALLOC.get(dev._key)
         if alloc is None:
@@ -448,10 +449,8 @@ def _maker(
                     )
                 ),
             )
-        ns: dict[str, Any] = dict(_NAMESPACE)
         where = f"<tensorcore {kind} lane{'_' if inplace else ''}/{n}>"
-        exec(compile(src, where, "exec"), ns)
-        hit = _MAKERS[(kind, inplace, n, single, tpos)] = ns["make"]
+        hit = _MAKERS[(kind, inplace, n, single, tpos)] = _compile(src, where)
     return hit
 
 
@@ -462,10 +461,15 @@ _STRUCTURED_MAKERS: dict[str, Callable[[Op], Any]] = {}
 def _structured_maker(src: str) -> Callable[[Op], Any]:
     hit = _STRUCTURED_MAKERS.get(src)
     if hit is None:
-        ns: dict[str, Any] = dict(_NAMESPACE)
-        exec(compile(src, "<tensorcore structured lane>", "exec"), ns)
-        hit = _STRUCTURED_MAKERS[src] = ns["make"]
+        hit = _STRUCTURED_MAKERS[src] = _compile(src, "<tensorcore structured lane>")
     return hit
+
+
+def _compile(src: str, where: str) -> Callable[[Op], Any]:
+    """The ``make`` that lane source ``src`` defines, compiled in the lanes' namespace."""
+    ns: dict[str, Any] = dict(_NAMESPACE)
+    exec(compile(src, where, "exec"), ns)
+    return ns["make"]
 
 
 def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
