@@ -406,9 +406,8 @@ def imag(self: Tensor) -> Tensor:
 
 def _reinterpret(self: Tensor, shape: Any, stride: Any, offset: int, dtype: Any) -> Tensor:
     """A view of ``self``'s storage in another dtype (strides and offset in its units)."""
-    t = make_tensor(self._storage, tuple(shape), tuple(stride), offset, dtype, self._device)
-    t._base = self._base if self._base is not None else self
-    t._version_counter = self._version_counter
+    t = make_view(self, tuple(shape), tuple(stride), offset)
+    t._dtype = dtype
     return t
 
 
