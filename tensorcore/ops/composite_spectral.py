@@ -56,6 +56,15 @@ def _window(
     return window.narrow(0, 0, window_length) if periodic else window
 
 
+def _raised_cosine(alpha: float, beta: float) -> Callable[[Tensor, int], Tensor]:
+    """Hamming's window body (Hann's with alpha = beta = 0.5)."""
+
+    def body(k: Tensor, n: int) -> Tensor:
+        return (k * (2 * math.pi / (n - 1))).cos() * -beta + alpha
+
+    return body
+
+
 @_composite
 def hamming_window(
     window_length: int,
@@ -66,10 +75,9 @@ def hamming_window(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    def body(k: Tensor, n: int) -> Tensor:
-        return (k * (2 * math.pi / (n - 1))).cos() * -beta + alpha
-
-    return _window("hamming_window", window_length, periodic, dtype, device, body)
+    return _window(
+        "hamming_window", window_length, periodic, dtype, device, _raised_cosine(alpha, beta)
+    )
 
 
 @_composite
@@ -80,11 +88,7 @@ def hann_window(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    if window_length < 0:  # (hamming_window would name itself)
-        raise RuntimeError(
-            f"hann_window requires non-negative window_length, got window_length={window_length}"
-        )
-    return hamming_window(window_length, periodic, 0.5, 0.5, dtype, device)
+    return _window("hann_window", window_length, periodic, dtype, device, _raised_cosine(0.5, 0.5))
 
 
 @_composite
