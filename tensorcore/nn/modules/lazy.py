@@ -173,6 +173,10 @@ class _LazyConvXdMixin(LazyModuleMixin):
         self.out_channels = out_channels
         if bias:
             module.bias = UninitializedParameter(**kw)
+        # (the plain class's __init__ ran instead of LazyModuleMixin's, which registers this)
+        module._initialize_hook = module.register_forward_pre_hook(
+            _infer_parameters, with_kwargs=True
+        )
 
     def reset_parameters(self) -> None:
         """The plain layer's initialisation, once the shapes are known."""
@@ -224,30 +228,8 @@ def _lazy_conv(plain: Any, nd: int) -> type:
             device=device, dtype=dtype,
         )  # fmt: skip
         self._setup(out_channels, bias, device, dtype)
-        self._initialize_hook = self.register_forward_pre_hook(_infer_parameters, with_kwargs=True)
 
-    name = f"Lazy{plain.__name__}"
-    doc = f"""A :class:`~tensorcore.nn.{plain.__name__}` whose ``in_channels`` is the channel
-    dim of its first input.
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> m = tc.nn.{name}(4, 3)
-    >>> _ = m(tc.ones(1, 2{", 5" * nd}))
-    >>> type(m).__name__, m.in_channels
-    ('{plain.__name__}', 2)
-    """
-    return type(
-        name,
-        (_LazyConvXdMixin, plain),
-        {
-            "__init__": __init__,
-            "__doc__": doc,
-            "__module__": __name__,
-            "cls_to_become": plain,
-        },
-    )
+    return _lazy_class(plain, nd, __init__, "m.in_channels", "2")
 
 
 def _lazy_conv_transpose(plain: Any, nd: int) -> type:
@@ -270,8 +252,13 @@ def _lazy_conv_transpose(plain: Any, nd: int) -> type:
             padding_mode, device=device, dtype=dtype,
         )  # fmt: skip
         self._setup(out_channels, bias, device, dtype)
-        self._initialize_hook = self.register_forward_pre_hook(_infer_parameters, with_kwargs=True)
 
+    return _lazy_class(plain, nd, __init__, "tuple(m.weight.shape)[:2]", "(2, 4)")
+
+
+def _lazy_class(plain: Any, nd: int, init: Any, shown: str, value: str) -> type:
+    """The lazy class of convolution ``plain`` with constructor ``init``; its docstring's
+    example prints ``shown`` (``value``) after a first input of 2 channels."""
     name = f"Lazy{plain.__name__}"
     doc = f"""A :class:`~tensorcore.nn.{plain.__name__}` whose ``in_channels`` is the channel
     dim of its first input.
@@ -281,14 +268,14 @@ def _lazy_conv_transpose(plain: Any, nd: int) -> type:
     >>> import tensorcore as tc
     >>> m = tc.nn.{name}(4, 3)
     >>> _ = m(tc.ones(1, 2{", 5" * nd}))
-    >>> type(m).__name__, tuple(m.weight.shape)[:2]
-    ('{plain.__name__}', (2, 4))
+    >>> type(m).__name__, {shown}
+    ('{plain.__name__}', {value})
     """
     return type(
         name,
         (_LazyConvXdMixin, plain),
         {
-            "__init__": __init__,
+            "__init__": init,
             "__doc__": doc,
             "__module__": __name__,
             "cls_to_become": plain,
