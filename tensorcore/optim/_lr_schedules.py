@@ -319,7 +319,27 @@ class CyclicLR(LRScheduler):
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
 
-class SequentialLR(LRScheduler):
+class _OfSchedulers(LRScheduler):
+    """A scheduler made of schedulers (``_schedulers``): its state holds theirs."""
+
+    _schedulers: list[Any]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state, with each scheduler's state dict in place of the schedulers."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned, the schedulers' states included."""
+        state = dict(state_dict)
+        inner = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for s, sd in zip(self._schedulers, inner, strict=True):
+            s.load_state_dict(sd)
+
+
+class SequentialLR(_OfSchedulers):
     """Run ``schedulers`` one after another, switching at the epochs in ``milestones`` (a
     warm-up then a decay). The schedulers must share ``optimizer``.
 
@@ -401,22 +421,8 @@ class SequentialLR(LRScheduler):
             s.step()
         self._last_lr = s.get_last_lr()
 
-    def state_dict(self) -> dict[str, Any]:
-        """The state, with each scheduler's state dict in place of the schedulers."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore what :meth:`state_dict` returned, the schedulers' states included."""
-        state = dict(state_dict)
-        inner = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for s, sd in zip(self._schedulers, inner, strict=True):
-            s.load_state_dict(sd)
-
-
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_OfSchedulers):
     """Step every scheduler of ``schedulers`` at each step, so that their factors compose.
 
     Examples
@@ -461,17 +467,3 @@ class ChainedScheduler(LRScheduler):
         for s in self._schedulers:
             s.step()
         self._last_lr = _lrs(self)
-
-    def state_dict(self) -> dict[str, Any]:
-        """The state, with each scheduler's state dict in place of the schedulers."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore what :meth:`state_dict` returned, the schedulers' states included."""
-        state = dict(state_dict)
-        inner = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for s, sd in zip(self._schedulers, inner, strict=True):
-            s.load_state_dict(sd)
