@@ -25,11 +25,13 @@ from tensorcore.backend import native
 
 __all__ = [
     "acc_dtype",
+    "accumulate",
     "array_of",
     "errstate",
     "quiet_tokens",
     "scalar_arrays",
     "shares_storage",
+    "ufunc_at",
     "writes_through_views",
 ]
 
@@ -229,3 +231,69 @@ def scalar_arrays(xp: Any) -> tuple[dict[tuple[float, Any], Any], Any]:
         return r
 
     return cache, lift
+
+
+def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
+    """``ufunc.at(target, where, values)``: unbuffered, so that repeated positions combine.
+
+    Where the array module has no such loop (CuPy: no ``multiply.at``, and ``add.at`` for
+    a few dtypes only), the positions are combined in rounds: each round applies the first
+    remaining value of every distinct position, so that a position named ``k`` times is
+    done after ``k`` rounds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.helpers import ufunc_at
+    >>> t = np.ones(3)
+    >>> ufunc_at(np, np.multiply, t, (np.array([0, 2, 0]),), np.array([2.0, 3.0, 4.0]))
+    >>> t
+    array([8., 1., 3.])
+    """
+    try:
+        ufunc.at(target, where, values)
+        return
+    except (NotImplementedError, TypeError):
+        if xp.__name__ == "numpy":
+            raise
+    pos = xp.arange(target.size, dtype=xp.int64).reshape(target.shape)[where]
+    vals = xp.broadcast_to(xp.asarray(values), pos.shape).reshape(-1)
+    pos = pos.reshape(-1)
+    inplace = target.flags.c_contiguous
+    flat = target.reshape(-1) if inplace else target.ravel()
+    while pos.size:
+        u, first = xp.unique(pos, return_index=True)
+        flat[u] = ufunc(flat[u], vals[first])
+        if first.size == pos.size:
+            break
+        keep = xp.ones(pos.size, dtype=bool)
+        keep[first] = False
+        pos, vals = pos[keep], vals[keep]
+    if not inplace:
+        target[...] = flat.reshape(target.shape)
+
+
+def accumulate(xp: Any, ufunc: Any, x: Any, axis: int) -> Any:
+    """``ufunc.accumulate(x, axis=axis)`` (an associative ``ufunc``).
+
+    Where the array module has no such loop (CuPy's ``maximum``/``minimum``), a scan in
+    ``log2(n)`` steps: step ``k`` combines each element with the one ``2**k`` before it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.helpers import accumulate
+    >>> accumulate(np, np.maximum, np.array([[1, 3, 2, 5]]), 1)
+    array([[1, 3, 3, 5]])
+    """
+    try:
+        return ufunc.accumulate(x, axis=axis)
+    except (NotImplementedError, TypeError):
+        if xp.__name__ == "numpy":
+            raise
+    v = xp.moveaxis(x, axis, -1).copy()
+    n, step = v.shape[-1], 1
+    while step < n:
+        v[..., step:] = ufunc(v[..., step:], v[..., :-step])
+        step *= 2
+    return xp.moveaxis(v, -1, axis)

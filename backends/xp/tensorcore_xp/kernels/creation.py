@@ -261,7 +261,10 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         requires_grad: bool = False,
     ) -> None:
         rng = stream(generator, out._device)
-        assign(array_of(out), rng.permutation(n))
+        if hasattr(rng, "permutation"):
+            assign(array_of(out), rng.permutation(n))
+        else:  # (CuPy's Generator has none: the order of n random keys)
+            assign(array_of(out), xp.argsort(rng.random(n)))
 
     K.update(uniform_=uniform_, normal_=normal_, random_=random_, randperm=randperm)
     return K

@@ -14,7 +14,7 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.backend import empty, write
 
-from ..helpers import array_of, errstate
+from ..helpers import array_of, errstate, ufunc_at
 
 __all__ = ["build"]
 
@@ -98,9 +98,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if not isinstance(src, tc.Tensor) and reduce is not None:
                 s = xp.asarray(s).astype(target.dtype)  # a number in self's dtype
             if accumulate or reduce == "add":
-                xp.add.at(target, where, s)
+                ufunc_at(xp, xp.add, target, where, s)
             elif reduce == "multiply":
-                xp.multiply.at(target, where, s)
+                ufunc_at(xp, xp.multiply, target, where, s)
             else:
                 target[where] = s
 
@@ -158,12 +158,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if ufunc is None:
             ufunc = xp.maximum if reduce == "amax" else xp.minimum
         with quiet(all="ignore"):
-            ufunc.at(target, where, s)
+            ufunc_at(xp, ufunc, target, where, s)
             if reduce == "mean":
                 count = xp.zeros(target.shape, dtype=target.dtype if kind in "fc" else xp.int64)
                 if include_self:
                     count += 1
-                xp.add.at(count, where, 1)
+                ufunc_at(xp, xp.add, count, where, 1)
                 count[count == 0] = 1
                 if kind in "fc":
                     target[...] = target / count
@@ -200,20 +200,53 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 f"value cannot be converted to type {out._dtype.name} without overflow"
             ) from None
 
-    def key(indices: Any) -> tuple[Any, ...]:
-        """A NumPy index tuple: None is a full slice; byte tensors are masks, as in PyTorch."""
+    checks_bounds = xp.__name__ == "numpy"  # (CuPy wraps out-of-range indices around)
+
+    def key(indices: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
+        """A NumPy index tuple for an array of ``shape``: None is a full slice; byte tensors
+        are masks, as in PyTorch. Index tensors that cannot broadcast together, and (where
+        the array module does not check them) indices out of range, raise PyTorch's
+        ``IndexError``."""
         parts: list[Any] = []
+        shapes: list[tuple[int, ...]] = []
+        d = 0
         for t in indices:
             if t is None:
                 parts.append(slice(None))
-            else:
-                a = array_of(t)
+                d += 1
+                continue
+            a = array_of(t)
+            if t._dtype is dt.uint8 or t._dtype is tc.bool:
                 parts.append(a.astype(bool) if t._dtype is dt.uint8 else a)
+                d += a.ndim
+                continue
+            parts.append(a)
+            shapes.append(tuple(a.shape))
+            if not checks_bounds and a.size and d < len(shape):
+                n, lo, hi = shape[d], int(a.min()), int(a.max())
+                if lo < -n or hi >= n:
+                    raise IndexError(
+                        f"index {hi if hi >= n else lo} is out of bounds for dimension {d} "
+                        f"with size {n}"
+                    )
+            d += 1
+        if len(shapes) > 1 and not broadcastable(shapes):
+            raise IndexError(
+                "shape mismatch: indexing tensors could not be broadcast together with shapes "
+                + ", ".join(str(list(s)) for s in shapes)
+            )
         return tuple(parts)
+
+    def broadcastable(shapes: list[tuple[int, ...]]) -> bool:
+        for dims in zip(*(s[::-1] for s in shapes), strict=False):
+            if len({n for n in dims if n != 1}) > 1:
+                return False
+        return True
 
     def index(self: Any, indices: Any) -> Any:
         try:
-            r = array_of(self)[key(indices)]
+            x = array_of(self)
+            r = x[key(indices, x.shape)]
         except IndexError as exc:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
         out = empty(tuple(r.shape), self._dtype, self._device)
@@ -227,10 +260,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         v = array_of(values)
         if isinstance(values, tc.Tensor) and values._storage is out._storage:
             v = v.copy()
-        k = key(indices)
+        k = key(indices, o.shape)
         try:
             if accumulate:
-                xp.add.at(o, k, v)
+                ufunc_at(xp, xp.add, o, k, v)
             else:
                 o[k] = v
         except IndexError as exc:

@@ -46,6 +46,19 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
     # The two kernels most calls reach read the native arrays inline (``array_of`` spelled
     # out: the cached ``_native`` slot first, ``tensorcore.backend.native`` to make it): a
     # function call per operand is a measurable part of an elementwise op on small tensors.
+    def truthful(ufunc: Any) -> Any:
+        """``ufunc`` (a logical one) on the truth of its operands: a complex array is compared
+        with 0 first, for array modules whose logical ufuncs have no complex loop (CuPy)."""
+        if xp.__name__ == "numpy":
+            return ufunc
+
+        def f(*args: Any, out: Any = None) -> Any:
+            args = tuple(a != 0 if getattr(a, "dtype", None) is not None and a.dtype.kind == "c"
+                         else a for a in args)  # fmt: skip
+            return ufunc(*args, out=out)
+
+        return f
+
     def binary(name: str, ufunc: Any, noisy: bool = False, refuse_bool: str = "") -> None:
         # ``alpha`` scales ``other`` (``add``/``sub``: PyTorch's ``self + alpha * other``);
         # ``refuse_bool`` is the error for a bool ``self`` (subtraction's).
@@ -160,9 +173,9 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
         ("le", xp.less_equal),
         ("gt", xp.greater),
         ("ge", xp.greater_equal),
-        ("logical_and", xp.logical_and),
-        ("logical_or", xp.logical_or),
-        ("logical_xor", xp.logical_xor),
+        ("logical_and", truthful(xp.logical_and)),
+        ("logical_or", truthful(xp.logical_or)),
+        ("logical_xor", truthful(xp.logical_xor)),
         ("bitwise_and", xp.bitwise_and),
         ("bitwise_or", xp.bitwise_or),
         ("bitwise_xor", xp.bitwise_xor),
@@ -358,7 +371,7 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
     unary("isnan", xp.isnan, noisy=False)
     unary("isinf", xp.isinf, noisy=False)
     unary("isfinite", xp.isfinite, noisy=False)
-    unary("logical_not", xp.logical_not, noisy=False)
+    unary("logical_not", truthful(xp.logical_not), noisy=False)
     unary("bitwise_not", xp.invert, noisy=False)
 
     def nan_to_num(

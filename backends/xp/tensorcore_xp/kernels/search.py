@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import array_of, errstate
+from ..helpers import accumulate, array_of, errstate
 
 __all__ = ["build"]
 
@@ -33,7 +33,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         seq, o = array_of(sorted_sequence), array_of(out)
         v = xp.asarray(array_of(input))
         if sorter is not None:
-            seq = xp.take_along_axis(seq, array_of(sorter), axis=-1)
+            order = array_of(sorter)
+            if order.size and (int(order.min()) < 0 or int(order.max()) >= seq.shape[-1]):
+                raise RuntimeError("sorter index out of range")  # (CuPy would not check)
+            seq = xp.take_along_axis(seq, order, axis=-1)
         kind = "right" if right else "left"
         if seq.ndim == 1:
             o[...] = xp.searchsorted(seq, v, side=kind)
@@ -63,7 +66,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return
             if x.size == 0:
                 return
-            v = better.accumulate(x, axis=dim)
+            v = accumulate(xp, better, x, dim)
             if x.dtype.kind == "f" or x.dtype.kind == "V":
                 with quiet(all="ignore"):
                     hit = (x == v) | (xp.isnan(x) & xp.isnan(v))
@@ -73,7 +76,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             shape[dim] = x.shape[dim]
             where = xp.arange(x.shape[dim], dtype=xp.int64).reshape(shape)
             array_of(values)[...] = v
-            array_of(indices)[...] = xp.maximum.accumulate(xp.where(hit, where, -1), axis=dim)
+            array_of(indices)[...] = accumulate(xp, xp.maximum, xp.where(hit, where, -1), dim)
 
         k.__name__ = name
         K[name] = k
