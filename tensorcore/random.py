@@ -10,6 +10,7 @@ import contextlib
 import copy
 import operator
 import random as _pyrandom
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -108,12 +109,50 @@ def initial_seed() -> int:
 RngStates = list[tuple[str, int, Any]]
 
 
+_LOCKS = (type(threading.Lock()), type(threading.RLock()))
+
+
+def _copy_state(state: Any) -> Any:
+    """A deep copy of a backend's generator state. Locks in it (CuPy's bit generators hold
+    one, which cannot be copied) are replaced by fresh ones; everything else is copied."""
+    try:
+        return copy.deepcopy(state)
+    except TypeError:
+        pass
+    memo: dict[int, Any] = {}
+    seen: set[int] = set()
+    todo = [state]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or obj is None or isinstance(obj, (int, float, str, bytes)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, _LOCKS):
+            memo[id(obj)] = threading.RLock() if "RLock" in type(obj).__name__ else threading.Lock()
+            continue
+        if hasattr(obj, "__array_interface__") or hasattr(obj, "__cuda_array_interface__"):
+            continue  # (arrays copy themselves)
+        if isinstance(obj, dict):
+            todo.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            todo.extend(obj)
+        else:
+            todo.extend(getattr(obj, "__dict__", {}).values())
+            try:
+                reduced = obj.__reduce_ex__(4)
+            except (TypeError, ValueError, AttributeError):  # (deepcopy below says)
+                continue
+            if isinstance(reduced, tuple):
+                todo.extend(reduced[1:3])
+    return copy.deepcopy(state, memo)
+
+
 def _get_states(device_types: Iterable[str]) -> RngStates:
     """Copies of the default generators' streams, for :func:`_set_states` to rewind to."""
     out = []
     for dt in dict.fromkeys(device_types):
         g = default_generator(dt)
-        out.append((dt, g._seed, copy.deepcopy(g.state)))
+        out.append((dt, g._seed, _copy_state(g.state)))
     return out
 
 
@@ -122,7 +161,7 @@ def _set_states(states: RngStates) -> None:
     stay untouched, so one snapshot may be restored more than once)."""
     for dt, seed_, state in states:
         g = default_generator(dt)
-        g._seed, g.state = seed_, copy.deepcopy(state)
+        g._seed, g.state = seed_, _copy_state(state)
 
 
 @contextlib.contextmanager
