@@ -111,8 +111,11 @@ class OpDecl:
     #: outputs' shapes and dtypes.
     meta_function: Callable[..., Any] | None = None
     #: Tensor parameters of a pointwise operator that must be bool and take no part in
-    #: promotion (``where``'s ``condition``).
+    #: promotion (``where``'s ``condition``); like PyTorch's, they take no Python scalar.
     masks: str = ""
+    #: Tensor parameters of a pointwise operator that take no Python scalar, where PyTorch's
+    #: do not (both of ``heaviside``'s); the others do.
+    tensors_only: str = ""
     #: ``"param:policy"``: the result-dtype policy when ``param`` is given (not None), e.g.
     #: ``div``'s ``"rounding_mode:same"`` (a rounded quotient keeps the promoted dtype).
     promote_when: str = ""
@@ -153,7 +156,7 @@ class OpDecl:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
         if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):
             raise ValueError(f"{self.name}: dtypes must be letters of 'bifc', not {self.dtypes!r}")
-        for field_name in ("scalars", "values", "promote_args", "masks"):
+        for field_name in ("scalars", "values", "promote_args", "masks", "tensors_only"):
             for p in getattr(self, field_name).split():
                 if self.param(p) < 0:
                     raise ValueError(f"{self.name}: {field_name} names no parameter {p!r}")
@@ -177,7 +180,9 @@ class OpDecl:
     def scalar_params(self) -> frozenset[str]:
         """Names of the tensor parameters that also take a Python scalar."""
         if "pointwise" in self.tags:
-            return frozenset(self.parsed.params[i].name for i in self.parsed.tensor_positions)
+            refused = set(self.masks.split()) | set(self.tensors_only.split())
+            names = (self.parsed.params[i].name for i in self.parsed.tensor_positions)
+            return frozenset(n for n in names if n not in refused)
         return frozenset(self.scalars.split())
 
     def param(self, name: str) -> int:
@@ -284,6 +289,7 @@ def _binary(
     other: str = "other",
     promote_args: str = "",
     check: Callable[..., None] | None = None,
+    tensors_only: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self, Tensor {other}{extra}) -> Tensor",
@@ -295,6 +301,7 @@ def _binary(
         promote_when=promote_when,
         promote=promote,
         promote_args=promote_args,
+        tensors_only=tensors_only,
         check=check,
         dtypes=dtypes,
         dtype_hint=dtype_hint,

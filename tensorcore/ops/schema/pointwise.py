@@ -339,6 +339,7 @@ _binary(
     dtypes="bif",
     other="values",
     promote_args="self",
+    tensors_only="self values",
 )
 _binary(
     "float_power",
