@@ -143,6 +143,13 @@ def test_unique_id_survives_the_trip_as_bytes(signed: bool) -> None:
     assert _nccl_rendezvous.id_from_bytes(data) == uid
 
 
+def test_a_bytes_unique_id_comes_back_as_bytes() -> None:
+    # CuPy 14 gives (and its NcclCommunicator takes) the id as 128 bytes.
+    uid = bytes(range(256))[::2]
+    data = _nccl_rendezvous.id_to_bytes(uid)
+    assert len(data) == 129 and _nccl_rendezvous.id_from_bytes(data) == uid
+
+
 def test_rendezvous_errors_name_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE"):
         monkeypatch.delenv(var, raising=False)

@@ -30,18 +30,24 @@ MPI_LAUNCHER_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
 
 
 # ------------------------------------------------------------------ the unique id
-def id_to_bytes(uid: tuple[int, ...]) -> bytes:
-    """A unique id (CuPy's tuple of 128 C ``char`` values) as 129 bytes.
+def id_to_bytes(uid: tuple[int, ...] | bytes) -> bytes:
+    """A unique id as 129 bytes: the first says the form CuPy gave, so that any rank can
+    rebuild the very value ``NcclCommunicator`` takes back.
 
-    CuPy gives the chars as ints, signed where C's ``char`` is (x86: -128..127) and
-    unsigned where it is not (ARM), and takes them back only in that range; the first byte
-    says which, so that any rank can rebuild the very tuple.
+    CuPy 14 gives the id as ``bytes`` (form 2); older CuPy as a tuple of 128 C ``char``
+    values, signed where C's ``char`` is (x86: -128..127, form 1) and unsigned where it is
+    not (ARM, form 0).
     """
+    if isinstance(uid, (bytes, bytearray)):
+        return bytes([2]) + bytes(uid)
     signed = any(v < 0 for v in uid)
     return bytes([int(signed)]) + bytes(v & 0xFF for v in uid)
 
 
-def id_from_bytes(data: bytes) -> tuple[int, ...]:
+def id_from_bytes(data: bytes) -> tuple[int, ...] | bytes:
+    """The unique id :func:`id_to_bytes` encoded, in the form CuPy gave it."""
+    if data[0] == 2:
+        return bytes(data[1:])
     if data[0]:
         return tuple(b - 256 if b > 127 else b for b in data[1:])
     return tuple(data[1:])
@@ -53,7 +59,7 @@ def launched_by_mpi() -> bool:
 
 def meet(
     nccl: Any, init_method: str | None, world_size: int, rank: int, timeout: timedelta
-) -> tuple[tuple[int, ...], int, int, Any, Any]:
+) -> tuple[tuple[int, ...] | bytes, int, int, Any, Any]:
     """``(unique id, rank, world size, store or None, MPI communicator or None)``."""
     url = init_method or "env://"
     incomplete = "MASTER_ADDR" not in os.environ or -1 in (rank, world_size)
@@ -72,7 +78,9 @@ def meet(
     return uid, rank, world_size, store, None
 
 
-def _mpi_meet(nccl: Any, world_size: int, rank: int) -> tuple[tuple[int, ...], int, int, Any, Any]:
+def _mpi_meet(
+    nccl: Any, world_size: int, rank: int
+) -> tuple[tuple[int, ...] | bytes, int, int, Any, Any]:
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
@@ -106,7 +114,7 @@ def bind(cp: Any, device_id: Any) -> None:
     cp.cuda.runtime.setDevice(device_id.index)
 
 
-def communicator(cp: Any, nccl: Any, size: int, uid: tuple[int, ...], rank: int,
+def communicator(cp: Any, nccl: Any, size: int, uid: tuple[int, ...] | bytes, rank: int,
                   index: int, what: str) -> Any:  # fmt: skip
     try:
         with cp.cuda.Device(index):
