@@ -16,6 +16,7 @@ from hypothesis import settings
 import tensorcore as tc
 from tensorcore.devices import set_default_device
 from tensorcore.plugins import manager
+from tensorcore.testing import dtype_unsupported
 
 # Hypothesis imports its failure-patch writer (libcst, where installed) while reporting a
 # failing example; libcst's import warns (mypy_extensions.TypedDict is deprecated), which
@@ -72,6 +73,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             if "cuda" in available:
                 why = manager.device_interfaces()["cuda"].unavailable_reason or "no usable GPU"
             pytest.skip(f"needs a CUDA GPU: {why}")
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "device" in params:
+        for value in params.values():
+            if isinstance(value, tc.dtype):
+                why = dtype_unsupported(params["device"], value)
+                if why is not None:
+                    pytest.skip(f"{value.name} on {params['device']}: {why}")
 
 
 @pytest.fixture(autouse=True)

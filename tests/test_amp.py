@@ -23,18 +23,19 @@ def _holds_data(device: str) -> bool:
 
 def test_lower_precision_operators(device: str) -> None:
     kind = tc.device(device).type
+    low = tc.get_autocast_dtype(kind)  # (PyTorch's: bfloat16 on the CPU, float16 on CUDA)
     a = tc.ones(2, 3, device=device)
     b = tc.ones(3, 4, device=device)
     w = tc.ones(5, 3, device=device)
     img = tc.ones(1, 2, 5, 5, device=device)
     k = tc.ones(3, 2, 3, 3, device=device)
     with tc.autocast(kind):
-        assert (a @ b).dtype is tc.bfloat16
-        assert tc.mm(a, b).dtype is tc.bfloat16
-        assert tc.bmm(a[None], b[None]).dtype is tc.bfloat16
-        assert tc.addmm(tc.ones(2, 4, device=device), a, b).dtype is tc.bfloat16
-        assert F.linear(a, w).dtype is tc.bfloat16
-        assert F.conv2d(img, k).dtype is tc.bfloat16
+        assert (a @ b).dtype is low
+        assert tc.mm(a, b).dtype is low
+        assert tc.bmm(a[None], b[None]).dtype is low
+        assert tc.addmm(tc.ones(2, 4, device=device), a, b).dtype is low
+        assert F.linear(a, w).dtype is low
+        assert F.conv2d(img, k).dtype is low
         # float64 is never cast (PyTorch's rule), other operators run as they are
         assert (a.double() @ b.double()).dtype is tc.float64
         assert (a + 1).dtype is tc.float32
@@ -49,7 +50,7 @@ def test_lower_precision_operators(device: str) -> None:
 
 def test_float32_and_promote_operators(device: str) -> None:
     kind = tc.device(device).type
-    logits = tc.ones(4, 3, device=device, dtype=tc.bfloat16)
+    logits = tc.ones(4, 3, device=device, dtype=tc.get_autocast_dtype(kind))
     target = tc.tensor([0, 1, 2, 0], device=device)
     with tc.autocast(kind):
         assert F.nll_loss(F.log_softmax(logits, 1), target).dtype is tc.float32

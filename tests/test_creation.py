@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tensorcore as tc
-from tensorcore.testing import assert_close, to_numpy
+from tensorcore.testing import assert_close, dtype_unsupported, to_numpy
 
 
 # ---------------------------------------------------------------- tensor(): inference
@@ -75,7 +75,8 @@ def test_tensor_dtype_argument(device: str) -> None:
     assert tc.tensor([1, 2], dtype=tc.float64, device=device).tolist() == [1.0, 2.0]
     assert tc.tensor([1.7, -1.7], dtype=tc.int64, device=device).tolist() == [1, -1]
     assert tc.tensor([0, 2], dtype=tc.bool, device=device).tolist() == [False, True]
-    assert tc.tensor([1.5], dtype=tc.bfloat16, device=device).dtype is tc.bfloat16
+    if dtype_unsupported(device, tc.bfloat16) is None:
+        assert tc.tensor([1.5], dtype=tc.bfloat16, device=device).dtype is tc.bfloat16
     assert tc.tensor([[1, 2]], dtype=tc.complex128, device=device).tolist() == [[1 + 0j, 2 + 0j]]
     assert tc.tensor([tc.tensor(1), tc.tensor(2)], device=device).tolist() == [1, 2]
 
@@ -476,7 +477,7 @@ def test_item_and_tolist(device: str) -> None:
 
 
 def _suffix(device: str) -> str:
-    return "" if device == "cpu" else f", device='{device}'"
+    return "" if device == "cpu" else f", device='{tc.empty(0, device=device).device}'"
 
 
 @pytest.mark.parametrize(

@@ -722,7 +722,8 @@ def converted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _on(device: str, text: str) -> str:
-    return text if device == "cpu" else f"{text[:-1]}, device='{device}')"
+    where = tc.empty(0, device=device).device  # (cuda:0 on a GPU, as PyTorch prints it)
+    return text if device == "cpu" else f"{text[:-1]}, device='{where}')"
 
 
 def test_repr_converts_only_the_printed_elements(device: str, converted: list[int]) -> None:

@@ -284,4 +284,4 @@ def test_named_tuple_results_print_as_pytorch_prints_them(device: str) -> None:
 
 
 def _dev(device: str) -> str:
-    return "" if device == "cpu" else f", device='{tc.device(device)}'"
+    return "" if device == "cpu" else f", device='{tc.empty(0, device=device).device}'"

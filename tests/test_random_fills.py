@@ -16,7 +16,7 @@ N = 20000
 
 def _draw(device: str, fill, dtype=tc.float64):  # type: ignore[no-untyped-def]
     x = tc.empty(N, dtype=dtype, device=device)
-    out = fill(x, tc.Generator().manual_seed(11))
+    out = fill(x, tc.Generator(device).manual_seed(11))
     assert out is x
     return np.array(x.tolist())
 

@@ -113,7 +113,11 @@ def test_warnings_and_errors_are_pytorchs(device: str) -> None:
     ]
     for args, message in cases:
         with pytest.raises(RuntimeError, match=message):
-            tc.stft(*args, window=None if len(args) < 4 else tc.ones(args[3]), return_complex=True)
+            tc.stft(
+                *args,
+                window=None if len(args) < 4 else tc.ones(args[3], device=device),
+                return_complex=True,
+            )
     with pytest.raises(RuntimeError, match="expected 0 < n_fft < 20, but got n_fft=40"):
         tc.stft(x, 40, window=tc.ones(40, device=device), center=False, return_complex=True)
     with pytest.raises(RuntimeError, match=r"1D window tensor of size equal to win_length=4, but"):

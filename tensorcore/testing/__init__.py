@@ -24,6 +24,7 @@ from ._helpers import (
     available_device_types,
     backends_for,
     default_tolerances,
+    dtype_unsupported,
     numpy_dtype,
     to_numpy,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "available_device_types",
     "backends_for",
     "default_tolerances",
+    "dtype_unsupported",
     "numpy_dtype",
     "to_numpy",
 ]

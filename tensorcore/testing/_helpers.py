@@ -14,6 +14,7 @@ __all__ = [
     "available_device_types",
     "backends_for",
     "default_tolerances",
+    "dtype_unsupported",
     "numpy_dtype",
     "to_numpy",
 ]
@@ -41,6 +42,33 @@ def available_device_types() -> list[str]:
     from ..backends import devices
 
     return [name for name, ok in devices().items() if ok]
+
+
+_UNSUPPORTED: dict[tuple[str, str], str | None] = {}
+
+
+def dtype_unsupported(device: Any, dtype: dtype) -> str | None:
+    """Why tensors of ``dtype`` cannot live on ``device`` (the device's own error), or None
+    when they can: a backend may lack a dtype (CuPy before version 14 has no bfloat16).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing import dtype_unsupported
+    >>> dtype_unsupported("cpu", tc.bfloat16) is None
+    True
+    """
+    from ..backend import empty
+    from ..devices import device as as_device
+
+    key = (str(device), dtype.name)
+    if key not in _UNSUPPORTED:
+        try:
+            empty((0,), dtype, as_device(device))  # (the device's own allocator)
+            _UNSUPPORTED[key] = None
+        except TypeError as exc:
+            _UNSUPPORTED[key] = str(exc)
+    return _UNSUPPORTED[key]
 
 
 def backends_for(op_name: str, layout: str = "strided") -> list[str]:

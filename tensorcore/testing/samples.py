@@ -38,6 +38,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import dtypes as dt
+from tensorcore.testing._helpers import dtype_unsupported
 
 __all__ = [
     "SAMPLES",
@@ -93,6 +94,21 @@ class _Maker:
         self.device = tc.device(device)
         self.dtype = dtype
         self.gen = tc.Generator("cpu").manual_seed(SEED)
+
+    def generator(self, seed: int) -> tc.Generator:
+        """A new generator of the samples' device, seeded with ``seed``."""
+        return tc.Generator(self.device).manual_seed(seed)
+
+    def factory_kwargs(self, seed: int, **kwargs: Any) -> dict[str, Any]:
+        """``device=`` and, on the CPU, a seeded ``generator=`` for a random factory.
+
+        A generator belongs to one device, so a factory given one of another device raises
+        (PyTorch's rule), and the fuzz replaces ``device`` with None (the default device):
+        off the CPU the factory draws from the device's default generator instead.
+        """
+        if self.device.type == "cpu":
+            kwargs["generator"] = self.generator(seed)
+        return {**kwargs, "device": self.device}
 
     def _place(self, t: tc.Tensor, dtype: dt.dtype | None = None) -> tc.Tensor:
         t = t.to(self.dtype if dtype is None else dtype)
@@ -570,7 +586,7 @@ def _heaviside(m: _Maker) -> list[Sample]:
     return [
         S((x, m.uniform(2, 3)), desc="same shape, a zero"),
         S((m.uniform(2, 3, t=True), m.uniform(3)), desc="transposed + broadcast row"),
-        S((x, 0.5), desc="python scalar values"),
+        S((x, m.uniform()), desc="0-d values"),  # (PyTorch refuses a Python number)
     ]
 
 
@@ -2105,14 +2121,14 @@ def _tolist(m: _Maker) -> list[Sample]:
 @_samples("uniform_", "normal_")
 def _fill_random(m: _Maker) -> list[Sample]:
     return [
-        S((m.uniform(2, 3),), {"generator": tc.Generator("cpu").manual_seed(SEED)}),
-        S((m.uniform(3), -2.0, 2.0), {"generator": tc.Generator("cpu").manual_seed(SEED)}),
+        S((m.uniform(2, 3),), {"generator": m.generator(SEED)}),
+        S((m.uniform(3), -2.0, 2.0), {"generator": m.generator(SEED)}),
     ]
 
 
 @_samples("random_")
 def _random(m: _Maker) -> list[Sample]:
-    return [S((m.uniform(2, 3), 0, 5), {"generator": tc.Generator("cpu").manual_seed(SEED)})]
+    return [S((m.uniform(2, 3), 0, 5), {"generator": m.generator(SEED)})]
 
 
 # ------------------------------------------------------------------ factories
@@ -2127,8 +2143,7 @@ def _empty(m: _Maker) -> list[Sample]:
 
 @_samples("rand", "randn")
 def _rand(m: _Maker) -> list[Sample]:
-    g = tc.Generator("cpu").manual_seed(SEED)
-    return [S((2, 3), _fk(m, generator=g))]
+    return [S((2, 3), m.factory_kwargs(SEED, dtype=m.dtype))]
 
 
 @_samples("full")
@@ -2154,22 +2169,22 @@ def _eye(m: _Maker) -> list[Sample]:
 @_samples("bernoulli")
 def _bernoulli(m: _Maker) -> list[Sample]:
     p = m.uniform(3, 4, lo=0.0, hi=1.0)
-    return [S((p,), {"generator": tc.Generator().manual_seed(1)}, desc="probabilities")]
+    return [S((p,), {"generator": m.generator(1)}, desc="probabilities")]
 
 
 @_samples("bernoulli_")
 def _bernoulli_inplace(m: _Maker) -> list[Sample]:
     return [
-        S((m.uniform(3, 4), 0.3), {"generator": tc.Generator().manual_seed(2)}, desc="p=0.3"),
-        S((m.uniform(5),), {"generator": tc.Generator().manual_seed(3)}, desc="default p"),
+        S((m.uniform(3, 4), 0.3), {"generator": m.generator(2)}, desc="p=0.3"),
+        S((m.uniform(5),), {"generator": m.generator(3)}, desc="default p"),
     ]
 
 
 @_samples("exponential_", "cauchy_", "log_normal_")
 def _continuous_fill(m: _Maker) -> list[Sample]:
     return [
-        S((m.uniform(3, 4),), {"generator": tc.Generator().manual_seed(2)}, desc="defaults"),
-        S((m.uniform(3, 2, t=True), 0.5), {"generator": tc.Generator().manual_seed(3)},
+        S((m.uniform(3, 4),), {"generator": m.generator(2)}, desc="defaults"),
+        S((m.uniform(3, 2, t=True), 0.5), {"generator": m.generator(3)},
           desc="transposed"),
     ]  # fmt: skip
 
@@ -2177,8 +2192,8 @@ def _continuous_fill(m: _Maker) -> list[Sample]:
 @_samples("geometric_")
 def _geometric_inplace(m: _Maker) -> list[Sample]:
     return [
-        S((m.uniform(3, 4), 0.3), {"generator": tc.Generator().manual_seed(2)}),
-        S((m.uniform(3, 2, t=True), 0.9), {"generator": tc.Generator().manual_seed(3)},
+        S((m.uniform(3, 4), 0.3), {"generator": m.generator(2)}),
+        S((m.uniform(3, 2, t=True), 0.9), {"generator": m.generator(3)},
           desc="transposed"),
     ]  # fmt: skip
 
@@ -2187,10 +2202,10 @@ def _geometric_inplace(m: _Maker) -> list[Sample]:
 def _multinomial(m: _Maker) -> list[Sample]:
     w = m.positive(5, lo=0.1, hi=1.0) if m.floating else m.positive(5).to(tc.float32)
     return [
-        S((w, 3), {"generator": tc.Generator().manual_seed(1)}, desc="without replacement"),
+        S((w, 3), {"generator": m.generator(1)}, desc="without replacement"),
         S(
             (w.expand(2, 5), 7, True),
-            {"generator": tc.Generator().manual_seed(2)},
+            {"generator": m.generator(2)},
             desc="2-D, with replacement",
         ),
     ]
@@ -2198,24 +2213,26 @@ def _multinomial(m: _Maker) -> list[Sample]:
 
 @_samples("randperm")
 def _randperm(m: _Maker) -> list[Sample]:
-    return [S((5,), {"generator": tc.Generator("cpu").manual_seed(SEED), "device": m.device})]
+    return [S((5,), m.factory_kwargs(SEED))]
 
 
 @_samples("randint")
 def _randint(m: _Maker) -> list[Sample]:
-    g = tc.Generator("cpu").manual_seed(SEED)
     return [
-        S((0, 5, (2, 3)), {"generator": g, "device": m.device}),
-        S((5, (4,)), {"generator": g, "device": m.device}, desc="high only"),
+        S((0, 5, (2, 3)), m.factory_kwargs(SEED)),
+        S((5, (4,)), m.factory_kwargs(SEED + 1), desc="high only"),
     ]
 
 
 @_samples("normal")
 def _normal(m: _Maker) -> list[Sample]:
-    g = tc.Generator("cpu").manual_seed(SEED)
     return [
-        S((0.0, 1.0, (2, 3)), {"generator": g, "dtype": m.dtype, "device": m.device}),
-        S((m.uniform(2, 3), m.positive(3)), {"generator": g}, desc="tensor mean and std"),
+        S((0.0, 1.0, (2, 3)), m.factory_kwargs(SEED, dtype=m.dtype)),
+        S(
+            (m.uniform(2, 3), m.positive(3)),
+            {"generator": m.generator(SEED)},
+            desc="tensor mean and std",
+        ),
     ]
 
 
@@ -2383,9 +2400,14 @@ def _diag_embed(m: _Maker) -> list[Sample]:
 
 def _bind(fn: _Gen) -> Callable[[Any, dt.dtype], list[Sample]]:
     def make(device: Any, dtype: dt.dtype) -> list[Sample]:
+        if dtype_unsupported(device, dtype) is not None:
+            return []
         return fn(_Maker(device, dtype))
 
-    make.__doc__ = "Samples for one operator: ``make(device, dtype) -> list[Sample]``."
+    make.__doc__ = (
+        "Samples for one operator: ``make(device, dtype) -> list[Sample]`` (none for a dtype "
+        "the device lacks)."
+    )
     return make
 
 

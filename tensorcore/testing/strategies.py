@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tensorcore as tc
 
-from ._helpers import numpy_dtype
+from ._helpers import dtype_unsupported, numpy_dtype
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -180,7 +181,12 @@ def tensors_from_arrays(draw: Any, array: Any, device: Any, layout: str | None =
     and the returned array repeats them too).
 
     Returns ``(tensor, array)``; compare results against NumPy run on the returned array.
+    An array of a dtype the device lacks (bfloat16 on a CuPy without it) is rejected.
     """
+    a = np.asarray(array)
+    d = getattr(tc, a.dtype.name, None)
+    if isinstance(d, tc.dtype) and dtype_unsupported(device, d) is not None:
+        reject()
     if layout is None:
         layout = draw(st.sampled_from(("contiguous", "permuted", "sliced", "expanded")))
     a = np.asarray(array)

@@ -97,7 +97,12 @@ def run_suite(
         cmd.append("--tensorcore-full")
     cmd += [f"--tensorcore-gaps={Path(g)}" for g in gaps]
     cmd += list(args)
-    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    # (nothing of the calling pytest: its options, nor a pytest-xdist worker's variables)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "PYTEST_ADDOPTS" and not k.startswith("PYTEST_XDIST")
+    }
     proc = subprocess.run(
         cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout, check=False
     )
