@@ -192,8 +192,14 @@ def test_a_schedulers_world_size_must_agree_with_mpi() -> None:
 
 def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     script = tmp_path / "hello.py"
-    script.write_text(
-        "import sys\nimport tensorcore.distributed as dist\ndist.init_process_group()\n"
+    script.write_text(  # (a torchrun program: it reads its GPU's number before init)
+        "import os, sys\nimport tensorcore.distributed as dist\n"
+        "local = int(os.environ['LOCAL_RANK'])\n"
+        "assert __name__ == '__main__' and sys.path[0] == os.path.dirname(__file__)\n"
+        "dist.init_process_group()\n"
+        "assert dist.get_node_local_rank() == local == dist.get_rank()\n"
+        "assert int(os.environ['RANK']) == dist.get_rank()\n"
+        "assert os.environ['WORLD_SIZE'] == os.environ['LOCAL_WORLD_SIZE'] == '2'\n"
         "print(f'rank {dist.get_rank()} of {dist.get_world_size()} {sys.argv[1:]}')\n"
     )
     env = dict(os.environ)
@@ -206,6 +212,20 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "rank 0 of 2 ['x']" in proc.stdout and "rank 1 of 2 ['x']" in proc.stdout
+
+
+def test_node_local_rank_comes_from_the_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tensorcore.distributed as dist
+
+    for var in ("LOCAL_RANK", "MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(RuntimeError, match="LOCAL_RANK is not in the environment"):
+        dist.get_node_local_rank()
+    assert dist.get_node_local_rank(fallback_rank=3) == 3
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2")
+    assert dist.get_node_local_rank() == 2
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert dist.get_node_local_rank(fallback_rank=3) == 1
 
 
 def test_launcher_returns_the_jobs_exit_status_and_says_what_is_missing(

@@ -392,6 +392,32 @@ def get_world_size(group: Any = None) -> int:
     return -1 if pg is None else pg.size()
 
 
+def get_node_local_rank(fallback_rank: int | None = None) -> int:
+    """This process's rank among the processes of its machine, to pick its GPU with:
+    ``LOCAL_RANK`` (set by ``torchrun`` and by ``python -m tensorcore.distributed.run``),
+    else the one an MPI launcher or Slurm gives (``MPI_LOCALRANKID``,
+    ``OMPI_COMM_WORLD_LOCAL_RANK``, ``SLURM_LOCALID``), else ``fallback_rank``.
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.get_node_local_rank(fallback_rank=0) >= 0
+    True
+    """
+    from ._as_rank import launcher_environment
+
+    value = os.environ.get("LOCAL_RANK") or launcher_environment(os.environ).get("LOCAL_RANK")
+    if value is not None:
+        return int(value)
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError(
+        "LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+        "`get_node_local_rank` to work, assuming you are not running in a multi-device "
+        "context and want the code to run locally instead."
+    )
+
+
 def get_backend(group: Any = None) -> str:
     """The communication backend's name (``"mpi"``) of ``group``."""
     pg = _group(group, "get_backend")

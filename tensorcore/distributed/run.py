@@ -3,7 +3,9 @@
 A thin wrapper of ``mpiexec -n N python script.py [args]`` (the ``mpiexec`` next to the
 running Python first, as a virtual environment's ``mpich`` wheel installs it, then the one on
 ``PATH``). Under MPI the launcher gives every process its rank and the world size, so no
-``RANK``, ``WORLD_SIZE`` or ``MASTER_ADDR`` is needed; several machines or a scheduler use
+``RANK``, ``WORLD_SIZE`` or ``MASTER_ADDR`` is needed; each rank also gets the variables
+PyTorch's ``torchrun`` sets (``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``),
+for programs written for it; several machines or a scheduler use
 ``mpiexec`` or ``srun`` directly (``docs/distributed.md``).
 """
 
@@ -44,7 +46,8 @@ def mpiexec_command(nproc: int, script: str, args: Sequence[str], mpiexec: str) 
     >>> mpiexec_command(2, "train.py", ["--epochs", "3"], "mpiexec")[:3]
     ['mpiexec', '-n', '2']
     """
-    return [mpiexec, "-n", str(nproc), sys.executable, script, *args]
+    return [mpiexec, "-n", str(nproc), sys.executable, "-m", "tensorcore.distributed._as_rank",
+            script, *args]  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
