@@ -401,6 +401,26 @@ class Size(tuple):
     def __repr__(self) -> str:
         return f"tensorcore.Size({list(self)})"
 
+    # A slice, a concatenation or a repetition of a Size is a Size, as in PyTorch.
+    def __getitem__(self, key: Any) -> Any:
+        got = tuple.__getitem__(self, key)
+        return Size(got) if key.__class__ is slice else got
+
+    def __add__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n: Any) -> Size:
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
 
 def is_tensor(obj: Any) -> bool:
     """Whether ``obj`` is a tensor (``Parameter`` included).

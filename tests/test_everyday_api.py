@@ -341,3 +341,14 @@ def test_legacy_typed_constructors() -> None:
         tc.FloatTensor(2.5)
     with pytest.raises(RuntimeError, match="expects device type: cpu"):
         tc.FloatTensor(3, device="meta")
+
+
+def test_a_slice_sum_or_repeat_of_a_size_is_a_size() -> None:
+    s = tc.zeros(2, 3, 4).shape
+    cases = [(s[1:], (3, 4)), (s[::-1], (4, 3, 2)), (s + (5,), (2, 3, 4, 5)),
+             ((1,) + s, (1, 2, 3, 4)), (s * 2, (2, 3, 4) * 2), (2 * s, (2, 3, 4) * 2)]  # fmt: skip
+    for got, want in cases:
+        assert type(got) is tc.Size and got == want
+    assert s[-1] == 4 and type(s[0]) is int and s[1:].numel() == 12
+    with pytest.raises(TypeError):
+        s + [5]  # type: ignore[operator]
