@@ -24,11 +24,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 __all__ = ["TorchCPUStream"]
 
-_DIGITS = {"float16": 11, "bfloat16": 8}
+# The bits of a uniform draw each float dtype keeps (keyed by the dtype itself: NumPy's
+# ``dtype.name`` costs microseconds).
+_DIGITS = {np.dtype(np.float16): 11, np.dtype(ml_dtypes.bfloat16): 8}
 
 
 class TorchCPUStream:
@@ -54,7 +57,7 @@ class TorchCPUStream:
         if dtype == np.float64:
             v = (self.u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
             return v * (hi - lo) + lo
-        digits = _DIGITS.get(np.dtype(dtype).name, 24)
+        digits = _DIGITS.get(np.dtype(dtype), 24)
         raw = self.u32(n)
         np.bitwise_and(raw, np.uint64((1 << digits) - 1), out=raw)
         if lo == 0.0 and hi == 1.0:
@@ -128,17 +131,18 @@ class TorchCPUStream:
 def _box_muller_16(blocks: Any, mean: float, std: float) -> None:
     """PyTorch's ``normal_fill_16`` on each row of ``blocks`` (rows of 16 uniforms)."""
     t = blocks.dtype.type
+    first, second = blocks[:, :8], blocks[:, 8:]
     # radius * cos(theta) * std + mean and the same with sin, in PyTorch's order of
-    # operations, in place on three temporaries.
-    radius = np.subtract(t(1), blocks[:, :8])
+    # operations, in place: each half is consumed (into radius, theta) before it is written.
+    radius = np.subtract(t(1), first)
     np.log(radius, out=radius)
     radius *= t(-2)
     np.sqrt(radius, out=radius)
-    theta = np.multiply(blocks[:, 8:], t(2.0 * math.pi))
-    first = np.cos(theta)
-    np.sin(theta, out=theta)
-    for part, half in ((first, blocks[:, :8]), (theta, blocks[:, 8:])):
-        part *= radius
-        part *= t(std)
-        part += t(mean)
-        half[...] = part
+    theta = np.multiply(second, t(2.0 * math.pi))
+    np.cos(theta, out=first)
+    np.sin(theta, out=second)
+    for half in (first, second):
+        half *= radius
+        if std != 1:  # (x * 1 is x, bit for bit)
+            half *= t(std)
+        half += t(mean)  # (always: -0.0 + 0.0 is +0.0, as in PyTorch)
