@@ -180,6 +180,20 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
             # (the lane returns None for a call it does not take)
             first = f"_r = _op.lane_inplace({', '.join(names)})\nif _r is not None:\n    return _r"
             body = f"{first}\n{body}"
+    elif has_lane and "requires_grad" in (p.name for p in params):
+        # A factory: its lane (no out=, layout or pinning asked for), else the call path;
+        # then requires_grad, as for any call.
+        call = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
+        if options:
+            call += "\nif pin_memory:\n    _r = _r.pin_memory()"
+        lane = f"_r = _op.lane({', '.join(names)})"
+        conditions = (["out is None"] if has_out else []) + (
+            ["layout is None and not pin_memory"] if options else []
+        )
+        if conditions:
+            lane = f"_r = None\nif {' and '.join(conditions)}:\n    {lane}"
+        call = call.replace("\n", "\n    ")
+        body = f"{lane}\nif _r is None:\n    {call}\nif _rg:\n    _r.requires_grad_()\nreturn _r"
     else:
         body = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
         if options:

@@ -11,8 +11,10 @@ function (``ops/_api.py``) goes on to ``call``.
 Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bind``): the
 pointwise operators with a fast unary or binary frontend, the operators of the unchecked
 unstructured frontend (the views, most composites), the reductions with one result (which
-keep what ``reduction`` prepares per input shape, dtype and arguments), and the structured
-operators with one result (meta function, allocation, kernel). Each is compiled for its
+keep what ``reduction`` prepares per input shape, dtype and arguments), the structured
+operators with one result (meta function, allocation, kernel), and the operators that make
+a tensor from no tensor (the factories, and composites such as ``zeros``: the device given
+or the default one, then what ``factory`` or the composite does). Each is compiled for its
 operator's parameters, so that the API function calls it, and it calls the kernel, with plain
 positional arguments (a ``*args`` call is several times dearer than the rest of a lane).
 ``tests/test_fast_frontends.py`` runs every sample through the lane and through ``call`` and
@@ -28,14 +30,17 @@ from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT
 from .._tensor import _CONTIG, Tensor
 from ..autograd import grad_mode
+from ..devices import device, get_default_device
 from ..dispatch import ALL_DTYPES, DirectKernel
 from . import _call
-from ._validate import STANDARD, TRANSLATED, name_error, translate_error
+from ._validate import STANDARD, TRANSLATED, check_shape, name_error, translate_error
 from .frontends import (
     _ALLOC,
     _REDUCED,
     _prepare_reduction,
+    check_values,
     empty_like_layout,
+    factory,
     pointwise_binary,
     pointwise_unary,
     reduction,
@@ -333,6 +338,68 @@ def make(op):
     return structured_lane
 """
 )
+# A factory (``full``, ``empty``, ``arange``...): the device given (a ``device``) or the default
+# one; the meta function's shape and dtype, the frontend's checks, the allocation and the
+# kernel as ``factory`` runs them, without the call path. A dense memory format, a dtype
+# the operator does not declare, or arguments the checks refuse take the call path (which
+# raises the error).
+_FACTORY = (
+    """
+def make(op):
+    table, name, meta, dtypes_ok = op.table, op.name, op.meta_function, op.dtypes_ok
+    values = op.decl.pos.values
+
+    def factory_lane({params}):
+        d = {device}
+        if d is None:
+            d = _default_device()
+        elif d.__class__ is not _Device:
+            return None
+        kernel = table.get((d.type, "strided"))
+        if kernel is None or kernel.__class__ is _DirectKernel:
+            return None
+        alloc = _ALLOC.get(d._key)
+        if alloc is None:
+            return None
+        try:
+            margs, spec = meta({params})
+            if len(spec) != 2 or spec[1] not in dtypes_ok:
+                return None
+            shape, dtype = spec
+            _check_shape(name, shape)
+            if values:
+                _check_values(op, margs, dtype)
+        except Exception:
+            return None"""
+    + _guarded("o = alloc(shape, dtype, d)\nkernel(o, *margs)", 8)
+    + """
+        return o
+
+    return factory_lane
+"""
+)
+# A composite that makes a tensor from no tensor (``zeros``, ``rand``...): the device given
+# or the default one, then the composite, as the call path runs it.
+_MAKER = (
+    """
+def make(op):
+    table, name = op.table, op.name
+
+    def maker_lane({params}):
+        d = {device}
+        if d is None:
+            d = _default_device()
+        elif d.__class__ is not _Device:
+            return None
+        kernel = table.get((d.type, "strided"))
+        if kernel is None:
+            return None"""
+    + _guarded("return kernel({params})", 8)
+    + """
+
+    return maker_lane
+"""
+)
 _OTHER_TENSOR = """
         v = {v}
         if v.__class__ is Tensor:
@@ -386,6 +453,10 @@ _NAMESPACE: dict[str, Any] = {
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,
     "_broadcast": broadcast,
+    "_check_shape": check_shape,
+    "_check_values": check_values,
+    "_default_device": get_default_device,
+    "_Device": device,
     "_empty_like_layout": empty_like_layout,
     "_prepare_reduction": _prepare_reduction,
     "_REDUCED": _REDUCED,
@@ -465,6 +536,18 @@ def _structured_maker(src: str) -> Callable[[Op], Any]:
     return hit
 
 
+def _no_tensor_maker(template: str, op: Op) -> Callable[[Op], Any]:
+    """The lane factory of ``template`` (``_FACTORY`` or ``_MAKER``) for ``op``'s parameters
+    (operators with the same parameter count and device position share one)."""
+    n, dpos = len(op.decl.parsed.params), op.decl.pos.device
+    src = (
+        template.format(params=", ".join(f"a{i}" for i in range(n)), device=f"a{dpos}")
+        .replace("{{", "{")
+        .replace("}}", "}")
+    )
+    return _structured_maker(src)
+
+
 def _compile(src: str, where: str) -> Callable[[Op], Any]:
     """The ``make`` that lane source ``src`` defines, compiled in the lanes' namespace."""
     ns: dict[str, Any] = dict(_NAMESPACE)
@@ -490,6 +573,12 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     n = len(op.decl.parsed.params)
     if "inplace" in op.decl.tags:
         return None  # (``zero_``, ``copy_``: ``call_inplace``'s, whatever their frontend)
+    if not inplace and not op.tensor_pos and not op.list_pos and op.decl.pos.device >= 0:
+        if op.frontend is factory:
+            return _no_tensor_maker(_FACTORY, op)(op)
+        if op.frontend is unstructured_unchecked:
+            return _no_tensor_maker(_MAKER, op)(op)
+        return None
     if op.frontend is pointwise_binary and n <= 3:
         return _maker("binary", inplace, n)(op)
     if op.frontend is pointwise_unary:
