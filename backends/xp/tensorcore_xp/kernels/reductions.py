@@ -112,7 +112,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     extreme("amax", xp.amax, xp.maximum)
     extreme("amin", xp.amin, xp.minimum)
 
-    def with_index(name: str, argfn: Any) -> None:
+    def with_index(name: str, argfn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
             no_complex(name.split("_")[0], self)
             values, indices = out
@@ -122,6 +122,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 array_of(indices)[...] = 0
                 return
             d = dim[0]
+            if direct and 0 not in x.strides:
+                # Straight into the results: the extreme (NaN where there is one) and the
+                # first place it is reached (the first NaN), two reductions.
+                v, i = array_of(values), array_of(indices)
+                if v.dtype == x.dtype and i.dtype == xp.intp:
+                    argfn(x, axis=d, out=i, keepdims=keepdim)
+                    ufunc.reduce(x, axis=d, out=v, keepdims=keepdim)
+                    return
             x, _ = compact(x, dim)
             # NumPy's argmax/argmin pick the first NaN, and the first of equal extremes.
             idx = argfn(x, axis=d, keepdims=True)
@@ -134,8 +142,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         k.__name__ = name
         K[name] = k
 
-    with_index("max_dim", xp.argmax)
-    with_index("min_dim", xp.argmin)
+    with_index("max_dim", xp.argmax, xp.maximum)
+    with_index("min_dim", xp.argmin, xp.minimum)
 
     def arg(name: str, fn: Any) -> None:
         def k(out: Any, self: Any, dim: Any = None, keepdim: bool = False) -> None:
