@@ -295,3 +295,34 @@ def test_a_reduction_lane_keeps_only_what_the_arguments_decide() -> None:
         y.sum(2)
     with pytest.raises(IndexError, match="Dimension out of range"):
         y.sum(2)
+
+
+def test_factory_lanes_follow_the_defaults_and_leave_options_to_the_call_path() -> None:
+    # the lanes of full/arange/zeros... read the default device and dtype on every call
+    assert get_op("full").lane is not None and get_op("zeros").lane is not None
+    for _ in range(2):
+        assert tc.zeros(2).dtype == tc.float32 and tc.arange(3.0).dtype == tc.float32
+    tc.set_default_dtype(tc.float64)
+    try:
+        assert tc.zeros(2).dtype == tc.float64 and tc.arange(3.0).dtype == tc.float64
+        assert tc.full((2,), 1.5).dtype == tc.float64 and tc.eye(2).dtype == tc.float64
+    finally:
+        tc.set_default_dtype(tc.float32)
+    with tc.device("meta"):
+        assert tc.ones(2, 3).device.type == "meta" and tc.empty(4).device.type == "meta"
+    assert tc.ones(2).device.type == "cpu"
+    # numbers that compare equal keep their own types (1, 1.0, True)
+    assert [tc.full((1,), v).dtype for v in (1, 1.0, True)] == [tc.int64, tc.float32, tc.bool]
+    assert str(tc.full((1,), -0.0).item()) == "-0.0"
+    # requires_grad, a memory format and bad arguments: as the call path does them
+    t = tc.zeros(2, requires_grad=True)
+    assert t.requires_grad and t.is_leaf
+    assert tc.empty(1, 2, 3, 4, memory_format=tc.channels_last).stride() == (24, 1, 8, 2)
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        tc.zeros(-1)
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        tc.full((2, -3), 1.0)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8"):
+        tc.full((2,), 300, dtype=tc.int8)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        tc.arange(0, 3, 0)
