@@ -326,3 +326,19 @@ def test_factory_lanes_follow_the_defaults_and_leave_options_to_the_call_path() 
         tc.full((2,), 300, dtype=tc.int8)
     with pytest.raises(RuntimeError, match="step must be nonzero"):
         tc.arange(0, 3, 0)
+
+
+def test_a_factory_writes_into_out_in_its_dtype_and_device() -> None:
+    # PyTorch's factories take out=: the result takes out's dtype (and device) unless a
+    # dtype is given, which must then be out's
+    o = tc.empty(3, dtype=tc.int32)
+    assert tc.arange(3, out=o) is o and o.tolist() == [0, 1, 2] and o.dtype == tc.int32
+    f = tc.empty(2, 2)
+    assert tc.eye(2, out=f) is f and f.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert tc.full((2,), 7, out=tc.empty(2)).tolist() == [7.0, 7.0]
+    assert tc.linspace(0, 1, 3, out=tc.empty(3, dtype=tc.float64)).dtype == tc.float64
+    assert tc.arange(2, out=tc.empty(0, device="meta")).device.type == "meta"
+    with pytest.raises(
+        RuntimeError, match=r"dtype Float does not match dtype of out parameter \(Double\)"
+    ):
+        tc.arange(3, out=tc.empty(3, dtype=tc.float64), dtype=tc.float32)

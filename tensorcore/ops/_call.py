@@ -207,6 +207,8 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             dev, lay, rg, args = _scan(op, args)
         if dev is None:
             dev, lay = _factory_device(op, args)
+            if out.__class__ is Tensor and args[op.decl.pos.device] is None:
+                dev = out._device  # (a factory's out=: its device, as in PyTorch)
         key = (dev.type, lay.name)
         kernel = op.table.get(key)
         if kernel is None:

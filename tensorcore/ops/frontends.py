@@ -736,6 +736,16 @@ def factory(
     """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
+    i = op.decl.pos.dtype
+    if out.__class__ is Tensor and i >= 0:
+        # out=: the result takes its dtype; another dtype asked for is PyTorch's error
+        if args[i] is None:
+            args = args[:i] + (out._dtype,) + args[i + 1 :]
+        elif args[i] is not out._dtype:
+            raise RuntimeError(
+                f"dtype {torch_name(args[i])} does not match dtype of out parameter "
+                f"({torch_name(out._dtype)})"
+            )
     args, spec = op.meta_function(*args)  # type: ignore[misc]
     shape, dtype = spec[0], spec[1]
     check_shape(op.name, shape)

@@ -123,7 +123,8 @@ _op(
 
 # ---------------------------------------------------------------- factories and random
 _F = "factory nondifferentiable"
-_FK = {"frontend": "factory", "method": False}
+# (out=: PyTorch's factories write into a given tensor, whose dtype and device they then take)
+_FK = {"frontend": "factory", "method": False, "out": True}
 _op(
     "empty(int... size, *, ScalarType? dtype=None, Device? device=None, bool? requires_grad=False, "
     "MemoryFormat? memory_format=None) -> Tensor",
