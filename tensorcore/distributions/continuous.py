@@ -8,23 +8,14 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from .. import dtypes as dt
 from .._tensor import Tensor
 from ..ops import functions as ops
+from . import constraints
 from ._samplers import standard_gamma
-from .distributions import Distribution, Normal, _tensor, broadcast_all
+from .distributions import Distribution, Normal
+from .utils import _tensor, broadcast_all, eps
 
 __all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace", "LogNormal"]
-
-_GT0 = "GreaterThan(lower_bound=0.0)"
-
-
-def _eps(d: dt.dtype) -> float:
-    return {
-        dt.float16: 0.0009765625,
-        dt.bfloat16: 0.0078125,
-        dt.float32: 1.1920928955078125e-07,
-    }.get(d, 2.220446049250313e-16)
 
 
 class Exponential(Distribution):
@@ -40,17 +31,14 @@ class Exponential(Distribution):
     -1.3069
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"rate": constraints.positive}
+    support: Any = constraints.nonnegative
     has_rsample = True
-    _support = "GreaterThanEq(lower_bound=0.0)"
     _expand_params: ClassVar[dict[str, int]] = {"rate": 0}
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
-        self._check_param("rate", self.rate, self.rate > 0, _GT0)
-
-    def _params(self) -> dict[str, Any]:
-        return {"rate": self.rate}
 
     @property
     def mean(self) -> Tensor:
@@ -80,12 +68,15 @@ class Exponential(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``log(rate) - rate * value``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.rate)
-        self._validate_sample(value, value >= 0)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value: Any) -> Tensor:
         """``1 - exp(-rate * value)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.rate)
         return 1 - (-self.rate * value).exp()
 
@@ -105,16 +96,17 @@ class Laplace(Distribution):
     (tensor(8.), tensor(2.3863))
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
+    support: Any = constraints.real
     has_rsample = True
     _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(tuple(self.loc.shape), validate_args=validate_args)
-        self._check_param("scale", self.scale, self.scale > 0, _GT0)
-
-    def _params(self) -> dict[str, Any]:
-        return {"loc": self.loc, "scale": self.scale}
 
     @property
     def mean(self) -> Tensor:
@@ -140,16 +132,20 @@ class Laplace(Distribution):
         """``loc - scale * sign(u) * log1p(-|u|)`` with ``u`` uniform on ``(-1, 1)``."""
         shape = self._extended_shape(sample_shape)
         d = self.loc.dtype
-        u = ops.rand(shape, dtype=d, device=self.loc.device) * (2 - _eps(d)) + (_eps(d) - 1)
+        u = ops.rand(shape, dtype=d, device=self.loc.device) * (2 - eps(d)) + (eps(d) - 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value: Any) -> Tensor:
         """``-log(2 * scale) - |value - loc| / scale``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.loc)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value: Any) -> Tensor:
         """``0.5 - 0.5 * sign(z) * expm1(-|z|)`` with ``z = (value - loc) / scale``."""
+        if self._validate_args:
+            self._validate_sample(value)
         z = (_tensor(value, self.loc) - self.loc) / self.scale
         return 0.5 - 0.5 * z.sign() * (-z.abs()).expm1()
 
@@ -169,8 +165,12 @@ class LogNormal(Distribution):
     (1.6487, -0.9189)
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
+    support: Any = constraints.positive
     has_rsample = True
-    _support = "GreaterThan(lower_bound=0.0)"
     _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
@@ -211,8 +211,9 @@ class LogNormal(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``Normal.log_prob(log value) - log value``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.loc)
-        self._validate_sample(value, value > 0)
         y = value.log()
         return self.base_dist.log_prob(y) - y
 
@@ -237,18 +238,17 @@ class Gamma(Distribution):
     -0.8028
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration": constraints.positive,
+        "rate": constraints.positive,
+    }
+    support: Any = constraints.nonnegative
     has_rsample = True
-    _support = "GreaterThanEq(lower_bound=0.0)"
     _expand_params: ClassVar[dict[str, int]] = {"concentration": 0, "rate": 0}
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
-        self._check_param("concentration", self.concentration, self.concentration > 0, _GT0)
-        self._check_param("rate", self.rate, self.rate > 0, _GT0)
-
-    def _params(self) -> dict[str, Any]:
-        return {"concentration": self.concentration, "rate": self.rate}
 
     @property
     def mean(self) -> Tensor:
@@ -272,8 +272,9 @@ class Gamma(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``xlogy(c, rate) + xlogy(c - 1, value) - rate * value - lgamma(c)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.rate)
-        self._validate_sample(value, value >= 0)
         c = self.concentration
         return ops.xlogy(c, self.rate) + ops.xlogy(c - 1, value) - self.rate * value - c.lgamma()
 
@@ -300,8 +301,11 @@ class Dirichlet(Distribution):
     1.5041
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration": constraints.independent(constraints.positive, 1)
+    }
+    support: Any = constraints.simplex
     has_rsample = True
-    _support = "Simplex()"
     _expand_params: ClassVar[dict[str, int]] = {"concentration": 1}
 
     def __init__(self, concentration: Any, validate_args: bool | None = None) -> None:
@@ -310,10 +314,6 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = c
         super().__init__(tuple(c.shape[:-1]), tuple(c.shape[-1:]), validate_args=validate_args)
-        self._check_param("concentration", c, c > 0, f"IndependentConstraint({_GT0}, 1)")
-
-    def _params(self) -> dict[str, Any]:
-        return {"concentration": self.concentration}
 
     @property
     def mean(self) -> Tensor:
@@ -346,9 +346,9 @@ class Dirichlet(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``sum(xlogy(c - 1, value)) + lgamma(sum c) - sum lgamma(c)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.concentration)
-        ok = (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
-        self._validate_sample(value, ok)
         c = self.concentration
         return ops.xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
 
@@ -377,17 +377,19 @@ class Beta(Distribution):
     (tensor(0.4000), 0.4055)
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
+    support: Any = constraints.unit_interval
     has_rsample = True
-    _support = "Interval(lower_bound=0.0, upper_bound=1.0)"
 
     def __init__(
         self, concentration1: Any, concentration0: Any, validate_args: bool | None = None
     ) -> None:
         c1, c0 = broadcast_all(concentration1, concentration0)
+        self._dirichlet = Dirichlet(ops.stack([c1, c0], -1), validate_args=validate_args)
         super().__init__(tuple(c1.shape), validate_args=validate_args)
-        self._check_param("concentration1", c1, c1 > 0, _GT0)
-        self._check_param("concentration0", c0, c0 > 0, _GT0)
-        self._dirichlet = Dirichlet(ops.stack([c1, c0], -1), validate_args=False)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
         """The same parameters broadcast to ``batch_shape``."""
@@ -428,8 +430,9 @@ class Beta(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """The Dirichlet's log density of ``(value, 1 - value)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.concentration1)
-        self._validate_sample(value, (value >= 0) & (value <= 1))
         return self._dirichlet.log_prob(ops.stack([value, 1.0 - value], -1))
 
     def entropy(self) -> Tensor:

@@ -8,14 +8,18 @@ from typing import Any, ClassVar
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
+from . import constraints
 from ._samplers import binomial, poisson
-from .distributions import Categorical, Distribution, _tensor, broadcast_all
+from .distributions import Categorical, Distribution
+from .utils import (
+    _binary_logits,
+    _binary_probs,
+    _tensor,
+    broadcast_all,
+    lazy_property,
+)
 
 __all__ = ["Binomial", "OneHotCategorical", "Poisson"]
-
-
-def _is_integer(value: Tensor) -> Tensor:
-    return value == value.floor()
 
 
 class Poisson(Distribution):
@@ -29,16 +33,13 @@ class Poisson(Distribution):
     (tensorcore.Size([4, 1]), -1.7123)
     """
 
-    _support = "IntegerGreaterThan(lower_bound=0)"
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"rate": constraints.nonnegative}
+    support: Any = constraints.nonnegative_integer
     _expand_params: ClassVar[dict[str, int]] = {"rate": 0}
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
-        self._check_param("rate", self.rate, self.rate >= 0, "GreaterThanEq(lower_bound=0.0)")
-
-    def _params(self) -> dict[str, Any]:
-        return {"rate": self.rate}
 
     @property
     def mean(self) -> Tensor:
@@ -62,8 +63,9 @@ class Poisson(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``xlogy(value, rate) - rate - lgamma(value + 1)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.rate)
-        self._validate_sample(value, (value >= 0) & _is_integer(value))
         return ops.xlogy(value, self.rate) - self.rate - (value + 1).lgamma()
 
 
@@ -81,6 +83,11 @@ class Binomial(Distribution):
     -1.402
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     has_enumerate_support = True
     _expand_params: ClassVar[dict[str, int]] = {"total_count": 0, "probs": 0, "logits": 0}
 
@@ -96,28 +103,20 @@ class Binomial(Distribution):
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self.probs)
-            self.logits = self.probs.log() - (-self.probs).log1p()
+            shape = self.probs.shape
         else:
             self.total_count, self.logits = broadcast_all(total_count, logits)
             self.total_count = self.total_count.type_as(self.logits)
-            self.probs = self.logits.sigmoid()
-        super().__init__(tuple(self.probs.shape), validate_args=validate_args)
-        n = self.total_count
-        self._check_param(
-            "total_count", n, (n >= 0) & _is_integer(n), "IntegerGreaterThan(lower_bound=0)"
-        )
-        if probs is not None:
-            p = self.probs
-            self._check_param(
-                "probs", p, (p >= 0) & (p <= 1), "Interval(lower_bound=0.0, upper_bound=1.0)"
-            )
+            shape = self.logits.shape
+        super().__init__(tuple(shape), validate_args=validate_args)
 
-    def _params(self) -> dict[str, Any]:
-        return {"total_count": self.total_count, "probs": self.probs}
+    probs = lazy_property(_binary_probs)
+    logits = lazy_property(_binary_logits)
 
-    @property
-    def _support(self) -> str:  # type: ignore[override]
-        return f"IntegerInterval(lower_bound=0, upper_bound={self.total_count})"
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self) -> constraints.Constraint:
+        """``integer_interval(0, total_count)``."""
+        return constraints.integer_interval(0, self.total_count)
 
     @property
     def mean(self) -> Tensor:
@@ -142,9 +141,10 @@ class Binomial(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``log C(n, k) + k * logits - n * softplus(logits)``, stable in the logits."""
-        value = _tensor(value, self.probs)
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _tensor(value, self.logits)
         n = self.total_count
-        self._validate_sample(value, (value >= 0) & (value <= n) & _is_integer(value))
         lg = self.logits
         normalize = n * lg.clamp(min=0) + n * (-lg.abs()).exp().log1p() - (n + 1).lgamma()
         return value * lg - (value + 1).lgamma() - (n - value + 1).lgamma() - normalize
@@ -182,8 +182,12 @@ class OneHotCategorical(Distribution):
     -0.2231
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
+    support: Any = constraints.one_hot
     has_enumerate_support = True
-    _support = "OneHot()"
 
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
@@ -199,9 +203,6 @@ class OneHotCategorical(Distribution):
         assert isinstance(new, OneHotCategorical)
         new._categorical = self._categorical.expand(batch_shape)  # type: ignore[assignment]
         return new
-
-    def _params(self) -> dict[str, Any]:
-        return {}
 
     @property
     def probs(self) -> Tensor:
@@ -238,9 +239,9 @@ class OneHotCategorical(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """The categorical's log probability of the index of the one."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.probs)
-        ok = ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
-        self._validate_sample(value, ok)
         return self._categorical.log_prob(value.argmax(-1))
 
     def entropy(self) -> Tensor:

@@ -4,13 +4,15 @@ reinterpreted as event dims), as ``torch.distributions``'."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import linalg
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops.frontends import broadcast_shapes
-from .distributions import Distribution, _shape, _tensor
+from . import constraints
+from .distributions import Distribution, _shape
+from .utils import _tensor, lazy_property
 
 __all__ = ["Independent", "MultivariateNormal"]
 
@@ -25,11 +27,6 @@ def _tril_solve(L: Tensor, b: Tensor) -> Tensor:
     n = L.shape[-1]
     sol: Tensor = linalg.solve(L.expand(*batch, n, n), b.expand(*batch, n).unsqueeze(-1))
     return sol.squeeze(-1)
-
-
-def _positive_definite(m: Tensor) -> Tensor:
-    sym = (m - m.mT).abs().amax((-2, -1)) <= 1e-6 * (1 + m.abs().amax((-2, -1)))
-    return sym & (linalg.eigvalsh(m).amin(-1) > 0)
 
 
 class MultivariateNormal(Distribution):
@@ -47,6 +44,13 @@ class MultivariateNormal(Distribution):
     (-1.8379, 2.8379)
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
+    support: Any = constraints.real_vector
     has_rsample = True
 
     def __init__(
@@ -77,20 +81,13 @@ class MultivariateNormal(Distribution):
         n = loc.shape[-1]
         self._param_name = name
         self.loc = loc.expand(*batch, n)
-        setattr(self, "_" + name, m.expand(*batch, n, n))
-        super().__init__(batch, (n,), validate_args=validate_args)
+        setattr(self, name, m.expand(*batch, n, n))
         if name == "scale_tril":
-            diag = m.diagonal(0, -2, -1)
-            ok = (m.tril() == m).all() & (diag > 0).all()
-            self._check_param(name, m, ok, "LowerCholesky()")
             self._unbroadcasted_scale_tril = m
-        else:
-            self._check_param(name, m, _positive_definite(m), "PositiveDefinite()")
+        super().__init__(batch, (n,), validate_args=validate_args)
+        if name != "scale_tril":
             cov = m if name == "covariance_matrix" else linalg.inv(m)
             self._unbroadcasted_scale_tril = linalg.cholesky(cov)
-
-    def _params(self) -> dict[str, Any]:
-        return {"loc": self.loc, self._param_name: getattr(self, "_" + self._param_name)}
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
         """The same distribution broadcast to ``batch_shape``."""
@@ -99,25 +96,26 @@ class MultivariateNormal(Distribution):
         new.__dict__.update(self.__dict__)
         n = self._event_shape[0]
         new.loc = self.loc.expand(*shape, n)
-        key = "_" + self._param_name
-        new.__dict__[key] = self.__dict__[key].expand(*shape, n, n)
+        for key in ("covariance_matrix", "precision_matrix", "scale_tril"):
+            if key in self.__dict__:
+                new.__dict__[key] = self.__dict__[key].expand(*shape, n, n)
         new._batch_shape = shape
         return new
 
-    @property
+    @lazy_property
     def scale_tril(self) -> Tensor:
         """The lower Cholesky factor of the covariance."""
         n = self._event_shape[0]
         return self._unbroadcasted_scale_tril.expand(*self._batch_shape, n, n)
 
-    @property
+    @lazy_property
     def covariance_matrix(self) -> Tensor:
         """``scale_tril @ scale_tril.mT``."""
         L = self._unbroadcasted_scale_tril
         n = self._event_shape[0]
         return (L @ L.mT).expand(*self._batch_shape, n, n)
 
-    @property
+    @lazy_property
     def precision_matrix(self) -> Tensor:
         """The inverse of the covariance."""
         n = self._event_shape[0]
@@ -147,6 +145,8 @@ class MultivariateNormal(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``-(k log(2 pi) + |L^-1 (x - loc)|^2) / 2 - sum log diag(L)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.loc)
         diff = value - self.loc
         L = self._unbroadcasted_scale_tril
@@ -197,8 +197,17 @@ class Independent(Distribution):
             validate_args=validate_args,
         )
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {}
+
     def __repr__(self) -> str:
         return f"Independent({self.base_dist!r}, {self.reinterpreted_batch_ndims})"
+
+    @constraints.dependent_property
+    def support(self) -> constraints.Constraint:
+        """The base support, with the reinterpreted dims as event dims."""
+        result: constraints.Constraint = self.base_dist.support
+        n = self.reinterpreted_batch_ndims
+        return constraints.independent(result, n) if n else result
 
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]
@@ -224,7 +233,7 @@ class Independent(Distribution):
     @property
     def mode(self) -> Tensor:
         """The base distribution's mode."""
-        return self.base_dist.mode  # type: ignore[attr-defined]
+        return self.base_dist.mode
 
     @property
     def variance(self) -> Tensor:
