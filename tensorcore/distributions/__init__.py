@@ -1,42 +1,119 @@
-"""Probability distributions (``tensorcore.distributions``), as ``torch.distributions``:
-``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``, ``MultivariateNormal``,
-``Independent``, ``Beta``, ``Gamma``, ``Dirichlet``, ``Exponential``, ``Laplace``,
-``LogNormal``, ``Poisson``, ``Binomial``, ``OneHotCategorical``, with ``sample``/``rsample``,
-``log_prob``, ``entropy``, ``mean``/``variance``/``stddev``, batch and event shapes,
-``expand`` and argument validation against each class's ``arg_constraints`` and
-``support`` (objects of :mod:`.constraints`); ``kl_divergence`` and ``register_kl``.
-Normal, Uniform,
-Bernoulli, Categorical, LogNormal, OneHotCategorical and MultivariateNormal sampling draws
-from the same streams, in the same way, as PyTorch's (MultivariateNormal through ``randn``);
-Gamma, Beta, Dirichlet, Poisson and Binomial draws are exact but not PyTorch's draws."""
+"""Probability distributions (``tensorcore.distributions``), as ``torch.distributions``.
 
-from . import constraints, kl, utils
-from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, LogNormal
+Distributions: ``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``,
+``MultivariateNormal``, ``Independent``, ``Beta``, ``Gamma``, ``Dirichlet``, ``Exponential``,
+``Laplace``, ``Poisson``, ``Binomial``, ``OneHotCategorical``, ``Cauchy``, and, built on
+:class:`TransformedDistribution`, ``LogNormal``, ``Gumbel``, ``HalfNormal``, ``HalfCauchy``,
+``Pareto``, ``Weibull``, ``Kumaraswamy``, ``LogisticNormal``, ``RelaxedBernoulli`` and
+``RelaxedOneHotCategorical``. Each has ``sample``/``rsample``, ``log_prob``, ``entropy``,
+``mean``/``mode``/``variance``/``stddev``, batch and event shapes, ``expand``, and
+``arg_constraints``/``support`` (objects of :mod:`.constraints`) that ``validate_args`` checks
+with PyTorch's messages. :mod:`.transforms` holds the transforms, ``biject_to`` and
+``transform_to`` map constraints to them; ``kl_divergence`` and ``register_kl`` give
+closed-form KL divergences.
+
+Normal, Uniform, Bernoulli, Categorical, LogNormal, OneHotCategorical and MultivariateNormal
+sampling draws from the same streams, in the same way, as PyTorch's (MultivariateNormal
+through ``randn``); Gamma, Beta, Dirichlet, Poisson and Binomial draws are exact but not
+PyTorch's draws."""
+
+from . import constraints, kl, transforms, utils
+from .constraint_registry import biject_to, transform_to
+from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace
+from .derived import (
+    Gumbel,
+    HalfCauchy,
+    HalfNormal,
+    Kumaraswamy,
+    LogisticNormal,
+    LogNormal,
+    Pareto,
+    Weibull,
+)
 from .discrete import Binomial, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Normal, Uniform
 from .kl import kl_divergence, register_kl
 from .multivariate import Independent, MultivariateNormal
+from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    CatTransform,
+    ComposeTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StackTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
+from .univariate import Cauchy
 
 __all__ = [
+    "AbsTransform",
+    "AffineTransform",
     "Bernoulli",
     "Beta",
     "Binomial",
+    "CatTransform",
     "Categorical",
+    "Cauchy",
+    "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "Dirichlet",
     "Distribution",
+    "ExpTransform",
     "Exponential",
     "Gamma",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
     "Independent",
+    "IndependentTransform",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
+    "LowerCholeskyTransform",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Pareto",
     "Poisson",
+    "PositiveDefiniteTransform",
+    "PowerTransform",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "SoftplusTransform",
+    "StackTransform",
+    "StickBreakingTransform",
+    "TanhTransform",
+    "Transform",
+    "TransformedDistribution",
     "Uniform",
+    "Weibull",
+    "biject_to",
     "constraints",
+    "identity_transform",
     "kl",
     "kl_divergence",
     "register_kl",
+    "transform_to",
+    "transforms",
     "utils",
 ]

@@ -1,5 +1,5 @@
 """Continuous distributions on the line and the simplex: ``Exponential``, ``Laplace``,
-``LogNormal``, ``Gamma``, ``Beta``, ``Dirichlet``, as ``torch.distributions``' (same
+``Gamma``, ``Beta``, ``Dirichlet``, as ``torch.distributions``' (same
 parameters, formulas and constraint messages; Gamma, Beta and Dirichlet draws are not
 PyTorch's draws, see ``_samplers``)."""
 
@@ -12,10 +12,10 @@ from .._tensor import Tensor
 from ..ops import functions as ops
 from . import constraints
 from ._samplers import standard_gamma
-from .distributions import Distribution, Normal
+from .distributions import Distribution, _LocScale
 from .utils import _tensor, broadcast_all, eps
 
-__all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace", "LogNormal"]
+__all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace"]
 
 
 class Exponential(Distribution):
@@ -80,12 +80,16 @@ class Exponential(Distribution):
         value = _tensor(value, self.rate)
         return 1 - (-self.rate * value).exp()
 
+    def icdf(self, value: Any) -> Tensor:
+        """``-log1p(-value) / rate``."""
+        return -(-_tensor(value, self.rate)).log1p() / self.rate
+
     def entropy(self) -> Tensor:
         """``1 - log(rate)``."""
         return 1.0 - self.rate.log()
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale):
     """The Laplace distribution of location ``loc`` and scale ``scale``.
 
     Examples
@@ -96,25 +100,8 @@ class Laplace(Distribution):
     (tensor(8.), tensor(2.3863))
     """
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
-        "loc": constraints.real,
-        "scale": constraints.positive,
-    }
-    support: Any = constraints.real
-    has_rsample = True
-    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), validate_args=validate_args)
-
     @property
     def mean(self) -> Tensor:
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
         """``loc``."""
         return self.loc
 
@@ -152,74 +139,6 @@ class Laplace(Distribution):
     def entropy(self) -> Tensor:
         """``1 + log(2 * scale)``."""
         return 1 + (2 * self.scale).log()
-
-
-class LogNormal(Distribution):
-    """The distribution of ``exp(X)`` for ``X ~ Normal(loc, scale)`` (``base_dist``).
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> d = tc.distributions.LogNormal(0.0, 1.0)
-    >>> round(d.mean.item(), 4), round(d.log_prob(tc.tensor(1.0)).item(), 4)
-    (1.6487, -0.9189)
-    """
-
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
-        "loc": constraints.real,
-        "scale": constraints.positive,
-    }
-    support: Any = constraints.positive
-    has_rsample = True
-    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.base_dist = Normal(loc, scale, validate_args=validate_args)
-        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
-        super().__init__(self.base_dist._batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
-        """The same parameters broadcast to ``batch_shape``."""
-        new = super().expand(batch_shape)
-        assert isinstance(new, LogNormal)
-        new.base_dist = Normal(new.loc, new.scale, validate_args=False)
-        return new
-
-    @property
-    def mean(self) -> Tensor:
-        """``exp(loc + scale ** 2 / 2)``."""
-        return (self.loc + self.scale.pow(2) / 2).exp()
-
-    @property
-    def mode(self) -> Tensor:
-        """``exp(loc - scale ** 2)``."""
-        return (self.loc - self.scale.pow(2)).exp()
-
-    @property
-    def variance(self) -> Tensor:
-        """``(exp(scale ** 2) - 1) * exp(2 * loc + scale ** 2)``."""
-        s2 = self.scale.pow(2)
-        return s2.expm1() * (2 * self.loc + s2).exp()
-
-    def rsample(self, sample_shape: Any = ()) -> Tensor:
-        """``exp`` of the base normal's reparameterised sample."""
-        return self.base_dist.rsample(sample_shape).exp()
-
-    def sample(self, sample_shape: Any = ()) -> Tensor:
-        """``exp`` of the base normal's sample (PyTorch's draws)."""
-        return self.base_dist.sample(sample_shape).exp()
-
-    def log_prob(self, value: Any) -> Tensor:
-        """``Normal.log_prob(log value) - log value``."""
-        if self._validate_args:
-            self._validate_sample(value)
-        value = _tensor(value, self.loc)
-        y = value.log()
-        return self.base_dist.log_prob(y) - y
-
-    def entropy(self) -> Tensor:
-        """The base normal's entropy plus ``loc``."""
-        return self.base_dist.entropy() + self.loc
 
 
 class Gamma(Distribution):

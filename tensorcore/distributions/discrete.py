@@ -10,10 +10,11 @@ from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import constraints
 from ._samplers import binomial, poisson
-from .distributions import Categorical, Distribution
+from .distributions import Distribution, _OverCategorical
 from .utils import (
     _binary_logits,
     _binary_probs,
+    _probs_or_logits,
     _tensor,
     broadcast_all,
     lazy_property,
@@ -98,16 +99,11 @@ class Binomial(Distribution):
         logits: Any = None,
         validate_args: bool | None = None,
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            shape = self.probs.shape
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            shape = self.logits.shape
+        name, value = _probs_or_logits(probs, logits)
+        total, param = broadcast_all(total_count, value)
+        self.total_count = total.type_as(param)
+        setattr(self, name, param)
+        shape = param.shape
         super().__init__(tuple(shape), validate_args=validate_args)
 
     probs = lazy_property(_binary_probs)
@@ -169,7 +165,7 @@ class Binomial(Distribution):
         return -(lp.exp() * lp).sum(0)
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(_OverCategorical):
     """A :class:`Categorical` whose samples are one-hot vectors over the last dim.
 
     Examples
@@ -182,37 +178,8 @@ class OneHotCategorical(Distribution):
     -0.2231
     """
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
-        "probs": constraints.simplex,
-        "logits": constraints.real_vector,
-    }
     support: Any = constraints.one_hot
     has_enumerate_support = True
-
-    def __init__(
-        self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
-    ) -> None:
-        self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        batch = self._categorical._batch_shape
-        events = (self._categorical._num_events,)
-        super().__init__(batch, events, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
-        """The same probabilities broadcast to ``batch_shape``."""
-        new = super().expand(batch_shape)
-        assert isinstance(new, OneHotCategorical)
-        new._categorical = self._categorical.expand(batch_shape)  # type: ignore[assignment]
-        return new
-
-    @property
-    def probs(self) -> Tensor:
-        """The normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalised log probabilities."""
-        return self._categorical.logits
 
     @property
     def mean(self) -> Tensor:

@@ -16,6 +16,7 @@ from . import constraints
 from .utils import (
     _binary_logits,
     _binary_probs,
+    _probs_or_logits,
     _tensor,
     broadcast_all,
     lazy_property,
@@ -245,18 +246,9 @@ class Distribution:
             )
 
 
-class Normal(Distribution):
-    """The normal distribution ``N(loc, scale**2)``.
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> d = tc.distributions.Normal(tc.tensor([0.0, 1.0]), 2.0)
-    >>> d.sample((3,)).shape
-    tensorcore.Size([3, 2])
-    >>> round(d.log_prob(tc.tensor([0.0, 1.0]))[0].item(), 4)
-    -1.6121
-    """
+class _LocScale(Distribution):
+    """A location-scale family: ``loc`` real and ``scale`` positive, broadcast to the batch
+    shape; ``mode`` is ``loc``."""
 
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "loc": constraints.real,
@@ -271,12 +263,26 @@ class Normal(Distribution):
         super().__init__(tuple(self.loc.shape), validate_args=validate_args)
 
     @property
-    def mean(self) -> Tensor:
+    def mode(self) -> Tensor:
         """``loc``."""
         return self.loc
 
+
+class Normal(_LocScale):
+    """The normal distribution ``N(loc, scale**2)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Normal(tc.tensor([0.0, 1.0]), 2.0)
+    >>> d.sample((3,)).shape
+    tensorcore.Size([3, 2])
+    >>> round(d.log_prob(tc.tensor([0.0, 1.0]))[0].item(), 4)
+    -1.6121
+    """
+
     @property
-    def mode(self) -> Tensor:
+    def mean(self) -> Tensor:
         """``loc``."""
         return self.loc
 
@@ -427,15 +433,10 @@ class Bernoulli(Distribution):
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            shape = self.probs.shape
-        else:
-            (self.logits,) = broadcast_all(logits)
-            shape = self.logits.shape
-        super().__init__(tuple(shape), validate_args=validate_args)
+        name, value = _probs_or_logits(probs, logits)
+        (param,) = broadcast_all(value)
+        setattr(self, name, param)
+        super().__init__(tuple(param.shape), validate_args=validate_args)
 
     probs = lazy_property(_binary_probs)
     logits = lazy_property(_binary_logits)
@@ -511,8 +512,7 @@ class Categorical(Distribution):
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        _probs_or_logits(probs, logits)
         if probs is not None:
             p = _tensor(probs)
             if p.ndim < 1:
@@ -525,6 +525,7 @@ class Categorical(Distribution):
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             self.logits = lg - lg.logsumexp(-1, keepdim=True)
             param = self.logits
+        self._param = param
         self._num_events = param.shape[-1]
         super().__init__(tuple(param.shape[:-1]), validate_args=validate_args)
 
@@ -592,3 +593,43 @@ class Categorical(Distribution):
         values = ops.arange(self._num_events, dtype=dt.int64, device=self.probs.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1, *self._batch_shape)) if expand else values
+
+
+class _OverCategorical(Distribution):
+    """A distribution over vectors of ``num_events`` built on a :class:`Categorical` of the
+    same ``probs``/``logits`` (``_categorical``), which validates them."""
+
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
+
+    def __init__(
+        self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
+    ) -> None:
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        batch = self._categorical._batch_shape
+        events = (self._categorical._num_events,)
+        super().__init__(batch, events, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        """The same probabilities broadcast to ``batch_shape``."""
+        new = super().expand(batch_shape)
+        assert isinstance(new, _OverCategorical)
+        new._categorical = self._categorical.expand(batch_shape)  # type: ignore[assignment]
+        return new
+
+    @property
+    def param_shape(self) -> Size:
+        """``batch_shape + (num_events,)``."""
+        return self._categorical.param_shape
+
+    @property
+    def probs(self) -> Tensor:
+        """The normalised probabilities."""
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        """The normalised log probabilities."""
+        return self._categorical.logits

@@ -12,10 +12,12 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops.frontends import broadcast_shapes
-from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, LogNormal
+from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace
+from .derived import LogNormal
 from .discrete import Binomial, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Normal, Uniform
-from .multivariate import Independent, MultivariateNormal, _sum_rightmost, _tril_solve
+from .multivariate import Independent, MultivariateNormal, _tril_solve
+from .utils import softplus, sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -122,11 +124,6 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     return rule(p, q)
 
 
-def _softplus(x: Tensor) -> Tensor:
-    # logaddexp's rule gives sigmoid(x) everywhere (a clamp/abs form gives 1 at x = 0).
-    return ops.logaddexp(x, ops.zeros_like(x))
-
-
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
     ratio = (p.scale / q.scale) ** 2
@@ -138,9 +135,9 @@ def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
 def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     inf = float("inf")
     # log(p/q) = softplus(-q.logits) - softplus(-p.logits), stable for extreme logits.
-    ones = p.probs * (_softplus(-q.logits) - _softplus(-p.logits))
+    ones = p.probs * (softplus(-q.logits) - softplus(-p.logits))
     ones = ops.where(p.probs == 0, 0.0, ops.where(q.probs == 0, inf, ones))
-    zeros = (1 - p.probs) * (_softplus(q.logits) - _softplus(p.logits))
+    zeros = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
     zeros = ops.where(p.probs == 1, 0.0, ops.where(q.probs == 1, inf, zeros))
     return ones + zeros
 
@@ -283,4 +280,4 @@ def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
 def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
-    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

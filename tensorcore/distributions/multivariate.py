@@ -12,13 +12,9 @@ from ..ops import functions as ops
 from ..ops.frontends import broadcast_shapes
 from . import constraints
 from .distributions import Distribution, _shape
-from .utils import _tensor, lazy_property
+from .utils import _tensor, lazy_property, sum_rightmost
 
 __all__ = ["Independent", "MultivariateNormal"]
-
-
-def _sum_rightmost(x: Tensor, dims: int) -> Tensor:
-    return x.sum(tuple(range(-dims, 0))) if dims > 0 else x
 
 
 def _tril_solve(L: Tensor, b: Tensor) -> Tensor:
@@ -250,8 +246,8 @@ class Independent(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """The base log probability summed over the reinterpreted dims."""
-        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
     def entropy(self) -> Tensor:
         """The base entropy summed over the reinterpreted dims."""
-        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+        return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar, overload
 
 from .. import dtypes as dt
+from .._finfo import finfo
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops.factories import as_tensor
@@ -19,6 +20,8 @@ __all__ = [
     "lazy_property",
     "logits_to_probs",
     "probs_to_logits",
+    "softplus",
+    "sum_rightmost",
     "tril_matrix_to_vec",
     "vec_to_tril_matrix",
 ]
@@ -54,25 +57,22 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
 
 def eps(d: dt.dtype) -> float:
     """The machine epsilon of a floating dtype (``finfo(d).eps``)."""
-    return {
-        dt.float16: 0.0009765625,
-        dt.bfloat16: 0.0078125,
-        dt.float32: 1.1920928955078125e-07,
-    }.get(d, 2.220446049250313e-16)
+    return float(finfo(d).eps)
 
 
 def tiny(d: dt.dtype) -> float:
     """The smallest normal number of a floating dtype (``finfo(d).tiny``)."""
-    return {dt.float16: 6.103515625e-05, dt.bfloat16: 1.1754943508222875e-38}.get(
-        d, 1.1754943508222875e-38 if d == dt.float32 else 2.2250738585072014e-308
-    )
+    return float(finfo(d).tiny)
 
 
-def finfo_max(d: dt.dtype) -> float:
-    """The largest finite number of a floating dtype (``finfo(d).max``)."""
-    return {dt.float16: 65504.0, dt.bfloat16: 3.3895313892515355e38}.get(
-        d, 3.4028234663852886e38 if d == dt.float32 else 1.7976931348623157e308
-    )
+def softplus(x: Tensor) -> Tensor:
+    """``log(1 + exp(x))``, stable at both ends; its gradient is ``sigmoid(x)`` everywhere."""
+    return ops.logaddexp(x, ops.zeros_like(x))
+
+
+def sum_rightmost(x: Tensor, dims: int) -> Tensor:
+    """``x`` summed over its ``dims`` rightmost dims (unchanged when ``dims`` is 0)."""
+    return x.sum(tuple(range(-dims, 0))) if dims > 0 else x
 
 
 class lazy_property(Generic[T]):
@@ -120,6 +120,14 @@ class lazy_property(Generic[T]):
 
     def __set__(self, instance: object, value: T) -> None:
         instance.__dict__[self.name] = value
+
+
+def _probs_or_logits(probs: Any, logits: Any) -> tuple[str, Any]:
+    """``("probs", probs)`` or ``("logits", logits)``: whichever was given (exactly one must
+    be, as PyTorch requires)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    return ("probs", probs) if probs is not None else ("logits", logits)
 
 
 def _binary_probs(self: Any) -> Tensor:
