@@ -24,16 +24,28 @@ from .derived import (
     Gumbel,
     HalfCauchy,
     HalfNormal,
+    InverseGamma,
     Kumaraswamy,
     LogisticNormal,
     LogNormal,
     Pareto,
     Weibull,
 )
-from .discrete import Binomial, OneHotCategorical, Poisson
-from .distributions import Bernoulli, Categorical, Distribution, Normal, Uniform
+from .discrete import (
+    Binomial,
+    Geometric,
+    Multinomial,
+    NegativeBinomial,
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+    Poisson,
+)
+from .distribution import Distribution
+from .distributions import Bernoulli, Categorical, Normal, Uniform
+from .exp_family import ExponentialFamily
 from .kl import kl_divergence, register_kl
-from .multivariate import Independent, MultivariateNormal
+from .mixture import MixtureSameFamily
+from .multivariate import Independent, LowRankMultivariateNormal, MultivariateNormal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
@@ -58,7 +70,14 @@ from .transforms import (
     Transform,
     identity_transform,
 )
-from .univariate import Cauchy
+from .univariate import (
+    Cauchy,
+    Chi2,
+    ContinuousBernoulli,
+    FisherSnedecor,
+    StudentT,
+    VonMises,
+)
 
 __all__ = [
     "AbsTransform",
@@ -69,27 +88,38 @@ __all__ = [
     "CatTransform",
     "Categorical",
     "Cauchy",
+    "Chi2",
     "ComposeTransform",
+    "ContinuousBernoulli",
     "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "Dirichlet",
     "Distribution",
     "ExpTransform",
     "Exponential",
+    "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
+    "Geometric",
     "Gumbel",
     "HalfCauchy",
     "HalfNormal",
     "Independent",
     "IndependentTransform",
+    "InverseGamma",
     "Kumaraswamy",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
+    "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
     "PositiveDefiniteTransform",
@@ -102,10 +132,12 @@ __all__ = [
     "SoftplusTransform",
     "StackTransform",
     "StickBreakingTransform",
+    "StudentT",
     "TanhTransform",
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
     "biject_to",
     "constraints",

@@ -11,14 +11,16 @@ from typing import Any, ClassVar
 from .._tensor import Tensor
 from ..ops import functions as ops
 from . import constraints
+from ._igamma import gammainc
 from ._samplers import standard_gamma
-from .distributions import Distribution, _LocScale
+from .distributions import _LocScale
+from .exp_family import ExponentialFamily
 from .utils import _tensor, broadcast_all, eps
 
 __all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution of rate ``rate`` (density ``rate * exp(-rate * x)``).
 
     Examples
@@ -39,6 +41,15 @@ class Exponential(Distribution):
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (-self.rate,)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        return -(-params[0]).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -141,7 +152,7 @@ class Laplace(_LocScale):
         return 1 + (2 * self.scale).log()
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution of shape ``concentration`` and rate ``rate``.
 
     ``rsample`` is differentiable in both parameters (the implicit reparameterisation
@@ -168,6 +179,16 @@ class Gamma(Distribution):
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        x, y = params
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -198,8 +219,10 @@ class Gamma(Distribution):
         return ops.xlogy(c, self.rate) + ops.xlogy(c - 1, value) - self.rate * value - c.lgamma()
 
     def cdf(self, value: Any) -> Tensor:
-        """Not available: tensorcore has no regularized incomplete gamma yet."""
-        raise NotImplementedError("Gamma.cdf needs the regularized incomplete gamma function")
+        """``gammainc(concentration, rate * value)`` (the regularized incomplete gamma)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * _tensor(value, self.rate))
 
     def entropy(self) -> Tensor:
         """``c - log(rate) + lgamma(c) + (1 - c) * digamma(c)``."""
@@ -207,7 +230,7 @@ class Gamma(Distribution):
         return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution on the simplex of the last dim of ``concentration``.
 
     Examples
@@ -233,6 +256,14 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = c
         super().__init__(tuple(c.shape[:-1]), tuple(c.shape[-1:]), validate_args=validate_args)
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration,)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        x = params[0]
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     @property
     def mean(self) -> Tensor:
@@ -284,7 +315,7 @@ class Dirichlet(Distribution):
         )
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on ``[0, 1]`` of ``concentration1`` (alpha) and
     ``concentration0`` (beta), a two-component :class:`Dirichlet` as in PyTorch.
 
@@ -326,6 +357,14 @@ class Beta(Distribution):
     def concentration0(self) -> Tensor:
         """Beta, the exponent of ``1 - x``."""
         return self._dirichlet.concentration[..., 1]
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        x, y = params
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     @property
     def mean(self) -> Tensor:

@@ -1,7 +1,7 @@
 """Distributions defined as a base distribution pushed through transforms, as PyTorch
 defines them: ``LogNormal``, ``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``Pareto``,
-``Weibull``, ``Kumaraswamy`` and ``LogisticNormal`` (closed forms for the moments and
-entropy; ``log_prob``, ``cdf``, ``icdf`` and ``rsample`` through the transforms unless a
+``Weibull``, ``Kumaraswamy``, ``LogisticNormal`` and ``InverseGamma`` (closed forms for the
+moments and entropy; ``log_prob``, ``cdf``, ``icdf`` and ``rsample`` through the transforms unless a
 closed form is simpler)."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 from .._tensor import Tensor
 from ..ops import functions as ops
 from . import constraints
-from .continuous import Exponential
-from .distributions import Distribution, Normal, Uniform
+from .continuous import Exponential, Gamma
+from .distribution import Distribution
+from .distributions import Normal, Uniform
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
@@ -29,6 +30,7 @@ __all__ = [
     "Gumbel",
     "HalfCauchy",
     "HalfNormal",
+    "InverseGamma",
     "Kumaraswamy",
     "LogNormal",
     "LogisticNormal",
@@ -452,3 +454,61 @@ class LogisticNormal(TransformedDistribution):
     def scale(self) -> Tensor:
         """The base normal's standard deviation."""
         return self.base_dist.base_dist.scale
+
+
+class InverseGamma(TransformedDistribution):
+    """The distribution of ``1 / X`` for ``X ~ Gamma(concentration, rate)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.InverseGamma(tc.tensor(3.0), tc.tensor(2.0))
+    >>> d.mean, d.mode, d.variance
+    (tensor(1.), tensor(0.5000), tensor(1.))
+    """
+
+    arg_constraints: ClassVar[_C] = {
+        "concentration": constraints.positive,
+        "rate": constraints.positive,
+    }
+    support: Any = constraints.positive
+    has_rsample = True
+    base_dist: Gamma
+
+    def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
+        base = Gamma(concentration, rate, validate_args=validate_args)
+        neg_one = -ops.ones_like(base.rate)
+        super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
+
+    @property
+    def concentration(self) -> Tensor:
+        """The base gamma's shape."""
+        return self.base_dist.concentration
+
+    @property
+    def rate(self) -> Tensor:
+        """The base gamma's rate (the scale of the inverse)."""
+        return self.base_dist.rate
+
+    @property
+    def mean(self) -> Tensor:
+        """``rate / (concentration - 1)``, infinite for ``concentration <= 1``."""
+        c = self.concentration
+        return ops.where(c > 1, self.rate / (c - 1).clamp(min=tiny(c.dtype)), math.inf)
+
+    @property
+    def mode(self) -> Tensor:
+        """``rate / (concentration + 1)``."""
+        return self.rate / (self.concentration + 1)
+
+    @property
+    def variance(self) -> Tensor:
+        """``rate^2 / ((c - 1)^2 (c - 2))``, infinite for ``c <= 2``."""
+        c = self.concentration
+        v = self.rate.pow(2) / ((c - 1).pow(2) * (c - 2).clamp(min=tiny(c.dtype)))
+        return ops.where(c > 2, v, math.inf)
+
+    def entropy(self) -> Tensor:
+        """``c + log(rate) + lgamma(c) - (1 + c) digamma(c)``."""
+        c = self.concentration
+        return c + self.rate.log() + c.lgamma() - (1 + c) * c.digamma()

@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 from .._tensor import Size, Tensor
 from ..ops import functions as ops
 from . import constraints
-from .distributions import Distribution, _OverCategorical
+from .distribution import Distribution
+from .distributions import _OverCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
 from .utils import (

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
 from . import constraints
-from .distributions import Distribution, _shape
+from .distribution import Distribution, _shape
 from .multivariate import Independent
 from .transforms import ComposeTransform, Transform
 from .utils import sum_rightmost
