@@ -31,12 +31,12 @@ def test_normal(device: str) -> None:
     mu = tc.tensor(0.5, dtype=F64, device=device, requires_grad=True)
     Normal(mu, 1.0).rsample((10,)).sum().backward()
     assert mu.grad.item() == pytest.approx(10.0)
-    with pytest.raises(ValueError, match="scale to be positive"):
+    with pytest.raises(ValueError, match=r"parameter scale .* GreaterThan\(lower_bound=0.0\)"):
         Normal(0.0, -1.0)
 
 
 def test_uniform_and_bernoulli(device: str) -> None:
-    u = Uniform(tc.tensor(1.0, device=device), tc.tensor(3.0, device=device))
+    u = Uniform(tc.tensor(1.0, device=device), tc.tensor(3.0, device=device), validate_args=False)
     assert_close(
         u.log_prob(tc.tensor([2.0, 4.0], device=device)),
         np.array([-math.log(2), -np.inf], dtype=np.float32),

@@ -203,7 +203,11 @@ def test_implicit_gamma_gradient_against_scipy() -> None:
         (lambda: Gamma(t([-1.0, 1.0]), 1.0), r"parameter concentration \(Tensor of shape \(2,\)\)"),
         (lambda: Exponential(0.0), r"constraint GreaterThan\(lower_bound=0.0\)"),
         (lambda: Poisson(t(-1.0)), r"GreaterThanEq\(lower_bound=0.0\)"),
-        (lambda: Beta(1.0, -1.0), "parameter concentration0"),
+        # As PyTorch's, Beta reports its Dirichlet's parameter.
+        (
+            lambda: Beta(1.0, -1.0),
+            r"parameter concentration \(Tensor of shape \(2,\)\) of distribution Dirichlet",
+        ),
         (lambda: Binomial(2.5, t(0.5)), "parameter total_count"),
         (lambda: Dirichlet(t(1.0)), "`concentration` parameter must be at least one-dimensional"),
         (lambda: MultivariateNormal(t([0.0, 0.0])), "Exactly one of covariance_matrix"),

@@ -1,5 +1,5 @@
 """Continuous distributions on the line and the simplex: ``Exponential``, ``Laplace``,
-``LogNormal``, ``Gamma``, ``Beta``, ``Dirichlet``, as ``torch.distributions``' (same
+``Gamma``, ``Beta``, ``Dirichlet``, as ``torch.distributions``' (same
 parameters, formulas and constraint messages; Gamma, Beta and Dirichlet draws are not
 PyTorch's draws, see ``_samplers``)."""
 
@@ -8,26 +8,19 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from .. import dtypes as dt
 from .._tensor import Tensor
 from ..ops import functions as ops
+from . import constraints
+from ._igamma import gammainc
 from ._samplers import standard_gamma
-from .distributions import Distribution, Normal, _tensor, broadcast_all
+from .distributions import _LocScale
+from .exp_family import ExponentialFamily
+from .utils import _tensor, broadcast_all, eps
 
-__all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace", "LogNormal"]
-
-_GT0 = "GreaterThan(lower_bound=0.0)"
-
-
-def _eps(d: dt.dtype) -> float:
-    return {
-        dt.float16: 0.0009765625,
-        dt.bfloat16: 0.0078125,
-        dt.float32: 1.1920928955078125e-07,
-    }.get(d, 2.220446049250313e-16)
+__all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution of rate ``rate`` (density ``rate * exp(-rate * x)``).
 
     Examples
@@ -40,17 +33,23 @@ class Exponential(Distribution):
     -1.3069
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"rate": constraints.positive}
+    support: Any = constraints.nonnegative
     has_rsample = True
-    _support = "GreaterThanEq(lower_bound=0.0)"
     _expand_params: ClassVar[dict[str, int]] = {"rate": 0}
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
-        self._check_param("rate", self.rate, self.rate > 0, _GT0)
 
-    def _params(self) -> dict[str, Any]:
-        return {"rate": self.rate}
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (-self.rate,)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        return -(-params[0]).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -80,21 +79,28 @@ class Exponential(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``log(rate) - rate * value``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.rate)
-        self._validate_sample(value, value >= 0)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value: Any) -> Tensor:
         """``1 - exp(-rate * value)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.rate)
         return 1 - (-self.rate * value).exp()
+
+    def icdf(self, value: Any) -> Tensor:
+        """``-log1p(-value) / rate``."""
+        return -(-_tensor(value, self.rate)).log1p() / self.rate
 
     def entropy(self) -> Tensor:
         """``1 - log(rate)``."""
         return 1.0 - self.rate.log()
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale):
     """The Laplace distribution of location ``loc`` and scale ``scale``.
 
     Examples
@@ -105,24 +111,8 @@ class Laplace(Distribution):
     (tensor(8.), tensor(2.3863))
     """
 
-    has_rsample = True
-    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), validate_args=validate_args)
-        self._check_param("scale", self.scale, self.scale > 0, _GT0)
-
-    def _params(self) -> dict[str, Any]:
-        return {"loc": self.loc, "scale": self.scale}
-
     @property
     def mean(self) -> Tensor:
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
         """``loc``."""
         return self.loc
 
@@ -140,16 +130,20 @@ class Laplace(Distribution):
         """``loc - scale * sign(u) * log1p(-|u|)`` with ``u`` uniform on ``(-1, 1)``."""
         shape = self._extended_shape(sample_shape)
         d = self.loc.dtype
-        u = ops.rand(shape, dtype=d, device=self.loc.device) * (2 - _eps(d)) + (_eps(d) - 1)
+        u = ops.rand(shape, dtype=d, device=self.loc.device) * (2 - eps(d)) + (eps(d) - 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value: Any) -> Tensor:
         """``-log(2 * scale) - |value - loc| / scale``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.loc)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value: Any) -> Tensor:
         """``0.5 - 0.5 * sign(z) * expm1(-|z|)`` with ``z = (value - loc) / scale``."""
+        if self._validate_args:
+            self._validate_sample(value)
         z = (_tensor(value, self.loc) - self.loc) / self.scale
         return 0.5 - 0.5 * z.sign() * (-z.abs()).expm1()
 
@@ -158,70 +152,7 @@ class Laplace(Distribution):
         return 1 + (2 * self.scale).log()
 
 
-class LogNormal(Distribution):
-    """The distribution of ``exp(X)`` for ``X ~ Normal(loc, scale)`` (``base_dist``).
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> d = tc.distributions.LogNormal(0.0, 1.0)
-    >>> round(d.mean.item(), 4), round(d.log_prob(tc.tensor(1.0)).item(), 4)
-    (1.6487, -0.9189)
-    """
-
-    has_rsample = True
-    _support = "GreaterThan(lower_bound=0.0)"
-    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.base_dist = Normal(loc, scale, validate_args=validate_args)
-        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
-        super().__init__(self.base_dist._batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
-        """The same parameters broadcast to ``batch_shape``."""
-        new = super().expand(batch_shape)
-        assert isinstance(new, LogNormal)
-        new.base_dist = Normal(new.loc, new.scale, validate_args=False)
-        return new
-
-    @property
-    def mean(self) -> Tensor:
-        """``exp(loc + scale ** 2 / 2)``."""
-        return (self.loc + self.scale.pow(2) / 2).exp()
-
-    @property
-    def mode(self) -> Tensor:
-        """``exp(loc - scale ** 2)``."""
-        return (self.loc - self.scale.pow(2)).exp()
-
-    @property
-    def variance(self) -> Tensor:
-        """``(exp(scale ** 2) - 1) * exp(2 * loc + scale ** 2)``."""
-        s2 = self.scale.pow(2)
-        return s2.expm1() * (2 * self.loc + s2).exp()
-
-    def rsample(self, sample_shape: Any = ()) -> Tensor:
-        """``exp`` of the base normal's reparameterised sample."""
-        return self.base_dist.rsample(sample_shape).exp()
-
-    def sample(self, sample_shape: Any = ()) -> Tensor:
-        """``exp`` of the base normal's sample (PyTorch's draws)."""
-        return self.base_dist.sample(sample_shape).exp()
-
-    def log_prob(self, value: Any) -> Tensor:
-        """``Normal.log_prob(log value) - log value``."""
-        value = _tensor(value, self.loc)
-        self._validate_sample(value, value > 0)
-        y = value.log()
-        return self.base_dist.log_prob(y) - y
-
-    def entropy(self) -> Tensor:
-        """The base normal's entropy plus ``loc``."""
-        return self.base_dist.entropy() + self.loc
-
-
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution of shape ``concentration`` and rate ``rate``.
 
     ``rsample`` is differentiable in both parameters (the implicit reparameterisation
@@ -237,18 +168,27 @@ class Gamma(Distribution):
     -0.8028
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration": constraints.positive,
+        "rate": constraints.positive,
+    }
+    support: Any = constraints.nonnegative
     has_rsample = True
-    _support = "GreaterThanEq(lower_bound=0.0)"
     _expand_params: ClassVar[dict[str, int]] = {"concentration": 0, "rate": 0}
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
-        self._check_param("concentration", self.concentration, self.concentration > 0, _GT0)
-        self._check_param("rate", self.rate, self.rate > 0, _GT0)
 
-    def _params(self) -> dict[str, Any]:
-        return {"concentration": self.concentration, "rate": self.rate}
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        x, y = params
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -272,14 +212,17 @@ class Gamma(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``xlogy(c, rate) + xlogy(c - 1, value) - rate * value - lgamma(c)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.rate)
-        self._validate_sample(value, value >= 0)
         c = self.concentration
         return ops.xlogy(c, self.rate) + ops.xlogy(c - 1, value) - self.rate * value - c.lgamma()
 
     def cdf(self, value: Any) -> Tensor:
-        """Not available: tensorcore has no regularized incomplete gamma yet."""
-        raise NotImplementedError("Gamma.cdf needs the regularized incomplete gamma function")
+        """``gammainc(concentration, rate * value)`` (the regularized incomplete gamma)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * _tensor(value, self.rate))
 
     def entropy(self) -> Tensor:
         """``c - log(rate) + lgamma(c) + (1 - c) * digamma(c)``."""
@@ -287,7 +230,7 @@ class Gamma(Distribution):
         return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution on the simplex of the last dim of ``concentration``.
 
     Examples
@@ -300,8 +243,11 @@ class Dirichlet(Distribution):
     1.5041
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration": constraints.independent(constraints.positive, 1)
+    }
+    support: Any = constraints.simplex
     has_rsample = True
-    _support = "Simplex()"
     _expand_params: ClassVar[dict[str, int]] = {"concentration": 1}
 
     def __init__(self, concentration: Any, validate_args: bool | None = None) -> None:
@@ -310,10 +256,14 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = c
         super().__init__(tuple(c.shape[:-1]), tuple(c.shape[-1:]), validate_args=validate_args)
-        self._check_param("concentration", c, c > 0, f"IndependentConstraint({_GT0}, 1)")
 
-    def _params(self) -> dict[str, Any]:
-        return {"concentration": self.concentration}
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration,)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        x = params[0]
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     @property
     def mean(self) -> Tensor:
@@ -346,9 +296,9 @@ class Dirichlet(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """``sum(xlogy(c - 1, value)) + lgamma(sum c) - sum lgamma(c)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.concentration)
-        ok = (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
-        self._validate_sample(value, ok)
         c = self.concentration
         return ops.xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
 
@@ -365,7 +315,7 @@ class Dirichlet(Distribution):
         )
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on ``[0, 1]`` of ``concentration1`` (alpha) and
     ``concentration0`` (beta), a two-component :class:`Dirichlet` as in PyTorch.
 
@@ -377,17 +327,19 @@ class Beta(Distribution):
     (tensor(0.4000), 0.4055)
     """
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
+    support: Any = constraints.unit_interval
     has_rsample = True
-    _support = "Interval(lower_bound=0.0, upper_bound=1.0)"
 
     def __init__(
         self, concentration1: Any, concentration0: Any, validate_args: bool | None = None
     ) -> None:
         c1, c0 = broadcast_all(concentration1, concentration0)
+        self._dirichlet = Dirichlet(ops.stack([c1, c0], -1), validate_args=validate_args)
         super().__init__(tuple(c1.shape), validate_args=validate_args)
-        self._check_param("concentration1", c1, c1 > 0, _GT0)
-        self._check_param("concentration0", c0, c0 > 0, _GT0)
-        self._dirichlet = Dirichlet(ops.stack([c1, c0], -1), validate_args=False)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
         """The same parameters broadcast to ``batch_shape``."""
@@ -405,6 +357,14 @@ class Beta(Distribution):
     def concentration0(self) -> Tensor:
         """Beta, the exponent of ``1 - x``."""
         return self._dirichlet.concentration[..., 1]
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        x, y = params
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     @property
     def mean(self) -> Tensor:
@@ -428,8 +388,9 @@ class Beta(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         """The Dirichlet's log density of ``(value, 1 - value)``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.concentration1)
-        self._validate_sample(value, (value >= 0) & (value <= 1))
         return self._dirichlet.log_prob(ops.stack([value, 1.0 - value], -1))
 
     def entropy(self) -> Tensor:

@@ -10,172 +10,48 @@ from .. import dtypes as dt
 from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
-from ..ops.factories import as_tensor
 from ..ops.frontends import broadcast_shapes
+from . import constraints
+from .distribution import Distribution, _shape
+from .exp_family import ExponentialFamily
+from .utils import (
+    _binary_logits,
+    _binary_probs,
+    _probs_or_logits,
+    _tensor,
+    broadcast_all,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+    softplus,
+)
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "Uniform"]
-
-
-def _tensor(v: Any, like: Tensor | None = None) -> Tensor:
-    if isinstance(v, Tensor):
-        return v
-    if like is not None:
-        return as_tensor(v, dtype=like.dtype, device=like.device)
-    return as_tensor(v, dtype=dt.get_default_dtype())
-
-
-def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
-    """The values as tensors broadcast to one shape; numbers take the dtype and device of the
-    first tensor among them (the default dtype when there is none), as PyTorch's helper."""
-    like = next((v for v in values if isinstance(v, Tensor)), None)
-    ts = [_tensor(v, like) for v in values]
-    shape = tuple(broadcast_shapes(*(t.shape for t in ts)))
-    return tuple(t.expand(shape) for t in ts)
+__all__ = ["Bernoulli", "Categorical", "Normal", "Uniform"]
 
 
-def _shape(sample_shape: Any) -> tuple[int, ...]:
-    return tuple(sample_shape) if not isinstance(sample_shape, int) else (sample_shape,)
+class _LocScale(Distribution):
+    """A location-scale family: ``loc`` real and ``scale`` positive, broadcast to the batch
+    shape; ``mode`` is ``loc``."""
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
+    support: Any = constraints.real
+    has_rsample = True
+    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
 
-class Distribution:
-    """Base class: ``batch_shape``, ``event_shape``, ``sample``, ``log_prob``...
-
-    ``validate_args`` (default True, as in PyTorch; ``set_default_validate_args`` changes it)
-    checks the parameters at construction and the value passed to ``log_prob``, raising
-    ``ValueError`` with PyTorch's wording.
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> d = tc.distributions.Normal(tc.zeros(3), 1.0).expand((2, 3))
-    >>> d.batch_shape, d.event_shape
-    (tensorcore.Size([2, 3]), tensorcore.Size([]))
-    """
-
-    has_rsample = False
-    has_enumerate_support = False
-    _validate_default = True
-    #: The support's name in PyTorch's constraint wording, for ``log_prob``'s value check.
-    _support = "Real()"
-    #: Parameters that ``expand`` broadcasts: name -> number of trailing (event) dims.
-    _expand_params: ClassVar[dict[str, int]] = {}
-
-    def __init__(
-        self,
-        batch_shape: tuple[int, ...] = (),
-        event_shape: tuple[int, ...] = (),
-        validate_args: bool | None = None,
-    ) -> None:
-        self._batch_shape = tuple(batch_shape)
-        self._event_shape = tuple(event_shape)
-        self._validate_args = self._validate_default if validate_args is None else validate_args
-
-    @staticmethod
-    def set_default_validate_args(value: bool) -> None:
-        """Set whether distributions validate their arguments by default (True, as PyTorch's
-        default outside ``python -O``)."""
-        if value not in (True, False):
-            raise ValueError
-        Distribution._validate_default = value
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(tuple(self.loc.shape), validate_args=validate_args)
 
     @property
-    def batch_shape(self) -> Size:
-        """The shape of the batch of distributions."""
-        return Size(self._batch_shape)
-
-    @property
-    def event_shape(self) -> Size:
-        """The shape of one sample of one distribution."""
-        return Size(self._event_shape)
-
-    @property
-    def mean(self) -> Tensor:
-        """The mean of each distribution of the batch."""
-        raise NotImplementedError
-
-    @property
-    def variance(self) -> Tensor:
-        """The variance of each distribution of the batch."""
-        raise NotImplementedError
-
-    @property
-    def stddev(self) -> Tensor:
-        """The standard deviation: ``variance.sqrt()``."""
-        return self.variance.sqrt()
-
-    def _extended_shape(self, sample_shape: Any = ()) -> tuple[int, ...]:
-        return _shape(sample_shape) + self._batch_shape + self._event_shape
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
-        """A distribution of the same parameters broadcast to ``batch_shape`` (views, no
-        copies), as PyTorch's ``expand``."""
-        shape = _shape(batch_shape)
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        for name, event_dims in self._expand_params.items():
-            v = self.__dict__.get(name)
-            if isinstance(v, Tensor):
-                tail = tuple(v.shape[v.ndim - event_dims :]) if event_dims else ()
-                new.__dict__[name] = v.expand(shape + tail)
-        new._batch_shape = shape
-        return new
-
-    def sample(self, sample_shape: Any = ()) -> Tensor:
-        """Samples without gradients."""
-        with no_grad():
-            return self.rsample(sample_shape)
-
-    def rsample(self, sample_shape: Any = ()) -> Tensor:
-        """Reparameterised samples (gradients flow to the parameters)."""
-        raise NotImplementedError(f"{type(self).__name__} has no rsample")
-
-    def sample_n(self, n: int) -> Tensor:
-        """``sample((n,))``."""
-        return self.sample((n,))
-
-    def log_prob(self, value: Tensor) -> Tensor:
-        """The log density (or mass) of ``value``."""
-        raise NotImplementedError
-
-    def entropy(self) -> Tensor:
-        """The entropy of each distribution of the batch."""
-        raise NotImplementedError
-
-    def perplexity(self) -> Tensor:
-        """``exp(entropy())``."""
-        return self.entropy().exp()
-
-    def __repr__(self) -> str:
-        params = ", ".join(
-            f"{k}: {v.shape if isinstance(v, Tensor) and v.numel() > 1 else v}"
-            for k, v in self._params().items()
-        )
-        return f"{type(self).__name__}({params})"
-
-    def _params(self) -> dict[str, Any]:
-        return {}
-
-    def _check_param(self, name: str, value: Tensor, ok: Any, constraint: str) -> None:
-        """Raise PyTorch's ``ValueError`` unless ``ok`` (a bool or bool tensor) holds
-        everywhere; a no-op when the distribution does not validate."""
-        if self._validate_args and not bool(ok if isinstance(ok, bool) else ok.all()):
-            raise ValueError(
-                f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) of "
-                f"distribution {self!r} to satisfy the constraint {constraint}, but found "
-                f"invalid values:\n{value}"
-            )
-
-    def _validate_sample(self, value: Tensor, ok: Any) -> None:
-        """Raise PyTorch's ``ValueError`` unless ``value`` lies in the support (``ok``)."""
-        if self._validate_args and not bool(ok if isinstance(ok, bool) else ok.all()):
-            raise ValueError(
-                f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be within "
-                f"the support ({self._support}) of the distribution {self!r}, but found "
-                f"invalid values:\n{value}"
-            )
+    def mode(self) -> Tensor:
+        """``loc``."""
+        return self.loc
 
 
-class Normal(Distribution):
+class Normal(_LocScale, ExponentialFamily):
     """The normal distribution ``N(loc, scale**2)``.
 
     Examples
@@ -188,20 +64,15 @@ class Normal(Distribution):
     -1.6121
     """
 
-    has_rsample = True
-    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0}
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
 
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        loc_t = _tensor(loc, scale if isinstance(scale, Tensor) else None)
-        scale_t = _tensor(scale, loc_t)
-        shape = tuple(broadcast_shapes(loc_t.shape, scale_t.shape))
-        if validate_args is not False and bool((scale_t <= 0).any()):
-            raise ValueError("Expected parameter scale to be positive (Normal)")
-        self.loc, self.scale = loc_t.expand(shape), scale_t.expand(shape)
-        super().__init__(shape, validate_args=validate_args)
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        x, y = params
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
 
-    def _params(self) -> dict[str, Any]:
-        return {"loc": self.loc, "scale": self.scale}
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -230,8 +101,10 @@ class Normal(Distribution):
         eps = ops.empty(shape, dtype=self.loc.dtype, device=self.loc.device).normal_()
         return self.loc + eps * self.scale
 
-    def log_prob(self, value: Tensor) -> Tensor:
+    def log_prob(self, value: Any) -> Tensor:
         """``-((x - loc)^2) / (2 scale^2) - log(scale) - log(sqrt(2 pi))``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.loc)
         var = self.scale * self.scale
         return (
@@ -244,35 +117,56 @@ class Normal(Distribution):
         """``0.5 + 0.5 log(2 pi) + log(scale)``."""
         return self.scale.log() + (0.5 + 0.5 * math.log(2 * math.pi))
 
-    def cdf(self, value: Tensor) -> Tensor:
+    def cdf(self, value: Any) -> Tensor:
         """``0.5 (1 + erf((x - loc) / (scale sqrt 2)))``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.loc)
         return 0.5 * (1 + ((value - self.loc) / (self.scale * math.sqrt(2))).erf())
 
+    def icdf(self, value: Any) -> Tensor:
+        """``loc + scale sqrt(2) erfinv(2 p - 1)``."""
+        value = _tensor(value, self.loc)
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+
 
 class Uniform(Distribution):
-    """The uniform distribution on ``[low, high)``."""
+    """The uniform distribution on ``[low, high)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Uniform(0.0, 4.0)
+    >>> d.mean, d.cdf(tc.tensor(1.0)), d.support
+    (tensor(2.), tensor(0.2500), Interval(lower_bound=0.0, upper_bound=4.0))
+    """
 
     has_rsample = True
-    _support = "Interval(lower_bound=low, upper_bound=high)"
     _expand_params: ClassVar[dict[str, int]] = {"low": 0, "high": 0}
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
-        low_t = _tensor(low, high if isinstance(high, Tensor) else None)
-        high_t = _tensor(high, low_t)
-        shape = tuple(broadcast_shapes(low_t.shape, high_t.shape))
-        if validate_args is not False and bool((low_t >= high_t).any()):
-            raise ValueError("Expected parameter low to be less than high (Uniform)")
-        self.low, self.high = low_t.expand(shape), high_t.expand(shape)
-        super().__init__(shape, validate_args=validate_args)
+        self.low, self.high = broadcast_all(low, high)
+        super().__init__(tuple(self.low.shape), validate_args=validate_args)
 
-    def _params(self) -> dict[str, Any]:
-        return {"low": self.low, "high": self.high}
+    @property
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:
+        """``low < high``: each bounded by the other."""
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self) -> constraints.Constraint:
+        """``interval(low, high)``."""
+        return constraints.interval(self.low, self.high)
 
     @property
     def mean(self) -> Tensor:
         """``(low + high) / 2``."""
         return (self.low + self.high) / 2
+
+    @property
+    def mode(self) -> Tensor:
+        """Undefined (NaN), as in PyTorch."""
+        return ops.full_like(self.low, float("nan"))
 
     @property
     def variance(self) -> Tensor:
@@ -285,43 +179,85 @@ class Uniform(Distribution):
         u = ops.rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + u * (self.high - self.low)
 
-    def log_prob(self, value: Tensor) -> Tensor:
+    def log_prob(self, value: Any) -> Tensor:
         """``-log(high - low)`` inside the support, ``-inf`` outside."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value, self.low)
         inside = (value >= self.low) & (value < self.high)
         return ops.where(inside, -(self.high - self.low).log(), float("-inf"))
+
+    def cdf(self, value: Any) -> Tensor:
+        """``(value - low) / (high - low)``, clamped to ``[0, 1]``."""
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _tensor(value, self.low)
+        return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
+
+    def icdf(self, value: Any) -> Tensor:
+        """``low + value (high - low)``."""
+        return self.low + _tensor(value, self.low) * (self.high - self.low)
 
     def entropy(self) -> Tensor:
         """``log(high - low)``."""
         return (self.high - self.low).log()
 
 
-class Bernoulli(Distribution):
-    """Bernoulli trials with success probability ``probs`` (or ``logits``)."""
+class Bernoulli(ExponentialFamily):
+    """Bernoulli trials with success probability ``probs`` (or ``logits``).
 
-    _support = "Boolean()"
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.Bernoulli(logits=tc.tensor([0.0]))
+    >>> d.probs, d.enumerate_support()
+    (tensor([0.5000]), tensor([[0.],
+            [1.]]))
+    """
+
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
+    support: Any = constraints.boolean
+    has_enumerate_support = True
     _expand_params: ClassVar[dict[str, int]] = {"probs": 0, "logits": 0}
 
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.probs = _tensor(probs)
-            self.logits = (self.probs / (1 - self.probs)).log()
-        else:
-            self.logits = _tensor(logits)
-            self.probs = self.logits.sigmoid()
-        super().__init__(tuple(self.probs.shape), validate_args=validate_args)
+        name, value = _probs_or_logits(probs, logits)
+        (param,) = broadcast_all(value)
+        setattr(self, name, param)
+        super().__init__(tuple(param.shape), validate_args=validate_args)
 
-    def _params(self) -> dict[str, Any]:
-        return {"probs": self.probs}
+    probs = lazy_property(_binary_probs)
+    logits = lazy_property(_binary_logits)
+
+    @property
+    def param_shape(self) -> Size:
+        """The parameters' shape."""
+        return Size(self._batch_shape)
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.logits,)
+
+    def _log_normalizer(self, *params: Tensor) -> Tensor:
+        return softplus(params[0])
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
         """``probs``."""
         return self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        """1 where ``probs >= 0.5``, else 0 (NaN at exactly 0.5, as PyTorch's)."""
+        m = (self.probs >= 0.5).to(self.probs.dtype)
+        return ops.where(self.probs == 0.5, float("nan"), m)
 
     @property
     def variance(self) -> Tensor:
@@ -334,15 +270,25 @@ class Bernoulli(Distribution):
         with no_grad():
             return ops.bernoulli(self.probs.expand(shape))
 
-    def log_prob(self, value: Tensor) -> Tensor:
+    def log_prob(self, value: Any) -> Tensor:
         """``-BCE(logits, value)``."""
-        value = _tensor(value, self.probs)
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _tensor(value, self.logits)
         logits = self.logits
         return -(logits.clamp(min=0) - logits * value + (-logits.abs()).exp().log1p())
 
     def entropy(self) -> Tensor:
         """``BCE(logits, probs)``."""
-        return -self.log_prob(self.probs)
+        logits = self.logits
+        p = self.probs
+        return logits.clamp(min=0) - logits * p + (-logits.abs()).exp().log1p()
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """``[0, 1]`` along a new leading dim."""
+        values = ops.arange(2, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1, *self._batch_shape)) if expand else values
 
 
 class Categorical(Distribution):
@@ -358,36 +304,69 @@ class Categorical(Distribution):
     0.3251
     """
 
-    _support = "IntegerInterval(lower_bound=0, upper_bound=num_events - 1)"
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
+    has_enumerate_support = True
     _expand_params: ClassVar[dict[str, int]] = {"probs": 1, "logits": 1}
 
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        _probs_or_logits(probs, logits)
         if probs is not None:
             p = _tensor(probs)
             if p.ndim < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
             self.probs = p / p.sum(-1, keepdim=True)
-            self.logits = self.probs.log()
+            param = self.probs
         else:
             lg = _tensor(logits)
             if lg.ndim < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             self.logits = lg - lg.logsumexp(-1, keepdim=True)
-            self.probs = self.logits.exp()
-        self._num_events = self.probs.shape[-1]
-        super().__init__(tuple(self.probs.shape[:-1]), validate_args=validate_args)
+            param = self.logits
+        self._param = param
+        self._num_events = param.shape[-1]
+        super().__init__(tuple(param.shape[:-1]), validate_args=validate_args)
 
-    def _params(self) -> dict[str, Any]:
-        return {"probs": self.probs}
+    @lazy_property
+    def probs(self) -> Tensor:
+        """``softmax(logits)``."""
+        return logits_to_probs(self.logits)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        """``log`` of the clamped probabilities."""
+        return probs_to_logits(self.probs)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self) -> constraints.Constraint:
+        """``integer_interval(0, num_events - 1)``."""
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @property
+    def param_shape(self) -> Size:
+        """``batch_shape + (num_events,)``."""
+        return Size((*self._batch_shape, self._num_events))
 
     @property
     def mean(self) -> Tensor:
         """Undefined (NaN), as in PyTorch."""
-        return ops.full(self._batch_shape, float("nan"), dtype=self.probs.dtype)
+        return ops.full(
+            self._batch_shape, float("nan"), dtype=self.probs.dtype, device=self.probs.device
+        )
+
+    @property
+    def mode(self) -> Tensor:
+        """The most probable class."""
+        return self.probs.argmax(-1)
+
+    @property
+    def variance(self) -> Tensor:
+        """Undefined (NaN), as in PyTorch."""
+        return self.mean
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         """Class indices, drawn as PyTorch draws them (``multinomial`` with replacement)."""
@@ -398,8 +377,10 @@ class Categorical(Distribution):
             samples = ops.multinomial(probs_2d, n, True).t()
         return samples.reshape(ss + self._batch_shape)
 
-    def log_prob(self, value: Tensor) -> Tensor:
+    def log_prob(self, value: Any) -> Tensor:
         """``log p[value]``."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = _tensor(value).to(dt.int64)
         shape = tuple(broadcast_shapes(value.shape, self._batch_shape))
         logits = self.logits.expand(*shape, self._num_events)
@@ -408,3 +389,49 @@ class Categorical(Distribution):
     def entropy(self) -> Tensor:
         """``-sum p log p`` (0 log 0 = 0)."""
         return -(self.probs * ops.where(self.probs > 0, self.logits, 0.0)).sum(-1)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """``0 .. num_events - 1`` along a new leading dim."""
+        values = ops.arange(self._num_events, dtype=dt.int64, device=self.probs.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1, *self._batch_shape)) if expand else values
+
+
+class _OverCategorical(Distribution):
+    """A distribution over vectors of ``num_events`` built on a :class:`Categorical` of the
+    same ``probs``/``logits`` (``_categorical``), which validates them."""
+
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
+
+    def __init__(
+        self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
+    ) -> None:
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        batch = self._categorical._batch_shape
+        events = (self._categorical._num_events,)
+        super().__init__(batch, events, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        """The same probabilities broadcast to ``batch_shape``."""
+        new = super().expand(batch_shape)
+        assert isinstance(new, _OverCategorical)
+        new._categorical = self._categorical.expand(batch_shape)  # type: ignore[assignment]
+        return new
+
+    @property
+    def param_shape(self) -> Size:
+        """``batch_shape + (num_events,)``."""
+        return self._categorical.param_shape
+
+    @property
+    def probs(self) -> Tensor:
+        """The normalised probabilities."""
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        """The normalised log probabilities."""
+        return self._categorical.logits

@@ -12,10 +12,16 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops.frontends import broadcast_shapes
-from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, LogNormal
-from .discrete import Binomial, OneHotCategorical, Poisson
-from .distributions import Bernoulli, Categorical, Distribution, Normal, Uniform
-from .multivariate import Independent, MultivariateNormal, _sum_rightmost, _tril_solve
+from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace
+from .derived import Gumbel, HalfNormal, LogNormal, Pareto
+from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
+from .distribution import Distribution
+from .distributions import Bernoulli, Categorical, Normal, Uniform
+from .exp_family import ExponentialFamily
+from .multivariate import Independent, MultivariateNormal, _tril_solve
+from .transformed_distribution import TransformedDistribution
+from .univariate import Cauchy, ContinuousBernoulli
+from .utils import softplus, sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -102,7 +108,10 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     Pairs: each distribution with itself (``Normal``, ``Bernoulli``, ``Categorical``,
     ``Uniform``, ``Beta``, ``Binomial``, ``Dirichlet``, ``Exponential``, ``Gamma``,
     ``Laplace``, ``LogNormal``, ``MultivariateNormal``, ``OneHotCategorical``, ``Poisson``,
-    ``Independent`` over a registered pair), ``Uniform``/``Normal``, ``Normal``/``Uniform``
+    ``Cauchy``, ``Geometric``, ``Gumbel``, ``HalfNormal``, ``Pareto``, ``ContinuousBernoulli``,
+    ``Independent`` over a registered pair, ``TransformedDistribution`` with equal transforms
+    over a registered pair, any two members of one ``ExponentialFamily`` by the Bregman
+    divergence of the log normalizer), ``Uniform``/``Normal``, ``Normal``/``Uniform``
     (infinite), ``Exponential``/``Gamma`` and ``Gamma``/``Exponential``.
     The divergence is ``inf`` where ``q`` gives zero mass to part of ``p``'s support.
 
@@ -122,11 +131,6 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     return rule(p, q)
 
 
-def _softplus(x: Tensor) -> Tensor:
-    # logaddexp's rule gives sigmoid(x) everywhere (a clamp/abs form gives 1 at x = 0).
-    return ops.logaddexp(x, ops.zeros_like(x))
-
-
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
     ratio = (p.scale / q.scale) ** 2
@@ -138,9 +142,9 @@ def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
 def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     inf = float("inf")
     # log(p/q) = softplus(-q.logits) - softplus(-p.logits), stable for extreme logits.
-    ones = p.probs * (_softplus(-q.logits) - _softplus(-p.logits))
+    ones = p.probs * (softplus(-q.logits) - softplus(-p.logits))
     ones = ops.where(p.probs == 0, 0.0, ops.where(q.probs == 0, inf, ones))
-    zeros = (1 - p.probs) * (_softplus(q.logits) - _softplus(p.logits))
+    zeros = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
     zeros = ops.where(p.probs == 1, 0.0, ops.where(q.probs == 1, inf, zeros))
     return ones + zeros
 
@@ -283,4 +287,73 @@ def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
 def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
-    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    # The Bregman divergence of the log normalizer A between the natural parameters.
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be "
+            "computed using Bregman divergences"
+        )
+    leaves, lg, grads = p._log_normalizer_and_grads(p._natural_params)
+    q_params = q._natural_params
+    result = q._log_normalizer(*q_params) - lg
+    for pp, qp, g in zip(leaves, q_params, grads, strict=True):
+        result = result - sum_rightmost((qp - pp) * g, len(q.event_shape))
+    return result
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    num = (p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)
+    return (num / (4 * p.scale * q.scale)).log()
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    # E_p[exp(-(x - q.loc) / q.scale)] = exp(-shift) Gamma(1 + ratio).
+    return (
+        -ratio.log()
+        + shift
+        + ratio * _EULER_GAMMA
+        - 1
+        - _EULER_GAMMA
+        + ((1 + ratio).lgamma() - shift).exp()
+    )
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    alpha_ratio = q.alpha / p.alpha
+    kl = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return ops.where(p.scale < q.scale, math.inf, kl)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_cb_cb(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._log_norm() + (-p.probs).log1p()
+    t3 = -q._log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3
