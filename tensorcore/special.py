@@ -25,6 +25,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ._igamma import gammainc, gammaincc
 from ._tensor import Tensor
 from .dtypes import get_default_dtype, result_type
 from .ops import functions as ops
@@ -39,6 +40,8 @@ __all__ = [
     "exp2",
     "expit",
     "expm1",
+    "gammainc",
+    "gammaincc",
     "gammaln",
     "i0",
     "i1",

@@ -47,7 +47,7 @@ from tensorcore.distributions import (
     kl,
     kl_divergence,
 )
-from tensorcore.distributions._igamma import gammainc, gammaincc
+from tensorcore.special import gammainc, gammaincc
 from tensorcore.testing import assert_close
 
 F64 = tc.float64

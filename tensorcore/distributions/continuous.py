@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
+from .._igamma import gammainc
 from .._tensor import Tensor
 from ..ops import functions as ops
 from . import constraints
-from ._igamma import gammainc
 from ._samplers import standard_gamma
 from .distributions import _LocScale
 from .exp_family import ExponentialFamily
