@@ -533,3 +533,12 @@ def test_fill_diagonal_in_a_graph_and_errors(device: str) -> None:
         tc.ones(2, 3, 4, device=device).fill_diagonal_(0)
     with pytest.raises(RuntimeError, match="dimensions must larger than 1"):
         tc.ones(2, device=device).fill_diagonal_(0)
+
+
+def test_index_reduce_on_a_device_without_data_gives_the_shape() -> None:
+    # (the index range check reads values; a meta tensor has none)
+    x = tc.zeros(3, 2, device="meta")
+    i, s = tc.tensor([0, 2], device="meta"), tc.ones(2, 2, device="meta")
+    for reduce in ("prod", "mean", "amax", "amin"):
+        r = x.index_reduce(0, i, s, reduce)
+        assert r.device.type == "meta" and r.shape == (3, 2)

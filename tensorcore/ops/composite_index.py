@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .. import _registry
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
@@ -198,7 +199,9 @@ def index_reduce(
             f"{list(source._shape)}"
         )
     size = shape[d]
-    if n and (bool((index < 0).any()) or bool((index >= size).any())):
+    # (the indices' values, where the device holds any: a meta tensor has none to check)
+    holds_data = _registry.interface(index._device).holds_data
+    if n and holds_data and (bool((index < 0).any()) or bool((index >= size).any())):
         raise IndexError("index out of range in self")
     # scatter_reduce with index[i] at every position of source's slice i along dim.
     ix = index.to(dt.int64).reshape([-1 if i == d else 1 for i in range(len(shape))])
