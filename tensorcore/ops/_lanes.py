@@ -12,7 +12,9 @@ Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bi
 pointwise operators with a fast unary or binary frontend, the operators of the unchecked
 unstructured frontend (the views, most composites), the reductions with one result (which
 keep what ``reduction`` prepares per input shape, dtype and arguments), the structured
-operators with one result (meta function, allocation, kernel), and the operators that make
+operators with one result (meta function, allocation, kernel), the pointwise operators of
+the general frontend (``where``, ``clamp``, ``lerp``: the frontend without the call path's
+scan), and the operators that make
 a tensor from no tensor (the factories, and composites such as ``zeros``: the device given
 or the default one, then what ``factory`` or the composite does). Each is compiled for its
 operator's parameters, so that the API function calls it, and it calls the kernel, with plain
@@ -41,6 +43,7 @@ from .frontends import (
     check_values,
     empty_like_layout,
     factory,
+    pointwise,
     pointwise_binary,
     pointwise_unary,
     reduction,
@@ -400,6 +403,62 @@ def make(op):
     return maker_lane
 """
 )
+# A pointwise operator of the general frontend (``where``, ``clamp``, ``lerp``, ``abs``...):
+# its tensors (None where optional, a Python number where it takes one) on one device and
+# layout, none requiring grad; then ``pointwise`` itself (promotion, broadcasting, checks),
+# without the call path's scan.
+_GENERAL = (
+    """
+def make(op):
+    table, name, scalars = op.table, op.name, op.scalars
+
+    def general_lane({params}):
+        if _call._autocast is not None:
+            return None
+        dev = lay = None{checks}
+        if dev is None:
+            return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None:
+            return None"""
+    + _guarded("return _pointwise(op, kernel, ({params},), None, dev, False)", 8)
+    + """
+
+    return general_lane
+"""
+)
+_GENERAL_TENSOR = """
+        v = {v}
+        if v.__class__ is Tensor:
+            if v._requires_grad:
+                return None
+            if dev is None:
+                dev, lay = v._device, v._layout
+            elif v._device is not dev or v._layout is not lay:
+                return None
+        elif {refuse}:
+            return None"""
+
+
+def _general_source(op: Op) -> str:
+    """``_GENERAL`` for ``op``'s tensor parameters (which take numbers, which may be None)."""
+    params = op.decl.parsed.params
+    takes = op.decl.scalar_params
+    refusals = []
+    for i in op.tensor_pos:
+        ok = []
+        if params[i].type.endswith("?"):
+            ok.append("v is None")
+        if params[i].name in takes:
+            ok.append("v.__class__ in scalars")
+        refusals.append("not (" + " or ".join(ok) + ")" if ok else "True")
+    checks = "".join(
+        _GENERAL_TENSOR.format(v=f"a{i}", refuse=refuse)
+        for i, refuse in zip(op.tensor_pos, refusals, strict=True)
+    )
+    return _GENERAL.format(params=", ".join(f"a{i}" for i in range(len(params))), checks=checks)
+
+
 _OTHER_TENSOR = """
         v = {v}
         if v.__class__ is Tensor:
@@ -459,6 +518,7 @@ _NAMESPACE: dict[str, Any] = {
     "_Device": device,
     "_empty_like_layout": empty_like_layout,
     "_prepare_reduction": _prepare_reduction,
+    "_pointwise": pointwise,
     "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
     "_STANDARD": STANDARD,
@@ -583,6 +643,8 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         return _maker("binary", inplace, n)(op)
     if op.frontend is pointwise_unary:
         return _maker("unary", inplace, n)(op)
+    if not inplace and op.frontend is pointwise and op.tensor_pos and not op.list_pos:
+        return _structured_maker(_general_source(op))(op)
     if (
         not inplace
         and op.frontend is structured
