@@ -824,13 +824,17 @@ def bind(op: Op) -> None:
         and not op.list_pos
         and not decl.promote_when
         and decl.check is None
-        and decl.promote in ("same", "float")
+        and decl.promote in ("same", "float", "real")
     ):
-        # (a unary operator with a declared check runs ``pointwise``, which makes it)
+        # (a unary operator with a declared check runs ``pointwise``, which makes it; the
+        # fast path takes the dtypes whose result is the input's: floating ones for "float",
+        # real ones for "real" (``abs`` of complex is real))
         op.frontend = pointwise_unary
-        floating_only = decl.promote == "float"
         op.fast_dtypes = frozenset(
-            d for d in op.dtypes_ok if not floating_only or d._category >= _FLOATING
+            d
+            for d in op.dtypes_ok
+            if (decl.promote != "float" or d._category >= _FLOATING)
+            and (decl.promote != "real" or not d.is_complex)
         )
     names = decl.pos.result_names
     op.result_type = None
