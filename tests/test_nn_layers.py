@@ -707,6 +707,29 @@ def test_packed_sequences_equal_running_each_sequence_alone(device: str, mode: s
     assert all(p.grad is not None for p in mod.parameters())
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_dropout_between_layers_of_packed_input_draws_over_the_packed_data(
+    device: str, mode: str
+) -> None:
+    # PyTorch drops out each layer's packed output (sum(lengths), H): a seeded program gets
+    # the same mask only when the draws cover the packed data in its order.
+    from tensorcore.nn.utils.rnn import pack_padded_sequence
+
+    cls = getattr(nn, mode)
+    deep = cls(3, 4, num_layers=2, dropout=0.5, device=device, dtype=F64)
+    first, second = (cls(n, 4, device=device, dtype=F64) for n in (3, 4))
+    for layer, one in enumerate((first, second)):
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            getattr(one, f"{name}_l0").data.copy_(getattr(deep, f"{name}_l{layer}"))
+    packed = pack_padded_sequence(t(RNG.normal(size=(5, 3, 3)), device), [5, 3, 2])
+    tc.manual_seed(3)
+    out = deep(packed)[0]
+    tc.manual_seed(3)
+    mid = first(packed)[0]
+    want = second(mid._replace(data=F.dropout(mid.data, 0.5, True)))[0]
+    assert_close(out.data, want.data)
+
+
 def test_pad_and_pack_utilities() -> None:
     from tensorcore.nn.utils.rnn import pack_sequence, pad_packed_sequence, pad_sequence
 
