@@ -149,6 +149,8 @@ def test_load_state_dict_errors_and_non_strict() -> None:
     assert 'Unexpected key(s) in state_dict: "extra"' in msg
     res = Net().load_state_dict(sd, strict=False)
     assert res.missing_keys == ["fc1.bias"] and res.unexpected_keys == ["extra"]
+    assert repr(res) == "_IncompatibleKeys(missing_keys=['fc1.bias'], unexpected_keys=['extra'])"
+    assert str(Net().load_state_dict(net.state_dict())) == "<All keys matched successfully>"
     bad = dict(net.state_dict())
     bad["fc1.weight"] = tc.ones(5, 5)
     with pytest.raises(RuntimeError, match=r"size mismatch for fc1\.weight"):
