@@ -45,6 +45,7 @@ from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -181,6 +182,7 @@ __all__ = sorted(
         "int32",
         "int64",
         "is_grad_enabled",
+        "is_inference_mode_enabled",
         "layout",
         "linalg",
         "load",

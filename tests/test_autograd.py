@@ -406,9 +406,15 @@ def test_inference_mode(device: str) -> None:
     with tc.inference_mode(False):
         assert tc.is_grad_enabled()
         assert (x * 2).requires_grad
+    # PyTorch's InferenceMode(False) sets grad mode on, even inside no_grad.
     with tc.no_grad(), tc.inference_mode(False):
-        assert not tc.is_grad_enabled()
-    assert tc.is_grad_enabled()
+        assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
+    with tc.inference_mode():
+        assert tc.is_inference_mode_enabled()
+        with tc.inference_mode(False):
+            assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
+        assert not tc.is_grad_enabled() and tc.is_inference_mode_enabled()
+    assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
 
 
 def test_grad_mode_is_thread_local() -> None:
