@@ -137,6 +137,14 @@ def test_grad_fn_name_and_next_functions(device: str) -> None:
     assert add_fn.next_functions[1] == (None, 0), "a constant has no edge"
     # One accumulator per leaf, shared by every use.
     assert (a * 2).grad_fn.next_functions[0][0] is fa
+    assert [type(n).__name__ for n in (y.grad_fn, z.grad_fn, fa)] == [
+        "MulBackward0", "SumBackward0", "AccumulateGrad"
+    ]  # fmt: skip
+    w = y.clone()
+    w[0] = 5.0
+    v = y.clone().addcmul_(a, b)
+    assert type(w.grad_fn).__name__ == "CopySlices"
+    assert type(v.grad_fn).__name__ == v.grad_fn.name() == "AddcmulBackward0"
 
 
 def test_multi_output_nodes(device: str) -> None:
@@ -166,6 +174,9 @@ def test_grad_fn_is_named_after_the_operator(device: str, name: str) -> None:
     first = out[0] if isinstance(out, (tuple, list)) else out
     assert first.grad_fn is not None
     assert first.grad_fn.name() == camel(name) + "Backward0"
+    # as in PyTorch, the node's type carries the name (programs print type(grad_fn).__name__)
+    assert type(first.grad_fn).__name__ == camel(name) + "Backward0"
+    assert isinstance(first.grad_fn, tc.autograd.graph.Node)
 
 
 # ------------------------------------------------------------------ .grad
@@ -557,6 +568,7 @@ def test_function_save_for_backward_and_needs_input_grad(device: str) -> None:
     out = MulConst.apply(a, b, 2.0)
     assert MulConst.seen_needs == (True, False, False)
     assert out.requires_grad and out.grad_fn.name() == "MulConstBackward"
+    assert type(out.grad_fn).__name__ == "MulConstBackward"
     assert out.grad_fn.next_functions[0][0].variable is a
     out.sum().backward()
     assert_close(a.grad, 2 * b)

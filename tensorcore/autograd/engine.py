@@ -212,7 +212,7 @@ def _run_backward(
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node, gbuf = pop()
-            if node.__class__ is Node and node.pre_hooks is None and not capture:
+            if node.__class__ is not AccumulateGrad and node.pre_hooks is None and not capture:
                 # The common node: a rule or a Function, no hooks before it, nothing to capture.
                 if node.released:
                     raise RuntimeError(FREED_GRAPH)
