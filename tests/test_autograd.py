@@ -485,6 +485,36 @@ def test_detach_shares_the_version_counter(device: str) -> None:
         y.sum().backward()
 
 
+class _FailsInBackward(tc.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor) -> tc.Tensor:
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> tc.Tensor:
+        raise RuntimeError("Some error in backward")
+
+
+def test_errors_raised_while_the_graph_runs_keep_their_message(device: str) -> None:
+    # As in PyTorch: the backward pass's errors come from a node, a hook or a Function, and
+    # backward()/grad() prefix them with no name of their own.
+    x = rand(3, device=device)
+    for run in (lambda y: y.sum().backward(), lambda y: tc.autograd.grad(y.sum(), x)):
+        with pytest.raises(RuntimeError, match=r"^Some error in backward$"):
+            run(_FailsInBackward.apply(x))
+        y = x.exp()
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match=r"^one of the variables needed"):
+            run(y)
+    y = x * 2
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match=r"^Trying to backward through the graph a second"):
+        y.sum().backward()
+    # an argument's error still names the call
+    with pytest.raises(RuntimeError, match=r"^grad\(\): One of the differentiated Tensors"):
+        tc.autograd.grad((x * 2).sum(), rand(2, device=device).detach())
+
+
 def test_detach_in_place(device: str) -> None:
     x = rand(3, device=device)
     y = x * 2
