@@ -428,6 +428,31 @@ def test_inference_mode(device: str) -> None:
     assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
 
 
+def test_anomaly_mode_raises_at_the_node_that_returns_nan(device: str) -> None:
+    x = tc.zeros(2, device=device, requires_grad=True)
+    assert not tc.is_anomaly_enabled() and tc.is_anomaly_check_nan_enabled()
+    (x / x).sum().backward()  # NaN gradients pass unnoticed outside anomaly mode
+    assert np.isnan(to_numpy(x.grad)).all()
+    with tc.autograd.set_detect_anomaly(True):
+        assert tc.is_anomaly_enabled()
+        nan = r"^Function 'DivBackward0' returned nan values in its 1th output\.$"
+        with pytest.raises(RuntimeError, match=nan):
+            (x / x).sum().backward()
+        (x * 2).sum().backward()  # no NaN: runs as usual
+    assert not tc.is_anomaly_enabled()
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        mode = tc.autograd.detect_anomaly(check_nan=False)
+    with mode:
+        assert tc.is_anomaly_enabled() and not tc.is_anomaly_check_nan_enabled()
+        (x / x).sum().backward()
+    assert not tc.is_anomaly_enabled() and tc.is_anomaly_check_nan_enabled()
+    tc.autograd.set_detect_anomaly(True)  # as a plain call
+    try:
+        assert tc.is_anomaly_enabled()
+    finally:
+        tc.autograd.set_detect_anomaly(False)
+
+
 def test_grad_mode_is_thread_local() -> None:
     x = rand(2)
     seen: list[Any] = []

@@ -12,6 +12,8 @@ from ..ops import functions as ops
 from ..ops._validate import STANDARD, keep_message
 from . import grad_mode
 from ._accumulate import accumulate as _accumulate
+from .anomaly_mode import check_nan
+from .anomaly_mode import state as _anomaly
 from .graph import FREED_GRAPH, NOTHING_SAVED, AccumulateGrad, Node, edge
 
 __all__ = ["backward", "grad", "queue_callback", "run_backward"]
@@ -210,11 +212,13 @@ def _run_backward(
     # Storages already handed out as a .grad (or given by the caller) are never stolen.
     stored: set[int] = {id(g._storage) for g in grads}
     pop, push = ready.pop, ready.append
+    # The general path checks for NaN in anomaly mode.
+    plain = not capture and not (_anomaly.enabled and _anomaly.check_nan)
     with grad_mode.set_grad_enabled(create_graph):
         try:
             while ready:
                 node, gbuf = pop()
-                if node.__class__ is not AccumulateGrad and node.pre_hooks is None and not capture:
+                if plain and node.__class__ is not AccumulateGrad and node.pre_hooks is None:
                     # The common node: a rule or a Function, no hooks before it, nothing to capture.
                     if node.released:
                         raise RuntimeError(FREED_GRAPH)
@@ -332,6 +336,8 @@ def _run_node_general(
     if all(g is None for g in gbuf):
         return (None,) * len(node.next_functions)
     in_grads = node.apply(gbuf)
+    if _anomaly.enabled and _anomaly.check_nan:
+        check_nan(node.name(), in_grads)
     for hook in node.hooks:
         hook(in_grads, gbuf)
     return in_grads
