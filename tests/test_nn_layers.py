@@ -271,6 +271,38 @@ def test_layer_and_group_norm(device: str) -> None:
         ln(t(RNG.normal(size=(2, 4)), device))
 
 
+def test_norms_take_float32_parameters_for_16_bit_input(device: str) -> None:
+    # PyTorch's mixed-type norms: a model's float32 norm layers receive bfloat16/float16
+    # activations under autocast; they compute in float32 and return the input's dtype.
+    x = RNG.normal(size=(4, 2, 3))
+    xl = t(x, device).to(tc.bfloat16)
+    xr = _np(xl.float()).astype(np.float64)  # the input as bfloat16 rounded it
+    mu, var = xr.mean(-1, keepdims=True), xr.var(-1, keepdims=True)
+    ln_want = (xr - mu) / np.sqrt(var + 1e-5) * 2.0 + 0.5
+    mu, var = xr.mean((0, 2), keepdims=True), xr.var((0, 2), keepdims=True)
+    bn_want = (xr - mu) / np.sqrt(var + 1e-5)
+    g = xr.reshape(4, 1, 6)
+    gn_want = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)
+    ln = nn.LayerNorm(3, device=device)
+    ln.weight.data.fill_(2.0)
+    ln.bias.data.fill_(0.5)
+    bn, gn = nn.BatchNorm1d(2, device=device), nn.GroupNorm(1, 2, device=device)
+    for mod, want in ((ln, ln_want), (bn, bn_want), (gn, gn_want.reshape(x.shape))):
+        inp = xl.detach().requires_grad_()
+        y = mod(inp)
+        assert y.dtype == tc.bfloat16
+        assert_close(y.double(), want, rtol=0.02, atol=0.02)
+        y.float().sum().backward()
+        assert inp.grad.dtype == tc.bfloat16
+        assert mod.weight.grad.dtype == mod.bias.grad.dtype == tc.float32
+    assert bn.running_mean.dtype == tc.float32
+    assert_close(bn.running_mean.double(), 0.1 * xr.mean((0, 2)), rtol=1e-5, atol=1e-6)
+    bn.eval()
+    assert bn(xl).dtype == tc.bfloat16
+    with pytest.raises(RuntimeError, match="expected weight of dtype Float"):
+        F.layer_norm(t(x, device).float(), (3,), tc.ones(3, dtype=F64, device=device))
+
+
 def test_dropout_train_and_eval(device: str) -> None:
     tc.manual_seed(3)
     d = nn.Dropout(0.3)
