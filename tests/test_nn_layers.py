@@ -550,6 +550,26 @@ def test_conv_and_pool_layers(device: str) -> None:
         nn.Conv2d(3, 4, 3, groups=2)
 
 
+@pytest.mark.parametrize(
+    ("mode", "np_mode"), [("reflect", "reflect"), ("replicate", "edge"), ("circular", "wrap")]
+)
+@pytest.mark.parametrize(("kernel", "dilation"), [(4, 1), (3, 2), (5, 1)])
+def test_conv_same_padding_with_a_padding_mode(
+    device: str, mode: str, np_mode: str, kernel: int, dilation: int
+) -> None:
+    # PyTorch pads dilation * (kernel - 1) in all, the odd element on the right.
+    conv = nn.Conv1d(2, 3, kernel, padding="same", dilation=dilation, padding_mode=mode,
+                     device=device, dtype=F64)  # fmt: skip
+    x = RNG.normal(size=(2, 2, 9))
+    total = dilation * (kernel - 1)
+    xp = np.pad(x, ((0, 0), (0, 0), (total // 2, total - total // 2)), mode=np_mode)
+    w, b = _np(conv.weight), _np(conv.bias)
+    taps = np.stack([xp[:, :, k * dilation : k * dilation + 9] for k in range(kernel)], -1)
+    want = np.einsum("nckl,ock->nol", taps.transpose(0, 1, 3, 2), w) + b[:, None]
+    assert_close(conv(t(x, device)), want)
+    assert "padding='same'" in repr(conv)
+
+
 def test_channel_dropout_prelu_padding_and_upsample_layers(device: str) -> None:
     tc.manual_seed(0)
     x = tc.ones(4, 64, 3, 3, device=device)
