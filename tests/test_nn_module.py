@@ -303,6 +303,21 @@ def test_module_list_dict_parameter_containers() -> None:
     pd = nn.ParameterDict({"s": tc.ones(3)})
     pd["t"] = tc.zeros(1)
     assert [n for n, _ in pd.named_parameters()] == ["s", "t"] and "t" in pd
+    # PyTorch's reprs: dtypes in a list, legacy type names in a dict, one line run on
+    assert repr(pl) == (
+        "ParameterList(\n    (0): Parameter containing: [tensorcore.float32 of size 2]\n"
+        "    (1): Parameter containing: [tensorcore.float32 of size 1]\n)"
+    )
+    assert repr(pd) == (
+        "ParameterDict(\n    (s): Parameter containing: [tensorcore.FloatTensor of size 3]\n"
+        "    (t): Parameter containing: [tensorcore.FloatTensor of size 1]\n)"
+    )
+    one = nn.ParameterDict({"a": tc.ones(2, 3, dtype=tc.float64)})
+    assert (
+        repr(one)
+        == "ParameterDict(  (a): Parameter containing: [tensorcore.DoubleTensor of size 2x3])"
+    )
+    assert repr(nn.ParameterDict()) == "ParameterDict()"
 
 
 def test_deepcopy_and_pickle_keep_parameters() -> None:
