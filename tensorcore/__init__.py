@@ -41,10 +41,12 @@ from ._storage import Storage
 from ._tensor import Size, Tensor, is_tensor, numel
 from ._tensor_methods import install as _install_methods
 from .autograd import step as _autograd_step
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -180,7 +182,10 @@ __all__ = sorted(
         "int16",
         "int32",
         "int64",
+        "is_anomaly_check_nan_enabled",
+        "is_anomaly_enabled",
         "is_grad_enabled",
+        "is_inference_mode_enabled",
         "layout",
         "linalg",
         "load",

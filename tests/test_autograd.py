@@ -137,6 +137,14 @@ def test_grad_fn_name_and_next_functions(device: str) -> None:
     assert add_fn.next_functions[1] == (None, 0), "a constant has no edge"
     # One accumulator per leaf, shared by every use.
     assert (a * 2).grad_fn.next_functions[0][0] is fa
+    assert [type(n).__name__ for n in (y.grad_fn, z.grad_fn, fa)] == [
+        "MulBackward0", "SumBackward0", "AccumulateGrad"
+    ]  # fmt: skip
+    w = y.clone()
+    w[0] = 5.0
+    v = y.clone().addcmul_(a, b)
+    assert type(w.grad_fn).__name__ == "CopySlices"
+    assert type(v.grad_fn).__name__ == v.grad_fn.name() == "AddcmulBackward0"
 
 
 def test_multi_output_nodes(device: str) -> None:
@@ -166,6 +174,9 @@ def test_grad_fn_is_named_after_the_operator(device: str, name: str) -> None:
     first = out[0] if isinstance(out, (tuple, list)) else out
     assert first.grad_fn is not None
     assert first.grad_fn.name() == camel(name) + "Backward0"
+    # as in PyTorch, the node's type carries the name (programs print type(grad_fn).__name__)
+    assert type(first.grad_fn).__name__ == camel(name) + "Backward0"
+    assert isinstance(first.grad_fn, tc.autograd.graph.Node)
 
 
 # ------------------------------------------------------------------ .grad
@@ -406,9 +417,40 @@ def test_inference_mode(device: str) -> None:
     with tc.inference_mode(False):
         assert tc.is_grad_enabled()
         assert (x * 2).requires_grad
+    # PyTorch's InferenceMode(False) sets grad mode on, even inside no_grad.
     with tc.no_grad(), tc.inference_mode(False):
-        assert not tc.is_grad_enabled()
-    assert tc.is_grad_enabled()
+        assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
+    with tc.inference_mode():
+        assert tc.is_inference_mode_enabled()
+        with tc.inference_mode(False):
+            assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
+        assert not tc.is_grad_enabled() and tc.is_inference_mode_enabled()
+    assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
+
+
+def test_anomaly_mode_raises_at_the_node_that_returns_nan(device: str) -> None:
+    x = tc.zeros(2, device=device, requires_grad=True)
+    assert not tc.is_anomaly_enabled() and tc.is_anomaly_check_nan_enabled()
+    (x / x).sum().backward()  # NaN gradients pass unnoticed outside anomaly mode
+    assert np.isnan(to_numpy(x.grad)).all()
+    with tc.autograd.set_detect_anomaly(True):
+        assert tc.is_anomaly_enabled()
+        nan = r"^Function 'DivBackward0' returned nan values in its 1th output\.$"
+        with pytest.raises(RuntimeError, match=nan):
+            (x / x).sum().backward()
+        (x * 2).sum().backward()  # no NaN: runs as usual
+    assert not tc.is_anomaly_enabled()
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        mode = tc.autograd.detect_anomaly(check_nan=False)
+    with mode:
+        assert tc.is_anomaly_enabled() and not tc.is_anomaly_check_nan_enabled()
+        (x / x).sum().backward()
+    assert not tc.is_anomaly_enabled() and tc.is_anomaly_check_nan_enabled()
+    tc.autograd.set_detect_anomaly(True)  # as a plain call
+    try:
+        assert tc.is_anomaly_enabled()
+    finally:
+        tc.autograd.set_detect_anomaly(False)
 
 
 def test_grad_mode_is_thread_local() -> None:
@@ -466,6 +508,36 @@ def test_detach_shares_the_version_counter(device: str) -> None:
     y.detach().zero_()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+class _FailsInBackward(tc.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor) -> tc.Tensor:
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> tc.Tensor:
+        raise RuntimeError("Some error in backward")
+
+
+def test_errors_raised_while_the_graph_runs_keep_their_message(device: str) -> None:
+    # As in PyTorch: the backward pass's errors come from a node, a hook or a Function, and
+    # backward()/grad() prefix them with no name of their own.
+    x = rand(3, device=device)
+    for run in (lambda y: y.sum().backward(), lambda y: tc.autograd.grad(y.sum(), x)):
+        with pytest.raises(RuntimeError, match=r"^Some error in backward$"):
+            run(_FailsInBackward.apply(x))
+        y = x.exp()
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match=r"^one of the variables needed"):
+            run(y)
+    y = x * 2
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match=r"^Trying to backward through the graph a second"):
+        y.sum().backward()
+    # an argument's error still names the call
+    with pytest.raises(RuntimeError, match=r"^grad\(\): One of the differentiated Tensors"):
+        tc.autograd.grad((x * 2).sum(), rand(2, device=device).detach())
 
 
 def test_detach_in_place(device: str) -> None:
@@ -551,6 +623,7 @@ def test_function_save_for_backward_and_needs_input_grad(device: str) -> None:
     out = MulConst.apply(a, b, 2.0)
     assert MulConst.seen_needs == (True, False, False)
     assert out.requires_grad and out.grad_fn.name() == "MulConstBackward"
+    assert type(out.grad_fn).__name__ == "MulConstBackward"
     assert out.grad_fn.next_functions[0][0].variable is a
     out.sum().backward()
     assert_close(a.grad, 2 * b)

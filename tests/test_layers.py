@@ -109,6 +109,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.autograd.gradcheck",
             "tensorcore.autograd.functional",
             "tensorcore.autograd._rule_check",
+            "tensorcore.autograd.anomaly_mode",
             "tensorcore.ops.derivatives",
             "tensorcore.ops.derivatives_linalg",
         ],

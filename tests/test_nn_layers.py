@@ -271,6 +271,38 @@ def test_layer_and_group_norm(device: str) -> None:
         ln(t(RNG.normal(size=(2, 4)), device))
 
 
+def test_norms_take_float32_parameters_for_16_bit_input(device: str) -> None:
+    # PyTorch's mixed-type norms: a model's float32 norm layers receive bfloat16/float16
+    # activations under autocast; they compute in float32 and return the input's dtype.
+    x = RNG.normal(size=(4, 2, 3))
+    xl = t(x, device).to(tc.bfloat16)
+    xr = _np(xl.float()).astype(np.float64)  # the input as bfloat16 rounded it
+    mu, var = xr.mean(-1, keepdims=True), xr.var(-1, keepdims=True)
+    ln_want = (xr - mu) / np.sqrt(var + 1e-5) * 2.0 + 0.5
+    mu, var = xr.mean((0, 2), keepdims=True), xr.var((0, 2), keepdims=True)
+    bn_want = (xr - mu) / np.sqrt(var + 1e-5)
+    g = xr.reshape(4, 1, 6)
+    gn_want = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)
+    ln = nn.LayerNorm(3, device=device)
+    ln.weight.data.fill_(2.0)
+    ln.bias.data.fill_(0.5)
+    bn, gn = nn.BatchNorm1d(2, device=device), nn.GroupNorm(1, 2, device=device)
+    for mod, want in ((ln, ln_want), (bn, bn_want), (gn, gn_want.reshape(x.shape))):
+        inp = xl.detach().requires_grad_()
+        y = mod(inp)
+        assert y.dtype == tc.bfloat16
+        assert_close(y.double(), want, rtol=0.02, atol=0.02)
+        y.float().sum().backward()
+        assert inp.grad.dtype == tc.bfloat16
+        assert mod.weight.grad.dtype == mod.bias.grad.dtype == tc.float32
+    assert bn.running_mean.dtype == tc.float32
+    assert_close(bn.running_mean.double(), 0.1 * xr.mean((0, 2)), rtol=1e-5, atol=1e-6)
+    bn.eval()
+    assert bn(xl).dtype == tc.bfloat16
+    with pytest.raises(RuntimeError, match="expected weight of dtype Float"):
+        F.layer_norm(t(x, device).float(), (3,), tc.ones(3, dtype=F64, device=device))
+
+
 def test_dropout_train_and_eval(device: str) -> None:
     tc.manual_seed(3)
     d = nn.Dropout(0.3)
@@ -518,6 +550,26 @@ def test_conv_and_pool_layers(device: str) -> None:
         nn.Conv2d(3, 4, 3, groups=2)
 
 
+@pytest.mark.parametrize(
+    ("mode", "np_mode"), [("reflect", "reflect"), ("replicate", "edge"), ("circular", "wrap")]
+)
+@pytest.mark.parametrize(("kernel", "dilation"), [(4, 1), (3, 2), (5, 1)])
+def test_conv_same_padding_with_a_padding_mode(
+    device: str, mode: str, np_mode: str, kernel: int, dilation: int
+) -> None:
+    # PyTorch pads dilation * (kernel - 1) in all, the odd element on the right.
+    conv = nn.Conv1d(2, 3, kernel, padding="same", dilation=dilation, padding_mode=mode,
+                     device=device, dtype=F64)  # fmt: skip
+    x = RNG.normal(size=(2, 2, 9))
+    total = dilation * (kernel - 1)
+    xp = np.pad(x, ((0, 0), (0, 0), (total // 2, total - total // 2)), mode=np_mode)
+    w, b = _np(conv.weight), _np(conv.bias)
+    taps = np.stack([xp[:, :, k * dilation : k * dilation + 9] for k in range(kernel)], -1)
+    want = np.einsum("nckl,ock->nol", taps.transpose(0, 1, 3, 2), w) + b[:, None]
+    assert_close(conv(t(x, device)), want)
+    assert "padding='same'" in repr(conv)
+
+
 def test_channel_dropout_prelu_padding_and_upsample_layers(device: str) -> None:
     tc.manual_seed(0)
     x = tc.ones(4, 64, 3, 3, device=device)
@@ -705,6 +757,29 @@ def test_packed_sequences_equal_running_each_sequence_alone(device: str, mode: s
         assert_close(h[:, b], h_alone[0] if mode == "LSTM" else h_alone)
     padded.sum().backward()
     assert all(p.grad is not None for p in mod.parameters())
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_dropout_between_layers_of_packed_input_draws_over_the_packed_data(
+    device: str, mode: str
+) -> None:
+    # PyTorch drops out each layer's packed output (sum(lengths), H): a seeded program gets
+    # the same mask only when the draws cover the packed data in its order.
+    from tensorcore.nn.utils.rnn import pack_padded_sequence
+
+    cls = getattr(nn, mode)
+    deep = cls(3, 4, num_layers=2, dropout=0.5, device=device, dtype=F64)
+    first, second = (cls(n, 4, device=device, dtype=F64) for n in (3, 4))
+    for layer, one in enumerate((first, second)):
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            getattr(one, f"{name}_l0").data.copy_(getattr(deep, f"{name}_l{layer}"))
+    packed = pack_padded_sequence(t(RNG.normal(size=(5, 3, 3)), device), [5, 3, 2])
+    tc.manual_seed(3)
+    out = deep(packed)[0]
+    tc.manual_seed(3)
+    mid = first(packed)[0]
+    want = second(mid._replace(data=F.dropout(mid.data, 0.5, True)))[0]
+    assert_close(out.data, want.data)
 
 
 def test_pad_and_pack_utilities() -> None:

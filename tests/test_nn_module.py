@@ -149,6 +149,8 @@ def test_load_state_dict_errors_and_non_strict() -> None:
     assert 'Unexpected key(s) in state_dict: "extra"' in msg
     res = Net().load_state_dict(sd, strict=False)
     assert res.missing_keys == ["fc1.bias"] and res.unexpected_keys == ["extra"]
+    assert repr(res) == "_IncompatibleKeys(missing_keys=['fc1.bias'], unexpected_keys=['extra'])"
+    assert str(Net().load_state_dict(net.state_dict())) == "<All keys matched successfully>"
     bad = dict(net.state_dict())
     bad["fc1.weight"] = tc.ones(5, 5)
     with pytest.raises(RuntimeError, match=r"size mismatch for fc1\.weight"):
@@ -301,6 +303,21 @@ def test_module_list_dict_parameter_containers() -> None:
     pd = nn.ParameterDict({"s": tc.ones(3)})
     pd["t"] = tc.zeros(1)
     assert [n for n, _ in pd.named_parameters()] == ["s", "t"] and "t" in pd
+    # PyTorch's reprs: dtypes in a list, legacy type names in a dict, one line run on
+    assert repr(pl) == (
+        "ParameterList(\n    (0): Parameter containing: [tensorcore.float32 of size 2]\n"
+        "    (1): Parameter containing: [tensorcore.float32 of size 1]\n)"
+    )
+    assert repr(pd) == (
+        "ParameterDict(\n    (s): Parameter containing: [tensorcore.FloatTensor of size 3]\n"
+        "    (t): Parameter containing: [tensorcore.FloatTensor of size 1]\n)"
+    )
+    one = nn.ParameterDict({"a": tc.ones(2, 3, dtype=tc.float64)})
+    assert (
+        repr(one)
+        == "ParameterDict(  (a): Parameter containing: [tensorcore.DoubleTensor of size 2x3])"
+    )
+    assert repr(nn.ParameterDict()) == "ParameterDict()"
 
 
 def test_deepcopy_and_pickle_keep_parameters() -> None:

@@ -10,8 +10,9 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..ops._validate import checked
+from . import anomaly_mode, functional
 from . import engine as _engine
-from . import functional
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -24,7 +25,9 @@ __all__ = [
     "GradcheckError",
     "Node",
     "Variable",
+    "anomaly_mode",
     "backward",
+    "detect_anomaly",
     "detect_mutation",
     "enable_grad",
     "functional",
@@ -34,6 +37,7 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
-from .graph import Node, SavedTensor, TensorSpec, grad_accumulator
+from .graph import Node, SavedTensor, TensorSpec, grad_accumulator, node_type
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -111,7 +111,7 @@ def compile_recorder(
     ]
     ns: dict[str, Any] = {
         "Tensor": Tensor,
-        "Node": Node,
+        "Node": node_type(ent.name),
         "SavedTensor": SavedTensor,
         "TensorSpec": TensorSpec,
         "_new": object.__new__,

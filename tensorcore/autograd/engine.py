@@ -9,8 +9,11 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..ops import functions as ops
+from ..ops._validate import STANDARD, keep_message
 from . import grad_mode
 from ._accumulate import accumulate as _accumulate
+from .anomaly_mode import check_nan
+from .anomaly_mode import state as _anomaly
 from .graph import FREED_GRAPH, NOTHING_SAVED, AccumulateGrad, Node, edge
 
 __all__ = ["backward", "grad", "queue_callback", "run_backward"]
@@ -209,58 +212,71 @@ def _run_backward(
     # Storages already handed out as a .grad (or given by the caller) are never stolen.
     stored: set[int] = {id(g._storage) for g in grads}
     pop, push = ready.pop, ready.append
+    # The general path checks for NaN in anomaly mode.
+    plain = not capture and not (_anomaly.enabled and _anomaly.check_nan)
     with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            node, gbuf = pop()
-            if node.__class__ is Node and node.pre_hooks is None and not capture:
-                # The common node: a rule or a Function, no hooks before it, nothing to capture.
-                if node.released:
-                    raise RuntimeError(FREED_GRAPH)
-                if gbuf is None or (gbuf[0] is None and all(g is None for g in gbuf)):
-                    in_grads: Sequence[Any] = (None,) * len(node.next_functions)
-                else:
-                    in_grads = node.fn(node, gbuf)  # type: ignore[misc]
-                    if node.hooks:
-                        for hook in node.hooks:
-                            hook(in_grads, gbuf)
-                if not retain_graph:  # Node.release, spelled out
-                    node.released = True
-                    node.saved = NOTHING_SAVED
-                    if node.hooks:
-                        node.hooks = ()
-            else:
-                general = _run_node_general(
-                    node, gbuf, capture, results, accumulate, wanted_leaves, create_graph, stored
-                )
-                if general is None:
-                    continue
-                in_grads = general
-                if not retain_graph:
-                    node.release()
-            # (no strict= keyword: it costs 0.2 us per call on this per-node path)
-            for (nxt, nr), g in zip(node.next_functions, in_grads):  # noqa: B905
-                if nxt is None:
-                    continue
-                left = deps[nxt] - 1
-                if left == 0 and nxt not in buffers:
-                    # The last consumer, and nothing buffered: straight to ready.
-                    if g is None:
-                        push((nxt, None))
-                    elif nxt.n_outputs == 1:
-                        push((nxt, [g]))
+        try:
+            while ready:
+                node, gbuf = pop()
+                if plain and node.__class__ is not AccumulateGrad and node.pre_hooks is None:
+                    # The common node: a rule or a Function, no hooks before it, nothing to capture.
+                    if node.released:
+                        raise RuntimeError(FREED_GRAPH)
+                    if gbuf is None or (gbuf[0] is None and all(g is None for g in gbuf)):
+                        in_grads: Sequence[Any] = (None,) * len(node.next_functions)
                     else:
-                        fresh: list[Any] = [None] * nxt.n_outputs
-                        fresh[nr] = g
-                        push((nxt, fresh))
-                    continue
-                deps[nxt] = left
-                if g is not None:
-                    nbuf = buffers.get(nxt)
-                    if nbuf is None:
-                        nbuf = buffers[nxt] = [None] * nxt.n_outputs
-                    nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
-                if left == 0:
-                    push((nxt, buffers.pop(nxt, None)))
+                        in_grads = node.fn(node, gbuf)  # type: ignore[misc]
+                        if node.hooks:
+                            for hook in node.hooks:
+                                hook(in_grads, gbuf)
+                    if not retain_graph:  # Node.release, spelled out
+                        node.released = True
+                        node.saved = NOTHING_SAVED
+                        if node.hooks:
+                            node.hooks = ()
+                else:
+                    general = _run_node_general(
+                        node,
+                        gbuf,
+                        capture,
+                        results,
+                        accumulate,
+                        wanted_leaves,
+                        create_graph,
+                        stored,
+                    )
+                    if general is None:
+                        continue
+                    in_grads = general
+                    if not retain_graph:
+                        node.release()
+                # (no strict= keyword: it costs 0.2 us per call on this per-node path)
+                for (nxt, nr), g in zip(node.next_functions, in_grads):  # noqa: B905
+                    if nxt is None:
+                        continue
+                    left = deps[nxt] - 1
+                    if left == 0 and nxt not in buffers:
+                        # The last consumer, and nothing buffered: straight to ready.
+                        if g is None:
+                            push((nxt, None))
+                        elif nxt.n_outputs == 1:
+                            push((nxt, [g]))
+                        else:
+                            fresh: list[Any] = [None] * nxt.n_outputs
+                            fresh[nr] = g
+                            push((nxt, fresh))
+                        continue
+                    deps[nxt] = left
+                    if g is not None:
+                        nbuf = buffers.get(nxt)
+                        if nbuf is None:
+                            nbuf = buffers[nxt] = [None] * nxt.n_outputs
+                        nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
+                    if left == 0:
+                        push((nxt, buffers.pop(nxt, None)))
+        except STANDARD as exc:
+            keep_message(exc)
+            raise
     if inputs is not None and not allow_unused:
         for r in results:
             if r is None:
@@ -320,6 +336,8 @@ def _run_node_general(
     if all(g is None for g in gbuf):
         return (None,) * len(node.next_functions)
     in_grads = node.apply(gbuf)
+    if _anomaly.enabled and _anomaly.check_nan:
+        check_nan(node.name(), in_grads)
     for hook in node.hooks:
         hook(in_grads, gbuf)
     return in_grads

@@ -10,7 +10,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import functions as ops
 from . import grad_mode
-from .graph import FREED_GRAPH, Node, SavedTensor, autograd_meta, edge
+from .graph import FREED_GRAPH, Node, SavedTensor, autograd_meta, edge, node_type
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -122,7 +122,8 @@ class Function:
         if not record:
             return out
         outputs = out if isinstance(out, tuple) else (out,)
-        node = Node(f"{cls.__name__}Backward", _function_apply)
+        name = f"{cls.__name__}Backward"
+        node = node_type(name)(name, _function_apply)
         # Output shapes and dtypes, to materialize missing output gradients as zeros.
         out_meta = [
             (o._shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outputs

@@ -7,7 +7,14 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = [
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,6 +41,21 @@ def is_grad_enabled() -> bool:
     False
     """
     return _state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an :class:`inference_mode` block is active.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.is_inference_mode_enabled()
+    False
+    >>> with tc.inference_mode():
+    ...     tc.is_inference_mode_enabled()
+    True
+    """
+    return _state.inference
 
 
 class _Mode:
@@ -116,7 +138,8 @@ class set_grad_enabled(_Mode):
 class inference_mode(_Mode):
     """Like :class:`no_grad`; tensors made inside never record history.
 
-    ``inference_mode(False)`` leaves grad mode as it is.
+    ``inference_mode(False)`` turns inference mode off and grad mode on, as PyTorch's does
+    (even inside ``no_grad``).
     """
 
     def __init__(self, mode: bool = True) -> None:
@@ -125,14 +148,12 @@ class inference_mode(_Mode):
                 f"inference_mode(): argument 'mode' must be bool, not {type(mode).__name__}"
             )
         self._mode = mode
-        self._target = False if mode else _state.enabled
 
     def __enter__(self) -> None:
         self._prev = _state.enabled
         self._prev_inf = _state.inference
-        if self._mode:
-            _state.enabled = False
-            _state.inference = True
+        _state.enabled = not self._mode
+        _state.inference = self._mode
 
     def __exit__(self, *exc: object) -> None:
         _state.enabled = self._prev

@@ -40,6 +40,7 @@ __all__ = [
     "add_tensor_hook",
     "camel",
     "move_retain_grad",
+    "node_type",
 ]
 
 
@@ -215,6 +216,11 @@ class Node:
         """PyTorch-style name, e.g. ``MulBackward0``."""
         return self._name
 
+    def rename(self, name: str) -> None:
+        """Name the node (and its type) ``name``."""
+        self._name = name
+        self.__class__ = node_type(name)
+
     def __repr__(self) -> str:
         return f"<{self._name} object at {id(self):#x}>"
 
@@ -243,6 +249,25 @@ class Node:
 
 
 NOTHING_SAVED: dict[str, Any] = {}
+
+_NODE_TYPES: dict[str, type[Node]] = {}
+
+
+def node_type(name: str) -> type[Node]:
+    """The subclass of :class:`Node` named ``name``, made once per name: as in PyTorch,
+    ``type(t.grad_fn).__name__`` is the node's name (``MulBackward0``), which programs print
+    and graph drawers (torchviz) read.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> type(tc.ones(2, requires_grad=True).mul(2).grad_fn).__name__
+    'MulBackward0'
+    """
+    cls = _NODE_TYPES.get(name)
+    if cls is None:
+        cls = _NODE_TYPES[name] = type(name, (Node,), {"__slots__": (), "__module__": __name__})
+    return cls
 
 
 class AccumulateGrad(Node):

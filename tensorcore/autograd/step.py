@@ -30,6 +30,7 @@ from .graph import (
     edge,
     grad_accumulator,
     move_retain_grad,
+    node_type,
 )
 
 if TYPE_CHECKING:
@@ -172,6 +173,7 @@ class _Entry:
         "inputs",
         "kind",
         "name",
+        "node_type",
         "normalize",
         "plan",
         "record",
@@ -185,6 +187,7 @@ class _Entry:
         # call; False when the core has none and the resolved kernel runs).
         self.composite: Any = None
         self.name = camel(op.name) + "Backward0"
+        self.node_type = node_type(self.name)
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()
         self.normalize = op.decl.frontend not in ("pointwise", "unstructured")
@@ -457,7 +460,7 @@ def _make_node(
         else:
             edges.append(_NO_EDGE)
             metas.append(None)
-    node = Node(ent.name, apply_rule, ent, tuple(edges), metas, len(outputs))
+    node = ent.node_type(ent.name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
         _save(node, ent, save_args, outputs)
     return node
@@ -526,7 +529,7 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     """After an in-place op on ``view``, make ``base``'s history go through it (CopySlices)."""
     geom = (view._shape, view._stride, view._offset)
     bgeom = (base._shape, base._stride, base._offset)
-    cs = Node("CopySlices", _copy_slices)
+    cs = node_type("CopySlices")("CopySlices", _copy_slices)
     cs.ctx = (geom, bgeom, fn)
     cs.next_functions = (edge(base),) + fn.next_functions[1:]
     cs.input_meta = [(base._shape, base._dtype)] + fn.input_meta[1:]

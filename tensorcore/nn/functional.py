@@ -820,13 +820,20 @@ def group_norm(
         )
     # Each group of channels is one row of the layer_norm operator (and its backward).
     grouped = input.reshape(n, num_groups, -1)
+    # float32 parameters of a 16-bit input (PyTorch's mixed type): computed in float32,
+    # returned in the input's dtype
+    mixed = input.dtype in (dt.float16, dt.bfloat16) and any(
+        p is not None and p.dtype is dt.float32 for p in (weight, bias)
+    )
+    if mixed:
+        grouped = grouped.float()
     out = ops.layer_norm(grouped, (grouped.shape[2],), None, None, eps).reshape(input.shape)
     cshape = _channel_shape(input)
     if weight is not None:
         out = out * weight.reshape(cshape)
     if bias is not None:
         out = out + bias.reshape(cshape)
-    return out
+    return out.to(input.dtype) if mixed else out
 
 
 @checked(

@@ -35,6 +35,7 @@ __all__ = [
     "check_shape",
     "check_source",
     "checked",
+    "keep_message",
     "name_error",
     "names_op",
     "translate_error",
@@ -420,9 +421,22 @@ def names_op(message: str, name: str) -> bool:
 _PYTHON_MODULES = frozenset({"linalg"})
 
 
+_KEEP = "_tensorcore_keep_message"
+
+
+def keep_message(exc: BaseException) -> None:
+    """Mark ``exc`` so that :func:`name_error` leaves its message as it is: an error raised
+    while the autograd graph runs comes from a node, a hook or a user's ``Function``, not from
+    the arguments of the ``backward()``/``grad()`` call that ran it (PyTorch names no callee)."""
+    setattr(exc, _KEEP, True)
+
+
 def name_error(exc: BaseException, name: str) -> None:
-    """Prefix ``exc``'s message with ``name(): `` unless it names ``name`` already; the type,
-    the traceback and the rest of the message (PyTorch's wording) stay."""
+    """Prefix ``exc``'s message with ``name(): `` unless it names ``name`` already or was
+    marked by :func:`keep_message`; the type, the traceback and the rest of the message
+    (PyTorch's wording) stay."""
+    if getattr(exc, _KEEP, False):
+        return
     args = exc.args
     if args and isinstance(args[0], str):
         if not names_op(args[0], name):

@@ -22,6 +22,7 @@ applies operators only to tensors (``_scalar_tensor`` makes one of a scalar).
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -817,47 +818,64 @@ _d(
 
 
 def _einsum(c: Any, g: Tensor) -> tuple[Any, ...]:
-    eq: str = c.equation.replace(" ", "")
     operands = c.operands
-    lhs, _, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    if not _:
-        letters = sorted(ch for ch in set(lhs.replace(",", "")) if lhs.count(ch) == 1)
-        rhs = "".join(letters)
-    if "." in eq:
-        raise NotImplementedError("einsum backward does not support '...' yet")
+    terms, rhs, free = _einsum_explicit(c.equation, operands)
     grads = []
     for i, term in enumerate(terms):
         others = [t for j, t in enumerate(terms) if j != i]
-        # Letters of this term that appear nowhere else were summed: expand them back.
-        # With a single operand there are no others: the equation is just "rhs->kept".
-        sub = (
-            ",".join([rhs, *others])
-            + "->"
-            + "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
+        # This term's letters, each once, less those summed in this operand alone: the
+        # letters the other factors and the output give back.
+        kept = "".join(
+            ch for ch in dict.fromkeys(term) if ch in rhs or any(ch in o for o in others)
         )
+        sub = ",".join([rhs, *others]) + "->" + kept
         gi = ops.einsum(sub, [g] + [_conj(o) for j, o in enumerate(operands) if j != i])
-        kept = "".join(ch for ch in term if ch in rhs or any(ch in o for o in others))
-        if kept != term or len(set(term)) != len(term):
-            gi = _einsum_expand(gi, kept, term, operands[i])
-        grads.append(gi)
+        grads.append(_einsum_expand(gi, kept, term, operands[i], free))
     return tuple(grads)
 
 
-def _einsum_expand(gi: Tensor, kept: str, term: str, like: Tensor) -> Tensor:
-    if len(set(term)) != len(term):
-        raise NotImplementedError(
-            "einsum backward does not support repeated indices in one operand yet"
+def _einsum_explicit(equation: str, operands: list[Tensor]) -> tuple[list[str], str, str]:
+    """The equation's terms and output with ``...`` spelt out in letters of its own (aligned
+    to the right, as broadcasting is) and the implicit output made explicit, and the letters
+    left unused."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    free = "".join(ch for ch in string.ascii_letters if ch not in eq)
+    widths = [
+        o.ndim - len(t.replace("...", "")) if "..." in t else 0
+        for t, o in zip(terms, operands, strict=True)
+    ]
+    ell, free = free[: max(widths, default=0)], free[max(widths, default=0) :]
+    if not arrow:
+        once = lhs.replace("...", "").replace(",", "")
+        rhs = "..." + "".join(sorted(ch for ch in set(once) if once.count(ch) == 1))
+    terms = [t.replace("...", ell[len(ell) - w :]) for t, w in zip(terms, widths, strict=True)]
+    return terms, rhs.replace("...", ell), free
+
+
+def _einsum_expand(gi: Tensor, kept: str, term: str, like: Tensor, free: str) -> Tensor:
+    """The gradient of an operand written ``term`` from ``gi`` over the letters ``kept``:
+    letters summed in the operand alone broadcast back, a repeated letter (a diagonal) put
+    back with identity matrices, broadcast dims summed."""
+    letters = "".join(dict.fromkeys(term))
+    for k, ch in enumerate(letters):
+        if ch not in kept:
+            gi = gi.unsqueeze(k)
+    gi = gi.expand(tuple(-1 if ch in kept else like._shape[term.index(ch)] for ch in letters))
+    if len(letters) != len(term):
+        spelt, eyes = "", []
+        for k, ch in enumerate(term):
+            if ch in term[:k]:  # a repeat: a letter of its own, tied to the first by an eye
+                spelt, free = spelt + free[0], free[1:]
+                eyes.append((ch + spelt[-1], like._shape[k]))
+            else:
+                spelt += ch
+        gi = ops.einsum(
+            ",".join([letters, *(e for e, _ in eyes)]) + "->" + spelt,
+            [gi, *(ops.eye(n, dtype=gi.dtype, device=gi.device) for _, n in eyes)],
         )
-    shape = []
-    for ch in term:
-        if ch in kept:
-            shape.append(gi._shape[kept.index(ch)])
-        else:
-            shape.append(1)
-    order = [kept.index(ch) for ch in term if ch in kept]
-    gi = gi.permute(order) if order else gi
-    return gi.reshape(tuple(shape)).expand(like._shape)
+    return sum_to(gi, like._shape)
 
 
 _d("einsum", "equation operands", _einsum)

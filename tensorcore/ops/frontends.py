@@ -720,7 +720,7 @@ def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:
     if node is not None and node is not before_node:
         # The recorded write stands for the whole in-place operator: PyTorch names it after
         # the operator (``AddcmulBackward0``), not after the copy that implements it here.
-        node._name = camel(op.name) + "Backward0"
+        node.rename(camel(op.name) + "Backward0")
     return self
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .. import dtypes as dt
 from .._tensor import Tensor, torch_name
 from ..dtypes import int64
 
@@ -384,7 +385,20 @@ def meta_avg_pool2d_backward(
     return args, (size, grad_output._dtype)
 
 
-def _norm_param(fn: str, name: str, t: Tensor | None, shape: tuple[int, ...], x: Tensor) -> None:
+def _mixed(x: Tensor, param: Tensor | None) -> bool:
+    """Whether a normalisation's ``param`` is float32 for a 16-bit float input: PyTorch's
+    mixed-type layer and batch norms (the parameters of a model run under autocast), which
+    compute in float32 and return the input's dtype."""
+    return (
+        param is not None and param._dtype is dt.float32 and x._dtype in (dt.float16, dt.bfloat16)
+    )
+
+
+def _norm_param(
+    fn: str, name: str, t: Tensor | None, shape: tuple[int, ...], x: Tensor, mixed: bool = False
+) -> None:
+    """Check a parameter's shape, dtype and device against the input's; ``mixed``: a float32
+    parameter of a 16-bit float input is accepted too (see :func:`_mixed`)."""
     if t is None:
         return
     if not isinstance(t, Tensor):
@@ -394,7 +408,7 @@ def _norm_param(fn: str, name: str, t: Tensor | None, shape: tuple[int, ...], x:
             f"{fn}(): expected {name} of shape {list(shape)} for an input of shape "
             f"{list(x._shape)}, got {list(t._shape)}"
         )
-    if t._dtype is not x._dtype or t._device != x._device:
+    if (t._dtype is not x._dtype and not (mixed and _mixed(x, t))) or t._device != x._device:
         raise RuntimeError(
             f"{fn}(): expected {name} of dtype {torch_name(x._dtype)} on {x._device} (the "
             f"input's), got {torch_name(t._dtype)} on {t._device}"
@@ -419,8 +433,8 @@ def meta_layer_norm(
     eps: float = 1e-5,
 ) -> Any:
     shape = _layer_norm_shape("layer_norm", input, normalized_shape)
-    _norm_param("layer_norm", "weight", weight, shape, input)
-    _norm_param("layer_norm", "bias", bias, shape, input)
+    _norm_param("layer_norm", "weight", weight, shape, input, mixed=True)
+    _norm_param("layer_norm", "bias", bias, shape, input, mixed=True)
     return (input, shape, weight, bias, float(eps)), (input._shape, input._dtype)
 
 
@@ -433,14 +447,11 @@ def meta_layer_norm_backward(
 ) -> Any:
     fn = "layer_norm_backward"
     shape = _layer_norm_shape(fn, input, normalized_shape)
-    _norm_param(fn, "weight", weight, shape, input)
+    _norm_param(fn, "weight", weight, shape, input, mixed=True)
     _norm_param(fn, "grad_output", grad_output, input._shape, input)
     spec = (input._shape, input._dtype)
-    return (grad_output, input, shape, weight, float(eps)), (
-        spec,
-        (shape, input._dtype),
-        (shape, input._dtype),
-    )
+    pd = weight._dtype if weight is not None else input._dtype
+    return (grad_output, input, shape, weight, float(eps)), (spec, (shape, pd), (shape, pd))
 
 
 def _batch_norm_checks(
@@ -450,7 +461,7 @@ def _batch_norm_checks(
         raise ValueError(f"{fn}(): expected 2D or more input (got {x.ndim}D input)")
     c = (x._shape[1],)
     for name, t in tensors.items():
-        _norm_param(fn, name, t, c, x)
+        _norm_param(fn, name, t, c, x, mixed=True)
     if not training and (tensors.get("running_mean") is None or tensors.get("running_var") is None):
         raise RuntimeError(f"{fn}(): running_mean and running_var must be given when not training")
     if training and x.numel() // x._shape[1] <= 1:
@@ -496,8 +507,8 @@ def meta_batch_norm_backward(
     )  # fmt: skip
     _norm_param(fn, "grad_output", grad_output, input._shape, input)
     args = (grad_output, input, weight, running_mean, running_var, bool(training), float(eps))
-    d = input._dtype
-    return args, ((input._shape, d), (c, d), (c, d))
+    pd = weight._dtype if weight is not None else input._dtype
+    return args, ((input._shape, input._dtype), (c, pd), (c, pd))
 
 
 def meta_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:

@@ -1139,6 +1139,13 @@ def _einsum(m: _Maker) -> list[Sample]:
         S(("i,j->ij", [m.uniform(2), m.uniform(3)]), desc="outer"),
         S(("bij,bjk->bik", [m.uniform(2, 2, 3), m.uniform(2, 3, 2)]), desc="batched"),
         S(("ij,ij", [m.uniform(2, 3), m.uniform(2, 3)]), desc="implicit output"),
+        S(("...ij,...jk->...ik", [m.uniform(2, 2, 3), m.uniform(3, 2)]), desc="ellipsis"),
+        S(("...ij,...j", [m.uniform(1, 2, 3), m.uniform(2, 1, 3)]), desc="broadcast ellipsis"),
+        S(("b...d,b...d->b...", [m.uniform(2, 3, 2), m.uniform(2, 3, 2)]), desc="mid ellipsis"),
+        S(("ii->i", [m.uniform(3, 3)]), desc="diagonal"),
+        S(("ii", [m.uniform(3, 3)]), desc="trace"),
+        S(("iij,jj->i", [m.uniform(2, 2, 3), m.uniform(3, 3)]), desc="repeated letters"),
+        S(("b i d, b j d -> b i j", [m.uniform(1, 2, 3), m.uniform(2, 4, 3)]), desc="spaces"),
     ]
 
 

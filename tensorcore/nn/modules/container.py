@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..._tensor import Tensor
+from ..._tensor_methods import legacy_type_name
 from ..parameter import Parameter
 from .module import Module, _addindent
 
@@ -290,6 +291,21 @@ class ModuleDict(Module):
             self[pair[0]] = pair[1]
 
 
+def _parameter_lines(items: Iterable[tuple[Any, Any]], type_name: Callable[[Any], str]) -> str:
+    """PyTorch's lines of a ``ParameterList``/``ParameterDict`` (indented by two, so that one
+    line prints as ``ParameterList(  (0): ...)``, as PyTorch's does)."""
+    lines = []
+    for k, p in items:
+        if isinstance(p, Tensor):
+            size = "x".join(str(s) for s in p.shape)
+            dev = "" if p.device.type == "cpu" else f" ({p.device})"
+            kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+            lines.append(f"  ({k}): {kind} containing: [{type_name(p)} of size {size}{dev}]")
+        else:
+            lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
+
+
 class ParameterList(Module):
     """A list of parameters, registered (tensors given are made parameters).
 
@@ -344,16 +360,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        lines = []
-        for i, p in enumerate(self):
-            if isinstance(p, Tensor):
-                size = "x".join(str(s) for s in p.shape)
-                dev = "" if p.device.type == "cpu" else f" ({p.device})"
-                kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-                lines.append(f"({i}): {kind} containing: [{p.dtype} of size {size}{dev}]")
-            else:
-                lines.append(f"({i}): Object of type: {type(p).__name__}")
-        return "\n".join(lines)
+        return _parameter_lines(enumerate(self), lambda p: str(p.dtype))
 
 
 class ParameterDict(Module):
@@ -376,6 +383,9 @@ class ParameterDict(Module):
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
+
+    def extra_repr(self) -> str:
+        return _parameter_lines(self.items(), legacy_type_name)
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._keys[key] = None

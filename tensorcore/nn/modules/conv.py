@@ -117,13 +117,8 @@ class _ConvNd(Module):
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         fn = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
         if self.padding_mode != "zeros":
-            if isinstance(self.padding, str):
-                raise ValueError("padding_mode other than 'zeros' takes integer padding here")
-            pads: list[int] = []
-            for p in reversed(self.padding):
-                pads += [p, p]
             return fn(
-                F.pad(input, pads, mode=self.padding_mode),
+                F.pad(input, self._pads(), mode=self.padding_mode),
                 weight,
                 bias,
                 self.stride,
@@ -132,6 +127,21 @@ class _ConvNd(Module):
                 self.groups,
             )
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def _pads(self) -> list[int]:
+        """``F.pad``'s pads (last dim first) for a ``padding_mode`` other than zeros; for
+        ``padding="same"``, PyTorch's split of ``dilation * (kernel_size - 1)``, the extra
+        element on the right."""
+        pads: list[int] = []
+        for d in reversed(range(self._nd)):
+            if self.padding == "valid":
+                pads += [0, 0]
+            elif self.padding == "same":
+                total = self.dilation[d] * (self.kernel_size[d] - 1)
+                pads += [total // 2, total - total // 2]
+            else:
+                pads += [self.padding[d], self.padding[d]]
+        return pads
 
     def forward(self, input: Tensor) -> Tensor:
         """The convolution of ``input`` with this layer's weight and bias."""

@@ -130,9 +130,7 @@ class RNNBase(Module):
         padded, lengths = pad_packed_sequence(packed._replace(unsorted_indices=None))
         if hx is not None and packed.sorted_indices is not None:
             hx = _permute_hidden(hx, packed.sorted_indices)
-        steps = padded.shape[0]
-        active = ops.arange(steps).unsqueeze(1) < lengths.unsqueeze(0)  # (T, B)
-        output, hidden = self._run_padded(padded, hx, active.to(padded.device))
+        output, hidden = self._run_padded(padded, hx, lengths)
         out = pack_padded_sequence(output, lengths)
         if packed.unsorted_indices is not None:
             hidden = _permute_hidden(hidden, packed.unsorted_indices)
@@ -140,7 +138,13 @@ class RNNBase(Module):
             sorted_indices=packed.sorted_indices, unsorted_indices=packed.unsorted_indices
         ), hidden
 
-    def _run_padded(self, input: Tensor, hx: Any, active: Tensor | None) -> tuple[Tensor, Any]:
+    def _run_padded(self, input: Tensor, hx: Any, lengths: Tensor | None) -> tuple[Tensor, Any]:
+        """``lengths`` (sorted, longest first) is given for packed input, which comes
+        time-major."""
+        active = None
+        if lengths is not None:
+            times = ops.arange(input.shape[0]).unsqueeze(1)
+            active = (times < lengths.unsqueeze(0)).to(input.device)  # (T, B)
         unbatched = input.ndim == 2 and active is None
         if input.ndim not in (2, 3):
             raise ValueError(
@@ -186,13 +190,22 @@ class RNNBase(Module):
                 finals.append(state)
             layer_in = outs[0] if dirs == 1 else ops.cat(outs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_in = F.dropout(layer_in, self.dropout, True)
+                layer_in = self._dropout_between_layers(layer_in, lengths)
         output = layer_in
         if unbatched:
             output = output.squeeze(1)
         elif self.batch_first and active is None:
             output = output.transpose(0, 1)
         return output, self._final_states(finals, unbatched)
+
+    def _dropout_between_layers(self, x: Tensor, lengths: Tensor | None) -> Tensor:
+        if lengths is None:
+            return F.dropout(x, self.dropout, True)
+        # PyTorch drops out the packed data (sum(lengths), H), not the padded batch: the same
+        # random draws reach the same elements only in that order.
+        packed = pack_padded_sequence(x, lengths)
+        dropped = packed._replace(data=F.dropout(packed.data, self.dropout, True))
+        return pad_packed_sequence(dropped, total_length=x.shape[0])[0]
 
     def _initial_states(
         self, hx: Any, batch: int, dirs: int, unbatched: bool, like: Tensor
