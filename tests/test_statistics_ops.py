@@ -4,6 +4,8 @@ gradcheck, fuzz) cover their other properties."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import pdist as scipy_pdist
@@ -127,3 +129,54 @@ def test_gradients_by_gradcheck(device: str) -> None:
     assert tc.autograd.gradcheck(tc.pdist, (x,))
     y = (tc.rand(3, 5, dtype=tc.float64, generator=gen) - 0.5).to(device).requires_grad_()
     assert tc.autograd.gradcheck(lambda a, b: tc.cosine_similarity(a, b, 0), (x, y))
+
+
+@pytest.mark.parametrize("dtype", [tc.float64, tc.float32, tc.int64])
+def test_trapezoid_rules_match_numpy_and_scipy(device: str, dtype: tc.dtype) -> None:
+    from scipy.integrate import cumulative_trapezoid as scipy_cumulative
+
+    rng = np.random.default_rng(3)
+    y = (rng.standard_normal((3, 6)) * 4).astype(np.float64)
+    if not dtype.is_floating_point:
+        y = np.round(y)
+    x = np.cumsum(rng.random(6))
+    ty = tc.tensor(y, dtype=dtype, device=device)
+    tx = tc.tensor(x, dtype=tc.float64, device=device)
+    tol: dict[str, Any] = {"check_dtype": dtype is tc.float64}
+    if dtype is not tc.float64:
+        tol.update(rtol=1e-5, atol=1e-5)
+    for fn in (tc.trapezoid, tc.trapz):
+        assert_close(fn(ty), np.trapezoid(y), **tol)
+        assert_close(fn(ty, dx=0.25, dim=0), np.trapezoid(y, dx=0.25, axis=0), **tol)
+        assert_close(fn(ty, tx), np.trapezoid(y, x), **tol)
+    assert_close(tc.cumulative_trapezoid(ty), scipy_cumulative(y), **tol)
+    assert_close(tc.cumulative_trapezoid(ty, tx), scipy_cumulative(y, x), **tol)
+    assert_close(tc.cumulative_trapezoid(ty, dx=2, dim=0), scipy_cumulative(y, dx=2, axis=0), **tol)
+    # integers integrate in the default dtype; no sample, one sample: zeros
+    assert tc.trapezoid(tc.tensor([1, 2, 3], device=device)).dtype == tc.float32
+    assert tc.trapezoid(tc.zeros(2, 0, device=device)).tolist() == [0.0, 0.0]
+    assert tc.cumulative_trapezoid(tc.ones(2, 1, device=device)).shape == (2, 0)
+
+
+def test_trapezoid_errors_are_pytorchs(device: str) -> None:
+    y = tc.ones(3, device=device)
+    with pytest.raises(RuntimeError, match="There must be one `x` value for each sample point"):
+        tc.trapezoid(y, tc.ones(2, device=device))
+    with pytest.raises(RuntimeError, match="received a bool input for `y`"):
+        tc.trapezoid(y.bool())
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        tc.trapezoid(tc.tensor(1.0, device=device))
+    with pytest.raises(TypeError, match="x and dx"):
+        tc.trapezoid(y, tc.ones(3, device=device), dx=1.0)
+
+
+def test_chain_matmul_is_multi_dot_with_pytorchs_warning(
+    device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tensorcore.ops import composite_stats
+
+    monkeypatch.setattr(composite_stats, "_WARNED", set())
+    a, b, c = (tc.randn(*s, dtype=tc.float64, device=device) for s in ((2, 3), (3, 4), (4, 2)))
+    with pytest.warns(UserWarning, match="torch.chain_matmul is deprecated"):
+        got = tc.chain_matmul(a, b, c)
+    assert_close(got, (a.cpu().numpy() @ b.cpu().numpy()) @ c.cpu().numpy())

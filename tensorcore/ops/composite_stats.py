@@ -18,6 +18,7 @@ from .. import dtypes as dt
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
+from .composite_linalg import linalg_multi_dot
 
 __all__ = ["STATS_COMPOSITES"]
 
@@ -326,3 +327,78 @@ def corrcoef(self: Tensor) -> Tensor:
     if c.is_complex():  # the correlations' moduli are at most 1 already, up to rounding
         return ops.complex(c.real.clip(-1, 1), c.imag)
     return c.clip(-1, 1)
+
+
+# ------------------------------------------------------------------ integration
+def _trapezoid_pieces(
+    name: str, y: Tensor, x: Tensor | None, dx: Any, dim: int
+) -> tuple[int, Tensor, Tensor, Any]:
+    """``(dim, y[..., :-1], y[..., 1:], spacing)`` along ``dim``: the spacing is ``dx`` (1
+    when neither is given), or the differences of ``x`` laid along ``dim``."""
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments: x and dx")
+    if y.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, y.ndim)
+    n = y._shape[d]
+    k = max(n - 1, 0)
+    left, right = y.narrow(d, 0, k), y.narrow(d, min(1, n), k)
+    if x is None:
+        return d, left, right, 1 if dx is None else dx
+    if x.ndim == 1:
+        if x._shape[0] != n:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        step = ops.diff(x).reshape([-1 if i == d else 1 for i in range(y.ndim)])
+    else:
+        step = ops.diff(x, dim=dim)
+    return d, left, right, step
+
+
+@_composite
+def trapezoid(y: Tensor, x: Tensor | None = None, dx: Any = None, dim: int = -1) -> Tensor:
+    d, left, right, step = _trapezoid_pieces("trapezoid", y, x, dx, dim)
+    if isinstance(step, Tensor):
+        return (step * (right + left)).sum(d) / 2.0
+    if y._shape[d] == 0:
+        return left.sum(d) * step  # (zeros, in the dtype the rule gives)
+    # A constant spacing: the sum less half of the two ends, times the spacing (one rounding
+    # per step as PyTorch's).
+    ends = y.select(d, 0) + y.select(d, -1)
+    return (y.sum(d) - ends * 0.5) * step
+
+
+@_composite
+def trapz(y: Tensor, x: Tensor | None = None, dx: Any = None, dim: int = -1) -> Tensor:
+    return trapezoid(y, x, dx, dim)
+
+
+@_composite
+def cumulative_trapezoid(
+    y: Tensor, x: Tensor | None = None, dx: Any = None, dim: int = -1
+) -> Tensor:
+    d, left, right, step = _trapezoid_pieces("cumulative_trapezoid", y, x, dx, dim)
+    return (step / 2.0 * (left + right)).cumsum(d)
+
+
+_WARNED: set[str] = set()
+
+
+@_composite
+def chain_matmul(matrices: Any) -> Tensor:
+    if "chain_matmul" not in _WARNED:  # (once per process, as PyTorch's TORCH_WARN_ONCE)
+        _WARNED.add("chain_matmul")
+        warnings.warn(
+            "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
+            "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
+            "rather than multiple parameters.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if len(matrices) == 0:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        m = matrices[0]
+        if m.ndim != 2:
+            raise RuntimeError(f"chain_matmul(): Tensor 0 must be 2D but got {m.ndim}D")
+        return m.clone()
+    return linalg_multi_dot(list(matrices))

@@ -1756,6 +1756,23 @@ def _diff(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("trapezoid", "trapz", "cumulative_trapezoid")
+def _trapezoid(m: _Maker) -> list[Sample]:
+    # (x in the samples' dtype where it is floating: the spacing must not widen the result)
+    xs = m.uniform(5).cumsum(0) if m.floating else m.ints(5).cumsum(0)
+    return [
+        S((m.uniform(2, 5),), desc="unit spacing"),
+        S((m.uniform(4, 3, t=True),), {"dx": 0.5, "dim": 0}, desc="dx along dim 0 of transposed"),
+        S((m.uniform(3, 5), xs), desc="1-D x"),
+        S((m.uniform(2, 4), m.uniform(2, 4)), {"dim": 1}, desc="x of y's shape"),
+    ]
+
+
+@_samples("chain_matmul")
+def _chain_matmul(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.uniform(3, 4), m.uniform(4, 2))), S((m.uniform(3, 3),))]
+
+
 @_samples("repeat_interleave")
 def _repeat_interleave(m: _Maker) -> list[Sample]:
     return [

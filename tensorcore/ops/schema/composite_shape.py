@@ -8,12 +8,14 @@ from typing import Any
 from ._declare import _op
 
 _CS = "composite"
+_TRAPEZOID_BOOL = "trapezoid: received a bool input for `y`, but bool is not supported"
 #: The dtypes PyTorch computes these composites in, where not all four.
 _CS_DTYPES = {
     "bucketize": "if", "isin": "if", "unique": "bif", "unique_consecutive": "bif",
     "histc": "f", "kthvalue": "if", "median": "if", "nanmedian": "if", "quantile": "f",
     "nanquantile": "f", "nanmean": "f", "nansum": "bif", "var_mean": "fc", "std_mean": "fc",
     "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
+    "trapezoid": "ifc", "trapz": "ifc", "cumulative_trapezoid": "ifc", "chain_matmul": "ifc",
 }  # fmt: skip
 _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
     # ------------------------------------------------------------ shapes
@@ -299,6 +301,34 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "reduction",
         "``(std, mean)`` over ``dim`` (see :func:`std`).",
         {},
+    ),
+    # ------------------------------------------------------------ integration
+    (
+        "trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
+        "reduction",
+        "The trapezoidal rule along ``dim``: the integral of ``y`` sampled at ``x`` (a 1-D "
+        "tensor of one point per sample, or a tensor broadcasting with ``y``), or at a spacing "
+        "of ``dx`` (1 by default).",
+        {"method": False, "dtype_error": _TRAPEZOID_BOOL},
+    ),
+    (
+        "trapz(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
+        "reduction",
+        "The trapezoidal rule (:func:`trapezoid`'s older name).",
+        {"method": False, "dtype_error": _TRAPEZOID_BOOL},
+    ),
+    (
+        "cumulative_trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
+        "reduction",
+        "The running trapezoidal rule along ``dim`` (one value fewer than ``y`` has there).",
+        {"method": False, "dtype_error": "cumulative_" + _TRAPEZOID_BOOL},
+    ),
+    (
+        "chain_matmul(Tensor... matrices) -> Tensor",
+        "linalg",
+        "The product of the matrices, in the cheapest order (deprecated in PyTorch: "
+        ":func:`tensorcore.linalg.multi_dot` takes them as a list).",
+        {"method": False},
     ),
     (
         "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
