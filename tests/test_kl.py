@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -139,7 +139,7 @@ class _Std(Normal):
 
 
 class _Other(Distribution):
-    pass
+    arg_constraints: ClassVar[dict[str, Any]] = {}  # (none: else validation warns, as PyTorch)
 
 
 @pytest.fixture
@@ -181,7 +181,8 @@ def test_ties_warn_and_unknown_pairs_raise(registry: None) -> None:
         match="No KL\\(p \\|\\| q\\) is implemented for p type _Other and q type Normal",
     ):
         kl_divergence(_Other(), Normal(t(0.0, "cpu"), t(1.0, "cpu")))
-    with pytest.raises(NotImplementedError, match="p type Bernoulli and q type Normal"):
+    # two exponential families of different kinds: PyTorch's Bregman rule refuses them
+    with pytest.raises(NotImplementedError, match="cross KL-divergence between different expo"):
         kl_divergence(Bernoulli(t(0.5, "cpu")), Normal(t(0.0, "cpu"), t(1.0, "cpu")))
     with pytest.raises(TypeError, match="Expected type_p to be a Distribution subclass"):
         register_kl(int, Normal)

@@ -27,9 +27,8 @@ DELIBERATE = re.compile(
 
 
 #: Composites whose definition reads values, so every sample raises ``item``'s error on meta:
-#: ``istft`` checks the window's overlap-add (PyTorch's does too), ``index_reduce`` checks its
-#: indices' range (PyTorch's meta kernel does not: a difference).
-COMPOSITES_READING_VALUES = ("istft", "index_reduce")
+#: ``istft`` checks the window's overlap-add (PyTorch's does too).
+COMPOSITES_READING_VALUES = ("istft",)
 
 
 def _metadata(r: Any) -> Any:
