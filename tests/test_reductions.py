@@ -400,7 +400,9 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
            # tests/test_shape_ops.py:
            "cummax", "cummin", "logcumsumexp", "count_nonzero", "histc", "kthvalue", "median",
            "nanmedian", "quantile", "nanquantile", "nanmean", "nansum", "var_mean", "std_mean",
-           "aminmax"}  # fmt: skip
+           "aminmax",
+           # tests/test_statistics_ops.py:
+           "trapezoid", "trapz", "cumulative_trapezoid"}  # fmt: skip
 
 
 def test_every_reduction_is_tested() -> None:
