@@ -1,0 +1,81 @@
+"""The fallbacks the kernels take on an array module without NumPy's unbuffered ``ufunc.at``
+and ``ufunc.accumulate`` loops (CuPy: no ``multiply.at``, ``add.at`` for a few dtypes, no
+``maximum.accumulate``), run here over NumPy with those loops taken away, against NumPy's."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+from tensorcore_xp.helpers import accumulate, ufunc_at
+
+
+class _NoLoops:
+    """A ufunc without ``at`` and ``accumulate`` (as CuPy's ``multiply``)."""
+
+    def __init__(self, ufunc: Any) -> None:
+        self._u = ufunc
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._u(*args, **kwargs)
+
+    def at(self, *args: Any) -> None:
+        raise NotImplementedError(f"`{self._u.__name__}.at` is not supported")
+
+    def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"`{self._u.__name__}.accumulate` is not supported")
+
+
+# NumPy under another name, so that the helpers do not take it for NumPy.
+XP = types.SimpleNamespace(**{n: getattr(np, n) for n in dir(np) if not n.startswith("__")})
+XP.__name__ = "cupy_like"
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.minimum])
+@pytest.mark.parametrize("dtype", [np.float64, np.int16, np.complex64, np.bool_])
+def test_ufunc_at_combines_repeated_positions_as_numpy(ufunc: Any, dtype: Any) -> None:
+    if dtype is np.complex64 and ufunc in (np.maximum, np.minimum):
+        pytest.skip("no ordering of complex numbers")
+    rng = np.random.default_rng(0)
+    target = (rng.standard_normal((4, 5)) * 3).astype(dtype)
+    values = (rng.standard_normal((7, 5)) * 2).astype(dtype)
+    rows = np.array([0, 3, 0, 0, 2, 3, 0])  # position 0 five times
+    where = (rows[:, None], np.arange(5)[None, :])
+    want = target.copy()
+    ufunc.at(want, where, values)
+    got = target.copy()
+    ufunc_at(XP, _NoLoops(ufunc), got, where, values)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    # a non-contiguous target: written back through its view
+    big = np.zeros((4, 10), dtype=dtype)
+    view = big[:, ::2]
+    view[...] = target
+    ufunc_at(XP, _NoLoops(ufunc), view, where, values)
+    np.testing.assert_allclose(big[:, ::2], want, rtol=1e-6)
+    assert not big[:, 1::2].any()
+
+
+def test_ufunc_at_with_slices_masks_and_a_scalar() -> None:
+    target = np.zeros((3, 4))
+    key = (np.array([2, 0, 2]), slice(None))
+    want = target.copy()
+    np.add.at(want, key, 1.5)
+    ufunc_at(XP, _NoLoops(np.add), target, key, 1.5)
+    np.testing.assert_array_equal(target, want)
+    mask = np.array([[True, False, True, False]] * 3)
+    ufunc_at(XP, _NoLoops(np.multiply), target, (mask,), 2.0)
+    np.multiply.at(want, (mask,), 2.0)
+    np.testing.assert_array_equal(target, want)
+
+
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_accumulate_scans_as_numpy(ufunc: Any, axis: int) -> None:
+    x = np.random.default_rng(1).standard_normal((3, 9, 4))
+    x[1, 4, 2] = np.nan  # propagates from its first occurrence on
+    got = accumulate(XP, _NoLoops(ufunc), x, axis)
+    np.testing.assert_array_equal(got, ufunc.accumulate(x, axis=axis))
+    ints = np.arange(17)[::-1] % 5
+    np.testing.assert_array_equal(accumulate(XP, _NoLoops(ufunc), ints, 0), ufunc.accumulate(ints))
