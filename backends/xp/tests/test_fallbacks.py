@@ -79,3 +79,27 @@ def test_accumulate_scans_as_numpy(ufunc: Any, axis: int) -> None:
     np.testing.assert_array_equal(got, ufunc.accumulate(x, axis=axis))
     ints = np.arange(17)[::-1] % 5
     np.testing.assert_array_equal(accumulate(XP, _NoLoops(ufunc), ints, 0), ufunc.accumulate(ints))
+
+
+def test_indices_are_checked_where_the_module_would_wrap_them() -> None:
+    # (CuPy wraps an out-of-range index around, or writes out of bounds: the kernels check)
+    from tensorcore_xp.kernels import indexing
+
+    import tensorcore as tc
+
+    kernels = indexing.build(XP)
+    x = tc.arange(6.0).reshape(3, 2)
+    assert kernels["index"](x, [tc.tensor([2, -3])]).tolist() == [[4.0, 5.0], [0.0, 1.0]]
+    for bad, dim, size in (([tc.tensor([0, 3])], 0, 3), ([None, tc.tensor([-3])], 1, 2)):
+        with pytest.raises(IndexError, match=f"out of bounds for dimension {dim} with size {size}"):
+            kernels["index"](x, bad)
+        with pytest.raises(IndexError, match="out of bounds"):
+            kernels["index_put"](x, x, bad, tc.tensor(1.0), True)
+    assert x.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]  # nothing written
+    with pytest.raises(
+        IndexError, match=r"could not be broadcast together with shapes \[2\], \[3\]"
+    ):
+        kernels["index"](x, [tc.tensor([0, 1]), tc.tensor([0, 1, 1])])
+    out = x.clone()
+    kernels["index_put"](out, x, [tc.tensor([0, 0, 2])], tc.tensor(1.0), True)
+    assert out.tolist() == [[2.0, 3.0], [2.0, 3.0], [5.0, 6.0]]
