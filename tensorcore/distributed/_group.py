@@ -446,6 +446,10 @@ def new_group(
     returns ``GroupMember.NON_GROUP_MEMBER``, on which collectives do nothing.
     """
     world = _default("new_group")
+    if timeout is not None and not isinstance(timeout, timedelta):
+        raise TypeError(
+            f"new_group(): timeout must be a datetime.timedelta, not {type(timeout).__name__}"
+        )
     n = world.size()
     members = sorted(set(range(n) if ranks is None else ranks))
     bad = [r for r in members if not isinstance(r, int) or not 0 <= r < n]
@@ -454,7 +458,9 @@ def new_group(
     pg = world.split(members)
     if pg is None:
         return GroupMember.NON_GROUP_MEMBER
-    if timeout is not None:
-        pg.timeout = timeout
+    if timeout is None:  # (the backend's default, as PyTorch's; not the world group's)
+        cb = manager.comm_backends().get(pg.backend)
+        timeout = (cb.default_timeout if cb is not None else None) or DEFAULT_TIMEOUT
+    pg.timeout = timeout
     _World.ranks[pg] = members
     return pg

@@ -96,6 +96,9 @@ assert sender == (r - 1) % n and buf.tolist() == [[float(sender)] * 3] * 2, (sen
 
 # Groups: ranks are global ranks, as in PyTorch.
 evens = dist.new_group([i for i in range(n) if i % 2 == 0])
+# (a new group's timeout is the backend's default, not the world group's 20 s: PyTorch's)
+assert r % 2 or evens.timeout == dist.default_pg_timeout, evens.timeout
+assert dist.new_group(timeout=timedelta(seconds=7)).timeout == timedelta(seconds=7)
 if r % 2 == 0:
     t = tc.ones(2)
     dist.all_reduce(t, group=evens)
