@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import layouts
+from .. import dtypes, layouts
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..ops import functions as ops
@@ -82,12 +82,17 @@ def _finish(work: Work, async_op: bool, *finishers: Any) -> Work | None:
     return None
 
 
-def _op(op: Any, what: str) -> ReduceOp:
+def _op(op: Any, what: str, tensor: Tensor) -> ReduceOp:
     if isinstance(op, ReduceOp):
-        return op
-    if isinstance(op, str) and op.upper() in ReduceOp.__members__:
-        return ReduceOp[op.upper()]
-    raise ValueError(f"{what}(): op must be a tensorcore.distributed.ReduceOp, got {op!r}")
+        rop = op
+    elif isinstance(op, str) and op.upper() in ReduceOp.__members__:
+        rop = ReduceOp[op.upper()]
+    else:
+        raise ValueError(f"{what}(): op must be a tensorcore.distributed.ReduceOp, got {op!r}")
+    if rop is ReduceOp.AVG and tensor.dtype is dtypes.bool_:
+        # (no mean of truth values: PyTorch's error, on every communication backend)
+        raise TypeError("Cannot use ReduceOp.AVG with boolean inputs")
+    return rop
 
 
 def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
@@ -123,7 +128,7 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
     # A tensor that passed the checks below before, and is the same memory, skips them.
     if plan is None or not plan.fits(tensor, pg, op):
         _check(pg, tensor, "all_reduce")
-        rop = _op(op, "all_reduce")
+        rop = _op(op, "all_reduce", tensor)
         if not tensor.is_contiguous():
             agree(pg, "all_reduce", tensor, rop.name)
             with grad_mode.no_grad():
@@ -259,7 +264,7 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.
         return None
     _check(pg, output, what, "output")
     ins = _check_list(pg, input_list, output, what, "input_list")
-    rop = _op(op, what)
+    rop = _op(op, what, output)
     agree(pg, what, output, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
@@ -287,7 +292,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
             f"{what}(): input is {shape_dtype(input)}, it must hold world_size ({pg.size()}) times "
             f"the output ({shape_dtype(output)}), of its dtype"
         )
-    rop = _op(op, what)
+    rop = _op(op, what, input)
     agree(pg, what, input, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
@@ -309,7 +314,7 @@ def reduce(tensor: Tensor, dst: int = 0, op: Any = ReduceOp.SUM, group: Any = No
         return None
     _check(pg, tensor, "reduce")
     root = _group_rank(pg, dst, "reduce", "dst")
-    rop = _op(op, "reduce")
+    rop = _op(op, "reduce", tensor)
     agree(pg, "reduce", tensor, f"{rop.name} dst={dst}")
     with grad_mode.no_grad():
         if pg.rank() == root:

@@ -8,7 +8,8 @@ tensor's ``data_ptr()``), so no array library is involved.
   dtype works, bfloat16 and float16 included.
 * Reductions use MPI's typed operations; bfloat16 and float16, which MPI lacks, are reduced
   in a float32 copy and cast back (rounding once, at the end). ``bool`` maps SUM/MAX to a
-  logical or and PRODUCT/MIN to a logical and; AVG is a SUM divided by the group's size.
+  logical or and PRODUCT/MIN to a logical and; AVG is a SUM divided by the group's size (of
+  a bool tensor it is refused before, as PyTorch refuses it).
 * Every call is non-blocking (``Iallreduce``...), polled against the group's timeout (by
   :class:`~._backend.Work`, or :func:`~._backend.spin` when the caller waits), so a rank that
   never joins makes the others raise instead of hanging.

@@ -78,6 +78,16 @@ for op, want in [
 t = tc.full((3,), r + 1, dtype=tc.bfloat16)
 dist.all_reduce(t, op=dist.ReduceOp.MAX)
 assert t.tolist() == [float(n)] * 3
+# no mean of truth values (PyTorch's TypeError), refused on every rank before any message
+for call in (
+    lambda: dist.all_reduce(tc.ones(2, dtype=tc.bool), op=dist.ReduceOp.AVG),
+    lambda: dist.reduce(tc.ones(2, dtype=tc.bool), dst=0, op="avg"),
+):
+    try:
+        call()
+        raise AssertionError("bool AVG was not refused")
+    except TypeError as exc:
+        assert "Cannot use ReduceOp.AVG with boolean inputs" in str(exc)
 
 # async_op: a Work handle; the result is there after wait().
 t = tc.ones(1000)

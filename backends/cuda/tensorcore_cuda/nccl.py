@@ -23,8 +23,9 @@ How it works (PyTorch's ``ProcessGroupNCCL``, in Python):
   ``TORCH_NCCL_ASYNC_ERROR_HANDLING`` as ``TENSORCORE_NCCL_ASYNC_ERROR_HANDLING``;
   ``TENSORCORE_NCCL_BLOCKING_WAIT=1``: ``wait()`` blocks the host and raises instead).
 * **Dtypes**: reductions use NCCL's types: int8, uint8, int32, int64, float16, float32,
-  float64 (bfloat16 with NCCL 2.10, where a device has it). ``bool`` is uint8 with SUM, AVG
-  and MAX as MAX (a logical or), PRODUCT and MIN as MIN (a logical and); ``int16`` (and
+  float64 (bfloat16 with NCCL 2.10, where a device has it). ``bool`` is uint8 with SUM and
+  MAX as MAX (a logical or), PRODUCT and MIN as MIN (a logical and), and AVG refused (as
+  PyTorch: ``tensorcore.distributed`` raises before the backend is called); ``int16`` (and
   bfloat16 before 2.10) is reduced in an int32 (float32) copy and copied back; complex
   tensors are pairs of floats for SUM and AVG, and PRODUCT, MIN and MAX raise, as in
   PyTorch. Data movement (broadcast, gathers, scatter, send/recv) moves bytes: every dtype.
