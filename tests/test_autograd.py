@@ -173,9 +173,11 @@ def test_grad_fn_is_named_after_the_operator(device: str, name: str) -> None:
     out = call_op(name, sample)
     first = out[0] if isinstance(out, (tuple, list)) else out
     assert first.grad_fn is not None
-    assert first.grad_fn.name() == camel(name) + "Backward0"
+    # (or the name a declaration gives, PyTorch's ATen one: LinalgVectorNormBackward0)
+    want = OPS[name].node or camel(name) + "Backward0"
+    assert first.grad_fn.name() == want
     # as in PyTorch, the node's type carries the name (programs print type(grad_fn).__name__)
-    assert type(first.grad_fn).__name__ == camel(name) + "Backward0"
+    assert type(first.grad_fn).__name__ == want
     assert isinstance(first.grad_fn, tc.autograd.graph.Node)
 
 
@@ -1107,3 +1109,10 @@ def test_complex_gradients_follow_pytorch(device: str) -> None:
     (x * tc.tensor([1j, 2 + 1j], device=device)).abs().sum().backward()
     assert x.grad.dtype is tc.float32
     assert_close(x.grad, np.array([1.0, np.sqrt(5.0)], np.float32))
+
+
+def test_norms_record_pytorchs_linalg_vector_norm_node(device: str) -> None:
+    # (PyTorch names the node after ATen's linalg_vector_norm, whichever function is called)
+    x = tc.randn(3, device=device, requires_grad=True)
+    for y in (tc.linalg.vector_norm(x), tc.norm(x), x.norm(), tc.linalg.norm(x)):
+        assert type(y.grad_fn).__name__ == "LinalgVectorNormBackward0"

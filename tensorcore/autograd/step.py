@@ -26,7 +26,6 @@ from .graph import (
     SavedTensor,
     TensorSpec,
     autograd_meta,
-    camel,
     edge,
     grad_accumulator,
     move_retain_grad,
@@ -186,7 +185,7 @@ class _Entry:
         # A composite's own definition, which autograd runs (looked up at its first recorded
         # call; False when the core has none and the resolved kernel runs).
         self.composite: Any = None
-        self.name = camel(op.name) + "Backward0"
+        self.name = op.decl.node_name
         self.node_type = node_type(self.name)
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()

@@ -24,7 +24,6 @@ from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
 from ..dispatch import ALL_DTYPES, DirectKernel
-from ._signature import camel
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
 
@@ -720,7 +719,7 @@ def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:
     if node is not None and node is not before_node:
         # The recorded write stands for the whole in-place operator: PyTorch names it after
         # the operator (``AddcmulBackward0``), not after the copy that implements it here.
-        node.rename(camel(op.name) + "Backward0")
+        node.rename(op.decl.node_name)
     return self
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._signature import Signature, _default, parse_signature
+from .._signature import Signature, _default, camel, parse_signature
 
 __all__ = [
     "DTYPE_CATEGORIES",
@@ -135,6 +135,9 @@ class OpDecl:
     #: ``prod``, ``nll_loss``), "promote" casts them to their widest floating dtype (``cat``),
     #: "" leaves them as they are.
     autocast: str = ""
+    #: The name of the operator's autograd node where PyTorch's is not the operator's own
+    #: (``vector_norm``'s is ``LinalgVectorNormBackward0``, after ATen's ``linalg_vector_norm``).
+    node: str = ""
     #: The operator that a call of the function giving only its first argument runs:
     #: PyTorch's one-argument overload (``where(condition)`` is ``nonzero_numpy``, the tuple
     #: of index tensors). The other parameters without a default must then all be omitted.
@@ -175,6 +178,11 @@ class OpDecl:
     @property
     def differentiable(self) -> bool:
         return "nondifferentiable" not in self.tags
+
+    @property
+    def node_name(self) -> str:
+        """The name of the operator's autograd node (``MulBackward0``)."""
+        return self.node or camel(self.name) + "Backward0"
 
     @property
     def scalar_params(self) -> frozenset[str]:

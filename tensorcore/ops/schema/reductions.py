@@ -118,6 +118,7 @@ _op(
     promote="float_only_real",
     method=False,
     out=True,
+    node="LinalgVectorNormBackward0",
 )
 _op(
     "logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor",
