@@ -731,7 +731,8 @@ def test_mpi_without_mpi4py_is_listed_unavailable_with_what_to_install(run_py: A
 def test_a_comm_backend_registers_its_default_timeout(run_py: Any) -> None:
     """``register.comm_backend(default_timeout=...)`` is a group's timeout when
     ``init_process_group`` gets none (PyTorch: 10 minutes for NCCL, 30 for the others); an
-    explicit timeout wins, and ``new_group`` keeps its parent's."""
+    explicit timeout wins, and ``new_group`` gets the backend's default too (PyTorch's), not
+    its parent's."""
     code = """
         from datetime import timedelta
         import tensorcore as tc
@@ -762,6 +763,8 @@ def test_a_comm_backend_registers_its_default_timeout(run_py: Any) -> None:
             dist.destroy_process_group()
         dist.init_process_group("quick", timeout=timedelta(seconds=5))
         assert dist.GroupMember.WORLD.timeout == timedelta(seconds=5)
+        assert dist.new_group([0]).timeout == timedelta(minutes=10)
+        assert dist.new_group([0], timeout=timedelta(seconds=3)).timeout.total_seconds() == 3
         dist.destroy_process_group()
 
         class Bad:

@@ -45,6 +45,8 @@ class _World:
     check: bool = True
     # id(tensor) -> the all_reduce plan made for it (_plan.Plan), oldest first.
     plans: ClassVar[dict[int, Any]] = {}
+    # The registration of the default group's communication backend (its default timeout).
+    registration: Any = None
 
 
 class GroupMember:
@@ -236,6 +238,7 @@ def init_process_group(
     pg = cb.factory(world_size=world_size, rank=rank, timeout=timeout, init_method=init_method,
                     **extra)  # fmt: skip
     _World.default = GroupMember.WORLD = pg
+    _World.registration = cb
     _World.check = os.environ.get("TENSORCORE_DISTRIBUTED_CHECK", "1") != "0"
     _World.ranks = {pg: list(range(pg.size()))}
     if pg.size() > 1 and os.environ.get("TENSORCORE_DISTRIBUTED_ABORT", "1") != "0":
@@ -328,6 +331,7 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             pg.shutdown()
         _World.ranks = {}
         _World.default = GroupMember.WORLD = None
+        _World.registration = None
         if _World.previous_hook is not None:
             sys.excepthook = _World.previous_hook
             _World.previous_hook = None
@@ -459,7 +463,7 @@ def new_group(
     if pg is None:
         return GroupMember.NON_GROUP_MEMBER
     if timeout is None:  # (the backend's default, as PyTorch's; not the world group's)
-        cb = manager.comm_backends().get(pg.backend)
+        cb = _World.registration
         timeout = (cb.default_timeout if cb is not None else None) or DEFAULT_TIMEOUT
     pg.timeout = timeout
     _World.ranks[pg] = members
