@@ -185,3 +185,20 @@ def test_einsum_takes_operands_as_arguments(device: str) -> None:
     # PyTorch's documented form is torch.einsum(equation, *operands).
     a = tc.tensor(np.eye(2), device=device)
     assert_close(tc.einsum("ij,jk->ik", a, a), np.eye(2))
+
+
+def test_einsum_sublist_form(device: str) -> None:
+    # PyTorch's (and NumPy's) einsum(op, sublist, op, sublist, ..., [out sublist])
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 3)), rng.standard_normal((4, 3, 5))
+    tx, ty = tc.tensor(x, device=device), tc.tensor(y, device=device)
+    assert_close(
+        tc.einsum(tx, [0, 1], ty, [2, 1, 3], [2, 0, 3]),
+        np.einsum(x, [0, 1], y, [2, 1, 3], [2, 0, 3]),
+    )
+    assert_close(tc.einsum(tx, [0, 1], ty, [2, 1, 3]), np.einsum(x, [0, 1], y, [2, 1, 3]))
+    assert_close(tc.einsum(ty, [..., 51]), np.einsum(y, [..., 51]))
+    with pytest.raises(RuntimeError, match=r"not within the valid range \[0, 52\)"):
+        tc.einsum(tx, [0, 52])
+    with pytest.raises(TypeError, match="expected a list of subscripts"):
+        tc.einsum(tx, 0)

@@ -147,6 +147,9 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
         if p.name == "requires_grad":
             pre.append("_rg = requires_grad")
         names.append(pyname)
+    if kind == "function" and decl.convert is not None:
+        # (before any check: the declaration's rewrite of a call form the signature cannot say)
+        pre.insert(0, f"{', '.join(names)}, = _op.decl.convert({', '.join(names)})")
     if alone:
         rest = [n for q, n in zip(params[1:], names[1:], strict=True) if q.default is MISSING]
         pre.insert(
@@ -280,6 +283,7 @@ def build() -> None:
                     src.replace(f"def {fname}(", f"def {uid}(", 1)
                     .replace("(_op,", f"(_op_{name},")
                     .replace("_op.lane", f"_op_{name}.lane")
+                    .replace("_op.decl", f"_op_{name}.decl")
                 )
                 chunks.append(src)
                 variants.append((decl, kind, uid))

@@ -714,6 +714,41 @@ def meta_randperm(n: int, generator: Any, dtype: dt.dtype | None, *rest: Any) ->
     return (n, generator, dtype, *rest), ((n,), dtype or dt.int64)
 
 
+# ---------------------------------------------------------------- argument rewrites (``convert=``)
+def einsum_sublists(equation: Any, operands: Any) -> tuple[Any, Any]:
+    """``einsum``'s sublist form, ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (each operand
+    followed by its subscripts as ints in ``[0, 52)`` or ``...``, then optionally the
+    output's), as the equation form ``("ab,bc->ac", (a, b))``; the equation form unchanged."""
+    if equation.__class__ is str or not isinstance(equation, Tensor):
+        return equation, operands
+    args = (equation, *operands)
+    pairs = args[: len(args) - len(args) % 2]
+    out = args[-1] if len(args) % 2 else None
+
+    def letters(sub: Any) -> str:
+        if not isinstance(sub, (list, tuple)):
+            raise TypeError(
+                f"einsum(): expected a list of subscripts after each operand, got "
+                f"{type(sub).__name__}"
+            )
+        s = ""
+        for v in sub:
+            if v is Ellipsis:
+                s += "..."
+            elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 52:
+                s += chr(ord("a") + v) if v < 26 else chr(ord("A") + v - 26)
+            else:
+                raise RuntimeError(
+                    "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+                )
+        return s
+
+    eq = ",".join(letters(s) for s in pairs[1::2])
+    if out is not None:
+        eq += "->" + letters(out)
+    return eq, tuple(pairs[0::2])
+
+
 # ---------------------------------------------------------------- argument checks (``check=``)
 def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> None:
     """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error)."""

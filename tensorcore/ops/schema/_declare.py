@@ -135,6 +135,10 @@ class OpDecl:
     #: ``prod``, ``nll_loss``), "promote" casts them to their widest floating dtype (``cat``),
     #: "" leaves them as they are.
     autocast: str = ""
+    #: A rewrite of the function's arguments (in signature order; it returns them) before
+    #: they are checked, for a call form the signature cannot say: einsum's sublist form
+    #: ``einsum(a, [0, 1], b, [1, 2])`` becomes ``einsum("ab,bc", a, b)``.
+    convert: Callable[..., tuple[Any, ...]] | None = None
     #: The name of the operator's autograd node where PyTorch's is not the operator's own
     #: (``vector_norm``'s is ``LinalgVectorNormBackward0``, after ATen's ``linalg_vector_norm``).
     node: str = ""

@@ -80,8 +80,10 @@ _op(
 _op(
     "einsum(str equation, Tensor... operands) -> Tensor",
     _L,
-    "Einstein summation over the operands.",
+    "Einstein summation over the operands (also in PyTorch's sublist form, "
+    "``einsum(a, [0, 1], b, [1, 2], [0, 2])``).",
     method=False,
+    convert=M.einsum_sublists,
 )
 
 # The decompositions and solvers of ``tensorcore.linalg``: declared with PyTorch's native names
