@@ -35,12 +35,11 @@ from ..autograd import grad_mode
 from ..devices import device, get_default_device
 from ..dispatch import ALL_DTYPES, DirectKernel
 from . import _call
-from ._validate import STANDARD, TRANSLATED, check_shape, name_error, translate_error
+from ._validate import STANDARD, TRANSLATED, name_error, translate_error
 from .frontends import (
     _ALLOC,
     _REDUCED,
     _prepare_reduction,
-    check_values,
     empty_like_layout,
     factory,
     pointwise,
@@ -341,54 +340,16 @@ def make(op):
     return structured_lane
 """
 )
-# A factory (``full``, ``empty``, ``arange``...): the device given (a ``device``) or the default
-# one; the meta function's shape and dtype, the frontend's checks, the allocation and the
-# kernel as ``factory`` runs them, without the call path. A dense memory format, a dtype
-# the operator does not declare, or arguments the checks refuse take the call path (which
-# raises the error).
-_FACTORY = (
-    """
-def make(op):
-    table, name, meta, dtypes_ok = op.table, op.name, op.meta_function, op.dtypes_ok
-    values = op.decl.pos.values
-
-    def factory_lane({params}):
-        d = {device}
-        if d is None:
-            d = _default_device()
-        elif d.__class__ is not _Device:
-            return None
-        kernel = table.get((d.type, "strided"))
-        if kernel is None or kernel.__class__ is _DirectKernel:
-            return None
-        alloc = _ALLOC.get(d._key)
-        if alloc is None:
-            return None
-        try:
-            margs, spec = meta({params})
-            if len(spec) != 2 or spec[1] not in dtypes_ok:
-                return None
-            shape, dtype = spec
-            _check_shape(name, shape)
-            if values:
-                _check_values(op, margs, dtype)
-        except Exception:
-            return None"""
-    + _guarded("o = alloc(shape, dtype, d)\nkernel(o, *margs)", 8)
-    + """
-        return o
-
-    return factory_lane
-"""
-)
-# A composite that makes a tensor from no tensor (``zeros``, ``rand``...): the device given
-# or the default one, then the composite, as the call path runs it.
-_MAKER = (
+# An operator that makes a tensor from no tensor: a factory (``full``, ``arange``...), whose
+# frontend then runs as ``call`` would run it, or a composite (``zeros``, ``rand``...), whose
+# definition runs; both on the device given (a ``device``) or the default one, without the
+# call path's argument scan and device resolution.
+_NO_TENSOR = (
     """
 def make(op):
     table, name = op.table, op.name
 
-    def maker_lane({params}):
+    def no_tensor_lane({params}):
         d = {device}
         if d is None:
             d = _default_device()
@@ -397,10 +358,10 @@ def make(op):
         kernel = table.get((d.type, "strided"))
         if kernel is None:
             return None"""
-    + _guarded("return kernel({params})", 8)
+    + _guarded("return {run}", 8)
     + """
 
-    return maker_lane
+    return no_tensor_lane
 """
 )
 # A pointwise operator of the general frontend (``where``, ``clamp``, ``lerp``, ``abs``...):
@@ -512,8 +473,7 @@ _NAMESPACE: dict[str, Any] = {
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,
     "_broadcast": broadcast,
-    "_check_shape": check_shape,
-    "_check_values": check_values,
+    "_factory": factory,
     "_default_device": get_default_device,
     "_Device": device,
     "_empty_like_layout": empty_like_layout,
@@ -596,15 +556,11 @@ def _structured_maker(src: str) -> Callable[[Op], Any]:
     return hit
 
 
-def _no_tensor_maker(template: str, op: Op) -> Callable[[Op], Any]:
-    """The lane factory of ``template`` (``_FACTORY`` or ``_MAKER``) for ``op``'s parameters
-    (operators with the same parameter count and device position share one)."""
-    n, dpos = len(op.decl.parsed.params), op.decl.pos.device
-    src = (
-        template.format(params=", ".join(f"a{i}" for i in range(n)), device=f"a{dpos}")
-        .replace("{{", "{")
-        .replace("}}", "}")
-    )
+def _no_tensor_maker(op: Op, run: str) -> Callable[[Op], Any]:
+    """The factory of ``_NO_TENSOR`` lanes that end with ``run`` for ``op``'s parameters
+    (operators with the same parameter count, device position and ending share one)."""
+    params = ", ".join(f"a{i}" for i in range(len(op.decl.parsed.params)))
+    src = _NO_TENSOR.replace("{run}", run).format(params=params, device=f"a{op.decl.pos.device}")
     return _structured_maker(src)
 
 
@@ -635,9 +591,9 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         return None  # (``zero_``, ``copy_``: ``call_inplace``'s, whatever their frontend)
     if not inplace and not op.tensor_pos and not op.list_pos and op.decl.pos.device >= 0:
         if op.frontend is factory:
-            return _no_tensor_maker(_FACTORY, op)(op)
+            return _no_tensor_maker(op, "_factory(op, kernel, ({params},), None, d, False)")(op)
         if op.frontend is unstructured_unchecked:
-            return _no_tensor_maker(_MAKER, op)(op)
+            return _no_tensor_maker(op, "kernel({params})")(op)
         return None
     if op.frontend is pointwise_binary and n <= 3:
         return _maker("binary", inplace, n)(op)
