@@ -24,13 +24,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
 
-    def in_bounds(ix: Any, size: int, dim: int) -> None:
+    def in_bounds(
+        ix: Any, size: int, dim: int, negative: bool = False, error: type = RuntimeError
+    ) -> None:
+        """Raise ``error`` for an index outside ``[0, size)`` (``[-size, size)`` where
+        ``negative`` indices count from the end)."""
         if ix.size:
             lo, hi = int(ix.min()), int(ix.max())
-            if lo < 0 or hi >= size:
-                raise RuntimeError(
-                    f"index {lo if lo < 0 else hi} is out of bounds for dimension {dim} with "
-                    f"size {size}"
+            if lo < (-size if negative else 0) or hi >= size:
+                raise error(
+                    f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} "
+                    f"with size {size}"
                 )
 
     def flat(self: Any, index: Any, dim: int) -> tuple[Any, Any, int]:
@@ -222,26 +226,18 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 continue
             parts.append(a)
             shapes.append(tuple(a.shape))
-            if not checks_bounds and a.size and d < len(shape):
-                n, lo, hi = shape[d], int(a.min()), int(a.max())
-                if lo < -n or hi >= n:
-                    raise IndexError(
-                        f"index {hi if hi >= n else lo} is out of bounds for dimension {d} "
-                        f"with size {n}"
-                    )
+            if not checks_bounds and d < len(shape):
+                in_bounds(a, shape[d], d, negative=True, error=IndexError)
             d += 1
-        if len(shapes) > 1 and not broadcastable(shapes):
-            raise IndexError(
-                "shape mismatch: indexing tensors could not be broadcast together with shapes "
-                + ", ".join(str(list(s)) for s in shapes)
-            )
+        if len(shapes) > 1:
+            try:
+                tc.broadcast_shapes(*shapes)
+            except RuntimeError:
+                raise IndexError(
+                    "shape mismatch: indexing tensors could not be broadcast together with "
+                    "shapes " + ", ".join(str(list(s)) for s in shapes)
+                ) from None
         return tuple(parts)
-
-    def broadcastable(shapes: list[tuple[int, ...]]) -> bool:
-        for dims in zip(*(s[::-1] for s in shapes), strict=False):
-            if len({n for n in dims if n != 1}) > 1:
-                return False
-        return True
 
     def index(self: Any, indices: Any) -> Any:
         try:
