@@ -34,6 +34,8 @@ import os
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
+from .autograd import no_grad
+
 __all__ = [
     "Final",
     "Future",
@@ -81,8 +83,6 @@ def trace(func: Any, example_inputs: Any = None, *args: Any, **kwargs: Any) -> A
         raise RuntimeError("trace(): example_inputs or example_kwarg_inputs must be given")
     pos = example_inputs if isinstance(example_inputs, tuple) else (
         () if example_inputs is None else (example_inputs,))  # fmt: skip
-    from .autograd import no_grad
-
     with no_grad():
         func(*pos, **(kw or {}))
     return func

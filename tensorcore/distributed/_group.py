@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from ..devices import device as _device_type
 from ..plugins import manager
+from ._as_rank import launcher_environment
 from ._backend import DEFAULT_TIMEOUT, ProcessGroup
 
 __all__ = [
@@ -408,8 +409,6 @@ def get_node_local_rank(fallback_rank: int | None = None) -> int:
     >>> dist.get_node_local_rank(fallback_rank=0) >= 0
     True
     """
-    from ._as_rank import launcher_environment
-
     value = os.environ.get("LOCAL_RANK") or launcher_environment(os.environ).get("LOCAL_RANK")
     if value is not None:
         return int(value)
