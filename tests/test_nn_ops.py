@@ -88,7 +88,30 @@ CONV_CASES = [
     ((2, 3, 6, 5), (4, 3, 3, 2), (1, 2), (1, 0), (1, 1), 1),
     ((1, 4, 7, 7), (4, 1, 3, 3), (2, 2), (1, 1), (2, 1), 4),
     ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), (1, 2, 1), (0, 1, 1), (1, 1, 2), 1),
+    # Many channels: the kernels copy windows channels last (see ``columns`` in
+    # tensorcore_xp/kernels/nn.py), with and without groups; few channels, positions last.
+    ((2, 8, 5, 4), (3, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((1, 12, 5, 5), (6, 4, 2, 3), (2, 1), (0, 2), (1, 1), 3),
+    ((1, 1, 9, 8), (2, 1, 3, 3), (1, 1), (1, 1), (1, 1), 1),
 ]
+
+
+@pytest.mark.parametrize("case", CONV_CASES, ids=lambda c: f"{len(c[0]) - 2}d")
+@pytest.mark.parametrize("transposed", [False, True])
+def test_convolution_gradients(device: str, case: Any, transposed: bool) -> None:
+    xs, ws, stride, pad, dil, groups = case
+    if transposed:  # the weight maps the input's channels to the output's channels per group
+        ws = (xs[1], ws[0] // groups, *ws[2:])
+        pad = tuple(min(p, d * (k - 1)) for p, d, k in zip(pad, dil, ws[2:], strict=True))
+    g = tc.Generator().manual_seed(0)
+    x = tc.randn(xs, dtype=F64, generator=g).to(device).requires_grad_()
+    w = tc.randn(ws, dtype=F64, generator=g).to(device).requires_grad_()
+    opad = (0,) * len(stride)
+
+    def f(x: tc.Tensor, w: tc.Tensor) -> tc.Tensor:
+        return tc.convolution(x, w, None, stride, pad, dil, transposed, opad, groups)
+
+    assert tc.autograd.gradcheck(f, (x, w))
 
 
 @pytest.mark.parametrize("case", CONV_CASES, ids=lambda c: f"{len(c[0]) - 2}d")
@@ -208,6 +231,25 @@ def test_avg_pool2d_matches_loops(device: str, case: Any, include_pad: bool, div
     got = tc.avg_pool2d(tc.tensor(x, device=device), k, s, p, ceil, include_pad, divisor)
     want, _ = _pool_oracle(x, k, s, p, (1, 1), ceil, "avg", include_pad, divisor)
     assert_close(got, tc.tensor(want))
+
+
+@pytest.mark.parametrize(
+    ("row", "kernel", "stride", "want"),
+    [
+        # Ties: the first maximum; NaN: the last NaN of the window (PyTorch's CPU kernel).
+        ([3.0, 3.0, 1.0, 2.0], 4, 4, [0]),
+        ([math.nan, 1.0, math.nan, 2.0], 4, 4, [2]),
+        ([1.0, math.nan, math.nan, 2.0], 2, 1, [1, 2, 2]),
+        ([-math.inf, -math.inf, 5.0, 5.0], 2, 2, [0, 2]),
+    ],
+)
+def test_max_pool_indices_of_ties_and_nan(
+    device: str, row: list[float], kernel: int, stride: int, want: list[int]
+) -> None:
+    x = tc.tensor(row, device=device).reshape(1, 1, 1, -1)
+    values, indices = tc.max_pool2d_with_indices(x, (1, kernel), (1, stride), (0, 0), (1, 1), False)
+    assert indices.flatten().tolist() == want
+    assert_close(values.flatten(), tc.tensor(row)[tc.tensor(want)], equal_nan=True)
 
 
 def test_pool_and_conv_gradients_on_larger_inputs(device: str) -> None:

@@ -72,24 +72,58 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return o
         return span // s + 1
 
-    def columns(
-        x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]
-    ) -> tuple[Any, tuple[int, ...]]:
-        """im2col: (g, N * P, C/g * K) columns of ``x`` and the output's spatial size."""
+    def channels_last(
+        cg: int, g: int, kernel: Sequence[int], outs: Sequence[int], stride: Any, dilation: Any
+    ) -> bool:
+        """Whether a convolution's columns are laid out channels last (see ``columns``): the
+        copy's runs are then a window row's channels, else an output row."""
+        run_last = cg * (kernel[-1] if g == 1 and dilation[-1] == 1 else 1)
+        return run_last > (outs[-1] if stride[-1] == 1 else 1)
+
+    def columns(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> tuple[Any, ...]:
+        """im2col: the windows of ``x`` (N, C, *spatial) copied once into one matrix per group,
+        ``(cols, outs, last)``: ``outs`` the output's spatial size and ``last`` whether the
+        columns are (g, N * P, K * C/g), channels last, or else (g, C/g * K, N * P).
+
+        The copy is the cost of a convolution beside the matmul, and its speed is the length
+        of the runs it copies: with the channels last a run is a window row's channels
+        (``kw * C``), with the positions last an output row (``ow``, at stride 1). The longer
+        one is taken; each layout makes its own weight matrix and result (below)."""
         stride, padding, dilation, groups = geo
         kernel = tuple(w_shape[2:])
         nd = len(kernel)
         n, c = x.shape[:2]
+        g, cg = groups, c // groups
         outs = tuple(
             out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
             for i in range(nd)
         )
-        win = windows(pad(x, padding, padding), kernel, stride, dilation, outs)
-        g, cg = groups, c // groups
-        win = win.reshape((n, g, cg) + outs + kernel)
-        perm = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
-        p = math.prod(outs)
-        return win.transpose(perm).reshape(g, n * p, cg * math.prod(kernel)), outs
+        p, k = math.prod(outs), math.prod(kernel)
+        if channels_last(cg, g, kernel, outs, stride, dilation):
+            # (N, *padded, C): windows (g, N, *outs, *kernel, C/g)
+            cl = xp.zeros((n,) + tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) + (c,),
+                          dtype=x.dtype)  # fmt: skip
+            inner = tuple(slice(padding[i], padding[i] + x.shape[2 + i]) for i in range(nd))
+            cl[(slice(None),) + inner] = xp.moveaxis(x, 1, -1)
+            st = cl.strides
+            shape = (g, n) + outs + kernel + (cg,)
+            strides = (
+                (st[-1] * cg, st[0])
+                + tuple(st[1 + i] * stride[i] for i in range(nd))
+                + tuple(st[1 + i] * dilation[i] for i in range(nd))
+                + (st[-1],)
+            )
+            return as_strided(cl, shape, strides).reshape(g, n * p, k * cg), outs, True
+        xpad = pad(x, padding, padding)
+        st = xpad.strides
+        shape = (g, cg) + kernel + (n,) + outs
+        strides = (
+            (st[1] * cg, st[1])
+            + tuple(st[2 + i] * dilation[i] for i in range(nd))
+            + (st[0],)
+            + tuple(st[2 + i] * stride[i] for i in range(nd))
+        )
+        return as_strided(xpad, shape, strides).reshape(g, cg * k, n * p), outs, False
 
     def col2im(
         cols: Any,
@@ -117,48 +151,97 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         crop = tuple(slice(padding[i], padding[i] + shape[2 + i]) for i in range(nd))
         return acc[(slice(None), slice(None)) + crop]
 
+    def weight_matrix(w: Any, groups: int, last: bool) -> Any:
+        """The weight (O, C/g, *kernel) as (g, O/g, C/g * K), or (g, O/g, K * C/g) for
+        channels-last columns."""
+        o = w.shape[0]
+        wm = w.reshape((groups, o // groups) + w.shape[1:])
+        if last:
+            wm = xp.moveaxis(wm, 2, -1)
+        return wm.reshape(groups, o // groups, -1)
+
+    def grad_matrix(gy: Any, groups: int, last: bool) -> Any:
+        """The output's gradient (N, O, *outs) as (g, O/g, N * P), or (g, N * P, O/g) for
+        channels-last columns."""
+        n, o = gy.shape[:2]
+        gym = gy.reshape(n, groups, o // groups, -1)
+        if last:
+            return gym.transpose(1, 0, 3, 2).reshape(groups, -1, o // groups)
+        return gym.transpose(1, 2, 0, 3).reshape(groups, o // groups, -1)
+
     def conv_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
         groups = geo[3]
         n = x.shape[0]
         o = w.shape[0]
-        cols, outs = columns(x.astype(wide, copy=False), w.shape, geo)
-        wm = w.astype(wide, copy=False).reshape(groups, o // groups, -1)
-        y = xp.matmul(cols, wm.transpose(0, 2, 1))  # (g, N * P, O/g)
+        cols, outs, last = columns(x.astype(wide, copy=False), w.shape, geo)
+        wm = weight_matrix(w.astype(wide, copy=False), groups, last)
         nd = len(outs)
-        y = y.reshape((groups, n) + outs + (o // groups,))
-        y = y.transpose((1, 0, nd + 2) + tuple(range(2, 2 + nd)))
+        if last:
+            y = xp.matmul(cols, wm.transpose(0, 2, 1))  # (g, N * P, O/g)
+            y = y.reshape((groups, n) + outs + (o // groups,))
+            y = y.transpose((1, 0, nd + 2) + tuple(range(2, 2 + nd)))
+        else:
+            y = xp.matmul(wm, cols)  # (g, O/g, N * P)
+            y = y.reshape((groups, o // groups, n) + outs)
+            y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nd)))
         return y.reshape((n, o) + outs)
 
     def conv_input_grad(
         gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
-        groups = geo[3]
+        """The gradient with respect to the input (col2im): the columns' gradient added back
+        one kernel position at a time into a padded buffer."""
+        stride, padding, dilation, groups = geo
         n, c = x_shape[:2]
-        o = w.shape[0]
         kernel = tuple(w.shape[2:])
         nd = len(kernel)
         outs = tuple(gy.shape[2:])
-        p = math.prod(outs)
-        gym = gy.astype(wide, copy=False).reshape(n, groups, o // groups, p)
-        gym = gym.transpose(1, 0, 3, 2).reshape(groups, n * p, o // groups)
-        wm = w.astype(wide, copy=False).reshape(groups, o // groups, -1)
-        gcols = xp.matmul(gym, wm)  # (g, N * P, C/g * K)
-        gcols = gcols.reshape((groups, n) + outs + (c // groups,) + kernel)
-        perm = (1, 0, nd + 2) + tuple(range(2, 2 + nd)) + tuple(range(nd + 3, 2 * nd + 3))
-        gcols = gcols.transpose(perm).reshape((n, c) + outs + kernel)
-        return col2im(gcols, x_shape, kernel, geo, outs, wide)
+        g, cg = groups, c // groups
+        # Adding back is its own layout choice: positions first keeps each kernel position's
+        # columns whole (one contiguous read per add), which wins but where a stride leaves
+        # single-element runs to write and a group has many channels (measured on NumPy).
+        last = stride[-1] > 1 and cg >= 16
+        gym = grad_matrix(gy.astype(wide, copy=False), g, last)
+        wm = weight_matrix(w.astype(wide, copy=False), g, last)
+        padded = tuple(x_shape[2 + i] + 2 * padding[i] for i in range(nd))
+        inner = tuple(slice(padding[i], padding[i] + x_shape[2 + i]) for i in range(nd))
+
+        def window(k: tuple[int, ...]) -> tuple[slice, ...]:
+            return tuple(
+                slice(k[i] * dilation[i], k[i] * dilation[i] + stride[i] * (outs[i] - 1) + 1,
+                      stride[i])
+                for i in range(nd)
+            )  # fmt: skip
+
+        positions = itertools.product(*(range(kk) for kk in kernel))
+        if last:
+            gcols = xp.matmul(gym, wm)  # (g, N * P, K * C/g)
+            gcols = gcols.reshape((g, n) + outs + kernel + (cg,))
+            acc = xp.zeros((n,) + padded + (g, cg), dtype=wide)
+            moved = (1,) + tuple(range(2, 2 + nd)) + (0, 2 + nd)
+            for k in positions:
+                part = gcols[(slice(None), slice(None)) + (slice(None),) * nd + k]
+                acc[(slice(None),) + window(k)] += part.transpose(moved)
+            res = acc[(slice(None),) + inner].reshape((n,) + tuple(x_shape[2:]) + (c,))
+            return xp.moveaxis(res, -1, 1)
+        gcols = xp.matmul(wm.transpose(0, 2, 1), gym)  # (g, C/g * K, N * P)
+        gcols = gcols.reshape((c,) + kernel + (n,) + outs)
+        acc = xp.zeros((c, n) + padded, dtype=wide)
+        for k in positions:
+            acc[(slice(None), slice(None)) + window(k)] += gcols[(slice(None),) + k]
+        return acc[(slice(None), slice(None)) + inner].swapaxes(0, 1)
 
     def conv_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
         groups = geo[3]
-        n = x.shape[0]
-        o = w_shape[0]
-        cols, outs = columns(x.astype(wide, copy=False), w_shape, geo)
-        p = math.prod(outs)
-        gym = gy.astype(wide, copy=False).reshape(n, groups, o // groups, p)
-        gym = gym.transpose(1, 2, 0, 3).reshape(groups, o // groups, n * p)
-        return xp.matmul(gym, cols).reshape(tuple(w_shape))  # (g, O/g, C/g * K)
+        cols, _, last = columns(x.astype(wide, copy=False), w_shape, geo)
+        gym = grad_matrix(gy.astype(wide, copy=False), groups, False)
+        if last:
+            gw = xp.matmul(gym, cols)  # (g, O/g, K * C/g)
+            gw = gw.reshape((w_shape[0],) + tuple(w_shape[2:]) + (w_shape[1],))
+            return xp.moveaxis(gw, -1, 1)
+        return xp.matmul(gym, cols.transpose(0, 2, 1)).reshape(tuple(w_shape))
 
     def convolution(
         out: Any,
@@ -264,19 +347,37 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
         xpad = pad(x, padding, hi, low)
         win = windows(xpad, kernel_size, stride, dilation, outs)
-        flat = win.reshape(x.shape[:2] + outs + (math.prod(kernel_size),))
-        k = flat.argmax(-1)
-        # NaN wins, as in PyTorch (argmax already returns the first NaN).
-        values[...] = xp.take_along_axis(flat, k[..., None], -1)[..., 0]
-        # The window-relative position k as a flat index into the input's spatial plane.
-        kpos = xp.unravel_index(k, tuple(kernel_size))
-        index = xp.zeros(k.shape, dtype=xp.int64)
+        # Passes over output-sized arrays, one per kernel position, never a copy of the
+        # windows: the maximum (NaN if any, as PyTorch's), then the first position holding it
+        # (from the last position back), and for a window with NaN its last NaN (PyTorch's
+        # CPU kernel takes a later element if greater or NaN).
+        positions = list(itertools.product(*(range(kk) for kk in kernel_size)))
+        taps = [win[(Ellipsis,) + pos] for pos in positions]
+        best = taps[0].copy()
+        for v in taps[1:]:
+            xp.maximum(best, v, out=best)
+        kt = xp.int16 if len(taps) < 2**15 else xp.int64
+        k = xp.full(best.shape, len(taps) - 1, dtype=kt)
+        for flat in range(len(taps) - 2, -1, -1):
+            k -= (taps[flat] == best) * (k - kt(flat))
+        if x.dtype.kind in "fc":
+            nan = xp.isnan(best)
+            if nan.any():
+                last = xp.zeros(best.shape, dtype=kt)
+                for flat, v in enumerate(taps):
+                    last = xp.where(xp.isnan(v), kt(flat), last)
+                k = xp.where(nan, last, k)
+        values[...] = best
+        # The flat index into the input's spatial plane: the window's start plus the offset
+        # of its position k (a table of one entry per kernel position).
+        plane = [math.prod(x.shape[3 + i :]) for i in range(nd)]
+        offsets = [sum(pos[i] * dilation[i] * plane[i] for i in range(nd)) for pos in positions]
+        index = xp.asarray(offsets, dtype=xp.int64)[k]
         for i in range(nd):
             shape = [1] * (2 + nd)
             shape[2 + i] = outs[i]
-            start = (xp.arange(outs[i], dtype=xp.int64) * stride[i] - padding[i]).reshape(shape)
-            coord = start + kpos[i] * dilation[i]
-            index = index * x.shape[2 + i] + coord
+            start = xp.arange(outs[i], dtype=xp.int64) * stride[i] - padding[i]
+            index += (start * plane[i]).reshape(shape)
         indices[...] = index
 
     def max_pool2d_with_indices_backward(
@@ -296,7 +397,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         plane = math.prod(o.shape[2:])
         base = (xp.arange(n * c, dtype=xp.int64) * plane).reshape(n, c, *([1] * (idx.ndim - 2)))
         flat = (idx + base).ravel()
-        total = xp.bincount(flat, weights=g.ravel().astype(xp.float64), minlength=n * c * plane)
+        wide = acc_dtype(xp, o.dtype)
+        total = xp.zeros(n * c * plane, dtype=wide)
+        try:  # (overlapping windows may route several gradients to one element)
+            xp.add.at(total, flat, g.ravel().astype(wide, copy=False))
+        except (AttributeError, TypeError, NotImplementedError):  # (no such loop: a bin count)
+            total = xp.bincount(flat, weights=g.ravel().astype(xp.float64), minlength=total.size)
         o[...] = total.reshape(o.shape)
 
     def avg_divisor(
