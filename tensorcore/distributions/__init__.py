@@ -19,7 +19,7 @@ PyTorch's draws."""
 
 from . import constraints, kl, transforms, utils
 from .constraint_registry import biject_to, transform_to
-from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace
+from .continuous import Beta, Dirichlet, Exponential, Gamma, GeneralizedPareto, Laplace
 from .derived import (
     Gumbel,
     HalfCauchy,
@@ -44,6 +44,7 @@ from .distribution import Distribution
 from .distributions import Bernoulli, Categorical, Normal, Uniform
 from .exp_family import ExponentialFamily
 from .kl import kl_divergence, register_kl
+from .matrix import LKJCholesky, Wishart
 from .mixture import MixtureSameFamily
 from .multivariate import Independent, LowRankMultivariateNormal, MultivariateNormal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
@@ -100,6 +101,7 @@ __all__ = [
     "ExponentialFamily",
     "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
@@ -108,6 +110,7 @@ __all__ = [
     "IndependentTransform",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
@@ -139,6 +142,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "identity_transform",
