@@ -17,6 +17,7 @@ sampling draws from the same streams, in the same way, as PyTorch's (Multivariat
 through ``randn``); Gamma, Beta, Dirichlet, Poisson and Binomial draws are exact but not
 PyTorch's draws."""
 
+from . import _kl_cross as _kl_cross  # importing it registers the cross-family KL pairs
 from . import constraints, kl, transforms, utils
 from .constraint_registry import biject_to, transform_to
 from .continuous import Beta, Dirichlet, Exponential, Gamma, GeneralizedPareto, Laplace
