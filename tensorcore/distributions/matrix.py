@@ -5,7 +5,6 @@ formulas, checks and messages; the draws are exact but not PyTorch's draws)."""
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any, ClassVar
 
@@ -102,13 +101,11 @@ class Wishart(ExponentialFamily):
                 "scale_tril must be at least two-dimensional, with optional leading batch "
                 "dimensions"
             )
-        if isinstance(df, numbers.Number):
-            batch = tuple(param.shape[:-2])
-            self.df = _tensor(df, param)
-        else:
-            df_t = _tensor(df, param)
-            batch = tuple(broadcast_shapes(param.shape[:-2], df_t.shape))
-            self.df = df_t.expand(batch)
+        # PyTorch keeps a number df 0-d, so its mean and variance fail for a batch of
+        # matrices; here df always has the batch shape.
+        df_t = _tensor(df, param)
+        batch = tuple(broadcast_shapes(param.shape[:-2], df_t.shape))
+        self.df = df_t.expand(batch)
         p = param.shape[-1]
         event = tuple(param.shape[-2:])
         if bool((self.df <= p - 1).any()):
@@ -309,7 +306,10 @@ class LKJCholesky(Distribution):
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
         c = self.concentration
-        # The Beta laws of the squared norms of the off-diagonal parts of the rows.
+        # The squared norm of row k's off-diagonal part is Beta(k / 2, c + (dim - 1 - k) / 2)
+        # (row 0 has none; it gets row 1's law). PyTorch's first shape is k - 1/2, right
+        # for k = 1 only: its draws of dim >= 3 are not LKJ (the marginals of the entries
+        # below the second row are too wide); the tests check the marginals.
         marginal = c + 0.5 * (dim - 2)
         offset = ops.cat(
             [
@@ -317,7 +317,9 @@ class LKJCholesky(Distribution):
                 ops.arange(dim - 1, dtype=c.dtype, device=c.device),
             ]
         )
-        self._beta = Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset, validate_args=False)
+        self._beta = Beta(
+            0.5 * offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset, validate_args=False
+        )
         super().__init__(tuple(c.shape), (dim, dim), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LKJCholesky:
