@@ -2,7 +2,8 @@
 
 Distributions: ``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``,
 ``MultivariateNormal``, ``Independent``, ``Beta``, ``Gamma``, ``Dirichlet``, ``Exponential``,
-``Laplace``, ``Poisson``, ``Binomial``, ``OneHotCategorical``, ``Cauchy``, and, built on
+``Laplace``, ``Poisson``, ``Binomial``, ``OneHotCategorical``, ``Cauchy``,
+``GeneralizedPareto``, ``Wishart``, ``LKJCholesky``, and, built on
 :class:`TransformedDistribution`, ``LogNormal``, ``Gumbel``, ``HalfNormal``, ``HalfCauchy``,
 ``Pareto``, ``Weibull``, ``Kumaraswamy``, ``LogisticNormal``, ``RelaxedBernoulli`` and
 ``RelaxedOneHotCategorical``. Each has ``sample``/``rsample``, ``log_prob``, ``entropy``,

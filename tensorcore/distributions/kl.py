@@ -111,8 +111,9 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     ``Cauchy``, ``Geometric``, ``Gumbel``, ``HalfNormal``, ``Pareto``, ``ContinuousBernoulli``,
     ``Independent`` over a registered pair, ``TransformedDistribution`` with equal transforms
     over a registered pair, any two members of one ``ExponentialFamily`` by the Bregman
-    divergence of the log normalizer), ``Uniform``/``Normal``, ``Normal``/``Uniform``
-    (infinite), ``Exponential``/``Gamma`` and ``Gamma``/``Exponential``.
+    divergence of the log normalizer), and the cross-family pairs PyTorch registers
+    (``_kl_cross``: e.g. ``Normal``/``Gumbel``, ``Beta``/``Normal``, ``Uniform``/``Pareto``,
+    ``LowRankMultivariateNormal``/``MultivariateNormal``).
     The divergence is ``inf`` where ``q`` gives zero mass to part of ``p``'s support.
 
     Examples
