@@ -237,5 +237,10 @@ def test_low_rank_normal_pairs() -> None:
     assert_close(
         kl_divergence(p, m), t([_gaussian_kl(mu, cov_p[i], mu[::-1], S) for i in range(2)])
     )
+    # q batched, p not: the batch comes from q.
+    qb = LowRankMultivariateNormal(t(np.zeros(4)), t(W), t(D))
+    assert_close(
+        kl_divergence(m, qb), t([_gaussian_kl(mu[::-1], S, zeros, cov_p[i]) for i in range(2)])
+    )
     with pytest.raises(ValueError, match="different event shapes"):
         kl_divergence(p, MultivariateNormal(t(np.zeros(3)), t(np.eye(3))))
