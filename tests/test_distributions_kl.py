@@ -15,6 +15,7 @@ import pytest
 from scipy import integrate, stats
 
 import tensorcore as tc
+from tensorcore.autograd import gradcheck
 from tensorcore.distributions import (
     Bernoulli,
     Beta,
@@ -244,3 +245,22 @@ def test_low_rank_normal_pairs() -> None:
     )
     with pytest.raises(ValueError, match="different event shapes"):
         kl_divergence(p, MultivariateNormal(t(np.zeros(3)), t(np.eye(3))))
+
+
+def test_cross_pairs_are_differentiable() -> None:
+    a, b = t([0.5, -1.0]).requires_grad_(), t([1.5, 0.7]).requires_grad_()
+    c, d = t([2.0, 0.7]).requires_grad_(), t([3.0, 1.5]).requires_grad_()
+    assert gradcheck(lambda a, b, c, d: kl_divergence(Normal(a, b), Gumbel(c, d)), (a, b, c, d))
+    lo, hi = t([0.2, 0.5]).requires_grad_(), t([0.7, 0.9]).requires_grad_()
+    assert gradcheck(
+        lambda lo, hi, c, d: kl_divergence(Uniform(lo, hi), Beta(c, d)), (lo, hi, c, d)
+    )
+    assert gradcheck(lambda c, d, a, b: kl_divergence(Gamma(c, d), Normal(a, b)), (c, d, a, b))
+    W = t(np.random.default_rng(1).normal(size=(3, 2))).requires_grad_()
+    diag = t([1.0, 0.5, 2.0]).requires_grad_()
+
+    def lowrank(W: tc.Tensor, diag: tc.Tensor) -> tc.Tensor:
+        q = LowRankMultivariateNormal(t(np.zeros(3)), W, diag)
+        return kl_divergence(MultivariateNormal(t([0.1, 0.2, 0.3]), t(np.eye(3))), q)
+
+    assert gradcheck(lowrank, (W, diag))
