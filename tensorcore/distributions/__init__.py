@@ -2,7 +2,8 @@
 
 Distributions: ``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``,
 ``MultivariateNormal``, ``Independent``, ``Beta``, ``Gamma``, ``Dirichlet``, ``Exponential``,
-``Laplace``, ``Poisson``, ``Binomial``, ``OneHotCategorical``, ``Cauchy``, and, built on
+``Laplace``, ``Poisson``, ``Binomial``, ``OneHotCategorical``, ``Cauchy``,
+``GeneralizedPareto``, ``Wishart``, ``LKJCholesky``, and, built on
 :class:`TransformedDistribution`, ``LogNormal``, ``Gumbel``, ``HalfNormal``, ``HalfCauchy``,
 ``Pareto``, ``Weibull``, ``Kumaraswamy``, ``LogisticNormal``, ``RelaxedBernoulli`` and
 ``RelaxedOneHotCategorical``. Each has ``sample``/``rsample``, ``log_prob``, ``entropy``,
@@ -17,9 +18,10 @@ sampling draws from the same streams, in the same way, as PyTorch's (Multivariat
 through ``randn``); Gamma, Beta, Dirichlet, Poisson and Binomial draws are exact but not
 PyTorch's draws."""
 
+from . import _kl_cross as _kl_cross  # importing it registers the cross-family KL pairs
 from . import constraints, kl, transforms, utils
 from .constraint_registry import biject_to, transform_to
-from .continuous import Beta, Dirichlet, Exponential, Gamma, Laplace
+from .continuous import Beta, Dirichlet, Exponential, Gamma, GeneralizedPareto, Laplace
 from .derived import (
     Gumbel,
     HalfCauchy,
@@ -44,6 +46,7 @@ from .distribution import Distribution
 from .distributions import Bernoulli, Categorical, Normal, Uniform
 from .exp_family import ExponentialFamily
 from .kl import kl_divergence, register_kl
+from .matrix import LKJCholesky, Wishart
 from .mixture import MixtureSameFamily
 from .multivariate import Independent, LowRankMultivariateNormal, MultivariateNormal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
@@ -100,6 +103,7 @@ __all__ = [
     "ExponentialFamily",
     "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
@@ -108,6 +112,7 @@ __all__ = [
     "IndependentTransform",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
@@ -139,6 +144,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "identity_transform",

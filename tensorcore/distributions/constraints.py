@@ -29,6 +29,7 @@ from ..ops import functions as ops
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
     "cat",
     "corr_cholesky",
@@ -498,6 +499,51 @@ class _Stack(_Composite):
             [c.check(value.select(self.dim, i)) for c, i in zip(self.cseq, range(n), strict=True)],
             self.dim,
         )
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a ``MixtureSameFamily``: ``base_constraint`` (the components'
+    support) checked on a value against every component at once, through a component dim
+    put back before the event dims; a value is valid where all components accept it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.distributions import constraints
+    >>> c = constraints.MixtureSameFamilyConstraint(constraints.positive)
+    >>> c.check(tc.tensor([1.0, -1.0])), c.event_dim
+    (tensor([ True, False]), 0)
+    """
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}"
+            )
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        """The base constraint's."""
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        """The base constraint's."""
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        """The base check of ``value`` with a component dim before its event dims, reduced
+        over that dim (and whatever the base check broadcast into it)."""
+        ev = self.event_dim
+        if value.dim() < ev:
+            raise ValueError(f"Expected value.dim() >= {ev} but got {value.dim()}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - ev))
+        keep = value.dim() - ev
+        return result.reshape(*result.shape[:keep], -1).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 dependent = _Dependent()

@@ -1,5 +1,5 @@
 """Continuous distributions on the line and the simplex: ``Exponential``, ``Laplace``,
-``Gamma``, ``Beta``, ``Dirichlet``, as ``torch.distributions``' (same
+``Gamma``, ``Beta``, ``Dirichlet`` and ``GeneralizedPareto``, as ``torch.distributions``' (same
 parameters, formulas and constraint messages; Gamma, Beta and Dirichlet draws are not
 PyTorch's draws, see ``_samplers``)."""
 
@@ -13,11 +13,12 @@ from .._tensor import Tensor
 from ..ops import functions as ops
 from . import constraints
 from ._samplers import standard_gamma
+from .distribution import Distribution
 from .distributions import _LocScale
 from .exp_family import ExponentialFamily
 from .utils import _tensor, broadcast_all, eps
 
-__all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "Laplace"]
+__all__ = ["Beta", "Dirichlet", "Exponential", "Gamma", "GeneralizedPareto", "Laplace"]
 
 
 class Exponential(ExponentialFamily):
@@ -396,3 +397,114 @@ class Beta(ExponentialFamily):
     def entropy(self) -> Tensor:
         """The Dirichlet's entropy."""
         return self._dirichlet.entropy()
+
+
+class GeneralizedPareto(Distribution):
+    """The generalized Pareto distribution of location ``loc``, scale ``scale`` and shape
+    ``concentration`` (``xi``): survival ``(1 + xi z)^(-1 / xi)`` with
+    ``z = (x - loc) / scale``, read as ``exp(-z)`` where ``xi`` is (close to) 0. Its support
+    is ``[loc, inf)`` for ``xi >= 0`` and ``[loc, loc - scale / xi]`` for ``xi < 0``;
+    ``xi = 0`` is the exponential and ``xi = -1`` the uniform distribution.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.distributions.GeneralizedPareto(0.0, 2.0, tc.tensor([0.0, 0.5, -1.0]))
+    >>> d.mean, d.cdf(tc.tensor(1.0))
+    (tensor([2., 4., 1.]), tensor([0.3935, 0.3600, 0.5000]))
+    >>> d.support
+    Interval(lower_bound=tensor([0., 0., 0.]), upper_bound=tensor([inf, inf, 2.]))
+    """
+
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+        "concentration": constraints.real,
+    }
+    has_rsample = True
+    _expand_params: ClassVar[dict[str, int]] = {"loc": 0, "scale": 0, "concentration": 0}
+
+    def __init__(
+        self, loc: Any, scale: Any, concentration: Any, validate_args: bool | None = None
+    ) -> None:
+        self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
+        super().__init__(tuple(self.loc.shape), validate_args=validate_args)
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self) -> constraints.Constraint:
+        """``[loc, loc - scale / concentration]`` where ``concentration < 0``, else
+        ``[loc, inf)``."""
+        upper = ops.where(
+            self.concentration < 0, self.loc - self.scale / self.concentration, math.inf
+        )
+        return constraints.interval(self.loc, upper)
+
+    def _safe_concentration(self) -> tuple[Tensor, Tensor]:
+        """Whether ``concentration`` is close to 0 (``isclose``'s default tolerances), and
+        ``concentration`` with 1 there, so that the ``xi != 0`` branch stays finite."""
+        xi = self.concentration
+        zero = ops.isclose(xi, ops.zeros_like(xi))
+        return zero, ops.where(zero, ops.ones_like(xi), xi)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """``icdf(u)`` with ``u`` uniform on ``[0, 1)``."""
+        shape = self._extended_shape(sample_shape)
+        return self.icdf(ops.rand(shape, dtype=self.loc.dtype, device=self.loc.device))
+
+    def log_prob(self, value: Any) -> Tensor:
+        """``-log(scale) - (1 / xi + 1) log1p(xi z)`` (``-log(scale) - z`` for ``xi = 0``)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (_tensor(value, self.loc) - self.loc) / self.scale
+        zero, xi = self._safe_concentration()
+        power = 1 / xi + 1
+        # power == 0 is the uniform case: 0 * log1p(-z) at z = 1 would be nan.
+        nonzero = ops.where(power == 0, power, power * (xi * z).log1p())
+        return -self.scale.log() - ops.where(zero, z, nonzero)
+
+    def log_survival_function(self, value: Any) -> Tensor:
+        """``log P(X > value) = -log1p(xi z) / xi`` (``-z`` for ``xi = 0``)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (_tensor(value, self.loc) - self.loc) / self.scale
+        zero, xi = self._safe_concentration()
+        return ops.where(zero, -z, -(xi * z).log1p() / xi)
+
+    def log_cdf(self, value: Any) -> Tensor:
+        """``log1p(-exp(log_survival_function(value)))``."""
+        return (-self.log_survival_function(value).exp()).log1p()
+
+    def cdf(self, value: Any) -> Tensor:
+        """``1 - (1 + xi z)^(-1 / xi)``."""
+        return self.log_cdf(value).exp()
+
+    def icdf(self, value: Any) -> Tensor:
+        """``loc + scale expm1(-xi log1p(-value)) / xi`` (``loc - scale log1p(-value)`` for
+        ``xi = 0``)."""
+        log_u = (-_tensor(value, self.loc)).log1p()
+        zero, xi = self._safe_concentration()
+        nonzero = self.loc + self.scale / xi * (-xi * log_u).expm1()
+        return ops.where(zero, self.loc - self.scale * log_u, nonzero)
+
+    @property
+    def mean(self) -> Tensor:
+        """``loc + scale / (1 - xi)`` for ``xi < 1``, NaN otherwise."""
+        valid = self.concentration < 1
+        xi = ops.where(valid, self.concentration, 0.5)
+        return ops.where(valid, self.loc + self.scale / (1 - xi), math.nan)
+
+    @property
+    def mode(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        """``scale^2 / ((1 - xi)^2 (1 - 2 xi))`` for ``xi < 1/2``, NaN otherwise."""
+        valid = self.concentration < 0.5
+        xi = ops.where(valid, self.concentration, 0.25)
+        return ops.where(valid, self.scale.pow(2) / ((1 - xi).pow(2) * (1 - 2 * xi)), math.nan)
+
+    def entropy(self) -> Tensor:
+        """``log(scale) + xi + 1``."""
+        return (self.scale.log() + self.concentration + 1).expand(self._batch_shape)

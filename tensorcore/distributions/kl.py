@@ -111,8 +111,9 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     ``Cauchy``, ``Geometric``, ``Gumbel``, ``HalfNormal``, ``Pareto``, ``ContinuousBernoulli``,
     ``Independent`` over a registered pair, ``TransformedDistribution`` with equal transforms
     over a registered pair, any two members of one ``ExponentialFamily`` by the Bregman
-    divergence of the log normalizer), ``Uniform``/``Normal``, ``Normal``/``Uniform``
-    (infinite), ``Exponential``/``Gamma`` and ``Gamma``/``Exponential``.
+    divergence of the log normalizer), and the cross-family pairs PyTorch registers
+    (``_kl_cross``: e.g. ``Normal``/``Gumbel``, ``Beta``/``Normal``, ``Uniform``/``Pareto``,
+    ``LowRankMultivariateNormal``/``MultivariateNormal``).
     The divergence is ``inf`` where ``q`` gives zero mass to part of ``p``'s support.
 
     Examples
@@ -301,8 +302,12 @@ def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tenso
     leaves, lg, grads = p._log_normalizer_and_grads(p._natural_params)
     q_params = q._natural_params
     result = q._log_normalizer(*q_params) - lg
+    batch_dims = len(broadcast_shapes(p.batch_shape, q.batch_shape))
     for pp, qp, g in zip(leaves, q_params, grads, strict=True):
-        result = result - sum_rightmost((qp - pp) * g, len(q.event_shape))
+        # Each parameter's own trailing dims (a matrix for Wishart's first, none for its
+        # second), not the event dims: those are the value's.
+        term = (qp - pp) * g
+        result = result - sum_rightmost(term, term.dim() - batch_dims)
     return result
 
 

@@ -81,8 +81,9 @@ class MixtureSameFamily(Distribution):
 
     @constraints.dependent_property
     def support(self) -> Any:
-        """The components' support."""
-        return self.component_distribution.support
+        """The components' support, checked against every component
+        (:class:`~.constraints.MixtureSameFamilyConstraint`)."""
+        return constraints.MixtureSameFamilyConstraint(self.component_distribution.support)
 
     @property
     def mean(self) -> Tensor:
