@@ -244,13 +244,13 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
 
     def sigmoid(out: Any, a: Any) -> None:
         x, o = array_of(a), array_of(out)
+        # 1 / (1 + exp(-x)) in the result's memory: exp overflows to inf below about -88
+        # (float32), and 1 / inf is 0, as PyTorch's kernel gives there.
         with quiet(all="ignore"):
-            if out._dtype.is_complex:
-                xp.reciprocal(1 + xp.exp(-x), out=o)
-                return
-            # exp of a non-positive number never overflows: the stable form.
-            e = xp.exp(-xp.abs(x))
-            xp.divide(xp.where(x >= 0, 1, e), 1 + e, out=o)
+            xp.negative(x if x.dtype == o.dtype else x.astype(o.dtype), out=o)
+            xp.exp(o, out=o)
+            xp.add(o, 1, out=o)
+            xp.reciprocal(o, out=o)
 
     def relu(out: Any, a: Any) -> None:
         if a._dtype is tc.bool:
