@@ -23,8 +23,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         the ignored ones replaced by class 0 (a valid index); an out-of-range target that
         counts raises."""
         if t.size:
-            # The common case in two reductions: every target a class, none ignored.
-            lo, hi = int(t.min()), int(t.max())
+            # The common case in two reductions: every target a class, none ignored. (Both
+            # are started before either is read: on a GPU, one wait for the two.)
+            lo_hi = t.min(), t.max()
+            lo, hi = int(lo_hi[0]), int(lo_hi[1])
             if lo >= 0 and hi < classes and not lo <= ignore_index <= hi:
                 return None, t
         keep = t != ignore_index
