@@ -116,10 +116,17 @@ def _kl_beta_normal(p: Beta, q: Normal) -> Tensor:
     return -p.entropy() + _normal_cross(q, p.mean, p.variance + p.mean.pow(2))
 
 
-@register_kl(Beta, Uniform)
-def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+def _unit_interval_uniform(p: Distribution, q: Uniform) -> Tensor:
+    """KL(p || q) for a p whose support is [0, 1]: infinite where that sticks out of q's
+    support (only where the inequalities are strict: PyTorch's ContinuousBernoulli pair
+    tests ``q.low >= 0 | q.high <= 1``, which makes KL(p || Uniform(0, 1)) infinite)."""
     kl = -p.entropy() + (q.high - q.low).log()
     return ops.where((q.low > 0) | (q.high < 1), math.inf, kl)
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    return _unit_interval_uniform(p, q)
 
 
 # p ContinuousBernoulli
@@ -137,10 +144,7 @@ def _kl_cb_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
 
 @register_kl(ContinuousBernoulli, Uniform)
 def _kl_cb_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
-    # PyTorch tests q.low >= 0 | q.high <= 1 here, which makes KL(p || Uniform(0, 1))
-    # infinite; the support [0, 1] only sticks out where the inequalities are strict.
-    kl = -p.entropy() + (q.high - q.low).log()
-    return ops.where((q.low > 0) | (q.high < 1), math.inf, kl)
+    return _unit_interval_uniform(p, q)
 
 
 # p Exponential
