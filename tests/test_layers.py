@@ -92,6 +92,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops.composite_complex",
             "tensorcore.ops.composite_random",
             "tensorcore.ops.composite_spectral",
+            "tensorcore.ops._padding",
             "tensorcore.ops.factories",
             "tensorcore._indexing",
         ],

@@ -8,11 +8,11 @@ spatial sampling live in ``_sampling.py``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from .._tensor import Tensor
 from ..ops import functions as ops
+from ..ops._padding import pad
 from ..ops._validate import checked
 
 __all__ = [
@@ -474,84 +474,5 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     return _adaptive(input, output_size, 2, "adaptive_max_pool2d", "max")
 
 
-# ------------------------------------------------------------------ padding and resizing
-def _pad_index(size: int, lo: int, hi: int, mode: str, device: Any) -> Tensor:
-    """Source positions of a dim padded by (lo, hi) in ``mode`` (negative pads crop)."""
-    pos = ops.arange(-lo, size + hi, device=device)
-    if mode == "replicate":
-        return pos.clamp(0, size - 1)
-    if mode == "circular":
-        return pos.remainder(size)
-    # reflect: mirror without repeating the edge
-    period = 2 * (size - 1)
-    r = pos.remainder(period) if period else pos * 0
-    return ops.where(r >= size, period - r, r)
-
-
-@checked('pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor')
-def pad(
-    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
-) -> Tensor:
-    """Pad the last ``len(pad) // 2`` dims: ``pad`` is ``(left, right)`` for the last dim,
-    then the one before, ...; negative values crop. ``mode`` is ``"constant"`` (``value``,
-    default 0), ``"reflect"``, ``"replicate"`` or ``"circular"``.
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> tc.nn.functional.pad(tc.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
-    tensor([[9., 1., 2., 9., 9.]])
-    >>> tc.nn.functional.pad(tc.tensor([[1.0, 2.0, 3.0]]), (2, 0), mode="reflect")
-    tensor([[3., 2., 1., 2., 3.]])
-    """
-    pads = tuple(pad)
-    if len(pads) % 2 or len(pads) // 2 > input.ndim:
-        raise ValueError(
-            f"Padding length must be divisible by 2 and at most twice the input's dims "
-            f"({input.ndim}), got {len(pads)}"
-        )
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if mode != "constant" and value not in (None, 0, 0.0):
-        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    out = input
-    for j in range(len(pads) // 2):
-        d = input.ndim - 1 - j
-        lo, hi = pads[2 * j], pads[2 * j + 1]
-        if lo == 0 and hi == 0:
-            continue
-        size = out.shape[d]
-        if mode == "constant":
-            if lo < 0:
-                out = out.narrow(d, -lo, out.shape[d] + lo)
-                lo = 0
-            if hi < 0:
-                out = out.narrow(d, 0, out.shape[d] + hi)
-                hi = 0
-            parts = []
-            for n in (lo, None, hi):
-                if n is None:
-                    parts.append(out)
-                elif n:
-                    shape = list(out.shape)
-                    shape[d] = n
-                    parts.append(
-                        ops.full(
-                            shape,
-                            0.0 if value is None else value,
-                            dtype=out.dtype,
-                            device=out.device,
-                        )
-                    )
-            out = ops.cat(parts, d)
-            continue
-        if mode == "reflect" and (lo >= size or hi >= size):
-            raise RuntimeError(
-                f"Argument #4: Padding size should be less than the corresponding input "
-                f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
-                f"{list(input.shape)}"
-            )
-        if mode == "circular" and (lo > size or hi > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        out = out.index_select(d, _pad_index(size, lo, hi, mode, out.device))
-    return out
+# ------------------------------------------------------------------ resizing
+# (``pad`` lives in ``ops/_padding.py``, below ``nn``: ``stft`` pads too.)

@@ -21,6 +21,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor
 from . import functions as ops
+from ._padding import pad as _pad
 
 __all__ = ["SPECTRAL_COMPOSITES"]
 
@@ -152,33 +153,11 @@ _NO_WINDOW = (
 
 
 def _pad_last(x: Tensor, pad: int, mode: str) -> Tensor:
-    """``F.pad(x, (pad, pad), mode)`` over the last dim (stft's centring), written here since
-    the operators sit below ``tensorcore.nn``."""
-    n = x._shape[-1]
-    if mode == "constant":
-        zeros = ops.zeros((*x._shape[:-1], pad), dtype=x._dtype, device=x._device)
-        return ops.cat([zeros, x, zeros], -1)
-    if mode == "reflect":
-        if pad >= n:
-            shape = [1] * (3 - x.ndim) + list(x._shape)
-            raise RuntimeError(
-                "Argument #4: Padding size should be less than the corresponding input "
-                f"dimension, but got: padding ({pad}, {pad}) at dimension 2 of input {shape}"
-            )
-        left, right = x.narrow(-1, 1, pad).flip(-1), x.narrow(-1, n - 1 - pad, pad).flip(-1)
-    elif mode == "replicate":
-        edge = (*x._shape[:-1], pad)
-        left, right = x.narrow(-1, 0, 1).expand(edge), x.narrow(-1, n - 1, 1).expand(edge)
-    elif mode == "circular":
-        if pad > n:
-            raise RuntimeError(
-                "Padding value causes wrapping around more than once. Each dimension can only "
-                "be padded by at most the size of the corresponding input dimension."
-            )
-        left, right = x.narrow(-1, n - pad, pad), x.narrow(-1, 0, pad)
-    else:
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    return ops.cat([left, x, right], -1)
+    """``stft``'s centring: ``x`` padded by ``pad`` on both sides of its last dim in ``mode``,
+    as PyTorch pads it (a 3-d view, so that errors name its dims as PyTorch's do)."""
+    shape = x._shape
+    x3 = x.reshape((1,) * (3 - x.ndim) + shape)
+    return _pad(x3, (pad, pad), mode).reshape((*shape[:-1], shape[-1] + 2 * pad))
 
 
 def _centred(window: Tensor, n_fft: int) -> Tensor:
