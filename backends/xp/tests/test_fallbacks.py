@@ -1,6 +1,7 @@
-"""The fallbacks the kernels take on an array module without NumPy's unbuffered ``ufunc.at``
-and ``ufunc.accumulate`` loops (CuPy: no ``multiply.at``, ``add.at`` for a few dtypes, no
-``maximum.accumulate``), run here over NumPy with those loops taken away, against NumPy's."""
+"""The paths the kernels take on an array module other than NumPy, run here over NumPy under
+another name: the fallbacks for NumPy's unbuffered ``ufunc.at`` and ``ufunc.accumulate``
+loops (CuPy: no ``multiply.at``, ``add.at`` for a few dtypes, no ``maximum.accumulate``),
+against NumPy's results, and the kernels' checks and passes that NumPy reads on the host."""
 
 from __future__ import annotations
 
@@ -103,3 +104,19 @@ def test_indices_are_checked_where_the_module_would_wrap_them() -> None:
     out = x.clone()
     kernels["index_put"](out, x, [tc.tensor([0, 0, 2])], tc.tensor(1.0), True)
     assert out.tolist() == [[2.0, 3.0], [2.0, 3.0], [5.0, 6.0]]
+
+
+def test_max_pool_finds_nan_windows_without_asking_the_device() -> None:
+    # Off NumPy, reading ``nan.any()`` would wait for the device: the NaN pass always runs.
+    from tensorcore_xp.kernels import nn
+
+    import tensorcore as tc
+
+    pool = nn.build(XP)["max_pool2d_with_indices"]
+    nan = float("nan")
+    x = tc.tensor([[[[1.0, nan, nan, 2.0, 3.0, 3.0]]]])
+    values, indices = tc.empty(1, 1, 1, 5), tc.empty(1, 1, 1, 5, dtype=tc.int64)
+    pool((values, indices), x, (1, 2), (1, 1), (0, 0), (1, 1), False)
+    assert indices.flatten().tolist() == [1, 2, 2, 4, 4]
+    assert values.flatten()[3:].tolist() == [3.0, 3.0]
+    assert values.flatten()[:3].isnan().all()
