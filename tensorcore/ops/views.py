@@ -119,7 +119,26 @@ def view_strides(
     return tuple(out)
 
 
+def _contiguous_view(self: Tensor, shape: Any) -> Tensor | None:
+    """The common case of ``view``/``reshape``: a contiguous tensor and sizes without -1 of
+    the same number of elements, one check and no stride search (the strides of both shapes
+    read from ``contiguous_strides``' cache where it has them); None for any other case."""
+    old = self._shape
+    if (
+        shape.__class__ is tuple
+        and (not shape or min(shape) >= 0)  # (no -1 to infer, no bad size)
+        and math.prod(shape) == math.prod(old)
+        and self._stride == (_CONTIG.get(old) or contiguous_strides(old))
+    ):
+        st = _CONTIG.get(shape) or contiguous_strides(shape)
+        return make_view(self, shape, st, self._offset)
+    return None
+
+
 def view(self: Tensor, size: tuple[int, ...]) -> Tensor:
+    fast = _contiguous_view(self, size)
+    if fast is not None:
+        return fast
     shape = infer_size(tuple(size), self.numel())
     st = view_strides(self._shape, self._stride, shape)
     if st is None:
@@ -454,17 +473,10 @@ def t(self: Tensor) -> Tensor:
 
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Fused strided kernel of the composite ``reshape``: one size/stride computation."""
+    fast = _contiguous_view(self, shape)
+    if fast is not None:
+        return fast
     old = self._shape
-    # The common case, a contiguous tensor and sizes without -1: one check, no search
-    # (the strides of both shapes read from contiguous_strides' cache where it has them).
-    if (
-        shape.__class__ is tuple
-        and (not shape or min(shape) >= 0)  # (no -1 to infer, no bad size)
-        and math.prod(shape) == math.prod(old)
-        and self._stride == (_CONTIG.get(old) or contiguous_strides(old))
-    ):
-        st = _CONTIG.get(shape) or contiguous_strides(shape)
-        return make_view(self, shape, st, self._offset)
     new = infer_size(tuple(shape), math.prod(old))
     found = view_strides(old, self._stride, new)
     if found is not None:
