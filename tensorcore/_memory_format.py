@@ -16,12 +16,16 @@ PyTorch's ``memory_format=torch.preserve_format`` (their default) does:
 :func:`is_contiguous_in` tests a tensor's, with PyTorch's formulas (``MemoryFormat.h``,
 ``compute_channels_last_contiguous_2d``), size-0 and size-1 dims included;
 :func:`suggest_memory_format` reads the format a tensor's strides resemble, which decides
-whether ``Tensor.to(memory_format=...)`` returns the tensor itself.
+whether ``Tensor.to(memory_format=...)`` returns the tensor itself, and
+:func:`layer_format` the format a layer's result takes from its inputs (convolution, pooling,
+batch normalisation keep a channels-last input's format, as PyTorch's do).
 
 Pure arithmetic on sizes and strides, shared by every strided device.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from .layouts import channels_last, channels_last_3d, contiguous_format, memory_format
 
@@ -30,6 +34,7 @@ __all__ = [
     "infer_dense_strides",
     "is_contiguous_in",
     "is_non_overlapping_and_dense",
+    "layer_format",
     "preserve_format_strides",
     "suggest_memory_format",
 ]
@@ -208,3 +213,29 @@ def suggest_memory_format(sizes: tuple[int, ...], strides: tuple[int, ...]) -> m
     if len(sizes) == 5 and _strides_like(channels_last_3d.order or (), sizes, strides):
         return channels_last_3d
     return contiguous_format
+
+
+def layer_format(*tensors: Any) -> memory_format | None:
+    """The channels-last format that the first of ``tensors`` (None skipped) to suggest one
+    suggests, or None: the format of the result of a convolution (of its input or weight),
+    a pooling or a batch normalisation (of its input), as PyTorch lays those out (its
+    ``suggest_memory_format`` of the arguments).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore._memory_format import layer_format
+    >>> x = tc.zeros(2, 3, 4, 5)
+    >>> layer_format(x, x.contiguous(memory_format=tc.channels_last))
+    tensorcore.channels_last
+    >>> layer_format(x, None) is None
+    True
+    """
+    for t in tensors:
+        if t is not None:
+            n = len(t._shape)
+            if n == 4 or n == 5:
+                fmt = suggest_memory_format(t._shape, t._stride)
+                if fmt is not contiguous_format:
+                    return fmt
+    return None

@@ -10,7 +10,14 @@ if TYPE_CHECKING:
     from .devices import device
     from .dtypes import dtype
 
-__all__ = ["Storage", "VersionCounter"]
+__all__ = ["INFERENCE", "Storage", "VersionCounter"]
+
+#: ``[blocks, thread]``: how many ``inference_mode`` blocks are open in all threads, and the
+#: function saying whether the calling thread is in one (both kept by
+#: ``autograd.grad_mode``). A storage made in one is an inference storage, and every tensor
+#: over it an inference tensor (``Tensor.is_inference``); while no block is open, making a
+#: storage reads one list item.
+INFERENCE: list[Any] = [0, None]
 
 
 class Storage:
@@ -19,7 +26,8 @@ class Storage:
     ``data`` is whatever the backend uses for a flat buffer (a 1-D NumPy array on the CPU,
     a CuPy array on CUDA); the core never looks inside it. Every tensor viewing this storage
     shares ``version``, which each in-place write bumps (autograd uses it to detect that a
-    saved tensor was modified).
+    saved tensor was modified). ``inference`` says whether it was made inside
+    ``inference_mode``.
 
     Examples
     --------
@@ -30,7 +38,7 @@ class Storage:
     (16, device(type='cpu'), True)
     """
 
-    __slots__ = ("__weakref__", "data", "device", "dtype", "nbytes", "version")
+    __slots__ = ("__weakref__", "data", "device", "dtype", "inference", "nbytes", "version")
 
     def __init__(self, data: Any, nbytes: int, device: device, dtype: dtype) -> None:
         self.data = data
@@ -38,6 +46,7 @@ class Storage:
         self.device = device
         self.dtype = dtype
         self.version = 0
+        self.inference = INFERENCE[0] != 0 and INFERENCE[1]()
 
     def data_ptr(self) -> int:
         """Address of the first byte of the buffer, as reported by the device backend."""

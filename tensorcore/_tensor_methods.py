@@ -465,6 +465,25 @@ is_leaf = property(_is_leaf)
 grad_fn = property(_grad_fn)
 
 
+def is_inference(self: Tensor) -> bool:
+    """Whether ``self`` is an inference tensor: one made inside ``inference_mode``, or a
+    view of one (a view of an ordinary tensor taken inside is ordinary), as in PyTorch.
+    A tensor without a storage (a sparse one) is never one here.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2)
+    >>> with tc.inference_mode():
+    ...     y = x * 2
+    ...     v = x[:1]
+    >>> y.is_inference(), y[:1].is_inference(), v.is_inference(), (y + 1).is_inference()
+    (True, True, False, False)
+    """
+    st = self._storage
+    return st is not None and st.inference
+
+
 def detach(self: Tensor) -> Tensor:
     """A view of the same storage that does not require grad and has no history. It shares
     ``self``'s version counter: an in-place write through it is still seen by autograd
@@ -829,6 +848,7 @@ def install() -> None:
         "requires_grad": requires_grad,
         "requires_grad_": requires_grad_,
         "is_leaf": is_leaf,
+        "is_inference": is_inference,
         "grad_fn": grad_fn,
         "detach": detach,
         "data": data,

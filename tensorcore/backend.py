@@ -71,7 +71,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import _registry
-from ._storage import Storage
+from ._storage import INFERENCE, Storage
 from ._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from .autograd import Function
 from .autograd.step import Ctx as DerivativeContext
@@ -196,6 +196,7 @@ def contiguous_tensor(
     st.device = device
     st.dtype = dtype
     st.version = 0
+    st.inference = INFERENCE[0] != 0 and INFERENCE[1]()  # (as Storage.__init__)
     t = _new(Tensor)
     t._storage = st
     t._shape = shape

@@ -430,6 +430,37 @@ def test_inference_mode(device: str) -> None:
     assert tc.is_grad_enabled() and not tc.is_inference_mode_enabled()
 
 
+def test_is_inference(device: str) -> None:
+    """PyTorch's inference tensors: made inside ``inference_mode`` (``no_grad`` inside it
+    too), or views of those; views of ordinary tensors and in-place writes stay ordinary."""
+    x = rand(3, device=device)
+    with tc.inference_mode():
+        made = [tc.ones(3, device=device), x + 1, x.clone(), rand(2, device=device)]
+        with tc.no_grad():
+            made.append(tc.zeros(2, device=device))
+        kept = [x.view(3), x.detach(), x[1:]]
+        x.add_(1)
+        with tc.inference_mode(False):
+            kept.append(tc.ones(2, device=device))
+    assert all(t.is_inference() for t in made)
+    assert not any(t.is_inference() for t in kept) and not x.is_inference()
+    a = made[0]
+    assert a.view(3).is_inference() and a[1:].is_inference() and a.detach().is_inference()
+    assert not (a + 1).is_inference() and not a.clone().is_inference()
+    with tc.no_grad():
+        assert not tc.ones(2, device=device).is_inference()
+
+    @tc.inference_mode()
+    def f(t: tc.Tensor) -> tc.Tensor:
+        return t * 2
+
+    assert f(x).is_inference() and not (x * 2).is_inference()
+    # (a block left by an exception closes too: later tensors are ordinary)
+    with pytest.raises(ValueError), tc.inference_mode():
+        raise ValueError
+    assert not tc.ones(1, device=device).is_inference()
+
+
 def test_anomaly_mode_raises_at_the_node_that_returns_nan(device: str) -> None:
     x = tc.zeros(2, device=device, requires_grad=True)
     assert not tc.is_anomaly_enabled() and tc.is_anomaly_check_nan_enabled()

@@ -239,7 +239,7 @@ def test_module_to(device: str) -> None:
 )
 def test_layers_on_channels_last_input(device: str, layer: Any) -> None:
     """Values and gradients are those of the row-major input (whose values the layers' own
-    tests check against NumPy); the result's layout may differ from PyTorch's."""
+    tests check against NumPy); the layouts: ``test_memory_format_layers.py``."""
     tc.manual_seed(0)
     m = layer().to(device)
     n = np.random.default_rng(0).standard_normal((2, 3, 6, 7)).astype(np.float32)

@@ -46,6 +46,32 @@ def test_stft_matches_numpy(device: str, pad_mode: str, center: bool) -> None:
     assert_close(one, _np_stft(x[0], 8, 2, np.ones(8), center, pad_mode, True, False))
 
 
+@pytest.mark.parametrize(("n_fft", "win_length", "hop"), [(8, 4, 3), (8, 5, 2), (6, 6, 2)])
+def test_stft_align_to_window(device: str, n_fft: int, win_length: int, hop: int) -> None:
+    """PyTorch 2.13's ``align_to_window=True``: frame ``m`` is the ``win_length`` samples
+    from ``m * hop`` times the window, centred in ``n_fft`` (``1 + (L - win_length) // hop``
+    frames); ``False`` is the default framing (the window centred in ``n_fft`` samples)."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 24)), np.hanning(win_length + 2)[1:-1]
+    left = (n_fft - win_length) // 2
+    n_frames = 1 + (24 - win_length) // hop
+    frames = np.zeros((2, n_frames, n_fft))
+    for m in range(n_frames):
+        frames[:, m, left : left + win_length] = x[:, m * hop : m * hop + win_length] * w
+    want = np.swapaxes(np.fft.rfft(frames, axis=-1), -1, -2)
+    xt, wt = tc.tensor(x, device=device), tc.tensor(w, device=device)
+    kw = {"hop_length": hop, "win_length": win_length, "window": wt, "center": False,
+          "return_complex": True}  # fmt: skip
+    got = tc.stft(xt, n_fft, align_to_window=True, **kw)
+    assert got.shape == want.shape
+    assert_close(got, want)
+    assert_close(tc.stft(xt[0], n_fft, align_to_window=True, **kw), want[0])
+    assert_close(tc.stft(xt, n_fft, align_to_window=False, **kw), tc.stft(xt, n_fft, **kw))
+    with pytest.raises(RuntimeError, match="align_to_window should only be set when center"):
+        tc.stft(xt, n_fft, window=wt, win_length=win_length, align_to_window=False,
+                return_complex=True)  # fmt: skip
+
+
 def test_stft_of_complex_input_and_the_real_view(device: str) -> None:
     rng = np.random.default_rng(1)
     z = rng.standard_normal(20) + 1j * rng.standard_normal(20)

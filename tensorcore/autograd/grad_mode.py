@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .. import _storage
+
 __all__ = [
     "enable_grad",
     "inference_mode",
@@ -26,6 +28,8 @@ class _State(threading.local):
 
 
 _state = _State()
+# Counts the open inference_mode blocks of all threads (``_storage.INFERENCE``).
+_blocks_lock = threading.Lock()
 
 
 def is_grad_enabled() -> bool:
@@ -56,6 +60,9 @@ def is_inference_mode_enabled() -> bool:
     True
     """
     return _state.inference
+
+
+_storage.INFERENCE[1] = is_inference_mode_enabled
 
 
 class _Mode:
@@ -136,7 +143,9 @@ class set_grad_enabled(_Mode):
 
 
 class inference_mode(_Mode):
-    """Like :class:`no_grad`; tensors made inside never record history.
+    """Like :class:`no_grad`; tensors made inside never record history, and are *inference
+    tensors* (``Tensor.is_inference()``), as are the views of them; a view of an ordinary
+    tensor taken inside stays ordinary.
 
     ``inference_mode(False)`` turns inference mode off and grad mode on, as PyTorch's does
     (even inside ``no_grad``).
@@ -154,10 +163,16 @@ class inference_mode(_Mode):
         self._prev_inf = _state.inference
         _state.enabled = not self._mode
         _state.inference = self._mode
+        if self._mode:
+            with _blocks_lock:
+                _storage.INFERENCE[0] += 1
 
     def __exit__(self, *exc: object) -> None:
         _state.enabled = self._prev
         _state.inference = self._prev_inf
+        if self._mode:
+            with _blocks_lock:
+                _storage.INFERENCE[0] -= 1
 
     def __call__(self, fn: F) -> F:
         mode = self._mode

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._padding import pad
@@ -432,10 +433,14 @@ def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) ->
             else:
                 res = ops.max_pool2d_with_indices(x, k, k, (0,), (1,), False)[0]
             return res.squeeze(0) if unbatched else res
-    # Unequal windows: one reduction per output cell along each dim, separably.
-    res = x
+    # Unequal windows: one reduction per output cell along each dim, separably. A
+    # channels-last input is pooled as its (N, *spatial, C) view, which is row-major: the
+    # cells, their concatenation and the input's gradient then keep its format, as PyTorch's
+    # pools do.
+    cl = layer_format(x) is not None
+    res = x.movedim(1, -1) if cl else x
     for i in range(nd):
-        d = 2 + i
+        d = (1 if cl else 2) + i
         cells = []
         for lo, hi in _adaptive_bounds(sizes[i], outs[i]):
             part = res.narrow(d, lo, hi - lo)
@@ -443,6 +448,8 @@ def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) ->
                 part.mean(d, keepdim=True) if reduce == "avg" else part.amax(d, keepdim=True)
             )
         res = ops.cat(cells, d)
+    if cl:
+        res = res.movedim(-1, 1)
     return res.squeeze(0) if unbatched else res
 
 

@@ -183,7 +183,10 @@ def stft(
     normalized: bool = False,
     onesided: bool | None = None,
     return_complex: bool | None = None,
+    align_to_window: bool | None = None,
 ) -> Tensor:
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
     complex_input = self.is_complex() or (window is not None and window.is_complex())
     if return_complex is None and not complex_input:
         raise RuntimeError(
@@ -229,6 +232,15 @@ def stft(
     if win < n_fft:  # (ones where no window is given, zeros around it)
         w = ops.ones(win, dtype=self._dtype, device=self._device) if w is None else w
         w = _centred(w, n_fft)
+    if align_to_window and win < n_fft:
+        # Each window starts at its hop: the signal shifted right by the window's left zeros
+        # (and as many on the right as the frames then reach past its end).
+        left = (n_fft - win) // 2
+        zeros = [
+            ops.zeros((x._shape[0], k), dtype=x._dtype, device=x._device)
+            for k in (left, n_fft - win - left)
+        ]
+        x = ops.cat([zeros[0], x, zeros[1]], -1)
     frames = x.unfold(-1, n_fft, hop)  # (batch, n_frames, n_fft), a view
     if w is not None:
         frames = frames * w

@@ -28,10 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import dtypes as dt
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import TensorSpec
 from ..dispatch import get_op
+from ..layouts import contiguous_format
 from . import functions as ops
 from ._call import call
 from .derivatives_linalg import LINALG_RULES
@@ -1208,9 +1210,22 @@ _d("copy_", "src:spec", lambda c, g: (g * 0, sum_to(g, c.src._shape)))
 
 
 # ------------------------------------------------------------------ neural-network layers
+def _grad_in(g: Tensor, fmt: Any) -> Tensor:
+    """``g`` in the memory format ``fmt`` (None: row-major) where it suggests another, as
+    PyTorch's backward kernels of the layers read ``grad_output``: the backward operators'
+    input gradients follow it (``meta_nn.py``), so they come out in the forward input's
+    format. A ``g`` that suggests ``fmt`` already (an expanded one too) goes on as it is."""
+    if g.ndim != 4 and g.ndim != 5:
+        return g
+    if layer_format(g) is fmt:
+        return g
+    return g.contiguous(memory_format=fmt or contiguous_format)
+
+
 def _convolution(c: Any, g: Tensor) -> tuple[Any, ...]:
     x, w = c.input, c.weight
     geo = (c.stride, c.padding, c.dilation, c.groups)
+    g = _grad_in(g, layer_format(x, w))
     gx = gw = gb = None
     if c.transposed:
         # y = convolution_backward_input(x, w): its adjoints are the convolution itself (for
@@ -1282,7 +1297,7 @@ _d(
     "self:spec kernel_size stride padding dilation ceil_mode result1",
     lambda c, g: (
         ops.max_pool2d_with_indices_backward(
-            g[0],
+            _grad_in(g[0], layer_format(c.self)),
             c.self._shape,
             c.kernel_size,
             c.stride,
@@ -1304,7 +1319,7 @@ _d(
     "self:spec kernel_size stride padding ceil_mode count_include_pad divisor_override",
     lambda c, g: (
         ops.avg_pool2d_backward(
-            g,
+            _grad_in(g, layer_format(c.self)),
             c.self._shape,
             c.kernel_size,
             c.stride,

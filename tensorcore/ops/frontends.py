@@ -135,15 +135,21 @@ def _alloc_or_check(
     return resize_out(out, shape, dev)
 
 
-def _alloc_many(
-    op: Op, out: Any, specs: Sequence[tuple[tuple[int, ...], dt.dtype] | None], dev: device
-) -> tuple[Tensor | None, ...]:
+def _alloc_many(op: Op, out: Any, specs: Sequence[Any], dev: device) -> tuple[Tensor | None, ...]:
     """The outputs of a multi-output operator: every ``out`` tensor is checked before any is
     resized (a failed call changes none); integer outputs (indices, exponents) need their exact
     dtype. A None spec is an output the call does not make (``linear_backward``'s outputs
-    that ``output_mask`` leaves out): None, and a given ``out`` tensor there is left alone."""
+    that ``output_mask`` leaves out): None, and a given ``out`` tensor there is left alone.
+    A spec ``(shape, dtype, like)`` makes its output in ``like``'s memory order."""
     if out is None:
-        return tuple(None if sp is None else empty(sp[0], sp[1], dev) for sp in specs)
+        return tuple(
+            None
+            if sp is None
+            else empty(sp[0], sp[1], dev)
+            if len(sp) == 2
+            else empty_like_layout(sp[2], sp[0], sp[1], dev)
+            for sp in specs
+        )
     if not isinstance(out, (tuple, list)) or len(out) != len(specs):
         n = len(out) if isinstance(out, (tuple, list)) else 1
         raise TypeError(f"{op.name}(): out must be a tuple of {len(specs)} tensors, got {n}")

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import dtypes as dt
-from .._memory_format import format_strides
+from .._memory_format import format_strides, layer_format
 from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
 from ._validate import check_shape
@@ -478,7 +478,13 @@ def meta_cat(tensors: Any, dim: int = 0) -> Any:
                 f"{ref[k]} but got size {s[k]} for tensor number {i} in the list."
             )
         total += s[d]
-    return (full, d), (before + (total,) + after, res)
+    shape = before + (total,) + after
+    if n == 4 or n == 5:
+        # PyTorch's format for the result: the one every input suggests, else row-major
+        fmt = layer_format(full[0])
+        if fmt is not None and all(layer_format(t) is fmt for t in full[1:]):
+            return (full, d), format_spec(shape, res, fmt, full[0]._device)
+    return (full, d), (shape, res)
 
 
 def meta_flip(self: Tensor, dims: Any) -> Any:
@@ -620,15 +626,23 @@ def meta_index_put(self: Tensor, indices: Any, values: Any, accumulate: bool = F
     return (self, tuple(indices), values, accumulate), (self._shape, self._dtype)
 
 
+def format_spec(shape: tuple[int, ...], dtype: dt.dtype, fmt: Any, dev: Any) -> tuple[Any, ...]:
+    """The spec of a result laid out in the channels-last format ``fmt``: ``(shape, dtype,
+    like)``, ``like`` a template over no storage that carries the format's strides, which
+    are dense, so the allocation keeps them as they are; ``(shape, dtype)`` (row-major) for
+    ``fmt`` None or a format of another rank."""
+    if fmt is None or len(fmt.order) != len(shape):
+        return shape, dtype
+    like = make_tensor(None, shape, format_strides(fmt, shape), 0, dtype, dev)
+    return shape, dtype, like
+
+
 def meta_clone(self: Tensor, memory_format: Any = None) -> Any:
     if memory_format is contiguous_format:
         return (self,), (self._shape, self._dtype)
     if memory_format is not None and memory_format is not preserve_format:
-        # A channels-last format: ``like`` is a template over no storage that carries the
-        # format's strides, which are dense, so the allocation keeps them as they are.
-        st = format_strides(memory_format, self._shape)
-        like = make_tensor(None, self._shape, st, 0, self._dtype, self._device)
-        return (self,), (self._shape, self._dtype, like)
+        format_strides(memory_format, self._shape)  # (the rank error)
+        return (self,), format_spec(self._shape, self._dtype, memory_format, self._device)
     # (shape, dtype, like): the output follows ``self``'s memory order.
     return (self,), (self._shape, self._dtype, self)
 

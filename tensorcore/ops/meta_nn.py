@@ -2,6 +2,14 @@
 and output shapes, as ``meta_functions.py`` does for the others.
 
 Errors name the operator, the shapes involved and what would fit, as PyTorch's do.
+
+Memory formats: the results of a convolution, a pooling and a batch normalisation are laid
+out channels-last where an input suggests it (``_memory_format.layer_format``: the input or
+the weight of a convolution, the input of the others), as PyTorch's are; their backward
+operators' input gradients follow ``grad_output`` (and the weight or input they are given),
+which the derivative rules hand over in the forward input's format, as PyTorch's backward
+kernels read it. A spec of three, ``(shape, dtype, like)``, asks the frontend for a result
+in ``like``'s memory order.
 """
 
 from __future__ import annotations
@@ -10,8 +18,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import dtypes as dt
+from .._memory_format import layer_format
 from .._tensor import Tensor, torch_name
 from ..dtypes import int64
+from .meta_functions import format_spec
 
 __all__ = [
     "meta_avg_pool2d",
@@ -28,6 +38,14 @@ __all__ = [
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
 ]
+
+
+def _spec(shape: tuple[int, ...], dtype: dt.dtype, *inputs: Tensor | None) -> tuple[Any, ...]:
+    """A result's spec: in the channels-last format one of ``inputs`` suggests, if any."""
+    fmt = layer_format(*inputs)
+    if fmt is None:
+        return shape, dtype
+    return format_spec(shape, dtype, fmt, next(t for t in inputs if t is not None)._device)
 
 
 def _expand(fn: str, name: str, value: Sequence[int], nd: int, low: int) -> tuple[int, ...]:
@@ -163,7 +181,8 @@ def meta_convolution(
                 f"with {out_ch} elements, but got bias of size {list(bias._shape)} instead"
             )
     shape = (x._shape[0], out_ch, *spatial)
-    return (x, w, bias, st, pad, dil, bool(transposed), opad, groups), (shape, x._dtype)
+    args = (x, w, bias, st, pad, dil, bool(transposed), opad, groups)
+    return args, _spec(shape, x._dtype, x, w)
 
 
 def _backward_geometry(
@@ -222,7 +241,7 @@ def meta_convolution_backward_input(
     st, pad, dil = _backward_geometry(fn, grad_output, weight, stride, padding, dilation, groups)
     _check_grad_shape(fn, grad_output, size, weight._shape, st, pad, dil)
     args = (grad_output, weight, size, st, pad, dil, groups)
-    return args, (size, grad_output._dtype)
+    return args, _spec(size, grad_output._dtype, grad_output, weight)
 
 
 def meta_convolution_backward_weight(
@@ -244,7 +263,8 @@ def meta_convolution_backward_weight(
         )
     st, pad, dil = _backward_geometry(fn, grad_output, input, stride, padding, dilation, groups)
     _check_grad_shape(fn, grad_output, input._shape, size, st, pad, dil)
-    return (grad_output, input, size, st, pad, dil, groups), (size, grad_output._dtype)
+    args = (grad_output, input, size, st, pad, dil, groups)
+    return args, _spec(size, grad_output._dtype, grad_output, input)
 
 
 def _pool_geometry(
@@ -302,7 +322,8 @@ def meta_max_pool2d_with_indices(
         "max_pool2d", self._shape, kernel_size, stride, padding, dilation, ceil_mode
     )
     shape = self._shape[:2] + outs
-    return (self, k, st, pad, dil, bool(ceil_mode)), ((shape, self._dtype), (shape, int64))
+    args = (self, k, st, pad, dil, bool(ceil_mode))
+    return args, (_spec(shape, self._dtype, self), _spec(shape, int64, self))
 
 
 def meta_max_pool2d_with_indices_backward(
@@ -332,7 +353,7 @@ def meta_max_pool2d_with_indices_backward(
             f"{list(indices._shape)} must both have the pooled size {list(want)}"
         )
     args = (grad_output, size, k, st, pad, dil, bool(ceil_mode), indices)
-    return args, (size, grad_output._dtype)
+    return args, _spec(size, grad_output._dtype, grad_output)
 
 
 def meta_avg_pool2d(
@@ -350,7 +371,7 @@ def meta_avg_pool2d(
         "avg_pool2d", self._shape, kernel_size, stride, padding, (1,), ceil_mode
     )
     args = (self, k, st, pad, bool(ceil_mode), bool(count_include_pad), divisor_override)
-    return args, (self._shape[:2] + outs, self._dtype)
+    return args, _spec(self._shape[:2] + outs, self._dtype, self)
 
 
 def meta_avg_pool2d_backward(
@@ -382,7 +403,7 @@ def meta_avg_pool2d_backward(
         bool(count_include_pad),
         divisor_override,
     )
-    return args, (size, grad_output._dtype)
+    return args, _spec(size, grad_output._dtype, grad_output)
 
 
 def _mixed(x: Tensor, param: Tensor | None) -> bool:
@@ -488,7 +509,7 @@ def meta_batch_norm(
     )  # fmt: skip
     args = (input, weight, bias, running_mean, running_var, bool(training), float(momentum),
             float(eps))  # fmt: skip
-    return args, (input._shape, input._dtype)
+    return args, _spec(input._shape, input._dtype, input)
 
 
 def meta_batch_norm_backward(
@@ -508,7 +529,7 @@ def meta_batch_norm_backward(
     _norm_param(fn, "grad_output", grad_output, input._shape, input)
     args = (grad_output, input, weight, running_mean, running_var, bool(training), float(eps))
     pd = weight._dtype if weight is not None else input._dtype
-    return args, ((input._shape, input._dtype), (c, pd), (c, pd))
+    return args, (_spec(input._shape, input._dtype, input), (c, pd), (c, pd))
 
 
 def meta_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:

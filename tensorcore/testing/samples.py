@@ -1837,6 +1837,9 @@ def _stft(m: _Maker) -> list[Sample]:
           "onesided": False, "return_complex": True}, desc="not centred, two-sided"),
         S((m.uniform(10), 4), {"window": m.positive(4), "pad_mode": "constant",
           "return_complex": True}, desc="zero padding"),
+        S((m.uniform(2, 14), 8), {"hop_length": 3, "win_length": 5, "window": m.positive(5),
+          "center": False, "align_to_window": True, "return_complex": True},
+          desc="windows aligned to the hops"),
     ]  # fmt: skip
 
 

@@ -90,13 +90,15 @@ for _sig, _doc in [
 _op(
     "stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "
     "Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, "
-    "bool? onesided=None, bool? return_complex=None) -> Tensor",
+    "bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor",
     "spectral composite",
     "The short-time Fourier transform of a 1-D or (batch, time) 2-D signal: frames of "
     "``n_fft`` samples ``hop_length`` apart (the signal padded by ``n_fft // 2`` on both sides "
     "with ``pad_mode`` when ``center``), times ``window`` (``win_length`` long, centred), "
-    "transformed: (batch, frequencies, frames). ``return_complex`` must be given for real "
-    "input (``False``, deprecated, gives the real view).",
+    "transformed: (batch, frequencies, frames). ``align_to_window=True`` (only without "
+    "``center``) starts each frame's window, rather than its ``n_fft`` samples, at its hop: "
+    "``1 + (length - win_length) // hop_length`` frames. ``return_complex`` must be given for "
+    "real input (``False``, deprecated, gives the real view).",
     dtypes="fc",
     dtype_error="expected a tensor of floating point or complex values",
 )
