@@ -11,6 +11,7 @@ __all__ = [
     "cummin",
     "frexp",
     "kthvalue",
+    "linalg_cholesky_ex",
     "linalg_eigh",
     "linalg_lstsq",
     "linalg_qr",
@@ -25,6 +26,7 @@ __all__ = [
     "slogdet",
     "sort",
     "topk",
+    "triangular_solve",
 ]
 
 
@@ -75,6 +77,20 @@ class linalg_slogdet(NamedTuple):
 
     sign: Any
     logabsdet: Any
+
+
+class triangular_solve(NamedTuple):
+    """``solution`` and ``cloned_coefficient`` of :func:`tensorcore.triangular_solve`."""
+
+    solution: Any
+    cloned_coefficient: Any
+
+
+class linalg_cholesky_ex(NamedTuple):
+    """``L`` and ``info`` of :func:`tensorcore.linalg.cholesky_ex`."""
+
+    L: Any
+    info: Any
 
 
 class linalg_eigh(NamedTuple):
