@@ -22,6 +22,7 @@ __all__ = [
     "max_pool2d_with_indices",
     "median",
     "min",
+    "mode",
     "nanmedian",
     "slogdet",
     "sort",
@@ -134,6 +135,13 @@ class cummax(NamedTuple):
 
 class cummin(NamedTuple):
     """``values`` and ``indices`` of :func:`tensorcore.cummin`: running minima."""
+
+    values: Any
+    indices: Any
+
+
+class mode(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.mode`: the most frequent elements."""
 
     values: Any
     indices: Any

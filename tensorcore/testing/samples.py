@@ -1935,6 +1935,15 @@ def _kthvalue(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("mode")
+def _mode(m: _Maker) -> list[Sample]:
+    # Distinct values (a tie would move under gradcheck's perturbations): the smallest wins.
+    return [
+        S((m.distinct(2, 4),)),
+        S((m.distinct(4, 3, t=True), 0, True), desc="dim 0 of transposed, keepdim"),
+    ]
+
+
 @_samples("median", "nanmedian")
 def _median(m: _Maker) -> list[Sample]:
     return [
