@@ -10,6 +10,7 @@ __all__ = [
     "cummax",
     "cummin",
     "frexp",
+    "histogram",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
@@ -145,6 +146,13 @@ class mode(NamedTuple):
 
     values: Any
     indices: Any
+
+
+class histogram(NamedTuple):
+    """``hist`` and ``bin_edges`` of :func:`tensorcore.histogram`."""
+
+    hist: Any
+    bin_edges: Any
 
 
 class kthvalue(NamedTuple):

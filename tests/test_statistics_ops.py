@@ -212,3 +212,23 @@ def test_mode_matches_numpy(device: str, dtype: Any) -> None:
     assert v.item() == 2.0 and i.item() == 0
     with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
         tc.mode(tc.ones(0, device=device))
+
+
+def test_histogram_matches_numpy(device: str) -> None:
+    a = np.random.default_rng(1).normal(size=(40, 5)) * 3
+    w = np.random.default_rng(2).uniform(size=(40, 5))
+    t = tc.tensor(a, device=device)
+    for kwargs in [{}, {"range": (-2.0, 3.0)}, {"density": True}]:
+        h = tc.histogram(t, 7, **kwargs)
+        want_h, want_e = np.histogram(a, 7, **kwargs)
+        assert type(h).__name__ == "histogram"
+        assert_close(h.hist, want_h.astype(np.float64))
+        assert_close(h.bin_edges, want_e)
+    edges = np.array([-5.0, -1.0, 0.0, 0.5, 4.0])
+    h = t.histogram(tc.tensor(edges, device=device), weight=tc.tensor(w, device=device))
+    assert_close(h.hist, np.histogram(a, edges, weights=w)[0])
+    h1 = tc.histogram(tc.tensor([1.0, 1.0, 1.0], device=device), 2)
+    assert_close(h1.bin_edges, [0.5, 1.0, 1.5])
+    assert_close(h1.hist, [0.0, 3.0])
+    with pytest.raises(RuntimeError, match="min should not exceed max"):
+        tc.histogram(t, 2, range=(3.0, 1.0))

@@ -1927,6 +1927,14 @@ def _histc(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("histogram")
+def _histogram(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4),), desc="default bins and range"),
+        S((m.uniform(3, 4, t=True), 4), {"range": (-0.5, 0.5), "density": True}, desc="range"),
+    ]
+
+
 @_samples("kthvalue")
 def _kthvalue(m: _Maker) -> list[Sample]:
     return [
