@@ -793,6 +793,43 @@ def _mT(self: Tensor) -> Tensor:
     return _call(_TRANSPOSE, (self, n - 2, n - 1))
 
 
+def _adjoint_of(self: Tensor, what: str) -> Tensor:
+    if len(self._shape) < 2:
+        raise RuntimeError(
+            f"{what} is only supported on matrices or batches of matrices. "
+            f"Got {self.ndim}-D tensor."
+        )
+    t = _mT(self)
+    return t.conj() if self._dtype.is_complex else t
+
+
+def _mH(self: Tensor) -> Tensor:
+    return _adjoint_of(self, "tensor.mH")
+
+
+def _H(self: Tensor) -> Tensor:
+    if len(self._shape) != 2:
+        raise RuntimeError(
+            "tensor.H is only supported on matrices (2-D tensors). Got "
+            f"{self.ndim}-D tensor."
+            + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else "")
+        )
+    return _adjoint_of(self, "tensor.H")
+
+
+def adjoint(self: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (``x.mH``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.tensor([[1 + 2j, 3j]]).adjoint()
+    tensor([[1.-2.j],
+            [0.-3.j]])
+    """
+    return _adjoint_of(self, "tensor.adjoint()")
+
+
 def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
     if not isinstance(other, Tensor):
         return NotImplemented
@@ -873,6 +910,9 @@ def install() -> None:
         "real": property(lambda self: ops.real(self), doc="The real part (a view)."),
         "imag": property(lambda self: ops.imag(self), doc="The imaginary part (a view)."),
         "mT": property(_mT),
+        "mH": property(_mH, doc="The conjugate transpose of the last two dims."),
+        "H": property(_H, doc="The conjugate transpose of a matrix."),
+        "adjoint": adjoint,
     }.items():
         setattr(T, _name, _value)
     for dunder, name in [

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import dtypes as ops_dtypes
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
 from .dispatch import get_op
@@ -26,6 +27,7 @@ from .ops.frontends import resize_out
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cholesky_ex",
     "cross",
     "det",
     "diagonal",
@@ -43,6 +45,7 @@ __all__ = [
     "qr",
     "slogdet",
     "solve",
+    "solve_triangular",
     "svd",
     "svdvals",
     "vecdot",
@@ -217,6 +220,34 @@ def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Any:
 
 
 @checked(
+    "solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, "
+    "bool unitriangular=False, Tensor? out=None) -> Tensor"
+)
+def solve_triangular(
+    A: Any,
+    B: Any,
+    *,
+    upper: bool,
+    left: bool = True,
+    unitriangular: bool = False,
+    out: Any = None,
+) -> Any:
+    """The solution ``X`` of ``A @ X = B`` (``X @ A = B`` when not ``left``) for triangular
+    ``A``: only its upper (``upper=True``) or lower triangle is read, with ones on the
+    diagonal when ``unitriangular``. ``B`` is a batch of matrices (at least 2-D); the batch
+    dims broadcast.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> L = tc.tensor([[2.0, 0.0], [1.0, 4.0]])
+    >>> tc.linalg.solve_triangular(L, tc.tensor([[2.0], [9.0]]), upper=False).tolist()
+    [[1.0], [2.0]]
+    """
+    return _op("linalg_solve_triangular", A, B, upper, left, unitriangular, out=out)
+
+
+@checked(
     "pinv(Tensor A, Any rcond=None, bool hermitian=False, *, Any atol=None, Any rtol=None, "
     "Tensor? out=None) -> Tensor"
 )
@@ -295,6 +326,56 @@ def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Any:
     [[2.0, 0.0], [1.0, 2.0]]
     """
     return _op("linalg_cholesky", A, upper, out=out)
+
+
+@checked("cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> Any")
+def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> Any:
+    """``(L, info)``: :func:`cholesky` without raising for a matrix that is not
+    positive-definite. ``info`` (int32, one per matrix of the batch) is 0 where the
+    factorization succeeded, else the order of the first leading minor that is not
+    positive-definite; ``L`` is NaN there. ``check_errors=True`` raises as :func:`cholesky`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> A = tc.tensor([[[4.0, 2.0], [2.0, 5.0]], [[1.0, 2.0], [2.0, 1.0]]])
+    >>> L, info = tc.linalg.cholesky_ex(A)
+    >>> info
+    tensor([0, 2], dtype=tensorcore.int32)
+    >>> L[0].tolist()
+    [[2.0, 0.0], [1.0, 2.0]]
+    """
+    import re
+
+    from . import return_types as rt
+
+    batch = tuple(A.shape[:-2])
+    try:
+        L = cholesky(A, upper=upper)
+        info = ops.zeros(batch, dtype=ops_dtypes.int32, device=A.device)
+        return rt.linalg_cholesky_ex(L, info)
+    except LinAlgError as exc:
+        if check_errors:
+            raise LinAlgError(
+                str(exc).replace("linalg.cholesky:", "linalg.cholesky_ex:", 1)
+            ) from None
+    # Factor each matrix alone to find the ones that fail.
+    n = A.shape[-1]
+    flat = A.reshape(-1, n, n)
+    factors, codes = [], []
+    for m in flat.unbind(0):
+        try:
+            factors.append(cholesky(m, upper=upper))
+            codes.append(0)
+        except LinAlgError as exc:
+            order = re.search(r"leading minor of order (\d+)", str(exc))
+            codes.append(int(order.group(1)) if order else n)
+            factors.append(ops.full_like(m, float("nan")))
+    L = ops.stack(factors).reshape(A.shape)
+    from .ops.factories import tensor
+
+    info = tensor(codes, dtype=ops_dtypes.int32, device=A.device).reshape(batch)
+    return rt.linalg_cholesky_ex(L, info)
 
 
 @checked('eigh(Tensor A, str UPLO="L") -> Any')

@@ -10,7 +10,9 @@ __all__ = [
     "cummax",
     "cummin",
     "frexp",
+    "histogram",
     "kthvalue",
+    "linalg_cholesky_ex",
     "linalg_eigh",
     "linalg_lstsq",
     "linalg_qr",
@@ -21,10 +23,12 @@ __all__ = [
     "max_pool2d_with_indices",
     "median",
     "min",
+    "mode",
     "nanmedian",
     "slogdet",
     "sort",
     "topk",
+    "triangular_solve",
 ]
 
 
@@ -77,6 +81,20 @@ class linalg_slogdet(NamedTuple):
     logabsdet: Any
 
 
+class triangular_solve(NamedTuple):
+    """``solution`` and ``cloned_coefficient`` of :func:`tensorcore.triangular_solve`."""
+
+    solution: Any
+    cloned_coefficient: Any
+
+
+class linalg_cholesky_ex(NamedTuple):
+    """``L`` and ``info`` of :func:`tensorcore.linalg.cholesky_ex`."""
+
+    L: Any
+    info: Any
+
+
 class linalg_eigh(NamedTuple):
     """``eigenvalues`` and ``eigenvectors`` of :func:`tensorcore.linalg.eigh`."""
 
@@ -121,6 +139,20 @@ class cummin(NamedTuple):
 
     values: Any
     indices: Any
+
+
+class mode(NamedTuple):
+    """``values`` and ``indices`` of :func:`tensorcore.mode`: the most frequent elements."""
+
+    values: Any
+    indices: Any
+
+
+class histogram(NamedTuple):
+    """``hist`` and ``bin_edges`` of :func:`tensorcore.histogram`."""
+
+    hist: Any
+    bin_edges: Any
 
 
 class kthvalue(NamedTuple):

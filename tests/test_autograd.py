@@ -295,6 +295,20 @@ def test_autograd_grad_several_outputs(device: str) -> None:
     assert_close(g, 2 + 2 * x.detach())
 
 
+def test_autograd_grad_several_outputs_of_one_node(device: str) -> None:
+    # Roots that are outputs of one node: its inputs are reached once, not once per root.
+    a = rand(3, 3, device=device)
+    gq, gr = rand(3, 3, device=device, seed=1), rand(3, 3, device=device, seed=2)
+    q, r = tc.linalg.qr(a)
+    (both,) = tc.autograd.grad([q, r], [a], [gq, gr])
+    (from_q,) = tc.autograd.grad(tc.linalg.qr(a)[0], [a], gq)
+    (from_r,) = tc.autograd.grad(tc.linalg.qr(a)[1], [a], gr)
+    assert_close(both, from_q + from_r)
+    q, r = tc.linalg.qr(a)
+    tc.autograd.backward([q, r], [gq, gr])
+    assert_close(a.grad, from_q + from_r)
+
+
 def test_autograd_grad_allow_unused(device: str) -> None:
     x, unused = rand(3, device=device), rand(2, device=device, seed=1)
     with pytest.raises(RuntimeError, match="allow_unused=True"):

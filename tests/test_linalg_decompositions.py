@@ -92,6 +92,75 @@ def test_cholesky_reads_one_triangle(device: str, dtype: tc.dtype) -> None:
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+def test_triangular_solvers_match_scipy(device: str, dtype: tc.dtype) -> None:
+    sl = pytest.importorskip("scipy.linalg")
+    a = _rand((2, 3, 3), dtype) + 3 * np.eye(3, dtype=np.dtype(dtype.name))
+    b = _rand((3, 2), dtype, 1)
+    ta, tb = _t(a, device), _t(b, device)
+    for upper in (True, False):
+        want = np.stack([sl.solve_triangular(m, b, lower=not upper) for m in a])
+        assert_close(L.solve_triangular(ta, tb, upper=upper), want, **_tol(dtype))
+        unit = np.stack([sl.solve_triangular(m, b, lower=not upper, unit_diagonal=True) for m in a])
+        got = L.solve_triangular(ta, tb, upper=upper, unitriangular=True)
+        assert_close(got, unit, **_tol(dtype))
+        # X A = B: (A^T X^T = B^T).
+        x = _rand((2, 3), dtype, 2)
+        right = np.stack([sl.solve_triangular(m.T, x.T, lower=upper).T for m in a])
+        got = L.solve_triangular(ta, _t(x, device), upper=upper, left=False)
+        assert_close(got, right, **_tol(dtype))
+        sol, coef = tc.triangular_solve(tb, ta, upper=upper, transpose=True)
+        trans = np.stack([sl.solve_triangular(m, b, lower=not upper, trans="T") for m in a])
+        assert_close(sol, trans, **_tol(dtype))
+        assert_close(coef, a)
+    with pytest.raises(RuntimeError, match="B must have at least 2 dimensions"):
+        L.solve_triangular(ta, tb[:, 0], upper=True)
+    with pytest.raises(RuntimeError, match=r"Incompatible shapes of A and B .* \(3x3 and 2x3\)"):
+        L.solve_triangular(ta, tb.mT, upper=True)
+    # Cholesky: A = L L^H = U^H U.
+    c = _rand((2, 3, 3), dtype, 3)
+    spd = c @ _mh(c) + 3 * np.eye(3)
+    low = np.linalg.cholesky(spd)
+    want = np.linalg.solve(spd, b)
+    assert_close(tc.cholesky_solve(tb, _t(low, device)), want, **_tol(dtype))
+    assert_close(tb.cholesky_solve(_t(_mh(low), device), upper=True), want, **_tol(dtype))
+    assert_close(tc.cholesky_inverse(_t(low, device)), np.linalg.inv(spd), **_tol(dtype))
+    inv_u = tc.cholesky_inverse(_t(_mh(low), device), upper=True)
+    assert_close(inv_u, np.linalg.inv(spd), **_tol(dtype))
+    with pytest.raises(RuntimeError, match="b should have at least 2 dimensions"):
+        tc.cholesky_solve(tb[:, 0], _t(low, device))
+
+
+def test_cholesky_ex_reports_instead_of_raising(device: str) -> None:
+    good = np.array([[4.0, 2.0], [2.0, 5.0]])
+    bad = np.array([[1.0, 2.0], [2.0, 1.0]])
+    L_, info = L.cholesky_ex(_t(np.stack([good, bad, good]), device))
+    assert type(L.cholesky_ex(_t(good, device))).__name__ == "linalg_cholesky_ex"
+    assert info.dtype is tc.int32 and info.tolist() == [0, 2, 0]
+    assert_close(L_[0], np.linalg.cholesky(good))
+    assert_close(L_[2], np.linalg.cholesky(good))
+    assert L_[1].isnan().all()
+    L1, info1 = L.cholesky_ex(_t(good, device), upper=True)
+    assert info1.shape == () and info1.item() == 0
+    assert_close(L1, np.linalg.cholesky(good).T)
+    with pytest.raises(L.LinAlgError, match=r"linalg\.cholesky_ex: .*order 2"):
+        L.cholesky_ex(_t(bad, device), check_errors=True)
+
+
+def test_adjoint_views(device: str) -> None:
+    a = _rand((2, 2, 3), tc.complex128)
+    t = _t(a, device)
+    assert_close(t.mH, _mh(a))
+    assert_close(t.adjoint(), _mh(a))
+    assert_close(t[0].H, _mh(a[0]))
+    r = _t(a.real, device)
+    assert_close(r.mH, np.swapaxes(a.real, -1, -2))
+    with pytest.raises(RuntimeError, match=r"tensor\.mH is only supported on matrices"):
+        _ = t[0, 0].mH
+    with pytest.raises(RuntimeError, match=r"For batches of matrices, consider using tensor\.mH"):
+        _ = t.H
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
 def test_eigh_eigvalsh_match_numpy(device: str, dtype: tc.dtype) -> None:
     b = _rand((2, 4, 4), dtype)
     a = b + _mh(b)

@@ -100,6 +100,42 @@ def test_multilabel_and_multi_margin(device: str) -> None:
         F.multi_margin_loss(a, y, p=3)
 
 
+ML_TARGET = np.array([[3, 0, -1, 1], [1, 1, 2, -1], [2, -1, 0, 0], [0, 1, 2, 3], [-1, 2, 2, 2]])
+
+
+def _multilabel_margin(x: Any, target: Any) -> Any:
+    """Per row: listed classes j (before the first -1; repeats count again) against the
+    classes i not listed, ``max(0, 1 - x[j] + x[i]) / C``."""
+    out = np.zeros(len(x))
+    for r, (row, tg) in enumerate(zip(x, target, strict=True)):
+        listed = []
+        for c in tg:
+            if c < 0:
+                break
+            listed.append(c)
+        for j in listed:
+            for i in range(len(row)):
+                if i not in listed:
+                    out[r] += max(0.0, 1 - row[j] + row[i])
+    return out / x.shape[1]
+
+
+def test_multilabel_margin(device: str) -> None:
+    a, y = t(A, device), tc.tensor(ML_TARGET, device=device)
+    want = _multilabel_margin(A, ML_TARGET)
+    assert_close(F.multilabel_margin_loss(a, y, reduction="none"), want)
+    assert_close(nn.MultiLabelMarginLoss()(a, y), want.mean())
+    assert_close(nn.MultiLabelMarginLoss(reduction="sum")(a, y), want.sum())
+    one = F.multilabel_margin_loss(a[0], y[0], reduction="none")
+    assert one.shape == () and math.isclose(one.item(), want[0])
+    with pytest.raises(RuntimeError, match=r"inconsistent target size: \[5, 3\]"):
+        F.multilabel_margin_loss(a, y[:, :3])
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Float"):
+        F.multilabel_margin_loss(a, y.float())
+    with pytest.raises(RuntimeError, match="'target' is out of range"):
+        F.multilabel_margin_loss(a, y + 4)
+
+
 def test_poisson_and_gaussian_nll(device: str) -> None:
     a, p = t(A, device), t(P, device)
     k = np.abs(P) * 3
@@ -130,6 +166,7 @@ def test_poisson_and_gaussian_nll(device: str) -> None:
         lambda a, p, n: F.cosine_embedding_loss(a, p, tc.tensor(S, device=a.device), 0.1),
         lambda a, p, n: F.multi_margin_loss(a, tc.tensor(Y, device=a.device), p=2),
         lambda a, p, n: F.multilabel_soft_margin_loss(a, (p > 0).double()),
+        lambda a, p, n: F.multilabel_margin_loss(a, tc.tensor(ML_TARGET, device=a.device)),
         lambda a, p, n: F.gaussian_nll_loss(a, p, n.abs() + 0.1),
         lambda a, p, n: F.soft_margin_loss(a, p.sign()) + F.poisson_nll_loss(a, p.abs()),
     ],

@@ -796,3 +796,23 @@ def test_pad_and_pack_utilities() -> None:
     assert padded.shape == (4, 3) and lengths.tolist() == [3, 2, 1]
     with pytest.raises(RuntimeError, match="sorted in decreasing order"):
         pack_sequence([tc.tensor([1]), tc.tensor([1, 2])])
+
+
+def test_unpad_and_unpack_invert_pad_and_pack(device: str) -> None:
+    from tensorcore.nn.utils.rnn import (
+        pack_sequence,
+        pad_sequence,
+        unpack_sequence,
+        unpad_sequence,
+    )
+
+    seqs = [tc.arange(n * 2.0, device=device).reshape(n, 2) + n for n in (2, 4, 1)]
+    for batch_first in (True, False):
+        back = unpad_sequence(pad_sequence(seqs, batch_first), tc.tensor([2, 4, 1]), batch_first)
+        assert [t.tolist() for t in back] == [t.tolist() for t in seqs]
+    packed = pack_sequence(seqs, enforce_sorted=False)
+    assert [t.tolist() for t in unpack_sequence(packed)] == [t.tolist() for t in seqs]
+    # PackedSequence's casts and queries act on its data.
+    assert packed.double().data.dtype is tc.float64 and packed.long().data.dtype is tc.int64
+    assert packed.double().batch_sizes is packed.batch_sizes
+    assert packed.is_cuda == (tc.device(device).type == "cuda") and not packed.cpu().is_cuda

@@ -8,6 +8,7 @@ import pickle
 from collections import OrderedDict
 from typing import Any
 
+import numpy as np
 import pytest
 
 import tensorcore as tc
@@ -192,6 +193,55 @@ def test_forward_hooks_and_pre_hooks() -> None:
     lin.register_forward_hook(lambda m, a, o: calls.append("first"), prepend=True)
     out = lin(tc.ones(1, 2))
     assert seen["out"] is out and calls[-1] == "first"
+
+
+def test_full_backward_hooks(device: str) -> None:
+    # Linear: grad_input = grad_output @ W, checked against NumPy.
+    lin = nn.Linear(3, 2).to(device, tc.float64)
+    w = lin.weight.detach().cpu().numpy()
+    x = tc.randn(4, 3, dtype=tc.float64, device=device, requires_grad=True)
+    g = np.arange(8.0).reshape(4, 2)
+    seen: list[Any] = []
+    order: list[str] = []
+    h = lin.register_full_backward_hook(lambda m, gi, go: seen.append((m, gi, go)))
+    lin.register_full_backward_pre_hook(lambda m, go: order.append("pre"))
+    lin.register_full_backward_hook(lambda m, gi, go: order.append("hook"))
+    out = lin(x)
+    assert out.grad_fn.name() == "BackwardHookFunctionBackward"
+    out.backward(tc.tensor(g, device=device))
+    ((m, gi, go),) = seen
+    assert m is lin and len(gi) == 1 and len(go) == 1
+    assert_close(go[0], g)
+    assert_close(gi[0], g @ w)
+    assert order == ["pre", "hook"]
+    h.remove()
+    # A hook's result replaces grad_input; a pre-hook's replaces grad_output.
+    lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 2,))
+    x.grad = None
+    lin(x).backward(tc.tensor(g, device=device))
+    assert_close(x.grad, 2 * g @ w)
+    lin2 = nn.Linear(3, 2).to(device, tc.float64)
+    lin2.register_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
+    x.grad = None
+    lin2(x).sum().backward()
+    assert_close(x.grad, np.zeros((4, 3)))
+    assert lin2.weight.grad.abs().sum().item() == 0
+    # No input requires grad: the hook runs with grad_input all None; a non-tensor
+    # argument is a None too.
+    lin3 = nn.Linear(3, 2).to(device, tc.float64)
+    got: list[Any] = []
+    lin3.register_full_backward_hook(lambda m, gi, go: got.append((gi, go[0].shape)))
+    lin3(x.detach()).sum().backward()
+    assert got == [((None,), (4, 2))]
+    # A wrong number of gradients is an error.
+    lin4 = nn.Linear(3, 2).to(device, tc.float64)
+    lin4.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+    with pytest.raises(RuntimeError, match="invalid number of grad_input, got 2, but expected 1"):
+        lin4(x).sum().backward()
+    # Removed hooks leave the module's output as it was.
+    plain = nn.Linear(3, 2)
+    plain.register_full_backward_hook(lambda m, gi, go: None).remove()
+    assert plain(tc.ones(1, 3)).grad_fn.name() != "BackwardHookFunctionBackward"
 
 
 def test_forward_hook_always_call_runs_on_error() -> None:

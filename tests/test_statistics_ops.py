@@ -180,3 +180,55 @@ def test_chain_matmul_is_multi_dot_with_pytorchs_warning(
     with pytest.warns(UserWarning, match="torch.chain_matmul is deprecated"):
         got = tc.chain_matmul(a, b, c)
     assert_close(got, (a.cpu().numpy() @ b.cpu().numpy()) @ c.cpu().numpy())
+
+
+def _mode_oracle(a: np.ndarray) -> tuple[Any, Any]:
+    """Per row of ``a``: the smallest most frequent value, the index of its last occurrence."""
+    vals, idxs = [], []
+    for row in a.reshape(-1, a.shape[-1]):
+        uniq, counts = np.unique(row, return_counts=True)
+        v = uniq[np.argmax(counts)]
+        vals.append(v)
+        idxs.append(np.nonzero(row == v)[0][-1])
+    shape = a.shape[:-1]
+    return np.array(vals, dtype=a.dtype).reshape(shape), np.array(idxs).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.int64, tc.bool])
+def test_mode_matches_numpy(device: str, dtype: Any) -> None:
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, size=(3, 5, 7)).astype(np.dtype(str(dtype).split(".")[-1]))
+    t = tc.tensor(a, device=device)
+    for dim in (-1, 0, 1):
+        moved = np.moveaxis(a, dim, -1)
+        want_v, want_i = _mode_oracle(moved)
+        got = tc.mode(t, dim)
+        assert type(got).__name__ == "mode"
+        assert_close(got.values, want_v)
+        assert_close(got.indices, want_i)
+        kept = t.mode(dim, keepdim=True)
+        assert_close(kept.values, np.expand_dims(want_v, dim))
+    v, i = tc.mode(tc.tensor(2.0, device=device))
+    assert v.item() == 2.0 and i.item() == 0
+    with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+        tc.mode(tc.ones(0, device=device))
+
+
+def test_histogram_matches_numpy(device: str) -> None:
+    a = np.random.default_rng(1).normal(size=(40, 5)) * 3
+    w = np.random.default_rng(2).uniform(size=(40, 5))
+    t = tc.tensor(a, device=device)
+    for kwargs in [{}, {"range": (-2.0, 3.0)}, {"density": True}]:
+        h = tc.histogram(t, 7, **kwargs)
+        want_h, want_e = np.histogram(a, 7, **kwargs)
+        assert type(h).__name__ == "histogram"
+        assert_close(h.hist, want_h.astype(np.float64))
+        assert_close(h.bin_edges, want_e)
+    edges = np.array([-5.0, -1.0, 0.0, 0.5, 4.0])
+    h = t.histogram(tc.tensor(edges, device=device), weight=tc.tensor(w, device=device))
+    assert_close(h.hist, np.histogram(a, edges, weights=w)[0])
+    h1 = tc.histogram(tc.tensor([1.0, 1.0, 1.0], device=device), 2)
+    assert_close(h1.bin_edges, [0.5, 1.0, 1.5])
+    assert_close(h1.hist, [0.0, 3.0])
+    with pytest.raises(RuntimeError, match="min should not exceed max"):
+        tc.histogram(t, 2, range=(3.0, 1.0))

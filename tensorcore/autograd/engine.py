@@ -184,8 +184,10 @@ def _run_backward(
 
     # Dependency counts over the reachable graph, found iteratively (nodes hash by identity).
     deps: dict[Node, int] = {}
-    stack = [n for n, _ in roots if n is not None]
-    starts = set(stack)
+    # Each root node once: several outputs of one node are one start (counting its inputs
+    # once per output would leave them waiting for consumers that never come).
+    starts = {n for n, _ in roots if n is not None}
+    stack = list(starts)
     while stack:
         for nxt, _ in stack.pop().next_functions:
             if nxt is not None:

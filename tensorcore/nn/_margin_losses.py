@@ -9,7 +9,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .._tensor import Tensor
+from .. import dtypes as dt
+from .._tensor import Tensor, torch_name
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -21,6 +22,7 @@ __all__ = [
     "hinge_embedding_loss",
     "margin_ranking_loss",
     "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "pairwise_distance",
     "poisson_nll_loss",
@@ -293,6 +295,51 @@ def multilabel_soft_margin_loss(
         loss = loss * weight
     cdim = input.ndim - 1
     loss = loss.sum(cdim) / input.shape[cdim]
+    return _reduce(loss, reduction)
+
+
+@checked(f"multilabel_margin_loss(Tensor input, Tensor target, {_LEGACY}) -> Tensor")
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The multi-label hinge loss: ``target`` (int64, the shape of ``input``) lists each
+    sample's classes, ended by the first -1; each listed class ``j`` and each class ``i``
+    not listed add ``max(0, 1 - (x[j] - x[i])) / C``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> tc.nn.functional.multilabel_margin_loss(x, tc.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "multilabel_margin_loss")
+    if target.dtype is not dt.int64:
+        raise RuntimeError(f"expected scalar type Long but found {torch_name(target.dtype)}")
+    if tuple(target.shape) != tuple(input.shape) or input.ndim > 2:
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
+    x = input.reshape(-1, input.shape[-1] if input.ndim else 1)
+    t = target.reshape(x.shape)
+    c = x.shape[1]
+    if t.numel() and bool(((t < -1) | (t >= c)).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    # The listed classes: the entries before each row's first -1.
+    listed = (t >= 0).long().cumprod(1).bool()
+    idx = t.clamp(min=0)
+    is_target = (
+        ops.zeros(x.shape, dtype=dt.int64, device=x.device).scatter_add(1, idx, listed.long()) > 0
+    )
+    pairs = (1 - x.gather(1, idx).unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)
+    keep = listed.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = ops.where(keep, pairs, ops.zeros_like(pairs)).sum((1, 2)) / c
+    if input.ndim <= 1:
+        loss = loss.reshape(())
     return _reduce(loss, reduction)
 
 

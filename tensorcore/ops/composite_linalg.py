@@ -22,6 +22,7 @@ from ..dispatch import get_op
 from ..layouts import contiguous_format
 from . import functions as ops
 from ._call import call
+from .frontends import broadcast_shapes
 from .meta_linalg import check_float_matrix
 
 __all__ = ["LINALG_COMPOSITES"]
@@ -460,6 +461,75 @@ def logdet(self: Tensor) -> Tensor:
 @_composite
 def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
     return _run("linalg_pinv", self, None, rcond, False)
+
+
+# ------------------------------------------------------------------ triangular systems
+def _triangle(A: Tensor, upper: bool, unitriangular: bool) -> Tensor:
+    """The triangle of ``A`` that a triangular solver reads (ones on the diagonal when
+    ``unitriangular``): the other entries get no gradient, as in PyTorch."""
+    T = A.triu() if upper else A.tril()
+    if unitriangular:
+        eye = ops.eye(A._shape[-1], dtype=A._dtype, device=A.device)
+        T = T - ops.diag_embed(T.diagonal(0, -2, -1)) + eye
+    return T
+
+
+@_composite
+def linalg_solve_triangular(
+    self: Tensor, B: Tensor, upper: bool, left: bool = True, unitriangular: bool = False
+) -> Tensor:
+    fn = "linalg.solve_triangular"
+    check_float_matrix(fn, self)
+    check_float_matrix(fn, B, square=False, arg="B")
+    n = self._shape[-1]
+    if (B._shape[-2] if left else B._shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fn}: Incompatible shapes of A and B for the equation {eq} "
+            f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
+        )
+    d = dt.promote_types(self._dtype, B._dtype)
+    A, B = self.to(d), B.to(d)
+    # B with A's batch dims (broadcast) is always read as a batch of matrices.
+    batch = broadcast_shapes(A._shape[:-2], B._shape[:-2])
+    B = B.expand(*batch, *B._shape[-2:])
+    return _run("linalg_solve", _triangle(A, upper, unitriangular), B, left)
+
+
+@_composite
+def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError(
+            f"b should have at least 2 dimensions, but has {self.ndim} dimensions instead"
+        )
+    check_float_matrix("cholesky_solve", input2)
+    # A = L L^H (or U^H U): two triangular solves.
+    first = _mh(input2) if upper else input2
+    y = linalg_solve_triangular(first, self, upper=False)
+    return linalg_solve_triangular(_mh(first), y, upper=True)
+
+
+@_composite
+def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
+    check_float_matrix("cholesky_inverse", self)
+    eye = ops.eye(self._shape[-1], dtype=self._dtype, device=self.device)
+    return cholesky_solve(eye.expand(self._shape), self, upper)
+
+
+@_composite
+def triangular_solve(
+    self: Tensor,
+    A: Tensor,
+    upper: bool = True,
+    transpose: bool = False,
+    unitriangular: bool = False,
+) -> Any:
+    check_float_matrix("triangular_solve", A)
+    T = _triangle(A, upper, unitriangular)
+    if transpose:
+        T, upper = T.mT, not upper
+    x = linalg_solve_triangular(T, self, upper=upper)
+    return rt.triangular_solve(x, A.clone())
 
 
 # ------------------------------------------------------------------ batched products, distances

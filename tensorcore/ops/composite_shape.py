@@ -652,6 +652,69 @@ def unique_consecutive(
 
 
 @_composite
+def histogram(
+    self: Tensor,
+    bins: Any = 100,
+    range: Any = None,
+    weight: Tensor | None = None,
+    density: bool = False,
+) -> Any:
+    from .. import return_types
+
+    x = self.reshape(-1)
+    if isinstance(bins, Tensor):
+        if bins.ndim != 1 or bins.numel() < 2:
+            raise RuntimeError(
+                "torch.histogramdd: bins tensor should have one dimension and at least 2 "
+                f"elements, but got {bins.ndim} dimensions and {bins.numel()} elements"
+            )
+        if bins._dtype is not self._dtype:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                f"but got input {torch_name(self._dtype)} and bins {torch_name(bins._dtype)}"
+            )
+        edges = bins
+    else:
+        n = int(bins)
+        if n <= 0:
+            raise RuntimeError(
+                f"torch.histogramdd(): bins must be > 0, but got {n} for dimension 0"
+            )
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif x.numel():
+            lo, hi = float(x.amin()), float(x.amax())
+        else:
+            lo = hi = 0.0
+        if lo > hi:
+            raise RuntimeError(
+                f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} "
+                "for dimension 0"
+            )
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = ops.linspace(lo, hi, n + 1, dtype=self._dtype, device=self._device)
+    nbins = edges.numel() - 1
+    if weight is not None:
+        if tuple(weight.shape) != tuple(self.shape):
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided it should have the same shape "
+                f"as the input tensor excluding its innermost dimension, but got input with "
+                f"shape {tuple(self.shape)} and weight with shape {tuple(weight.shape)}"
+            )
+        w = weight.reshape(-1)
+    else:
+        w = ops.ones_like(x)
+    inside = (x >= edges[0]) & (x <= edges[-1])
+    pos = (ops.searchsorted(edges, x, right=True) - 1).clamp(0, nbins - 1)
+    w = ops.where(inside, w, ops.zeros_like(w))
+    hist = ops.zeros((nbins,), dtype=self._dtype, device=self._device).scatter_add(0, pos, w)
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return return_types.histogram(hist, edges.clone() if edges is bins else edges)
+
+
+@_composite
 def histc(self: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     if bins <= 0:
         raise RuntimeError(f"histc(): bins must be > 0, but got {bins} for dimension 0")

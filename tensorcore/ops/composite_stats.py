@@ -50,6 +50,36 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     return return_types.kthvalue(v, i)
 
 
+@_composite
+def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    d = _wrap_dim(dim, self.ndim)
+    if self.ndim == 0:
+        return return_types.mode(*_scalar_pair(self))
+    n = self._shape[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    x = self.movedim(d, -1)
+    s = x.sort(-1, stable=True).values
+    # Runs of equal values in the sorted rows: each position's run and the run's length.
+    first = ops.ones((*s._shape[:-1], 1), dtype=dt.bool_, device=self._device)
+    starts = ops.cat([first, s[..., 1:] != s[..., :-1]], -1)
+    run = starts.cumsum(-1) - 1
+    lengths = ops.zeros(run._shape, dtype=dt.int64, device=self._device).scatter_add(
+        -1, run, ops.ones(run._shape, dtype=dt.int64, device=self._device)
+    )
+    # The longest run that comes first is the smallest of the most frequent values.
+    best = lengths.gather(-1, run).argmax(-1, keepdim=True)
+    value = s.gather(-1, best)
+    positions = ops.arange(n, device=self._device).expand(x._shape)
+    index = ops.where(x == value, positions, -1).amax(-1, keepdim=True)
+    values = x.gather(-1, index)  # the gradient goes to the element at the index
+    if keepdim:
+        values, index = values.movedim(-1, d), index.movedim(-1, d)
+    else:
+        values, index = values.squeeze(-1), index.squeeze(-1)
+    return return_types.mode(values, index)
+
+
 def _median_position(valid: Tensor, n: int, ignore_nan: bool) -> Tensor:
     """Where the median lies among ``n`` sorted elements of which ``valid`` are numbers (NaN
     sorts last): the lower median of the numbers (the first NaN where there are none), or,

@@ -1404,18 +1404,37 @@ def _vjp(
     fn: Callable[..., tuple[Any, ...]], inputs: tuple[Any, ...], grads: Any
 ) -> tuple[Any, ...]:
     """The gradients of ``fn(*inputs)`` (a tuple of tensors) for the output gradients
-    ``grads`` (None where an output has none), one per input (None for absent inputs)."""
+    ``grads`` (None where an output has none), one per input (None for absent inputs).
+
+    Under grad mode (a backward with ``create_graph=True``) the gradients are themselves
+    differentiable in ``inputs`` and ``grads``, so derivatives of any order go through."""
     from ..autograd.engine import grad as autograd_grad
 
+    create = grad_mode.is_grad_enabled()
     with grad_mode.enable_grad():
-        leaves = [None if t is None else t.detach().requires_grad_() for t in inputs]
+        # An input on the graph is differentiated through an alias of it (so the result keeps
+        # its history); one off the graph through a fresh leaf.
+        leaves = [
+            None
+            if t is None
+            else t.view_as(t)
+            if create and t.requires_grad
+            else t.detach().requires_grad_()
+            for t in inputs
+        ]
         outs = fn(*leaves)
         pairs = [(o, g) for o, g in zip(outs, grads, strict=True) if g is not None]
         wrt = [t for t in leaves if t is not None]
         if not pairs:
             return tuple(None for _ in inputs)
         res = iter(
-            autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True)
+            autograd_grad(
+                [o for o, _ in pairs],
+                wrt,
+                [g for _, g in pairs],
+                allow_unused=True,
+                create_graph=create,
+            )
         )
     return tuple(None if t is None else next(res) for t in leaves)
 

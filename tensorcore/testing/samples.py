@@ -1220,6 +1220,47 @@ def _linalg_solve(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("linalg_solve_triangular")
+def _linalg_solve_triangular(m: _Maker) -> list[Sample]:
+    return [
+        S((_invertible(m, 3, 3), m.uniform(3, 2), True)),
+        S((_invertible(m, 2, 3, 3), m.uniform(3, 2), False), desc="lower, broadcast batch"),
+        S(
+            (_invertible(m, 3, 3, t=True), m.uniform(2, 2, 3), False),
+            {"left": False, "unitriangular": True},
+            desc="right, unit diagonal",
+        ),
+    ]
+
+
+@_samples("cholesky_solve")
+def _cholesky_solve(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), _invertible(m, 3, 3))),
+        S((m.uniform(2, 3, 1), _invertible(m, 3, 3)), {"upper": True}, desc="batch, upper"),
+    ]
+
+
+@_samples("cholesky_inverse")
+def _cholesky_inverse(m: _Maker) -> list[Sample]:
+    return [
+        S((_invertible(m, 3, 3),)),
+        S((_invertible(m, 2, 2, 2),), {"upper": True}, desc="batch, upper"),
+    ]
+
+
+@_samples("triangular_solve")
+def _triangular_solve(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), _invertible(m, 3, 3))),
+        S(
+            (m.uniform(3, 2), _invertible(m, 2, 3, 3)),
+            {"upper": False, "transpose": True, "unitriangular": True},
+            desc="batch, lower, transposed, unit diagonal",
+        ),
+    ]
+
+
 @_samples("linalg_cholesky")
 def _linalg_cholesky(m: _Maker) -> list[Sample]:
     return [
@@ -1889,11 +1930,28 @@ def _histc(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("histogram")
+def _histogram(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4),), desc="default bins and range"),
+        S((m.uniform(3, 4, t=True), 4), {"range": (-0.5, 0.5), "density": True}, desc="range"),
+    ]
+
+
 @_samples("kthvalue")
 def _kthvalue(m: _Maker) -> list[Sample]:
     return [
         S((m.distinct(2, 4), 2), desc="k=2"),
         S((m.distinct(4, 3, t=True), 3, 0, True), desc="dim 0 of transposed, keepdim"),
+    ]
+
+
+@_samples("mode")
+def _mode(m: _Maker) -> list[Sample]:
+    # Distinct values (a tie would move under gradcheck's perturbations): the smallest wins.
+    return [
+        S((m.distinct(2, 4),)),
+        S((m.distinct(4, 3, t=True), 0, True), desc="dim 0 of transposed, keepdim"),
     ]
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "GaussianNLLLoss",
     "HingeEmbeddingLoss",
     "MarginRankingLoss",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
     "PairwiseDistance",
@@ -174,6 +175,15 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         return L.multilabel_soft_margin_loss(
             input, target, weight=self.weight, reduction=self.reduction
         )
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss (see
+    :func:`tensorcore.nn.functional.multilabel_margin_loss`)."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.multilabel_margin_loss`."""
+        return L.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):

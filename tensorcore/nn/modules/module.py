@@ -18,7 +18,7 @@ from ..._tensor_methods import legacy_type_name
 from ...autograd.grad_mode import no_grad
 from ...devices import device as _device
 from ...ops.functions import empty_like
-from ...utils.hooks import RemovableHandle
+from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle"]
@@ -85,6 +85,10 @@ class Module:
     _forward_hooks_always_called: dict[int, bool]
     _forward_pre_hooks: dict[int, Callable[..., Any]]
     _forward_pre_hooks_with_kwargs: dict[int, bool]
+    # Full backward (pre-)hooks: shared empty defaults until a module registers one (an
+    # instance dict then), so that a module without them pays nothing per call.
+    _backward_hooks: dict[int, Callable[..., Any]] = {}  # noqa: RUF012
+    _backward_pre_hooks: dict[int, Callable[..., Any]] = {}  # noqa: RUF012
 
     #: Subclasses set this to False when their ``forward`` is not the place to call.
     call_super_init: bool = False
@@ -115,7 +119,12 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if not (
+            self._forward_hooks
+            or self._forward_pre_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if self._forward_pre_hooks_with_kwargs.get(hid):
@@ -131,6 +140,12 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw_hook = BackwardHook(
+                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
+            )
+            args = bw_hook.setup_input_hook(args)
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
@@ -151,7 +166,63 @@ class Module:
                 res = hook(self, args, result)
             if res is not None:
                 result = res
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
         return result
+
+    def register_full_backward_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` when the gradients with respect to
+        the module's positional tensor inputs are computed.
+
+        ``grad_input`` and ``grad_output`` are tuples, with None for an input or output that
+        is not a tensor requiring grad; a non-None result replaces ``grad_input``. The inputs
+        and outputs pass through an identity (``BackwardHookFunctionBackward``), so a forward
+        must not modify them in place.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> lin = tc.nn.Linear(2, 1)
+        >>> seen = []
+        >>> h = lin.register_full_backward_hook(lambda m, gi, go: seen.append(go[0].shape))
+        >>> lin(tc.ones(3, 2, requires_grad=True)).sum().backward()
+        >>> seen
+        [tensorcore.Size([3, 1])]
+        >>> h.remove()
+        """
+        if "_backward_hooks" not in self.__dict__:
+            object.__setattr__(self, "_backward_hooks", OrderedDict())
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
+        return handle
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` when the gradients with respect to the module's
+        outputs are computed; a non-None result replaces ``grad_output``.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> lin = tc.nn.Linear(2, 1)
+        >>> h = lin.register_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
+        >>> x = tc.ones(1, 2, requires_grad=True)
+        >>> lin(x).sum().backward()
+        >>> x.grad
+        tensor([[0., 0.]])
+        """
+        if "_backward_pre_hooks" not in self.__dict__:
+            object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
+        return handle
 
     def register_forward_pre_hook(
         self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False

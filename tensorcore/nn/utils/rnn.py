@@ -5,7 +5,7 @@ sequences still running, longest first; ``batch_sizes`` counts them per step).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ... import dtypes as dt
@@ -19,6 +19,8 @@ __all__ = [
     "pack_sequence",
     "pad_packed_sequence",
     "pad_sequence",
+    "unpack_sequence",
+    "unpad_sequence",
 ]
 
 
@@ -34,6 +36,62 @@ class PackedSequence(NamedTuple):
     def to(self, *args: Any, **kwargs: Any) -> PackedSequence:
         """The same sequences with ``data`` moved or cast (``Tensor.to``'s arguments)."""
         return self._replace(data=self.data.to(*args, **kwargs))
+
+    def _with(self, fn: Callable[[Tensor], Tensor]) -> PackedSequence:
+        return self._replace(data=fn(self.data))
+
+    def cuda(self, *args: Any, **kwargs: Any) -> PackedSequence:
+        """``data`` on a CUDA device (``Tensor.cuda``'s arguments)."""
+        return self._with(lambda t: t.cuda(*args, **kwargs))
+
+    def cpu(self) -> PackedSequence:
+        """``data`` on the CPU."""
+        return self._with(lambda t: t.cpu())
+
+    def pin_memory(self) -> PackedSequence:
+        """``data`` in pinned host memory."""
+        return self._with(lambda t: t.pin_memory())
+
+    def double(self) -> PackedSequence:
+        """``data`` as float64."""
+        return self._with(lambda t: t.double())
+
+    def float(self) -> PackedSequence:
+        """``data`` as float32."""
+        return self._with(lambda t: t.float())
+
+    def half(self) -> PackedSequence:
+        """``data`` as float16."""
+        return self._with(lambda t: t.half())
+
+    def long(self) -> PackedSequence:
+        """``data`` as int64."""
+        return self._with(lambda t: t.long())
+
+    def int(self) -> PackedSequence:
+        """``data`` as int32."""
+        return self._with(lambda t: t.int())
+
+    def short(self) -> PackedSequence:
+        """``data`` as int16."""
+        return self._with(lambda t: t.short())
+
+    def char(self) -> PackedSequence:
+        """``data`` as int8."""
+        return self._with(lambda t: t.char())
+
+    def byte(self) -> PackedSequence:
+        """``data`` as uint8."""
+        return self._with(lambda t: t.byte())
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether ``data`` is on a CUDA device."""
+        return bool(self.data.is_cuda)
+
+    def is_pinned(self) -> bool:
+        """Whether ``data`` is in pinned host memory."""
+        return bool(self.data.is_pinned())
 
 
 def _lengths(lengths: Any) -> list[int]:
@@ -187,3 +245,38 @@ def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> P
     """Pack a list of sequences (L_i, *)."""
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
+
+
+def unpad_sequence(
+    padded_sequences: Tensor, lengths: Any, batch_first: bool = False
+) -> list[Tensor]:
+    """The inverse of :func:`pad_sequence`: the sequences of ``padded_sequences`` (T, B, *)
+    (or (B, T, *)) cut to their ``lengths``, as a list.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.utils.rnn import unpad_sequence
+    >>> padded = tc.tensor([[1, 2, 3], [4, 0, 0]])
+    >>> [t.tolist() for t in unpad_sequence(padded, tc.tensor([3, 1]), batch_first=True)]
+    [[1, 2, 3], [4]]
+    """
+    if not batch_first:
+        padded_sequences = padded_sequences.transpose(0, 1)
+    return [seq[:n] for seq, n in zip(padded_sequences, _lengths(lengths), strict=True)]
+
+
+def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
+    """The inverse of :func:`pack_sequence`: the list of sequences of ``packed_sequences``,
+    in their original order.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.utils.rnn import pack_sequence, unpack_sequence
+    >>> packed = pack_sequence([tc.tensor([1]), tc.tensor([2, 3])], enforce_sorted=False)
+    >>> [t.tolist() for t in unpack_sequence(packed)]
+    [[1], [2, 3]]
+    """
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)

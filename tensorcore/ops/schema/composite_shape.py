@@ -12,7 +12,7 @@ _TRAPEZOID_BOOL = "trapezoid: received a bool input for `y`, but bool is not sup
 #: The dtypes PyTorch computes these composites in, where not all four.
 _CS_DTYPES = {
     "bucketize": "if", "isin": "if", "unique": "bif", "unique_consecutive": "bif",
-    "histc": "f", "kthvalue": "if", "median": "if", "nanmedian": "if", "quantile": "f",
+    "histc": "f", "histogram": "f", "kthvalue": "if", "mode": "bif", "median": "if", "nanmedian": "if", "quantile": "f",
     "nanquantile": "f", "nanmean": "f", "nansum": "bif", "var_mean": "fc", "std_mean": "fc",
     "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
     "trapezoid": "ifc", "trapz": "ifc", "cumulative_trapezoid": "ifc", "chain_matmul": "ifc",
@@ -237,12 +237,29 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "and maximum when both are 0); elements outside are ignored.",
         {},
     ),
+    (
+        "histogram(Tensor self, Any bins=100, *, Any? range=None, Tensor? weight=None, "
+        "bool density=False) -> (Tensor hist, Tensor bin_edges)",
+        "reduction nondifferentiable",
+        "A histogram of the elements over ``bins`` equal bins of ``range`` (the data's "
+        "minimum and maximum by default) or between the edges of a 1-D tensor ``bins``, the "
+        "last bin closed; each element counts ``weight`` (1 by default); ``density`` divides "
+        "by the total and the bin widths. Returns the counts and the edges.",
+        {},
+    ),
     # ------------------------------------------------------------ statistics
     (
         "kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> "
         "(Tensor values, Tensor indices)",
         "reduction",
         "The ``k``-th smallest element along ``dim`` and its index.",
+        {},
+    ),
+    (
+        "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        "reduction",
+        "The most frequent value along ``dim`` (the smallest of the most frequent ones) and "
+        "the index of its last occurrence.",
         {},
     ),
     (

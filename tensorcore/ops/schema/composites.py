@@ -174,6 +174,13 @@ for _sig, _doc, *_more in [
         "A view of the diagonals of the matrices in the last two dims.",
     ),
     (
+        "linalg_solve_triangular(Tensor self, Tensor B, bool upper, bool left=True, "
+        "bool unitriangular=False) -> Tensor",
+        "The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``) for triangular "
+        "``A``, read from its upper or lower triangle (with a unit diagonal when "
+        "``unitriangular``).",
+    ),
+    (
         "linalg_multi_dot(Tensor[] tensors) -> Tensor",
         "The product of a chain of matrices, in the cheapest order.",
     ),
@@ -202,6 +209,24 @@ for _sig, _doc, _method in [
     (
         "logdet(Tensor self) -> Tensor",
         "The log of each determinant (nan for a negative real one).",
+        True,
+    ),
+    (
+        "cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor",
+        "The solution of ``A X = self`` given the Cholesky factor ``input2`` of ``A`` (lower, "
+        "or upper when ``upper``).",
+        True,
+    ),
+    (
+        "cholesky_inverse(Tensor self, bool upper=False) -> Tensor",
+        "The inverse of ``A`` given its Cholesky factor ``self``.",
+        True,
+    ),
+    (
+        "triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, "
+        "bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)",
+        "The solution of ``A X = self`` (``A.mT X = self`` when ``transpose``) for triangular "
+        "``A``, and a copy of ``A`` (deprecated: :func:`tensorcore.linalg.solve_triangular`).",
         True,
     ),
     (
