@@ -193,6 +193,25 @@ def test_dist(device: str) -> None:
         tc.dist(tc.tensor([1, 2], device=device), tc.tensor([0, 0], device=device))
 
 
+def test_cond_vander_tensorinv_tensorsolve(device: str) -> None:
+    a = _rand((2, 3, 3), tc.float64) + 2 * np.eye(3)
+    t = _t(a, device)
+    for p in (None, 2, -2, "fro", "nuc", np.inf, -np.inf, 1, -1):
+        assert_close(L.cond(t, p), np.linalg.cond(a, p))
+    assert L.cond(_t(np.zeros((2, 2)), device), 1).item() == math.inf
+    x = np.array([1.0, 2.0, 3.0])
+    assert_close(L.vander(_t(x, device)), np.vander(x, increasing=True))
+    assert_close(L.vander(_t(x, device), N=5), np.vander(x, 5, increasing=True))
+    m = _rand((6, 6), tc.float64, 4) + 3 * np.eye(6)
+    tm = _t(m.reshape(2, 3, 6), device)
+    assert_close(L.tensorinv(tm, ind=2), np.linalg.tensorinv(m.reshape(2, 3, 6), ind=2))
+    b = _rand((2, 3), tc.float64, 5)
+    want = np.linalg.tensorsolve(m.reshape(2, 3, 2, 3), b)
+    assert_close(L.tensorsolve(_t(m.reshape(2, 3, 2, 3), device), _t(b, device)), want)
+    with pytest.raises(RuntimeError, match="but got 18 != 6"):
+        L.tensorsolve(_t(np.ones((6, 2, 3)), device), _t(np.ones(6), device), dims=(0,))
+
+
 def test_adjoint_views(device: str) -> None:
     a = _rand((2, 2, 3), tc.complex128)
     t = _t(a, device)
