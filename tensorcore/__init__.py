@@ -22,6 +22,7 @@ from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from ._legacy_types import install as _install_legacy
+from ._lowrank import pca_lowrank, svd_lowrank
 from ._pickling import install as _install_pickling
 from ._rng_state import get_rng_state, set_rng_state
 from ._rng_state import install as _install_rng_state
@@ -196,6 +197,7 @@ __all__ = sorted(
         "nn",
         "no_grad",
         "optim",
+        "pca_lowrank",
         "pi",
         "promote_types",
         "result_type",
@@ -213,6 +215,7 @@ __all__ = sorted(
         "set_printoptions",
         "set_rng_state",
         "strided",
+        "svd_lowrank",
         "channels_last",
         "channels_last_3d",
         "contiguous_format",

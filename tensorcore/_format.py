@@ -325,12 +325,55 @@ def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(out) + ")"
 
 
+def _format_sparse_coo(t: Tensor) -> str:
+    """PyTorch's text for a sparse COO tensor: its indices and values, then its size, number
+    of stored elements, dtype (when not a default one) and layout on a line of their own."""
+    indent = len("tensor(")
+    suffixes = []
+    if t._device.type != "cpu":
+        suffixes.append(f"device='{t._device}'")
+    suffixes += [f"size={tuple(t._shape)}", f"nnz={t._nnz()}"]
+    d, default = t._dtype, dt.get_default_dtype()
+    default_complex = dt.complex128 if default is dt.float64 else dt.complex64
+    if d not in (default, default_complex, dt.int64, dt.bool_):
+        suffixes.append(f"dtype={d}")
+    parts = []
+    for name, part in (("indices", t._indices()), ("values", t._values())):
+        prefix = f"{name}=tensor("
+        part = part.detach()
+        if part.numel():
+            body = _body(part, indent + len(prefix))
+        else:
+            body = f"[], size={tuple(part._shape)}"
+        parts.append(prefix + body + ")")
+    text = "tensor(" + parts[0] + ",\n" + " " * indent + parts[1]
+    suffixes.append(f"layout={t._layout}")
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    # The first suffix always starts a line (PyTorch's force_newline for sparse tensors);
+    # the others follow as _with_suffixes places them.
+    out = [text, ",\n" + " " * indent + suffixes[0]]
+    last = indent + len(suffixes[0])
+    for suffix in suffixes[1:]:
+        if last + len(suffix) + 2 > _OPTS.linewidth:
+            out.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            out.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(out) + ")"
+
+
 def format_tensor(t: Tensor) -> str:
     """PyTorch's text for a tensor, e.g. ``tensor([1., 2.], dtype=tensorcore.float64)``.
 
     Follows the options of :func:`set_printoptions`; converts only the printed elements.
     """
     if t._layout is not strided:
+        if str(t._layout).endswith(".sparse_coo") and _registry.interface(t._device).holds_data:
+            return _format_sparse_coo(t)
         return (
             f"tensor(layout={t._layout}, size={list(t._shape)}, dtype={t._dtype}, "
             f"device='{t._device}')"

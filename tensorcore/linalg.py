@@ -28,6 +28,7 @@ __all__ = [
     "LinAlgError",
     "cholesky",
     "cholesky_ex",
+    "cond",
     "cross",
     "det",
     "diagonal",
@@ -48,6 +49,9 @@ __all__ = [
     "solve_triangular",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
     "vecdot",
     "vector_norm",
 ]
@@ -601,3 +605,138 @@ def _out(res: Any, out: Any) -> Any:
             )
         resize_out(out, res.shape, out.device)
     return out.copy_(res)
+
+
+@checked("cond(Tensor A, Any p=None, *, Tensor? out=None) -> Tensor")
+def cond(A: Any, p: Any = None, *, out: Any = None) -> Any:
+    """The condition number of each matrix in the norm ``p``: the ratio of its largest and
+    smallest singular values for ``p`` None or 2 (smallest over largest for -2), else
+    ``matrix_norm(A, p) * matrix_norm(inv(A), p)`` (``p`` 'fro', 'nuc', inf, -inf, 1 or -1;
+    inf for a singular matrix).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> round(tc.linalg.cond(tc.tensor([[1.0, 2.0], [3.0, 4.0]])).item(), 3)
+    14.933
+    >>> tc.linalg.cond(tc.tensor([[1.0, 2.0], [3.0, 4.0]]), 1)
+    tensor(21.)
+    """
+    if p is None or p in (2, -2):
+        s = svdvals(A)
+        big, small = s[..., 0], s[..., -1]
+        res = small / big if p == -2 else big / small
+    else:
+        if p not in ("fro", "nuc", float("inf"), -float("inf"), 1, -1):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+        if A.shape[-1] != A.shape[-2]:
+            raise RuntimeError(
+                "linalg.cond: A must be batches of square matrices, but they are "
+                f"{A.shape[-2]} by {A.shape[-1]} matrices"
+            )
+        # A singular matrix has an infinite condition number (no error, as PyTorch).
+        try:
+            res = matrix_norm(A, p) * matrix_norm(inv(A), p)
+        except LinAlgError:
+            flat = A.reshape(-1, A.shape[-2], A.shape[-1])
+            parts = []
+            for m in flat.unbind(0):
+                try:
+                    parts.append(matrix_norm(m, p) * matrix_norm(inv(m), p))
+                except LinAlgError:
+                    parts.append(ops.full((), float("inf"), dtype=matrix_norm(m, p).dtype))
+            res = ops.stack(parts).reshape(A.shape[:-2])
+    if out is not None:
+        resize_out(out, res.shape, out.device)
+        return out.copy_(res)
+    return res
+
+
+@checked("vander(Tensor x, *, int? N=None) -> Tensor")
+def vander(x: Any, *, N: Any = None) -> Any:
+    """The Vandermonde matrix of ``x`` (the last dim; leading dims are a batch): column ``j``
+    holds ``x ** j`` for ``j`` below ``N`` (``x``'s length by default).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.vander(tc.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [1, 2, 4],
+            [1, 3, 9]])
+    """
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    n = x.shape[-1] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be greater than 1.")
+    if n == 0:
+        return ops.empty((*x.shape, 0), dtype=x.dtype, device=x.device)
+    cols = [ops.ones_like(x)] + [x] * (n - 1)
+    return ops.stack(cols, -1).cumprod(-1)
+
+
+@checked("tensorinv(Tensor A, int ind=2, *, Tensor? out=None) -> Tensor")
+def tensorinv(A: Any, ind: int = 2, *, out: Any = None) -> Any:
+    """The inverse of ``A`` under :func:`tensorcore.tensordot` over ``ind`` dims: ``A`` is read
+    as the matrix of its first ``ind`` dims by the others (square), and the result has the
+    shape ``A.shape[ind:] + A.shape[:ind]``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.tensorinv(tc.eye(4).reshape(4, 2, 2), ind=1).shape
+    tensorcore.Size([2, 2, 4])
+    """
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    n_rows = 1
+    for s in rows:
+        n_rows *= s
+    n_cols = 1
+    for s in cols:
+        n_cols *= s
+    if n_rows != n_cols:
+        raise RuntimeError(
+            f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {n_cols} != {n_rows}"
+        )
+    res = inv(A.reshape(n_rows, n_cols)).reshape(*cols, *rows)
+    if out is not None:
+        resize_out(out, res.shape, out.device)
+        return out.copy_(res)
+    return res
+
+
+@checked("tensorsolve(Tensor A, Tensor B, int[]? dims=None, *, Tensor? out=None) -> Tensor")
+def tensorsolve(A: Any, B: Any, dims: Any = None, *, out: Any = None) -> Any:
+    """The ``X`` with ``tensordot(A, X, X.ndim) == B``: ``A``'s leading dims (``B``'s shape)
+    against its trailing ones (``X``'s shape); ``dims`` first moves those dims of ``A`` to
+    the end.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.linalg.tensorsolve(tc.eye(6).reshape(2, 3, 6), tc.ones(2, 3)).shape
+    tensorcore.Size([6])
+    """
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        rest = [d for d in range(A.ndim) if d not in dims]
+        A = A.permute(*rest, *dims)
+    out_shape = tuple(A.shape[B.ndim :])
+    n = 1
+    for s in out_shape:
+        n *= s
+    m = B.numel()
+    if m != n:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {n} != {m}"
+        )
+    res = solve(A.reshape(m, n), B.reshape(m)).reshape(out_shape)
+    if out is not None:
+        resize_out(out, res.shape, out.device)
+        return out.copy_(res)
+    return res

@@ -27,6 +27,7 @@ __all__ = [
     "nanmedian",
     "slogdet",
     "sort",
+    "svd",
     "topk",
     "triangular_solve",
 ]
@@ -153,6 +154,14 @@ class histogram(NamedTuple):
 
     hist: Any
     bin_edges: Any
+
+
+class svd(NamedTuple):
+    """``U``, ``S`` and ``V`` of :func:`tensorcore.svd`."""
+
+    U: Any
+    S: Any
+    V: Any
 
 
 class kthvalue(NamedTuple):

@@ -56,9 +56,43 @@ def test_tensor_keeps_numpy_dtypes(device: str, arr: np.ndarray) -> None:
     assert_close(t, np.asarray(arr))
 
 
-def test_numpy_float64_scalar_is_a_python_float(device: str) -> None:
-    # np.float64 subclasses float, so (as in PyTorch) it takes the default dtype.
-    assert tc.tensor(np.float64(1.5), device=device).dtype is tc.float32
+def test_numpy_float64_scalar_keeps_its_dtype(device: str) -> None:
+    # np.float64 subclasses float, but PyTorch reads its dtype as for any NumPy scalar.
+    assert tc.tensor(np.float64(1.5), device=device).dtype is tc.float64
+    assert tc.tensor([np.float64(1.5), 1], device=device).dtype is tc.float64
+
+
+@pytest.mark.parametrize(
+    ("data", "want"),
+    [
+        ([np.int64(1), np.int64(2)], tc.int64),
+        ([np.float32(1.5)], tc.float32),
+        ([np.int32(3)], tc.int32),
+        ([np.bool_(True)], tc.bool),
+        ([np.float32(1), 2], tc.float32),  # promote(float32, int64)
+        ([np.int64(1), 2.5], tc.float32),  # promote(int64, the default float)
+        ([[np.float16(1)]], tc.float16),
+        (np.float32(2.0), tc.float32),
+        ([np.uint8(3)], tc.uint8),
+        ([np.complex64(1j)], tc.complex64),
+        ([[1, 2], [3, np.int16(4)]], tc.int64),
+    ],
+)
+def test_tensor_of_numpy_scalars_promotes_their_dtypes(device: str, data: Any, want: Any) -> None:
+    t = tc.tensor(data, device=device)
+    assert t.dtype is want
+    assert_close(t, np.array(data, dtype=np.dtype(want.name) if want is not tc.bool else bool))
+
+
+def test_tensor_of_tensors_and_numbers_promotes_every_element(device: str) -> None:
+    # PyTorch promotes over the elements: a Python int counts as int64, a float as the
+    # default dtype (it does not defer to the tensors as an operator's scalar would).
+    i32 = tc.tensor(1, dtype=tc.int32)
+    assert tc.tensor([i32, 2.5], device=device).dtype is tc.float32
+    assert tc.tensor([i32, 2], device=device).dtype is tc.int64
+    assert tc.tensor([tc.tensor(True), 2], device=device).dtype is tc.int64
+    assert tc.tensor([tc.tensor(1.0, dtype=tc.float16), 2.5], device=device).dtype is tc.float32
+    assert tc.tensor([tc.tensor(1.0, dtype=tc.float64), 2], device=device).dtype is tc.float64
 
 
 def test_tensor_copies_its_input(device: str) -> None:

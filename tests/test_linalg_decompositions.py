@@ -146,6 +146,72 @@ def test_cholesky_ex_reports_instead_of_raising(device: str) -> None:
         L.cholesky_ex(_t(bad, device), check_errors=True)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+def test_deprecated_svd_returns_v(device: str, dtype: tc.dtype) -> None:
+    a = _rand((2, 4, 3), dtype)
+    t = _t(a, device)
+    U, S, V = tc.svd(t)
+    assert type(tc.svd(t)).__name__ == "svd" and V.shape == (2, 3, 3) and U.shape == (2, 4, 3)
+    assert_close(S, np.linalg.svd(a, compute_uv=False), **_tol(dtype))
+    assert_close(U @ tc.diag_embed(S).to(dtype) @ V.mH, a, **_tol(dtype))
+    Uf, _, Vf = t.svd(some=False)
+    assert Uf.shape == (2, 4, 4) and Vf.shape == (2, 3, 3)
+    U0, S0, V0 = tc.svd(t, compute_uv=False)
+    assert_close(S0, np.linalg.svd(a, compute_uv=False), **_tol(dtype))
+    assert not U0.abs().sum().item() and U0.shape == (2, 4, 4) and V0.shape == (2, 3, 3)
+
+
+def test_low_rank_svd_and_pca(device: str) -> None:
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(30, 3)) @ rng.normal(size=(3, 8))  # rank 3
+    t = _t(a, device)
+    tc.manual_seed(0)
+    U, S, V = tc.svd_lowrank(t, q=4)
+    assert U.shape == (30, 4) and V.shape == (8, 4)
+    assert_close(S[:3], np.linalg.svd(a, compute_uv=False)[:3], rtol=1e-6, atol=1e-6)
+    assert_close((U * S) @ V.mT, a, atol=1e-8, rtol=1e-8)
+    Uw, Sw, Vw = tc.svd_lowrank(t.mT, q=3)  # a wide matrix
+    assert Uw.shape == (8, 3) and Vw.shape == (30, 3)
+    assert_close((Uw * Sw) @ Vw.mT, a.T, atol=1e-8, rtol=1e-8)
+    centered = a - a.mean(0)
+    _, Sp, Vp = tc.pca_lowrank(t, q=3)
+    want = np.linalg.svd(centered, full_matrices=False)
+    assert_close(Sp, want[1][:3], rtol=1e-6, atol=1e-6)
+    assert_close(Vp.abs(), np.abs(want[2][:3].T), rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="must be non-negative integer and not greater"):
+        tc.pca_lowrank(t, q=9)
+
+
+def test_dist(device: str) -> None:
+    a, b = _rand((2, 3), tc.float64), _rand((3,), tc.float64, 1)
+    ta, tb = _t(a, device), _t(b, device)
+    for p in (2, 1, 0, math.inf, 3.5):
+        want = np.linalg.norm((a - b).ravel(), ord=p)
+        assert_close(tc.dist(ta, tb, p), want)
+    assert_close(ta.dist(tb), np.linalg.norm(a - b))
+    with pytest.raises(RuntimeError, match="input dtype should be either floating point"):
+        tc.dist(tc.tensor([1, 2], device=device), tc.tensor([0, 0], device=device))
+
+
+def test_cond_vander_tensorinv_tensorsolve(device: str) -> None:
+    a = _rand((2, 3, 3), tc.float64) + 2 * np.eye(3)
+    t = _t(a, device)
+    for p in (None, 2, -2, "fro", "nuc", np.inf, -np.inf, 1, -1):
+        assert_close(L.cond(t, p), np.linalg.cond(a, p))
+    assert L.cond(_t(np.zeros((2, 2)), device), 1).item() == math.inf
+    x = np.array([1.0, 2.0, 3.0])
+    assert_close(L.vander(_t(x, device)), np.vander(x, increasing=True))
+    assert_close(L.vander(_t(x, device), N=5), np.vander(x, 5, increasing=True))
+    m = _rand((6, 6), tc.float64, 4) + 3 * np.eye(6)
+    tm = _t(m.reshape(2, 3, 6), device)
+    assert_close(L.tensorinv(tm, ind=2), np.linalg.tensorinv(m.reshape(2, 3, 6), ind=2))
+    b = _rand((2, 3), tc.float64, 5)
+    want = np.linalg.tensorsolve(m.reshape(2, 3, 2, 3), b)
+    assert_close(L.tensorsolve(_t(m.reshape(2, 3, 2, 3), device), _t(b, device)), want)
+    with pytest.raises(RuntimeError, match="but got 18 != 6"):
+        L.tensorsolve(_t(np.ones((6, 2, 3)), device), _t(np.ones(6), device), dims=(0,))
+
+
 def test_adjoint_views(device: str) -> None:
     a = _rand((2, 2, 3), tc.complex128)
     t = _t(a, device)

@@ -116,3 +116,71 @@ def test_softmax_backwards_match_numpy(device: str, name: str, data: st.DataObje
 def test_softmax_backward_shape_mismatch_is_an_error(device: str) -> None:
     with pytest.raises(RuntimeError, match=r"grad_output of shape \[2\] does not match output"):
         tc._log_softmax_backward_data(tc.zeros(2, device=device), tc.zeros(3, device=device), 0)
+
+
+# ------------------------------------------------------------------ CTC
+def _ctc_brute(lp: np.ndarray, target: list[int], blank: int) -> tuple[float, np.ndarray]:
+    """-log p(target) by summing over every path of T labels that collapses to ``target``,
+    and the posterior of each (time, class)."""
+    import itertools
+
+    T, C = lp.shape
+    total, post = 0.0, np.zeros((T, C))
+    for path in itertools.product(range(C), repeat=T):
+        collapsed = [c for i, c in enumerate(path) if c != blank and (i == 0 or c != path[i - 1])]
+        if collapsed == target:
+            p = float(np.exp(sum(lp[t, c] for t, c in enumerate(path))))
+            total += p
+            for t, c in enumerate(path):
+                post[t, c] += p
+    return -np.log(total) if total else np.inf, post / total if total else post
+
+
+def test_ctc_loss_matches_brute_force(device: str) -> None:
+    rng = np.random.default_rng(0)
+    T, N, C = 5, 4, 3
+    x = rng.normal(size=(T, N, C))
+    lp_np = x - np.log(np.exp(x).sum(2, keepdims=True))
+    targets = np.array([[1, 2, 0], [1, 1, 0], [2, 0, 0], [1, 2, 1]])
+    in_len, tg_len = [5, 4, 5, 2], [2, 2, 0, 3]
+    blank = 0
+    want, posts = [], []
+    for n in range(N):
+        loss, post = _ctc_brute(lp_np[: in_len[n], n], list(targets[n, : tg_len[n]]), blank)
+        want.append(loss)
+        posts.append(post)
+    lp = tc.tensor(lp_np, device=device, requires_grad=True)
+    tg = tc.tensor(targets, device=device)
+    got = F.ctc_loss(lp, tg, in_len, tg_len, reduction="none")
+    assert_close(got, np.array(want))
+    flat = tc.tensor([c for n in range(N) for c in targets[n, : tg_len[n]]], device=device)
+    assert_close(F.ctc_loss(lp, flat, tuple(in_len), tuple(tg_len), reduction="none"), want)
+    finite = np.isfinite(want)
+    mean = np.mean(np.where(finite, want, 0) / np.maximum(tg_len, 1))
+    loss = tc.nn.CTCLoss(zero_infinity=True)(lp, tg, tc.tensor(in_len), tc.tensor(tg_len))
+    assert_close(loss, mean)
+    # PyTorch's gradient: exp(log_probs) - posterior over the valid times, 0 elsewhere and
+    # for infinite losses under zero_infinity.
+    loss.backward()
+    expect = np.zeros_like(lp_np)
+    for n in range(N):
+        if finite[n]:
+            scale = 1 / (max(tg_len[n], 1) * N)
+            expect[: in_len[n], n] = (np.exp(lp_np[: in_len[n], n]) - posts[n]) * scale
+    assert_close(lp.grad, expect)
+    single = F.ctc_loss(lp[:, 0], tg[0], (5,), (2,), reduction="none")
+    assert single.shape == () and np.isclose(single.item(), want[0])
+
+
+def test_ctc_loss_gradient_through_log_softmax(device: str) -> None:
+    x = tc.randn(4, 2, 3, dtype=tc.float64).to(device).requires_grad_()
+    tg = tc.tensor([[1, 2], [2, 2]], device=device)
+
+    def fn(t: tc.Tensor) -> tc.Tensor:
+        return F.ctc_loss(t.log_softmax(2), tg, (4, 4), (2, 2), blank=0)
+
+    assert tc.autograd.gradcheck(fn, (x,))
+    with pytest.raises(RuntimeError, match="blank must be in label range"):
+        F.ctc_loss(x.log_softmax(2), tg, (4, 4), (2, 2), blank=3)
+    with pytest.raises(ValueError, match="is not a valid value for reduction"):
+        F.ctc_loss(x.log_softmax(2), tg, (4, 4), (2, 2), reduction="avg")

@@ -54,6 +54,7 @@ from ._conv import (
     max_pool2d,
     pad,
 )
+from ._ctc import ctc_loss
 from ._fold import fold, unfold
 from ._losses import (
     binary_cross_entropy,
@@ -118,6 +119,7 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",

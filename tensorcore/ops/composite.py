@@ -177,6 +177,17 @@ def norm(
     return ops.vector_norm(self, p, dim, keepdim, dtype=dtype)
 
 
+@_composite
+def dist(self: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    diff = self - other
+    if not (diff._dtype.is_floating_point or diff._dtype.is_complex):
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{torch_name(diff._dtype)} instead."
+        )
+    return ops.vector_norm(diff, p)
+
+
 # ------------------------------------------------------------------ views and shapes
 @_composite
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:

@@ -62,6 +62,20 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, driver: str | None = None)
 
 
 @_composite
+def svd(self: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    if not compute_uv:
+        # PyTorch's deprecated form: the singular values and zero-filled U and V.
+        S = linalg_svdvals(self)
+        m, n = self._shape[-2], self._shape[-1]
+        batch = self._shape[:-2]
+        U = ops.zeros((*batch, m, m), dtype=self._dtype, device=self._device)
+        V = ops.zeros((*batch, n, n), dtype=self._dtype, device=self._device)
+        return rt.svd(U, S, V)
+    U, S, Vh = _run("_linalg_svd", self, not some, True, None)
+    return rt.svd(U, S, _mh(Vh))
+
+
+@_composite
 def linalg_svdvals(A: Tensor, driver: str | None = None) -> Tensor:
     check_float_matrix("linalg.svdvals", A, square=False)
     return _run("_linalg_svd", A, False, _wants_grad(A), driver)[1]

@@ -22,6 +22,25 @@ __all__ = ["as_tensor", "from_dlpack", "from_numpy", "scalar_tensor", "tensor"]
 _SCALARS = (bool, int, float, complex)
 
 
+#: The dtype a Python number of each type contributes to an inferred dtype.
+_PYTHON_DTYPE: dict[type, Any] = {
+    bool: lambda: dt.bool_,
+    int: lambda: dt.int64,
+    float: dt.get_default_dtype,
+    complex: lambda: dt.get_default_dtype().to_complex(),
+}
+
+
+def _numpy_scalar_dtype(x: Any) -> dt.dtype | None:
+    """The dtype of a NumPy scalar (``np.float32(1.5)``), None for anything else; NumPy is
+    not imported (the object's type says where it comes from)."""
+    if type(x).__module__ != "numpy" or not hasattr(x, "dtype") or getattr(x, "ndim", 1) != 0:
+        return None
+    name = str(x.dtype)
+    d = getattr(dt, "bool_" if name == "bool" else name, None)
+    return d if isinstance(d, dt.dtype) else None
+
+
 def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
     """Shape, row-major flat values and the inferred dtype of nested sequences."""
     if data.__class__ in (list, tuple) and data:
@@ -55,7 +74,18 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
                 if x.numel() != 1 or x.ndim:
                     raise ValueError("only one element tensors can be converted to Python scalars")
                 tensor_dtypes.append(x._dtype)
-                x = x.item()
+                flat.append(x.item())
+                return
+            cls = x.__class__
+            d = (
+                None
+                if cls is float or cls is int or cls is bool or cls is complex
+                else _numpy_scalar_dtype(x)
+            )
+            if d is not None:  # a NumPy scalar counts with its dtype, as a 0-d tensor
+                tensor_dtypes.append(d)
+                flat.append(x.item())
+                return
             if not isinstance(x, _SCALARS):
                 raise TypeError(
                     f"tensor(): could not convert an object of type {type(x).__name__} to a "
@@ -82,9 +112,11 @@ def _infer(data: Any) -> tuple[tuple[int, ...], list[Any], dt.dtype | None]:
             walk(v, depth + 1)
 
     walk(data, 0)
-    if tensor_dtypes and not kinds - {type(v) for v in flat}:
+    if tensor_dtypes:
+        # PyTorch promotes the elements' dtypes: a tensor's (or NumPy scalar's) own, and
+        # int64, the default float or complex dtype, or bool for a Python number.
         inferred: dt.dtype | None = tensor_dtypes[0]
-        for d in tensor_dtypes[1:]:
+        for d in tensor_dtypes[1:] + [_PYTHON_DTYPE[k]() for k in kinds]:
             inferred = dt.promote_types(inferred, d)  # type: ignore[arg-type]
     elif complex in kinds:
         inferred = dt.get_default_dtype().to_complex()

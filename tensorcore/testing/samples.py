@@ -926,6 +926,15 @@ def _linear_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("dist")
+def _dist(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(3))),
+        S((m.uniform(3, 2, t=True), m.uniform(3, 2)), {"p": 1}, desc="p=1"),
+        S((m.uniform(4), m.uniform(4)), {"p": 3.5}, desc="p=3.5"),
+    ]
+
+
 @_samples("layer_norm")
 def _layer_norm(m: _Maker) -> list[Sample]:
     return [
@@ -1317,6 +1326,27 @@ def _linalg_svd(m: _Maker) -> list[Sample]:
     return [
         S((m.uniform(4, 3),), desc="full", invariant=_abs_singular),
         S((m.uniform(2, 2, 4), False), desc="batch, reduced", invariant=_abs_singular),
+    ]
+
+
+def _abs_svd(res: Any) -> tuple[Any, ...]:
+    """:func:`_abs_singular` for ``svd``'s ``(U, S, V)``: V's first ``k`` columns."""
+    u, s, v = res
+    k = s.shape[-1]
+    return u.narrow(-1, 0, k).abs(), s, v.narrow(-1, 0, k).abs()
+
+
+def _values(res: Any) -> tuple[Any, ...]:
+    """The singular values alone (``compute_uv=False`` zero-fills U and V)."""
+    return (res[1],)
+
+
+@_samples("svd")
+def _svd(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(4, 3),), desc="reduced", invariant=_abs_svd),
+        S((m.uniform(2, 2, 4), False), desc="batch, full", invariant=_abs_svd),
+        S((m.uniform(3, 2),), {"compute_uv": False}, desc="values only", invariant=_values),
     ]
 
 

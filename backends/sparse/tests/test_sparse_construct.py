@@ -30,6 +30,29 @@ def test_layout_and_metadata(device: str) -> None:
     assert "sparse_coo" in repr(x)
 
 
+def test_repr_is_pytorchs_text(device: str) -> None:
+    # Indices and values as PyTorch prints them; size, nnz, a non-default dtype, the layout
+    # and grad_fn after them, the first always on a line of its own.
+    x = tc.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.5]], device=device).to_sparse()
+    dev = "" if device == "cpu" else f"device='{x.device}', "
+    assert repr(x) == (
+        "tensor(indices=tensor([[0, 1, 1],\n"
+        "                       [1, 0, 2]]),\n"
+        "       values=tensor([2.0000, 3.0000, 4.5000]),\n"
+        f"       {dev}size=(2, 3), nnz=3, layout=tensorcore.sparse_coo)"
+    )
+    if device != "cpu":
+        return
+    empty = tc.zeros(2, 3, dtype=tc.int32).to_sparse()
+    assert repr(empty) == (
+        "tensor(indices=tensor([], size=(2, 0)),\n"
+        "       values=tensor([], size=(0,)),\n"
+        "       size=(2, 3), nnz=0, dtype=tensorcore.int32, layout=tensorcore.sparse_coo)"
+    )
+    y = tc.tensor([[1.0, 0.0]], requires_grad=True).to_sparse()
+    assert repr(y).endswith("layout=tensorcore.sparse_coo,\n       grad_fn=<ToSparseBackward0>)")
+
+
 def test_accessors_of_a_coalesced_tensor(device: str) -> None:
     x = small(device).coalesce()
     assert x.is_coalesced() and x._nnz() == 3

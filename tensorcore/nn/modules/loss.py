@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..._tensor import Tensor
 from .. import functional as F
 from .._losses import _legacy
@@ -10,6 +12,7 @@ from .module import Module
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CTCLoss",
     "CrossEntropyLoss",
     "HuberLoss",
     "KLDivLoss",
@@ -141,6 +144,37 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(
             input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
         )
+
+
+class CTCLoss(_Loss):
+    """The Connectionist Temporal Classification loss (see
+    :func:`tensorcore.nn.functional.ctc_loss`).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> lp = tc.tensor([[0.5, 0.5], [0.5, 0.5]]).log().unsqueeze(1)  # T=2, N=1, C=2
+    >>> tc.nn.CTCLoss()(lp, tc.tensor([[1]]), tc.tensor([2]), tc.tensor([1]))
+    tensor(0.2877)
+    """
+
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(
+        self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any
+    ) -> Tensor:
+        """See :func:`tensorcore.nn.functional.ctc_loss`."""
+        from .._ctc import ctc_loss
+
+        return ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+            self.zero_infinity,
+        )  # fmt: skip
 
 
 class NLLLoss(_WeightedLoss):

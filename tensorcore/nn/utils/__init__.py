@@ -12,7 +12,7 @@ Examples
 tensor([ 0.3000, -1.0000])
 """
 
-from . import parametrizations, parametrize, rnn
+from . import parametrizations, parametrize, prune, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -32,6 +32,7 @@ __all__ = [
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
+    "prune",
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",

@@ -37,6 +37,11 @@ for _sig, _tags, _doc in [
         "The ``p``-norm over ``dim`` (see :func:`tensorcore.linalg.vector_norm`).",
     ),
     (
+        "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
+        "reduction",
+        "The ``p``-norm of ``self - other`` (broadcast), over all elements.",
+    ),
+    (
         "reshape(Tensor self, int... shape) -> Tensor",
         "view",
         "A view with another shape when strides allow, else a copy.",
@@ -199,6 +204,13 @@ for _sig, _doc, _method in [
     ),
     ("trace(Tensor self) -> Tensor", "The sum of the diagonal of a matrix.", True),
     ("kron(Tensor self, Tensor other) -> Tensor", "The Kronecker product.", True),
+    (
+        "svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)",
+        "The singular value decomposition ``self = U diag(S) V.mH`` (deprecated: "
+        ":func:`tensorcore.linalg.svd` returns ``Vh``); ``some=False`` gives full ``U`` and "
+        "``V``, ``compute_uv=False`` zero-filled ones.",
+        True,
+    ),
     ("det(Tensor self) -> Tensor", "Alias of :func:`tensorcore.linalg.det`.", True),
     ("inverse(Tensor self) -> Tensor", "Alias of :func:`tensorcore.linalg.inv`.", True),
     (
