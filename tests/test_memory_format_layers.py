@@ -57,6 +57,11 @@ LAYERS = [
     ("batch_norm", lambda: tc.nn.BatchNorm2d(3), "CL", "CL"),
     ("batch_norm eval", lambda: tc.nn.BatchNorm2d(3).eval(), "CL", "CL"),
     ("layer_norm", lambda: tc.nn.LayerNorm(8), "C", "C"),
+    # group_norm and upsample: PyTorch's gradient for a row-major output gradient is CL for
+    # group_norm, C for upsample; here it follows that gradient's order (see below)
+    ("group_norm", lambda: tc.nn.GroupNorm(3, 3), "CL", None),
+    ("upsample nearest", lambda: tc.nn.Upsample(scale_factor=2), "CL", None),
+    ("upsample bilinear", lambda: tc.nn.Upsample(size=(5, 9), mode="bilinear"), "CL", None),
     # relu's gradient: PyTorch's threshold_backward lays it out as its input (CL), ours as
     # the output gradient, as every other elementwise backward
     ("relu", lambda: tc.nn.ReLU(), "CL", None),
@@ -87,6 +92,25 @@ def test_layer_keeps_channels_last(
     if grad_fmt is not None:
         assert _fmt(gb) == grad_fmt
     assert_close(gb, to_numpy(ga), rtol=1e-5, atol=1e-5)
+
+
+def test_channels_last_output_gradient(device: str) -> None:
+    """With a channels-last output gradient (what the layers above hand down in a
+    channels-last network) group_norm's and interpolate's input gradients are channels-last,
+    as PyTorch's; 5-D inputs keep ``channels_last_3d``."""
+    x = _cl(_rand(device, 2, 6, 5, 7)).requires_grad_()
+    for f in (
+        lambda t: F.group_norm(t, 3, tc.ones(6, device=device), tc.zeros(6, device=device)),
+        lambda t: F.interpolate(t, scale_factor=2),
+        lambda t: F.interpolate(t, size=(4, 9), mode="bicubic", align_corners=True),
+    ):
+        y = f(x)
+        (g,) = tc.autograd.grad(y, x, _cl(_rand(device, *y.shape, seed=1)))
+        assert (_fmt(y), _fmt(g)) == ("CL", "CL")
+    x3 = _cl(_rand(device, 2, 4, 3, 4, 5))
+    assert _fmt(F.interpolate(x3, scale_factor=2, mode="trilinear")) == "CL"
+    assert _fmt(F.group_norm(x3, 2)) == "CL"
+    assert_close(F.group_norm(x3, 2), to_numpy(F.group_norm(x3.contiguous(), 2)), atol=1e-5)
 
 
 def test_convolution_formats(device: str) -> None:
