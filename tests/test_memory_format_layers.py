@@ -113,6 +113,23 @@ def test_channels_last_output_gradient(device: str) -> None:
     assert_close(F.group_norm(x3, 2), to_numpy(F.group_norm(x3.contiguous(), 2)), atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("pad", "mode", "fmt"),
+    [  # PyTorch's layouts
+        ((1, 2, 3, 0), "constant", "CL"),
+        ((-1, 2, 1, -2), "constant", "CL"),
+        ((1, 1, 1, 1), "reflect", "CL"),
+        ((2, 1, 0, 1), "replicate", "CL"),
+        ((1, 1, 2, 2), "circular", "C"),
+    ],
+)
+def test_pad(device: str, pad: tuple[int, ...], mode: str, fmt: str) -> None:
+    x = _rand(device, 2, 3, 5, 6)
+    y = F.pad(_cl(x).requires_grad_(), pad, mode)
+    assert _fmt(y) == fmt
+    assert_close(y, to_numpy(F.pad(x, pad, mode)))
+
+
 def test_convolution_formats(device: str) -> None:
     """A convolution is channels-last when its input or its weight is (PyTorch's rule), and
     so are both gradients, whatever the output gradient's layout."""
