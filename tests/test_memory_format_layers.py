@@ -66,6 +66,7 @@ LAYERS = [
     # the output gradient, as every other elementwise backward
     ("relu", lambda: tc.nn.ReLU(), "CL", None),
     ("dropout", lambda: tc.nn.Dropout(0.5), "CL", "C"),
+    ("lp_pool", lambda: tc.nn.LPPool2d(2.0, 2), "CL", "CL"),
 ]
 
 
@@ -166,6 +167,25 @@ def test_conv3d_channels_last_3d(device: str) -> None:
     assert_close(y, to_numpy(F.conv3d(x, w)), rtol=1e-5, atol=1e-5)
     (gx,) = tc.autograd.grad(y, xc, tc.ones_like(y, memory_format=tc.contiguous_format))
     assert gx.is_contiguous(memory_format=CL3) and not gx.is_contiguous()
+
+
+@pytest.mark.parametrize(
+    ("fn", "fmt"),
+    [  # PyTorch's layouts on a channels_last_3d input
+        (lambda t: F.max_pool3d(t, 2), "CL"),
+        (lambda t: F.max_pool3d(t, 2, return_indices=True)[1], "CL"),
+        (lambda t: F.avg_pool3d(t, 2), "C"),
+        (lambda t: F.adaptive_avg_pool3d(t, (2, 3, 4)), "C"),
+        (lambda t: F.adaptive_max_pool3d(t, (2, 3, 4)), "C"),
+        (lambda t: F.batch_norm(t, None, None, training=True), "CL"),
+        (lambda t: F.lp_pool3d(t, 2.0, 2), "C"),
+    ],
+)
+def test_5d_layouts(device: str, fn: Any, fmt: str) -> None:
+    x = _rand(device, 2, 4, 6, 6, 6)
+    y = fn(_cl(x))
+    assert _fmt(y) == fmt
+    assert_close(y, to_numpy(fn(x)), rtol=1e-5, atol=1e-5)
 
 
 def test_pooling_gradient_follows_input(device: str) -> None:
