@@ -57,10 +57,16 @@ LAYERS = [
     ("batch_norm", lambda: tc.nn.BatchNorm2d(3), "CL", "CL"),
     ("batch_norm eval", lambda: tc.nn.BatchNorm2d(3).eval(), "CL", "CL"),
     ("layer_norm", lambda: tc.nn.LayerNorm(8), "C", "C"),
+    # group_norm and upsample: PyTorch's gradient for a row-major output gradient is CL for
+    # group_norm, C for upsample; here it follows that gradient's order (see below)
+    ("group_norm", lambda: tc.nn.GroupNorm(3, 3), "CL", None),
+    ("upsample nearest", lambda: tc.nn.Upsample(scale_factor=2), "CL", None),
+    ("upsample bilinear", lambda: tc.nn.Upsample(size=(5, 9), mode="bilinear"), "CL", None),
     # relu's gradient: PyTorch's threshold_backward lays it out as its input (CL), ours as
     # the output gradient, as every other elementwise backward
     ("relu", lambda: tc.nn.ReLU(), "CL", None),
     ("dropout", lambda: tc.nn.Dropout(0.5), "CL", "C"),
+    ("lp_pool", lambda: tc.nn.LPPool2d(2.0, 2), "CL", "CL"),
 ]
 
 
@@ -87,6 +93,42 @@ def test_layer_keeps_channels_last(
     if grad_fmt is not None:
         assert _fmt(gb) == grad_fmt
     assert_close(gb, to_numpy(ga), rtol=1e-5, atol=1e-5)
+
+
+def test_channels_last_output_gradient(device: str) -> None:
+    """With a channels-last output gradient (what the layers above hand down in a
+    channels-last network) group_norm's and interpolate's input gradients are channels-last,
+    as PyTorch's; 5-D inputs keep ``channels_last_3d``."""
+    x = _cl(_rand(device, 2, 6, 5, 7)).requires_grad_()
+    for f in (
+        lambda t: F.group_norm(t, 3, tc.ones(6, device=device), tc.zeros(6, device=device)),
+        lambda t: F.interpolate(t, scale_factor=2),
+        lambda t: F.interpolate(t, size=(4, 9), mode="bicubic", align_corners=True),
+    ):
+        y = f(x)
+        (g,) = tc.autograd.grad(y, x, _cl(_rand(device, *y.shape, seed=1)))
+        assert (_fmt(y), _fmt(g)) == ("CL", "CL")
+    x3 = _cl(_rand(device, 2, 4, 3, 4, 5))
+    assert _fmt(F.interpolate(x3, scale_factor=2, mode="trilinear")) == "CL"
+    assert _fmt(F.group_norm(x3, 2)) == "CL"
+    assert_close(F.group_norm(x3, 2), to_numpy(F.group_norm(x3.contiguous(), 2)), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("pad", "mode", "fmt"),
+    [  # PyTorch's layouts
+        ((1, 2, 3, 0), "constant", "CL"),
+        ((-1, 2, 1, -2), "constant", "CL"),
+        ((1, 1, 1, 1), "reflect", "CL"),
+        ((2, 1, 0, 1), "replicate", "CL"),
+        ((1, 1, 2, 2), "circular", "C"),
+    ],
+)
+def test_pad(device: str, pad: tuple[int, ...], mode: str, fmt: str) -> None:
+    x = _rand(device, 2, 3, 5, 6)
+    y = F.pad(_cl(x).requires_grad_(), pad, mode)
+    assert _fmt(y) == fmt
+    assert_close(y, to_numpy(F.pad(x, pad, mode)))
 
 
 def test_convolution_formats(device: str) -> None:
@@ -125,6 +167,25 @@ def test_conv3d_channels_last_3d(device: str) -> None:
     assert_close(y, to_numpy(F.conv3d(x, w)), rtol=1e-5, atol=1e-5)
     (gx,) = tc.autograd.grad(y, xc, tc.ones_like(y, memory_format=tc.contiguous_format))
     assert gx.is_contiguous(memory_format=CL3) and not gx.is_contiguous()
+
+
+@pytest.mark.parametrize(
+    ("fn", "fmt"),
+    [  # PyTorch's layouts on a channels_last_3d input
+        (lambda t: F.max_pool3d(t, 2), "CL"),
+        (lambda t: F.max_pool3d(t, 2, return_indices=True)[1], "CL"),
+        (lambda t: F.avg_pool3d(t, 2), "C"),
+        (lambda t: F.adaptive_avg_pool3d(t, (2, 3, 4)), "C"),
+        (lambda t: F.adaptive_max_pool3d(t, (2, 3, 4)), "C"),
+        (lambda t: F.batch_norm(t, None, None, training=True), "CL"),
+        (lambda t: F.lp_pool3d(t, 2.0, 2), "C"),
+    ],
+)
+def test_5d_layouts(device: str, fn: Any, fmt: str) -> None:
+    x = _rand(device, 2, 4, 6, 6, 6)
+    y = fn(_cl(x))
+    assert _fmt(y) == fmt
+    assert_close(y, to_numpy(fn(x)), rtol=1e-5, atol=1e-5)
 
 
 def test_pooling_gradient_follows_input(device: str) -> None:

@@ -434,10 +434,10 @@ def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) ->
                 res = ops.max_pool2d_with_indices(x, k, k, (0,), (1,), False)[0]
             return res.squeeze(0) if unbatched else res
     # Unequal windows: one reduction per output cell along each dim, separably. A
-    # channels-last input is pooled as its (N, *spatial, C) view, which is row-major: the
+    # channels-last 4-D input is pooled as its (N, H, W, C) view, which is row-major: the
     # cells, their concatenation and the input's gradient then keep its format, as PyTorch's
-    # pools do.
-    cl = layer_format(x) is not None
+    # 2-D pools do (its 3-D ones give row-major results).
+    cl = nd == 2 and layer_format(x) is not None
     res = x.movedim(1, -1) if cl else x
     for i in range(nd):
         d = (1 if cl else 2) + i

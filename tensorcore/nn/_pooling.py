@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -105,12 +106,19 @@ def max_pool3d(
         v1.reshape(N, C, D, Ho * Wo), (k[0], 1), (st[0], 1), (p[0], 0), (d[0], 1), ceil_mode
     )
     Do = v2.shape[2]
+    # (a channels_last_3d input: results in its format, as PyTorch's, which the row-major
+    # pooling of the reshaped slices loses)
+    fmt = layer_format(x)
     values = v2.reshape(N, C, Do, Ho, Wo)
+    if fmt is not None:
+        values = values.contiguous(memory_format=fmt)
     if not return_indices:
         return values.squeeze(0) if unbatched else values
     depth = i2 // (Ho * Wo)  # i2 indexes the (D, Ho * Wo) plane
     plane = i1.reshape(N, C, D, Ho * Wo).gather(2, depth)
     indices = (depth * (H * W) + plane).reshape(N, C, Do, Ho, Wo)
+    if fmt is not None:
+        indices = indices.contiguous(memory_format=fmt)
     if unbatched:
         return values.squeeze(0), indices.squeeze(0)
     return values, indices

@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 from .. import dtypes as dt
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -200,12 +201,22 @@ def interpolate(
         scales = (None,) * nd if recompute_scale_factor else sf
     if mode == "area":
         return _adaptive(input, outs, nd, f"adaptive_avg_pool{nd}d", "avg")
-    out = input
+    # A channels-last input is resized as its (N, *spatial, C) view, which is row-major: the
+    # result and the input's gradient then keep its format, as PyTorch's do.
+    cl = layer_format(input) is not None
+    out = input.movedim(1, -1) if cl else input
     for i in range(nd):
         out = _resize_dim(
-            out, 2 + i, in_sizes[i], outs[i], scales[i], mode, bool(align_corners), antialias
+            out,
+            (1 if cl else 2) + i,
+            in_sizes[i],
+            outs[i],
+            scales[i],
+            mode,
+            bool(align_corners),
+            antialias,
         )
-    return out
+    return out.movedim(-1, 1) if cl else out
 
 
 _ALIGN_WARNING = (

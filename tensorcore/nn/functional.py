@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._finfo import finfo
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..layouts import strided
@@ -822,16 +823,25 @@ def group_norm(
             f"Expected number of channels in input to be divisible by num_groups, but got "
             f"input of shape {list(input.shape)} and num_groups={num_groups}"
         )
-    # Each group of channels is one row of the layer_norm operator (and its backward).
-    grouped = input.reshape(n, num_groups, -1)
     # float32 parameters of a 16-bit input (PyTorch's mixed type): computed in float32,
     # returned in the input's dtype
     mixed = input.dtype in (dt.float16, dt.bfloat16) and any(
         p is not None and p.dtype is dt.float32 for p in (weight, bias)
     )
-    if mixed:
-        grouped = grouped.float()
-    out = ops.layer_norm(grouped, (grouped.shape[2],), None, None, eps).reshape(input.shape)
+    if layer_format(input) is not None:
+        # Channels-last: normalised as its (N, *spatial, G, C / G) view, which is row-major,
+        # so the result and the input's gradient keep the format, as PyTorch's do.
+        last = input.movedim(1, -1)
+        x = last.reshape(n, -1, num_groups, c // num_groups)
+        x = x.float() if mixed else x
+        centred = x - x.mean((1, 3), keepdim=True)
+        var = (centred * centred).mean((1, 3), keepdim=True)
+        out = (centred * (var + eps).rsqrt()).reshape(last.shape).movedim(-1, 1)
+    else:
+        # Each group of channels is one row of the layer_norm operator (and its backward).
+        grouped = input.reshape(n, num_groups, -1)
+        grouped = grouped.float() if mixed else grouped
+        out = ops.layer_norm(grouped, (grouped.shape[2],), None, None, eps).reshape(input.shape)
     cshape = _channel_shape(input)
     if weight is not None:
         out = out * weight.reshape(cshape)

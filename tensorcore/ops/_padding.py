@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from . import functions as ops
 from ._validate import checked
@@ -52,19 +53,24 @@ def pad(
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant" and value not in (None, 0, 0.0):
         raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    out = input
+    # A channels-last input padded in its spatial dims is padded as its (N, *spatial, C)
+    # view, which is row-major: the result keeps the format, as PyTorch's does (but for
+    # circular padding, whose result PyTorch makes row-major).
+    cl = mode != "circular" and len(pads) // 2 <= input.ndim - 2 and layer_format(input) is not None
+    out = input.movedim(1, -1) if cl else input
+    shift = 1 if cl else 0  # (a dim's place in ``out``: ``d - shift``)
     for j in range(len(pads) // 2):
-        d = input.ndim - 1 - j
+        d = input.ndim - 1 - j  # (the dim in the input, which errors name)
         lo, hi = pads[2 * j], pads[2 * j + 1]
         if lo == 0 and hi == 0:
             continue
-        size = out.shape[d]
+        size = out.shape[d - shift]
         if mode == "constant":
             if lo < 0:
-                out = out.narrow(d, -lo, out.shape[d] + lo)
+                out = out.narrow(d - shift, -lo, out.shape[d - shift] + lo)
                 lo = 0
             if hi < 0:
-                out = out.narrow(d, 0, out.shape[d] + hi)
+                out = out.narrow(d - shift, 0, out.shape[d - shift] + hi)
                 hi = 0
             parts = []
             for n in (lo, None, hi):
@@ -72,7 +78,7 @@ def pad(
                     parts.append(out)
                 elif n:
                     shape = list(out.shape)
-                    shape[d] = n
+                    shape[d - shift] = n
                     parts.append(
                         ops.full(
                             shape,
@@ -81,7 +87,7 @@ def pad(
                             device=out.device,
                         )
                     )
-            out = ops.cat(parts, d)
+            out = ops.cat(parts, d - shift)
             continue
         if mode == "reflect" and (lo >= size or hi >= size):
             raise RuntimeError(
@@ -91,5 +97,5 @@ def pad(
             )
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        out = out.index_select(d, _pad_index(size, lo, hi, mode, out.device))
-    return out
+        out = out.index_select(d - shift, _pad_index(size, lo, hi, mode, out.device))
+    return out.movedim(-1, 1) if cl else out

@@ -1,12 +1,13 @@
 """Composite operators that select, scatter, count or place elements by index:
 ``masked_select``, ``index_add``/``index_copy``/``index_fill``/``index_reduce``,
-``bincount``, ``diag`` and ``diag_embed``. Each is a few calls of the indexing operators
-(``index``, ``index_put``, ``masked_fill``, ``scatter_reduce``), so every backend gets them
-and autograd differentiates through them.
+``bincount``, ``diag``, ``diag_embed`` and ``segment_reduce``. Each is a few calls of the
+indexing operators (``index``, ``index_put``, ``masked_fill``, ``scatter_reduce``), so every
+backend gets them and autograd differentiates through them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -208,3 +209,116 @@ def index_reduce(
     target = self if self.ndim else self.reshape(1)
     out = target.scatter_reduce(d, ix.expand(src._shape), src, reduce, include_self=include_self)
     return out if self.ndim else out.reshape(())
+
+
+# reduce -> (the scatter_reduce that computes it, the value of a segment with no element)
+_SEGMENT = {
+    "sum": ("sum", 0.0),
+    "mean": ("sum", 0.0),
+    "prod": ("prod", 1.0),
+    "max": ("amax", -math.inf),
+    "min": ("amin", math.inf),
+}
+
+
+def _segment_offsets(
+    data: Tensor, lengths: Tensor | None, offsets: Tensor | None, axis: int, unsafe: bool
+) -> tuple[Tensor, int]:
+    """The segments' (..., S + 1) int64 offsets along ``axis`` and the wrapped axis, the
+    arguments checked as PyTorch checks them (the values only without ``unsafe``)."""
+    name, seg = ("offsets", offsets) if offsets is not None else ("lengths", lengths)
+    assert seg is not None
+    if seg._dtype not in (dt.int32, dt.int64):
+        raise NotImplementedError(
+            f"segment_reduce(): {name} must be int32 or int64, got {torch_name(seg._dtype)}"
+        )
+    axis = _wrap_dim(axis, data.ndim)
+    if seg.ndim > data.ndim:
+        raise RuntimeError(
+            f"segment_reduce(): expected data of at least {seg.ndim} dims for {name} of shape "
+            f"{list(seg._shape)}, got data of shape {list(data._shape)}"
+        )
+    if axis != seg.ndim - 1:
+        raise RuntimeError(
+            f"segment_reduce(): Expected axis to be the last dimension of {name} but got {axis}."
+        )
+    if seg._shape[:-1] != data._shape[:axis]:
+        raise RuntimeError(
+            f"segment_reduce(): {name} of shape {list(seg._shape)} must have the leading dims "
+            f"of data (shape {list(data._shape)}) before axis {axis}"
+        )
+    if offsets is None and lengths is not None and seg._shape[-1] == 0 and data._shape[axis]:
+        # (PyTorch fails here too, with an error about an empty min())
+        raise RuntimeError("segment_reduce(): no segments (empty lengths) for a non-empty axis")
+    seg = seg.to(dt.int64)
+    size = data._shape[axis]
+    check = not unsafe and seg.numel() and _registry.interface(seg._device).holds_data
+    if offsets is None:
+        if check and bool((seg < 0).any()):
+            raise RuntimeError("lengths contains negative value!")
+        if check and bool((seg.sum(-1) != size).any()):
+            raise RuntimeError(
+                "segment_reduce(): Expected all rows of lengths along axis to sum to "
+                "data.size(lengths.dim()-1) when !unsafe."
+            )
+        zero = ops.zeros((*seg._shape[:-1], 1), dtype=dt.int64, device=seg._device)
+        return ops.cat([zero, seg.cumsum(-1)], -1), axis
+    if seg._shape[-1] == 0:
+        raise RuntimeError("segment_reduce(): offsets must hold at least one value")
+    if check and (
+        bool((seg.diff(dim=-1) < 0).any()) or bool((seg < 0).any()) or bool((seg > size).any())
+    ):
+        raise RuntimeError(
+            f"segment_reduce(): offsets must be non-decreasing and within [0, {size}] (the "
+            "size of data along axis) when !unsafe"
+        )
+    return seg, axis
+
+
+@_composite
+def segment_reduce(
+    data: Tensor,
+    reduce: str,
+    lengths: Tensor | None = None,
+    indices: Tensor | None = None,
+    offsets: Tensor | None = None,
+    axis: int = 0,
+    unsafe: bool = False,
+    initial: Any = None,
+) -> Tensor:
+    if reduce not in _SEGMENT:
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+        )
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    offs, axis = _segment_offsets(data, lengths, offsets, axis, unsafe)
+    lead, size, trail = data._shape[:axis], data._shape[axis], data._shape[axis + 1 :]
+    n = offs._shape[-1] - 1
+    # Each element's segment: how many segment ends lie at or before it; elements before the
+    # first offset or past the last go to an extra segment n, dropped at the end.
+    pos = ops.arange(size, dtype=dt.int64, device=data._device).expand((*lead, size))
+    seg = ops.searchsorted(offs[..., 1:].contiguous(), pos.contiguous(), right=True)
+    seg = seg.masked_fill((pos < offs[..., :1]) | (seg >= n), n)
+    index = seg.reshape((*lead, size) + (1,) * len(trail)).expand(data._shape)
+    how, empty = _SEGMENT[reduce]
+    base = ops.full((*lead, n + 1, *trail), empty, dtype=data._dtype, device=data._device)
+    red = base.scatter_reduce(axis, index, data, how, include_self=False).narrow(axis, 0, n)
+    if reduce == "mean":
+        count = (offs[..., 1:] - offs[..., :-1]).reshape((*lead, n) + (1,) * len(trail))
+        total = red if initial is None else red + initial
+        mean = total / count.clamp_min(1).to(data._dtype)
+        # (an empty segment's mean: the initial value, else 0 / 0)
+        return mean.masked_fill(count == 0, math.nan if initial is None else initial)
+    if initial is None:
+        return red
+    if reduce == "sum":
+        return red + initial
+    if reduce == "prod":
+        return red * initial
+    # (a NaN stays: it compares false; a tie keeps the data's value, and its gradient)
+    if reduce == "max":
+        return ops.where(red < initial, initial, red)
+    return ops.where(red > initial, initial, red)

@@ -1619,6 +1619,21 @@ def _index_reduce(m: _Maker) -> list[Sample]:
     ]  # fmt: skip
 
 
+@_samples("segment_reduce")
+def _segment_reduce(m: _Maker) -> list[Sample]:
+    # Distinct values for max and min (no ties); their empty segments take ``initial``.
+    return [
+        S((m.uniform(6, 3), "sum"), {"lengths": m.index([2, 0, 3, 1])}, desc="sum, empty segment"),
+        S((m.uniform(6), "mean"), {"lengths": m.index([3, 0, 3]), "initial": 0.5},
+          desc="mean, initial"),
+        S((m.distinct(2, 5), "max"), {"offsets": m.index([[0, 2, 5], [1, 1, 4]]), "axis": 1,
+          "initial": -9.0}, desc="max by offsets along axis 1"),
+        S((m.distinct(2, 4, 3), "min"), {"lengths": m.index([[1, 3], [4, 0]]), "axis": -2,
+          "initial": 9.0}, desc="min, batched lengths"),
+        S((m.away(5), "prod"), {"lengths": m.index([2, 3]), "initial": 2.0}, desc="prod"),
+    ]  # fmt: skip
+
+
 @_samples("index_select")
 def _index_select(m: _Maker) -> list[Sample]:
     return [

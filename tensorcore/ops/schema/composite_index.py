@@ -60,3 +60,19 @@ _op(
     "A 1-D ``self`` on the ``diagonal``-th diagonal of a square matrix; the ``diagonal``-th "
     "diagonal of a 2-D ``self`` (a copy).",
 )
+_op(
+    "segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
+    "Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor",
+    "reduction composite",
+    "Reduces consecutive segments of ``data`` along ``axis``: ``reduce`` is ``'sum'``, "
+    "``'prod'``, ``'mean'``, ``'max'`` or ``'min'``; the segments are given by their "
+    "``lengths`` or by ``offsets`` (their starts and the last end; it wins over ``lengths``), "
+    "of shape ``data.shape[:axis] + (segments,)`` (``segments + 1`` for offsets). "
+    "``initial`` joins every segment's reduction (an empty segment's result; without it an "
+    "empty one gives 0, 1, nan, -inf or inf); ``unsafe=True`` skips the checks of the "
+    "values of ``lengths``/``offsets`` (a bad one then gives an unspecified result). "
+    "``indices`` is not supported, as in PyTorch.",
+    method=False,
+    dtypes="f",
+    values="initial",
+)
