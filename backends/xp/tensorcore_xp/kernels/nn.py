@@ -189,14 +189,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def conv_input_grad(
         gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
-        """The gradient with respect to the input (col2im): the columns' gradient added back
-        one kernel position at a time into a padded buffer."""
+        """The gradient with respect to the input: at stride 1 a convolution of the padded
+        gradient with the flipped weight where that measures faster, for a depthwise weight
+        one multiply-add per kernel position, else col2im (the columns' gradient added back
+        one kernel position at a time into a padded buffer)."""
         stride, padding, dilation, groups = geo
         n, c = x_shape[:2]
         kernel = tuple(w.shape[2:])
         nd = len(kernel)
         outs = tuple(gy.shape[2:])
         g, cg = groups, c // groups
+        if cg == 1 and w.shape[0] == g > 1:
+            return depthwise_input_grad(gy, w, x_shape, geo, wide)
+        reach = tuple(dilation[i] * (kernel[i] - 1) - padding[i] for i in range(nd))
+        if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach):
+            # Every input position sees the gradient through the whole flipped kernel: the
+            # columns come from the (smaller or equal) gradient and no buffer of K times the
+            # input's size is made and added back (measured: 1.2 to 2.2 times faster for 3x3
+            # kernels from 16 channels; fewer channels make a matmul too thin to gain).
+            o = w.shape[0]
+            flipped = w.reshape((g, o // g, cg) + kernel).swapaxes(1, 2)
+            back = (Ellipsis,) + (slice(None, None, -1),) * nd
+            flipped = flipped.reshape((c, o // g) + kernel)[back]
+            return conv_forward(gy, flipped, ((1,) * nd, reach, dilation, g), wide)
         # Adding back is its own layout choice: positions first keeps each kernel position's
         # columns whole (one contiguous read per add), which wins but where a stride leaves
         # single-element runs to write and a group has many channels (measured on NumPy).
@@ -230,6 +245,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         for k in positions:
             acc[(slice(None), slice(None)) + window(k)] += gcols[(slice(None),) + k]
         return acc[(slice(None), slice(None)) + inner].swapaxes(0, 1)
+
+    def depthwise_input_grad(
+        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+    ) -> Any:
+        """The input gradient of a depthwise convolution (one input and one output channel
+        per group): one multiply and one strided add per kernel position, without the
+        columns' gradient (K times the input's size) that col2im would fill."""
+        stride, padding, dilation = geo[:3]
+        n, c = x_shape[:2]
+        kernel = tuple(w.shape[2:])
+        nd = len(kernel)
+        outs = tuple(gy.shape[2:])
+        padded = tuple(x_shape[2 + i] + 2 * padding[i] for i in range(nd))
+        acc = xp.zeros((n, c) + padded, dtype=wide)
+        gy = gy.astype(wide, copy=False)
+        wk = w.astype(wide, copy=False).reshape(c, -1)
+        tmp = xp.empty(gy.shape, dtype=wide)
+        lead = (slice(None), slice(None))
+        for i, k in enumerate(itertools.product(*(range(kk) for kk in kernel))):
+            xp.multiply(gy, wk[:, i].reshape((c,) + (1,) * nd), out=tmp)
+            sl = tuple(
+                slice(k[j] * dilation[j], k[j] * dilation[j] + stride[j] * (outs[j] - 1) + 1,
+                      stride[j])
+                for j in range(nd)
+            )  # fmt: skip
+            acc[lead + sl] += tmp
+        return acc[lead + tuple(slice(padding[j], padding[j] + x_shape[2 + j]) for j in range(nd))]
 
     def conv_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
