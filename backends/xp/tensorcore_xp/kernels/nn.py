@@ -558,21 +558,40 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         s /= math.prod(a.shape[i] for i in axes)
         return s
 
-    def stats(x: Any, axes: tuple[int, ...], eps: float) -> tuple[Any, Any]:
-        """``(x - mean) * rstd`` and ``rstd`` over ``axes`` (biased variance)."""
+    def stats(x: Any, axes: tuple[int, ...], eps: float) -> tuple[Any, Any, Any, Any]:
+        """``(x - mean) * rstd``, ``rstd``, the mean and the (biased) variance over
+        ``axes``."""
         mu = mean(x, axes)
         xc = x - mu
-        var = mean(xc * xc, axes)
+        sq = xc * xc
+        var = mean(sq, axes)
         rstd = 1.0 / xp.sqrt(var + eps)
         xc *= rstd
-        return xc, rstd
+        return xc, rstd, mu, var
 
-    def norm_input_grad(gxhat: Any, xhat: Any, rstd: Any, axes: tuple[int, ...]) -> Any:
-        """d(loss)/dx through ``xhat = (x - mean(x)) * rstd`` (mean and variance over
-        ``axes``), given d(loss)/d(xhat)."""
+    def norm_backward(
+        g: Any, xhat: Any, rstd: Any, w: Any, axes: tuple[int, ...], batch: tuple[int, ...]
+    ) -> tuple[Any, Any, Any]:
+        """The gradients with respect to ``x``, the weight ``w`` (None: none) and the bias of
+        ``y = xhat * w + b``, ``xhat = (x - mean(x)) * rstd`` (statistics over ``axes``; the
+        weight and bias broadcast over ``batch``). ``g * xhat`` serves both the weight's
+        gradient and the input's, and the temporaries are updated in place (a pass over a
+        large temporary costs as much as the arithmetic)."""
+        gx_hat = g * xhat
+        gw = gx_hat.sum(axis=batch)
+        gb = g.sum(axis=batch)
+        if w is not None:
+            gx_hat *= w
+            gxhat = g * w
+        else:
+            gxhat = g
+        b = mean(gx_hat, axes)
         a = mean(gxhat, axes)
-        b = mean(gxhat * xhat, axes)
-        return (gxhat - a - xhat * b) * rstd
+        gx = xhat * b  # (the product's buffer, reused: gx = (gxhat - a - xhat * b) * rstd)
+        gx -= gxhat
+        gx += a
+        gx *= -rstd
+        return gx, gw, gb
 
     def layer_norm(
         out: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float
@@ -581,7 +600,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         wide = acc_dtype(xp, o.dtype)
         x = array_of(input).astype(wide, copy=False)
         axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        y, _ = stats(x, axes, eps)
+        y = stats(x, axes, eps)[0]
         if weight is not None:
             y *= array_of(weight)
         if bias is not None:
@@ -598,11 +617,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         nd = len(normalized_shape)
         axes = tuple(range(x.ndim - nd, x.ndim))
         batch = tuple(range(x.ndim - nd))
-        xhat, rstd = stats(x, axes, eps)
-        gxhat = g * array_of(weight) if weight is not None else g
-        gx_o[...] = norm_input_grad(gxhat, xhat, rstd, axes)
-        gw_o[...] = (g * xhat).sum(axis=batch)
-        gb_o[...] = g.sum(axis=batch)
+        xhat, rstd = stats(x, axes, eps)[:2]
+        w = array_of(weight) if weight is not None else None
+        gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rstd, w, axes, batch)
 
     def channel_shape(x: Any) -> tuple[int, ...]:
         return (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -624,7 +641,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         axes = (0, *range(2, x.ndim))
         cs = channel_shape(x)
         if training:
-            y, _ = stats(x, axes, eps)
+            y, _, mu, var = stats(x, axes, eps)
         else:
             rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
             rv = array_of(running_var).astype(wide, copy=False).reshape(cs)
@@ -635,21 +652,19 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             y += array_of(bias).reshape(cs)
         o[...] = y
         if training and (running_mean is not None or running_var is not None):
-            # Last, after everything else: the running statistics (the variance unbiased).
-            # As PyTorch, the update leaves their version counters alone: a module called
-            # twice before one backward (a siamese network) saved them at its first call,
-            # and training's backward never reads them.
+            # Last, after everything else: the running statistics (the variance unbiased),
+            # from the batch's statistics above. As PyTorch, the update leaves their version
+            # counters alone: a module called twice before one backward (a siamese network)
+            # saved them at its first call, and training's backward never reads them.
             n = x.size // x.shape[1]
-            mean = x.mean(axis=axes)
             if running_mean is not None:
                 rm_o = array_of(running_mean)
                 rm_o *= 1 - momentum
-                rm_o += mean * momentum
+                rm_o += mu.reshape(-1) * momentum
             if running_var is not None:
-                var = x.var(axis=axes) * (n / (n - 1))
                 rv_o = array_of(running_var)
                 rv_o *= 1 - momentum
-                rv_o += var * momentum
+                rv_o += var.reshape(-1) * (n / (n - 1) * momentum)
 
     def batch_norm_backward(
         out: Any,
@@ -667,14 +682,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         g = array_of(grad_output).astype(wide, copy=False)
         axes = (0, *range(2, x.ndim))
         cs = channel_shape(x)
+        w = array_of(weight).reshape(cs) if weight is not None else None
         if training:
-            xhat, rstd = stats(x, axes, eps)
-        else:
-            rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
-            rstd = 1.0 / xp.sqrt(array_of(running_var).astype(wide, copy=False).reshape(cs) + eps)
-            xhat = (x - rm) * rstd
-        gxhat = g * array_of(weight).reshape(cs) if weight is not None else g
-        gx_o[...] = norm_input_grad(gxhat, xhat, rstd, axes) if training else gxhat * rstd
+            xhat, rstd = stats(x, axes, eps)[:2]
+            gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rstd, w, axes, axes)
+            return
+        rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
+        rstd = 1.0 / xp.sqrt(array_of(running_var).astype(wide, copy=False).reshape(cs) + eps)
+        xhat = (x - rm) * rstd
+        gx_o[...] = (g * w if w is not None else g) * rstd
         gw_o[...] = (g * xhat).sum(axis=axes)
         gb_o[...] = g.sum(axis=axes)
 
