@@ -772,6 +772,14 @@ def test_recurrent_layers_gradients_and_second_gradients(
 
     run(2, True, 2)
     run(1, False, 2)
+    # Packed input and an LSTM's projection keep the step-by-step graph (fused gates).
+    from tensorcore.nn.utils.rnn import pack_padded_sequence
+
+    kw = {"proj_size": 2} if mode == "LSTM" else {}
+    step = getattr(nn, mode)(2, 3, device=device, dtype=F64, **kw)
+    xs = t(RNG.normal(size=(3, 2, 2)), device, True)
+    assert tc.autograd.gradcheck(lambda v: step(v)[0], (xs,))
+    assert tc.autograd.gradcheck(lambda v: step(pack_padded_sequence(v, [3, 2]))[0].data, (xs,))
     # Complex states keep the step's composite form (the fused gates are for real dtypes).
     mod = getattr(nn, mode)(2, 3, device=device, dtype=tc.complex128)
     x = RNG.normal(size=(3, 1, 2)) + 1j * RNG.normal(size=(3, 1, 2))
