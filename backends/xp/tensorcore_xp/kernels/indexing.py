@@ -14,7 +14,7 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.backend import empty, write
 
-from ..helpers import array_of, errstate, ufunc_at
+from ..helpers import array_of, errstate, ufunc_at, writes_through_views
 
 __all__ = ["build"]
 
@@ -65,7 +65,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         dims' ranges name: on a contiguous target as flat positions, one index array for
         ``ufunc.at`` instead of one per dim (several times faster on NumPy)."""
         last = ix.ndim - 1
-        if target.flags.c_contiguous and target.ndim == ix.ndim:
+        if writes_through_views(target) and target.ndim == ix.ndim:
             pos = ix * (target.strides[d] // target.itemsize)
             for i, n in enumerate(ix.shape):
                 if i != d:
