@@ -6,10 +6,13 @@ and hand-written NumPy (the limit of a NumPy backend).
 
 Workloads: one SGD-with-momentum step of an MLP 784-512-512-10 (batch 256) written with
 ``nn.Linear`` and ``nn.CrossEntropyLoss``; one step of a LeNet-style CNN on (64, 1, 28, 28);
-one Adam step over 10^6 parameters in 100 tensors; one epoch of a shuffled ``DataLoader``
-over a 60,000 x 784 ``TensorDataset`` (batch 256) against indexing the tensors directly; and
-the wall time and accuracy of ``examples/train_digits.py``. PyTorch is optional (install
-``torch==2.13.0`` for the comparison; it is never a dependency of tensorcore).
+one Adam step over 10^6 parameters in 100 tensors; one Adam step of each of several common
+model families (``FAMILIES``: LSTM and GRU layers, ResNet-style blocks, depthwise-separable
+and 1-D convolutions, a DCGAN generator, an embedding + LayerNorm text model); one epoch of
+a shuffled ``DataLoader`` over a 60,000 x 784 ``TensorDataset`` (batch 256) against indexing
+the tensors directly; and the wall time and accuracy of ``examples/train_digits.py``.
+PyTorch is optional (install ``torch==2.13.0`` for the comparison; it is never a dependency
+of tensorcore).
 """
 
 from __future__ import annotations
@@ -215,6 +218,152 @@ def lenet_numpy(rng: np.random.Generator) -> Callable[[], Any]:
     return step
 
 
+# ------------------------------------------------------------------ common model families
+# One Adam step of each (the same program for tensorcore and PyTorch), several shapes: the
+# recurrent layers' time loop, strided and depthwise convolutions, batch norm, transposed
+# convolutions, embeddings and layer norm.
+def _resnet(lib: Any, width: int) -> Any:
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):  # type: ignore[name-defined]
+        def __init__(self, cin: int, cout: int, stride: int) -> None:
+            super().__init__()
+            self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.b1 = nn.BatchNorm2d(cout)
+            self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.b2 = nn.BatchNorm2d(cout)
+            self.short = None
+            if stride != 1 or cin != cout:
+                self.short = nn.Sequential(
+                    nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)
+                )
+
+        def forward(self, x: Any) -> Any:
+            h = self.b2(self.c2(F.relu(self.b1(self.c1(x)))))
+            return F.relu(h + (x if self.short is None else self.short(x)))
+
+    w = width
+    return nn.Sequential(
+        nn.Conv2d(3, w, 3, 1, 1, bias=False), nn.BatchNorm2d(w), nn.ReLU(),
+        Block(w, w, 1), Block(w, 2 * w, 2), Block(2 * w, 4 * w, 2),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4 * w, 10),
+    )  # fmt: skip
+
+
+def _separable(lib: Any, c: int) -> Any:
+    nn = lib.nn
+    return nn.Sequential(
+        nn.Conv2d(3, c, 3, 1, 1), nn.BatchNorm2d(c), nn.ReLU(),
+        nn.Conv2d(c, c, 3, 1, 1, groups=c), nn.BatchNorm2d(c), nn.ReLU(),
+        nn.Conv2d(c, 2 * c, 1), nn.BatchNorm2d(2 * c), nn.ReLU(),
+        nn.Conv2d(2 * c, 2 * c, 3, 2, 1, groups=2 * c), nn.BatchNorm2d(2 * c), nn.ReLU(),
+        nn.Conv2d(2 * c, 2 * c, 1), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2 * c, 10),
+    )  # fmt: skip
+
+
+def _conv1d(lib: Any, c: int) -> Any:
+    nn = lib.nn
+    return nn.Sequential(
+        nn.Conv1d(16, c, 7, padding=3), nn.ReLU(), nn.MaxPool1d(2),
+        nn.Conv1d(c, c, 5, padding=2), nn.BatchNorm1d(c), nn.ReLU(),
+        nn.Conv1d(c, 2 * c, 3, stride=2, padding=1), nn.ReLU(),
+        nn.AdaptiveMaxPool1d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(2 * c, 5),
+    )  # fmt: skip
+
+
+def _generator(lib: Any, nz: int) -> Any:
+    nn = lib.nn
+    return nn.Sequential(
+        nn.ConvTranspose2d(nz, 128, 4, 1, 0, bias=False), nn.BatchNorm2d(128), nn.ReLU(),
+        nn.ConvTranspose2d(128, 64, 4, 2, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+        nn.ConvTranspose2d(64, 32, 4, 2, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.ConvTranspose2d(32, 3, 4, 2, 1, bias=False), nn.Tanh(),
+    )  # fmt: skip
+
+
+def _text(lib: Any, vocab: int, dim: int) -> Any:
+    nn = lib.nn
+
+    class Text(nn.Module):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb, self.ln = nn.Embedding(vocab, dim), nn.LayerNorm(dim)
+            self.hidden, self.drop = nn.Linear(dim, 2 * dim), nn.Dropout(0.1)
+            self.ln2, self.out = nn.LayerNorm(2 * dim), nn.Linear(2 * dim, 4)
+
+        def forward(self, i: Any) -> Any:
+            h = self.drop(nn.functional.gelu(self.hidden(self.ln(self.emb(i)))))
+            return self.out(self.ln2(h).mean(1))
+
+    return Text()
+
+
+class _Recurrent:
+    """An RNN layer and a linear head on its last output."""
+
+    def __init__(self, lib: Any, kind: str, size: int, hidden: int, **kw: Any) -> None:
+        self.rnn = getattr(lib.nn, kind)(size, hidden, batch_first=True, **kw)
+        self.head = lib.nn.Linear(hidden * (2 if kw.get("bidirectional") else 1), 10)
+
+    def parameters(self) -> list[Any]:
+        return list(self.rnn.parameters()) + list(self.head.parameters())
+
+    def __call__(self, x: Any) -> Any:
+        return self.head(self.rnn(x)[0][:, -1])
+
+
+# name: (model builder, input shape, integer input below this bound (else normal), classes)
+FAMILIES: dict[str, tuple[Callable[[Any], Any], tuple[int, ...], int, int]] = {
+    "LSTM 2 layers 64->128, (32, 50, 64)": (
+        lambda lib: _Recurrent(lib, "LSTM", 64, 128, num_layers=2), (32, 50, 64), 0, 10),
+    "LSTM bidirectional 32->64, (16, 100, 32)": (
+        lambda lib: _Recurrent(lib, "LSTM", 32, 64, bidirectional=True), (16, 100, 32), 0, 10),
+    "GRU 2 layers 64->128, (32, 50, 64)": (
+        lambda lib: _Recurrent(lib, "GRU", 64, 128, num_layers=2), (32, 50, 64), 0, 10),
+    "ResNet blocks width 16, (32, 3, 32, 32)": (
+        lambda lib: _resnet(lib, 16), (32, 3, 32, 32), 0, 10),
+    "ResNet blocks width 32, (16, 3, 32, 32)": (
+        lambda lib: _resnet(lib, 32), (16, 3, 32, 32), 0, 10),
+    "depthwise-separable convs, (32, 3, 32, 32)": (
+        lambda lib: _separable(lib, 32), (32, 3, 32, 32), 0, 10),
+    "Conv1d net, (32, 16, 256)": (lambda lib: _conv1d(lib, 64), (32, 16, 256), 0, 5),
+    "DCGAN generator (ConvTranspose2d), (32, 64, 1, 1)": (
+        lambda lib: _generator(lib, 64), (32, 64, 1, 1), 0, 0),
+    "Embedding + LayerNorm + Linear, (64, 40) of 5000": (
+        lambda lib: _text(lib, 5000, 128), (64, 40), 5000, 4),
+}  # fmt: skip
+
+
+def family(lib: Any, name: str, seed: int = 0) -> Callable[[], Any]:
+    """One Adam step of the model family ``name`` (cross entropy, or for the generator the
+    mean squared error against a fixed image batch)."""
+    build, shape, vocab, classes = FAMILIES[name]
+    lib.manual_seed(seed)
+    model = build(lib)
+    rng = np.random.default_rng(seed)
+    if vocab:
+        x = lib.from_numpy(rng.integers(0, vocab, shape))
+    else:
+        x = lib.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    if classes:
+        y = lib.from_numpy(rng.integers(0, classes, shape[0]))
+        loss_fn = lib.nn.functional.cross_entropy
+    else:
+        y = lib.from_numpy(rng.standard_normal((shape[0], 3, 32, 32)).astype(np.float32))
+        loss_fn = lib.nn.functional.mse_loss
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return float(loss.item())
+
+    return step
+
+
 # ------------------------------------------------------------------ Adam over 10^6 parameters
 SHAPE, COUNT = (100, 100), 100
 
@@ -331,6 +480,12 @@ def main(argv: list[str] | None = None) -> int:
     if torch is not None:
         fns["torch"] = adam(torch, rng)
     rows.append(_row("Adam step, 10^6 params in 100 tensors", fns, s, "numpy"))
+
+    for name in FAMILIES:
+        fns = {"tensorcore": family(tc, name)}
+        if torch is not None:
+            fns["torch"] = family(torch, name)
+        rows.append(_row(name + ", Adam step", fns, s, "numpy"))
 
     rows.append(
         _row(

@@ -737,6 +737,57 @@ def test_instance_norm_and_norm_layer_bias_flag(device: str) -> None:
     assert "bias=False" in repr(nn.GroupNorm(1, 2, bias=False))
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("wanted", ["output", "h_n", "c_n"])
+def test_recurrent_layers_gradients_and_second_gradients(
+    device: str, mode: str, wanted: str
+) -> None:
+    # A gated step is one graph node (the gates fused) fed by one node that splits the
+    # sequence into steps; each output alone, its gradient and the gradient's gradient.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    if mode == "GRU" and wanted == "c_n":
+        wanted = "h_n"
+
+    def run(layers: int, bidirectional: bool, size: int) -> None:
+        mod = getattr(nn, mode)(2, size, num_layers=layers, bidirectional=bidirectional,
+                                device=device, dtype=F64)  # fmt: skip
+        n = layers * (2 if bidirectional else 1)
+        x = t(RNG.normal(size=(2, 1, 2)), device, True)
+        h0 = t(RNG.normal(size=(n, 1, size)), device, True)
+        c0 = t(RNG.normal(size=(n, 1, size)), device, True)
+
+        def f(x: tc.Tensor, h0: tc.Tensor, c0: tc.Tensor) -> tc.Tensor:
+            out, hidden = mod(x, (h0, c0) if mode == "LSTM" else h0)
+            if wanted == "output":
+                return out
+            if mode == "LSTM":
+                return hidden[0] if wanted == "h_n" else hidden[1]
+            return hidden
+
+        if layers > 1:
+            assert tc.autograd.gradcheck(f, (x, h0, c0))
+        else:
+            assert tc.autograd.gradgradcheck(f, (x, h0, c0))
+
+    run(2, True, 2)
+    run(1, False, 2)
+    # Packed input and an LSTM's projection keep the step-by-step graph (fused gates).
+    from tensorcore.nn.utils.rnn import pack_padded_sequence
+
+    kw = {"proj_size": 2} if mode == "LSTM" else {}
+    step = getattr(nn, mode)(2, 3, device=device, dtype=F64, **kw)
+    xs = t(RNG.normal(size=(3, 2, 2)), device, True)
+    assert tc.autograd.gradcheck(lambda v: step(v)[0], (xs,))
+    assert tc.autograd.gradcheck(lambda v: step(pack_padded_sequence(v, [3, 2]))[0].data, (xs,))
+    # Complex states keep the step's composite form (the fused gates are for real dtypes).
+    mod = getattr(nn, mode)(2, 3, device=device, dtype=tc.complex128)
+    x = RNG.normal(size=(3, 1, 2)) + 1j * RNG.normal(size=(3, 1, 2))
+    zero = np.zeros((1, 3), dtype=complex)
+    want = _rnn_ref(mode, x, [_np(p) for p in mod.all_weights[0]], zero, zero)[0]
+    assert_close(mod(t(x, device))[0], want)
+
+
 @pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
 def test_packed_sequences_equal_running_each_sequence_alone(device: str, mode: str) -> None:
     from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence

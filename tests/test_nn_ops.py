@@ -93,6 +93,14 @@ CONV_CASES = [
     ((2, 8, 5, 4), (3, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
     ((1, 12, 5, 5), (6, 4, 2, 3), (2, 1), (0, 2), (1, 1), 3),
     ((1, 1, 9, 8), (2, 1, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    # The input gradient (and a transposed convolution's output) at stride 1 with 8 or more
+    # channels per group is a convolution of the gradient with the flipped weight; padding
+    # beyond the kernel's reach, or fewer channels, keeps col2im; a depthwise weight (one
+    # channel per group) takes one multiply-add per kernel position.
+    ((1, 8, 5, 5), (16, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((1, 16, 6, 5), (4, 8, 3, 3), (1, 1), (2, 0), (2, 1), 2),
+    ((2, 8, 5), (4, 8, 3), (1,), (3,), (1,), 1),
+    ((2, 6, 9), (6, 1, 3), (1,), (2,), (2,), 6),
 ]
 
 

@@ -172,6 +172,33 @@ def test_scatter_and_scatter_add(device: str) -> None:
     assert_close(t2, np.array([[0, 0, 0, 1], [5, 0, 0, 0], [0, 9, 0, 0]], np.float32))
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("reduce", ["sum", "prod", None])
+def test_scatter_accumulates_into_contiguous_and_strided_targets(
+    device: str, dim: int, reduce: str | None
+) -> None:
+    # A contiguous target takes flat positions, a strided one (a transposed view) one index
+    # array per dim; an index smaller than the target in its other dims; repeated positions.
+    rng = np.random.default_rng(2)
+    index = rng.integers(0, 3, size=(2, 3, 2))
+    src = rng.normal(size=(3, 4, 3))
+    want = rng.normal(size=(3, 4, 3))
+    where = tuple(index if i == dim else np.indices(index.shape)[i] for i in range(3))
+    got = tc.tensor(want, device=device)
+    strided = tc.tensor(want.transpose(2, 1, 0).copy(), device=device).permute(2, 1, 0)
+    ix, ts = tc.tensor(index, device=device), tc.tensor(src, device=device)
+    if reduce is None:
+        np.add.at(want, where, src[: index.shape[0], : index.shape[1], : index.shape[2]])
+        res = [t.scatter_add_(dim, ix, ts) for t in (got, strided)]
+    else:
+        ufunc = np.add if reduce == "sum" else np.multiply
+        ufunc.at(want, where, src[: index.shape[0], : index.shape[1], : index.shape[2]])
+        res = [t.scatter_reduce_(dim, ix, ts, reduce) for t in (got, strided)]
+    assert not strided.is_contiguous()
+    for r in res:
+        assert_close(r, want)
+
+
 def test_scatter_with_a_scalar_value(device: str) -> None:
     t = tc.tensor(np.zeros((2, 3), np.float32), device=device)
     r = t.scatter(1, tc.tensor([[0], [2]], device=device), 1.5)

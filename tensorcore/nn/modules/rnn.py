@@ -12,6 +12,8 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
+from ...autograd import grad_mode
+from ...autograd.function import Function
 from ...ops import functions as ops
 from .. import functional as F
 from .. import init
@@ -176,9 +178,16 @@ class RNNBase(Module):
                 proj = F.linear(layer_in, w_ih, b_ih)  # (L, N, gates * H), all steps at once
                 state = states[k]
                 steps = range(seq - 1, -1, -1) if d else range(seq)
+                if _fusable(self.mode, proj, state, active, w_hr):
+                    h0, c0 = state if self.mode == "LSTM" else (state, None)
+                    out, h, c = _Sequence.apply(self.mode, bool(d), proj, h0, c0, w_hh, b_hh)
+                    outs.append(out)
+                    finals.append((h, c) if self.mode == "LSTM" else h)
+                    continue
                 ys: list[Tensor] = [None] * seq  # type: ignore[list-item]
+                xs = _Steps.apply(proj) if proj._requires_grad else proj.unbind(0)
                 for t in steps:
-                    new_state, y = self._cell(proj[t], state, w_hh, b_hh, w_hr)
+                    new_state, y = self._cell(xs[t], state, w_hh, b_hh, w_hr)
                     if active is not None:
                         # Steps past a sequence's end keep its state and output zeros.
                         m = active[t].unsqueeze(1)
@@ -254,18 +263,257 @@ def _lstm_step(
     x_proj: Tensor, state: tuple[Tensor, Tensor], w_hh: Tensor, b_hh: Tensor | None
 ) -> tuple[Tensor, Tensor]:
     h, c = state
-    i, f, g, o = (x_proj + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+    gates = x_proj + F.linear(h, w_hh, b_hh)
+    if gates._dtype.is_floating_point and c._dtype == gates._dtype:
+        return _LSTMGates.apply(gates, c)
+    i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c.tanh(), c
 
 
 def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    h_proj = F.linear(h, w_hh, b_hh)
+    if x_proj._dtype.is_floating_point and h._dtype == x_proj._dtype == h_proj._dtype:
+        return _GRUGates.apply(x_proj, h_proj, h)
     xr, xz, xn = x_proj.chunk(3, -1)
-    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    hr, hz, hn = h_proj.chunk(3, -1)
     r = (xr + hr).sigmoid()
     z = (xz + hz).sigmoid()
     n = (xn + r * hn).tanh()
     return n + z * (h - n)
+
+
+def _fusable(mode: str, proj: Tensor, state: Any, active: Any, w_hr: Any) -> bool:
+    """Whether a layer's recurrence runs as one :class:`_Sequence` node: LSTM and GRU layers
+    of real floating dtype, over unpacked input, without an LSTM's projection."""
+    if mode not in ("LSTM", "GRU") or active is not None or w_hr is not None:
+        return False
+    if not proj._dtype.is_floating_point or proj.shape[0] == 0:
+        return False
+    states = state if isinstance(state, tuple) else (state,)
+    return all(t._dtype == proj._dtype for t in states)
+
+
+class _Sequence(Function):
+    """A whole LSTM or GRU layer direction's recurrence as one graph node: ``(output, h_n,
+    c_n)`` (``c_n`` None for a GRU) from the input's projection ``proj`` (L, N, gates * H)
+    and the initial state. Per step, the forward computes the gates without recording a
+    graph; the backward walks the steps in reverse and takes the recurrent weight's gradient
+    in one matmul over all steps (a step-by-step graph records a dozen nodes per step and
+    adds a weight-sized gradient per step). A backward that records (create_graph) instead
+    differentiates the same steps written with recorded operators, so second derivatives
+    hold."""
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        mode: str,
+        reverse: bool,
+        proj: Tensor,
+        h0: Tensor,
+        c0: Tensor | None,
+        w_hh: Tensor,
+        b_hh: Tensor | None,
+    ) -> tuple[Tensor, Tensor, Any]:
+        seq = proj.shape[0]
+        order = range(seq - 1, -1, -1) if reverse else range(seq)
+        h, c = h0, c0
+        hs: list[Tensor] = [None] * seq  # type: ignore[list-item]
+        prev: list[Tensor] = []
+        acts: list[Any] = []
+        for t in order:
+            prev.append(h)
+            h_proj = F.linear(h, w_hh, b_hh)
+            if mode == "LSTM":
+                si, sf, so, tg, c_new, tc2 = _lstm_acts(proj[t] + h_proj, c)  # type: ignore[arg-type]
+                acts.append((si, sf, so, tg, tc2, c))
+                h, c = so * tc2, c_new
+            else:
+                r, z, n, hn = _gru_acts(proj[t], h_proj)
+                acts.append((r, z, n, hn))
+                h = n + z * (h - n)
+            hs[t] = h
+        ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+        ctx.mode, ctx.reverse, ctx.prev, ctx.acts = mode, reverse, prev, acts
+        return ops.stack(hs, 0), h, c
+
+    @staticmethod
+    def backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None) -> tuple[Any, ...]:
+        proj, h0, _, w_hh, _ = ctx.saved_tensors
+        if grad_mode.is_grad_enabled():
+            return _Sequence.recorded_backward(ctx, g_out, g_h, g_c)
+        mode = ctx.mode
+        seq = proj.shape[0]
+        order = list(range(seq - 1, -1, -1) if ctx.reverse else range(seq))
+        g_proj: list[Tensor] = [None] * seq  # type: ignore[list-item]
+        g_hps: list[Tensor] = [None] * seq  # type: ignore[list-item]
+        gh, gc = g_h, g_c
+        for k in range(seq - 1, -1, -1):
+            t = order[k]
+            gh = gh + g_out[t]
+            if mode == "LSTM":
+                si, sf, so, tg, tc2, c_prev = ctx.acts[k]
+                go = gh * tc2 * so * (1 - so)
+                gc = gc + gh * so * (1 - tc2 * tc2)
+                gi = gc * tg * si * (1 - si)
+                gf = gc * c_prev * sf * (1 - sf)
+                gg = gc * si * (1 - tg * tg)
+                g_gates = ops.cat([gi, gf, gg, go], -1)
+                g_proj[t] = g_hps[k] = g_gates
+                gc = gc * sf
+                gh = g_gates.matmul(w_hh)
+            else:
+                r, z, n, hn = ctx.acts[k]
+                gn = gh * (1 - z) * (1 - n * n)
+                gz = gh * (ctx.prev[k] - n) * z * (1 - z)
+                gr = gn * hn * r * (1 - r)
+                g_proj[t] = ops.cat([gr, gz, gn], -1)
+                g_hps[k] = ops.cat([gr, gz, gn * r], -1)
+                gh = gh * z + g_hps[k].matmul(w_hh)
+        n_g = g_hps[0].shape[-1]
+        g_hp = ops.stack(g_hps, 0).reshape(-1, n_g)
+        needs = ctx.needs_input_grad
+        g_w = (
+            g_hp.t().matmul(ops.stack(ctx.prev, 0).reshape(-1, h0.shape[-1])) if needs[5] else None
+        )
+        g_b = g_hp.sum(0) if needs[6] else None
+        return (
+            None,
+            None,
+            ops.stack(g_proj, 0) if needs[2] else None,
+            gh if needs[3] else None,
+            gc if mode == "LSTM" and needs[4] else None,
+            g_w,
+            g_b,
+        )
+
+    @staticmethod
+    def recorded_backward(
+        ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None
+    ) -> tuple[Any, ...]:
+        from ...autograd import grad as autograd_grad
+
+        proj, h0, c0, w_hh, b_hh = ctx.saved_tensors
+        seq = proj.shape[0]
+        order = range(seq - 1, -1, -1) if ctx.reverse else range(seq)
+        h, c = h0, c0
+        hs: list[Tensor] = [None] * seq  # type: ignore[list-item]
+        for t in order:
+            if ctx.mode == "LSTM":
+                i, f, g, o = (proj[t] + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+                c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+                h = o.sigmoid() * c.tanh()
+            else:
+                h = _gru_step(proj[t], h, w_hh, b_hh)
+            hs[t] = h
+        outs = [ops.stack(hs, 0), h] + ([c] if ctx.mode == "LSTM" else [])
+        grads = [g_out, g_h] + ([g_c] if ctx.mode == "LSTM" else [])
+        inputs = [(i, x) for i, x in enumerate((proj, h0, c0, w_hh, b_hh), 2)
+                  if x is not None and ctx.needs_input_grad[i]]  # fmt: skip
+        res = autograd_grad(outs, [x for _, x in inputs], grads, create_graph=True,
+                            allow_unused=True)  # fmt: skip
+        full: list[Any] = [None] * 7
+        for (i, _), r in zip(inputs, res, strict=True):
+            full[i] = r
+        return tuple(full)
+
+
+class _Steps(Function):
+    """``x.unbind(0)`` (the time steps) as one graph node whose backward stacks the steps'
+    gradients: one ``select`` per step would give each step's gradient a zero tensor of the
+    whole sequence's size for the engine to add up (quadratic in the length)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> tuple[Tensor, ...]:
+        ctx.set_materialize_grads(False)
+        return tuple(t.clone() for t in x.unbind(0))
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor | None) -> Tensor:
+        like = next(g for g in grads if g is not None)
+        zero = None
+        parts = []
+        for g in grads:
+            if g is None:
+                zero = ops.zeros_like(like) if zero is None else zero
+                g = zero
+            parts.append(g)
+        return ops.stack(parts, 0)
+
+
+# The pointwise part of a step as one graph node each: the composite form above records a
+# dozen nodes per step, and its gate split's backward fills a zero tensor per gate that the
+# engine then adds up; these give the same values (up to rounding) at under half the cost of
+# a step's backward. A backward that records (create_graph) recomputes the gates from the
+# saved inputs, so that the gradient is itself differentiable.
+class _LSTMGates(Function):
+    """``(h', c')`` from the pre-activation gates ``(i, f, g, o)`` and ``c``."""
+
+    @staticmethod
+    def forward(ctx: Any, gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+        ctx.set_materialize_grads(False)
+        si, sf, so, tg, c2, tc2 = _lstm_acts(gates, c)
+        ctx.save_for_backward(gates, c, si, sf, so, tg, tc2)
+        return so * tc2, c2
+
+    @staticmethod
+    def backward(ctx: Any, gh: Tensor | None, gc: Tensor | None) -> tuple[Any, Any]:
+        gates, c, si, sf, so, tg, tc2 = ctx.saved_tensors
+        if grad_mode.is_grad_enabled():
+            si, sf, so, tg, _, tc2 = _lstm_acts(gates, c)
+        if gh is None and gc is None:
+            return None, None
+        if gh is None:
+            go = ops.zeros_like(so)
+            gc_all = gc
+        else:
+            go = gh * tc2 * so * (1 - so)
+            gc_all = gh * so * (1 - tc2 * tc2)
+            if gc is not None:
+                gc_all = gc_all + gc
+        gi = gc_all * tg * si * (1 - si)
+        gf = gc_all * c * sf * (1 - sf)
+        gg = gc_all * si * (1 - tg * tg)
+        g_c = gc_all * sf if ctx.needs_input_grad[1] else None
+        return ops.cat([gi, gf, gg, go], -1), g_c
+
+
+def _lstm_acts(gates: Tensor, c: Tensor) -> tuple[Tensor, ...]:
+    i, f, g, o = gates.chunk(4, -1)
+    si, sf, so, tg = i.sigmoid(), f.sigmoid(), o.sigmoid(), g.tanh()
+    c2 = sf * c + si * tg
+    return si, sf, so, tg, c2, c2.tanh()
+
+
+class _GRUGates(Function):
+    """``h'`` from the input's and the state's projections (gates ``r, z, n``) and ``h``."""
+
+    @staticmethod
+    def forward(ctx: Any, x_proj: Tensor, h_proj: Tensor, h: Tensor) -> Tensor:
+        r, z, n, hn = _gru_acts(x_proj, h_proj)
+        ctx.save_for_backward(x_proj, h_proj, h, r, z, n, hn)
+        return n + z * (h - n)
+
+    @staticmethod
+    def backward(ctx: Any, gh: Tensor) -> tuple[Any, Any, Any]:
+        x_proj, h_proj, h, r, z, n, hn = ctx.saved_tensors
+        if grad_mode.is_grad_enabled():
+            r, z, n, hn = _gru_acts(x_proj, h_proj)
+        gn = gh * (1 - z) * (1 - n * n)
+        gz = gh * (h - n) * z * (1 - z)
+        gr = gn * hn * r * (1 - r)
+        g_x = ops.cat([gr, gz, gn], -1) if ctx.needs_input_grad[0] else None
+        g_hp = ops.cat([gr, gz, gn * r], -1) if ctx.needs_input_grad[1] else None
+        g_h = gh * z if ctx.needs_input_grad[2] else None
+        return g_x, g_hp, g_h
+
+
+def _gru_acts(x_proj: Tensor, h_proj: Tensor) -> tuple[Tensor, ...]:
+    xr, xz, xn = x_proj.chunk(3, -1)
+    hr, hz, hn = h_proj.chunk(3, -1)
+    r = (xr + hr).sigmoid()
+    z = (xz + hz).sigmoid()
+    return r, z, (xn + r * hn).tanh(), hn
 
 
 def _check_hidden(h: Tensor, want: tuple[int, ...], what: str) -> None:

@@ -14,7 +14,7 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.backend import empty, write
 
-from ..helpers import array_of, errstate, ufunc_at
+from ..helpers import array_of, errstate, ufunc_at, writes_through_views
 
 __all__ = ["build"]
 
@@ -60,6 +60,26 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         o[...] = xp.take_along_axis(part, ix, axis=d).reshape(o.shape)
 
+    def at_positions(ufunc: Any, target: Any, ix: Any, d: int, values: Any) -> None:
+        """``ufunc.at`` over the positions that ``ix`` (in bounds, along ``d``) and the other
+        dims' ranges name: on a contiguous target as flat positions, one index array for
+        ``ufunc.at`` instead of one per dim (several times faster on NumPy)."""
+        last = ix.ndim - 1
+        if writes_through_views(target) and target.ndim == ix.ndim:
+            pos = ix * (target.strides[d] // target.itemsize)
+            for i, n in enumerate(ix.shape):
+                if i != d:
+                    step = target.strides[i] // target.itemsize
+                    pos = pos + xp.arange(0, n * step, step).reshape((n,) + (1,) * (last - i))
+            vals = xp.broadcast_to(xp.asarray(values), pos.shape)
+            ufunc_at(xp, ufunc, target.reshape(-1), (pos.reshape(-1),), vals.reshape(-1))
+            return
+        where = tuple(
+            ix if i == d else xp.arange(n).reshape((n,) + (1,) * (last - i))
+            for i, n in enumerate(ix.shape)
+        )
+        ufunc_at(xp, ufunc, target, where, values)
+
     def scattering(name: str, accumulate: bool) -> None:
         def k(out: Any, self: Any, dim: int, index: Any, src: Any, reduce: Any = None) -> None:
             o = array_of(out)
@@ -102,9 +122,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if not isinstance(src, tc.Tensor) and reduce is not None:
                 s = xp.asarray(s).astype(target.dtype)  # a number in self's dtype
             if accumulate or reduce == "add":
-                ufunc_at(xp, xp.add, target, where, s)
+                at_positions(xp.add, target, ix, d, s)
             elif reduce == "multiply":
-                ufunc_at(xp, xp.multiply, target, where, s)
+                at_positions(xp.multiply, target, ix, d, s)
             else:
                 target[where] = s
 
@@ -162,7 +182,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if ufunc is None:
             ufunc = xp.maximum if reduce == "amax" else xp.minimum
         with quiet(all="ignore"):
-            ufunc_at(xp, ufunc, target, where, s)
+            at_positions(ufunc, target, ix, d, s)
             if reduce == "mean":
                 count = xp.zeros(target.shape, dtype=target.dtype if kind in "fc" else xp.int64)
                 if include_self:

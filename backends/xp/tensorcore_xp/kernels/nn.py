@@ -190,14 +190,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def conv_input_grad(
         gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
-        """The gradient with respect to the input (col2im): the columns' gradient added back
-        one kernel position at a time into a padded buffer."""
+        """The gradient with respect to the input: at stride 1 a convolution of the padded
+        gradient with the flipped weight where that measures faster, for a depthwise weight
+        one multiply-add per kernel position, else col2im (the columns' gradient added back
+        one kernel position at a time into a padded buffer)."""
         stride, padding, dilation, groups = geo
         n, c = x_shape[:2]
         kernel = tuple(w.shape[2:])
         nd = len(kernel)
         outs = tuple(gy.shape[2:])
         g, cg = groups, c // groups
+        if cg == 1 and w.shape[0] == g > 1:
+            return depthwise_input_grad(gy, w, x_shape, geo, wide)
+        reach = tuple(dilation[i] * (kernel[i] - 1) - padding[i] for i in range(nd))
+        if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach):
+            # Every input position sees the gradient through the whole flipped kernel: the
+            # columns come from the (smaller or equal) gradient and no buffer of K times the
+            # input's size is made and added back (measured: 1.2 to 2.2 times faster for 3x3
+            # kernels from 16 channels; fewer channels make a matmul too thin to gain).
+            o = w.shape[0]
+            flipped = w.reshape((g, o // g, cg) + kernel).swapaxes(1, 2)
+            back = (Ellipsis,) + (slice(None, None, -1),) * nd
+            flipped = flipped.reshape((c, o // g) + kernel)[back]
+            return conv_forward(gy, flipped, ((1,) * nd, reach, dilation, g), wide)
         # Adding back is its own layout choice: positions first keeps each kernel position's
         # columns whole (one contiguous read per add), which wins but where a stride leaves
         # single-element runs to write and a group has many channels (measured on NumPy).
@@ -231,6 +246,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         for k in positions:
             acc[(slice(None), slice(None)) + window(k)] += gcols[(slice(None),) + k]
         return acc[(slice(None), slice(None)) + inner].swapaxes(0, 1)
+
+    def depthwise_input_grad(
+        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+    ) -> Any:
+        """The input gradient of a depthwise convolution (one input and one output channel
+        per group): one multiply and one strided add per kernel position, without the
+        columns' gradient (K times the input's size) that col2im would fill."""
+        stride, padding, dilation = geo[:3]
+        n, c = x_shape[:2]
+        kernel = tuple(w.shape[2:])
+        nd = len(kernel)
+        outs = tuple(gy.shape[2:])
+        padded = tuple(x_shape[2 + i] + 2 * padding[i] for i in range(nd))
+        acc = xp.zeros((n, c) + padded, dtype=wide)
+        gy = gy.astype(wide, copy=False)
+        wk = w.astype(wide, copy=False).reshape(c, -1)
+        tmp = xp.empty(gy.shape, dtype=wide)
+        lead = (slice(None), slice(None))
+        for i, k in enumerate(itertools.product(*(range(kk) for kk in kernel))):
+            xp.multiply(gy, wk[:, i].reshape((c,) + (1,) * nd), out=tmp)
+            sl = tuple(
+                slice(k[j] * dilation[j], k[j] * dilation[j] + stride[j] * (outs[j] - 1) + 1,
+                      stride[j])
+                for j in range(nd)
+            )  # fmt: skip
+            acc[lead + sl] += tmp
+        return acc[lead + tuple(slice(padding[j], padding[j] + x_shape[2 + j]) for j in range(nd))]
 
     def conv_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
@@ -518,21 +560,40 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         s /= math.prod(a.shape[i] for i in axes)
         return s
 
-    def stats(x: Any, axes: tuple[int, ...], eps: float) -> tuple[Any, Any]:
-        """``(x - mean) * rstd`` and ``rstd`` over ``axes`` (biased variance)."""
+    def stats(x: Any, axes: tuple[int, ...], eps: float) -> tuple[Any, Any, Any, Any]:
+        """``(x - mean) * rstd``, ``rstd``, the mean and the (biased) variance over
+        ``axes``."""
         mu = mean(x, axes)
         xc = x - mu
-        var = mean(xc * xc, axes)
+        sq = xc * xc
+        var = mean(sq, axes)
         rstd = 1.0 / xp.sqrt(var + eps)
         xc *= rstd
-        return xc, rstd
+        return xc, rstd, mu, var
 
-    def norm_input_grad(gxhat: Any, xhat: Any, rstd: Any, axes: tuple[int, ...]) -> Any:
-        """d(loss)/dx through ``xhat = (x - mean(x)) * rstd`` (mean and variance over
-        ``axes``), given d(loss)/d(xhat)."""
+    def norm_backward(
+        g: Any, xhat: Any, rstd: Any, w: Any, axes: tuple[int, ...], batch: tuple[int, ...]
+    ) -> tuple[Any, Any, Any]:
+        """The gradients with respect to ``x``, the weight ``w`` (None: none) and the bias of
+        ``y = xhat * w + b``, ``xhat = (x - mean(x)) * rstd`` (statistics over ``axes``; the
+        weight and bias broadcast over ``batch``). ``g * xhat`` serves both the weight's
+        gradient and the input's, and the temporaries are updated in place (a pass over a
+        large temporary costs as much as the arithmetic)."""
+        gx_hat = g * xhat
+        gw = gx_hat.sum(axis=batch)
+        gb = g.sum(axis=batch)
+        if w is not None:
+            gx_hat *= w
+            gxhat = g * w
+        else:
+            gxhat = g
+        b = mean(gx_hat, axes)
         a = mean(gxhat, axes)
-        b = mean(gxhat * xhat, axes)
-        return (gxhat - a - xhat * b) * rstd
+        gx = xhat * b  # (the product's buffer, reused: gx = (gxhat - a - xhat * b) * rstd)
+        gx -= gxhat
+        gx += a
+        gx *= -rstd
+        return gx, gw, gb
 
     def layer_norm(
         out: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float
@@ -541,7 +602,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         wide = acc_dtype(xp, o.dtype)
         x = array_of(input).astype(wide, copy=False)
         axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        y, _ = stats(x, axes, eps)
+        y = stats(x, axes, eps)[0]
         if weight is not None:
             y *= array_of(weight)
         if bias is not None:
@@ -558,11 +619,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         nd = len(normalized_shape)
         axes = tuple(range(x.ndim - nd, x.ndim))
         batch = tuple(range(x.ndim - nd))
-        xhat, rstd = stats(x, axes, eps)
-        gxhat = g * array_of(weight) if weight is not None else g
-        gx_o[...] = norm_input_grad(gxhat, xhat, rstd, axes)
-        gw_o[...] = (g * xhat).sum(axis=batch)
-        gb_o[...] = g.sum(axis=batch)
+        xhat, rstd = stats(x, axes, eps)[:2]
+        w = array_of(weight) if weight is not None else None
+        gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rstd, w, axes, batch)
 
     def channel_shape(x: Any) -> tuple[int, ...]:
         return (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -584,7 +643,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         axes = (0, *range(2, x.ndim))
         cs = channel_shape(x)
         if training:
-            y, _ = stats(x, axes, eps)
+            y, _, mu, var = stats(x, axes, eps)
         else:
             rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
             rv = array_of(running_var).astype(wide, copy=False).reshape(cs)
@@ -595,21 +654,19 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             y += array_of(bias).reshape(cs)
         o[...] = y
         if training and (running_mean is not None or running_var is not None):
-            # Last, after everything else: the running statistics (the variance unbiased).
-            # As PyTorch, the update leaves their version counters alone: a module called
-            # twice before one backward (a siamese network) saved them at its first call,
-            # and training's backward never reads them.
+            # Last, after everything else: the running statistics (the variance unbiased),
+            # from the batch's statistics above. As PyTorch, the update leaves their version
+            # counters alone: a module called twice before one backward (a siamese network)
+            # saved them at its first call, and training's backward never reads them.
             n = x.size // x.shape[1]
-            mean = x.mean(axis=axes)
             if running_mean is not None:
                 rm_o = array_of(running_mean)
                 rm_o *= 1 - momentum
-                rm_o += mean * momentum
+                rm_o += mu.reshape(-1) * momentum
             if running_var is not None:
-                var = x.var(axis=axes) * (n / (n - 1))
                 rv_o = array_of(running_var)
                 rv_o *= 1 - momentum
-                rv_o += var * momentum
+                rv_o += var.reshape(-1) * (n / (n - 1) * momentum)
 
     def batch_norm_backward(
         out: Any,
@@ -627,14 +684,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         g = array_of(grad_output).astype(wide, copy=False)
         axes = (0, *range(2, x.ndim))
         cs = channel_shape(x)
+        w = array_of(weight).reshape(cs) if weight is not None else None
         if training:
-            xhat, rstd = stats(x, axes, eps)
-        else:
-            rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
-            rstd = 1.0 / xp.sqrt(array_of(running_var).astype(wide, copy=False).reshape(cs) + eps)
-            xhat = (x - rm) * rstd
-        gxhat = g * array_of(weight).reshape(cs) if weight is not None else g
-        gx_o[...] = norm_input_grad(gxhat, xhat, rstd, axes) if training else gxhat * rstd
+            xhat, rstd = stats(x, axes, eps)[:2]
+            gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rstd, w, axes, axes)
+            return
+        rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
+        rstd = 1.0 / xp.sqrt(array_of(running_var).astype(wide, copy=False).reshape(cs) + eps)
+        xhat = (x - rm) * rstd
+        gx_o[...] = (g * w if w is not None else g) * rstd
         gw_o[...] = (g * xhat).sum(axis=axes)
         gb_o[...] = g.sum(axis=axes)
 
