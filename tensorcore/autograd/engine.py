@@ -184,8 +184,10 @@ def _run_backward(
 
     # Dependency counts over the reachable graph, found iteratively (nodes hash by identity).
     deps: dict[Node, int] = {}
-    stack = [n for n, _ in roots if n is not None]
-    starts = set(stack)
+    # Each start once: two outputs of one node (``Q`` and ``R`` of ``qr``) must not count
+    # that node's inputs twice, or they never become ready.
+    starts = {n for n, _ in roots if n is not None}
+    stack = list(starts)
     while stack:
         for nxt, _ in stack.pop().next_functions:
             if nxt is not None:
