@@ -215,6 +215,28 @@ def test_inplace_keeps_self_dtype_when_castable(device: str) -> None:
     assert f.tolist() == [1.0, 0.0]
 
 
+@pytest.mark.parametrize(("self_dtype", "other_dtype"), [("uint8", "int16"), ("int8", "uint8")])
+def test_inplace_and_out_wrap_between_signed_and_unsigned(
+    device: str, self_dtype: str, other_dtype: str
+) -> None:
+    """``uint8.add_(int16)`` computes in int16 and stores with wraparound (a cast PyTorch
+    allows), into ``self`` and into an ``out=`` tensor alike; NumPy's casts are the oracle."""
+    a = np.array([1, 2, 100], dtype=self_dtype)
+    b = (
+        np.array([-3, 1, 100], dtype=other_dtype)
+        if other_dtype == "int16"
+        else np.array([200, 2, 3], dtype=other_dtype)
+    )
+    want = (a.astype(np.int64) + b.astype(np.int64)).astype(self_dtype)
+    x = tc.tensor(a.tolist(), dtype=getattr(tc, self_dtype), device=device)
+    y = tc.tensor(b.tolist(), dtype=getattr(tc, other_dtype), device=device)
+    x.add_(y)
+    assert x.dtype is getattr(tc, self_dtype) and to_numpy(x).tolist() == want.tolist()
+    out = tc.zeros(3, dtype=getattr(tc, self_dtype), device=device)
+    tc.add(tc.tensor(a.tolist(), dtype=getattr(tc, self_dtype), device=device), y, out=out)
+    assert to_numpy(out).tolist() == want.tolist()
+
+
 def test_add_and_sub_alpha(device: str) -> None:
     a = tc.tensor([1.0, 2.0], device=device)
     b = tc.tensor([10.0, 20.0], device=device)
