@@ -237,6 +237,24 @@ def test_inplace_and_out_wrap_between_signed_and_unsigned(
     assert to_numpy(out).tolist() == want.tolist()
 
 
+def test_sub_refuses_every_bool_operand(device: str) -> None:
+    """A bool tensor or Python bool on either side of ``-`` raises, also where promotion with
+    a number would give a numeric dtype (``mask - 1``, ``1 - mask``, ``x - True``)."""
+    mask = tc.tensor([True, False], device=device)
+    x = tc.tensor([1.0, 2.0], device=device)
+    for call in (
+        lambda: mask - 1,
+        lambda: 1.5 - mask,
+        lambda: x - mask,
+        lambda: x - True,
+        lambda: tc.rsub(mask, 2),
+        lambda: x.sub_(mask),
+    ):
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+            call()
+    assert (x - 1).tolist() == [0.0, 1.0]
+
+
 def test_add_and_sub_alpha(device: str) -> None:
     a = tc.tensor([1.0, 2.0], device=device)
     b = tc.tensor([10.0, 20.0], device=device)

@@ -759,6 +759,19 @@ def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> Non
         )
 
 
+def check_sub_bool(self: Any, other: Any, alpha: Any = 1) -> None:
+    """``sub`` refuses a bool operand meeting a number, a bool tensor or a Python bool
+    (PyTorch's error): promotion would otherwise subtract silently (``mask - 1``). Two bools
+    promote to bool, which ``sub``'s declared dtypes refuse."""
+    a = self.__class__ is bool or (isinstance(self, Tensor) and self._dtype is dt.bool_)
+    b = other.__class__ is bool or (isinstance(other, Tensor) and other._dtype is dt.bool_)
+    if a != b:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 def check_polygamma_order(n: int, self: Any) -> None:
     """``polygamma``'s order: ``n >= 0`` (PyTorch's error)."""
     if n < 0:

@@ -15,6 +15,7 @@ _binary(
     dtypes="ifc",
     dtype_hint="Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
     "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+    check=M.check_sub_bool,
 )
 _binary("mul", "Multiplies ``self`` by ``other`` elementwise.", opmath_scalars=True)
 _binary(
