@@ -392,6 +392,8 @@ def test_bool_arithmetic_restrictions(device: str) -> None:
         _ = -b
     assert (b + b).tolist() == [True, False]
     assert (b * 3).tolist() == [3, 0]
+    sq = tc.square(b)  # pow(b, 2), as in PyTorch: not b * b
+    assert sq.dtype is tc.int64 and sq.tolist() == [1, 0]
     assert (~b).tolist() == [False, True]
 
 
