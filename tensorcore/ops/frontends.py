@@ -261,10 +261,8 @@ def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype
         return compute, compute.to_real()
     if policy == "int":
         if compute.is_floating_point or compute.is_complex:
-            raise RuntimeError(
-                f'"{op.name}" is only defined for integer and bool tensors, '
-                f"got {torch_name(compute)}"
-            )
+            # PyTorch's dispatcher error: the bitwise kernels exist for integers and bools only
+            raise unsupported_dtype(op, compute)
         return compute, compute
     raise AssertionError(policy)
 
