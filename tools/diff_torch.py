@@ -134,7 +134,8 @@ NO_COUNTERPART = {
 
 #: Known, deliberate differences: (operator, sample description, dtype, kind) patterns
 #: (fnmatch) and the reason. A mismatch matching one is counted as "expected", not reported;
-#: so is a PyTorch result of dtype complex32 (ComplexHalf), which tensorcore does not have.
+#: so is a PyTorch result or error of dtype complex32 (ComplexHalf), which tensorcore does not
+#: have (float16 meeting a complex number gives complex64 here).
 EXPECTED: list[tuple[str, str, str, str, str]] = [
     (
         "*",
@@ -184,11 +185,15 @@ class Report:
         m = Mismatch(kind, op, dtype, sample, detail.replace("\n", " ")[:400])
         for pop, pdesc, pdt, pkind, reason in EXPECTED:
             if (
-                fnmatch.fnmatchcase(op, pop)
-                and fnmatch.fnmatchcase(sample, f"*{pdesc}*" if pdesc != "*" else "*")
-                and fnmatch.fnmatchcase(dtype, pdt)
-                and fnmatch.fnmatchcase(kind, pkind)
-            ) or (kind.endswith("dtype") and "complex32" in m.detail):
+                (
+                    fnmatch.fnmatchcase(op, pop)
+                    and fnmatch.fnmatchcase(sample, f"*{pdesc}*" if pdesc != "*" else "*")
+                    and fnmatch.fnmatchcase(dtype, pdt)
+                    and fnmatch.fnmatchcase(kind, pkind)
+                )
+                or "complex32" in m.detail
+                or "ComplexHalf" in m.detail
+            ):
                 self.expected.append((m, reason))
                 return
         self.items.append(m)
@@ -267,6 +272,11 @@ def torch_to_tc(x: Any, like: Any) -> Any:
             return type(like)(*items)
         return type(like)(items)
     return x
+
+
+def scalar_refused(e: BaseException | None) -> bool:
+    """Whether PyTorch refused a Python scalar where its overloads take tensors only."""
+    return isinstance(e, TypeError) and "must be Tensor, not" in str(e)
 
 
 def base_exception(e: BaseException) -> type:
@@ -437,7 +447,10 @@ def run_pair(
     ours, e1 = attempt(tc_call)
     theirs, e2 = attempt(torch_call)
     if e1 is not None or e2 is not None:
-        if e1 is None:
+        if scalar_refused(e2) and not isinstance(e1, TypeError):
+            # tensorcore takes a Python scalar where PyTorch's overload takes tensors only
+            rep.add("accepts-scalar", op, dtype, desc, f"ours {e1!r} | torch {e2!r}")
+        elif e1 is None:
             rep.add("raises-only-torch", op, dtype, desc, f"{type(e2).__name__}: {e2}")
         elif e2 is None:
             rep.add("raises-only-tc", op, dtype, desc, f"{type(e1).__name__}: {e1}")
@@ -595,7 +608,9 @@ def grad_mode(rep: Report, ops: list[str]) -> None:
             r1, e1 = attempt(ours)
             r2, e2 = attempt(theirs)
             if e1 is not None or e2 is not None:
-                if (e1 is None) != (e2 is None):
+                if scalar_refused(e2):
+                    rep.add("accepts-scalar", name, "float64", desc, f"ours {e1!r} torch {e2!r}")
+                elif (e1 is None) != (e2 is None):
                     rep.add(
                         "grad-forward-raises", name, "float64", desc, f"ours {e1!r} torch {e2!r}"
                     )
@@ -742,6 +757,80 @@ def probes_mode(rep: Report, ops: list[str]) -> None:
             run_pair(rep, name, label, f"probe {desc}", tc_call, torch_call, ins)
 
 
+#: Python operators whose reflected form runs with a number on the left (``2 - t``).
+REFLECTED = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor")
+#: Reductions probed on every dtype, with and without ``dtype=``.
+REDUCTIONS = ("sum", "prod", "mean", "nansum", "cumsum", "cumprod", "amax", "amin", "std", "var")
+
+
+def extra_probes(rep: Report, only: list[str] | None) -> None:
+    """Python operators with a number on the left, ``where`` with mixed dtypes and numbers,
+    and reductions on every dtype (``sum`` of int8 is int64, ``mean`` of int64 raises)."""
+
+    def wanted(name: str) -> bool:
+        return not only or any(fnmatch.fnmatchcase(name, p) for p in only)
+
+    x_vals = [1.0, 2.0, 3.0]
+    for op in REFLECTED:
+        if not wanted(op) and not wanted(f"__r{op}__"):
+            continue
+        dunder = f"__r{op}__"
+        for d in PROBE_DTYPES:
+            for scalar in (2, 2.5, True, 1 + 2j):
+                a = probe_tensor(d, (3,), x_vals)
+                b = tensor_to_torch(a)
+                run_pair(
+                    rep,
+                    dunder,
+                    d,
+                    f"probe {type(scalar).__name__} {dunder[2:-2]} tensor",
+                    lambda a=a, scalar=scalar: getattr(a, dunder)(scalar),
+                    lambda b=b, scalar=scalar: getattr(b, dunder)(scalar),
+                    [(a, b)],
+                )
+    if wanted("where"):
+        cond = tc.tensor([True, False, True])
+        tcond = tensor_to_torch(cond)
+        for d1 in PROBE_DTYPES:
+            for other in [*PROBE_DTYPES, 2, 2.5, True]:
+                a = probe_tensor(d1, (3,), x_vals)
+                b = probe_tensor(other, (), x_vals) if isinstance(other, str) else other
+                ta, tb = tensor_to_torch(a), to_torch(b, {})
+                label = f"{d1}+{other}" if isinstance(other, str) else d1
+                what = "0-d tensor" if isinstance(other, str) else type(other).__name__
+                run_pair(
+                    rep,
+                    "where",
+                    label,
+                    f"probe where(cond, 1-d, {what})",
+                    lambda a=a, b=b: tc.where(cond, a, b),
+                    lambda ta=ta, tb=tb: torch.where(tcond, ta, tb),
+                    [],
+                )
+    for name in REDUCTIONS:
+        if not wanted(name):
+            continue
+        for d in PROBE_DTYPES:
+            for kwargs in ({}, {"dim": 0}, {"dtype": "float64"}, {"dtype": "int64"}):
+                a = probe_tensor(d, (2, 3), [1.0, 2.0, 3.0, 0.5, 1.0, 2.0])
+                b = tensor_to_torch(a)
+                if name in ("cumsum", "cumprod") and "dim" not in kwargs:
+                    kwargs = {**kwargs, "dim": 1}
+                if name in ("amax", "amin", "std", "var") and "dtype" in kwargs:
+                    continue
+                tkw = {k: getattr(torch, v) if k == "dtype" else v for k, v in kwargs.items()}
+                ckw = {k: getattr(tc, v) if k == "dtype" else v for k, v in kwargs.items()}
+                run_pair(
+                    rep,
+                    name,
+                    d,
+                    f"probe {name}(2x3, {kwargs})",
+                    lambda a=a, ckw=ckw: getattr(tc, name)(a, **ckw),
+                    lambda b=b, tkw=tkw: getattr(torch, name)(b, **tkw),
+                    [(a, b)],
+                )
+
+
 # ------------------------------------------------------------------ report
 def summarize(rep: Report, out: str, verbose: bool) -> None:
     by_kind: dict[str, list[Mismatch]] = collections.defaultdict(list)
@@ -791,6 +880,7 @@ def main(argv: list[str] | None = None) -> int:
             grad_mode(rep, ops)
         if a.mode in ("probes", "all"):
             probes_mode(rep, ops)
+            extra_probes(rep, a.ops.split(",") if a.ops else None)
     except KeyboardInterrupt:
         traceback.print_exc()
     summarize(rep, a.out, a.verbose)
