@@ -287,6 +287,13 @@ def test_div_rounding_modes(device: str, mode: str | None) -> None:
         assert got_int.tolist() == ([3, -3] if mode == "trunc" else [3, -4])
     with pytest.raises(RuntimeError, match="rounding_mode"):
         tc.div(tc.tensor(a, device=device), 2, rounding_mode="up")
+    if mode is not None:  # no rounded quotient of bools or complex numbers (PyTorch's error)
+        mask = tc.tensor([True, False], device=device)
+        with pytest.raises(NotImplementedError, match=f"div_{mode}.*'Bool'"):
+            tc.div(mask, mask, rounding_mode=mode)
+        with pytest.raises(NotImplementedError, match=f"div_{mode}.*'ComplexFloat'"):
+            tc.div(tc.tensor([1 + 1j], device=device), 2, rounding_mode=mode)
+        assert tc.div(mask, 2, rounding_mode=mode).tolist() == [0, 0]
 
 
 def test_round_decimals(device: str) -> None:

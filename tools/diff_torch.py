@@ -161,6 +161,7 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
     ("linalg_eigh", "*", "bool", "values", "bool samples give a degenerate spectrum"),
     ("nll_loss", "weight", "*", "grad-forward-raises", "PyTorch refuses a weight needing grad"),
     ("batch_norm", "*", "*", "grad-forward-raises", "PyTorch refuses running stats needing grad"),
+    ("linalg_lstsq", "*", "*", "grad-structure", "tensorcore differentiates singular_values too"),
 ]
 
 
@@ -787,6 +788,32 @@ def extra_probes(rep: Report, only: list[str] | None) -> None:
                     lambda a=a, scalar=scalar: getattr(a, dunder)(scalar),
                     lambda b=b, scalar=scalar: getattr(b, dunder)(scalar),
                     [(a, b)],
+                )
+    # out= of every dtype, for the binary pointwise operators (PyTorch casts the result into
+    # it where it can, and refuses a float result into an integer out=)
+    for name in core_ops():
+        decl = OPS[name]
+        if not wanted(name) or "pointwise" not in decl.tags or not decl.out:
+            continue
+        if len(get_op(name).tensor_pos) != 2 or decl.masks or name in NO_COUNTERPART:
+            continue
+        fn = counterpart(name)
+        if fn is None:
+            continue
+        for d_in in ("int64", "float32", "bool"):
+            for d_out in PROBE_DTYPES:
+                a, b = probe_tensor(d_in, (3,), x_vals), probe_tensor(d_in, (3,), [2.0, 1.0, 3.0])
+                o = probe_tensor(d_out, (3,), [0.0, 0.0, 0.0])
+                memo: dict[int, Any] = {}
+                ta, tb, to = to_torch((a, b, o), memo)
+                run_pair(
+                    rep,
+                    name,
+                    f"{d_in}->{d_out}",
+                    "probe out=",
+                    lambda a=a, b=b, o=o: getattr(tc, name)(a, b, out=o),
+                    lambda ta=ta, tb=tb, to=to: fn(ta, tb, out=to),
+                    [(o, to)],
                 )
     if wanted("where"):
         cond = tc.tensor([True, False, True])

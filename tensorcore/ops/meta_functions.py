@@ -751,12 +751,19 @@ def einsum_sublists(equation: Any, operands: Any) -> tuple[Any, Any]:
 
 # ---------------------------------------------------------------- argument checks (``check=``)
 def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> None:
-    """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error)."""
-    if rounding_mode not in (None, "trunc", "floor"):
+    """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error); a
+    rounded quotient is not defined for bool and complex operands (PyTorch's dispatcher
+    error)."""
+    if rounding_mode is None:
+        return
+    if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
+    d = dt.result_type(self, other)
+    if d is dt.bool_ or d.is_complex:
+        raise NotImplementedError(f"\"div_{rounding_mode}\" not implemented for '{torch_name(d)}'")
 
 
 def check_sub_bool(self: Any, other: Any, alpha: Any = 1) -> None:
