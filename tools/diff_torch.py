@@ -563,6 +563,27 @@ def forward_mode(rep: Report, ops: list[str], dtypes: list[str]) -> None:
                     strides="view" in decl.tags,
                     invariant=s.invariant,
                 )
+                if decl.inplace and s.args and hasattr(torch.Tensor, name + "_") and not random:
+                    inplace_sample(rep, name, dname, s)
+
+
+def inplace_sample(rep: Report, name: str, dname: str, s: Sample) -> None:
+    """The sample through the in-place method ``self.<name>_(...)``, on fresh copies."""
+    if not isinstance(s.args[0], tc.Tensor):
+        return
+    args = tuple(a.clone() if isinstance(a, tc.Tensor) else a for a in s.args)
+    memo: dict[int, Any] = {}
+    targs, tkwargs = to_torch(args, memo), to_torch(s.kwargs, memo)
+    meth = name + "_"
+    run_pair(
+        rep,
+        meth,
+        dname,
+        f"#in-place {s!r}",
+        lambda: getattr(args[0], meth)(*args[1:], **s.kwargs),
+        lambda: getattr(targs[0], meth)(*targs[1:], **tkwargs),
+        [(args[0], targs[0])],
+    )
 
 
 def grad_mode(rep: Report, ops: list[str]) -> None:
