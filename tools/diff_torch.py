@@ -836,6 +836,8 @@ def extra_probes(rep: Report, only: list[str] | None) -> None:
                     lambda ta=ta, tb=tb, to=to: fn(ta, tb, out=to),
                     [(o, to)],
                 )
+    if wanted("__getitem__") or wanted("__setitem__"):
+        index_probes(rep)
     if wanted("where"):
         cond = tc.tensor([True, False, True])
         tcond = tensor_to_torch(cond)
@@ -876,6 +878,72 @@ def extra_probes(rep: Report, only: list[str] | None) -> None:
                     lambda a=a, ckw=ckw: getattr(tc, name)(a, **ckw),
                     lambda b=b, tkw=tkw: getattr(torch, name)(b, **tkw),
                     [(a, b)],
+                )
+
+
+def index_probes(rep: Report) -> None:
+    """Basic and advanced indexing, reading and writing (``x[i]``, ``x[i] = v``)."""
+
+    def ix(lib: Any) -> list[tuple[str, Any]]:
+        t = lib.tensor
+        return [
+            ("int", 1),
+            ("negative int", -1),
+            ("slice with step", slice(None, None, 2)),
+            ("negative slice bounds", slice(-3, -1)),
+            ("None", None),
+            ("Ellipsis, int", (Ellipsis, 0)),
+            ("int, slice, None", (1, slice(1, 3), None)),
+            ("bool mask", t([[True, False, True, False]] * 3)),
+            ("bool row mask", t([True, False, True])),
+            ("int tensor", t([2, 0, 2])),
+            ("list of ints", [0, 2]),
+            ("0-d int tensor", t(1)),
+            ("True", True),
+            ("two int tensors", (t([0, 2]), t([1, 3]))),
+            ("broadcast int tensors", (t([[0], [2]]), t([1, 3]))),
+            ("advanced, slice, advanced", (t([0, 1]), slice(None), t([1, 2]))),
+            ("slice, int tensor", (slice(None), t([3, 0]))),
+            ("int, int tensor", (1, t([3, 0]))),
+            ("out of range int", 5),
+            ("out of range tensor", t([0, 7])),
+            ("float index", 1.0),
+        ]
+
+    for d in ("float32", "int64", "bool"):
+        for (desc, i_tc), (_, i_torch) in zip(ix(tc), ix(torch), strict=True):
+            x = probe_tensor(d, (2, 3, 4), [float(k % 5) for k in range(24)])[0:2].reshape(2, 3, 4)[
+                0
+            ]
+            tx = tensor_to_torch(x)
+            run_pair(
+                rep,
+                "__getitem__",
+                d,
+                f"probe x[{desc}]",
+                lambda x=x, i=i_tc: x[i],
+                lambda tx=tx, i=i_torch: tx[i],
+                [(x, tx)],
+            )
+            values = [(v, v) for v in (7, 2.5, True, -1)] + [
+                (tc.tensor(3.5, dtype=tc.float64), torch.tensor(3.5, dtype=torch.float64)),
+                (tc.tensor([1, 0, 1, 0]), torch.tensor([1, 0, 1, 0])),
+            ]
+            for value, tvalue in values:
+                y, ty = x.clone(), tx.clone()
+
+                def put(t: Any, i: Any, v: Any) -> Any:
+                    t[i] = v
+                    return t
+
+                run_pair(
+                    rep,
+                    "__setitem__",
+                    d,
+                    f"probe x[{desc}] = {value!r}".replace("\n", " "),
+                    lambda y=y, i=i_tc, v=value: put(y, i, v),
+                    lambda ty=ty, i=i_torch, v=tvalue: put(ty, i, v),
+                    [(y, ty)],
                 )
 
 
