@@ -362,6 +362,9 @@ def test_complex_views_and_constructors(device: str) -> None:
         tc.view_as_complex(tc.ones(2, 2, device=device).t())
     with pytest.raises(RuntimeError, match="storage_offset divisible by 2"):
         tc.view_as_complex(tc.ones(6, device=device)[1:5].view(2, 2))
+    for d in (tc.int64, tc.complex64):  # PyTorch's RuntimeError, not a TypeError
+        with pytest.raises(RuntimeError, match="only supported for half, float and double"):
+            tc.view_as_complex(tc.ones(2, 2, dtype=d, device=device))
     with pytest.raises(RuntimeError, match="Half, Float or Double tensors but got Long and Long"):
         tc.complex(tc.ones(2, dtype=tc.int64), tc.ones(2, dtype=tc.int64))
     with pytest.raises(RuntimeError, match="scalar type Float but got scalar type Double"):
