@@ -325,10 +325,13 @@ def _bitwise(m: _Maker) -> list[Sample]:
 @_samples("bitwise_left_shift", "bitwise_right_shift")
 def _shift(m: _Maker) -> list[Sample]:
     d = m.int_dtype()
-    return [
+    out = [
         S((m.ints(2, 3, hi=16, dtype=d), m.ints(2, 3, hi=3, dtype=d)), desc="ints"),
         S((m.ints(2, 3, hi=16, dtype=d), 1), desc="python scalar"),
     ]
+    if m.dtype is dt.bool_:  # (refused: PyTorch shifts integers only)
+        out.append(S((m.mask(2, 3), m.mask(2, 3)), desc="bool"))
+    return out
 
 
 # ------------------------------------------------------------------ pointwise, unary

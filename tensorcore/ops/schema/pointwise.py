@@ -67,6 +67,8 @@ for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bi
         f"Elementwise {_n.replace('_', ' ')} of integer or bool tensors.",
         promote="int",
         tags="nondifferentiable",
+        # (PyTorch shifts integers only)
+        dtypes="i" if _n.endswith("shift") else "bifc",
     )
 
 _unary(
