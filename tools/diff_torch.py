@@ -15,6 +15,13 @@ details go to ``--out``.
 PyTorch is the oracle of this tool only: the package and its tests never import it. Differences
 that are known and deliberate are listed in :data:`EXPECTED`, with the reason.
 
+Kinds of mismatch: ``dtype``, ``shape``, ``values``, ``strides`` (views), ``structure`` (number
+or kind of outputs), ``raises-only-tc``/``raises-only-torch`` (one library raises),
+``exception-type`` (both raise, of unrelated builtin types; NotImplementedError counts as the
+RuntimeError it derives from), ``accepts-scalar`` (tensorcore takes a Python number where
+PyTorch's overloads take tensors only: a superset, PyTorch programs are unaffected), and their
+``grad-`` forms in ``--mode grad``.
+
 Usage::
 
     python3 tools/diff_torch.py                     # every mode
