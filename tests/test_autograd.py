@@ -156,6 +156,20 @@ def test_multi_output_nodes(device: str) -> None:
     assert all(p.requires_grad for p in parts)
 
 
+def test_grad_of_several_outputs_of_one_node(device: str) -> None:
+    """Two outputs of one node as roots (``Q`` and ``R`` of ``qr``): the node's inputs get
+    the sum of both paths, from ``grad`` and from ``backward``."""
+    x = rand(3, 3, device=device)
+    q, r = tc.linalg.qr(x)
+    gq, gr = const(np.ones((3, 3)), device), const(np.full((3, 3), 2.0), device)
+    (both,) = tc.autograd.grad([q, r], [x], [gq, gr], retain_graph=True)
+    (only_q,) = tc.autograd.grad([q], [x], [gq], retain_graph=True)
+    (only_r,) = tc.autograd.grad([r], [x], [gr], retain_graph=True)
+    np.testing.assert_allclose(both.cpu().numpy(), (only_q + only_r).cpu().numpy())
+    tc.autograd.backward([q, r], [gq, gr])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), both.cpu().numpy())
+
+
 @pytest.mark.parametrize(
     "name",
     sorted(

@@ -215,6 +215,46 @@ def test_inplace_keeps_self_dtype_when_castable(device: str) -> None:
     assert f.tolist() == [1.0, 0.0]
 
 
+@pytest.mark.parametrize(("self_dtype", "other_dtype"), [("uint8", "int16"), ("int8", "uint8")])
+def test_inplace_and_out_wrap_between_signed_and_unsigned(
+    device: str, self_dtype: str, other_dtype: str
+) -> None:
+    """``uint8.add_(int16)`` computes in int16 and stores with wraparound (a cast PyTorch
+    allows), into ``self`` and into an ``out=`` tensor alike; NumPy's casts are the oracle."""
+    a = np.array([1, 2, 100], dtype=self_dtype)
+    b = (
+        np.array([-3, 1, 100], dtype=other_dtype)
+        if other_dtype == "int16"
+        else np.array([200, 2, 3], dtype=other_dtype)
+    )
+    want = (a.astype(np.int64) + b.astype(np.int64)).astype(self_dtype)
+    x = tc.tensor(a.tolist(), dtype=getattr(tc, self_dtype), device=device)
+    y = tc.tensor(b.tolist(), dtype=getattr(tc, other_dtype), device=device)
+    x.add_(y)
+    assert x.dtype is getattr(tc, self_dtype) and to_numpy(x).tolist() == want.tolist()
+    out = tc.zeros(3, dtype=getattr(tc, self_dtype), device=device)
+    tc.add(tc.tensor(a.tolist(), dtype=getattr(tc, self_dtype), device=device), y, out=out)
+    assert to_numpy(out).tolist() == want.tolist()
+
+
+def test_sub_refuses_every_bool_operand(device: str) -> None:
+    """A bool tensor or Python bool on either side of ``-`` raises, also where promotion with
+    a number would give a numeric dtype (``mask - 1``, ``1 - mask``, ``x - True``)."""
+    mask = tc.tensor([True, False], device=device)
+    x = tc.tensor([1.0, 2.0], device=device)
+    for call in (
+        lambda: mask - 1,
+        lambda: 1.5 - mask,
+        lambda: x - mask,
+        lambda: x - True,
+        lambda: tc.rsub(mask, 2),
+        lambda: x.sub_(mask),
+    ):
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+            call()
+    assert (x - 1).tolist() == [0.0, 1.0]
+
+
 def test_add_and_sub_alpha(device: str) -> None:
     a = tc.tensor([1.0, 2.0], device=device)
     b = tc.tensor([10.0, 20.0], device=device)
@@ -247,6 +287,13 @@ def test_div_rounding_modes(device: str, mode: str | None) -> None:
         assert got_int.tolist() == ([3, -3] if mode == "trunc" else [3, -4])
     with pytest.raises(RuntimeError, match="rounding_mode"):
         tc.div(tc.tensor(a, device=device), 2, rounding_mode="up")
+    if mode is not None:  # no rounded quotient of bools or complex numbers (PyTorch's error)
+        mask = tc.tensor([True, False], device=device)
+        with pytest.raises(NotImplementedError, match=f"div_{mode}.*'Bool'"):
+            tc.div(mask, mask, rounding_mode=mode)
+        with pytest.raises(NotImplementedError, match=f"div_{mode}.*'ComplexFloat'"):
+            tc.div(tc.tensor([1 + 1j], device=device), 2, rounding_mode=mode)
+        assert tc.div(mask, 2, rounding_mode=mode).tolist() == [0, 0]
 
 
 def test_round_decimals(device: str) -> None:
@@ -352,6 +399,8 @@ def test_bool_arithmetic_restrictions(device: str) -> None:
         _ = -b
     assert (b + b).tolist() == [True, False]
     assert (b * 3).tolist() == [3, 0]
+    sq = tc.square(b)  # pow(b, 2), as in PyTorch: not b * b
+    assert sq.dtype is tc.int64 and sq.tolist() == [1, 0]
     assert (~b).tolist() == [False, True]
 
 

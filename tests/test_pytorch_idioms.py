@@ -362,6 +362,9 @@ def test_complex_views_and_constructors(device: str) -> None:
         tc.view_as_complex(tc.ones(2, 2, device=device).t())
     with pytest.raises(RuntimeError, match="storage_offset divisible by 2"):
         tc.view_as_complex(tc.ones(6, device=device)[1:5].view(2, 2))
+    for d in (tc.int64, tc.complex64):  # PyTorch's RuntimeError, not a TypeError
+        with pytest.raises(RuntimeError, match="only supported for half, float and double"):
+            tc.view_as_complex(tc.ones(2, 2, dtype=d, device=device))
     with pytest.raises(RuntimeError, match="Half, Float or Double tensors but got Long and Long"):
         tc.complex(tc.ones(2, dtype=tc.int64), tc.ones(2, dtype=tc.int64))
     with pytest.raises(RuntimeError, match="scalar type Float but got scalar type Double"):
@@ -404,6 +407,26 @@ def test_scatter_reduce_matches_a_loop(device: str, reduce: str, include_self: b
             tc.tensor(src, device=device, requires_grad=True),
         ),
     )
+
+
+@pytest.mark.parametrize("reduce", ["mean", "amax", "amin"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_scatter_reduce_of_16_bit_floats(device: str, reduce: str, dtype: str) -> None:
+    # bfloat16 is floating although NumPy's kind of it is "V": mean divides (no floor),
+    # and the positions written without self start from +-inf.
+    base = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    src = np.array([[0.5, -1.0], [2.5, 3.0]])
+    index = np.array([[0, 2], [0, 2]])
+    fold = {"mean": np.mean, "amax": np.max, "amin": np.min}[reduce]
+    want = base.copy()
+    for j in range(2):
+        k = index[0, j]
+        want[k, j] = fold(src[:, j])
+    x = tc.tensor(base, dtype=getattr(tc, dtype), device=device)
+    s = tc.tensor(src, dtype=getattr(tc, dtype), device=device)
+    got = x.scatter_reduce(0, tc.tensor(index, device=device), s, reduce, include_self=False)
+    assert got.dtype is getattr(tc, dtype)
+    assert_close(got.float(), want.astype(np.float32))
 
 
 def test_scatter_reduce_mean_of_integers_and_errors(device: str) -> None:

@@ -104,6 +104,8 @@ def addcdiv(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
 
 @_composite
 def square(self: Tensor) -> Tensor:
+    if self._dtype is dt.bool_:
+        return ops.pow(self, 2)  # PyTorch's square is pow(self, 2): int64 for bool
     return ops.mul(self, self)
 
 

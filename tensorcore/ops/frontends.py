@@ -267,10 +267,8 @@ def _pointwise_dtypes(op: Op, args: tuple[Any, ...]) -> tuple[dt.dtype, dt.dtype
         return compute, compute.to_real()
     if policy == "int":
         if compute.is_floating_point or compute.is_complex:
-            raise RuntimeError(
-                f'"{op.name}" is only defined for integer and bool tensors, '
-                f"got {torch_name(compute)}"
-            )
+            # PyTorch's dispatcher error: the bitwise kernels exist for integers and bools only
+            raise unsupported_dtype(op, compute)
         return compute, compute
     raise AssertionError(policy)
 
@@ -425,6 +423,8 @@ def pointwise(
             )
     if inplace:
         _check_inplace(op, self0, shape, res)
+        if self0._dtype is not res and _wraps(res, self0._dtype):
+            return _through_result_dtype(kernel, args, self0, shape, res, dev)
         kernel(self0, *args)
         return self0
     if out is None:
@@ -435,8 +435,32 @@ def pointwise(
         o = empty(shape, res, dev) if like is None else empty_like_layout(like, shape, res, dev)
     else:
         o = _alloc_or_check(op, out, shape, res, dev)
+        if o._dtype is not res and _wraps(res, o._dtype):
+            return _through_result_dtype(kernel, args, o, shape, res, dev)
     kernel(o, *args)
     return o
+
+
+def _wraps(res: dt.dtype, dest: dt.dtype) -> bool:
+    """Whether storing a ``res`` result in ``dest`` is a cast between signed and unsigned
+    integers (``uint8.add_(int16)``), which PyTorch does with wraparound but an array
+    module's kernel may refuse (NumPy's ``same_kind`` rule)."""
+    return res._category == dest._category == _INTEGRAL and res.is_signed != dest.is_signed
+
+
+def _through_result_dtype(
+    kernel: Any,
+    args: tuple[Any, ...],
+    dest: Tensor,
+    shape: tuple[int, ...],
+    res: dt.dtype,
+    dev: device,
+) -> Tensor:
+    """Run ``kernel`` into a temporary of the result dtype, then copy that into ``dest``."""
+    tmp = empty(shape, res, dev)
+    kernel(tmp, *args)
+    dest.copy_(tmp)
+    return dest
 
 
 def _passive(

@@ -765,11 +765,31 @@ def einsum_sublists(equation: Any, operands: Any) -> tuple[Any, Any]:
 
 # ---------------------------------------------------------------- argument checks (``check=``)
 def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> None:
-    """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error)."""
-    if rounding_mode not in (None, "trunc", "floor"):
+    """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error); a
+    rounded quotient is not defined for bool and complex operands (PyTorch's dispatcher
+    error)."""
+    if rounding_mode is None:
+        return
+    if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
+        )
+    d = dt.result_type(self, other)
+    if d is dt.bool_ or d.is_complex:
+        raise NotImplementedError(f"\"div_{rounding_mode}\" not implemented for '{torch_name(d)}'")
+
+
+def check_sub_bool(self: Any, other: Any, alpha: Any = 1) -> None:
+    """``sub`` refuses a bool operand meeting a number, a bool tensor or a Python bool
+    (PyTorch's error): promotion would otherwise subtract silently (``mask - 1``). Two bools
+    promote to bool, which ``sub``'s declared dtypes refuse."""
+    a = self.__class__ is bool or (isinstance(self, Tensor) and self._dtype is dt.bool_)
+    b = other.__class__ is bool or (isinstance(other, Tensor) and other._dtype is dt.bool_)
+    if a != b:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
 
 

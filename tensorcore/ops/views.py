@@ -438,6 +438,11 @@ def view_as_real(self: Tensor) -> Tensor:
 
 
 def view_as_complex(self: Tensor) -> Tensor:
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {torch_name(self._dtype)}"
+        )
     if self._dtype.itemsize < 4:
         # PyTorch views half as complex32 (and refuses bfloat16); tensorcore has no complex32,
         # and complex64 would pair the wrong bytes.

@@ -325,10 +325,13 @@ def _bitwise(m: _Maker) -> list[Sample]:
 @_samples("bitwise_left_shift", "bitwise_right_shift")
 def _shift(m: _Maker) -> list[Sample]:
     d = m.int_dtype()
-    return [
+    out = [
         S((m.ints(2, 3, hi=16, dtype=d), m.ints(2, 3, hi=3, dtype=d)), desc="ints"),
         S((m.ints(2, 3, hi=16, dtype=d), 1), desc="python scalar"),
     ]
+    if m.dtype is dt.bool_:  # (refused: PyTorch shifts integers only)
+        out.append(S((m.mask(2, 3), m.mask(2, 3)), desc="bool"))
+    return out
 
 
 # ------------------------------------------------------------------ pointwise, unary
@@ -508,18 +511,22 @@ _RAW["digamma"] = _pos
 
 @_samples("lgamma")
 def _lgamma(m: _Maker) -> list[Sample]:
-    # Positive, and negative between the poles (where Gamma changes sign).
+    # Positive, and negative between the poles (where Gamma changes sign; no bool is).
+    if m.dtype is dt.bool_:
+        return _pos(m)
     return [*_pos(m), S((m.off_integer(2, 3) - 4,), desc="negative, between poles")]
 
 
 @_samples("polygamma")
 def _polygamma(m: _Maker) -> list[Sample]:
-    return [
+    out = [
         S((1, m.positive(2, 3)), desc="trigamma"),
         S((2, m.positive(3, 4, t=True)), desc="n=2, transposed"),
         S((0, m.positive()), desc="n=0 (digamma), 0-dim"),
-        S((3, m.off_integer(2, 3) - 4), desc="n=3, negative between poles"),
     ]
+    if m.dtype is dt.bool_:  # (no bool is negative)
+        return out
+    return [*out, S((3, m.off_integer(2, 3) - 4), desc="n=3, negative between poles")]
 
 
 @_samples("logit")

@@ -18,7 +18,7 @@ for _sig, _tags, _doc in [
         "pointwise",
         "Alias of :func:`clamp`.",
     ),
-    ("square(Tensor self) -> Tensor", "pointwise", "``self * self``."),
+    ("square(Tensor self) -> Tensor", "pointwise", "``self * self`` (int64 for bool, as ``pow``)."),
     (
         "max(Tensor self, Any dim=None, bool keepdim=False) -> Any",
         "reduction",

@@ -15,6 +15,7 @@ _binary(
     dtypes="ifc",
     dtype_hint="Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
     "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+    check=M.check_sub_bool,
 )
 _binary("mul", "Multiplies ``self`` by ``other`` elementwise.", opmath_scalars=True)
 _binary(
@@ -66,6 +67,8 @@ for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bi
         f"Elementwise {_n.replace('_', ' ')} of integer or bool tensors.",
         promote="int",
         tags="nondifferentiable",
+        # (PyTorch shifts integers only)
+        dtypes="i" if _n.endswith("shift") else "bifc",
     )
 
 _unary(

@@ -169,10 +169,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         )
         s = s[first(ix.shape)]
         kind = target.dtype.kind
+        # (from the tensor's dtype: NumPy's kind of bfloat16 is "V")
+        floating = out._dtype.is_floating_point or out._dtype.is_complex
         if not include_self:
             # The positions written start from the reduction's identity.
-            if reduce in ("amax", "amin"):
-                big = xp.inf if kind in "fc" else xp.iinfo(target.dtype).max
+            if reduce in ("amax", "amin") and kind == "b":
+                target[where] = reduce == "amin"
+            elif reduce in ("amax", "amin"):
+                big = xp.inf if floating else xp.iinfo(target.dtype).max
                 target[where] = -big if reduce == "amax" else big
                 if kind == "u" and reduce == "amax":
                     target[where] = 0
@@ -184,12 +188,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         with quiet(all="ignore"):
             at_positions(ufunc, target, ix, d, s)
             if reduce == "mean":
-                count = xp.zeros(target.shape, dtype=target.dtype if kind in "fc" else xp.int64)
+                count = xp.zeros(target.shape, dtype=target.dtype if floating else xp.int64)
                 if include_self:
                     count += 1
                 ufunc_at(xp, xp.add, count, where, 1)
                 count[count == 0] = 1
-                if kind in "fc":
+                if floating:
                     target[...] = target / count
                 else:
                     target[...] = xp.floor_divide(target, count)
