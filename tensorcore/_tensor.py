@@ -58,7 +58,25 @@ def make_tensor(
     native: Any = None,
     lay: layout = strided,
 ) -> Tensor:
-    """Build a tensor over ``storage``; backends and the core's view code call this."""
+    """Build a tensor over ``storage``; backends and the core's view code call this.
+
+    A strided tensor: ``storage`` holds its memory, ``shape``/``stride`` (in elements) and
+    ``offset`` place it there, and ``native`` is its native array when the caller has it
+    (else :func:`tensorcore.backend.native` asks the device's ``materialize``). A tensor of
+    a layout whose data is not one strided buffer (``sparse_coo``, a plugin's layout):
+    ``storage`` None, ``stride`` ``()``, ``offset`` 0, ``native`` the layout's own record
+    (whatever the layout's kernels read back with ``native``) and ``lay`` the layout.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore import backend
+    >>> x = tc.arange(6.0)
+    >>> t = backend.make_tensor(x.untyped_storage(), (2, 2), (1, 2), 1, x.dtype, x.device)
+    >>> t
+    tensor([[1., 3.],
+            [2., 4.]])
+    """
     t = _object_new(Tensor)
     t._storage = storage
     t._shape = shape

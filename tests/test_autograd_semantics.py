@@ -332,3 +332,26 @@ def test_a_plugin_rule_that_reads_an_unsaved_value_fails_its_load(run_py: Any) -
             print("OK")
         """
     assert run_py(code).stdout.strip() == "OK"
+
+
+def test_a_plugin_rule_may_name_its_saves_as_generic_rule_returns_them(run_py: Any) -> None:
+    code = """
+        import tensorcore as tc
+        from tensorcore import backend
+        from tensorcore.plugins import hookimpl
+
+        saves, rule = backend.generic_rule("exp")
+        assert not isinstance(saves, str)
+
+        class P:
+            @hookimpl
+            def tensorcore_register_kernels(self, register):
+                register.derivative("exp", "cpu", "strided", saves, rule)
+
+        tc.backends.register(P(), name="tuple-saves")
+        x = tc.tensor([0.0, 1.0], requires_grad=True)
+        x.exp().sum().backward()
+        assert x.grad.allclose(x.detach().exp()), x.grad
+        print("OK")
+        """
+    assert run_py(code).stdout.strip() == "OK"

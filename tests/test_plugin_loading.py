@@ -346,6 +346,19 @@ def test_overrides_warn_and_are_listed(tmp_path: Path, run_py: Any) -> None:
                      re.M), proc.stdout  # fmt: skip
 
 
+def test_an_override_applies_whatever_its_plugins_name(tmp_path: Path, run_py: Any) -> None:
+    # 'aaa' loads before 'cpu' (name order): it still commits after the kernel it replaces.
+    install(tmp_path, "tensorcore-aaa", {"aaa": "aaa_plugin"}, {"aaa_plugin": _OVERRIDE})
+    checks = """
+        assert info["aaa"].status == "loaded", info["aaa"].error
+        assert info["cpu"].status == "loaded", info["cpu"].error
+        assert info["aaa"].overrides == ["add[cpu, strided] from plugin 'cpu'"]
+        assert (tc.ones(2) + 1).tolist() == [42.0, 42.0]
+        print("OK")
+        """
+    assert loads(run_py, tmp_path, checks)
+
+
 # ---------------------------------------------------------------- nothing of a failed plugin
 # A runtime plugin that registers one of everything, then fails at ``stage``.
 _EVERYTHING = """

@@ -221,7 +221,8 @@ def _entry_points(eps: Any) -> list[tuple[Any, PluginInfo]]:
 def _load_batch(entries: list[tuple[Any, PluginInfo]], warn_failures: bool = True) -> None:
     """Load plugins in two rounds: every plugin's devices and layouts hooks, then -- once
     the device types and layouts that several plugins claim are settled, whatever the load
-    order -- each plugin's kernels hook and commit, in order."""
+    order -- each plugin's kernels hook, then the commits, in order but for the plugins that
+    replace kernels (``override=True``), which commit last."""
     from . import _commit
 
     staged = []
@@ -242,6 +243,7 @@ def _load_batch(entries: list[tuple[Any, PluginInfo]], warn_failures: bool = Tru
                 claims.setdefault(name, []).append(info)
         for plugin, why in _claims.losers(what, claims, _INSTALL_HINTS).items():
             lost.setdefault(plugin, why)
+    ready = []
     for module, info, reg in staged:
         with _blame(info):
             try:
@@ -249,6 +251,17 @@ def _load_batch(entries: list[tuple[Any, PluginInfo]], warn_failures: bool = Tru
                     raise RuntimeError(lost[info.name])
                 _call_one(module, "tensorcore_register_kernels", reg)
                 _call_one(module, "tensorcore_register_comm_backends", reg)
+            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the others
+                _withdraw(module, info.name)
+                _fail(info, exc, warn_failures)
+                continue
+        ready.append((module, info, reg))
+    # A plugin that replaces kernels (``override=True``) commits after the others, so that
+    # the kernels it replaces are there whatever the order of the plugins' names.
+    ready.sort(key=lambda entry: any(k[5] for k in entry[2].kernels))
+    for module, info, reg in ready:
+        with _blame(info):
+            try:
                 replaced = _commit.commit(reg, _devices, attributes, _describe)
             except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the others
                 _withdraw(module, info.name)

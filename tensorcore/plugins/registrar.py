@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -375,18 +375,21 @@ class Registrar:
         op: str,
         device_type: str,
         layout: str | layouts.layout,
-        saves: str,
+        saves: str | Sequence[str],
         fn: Callable[..., Any],
     ) -> None:
         """Register a derivative rule for ``op`` on one (device type, layout) that replaces the
         generic one in ``tensorcore/ops/derivatives.py`` (e.g. to keep gradients sparse).
 
         ``saves`` and ``fn`` follow the derivative table: ``saves`` names the parameters (or
-        ``result``) the rule reads, ``fn(ctx, grad)`` returns one gradient per tensor input.
+        ``result``) the rule reads, space-separated or as a sequence of names (the form
+        :func:`tensorcore.backend.generic_rule` returns), ``fn(ctx, grad)`` returns one
+        gradient per tensor input.
         """
         self._check_op(op, "derivative")
         lname = layout.name if isinstance(layout, layouts.layout) else layout
-        self.derivatives.append((op, device_type, lname, tuple(saves.split()), fn))
+        names = tuple(saves.split()) if isinstance(saves, str) else tuple(saves)
+        self.derivatives.append((op, device_type, lname, names, fn))
 
     def _check_op(self, op: str, what: str) -> None:
         from ..dispatch import ops

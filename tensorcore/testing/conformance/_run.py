@@ -19,7 +19,7 @@ import pytest
 import tensorcore as tc
 from tensorcore import backend
 from tensorcore import dtypes as dt
-from tensorcore.testing import assert_close, to_numpy
+from tensorcore.testing import assert_close, dtype_unsupported, to_numpy
 from tensorcore.testing.samples import SAMPLES, SEED, Sample, call_op
 
 from ._session import Target, target
@@ -123,6 +123,9 @@ def samples(name: str, dtype: dt.dtype, i: int) -> tuple[Sample, Sample]:
     make = SAMPLES.get(name)
     if make is None:
         pytest.skip(f"{name}: no samples in tensorcore.testing.samples (a plugin operator)")
+    why = dtype_unsupported(t.device, dtype)
+    if why is not None:
+        pytest.skip(f"{t.device} holds no {dtype.name} tensors (its allocator: {why})")
     try:
         cpu = make("cpu", dtype)[i]
     except Exception as exc:  # noqa: BLE001 - the generator does not cover this dtype
