@@ -278,8 +278,8 @@ def _check_structured(t: Tensor, dim: int) -> None:
         raise IndexError(f"Invalid index {dim} for tensor of size {tuple(t.shape)}")
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` (a fraction, or a count) of the entries, chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes ``amount`` (a fraction, or a count) of the entries, those of lowest score."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -287,13 +287,24 @@ class RandomUnstructured(BasePruningMethod):
         _check_amount_init(amount)
         self.amount = amount
 
+    def _scores(self, t: Tensor) -> Tensor:
+        raise NotImplementedError
+
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         n = _n_to_prune(self.amount, t.numel())
         mask = default_mask.clone()
         if n:
-            chosen = ops.rand_like(t).reshape(-1).topk(n).indices
+            chosen = self._scores(t).reshape(-1).topk(n, largest=False).indices
             mask.view(-1)[chosen] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` (a fraction, or a count) of the entries, chosen at random."""
+
+    def _scores(self, t: Tensor) -> Tensor:
+        # (the largest of the draws, as PyTorch takes them: the same entries for one seed)
+        return -ops.rand_like(t)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: Any) -> Any:  # type: ignore[override]
@@ -301,23 +312,12 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes ``amount`` (a fraction, or a count) of the entries, those of smallest
     absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount: Any) -> None:
-        _check_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        n = _n_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if n:
-            chosen = t.abs().reshape(-1).topk(n, largest=False).indices
-            mask.view(-1)[chosen] = 0
-        return mask
+    def _scores(self, t: Tensor) -> Tensor:
+        return t.abs()
 
     @classmethod
     def apply(  # type: ignore[override]
