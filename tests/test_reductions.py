@@ -402,7 +402,9 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
            "nanmedian", "quantile", "nanquantile", "nanmean", "nansum", "var_mean", "std_mean",
            "aminmax",
            # tests/test_statistics_ops.py:
-           "trapezoid", "trapz", "cumulative_trapezoid",
+           "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "mode",
+           # tests/test_linalg_decompositions.py:
+           "dist",
            # tests/test_segment_reduce.py:
            "segment_reduce"}  # fmt: skip
 
