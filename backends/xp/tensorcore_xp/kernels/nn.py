@@ -602,12 +602,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         wide = acc_dtype(xp, o.dtype)
         x = array_of(input).astype(wide, copy=False)
         axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        y = stats(x, axes, eps)[0]
+        # ``stats``' operations, in the result's memory where it has the computing dtype:
+        # one temporary (the squares) instead of three and the final copy.
+        y = o if o.dtype == wide else xp.empty(x.shape, dtype=wide)
+        xp.subtract(x, mean(x, axes), out=y)
+        rstd = mean(y * y, axes)
+        rstd += eps
+        xp.sqrt(rstd, out=rstd)
+        xp.reciprocal(rstd, out=rstd)
+        y *= rstd
         if weight is not None:
             y *= array_of(weight)
         if bias is not None:
             y += array_of(bias)
-        o[...] = y
+        if y is not o:
+            o[...] = y
 
     def layer_norm_backward(
         out: Any, grad_output: Any, input: Any, normalized_shape: Any, weight: Any, eps: float
