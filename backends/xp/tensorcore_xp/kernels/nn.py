@@ -73,6 +73,18 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return o
         return span // s + 1
 
+    def tap(k: Sequence[int], stride: Any, dilation: Any, outs: Sequence[int]) -> tuple[slice, ...]:
+        """The slices of a padded input that kernel position ``k`` reads, one element per
+        output position (what col2im adds back there)."""
+        return tuple(
+            slice(k[i] * dilation[i], k[i] * dilation[i] + stride[i] * (outs[i] - 1) + 1, stride[i])
+            for i in range(len(k))
+        )
+
+    def interior(padding: Any, sizes: Sequence[int]) -> tuple[slice, ...]:
+        """The slices of a padded array that hold the unpadded one (spatial sizes ``sizes``)."""
+        return tuple(slice(p, p + n) for p, n in zip(padding, sizes, strict=True))
+
     def channels_last(
         cg: int, g: int, kernel: Sequence[int], outs: Sequence[int], stride: Any, dilation: Any
     ) -> bool:
@@ -104,8 +116,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             # (N, *padded, C): windows (g, N, *outs, *kernel, C/g)
             cl = xp.zeros((n,) + tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) + (c,),
                           dtype=x.dtype)  # fmt: skip
-            inner = tuple(slice(padding[i], padding[i] + x.shape[2 + i]) for i in range(nd))
-            cl[(slice(None),) + inner] = xp.moveaxis(x, 1, -1)
+            cl[(slice(None),) + interior(padding, x.shape[2:])] = xp.moveaxis(x, 1, -1)
             st = cl.strides
             shape = (g, n) + outs + kernel + (cg,)
             strides = (
@@ -140,17 +151,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         padded = tuple(shape[2 + i] + 2 * padding[i] for i in range(nd))
         acc = xp.zeros(tuple(shape[:2]) + padded, dtype=dtype)
         for k in itertools.product(*(range(kk) for kk in kernel)):
-            sl = tuple(
-                slice(
-                    k[i] * dilation[i],
-                    k[i] * dilation[i] + stride[i] * (outs[i] - 1) + 1,
-                    stride[i],
-                )
-                for i in range(nd)
-            )
-            acc[(slice(None), slice(None)) + sl] += cols[(Ellipsis,) + k]
-        crop = tuple(slice(padding[i], padding[i] + shape[2 + i]) for i in range(nd))
-        return acc[(slice(None), slice(None)) + crop]
+            acc[(slice(None), slice(None)) + tap(k, stride, dilation, outs)] += cols[
+                (Ellipsis,) + k
+            ]
+        return acc[(slice(None), slice(None)) + interior(padding, shape[2:])]
 
     def weight_matrix(w: Any, groups: int, last: bool) -> Any:
         """The weight (O, C/g, *kernel) as (g, O/g, C/g * K), or (g, O/g, K * C/g) for
@@ -220,15 +224,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gym = grad_matrix(gy.astype(wide, copy=False), g, last)
         wm = weight_matrix(w.astype(wide, copy=False), g, last)
         padded = tuple(x_shape[2 + i] + 2 * padding[i] for i in range(nd))
-        inner = tuple(slice(padding[i], padding[i] + x_shape[2 + i]) for i in range(nd))
-
-        def window(k: tuple[int, ...]) -> tuple[slice, ...]:
-            return tuple(
-                slice(k[i] * dilation[i], k[i] * dilation[i] + stride[i] * (outs[i] - 1) + 1,
-                      stride[i])
-                for i in range(nd)
-            )  # fmt: skip
-
+        inner = interior(padding, x_shape[2:])
         positions = itertools.product(*(range(kk) for kk in kernel))
         if last:
             gcols = xp.matmul(gym, wm)  # (g, N * P, K * C/g)
@@ -237,14 +233,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             moved = (1,) + tuple(range(2, 2 + nd)) + (0, 2 + nd)
             for k in positions:
                 part = gcols[(slice(None), slice(None)) + (slice(None),) * nd + k]
-                acc[(slice(None),) + window(k)] += part.transpose(moved)
+                acc[(slice(None),) + tap(k, stride, dilation, outs)] += part.transpose(moved)
             res = acc[(slice(None),) + inner].reshape((n,) + tuple(x_shape[2:]) + (c,))
             return xp.moveaxis(res, -1, 1)
         gcols = xp.matmul(wm.transpose(0, 2, 1), gym)  # (g, C/g * K, N * P)
         gcols = gcols.reshape((c,) + kernel + (n,) + outs)
         acc = xp.zeros((c, n) + padded, dtype=wide)
         for k in positions:
-            acc[(slice(None), slice(None)) + window(k)] += gcols[(slice(None),) + k]
+            acc[(slice(None), slice(None)) + tap(k, stride, dilation, outs)] += gcols[
+                (slice(None),) + k
+            ]
         return acc[(slice(None), slice(None)) + inner].swapaxes(0, 1)
 
     def depthwise_input_grad(
@@ -266,13 +264,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         lead = (slice(None), slice(None))
         for i, k in enumerate(itertools.product(*(range(kk) for kk in kernel))):
             xp.multiply(gy, wk[:, i].reshape((c,) + (1,) * nd), out=tmp)
-            sl = tuple(
-                slice(k[j] * dilation[j], k[j] * dilation[j] + stride[j] * (outs[j] - 1) + 1,
-                      stride[j])
-                for j in range(nd)
-            )  # fmt: skip
-            acc[lead + sl] += tmp
-        return acc[lead + tuple(slice(padding[j], padding[j] + x_shape[2 + j]) for j in range(nd))]
+            acc[lead + tap(k, stride, dilation, outs)] += tmp
+        return acc[lead + interior(padding, x_shape[2:])]
 
     def conv_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
