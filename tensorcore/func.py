@@ -379,6 +379,28 @@ def _grads(
     return [ops.zeros_like(x) if g is None else g for g, x in zip(res, inputs, strict=True)]
 
 
+def _split_aux(out: Any, has_aux: bool, who: str) -> tuple[Any, Any]:
+    """``(output, aux)`` of a function's result (aux None without ``has_aux``)."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(
+            f"{who}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
+    return out[0], out[1]
+
+
+def _tensor_outputs(out: Any, who: str) -> tuple[list[Any], Callable[[list[Any]], Any]]:
+    """``_flatten(out)``, refusing any output that is not a tensor."""
+    flat, rebuild = _flatten(out)
+    for o in flat:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(
+                f"{who}: Expected f to be a function that has Tensor outputs, got {type(o)}"
+            )
+    return flat, rebuild
+
+
 def _argnums(argnums: Any, n: int, fn: str) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     if not nums:
@@ -418,15 +440,7 @@ def grad_and_value(
         for a in nums:
             args[a] = _prepare(args[a])
         with grad_mode.enable_grad():
-            out = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError(
-                        "grad_and_value(f)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
-                    )
-                out, aux = out
+            out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
                 raise RuntimeError(
                     "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -490,22 +504,8 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     keep = any(_nested(t) for a in primals for t in _flatten(a)[0])
     prepared = [_prepare(p) for p in primals]
     with grad_mode.enable_grad():
-        out = func(*prepared)
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError(
-                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                    "if has_aux is True"
-                )
-            out, aux = out
-    flat_out, _ = _flatten(out)
-    for o in flat_out:
-        if not isinstance(o, Tensor):
-            raise RuntimeError(
-                "vjp(f, *primals): Expected f to be a function that has Tensor outputs, got "
-                f"{type(o)}"
-            )
+        out, aux = _split_aux(func(*prepared), has_aux, "vjp(f, *primals)")
+    flat_out, _ = _tensor_outputs(out, "vjp(f, *primals)")
     leaves = [t for p in prepared for t in _flatten(p)[0] if isinstance(t, Tensor)]
 
     def vjp_fn(
@@ -585,22 +585,8 @@ def _jac(func: Callable[..., Any], argnums: Any, has_aux: bool, name: str) -> Ca
         for a in nums:
             args_l[a] = _prepare(args_l[a])
         with grad_mode.enable_grad():
-            out = func(*args_l)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError(
-                        f"{name}(f, ...)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
-                    )
-                out, aux = out
-            flat_out, rebuild_out = _flatten(out)
-            for o in flat_out:
-                if not isinstance(o, Tensor):
-                    raise RuntimeError(
-                        f"{name}(f, ...)(*args): Expected f to be a function that has Tensor "
-                        f"outputs, got {type(o)}"
-                    )
+            out, aux = _split_aux(func(*args_l), has_aux, f"{name}(f, ...)(*args)")
+            flat_out, rebuild_out = _tensor_outputs(out, f"{name}(f, ...)(*args)")
             per_arg = [[t for t in _flatten(args_l[a])[0]] for a in nums]
             leaves = [t for ts in per_arg for t in ts if isinstance(t, Tensor)]
             # rows[k][j]: d out_k / d leaf_j, shape out_k.shape + leaf_j.shape
