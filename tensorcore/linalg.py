@@ -13,15 +13,18 @@ them, as PyTorch's do.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import dtypes as ops_dtypes
+from . import return_types as rt
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
 from .dispatch import get_op
 from .ops import functions as ops
 from .ops._call import call
 from .ops._validate import checked
+from .ops.factories import tensor
 from .ops.frontends import resize_out
 
 __all__ = [
@@ -349,10 +352,6 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> A
     >>> L[0].tolist()
     [[2.0, 0.0], [1.0, 2.0]]
     """
-    import re
-
-    from . import return_types as rt
-
     batch = tuple(A.shape[:-2])
     try:
         L = cholesky(A, upper=upper)
@@ -376,8 +375,6 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> A
             codes.append(int(order.group(1)) if order else n)
             factors.append(ops.full_like(m, float("nan")))
     L = ops.stack(factors).reshape(A.shape)
-    from .ops.factories import tensor
-
     info = tensor(codes, dtype=ops_dtypes.int32, device=A.device).reshape(batch)
     return rt.linalg_cholesky_ex(L, info)
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
+from .. import return_types
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
 from .factories import tensor
@@ -659,8 +660,6 @@ def histogram(
     weight: Tensor | None = None,
     density: bool = False,
 ) -> Any:
-    from .. import return_types
-
     x = self.reshape(-1)
     if isinstance(bins, Tensor):
         if bins.ndim != 1 or bins.numel() < 2:

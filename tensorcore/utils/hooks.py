@@ -6,6 +6,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
+
 __all__ = ["BackwardHook", "RemovableHandle"]
 
 
@@ -63,15 +67,12 @@ class BackwardHook:
 
     @staticmethod
     def _wrap(args: Any, callback: Any) -> tuple[Any, list[int] | None, int, bool]:
-        from .._tensor import Tensor
-        from ..autograd.grad_mode import is_grad_enabled
-
         is_tuple = isinstance(args, tuple)
         items = args if is_tuple else (args,)
         index = [i for i, a in enumerate(items) if isinstance(a, Tensor) and a.requires_grad]
         if not index or not is_grad_enabled():
             return args, None, len(items), is_tuple
-        new = _BackwardHookFunction.apply(callback, *(items[i] for i in index))
+        new = BackwardHookFunction.apply(callback, *(items[i] for i in index))
         out = list(items)
         for i, t in zip(index, new, strict=True):
             out[i] = t
@@ -146,34 +147,15 @@ class BackwardHook:
         return new
 
 
-def _backward_hook_function() -> Any:
-    from ..autograd.function import Function
+class BackwardHookFunction(Function):
+    """Identity on its tensors; its backward hands their gradients to a callback."""
 
-    class BackwardHookFunction(Function):
-        """Identity on its tensors; its backward hands their gradients to a callback."""
+    @staticmethod
+    def forward(ctx: Any, callback: Any, *tensors: Any) -> Any:
+        ctx.callback = callback
+        ctx.set_materialize_grads(False)
+        return tuple(t.view_as(t) for t in tensors)
 
-        @staticmethod
-        def forward(ctx: Any, callback: Any, *tensors: Any) -> Any:
-            ctx.callback = callback
-            ctx.set_materialize_grads(False)
-            return tuple(t.view_as(t) for t in tensors)
-
-        @staticmethod
-        def backward(ctx: Any, *grads: Any) -> Any:
-            return (None, *ctx.callback(grads))
-
-    return BackwardHookFunction
-
-
-class _LazyFunction:
-    """The Function class, made on first use (``autograd`` imports ``utils`` modules)."""
-
-    cls: Any = None
-
-    def apply(self, *args: Any) -> Any:
-        if self.cls is None:
-            self.cls = _backward_hook_function()
-        return self.cls.apply(*args)
-
-
-_BackwardHookFunction = _LazyFunction()
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        return (None, *ctx.callback(grads))

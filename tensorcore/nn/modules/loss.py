@@ -169,9 +169,7 @@ class CTCLoss(_Loss):
         self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any
     ) -> Tensor:
         """See :func:`tensorcore.nn.functional.ctc_loss`."""
-        from .._ctc import ctc_loss
-
-        return ctc_loss(
+        return F.ctc_loss(
             log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
             self.zero_infinity,
         )  # fmt: skip

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
+from ...autograd import grad as autograd_grad
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ...ops import functions as ops
@@ -391,8 +392,6 @@ class _Sequence(Function):
     def recorded_backward(
         ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None
     ) -> tuple[Any, ...]:
-        from ...autograd import grad as autograd_grad
-
         proj, h0, c0, w_hh, b_hh = ctx.saved_tensors
         seq = proj.shape[0]
         order = range(seq - 1, -1, -1) if ctx.reverse else range(seq)
