@@ -315,13 +315,19 @@ def test_async_error_handling_takes_pytorchs_modes(monkeypatch: pytest.MonkeyPat
             async_error_handling(blocking=False)
 
 
-def test_a_rank_that_raises_is_reported_to_the_others() -> None:
-    (code0, out0, err0), (code1, _, err1) = launch(2, "raise")
+@pytest.mark.parametrize("handling", ["0", None])
+def test_a_rank_that_raises_is_reported_to_the_others(handling: str | None) -> None:
+    extra = {} if handling is None else {"TENSORCORE_NCCL_ASYNC_ERROR_HANDLING": handling}
+    (code0, out0, err0), (code1, _, err1) = launch(2, "raise", **extra)
     assert code1 != 0 and "rank 1 raised ValueError; aborting all 2 ranks" in err1, err1
     # (the all_reduce, or the barrier after it, whichever notices first: all_reduce may
     # return before the collective fails, as PyTorch's does)
-    assert code0 == 0 and "rank 0 got: " in out0, out0 + err0
-    assert "NCCL failed" in out0 and "remote process exited" in out0, out0 + err0
+    remote = "NCCL failed: NCCL_ERROR_SYSTEM_ERROR: NcclError: NCCL_ERROR_INVALID_USAGE: remote"
+    if handling == "0" or code0 == 0:  # the main thread's wait raised
+        assert code0 == 0 and "rank 0 got: " in out0, out0 + err0
+        assert remote in out0 and "remote process exited" in out0, out0 + err0
+    else:  # the watchdog saw the failed work first and, by default (mode 3), ended rank 0
+        assert code0 == 1 and remote in err0 and "the process ends" in err0, out0 + err0
 
 
 # ------------------------------------------------------------------ on a GPU
