@@ -639,3 +639,36 @@ def test_linspace_keeps_an_explicit_complex_dtype() -> None:
     tc.set_default_dtype(tc.float64)  # (the fixture restores it)
     assert xp.linspace(0j, 1, 3, dtype=xp.complex64).dtype == xp.complex64
     assert xp.linspace(0j, 1, 3).dtype == xp.complex128
+
+
+def test_floor_divide_follows_the_standard_at_infinities(device: str) -> None:
+    # PyTorch's // gives NaN for inf // 2 and -1 for -1 // inf; the standard's floor_divide
+    # gives floor(x1 / x2) there, and the operator keeps PyTorch's answer.
+    inf, nan = math.inf, math.nan
+    x1 = tc.tensor([inf, inf, -inf, -inf, 1.0, -1.0, 1.0, inf, 7.0, -7.0, nan], device=device)
+    x2 = tc.tensor([2.0, -2.0, 2.0, -2.0, -inf, inf, inf, inf, 2.0, 2.0, 1.0], device=device)
+    got = xp.floor_divide(x1, x2).cpu().numpy()
+    want = np.array([inf, -inf, -inf, inf, -0.0, -0.0, 0.0, nan, 3.0, -4.0, nan], np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert list(np.signbit(got[4:7])) == [True, True, False]
+    assert xp.floor_divide(x1[:4], 2.0).tolist() == [inf, inf, -inf, -inf]
+    assert xp.floor_divide(tc.tensor([5, -5], device=device), 2).tolist() == [2, -3]
+    assert math.isnan((x1[:1] // x2[:1]).item())  # the operator: PyTorch's
+
+
+def test_complex_expm1_follows_the_standard_at_infinities(device: str) -> None:
+    inf, nan = math.inf, math.nan
+    z = [complex(inf, 0), complex(-inf, inf), complex(inf, inf), complex(-inf, nan),
+         complex(inf, nan), complex(nan, 0), complex(-inf, 2.0), complex(inf, 2.0),
+         complex(2.0, inf), complex(1e-9, 2e-9), complex(1.0, -1.0)]  # fmt: skip
+    x = tc.tensor(z, dtype=tc.complex128, device=device)
+    got = xp.expm1(x).cpu().numpy()
+    assert got[0] == complex(inf, 0) and got[1] == -1 and got[3] == -1 and got[6] == -1
+    assert got[2].real == inf and math.isnan(got[2].imag)
+    assert got[4].real == inf and math.isnan(got[4].imag)
+    assert math.isnan(got[5].real) and got[5].imag == 0
+    assert got[7].real == -inf and got[7].imag == inf  # inf * cis(2)
+    assert math.isnan(got[8].real) and math.isnan(got[8].imag)
+    np.testing.assert_allclose(got[9:], np.expm1(np.array(z[9:])), rtol=1e-15)
+    real = tc.tensor([-1.0, 0.5], device=device)
+    assert xp.expm1(real).tolist() == tc.expm1(real).tolist()

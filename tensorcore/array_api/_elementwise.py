@@ -19,7 +19,6 @@ conj = _tc.conj
 cos = _tc.cos
 cosh = _tc.cosh
 exp = _tc.exp
-expm1 = _tc.expm1
 floor = _tc.floor
 isfinite = _tc.isfinite
 isinf = _tc.isinf
@@ -49,6 +48,24 @@ def real(x: Any, /) -> Any:
 def imag(x: Any, /) -> Any:
     """The imaginary part (zeros for a real array)."""
     return _tc.imag(x).clone() if x._dtype._category == _dt.COMPLEX else _tc.zeros_like(x)
+
+
+def expm1(x: Any, /) -> Any:
+    """``exp(x) - 1``, accurate near 0; for complex input with the standard's special cases
+    where PyTorch's and NumPy's kernels give NaN (``expm1(inf + 0j)`` is ``inf + 0j``,
+    ``expm1(-inf + any j)`` is ``-1 + 0j``, ``expm1(inf + inf j)`` is ``inf + nan j``)."""
+    out = _tc.expm1(x)
+    if x._dtype._category != _dt.COMPLEX:
+        return out
+    re, im, inf = x.real, x.imag, float("inf")
+    to_minus_one = re == -inf
+    real = _tc.where(
+        to_minus_one,
+        _tc.full_like(re, -1.0),
+        _tc.where((re == inf) & ~_tc.isfinite(im), _tc.full_like(re, inf), out.real),
+    )
+    imag = _tc.where(im == 0, im, _tc.where(to_minus_one, _tc.zeros_like(im), out.imag))
+    return _tc.complex(real, imag)
 
 
 def sign(x: Any, /) -> Any:
@@ -89,7 +106,27 @@ add = _binary("add", _tc.add, "``x1 + x2`` elementwise.")
 subtract = _binary("subtract", _tc.sub, "``x1 - x2`` elementwise.")
 multiply = _binary("multiply", _tc.mul, "``x1 * x2`` elementwise.")
 divide = _binary("divide", _tc.div, "``x1 / x2`` elementwise (true division).")
-floor_divide = _binary("floor_divide", _tc.floor_divide, "``x1 // x2`` elementwise.")
+
+
+def _floor_divide(x1: Any, x2: Any) -> Any:
+    out = _tc.floor_divide(x1, x2)
+    if out._dtype._category != _dt.FLOATING:
+        return out
+    # PyTorch and NumPy compute x1 - fmod(x1, x2) first, which is NaN for an infinite x1 and
+    # -1 for -1 // inf; the standard asks floor(x1 / x2) there (inf // 2 is inf, -1 // inf
+    # is -0).
+    t1 = x1 if isinstance(x1, _tc.Tensor) else _tc.full_like(out, x1)
+    t2 = x2 if isinstance(x2, _tc.Tensor) else _tc.full_like(out, x2)
+    return _tc.where(_tc.isinf(t1) | _tc.isinf(t2), _tc.floor(t1 / t2), out)
+
+
+floor_divide = _binary(
+    "floor_divide",
+    _floor_divide,
+    "``x1 // x2`` elementwise: ``floor(x1 / x2)`` with the standard's special cases for "
+    "infinities (``inf // 2`` is ``inf``, ``-1 // inf`` is ``-0``), where tensorcore's "
+    "``//``, as PyTorch's and NumPy's, gives NaN and ``-1``.",
+)
 remainder = _binary("remainder", _tc.remainder, "``x1 % x2`` elementwise (the sign of ``x2``).")
 pow = _binary("pow", _tc.pow, "``x1 ** x2`` elementwise.")
 atan2 = _binary(
