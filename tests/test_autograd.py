@@ -656,6 +656,32 @@ def test_register_hook_on_a_non_leaf(device: str) -> None:
     assert_close(x.grad, [6.0, 6.0, 6.0])
 
 
+def test_node_hooks_and_pre_hooks(device: str) -> None:
+    x = rand(3, device=device)
+    y = x * 2
+    seen: list[Any] = []
+    order: list[str] = []
+    post = y.grad_fn.register_hook(lambda gi, go: seen.append((gi, go)))
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, *gi[1:]))  # replaces grad_inputs
+    y.register_hook(lambda g: order.append("tensor") or g + 1)  # tensor hooks run first
+    pre = y.grad_fn.register_prehook(lambda go: order.append("node") or (go[0] * 3,))
+    (y * 1).sum().backward()
+    assert order == ["tensor", "node"]
+    ((gi, go),) = seen
+    assert isinstance(gi, tuple) and isinstance(go, tuple)
+    assert_close(go[0], [6.0, 6.0, 6.0])  # (1 + 1) * 3
+    assert_close(gi[0], [12.0, 12.0, 12.0])
+    assert_close(x.grad, [120.0, 120.0, 120.0])
+    post.remove()
+    pre.remove()
+    pre.remove()  # a second remove does nothing
+    x.grad = None
+    y = x * 2
+    y.grad_fn.register_hook(lambda gi, go: (*gi, gi[0]))
+    with pytest.raises(RuntimeError, match="hook of MulBackward0 returned an incorrect number"):
+        y.sum().backward()
+
+
 # ------------------------------------------------------------------ custom Functions
 class MulConst(tc.autograd.Function):
     """``a * b * k`` with save_for_backward and needs_input_grad."""

@@ -244,6 +244,40 @@ def test_full_backward_hooks(device: str) -> None:
     assert plain(tc.ones(1, 3)).grad_fn.name() != "BackwardHookFunctionBackward"
 
 
+def test_legacy_backward_hook_sees_the_last_nodes_gradients(device: str) -> None:
+    relu = nn.ReLU()
+    got: list[Any] = []
+    h = relu.register_backward_hook(lambda m, gi, go: got.append((m, gi, go)))
+    x = tc.tensor([-1.0, 2.0], device=device, requires_grad=True)
+    y = x * 1  # one node in, one node out: no warning
+    relu(y).backward(tc.tensor([3.0, 4.0], device=device))
+    ((m, gi, go),) = got
+    assert m is relu and len(gi) == 1 and len(go) == 1
+    assert_close(go[0], [3.0, 4.0])
+    assert_close(gi[0], [0.0, 4.0])
+    # A non-None result replaces grad_input.
+    h.remove()
+    relu.register_backward_hook(lambda m, gi, go: (gi[0] * 0,))
+    x.grad = None
+    relu(x * 1).sum().backward()
+    assert_close(x.grad, [0.0, 0.0])
+    # A forward of several operators: PyTorch's warning, and only the last node's inputs.
+    seq = nn.Sequential(nn.Linear(3, 2), nn.ReLU()).to(device)
+    shapes: list[Any] = []
+    seq.register_backward_hook(lambda m, gi, go: shapes.append([g.shape for g in gi]))
+    with pytest.warns(FutureWarning, match="non-full backward hook when the forward contains"):
+        out = seq(tc.randn(4, 3, device=device, requires_grad=True))
+    out.sum().backward()
+    assert shapes == [[(4, 2)]]
+    # Legacy and full hooks do not mix on one module (either order).
+    with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full"):
+        seq.register_full_backward_hook(lambda m, gi, go: None)
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_hook(lambda m, gi, go: None)
+    with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full"):
+        lin.register_backward_hook(lambda m, gi, go: None)
+
+
 def test_forward_hook_always_call_runs_on_error() -> None:
     class Boom(nn.Module):
         def forward(self, x: Any) -> Any:

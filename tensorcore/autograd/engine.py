@@ -14,7 +14,7 @@ from . import grad_mode
 from ._accumulate import accumulate as _accumulate
 from .anomaly_mode import check_nan
 from .anomaly_mode import state as _anomaly
-from .graph import FREED_GRAPH, NOTHING_SAVED, AccumulateGrad, Node, edge
+from .graph import FREED_GRAPH, NODE_PRE_HOOKS, NOTHING_SAVED, AccumulateGrad, Node, edge
 
 __all__ = ["backward", "grad", "queue_callback", "run_backward"]
 
@@ -229,8 +229,7 @@ def _run_backward(
                     else:
                         in_grads = node.fn(node, gbuf)  # type: ignore[misc]
                         if node.hooks:
-                            for hook in node.hooks:
-                                hook(in_grads, gbuf)
+                            in_grads = _run_hooks(node, in_grads, gbuf)
                     if not retain_graph:  # Node.release, spelled out
                         node.released = True
                         node.saved = NOTHING_SAVED
@@ -305,12 +304,19 @@ def _run_node_general(
         gbuf = [None] * node.n_outputs
     if node.pre_hooks:
         for nr, hooks in node.pre_hooks.items():
+            if nr == NODE_PRE_HOOKS:
+                continue
             for hook in hooks:
                 if gbuf[nr] is not None:
                     r = hook(gbuf[nr])
                     if r is not None and r is not gbuf[nr]:
                         gbuf[nr] = r
                         stored.add(id(r._storage))  # the hook's caller may keep it
+        for hook in node.pre_hooks.get(NODE_PRE_HOOKS, ()):
+            r = hook(tuple(gbuf))
+            if r is not None:
+                gbuf = list(_replaced(node, "pre-hook", tuple(gbuf), r))
+                stored.update(id(g._storage) for g in gbuf if g is not None)
     if capture:
         for nr in range(node.n_outputs):
             slot = capture.get((node, nr))
@@ -337,12 +343,34 @@ def _run_node_general(
         raise RuntimeError(FREED_GRAPH)
     if all(g is None for g in gbuf):
         return (None,) * len(node.next_functions)
-    in_grads = node.apply(gbuf)
+    in_grads: Sequence[Any] = node.apply(gbuf)
     if _anomaly.enabled and _anomaly.check_nan:
         check_nan(node.name(), in_grads)
-    for hook in node.hooks:
-        hook(in_grads, gbuf)
+    if node.hooks:
+        in_grads = _run_hooks(node, in_grads, gbuf)
     return in_grads
+
+
+def _run_hooks(node: Node, in_grads: Sequence[Any], gbuf: list[Any]) -> Sequence[Any]:
+    """``node``'s hooks, each called with its inputs' and outputs' gradients; a non-None
+    result replaces the inputs' gradients."""
+    outs = tuple(gbuf)
+    for hook in node.hooks:
+        r = hook(tuple(in_grads), outs)
+        if r is not None:
+            in_grads = _replaced(node, "hook", tuple(in_grads), r)
+    return in_grads
+
+
+def _replaced(node: Node, kind: str, old: tuple[Any, ...], new: Any) -> tuple[Any, ...]:
+    """A node hook's result, checked to stand in for ``old``."""
+    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+    if len(new) != len(old):
+        raise RuntimeError(
+            f"{kind} of {node.name()} returned an incorrect number of gradients "
+            f"(got {len(new)}, but expected {len(old)})"
+        )
+    return new
 
 
 def backward(

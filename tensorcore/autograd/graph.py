@@ -224,9 +224,41 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self._name} object at {id(self):#x}>"
 
-    def register_hook(self, fn: Callable[..., Any]) -> None:
-        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs."""
+    def register_hook(self, fn: Callable[..., Any]) -> NodeHookHandle:
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs (both tuples, with
+        None for a gradient that does not flow); a non-None result, a sequence as long as
+        ``grad_inputs``, replaces them. Returns a handle with ``remove()``.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> x = tc.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = x * 3
+        >>> h = y.grad_fn.register_hook(lambda gi, go: (gi[0] * 0 + 1, None))
+        >>> y.sum().backward(); x.grad
+        tensor([1., 1.])
+        """
         self.hooks = [*self.hooks, fn]
+        return NodeHookHandle(self, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> NodeHookHandle:
+        """Call ``fn(grad_outputs)`` before this node runs (after the hooks of the tensors
+        it made); a non-None result, a sequence as long as ``grad_outputs``, replaces them.
+        Returns a handle with ``remove()``.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> x = tc.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = x * 3
+        >>> h = y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+        >>> y.sum().backward(); x.grad
+        tensor([6., 6.])
+        """
+        if self.pre_hooks is None:
+            self.pre_hooks = {}
+        self.pre_hooks[NODE_PRE_HOOKS] = [*self.pre_hooks.get(NODE_PRE_HOOKS, ()), fn]
+        return NodeHookHandle(self, fn, pre=True)
 
     def apply(self, grads: list[Any]) -> tuple[Any, ...]:
         """Gradients of the inputs given the gradients of the outputs."""
@@ -249,6 +281,30 @@ class Node:
 
 
 NOTHING_SAVED: dict[str, Any] = {}
+
+#: The key of ``Node.pre_hooks`` under which the node's own pre-hooks (``register_prehook``,
+#: called with every output gradient at once) wait; the other keys are output numbers, whose
+#: hooks (the tensors' ``register_hook``) take one gradient each and run first.
+NODE_PRE_HOOKS = -1
+
+
+class NodeHookHandle:
+    """What :meth:`Node.register_hook` and :meth:`Node.register_prehook` return:
+    ``remove()`` unregisters the hook (a second call does nothing)."""
+
+    def __init__(self, node: Node, fn: Callable[..., Any], pre: bool = False) -> None:
+        self._node, self._fn, self._pre = node, fn, pre
+
+    def remove(self) -> None:
+        """Unregister the hook."""
+        node, fn = self._node, self._fn
+        if not self._pre:
+            node.hooks = [h for h in node.hooks if h is not fn]
+        elif node.pre_hooks and NODE_PRE_HOOKS in node.pre_hooks:
+            node.pre_hooks[NODE_PRE_HOOKS] = [
+                h for h in node.pre_hooks[NODE_PRE_HOOKS] if h is not fn
+            ]
+
 
 _NODE_TYPES: dict[str, type[Node]] = {}
 

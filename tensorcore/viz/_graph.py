@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..autograd.graph import AccumulateGrad, RetainGrad, SavedTensor, TensorSpec
+from ..autograd.graph import NODE_PRE_HOOKS, AccumulateGrad, RetainGrad, SavedTensor, TensorSpec
 from ._layout import layered
 from ._svg import element, esc, html_page, svg_document, text_width
 
@@ -135,7 +135,10 @@ def _hook_lines(node: Any) -> tuple[list[str], list[str]]:
     for nr, hooks in sorted((node.pre_hooks or {}).items()):
         at = f" (output {nr})" if node.n_outputs > 1 else ""
         for h in hooks:
-            if isinstance(h, RetainGrad):
+            if nr == NODE_PRE_HOOKS:
+                lines.append(f"pre-hook {_fn_name(h)}")
+                flags.append("hooks")
+            elif isinstance(h, RetainGrad):
                 lines.append(f"retain_grad{at}")
                 flags.append("retains-grad")
             else:

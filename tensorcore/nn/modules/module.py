@@ -7,7 +7,9 @@ Assigning a :class:`~tensorcore.nn.Parameter`, a ``Module`` or (after
 
 from __future__ import annotations
 
+import functools
 import itertools
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -42,6 +44,27 @@ def _addindent(text: str, spaces: int) -> str:
     if len(lines) == 1:
         return text
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+def _call_legacy_hook(
+    hook: Callable[..., Any], module: Module, grad_input: Any, grad_output: Any
+) -> Any:
+    return hook(module, grad_input, grad_output)
+
+
+def _one_node_forward(args: tuple[Any, ...], result: Any, grad_fn: Any) -> bool:
+    """Whether the forward that made ``result`` from ``args`` was the single node
+    ``grad_fn`` (PyTorch's test before it warns about a legacy backward hook): tensors in
+    and out, every output made by ``grad_fn``, and its inputs exactly the inputs' nodes."""
+    outs = (result,) if isinstance(result, Tensor) else result
+    if not (isinstance(outs, tuple) and all(isinstance(r, Tensor) for r in outs)):
+        return False
+    if not all(isinstance(a, Tensor) for a in args):
+        return False
+    if {r.grad_fn for r in outs if r.grad_fn is not None} != {grad_fn}:
+        return False
+    ins = {a.grad_fn for a in args if a.grad_fn is not None}
+    return ins == {n for n, _ in grad_fn.next_functions}
 
 
 class Module:
@@ -89,6 +112,8 @@ class Module:
     # instance dict then), so that a module without them pays nothing per call.
     _backward_hooks: dict[int, Callable[..., Any]] = {}  # noqa: RUF012
     _backward_pre_hooks: dict[int, Callable[..., Any]] = {}  # noqa: RUF012
+    # What ``_backward_hooks`` holds: full hooks (True), legacy ones (False), none yet (None).
+    _is_full_backward_hook: bool | None = None
 
     #: Subclasses set this to False when their ``forward`` is not the place to call.
     call_super_init: bool = False
@@ -141,7 +166,8 @@ class Module:
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
+        legacy = self._is_full_backward_hook is False and bool(self._backward_hooks)
+        if (self._backward_hooks and not legacy) or self._backward_pre_hooks:
             bw_hook = BackwardHook(
                 self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
             )
@@ -168,7 +194,33 @@ class Module:
                 result = res
         if bw_hook is not None:
             result = bw_hook.setup_output_hook(result)
+        if legacy:
+            self._legacy_backward_hooks(args, result)
         return result
+
+    def _legacy_backward_hooks(self, args: tuple[Any, ...], result: Any) -> None:
+        """Put the hooks of :meth:`register_backward_hook` on the node of the call's first
+        output tensor, and warn, as PyTorch does, when that node is not the whole forward."""
+        var = result
+        while not isinstance(var, Tensor):
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, Tensor))
+            else:
+                var = var[0]
+        grad_fn = var.grad_fn
+        if grad_fn is None:
+            return
+        if not _one_node_forward(args, result, grad_fn):
+            warnings.warn(
+                "Using a non-full backward hook when the forward contains multiple autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will "
+                "be missing some grad_input. Please use register_full_backward_hook to get "
+                "the documented behavior.",
+                FutureWarning,
+                stacklevel=3,
+            )
+        for hook in self._backward_hooks.values():
+            grad_fn.register_hook(functools.partial(_call_legacy_hook, hook, self))
 
     def register_full_backward_hook(
         self, hook: Callable[..., Any], prepend: bool = False
@@ -192,6 +244,38 @@ class Module:
         [tensorcore.Size([3, 1])]
         >>> h.remove()
         """
+        return self._add_backward_hook(hook, True, prepend)
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Deprecated (use :meth:`register_full_backward_hook`): ``hook(module, grad_input,
+        grad_output)`` runs after the node of the module's first output tensor, with that
+        node's gradients: ``grad_output`` the output's, ``grad_input`` the node's inputs' (for
+        a forward of several operators, only the last operator's inputs; a FutureWarning then
+        says so at each call, as in PyTorch). A non-None result replaces ``grad_input``. A
+        module takes legacy or full backward hooks, not both.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> relu = tc.nn.ReLU()
+        >>> seen = []
+        >>> h = relu.register_backward_hook(lambda m, gi, go: seen.append(go[0].tolist()))
+        >>> x = tc.tensor([-1.0, 2.0], requires_grad=True) * 1
+        >>> relu(x).sum().backward()
+        >>> seen
+        [[1.0, 1.0]]
+        """
+        return self._add_backward_hook(hook, False, False)
+
+    def _add_backward_hook(
+        self, hook: Callable[..., Any], full: bool, prepend: bool
+    ) -> RemovableHandle:
+        if self._is_full_backward_hook is (not full) and self._backward_hooks:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        object.__setattr__(self, "_is_full_backward_hook", full)
         if "_backward_hooks" not in self.__dict__:
             object.__setattr__(self, "_backward_hooks", OrderedDict())
         handle = RemovableHandle(self._backward_hooks)
