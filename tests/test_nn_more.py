@@ -345,3 +345,80 @@ def test_upsampling_modules_are_upsample_presets(device: str) -> None:
     assert repr(nn.UpsamplingBilinear2d(size=(3, 3))) == (
         "UpsamplingBilinear2d(size=(3, 3), mode='bilinear')"
     )
+
+
+NODE_NAMES: list[tuple[str, Any, str]] = [
+    # (what, the call on x of shape (4, 3) requiring grad, PyTorch 2.13's grad_fn name)
+    ("linear 2-D", lambda x, w, b: F.linear(x, w, b), "AddmmBackward0"),
+    ("linear 2-D, no bias", lambda x, w, b: F.linear(x, w), "MmBackward0"),
+    ("linear 1-D", lambda x, w, b: F.linear(x[0], w, b), "ViewBackward0"),
+    ("linear 1-D, no bias", lambda x, w, b: F.linear(x[0], w), "SqueezeBackward4"),
+    ("linear 3-D", lambda x, w, b: F.linear(x[None], w, b), "ViewBackward0"),
+    ("linear 3-D, no bias", lambda x, w, b: F.linear(x[None], w), "UnsafeViewBackward0"),
+    ("mse_loss", lambda x, w, b: F.mse_loss(x, x.detach()), "MseLossBackward0"),
+    ("mse_loss none", lambda x, w, b: F.mse_loss(x, x.detach(), reduction="none"),
+     "MseLossBackward0"),
+    ("smooth_l1_loss", lambda x, w, b: F.smooth_l1_loss(x, x.detach()), "SmoothL1LossBackward0"),
+    ("huber_loss", lambda x, w, b: F.huber_loss(x, x.detach()), "HuberLossBackward0"),
+    ("bce", lambda x, w, b: F.binary_cross_entropy(x.sigmoid(), x.detach().sigmoid()),
+     "BinaryCrossEntropyBackward0"),
+    ("bce_with_logits", lambda x, w, b: F.binary_cross_entropy_with_logits(x, x.detach()),
+     "BinaryCrossEntropyWithLogitsBackward0"),
+    ("leaky_relu", lambda x, w, b: F.leaky_relu(x), "LeakyReluBackward0"),
+    ("hardtanh", lambda x, w, b: F.hardtanh(x), "HardtanhBackward0"),
+    ("relu6", lambda x, w, b: F.relu6(x), "HardtanhBackward0"),
+    ("elu", lambda x, w, b: F.elu(x), "EluBackward0"),
+    ("selu", lambda x, w, b: F.selu(x), "EluBackward0"),
+    ("celu", lambda x, w, b: F.celu(x), "CeluBackward0"),
+    ("silu", lambda x, w, b: F.silu(x), "SiluBackward0"),
+    ("mish", lambda x, w, b: F.mish(x), "MishBackward0"),
+    ("softplus", lambda x, w, b: F.softplus(x), "SoftplusBackward0"),
+    ("logsigmoid", lambda x, w, b: F.logsigmoid(x), "LogSigmoidBackward0"),
+    ("hardsigmoid", lambda x, w, b: F.hardsigmoid(x), "HardsigmoidBackward0"),
+    ("hardswish", lambda x, w, b: F.hardswish(x), "HardswishBackward0"),
+    ("glu", lambda x, w, b: F.glu(x[:, :2]), "GluBackward0"),
+    ("prelu", lambda x, w, b: F.prelu(x, b[:1]), "PreluKernelBackward0"),
+    ("embedding", lambda x, w, b: F.embedding(tc.tensor([0, 1], device=x.device), x),
+     "EmbeddingBackward0"),
+    ("layer_norm", lambda x, w, b: F.layer_norm(x, (3,)), "NativeLayerNormBackward0"),
+    ("batch_norm", lambda x, w, b: F.batch_norm(x, None, None, training=True),
+     "NativeBatchNormBackward0"),
+    ("group_norm", lambda x, w, b: F.group_norm(x.reshape(1, 4, 3), 2), "NativeGroupNormBackward0"),
+    ("max_pool2d", lambda x, w, b: F.max_pool2d(x.reshape(1, 1, 4, 3), 2),
+     "MaxPool2DWithIndicesBackward0"),
+    ("avg_pool2d", lambda x, w, b: F.avg_pool2d(x.reshape(1, 1, 4, 3), 2), "AvgPool2DBackward0"),
+    ("interpolate nearest", lambda x, w, b: F.interpolate(x.reshape(1, 1, 4, 3), scale_factor=2),
+     "UpsampleNearest2DBackward0"),
+    ("interpolate bilinear",
+     lambda x, w, b: F.interpolate(x.reshape(1, 1, 4, 3), scale_factor=2, mode="bilinear"),
+     "UpsampleBilinear2DBackward0"),
+    ("pad constant", lambda x, w, b: F.pad(x, (1, 1)), "ConstantPadNdBackward0"),
+    ("pad nothing", lambda x, w, b: F.pad(x, (0, 0)), "ConstantPadNdBackward0"),
+    ("pad reflect", lambda x, w, b: F.pad(x[None], (1, 1), mode="reflect"),
+     "ReflectionPad1DBackward0"),
+    ("pad replicate", lambda x, w, b: F.pad(x[None, None], (1, 1, 1, 1), mode="replicate"),
+     "ReplicationPad2DBackward0"),
+    ("stack", lambda x, w, b: tc.stack([x, x]), "StackBackward0"),
+    ("stack last", lambda x, w, b: tc.stack([x, x], -1), "StackBackward0"),
+    ("to double", lambda x, w, b: x.double(), "ToCopyBackward0"),
+    ("clamp", lambda x, w, b: x.clamp(0, 1), "ClampBackward1"),
+    ("narrow", lambda x, w, b: x.narrow(0, 1, 2), "SliceBackward0"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("what", "call", "name"), NODE_NAMES, ids=[c[0] for c in NODE_NAMES])
+def test_composites_carry_pytorchs_node_names(device: str, what: str, call: Any, name: str) -> None:
+    # Programs print tensors (``grad_fn=<MseLossBackward0>``) and grad_fn; a composite's last
+    # node takes the name of the PyTorch operator it stands for.
+    x = tc.randn(4, 3, device=device, requires_grad=True)
+    w = tc.randn(2, 3, device=device, requires_grad=True)
+    b = tc.randn(2, device=device, requires_grad=True)
+    y = call(x, w, b)
+    assert y.grad_fn.name() == name and type(y.grad_fn).__name__ == name
+    assert f"grad_fn=<{name}>" in repr(y)
+    y.sum().backward()  # the renamed node still runs
+    assert x.grad is not None or w.grad is not None
+    with tc.no_grad():
+        assert call(x, w, b).grad_fn is None
+    z = x.detach().requires_grad_()
+    assert F.pad(z, (0, 0)) is not z

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from ..layouts import contiguous_format
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ..ops.frontends import named_as
 
 __all__ = [
     "channel_shuffle",
@@ -53,7 +54,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     a, b = input.split(n // 2, d)
-    return a * b.sigmoid()
+    return named_as(a * b.sigmoid(), "GluBackward0")
 
 
 @checked(

@@ -8,7 +8,7 @@ from .._tensor import Tensor, torch_name
 from ..amp.autocast_mode import fp32_function
 from ..ops import functions as ops
 from ..ops._validate import checked
-from ..ops.frontends import broadcast_shapes
+from ..ops.frontends import broadcast_shapes, named_as
 
 __all__ = [
     "binary_cross_entropy",
@@ -99,7 +99,8 @@ def mse_loss(
     _pointwise_pair(input, target, "mse_loss", reduction)
     d = input - target
     loss = d * d
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    loss = _reduce(loss if weight is None else loss * weight, reduction)
+    return named_as(loss, "MseLossBackward0")
 
 
 @checked(
@@ -154,10 +155,9 @@ def smooth_l1_loss(
     if beta < 0:
         raise ValueError(f"smooth_l1_loss(): beta must be non-negative, got {beta}")
     a = (input - target).abs()
-    if beta == 0:
-        return _reduce(a, reduction)
-    loss = ops.where(a < beta, a * a * (0.5 / beta), a - 0.5 * beta)
-    return _reduce(loss, reduction)
+    if beta != 0:
+        a = ops.where(a < beta, a * a * (0.5 / beta), a - 0.5 * beta)
+    return named_as(_reduce(a, reduction), "SmoothL1LossBackward0")
 
 
 @checked(
@@ -185,7 +185,8 @@ def huber_loss(
         raise RuntimeError(f"huber_loss does not support non-positive values for delta ({delta})")
     a = (input - target).abs()
     loss = ops.where(a <= delta, a * a * 0.5, (a - 0.5 * delta) * delta)
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    loss = _reduce(loss if weight is None else loss * weight, reduction)
+    return named_as(loss, "HuberLossBackward0")
 
 
 @checked(
@@ -225,7 +226,7 @@ def binary_cross_entropy(
     loss = -(target * log_p + (1 - target) * log_q)
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return named_as(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
 @checked(
@@ -272,7 +273,7 @@ def binary_cross_entropy_with_logits(
         loss = (1 - target) * input + lw * softplus_neg
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return named_as(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
 @checked(

@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..ops.factories import tensor as _tensor
+from ..ops.frontends import named_as
 from ._conv import _adaptive, _tuple
 
 __all__ = ["affine_grid", "grid_sample", "interpolate"]
@@ -216,7 +217,19 @@ def interpolate(
             bool(align_corners),
             antialias,
         )
-    return out.movedim(-1, 1) if cl else out
+    out = out.movedim(-1, 1) if cl else out
+    return out if out is input else named_as(out, _UPSAMPLE_NODES[mode].format(nd=nd))
+
+
+#: PyTorch's node names for the resizing modes.
+_UPSAMPLE_NODES = {
+    "nearest": "UpsampleNearest{nd}DBackward0",
+    "nearest-exact": "UpsampleNearestExact{nd}DBackward0",
+    "linear": "UpsampleLinear1DBackward0",
+    "bilinear": "UpsampleBilinear2DBackward0",
+    "bicubic": "UpsampleBicubic2DBackward0",
+    "trilinear": "UpsampleTrilinear3DBackward0",
+}
 
 
 _ALIGN_WARNING = (

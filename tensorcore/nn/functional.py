@@ -19,6 +19,7 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..layouts import strided
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ..ops.frontends import named_as
 from ..plugins import manager
 from . import _embedding_bag as _bags
 from ._activations import (
@@ -244,7 +245,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """
     x = _source(input, inplace)
     out = ops.where(x > 0, x, x * negative_slope)
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "LeakyReluBackward0")
 
 
 @checked("relu6(Tensor input, bool inplace=False) -> Tensor")
@@ -262,7 +263,9 @@ def hardtanh(
     """``x`` clamped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+    if inplace:
+        return input.clamp_(min_val, max_val)
+    return named_as(input.clamp(min_val, max_val), "HardtanhBackward0")
 
 
 @checked("elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
@@ -270,7 +273,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     x = _source(input, inplace)
     out = ops.where(x > 0, x, x.clamp(max=0).expm1() * alpha)
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "EluBackward0")
 
 
 @checked("celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
@@ -288,7 +291,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         raise RuntimeError("ZeroDivisionError")
     x = _source(input, inplace)
     out = ops.where(x > 0, x, (x.clamp(max=0) / alpha).expm1() * alpha)
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "CeluBackward0")
 
 
 @checked("selu(Tensor input, bool inplace=False) -> Tensor")
@@ -296,7 +299,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     alpha, scale = 1.6732632423543772, 1.0507009873554805
     out = elu(_source(input, inplace), alpha) * scale
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "EluBackward0")
 
 
 @checked('gelu(Tensor input, str approximate="none") -> Tensor')
@@ -323,7 +326,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
     x = _source(input, inplace)
     out = x * x.sigmoid()
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "SiluBackward0")
 
 
 @checked("mish(Tensor input, bool inplace=False) -> Tensor")
@@ -331,7 +334,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     x = _source(input, inplace)
     out = x * softplus(x).tanh()
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "MishBackward0")
 
 
 @checked("softplus(Tensor input, float beta=1.0, float threshold=20.0) -> Tensor")
@@ -341,14 +344,14 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     # logaddexp(bx, 0): stable, and its gradient is sigmoid(bx) everywhere (0.5 at 0, as
     # PyTorch's), where max(bx, 0) + log1p(exp(-|bx|)) took the kinks' one-sided slopes
     soft = ops.logaddexp(bx, 0.0)
-    return ops.where(bx > threshold, input, soft / beta)
+    return named_as(ops.where(bx > threshold, input, soft / beta), "SoftplusBackward0")
 
 
 @checked("logsigmoid(Tensor input) -> Tensor")
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed stably (``-logaddexp(-x, 0)``: the gradient is
     ``sigmoid(-x)`` everywhere, 0.5 at 0)."""
-    return -ops.logaddexp(-input, 0.0)
+    return named_as(-ops.logaddexp(-input, 0.0), "LogSigmoidBackward0")
 
 
 @checked("softsign(Tensor input) -> Tensor")
@@ -361,7 +364,7 @@ def softsign(input: Tensor) -> Tensor:
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
     out = (_source(input, inplace) + 3).clamp(0, 6) / 6
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "HardsigmoidBackward0")
 
 
 @checked("hardswish(Tensor input, bool inplace=False) -> Tensor")
@@ -369,7 +372,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
     x = _source(input, inplace)
     out = x * (x + 3).clamp(0, 6) / 6
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "HardswishBackward0")
 
 
 def _softmax_dim(ndim: int) -> int:
@@ -389,6 +392,15 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: dt.dtype | None = 
 
 
 # ------------------------------------------------------------------ linear, dropout, embedding
+#: PyTorch's node of ``linear`` by input rank and bias: addmm or mm for a matrix, a view
+#: of one otherwise.
+_LINEAR_NODE = {
+    (True, True): "AddmmBackward0",
+    (True, False): "MmBackward0",
+    (False, True): "ViewBackward0",
+}
+
+
 @checked("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``.
@@ -408,7 +420,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     ):
         # One operator forward and one backward for dense operands; other layouts (sparse)
         # compose matmul and add, which their backends provide.
-        return ops.linear(input, weight, bias)
+        out = ops.linear(input, weight, bias)
+        if out._grad_fn is not None:
+            key = (input.ndim == 2, bias is not None)
+            name = _LINEAR_NODE.get(key) or (
+                "SqueezeBackward4" if input.ndim == 1 else "UnsafeViewBackward0"
+            )
+            out._grad_fn.rename(name)
+        return out
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
@@ -502,7 +521,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f"{input.shape[1] if input.ndim > 1 else 1}."
             )
         w = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
-    return ops.where(input > 0, input, input * w)
+    return named_as(ops.where(input > 0, input, input * w), "PreluKernelBackward0")
 
 
 @checked(
@@ -569,7 +588,7 @@ def embedding(
         _, inverse, counts = ops.unique(input.reshape(-1), True, True, True)
         scale = (1.0 / counts.to(out.dtype))[inverse].reshape(input._shape + (1,))
         out.register_hook(lambda g: g * scale)
-    return out
+    return named_as(out, "EmbeddingBackward0")
 
 
 @checked(
@@ -847,7 +866,7 @@ def group_norm(
         out = out * weight.reshape(cshape)
     if bias is not None:
         out = out + bias.reshape(cshape)
-    return out.to(input.dtype) if mixed else out
+    return named_as(out.to(input.dtype) if mixed else out, "NativeGroupNormBackward0")
 
 
 @checked(

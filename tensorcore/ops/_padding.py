@@ -10,6 +10,7 @@ from .._memory_format import layer_format
 from .._tensor import Tensor
 from . import functions as ops
 from ._validate import checked
+from .frontends import named_as
 
 __all__ = ["pad"]
 
@@ -98,4 +99,17 @@ def pad(
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         out = out.index_select(d - shift, _pad_index(size, lo, hi, mode, out.device))
-    return out.movedim(-1, 1) if cl else out
+    out = out.movedim(-1, 1) if cl else out
+    if not any(pads):
+        out = input.clone()  # a new tensor, as PyTorch's (never the input or a view of it)
+    k = len(pads) // 2
+    return named_as(out, _PAD_NODES[mode].format(k=k))
+
+
+#: PyTorch's node names for the padding modes (``k``: how many dims are padded).
+_PAD_NODES = {
+    "constant": "ConstantPadNdBackward0",
+    "reflect": "ReflectionPad{k}DBackward0",
+    "replicate": "ReplicationPad{k}DBackward0",
+    "circular": "CopySlices",
+}

@@ -27,6 +27,7 @@ from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
+from .frontends import named_as
 from .schema import OPS
 from .views import infer_size, view_strides
 
@@ -344,8 +345,10 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     if d < len(shape) and first._layout is strided:
         # Concatenated along d, the tensors lie one after the other there: splitting that dim
         # into (len(tensors), size) is the stack, without a view of each tensor.
-        return ops.cat(tensors, d).view(shape[:d] + (len(tensors),) + shape[d:])
-    return ops.cat([t.unsqueeze(d) for t in tensors], d)
+        out = ops.cat(tensors, d).view(shape[:d] + (len(tensors),) + shape[d:])
+    else:
+        out = ops.cat([t.unsqueeze(d) for t in tensors], d)
+    return named_as(out, "StackBackward0")
 
 
 @_composite

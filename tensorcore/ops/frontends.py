@@ -753,6 +753,17 @@ def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:
     return self
 
 
+def named_as(t: Tensor, name: str) -> Tensor:
+    """``t``, whose node (when it has one) now carries PyTorch's name for the operator a
+    composite stands for (``F.mse_loss``'s last node is ``MseLossBackward0``, not
+    ``MeanBackward0``): programs print ``grad_fn`` and graph drawers read it. Only the name
+    changes; ``t`` must be the composite's own new result, never one of its inputs."""
+    fn = t._grad_fn
+    if fn is not None and fn._name != name:
+        fn.rename(name)
+    return t
+
+
 def factory(
     op: Op,
     kernel: Any,

@@ -28,6 +28,7 @@ _op(
     meta_function=M.meta_to_dtype,
     method=False,
     function=False,
+    node="ToCopyBackward0",
 )
 _op(
     "to_device(Tensor self, Device device, bool non_blocking=False) -> Tensor",

@@ -58,6 +58,7 @@ _op(
     meta_function=MN.meta_max_pool2d_with_indices,
     method=False,
     dtypes="if",
+    node="MaxPool2DWithIndicesBackward0",
 )
 _op(
     "max_pool2d_with_indices_backward(Tensor grad_output, int[] input_size, int[] kernel_size, "
@@ -78,6 +79,7 @@ _op(
     meta_function=MN.meta_avg_pool2d,
     method=False,
     dtypes="if",
+    node="AvgPool2DBackward0",
 )
 _op(
     "avg_pool2d_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, "
@@ -122,6 +124,7 @@ _op(
     meta_function=MN.meta_layer_norm,
     method=False,
     dtypes="f",
+    node="NativeLayerNormBackward0",
 )
 _op(
     "layer_norm_backward(Tensor grad_output, Tensor input, int[] normalized_shape, "
@@ -145,6 +148,7 @@ _op(
     meta_function=MN.meta_batch_norm,
     method=False,
     dtypes="f",
+    node="NativeBatchNormBackward0",
 )
 _op(
     "batch_norm_backward(Tensor grad_output, Tensor input, Tensor? weight, "

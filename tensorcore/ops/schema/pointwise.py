@@ -188,6 +188,7 @@ _op(
     out=True,
     dtypes="if",
     values="min max",
+    node="ClampBackward1",
 )
 _op(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",

@@ -31,6 +31,7 @@ _op(
     "narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
     _V,
     "The slice ``start:start+length`` along ``dim``.",
+    node="SliceBackward0",
 )
 _op(
     "select(Tensor(a) self, int dim, int index) -> Tensor(a)",
