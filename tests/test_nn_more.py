@@ -380,6 +380,8 @@ NODE_NAMES: list[tuple[str, Any, str]] = [
     ("prelu", lambda x, w, b: F.prelu(x, b[:1]), "PreluKernelBackward0"),
     ("embedding", lambda x, w, b: F.embedding(tc.tensor([0, 1], device=x.device), x),
      "EmbeddingBackward0"),
+    ("embedding_bag", lambda x, w, b: F.embedding_bag(tc.tensor([[0, 1]], device=x.device), x),
+     "EmbeddingBagBackward0"),
     ("layer_norm", lambda x, w, b: F.layer_norm(x, (3,)), "NativeLayerNormBackward0"),
     ("batch_norm", lambda x, w, b: F.batch_norm(x, None, None, training=True),
      "NativeBatchNormBackward0"),
@@ -403,6 +405,10 @@ NODE_NAMES: list[tuple[str, Any, str]] = [
     ("to double", lambda x, w, b: x.double(), "ToCopyBackward0"),
     ("clamp", lambda x, w, b: x.clamp(0, 1), "ClampBackward1"),
     ("narrow", lambda x, w, b: x.narrow(0, 1, 2), "SliceBackward0"),
+    ("clamp_min", lambda x, w, b: x.clamp_min(0), "ClampMinBackward0"),
+    ("clamp_max", lambda x, w, b: x.clamp_max(0), "ClampMaxBackward0"),
+    ("soft_margin_loss", lambda x, w, b: F.soft_margin_loss(x, x.detach().sign()),
+     "SoftMarginLossBackward0"),
 ]  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from .._tensor import Tensor, torch_name
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ..ops.frontends import named_as
 from ._losses import _check_reduction, _legacy, _reduce
 
 __all__ = [
@@ -262,7 +263,8 @@ def soft_margin_loss(
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
-    return _reduce(ops.log1p(ops.exp(-input * target)), reduction)
+    loss = _reduce(ops.log1p(ops.exp(-input * target)), reduction)
+    return named_as(loss, "SoftMarginLossBackward0")
 
 
 @checked(

@@ -665,7 +665,8 @@ def embedding_bag(
     bag, keep, count = _bags.bag_ids(input.shape[0], offsets, include_last_offset)
     if padding_idx is not None:
         keep = keep & (input != padding_idx % weight.shape[0])
-    return _bags.reduce_bags(rows, bag, keep, count, mode, per_sample_weights, offsets)
+    out = _bags.reduce_bags(rows, bag, keep, count, mode, per_sample_weights, offsets)
+    return named_as(out, "EmbeddingBagBackward0")
 
 
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:

@@ -64,12 +64,12 @@ def clip(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 @_composite
 def clamp_min(self: Tensor, min: Any) -> Tensor:
-    return ops.clamp(self, min, None)
+    return named_as(ops.clamp(self, min, None), "ClampMinBackward0")
 
 
 @_composite
 def clamp_max(self: Tensor, max: Any) -> Tensor:
-    return ops.clamp(self, None, max)
+    return named_as(ops.clamp(self, None, max), "ClampMaxBackward0")
 
 
 def _promoted(*operands: Any) -> list[Any]:
