@@ -94,3 +94,45 @@ def test_dropout_bernoulli_and_multinomial_match_pytorch() -> None:
     assert _seeded(lambda: tc.bernoulli(tc.tensor([0.2, 0.5, 0.9, 0.1, 0.7]))).tolist() == [
         0.0, 0.0, 1.0, 0.0, 1.0
     ]  # fmt: skip
+
+
+def test_gamma_family_draws_match_pytorch() -> None:
+    # PyTorch's _standard_gamma, one element after the other (Marsaglia-Tsang from double
+    # uniforms and cached double normals), float32 arithmetic where its float kernel has it.
+    got = _seeded(lambda: tc._standard_gamma(tc.tensor([0.3, 0.5, 1.0, 2.5, 7.0, 0.05])))
+    assert got.tolist() == [
+        5.906951628276147e-06, 0.04415091872215271, 1.05320405960083, 3.6491127014160156,
+        5.241772174835205, 3.144282834099954e-09,
+    ]  # fmt: skip
+    alpha64 = tc.tensor([[0.3, 4.0], [1.5, 0.8]], dtype=tc.float64)
+    assert _seeded(lambda: tc._standard_gamma(alpha64), 1).tolist() == [
+        [0.8799756972712028, 5.228539275815311], [2.3622020138219004, 0.8451269528510345]
+    ]  # fmt: skip
+    # Concentrations of 0, below 0 or NaN give the smallest normal number; inf gives inf.
+    edge = tc._standard_gamma(tc.tensor([-1.0, 0.0, float("nan"), float("inf")]))
+    assert edge.tolist() == [1.1754943508222875e-38] * 3 + [float("inf")]
+    D = tc.distributions
+    gamma = D.Gamma(tc.tensor([2.0, 0.5]), tc.tensor([1.0, 3.0]))
+    assert _seeded(lambda: gamma.sample((3,)), 2).tolist() == [
+        [2.2261505126953125, 0.06632933020591736], [1.1009626388549805, 0.034005288034677505],
+        [4.014354228973389, 0.026728695258498192]
+    ]  # fmt: skip
+    dirichlet = D.Dirichlet(tc.tensor([0.5, 1.5, 3.0]))
+    assert _seeded(lambda: dirichlet.sample((2,)), 3).tolist() == [
+        [0.10977388173341751, 0.6063730120658875, 0.28385311365127563],
+        [0.03717115893959999, 0.2487710863351822, 0.7140577435493469]
+    ]  # fmt: skip
+    beta = D.Beta(tc.tensor([0.5, 2.0]), tc.tensor([1.5, 0.3]))
+    assert _seeded(lambda: beta.sample((2,)), 4).tolist() == [
+        [0.2691386640071869, 0.6002355217933655], [0.7322598695755005, 0.7782381772994995]
+    ]  # fmt: skip
+    tc.manual_seed(5)
+    chi2 = D.Chi2(tc.tensor([3.0])).sample((4,)).tolist()
+    t = D.StudentT(tc.tensor([4.0])).sample((3,)).tolist()
+    assert chi2 == [[1.4318267107009888], [1.2568986415863037], [1.9323221445083618],
+                    [9.549379348754883]]  # fmt: skip
+    assert t == [[0.5405792593955994], [-0.9497588872909546], [-0.5135497450828552]]
+    # The stream goes on where PyTorch's does.
+    tc.manual_seed(0)
+    tc._standard_gamma(tc.tensor([0.3, 0.5, 1.0, 2.5, 7.0, 0.05]))
+    assert tc.rand(1).item() == 0.3051000237464905

@@ -1,9 +1,8 @@
-"""Samplers the distributions need and the operator table lacks: standard gamma (with its
-implicit reparameterisation gradient), Poisson and binomial. Written with tensor operators, so
-they run on every device; vectorised rejection loops that stop when every element is accepted.
-
-The draws are exact samples of the distributions but not PyTorch's draws: PyTorch samples
-these in C++ from its own generator stream.
+"""Samplers the distributions need: standard gamma (the ``_standard_gamma`` operator, whose
+CPU kernel draws PyTorch's numbers, with its implicit reparameterisation gradient here),
+Poisson and binomial. The last two are written with tensor operators, so they run on every
+device: vectorised rejection loops that stop when every element is accepted; their draws are
+exact samples of the distributions but not PyTorch's draws.
 """
 
 from __future__ import annotations
@@ -15,40 +14,6 @@ from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 
 __all__ = ["binomial", "poisson", "standard_gamma"]
-
-
-def _tiny(d: dt.dtype) -> float:
-    return {dt.float16: 6.1035e-05, dt.bfloat16: 1.1755e-38, dt.float32: 1.1755e-38}.get(
-        d, 2.2251e-308
-    )
-
-
-def _marsaglia_tsang(alpha: Tensor) -> Tensor:
-    """Gamma(alpha, 1) draws for ``alpha >= 1`` (Marsaglia and Tsang, 2000)."""
-    d = alpha - 1.0 / 3.0
-    c = 1.0 / (9.0 * d).sqrt()
-    out = ops.zeros_like(alpha)
-    pending = ops.ones_like(alpha, dtype=dt.bool_)
-    while True:
-        x = ops.randn(alpha.shape, dtype=alpha.dtype, device=alpha.device)
-        u = ops.rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
-        v = (1 + c * x) ** 3
-        ok = (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=1e-30).log())
-        take = ok & pending
-        out = ops.where(take, d * v, out)
-        pending = pending & ~ok
-        if not bool(pending.any()):
-            return out
-
-
-def _sample_standard_gamma(alpha: Tensor) -> Tensor:
-    small = alpha < 1
-    boosted = ops.where(small, alpha + 1, alpha)
-    g = _marsaglia_tsang(boosted)
-    # Gamma(a) = Gamma(a + 1) * U ** (1 / a) for a < 1, in logs (U ** (1 / a) underflows).
-    u = ops.rand(alpha.shape, dtype=alpha.dtype, device=alpha.device)
-    log_g = g.log() + ops.where(small, (1 - u).log() / alpha, 0.0)
-    return log_g.exp().clamp(min=_tiny(alpha.dtype))
 
 
 def standard_gamma_grad(x: Tensor, alpha: Tensor) -> Tensor:
@@ -79,7 +44,7 @@ def standard_gamma_grad(x: Tensor, alpha: Tensor) -> Tensor:
 class _StandardGamma(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, alpha: Tensor) -> Tensor:
-        x = _sample_standard_gamma(alpha)
+        x = ops._standard_gamma(alpha)
         ctx.save_for_backward(x, alpha)
         return x
 
@@ -97,7 +62,7 @@ def standard_gamma(alpha: Tensor) -> Tensor:
         out: Tensor = _StandardGamma.apply(alpha)
         return out
     with no_grad():
-        return _sample_standard_gamma(alpha)
+        return ops._standard_gamma(alpha)
 
 
 def poisson(rate: Tensor) -> Tensor:

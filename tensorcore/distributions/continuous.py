@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
+from .. import dtypes as dt
+from .._finfo import finfo
 from .._igamma import gammainc
 from .._tensor import Tensor
 from ..ops import functions as ops
@@ -209,7 +211,9 @@ class Gamma(ExponentialFamily):
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """``standard_gamma(concentration) / rate`` over the extended shape."""
         shape = self._extended_shape(sample_shape)
-        return standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value.detach().clamp_(min=finfo(value.dtype).tiny)  # (as PyTorch: not recorded)
+        return value
 
     def log_prob(self, value: Any) -> Tensor:
         """``xlogy(c, rate) + xlogy(c - 1, value) - rate * value - lgamma(c)``."""
@@ -290,10 +294,17 @@ class Dirichlet(ExponentialFamily):
         return c * (c0 - c) / (c0.pow(2) * (c0 + 1))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
-        """Normalised gamma draws, differentiable in ``concentration``."""
+        """Normalised gamma draws, differentiable in ``concentration``: the draws in
+        float64 and the result at least the dtype's smallest normal number and below 1, as
+        PyTorch's ``_sample_dirichlet`` makes them (on the CPU, PyTorch's numbers for a
+        seed; the gradient is the gamma draws' implicit one through the normalisation)."""
         shape = self._extended_shape(sample_shape)
-        g = standard_gamma(self.concentration.expand(shape))
-        return g / g.sum(-1, keepdim=True)
+        c = self.concentration.expand(shape)
+        g = standard_gamma(c.to(dt.float64))
+        x = (g / g.sum(-1, keepdim=True)).to(c.dtype)
+        fi = finfo(x.dtype)
+        x.detach().clamp_(fi.tiny, 1 - fi.eps / 2)  # (as PyTorch's kernel: not recorded)
+        return x
 
     def log_prob(self, value: Any) -> Tensor:
         """``sum(xlogy(c - 1, value)) + lgamma(sum c) - sum lgamma(c)``."""

@@ -722,6 +722,10 @@ def meta_eye(n: int, m: int | None, dtype: dt.dtype | None, *rest: Any) -> Any:
     return (n, m, dtype, *rest), ((n, m), dtype)
 
 
+def meta_standard_gamma(self: Tensor, generator: Any = None) -> Any:
+    return (self, generator), (self._shape, self._dtype)
+
+
 def meta_randperm(n: int, generator: Any, dtype: dt.dtype | None, *rest: Any) -> Any:
     if n < 0:
         raise RuntimeError(f"randperm(): n must be non-negative, got {n}")

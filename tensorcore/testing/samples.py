@@ -2263,6 +2263,12 @@ def _fill_random(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_standard_gamma")
+def _standard_gamma(m: _Maker) -> list[Sample]:
+    alpha = m.uniform(3, 4, lo=0.2, hi=5.0)
+    return [S((alpha,), {"generator": m.generator(SEED)}, desc="concentrations")]
+
+
 @_samples("random_")
 def _random(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), 0, 5), {"generator": m.generator(SEED)})]

@@ -127,6 +127,85 @@ class TorchCPUStream:
                 r[i], r[j] = r[j], r[i]
         return np.array(r, dtype=np.int64)
 
+    # -------------------------------------------------------------- one value at a time
+    def _double(self) -> float:
+        """One double uniform in [0, 1) (``at::uniform_real_distribution<double>``)."""
+        hi, lo = self._mt.random_raw(2).tolist()
+        return (((hi << 32) | lo) & _MASK53) * 2.0**-53
+
+    def _double_normal(self) -> float:
+        """One standard normal (``at::normal_distribution<double>``): the cached second value
+        of the last Box-Muller pair, or a new pair whose second value is cached."""
+        cached = self._next_normal
+        if cached is not None:
+            self._next_normal = None
+            return cached
+        u1, u2 = self._double(), self._double()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._next_normal = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def standard_gamma(self, alpha: Any, single: bool) -> Any:
+        """Gamma(alpha, 1) draws for the float64 array ``alpha`` (in memory order), as
+        PyTorch's CPU ``_standard_gamma`` makes them: one element after the other, each by
+        Marsaglia and Tsang's rejection (boosted below 1) from double uniforms and normals.
+        ``single``: a float32 result, whose kernel computes ``1 / alpha``, ``alpha + 1`` and
+        ``alpha - 1/3`` in float32 and rounds the draw to float32; at least the dtype's
+        smallest normal number, as PyTorch's kernel clamps (so 0, negative or NaN
+        concentrations give it)."""
+        f32 = _float32 if single else _same
+        tiny = _TINY32 if single else _TINY64
+        out = np.empty(alpha.size, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            for i, a in enumerate(alpha.tolist()):
+                g = f32(self._gamma(f32(a), f32))
+                out[i] = g if g >= tiny else tiny  # (NaN -> tiny, as std::max(tiny, NaN))
+        return out.astype(np.float32) if single else out
+
+    def _gamma(self, alpha: float, f32: Any) -> float:
+        # ATen's sample_gamma<scalar_t, double>, step by step: float constants (1.0f / 3.0f,
+        # 0.0331f) and the float arithmetic of a float32 ``scalar_t`` through ``f32``.
+        scale = 1.0
+        if alpha < 1.0:
+            if alpha == 0.0:
+                return 0.0
+            # (np.power: inf where C++'s pow overflows, where Python's raises)
+            scale *= float(np.power(1.0 - self._double(), f32(1.0 / alpha)))
+            alpha = f32(alpha + 1.0)
+        d = f32(alpha - _THIRD_F)
+        nine_d = 9.0 * d
+        c = 1.0 / math.sqrt(nine_d) if nine_d > 0 else math.nan
+        while True:
+            x = self._double_normal()
+            y = 1.0 + c * x
+            while y <= 0:
+                x = self._double_normal()
+                y = 1.0 + c * x
+            v = y * y * y
+            u = 1.0 - self._double()
+            xx = x * x
+            if u < 1.0 - _C0331_F * xx * xx:
+                return scale * d * v
+            if v > 0 and math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+                return scale * d * v
+
+
+_MASK53 = (1 << 53) - 1
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # C++'s ``1.0f / 3.0f``
+_C0331_F = float(np.float32(0.0331))
+_TINY32 = float(np.finfo(np.float32).tiny)
+_TINY64 = float(np.finfo(np.float64).tiny)
+
+
+def _float32(x: float) -> float:
+    """``x`` rounded to float32 (inf beyond its range), as a Python float."""
+    return float(np.float32(x))
+
+
+def _same(x: float) -> float:
+    return x
+
 
 def _box_muller_16(blocks: Any, mean: float, std: float) -> None:
     """PyTorch's ``normal_fill_16`` on each row of ``blocks`` (rows of 16 uniforms)."""

@@ -62,6 +62,10 @@ class RandomStream(Protocol):
     def permutation(self, n: int) -> Any:
         """A random permutation of ``0 .. n-1`` (int64)."""
 
+    def standard_gamma(self, alpha: Any, single: bool) -> Any:
+        """Gamma(alpha, 1) draws for the 1-d float64 array ``alpha`` (the result's elements
+        in memory order), float32 when ``single`` (else float64)."""
+
 
 def build(
     xp: Any,

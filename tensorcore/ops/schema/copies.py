@@ -192,6 +192,17 @@ _op(
     dtypes="bif",
 )
 _op(
+    "_standard_gamma(Tensor self, Generator? generator=None) -> Tensor",
+    "random nondifferentiable",
+    "Gamma(``self``, 1) draws, ``self`` the concentrations (the sampler under ``Gamma``, "
+    "``Dirichlet``, ``Beta``, ``Chi2``...): on the CPU, PyTorch's draws for a seed. At least "
+    "the dtype's smallest normal number (0, negative or NaN concentrations give it).",
+    frontend="structured",
+    meta_function=M.meta_standard_gamma,
+    method=False,
+    dtypes="f",
+)
+_op(
     "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
     "bool? requires_grad=False) -> Tensor",
     "random nondifferentiable factory",

@@ -271,5 +271,53 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         else:  # (CuPy's Generator has none: the order of n random keys)
             assign(array_of(out), xp.argsort(rng.random(n)))
 
-    K.update(uniform_=uniform_, normal_=normal_, random_=random_, randperm=randperm)
+    def _standard_gamma(out: Any, self: Any, generator: Any = None) -> None:
+        o, a = array_of(out), array_of(self)
+        rng = stream(generator, self._device)
+        # Drawn in float64 (a float32 result's draws rounded, as PyTorch's kernels round
+        # theirs), at least the result dtype's smallest normal number (PyTorch's clamp: a
+        # concentration of 0, below 0 or NaN gives it; an infinite one gives inf).
+        tiny = float(xp.finfo(o.dtype).tiny)
+        alpha = xp.reshape(xp.broadcast_to(a, o.shape), (-1,)).astype(xp.float64)
+        if memory_order:
+            # The stream's sampler, element by element in the result's (row-major) order.
+            v = xp.asarray(rng.standard_gamma(alpha, o.dtype.itemsize < 8))
+        else:
+            with quiet(all="ignore"):
+                ok = alpha > 0  # (False for NaN)
+                v = gamma_draws(rng, xp.where(ok & (alpha < math.inf), alpha, 1.0))
+                v = xp.where(ok, v, 0.0)
+                v = xp.where(alpha == math.inf, math.inf, v)
+        with quiet(all="ignore"):
+            v = v.astype(o.dtype)
+            assign(o, xp.maximum(v, xp.asarray(tiny, dtype=o.dtype)).reshape(o.shape))
+
+    def gamma_draws(rng: Any, alpha: Any) -> Any:
+        """Gamma(alpha, 1) draws for finite positive float64 ``alpha``: the generator's own
+        sampler, or Marsaglia and Tsang's rejection (boosted below 1) vectorised."""
+        if hasattr(rng, "standard_gamma"):
+            return rng.standard_gamma(alpha)
+        boost = alpha < 1
+        a = xp.where(boost, alpha + 1, alpha)
+        d = a - 1.0 / 3.0
+        c = 1.0 / xp.sqrt(9.0 * d)
+        out = xp.zeros_like(a)
+        pending = xp.ones(a.shape, dtype=bool)
+        while bool(pending.any()):
+            x = rng.standard_normal(a.shape)
+            u = rng.random(a.shape)
+            v = (1 + c * x) ** 3
+            ok = (v > 0) & (xp.log(u) < 0.5 * x * x + d - d * v + d * xp.log(xp.maximum(v, 1e-300)))
+            out = xp.where(ok & pending, d * v, out)
+            pending &= ~ok
+        u = rng.random(a.shape)
+        return xp.where(boost, out * xp.exp(xp.log1p(-u) / alpha), out)
+
+    K.update(
+        uniform_=uniform_,
+        normal_=normal_,
+        random_=random_,
+        randperm=randperm,
+        _standard_gamma=_standard_gamma,
+    )
     return K
