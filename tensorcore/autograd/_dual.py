@@ -1,0 +1,392 @@
+"""Forward-mode AD: tangents carried by dual tensors, propagated by the autograd step.
+
+A dual tensor keeps its tangent in its :class:`~tensorcore.autograd.graph.AutogradMeta`
+(``fw_grad``) and has ``_requires_grad`` set, so that the one test the call path already
+makes ("does an input need autograd?") sends every call with a dual input to the autograd
+step; a tensor that has that flag only because of its tangent (``fw_only``) reports
+``requires_grad`` False. While a dual level is open, :func:`dual_step` is the installed step:
+it runs the operator as the reverse-mode step would (recording a node only for the inputs
+that really require grad) and then computes the outputs' tangents.
+
+There is no forward rule per operator. A view's tangent is the same view of the input's
+tangent. Any other operator's Jacobian-vector product comes from its reverse rule in the
+derivative table: the rule maps an output gradient ``u`` linearly to input gradients
+``vjp(u) = J^T u``, so ``J t`` is the gradient with respect to ``u`` of the real inner
+product ``<vjp(u), t>`` (for complex tensors ``Re(sum(conj(vjp(u)) * t))``, the inner product
+under which PyTorch's convention makes the rule ``J^T``). That gradient is computed eagerly,
+with reverse mode, over the few operations of the rule (the "double-vjp" identity). A
+composite propagates tangents through its parts.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from .._tensor import Tensor
+from ..dtypes import FLOATING as _FLOATING
+from ..layouts import strided
+from ..ops import _call
+from ..ops import functions as ops
+from ..ops.frontends import unstructured_unchecked as _unchecked
+from . import grad_mode
+from . import step as _step
+from ._record import save_other
+from .engine import run_backward
+from .graph import TensorSpec, autograd_meta, requires_grad
+
+if TYPE_CHECKING:
+    from ..dispatch import Op
+
+__all__ = ["attach", "dual_step", "resume", "suspend", "tangent"]
+
+_gm = grad_mode._state
+_dual = grad_mode.dual
+_SINK = object()  # a stand-in edge: ``Ctx.needs(i)`` asks only whether an input has one
+
+
+def tangent(t: Tensor) -> Tensor | None:
+    """The tangent of ``t`` at the open dual level, or None."""
+    ag = t._ag
+    return ag.fw_grad if ag is not None else None
+
+
+def attach(t: Tensor, tan: Tensor) -> None:
+    """Give ``t`` the tangent ``tan`` (of ``t``'s geometry) at the open level."""
+    ag = autograd_meta(t)
+    ag.fw_grad = tan
+    if not t._requires_grad:
+        t._requires_grad = True
+        ag.fw_only = True
+    _dual.tensors.append(weakref.ref(t))
+
+
+def drop_all() -> None:
+    """Drop every tangent of the level that exits, with the flags they set."""
+    for ref in _dual.tensors:
+        t = ref()
+        if t is None or t._ag is None:
+            continue
+        ag = t._ag
+        ag.fw_grad = None
+        if ag.fw_only:
+            ag.fw_only = False
+            t._requires_grad = False
+    _dual.tensors = []
+
+
+def suspend() -> None:
+    """Stop propagating tangents (while tangents themselves, or the primals of a custom
+    Function, are computed): calls go to the reverse-mode step again."""
+    _dual.on = False
+    _call.set_autograd_step(_step.autograd_step, _step._debug)
+
+
+def resume() -> None:
+    """Propagate tangents again (the level is still open)."""
+    _dual.on = True
+    _call.set_autograd_step(dual_step, _step._debug)
+
+
+def _mask(ts: Any, fw_only: bool) -> list[Tensor]:
+    """Clear ``_requires_grad`` of the tensors among ``ts`` that have it (only those that
+    have it for a tangent with ``fw_only``); returns them, for :func:`_unmask`."""
+    masked = []
+    for t in ts:
+        if t.__class__ is not Tensor and not isinstance(t, Tensor):
+            continue
+        if t._requires_grad and (not fw_only or (t._ag is not None and t._ag.fw_only)):
+            t._requires_grad = False
+            masked.append(t)
+    return masked
+
+
+def _unmask(masked: list[Tensor]) -> None:
+    for t in masked:
+        t._requires_grad = True
+
+
+def same_meta(t: Tensor, like: Tensor) -> Tensor:
+    """``t`` with ``like``'s geometry: itself when it has it, else a copy into a zero buffer
+    laid out as ``like``'s storage (so that any view of ``like``, ``as_strided`` included,
+    applies to its tangent unchanged)."""
+    if like._layout is not strided:
+        return t
+    st = like._storage
+    n = st.nbytes // like._dtype.itemsize if st is not None else 0
+    ts = t._storage
+    if (
+        t._shape == like._shape
+        and t._stride == like._stride
+        and t._offset == like._offset
+        and ts is not None
+        and ts.nbytes // t._dtype.itemsize == n
+    ):
+        return t
+    buf = ops.zeros(n, dtype=like._dtype, device=like._device)
+    out = ops.as_strided(buf, like._shape, like._stride, like._offset)
+    out.copy_(t)
+    return out
+
+
+def _plain(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool, key: Any
+) -> Any:
+    """What the call path does without forward AD."""
+    if _gm.enabled:
+        return _step.autograd_step(op, kernel, args, out, dev, inplace, key)
+    res = _step._untracked(op, kernel, args, out, dev, inplace)
+    if inplace:
+        args[0]._bump_version()
+    return res
+
+
+def dual_step(
+    op: Op,
+    kernel: Any,
+    args: tuple[Any, ...],
+    out: Any,
+    dev: Any,
+    inplace: bool,
+    key: tuple[str, str],
+) -> Any:
+    """The autograd step while a dual level is open: the reverse-mode step, plus tangents
+    for the outputs of a call with a dual input."""
+    ins = _step._inputs(op, args)
+    tans = [tangent(t) if isinstance(t, Tensor) else None for t in ins]
+    if _gm.inference or all(t is None for t in tans):
+        return _plain(op, kernel, args, out, dev, inplace, key)
+    if out is not None:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op.name}_out that does not support it because it "
+            "is an out= function"
+        )
+    ent = op.autograd.get(key)
+    if ent is None:
+        try:
+            ent = op.autograd[key] = _step._Entry(op, key)
+        except RuntimeError as exc:  # no rule: PyTorch's forward-AD wording
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op.name} that does not support it"
+            ) from exc
+    if ent.kind == _step._COMPOSITE:
+        return _plain(op, kernel, args, out, dev, inplace, key)  # the parts carry the tangents
+    masked = _mask(ins, True)
+    try:
+        if ent.kind == _step._NONDIFF:
+            res = _plain(op, kernel, args, out, dev, inplace, key)
+            if inplace and tans[0] is not None:
+                _zero(tans[0])  # (values no longer depend on the old ones: ``uniform_``)
+            return res
+        record = _gm.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in ins)
+        if inplace:
+            res, sargs = _run_inplace(op, kernel, args, dev, ent, record)
+        else:
+            res, sargs = _run(op, kernel, args, dev, ent, record)
+    finally:
+        _unmask(masked)
+    outputs = res if isinstance(res, tuple) else (res,)
+    if "view" in op.decl.tags and not inplace:
+        news = _view_tangents(op, args, tans[0], outputs)
+    else:
+        news = _jvp(ent, sargs, outputs, ins, tans)
+    if inplace:
+        _update_inplace(args[0], news[0])
+        return res
+    for o, g in zip(outputs, news, strict=True):
+        if g is not None:
+            attach(o, g)
+    return res
+
+
+def _zero(tan: Tensor) -> None:
+    suspend()
+    try:
+        tan.zero_()
+    finally:
+        resume()
+
+
+def _run(
+    op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: Any, record: bool
+) -> tuple[Any, tuple[Any, ...]]:
+    """The primal call as ``autograd_step`` runs it (recording off), with what the rule
+    saves from, then the node where an input really requires grad."""
+    prev = _gm.enabled
+    _gm.enabled = False
+    try:
+        if ent.normalize:
+            prepared: list[Any] = []
+            res = op.frontend(op, kernel, args, None, dev, False, prepared)  # type: ignore[misc]
+            sargs = _step._saved_args(op, args, prepared)
+        elif op.frontend is _unchecked:
+            res = kernel(*args)
+            sargs = args
+        else:
+            res = op.frontend(op, kernel, args, None, dev, False)  # type: ignore[misc]
+            sargs = args
+    finally:
+        _gm.enabled = prev
+    if record:
+        outputs = res if isinstance(res, tuple) else (res,)
+        node = ent.record(args, outputs, sargs)
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING:
+                o._requires_grad = True
+                o._grad_fn = node
+                if i:
+                    autograd_meta(o).output_nr = i
+    return res, sargs
+
+
+def _run_inplace(
+    op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: Any, record: bool
+) -> tuple[Any, tuple[Any, ...]]:
+    """An in-place call: the reverse-mode in-place step where an input really requires
+    grad, else the kernel; with what the rule saves from (self's old value where it reads
+    it)."""
+    if record:
+        saved: list[Any] = []
+        res = _step._inplace_step(op, kernel, args, dev, ent, saved)
+        return res, saved[0]
+    self = args[0]
+    prev = _gm.enabled
+    _gm.enabled = False
+    try:
+        old_self = self.clone() if ent.saves_self else self
+        if ent.normalize:
+            prepared: list[Any] = []
+            op.frontend(op, kernel, args, None, dev, True, prepared)  # type: ignore[misc]
+            sargs = _step._saved_args(op, args, prepared)
+        else:
+            op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
+            sargs = args
+        self._bump_version()
+    finally:
+        _gm.enabled = prev
+    return self, (old_self,) + tuple(sargs[1:])
+
+
+def _view_tangents(
+    op: Op, args: tuple[Any, ...], tan: Tensor | None, outputs: tuple[Any, ...]
+) -> list[Any]:
+    """A view's tangent: the same view of its input's tangent."""
+    if tan is None:
+        return [None] * len(outputs)
+    suspend()
+    masked = _mask((tan,), False)
+    try:
+        res = _call.call(op, (tan, *args[1:]))
+    finally:
+        _unmask(masked)
+        resume()
+    return list(res) if isinstance(res, (tuple, list)) else [res]
+
+
+def _jvp(
+    ent: Any, sargs: tuple[Any, ...], outputs: tuple[Any, ...], ins: list[Any], tans: list[Any]
+) -> list[Any]:
+    """The outputs' tangents ``J t``, from the operator's reverse rule (module docstring)."""
+    if not any(isinstance(o, Tensor) and o._dtype._category >= _FLOATING for o in outputs):
+        return [None] * len(outputs)  # (integer or boolean results have no tangent)
+    node = ent.node_type(
+        ent.name,
+        _step.apply_rule,
+        ent,
+        tuple((_SINK, 0) if t is not None else (None, 0) for t in tans),
+        [(t._shape, t._dtype) if isinstance(t, Tensor) else None for t in ins],
+        len(outputs),
+    )
+    saved = node.saved
+    for key, pos, is_result, meta_only, cond in ent.plan:
+        if cond >= 0 and tans[cond] is None:
+            saved[key] = None
+        elif is_result:
+            saved[key] = outputs[pos]
+        else:
+            v = sargs[pos]
+            if isinstance(v, Tensor):
+                saved[key] = TensorSpec(v) if meta_only else v
+            else:
+                saved[key] = save_other(v, meta_only, ent.name)
+    tensors = [*ins, *outputs, *tans]
+    differentiable = any(isinstance(t, Tensor) and requires_grad(t) for t in tensors)
+    create = _gm.enabled and differentiable
+    suspend()
+    masked = _mask(tensors, False)  # the rule's graph then reaches only ``us``
+    prev = _gm.enabled
+    _gm.enabled = True
+    try:
+        us = [
+            ops.zeros_like(o).requires_grad_()
+            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING
+            else None
+            for o in outputs
+        ]
+        vjps = _step.apply_rule(node, us)
+        s = None
+        for v, t in zip(vjps, tans):  # noqa: B905 (a rule may return fewer)
+            if v is None or t is None:
+                continue
+            p = ops.real(ops.mul(ops.conj(v), t)) if v._dtype.is_complex else ops.mul(v, t)
+            p = ops.sum(p)
+            s = p if s is None else ops.add(s, p)
+        wanted = [u for u in us if u is not None]
+        grads: list[Any] = [None] * len(wanted)
+        if s is not None and s._requires_grad and wanted:
+            # (the inputs' and outputs' own flags are back for the backward of the rule, so
+            # that with ``create`` the tangents are differentiable in the primals)
+            _unmask([t for t in masked if not (t._ag is not None and t._ag.fw_only)])
+            masked = [t for t in masked if not t._requires_grad]
+            _gm.enabled = create
+            grads = run_backward(
+                [s], [None], create, create, inputs=wanted, accumulate=False, allow_unused=True
+            )
+        _gm.enabled = create
+        it = iter(grads)
+        news: list[Any] = []
+        for o, u in zip(outputs, us, strict=True):
+            if u is None:
+                news.append(None)
+                continue
+            g = next(it)
+            if g is None:
+                g = ops.zeros_like(o)
+            news.append(same_meta(g, o))
+        return news
+    finally:
+        _gm.enabled = prev
+        _unmask(masked)
+        resume()
+
+
+def _update_inplace(self: Tensor, new: Tensor | None) -> None:
+    """After ``self`` was modified in place: its tangent (made, as a view of its base's,
+    where it had none) takes the new value in place, so views of it see the change."""
+    tan = tangent(self)
+    suspend()
+    try:
+        if tan is None:
+            tan = _fresh_tangent(self)
+        if new is None:
+            tan.zero_()
+        else:
+            tan.copy_(new)
+    finally:
+        resume()
+
+
+def _fresh_tangent(t: Tensor) -> Tensor:
+    """A zero tangent for ``t``: a view of its base's tangent (given one) when ``t`` is a
+    view."""
+    base = t._base
+    if base is None:
+        tan = same_meta(ops.zeros_like(t), t)
+    else:
+        bt = tangent(base)
+        if bt is None:
+            bt = same_meta(ops.zeros_like(base), base)
+            attach(base, bt)
+        tan = ops.as_strided(bt, t._shape, t._stride, t._offset)
+    attach(t, tan)
+    return tan
