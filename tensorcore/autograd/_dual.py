@@ -310,20 +310,16 @@ def _jvp(
             else:
                 saved[key] = save_other(v, meta_only, ent.name)
     tensors = [*ins, *outputs, *tans]
-    differentiable = any(isinstance(t, Tensor) and requires_grad(t) for t in tensors)
-    create = _gm.enabled and differentiable
+    # Tangents are differentiable in the tangents (the map is linear in them), not in the
+    # primals: these stay constants of the rule (their graph is never reached, so that no
+    # backward here runs or frees the primal graph).
+    create = _gm.enabled and any(t is not None and requires_grad(t) for t in tans)
     suspend()
     masked = _mask(tensors, False)  # the rule's graph then reaches only ``us``
     prev = _gm.enabled
     _gm.enabled = True
     try:
-        us = [
-            ops.zeros_like(o).requires_grad_()
-            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING
-            else None
-            for o in outputs
-        ]
-        vjps = _step.apply_rule(node, us)
+        us, vjps = _apply_linear(node, outputs)
         s = None
         for v, t in zip(vjps, tans):  # noqa: B905 (a rule may return fewer)
             if v is None or t is None:
@@ -334,10 +330,11 @@ def _jvp(
         wanted = [u for u in us if u is not None]
         grads: list[Any] = [None] * len(wanted)
         if s is not None and s._requires_grad and wanted:
-            # (the inputs' and outputs' own flags are back for the backward of the rule, so
-            # that with ``create`` the tangents are differentiable in the primals)
-            _unmask([t for t in masked if not (t._ag is not None and t._ag.fw_only)])
-            masked = [t for t in masked if not t._requires_grad]
+            # (the tangents' own flags are back for the backward: with ``create`` the new
+            # tangents are differentiable in them)
+            given = {id(t) for t in tans if t is not None}
+            _unmask([t for t in masked if id(t) in given])
+            masked = [t for t in masked if id(t) not in given]
             _gm.enabled = create
             grads = run_backward(
                 [s], [None], create, create, inputs=wanted, accumulate=False, allow_unused=True
@@ -358,6 +355,26 @@ def _jvp(
         _gm.enabled = prev
         _unmask(masked)
         resume()
+
+
+def _apply_linear(node: Any, outputs: tuple[Any, ...]) -> tuple[list[Any], Any]:
+    """The rule of ``node`` at output gradients ``us`` that require grad, and ``us``. Any
+    value would do, the rule being linear in them: ones first, since a rule may take the log
+    of its gradient (logcumsumexp's, whose derivative at zero is lost); zeros where the rule
+    refuses ones (svd's complex rule checks that the gradient ignores the vectors' phases)."""
+    for fill in (1, 0):
+        us = [
+            ops.full_like(o, fill).requires_grad_()
+            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING
+            else None
+            for o in outputs
+        ]
+        try:
+            return us, _step.apply_rule(node, us)
+        except RuntimeError:
+            if fill == 0:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _update_inplace(self: Tensor, new: Tensor | None) -> None:
