@@ -251,6 +251,13 @@ def test_requires_grad_of_dual_tensors(device: str) -> None:
         assert d.grad.tolist() == [2.0, 4.0]
         d.requires_grad_(False)
         assert not d.requires_grad and fwAD.unpack_dual(d * 1).tangent is not None
+        # A dual-only tensor written in place with a value that requires grad joins the graph.
+        e = fwAD.make_dual(x.clone(), tc.ones(2, device=device))
+        e.mul_(w)
+        assert e.requires_grad and e.grad_fn is not None
+        assert fwAD.unpack_dual(e).tangent.tolist() == [3.0, 4.0]
+        e.sum().backward()
+        assert w.grad.tolist() == [7.0, 10.0]  # 6 + 1, 8 + 2
 
 
 def test_tangents_propagate_under_no_grad_not_in_inference_mode(device: str) -> None:
@@ -331,6 +338,8 @@ def test_out_and_operators_without_a_rule_are_refused(device: str, monkeypatch: 
         d = fwAD.make_dual(tc.ones(3, device=device), tc.ones(3, device=device))
         with pytest.raises(NotImplementedError, match=r"forward AD with add_out .* out= function"):
             tc.add(d, 1, out=tc.empty(3, device=device))
+        with pytest.raises(NotImplementedError, match=r"forward AD with add_out .* out= function"):
+            tc.add(tc.ones(3, device=device), 1, out=d)
         monkeypatch.delitem(DERIVATIVES, "exp")
         tc.autograd.step.forget_rules()
         try:

@@ -524,6 +524,7 @@ def _set_history(t: Tensor, node: Node) -> None:
     t._requires_grad = True
     ag = t._ag
     if ag is not None:
+        ag.fw_only = False  # (a dual tensor now in the graph requires grad for real)
         old_nr = ag.output_nr
         ag.output_nr = 0
         if ag.retains_grad and old is not None:

@@ -318,6 +318,11 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
             )
         if 0 in o._stride:
             _check_no_internal_overlap(o)
+        if o._requires_grad and o._ag is not None and o._ag.fw_grad is not None and _dual.on:
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op.name}_out that does not support it because "
+                "it is an out= function"
+            )
         if o._requires_grad and _gm.enabled:
             raise RuntimeError(
                 f"{op.name}(): functions with out=... arguments don't support automatic "
