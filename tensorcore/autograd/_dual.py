@@ -23,7 +23,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import Tensor
+from .._tensor import Tensor, make_tensor
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import strided
 from ..ops import _call
@@ -33,7 +33,7 @@ from . import grad_mode
 from . import step as _step
 from ._record import save_other
 from .engine import run_backward
-from .graph import TensorSpec, autograd_meta, requires_grad
+from .graph import TensorSpec, autograd_meta, edge, node_type, requires_grad
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -249,14 +249,11 @@ FORWARD: dict[str, Any] = {
 
 
 def _forward_rule(fn: Any, args: tuple[Any, ...], tans: list[Any], res: Tensor) -> Tensor:
-    """``fn``'s tangent for the result ``res``, computed as ``_jvp`` computes (tangents
-    differentiable in the tangents only), broadcast, cast and laid out as ``res``."""
-    create = _gm.enabled and any(t is not None and requires_grad(t) for t in tans)
+    """``fn``'s tangent for the result ``res``, broadcast, cast and laid out as ``res``. It is
+    computed with the primals and tangents themselves, so that (grad mode on) it is
+    differentiable in both, as PyTorch's tangents are."""
     suspend()
-    given = {id(t) for t in tans if t is not None}
-    masked = _mask([a for a in args if id(a) not in given] + [res], False)
-    prev = _gm.enabled
-    _gm.enabled = create
+    masked = _mask([*args, res], True)  # (dual-only primals: constants)
     try:
         t = fn(args, tans, res)
         if any(t is g for g in tans):
@@ -267,7 +264,6 @@ def _forward_rule(fn: Any, args: tuple[Any, ...], tans: list[Any], res: Tensor) 
             t = t.to(res._dtype)
         return same_meta(t, res)
     finally:
-        _gm.enabled = prev
         _unmask(masked)
         resume()
 
@@ -347,11 +343,9 @@ def _view_tangents(
     if tan is None:
         return [None] * len(outputs)
     suspend()
-    masked = _mask((tan,), False)
     try:
         res = _call.call(op, (tan, *args[1:]))
     finally:
-        _unmask(masked)
         resume()
     return list(res) if isinstance(res, (tuple, list)) else [res]
 
@@ -370,31 +364,48 @@ def _jvp(
         [(t._shape, t._dtype) if isinstance(t, Tensor) else None for t in ins],
         len(outputs),
     )
+    # With grad mode on, each primal or tangent that requires grad enters the computation as
+    # a leaf alias of itself: the tangents are then differentiable in them (as PyTorch's
+    # are), through a node that links the leaves back (``_reattach``), while the backward
+    # below reaches no graph but the rule's (it would run, and free, the primals' graph).
+    leaves: dict[int, tuple[Tensor, Tensor]] = {}
+    grad_on = _gm.enabled
+
+    def value(v: Any) -> Any:
+        if not (grad_on and isinstance(v, Tensor) and requires_grad(v)):
+            return v
+        hit = leaves.get(id(v))
+        if hit is None:
+            hit = leaves[id(v)] = (v, _leaf(v))
+        return hit[1]
+
     saved = node.saved
     for key, pos, is_result, meta_only, cond in ent.plan:
         if cond >= 0 and tans[cond] is None:
             saved[key] = None
         elif is_result:
-            saved[key] = outputs[pos]
+            saved[key] = value(outputs[pos])
         else:
             v = sargs[pos]
             if isinstance(v, Tensor):
-                saved[key] = TensorSpec(v) if meta_only else v
+                saved[key] = TensorSpec(v) if meta_only else value(v)
+            elif isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
+                saved[key] = [
+                    TensorSpec(x) if meta_only and isinstance(x, Tensor) else value(x) for x in v
+                ]
             else:
                 saved[key] = save_other(v, meta_only, ent.name)
-    tensors = [*ins, *outputs, *tans]
-    # Tangents are differentiable in the tangents (the map is linear in them), not in the
-    # primals: these stay constants of the rule (their graph is never reached, so that no
-    # backward here runs or frees the primal graph).
-    create = _gm.enabled and any(t is not None and requires_grad(t) for t in tans)
+    used = [value(t) for t in tans]
+    create = bool(leaves)
+    edges = tuple(edge(real) for real, _ in leaves.values())  # (before the masks below)
     suspend()
-    masked = _mask(tensors, False)  # the rule's graph then reaches only ``us``
+    masked = _mask([*ins, *outputs, *tans], False)  # the rule's graph reaches only leaves
     prev = _gm.enabled
     _gm.enabled = True
     try:
         us, vjps = _apply_linear(node, outputs)
         s = None
-        for v, t in zip(vjps, tans):  # noqa: B905 (a rule may return fewer)
+        for v, t in zip(vjps, used):  # noqa: B905 (a rule may return fewer)
             if v is None or t is None:
                 continue
             p = ops.real(ops.mul(ops.conj(v), t)) if v._dtype.is_complex else ops.mul(v, t)
@@ -403,16 +414,13 @@ def _jvp(
         wanted = [u for u in us if u is not None]
         grads: list[Any] = [None] * len(wanted)
         if s is not None and s._requires_grad and wanted:
-            # (the tangents' own flags are back for the backward: with ``create`` the new
-            # tangents are differentiable in them)
-            given = {id(t) for t in tans if t is not None}
-            _unmask([t for t in masked if id(t) in given])
-            masked = [t for t in masked if id(t) not in given]
             _gm.enabled = create
             grads = run_backward(
                 [s], [None], create, create, inputs=wanted, accumulate=False, allow_unused=True
             )
-        _gm.enabled = create
+        _gm.enabled = prev  # (the copy into the output's layout keeps the tangent's graph)
+        if create:
+            grads = _reattach(grads, list(leaves.values()), edges)
         it = iter(grads)
         news: list[Any] = []
         for o, u in zip(outputs, us, strict=True):
@@ -428,6 +436,55 @@ def _jvp(
         _gm.enabled = prev
         _unmask(masked)
         resume()
+
+
+def _leaf(t: Tensor) -> Tensor:
+    """A leaf that requires grad, over ``t``'s memory (its version counter too)."""
+    a = make_tensor(
+        t._storage, t._shape, t._stride, t._offset, t._dtype, t._device, t._native, t._layout
+    )
+    a._version_counter = t._version_counter
+    a._requires_grad = True
+    return a
+
+
+def _reattach(ts: list[Any], leaves: list[tuple[Tensor, Tensor]], edges: Any) -> list[Any]:
+    """``ts`` (functions of the leaf aliases) as tensors whose gradients flow to the tensors
+    the leaves stand for: one node, whose backward differentiates ``ts`` in the leaves."""
+    live = [k for k, t in enumerate(ts) if t is not None and t._requires_grad]
+    if not live:
+        return ts
+    name = "ForwardADTangentBackward"
+    node = node_type(name)(name, _reattach_apply)
+    node.ctx = ([ts[k] for k in live], [leaf for _, leaf in leaves])
+    node.n_outputs = len(live)
+    node.next_functions = edges
+    node.input_meta = [(real._shape, real._dtype) for real, _ in leaves]
+    out = list(ts)
+    for i, k in enumerate(live):
+        o = ts[k].detach()
+        o._requires_grad = True
+        o._grad_fn = node
+        if i:
+            autograd_meta(o).output_nr = i
+        out[k] = o
+    return out
+
+
+def _reattach_apply(node: Any, grads: list[Any]) -> list[Any]:
+    ts, leaves = node.ctx
+    pairs = [(t, g) for t, g in zip(ts, grads, strict=True) if g is not None]
+    if not pairs:
+        return [None] * len(leaves)
+    return run_backward(
+        [t for t, _ in pairs],
+        [g for _, g in pairs],
+        True,
+        _gm.enabled,
+        inputs=leaves,
+        accumulate=False,
+        allow_unused=True,
+    )
 
 
 def _apply_linear(node: Any, outputs: tuple[Any, ...]) -> tuple[list[Any], Any]:
