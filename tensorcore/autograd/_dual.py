@@ -15,7 +15,15 @@ derivative table: the rule maps an output gradient ``u`` linearly to input gradi
 product ``<vjp(u), t>`` (for complex tensors ``Re(sum(conj(vjp(u)) * t))``, the inner product
 under which PyTorch's convention makes the rule ``J^T``). That gradient is computed eagerly,
 with reverse mode, over the few operations of the rule (the "double-vjp" identity). A
-composite propagates tangents through its parts.
+composite propagates tangents through its parts; a few hot operators have their tangents
+written out (``FORWARD``). With grad mode on, tangents are differentiable in the primals and
+tangents that require grad: the rule then runs on leaf aliases of them, linked back by one
+node (``_reattach``), so that the backward over the rule never reaches their own graph.
+
+While tangents are computed the level is suspended (:func:`suspend`: the reverse-mode step is
+installed again) and the dual-only inputs' flags are cleared (``_mask``), so that the
+computation sees plain tensors. The level's state is global, as PyTorch's is: forward AD is
+not meant for several threads at once.
 """
 
 from __future__ import annotations
