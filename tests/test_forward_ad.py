@@ -453,3 +453,26 @@ def test_hand_written_rules_agree_with_the_generic_path(
         for f, g in zip(fast, generic, strict=True):
             assert f.dtype == g.dtype and f.shape == g.shape and f.stride() == g.stride()
             assert tc.allclose(f, g, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------ the double-backward jvps
+@pytest.mark.parametrize("jvp", ["func", "functional"])
+def test_double_backward_jvps_agree_with_forward_mode(device: str, jvp: str) -> None:
+    """``tc.func.jvp`` and ``tc.autograd.functional.jvp`` (two reverse passes) give forward
+    mode's tangents, also through a rule that takes the log of its output gradient (whose
+    derivative vanished at the zero gradient they used to differentiate at)."""
+    x = tc.tensor([0.1, 0.5, 1.0, -0.3], dtype=tc.float64, device=device)
+    v = tc.tensor([1.0, -2.0, 0.5, 3.0], dtype=tc.float64, device=device)
+
+    def f(t: tc.Tensor) -> tc.Tensor:
+        return t.logcumsumexp(0) * t.sin()
+
+    with fwAD.dual_level():
+        want = fwAD.unpack_dual(f(fwAD.make_dual(x, v))).tangent
+    run = {
+        "func": lambda: tc.func.jvp(f, (x,), (v,))[1],
+        "functional": lambda: tc.autograd.functional.jvp(f, x, v)[1],
+    }
+    got = run[jvp]()
+    assert tc.allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert not tc.allclose(want, tc.zeros_like(want))
