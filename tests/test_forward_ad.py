@@ -207,6 +207,15 @@ def test_exit_drops_every_tangent_and_its_flag(device: str) -> None:
 
 
 # ------------------------------------------------------------------ make_dual / unpack_dual
+def test_a_long_level_keeps_no_dead_references(device: str) -> None:
+    with fwAD.dual_level():
+        d = fwAD.make_dual(tc.ones(2, device=device), tc.ones(2, device=device))
+        for _ in range(3000):
+            d = d * 1.0
+        assert len(_dual_state.tensors) < 2100
+        assert fwAD.unpack_dual(d).tangent.tolist() == [1.0, 1.0]
+
+
 def test_make_dual_refuses_bad_tangents(device: str) -> None:
     x = tc.zeros(3, device=device)
     with fwAD.dual_level():

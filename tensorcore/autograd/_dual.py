@@ -66,7 +66,12 @@ def attach(t: Tensor, tan: Tensor) -> None:
     if not t._requires_grad:
         t._requires_grad = True
         ag.fw_only = True
-    _dual.tensors.append(weakref.ref(t))
+    refs = _dual.tensors
+    refs.append(weakref.ref(t))
+    if len(refs) >= _dual.compact_at:
+        # (a long loop inside one level: drop the dead references, amortised)
+        refs[:] = [r for r in refs if r() is not None]
+        _dual.compact_at = max(1024, 2 * len(refs))
 
 
 def drop_all() -> None:
@@ -81,6 +86,7 @@ def drop_all() -> None:
             ag.fw_only = False
             t._requires_grad = False
     _dual.tensors = []
+    _dual.compact_at = 1024
 
 
 def suspend() -> None:

@@ -38,12 +38,13 @@ class _DualState:
     does internally (``tensorcore/autograd/_dual.py``), so a call on plain tensors never
     reads it."""
 
-    __slots__ = ("level", "on", "tensors")
+    __slots__ = ("compact_at", "level", "on", "tensors")
 
     def __init__(self) -> None:
         self.on = False
         self.level: int | None = None
         self.tensors: list[Any] = []
+        self.compact_at = 1024  # (the length at which dead references are dropped)
 
 
 dual = _DualState()
