@@ -323,7 +323,12 @@ def test_what_has_no_tangent(device: str) -> None:
         d = fwAD.make_dual(tc.tensor([1.0, -2.0], device=device), tc.ones(2, device=device))
         for r in (d.detach(), d.data, d.argmax(), d > 0, d.long()):
             assert fwAD.unpack_dual(r).tangent is None
-        assert fwAD.unpack_dual(d.clone()).tangent.tolist() == [1.0, 1.0]
+        c = d.clone()  # (its rule hands the gradient back: its tangent is still its own)
+        assert fwAD.unpack_dual(c).tangent.tolist() == [1.0, 1.0]
+        tan_d = fwAD.unpack_dual(d).tangent
+        assert fwAD.unpack_dual(c).tangent.untyped_storage() is not tan_d.untyped_storage()
+        c.mul_(3)
+        assert tan_d.tolist() == [1.0, 1.0]
         assert fwAD.unpack_dual(d.sign()).tangent.tolist() == [0.0, 0.0]  # zero, not None
 
 

@@ -418,19 +418,26 @@ def _jvp(
     _gm.enabled = True
     try:
         us, vjps = _apply_linear(node, outputs)
-        s = None
-        for v, t in zip(vjps, used):  # noqa: B905 (a rule may return fewer)
-            if v is None or t is None:
-                continue
-            p = ops.real(ops.mul(ops.conj(v), t)) if v._dtype.is_complex else ops.mul(v, t)
-            p = ops.sum(p)
-            s = p if s is None else ops.add(s, p)
+        # The gradient in u of <vjp(u), t> is the backward of vjp(u) with t as its output
+        # gradient (for complex tensors too: t is the gradient of Re(sum(conj(v) * t)) in v).
+        pairs = [
+            (v, t)
+            for v, t in zip(vjps, used)  # noqa: B905 (a rule may return fewer)
+            if v is not None and t is not None and v._requires_grad
+        ]
         wanted = [u for u in us if u is not None]
         grads: list[Any] = [None] * len(wanted)
-        if s is not None and s._requires_grad and wanted:
+        given = {t._storage for t in used if t is not None}
+        if pairs and wanted:
             _gm.enabled = create
             grads = run_backward(
-                [s], [None], create, create, inputs=wanted, accumulate=False, allow_unused=True
+                [v for v, _ in pairs],
+                [t for _, t in pairs],
+                create,
+                create,
+                inputs=wanted,
+                accumulate=False,
+                allow_unused=True,
             )
         _gm.enabled = prev  # (the copy into the output's layout keeps the tangent's graph)
         if create:
@@ -444,6 +451,8 @@ def _jvp(
             g = next(it)
             if g is None:
                 g = ops.zeros_like(o)
+            elif g._storage is not None and g._storage in given:
+                g = ops.clone(g)  # (the backward handed back a given tangent, or a view of it)
             news.append(same_meta(g, o))
         return news
     finally:
