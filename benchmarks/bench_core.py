@@ -118,6 +118,7 @@ def workloads() -> list[Workload]:
     big = (_data(rng, 10**7), _data(rng, 10**7), _data(rng, 10**7))
     mat = (_data(rng, 1024, 1024), _data(rng, 1024, 1024))
     wide = _data(rng, 1000, 10000)
+    dual8 = (_data(rng, 8), _data(rng, 8), _data(rng, 8))
 
     def add(arrays: tuple[np.ndarray, ...]) -> Callable[[Lib], Callable[[], Any]]:
         def make(lib: Lib) -> Callable[[], Any]:
@@ -173,6 +174,24 @@ def workloads() -> list[Workload]:
         a, b = (lib.wrap(x) for x in mat)
         return lambda: a @ b
 
+    def jvp(op: str) -> Callable[[Lib], Callable[[], Any]]:
+        # Forward-mode AD: open a level, make a dual tensor, run, read the tangent.
+        def make(lib: Lib) -> Callable[[], Any]:
+            a, b, t = (lib.wrap(x) for x in dual8)
+            if lib.name == "numpy":  # the tangent, by hand
+                return (lambda: t * b) if op == "mul" else (lambda: np.exp(a * b) * (t * b))
+            fw = tc.autograd.forward_ad if lib.name == "tensorcore" else torch.autograd.forward_ad
+            exp = lib.exp
+
+            def run() -> Any:
+                with fw.dual_level():
+                    y = fw.make_dual(a, t) * b
+                    return fw.unpack_dual(y if op == "mul" else exp(y)).tangent
+
+            return run
+
+        return make
+
     def total(lib: Lib) -> Callable[[], Any]:
         x = lib.wrap(big[0])
         return lambda: x.sum()
@@ -195,6 +214,8 @@ def workloads() -> list[Workload]:
         Workload("x.sum()  float32 1e7", total),
         Workload("x.sum(1)  float32 (1000, 10000)", reduce("sum1")),
         Workload("x.mean()  float32 (1000, 10000)", reduce("mean")),
+        Workload("forward AD: tangent of d * b  (8,)", jvp("mul")),
+        Workload("forward AD: tangent of exp(d * b)  (8,)", jvp("exp")),
     ]
 
 

@@ -107,7 +107,7 @@ class _Saver:
         rec: dict[str, Any] = {
             "dtype": t._dtype.name,
             "shape": list(t._shape),
-            "requires_grad": t._requires_grad,
+            "requires_grad": t.requires_grad,
         }
         self.records.append(rec)
         if t._layout is not strided:

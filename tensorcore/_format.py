@@ -350,8 +350,9 @@ def _format_sparse_coo(t: Tensor) -> str:
     suffixes.append(f"layout={t._layout}")
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
-    elif t._requires_grad:
+    elif t._requires_grad and not (t._ag is not None and t._ag.fw_only):
         suffixes.append("requires_grad=True")
+    _tangent(t, suffixes)
     # The first suffix always starts a line (PyTorch's force_newline for sparse tensors);
     # the others follow as _with_suffixes places them.
     out = [text, ",\n" + " " * indent + suffixes[0]]
@@ -407,6 +408,16 @@ def format_tensor(t: Tensor) -> str:
         body = _body(t.detach(), len(prefix))
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
-    elif t._requires_grad:
+    elif t._requires_grad and not (t._ag is not None and t._ag.fw_only):
         suffixes.append("requires_grad=True")
+    _tangent(t, suffixes)
     return _with_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _tangent(t: Tensor, suffixes: list[str]) -> None:
+    """A dual tensor's tangent, as PyTorch prints it: last, ``tangent=`` and its repr (its
+    number for a 0-d tensor)."""
+    ag = t._ag
+    tan = ag.fw_grad if ag is not None else None
+    if tan is not None:
+        suffixes.append(f"tangent={tan.item() if not tan._shape else repr(tan)}")

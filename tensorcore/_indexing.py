@@ -8,6 +8,7 @@ from typing import Any
 from . import dtypes as dt
 from ._tensor import Tensor
 from .autograd.grad_mode import _state as _grad_mode
+from .autograd.grad_mode import dual as _dual
 from .ops._validate import as_scalar
 
 __all__ = ["bind"]
@@ -230,7 +231,9 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
     # One as_strided view is the fastest way to a basic index, but its gradient is the general
     # (scatter-add) one: a tensor whose indexing is recorded goes through slice/select/
     # unsqueeze instead, whose gradients write one region, as PyTorch records them.
-    if self._layout.name == "strided" and not (self._requires_grad and _grad_mode.enabled):
+    if self._layout.name == "strided" and not (
+        self._requires_grad and (_grad_mode.enabled or _dual.on)
+    ):
         view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
         if view is not None:
             return view

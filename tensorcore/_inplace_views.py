@@ -15,7 +15,14 @@ __all__ = ["INPLACE_VIEWS"]
 
 
 def _become(self: Tensor, view: Tensor, name: str) -> Tensor:
-    if self._requires_grad and self._grad_fn is None and grad_mode.is_grad_enabled():
+    ag = self._ag
+    fw_only = ag is not None and ag.fw_only
+    if (
+        self._requires_grad
+        and not fw_only
+        and self._grad_fn is None
+        and grad_mode.is_grad_enabled()
+    ):
         raise RuntimeError(
             f"{name}(): a leaf Variable that requires grad is being used in an in-place operation."
         )
@@ -25,6 +32,8 @@ def _become(self: Tensor, view: Tensor, name: str) -> Tensor:
         self._grad_fn = view._grad_fn
         if self._ag is not None:
             self._ag.output_nr = 0  # (the view's node has one output)
+    if ag is not None and ag.fw_grad is not None and view._ag is not None:
+        ag.fw_grad = view._ag.fw_grad  # (the same view of the tangent)
     return self
 
 

@@ -171,11 +171,11 @@ def reduce_tensor(t: Tensor) -> tuple[Any, ...]:
     if t._layout is strided:
         return (
             _rebuild_strided,
-            (t._storage, t._shape, t._stride, t._offset, t._dtype, t._requires_grad),
+            (t._storage, t._shape, t._stride, t._offset, t._dtype, t.requires_grad),
         )
     to_parts, _ = layout_codec(t._layout.name)
     parts, attrs = to_parts(t)
-    return (_rebuild_layout, (t._layout.name, t._shape, parts, attrs, t._requires_grad))
+    return (_rebuild_layout, (t._layout.name, t._shape, parts, attrs, t.requires_grad))
 
 
 def _retype(t: Tensor, cls: type) -> Tensor:
@@ -246,7 +246,7 @@ def deepcopy_tensor(t: Tensor, memo: dict[int, Any]) -> Tensor:
         to_parts, from_parts = layout_codec(t._layout.name)
         parts, attrs = to_parts(t)
         new = from_parts(copy.deepcopy(parts, memo), dict(attrs), t._shape)
-    new._requires_grad = t._requires_grad
+    new._requires_grad = t.requires_grad
     if t.__class__ is not Tensor:
         # A subclass stays one, with a copy of its instance dict where it has one.
         new = _retype(new, t.__class__)

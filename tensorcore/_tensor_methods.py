@@ -11,6 +11,7 @@ from ._inplace_views import INPLACE_VIEWS
 from ._memory_format import format_strides, suggest_memory_format
 from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, contiguous_strides, make_tensor, torch_name
+from .autograd.graph import requires_grad as _public_rg
 from .devices import device as _device
 from .layouts import memory_format, preserve_format
 from .ops import functions as ops
@@ -328,7 +329,7 @@ def numpy(self: Tensor, *, force: bool = False) -> Any:
     >>> tc.arange(3).numpy()
     array([0, 1, 2])
     """
-    if self._requires_grad and not force:
+    if not force and _public_rg(self):
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )
@@ -366,7 +367,7 @@ def __dlpack__(
     order the export on, the consumer's ``max_version``, a ``dl_device`` to export to and
     ``copy``), produced by the device backend's ``to_dlpack`` (by default the native array's
     ``__dlpack__``)."""
-    if self._requires_grad:
+    if _public_rg(self):
         raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
     if self._layout.name != "strided":
         raise BufferError(
@@ -397,7 +398,7 @@ def to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
 
 def _cuda_array_interface(self: Tensor) -> Any:
     """The native array's ``__cuda_array_interface__`` (device backends that have one)."""
-    if self._requires_grad:
+    if _public_rg(self):
         raise RuntimeError(
             "Can't get __cuda_array_interface__ on Variable that requires grad. "
             "If gradients aren't required, use var.detach() to get Variable that doesn't "
@@ -418,8 +419,9 @@ def __dlpack_device__(self: Tensor) -> Any:
 
 # ------------------------------------------------------------------ autograd attributes
 def _get_requires_grad(self: Tensor) -> bool:
-    """Whether gradients are computed for this tensor."""
-    return self._requires_grad
+    """Whether gradients are computed for this tensor (a dual tensor's tangent alone does
+    not make it require grad, as in PyTorch)."""
+    return self._requires_grad and (self._ag is None or not self._ag.fw_only)
 
 
 def _set_requires_grad(self: Tensor, value: bool) -> None:
@@ -447,6 +449,11 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
             "computed variable in a subgraph that doesn't require differentiation use "
             "var_no_grad = var.detach()."
         )
+    ag = self._ag
+    if ag is not None and ag.fw_grad is not None:
+        # A dual tensor stays in the autograd step's reach, whatever its public flag.
+        ag.fw_only = not requires_grad
+        return self
     self._requires_grad = bool(requires_grad)
     return self
 
@@ -547,7 +554,7 @@ def _alias(self: Tensor, counter: VersionCounter | None) -> Tensor:
 def _set_data(self: Tensor, value: Tensor) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"Tensor.data must be assigned a Tensor, not {type(value).__name__}")
-    if self._requires_grad and not (value._dtype.is_floating_point or value._dtype.is_complex):
+    if _public_rg(self) and not (value._dtype.is_floating_point or value._dtype.is_complex):
         raise RuntimeError(
             f"data set to a tensor of dtype {value._dtype.name}, but this tensor requires "
             "grad: only Tensors of floating point and complex dtype can require gradients"
@@ -574,6 +581,9 @@ def detach_(self: Tensor) -> Tensor:
     """Detach in place: drop the history and stop requiring grad."""
     self._grad_fn = None
     self._requires_grad = False
+    if self._ag is not None:  # (and drop a tangent: a detached tensor has none)
+        self._ag.fw_grad = None
+        self._ag.fw_only = False
     return self
 
 
@@ -642,7 +652,7 @@ def retain_grad(self: Tensor) -> None:
     """
     from .autograd.graph import RetainGrad, add_tensor_hook, autograd_meta
 
-    if not self._requires_grad:
+    if not _public_rg(self):
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self._grad_fn is None:
         return
@@ -685,7 +695,7 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
     """
     from .autograd.graph import add_tensor_hook, autograd_meta
 
-    if not self._requires_grad:
+    if not _public_rg(self):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self._grad_fn is None:
         hooks = autograd_meta(self).hooks
@@ -712,7 +722,7 @@ def register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> _RemovableHan
     """
     from .autograd.graph import autograd_meta
 
-    if not self._requires_grad:
+    if not _public_rg(self):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self._grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")

@@ -564,10 +564,19 @@ def jvp(
     flat_out, rebuild = _flatten(out)
     keep = any(_nested(t) for a in primals for t in _flatten(a)[0])
     # J v through two reverse passes: u -> J^T u is linear in u, and the gradient of
-    # <J^T u, v> with respect to u is J v.
-    us = [ops.zeros_like(o).requires_grad_() for o in flat_out]
+    # <J^T u, v> with respect to u is J v. Any u would do: ones, since a rule may take the
+    # log of its gradient (logcumsumexp's), whose derivative at zero is lost; zeros where a
+    # rule refuses ones (svd's checks that the gradient ignores the vectors' phases).
+    for fill in (1, 0):
+        us = [ops.full_like(o, fill).requires_grad_() for o in flat_out]
+        try:
+            with grad_mode.enable_grad():
+                back = vjp_fn(rebuild(us), create_graph=True)
+            break
+        except RuntimeError:
+            if fill == 0:
+                raise
     with grad_mode.enable_grad():
-        back = vjp_fn(rebuild(us), create_graph=True)
         flat_back = [t for b in back for t in _flatten(b)[0] if isinstance(t, Tensor)]
         flat_t = [t for tg in tangents for t in _flatten(tg)[0] if isinstance(t, Tensor)]
         gs = _grads(flat_back, us, flat_t, keep)

@@ -104,6 +104,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.autograd.graph",
             "tensorcore.autograd._record",
             "tensorcore.autograd.step",
+            "tensorcore.autograd._dual",
+            "tensorcore.autograd.forward_ad",
             "tensorcore.autograd.engine",
             "tensorcore.autograd.function",
             "tensorcore.autograd._accumulate",

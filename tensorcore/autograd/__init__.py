@@ -10,7 +10,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..ops._validate import checked
-from . import anomaly_mode, functional
+from . import anomaly_mode, forward_ad, functional
 from . import engine as _engine
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx
@@ -30,6 +30,7 @@ __all__ = [
     "detect_anomaly",
     "detect_mutation",
     "enable_grad",
+    "forward_ad",
     "functional",
     "grad",
     "gradcheck",

@@ -14,7 +14,15 @@ from . import grad_mode
 from ._accumulate import accumulate as _accumulate
 from .anomaly_mode import check_nan
 from .anomaly_mode import state as _anomaly
-from .graph import FREED_GRAPH, NODE_PRE_HOOKS, NOTHING_SAVED, AccumulateGrad, Node, edge
+from .graph import (
+    FREED_GRAPH,
+    NODE_PRE_HOOKS,
+    NOTHING_SAVED,
+    AccumulateGrad,
+    Node,
+    edge,
+    requires_grad,
+)
 
 __all__ = ["backward", "grad", "queue_callback", "run_backward"]
 
@@ -152,7 +160,7 @@ def _run_backward(
     for i, o in enumerate(outputs):
         if not isinstance(o, Tensor):
             raise TypeError(f"backward(): outputs must be Tensors, got {type(o).__name__}")
-        if not o._requires_grad:
+        if not requires_grad(o):
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
@@ -167,7 +175,7 @@ def _run_backward(
         for k, t in enumerate(inputs):
             if not isinstance(t, Tensor):
                 raise TypeError("inputs must be Tensors")
-            if not t._requires_grad:
+            if not requires_grad(t):
                 raise RuntimeError(
                     f"One of the differentiated Tensors does not require grad (input {k})"
                 )

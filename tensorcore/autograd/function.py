@@ -8,9 +8,18 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
+from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
-from . import grad_mode
-from .graph import FREED_GRAPH, Node, SavedTensor, autograd_meta, edge, node_type
+from . import _dual, grad_mode
+from .graph import (
+    FREED_GRAPH,
+    Node,
+    SavedTensor,
+    autograd_meta,
+    edge,
+    node_type,
+    requires_grad,
+)
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -27,6 +36,9 @@ class FunctionCtx:
         self._dirty: tuple[Tensor, ...] = ()
         self._non_diff: tuple[Tensor, ...] = ()
         self.materialize_grads = True
+        # What ``save_for_forward`` saved, and whether ``jvp`` is running (it reads them).
+        self._fw_saved: tuple[Any, ...] = ()
+        self._in_jvp = False
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Save tensors (or None) for ``backward``; read them back as ``ctx.saved_tensors``."""
@@ -34,6 +46,13 @@ class FunctionCtx:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save tensors or None")
         self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Save tensors (or None) for ``jvp``, which reads them as ``ctx.saved_tensors``."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_forward expects all arguments to be tensors or None")
+        self._fw_saved = tensors
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
@@ -43,6 +62,8 @@ class FunctionCtx:
         built-in operators are: after a ``backward`` without ``retain_graph=True`` reading
         them raises.
         """
+        if self._in_jvp:
+            return tuple(self._fw_saved) or tuple(self._to_save)
         if self._node is None:  # no node was recorded (grad mode off, no input needs grad)
             return tuple(self._to_save)
         node = self._node()
@@ -102,17 +123,61 @@ class Function:
         raise NotImplementedError("Function subclasses must implement a static backward()")
 
     @staticmethod
+    def jvp(ctx: FunctionCtx, *grad_inputs: Any) -> Any:
+        """Forward-mode AD: the outputs' tangents given the inputs' (a tensor input without
+        one gets zeros, anything else None). Needed only to use the Function on dual
+        tensors (:mod:`tensorcore.autograd.forward_ad`)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @staticmethod
     def setup_context(ctx: FunctionCtx, inputs: tuple[Any, ...], output: Any) -> Any:
         """Fill ``ctx`` from the inputs and output, for a ``forward`` that takes no ``ctx``."""
         raise NotImplementedError("setup_context is not implemented.")
 
     @classmethod
     def apply(cls, *args: Any) -> Any:
-        """Run ``forward`` and, when some input requires grad, record a graph node."""
+        """Run ``forward`` and, when some input requires grad, record a graph node; on dual
+        inputs, give the outputs the tangents ``jvp`` computes."""
         ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if grad_mode.dual.on:
+            tans = [_dual.tangent(a) if isinstance(a, Tensor) else None for a in args]
+            if any(t is not None for t in tans):
+                if cls.jvp is Function.jvp:
+                    cls.jvp(ctx)  # (raises)
+                _dual.suspend()  # (forward and jvp compute with primals and tangents)
+                try:
+                    out = cls._apply(ctx, args)
+                    ctx._in_jvp = True
+                    out_t = cls.jvp(
+                        ctx,
+                        *(
+                            t if t is not None or not isinstance(a, Tensor) else ops.zeros_like(a)
+                            for a, t in zip(args, tans, strict=True)
+                        ),
+                    )
+                    ctx._in_jvp = False
+                finally:
+                    _dual.resume()
+                outs = out if isinstance(out, tuple) else (out,)
+                touts = out_t if isinstance(out_t, tuple) else (out_t,)
+                for o, t in zip(outs, touts):  # noqa: B905
+                    if (
+                        isinstance(t, Tensor)
+                        and isinstance(o, Tensor)
+                        and o._dtype._category >= _FLOATING
+                    ):
+                        _dual.attach(o, _dual.same_meta(t, o))
+                return out
+        return cls._apply(ctx, args)
+
+    @classmethod
+    def _apply(cls, ctx: FunctionCtx, args: tuple[Any, ...]) -> Any:
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and requires_grad(a) for a in args)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
-        edges = [edge(a) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args]
+        edges = [edge(a) if isinstance(a, Tensor) else (None, 0) for a in args]
         with grad_mode.no_grad():
             if cls.setup_context is Function.setup_context:
                 out = cls.forward(ctx, *args)
@@ -246,7 +311,7 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
             outputs = fn(ctx, *args)
         if not grad_mode.is_grad_enabled():
             return outputs
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        if not any(isinstance(a, Tensor) and requires_grad(a) for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs

@@ -152,9 +152,17 @@ def jvp(
         _call(func, xs, "jvp"), "outputs of the user-provided function", "jvp"
     )
     # u stands for the output gradients: J^T u is linear in u, and its gradient with respect
-    # to u along v is J v.
-    us = tuple(ops.zeros_like(o).requires_grad_() for o in outs)
-    g = _grad(outs, xs, us, create_graph=True, allow_unused=True)
+    # to u along v is J v. Any u would do: ones, since a rule may take the log of its
+    # gradient (logcumsumexp's), whose derivative at zero is lost; zeros where a rule refuses
+    # ones (svd's checks that the gradient ignores the vectors' phases).
+    for fill in (1, 0):
+        us = tuple(ops.full_like(o, fill).requires_grad_() for o in outs)
+        try:
+            g = _grad(outs, xs, us, create_graph=True, allow_unused=True)
+            break
+        except RuntimeError:
+            if fill == 0:
+                raise
     g = _fill(g, xs, strict, "")
     keep = [(gi, vi) for gi, vi in zip(g, vs, strict=True) if gi.requires_grad]
     if keep:

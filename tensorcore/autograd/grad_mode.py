@@ -28,6 +28,26 @@ class _State(threading.local):
 
 
 _state = _State()
+
+
+class _DualState:
+    """Forward-mode AD's state (global, not per thread, as in PyTorch): ``on`` while a dual
+    level is open and its tangents propagate, the level's number, and weak references to the
+    tensors that got a tangent in it (their tangents are dropped when it exits). The call
+    path reads ``on`` only after an input was found to require grad, which every dual tensor
+    does internally (``tensorcore/autograd/_dual.py``), so a call on plain tensors never
+    reads it."""
+
+    __slots__ = ("compact_at", "level", "on", "tensors")
+
+    def __init__(self) -> None:
+        self.on = False
+        self.level: int | None = None
+        self.tensors: list[Any] = []
+        self.compact_at = 1024  # (the length at which dead references are dropped)
+
+
+dual = _DualState()
 # Counts the open inference_mode blocks of all threads (``_storage.INFERENCE``).
 _blocks_lock = threading.Lock()
 

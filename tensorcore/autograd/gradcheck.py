@@ -106,7 +106,7 @@ def gradcheck(
     if not callable(func):
         raise TypeError(f"gradcheck(): argument 'func' must be callable, not {type(func).__name__}")
     inputs = _as_tuple(inputs)
-    wrt = [(k, x) for k, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+    wrt = [(k, x) for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     outputs = _diff_outputs(func, inputs)
@@ -181,7 +181,7 @@ def gradgradcheck(
             gens.append(g.requires_grad_())
         grad_outputs = tuple(gens)
     grad_outputs = _as_tuple(grad_outputs)
-    wrt_pos = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+    wrt_pos = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     n_in = len(inputs)
 
     def first_grad(*args: Any) -> tuple[Any, ...]:

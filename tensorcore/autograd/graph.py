@@ -41,13 +41,22 @@ __all__ = [
     "camel",
     "move_retain_grad",
     "node_type",
+    "requires_grad",
 ]
 
 
 class AutogradMeta:
     """Per-tensor autograd state that most tensors never need."""
 
-    __slots__ = ("accumulator", "hooks", "output_nr", "post_accumulate_hooks", "retains_grad")
+    __slots__ = (
+        "accumulator",
+        "fw_grad",
+        "fw_only",
+        "hooks",
+        "output_nr",
+        "post_accumulate_hooks",
+        "retains_grad",
+    )
 
     def __init__(self, output_nr: int = 0) -> None:
         self.output_nr = output_nr
@@ -56,6 +65,21 @@ class AutogradMeta:
         # Called with the leaf after a gradient was accumulated into its ``.grad``.
         self.post_accumulate_hooks: list[Callable[[Any], Any]] = []
         self.accumulator: AccumulateGrad | None = None
+        # Forward-mode AD: the tangent at the open dual level, and whether the tensor's
+        # ``_requires_grad`` is set only because it has one (so that the call path's one
+        # "needs autograd" test sends it to the autograd step); its public
+        # ``requires_grad`` is then False (``requires_grad(t)`` below).
+        self.fw_grad: Any = None
+        self.fw_only = False
+
+
+def requires_grad(t: Tensor) -> bool:
+    """``t.requires_grad`` as the public API sees it: ``_requires_grad``, unless that is set
+    only because ``t`` carries a forward-mode tangent."""
+    if not t._requires_grad:
+        return False
+    ag = t._ag
+    return ag is None or not ag.fw_only
 
 
 def autograd_meta(t: Tensor) -> AutogradMeta:
@@ -411,6 +435,6 @@ def edge(t: Any) -> tuple[Node | None, int]:
     if fn is not None:
         ag = t._ag
         return fn, (ag.output_nr if ag is not None else 0)
-    if t._requires_grad:
+    if requires_grad(t):
         return grad_accumulator(t), 0
     return None, 0

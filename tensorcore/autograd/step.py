@@ -469,7 +469,11 @@ def _check_leaf_inplace(self: Tensor) -> None:
     raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _Entry) -> Any:
+def _inplace_step(
+    op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _Entry, saved: Any = None
+) -> Any:
+    """A recorded in-place call (``saved``, a list, receives what the rule saves from: the
+    forward-mode step computes the tangent from it too)."""
     self = args[0]
     base = self._base
     if self._grad_fn is None and self._requires_grad:
@@ -502,6 +506,8 @@ def _inplace_step(op: Op, kernel: Any, args: tuple[Any, ...], dev: Any, ent: _En
         self._bump_version()
     finally:
         _gm.enabled = prev
+    if saved is not None:
+        saved.append(saved_args)
     node = _make_node(op, ent, args, (self,), saved_args)
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
@@ -518,6 +524,7 @@ def _set_history(t: Tensor, node: Node) -> None:
     t._requires_grad = True
     ag = t._ag
     if ag is not None:
+        ag.fw_only = False  # (a dual tensor now in the graph requires grad for real)
         old_nr = ag.output_nr
         ag.output_nr = 0
         if ag.retains_grad and old is not None:

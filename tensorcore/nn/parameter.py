@@ -66,7 +66,7 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         fn, args = reduce_tensor(self)[:2]
-        return (_rebuild_parameter, (fn, args, self._requires_grad))
+        return (_rebuild_parameter, (fn, args, self.requires_grad))
 
 
 def _rebuild_parameter(fn: Any, args: tuple[Any, ...], requires_grad: bool) -> Parameter:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["call", "call_inplace", "set_autocast", "set_autograd_step"]
 
 _gm = grad_mode._state
+# Forward-mode AD: ``on`` while a dual level is open (dual tensors then reach the step under
+# ``no_grad`` too); read only after an input was found to require grad.
+_dual = grad_mode.dual
 # Installed by tensorcore.autograd: ``step(op, kernel, args, out, device, inplace, key)``.
 _autograd_step: Any = None
 
@@ -215,7 +218,7 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
         if out is not None:
             _check_out(op, out, dev)
-        if rg and _gm.enabled and _autograd_step is not None:
+        if rg and (_gm.enabled or _dual.on) and _autograd_step is not None:
             res = _autograd_step(op, kernel, args, out, dev, False, key)
         elif op.frontend is _unchecked and out is None:
             res = kernel(*args)  # (the views: what that frontend does, one frame less)
@@ -270,7 +273,11 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
             kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
         if _mutation_check is not None and _mutation_check.on:
             _mutation_check.check(self, _inplace_name(op))
-        if _autograd_step is not None and (rg or self._grad_fn is not None) and _gm.enabled:
+        if (
+            _autograd_step is not None
+            and (rg or self._grad_fn is not None)
+            and (_gm.enabled or _dual.on)
+        ):
             return _autograd_step(op, kernel, args, None, dev, True, key)
         op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
         self._bump_version()
@@ -311,6 +318,11 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
             )
         if 0 in o._stride:
             _check_no_internal_overlap(o)
+        if o._requires_grad and o._ag is not None and o._ag.fw_grad is not None and _dual.on:
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op.name}_out that does not support it because "
+                "it is an out= function"
+            )
         if o._requires_grad and _gm.enabled:
             raise RuntimeError(
                 f"{op.name}(): functions with out=... arguments don't support automatic "

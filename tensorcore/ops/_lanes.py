@@ -159,7 +159,9 @@ def _run(body: str) -> str:
     return (
         """
         rec = None
-        if ({rg}) and _gm.enabled:
+        if ({rg}) and (_gm.enabled or _dual.on):
+            if _dual.on:
+                return None  # (a dual level is open: the step computes tangents)
             ent = autograd.get((dev.type, t._layout.name))
             if ent is None:
                 return None
@@ -467,6 +469,7 @@ _NAMESPACE: dict[str, Any] = {
     "Tensor": Tensor,
     "_call": _call,
     "_gm": grad_mode._state,
+    "_dual": grad_mode.dual,
     "_ALLOC": _ALLOC,
     "_CONTIG": _CONTIG,
     "_DirectKernel": DirectKernel,

@@ -186,7 +186,7 @@ class RNNBase(Module):
                     finals.append((h, c) if self.mode == "LSTM" else h)
                     continue
                 ys: list[Tensor] = [None] * seq  # type: ignore[list-item]
-                xs = _Steps.apply(proj) if proj._requires_grad else proj.unbind(0)
+                xs = _Steps.apply(proj) if proj.requires_grad else proj.unbind(0)
                 for t in steps:
                     new_state, y = self._cell(xs[t], state, w_hh, b_hh, w_hr)
                     if active is not None:
