@@ -274,7 +274,8 @@ class Tensor(OperatorMethods):
     def is_contiguous(self, *, memory_format: memory_format = contiguous_format) -> bool:
         """Whether the elements are laid out row-major without gaps (size-1 dims ignored), or
         in the order ``memory_format`` names (``tensorcore.channels_last``: NHWC; False for a
-        tensor of another rank).
+        tensor of another rank). False for a tensor of a layout other than ``strided``, which
+        has no strides (a composite such as ``contiguous`` then copies it with ``clone``).
 
         Examples
         --------
@@ -289,8 +290,12 @@ class Tensor(OperatorMethods):
                     "is_contiguous(): argument 'memory_format' must be tensorcore.memory_format,"
                     f" not {type(memory_format).__name__}"
                 )
+            if self._layout is not strided:
+                return False
             if memory_format.order is not None:
                 return is_contiguous_in(memory_format, self._shape, self._stride)
+        elif self._layout is not strided:
+            return False  # (no strides to lay out: PyTorch's answer for a sparse tensor)
         expected = 1
         for size, st in zip(reversed(self._shape), reversed(self._stride), strict=True):
             if size == 0:

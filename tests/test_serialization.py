@@ -172,6 +172,7 @@ def _sparse_table() -> list[Any]:
     return out
 
 
+@pytest.mark.sparse
 @pytest.mark.parametrize(("mech", "dt", "coalesced", "hybrid", "requires_grad"), _sparse_table())
 def test_sparse_round_trip(
     mech: str, dt: tc.dtype, coalesced: bool, hybrid: bool, requires_grad: bool, device: str
