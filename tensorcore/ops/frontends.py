@@ -334,6 +334,7 @@ def pointwise_binary(
                 or (
                     (c := args[2].__class__) in op.fast_extra
                     and (c is not float or d._category >= _FLOATING)
+                    and (d._category or c is not int)  # (bool: alpha becomes a bool)
                 )
             )
         ):
@@ -396,7 +397,12 @@ def pointwise(
         raise unsupported_dtype(op, compute)
     facts = op.decl.pos
     if facts.alpha >= 0:
-        check_alpha(compute, args[facts.alpha])
+        alpha = args[facts.alpha]
+        check_alpha(compute, alpha)
+        if compute is dt.bool_ and alpha.__class__ is int:
+            # (PyTorch converts it to the bool compute dtype: ``b + 2 * c`` is ``b | c``)
+            i = facts.alpha
+            args = args[:i] + (alpha != 0,) + args[i + 1 :]
     pos = facts.promote
     if op.decl.promote_args:
         args = _passive(op, args, pos, compute)

@@ -186,8 +186,9 @@ _op(
     frontend="pointwise",
     inplace=True,
     out=True,
-    dtypes="if",
+    dtypes="bif",
     values="min max",
+    check=M.check_clamp_bool,
 )
 _op(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
