@@ -100,10 +100,8 @@ def make(op):
 """
 _EXTRA_CHECK = """
         c = e.__class__
-        if c not in extra or (c is float and d._category < _FLOATING) or (
-            c is int and not d._category
-        ):
-            return None  # (pointwise checks a float alpha, converts an int one for bools)"""
+        if c not in extra or (c is float and d._category < _FLOATING):
+            return None"""
 
 # A unary pointwise operator whose result has its input's dtype (``pointwise_unary``).
 _UNARY = """

@@ -334,7 +334,6 @@ def pointwise_binary(
                 or (
                     (c := args[2].__class__) in op.fast_extra
                     and (c is not float or d._category >= _FLOATING)
-                    and (d._category or c is not int)  # (bool: alpha becomes a bool)
                 )
             )
         ):
@@ -843,7 +842,11 @@ def bind(op: Op) -> None:
         # (a ``promote_when`` parameter changes the policy only when given: not on this path)
         op.frontend = pointwise_binary
         op.fast_dtypes = frozenset(
-            d for d in op.dtypes_ok if decl.promote != "float" or d._category >= _FLOATING
+            d
+            for d in op.dtypes_ok
+            if (decl.promote != "float" or d._category >= _FLOATING)
+            # (bool with an ``alpha``: ``pointwise`` converts an int alpha to bool)
+            and not (d is dt.bool_ and decl.pos.alpha >= 0)
         )
         op.fast_result = dt.bool_ if decl.promote == "bool" else None
         op.fast_extra = frozenset(
