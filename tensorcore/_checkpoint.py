@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import safetensors
 
+from . import _checkpoint_objects as objects
 from . import _checkpoint_tree as tree
 from ._pickling import check_view, layout_codec, new_storage, storage_bytes
 from ._storage import Storage
@@ -234,6 +235,7 @@ class _Loader:
         self.storage_records: list[Any] = []
         self.built: dict[int, Tensor] = {}
         self.storages: dict[int, Storage] = {}
+        self.weights_only = True
 
     def blob(self, key: Any, dt: dtype, shape: list[int] | None) -> Any:
         """The bytes of file entry ``key``, checked against the dtype (and shape) expected."""
@@ -448,15 +450,21 @@ def _decode(data: bytes, loader: _Loader) -> Any:
             st = loader.storage(info["data"], dt, "cpu")
             out[key] = make_tensor(st, shape, contiguous_strides(shape), 0, dt, st.device)
         return out
-    if meta[_FORMAT] != FORMAT_VERSION:
+    pickled = meta[_FORMAT] == objects.FORMAT_VERSION
+    if meta[_FORMAT] != FORMAT_VERSION and not pickled:
         raise _BadFile(
             f"it was written in tensorcore format {meta[_FORMAT]!r:.20}; this version of "
-            f"tensorcore reads format {FORMAT_VERSION}"
+            f"tensorcore reads formats {FORMAT_VERSION} and {objects.FORMAT_VERSION}"
         )
-    parsed = []
-    for key in (_OBJECT, _TENSORS, _STORAGES):
+    if pickled and loader.weights_only:
+        raise objects.refusal(loader.name, meta)
+    parsed: list[Any] = []
+    for key in (objects.PICKLE if pickled else _OBJECT, _TENSORS, _STORAGES):
         if key not in meta:
             raise _BadFile(f"its metadata lacks {key!r}")
+        if key == objects.PICKLE:
+            parsed.append(None)
+            continue
         try:
             parsed.append(json.loads(meta[key]))
         except (ValueError, RecursionError) as exc:
@@ -464,6 +472,9 @@ def _decode(data: bytes, loader: _Loader) -> Any:
     root, loader.records, loader.storage_records = parsed
     if type(loader.records) is not list or type(loader.storage_records) is not list:
         raise _BadFile(f"metadata {_TENSORS!r} and {_STORAGES!r} must be JSON lists")
+    if pickled:
+        # (weights_only=False: the caller trusts the file, and unpickling runs its code)
+        return objects.load(meta, loader.tensor, _BadFile)
     try:
         return tree.decode(root, loader.tensor)
     except _BadFile:
@@ -482,11 +493,25 @@ def write(obj: Any, f: Any) -> None:
     if isinstance(f, io.TextIOBase):
         raise TypeError("tensorcore.save(): f is a text file: open it in binary mode ('wb')")
     saver = _Saver()
-    root = tree.encode(obj, saver.tensor_id)
+    try:
+        described: dict[str, str] = {
+            _FORMAT: FORMAT_VERSION,
+            _OBJECT: json.dumps(
+                tree.encode(obj, saver.tensor_id), separators=(",", ":"), allow_nan=False
+            ),
+        }
+    except tree.Unencodable as exc:
+        # Not tensors in plain containers (a module, an optimizer, any picklable object, as
+        # torch.save takes them): the object is pickled around its tensors, and loading it
+        # needs weights_only=False. A pickling error (a lambda, a lock) propagates.
+        saver = _Saver()
+        described = {
+            _FORMAT: objects.FORMAT_VERSION,
+            **objects.dump(obj, saver.tensor_id, exc.what),
+        }
     entries, storages = saver.plan()
     metadata = {
-        _FORMAT: FORMAT_VERSION,
-        _OBJECT: json.dumps(root, separators=(",", ":"), allow_nan=False),
+        **described,
         _TENSORS: json.dumps(saver.records, separators=(",", ":"), allow_nan=False),
         _STORAGES: json.dumps(storages, separators=(",", ":")),
     }
@@ -510,12 +535,12 @@ def write(obj: Any, f: Any) -> None:
 
 def read(f: Any, map_location: Any, weights_only: bool) -> Any:
     """:func:`tensorcore.load`."""
-    if weights_only is not True:
-        raise ValueError(
-            "tensorcore.load(): weights_only must be True: tensorcore never unpickles, "
-            "because unpickling runs code from the file (see docs/serialization.md)"
+    if weights_only is not None and type(weights_only) is not bool:
+        raise TypeError(
+            f"tensorcore.load(): weights_only must be a bool, got {type(weights_only).__name__}"
         )
     loader = _Loader(map_location, "")  # checks map_location before reading anything
+    loader.weights_only = weights_only is not False
     data, loader.name = _source(f)
     try:
         raw = safetensors.deserialize(data)

@@ -22,7 +22,7 @@ from ._tensor import Size, Tensor
 from .devices import device
 from .dtypes import by_name, dtype
 
-__all__ = ["MAX_DEPTH", "decode", "encode", "path_name"]
+__all__ = ["MAX_DEPTH", "Unencodable", "decode", "encode", "path_name"]
 
 #: How deeply containers may nest, on saving and on loading (a hostile file cannot make the
 #: loader recurse without bound).
@@ -31,6 +31,14 @@ MAX_DEPTH = 100
 _SCALARS = (str, int, float, bool, type(None))
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _CONTAINERS: dict[type, str] = {list: "list", tuple: "tuple", dict: "dict", OrderedDict: "odict"}
+
+
+class Unencodable(TypeError):
+    """An object the JSON description cannot hold; ``what`` names its type and place."""
+
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
 
 
 def path_name(path: tuple[Any, ...]) -> str:
@@ -51,11 +59,11 @@ def _float(x: float) -> Any:
 def encode(obj: Any, tensor_id: Callable[[Tensor, tuple[Any, ...]], int]) -> Any:
     """The JSON value of ``obj``; ``tensor_id(t, path)`` numbers each tensor.
 
-    Raises ``TypeError`` naming the type and the place (``obj['state'][0]``) of anything
-    that is not a tensor, a dict, an ``OrderedDict``, a list, a tuple, a ``tensorcore.Size``,
-    a str, an int, a float, a complex, a bool, None, a ``tensorcore.dtype`` or a
-    ``tensorcore.device``, and ``ValueError`` for a container that contains itself or nests
-    deeper than :data:`MAX_DEPTH`.
+    Raises :class:`Unencodable` (a ``TypeError``) naming the type and the place
+    (``obj['state'][0]``) of anything that is not a tensor, a dict, an ``OrderedDict``, a
+    list, a tuple, a ``tensorcore.Size``, a str, an int, a float, a complex, a bool, None, a
+    ``tensorcore.dtype`` or a ``tensorcore.device``, or of a container that contains itself
+    or nests deeper than :data:`MAX_DEPTH`: :func:`tensorcore.save` then pickles the object.
     """
     active: set[int] = set()
 
@@ -77,24 +85,21 @@ def encode(obj: Any, tensor_id: Callable[[Tensor, tuple[Any, ...]], int]) -> Any
             return {"size": list(x)}
         tag = _CONTAINERS.get(kind)
         if tag is None:
-            raise TypeError(
-                f"tensorcore.save(): cannot save an object of type '{kind.__module__}."
-                f"{kind.__qualname__}' at {_where(path)}: tensorcore saves tensors, dicts, "
-                "lists, tuples, str, int, float, complex, bool, None, dtypes and devices"
-                + (
-                    # A whole module (``torch.save(model, path)``) pickles code in PyTorch;
-                    # its parameters and buffers are what can be saved here.
-                    "; save its state_dict() and restore it with load_state_dict()"
-                    if callable(getattr(x, "state_dict", None))
-                    else ""
-                )
+            what = f"'{kind.__module__}.{kind.__qualname__}' at {_where(path)}"
+            raise Unencodable(
+                f"tensorcore.save(): cannot describe an object of type {what} in JSON: "
+                "tensorcore describes tensors, dicts, lists, tuples, str, int, float, complex, "
+                "bool, None, dtypes and devices",
+                what,
             )
         if id(x) in active:
-            raise ValueError(f"tensorcore.save(): {_where(path)} contains itself")
+            what = f"a container that contains itself, at {_where(path)}"
+            raise Unencodable(f"tensorcore.save(): cannot describe {what} in JSON", what)
         if len(path) >= MAX_DEPTH:
-            raise ValueError(
-                f"tensorcore.save(): {_where(path)} nests deeper than {MAX_DEPTH} containers"
-            )
+            where = _where(path)
+            where = where if len(where) <= 60 else where[:57] + "..."
+            what = f"containers nested deeper than {MAX_DEPTH} levels, at {where}"
+            raise Unencodable(f"tensorcore.save(): cannot describe {what} in JSON", what)
         active.add(id(x))
         try:
             if tag in ("list", "tuple"):
@@ -102,10 +107,11 @@ def encode(obj: Any, tensor_id: Callable[[Tensor, tuple[Any, ...]], int]) -> Any
             items = []
             for k, v in x.items():
                 if type(k) not in _SCALARS:
-                    raise TypeError(
-                        f"tensorcore.save(): cannot save a dict key of type "
-                        f"'{type(k).__qualname__}' in {_where(path)}: keys must be str, int, "
-                        "float, bool or None"
+                    what = f"a dict key of type '{type(k).__qualname__}' in {_where(path)}"
+                    raise Unencodable(
+                        f"tensorcore.save(): cannot describe {what} in JSON: keys must be "
+                        "str, int, float, bool or None",
+                        what,
                     )
                 items.append([_float(k) if type(k) is float else k, enc(v, (*path, k))])
             return {tag: items}

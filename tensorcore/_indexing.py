@@ -297,4 +297,15 @@ def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
 
     if not isinstance(value, Tensor):
         value = scalar_tensor(value, self).to(self._dtype)
+    elif value._dtype is not self._dtype and value.ndim == 0 and _is_mask(idx):
+        # ``x[mask] = v`` with a 0-d ``v`` is PyTorch's ``masked_fill_``, which casts it; any
+        # other advanced assignment is ``index_put_``, which wants the destination's dtype.
+        value = value.to(self._dtype)
     out.index_put_(indices, value)
+
+
+def _is_mask(idx: Any) -> bool:
+    """Whether ``idx`` is one bool (or uint8) tensor, alone or in a 1-tuple."""
+    if idx.__class__ is tuple and len(idx) == 1:
+        idx = idx[0]
+    return isinstance(idx, Tensor) and idx._dtype in (dt.bool_, dt.uint8)

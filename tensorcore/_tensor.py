@@ -274,7 +274,8 @@ class Tensor(OperatorMethods):
     def is_contiguous(self, *, memory_format: memory_format = contiguous_format) -> bool:
         """Whether the elements are laid out row-major without gaps (size-1 dims ignored), or
         in the order ``memory_format`` names (``tensorcore.channels_last``: NHWC; False for a
-        tensor of another rank).
+        tensor of another rank). False for a tensor of a layout made without strides (a
+        composite such as ``contiguous`` then copies it with the layout's ``clone``).
 
         Examples
         --------
@@ -289,16 +290,24 @@ class Tensor(OperatorMethods):
                     "is_contiguous(): argument 'memory_format' must be tensorcore.memory_format,"
                     f" not {type(memory_format).__name__}"
                 )
+            if self._layout is not strided:
+                return False
             if memory_format.order is not None:
                 return is_contiguous_in(memory_format, self._shape, self._stride)
         expected = 1
-        for size, st in zip(reversed(self._shape), reversed(self._stride), strict=True):
-            if size == 0:
-                return True
-            if size != 1:
-                if st != expected:
-                    return 0 in self._shape  # (an empty tensor is contiguous, as in PyTorch)
-                expected *= size
+        try:
+            for size, st in zip(reversed(self._shape), reversed(self._stride), strict=True):
+                if size == 0:
+                    return True
+                if size != 1:
+                    if st != expected:
+                        return 0 in self._shape  # (an empty tensor is contiguous, as in PyTorch)
+                    expected *= size
+        except ValueError:
+            # A tensor of a layout without strides (``()``): PyTorch's answer for a sparse
+            # tensor. (Caught rather than tested first: this is a hot method, and the try
+            # costs nothing.)
+            return False
         return True
 
     def is_floating_point(self) -> bool:

@@ -16,7 +16,7 @@ from hypothesis import settings
 import tensorcore as tc
 from tensorcore.devices import set_default_device
 from tensorcore.plugins import manager
-from tensorcore.testing import dtype_unsupported
+from tensorcore.testing import dtype_unsupported, layout_unsupported
 
 # Hypothesis imports its failure-patch writer (libcst, where installed) while reporting a
 # failing example; libcst's import warns (mypy_extensions.TypedDict is deprecated), which
@@ -65,7 +65,8 @@ def device(request: pytest.FixtureRequest) -> str:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Tests marked ``cuda`` skip, with a reason, where no CUDA device is usable."""
+    """Tests marked ``cuda`` skip, with a reason, where no CUDA device is usable; tests
+    marked ``sparse``, where their device has no sparse_coo kernels."""
     if item.get_closest_marker("cuda") is not None:
         available = tc.backends.devices()
         if not available.get("cuda", False):
@@ -74,6 +75,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 why = manager.device_interfaces()["cuda"].unavailable_reason or "no usable GPU"
             pytest.skip(f"needs a CUDA GPU: {why}")
     params = getattr(getattr(item, "callspec", None), "params", {})
+    if item.get_closest_marker("sparse") is not None:
+        # (a third party's device runs this suite: tensorcore-sparse has no kernels for it)
+        why = layout_unsupported(params.get("device", "cpu"), "sparse_coo")
+        if why is not None:
+            pytest.skip(why)
     if "device" in params:
         for value in params.values():
             if isinstance(value, tc.dtype):

@@ -164,3 +164,67 @@ def test_a_layout_without_a_declared_conversion_is_a_usage_error(tmp_path: Path)
     assert run.returncode == 4, run.output
     assert "--tensorcore-layout=toylayout: toylayout_plugin declares no conversion" in run.output
     assert 'TENSORCORE_CONFORMANCE_LAYOUTS = {"toylayout": (' in run.output
+
+
+def test_gaps_lines_may_name_a_mode() -> None:
+    fast, full, both, cuda_full = parse(
+        "@fast test_out[mm-0]  fast only\n"
+        "@full test_bad_input[sort]  a full-mode case\n"
+        "test_samples[add-*]  both modes\n"
+        "@cuda @full test_dtype[mm-int*]  cuda, full mode\n",
+        "g",
+    )
+    assert (fast.mode, fast.device, full.mode, both.mode) == ("fast", None, "full", None)
+    assert fast.applies_to("cpu", False) and not fast.applies_to("cpu", True)
+    assert full.applies_to("cpu", True) and not full.applies_to("cpu", False)
+    assert both.applies_to("cpu", True) and both.applies_to("cpu", False)
+    assert (cuda_full.device, cuda_full.mode) == ("cuda", "full")
+    assert cuda_full.applies_to("cuda", True) and not cuda_full.applies_to("cuda", False)
+    assert not cuda_full.applies_to("cpu", True)
+    for bad in ("@full @fast t[x]  two modes", "@a @b t[x]  two devices", "@ t[x]  empty"):
+        with pytest.raises(ValueError, match="expected"):
+            parse(bad, "g")
+
+
+@pytest.mark.slow
+def test_a_gap_for_the_other_mode_is_not_applied(project: Path) -> None:
+    # add fails in both modes; a @full line does not excuse it in a fast run, a @fast one does.
+    (project / "toy_gaps.txt").write_text("@full test_samples[add-*]  off by one\n")
+    fast = run_suite("brokentoy", args=SELECT, cwd=project, timeout=300)
+    assert fast.counts.get("failed") == 1, fast.output[-3000:]
+    assert "toy_gaps.txt:1" not in fast.output  # not applied, so not "unmatched" either
+    (project / "toy_gaps.txt").write_text("@fast test_samples[add-*]  off by one\n")
+    known = run_suite("brokentoy", args=SELECT, cwd=project, timeout=300)
+    assert known.returncode == 0 and known.counts.get("xfailed") == 1, known.output[-3000:]
+
+
+@pytest.mark.slow
+def test_under_xdist_the_unmatched_gaps_are_those_no_worker_collected(project: Path) -> None:
+    pytest.importorskip("xdist")
+    (project / "toy_gaps.txt").write_text(
+        "test_samples[add-float32-0]  off by one\ntest_samples[nosuch-*]  matches nothing\n"
+    )
+    # (pytest-benchmark, where installed, refuses xdist's workers)
+    run = run_suite(
+        "brokentoy", args=[*SELECT, "-n", "2", "-p", "no:benchmark"], cwd=project, timeout=300
+    )
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.counts.get("xfailed") == 1 and run.counts.get("passed") == 1, run.summary()
+    tail = run.output.split("gaps that matched no test")[1]
+    assert "toy_gaps.txt:2: test_samples[nosuch-*]" in tail
+    assert "toy_gaps.txt:1" not in tail  # the controller collected nothing itself
+
+
+def test_a_core_composite_that_fails_on_a_layout_skips_with_the_reason() -> None:
+    from tensorcore.testing.conformance import _run, _session
+
+    saved = _session._target
+    _session._target = _session.Target(device="cpu", layout="box", full=False, plugin="box")
+    try:
+        got = _run.Outcome(exc=ValueError("zip() argument 2 is shorter than argument 1"))
+        with pytest.raises(pytest.skip.Exception, match=r"runs the core's definition on cpu/box"):
+            _run._allowed_refusal("flatten", got, own=False)
+        # the layout's own kernel failing is a failure (no skip)
+        _run._allowed_refusal("flatten", got, own=True)
+    finally:
+        _session._target = saved

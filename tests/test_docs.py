@@ -325,3 +325,23 @@ def test_every_code_block_of_the_backend_guide_runs(tmp_path: Path) -> None:
             timeout=120,
         )
         assert proc.returncode == 0, f"block {i}:\n{block}\n{proc.stdout}\n{proc.stderr}"
+
+
+def test_backend_guide_lists_every_reserved_plugin_name() -> None:
+    """The entry-point names a third party cannot use: the core's built-in plugins and those
+    of tensorcore's own distributions (each ``backends/*/pyproject.toml``)."""
+    import tomllib
+
+    from tensorcore.plugins import manager
+
+    text = " ".join(BACKEND_DOC.read_text(encoding="utf-8").split())
+    start = text.index("so it must be unique:")
+    sentence = text[start : text.index(".", start)]
+    builtin = {m.rsplit(".", 1)[-1] for m in manager._INTERNAL}
+    shipped = set()
+    for pyproject in (ROOT / "backends").glob("*/pyproject.toml"):
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        shipped |= set(data["project"].get("entry-points", {}).get(manager.ENTRY_POINT_GROUP, {}))
+    assert builtin and shipped
+    missing = sorted(n for n in builtin | shipped if f"`{n}`" not in sentence)
+    assert not missing, f"docs/writing-a-backend.md does not reserve {missing}: {sentence!r}"

@@ -21,7 +21,7 @@ PYTORCH = {
     "atan2": "bif", "maximum": "bif", "minimum": "bif", "lt": "bif", "le": "bif", "gt": "bif",
     "ge": "bif", "neg": "ifc", "abs": "ifc", "sign": "bif", "relu": "if", "tanh_backward": "fc",
     "sigmoid_backward": "fc", "threshold_backward": "if", "floor": "if", "ceil": "if",
-    "trunc": "if", "round": "if", "clamp": "if", "lerp": "fc", "amax": "bif", "amin": "bif",
+    "trunc": "if", "round": "if", "clamp": "bif", "lerp": "fc", "amax": "bif", "amin": "bif",
     "max_dim": "bif", "min_dim": "bif", "argmax": "if", "argmin": "if", "softmax": "f",
     "log_softmax": "f", "_softmax_backward_data": "f", "_log_softmax_backward_data": "f",
     "nll_loss": "f", "sort": "bif", "argsort": "bif", "topk": "if", "matmul": "ifc", "mm": "ifc",
@@ -45,7 +45,7 @@ PYTORCH = {
     "i0": "bif", "special_i1": "bif", "deg2rad": "bif", "rad2deg": "bif", "logit": "bif",
     "signbit": "bif", "frexp": "f", "positive": "ifc", "hypot": "f", "logaddexp": "fc",
     "logaddexp2": "f", "nextafter": "f", "copysign": "bif", "xlogy": "bif", "fmax": "bif",
-    "fmin": "bif", "heaviside": "bif", "clamp_min": "if", "clamp_max": "if", "addcmul": "ifc",
+    "fmin": "bif", "heaviside": "bif", "clamp_min": "bif", "clamp_max": "bif", "addcmul": "ifc",
     "addcdiv": "fc", "baddbmm": "ifc", "addbmm": "ifc", "cdist": "f", "bincount": "i",
     "pdist": "f", "cov": "ifc", "corrcoef": "ifc", "exponential_": "f", "cauchy_": "f",
     "geometric_": "if", "log_normal_": "f", "hann_window": "f", "hamming_window": "f",
@@ -54,6 +54,10 @@ PYTORCH = {
     "chain_matmul": "ifc", "segment_reduce": "f", "bitwise_left_shift": "i",
     "bitwise_right_shift": "i",
 }  # fmt: skip
+# clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
+# kernels); its declared check refuses the other bool calls with PyTorch's
+# NotImplementedError, so a bool call may be refused although bool is declared.
+PARTIAL = {"clamp": "b", "clamp_min": "b", "clamp_max": "b"}
 # view_as_real, view_as_complex, complex and polar take some dtypes only too, but PyTorch
 # refuses the others with a RuntimeError of its own wording (as these operators' bodies do),
 # not the NotImplementedError of a declared restriction.
@@ -101,6 +105,8 @@ def test_undeclared_dtypes_are_refused(device: str, name: str) -> None:
             try:
                 call_op(name, s)
             except NotImplementedError as exc:
+                if "bifc"[subject._category] in PARTIAL.get(name, ""):
+                    continue
                 assert "bifc"[subject._category] not in decl.dtypes, (s, exc)
                 assert not decl.dtype_error, f"{name} declares its own error, a RuntimeError"
                 assert f'"{name}" not implemented for' in str(exc)

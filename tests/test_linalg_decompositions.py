@@ -405,7 +405,7 @@ def test_bad_arguments_raise_pytorchs_errors(device: str) -> None:
          "least 2 dimensions."),
         (lambda: L.inv(ints), "linalg.inv: Expected a floating point or complex tensor as "
          "input. Got Long"),
-        (lambda: L.eigh(rect.to(tc.float16)[:, :2]), "Low precision dtypes not supported. Got "
+        (lambda: L.inv(rect.to(tc.float16)[:, :2]), "Low precision dtypes not supported. Got "
          "Half"),
         (lambda: L.eigh(rect[:, :2], UPLO="X"), "Expected UPLO argument to be 'L' or 'U', but "
          "got X"),

@@ -269,12 +269,12 @@ def _sparse_adam_ref(p: Any, g: Any, st: dict[str, Any], lr: float) -> Any:
     return p - lr * math.sqrt(1 - b2**t) / (1 - b1**t) * m / (np.sqrt(v) + eps)
 
 
+@pytest.mark.sparse
 @pytest.mark.parametrize(
     ("cls", "ref"),
     [(optim.SGD, ref_sgd), (optim.Adagrad, ref_adagrad), (optim.SparseAdam, _sparse_adam_ref)],
 )
 def test_sparse_gradients_update_only_their_rows(device: str, cls: Any, ref: Any) -> None:
-    pytest.importorskip("tensorcore_sparse", reason="needs the sparse backend (tensorcore-sparse)")
     init = np.arange(12.0).reshape(4, 3) / 10
     w = tc.nn.Parameter(tc.tensor(init, device=device))
     opt = cls([w], lr=0.1)

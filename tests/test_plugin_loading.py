@@ -230,7 +230,12 @@ def _hijacker(devices: tuple[str, ...] = (), layouts: tuple[str, ...] = ()) -> s
 
 @pytest.mark.parametrize("name", ["aaa", "zzz"])  # before and after the real one by name
 @pytest.mark.parametrize(
-    ("kind", "claim", "owner"), [("device type", "cpu", "cpu"), ("layout", "sparse_coo", "sparse")]
+    ("kind", "claim", "owner"),
+    [
+        ("device type", "cpu", "cpu"),
+        ("device type", "meta", "meta"),
+        ("layout", "sparse_coo", "sparse"),
+    ],
 )
 def test_a_plugin_cannot_take_a_device_type_or_layout(
     tmp_path: Path, run_py: Any, name: str, kind: str, claim: str, owner: str

@@ -80,7 +80,10 @@ def test_index_add_copy_fill(device: str) -> None:
     np.add.at(want, idx, 2 * src)
     assert_close(x, want)
     got = tc.index_copy(
-        tc.tensor(a, device=device), 1, tc.tensor([1], device=device), tc.zeros(3, 1, device=device)
+        tc.tensor(a, device=device),
+        1,
+        tc.tensor([1], device=device),
+        tc.zeros(3, 1, dtype=tc.float64, device=device),  # (of self's dtype, as PyTorch wants)
     )
     assert_close(got, np.array([[1.0, 0.0]] * 3))
     y = tc.tensor(a, device=device)

@@ -122,9 +122,14 @@ def gradcheck(
                     onehot = ops.zeros(n_out, dtype=out._dtype, device=out._device)
                     onehot[j] = v
                     outs = _diff_outputs(func, inputs)
-                    (g,) = autograd_grad(
-                        outs[oi], [x], onehot.reshape(out._shape), allow_unused=True
-                    )
+                    o = outs[oi]
+                    if o._requires_grad:
+                        (g,) = autograd_grad(o, [x], onehot.reshape(out._shape), allow_unused=True)
+                    else:
+                        # An output outside the graph has zero derivatives, which the
+                        # numerical ones must then be (PyTorch's gradcheck): a backward that
+                        # dropped its graph under create_graph fails gradgradcheck here.
+                        g = None
                     row = [0.0] * x.numel() if g is None else g.reshape(-1).tolist()
                     for e, idx in enumerate(_indices(x._shape)):
                         dirs = numerical[e]
@@ -148,6 +153,25 @@ def gradcheck(
             raise GradcheckError(worst[1])
         return False
     return True
+
+
+def _check_undefined_is_zero(
+    func: Callable[..., Any], inputs: tuple[Any, ...], k: int, eps: float, atol: float
+) -> None:
+    """Raise unless func's outputs do not change with input ``k`` (central differences)."""
+    for e, per_dir in enumerate(_numerical(func, inputs, inputs[k], eps)):
+        for per_out in per_dir:
+            for oi, col in enumerate(per_out):
+                for j, n in enumerate(col):
+                    if abs(n) > atol:
+                        raise GradcheckError(
+                            f"gradgradcheck: the first derivative of output {oi} with respect "
+                            f"to input {k} is undefined (autograd.grad gave None), but its "
+                            f"numerical value at output element {j}, input element "
+                            f"{_indices(inputs[k]._shape)[e]}, is {n!r}: the graph that "
+                            "should compute it is missing, so its second derivatives cannot "
+                            "be checked"
+                        )
 
 
 def gradgradcheck(
@@ -184,13 +208,40 @@ def gradgradcheck(
     wrt_pos = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     n_in = len(inputs)
 
-    def first_grad(*args: Any) -> tuple[Any, ...]:
+    def first_grads(*args: Any) -> tuple[Any, ...]:
         ins, gos = args[:n_in], args[n_in:]
         outs = _diff_outputs(func, ins)
-        gs = autograd_grad(
-            outs, [ins[k] for k in wrt_pos], gos, create_graph=True, allow_unused=True
+        pairs = [(o, go) for o, go in zip(outs, gos, strict=False) if o._requires_grad]
+        if not pairs:
+            return (None,) * len(wrt_pos)
+        return autograd_grad(
+            [o for o, _ in pairs],
+            [ins[k] for k in wrt_pos],
+            [go for _, go in pairs],
+            create_graph=True,
+            allow_unused=True,
         )
-        return tuple(g for g in gs if g is not None)
+
+    defined = [g is not None for g in first_grads(*inputs, *grad_outputs)]
+    for k, keep in zip(wrt_pos, defined, strict=True):
+        if not keep:
+            # A first derivative that autograd leaves undefined (None) is dropped from the
+            # check below, which must then not pass for want of anything to compare (as
+            # PyTorch's does): it has to be zero, numerically.
+            _check_undefined_is_zero(func, inputs, k, eps, atol)
+    if not any(defined):
+        return True  # (every first derivative is zero: so are the second ones)
+
+    def first_grad(*args: Any) -> tuple[Any, ...]:
+        # The derivatives defined at the inputs, in fixed positions (zeros where one comes
+        # back None at a perturbed point), so that every perturbation compares alike.
+        gs = first_grads(*args)
+        ins = args[:n_in]
+        return tuple(
+            (ops.zeros_like(ins[k]) if g is None else g)
+            for k, g, keep in zip(wrt_pos, gs, defined, strict=True)
+            if keep
+        )
 
     return gradcheck(
         first_grad,

@@ -182,6 +182,11 @@ class _Entry:
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
+        if op.composite and _plugin_rule(op, key) is not None:
+            # A plugin that gave a composite a derivative for this key (with a kernel of its
+            # own: a layout's ``contiguous``) is recorded like any operator, so that its
+            # kernel runs under autograd too instead of the composite's definition.
+            self.kind = _RECORD
         # A composite's own definition, which autograd runs (looked up at its first recorded
         # call; False when the core has none and the resolved kernel runs).
         self.composite: Any = None
@@ -304,6 +309,18 @@ def _save(node: Node, ent: _Entry, args: tuple[Any, ...], outputs: tuple[Any, ..
             _track(node, v)
 
 
+def _plugin_rule(op: Op, key: tuple[str, str]) -> Any:
+    """The derivative rule a plugin registered for ``op`` on ``key`` (looked up as kernels
+    are), or None."""
+    if op.name in overridden_ops:
+        dev, lay = key
+        for d, la in ((dev, lay), ("*", lay), (dev, "*"), ("*", "*")):
+            r = derivative_overrides.get((op.name, d, la))
+            if r is not None:
+                return r
+    return None
+
+
 def rule_for(op: Op, key: tuple[str, str]) -> Any:
     """The derivative rule of ``op`` for the dispatch key ``(device type, layout)``: a
     plugin's rule registered for the key, looked up as kernels are (``D/L``, ``*/L``,
@@ -321,12 +338,9 @@ def rule_for(op: Op, key: tuple[str, str]) -> Any:
         from ..ops.derivatives import DERIVATIVES
 
         _DERIVS = DERIVATIVES
-    if op.name in overridden_ops:
-        dev, lay = key
-        for d, la in ((dev, lay), ("*", lay), (dev, "*"), ("*", "*")):
-            r = derivative_overrides.get((op.name, d, la))
-            if r is not None:
-                return r
+    r = _plugin_rule(op, key)
+    if r is not None:
+        return r
     r = _DERIVS.get(op.name)
     if r is None:
         raise RuntimeError(f"the derivative for '{op.name}' is not implemented")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._pickling import reduce_tensor
-from .._tensor import Tensor
+from .._tensor import Tensor, make_tensor
 from .._tensor_methods import detach
 from ..ops import functions as ops
 
@@ -81,12 +81,69 @@ _UNINITIALIZED = (
 )
 
 
+# Tensor's own storage of the ``_shape`` slot, which the placeholders' guard shadows.
+_SHAPE_SLOT: Any = Tensor.__dict__["_shape"]
+
+
+def _in_use(cls: type) -> str:
+    return (
+        "Attempted to use an uninitialized parameter. This error happens when you are using "
+        "a `LazyModule` or explicitly manipulating `tensorcore.nn.parameter."
+        f"{cls.__name__}` objects. When using LazyModules Call `forward` with a dummy batch "
+        "to initialize the parameters before calling tensorcore functions"
+    )
+
+
 class UninitializedTensorMixin:
     """What the placeholders share: ``materialize`` turns one into a tensor of a given shape
-    (in place: same object, now of class ``cls_to_become``); until then ``shape`` raises."""
+    (in place: same object, now of class ``cls_to_become``); until then ``shape`` raises, and
+    so does any operator given one (``p + 1``, ``F.linear(x, p)``: PyTorch's ``ValueError``).
+
+    Operators reach a tensor's sizes through its ``_shape`` slot, so the placeholder's class
+    shadows that slot with a property that raises: the check costs the call path nothing,
+    where a test of each argument's class would cost every call.
+    """
 
     __slots__ = ()
     cls_to_become: type = Tensor
+
+    @property
+    def _shape(self) -> Any:
+        raise ValueError(_in_use(type(self)))
+
+    @_shape.setter
+    def _shape(self, value: Any) -> None:
+        _SHAPE_SLOT.__set__(self, value)
+
+    @property
+    def data(self) -> Tensor:
+        """The placeholder's empty tensor (PyTorch's ``tensor([])``)."""
+        return self._materialized_view()
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if isinstance(value, UninitializedTensorMixin):
+            value = value._materialized_view()  # (another placeholder: its dtype and device)
+        Tensor.data.fset(self, value)
+
+    def to(self, *args: Any, **kwargs: Any) -> Any:
+        """A placeholder of the dtype and device ``Tensor.to`` would give (``Module.to``,
+        ``.double()``, ``.cuda()`` on a lazy module before its first forward)."""
+        t: Any = self
+        v = self._materialized_view().to(*args, **kwargs)
+        if v._dtype is t._dtype and v._device == t._device:
+            return self
+        cls: Any = type(self)
+        return cls(t._requires_grad, device=v._device, dtype=v._dtype)
+
+    def size(self, dim: Any = None) -> Any:
+        """The placeholder's sizes (those of an empty tensor), as PyTorch allows."""
+        return Tensor.size(self._materialized_view(), dim)
+
+    def _materialized_view(self) -> Tensor:
+        t: Any = self
+        return make_tensor(t._storage, _SHAPE_SLOT.__get__(self), t._stride, t._offset,
+                           t._dtype, t._device)  # fmt: skip
 
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
         """Become an uninitialised tensor of ``shape`` (on ``device``/of ``dtype``, by default
@@ -97,8 +154,9 @@ class UninitializedTensorMixin:
         if dtype is None:
             dtype = t._dtype
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        t.data = ops.empty(shape, device=device, dtype=dtype)
-        t.__class__ = self.cls_to_become
+        data = ops.empty(shape, device=device, dtype=dtype)
+        t.__class__ = self.cls_to_become  # (first: the placeholder's sizes cannot be read)
+        t.data = data
 
     @property
     def shape(self) -> Any:
@@ -106,14 +164,21 @@ class UninitializedTensorMixin:
         raise RuntimeError(_UNINITIALIZED)
 
     def numel(self) -> int:
-        """Raises, as :attr:`shape`."""
-        raise RuntimeError(_UNINITIALIZED)
+        """Raises PyTorch's ``ValueError``: the placeholder has no elements to count yet."""
+        raise ValueError(_in_use(type(self)))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         return (type(self), (self._requires_grad,))  # type: ignore[attr-defined]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        t: Any = self
+        if id(self) not in memo:
+            cls: Any = type(self)
+            memo[id(self)] = cls(t._requires_grad, device=t._device, dtype=t._dtype)
+        return memo[id(self)]
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):

@@ -75,6 +75,11 @@ def _along(self: Tensor, dim: int, index: Tensor) -> list[Tensor | None]:
 def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any = 1) -> Tensor:
     dim = _check_index("index_add_", self, dim, index)
     _check_source("index_add_", self, dim, index, source)
+    if source._dtype is not self._dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({torch_name(self._dtype)}) and source "
+            f"({torch_name(source._dtype)}) must have the same scalar type"
+        )
     if self.ndim == 0:
         return ops.add(self, source.sum(), alpha=alpha)
     values = source if alpha == 1 else ops.mul(source, alpha)
@@ -85,6 +90,11 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any 
 def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     dim = _check_index("index_copy_", self, dim, index)
     _check_source("index_copy_", self, dim, index, source)
+    if source._dtype is not self._dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{torch_name(self._dtype)} and (source) {torch_name(source._dtype)}"
+        )
     if self.ndim == 0:
         return source.to(self._dtype).clone()
     return ops.index_put(self, _along(self, dim, index), source.to(self._dtype))

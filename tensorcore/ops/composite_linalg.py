@@ -23,6 +23,7 @@ from ..layouts import contiguous_format
 from . import functions as ops
 from ._call import call
 from .frontends import broadcast_shapes
+from .meta_functions import blas_scale
 from .meta_linalg import check_float_matrix
 
 __all__ = ["LINALG_COMPOSITES"]
@@ -51,7 +52,7 @@ def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:
 
 @_composite
 def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
-    check_float_matrix("linalg.eigvalsh", A)
+    check_float_matrix("linalg.eigvalsh", A, kernel="linalg_eigh", any_dtype=True)
     # The eigenvectors only when a gradient will need them (as PyTorch does).
     return _run("_linalg_eigh", A, UPLO, _wants_grad(A))[0]
 
@@ -77,7 +78,7 @@ def svd(self: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
 
 @_composite
 def linalg_svdvals(A: Tensor, driver: str | None = None) -> Tensor:
-    check_float_matrix("linalg.svdvals", A, square=False)
+    check_float_matrix("linalg.svdvals", A, square=False, kernel="linalg_svd")
     return _run("_linalg_svd", A, False, _wants_grad(A), driver)[1]
 
 
@@ -493,8 +494,8 @@ def linalg_solve_triangular(
     self: Tensor, B: Tensor, upper: bool, left: bool = True, unitriangular: bool = False
 ) -> Tensor:
     fn = "linalg.solve_triangular"
-    check_float_matrix(fn, self)
-    check_float_matrix(fn, B, square=False, arg="B")
+    check_float_matrix(fn, self, kernel="triangular_solve", any_dtype=True)
+    check_float_matrix(fn, B, square=False, arg="B", kernel="triangular_solve", any_dtype=True)
     n = self._shape[-1]
     if (B._shape[-2] if left else B._shape[-1]) != n:
         eq = "AX = B" if left else "XA = B"
@@ -516,7 +517,7 @@ def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
         raise RuntimeError(
             f"b should have at least 2 dimensions, but has {self.ndim} dimensions instead"
         )
-    check_float_matrix("cholesky_solve", input2)
+    check_float_matrix("cholesky_solve", input2, kernel="cholesky_solve", any_dtype=True)
     # A = L L^H (or U^H U): two triangular solves.
     first = _mh(input2) if upper else input2
     y = linalg_solve_triangular(first, self, upper=False)
@@ -525,7 +526,7 @@ def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
 
 @_composite
 def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
-    check_float_matrix("cholesky_inverse", self)
+    check_float_matrix("cholesky_inverse", self, kernel="cholesky_inverse", any_dtype=True)
     eye = ops.eye(self._shape[-1], dtype=self._dtype, device=self.device)
     return cholesky_solve(eye.expand(self._shape), self, upper)
 
@@ -538,7 +539,7 @@ def triangular_solve(
     transpose: bool = False,
     unitriangular: bool = False,
 ) -> Any:
-    check_float_matrix("triangular_solve", A)
+    check_float_matrix("triangular_solve", A, kernel="triangular_solve", any_dtype=True)
     T = _triangle(A, upper, unitriangular)
     if transpose:
         T, upper = T.mT, not upper
@@ -558,6 +559,8 @@ def _same_dtypes(fn: str, *ts: Tensor) -> None:
 @_composite
 def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
     _same_dtypes("baddbmm", self, batch1, batch2)
+    beta = blas_scale(self._dtype, beta, "beta")
+    alpha = blas_scale(self._dtype, alpha, "alpha")
     prod = ops.bmm(batch1, batch2)
     base = self.expand(prod._shape)
     if beta == 0:  # ``self`` is ignored, NaN and inf included (as in PyTorch)
@@ -568,6 +571,8 @@ def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: 
 @_composite
 def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
     _same_dtypes("addbmm", self, batch1, batch2)
+    beta = blas_scale(self._dtype, beta, "beta")
+    alpha = blas_scale(self._dtype, alpha, "alpha")
     prod = ops.bmm(batch1, batch2).sum(0)
     base = self.expand(prod._shape)
     if beta == 0:

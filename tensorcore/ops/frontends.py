@@ -396,7 +396,12 @@ def pointwise(
         raise unsupported_dtype(op, compute)
     facts = op.decl.pos
     if facts.alpha >= 0:
-        check_alpha(compute, args[facts.alpha])
+        alpha = args[facts.alpha]
+        check_alpha(compute, alpha)
+        if compute is dt.bool_ and alpha.__class__ is int:
+            # (PyTorch converts it to the bool compute dtype: ``b + 2 * c`` is ``b | c``)
+            i = facts.alpha
+            args = args[:i] + (alpha != 0,) + args[i + 1 :]
     pos = facts.promote
     if op.decl.promote_args:
         args = _passive(op, args, pos, compute)
@@ -848,7 +853,11 @@ def bind(op: Op) -> None:
         # (a ``promote_when`` parameter changes the policy only when given: not on this path)
         op.frontend = pointwise_binary
         op.fast_dtypes = frozenset(
-            d for d in op.dtypes_ok if decl.promote != "float" or d._category >= _FLOATING
+            d
+            for d in op.dtypes_ok
+            if (decl.promote != "float" or d._category >= _FLOATING)
+            # (bool with an ``alpha``: ``pointwise`` converts an int alpha to bool)
+            and not (d is dt.bool_ and decl.pos.alpha >= 0)
         )
         op.fast_result = dt.bool_ if decl.promote == "bool" else None
         op.fast_extra = frozenset(

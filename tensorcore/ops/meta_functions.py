@@ -24,7 +24,7 @@ from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
 from ._validate import check_shape
 
-__all__ = ["broadcast", "check_alpha", "normalize_dims"]
+__all__ = ["blas_scale", "broadcast", "check_alpha", "normalize_dims"]
 
 
 # shapes -> the shape they broadcast to: operators meet the same shapes again and again (a
@@ -94,6 +94,29 @@ def check_alpha(compute: dt.dtype, alpha: Any, name: str = "alpha", bool_ok: boo
         raise RuntimeError(
             f"For integral input tensors, argument {name} must not be a floating point number."
         )
+
+
+def blas_scale(compute: dt.dtype, value: Any, name: str) -> Any:
+    """``beta`` or ``alpha`` of the ``addmm`` family as its kernel receives it: PyTorch
+    converts it to an integral compute dtype (a float truncates, ``0.5`` scales by 0; a
+    complex one, or one beyond int64, is refused as that conversion overflows), and refuses a
+    complex one for real floating tensors.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.ops.meta_functions import blas_scale
+    >>> blas_scale(tc.int64, 2.7, "alpha"), blas_scale(tc.float32, 0.5, "beta")
+    (2, 0.5)
+    """
+    if compute._category == 1 and isinstance(value, (float, complex)):
+        if isinstance(value, complex) or not math.isfinite(value) or abs(value) >= 2.0**63:
+            raise RuntimeError(
+                f"value cannot be converted to type int64_t without overflow (argument {name})"
+            )
+        return int(value)
+    check_alpha(compute, value, name, bool_ok=True)
+    return value
 
 
 def _need_tensor(name: str, arg: str, x: Any) -> Tensor:
@@ -390,8 +413,7 @@ def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: A
             f"addmm(): self of shape {list(self._shape)} cannot be broadcast to the product's "
             f"shape {list(shape)}"
         )
-    check_alpha(dtype, beta, "beta", bool_ok=True)
-    check_alpha(dtype, alpha, bool_ok=True)
+    beta, alpha = blas_scale(dtype, beta, "beta"), blas_scale(dtype, alpha, "alpha")
     return (self, mat1, mat2, beta, alpha), (shape, dtype)
 
 
@@ -622,7 +644,11 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
 
 def meta_index_put(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Any:
     if isinstance(values, Tensor) and values._dtype is not self._dtype:
-        values = values.to(self._dtype)
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{torch_name(self._dtype)} for the destination and {torch_name(values._dtype)} "
+            "for the source."
+        )
     return (self, tuple(indices), values, accumulate), (self._shape, self._dtype)
 
 
@@ -795,6 +821,20 @@ def check_sub_bool(self: Any, other: Any, alpha: Any = 1) -> None:
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
+
+
+def check_clamp_bool(self: Any, min: Any = None, max: Any = None) -> None:
+    """``clamp`` computes in bool only as ``maximum`` or ``minimum`` do: with one bound, a
+    bool tensor (PyTorch's kernels); both bounds, or a Python bool, are refused as PyTorch
+    refuses them. A bound of another dtype promotes, and is not this check's."""
+    if not (isinstance(self, Tensor) and self._dtype is dt.bool_):
+        return
+    bounds = [b for b in (min, max) if b is not None]
+    if any(not (isinstance(b, bool) or (isinstance(b, Tensor) and b._dtype is dt.bool_))
+           for b in bounds):  # fmt: skip
+        return  # (it promotes: not a bool computation)
+    if len(bounds) != 1 or not isinstance(bounds[0], Tensor):
+        raise NotImplementedError("\"clamp\" not implemented for 'Bool'")
 
 
 def check_polygamma_order(n: int, self: Any) -> None:

@@ -39,13 +39,28 @@ def real_dtype(d: dt.dtype) -> dt.dtype:
     return d
 
 
-def check_float_matrix(fn: str, A: Tensor, square: bool = True, arg: str = "A") -> None:
+def check_float_matrix(
+    fn: str,
+    A: Tensor,
+    square: bool = True,
+    arg: str = "A",
+    kernel: str | None = None,
+    any_dtype: bool = False,
+) -> None:
     """PyTorch's checks of a matrix argument of ``fn`` (``"linalg.inv"``): at least 2 dims, a
-    floating or complex dtype other than the 16-bit floats, square when ``square``."""
+    floating or complex dtype other than the 16-bit floats, square when ``square``.
+
+    Where PyTorch's own check lets the 16-bit floats through to a LAPACK kernel that has no
+    such dtype (``kernel``: ``"lu"`` for ``linalg.det``), those raise its
+    ``NotImplementedError`` naming the kernel; with ``any_dtype`` (PyTorch checks nothing
+    first: ``linalg.eigh``), so do integer and bool matrices."""
     if A.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor {arg} must have at least 2 dimensions.")
     d = A._dtype
-    if not (d.is_floating_point or d.is_complex):
+    floating = d.is_floating_point or d.is_complex
+    if kernel is not None and (d.itemsize == 2 if floating else any_dtype):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{torch_name(d)}'")
+    if not floating:
         raise RuntimeError(
             f"{fn}: Expected a floating point or complex tensor as input. Got {torch_name(d)}"
         )
@@ -64,7 +79,7 @@ def meta_linalg_inv(A: Tensor) -> Any:
 
 
 def meta_linalg_det(A: Tensor) -> Any:
-    check_float_matrix("linalg.det", A)
+    check_float_matrix("linalg.det", A, kernel="lu")
     return (A,), (A._shape[:-2], A._dtype)
 
 
@@ -83,7 +98,7 @@ def solve_is_vector(A: Tensor, B: Tensor) -> bool:
 def meta_linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Any:
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type(B).__name__}")
-    check_float_matrix("linalg.solve", A)
+    check_float_matrix("linalg.solve", A, kernel="lu")
     if B.ndim < 1:
         raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     if A._dtype is not B._dtype:
@@ -112,12 +127,12 @@ def meta_linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Any:
 
 
 def meta_linalg_cholesky(A: Tensor, upper: bool = False) -> Any:
-    check_float_matrix("linalg.cholesky", A)
+    check_float_matrix("linalg.cholesky", A, kernel="cholesky")
     return (A, upper), (A._shape, A._dtype)
 
 
 def meta_linalg_eigh(A: Tensor, UPLO: str = "L", compute_v: bool = True) -> Any:
-    check_float_matrix("linalg.eigh", A)
+    check_float_matrix("linalg.eigh", A, kernel="linalg_eigh", any_dtype=True)
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     values = (A._shape[:-1], real_dtype(A._dtype))
@@ -131,7 +146,7 @@ def meta_linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
             "'r', or 'complete'"
         )
-    check_float_matrix("linalg.qr", A, square=False)
+    check_float_matrix("linalg.qr", A, square=False, kernel="geqrf")
     *batch, m, n = A._shape
     b = tuple(batch)
     k = min(m, n)
@@ -148,7 +163,7 @@ _SVD_DRIVERS = ("gesvd", "gesvdj", "gesvda")
 def meta_linalg_svd(
     A: Tensor, full_matrices: bool = False, compute_uv: bool = True, driver: str | None = None
 ) -> Any:
-    check_float_matrix("linalg.svd", A, square=False)
+    check_float_matrix("linalg.svd", A, square=False, kernel="linalg_svd")
     if driver is not None:
         if A._device.type == "cpu":
             raise RuntimeError(

@@ -56,6 +56,7 @@ _INSTALL_HINTS = {
     "cuda": "tensorcore-cuda",
     "sparse": "tensorcore-sparse",
     "sparse_coo": "tensorcore-sparse",
+    "meta": "tensorcore-meta",
     "mpi": "mpi4py",
 }
 

@@ -25,6 +25,7 @@ from ._helpers import (
     backends_for,
     default_tolerances,
     dtype_unsupported,
+    layout_unsupported,
     numpy_dtype,
     to_numpy,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "backends_for",
     "default_tolerances",
     "dtype_unsupported",
+    "layout_unsupported",
     "numpy_dtype",
     "to_numpy",
 ]

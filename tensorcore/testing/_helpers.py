@@ -71,6 +71,31 @@ def dtype_unsupported(device: Any, dtype: dtype) -> str | None:
     return _UNSUPPORTED[key]
 
 
+def layout_unsupported(device: Any, layout: str) -> str | None:
+    """Why tensors of ``layout`` cannot be tested on ``device`` (no plugin registers the
+    layout, or none registers kernels of it for the device type), or None when they can: a
+    third party's device runs tensorcore's suite, whose sparse tests need ``sparse_coo``
+    kernels that ``tensorcore-sparse`` registers for NumPy and CuPy devices only.
+
+    Examples
+    --------
+    >>> from tensorcore.testing import layout_unsupported
+    >>> layout_unsupported("cpu", "strided") is None
+    True
+    >>> print(layout_unsupported("cpu", "nosuchlayout"))
+    no installed plugin registers the layout 'nosuchlayout'
+    """
+    from ..dispatch import get_op
+    from ..layouts import get_layout
+
+    if get_layout(layout) is None:
+        return f"no installed plugin registers the layout '{layout}'"
+    dev = str(device).split(":")[0]
+    if get_op("add").record((dev, layout)) is None:
+        return f"device '{dev}' has no {layout} kernels (no installed plugin registers any)"
+    return None
+
+
 def backends_for(op_name: str, layout: str = "strided") -> list[str]:
     """The available device types whose registry has a kernel for ``(op_name, device, layout)``.
 

@@ -97,6 +97,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     _session.explain_stale_gap(item, outcome.get_result())
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Under pytest-xdist: the controller collects nothing, so it learns from each worker
+    which tests exist, to list the gap lines that matched none of them."""
+    if not _active(node.config):
+        return
+    from .conformance import _session
+
+    _session.worker_collected(ids)
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """List the gap lines that matched no collected test."""
     if not _active(config):

@@ -1897,7 +1897,12 @@ def _combinations(m: _Maker) -> list[Sample]:
 @_samples("tril_indices", "triu_indices")
 def _tril_indices(m: _Maker) -> list[Sample]:
     kw = {"dtype": m.int_dtype(), "device": m.device}
-    return [S((3, 4), kw), S((4, 3, -1), kw, desc="offset -1"), S((3, 3, 1), desc="default")]
+    # (the third leaves the dtype at its default; every sample names the device under test)
+    return [
+        S((3, 4), kw),
+        S((4, 3, -1), kw, desc="offset -1"),
+        S((3, 3, 1), {"device": m.device}, desc="default dtype"),
+    ]
 
 
 @_samples("logspace")

@@ -262,12 +262,12 @@ for _sig, _doc, _dtypes in [
     (
         "clamp_min(Tensor self, Tensor min) -> Tensor",
         "``clamp(self, min=min)``: every element at least ``min``.",
-        "if",
+        "bif",
     ),
     (
         "clamp_max(Tensor self, Tensor max) -> Tensor",
         "``clamp(self, max=max)``: every element at most ``max``.",
-        "if",
+        "bif",
     ),
     (
         "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",

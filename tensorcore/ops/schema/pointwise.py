@@ -186,9 +186,10 @@ _op(
     frontend="pointwise",
     inplace=True,
     out=True,
-    dtypes="if",
+    dtypes="bif",
     values="min max",
     node="ClampBackward1",
+    check=M.check_clamp_bool,
 )
 _op(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",

@@ -69,7 +69,8 @@ def run_suite(
     ``python -m pytest --pyargs tensorcore.testing.conformance --tensorcore-device=...``.
 
     What a backend's own test suite calls to run the conformance suite in its CI (the
-    in-tree backends do, in ``backends/*/tests/test_conformance.py``).
+    in-tree backends do, in ``backends/<name>/tests/test_<name>_conformance.py``:
+    ``backends/cpu/tests/test_cpu_conformance.py``, for one).
 
     Parameters
     ----------

@@ -63,6 +63,9 @@ class Target:
 _target: Target | None = None
 # nodeid -> the gap that marked it.
 _marked: dict[str, Gap] = {}
+# The gaps that matched a test a pytest-xdist worker collected (the controller of an xdist
+# run collects nothing itself: its workers report their collections' ids).
+_matched_by_workers: set[int] = set()
 
 
 def target() -> Target:
@@ -163,16 +166,17 @@ def configure(config: pytest.Config) -> None:
     shipped = _shipped_gaps(_plugin_module(owner)) if owner is not None else None
     if shipped is not None and shipped.resolve() not in {f.resolve() for f in gap_files}:
         gap_files.insert(0, shipped)
+    full = bool(config.getoption("tensorcore_full"))
     gaps: list[Gap] = []
     for f in gap_files:
         try:
-            gaps += [g for g in read(f) if g.applies_to(device)]
+            gaps += [g for g in read(f) if g.applies_to(device, full)]
         except (OSError, ValueError) as exc:
             raise pytest.UsageError(f"--tensorcore-gaps: {exc}") from None
     _target = Target(
         device=device,
         layout=layout,
-        full=bool(config.getoption("tensorcore_full")),
+        full=full,
         plugin=plugin,
         unavailable=unavailable,
         to_layout=to_layout,
@@ -181,6 +185,7 @@ def configure(config: pytest.Config) -> None:
         gap_files=[str(f) for f in gap_files],
     )
     _marked.clear()
+    _matched_by_workers.clear()
 
 
 def header() -> list[str]:
@@ -235,9 +240,28 @@ def explain_stale_gap(item: pytest.Item, report: Any) -> None:
         )
 
 
+def worker_collected(nodeids: list[str]) -> None:
+    """Record the tests a pytest-xdist worker collected (the controller's view of them:
+    every worker collects the whole session, deselection applied, and runs its share)."""
+    t = _target
+    if t is None:
+        return
+    # (the suite's modules are the check_*.py files, which only the conformance plugin
+    # collects; a node id's path is relative to the rootdir, wherever that is)
+    names = [
+        n.rpartition("::")[2]
+        for n in nodeids
+        if Path(n.partition("::")[0]).name.startswith("check_")
+    ]
+    for g in t.gaps:
+        if id(g) not in _matched_by_workers and any(g.matches(n) for n in names):
+            _matched_by_workers.add(id(g))
+
+
 def unmatched_gaps() -> list[str]:
-    """The gap lines that matched none of the collected tests."""
-    used = {id(g) for g in _marked.values()}
+    """The gap lines that matched none of the collected tests (in a pytest-xdist run, of the
+    tests its workers collected)."""
+    used = {id(g) for g in _marked.values()} | _matched_by_workers
     t = _target
     if t is None or t.unavailable:
         return []

@@ -1,0 +1,210 @@
+"""Regressions for differences from PyTorch 2.13 that ``tools/diff_torch.py`` found (each
+checked against PyTorch by hand; the expectations are written out here): writes by index
+with a source of another dtype, ``clamp`` of bool tensors, the LAPACK-backed operators'
+refusals of 16-bit floats, integer ``addmm`` with a float ``beta``, ``add`` of bools with an
+integer ``alpha``; and arithmetic on lazy modules' placeholders, ``gradgradcheck`` with no
+first derivative to check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import tensorcore as tc
+from tensorcore import nn
+from tensorcore.autograd import GradcheckError, gradgradcheck
+
+DTYPE_MISMATCH = "Index put requires the source and destination dtypes match"
+
+
+def test_index_put_wants_the_destinations_dtype(device: str) -> None:
+    x = tc.zeros(3, device=device)
+    idx = tc.tensor([0, 1], device=device)
+    longs = tc.tensor([1, 2], device=device)
+    doubles = tc.tensor(5.0, dtype=tc.float64, device=device)
+    calls = [
+        lambda: x.index_put_((idx,), longs),
+        lambda: tc.index_put(x, (idx,), longs, accumulate=True),
+        lambda: x.index_put_((idx,), doubles),
+        lambda: x.__setitem__(idx, longs),
+        lambda: x.__setitem__(idx, doubles),
+        lambda: x.__setitem__(tc.tensor([True, False, True], device=device), longs),
+    ]
+    for call in calls:
+        with pytest.raises(RuntimeError, match=f"{DTYPE_MISMATCH}, got Float for the destination"):
+            call()
+    assert x.tolist() == [0.0, 0.0, 0.0]  # nothing written
+    with pytest.raises(RuntimeError, match=r"index_copy_\(\): self and source expected to have"):
+        x.index_copy_(0, idx, longs)
+    with pytest.raises(RuntimeError, match=r"index_add_\(\): self \(Float\) and source \(Long\)"):
+        x.index_add_(0, idx, longs)
+    # What PyTorch converts: a Python number, a basic index (copy_), a bool mask with a 0-d
+    # value (masked_fill_), index_fill_'s 0-d value.
+    x[idx] = 5
+    x[:1] = tc.tensor([7], device=device)
+    x[tc.tensor([False, False, True], device=device)] = tc.tensor(9, device=device)
+    assert x.tolist() == [7.0, 5.0, 9.0]
+    x.index_fill_(0, tc.tensor([1], device=device), doubles)
+    assert x.tolist() == [7.0, 5.0, 9.0]
+
+
+def test_clamp_of_bool_tensors_as_pytorch(device: str) -> None:
+    b = tc.tensor([[True, False, True], [False, False, True]], device=device)
+    c = tc.tensor([True, False, False], device=device)
+    lo = tc.clamp(b, c)
+    assert lo.dtype is tc.bool and lo.tolist() == [[True, False, True], [True, False, True]]
+    hi = tc.clamp(b, None, tc.tensor([[True], [False]], device=device))
+    assert hi.tolist() == [[True, False, True], [False, False, False]]
+    assert (
+        tc.clamp_min(b, c).tolist() == lo.tolist() and b.clone().clamp_(c).tolist() == lo.tolist()
+    )
+    assert tc.clamp_max(b, c).tolist() == [[True, False, False], [False, False, False]]
+    # both bounds, or a Python bool: PyTorch's kernels have no bool clamp
+    for call in (
+        lambda: tc.clamp(b, c, c),
+        lambda: tc.clamp(b, True),
+        lambda: tc.clamp_min(b, True),
+    ):
+        with pytest.raises(NotImplementedError, match="\"clamp\" not implemented for 'Bool'"):
+            call()
+    # a bound of another dtype promotes
+    assert tc.clamp(b, 0, 1).dtype is tc.int64 and tc.clamp(b, 0.5).dtype is tc.float32
+    assert tc.clamp(b, tc.tensor([1, 0, 2], dtype=tc.int8, device=device)).dtype is tc.int8
+
+
+@pytest.mark.parametrize("dtype", [tc.float16, tc.bfloat16])
+def test_lapack_operators_refuse_16_bit_floats_with_not_implemented(
+    device: str, dtype: Any
+) -> None:
+    L = tc.linalg
+    a = tc.eye(3, dtype=dtype, device=device)
+    refused = {
+        "lu": [L.det, tc.det, lambda m: L.solve(m, m)],
+        "cholesky": [L.cholesky, L.cholesky_ex],
+        "linalg_eigh": [L.eigh, L.eigvalsh],
+        "geqrf": [L.qr],
+        "linalg_svd": [L.svd, L.svdvals],
+        "triangular_solve": [lambda m: L.solve_triangular(m, m, upper=True)],
+        "cholesky_solve": [lambda m: tc.cholesky_solve(m, m)],
+        "cholesky_inverse": [tc.cholesky_inverse],
+    }
+    name = "Half" if dtype is tc.float16 else "BFloat16"
+    for kernel, fns in refused.items():
+        for fn in fns:
+            with pytest.raises(
+                NotImplementedError, match=f"\"{kernel}\" not implemented for '{name}'"
+            ):
+                fn(a)
+    # PyTorch's own check comes first for these: a RuntimeError
+    for fn in (L.inv, L.slogdet):
+        with pytest.raises(RuntimeError, match="Low precision dtypes not supported"):
+            fn(a)
+    ints = tc.eye(3, dtype=tc.int64, device=device)
+    with pytest.raises(NotImplementedError, match="\"linalg_eigh\" not implemented for 'Long'"):
+        L.eigh(ints)
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor"):
+        L.det(ints)
+
+
+def test_integer_addmm_family_truncates_float_scales(device: str) -> None:
+    def ones(*shape: int) -> tc.Tensor:
+        return tc.ones(*shape, dtype=tc.int64, device=device)
+
+    x = tc.arange(8, device=device).reshape(2, 4)
+    m1, m2 = ones(2, 3), ones(3, 4)
+    r = tc.addmm(x, m1, m2, beta=0.5, alpha=2.0)  # beta 0 (self ignored), alpha 2
+    assert r.dtype is tc.int64 and r.tolist() == [[6] * 4] * 2
+    assert tc.addmm(x, m1, m2, alpha=2.5).tolist() == (x + 6).tolist()
+    b = tc.baddbmm(ones(1, 2, 2), ones(1, 2, 2), ones(1, 2, 2), beta=0.5)
+    assert b.dtype is tc.int64 and b.tolist() == [[[2, 2], [2, 2]]]
+    a = tc.addbmm(ones(2, 2), ones(1, 2, 2), ones(1, 2, 2), alpha=2.5)
+    assert a.dtype is tc.int64 and a.tolist() == [[5, 5], [5, 5]]
+    for call in (
+        lambda: tc.addmm(x, m1, m2, beta=1j),
+        lambda: tc.baddbmm(ones(1, 2, 2), ones(1, 2, 2), ones(1, 2, 2), alpha=1j),
+        lambda: tc.addmm(x, m1, m2, beta=float("inf")),
+    ):
+        with pytest.raises(RuntimeError, match="cannot be converted to type int64_t"):
+            call()
+    f = tc.ones(2, 2, device=device)
+    assert tc.addmm(f, f, f, beta=0.5, alpha=2.0).tolist() == [[4.5, 4.5], [4.5, 4.5]]
+
+
+def test_add_of_bools_with_an_integer_alpha(device: str) -> None:
+    b = tc.tensor([[True, False, True], [False, False, True]], device=device)
+    c = tc.tensor([True, False, False], device=device)
+    either = [[True, False, True], [True, False, True]]
+    for alpha in (2, -1, 1, True):
+        r = tc.add(b, c, alpha=alpha)
+        assert r.dtype is tc.bool and r.tolist() == either, alpha
+    assert tc.add(b, c, alpha=0).tolist() == b.tolist()
+    assert tc.add(b, b, alpha=2).tolist() == b.tolist()  # (one shape: the fast path)
+    x = b.clone()
+    x.add_(c, alpha=2)
+    assert x.tolist() == either
+    with pytest.raises(RuntimeError, match="argument alpha must not be a floating point"):
+        tc.add(b, c, alpha=2.5)
+
+
+LAZY = "Attempted to use an uninitialized parameter"
+
+
+def test_operators_refuse_lazy_placeholders() -> None:
+    p = nn.UninitializedParameter()
+    F = nn.functional
+    for call in (
+        lambda: p + 1,
+        lambda: p * tc.ones(2),
+        lambda: tc.add(p, 1),
+        lambda: p.sum(),
+        lambda: tc.ones(2, 2) @ p,
+        lambda: F.linear(tc.ones(2, 3), p),
+        lambda: p.numel(),
+        lambda: nn.UninitializedBuffer() + 1,
+    ):
+        with pytest.raises(ValueError, match=LAZY):
+            call()
+    with pytest.raises(ValueError, match=r"add\(\): Attempted .* `tensorcore.nn.parameter.Unini"):
+        tc.add(p, 1)
+    # what PyTorch allows: size(), data, dtype, requires_grad, conversions
+    assert p.size() == (0,) and p.data.shape == (0,) and p.dtype is tc.float32
+    q = p.to(tc.float64)
+    assert type(q) is nn.UninitializedParameter and q.dtype is tc.float64 and q.requires_grad
+    m = nn.LazyLinear(2).double()
+    assert m(tc.ones(1, 3, dtype=tc.float64)).dtype is tc.float64
+    p.materialize((2, 3))
+    assert type(p) is nn.Parameter and (p * 0 + 1).sum().item() == 6.0
+
+
+class _Detached(tc.autograd.Function):
+    """x * x whose backward drops its graph: no second derivative under create_graph."""
+
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor) -> tc.Tensor:
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> tc.Tensor:
+        (x,) = ctx.saved_tensors
+        return (2 * x * g).detach()
+
+
+def test_gradgradcheck_cannot_pass_without_first_derivatives() -> None:
+    x = tc.tensor([0.5, 1.5], dtype=tc.float64, requires_grad=True)
+    other = tc.tensor([1.0, 2.0], dtype=tc.float64, requires_grad=True)
+    # an undefined (None) first derivative must be zero, numerically: here it is not
+    with pytest.raises(GradcheckError, match=r"derivative of output 0 with respect to input 0 is"):
+        gradgradcheck(lambda t: t.detach() * 2, (x,))
+    with pytest.raises(GradcheckError, match="undefined"):
+        gradgradcheck(lambda t, u: t.detach() * u, (x, other))  # one of two
+    # a first derivative outside the graph: its numerical derivative is not zero
+    with pytest.raises(GradcheckError, match="Jacobian mismatch"):
+        gradgradcheck(_Detached.apply, (x,))
+    # undefined and truly zero: nothing to check, as in PyTorch
+    assert gradgradcheck(lambda t: other * 2, (x,))
+    assert gradgradcheck(lambda t: (t > 0).double(), (x,))
+    assert gradgradcheck(lambda t: t.exp() * t, (x,))
+    assert gradgradcheck(lambda t: t.floor(), (x,))  # zero, but defined
+    assert gradgradcheck(lambda t, u: t * 2 + u.sin(), (x, other))
