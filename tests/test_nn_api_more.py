@@ -295,3 +295,52 @@ def test_multi_head_attention_forward_errors(device: str) -> None:
     out1, _ = F.multi_head_attention_forward(*base[:10], 0.9, *base[11:], training=False)
     out2, _ = F.multi_head_attention_forward(*base)
     assert_close(out1, out2)
+
+
+# ------------------------------------------------------------------ SyncBatchNorm
+def test_sync_batchnorm_outside_a_process_group_is_batchnorm(device: str) -> None:
+    """Without a process group (PyTorch's CPU fallback) SyncBatchNorm computes what
+    BatchNorm does, for any N-D input; the MPI tests (tests/test_distributed.py) cover the
+    synchronised path."""
+    a = RNG.normal(size=(4, 3, 5))
+    for momentum in (0.1, None):
+        sync = nn.SyncBatchNorm(3, momentum=momentum, device=device, dtype=F64)
+        plain = nn.BatchNorm1d(3, momentum=momentum, device=device, dtype=F64)
+        for _ in range(2):
+            xs, xp = t(a, device, requires_grad=True), t(a, device, requires_grad=True)
+            ys, yp = sync(xs), plain(xp)
+            assert_close(ys, yp)
+            (ys * ys).sum().backward()
+            (yp * yp).sum().backward()
+            assert_close(xs.grad, xp.grad)
+        assert_close(sync.running_var, plain.running_var)
+        assert sync.num_batches_tracked.item() == 2
+        assert_close(sync.eval()(t(a, device)), plain.eval()(t(a, device)))
+    assert_close(nn.SyncBatchNorm(3, dtype=F64, device=device)(t(a[:, :, 0], device)),
+                 nn.BatchNorm1d(3, dtype=F64, device=device)(t(a[:, :, 0], device)))  # fmt: skip
+
+
+def test_convert_sync_batchnorm_keeps_the_tensors() -> None:
+    inner = nn.Sequential(nn.BatchNorm3d(2), nn.InstanceNorm2d(2))
+    net = nn.Sequential(nn.Conv2d(1, 2, 1), nn.BatchNorm2d(2, momentum=None, affine=False), inner)
+    net.eval()
+    bn, bn3 = net[1], inner[0]
+    out = nn.SyncBatchNorm.convert_sync_batchnorm(net, process_group="pg")
+    assert out is net
+    assert type(net[1]) is nn.SyncBatchNorm and type(inner[0]) is nn.SyncBatchNorm
+    assert type(inner[1]) is nn.InstanceNorm2d  # instance norms are not batch norms
+    assert net[1].running_mean is bn.running_mean and net[1].weight is None
+    assert inner[0].weight is bn3.weight and inner[0].bias is bn3.bias
+    assert inner[0].num_batches_tracked is bn3.num_batches_tracked
+    assert not net[1].training and net[1].momentum is None and net[1].process_group == "pg"
+    alone = nn.BatchNorm1d(4)
+    conv = nn.SyncBatchNorm.convert_sync_batchnorm(alone)
+    assert type(conv) is nn.SyncBatchNorm and conv.weight is alone.weight
+    assert repr(conv) == (
+        "SyncBatchNorm(4, eps=1e-05, momentum=0.1, affine=True, bias=True, "
+        "track_running_stats=True)"
+    )
+    with pytest.raises(ValueError, match=r"expected at least 2D input \(got 1D input\)"):
+        conv(tc.ones(4))
+    with pytest.raises(ValueError, match="number of input channels should be non-zero"):
+        nn.SyncBatchNorm(0)(tc.ones(2, 0))
