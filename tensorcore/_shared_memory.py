@@ -18,9 +18,21 @@ from ._pickling import reduce_storage
 from ._storage import Storage
 from ._tensor import Tensor
 
-__all__ = ["is_shared", "share_memory_"]
+__all__ = ["is_shared", "register", "share_memory_"]
 
 _REGISTERED = [False]
+#: Whether multiprocessing's pickler moves a storage it sends into shared memory first
+#: (``tensorcore.multiprocessing`` turns it on, as ``torch.multiprocessing`` does).
+_SHARE_ON_SEND = [False]
+
+
+def register(share_on_send: bool = False) -> None:
+    """Let multiprocessing's pickler send shared storages as handles on their memory; with
+    ``share_on_send``, also move every storage it sends into shared memory first (where the
+    device can share), so that the receiver and the sender share it, as in PyTorch."""
+    _register()
+    if share_on_send:
+        _SHARE_ON_SEND[0] = True
 
 
 def _register() -> None:
@@ -37,6 +49,11 @@ def _register() -> None:
 
 def _reduce_for_process(st: Storage) -> tuple[Any, ...]:
     iface = _registry.interface(st.device)
+    if _SHARE_ON_SEND[0] and not iface.is_shared(st):
+        try:
+            _move(iface, st)
+        except RuntimeError:  # a device that cannot share sends its values
+            return reduce_storage(st)
     if iface.is_shared(st):
         sent = iface.reduce_shared(st)
         if sent is not None:
@@ -76,13 +93,17 @@ def share_memory_(self: Tensor) -> Tensor:
     _register()
     if iface.is_shared(st):
         return self
+    _move(iface, st)
+    return self
+
+
+def _move(iface: Any, st: Storage) -> None:
     iface.share_memory(st)
     # The buffer moved: drop the native arrays that tensors over this storage cached of the
     # old one (views made before the call). A one-time scan; the operator path never pays.
     for ref in gc.get_referrers(st):
         if isinstance(ref, Tensor) and ref._storage is st:
             ref._native = None
-    return self
 
 
 def is_shared(self: Tensor) -> bool:

@@ -183,6 +183,42 @@ def test_hogwild_processes_train_one_shared_model(method: str) -> None:
     assert tc.nn.functional.mse_loss(model(x), y).item() < before / 10
 
 
+def _add_in_child(t: Any, done: Any) -> None:
+    t.add_(1)
+    done.put(t.is_shared())
+
+
+def _fail_in_child(i: int, what: str) -> None:
+    if i == 1:
+        raise ValueError(what)
+
+
+def test_tensorcore_multiprocessing_shares_what_it_sends() -> None:
+    """As torch.multiprocessing: a CPU tensor sent to another process (here a spawned
+    process's argument) moves into shared memory, so the child's writes reach the parent."""
+    import tensorcore.multiprocessing as tmp
+
+    ctx = tmp.get_context("spawn")
+    x = tc.zeros(3)
+    done = ctx.Queue()
+    p = ctx.Process(target=_add_in_child, args=(x, done))
+    p.start()
+    p.join(timeout=120)
+    assert p.exitcode == 0 and done.get(timeout=10) is True
+    assert x.is_shared() and x.tolist() == [1.0, 1.0, 1.0]
+    assert tmp.Queue is not None and "spawn" in tmp.__all__ and "Process" in tmp.__all__
+    tmp.spawn(_fail_in_child, args=("fine",), nprocs=1)
+    with pytest.raises(tmp.ProcessRaisedException, match="ValueError: boom") as info:
+        tmp.spawn(_fail_in_child, args=("boom",), nprocs=2)
+    assert info.value.error_index == 1
+    context = tmp.spawn(_fail_in_child, args=("x",), nprocs=1, join=False)
+    assert context is not None and len(context.pids()) == 1
+    while not context.join():
+        pass
+    with pytest.raises(AssertionError, match="unknown sharing strategy"):
+        tmp.set_sharing_strategy("file_system")
+
+
 def test_share_memory_keeps_values_views_and_pickling() -> None:
     x = tc.arange(6.0).view(2, 3)
     row = x[1]
