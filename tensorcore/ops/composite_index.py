@@ -126,7 +126,8 @@ def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -
             f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
         )
     flat = index.reshape(-1)
-    if flat.numel():
+    # (a device without data, meta, has no indices to check: PyTorch's meta put skips it too)
+    if flat.numel() and _registry.interface(self._device).holds_data:
         for bound in (flat.min().item(), flat.max().item()):
             if not -n <= bound < n:
                 raise IndexError(
