@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _comparison, _pinned
+from . import _comparison, _pinned, _shared_memory, _typed_storage
 from . import dtypes as dt
 from ._inplace_views import INPLACE_VIEWS
 from ._memory_format import format_strides, suggest_memory_format
@@ -914,6 +914,9 @@ def install() -> None:
         "detach_": detach_,
         "pin_memory": _pinned.pin_memory,
         "is_pinned": _pinned.is_pinned,
+        "share_memory_": _shared_memory.share_memory_,
+        "is_shared": _shared_memory.is_shared,
+        "storage": _typed_storage.storage,
         "__getitem__": _indexing.__getitem__,
         "__setitem__": _indexing.__setitem__,
         "T": property(_T),

@@ -279,3 +279,8 @@ def test_init_process_group_refuses_a_bad_device_id_before_the_backend(
     with pytest.raises(error, match=text):
         dist.init_process_group("mpi", device_id=device_id)
     assert not dist.is_initialized()
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_sync_batchnorm_equals_batchnorm_on_the_whole_batch(n: int) -> None:
+    _ok(mpirun(n, "sync_batchnorm.py"), n)

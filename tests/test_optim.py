@@ -146,6 +146,99 @@ CASES += [
 ]
 
 
+def ref_nadam(p: Any, g: Any, st: dict[str, Any], lr: float = 2e-3, betas: Any = (0.9, 0.999),
+              eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+              decoupled_weight_decay: bool = False, maximize: bool = False) -> Any:  # fmt: skip
+    b1, b2 = betas
+    g = -g if maximize else g
+    if weight_decay:
+        if decoupled_weight_decay:
+            p = p * (1 - lr * weight_decay)
+        else:
+            g = g + weight_decay * p
+    t = st["t"] = st.get("t", 0) + 1
+    mu = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))
+    mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
+    # PyTorch keeps the product of the mu's in a float32 0-d tensor
+    prod = st["prod"] = np.float32(st.get("prod", np.float32(1.0)) * np.float32(mu))
+    m = st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
+    v = st["v"] = b2 * st.get("v", 0) + (1 - b2) * g * g
+    denom = np.sqrt(v / (1 - b2**t)) + eps
+    prod = float(prod)
+    p = p - lr * (1 - mu) / (1 - prod) * g / denom
+    return p - lr * mu_next / (1 - prod * mu_next) * m / denom
+
+
+def ref_radam(p: Any, g: Any, st: dict[str, Any], lr: float = 1e-3, betas: Any = (0.9, 0.999),
+              eps: float = 1e-8, weight_decay: float = 0.0,
+              decoupled_weight_decay: bool = False, maximize: bool = False) -> Any:  # fmt: skip
+    b1, b2 = betas
+    g = -g if maximize else g
+    if weight_decay:
+        if decoupled_weight_decay:
+            p = p * (1 - lr * weight_decay)
+        else:
+            g = g + weight_decay * p
+    t = st["t"] = st.get("t", 0) + 1
+    m = st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
+    v = st["v"] = b2 * st.get("v", 0) + (1 - b2) * g * g
+    rho_inf = 2 / (1 - b2) - 1
+    rho_t = rho_inf - 2 * t * b2**t / (1 - b2**t)
+    m_hat = m / (1 - b1**t)
+    if rho_t <= 5:
+        return p - lr * m_hat
+    r = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+    return p - lr * m_hat * math.sqrt(1 - b2**t) / (np.sqrt(v) + eps) * r
+
+
+def ref_asgd(p: Any, g: Any, st: dict[str, Any], lr: float = 1e-2, lambd: float = 1e-4,
+             alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0.0,
+             maximize: bool = False) -> Any:  # fmt: skip
+    g = -g if maximize else g
+    if weight_decay:
+        g = g + weight_decay * p
+    t = st["t"] = st.get("t", 0) + 1
+    eta = float(st.get("eta", np.float32(lr)))  # a float32 0-d tensor in PyTorch
+    p = p * (1 - lambd * eta) - eta * g
+    mu = float(st.get("mu", 1.0))
+    st["ax"] = p.copy() if mu == 1 else st["ax"] + (p - st["ax"]) * mu
+    st["eta"] = np.float32(lr / (1 + lambd * lr * t) ** alpha)
+    st["mu"] = np.float32(1 / max(1, t - t0))
+    return p
+
+
+def ref_rprop(p: Any, g: Any, st: dict[str, Any], lr: float = 1e-2, etas: Any = (0.5, 1.2),
+              step_sizes: Any = (1e-6, 50), maximize: bool = False) -> Any:  # fmt: skip
+    g = -g if maximize else g
+    prev = st.get("prev", np.zeros_like(p))
+    size = st.get("size", np.full_like(p, lr))
+    s = np.sign(g * prev)
+    size = st["size"] = np.clip(size * np.where(s > 0, etas[1], np.where(s < 0, etas[0], 1)),
+                                *step_sizes)  # fmt: skip
+    g = st["prev"] = np.where(s < 0, 0.0, g)
+    return p - np.sign(g) * size
+
+
+CASES += [
+    (optim.NAdam, ref_nadam, {}),
+    (optim.NAdam, ref_nadam, {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.1,
+                              "momentum_decay": 0.01}),
+    (optim.NAdam, ref_nadam, {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True,
+                              "maximize": True}),
+    (optim.RAdam, ref_radam, {}),
+    # betas[1] = 0.5 makes rho_t exceed 5 from the fourth step on: both branches run
+    (optim.RAdam, ref_radam, {"lr": 0.01, "betas": (0.8, 0.5), "weight_decay": 0.1}),
+    (optim.RAdam, ref_radam, {"lr": 0.01, "betas": (0.9, 0.6), "weight_decay": 0.1,
+                              "decoupled_weight_decay": True, "maximize": True}),
+    (optim.ASGD, ref_asgd, {}),
+    (optim.ASGD, ref_asgd, {"lr": 0.1, "lambd": 0.01, "alpha": 0.5, "t0": 2,
+                            "weight_decay": 0.1, "maximize": True}),
+    (optim.Rprop, ref_rprop, {}),
+    (optim.Rprop, ref_rprop, {"lr": 0.1, "etas": (0.3, 1.5), "step_sizes": (0.05, 0.2),
+                              "maximize": True}),
+]  # fmt: skip
+
+
 def _ids(case: Any) -> str:
     return f"{case[0].__name__}-{'-'.join(f'{k}={v}' for k, v in case[2].items())}"
 
@@ -224,7 +317,11 @@ def test_param_groups_zero_grad_and_errors() -> None:
     assert "Parameter Group 1" in repr(opt) and "    lr: 0.5" in repr(opt)
 
 
-@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW, optim.RMSprop, optim.Adagrad])
+@pytest.mark.parametrize(
+    "cls",
+    [optim.SGD, optim.Adam, optim.AdamW, optim.RMSprop, optim.Adagrad, optim.NAdam, optim.RAdam,
+     optim.ASGD, optim.Rprop],
+)  # fmt: skip
 def test_state_dict_round_trip_continues_the_trajectory(cls: Any, tmp_path: Any) -> None:
     kw = {"lr": 0.05, "momentum": 0.9} if cls in (optim.SGD, optim.RMSprop) else {"lr": 0.05}
 
@@ -421,3 +518,29 @@ def test_sparse_embedding_model_trains_end_to_end() -> None:
         opt_dense.step()
     acc = (head(emb(tokens).mean(1)).argmax(1) == labels).to(tc.float64).mean().item()
     assert acc > 0.9
+
+
+def test_new_optimizers_check_their_options_as_pytorch() -> None:
+    a = tc.nn.Parameter(tc.ones(2))
+    with pytest.raises(ValueError, match="Invalid momentum_decay value: -1"):
+        optim.NAdam([a], momentum_decay=-1)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1"):
+        optim.RAdam([a], betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match=r"Invalid eta values: 1\.5, 1\.2"):
+        optim.Rprop([a], etas=(1.5, 1.2))
+    with pytest.raises(ValueError, match="Invalid weight_decay value"):
+        optim.ASGD([a], weight_decay=-0.1)
+    a.grad = tc.sparse_coo_tensor([[0]], tc.ones(1), (2,))
+    for cls in (optim.NAdam, optim.RAdam, optim.ASGD, optim.Rprop):
+        with pytest.raises(RuntimeError, match=f"{cls.__name__} does not support sparse"):
+            cls([a]).step()
+    # the scalar state is kept as PyTorch keeps it: float32 0-d tensors
+    b = tc.nn.Parameter(tc.ones(2, dtype=F64))
+    b.grad = tc.ones(2, dtype=F64)
+    opt = optim.ASGD([b])
+    opt.step()
+    assert list(opt.state[b]) == ["step", "eta", "mu", "ax"]
+    assert opt.state[b]["eta"].dtype == tc.float32 and opt.state[b]["ax"].dtype == F64
+    opt2 = optim.NAdam([b])
+    opt2.step()
+    assert list(opt2.state[b]) == ["step", "mu_product", "exp_avg", "exp_avg_sq"]

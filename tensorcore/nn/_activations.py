@@ -1,7 +1,8 @@
 """More functional activations and rearrangements: ``glu``, ``softmin``, ``gumbel_softmax``,
 ``threshold``, the
 shrinkage functions (``hardshrink``, ``softshrink``, ``tanhshrink``), the in-place forms
-(``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``),
+(``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``), the randomized leaky
+ReLU (``rrelu``, ``rrelu_``),
 ``pixel_shuffle``/``pixel_unshuffle``, ``channel_shuffle`` and ``local_response_norm``,
 re-exported by ``tensorcore.nn.functional``."""
 
@@ -28,6 +29,8 @@ __all__ = [
     "pixel_shuffle",
     "pixel_unshuffle",
     "relu_",
+    "rrelu",
+    "rrelu_",
     "softmin",
     "softshrink",
     "tanhshrink",
@@ -199,6 +202,65 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return input.clamp_(min_val, max_val)
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool, inplace: bool) -> Tensor:
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"rrelu\" not implemented for '{input.dtype.name.title()}'")
+    x = _source(input) if inplace else input
+    if training:
+        # One slope per element, drawn from the default generator; the positive elements'
+        # slope is 1. The product with x is what autograd differentiates: the gradient is
+        # the slope, as PyTorch's RReLU backward gives.
+        slopes = ops.empty_like(x).uniform_(lower, upper)
+        out = x * ops.where(x > 0, ops.ones_like(x), slopes)
+    else:
+        out = ops.where(x > 0, x, x * ((lower + upper) / 2))
+    return input.copy_(out) if inplace else out
+
+
+@checked(
+    "rrelu(Tensor input, float lower=0.125, float upper=0.3333333333333333, "
+    "bool training=False, bool inplace=False) -> Tensor"
+)
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """Randomized leaky ReLU: ``x`` where ``x > 0``, else ``a * x`` with each element's slope
+    ``a`` drawn uniformly from ``[lower, upper]`` when ``training``, and the mean slope
+    ``(lower + upper) / 2`` otherwise.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.rrelu(tc.tensor([-2.0, 3.0]), 0.25, 0.75)
+    tensor([-1.,  3.])
+    """
+    return _rrelu(input, lower, upper, training, inplace)
+
+
+@checked(
+    "rrelu_(Tensor input, float lower=0.125, float upper=0.3333333333333333, "
+    "bool training=False) -> Tensor"
+)
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
+    """In-place ``rrelu``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.rrelu_(tc.tensor([-2.0, 3.0]), 0.25, 0.75)
+    tensor([-1.,  3.])
+    """
+    return _rrelu(input, lower, upper, training, True)
 
 
 def _source(input: Tensor) -> Tensor:

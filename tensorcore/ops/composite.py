@@ -191,6 +191,22 @@ def dist(self: Tensor, other: Tensor, p: Any = 2) -> Tensor:
     return ops.vector_norm(diff, p)
 
 
+@_composite
+def renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if self.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    dim = _wrap_dim(dim, self.ndim)
+    others = [d for d in range(self.ndim) if d != dim]
+    norm = ops.vector_norm(self, float(p), others, True)
+    # PyTorch scales with maxnorm / (norm + 1e-7), computed in the norm's (real) dtype.
+    factor = ops.where(norm > maxnorm, maxnorm / (norm + 1e-7), ops.ones_like(norm))
+    return self * factor
+
+
 # ------------------------------------------------------------------ views and shapes
 @_composite
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:

@@ -1,5 +1,5 @@
 """Composite operators that select, scatter, count or place elements by index:
-``masked_select``, ``index_add``/``index_copy``/``index_fill``/``index_reduce``,
+``masked_select``, ``index_add``/``index_copy``/``index_fill``/``index_reduce``, ``put``,
 ``bincount``, ``diag``, ``diag_embed`` and ``segment_reduce``. Each is a few calls of the
 indexing operators (``index``, ``index_put``, ``masked_fill``, ``scatter_reduce``), so every
 backend gets them and autograd differentiates through them.
@@ -116,6 +116,35 @@ def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     # A mask over dim ``dim`` that broadcasts over the others.
     mask = hit.reshape((n,) + (1,) * (self.ndim - dim - 1)) if self.ndim else hit.reshape(())
     return ops.masked_fill(self, mask, value)
+
+
+@_composite
+def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    if index._dtype is not dt.int64:
+        raise RuntimeError(
+            f"put_(): Expected a long tensor for index, but got {torch_name(index._dtype)}"
+        )
+    if source._dtype is not self._dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{torch_name(self._dtype)} and source.dtype = {torch_name(source._dtype)}"
+        )
+    n = self.numel()
+    if source.numel() != index.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    flat = index.reshape(-1)
+    # (a device without data, meta, has no indices to check: PyTorch's meta put skips it too)
+    if flat.numel() and _registry.interface(self._device).holds_data:
+        for bound in (flat.min().item(), flat.max().item()):
+            if not -n <= bound < n:
+                raise IndexError(
+                    f"out of range: tried to access index {bound} on a tensor of {n} elements."
+                )
+    values = ops.index_put(self.reshape(-1), [flat], source.reshape(-1), accumulate)
+    return values.reshape(self._shape)
 
 
 @_composite

@@ -1,7 +1,8 @@
 """Composite statistics: order statistics (``kthvalue``, ``median``, ``quantile`` and their
 NaN-ignoring forms) from a stable sort, and the NaN-ignoring and paired reductions
 (``nanmean``, ``nansum``, ``var_mean``, ``std_mean``, ``aminmax``), and the covariance and
-correlation matrices (``cov``, ``corrcoef``).
+correlation matrices (``cov``, ``corrcoef``), and the numerical calculus of sampled functions
+(``trapezoid``, ``cumulative_trapezoid``, ``gradient``).
 
 Written with other operators, so every backend gets them and autograd differentiates them
 through their parts (a sort's values, a gather, a lerp); ``ops/composite.py`` registers them
@@ -432,3 +433,120 @@ def chain_matmul(matrices: Any) -> Tensor:
             raise RuntimeError(f"chain_matmul(): Tensor 0 must be 2D but got {m.ndim}D")
         return m.clone()
     return linalg_multi_dot(list(matrices))
+
+
+def _gradient_spacing(self: Tensor, spacing: Any, dims: list[int], given: bool) -> list[Any]:
+    if isinstance(spacing, Tensor) and spacing.ndim == 0:
+        spacing = spacing.item()
+    if isinstance(spacing, (int, float, complex)) and not isinstance(spacing, bool):
+        return [spacing] * len(dims)
+    if not isinstance(spacing, (list, tuple)):
+        raise TypeError(
+            "gradient(): argument 'spacing' must be a number, a tuple of numbers or a tuple of "
+            f"Tensors, not {type(spacing).__name__}"
+        )
+    if len(spacing) != len(dims):
+        if given:
+            raise RuntimeError(
+                "torch.gradient expected spacing to be unspecified, a scalar or it's spacing "
+                "and dim arguments to have the same length, but got a spacing argument of "
+                f"length {len(spacing)} and a dim argument of length {len(dims)}."
+            )
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+            f"equal to 'self.dim() = {self.ndim}', since dim argument was not given, but got "
+            f"a list of length {len(spacing)}"
+        )
+    if any(isinstance(s, Tensor) for s in spacing):
+        for i, s in enumerate(spacing):
+            if not isinstance(s, Tensor):
+                raise TypeError(
+                    f"gradient(): expected Tensor as element {i} in argument 'spacing', but got "
+                    f"{type(s).__name__}"
+                )
+            if s.ndim != 1:
+                raise RuntimeError(
+                    "torch.gradient expected each element of spacing to have one dimension, "
+                    f"but got an element with {s.ndim} dimensions!"
+                )
+            n = self._shape[dims[i]]
+            if s._shape[0] != n:
+                raise RuntimeError(
+                    f"torch.gradient expected the coordinates along dim {dims[i]} to have "
+                    f"{n} elements, but got {s._shape[0]}"
+                )
+    return list(spacing)
+
+
+def _gradient_along(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
+    n = f._shape[d]
+
+    def part(start: int, length: int) -> Tensor:
+        return f.narrow(d, start, length)
+
+    if not isinstance(h, Tensor):
+        inner = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / h
+            last = (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (part(0, 1) * -1.5 + part(1, 1) * 2 - part(2, 1) * 0.5) / h
+            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2 + part(n - 1, 1) * 1.5) / h
+        return ops.cat([first, inner, last], d)
+    # Coordinates: NumPy's second-order formulas for uneven spacing, with the distances
+    # shaped to broadcast along dim d.
+    shape = [1] * f.ndim
+    shape[d] = n - 1
+    dx = (h[1:] - h[:-1]).reshape(shape)
+
+    def step(start: int, length: int) -> Tensor:
+        return dx.narrow(d, start, length)
+
+    hs, hd = step(0, n - 2), step(1, n - 2)
+    inner = (
+        part(0, n - 2) * (-hd / (hs * (hd + hs)))
+        + part(1, n - 2) * ((hd - hs) / (hd * hs))
+        + part(2, n - 2) * (hs / (hd * (hs + hd)))
+    )
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / step(0, 1)
+        last = (part(n - 1, 1) - part(n - 2, 1)) / step(n - 2, 1)
+    else:
+        d1, d2 = step(0, 1), step(1, 1)
+        first = (
+            part(0, 1) * (-(2 * d1 + d2) / (d1 * (d1 + d2)))
+            + part(1, 1) * ((d1 + d2) / (d1 * d2))
+            + part(2, 1) * (-d1 / (d2 * (d1 + d2)))
+        )
+        d1, d2 = step(n - 3, 1), step(n - 2, 1)
+        last = (
+            part(n - 3, 1) * (d2 / (d1 * (d1 + d2)))
+            + part(n - 2, 1) * (-(d2 + d1) / (d1 * d2))
+            + part(n - 1, 1) * ((2 * d2 + d1) / (d2 * (d1 + d2)))
+        )
+    return ops.cat([first, inner, last], d)
+
+
+@_composite
+def gradient(self: Tensor, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> Any:
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    given = dim is not None
+    if dim is None:
+        dims = list(range(self.ndim))
+    else:
+        raw = [dim] if isinstance(dim, int) else list(dim)
+        dims = [_wrap_dim(d, self.ndim) for d in raw]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    steps = _gradient_spacing(self, spacing, dims, given)
+    for d in dims:
+        if self._shape[d] < edge_order + 1:
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least edge_order+1"
+            )
+    f = self
+    if not (f._dtype.is_floating_point or f._dtype.is_complex or f._dtype is dt.bool_):
+        f = f.to(dt.get_default_dtype())
+    return tuple(_gradient_along(f, d, h, edge_order) for d, h in zip(dims, steps, strict=True))

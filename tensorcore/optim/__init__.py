@@ -6,12 +6,15 @@ from .adadelta import Adadelta, Adamax
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .lbfgs import LBFGS
+from .nadam import NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
+from .rprop import ASGD, Rprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = [
+    "ASGD",
     "LBFGS",
     "SGD",
     "Adadelta",
@@ -19,8 +22,11 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "NAdam",
     "Optimizer",
+    "RAdam",
     "RMSprop",
+    "Rprop",
     "SparseAdam",
     "lr_scheduler",
     "swa_utils",

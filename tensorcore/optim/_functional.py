@@ -13,7 +13,18 @@ from ..dispatch import get_op
 from ..layouts import strided
 from ..ops import functions as ops
 
-__all__ = ["adagrad", "adam", "fused_kernel", "rmsprop", "sgd", "sparse_update"]
+__all__ = [
+    "adagrad",
+    "adam",
+    "asgd",
+    "fused_kernel",
+    "nadam",
+    "radam",
+    "rmsprop",
+    "rprop",
+    "sgd",
+    "sparse_update",
+]
 
 
 def fused_kernel(name: str, params: list[Tensor]) -> bool:
@@ -188,3 +199,147 @@ def adagrad(
         s = sums[i]
         s.add_(g * g)
         p.add_(g / s.sqrt().add_(eps), alpha=-clr)
+
+
+def nadam(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    mu_products: list[Tensor],
+    steps: list[Tensor],
+    *,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    momentum_decay: float,
+    decoupled: bool,
+    maximize: bool,
+) -> None:
+    """NAdam: Adam with Nesterov momentum whose coefficient ``mu_t = beta1 (1 - 0.96^(t
+    psi) / 2)`` warms up; ``mu_products`` keeps their running product (a float32 0-d
+    tensor, as PyTorch keeps it, so the rounding is PyTorch's)."""
+    for i, p in enumerate(params):
+        g = grads[i] if not maximize else -grads[i]
+        steps[i].add_(1)
+        step = steps[i].item()
+        if weight_decay:
+            if decoupled:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                g = g + p * weight_decay
+        mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+        mu_products[i].mul_(mu)
+        mu_product = mu_products[i].item()
+        m, v = exp_avgs[i], exp_avg_sqs[i]
+        m.lerp_(g, 1 - beta1)
+        v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        denom = (v / (1 - beta2**step)).sqrt_().add_(eps)
+        p.addcdiv_(g, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+        p.addcdiv_(m, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))
+
+
+def radam(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    steps: list[Tensor],
+    *,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    decoupled: bool,
+    maximize: bool,
+) -> None:
+    """RAdam: Adam whose adaptive step is rectified by the variance of its estimate, and
+    plain bias-corrected momentum while that estimate is too short (``rho_t <= 5``)."""
+    rho_inf = 2 / (1 - beta2) - 1
+    for i, p in enumerate(params):
+        g = grads[i] if not maximize else -grads[i]
+        steps[i].add_(1)
+        step = steps[i].item()
+        if weight_decay:
+            if decoupled:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                g = g + p * weight_decay
+        m, v = exp_avgs[i], exp_avg_sqs[i]
+        m.lerp_(g, 1 - beta1)
+        v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        bc1 = 1 - beta1**step
+        bc2 = 1 - beta2**step
+        rho_t = rho_inf - 2 * step * beta2**step / bc2
+        update = m / bc1 * lr
+        if rho_t > 5.0:
+            rect = (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+            update = update * (bc2**0.5 / v.sqrt().add_(eps)) * rect**0.5
+        p.sub_(update)
+
+
+def asgd(
+    params: list[Tensor],
+    grads: list[Tensor],
+    axs: list[Tensor],
+    etas: list[Tensor],
+    mus: list[Tensor],
+    steps: list[Tensor],
+    *,
+    lr: float,
+    lambd: float,
+    alpha: float,
+    t0: float,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
+    """Averaged SGD: ``p = p (1 - lambd eta) - eta g`` and the running average ``ax`` of
+    ``p`` from step ``t0`` on; ``eta`` and ``mu`` (float32 0-d tensors, as in PyTorch)
+    follow ``lr / (1 + lambd lr t)^alpha`` and ``1 / max(1, t - t0)``."""
+    for i, p in enumerate(params):
+        g = grads[i] if not maximize else -grads[i]
+        steps[i].add_(1)
+        if weight_decay:
+            g = g + p * weight_decay
+        eta = etas[i].item()
+        p.mul_(1 - lambd * eta).add_(g, alpha=-eta)
+        ax, mu = axs[i], mus[i]
+        if mu.item() != 1:
+            ax.add_((p - ax).mul_(mu))
+        else:
+            ax.copy_(p)
+        step = steps[i].item()
+        etas[i].fill_(lr / (1 + lambd * lr * step) ** alpha)
+        mus[i].fill_(1 / max(1, step - t0))
+
+
+def rprop(
+    params: list[Tensor],
+    grads: list[Tensor],
+    prevs: list[Tensor],
+    step_sizes: list[Tensor],
+    steps: list[Tensor],
+    *,
+    etaminus: float,
+    etaplus: float,
+    step_size_min: float,
+    step_size_max: float,
+    maximize: bool,
+) -> None:
+    """Rprop: each element's step size grows by ``etaplus`` while its gradient keeps its
+    sign and shrinks by ``etaminus`` when it flips (that step then skips the element);
+    ``p -= sign(g) * step_size``."""
+    for i, p in enumerate(params):
+        g = grads[i] if not maximize else -grads[i]
+        steps[i].add_(1)
+        prev, step_size = prevs[i], step_sizes[i]
+        sign = (g * prev).sign()
+        factor = ops.where(sign > 0, etaplus, ops.where(sign < 0, etaminus, ops.ones_like(sign)))
+        step_size.mul_(factor).clamp_(step_size_min, step_size_max)
+        g = ops.where(sign < 0, 0.0, g)
+        p.addcmul_(g.sign(), step_size, value=-1)
+        prev.copy_(g)

@@ -198,6 +198,31 @@ class DeviceInterface:
         ``Tensor.is_pinned()`` asks. False by default."""
         return False
 
+    # Memory shared between processes: ``Tensor.share_memory_()``, ``Tensor.is_shared()`` and
+    # what multiprocessing's pickler sends for a shared storage (Hogwild training).
+
+    def share_memory(self, storage: Storage) -> None:
+        """Move ``storage``'s contents into memory that other processes can map, in place:
+        replace ``storage.data`` by a buffer of the same size over such memory holding the
+        same values (the core then drops the native arrays that tensors cached of the old
+        buffer). Called once per storage, where :meth:`is_shared` is false. The default
+        raises ``RuntimeError``: the device cannot share its memory."""
+        raise RuntimeError(
+            f"share_memory_(): the '{self.type}' backend cannot share memory between processes"
+        )
+
+    def is_shared(self, storage: Storage) -> bool:
+        """Whether ``storage`` lies in memory shared between processes (made so by
+        :meth:`share_memory`, or received from another process). False by default."""
+        return False
+
+    def reduce_shared(self, storage: Storage) -> tuple[Any, tuple[Any, ...]] | None:
+        """What multiprocessing's pickler sends for a shared ``storage`` (one that
+        :meth:`is_shared` says is shared): a ``(function, args)`` pair as ``__reduce__``
+        returns, whose call in the receiving process gives a :class:`Storage` over the same
+        memory. None by default: the storage is pickled by value, as any other."""
+        return None
+
     # Serialisation: pickle, copy.deepcopy and tensorcore.save/load move a storage's contents
     # through these three methods only, so any device can take part. The defaults work on
     # every device that has ``from_data`` and a ``tolist`` kernel, element by element in

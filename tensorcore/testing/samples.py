@@ -1861,6 +1861,40 @@ def _trapezoid(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("gradient")
+def _gradient(m: _Maker) -> list[Sample]:
+    out = [
+        S((m.uniform(3, 4),), desc="every dim"),
+        S((m.uniform(4, 3, t=True),), {"spacing": 2.0, "dim": 1, "edge_order": 2}, desc="dim 1"),
+        S((m.uniform(3, 4),), {"spacing": (0.5, 2.0), "dim": (1, 0)}, desc="a number per dim"),
+    ]
+    if m.floating:  # (coordinates in the samples' dtype: the spacing must not widen the result)
+        xs = [m.away(3).cumsum(0), m.away(4).cumsum(0)]
+        out.append(S((m.uniform(3, 4),), {"spacing": xs, "edge_order": 2}, desc="coordinates"))
+    return out
+
+
+@_samples("renorm")
+def _renorm(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), 2, 0, 0.5), desc="rows"),
+        S((m.uniform(4, 3, t=True), 1, 1, 0.8), desc="columns of transposed, p=1"),
+        S((m.uniform(2, 3, 2), 3.0, -1, 100.0), desc="nothing to scale"),
+    ]
+
+
+@_samples("put")
+def _put(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.index([4, -1, 0]), m.uniform(3)), desc="negative index"),
+        S(
+            (m.uniform(3, 2, t=True), m.index([[1, 1], [5, 0]]), m.uniform(2, 2)),
+            {"accumulate": True},
+            desc="accumulate repeated",
+        ),
+    ]
+
+
 @_samples("chain_matmul")
 def _chain_matmul(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.uniform(3, 4), m.uniform(4, 2))), S((m.uniform(3, 3),))]

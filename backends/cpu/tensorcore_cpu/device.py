@@ -18,7 +18,7 @@ from tensorcore.backend import (
     native,
 )
 
-from . import _dlpack
+from . import _dlpack, _shared
 from ._cache import MIN_BYTES
 from ._cache import cache as _blocks
 from ._dtypes import TO_NUMPY as _TO_NP
@@ -215,3 +215,15 @@ class CPUDevice(DeviceInterface):
     def clone_storage(self, storage: Storage) -> Storage:
         """A copy of the buffer."""
         return Storage(storage.data.copy(), storage.nbytes, _CPU, storage.dtype)
+
+    def share_memory(self, storage: Storage) -> None:
+        """Move the buffer into a shared mapping of a memory file (``_shared.py``)."""
+        _shared.share(storage)
+
+    def is_shared(self, storage: Storage) -> bool:
+        """Whether the buffer is a shared mapping (``share_memory``, or received)."""
+        return _shared.is_shared(storage)
+
+    def reduce_shared(self, storage: Storage) -> tuple[Any, tuple[Any, ...]] | None:
+        """Send the memory file's descriptor (``multiprocessing.reduction.DupFd``)."""
+        return _shared.reduce(storage)

@@ -16,6 +16,7 @@ from .activation import (
     Mish,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -28,7 +29,9 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
+from .batchnorm import SyncBatchNorm
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
@@ -73,18 +76,26 @@ from .margin_loss import (
     TripletMarginWithDistanceLoss,
 )
 from .misc import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
     ConstantPad1d,
     ConstantPad2d,
+    ConstantPad3d,
     CosineSimilarity,
     PReLU,
     ReflectionPad1d,
     ReflectionPad2d,
+    ReflectionPad3d,
     ReplicationPad1d,
     ReplicationPad2d,
+    ReplicationPad3d,
     Upsample,
     UpsamplingBilinear2d,
     UpsamplingNearest2d,
+    ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )
 from .module import Module
 from .normalization import (
@@ -109,6 +120,7 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -140,6 +152,7 @@ __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d",
+    "AdaptiveLogSoftmaxWithLoss",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
@@ -154,8 +167,12 @@ __all__ = [
     "Bilinear",
     "CTCLoss",
     "ChannelShuffle",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
     "ConstantPad1d",
     "ConstantPad2d",
+    "ConstantPad3d",
     "Conv1d",
     "Conv2d",
     "Conv3d",
@@ -173,6 +190,7 @@ __all__ = [
     "EmbeddingBag",
     "Flatten",
     "Fold",
+    "FractionalMaxPool2d",
     "GRUCell",
     "GaussianNLLLoss",
     "GroupNorm",
@@ -233,12 +251,15 @@ __all__ = [
     "PoissonNLLLoss",
     "RMSNorm",
     "RNNCell",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "ReflectionPad1d",
     "ReflectionPad2d",
+    "ReflectionPad3d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "ReplicationPad3d",
     "Sequential",
     "SiLU",
     "Sigmoid",
@@ -250,6 +271,7 @@ __all__ = [
     "Softplus",
     "Softshrink",
     "Softsign",
+    "SyncBatchNorm",
     "Tanh",
     "Tanhshrink",
     "Threshold",
@@ -265,5 +287,7 @@ __all__ = [
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "ZeroPad1d",
     "ZeroPad2d",
+    "ZeroPad3d",
 ]

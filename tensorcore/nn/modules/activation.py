@@ -22,6 +22,7 @@ __all__ = [
     "LogSigmoid",
     "LogSoftmax",
     "Mish",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "SiLU",
@@ -123,6 +124,35 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: ``x`` for positive ``x``, else ``a * x`` with a slope ``a``
+    drawn uniformly from ``[lower, upper]`` for each element in training mode, and the mean
+    slope ``(lower + upper) / 2`` in eval mode.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> m = tc.nn.RReLU(0.1, 0.3).eval()
+    >>> m(tc.tensor([-1.0, 2.0]))
+    tensor([-0.2000,  2.0000])
+    """
+
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.rrelu`."""
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (
+            ", inplace=True" if self.inplace else ""
+        )
 
 
 class ELU(Module):

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from ... import dtypes as dt
 from ..._tensor import Tensor
 from ...ops import functions as ops
 from .. import functional as F
@@ -20,21 +18,6 @@ __all__ = ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]
 class NonDynamicallyQuantizableLinear(Linear):
     """The output projection of :class:`MultiheadAttention` (PyTorch's class name, so that
     ``repr`` and checkpoints match)."""
-
-
-def _as_float_mask(mask: Tensor | None, like: Tensor) -> Tensor | None:
-    """A bool mask (True: masked out) as an additive float mask; float masks pass."""
-    if mask is None:
-        return None
-    if mask.dtype is dt.bool_:
-        return ops.zeros(mask.shape, dtype=like.dtype, device=like.device).masked_fill(
-            mask, float("-inf")
-        )
-    if not mask.is_floating_point():
-        raise AssertionError(
-            f"only bool and floating types of masks are supported, got {mask.dtype}"
-        )
-    return mask.to(like.dtype)
 
 
 class MultiheadAttention(Module):
@@ -133,72 +116,36 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
-        """``(attn_output, attn_weights)`` as in PyTorch (see the class docstring)."""
-        if is_causal and attn_mask is None:
-            raise RuntimeError(
-                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
-                "module method `generate_square_subsequent_mask` to create this mask."
-            )
-        unbatched = query.ndim == 2
-        if unbatched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif self.batch_first:
+        """``(attn_output, attn_weights)`` as in PyTorch (see the class docstring), computed
+        by :func:`tensorcore.nn.functional.multi_head_attention_forward`."""
+        batched = query.ndim == 3
+        if batched and self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        tgt, bsz, e = query.shape
-        if e != self.embed_dim:
-            raise AssertionError(
-                f"was expecting embedding dimension of {self.embed_dim}, but got {e}"
-            )
-        h, hd = self.num_heads, self.head_dim
-        b = self.in_proj_bias
-        bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
-        if self._qkv_same_embed_dim:
-            wq, wk, wv = self.in_proj_weight.chunk(3)
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        q = F.linear(query, wq, bq)
-        k = F.linear(key, wk, bk)
-        v = F.linear(value, wv, bv)
-        mask = _as_float_mask(attn_mask, q)
-        kpm = _as_float_mask(key_padding_mask, q)
-        if self.bias_k is not None and self.bias_v is not None:
-            k = ops.cat([k, self.bias_k.expand(1, bsz, e)])
-            v = ops.cat([v, self.bias_v.expand(1, bsz, e)])
-            mask = F.pad(mask, (0, 1)) if mask is not None else None
-            kpm = F.pad(kpm, (0, 1)) if kpm is not None else None
-        # (L, N, E) -> (N * heads, L, head_dim)
-        q = q.reshape(tgt, bsz * h, hd).transpose(0, 1)
-        k = k.reshape(k.shape[0], bsz * h, hd).transpose(0, 1)
-        v = v.reshape(v.shape[0], bsz * h, hd).transpose(0, 1)
-        if self.add_zero_attn:
-            zeros = ops.zeros((bsz * h, 1, hd), dtype=q.dtype, device=q.device)
-            k, v = ops.cat([k, zeros], 1), ops.cat([v, zeros], 1)
-            mask = F.pad(mask, (0, 1)) if mask is not None else None
-            kpm = F.pad(kpm, (0, 1)) if kpm is not None else None
-        src = k.shape[1]
-        scores = q.matmul(k.transpose(1, 2)) * (1.0 / math.sqrt(hd))
-        if mask is not None:
-            scores = scores + (mask if mask.ndim == 3 else mask.unsqueeze(0))
-        if kpm is not None:
-            scores = (scores.reshape(bsz, h, tgt, src) + kpm.reshape(bsz, 1, 1, src)).reshape(
-                bsz * h, tgt, src
-            )
-        weights = ops.softmax(scores, -1)
-        if self.dropout > 0.0 and self.training:
-            weights = F.dropout(weights, self.dropout)
-        out = weights.matmul(v).transpose(0, 1).reshape(tgt, bsz, e)
-        out = self.out_proj(out)
-        if unbatched:
-            out = out.squeeze(1)
-        elif self.batch_first:
+        out, w = F.multi_head_attention_forward(
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )
+        if batched and self.batch_first:
             out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
-        w = weights.reshape(bsz, h, tgt, src)
-        if average_attn_weights:
-            w = w.mean(1)
-        if unbatched:
-            w = w.squeeze(0)
         return out, w

@@ -13,18 +13,26 @@ from .linear import _factory
 from .module import Module
 
 __all__ = [
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
     "ConstantPad1d",
     "ConstantPad2d",
+    "ConstantPad3d",
     "CosineSimilarity",
     "PReLU",
     "ReflectionPad1d",
     "ReflectionPad2d",
+    "ReflectionPad3d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "ReplicationPad3d",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "ZeroPad1d",
     "ZeroPad2d",
+    "ZeroPad3d",
 ]
 
 
@@ -179,6 +187,70 @@ class ReplicationPad2d(ReplicationPad1d):
     """Pad the last two dims by repeating the edge."""
 
     _nd = 2
+
+
+class ConstantPad3d(ConstantPad1d):
+    """Pad the last three dims with ``value``."""
+
+    _nd = 3
+
+
+class ZeroPad1d(ZeroPad2d):
+    """Pad the last dim with zeros."""
+
+    _nd = 1
+
+
+class ZeroPad3d(ZeroPad2d):
+    """Pad the last three dims with zeros."""
+
+    _nd = 3
+
+
+class ReflectionPad3d(ReflectionPad1d):
+    """Pad the last three dims by reflection."""
+
+    _nd = 3
+
+
+class ReplicationPad3d(ReplicationPad1d):
+    """Pad the last three dims by repeating the edge."""
+
+    _nd = 3
+
+
+class CircularPad1d(_Pad):
+    """Pad the last dim of a 2-D or 3-D input circularly (with the values from the other
+    end, as if the dim wrapped around).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.CircularPad1d(2)(tc.arange(4.0).view(1, 1, 4))
+    tensor([[[2., 3., 0., 1., 2., 3., 0., 1.]]])
+    """
+
+    _mode = "circular"
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.pad` (``mode="circular"``)."""
+        if input.ndim not in (self._nd + 1, self._nd + 2):
+            raise ValueError(
+                f"expected {self._nd + 1}D or {self._nd + 2}D input (got {input.ndim}D input)"
+            )
+        return super().forward(input)
+
+
+class CircularPad2d(CircularPad1d):
+    """Pad the last two dims of a 3-D or 4-D input circularly."""
+
+    _nd = 2
+
+
+class CircularPad3d(CircularPad1d):
+    """Pad the last three dims of a 4-D or 5-D input circularly."""
+
+    _nd = 3
 
 
 class CosineSimilarity(Module):

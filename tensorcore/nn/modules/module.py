@@ -695,6 +695,20 @@ class Module:
         """Move every parameter and buffer to a CUDA device."""
         return self.to("cuda" if device is None else _cuda_device(device))
 
+    def share_memory(self) -> Module:
+        """Move every parameter, gradient and buffer into memory shared between processes
+        (:meth:`Tensor.share_memory_`), for Hogwild training with :mod:`multiprocessing`;
+        returns self.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> m = tc.nn.Linear(2, 1).share_memory()
+        >>> m.weight.is_shared()
+        True
+        """
+        return self._apply(lambda t: t.share_memory_())
+
     def type(self, dst_type: dt.dtype) -> Module:
         """Cast every parameter and buffer to ``dst_type``."""
         return self._apply(lambda t: t.to(dtype=dst_type))

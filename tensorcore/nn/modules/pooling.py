@@ -19,6 +19,7 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "FractionalMaxPool2d",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
@@ -383,4 +384,58 @@ class MaxUnpool1d(_MaxUnpool):
         """See :func:`tensorcore.nn.functional.max_unpool1d`."""
         return F.max_unpool1d(
             input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
+class FractionalMaxPool2d(Module):
+    """Fractional max pooling (:func:`tensorcore.nn.functional.fractional_max_pool2d`):
+    ``kernel_size`` windows with pseudo-random starts, to ``output_size`` or ``output_ratio``
+    (in ``(0, 1)``) times the input's size. ``_random_samples`` (a buffer, ``(N, C, 2)``)
+    fixes the windows; without it each call draws new ones.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> pool = tc.nn.FractionalMaxPool2d(3, output_ratio=0.5)
+    >>> pool(tc.randn(2, 4, 10, 12)).shape
+    tensorcore.Size([2, 4, 5, 6])
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        output_size: Any = None,
+        output_ratio: Any = None,
+        return_indices: bool = False,
+        _random_samples: Tensor | None = None,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, 2, "kernel_size")
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = (
+            _tuple(output_size, 2, "output_size") if output_size is not None else None
+        )
+        ratio = output_ratio
+        if ratio is not None and not isinstance(ratio, (tuple, list)):
+            ratio = (ratio, ratio)
+        self.output_ratio = tuple(ratio) if ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                "FractionalMaxPool2d requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        """See :func:`tensorcore.nn.functional.fractional_max_pool2d`."""
+        return F.fractional_max_pool2d(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
         )

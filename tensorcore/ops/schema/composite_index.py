@@ -42,6 +42,14 @@ _op(
     inplace=True,
 )
 _op(
+    "put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with the elements of ``source`` written at the positions ``index`` of "
+    "``self`` seen as 1-D (row-major; negative indices count from the end); "
+    "``accumulate=True`` adds them instead (repeated indices accumulate).",
+    inplace=True,
+)
+_op(
     "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
     "indexing nondifferentiable composite",
     "How many times each value ``0..max(self)`` occurs in the 1-D non-negative ``self`` (at "

@@ -341,6 +341,16 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         {"method": False, "dtype_error": "cumulative_" + _TRAPEZOID_BOOL},
     ),
     (
+        "gradient(Tensor self, *, Any spacing=1, Any dim=None, int edge_order=1) -> Tensor[]",
+        "shape",
+        "Estimates of the partial derivatives of the function sampled by ``self``, one tensor "
+        "per dim of ``dim`` (every dim when None): second-order central differences inside, "
+        "first- or second-order (``edge_order``) one-sided differences at the ends. "
+        "``spacing`` is one number (the samples' distance along every dim), one number per "
+        "dim, or one 1-D tensor of coordinates per dim.",
+        {"method": False},
+    ),
+    (
         "chain_matmul(Tensor... matrices) -> Tensor",
         "linalg",
         "The product of the matrices, in the cheapest order (deprecated in PyTorch: "

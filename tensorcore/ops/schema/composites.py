@@ -380,3 +380,10 @@ _op(
     f"Like :func:`full` {_LIKE}",
     method=False,
 )
+_op(
+    "renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor",
+    "linalg composite",
+    "Each sub-tensor ``self.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm`` scaled "
+    "down to norm ``maxnorm`` (by ``maxnorm / (norm + 1e-7)``); the others unchanged.",
+    inplace=True,
+)

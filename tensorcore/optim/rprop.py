@@ -1,0 +1,156 @@
+"""Rprop and ASGD."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as dt
+from ..autograd.grad_mode import no_grad
+from ..ops import functions as ops
+from . import _functional as fn
+from .adam import step_tensor
+from .optimizer import Optimizer
+
+__all__ = ["ASGD", "Rprop"]
+
+
+class Rprop(Optimizer):
+    """Rprop (resilient backpropagation), PyTorch's algorithm: every element has its own step
+    size (``lr`` at first), multiplied by ``etas[1]`` while its gradient keeps its sign and by
+    ``etas[0]`` when the sign flips (that step then leaves the element alone), clamped to
+    ``step_sizes``; ``p -= sign(g) * step_size``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.nn.Parameter(tc.tensor([1.0, -1.0]))
+    >>> opt = tc.optim.Rprop([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach()
+    tensor([ 0.9000, -0.9000])
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-2,
+        etas: tuple[float, float] = (0.5, 1.2),
+        step_sizes: tuple[float, float] = (1e-6, 50),
+        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = {
+            "lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
+            "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One Rprop update of every parameter with a gradient."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params, grads, prevs, sizes, steps = [], [], [], [], []
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    if p.grad.is_sparse:
+                        raise RuntimeError("Rprop does not support sparse gradients")
+                    st = self.state[p]
+                    if not st:
+                        st["step"] = step_tensor()
+                        st["prev"] = ops.zeros_like(p)
+                        st["step_size"] = ops.full_like(p, group["lr"])
+                    params.append(p)
+                    grads.append(p.grad)
+                    prevs.append(st["prev"])
+                    sizes.append(st["step_size"])
+                    steps.append(st["step"])
+                (etaminus, etaplus), (smin, smax) = group["etas"], group["step_sizes"]
+                fn.rprop(
+                    params, grads, prevs, sizes, steps, etaminus=etaminus, etaplus=etaplus,
+                    step_size_min=smin, step_size_max=smax, maximize=group["maximize"],
+                )  # fmt: skip
+        return loss
+
+
+class ASGD(Optimizer):
+    """ASGD (averaged stochastic gradient descent), PyTorch's algorithm:
+    ``p = p (1 - lambd eta) - eta g``; ``state["ax"]`` is the running average of ``p`` over
+    the steps after ``t0``; ``eta = lr / (1 + lambd lr t)^alpha``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.nn.Parameter(tc.tensor([1.0, -1.0]))
+    >>> opt = tc.optim.ASGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.detach(), opt.state[w]["ax"]
+    (tensor([ 0.8000, -0.8000]), tensor([ 0.8000, -0.8000]))
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-2,
+        lambd: float = 1e-4,
+        alpha: float = 0.75,
+        t0: float = 1e6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay,
+            "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+            "capturable": capturable,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One ASGD update of every parameter with a gradient."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params, grads, axs, etas, mus, steps = [], [], [], [], [], []
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    if p.grad.is_sparse:
+                        raise RuntimeError("ASGD does not support sparse gradients")
+                    st = self.state[p]
+                    if not st:
+                        # eta and mu are float32 0-d tensors on the parameter's device, as
+                        # PyTorch keeps them (so eta's rounding is PyTorch's).
+                        st["step"] = ops.zeros((), dtype=dt.float32, device=p.device)
+                        st["eta"] = ops.full((), group["lr"], dtype=dt.float32, device=p.device)
+                        st["mu"] = ops.ones((), dtype=dt.float32, device=p.device)
+                        st["ax"] = ops.zeros_like(p)
+                    params.append(p)
+                    grads.append(p.grad)
+                    axs.append(st["ax"])
+                    etas.append(st["eta"])
+                    mus.append(st["mu"])
+                    steps.append(st["step"])
+                fn.asgd(
+                    params, grads, axs, etas, mus, steps, lr=group["lr"], lambd=group["lambd"],
+                    alpha=group["alpha"], t0=group["t0"], weight_decay=group["weight_decay"],
+                    maximize=group["maximize"],
+                )  # fmt: skip
+        return loss
