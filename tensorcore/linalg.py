@@ -18,6 +18,7 @@ from typing import Any
 
 from . import dtypes as ops_dtypes
 from . import return_types as rt
+from ._linalg_general import eig, eigvals, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
 from .dispatch import get_op
@@ -35,11 +36,18 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
