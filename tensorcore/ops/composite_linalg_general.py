@@ -1,6 +1,7 @@
 """Composites over the decompositions of general matrices: ``linalg.eig``/``eigvals`` on
 ``_linalg_eig``, the LU family (``linalg.lu_factor``, ``linalg.lu``, ``linalg.lu_solve`` and
-the deprecated ``lu``/``lu_solve``) on ``linalg_lu_factor_ex`` and ``lu_unpack``, and
+the deprecated ``lu``/``lu_solve``, which do not warn, as ``svd`` and ``triangular_solve`` do
+not) on ``linalg_lu_factor_ex`` and ``lu_unpack``, and
 ``matrix_exp`` on ``linalg_matrix_exp`` (``ops/composite.py`` registers them with its own).
 
 They are differentiated through their parts: ``lu_solve`` through ``lu_unpack`` and the
@@ -9,7 +10,6 @@ triangular solves, ``linalg.lu`` through ``linalg_lu_factor_ex`` and ``lu_unpack
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -122,15 +122,15 @@ def linalg_lu_solve(
     LU: Tensor, pivots: Tensor, B: Tensor, left: bool = True, adjoint: bool = False
 ) -> Tensor:
     _check_lu_solve(LU, pivots, B, left)
-    piv = pivots
-    if piv.numel() and (bool((piv < 1).any()) or bool((piv > LU._shape[-2]).any())):
-        low = bool((piv < 1).any())
+    try:
+        P, L, U = _run("lu_unpack", LU, pivots, True, True)
+    except RuntimeError as exc:
+        if "pivots passed to lu_unpack" not in str(exc):
+            raise
         raise RuntimeError(
-            "Pivots given to lu_solve must all be "
-            + ("greater or equal to 1" if low else "smaller or equal to LU.size(-2)")
-            + ". Did you properly pass the result of lu_factor?"
-        )
-    P, L, U = _run("lu_unpack", LU, pivots, True, True)
+            "Pivots given to lu_solve must all be between 1 and LU.size(-2). Did you properly "
+            "pass the result of lu_factor?"
+        ) from None
     # A = P L U. The four systems, each two triangular solves and a permutation:
     # A X = B: X = U^-1 L^-1 P^T B;  A^H X = B: X = P L^-H U^-H B;
     # X A = B: X = B U^-1 L^-1 P^T;  X A^H = B: X = B P L^-H U^-H.
@@ -148,18 +148,8 @@ def linalg_lu_solve(
     return _tri(_mh(U), y, upper=False, left=False)
 
 
-_LU_DEPRECATED = (
-    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
-    "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
-    "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
-    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
-    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
-)
-
-
 @_composite
 def lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
-    warnings.warn(_LU_DEPRECATED, UserWarning, stacklevel=4)
     LU, pivots, info = _run("linalg_lu_factor_ex", self, pivot, not get_infos)
     if get_infos:
         return rt._lu_with_info(LU, pivots, info)
@@ -168,14 +158,6 @@ def lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
 
 @_composite
 def lu_solve(self: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
-    warnings.warn(
-        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
-        "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
-        "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
-        "X = torch.linalg.lu_solve(LU, pivots, B)",
-        UserWarning,
-        stacklevel=4,
-    )
     return linalg_lu_solve(LU_data, LU_pivots, self)
 
 

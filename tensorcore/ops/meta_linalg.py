@@ -225,10 +225,12 @@ def meta_linalg_cross(self: Tensor, other: Tensor, dim: int = -1) -> Any:
     return (self, other, d), (broadcast(self._shape, other._shape), self._dtype)
 
 
-def _refuse_low_precision(fn: str, A: Tensor) -> None:
-    """PyTorch's ``NotImplementedError`` for a 16-bit float (its kernels have none)."""
+def _refuse_low_precision(fn: str, A: Tensor, integers: bool = False) -> None:
+    """PyTorch's ``NotImplementedError`` for a 16-bit float (its kernels have none), and
+    for bool and integer dtypes too when ``integers``."""
     d = A._dtype
-    if d.is_floating_point and d.itemsize == 2:
+    floating = d.is_floating_point or d.is_complex
+    if (floating and d.itemsize == 2) or (integers and not floating):
         raise NotImplementedError(f"\"{fn}\" not implemented for '{torch_name(d)}'")
 
 
@@ -252,7 +254,7 @@ def _at_least_2d(fn: str, A: Tensor) -> None:
 
 def meta_linalg_lu_factor_ex(A: Tensor, pivot: bool = True, check_errors: bool = False) -> Any:
     _at_least_2d("torch.lu_factor", A)
-    _refuse_low_precision("linalg_lu_factor_ex", A)
+    _refuse_low_precision("linalg_lu_factor_ex", A, integers=True)
     *batch, m, n = A._shape
     b = tuple(batch)
     return (A, pivot, check_errors), (

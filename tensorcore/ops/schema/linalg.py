@@ -204,7 +204,6 @@ _op(
     meta_function=ML.meta_linalg_lu_factor_ex,
     out=True,
     **_LX,
-    dtypes="fc",
 )
 _op(
     "linalg_matrix_exp(Tensor self) -> Tensor",
