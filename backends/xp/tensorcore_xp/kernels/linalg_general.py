@@ -258,9 +258,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         flat = a.reshape((-1, n, n))
         if flat.dtype.itemsize == 2 and flat.dtype.kind in "fV":
             flat = flat.astype(xp.float32)
-        with np.errstate(all="ignore"):
-            r = _expm(xp, flat)
-        o[...] = r.reshape(a.shape)
+        with np.errstate(all="ignore"):  # (an overflow is inf, as in PyTorch)
+            o[...] = _expm(xp, flat).reshape(a.shape)
 
     return {
         "_linalg_eig": linalg_eig,
