@@ -135,9 +135,9 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Any:
     Examples
     --------
     >>> import tensorcore as tc
-    >>> P, L, U = tc.linalg.lu(tc.tensor([[1.0, 2.0], [3.0, 4.0]]))
-    >>> P.tolist(), U.tolist()
-    ([[0.0, 1.0], [1.0, 0.0]], [[3.0, 4.0], [0.0, 0.6666666865348816]])
+    >>> P, L, U = tc.linalg.lu(tc.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tc.float64))
+    >>> P.tolist(), L.tolist()
+    ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.3333333333333333, 1.0]])
     """
     return _into(_op("linalg_lu", A, pivot), out)
 
