@@ -80,11 +80,15 @@ def linalg_lu(A: Tensor, pivot: bool = True) -> Any:
         )
     LU, pivots, _ = _run("linalg_lu_factor_ex", A, pivot, False)
     P, L, U = _run("lu_unpack", LU, pivots, True, True)
-    return rt.linalg_lu(P, L, U)
+    # P is a constant of A (PyTorch's linalg.lu gives it no gradient and no history).
+    return rt.linalg_lu(P.detach(), L, U)
 
 
 def _check_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> None:
     fn = "linalg.lu_solve"
+    d = LU._dtype
+    if d.is_floating_point and d.itemsize == 2:
+        raise NotImplementedError(f'"linalg.lu_solve" not implemented for \'{torch_name(d)}\'')
     check_float_matrix("torch.linalg.lu_solve", LU)
     if B.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")

@@ -1400,7 +1400,7 @@ def _linalg_eigvals(m: _Maker) -> list[Sample]:
     ]
 
 
-@_samples("linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu")
+@_samples("linalg_lu_factor_ex", "linalg_lu_factor")
 def _linalg_lu_factor(m: _Maker) -> list[Sample]:
     return [
         S((m.uniform(3, 3),)),
@@ -1408,6 +1408,16 @@ def _linalg_lu_factor(m: _Maker) -> list[Sample]:
         S((m.uniform(4, 2, t=True),), desc="tall, transposed"),
         S((m.uniform(3, 3),), {"pivot": False}, desc="no pivoting"),
     ]
+
+
+def _lu_factors(res: Any) -> tuple[Any, ...]:
+    """``L`` and ``U`` of ``linalg.lu`` (``P`` is a constant, without a gradient)."""
+    return res[1], res[2]
+
+
+@_samples("linalg_lu")
+def _linalg_lu(m: _Maker) -> list[Sample]:
+    return [S(s.args, s.kwargs, s.desc, invariant=_lu_factors) for s in _linalg_lu_factor(m)]
 
 
 @_samples("lu")
