@@ -323,3 +323,30 @@ def test_matrix_exp_gradients(device: str) -> None:
     r = _t(_rand((3, 3), tc.float64, 3), device).requires_grad_()
     L.matrix_exp(r).diagonal().sum().backward()
     assert_close(r.grad, L.matrix_exp(r.detach()).mT)
+
+
+def test_out_arguments(device: str) -> None:
+    a = _t(_rand((2, 3, 3), tc.float64), device)
+    LU, pivots = L.lu_factor(a)
+    outs = (
+        tc.empty(0, dtype=tc.float64, device=device),
+        tc.empty(0, dtype=tc.int32, device=device),
+    )
+    res = L.lu_factor(a, out=outs)
+    assert type(res).__name__ == "linalg_lu_factor" and res.LU is outs[0] and res.pivots is outs[1]
+    assert_close(outs[0], LU)
+    assert outs[1].tolist() == pivots.tolist()
+    ex = (tc.empty(0, dtype=tc.float64, device=device),) + tuple(
+        tc.empty(0, dtype=tc.int32, device=device) for _ in range(2)
+    )
+    assert L.lu_factor_ex(a, out=ex).info is ex[2] and ex[2].tolist() == [0, 0]
+    plu = tuple(tc.empty(0, dtype=tc.float64, device=device) for _ in range(3))
+    res = L.lu(a, out=plu)
+    assert res.P is plu[0] and plu[2].shape == (2, 3, 3)
+    x = tc.empty(0, dtype=tc.float64, device=device)
+    assert L.lu_solve(LU, pivots, a, out=x) is x
+    assert_close(x, np.broadcast_to(np.eye(3), (2, 3, 3)), atol=1e-12, rtol=0)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        L.lu(a.clone().requires_grad_(), out=plu)
+    with pytest.raises(TypeError, match="argument 'out' must be a tuple of 3 Tensors"):
+        L.lu(a, out=plu[:2])
