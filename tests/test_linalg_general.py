@@ -10,9 +10,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tensorcore as tc
 from tensorcore.testing import assert_close
+from tensorcore.testing import strategies as tcst
 
 sl = pytest.importorskip("scipy.linalg")
 
@@ -350,3 +353,25 @@ def test_out_arguments(device: str) -> None:
         L.lu(a.clone().requires_grad_(), out=plu)
     with pytest.raises(TypeError, match="argument 'out' must be a tuple of 3 Tensors"):
         L.lu(a, out=plu[:2])
+
+
+@settings(max_examples=20)
+@given(data=st.data())
+def test_lu_and_matrix_exp_identities(device: str, data: st.DataObject) -> None:
+    """Over drawn shapes (batches, wide and tall) and layouts (transposed, sliced, expanded):
+    ``P L U`` is ``A``, ``lu_solve`` solves, ``exp(A) exp(-A)`` is the identity."""
+    dtype = data.draw(st.sampled_from([tc.float64, tc.complex128]), label="dtype")
+    batch = data.draw(tcst.shapes(max_dims=2, max_side=3), label="batch")
+    m, n = data.draw(st.integers(1, 5), label="m"), data.draw(st.integers(1, 5), label="n")
+    a = _rand((*batch, m, n), dtype, data.draw(st.integers(0, 99), label="seed"))
+    ta, a = data.draw(tcst.tensors_from_arrays(a, device), label="ta")
+    P, Lo, U = L.lu(ta)
+    assert_close(P @ Lo @ U, a, atol=1e-10, rtol=1e-10)
+    sq = _rand((*batch, m, m), dtype, 1) + 3 * np.eye(m)
+    tsq = _t(sq, device)  # (an expanded layout of it would be singular)
+    LU, pivots = L.lu_factor(tsq)
+    b = _rand((m, 2), dtype, 2)
+    assert_close(L.lu_solve(LU, pivots, _t(b, device)), np.linalg.solve(sq, b))
+    e = L.matrix_exp(tsq * 0.3) @ L.matrix_exp(tsq * -0.3)
+    eye = np.broadcast_to(np.eye(m, dtype=sq.dtype), sq.shape)
+    assert_close(e, eye, atol=1e-9, rtol=1e-9)
