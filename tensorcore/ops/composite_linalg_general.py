@@ -88,7 +88,7 @@ def _check_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> None:
     fn = "linalg.lu_solve"
     d = LU._dtype
     if d.is_floating_point and d.itemsize == 2:
-        raise NotImplementedError(f'"linalg.lu_solve" not implemented for \'{torch_name(d)}\'')
+        raise NotImplementedError(f"\"linalg.lu_solve\" not implemented for '{torch_name(d)}'")
     check_float_matrix("torch.linalg.lu_solve", LU)
     if B.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
