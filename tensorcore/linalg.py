@@ -8,9 +8,9 @@ float64, complex64 and complex128, and refuse other dtypes as PyTorch does (a
 A matrix that cannot be inverted or factored raises :class:`LinAlgError` naming the batch
 element. Each function is an operator of the table (``linalg_inv``, ``_linalg_svd``...), so it
 runs on every device whose backend has the kernels and is differentiable (in float64 checked
-against finite differences); the outputs of ``eigh``, ``eig``, ``svd`` and ``qr`` are unique only up to
-the signs (phases) of the vectors, and their gradients assume a loss that does not depend on
-them, as PyTorch's do.
+against finite differences); the outputs of ``eigh``, ``eig``, ``svd`` and ``qr`` are unique
+only up to the signs (phases) of the vectors, and their gradients assume a loss that does not
+depend on them, as PyTorch's do.
 """
 
 from __future__ import annotations
