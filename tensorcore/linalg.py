@@ -2,13 +2,15 @@
 
 Every function takes a batch of matrices: the last two dims are the matrix, the leading ones
 a batch (broadcast between two matrix arguments). The decompositions compute in float32,
-float64, complex64 and complex128, and refuse other dtypes with PyTorch's ``RuntimeError``.
+float64, complex64 and complex128, and refuse other dtypes as PyTorch does (a
+``RuntimeError``; ``NotImplementedError`` from ``eig`` and the LU family for 16-bit floats);
+``matrix_exp`` takes 16-bit floats too (computed in float32).
 A matrix that cannot be inverted or factored raises :class:`LinAlgError` naming the batch
 element. Each function is an operator of the table (``linalg_inv``, ``_linalg_svd``...), so it
 runs on every device whose backend has the kernels and is differentiable (in float64 checked
-against finite differences); the outputs of ``eigh``, ``svd`` and ``qr`` are unique only up to
-the signs (phases) of the vectors, and their gradients assume a loss that does not depend on
-them, as PyTorch's do.
+against finite differences); the outputs of ``eigh``, ``eig``, ``svd`` and ``qr`` are unique
+only up to the signs (phases) of the vectors, and their gradients assume a loss that does not
+depend on them, as PyTorch's do.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from . import dtypes as ops_dtypes
 from . import return_types as rt
+from ._linalg_general import eig, eigvals, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
 from .dispatch import get_op
@@ -35,11 +38,18 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",

@@ -6,6 +6,7 @@ from collections import namedtuple
 from typing import Any, NamedTuple
 
 __all__ = [
+    "_lu_with_info",
     "aminmax",
     "cummax",
     "cummin",
@@ -13,11 +14,16 @@ __all__ = [
     "histogram",
     "kthvalue",
     "linalg_cholesky_ex",
+    "linalg_eig",
     "linalg_eigh",
     "linalg_lstsq",
+    "linalg_lu",
+    "linalg_lu_factor",
+    "linalg_lu_factor_ex",
     "linalg_qr",
     "linalg_slogdet",
     "linalg_svd",
+    "lu_unpack",
     "make",
     "max",
     "max_pool2d_with_indices",
@@ -101,6 +107,52 @@ class linalg_eigh(NamedTuple):
 
     eigenvalues: Any
     eigenvectors: Any
+
+
+class linalg_eig(NamedTuple):
+    """``eigenvalues`` and ``eigenvectors`` (complex) of :func:`tensorcore.linalg.eig`."""
+
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class linalg_lu_factor(NamedTuple):
+    """``LU`` and ``pivots`` of :func:`tensorcore.linalg.lu_factor`."""
+
+    LU: Any
+    pivots: Any
+
+
+class linalg_lu_factor_ex(NamedTuple):
+    """``LU``, ``pivots`` and ``info`` of :func:`tensorcore.linalg.lu_factor_ex`."""
+
+    LU: Any
+    pivots: Any
+    info: Any
+
+
+class _lu_with_info(NamedTuple):
+    """``LU``, ``pivots`` and ``info`` of :func:`tensorcore.lu` with ``get_infos=True``."""
+
+    LU: Any
+    pivots: Any
+    info: Any
+
+
+class linalg_lu(NamedTuple):
+    """``P``, ``L`` and ``U`` of :func:`tensorcore.linalg.lu`."""
+
+    P: Any
+    L: Any
+    U: Any
+
+
+class lu_unpack(NamedTuple):
+    """``P``, ``L`` and ``U`` of :func:`tensorcore.lu_unpack`."""
+
+    P: Any
+    L: Any
+    U: Any
 
 
 class linalg_qr(NamedTuple):

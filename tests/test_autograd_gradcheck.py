@@ -179,7 +179,9 @@ COMPLEX = ["abs", "add", "conj", "cos", "cumsum", "div", "dot", "einsum", "exp",
            "_linalg_eigh", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "_linalg_svd",
            "linalg_svd", "linalg_svdvals", "linalg_pinv", "linalg_cross", "linalg_matrix_norm",
            "linalg_matrix_power", "linalg_multi_dot", "linalg_vecdot", "tensordot", "trace",
-           "kron", "logdet"]  # fmt: skip
+           "kron", "logdet", "_linalg_eig", "linalg_eig", "linalg_eigvals",
+           "linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu", "lu_unpack",
+           "linalg_lu_solve", "lu_solve", "linalg_matrix_exp", "matrix_exp"]  # fmt: skip
 
 
 def _complex_setup(device: str, name: str, i: int) -> tuple[Callable[..., Any], list[tc.Tensor]]:

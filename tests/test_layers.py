@@ -86,6 +86,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops.views",
             "tensorcore.ops.composite",
             "tensorcore.ops.composite_linalg",
+            "tensorcore.ops.composite_linalg_general",
             "tensorcore.ops.composite_shape",
             "tensorcore.ops.composite_stats",
             "tensorcore.ops.composite_index",

@@ -140,6 +140,7 @@ NO_COUNTERPART = {
     "max_pool2d_with_indices_backward": "backward kernel",
     "_linalg_eigh": "internal (ATen's private eigh; no Python binding)",
     "_linalg_svd": "internal (ATen's private svd; no Python binding)",
+    "_linalg_eig": "internal (linalg.eig/eigvals; ATen's is linalg_eig)",
 }
 
 #: Known, deliberate differences: (operator, sample description, dtype, kind) patterns
@@ -172,6 +173,23 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
     ("nll_loss", "weight", "*", "grad-forward-raises", "PyTorch refuses a weight needing grad"),
     ("batch_norm", "*", "*", "grad-forward-raises", "PyTorch refuses running stats needing grad"),
     ("linalg_lstsq", "*", "*", "grad-structure", "tensorcore differentiates singular_values too"),
+    (
+        "linalg_lu*",
+        "no pivoting",
+        "*",
+        "raises-only-torch",
+        "tensorcore factors without pivots on CPU too",
+    ),
+    (
+        "linalg_lu*",
+        "no pivoting",
+        "*",
+        "grad-forward-raises",
+        "tensorcore factors without pivots on CPU too",
+    ),
+    ("lu_unpack", "*", "*", "grad-structure", "P records a node (its gradient is always zero)"),
+    ("*matrix_exp", "*", "float16", "values", "PyTorch's half matrix_exp overflows (inf/nan)"),
+    ("*matrix_exp", "*", "bfloat16", "values", "PyTorch's bfloat16 matrix_exp overflows (inf/nan)"),
     ("add", "python float inf", "complex*", "values", "PyTorch: inf * (1+0j) alpha gives NaN imag"),
     ("sub", "python float inf", "complex*", "values", "PyTorch: inf * (1+0j) alpha gives NaN imag"),
     ("__rtruediv__", "complex", "bfloat16", "values", "PyTorch rounds the complex scalar"),

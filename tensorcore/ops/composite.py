@@ -23,6 +23,7 @@ from ._transfer import to_device_copy
 from .composite_complex import COMPLEX_COMPOSITES
 from .composite_index import INDEX_COMPOSITES
 from .composite_linalg import LINALG_COMPOSITES
+from .composite_linalg_general import LINALG_GENERAL_COMPOSITES
 from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
@@ -664,6 +665,7 @@ def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
 
 
 COMPOSITES.update(LINALG_COMPOSITES)
+COMPOSITES.update(LINALG_GENERAL_COMPOSITES)
 
 
 @hookimpl

@@ -305,3 +305,121 @@ def _svd(c: Any, grads: list[Any]) -> tuple[Any, ...]:
     else:
         gA = U.matmul(gA).matmul(Vh)
     return (gA,)
+
+
+# ------------------------------------------------------------------ general matrices
+@_rule("_linalg_eig", "compute_v result0 result1")
+def _eig(c: Any, grads: list[Any]) -> tuple[Any, ...]:
+    gL, gV = grads
+    L, V = c.result0, c.result1
+    if not c.compute_v:
+        raise RuntimeError(
+            "linalg_eig_backward: the eigenvectors were not computed (compute_v=False); "
+            "differentiate through linalg.eig instead"
+        )
+    Vh = _mH(V)
+    if gV is None:
+        # gA = V^-H diag(gL) V^H
+        return (_solve(Vh, gL.unsqueeze(-1) * Vh),)
+    VhgV = Vh.matmul(gV)
+    _check_gauge(
+        VhgV,
+        "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+        "multiplication by e^{i phi}. The specified loss function depends on this quantity, so "
+        "it is ill-defined.",
+    )
+    # Each eigenvector has norm 1: the part of gV along V's own column (its real diagonal
+    # entry) moves nothing, and is projected out through V^H V.
+    VhgV = VhgV - Vh.matmul(V * _diag(VhgV).real.to(V._dtype).unsqueeze(-2))
+    n = L._shape[-1]
+    eye = _eye(n, L)
+    Lc = L.conj()
+    E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye
+    inner = VhgV / E * (1 - eye)
+    if gL is not None:
+        inner = inner + _diag_embed(gL)
+    return (_solve(Vh, inner.matmul(Vh)),)
+
+
+def _tri(T: Tensor, B: Tensor, upper: bool, left: bool, unit: bool = False) -> Tensor:
+    return _run("linalg_solve_triangular", T, B, upper, left, unit)
+
+
+def _lu_backward(gL: Any, gU: Any, P: Tensor, L: Tensor, U: Tensor) -> Tensor:
+    """``dL/dA`` for ``A = P L U`` (``L`` ``(m, k)`` unit lower, ``U`` ``(k, n)`` upper,
+    ``k = min(m, n)``), PyTorch's ``linalg_lu_backward``. Square: with
+    ``X = tril(L^H gL, -1) + triu(gU U^H)``, ``gA = P L^-H X U^-H``. Wide ``U = [U1 U2]``: the
+    columns ``A2 = P L U2`` add ``-gU2 U2^H`` to ``X`` and give ``gA2 = P L^-H gU2``. Tall
+    ``L = [L1; L2]``: the rows ``L2 U`` add ``-L2^H gL2`` to ``X`` and give ``gL2 U^-H``."""
+    m, n = L._shape[-2], U._shape[-1]
+    k = min(m, n)
+    if gL is None:
+        gL = ops.zeros_like(L)
+    if gU is None:
+        gU = ops.zeros_like(U)
+    if m == n:
+        X = _mH(L).matmul(gL).tril(-1) + gU.matmul(_mH(U)).triu()
+        inner = _tri(_mH(L), X, upper=True, left=True, unit=True)
+        return P.matmul(_tri(_mH(U), inner, upper=False, left=False))
+    if m < n:
+        U1, U2 = U.narrow(-1, 0, k), U.narrow(-1, k, n - k)
+        gU1, gU2 = gU.narrow(-1, 0, k), gU.narrow(-1, k, n - k)
+        X = (_mH(L).matmul(gL) - gU2.matmul(_mH(U2))).tril(-1) + gU1.matmul(_mH(U1)).triu()
+        left_part = _tri(_mH(U1), X, upper=False, left=False)
+        both = ops.cat([left_part, gU2], -1)
+        return P.matmul(_tri(_mH(L), both, upper=True, left=True, unit=True))
+    L1, L2 = L.narrow(-2, 0, k), L.narrow(-2, k, m - k)
+    gL1, gL2 = gL.narrow(-2, 0, k), gL.narrow(-2, k, m - k)
+    X = _mH(L1).matmul(gL1).tril(-1) + (gU.matmul(_mH(U)) - _mH(L2).matmul(gL2)).triu()
+    top = _tri(_mH(L1), X, upper=True, left=True, unit=True)
+    both = ops.cat([top, gL2], -2)
+    return P.matmul(_tri(_mH(U), both, upper=False, left=False))
+
+
+@_rule("linalg_lu_factor_ex", "result0 result1")
+def _lu_factor_ex(c: Any, grads: list[Any]) -> tuple[Any, ...]:
+    gLU = grads[0]
+    LU, pivots = c.result0, c.result1
+    P, L, U = _run("lu_unpack", LU, pivots, True, True)
+    m, n = LU._shape[-2], LU._shape[-1]
+    k = min(m, n)
+    gL = gLU.narrow(-1, 0, k).tril(-1)
+    gU = gLU.narrow(-2, 0, k).triu()
+    return (_lu_backward(gL, gU, P, L, U),)
+
+
+@_rule("lu_unpack", "LU_data:spec unpack_data")
+def _lu_unpack(c: Any, grads: list[Any]) -> tuple[Any, ...]:
+    _, gL, gU = grads
+    spec = c.LU_data
+    m, n = spec._shape[-2], spec._shape[-1]
+    k = min(m, n)
+    if not c.unpack_data or (gL is None and gU is None):
+        return (None, None)
+    g = ops.zeros(spec._shape, dtype=spec._dtype, device=spec._device)
+    if gL is not None:
+        low = gL.tril(-1)
+        if n > k:
+            pad = ops.zeros((*low._shape[:-1], n - k), dtype=low._dtype, device=low._device)
+            low = ops.cat([low, pad], -1)
+        g = g + low
+    if gU is not None:
+        up = gU.triu()
+        if m > k:
+            pad = ops.zeros((*up._shape[:-2], m - k, n), dtype=up._dtype, device=up._device)
+            up = ops.cat([up, pad], -2)
+        g = g + up
+    return (g, None)
+
+
+@_rule("linalg_matrix_exp", "self")
+def _matrix_exp(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # The Fréchet derivative in direction G, adjoint: exp([[A^H, G], [0, A^H]]) holds it in
+    # its upper right block.
+    Ah = _mH(c.self)
+    n = Ah._shape[-1]
+    zero = ops.zeros_like(Ah)
+    top = ops.cat([Ah, g.to(Ah._dtype)], -1)
+    bottom = ops.cat([zero, Ah], -1)
+    big = _run("linalg_matrix_exp", ops.cat([top, bottom], -2))
+    return (big.narrow(-2, 0, n).narrow(-1, n, n),)

@@ -16,16 +16,21 @@ from .meta_functions import broadcast
 
 __all__ = [
     "check_float_matrix",
+    "complex_dtype",
     "meta_linalg_cholesky",
     "meta_linalg_cross",
     "meta_linalg_det",
+    "meta_linalg_eig",
     "meta_linalg_eigh",
     "meta_linalg_inv",
+    "meta_linalg_lu_factor_ex",
+    "meta_linalg_matrix_exp",
     "meta_linalg_pinv",
     "meta_linalg_qr",
     "meta_linalg_slogdet",
     "meta_linalg_solve",
     "meta_linalg_svd",
+    "meta_lu_unpack",
     "real_dtype",
 ]
 
@@ -36,6 +41,15 @@ def real_dtype(d: dt.dtype) -> dt.dtype:
         return dt.float32
     if d is dt.complex128:
         return dt.float64
+    return d
+
+
+def complex_dtype(d: dt.dtype) -> dt.dtype:
+    """The complex dtype of a floating one (``float32`` -> ``complex64``); complex unchanged."""
+    if d is dt.float32:
+        return dt.complex64
+    if d is dt.float64:
+        return dt.complex128
     return d
 
 
@@ -224,3 +238,102 @@ def meta_linalg_cross(self: Tensor, other: Tensor, dim: int = -1) -> Any:
             f"Got {self._shape[d]} and {other._shape[d]}"
         )
     return (self, other, d), (broadcast(self._shape, other._shape), self._dtype)
+
+
+def _refuse_low_precision(fn: str, A: Tensor, integers: bool = False) -> None:
+    """PyTorch's ``NotImplementedError`` for a 16-bit float (its kernels have none), and
+    for bool and integer dtypes too when ``integers``."""
+    d = A._dtype
+    floating = d.is_floating_point or d.is_complex
+    if (floating and d.itemsize == 2) or (integers and not floating):
+        raise NotImplementedError(f"\"{fn}\" not implemented for '{torch_name(d)}'")
+
+
+def meta_linalg_eig(A: Tensor, compute_v: bool = True) -> Any:
+    _refuse_low_precision("linalg_eig", A)
+    d = A._dtype
+    if A.ndim >= 2 and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {torch_name(d)}")
+    check_float_matrix("linalg.eig", A)
+    c = complex_dtype(d)
+    vectors = A._shape if compute_v else (0,)
+    return (A, compute_v), ((A._shape[:-1], c), (vectors, c))
+
+
+def _at_least_2d(fn: str, A: Tensor) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(
+            f"{fn}: Expected tensor with 2 or more dimensions. Got size: {list(A._shape)} instead"
+        )
+
+
+def meta_linalg_lu_factor_ex(A: Tensor, pivot: bool = True, check_errors: bool = False) -> Any:
+    _at_least_2d("torch.lu_factor", A)
+    _refuse_low_precision("linalg_lu_factor_ex", A, integers=True)
+    *batch, m, n = A._shape
+    b = tuple(batch)
+    return (A, pivot, check_errors), (
+        (A._shape, A._dtype),
+        (b + (min(m, n),), dt.int32),
+        (b, dt.int32),
+    )
+
+
+def meta_lu_unpack(
+    LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True
+) -> Any:
+    if not isinstance(LU_pivots, Tensor):
+        raise TypeError(
+            f"lu_unpack(): argument 'LU_pivots' must be Tensor, not {type(LU_pivots).__name__}"
+        )
+    if LU_pivots._dtype is not dt.int32:
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor"
+        )
+    _at_least_2d("torch.lu_unpack", LU_data)
+    *batch, m, n = LU_data._shape
+    b = tuple(batch)
+    k = min(m, n)
+    # PyTorch reads past the pivots of another shape (a crash); this refuses them.
+    if LU_pivots.ndim < 1 or LU_pivots._shape[-1] != k:
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected LU_pivots.shape[-1] to be min(m, n) = {k} for LU_data "
+            f"of shape {list(LU_data._shape)}, but got LU_pivots of shape "
+            f"{list(LU_pivots._shape)}"
+        )
+    if unpack_pivots:
+        try:
+            fits = broadcast(b, LU_pivots._shape[:-1]) == b
+        except RuntimeError:
+            fits = False
+        if not fits:
+            raise RuntimeError(
+                "torch.lu_unpack: Expected LU_pivots.shape[:-1] to broadcast to "
+                f"LU_data.shape[:-2] = {list(b)}, but got LU_pivots of shape "
+                f"{list(LU_pivots._shape)}"
+            )
+    d = LU_data._dtype
+    empty = ((0,), d)
+    p = (b + (m, m), d) if unpack_pivots else empty
+    lower = (b + (m, k), d) if unpack_data else empty
+    upper = (b + (k, n), d) if unpack_data else empty
+    return (LU_data, LU_pivots, unpack_data, unpack_pivots), (p, lower, upper)
+
+
+def meta_linalg_matrix_exp(self: Tensor) -> Any:
+    fn = "linalg.matrix_exp"
+    if self.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    d = self._dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(
+            f"{fn}: Expected a floating point or complex tensor as input. Got {torch_name(d)}"
+        )
+    if self._shape[-1] != self._shape[-2]:
+        raise RuntimeError(
+            f"{fn}: A must be batches of square matrices, but they are "
+            f"{self._shape[-2]} by {self._shape[-1]} matrices"
+        )
+    return (self,), (self._shape, d)

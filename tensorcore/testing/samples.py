@@ -1357,6 +1357,132 @@ def _svd(m: _Maker) -> list[Sample]:
     ]
 
 
+def _sorted_eig(res: Any) -> tuple[Any, ...]:
+    """Eigenvalues in a fixed order (by real part, then imaginary) and their eigenvectors
+    with the first component real and positive: what is unique of an eigendecomposition
+    (LAPACK's order and phases may change under a perturbation)."""
+    values, vectors = res
+    idx = (values.real + values.imag * 1e-3).argsort(-1)
+    values = values.gather(-1, idx)
+    if vectors.numel() == 0:
+        return (values,)
+    vectors = vectors.gather(-1, idx.unsqueeze(-2).expand(vectors.shape))
+    first = vectors.narrow(-2, 0, 1)
+    return values, vectors / (first / first.abs())
+
+
+def _sorted_values(res: Any) -> Any:
+    return _sorted_eig((res, res.new_empty(0)))[0]
+
+
+@_samples("_linalg_eig")
+def _linalg_eig_internal(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3), True), invariant=_sorted_eig),
+        S((m.uniform(2, 3, 3),), desc="batch", invariant=_sorted_eig),
+    ]
+
+
+@_samples("linalg_eig")
+def _linalg_eig(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3),), invariant=_sorted_eig),
+        S((m.uniform(2, 4, 4, t=False),), desc="batch", invariant=_sorted_eig),
+        S((m.uniform(3, 3, t=True),), desc="transposed", invariant=_sorted_eig),
+    ]
+
+
+@_samples("linalg_eigvals")
+def _linalg_eigvals(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3),), invariant=_sorted_values),
+        S((m.uniform(2, 3, 3),), desc="batch", invariant=_sorted_values),
+    ]
+
+
+@_samples("linalg_lu_factor_ex", "linalg_lu_factor")
+def _linalg_lu_factor(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3),)),
+        S((m.uniform(2, 3, 4),), desc="batch, wide"),
+        S((m.uniform(4, 2, t=True),), desc="tall, transposed"),
+        S((m.uniform(3, 3),), {"pivot": False}, desc="no pivoting"),
+    ]
+
+
+def _lu_factors(res: Any) -> tuple[Any, ...]:
+    """``L`` and ``U`` of ``linalg.lu`` (``P`` is a constant, without a gradient)."""
+    return res[1], res[2]
+
+
+@_samples("linalg_lu")
+def _linalg_lu(m: _Maker) -> list[Sample]:
+    return [S(s.args, s.kwargs, s.desc, invariant=_lu_factors) for s in _linalg_lu_factor(m)]
+
+
+@_samples("lu")
+def _lu(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3),)),
+        S((m.uniform(2, 3, 4), True, True), desc="batch, wide, infos"),
+    ]
+
+
+def _pivots(m: _Maker, *values: Any) -> tc.Tensor:
+    return tc.tensor(list(values), dtype=tc.int32, device=m.device)
+
+
+@_samples("lu_unpack")
+def _lu_unpack(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3), _pivots(m, 2, 3, 3))),
+        S((m.uniform(2, 3, 4), _pivots(m, [3, 2, 3], [1, 3, 3])), desc="batch, wide"),
+        S((m.uniform(4, 2), _pivots(m, 4, 2)), desc="tall"),
+        S((m.uniform(3, 3), _pivots(m, 3, 2, 3), False), desc="pivots only"),
+        S((m.uniform(3, 3), _pivots(m, 3, 2, 3)), {"unpack_pivots": False}, desc="data only"),
+    ]
+
+
+@_samples("linalg_lu_solve")
+def _linalg_lu_solve(m: _Maker) -> list[Sample]:
+    return [
+        S((_invertible(m, 3, 3), _pivots(m, 2, 3, 3), m.uniform(3, 2))),
+        S(
+            (_invertible(m, 2, 3, 3), _pivots(m, [3, 2, 3], [1, 3, 3]), m.uniform(3, 2)),
+            {"adjoint": True},
+            desc="batch, adjoint",
+        ),
+        S(
+            (_invertible(m, 3, 3), _pivots(m, 2, 2, 3), m.uniform(2, 2, 3)),
+            {"left": False},
+            desc="right, broadcast batch",
+        ),
+        S(
+            (_invertible(m, 3, 3, t=True), _pivots(m, 3, 3, 3), m.uniform(2, 3)),
+            {"left": False, "adjoint": True},
+            desc="right, adjoint, transposed",
+        ),
+    ]
+
+
+@_samples("lu_solve")
+def _lu_solve(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2), _invertible(m, 3, 3), _pivots(m, 2, 3, 3))),
+        S((m.uniform(2, 3, 1), _invertible(m, 2, 3, 3), _pivots(m, [3, 2, 3], [1, 3, 3]))),
+    ]
+
+
+@_samples("linalg_matrix_exp", "matrix_exp")
+def _linalg_matrix_exp(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 3),)),
+        S((m.uniform(2, 3, 3, lo=-4.0, hi=4.0),), desc="batch, scaled"),
+        S((m.uniform(4, 4, t=True),), desc="transposed"),
+        S((m.uniform(2, 2, lo=-0.01, hi=0.01),), desc="small norm"),
+    ]
+
+
 @_samples("linalg_svdvals")
 def _linalg_svdvals(m: _Maker) -> list[Sample]:
     return [S((m.uniform(3, 4),)), S((m.uniform(2, 4, 3, t=False),), desc="batch")]

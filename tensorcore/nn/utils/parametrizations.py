@@ -171,26 +171,6 @@ def spectral_norm(
 
 
 # ------------------------------------------------------------------ orthogonal
-def _matrix_exp(A: Tensor) -> Tensor:
-    """``exp(A)`` by scaling and squaring of a degree-18 Taylor polynomial (differentiable,
-    written with operators; the parametrization feeds it skew matrices of moderate norm)."""
-    n = A.shape[-1]
-    norm = float(ops.vector_norm(A.detach(), 1.0).item()) if A.numel() else 0.0
-    s = 0
-    while norm > 0.5:
-        norm /= 2
-        s += 1
-    X = A / (2**s)
-    eye = ops.eye(n, dtype=A.dtype, device=A.device)
-    term, out = eye, eye
-    for k in range(1, 19):
-        term = (term @ X) / k
-        out = out + term
-    for _ in range(s):
-        out = out @ out
-    return out
-
-
 def _householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first ``n`` columns of ``H_1 ... H_k`` with ``H_i = I - tau_i v_i v_i^H`` (``v_i``
     the ``i``-th column of ``A`` below the diagonal, 1 on it), as
@@ -233,7 +213,7 @@ class _Orthogonal(Module):
                 X = ops.cat([X, X.new_zeros(*X.shape[:-2], n, n - k)], -1)
             A = X - X.mT.conj()
             if self.orthogonal_map == "matrix_exp":
-                Q = _matrix_exp(A)
+                Q = ops.matrix_exp(A)
             else:
                 eye = ops.eye(n, dtype=A.dtype, device=A.device)
                 Q = linalg.solve(eye + (-0.5) * A, eye + 0.5 * A)

@@ -186,6 +186,25 @@ for _sig, _doc, *_more in [
         "``unitriangular``).",
     ),
     (
+        "linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)",
+        "Eigenvalues and eigenvectors (complex) of each square matrix.",
+    ),
+    ("linalg_eigvals(Tensor A) -> Tensor", "Eigenvalues (complex) of square matrices."),
+    (
+        "linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)",
+        "The packed LU factorization and its pivots; a zero on ``U``'s diagonal raises.",
+    ),
+    (
+        "linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)",
+        "The LU factorization ``A = P L U`` with partial pivoting.",
+    ),
+    (
+        "linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, "
+        "bool adjoint=False) -> Tensor",
+        "The solution of ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` for ``A`` when "
+        "``adjoint``) given ``A``'s LU factorization.",
+    ),
+    (
         "linalg_multi_dot(Tensor[] tensors) -> Tensor",
         "The product of a chain of matrices, in the cheapest order.",
     ),
@@ -244,6 +263,23 @@ for _sig, _doc, _method in [
     (
         "matrix_power(Tensor self, int n) -> Tensor",
         "Alias of :func:`tensorcore.linalg.matrix_power`.",
+        True,
+    ),
+    (
+        "matrix_exp(Tensor self) -> Tensor",
+        "Alias of :func:`tensorcore.linalg.matrix_exp`.",
+        True,
+    ),
+    (
+        "lu(Tensor self, bool pivot=True, bool get_infos=False) -> Any",
+        "``(LU, pivots)`` of :func:`tensorcore.linalg.lu_factor`, and ``infos`` with "
+        "``get_infos`` (deprecated).",
+        True,
+    ),
+    (
+        "lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor",
+        "The solution of ``A X = self`` given ``A``'s LU factorization (deprecated: "
+        ":func:`tensorcore.linalg.lu_solve`).",
         True,
     ),
     (

@@ -186,3 +186,40 @@ _op(
     out=True,
     **_LX,
 )
+_op(
+    "_linalg_eig(Tensor A, bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)",
+    _L,
+    "Eigenvalues and, when ``compute_v``, eigenvectors (norm 1) of each square matrix, "
+    "complex even for real input.",
+    meta_function=ML.meta_linalg_eig,
+    **_LX,
+    autocast="fp32",
+)
+_op(
+    "linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> "
+    "(Tensor LU, Tensor pivots, Tensor info)",
+    _L,
+    "The LU factorization with partial pivoting, packed (``L - I + U``), with the 1-based "
+    "int32 row interchanges and LAPACK's ``info``.",
+    meta_function=ML.meta_linalg_lu_factor_ex,
+    out=True,
+    **_LX,
+)
+_op(
+    "linalg_matrix_exp(Tensor self) -> Tensor",
+    _L,
+    "The matrix exponential of each square matrix.",
+    meta_function=ML.meta_linalg_matrix_exp,
+    **_LX,
+)
+_op(
+    "lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
+    "bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)",
+    _L,
+    "``P``, ``L`` and ``U`` of a packed LU factorization (``A = P L U``); a factor not "
+    "unpacked is empty.",
+    frontend="structured",
+    meta_function=ML.meta_lu_unpack,
+    method=False,
+    out=True,
+)
