@@ -51,7 +51,7 @@ PYTORCH = {
     "blackman_window": "f", "bartlett_window": "f", "kaiser_window": "f", "stft": "fc",
     "istft": "c", "trapezoid": "ifc", "trapz": "ifc", "cumulative_trapezoid": "ifc",
     "chain_matmul": "ifc", "segment_reduce": "f", "bitwise_left_shift": "i",
-    "bitwise_right_shift": "i",
+    "bitwise_right_shift": "i", "gelu": "f", "gelu_backward": "f",
 }  # fmt: skip
 # view_as_real, view_as_complex, complex and polar take some dtypes only too, but PyTorch
 # refuses the others with a RuntimeError of its own wording (as these operators' bodies do),
