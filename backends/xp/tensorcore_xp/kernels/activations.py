@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, quiet_tokens, shares_storage
+from ..helpers import acc_dtype, array_of, quiet_tokens, shares_storage, writes_through_views
 
 __all__ = ["build"]
 
@@ -96,9 +96,12 @@ def build(xp: Any, erf: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
         p *= t
         p *= f(0.5)  # q = Phi(-|x|) = erfc(|x| / sqrt(2)) / 2
         # Phi(x) = q where x < 0 (its sign bit), 1 - q elsewhere: selected bitwise, exactly
-        # (a ``where`` on an unpredictable mask is several times slower).
-        ints = f"i{x.dtype.itemsize}"
+        # (a ``where`` on an unpredictable mask is several times slower), where a write
+        # through a view reaches the array (not on dask's: there ``where``).
         one_minus = xp.subtract(f(1), p)
+        if not writes_through_views(p):
+            return xp.where(xp.signbit(x), p, one_minus), e
+        ints = f"i{x.dtype.itemsize}"
         m = xp.right_shift(x.view(ints), 8 * x.dtype.itemsize - 1)  # -1 below 0, else 0
         pi, oi = p.view(ints), one_minus.view(ints)
         xp.bitwise_xor(pi, oi, out=pi)
