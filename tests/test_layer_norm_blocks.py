@@ -1,7 +1,7 @@
-"""The NumPy layer norm kernels run over blocks of rows (``tensorcore_xp/kernels/nn.py``,
-``row_blocks``): every row's statistics, output and input gradient are the bits of one pass
-over the whole array, the weight's and bias's gradients the same sums added block by block;
-layouts a block view cannot take (a transposed input) keep the whole-array path."""
+"""The NumPy layer norm backward runs over blocks of rows (``tensorcore_xp/kernels/nn.py``,
+``row_blocks``): every row's input gradient is the bits of one pass over the whole array, the
+weight's and bias's gradients the same sums added block by block; layouts a block view cannot
+take (a transposed input) keep the whole-array path."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ from ..helpers import acc_dtype, array_of, quiet_tokens, writes_through_views
 
 __all__ = ["build"]
 
-#: Elements per block of rows in the NumPy layer norms (``row_blocks``): float32 temporaries
-#: of 256 KiB.
+#: Elements per block of rows in the NumPy layer norm backward (``row_blocks``): float32
+#: temporaries of 256 KiB.
 _ROW_BLOCK = 1 << 16
 #: Whether a stride-1 depthwise convolution's weight gradient takes ``depthwise_weight_grad``
 #: (the tests compare it with the im2col path by turning it off).
@@ -642,26 +642,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         another layout). A layer norm's statistics are per row, so a block computes what the
         whole array would, bit for bit; its temporaries are then small enough for malloc's
         heap, where whole-array ones are fresh pages from the OS on every call (page faults
-        took 60% of a (2560, 256) float32 backward)."""
+        took 60% of a (2560, 256) float32 backward). (The forward makes one temporary; in
+        blocks it measured no faster.)"""
         if not numpy or not n or any(not a.flags.c_contiguous for a in arrays):
             return None
         rows = arrays[0].size // n
         flat = [a.reshape(rows, n) for a in arrays]
         step = max(1, _ROW_BLOCK // n)
         return [[a[i : i + step] for a in flat] for i in range(0, rows, step)]
-
-    def layer_norm_rows(o: Any, x: Any, w: Any, b: Any, eps: float) -> None:
-        """``layer_norm``'s operations on a block of rows, in ``o`` (of x's dtype)."""
-        xp.subtract(x, mean(x, (1,)), out=o)
-        rstd = mean(o * o, (1,))
-        rstd += eps
-        xp.sqrt(rstd, out=rstd)
-        xp.reciprocal(rstd, out=rstd)
-        o *= rstd
-        if w is not None:
-            o *= w
-        if b is not None:
-            o += b
 
     def layer_norm(
         out: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float
@@ -670,14 +658,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         wide = acc_dtype(xp, o.dtype)
         x = array_of(input).astype(wide, copy=False)
         axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        n = math.prod(x.shape[i] for i in axes)
-        blocks = row_blocks(n, o, x) if o.dtype == wide else None
-        if blocks is not None:
-            w = array_of(weight).reshape(n) if weight is not None else None
-            b = array_of(bias).reshape(n) if bias is not None else None
-            for ob, xb in blocks:
-                layer_norm_rows(ob, xb, w, b, eps)
-            return
         # ``stats``' operations, in the result's memory where it has the computing dtype:
         # one temporary (the squares) instead of three and the final copy.
         y = o if o.dtype == wide else xp.empty(x.shape, dtype=wide)
