@@ -48,6 +48,18 @@ def _rounding(fn: Callable[..., Any]) -> Callable[..., Any]:
     return lambda x: fn(x) if x.dtype.kind == "f" else x.copy()
 
 
+def _gelu(x: Any) -> Any:
+    x64 = x.astype(np.float64)
+    return x64 * 0.5 * sps.erfc(-x64 / math.sqrt(2))
+
+
+def _gelu_grad(x: Any) -> Any:
+    x64 = x.astype(np.float64)
+    return 0.5 * sps.erfc(-x64 / math.sqrt(2)) + x64 * np.exp(-x64 * x64 / 2) / math.sqrt(
+        2 * math.pi
+    )
+
+
 @dataclass(frozen=True)
 class Oracle:
     """How NumPy computes an operator, on inputs already cast to the compute dtype."""
@@ -182,6 +194,9 @@ ORACLES: dict[str, Oracle] = {
     "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, FLOATS),
     "threshold_backward": Oracle(lambda g, x, t: np.where(x <= t, np.zeros_like(g), g), 2,
                                  NO_BOOL, extra=(0.5,)),
+    # (the float64 formulas, rounded; approximate="none", the default)
+    "gelu": Oracle(_gelu, 1, FLOATS, scalars=False),
+    "gelu_backward": Oracle(lambda g, x: g * _gelu_grad(x), 2, FLOATS, scalars=False),
     "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),
     "floor": Oracle(_rounding(np.floor), 1, NO_BOOL),
     "ceil": Oracle(_rounding(np.ceil), 1, NO_BOOL),

@@ -52,7 +52,7 @@ PYTORCH = {
     "blackman_window": "f", "bartlett_window": "f", "kaiser_window": "f", "stft": "fc",
     "istft": "c", "trapezoid": "ifc", "trapz": "ifc", "cumulative_trapezoid": "ifc",
     "chain_matmul": "ifc", "segment_reduce": "f", "bitwise_left_shift": "i",
-    "bitwise_right_shift": "i",
+    "bitwise_right_shift": "i", "gelu": "f", "gelu_backward": "f",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

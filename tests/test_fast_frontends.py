@@ -171,6 +171,25 @@ def test_recording_lane_agrees_with_the_autograd_step(
         assert cases or errors or not recordable, f"no sample of {name} recorded"
 
 
+def test_a_structured_lane_takes_parameters_as_plain_tensors() -> None:
+    # nn.Linear passes its Parameters: the lane runs the call (no call path) and records the
+    # node the call path records, with the same values and gradients
+    w = tc.nn.Parameter(tc.randn(3, 4, dtype=tc.float64))
+    b = tc.nn.Parameter(tc.randn(3, dtype=tc.float64))
+    x = tc.randn(2, 4, dtype=tc.float64)
+    tc.nn.functional.linear(x, w, b)  # (the first recorded call makes the step's entry)
+    fast = get_op("linear").lane(x, w, b)
+    assert fast is not None and type(fast) is tc.Tensor
+    wp, bp = w.detach().requires_grad_(), b.detach().requires_grad_()
+    plain = tc.nn.functional.linear(x, wp, bp)
+    assert fast.grad_fn.name() == plain.grad_fn.name() == "LinearBackward0"
+    np.testing.assert_array_equal(fast.detach().numpy(), plain.detach().numpy())
+    fast.sum().backward()
+    plain.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), wp.grad.numpy())
+    np.testing.assert_array_equal(b.grad.numpy(), bp.grad.numpy())
+
+
 INPLACE = sorted(name for name in core_ops() if get_op(name).lane_inplace is not None)
 
 

@@ -132,6 +132,7 @@ NO_COUNTERPART = {
     "sigmoid_backward": "backward kernel",
     "tanh_backward": "backward kernel",
     "threshold_backward": "backward kernel",
+    "gelu_backward": "backward kernel",
     "_fused_sgd_": "private optimizer kernel; PyTorch's takes other arguments",
     "_fused_adam_": "private optimizer kernel; PyTorch's takes other arguments",
     "index": "internal (advanced indexing, Tensor.__getitem__)",

@@ -322,12 +322,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     >>> tc.nn.functional.gelu(tc.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.1587,  0.0000,  0.8413])
     """
-    if approximate == "none":
-        return input * ((input * (1 / math.sqrt(2))).erf() + 1) * 0.5
-    if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2 / math.pi)
-        return input * (inner.tanh() + 1) * 0.5
-    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+    return ops.gelu(input, approximate=approximate)
 
 
 @checked("silu(Tensor input, bool inplace=False) -> Tensor")

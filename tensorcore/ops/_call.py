@@ -165,7 +165,7 @@ def _scan(
         # Move zero-dim CPU tensors that met another device onto it.
         for i in op.tensor_pos:
             a = args[i]
-            if isinstance(a, Tensor) and a._device != dev:
+            if isinstance(a, Tensor) and a._device is not dev and a._device != dev:
                 if args_l is None:
                     args_l = list(args)
                 args_l[i] = a.to(dev)

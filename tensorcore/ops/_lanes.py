@@ -1,12 +1,13 @@
 """Lanes: one operator's entry for the calls that need nothing of the call path but the kernel.
 
 A plain call -- every tensor argument a ``Tensor`` (not a subclass, which may carry behaviour
-of its own) on one device and layout, none requiring grad, no autocast region, no ``out=`` --
-needs no argument scan, no autograd step and none of the general frontend's promotion or
-broadcasting. Its operator's lane does in one frame what ``call`` and the operator's fast
-frontend would do for it: look up the kernel, allocate the result, run the kernel, and name
-an error as ``call`` names it. For any other call the lane returns None, and the compiled API
-function (``ops/_api.py``) goes on to ``call``.
+of its own; a structured operator's lane takes subclasses, see ``_STRUCTURED``) on one device
+and layout, none requiring grad, no autocast region, no ``out=`` -- needs no argument scan, no
+autograd step and none of the general frontend's promotion or broadcasting. Its operator's
+lane does in one frame what ``call`` and the operator's fast frontend would do for it: look
+up the kernel, allocate the result, run the kernel, and name an error as ``call`` names it.
+For any other call the lane returns None, and the compiled API function (``ops/_api.py``)
+goes on to ``call``.
 
 Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bind``): the
 pointwise operators with a fast unary or binary frontend, the operators of the unchecked
@@ -302,6 +303,9 @@ def make(op):
 # A structured operator with one result and no tensor lists: its tensors (None where the
 # parameter is optional) on one device and layout, a dtype it declares; the meta function,
 # the allocation and the kernel as ``structured`` runs them, without the call path around.
+# Its tensors may be of a subclass: ``nn.Linear`` passes its ``Parameter``s, and the call path
+# would treat them as plain tensors too (``structured`` allocates a plain result either way;
+# ``tests/test_tensor_subclass.py`` runs every sample with parameters).
 _STRUCTURED = (
     """
 def make(op):
@@ -312,7 +316,7 @@ def make(op):
         if _call._autocast is not None:
             return None
         t = {first}
-        if t.__class__ is not Tensor:
+        if t.__class__ is not Tensor and not isinstance(t, Tensor):
             return None
         dev = t._device
         lay = t._layout{others}
@@ -424,7 +428,7 @@ def _general_source(op: Op) -> str:
 
 _OTHER_TENSOR = """
         v = {v}
-        if v.__class__ is Tensor:
+        if v.__class__ is Tensor or isinstance(v, Tensor):
             if v._device is not dev or v._layout is not lay:
                 return None
         elif {refuse_none}:

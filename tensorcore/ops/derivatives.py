@@ -259,6 +259,33 @@ _d(
         None,
     ),
 )
+_d(
+    "gelu",
+    "self approximate",
+    lambda c, g: (ops.gelu_backward(g, c.self, approximate=c.approximate),),
+)
+
+
+def _gelu_second(x: Tensor, approximate: str) -> Tensor:
+    """``gelu''(x)``: ``phi(x) * (2 - x**2)``, or for the tanh form, with ``u = k * (x + c *
+    x**3)`` and ``T = tanh(u)``, ``(1 - T**2) * (u' + x / 2 * (u'' - 2 * T * u'**2))``."""
+    if approximate == "tanh":
+        k, cub = math.sqrt(2 / math.pi), 0.044715
+        x2 = x * x
+        t = ((x + x2 * x * cub) * k).tanh()
+        du = (x2 * (3 * cub) + 1) * k
+        return (1 - t * t) * (du + x * 0.5 * (x * (6 * k * cub) - t * du * du * 2))
+    return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi)) * (2 - x * x)
+
+
+_d(
+    "gelu_backward",
+    "grad_output self approximate",
+    lambda c, gg: (
+        ops.gelu_backward(gg, c.self, approximate=c.approximate) if c.needs(0) else None,
+        gg * c.grad_output * _gelu_second(c.self, c.approximate) if c.needs(1) else None,
+    ),
+)
 for _n in ("floor", "ceil", "trunc", "round"):
     _d(_n, "", lambda c, g: (g * 0,))
 _d("nan_to_num", "self", lambda c, g: (g * c.self.isfinite().to(g._dtype),))

@@ -794,6 +794,13 @@ def einsum_sublists(equation: Any, operands: Any) -> tuple[Any, Any]:
 
 
 # ---------------------------------------------------------------- argument checks (``check=``)
+def check_gelu_approximate(*args: Any) -> None:
+    """``gelu``'s and ``gelu_backward``'s ``approximate`` (their last argument): ``'none'`` or
+    ``'tanh'`` (PyTorch's error)."""
+    if args[-1] not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
 def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> None:
     """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error); a
     rounded quotient is not defined for bool and complex operands (PyTorch's dispatcher

@@ -76,7 +76,7 @@ def _same(fn: str, a: Tensor, b: Tensor, what: str) -> None:
             f"{fn}(): input type ({torch_name(a._dtype)}) and {what} type "
             f"({torch_name(b._dtype)}) should be the same"
         )
-    if a._device != b._device:
+    if a._device is not b._device and a._device != b._device:
         raise RuntimeError(
             f"{fn}(): input ({a._device}) and {what} ({b._device}) must be on the same device"
         )
@@ -429,7 +429,9 @@ def _norm_param(
             f"{fn}(): expected {name} of shape {list(shape)} for an input of shape "
             f"{list(x._shape)}, got {list(t._shape)}"
         )
-    if (t._dtype is not x._dtype and not (mixed and _mixed(x, t))) or t._device != x._device:
+    if (t._dtype is not x._dtype and not (mixed and _mixed(x, t))) or (
+        t._device is not x._device and t._device != x._device
+    ):
         raise RuntimeError(
             f"{fn}(): expected {name} of dtype {torch_name(x._dtype)} on {x._device} (the "
             f"input's), got {torch_name(t._dtype)} on {t._device}"

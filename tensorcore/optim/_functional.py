@@ -34,7 +34,7 @@ def fused_kernel(name: str, params: list[Tensor]) -> bool:
         return False
     dev = params[0]._device
     for p in params:
-        if p._device != dev or p._layout is not strided:
+        if (p._device is not dev and p._device != dev) or p._layout is not strided:
             return False
     try:
         return get_op(name).record((dev.type, "strided")) is not None

@@ -420,6 +420,26 @@ def _activation_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("gelu")
+def _gelu(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, lo=-4.0, hi=4.0),), desc="exact"),
+        S((m.uniform(3, 4, t=True, lo=-4.0, hi=4.0),), {"approximate": "tanh"}, desc="tanh"),
+    ]
+
+
+@_samples("gelu_backward")
+def _gelu_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3, lo=-4.0, hi=4.0)), desc="exact"),
+        S(
+            (m.uniform(3, 4, t=True), m.uniform(4, lo=-4.0, hi=4.0)),
+            {"approximate": "tanh"},
+            desc="tanh, broadcast",
+        ),
+    ]
+
+
 @_samples("threshold_backward")
 def _threshold_backward(m: _Maker) -> list[Sample]:
     # ``self`` away from the threshold: the step is not differentiable there.

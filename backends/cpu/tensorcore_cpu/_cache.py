@@ -60,17 +60,26 @@ class BlockCache:
         self.held -= nbytes
         return blocks.pop()
 
-    def watch(self, storage: Any, block: Any) -> None:
+    def watch(self, storage: Any, block: Any, data: Any = None) -> None:
         """Offer ``block`` (the array owning ``storage``'s memory) back to the cache when
-        ``storage`` dies."""
-        weakref.finalize(storage, self._give, block).atexit = False
+        ``storage`` dies. ``data`` is the storage's array where it is a view of ``block``
+        (a reused block, viewed in another dtype and shape) rather than ``block`` itself."""
+        weakref.finalize(storage, self._give, block, data).atexit = False
 
-    def _give(self, block: Any) -> None:
+    def _give(self, block: Any, data: Any = None) -> None:
         refs = sys.getrefcount(block)
         if self._baseline < 0:
             self._baseline = refs  # the probe's own death
             return
         n = block.nbytes
+        # A storage over a view of its block: the view stands where the block stood (the
+        # dying storage's slot holds it, and it holds the block as its base), so each of them
+        # counts one reference more than the baseline only when something else holds it: a
+        # NumPy array over the storage (``t.numpy()``) holds the view, a slice of one holds
+        # the block. (Counting the block alone missed the first: the block went back to the
+        # cache while ``t.numpy()`` still showed its memory.)
+        if data is not None and sys.getrefcount(data) > self._baseline:
+            return
         if refs > self._baseline or self.held + n > self.limit:
             return  # still viewed elsewhere, or the cache is full: let it be freed
         self.free.setdefault(n, []).append(block)

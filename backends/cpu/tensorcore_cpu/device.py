@@ -85,7 +85,7 @@ class CPUDevice(DeviceInterface):
         else:
             arr = block.reshape(-1).view(np.uint8).view(arr.dtype).reshape(shape)
         st = Storage(arr, nbytes, _CPU, dtype)
-        _blocks.watch(st, block)
+        _blocks.watch(st, block, arr if arr is not block else None)
         return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
 
     def materialize(self, t: Tensor) -> Any:

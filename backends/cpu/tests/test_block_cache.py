@@ -52,6 +52,26 @@ def test_a_block_still_viewed_is_not_reused() -> None:
     assert np.all(held == 2.0) and np.all(sliced == 5.0)
 
 
+def test_a_reused_block_still_viewed_is_not_reused_again() -> None:
+    # a block the cache handed out before: the storage's array is a view of it
+    x = tc.ones(N)
+    for view in (lambda t: t.numpy(), lambda t: t[1:].numpy()):
+        y = x + 1
+        ptr = y.data_ptr()
+        del y
+        z = x * 2  # reuses y's block
+        assert z.data_ptr() == ptr
+        held = view(z)  # the storage's own array, or a slice of it
+        del z
+        w = x + 5
+        assert w.data_ptr() != ptr
+        assert np.all(held == 2.0)
+        del held, w
+        gc.collect()
+        assert cache is not None
+        cache.clear()
+
+
 def test_saved_tensors_keep_their_blocks() -> None:
     x = tc.full((N,), 0.5, requires_grad=True)
     y = x.exp()  # saves its result for backward

@@ -105,6 +105,7 @@ def build(
     [1.0, 2.0, 3.0]
     """
     from .kernels import (
+        activations,
         creation,
         indexing,
         linalg,
@@ -122,6 +123,7 @@ def build(
 
     parts = [
         pointwise.build(xp, erf=erf),
+        activations.build(xp, erf if erf is not None else pointwise._erf_ufunc(xp)),
         reductions.build(xp),
         special.build(xp),
         linalg.build(xp),

@@ -139,6 +139,30 @@ for _n, _sig, _d in [
         dtypes="if" if _n == "threshold_backward" else "fc",
         values="threshold" if _n == "threshold_backward" else "",
     )
+# GELU and its gradient, each one pass (the composite is five operators forward and ten
+# backward; PyTorch's gelu/gelu_backward).
+for _sig, _d in [
+    (
+        'gelu(Tensor self, *, str approximate="none") -> Tensor',
+        "Gaussian error linear unit ``self * Phi(self)`` (``Phi`` the standard normal CDF), or "
+        "with ``approximate='tanh'`` ``0.5 * self * (1 + tanh(sqrt(2 / pi) * (self + 0.044715 "
+        "* self**3)))``: what ``nn.functional.gelu`` computes.",
+    ),
+    (
+        'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+        "The gradient of ``gelu``: ``grad_output * gelu'(self)``.",
+    ),
+]:
+    _op(
+        _sig,
+        "pointwise",
+        _d,
+        frontend="pointwise",
+        out=True,
+        method=False,
+        dtypes="f",
+        check=M.check_gelu_approximate,
+    )
 _unary(
     "conj",
     "The complex conjugate, as a new tensor (PyTorch returns a lazily conjugated view); "

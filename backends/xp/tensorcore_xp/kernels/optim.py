@@ -22,7 +22,12 @@ def _check(name: str, params: list[Any], **lists: list[Any]) -> None:
         if len(tensors) != n:
             raise ValueError(f"{name}(): {what} has {len(tensors)} tensors for {n} params")
         for i, (p, t) in enumerate(zip(params, tensors, strict=True)):
-            if t._shape != p._shape or t._dtype is not p._dtype or t._device != p._device:
+            # (devices are interned: ``is`` decides, where ``!=`` costs a Python __eq__)
+            if (
+                t._shape != p._shape
+                or t._dtype is not p._dtype
+                or (t._device is not p._device and t._device != p._device)
+            ):
                 raise ValueError(
                     f"{name}(): {what}[{i}] ({t.dtype}, shape {list(t.shape)}, {t.device}) "
                     f"does not match params[{i}] ({p.dtype}, shape {list(p.shape)}, "

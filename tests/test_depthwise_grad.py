@@ -1,0 +1,79 @@
+"""The weight gradient of a stride-1 depthwise convolution on the flattened padded input
+(``tensorcore_xp/kernels/nn.py``, ``depthwise_weight_grad``) against the im2col path, in one,
+two and three spatial dims, with padding, dilation, non-square kernels and non-contiguous
+inputs; strided and grouped (not depthwise) convolutions keep the im2col path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tensorcore_xp.kernels import nn as nn_kernels
+
+import tensorcore as tc
+from tensorcore.ops import functions as ops
+from tensorcore.testing import assert_close
+
+CASES = [
+    # (input shape, kernel, padding, dilation)
+    ((2, 3, 9), (3,), (1,), (1,)),
+    ((2, 4, 11), (5,), (0,), (2,)),
+    ((3, 5, 8, 7), (3, 3), (1, 1), (1, 1)),
+    ((2, 6, 9, 10), (2, 3), (0, 2), (1, 1)),
+    ((1, 4, 12, 9), (3, 2), (2, 1), (2, 3)),
+    ((2, 3, 5, 6, 4), (3, 2, 3), (1, 0, 1), (1, 2, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
+@pytest.mark.parametrize(("shape", "kernel", "padding", "dilation"), CASES)
+def test_depthwise_weight_grad_is_the_im2col_one(
+    monkeypatch: pytest.MonkeyPatch,
+    dtype: tc.dtype,
+    shape: tuple[int, ...],
+    kernel: tuple[int, ...],
+    padding: tuple[int, ...],
+    dilation: tuple[int, ...],
+) -> None:
+    nd = len(kernel)
+    c = shape[1]
+    x = tc.randn(*shape, dtype=dtype)
+    if nd > 1:
+        x = x.transpose(-1, -2).contiguous().transpose(-1, -2)  # (non-contiguous)
+    outs = [shape[2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) for i in range(nd)]
+    gy = tc.randn(shape[0], c, *outs, dtype=dtype)
+    args = (gy, x, [c, 1, *kernel], [1] * nd, list(padding), list(dilation), c)
+    flat = ops.convolution_backward_weight(*args)
+    monkeypatch.setattr(nn_kernels, "_DEPTHWISE_FLAT", False)
+    im2col = ops.convolution_backward_weight(*args)
+    assert flat.shape == im2col.shape == (c, 1, *kernel)
+    assert_close(flat, im2col)
+
+
+def test_depthwise_conv_gradients_through_autograd() -> None:
+    x = tc.randn(2, 3, 6, 5, dtype=tc.float64, requires_grad=True)
+    w = tc.randn(3, 1, 3, 2, dtype=tc.float64, requires_grad=True)
+
+    def f(a: tc.Tensor, b: tc.Tensor) -> tc.Tensor:
+        return tc.nn.functional.conv2d(a, b, padding=(1, 2), dilation=(1, 2), groups=3)
+
+    assert tc.autograd.gradcheck(f, (x, w))
+
+
+def test_strided_and_grouped_convolutions_keep_the_im2col_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = []
+    real = nn_kernels._DEPTHWISE_FLAT
+    assert real
+    x = tc.randn(2, 4, 8, 8, dtype=tc.float64)
+    for w_shape, stride, groups in [([4, 1, 3, 3], [2, 2], 4), ([4, 2, 3, 3], [1, 1], 2)]:
+        outs = [(8 + 2 - 3) // stride[0] + 1] * 2
+        gy = tc.randn(2, 4, *outs, dtype=tc.float64)
+        args = (gy, x, w_shape, stride, [1, 1], [1, 1], groups)
+        got = ops.convolution_backward_weight(*args)
+        monkeypatch.setattr(nn_kernels, "_DEPTHWISE_FLAT", False)
+        want = ops.convolution_backward_weight(*args)
+        monkeypatch.setattr(nn_kernels, "_DEPTHWISE_FLAT", True)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        calls.append(got.shape)
+    assert calls == [(4, 1, 3, 3), (4, 2, 3, 3)]
