@@ -405,6 +405,7 @@ NODE_NAMES: list[tuple[str, Any, str]] = [
     ("to double", lambda x, w, b: x.double(), "ToCopyBackward0"),
     ("clamp", lambda x, w, b: x.clamp(0, 1), "ClampBackward1"),
     ("narrow", lambda x, w, b: x.narrow(0, 1, 2), "SliceBackward0"),
+    ("gelu", lambda x, w, b: F.gelu(x), "GeluBackward0"),
     ("clamp_min", lambda x, w, b: x.clamp_min(0), "ClampMinBackward0"),
     ("clamp_max", lambda x, w, b: x.clamp_max(0), "ClampMaxBackward0"),
     ("soft_margin_loss", lambda x, w, b: F.soft_margin_loss(x, x.detach().sign()),
