@@ -355,3 +355,23 @@ def test_a_plugin_rule_may_name_its_saves_as_generic_rule_returns_them(run_py: A
         print("OK")
         """
     assert run_py(code).stdout.strip() == "OK"
+
+
+def test_nodes_that_keep_no_tensors_run_again(device: str) -> None:
+    # As in PyTorch: backward frees saved tensors only; a node that kept shapes and numbers
+    # (a view's, a sum's, an addition's) may run in a second backward, a node that kept a
+    # tensor (or a scalar for a tensor parameter, which PyTorch wraps) may not.
+    x = tc.ones(2, device=device, requires_grad=True)
+    a = x.view(2)
+    (a * 2).sum().backward()
+    (a * 3).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    for again in (lambda: x + 1, lambda: x.sum(), lambda: x.unsqueeze(0)):
+        y = again()
+        y.sum().backward()
+        y.sum().backward()
+    for freed in (lambda: x * 2, lambda: x.exp(), lambda: x * x):
+        y = freed()
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.sum().backward()

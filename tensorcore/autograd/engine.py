@@ -238,7 +238,7 @@ def _run_backward(
                         in_grads = node.fn(node, gbuf)  # type: ignore[misc]
                         if node.hooks:
                             in_grads = _run_hooks(node, in_grads, gbuf)
-                    if not retain_graph:  # Node.release, spelled out
+                    if not retain_graph and getattr(node.ctx, "frees", True):  # Node.release
                         node.released = True
                         node.saved = NOTHING_SAVED
                         if node.hooks:

@@ -297,7 +297,13 @@ class Node:
         that refers to its tensor (``t.register_hook(lambda g: g * t)``) makes a cycle
         tensor -> node -> hook -> tensor, which PyTorch leaves to the cycle collector, and
         with it the whole graph behind the tensor. Dropping the hooks breaks it at once.
+
+        A node that keeps no tensors (a view's, a sum's, an addition's: shapes and numbers
+        only) frees nothing and stays runnable, hooks and all: as in PyTorch, a second
+        backward through it works (its ``ctx.frees``, from the rule's saves).
         """
+        if not getattr(self.ctx, "frees", True):
+            return
         self.released = True
         self.saved = NOTHING_SAVED
         self.pre_hooks = None

@@ -169,6 +169,7 @@ class _Entry:
     __slots__ = (
         "composite",
         "ctx_cls",
+        "frees",
         "inputs",
         "kind",
         "name",
@@ -220,6 +221,13 @@ class _Entry:
             self.record = compile_recorder(op, self, apply_rule, _debug, generic) or generic
         # Whether an in-place call must keep a copy of self's old value for the rule.
         self.saves_self = any(k == "self" and not meta for k, _, _, meta, _ in self.plan)
+        # Whether the node keeps tensor values that backward frees (PyTorch's saved
+        # variables; a scalar given for a tensor parameter counts, as PyTorch wraps it): a
+        # node that keeps only shapes and numbers may run again, as in PyTorch.
+        tensor_params = set(op.tensor_pos) | set(op.list_pos)
+        self.frees = any(
+            res or (not meta and pos in tensor_params) for _, pos, res, meta, _ in self.plan
+        )
 
 
 _RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
