@@ -17,10 +17,17 @@ True
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .amp import cuda_amp as amp
 from .plugins import manager
+
+# ``from torch.cuda.amp import autocast, GradScaler`` imports ``amp`` as a submodule
+# (PyTorch's ``torch.cuda`` is a package): it is registered under that name, and an empty
+# ``__path__`` lets an import system that maps ``torch`` to ``tensorcore`` look it up here.
+sys.modules[f"{__name__}.amp"] = amp
+__path__: list[str] = []
 
 __all__ = [
     "amp",

@@ -70,3 +70,21 @@ def test_categorical(device: str) -> None:
     assert lg.probs.tolist() == [0.5, 0.5]
     with pytest.raises(ValueError, match="Either `probs` or `logits`"):
         Categorical()
+
+
+def test_pytorchs_per_distribution_module_paths() -> None:
+    # ``from torch.distributions.categorical import Categorical`` (CleanRL, most RL code).
+    import importlib
+
+    from tensorcore.distributions import _module_paths
+
+    for name, names in _module_paths.MODULES.items():
+        module = importlib.import_module(f"tensorcore.distributions.{name}")
+        assert module is getattr(tc.distributions, name)
+        assert module.__all__ == list(names)
+        for n in names:
+            assert getattr(module, n) is getattr(tc.distributions, n)
+    from tensorcore.distributions.categorical import Categorical as C
+    from tensorcore.distributions.normal import Normal as N
+
+    assert C is Categorical and N is tc.distributions.Normal
