@@ -34,6 +34,8 @@ __all__ = [
     "device_count",
     "empty_cache",
     "is_available",
+    "is_bf16_supported",
+    "is_initialized",
     "manual_seed",
     "manual_seed_all",
     "max_memory_allocated",
@@ -82,6 +84,33 @@ def manual_seed(seed: int) -> None:
 def manual_seed_all(seed: int) -> None:
     """Seed every CUDA device's generator (a no-op without a usable CUDA device)."""
     manual_seed(seed)
+
+
+def is_initialized() -> bool:
+    """Whether CUDA is set up for use: a usable CUDA device (False without one, as in
+    PyTorch's CPU build).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.cuda.is_initialized() == tc.cuda.is_available()
+    True
+    """
+    return _usable() is not None
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether the CUDA device computes in ``bfloat16``: always False, as the CUDA backend's
+    arrays (CuPy's) have no bfloat16, so programs that choose ``bfloat16`` when it is
+    supported and ``float16`` otherwise (nanoGPT) choose ``float16``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.cuda.is_bf16_supported()
+    False
+    """
+    return False
 
 
 def empty_cache() -> None:

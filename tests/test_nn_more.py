@@ -363,6 +363,7 @@ def test_pytorchs_nn_modules_paths() -> None:
     )
 
     assert MultiheadAttention is nn.MultiheadAttention
+    assert nn.modules.utils._pair is _pair and nn.modules.batchnorm._BatchNorm is _BatchNorm
     assert BatchNorm2d is nn.BatchNorm2d and issubclass(nn.BatchNorm1d, _BatchNorm)
     assert InstanceNorm2d is nn.InstanceNorm2d and issubclass(nn.InstanceNorm1d, _InstanceNorm)
     assert (_single(2), _pair(3), _triple((1, 2, 3)), _quadruple(0)) == (
