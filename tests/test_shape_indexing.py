@@ -547,6 +547,12 @@ def test_setitem_drops_the_values_leading_unit_dims(device: str) -> None:
     assert v.tolist() == [0.0, 1.0, 1.0, 0.0]
     with pytest.raises(RuntimeError):
         t[0] = tc.ones(1, 2, 4, device=device)  # (2, 4) after the strip: too many dims
+    # A value that does not fit the region: PyTorch's words, no NumPy text.
+    msg = r"shape mismatch: value tensor of shape \[2, 3\] cannot be broadcast to indexing "
+    with pytest.raises(RuntimeError, match=msg + r"result of shape \[12\]"):
+        t[t > -1] = tc.ones(2, 3, device=device)
+    with pytest.raises(RuntimeError, match=msg + r"result of shape \[2, 4\]"):
+        t[[0, 1]] = tc.ones(2, 3, device=device)
     w = tc.ones(1, 4, device=device, requires_grad=True)
     y = tc.zeros(3, 4, device=device)
     y[1] = w * 2
