@@ -83,8 +83,13 @@ def test_pytorchs_per_distribution_module_paths() -> None:
         assert module is getattr(tc.distributions, name)
         assert module.__all__ == list(names)
         for n in names:
-            assert getattr(module, n) is getattr(tc.distributions, n)
+            assert getattr(module, n) is getattr(
+                tc.distributions, n, getattr(tc.distributions.relaxed, n, None)
+            )
     from tensorcore.distributions.categorical import Categorical as C
     from tensorcore.distributions.normal import Normal as N
 
     assert C is Categorical and N is tc.distributions.Normal
+    from tensorcore.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+
+    assert LogitRelaxedBernoulli.__name__ == "LogitRelaxedBernoulli"

@@ -14,6 +14,8 @@ import sys
 import types
 from typing import Any
 
+from . import relaxed
+
 #: PyTorch's module name -> the names its ``__all__`` holds. (The modules PyTorch and
 #: tensorcore both have as files, ``kl``, ``constraints``, ``transforms``..., are not here.)
 MODULES: dict[str, tuple[str, ...]] = {
@@ -49,8 +51,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "one_hot_categorical": ("OneHotCategorical", "OneHotCategoricalStraightThrough"),
     "pareto": ("Pareto",),
     "poisson": ("Poisson",),
-    "relaxed_bernoulli": ("RelaxedBernoulli",),
-    "relaxed_categorical": ("RelaxedOneHotCategorical",),
+    "relaxed_bernoulli": ("LogitRelaxedBernoulli", "RelaxedBernoulli"),
+    "relaxed_categorical": ("ExpRelaxedCategorical", "RelaxedOneHotCategorical"),
     "studentT": ("StudentT",),
     "uniform": ("Uniform",),
     "von_mises": ("VonMises",),
@@ -65,7 +67,9 @@ def install(package: Any) -> None:
         full = f"{package.__name__}.{name}"
         module = types.ModuleType(full, f"``{names[0]}`` at PyTorch's module path.")
         for n in names:
-            setattr(module, n, getattr(package, n))
+            # (the relaxed families' logit-space bases are not package-level names, as in
+            # PyTorch)
+            setattr(module, n, getattr(package, n, None) or getattr(relaxed, n))
         module.__all__ = list(names)  # type: ignore[attr-defined]
         sys.modules[full] = module
         setattr(package, name, module)
