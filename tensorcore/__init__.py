@@ -88,8 +88,7 @@ from .ops.frontends import broadcast_shapes
 from .plugins import manager as _manager
 from .random import Generator, initial_seed, manual_seed, seed
 from .serialization import load, save
-
-__version__ = "0.1.0"
+from .version import __version__
 
 #: PyTorch's module-level constants (``torch.pi``, ``-torch.inf`` in attention masks).
 pi = math.pi
@@ -230,6 +229,7 @@ __all__ = sorted(
         "uint8",
         "use_deterministic_algorithms",
         "utils",
+        "version",
         "viz",
     }
     | set(_api.FUNCTIONS)
@@ -259,6 +259,7 @@ _LAZY_SUBPACKAGES = frozenset(
         "special",
         "testing",
         "utils",
+        "version",
         "viz",
     }
 )

@@ -270,8 +270,21 @@ def _value(self: Tensor, value: Any) -> Any:
     return v
 
 
+def _drop_leading_ones(value: Tensor) -> Tensor:
+    """A tensor value without its leading size-1 dims, as PyTorch takes it before
+    broadcasting it to the indexed region: ``adv[t] = row`` with ``row`` of shape ``(1, n)``
+    and ``adv[t]`` of shape ``(n,)`` (PPO's GAE loop) assigns the row."""
+    k = 0
+    shape = value._shape
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return value[(0,) * k] if k else value
+
+
 def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
     value = _value(self, value)
+    if isinstance(value, Tensor) and value._shape[:1] == (1,):
+        value = _drop_leading_ones(value)
     view = None
     if self._layout.name == "strided":
         view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))

@@ -17,7 +17,7 @@ from .layouts import memory_format, preserve_format
 from .ops import functions as ops
 from .ops._transfer import to_device_copy
 from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
-from .ops.factories import tensor as _tensor_factory
+from .ops.factories import copy_construct, warn_copy_construct
 from .plugins import manager
 
 __all__ = ["install"]
@@ -296,11 +296,14 @@ def new_tensor(
     requires_grad: bool = False,
 ) -> Tensor:
     """``tensorcore.tensor(data)`` (a copy) with ``self``'s dtype and device unless given."""
-    return _tensor_factory(
+    if isinstance(data, Tensor):
+        warn_copy_construct("tensor.new_tensor(sourceTensor)", 3)
+    return copy_construct(
         data,
-        dtype=self._dtype if dtype is None else dtype,
-        device=self._device if device is None else device,
-        requires_grad=requires_grad,
+        self._dtype if dtype is None else dtype,
+        self._device if device is None else device,
+        requires_grad,
+        False,
     )
 
 

@@ -12,10 +12,16 @@ Examples
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from . import _registry
 from .amp import cpu_amp as amp
+
+# ``from torch.cpu.amp import autocast`` imports ``amp`` as a submodule (as in
+# ``tensorcore.cuda``: registered under that name, and an empty ``__path__``).
+sys.modules[f"{__name__}.amp"] = amp
+__path__: list[str] = []
 
 __all__ = [
     "amp",

@@ -17,16 +17,25 @@ True
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .amp import cuda_amp as amp
 from .plugins import manager
+
+# ``from torch.cuda.amp import autocast, GradScaler`` imports ``amp`` as a submodule
+# (PyTorch's ``torch.cuda`` is a package): it is registered under that name, and an empty
+# ``__path__`` lets an import system that maps ``torch`` to ``tensorcore`` look it up here.
+sys.modules[f"{__name__}.amp"] = amp
+__path__: list[str] = []
 
 __all__ = [
     "amp",
     "device_count",
     "empty_cache",
     "is_available",
+    "is_bf16_supported",
+    "is_initialized",
     "manual_seed",
     "manual_seed_all",
     "max_memory_allocated",
@@ -75,6 +84,33 @@ def manual_seed(seed: int) -> None:
 def manual_seed_all(seed: int) -> None:
     """Seed every CUDA device's generator (a no-op without a usable CUDA device)."""
     manual_seed(seed)
+
+
+def is_initialized() -> bool:
+    """Whether CUDA is set up for use: a usable CUDA device (False without one, as in
+    PyTorch's CPU build).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.cuda.is_initialized() == tc.cuda.is_available()
+    True
+    """
+    return _usable() is not None
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether the CUDA device computes in ``bfloat16``: always False, as the CUDA backend's
+    arrays (CuPy's) have no bfloat16, so programs that choose ``bfloat16`` when it is
+    supported and ``float16`` otherwise (nanoGPT) choose ``float16``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.cuda.is_bf16_supported()
+    False
+    """
+    return False
 
 
 def empty_cache() -> None:

@@ -228,6 +228,18 @@ def test_the_deprecated_cuda_amp_spellings() -> None:
         assert (tc.ones(2, 2) @ tc.ones(2, 2)).dtype is tc.float32  # CPU tensors: untouched
 
 
+def test_the_amp_submodules_import_as_in_pytorch() -> None:
+    # ``from torch.cuda.amp import autocast, GradScaler``: torch.cuda is a package there.
+    import importlib
+
+    from tensorcore.cuda.amp import GradScaler, autocast
+
+    assert autocast is tc.cuda.amp.autocast and GradScaler is tc.cuda.amp.GradScaler
+    assert importlib.import_module("tensorcore.cpu.amp") is tc.cpu.amp
+    # An import system that maps another package name onto tensorcore finds them too.
+    assert tc.cuda.__path__ == [] and tc.cpu.__path__ == []
+
+
 def test_the_cpu_device_module() -> None:
     # torch.cpu: the accelerator-module interface for the CPU, and torch.cpu.amp.autocast.
     assert tc.cpu.is_available() and tc.cpu.device_count() == 1

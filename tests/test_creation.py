@@ -100,9 +100,16 @@ def test_tensor_copies_its_input(device: str) -> None:
     t = tc.tensor(a, device=device)
     a[0] = 100
     assert t.tolist() == [1.0, 2.0]
-    u = tc.tensor(t)
-    assert u.untyped_storage() is not t.untyped_storage()
-    assert u.tolist() == [1.0, 2.0]
+    # PyTorch's warning, pointing at the caller; the copy is detached, on the data's device.
+    w = t.clone().requires_grad_()
+    with pytest.warns(UserWarning, match=r"rather than tensorcore.tensor\(sourceTensor\)") as rec:
+        u = tc.tensor(w)
+    assert rec[0].filename == __file__
+    assert u.untyped_storage() is not w.untyped_storage() and not u.requires_grad
+    assert u.tolist() == [1.0, 2.0] and u.device == w.device
+    with pytest.warns(UserWarning, match=r"rather than tensor.new_tensor\(sourceTensor\)") as rec:
+        v = t.new_tensor(t)
+    assert rec[0].filename == __file__ and v.tolist() == [1.0, 2.0]
 
 
 def test_tensor_dtype_argument(device: str) -> None:

@@ -130,6 +130,9 @@ def test_default_collate_cases() -> None:
     pt = c([Point(1, 2.0), Point(3, 4.0)])
     assert isinstance(pt, Point) and pt.x.tolist() == [1, 3]
     assert isinstance(c([(1, 2), (3, 4)]), list)
+    # A field of strings is the tuple zip makes, as in PyTorch (image, label, path samples).
+    assert c([(1, "a.png"), (2, "b.png")])[1] == ("a.png", "b.png")
+    assert c([{"p": "a"}, {"p": "b"}])["p"] == ["a", "b"]
     assert c([np.array([1.0, 2.0]), np.array([3.0, 4.0])]).shape == (2, 2)
     assert c([np.float32(1), np.float32(2)]).dtype is tc.float32
     with pytest.raises(RuntimeError, match="equal size"):

@@ -70,3 +70,26 @@ def test_categorical(device: str) -> None:
     assert lg.probs.tolist() == [0.5, 0.5]
     with pytest.raises(ValueError, match="Either `probs` or `logits`"):
         Categorical()
+
+
+def test_pytorchs_per_distribution_module_paths() -> None:
+    # ``from torch.distributions.categorical import Categorical`` (CleanRL, most RL code).
+    import importlib
+
+    from tensorcore.distributions import _module_paths
+
+    for name, names in _module_paths.MODULES.items():
+        module = importlib.import_module(f"tensorcore.distributions.{name}")
+        assert module is getattr(tc.distributions, name)
+        assert module.__all__ == list(names)
+        for n in names:
+            assert getattr(module, n) is getattr(
+                tc.distributions, n, getattr(tc.distributions.relaxed, n, None)
+            )
+    from tensorcore.distributions.categorical import Categorical as C
+    from tensorcore.distributions.normal import Normal as N
+
+    assert C is Categorical and N is tc.distributions.Normal
+    from tensorcore.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+
+    assert LogitRelaxedBernoulli.__name__ == "LogitRelaxedBernoulli"

@@ -109,6 +109,15 @@ def test_broadcast_mismatch_uses_pytorch_wording(device: str) -> None:
         tc.broadcast_shapes((2, 3), (3, 2))
 
 
+def test_linear_dtype_mismatch_uses_pytorch_wording(device: str) -> None:
+    # The message people search for: a float64 batch through a float32 layer.
+    layer = tc.nn.Linear(3, 2).to(device)
+    x = tc.ones(1, 3, dtype=tc.float64, device=device)
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got "
+                                           "Double and Float"):  # fmt: skip
+        layer(x)
+
+
 def test_unsupported_dtype_names_operator_and_dtype(device: str) -> None:
     # PyTorch's dispatcher error, a NotImplementedError (a RuntimeError), also for bitwise ops
     f = tc.tensor([1.0, 2.0], device=device)

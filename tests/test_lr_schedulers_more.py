@@ -161,3 +161,25 @@ def test_chained_scheduler_composes_factors() -> None:
     )
     _close(_trajectory(o, sched, 6), [0.1 * (0.5 if e < 3 else 1.0) * 0.9**e for e in range(7)])
     assert len(sched.state_dict()["_schedulers"]) == 2
+
+
+def test_the_old_lrscheduler_name_is_subclassed_by_custom_schedulers() -> None:
+    # Warmup schedulers written before PyTorch 2.0 subclass ``_LRScheduler``.
+    class Warmup(S._LRScheduler):
+        def __init__(self, optimizer: Any, warmup: int, last_epoch: int = -1) -> None:
+            self.warmup = warmup
+            super().__init__(optimizer, last_epoch)
+
+        def get_lr(self) -> list[float]:
+            f = min(1.0, (self.last_epoch + 1) / self.warmup)
+            return [base * f for base in self.base_lrs]
+
+    opt = _opt(0.1)
+    sched = Warmup(opt, 4)
+    assert isinstance(sched, S.LRScheduler)
+    lrs = []
+    for _ in range(5):
+        lrs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    assert lrs == pytest.approx([0.025, 0.05, 0.075, 0.1, 0.1])

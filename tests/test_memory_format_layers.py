@@ -65,7 +65,6 @@ LAYERS = [
     # relu's gradient: PyTorch's threshold_backward lays it out as its input (CL), ours as
     # the output gradient, as every other elementwise backward
     ("relu", lambda: tc.nn.ReLU(), "CL", None),
-    ("dropout", lambda: tc.nn.Dropout(0.5), "CL", "C"),
     ("lp_pool", lambda: tc.nn.LPPool2d(2.0, 2), "CL", "CL"),
 ]
 
@@ -93,6 +92,22 @@ def test_layer_keeps_channels_last(
     if grad_fmt is not None:
         assert _fmt(gb) == grad_fmt
     assert_close(gb, to_numpy(ga), rtol=1e-5, atol=1e-5)
+
+
+def test_dropout_keeps_channels_last_with_the_mask_of_its_memory_order(device: str) -> None:
+    # As in PyTorch, the mask is drawn in memory order: a channels-last input gets the mask
+    # its (N, H, W, C) storage would get, not the row-major input's.
+    x = _rand(device, 2, 3, 6, 8)
+    xc = _cl(x)
+    m = tc.nn.Dropout(0.5)
+    tc.manual_seed(1)
+    b = m(xc.requires_grad_())
+    tc.manual_seed(1)
+    expected = m(x.permute(0, 2, 3, 1).contiguous()).permute(0, 3, 1, 2)
+    assert _fmt(b) == "CL"
+    assert_close(b, to_numpy(expected.detach()), rtol=0, atol=0)
+    (gb,) = tc.autograd.grad(b, xc, tc.ones_like(b))
+    assert_close(gb, to_numpy((expected != 0).float() * 2), rtol=0, atol=0)
 
 
 def test_channels_last_output_gradient(device: str) -> None:

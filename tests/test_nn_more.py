@@ -429,3 +429,41 @@ def test_composites_carry_pytorchs_node_names(device: str, what: str, call: Any,
         assert call(x, w, b).grad_fn is None
     z = x.detach().requires_grad_()
     assert F.pad(z, (0, 0)) is not z
+
+
+def test_pytorchs_nn_modules_paths() -> None:
+    # Custom layers import these from PyTorch's module paths.
+    from tensorcore.nn.modules.activation import MultiheadAttention
+    from tensorcore.nn.modules.batchnorm import BatchNorm2d, _BatchNorm
+    from tensorcore.nn.modules.instancenorm import InstanceNorm2d, _InstanceNorm
+    from tensorcore.nn.modules.utils import (
+        _list_with_default,
+        _pair,
+        _quadruple,
+        _reverse_repeat_tuple,
+        _single,
+        _triple,
+        consume_prefix_in_state_dict_if_present,
+    )
+
+    assert MultiheadAttention is nn.MultiheadAttention
+    assert nn.modules.utils._pair is _pair and nn.modules.batchnorm._BatchNorm is _BatchNorm
+    assert BatchNorm2d is nn.BatchNorm2d and issubclass(nn.BatchNorm1d, _BatchNorm)
+    assert InstanceNorm2d is nn.InstanceNorm2d and issubclass(nn.InstanceNorm1d, _InstanceNorm)
+    assert (_single(2), _pair(3), _triple((1, 2, 3)), _quadruple(0)) == (
+        (2,), (3, 3), (1, 2, 3), (0, 0, 0, 0)
+    )  # fmt: skip
+    assert _pair([4, 5]) == (4, 5)
+    assert _reverse_repeat_tuple((1, 2), 2) == (2, 2, 1, 1)
+    assert _list_with_default([None, 3], [1, 8, 9]) == [8, 3]
+    with pytest.raises(ValueError, match="Input dimension should be at least 3"):
+        _list_with_default([None, 3], [9])
+
+    class _Meta(dict):  # type: ignore[type-arg]
+        _metadata: dict[str, Any]
+
+    sd = _Meta({"module.fc.weight": 1, "module.fc.bias": 2, "other": 3})
+    sd._metadata = {"": {}, "module": {"v": 1}, "module.fc": {"v": 1}}
+    consume_prefix_in_state_dict_if_present(sd, "module.")
+    assert sorted(sd) == ["fc.bias", "fc.weight", "other"]
+    assert sorted(sd._metadata) == ["", "fc"]

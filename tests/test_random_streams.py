@@ -136,3 +136,42 @@ def test_gamma_family_draws_match_pytorch() -> None:
     tc.manual_seed(0)
     tc._standard_gamma(tc.tensor([0.3, 0.5, 1.0, 2.5, 7.0, 0.05]))
     assert tc.rand(1).item() == 0.3051000237464905
+
+
+def test_bernoulli_scalar_draws_in_memory_order() -> None:
+    # PyTorch's kernel visits a permuted tensor's elements in memory order, so a dropout of a
+    # transposed activation (a batch-first attention output) gets the mask of its storage.
+    for make in (
+        lambda: tc.empty(6, 4).t(),
+        lambda: tc.empty(2, 3, 4).permute(2, 0, 1),
+        lambda: tc.empty(6, 4).t()[:, ::2],
+    ):
+        t = make()
+        tc.manual_seed(3)
+        t.bernoulli_(0.5)
+        order = sorted(range(t.ndim), key=lambda d: -t.stride(d))
+        tc.manual_seed(3)
+        plain = tc.empty([t.shape[d] for d in order]).bernoulli_(0.5)
+        assert t.permute(order).tolist() == plain.tolist()
+    x = tc.ones(6, 4).t()
+    tc.manual_seed(1)
+    got = tc.nn.functional.dropout(x, 0.5)
+    tc.manual_seed(1)
+    assert got.t().tolist() == tc.nn.functional.dropout(tc.ones(6, 4), 0.5).tolist()
+
+
+def test_trunc_normal_matches_pytorch() -> None:
+    # PyTorch 2.13's samplers: normal draws redrawn outside [a, b] when the interval holds
+    # most of the mass; uniform proposals with a uniform acceptance draw otherwise.
+    got = _seeded(lambda: tc.nn.init.trunc_normal_(tc.empty(6), std=0.02)).tolist()
+    np.testing.assert_allclose(got, [0.03081992268562317, -0.00586857832968235,
+                                     -0.04357578605413437, 0.011368625797331333,
+                                     -0.021690446883440018, -0.027971908450126648],
+                               rtol=1e-6)  # fmt: skip
+    got = _seeded(
+        lambda: tc.nn.init.trunc_normal_(tc.empty(6), mean=0.5, std=1.0, a=0.0, b=0.1)
+    ).tolist()
+    np.testing.assert_allclose(got, [0.049625661224126816, 0.0768221840262413,
+                                     0.008847743272781372, 0.013203049078583717,
+                                     0.030742282047867775, 0.06340786814689636],
+                               rtol=1e-6)  # fmt: skip

@@ -533,6 +533,33 @@ def test_setitem_kinds_explicitly(device: str) -> None:
     assert i.tolist() == [2, 2, 3]
 
 
+def test_setitem_drops_the_values_leading_unit_dims(device: str) -> None:
+    # PyTorch strips a tensor value's leading size-1 dims before broadcasting it (NumPy
+    # refuses a (1, 4) value for a (4,) region): CleanRL's GAE loop, adv[t] = (1, n) row.
+    t = tc.zeros(3, 4, device=device)
+    t[0] = tc.arange(4.0, device=device).view(1, 1, 4)
+    t[[1, 2]] = tc.ones(1, 1, 2, 4, device=device)
+    assert t.tolist() == [[0.0, 1.0, 2.0, 3.0], [1.0] * 4, [1.0] * 4]
+    t[t > 0.5] = tc.full((1, 11), 5.0, device=device)
+    assert t.sum().item() == 55.0
+    v = tc.zeros(4, device=device)
+    v[1:3] = tc.ones(1, 1, device=device)
+    assert v.tolist() == [0.0, 1.0, 1.0, 0.0]
+    with pytest.raises(RuntimeError):
+        t[0] = tc.ones(1, 2, 4, device=device)  # (2, 4) after the strip: too many dims
+    # A value that does not fit the region: PyTorch's words, no NumPy text.
+    msg = r"shape mismatch: value tensor of shape \[2, 3\] cannot be broadcast to indexing "
+    with pytest.raises(RuntimeError, match=msg + r"result of shape \[12\]"):
+        t[t > -1] = tc.ones(2, 3, device=device)
+    with pytest.raises(RuntimeError, match=msg + r"result of shape \[2, 4\]"):
+        t[[0, 1]] = tc.ones(2, 3, device=device)
+    w = tc.ones(1, 4, device=device, requires_grad=True)
+    y = tc.zeros(3, 4, device=device)
+    y[1] = w * 2
+    y.sum().backward()
+    assert w.grad is not None and w.grad.tolist() == [[2.0] * 4]
+
+
 def test_indexing_errors(device: str) -> None:
     t, _ = _a(device)
     with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):

@@ -18,8 +18,10 @@ sampling draws from the same streams, in the same way, as PyTorch's (Multivariat
 through ``randn``); Gamma, Beta, Dirichlet, Poisson and Binomial draws are exact but not
 PyTorch's draws."""
 
+import sys
+
 from . import _kl_cross as _kl_cross  # importing it registers the cross-family KL pairs
-from . import constraints, kl, transforms, utils
+from . import _module_paths, constraints, kl, transforms, utils
 from .constraint_registry import biject_to, transform_to
 from .continuous import Beta, Dirichlet, Exponential, Gamma, GeneralizedPareto, Laplace
 from .derived import (
@@ -155,3 +157,7 @@ __all__ = [
     "transforms",
     "utils",
 ]
+
+# PyTorch's per-distribution module paths (``from tensorcore.distributions.normal import
+# Normal``), once the names above exist.
+_module_paths.install(sys.modules[__name__])

@@ -201,9 +201,12 @@ def trunc_normal_(
 ) -> Tensor:
     """Fill ``tensor`` with values drawn from ``N(mean, std**2)`` truncated to ``[a, b]``.
 
-    Sampled as PyTorch does, by the inverse CDF: a uniform draw between the CDF values of the
-    bounds, mapped back through ``erfinv`` (best when ``a <= mean <= b``; a warning is issued
-    when ``mean`` is more than two ``std`` outside the interval).
+    Sampled as PyTorch (2.13) does, so that a seed gives PyTorch's values: where the interval
+    holds more than 30% of the normal's mass, normal draws, with every draw outside ``[a, b]``
+    redrawn (a whole tensor of fresh draws per round) until none is left; otherwise uniform
+    proposals on ``[a, b]``, each accepted with probability ``pdf(x) / pdf(mode)`` (a uniform
+    draw per proposal) and the rejected ones proposed again. A warning is issued when
+    ``mean`` is more than two ``std`` outside the interval.
 
     Parameters
     ----------
@@ -235,40 +238,40 @@ def trunc_normal_(
             stacklevel=2,
         )
 
+    if tensor.device.type == "meta":  # no values to draw (PyTorch's no-op)
+        return tensor
+
     def cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
     with no_grad():
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        x = _erfinv(tensor.clamp(-1 + 1e-7, 1 - 1e-7))
-        return tensor.copy_((x * (std * math.sqrt(2.0)) + mean).clamp(a, b))
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            # The bounds as the tensor's dtype holds them, so that no value on the boundary
+            # is redrawn for its rounding.
+            lo = ops.full((), a, dtype=tensor.dtype).item()
+            hi = ops.full((), b, dtype=tensor.dtype).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not bool(outside.any()):
+                    break
+                fresh = ops.empty_like(result).normal_(mean, std, generator=generator)
+                result = ops.where(outside, fresh, result)
+            return tensor if result is tensor else tensor.copy_(result)
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
 
+        def rejected(x: Tensor) -> Tensor:
+            log_ratio = ((x - mean) / std).pow(2).mul(-0.5).sub(log_peak)
+            return ops.empty_like(x).uniform_(generator=generator).log_().gt(log_ratio)
 
-# fmt: off
-_ERFINV_CENTRE = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-# fmt: on
-
-
-def _erfinv(y: Tensor) -> Tensor:
-    """``erfinv`` from tensor ops (tensorcore has no ``erfinv``): Giles' single-precision
-    approximation, refined by two Newton steps on ``erf``."""
-    w = -((1 - y) * (1 + y)).log()
-    p1: Any = 0.0
-    for c in _ERFINV_CENTRE:
-        p1 = p1 * (w - 2.5) + c
-    wl = w.clamp(min=5.0).sqrt() - 3.0
-    p2: Any = 0.0
-    for c in _ERFINV_TAIL:
-        p2 = p2 * wl + c
-    x = ops.where(w < 5.0, p1, p2) * y
-    for _ in range(2):
-        err = x.erf() - y
-        x = x - err / ((-(x * x)).exp() * (2 / math.sqrt(math.pi)))
-    return x
+        result = tensor.uniform_(a, b, generator=generator)
+        pending = rejected(result)
+        while bool(pending.any()):
+            proposal = ops.empty_like(tensor).uniform_(a, b, generator=generator)
+            result = ops.where(pending, proposal, result)
+            pending = ops.where(pending, rejected(proposal), pending)
+        return tensor if result is tensor else tensor.copy_(result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

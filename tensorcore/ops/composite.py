@@ -470,7 +470,15 @@ def bernoulli(self: Tensor, generator: Any = None) -> Tensor:
 def bernoulli_(self: Tensor, p: float = 0.5, generator: Any = None) -> Tensor:
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    u = ops.rand(self._shape, generator=generator, dtype=dt.float64, device=self._device)
+    # PyTorch's kernel visits the elements in memory order (dims by decreasing stride): draw in
+    # that order, so a transposed or permuted tensor (a dropout of a transposed attention
+    # output) gets PyTorch's mask for a seed.
+    order = sorted(range(self.ndim), key=lambda d: -self._stride[d])
+    u = ops.rand(
+        [self._shape[d] for d in order], generator=generator, dtype=dt.float64, device=self._device
+    )
+    if order != sorted(order):
+        u = u.permute([order.index(d) for d in range(self.ndim)])
     return self.copy_(u < p)
 
 

@@ -7,6 +7,7 @@ are recognised by whichever device backend understands them (``DeviceInterface.f
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -147,7 +148,9 @@ def tensor(
 
     The dtype is inferred as in PyTorch: bools give ``bool``, ints ``int64``, floats the
     default dtype, complex numbers the matching complex dtype. ``pin_memory=True`` puts the
-    copy in an accelerator's page-locked host memory (:meth:`Tensor.pin_memory`).
+    copy in an accelerator's page-locked host memory (:meth:`Tensor.pin_memory`). A tensor
+    ``data`` is copied (detached, on its own device unless ``device`` is given) with PyTorch's
+    ``UserWarning`` recommending ``data.detach().clone()``.
 
     Examples
     --------
@@ -157,10 +160,33 @@ def tensor(
     >>> tc.tensor([1.5, 2]).tolist()
     [1.5, 2.0]
     """
-    dev = get_default_device() if device is None else _device(device)
     if isinstance(data, Tensor):
+        warn_copy_construct("tensorcore.tensor(sourceTensor)", 4)  # (under its checker)
+    return copy_construct(data, dtype, device, requires_grad, pin_memory)
+
+
+def warn_copy_construct(spelling: str, stacklevel: int) -> None:
+    """PyTorch's ``UserWarning`` for a tensor built from a tensor (``spelling``: the call),
+    pointing ``stacklevel`` frames up: at the caller of the public function."""
+    warnings.warn(
+        "To copy construct from a tensor, it is recommended to use "
+        "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+        f"rather than {spelling}.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def copy_construct(
+    data: Any, dtype: dt.dtype | None, device: Any, requires_grad: bool, pin_memory: bool
+) -> Tensor:
+    """:func:`tensor` without its argument checks and warning (``Tensor.new_tensor``)."""
+    if isinstance(data, Tensor):
+        # (PyTorch: without ``device``, the copy stays on the data's device.)
+        dev = data._device if device is None else _device(device)
         out = data.detach().to(device=dev, dtype=dtype or data._dtype, copy=True)
     else:
+        dev = get_default_device() if device is None else _device(device)
         out = _from_foreign(data, dtype, dev, copy=True)
         if out is None:
             shape, flat, inferred = _infer(data)

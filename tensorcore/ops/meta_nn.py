@@ -544,7 +544,7 @@ def meta_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> An
         )
     if weight._dtype is not input._dtype:
         raise RuntimeError(
-            f"{fn}(): expected the input and weight to have the same dtype, but got "
+            f"{fn}(): mat1 and mat2 must have the same dtype, but got "  # (PyTorch's words)
             f"{torch_name(input._dtype)} and {torch_name(weight._dtype)}"
         )
     if bias is not None:

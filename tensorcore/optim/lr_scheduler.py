@@ -41,6 +41,11 @@ __all__ = [
 ]
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's older name of :class:`LRScheduler`, which custom schedulers written before
+    PyTorch 2.0 subclass (``class WarmupLR(_LRScheduler)``); nothing more than it."""
+
+
 class StepLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` every ``step_size`` epochs."""
 

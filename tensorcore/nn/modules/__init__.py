@@ -1,5 +1,10 @@
 """The layers of ``tensorcore.nn``."""
 
+# PyTorch's module paths that programs reach as attributes
+# (``torch.nn.modules.utils.consume_prefix_in_state_dict_if_present``).
+from . import batchnorm as batchnorm
+from . import instancenorm as instancenorm
+from . import utils as utils
 from .activation import (
     CELU,
     ELU,

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from .. import functional as F
+from .attention import MultiheadAttention  # PyTorch's module path of it (DETR imports it here)
 from .module import Module
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "LogSigmoid",
     "LogSoftmax",
     "Mish",
+    "MultiheadAttention",
     "RReLU",
     "ReLU",
     "ReLU6",

@@ -1,5 +1,8 @@
-"""``SyncBatchNorm``: batch normalisation whose statistics span every rank of a process group
-(``tensorcore.distributed``), and ``convert_sync_batchnorm``."""
+"""The batch-norm layers at PyTorch's module path (``torch.nn.modules.batchnorm``), where
+custom normalisation layers find ``_BatchNorm`` to subclass (they are defined in
+:mod:`.normalization`, the lazy ones in :mod:`.lazy`), and ``SyncBatchNorm``: batch
+normalisation whose statistics span every rank of a process group
+(``tensorcore.distributed``), with ``convert_sync_batchnorm``."""
 
 from __future__ import annotations
 
@@ -11,10 +14,20 @@ from ...autograd.function import Function, FunctionCtx
 from ...autograd.grad_mode import no_grad
 from ...ops import functions as ops
 from .. import functional as F
+from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .module import Module
-from .normalization import _BatchNorm, _InstanceNorm
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm, _InstanceNorm
 
-__all__ = ["SyncBatchNorm"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "SyncBatchNorm",
+    "_BatchNorm",
+]
 
 
 class _GatherStats(Function):

@@ -4,6 +4,7 @@ into a batch, with PyTorch's rules."""
 from __future__ import annotations
 
 import collections.abc
+from collections.abc import Sequence
 from typing import Any
 
 from ... import dtypes as dt
@@ -57,11 +58,12 @@ def default_convert(data: Any) -> Any:
     return data
 
 
-def default_collate(batch: list[Any]) -> Any:
+def default_collate(batch: Sequence[Any]) -> Any:
     """Stack a list of samples into a batch: tensors (and NumPy arrays) are stacked along a
     new first dim, Python floats become a float64 tensor and ints an int64 tensor, strings
-    stay a list, and dicts, named tuples, tuples and lists are collated field by field (a
-    tuple sample gives a list, as in PyTorch).
+    stay as given (a list of samples stays a list; a field of tuple samples is a tuple), and
+    dicts, named tuples, tuples and lists are collated field by field (a tuple sample gives a
+    list, as in PyTorch).
 
     Examples
     --------
@@ -94,12 +96,14 @@ def default_collate(batch: list[Any]) -> Any:
     if isinstance(elem, collections.abc.Mapping):
         return type(elem)({k: default_collate([d[k] for d in batch]) for k in elem})  # type: ignore[call-arg]
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch, strict=True)))
+        return type(elem)(*(default_collate(s) for s in zip(*batch, strict=True)))
     if isinstance(elem, collections.abc.Sequence):
         n = len(elem)
         if any(len(b) != n for b in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [default_collate(list(s)) for s in zip(*batch, strict=True)]
+        # Each field's samples as zip gives them, a tuple (so a field of strings stays the
+        # tuple ``('a.png', 'b.png')``, as in PyTorch).
+        transposed = [default_collate(s) for s in zip(*batch, strict=True)]
         if isinstance(elem, tuple):
             return transposed
         try:

@@ -21,14 +21,14 @@ def pin_memory(data: Any, device: str | None = None) -> Any:
 
     As in PyTorch, a mutable mapping or sequence is shallow-copied and filled with the
     pinned items (so its type and extra attributes survive), an immutable one is rebuilt by
-    its type (a plain ``dict`` or ``list`` when that fails), and a plain tuple becomes a
-    list.
+    its type (a plain ``dict`` or ``list`` when that fails), and a tuple stays a tuple
+    (PyTorch 2.13; older versions made it a list).
 
     Examples
     --------
     >>> from tensorcore.utils.data._pin_memory import pin_memory
     >>> pin_memory({"name": "a", "ids": (1, 2)})  # nothing to pin: the same values
-    {'name': 'a', 'ids': [1, 2]}
+    {'name': 'a', 'ids': (1, 2)}
     """
     if isinstance(data, Tensor):
         return _pin_tensor(data, device)
@@ -46,7 +46,7 @@ def pin_memory(data: Any, device: str | None = None) -> Any:
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named tuple
         return type(data)(*(pin_memory(v, device) for v in data))
     if isinstance(data, tuple):
-        return [pin_memory(v, device) for v in data]  # PyTorch's backward compatibility
+        return tuple(pin_memory(v, device) for v in data)
     if isinstance(data, collections.abc.Sequence):
         try:
             if isinstance(data, collections.abc.MutableSequence):

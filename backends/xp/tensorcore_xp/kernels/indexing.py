@@ -288,8 +288,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 o[k] = v
         except IndexError as exc:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
-        except ValueError as exc:
-            raise RuntimeError(str(exc).replace("array", "tensor")) from None
+        except (ValueError, TypeError) as exc:  # (NumPy's for a value of the wrong shape)
+            try:  # (the error path only: the region's shape, for PyTorch's message)
+                region = list(o[k].shape)
+            except (IndexError, ValueError):
+                raise RuntimeError(str(exc).replace("array", "tensor")) from None
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
+                f"to indexing result of shape {region}"
+            ) from None
 
     def argwhere(self: Any) -> Any:
         r = xp.argwhere(array_of(self))
