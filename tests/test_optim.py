@@ -465,6 +465,15 @@ def test_one_cycle_phases_and_momentum() -> None:
     adam = optim.Adam([tc.nn.Parameter(tc.ones(1))], lr=0.1)
     sched.OneCycleLR(adam, max_lr=0.5, total_steps=5)
     assert adam.param_groups[0]["betas"][0] == 0.95
+    # PyTorch's state: checkpoints carry these keys.
+    state = s.state_dict()
+    assert state["_anneal_func_type"] == "cos" and "anneal_strategy" not in state
+    assert state["_schedule_phases"] == [
+        {"end_step": 2.0, "start_lr": "initial_lr", "end_lr": "max_lr",
+         "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+        {"end_step": 9, "start_lr": "max_lr", "end_lr": "min_lr",
+         "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+    ]  # fmt: skip
 
 
 def test_reduce_on_plateau() -> None:

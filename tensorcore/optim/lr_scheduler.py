@@ -210,6 +210,9 @@ class LambdaLR(LRScheduler):
                 vars(f).update(saved)
 
 
+_PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: the learning rate rises from ``max_lr / div_factor`` to ``max_lr``
     over ``pct_start`` of ``total_steps`` and anneals to ``initial / final_div_factor``;
@@ -249,19 +252,23 @@ class OneCycleLR(LRScheduler):
             raise ValueError(
                 f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
             )
-        self.anneal_strategy = anneal_strategy
         p = float(pct_start * total_steps)
-        if three_phase:
-            self._phases = [
-                (p - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                (2 * p - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
-                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
-            ]
-        else:
-            self._phases = [
-                (p - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
-            ]
+        ends = [p - 1, 2 * p - 2, total_steps - 1] if three_phase else [p - 1, total_steps - 1]
+        names = (
+            [("initial_lr", "max_lr", "max_momentum", "base_momentum"),
+             ("max_lr", "initial_lr", "base_momentum", "max_momentum"),
+             ("initial_lr", "min_lr", "max_momentum", "max_momentum")]
+            if three_phase
+            else [("initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                  ("max_lr", "min_lr", "base_momentum", "max_momentum")]
+        )  # fmt: skip
+        self._schedule_phases = [
+            dict(zip(_PHASE_KEYS, (end, *keys), strict=True))
+            for end, keys in zip(ends, names, strict=True)
+        ]
+        # (PyTorch's attribute names and order, which its state_dict, and so a checkpoint,
+        # carries)
+        self._anneal_func_type = anneal_strategy
         groups = optimizer.param_groups
         max_lrs = _per_group(max_lr, len(groups), "max_lr")
         if last_epoch == -1:
@@ -291,7 +298,7 @@ class OneCycleLR(LRScheduler):
             group["momentum"] = m
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
-        if self.anneal_strategy == "cos":
+        if self._anneal_func_type == "cos":
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
 
@@ -306,12 +313,14 @@ class OneCycleLR(LRScheduler):
         lrs = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._phases):
-                if n <= end or i == len(self._phases) - 1:
+            for i, phase in enumerate(self._schedule_phases):
+                end = phase["end_step"]
+                if n <= end or i == len(self._schedule_phases) - 1:
                     pct = (n - start) / (end - start)
-                    lrs.append(self._anneal(group[lr0], group[lr1], pct))
+                    lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
                     if self.cycle_momentum:
-                        self._set_momentum(group, self._anneal(group[m0], group[m1], pct))
+                        m0, m1 = group[phase["start_momentum"]], group[phase["end_momentum"]]
+                        self._set_momentum(group, self._anneal(m0, m1, pct))
                     break
                 start = end
         return lrs
