@@ -240,6 +240,21 @@ class Tensor(OperatorMethods):
         """True for tensors on the CPU."""
         return self._device.type == "cpu"
 
+    def get_device(self) -> int:
+        """The device index: -1 on the CPU (and on devices without an index), else the
+        index (0 for ``cuda`` alone, as PyTorch resolves it).
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> tc.ones(2).get_device()
+        -1
+        """
+        dev = self._device
+        if dev.type == "cpu":
+            return -1
+        return dev.index if dev.index is not None else 0 if dev.type == "cuda" else -1
+
     def dim(self) -> int:
         """Number of dims."""
         return len(self._shape)

@@ -352,3 +352,10 @@ def test_a_slice_sum_or_repeat_of_a_size_is_a_size() -> None:
     assert s[-1] == 4 and type(s[0]) is int and s[1:].numel() == 12
     with pytest.raises(TypeError):
         s + [5]  # type: ignore[operator]
+
+
+def test_get_device_is_minus_one_off_indexed_devices(device: str) -> None:
+    t = tc.ones(2, device=device)
+    want = t.device.index if t.device.index is not None else (0 if device == "cuda" else -1)
+    assert t.get_device() == want
+    assert tc.ones(1).get_device() == -1

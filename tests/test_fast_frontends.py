@@ -20,6 +20,7 @@ import pytest
 import tensorcore as tc
 from tensorcore.dispatch import get_op
 from tensorcore.ops import frontends
+from tensorcore.ops import functions as opf
 from tensorcore.testing.samples import SAMPLES, call_op, core_ops
 
 _FAST_FRONTENDS = (frontends.pointwise_unary, frontends.pointwise_binary)
@@ -181,8 +182,10 @@ def test_a_structured_lane_takes_parameters_as_plain_tensors() -> None:
     fast = get_op("linear").lane(x, w, b)
     assert fast is not None and type(fast) is tc.Tensor
     wp, bp = w.detach().requires_grad_(), b.detach().requires_grad_()
-    plain = tc.nn.functional.linear(x, wp, bp)
+    plain = opf.linear(x, wp, bp)
+    # (the operator's own node; F.linear then names it as PyTorch does, AddmmBackward0)
     assert fast.grad_fn.name() == plain.grad_fn.name() == "LinearBackward0"
+    assert tc.nn.functional.linear(x, wp, bp).grad_fn.name() == "AddmmBackward0"
     np.testing.assert_array_equal(fast.detach().numpy(), plain.detach().numpy())
     fast.sum().backward()
     plain.sum().backward()

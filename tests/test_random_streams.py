@@ -175,3 +175,24 @@ def test_trunc_normal_matches_pytorch() -> None:
                                      0.008847743272781372, 0.013203049078583717,
                                      0.030742282047867775, 0.06340786814689636],
                                rtol=1e-6)  # fmt: skip
+
+
+def test_random_fill_forms_match_pytorch() -> None:
+    # random_() spans 0 .. 2**digits for floats and the dtype's maximum for integers;
+    # random_(to) is [0, to).
+    tc.manual_seed(0)
+    assert tc.empty(3).random_().tolist() == [8325664.0, 12888472.0, 1484222.0]
+    assert tc.empty(3).random_(5).tolist() == [0.0, 3.0, 4.0]
+    assert tc.empty(3, dtype=tc.int64).random_().tolist() == [
+        827948490035658087, 7815051614634499795, 2691271404617651954
+    ]  # fmt: skip
+    assert tc.empty(3, dtype=tc.uint8).random_().tolist() == [36, 87, 70]
+    assert tc.empty(2, dtype=tc.bool).random_().tolist() == [False, False]
+    assert tc.empty(2, dtype=tc.float16).random_().tolist() == [1290.0, 1436.0]
+    assert tc.empty(2, dtype=tc.int8).random_(3, 9).tolist() == [6, 5]
+    tc.manual_seed(1)
+    assert tc.empty(2, dtype=tc.float64).random_().tolist() == [549919010553237.0,
+                                                                 2022607184203397.0]  # fmt: skip
+    assert tc.empty(2, dtype=tc.bfloat16).random_().tolist() == [136.0, 114.0]
+    with pytest.raises(RuntimeError, match="from=5 >= to=5"):
+        tc.empty(2).random_(5, 5)

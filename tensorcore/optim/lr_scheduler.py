@@ -262,7 +262,7 @@ class OneCycleLR(LRScheduler):
             else [("initial_lr", "max_lr", "max_momentum", "base_momentum"),
                   ("max_lr", "min_lr", "base_momentum", "max_momentum")]
         )  # fmt: skip
-        self._schedule_phases = [
+        self._schedule_phases: list[dict[str, Any]] = [
             dict(zip(_PHASE_KEYS, (end, *keys), strict=True))
             for end, keys in zip(ends, names, strict=True)
         ]

@@ -185,9 +185,12 @@ _op(
     dtypes="fc",
 )
 _op(
-    "random_(Tensor(a!) self, int low, int high, *, Generator? generator=None) -> Tensor(a!)",
+    "random_(Tensor(a!) self, int? low=None, int? high=None, *, Generator? generator=None) "
+    "-> Tensor(a!)",
     _RND,
-    "Fills ``self`` with integers drawn uniformly from ``[low, high)``.",
+    "Fills ``self`` with integers drawn uniformly from ``[low, high)``; ``random_(to)`` from "
+    "``[0, to)``, ``random_()`` from 0 to the largest integer the dtype holds exactly "
+    "(``2**24`` for float32, the maximum for integer dtypes).",
     function=False,
     dtypes="bif",
 )

@@ -21,6 +21,11 @@ from ..helpers import array_of, errstate, quiet_tokens, writes_through_views
 
 __all__ = ["build"]
 
+#: The significand bits of the float dtypes by item size (float16 11, float32 24, float64 53;
+#: bfloat16, an ``ml_dtypes`` void-kind dtype, has 8): ``random_()``'s range is up to
+#: ``2**digits``.
+_FLOAT_DIGITS = {2: 11, 4: 24, 8: 53}
+
 
 def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     """Factory and random kernels for the array module ``xp``, drawing from ``random_stream``
@@ -232,11 +237,9 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             fill_random(o, rng.standard_normal, s, mean)
         return self
 
-    def random_(self: Any, low: int, high: int, generator: Any = None) -> Any:
-        if low >= high:
-            raise RuntimeError(
-                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-            )
+    def random_(
+        self: Any, low: int | None = None, high: int | None = None, generator: Any = None
+    ) -> Any:
         o = array_of(self)
         if o.dtype.kind == "b":
             lo, hi = 0, 1
@@ -245,6 +248,19 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             lo, hi = int(info.min), int(info.max)
         else:
             lo, hi = -(2**63), 2**63 - 1
+        if low is None:  # random_(): 0 to the largest integer the dtype holds exactly
+            digits = (
+                (_FLOAT_DIGITS[o.dtype.itemsize] if o.dtype.kind == "f" else 8)  # (V: bfloat16)
+                if o.dtype.kind in "fV"
+                else None
+            )
+            low, high = 0, (2**digits if digits is not None else hi) + 1
+        elif high is None:  # random_(to)
+            low, high = 0, low
+        if low >= high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
         if low < lo or high - 1 > hi:
             raise RuntimeError(
                 f"random_ expects 'from' and 'to' - 1 to be in the range of the dtype "
