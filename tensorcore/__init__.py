@@ -16,7 +16,7 @@ import math
 from types import FunctionType
 from typing import Any
 
-from . import autograd, backends, dtypes, fft, linalg, return_types, serialization
+from . import autograd, backends, dtypes, fft, linalg, return_types, serialization, types
 from ._comparison import allclose, equal
 from ._finfo import finfo, iinfo
 from ._format import get_printoptions, set_printoptions

@@ -10,6 +10,7 @@ True
 from __future__ import annotations
 
 import builtins
+import sys
 
 from .plugins.manager import PluginInfo, device_interfaces, plugins, register
 
@@ -54,6 +55,13 @@ cuda = _Unavailable(
 #: ``torch.backends.cudnn``: not available; its flags are accepted and have no effect.
 cudnn = _Unavailable("cudnn", enabled=True, benchmark=False, deterministic=False,
                      allow_tf32=True)  # fmt: skip
+
+
+# ``import torch.backends.cudnn as cudnn`` imports them as submodules (registered under those
+# names, with an empty ``__path__``, as ``tensorcore.cuda.amp``).
+for _name, _namespace in (("cudnn", cudnn), ("cuda", cuda), ("mps", mps)):
+    sys.modules[f"{__name__}.{_name}"] = _namespace  # type: ignore[assignment]
+__path__: builtins.list[str] = []
 
 
 def list() -> builtins.list[PluginInfo]:

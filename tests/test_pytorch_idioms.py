@@ -565,3 +565,36 @@ def test_index_reduce_on_a_device_without_data_gives_the_shape() -> None:
     for reduce in ("prod", "mean", "amax", "amin"):
         r = x.index_reduce(0, i, s, reduce)
         assert r.device.type == "meta" and r.shape == (3, 2)
+
+
+def test_pytorch_module_paths_programs_import() -> None:
+    # Modules PyTorch programs import by path, each where PyTorch has it.
+    import importlib
+
+    from tensorcore.autograd.variable import Variable
+    from tensorcore.nn.utils.spectral_norm import SpectralNorm
+    from tensorcore.optim.adamw import AdamW
+    from tensorcore.optim.asgd import ASGD
+    from tensorcore.optim.radam import RAdam
+
+    from tensorcore.nn.attention import SDPBackend, sdpa_kernel
+    from tensorcore.nn.modules.pooling import _AvgPoolNd, _MaxPoolNd
+    from tensorcore.types import Number
+
+    cudnn = importlib.import_module("tensorcore.backends.cudnn")
+    cudnn.benchmark = True
+    assert (
+        not cudnn.is_available()
+        and not importlib.import_module("tensorcore.backends.mps").is_available()
+    )
+    assert AdamW is tc.optim.AdamW and RAdam is tc.optim.RAdam and ASGD is tc.optim.ASGD
+    assert importlib.import_module("tensorcore.optim.adamax").Adamax is tc.optim.Adamax
+    assert Variable is tc.autograd.Variable and isinstance(1.5, Number)
+    assert isinstance(tc.nn.MaxPool2d(2), _MaxPoolNd) and isinstance(tc.nn.AvgPool1d(2), _AvgPoolNd)
+    assert not isinstance(tc.nn.MaxPool2d(2), _AvgPoolNd)
+    assert callable(tc.nn.utils.spectral_norm) and SpectralNorm.__name__ == "SpectralNorm"
+    q = tc.ones(1, 2, 4)
+    with sdpa_kernel([SDPBackend.MATH, SDPBackend.FLASH_ATTENTION]):
+        assert tc.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 4)
+    with pytest.raises(ValueError, match="Expected a SDPBackend"), sdpa_kernel("math"):
+        pass

@@ -6,6 +6,7 @@ derivative formulas live in ``tensorcore/ops/derivatives.py``.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .._tensor import Tensor
@@ -69,3 +70,7 @@ backward = checked(
     "backward(Any tensors, Any grad_tensors=None, bool? retain_graph=None, "
     "bool create_graph=False, Any inputs=None) -> None"
 )(_engine.backward)
+
+
+# ``from torch.autograd.variable import Variable`` (PyTorch's module path of it).
+sys.modules[f"{__name__}.variable"] = sys.modules[__name__]

@@ -12,7 +12,7 @@ Examples
 tensorcore.Size([8, 4])
 """
 
-from . import functional, init, parallel, utils
+from . import attention, functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
@@ -21,6 +21,7 @@ __all__ = [
     "Parameter",
     "UninitializedBuffer",
     "UninitializedParameter",
+    "attention",
     "functional",
     "init",
     "parallel",

@@ -1,7 +1,9 @@
 """Optimizers (``tensorcore.optim``) and learning-rate schedules
 (``tensorcore.optim.lr_scheduler``), with PyTorch's names, defaults and update rules."""
 
-from . import lr_scheduler, swa_utils
+import sys
+
+from . import adadelta, adam, lr_scheduler, nadam, rprop, swa_utils
 from .adadelta import Adadelta, Adamax
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -31,3 +33,8 @@ __all__ = [
     "lr_scheduler",
     "swa_utils",
 ]
+
+# PyTorch's module paths of the optimizers defined beside a sibling here
+# (``from torch.optim.adamw import AdamW``).
+for _alias, _module in (("adamw", adam), ("adamax", adadelta), ("radam", nadam), ("asgd", rprop)):
+    sys.modules[f"{__name__}.{_alias}"] = _module

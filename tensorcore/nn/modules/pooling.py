@@ -439,3 +439,9 @@ class FractionalMaxPool2d(Module):
             self.return_indices,
             _random_samples=self._random_samples,
         )
+
+
+# PyTorch's names of the shared bases (``isinstance(m, nn.modules.pooling._MaxPoolNd)``).
+_MaxPoolNd = _MaxPool
+_AvgPoolNd = _AvgPool
+_LPPoolNd = _LPPool

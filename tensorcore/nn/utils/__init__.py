@@ -12,7 +12,10 @@ Examples
 tensor([ 0.3000, -1.0000])
 """
 
+import sys
+
 from . import parametrizations, parametrize, prune, rnn
+from . import weight_norm as _weight_norm_module
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -40,3 +43,7 @@ __all__ = [
     "vector_to_parameters",
     "weight_norm",
 ]
+
+# ``from torch.nn.utils.spectral_norm import SpectralNorm``: PyTorch's module path of the
+# hook-based spectral norm, defined beside weight_norm here (the attribute stays the function).
+sys.modules[f"{__name__}.spectral_norm"] = _weight_norm_module
