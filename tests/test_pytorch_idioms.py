@@ -5,6 +5,7 @@ a hand-computed value) as the oracle."""
 from __future__ import annotations
 
 import io
+import pickle
 from typing import Any
 
 import numpy as np
@@ -55,13 +56,18 @@ def test_accelerator_picks_the_quickstarts_device() -> None:
             tc.accelerator.current_device_index()
 
 
-def test_saving_a_whole_module_names_the_state_dict_way() -> None:
+def test_saving_a_whole_module_needs_weights_only_false_to_load() -> None:
+    # As PyTorch 2.6+: a whole module saves (pickled), and loads only with weights_only=False.
     model = nn.Linear(2, 3)
-    with pytest.raises(TypeError, match=r"save its state_dict\(\)"):
-        tc.save(model, io.BytesIO())
-    with pytest.raises(TypeError) as info:
-        tc.save(object(), io.BytesIO())
-    assert "state_dict" not in str(info.value)
+    buf = io.BytesIO()
+    tc.save(model, buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="weights_only"):
+        tc.load(buf)
+    buf.seek(0)
+    again = tc.load(buf, weights_only=False)
+    assert isinstance(again, nn.Linear)
+    assert again.weight.tolist() == model.weight.tolist()
 
 
 @pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])

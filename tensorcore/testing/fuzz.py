@@ -815,9 +815,9 @@ def _public_targets() -> list[Target]:
                lambda d: ((x(d), 0, 1.0), {}), {"idx": "Index", "value": "Value"}),
         Target("Tensor.item", "item", T.item, lambda d: ((tc.ones(1, device=d),), {}), {}),
         Target("tc.save", "save", tc.save, lambda d: (({"w": x(d)}, _io.BytesIO()), {}),
-               {"obj": "Any", "f": "OutFile"}),
+               {"obj": "Object", "f": "OutFile"}),
         Target("tc.load", "load", tc.load, lambda d: ((_saved(d),), {}),
-               {"f": "File", "map_location": "Any", "weights_only": "bool"}),
+               {"f": "File", "map_location": "Any", "weights_only": "bool?"}),
         Target("Tensor.numpy", "numpy", T.numpy, lambda d: ((x(d),), {}), {"force": "bool"}),
     ] + _fft_targets()  # fmt: skip
 
@@ -932,6 +932,8 @@ def _bads(type_: str, name: str, callee: str) -> list[Bad]:
         return [(w, f, c and w != "'nosuchdevice'") for w, f, c in _device_bads(False)]
     if type_ == "Any":
         return [("an object()", lambda c, r: object(), True)]
+    if type_ == "Object":  # (anything picklable is saved, as by PyTorch's torch.save)
+        return [("an object()", lambda c, r: object(), False)]
     if type_ == "Tensor|Scalar":
         return bads_for("Tensor", name, callee, True)
     return bads_for(type_, name, callee, False)
