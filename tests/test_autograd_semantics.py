@@ -375,3 +375,15 @@ def test_nodes_that_keep_no_tensors_run_again(device: str) -> None:
         y.sum().backward()
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             y.sum().backward()
+
+
+def test_double_backward_through_an_in_place_op_reads_the_old_value(device: str) -> None:
+    # The rule of sin_ reads self's old value: its copy is recorded, so the second derivative
+    # reaches x (it was cut off: "does not require grad").
+    x = tc.tensor([0.3, 1.2], dtype=tc.float64, device=device, requires_grad=True)
+    y = x * 1
+    y.sin_()
+    (g,) = tc.autograd.grad(y.sum(), x, create_graph=True)
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    assert_close(g, np.cos([0.3, 1.2]))
+    assert_close(gg, -np.sin([0.3, 1.2]))

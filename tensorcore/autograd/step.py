@@ -512,11 +512,13 @@ def _inplace_step(
         )
     if _debug.on:
         _check_mutation(self, op.name + "_")
+    # Rules that read the input's old value get a copy taken before it is overwritten; the
+    # copy is recorded (when grad mode is on), so that a double backward reaches the old
+    # value's history, as PyTorch's saved original does.
+    old_self = self.clone() if ent.saves_self else self
     prev = _gm.enabled
     _gm.enabled = False
     try:
-        # Rules that read the input's old value get a copy taken before it is overwritten.
-        old_self = self.clone() if ent.saves_self else self
         if ent.normalize:
             prepared: list[Any] = []
             op.frontend(op, kernel, args, None, dev, True, prepared)  # type: ignore[misc]
