@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import _functional as fn
@@ -65,24 +66,11 @@ class NAdam(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, m, v, mus, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError("NAdam does not support sparse gradients")
-                    st = self.state[p]
-                    if not st:
-                        st["step"] = step_tensor()
-                        st["mu_product"] = ops.ones((), dtype=dt.float32, device="cpu")
-                        st["exp_avg"] = ops.zeros_like(p)
-                        st["exp_avg_sq"] = ops.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    m.append(st["exp_avg"])
-                    v.append(st["exp_avg_sq"])
-                    mus.append(st["mu_product"])
-                    steps.append(st["step"])
+                params, grads, states = self._dense_states(group, "NAdam", _nadam_state)
+                m = [st["exp_avg"] for st in states]
+                v = [st["exp_avg_sq"] for st in states]
+                mus = [st["mu_product"] for st in states]
+                steps = [st["step"] for st in states]
                 beta1, beta2 = group["betas"]
                 fn.nadam(
                     params, grads, m, v, mus, steps, lr=group["lr"], beta1=beta1, beta2=beta2,
@@ -139,22 +127,10 @@ class RAdam(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, m, v, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError("RAdam does not support sparse gradients")
-                    st = self.state[p]
-                    if not st:
-                        st["step"] = step_tensor()
-                        st["exp_avg"] = ops.zeros_like(p)
-                        st["exp_avg_sq"] = ops.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    m.append(st["exp_avg"])
-                    v.append(st["exp_avg_sq"])
-                    steps.append(st["step"])
+                params, grads, states = self._dense_states(group, "RAdam", _adam_state)
+                m = [st["exp_avg"] for st in states]
+                v = [st["exp_avg_sq"] for st in states]
+                steps = [st["step"] for st in states]
                 beta1, beta2 = group["betas"]
                 fn.radam(
                     params, grads, m, v, steps, lr=group["lr"], beta1=beta1, beta2=beta2,
@@ -162,3 +138,17 @@ class RAdam(Optimizer):
                     decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
                 )  # fmt: skip
         return loss
+
+
+def _adam_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    return {"step": step_tensor(), "exp_avg": ops.zeros_like(p), "exp_avg_sq": ops.zeros_like(p)}
+
+
+def _nadam_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    # (mu_product: a float32 0-d tensor, as PyTorch keeps it; PyTorch's order of the keys)
+    return {
+        "step": step_tensor(),
+        "mu_product": ops.ones((), dtype=dt.float32, device="cpu"),
+        "exp_avg": ops.zeros_like(p),
+        "exp_avg_sq": ops.zeros_like(p),
+    }

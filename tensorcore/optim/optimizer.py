@@ -111,6 +111,29 @@ class Optimizer:
         enabled) and its result is returned."""
         raise NotImplementedError
 
+    def _dense_states(
+        self,
+        group: dict[str, Any],
+        name: str,
+        init: Callable[[Tensor, dict[str, Any]], dict[str, Any]],
+    ) -> tuple[list[Tensor], list[Tensor], list[dict[str, Any]]]:
+        """The parameters of ``group`` that have a gradient, their gradients and their
+        states (made by ``init(p, group)`` on the first step); ``name``'s error for a sparse one."""
+        params, grads, states = [], [], []
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            if g.is_sparse:
+                raise RuntimeError(f"{name} does not support sparse gradients")
+            st = self.state[p]
+            if not st:
+                st.update(init(p, group))
+            params.append(p)
+            grads.append(g)
+            states.append(st)
+        return params, grads, states
+
     def _closure_loss(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import _functional as fn
@@ -59,22 +60,10 @@ class Rprop(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, prevs, sizes, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError("Rprop does not support sparse gradients")
-                    st = self.state[p]
-                    if not st:
-                        st["step"] = step_tensor()
-                        st["prev"] = ops.zeros_like(p)
-                        st["step_size"] = ops.full_like(p, group["lr"])
-                    params.append(p)
-                    grads.append(p.grad)
-                    prevs.append(st["prev"])
-                    sizes.append(st["step_size"])
-                    steps.append(st["step"])
+                params, grads, states = self._dense_states(group, "Rprop", _rprop_state)
+                prevs = [st["prev"] for st in states]
+                sizes = [st["step_size"] for st in states]
+                steps = [st["step"] for st in states]
                 (etaminus, etaplus), (smin, smax) = group["etas"], group["step_sizes"]
                 fn.rprop(
                     params, grads, prevs, sizes, steps, etaminus=etaminus, etaplus=etaplus,
@@ -128,29 +117,33 @@ class ASGD(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, axs, etas, mus, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError("ASGD does not support sparse gradients")
-                    st = self.state[p]
-                    if not st:
-                        # eta and mu are float32 0-d tensors on the parameter's device, as
-                        # PyTorch keeps them (so eta's rounding is PyTorch's).
-                        st["step"] = ops.zeros((), dtype=dt.float32, device=p.device)
-                        st["eta"] = ops.full((), group["lr"], dtype=dt.float32, device=p.device)
-                        st["mu"] = ops.ones((), dtype=dt.float32, device=p.device)
-                        st["ax"] = ops.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    axs.append(st["ax"])
-                    etas.append(st["eta"])
-                    mus.append(st["mu"])
-                    steps.append(st["step"])
+                params, grads, states = self._dense_states(group, "ASGD", _asgd_state)
+                axs = [st["ax"] for st in states]
+                etas = [st["eta"] for st in states]
+                mus = [st["mu"] for st in states]
+                steps = [st["step"] for st in states]
                 fn.asgd(
                     params, grads, axs, etas, mus, steps, lr=group["lr"], lambd=group["lambd"],
                     alpha=group["alpha"], t0=group["t0"], weight_decay=group["weight_decay"],
                     maximize=group["maximize"],
                 )  # fmt: skip
         return loss
+
+
+def _rprop_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "step": step_tensor(),
+        "prev": ops.zeros_like(p),
+        "step_size": ops.full_like(p, group["lr"]),
+    }
+
+
+def _asgd_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    # eta and mu are float32 0-d tensors on the parameter's device, as PyTorch keeps them (so
+    # eta's rounding is PyTorch's).
+    return {
+        "step": ops.zeros((), dtype=dt.float32, device=p.device),
+        "eta": ops.full((), group["lr"], dtype=dt.float32, device=p.device),
+        "mu": ops.ones((), dtype=dt.float32, device=p.device),
+        "ax": ops.zeros_like(p),
+    }
