@@ -187,8 +187,17 @@ def test_grad_fn_is_named_after_the_operator(device: str, name: str) -> None:
     out = call_op(name, sample)
     first = out[0] if isinstance(out, (tuple, list)) else out
     assert first.grad_fn is not None
-    # (or the name a declaration gives, PyTorch's ATen one: LinalgVectorNormBackward0)
-    want = OPS[name].node or camel(name) + "Backward0"
+    # (or the name a declaration gives, PyTorch's ATen one: LinalgVectorNormBackward0, or
+    # its name for the overload the arguments select: sum(x, dim) is SumBackward1)
+    decl = OPS[name]
+    want = decl.node or camel(name) + "Backward0"
+    if decl.node_variant is not None:
+        params = decl.parsed.params
+        args = tuple(
+            sample.args[i] if i < len(sample.args) else sample.kwargs.get(p.name, p.default)
+            for i, p in enumerate(params)
+        )
+        want = decl.node_variant(args) or want
     assert first.grad_fn.name() == want
     # as in PyTorch, the node's type carries the name (programs print type(grad_fn).__name__)
     assert type(first.grad_fn).__name__ == want
@@ -196,6 +205,84 @@ def test_grad_fn_is_named_after_the_operator(device: str, name: str) -> None:
 
 
 # ------------------------------------------------------------------ .grad
+#: PyTorch's node names where they depend on the overload a call selects or on the operator
+#: a composite stands for (as torch 2.13 prints them for these calls).
+_OVERLOAD_NODES: list[tuple[str, Any, str]] = [
+    ("sum()", lambda x, y, v: x.sum(), "SumBackward0"),
+    ("sum(dim)", lambda x, y, v: x.sum(1), "SumBackward1"),
+    ("sum(dims, keepdim)", lambda x, y, v: x.sum((0, 1), keepdim=True), "SumBackward1"),
+    ("mean(dim)", lambda x, y, v: x.mean(-1), "MeanBackward1"),
+    ("prod(dim)", lambda x, y, v: x.prod(0), "ProdBackward1"),
+    ("nansum", lambda x, y, v: x.nansum(), "NansumBackward0"),
+    ("max()", lambda x, y, v: x.max(), "MaxBackward1"),
+    ("max(dim)", lambda x, y, v: x.max(1).values, "MaxBackward0"),
+    ("min(dim)", lambda x, y, v: x.min(0)[0], "MinBackward0"),
+    ("median(dim)", lambda x, y, v: x.median(1).values, "MedianBackward1"),
+    ("median()", lambda x, y, v: x.median(), "MedianBackward0"),
+    ("kthvalue", lambda x, y, v: x.kthvalue(1).values, "KthvalueBackward0"),
+    ("1 - x", lambda x, y, v: 1 - x, "RsubBackward1"),
+    ("x - 1", lambda x, y, v: x - 1, "SubBackward0"),
+    ("x ** 2", lambda x, y, v: x**2, "PowBackward0"),
+    ("x ** y", lambda x, y, v: x**y, "PowBackward1"),
+    ("2 ** x", lambda x, y, v: 2**x, "PowBackward2"),
+    ("div(mode)", lambda x, y, v: tc.div(x, y, rounding_mode="floor"), "DivBackward2"),
+    ("clamp(tensor)", lambda x, y, v: x.clamp(min=y), "ClampBackward0"),
+    ("clamp(number)", lambda x, y, v: x.clamp(0, 1), "ClampBackward1"),
+    ("lerp(tensor)", lambda x, y, v: tc.lerp(x, y, y), "LerpBackward1"),
+    ("lerp(number)", lambda x, y, v: tc.lerp(x, y, 0.5), "LerpBackward0"),
+    (
+        "masked_fill(tensor)",
+        lambda x, y, v: x.masked_fill(x > 0, tc.tensor(0.0)),
+        "MaskedFillBackward1",
+    ),
+    ("remainder(tensor)", lambda x, y, v: x.remainder(y), "RemainderBackward1"),
+    ("squeeze(dim)", lambda x, y, v: x[None].squeeze(0), "SqueezeBackward1"),
+    ("squeeze()", lambda x, y, v: x[None].squeeze(), "SqueezeBackward0"),
+    ("x @ v", lambda x, y, v: x @ v, "MvBackward0"),
+    ("x @ y.T", lambda x, y, v: x @ y.T, "MmBackward0"),
+    ("v @ v", lambda x, y, v: v @ v, "DotBackward0"),
+    ("batched @", lambda x, y, v: x[None] @ y.T, "UnsafeViewBackward0"),
+    ("t()", lambda x, y, v: x.t(), "TBackward0"),
+    ("split", lambda x, y, v: x.split(1)[0], "SplitBackward0"),
+    ("split(sizes)", lambda x, y, v: x.split([1, 2])[1], "SplitWithSizesBackward0"),
+    ("unbind", lambda x, y, v: x.unbind()[0], "UnbindBackward0"),
+    ("reshape (copy)", lambda x, y, v: x.t().reshape(-1), "UnsafeViewBackward0"),
+    ("reshape (view)", lambda x, y, v: x.reshape(-1), "ViewBackward0"),
+    ("addcmul", lambda x, y, v: x.addcmul(x, y), "AddcmulBackward0"),
+    ("square", lambda x, y, v: x.square(), "PowBackward0"),
+    ("trace", lambda x, y, v: x[:, :3].trace(), "TraceBackward0"),
+    ("outer", lambda x, y, v: tc.outer(v, v), "MulBackward0"),
+    ("log1p", lambda x, y, v: x.abs().log1p(), "Log1PBackward0"),
+    ("deg2rad", lambda x, y, v: x.deg2rad(), "Deg2RadBackward0"),
+    ("index_add", lambda x, y, v: x.index_add(0, tc.tensor([0]), y[:1]), "IndexAddBackward0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "fn", "want"), _OVERLOAD_NODES, ids=[c[0] for c in _OVERLOAD_NODES]
+)
+def test_node_names_follow_the_overload_and_the_composite(
+    device: str, call: str, fn: Any, want: str
+) -> None:
+    """Programs print ``grad_fn``: its name is PyTorch's for the overload the arguments select
+    (``node_when`` in the declarations) and for the operator a composite stands for."""
+    x = tc.rand(3, 4, dtype=tc.float64, device=device).add(0.5).requires_grad_()
+    y = tc.rand(3, 4, dtype=tc.float64, device=device).add(0.5).requires_grad_()
+    v = tc.rand(4, dtype=tc.float64, device=device).requires_grad_()
+    out = fn(x, y, v)
+    assert type(out.grad_fn).__name__ == want
+    assert out.grad_fn.name() == want
+
+
+def test_a_bad_node_when_entry_is_refused_at_declaration() -> None:
+    from tensorcore.ops.schema._declare import OpDecl
+
+    with pytest.raises(ValueError, match="node_when"):
+        OpDecl("f(Tensor self, int? dim=None) -> Tensor", frozenset(), "", node_when="nope:X")
+    with pytest.raises(ValueError, match="node_when"):
+        OpDecl("f(Tensor self, int? dim=None) -> Tensor", frozenset(), "", node_when="dim=odd:X")
+
+
 def test_grad_accumulates_and_can_be_reset(device: str) -> None:
     x = rand(3, device=device)
     assert x.grad is None

@@ -438,7 +438,7 @@ def test_outputs_of_a_multi_output_node_are_labelled() -> None:
     x = tc.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
     values, _ = x.max(dim=0)
     p = tc.viz.graph(values * 2, engine="builtin")
-    edge = next(e for e in p.edges if p.node(e.src).title == "MaxDimBackward0")
+    edge = next(e for e in p.edges if p.node(e.src).title == "MaxBackward0")
     assert edge.label == "output 0"
     _, _, root = _read_graph(p.svg())
     assert "output 0" in "".join(root.itertext())

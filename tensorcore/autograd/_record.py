@@ -95,9 +95,15 @@ def compile_recorder(
         items.append(f"{key!r}: {expr}")
     tup = "".join(f"e{i}, " for i in range(n))
     mtup = "".join(f"m{i}, " for i in range(n))
+    if ent.variant is None:
+        src += ["    node = _new(Node)", "    node._name = _NAME"]
+    else:  # (an overload PyTorch names apart: ``step._Entry.variant``)
+        src += [
+            "    name = _variant(args) or _NAME",
+            "    node = _new(_node_type(name))",
+            "    node._name = name",
+        ]
     src += [
-        "    node = _new(Node)",
-        "    node._name = _NAME",
         "    node.fn = _apply_rule",
         "    node.ctx = _ENT",
         "    node.n_outputs = len(outputs)",
@@ -118,6 +124,8 @@ def compile_recorder(
         "_acc": grad_accumulator,
         "_NO_EDGE": _NO_EDGE,
         "_NAME": ent.name,
+        "_variant": ent.variant,
+        "_node_type": node_type,
         "_ENT": ent,
         "_apply_rule": apply_rule,
         "_save_other": save_other,

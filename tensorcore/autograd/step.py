@@ -179,6 +179,7 @@ class _Entry:
         "record",
         "rule",
         "saves_self",
+        "variant",
     )
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
@@ -193,6 +194,9 @@ class _Entry:
         self.composite: Any = None
         self.name = op.decl.node_name
         self.node_type = node_type(self.name)
+        #: ``(args) -> name | None``: the node's name for an overload PyTorch names apart
+        #: (``sum(x, dim)`` is ``SumBackward1``); None for most operators.
+        self.variant = op.decl.node_variant
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()
         self.normalize = op.decl.frontend not in ("pointwise", "unstructured")
@@ -481,7 +485,10 @@ def _make_node(
         else:
             edges.append(_NO_EDGE)
             metas.append(None)
-    node = ent.node_type(ent.name, apply_rule, ent, tuple(edges), metas, len(outputs))
+    name = ent.name
+    if ent.variant is not None:
+        name = ent.variant(args) or name
+    node = node_type(name)(name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
         _save(node, ent, save_args, outputs)
     return node

@@ -13,8 +13,9 @@ __all__ = ["MISSING", "Param", "Signature", "camel", "parse_signature"]
 
 def camel(name: str) -> str:
     """``log_softmax`` -> ``LogSoftmax``: how PyTorch names an operator's autograd node
-    (``LogSoftmaxBackward0``)."""
-    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+    (``LogSoftmaxBackward0``); a letter after a digit is capitalised too, as PyTorch's code
+    generator does (``log1p`` -> ``Log1P``, ``_fft_r2c`` -> ``FftR2C``)."""
+    return "".join(p.title() for p in name.strip("_").split("_"))
 
 
 class _Missing:

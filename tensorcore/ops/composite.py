@@ -84,7 +84,7 @@ def _promoted(*operands: Any) -> list[Any]:
 @_composite
 def addcmul(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
     self, tensor1, tensor2 = _promoted(self, tensor1, tensor2)
-    return ops.add(self, ops.mul(tensor1, tensor2), alpha=value)
+    return named_as(ops.add(self, ops.mul(tensor1, tensor2), alpha=value), "AddcmulBackward0")
 
 
 @_composite
@@ -101,14 +101,14 @@ def addcdiv(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
                 "tensor2), for all dtypes."
             )
     self, tensor1, tensor2 = _promoted(self, tensor1, tensor2)
-    return ops.add(self, ops.div(tensor1, tensor2), alpha=value)
+    return named_as(ops.add(self, ops.div(tensor1, tensor2), alpha=value), "AddcdivBackward0")
 
 
 @_composite
 def square(self: Tensor) -> Tensor:
     if self._dtype is dt.bool_:
         return ops.pow(self, 2)  # PyTorch's square is pow(self, 2): int64 for bool
-    return ops.mul(self, self)
+    return named_as(ops.mul(self, self), "PowBackward0")
 
 
 @_composite
@@ -155,7 +155,9 @@ def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        return (ops.amax if name == "max" else ops.amin)(self)
+        # (PyTorch's full max/min node spreads the gradient over ties, as amax's does)
+        out = (ops.amax if name == "max" else ops.amin)(self)
+        return named_as(out, "MaxBackward1" if name == "max" else "MinBackward1")
     if isinstance(dim, Tensor):
         return (ops.maximum if name == "max" else ops.minimum)(self, dim)
     values, indices = call(get_op(f"{name}_dim"), (self, dim, keepdim))
@@ -214,7 +216,8 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     new = infer_size(tuple(shape), self.numel())
     if self._layout is strided and view_strides(self._shape, self._stride, new) is not None:
         return self.view(new)
-    return self.clone(memory_format=contiguous_format).view(new)
+    # (PyTorch's reshape of a copy ends in ``_unsafe_view``, the node programs print)
+    return named_as(self.clone(memory_format=contiguous_format).view(new), "UnsafeViewBackward0")
 
 
 @_composite
@@ -231,7 +234,9 @@ def reshape_as(self: Tensor, other: Tensor) -> Tensor:
 def t(self: Tensor) -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-    return self.transpose(0, 1) if self.ndim == 2 else self.transpose(0, 0) if self.ndim else self
+    if not self.ndim:
+        return self
+    return named_as(self.transpose(0, 1) if self.ndim == 2 else self.transpose(0, 0), "TBackward0")
 
 
 @_composite
@@ -317,7 +322,9 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
                 f"split expects split_size be non-negative, but got split_size={step}"
             )
         sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step else [0]
+        node = "SplitBackward0"
     else:
+        node = "SplitWithSizesBackward0"
         sizes = list(split_size_or_sections)
         if builtins.sum(sizes) != n:
             raise RuntimeError(
@@ -326,7 +333,7 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
             )
     out, start = [], 0
     for s in sizes:
-        out.append(self.narrow(d, start, s))
+        out.append(named_as(self.narrow(d, start, s), node))
         start += s
     return tuple(out)
 
@@ -343,7 +350,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 @_composite
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = _wrap_dim(dim, self.ndim)
-    return tuple(self.select(d, i) for i in range(self._shape[d]))
+    return tuple(named_as(self.select(d, i), "UnbindBackward0") for i in range(self._shape[d]))
 
 
 @_composite

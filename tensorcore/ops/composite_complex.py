@@ -14,6 +14,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._tensor import Tensor, torch_name
 from . import functions as ops
+from .frontends import named_as
 
 __all__ = ["COMPLEX_COMPOSITES"]
 
@@ -47,14 +48,14 @@ def _pair(a: Tensor, b: Tensor) -> Tensor:
 
 @_composite
 def complex(real: Tensor, imag: Tensor) -> Tensor:
-    return _pair(real, imag)
+    return named_as(_pair(real, imag), "ComplexBackward0")
 
 
 @_composite
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     if abs._dtype != angle._dtype:
         return _pair(abs, angle)  # the dtype error
-    return _pair(abs * ops.cos(angle), abs * ops.sin(angle))
+    return named_as(_pair(abs * ops.cos(angle), abs * ops.sin(angle)), "PolarBackward0")
 
 
 @_composite
@@ -63,8 +64,9 @@ def angle(self: Tensor) -> Tensor:
         # atan2(imag, real), with PyTorch's zero gradient at 0 (atan2's is 0 / 0 there).
         zero = self == 0
         safe = ops.where(zero, ops.ones_like(self), self)
-        return ops.where(zero, 0.0, ops.atan2(safe.imag, safe.real))
+        return named_as(ops.where(zero, 0.0, ops.atan2(safe.imag, safe.real)), "AngleBackward0")
     x = self if self._dtype.is_floating_point else self.to(dt.get_default_dtype())
     # pi for negative numbers, 0 otherwise, NaN kept; x stays in the graph with a zero
     # gradient, as PyTorch's.
-    return ops.where(ops.isnan(x), x, ops.where(x < 0, math.pi, 0.0).to(x._dtype))
+    out = ops.where(ops.isnan(x), x, ops.where(x < 0, math.pi, 0.0).to(x._dtype))
+    return named_as(out, "AngleBackward0")

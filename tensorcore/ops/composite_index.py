@@ -15,6 +15,7 @@ from .. import _registry
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
+from .frontends import named_as
 
 __all__ = ["INDEX_COMPOSITES"]
 
@@ -83,7 +84,8 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any 
     if self.ndim == 0:
         return ops.add(self, source.sum(), alpha=alpha)
     values = source if alpha == 1 else ops.mul(source, alpha)
-    return ops.index_put(self, _along(self, dim, index), values.to(self._dtype), True)
+    out = ops.index_put(self, _along(self, dim, index), values.to(self._dtype), True)
+    return named_as(out, "IndexAddBackward0")
 
 
 @_composite

@@ -22,7 +22,7 @@ from ..dispatch import get_op
 from ..layouts import contiguous_format
 from . import functions as ops
 from ._call import call
-from .frontends import broadcast_shapes
+from .frontends import broadcast_shapes, named_as
 from .meta_functions import blas_scale
 from .meta_linalg import check_float_matrix
 
@@ -419,7 +419,7 @@ def trace(self: Tensor) -> Tensor:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
     if self._dtype is dt.bool_:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    return self.diagonal().sum()
+    return named_as(self.diagonal().sum(), "TraceBackward0")
 
 
 @_composite
@@ -617,8 +617,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
         sq1 = (x1 * x1).sum(-1, keepdim=True)
         sq2 = (x2 * x2).sum(-1).unsqueeze(-2)
         d2 = ops.add(sq1 + sq2, ops.matmul(x1, x2.mT), alpha=-2)
-        return d2.clamp_min(1e-30).sqrt()
-    return ops.vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), [-1])
+        return named_as(d2.clamp_min(1e-30).sqrt(), "ViewBackward0")  # (PyTorch's last step)
+    out = ops.vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), [-1])
+    return named_as(out, "CdistBackward0")
 
 
 @_composite
@@ -633,7 +634,7 @@ def pdist(self: Tensor, p: float = 2.0) -> Tensor:
     # The pairs i < j in row-major order: the upper triangle of cdist(self, self), flattened.
     pairs = ops.triu_indices(n, n, 1, device=self._device)
     diff = self.index_select(0, pairs[0]) - self.index_select(0, pairs[1])
-    return ops.vector_norm(diff, float(p), [-1])
+    return named_as(ops.vector_norm(diff, float(p), [-1]), "PdistBackward0")
 
 
 @_composite

@@ -19,7 +19,9 @@ from .. import dtypes as dt
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
+from ._signature import camel
 from .composite_linalg import linalg_multi_dot
+from .frontends import named_as
 
 __all__ = ["STATS_COMPOSITES"]
 
@@ -48,7 +50,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     v, i = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
     if not keepdim:
         v, i = v.squeeze(d), i.squeeze(d)
-    return return_types.kthvalue(v, i)
+    return return_types.kthvalue(named_as(v, "KthvalueBackward0"), i)
 
 
 @_composite
@@ -78,7 +80,7 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
         values, index = values.movedim(-1, d), index.movedim(-1, d)
     else:
         values, index = values.squeeze(-1), index.squeeze(-1)
-    return return_types.mode(values, index)
+    return return_types.mode(named_as(values, "ModeBackward0"), index)
 
 
 def _median_position(valid: Tensor, n: int, ignore_nan: bool) -> Tensor:
@@ -104,7 +106,7 @@ def _median_dim(name: str, self: Tensor, dim: int, keepdim: bool, ignore_nan: bo
     v, i = values.gather(d, pos), indices.gather(d, pos)
     if not keepdim:
         v, i = v.squeeze(d), i.squeeze(d)
-    return result(v, i)
+    return result(named_as(v, f"{camel(name)}Backward1"), i)
 
 
 def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
@@ -118,17 +120,22 @@ def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
     return values.gather(0, pos).reshape(())
 
 
+def _median_all_named(self: Tensor, ignore_nan: bool) -> Tensor:
+    out = _median_all(self, ignore_nan)
+    return named_as(out, "NanmedianBackward0" if ignore_nan else "MedianBackward0")
+
+
 @_composite
 def median(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     if dim is None:
-        return _median_all(self, False)
+        return _median_all_named(self, False)
     return _median_dim("median", self, dim, keepdim, False)
 
 
 @_composite
 def nanmedian(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     if dim is None:
-        return _median_all(self, True)
+        return _median_all_named(self, True)
     return _median_dim("nanmedian", self, dim, keepdim, True)
 
 
@@ -226,7 +233,7 @@ def nanquantile(
 @_composite
 def nansum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     x = ops.where(self.isnan(), 0, self) if self._dtype.is_floating_point else self
-    return x.sum(dim, keepdim, dtype=dtype)
+    return named_as(x.sum(dim, keepdim, dtype=dtype), "NansumBackward0")
 
 
 @_composite
@@ -240,9 +247,10 @@ def nanmean(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = N
 def var_mean(
     self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False
 ) -> tuple[Tensor, Tensor]:
+    # (PyTorch computes both in one node; here each output has its own, named as that one)
     return (
-        self.var(dim, correction=correction, keepdim=keepdim),
-        self.mean(dim, keepdim),
+        named_as(self.var(dim, correction=correction, keepdim=keepdim), "VarMeanBackward0"),
+        named_as(self.mean(dim, keepdim), "VarMeanBackward0"),
     )
 
 
@@ -251,8 +259,8 @@ def std_mean(
     self: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False
 ) -> tuple[Tensor, Tensor]:
     return (
-        self.std(dim, correction=correction, keepdim=keepdim),
-        self.mean(dim, keepdim),
+        named_as(self.std(dim, correction=correction, keepdim=keepdim), "StdMeanBackward0"),
+        named_as(self.mean(dim, keepdim), "StdMeanBackward0"),
     )
 
 
@@ -264,7 +272,8 @@ def aminmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
             "no identity."
         )
     dims = () if dim is None else (dim,)
-    return return_types.aminmax(self.amin(dims, keepdim), self.amax(dims, keepdim))
+    lo, hi = self.amin(dims, keepdim), self.amax(dims, keepdim)
+    return return_types.aminmax(named_as(lo, "AminmaxBackward0"), named_as(hi, "AminmaxBackward0"))
 
 
 def _check_weights(kind: str, w: Tensor, n: int) -> None:

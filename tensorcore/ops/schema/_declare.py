@@ -142,6 +142,13 @@ class OpDecl:
     #: The name of the operator's autograd node where PyTorch's is not the operator's own
     #: (``vector_norm``'s is ``LinalgVectorNormBackward0``, after ATen's ``linalg_vector_norm``).
     node: str = ""
+    #: PyTorch's other node names for the operator's overloads, as space-separated
+    #: ``"param:Name"`` (when ``param`` is given, not None: ``sum``'s ``"dim:SumBackward1"``)
+    #: or ``"param=kind:Name"`` (when ``param`` is a ``tensor``, a Python ``number`` or a
+    #: ``list``/tuple: ``pow``'s ``"other=tensor:PowBackward1"``); the first that holds
+    #: names the node, else :attr:`node_name`. A callable ``(args) -> str | None`` decides
+    #: where such a rule cannot say it (``matmul``: the arguments' ranks).
+    node_when: str | Callable[[tuple[Any, ...]], str | None] = ""
     #: The operator that a call of the function giving only its first argument runs:
     #: PyTorch's one-argument overload (``where(condition)`` is ``nonzero_numpy``, the tuple
     #: of index tensors). The other parameters without a default must then all be omitted.
@@ -174,6 +181,7 @@ class OpDecl:
                 + ("needs a meta_function" if needs_meta else "takes no meta_function")
             )
         object.__setattr__(self, "pos", _Positions(self))
+        self.node_variant  # noqa: B018 (checks node_when's entries at declaration)
 
     @property
     def name(self) -> str:
@@ -197,12 +205,52 @@ class OpDecl:
             return frozenset(n for n in names if n not in refused)
         return frozenset(self.scalars.split())
 
+    @property
+    def node_variant(self) -> Callable[[tuple[Any, ...]], str | None] | None:
+        """``(args) -> name``: the node's name for a call's arguments (in signature order)
+        where PyTorch names an overload's node apart (:attr:`node_when`); None when the name
+        is always :attr:`node_name`."""
+        when = self.node_when
+        if not when or callable(when):
+            return when or None
+        rules = []
+        for item in when.split():
+            cond, _, name = item.rpartition(":")
+            param, _, kind = cond.partition("=")
+            pos = self.param(param)
+            if pos < 0 or not name or kind not in _NODE_KINDS:
+                raise ValueError(f"{self.name}: bad node_when entry {item!r}")
+            rules.append((pos, _NODE_KINDS[kind], name))
+
+        def variant(args: tuple[Any, ...]) -> str | None:
+            for pos, test, name in rules:
+                if pos < len(args) and test(args[pos]):
+                    return name
+            return None
+
+        return variant
+
     def param(self, name: str) -> int:
         """Position of parameter ``name``; -1 when absent."""
         for i, p in enumerate(self.parsed.params):
             if p.name == name:
                 return i
         return -1
+
+
+def _is_tensor(v: Any) -> bool:
+    # (what a tensor parameter holds when it is neither None nor a Python number or
+    # sequence; the operator table sits below the tensor model and does not import it)
+    return v is not None and not isinstance(v, (bool, int, float, complex, list, tuple, str))
+
+
+#: The tests of :attr:`OpDecl.node_when`'s ``param=kind`` entries ("" is "given").
+_NODE_KINDS: dict[str, Callable[[Any], bool]] = {
+    "": lambda v: v is not None,
+    "tensor": _is_tensor,
+    "number": lambda v: isinstance(v, (bool, int, float, complex)),
+    "list": lambda v: isinstance(v, (list, tuple)),
+}
 
 
 class _Positions:
@@ -302,6 +350,7 @@ def _binary(
     promote_args: str = "",
     check: Callable[..., None] | None = None,
     tensors_only: str = "",
+    node_when: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self, Tensor {other}{extra}) -> Tensor",
@@ -314,6 +363,7 @@ def _binary(
         promote=promote,
         promote_args=promote_args,
         tensors_only=tensors_only,
+        node_when=node_when,
         check=check,
         dtypes=dtypes,
         dtype_hint=dtype_hint,

@@ -10,6 +10,23 @@ from ._declare import _op
 
 # ---------------------------------------------------------------- linear algebra
 _L = "linalg"
+
+#: PyTorch's last node of a ``matmul`` by the operands' ranks: the product it dispatches to
+#: (``MmBackward0``), or the view that unfolds a batched or broadcast product.
+_MATMUL_NODES = {
+    (1, 1): "DotBackward0",
+    (2, 1): "MvBackward0",
+    (1, 2): "SqueezeBackward4",
+    (2, 2): "MmBackward0",
+    (2, 3): "CloneBackward0",
+}
+
+
+def _matmul_node(args: tuple[Any, ...]) -> str:
+    a, b = args[0], args[1]
+    return _MATMUL_NODES.get((len(a.shape), len(b.shape)), "UnsafeViewBackward0")
+
+
 _op(
     "matmul(Tensor self, Tensor other) -> Tensor",
     _L,
@@ -19,6 +36,7 @@ _op(
     out=True,
     dtypes="ifc",
     autocast="lower",
+    node_when=_matmul_node,
 )
 _op(
     "mm(Tensor self, Tensor mat2) -> Tensor",
@@ -76,6 +94,7 @@ _op(
     frontend="structured",
     meta_function=M.meta_outer,
     out=True,
+    node="MulBackward0",  # (PyTorch's outer multiplies two broadcast views)
 )
 _op(
     "einsum(str equation, Tensor... operands) -> Tensor",
@@ -97,6 +116,7 @@ _op(
     _L,
     "The inverse of each square matrix (LinAlgError for a singular one).",
     meta_function=ML.meta_linalg_inv,
+    node="LinalgInvExBackward0",  # (PyTorch computes it with linalg_inv_ex)
     out=True,
     **_LX,
     autocast="fp32",
@@ -126,6 +146,7 @@ _op(
     "The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``); ``B`` is a batch of "
     "vectors when 1-D or shaped as ``A`` without its last dim.",
     meta_function=ML.meta_linalg_solve,
+    node="LinalgSolveExBackward0",  # (PyTorch computes it with linalg_solve_ex)
     out=True,
     **_LX,
     autocast="fp32",
@@ -136,6 +157,7 @@ _op(
     "The Cholesky factor of each Hermitian positive-definite matrix (read from its lower "
     "triangle; the upper one when ``upper``).",
     meta_function=ML.meta_linalg_cholesky,
+    node="LinalgCholeskyExBackward0",  # (PyTorch computes it with linalg_cholesky_ex)
     out=True,
     **_LX,
     autocast="fp32",

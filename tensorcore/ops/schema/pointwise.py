@@ -16,6 +16,7 @@ _binary(
     dtype_hint="Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
     "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
     check=M.check_sub_bool,
+    node_when="self=number:RsubBackward1",
 )
 _binary("mul", "Multiplies ``self`` by ``other`` elementwise.", opmath_scalars=True)
 _binary(
@@ -25,6 +26,7 @@ _binary(
     extra=", *, str? rounding_mode=None",
     opmath_scalars=True,
     promote_when="rounding_mode:same",
+    node_when="rounding_mode:DivBackward2",
     check=M.check_rounding_mode,
 )
 _binary(
@@ -34,9 +36,20 @@ _binary(
     opmath_scalars=True,
     dtypes="if",
 )
-_binary("remainder", "Python-style modulus: the result has the sign of the divisor.", dtypes="if")
+_binary(
+    "remainder",
+    "Python-style modulus: the result has the sign of the divisor.",
+    dtypes="if",
+    node_when="other=tensor:RemainderBackward1",
+)
 _binary("fmod", "C-style modulus: the result has the sign of the dividend.", dtypes="if")
-_binary("pow", "Raises ``self`` to the power ``other``.", dtypes="ifc", values="other")
+_binary(
+    "pow",
+    "Raises ``self`` to the power ``other``.",
+    dtypes="ifc",
+    values="other",
+    node_when="self=number:PowBackward2 other=tensor:PowBackward1",
+)
 _binary(
     "atan2",
     "Elementwise arctangent of ``self / other`` with quadrant.",
@@ -213,6 +226,7 @@ _op(
     dtypes="bif",
     values="min max",
     node="ClampBackward1",
+    node_when="min=tensor:ClampBackward0 max=tensor:ClampBackward0",
     check=M.check_clamp_bool,
 )
 _op(
@@ -238,6 +252,7 @@ _op(
     inplace=True,
     out=True,
     dtypes="fc",
+    node_when="weight=tensor:LerpBackward1",
 )
 
 # ---------------------------------------------------------------- pointwise: special functions

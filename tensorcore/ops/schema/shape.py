@@ -123,6 +123,7 @@ _op(
     inplace=True,
     scalars="value",
     values="value",
+    node_when="value=tensor:MaskedFillBackward1",
 )
 _op(
     "index(Tensor self, Tensor?[] indices) -> Tensor",

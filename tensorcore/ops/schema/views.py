@@ -25,7 +25,14 @@ _op(
 )
 _op("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", _V, "Swaps two dims.")
 _op("permute(Tensor(a) self, int... dims) -> Tensor(a)", _V, "Reorders the dims.")
-_op("squeeze(Tensor(a) self, int[]? dim=None) -> Tensor(a)", _V, "Removes dims of size 1.")
+_op(
+    "squeeze(Tensor(a) self, int[]? dim=None) -> Tensor(a)",
+    _V,
+    "Removes dims of size 1.",
+    # (PyTorch's ``squeeze(x, (0, 1))`` is ``SqueezeBackward2``; here an int dim arrives as a
+    # one-element tuple, so both name the common ``squeeze(x, 0)``'s node)
+    node_when="dim:SqueezeBackward1",
+)
 _op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _V, "Inserts a dim of size 1.")
 _op(
     "narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
