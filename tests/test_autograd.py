@@ -255,6 +255,39 @@ _OVERLOAD_NODES: list[tuple[str, Any, str]] = [
     ("log1p", lambda x, y, v: x.abs().log1p(), "Log1PBackward0"),
     ("deg2rad", lambda x, y, v: x.deg2rad(), "Deg2RadBackward0"),
     ("index_add", lambda x, y, v: x.index_add(0, tc.tensor([0]), y[:1]), "IndexAddBackward0"),
+    ("F.threshold", lambda x, y, v: tc.nn.functional.threshold(x, 0.1, 0.0), "ThresholdBackward0"),
+    ("F.hardshrink", lambda x, y, v: tc.nn.functional.hardshrink(x), "HardshrinkBackward0"),
+    ("F.softshrink", lambda x, y, v: tc.nn.functional.softshrink(x), "SoftshrinkBackward0"),
+    (
+        "F.pairwise_distance",
+        lambda x, y, v: tc.nn.functional.pairwise_distance(x, y),
+        "NormBackward1",
+    ),
+    (
+        "F.pixel_shuffle",
+        lambda x, y, v: tc.nn.functional.pixel_shuffle(x.reshape(1, 4, 3, 1), 2),
+        "PixelShuffleBackward0",
+    ),
+    (
+        "F.unfold",
+        lambda x, y, v: tc.nn.functional.unfold(x.reshape(1, 1, 3, 4), 2),
+        "Im2ColBackward0",
+    ),
+    (
+        "F.adaptive_avg_pool2d",
+        lambda x, y, v: tc.nn.functional.adaptive_avg_pool2d(x[None, None], (3, 2)),
+        "AdaptiveAvgPool2DBackward0",
+    ),
+    (
+        "F.adaptive_avg_pool2d(1)",
+        lambda x, y, v: tc.nn.functional.adaptive_avg_pool2d(x[None, None], 1),
+        "MeanBackward1",
+    ),
+    (
+        "F.adaptive_max_pool2d",
+        lambda x, y, v: tc.nn.functional.adaptive_max_pool2d(x[None, None], 2),
+        "AdaptiveMaxPool2DBackward0",
+    ),
 ]
 
 

@@ -127,7 +127,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """
     if inplace:
         return threshold_(input, threshold, value)
-    return ops.where(input > threshold, input, value)
+    return named_as(ops.where(input > threshold, input, value), "ThresholdBackward0")
 
 
 @checked("threshold_(Tensor input, float threshold, float value) -> Tensor")
@@ -218,7 +218,7 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, inplace: b
         out = x * ops.where(x > 0, ops.ones_like(x), slopes)
     else:
         out = ops.where(x > 0, x, x * ((lower + upper) / 2))
-    return input.copy_(out) if inplace else out
+    return input.copy_(out) if inplace else named_as(out, "RreluWithNoiseBackward0")
 
 
 @checked(
@@ -302,7 +302,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     nb = len(batch)
     x = input.reshape(*batch, c // (r * r), r, r, h, w)
     order = [*range(nb), nb, nb + 3, nb + 1, nb + 4, nb + 2]
-    return x.permute(order).reshape(*batch, c // (r * r), h * r, w * r)
+    out = x.permute(order).reshape(*batch, c // (r * r), h * r, w * r)
+    return named_as(out, "PixelShuffleBackward0")
 
 
 @checked("pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor")
@@ -327,7 +328,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     nb = len(batch)
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     order = [*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3]
-    return x.permute(order).reshape(*batch, c * r * r, h // r, w // r)
+    out = x.permute(order).reshape(*batch, c * r * r, h // r, w // r)
+    return named_as(out, "PixelUnshuffleBackward0")
 
 
 @checked("hardshrink(Tensor input, float lambd=0.5) -> Tensor")
@@ -340,7 +342,9 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     >>> tc.nn.functional.hardshrink(tc.tensor([-0.3, 0.7, -2.0]))
     tensor([ 0.0000,  0.7000, -2.0000])
     """
-    return ops.where((input > lambd) | (input < -lambd), input, 0.0)
+    return named_as(
+        ops.where((input > lambd) | (input < -lambd), input, 0.0), "HardshrinkBackward0"
+    )
 
 
 @checked("softshrink(Tensor input, float lambd=0.5) -> Tensor")
@@ -355,7 +359,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return ops.where(input > lambd, input - lambd, ops.where(input < -lambd, input + lambd, 0.0))
+    out = ops.where(input > lambd, input - lambd, ops.where(input < -lambd, input + lambd, 0.0))
+    return named_as(out, "SoftshrinkBackward0")
 
 
 @checked("tanhshrink(Tensor input) -> Tensor")

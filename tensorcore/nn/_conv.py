@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._padding import pad
 from ..ops._validate import checked
+from ..ops.frontends import named_as
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -411,6 +412,15 @@ def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
     return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
+def _adaptive_named(input: Tensor, out: Tensor, nd: int, reduce: str) -> Tensor:
+    """``out`` of an adaptive pooling of ``input``, its node named as PyTorch's
+    (``AdaptiveAvgPool2DBackward0``; a 1 x 1 average is PyTorch's ``mean``, already named)."""
+    if out is input or (reduce == "avg" and all(s == 1 for s in out.shape[-nd:])):
+        return out
+    kind = "AdaptiveAvgPool" if reduce == "avg" else "AdaptiveMaxPool"
+    return named_as(out, f"{kind}{nd}DBackward0")
+
+
 def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) -> Tensor:
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
@@ -464,7 +474,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     >>> tc.nn.functional.adaptive_avg_pool2d(tc.arange(16.0).reshape(1, 1, 4, 4), 1)
     tensor([[[[7.5000]]]])
     """
-    return _adaptive(input, output_size, 2, "adaptive_avg_pool2d", "avg")
+    out = _adaptive(input, output_size, 2, "adaptive_avg_pool2d", "avg")
+    return _adaptive_named(input, out, 2, "avg")
 
 
 @checked("adaptive_avg_pool1d(Tensor input, Any output_size) -> Tensor")
@@ -478,7 +489,8 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     """Max pooling to the output size ``output_size``."""
     if return_indices:
         raise NotImplementedError("adaptive_max_pool2d(): return_indices=True is not supported")
-    return _adaptive(input, output_size, 2, "adaptive_max_pool2d", "max")
+    out = _adaptive(input, output_size, 2, "adaptive_max_pool2d", "max")
+    return _adaptive_named(input, out, 2, "max")
 
 
 # ------------------------------------------------------------------ resizing

@@ -10,6 +10,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ..ops.frontends import named_as
 from ._conv import pad as _pad
 
 __all__ = ["fold", "unfold"]
@@ -72,7 +73,7 @@ def unfold(
     win = x.unfold(2, span[0], st[0]).unfold(3, span[1], st[1])[..., :: dil[0], :: dil[1]]
     win = win[:, :, :oh, :ow]
     cols = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
-    return cols if input.ndim == 4 else cols.squeeze(0)
+    return named_as(cols if input.ndim == 4 else cols.squeeze(0), "Im2ColBackward0")
 
 
 @checked(
@@ -134,4 +135,4 @@ def fold(
     canvas = ops.zeros(n, c, hp * wp, dtype=cols.dtype, device=dev)
     out = canvas.index_add(2, flat.reshape(-1), cols.reshape(n, c, -1))
     out = out.reshape(n, c, hp, wp)[:, :, pad[0] : pad[0] + size[0], pad[1] : pad[1] + size[1]]
-    return out if input.ndim == 3 else out.squeeze(0)
+    return named_as(out if input.ndim == 3 else out.squeeze(0), "Col2ImBackward0")

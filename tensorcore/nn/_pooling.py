@@ -17,7 +17,7 @@ from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
-from ._conv import _adaptive, _batched, _tuple, avg_pool1d, avg_pool2d
+from ._conv import _adaptive, _adaptive_named, _batched, _tuple, avg_pool1d, avg_pool2d
 
 __all__ = [
     "adaptive_avg_pool3d",
@@ -201,7 +201,9 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     >>> tc.nn.functional.adaptive_avg_pool3d(tc.ones(1, 2, 4, 5, 6), (1, 2, 3)).shape
     tensorcore.Size([1, 2, 1, 2, 3])
     """
-    return _adaptive3(input, output_size, "adaptive_avg_pool3d", "avg")
+    return _adaptive_named(
+        input, _adaptive3(input, output_size, "adaptive_avg_pool3d", "avg"), 3, "avg"
+    )
 
 
 @checked("adaptive_max_pool3d(Tensor input, Any output_size, bool return_indices=False) -> Any")
@@ -216,7 +218,9 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     """
     if return_indices:
         raise NotImplementedError("adaptive_max_pool3d(): return_indices=True is not supported")
-    return _adaptive3(input, output_size, "adaptive_max_pool3d", "max")
+    return _adaptive_named(
+        input, _adaptive3(input, output_size, "adaptive_max_pool3d", "max"), 3, "max"
+    )
 
 
 @checked("adaptive_max_pool1d(Tensor input, Any output_size, bool return_indices=False) -> Any")

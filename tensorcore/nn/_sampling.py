@@ -306,7 +306,8 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
     grids = ops.meshgrid(*axes, indexing="ij")  # spatial order (z,) y, x
     cols = [*reversed(grids), ops.ones(tuple(spatial), dtype=theta.dtype, device=theta.device)]
     base = ops.stack(cols, -1).reshape(1, -1, k + 1).expand(n, -1, k + 1)
-    return ops.bmm(base, theta.transpose(1, 2)).reshape(n, *spatial, k)
+    out = ops.bmm(base, theta.transpose(1, 2)).reshape(n, *spatial, k)
+    return named_as(out, "AffineGridGeneratorBackward0")
 
 
 def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
@@ -471,4 +472,5 @@ def grid_sample(
                     weight = w if weight is None else weight * w
                 assert weight is not None
                 taps.append(([li + b for li, b in zip(lo_i, bits, strict=True)], weight))
-    return _gather_taps(flat, taps, sizes).reshape(n, c, *out_spatial)
+    out = _gather_taps(flat, taps, sizes).reshape(n, c, *out_spatial)
+    return named_as(out, f"GridSampler{nd}DBackward0")
