@@ -16,6 +16,7 @@ from ...autograd import grad as autograd_grad
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ...ops import functions as ops
+from ...ops.frontends import named_as
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -182,6 +183,8 @@ class RNNBase(Module):
                 if _fusable(self.mode, proj, state, active, w_hr):
                     h0, c0 = state if self.mode == "LSTM" else (state, None)
                     out, h, c = _Sequence.apply(self.mode, bool(d), proj, h0, c0, w_hh, b_hh)
+                    # (PyTorch's CPU layer node, which programs print as the output's grad_fn)
+                    named_as(out, _LAYER_NODE[self.mode])
                     outs.append(out)
                     finals.append((h, c) if self.mode == "LSTM" else h)
                     continue
@@ -266,7 +269,8 @@ def _lstm_step(
     h, c = state
     gates = x_proj + F.linear(h, w_hh, b_hh)
     if gates._dtype.is_floating_point and c._dtype == gates._dtype:
-        return _LSTMGates.apply(gates, c)
+        h2, c2 = _LSTMGates.apply(gates, c)
+        return named_as(h2, "MulBackward0"), c2  # (PyTorch's last node of h; c shares it)
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c.tanh(), c
@@ -275,7 +279,7 @@ def _lstm_step(
 def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     h_proj = F.linear(h, w_hh, b_hh)
     if x_proj._dtype.is_floating_point and h._dtype == x_proj._dtype == h_proj._dtype:
-        return _GRUGates.apply(x_proj, h_proj, h)
+        return named_as(_GRUGates.apply(x_proj, h_proj, h), "AddBackward0")
     xr, xz, xn = x_proj.chunk(3, -1)
     hr, hz, hn = h_proj.chunk(3, -1)
     r = (xr + hr).sigmoid()
@@ -293,6 +297,10 @@ def _fusable(mode: str, proj: Tensor, state: Any, active: Any, w_hr: Any) -> boo
         return False
     states = state if isinstance(state, tuple) else (state,)
     return all(t._dtype == proj._dtype for t in states)
+
+
+#: The node PyTorch's CPU kernels leave on a layer's output (named as its ATen operator).
+_LAYER_NODE = {"LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0"}
 
 
 class _Sequence(Function):
