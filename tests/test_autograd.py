@@ -284,6 +284,14 @@ _OVERLOAD_NODES: list[tuple[str, Any, str]] = [
         "MeanBackward1",
     ),
     (
+        "LSTM output",
+        lambda x, y, v: tc.nn.LSTM(4, 2).double()(x[:, None])[0],
+        "MkldnnRnnLayerBackward0",
+    ),
+    ("GRU output", lambda x, y, v: tc.nn.GRU(4, 2).double()(x[:, None])[0], "StackBackward0"),
+    ("LSTMCell h", lambda x, y, v: tc.nn.LSTMCell(4, 2).double()(x)[0], "MulBackward0"),
+    ("GRUCell", lambda x, y, v: tc.nn.GRUCell(4, 2).double()(x), "AddBackward0"),
+    (
         "F.adaptive_max_pool2d",
         lambda x, y, v: tc.nn.functional.adaptive_max_pool2d(x[None, None], 2),
         "AdaptiveMaxPool2DBackward0",
