@@ -58,6 +58,16 @@ def save_other(v: Any, meta_only: bool, name: str) -> Any:
     return v
 
 
+#: :attr:`OpDecl.node_rules`' kinds as inline tests of an argument ``{a}`` (the tests of
+#: ``_declare._NODE_KINDS``, written out for the compiled recorder).
+_NODE_TESTS = {
+    "": "{a} is not None",
+    "tensor": "isinstance({a}, Tensor)",
+    "number": "isinstance({a}, _NUMBERS)",
+    "list": "isinstance({a}, (list, tuple))",
+}
+
+
 def compile_recorder(
     op: Op,
     ent: Any,
@@ -95,9 +105,19 @@ def compile_recorder(
         items.append(f"{key!r}: {expr}")
     tup = "".join(f"e{i}, " for i in range(n))
     mtup = "".join(f"m{i}, " for i in range(n))
+    variants: dict[str, Any] = {}
     if ent.variant is None:
         src += ["    node = _new(Node)", "    node._name = _NAME"]
-    else:  # (an overload PyTorch names apart: ``step._Entry.variant``)
+    elif op.decl.node_rules:
+        # An overload PyTorch names apart (``step._Entry.variant``), its rules inlined: the
+        # first that holds names the node.
+        for i, (pos, kind, name) in enumerate(op.decl.node_rules):
+            test = _NODE_TESTS[kind].format(a=f"args[{pos}]")
+            src.append(f"    {'el' if i else ''}if len(args) > {pos} and {test}:")
+            src += [f"        node = _new(_V{i})", f"        node._name = {name!r}"]
+            variants[f"_V{i}"] = node_type(name)
+        src += ["    else:", "        node = _new(Node)", "        node._name = _NAME"]
+    else:
         src += [
             "    name = _variant(args) or _NAME",
             "    node = _new(_node_type(name))",
@@ -126,6 +146,8 @@ def compile_recorder(
         "_NAME": ent.name,
         "_variant": ent.variant,
         "_node_type": node_type,
+        "_NUMBERS": (bool, int, float, complex),
+        **variants,
         "_ENT": ent,
         "_apply_rule": apply_rule,
         "_save_other": save_other,

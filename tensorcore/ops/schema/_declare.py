@@ -206,13 +206,13 @@ class OpDecl:
         return frozenset(self.scalars.split())
 
     @property
-    def node_variant(self) -> Callable[[tuple[Any, ...]], str | None] | None:
-        """``(args) -> name``: the node's name for a call's arguments (in signature order)
-        where PyTorch names an overload's node apart (:attr:`node_when`); None when the name
-        is always :attr:`node_name`."""
+    def node_rules(self) -> tuple[tuple[int, str, str], ...]:
+        """:attr:`node_when`'s entries as ``(position, kind, name)``, in order (empty for a
+        callable ``node_when``); ``kind`` is ``""`` (given), ``tensor``, ``number`` or
+        ``list``."""
         when = self.node_when
         if not when or callable(when):
-            return when or None
+            return ()
         rules = []
         for item in when.split():
             cond, _, name = item.rpartition(":")
@@ -220,7 +220,18 @@ class OpDecl:
             pos = self.param(param)
             if pos < 0 or not name or kind not in _NODE_KINDS:
                 raise ValueError(f"{self.name}: bad node_when entry {item!r}")
-            rules.append((pos, _NODE_KINDS[kind], name))
+            rules.append((pos, kind, name))
+        return tuple(rules)
+
+    @property
+    def node_variant(self) -> Callable[[tuple[Any, ...]], str | None] | None:
+        """``(args) -> name``: the node's name for a call's arguments (in signature order)
+        where PyTorch names an overload's node apart (:attr:`node_when`); None when the name
+        is always :attr:`node_name`."""
+        when = self.node_when
+        if not when or callable(when):
+            return when or None
+        rules = [(pos, _NODE_KINDS[kind], name) for pos, kind, name in self.node_rules]
 
         def variant(args: tuple[Any, ...]) -> str | None:
             for pos, test, name in rules:
