@@ -109,6 +109,32 @@ try:
     tc.cuda.synchronize()
 except RuntimeError as e:
     print("synchronize raises:", "CUDA" in str(e))
+# what PyTorch's CPU build answers without a device
+assert tc.cuda.seed() is None and tc.cuda.seed_all() is None
+assert tc.cuda.get_rng_state_all() == [] and tc.cuda.set_rng_state_all([]) is None
+assert tc.cuda.get_arch_list() == [] and tc.cuda.default_generators == ()
+assert dict(tc.cuda.memory_stats()) == {}
+with tc.cuda.device(0), tc.cuda.device_of(tc.zeros(1)):
+    pass
+assert issubclass(tc.cuda.OutOfMemoryError, RuntimeError)
+import warnings
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    assert tc.cuda.memory_cached() == 0 and tc.cuda.reset_max_memory_allocated() is None
+assert [x.category for x in w] == [FutureWarning, FutureWarning]
+raising = []
+for name in ("current_device", "get_device_name", "get_device_capability", "get_device_properties",
+             "mem_get_info", "memory_summary", "initial_seed", "get_rng_state", "init",
+             "ipc_collect", "current_stream", "default_stream", "Event"):
+    try:
+        getattr(tc.cuda, name)()
+    except RuntimeError as e:
+        raising.append("CUDA" in str(e))
+print(len(raising), all(raising))
+try:
+    tc.cuda.nvtx.range_push("a")
+except RuntimeError as e:
+    print("nvtx raises:", "NVTX" in str(e))
 """
 
 
@@ -128,7 +154,13 @@ def test_cuda_namespace_without_a_device_behaves_as_pytorchs_cpu_build(
     if not env and tc.cuda.is_available():
         pytest.skip("a CUDA device is available here")
     out = run_py(_CUDA_AS_CPU_BUILD, env=env)
-    assert out.stdout.split("\n")[:3] == ["False 0", "[0, 0, 0, 0]", "synchronize raises: True"]
+    assert out.stdout.split("\n")[:5] == [
+        "False 0",
+        "[0, 0, 0, 0]",
+        "synchronize raises: True",
+        "13 True",
+        "nvtx raises: True",
+    ]
 
 
 def test_cuda_backend_namespace_without_a_device() -> None:
@@ -155,12 +187,16 @@ def test_cuda_names_without_the_backend_hint_at_installing_it(run_py: Any) -> No
         import tensorcore as tc
         try:
             tc.cuda.current_device()
+        except RuntimeError as e:
+            print("hint:", "tensorcore-cuda" in str(e))
+        try:
+            tc.cuda.Stream
         except AttributeError as e:
             print("hint:", "tensorcore-cuda" in str(e))
         """,
         env={"TENSORCORE_BACKENDS": "cpu"},
     )
-    assert out.stdout.split() == ["hint:", "True"]
+    assert out.stdout.split() == ["hint:", "True", "hint:", "True"]
 
 
 def test_cuda_namespace_forwards_to_the_backend() -> None:
@@ -359,3 +395,37 @@ def test_get_device_is_minus_one_off_indexed_devices(device: str) -> None:
     want = t.device.index if t.device.index is not None else (0 if device == "cuda" else -1)
     assert t.get_device() == want
     assert tc.ones(1).get_device() == -1
+
+
+def test_cuda_device_queries_on_a_gpu() -> None:
+    """PyTorch's device queries, events and streams where a CUDA device is usable."""
+    if not tc.cuda.is_available():
+        pytest.skip("needs a usable CUDA device")
+    name = tc.cuda.get_device_name(0)
+    props = tc.cuda.get_device_properties(0)
+    assert isinstance(name, str) and props.name == name and props.total_memory > 0
+    assert tc.cuda.get_device_capability() == (props.major, props.minor)
+    free, total = tc.cuda.mem_get_info()
+    assert 0 < free <= total
+    assert tc.cuda.get_arch_list() == [f"sm_{props.major}{props.minor}"]
+    start, end = tc.cuda.Event(enable_timing=True), tc.cuda.Event(enable_timing=True)
+    start.record()
+    x = tc.ones(256, 256, device="cuda") @ tc.ones(256, 256, device="cuda")
+    end.record()
+    end.synchronize()
+    assert start.elapsed_time(end) >= 0 and end.query()
+    s = tc.cuda.Stream()
+    with tc.cuda.stream(s):
+        y = x + 1
+    tc.cuda.current_stream().wait_stream(s)
+    assert y[0, 0].item() == 257.0
+    state = tc.cuda.get_rng_state()
+    a = tc.rand(3, device="cuda")
+    tc.cuda.set_rng_state(state)
+    assert tc.equal(a, tc.rand(3, device="cuda"))
+    assert tc.cuda.memory_stats()["allocated_bytes.all.current"] >= 0
+    assert "allocated_bytes" in tc.cuda.memory_summary()
+    with tc.cuda.device(0):
+        assert tc.cuda.current_device() == 0
+    with tc.cuda.nvtx.range("step {}", 1):
+        pass
