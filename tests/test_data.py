@@ -259,3 +259,44 @@ def test_persistent_workers_live_across_epochs() -> None:
 def test_workers_are_new_each_epoch_without_persistence() -> None:
     loader = data.DataLoader(Pids(), batch_size=4, num_workers=2)
     assert _epoch(loader)[1].isdisjoint(_epoch(loader)[1])
+
+
+def test_stack_and_chain_datasets() -> None:
+    from tensorcore.utils.data import (
+        ChainDataset,
+        DataLoader,
+        IterableDataset,
+        StackDataset,
+        TensorDataset,
+    )
+
+    xs, ys = TensorDataset(tc.arange(4.0)), TensorDataset(tc.arange(4) * 10)
+    batch = next(iter(DataLoader(StackDataset(x=xs, y=ys), batch_size=4)))
+    assert batch["x"][0].tolist() == [0.0, 1.0, 2.0, 3.0] and batch["y"][0].tolist() == [
+        0,
+        10,
+        20,
+        30,
+    ]
+    assert len(StackDataset(xs, ys)) == 4 and StackDataset(xs, ys)[3][1][0].item() == 30
+    with pytest.raises(ValueError, match="Size mismatch"):
+        StackDataset(xs, TensorDataset(tc.arange(3)))
+    with pytest.raises(ValueError, match="both types"):
+        StackDataset(xs, y=ys)
+    with pytest.raises(ValueError, match="At least one"):
+        StackDataset()
+
+    class Stream(IterableDataset):
+        def __init__(self, items: list[int]) -> None:
+            self.items = items
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            return iter(self.items)
+
+        def __len__(self) -> int:
+            return len(self.items)
+
+    chained = ChainDataset([Stream([1, 2]), Stream([3])])
+    assert list(chained) == [1, 2, 3] and len(chained) == 3
+    with pytest.raises(AssertionError, match="IterableDataset"):
+        list(ChainDataset([xs]))

@@ -1,5 +1,6 @@
 """Datasets: ``Dataset``, ``IterableDataset``, ``TensorDataset``, ``ConcatDataset``,
-``Subset`` and ``random_split``, with PyTorch's semantics."""
+``ChainDataset``, ``StackDataset``, ``Subset`` and ``random_split``, with PyTorch's
+semantics."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from ..._tensor import Tensor
 from ...ops import functions as ops
 
 __all__ = [
+    "ChainDataset",
     "ConcatDataset",
     "Dataset",
     "IterableDataset",
+    "StackDataset",
     "Subset",
     "TensorDataset",
     "random_split",
@@ -98,6 +101,84 @@ class ConcatDataset(Dataset[T_co]):
         d = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[d - 1] if d else 0
         return self.datasets[d][idx - start]
+
+
+class ChainDataset(IterableDataset[T_co]):
+    """Several iterable datasets as one stream: each one's samples in turn, its length the
+    sum of theirs.
+
+    Examples
+    --------
+    >>> from tensorcore.utils.data import ChainDataset, IterableDataset
+    >>> class Count(IterableDataset):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(range(self.n))
+    ...     def __len__(self):
+    ...         return self.n
+    >>> chained = ChainDataset([Count(2), Count(3)])
+    >>> list(chained), len(chained)
+    ([0, 1, 0, 1, 2], 5)
+    """
+
+    def __init__(self, datasets: Any) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[T_co]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)  # type: ignore[arg-type]
+        return total
+
+
+class StackDataset(Dataset[Any]):
+    """Datasets of equal length side by side: sample ``i`` is the tuple of their ``i``-th
+    samples (``StackDataset(images, labels)``), or the dict of them by keyword
+    (``StackDataset(image=images, label=labels)``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.utils.data import StackDataset, TensorDataset
+    >>> xs, ys = TensorDataset(tc.arange(3)), TensorDataset(tc.arange(3) * 10)
+    >>> StackDataset(xs, ys)[1]
+    ((tensor(1),), (tensor(10),))
+    >>> StackDataset(x=xs, y=ys)[2]
+    {'x': (tensor(2),), 'y': (tensor(20),)}
+    """
+
+    datasets: tuple[Any, ...] | dict[str, Any]
+
+    def __init__(self, *args: Dataset[Any], **kwargs: Dataset[Any]) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or ``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])  # type: ignore[arg-type]
+        if any(len(d) != self._length for d in parts):  # type: ignore[arg-type]
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else dict(kwargs)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset[T_co]):
