@@ -283,3 +283,28 @@ def test_storage_is_a_typed_view_of_the_whole_storage(
     with pytest.raises(IndexError, match="out of range"):
         s[4]
     assert "TypedStorage(dtype=tensorcore.float32" in repr(s) and not s.is_shared()
+
+
+def test_compiler_namespace_answers_as_eager_pytorch() -> None:
+    """``torch.compiler``'s queries and decorators, as code guarded by them calls them."""
+    c = tc.compiler
+    assert not c.is_compiling() and not c.is_dynamo_compiling() and not c.is_exporting()
+
+    def f(x: Any) -> Any:
+        return x * 2
+
+    assert c.disable(f) is f and c.disable(recursive=False)(f) is f
+    assert c.allow_in_graph(f) is f and c.assume_constant_result(f) is f
+    assert c.substitute_in_graph(len)(f) is f
+    net = tc.nn.Linear(2, 2)
+    assert c.compile(net) is net and c.list_backends() == []
+    assert c.reset() is None and c.cudagraph_mark_step_begin() is None
+
+    @c.set_stance("force_eager")
+    def g(x: Any) -> Any:
+        return x + 1
+
+    with c.set_stance("eager_on_recompile"):
+        assert g(tc.tensor(1)).item() == 2
+    with pytest.raises(RuntimeError, match="stance"):
+        c.set_stance("warp")
