@@ -344,3 +344,49 @@ def test_convert_sync_batchnorm_keeps_the_tensors() -> None:
         conv(tc.ones(4))
     with pytest.raises(ValueError, match="number of input channels should be non-zero"):
         nn.SyncBatchNorm(0)(tc.ones(2, 0))
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_fuse_conv_bn_eval_matches_the_pair(transpose: bool) -> None:
+    tc.manual_seed(0)
+    conv = (tc.nn.ConvTranspose2d(2, 3, 3) if transpose else tc.nn.Conv2d(2, 3, 3)).double()
+    bn = tc.nn.BatchNorm2d(3).double()
+    with tc.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        bn.weight.uniform_(0.5, 1.5)
+        bn.bias.uniform_(-1, 1)
+    conv.eval(), bn.eval()
+    fused = tc.nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+    x = tc.randn(2, 2, 6, 6, dtype=tc.float64)
+    want = bn(conv(x))
+    assert_close(fused(x), want, rtol=1e-12, atol=1e-12)
+    # the oracle: the formula in NumPy
+    s = bn.weight.detach().numpy() / np.sqrt(bn.running_var.numpy() + bn.eps)
+    np.testing.assert_allclose(
+        fused.bias.detach().numpy(),
+        (conv.bias.detach().numpy() - bn.running_mean.numpy()) * s + bn.bias.detach().numpy(),
+    )
+    assert isinstance(fused.weight, tc.nn.Parameter) and fused is not conv
+    with pytest.raises(AssertionError, match="eval"):
+        tc.nn.utils.fuse_conv_bn_eval(conv.train(), bn)
+
+
+def test_fuse_linear_bn_eval_and_skip_init_and_memory_format() -> None:
+    lin, bn = tc.nn.Linear(4, 3, bias=False).eval(), tc.nn.BatchNorm1d(3).eval()
+    with tc.no_grad():
+        bn.running_var.fill_(4.0)
+    fused = tc.nn.utils.fuse_linear_bn_eval(lin, bn)
+    x = tc.randn(5, 4)
+    assert_close(fused(x), bn(lin(x)), rtol=1e-5, atol=1e-6)
+    with pytest.raises(AssertionError, match="out_features"):
+        tc.nn.utils.fuse_linear_bn_eval(lin, tc.nn.BatchNorm1d(2).eval())
+    m = tc.nn.utils.skip_init(tc.nn.Linear, 3, 2, bias=True)
+    assert m.weight.shape == (2, 3) and m.weight.device.type == "cpu"
+    with pytest.raises(RuntimeError, match="'device' arg"):
+        tc.nn.utils.skip_init(tc.nn.ReLU)
+    net = tc.nn.Sequential(tc.nn.Conv2d(3, 4, 2), tc.nn.Sequential(tc.nn.ConvTranspose2d(4, 2, 2)))
+    tc.nn.utils.convert_conv2d_weight_memory_format(net, tc.channels_last)
+    assert net[0].weight.is_contiguous(memory_format=tc.channels_last)
+    assert net[1][0].weight.is_contiguous(memory_format=tc.channels_last)
+    assert isinstance(net[0].weight, tc.nn.Parameter)

@@ -1,6 +1,7 @@
 """``tensorcore.nn.utils``: gradient clipping, conversion between parameters and one
 vector, parametrizations (``parametrize``, ``parametrizations``) and the older hook-based
-``weight_norm``/``spectral_norm``, as ``torch.nn.utils``.
+``weight_norm``/``spectral_norm``, folding batch norms into the layer before them
+(``fuse_conv_bn_eval``), ``skip_init`` and the weights' memory format, as ``torch.nn.utils``.
 
 Examples
 --------
@@ -24,6 +25,14 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from .weight_norm import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = [
@@ -31,6 +40,12 @@ __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
+    "convert_conv2d_weight_memory_format",
+    "convert_conv3d_weight_memory_format",
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
     "get_total_norm",
     "parameters_to_vector",
     "parametrizations",
@@ -39,6 +54,7 @@ __all__ = [
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",
+    "skip_init",
     "spectral_norm",
     "vector_to_parameters",
     "weight_norm",
