@@ -250,3 +250,32 @@ def test_the_cpu_device_module() -> None:
         region = tc.cpu.amp.autocast()
     with region:
         assert (tc.ones(2, 2) @ tc.ones(2, 2)).dtype is tc.bfloat16
+
+
+def test_custom_bwd_runs_under_the_forwards_autocast_state() -> None:
+    seen: list[bool] = []
+
+    def make(cast: Any) -> Any:
+        class Mm(tc.autograd.Function):
+            @staticmethod
+            @tc.amp.custom_fwd(device_type="cpu", cast_inputs=cast)
+            def forward(ctx: Any, x: Any) -> Any:
+                return x.mm(x)
+
+            @staticmethod
+            @tc.amp.custom_bwd(device_type="cpu")
+            def backward(ctx: Any, g: Any) -> Any:
+                seen.append(tc.is_autocast_enabled("cpu"))
+                return g
+
+        return Mm
+
+    x = tc.randn(2, 2, requires_grad=True)
+    with tc.autocast("cpu"):
+        y = make(None).apply(x)
+        z = make(tc.float32).apply(x)
+    assert y.dtype is tc.bfloat16 and z.dtype is tc.float32
+    (y.float().sum() + z.sum()).backward()
+    assert sorted(seen) == [False, True]  # cast_inputs ran without autocast: so does backward
+    assert tc.amp.is_autocast_available("cpu") and not tc.amp.is_autocast_available("xla")
+    assert tc.cuda.amp.custom_bwd is not None

@@ -16,7 +16,22 @@ Examples
 
 from __future__ import annotations
 
-from .autocast_mode import autocast, custom_fwd, get_autocast_dtype, is_autocast_enabled
+from .autocast_mode import (
+    autocast,
+    custom_bwd,
+    custom_fwd,
+    get_autocast_dtype,
+    is_autocast_available,
+    is_autocast_enabled,
+)
 from .grad_scaler import GradScaler
 
-__all__ = ["GradScaler", "autocast", "custom_fwd", "get_autocast_dtype", "is_autocast_enabled"]
+__all__ = [
+    "GradScaler",
+    "autocast",
+    "custom_bwd",
+    "custom_fwd",
+    "get_autocast_dtype",
+    "is_autocast_available",
+    "is_autocast_enabled",
+]

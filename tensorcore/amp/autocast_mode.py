@@ -243,6 +243,14 @@ def custom_fwd(
 
     @functools.wraps(fwd)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            # What :func:`custom_bwd` restores: the forward's autocast state, on its ctx.
+            ctx = args[0]
+            try:
+                ctx._fwd_used_autocast = device_type in _state.on and cast_inputs is None
+                ctx._dtype = get_autocast_dtype(device_type)
+            except AttributeError:  # (not a Function's ctx: nothing to restore)
+                pass
         if cast_inputs is None or device_type not in _state.on:
             return fwd(*args, **kwargs)
 
@@ -253,6 +261,54 @@ def custom_fwd(
             return fwd(*_map(args, cast), **kwargs)
 
     return wrapper
+
+
+def custom_bwd(bwd: Callable[..., Any] | None = None, *, device_type: str = "cuda") -> Any:
+    """PyTorch's decorator for a custom ``Function.backward`` under autocast: it runs with
+    the autocast state its forward (decorated with :func:`custom_fwd`) ran with.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> class Square(tc.autograd.Function):
+    ...     @staticmethod
+    ...     @tc.amp.custom_fwd(device_type="cpu")
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @tc.amp.custom_bwd(device_type="cpu")
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * g
+    >>> x = tc.tensor(3.0, requires_grad=True)
+    >>> Square.apply(x).backward(); x.grad
+    tensor(6.)
+    """
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ctx = args[0] if args else None
+        used = getattr(ctx, "_fwd_used_autocast", False)
+        dtype = getattr(ctx, "_dtype", None)
+        with autocast(device_type, enabled=used, dtype=dtype):
+            return bwd(*args, **kwargs)
+
+    return wrapper
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast runs on ``device_type`` (the CPU and CUDA, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.amp.is_autocast_available("cpu")
+    True
+    """
+    return device_type in ("cpu", "cuda")
 
 
 def fp32_function(fn: _F) -> _F:

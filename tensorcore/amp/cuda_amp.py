@@ -20,10 +20,11 @@ from typing import Any
 
 from .. import dtypes as dt
 from .autocast_mode import autocast as _autocast
+from .autocast_mode import custom_bwd as _custom_bwd
 from .autocast_mode import custom_fwd as _custom_fwd
 from .grad_scaler import GradScaler as _GradScaler
 
-__all__ = ["GradScaler", "autocast", "custom_fwd"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
 
 
 class autocast(_autocast):
@@ -66,3 +67,8 @@ class GradScaler(_GradScaler):
 def custom_fwd(fwd: Any = None, *, cast_inputs: dt.dtype | None = None) -> Any:
     """``tc.amp.custom_fwd(device_type="cuda", ...)``."""
     return _custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd: Any = None) -> Any:
+    """``tc.amp.custom_bwd(device_type="cuda")``."""
+    return _custom_bwd(bwd, device_type="cuda")
