@@ -308,3 +308,38 @@ def test_compiler_namespace_answers_as_eager_pytorch() -> None:
         assert g(tc.tensor(1)).item() == 2
     with pytest.raises(RuntimeError, match="stance"):
         c.set_stance("warp")
+
+
+_MAKE_DTYPES = [tc.bool, tc.uint8, tc.int16, tc.int64, tc.float16, tc.float64, tc.complex64]
+
+
+@pytest.mark.parametrize("dtype", _MAKE_DTYPES)
+def test_make_tensor_ranges_and_options(device: str, dtype: Any) -> None:
+    from tensorcore.testing import make_tensor
+
+    t = make_tensor(3, 5, dtype=dtype, device=device)
+    assert t.shape == (3, 5) and t.dtype is dtype and t.device.type == device.split(":")[0]
+    if device == "meta":
+        return
+    v = t.cpu().numpy()
+    if dtype.is_complex:
+        v = np.concatenate([v.real, v.imag])
+    if dtype is not tc.bool:
+        lo = 0 if dtype is tc.uint8 else -9
+        floating = dtype.is_floating_point or dtype.is_complex
+        assert v.min() >= lo and v.max() < (9 if floating else 10)
+    nz = make_tensor((4, 4), dtype=dtype, device=device, exclude_zero=True)
+    assert (nz != 0).all()
+    nc = make_tensor(2, 3, dtype=dtype, device=device, noncontiguous=True)
+    assert nc.shape == (2, 3) and not nc.is_contiguous()
+    few = make_tensor(6, dtype=dtype, device=device, low=2, high=4)
+    if dtype is not tc.bool and not dtype.is_complex:
+        assert ((few >= 2) & (few <= 4)).all()
+    if dtype.is_floating_point or dtype.is_complex:
+        g = make_tensor(2, dtype=dtype, device=device, requires_grad=True)
+        assert g.requires_grad and g.is_leaf
+    else:
+        with pytest.raises(ValueError, match="requires_grad"):
+            make_tensor(2, dtype=dtype, device=device, requires_grad=True)
+    with pytest.raises(ValueError, match="low"):
+        make_tensor(2, dtype=tc.float32, device=device, low=3, high=1)
