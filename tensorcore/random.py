@@ -16,7 +16,14 @@ from typing import Any
 
 from .devices import device as _device
 
-__all__ = ["Generator", "default_generator", "fork_rng", "initial_seed", "manual_seed", "seed"]
+__all__ = [
+    "Generator",
+    "default_generator",
+    "fork_rng",
+    "initial_seed",
+    "manual_seed",
+    "seed",
+]
 
 
 class Generator:
@@ -191,3 +198,13 @@ def fork_rng(
         yield
     finally:
         _set_states(saved)
+
+
+def __getattr__(name: str) -> Any:
+    # ``torch.random.get_rng_state``/``set_rng_state``: defined beside the byte-tensor form of
+    # a generator's state (``_rng_state``, which imports this module).
+    if name in ("get_rng_state", "set_rng_state"):
+        from . import _rng_state
+
+        return getattr(_rng_state, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

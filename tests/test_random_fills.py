@@ -125,3 +125,11 @@ def test_seeded_fills_give_pytorchs_numbers() -> None:
                                       0.9667623043060303], [0.5379724502563477,
                                       0.43620947003364563, 0.02581806480884552]],
                                rtol=1e-5)  # fmt: skip
+
+
+def test_random_module_has_the_rng_state_functions() -> None:
+    state = tc.random.get_rng_state()
+    a = tc.rand(3)
+    tc.random.set_rng_state(state)
+    assert tc.equal(a, tc.rand(3))
+    assert tc.random.get_rng_state is tc.get_rng_state
