@@ -387,3 +387,78 @@ def test_double_backward_through_an_in_place_op_reads_the_old_value(device: str)
     (gg,) = tc.autograd.grad(g.sum(), x)
     assert_close(g, np.cos([0.3, 1.2]))
     assert_close(gg, -np.sin([0.3, 1.2]))
+
+
+def test_saved_tensors_hooks_pack_and_unpack_every_saved_tensor(device: str) -> None:
+    graph = tc.autograd.graph
+    packed: list[Any] = []
+    unpacked: list[Any] = []
+
+    def pack(t: Any) -> Any:
+        packed.append(tuple(t.shape))
+        return ("box", t.detach().clone())
+
+    def unpack(box: Any) -> Any:
+        unpacked.append(box[0])
+        return box[1]
+
+    x = tc.tensor([0.5, 1.0, 2.0], dtype=tc.float64, device=device, requires_grad=True)
+    with graph.saved_tensors_hooks(pack, unpack):
+        y = x.exp() * x  # exp saves its result, mul saves both inputs
+    assert len(packed) == 3 and not unpacked
+    (g,) = tc.autograd.grad(y.sum(), x, create_graph=True)
+    assert len(unpacked) == 3
+    xn = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(g.detach().cpu().numpy(), np.exp(xn) * (xn + 1))
+    # the second derivative flows through the unpacked saved output of exp
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.cpu().numpy(), np.exp(xn) * (xn + 2))
+
+
+def test_saved_tensors_hooks_nest_and_cover_custom_functions(device: str) -> None:
+    graph = tc.autograd.graph
+    calls: list[str] = []
+
+    def tag(name: str) -> Any:
+        return lambda t: (calls.append(name), t)[1]
+
+    class Cube(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * g
+
+    x = tc.tensor([2.0], device=device, requires_grad=True)
+    with graph.saved_tensors_hooks(tag("outer"), lambda t: t):
+        with graph.saved_tensors_hooks(tag("inner"), lambda t: t):
+            y = Cube.apply(x)
+        z = y.sin()
+    assert calls == ["inner", "outer"]
+    z.backward()
+    assert abs(x.grad.item() - 12.0 * float(np.cos(8.0))) < 1e-4
+    with (
+        graph.disable_saved_tensors_hooks("hooks are off in this library"),
+        pytest.raises(RuntimeError, match="hooks are off"),
+        graph.saved_tensors_hooks(tag("x"), lambda t: t),
+    ):
+        pass
+
+
+def test_save_on_cpu_and_increment_version(device: str) -> None:
+    graph = tc.autograd.graph
+    x = tc.tensor([1.0, 2.0], device=device, requires_grad=True)
+    with graph.save_on_cpu():
+        y = (x * x).sum()
+    y.backward()
+    assert x.grad.device == x.device and x.grad.tolist() == [2.0, 4.0]
+    a = tc.tensor([1.0, 2.0], device=device, requires_grad=True)
+    b = a * 1.0
+    c = (b * b).sum()
+    graph.increment_version(b)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.backward()

@@ -7,8 +7,10 @@ without a ``grad_fn`` so that a node never keeps itself alive through its own ou
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import make_tensor as _make_tensor
@@ -39,9 +41,13 @@ __all__ = [
     "TensorSpec",
     "add_tensor_hook",
     "camel",
+    "disable_saved_tensors_hooks",
+    "increment_version",
     "move_retain_grad",
     "node_type",
     "requires_grad",
+    "save_on_cpu",
+    "saved_tensors_hooks",
 ]
 
 
@@ -90,6 +96,35 @@ def autograd_meta(t: Tensor) -> AutogradMeta:
     return m
 
 
+class _SavedHooks(threading.local):
+    """Per thread: the active ``saved_tensors_hooks`` pairs (innermost last), and the
+    messages of the ``disable_saved_tensors_hooks`` blocks around them."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = []
+        self.disabled: list[str] = []
+
+
+_hooks = _SavedHooks()
+#: How many ``saved_tensors_hooks`` blocks are open over all threads: a saved tensor looks
+#: for this thread's hooks only while some are (nothing to pay otherwise).
+_hooks_active = 0
+
+
+class _Packed:
+    """A saved tensor as a ``saved_tensors_hooks`` pack hook returned it."""
+
+    __slots__ = ("acc", "is_output", "packed", "unpack")
+
+    def __init__(
+        self, packed: Any, unpack: Callable[[Any], Any], is_output: bool, acc: Any = None
+    ) -> None:
+        self.packed, self.unpack, self.is_output = packed, unpack, is_output
+        #: A saved leaf's gradient accumulator: the unpacked tensor feeds it under
+        #: create_graph, as the leaf itself would.
+        self.acc = acc
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
@@ -107,8 +142,18 @@ class SavedTensor:
             self.version = vc.version
         else:
             self.version = st.version if st is not None else t._version
+        if _hooks_active and _hooks.stack:
+            # (``saved_tensors_hooks``: what the pack hook returns is kept instead)
+            pack, unpack = _hooks.stack[-1]
+            leaf = not is_output and t._grad_fn is None and t._requires_grad
+            acc = grad_accumulator(t) if leaf else None
+            self.data: Any = _Packed(pack(t), unpack, is_output, acc)
+            self.producer: Any = node_name if is_output else t._grad_fn
+            ag = t._ag
+            self.output_nr = output_nr if is_output else ag.output_nr if ag is not None else 0
+            return
         if is_output:
-            self.data: Any = (
+            self.data = (
                 st,
                 t._shape,
                 t._stride,
@@ -120,7 +165,7 @@ class SavedTensor:
                 t._base,
                 vc,
             )
-            self.producer: Any = node_name
+            self.producer = node_name
             self.output_nr = output_nr
         else:
             self.data = t
@@ -145,6 +190,31 @@ class SavedTensor:
             t = _make_tensor(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
             t._base = d[8]
             t._version_counter = d[9]
+        elif d.__class__ is _Packed:
+            # The unpack hook's tensor: as PyTorch's, not checked for in-place changes (the
+            # hooks own what was saved), and linked to ``node`` when it stands for an output.
+            t = d.unpack(d.packed)
+            if not isinstance(t, _tensor_type()):
+                raise TypeError(
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                    f"of type {type(t).__name__}"
+                )
+            if not _gm.enabled or t._dtype._category < _FLOATING:
+                return t
+            # Linked into the graph where the saved tensor was (a graph recorded through the
+            # rule, create_graph, differentiates through it), as PyTorch's unpacked value.
+            fn = node if d.is_output else self.producer
+            if fn is not None and not isinstance(fn, str):
+                t = t.detach()
+                t._requires_grad = True
+                t._grad_fn = fn
+                if self.output_nr:
+                    autograd_meta(t).output_nr = self.output_nr
+            elif d.acc is not None:
+                t = t.detach()
+                t._requires_grad = True
+                autograd_meta(t).accumulator = d.acc
+            return t
         else:
             t = d
         version = t._version
@@ -444,3 +514,93 @@ def edge(t: Any) -> tuple[Node | None, int]:
     if requires_grad(t):
         return grad_accumulator(t), 0
     return None, 0
+
+
+def _tensor_type() -> type:
+    from .._tensor import Tensor
+
+    return Tensor
+
+
+class saved_tensors_hooks:
+    """Within the block, every tensor an operation saves for backward is passed to
+    ``pack_hook``, which returns what to keep instead (a compressed copy, a copy on another
+    device, a file name...); when backward needs it, ``unpack_hook`` gets that back and
+    returns the tensor. Blocks nest (the innermost pair applies) and are per thread, as in
+    PyTorch; tensors saved by a custom ``Function``'s ``save_for_backward`` go through them
+    too.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> packed = []
+    >>> def pack(t):
+    ...     packed.append(t.shape)
+    ...     return t.clone()
+    >>> x = tc.tensor([1.0, 2.0], requires_grad=True)
+    >>> with tc.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    ...     y = (x * x).sum()
+    >>> y.backward(); x.grad, len(packed)
+    (tensor([2., 4.]), 2)
+    """
+
+    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        global _hooks_active
+        if _hooks.disabled:
+            raise RuntimeError(_hooks.disabled[-1])
+        _hooks.stack.append((self.pack_hook, self.unpack_hook))
+        _hooks_active += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _hooks_active
+        _hooks.stack.pop()
+        _hooks_active -= 1
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors go to host memory (pinned with ``pin_memory``) and come back to their
+    device when backward needs them: activation memory moves off the accelerator.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(3, requires_grad=True)
+    >>> with tc.autograd.graph.save_on_cpu():
+    ...     y = (x.exp() * x).sum()
+    >>> y.backward(); x.grad
+    tensor([5.4366, 5.4366, 5.4366])
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack(t: Any) -> tuple[Any, Any]:
+            if t.device.type == "cpu" and not pin_memory:
+                return t.device, t
+            host = t.detach().to("cpu")
+            return t.device, host.pin_memory() if pin_memory else host
+
+        def unpack(saved: tuple[Any, Any]) -> Any:
+            dev, t = saved
+            return t.to(dev, non_blocking=pin_memory)
+
+        super().__init__(pack, unpack)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
+    """Within the block, opening a :class:`saved_tensors_hooks` block raises a RuntimeError
+    with ``error_message`` (a library whose code must not be hooked says why)."""
+    _hooks.disabled.append(error_message)
+    try:
+        yield
+    finally:
+        _hooks.disabled.pop()
+
+
+def increment_version(tensor: Any) -> None:
+    """Count an in-place change to ``tensor`` made behind autograd's back (through its
+    NumPy array, say), so that backward refuses to use the stale saved value."""
+    tensor._bump_version()
