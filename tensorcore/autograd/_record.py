@@ -103,6 +103,9 @@ def compile_recorder(
         if cond >= 0:
             expr = f"(None if e{cond} is _NO_EDGE else {expr})"
         items.append(f"{key!r}: {expr}")
+    if ent.variant is not None:
+        # (saved values name the node they belong to, whose name the arguments decide)
+        items = [item.replace("_NAME", "node._name") for item in items]
     tup = "".join(f"e{i}, " for i in range(n))
     mtup = "".join(f"m{i}, " for i in range(n))
     variants: dict[str, Any] = {}
