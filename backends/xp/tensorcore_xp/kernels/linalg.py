@@ -100,8 +100,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = array_of(a).astype(o.dtype, copy=False)
         y = array_of(b).astype(o.dtype, copy=False)
         cc = array_of(c).astype(o.dtype, copy=False)
-        if o.dtype == xp.bool_:  # PyTorch: (beta and self) or (alpha and vec1 & vec2)
-            r = xp.logical_and(x[:, None], y[None, :]) if alpha else xp.zeros(o.shape, bool)
+        if out._dtype is dt.bool_:  # PyTorch: (beta and self) or (alpha and vec1 & vec2)
+            r = xp.logical_and(x[:, None], y[None, :])
+            if not alpha:
+                r = xp.zeros_like(r)
             if beta:
                 r = xp.logical_or(r, cc)
             o[...] = r
