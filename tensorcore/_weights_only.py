@@ -238,7 +238,15 @@ class Unpickler(_Base):
         self._fillable(self.metastack[-1][-1], "add items to")
         _Base.load_additems(self)
 
+    def _extension(self) -> None:
+        # (copyreg's extension registry caches objects outside find_class's reach; tc.save
+        # never writes these opcodes)
+        raise pickle.UnpicklingError("Unsupported operand: copyreg extension codes (EXT1/2/4)")
+
     for _op, _fn in (
+        (pickle.EXT1, _extension),
+        (pickle.EXT2, _extension),
+        (pickle.EXT4, _extension),
         (pickle.REDUCE, _reduce),
         (pickle.NEWOBJ, _newobj),
         (pickle.NEWOBJ_EX, _newobj_ex),

@@ -209,6 +209,10 @@ def test_what_may_be_called_or_filled_is_checked() -> None:
         load(b"\x80\x05P0\nK\x01K\x02s.")  # PERSID, 1, 2, SETITEM
     with pytest.raises(pickle.UnpicklingError, match="unrecognized function"):
         load(b"\x80\x05P0\n)R.")  # PERSID, EMPTY_TUPLE, REDUCE
+    with pytest.raises(pickle.UnpicklingError, match="extension codes"):
+        load(b"\x80\x05\x82\x01.")  # EXT1 1
+    with pytest.raises(pickle.UnpicklingError, match=r"Unsupported global: GLOBAL shutil\.rmtree"):
+        load(b"\x80\x05\x8c\x06shutil\x8c\x06rmtree\x93.")  # STACK_GLOBAL: refused unread
 
 
 def test_add_safe_globals_checks_its_items() -> None:
