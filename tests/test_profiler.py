@@ -230,3 +230,16 @@ def test_autograd_profiler_aliases() -> None:
         tc.ones(1)
     with pytest.raises(RuntimeError, match="didn't finish"):
         off.key_averages()
+
+
+def test_with_stack_records_the_callers_lines(tmp_path: Any) -> None:
+    with profile(with_stack=True) as prof:
+        tc.ones(2).neg()
+    neg = next(e for e in prof.events() if e.name == "tensorcore::neg")
+    assert neg.stack and "test_profiler.py" in neg.stack[0]
+    assert all("/tensorcore/" not in frame for frame in neg.stack)
+    table = prof.key_averages(group_by_stack_n=1).table()
+    assert "Source Location" in table.splitlines()[1]
+    path = tmp_path / "stacks.txt"
+    prof.export_stacks(str(path))
+    assert any(line.endswith(tuple("0123456789")) for line in path.read_text().splitlines())

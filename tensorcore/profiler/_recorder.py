@@ -8,6 +8,7 @@ operator call costs nothing extra while no profiler records. One recorder record
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import traceback
@@ -22,6 +23,8 @@ __all__ = ["OP_PREFIX", "Range", "Recorder", "active", "record_function"]
 #: Operator ranges are named ``tensorcore::<operator>``: tensorcore's own operator names
 #: (PyTorch's ``aten::add`` is ``tensorcore::add``; an in-place variant ends in ``_``).
 OP_PREFIX = "tensorcore::"
+#: tensorcore's own frames are left out of the recorded stacks.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Range:
@@ -101,7 +104,7 @@ class Recorder:
             r.stack = [
                 f"{f.filename}({f.lineno}): {f.name}"
                 for f in traceback.extract_stack()[:-3]
-                if "/tensorcore/" not in f.filename
+                if not f.filename.startswith(_PACKAGE)
             ][::-1]
         st.append(r)
         r.start = time.perf_counter_ns()
