@@ -502,7 +502,8 @@ def write(obj: Any, f: Any) -> None:
     except tree.Unencodable as exc:
         # Not tensors in plain containers (a module, an optimizer, any picklable object, as
         # torch.save takes them): the object is pickled around its tensors, and loading it
-        # needs weights_only=False. A pickling error (a lambda, a lock) propagates.
+        # unpickles (allowlisted globals only, unless weights_only=False). A pickling error
+        # (a lambda, a lock) propagates.
         saver = _Saver()
         described = {
             _FORMAT: objects.FORMAT_VERSION,

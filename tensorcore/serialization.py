@@ -56,8 +56,10 @@ def save(obj: Any, f: str | os.PathLike[str] | Any) -> None:
     An object that is not tensors, dict, ``OrderedDict``, list, tuple, ``tensorcore.Size``,
     str, int, float, complex, bool, None, dtypes and devices is pickled (its tensors and
     parameters are still stored as safetensors entries, with their sharing); loading the
-    file then needs ``load(f, weights_only=False)``. An object that cannot be pickled (a
-    lambda, a lock) raises pickle's error, and nothing is written.
+    file then unpickles it: by default only globals that PyTorch's weights-only rules allow
+    (a set, ``bytes``, ``Counter``... load; a class of yours needs
+    :func:`add_safe_globals`), or anything with ``load(f, weights_only=False)``. An object
+    that cannot be pickled (a lambda, a lock) raises pickle's error, and nothing is written.
 
     Examples
     --------
@@ -71,7 +73,8 @@ def save(obj: Any, f: str | os.PathLike[str] | Any) -> None:
     {'weight': tensor([[1., 1.],
             [1., 1.]]), 'step': 3, 'betas': (0.9, 0.999)}
 
-    A whole module is pickled; loading it needs ``weights_only=False``:
+    A whole module is pickled; loading it needs its classes allowlisted, or
+    ``weights_only=False``:
 
     >>> buf = io.BytesIO()
     >>> tc.save(tc.nn.Linear(2, 1), buf)
