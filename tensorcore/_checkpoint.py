@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from .dtypes import dtype
 
-__all__ = ["read", "write"]
+__all__ = ["pickle_in", "read", "write"]
 
 FORMAT_VERSION = "1"
 _FORMAT, _OBJECT, _TENSORS, _STORAGES = (
@@ -456,8 +456,6 @@ def _decode(data: bytes, loader: _Loader) -> Any:
             f"it was written in tensorcore format {meta[_FORMAT]!r:.20}; this version of "
             f"tensorcore reads formats {FORMAT_VERSION} and {objects.FORMAT_VERSION}"
         )
-    if pickled and loader.weights_only:
-        raise objects.refusal(loader.name, meta)
     parsed: list[Any] = []
     for key in (objects.PICKLE if pickled else _OBJECT, _TENSORS, _STORAGES):
         if key not in meta:
@@ -473,8 +471,9 @@ def _decode(data: bytes, loader: _Loader) -> Any:
     if type(loader.records) is not list or type(loader.storage_records) is not list:
         raise _BadFile(f"metadata {_TENSORS!r} and {_STORAGES!r} must be JSON lists")
     if pickled:
-        # (weights_only=False: the caller trusts the file, and unpickling runs its code)
-        return objects.load(meta, loader.tensor, _BadFile)
+        # weights_only=False: the caller trusts the file, and unpickling runs its code;
+        # otherwise only allowlisted globals are unpickled.
+        return objects.load(meta, loader.tensor, _BadFile, loader.weights_only, loader.name)
     try:
         return tree.decode(root, loader.tensor)
     except _BadFile:
@@ -503,7 +502,8 @@ def write(obj: Any, f: Any) -> None:
     except tree.Unencodable as exc:
         # Not tensors in plain containers (a module, an optimizer, any picklable object, as
         # torch.save takes them): the object is pickled around its tensors, and loading it
-        # needs weights_only=False. A pickling error (a lambda, a lock) propagates.
+        # unpickles (allowlisted globals only, unless weights_only=False). A pickling error
+        # (a lambda, a lock) propagates.
         saver = _Saver()
         described = {
             _FORMAT: objects.FORMAT_VERSION,
@@ -554,3 +554,23 @@ def read(f: Any, map_location: Any, weights_only: bool) -> Any:
         return _decode(data, loader)
     except _BadFile as exc:
         raise ValueError(f"tensorcore.load(): {loader.name} {exc.problem}: {exc}") from None
+
+
+def pickle_in(f: Any) -> bytes | None:
+    """The pickle of a file holding a whole object (format 2), None for a file of data."""
+    data, name = _source(f)
+    try:
+        safetensors.deserialize(data)
+    except safetensors.SafetensorError as exc:
+        raise ValueError(
+            f"tensorcore.load(): {name} is not a valid safetensors file: {exc}"
+            + _not_safetensors(data)
+        ) from None
+    n = int.from_bytes(data[:8], "little")
+    meta = json.loads(data[8 : 8 + n]).get("__metadata__") or {}
+    if meta.get(_FORMAT) != objects.FORMAT_VERSION:
+        return None
+    try:
+        return objects.pickled(meta, _BadFile)
+    except _BadFile as exc:
+        raise ValueError(f"tensorcore.load(): {name} {exc.problem}: {exc}") from None

@@ -8,9 +8,11 @@ are, so that storages shared between views, and a tensor reached twice, are writ
 shared again on loading. The pickle (base64) goes into the header's ``__metadata__`` with
 format version ``"2"``, which a reader of format 1 refuses by its version.
 
-Loading such a file unpickles, which runs code chosen by whoever wrote the file: it happens
-only with ``weights_only=False``; by default :func:`refusal` says so, as PyTorch's
-``torch.load`` does.
+Loading such a file unpickles, which runs code chosen by whoever wrote the file. With
+``weights_only=False`` it is pickle's own unpickler; by default it is
+:class:`tensorcore._weights_only.Unpickler`, which allows only allowlisted globals (as
+PyTorch's ``torch.load`` with ``weights_only=True``), and :func:`refusal` wraps its error in
+PyTorch's advice.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
+from . import _weights_only
 from ._tensor import Tensor
 from .nn.parameter import Parameter
 
@@ -66,13 +69,14 @@ def dump(
     }
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, f: Any, tensor: Callable[[int], Tensor]) -> None:
-        super().__init__(f)
+class _Tensors:
+    """The ``persistent_load`` of both unpicklers: the file's tensors by number."""
+
+    def __init__(self, tensor: Callable[[int], Tensor]) -> None:
         self._tensor = tensor
         self._parameters: dict[int, Parameter] = {}
 
-    def persistent_load(self, pid: Any) -> Any:
+    def __call__(self, pid: Any) -> Any:
         if type(pid) is not tuple or len(pid) != 2 or pid[0] not in ("tensor", "parameter"):
             raise pickle.UnpicklingError(f"unknown persistent id {pid!r:.80} in the pickle")
         kind, i = pid
@@ -85,25 +89,51 @@ class _Unpickler(pickle.Unpickler):
         return p
 
 
-def load(meta: dict[str, str], tensor: Callable[[int], Tensor], bad: type[Exception]) -> Any:
-    """The object pickled in ``meta``, its tensors built by ``tensor(i)``; ``bad`` is the
-    error for a malformed file."""
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, f: Any, persistent_load: Callable[[Any], Any]) -> None:
+        super().__init__(f)
+        self.persistent_load = persistent_load  # type: ignore[method-assign]
+
+
+def pickled(meta: dict[str, str], bad: type[Exception]) -> bytes:
+    """The pickle in ``meta``; ``bad`` is the error for a malformed file."""
     try:
-        raw = base64.b64decode(meta[PICKLE], validate=True)
+        return base64.b64decode(meta[PICKLE], validate=True)
     except (binascii.Error, ValueError, TypeError) as exc:
         raise bad(f"its metadata {PICKLE!r} is not base64: {exc}") from None
-    return _Unpickler(io.BytesIO(raw), tensor).load()
 
 
-def refusal(name: str, meta: dict[str, str]) -> pickle.UnpicklingError:
-    """PyTorch's kind of error for ``weights_only=True`` meeting pickled objects."""
+def load(
+    meta: dict[str, str],
+    tensor: Callable[[int], Tensor],
+    bad: type[Exception],
+    weights_only: bool,
+    name: str,
+) -> Any:
+    """The object pickled in ``meta``, its tensors built by ``tensor(i)``; ``bad`` is the
+    error for a malformed file. ``weights_only`` unpickles allowlisted globals only, and
+    raises :func:`refusal`'s error for anything else."""
+    raw = pickled(meta, bad)
+    tensors = _Tensors(tensor)
+    if not weights_only:
+        return _Unpickler(io.BytesIO(raw), tensors).load()
+    try:
+        return _weights_only.Unpickler(io.BytesIO(raw), tensors).load()
+    except pickle.UnpicklingError as exc:
+        raise refusal(name, meta, str(exc)) from None
+
+
+def refusal(name: str, meta: dict[str, str], error: str) -> pickle.UnpicklingError:
+    """PyTorch's error, and advice, for ``weights_only=True`` meeting a global that is not
+    allowlisted (``error`` is the unpickler's own message)."""
     what = str(meta.get(PICKLED_BECAUSE, "an object"))[:200]
     return pickle.UnpicklingError(
         f"Weights only load failed. {name} holds pickled Python objects (tensorcore.save "
-        f"pickles what is not tensors in dicts, lists and numbers: here {what}), and "
-        "unpickling runs code chosen by whoever wrote the file. Re-running "
-        "`tensorcore.load` with `weights_only` set to `False` will likely succeed, but it can "
-        "result in arbitrary code execution. Do it only if you got the file from a trusted "
-        "source. To share weights, save a state_dict() instead: it loads with "
-        "weights_only=True."
+        f"pickles what is not tensors in dicts, lists and numbers: here {what}). This file "
+        "can still be loaded, to do so you have two options, do those steps only if you "
+        "trust the source of the checkpoint.\n\t(1) Re-running `tensorcore.load` with "
+        "`weights_only` set to `False` will likely succeed, but it can result in arbitrary "
+        "code execution. Do it only if you got the file from a trusted source.\n\t(2) "
+        "Alternatively, to load with `weights_only=True` please check the recommended steps "
+        "in the following error message.\n\tWeightsUnpickler error: " + error
     )

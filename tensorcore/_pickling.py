@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from ._storage import Storage
 from ._tensor import Tensor, make_tensor
+from .devices import device
+from .dtypes import dtype
 from .layouts import get_layout, strided
 from .plugins import manager
 
 if TYPE_CHECKING:
-    from .devices import device
-    from .dtypes import dtype
     from .plugins import DeviceInterface
 
 __all__ = [
@@ -136,6 +136,9 @@ def reduce_storage(st: Storage) -> tuple[Any, ...]:
 
 
 def _rebuild_storage(dev: device, dt: dtype, data: bytes) -> Storage:
+    # (a weights-only load may call this with whatever the file says)
+    if type(dev) is not device or type(dt) is not dtype or type(data) is not bytes:
+        raise TypeError("cannot unpickle a storage: malformed arguments")
     try:
         iface = manager.device_backend(dev)
     except RuntimeError as exc:
@@ -205,6 +208,13 @@ def _rebuild_strided(
     dt: dtype,
     requires_grad: bool,
 ) -> Tensor:
+    # (a weights-only load may call this with whatever the file says)
+    if (
+        type(st) is not Storage
+        or type(dt) is not dtype
+        or not all(type(v) is int for v in (*shape, *stride, offset))
+    ):
+        raise TypeError("cannot unpickle a tensor: malformed arguments")
     check_view(shape, stride, offset, dt, st)
     t = make_tensor(st, tuple(shape), tuple(stride), offset, dt, st.device)
     if requires_grad:

@@ -7,7 +7,10 @@ does for ``torch.compile``:
 
 - :func:`script` returns the function or module it is given (also as a decorator);
 - :func:`trace` runs the function or module once on the example inputs (as PyTorch does,
-  so that an input it cannot take fails there) and returns it;
+  so that an input it cannot take fails there) and returns it; during that run, as PyTorch's
+  tracer, it warns :class:`TracerWarning` where the function turns a tensor into a Python
+  value (``.item()``, ``bool(t)``, ``int(t)``, ``float(t)``, ``.tolist()``) or makes one with
+  ``tensorcore.tensor``: PyTorch's trace would freeze that value as a constant;
 - :func:`save` and :func:`load` raise ``NotImplementedError`` naming what to do instead
   (save the ``state_dict()``): there is no archive of compiled code to write or read;
 - :func:`ignore`, :func:`unused`, :func:`export`, :func:`script_if_tracing`,
@@ -30,8 +33,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import sys
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any, Final, Generic, TypeVar
 
 from .autograd import no_grad
@@ -39,6 +45,7 @@ from .autograd import no_grad
 __all__ = [
     "Final",
     "Future",
+    "TracerWarning",
     "annotate",
     "export",
     "fork",
@@ -83,9 +90,79 @@ def trace(func: Any, example_inputs: Any = None, *args: Any, **kwargs: Any) -> A
         raise RuntimeError("trace(): example_inputs or example_kwarg_inputs must be given")
     pos = example_inputs if isinstance(example_inputs, tuple) else (
         () if example_inputs is None else (example_inputs,))  # fmt: skip
-    with no_grad():
+    with no_grad(), _tracer_warnings():
         func(*pos, **(kw or {}))
     return func
+
+
+class TracerWarning(Warning):
+    """``torch.jit.TracerWarning``: :func:`trace`'s warning that the traced function turns a
+    tensor into a Python value (``.item()``, ``bool(t)``...), which PyTorch's trace records
+    as a constant, so that the trace may not generalize to other inputs."""
+
+    @staticmethod
+    def ignore_lib_warnings() -> None:
+        """Ignore the warnings raised inside tensorcore itself (as PyTorch ignores its own)."""
+        warnings.filterwarnings("ignore", category=TracerWarning, module="tensorcore(?!.jit)")
+
+
+_CONVERTED = (
+    "Converting a tensor to a Python {} might cause the trace to be incorrect. We can't record "
+    "the data flow of Python values, so this value will be treated as a constant in the "
+    "future. This means that the trace might not generalize to other inputs!"
+)
+_CONSTANT = (
+    "torch.tensor results are registered as constants in the trace. You can safely ignore "
+    "this warning if you use this function to create tensors out of constant variables that "
+    "would be the same every time you call this function. In any other case, this might cause "
+    "the trace to be incorrect."
+)
+#: The Tensor methods that give Python values, and what PyTorch's warning calls the value.
+_CONVERSIONS = {
+    "item": "number",
+    "__bool__": "boolean",
+    "__int__": "integer",
+    "__float__": "float",
+    "tolist": "list",
+}
+_tracing = [0]  # depth of nested trace() runs
+
+
+def _warning(fn: Callable[..., Any], message: str) -> Callable[..., Any]:
+    def warned(*args: Any, **kwargs: Any) -> Any:
+        # (not for calls that tensorcore makes itself: bool(t) calls t.item())
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller != "tensorcore" and not caller.startswith("tensorcore."):
+            warnings.warn(message, TracerWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+
+    warned.__name__ = getattr(fn, "__name__", "warned")
+    warned.__doc__ = fn.__doc__
+    return warned
+
+
+@contextlib.contextmanager
+def _tracer_warnings() -> Iterator[None]:
+    """Swap the Tensor methods that give Python values (and ``tensorcore.tensor``) for
+    warning ones during :func:`trace`'s run, and back: nothing costs more outside it."""
+    import tensorcore
+
+    from ._tensor import Tensor
+
+    _tracing[0] += 1
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        if _tracing[0] == 1:
+            for name, what in _CONVERSIONS.items():
+                saved.append((Tensor, name, Tensor.__dict__[name]))
+                setattr(Tensor, name, _warning(Tensor.__dict__[name], _CONVERTED.format(what)))
+            saved.append((tensorcore, "tensor", tensorcore.tensor))
+            tensorcore.tensor = _warning(tensorcore.tensor, _CONSTANT)
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
+        _tracing[0] -= 1
 
 
 def _returns_first(name: str) -> Callable[..., Any]:

@@ -65,6 +65,40 @@ def test_trace_runs_the_example_once_and_returns_the_callable(device: str) -> No
         tc.jit.trace(net)
 
 
+def test_trace_warns_where_the_function_takes_python_values_out(device: str) -> None:
+    def f(x: tc.Tensor) -> tc.Tensor:
+        k = x.sum().item()
+        if x.sum() > 0:  # bool(t)
+            k += int(x.max()) + float(x.min()) + len(x.tolist())
+        return x * k + tc.tensor(1.0, device=device)
+
+    x = tc.ones(2, device=device)
+    with pytest.warns(tc.jit.TracerWarning) as record:
+        assert tc.jit.trace(f, x) is f
+    got = [str(w.message).split(" might")[0] for w in record]
+    assert got == [
+        "Converting a tensor to a Python number",
+        "Converting a tensor to a Python boolean",
+        "Converting a tensor to a Python integer",
+        "Converting a tensor to a Python float",
+        "Converting a tensor to a Python list",
+        "torch.tensor results are registered as constants in the trace. You can safely ignore "
+        "this warning if you use this function to create tensors out of constant variables that "
+        "would be the same every time you call this function. In any other case, this",
+    ]
+    assert all(w.filename == __file__ for w in record)  # pointing at the user's line
+    assert "treated as a constant in the future" in str(record[0].message)
+    # tensorcore's own conversions (bool(t) calls t.item()) do not warn; nothing does after
+    assert tc.Tensor.item.__name__ == "item" and tc.tensor.__module__ == "tensorcore.ops.factories"
+    f(x)  # (warnings are errors in this suite: none is raised outside trace())
+    assert issubclass(tc.jit.TracerWarning, Warning)
+
+
+def test_trace_without_conversions_does_not_warn(device: str) -> None:
+    net = _Scaled().to(device)
+    tc.jit.trace(net, tc.ones(5, 3, device=device))  # (warnings are errors in this suite)
+
+
 def test_the_other_torchscript_helpers() -> None:
     fut = tc.jit.fork(lambda x, k=1: x + k, 2, k=3)
     assert fut.done() and tc.jit.wait(fut) == 5

@@ -115,6 +115,130 @@ def test_addmm_beta_zero_ignores_nan_and_out_may_alias(device: str) -> None:
     assert m.tolist() == [[8.0, 11.0], [16.0, 23.0]]
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@given(data=st.data())
+def test_addmv_matches_numpy(device: str, dtype: tc.dtype, data: st.DataObject) -> None:
+    n, m = (data.draw(st.integers(0, 4), label=f"dim{i}") for i in range(2))
+    self_shape = data.draw(st.sampled_from([(n,), (1,), ()]), label="self")
+    c = data.draw(tcst.arrays(dtype, self_shape), label="self")
+    a = data.draw(tcst.arrays(dtype, (n, m)), label="mat")
+    v = data.draw(tcst.arrays(dtype, (m,)), label="vec")
+    scalars = st.integers(-2, 2) if dtype is tc.int64 else st.sampled_from([1, 0, 0.5, -2.0])
+    beta, alpha = data.draw(scalars, label="beta"), data.draw(scalars, label="alpha")
+    tcc, c = data.draw(tcst.tensors_from_arrays(c, device), label="tc")
+    ta, a = data.draw(tcst.tensors_from_arrays(a, device), label="ta")
+    tv, v = data.draw(tcst.tensors_from_arrays(v, device), label="tv")
+    want = alpha * (a @ v) + (beta * c if beta != 0 else 0)
+    got = tc.addmv(tcc, ta, tv, beta=beta, alpha=alpha)
+    assert got.shape == (n,) and got.dtype is dtype
+    assert_close(got, np.broadcast_to(np.asarray(want).astype(a.dtype), (n,)), **_tol(dtype))
+    assert_close(tcc.addmv(ta, tv, beta=beta, alpha=alpha), got, **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@given(data=st.data())
+def test_addr_matches_numpy(device: str, dtype: tc.dtype, data: st.DataObject) -> None:
+    n, m = (data.draw(st.integers(0, 4), label=f"dim{i}") for i in range(2))
+    self_shape = data.draw(st.sampled_from([(n, m), (m,), (n, 1), ()]), label="self")
+    c = data.draw(tcst.arrays(dtype, self_shape), label="self")
+    a = data.draw(tcst.arrays(dtype, (n,)), label="vec1")
+    b = data.draw(tcst.arrays(dtype, (m,)), label="vec2")
+    scalars = st.integers(-2, 2) if dtype is tc.int64 else st.sampled_from([1, 0, 0.5, -2.0])
+    beta, alpha = data.draw(scalars, label="beta"), data.draw(scalars, label="alpha")
+    tcc, c = data.draw(tcst.tensors_from_arrays(c, device), label="tc")
+    ta, a = data.draw(tcst.tensors_from_arrays(a, device), label="ta")
+    tb, b = data.draw(tcst.tensors_from_arrays(b, device), label="tb")
+    want = alpha * np.outer(a, b) + (beta * c if beta != 0 else 0)
+    got = tc.addr(tcc, ta, tb, beta=beta, alpha=alpha)
+    assert got.shape == (n, m) and got.dtype is dtype
+    assert_close(got, np.broadcast_to(np.asarray(want).astype(a.dtype), (n, m)), **_tol(dtype))
+
+
+def test_addmv_addr_in_place_out_and_beta_zero(device: str) -> None:
+    f64 = {"dtype": tc.float64, "device": device}
+    mat, vec = tc.tensor([[1.0, 2.0], [3.0, 4.0]], **f64), tc.tensor([1.0, -1.0], **f64)
+    y = tc.ones(2, **f64)
+    assert y.addmv_(mat, vec, beta=2, alpha=3) is y and y.tolist() == [-1.0, -1.0]
+    nan = tc.full((2,), float("nan"), **f64)
+    assert tc.addmv(nan, mat, vec, beta=0).tolist() == [-1.0, -1.0]  # self ignored
+    out = tc.empty(2, **f64)
+    assert tc.addmv(y, mat, vec, out=out) is out and out.tolist() == [-2.0, -2.0]
+    assert tc.addmv(vec, mat, vec, out=vec) is vec  # out= over an input: product first
+    assert vec.tolist() == [0.0, -2.0]
+    z = tc.ones(2, 3, **f64)
+    v1, v2 = tc.tensor([1.0, 2.0], **f64), tc.tensor([1.0, 0.0, -1.0], **f64)
+    assert z.addr_(v1, v2, alpha=2) is z
+    assert z.tolist() == [[3.0, 1.0, -1.0], [5.0, 1.0, -3.0]]
+    assert tc.addr(tc.full((2, 3), float("nan"), **f64), v1, v2, beta=0).tolist() == [
+        [1.0, 0.0, -1.0],
+        [2.0, 0.0, -2.0],
+    ]
+    out = tc.empty(2, 3, **f64)
+    assert tc.addr(z, v1, v2, out=out) is out and out[0].tolist() == [4.0, 1.0, -2.0]
+
+
+def test_addr_promotes_and_takes_bools(device: str) -> None:
+    f32 = tc.ones(2, device=device)
+    assert tc.addr(tc.ones(2, 2, dtype=tc.float64, device=device), f32, f32).dtype is tc.float64
+    ints = tc.ones(2, dtype=tc.int64, device=device)
+    assert tc.addr(tc.ones(2, 2, device=device), ints, ints).dtype is tc.float32
+    b = tc.tensor([True, False], device=device)
+    got = tc.addr(tc.zeros(2, 2, dtype=tc.bool, device=device), b, tc.tensor([True, True]))
+    assert got.tolist() == [[True, True], [False, False]]
+    full = tc.ones(2, 2, dtype=tc.bool, device=device)
+    assert tc.addr(full, b, b, beta=0).tolist() == [[True, False], [False, False]]
+    assert tc.addr(full, b, b, beta=False, alpha=False).tolist() == [[False] * 2] * 2
+
+
+def test_addmv_addr_gradients_and_node_names(device: str) -> None:
+    def f64(*shape: int) -> tc.Tensor:
+        return tc.randn(*shape, dtype=tc.float64, device=device, requires_grad=True)
+
+    c, mat, vec = f64(3), f64(3, 2), f64(2)
+    assert tc.addmv(c, mat, vec).grad_fn.name() == "AddmvBackward0"
+    for kw in ({}, {"beta": 0.5, "alpha": -2.0}):
+        assert tc.autograd.gradcheck(lambda *a, kw=kw: tc.addmv(*a, **kw), (c, mat, vec))
+        assert tc.autograd.gradcheck(lambda *a, kw=kw: tc.addmv(*a, **kw), (f64(1), mat, vec))
+    s, v1, v2 = f64(3, 2), f64(3), f64(2)
+    assert tc.addr(s, v1, v2).grad_fn.name() == "AddrBackward0"
+    for kw in ({}, {"beta": 0.5, "alpha": -2.0}):
+        assert tc.autograd.gradcheck(lambda *a, kw=kw: tc.addr(*a, **kw), (s, v1, v2))
+        assert tc.autograd.gradcheck(lambda *a, kw=kw: tc.addr(*a, **kw), (f64(2), v1, v2))
+    assert tc.autograd.gradgradcheck(lambda *a: tc.addr(*a, alpha=3.0), (s, v1, v2))
+    # vectors of a lower dtype than the result get gradients of their own dtype
+    w = tc.ones(3, device=device, requires_grad=True)
+    tc.addr(
+        tc.ones(3, 2, dtype=tc.float64, device=device), w, tc.ones(2, device=device)
+    ).sum().backward()
+    assert w.grad is not None and w.grad.dtype is tc.float32 and w.grad.tolist() == [2.0] * 3
+
+
+def test_addmv_addr_errors(device: str) -> None:
+    m = tc.ones(3, 2, device=device)
+    with pytest.raises(
+        RuntimeError, match=r"size mismatch, got input \(3\), mat \(3x2\), vec \(3\)"
+    ):
+        tc.addmv(tc.ones(3, device=device), m, tc.ones(3, device=device))
+    with pytest.raises(RuntimeError, match=r"vector \+ matrix @ vector expected, got 2, 2, 1"):
+        tc.addmv(tc.ones(3, 1, device=device), m, tc.ones(2, device=device))
+    with pytest.raises(RuntimeError, match="addmv input tensors must have the same dtype"):
+        tc.addmv(tc.ones(3, dtype=tc.float64, device=device), m, tc.ones(2, device=device))
+    bools = tc.ones(3, 2, dtype=tc.bool, device=device)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tc.addmv(bools[:, 0], bools, bools[0])
+    with pytest.raises(RuntimeError, match="addr: Expected 1-D argument vec1, but got 2-D"):
+        tc.addr(m, m, tc.ones(2, device=device))
+    with pytest.raises(RuntimeError, match="The expanded size of the tensor"):
+        tc.addr(tc.ones(3, 3, device=device), tc.ones(3, device=device), tc.ones(2, device=device))
+    ints = tc.ones(3, dtype=tc.int64, device=device)
+    with pytest.raises(RuntimeError, match="argument beta must not be a floating point number"):
+        tc.addr(tc.ones(3, 3, dtype=tc.int64, device=device), ints, ints, beta=0.5)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        tc.addr(m, m[:, 0], m[0], alpha=True)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        tc.ones(1, device=device).addmv_(m, tc.ones(2, device=device))
+
+
 def test_linear_runs_one_operator_and_matches_numpy(device: str) -> None:
     rng = np.random.default_rng(2)
     x, w, b = rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.standard_normal(5)

@@ -74,3 +74,15 @@ backward = checked(
 
 # ``from torch.autograd.variable import Variable`` (PyTorch's module path of it).
 sys.modules[f"{__name__}.variable"] = sys.modules[__name__]
+
+
+def __getattr__(name: str) -> Any:
+    # ``torch.autograd.profiler`` (the legacy profiler API) is imported on first use: it
+    # needs the operator table, which is built after this package is imported.
+    if name == "profiler":
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.profiler")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -234,6 +234,12 @@ def _doc(decl: OpDecl, kind: str) -> str:
     )
 
 
+#: The namespaces the operators' variants were compiled in: their ``_call`` and
+#: ``_call_inplace`` entries are the call path, which :mod:`tensorcore.ops._intercept`
+#: swaps for wrappers while a profiler runs (and back), so that no call pays for a check.
+NAMESPACES: list[dict[str, Any]] = []
+
+
 def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
     fname, src = _render(decl, kind, _has_lane(op, kind))
     ns: dict[str, Any] = {
@@ -248,6 +254,7 @@ def _compile(decl: OpDecl, kind: str, op: dispatch.Op) -> Any:
     if decl.alone:
         ns[f"_op_{decl.alone}"] = dispatch.get_op(decl.alone)
     exec(compile(src, f"<tensorcore op {decl.name}>", "exec"), ns)
+    NAMESPACES.append(ns)
     return _finish(ns[fname], decl, kind)
 
 
@@ -288,6 +295,7 @@ def build() -> None:
                 chunks.append(src)
                 variants.append((decl, kind, uid))
     exec(_compiled("\n".join(chunks)), ns)
+    NAMESPACES.append(ns)
     for decl, kind, uid in variants:
         _install(decl, kind, _finish(ns[uid], decl, kind))
     assert len(table) >= len(OPS)

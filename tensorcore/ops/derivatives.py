@@ -814,6 +814,39 @@ def _addmm(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("addmm", "mat1 mat2 beta alpha", _addmm)
+
+
+def _addmv(c: Any, g: Tensor) -> tuple[Any, ...]:
+    gs = gm = gv = None
+    if c.needs(0):
+        gs = g if c.beta == 1 else g * _conj(c.beta)
+    if c.needs(1) or c.needs(2):
+        ga = g if c.alpha == 1 else g * _conj(c.alpha)
+        if c.needs(1):
+            gm = ops.outer(ga, _conj(c.vec))
+        if c.needs(2):
+            gv = _conj(c.mat).t().mv(ga)
+    return gs, gm, gv
+
+
+_d("addmv", "mat vec beta alpha", _addmv)
+
+
+def _addr(c: Any, g: Tensor) -> tuple[Any, ...]:
+    gs = g1 = g2 = None
+    if c.needs(0):
+        gs = g if c.beta == 1 else g * _conj(c.beta)
+    if c.needs(1) or c.needs(2):
+        ga = g if c.alpha == 1 else g * _conj(c.alpha)
+        # (the vectors may be of a lower dtype than the result: the products run in g's)
+        if c.needs(1):
+            g1 = ga.mv(_conj(c.vec2).to(ga.dtype))
+        if c.needs(2):
+            g2 = ga.t().mv(_conj(c.vec1).to(ga.dtype))
+    return gs, g1, g2
+
+
+_d("addr", "vec1 vec2 beta alpha", _addr)
 _d(
     "mm",
     "self:if=mat2 mat2:if=self",

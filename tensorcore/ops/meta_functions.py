@@ -463,6 +463,58 @@ def meta_outer(self: Tensor, vec2: Tensor) -> Any:
     )
 
 
+def meta_addmv(self: Tensor, mat: Tensor, vec: Tensor, beta: Any = 1, alpha: Any = 1) -> Any:
+    _need_tensor("addmv", "mat", mat)
+    _need_tensor("addmv", "vec", vec)
+    if mat.ndim != 2 or vec.ndim != 1 or self.ndim > 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {self.ndim}, {mat.ndim}, {vec.ndim}"
+        )
+    n, m = mat._shape
+    if m != vec._shape[0] or (self.ndim == 1 and self._shape[0] not in (1, n)):
+        size = "" if self.ndim == 0 else str(self._shape[0])
+        raise RuntimeError(
+            f"size mismatch, got input ({size}), mat ({n}x{m}), vec ({vec._shape[0]})"
+        )
+    if not (self._dtype is mat._dtype is vec._dtype):
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{torch_name(self._dtype)}, {torch_name(mat._dtype)}, and {torch_name(vec._dtype)}"
+        )
+    dtype = self._dtype
+    beta, alpha = blas_scale(dtype, beta, "beta"), blas_scale(dtype, alpha, "alpha")
+    return (self, mat, vec, beta, alpha), ((n,), dtype)
+
+
+def meta_addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any = 1, alpha: Any = 1) -> Any:
+    _need_tensor("addr", "vec1", vec1)
+    _need_tensor("addr", "vec2", vec2)
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    shape = (vec1._shape[0], vec2._shape[0])
+    try:
+        fits = broadcast(self._shape, shape) == shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        bad = next(
+            i
+            for i in range(-1, -self.ndim - 1, -1)
+            if -i > 2 or self._shape[i] not in (1, shape[i])
+        )
+        have = self._shape[bad]
+        raise RuntimeError(
+            f"The expanded size of the tensor ({shape[bad] if -bad <= 2 else -1}) must match "
+            f"the existing size ({have}) at non-singleton dimension {self.ndim + bad}.  "
+            f"Target sizes: {list(shape)}.  Tensor sizes: {list(self._shape)}"
+        )
+    dtype = dt.result_type(self, vec1, vec2)
+    check_alpha(dtype, beta, "beta")
+    check_alpha(dtype, alpha, "alpha")
+    return (self, vec1, vec2, beta, alpha), (shape, dtype)
+
+
 def meta_cat(tensors: Any, dim: int = 0) -> Any:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors")

@@ -1140,6 +1140,32 @@ def _addmm(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("addmv")
+def _addmv(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2), m.uniform(2, 3), m.uniform(3))),
+        S(
+            (m.uniform(1), m.uniform(2, 3, t=True), m.uniform(3)),
+            {"beta": 0.5, "alpha": 2.0},
+            desc="broadcast self, transposed mat, beta and alpha",
+        ),
+        S((m.uniform(), m.uniform(3, 2), m.uniform(2)), desc="0-d self"),
+    ]
+
+
+@_samples("addr")
+def _addr(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2), m.uniform(3))),
+        S(
+            (m.uniform(3), m.uniform(2), m.uniform(3)),
+            {"beta": 0.5, "alpha": 2.0},
+            desc="broadcast self, beta and alpha",
+        ),
+        S((m.uniform(2, 1), m.uniform(2), m.uniform(4)), desc="column self"),
+    ]
+
+
 @_samples("bmm")
 def _bmm(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 2, 3), m.uniform(2, 3, 2)))]

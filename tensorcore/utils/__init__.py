@@ -1,6 +1,9 @@
 """Utilities: ``tensorcore.utils.data`` (datasets and loaders), ``tensorcore.utils.hooks``
-(hook handles) and ``tensorcore.utils.checkpoint`` (activation checkpointing)."""
+(hook handles), ``tensorcore.utils.checkpoint`` (activation checkpointing) and
+``tensorcore.utils._pytree`` (nested containers, as PyTorch's private but widely used
+module)."""
 
+from . import _pytree as _pytree  # (private in PyTorch too: not in __all__)
 from . import checkpoint, data, hooks
 
 __all__ = ["checkpoint", "data", "hooks"]

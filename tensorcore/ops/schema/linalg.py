@@ -97,6 +97,30 @@ _op(
     node="MulBackward0",  # (PyTorch's outer multiplies two broadcast views)
 )
 _op(
+    "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    _L,
+    "``beta * self + alpha * (mat @ vec)``, ``self`` (a vector or a number) broadcast to the "
+    "product's length; ``self`` is ignored when ``beta`` is 0, NaN and inf included.",
+    frontend="structured",
+    meta_function=M.meta_addmv,
+    inplace=True,
+    out=True,
+    dtypes="ifc",
+    autocast="lower",
+)
+_op(
+    "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    _L,
+    "``beta * self + alpha * outer(vec1, vec2)``, ``self`` broadcast to the outer product's "
+    "shape, the dtypes promoted; ``self`` is ignored when ``beta`` is 0 (for bool tensors: "
+    "``beta and self or alpha and outer``).",
+    frontend="structured",
+    meta_function=M.meta_addr,
+    inplace=True,
+    out=True,
+    autocast="lower",
+)
+_op(
     "einsum(str equation, Tensor... operands) -> Tensor",
     _L,
     "Einstein summation over the operands (also in PyTorch's sublist form, "

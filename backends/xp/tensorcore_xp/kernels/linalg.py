@@ -77,6 +77,50 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["addmm"] = addmm
 
+    def addmv(out: Any, c: Any, a: Any, v: Any, beta: Any = 1, alpha: Any = 1) -> None:
+        x, y, o = operands(out, a, v, "addmv_impl_cpu")
+        tok = enter()
+        try:
+            # The result is computed whole before it is written: ``out`` may be ``self``
+            # (addmv_) or overlap an input.
+            r = xp.matmul(x, y)
+            if alpha != 1:
+                r = r * alpha
+            if beta != 0:  # beta == 0 ignores self, NaNs included (PyTorch)
+                cc = array_of(c)
+                r = r + (cc if beta == 1 else cc * beta)
+            o[...] = r
+        finally:
+            leave(tok)
+
+    K["addmv"] = addmv
+
+    def addr(out: Any, c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> None:
+        o = array_of(out)
+        x = array_of(a).astype(o.dtype, copy=False)
+        y = array_of(b).astype(o.dtype, copy=False)
+        cc = array_of(c).astype(o.dtype, copy=False)
+        if out._dtype is dt.bool_:  # PyTorch: (beta and self) or (alpha and vec1 & vec2)
+            r = xp.logical_and(x[:, None], y[None, :])
+            if not alpha:
+                r = xp.zeros_like(r)
+            if beta:
+                r = xp.logical_or(r, cc)
+            o[...] = r
+            return
+        tok = enter()
+        try:
+            r = x[:, None] * y[None, :]
+            if alpha != 1:
+                r = r * xp.asarray(alpha, dtype=o.dtype)
+            if beta != 0:
+                r = r + (cc if beta == 1 else cc * xp.asarray(beta, dtype=o.dtype))
+            o[...] = r
+        finally:
+            leave(tok)
+
+    K["addr"] = addr
+
     def dot(out: Any, a: Any, b: Any) -> None:
         x, y, o = operands(out, a, b, "dot")
         o[...] = xp.dot(x, y)
