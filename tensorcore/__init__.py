@@ -260,6 +260,7 @@ _LAZY_SUBPACKAGES = frozenset(
         "nn",
         "optim",
         "profiler",
+        "signal",
         "special",
         "testing",
         "utils",
