@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._storage import Storage
 from ._tensor import Tensor, make_tensor
-from .layouts import get_layout, strided
+from .layouts import get_codec, get_layout, set_codec, strided
 from .plugins import manager
 
 if TYPE_CHECKING:
@@ -47,8 +47,6 @@ __all__ = [
 Parts = tuple[dict[str, Tensor], dict[str, Any]]
 ToParts = Callable[[Tensor], Parts]
 FromParts = Callable[[dict[str, Tensor], dict[str, Any], tuple[int, ...]], Tensor]
-
-_CODECS: dict[str, tuple[ToParts, FromParts]] = {}
 
 
 # ------------------------------------------------------------------ layout codecs
@@ -75,7 +73,7 @@ def register_layout_codec(layout: str, to_parts: ToParts, from_parts: FromParts)
         raise ValueError(f"register_layout_codec(): invalid layout name {layout!r}")
     if not (callable(to_parts) and callable(from_parts)):
         raise TypeError("register_layout_codec(): to_parts and from_parts must be callable")
-    _CODECS[layout] = (to_parts, from_parts)
+    set_codec(layout, to_parts, from_parts)
 
 
 def layout_codec(name: str) -> tuple[ToParts, FromParts]:
@@ -88,7 +86,7 @@ def layout_codec(name: str) -> tuple[ToParts, FromParts]:
         raise RuntimeError(
             f"no installed backend provides the layout '{name}': {manager.install_hint(name)}"
         )
-    codec = _CODECS.get(name)
+    codec = get_codec(name)
     if codec is None:
         raise NotImplementedError(
             f"tensors of layout '{name}' cannot be serialised: plugin '{lay.plugin}' "
