@@ -9,6 +9,7 @@ O(printed elements) even for a tensor of 2**40 (expanded) elements.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -338,10 +339,8 @@ def _format_parts(t: Tensor, parts: dict[str, Tensor]) -> str:
     if t._device.type != "cpu":
         suffixes.append(f"device='{t._device}'")
     suffixes.append(f"size={tuple(t._shape)}")
-    try:
+    with contextlib.suppress(AttributeError, NotImplementedError):
         suffixes.append(f"nnz={t._nnz()}")
-    except (AttributeError, NotImplementedError):
-        pass
     d, default = t._dtype, dt.get_default_dtype()
     default_complex = dt.complex128 if default is dt.float64 else dt.complex64
     if d not in (default, default_complex, dt.int64, dt.bool_):

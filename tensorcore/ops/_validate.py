@@ -305,7 +305,9 @@ def namespace() -> dict[str, Any]:
         "_v_memory_format": lambda fn, arg, v, opt: v_object(
             fn, arg, v, opt, memory_format, "tensorcore.memory_format"
         ),
-        "_v_layout": lambda fn, arg, v, opt: v_object(fn, arg, v, opt, _layout, "tensorcore.layout"),
+        "_v_layout": lambda fn, arg, v, opt: v_object(
+            fn, arg, v, opt, _layout, "tensorcore.layout"
+        ),
         "_SC": frozenset(_SCALARS),
         "_DT": dt.dtype,
         "_DEV": _device,

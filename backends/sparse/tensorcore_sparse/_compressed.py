@@ -104,9 +104,7 @@ class CompressedRecord:
     @property
     def version(self) -> int:
         """The version counter (the parts' counters plus the in-place bumps)."""
-        return (
-            self._bumps + self.values._version + self.compressed._version + self.plain._version
-        )
+        return self._bumps + self.values._version + self.compressed._version + self.plain._version
 
     @version.setter
     def version(self, value: int) -> None:
@@ -204,13 +202,12 @@ def _pointer(ns: ArrayNamespace, keys: Any, n: int) -> Any:
 
 def from_coo(s: Tensor, layout_name: str) -> Tensor:
     """The 2-D COO tensor ``s`` (no dense dims) as a compressed tensor of ``layout_name``."""
-    if s.ndim != 2 or s._native.values.ndim != 1:
+    if s.ndim != 2 or record(s).values.ndim != 1:
         raise RuntimeError(
             f"coo_to_sparse_{layout_name[7:]}: conversion from Sparse to "
             f"{_WORDS[layout_name]} for input tensors with sparse_dim()!=2 is not supported"
         )
     ns = ns_of(s)
-    xp = ns.xp
     sc = coalesce(s)
     rec = record(sc)
     m = rec._scipy

@@ -97,7 +97,7 @@ def _check(
         if bool(((xp.diff(idx) <= 0) & ~starts[1:]).any()):
             raise RuntimeError(
                 f"`{pname}[..., {cname}[..., i - 1]:{cname}[..., i]] for all i = 1, ..., "
-                f"n{what[:3] if cdim == 0 else 'cols'} are sorted and distinct along the last "
+                f"n{what[:3]}s are sorted and distinct along the last "
                 "dimension values` is not satisfied."
             )
 
@@ -420,7 +420,7 @@ def to_sparse(
             )
         return _to_layout(self, name, dense_dim)
     if name == "strided":
-        return self.to_dense() if not self._layout.name == "strided" else self.view_as(self)
+        return self.view_as(self) if self._layout.name == "strided" else self.to_dense()
     if name != "sparse_coo":
         raise _refuse_blocked(name)
     if dense_dim is not None and sparse_dim is None:
@@ -500,7 +500,9 @@ def to_dtype(self: Tensor, dtype: tc.dtype, out: Any = None) -> Tensor:
     vals = rec.values.to(dtype)
     if vals is rec.values:
         vals = vals.detach()
-    res = make_compressed(None, rec.compressed, rec.plain, vals, tuple(self.shape), self._layout.name)
+    res = make_compressed(
+        None, rec.compressed, rec.plain, vals, tuple(self.shape), self._layout.name
+    )
     return store_compressed(out, res)
 
 
@@ -572,10 +574,7 @@ _OWN = {"crow_indices": "sparse_csr", "col_indices": "sparse_csr"}
 #: (operator, device type, layout, kernel, direct) registered by the plugin.
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
     *((name, "*", "*", refuse, False) for name, _, refuse in _ACCESSORS),
-    *(
-        (name, "*", _OWN.get(name, "sparse_csc"), ok, False)
-        for name, ok, _ in _ACCESSORS
-    ),
+    *((name, "*", _OWN.get(name, "sparse_csc"), ok, False) for name, ok, _ in _ACCESSORS),
     *(
         (op, device, layout, fn, False)
         for device in DEVICE_TYPES

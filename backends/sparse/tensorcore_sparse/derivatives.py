@@ -262,6 +262,7 @@ _ELEMENTWISE = [
     "pow",
 ]
 
+
 # ------------------------------------------------------------------ compressed layouts
 def _via_coo(saves: str, fn: Any, inputs: tuple[str, ...]) -> tuple[str, Any]:
     """A COO rule run for compressed operands: on the COO forms of the saved tensors and of
@@ -277,7 +278,7 @@ def _via_coo(saves: str, fn: Any, inputs: tuple[str, ...]) -> tuple[str, Any]:
         out = []
         for gr, n in zip(grads, inputs, strict=False):
             x = getattr(c, n, None)
-            if gr is not None and is_compressed(x):
+            if gr is not None and isinstance(x, Tensor) and is_compressed(x):
                 gr = from_coo(gr, x._layout.name) if is_sparse(gr) else compressed_mask(gr, x)
             out.append(gr)
         return (*out, *grads[len(out) :])
