@@ -93,13 +93,16 @@ class CompressedRecord:
     ``values()`` and the index accessors, as :class:`~tensorcore_sparse._coo.SparseRecord`'s.
     """
 
-    __slots__ = ("_bumps", "compressed", "plain", "values")
+    __slots__ = ("_bumps", "_coo", "compressed", "plain", "values")
 
     def __init__(self, compressed: Tensor, plain: Tensor, values: Tensor) -> None:
         self.compressed = compressed
         self.plain = plain
         self.values = values
         self._bumps = 0
+        #: A CSR matrix's COO form (:func:`to_coo`), made on first need and kept: it shares
+        #: the values' memory, so writes through ``values()`` reach it.
+        self._coo: Tensor | None = None
 
     @property
     def version(self) -> int:
@@ -114,6 +117,7 @@ class CompressedRecord:
         """Take ``other``'s contents (an in-place operator's ``self``), keeping the version."""
         before = self.version
         self.compressed, self.plain, self.values = other.compressed, other.plain, other.values
+        self._coo = other._coo
         self.version = before
 
 
@@ -173,16 +177,23 @@ def to_coo(t: Tensor) -> Tensor:
     """``t`` as a coalesced COO tensor over the same values. A CSR matrix of a dtype SciPy
     (cupyx) multiplies becomes a COO tensor holding that CSR matrix, its indices made only
     when asked: nothing is copied."""
+    rec = crecord(t)
+    if rec._coo is not None:
+        return rec._coo
     ns = ns_of(t)
     xp = ns.xp
-    rec = crecord(t)
     ptr, plain, vals = np_of(rec.compressed), np_of(rec.plain), np_of(rec.values)
     if compressed_dim(t) == 0:
         if vals.dtype in ns.scipy_dtypes:
             m = ns.csr(vals, plain, ptr, tuple(t._shape))
-            return from_scipy(ns, m, tuple(t._shape), canonical=True)
-        idx = xp.stack([_expanded(ns, ptr), plain.astype(xp.int64)])
-        return make_sparse(ns, idx, rec.values, tuple(t._shape), True)
+            coo = from_scipy(ns, m, tuple(t._shape), canonical=True)
+            if not ns.shares_memory(np_of(record(coo).values), vals):
+                return coo  # (SciPy copied the values: a cached copy would go stale)
+        else:
+            idx = xp.stack([_expanded(ns, ptr), plain.astype(xp.int64)])
+            coo = make_sparse(ns, idx, rec.values, tuple(t._shape), True)
+        rec._coo = coo
+        return coo
     # CSC: the entries are column-major; a stable sort by row makes them row-major.
     cols = _expanded(ns, ptr)
     rows = plain.astype(xp.int64)
