@@ -59,7 +59,8 @@ def register_layout_codec(layout: str, to_parts: ToParts, from_parts: FromParts)
     ``float``, ``bool`` or ``None`` values). ``from_parts(parts, attrs, shape)`` builds the
     tensor back, without ``requires_grad`` (the core restores it). It must check what it is
     given and raise ``ValueError`` or ``RuntimeError`` for anything inconsistent, since
-    :func:`tensorcore.load` hands it whatever a file says.
+    :func:`tensorcore.load` hands it whatever a file says. ``repr`` prints a tensor of the
+    layout as its parts, in the order of the dict, each as ``name=tensor(...)``.
 
     Examples
     --------

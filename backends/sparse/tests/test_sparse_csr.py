@@ -396,7 +396,9 @@ GRAD_CASES: dict[str, Callable[..., Any]] = {
     "mm": lambda x, w: tc.sparse.mm(x, w),
     "matmul_vector": lambda x, w: x @ w[:, 0],
     "dense_at_sparse": lambda x, w: w.t() @ x.t(),
-    "csc_mm": lambda x, w: x.t().t() @ w,
+    "csc_mm": lambda x, w: x.t() @ w[:2, :],
+    "csc_sin_sum": lambda x, w: x.t().sin().sum(0, keepdim=True).to_dense() * w[0, 0],
+    "csc_to_csr": lambda x, w: x.t().to_sparse_csr().to_dense(),
     "addmm": lambda x, w: tc.sparse.addmm(w[:2, :], x, w, beta=0.5, alpha=3.0),
     "to_dense": lambda x, w: x.to_dense() * w[:2, :].sum(),
     "scale": lambda x, w: (x * 2.5).to_dense(),
@@ -443,6 +445,15 @@ def test_gradient_of_a_csr_leaf_is_csr_with_its_pattern(device: str) -> None:
     # a second backward accumulates into the CSR .grad
     tc.sparse.mm(x, w).sum().backward()
     np.testing.assert_allclose(x.grad.values().cpu().numpy(), 2 * np.array(expected))
+
+
+def test_gradient_of_a_csc_leaf_is_csc_with_its_pattern(device: str) -> None:
+    x = csr(device).t().requires_grad_()
+    (x @ tc.ones(2, 4, dtype=tc.float64, device=device)).sum().backward()
+    g = x.grad
+    assert g is not None and g.layout is tc.sparse_csc
+    assert g.ccol_indices().tolist() == CROW and g.row_indices().tolist() == COL
+    assert g.values().tolist() == [4.0, 4.0, 4.0]
 
 
 def test_a_dense_leaf_converted_to_csr_gets_a_dense_gradient(device: str) -> None:
