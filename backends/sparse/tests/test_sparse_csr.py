@@ -314,6 +314,9 @@ def test_operations_pytorch_refuses(device: str) -> None:
         x @ tc.ones(2, 2, dtype=tc.float64, device=device)
     with pytest.raises(RuntimeError, match="would make the result tensor dense"):
         x.pow(0)
+    with pytest.raises(RuntimeError, match="in-place t is not supported for the sparse_csr"):
+        x.t_()
+    assert x.shape == (2, 3) and np_of(x).tolist() == DENSE  # unchanged
 
 
 def test_in_place_operations_and_the_version_counter(device: str) -> None:
