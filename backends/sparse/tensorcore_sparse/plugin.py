@@ -208,20 +208,20 @@ def tensorcore_register_kernels(register: Any) -> None:
     """Declare the sparse operators; register the kernels, the derivative rules and the
     ``tensorcore.sparse_coo_tensor``, ``tensorcore.sparse`` and
     ``tensorcore.sparse_embedding`` attributes."""
-    from . import compressed, construct, derivatives, embedding, namespace
+    from . import compressed, construct, construct_compressed, derivatives, embedding, namespace
     from .kernels import compressed as compressed_kernels
     from .kernels import linalg, pointwise, reductions, shape
 
     for signature, tags, doc, variants in OPERATORS:
         register.op(signature, tags, doc, **variants)
-    for module in (construct, pointwise, linalg, reductions, shape, compressed, compressed_kernels):
+    modules = (construct, construct_compressed, compressed, compressed_kernels)
+    for module in (*modules, pointwise, linalg, reductions, shape):
         for op, device, layout, fn, direct in module.KERNELS:
             register.kernel(op, device, layout, fn, direct=direct)
     for op, layout, saves, rule in derivatives.RULES:
         register.derivative(op, "*", layout, saves, rule)
     register.attribute("sparse_coo_tensor", construct.sparse_coo_tensor)
-    register.attribute("sparse_csr_tensor", compressed.sparse_csr_tensor)
-    register.attribute("sparse_csc_tensor", compressed.sparse_csc_tensor)
-    register.attribute("sparse_compressed_tensor", compressed.sparse_compressed_tensor)
+    for name in ("sparse_csr_tensor", "sparse_csc_tensor", "sparse_compressed_tensor"):
+        register.attribute(name, getattr(construct_compressed, name))
     register.attribute("sparse", namespace)
     register.attribute("sparse_embedding", embedding.sparse_embedding)
