@@ -28,6 +28,7 @@ TENSORCORE_SPI = "1.1"
 TENSORCORE_CONFORMANCE_LAYOUTS = {
     "sparse_coo": ("to_sparse", "to_dense"),
     "sparse_csr": ("to_sparse_csr", "to_dense"),
+    "sparse_csc": ("to_sparse_csc", "to_dense"),
 }
 
 #: The operators this plugin declares: (signature, tags, doc, variants).
