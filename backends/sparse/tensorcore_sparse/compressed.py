@@ -167,6 +167,28 @@ def _accessor(name: str, compressed: bool) -> tuple[Any, Any]:
     return ok, refuse
 
 
+def _refusal(name: str, kind: str) -> Any:
+    """The wildcard kernel of a sparse accessor for the layouts it does not take (PyTorch's
+    ``RuntimeError``: ``indices expected sparse coordinate tensor layout but got SparseCsr``);
+    the layouts that take it register their own, more specific, kernels."""
+
+    def refuse(self: Tensor) -> Any:
+        raise RuntimeError(
+            f"{name} expected {kind} tensor layout but got {layout_word(self._layout)}"
+        )
+
+    refuse.__name__ = name
+    return refuse
+
+
+_REFUSALS = [
+    ("indices", "sparse coordinate"),
+    ("coalesce", "sparse coordinate"),
+    ("is_coalesced", "sparse coordinate"),
+    ("values", "sparse"),
+]
+
+
 def values(self: Tensor) -> Tensor:
     return crecord(self).values.detach()
 
@@ -275,6 +297,7 @@ _OWN = {"crow_indices": "sparse_csr", "col_indices": "sparse_csr"}
 #: (operator, device type, layout, kernel, direct) registered by the plugin.
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
     *((name, "*", "*", refuse, False) for name, _, refuse in _ACCESSORS),
+    *((name, "*", "*", _refusal(name, kind), False) for name, kind in _REFUSALS),
     *((name, "*", _OWN.get(name, "sparse_csc"), ok, False) for name, ok, _ in _ACCESSORS),
     *(
         (op, device, layout, fn, False)

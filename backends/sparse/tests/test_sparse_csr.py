@@ -201,6 +201,13 @@ def test_accessors_of_other_layouts_raise_pytorchs_error(device: str) -> None:
                                            "tensor layout but got SparseCsr"):  # fmt: skip
         x.ccol_indices()
     assert x.t().ccol_indices().tolist() == CROW and x.t().row_indices().tolist() == COL
+    for name, kind in [("indices", "sparse coordinate"), ("coalesce", "sparse coordinate"),
+                       ("is_coalesced", "sparse coordinate")]:  # fmt: skip
+        with pytest.raises(RuntimeError, match=f"{name} expected {kind} tensor layout but got "
+                                               "SparseCsr"):  # fmt: skip
+            getattr(x, name)()
+    with pytest.raises(RuntimeError, match="values expected sparse tensor layout but got Strided"):
+        d.values()
 
 
 def test_the_blocked_layouts_exist() -> None:
