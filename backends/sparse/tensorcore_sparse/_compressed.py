@@ -49,6 +49,7 @@ __all__ = [
     "store_compressed",
     "to_coo",
     "to_dense_array",
+    "with_index_dtype",
 ]
 
 #: The compressed layouts this plugin implements: name -> (the compressed dim, the names of
@@ -250,6 +251,22 @@ def from_dense(d: Tensor, layout_name: str) -> Tensor:
     ptr = _pointer(ns, rows.astype(xp.int64), arr.shape[0])
     vals = xp.ascontiguousarray(arr[rows, cols])
     return make_compressed(ns, ptr, cols, vals, tuple(d._shape), layout_name)
+
+
+def with_index_dtype(t: Tensor, like: Tensor) -> Tensor:
+    """``t`` (compressed) with the index dtype of the compressed ``like`` (int32 indices stay
+    int32 through a conversion or a sum of matrices, as in PyTorch)."""
+    rec, dtype = crecord(t), crecord(like).compressed._dtype
+    if rec.compressed._dtype is dtype:
+        return t
+    return make_compressed(
+        None,
+        rec.compressed.to(dtype),
+        rec.plain.to(dtype),
+        rec.values,
+        tuple(t._shape),
+        t._layout.name,
+    )
 
 
 def to_dense_array(t: Tensor) -> Any:

@@ -27,6 +27,7 @@ from ._compressed import (
     store_compressed,
     to_coo,
     to_dense_array,
+    with_index_dtype,
 )
 from ._coo import alias, is_sparse, ns_of
 from ._xp import DEVICE_TYPES
@@ -75,7 +76,7 @@ def _to_layout(self: Tensor, name: str, dense_dim: int | None) -> Tensor:
     if is_compressed(self):
         if self._layout.name == name:
             return alias(self)
-        return from_coo(to_coo(self), name)
+        return with_index_dtype(from_coo(to_coo(self), name), self)
     if is_sparse(self):
         _check_dense_dim(f"coo_to_sparse_{name[7:]}", dense_dim, "only 2-D matrices are")
         return from_coo(self, name)

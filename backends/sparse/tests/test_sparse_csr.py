@@ -67,7 +67,11 @@ def test_size_is_inferred_and_int32_indices_are_kept(device: str) -> None:
     x = tc.sparse_csr_tensor(tc.tensor(CROW, dtype=i32), tc.tensor(COL, dtype=i32),
                              tc.tensor(VALS), device=device)  # fmt: skip
     assert x.shape == (2, 3) and x.crow_indices().dtype is i32 and x.col_indices().dtype is i32
-    assert (x * 2).crow_indices().dtype is i32
+    for y in (x * 2, x + x, x * x, x.sin(), x.t(), x.to_sparse_csc(), x.to_sparse_csc().t()):
+        assert y.layout.name[7:] in ("csr", "csc")
+        idx = y.crow_indices() if y.layout is tc.sparse_csr else y.ccol_indices()
+        assert idx.dtype is i32, y  # as PyTorch keeps them
+    assert (x @ x.t()).crow_indices().dtype is tc.int64  # (a product's are int64 there too)
     y = tc.sparse_csc_tensor(CROW, COL, VALS, device=device)  # rows from the largest row index
     assert y.shape == (3, 2) and np_of(y).tolist() == [[0, 2], [1, 0], [0, 3]]
     e = tc.sparse_csr_tensor([0, 0, 0], tc.zeros(0, dtype=tc.int64), tc.zeros(0), device=device)

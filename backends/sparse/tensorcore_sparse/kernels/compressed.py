@@ -29,16 +29,13 @@ from .._compressed import (
     make_compressed,
     store_compressed,
     to_coo,
+    with_index_dtype,
 )
 from .._coo import is_sparse
 from .._xp import DEVICE_TYPES
 from . import linalg, pointwise, reductions
 
 __all__ = ["KERNELS"]
-
-
-def _layout_of(args: tuple[Any, ...]) -> str:
-    return next(a._layout.name for a in args if is_compressed(a))
 
 
 def _coo_operands(name: str, args: tuple[Any, ...]) -> list[Any]:
@@ -51,16 +48,24 @@ def _coo_operands(name: str, args: tuple[Any, ...]) -> list[Any]:
     return [to_coo(a) if is_compressed(a) else a for a in args]
 
 
-def _via_coo(name: str, coo_kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """A kernel running the COO layout's kernel of ``name`` on the COO forms."""
+def _via_coo(
+    name: str, coo_kernel: Callable[..., Any], keep_index_dtype: bool = True
+) -> Callable[..., Any]:
+    """A kernel running the COO layout's kernel of ``name`` on the COO forms. A compressed
+    result has the index dtype of the first compressed operand when ``keep_index_dtype``
+    (PyTorch's elementwise results do; its products have int64 indices)."""
 
     def kernel(*args: Any, out: Any = None) -> Any:
-        lay = _layout_of(args)
+        first = next(a for a in args if is_compressed(a))
         conv = _coo_operands(name, args)
         if out is not None and not is_compressed(out):
             return coo_kernel(*conv, out=out)  # a dense out: the COO kernel writes it
         res = coo_kernel(*conv)
-        return store_compressed(out, from_coo(res, lay) if is_sparse(res) else res)
+        if is_sparse(res):
+            res = from_coo(res, first._layout.name)
+            if keep_index_dtype:
+                res = with_index_dtype(res, first)
+        return store_compressed(out, res)
 
     kernel.__name__ = name
     return kernel
@@ -152,8 +157,8 @@ _FUNCTIONS: list[tuple[str, Callable[..., Any], bool]] = [
     ("sub", _via_coo("sub", pointwise._add("sub", -1)), True),
     ("mul", mul, True),
     ("pow", pow, True),
-    ("mm", _via_coo("mm", linalg.mm), True),
-    ("matmul", _via_coo("matmul", linalg.matmul), True),
+    ("mm", _via_coo("mm", linalg.mm, keep_index_dtype=False), True),
+    ("matmul", _via_coo("matmul", linalg.matmul, keep_index_dtype=False), True),
     ("sum", sum, True),
     ("transpose", transpose, False),
     *((name, _unary(name), True) for name, _ in pointwise.UNARY),
