@@ -298,7 +298,8 @@ def test_elementwise_operations_match_numpy(device: str, a: np.ndarray, data: An
         (x.pow(2), a**2, tc.sparse_csr),
         (x + db, a + b, tc.strided),
         (db + x, a + b, tc.strided),
-        (x * db, a * b, tc.strided),
+        (x * db, a * b, tc.sparse_csr),
+        (db * x, a * b, tc.sparse_csr),
         (x.t(), a.T, tc.sparse_csc),
         (x.t().t(), a, tc.sparse_csr),
         (x.transpose(0, 1) + y.t(), (a + b).T, tc.sparse_csc),
@@ -325,6 +326,8 @@ def test_operations_pytorch_refuses(device: str) -> None:
         x @ tc.ones(2, 2, dtype=tc.float64, device=device)
     with pytest.raises(RuntimeError, match="would make the result tensor dense"):
         x.pow(0)
+    with pytest.raises(RuntimeError, match="cannot be multiplied by a sparse tensor in place"):
+        x.to_dense().mul_(x)
     with pytest.raises(RuntimeError, match="in-place t is not supported for the sparse_csr"):
         x.t_()
     assert x.shape == (2, 3) and np_of(x).tolist() == DENSE  # unchanged

@@ -146,7 +146,7 @@ def _compressed_results(x: tc.Tensor, d: tc.Tensor, dtype: tc.dtype) -> list[Any
     c = x.to_sparse_csr()
     out = [c.to_dense(), c.t().to_dense(), c.to_sparse_csc().to_dense(), c.to_sparse().to_dense()]
     out += [(c + c).to_dense(), (c * c).to_dense(), c.to_sparse_csc().to_sparse_csr().to_dense()]
-    out += [d.to_sparse_csr().to_dense(), d.to_sparse_csc().to_dense(), c * d]
+    out += [d.to_sparse_csr().to_dense(), d.to_sparse_csc().to_dense(), (c * d).to_dense()]
     if dtype is not tc.bool:
         out += [c @ d, d @ c, c.t() @ d, (c @ c).to_dense(), c.sum(), (c * 2).to_dense()]
     if dtype.is_floating_point:

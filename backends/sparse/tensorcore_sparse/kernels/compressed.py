@@ -4,8 +4,9 @@ Where the pattern stays (``c * 2``, ``-c``, ``c.sin()``, zero-preserving unary f
 kernel maps the values and shares the indices. Elsewhere it runs the COO layout's kernel on
 the operands' COO forms (:func:`~tensorcore_sparse._compressed.to_coo`, which wraps a CSR
 matrix without copying) and converts a sparse result back to the layout of its first
-compressed operand: ``c + c`` and ``c @ c`` stay CSR, ``c @ dense`` and ``c + dense`` are
-dense, as in PyTorch. ``t()`` of a CSR matrix is the CSC matrix over the same arrays.
+compressed operand: ``c + c``, ``c @ c`` and ``c * dense`` stay CSR, ``c @ dense`` and
+``c + dense`` are dense, as in PyTorch. ``t()`` of a CSR matrix is the CSC matrix over the
+same arrays.
 
 All are ``direct=True`` kernels (they promote, check and store their results themselves),
 except ``transpose``. Written once for every device type (:mod:`tensorcore_sparse._xp`).
@@ -83,18 +84,16 @@ _coo_mul = _via_coo("mul", pointwise.mul)
 
 
 def mul(self: Any, other: Any, out: Any = None) -> Any:
-    """``compressed * scalar`` (or a 0-dim tensor): compressed; ``compressed * compressed``:
-    compressed (the intersection); ``compressed * dense``: dense, as PyTorch gives."""
+    """``compressed * scalar`` (or a 0-dim tensor) scales the values; ``compressed *
+    compressed`` keeps the intersection of the patterns and ``compressed * dense`` (either
+    way round) the compressed operand's: compressed results, as PyTorch's."""
     x = other if is_compressed(self) else self
     c = self if is_compressed(self) else other
     if not isinstance(x, Tensor) or (x.ndim == 0 and not is_compressed(x) and not is_sparse(x)):
         if out is self and not is_compressed(self):
             raise RuntimeError("mul_(): a scalar tensor cannot hold a sparse product in place")
         return store_compressed(out, _scale(c, lambda v: v * x))
-    if is_compressed(x) or is_sparse(x):
-        return _coo_mul(self, other, out=out)
-    res = pointwise.mul(*_coo_operands("mul", (self, other)))
-    return store_compressed(out, res.to_dense() if is_sparse(res) else res)
+    return _coo_mul(self, other, out=out)
 
 
 def _unary(name: str) -> Callable[..., Any]:
