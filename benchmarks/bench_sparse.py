@@ -6,7 +6,8 @@
 The workloads (full run): a 100,000 x 100,000 float32 matrix with 1,000,000 non-zeros
 
 - times a dense 100,000 x 64 matrix (``A @ B``, ``tc.sparse.mm``);
-- plus another such sparse matrix (``A + A2``, a sparse result).
+- plus another such sparse matrix (``A + A2``, a sparse result);
+- both again with ``A`` a CSR tensor (``tc.sparse_csr``, PyTorch's ``torch.sparse_csr``).
 
 The sparse operands are coalesced once, before timing, in every library; tensorcore converts a
 coalesced tensor to SciPy's CSR form on first use and caches it on the tensor, so the timed
@@ -93,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     assert total._nnz() == ref.nnz
     np.testing.assert_allclose(total.values().numpy(), (s1 + s2).data, rtol=1e-6)
 
+    c, c2 = a.to_sparse_csr(), a2.to_sparse_csr()
+    np.testing.assert_allclose((c @ b).numpy(), s1 @ dense, rtol=1e-4, atol=1e-4)
+    assert (c + c2)._nnz() == ref.nnz
+
     fresh = tc.sparse_coo_tensor(a.indices(), a.values(), (n, n), is_coalesced=True)
     convert = _time(lambda: fresh @ b)  # builds and caches the CSR matrix, then multiplies
     cases: dict[str, dict[str, Callable[[], Any]]] = {
@@ -102,6 +107,14 @@ def main(argv: list[str] | None = None) -> int:
         },
         f"sparse + sparse ({n:,}^2, nnz {nnz:,} each)": {
             "tensorcore": lambda: a + a2,
+            "scipy": lambda: s1 + s2,
+        },
+        f"CSR @ dense ({n:,}^2, nnz {nnz:,}) @ ({n:,} x {k})": {
+            "tensorcore": lambda: c @ b,
+            "scipy": lambda: s1 @ dense,
+        },
+        f"CSR + CSR ({n:,}^2, nnz {nnz:,} each)": {
+            "tensorcore": lambda: c + c2,
             "scipy": lambda: s1 + s2,
         },
     }
@@ -114,9 +127,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         ta, ta2 = ta.coalesce(), ta2.coalesce()
         tb = torch.from_numpy(dense)
-        first, second = cases.values()
+        first, second, third, fourth = cases.values()
         first["torch"] = lambda: torch.sparse.mm(ta, tb)
         second["torch"] = lambda: ta + ta2
+        tc1, tc2 = ta.to_sparse_csr(), ta2.to_sparse_csr()
+        third["torch"] = lambda: torch.sparse.mm(tc1, tb)
+        fourth["torch"] = lambda: tc1 + tc2
 
     print(
         f"tensorcore {tc.__version__}, NumPy {np.__version__}, SciPy {scipy.__version__}, ", end=""

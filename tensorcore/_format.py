@@ -9,12 +9,13 @@ O(printed elements) even for a tensor of 2**40 (expanded) elements.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import TYPE_CHECKING, Any
 
 from . import _registry
 from . import dtypes as dt
-from .layouts import strided
+from .layouts import get_codec, strided
 
 if TYPE_CHECKING:
     from ._tensor import Tensor
@@ -310,61 +311,59 @@ def _body(x: Tensor, indent: int) -> str:
     return _render(data, ndim, indent, fmt, width)
 
 
-def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+def _with_suffixes(text: str, suffixes: list[str], indent: int, force_newline: bool = False) -> str:
     # A suffix that would pass the line width goes on a line of its own. PyTorch counts the
     # last line two characters longer than it is; the same count gives the same text.
+    # ``force_newline`` puts the first suffix on a line of its own whatever its length.
     out = [text]
     last = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last + len(suffix) + 2 > _OPTS.linewidth:
+        if force_newline or last + len(suffix) + 2 > _OPTS.linewidth:
             out.append(",\n" + " " * indent + suffix)
             last = indent + len(suffix)
+            force_newline = False
         else:
             out.append(", " + suffix)
             last += len(suffix) + 2
     return "".join(out) + ")"
 
 
-def _format_sparse_coo(t: Tensor) -> str:
-    """PyTorch's text for a sparse COO tensor: its indices and values, then its size, number
-    of stored elements, dtype (when not a default one) and layout on a line of their own."""
+def _format_parts(t: Tensor, parts: dict[str, Tensor]) -> str:
+    """PyTorch's text for a tensor of a layout without strides: its parts (what the layout's
+    serialisation codec takes it apart into, in that order: ``indices`` and ``values`` for
+    sparse COO, ``crow_indices``, ``col_indices`` and ``values`` for CSR) as
+    ``name=tensor(...)``, then its size, number of stored elements (where the layout has an
+    ``_nnz`` kernel), dtype (when not a default one) and layout."""
     indent = len("tensor(")
     suffixes = []
     if t._device.type != "cpu":
         suffixes.append(f"device='{t._device}'")
-    suffixes += [f"size={tuple(t._shape)}", f"nnz={t._nnz()}"]
+    suffixes.append(f"size={tuple(t._shape)}")
+    with contextlib.suppress(AttributeError, NotImplementedError):
+        suffixes.append(f"nnz={t._nnz()}")
     d, default = t._dtype, dt.get_default_dtype()
     default_complex = dt.complex128 if default is dt.float64 else dt.complex64
     if d not in (default, default_complex, dt.int64, dt.bool_):
         suffixes.append(f"dtype={d}")
-    parts = []
-    for name, part in (("indices", t._indices()), ("values", t._values())):
+    texts = []
+    for name, part in parts.items():
         prefix = f"{name}=tensor("
         part = part.detach()
         if part.numel():
             body = _body(part, indent + len(prefix))
         else:
             body = f"[], size={tuple(part._shape)}"
-        parts.append(prefix + body + ")")
-    text = "tensor(" + parts[0] + ",\n" + " " * indent + parts[1]
+        texts.append(prefix + body + ")")
+    text = "tensor(" + (",\n" + " " * indent).join(texts)
     suffixes.append(f"layout={t._layout}")
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
     elif t._requires_grad and not (t._ag is not None and t._ag.fw_only):
         suffixes.append("requires_grad=True")
     _tangent(t, suffixes)
-    # The first suffix always starts a line (PyTorch's force_newline for sparse tensors);
-    # the others follow as _with_suffixes places them.
-    out = [text, ",\n" + " " * indent + suffixes[0]]
-    last = indent + len(suffixes[0])
-    for suffix in suffixes[1:]:
-        if last + len(suffix) + 2 > _OPTS.linewidth:
-            out.append(",\n" + " " * indent + suffix)
-            last = indent + len(suffix)
-        else:
-            out.append(", " + suffix)
-            last += len(suffix) + 2
-    return "".join(out) + ")"
+    # A sparse COO tensor's first suffix always starts a line (PyTorch's force_newline for
+    # ``is_sparse``); a compressed layout's follow its values as the line width allows.
+    return _with_suffixes(text, suffixes, indent, force_newline=t.is_sparse)
 
 
 def format_tensor(t: Tensor) -> str:
@@ -373,8 +372,9 @@ def format_tensor(t: Tensor) -> str:
     Follows the options of :func:`set_printoptions`; converts only the printed elements.
     """
     if t._layout is not strided:
-        if str(t._layout).endswith(".sparse_coo") and _registry.interface(t._device).holds_data:
-            return _format_sparse_coo(t)
+        codec = get_codec(t._layout.name)
+        if codec is not None and _registry.interface(t._device).holds_data:
+            return _format_parts(t, codec[0](t)[0])
         return (
             f"tensor(layout={t._layout}, size={list(t._shape)}, dtype={t._dtype}, "
             f"device='{t._device}')"

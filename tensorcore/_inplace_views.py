@@ -15,6 +15,12 @@ __all__ = ["INPLACE_VIEWS"]
 
 
 def _become(self: Tensor, view: Tensor, name: str) -> Tensor:
+    if view._layout is not self._layout:
+        # (a layout whose view is of another layout: a CSR matrix's transpose is CSC)
+        raise RuntimeError(
+            f"{name}(): in-place {name[:-1]} is not supported for the {self._layout.name} "
+            f"layout (its result is {view._layout.name})"
+        )
     ag = self._ag
     fw_only = ag is not None and ag.fw_only
     if (

@@ -24,7 +24,7 @@ from ._storage import Storage
 from ._tensor import Tensor, make_tensor
 from .devices import device
 from .dtypes import dtype
-from .layouts import get_layout, strided
+from .layouts import get_codec, get_layout, set_codec, strided
 from .plugins import manager
 
 if TYPE_CHECKING:
@@ -48,8 +48,6 @@ Parts = tuple[dict[str, Tensor], dict[str, Any]]
 ToParts = Callable[[Tensor], Parts]
 FromParts = Callable[[dict[str, Tensor], dict[str, Any], tuple[int, ...]], Tensor]
 
-_CODECS: dict[str, tuple[ToParts, FromParts]] = {}
-
 
 # ------------------------------------------------------------------ layout codecs
 def register_layout_codec(layout: str, to_parts: ToParts, from_parts: FromParts) -> None:
@@ -61,7 +59,8 @@ def register_layout_codec(layout: str, to_parts: ToParts, from_parts: FromParts)
     ``float``, ``bool`` or ``None`` values). ``from_parts(parts, attrs, shape)`` builds the
     tensor back, without ``requires_grad`` (the core restores it). It must check what it is
     given and raise ``ValueError`` or ``RuntimeError`` for anything inconsistent, since
-    :func:`tensorcore.load` hands it whatever a file says.
+    :func:`tensorcore.load` hands it whatever a file says. ``repr`` prints a tensor of the
+    layout as its parts, in the order of the dict, each as ``name=tensor(...)``.
 
     Examples
     --------
@@ -75,7 +74,7 @@ def register_layout_codec(layout: str, to_parts: ToParts, from_parts: FromParts)
         raise ValueError(f"register_layout_codec(): invalid layout name {layout!r}")
     if not (callable(to_parts) and callable(from_parts)):
         raise TypeError("register_layout_codec(): to_parts and from_parts must be callable")
-    _CODECS[layout] = (to_parts, from_parts)
+    set_codec(layout, to_parts, from_parts)
 
 
 def layout_codec(name: str) -> tuple[ToParts, FromParts]:
@@ -88,7 +87,7 @@ def layout_codec(name: str) -> tuple[ToParts, FromParts]:
         raise RuntimeError(
             f"no installed backend provides the layout '{name}': {manager.install_hint(name)}"
         )
-    codec = _CODECS.get(name)
+    codec = get_codec(name)
     if codec is None:
         raise NotImplementedError(
             f"tensors of layout '{name}' cannot be serialised: plugin '{lay.plugin}' "

@@ -227,8 +227,15 @@ class Tensor(OperatorMethods):
 
     @property
     def is_sparse(self) -> bool:
-        """True for tensors of a sparse layout."""
-        return self._layout.name.startswith("sparse")
+        """True for sparse COO tensors (layout ``tensorcore.sparse_coo``), as in PyTorch:
+        the compressed layouts (``sparse_csr``...) answer False here and True to their own
+        ``is_sparse_csr``."""
+        return self._layout.name == "sparse_coo"
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        """True for sparse CSR tensors (layout ``tensorcore.sparse_csr``), as in PyTorch."""
+        return self._layout.name == "sparse_csr"
 
     @property
     def is_cuda(self) -> bool:

@@ -4,16 +4,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "channels_last",
     "channels_last_3d",
     "contiguous_format",
+    "get_codec",
     "get_layout",
     "layout",
     "memory_format",
     "preserve_format",
     "register_layout",
     "registered_layouts",
+    "set_codec",
     "strided",
 ]
 
@@ -64,6 +68,22 @@ def register_layout(name: str, priority: int = 1, plugin: str = "<runtime>") -> 
         )
     obj = _layouts[name] = layout(name, priority, plugin)
     return obj
+
+
+#: Each layout's serialisation codec, ``(to_parts, from_parts)``: set by
+#: ``tensorcore.serialization.register_layout_codec``, read by pickling and by ``repr`` (which
+#: prints a tensor of the layout as its parts).
+_codecs: dict[str, tuple[Any, Any]] = {}
+
+
+def set_codec(name: str, to_parts: Any, from_parts: Any) -> None:
+    """Record layout ``name``'s codec (``register_layout_codec`` checks it first)."""
+    _codecs[name] = (to_parts, from_parts)
+
+
+def get_codec(name: str) -> tuple[Any, Any] | None:
+    """Layout ``name``'s codec ``(to_parts, from_parts)``, or None."""
+    return _codecs.get(name)
 
 
 def get_layout(name: str) -> layout | None:

@@ -77,6 +77,7 @@ _TYPES = {
     "Device": "_device | str | int",
     "Generator": "Any",
     "MemoryFormat": "Any",
+    "Layout": "Any",
     "Any": "Any",
 }
 

@@ -66,6 +66,7 @@ TYPE_NAMES = {
     "Device": "tensorcore.device",
     "Generator": "tensorcore.Generator",
     "MemoryFormat": "tensorcore.memory_format",
+    "Layout": "tensorcore.layout",
 }
 
 # Python's own types that PyTorch accepts as a dtype (``zeros(2, dtype=float)``).
@@ -267,6 +268,7 @@ _INLINE = {
     "int[]": ("{n}.__class__ is not tuple or not _all_int({n})", "_v_ints"),
     "Generator": ("not isinstance({n}, _GEN)", "_v_generator"),
     "MemoryFormat": ("{n}.__class__ is not _MF", "_v_memory_format"),
+    "Layout": ("{n}.__class__ is not _LAY", "_v_layout"),
     # Only in the signatures of hand-written functions (:func:`checked`); the operators'
     # tensors are checked by the dispatcher.
     "Tensor": ("{n}.__class__ is not _T", "_v_tensor"),
@@ -303,11 +305,15 @@ def namespace() -> dict[str, Any]:
         "_v_memory_format": lambda fn, arg, v, opt: v_object(
             fn, arg, v, opt, memory_format, "tensorcore.memory_format"
         ),
+        "_v_layout": lambda fn, arg, v, opt: v_object(
+            fn, arg, v, opt, _layout, "tensorcore.layout"
+        ),
         "_SC": frozenset(_SCALARS),
         "_DT": dt.dtype,
         "_DEV": _device,
         "_GEN": gen,
         "_MF": memory_format,
+        "_LAY": _layout,
         "_all_int": _all_int,
         "_v_options": v_tensor_options,
     }

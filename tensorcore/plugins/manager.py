@@ -56,6 +56,10 @@ _INSTALL_HINTS = {
     "cuda": "tensorcore-cuda",
     "sparse": "tensorcore-sparse",
     "sparse_coo": "tensorcore-sparse",
+    "sparse_csr": "tensorcore-sparse",
+    "sparse_csc": "tensorcore-sparse",
+    "sparse_bsr": "tensorcore-sparse",
+    "sparse_bsc": "tensorcore-sparse",
     "meta": "tensorcore-meta",
     "mpi": "mpi4py",
 }

@@ -451,7 +451,7 @@ def bads_for(type_: str, name: str, op: str, scalars_ok: bool) -> list[Bad]:
         return _dtype_bads(optional)
     if base == "Device":
         return _device_bads(optional)
-    if base in ("Generator", "MemoryFormat"):
+    if base in ("Generator", "MemoryFormat", "Layout"):
         return _object_bads()
     return []  # Any: the operator documents what it accepts
 

@@ -1,4 +1,5 @@
-"""tensorcore-sparse: the ``sparse_coo`` layout for tensorcore (PyTorch's sparse COO tensors).
+"""tensorcore-sparse: PyTorch's sparse layouts for tensorcore: ``sparse_coo`` and the
+compressed ``sparse_csr`` and ``sparse_csc`` (``tensorcore_sparse._compressed``).
 
 A sparse COO tensor is a pair of tensors -- ``indices`` (int64, ``sparse_dim x nnz``) and
 ``values`` (``nnz x dense dims``) -- plus a size, kept in the tensor's native record

@@ -268,7 +268,8 @@ def ns_of_type(device_type: str) -> ArrayNamespace:
         factory = _FACTORIES.get(device_type)
         if factory is None:
             raise NotImplementedError(
-                f"the sparse_coo layout has no array namespace for device '{device_type}'"
+                f"the sparse layouts (tensorcore-sparse) have no array namespace for device "
+                f"'{device_type}'"
             )
         hit = _NAMESPACES[device_type] = factory()
     return hit

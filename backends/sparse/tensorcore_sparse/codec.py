@@ -14,10 +14,11 @@ from typing import Any
 import tensorcore as tc
 from tensorcore import Tensor
 
+from ._compressed import COMPRESSED, crecord
 from ._coo import keys_of, np_of, ns_of, record
 from .construct import sparse_coo_tensor
 
-__all__ = ["from_parts", "to_parts"]
+__all__ = ["compressed_from_parts", "compressed_to_parts", "from_parts", "to_parts"]
 
 
 def to_parts(t: Tensor) -> tuple[dict[str, Tensor], dict[str, Any]]:
@@ -50,3 +51,33 @@ def from_parts(parts: dict[str, Tensor], attrs: dict[str, Any], shape: tuple[int
                 "a sparse_coo tensor said to be coalesced has unsorted or repeated indices"
             )
     return out
+
+
+# ------------------------------------------------------------------ CSR, CSC
+def compressed_to_parts(t: Tensor) -> tuple[dict[str, Tensor], dict[str, Any]]:
+    """The compressed and plain indices and the values of a CSR or CSC tensor (shared), by
+    PyTorch's names (``crow_indices``, ``col_indices``, ``values`` for CSR)."""
+    _, cname, pname = COMPRESSED[t._layout.name]
+    rec = crecord(t)
+    return {cname: rec.compressed, pname: rec.plain, "values": rec.values}, {}
+
+
+def compressed_from_parts(name: str) -> Any:
+    """The ``from_parts`` of layout ``name``: checks every invariant (``check_invariants``)."""
+    _, cname, pname = COMPRESSED[name]
+
+    def from_parts(
+        parts: dict[str, Tensor], attrs: dict[str, Any], shape: tuple[int, ...]
+    ) -> Tensor:
+        if set(parts) != {cname, pname, "values"} or attrs:
+            raise ValueError(
+                f"a {name} tensor needs parts {cname!r}, {pname!r} and 'values' and no "
+                f"attributes, got {sorted(parts)} and {sorted(attrs)}"
+            )
+        build = getattr(tc, f"{name}_tensor")
+        try:
+            return build(parts[cname], parts[pname], parts["values"], shape, check_invariants=True)
+        except RuntimeError as exc:
+            raise ValueError(f"an invalid {name} tensor: {exc}") from None
+
+    return from_parts

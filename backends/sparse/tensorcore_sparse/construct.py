@@ -326,14 +326,12 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
         for device in DEVICE_TYPES
         for op, layout, fn in (
             ("to_dense", "sparse_coo", to_dense),
-            ("to_sparse", "strided", to_sparse),
             ("coalesce", "sparse_coo", _coalesce),
             ("sparse_mask", "sparse_coo", sparse_mask),
         )
     ),
     ("_sparse_coo_tensor_unsafe", "*", "strided", _sparse_coo_tensor_unsafe, False),
     ("to_dense", "*", "strided", to_dense_strided, False),
-    ("to_sparse", "*", "sparse_coo", to_sparse_sparse, False),
     ("sparse_dim", "*", "sparse_coo", _sparse_dim, False),
     ("sparse_dim", "*", "strided", _strided_sparse_dim, False),
     ("dense_dim", "*", "sparse_coo", _dense_dim, False),

@@ -24,6 +24,7 @@ from typing import Any
 from tensorcore import Tensor
 from tensorcore.backend import generic_rule, sum_to, wrap_dim
 
+from ._compressed import COMPRESSED, crecord, from_coo, is_compressed, make_compressed, to_coo
 from ._coo import (
     coalesce,
     gather,
@@ -42,9 +43,21 @@ from .kernels.reductions import softmax_backward_values
 __all__ = ["RULES", "fit"]
 
 
+def _coo_of(x: Any) -> Any:
+    """A compressed tensor's COO form; anything else as it is."""
+    return to_coo(x) if is_compressed(x) else x
+
+
+def compressed_mask(g: Any, x: Tensor) -> Tensor:
+    """``g`` (dense, COO or compressed) at the entries of the compressed ``x``, in ``x``'s
+    layout and pattern."""
+    return from_coo(mask(_coo_of(g), to_coo(x)), x._layout.name)
+
+
 def _dense_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """A gradient for a dense input of ``shape``: dense, summed over broadcast dims (sparse
     gradients are reduced while still sparse)."""
+    g = _coo_of(g)
     if tuple(g.shape) == tuple(shape):
         return to_dense_tensor(g) if is_sparse(g) else g
     if not is_sparse(g):
@@ -63,8 +76,10 @@ def fit(grad: Any, x: Any) -> Any:
     """Fit a gradient to its input: masked sparse for a sparse input, dense for a dense one."""
     if grad is None or not isinstance(x, Tensor):
         return grad
+    if is_compressed(x):
+        return compressed_mask(grad, x)
     if is_sparse(x):
-        return mask(grad, x)
+        return mask(_coo_of(grad), x)
     return _dense_to(grad, tuple(x.shape))
 
 
@@ -247,8 +262,82 @@ _ELEMENTWISE = [
     "pow",
 ]
 
+
+# ------------------------------------------------------------------ compressed layouts
+def _via_coo(saves: str, fn: Any, inputs: tuple[str, ...]) -> tuple[str, Any]:
+    """A COO rule run for compressed operands: on the COO forms of the saved tensors and of
+    the gradient, each input's gradient converted back to its input's layout (a compressed
+    input's, which the COO rules mask to its pattern, to that layout)."""
+    names = [s.partition(":")[0] for s in saves.split()]
+
+    def rule(c: Any, g: Any) -> tuple[Any, ...]:
+        saved = SimpleNamespace(needs=c.needs)
+        for n in names:
+            setattr(saved, n, _coo_of(getattr(c, n)))
+        grads = fn(saved, _coo_of(g))
+        out = []
+        for gr, n in zip(grads, inputs, strict=False):
+            x = getattr(c, n, None)
+            if gr is not None and isinstance(x, Tensor) and is_compressed(x):
+                gr = from_coo(gr, x._layout.name) if is_sparse(gr) else compressed_mask(gr, x)
+            out.append(gr)
+        return (*out, *grads[len(out) :])
+
+    return saves, rule
+
+
+def _compressed_values(c: Any, g: Any) -> tuple[Any, ...]:
+    x = c.self
+    rec = crecord(x)
+    gv = to_dense_tensor(g) if is_sparse(g) else g
+    return (make_compressed(None, rec.compressed, rec.plain, gv, tuple(x.shape), x._layout.name),)
+
+
+def _from_compressed_values(c: Any, g: Any) -> tuple[Any, ...]:
+    name = "sparse_csr" if c.layout is None else c.layout.name
+    # (the values do not matter: only the pattern is read)
+    pattern = make_compressed(
+        None, c.compressed_indices, c.plain_indices, c.plain_indices, tuple(c.size), name
+    )
+    return (None, None, crecord(compressed_mask(g, pattern)).values)
+
+
+_VIA_COO: list[tuple[str, str, Any, tuple[str, ...]]] = [
+    *((op, *_valuewise(op), ("self",)) for op in _ELEMENTWISE),
+    *(
+        (op, *_fitted(op, names), names)
+        for op, names in [
+            ("add", ("self", "other")),
+            ("sub", ("self", "other")),
+            ("mul", ("self", "other")),
+            ("neg", ("self",)),
+            ("clone", ("self",)),
+            ("to_dtype", ("self",)),
+            ("to_device", ("self",)),
+            ("transpose", ("self",)),
+        ]
+    ),
+    ("mm", "self mat2", _mm, ("self", "mat2")),
+    ("matmul", "self other", _matmul, ("self", "other")),
+    ("sum", "self dim keepdim", _sum, ("self",)),
+]
+
 #: (operator, layout, saves, rule) for ``register.derivative(op, "*", layout, saves, rule)``.
 RULES: list[tuple[str, str, str, Any]] = [
+    *(
+        (op, layout, *_via_coo(saves, fn, inputs))
+        for layout in COMPRESSED
+        for op, saves, fn, inputs in _VIA_COO
+    ),
+    *((op, layout, "self", _compressed_values) for layout in COMPRESSED for op in ("values",)),
+    ("to_sparse_csr", "*", "self", _identity),
+    ("to_sparse_csc", "*", "self", _identity),
+    (
+        "_sparse_compressed_tensor_unsafe",
+        "*",
+        "compressed_indices plain_indices size layout",
+        _from_compressed_values,
+    ),
     *((op, "sparse_coo", *_valuewise(op)) for op in _ELEMENTWISE),
     *(
         (op, "sparse_coo", *_fitted(op, names))

@@ -25,8 +25,8 @@ __all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
 
 @checked("mm(Tensor mat1, Tensor mat2) -> Tensor")
 def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
-    """Matrix product with sparse operands: sparse @ dense and dense @ sparse give dense
-    results, sparse @ sparse a sparse one.
+    """Matrix product with sparse operands (COO, CSR or CSC): sparse @ dense and dense @ sparse
+    give dense results, sparse @ sparse a sparse one (of the first operand's layout).
 
     The gradient with respect to a sparse operand is sparse and masked to its sparsity
     pattern (as in ``torch.sparse.mm``); the gradient with respect to a dense operand is

@@ -1,4 +1,6 @@
-"""The ``sparse`` backend plugin: the ``sparse_coo`` layout, its operators and kernels.
+"""The ``sparse`` backend plugin: the ``sparse_coo``, ``sparse_csr`` and ``sparse_csc``
+layouts, their operators and kernels (and PyTorch's ``sparse_bsr``/``sparse_bsc`` layout
+objects, without kernels).
 
 Found through the entry point ``sparse = "tensorcore_sparse.plugin"`` in the group
 ``tensorcore.backends``. It registers no device: sparse tensors live on the device of their
@@ -23,7 +25,11 @@ __all__ = ["tensorcore_register_kernels", "tensorcore_register_layouts"]
 #: The backend SPI this plugin is written for (``tensorcore.backend``).
 TENSORCORE_SPI = "1.1"
 #: How the conformance suite (``pytest --tensorcore-layout=sparse_coo``) converts tensors.
-TENSORCORE_CONFORMANCE_LAYOUTS = {"sparse_coo": ("to_sparse", "to_dense")}
+TENSORCORE_CONFORMANCE_LAYOUTS = {
+    "sparse_coo": ("to_sparse", "to_dense"),
+    "sparse_csr": ("to_sparse_csr", "to_dense"),
+    "sparse_csc": ("to_sparse_csc", "to_dense"),
+}
 
 #: The operators this plugin declares: (signature, tags, doc, variants).
 _METHOD = {"function": False}
@@ -36,10 +42,66 @@ OPERATORS: list[tuple[str, str, str, dict[str, bool]]] = [
         _METHOD,
     ),
     (
-        "to_sparse(Tensor self, int? sparse_dim=None) -> Tensor",
+        "to_sparse(Tensor self, int? sparse_dim=None, *, Layout? layout=None, "
+        "int[]? blocksize=None, int? dense_dim=None) -> Tensor",
         "conversion",
-        "The non-zero entries of a dense tensor as a sparse COO tensor.",
+        "The tensor as a sparse tensor of ``layout`` (COO by default; ``sparse_dim`` for COO).",
         _METHOD,
+    ),
+    (
+        "to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor",
+        "conversion",
+        "A dense, COO or CSC matrix as a sparse CSR matrix.",
+        _METHOD,
+    ),
+    (
+        "to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor",
+        "conversion",
+        "A dense, COO or CSR matrix as a sparse CSC matrix.",
+        _METHOD,
+    ),
+    (
+        "to_sparse_bsr(Tensor self, int[] blocksize, int? dense_dim=None) -> Tensor",
+        "conversion nondifferentiable",
+        "PyTorch's blocked CSR conversion: not implemented (raises NotImplementedError).",
+        _METHOD,
+    ),
+    (
+        "to_sparse_bsc(Tensor self, int[] blocksize, int? dense_dim=None) -> Tensor",
+        "conversion nondifferentiable",
+        "PyTorch's blocked CSC conversion: not implemented (raises NotImplementedError).",
+        _METHOD,
+    ),
+    (
+        "crow_indices(Tensor self) -> Tensor",
+        "conversion nondifferentiable",
+        "The row pointer of a CSR matrix (an alias).",
+        _METHOD,
+    ),
+    (
+        "col_indices(Tensor self) -> Tensor",
+        "conversion nondifferentiable",
+        "The column of each entry of a CSR matrix (an alias).",
+        _METHOD,
+    ),
+    (
+        "ccol_indices(Tensor self) -> Tensor",
+        "conversion nondifferentiable",
+        "The column pointer of a CSC matrix (an alias).",
+        _METHOD,
+    ),
+    (
+        "row_indices(Tensor self) -> Tensor",
+        "conversion nondifferentiable",
+        "The row of each entry of a CSC matrix (an alias).",
+        _METHOD,
+    ),
+    (
+        "_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, "
+        "Tensor values, int[] size, *, Layout? layout=None) -> Tensor",
+        "conversion",
+        "A CSR or CSC matrix, without checking its invariants (differentiable in ``values``).",
+        _FUNCTION,
     ),
     (
         "coalesce(Tensor self) -> Tensor",
@@ -134,6 +196,12 @@ def tensorcore_register_layouts(register: Any) -> None:
 
     register.layout("sparse_coo", priority=1)
     register_layout_codec("sparse_coo", codec.to_parts, codec.from_parts)
+    for name in ("sparse_csr", "sparse_csc"):
+        register.layout(name, priority=1)
+        register_layout_codec(name, codec.compressed_to_parts, codec.compressed_from_parts(name))
+    # PyTorch's blocked layouts: the objects only (conversions to them raise, saying so).
+    for name in ("sparse_bsr", "sparse_bsc"):
+        register.layout(name, priority=1)
 
 
 @hookimpl
@@ -141,16 +209,20 @@ def tensorcore_register_kernels(register: Any) -> None:
     """Declare the sparse operators; register the kernels, the derivative rules and the
     ``tensorcore.sparse_coo_tensor``, ``tensorcore.sparse`` and
     ``tensorcore.sparse_embedding`` attributes."""
-    from . import construct, derivatives, embedding, namespace
+    from . import compressed, construct, construct_compressed, derivatives, embedding, namespace
+    from .kernels import compressed as compressed_kernels
     from .kernels import linalg, pointwise, reductions, shape
 
     for signature, tags, doc, variants in OPERATORS:
         register.op(signature, tags, doc, **variants)
-    for module in (construct, pointwise, linalg, reductions, shape):
+    modules = (construct, construct_compressed, compressed, compressed_kernels)
+    for module in (*modules, pointwise, linalg, reductions, shape):
         for op, device, layout, fn, direct in module.KERNELS:
             register.kernel(op, device, layout, fn, direct=direct)
     for op, layout, saves, rule in derivatives.RULES:
         register.derivative(op, "*", layout, saves, rule)
     register.attribute("sparse_coo_tensor", construct.sparse_coo_tensor)
+    for name in ("sparse_csr_tensor", "sparse_csc_tensor", "sparse_compressed_tensor"):
+        register.attribute(name, getattr(construct_compressed, name))
     register.attribute("sparse", namespace)
     register.attribute("sparse_embedding", embedding.sparse_embedding)

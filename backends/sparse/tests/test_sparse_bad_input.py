@@ -17,8 +17,14 @@ def _s(d: Any) -> Any:
     return tc.sparse_coo_tensor(i, tc.tensor([3.0, 4.0, 5.0]), (2, 3), device=d)
 
 
+def _c(d: Any) -> Any:
+    return tc.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [3.0, 4.0, 5.0], (2, 3), device=d)
+
+
 def _one(label: str, fn: Any, make: Any, types: dict[str, str]) -> fuzz.Target:
-    return fuzz.Target(label, label.rsplit(".", 1)[-1], fn, make, types)
+    # (the name the messages must contain: the label's last part, without what it says of
+    # the inputs in parentheses)
+    return fuzz.Target(label, label.rsplit(".", 1)[-1].split("(")[0], fn, make, types)
 
 
 def _targets() -> list[fuzz.Target]:
@@ -49,6 +55,22 @@ def _targets() -> list[fuzz.Target]:
              {"input": "Tensor|Scalar", "other": "Tensor|Scalar", "alpha": "Scalar"}),
         _one("tc.mul", tc.mul, lambda d: ((_s(d), 2.0), {}), {"other": "Tensor|Scalar"}),
         _one("Tensor.sum", T.sum, lambda d: ((_s(d),), {}), {"dim": "int[]?"}),
+        _one("tc.sparse_csr_tensor", tc.sparse_csr_tensor,
+             lambda d: ((tc.tensor([0, 1, 2]), tc.tensor([0, 1]), tc.tensor([1.0, 2.0]), (2, 2)),
+                        {"device": d}),
+             {"crow_indices": "Any", "col_indices": "Any", "values": "Any", "size": "int[]?",
+              "dtype": "ScalarType?", "device": "Device?", "requires_grad": "bool"}),
+        _one("Tensor.to_sparse_csr", T.to_sparse_csr, lambda d: ((tc.ones(2, 3, device=d),), {}),
+             {"dense_dim": "int?"}),
+        _one("Tensor.to_sparse(layout)", T.to_sparse,
+             lambda d: ((tc.ones(2, 3, device=d),), {"layout": tc.sparse_csr}),
+             {"layout": "Layout?", "blocksize": "int[]?", "dense_dim": "int?"}),
+        _one("tc.sparse.mm(csr)", sp.mm, lambda d: ((_c(d), tc.ones(3, 2, device=d)), {}),
+             {"mat1": "Tensor", "mat2": "Tensor"}),
+        _one("tc.add(csr)", tc.add, lambda d: ((_c(d), _c(d)), {}),
+             {"input": "Tensor|Scalar", "other": "Tensor|Scalar", "alpha": "Scalar"}),
+        _one("tc.mul(csr)", tc.mul, lambda d: ((_c(d), 2.0), {}), {"other": "Tensor|Scalar"}),
+        _one("Tensor.sum(csr)", T.sum, lambda d: ((_c(d),), {}), {"dim": "int[]?"}),
     ]  # fmt: skip
 
 

@@ -137,7 +137,25 @@ def _results(dtype: tc.dtype) -> list[Any]:
         (tc.sparse.softmax(w, 1).to_dense().sum() + (w @ v).sum() + (w @ w).sum()).backward()
         assert w.grad is not None and v.grad is not None
         out += [w.grad.to_dense(), v.grad]
+    out += _compressed_results(x, d, dtype)
     return [(r.dtype, r.tolist()) for r in out]
+
+
+def _compressed_results(x: tc.Tensor, d: tc.Tensor, dtype: tc.dtype) -> list[Any]:
+    """The CSR and CSC kernels' results (their conversions, products and gradients)."""
+    c = x.to_sparse_csr()
+    out = [c.to_dense(), c.t().to_dense(), c.to_sparse_csc().to_dense(), c.to_sparse().to_dense()]
+    out += [(c + c).to_dense(), (c * c).to_dense(), c.to_sparse_csc().to_sparse_csr().to_dense()]
+    out += [d.to_sparse_csr().to_dense(), d.to_sparse_csc().to_dense(), (c * d).to_dense()]
+    if dtype is not tc.bool:
+        out += [c @ d, d @ c, c.t() @ d, (c @ c).to_dense(), c.sum(), (c * 2).to_dense()]
+    if dtype.is_floating_point:
+        w = c.detach().requires_grad_()
+        v = tc.ones(3, 2, dtype=dtype, requires_grad=True)
+        (tc.sparse.mm(w, v).sum() + (w @ w).to_dense().sum()).backward()
+        assert w.grad is not None and w.grad.layout is tc.sparse_csr and v.grad is not None
+        out += [w.grad.to_dense(), v.grad]
+    return out
 
 
 @pytest.fixture

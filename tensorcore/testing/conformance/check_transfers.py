@@ -13,7 +13,7 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.testing import dtype_unsupported
 
-from ._run import FAST_DTYPES, compare, strided
+from ._run import FAST_DTYPES, compare, strided, to_layout
 from ._session import target
 
 
@@ -81,8 +81,7 @@ def test_transfer(dtype: Any, layout: str, how: str) -> None:
         pytest.skip(f"{t.device} holds no {dtype.name} tensors (its allocator: {why})")
     x = _source(dtype, layout)
     if t.is_layout:
-        assert t.to_layout is not None
-        moved = getattr(x, t.to_layout)().to(t.device)
+        moved = to_layout(x).to(t.device)
         if how == "back_to_cpu":
             moved = moved.to("cpu")
         assert moved.layout.name == t.layout, f"the move lost the layout: {moved.layout}"
