@@ -570,6 +570,19 @@ def test_conv_same_padding_with_a_padding_mode(
     assert "padding='same'" in repr(conv)
 
 
+@pytest.mark.parametrize(("lo", "hi"), [(-1, 1), (2, -1), (-2, -1), (-3, 2), (0, -2)])
+def test_circular_pad_crops_before_it_wraps(device: str, lo: int, hi: int) -> None:
+    # A negative pad crops first; the positive one wraps around what is left (PyTorch's order).
+    x = RNG.normal(size=(2, 1, 3, 5))
+    kept = x[..., max(-lo, 0) : 5 - max(-hi, 0)]
+    want = np.pad(kept, [(0, 0), (0, 0), (0, 0), (max(lo, 0), max(hi, 0))], mode="wrap")
+    xt = t(x, device, True)
+    assert_close(F.pad(xt, (lo, hi), mode="circular"), want)
+    assert tc.autograd.gradcheck(lambda a: F.pad(a, (lo, hi, 1, -1), mode="circular"), (xt,))
+    with pytest.raises(RuntimeError, match="wrapping around more than once"):
+        F.pad(xt, (-3, 3), mode="circular")
+
+
 def test_channel_dropout_prelu_padding_and_upsample_layers(device: str) -> None:
     tc.manual_seed(0)
     x = tc.ones(4, 64, 3, 3, device=device)

@@ -17,11 +17,17 @@ __all__ = ["pad"]
 
 def _pad_index(size: int, lo: int, hi: int, mode: str, device: Any) -> Tensor:
     """Source positions of a dim padded by (lo, hi) in ``mode`` (negative pads crop)."""
+    if mode == "circular":
+        # the crop comes first: the padding wraps around what is left of the dim
+        start = max(-lo, 0)
+        kept = size - start - max(-hi, 0)
+        lo, hi = max(lo, 0), max(hi, 0)
+        if lo > kept or hi > kept:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        return ops.arange(-lo, kept + hi, device=device).remainder(kept) + start
     pos = ops.arange(-lo, size + hi, device=device)
     if mode == "replicate":
         return pos.clamp(0, size - 1)
-    if mode == "circular":
-        return pos.remainder(size)
     # reflect: mirror without repeating the edge
     period = 2 * (size - 1)
     r = pos.remainder(period) if period else pos * 0
@@ -96,8 +102,6 @@ def pad(
                 f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
                 f"{list(input.shape)}"
             )
-        if mode == "circular" and (lo > size or hi > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
         out = out.index_select(d - shift, _pad_index(size, lo, hi, mode, out.device))
     out = out.movedim(-1, 1) if cl else out
     if not any(pads):
