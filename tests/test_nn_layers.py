@@ -455,6 +455,27 @@ def test_scaled_dot_product_attention(device: str) -> None:
     assert_close(got, want)
 
 
+
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_sdpa_query_with_every_key_masked_attends_to_nothing(device: str, kind: str) -> None:
+    # PyTorch's safe softmax: a fully masked row gives zeros (and zero gradients), not NaN.
+    q, k, v = (RNG.normal(size=(1, 2, 3)) for _ in range(3))
+    keep = np.array([[True, False], [False, False]])
+    mask = t(keep, device) if kind == "bool" else t(np.where(keep, 0.0, -np.inf), device)
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(3)
+    want = np.zeros((1, 2, 3))
+    want[:, 0] = _softmax(np.where(keep, s, -np.inf)[:, 0], -1) @ v
+    qt, kt, vt = (t(a, device, True) for a in (q, k, v))
+    got = F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask)
+    assert_close(got, want)
+    grads = tc.autograd.grad(got.sum(), (qt, kt, vt))
+    assert all(bool(g.isfinite().all()) for g in grads)
+    assert_close(grads[0][:, 1], np.zeros((1, 3)))
+    assert tc.autograd.gradcheck(
+        lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=mask), (qt, kt, vt)
+    )
+
+
 # ------------------------------------------------------------------ shapes and resizing
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 def test_pad_matches_numpy(device: str, mode: str) -> None:

@@ -922,15 +922,20 @@ def scaled_dot_product_attention(
         key = key.repeat_interleave(rep, -3) if hasattr(key, "repeat_interleave") else key
         value = value.repeat_interleave(rep, -3) if hasattr(value, "repeat_interleave") else value
     scores = query.matmul(key.transpose(-2, -1)) * s
-    if is_causal:
-        causal = ops.ones(lq, lk, dtype=dt.bool_, device=query.device).tril()
-        scores = scores.masked_fill(causal.logical_not(), float("-inf"))
-    elif attn_mask is not None:
+    if attn_mask is None or is_causal:
+        if is_causal:
+            causal = ops.ones(lq, lk, dtype=dt.bool_, device=query.device).tril()
+            scores = scores.masked_fill(causal.logical_not(), float("-inf"))
+        weights = ops.softmax(scores, -1)
+    else:
         if attn_mask.dtype is dt.bool_:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = ops.softmax(scores, -1)
+        # A query whose keys are all masked out attends to nothing: its weights are zeros
+        # (PyTorch's safe softmax), not the NaNs of a softmax of -inf only.
+        none = (scores == float("-inf")).all(-1, keepdim=True)
+        weights = ops.softmax(scores.masked_fill(none, 0.0), -1).masked_fill(none, 0.0)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights.matmul(value)
