@@ -452,7 +452,9 @@ def cross_entropy(
     x, t = _class_last(logp, target, "cross_entropy")
     keep = t != ignore_index
     per = -(x * weight).sum(1) if weight is not None else -x.sum(1)
-    per = per * keep
+    # (masked_fill, not a product: where every target is ignored the mean's 1 / 0 reaches
+    # only the filled places, whose gradient is 0, as PyTorch's)
+    per = per.masked_fill(keep.logical_not(), 0.0)
     if reduction == "none":
         smooth = per.reshape(target.shape)
     elif reduction == "sum":
