@@ -455,7 +455,6 @@ def test_scaled_dot_product_attention(device: str) -> None:
     assert_close(got, want)
 
 
-
 @pytest.mark.parametrize("kind", ["bool", "float"])
 def test_sdpa_query_with_every_key_masked_attends_to_nothing(device: str, kind: str) -> None:
     # PyTorch's safe softmax: a fully masked row gives zeros (and zero gradients), not NaN.

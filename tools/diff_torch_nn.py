@@ -132,7 +132,6 @@ class In:
     values: Any = None
     layout: bool = True  # whether the run's layout (non-contiguous, channels-last) applies
 
-
     def __post_init__(self) -> None:
         if self.values in ("sign", "counts", "labels", "mask"):
             self.grad = False
@@ -247,16 +246,16 @@ def pool_cases(r: random.Random, d: int) -> Iterator[Case]:
             [In(shape, values="distinct")],
             lambda L, m, x, k=k, kw=kw: getattr(F(L), f"max_pool{d}d")(x, k, **kw),
         )
-        if ri and batched:
-            # unpool what was pooled, with and without output_size
-            if d < 3:
-                osize = r.choice([None, shape[2:]])
-                yield Case(
-                    "functional",
-                    f"max_unpool{d}d",
-                    f"x{shape} k={k} {kw} output_size={osize}",
-                    [In(shape, values="distinct")],
-                    lambda L, m, x, k=k, kw=kw, osize=osize: getattr(F(L), f"max_unpool{d}d")(
+        # unpool what was pooled, with and without output_size
+        if ri and batched and d < 3:
+            osize = r.choice([None, shape[2:]])
+            yield Case(
+                "functional",
+                f"max_unpool{d}d",
+                f"x{shape} k={k} {kw} output_size={osize}",
+                [In(shape, values="distinct")],
+                lambda L, m, x, k=k, kw=kw, osize=osize: (
+                    getattr(F(L), f"max_unpool{d}d")(
                         *getattr(F(L), f"max_pool{d}d")(x, k, **kw),
                         k,
                         stride=kw["stride"],
@@ -264,8 +263,9 @@ def pool_cases(r: random.Random, d: int) -> Iterator[Case]:
                         output_size=osize,
                     )
                     if kw["dilation"] == 1
-                    else None,
-                )
+                    else None
+                ),
+            )
         # average pooling
         kw = dict(stride=stride, padding=pad, ceil_mode=ceil)
         kw["count_include_pad"] = r.random() < 0.5
@@ -535,7 +535,7 @@ def embedding_cases(r: random.Random) -> Iterator[Case]:
 REDUCTIONS = ("mean", "sum", "none")
 
 
-def loss_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901 - one draw per loss
+def loss_cases(r: random.Random) -> Iterator[Case]:
     def red() -> str:
         return r.choice(REDUCTIONS)
 
@@ -607,7 +607,11 @@ def loss_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901 - one draw per
         )
         s = r.choice([(4,), (3, 5), (2, 1, 3)])
         pw = r.random() < 0.5
-        ins = [In(s), In(s, "p"), In(s[-1:], "pos", grad=False) if weighted else In((), "v", values=1.0)]
+        ins = [
+            In(s),
+            In(s, "p"),
+            In(s[-1:], "pos", grad=False) if weighted else In((), "v", values=1.0),
+        ]
         ins += [In(s[-1:], "pos", grad=False)] if pw else []
 
         def bcel(L: Any, m: Any, x: Any, t: Any, w: Any, pwt: Any = None, rd=rd, weighted=weighted):
@@ -687,7 +691,9 @@ def loss_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901 - one draw per
         )
         n, c = r.choice([1, 3]), r.choice([2, 4])
         p, margin, rd, weighted = r.choice([1, 2]), r.choice([1.0, 0.5]), red(), r.random() < 0.5
-        ins = [In((n, c)), In((n,), "i", high=c)] + ([In((c,), "pos", grad=False)] if weighted else [])
+        ins = [In((n, c)), In((n,), "i", high=c)] + (
+            [In((c,), "pos", grad=False)] if weighted else []
+        )
         yield Case(
             "functional",
             "multi_margin_loss",
@@ -706,7 +712,9 @@ def loss_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901 - one draw per
             lambda L, m, x, t, rd=rd: F(L).multilabel_margin_loss(x, t.long(), reduction=rd),
         )
         rd = red()
-        ins = [In((n, c)), In((n, c), "i", high=2)] + ([In((c,), "pos", grad=False)] if weighted else [])
+        ins = [In((n, c)), In((n, c), "i", high=2)] + (
+            [In((c,), "pos", grad=False)] if weighted else []
+        )
         yield Case(
             "functional",
             "multilabel_soft_margin_loss",
@@ -733,7 +741,10 @@ def loss_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901 - one draw per
             f"{s} cosine distance {kw2}",
             [In(s), In(s), In(s)],
             lambda L, m, a, p, n, kw2=kw2: F(L).triplet_margin_with_distance_loss(
-                a, p, n, distance_function=lambda u, v: 1 - F(L).cosine_similarity(u, v, dim=-1),
+                a,
+                p,
+                n,
+                distance_function=lambda u, v: 1 - F(L).cosine_similarity(u, v, dim=-1),
                 **kw2,
             ),
         )
@@ -828,7 +839,7 @@ def activation_cases(r: random.Random) -> Iterator[Case]:
         )
 
 
-def misc_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
+def misc_cases(r: random.Random) -> Iterator[Case]:
     for _ in range(DRAWS):
         nc = r.choice([-1, 5])
         s = r.choice([(4,), (2, 3), ()])
@@ -841,11 +852,19 @@ def misc_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
         )
         n, dd, p = r.randint(2, 5), r.randint(1, 4), r.choice([1.0, 2.0, 0.5, 3.0, float("inf")])
         yield Case(
-            "functional", "pdist", f"({n}, {dd}) p={p}", [In((n, dd))], lambda L, m, x, p=p: F(L).pdist(x, p)
+            "functional",
+            "pdist",
+            f"({n}, {dd}) p={p}",
+            [In((n, dd))],
+            lambda L, m, x, p=p: F(L).pdist(x, p),
         )
         b = r.choice([(), (2,)])
         mode = r.choice(
-            ["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"]
+            [
+                "use_mm_for_euclid_dist_if_necessary",
+                "use_mm_for_euclid_dist",
+                "donot_use_mm_for_euclid_dist",
+            ]
         )
         yield Case(
             "functional",
@@ -950,7 +969,9 @@ def misc_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
         elif mask == "float":
             ins.append(In((bsz, 1, lq, lk)))
 
-        def sdpa(L: Any, m: Any, q: Any, k: Any, v: Any, am: Any = None, causal=causal, scale=scale):
+        def sdpa(
+            L: Any, m: Any, q: Any, k: Any, v: Any, am: Any = None, causal=causal, scale=scale
+        ):
             if am is not None and am.dtype == L.int64:
                 am = am.bool()
             return F(L).scaled_dot_product_attention(
@@ -985,8 +1006,26 @@ def mha_cases(r: random.Random) -> Iterator[Case]:
         extra = lk + int(kw["add_zero_attn"]) + int(bias_kv)
         del extra
 
-        def mhaf(L: Any, m: Any, q: Any, k: Any, v: Any, w: Any, b: Any, ow: Any, ob: Any, *rest: Any,
-                 kw=kw, bias_kv=bias_kv, kpm=kpm, am=am, heads=heads, lq=lq, lk=lk, bsz=bsz):
+        def mhaf(
+            L: Any,
+            m: Any,
+            q: Any,
+            k: Any,
+            v: Any,
+            w: Any,
+            b: Any,
+            ow: Any,
+            ob: Any,
+            *rest: Any,
+            kw=kw,
+            bias_kv=bias_kv,
+            kpm=kpm,
+            am=am,
+            heads=heads,
+            lq=lq,
+            lk=lk,
+            bsz=bsz,
+        ):
             bk, bv = rest[:2] if bias_kv else (None, None)
             g = L.Generator().manual_seed(0)
             kp = None
@@ -1000,9 +1039,24 @@ def mha_cases(r: random.Random) -> Iterator[Case]:
                 mask[:, 0] = False
                 mask = mask if am == "bool" else L.where(mask, -1e4, 0.0).to(q.dtype)
             return F(L).multi_head_attention_forward(
-                q, k, v, q.shape[-1], heads, w, b, bk, bv, kw["add_zero_attn"], 0.0, ow, ob,
-                training=False, key_padding_mask=kp, need_weights=kw["need_weights"],
-                attn_mask=mask, average_attn_weights=kw["average_attn_weights"],
+                q,
+                k,
+                v,
+                q.shape[-1],
+                heads,
+                w,
+                b,
+                bk,
+                bv,
+                kw["add_zero_attn"],
+                0.0,
+                ow,
+                ob,
+                training=False,
+                key_padding_mask=kp,
+                need_weights=kw["need_weights"],
+                attn_mask=mask,
+                average_attn_weights=kw["average_attn_weights"],
             )
 
         yield Case(
@@ -1016,9 +1070,17 @@ def mha_cases(r: random.Random) -> Iterator[Case]:
 
 
 # ------------------------------------------------------------------ module draws
-def module_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
-    def mod(name: str, cls: str, desc: str, ins: list[In], *args: Any, train: bool = False,
-            call: Callable[..., Any] | None = None, **kwargs: Any) -> Case:
+def module_cases(r: random.Random) -> Iterator[Case]:
+    def mod(
+        name: str,
+        cls: str,
+        desc: str,
+        ins: list[In],
+        *args: Any,
+        train: bool = False,
+        call: Callable[..., Any] | None = None,
+        **kwargs: Any,
+    ) -> Case:
         return Case(
             "module",
             name,
@@ -1043,42 +1105,121 @@ def module_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
             pm = r.choice(["zeros", "reflect", "replicate", "circular"])
             spatial = tuple(r.randint(3, 6) for _ in range(d))
             x = In((r.choice([1, 2]), 2 * g, *spatial))
-            yield mod(f"Conv{d}d", f"Conv{d}d", f"x{x.shape} k={k} {kw} padding_mode={pm}",
-                      [x], 2 * g, 3 * g, k, padding_mode=pm, **kw)
-            yield mod(f"ConvTranspose{d}d", f"ConvTranspose{d}d", f"x{x.shape} k={k} {kw}",
-                      [x], 2 * g, 3 * g, k, **kw)
+            yield mod(
+                f"Conv{d}d",
+                f"Conv{d}d",
+                f"x{x.shape} k={k} {kw} padding_mode={pm}",
+                [x],
+                2 * g,
+                3 * g,
+                k,
+                padding_mode=pm,
+                **kw,
+            )
+            yield mod(
+                f"ConvTranspose{d}d",
+                f"ConvTranspose{d}d",
+                f"x{x.shape} k={k} {kw}",
+                [x],
+                2 * g,
+                3 * g,
+                k,
+                **kw,
+            )
             c = r.choice([1, 3])
             shape = (r.choice([2, 3]), c, *spatial) if d > 1 else r.choice([(4, c), (2, c, 5)])
             aff, trs = r.random() < 0.7, r.random() < 0.7
             train = r.random() < 0.7
             mom = r.choice([0.1, None])
-            yield mod(f"BatchNorm{d}d", f"BatchNorm{d}d",
-                      f"x{shape} affine={aff} track_running_stats={trs} momentum={mom} train={train}",
-                      [In(shape)], c, affine=aff, track_running_stats=trs, momentum=mom, train=train)
+            yield mod(
+                f"BatchNorm{d}d",
+                f"BatchNorm{d}d",
+                f"x{shape} affine={aff} track_running_stats={trs} momentum={mom} train={train}",
+                [In(shape)],
+                c,
+                affine=aff,
+                track_running_stats=trs,
+                momentum=mom,
+                train=train,
+            )
             if d > 1 or len(shape) == 3:
                 ishape = (r.choice([1, 2]), c, *spatial) if d > 1 else shape
-                yield mod(f"InstanceNorm{d}d", f"InstanceNorm{d}d",
-                          f"x{ishape} affine={aff} track_running_stats={trs} train={train}",
-                          [In(ishape)], c, affine=aff, track_running_stats=trs, train=train)
+                yield mod(
+                    f"InstanceNorm{d}d",
+                    f"InstanceNorm{d}d",
+                    f"x{ishape} affine={aff} track_running_stats={trs} train={train}",
+                    [In(ishape)],
+                    c,
+                    affine=aff,
+                    track_running_stats=trs,
+                    train=train,
+                )
             ks = r.choice([2, 3])
-            yield mod(f"MaxPool{d}d", f"MaxPool{d}d", f"x{x.shape} k={ks} ceil_mode=True",
-                      [In(x.shape, values="distinct")], ks, ceil_mode=True)
-            yield mod(f"AvgPool{d}d", f"AvgPool{d}d", f"x{x.shape} k={ks} padding=1",
-                      [x], ks, padding=1, count_include_pad=False)
+            yield mod(
+                f"MaxPool{d}d",
+                f"MaxPool{d}d",
+                f"x{x.shape} k={ks} ceil_mode=True",
+                [In(x.shape, values="distinct")],
+                ks,
+                ceil_mode=True,
+            )
+            yield mod(
+                f"AvgPool{d}d",
+                f"AvgPool{d}d",
+                f"x{x.shape} k={ks} padding=1",
+                [x],
+                ks,
+                padding=1,
+                count_include_pad=False,
+            )
             yield mod(f"AdaptiveAvgPool{d}d", f"AdaptiveAvgPool{d}d", f"x{x.shape} out=2", [x], 2)
         s = (r.choice([1, 3]), 3, 4)
         aff = r.random() < 0.7
-        yield mod("LayerNorm", "LayerNorm", f"x{s} (3, 4) elementwise_affine={aff} bias={bias}",
-                  [In(s)], (3, 4), elementwise_affine=aff, bias=bias)
-        yield mod("GroupNorm", "GroupNorm", f"x(2, 4, 3) groups=2 affine={aff}",
-                  [In((2, 4, 3))], 2, 4, affine=aff)
-        yield mod("RMSNorm", "RMSNorm", f"x{s} (4,) elementwise_affine={aff}",
-                  [In(s)], 4, elementwise_affine=aff)
+        yield mod(
+            "LayerNorm",
+            "LayerNorm",
+            f"x{s} (3, 4) elementwise_affine={aff} bias={bias}",
+            [In(s)],
+            (3, 4),
+            elementwise_affine=aff,
+            bias=bias,
+        )
+        yield mod(
+            "GroupNorm",
+            "GroupNorm",
+            f"x(2, 4, 3) groups=2 affine={aff}",
+            [In((2, 4, 3))],
+            2,
+            4,
+            affine=aff,
+        )
+        yield mod(
+            "RMSNorm",
+            "RMSNorm",
+            f"x{s} (4,) elementwise_affine={aff}",
+            [In(s)],
+            4,
+            elementwise_affine=aff,
+        )
         yield mod("PReLU", "PReLU", "x(2, 3, 4) num_parameters=3", [In((2, 3, 4))], 3)
-        yield mod("Embedding", "Embedding", "idx(2, 3) padding_idx=1",
-                  [In((2, 3), "i", high=6)], 6, 3, padding_idx=1)
-        yield mod("EmbeddingBag", "EmbeddingBag", "idx(2, 3) mean",
-                  [In((2, 3), "i", high=6)], 6, 3, mode="mean")
+        yield mod(
+            "Embedding",
+            "Embedding",
+            "idx(2, 3) padding_idx=1",
+            [In((2, 3), "i", high=6)],
+            6,
+            3,
+            padding_idx=1,
+        )
+        yield mod(
+            "EmbeddingBag",
+            "EmbeddingBag",
+            "idx(2, 3) mean",
+            [In((2, 3), "i", high=6)],
+            6,
+            3,
+            mode="mean",
+        )
         # recurrent
         for cls in ("RNN", "LSTM", "GRU"):
             nl = r.choice([1, 2])
@@ -1098,7 +1239,9 @@ def module_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
             ins = [In((*xs, 4))]
             if h0:
                 nd = nl * (2 if bidi else 1)
-                hs = (nd, n, kw.get("proj_size", hsz)) if batched else (nd, kw.get("proj_size", hsz))
+                hs = (
+                    (nd, n, kw.get("proj_size", hsz)) if batched else (nd, kw.get("proj_size", hsz))
+                )
                 ins.append(In(hs))
                 if cls == "LSTM":
                     ins.append(In((*hs[:-1], hsz)))
@@ -1108,24 +1251,49 @@ def module_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
             if es:
                 lengths.sort(reverse=True)
 
-            def rnn(L: Any, m: Any, x: Any, *h: Any, cls=cls, packed=packed, lengths=lengths,
-                    bf=bf, es=es):
+            def rnn(
+                L: Any,
+                m: Any,
+                x: Any,
+                *h: Any,
+                cls=cls,
+                packed=packed,
+                lengths=lengths,
+                bf=bf,
+                es=es,
+            ):
                 hx = None
                 if h:
                     hx = (h[0], h[1]) if cls == "LSTM" else h[0]
                 if packed:
                     rnn_utils = L.nn.utils.rnn
-                    p = rnn_utils.pack_padded_sequence(x, lengths, batch_first=bf, enforce_sorted=es)
+                    p = rnn_utils.pack_padded_sequence(
+                        x, lengths, batch_first=bf, enforce_sorted=es
+                    )
                     out, hn = m(p, hx)
                     return rnn_utils.pad_packed_sequence(out, batch_first=bf), hn
                 return m(x, hx)
 
-            yield mod(cls, cls, f"x{ins[0].shape} {kw} h0={h0} packed={packed} lengths={lengths}"
-                      f" enforce_sorted={es}", ins, 4, hsz, call=rnn, **kw)
+            yield mod(
+                cls,
+                cls,
+                f"x{ins[0].shape} {kw} h0={h0} packed={packed} lengths={lengths}"
+                f" enforce_sorted={es}",
+                ins,
+                4,
+                hsz,
+                call=rnn,
+                **kw,
+            )
         # transformer layers
         d_model, nhead = 4, r.choice([1, 2])
-        kw = dict(dim_feedforward=6, dropout=0.0, activation=r.choice(["relu", "gelu"]),
-                  batch_first=r.random() < 0.5, norm_first=r.random() < 0.5)
+        kw = dict(
+            dim_feedforward=6,
+            dropout=0.0,
+            activation=r.choice(["relu", "gelu"]),
+            batch_first=r.random() < 0.5,
+            norm_first=r.random() < 0.5,
+        )
         kw["bias"] = r.random() < 0.8
         n, ls, lt = r.choice([1, 2]), r.randint(1, 4), r.randint(1, 4)
         src = (n, ls, d_model) if kw["batch_first"] else (ls, n, d_model)
@@ -1133,27 +1301,57 @@ def module_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
         causal = r.random() < 0.5
 
         def enc(L: Any, m: Any, x: Any, causal=causal, ls=ls):
-            mask = L.nn.Transformer.generate_square_subsequent_mask(ls, dtype=x.dtype) if causal else None
+            mask = (
+                L.nn.Transformer.generate_square_subsequent_mask(ls, dtype=x.dtype)
+                if causal
+                else None
+            )
             return m(x, src_mask=mask, is_causal=causal)
 
-        yield mod("TransformerEncoderLayer", "TransformerEncoderLayer",
-                  f"src{src} nhead={nhead} {kw} causal={causal}",
-                  [In(src)], d_model, nhead, call=enc, train=True, **kw)
+        yield mod(
+            "TransformerEncoderLayer",
+            "TransformerEncoderLayer",
+            f"src{src} nhead={nhead} {kw} causal={causal}",
+            [In(src)],
+            d_model,
+            nhead,
+            call=enc,
+            train=True,
+            **kw,
+        )
 
         def dec(L: Any, m: Any, x: Any, mem: Any, causal=causal, lt=lt):
-            mask = L.nn.Transformer.generate_square_subsequent_mask(lt, dtype=x.dtype) if causal else None
+            mask = (
+                L.nn.Transformer.generate_square_subsequent_mask(lt, dtype=x.dtype)
+                if causal
+                else None
+            )
             return m(x, mem, tgt_mask=mask, tgt_is_causal=causal)
 
-        yield mod("TransformerDecoderLayer", "TransformerDecoderLayer",
-                  f"tgt{tgt} memory{src} nhead={nhead} {kw} causal={causal}",
-                  [In(tgt), In(src)], d_model, nhead, call=dec, train=True, **kw)
+        yield mod(
+            "TransformerDecoderLayer",
+            "TransformerDecoderLayer",
+            f"tgt{tgt} memory{src} nhead={nhead} {kw} causal={causal}",
+            [In(tgt), In(src)],
+            d_model,
+            nhead,
+            call=dec,
+            train=True,
+            **kw,
+        )
         # multi-head attention
         e, heads = r.choice([4, 6]), r.choice([1, 2])
         kdim = r.choice([None, 3])
         vdim = r.choice([None, 5])
         bf = r.random() < 0.5
-        ckw = dict(bias=r.random() < 0.8, add_bias_kv=r.random() < 0.3,
-                   add_zero_attn=r.random() < 0.3, kdim=kdim, vdim=vdim, batch_first=bf)
+        ckw = dict(
+            bias=r.random() < 0.8,
+            add_bias_kv=r.random() < 0.3,
+            add_zero_attn=r.random() < 0.3,
+            kdim=kdim,
+            vdim=vdim,
+            batch_first=bf,
+        )
         lq, lk = r.randint(1, 4), r.randint(1, 4)
         batched = r.random() < 0.8
         bsz = r.choice([1, 2])
@@ -1174,9 +1372,17 @@ def module_cases(r: random.Random) -> Iterator[Case]:  # noqa: C901
                 mask[:, 0] = False
             return m(q, k, v, key_padding_mask=mask, **fkw)
 
-        yield mod("MultiheadAttention", "MultiheadAttention",
-                  f"q{ins[0].shape} k{ins[1].shape} v{ins[2].shape} heads={heads} {ckw} {fkw} "
-                  f"key_padding_mask={kpm}", ins, e, heads, call=mha, **ckw)
+        yield mod(
+            "MultiheadAttention",
+            "MultiheadAttention",
+            f"q{ins[0].shape} k{ins[1].shape} v{ins[2].shape} heads={heads} {ckw} {fkw} "
+            f"key_padding_mask={kpm}",
+            ins,
+            e,
+            heads,
+            call=mha,
+            **ckw,
+        )
 
 
 # ------------------------------------------------------------------ values and layouts
@@ -1186,7 +1392,9 @@ def draw_values(spec: In, rng: np.random.Generator) -> np.ndarray:
     if isinstance(v, str):
         n = math.prod(s)
         if v == "distinct":  # no ties, so that argmax-like results are unique
-            return (rng.permutation(n).astype(np.float64) / n - 0.5 + rng.normal(0, 1e-3, n)).reshape(s)
+            return (
+                rng.permutation(n).astype(np.float64) / n - 0.5 + rng.normal(0, 1e-3, n)
+            ).reshape(s)
         if v == "grid":
             return rng.uniform(-1.2, 1.2, s)
         if v == "sign":
@@ -1235,8 +1443,10 @@ def make_pair(arr: np.ndarray, spec: In, dtype: str, layout: str) -> tuple[Any, 
     b = torch.from_numpy(arr.copy()).requires_grad_(grad)
     if layout == "channels_last" and spec.layout and ndim in (4, 5):
         fmt = "channels_last" if ndim == 4 else "channels_last_3d"
-        return (a.contiguous(memory_format=getattr(tc, fmt)),
-                b.contiguous(memory_format=getattr(torch, fmt)))
+        return (
+            a.contiguous(memory_format=getattr(tc, fmt)),
+            b.contiguous(memory_format=getattr(torch, fmt)),
+        )
     return a, b
 
 
@@ -1266,17 +1476,25 @@ def attempt(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
         return None, e
 
 
-def compare(rep: Report, c: Case, dtype: str, desc: str, a: Any, b: Any, where: str,
-            prefix: str = "") -> None:
+def compare(
+    rep: Report, c: Case, dtype: str, desc: str, a: Any, b: Any, where: str, prefix: str = ""
+) -> None:
     """Compare one tensorcore value ``a`` with PyTorch's ``b``."""
     if isinstance(a, tc.Tensor) != isinstance(b, torch.Tensor):
-        rep.add(prefix + "structure", c.name, dtype, desc,
-                f"{where}: {type(a).__name__} vs {type(b).__name__}")
+        rep.add(
+            prefix + "structure",
+            c.name,
+            dtype,
+            desc,
+            f"{where}: {type(a).__name__} vs {type(b).__name__}",
+        )
         return
     if not isinstance(a, tc.Tensor):
         same = a == b
         if isinstance(a, float) and isinstance(b, float):
-            same = math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b))
+            same = math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (
+                math.isnan(a) and math.isnan(b)
+            )
         if not same or type(a) is not type(b):
             rep.add(prefix + "values", c.name, dtype, desc, f"{where}: {a!r} vs {b!r}")
         return
@@ -1284,8 +1502,9 @@ def compare(rep: Report, c: Case, dtype: str, desc: str, a: Any, b: Any, where: 
         rep.add(prefix + "dtype", c.name, dtype, desc, f"{where}: {a.dtype.name} vs {b.dtype}")
         return
     if tuple(a.shape) != tuple(b.shape):
-        rep.add(prefix + "shape", c.name, dtype, desc,
-                f"{where}: {tuple(a.shape)} vs {tuple(b.shape)}")
+        rep.add(
+            prefix + "shape", c.name, dtype, desc, f"{where}: {tuple(a.shape)} vs {tuple(b.shape)}"
+        )
         return
     if b.is_sparse or getattr(a, "is_sparse", False):
         a, b = (a.to_dense() if a.is_sparse else a), (b.to_dense() if b.is_sparse else b)
@@ -1299,28 +1518,52 @@ def compare(rep: Report, c: Case, dtype: str, desc: str, a: Any, b: Any, where: 
         with np.errstate(all="ignore"):
             diff = np.abs(x.astype(np.float64) - y.astype(np.float64))
             rel = diff / np.maximum(np.abs(y.astype(np.float64)), 1e-300)
-        worst = "" if ok else (f"max abs diff {np.nanmax(diff):.3g} rel {np.nanmax(rel):.3g}"
-                               if diff.size else "")
+        worst = (
+            ""
+            if ok
+            else (
+                f"max abs diff {np.nanmax(diff):.3g} rel {np.nanmax(rel):.3g}" if diff.size else ""
+            )
+        )
     if not ok:
-        rep.add(prefix + "values", c.name, dtype, desc,
-                f"{where}: {worst}; ours {x.ravel()[:4]} torch {y.ravel()[:4]}")
+        rep.add(
+            prefix + "values",
+            c.name,
+            dtype,
+            desc,
+            f"{where}: {worst}; ours {x.ravel()[:4]} torch {y.ravel()[:4]}",
+        )
         return
     if a.dim() in (4, 5) and a.numel() > 1 and prefix == "":
         fmt = "channels_last" if a.dim() == 4 else "channels_last_3d"
         ours = a.is_contiguous(memory_format=getattr(tc, fmt)) and not a.is_contiguous()
         theirs = b.is_contiguous(memory_format=getattr(torch, fmt)) and not b.is_contiguous()
         if ours != theirs:
-            rep.add("memory-format", c.name, dtype, desc,
-                    f"{where}: {'channels-last' if ours else 'not channels-last'} vs "
-                    f"{'channels-last' if theirs else 'not channels-last'}")
+            rep.add(
+                "memory-format",
+                c.name,
+                dtype,
+                desc,
+                f"{where}: {'channels-last' if ours else 'not channels-last'} vs "
+                f"{'channels-last' if theirs else 'not channels-last'}",
+            )
 
 
-def compare_all(rep: Report, c: Case, dtype: str, desc: str, ours: Any, theirs: Any,
-                where: str, prefix: str = "") -> None:
+def compare_all(
+    rep: Report,
+    c: Case,
+    dtype: str,
+    desc: str,
+    ours: Any,
+    theirs: Any,
+    where: str,
+    prefix: str = "",
+) -> None:
     fa, fb = flatten(ours), flatten(theirs)
     if len(fa) != len(fb):
-        rep.add(prefix + "structure", c.name, dtype, desc,
-                f"{where}: {len(fa)} vs {len(fb)} values")
+        rep.add(
+            prefix + "structure", c.name, dtype, desc, f"{where}: {len(fa)} vs {len(fb)} values"
+        )
         return
     for k, (a, b) in enumerate(zip(fa, fb, strict=True)):
         compare(rep, c, dtype, desc, a, b, f"{where}[{k}]", prefix)
@@ -1388,20 +1631,35 @@ def run_case(rep: Report, c: Case, dtype: str, layout: str, seed: int) -> None:
     outs_o = [o for o in flatten(ours) if isinstance(o, tc.Tensor) and o.requires_grad]
     outs_t = [o for o in flatten(theirs) if isinstance(o, torch.Tensor) and o.requires_grad]
     if len(outs_o) != len(outs_t):
-        rep.add("grad-structure", c.name, dtype, desc,
-                f"{len(outs_o)} vs {len(outs_t)} outputs requiring grad")
+        rep.add(
+            "grad-structure",
+            c.name,
+            dtype,
+            desc,
+            f"{len(outs_o)} vs {len(outs_t)} outputs requiring grad",
+        )
         return
     leaves_o = [x for x in ours_in if x.requires_grad] + params_o
     leaves_t = [x for x in theirs_in if x.requires_grad] + params_t
     if not outs_t or not leaves_t:
         return
     gos = [rng.normal(size=tuple(o.shape)) for o in outs_t]
-    g1, e1 = attempt(lambda: tc.autograd.grad(
-        outs_o, leaves_o, [tc.from_numpy(g).to(o.dtype) for g, o in zip(gos, outs_o, strict=True)],
-        allow_unused=True))
-    g2, e2 = attempt(lambda: torch.autograd.grad(
-        outs_t, leaves_t, [torch.from_numpy(g).to(o.dtype) for g, o in zip(gos, outs_t, strict=True)],
-        allow_unused=True))
+    g1, e1 = attempt(
+        lambda: tc.autograd.grad(
+            outs_o,
+            leaves_o,
+            [tc.from_numpy(g).to(o.dtype) for g, o in zip(gos, outs_o, strict=True)],
+            allow_unused=True,
+        )
+    )
+    g2, e2 = attempt(
+        lambda: torch.autograd.grad(
+            outs_t,
+            leaves_t,
+            [torch.from_numpy(g).to(o.dtype) for g, o in zip(gos, outs_t, strict=True)],
+            allow_unused=True,
+        )
+    )
     if e1 is not None or e2 is not None:
         report_raise(rep, c, dtype, desc, e1, e2, "grad-")
         return
@@ -1415,105 +1673,268 @@ def run_case(rep: Report, c: Case, dtype: str, layout: str, seed: int) -> None:
         compare(rep, c, dtype, desc, a, b, where, "grad-")
 
 
-def report_raise(rep: Report, c: Case, dtype: str, desc: str, e1: BaseException | None,
-                 e2: BaseException | None, prefix: str = "") -> None:
+def report_raise(
+    rep: Report,
+    c: Case,
+    dtype: str,
+    desc: str,
+    e1: BaseException | None,
+    e2: BaseException | None,
+    prefix: str = "",
+) -> None:
     if e1 is None:
         rep.add(prefix + "raises-only-torch", c.name, dtype, desc, f"{type(e2).__name__}: {e2}")
     elif e2 is None:
         tb = "".join(traceback.format_exception(e1)[-3:])
         rep.add(prefix + "raises-only-tc", c.name, dtype, desc, f"{type(e1).__name__}: {e1} {tb}")
     elif not issubclass(base_exception(e1), base_exception(e2)):
-        rep.add(prefix + "exception-type", c.name, dtype, desc,
-                f"ours {type(e1).__name__}: {e1} | torch {type(e2).__name__}: {e2}")
+        rep.add(
+            prefix + "exception-type",
+            c.name,
+            dtype,
+            desc,
+            f"ours {type(e1).__name__}: {e1} | torch {type(e2).__name__}: {e2}",
+        )
 
 
 # ------------------------------------------------------------------ bad input
 def bad_cases() -> Iterator[Case]:
     """Invalid calls both libraries must refuse with related exception types."""
     bad: list[tuple[str, str, list[In], Callable[..., Any]]] = [
-        ("conv2d", "channels mismatch", [In((1, 3, 5, 5)), In((2, 2, 3, 3))],
-         lambda L, m, x, w: F(L).conv2d(x, w)),
-        ("conv2d", "kernel larger than input", [In((1, 1, 2, 2)), In((1, 1, 3, 3))],
-         lambda L, m, x, w: F(L).conv2d(x, w)),
-        ("conv2d", "same padding with stride 2", [In((1, 1, 5, 5)), In((1, 1, 3, 3))],
-         lambda L, m, x, w: F(L).conv2d(x, w, stride=2, padding="same")),
-        ("conv2d", "groups not dividing channels", [In((1, 3, 5, 5)), In((2, 1, 3, 3))],
-         lambda L, m, x, w: F(L).conv2d(x, w, groups=2)),
-        ("max_pool2d", "padding over half the kernel", [In((1, 1, 5, 5))],
-         lambda L, m, x: F(L).max_pool2d(x, 2, padding=2)),
-        ("avg_pool2d", "kernel larger than input", [In((1, 1, 2, 2))],
-         lambda L, m, x: F(L).avg_pool2d(x, 3)),
-        ("interpolate", "align_corners with nearest", [In((1, 1, 3))],
-         lambda L, m, x: F(L).interpolate(x, size=4, align_corners=True)),
-        ("interpolate", "size and scale_factor", [In((1, 1, 3))],
-         lambda L, m, x: F(L).interpolate(x, size=4, scale_factor=2)),
-        ("interpolate", "bilinear on 3-d input", [In((1, 1, 3))],
-         lambda L, m, x: F(L).interpolate(x, size=4, mode="bilinear")),
-        ("interpolate", "unknown mode", [In((1, 1, 3))],
-         lambda L, m, x: F(L).interpolate(x, size=4, mode="cubic")),
-        ("pad", "reflect wider than input", [In((1, 1, 3))],
-         lambda L, m, x: F(L).pad(x, (3, 3), mode="reflect")),
+        (
+            "conv2d",
+            "channels mismatch",
+            [In((1, 3, 5, 5)), In((2, 2, 3, 3))],
+            lambda L, m, x, w: F(L).conv2d(x, w),
+        ),
+        (
+            "conv2d",
+            "kernel larger than input",
+            [In((1, 1, 2, 2)), In((1, 1, 3, 3))],
+            lambda L, m, x, w: F(L).conv2d(x, w),
+        ),
+        (
+            "conv2d",
+            "same padding with stride 2",
+            [In((1, 1, 5, 5)), In((1, 1, 3, 3))],
+            lambda L, m, x, w: F(L).conv2d(x, w, stride=2, padding="same"),
+        ),
+        (
+            "conv2d",
+            "groups not dividing channels",
+            [In((1, 3, 5, 5)), In((2, 1, 3, 3))],
+            lambda L, m, x, w: F(L).conv2d(x, w, groups=2),
+        ),
+        (
+            "max_pool2d",
+            "padding over half the kernel",
+            [In((1, 1, 5, 5))],
+            lambda L, m, x: F(L).max_pool2d(x, 2, padding=2),
+        ),
+        (
+            "avg_pool2d",
+            "kernel larger than input",
+            [In((1, 1, 2, 2))],
+            lambda L, m, x: F(L).avg_pool2d(x, 3),
+        ),
+        (
+            "interpolate",
+            "align_corners with nearest",
+            [In((1, 1, 3))],
+            lambda L, m, x: F(L).interpolate(x, size=4, align_corners=True),
+        ),
+        (
+            "interpolate",
+            "size and scale_factor",
+            [In((1, 1, 3))],
+            lambda L, m, x: F(L).interpolate(x, size=4, scale_factor=2),
+        ),
+        (
+            "interpolate",
+            "bilinear on 3-d input",
+            [In((1, 1, 3))],
+            lambda L, m, x: F(L).interpolate(x, size=4, mode="bilinear"),
+        ),
+        (
+            "interpolate",
+            "unknown mode",
+            [In((1, 1, 3))],
+            lambda L, m, x: F(L).interpolate(x, size=4, mode="cubic"),
+        ),
+        (
+            "pad",
+            "reflect wider than input",
+            [In((1, 1, 3))],
+            lambda L, m, x: F(L).pad(x, (3, 3), mode="reflect"),
+        ),
         ("pad", "odd pad length", [In((1, 1, 3))], lambda L, m, x: F(L).pad(x, (1,))),
         ("pad", "unknown mode", [In((1, 1, 3))], lambda L, m, x: F(L).pad(x, (1, 1), mode="wrap")),
-        ("cross_entropy", "target out of range", [In((2, 3)), In((2,), "v", values=[0, 3])],
-         lambda L, m, x, t: F(L).cross_entropy(x, t.long())),
-        ("cross_entropy", "float target of other shape", [In((2, 3)), In((2, 4), "p")],
-         lambda L, m, x, t: F(L).cross_entropy(x, t)),
-        ("nll_loss", "target of batch size", [In((2, 3)), In((3,), "i", high=3)],
-         lambda L, m, x, t: F(L).nll_loss(x, t)),
-        ("nll_loss", "unknown reduction", [In((2, 3)), In((2,), "i", high=3)],
-         lambda L, m, x, t: F(L).nll_loss(x, t, reduction="avg")),
-        ("mse_loss", "unknown reduction", [In((3,)), In((3,))],
-         lambda L, m, x, t: F(L).mse_loss(x, t, reduction="avg")),
-        ("binary_cross_entropy", "shapes differ", [In((3,), "p"), In((2, 3), "p")],
-         lambda L, m, x, t: F(L).binary_cross_entropy(x, t)),
-        ("embedding", "index out of range", [In((2,), "v", values=[0, 5]), In((4, 2))],
-         lambda L, m, i, w: F(L).embedding(i.long(), w)),
-        ("embedding", "float indices", [In((2,)), In((4, 2))],
-         lambda L, m, i, w: F(L).embedding(i, w)),
-        ("one_hot", "negative index", [In((2,), "v", values=[0, -1])],
-         lambda L, m, i: F(L).one_hot(i.long())),
-        ("one_hot", "too few classes", [In((2,), "v", values=[0, 3])],
-         lambda L, m, i: F(L).one_hot(i.long(), 2)),
-        ("layer_norm", "normalized_shape mismatch", [In((2, 3))],
-         lambda L, m, x: F(L).layer_norm(x, (4,))),
-        ("group_norm", "groups not dividing channels", [In((2, 3, 4))],
-         lambda L, m, x: F(L).group_norm(x, 2)),
-        ("batch_norm", "one value per channel in training", [In((1, 3)), In((3,), grad=False),
-                                                             In((3,), "pos", grad=False)],
-         lambda L, m, x, rm, rv: F(L).batch_norm(x, rm, rv, training=True)),
+        (
+            "cross_entropy",
+            "target out of range",
+            [In((2, 3)), In((2,), "v", values=[0, 3])],
+            lambda L, m, x, t: F(L).cross_entropy(x, t.long()),
+        ),
+        (
+            "cross_entropy",
+            "float target of other shape",
+            [In((2, 3)), In((2, 4), "p")],
+            lambda L, m, x, t: F(L).cross_entropy(x, t),
+        ),
+        (
+            "nll_loss",
+            "target of batch size",
+            [In((2, 3)), In((3,), "i", high=3)],
+            lambda L, m, x, t: F(L).nll_loss(x, t),
+        ),
+        (
+            "nll_loss",
+            "unknown reduction",
+            [In((2, 3)), In((2,), "i", high=3)],
+            lambda L, m, x, t: F(L).nll_loss(x, t, reduction="avg"),
+        ),
+        (
+            "mse_loss",
+            "unknown reduction",
+            [In((3,)), In((3,))],
+            lambda L, m, x, t: F(L).mse_loss(x, t, reduction="avg"),
+        ),
+        (
+            "binary_cross_entropy",
+            "shapes differ",
+            [In((3,), "p"), In((2, 3), "p")],
+            lambda L, m, x, t: F(L).binary_cross_entropy(x, t),
+        ),
+        (
+            "embedding",
+            "index out of range",
+            [In((2,), "v", values=[0, 5]), In((4, 2))],
+            lambda L, m, i, w: F(L).embedding(i.long(), w),
+        ),
+        (
+            "embedding",
+            "float indices",
+            [In((2,)), In((4, 2))],
+            lambda L, m, i, w: F(L).embedding(i, w),
+        ),
+        (
+            "one_hot",
+            "negative index",
+            [In((2,), "v", values=[0, -1])],
+            lambda L, m, i: F(L).one_hot(i.long()),
+        ),
+        (
+            "one_hot",
+            "too few classes",
+            [In((2,), "v", values=[0, 3])],
+            lambda L, m, i: F(L).one_hot(i.long(), 2),
+        ),
+        (
+            "layer_norm",
+            "normalized_shape mismatch",
+            [In((2, 3))],
+            lambda L, m, x: F(L).layer_norm(x, (4,)),
+        ),
+        (
+            "group_norm",
+            "groups not dividing channels",
+            [In((2, 3, 4))],
+            lambda L, m, x: F(L).group_norm(x, 2),
+        ),
+        (
+            "batch_norm",
+            "one value per channel in training",
+            [In((1, 3)), In((3,), grad=False), In((3,), "pos", grad=False)],
+            lambda L, m, x, rm, rv: F(L).batch_norm(x, rm, rv, training=True),
+        ),
         ("softmax", "dim out of range", [In((2, 3))], lambda L, m, x: F(L).softmax(x, dim=2)),
         ("glu", "odd size", [In((2, 3))], lambda L, m, x: F(L).glu(x)),
-        ("pixel_shuffle", "channels not divisible", [In((1, 3, 2, 2))],
-         lambda L, m, x: F(L).pixel_shuffle(x, 2)),
+        (
+            "pixel_shuffle",
+            "channels not divisible",
+            [In((1, 3, 2, 2))],
+            lambda L, m, x: F(L).pixel_shuffle(x, 2),
+        ),
         ("unfold", "3-d input batch", [In((1, 1, 2, 3, 3))], lambda L, m, x: F(L).unfold(x, 2)),
         ("fold", "blocks mismatch", [In((1, 4, 5))], lambda L, m, x: F(L).fold(x, (3, 3), 2)),
-        ("linear", "inner size mismatch", [In((2, 3)), In((4, 5))],
-         lambda L, m, x, w: F(L).linear(x, w)),
-        ("scaled_dot_product_attention", "head size mismatch",
-         [In((1, 2, 3)), In((1, 4, 3)), In((1, 4, 3))],
-         lambda L, m, q, k, v: F(L).scaled_dot_product_attention(q, k.transpose(-1, -2), v)),
-        ("grid_sample", "grid of other batch", [In((2, 1, 3, 3)), In((1, 2, 2, 2))],
-         lambda L, m, x, g: F(L).grid_sample(x, g, align_corners=False)),
-        ("grid_sample", "bicubic on 5-d", [In((1, 1, 3, 3, 3)), In((1, 2, 2, 2, 3))],
-         lambda L, m, x, g: F(L).grid_sample(x, g, mode="bicubic", align_corners=False)),
-        ("affine_grid", "theta of wrong shape", [In((1, 3, 3))],
-         lambda L, m, t: F(L).affine_grid(t, [1, 1, 2, 2], align_corners=False)),
-        ("kl_div", "unknown reduction", [In((3,)), In((3,))],
-         lambda L, m, x, t: F(L).kl_div(x, t, reduction="avg")),
-        ("ctc_loss", "target longer than input", [In((2, 1, 3)), In((1, 4), "i", high=2)],
-         lambda L, m, x, t: F(L).ctc_loss(x.log_softmax(-1), t.long() + 1, [2], [4])),
-        ("Linear", "input features mismatch", [In((2, 3))],
-         lambda L, m, x: L.nn.Linear(4, 2).to(x.dtype)(x)),
-        ("LSTM", "input size mismatch", [In((2, 1, 3))],
-         lambda L, m, x: L.nn.LSTM(4, 2).to(x.dtype)(x)),
-        ("MultiheadAttention", "embed_dim not divisible", [In((2, 1, 3))],
-         lambda L, m, x: L.nn.MultiheadAttention(3, 2)),
-        ("Conv2d", "padding_mode unknown", [In((1, 1, 3, 3))],
-         lambda L, m, x: L.nn.Conv2d(1, 1, 2, padding_mode="wrap")),
-        ("Conv2d", "groups not dividing", [In((1, 1, 3, 3))],
-         lambda L, m, x: L.nn.Conv2d(3, 2, 2, groups=2)),
-        ("BatchNorm2d", "3-d input", [In((1, 2, 3))], lambda L, m, x: L.nn.BatchNorm2d(2).to(x.dtype)(x)),
+        (
+            "linear",
+            "inner size mismatch",
+            [In((2, 3)), In((4, 5))],
+            lambda L, m, x, w: F(L).linear(x, w),
+        ),
+        (
+            "scaled_dot_product_attention",
+            "head size mismatch",
+            [In((1, 2, 3)), In((1, 4, 3)), In((1, 4, 3))],
+            lambda L, m, q, k, v: F(L).scaled_dot_product_attention(q, k.transpose(-1, -2), v),
+        ),
+        (
+            "grid_sample",
+            "grid of other batch",
+            [In((2, 1, 3, 3)), In((1, 2, 2, 2))],
+            lambda L, m, x, g: F(L).grid_sample(x, g, align_corners=False),
+        ),
+        (
+            "grid_sample",
+            "bicubic on 5-d",
+            [In((1, 1, 3, 3, 3)), In((1, 2, 2, 2, 3))],
+            lambda L, m, x, g: F(L).grid_sample(x, g, mode="bicubic", align_corners=False),
+        ),
+        (
+            "affine_grid",
+            "theta of wrong shape",
+            [In((1, 3, 3))],
+            lambda L, m, t: F(L).affine_grid(t, [1, 1, 2, 2], align_corners=False),
+        ),
+        (
+            "kl_div",
+            "unknown reduction",
+            [In((3,)), In((3,))],
+            lambda L, m, x, t: F(L).kl_div(x, t, reduction="avg"),
+        ),
+        (
+            "ctc_loss",
+            "target longer than input",
+            [In((2, 1, 3)), In((1, 4), "i", high=2)],
+            lambda L, m, x, t: F(L).ctc_loss(x.log_softmax(-1), t.long() + 1, [2], [4]),
+        ),
+        (
+            "Linear",
+            "input features mismatch",
+            [In((2, 3))],
+            lambda L, m, x: L.nn.Linear(4, 2).to(x.dtype)(x),
+        ),
+        (
+            "LSTM",
+            "input size mismatch",
+            [In((2, 1, 3))],
+            lambda L, m, x: L.nn.LSTM(4, 2).to(x.dtype)(x),
+        ),
+        (
+            "MultiheadAttention",
+            "embed_dim not divisible",
+            [In((2, 1, 3))],
+            lambda L, m, x: L.nn.MultiheadAttention(3, 2),
+        ),
+        (
+            "Conv2d",
+            "padding_mode unknown",
+            [In((1, 1, 3, 3))],
+            lambda L, m, x: L.nn.Conv2d(1, 1, 2, padding_mode="wrap"),
+        ),
+        (
+            "Conv2d",
+            "groups not dividing",
+            [In((1, 1, 3, 3))],
+            lambda L, m, x: L.nn.Conv2d(3, 2, 2, groups=2),
+        ),
+        (
+            "BatchNorm2d",
+            "3-d input",
+            [In((1, 2, 3))],
+            lambda L, m, x: L.nn.BatchNorm2d(2).to(x.dtype)(x),
+        ),
     ]
     for name, desc, ins, call in bad:
         yield Case("bad-input", name, desc, ins, call, grad=False, dtypes=("float64",))
@@ -1530,7 +1951,10 @@ OPTIMIZERS: list[tuple[str, dict[str, Any]]] = [
     ("AdamW", {"lr": 0.01}),
     ("AdamW", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.3}),
     ("Adagrad", {"lr": 0.1}),
-    ("Adagrad", {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.1, "initial_accumulator_value": 0.2}),
+    (
+        "Adagrad",
+        {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.1, "initial_accumulator_value": 0.2},
+    ),
     ("Adadelta", {}),
     ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "maximize": True}),
     ("Adamax", {"lr": 0.01}),
@@ -1538,8 +1962,10 @@ OPTIMIZERS: list[tuple[str, dict[str, Any]]] = [
     ("ASGD", {"lr": 0.01}),
     ("ASGD", {"lr": 0.05, "lambd": 0.1, "alpha": 0.5, "t0": 2, "weight_decay": 0.1}),
     ("NAdam", {"lr": 0.01}),
-    ("NAdam", {"lr": 0.01, "momentum_decay": 0.01, "weight_decay": 0.1,
-               "decoupled_weight_decay": True}),
+    (
+        "NAdam",
+        {"lr": 0.01, "momentum_decay": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True},
+    ),
     ("RAdam", {"lr": 0.01}),
     ("RAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("RMSprop", {"lr": 0.01}),
@@ -1558,23 +1984,49 @@ SCHEDULERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("ExponentialLR", lambda L, o: L.optim.lr_scheduler.ExponentialLR(o, 0.7)),
     ("PolynomialLR", lambda L, o: L.optim.lr_scheduler.PolynomialLR(o, total_iters=4, power=2)),
     ("CosineAnnealingLR", lambda L, o: L.optim.lr_scheduler.CosineAnnealingLR(o, 3, eta_min=0.01)),
-    ("CosineAnnealingWarmRestarts",
-     lambda L, o: L.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, 2, T_mult=2, eta_min=0.001)),
+    (
+        "CosineAnnealingWarmRestarts",
+        lambda L, o: L.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+            o, 2, T_mult=2, eta_min=0.001
+        ),
+    ),
     ("LambdaLR", lambda L, o: L.optim.lr_scheduler.LambdaLR(o, lambda e: 1 / (e + 1))),
     ("MultiplicativeLR", lambda L, o: L.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.9)),
     ("CyclicLR", lambda L, o: L.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=2)),
-    ("CyclicLR-exp_range", lambda L, o: L.optim.lr_scheduler.CyclicLR(
-        o, 0.01, 0.1, step_size_up=2, step_size_down=3, mode="exp_range", gamma=0.9)),
+    (
+        "CyclicLR-exp_range",
+        lambda L, o: L.optim.lr_scheduler.CyclicLR(
+            o, 0.01, 0.1, step_size_up=2, step_size_down=3, mode="exp_range", gamma=0.9
+        ),
+    ),
     ("OneCycleLR", lambda L, o: L.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=8)),
-    ("OneCycleLR-linear", lambda L, o: L.optim.lr_scheduler.OneCycleLR(
-        o, 1.0, total_steps=8, anneal_strategy="linear", three_phase=True)),
-    ("ReduceLROnPlateau", lambda L, o: L.optim.lr_scheduler.ReduceLROnPlateau(
-        o, patience=1, factor=0.5, cooldown=1)),
-    ("SequentialLR", lambda L, o: L.optim.lr_scheduler.SequentialLR(
-        o, [L.optim.lr_scheduler.ConstantLR(o, 0.5, total_iters=2),
-            L.optim.lr_scheduler.ExponentialLR(o, 0.8)], milestones=[2])),
-    ("ChainedScheduler", lambda L, o: L.optim.lr_scheduler.ChainedScheduler(
-        [L.optim.lr_scheduler.StepLR(o, 2, 0.5), L.optim.lr_scheduler.ExponentialLR(o, 0.9)])),
+    (
+        "OneCycleLR-linear",
+        lambda L, o: L.optim.lr_scheduler.OneCycleLR(
+            o, 1.0, total_steps=8, anneal_strategy="linear", three_phase=True
+        ),
+    ),
+    (
+        "ReduceLROnPlateau",
+        lambda L, o: L.optim.lr_scheduler.ReduceLROnPlateau(o, patience=1, factor=0.5, cooldown=1),
+    ),
+    (
+        "SequentialLR",
+        lambda L, o: L.optim.lr_scheduler.SequentialLR(
+            o,
+            [
+                L.optim.lr_scheduler.ConstantLR(o, 0.5, total_iters=2),
+                L.optim.lr_scheduler.ExponentialLR(o, 0.8),
+            ],
+            milestones=[2],
+        ),
+    ),
+    (
+        "ChainedScheduler",
+        lambda L, o: L.optim.lr_scheduler.ChainedScheduler(
+            [L.optim.lr_scheduler.StepLR(o, 2, 0.5), L.optim.lr_scheduler.ExponentialLR(o, 0.9)]
+        ),
+    ),
 ]
 
 STEPS = 6
@@ -1620,8 +2072,9 @@ def state_diff(a: Any, b: Any, path: str = "") -> Iterator[tuple[str, str, Any, 
     yield "state-values", path, a, b
 
 
-def optim_run(rep: Report, name: str, kw: dict[str, Any], sched: tuple[str, Any] | None,
-              dtype: str) -> None:
+def optim_run(
+    rep: Report, name: str, kw: dict[str, Any], sched: tuple[str, Any] | None, dtype: str
+) -> None:
     desc = f"{kw}" + (f" + {sched[0]}" if sched else "")
     label = sched[0] if sched else name
     fake = Case("sched" if sched else "optim", label, desc, [], lambda *a: None)
@@ -1644,6 +2097,7 @@ def optim_run(rep: Report, name: str, kw: dict[str, Any], sched: tuple[str, Any]
         report_raise(rep, fake, dtype, desc, e1, e2, "constructor ")
         return
     for step in range(STEPS):
+
         def one(L: Any, ps: Any, opt: Any, sch: Any) -> Any:
             opt.zero_grad()
             if name == "LBFGS":
@@ -1651,7 +2105,8 @@ def optim_run(rep: Report, name: str, kw: dict[str, Any], sched: tuple[str, Any]
 
                 def closure() -> Any:
                     opt.zero_grad()
-                    loss = sum(((p - t) ** 4).sum() + (p * t).sum() for p, t in zip(ps, tgt))
+                    pairs = zip(ps, tgt, strict=True)
+                    loss = sum(((p - t) ** 4).sum() + (p * t).sum() for p, t in pairs)
                     loss.backward()
                     return loss
 
@@ -1672,13 +2127,34 @@ def optim_run(rep: Report, name: str, kw: dict[str, Any], sched: tuple[str, Any]
         if e1 is not None or e2 is not None:
             report_raise(rep, fake, dtype, f"{desc} step {step}", e1, e2)
             return
-        compare_all(rep, fake, dtype, f"{desc} step {step}", [p.detach() for p in po],
-                    [p.detach() for p in pt], "params")
-        compare_all(rep, fake, dtype, f"{desc} step {step}",
-                    [g["lr"] for g in oo.param_groups], [g["lr"] for g in ot.param_groups], "lr")
+        compare_all(
+            rep,
+            fake,
+            dtype,
+            f"{desc} step {step}",
+            [p.detach() for p in po],
+            [p.detach() for p in pt],
+            "params",
+        )
+        compare_all(
+            rep,
+            fake,
+            dtype,
+            f"{desc} step {step}",
+            [g["lr"] for g in oo.param_groups],
+            [g["lr"] for g in ot.param_groups],
+            "lr",
+        )
         if so is not None and hasattr(st, "get_last_lr"):
-            compare_all(rep, fake, dtype, f"{desc} step {step}", so.get_last_lr(),
-                        st.get_last_lr(), "get_last_lr()")
+            compare_all(
+                rep,
+                fake,
+                dtype,
+                f"{desc} step {step}",
+                so.get_last_lr(),
+                st.get_last_lr(),
+                "get_last_lr()",
+            )
         if name == "LBFGS":
             compare(rep, fake, dtype, f"{desc} step {step}", lo, lt, "closure loss")
     for what, a, b in (("optimizer", oo, ot), ("scheduler", so, st)):
@@ -1700,6 +2176,7 @@ def optim_run(rep: Report, name: str, kw: dict[str, Any], sched: tuple[str, Any]
                 compare(rep, fake, dtype, desc, va, vb, where, "state-")
         # a state_dict loads back into a fresh object
         if what == "optimizer":
+
             def reload(L: Any, sd: Any) -> Any:
                 ps = [L.nn.Parameter(L.from_numpy(a.copy())) for a in init]
                 opt = getattr(L.optim, name)(ps, **kw)
@@ -1766,8 +2243,10 @@ def layouts_for(c: Case) -> list[str]:
 
 def summarize(rep: Report, out: str, verbose: bool) -> None:
     total = sum(rep.runs.values())
-    print(f"{total} runs of {len(rep.runs)} functions, modules, optimizers and schedulers; "
-          f"{len(rep.items)} mismatches, {len(rep.expected)} expected")
+    print(
+        f"{total} runs of {len(rep.runs)} functions, modules, optimizers and schedulers; "
+        f"{len(rep.items)} mismatches, {len(rep.expected)} expected"
+    )
     by_name: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for m in rep.items:
         by_name[m.name][m.kind] += 1
@@ -1790,8 +2269,11 @@ def main(argv: list[str] | None = None) -> int:
     global DRAWS
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", help="comma-separated names or fnmatch patterns (conv2d,*Loss*)")
-    p.add_argument("--kinds", default="functional,module,bad-input,optim,sched",
-                   help="which kinds of case to run")
+    p.add_argument(
+        "--kinds",
+        default="functional,module,bad-input,optim,sched",
+        help="which kinds of case to run",
+    )
     p.add_argument("--draws", type=int, default=DRAWS, help="random draws per function")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="diff_torch_nn.tsv", help="the details file")
@@ -1803,15 +2285,22 @@ def main(argv: list[str] | None = None) -> int:
     rep = Report()
     try:
         for i, c in enumerate(all_cases(a.seed)):
-            if c.kind not in kinds or (only and not any(fnmatch.fnmatchcase(c.name, q) for q in only)):
+            if c.kind not in kinds or (
+                only and not any(fnmatch.fnmatchcase(c.name, q) for q in only)
+            ):
                 continue
             for dtype in c.dtypes:
                 for layout in layouts_for(c) if dtype == "float64" else ["contiguous"]:
                     seed = zlib.crc32(f"{a.seed}/{i}/{c.name}/{dtype}/{layout}".encode())
                     _, e = attempt(lambda: run_case(rep, c, dtype, layout, seed))
                     if e is not None:
-                        rep.add("tool-error", c.name, dtype, c.desc,
-                                "".join(traceback.format_exception(e)[-4:]))
+                        rep.add(
+                            "tool-error",
+                            c.name,
+                            dtype,
+                            c.desc,
+                            "".join(traceback.format_exception(e)[-4:]),
+                        )
         optim_cases(rep, only, kinds)
     except KeyboardInterrupt:
         traceback.print_exc()

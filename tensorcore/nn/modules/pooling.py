@@ -177,11 +177,16 @@ class AdaptiveAvgPool1d(_Adaptive):
 
 
 class AdaptiveMaxPool2d(_Adaptive):
-    """Max pooling to a fixed output size."""
+    """Max pooling to a fixed output size (``return_indices``: also each maximum's flat
+    index in its plane, for :class:`MaxUnpool2d`)."""
 
-    def forward(self, input: Tensor) -> Tensor:
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Any:
         """See :func:`tensorcore.nn.functional.adaptive_max_pool2d`."""
-        return F.adaptive_max_pool2d(input, self.output_size)
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class MaxPool3d(_MaxPool):
