@@ -645,6 +645,17 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         )
     x1, x2 = ops.broadcast_tensors(x1.to(common), x2.to(common))
     # PyTorch divides each by its norm before the dot product (results within [-1, 1]).
-    n1 = ops.vector_norm(x1, 2.0, [dim], True).clamp_min(eps)
-    n2 = ops.vector_norm(x2, 2.0, [dim], True).clamp_min(eps)
+    # The clamp is invisible to autograd (PyTorch clamps in place under no_grad): a norm
+    # below eps still passes its gradient on. (n - n.detach() is exactly 0: the forward
+    # values are the clamped norms, bit for bit.)
+    n1 = ops.vector_norm(x1, 2.0, [dim], True)
+    n2 = ops.vector_norm(x2, 2.0, [dim], True)
+    if n1.requires_grad:
+        n1 = n1.detach().clamp_min(eps) + (n1 - n1.detach())
+    else:
+        n1 = n1.clamp_min(eps)
+    if n2.requires_grad:
+        n2 = n2.detach().clamp_min(eps) + (n2 - n2.detach())
+    else:
+        n2 = n2.clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
