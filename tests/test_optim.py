@@ -290,6 +290,17 @@ def test_closure_is_evaluated_with_grad_enabled() -> None:
     assert loss.item() == 4.0 and w.item() == 1.0
 
 
+@pytest.mark.parametrize("foreach", [None, False])
+def test_sgd_without_momentum_keeps_no_state(foreach: Any) -> None:
+    # PyTorch's SGD touches its state only for a momentum buffer: the state dict stays empty.
+    a, b = tc.nn.Parameter(tc.ones(2)), tc.nn.Parameter(tc.ones(3))
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "momentum": 0.9}], lr=0.1, foreach=foreach)
+    (a.sum() + b.sum()).backward()
+    opt.step()
+    assert list(opt.state_dict()["state"]) == [1]
+    assert_close(a, np.full(2, 0.9, np.float32))
+
+
 def test_param_groups_zero_grad_and_errors() -> None:
     a, b = tc.nn.Parameter(tc.ones(2)), tc.nn.Parameter(tc.ones(3))
     opt = optim.SGD([{"params": [a]}, {"params": b, "lr": 0.5, "momentum": 0.9}], lr=0.1)

@@ -636,6 +636,12 @@ def pdist(self: Tensor, p: float = 2.0) -> Tensor:
     return ops.vector_norm(diff, float(p), [-1])
 
 
+def _clamp_norm(n: Tensor, eps: float) -> Tensor:
+    if not n.requires_grad:
+        return n.clamp_min(eps)
+    return n.detach().clamp_min(eps) + (n - n.detach())
+
+
 @_composite
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     common = dt.result_type(x1, x2)
@@ -648,14 +654,5 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     # The clamp is invisible to autograd (PyTorch clamps in place under no_grad): a norm
     # below eps still passes its gradient on. (n - n.detach() is exactly 0: the forward
     # values are the clamped norms, bit for bit.)
-    n1 = ops.vector_norm(x1, 2.0, [dim], True)
-    n2 = ops.vector_norm(x2, 2.0, [dim], True)
-    if n1.requires_grad:
-        n1 = n1.detach().clamp_min(eps) + (n1 - n1.detach())
-    else:
-        n1 = n1.clamp_min(eps)
-    if n2.requires_grad:
-        n2 = n2.detach().clamp_min(eps) + (n2 - n2.detach())
-    else:
-        n2 = n2.clamp_min(eps)
+    n1, n2 = (_clamp_norm(ops.vector_norm(x, 2.0, [dim], True), eps) for x in (x1, x2))
     return ((x1 / n1) * (x2 / n2)).sum(dim)
