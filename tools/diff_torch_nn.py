@@ -94,7 +94,7 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         "LBFGS",
         "*",
         "float32",
-        "state-structure",
+        "state-[sr]*",
         "near convergence float32 rounding decides the number of iterations (float64 agrees)",
     ),
     (
