@@ -66,6 +66,8 @@ LAYERS = [
     # the output gradient, as every other elementwise backward
     ("relu", lambda: tc.nn.ReLU(), "CL", None),
     ("lp_pool", lambda: tc.nn.LPPool2d(2.0, 2), "CL", "CL"),
+    ("pixel_unshuffle", lambda: tc.nn.PixelUnshuffle(2), "CL", None),
+    ("channel_shuffle", lambda: tc.nn.ChannelShuffle(3), "CL", None),
 ]
 
 
@@ -285,3 +287,11 @@ def test_training_loop_stays_channels_last(device: str) -> None:
     for p, q in zip(*runs, strict=True):
         assert p.stride() == q.contiguous().stride() or _fmt(q) == "CL"
         assert_close(q.detach(), to_numpy(p.detach()), rtol=1e-4, atol=1e-5)
+
+
+def test_pixel_shuffle_keeps_channels_last(device: str) -> None:
+    x = _rand(device, 1, 8, 2, 3)
+    got = F.pixel_shuffle(_cl(x), 2)
+    assert _fmt(got) == "CL"
+    assert_close(got, to_numpy(F.pixel_shuffle(x, 2)))
+    assert _fmt(F.pixel_shuffle(x, 2)) == "C"
