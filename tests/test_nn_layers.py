@@ -545,6 +545,35 @@ def test_interpolate_antialias(device: str) -> None:
         F.interpolate(t(y, device), size=(2, 2), antialias=True)
 
 
+def _keys_aa_matrix(n_in: int, n_out: int) -> Any:
+    """PIL's anti-aliased bicubic resampling weights (Keys' kernel, a = -0.5), (out, in)."""
+
+    def kernel(v: Any) -> Any:
+        v = np.abs(v)
+        near = (1.5 * v - 2.5) * v * v + 1
+        far = ((-0.5 * v + 2.5) * v - 4) * v + 2
+        return np.where(v < 1, near, np.where(v < 2, far, 0.0))
+
+    ratio = n_in / n_out
+    scale = max(ratio, 1.0)
+    centers = (np.arange(n_out) + 0.5) * ratio
+    w = kernel((np.arange(n_in)[None, :] + 0.5 - centers[:, None]) / scale)
+    w[np.abs(np.arange(n_in)[None, :] + 0.5 - centers[:, None]) >= 2 * scale + 0.5] = 0
+    return w / w.sum(1, keepdims=True)
+
+
+@pytest.mark.parametrize(("size", "out"), [((9, 7), (4, 3)), ((5, 6), (9, 11)), ((8, 8), (3, 5))])
+def test_interpolate_bicubic_antialias(device: str, size: Any, out: Any) -> None:
+    x = RNG.normal(size=(1, 2, *size))
+    wh, ww = _keys_aa_matrix(size[0], out[0]), _keys_aa_matrix(size[1], out[1])
+    want = np.einsum("oh,nchw,pw->ncop", wh, x, ww)
+    xt = t(x, device, True)
+    assert_close(F.interpolate(xt, size=out, mode="bicubic", antialias=True), want)
+    assert tc.autograd.gradcheck(
+        lambda v: F.interpolate(v, size=out, mode="bicubic", antialias=True), (xt,)
+    )
+
+
 def test_one_hot_normalize_and_errors(device: str) -> None:
     idx = t(np.array([2, 0, 1]), device)
     assert F.one_hot(idx).tolist() == np.eye(3, dtype=int)[[2, 0, 1]].tolist()

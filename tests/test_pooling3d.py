@@ -179,6 +179,8 @@ def test_lp_pools() -> None:
     assert_close(got, want)
     got1 = tc.nn.LPPool1d(3, 2)(tc.tensor(x[:, :, :, 0]))
     assert_close(got1, np.cbrt((x[:, :, :, 0] ** 3).reshape(2, 3, 3, 2).sum(-1)))
+    # a stride of one element, as PyTorch takes it
+    assert_close(F.lp_pool1d(tc.tensor(x[:, :, :, 0]), 3, 2, stride=(2,)), got1)
     x3 = np.abs(np.random.default_rng(7).normal(size=(1, 2, 4, 4, 4)))
     got3 = tc.nn.LPPool3d(1, 2)(tc.tensor(x3))
     assert_close(got3, x3.reshape(1, 2, 2, 2, 2, 2, 2, 2).sum((3, 5, 7)))

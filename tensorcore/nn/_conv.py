@@ -77,14 +77,12 @@ def _conv(
             pad_lo = pad_hi = (0,) * nd
         elif padding == "same":
             if any(s != 1 for s in st):
-                raise ValueError("padding='same' is not supported for strided convolutions")
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
             total = [dil[i] * (weight.shape[2 + i] - 1) for i in range(nd)]
             pad_lo = tuple(t // 2 for t in total)
             pad_hi = tuple(t - t // 2 for t in total)
         else:
-            raise ValueError(
-                f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}"
-            )
+            raise RuntimeError(f"Invalid padding string: {padding!r}")
         if pad_lo != pad_hi:
             # An odd total: PyTorch pads the extra element on the right.
             extra: list[int] = []

@@ -432,6 +432,8 @@ def cross_entropy(
     logp = ops.log_softmax(input, class_dim)
     c = input._shape[class_dim] if input.ndim else 1
     if target._dtype._category >= dt.FLOATING:  # class probabilities
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(
                 f"cross_entropy(): probability targets must have the input's shape "

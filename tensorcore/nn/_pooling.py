@@ -244,14 +244,14 @@ def _lp_finish(out: Tensor, norm_type: float, count: int) -> Tensor:
 
 
 @checked(
-    "lp_pool1d(Tensor input, float norm_type, int kernel_size, int? stride=None, "
+    "lp_pool1d(Tensor input, float norm_type, int kernel_size, int[]? stride=None, "
     "bool ceil_mode=False) -> Tensor"
 )
 def lp_pool1d(
     input: Tensor,
     norm_type: float,
     kernel_size: int,
-    stride: int | None = None,
+    stride: Any = None,
     ceil_mode: bool = False,
 ) -> Tensor:
     """Power-average pooling ``(sum over the window of x ** p) ** (1 / p)`` of (N, C, L) or

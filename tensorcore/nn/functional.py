@@ -782,6 +782,11 @@ def group_norm(
             f"Expected number of channels in input to be divisible by num_groups, but got "
             f"input of shape {list(input.shape)} and num_groups={num_groups}"
         )
+    if n * c // num_groups * math.prod(input.shape[2:]) == 1:  # (PyTorch's check)
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"{list(input.shape)}"
+        )
     # float32 parameters of a 16-bit input (PyTorch's mixed type): computed in float32,
     # returned in the input's dtype
     mixed = input.dtype in (dt.float16, dt.bfloat16) and any(

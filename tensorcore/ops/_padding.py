@@ -51,10 +51,12 @@ def pad(
     tensor([[3., 2., 1., 2., 3.]])
     """
     pads = tuple(pad)
-    if len(pads) % 2 or len(pads) // 2 > input.ndim:
-        raise ValueError(
-            f"Padding length must be divisible by 2 and at most twice the input's dims "
-            f"({input.ndim}), got {len(pads)}"
+    if len(pads) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pads) // 2 > input.ndim:
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension "
+            f"but got padding length {len(pads)} and input of dimension {input.ndim}"
         )
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
