@@ -1217,6 +1217,64 @@ def module_cases(r: random.Random) -> Iterator[Case]:
             elementwise_affine=aff,
         )
         yield mod("PReLU", "PReLU", "x(2, 3, 4) num_parameters=3", [In((2, 3, 4))], 3)
+        for cls in ("RNNCell", "LSTMCell", "GRUCell"):
+            n = r.choice([1, 3])
+            batched = r.random() < 0.8
+            h0 = r.random() < 0.5
+            xs = (n, 4) if batched else (4,)
+            hs = (n, 3) if batched else (3,)
+            ins = [In(xs)] + ([In(hs)] * (2 if cls == "LSTMCell" else 1) if h0 else [])
+
+            def cell(L: Any, m: Any, x: Any, *h: Any, cls=cls) -> Any:
+                hx = None if not h else ((h[0], h[1]) if cls == "LSTMCell" else h[0])
+                return m(x, hx)
+
+            yield mod(
+                cls,
+                cls,
+                f"x{xs} h0={h0} bias={bias}",
+                ins,
+                4,
+                3,
+                bias=bias,
+                call=cell,
+            )
+        # a whole encoder (layers deep-copied from one: equal after the copy of parameters)
+        nl, norm = r.choice([1, 2]), r.random() < 0.5
+        bf = r.random() < 0.5
+        n, ls = r.choice([1, 2]), r.randint(2, 4)
+        kpm = r.random() < 0.5
+
+        def encoder(L: Any, nl=nl, norm=norm, bf=bf) -> Any:
+            layer = L.nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, batch_first=bf)
+            final = L.nn.LayerNorm(4) if norm else None
+            return L.nn.TransformerEncoder(layer, nl, norm=final, enable_nested_tensor=False)
+
+        def run_encoder(L: Any, m: Any, x: Any, kpm=kpm, n=n, ls=ls) -> Any:
+            mask = None
+            if kpm:
+                mask = L.rand(n, ls, generator=L.Generator().manual_seed(2)) < 0.4
+                mask[:, 0] = False
+            return m(x, src_key_padding_mask=mask)
+
+        yield Case(
+            "module",
+            "TransformerEncoder",
+            f"layers={nl} norm={norm} batch_first={bf} N={n} S={ls} key_padding_mask={kpm}",
+            [In((n, ls, 4) if bf else (ls, n, 4))],
+            run_encoder,
+            make=encoder,
+            train=r.random() < 0.5,
+        )
+        yield Case(
+            "module",
+            "Transformer",
+            f"N={n} S={ls} T=3 batch_first={bf}",
+            [In((n, ls, 4) if bf else (ls, n, 4)), In((n, 3, 4) if bf else (3, n, 4))],
+            lambda L, m, src, tgt: m(src, tgt),
+            make=lambda L, bf=bf: L.nn.Transformer(4, 2, 1, 1, 6, dropout=0.0, batch_first=bf),
+            train=True,
+        )
         yield mod(
             "Embedding",
             "Embedding",
@@ -1987,6 +2045,8 @@ OPTIMIZERS: list[tuple[str, dict[str, Any]]] = [
     ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.5, "weight_decay": 0.1}),
     ("Rprop", {"lr": 0.01}),
     ("Rprop", {"lr": 0.01, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.05), "maximize": True}),
+    ("SparseAdam", {"lr": 0.01}),
+    ("SparseAdam", {"lr": 0.01, "betas": (0.5, 0.9), "maximize": True}),
     ("LBFGS", {"lr": 0.5, "max_iter": 4}),
     ("LBFGS", {"lr": 1, "max_iter": 5, "history_size": 3, "line_search_fn": "strong_wolfe"}),
 ]
@@ -2129,6 +2189,10 @@ def optim_run(
             else:
                 for p, g in zip(ps, grads[step], strict=True):
                     p.grad = L.from_numpy(g.copy())
+                    if name == "SparseAdam":  # (rows of zeros: a sparse gradient of some rows)
+                        g = g.copy()
+                        g[: step % 3] = 0
+                        p.grad = L.from_numpy(g).to_sparse()
                 loss = opt.step()
             if sch is not None:
                 if sched and sched[0] == "ReduceLROnPlateau":
