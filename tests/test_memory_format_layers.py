@@ -139,6 +139,8 @@ def test_channels_last_output_gradient(device: str) -> None:
         ((1, 1, 1, 1), "reflect", "CL"),
         ((2, 1, 0, 1), "replicate", "CL"),
         ((1, 1, 2, 2), "circular", "C"),
+        ((2, 1, 0, 1, 1, 2), "reflect", "CL"),
+        ((0, 1, 2, 1, 1, 0, 1, 1), "constant", "CL"),
     ],
 )
 def test_pad(device: str, pad: tuple[int, ...], mode: str, fmt: str) -> None:
@@ -287,6 +289,14 @@ def test_training_loop_stays_channels_last(device: str) -> None:
     for p, q in zip(*runs, strict=True):
         assert p.stride() == q.contiguous().stride() or _fmt(q) == "CL"
         assert_close(q.detach(), to_numpy(p.detach()), rtol=1e-4, atol=1e-5)
+
+
+def test_max_unpool2d_keeps_channels_last(device: str) -> None:
+    x = _rand(device, 2, 3, 6, 8)
+    pooled, idx = F.max_pool2d(_cl(x), 2, return_indices=True)
+    got = F.max_unpool2d(pooled, idx, 2)
+    assert _fmt(got) == "CL"
+    assert_close(got, to_numpy(F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)))
 
 
 def test_pixel_shuffle_keeps_channels_last(device: str) -> None:

@@ -106,6 +106,30 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         "keeps channels-last, as ours does for both",
     ),
     (
+        "logsigmoid",
+        "*",
+        "*",
+        "memory-format",
+        "layout only: PyTorch's logsigmoid allocates a row-major result (its buffer); ours "
+        "keeps the input's format as the other elementwise functions do",
+    ),
+    (
+        "rrelu",
+        "*",
+        "*",
+        "memory-format",
+        "layout only: PyTorch's rrelu (eval) gives a row-major result; ours keeps the "
+        "input's format as leaky_relu does",
+    ),
+    (
+        "Conv[23]d",
+        "*padding_mode=circular*",
+        "*",
+        "memory-format",
+        "layout only: PyTorch's circular pad gives a row-major input to the convolution; "
+        "ours keeps channels-last through it",
+    ),
+    (
         "hardsigmoid",
         "*",
         "float64",

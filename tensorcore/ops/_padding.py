@@ -65,7 +65,8 @@ def pad(
     # A channels-last input padded in its spatial dims is padded as its (N, *spatial, C)
     # view, which is row-major: the result keeps the format, as PyTorch's does (but for
     # circular padding, whose result PyTorch makes row-major).
-    cl = mode != "circular" and len(pads) // 2 <= input.ndim - 2 and layer_format(input) is not None
+    fmt = layer_format(input) if mode != "circular" else None
+    cl = fmt is not None and len(pads) // 2 <= input.ndim - 2
     out = input.movedim(1, -1) if cl else input
     shift = 1 if cl else 0  # (a dim's place in ``out``: ``d - shift``)
     for j in range(len(pads) // 2):
@@ -106,6 +107,9 @@ def pad(
             )
         out = out.index_select(d - shift, _pad_index(size, lo, hi, mode, out.device))
     out = out.movedim(-1, 1) if cl else out
+    if fmt is not None and not cl:
+        # (the channel or batch dim padded too: PyTorch's result keeps the format all the same)
+        out = out.contiguous(memory_format=fmt)
     if not any(pads):
         out = input.clone()  # a new tensor, as PyTorch's (never the input or a view of it)
     k = len(pads) // 2
