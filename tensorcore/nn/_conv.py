@@ -438,8 +438,8 @@ def _adaptive_max_with_indices(
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
-    index = []
-    flat = None
+    index: list[Tensor] = []
+    flat: Tensor | None = None
     stride = 1
     for i in reversed(range(nd)):
         bounds = _adaptive_bounds(sizes[i], outs[i])
@@ -453,7 +453,8 @@ def _adaptive_max_with_indices(
         stride *= sizes[i]
     n, c = x.shape[:2]
     perm = [*(2 * i for i in range(nd)), *(2 * i + 1 for i in range(nd))]
-    windows = x[(slice(None), slice(None), *index)]  # (N, C, o0, k0, o1, k1, ...)
+    where: tuple[Any, ...] = (slice(None), slice(None), *index)
+    windows = x[where]  # (N, C, o0, k0, o1, k1, ...)
     windows = windows.permute(0, 1, *(2 + p for p in perm)).reshape(n, c, *outs, -1)
     values, arg = windows.max(-1)
     assert flat is not None  # (nd >= 1)

@@ -70,7 +70,7 @@ class SGD(Optimizer):
                 grads = [p.grad for p in params]
                 momentum = group["momentum"]
                 # (no state entry without momentum: PyTorch's state stays empty then)
-                bufs = (
+                bufs: list[Any] = (
                     [self.state[p].get("momentum_buffer") for p in params]
                     if momentum
                     else [None] * len(params)
