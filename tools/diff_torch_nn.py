@@ -1002,26 +1002,37 @@ def misc_cases(r: random.Random) -> Iterator[Case]:
         mask = r.choice([None, "bool", "float"])
         causal = mask is None and r.random() < 0.5
         scale = r.choice([None, 0.3])
-        ins = [In((bsz, heads, lq, e)), In((bsz, heads, lk, e)), In((bsz, heads, lk, ev))]
+        gqa = heads == 2 and r.random() < 0.4  # (grouped query attention: one key head)
+        kh = 1 if gqa else heads
+        ins = [In((bsz, heads, lq, e)), In((bsz, kh, lk, e)), In((bsz, kh, lk, ev))]
         if mask == "bool":
             ins.append(In((lq, lk), "v", values="mask", grad=False, layout=False))
         elif mask == "float":
             ins.append(In((bsz, 1, lq, lk)))
 
         def sdpa(
-            L: Any, m: Any, q: Any, k: Any, v: Any, am: Any = None, causal=causal, scale=scale
+            L: Any,
+            m: Any,
+            q: Any,
+            k: Any,
+            v: Any,
+            am: Any = None,
+            causal=causal,
+            scale=scale,
+            gqa=gqa,
         ):
             if am is not None and am.dtype == L.int64:
                 am = am.bool()
+            kw = {"enable_gqa": True} if gqa else {}
             return F(L).scaled_dot_product_attention(
-                q, k, v, attn_mask=am, is_causal=causal, scale=scale
+                q, k, v, attn_mask=am, is_causal=causal, scale=scale, **kw
             )
 
         yield Case(
             "functional",
             "scaled_dot_product_attention",
             f"q{ins[0].shape} k{ins[1].shape} v{ins[2].shape} mask={mask} causal={causal} "
-            f"scale={scale}",
+            f"scale={scale} enable_gqa={gqa}",
             ins,
             sdpa,
         )
@@ -2042,9 +2053,11 @@ OPTIMIZERS: list[tuple[str, dict[str, Any]]] = [
     ("SGD", {"lr": 0.1}),
     ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01}),
     ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "maximize": True}),
+    ("SGD", {"lr": 0.1, "momentum": 0.5, "foreach": False, "_groups": True}),
     ("Adam", {"lr": 0.01}),
     ("Adam", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1, "maximize": True}),
     ("Adam", {"lr": 0.01, "betas": (0.8, 0.9), "eps": 1e-6}),
+    ("Adam", {"lr": 0.01, "foreach": False, "weight_decay": 0.1, "_groups": True}),
     ("AdamW", {"lr": 0.01}),
     ("AdamW", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.3}),
     ("Adagrad", {"lr": 0.1}),
@@ -2067,6 +2080,8 @@ OPTIMIZERS: list[tuple[str, dict[str, Any]]] = [
     ("RAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("RMSprop", {"lr": 0.01}),
     ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.5, "weight_decay": 0.1}),
+    ("RMSprop", {"lr": 0.01, "alpha": 0.9, "_groups": True}),
+    ("Adagrad", {"lr": 0.1, "_groups": True, "maximize": True}),
     ("Rprop", {"lr": 0.01}),
     ("Rprop", {"lr": 0.01, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.05), "maximize": True}),
     ("SparseAdam", {"lr": 0.01}),
@@ -2175,6 +2190,14 @@ def optim_run(
     rep: Report, name: str, kw: dict[str, Any], sched: tuple[str, Any] | None, dtype: str
 ) -> None:
     desc = f"{kw}" + (f" + {sched[0]}" if sched else "")
+    options = {k: v for k, v in kw.items() if k != "_groups"}
+
+    def groups(ps: list[Any]) -> Any:
+        """The parameters, or (``_groups``) two groups, the second with half the lr."""
+        if not kw.get("_groups"):
+            return ps
+        return [{"params": ps[:1]}, {"params": ps[1:], "lr": kw.get("lr", 1.0) / 2}]
+
     label = sched[0] if sched else name
     fake = Case("sched" if sched else "optim", label, desc, [], lambda *a: None)
     rep.runs[label] += 1
@@ -2186,7 +2209,7 @@ def optim_run(
 
     def setup(L: Any) -> Any:
         ps = [L.nn.Parameter(L.from_numpy(a.copy())) for a in init]
-        opt = getattr(L.optim, name)(ps, **kw)
+        opt = getattr(L.optim, name)(groups(ps), **options)
         sch = sched[1](L, opt) if sched else None
         return ps, opt, sch
 
@@ -2282,7 +2305,7 @@ def optim_run(
 
             def reload(L: Any, sd: Any) -> Any:
                 ps = [L.nn.Parameter(L.from_numpy(a.copy())) for a in init]
-                opt = getattr(L.optim, name)(ps, **kw)
+                opt = getattr(L.optim, name)(groups(ps), **options)
                 opt.load_state_dict(sd)
                 return opt.state_dict()
 
