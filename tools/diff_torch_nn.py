@@ -867,6 +867,50 @@ def activation_cases(r: random.Random) -> Iterator[Case]:
                     **{k: getattr(L, v) if k == "dtype" else v for k, v in kw.items()},
                 ),
             )
+        # in-place forms, on a copy (a non-leaf: its gradient flows back through the copy)
+        for name, kw in (
+            ("relu_", {}),
+            ("elu_", {"alpha": r.choice([1.0, 0.5])}),
+            ("leaky_relu_", {"negative_slope": r.choice([0.01, 0.3])}),
+            ("hardtanh_", {"min_val": -0.5, "max_val": r.choice([0.5, 1.0])}),
+            ("threshold_", {"threshold": 0.1, "value": r.choice([0.0, -1.0])}),
+            ("rrelu_", {"lower": 0.2, "upper": 0.4, "training": False}),
+        ):
+            s = r.choice([(2, 4), (1, 3, 2, 2)])
+            yield Case(
+                "functional",
+                name,
+                f"x{s} {kw}",
+                [In(s)],
+                lambda L, m, x, name=name, kw=kw: getattr(F(L), name)(x * 1, **kw),
+            )
+        # fractional max pooling, its random samples given
+        n, c = r.choice([1, 2]), r.choice([1, 3])
+        hw = (r.randint(5, 9), r.randint(5, 9))
+        k = r.choice([2, 3])
+        size = {"output_size": (r.randint(2, hw[0] - k + 1), r.randint(2, hw[1] - k + 1))}
+        if r.random() < 0.4:
+            size = {"output_ratio": r.choice([0.5, (0.6, 0.7)])}
+        ri = r.random() < 0.5
+        yield Case(
+            "functional",
+            "fractional_max_pool2d",
+            f"x{(n, c, *hw)} k={k} {size} return_indices={ri} (_random_samples given)",
+            [In((n, c, *hw), values="distinct"), In((n, c, 2), "p", grad=False, layout=False)],
+            lambda L, m, x, u, k=k, size=size, ri=ri: F(L).fractional_max_pool2d(
+                x, k, **size, return_indices=ri, _random_samples=u
+            ),
+        )
+        # gumbel_softmax is random: its dtype and shape, and each row a distribution
+        hard = r.random() < 0.5
+        yield Case(
+            "functional",
+            "gumbel_softmax",
+            f"logits(3, 5) tau=0.7 hard={hard} (row sums)",
+            [In((3, 5))],
+            lambda L, m, x, hard=hard: F(L).gumbel_softmax(x, tau=0.7, hard=hard).sum(-1),
+            grad=False,
+        )
         c = r.choice([1, 3])
         s = r.choice([(2, c, 4), (1, c), (c,)])
         yield Case(
