@@ -201,6 +201,23 @@ def test_registering_something_that_is_no_plugin() -> None:
             RuntimeError,
             "ignore_index is not supported for floating point target",
         ),
+        (
+            lambda x: F.binary_cross_entropy(x * 2, x / 2),
+            RuntimeError,
+            "all elements of input should be between 0 and 1",
+        ),
+        (
+            lambda x: F.binary_cross_entropy(x * math.nan, x / 2),
+            RuntimeError,
+            "all elements of input should be between 0 and 1",
+        ),
+        (
+            lambda x: F.embedding_bag(
+                tc.tensor([0, 1, 2], device=x.device), x, tc.tensor([1, 2], device=x.device)
+            ),
+            RuntimeError,
+            r"offsets\[0\] has to be 0",
+        ),
     ],
 )
 def test_nn_functional_errors_as_pytorch(device: str, call: Any, exc: Any, match: str) -> None:

@@ -2088,6 +2088,114 @@ def bad_cases() -> Iterator[Case]:
             lambda L, m, x: L.nn.BatchNorm2d(2).to(x.dtype)(x),
         ),
     ]
+    bad += [
+        (
+            "binary_cross_entropy",
+            "input outside [0, 1]",
+            [In((3,)), In((3,), "p")],
+            lambda L, m, x, t: F(L).binary_cross_entropy(x * 5, t),
+        ),
+        (
+            "cross_entropy",
+            "label_smoothing above 1",
+            [In((2, 3)), In((2,), "i", high=3)],
+            lambda L, m, x, t: F(L).cross_entropy(x, t, label_smoothing=1.5),
+        ),
+        (
+            "multi_margin_loss",
+            "p = 3",
+            [In((2, 3)), In((2,), "i", high=3)],
+            lambda L, m, x, t: F(L).multi_margin_loss(x, t, p=3),
+        ),
+        (
+            "avg_pool2d",
+            "divisor_override 0",
+            [In((1, 1, 4, 4))],
+            lambda L, m, x: F(L).avg_pool2d(x, 2, divisor_override=0),
+        ),
+        (
+            "grid_sample",
+            "unknown mode",
+            [In((1, 1, 3, 3)), In((1, 2, 2, 2))],
+            lambda L, m, x, g: F(L).grid_sample(x, g, mode="area", align_corners=False),
+        ),
+        (
+            "local_response_norm",
+            "2-d input",
+            [In((2, 3))],
+            lambda L, m, x: F(L).local_response_norm(x, 2),
+        ),
+        (
+            "max_unpool2d",
+            "index out of range",
+            [In((1, 1, 2, 2)), In((1, 1, 2, 2), "v", values=[0, 1, 2, 99])],
+            lambda L, m, x, i: F(L).max_unpool2d(x, i.long(), 2),
+        ),
+        (
+            "embedding_bag",
+            "offsets not starting at 0",
+            [In((4,), "i", high=3), In((3, 2)), In((2,), "v", values=[1, 2])],
+            lambda L, m, i, w, o: F(L).embedding_bag(i, w, o.long()),
+        ),
+        (
+            "LSTM",
+            "proj_size not below hidden_size",
+            [In((2, 1, 3))],
+            lambda L, m, x: L.nn.LSTM(3, 2, proj_size=2),
+        ),
+        (
+            "Transformer",
+            "d_model not divisible by nhead",
+            [In((2, 1, 3))],
+            lambda L, m, x: L.nn.TransformerEncoderLayer(6, 4),
+        ),
+        (
+            "Adam",
+            "negative lr",
+            [In((2,))],
+            lambda L, m, x: L.optim.Adam([L.nn.Parameter(x.detach())], lr=-1.0),
+        ),
+        (
+            "Adam",
+            "beta out of range",
+            [In((2,))],
+            lambda L, m, x: L.optim.Adam([L.nn.Parameter(x.detach())], betas=(1.0, 0.9)),
+        ),
+        (
+            "SGD",
+            "nesterov without momentum",
+            [In((2,))],
+            lambda L, m, x: L.optim.SGD([L.nn.Parameter(x.detach())], lr=0.1, nesterov=True),
+        ),
+        (
+            "Optimizer",
+            "no parameters",
+            [In((2,))],
+            lambda L, m, x: L.optim.SGD([], lr=0.1),
+        ),
+        (
+            "Optimizer",
+            "a parameter in two groups",
+            [In((2,))],
+            lambda L, m, x: (lambda p: L.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(
+                L.nn.Parameter(x.detach())
+            ),
+        ),
+        (
+            "StepLR",
+            "optimizer of another type",
+            [In((2,))],
+            lambda L, m, x: L.optim.lr_scheduler.StepLR(object(), 2),
+        ),
+        (
+            "OneCycleLR",
+            "no total_steps nor epochs",
+            [In((2,))],
+            lambda L, m, x: L.optim.lr_scheduler.OneCycleLR(
+                L.optim.SGD([L.nn.Parameter(x.detach())], lr=0.1), 1.0
+            ),
+        ),
+    ]
     for name, desc, ins, call in bad:
         yield Case("bad-input", name, desc, ins, call, grad=False, dtypes=("float64",))
 

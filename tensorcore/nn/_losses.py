@@ -221,6 +221,10 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
+    # (NaN fails the check too, as in PyTorch's kernel)
+    checkable = input.numel() and input.device.type != "meta"
+    if checkable and not bool(((input >= 0) & (input <= 1)).all()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
     log_p = input.log().clamp(min=-100)
     log_q = (1 - input).log().clamp(min=-100)
     loss = -(target * log_p + (1 - target) * log_q)

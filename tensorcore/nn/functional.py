@@ -583,6 +583,11 @@ def embedding_bag(
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
+        if offsets.numel() and offsets.device.type != "meta" and int(offsets[0]) != 0:
+            raise RuntimeError(
+                f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
+                f"start from position 0. However, got {int(offsets[0])}"
+            )
     else:
         raise ValueError(
             f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}"
