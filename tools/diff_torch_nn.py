@@ -2206,11 +2206,15 @@ OPTIMIZERS: list[tuple[str, dict[str, Any]]] = [
     ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01}),
     ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "maximize": True}),
     ("SGD", {"lr": 0.1, "momentum": 0.5, "foreach": False, "_groups": True}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "fused": True}),
+    ("Adagrad", {"lr": 0.1, "fused": True}),
     ("Adam", {"lr": 0.01}),
     ("Adam", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1, "maximize": True}),
     ("Adam", {"lr": 0.01, "betas": (0.8, 0.9), "eps": 1e-6}),
     ("Adam", {"lr": 0.01, "foreach": False, "weight_decay": 0.1, "_groups": True}),
+    ("Adam", {"lr": 0.01, "fused": True, "amsgrad": True}),
     ("AdamW", {"lr": 0.01}),
+    ("AdamW", {"lr": 0.01, "fused": True}),
     ("AdamW", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.3}),
     ("Adagrad", {"lr": 0.1}),
     (
@@ -2469,6 +2473,33 @@ def optim_run(
             for kind, path, va, vb in state_diff(ra, rb):
                 if kind == "state-structure":
                     rep.add("state-reload", label, dtype, desc, f"{path}: {va} vs {vb}")
+
+    if sched is not None:
+        # a fresh optimizer and scheduler loaded from the state dicts go on as the first did
+        # (last: PyTorch's loaded optimizer shares the state tensors of the dict it loads,
+        # so its steps move the first optimizer's state too; ours copies them)
+        def resume(L: Any, opt: Any, sch: Any) -> list[list[float]]:
+            ps2, opt2, sch2 = setup(L)
+            opt2.load_state_dict(opt.state_dict())
+            sch2.load_state_dict(sch.state_dict())
+            lrs = []
+            for k in range(3):
+                for p in ps2:
+                    p.grad = L.zeros_like(p)
+                opt2.step()
+                if sched[0] == "ReduceLROnPlateau":
+                    sch2.step(2.0 + k)
+                else:
+                    sch2.step()
+                lrs.append([g["lr"] for g in opt2.param_groups])
+            return lrs
+
+        ra, e1 = attempt(lambda: resume(tc, oo, so))
+        rb, e2 = attempt(lambda: resume(torch, ot, st))
+        if e1 is not None or e2 is not None:
+            report_raise(rep, fake, dtype, f"{desc} resumed", e1, e2)
+        else:
+            compare_all(rep, fake, dtype, f"{desc} resumed", ra, rb, "lr")
 
 
 def optim_cases(rep: Report, only: list[str] | None, kinds: set[str]) -> None:
