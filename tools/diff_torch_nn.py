@@ -1764,6 +1764,11 @@ def run_case(rep: Report, c: Case, dtype: str, layout: str, seed: int) -> None:
             rep.add("module-structure", c.name, dtype, desc, bad)
             return
         params_o, params_t = list(om.parameters()), list(tm.parameters())
+        if layout == "contiguous" and repr(om) != repr(tm):
+            rep.add("repr", c.name, dtype, desc, f"{repr(om)!r} vs {repr(tm)!r}")
+        keys_o, keys_t = list(om.state_dict()), list(tm.state_dict())
+        if keys_o != keys_t:
+            rep.add("state-structure", c.name, dtype, desc, f"state_dict keys {keys_o} vs {keys_t}")
     ours, e1 = attempt(lambda: c.call(tc, om, *ours_in))
     theirs, e2 = attempt(lambda: c.call(torch, tm, *theirs_in))
     if e1 is not None or e2 is not None:
