@@ -40,6 +40,15 @@ def _cl(t: tc.Tensor) -> tc.Tensor:
     return t.contiguous(memory_format=CL if t.dim() == 4 else CL3)
 
 
+class _Call(tc.nn.Module):
+    def __init__(self, fn: Any) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: tc.Tensor) -> tc.Tensor:
+        return self.fn(x)
+
+
 # (layer, PyTorch's layout of its result and of its input's raw gradient, for a row-major
 # output gradient, on a channels-last (2, 3, 6, 8) input)
 LAYERS = [
@@ -62,6 +71,12 @@ LAYERS = [
     ("group_norm", lambda: tc.nn.GroupNorm(3, 3), "CL", None),
     ("upsample nearest", lambda: tc.nn.Upsample(scale_factor=2), "CL", None),
     ("upsample bilinear", lambda: tc.nn.Upsample(size=(5, 9), mode="bilinear"), "CL", None),
+    (
+        "interpolate antialias",
+        lambda: _Call(lambda x: F.interpolate(x, size=(4, 5), mode="bilinear", antialias=True)),
+        "CL",
+        None,
+    ),
     # relu's gradient: PyTorch's threshold_backward lays it out as its input (CL), ours as
     # the output gradient, as every other elementwise backward
     ("relu", lambda: tc.nn.ReLU(), "CL", None),

@@ -130,6 +130,14 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         "ours keeps channels-last through it",
     ),
     (
+        "fractional_max_pool2d",
+        "*'output_ratio': 0.*",
+        "*",
+        "raises-only-torch",
+        "PyTorch's functional form fails on a float output_ratio (TypeError: no len(); its "
+        "module takes one); ours takes it, as the module does",
+    ),
+    (
         "hardsigmoid",
         "*",
         "float64",

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._memory_format import layer_format
+from ..layouts import contiguous_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -120,6 +121,11 @@ def _resize_dim(
     if antialias:
         m = _antialias_weights(n_in, n_out, scale, align_corners, mode == "bicubic")
         weights = _tensor(m, dtype=dtype, device=dev)  # (out, in)
+        # (the last two dims without a move: results and gradients stay dense)
+        if d == x.ndim - 1:
+            return ops.matmul(x, weights.t())
+        if d == x.ndim - 2:
+            return ops.matmul(weights, x)
         return ops.matmul(x.movedim(d, -1), weights.t()).movedim(-1, d)
     src = _source_coords(n_in, n_out, scale, align_corners, mode == "bicubic", dev, dtype)
     lo = src.floor()
@@ -232,6 +238,8 @@ def interpolate(
             antialias,
         )
     out = out.movedim(-1, 1) if cl else out
+    if antialias:  # (its matrix products leave another order: PyTorch's is dense)
+        out = out.contiguous(memory_format=layer_format(input) or contiguous_format)
     return out if out is input else named_as(out, _UPSAMPLE_NODES[mode].format(nd=nd))
 
 
