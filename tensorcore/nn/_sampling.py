@@ -15,8 +15,8 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._memory_format import layer_format
-from ..layouts import contiguous_format
 from .._tensor import Tensor
+from ..layouts import contiguous_format
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..ops.factories import tensor as _tensor
