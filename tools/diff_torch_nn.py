@@ -59,7 +59,10 @@ import tensorcore as tc
 TOLERANCE = {"float64": (1e-10, 1e-12), "float32": (2e-4, 2e-5)}
 
 #: Known, deliberate differences: (case name, description, dtype, kind) fnmatch patterns and
-#: the reason. A mismatch matching one is counted as "expected", not reported.
+#: the reason. A mismatch matching one is counted as "expected", not reported. (Not drawn at
+#: all: a sparse embedding gradient of a non-contiguous weight view, whose tc.autograd.grad
+#: runs the view's own backward, which cannot copy a sparse gradient; PyTorch stops at the
+#: view. Its backward() to the base fails in both libraries.)
 EXPECTED: list[tuple[str, str, str, str, str]] = [
     (
         "*",
@@ -549,6 +552,7 @@ def embedding_cases(r: random.Random) -> Iterator[Case]:
         pidx = r.choice([None, 0, -1])
         sgf = r.random() < 0.4
         kw: dict[str, Any] = dict(padding_idx=pidx, scale_grad_by_freq=sgf)
+        kw["sparse"] = r.random() < 0.3  # (a sparse COO gradient of the weight)
         if r.random() < 0.3:
             kw["max_norm"] = r.choice([0.5, 1.0])
             kw["norm_type"] = r.choice([1.0, 2.0])
@@ -556,15 +560,20 @@ def embedding_cases(r: random.Random) -> Iterator[Case]:
             "functional",
             "embedding",
             f"idx{ishape} weight({num}, {dim}) {kw}",
-            [In(ishape, "i", high=num), In((num, dim), grad="max_norm" not in kw)],
+            # (a sparse gradient of a contiguous weight: see the note on EXPECTED)
+            [
+                In(ishape, "i", high=num),
+                In((num, dim), grad="max_norm" not in kw, layout=not kw["sparse"]),
+            ],
             lambda L, m, i, w, kw=kw: F(L).embedding(i, w.clone() if "max_norm" in kw else w, **kw),
         )
         mode = r.choice(["sum", "mean", "max"])
         two_d = r.random() < 0.4
         psw = mode == "sum" and r.random() < 0.5
         kw = dict(mode=mode, padding_idx=r.choice([None, 1]))
+        kw["sparse"] = mode != "max" and r.random() < 0.3
         if two_d:
-            ins = [In((3, 4), "i", high=num), In((num, dim))]
+            ins = [In((3, 4), "i", high=num), In((num, dim), layout=not kw["sparse"])]
             ins += [In((3, 4))] if psw else []
             desc = "2-d input"
         else:
@@ -573,7 +582,7 @@ def embedding_cases(r: random.Random) -> Iterator[Case]:
             last = 7 if kw["include_last_offset"] else r.choice([2, 5])
             ins = [
                 In((7,), "i", high=num),
-                In((num, dim)),
+                In((num, dim), layout=not kw["sparse"]),
                 In((3,), "v", values=[0, 2, last]),
             ]
             ins += [In((7,))] if psw else []
