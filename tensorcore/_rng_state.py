@@ -108,6 +108,11 @@ def set_rng_state(new_state: Tensor) -> None:
 
 
 def install() -> None:
-    """Give :class:`Generator` its ``get_state`` and ``set_state`` methods."""
+    """Give :class:`Generator` its ``get_state`` and ``set_state`` methods, and
+    ``tensorcore.random`` the module-level functions (``torch.random.get_rng_state``)."""
+    from . import random
+
     Generator.get_state = get_state  # type: ignore[attr-defined]
     Generator.set_state = set_state  # type: ignore[attr-defined]
+    random.get_rng_state = get_rng_state  # type: ignore[attr-defined]
+    random.set_rng_state = set_rng_state  # type: ignore[attr-defined]

@@ -198,13 +198,3 @@ def fork_rng(
         yield
     finally:
         _set_states(saved)
-
-
-def __getattr__(name: str) -> Any:
-    # ``torch.random.get_rng_state``/``set_rng_state``: defined beside the byte-tensor form of
-    # a generator's state (``_rng_state``, which imports this module).
-    if name in ("get_rng_state", "set_rng_state"):
-        from . import _rng_state
-
-        return getattr(_rng_state, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

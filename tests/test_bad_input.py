@@ -173,3 +173,53 @@ def test_registering_something_that_is_no_plugin() -> None:
         tc.backends.register(None)
     with pytest.raises(TypeError, match=r"register\(\): argument 'name' must be str"):
         tc.backends.register(object(), name=3)
+
+
+# (found by tools/diff_torch_nn.py; PyTorch 2.13's exception types and messages)
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda x: F.pad(x, (1,)), RuntimeError, "Padding length must be divisible by 2"),
+        (lambda x: F.pad(x, (1,) * 6), RuntimeError, "padding length 6 and input of dimension 2"),
+        (
+            lambda x: F.conv1d(x, tc.ones(1, 2, 1, device=x.device), stride=2, padding="same"),
+            RuntimeError,
+            "padding='same' is not supported for strided convolutions",
+        ),
+        (
+            lambda x: F.conv1d(x, tc.ones(1, 2, 1, device=x.device), padding="full"),
+            RuntimeError,
+            "Invalid padding string: 'full'",
+        ),
+        (
+            lambda x: F.group_norm(x[:1, :1], 1),
+            ValueError,
+            r"Expected more than 1 value per channel when training, got input size \[1, 1\]",
+        ),
+        (
+            lambda x: F.cross_entropy(x, x.softmax(1), ignore_index=0),
+            RuntimeError,
+            "ignore_index is not supported for floating point target",
+        ),
+        (
+            lambda x: F.binary_cross_entropy(x * 2, x / 2),
+            RuntimeError,
+            "all elements of input should be between 0 and 1",
+        ),
+        (
+            lambda x: F.binary_cross_entropy(x * math.nan, x / 2),
+            RuntimeError,
+            "all elements of input should be between 0 and 1",
+        ),
+        (
+            lambda x: F.embedding_bag(
+                tc.tensor([0, 1, 2], device=x.device), x, tc.tensor([1, 2], device=x.device)
+            ),
+            RuntimeError,
+            r"offsets\[0\] has to be 0",
+        ),
+    ],
+)
+def test_nn_functional_errors_as_pytorch(device: str, call: Any, exc: Any, match: str) -> None:
+    x = tc.ones(2, 3, device=device)
+    _refused(exc, match, lambda: call(x), x)

@@ -74,6 +74,27 @@ def test_nll_loss_backward_matches_numpy(device: str, reduction: str) -> None:
     assert_close(got, want)
 
 
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_mean_loss_with_every_target_ignored_has_zero_gradient(
+    device: str, smoothing: float
+) -> None:
+    # The mean is 0 / 0 = nan, but the ignored places get no gradient (0, not nan), as
+    # PyTorch's; a zero class weight on a counted target still gives 0 / 0 there.
+    x = tc.tensor(np.random.default_rng(0).normal(size=(3, 5)), device=device, requires_grad=True)
+    target = tc.tensor([1, 1, 1], device=device)
+    loss = F.cross_entropy(x, target, ignore_index=1, label_smoothing=smoothing)
+    assert loss.isnan().item()
+    (g,) = tc.autograd.grad(loss, x)
+    assert_close(g, np.zeros((3, 5)))
+    w = tc.ones(5, device=device, dtype=tc.float64)
+    w[2] = 0
+    loss = F.nll_loss(x, tc.tensor([2, 2, 1], device=device), weight=w, ignore_index=1)
+    (g,) = tc.autograd.grad(loss, x)
+    want = np.zeros((3, 5))
+    want[:2, 2] = np.nan
+    np.testing.assert_array_equal(g.detach().cpu().numpy(), want)
+
+
 def test_nll_loss_rejects_bad_input(device: str) -> None:
     x = tc.zeros(3, 4, device=device)
     with pytest.raises(ValueError, match=r"Expected input batch_size \(3\) to match target"):

@@ -183,3 +183,43 @@ def test_the_old_lrscheduler_name_is_subclassed_by_custom_schedulers() -> None:
         opt.step()
         sched.step()
     assert lrs == pytest.approx([0.025, 0.05, 0.075, 0.1, 0.1])
+
+
+class _Halve:
+    """A callable object: its attributes travel in the state dict."""
+
+    def __init__(self) -> None:
+        self.factor = 0.5
+
+    def __call__(self, x: float) -> float:
+        return self.factor
+
+
+def test_state_dicts_have_pytorchs_keys() -> None:
+    # MultiplicativeLR saves its functions as LambdaLR does (None for a plain function, a
+    # callable object's attributes); CyclicLR records the momentum range in each group and
+    # saves a custom scale_fn the same way; ReduceLROnPlateau keeps default_min_lr and
+    # mode_worse.
+    opt = _opt()
+    halve = _Halve()
+    m = S.MultiplicativeLR(opt, [halve])
+    assert m.state_dict()["lr_lambdas"] == [{"factor": 0.5}]
+    halve.factor = 0.9
+    m.load_state_dict({**m.state_dict(), "lr_lambdas": [{"factor": 0.25}]})
+    assert halve.factor == 0.25
+    assert S.MultiplicativeLR(_opt(), lambda e: 0.9).state_dict()["lr_lambdas"] == [None]
+    opt = _opt()
+    c = S.CyclicLR(opt, 0.01, 0.1, base_momentum=0.7, max_momentum=0.95)
+    group = opt.param_groups[0]
+    assert (group["momentum"], group["base_momentum"], group["max_momentum"]) == (0.95, 0.7, 0.95)
+    assert c.state_dict()["_scale_fn_custom"] is None
+    scaled = S.CyclicLR(_opt(), 0.01, 0.1, scale_fn=halve, cycle_momentum=False)
+    assert scaled.state_dict()["_scale_fn_custom"] == {"factor": 0.25}
+    state = S.ReduceLROnPlateau(_opt(), mode="max", min_lr=0.001).state_dict()
+    assert (state["default_min_lr"], state["mode_worse"]) == (0.001, -math.inf)
+    state = S.ReduceLROnPlateau(_opt(), min_lr=[0.01]).state_dict()
+    assert (state["default_min_lr"], state["mode_worse"], state["min_lrs"]) == (
+        None,
+        math.inf,
+        [0.01],
+    )

@@ -40,6 +40,15 @@ def _cl(t: tc.Tensor) -> tc.Tensor:
     return t.contiguous(memory_format=CL if t.dim() == 4 else CL3)
 
 
+class _Call(tc.nn.Module):
+    def __init__(self, fn: Any) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: tc.Tensor) -> tc.Tensor:
+        return self.fn(x)
+
+
 # (layer, PyTorch's layout of its result and of its input's raw gradient, for a row-major
 # output gradient, on a channels-last (2, 3, 6, 8) input)
 LAYERS = [
@@ -62,10 +71,18 @@ LAYERS = [
     ("group_norm", lambda: tc.nn.GroupNorm(3, 3), "CL", None),
     ("upsample nearest", lambda: tc.nn.Upsample(scale_factor=2), "CL", None),
     ("upsample bilinear", lambda: tc.nn.Upsample(size=(5, 9), mode="bilinear"), "CL", None),
+    (
+        "interpolate antialias",
+        lambda: _Call(lambda x: F.interpolate(x, size=(4, 5), mode="bilinear", antialias=True)),
+        "CL",
+        None,
+    ),
     # relu's gradient: PyTorch's threshold_backward lays it out as its input (CL), ours as
     # the output gradient, as every other elementwise backward
     ("relu", lambda: tc.nn.ReLU(), "CL", None),
     ("lp_pool", lambda: tc.nn.LPPool2d(2.0, 2), "CL", "CL"),
+    ("pixel_unshuffle", lambda: tc.nn.PixelUnshuffle(2), "CL", None),
+    ("channel_shuffle", lambda: tc.nn.ChannelShuffle(3), "CL", None),
 ]
 
 
@@ -137,6 +154,8 @@ def test_channels_last_output_gradient(device: str) -> None:
         ((1, 1, 1, 1), "reflect", "CL"),
         ((2, 1, 0, 1), "replicate", "CL"),
         ((1, 1, 2, 2), "circular", "C"),
+        ((2, 1, 0, 1, 1, 2), "reflect", "CL"),
+        ((0, 1, 2, 1, 1, 0, 1, 1), "constant", "CL"),
     ],
 )
 def test_pad(device: str, pad: tuple[int, ...], mode: str, fmt: str) -> None:
@@ -285,3 +304,19 @@ def test_training_loop_stays_channels_last(device: str) -> None:
     for p, q in zip(*runs, strict=True):
         assert p.stride() == q.contiguous().stride() or _fmt(q) == "CL"
         assert_close(q.detach(), to_numpy(p.detach()), rtol=1e-4, atol=1e-5)
+
+
+def test_max_unpool2d_keeps_channels_last(device: str) -> None:
+    x = _rand(device, 2, 3, 6, 8)
+    pooled, idx = F.max_pool2d(_cl(x), 2, return_indices=True)
+    got = F.max_unpool2d(pooled, idx, 2)
+    assert _fmt(got) == "CL"
+    assert_close(got, to_numpy(F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)))
+
+
+def test_pixel_shuffle_keeps_channels_last(device: str) -> None:
+    x = _rand(device, 1, 8, 2, 3)
+    got = F.pixel_shuffle(_cl(x), 2)
+    assert _fmt(got) == "CL"
+    assert_close(got, to_numpy(F.pixel_shuffle(x, 2)))
+    assert _fmt(F.pixel_shuffle(x, 2)) == "C"

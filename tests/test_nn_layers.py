@@ -455,6 +455,26 @@ def test_scaled_dot_product_attention(device: str) -> None:
     assert_close(got, want)
 
 
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_sdpa_query_with_every_key_masked_attends_to_nothing(device: str, kind: str) -> None:
+    # PyTorch's safe softmax: a fully masked row gives zeros (and zero gradients), not NaN.
+    q, k, v = (RNG.normal(size=(1, 2, 3)) for _ in range(3))
+    keep = np.array([[True, False], [False, False]])
+    mask = t(keep, device) if kind == "bool" else t(np.where(keep, 0.0, -np.inf), device)
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(3)
+    want = np.zeros((1, 2, 3))
+    want[:, 0] = _softmax(np.where(keep, s, -np.inf)[:, 0], -1) @ v
+    qt, kt, vt = (t(a, device, True) for a in (q, k, v))
+    got = F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask)
+    assert_close(got, want)
+    grads = tc.autograd.grad(got.sum(), (qt, kt, vt))
+    assert all(bool(g.isfinite().all()) for g in grads)
+    assert_close(grads[0][:, 1], np.zeros((1, 3)))
+    assert tc.autograd.gradcheck(
+        lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=mask), (qt, kt, vt)
+    )
+
+
 # ------------------------------------------------------------------ shapes and resizing
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 def test_pad_matches_numpy(device: str, mode: str) -> None:
@@ -525,6 +545,35 @@ def test_interpolate_antialias(device: str) -> None:
         F.interpolate(t(y, device), size=(2, 2), antialias=True)
 
 
+def _keys_aa_matrix(n_in: int, n_out: int) -> Any:
+    """PIL's anti-aliased bicubic resampling weights (Keys' kernel, a = -0.5), (out, in)."""
+
+    def kernel(v: Any) -> Any:
+        v = np.abs(v)
+        near = (1.5 * v - 2.5) * v * v + 1
+        far = ((-0.5 * v + 2.5) * v - 4) * v + 2
+        return np.where(v < 1, near, np.where(v < 2, far, 0.0))
+
+    ratio = n_in / n_out
+    scale = max(ratio, 1.0)
+    centers = (np.arange(n_out) + 0.5) * ratio
+    w = kernel((np.arange(n_in)[None, :] + 0.5 - centers[:, None]) / scale)
+    w[np.abs(np.arange(n_in)[None, :] + 0.5 - centers[:, None]) >= 2 * scale + 0.5] = 0
+    return w / w.sum(1, keepdims=True)
+
+
+@pytest.mark.parametrize(("size", "out"), [((9, 7), (4, 3)), ((5, 6), (9, 11)), ((8, 8), (3, 5))])
+def test_interpolate_bicubic_antialias(device: str, size: Any, out: Any) -> None:
+    x = RNG.normal(size=(1, 2, *size))
+    wh, ww = _keys_aa_matrix(size[0], out[0]), _keys_aa_matrix(size[1], out[1])
+    want = np.einsum("oh,nchw,pw->ncop", wh, x, ww)
+    xt = t(x, device, True)
+    assert_close(F.interpolate(xt, size=out, mode="bicubic", antialias=True), want)
+    assert tc.autograd.gradcheck(
+        lambda v: F.interpolate(v, size=out, mode="bicubic", antialias=True), (xt,)
+    )
+
+
 def test_one_hot_normalize_and_errors(device: str) -> None:
     idx = t(np.array([2, 0, 1]), device)
     assert F.one_hot(idx).tolist() == np.eye(3, dtype=int)[[2, 0, 1]].tolist()
@@ -568,6 +617,19 @@ def test_conv_same_padding_with_a_padding_mode(
     want = np.einsum("nckl,ock->nol", taps.transpose(0, 1, 3, 2), w) + b[:, None]
     assert_close(conv(t(x, device)), want)
     assert "padding='same'" in repr(conv)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-1, 1), (2, -1), (-2, -1), (-3, 2), (0, -2)])
+def test_circular_pad_crops_before_it_wraps(device: str, lo: int, hi: int) -> None:
+    # A negative pad crops first; the positive one wraps around what is left (PyTorch's order).
+    x = RNG.normal(size=(2, 1, 3, 5))
+    kept = x[..., max(-lo, 0) : 5 - max(-hi, 0)]
+    want = np.pad(kept, [(0, 0), (0, 0), (0, 0), (max(lo, 0), max(hi, 0))], mode="wrap")
+    xt = t(x, device, True)
+    assert_close(F.pad(xt, (lo, hi), mode="circular"), want)
+    assert tc.autograd.gradcheck(lambda a: F.pad(a, (lo, hi, 1, -1), mode="circular"), (xt,))
+    with pytest.raises(RuntimeError, match="wrapping around more than once"):
+        F.pad(xt, (-3, 3), mode="circular")
 
 
 def test_channel_dropout_prelu_padding_and_upsample_layers(device: str) -> None:

@@ -233,6 +233,11 @@ def test_module_reprs() -> None:
     assert repr(nn.Threshold(0.1, 20)) == "Threshold(threshold=0.1, value=20)"
     want = "Threshold(threshold=0.1, value=20.0, inplace=True)"
     assert repr(nn.Threshold(0.1, 20.0, True)) == want
+    # AvgPool1d keeps 1-tuples, as PyTorch's (_single)
+    pool = nn.AvgPool1d(3, padding=1)
+    assert repr(pool) == "AvgPool1d(kernel_size=(3,), stride=(3,), padding=(1,))"
+    assert (pool.kernel_size, nn.AvgPool1d(3, 2).stride) == ((3,), (2,))
+    assert pool(tc.arange(6.0).reshape(1, 1, 6)).flatten().tolist() == pytest.approx([1 / 3, 3])
 
 
 @pytest.mark.parametrize("name", ["softplus", "logsigmoid"])

@@ -290,6 +290,17 @@ def test_closure_is_evaluated_with_grad_enabled() -> None:
     assert loss.item() == 4.0 and w.item() == 1.0
 
 
+@pytest.mark.parametrize("foreach", [None, False])
+def test_sgd_without_momentum_keeps_no_state(foreach: Any) -> None:
+    # PyTorch's SGD touches its state only for a momentum buffer: the state dict stays empty.
+    a, b = tc.nn.Parameter(tc.ones(2)), tc.nn.Parameter(tc.ones(3))
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "momentum": 0.9}], lr=0.1, foreach=foreach)
+    (a.sum() + b.sum()).backward()
+    opt.step()
+    assert list(opt.state_dict()["state"]) == [1]
+    assert_close(a, np.full(2, 0.9, np.float32))
+
+
 def test_param_groups_zero_grad_and_errors() -> None:
     a, b = tc.nn.Parameter(tc.ones(2)), tc.nn.Parameter(tc.ones(3))
     opt = optim.SGD([{"params": [a]}, {"params": b, "lr": 0.5, "momentum": 0.9}], lr=0.1)
@@ -386,6 +397,9 @@ def test_sparse_gradients_update_only_their_rows(device: str, cls: Any, ref: Any
     got = w.detach().cpu().numpy()
     np.testing.assert_allclose(got[[1, 3]], rows, rtol=1e-10)
     np.testing.assert_allclose(got[[0, 2]], init[[0, 2]])
+    if cls is optim.SparseAdam:  # PyTorch's SparseAdam counts its steps in a Python int
+        assert opt.state_dict()["state"][0]["step"] == 3
+        assert type(opt.state_dict()["state"][0]["step"]) is int
     w.grad = _sparse_grad([0], np.ones((1, 3)), (4, 3), device)
     with pytest.raises(RuntimeError, match="does not support sparse gradients"):
         optim.Adam([w], lr=0.1).step()

@@ -265,6 +265,11 @@ def test_state_dict_round_trip_continues_the_trajectory() -> None:
         oa.step(_closure(oa, wa, f))
         ob.step(_closure(ob, wb, f))
     assert_close(wa, wb, rtol=0, atol=0)
+    # PyTorch's value types: ro, H_diag and al hold 0-d tensors (al: one per history slot)
+    state = oa.state_dict()["state"][0]
+    assert all(isinstance(r, tc.Tensor) and r.shape == () for r in state["ro"])
+    assert isinstance(state["H_diag"], tc.Tensor) and state["H_diag"].dtype == tc.float64
+    assert len(state["al"]) == 100 and isinstance(state["al"][0], tc.Tensor)
 
 
 def test_errors_and_defaults() -> None:

@@ -125,6 +125,53 @@ def test_adaptive_against_numpy() -> None:
     assert_close(tc.nn.AdaptiveMaxPool1d(3)(tc.tensor(z)), want1)
 
 
+@pytest.mark.parametrize(
+    ("shape", "outs"),
+    [
+        ((2, 3, 7), (3,)),
+        ((2, 1, 5, 9), (2, None)),
+        ((3, 5, 7), (4, 3)),
+        ((1, 2, 4, 5, 6), (3, 2, 4)),
+    ],
+)
+def test_adaptive_max_pool_indices_against_numpy(
+    device: str, shape: tuple[int, ...], outs: tuple[Any, ...]
+) -> None:
+    # return_indices: the flat index of each window's maximum in its plane (PyTorch's).
+    nd = len(outs)
+    batched = len(shape) == nd + 2
+    x = np.random.default_rng(8).permutation(math.prod(shape)).reshape(shape) / 10.0
+    xb = x if batched else x[None]
+    sizes = xb.shape[2:]
+    full = tuple(n if o is None else o for n, o in zip(sizes, outs, strict=True))
+
+    def bounds(n: int, o: int) -> list[tuple[int, int]]:
+        return [((i * n) // o, -((-(i + 1) * n) // o)) for i in range(o)]
+
+    want_v = np.zeros((*xb.shape[:2], *full))
+    want_i = np.zeros((*xb.shape[:2], *full), dtype=np.int64)
+    cells = (enumerate(bounds(n, o)) for n, o in zip(sizes, full, strict=True))
+    for cell in itertools.product(*cells):
+        win = xb[(slice(None), slice(None), *(slice(lo, hi) for _, (lo, hi) in cell))]
+        flat = win.reshape(*xb.shape[:2], -1)
+        local = np.unravel_index(flat.argmax(-1), win.shape[2:])
+        pos = [lo + loc for (_, (lo, _)), loc in zip(cell, local, strict=True)]
+        at = (slice(None), slice(None), *(i for i, _ in cell))
+        want_v[at] = flat.max(-1)
+        want_i[at] = np.ravel_multi_index(pos, sizes)
+    if not batched:
+        want_v, want_i = want_v[0], want_i[0]
+    xt = tc.tensor(x, device=device, requires_grad=True)
+    fn = getattr(F, f"adaptive_max_pool{nd}d")
+    values, indices = fn(xt, outs, return_indices=True)
+    assert indices.dtype == tc.int64
+    assert_close(values, want_v)
+    assert_close(indices, want_i)
+    module = getattr(tc.nn, f"AdaptiveMaxPool{nd}d")(outs, return_indices=True)
+    assert_close(module(xt)[1], want_i)
+    assert tc.autograd.gradcheck(lambda t: fn(t, outs, return_indices=True)[0], (xt,))
+
+
 def test_lp_pools() -> None:
     x = np.abs(np.random.default_rng(6).normal(size=(2, 3, 6, 4)))
     got = tc.nn.LPPool2d(2, (2, 2))(tc.tensor(x))
@@ -132,6 +179,8 @@ def test_lp_pools() -> None:
     assert_close(got, want)
     got1 = tc.nn.LPPool1d(3, 2)(tc.tensor(x[:, :, :, 0]))
     assert_close(got1, np.cbrt((x[:, :, :, 0] ** 3).reshape(2, 3, 3, 2).sum(-1)))
+    # a stride of one element, as PyTorch takes it
+    assert_close(F.lp_pool1d(tc.tensor(x[:, :, :, 0]), 3, 2, stride=(2,)), got1)
     x3 = np.abs(np.random.default_rng(7).normal(size=(1, 2, 4, 4, 4)))
     got3 = tc.nn.LPPool3d(1, 2)(tc.tensor(x3))
     assert_close(got3, x3.reshape(1, 2, 2, 2, 2, 2, 2, 2).sum((3, 5, 7)))

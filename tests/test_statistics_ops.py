@@ -119,6 +119,22 @@ def test_cosine_similarity_matches_numpy(device: str) -> None:
         tc.cosine_similarity(tc.ones(2, 3, dtype=tc.int64), tc.ones(2, 3, dtype=tc.int64))
 
 
+def test_cosine_similarity_clamp_passes_the_norms_gradient(device: str) -> None:
+    # A norm below eps is clamped in the forward pass only (PyTorch clamps it in place under
+    # no_grad): the gradient still flows through the norm, d|b|/db = b / |b|.
+    a, b, eps = np.array([1.5, -2.0, 0.5]), np.array([0.2, 0.1, -0.3]), 0.9
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    u = a / na
+    want_b = u / eps - (u @ b) / eps**2 * b / nb
+    x = tc.tensor(a, device=device, requires_grad=True)
+    y = tc.tensor(b, device=device, requires_grad=True)
+    out = F.cosine_similarity(x, y, dim=0, eps=eps)
+    assert_close(out, u @ b / eps)
+    gx, gy = tc.autograd.grad(out, (x, y))
+    assert_close(gy, want_b)
+    assert_close(gx, b / eps / na - (u @ b / eps) * a / na**2)
+
+
 def test_gradients_by_gradcheck(device: str) -> None:
     gen = tc.Generator().manual_seed(0)
     x = tc.rand(3, 5, dtype=tc.float64, generator=gen).to(device).requires_grad_()

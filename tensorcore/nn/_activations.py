@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 
 from .. import dtypes as dt
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..layouts import contiguous_format
 from ..ops import functions as ops
@@ -303,7 +304,14 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     x = input.reshape(*batch, c // (r * r), r, r, h, w)
     order = [*range(nb), nb, nb + 3, nb + 1, nb + 4, nb + 2]
     out = x.permute(order).reshape(*batch, c // (r * r), h * r, w * r)
-    return named_as(out, "PixelShuffleBackward0")
+    return named_as(_keep_format(input, out), "PixelShuffleBackward0")
+
+
+def _keep_format(input: Tensor, out: Tensor) -> Tensor:
+    """``out`` in the channels-last format that ``input`` suggests (PyTorch's shuffles keep
+    it)."""
+    fmt = layer_format(input) if input.ndim in (4, 5) else None
+    return out if fmt is None else out.contiguous(memory_format=fmt)
 
 
 @checked("pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor")
@@ -329,7 +337,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     order = [*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3]
     out = x.permute(order).reshape(*batch, c * r * r, h // r, w // r)
-    return named_as(out, "PixelUnshuffleBackward0")
+    return named_as(_keep_format(input, out), "PixelUnshuffleBackward0")
 
 
 @checked("hardshrink(Tensor input, float lambd=0.5) -> Tensor")
@@ -403,7 +411,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         )
     n, rest = input.shape[0], tuple(input.shape[2:])
     x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
-    return x.reshape(n, c, *rest)
+    return _keep_format(input, x.reshape(n, c, *rest))
 
 
 @checked(

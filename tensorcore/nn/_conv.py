@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._padding import pad
 from ..ops._validate import checked
+from ..ops.factories import tensor as _tensor
 from ..ops.frontends import named_as
 
 __all__ = [
@@ -77,14 +78,12 @@ def _conv(
             pad_lo = pad_hi = (0,) * nd
         elif padding == "same":
             if any(s != 1 for s in st):
-                raise ValueError("padding='same' is not supported for strided convolutions")
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
             total = [dil[i] * (weight.shape[2 + i] - 1) for i in range(nd)]
             pad_lo = tuple(t // 2 for t in total)
             pad_hi = tuple(t - t // 2 for t in total)
         else:
-            raise ValueError(
-                f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}"
-            )
+            raise RuntimeError(f"Invalid padding string: {padding!r}")
         if pad_lo != pad_hi:
             # An odd total: PyTorch pads the extra element on the right.
             extra: list[int] = []
@@ -421,15 +420,68 @@ def _adaptive_named(input: Tensor, out: Tensor, nd: int, reduce: str) -> Tensor:
     return named_as(out, f"{kind}{nd}DBackward0")
 
 
+def _adaptive_sizes(output_size: Any, sizes: Any, fn: str) -> tuple[int, ...]:
+    """An adaptive pool's output sizes: an int for every dim, or one per dim (None keeps
+    the input's size there)."""
+    nd = len(sizes)
+    if isinstance(output_size, int) and not isinstance(output_size, bool):
+        return (output_size,) * nd
+    outs = tuple(output_size)
+    if len(outs) == 1:
+        outs = outs * nd
+    if len(outs) != nd or not all(o is None or isinstance(o, int) for o in outs):
+        raise ValueError(
+            f"{fn}(): output_size must be an int or a sequence of {nd} ints or None, "
+            f"got {output_size!r}"
+        )
+    return tuple(sizes[i] if o is None else o for i, o in enumerate(outs))
+
+
+def _adaptive_max_with_indices(
+    input: Tensor, output_size: Any, nd: int, fn: str
+) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling and each maximum's flat index in its (N, C) plane.
+
+    Every output cell's window is gathered at once, padded to the longest window by
+    repeating its last position (a repeat never beats the first occurrence of a maximum).
+    """
+    x, unbatched = _batched(input, nd, fn)
+    sizes = x.shape[2:]
+    outs = _adaptive_sizes(output_size, sizes, fn)
+    index: list[Tensor] = []
+    flat: Tensor | None = None
+    stride = 1
+    for i in reversed(range(nd)):
+        bounds = _adaptive_bounds(sizes[i], outs[i])
+        k = max((hi - lo for lo, hi in bounds), default=1)
+        rows = [[min(lo + j, hi - 1) for j in range(k)] for lo, hi in bounds]
+        shape = [1] * (2 * nd)
+        shape[2 * i], shape[2 * i + 1] = len(rows), k
+        pos = _tensor(rows, device=x.device).reshape(shape)
+        index.insert(0, pos)
+        flat = pos * stride if flat is None else flat + pos * stride
+        stride *= sizes[i]
+    n, c = x.shape[:2]
+    perm = [*(2 * i for i in range(nd)), *(2 * i + 1 for i in range(nd))]
+    where: tuple[Any, ...] = (slice(None), slice(None), *index)
+    windows = x[where]  # (N, C, o0, k0, o1, k1, ...)
+    windows = windows.permute(0, 1, *(2 + p for p in perm)).reshape(n, c, *outs, -1)
+    values, arg = windows.max(-1)
+    assert flat is not None  # (nd >= 1)
+    flat = flat.permute(*perm).reshape(*outs, -1).expand(n, c, *outs, -1)
+    indices = flat.gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+    if nd == 2 and layer_format(x) is not None:  # (PyTorch's 2-D pools keep the format)
+        values = values.contiguous(memory_format=layer_format(x))
+        indices = indices.contiguous(memory_format=layer_format(x))
+    if unbatched:
+        return values.squeeze(0), indices.squeeze(0)
+    return values, indices
+
+
 def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) -> Tensor:
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
-    outs = (
-        _tuple(output_size, nd, "output_size")
-        if not isinstance(output_size, int)
-        else ((output_size,) * nd)
-    )
-    outs = tuple(sizes[i] if o is None else o for i, o in enumerate(outs))
+    outs = _adaptive_sizes(output_size, sizes, fn)
     if all(sizes[i] % outs[i] == 0 for i in range(nd)):
         # Equal windows: one pooling call (or a plain reduction for a 1 x 1 output).
         if all(o == 1 for o in outs):
@@ -488,7 +540,8 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to the output size ``output_size``."""
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d(): return_indices=True is not supported")
+        values, indices = _adaptive_max_with_indices(input, output_size, 2, "adaptive_max_pool2d")
+        return _adaptive_named(input, values, 2, "max"), indices
     out = _adaptive(input, output_size, 2, "adaptive_max_pool2d", "max")
     return _adaptive_named(input, out, 2, "max")
 

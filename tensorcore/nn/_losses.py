@@ -221,6 +221,10 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
+    # (NaN fails the check too, as in PyTorch's kernel)
+    checkable = input.numel() and input.device.type != "meta"
+    if checkable and not bool(((input >= 0) & (input <= 1)).all()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
     log_p = input.log().clamp(min=-100)
     log_q = (1 - input).log().clamp(min=-100)
     loss = -(target * log_p + (1 - target) * log_q)
@@ -432,6 +436,8 @@ def cross_entropy(
     logp = ops.log_softmax(input, class_dim)
     c = input._shape[class_dim] if input.ndim else 1
     if target._dtype._category >= dt.FLOATING:  # class probabilities
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(
                 f"cross_entropy(): probability targets must have the input's shape "
@@ -452,7 +458,9 @@ def cross_entropy(
     x, t = _class_last(logp, target, "cross_entropy")
     keep = t != ignore_index
     per = -(x * weight).sum(1) if weight is not None else -x.sum(1)
-    per = per * keep
+    # (masked_fill, not a product: where every target is ignored the mean's 1 / 0 reaches
+    # only the filled places, whose gradient is 0, as PyTorch's)
+    per = per.masked_fill(keep.logical_not(), 0.0)
     if reduction == "none":
         smooth = per.reshape(target.shape)
     elif reduction == "sum":

@@ -17,7 +17,16 @@ from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
-from ._conv import _adaptive, _adaptive_named, _batched, _tuple, avg_pool1d, avg_pool2d
+from ._conv import (
+    _adaptive,
+    _adaptive_max_with_indices,
+    _adaptive_named,
+    _adaptive_sizes,
+    _batched,
+    _tuple,
+    avg_pool1d,
+    avg_pool2d,
+)
 
 __all__ = [
     "adaptive_avg_pool3d",
@@ -179,10 +188,7 @@ def avg_pool3d(
 def _adaptive3(input: Tensor, output_size: Any, fn: str, reduce: str) -> Tensor:
     x, unbatched = _batched(input, 3, fn)
     sizes = x.shape[2:]
-    outs = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
-    if len(outs) != 3:
-        raise ValueError(f"output_size must be an int or a sequence of 3 ints, got {output_size!r}")
-    outs = tuple(sizes[i] if o is None else o for i, o in enumerate(outs))
+    outs = _adaptive_sizes(output_size, sizes, fn)
     if all(o > 0 and sizes[i] % o == 0 for i, o in enumerate(outs)):
         k = tuple(sizes[i] // outs[i] for i in range(3))
         res = avg_pool3d(x, k) if reduce == "avg" else max_pool3d(x, k)
@@ -217,10 +223,10 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     tensor([[[[7.]]]])
     """
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool3d(): return_indices=True is not supported")
-    return _adaptive_named(
-        input, _adaptive3(input, output_size, "adaptive_max_pool3d", "max"), 3, "max"
-    )
+        values, indices = _adaptive_max_with_indices(input, output_size, 3, "adaptive_max_pool3d")
+        return _adaptive_named(input, values, 3, "max"), indices
+    out = _adaptive3(input, output_size, "adaptive_max_pool3d", "max")
+    return _adaptive_named(input, out, 3, "max")
 
 
 @checked("adaptive_max_pool1d(Tensor input, Any output_size, bool return_indices=False) -> Any")
@@ -234,7 +240,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
     tensor([[5., 4.]])
     """
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool1d(): return_indices=True is not supported")
+        return _adaptive_max_with_indices(input, output_size, 1, "adaptive_max_pool1d")
     return _adaptive(input, output_size, 1, "adaptive_max_pool1d", "max")
 
 
@@ -243,14 +249,14 @@ def _lp_finish(out: Tensor, norm_type: float, count: int) -> Tensor:
 
 
 @checked(
-    "lp_pool1d(Tensor input, float norm_type, int kernel_size, int? stride=None, "
+    "lp_pool1d(Tensor input, float norm_type, int kernel_size, int[]? stride=None, "
     "bool ceil_mode=False) -> Tensor"
 )
 def lp_pool1d(
     input: Tensor,
     norm_type: float,
     kernel_size: int,
-    stride: int | None = None,
+    stride: Any = None,
     ceil_mode: bool = False,
 ) -> Tensor:
     """Power-average pooling ``(sum over the window of x ** p) ** (1 / p)`` of (N, C, L) or

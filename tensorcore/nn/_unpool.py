@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -110,7 +111,10 @@ def max_unpool2d(
     tensor([[[[0., 0.],
               [0., 4.]]]])
     """
-    return _unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+    out = _unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+    fmt = layer_format(input) if input.ndim == 4 else None
+    # (a channels-last input gives a channels-last map, as PyTorch's)
+    return out if fmt is None else out.contiguous(memory_format=fmt)
 
 
 @checked(

@@ -583,6 +583,11 @@ def embedding_bag(
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
+        if offsets.numel() and offsets.device.type != "meta" and int(offsets[0]) != 0:
+            raise RuntimeError(
+                f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
+                f"start from position 0. However, got {int(offsets[0])}"
+            )
     else:
         raise ValueError(
             f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}"
@@ -782,6 +787,11 @@ def group_norm(
             f"Expected number of channels in input to be divisible by num_groups, but got "
             f"input of shape {list(input.shape)} and num_groups={num_groups}"
         )
+    if n * c // num_groups * math.prod(input.shape[2:]) == 1:  # (PyTorch's check)
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"{list(input.shape)}"
+        )
     # float32 parameters of a 16-bit input (PyTorch's mixed type): computed in float32,
     # returned in the input's dtype
     mixed = input.dtype in (dt.float16, dt.bfloat16) and any(
@@ -922,15 +932,20 @@ def scaled_dot_product_attention(
         key = key.repeat_interleave(rep, -3) if hasattr(key, "repeat_interleave") else key
         value = value.repeat_interleave(rep, -3) if hasattr(value, "repeat_interleave") else value
     scores = query.matmul(key.transpose(-2, -1)) * s
-    if is_causal:
-        causal = ops.ones(lq, lk, dtype=dt.bool_, device=query.device).tril()
-        scores = scores.masked_fill(causal.logical_not(), float("-inf"))
-    elif attn_mask is not None:
+    if attn_mask is None or is_causal:
+        if is_causal:
+            causal = ops.ones(lq, lk, dtype=dt.bool_, device=query.device).tril()
+            scores = scores.masked_fill(causal.logical_not(), float("-inf"))
+        weights = ops.softmax(scores, -1)
+    else:
         if attn_mask.dtype is dt.bool_:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = ops.softmax(scores, -1)
+        # A query whose keys are all masked out attends to nothing: its weights are zeros
+        # (PyTorch's safe softmax), not the NaNs of a softmax of -inf only.
+        none = (scores == float("-inf")).all(-1, keepdim=True)
+        weights = ops.softmax(scores.masked_fill(none, 0.0), -1).masked_fill(none, 0.0)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights.matmul(value)

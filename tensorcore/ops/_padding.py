@@ -17,11 +17,17 @@ __all__ = ["pad"]
 
 def _pad_index(size: int, lo: int, hi: int, mode: str, device: Any) -> Tensor:
     """Source positions of a dim padded by (lo, hi) in ``mode`` (negative pads crop)."""
+    if mode == "circular":
+        # the crop comes first: the padding wraps around what is left of the dim
+        start = max(-lo, 0)
+        kept = size - start - max(-hi, 0)
+        lo, hi = max(lo, 0), max(hi, 0)
+        if lo > kept or hi > kept:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        return ops.arange(-lo, kept + hi, device=device).remainder(kept) + start
     pos = ops.arange(-lo, size + hi, device=device)
     if mode == "replicate":
         return pos.clamp(0, size - 1)
-    if mode == "circular":
-        return pos.remainder(size)
     # reflect: mirror without repeating the edge
     period = 2 * (size - 1)
     r = pos.remainder(period) if period else pos * 0
@@ -45,10 +51,12 @@ def pad(
     tensor([[3., 2., 1., 2., 3.]])
     """
     pads = tuple(pad)
-    if len(pads) % 2 or len(pads) // 2 > input.ndim:
-        raise ValueError(
-            f"Padding length must be divisible by 2 and at most twice the input's dims "
-            f"({input.ndim}), got {len(pads)}"
+    if len(pads) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pads) // 2 > input.ndim:
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension "
+            f"but got padding length {len(pads)} and input of dimension {input.ndim}"
         )
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
@@ -57,7 +65,8 @@ def pad(
     # A channels-last input padded in its spatial dims is padded as its (N, *spatial, C)
     # view, which is row-major: the result keeps the format, as PyTorch's does (but for
     # circular padding, whose result PyTorch makes row-major).
-    cl = mode != "circular" and len(pads) // 2 <= input.ndim - 2 and layer_format(input) is not None
+    fmt = layer_format(input) if mode != "circular" else None
+    cl = fmt is not None and len(pads) // 2 <= input.ndim - 2
     out = input.movedim(1, -1) if cl else input
     shift = 1 if cl else 0  # (a dim's place in ``out``: ``d - shift``)
     for j in range(len(pads) // 2):
@@ -96,10 +105,11 @@ def pad(
                 f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
                 f"{list(input.shape)}"
             )
-        if mode == "circular" and (lo > size or hi > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
         out = out.index_select(d - shift, _pad_index(size, lo, hi, mode, out.device))
     out = out.movedim(-1, 1) if cl else out
+    if fmt is not None and not cl:
+        # (the channel or batch dim padded too: PyTorch's result keeps the format all the same)
+        out = out.contiguous(memory_format=fmt)
     if not any(pads):
         out = input.clone()  # a new tensor, as PyTorch's (never the input or a view of it)
     k = len(pads) // 2

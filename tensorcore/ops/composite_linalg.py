@@ -637,6 +637,12 @@ def pdist(self: Tensor, p: float = 2.0) -> Tensor:
     return named_as(ops.vector_norm(diff, float(p), [-1]), "PdistBackward0")
 
 
+def _clamp_norm(n: Tensor, eps: float) -> Tensor:
+    if not n.requires_grad:
+        return n.clamp_min(eps)
+    return n.detach().clamp_min(eps) + (n - n.detach())
+
+
 @_composite
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     common = dt.result_type(x1, x2)
@@ -646,6 +652,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         )
     x1, x2 = ops.broadcast_tensors(x1.to(common), x2.to(common))
     # PyTorch divides each by its norm before the dot product (results within [-1, 1]).
-    n1 = ops.vector_norm(x1, 2.0, [dim], True).clamp_min(eps)
-    n2 = ops.vector_norm(x2, 2.0, [dim], True).clamp_min(eps)
+    # The clamp is invisible to autograd (PyTorch clamps in place under no_grad): a norm
+    # below eps still passes its gradient on. (n - n.detach() is exactly 0: the forward
+    # values are the clamped norms, bit for bit.)
+    n1, n2 = (_clamp_norm(ops.vector_norm(x, 2.0, [dim], True), eps) for x in (x1, x2))
     return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -83,6 +83,30 @@ class LRScheduler:
         self.__dict__.update(state_dict)
 
 
+class _WithLambdas(LRScheduler):
+    """A scheduler of one function per group (``lr_lambdas``): its state holds a callable
+    object's attributes in the function's place (None for a plain function), as PyTorch's."""
+
+    lr_lambdas: list[Any]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state, with callable objects' attributes instead of the functions."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if isinstance(f, type(lambda: 0)) else dict(vars(f)) for f in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the state (and callable objects' attributes)."""
+        state = dict(state_dict)
+        lambdas = state.pop("lr_lambdas", None) or [None] * len(self.lr_lambdas)
+        self.__dict__.update(state)
+        for f, saved in zip(self.lr_lambdas, lambdas, strict=True):
+            if saved is not None:
+                vars(f).update(saved)
+
+
 def _lrs(s: LRScheduler) -> list[float]:
     return [g["lr"] for g in s.optimizer.param_groups]
 

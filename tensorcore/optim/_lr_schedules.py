@@ -10,7 +10,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._lr_base import LRScheduler, _lambdas, _lrs, _per_group
+from ._lr_base import LRScheduler, _lambdas, _lrs, _per_group, _WithLambdas
 from .optimizer import Optimizer
 
 __all__ = [
@@ -105,7 +105,7 @@ class PolynomialLR(LRScheduler):
         return [b * (1.0 - min(t, e) / t) ** self.power for b in self.base_lrs]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_WithLambdas):
     """Multiply the learning rate by ``lr_lambda(epoch)`` at every step (one function, or
     one per group).
 
@@ -133,10 +133,6 @@ class MultiplicativeLR(LRScheduler):
         if self.last_epoch <= 0:
             return _lrs(self)
         return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, _lrs(self), strict=True)]
-
-    def state_dict(self) -> dict[str, Any]:
-        """The state, without the functions."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -279,8 +275,9 @@ class CyclicLR(LRScheduler):
             self.base_momentums = _per_group(base_momentum, len(groups), "base_momentum")
             self.max_momentums = _per_group(max_momentum, len(groups), "max_momentum")
             if last_epoch == -1:
-                for m, g in zip(self.max_momentums, groups, strict=True):
+                for m, b, g in zip(self.max_momentums, self.base_momentums, groups, strict=True):
                     self._set_momentum(g, m)
+                    g["max_momentum"], g["base_momentum"] = m, b
         super().__init__(optimizer, last_epoch)
         self.base_lrs = bases
 
@@ -314,9 +311,23 @@ class CyclicLR(LRScheduler):
         return lrs
 
     def state_dict(self) -> dict[str, Any]:
-        """The state, without a custom ``scale_fn``."""
-        skip = ("optimizer", "_scale_fn_custom")
-        return {k: v for k, v in self.__dict__.items() if k not in skip}
+        """The state; a custom ``scale_fn`` as None (a function) or its attributes (a
+        callable object), as PyTorch's."""
+        state = {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        fn = state["_scale_fn_custom"]
+        state["_scale_fn_custom"] = (
+            None if fn is None or isinstance(fn, type(lambda: 0)) else dict(vars(fn))
+        )
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the state, keeping this scheduler's ``scale_fn`` (its attributes
+        restored)."""
+        state = dict(state_dict)
+        saved = state.pop("_scale_fn_custom", None)
+        self.__dict__.update(state)
+        if saved is not None and self._scale_fn_custom is not None:
+            vars(self._scale_fn_custom).update(saved)
 
 
 class _OfSchedulers(LRScheduler):

@@ -133,12 +133,13 @@ class LBFGS(Optimizer):
             state["n_iter"] += 1
             if state["n_iter"] == 1:
                 d = -flat_grad
-                old_dirs, old_stps, ro, h_diag = [], [], [], 1.0
+                old_dirs, old_stps, ro, h_diag = [], [], [], 1
             else:
+                # (ro, H_diag and the two-loop's al are 0-d tensors, as PyTorch's state)
                 y = flat_grad - prev_flat_grad
                 s = d * t
-                ys = float(ops.dot(y, s))
-                if ys > 1e-10:  # keep only pairs of positive curvature
+                ys = ops.dot(y, s)
+                if float(ys) > 1e-10:  # keep only pairs of positive curvature
                     if len(old_dirs) == history:
                         old_dirs.pop(0)
                         old_stps.pop(0)
@@ -146,8 +147,9 @@ class LBFGS(Optimizer):
                     old_dirs.append(y)
                     old_stps.append(s)
                     ro.append(1.0 / ys)
-                    h_diag = ys / float(ops.dot(y, y))
-                d = _two_loop(flat_grad, old_dirs, old_stps, ro, h_diag)
+                    h_diag = ys / ops.dot(y, y)
+                al = state.setdefault("al", [None] * history)
+                d = _two_loop(flat_grad, old_dirs, old_stps, ro, h_diag, al)
             prev_flat_grad = flat_grad.clone()
             prev_loss = loss
             first = state["n_iter"] == 1
@@ -201,16 +203,21 @@ class LBFGS(Optimizer):
 
 
 def _two_loop(
-    grad: Tensor, dirs: list[Tensor], stps: list[Tensor], ro: list[float], h_diag: float
+    grad: Tensor,
+    dirs: list[Tensor],
+    stps: list[Tensor],
+    ro: list[Tensor],
+    h_diag: Any,
+    al: list[Any],
 ) -> Tensor:
-    """The L-BFGS direction ``-H grad``, ``H`` the inverse-Hessian estimate from the pairs."""
+    """The L-BFGS direction ``-H grad``, ``H`` the inverse-Hessian estimate from the pairs
+    (``al``: the first loop's coefficients, written in place)."""
     q = -grad
-    al = [0.0] * len(dirs)
     for i in range(len(dirs) - 1, -1, -1):
-        al[i] = float(ops.dot(stps[i], q)) * ro[i]
+        al[i] = ops.dot(stps[i], q) * ro[i]
         q = q - al[i] * dirs[i]
     r = q * h_diag
     for i in range(len(dirs)):
-        be = float(ops.dot(dirs[i], r)) * ro[i]
+        be = ops.dot(dirs[i], r) * ro[i]
         r = r + (al[i] - be) * stps[i]
     return r

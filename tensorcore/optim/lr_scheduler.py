@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ._lr_base import LRScheduler, _lambdas, _lrs, _per_group
+from ._lr_base import LRScheduler, _lambdas, _lrs, _per_group, _WithLambdas
 from ._lr_schedules import (
     ChainedScheduler,
     ConstantLR,
@@ -176,7 +176,7 @@ class CosineAnnealingLR(LRScheduler):
         return [lo + (b - lo) * (1 + math.cos(math.pi * e / t)) / 2 for b in self.base_lrs]
 
 
-class LambdaLR(LRScheduler):
+class LambdaLR(_WithLambdas):
     """Learning rate ``base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
 
     def __init__(
@@ -191,23 +191,6 @@ class LambdaLR(LRScheduler):
     def get_lr(self) -> list[float]:
         """``base_lr * lambda(last_epoch)``."""
         return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs, strict=True)]
-
-    def state_dict(self) -> dict[str, Any]:
-        """The state, with callable objects' attributes instead of the functions."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [
-            None if isinstance(f, type(lambda: 0)) else dict(vars(f)) for f in self.lr_lambdas
-        ]
-        return state
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the state (and callable objects' attributes)."""
-        state = dict(state_dict)
-        lambdas = state.pop("lr_lambdas")
-        self.__dict__.update(state)
-        for f, saved in zip(self.lr_lambdas, lambdas, strict=True):
-            if saved is not None:
-                vars(f).update(saved)
 
 
 _PHASE_KEYS = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
@@ -369,8 +352,11 @@ class ReduceLROnPlateau(LRScheduler):
             threshold_mode,
             eps,
         )
+        # (PyTorch's state keys: the scalar min_lr, None for a list, and the worst value)
+        self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else min_lr
         self.min_lrs = _per_group(min_lr, len(optimizer.param_groups), "min_lr")
-        self.best = math.inf if mode == "min" else -math.inf
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.best = self.mode_worse
         self.num_bad_epochs = 0
         self.cooldown_counter = 0
         self.last_epoch = 0

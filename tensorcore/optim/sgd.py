@@ -69,7 +69,12 @@ class SGD(Optimizer):
                 params = [p for p in group["params"] if p.grad is not None]
                 grads = [p.grad for p in params]
                 momentum = group["momentum"]
-                bufs = [self.state[p].get("momentum_buffer") for p in params]
+                # (no state entry without momentum: PyTorch's state stays empty then)
+                bufs: list[Any] = (
+                    [self.state[p].get("momentum_buffer") for p in params]
+                    if momentum
+                    else [None] * len(params)
+                )
                 opts = {
                     "lr": group["lr"], "momentum": momentum, "dampening": group["dampening"],
                     "weight_decay": group["weight_decay"], "nesterov": group["nesterov"],

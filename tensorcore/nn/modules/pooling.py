@@ -130,7 +130,33 @@ class AvgPool2d(_AvgPool):
 
 
 class AvgPool1d(_AvgPool):
-    """1-D average pooling."""
+    """1-D average pooling (its sizes kept as 1-tuples, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.AvgPool1d(3, padding=1)
+    AvgPool1d(kernel_size=(3,), stride=(3,), padding=(1,))
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        def single(v: Any) -> tuple[Any, ...]:
+            return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+        super().__init__(
+            single(kernel_size),
+            None if stride is None else single(stride),
+            single(padding),
+            ceil_mode,
+            count_include_pad,
+        )
 
     def forward(self, input: Tensor) -> Tensor:
         """See :func:`tensorcore.nn.functional.avg_pool1d`."""
@@ -177,11 +203,16 @@ class AdaptiveAvgPool1d(_Adaptive):
 
 
 class AdaptiveMaxPool2d(_Adaptive):
-    """Max pooling to a fixed output size."""
+    """Max pooling to a fixed output size (``return_indices``: also each maximum's flat
+    index in its plane, for :class:`MaxUnpool2d`)."""
 
-    def forward(self, input: Tensor) -> Tensor:
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Any:
         """See :func:`tensorcore.nn.functional.adaptive_max_pool2d`."""
-        return F.adaptive_max_pool2d(input, self.output_size)
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class MaxPool3d(_MaxPool):

@@ -93,6 +93,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             tok = enter()
             try:
                 vals = vals / w.sum()
+                if keep is not None:  # (all ignored: 0 / 0, but PyTorch leaves them 0)
+                    vals = xp.where(keep, vals, 0)
             finally:
                 leave(tok)
         o[xp.arange(n), safe] = vals
