@@ -1,6 +1,7 @@
 """``tensorcore.nn.utils``: gradient clipping, conversion between parameters and one
-vector, parametrizations (``parametrize``, ``parametrizations``) and the older hook-based
-``weight_norm``/``spectral_norm``, as ``torch.nn.utils``.
+vector, parametrizations (``parametrize``, ``parametrizations``), the older hook-based
+``weight_norm``/``spectral_norm``, conv/linear + batch-norm fusion, ``skip_init`` and weight
+memory-format conversion, as ``torch.nn.utils``.
 
 Examples
 --------
@@ -14,7 +15,7 @@ tensor([ 0.3000, -1.0000])
 
 import sys
 
-from . import parametrizations, parametrize, prune, rnn
+from . import fusion, init, memory_format, parametrizations, parametrize, prune, rnn, stateless
 from . import weight_norm as _weight_norm_module
 from .clip_grad import (
     clip_grad_norm,
@@ -24,6 +25,14 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from .weight_norm import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = [
@@ -31,7 +40,16 @@ __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
+    "convert_conv2d_weight_memory_format",
+    "convert_conv3d_weight_memory_format",
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
+    "fusion",
     "get_total_norm",
+    "init",
+    "memory_format",
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
@@ -39,7 +57,9 @@ __all__ = [
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",
+    "skip_init",
     "spectral_norm",
+    "stateless",
     "vector_to_parameters",
     "weight_norm",
 ]
