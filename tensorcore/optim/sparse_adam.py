@@ -9,7 +9,7 @@ from typing import Any
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import _functional as fn
-from .adam import _check, step_tensor
+from .adam import _check
 from .optimizer import Optimizer
 
 __all__ = ["SparseAdam"]
@@ -18,7 +18,7 @@ __all__ = ["SparseAdam"]
 class SparseAdam(Optimizer):
     """Adam that updates only the entries a sparse gradient touches (their moments and
     values), PyTorch's "lazy" variant for ``Embedding(sparse=True)``. Dense gradients are
-    refused.
+    refused. The state's ``step`` is a Python int, as in PyTorch.
 
     Examples
     --------
@@ -60,11 +60,11 @@ class SparseAdam(Optimizer):
                         )
                     st = self.state[p]
                     if not st:
-                        st["step"] = step_tensor()
+                        st["step"] = 0  # a Python int, as PyTorch's SparseAdam keeps it
                         st["exp_avg"] = ops.zeros_like(p)
                         st["exp_avg_sq"] = ops.zeros_like(p)
-                    st["step"].add_(1)
-                    t = st["step"].item()
+                    st["step"] += 1
+                    t = st["step"]
                     index, values = fn.sparse_update(p, g)
                     if group["maximize"]:
                         values = -values
