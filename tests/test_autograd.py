@@ -599,6 +599,10 @@ def test_errors_raised_while_the_graph_runs_keep_their_message(device: str) -> N
     # an argument's error still names the call
     with pytest.raises(RuntimeError, match=r"^grad\(\): One of the differentiated Tensors"):
         tc.autograd.grad((x * 2).sum(), rand(2, device=device).detach())
+    # an unused input is named by its index, as PyTorch does
+    unused = rand(2, device=device, seed=1)
+    with pytest.raises(RuntimeError, match=r"Tensor at index 1 appears to not have been used"):
+        tc.autograd.grad((x * 2).sum(), [x, unused])
 
 
 def test_detach_in_place(device: str) -> None:
