@@ -15,6 +15,7 @@ from .. import _registry
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
+from .frontends import named_as
 
 __all__ = ["INDEX_COMPOSITES"]
 
@@ -145,6 +146,24 @@ def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -
                 )
     values = ops.index_put(self.reshape(-1), [flat], source.reshape(-1), accumulate)
     return values.reshape(self._shape)
+
+
+@_composite
+def take(self: Tensor, index: Tensor) -> Tensor:
+    if index._dtype is not dt.int64:
+        raise RuntimeError(
+            f"take(): Expected a long tensor for index, but got {torch_name(index._dtype)}"
+        )
+    n = self.numel()
+    flat = index.reshape(-1)
+    # (meta holds no indices to check, as for put)
+    if flat.numel() and _registry.interface(self._device).holds_data:
+        for bound in (flat.min().item(), flat.max().item()):
+            if not -n <= bound < n:
+                raise IndexError(
+                    f"out of range: tried to access index {bound} on a tensor of {n} elements."
+                )
+    return named_as(self.reshape(-1)[flat].reshape(index._shape), "TakeBackward0")
 
 
 @_composite
