@@ -150,6 +150,30 @@ def test_put_refuses_as_pytorch(device: str) -> None:
     assert x.sum().item() == 0  # nothing written
 
 
+def test_take_reads_flat_indices(device: str) -> None:
+    # NCF-style evaluation: torch.take(item, topk_indices)
+    a = np.arange(6.0).reshape(2, 3)
+    x = tc.tensor(a, device=device, requires_grad=True)
+    idx = [[1, -1], [5, 1]]
+    got = tc.take(x, tc.tensor(idx, device=device))
+    assert type(got.grad_fn).__name__ == "TakeBackward0"
+    assert_close(got, np.take(a, idx))
+    assert_close(x.t().take(tc.tensor([1, 4], device=device)), np.take(a.T, [1, 4]))
+    got.sum().backward()
+    want = np.zeros(6)
+    np.add.at(want, np.array(idx).reshape(-1), 1.0)
+    assert_close(x.grad, want.reshape(2, 3))
+    assert tc.take(tc.tensor(5.0, device=device), tc.tensor([0, -1], device=device)).tolist() == [
+        5.0,
+        5.0,
+    ]
+    with pytest.raises(RuntimeError, match="Expected a long tensor for index, but got Float"):
+        tc.take(x, tc.tensor([1.0], device=device))
+    for bad in (6, -7):
+        with pytest.raises(IndexError, match=f"tried to access index {bad} on a tensor of 6"):
+            tc.take(x, tc.tensor([0, bad], device=device))
+
+
 # ------------------------------------------------------------------ shared memory
 def _hogwild_worker(model: Any, x: Any, y: Any, steps: int, done: Any) -> None:
     opt = tc.optim.SGD(model.parameters(), lr=0.05)

@@ -511,3 +511,61 @@ def test_no_warnings_from_plain_use() -> None:
         p = tc.nn.Parameter(tc.zeros(2))
         p.grad = tc.ones(2)
         nn_utils.clip_grad_norm_([p], 1.0)
+
+
+# ------------------------------------------------------------------ fusion, skip_init, formats
+def test_fuse_conv_bn_and_linear_bn(device: str) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    rng = np.random.default_rng(3)
+    for transpose in (False, True):
+        conv_cls = tc.nn.ConvTranspose2d if transpose else tc.nn.Conv2d
+        conv = conv_cls(3, 4, 3, bias=transpose, device=device).eval()
+        bn = tc.nn.BatchNorm2d(4, device=device).eval()
+        with tc.no_grad():
+            bn.running_mean.copy_(tc.tensor(rng.normal(size=4), device=device))
+            bn.running_var.copy_(tc.tensor(rng.uniform(0.5, 2.0, size=4), device=device))
+            bn.weight.copy_(tc.tensor(rng.normal(size=4), device=device))
+            bn.bias.copy_(tc.tensor(rng.normal(size=4), device=device))
+        fused = nn_utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        assert fused is not conv and type(fused) is conv_cls
+        assert isinstance(fused.bias, tc.nn.Parameter) and fused.weight.grad_fn is None
+        x = tc.tensor(rng.normal(size=(2, 3, 6, 6)), dtype=tc.float32, device=device)
+        with tc.no_grad():
+            assert_close(fused(x), bn(conv(x)), atol=1e-5, rtol=1e-5)
+        scale = _np(bn.weight) / np.sqrt(_np(bn.running_var) + bn.eps)
+        shape = (1, -1, 1, 1) if transpose else (-1, 1, 1, 1)
+        assert_close(fused.weight, _np(conv.weight) * scale.reshape(shape), rtol=1e-6, atol=1e-7)
+    fc, bn1 = tc.nn.Linear(3, 2, device=device).eval(), tc.nn.BatchNorm1d(2, device=device).eval()
+    with tc.no_grad():
+        bn1.running_var.fill_(4.0)
+    x = tc.randn(5, 3, device=device)
+    with tc.no_grad():
+        assert_close(nn_utils.fuse_linear_bn_eval(fc, bn1)(x), bn1(fc(x)), atol=1e-6, rtol=1e-6)
+    with pytest.raises(AssertionError, match="Fusion only for eval!"):
+        nn_utils.fuse_conv_bn_eval(conv.train(), bn)
+    with pytest.raises(AssertionError, match="To fuse, linear"):
+        nn_utils.fuse_linear_bn_eval(fc, tc.nn.BatchNorm1d(3, device=device).eval())
+
+
+def _np(x: tc.Tensor) -> np.ndarray:
+    return x.detach().cpu().numpy()
+
+
+def test_skip_init_memory_format_and_stateless() -> None:
+    fc = nn_utils.skip_init(tc.nn.Linear, in_features=4, out_features=2)
+    assert fc.weight.shape == (2, 4) and fc.weight.device.type == "cpu"
+    with pytest.raises(RuntimeError, match="Expected a Module"):
+        nn_utils.skip_init(int, 3)
+    net = tc.nn.Sequential(tc.nn.Conv2d(3, 4, 3), tc.nn.Sequential(tc.nn.ConvTranspose2d(4, 2, 2)))
+    w = net[0].weight
+    before = _np(w).copy()
+    assert nn_utils.convert_conv2d_weight_memory_format(net, tc.channels_last) is net
+    assert net[0].weight is w and w.is_contiguous(memory_format=tc.channels_last)
+    assert net[1][0].weight.is_contiguous(memory_format=tc.channels_last)
+    np.testing.assert_array_equal(_np(w), before)
+    fc = tc.nn.Linear(2, 1)
+    params = {"weight": tc.ones(1, 2), "bias": tc.zeros(1)}
+    with pytest.warns(FutureWarning, match="torch.func.functional_call"):
+        out = nn_utils.stateless.functional_call(fc, params, (tc.ones(3, 2),))
+    assert out.tolist() == [[2.0]] * 3

@@ -214,8 +214,35 @@ def test_regression_and_binary_losses(device: str) -> None:
 
 def test_legacy_size_average_and_reduce(device: str) -> None:
     a, b = t(RNG.normal(size=4), device), t(RNG.normal(size=4), device)
-    assert_close(F.mse_loss(a, b, size_average=False), F.mse_loss(a, b, reduction="sum"))
-    assert_close(F.l1_loss(a, b, reduce=False), F.l1_loss(a, b, reduction="none"))
+    # PyTorch warns, naming the reduction to use instead (functions and modules alike).
+    with pytest.warns(UserWarning, match="please use reduction='sum' instead"):
+        got = F.mse_loss(a, b, size_average=False)
+    assert_close(got, F.mse_loss(a, b, reduction="sum"))
+    with pytest.warns(UserWarning, match="please use reduction='none' instead"):
+        got = F.l1_loss(a, b, reduce=False)
+    assert_close(got, F.l1_loss(a, b, reduction="none"))
+    with pytest.warns(UserWarning, match="please use reduction='mean' instead"):
+        assert nn.MSELoss(size_average=True).reduction == "mean"
+
+
+def test_kl_div_pytorch_form_and_warnings(device: str) -> None:
+    # xlogy(target, target) - target * input: 0 where target is 0, nan where it is negative,
+    # and a 'mean' reduction warns that it is not the KL divergence (PyTorch's message).
+    inp = t([-1.0, -2.0, -3.0], device, grad=True)
+    tgt = t([0.0, 0.5, -0.5], device)
+    loss = F.kl_div(inp, tgt, reduction="none")
+    assert type(loss.grad_fn).__name__ == "SubBackward0"
+    got = _np(loss)
+    assert got[0] == 0.0 and np.isnan(got[2])
+    assert math.isclose(got[1], 0.5 * (np.log(0.5) + 2.0), rel_tol=1e-12)
+    loss[:2].sum().backward()
+    assert_close(inp.grad, np.array([0.0, -0.5, 0.0]))
+    with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
+        F.kl_div(inp, tgt, reduction="mean")
+    with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
+        nn.KLDivLoss()(inp, tgt)
+    with pytest.warns(UserWarning, match="please use reduction='sum' instead"):
+        assert_close(F.kl_div(inp, tgt, size_average=False), F.kl_div(inp, tgt, reduction="sum"))
 
 
 # ------------------------------------------------------------------ layers

@@ -225,6 +225,12 @@ def test_embedding_bag_reprs_and_errors() -> None:
         F.embedding_bag(i.reshape(1, 2), w, tc.tensor([0]))
     with pytest.raises(ValueError, match="mode has to be one of sum, mean or max"):
         F.embedding_bag(i, w, tc.tensor([0]), mode="min")
+    # PyTorch's checks of the offsets' values (the tutorials build them with cumsum)
+    with pytest.raises(RuntimeError, match=r"offsets\[0\] has to be 0.*However, got 1"):
+        F.embedding_bag(i, w, tc.tensor([1]))
+    with pytest.raises(RuntimeError, match="can not be greater than input's length 2 but got"):
+        nn.EmbeddingBag(5, 2, include_last_offset=True)(i, tc.tensor([0, 3]))
+    assert nn.EmbeddingBag(5, 2, include_last_offset=True)(i, tc.tensor([0, 2])).shape == (1, 2)
 
 
 def test_module_reprs() -> None:

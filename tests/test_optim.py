@@ -398,8 +398,12 @@ def test_sparse_gradients_update_only_their_rows(device: str, cls: Any, ref: Any
     np.testing.assert_allclose(got[[1, 3]], rows, rtol=1e-10)
     np.testing.assert_allclose(got[[0, 2]], init[[0, 2]])
     if cls is optim.SparseAdam:  # PyTorch's SparseAdam counts its steps in a Python int
-        assert opt.state_dict()["state"][0]["step"] == 3
-        assert type(opt.state_dict()["state"][0]["step"]) is int
+        assert type(opt.state[w]["step"]) is int and opt.state[w]["step"] == 3
+        again = cls([w], lr=0.1)
+        again.load_state_dict(opt.state_dict())
+        assert again.state[w]["step"] == 3
+        again.step()
+        assert again.state[w]["step"] == 4
     w.grad = _sparse_grad([0], np.ones((1, 3)), (4, 3), device)
     with pytest.raises(RuntimeError, match="does not support sparse gradients"):
         optim.Adam([w], lr=0.1).step()

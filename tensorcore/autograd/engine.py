@@ -287,11 +287,11 @@ def _run_backward(
             keep_message(exc)
             raise
     if inputs is not None and not allow_unused:
-        for r in results:
+        for i, r in enumerate(results):
             if r is None:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
     return results
 

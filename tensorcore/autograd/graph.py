@@ -234,6 +234,12 @@ class SavedTensor:
             )
         if t is not d and node is not None and _gm.enabled and t._dtype._category >= _FLOATING:
             # Only a graph recorded through the rule (create_graph) needs the link.
+            if len(d) > 10:
+                # An in-place operator's result on a view: a view of the base, through its
+                # CopySlices (see autograd.step._link_saved_output).
+                from ..ops.functions import as_strided
+
+                return as_strided(d[8], t._shape, t._stride, t._offset)
             t._requires_grad = True
             t._grad_fn = node
             if self.output_nr:

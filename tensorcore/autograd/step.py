@@ -545,6 +545,7 @@ def _inplace_step(
         _set_history(self, node)
         return self
     _rebase_view(self, base, node)
+    _link_saved_output(node)
     return self
 
 
@@ -576,6 +577,16 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     _set_history(view, fresh._grad_fn)
 
 
+def _link_saved_output(node: Node) -> None:
+    """An in-place operator on a view that saved its result: under create_graph the result
+    comes back as a view of the base, whose history runs through CopySlices (as the view's
+    own history does now), not as the operator's output, as PyTorch's saved in-place view
+    output does: a double backward then reaches the operator once, through CopySlices."""
+    for v in node.saved.values():
+        if v.__class__ is SavedTensor and v.data.__class__ is tuple:
+            v.data = (*v.data, True)
+
+
 def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:
     (shape, stride, off), (bshape, bstride, boff), fn = node.ctx
     g = grads[0]
@@ -588,7 +599,9 @@ def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:
     region = buf.as_strided(shape, stride, off - lo)
     res = fn.apply([region.clone()])
     region.copy_(res[0] if res[0] is not None else ops.zeros_like(region))
-    return [gbase.clone(), *res[1:]]
+    # A fresh view of ``buf``: under create_graph, ``gbase``'s history predates the copy into
+    # ``region``, so a double backward would miss the in-place operator's derivative.
+    return [buf.as_strided(bshape, bstride, boff - lo).clone(), *res[1:]]
 
 
 def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:

@@ -3,6 +3,8 @@ run on every backend and are differentiable through their parts)."""
 
 from __future__ import annotations
 
+import warnings
+
 from .. import dtypes as dt
 from .._tensor import Tensor, torch_name
 from ..amp.autocast_mode import fp32_function
@@ -34,12 +36,17 @@ def _check_reduction(reduction: str, fn: str) -> None:
 
 
 def _legacy(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
-    """PyTorch's deprecated ``size_average``/``reduce`` pair, as a ``reduction``."""
+    """PyTorch's deprecated ``size_average``/``reduce`` pair, as a ``reduction`` (with
+    PyTorch's UserWarning naming the ``reduction`` to use instead)."""
     if size_average is None and reduce is None:
         return reduction
-    if reduce is False:
-        return "none"
-    return "sum" if size_average is False else "mean"
+    legacy = "none" if reduce is False else "sum" if size_average is False else "mean"
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use "
+        f"reduction='{legacy}' instead.",
+        stacklevel=3,
+    )
+    return legacy
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -280,6 +287,13 @@ def binary_cross_entropy_with_logits(
     return named_as(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
+_KL_MEAN_WARNING = (
+    "reduction: 'mean' divides the total loss by both the batch size and the support size."
+    "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+    "'mean' will be changed to behave the same as 'batchmean' in the next major release."
+)
+
+
 @checked(
     "kl_div(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
     'str reduction="mean", bool log_target=False) -> Tensor'
@@ -294,9 +308,10 @@ def kl_div(
     log_target: bool = False,
 ) -> Tensor:
     """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``,
-    pointwise ``target * (log(target) - input)`` (0 where ``target`` is 0).
+    pointwise ``xlogy(target, target) - target * input`` (0 where ``target`` is 0).
     ``reduction="batchmean"`` divides the sum by the batch size (the mathematically correct
-    KL divergence; ``"mean"`` averages over every element, as PyTorch does).
+    KL divergence; ``"mean"`` averages over every element and warns, as PyTorch does).
+    ``size_average``/``reduce`` are PyTorch's deprecated spelling of ``reduction`` and warn.
 
     Examples
     --------
@@ -306,7 +321,10 @@ def kl_div(
     >>> round(tc.nn.functional.kl_div(logq, p, reduction="batchmean").item(), 4)
     0.1438
     """
-    reduction = _legacy(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn(_KL_MEAN_WARNING, stacklevel=2)
     _check_tensor(input, "kl_div", "input")
     _check_tensor(target, "kl_div", "target")
     if reduction not in (*_REDUCTIONS, "batchmean"):
@@ -314,8 +332,8 @@ def kl_div(
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        safe = ops.where(target > 0, target, 1.0)
-        loss = ops.where(target > 0, target * (safe.log() - input), 0.0)
+        # PyTorch's form: 0 where target is 0, nan where it is negative
+        loss = ops.xlogy(target, target) - target * input
     if reduction == "batchmean":
         n = input.shape[0] if input.ndim else 1
         return loss.sum() / n

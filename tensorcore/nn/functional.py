@@ -583,11 +583,7 @@ def embedding_bag(
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        if offsets.numel() and offsets.device.type != "meta" and int(offsets[0]) != 0:
-            raise RuntimeError(
-                f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
-                f"start from position 0. However, got {int(offsets[0])}"
-            )
+        _check_bag_offsets(offsets, input.shape[0])
     else:
         raise ValueError(
             f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}"
@@ -611,6 +607,23 @@ def embedding_bag(
         keep = keep & (input != padding_idx % weight.shape[0])
     out = _bags.reduce_bags(rows, bag, keep, count, mode, per_sample_weights, offsets)
     return named_as(out, "EmbeddingBagBackward0")
+
+
+def _check_bag_offsets(offsets: Tensor, n: int) -> None:
+    """PyTorch's checks of 1-D ``embedding_bag`` offsets (one read of two values; none on
+    ``meta``, which holds no values)."""
+    if offsets.numel() == 0 or offsets.device.type == "meta":
+        return
+    first, last = (int(v) for v in ops.stack([offsets[0], offsets[-1]]).tolist())
+    if first != 0:
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+            f"from position 0. However, got {first}"
+        )
+    if last > n:
+        raise RuntimeError(
+            f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of {last}"
+        )
 
 
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:

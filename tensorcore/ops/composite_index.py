@@ -150,6 +150,24 @@ def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -
 
 
 @_composite
+def take(self: Tensor, index: Tensor) -> Tensor:
+    if index._dtype is not dt.int64:
+        raise RuntimeError(
+            f"take(): Expected a long tensor for index, but got {torch_name(index._dtype)}"
+        )
+    n = self.numel()
+    flat = index.reshape(-1)
+    # (meta holds no indices to check, as for put)
+    if flat.numel() and _registry.interface(self._device).holds_data:
+        for bound in (flat.min().item(), flat.max().item()):
+            if not -n <= bound < n:
+                raise IndexError(
+                    f"out of range: tried to access index {bound} on a tensor of {n} elements."
+                )
+    return named_as(self.reshape(-1)[flat].reshape(index._shape), "TakeBackward0")
+
+
+@_composite
 def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     if self.ndim != 1:  # (the declaration refuses non-integral dtypes)
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

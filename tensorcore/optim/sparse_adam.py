@@ -18,7 +18,7 @@ __all__ = ["SparseAdam"]
 class SparseAdam(Optimizer):
     """Adam that updates only the entries a sparse gradient touches (their moments and
     values), PyTorch's "lazy" variant for ``Embedding(sparse=True)``. Dense gradients are
-    refused.
+    refused. The state's ``step`` is a Python int, as in PyTorch.
 
     Examples
     --------
@@ -60,11 +60,11 @@ class SparseAdam(Optimizer):
                         )
                     st = self.state[p]
                     if not st:
-                        st["step"] = 0  # (a Python int, as PyTorch's SparseAdam keeps it)
+                        st["step"] = 0  # a Python int, as PyTorch's SparseAdam keeps it
                         st["exp_avg"] = ops.zeros_like(p)
                         st["exp_avg_sq"] = ops.zeros_like(p)
                     st["step"] += 1
-                    t = int(st["step"])
+                    t = st["step"]
                     index, values = fn.sparse_update(p, g)
                     if group["maximize"]:
                         values = -values

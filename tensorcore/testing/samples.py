@@ -2067,6 +2067,14 @@ def _put(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("take")
+def _take(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.index([[4, -1], [0, 4]])), desc="negative and repeated"),
+        S((m.uniform(3, 2, t=True), m.index([5, 0, 1])), desc="transposed self"),
+    ]
+
+
 @_samples("chain_matmul")
 def _chain_matmul(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.uniform(3, 4), m.uniform(4, 2))), S((m.uniform(3, 3),))]

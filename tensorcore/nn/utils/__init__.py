@@ -1,7 +1,7 @@
 """``tensorcore.nn.utils``: gradient clipping, conversion between parameters and one
-vector, parametrizations (``parametrize``, ``parametrizations``) and the older hook-based
-``weight_norm``/``spectral_norm``, folding batch norms into the layer before them
-(``fuse_conv_bn_eval``), ``skip_init`` and the weights' memory format, as ``torch.nn.utils``.
+vector, parametrizations (``parametrize``, ``parametrizations``), the older hook-based
+``weight_norm``/``spectral_norm``, conv/linear + batch-norm fusion, ``skip_init`` and weight
+memory-format conversion, as ``torch.nn.utils``.
 
 Examples
 --------
@@ -15,7 +15,7 @@ tensor([ 0.3000, -1.0000])
 
 import sys
 
-from . import parametrizations, parametrize, prune, rnn
+from . import fusion, init, memory_format, parametrizations, parametrize, prune, rnn, stateless
 from . import weight_norm as _weight_norm_module
 from .clip_grad import (
     clip_grad_norm,
@@ -46,7 +46,10 @@ __all__ = [
     "fuse_conv_bn_weights",
     "fuse_linear_bn_eval",
     "fuse_linear_bn_weights",
+    "fusion",
     "get_total_norm",
+    "init",
+    "memory_format",
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
@@ -56,6 +59,7 @@ __all__ = [
     "rnn",
     "skip_init",
     "spectral_norm",
+    "stateless",
     "vector_to_parameters",
     "weight_norm",
 ]

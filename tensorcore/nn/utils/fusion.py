@@ -1,20 +1,14 @@
-"""Folding a batch norm in evaluation mode into the convolution or linear layer before it,
-as ``torch.nn.utils.fusion``: one layer computes what the pair did, for inference.
-
-``bn(conv(x))`` in eval mode is ``conv(x) * s + t`` per output channel, with
-``s = gamma / sqrt(running_var + eps)`` and ``t = beta - running_mean * s``: the fused layer's
-weight is the convolution's scaled by ``s`` along its output channels, its bias
-``(b - running_mean) * s + beta``.
-"""
+"""Folding an eval-mode BatchNorm into the convolution or linear layer before it, as
+``torch.nn.utils.fusion``: one layer computes what the pair did, for inference."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TypeVar
 
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
 from ...ops import functions as ops
+from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = [
@@ -24,34 +18,45 @@ __all__ = [
     "fuse_linear_bn_weights",
 ]
 
-
-def _bn_stats(bn: Any) -> tuple[Tensor, Tensor]:
-    if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("the batch norm must track running statistics to be fused")
-    return bn.running_mean, bn.running_var
+_M = TypeVar("_M", bound=Module)
 
 
-def fuse_conv_bn_eval(conv: Any, bn: Any, transpose: bool = False) -> Any:
-    """A copy of ``conv`` that computes ``bn(conv(x))`` (both in eval mode); ``transpose``
-    for a transposed convolution (output channels on the weight's second dim).
+def _check_eval(layer: Module, bn: Module) -> None:
+    if layer.training or bn.training:
+        raise AssertionError("Fusion only for eval!")
+    if getattr(bn, "running_mean", None) is None or getattr(bn, "running_var", None) is None:
+        raise AssertionError("bn.running_mean and bn.running_var must not be None")
+
+
+def fuse_conv_bn_eval(conv: _M, bn: Module, transpose: bool = False) -> _M:
+    """A new convolution that computes ``bn(conv(x))`` of the eval-mode pair: a deep copy
+    of ``conv`` whose weight and bias have the batch norm's running statistics and affine
+    parameters folded in (:func:`fuse_conv_bn_weights`). ``transpose=True`` for a
+    transposed convolution (its output channels are the weight's second dimension).
+    Raises AssertionError unless both modules are in eval mode.
 
     Examples
     --------
     >>> import tensorcore as tc
-    >>> conv, bn = tc.nn.Conv2d(2, 3, 3).eval(), tc.nn.BatchNorm2d(3).eval()
-    >>> bn.running_mean.uniform_(); bn.running_var.uniform_(1, 2)
-    tensor(...)
+    >>> conv, bn = tc.nn.Conv2d(3, 4, 3).eval(), tc.nn.BatchNorm2d(4).eval()
+    >>> bn.running_mean.fill_(0.5)
+    tensor([0.5000, 0.5000, 0.5000, 0.5000])
     >>> fused = tc.nn.utils.fuse_conv_bn_eval(conv, bn)
-    >>> x = tc.randn(1, 2, 5, 5)
+    >>> x = tc.randn(1, 3, 5, 5)
     >>> tc.allclose(fused(x), bn(conv(x)), atol=1e-6)
     True
     """
-    if conv.training or bn.training:
-        raise AssertionError("Fusion only for eval!")
+    _check_eval(conv, bn)
     fused = copy.deepcopy(conv)
-    mean, var = _bn_stats(bn)
     fused.weight, fused.bias = fuse_conv_bn_weights(
-        fused.weight, fused.bias, mean, var, bn.eps, bn.weight, bn.bias, transpose
+        fused.weight,
+        fused.bias,
+        bn.running_mean,
+        bn.running_var,
+        bn.eps,
+        bn.weight,
+        bn.bias,
+        transpose,
     )
     return fused
 
@@ -66,49 +71,59 @@ def fuse_conv_bn_weights(
     bn_b: Tensor | None,
     transpose: bool = False,
 ) -> tuple[Parameter, Parameter]:
-    """The fused ``(weight, bias)`` parameters of a convolution followed by a batch norm in
-    eval mode (a missing bias, or affine weight or bias, counts as 0, 1 and 0), in the
-    convolution's dtypes."""
-    w_dtype = conv_w.dtype
-    b_dtype = conv_b.dtype if conv_b is not None else w_dtype
-    with no_grad():
-        b = conv_b if conv_b is not None else ops.zeros_like(bn_rm)
-        gamma = bn_w if bn_w is not None else ops.ones_like(bn_rm)
-        beta = bn_b if bn_b is not None else ops.zeros_like(bn_rm)
-        scale = gamma * ops.rsqrt(bn_rv + bn_eps)
-        shape = [1, -1] if transpose else [-1, 1]
-        shape += [1] * (conv_w.ndim - 2)
-        weight = (conv_w * scale.reshape(shape)).to(w_dtype)
-        bias = ((b - bn_rm) * scale + beta).to(b_dtype)
-    return (
-        Parameter(weight, conv_w.requires_grad),
-        Parameter(bias, conv_b.requires_grad if conv_b is not None else True),
-    )
-
-
-def fuse_linear_bn_eval(linear: Any, bn: Any) -> Any:
-    """A copy of ``linear`` that computes ``bn(linear(x))`` (both in eval mode); the batch
-    norm has ``linear.out_features`` features, or one that is broadcast.
+    """The weight and bias of a convolution followed by an eval-mode batch norm, as one
+    convolution's: each output channel's filter scaled by ``bn_w / sqrt(bn_rv + bn_eps)``
+    and the bias ``(conv_b - bn_rm) * scale + bn_b`` (a missing bias counts as 0, a missing
+    ``bn_w`` as 1). Returns two new Parameters, in the convolution's dtypes.
 
     Examples
     --------
     >>> import tensorcore as tc
-    >>> lin, bn = tc.nn.Linear(4, 3).eval(), tc.nn.BatchNorm1d(3).eval()
-    >>> fused = tc.nn.utils.fuse_linear_bn_eval(lin, bn)
-    >>> x = tc.randn(2, 4)
-    >>> tc.allclose(fused(x), bn(lin(x)), atol=1e-6)
+    >>> w, b = tc.nn.utils.fuse_conv_bn_weights(
+    ...     tc.ones(2, 1, 1, 1), None, tc.zeros(2), tc.full((2,), 3.0), 1.0, None, None
+    ... )
+    >>> w.flatten().tolist(), b.tolist(), type(w).__name__
+    ([0.5, 0.5], [0.0, 0.0], 'Parameter')
+    """
+    w_dtype = conv_w.dtype
+    b_dtype = conv_b.dtype if conv_b is not None else w_dtype
+    if conv_b is None:
+        conv_b = ops.zeros_like(bn_rm)
+    if bn_w is None:
+        bn_w = ops.ones_like(bn_rm)
+    if bn_b is None:
+        bn_b = ops.zeros_like(bn_rm)
+    rsqrt = ops.rsqrt(bn_rv + bn_eps)
+    rest = [1] * (conv_w.ndim - 2)
+    shape = [1, -1, *rest] if transpose else [-1, 1, *rest]
+    w = (conv_w * (bn_w * rsqrt).reshape(shape)).to(dtype=w_dtype)
+    b = ((conv_b - bn_rm) * rsqrt * bn_w + bn_b).to(dtype=b_dtype)
+    return Parameter(w, conv_w.requires_grad), Parameter(b, conv_b.requires_grad)
+
+
+def fuse_linear_bn_eval(linear: _M, bn: Module) -> _M:
+    """A new linear layer that computes ``bn(linear(x))`` of the eval-mode pair (see
+    :func:`fuse_linear_bn_weights`). The batch norm has ``linear.out_features`` features, or
+    1 (broadcast). Raises AssertionError unless both are in eval mode.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> fc, bn = tc.nn.Linear(3, 2).eval(), tc.nn.BatchNorm1d(2).eval()
+    >>> x = tc.randn(4, 3)
+    >>> tc.allclose(tc.nn.utils.fuse_linear_bn_eval(fc, bn)(x), bn(fc(x)), atol=1e-6)
     True
     """
-    if linear.training or bn.training:
-        raise AssertionError("Fusion only for eval!")
-    if not (linear.out_features == bn.num_features or bn.num_features == 1):
+    _check_eval(linear, bn)
+    out_features, features = linear.out_features, bn.num_features
+    if out_features != features and features != 1:
         raise AssertionError(
-            "To fuse, linear.out_features must equal bn.num_features or bn.num_features must be 1"
+            "To fuse, linear.out_features == bn.num_features or bn.num_features == 1, "
+            f"got linear.out_features={out_features} and bn.num_features={features}"
         )
     fused = copy.deepcopy(linear)
-    mean, var = _bn_stats(bn)
     fused.weight, fused.bias = fuse_linear_bn_weights(
-        fused.weight, fused.bias, mean, var, bn.eps, bn.weight, bn.bias
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
     )
     return fused
 
@@ -119,19 +134,28 @@ def fuse_linear_bn_weights(
     bn_rm: Tensor,
     bn_rv: Tensor,
     bn_eps: float,
-    bn_w: Tensor | None,
-    bn_b: Tensor | None,
+    bn_w: Tensor,
+    bn_b: Tensor,
 ) -> tuple[Parameter, Parameter]:
-    """The fused ``(weight, bias)`` parameters of a linear layer followed by a batch norm
-    in eval mode (a missing bias, or affine weight or bias, counts as 0, 1 and 0)."""
-    with no_grad():
-        b = linear_b if linear_b is not None else ops.zeros_like(bn_rm)
-        gamma = bn_w if bn_w is not None else ops.ones_like(bn_rm)
-        beta = bn_b if bn_b is not None else ops.zeros_like(bn_rm)
-        scale = gamma * ops.rsqrt(bn_rv + bn_eps)
-        weight = linear_w * scale.unsqueeze(-1)
-        bias = (b - bn_rm) * scale + beta
-    return (
-        Parameter(weight, linear_w.requires_grad),
-        Parameter(bias, linear_b.requires_grad if linear_b is not None else True),
-    )
+    """The weight and bias of a linear layer followed by an eval-mode batch norm, as one
+    layer's: rows scaled by ``bn_w / sqrt(bn_rv + bn_eps)``, bias
+    ``(linear_b - bn_rm) * scale + bn_b`` (a missing bias counts as 0). Returns two new
+    Parameters, in the linear layer's dtypes.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w, b = tc.nn.utils.fuse_linear_bn_weights(
+    ...     tc.ones(2, 2), tc.ones(2), tc.ones(2), tc.full((2,), 4.0), 0.0, tc.ones(2), tc.zeros(2)
+    ... )
+    >>> w.tolist(), b.tolist()
+    ([[0.5, 0.5], [0.5, 0.5]], [0.0, 0.0])
+    """
+    w_dtype = linear_w.dtype
+    b_dtype = linear_b.dtype if linear_b is not None else w_dtype
+    if linear_b is None:
+        linear_b = ops.zeros_like(bn_rm)
+    scale = bn_w * ops.rsqrt(bn_rv + bn_eps)
+    w = linear_w * scale.unsqueeze(-1).to(dtype=w_dtype)
+    b = ((linear_b - bn_rm) * scale + bn_b).to(dtype=b_dtype)
+    return Parameter(w, linear_w.requires_grad), Parameter(b, linear_b.requires_grad)

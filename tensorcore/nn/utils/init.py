@@ -1,29 +1,37 @@
-"""``skip_init``: a module built without running its parameters' initialisation, as
+"""``skip_init``: a module built without initialising its parameters, as
 ``torch.nn.utils.init``."""
 
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, TypeVar
+
+from ..modules.module import Module
 
 __all__ = ["skip_init"]
 
+_M = TypeVar("_M", bound=Module)
 
-def skip_init(module_cls: type, *args: Any, **kwargs: Any) -> Any:
-    """``module_cls(*args, **kwargs)`` with its parameters and buffers allocated but not
-    initialised (their values are whatever memory held): built on the ``meta`` device, then
-    given storage on ``device`` (``kwargs``' device, the CPU by default). The class must take
-    a ``device`` argument, as PyTorch's layers do.
+
+def skip_init(module_cls: type[_M], *args: Any, **kwargs: Any) -> _M:
+    """Build ``module_cls(*args, **kwargs)`` without running its initialisation: it is built on
+    the ``meta`` device, then given uninitialised memory on ``device`` (default ``"cpu"``) with
+    :meth:`Module.to_empty`. The class must take a ``device`` argument. Initialise the
+    parameters yourself afterwards.
 
     Examples
     --------
     >>> import tensorcore as tc
-    >>> lin = tc.nn.utils.skip_init(tc.nn.Linear, 4, 2)
-    >>> lin.weight.shape, lin.weight.device
-    (tensorcore.Size([2, 4]), device(type='cpu'))
+    >>> fc = tc.nn.utils.skip_init(tc.nn.Linear, 5, 1)
+    >>> fc.weight.shape, fc.weight.device
+    (tensorcore.Size([1, 5]), device(type='cpu'))
     """
+    if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
+        raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    final = kwargs.pop("device", "cpu")
+    device = kwargs.pop("device", "cpu")
     kwargs["device"] = "meta"
-    return module_cls(*args, **kwargs).to_empty(device=final)
+    module = module_cls(*args, **kwargs)
+    module.to_empty(device=device)
+    return module

@@ -50,6 +50,12 @@ _op(
     inplace=True,
 )
 _op(
+    "take(Tensor self, Tensor index) -> Tensor",
+    "indexing composite",
+    "The elements of ``self`` seen as 1-D (row-major; negative indices count from the end) at "
+    "the positions ``index``, in the shape of ``index``.",
+)
+_op(
     "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
     "indexing nondifferentiable composite",
     "How many times each value ``0..max(self)`` occurs in the 1-D non-negative ``self`` (at "
