@@ -99,6 +99,7 @@ class Backend(str):
             devices = ["cpu", "cuda"]
         elif isinstance(devices, str):
             devices = [devices]
+        kinds = tuple(devices)
         if lower in manager.comm_backends():
             raise RuntimeError(
                 f"Backend.register_backend(): a communication backend named '{lower}' is "
@@ -110,16 +111,16 @@ class Backend(str):
 
             @hookimpl
             def tensorcore_register_comm_backends(self, register: Any) -> None:
-                register.comm_backend(lower, func, devices=tuple(devices))
+                register.comm_backend(lower, func, devices=kinds)
 
         manager.register(_Plugin(), name=f"Backend.register_backend({lower})")
         if not hasattr(Backend, name.upper()):
             setattr(Backend, name.upper(), lower)
         if lower not in Backend.backend_list:
             Backend.backend_list.append(lower)
-        for device in devices:
+        for device in kinds:
             Backend.default_device_backend_map.setdefault(device, lower)
-        Backend.backend_capability[lower] = list(devices)
+        Backend.backend_capability[lower] = list(kinds)
 
 
 def is_gloo_available() -> bool:
@@ -297,6 +298,8 @@ class _DeprecatedReduceOp:
     """``reduce_op``: :class:`ReduceOp` under its old name; each attribute warns."""
 
     def __getattr__(self, name: str) -> Any:
+        if name not in ReduceOp.__members__:  # (introspection: __wrapped__ and such)
+            raise AttributeError(f"reduce_op has no attribute {name!r}")
         warnings.warn(
             "`tensorcore.distributed.reduce_op` is deprecated, please use "
             "`tensorcore.distributed.ReduceOp` instead",

@@ -154,6 +154,18 @@ outs = [tc.empty(r + 1) for _ in range(n)]
 dist.all_to_all(outs, ins)
 assert [o.tolist() for o in outs] == [[float(10 * i + r)] * (r + 1) for i in range(n)], outs
 
+# The contract's generic all-to-all (sends and receives), which a backend without its own
+# gets, run here over MPI's point-to-point operations.
+from tensorcore.backend import ProcessGroup  # noqa: E402
+
+ins, outs = [r + j + 1 for j in range(n)], [i + r + 1 for i in range(n)]
+x = tc.cat([tc.full((k,), float(10 * r + j)) for j, k in enumerate(ins)])
+out = tc.full((sum(outs),), -1.0)
+assert ProcessGroup.alltoall(dist.group.WORLD, out, x, outs, ins).wait()
+assert (
+    out.tolist() == tc.cat([tc.full((k,), float(10 * i + r)) for i, k in enumerate(outs)]).tolist()
+)
+
 # The deprecated coalesced collectives (PyTorch's FutureWarning).
 import warnings  # noqa: E402
 
