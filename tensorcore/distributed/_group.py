@@ -222,8 +222,11 @@ def init_process_group(
 
     Raises
     ------
+    ValueError
+        When called twice (PyTorch's "trying to initialize the default process group
+        twice!"), or for an unknown backend.
     RuntimeError
-        When called twice, or when the backend is unavailable (with the reason).
+        When the backend is unavailable (with the reason).
 
     Notes
     -----
@@ -241,9 +244,9 @@ def init_process_group(
     request, which makes up for its round trip (``docs/distributed.md``, "Performance").
     """
     if _World.default is not None:
-        raise RuntimeError(
-            "init_process_group(): trying to initialize the default process group twice; "
-            "call destroy_process_group() first"
+        raise ValueError(
+            "trying to initialize the default process group twice! (call "
+            "destroy_process_group() first)"
         )
     if timeout is not None and not isinstance(timeout, timedelta):
         raise TypeError(
@@ -375,9 +378,9 @@ def _release_plans(groups: set[ProcessGroup]) -> None:
 
 def _default(what: str) -> ProcessGroup:
     if _World.default is None:
-        raise RuntimeError(
-            f"{what}: default process group has not been initialized, please make sure to "
-            "call init_process_group."
+        raise ValueError(
+            f"Default process group has not been initialized, please make sure to call "
+            f"init_process_group. ({what})"
         )
     return _World.default
 
