@@ -77,11 +77,25 @@ def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> No
         object_list[i] = _from_bytes_tensor(chunk, int(n.item()))
 
 
+def _root(group: Any, rank: Any, group_rank: Any, what: str, arg: str) -> int:
+    """The global rank of a root given as a global rank or as a rank in ``group``."""
+    pg = _group(group, what)
+    if pg is None:  # (not a member: the rank as given, which no member's rank equals)
+        return -1 if rank is None else rank
+    return _World.ranks[pg][_canonical_rank(pg, rank, group_rank, what, arg)]
+
+
 def gather_object(
-    obj: Any, object_gather_list: list[Any] | None = None, dst: int = 0, group: Any = None
+    obj: Any,
+    object_gather_list: list[Any] | None = None,
+    dst: int | None = None,
+    group: Any = None,
+    group_dst: int | None = None,
 ) -> None:
-    """Gather ``obj`` from every rank into ``object_gather_list`` on rank ``dst`` (None on
-    the other ranks), as ``torch.distributed.gather_object``."""
+    """Gather ``obj`` from every rank into ``object_gather_list`` on rank ``dst`` (a global
+    rank; or ``group_dst``, a rank in ``group``; None on the other ranks), as
+    ``torch.distributed.gather_object``."""
+    dst = _root(group, dst, group_dst, "gather_object", "dst")
     world = get_world_size(group)
     mine = get_rank() == dst  # (src and dst are global ranks, as in PyTorch)
     if mine and (object_gather_list is None or len(object_gather_list) != world):
@@ -94,12 +108,21 @@ def gather_object(
         object_gather_list[:] = gathered
 
 
-def broadcast_object_list(object_list: list[Any], src: int = 0, group: Any = None) -> None:
-    """Replace ``object_list``'s entries on every rank with rank ``src``'s (the lists have the
-    same length everywhere), as ``torch.distributed.broadcast_object_list``."""
-    sending = get_rank() == src  # (a global rank, as in PyTorch)
+def broadcast_object_list(
+    object_list: list[Any],
+    src: int | None = None,
+    group: Any = None,
+    device: Any = None,
+    group_src: int | None = None,
+) -> None:
+    """Replace ``object_list``'s entries on every rank with rank ``src``'s (a global rank;
+    or ``group_src``, a rank in ``group``; the lists have the same length everywhere), as
+    ``torch.distributed.broadcast_object_list``; ``device`` is where the bytes are staged
+    (the group's device when None)."""
+    src = _root(group, src, group_src, "broadcast_object_list", "src")
+    sending = get_rank() == src
     n = len(object_list)
-    dev = _device(group, "broadcast_object_list")
+    dev = device if device is not None else _device(group, "broadcast_object_list")
     if sending:
         blobs = [_to_bytes_tensor(o, dev) for o in object_list]
         sizes = as_tensor([b.numel() for b in blobs], dtype=dtypes.int64, device=dev)
@@ -124,11 +147,14 @@ def broadcast_object_list(object_list: list[Any], src: int = 0, group: Any = Non
 def scatter_object_list(
     scatter_object_output_list: list[Any],
     scatter_object_input_list: list[Any] | None = None,
-    src: int = 0,
+    src: int | None = None,
     group: Any = None,
+    group_src: int | None = None,
 ) -> None:
-    """Give rank ``i`` the ``i``-th object of rank ``src``'s ``scatter_object_input_list``,
-    in ``scatter_object_output_list[0]``, as ``torch.distributed.scatter_object_list``."""
+    """Give rank ``i`` the ``i``-th object of rank ``src``'s (a global rank; or
+    ``group_src``, a rank in ``group``) ``scatter_object_input_list``, in
+    ``scatter_object_output_list[0]``, as ``torch.distributed.scatter_object_list``."""
+    src = _root(group, src, group_src, "scatter_object_list", "src")
     world = get_world_size(group)
     if not scatter_object_output_list:
         raise ValueError("scatter_object_list(): scatter_object_output_list must not be empty")

@@ -198,6 +198,43 @@ if r % 2 == 0:
             raise AssertionError(text)
         except ValueError as exc:
             assert text in str(exc), exc
+# group_src / group_dst: the root as a rank in the group (PyTorch 2.13's keyword forms).
+last = n - 1 if (n - 1) % 2 == 0 else n - 2  # the last even rank
+if r % 2 == 0:
+    t = tc.full((2,), float(r))
+    dist.broadcast(t, group=evens, group_src=len(range(0, n, 2)) - 1)
+    assert t.tolist() == [float(last)] * 2, t
+    t = tc.ones(2)
+    dist.reduce(t, group=evens, group_dst=0)
+    assert t.tolist() == [float(len(range(0, n, 2))) if r == 0 else 1.0] * 2, t
+    got = [tc.empty(1) for _ in range(0, n, 2)] if r == last else None
+    dist.gather(tc.full((1,), float(r)), got, group=evens, group_dst=len(range(0, n, 2)) - 1)
+    assert got is None or [g.item() for g in got] == [float(i) for i in range(0, n, 2)], got
+    t = tc.empty(1)
+    parts = [tc.full((1,), float(i)) for i in range(0, n, 2)] if r == 0 else None
+    dist.scatter(t, parts, group=evens, group_src=0)
+    assert t.item() == float(r), t
+for call, kind, text in [
+    (lambda: dist.broadcast(tc.ones(1)), ValueError, "Must specify global_rank or group_rank"),
+    (lambda: dist.broadcast(tc.ones(1), src=0, group_src=0), ValueError, "Can't specify both"),
+    (lambda: dist.send(tc.ones(1), group_dst=n), ValueError, f"group_dst={n} is not a rank"),
+]:
+    try:
+        call()
+        raise AssertionError(text)
+    except kind as exc:
+        assert text in str(exc), exc
+if n > 1:  # a ring as ranks in the world, with group_peer
+    got = tc.empty(1)
+    works = dist.batch_isend_irecv([
+        dist.P2POp(dist.isend, tc.full((1,), float(r)), group_peer=(r + 1) % n),
+        dist.P2POp(dist.irecv, got, group_peer=(r - 1) % n),
+    ])  # fmt: skip
+    assert all(w.wait() for w in works) and got.item() == float((r - 1) % n)
+    if r == 0:
+        dist.send(tc.ones(1), group_dst=1)
+    elif r == 1:
+        assert dist.recv(got, group_src=0) == 0 and got.item() == 1.0
 try:
     dist.get_group_rank(dist.GroupMember.NON_GROUP_MEMBER, 0)
     raise AssertionError("a non-member group")
