@@ -376,8 +376,9 @@ class ProcessGroup:
         return None
 
     def split(self, ranks: list[int]) -> ProcessGroup | None:
-        """A new group of ``ranks`` (ranks in this group, sorted); None on the ranks left out.
-        Every rank of this group calls it."""
+        """A new group of ``ranks`` (ranks in this group, in the new group's rank order:
+        sorted, unless the program passed ``new_group(..., sort_ranks=False)``); None on the
+        ranks left out. Every rank of this group calls it."""
         raise NotImplementedError
 
     def abort(self, code: int = 1) -> None:

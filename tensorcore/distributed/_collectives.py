@@ -385,8 +385,11 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
         return _finish(work, async_op, back)
 
 
-def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Work | None:
-    """Wait until every rank of ``group`` reaches the barrier.
+def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None,
+            timeout: Any = None) -> Work | None:  # fmt: skip
+    """Wait until every rank of ``group`` reaches the barrier, at most ``timeout`` (a
+    ``datetime.timedelta``; the group's timeout when None), then raise
+    ``DistBackendError``. ``device_ids`` is accepted for compatibility.
 
     Examples
     --------
@@ -395,7 +398,11 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
     pg = _group(group, "barrier")
     if pg is None:
         return None
-    return _finish(pg.barrier(), async_op)
+    work = pg.barrier()
+    if async_op:
+        return work
+    work.wait(timeout)
+    return None
 
 
 def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0,

@@ -544,11 +544,17 @@ def new_group(
     pg_options: Any = None,
     use_local_synchronization: bool = False,
     group_desc: str | None = None,
+    device_id: Any = None,
+    sort_ranks: bool = True,
 ) -> Any:
-    """A process group of the global ``ranks`` (all of them when None), sorted as in PyTorch.
+    """A process group of the global ``ranks`` (all of them when None), sorted as in PyTorch
+    (with ``sort_ranks=False``, the group's ranks follow the list's order).
 
     Every process of the default group must call it, members or not. On a non-member it
     returns ``GroupMember.NON_GROUP_MEMBER``, on which collectives do nothing.
+    ``backend``, ``pg_options``, ``use_local_synchronization``, ``group_desc`` and
+    ``device_id`` are accepted for PyTorch compatibility; the group uses the default
+    group's backend and device.
     """
     world = _default("new_group")
     if timeout is not None and not isinstance(timeout, timedelta):
@@ -556,7 +562,8 @@ def new_group(
             f"new_group(): timeout must be a datetime.timedelta, not {type(timeout).__name__}"
         )
     n = world.size()
-    members = sorted(set(range(n) if ranks is None else ranks))
+    given = range(n) if ranks is None else ranks
+    members = sorted(set(given)) if sort_ranks else list(dict.fromkeys(given))
     bad = [r for r in members if not isinstance(r, int) or not 0 <= r < n]
     if bad:
         raise ValueError(f"new_group(): ranks {bad} are not ranks of a world of size {n}")

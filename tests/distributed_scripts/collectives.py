@@ -224,6 +224,14 @@ for call, kind, text in [
         raise AssertionError(text)
     except kind as exc:
         assert text in str(exc), exc
+# sort_ranks=False: the group's ranks in the list's order
+rev = dist.new_group(list(range(n))[::-1], sort_ranks=False)
+assert dist.get_rank(rev) == n - 1 - r == dist.get_group_rank(rev, r)
+assert dist.get_global_rank(rev, 0) == n - 1 and dist.get_process_group_ranks(rev)[0] == n - 1
+t = tc.full((1,), float(r))
+dist.broadcast(t, group=rev, group_src=0)
+assert t.item() == float(n - 1), t
+dist.barrier(timeout=timedelta(seconds=10))
 if n > 1:  # a ring as ranks in the world, with group_peer
     got = tc.empty(1)
     works = dist.batch_isend_irecv([
