@@ -106,9 +106,9 @@ class Backend(str):
                 "already registered"
             )
 
-        class _Plugin:
-            from ..plugins import hookimpl
+        from ..plugins import hookimpl
 
+        class _Plugin:
             @hookimpl
             def tensorcore_register_comm_backends(self, register: Any) -> None:
                 register.comm_backend(lower, func, devices=kinds)
