@@ -284,3 +284,87 @@ def test_init_process_group_refuses_a_bad_device_id_before_the_backend(
 @pytest.mark.parametrize("n", [2, 3])
 def test_sync_batchnorm_equals_batchnorm_on_the_whole_batch(n: int) -> None:
     _ok(mpirun(n, "sync_batchnorm.py"), n)
+
+
+def test_names_around_the_process_groups_are_pytorchs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+    from datetime import timedelta
+
+    import tensorcore as tc
+    import tensorcore.distributed as dist
+    from tensorcore.backend import ProcessGroup
+
+    B = dist.Backend
+    assert (B("MPI"), B("nccl"), B.GLOO, B.UNDEFINED, B("Fabric")) == (
+        "mpi", "nccl", "gloo", "undefined", "fabric"
+    )  # fmt: skip
+    assert type(B("mpi")) is str
+    with pytest.raises(ValueError, match="Backend constructor parameter must be string-ish"):
+        B(3)  # type: ignore[arg-type]
+    assert not (dist.is_gloo_available() or dist.is_ucc_available() or dist.is_xccl_available())
+    monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)
+    assert dist.is_torchelastic_launched() is False
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "job")
+    assert dist.is_torchelastic_launched() is True
+    assert dist.get_default_backend_for_device(tc.device("cuda", 1)) == "nccl"
+    with pytest.raises(ValueError, match="Default backend not registered for device : meta"):
+        dist.get_default_backend_for_device("meta")
+    assert [dist.supports_complex(op) for op in dist.ReduceOp] == [True, False, False, False, True]
+    with pytest.warns(FutureWarning, match="reduce_op` is deprecated"):
+        assert dist.reduce_op.SUM is dist.ReduceOp.SUM
+    with pytest.raises(AttributeError):
+        dist.reduce_op.NOPE  # noqa: B018
+    # DistError: PyTorch's hierarchy, all RuntimeErrors
+    for cls in (dist.DistBackendError, dist.DistNetworkError, dist.DistStoreError):
+        assert issubclass(cls, dist.DistError) and issubclass(cls, RuntimeError)
+    # the debug level: from the environment, else set
+    monkeypatch.setattr(dist._names._Debug, "level", None)
+    monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "detail")
+    assert dist.get_debug_level() is dist.DebugLevel.DETAIL
+    monkeypatch.setenv("TENSORCORE_DISTRIBUTED_DEBUG", "loud")
+    with pytest.raises(ValueError, match="must be OFF, INFO or DETAIL, got 'loud'"):
+        dist.set_debug_level_from_env()
+    dist.set_debug_level(dist.DebugLevel.OFF)
+    assert dist.get_debug_level() is dist.DebugLevel.OFF
+    with pytest.raises(TypeError, match="must be a DebugLevel, not str"):
+        dist.set_debug_level("INFO")  # type: ignore[arg-type]
+
+    # Backend.register_backend: a factory, as register.comm_backend takes, usable at once.
+    class Alone(ProcessGroup):
+        backend = "solo"
+
+        def rank(self) -> int:
+            return 0
+
+        def size(self) -> int:
+            return 1
+
+    def make(**kwargs: object) -> Alone:
+        return Alone(kwargs["timeout"])  # type: ignore[arg-type]
+
+    with pytest.warns(UserWarning, match="Device capability of Solo unspecified"):
+        B.register_backend("Solo", make)
+    with pytest.raises(RuntimeError, match="'solo' is already registered"):
+        B.register_backend("solo", make, devices="cpu")
+    assert B.SOLO == B("solo") == "solo" and B.backend_capability["solo"] == ["cpu", "cuda"]
+    assert dist.is_backend_available("solo")
+    dist.init_process_group("solo", timeout=timedelta(seconds=5))
+    try:
+        assert dist.group.WORLD is dist.GroupMember.WORLD and dist.get_backend() == "solo"
+        assert dist.get_global_rank(dist.group.WORLD, 0) == 0
+        with pytest.raises(ValueError, match="is not registered"):
+            dist.get_group_rank(object(), 0)
+        dist.monitored_barrier(timeout=timedelta(seconds=1))  # (one rank: nothing to wait for)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.warns(UserWarning, match="Please specify timeout arg as a timedelta"):
+                dist.monitored_barrier(timeout=1.0)
+        # the generic all-to-all of a backend without one: here only this rank's own block
+        out = tc.empty(3, 2)
+        dist.all_to_all_single(out, tc.arange(6.0).reshape(3, 2))
+        assert out.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+        with pytest.raises(ValueError, match="Invalid destination rank"):
+            dist.send_object_list([1], dst=0)
+    finally:
+        dist.destroy_process_group()
+    assert dist.group.WORLD is None

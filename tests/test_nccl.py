@@ -184,7 +184,9 @@ def test_tcp_store_errors() -> None:
     short = timedelta(seconds=0.2)
     with pytest.raises(ValueError, match="port must have value from 0 to 65535, got 70000"):
         dist.TCPStore("127.0.0.1", 70000)
-    with pytest.raises(dist.DistStoreError, match=r"timed out after 0\.2s while trying to connect"):
+    with pytest.raises(
+        dist.DistNetworkError, match=r"timed out after 0\.2s while trying to connect"
+    ):
         dist.TCPStore("127.0.0.1", _free_port(), timeout=short)
     with pytest.raises(dist.DistStoreError, match=r"waiting for clients\. 1/2 clients joined"):
         dist.TCPStore("127.0.0.1", 0, world_size=2, is_master=True, timeout=short)
@@ -193,7 +195,7 @@ def test_tcp_store_errors() -> None:
     with pytest.raises(dist.DistStoreError, match="wait timeout after 200ms, keys: /x"):
         client.wait(["x"], short)
     master.close()
-    with pytest.raises(dist.DistStoreError, match="lost the connection"):
+    with pytest.raises(dist.DistNetworkError, match="lost the connection"):
         client.get("x")
     client.close()
     with pytest.raises(ValueError, match="tcp:// rendezvous: port number missing"):

@@ -19,8 +19,14 @@ True
 
 from __future__ import annotations
 
+from ._all_to_all import (
+    all_gather_coalesced,
+    all_reduce_coalesced,
+    all_to_all,
+    all_to_all_single,
+)
 from ._backend import DEFAULT_TIMEOUT as _DEFAULT_TIMEOUT
-from ._backend import DistBackendError, ProcessGroup, ReduceOp, Work
+from ._backend import ProcessGroup, ReduceOp, Work
 from ._collectives import (
     all_gather,
     all_gather_into_tensor,
@@ -37,14 +43,18 @@ from ._collectives import (
     scatter,
     send,
 )
+from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
 from ._group import (
     GroupMember,
     destroy_process_group,
     get_backend,
+    get_global_rank,
+    get_group_rank,
     get_node_local_rank,
     get_process_group_ranks,
     get_rank,
     get_world_size,
+    group,
     init_process_group,
     is_available,
     is_backend_available,
@@ -53,21 +63,43 @@ from ._group import (
     is_nccl_available,
     new_group,
 )
+from ._monitored import monitored_barrier
+from ._names import (
+    Backend,
+    DebugLevel,
+    get_debug_level,
+    get_default_backend_for_device,
+    is_gloo_available,
+    is_torchelastic_launched,
+    is_ucc_available,
+    is_xccl_available,
+    reduce_op,
+    set_debug_level,
+    set_debug_level_from_env,
+    supports_complex,
+)
 from ._objects import (
     all_gather_object,
     broadcast_object_list,
     gather_object,
+    recv_object_list,
     scatter_object_list,
+    send_object_list,
 )
 from ._p2p import P2POp, batch_isend_irecv
-from ._store import DistStoreError, TCPStore, rendezvous
+from ._store import TCPStore, rendezvous
+from ._subgroups import new_subgroups, new_subgroups_by_enumeration
 
 #: PyTorch's name of the default timeout of a group (30 minutes); a communication backend
 #: finds it as ``tensorcore.backend.DEFAULT_TIMEOUT``.
 default_pg_timeout = _DEFAULT_TIMEOUT
 
 __all__ = [
+    "Backend",
+    "DebugLevel",
     "DistBackendError",
+    "DistError",
+    "DistNetworkError",
     "DistStoreError",
     "GroupMember",
     "P2POp",
@@ -76,9 +108,13 @@ __all__ = [
     "TCPStore",
     "Work",
     "all_gather",
+    "all_gather_coalesced",
     "all_gather_into_tensor",
     "all_gather_object",
     "all_reduce",
+    "all_reduce_coalesced",
+    "all_to_all",
+    "all_to_all_single",
     "barrier",
     "batch_isend_irecv",
     "broadcast",
@@ -88,25 +124,43 @@ __all__ = [
     "gather",
     "gather_object",
     "get_backend",
+    "get_debug_level",
+    "get_default_backend_for_device",
+    "get_global_rank",
+    "get_group_rank",
     "get_node_local_rank",
     "get_process_group_ranks",
     "get_rank",
     "get_world_size",
+    "group",
     "init_process_group",
     "irecv",
     "is_available",
     "is_backend_available",
+    "is_gloo_available",
     "is_initialized",
     "is_mpi_available",
     "is_nccl_available",
+    "is_torchelastic_launched",
+    "is_ucc_available",
+    "is_xccl_available",
     "isend",
+    "monitored_barrier",
     "new_group",
+    "new_subgroups",
+    "new_subgroups_by_enumeration",
     "recv",
+    "recv_object_list",
     "reduce",
+    "reduce_op",
     "reduce_scatter",
     "reduce_scatter_tensor",
     "rendezvous",
     "scatter",
     "scatter_object_list",
     "send",
+    "send_object_list",
+    "set_debug_level",
+    "set_debug_level_from_env",
+    "supports_complex",
 ]

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from ._errors import DistBackendError
+
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
@@ -33,11 +35,6 @@ __all__ = [
 
 #: PyTorch's default: how long a collective may wait for the other ranks.
 DEFAULT_TIMEOUT = timedelta(minutes=30)
-
-
-class DistBackendError(RuntimeError):
-    """A communication backend failed (a timeout, a peer gone): ``torch.distributed``'s
-    ``DistBackendError``, a ``RuntimeError``."""
 
 
 class ReduceOp(enum.Enum):
@@ -180,6 +177,20 @@ class Work:
         self._keep = ()
 
 
+#: The tag of the messages of the default :meth:`ProcessGroup.alltoall` (and of
+#: ``monitored_barrier``'s): out of the way of a program's own tags, which are small.
+ALLTOALL_TAG = 0x7A2A
+MONITORED_BARRIER_TAG = 0x7A2B
+
+
+def _offsets(splits: list[int]) -> list[int]:
+    at, total = [], 0
+    for k in splits:
+        at.append(total)
+        total += k
+    return at
+
+
 class Disagreement(Exception):
     """Raised by :meth:`AllreducePlan.run` when the ranks' descriptions differ; ``found``
     holds every rank's, in rank order (the frontend names them in its ``RuntimeError``)."""
@@ -283,6 +294,56 @@ class ProcessGroup:
         """Wait until every rank of the group has reached the barrier."""
         raise NotImplementedError
 
+    def alltoall(
+        self, output: Tensor, input: Tensor, output_splits: list[int], input_splits: list[int]
+    ) -> Work:
+        """Send ``input_splits[i]`` elements of the 1-D ``input`` (consecutive blocks, in rank
+        order) to rank ``i``, and receive ``output_splits[i]`` elements from rank ``i`` into
+        the 1-D ``output`` (likewise), of one dtype.
+
+        The default is a send and a receive per peer, started together through
+        :meth:`batch_p2p` where the backend has it (else :meth:`send`/:meth:`recv`), with
+        tag :data:`ALLTOALL_TAG`, and a copy of this rank's own block; an engine with an
+        all-to-all of its own (MPI's ``Ialltoallv``) overrides it.
+        """
+        from ..autograd import grad_mode
+
+        me, n = self.rank(), self.size()
+        out_at, in_at = _offsets(output_splits), _offsets(input_splits)
+        ops: list[tuple[str, Tensor, int | None, int]] = []
+        for peer in range(n):
+            if peer != me:
+                block = output[out_at[peer] : out_at[peer] + output_splits[peer]]
+                ops.append(("recv", block, peer, ALLTOALL_TAG))
+        for peer in range(n):
+            if peer != me:
+                block = input[in_at[peer] : in_at[peer] + input_splits[peer]]
+                ops.append(("send", block, peer, ALLTOALL_TAG))
+        works = self.batch_p2p(ops)
+        if works is None:
+            works = [
+                self.send(t, peer, tag) if kind == "send" else self.recv(t, peer, tag)
+                for kind, t, peer, tag in ops
+                if peer is not None
+            ]
+        if output_splits[me] != input_splits[me]:
+            raise RuntimeError(
+                f"all_to_all: this rank sends itself {input_splits[me]} elements but expects "
+                f"{output_splits[me]}"
+            )
+        with grad_mode.no_grad():
+            output[out_at[me] : out_at[me] + output_splits[me]].copy_(
+                input[in_at[me] : in_at[me] + input_splits[me]]
+            )
+        pending = list(works)
+
+        def poll() -> bool:
+            while pending and pending[-1].is_completed():
+                pending.pop()
+            return not pending
+
+        return Work(poll, self.timeout, "all_to_all", keep=(output, input))
+
     def batch_p2p(self, ops: list[tuple[str, Tensor, int | None, int]]) -> list[Work] | None:
         """Optional: start the sends and receives of one ``batch_isend_irecv`` together, so
         that none waits for another of the batch (NCCL: one ``ncclGroupStart``/``End``, in
@@ -315,8 +376,9 @@ class ProcessGroup:
         return None
 
     def split(self, ranks: list[int]) -> ProcessGroup | None:
-        """A new group of ``ranks`` (ranks in this group, sorted); None on the ranks left out.
-        Every rank of this group calls it."""
+        """A new group of ``ranks`` (ranks in this group, in the new group's rank order:
+        sorted, unless the program passed ``new_group(..., sort_ranks=False)``); None on the
+        ranks left out. Every rank of this group calls it."""
         raise NotImplementedError
 
     def abort(self, code: int = 1) -> None:

@@ -23,7 +23,7 @@ from ..ops import functions as ops
 from . import _plan
 from ._agreement import agree, disagreement, shape_dtype
 from ._backend import Disagreement, ProcessGroup, ReduceOp, Work
-from ._group import _group, _group_rank, _World
+from ._group import _canonical_rank, _group, _World
 
 __all__ = [
     "all_gather",
@@ -141,9 +141,10 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
         raise disagreement(pg, "all_reduce", exc.found) from None
 
 
-def broadcast(tensor: Tensor, src: int = 0, group: Any = None,
-              async_op: bool = False) -> Work | None:  # fmt: skip
-    """Copy rank ``src``'s ``tensor`` (a global rank) into ``tensor`` on every rank.
+def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
+              async_op: bool = False, group_src: int | None = None) -> Work | None:  # fmt: skip
+    """Copy rank ``src``'s ``tensor`` (a global rank; or ``group_src``, a rank in ``group``:
+    one of the two) into ``tensor`` on every rank.
 
     Examples
     --------
@@ -154,8 +155,8 @@ def broadcast(tensor: Tensor, src: int = 0, group: Any = None,
     if pg is None:
         return None
     _check(pg, tensor, "broadcast")
-    root = _group_rank(pg, src, "broadcast", "src")
-    agree(pg, "broadcast", tensor, f"src={src}")
+    root = _canonical_rank(pg, src, group_src, "broadcast", "src")
+    agree(pg, "broadcast", tensor, f"src={_World.ranks[pg][root]}")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
         return _finish(pg.broadcast(buf, root), async_op, back)
@@ -299,10 +300,10 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
         return _finish(pg.reduce_scatter(buf, input.contiguous(), rop), async_op, back)
 
 
-def reduce(tensor: Tensor, dst: int = 0, op: Any = ReduceOp.SUM, group: Any = None,
-           async_op: bool = False) -> Work | None:  # fmt: skip
-    """Reduce ``tensor`` over the group into rank ``dst``'s ``tensor`` (a global rank);
-    the other ranks' tensors are left as they were.
+def reduce(tensor: Tensor, dst: int | None = None, op: Any = ReduceOp.SUM, group: Any = None,
+           async_op: bool = False, group_dst: int | None = None) -> Work | None:  # fmt: skip
+    """Reduce ``tensor`` over the group into rank ``dst``'s ``tensor`` (a global rank; or
+    ``group_dst``, a rank in ``group``); the other ranks' tensors are left as they were.
 
     Examples
     --------
@@ -313,9 +314,9 @@ def reduce(tensor: Tensor, dst: int = 0, op: Any = ReduceOp.SUM, group: Any = No
     if pg is None:
         return None
     _check(pg, tensor, "reduce")
-    root = _group_rank(pg, dst, "reduce", "dst")
+    root = _canonical_rank(pg, dst, group_dst, "reduce", "dst")
     rop = _op(op, "reduce", tensor)
-    agree(pg, "reduce", tensor, f"{rop.name} dst={dst}")
+    agree(pg, "reduce", tensor, f"{rop.name} dst={_World.ranks[pg][root]}")
     with grad_mode.no_grad():
         if pg.rank() == root:
             buf, back = _inout(tensor)
@@ -324,10 +325,11 @@ def reduce(tensor: Tensor, dst: int = 0, op: Any = ReduceOp.SUM, group: Any = No
         return _finish(pg.reduce(buf, root, rop), async_op, back)
 
 
-def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0,
-           group: Any = None, async_op: bool = False) -> Work | None:  # fmt: skip
-    """Gather every rank's ``tensor`` into ``gather_list`` on rank ``dst`` (a global rank);
-    the other ranks pass no list.
+def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
+           group: Any = None, async_op: bool = False,
+           group_dst: int | None = None) -> Work | None:  # fmt: skip
+    """Gather every rank's ``tensor`` into ``gather_list`` on rank ``dst`` (a global rank;
+    or ``group_dst``, a rank in ``group``); the other ranks pass no list.
 
     Examples
     --------
@@ -338,7 +340,8 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
     if pg is None:
         return None
     _check(pg, tensor, "gather")
-    root = _group_rank(pg, dst, "gather", "dst")
+    root = _canonical_rank(pg, dst, group_dst, "gather", "dst")
+    dst = _World.ranks[pg][root]
     here = pg.rank() == root
     if here:
         outs = _check_list(pg, gather_list, tensor, "gather", "gather_list")
@@ -351,10 +354,12 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
         return _finish(work, async_op, _split_into(flat, outs) if flat is not None else None)
 
 
-def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int = 0,
-            group: Any = None, async_op: bool = False) -> Work | None:  # fmt: skip
-    """Rank ``src`` (a global rank) sends ``scatter_list[i]`` to rank ``i``, which receives
-    it into ``tensor``; the other ranks pass no list.
+def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None,
+            group: Any = None, async_op: bool = False,
+            group_src: int | None = None) -> Work | None:  # fmt: skip
+    """Rank ``src`` (a global rank; or ``group_src``, a rank in ``group``) sends
+    ``scatter_list[i]`` to rank ``i``, which receives it into ``tensor``; the other ranks
+    pass no list.
 
     Examples
     --------
@@ -366,7 +371,8 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
     if pg is None:
         return None
     _check(pg, tensor, "scatter")
-    root = _group_rank(pg, src, "scatter", "src")
+    root = _canonical_rank(pg, src, group_src, "scatter", "src")
+    src = _World.ranks[pg][root]
     here = pg.rank() == root
     if here:
         ins = _check_list(pg, scatter_list, tensor, "scatter", "scatter_list")
@@ -379,8 +385,11 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
         return _finish(work, async_op, back)
 
 
-def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Work | None:
-    """Wait until every rank of ``group`` reaches the barrier.
+def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None,
+            timeout: Any = None) -> Work | None:  # fmt: skip
+    """Wait until every rank of ``group`` reaches the barrier, at most ``timeout`` (a
+    ``datetime.timedelta``; the group's timeout when None), then raise
+    ``DistBackendError``. ``device_ids`` is accepted for compatibility.
 
     Examples
     --------
@@ -389,12 +398,17 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
     pg = _group(group, "barrier")
     if pg is None:
         return None
-    return _finish(pg.barrier(), async_op)
+    work = pg.barrier()
+    if async_op:
+        return work
+    work.wait(timeout)
+    return None
 
 
-def isend(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> Work | None:
-    """Start sending ``tensor`` to rank ``dst`` (a global rank); ``wait()`` the Work before
-    changing the tensor.
+def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0,
+          group_dst: int | None = None) -> Work | None:  # fmt: skip
+    """Start sending ``tensor`` to rank ``dst`` (a global rank; or ``group_dst``, a rank in
+    ``group``); ``wait()`` the Work before changing the tensor.
 
     Examples
     --------
@@ -405,14 +419,16 @@ def isend(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> Work | N
     pg = _group(group, "isend")
     if pg is None:
         return None
-    _, buf, peer, tag, _ = p2p_op(pg, "send", tensor, dst, tag, "isend")
+    _, buf, peer, tag, _ = p2p_op(pg, "send", tensor, dst, tag, "isend", group_dst)
     assert peer is not None
     return pg.send(buf, peer, tag)
 
 
-def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> Work | None:
-    """Start receiving into ``tensor`` from rank ``src`` (a global rank; any when None);
-    after ``wait()``, ``result()`` is the sender's rank in the group.
+def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0,
+          group_src: int | None = None) -> Work | None:  # fmt: skip
+    """Start receiving into ``tensor`` from rank ``src`` (a global rank; or ``group_src``, a
+    rank in ``group``; any rank when both are None); after ``wait()``, ``result()`` is the
+    sender's rank in the group.
 
     Examples
     --------
@@ -423,41 +439,61 @@ def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 
     pg = _group(group, "irecv")
     if pg is None:
         return None
-    _, buf, peer, tag, back = p2p_op(pg, "recv", tensor, src, tag, "irecv")
+    _, buf, peer, tag, back = p2p_op(pg, "recv", tensor, src, tag, "irecv", group_src)
     work = pg.recv(buf, peer, tag)
     return work.then(back) if back is not None else work
 
 
 def p2p_op(
-    pg: ProcessGroup, kind: str, tensor: Any, peer: int | None, tag: int, what: str
+    pg: ProcessGroup,
+    kind: str,
+    tensor: Any,
+    peer: int | None,
+    tag: int,
+    what: str,
+    group_peer: int | None = None,
 ) -> tuple[str, Tensor, int | None, int, Any]:
     """A checked send or receive for ``pg``: ``(kind, contiguous tensor, peer's rank in the
-    group, tag, finisher)``; the finisher copies a receive back into a non-contiguous
+    group, tag, finisher)``, the peer given as a global rank (``peer``) or as a rank in the
+    group (``group_peer``); the finisher copies a receive back into a non-contiguous
     ``tensor`` (None when there is nothing to copy)."""
     _check(pg, tensor, what)
     if kind == "send":
-        return kind, tensor.contiguous(), _group_rank(pg, peer, what, "dst"), tag, None
-    rank = None if peer is None else _group_rank(pg, peer, what, "src")
+        return (
+            kind,
+            tensor.contiguous(),
+            _canonical_rank(pg, peer, group_peer, what, "dst"),
+            tag,
+            None,
+        )
+    if peer is None and group_peer is None:
+        rank = None  # (any source)
+    else:
+        rank = _canonical_rank(pg, peer, group_peer, what, "src")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
     return kind, buf, rank, tag, back
 
 
-def send(tensor: Tensor, dst: int, group: Any = None, tag: int = 0) -> None:
-    """Send ``tensor`` to rank ``dst`` (a global rank) and wait until it is sent.
+def send(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0,
+         group_dst: int | None = None) -> None:  # fmt: skip
+    """Send ``tensor`` to rank ``dst`` (a global rank; or ``group_dst``, a rank in
+    ``group``) and wait until it is sent.
 
     Examples
     --------
     >>> dist.send(tc.ones(2), dst=1)  # doctest: +SKIP
     """
-    work = isend(tensor, dst, group, tag)
+    work = isend(tensor, dst, group, tag, group_dst)
     if work is not None:
         work.wait()
 
 
-def recv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> int:
-    """Receive into ``tensor`` from rank ``src`` (a global rank; any when None); return the
-    sender's global rank (-1 when this process is not in ``group``).
+def recv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0,
+         group_src: int | None = None) -> int:  # fmt: skip
+    """Receive into ``tensor`` from rank ``src`` (a global rank; or ``group_src``, a rank in
+    ``group``; any rank when both are None); return the sender's global rank (-1 when this
+    process is not in ``group``).
 
     Examples
     --------
@@ -465,7 +501,7 @@ def recv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0
     >>> dist.recv(t, src=0)  # doctest: +SKIP
     0
     """
-    work = irecv(tensor, src, group, tag)
+    work = irecv(tensor, src, group, tag, group_src)
     if work is None:
         return -1
     sender = work.result()

@@ -24,9 +24,12 @@ __all__ = [
     "GroupMember",
     "destroy_process_group",
     "get_backend",
+    "get_global_rank",
+    "get_group_rank",
     "get_process_group_ranks",
     "get_rank",
     "get_world_size",
+    "group",
     "init_process_group",
     "is_available",
     "is_backend_available",
@@ -56,6 +59,24 @@ class GroupMember:
 
     WORLD: ProcessGroup | None = None
     NON_GROUP_MEMBER = object()
+
+
+class _WorldMeta(type):
+    @property
+    def WORLD(cls) -> ProcessGroup | None:
+        return _World.default
+
+
+class group(metaclass=_WorldMeta):
+    """``group.WORLD``: the default process group once initialised, else None (PyTorch's
+    ``torch.distributed.group``; the same group as ``GroupMember.WORLD``).
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.group.WORLD is None
+    True
+    """
 
 
 def is_available() -> bool:
@@ -201,8 +222,11 @@ def init_process_group(
 
     Raises
     ------
+    ValueError
+        When called twice (PyTorch's "trying to initialize the default process group
+        twice!"), or for an unknown backend.
     RuntimeError
-        When called twice, or when the backend is unavailable (with the reason).
+        When the backend is unavailable (with the reason).
 
     Notes
     -----
@@ -220,9 +244,9 @@ def init_process_group(
     request, which makes up for its round trip (``docs/distributed.md``, "Performance").
     """
     if _World.default is not None:
-        raise RuntimeError(
-            "init_process_group(): trying to initialize the default process group twice; "
-            "call destroy_process_group() first"
+        raise ValueError(
+            "trying to initialize the default process group twice! (call "
+            "destroy_process_group() first)"
         )
     if timeout is not None and not isinstance(timeout, timedelta):
         raise TypeError(
@@ -354,9 +378,9 @@ def _release_plans(groups: set[ProcessGroup]) -> None:
 
 def _default(what: str) -> ProcessGroup:
     if _World.default is None:
-        raise RuntimeError(
-            f"{what}: default process group has not been initialized, please make sure to "
-            "call init_process_group."
+        raise ValueError(
+            f"Default process group has not been initialized, please make sure to call "
+            f"init_process_group. ({what})"
         )
     return _World.default
 
@@ -427,6 +451,84 @@ def get_backend(group: Any = None) -> str:
     return _default("get_backend").backend if pg is None else pg.backend
 
 
+def _registered(group: Any, what: str) -> list[int]:
+    ranks = _World.ranks.get(group) if isinstance(group, ProcessGroup) else None
+    if ranks is None:
+        raise ValueError(
+            f"{what}(): Group {group} is not registered, please create group with "
+            "tensorcore.distributed.new_group API"
+        )
+    return ranks
+
+
+def get_global_rank(group: Any, group_rank: int) -> int:
+    """The global rank of the process whose rank in ``group`` is ``group_rank``; on
+    ``group.WORLD``, ``group_rank`` itself (PyTorch's ``get_global_rank``).
+
+    Raises
+    ------
+    ValueError
+        When ``group`` is not a live group of this process (``new_group``'s
+        ``NON_GROUP_MEMBER`` included), or has no rank ``group_rank``.
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> g = dist.new_group([1, 3])  # doctest: +SKIP
+    >>> dist.get_global_rank(g, 1)  # on ranks 1 and 3  # doctest: +SKIP
+    3
+    """
+    if group is GroupMember.WORLD:
+        return group_rank
+    ranks = _registered(group, "get_global_rank")
+    if not isinstance(group_rank, int) or not 0 <= group_rank < len(ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
+    return ranks[group_rank]
+
+
+def get_group_rank(group: Any, global_rank: int) -> int:
+    """The rank in ``group`` of the process whose global rank is ``global_rank``; on
+    ``group.WORLD``, ``global_rank`` itself (PyTorch's ``get_group_rank``).
+
+    Raises
+    ------
+    ValueError
+        When ``group`` is not a live group of this process, or ``global_rank`` is not one
+        of its members.
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> g = dist.new_group([1, 3])  # doctest: +SKIP
+    >>> dist.get_group_rank(g, 3)  # on ranks 1 and 3  # doctest: +SKIP
+    1
+    """
+    if group is GroupMember.WORLD:
+        return global_rank
+    ranks = _registered(group, "get_group_rank")
+    if global_rank not in ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    return ranks.index(global_rank)
+
+
+def _canonical_rank(pg: ProcessGroup, global_rank: Any, group_rank: Any, what: str,
+                    arg: str) -> int:  # fmt: skip
+    """A rank given either as a global rank (``src``/``dst``) or as a rank in the group
+    (``group_src``/``group_dst``), as the group's rank; PyTorch's rules for the pair."""
+    if group_rank is not None:
+        if global_rank is not None:
+            raise ValueError("Can't specify both group_rank and global_rank")
+        if not isinstance(group_rank, int) or not 0 <= group_rank < pg.size():
+            raise ValueError(
+                f"{what}: group_{arg}={group_rank!r} is not a rank of the group (of size "
+                f"{pg.size()})"
+            )
+        return group_rank
+    if global_rank is None:
+        raise ValueError("Must specify global_rank or group_rank")
+    return _group_rank(pg, global_rank, what, arg)
+
+
 def get_process_group_ranks(group: Any) -> list[int]:
     """The global ranks of ``group``'s members, in group-rank order."""
     pg = _group(group, "get_process_group_ranks")
@@ -442,11 +544,17 @@ def new_group(
     pg_options: Any = None,
     use_local_synchronization: bool = False,
     group_desc: str | None = None,
+    device_id: Any = None,
+    sort_ranks: bool = True,
 ) -> Any:
-    """A process group of the global ``ranks`` (all of them when None), sorted as in PyTorch.
+    """A process group of the global ``ranks`` (all of them when None), sorted as in PyTorch
+    (with ``sort_ranks=False``, the group's ranks follow the list's order).
 
     Every process of the default group must call it, members or not. On a non-member it
     returns ``GroupMember.NON_GROUP_MEMBER``, on which collectives do nothing.
+    ``backend``, ``pg_options``, ``use_local_synchronization``, ``group_desc`` and
+    ``device_id`` are accepted for PyTorch compatibility; the group uses the default
+    group's backend and device.
     """
     world = _default("new_group")
     if timeout is not None and not isinstance(timeout, timedelta):
@@ -454,7 +562,8 @@ def new_group(
             f"new_group(): timeout must be a datetime.timedelta, not {type(timeout).__name__}"
         )
     n = world.size()
-    members = sorted(set(range(n) if ranks is None else ranks))
+    given = range(n) if ranks is None else ranks
+    members = sorted(set(given)) if sort_ranks else list(dict.fromkeys(given))
     bad = [r for r in members if not isinstance(r, int) or not 0 <= r < n]
     if bad:
         raise ValueError(f"new_group(): ranks {bad} are not ranks of a world of size {n}")

@@ -356,6 +356,21 @@ class MPIProcessGroup(ProcessGroup):
     def barrier(self) -> Work:
         return self._work([self.comm.Ibarrier()], "barrier")
 
+    def alltoall(
+        self, output: Tensor, input: Tensor, output_splits: list[int], input_splits: list[int]
+    ) -> Work:
+        size = input.element_size()
+
+        def vector(t: Tensor, splits: list[int]) -> list[Any]:
+            counts = [k * size for k in splits]
+            displs = [0] * len(counts)
+            for i in range(1, len(counts)):
+                displs[i] = displs[i - 1] + counts[i - 1]
+            return [_memory(t), (counts, displs), _mpi().BYTE]
+
+        req = self.comm.Ialltoallv(vector(input, input_splits), vector(output, output_splits))
+        return self._work([req], "all_to_all", keep=(input, output))
+
     def _fingerprint(self, description: str) -> int:
         h = self._fp_of.get(description)
         if h is None:

@@ -22,19 +22,26 @@ class P2POp:
     1
     """
 
-    __slots__ = ("group", "op", "peer", "tag", "tensor")
+    __slots__ = ("group", "group_peer", "op", "peer", "tag", "tensor")
 
     def __init__(
-        self, op: Any, tensor: Any, peer: int | None = None, group: Any = None, tag: int = 0
+        self,
+        op: Any,
+        tensor: Any,
+        peer: int | None = None,
+        group: Any = None,
+        tag: int = 0,
+        group_peer: int | None = None,
     ) -> None:
         if op not in (isend, irecv):
             raise ValueError(
                 "P2POp(): op must be tensorcore.distributed.isend or "
                 f"tensorcore.distributed.irecv, not {op!r}"
             )
-        if peer is None and op is isend:
+        if peer is None and group_peer is None and op is isend:
             raise ValueError("P2POp(): isend needs a peer")
         self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
+        self.group_peer = group_peer
 
     def __repr__(self) -> str:
         return f"P2POp({self.op.__name__}, peer={self.peer}, tag={self.tag})"
@@ -74,7 +81,7 @@ def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
     if pg is None:
         return []
     prepared = [
-        p2p_op(pg, "send" if p.op is isend else "recv", p.tensor, p.peer, p.tag, what)
+        p2p_op(pg, "send" if p.op is isend else "recv", p.tensor, p.peer, p.tag, what, p.group_peer)
         for p in p2p_op_list
     ]
     ops = [(kind, buf, peer, tag) for kind, buf, peer, tag, _ in prepared]

@@ -21,15 +21,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 from urllib.parse import parse_qs, urlencode, urlparse, urlunparse
 
+from ._errors import DistError, DistNetworkError, DistStoreError
+
 __all__ = ["DistStoreError", "TCPStore", "rendezvous"]
 
 _SET, _GET, _ADD, _CHECK, _DELETE, _NUM_KEYS = range(1, 7)
 _OK, _TIMEOUT = 0, 1
 _WORKERS = "__tensorcore_workers__"
-
-
-class DistStoreError(RuntimeError):
-    """A store operation failed or timed out (``torch.distributed.DistStoreError``)."""
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:
@@ -183,7 +181,7 @@ class TCPStore:
                 self.add(_WORKERS, 1)
                 if is_master:
                     self._wait_for_workers(world_size)
-        except DistStoreError:
+        except DistError:
             if hasattr(self, "_sock"):
                 self._sock.close()
             if self._server is not None:
@@ -202,7 +200,7 @@ class TCPStore:
                 return sock
             except OSError as exc:
                 if time.monotonic() > deadline:
-                    raise DistStoreError(
+                    raise DistNetworkError(
                         f"TCPStore: the client socket has timed out after "
                         f"{self.timeout.total_seconds():g}s while trying to connect to "
                         f"({self.host}, {self.port}) ({exc}); is rank 0 running, and "
@@ -227,7 +225,7 @@ class TCPStore:
                 _send_request(self._sock, op, list(args))
                 return _recv_reply(self._sock)
             except (ConnectionError, OSError) as exc:
-                raise DistStoreError(
+                raise DistNetworkError(
                     f"TCPStore: lost the connection to ({self.host}, {self.port}): {exc}"
                 ) from None
 

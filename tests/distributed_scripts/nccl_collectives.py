@@ -182,7 +182,7 @@ if mode == "watchdog":
             world._store.set("rank 0 ended", b"")
             world._store.wait(["rank 1 saw it"], timedelta(seconds=60))  # (rank 0 serves it)
     else:  # alive, never joining, until rank 0 (which serves the store) has ended
-        with contextlib.suppress(dist.DistStoreError):
+        with contextlib.suppress(dist.DistError):  # (the store's server ends: DistNetworkError)
             world._store.wait(["rank 0 ended"], timedelta(seconds=60))
             world._store.set("rank 1 saw it", b"")
     sys.exit(0)
@@ -407,6 +407,25 @@ if n > 1:
 objs = [None] * n
 dist.all_gather_object(objs, {"rank": r})
 assert objs == [{"rank": i} for i in range(n)]
+if n > 1:  # point to point: rank 0 to the last rank
+    if r == 0:
+        dist.send_object_list([{"lr": 0.1}, "x"], dst=n - 1)
+    elif r == n - 1:
+        got = [None, None]
+        assert dist.recv_object_list(got, src=0) == 0 and got == [{"lr": 0.1}, "x"], got
+
+# all_to_all_single / all_to_all: the contract's generic all-to-all (a send and a receive
+# per peer, in one NCCL group through batch_p2p); monitored_barrier's tokens on the GPU.
+ins, outs = [r + j + 1 for j in range(n)], [i + r + 1 for i in range(n)]
+x = tc.cat([full((k, 3), 10 * r + j, tc.float32) for j, k in enumerate(ins)])
+out = noncontig(full((sum(outs), 3), -1, tc.float32))
+dist.all_to_all_single(out, x, outs, ins)
+want = tc.cat([full((k, 3), 10 * i + r, tc.float32) for i, k in enumerate(outs)])
+assert out.tolist() == want.tolist(), out
+lists = [tc.empty(r + 1, device=CUDA) for _ in range(n)]
+dist.all_to_all(lists, [full((j + 1,), 10 * r + j, tc.float32) for j in range(n)])
+assert [t.tolist() for t in lists] == [[float(10 * i + r)] * (r + 1) for i in range(n)]
+dist.monitored_barrier(timeout=timedelta(seconds=30))
 
 # DistributedDataParallel of a CUDA model: buckets, unused parameters and their flags all
 # on the model's device; the gradients are the average of the ranks' local ones.
