@@ -65,6 +65,29 @@ def test_independent_inputs_give_zeros_or_raise_in_strict_mode() -> None:
         jacobian(lambda x, y: x * 2, (a, b), strict=True)
 
 
+def test_strict_mode_refuses_outputs_and_first_derivatives_that_need_no_grad() -> None:
+    # A constant output is refused before any backward pass; a linear function's Hessian
+    # (its jacobian needs no grad) likewise, each in PyTorch's words.
+    x = tc.tensor([1.0, 2.0])
+    for call in (
+        lambda: jacobian(lambda z: tc.ones(2), x, strict=True),
+        lambda: vjp(lambda z: tc.ones(2), x, tc.ones(2), strict=True),
+        lambda: jvp(lambda z: tc.ones(2), x, tc.ones(2), strict=True),
+        lambda: hvp(lambda z: tc.ones(()), x, tc.ones(2), strict=True),
+        lambda: hessian(lambda z: tc.ones(()), x, strict=True),
+    ):
+        with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not"):
+            call()
+    for call in (
+        lambda: hessian(lambda z: z.sum(), x, strict=True),
+        lambda: hvp(lambda z: z.sum(), x, tc.ones(2), strict=True),
+        lambda: vhp(lambda z: z.sum(), x, tc.ones(2), strict=True),
+    ):
+        with pytest.raises(RuntimeError, match="found that the jacobian of the user-provided"):
+            call()
+    assert jacobian(lambda z: tc.ones(2), x).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
 def test_hessian_closed_form(device: str) -> None:
     a = tc.tensor(A, device=device)
     b = tc.tensor(B, device=device)

@@ -72,6 +72,29 @@ def _fill(
     return tuple(out)
 
 
+def _check_requires_grad(xs: tuple[Any, ...], kind: str, strict: bool) -> None:
+    # strict mode refuses an output (``kind="outputs"``) or a first derivative
+    # (``kind="jacobian"``, inside hessian/hvp/vhp) that is not differentiable, before any
+    # backward pass, in PyTorch's words.
+    if not strict:
+        return
+    for i, x in enumerate(xs):
+        if x is not None and not x.requires_grad:
+            if kind == "jacobian":
+                raise RuntimeError(
+                    "While computing the hessian, found that the jacobian of the "
+                    f"user-provided function with respect to input {i} is independent of the "
+                    "input. This is not allowed in strict mode. You should ensure that your "
+                    "function is twice differentiable and that the jacobian depends on the "
+                    "inputs (this would be violated by a linear function for example)."
+                )
+            raise RuntimeError(
+                f"Output {i} of the user-provided function does not require gradients. The "
+                "outputs must be computed in a differentiable manner from the input when "
+                "running in strict mode."
+            )
+
+
 def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn: str) -> Any:
     with grad_mode.enable_grad():
         out = func(*inputs)
@@ -121,6 +144,7 @@ def vjp(
     out_tuple, outs = _as_tuple(
         _call(func, xs, "vjp"), "outputs of the user-provided function", "vjp"
     )
+    _check_requires_grad(outs, "outputs", strict)
     vs = _check_v(v, outs, "vjp", "user-provided function returns")
     grads = _grad(outs, xs, vs, create_graph=create_graph, allow_unused=True, retain_graph=True)
     res = _finish(_fill(grads, xs, strict, ""), create_graph)
@@ -151,6 +175,7 @@ def jvp(
     out_tuple, outs = _as_tuple(
         _call(func, xs, "jvp"), "outputs of the user-provided function", "jvp"
     )
+    _check_requires_grad(outs, "outputs", strict)
     # u stands for the output gradients: J^T u is linear in u, and its gradient with respect
     # to u along v is J v. Any u would do: ones, since a rule may take the log of its
     # gradient (logcumsumexp's), whose derivative at zero is lost; zeros where a rule refuses
@@ -207,6 +232,7 @@ def jacobian(
     out_tuple, outs = _as_tuple(
         _call(func, xs, "jacobian"), "outputs of the user-provided function", "jacobian"
     )
+    _check_requires_grad(outs, "outputs", strict)
     jac: list[tuple[Tensor, ...]] = []
     for i, out in enumerate(outs):
         flat = out.reshape(-1)
@@ -272,8 +298,10 @@ def hessian(
             raise RuntimeError(
                 "The function given to hessian should return a single Tensor with a single element."
             )
-        g = _grad(outs, args, create_graph=True, allow_unused=True)
-        return _fill(g, args, strict, "")
+        _check_requires_grad(outs, "outputs", strict)
+        g = _fill(_grad(outs, args, create_graph=True, allow_unused=True), args, strict, "")
+        _check_requires_grad(g, "jacobian", strict)
+        return g
 
     res = jacobian(
         scalar_grad, xs, create_graph=create_graph, strict=strict, vectorize=vectorize,
@@ -333,7 +361,9 @@ def _hessian_product(
         raise RuntimeError(
             "The function given to hvp should return a single Tensor with a single element."
         )
+    _check_requires_grad(outs, "outputs", strict)
     g = _fill(_grad(outs, xs, create_graph=True, allow_unused=True), xs, strict, "")
+    _check_requires_grad(g, "jacobian", strict)
     keep = [(gi, vi) for gi, vi in zip(g, vs, strict=True) if gi.requires_grad]
     res: tuple[Any, ...] = (None,) * len(xs)
     if keep:
