@@ -543,6 +543,9 @@ def test_conv_and_pool_layers(device: str) -> None:
     assert nn.MaxPool2d(2)(x).shape == (1, 2, 2, 3)
     assert nn.AvgPool2d(2, stride=1)(x).shape == (1, 2, 4, 5)
     assert_close(nn.AdaptiveAvgPool2d(1)(x), x.mean((2, 3), keepdim=True))
+    # None keeps the input's size along that dim (CRNN's AdaptiveAvgPool2d((1, None)))
+    assert_close(nn.AdaptiveAvgPool2d((1, None))(x), x.mean(2, keepdim=True))
+    assert_close(F.adaptive_max_pool2d(x, (None, 1)), x.amax(3, keepdim=True))
     up = nn.ConvTranspose2d(2, 3, 2, stride=2, device=device, dtype=F64)
     assert up(x).shape == (1, 3, 10, 12)
     assert up(x[0]).shape == (3, 10, 12)  # unbatched

@@ -414,12 +414,14 @@ def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
 def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) -> Tensor:
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
+    # None in a tuple keeps that dim's input size (AdaptiveAvgPool2d((1, None)) in CRNNs)
+    if isinstance(output_size, (tuple, list)) and any(o is None for o in output_size):
+        output_size = tuple(sizes[i] if o is None else o for i, o in enumerate(output_size))
     outs = (
         _tuple(output_size, nd, "output_size")
         if not isinstance(output_size, int)
         else ((output_size,) * nd)
     )
-    outs = tuple(sizes[i] if o is None else o for i, o in enumerate(outs))
     if all(sizes[i] % outs[i] == 0 for i in range(nd)):
         # Equal windows: one pooling call (or a plain reduction for a 1 x 1 output).
         if all(o == 1 for o in outs):
