@@ -523,6 +523,17 @@ def test_interpolate_antialias(device: str) -> None:
     )
     with pytest.raises(NotImplementedError, match="Anti-alias option"):
         F.interpolate(t(y, device), size=(2, 2), antialias=True)
+    # bicubic: PIL's cubic filter (a = -0.5) widened likewise; PyTorch 2.13's output
+    got = F.interpolate(t(x, device), size=(2, 3), mode="bicubic", antialias=True)
+    want = [
+        [3.2877304513668157, 4.9338842975206605, 6.580038143674509],
+        [12.419961856325495, 14.066115702479339, 15.712269548633188],
+    ]
+    assert_close(got[0, 0], np.array(want))
+    ones = F.interpolate(
+        t(np.ones((1, 1, 9, 7)), device), scale_factor=0.3, mode="bicubic", antialias=True
+    )
+    assert_close(ones, np.ones(tuple(ones.shape)))
 
 
 def test_one_hot_normalize_and_errors(device: str) -> None:

@@ -40,17 +40,33 @@ def _cubic_weights(t: Tensor) -> list[Tensor]:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
+def _aa_linear(x: float) -> float:
+    return max(0.0, 1.0 - abs(x))
+
+
+def _aa_cubic(x: float) -> float:
+    # The anti-aliasing cubic filter has a = -0.5 (as PIL's), not interpolation's -0.75.
+    a, x = -0.5, abs(x)
+    if x < 1.0:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    if x < 2.0:
+        return (((x - 5) * x + 8) * x - 4) * a
+    return 0.0
+
+
 def _antialias_weights(
-    in_size: int, out_size: int, scale: float | None, align_corners: bool
+    in_size: int, out_size: int, scale: float | None, align_corners: bool, cubic: bool = False
 ) -> list[list[float]]:
-    """The (out, in) matrix of anti-aliased linear interpolation: each output pixel averages
-    the input pixels under a triangle filter stretched by the downscaling factor (plain
-    linear interpolation when upscaling), the weights of each row summing to one."""
+    """The (out, in) matrix of anti-aliased interpolation: each output pixel averages the
+    input pixels under a triangle (linear) or cubic filter stretched by the downscaling factor
+    (plain interpolation when upscaling), the weights of each row summing to one."""
     if align_corners:
         ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
     else:
         ratio = 1.0 / scale if scale is not None else in_size / out_size
-    support = ratio if ratio >= 1.0 else 1.0
+    half = 2.0 if cubic else 1.0  # half the filter's width
+    filt = _aa_cubic if cubic else _aa_linear
+    support = half * ratio if ratio >= 1.0 else half
     inv = 1.0 / ratio if ratio >= 1.0 else 1.0
     rows = []
     for i in range(out_size):
@@ -59,7 +75,7 @@ def _antialias_weights(
         hi = min(int(center + support + 0.5), in_size)
         row = [0.0] * in_size
         for j in range(lo, hi):
-            row[j] = max(0.0, 1.0 - abs((j - center + 0.5) * inv))
+            row[j] = filt((j - center + 0.5) * inv)
         total = sum(row)
         rows.append([v / total for v in row] if total else row)
     return rows
@@ -104,7 +120,7 @@ def _resize_dim(
         idx = ((i + 0.5) if mode == "nearest-exact" else i) * ratio
         return x.index_select(d, idx.floor().to(dt.int64).clamp(max=n_in - 1))
     if antialias:
-        m = _antialias_weights(n_in, n_out, scale, align_corners)
+        m = _antialias_weights(n_in, n_out, scale, align_corners, mode == "bicubic")
         weights = _tensor(m, dtype=dtype, device=dev)  # (out, in)
         return ops.matmul(x.movedim(d, -1), weights.t()).movedim(-1, d)
     src = _source_coords(n_in, n_out, scale, align_corners, mode == "bicubic", dev, dtype)
@@ -148,8 +164,8 @@ def interpolate(
     ``mode`` is ``"nearest"``, ``"nearest-exact"``, ``"linear"`` (1-D), ``"bilinear"``
     (2-D), ``"bicubic"`` (2-D, Keys' cubic kernel with a = -0.75, border pixels repeated),
     ``"trilinear"`` (3-D) or ``"area"`` (adaptive average pooling), with PyTorch's
-    coordinate rules; ``antialias=True`` (bilinear) averages under a filter widened by the
-    downscaling factor, as PyTorch's and PIL's resizing do.
+    coordinate rules; ``antialias=True`` (bilinear and bicubic) averages under a filter
+    widened by the downscaling factor, as PyTorch's and PIL's resizing do.
 
     Examples
     --------
@@ -169,7 +185,7 @@ def interpolate(
         raise ValueError(
             f"interpolate(): expected a batched (N, C, ...) input, got {list(input.shape)}"
         )
-    if antialias and (mode != "bilinear" or input.ndim != 4):
+    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
         raise NotImplementedError(
             "Anti-alias option is restricted to bilinear and bicubic modes and requires a "
             "4-D tensor as input"
