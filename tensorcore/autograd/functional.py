@@ -19,8 +19,9 @@ tensor([[2., 0.],
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .._tensor import Tensor
 from ..ops import functions as ops
@@ -95,6 +96,20 @@ def _check_requires_grad(xs: tuple[Any, ...], kind: str, strict: bool) -> None:
             )
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _grad_enabled(fn: _F) -> _F:
+    # PyTorch runs each of these with grad mode on, so that they work inside no_grad (a
+    # log-det check under torch.no_grad(), a jacobian in an evaluation loop).
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with grad_mode.enable_grad():
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn: str) -> Any:
     with grad_mode.enable_grad():
         out = func(*inputs)
@@ -123,6 +138,7 @@ def _check_v(v: Any, like: tuple[Tensor, ...], fn: str, what: str) -> tuple[Tens
     return vs
 
 
+@_grad_enabled
 def vjp(
     func: Callable[..., Any],
     inputs: Any,
@@ -152,6 +168,7 @@ def vjp(
     return (o if out_tuple else o[0]), (res if in_tuple else res[0])
 
 
+@_grad_enabled
 def jvp(
     func: Callable[..., Any],
     inputs: Any,
@@ -202,6 +219,7 @@ def jvp(
     return (o if out_tuple else o[0]), (res if out_tuple else res[0])
 
 
+@_grad_enabled
 def jacobian(
     func: Callable[..., Any],
     inputs: Any,
@@ -269,6 +287,7 @@ def jacobian(
     return jac[0] if in_tuple else jac[0][0]
 
 
+@_grad_enabled
 def hessian(
     func: Callable[..., Any],
     inputs: Any,
@@ -310,6 +329,7 @@ def hessian(
     return res if in_tuple else res[0][0]
 
 
+@_grad_enabled
 def vhp(
     func: Callable[..., Any],
     inputs: Any,
@@ -329,6 +349,7 @@ def vhp(
     return _hessian_product("vhp", func, inputs, v, create_graph, strict)
 
 
+@_grad_enabled
 def hvp(
     func: Callable[..., Any],
     inputs: Any,
