@@ -283,3 +283,21 @@ def test_storage_is_a_typed_view_of_the_whole_storage(
     with pytest.raises(IndexError, match="out of range"):
         s[4]
     assert "TypedStorage(dtype=tensorcore.float32" in repr(s) and not s.is_shared()
+
+
+def test_make_tensor_as_pytorch_testing(device: str) -> None:
+    # torch.testing.make_tensor: ranges per dtype, noncontiguous views, exclude_zero, grad.
+    from tensorcore.testing import make_tensor
+
+    t = make_tensor((20, 3), dtype=tc.float32, device=device, low=-1, high=1)
+    assert t.shape == (20, 3) and t.dtype is tc.float32 and t.device.type == device
+    assert bool(((t >= -1) & (t < 1)).all())
+    ints = make_tensor(50, dtype=tc.int64, device=device, low=0, high=3, exclude_zero=True)
+    assert set(ints.tolist()) <= {1, 2}
+    assert make_tensor((2, 2), dtype=tc.bool, device=device).dtype is tc.bool
+    assert make_tensor((3,), dtype=tc.complex64, device=device).dtype is tc.complex64
+    nc = make_tensor(3, 4, dtype=tc.float64, device=device, noncontiguous=True)
+    assert nc.shape == (3, 4) and not nc.is_contiguous()
+    assert make_tensor((2,), dtype=tc.float32, device=device, requires_grad=True).requires_grad
+    with pytest.raises(ValueError, match="`low` must be less than `high`, but got 2 >= 1"):
+        make_tensor((3,), dtype=tc.float32, device=device, low=2, high=1)

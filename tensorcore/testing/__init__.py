@@ -29,6 +29,7 @@ from ._helpers import (
     numpy_dtype,
     to_numpy,
 )
+from ._make_tensor import make_tensor
 
 __all__ = [
     "assert_close",
@@ -37,6 +38,7 @@ __all__ = [
     "default_tolerances",
     "dtype_unsupported",
     "layout_unsupported",
+    "make_tensor",
     "numpy_dtype",
     "to_numpy",
 ]
