@@ -301,3 +301,26 @@ def test_make_tensor_as_pytorch_testing(device: str) -> None:
     assert make_tensor((2,), dtype=tc.float32, device=device, requires_grad=True).requires_grad
     with pytest.raises(ValueError, match="`low` must be less than `high`, but got 2 >= 1"):
         make_tensor((3,), dtype=tc.float32, device=device, low=2, high=1)
+
+
+def test_assert_close_takes_pytorch_pairs(device: str) -> None:
+    # torch.testing.assert_close's other inputs: containers, numbers, arrays, a callable msg,
+    # check_stride (the NumPy-oracle form stays as it was).
+    one = tc.ones(2, device=device)
+    assert_close([one, {"a": one}], (one, {"a": one}))
+    assert_close(1.0, 1.0 + 1e-9)
+    assert_close(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-12]))
+    with pytest.raises(AssertionError, match="The length of the sequences mismatch: 2 != 1"):
+        assert_close([one, one], [one])
+    with pytest.raises(AssertionError, match="keys of the mappings do not match"):
+        assert_close({"a": one}, {"b": one})
+    with pytest.raises(AssertionError, match="values differ"):
+        assert_close({"a": one}, {"a": one * 2})
+    with pytest.raises(AssertionError, match="The \\(d\\)types do not match"):
+        assert_close(1, 1.0)
+    with pytest.raises(AssertionError, match=r"^ctx: values differ"):
+        assert_close(one, one * 2, msg=lambda m: f"ctx: {m}")
+    with pytest.raises(AssertionError, match="attribute 'stride\\(\\)' do not match"):
+        assert_close(
+            tc.ones(2, 3, device=device).t(), tc.ones(3, 2, device=device), check_stride=True
+        )
