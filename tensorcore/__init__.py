@@ -19,6 +19,7 @@ from typing import Any
 from . import autograd, backends, dtypes, fft, linalg, return_types, serialization, types
 from ._comparison import allclose, equal
 from ._finfo import finfo, iinfo
+from ._foreach import FUNCTIONS as _FOREACH
 from ._format import get_printoptions, set_printoptions
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from ._legacy_types import install as _install_legacy
@@ -106,6 +107,7 @@ _autograd_step.install()
 globals().update(_api.FUNCTIONS)
 globals().update(dtypes.aliases)
 globals()["bool"] = bool_
+globals().update(_FOREACH)  # tc._foreach_mul_... (PyTorch's private list operators)
 globals().update(_LEGACY_TYPES)  # tc.FloatTensor, tc.LongTensor... (PyTorch's legacy types)
 
 

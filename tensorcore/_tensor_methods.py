@@ -554,6 +554,19 @@ def _alias(self: Tensor, counter: VersionCounter | None) -> Tensor:
     return t
 
 
+def _set_part(part: Any) -> Any:
+    # ``z.imag = v`` copies v into the view, as PyTorch's setter; ``kf.imag *= -1`` (an
+    # in-place product on the view, then this assignment of the same view) conjugates kf.
+    def setter(self: Tensor, value: Any) -> None:
+        view = part(self)
+        if isinstance(value, Tensor):
+            view.copy_(value)
+        else:
+            view.fill_(value)
+
+    return setter
+
+
 def _set_data(self: Tensor, value: Tensor) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"Tensor.data must be assigned a Tensor, not {type(value).__name__}")
@@ -923,8 +936,16 @@ def install() -> None:
         "__getitem__": _indexing.__getitem__,
         "__setitem__": _indexing.__setitem__,
         "T": property(_T),
-        "real": property(lambda self: ops.real(self), doc="The real part (a view)."),
-        "imag": property(lambda self: ops.imag(self), doc="The imaginary part (a view)."),
+        "real": property(
+            lambda self: ops.real(self),
+            _set_part(ops.real),
+            doc="The real part (a view); assigning to it writes into the tensor.",
+        ),
+        "imag": property(
+            lambda self: ops.imag(self),
+            _set_part(ops.imag),
+            doc="The imaginary part (a view); assigning to it writes into the tensor.",
+        ),
         "mT": property(_mT),
         "mH": property(_mH, doc="The conjugate transpose of the last two dims."),
         "H": property(_H, doc="The conjugate transpose of a matrix."),

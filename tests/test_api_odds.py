@@ -367,3 +367,44 @@ def test_make_tensor_ranges_and_options(device: str, dtype: Any) -> None:
             make_tensor(2, dtype=dtype, device=device, requires_grad=True)
     with pytest.raises(ValueError, match="low"):
         make_tensor(2, dtype=tc.float32, device=device, low=3, high=1)
+
+
+def test_make_tensor_as_pytorch_testing(device: str) -> None:
+    # torch.testing.make_tensor: ranges per dtype, noncontiguous views, exclude_zero, grad.
+    from tensorcore.testing import make_tensor
+
+    t = make_tensor((20, 3), dtype=tc.float32, device=device, low=-1, high=1)
+    assert t.shape == (20, 3) and t.dtype is tc.float32 and t.device.type == device
+    assert bool(((t >= -1) & (t < 1)).all())
+    ints = make_tensor(50, dtype=tc.int64, device=device, low=0, high=3, exclude_zero=True)
+    assert set(ints.tolist()) <= {1, 2}
+    assert make_tensor((2, 2), dtype=tc.bool, device=device).dtype is tc.bool
+    assert make_tensor((3,), dtype=tc.complex64, device=device).dtype is tc.complex64
+    nc = make_tensor(3, 4, dtype=tc.float64, device=device, noncontiguous=True)
+    assert nc.shape == (3, 4) and not nc.is_contiguous()
+    assert make_tensor((2,), dtype=tc.float32, device=device, requires_grad=True).requires_grad
+    with pytest.raises(ValueError, match="`low` must be less than `high`, but got 2 >= 1"):
+        make_tensor((3,), dtype=tc.float32, device=device, low=2, high=1)
+
+
+def test_assert_close_takes_pytorch_pairs(device: str) -> None:
+    # torch.testing.assert_close's other inputs: containers, numbers, arrays, a callable msg,
+    # check_stride (the NumPy-oracle form stays as it was).
+    one = tc.ones(2, device=device)
+    assert_close([one, {"a": one}], (one, {"a": one}))
+    assert_close(1.0, 1.0 + 1e-9)
+    assert_close(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-12]))
+    with pytest.raises(AssertionError, match="The length of the sequences mismatch: 2 != 1"):
+        assert_close([one, one], [one])
+    with pytest.raises(AssertionError, match="keys of the mappings do not match"):
+        assert_close({"a": one}, {"b": one})
+    with pytest.raises(AssertionError, match="values differ"):
+        assert_close({"a": one}, {"a": one * 2})
+    with pytest.raises(AssertionError, match="The \\(d\\)types do not match"):
+        assert_close(1, 1.0)
+    with pytest.raises(AssertionError, match=r"^ctx: values differ"):
+        assert_close(one, one * 2, msg=lambda m: f"ctx: {m}")
+    with pytest.raises(AssertionError, match="attribute 'stride\\(\\)' do not match"):
+        assert_close(
+            tc.ones(2, 3, device=device).t(), tc.ones(3, 2, device=device), check_stride=True
+        )

@@ -431,6 +431,27 @@ def test_autograd_grad(device: str) -> None:
     assert not g1.requires_grad
 
 
+def test_autograd_grad_takes_any_iterable(device: str) -> None:
+    # PyTorch turns outputs, inputs and grad_outputs into tuples: dict.values() and
+    # generators work (MAML loops write grad(loss, fast.values())); no inputs is refused.
+    x = rand(3, device=device)
+    params = {"x": x}
+    loss = (x * x).sum()
+    (g,) = tc.autograd.grad(loss, params.values(), retain_graph=True)
+    assert_close(g, 2 * x.detach())
+    (g,) = tc.autograd.grad(
+        (o for o in [loss]), iter([x]), grad_outputs=iter([const(2.0, device=device)]),
+        retain_graph=True,
+    )  # fmt: skip
+    assert_close(g, 4 * x.detach())
+    with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty"):
+        tc.autograd.grad(loss, [], retain_graph=True)
+    with pytest.raises(TypeError, match="inputs"):
+        tc.autograd.grad(loss, 3)
+    loss.backward(inputs=params.values())
+    assert_close(x.grad, 2 * x.detach())
+
+
 def test_autograd_grad_several_outputs(device: str) -> None:
     x = rand(3, device=device)
     (g,) = tc.autograd.grad([(x * 2).sum(), (x * x).sum()], [x])

@@ -65,6 +65,42 @@ def test_independent_inputs_give_zeros_or_raise_in_strict_mode() -> None:
         jacobian(lambda x, y: x * 2, (a, b), strict=True)
 
 
+def test_each_runs_with_grad_enabled_inside_no_grad(device: str) -> None:
+    # As PyTorch's: a log-det check or a jacobian inside torch.no_grad() still differentiates.
+    x = tc.tensor([1.0, 2.0], device=device)
+    with tc.no_grad():
+        assert_close(jacobian(lambda z: z**2, x), [[2.0, 0.0], [0.0, 4.0]])
+        assert_close(hessian(lambda z: (z**3).sum(), x), [[6.0, 0.0], [0.0, 12.0]])
+        assert_close(hvp(lambda z: (z**3).sum(), x, tc.ones(2, device=device))[1], [6.0, 12.0])
+        assert_close(vhp(lambda z: (z**3).sum(), x, tc.ones(2, device=device))[1], [6.0, 12.0])
+        assert_close(jvp(lambda z: z**2, x, tc.ones(2, device=device))[1], [2.0, 4.0])
+        assert_close(vjp(lambda z: z**2, x, tc.ones(2, device=device))[1], [2.0, 4.0])
+        assert not tc.is_grad_enabled()
+
+
+def test_strict_mode_refuses_outputs_and_first_derivatives_that_need_no_grad() -> None:
+    # A constant output is refused before any backward pass; a linear function's Hessian
+    # (its jacobian needs no grad) likewise, each in PyTorch's words.
+    x = tc.tensor([1.0, 2.0])
+    for call in (
+        lambda: jacobian(lambda z: tc.ones(2), x, strict=True),
+        lambda: vjp(lambda z: tc.ones(2), x, tc.ones(2), strict=True),
+        lambda: jvp(lambda z: tc.ones(2), x, tc.ones(2), strict=True),
+        lambda: hvp(lambda z: tc.ones(()), x, tc.ones(2), strict=True),
+        lambda: hessian(lambda z: tc.ones(()), x, strict=True),
+    ):
+        with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not"):
+            call()
+    for call in (
+        lambda: hessian(lambda z: z.sum(), x, strict=True),
+        lambda: hvp(lambda z: z.sum(), x, tc.ones(2), strict=True),
+        lambda: vhp(lambda z: z.sum(), x, tc.ones(2), strict=True),
+    ):
+        with pytest.raises(RuntimeError, match="found that the jacobian of the user-provided"):
+            call()
+    assert jacobian(lambda z: tc.ones(2), x).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
 def test_hessian_closed_form(device: str) -> None:
     a = tc.tensor(A, device=device)
     b = tc.tensor(B, device=device)

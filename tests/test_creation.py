@@ -367,6 +367,23 @@ def test_linspace(device: str, start: float, end: float, steps: int) -> None:
         tc.linspace(0, 1, -1, device=device)
 
 
+def test_linspace_rounds_as_pytorch(device: str) -> None:
+    # PyTorch computes the step in the tensor's dtype and each value as start + step * i (end -
+    # step * k on the second half) with one rounding for float32/float64 (a fused multiply-add)
+    # and one per operation for 16-bit types; NumPy's linspace rounds otherwise. The expected
+    # values are PyTorch 2.13's, written as the nearest values of each dtype.
+    f32 = tc.linspace(0, 1, 21, device=device).tolist()
+    assert [f32[i] for i in (3, 9, 11)] == np.float32([0.15, 0.45000002, 0.55]).tolist()
+    assert tc.linspace(-1, 1, 4, device=device)[1].item() == float(np.float32(-0.33333331))
+    f64 = tc.linspace(0, 1, 21, dtype=tc.float64, device=device).tolist()
+    assert [f64[i] for i in (11, 13)] == [0.5499999999999999, 0.65]
+    f16 = tc.linspace(0, 1, 21, dtype=tc.float16, device=device).tolist()
+    assert [f16[i] for i in (3, 13)] == [0.14990234375, 0.650390625]
+    assert tc.linspace(-2.7, 9.9, 4, dtype=tc.int64, device=device).tolist() == [-2, 1, 5, 9]
+    inf = tc.linspace(0, float("inf"), 5, dtype=tc.float64, device=device).tolist()
+    assert np.isnan(inf[0]) and inf[1] == float("inf") and np.isnan(inf[2:]).all()
+
+
 def test_eye(device: str) -> None:
     assert_close(tc.eye(3, device=device), np.eye(3, dtype=np.float32))
     assert_close(tc.eye(2, 4, device=device), np.eye(2, 4, dtype=np.float32))

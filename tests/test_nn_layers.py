@@ -570,6 +570,17 @@ def test_interpolate_antialias(device: str) -> None:
     )
     with pytest.raises(NotImplementedError, match="Anti-alias option"):
         F.interpolate(t(y, device), size=(2, 2), antialias=True)
+    # bicubic: PIL's cubic filter (a = -0.5) widened likewise; PyTorch 2.13's output
+    got = F.interpolate(t(x, device), size=(2, 3), mode="bicubic", antialias=True)
+    want = [
+        [3.2877304513668157, 4.9338842975206605, 6.580038143674509],
+        [12.419961856325495, 14.066115702479339, 15.712269548633188],
+    ]
+    assert_close(got[0, 0], np.array(want))
+    ones = F.interpolate(
+        t(np.ones((1, 1, 9, 7)), device), scale_factor=0.3, mode="bicubic", antialias=True
+    )
+    assert_close(ones, np.ones(tuple(ones.shape)))
 
 
 def _keys_aa_matrix(n_in: int, n_out: int) -> Any:
@@ -619,6 +630,9 @@ def test_conv_and_pool_layers(device: str) -> None:
     assert nn.MaxPool2d(2)(x).shape == (1, 2, 2, 3)
     assert nn.AvgPool2d(2, stride=1)(x).shape == (1, 2, 4, 5)
     assert_close(nn.AdaptiveAvgPool2d(1)(x), x.mean((2, 3), keepdim=True))
+    # None keeps the input's size along that dim (CRNN's AdaptiveAvgPool2d((1, None)))
+    assert_close(nn.AdaptiveAvgPool2d((1, None))(x), x.mean(2, keepdim=True))
+    assert_close(F.adaptive_max_pool2d(x, (None, 1)), x.amax(3, keepdim=True))
     up = nn.ConvTranspose2d(2, 3, 2, stride=2, device=device, dtype=F64)
     assert up(x).shape == (1, 3, 10, 12)
     assert up(x[0]).shape == (3, 10, 12)  # unbatched

@@ -133,6 +133,24 @@ def test_flips_and_rotations(device: str) -> None:
         tc.fliplr(_t(device, [1.0]))
 
 
+def test_dims_as_separate_arguments_or_a_keyword(device: str) -> None:
+    # PyTorch's methods take dims one by one (img.flip(-1, -2), x.tile(2, 2)) and, like its
+    # functions, as a keyword (torch.flip(x, dims=[1]), x.permute(dims=(1, 0))).
+    a = np.arange(6.0).reshape(2, 3)
+    x = _t(device, a)
+    assert_close(x.flip(-1, -2), a[::-1, ::-1])
+    assert_close(x.flip((0, 1)), a[::-1, ::-1])
+    assert_close(tc.flip(x, dims=[1]), a[:, ::-1])
+    assert_close(x.flip(dims=(0,)), a[::-1])
+    assert_close(x.tile(2, 2), np.tile(a, (2, 2)))
+    assert_close(x.tile(dims=(2,)), np.tile(a, 2))
+    assert_close(x.permute(dims=(1, 0)), a.T)
+    assert_close(tc.permute(x, dims=[1, 0]), a.T)
+    assert_close(x.repeat(repeats=(1, 2)), np.tile(a, (1, 2)))
+    with pytest.raises(TypeError, match="multiple values for argument 'dims'"):
+        x.permute(1, 0, dims=(1, 0))
+
+
 # ---------------------------------------------------------------- indexing and differences
 def test_take_along_dim(device: str) -> None:
     a = np.arange(12.0).reshape(3, 4)

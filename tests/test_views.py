@@ -352,6 +352,22 @@ def test_real_and_imag_are_views(device: str) -> None:
     assert z.conj().tolist() == [10 - 7j, 30 + 4j, 50 - 0j]
 
 
+def test_assigning_real_and_imag_writes_into_the_tensor(device: str) -> None:
+    # PyTorch's setters copy into the part: z.imag = v, z.real = 3.0, and kf.imag *= -1 (the
+    # conjugate, in fft-convolution code: an in-place product, then this assignment).
+    z = tc.tensor([1 + 2j, 3 - 1j], device=device)
+    z.imag *= -1
+    assert z.tolist() == [1 - 2j, 3 + 1j]
+    z.imag = tc.tensor([5.0, 6.0], device=device)
+    z.real = 3.0
+    assert z.tolist() == [3 + 5j, 3 + 6j]
+    x = tc.ones(2, device=device)
+    x.real = tc.tensor([3.0, 4.0], device=device)
+    assert x.tolist() == [3.0, 4.0]
+    with pytest.raises(RuntimeError, match="imag is not implemented for tensors with non-complex"):
+        x.imag = 1.0
+
+
 def test_inplace_on_a_complex_part_in_the_graph_is_refused(device: str) -> None:
     leaf = tc.tensor([1 + 2j], device=device, requires_grad=True)
     z = leaf.clone()

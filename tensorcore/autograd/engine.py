@@ -66,7 +66,7 @@ def queue_callback(callback: Callable[[], Any]) -> None:
 
 
 def _as_list(x: Any, arg: str = "", optional: bool = True) -> list[Any]:
-    """``x`` (a tensor, or a sequence of tensors; None where ``optional``) as a list; with
+    """``x`` (a tensor, or an iterable of tensors; None where ``optional``) as a list; with
     ``arg`` named, anything else is a ``TypeError`` naming it."""
     if x is None and optional:
         return []
@@ -74,6 +74,8 @@ def _as_list(x: Any, arg: str = "", optional: bool = True) -> list[Any]:
         return [x]
     if not arg:
         return list(x)
+    if not isinstance(x, (list, tuple)) and hasattr(x, "__iter__") and not isinstance(x, str):
+        x = tuple(x)  # PyTorch takes any iterable: dict.values(), a generator
     if not isinstance(x, (list, tuple)) or not (x or optional):
         raise TypeError(
             f"argument '{arg}' must be a Tensor or a non-empty sequence of Tensors, not "
@@ -435,7 +437,9 @@ def grad(
     (27.0, 18.0)
     """
     outs = _as_list(outputs, "outputs", optional=False)
-    ins = _as_list(inputs, "inputs", optional=False)
+    ins = _as_list(inputs, "inputs")
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     gs = _as_list(grad_outputs, "grad_outputs")
     if not only_inputs:
         warnings.warn(

@@ -19,8 +19,9 @@ tensor([[2., 0.],
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .._tensor import Tensor
 from ..ops import functions as ops
@@ -72,6 +73,43 @@ def _fill(
     return tuple(out)
 
 
+def _check_requires_grad(xs: tuple[Any, ...], kind: str, strict: bool) -> None:
+    # strict mode refuses an output (``kind="outputs"``) or a first derivative
+    # (``kind="jacobian"``, inside hessian/hvp/vhp) that is not differentiable, before any
+    # backward pass, in PyTorch's words.
+    if not strict:
+        return
+    for i, x in enumerate(xs):
+        if x is not None and not x.requires_grad:
+            if kind == "jacobian":
+                raise RuntimeError(
+                    "While computing the hessian, found that the jacobian of the "
+                    f"user-provided function with respect to input {i} is independent of the "
+                    "input. This is not allowed in strict mode. You should ensure that your "
+                    "function is twice differentiable and that the jacobian depends on the "
+                    "inputs (this would be violated by a linear function for example)."
+                )
+            raise RuntimeError(
+                f"Output {i} of the user-provided function does not require gradients. The "
+                "outputs must be computed in a differentiable manner from the input when "
+                "running in strict mode."
+            )
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _grad_enabled(fn: _F) -> _F:
+    # PyTorch runs each of these with grad mode on, so that they work inside no_grad (a
+    # log-det check under torch.no_grad(), a jacobian in an evaluation loop).
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with grad_mode.enable_grad():
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn: str) -> Any:
     with grad_mode.enable_grad():
         out = func(*inputs)
@@ -100,6 +138,7 @@ def _check_v(v: Any, like: tuple[Tensor, ...], fn: str, what: str) -> tuple[Tens
     return vs
 
 
+@_grad_enabled
 def vjp(
     func: Callable[..., Any],
     inputs: Any,
@@ -121,6 +160,7 @@ def vjp(
     out_tuple, outs = _as_tuple(
         _call(func, xs, "vjp"), "outputs of the user-provided function", "vjp"
     )
+    _check_requires_grad(outs, "outputs", strict)
     vs = _check_v(v, outs, "vjp", "user-provided function returns")
     grads = _grad(outs, xs, vs, create_graph=create_graph, allow_unused=True, retain_graph=True)
     res = _finish(_fill(grads, xs, strict, ""), create_graph)
@@ -128,6 +168,7 @@ def vjp(
     return (o if out_tuple else o[0]), (res if in_tuple else res[0])
 
 
+@_grad_enabled
 def jvp(
     func: Callable[..., Any],
     inputs: Any,
@@ -151,6 +192,7 @@ def jvp(
     out_tuple, outs = _as_tuple(
         _call(func, xs, "jvp"), "outputs of the user-provided function", "jvp"
     )
+    _check_requires_grad(outs, "outputs", strict)
     # u stands for the output gradients: J^T u is linear in u, and its gradient with respect
     # to u along v is J v. Any u would do: ones, since a rule may take the log of its
     # gradient (logcumsumexp's), whose derivative at zero is lost; zeros where a rule refuses
@@ -177,6 +219,7 @@ def jvp(
     return (o if out_tuple else o[0]), (res if out_tuple else res[0])
 
 
+@_grad_enabled
 def jacobian(
     func: Callable[..., Any],
     inputs: Any,
@@ -207,6 +250,7 @@ def jacobian(
     out_tuple, outs = _as_tuple(
         _call(func, xs, "jacobian"), "outputs of the user-provided function", "jacobian"
     )
+    _check_requires_grad(outs, "outputs", strict)
     jac: list[tuple[Tensor, ...]] = []
     for i, out in enumerate(outs):
         flat = out.reshape(-1)
@@ -243,6 +287,7 @@ def jacobian(
     return jac[0] if in_tuple else jac[0][0]
 
 
+@_grad_enabled
 def hessian(
     func: Callable[..., Any],
     inputs: Any,
@@ -272,8 +317,10 @@ def hessian(
             raise RuntimeError(
                 "The function given to hessian should return a single Tensor with a single element."
             )
-        g = _grad(outs, args, create_graph=True, allow_unused=True)
-        return _fill(g, args, strict, "")
+        _check_requires_grad(outs, "outputs", strict)
+        g = _fill(_grad(outs, args, create_graph=True, allow_unused=True), args, strict, "")
+        _check_requires_grad(g, "jacobian", strict)
+        return g
 
     res = jacobian(
         scalar_grad, xs, create_graph=create_graph, strict=strict, vectorize=vectorize,
@@ -282,6 +329,7 @@ def hessian(
     return res if in_tuple else res[0][0]
 
 
+@_grad_enabled
 def vhp(
     func: Callable[..., Any],
     inputs: Any,
@@ -301,6 +349,7 @@ def vhp(
     return _hessian_product("vhp", func, inputs, v, create_graph, strict)
 
 
+@_grad_enabled
 def hvp(
     func: Callable[..., Any],
     inputs: Any,
@@ -333,7 +382,9 @@ def _hessian_product(
         raise RuntimeError(
             "The function given to hvp should return a single Tensor with a single element."
         )
+    _check_requires_grad(outs, "outputs", strict)
     g = _fill(_grad(outs, xs, create_graph=True, allow_unused=True), xs, strict, "")
+    _check_requires_grad(g, "jacobian", strict)
     keep = [(gi, vi) for gi, vi in zip(g, vs, strict=True) if gi.requires_grad]
     res: tuple[Any, ...] = (None,) * len(xs)
     if keep:

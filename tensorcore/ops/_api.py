@@ -35,7 +35,7 @@ _NUMPY_ALIASES = {"dim": "axis", "keepdim": "keepdims"}
 #: ``var``/``std``/``var_mean``/``std_mean`` is their ``correction`` (True: 1, False: 0).
 _CONVERTED_ALIASES = {"correction": ("unbiased", "1 if unbiased else 0")}
 #: ``int...`` parameters that may also be given by keyword (``zeros(size=(2, 3))``).
-_KEYWORD_VARARGS = frozenset({"size", "shape"})
+_KEYWORD_VARARGS = frozenset({"size", "shape", "dims", "repeats"})
 
 
 class _Unset:
@@ -105,12 +105,13 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
             parts.append("*")
             kw_started = True
         if p.vararg and p.name in _KEYWORD_VARARGS:
-            # PyTorch also takes the sizes as a keyword: randn(size=(2, 3)).
+            # PyTorch also takes the sizes as a keyword: randn(size=(2, 3)), flip(dims=[0]).
             parts.append(f"*_{pyname}")
             aliases.append(f"{pyname}=_UNSET")
             pre.append(
                 f"if {pyname} is _UNSET:\n    {pyname} = _{pyname}\nelif _{pyname}:\n"
                 f"    raise TypeError(\"{fname}() got multiple values for argument '{pyname}'\")"
+                f"\nelse:\n    {pyname} = ({pyname},)"
             )
         elif alone and i > 0 and p.default is MISSING:
             # May be omitted together with the others: the one-argument overload.

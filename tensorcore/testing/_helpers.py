@@ -167,6 +167,64 @@ def default_tolerances(d: dtype) -> tuple[float, float]:
     return _TOLERANCES.get(d.name, (0.0, 0.0))
 
 
+def _assert_close_other(
+    actual: Any,
+    expected: Any,
+    rtol: float | None,
+    atol: float | None,
+    prefix: str,
+    check_stride: bool,
+    opts: dict[str, Any],
+) -> None:
+    """``assert_close`` of containers, numbers and arrays (PyTorch's pairs of inputs)."""
+    import numbers
+
+    import numpy as np
+
+    from .._tensor import Tensor
+    from ..ops.factories import tensor as make
+
+    if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
+        if len(actual) != len(expected):
+            raise AssertionError(
+                f"{prefix}The length of the sequences mismatch: {len(actual)} != {len(expected)}"
+            )
+        for a, e in zip(actual, expected, strict=True):
+            assert_close(a, e, rtol, atol, msg=prefix[:-2], check_stride=check_stride, **opts)
+        return
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        if set(actual) != set(expected):
+            raise AssertionError(
+                f"{prefix}The keys of the mappings do not match: {sorted(map(str, actual))} "
+                f"!= {sorted(map(str, expected))}"
+            )
+        for k in actual:
+            assert_close(
+                actual[k], expected[k], rtol, atol, msg=prefix[:-2], check_stride=check_stride,
+                **opts,
+            )  # fmt: skip
+        return
+    if isinstance(actual, numbers.Number) and not isinstance(actual, Tensor):
+        if not isinstance(expected, numbers.Number):
+            raise AssertionError(f"{prefix}expected a number, got {type(expected).__name__}")
+        if opts["check_dtype"] and type(actual) is not type(expected):
+            raise AssertionError(
+                f"{prefix}The (d)types do not match: {type(actual)} != {type(expected)}."
+            )
+        dtype = "complex128" if isinstance(actual, complex) else "float64"
+        if isinstance(actual, (bool, int)):
+            dtype = "int64"
+        from .. import dtypes
+
+        t = make(actual, dtype=getattr(dtypes, dtype))
+        assert_close(t, np.asarray(expected, dtype=dtype), rtol, atol, msg=prefix[:-2], **opts)
+        return
+    if isinstance(actual, (np.ndarray, np.generic)):
+        assert_close(make(np.asarray(actual)), expected, rtol, atol, msg=prefix[:-2], **opts)
+        return
+    raise AssertionError(f"{prefix}expected a tensorcore Tensor, got {type(actual).__name__}")
+
+
 def assert_close(
     actual: Tensor,
     expected: Any,
@@ -175,9 +233,18 @@ def assert_close(
     *,
     check_dtype: bool = True,
     equal_nan: bool = True,
-    msg: str = "",
+    msg: Any = "",
+    check_device: bool = True,
+    check_layout: bool = True,
+    check_stride: bool = False,
 ) -> None:
     """Assert that a tensor matches a NumPy oracle: shape, dtype, NaN positions and values.
+
+    As ``torch.testing.assert_close`` (which programs reach as ``torch.testing``), ``actual``
+    and ``expected`` may also be matching lists, tuples or dicts of such values, or Python
+    numbers (whose types must then match), and ``msg`` may be a callable that rewrites the
+    failure message. ``check_stride`` compares the strides of two tensors;
+    ``check_device`` and ``check_layout`` are accepted (values are compared on the host).
 
     Parameters
     ----------
@@ -194,8 +261,9 @@ def assert_close(
         Whether ``actual.dtype`` must be the tensorcore dtype of ``expected.dtype``.
     equal_nan : bool
         Whether NaNs compare equal; NaN positions must then match exactly.
-    msg : str
-        Text prepended to the failure message.
+    msg : str or callable
+        Text prepended to the failure message, or a function of the message returning the
+        message to raise.
 
     Raises
     ------
@@ -216,9 +284,22 @@ def assert_close(
 
     from .._tensor import Tensor
 
+    opts: dict[str, Any] = {"check_dtype": check_dtype, "equal_nan": equal_nan}
+    if callable(msg):
+        try:
+            assert_close(actual, expected, rtol, atol, check_stride=check_stride, **opts)
+        except AssertionError as failure:
+            raise AssertionError(msg(str(failure))) from None
+        return
     prefix = f"{msg}: " if msg else ""
     if not isinstance(actual, Tensor):
-        raise AssertionError(f"{prefix}expected a tensorcore Tensor, got {type(actual).__name__}")
+        _assert_close_other(actual, expected, rtol, atol, prefix, check_stride, opts)
+        return
+    if check_stride and isinstance(expected, Tensor) and actual.stride() != expected.stride():
+        raise AssertionError(
+            f"{prefix}The values for attribute 'stride()' do not match: {actual.stride()} != "
+            f"{expected.stride()}."
+        )
     if isinstance(expected, Tensor):
         expected = to_numpy(expected)
     typed = isinstance(expected, (np.ndarray, np.generic))

@@ -4,6 +4,7 @@ filled with random values from a range that suits the dtype."""
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .. import dtypes as dt
@@ -36,8 +37,17 @@ def _bounds(dtype: dt.dtype, low: float | None, high: float | None) -> tuple[flo
             raise ValueError(f"`{name}` cannot be NaN, but got {name}={v}")
     lo = lo_d if low is None else min(max(low, lowest), highest)
     hi = hi_d if high is None else min(max(high, lowest), highest)
-    if lo > hi:
-        raise ValueError(f"`low` must be less than or equal to `high`, but got {low} > {high}")
+    floating = dtype.is_floating_point or dtype.is_complex
+    if lo > hi or (lo == hi and not floating):
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    if lo == hi:
+        warnings.warn(
+            "Passing `low==high` to `tensorcore.testing.make_tensor` for floating or complex "
+            "types is deprecated since 2.1 and will be removed in 2.3. Use "
+            "`tensorcore.full(...)` instead.",
+            FutureWarning,
+            stacklevel=3,
+        )
     return lo, hi
 
 

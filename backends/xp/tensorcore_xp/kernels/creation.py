@@ -101,14 +101,56 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             assign(o, xp.asarray(start))
             return
         cplx = out._dtype.is_complex or isinstance(start, complex) or isinstance(end, complex)
-        i = xp.arange(steps, dtype=xp.complex128 if cplx else xp.float64)
-        step = (end - start) / (steps - 1)
         # PyTorch's symmetric form: the first half counts up from ``start``, the second half
         # down from ``end``, so both endpoints are exact.
-        half = steps // 2
+        up = xp.arange(steps) < steps // 2
         with quiet(all="ignore"):  # an infinite bound gives NaN, as in PyTorch
-            r = xp.where(xp.arange(steps) < half, start + step * i, end - step * (steps - 1 - i))
+            if out._dtype.is_floating_point and not cplx:
+                r = _float_linspace(o.dtype, start, end, steps, up)
+            elif not cplx and o.dtype.kind in "iu":
+                # integer dtypes: the bounds are cast to the dtype first (truncated), the
+                # values computed in float64 and truncated
+                r = _float_linspace(xp.dtype(xp.float64), int(start), int(end), steps, up)
+            else:
+                i = xp.arange(steps, dtype=xp.complex128 if cplx else xp.float64)
+                step = (end - start) / (steps - 1)
+                r = xp.where(up, start + step * i, end - step * (steps - 1 - i))
         assign(o, r)
+
+    def _float_linspace(dt: Any, start: Any, end: Any, steps: int, up: Any) -> Any:
+        # PyTorch's values to the bit: the step is computed in the tensor's dtype, and each
+        # value is ``start + step * i`` (``end - step * k`` on the second half). Its compiled
+        # loop fuses that multiply-add for float32 and float64 (one rounding), while 16-bit
+        # types round after each operation.
+        s, e = xp.asarray(start, dtype=dt), xp.asarray(end, dtype=dt)
+        step = (e - s) / xp.asarray(steps - 1, dtype=dt)
+        n = xp.arange(steps)
+        if dt.itemsize == 2:
+            return xp.where(up, s + step * n.astype(dt), e - step * (steps - 1 - n).astype(dt))
+        i = n.astype(xp.float64)
+        s, e, step = s.astype(xp.float64), e.astype(xp.float64), step.astype(xp.float64)
+        if dt.itemsize == 4:  # the float64 product is exact: one rounding, to float32
+            return xp.where(up, s + step * i, e - step * (steps - 1 - i))
+        plain = xp.where(up, s + step * i, e - step * (steps - 1 - i))
+        fused = xp.where(up, _fma(step, i, s), _fma(-step, steps - 1 - i, e))
+        return xp.where(xp.isfinite(plain), fused, plain)
+
+    def _fma(a: Any, b: Any, c: Any) -> Any:
+        # a * b + c rounded once, in float64: the product's exact two-term form (Dekker's
+        # split) added to c with the error of the sum kept (Knuth's two-sum).
+        def split(x: Any) -> tuple[Any, Any]:
+            t = 134217729.0 * x  # 2**27 + 1
+            hi = t - (t - x)
+            return hi, x - hi
+
+        p = a * b
+        ah, al = split(a)
+        bh, bl = split(b)
+        p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        total = c + p
+        back = total - c
+        s_err = (c - (total - back)) + (p - back)
+        return total + (s_err + p_err)
 
     def eye(
         out: Any,
