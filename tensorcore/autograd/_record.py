@@ -58,6 +58,10 @@ def save_other(v: Any, meta_only: bool, name: str) -> Any:
     return v
 
 
+#: Classes of arguments that :func:`save_other` returns as they are.
+_PLAIN = frozenset({int, float, bool, complex, str, type(None)})
+
+
 def compile_recorder(
     op: Op,
     ent: Any,
@@ -88,7 +92,8 @@ def compile_recorder(
         else:
             v = f"sargs[{pos}]"
             saved = "TensorSpec(v)" if meta_only else "SavedTensor(v, False, _NAME)"
-            other = f"_save_other(v, {meta_only}, _NAME)"
+            # (a number, a string or None is saved as it is: no call for the common case)
+            other = f"(v if v.__class__ in _PLAIN else _save_other(v, {meta_only}, _NAME))"
             expr = f"({saved} if isinstance((v := {v}), Tensor) else {other})"
         if cond >= 0:
             expr = f"(None if e{cond} is _NO_EDGE else {expr})"
@@ -121,6 +126,7 @@ def compile_recorder(
         "_ENT": ent,
         "_apply_rule": apply_rule,
         "_save_other": save_other,
+        "_PLAIN": _PLAIN,
         "_debug": debug,
         "_generic": generic,
     }
