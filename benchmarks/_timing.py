@@ -1,8 +1,16 @@
 """Timing and formatting shared by the benchmark scripts (run them as ``python
-benchmarks/<script>.py``, which puts this folder on ``sys.path``)."""
+benchmarks/<script>.py``, which puts this folder on ``sys.path``).
+
+``TENSORCORE_BENCH_CLOCK=thread`` times with ``time.thread_time_ns`` (the CPU time of the
+calling thread) instead of ``time.perf_counter_ns`` (wall time): on a host shared with other
+work the wall time of a loop counts whatever else ran meanwhile, its thread time does not.
+It undercounts a library computing on other threads, so use it for per-call overhead with
+one thread each (``OPENBLAS_NUM_THREADS=1``, ``OMP_NUM_THREADS=1``).
+"""
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -10,10 +18,16 @@ from typing import Any
 
 __all__ = ["Timings", "calibrate", "fmt_ratio", "fmt_time", "loop_ns", "per_call_ns"]
 
+_CLOCK = (
+    time.thread_time_ns
+    if os.environ.get("TENSORCORE_BENCH_CLOCK") == "thread"
+    else time.perf_counter_ns
+)
+
 
 def loop_ns(fn: Callable[[], Any], number: int) -> int:
     """Nanoseconds ``number`` calls of ``fn`` take."""
-    clock = time.perf_counter_ns
+    clock = _CLOCK
     start = clock()
     for _ in range(number):
         fn()

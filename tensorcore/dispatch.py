@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .ops.schema import OpDecl
 
 __all__ = [
+    "FRESH",
     "DirectKernel",
     "KernelRecord",
     "Op",
@@ -33,6 +34,11 @@ __all__ = [
 ANY = "*"
 #: Every dtype: ``Op.dtypes_ok`` is this very object for operators that take them all.
 ALL_DTYPES = frozenset(all_dtypes)
+#: A resolved kernel -> its ``fresh`` variant, for the kernels that have one (an elementwise
+#: kernel that can also make its result itself: see :meth:`Op.resolve`). Keyed by the
+#: kernel object, so that a kernel wrapped or replaced in ``Op.table`` (a dtype guard, a
+#: test's spy, a profiler's wrapper) has none and runs as registered.
+FRESH: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 class DirectKernel:
@@ -170,6 +176,14 @@ class Op:
             fn = _dtype_guard(self, rec, direct)
         if direct and not isinstance(fn, DirectKernel):
             fn = DirectKernel(fn)
+        # A pointwise kernel may carry ``fresh(shape, dtype, *args)``: the result computed
+        # into new memory of the backend's choosing, returned as a new contiguous tensor of
+        # that shape and dtype (or None: the caller then allocates and runs the kernel). The
+        # lanes use it for a small out-of-place result, where allocating and computing in one
+        # array-library call is a fifth of the call (writing-a-backend.md, "fresh results").
+        fresh = getattr(fn, "fresh", None)
+        if fresh is not None and fn is rec.fn:
+            FRESH[fn] = fresh
         self.table[key] = fn
         return fn
 

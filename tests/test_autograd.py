@@ -1389,3 +1389,28 @@ def test_norms_record_pytorchs_linalg_vector_norm_node(device: str) -> None:
     x = tc.randn(3, device=device, requires_grad=True)
     for y in (tc.linalg.vector_norm(x), tc.norm(x), x.norm(), tc.linalg.norm(x)):
         assert type(y.grad_fn).__name__ == "LinalgVectorNormBackward0"
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        (slice(None, None, 1),),
+        (slice(0, 4),),
+        (slice(-4, None),),
+        (slice(None, 100),),
+        (slice(None), slice(0, 3)),
+        (slice(1, None),),  # (not the whole dim: the general rule)
+        (slice(None), slice(None, None, 2)),
+    ],
+)
+def test_a_slice_gradient_with_and_without_the_whole_dim(device: str, index: Any) -> None:
+    # a step-1 slice as long as its dim hands the gradient on; every slice's gradient is
+    # the output gradient placed in zeros, first and second order
+    x = tc.randn(4, 3, dtype=tc.float64, device=device, requires_grad=True)
+    g = tc.randn(*x[index].shape, dtype=tc.float64, device=device)
+    (got,) = tc.autograd.grad(x[index], x, g)
+    want = tc.zeros(4, 3, dtype=tc.float64, device=device)
+    want[index] = g
+    np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+    assert tc.autograd.gradcheck(lambda t: t[index] * t[index], (x,))
+    assert tc.autograd.gradgradcheck(lambda t: t[index] * t[index], (x,))

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tensorcore as tc
-from tensorcore.dispatch import get_op
+from tensorcore.dispatch import FRESH, get_op
 from tensorcore.ops import frontends
 from tensorcore.ops import functions as opf
 from tensorcore.testing.samples import SAMPLES, call_op, core_ops
@@ -191,6 +191,49 @@ def test_a_structured_lane_takes_parameters_as_plain_tensors() -> None:
     plain.sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), wp.grad.numpy())
     np.testing.assert_array_equal(b.grad.numpy(), bp.grad.numpy())
+
+
+FRESH_CANDIDATES = sorted(name for name in FAST if get_op(name).frontend in _FAST_FRONTENDS)
+
+
+@pytest.mark.parametrize("name", FRESH_CANDIDATES)
+def test_a_kernels_fresh_result_is_the_result_it_writes(
+    device: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a kernel's ``fresh`` variant (``dispatch.FRESH``, which the lanes use for a small result)
+    # gives what the allocation and the kernel give: values, dtype, shape, strides, a result
+    # of its own that can be written in place; or it declines
+    op = get_op(name)
+    kernel = op.resolve((tc.device(device).type, "strided"))
+    fresh = FRESH.get(kernel)
+    if fresh is None:
+        pytest.skip(f"the {device} kernel of {name} has no fresh variant")
+    made = 0
+
+    def counting(*args: Any) -> Any:
+        nonlocal made
+        r = fresh(*args)
+        made += r is not None
+        if r is not None:
+            r[...] = r.clone()  # (a result of its own, writable: a NumPy scalar is not)
+        return r
+
+    for dtype in sorted(op.dtypes_ok, key=lambda d: d.name):
+        for sample in SAMPLES[name](device, dtype) if name in SAMPLES else ():
+            with monkeypatch.context() as m:
+                m.setitem(FRESH, kernel, counting)
+                fast = _outcome(name, sample)
+            with monkeypatch.context() as m:
+                m.delitem(FRESH, kernel)
+                plain = _outcome(name, sample)
+            if isinstance(plain[0], type):
+                assert fast == plain, f"{name} {sample}: {fast} != {plain}"
+                continue
+            assert fast[:3] == plain[:3], f"{name} {sample}: {fast[:3]} != {plain[:3]}"
+            for f, g in zip(fast[3], plain[3], strict=True):
+                np.testing.assert_array_equal(f, g, err_msg=f"{name} {sample}")
+    if name in SAMPLES and name in ("add", "mul", "sub", "exp", "tanh", "neg"):
+        assert made, f"no sample of {name} made its result with the fresh variant"
 
 
 INPLACE = sorted(name for name in core_ops() if get_op(name).lane_inplace is not None)

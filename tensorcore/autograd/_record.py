@@ -67,6 +67,9 @@ _NODE_TESTS = {
     "list": "isinstance({a}, (list, tuple))",
 }
 
+#: Classes of arguments that :func:`save_other` returns as they are.
+_PLAIN = frozenset({int, float, bool, complex, str, type(None)})
+
 
 def compile_recorder(
     op: Op,
@@ -98,7 +101,8 @@ def compile_recorder(
         else:
             v = f"sargs[{pos}]"
             saved = "TensorSpec(v)" if meta_only else "SavedTensor(v, False, _NAME)"
-            other = f"_save_other(v, {meta_only}, _NAME)"
+            # (a number, a string or None is saved as it is: no call for the common case)
+            other = f"(v if v.__class__ in _PLAIN else _save_other(v, {meta_only}, _NAME))"
             expr = f"({saved} if isinstance((v := {v}), Tensor) else {other})"
         if cond >= 0:
             expr = f"(None if e{cond} is _NO_EDGE else {expr})"
@@ -154,6 +158,7 @@ def compile_recorder(
         "_ENT": ent,
         "_apply_rule": apply_rule,
         "_save_other": save_other,
+        "_PLAIN": _PLAIN,
         "_debug": debug,
         "_generic": generic,
     }

@@ -1219,6 +1219,13 @@ _SLICE = get_op("slice")
 
 
 def _slice(c: Any, g: Tensor) -> tuple[Any, ...]:
+    if c.step == 1 and g._shape == c.self._shape:
+        # A slice of step 1 as long as its dim is the whole input (``x[:]``, ``x[..., :n]``
+        # with ``n`` the size): its gradient is the output's, with no buffer of zeros to
+        # fill and copy into (a rule may hand on the gradient it got, as ``add``'s does; it
+        # is differentiable as it is, for a double backward).
+        return (g,)
+
     def region(z: Tensor) -> Tensor:
         return call(_SLICE, (z, c.dim, c.start, c.end, c.step))
 

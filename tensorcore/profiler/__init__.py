@@ -139,10 +139,12 @@ def tensorboard_trace_handler(
     def handler(prof: profile) -> None:
         os.makedirs(dir_name, exist_ok=True)
         name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
-        file = f"{name}.{time.time_ns() // 1_000_000}.pt.trace.json"
-        if use_gzip:
-            file += ".gz"
-        prof.export_chrome_trace(os.path.join(dir_name, file))
+        ext = ".pt.trace.json.gz" if use_gzip else ".pt.trace.json"
+        stamp = time.time_ns() // 1_000_000
+        # (two cycles within one millisecond would share a name: the later one moves on)
+        while os.path.exists(os.path.join(dir_name, f"{name}.{stamp}{ext}")):
+            stamp += 1
+        prof.export_chrome_trace(os.path.join(dir_name, f"{name}.{stamp}{ext}"))
 
     return handler
 

@@ -32,6 +32,11 @@ def tensorcore_register_kernels(register: Any) -> None:
     import numpy as np
     import tensorcore_xp
 
+    from ._cache import MIN_BYTES
     from ._torch_random import TorchCPUStream
 
-    tensorcore_xp.register_kernels(register, "cpu", np, random_stream=TorchCPUStream)
+    # (below MIN_BYTES the allocator is ``np.empty`` itself, so a ufunc may make a small
+    # result: the kernels' ``fresh`` variants)
+    tensorcore_xp.register_kernels(
+        register, "cpu", np, random_stream=TorchCPUStream, fresh_bytes=MIN_BYTES
+    )

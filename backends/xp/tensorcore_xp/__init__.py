@@ -72,6 +72,7 @@ def build(
     *,
     random_stream: type[RandomStream] | None = None,
     erf: Callable[..., Any] | None = None,
+    fresh_bytes: int = 0,
 ) -> dict[str, Kernel]:
     """Every kernel of the library for the array module ``xp``: ``{operator name: kernel}``.
 
@@ -87,6 +88,11 @@ def build(
         The error function as a ufunc ``erf(x, out=o)`` of ``xp``; None for SciPy's with
         NumPy (``math.erf`` element by element without SciPy) and the library's own float64
         series with any other module.
+    fresh_bytes
+        Give the elementwise kernels of one ufunc a ``fresh`` variant for results smaller
+        than this many bytes, which lets the ufunc allocate the result (``docs/xp-kernels.md``,
+        "Fresh results"); 0, the default, for none. For an array module whose own allocation
+        of a small array is what the device's allocator would do (NumPy on the CPU).
 
     Returns
     -------
@@ -122,7 +128,7 @@ def build(
     )
 
     parts = [
-        pointwise.build(xp, erf=erf),
+        pointwise.build(xp, erf=erf, fresh_bytes=fresh_bytes),
         activations.build(xp, erf if erf is not None else pointwise._erf_ufunc(xp)),
         reductions.build(xp),
         special.build(xp),
@@ -156,6 +162,7 @@ def register_kernels(
     mutable_arrays: bool = True,
     random_stream: type[RandomStream] | None = None,
     erf: Callable[..., Any] | None = None,
+    fresh_bytes: int = 0,
 ) -> dict[str, Kernel]:
     """Register every kernel of the library over ``xp`` for ``(device_type, "strided")``:
     what a device backend's ``tensorcore_register_kernels`` hook calls.
@@ -185,7 +192,7 @@ def register_kernels(
         ``tensorcore.backend.write``. Kernels that return a new tensor run as they are, and
         those that write other tensors too (``batch_norm``'s running statistics, the fused
         optimizer steps' state) are not registered on such a device.
-    random_stream, erf
+    random_stream, erf, fresh_bytes
         Passed to :func:`build`.
 
     Returns
@@ -215,7 +222,7 @@ def register_kernels(
     >>> done["add"] is my_add
     True
     """
-    kernels = build(xp, random_stream=random_stream, erf=erf)
+    kernels = build(xp, random_stream=random_stream, erf=erf, fresh_bytes=fresh_bytes)
     if not mutable_arrays:
         kernels = {
             name: _storing(fn) if _writes_first(name) else fn

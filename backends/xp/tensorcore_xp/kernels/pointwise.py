@@ -7,11 +7,12 @@ dtype and allocated ``out``; each kernel only computes into ``out``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import prod
 from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import native
+from tensorcore.backend import contiguous_tensor, empty, native
 from tensorcore.dtypes import COMPLEX
 
 from ..helpers import (
@@ -28,9 +29,32 @@ from . import _special
 __all__ = ["build"]
 
 
-def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[..., Any]]:
+def _copied(r: Any, shape: tuple[int, ...], dtype: Any, device: Any) -> Any:
+    """A result of ``shape`` and ``dtype`` allocated on ``device`` holding the array ``r``.
+
+    A pointwise kernel writes into the result the core allocated (``kernel(out, *args)``);
+    its ``fresh`` variant (``fresh(shape, dtype, *args)``, which ``tensorcore.dispatch.FRESH``
+    hands the lanes) lets the ufunc allocate instead and returns a new contiguous tensor of
+    ``shape`` and ``dtype`` over that array, or None to leave the call to the kernel. For a
+    small result that is one array-library call instead of two (``empty``, then the ufunc
+    with ``out=``), with the same values: the same loop on the same operands. Only below
+    ``fresh_bytes``: the CPU allocator hands large results blocks from its cache, which a
+    ufunc's own allocation would bypass. An array not of the dtype or memory order asked for
+    (a loop NumPy picked otherwise) is copied into an allocated result here, as ``out=``
+    would have cast it.
+    """
+    o = empty(shape, dtype, device)
+    array_of(o)[...] = r
+    return o
+
+
+def build(
+    xp: Any, erf: Callable[..., Any] | None = None, fresh_bytes: int = 0
+) -> dict[str, Callable[..., Any]]:
     """Pointwise kernels for the array module ``xp``; ``erf`` is the error function as a
-    ufunc of ``xp`` (None: see :func:`_erf_ufunc`)."""
+    ufunc of ``xp`` (None: see :func:`_erf_ufunc`). With ``fresh_bytes``, the elementwise
+    kernels of one ufunc get a ``fresh`` variant for results smaller than that many bytes
+    (see :func:`_fresh`)."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
     enter, leave = quiet_tokens(xp)
@@ -86,8 +110,54 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
             finally:
                 leave(tok)
 
+        def fresh(shape: tuple[int, ...], dtype: Any, a: Any, b: Any, alpha: Any = 1) -> Any:
+            # ``k`` with the result made by the ufunc (see ``_copied``): the same operands,
+            # the same loop; declined where ``k`` does more (``alpha``, a bool refused), for
+            # a result of another dtype than the tensor operand's (a comparison) and for a
+            # Python float meeting a 16-bit float (``k`` computes it in float32 into ``out``).
+            if a.__class__ is Tensor:
+                t = a
+                x = a._native
+                if x is None:
+                    x = native(a)
+                want = x.dtype
+                y = b._native if b.__class__ is Tensor else b
+                if y is None:
+                    y = native(b)
+                elif y.__class__ is float:
+                    if want.itemsize == 2:
+                        return None
+                    y = weak.get((y, want)) or lift(y, want)
+            else:
+                t = b
+                y = b._native
+                if y is None:
+                    y = native(b)
+                want = y.dtype
+                x = a
+                if x.__class__ is float:
+                    if want.itemsize == 2:
+                        return None
+                    x = weak.get((x, want)) or lift(x, want)
+            if alpha != 1 or dtype is not t._dtype or (refuse_bool and dtype is tc.bool):
+                return None
+            n = len(shape)
+            # (0-d: a ufunc returns a NumPy scalar there, not an array)
+            if not n or (shape[0] if n == 1 else prod(shape)) * want.itemsize >= fresh_bytes:
+                return None
+            tok = enter()
+            try:
+                r = ufunc(x, y)
+            finally:
+                leave(tok)
+            if r.dtype is not want or (n > 1 and not r.flags.c_contiguous):
+                return _copied(r, shape, dtype, t._device)
+            return contiguous_tensor(r, r.nbytes, shape, dtype, t._device, r)
+
         k.__name__ = name
         K[name] = k
+        if fresh_bytes:
+            k.fresh = fresh  # type: ignore[attr-defined]
 
     def unary(name: str, ufunc: Any, noisy: bool = True) -> None:
         def k(out: Any, a: Any) -> None:
@@ -108,8 +178,30 @@ def build(xp: Any, erf: Callable[..., Any] | None = None) -> dict[str, Callable[
             def k(out: Any, a: Any) -> None:
                 ufunc(array_of(a), out=array_of(out))
 
+        def fresh(shape: tuple[int, ...], dtype: Any, a: Any) -> Any:
+            # ``k`` with the result made by the ufunc (see ``_copied``)
+            x = a._native
+            if x is None:
+                x = native(a)
+            # (0-d: a ufunc returns a NumPy scalar there, not an array)
+            if dtype is not a._dtype or x.nbytes >= fresh_bytes or not shape:
+                return None
+            if noisy:
+                tok = enter()
+                try:
+                    r = ufunc(x)
+                finally:
+                    leave(tok)
+            else:
+                r = ufunc(x)
+            if r.dtype is not x.dtype or (len(shape) > 1 and not r.flags.c_contiguous):
+                return _copied(r, shape, dtype, a._device)
+            return contiguous_tensor(r, r.nbytes, shape, dtype, a._device, r)
+
         k.__name__ = name
         K[name] = k
+        if fresh_bytes:
+            k.fresh = fresh  # type: ignore[attr-defined]
 
     binary("add", xp.add)
     binary(
