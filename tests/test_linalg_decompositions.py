@@ -443,6 +443,24 @@ def test_bad_arguments_raise_pytorchs_errors(device: str) -> None:
             fn()
 
 
+def test_an_operator_built_on_another_keeps_its_named_message(device: str) -> None:
+    # PyTorch names the operator that checked once: inverse reports linalg.inv's message, not
+    # "inverse(): linalg.inv: ...".
+    rect = tc.ones(2, 3, device=device)
+    vec = tc.ones(3, device=device)
+    cases = [
+        (lambda: tc.det(rect), "linalg.det: A must be batches of square matrices"),
+        (lambda: rect.det(), "linalg.det: A must be batches of square matrices"),
+        (lambda: tc.inverse(vec), "linalg.inv: The input tensor A must have at least 2"),
+        (lambda: tc.pinverse(vec), r"linalg.pinv\(Float\{\[3\]\}\): expected a tensor"),
+        (lambda: L.multi_dot([rect]), r"multi_dot\(\): expected at least 2 tensors"),
+        (lambda: L.svdvals(vec), "linalg.svdvals: The input tensor A must have at least 2"),
+    ]
+    for fn, message in cases:
+        with pytest.raises(RuntimeError, match="^" + message):
+            fn()
+
+
 def test_out_arguments(device: str) -> None:
     a = _t(np.array([[2.0, 0.0], [0.0, 4.0]]), device)
     out = tc.empty(0, dtype=tc.float64, device=device)
