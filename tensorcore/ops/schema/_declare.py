@@ -272,6 +272,7 @@ def _unary(
     inplace: bool = True,
     dtypes: str = DTYPE_CATEGORIES,
     dtype_hint: str = "",
+    dtype_error: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self) -> Tensor",
@@ -283,6 +284,7 @@ def _unary(
         out=True,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
+        dtype_error=dtype_error,
     )
 
 
@@ -294,6 +296,7 @@ def _binary(
     extra: str = "",
     dtypes: str = DTYPE_CATEGORIES,
     dtype_hint: str = "",
+    dtype_error: str = "",
     opmath_scalars: bool = False,
     values: str = "",
     promote_when: str = "",
@@ -317,6 +320,7 @@ def _binary(
         check=check,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
+        dtype_error=dtype_error,
         # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).
         inplace=inplace,
         out=True,
