@@ -509,3 +509,27 @@ def test_qr_backward_refuses_what_pytorch_refuses(device: str) -> None:
         L.qr(a, mode="complete").Q.sum().backward()
     with pytest.raises(RuntimeError, match="depends on Q, which is not computed when mode='r'"):
         L.qr(a, mode="r").R.sum().backward()
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_gradient_fills_the_whole_factor(device: str, upper: bool) -> None:
+    # PyTorch differentiates A = L L^T in the whole factor: grad L = -(C L), C = gB X^T + X gB^T
+    # (grad U = -(U C)), with gB = A^-1 G the gradient of B; both triangles filled.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 3))
+    a = a @ a.T + 3 * np.eye(3)
+    low = np.linalg.cholesky(a)
+    fac = low.T if upper else low
+    b, g = rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    f = _t(fac, device).requires_grad_()
+    bt = _t(b, device).requires_grad_()
+    x = tc.cholesky_solve(bt, f, upper=upper)
+    (x * _t(g, device)).sum().backward()
+    xn = np.linalg.solve(a, b)
+    gb = np.linalg.solve(a, g)
+    c = gb @ xn.T + xn @ gb.T
+    assert_close(x, xn)
+    assert_close(bt.grad, gb)
+    assert_close(f.grad, -(fac @ c) if upper else -(c @ fac))
