@@ -165,7 +165,7 @@ class _Saver:
         for group in spans:
             st = self.tensors[group[0]]._storage
             assert st is not None
-            lo, hi, align = st.nbytes, 0, st.dtype.itemsize
+            lo, hi, align = int(st.nbytes), 0, st.dtype.itemsize
             for i in group:
                 t = self.tensors[i]
                 isz = t._dtype.itemsize

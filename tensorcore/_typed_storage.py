@@ -139,6 +139,19 @@ class TypedStorage:
         """Whether the memory is pinned host memory."""
         return bool(self._flat().is_pinned())
 
+    def get_device(self) -> int | None:
+        """The device index; None for the CPU, as PyTorch's storages answer."""
+        return self._untyped_storage.get_device()
+
+    def clone(self) -> TypedStorage:
+        """A copy, on the same device, in the same dtype."""
+        return TypedStorage(self._untyped_storage.clone(), self._dtype)
+
+    def cpu(self) -> TypedStorage:
+        """The storage on the CPU (itself when it is there)."""
+        st = self._untyped_storage
+        return self if st.device.type == "cpu" else TypedStorage(st.cpu(), self._dtype)
+
     def __repr__(self) -> str:
         body = "\n".join(f" {v}" for v in self.tolist()) if self.device.type != "meta" else " ..."
         return (

@@ -192,7 +192,7 @@ def contiguous_tensor(
     """
     st = _new(Storage)
     st.data = data
-    st.nbytes = nbytes
+    st._nbytes = nbytes
     st.device = device
     st.dtype = dtype
     st.version = 0

@@ -52,7 +52,7 @@ def positions(t: Tensor) -> np.ndarray:
 
 def covers_storage(t: Tensor) -> bool:
     st = t.untyped_storage()
-    return t.is_contiguous() and t.storage_offset() == 0 and t.numel() == st.size()
+    return t.is_contiguous() and t.storage_offset() == 0 and t.nbytes == st.nbytes
 
 
 class DaskDevice(DeviceInterface):

@@ -408,3 +408,29 @@ def test_assert_close_takes_pytorch_pairs(device: str) -> None:
         assert_close(
             tc.ones(2, 3, device=device).t(), tc.ones(3, 2, device=device), check_stride=True
         )
+
+
+def test_untyped_storage_counts_bytes_and_typed_storage_elements(device: str) -> None:
+    # PyTorch: t.untyped_storage().size(), len() and nbytes() are bytes, its elements bytes;
+    # t.storage().size() counts elements of t's dtype.
+    x = tc.arange(1.0, 5.0, device=device)[1:]
+    u = x.untyped_storage()
+    assert u.size() == len(u) == u.nbytes() == u.nbytes == 16 and u.element_size() == 1
+    assert not u.is_cuda or device == "cuda"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = x.storage()
+    assert s.size() == len(s) == 4 and s.nbytes() == 16
+    assert s.clone().size() == 4 and s.clone().data_ptr() != s.data_ptr()
+    assert u.clone().size() == 16 and u.cpu().size() == 16
+    if device != "meta":
+        raw = bytes(u.tolist())
+        assert raw == np.arange(1.0, 5.0, dtype=np.float32).tobytes()
+        assert u[4] == raw[4] and u[-1] == raw[-1] and list(u)[:4] == list(raw[:4])
+        with pytest.raises(IndexError, match="out of range"):
+            u[16]
+        c = u.clone().fill_(0)
+        assert c.tolist() == [0] * 16 and x.tolist() == [2.0, 3.0, 4.0]
+        assert s.cpu().tolist() == [1.0, 2.0, 3.0, 4.0]
+    if device == "cpu":
+        assert u.get_device() is None and s.get_device() is None and not u.is_pinned()

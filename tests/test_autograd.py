@@ -1182,6 +1182,82 @@ def test_inplace_copy_into_a_tensor_without_grad(device: str) -> None:
     assert_close(x.grad, [9.0, 12.0, 15.0])
 
 
+@pytest.mark.parametrize("how", ["mul_", "copy_", "through_a_sibling_view"])
+def test_a_view_taken_before_its_base_joined_the_graph_follows_it(device: str, how: str) -> None:
+    # PyTorch: the view's grad_fn is regenerated from its base's new history
+    # (AsStridedBackward0), so the view requires grad and its gradient reaches w.
+    w = const([1.0, 2.0, 3.0], device=device).requires_grad_()
+    a = tc.zeros(3, dtype=F64, device=device)
+    v, vv = a[:2], a[:2][1:]
+    if how == "mul_":
+        a.add_(1).mul_(w)
+    elif how == "copy_":
+        a.copy_(w)
+    else:
+        a[1:].copy_(w[:2])
+    assert v.requires_grad and not v.is_leaf and v.grad_fn.name() == "AsStridedBackward0"
+    assert vv.requires_grad and vv.grad_fn.name() == "AsStridedBackward0"
+    (v * const([10.0, 100.0], device=device)).sum().backward()
+    expected = {"mul_": [10.0, 100.0, 0.0], "copy_": [10.0, 100.0, 0.0]}
+    assert_close(w.grad, expected.get(how, [100.0, 0.0, 0.0]))
+
+
+def test_a_view_of_a_base_modified_in_place_follows_the_new_history(device: str) -> None:
+    w = const([1.0, 2.0, 3.0], device=device).requires_grad_()
+    a = w * 1
+    v = a[:2]
+    a.mul_(w)  # v now reads w * w: its stale SliceBackward0 would give 1, not 2 * w
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    v.sum().backward()
+    assert_close(w.grad, [2.0, 4.0, 0.0])
+
+
+def test_a_view_of_a_leaf_later_set_to_require_grad(device: str) -> None:
+    # PyTorch: the view reports requires_grad (its base's) but stays a leaf without an
+    # accumulator: its gradient goes nowhere, and in-place use is refused.
+    a = tc.zeros(3, dtype=F64, device=device)
+    v = a[:2]
+    a.requires_grad_()
+    assert v.requires_grad and v.is_leaf and v.grad_fn is None
+    y = v * 2
+    assert y.requires_grad
+    y.sum().backward()
+    assert a.grad is None and v.grad is None
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        v.mul_(2)
+    a.requires_grad_(False)
+    assert not v.requires_grad
+
+
+def test_inplace_calls_search_for_views_only_when_one_may_exist(monkeypatch: Any) -> None:
+    # Views are found through their base's storage; the search is skipped when nothing but
+    # the in-place call itself holds that storage (the common case must not pay for it).
+    from tensorcore.autograd import step
+
+    calls: list[Any] = []
+
+    class Counting:
+        @staticmethod
+        def get_referrers(*objs: Any) -> list[Any]:
+            calls.append(objs)
+            return gc.get_referrers(*objs)
+
+    monkeypatch.setattr(step, "gc", Counting)
+    w = tc.ones(3, requires_grad=True)
+    lin = tc.nn.Linear(3, 3)
+    a = w * 1
+    a.mul_(w)
+    h = tc.zeros(4, 3)
+    h[0] = w
+    h[1] = w * 2
+    lin(w[None]).relu_().sum().backward()
+    lin(w[None]).view(3).relu_().sum().backward()
+    assert calls == []
+    v = h[2:]
+    h.mul_(w)
+    assert len(calls) == 1 and v.requires_grad
+
+
 def test_copy_casts_and_broadcasts_the_gradient(device: str) -> None:
     src = rand(3, device=device, dtype=tc.float32)
     base = rand(2, 3, device=device, seed=1)

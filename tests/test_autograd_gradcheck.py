@@ -80,11 +80,7 @@ def _setup(device: str, name: str, i: int) -> tuple[Callable[..., Any], list[tc.
 
     def fn(*xs: Any) -> Any:
         s = rebuild(list(xs))
-        if sample.hermitian:  # perturb Hermitian inputs within the Hermitian matrices
-            s.args = tuple(
-                (a + a.mT.conj()) * 0.5 if k in sample.hermitian else a
-                for k, a in enumerate(s.args)
-            )
+        s.args = sample.perturbed(s.args)  # (Hermitian inputs stay Hermitian, ...)
         res = call_op(name, s)
         return sample.invariant(res) if sample.invariant is not None else res
 

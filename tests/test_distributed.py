@@ -9,6 +9,7 @@ running Python first (a virtual environment's ``bin``), then on ``PATH``.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -60,14 +61,62 @@ def _ok(proc: subprocess.CompletedProcess[str], n: int) -> None:
         assert f"rank {r} OK" in proc.stdout, proc.stdout + proc.stderr
 
 
+_CHECK = "TENSORCORE_DISTRIBUTED_CHECK"
+#: The scripts that end cleanly, by world size, as ``(label, script, args, env)``: one MPI job
+#: per world size runs them one after another (distributed_scripts/several.py), as starting
+#: the interpreters and MPI costs more than most scripts' own work.
+_BATCHES: dict[int, list[tuple[str, str, list[str], dict[str, str]]]] = {
+    2: [
+        ("collectives", "collectives.py", [], {}),
+        ("plans-check", "plans.py", [], {_CHECK: "1"}),
+        ("plans-nocheck", "plans.py", [], {_CHECK: "0"}),
+        ("mismatch", "failures.py", ["mismatch"], {}),
+        ("nocheck", "failures.py", ["nocheck"], {_CHECK: "0"}),
+        ("objects", "objects.py", [], {}),
+        ("training", "training.py", [], {}),
+        ("unused", "unused.py", [], {}),
+        ("sparse_training", "sparse_training.py", [], {}),
+        ("sync_batchnorm", "sync_batchnorm.py", [], {}),
+        ("env-agrees", "env_init.py", [], {"WORLD_SIZE": "2"}),
+        ("env-disagrees", "env_init.py", [], {"WORLD_SIZE": "3"}),
+    ],
+    3: [
+        ("plans-check", "plans.py", [], {_CHECK: "1"}),
+        ("objects", "objects.py", [], {}),
+        ("unused", "unused.py", [], {}),
+        ("sync_batchnorm", "sync_batchnorm.py", [], {}),
+    ],
+    4: [("collectives", "collectives.py", [], {})],
+}
+_BATCH_RUNS: dict[int, subprocess.CompletedProcess[str]] = {}
+
+
+def batch_output(n: int, label: str) -> str:
+    """What the script ``label`` of world size ``n``'s batch printed (the batch runs once)."""
+    proc = _BATCH_RUNS.get(n)
+    if proc is None:
+        spec = json.dumps(_BATCHES[n])
+        proc = _BATCH_RUNS[n] = mpirun(n, "several.py", spec, timeout=60 * len(_BATCHES[n]))
+    prefix = f"[{label}] "
+    out = "\n".join(x[len(prefix) :] for x in proc.stdout.splitlines() if x.startswith(prefix))
+    assert proc.returncode == 0 and " raised " not in out, out + proc.stdout[-4000:] + proc.stderr
+    return out
+
+
+def _batch_ok(n: int, label: str) -> None:
+    out = batch_output(n, label)
+    for r in range(n):
+        assert f"rank {r} OK" in out, out
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_every_collective(n: int) -> None:
-    _ok(mpirun(n, "collectives.py"), n)
+    _batch_ok(n, "collectives")
 
 
 @pytest.mark.parametrize(("n", "check"), [(2, "1"), (3, "1"), (2, "0")])
 def test_repeated_all_reduce_fast_path_matches_the_plain_one(n: int, check: str) -> None:
-    _ok(mpirun(n, "plans.py", TENSORCORE_DISTRIBUTED_CHECK=check), n)
+    _batch_ok(n, "plans-check" if check == "1" else "plans-nocheck")
 
 
 def test_a_plan_fits_only_its_tensor_memory_and_metadata() -> None:
@@ -112,23 +161,21 @@ def test_a_plan_fits_only_its_tensor_memory_and_metadata() -> None:
 
 
 def test_mismatched_shapes_and_collectives_are_named() -> None:
-    proc = mpirun(2, "failures.py", "mismatch")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = batch_output(2, "mismatch")
     for r in range(2):
-        assert f"rank {r} mismatch named" in proc.stdout, proc.stdout + proc.stderr
-        assert f"rank {r} collective mismatch named" in proc.stdout, proc.stdout
+        assert f"rank {r} mismatch named" in out, out
+        assert f"rank {r} collective mismatch named" in out, out
 
 
 def test_the_agreement_check_can_be_turned_off() -> None:
-    proc = mpirun(2, "failures.py", "nocheck", TENSORCORE_DISTRIBUTED_CHECK="0")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = batch_output(2, "nocheck")
     for r in range(2):
-        assert f"rank {r} ran without the check" in proc.stdout, proc.stdout + proc.stderr
+        assert f"rank {r} ran without the check" in out, out
 
 
 def test_object_collectives() -> None:
-    _ok(mpirun(2, "objects.py"), 2)
-    _ok(mpirun(3, "objects.py"), 3)
+    _batch_ok(2, "objects")
+    _batch_ok(3, "objects")
 
 
 def test_a_rank_that_never_joins_times_out() -> None:
@@ -146,16 +193,16 @@ def test_a_rank_that_raises_ends_the_job() -> None:
 
 
 def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
-    _ok(mpirun(2, "training.py"), 2)
+    _batch_ok(2, "training")
 
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_ddp_unused_parameters_overlap_backward_in_bucket_order(n: int) -> None:
-    _ok(mpirun(n, "unused.py"), n)
+    _batch_ok(n, "unused")
 
 
 def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:
-    _ok(mpirun(2, "sparse_training.py"), 2)
+    _batch_ok(2, "sparse_training")
 
 
 def test_distributed_sampler_shards_like_pytorch() -> None:
@@ -183,11 +230,10 @@ def test_a_schedulers_world_size_must_agree_with_mpi() -> None:
     """``WORLD_SIZE`` in the environment (PyTorch's env:// rendezvous) reaches the MPI
     backend, which accepts it when it agrees with the launcher and refuses it, on every rank,
     naming both, when it does not."""
-    _ok(mpirun(2, "env_init.py", WORLD_SIZE="2"), 2)
-    proc = mpirun(2, "env_init.py", WORLD_SIZE="3")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _batch_ok(2, "env-agrees")
+    out = batch_output(2, "env-disagrees")
     refused = "refused: init_process_group(): world_size=3 but MPI says 2"
-    assert proc.stdout.count(refused) == 2, proc.stdout + proc.stderr
+    assert out.count(refused) == 2, out
 
 
 def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
@@ -283,7 +329,7 @@ def test_init_process_group_refuses_a_bad_device_id_before_the_backend(
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_sync_batchnorm_equals_batchnorm_on_the_whole_batch(n: int) -> None:
-    _ok(mpirun(n, "sync_batchnorm.py"), n)
+    _batch_ok(n, "sync_batchnorm")
 
 
 def test_names_around_the_process_groups_are_pytorchs(monkeypatch: pytest.MonkeyPatch) -> None:

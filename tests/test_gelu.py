@@ -143,3 +143,33 @@ def test_gelu_edges_out_and_errors(device: str) -> None:
     with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         F.gelu(tc.ones(2, dtype=tc.int64, device=device))
     assert tc.nn.GELU("tanh")(x).shape == (4,)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
+def test_gelu_at_infinities_and_nan(device: str, approximate: str, dtype: tc.dtype) -> None:
+    # PyTorch's values (its scalar kernel, and float64: its vectorised float32 kernel gives
+    # nan for gelu(inf) in tensors of two or more elements, which a one-element tensor and
+    # every other dtype do not): gelu(inf) = inf, gelu(-inf) = nan (-inf * 0), nan -> nan;
+    # the derivative is nan at all three, and cut to 0 / 1 for large finite inputs (tanh's
+    # float32 derivative at +-1e30 is nan: its x**3 overflows).
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    x = tc.tensor(
+        [math.inf, -math.inf, math.nan, 1e30, -1e30, 20.0, -20.0],
+        dtype=dtype,
+        device=device,
+        requires_grad=True,
+    )
+    y = F.gelu(x, approximate=approximate)
+    y.sum().backward()
+    got, grad = y.detach().cpu().numpy(), x.grad.cpu().numpy()
+    assert got[0] == np.inf and np.isnan(got[1:3]).all()
+    assert got[3] == np.float32(1e30) if dtype is tc.float32 else got[3] == 1e30
+    assert got[4] == 0 and got[5] == 20 and got[6] == 0
+    assert np.isnan(grad[:3]).all()
+    if approximate == "tanh" and dtype is tc.float32:
+        assert np.isnan(grad[3:5]).all()
+    else:
+        assert grad[3] == 1 and grad[4] == 0
+    assert grad[5] == 1 and abs(grad[6]) <= 1e-80

@@ -443,6 +443,24 @@ def test_bad_arguments_raise_pytorchs_errors(device: str) -> None:
             fn()
 
 
+def test_an_operator_built_on_another_keeps_its_named_message(device: str) -> None:
+    # PyTorch names the operator that checked once: inverse reports linalg.inv's message, not
+    # "inverse(): linalg.inv: ...".
+    rect = tc.ones(2, 3, device=device)
+    vec = tc.ones(3, device=device)
+    cases = [
+        (lambda: tc.det(rect), "linalg.det: A must be batches of square matrices"),
+        (lambda: rect.det(), "linalg.det: A must be batches of square matrices"),
+        (lambda: tc.inverse(vec), "linalg.inv: The input tensor A must have at least 2"),
+        (lambda: tc.pinverse(vec), r"linalg.pinv\(Float\{\[3\]\}\): expected a tensor"),
+        (lambda: L.multi_dot([rect]), r"multi_dot\(\): expected at least 2 tensors"),
+        (lambda: L.svdvals(vec), "linalg.svdvals: The input tensor A must have at least 2"),
+    ]
+    for fn, message in cases:
+        with pytest.raises(RuntimeError, match="^" + message):
+            fn()
+
+
 def test_out_arguments(device: str) -> None:
     a = _t(np.array([[2.0, 0.0], [0.0, 4.0]]), device)
     out = tc.empty(0, dtype=tc.float64, device=device)
@@ -491,3 +509,27 @@ def test_qr_backward_refuses_what_pytorch_refuses(device: str) -> None:
         L.qr(a, mode="complete").Q.sum().backward()
     with pytest.raises(RuntimeError, match="depends on Q, which is not computed when mode='r'"):
         L.qr(a, mode="r").R.sum().backward()
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_gradient_fills_the_whole_factor(device: str, upper: bool) -> None:
+    # PyTorch differentiates A = L L^T in the whole factor: grad L = -(C L), C = gB X^T + X gB^T
+    # (grad U = -(U C)), with gB = A^-1 G the gradient of B; both triangles filled.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 3))
+    a = a @ a.T + 3 * np.eye(3)
+    low = np.linalg.cholesky(a)
+    fac = low.T if upper else low
+    b, g = rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    f = _t(fac, device).requires_grad_()
+    bt = _t(b, device).requires_grad_()
+    x = tc.cholesky_solve(bt, f, upper=upper)
+    (x * _t(g, device)).sum().backward()
+    xn = np.linalg.solve(a, b)
+    gb = np.linalg.solve(a, g)
+    c = gb @ xn.T + xn @ gb.T
+    assert_close(x, xn)
+    assert_close(bt.grad, gb)
+    assert_close(f.grad, -(fac @ c) if upper else -(c @ fac))

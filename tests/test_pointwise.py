@@ -389,14 +389,26 @@ def test_integer_edge_cases(device: str) -> None:
 
 def test_bool_arithmetic_restrictions(device: str) -> None:
     b = tc.tensor([True, False], device=device)
-    with pytest.raises(
-        RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"
-    ):
-        _ = b - b
-    with pytest.raises(
-        RuntimeError, match="Negation, the `-` operator, on a bool tensor is not supported"
-    ):
-        _ = -b
+    two = "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `\\^`"
+    one = "Subtraction, the `-` operator, with a bool tensor is not supported"
+    neg = "Negation, the `-` operator, on a bool tensor is not supported"
+    # PyTorch raises RuntimeError itself (not the dispatcher's NotImplementedError, a subclass
+    # that pytest.raises(RuntimeError) would accept too).
+    for fn, match in [
+        (lambda: b - b, two),
+        (lambda: tc.sub(b, b, alpha=2), two),
+        (lambda: tc.rsub(b, b), two),
+        (lambda: b.clone().sub_(b), two),
+        (lambda: b - True, two),
+        (lambda: True - b, two),
+        (lambda: b - 1, one),
+        (lambda: 1 - b, one),
+        (lambda: -b, neg),
+        (lambda: b.clone().neg_(), neg),
+    ]:
+        with pytest.raises(RuntimeError, match=match) as info:
+            fn()
+        assert info.type is RuntimeError
     assert (b + b).tolist() == [True, False]
     assert (b * 3).tolist() == [3, 0]
     sq = tc.square(b)  # pow(b, 2), as in PyTorch: not b * b

@@ -38,6 +38,7 @@ __all__ = [
     "keep_message",
     "name_error",
     "names_op",
+    "tagged",
     "translate_error",
     "type_name",
     "v_bool",
@@ -418,7 +419,9 @@ def names_op(message: str, name: str) -> bool:
         base = re.escape(name if name.endswith("__") else name.rstrip("_"))
         module, _, short = name.lstrip("_").partition("_")
         if module in _PYTHON_MODULES and short:
-            base = f"(?:{base}|{module}\\.{re.escape(short.rstrip('_'))})"
+            # (``multi_dot(): ...`` is linalg.multi_dot's own wording)
+            short = re.escape(short.rstrip("_"))
+            base = f"(?:{base}|{module}\\.{short}|{short}(?=\\())"
         pat = _NAMED[name] = re.compile(rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'")
     return pat.search(message) is not None
 
@@ -437,6 +440,25 @@ def keep_message(exc: BaseException) -> None:
     setattr(exc, _KEEP, True)
 
 
+# PyTorch's tags of a module's operator: ``linalg.inv: ``, ``torch.lu_factor: ``,
+# ``linalg.pinv(Float{[2]}): ``.
+_OP_TAG = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+(?:\([^()\s]*\))?: ")
+
+
+def tagged(message: str) -> bool:
+    """Whether ``message`` opens with the tag of a module's operator (``linalg.inv: ``), as
+    PyTorch's errors of an operator built on that one do (``inverse``), so that no other
+    name is put in front of it.
+
+    Examples
+    --------
+    >>> from tensorcore.ops._validate import tagged
+    >>> tagged("linalg.inv: A must be batches of square matrices"), tagged("shape is bad: 2")
+    (True, False)
+    """
+    return _OP_TAG.match(message) is not None
+
+
 def name_error(exc: BaseException, name: str) -> None:
     """Prefix ``exc``'s message with ``name(): `` unless it names ``name`` already or was
     marked by :func:`keep_message`; the type, the traceback and the rest of the message
@@ -445,8 +467,12 @@ def name_error(exc: BaseException, name: str) -> None:
         return
     args = exc.args
     if args and isinstance(args[0], str):
-        if not names_op(args[0], name):
-            exc.args = (f"{name}(): {args[0]}",) + args[1:]
+        msg = args[0]
+        # A message that opens with a module operator's name (``linalg.inv: ``) was named
+        # by the operator that raised it: an operator built on that one keeps it, as
+        # PyTorch's ``inverse`` reports ``linalg.inv: ...``, rather than naming both.
+        if not names_op(msg, name) and _OP_TAG.match(msg) is None:
+            exc.args = (f"{name}(): {msg}",) + args[1:]
     elif not args:
         exc.args = (f"{name}(): {type(exc).__name__}",)
 

@@ -518,9 +518,22 @@ def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
             f"b should have at least 2 dimensions, but has {self.ndim} dimensions instead"
         )
     check_float_matrix("cholesky_solve", input2, kernel="cholesky_solve", any_dtype=True)
+    if not _wants_grad(input2):
+        return _cholesky_solve(self, input2, upper)
+    # PyTorch differentiates A = L L^H (U^H U) in the whole factor: its gradient for the
+    # factor is -(C L) (-(U C)), C = gB X^H + X gB^H, with both triangles filled, not the
+    # gradient of the triangle the solves read. The value is the triangular solves'; the
+    # derivatives (of every order) are those of solve(L L^H, B) in the whole factor.
+    x = _cholesky_solve(self.detach(), input2.detach(), upper)  # (no tangent either)
+    a = _mh(input2) @ input2 if upper else input2 @ _mh(input2)
+    full = _run("linalg_solve", a, self, True)
+    return x + (full - full.detach())
+
+
+def _cholesky_solve(b: Tensor, factor: Tensor, upper: bool) -> Tensor:
     # A = L L^H (or U^H U): two triangular solves.
-    first = _mh(input2) if upper else input2
-    y = linalg_solve_triangular(first, self, upper=False)
+    first = _mh(factor) if upper else factor
+    y = linalg_solve_triangular(first, b, upper=False)
     return linalg_solve_triangular(_mh(first), y, upper=True)
 
 

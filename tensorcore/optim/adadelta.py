@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from .adam import _check, step_tensor
 from .optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
 
 __all__ = ["Adadelta", "Adamax"]
 
@@ -62,18 +65,10 @@ class Adadelta(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 rho, eps, lr, wd = group["rho"], group["eps"], group["lr"], group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError("Adadelta does not support sparse gradients")
-                    st = self.state[p]
-                    if not st:
-                        st["step"] = step_tensor()
-                        st["square_avg"] = ops.zeros_like(p)
-                        st["acc_delta"] = ops.zeros_like(p)
+                params, grads, states = self._dense_states(group, "Adadelta", _adadelta_state)
+                for p, g, st in zip(params, grads, states, strict=True):
                     st["step"].add_(1)
-                    g = p.grad if not group["maximize"] else -p.grad
+                    g = g if not group["maximize"] else -g
                     if wd:
                         g = g + p * wd
                     v, u = st["square_avg"], st["acc_delta"]
@@ -115,19 +110,11 @@ class Adamax(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 (b1, b2), eps = group["betas"], group["eps"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError("Adamax does not support sparse gradients")
-                    st = self.state[p]
-                    if not st:
-                        st["step"] = step_tensor()
-                        st["exp_avg"] = ops.zeros_like(p)
-                        st["exp_inf"] = ops.zeros_like(p)
+                params, grads, states = self._dense_states(group, "Adamax", _adamax_state)
+                for p, g, st in zip(params, grads, states, strict=True):
                     st["step"].add_(1)
                     t = st["step"].item()
-                    g = p.grad if not group["maximize"] else -p.grad
+                    g = g if not group["maximize"] else -g
                     if group["weight_decay"]:
                         g = g + p * group["weight_decay"]
                     m, u = st["exp_avg"], st["exp_inf"]
@@ -135,3 +122,11 @@ class Adamax(Optimizer):
                     ops.maximum(u * b2, g.abs() + eps, out=u)
                     p.add_(m / u, alpha=-group["lr"] / (1 - b1**t))
         return loss
+
+
+def _adadelta_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    return {"step": step_tensor(), "square_avg": ops.zeros_like(p), "acc_delta": ops.zeros_like(p)}
+
+
+def _adamax_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    return {"step": step_tensor(), "exp_avg": ops.zeros_like(p), "exp_inf": ops.zeros_like(p)}

@@ -83,30 +83,14 @@ class Adam(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, m, v, mx, steps = [], [], [], [], [], []
                 amsgrad = group["amsgrad"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError(
-                            "Adam does not support sparse gradients, please consider "
-                            "SparseAdam instead"
-                        )
-                    st = self.state[p]
-                    if not st:
-                        st["step"] = step_tensor()
-                        st["exp_avg"] = ops.zeros_like(p)
-                        st["exp_avg_sq"] = ops.zeros_like(p)
-                        if amsgrad:
-                            st["max_exp_avg_sq"] = ops.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    m.append(st["exp_avg"])
-                    v.append(st["exp_avg_sq"])
-                    if amsgrad:
-                        mx.append(st["max_exp_avg_sq"])
-                    steps.append(st["step"])
+                params, grads, states = self._dense_states(
+                    group, "Adam", _adam_state, ", please consider SparseAdam instead"
+                )
+                m = [st["exp_avg"] for st in states]
+                v = [st["exp_avg_sq"] for st in states]
+                mx = [st["max_exp_avg_sq"] for st in states] if amsgrad else []
+                steps = [st["step"] for st in states]
                 beta1, beta2 = group["betas"]
                 opts = {
                     "lr": group["lr"], "beta1": beta1, "beta2": beta2, "eps": group["eps"],
@@ -124,6 +108,13 @@ class Adam(Optimizer):
                 else:
                     fn.adam(params, grads, m, v, mx, steps, **opts)
         return loss
+
+
+def _adam_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    st = {"step": step_tensor(), "exp_avg": ops.zeros_like(p), "exp_avg_sq": ops.zeros_like(p)}
+    if group["amsgrad"]:
+        st["max_exp_avg_sq"] = ops.zeros_like(p)
+    return st
 
 
 class AdamW(Adam):

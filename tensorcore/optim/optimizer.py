@@ -116,16 +116,18 @@ class Optimizer:
         group: dict[str, Any],
         name: str,
         init: Callable[[Tensor, dict[str, Any]], dict[str, Any]],
+        hint: str = "",
     ) -> tuple[list[Tensor], list[Tensor], list[dict[str, Any]]]:
         """The parameters of ``group`` that have a gradient, their gradients and their
-        states (made by ``init(p, group)`` on the first step); ``name``'s error for a sparse one."""
+        states (made by ``init(p, group)`` on the first step); ``name``'s error (and
+        ``hint``) for a sparse one."""
         params, grads, states = [], [], []
         for p in group["params"]:
             g = p.grad
             if g is None:
                 continue
             if g.is_sparse:
-                raise RuntimeError(f"{name} does not support sparse gradients")
+                raise RuntimeError(f"{name} does not support sparse gradients{hint}")
             st = self.state[p]
             if not st:
                 st.update(init(p, group))

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import _functional as fn
 from .adam import step_tensor
 from .optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
 
 __all__ = ["RMSprop"]
 
@@ -61,26 +64,11 @@ class RMSprop(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, sq, ga, bufs, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.grad.is_sparse:
-                        raise RuntimeError("RMSprop does not support sparse gradients")
-                    st = self.state[p]
-                    if not st:
-                        st["step"] = step_tensor()
-                        st["square_avg"] = ops.zeros_like(p)
-                        if group["momentum"] > 0:
-                            st["momentum_buffer"] = ops.zeros_like(p)
-                        if group["centered"]:
-                            st["grad_avg"] = ops.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    sq.append(st["square_avg"])
-                    ga.append(st.get("grad_avg"))
-                    bufs.append(st.get("momentum_buffer"))
-                    steps.append(st["step"])
+                params, grads, states = self._dense_states(group, "RMSprop", _rmsprop_state)
+                sq = [st["square_avg"] for st in states]
+                ga = [st.get("grad_avg") for st in states]
+                bufs = [st.get("momentum_buffer") for st in states]
+                steps = [st["step"] for st in states]
                 fn.rmsprop(
                     params,
                     grads,
@@ -97,3 +85,12 @@ class RMSprop(Optimizer):
                     maximize=group["maximize"],
                 )
         return loss
+
+
+def _rmsprop_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    st = {"step": step_tensor(), "square_avg": ops.zeros_like(p)}
+    if group["momentum"] > 0:
+        st["momentum_buffer"] = ops.zeros_like(p)
+    if group["centered"]:
+        st["grad_avg"] = ops.zeros_like(p)
+    return st

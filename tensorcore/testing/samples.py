@@ -71,6 +71,27 @@ class Sample:
     #: Maps the result to the quantities that are unique (eigenvectors and singular vectors
     #: are unique only up to their signs or phases): what tests compare and differentiate.
     invariant: Callable[[Any], Any] | None = None
+    #: Positions in ``args`` of triangular factors whose derivative PyTorch takes in the
+    #: whole matrix although the operator reads one triangle (``cholesky_solve``): tests
+    #: that perturb an input pass its lower triangle there (the upper one when the call's
+    #: ``upper`` is true), as PyTorch's gradcheck wrapper for triangular inputs does.
+    triangular: tuple[int, ...] = ()
+
+    def perturbed(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``args`` (this sample's, perturbed by a test) kept within the inputs the operator
+        is defined on: Hermitian matrices at :attr:`hermitian`, triangles at
+        :attr:`triangular`."""
+        if self.hermitian:
+            args = tuple(
+                (a + a.mT.conj()) * 0.5 if k in self.hermitian else a for k, a in enumerate(args)
+            )
+        if self.triangular:
+            up = bool(self.kwargs.get("upper", False))
+            args = tuple(
+                (a.triu() if up else a.tril()) if k in self.triangular else a
+                for k, a in enumerate(args)
+            )
+        return args
 
     def __repr__(self) -> str:
         def show(a: Any) -> str:
@@ -1298,16 +1319,21 @@ def _linalg_solve_triangular(m: _Maker) -> list[Sample]:
 @_samples("cholesky_solve")
 def _cholesky_solve(m: _Maker) -> list[Sample]:
     return [
-        S((m.uniform(3, 2), _invertible(m, 3, 3))),
-        S((m.uniform(2, 3, 1), _invertible(m, 3, 3)), {"upper": True}, desc="batch, upper"),
+        S((m.uniform(3, 2), _invertible(m, 3, 3)), triangular=(1,)),
+        S(
+            (m.uniform(2, 3, 1), _invertible(m, 3, 3)),
+            {"upper": True},
+            desc="batch, upper",
+            triangular=(1,),
+        ),
     ]
 
 
 @_samples("cholesky_inverse")
 def _cholesky_inverse(m: _Maker) -> list[Sample]:
     return [
-        S((_invertible(m, 3, 3),)),
-        S((_invertible(m, 2, 2, 2),), {"upper": True}, desc="batch, upper"),
+        S((_invertible(m, 3, 3),), triangular=(0,)),
+        S((_invertible(m, 2, 2, 2),), {"upper": True}, desc="batch, upper", triangular=(0,)),
     ]
 
 

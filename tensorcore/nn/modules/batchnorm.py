@@ -148,15 +148,7 @@ class SyncBatchNorm(_BatchNorm):
         self._check_input_dim(input)
         if input.shape[1] == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
-        momentum = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # a cumulative moving average
-                momentum = 1.0 / float(self.num_batches_tracked.item())
-        bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        running_mean = self.running_mean if not self.training or self.track_running_stats else None
-        running_var = self.running_var if not self.training or self.track_running_stats else None
+        running_mean, running_var, bn_training, momentum = self._statistics()
         group = self.process_group
         sync = bn_training and self.training and dist.is_initialized()
         if sync:

@@ -94,23 +94,27 @@ class _BatchNorm(Module):
         """Batch statistics in training mode (updating the running ones), running statistics
         in eval mode (or always the batch's without ``track_running_stats``)."""
         self._check_input_dim(input)
+        running_mean, running_var, use_batch, momentum = self._statistics()
+        return F.batch_norm(
+            input, running_mean, running_var, self.weight, self.bias, use_batch, momentum,
+            self.eps,
+        )  # fmt: skip
+
+    def _statistics(self) -> tuple[Tensor | None, Tensor | None, bool, float]:
+        """One forward's choice of statistics (shared with SyncBatchNorm): the running
+        mean and variance to read or update (None for none), whether the batch's are used,
+        and the momentum; counts the batch in ``num_batches_tracked`` when training."""
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():
                 self.num_batches_tracked.add_(1)
             if self.momentum is None:  # a cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked.item())
-        use_batch = self.training or self.running_mean is None
-        return F.batch_norm(
-            input,
-            self.running_mean if not self.training or self.track_running_stats else None,
-            self.running_var if not self.training or self.track_running_stats else None,
-            self.weight,
-            self.bias,
-            use_batch,
-            momentum,
-            self.eps,
-        )
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        running_mean = self.running_mean if keep else None
+        running_var = self.running_var if keep else None
+        return running_mean, running_var, use_batch, momentum
 
     def extra_repr(self) -> str:
         return (

@@ -331,6 +331,7 @@ def _unary(
     inplace: bool = True,
     dtypes: str = DTYPE_CATEGORIES,
     dtype_hint: str = "",
+    dtype_error: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self) -> Tensor",
@@ -342,6 +343,7 @@ def _unary(
         out=True,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
+        dtype_error=dtype_error,
     )
 
 
@@ -353,6 +355,7 @@ def _binary(
     extra: str = "",
     dtypes: str = DTYPE_CATEGORIES,
     dtype_hint: str = "",
+    dtype_error: str = "",
     opmath_scalars: bool = False,
     values: str = "",
     promote_when: str = "",
@@ -378,6 +381,7 @@ def _binary(
         check=check,
         dtypes=dtypes,
         dtype_hint=dtype_hint,
+        dtype_error=dtype_error,
         # Comparisons have in-place forms too (``x.lt_(y)`` stores 0/1 in x's dtype).
         inplace=inplace,
         out=True,

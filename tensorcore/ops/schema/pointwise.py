@@ -13,8 +13,9 @@ _binary(
     "Subtracts ``other``, scaled by ``alpha``, from ``self``.",
     extra=", *, Scalar alpha=1",
     dtypes="ifc",
-    dtype_hint="Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-    "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+    # (only two bools promote to bool: a bool with a number is check_sub_bool's)
+    dtype_error="Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+    "`^` or `logical_xor()` operator instead.",
     check=M.check_sub_bool,
     node_when="self=number:RsubBackward1",
 )
@@ -88,7 +89,7 @@ _unary(
     "neg",
     "Negates each element.",
     dtypes="ifc",
-    dtype_hint="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+    dtype_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
     "to invert a mask, use the `~` or `logical_not()` operator instead.",
 )
 _unary("abs", "Absolute value (the magnitude for complex input).", promote="real", dtypes="ifc")

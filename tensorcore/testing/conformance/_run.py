@@ -9,6 +9,7 @@ CPU raises.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -112,7 +113,7 @@ def _convert(sample: Sample, t: Target) -> Sample:
                 if a.layout is tc.strided and (a.dtype.is_floating_point or a.dtype.is_complex):
                     args[i] = to_layout(a)
                 break
-    return Sample(tuple(args), kwargs, sample.desc, sample.hermitian, sample.invariant)
+    return dataclasses.replace(sample, args=tuple(args), kwargs=kwargs)
 
 
 def to_layout(a: tc.Tensor) -> tc.Tensor:
