@@ -968,6 +968,6 @@ def install() -> None:
         # (declared as PyTorch declares it, ``polygamma(int n, Tensor self)``: the method binds
         # ``self``, which is not the first parameter)
         "polygamma": lambda self, n: ops.polygamma(n, self),
-        "clip_": lambda self, min=None, max=None: self.clamp_(min, max),
+        "polygamma_": lambda self, n: self.copy_(ops.polygamma(n, self)),
     }.items():
         setattr(T, _name, _value)

@@ -23,7 +23,7 @@ from ._lanes import lane
 from ._signature import MISSING, Param
 from ._validate import check_source, namespace, v_ints
 from .frontends import bind
-from .schema import OPS, OpDecl
+from .schema import ALIASES, INPLACE_FUNCTIONS, OPS, OpDecl
 
 __all__ = ["FUNCTIONS", "build", "norm_size", "takes_tensor_options"]
 
@@ -86,20 +86,24 @@ def _last_required(params: tuple[Param, ...], i: int) -> bool:
     return all(q.kw_only or q.vararg or q.default is not MISSING for q in params[i + 1 :])
 
 
-def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
-    """Source of one variant: kind is 'function', 'method' or 'inplace'; a variant whose
-    lane exists (``has_lane``) tries it first (``_op.lane``, ``_op.lane_inplace``)."""
+def _render(
+    decl: OpDecl, kind: str, has_lane: bool = False, name: str | None = None
+) -> tuple[str, str]:
+    """Source of one variant: kind is 'function', 'method', 'inplace' or 'inplace_function'
+    (``torch.exp_(x)``); a variant whose lane exists (``has_lane``) tries it first
+    (``_op.lane``, ``_op.lane_inplace``). ``name`` is an alias's name (the operator's by
+    default)."""
     params = decl.parsed.params
     names: list[str] = []
     parts: list[str] = []
     pre: list[str] = []
     kw_started = False
-    fname = decl.name + ("_" if kind == "inplace" else "")
+    fname = _variant_name(name or decl.name, kind)
     aliases: list[str] = []
     alone = kind == "function" and decl.alone
     for i, p in enumerate(params):
         pyname = p.name
-        if i == 0 and p.name == "self" and kind == "function":
+        if i == 0 and p.name == "self" and kind in ("function", "inplace_function"):
             pyname = "input"
         if p.kw_only and not kw_started and not any(q.vararg for q in params[:i]):
             parts.append("*")
@@ -176,10 +180,10 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
         parts.append("out=None")
     parts.extend(aliases)
     argtuple = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
-    inplace = kind == "inplace" or "inplace" in decl.tags
+    inplace = kind in ("inplace", "inplace_function") or "inplace" in decl.tags
     if inplace:
         body = f"return _call_inplace(_op, {argtuple})"
-        if has_lane and kind == "inplace":
+        if has_lane and kind != "method":
             # (the lane returns None for a call it does not take)
             first = f"_r = _op.lane_inplace({', '.join(names)})\nif _r is not None:\n    return _r"
             body = f"{first}\n{body}"
@@ -216,6 +220,12 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
     return fname, src
 
 
+def _variant_name(name: str, kind: str) -> str:
+    """``exp_`` for the in-place variants of ``exp``; an in-place-only operator (``fill_``)
+    carries its underscore already."""
+    return name + ("_" if kind.startswith("inplace") and not name.endswith("_") else "")
+
+
 def takes_tensor_options(decl: OpDecl) -> bool:
     """Whether ``decl``'s function takes PyTorch's ``layout=`` and ``pin_memory=`` keywords:
     a function making a new tensor (it has ``dtype`` and ``device`` parameters) that does not
@@ -224,10 +234,12 @@ def takes_tensor_options(decl: OpDecl) -> bool:
     return {"dtype", "device"} <= names and not names & {"layout", "pin_memory"}
 
 
-def _doc(decl: OpDecl, kind: str) -> str:
+def _doc(decl: OpDecl, kind: str, name: str | None = None) -> str:
     extra = ""
-    if kind == "inplace":
+    if kind.startswith("inplace"):
         extra = f"In-place version of :func:`{decl.name}`: writes the result into ``self``.\n\n"
+    if name is not None and name != decl.name:
+        extra = f"Alias of :func:`{decl.name}`.\n\n{extra}"
     return (
         f"{decl.doc}\n\n{extra}Declared in ``tensorcore/ops/schema/`` as "
         f"``{decl.signature}`` (tags: {', '.join(sorted(decl.tags))})."
@@ -267,30 +279,51 @@ def build() -> None:
         "_UNSET": _UNSET,
         **namespace(),
     }
-    variants: list[tuple[OpDecl, str, str]] = []
+    variants: list[tuple[OpDecl, str, str, str]] = []
     for name, decl in OPS.items():
         op = _prepare(decl)
         ns[f"_op_{name}"] = op
-        for kind in ("function", "method", "inplace"):
-            if (
-                (kind == "function" and decl.function)
-                or (kind == "method" and decl.method)
-                or (kind == "inplace" and decl.inplace)
-            ):
-                fname, src = _render(decl, kind, _has_lane(op, kind))
-                uid = f"_{kind}_{name}"
-                src = (
-                    src.replace(f"def {fname}(", f"def {uid}(", 1)
-                    .replace("(_op,", f"(_op_{name},")
-                    .replace("_op.lane", f"_op_{name}.lane")
-                    .replace("_op.decl", f"_op_{name}.decl")
-                )
-                chunks.append(src)
-                variants.append((decl, kind, uid))
+    for decl, kind, name in _variants():
+        op = ns[f"_op_{decl.name}"]
+        fname, src = _render(decl, kind, _has_lane(op, kind), name)
+        uid = f"_{kind}_{name}"
+        src = (
+            src.replace(f"def {fname}(", f"def {uid}(", 1)
+            .replace("(_op,", f"(_op_{decl.name},")
+            .replace("_op.lane", f"_op_{decl.name}.lane")
+            .replace("_op.decl", f"_op_{decl.name}.decl")
+        )
+        chunks.append(src)
+        variants.append((decl, kind, uid, name))
     exec(_compiled("\n".join(chunks)), ns)
-    for decl, kind, uid in variants:
-        _install(decl, kind, _finish(ns[uid], decl, kind))
+    for decl, kind, uid, name in variants:
+        _install(decl, kind, _finish(ns[uid], decl, kind, name), name)
     assert len(table) >= len(OPS)
+
+
+def _variants() -> list[tuple[OpDecl, str, str]]:
+    """Every (declaration, kind, name) the API compiles: each operator's function, method
+    and in-place method, the same for each alias under its name, and the in-place functions
+    (``torch.exp_``)."""
+    out: list[tuple[OpDecl, str, str]] = []
+    for name, decl in OPS.items():
+        for kind, wanted in (
+            ("function", decl.function),
+            ("method", decl.method),
+            ("inplace", decl.inplace),
+        ):
+            if wanted:
+                out.append((decl, kind, name))
+    for name, alias in ALIASES.items():
+        for kind in ("function", "method", "inplace"):
+            if alias.has(kind):
+                out.append((OPS[alias.target], kind, name))
+    for name in sorted(INPLACE_FUNCTIONS):
+        decl = OPS[ALIASES[name].target if name in ALIASES else name]
+        if not (decl.inplace or "inplace" in decl.tags):
+            raise ValueError(f"in-place function {name}_: {decl.name} has no in-place variant")
+        out.append((decl, "inplace_function", name))
+    return out
 
 
 def _compiled(src: str) -> Any:
@@ -334,24 +367,28 @@ def _prepare(decl: OpDecl) -> dispatch.Op:
 
 
 def _has_lane(op: dispatch.Op, kind: str) -> bool:
-    return (op.lane_inplace if kind == "inplace" else op.lane) is not None
+    if kind == "inplace_function" and "inplace" in op.decl.tags:
+        return False  # (``torch.fill_``: the in-place-only operator's call path)
+    return (op.lane_inplace if kind.startswith("inplace") else op.lane) is not None
 
 
-def _finish(fn: Any, decl: OpDecl, kind: str) -> Any:
-    fname = decl.name + ("_" if kind == "inplace" else "")
+def _finish(fn: Any, decl: OpDecl, kind: str, name: str | None = None) -> Any:
+    fname = _variant_name(name or decl.name, kind)
     fn.__name__ = fname
-    fn.__doc__ = _doc(decl, kind)
+    fn.__doc__ = _doc(decl, kind, name)
     fn.__module__ = "tensorcore"
-    fn.__qualname__ = fname if kind == "function" else f"Tensor.{fname}"
+    function = kind in ("function", "inplace_function")
+    fn.__qualname__ = fname if function else f"Tensor.{fname}"
     return fn
 
 
-def _install(decl: OpDecl, kind: str, fn: Any) -> None:
-    if kind == "function":
-        FUNCTIONS[decl.name] = fn
-        setattr(functions, decl.name, fn)
+def _install(decl: OpDecl, kind: str, fn: Any, name: str | None = None) -> None:
+    fname = _variant_name(name or decl.name, kind)
+    if kind in ("function", "inplace_function"):
+        FUNCTIONS[fname] = fn
+        setattr(functions, fname, fn)
     else:
-        setattr(Tensor, decl.name + ("_" if kind == "inplace" else ""), fn)
+        setattr(Tensor, fname, fn)
 
 
 def build_one(decl: OpDecl) -> None:

@@ -9,8 +9,10 @@ from typing import Any
 from .._signature import Signature, _default, camel, parse_signature
 
 __all__ = [
+    "ALIASES",
     "DTYPE_CATEGORIES",
     "FRONTEND_KINDS",
+    "INPLACE_FUNCTIONS",
     "OPS",
     "PROMOTIONS",
     "TAGS",
@@ -257,11 +259,43 @@ class _Positions:
 OPS: dict[str, OpDecl] = {}
 
 
+@dataclass(frozen=True)
+class Alias:
+    """Another name of a declared operator (NumPy's ``absolute`` for ``abs``): its function,
+    method and in-place method are the target's, compiled under the alias's name, for the
+    variants the target has and ``kinds`` (letters ``f``, ``m``, ``i``) allows."""
+
+    name: str
+    target: str
+    kinds: str = "fmi"
+
+    def has(self, kind: str) -> bool:
+        decl = OPS[self.target]
+        return kind[0] in self.kinds and bool(
+            {"function": decl.function, "method": decl.method, "inplace": decl.inplace}[kind]
+        )
+
+
+#: The aliases, by name (``schema/aliases.py``).
+ALIASES: dict[str, Alias] = {}
+#: Operators whose in-place variant PyTorch also has as a function, ``torch.exp_(x)``
+#: (declared operators or aliases).
+INPLACE_FUNCTIONS: set[str] = set()
+
+
 def _op(signature: str, tags: str, doc: str, **kw: Any) -> None:
     decl = OpDecl(signature, frozenset(tags.split()), doc, **kw)
     if decl.name in OPS:
         raise ValueError(f"operator {decl.name} declared twice")
     OPS[decl.name] = decl
+
+
+def _alias(name: str, target: str, kinds: str = "fmi") -> None:
+    if name in OPS or name in ALIASES:
+        raise ValueError(f"alias {name} clashes with an operator or alias")
+    if target not in OPS:
+        raise ValueError(f"alias {name}: no operator {target}")
+    ALIASES[name] = Alias(name, target, kinds)
 
 
 def _unary(

@@ -138,6 +138,7 @@ for _sig, _tags, _doc in [
         _doc,
         method="factory" not in _tags,
         function=True,
+        inplace=_sig.startswith(("true_divide(", "clip(", "square(")),
         dtypes="f" if _sig.startswith(("multinomial", "bernoulli")) else "bifc",
     )
 # Linear algebra written with other operators (``ops/composite_linalg.py``): ``linalg_*``
