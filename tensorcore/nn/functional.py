@@ -62,6 +62,19 @@ from ._ctc import ctc_loss
 from ._dense import dropout, linear
 from ._fold import fold, unfold
 from ._fractional import fractional_max_pool2d, fractional_max_pool2d_with_indices
+from ._functional_more import (
+    alpha_dropout,
+    bilinear,
+    celu_,
+    feature_alpha_dropout,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+    selu_,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from ._losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -108,13 +121,16 @@ __all__ = [
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
     "affine_grid",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
     "batch_norm",
+    "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
+    "celu_",
     "channel_shuffle",
     "conv1d",
     "conv2d",
@@ -134,6 +150,7 @@ __all__ = [
     "elu_",
     "embedding",
     "embedding_bag",
+    "feature_alpha_dropout",
     "fold",
     "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices",
@@ -166,8 +183,11 @@ __all__ = [
     "lp_pool3d",
     "margin_ranking_loss",
     "max_pool1d",
+    "max_pool1d_with_indices",
     "max_pool2d",
+    "max_pool2d_with_indices",
     "max_pool3d",
+    "max_pool3d_with_indices",
     "max_unpool1d",
     "max_unpool2d",
     "mish",
@@ -194,6 +214,7 @@ __all__ = [
     "rrelu_",
     "scaled_dot_product_attention",
     "selu",
+    "selu_",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -210,6 +231,9 @@ __all__ = [
     "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
     "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]
 
 

@@ -24,6 +24,7 @@ from .composite_complex import COMPLEX_COMPOSITES
 from .composite_index import INDEX_COMPOSITES
 from .composite_linalg import LINALG_COMPOSITES
 from .composite_linalg_general import LINALG_GENERAL_COMPOSITES
+from .composite_more import MORE_COMPOSITES
 from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
@@ -660,6 +661,7 @@ for _table in (
     COMPLEX_COMPOSITES,
     RANDOM_COMPOSITES,
     SPECTRAL_COMPOSITES,
+    MORE_COMPOSITES,
 ):
     for _name, _fn in _table.items():
         if _name in COMPOSITES:

@@ -2726,6 +2726,12 @@ def _diag_embed(m: _Maker) -> list[Sample]:
     ]
 
 
+from tensorcore.testing._samples_more import more_samples  # noqa: E402
+
+for _n, _fn in more_samples(S).items():
+    _samples(_n)(_fn)
+
+
 def _bind(fn: _Gen) -> Callable[[Any, dt.dtype], list[Sample]]:
     def make(device: Any, dtype: dt.dtype) -> list[Sample]:
         if dtype_unsupported(device, dtype) is not None:

@@ -50,6 +50,7 @@ CATEGORY_MODULES = (
     "composites",
     "composite_index",
     "composite_complex",
+    "composite_more",
     "aliases",
 )
 for _module in CATEGORY_MODULES:
