@@ -240,7 +240,7 @@ ORACLES: dict[str, Oracle] = {
     "isposinf": Oracle(np.isposinf, 1, NO_BOOL, result="bool"),
     "isreal": Oracle(np.isreal, 1, result="bool"),
     "mvlgamma": Oracle(
-        lambda x, p: sps.multigammaln(x, p) if x.size == 0 else np.vectorize(sps.multigammaln)(x, p),
+        lambda x, p: np.vectorize(sps.multigammaln, otypes=[x.dtype])(x, p),
         1,
         FLOATS,
         result="float",
