@@ -352,10 +352,10 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
         self._storage = fresh._storage
     self._shape = shape
     self._stride = contiguous_strides(shape)
-    if memory_format is not None:
+    if memory_format is not None and memory_format.name.startswith("channels_last"):
         from ._memory_format import format_strides
 
-        self._stride = format_strides(shape, memory_format)
+        self._stride = format_strides(memory_format, shape)
     self._native = None
     self._bump_version()
     return self

@@ -87,3 +87,196 @@ def test_inplace_functions_take_input_by_keyword() -> None:
     assert x.tolist() == [0.25, 0.5]
     with pytest.raises(TypeError, match="abs_"):
         tc.abs_(1.0)
+
+
+# ------------------------------------------------------------------ Tensor predicates, legacy
+def test_tensor_predicates(device: str) -> None:
+    x = tc.arange(6.0, device=device).reshape(2, 3)
+    assert x.is_signed() and not tc.ones(1, dtype=tc.uint8, device=device).is_signed()
+    assert x.is_same_size(x * 2) and not x.is_same_size(x.t())
+    assert not x.is_conj() and not x.is_neg() and x.resolve_conj() is x and x.resolve_neg() is x
+    assert x.is_meta == (device == "meta")
+    assert not (x.is_mps or x.is_xpu or x.is_xla or x.is_quantized or x.is_nested)
+    assert tc.is_floating_point(x) and not tc.is_complex(x) and tc.is_signed(x)
+    assert tc.is_same_size(x, x) and not tc.is_inference(x)
+    assert x.conj_physical() is x
+    assert x.dim_order() == (0, 1) and x.t().dim_order() == (1, 0)
+    assert x.storage_type().__name__ == "FloatStorage"
+
+
+def test_is_nonzero_needs_one_element() -> None:
+    assert tc.tensor([3]).is_nonzero() and not tc.is_nonzero(tc.tensor(0.0))
+    with pytest.raises(RuntimeError, match="no values is ambiguous"):
+        tc.tensor([]).is_nonzero()
+    with pytest.raises(RuntimeError, match="more than one value is ambiguous"):
+        tc.ones(2).is_nonzero()
+
+
+def test_conj_physical_of_complex() -> None:
+    z = tc.tensor([1 + 2j])
+    assert tc.conj_physical(z).tolist() == [1 - 2j]
+    z.conj_physical_()
+    assert z.tolist() == [1 - 2j]
+
+
+def test_legacy_new(device: str) -> None:
+    x = tc.zeros(2, dtype=tc.int32, device=device)
+    assert x.new(2, 3).shape == (2, 3) and x.new(2, 3).dtype == tc.int32
+    assert x.new(tc.Size([4])).shape == (4,) and x.new().shape == (0,)
+    assert x.new(2).device == x.device
+    if device != "meta":
+        assert x.new([1, 2]).tolist() == [1, 2] and x.new((5, 6)).tolist() == [5, 6]
+    y = tc.ones(2, dtype=tc.int32, device=device)
+    assert x.new(y).untyped_storage() is y.untyped_storage()
+    with pytest.raises(TypeError, match="data must be a sequence"):
+        x.new(2.5)
+    with pytest.raises(TypeError, match="dtype"):
+        x.new(tc.ones(2, device=device))
+    s = x.new_empty_strided((2, 3), (1, 2))
+    assert s.stride() == (1, 2) and s.dtype == tc.int32
+
+
+def test_apply_map_map2_run_python_on_cpu() -> None:
+    x = tc.tensor([1, 2])
+    assert x.apply_(lambda v: v * 10) is x and x.tolist() == [10, 20]
+    x.map_(tc.tensor([3, 4]), lambda a, b: a + b)
+    assert x.tolist() == [13, 24]
+    x.map2_(tc.tensor([1, 1]), tc.tensor(2), lambda a, b, c: a - b * c)
+    assert x.tolist() == [11, 22]
+
+
+def test_resize_keeps_or_grows_the_storage() -> None:
+    x = tc.arange(6.0)
+    assert x.resize_(2, 2) is x and x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    x.resize_(3, 3)
+    assert x.shape == (3, 3) and x.is_contiguous() and x[:2].reshape(-1)[:6].tolist() == [
+        0.0, 1.0, 2.0, 3.0, 4.0, 5.0,
+    ]  # fmt: skip
+    y = tc.zeros(4).resize_as_(tc.ones(2, 2))
+    assert y.shape == (2, 2)
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        tc.ones(2, requires_grad=True).resize_(4)
+
+
+def test_sum_to_size() -> None:
+    x = tc.arange(6.0).reshape(2, 3)
+    assert x.sum_to_size(1, 3).tolist() == [[3.0, 5.0, 7.0]]
+    assert x.sum_to_size((3,)).tolist() == [3.0, 5.0, 7.0]
+    assert x.sum_to_size(2, 1).tolist() == [[3.0], [12.0]]
+    with pytest.raises(RuntimeError, match="is not expandable to size"):
+        x.sum_to_size(2)
+
+
+# ------------------------------------------------------------------ the composites' errors
+def test_composite_errors_are_pytorchs() -> None:
+    with pytest.raises(IndexError, match="tried to access index 6 on a tensor of 6"):
+        tc.take(tc.arange(6.0), tc.tensor([6]))
+    with pytest.raises(RuntimeError, match="1D tensors expected, but got 2D and 2D"):
+        tc.vdot(tc.ones(2, 2), tc.ones(2, 2))
+    with pytest.raises(RuntimeError, match="the last dimension must match"):
+        tc.inner(tc.ones(2, 3), tc.ones(2))
+    with pytest.raises(RuntimeError, match="only supports boolean masks"):
+        tc.zeros(2).masked_scatter(tc.ones(2), tc.ones(2))
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones"):
+        tc.zeros(3).masked_scatter(tc.ones(3, dtype=tc.bool), tc.ones(2))
+    with pytest.raises(RuntimeError, match="isneginf does not support complex inputs"):
+        tc.isneginf(tc.tensor([1j]))
+    with pytest.raises(RuntimeError, match="Expected src to have a size equal to the slice"):
+        tc.select_scatter(tc.zeros(2, 3), tc.ones(2), 0, 0)
+    with pytest.raises(TypeError, match="must be Tensor, not int"):
+        tc.gcd(tc.tensor([4]), 6)
+
+
+def test_inplace_composites_and_scatter_gradients() -> None:
+    x = tc.zeros(2, 3)
+    x.masked_scatter_(tc.tensor([True, False, True]), tc.arange(6.0))
+    assert x.tolist() == [[0.0, 0.0, 1.0], [2.0, 0.0, 3.0]]
+    g = tc.tensor([12, 18])
+    g.gcd_(tc.tensor([8, 12]))
+    assert g.tolist() == [4, 6] and tc.lcm(tc.tensor([4, 0]), tc.tensor([6, 3])).tolist() == [12, 0]
+    a = tc.zeros(3, 3, dtype=tc.float64, requires_grad=True)
+    b = tc.ones(3, dtype=tc.float64, requires_grad=True)
+    for fn in (
+        lambda a, b: tc.select_scatter(a, b, 1, 0),
+        lambda a, b: tc.diagonal_scatter(a, b),
+        lambda a, b: tc.slice_scatter(a, b.unsqueeze(0), 0, 1, 2),
+        lambda a, b: tc.as_strided_scatter(a, b, (3,), (4,), 0),
+    ):
+        assert tc.autograd.gradcheck(fn, (a, b))
+
+
+# ------------------------------------------------------------------ torch-level functions
+def test_torch_level_utilities() -> None:
+    assert tc.typename(tc.ones(1, dtype=tc.int64)) == "tensorcore.LongTensor"
+    assert tc.typename(3) == "int"
+    assert tc.scalar_tensor(2).dtype == tc.float32 and tc.scalar_tensor(2).item() == 2.0
+    assert tc.vander(tc.tensor([1, 2, 3])).tolist() == [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
+    assert tc.vander(tc.tensor([1.0, 2.0]), 3, increasing=True).tolist() == [
+        [1.0, 1.0, 1.0], [1.0, 2.0, 4.0],
+    ]  # fmt: skip
+    rows, cols = tc.unravel_index(tc.tensor([4, 5, -1]), (2, 3))
+    assert rows.tolist() == [1, 1, 1] and cols.tolist() == [1, 2, 2]
+    assert tc.fill(tc.zeros(2), 3.0).tolist() == [3.0, 3.0]
+    assert tc.frombuffer(bytearray(b"\x01\x00\x02\x00"), dtype=tc.int16).tolist() == [1, 2]
+    x = tc.ones(2)
+    assert tc.asarray(x) is x and tc.asarray(x, copy=True) is not x
+    assert tc.empty_strided((2, 3), (1, 2)).stride() == (1, 2)
+    assert tc.randint_like(tc.zeros(3), 1, 2).tolist() == [1.0, 1.0, 1.0]
+    assert tc.nuclear_norm(tc.eye(2)).item() == 2.0
+    assert tc.frobenius_norm(tc.ones(2, 2), (0, 1)).item() == 2.0
+    assert not tc.is_warn_always_enabled() and tc.set_flush_denormal(True) is False
+    assert tc.vmap is tc.func.vmap
+    v = tc.view_copy(tc.arange(4), (2, 2))
+    assert v.tolist() == [[0, 1], [2, 3]] and v._base is None
+    assert tc.permute_copy(tc.ones(2, 3), (1, 0)).shape == (3, 2)
+    assert tc.slice_copy(tc.arange(5), 0, 1, 3).tolist() == [1, 2]
+    assert [t.shape for t in tc.split_with_sizes(tc.ones(5), [2, 3])] == [(2,), (3,)]
+    assert len(tc.ones(4).unsafe_chunk(2)) == 2
+
+
+def test_set_default_tensor_type_warns() -> None:
+    with pytest.warns(UserWarning, match="set_default_tensor_type"):
+        tc.set_default_tensor_type(tc.DoubleTensor)
+    try:
+        assert tc.get_default_dtype() == tc.float64
+    finally:
+        tc.set_default_dtype(tc.float32)
+
+
+def test_torch_level_layer_forms() -> None:
+    F = tc.nn.functional
+    x = tc.randn(4, 3, dtype=tc.float64)
+    rm, rv = tc.zeros(3, dtype=tc.float64), tc.ones(3, dtype=tc.float64)
+    w, b = tc.full((3,), 2.0, dtype=tc.float64), tc.ones(3, dtype=tc.float64)
+    want = F.batch_norm(x, rm.clone(), rv.clone(), w, b, True, 0.1, 1e-5)
+    assert_close(tc.batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5, True), want)
+    weight = tc.randn(5, 2)
+    assert_close(tc.embedding(weight, tc.tensor([1, 4])), weight[tc.tensor([1, 4])])
+    y = x.softmax(-1)
+    assert_close(tc.kl_div(x, y, 2), F.kl_div(x, y, reduction="sum"))
+    with pytest.raises(TypeError, match="reduction"):
+        tc.kl_div(x, y, "sum")
+    assert tc.conv1d(tc.ones(1, 1, 4), tc.ones(1, 1, 2)).tolist() == [[[2.0, 2.0, 2.0]]]
+    assert tc.dropout(x, 0.5, False) is x
+    assert tc.celu(tc.tensor([-1.0]), 1.0).tolist() == F.celu(tc.tensor([-1.0])).tolist()
+
+
+def test_functional_additions() -> None:
+    F = tc.nn.functional
+    x = tc.randn(40000)
+    y = F.alpha_dropout(x, 0.2, training=True)
+    assert abs(float(y.mean())) < 0.05 and abs(float(y.std()) - 1) < 0.05
+    assert F.alpha_dropout(x, 0.2) is x
+    z = F.feature_alpha_dropout(tc.ones(2, 8, 3), 0.5, training=True)
+    assert bool((z == z[:, :, :1]).all())
+    a, b = tc.randn(2, 3, dtype=tc.float64), tc.randn(2, 4, dtype=tc.float64)
+    w, bias = tc.randn(5, 3, 4, dtype=tc.float64), tc.randn(5, dtype=tc.float64)
+    want = tc.einsum("bi,oij,bj->bo", a, w, b) + bias
+    assert_close(F.bilinear(a, b, w, bias), want)
+    assert_close(tc.bilinear(a, b, w, bias), want)
+    values, indices = F.max_pool1d_with_indices(tc.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    assert values.tolist() == [[[3.0, 2.0]]] and indices.tolist() == [[[1, 2]]]
+    v = tc.tensor([-1.0, 2.0])
+    assert F.selu_(v) is v and v[1].item() == pytest.approx(2.1014018)
+    with pytest.warns(UserWarning, match="upsample_nearest` is deprecated"):
+        assert F.upsample_nearest(tc.ones(1, 1, 2, 2), scale_factor=2).shape == (1, 1, 4, 4)

@@ -33,6 +33,13 @@ for _name, _target in [
     ("ger", "outer"),
 ]:
     _alias(_name, _target)
+for _name, _target in [
+    ("split_with_sizes", "split"),
+    ("unsafe_split", "split"),
+    ("unsafe_split_with_sizes", "split"),
+    ("unsafe_chunk", "chunk"),
+]:
+    _alias(_name, _target, "fm")
 _alias("concat", "cat", "f")
 _alias("concatenate", "cat", "f")
 

@@ -1,0 +1,528 @@
+"""Top-level functions PyTorch programs call that are not operators of the table: the
+function forms of Tensor predicates (``torch.is_complex(x)``), torch's positional forms of
+the ``nn.functional`` layers (``torch.conv2d``, ``torch.batch_norm``, the losses with an
+integer ``reduction``), the ``*_copy`` forms of the views, and small utilities (``typename``,
+``vander``, ``unravel_index``, ``scalar_tensor``...). ``tensorcore/__init__.py`` loads them
+on first use, so that ``import tensorcore`` does not import ``nn``.
+
+Examples
+--------
+>>> import tensorcore as tc
+>>> tc.is_floating_point(tc.ones(2)), tc.typename(tc.ones(2))
+(True, 'tensorcore.FloatTensor')
+>>> tc.unravel_index(tc.tensor([4, 5]), (2, 3))
+(tensor([1, 1]), tensor([1, 2]))
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from . import dtypes as dt
+from ._tensor import Tensor, torch_name
+from .ops import functions as ops
+
+__all__: list[str] = []  # filled by _public below
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _public(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn.__module__ = "tensorcore"
+    __all__.append(fn.__name__)
+    return fn
+
+
+def _reduction(reduction: Any) -> str:
+    if reduction.__class__ is not int or reduction not in _REDUCTIONS:
+        raise TypeError(
+            f"argument 'reduction' must be int (0: none, 1: mean, 2: sum), not {reduction!r}"
+        )
+    return _REDUCTIONS[reduction]
+
+
+# ------------------------------------------------------------------ Tensor predicates
+def _method_function(name: str, doc: str) -> Callable[..., Any]:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                f"{type(input).__name__}"
+            )
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{doc}: ``input.{name}(...)``, see :meth:`Tensor.{name}`."
+    return _public(fn)
+
+
+for _name, _doc in [
+    ("is_complex", "Whether the dtype is complex"),
+    ("is_floating_point", "Whether the dtype is floating point"),
+    ("is_signed", "Whether the dtype is signed"),
+    ("is_nonzero", "Whether the single element is nonzero"),
+    ("is_same_size", "Whether two tensors have the same shape"),
+    ("is_conj", "False: tensorcore has no lazy conjugation"),
+    ("is_neg", "False: tensorcore has no lazy negation"),
+    ("is_inference", "Whether the tensor was made in inference mode"),
+    ("detach", "A tensor sharing the storage, without history"),
+    ("detach_", "Detaches the tensor from its history in place"),
+    ("resolve_conj", "The tensor itself (no lazy conjugation to resolve)"),
+    ("resolve_neg", "The tensor itself (no lazy negation to resolve)"),
+    ("conj_physical", "The complex conjugate, computed"),
+    ("conj_physical_", "The complex conjugate, in place"),
+    ("resize_as_", "Resizes to the template's shape"),
+    ("get_device", "The CUDA device index, -1 on the CPU"),
+]:
+    globals()[_name] = _method_function(_name, _doc)
+
+
+@_public
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A tensor like ``input`` filled with ``value`` (differentiable in ``value`` when it is
+    a 0-d tensor).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.fill(tc.zeros(2), 3.0)
+    tensor([3., 3.])
+    """
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "fill only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        return ops.zeros_like(input) + value.to(input.dtype)
+    return ops.full_like(input, value)
+
+
+@_public
+def typename(obj: Any) -> str:
+    """The type's name as PyTorch prints it: ``tensorcore.FloatTensor`` for a float32 CPU
+    tensor (``tensorcore.cuda.FloatTensor`` on a GPU), else the object's class name.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.typename(tc.ones(1, dtype=tc.int64)), tc.typename(3)
+    ('tensorcore.LongTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        where = "" if obj.device.type == "cpu" else f"{obj.device.type}."
+        return f"tensorcore.{where}{torch_name(obj.dtype)}Tensor"
+    module = getattr(type(obj), "__module__", "")
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "", None) else f"{module}.{name}"
+
+
+@_public
+def scalar_tensor(
+    s: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A 0-d tensor holding ``s``, of the default dtype unless ``dtype`` is given.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.scalar_tensor(2)
+    tensor(2.)
+    """
+    out = ops.full((), s, dtype=dtype or dt.get_default_dtype(), device=device)
+    return out.requires_grad_() if requires_grad else out
+
+
+@_public
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-D ``x``: columns ``x ** (N - 1) ... x ** 0`` (the
+    other order with ``increasing``); integers and bools compute in int64.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.vander(tc.tensor([1, 2, 3]), N=3)
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    base = x if x.dtype._category >= dt.FLOATING else x.to(dt.int64)
+    powers = ops.arange(n, device=x.device)
+    if not increasing:
+        powers = powers.flip(0)
+    if n == 0:
+        return ops.empty((x.shape[0], 0), dtype=base.dtype, device=x.device)
+    return base.unsqueeze(-1) ** powers.to(base.dtype)
+
+
+@_public
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates, in a tensor of ``shape``, of the flat (row-major) ``indices``: one
+    int64 tensor per dim, each of the shape of ``indices``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.unravel_index(tc.tensor(7), (2, 4))
+    (tensor(1), tensor(3))
+    """
+    if not isinstance(indices, Tensor):
+        indices = ops.as_tensor(indices) if hasattr(ops, "as_tensor") else _as_tensor(indices)
+    if indices.dtype._category != dt.INTEGRAL:
+        raise TypeError(
+            f"expected 'indices' to be integer dtype, but got {torch_name(indices.dtype)}"
+        )
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    total = math.prod(shape)
+    if indices.numel() and (int(indices.min()) < -total or int(indices.max()) >= total):
+        raise ValueError(f"'indices' must be in range [-{total}, {total} - 1]")
+    flat = ops.remainder(indices.to(dt.int64), total) if total else indices.to(dt.int64)
+    out = []
+    for size in reversed(shape):
+        out.append(ops.remainder(flat, size))
+        flat = ops.floor_divide(flat, size)
+    return tuple(reversed(out))
+
+
+def _as_tensor(data: Any) -> Tensor:
+    from .ops.factories import as_tensor
+
+    return as_tensor(data)
+
+
+@_public
+def asarray(
+    obj: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    copy: bool | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``obj`` as a tensor, sharing memory when it can (a tensor, a NumPy array, a DLPack
+    object) unless ``copy=True``; ``copy=False`` refuses to copy.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2)
+    >>> tc.asarray(x) is x, tc.asarray([1, 2]).dtype
+    (True, tensorcore.int64)
+    """
+    from .ops.factories import as_tensor
+
+    out = as_tensor(obj, dtype=dtype, device=device)
+    if (copy and out is obj) or (copy and isinstance(obj, Tensor)):
+        out = out.clone()
+    elif copy is False and isinstance(obj, Tensor) and out is not obj:
+        raise ValueError("can't alias tensor: copy=False, but a copy is needed")
+    if requires_grad:
+        out = out.detach().requires_grad_() if out is obj else out.requires_grad_()
+    return out
+
+
+@_public
+def frombuffer(
+    buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False
+) -> Tensor:
+    """A 1-D tensor over the bytes of an object of the buffer protocol (``count`` elements
+    of ``dtype`` from byte ``offset``; all of them with ``count=-1``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.frombuffer(bytearray(b"\\x01\\x00\\x02\\x00"), dtype=tc.int16)
+    tensor([1, 2], dtype=tensorcore.int16)
+    """
+    import numpy as np
+
+    from .ops.factories import from_numpy
+
+    view = memoryview(buffer)
+    n = (view.nbytes - offset) // dtype.itemsize if count == -1 else count
+    if n <= 0 or offset < 0 or offset + n * dtype.itemsize > view.nbytes:
+        raise ValueError(
+            f"both buffer length ({view.nbytes}) and offset ({offset}) must be positive and "
+            f"leave room for count ({count}) elements of size {dtype.itemsize}"
+        )
+    arr = np.frombuffer(buffer, dtype=_numpy_dtype(dtype), count=n, offset=offset)
+    if arr.flags.writeable is False:
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable tensors.",
+            UserWarning,
+            stacklevel=2,
+        )
+        arr = arr.copy()
+    out = from_numpy(arr)
+    return out.requires_grad_() if requires_grad else out
+
+
+def _numpy_dtype(d: dt.dtype) -> Any:
+    import numpy as np
+
+    return np.dtype("uint16" if d is dt.bfloat16 else d.name.replace("bool_", "bool"))
+
+
+@_public
+def empty_strided(
+    size: Any,
+    stride: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor of ``size`` and ``stride``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    from ._tensor_compat import empty_strided as make
+
+    return make(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+@_public
+def randint_like(
+    input: Tensor, *args: Any, dtype: Any = None, device: Any = None, **kw: Any
+) -> Tensor:
+    """Random integers in ``[low, high)`` (``low`` 0 when only ``high`` is given) in the
+    shape of ``input``, of its dtype and device unless given.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.randint_like(tc.zeros(3), 5)
+    >>> x.dtype, bool(((x >= 0) & (x < 5)).all())
+    (tensorcore.float32, True)
+    """
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TypeError("randint_like(): expected (input, high) or (input, low, high)")
+    requires_grad = kw.pop("requires_grad", False)
+    kw.pop("memory_format", None)
+    kw.pop("layout", None)
+    kw.pop("pin_memory", None)
+    out = ops.randint(
+        low,
+        high,
+        tuple(input.shape),
+        dtype=input.dtype if dtype is None else dtype,
+        device=input.device if device is None else device,
+        **kw,
+    )
+    return out.requires_grad_() if requires_grad else out
+
+
+@_public
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """Draws from Poisson distributions of rates ``input`` (same shape and dtype).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.poisson(tc.zeros(3))
+    tensor([0., 0., 0.])
+    """
+    from .distributions._samplers import poisson as draw
+
+    return draw(input).to(input.dtype)
+
+
+@_public
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """Draws from binomial distributions of ``count`` trials of probability ``prob``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.binomial(tc.full((2,), 4.0), tc.ones(2))
+    tensor([4., 4.])
+    """
+    from .distributions._samplers import binomial as draw
+
+    return draw(count, prob).to(count.dtype)
+
+
+@_public
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Deprecated: :func:`tensorcore.linalg.matrix_norm` with ``ord="nuc"``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nuclear_norm(tc.eye(2))
+    tensor(2.)
+    """
+    from . import linalg
+
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+@_public
+def frobenius_norm(input: Tensor, dim: Any = (-2, -1), keepdim: bool = False) -> Tensor:
+    """Deprecated: :func:`tensorcore.linalg.vector_norm` of order 2 over ``dim``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.frobenius_norm(tc.ones(2, 2), (0, 1))
+    tensor(2.)
+    """
+    from . import linalg
+
+    return linalg.vector_norm(input, 2, dim, keepdim)
+
+
+_WARN_ALWAYS = [False]
+
+
+@_public
+def set_warn_always(b: bool) -> None:
+    """Record whether warnings that PyTorch raises once should always be raised (kept for
+    :func:`is_warn_always_enabled`; tensorcore's once-only warnings read it too where they
+    can)."""
+    _WARN_ALWAYS[0] = bool(b)
+
+
+@_public
+def is_warn_always_enabled() -> bool:
+    """What :func:`set_warn_always` last set (False at start).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.is_warn_always_enabled()
+    False
+    """
+    return _WARN_ALWAYS[0]
+
+
+@_public
+def set_flush_denormal(mode: bool) -> bool:
+    """Whether flushing denormal floats to zero is supported: False (NumPy computes with
+    denormals; nothing changes).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.set_flush_denormal(False)
+    False
+    """
+    return False
+
+
+@_public
+def set_default_tensor_type(t: Any) -> None:
+    """Deprecated: sets the default dtype from a legacy tensor type (``tc.DoubleTensor``) or
+    its name (``"torch.DoubleTensor"``); CPU types only.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.set_default_tensor_type(tc.DoubleTensor); tc.get_default_dtype()
+    tensorcore.float64
+    >>> tc.set_default_tensor_type("torch.FloatTensor"); tc.get_default_dtype()
+    tensorcore.float32
+    """
+    from ._legacy_types import LEGACY_TYPES
+
+    warnings.warn(
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if isinstance(t, str):
+        name = t.rsplit(".", 1)[-1]
+        if name not in LEGACY_TYPES:
+            raise TypeError(f"invalid type: '{t}'")
+        t = LEGACY_TYPES[name]
+    d = getattr(t, "dtype", None)
+    if not isinstance(d, dt.dtype) or d._category < dt.FLOATING:
+        raise TypeError("only floating-point types are supported as the default type")
+    dt.set_default_dtype(d)
+
+
+def _views_copy() -> None:
+    for view in (
+        "view",
+        "permute",
+        "transpose",
+        "t",
+        "expand",
+        "squeeze",
+        "unsqueeze",
+        "select",
+        "diagonal",
+        "narrow",
+        "unfold",
+        "as_strided",
+        "detach",
+        "alias",
+        "unbind",
+        "split",
+        "split_with_sizes",
+        "view_as_real",
+        "view_as_complex",
+        "slice",
+        "values",
+        "indices",
+    ):
+        fn = _public(_copy_of(view))
+        globals()[fn.__name__] = fn
+
+
+def _copy_of(view: str) -> Callable[..., Any]:
+    name = f"{view}_copy"
+
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if view == "slice":
+            dim, start, end, step = (list(args) + [0, None, None, 1][len(args) :])[:4]
+            out = input[(slice(None),) * (dim % max(input.ndim, 1)) + (slice(start, end, step),)]
+        elif view in ("view_as_real", "view_as_complex", "alias"):
+            out = getattr(ops, view)(input, *args, **kwargs)
+        else:
+            out = getattr(input, view)(*args, **kwargs)
+        if isinstance(out, (tuple, list)):
+            return [o.clone(memory_format=_contiguous()) for o in out]
+        return out.clone(memory_format=_contiguous())
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"A copy of ``input.{view}(...)`` (the view's values, in new memory)."
+    return fn
+
+
+def _contiguous() -> Any:
+    from .layouts import contiguous_format
+
+    return contiguous_format
+
+
+_views_copy()
