@@ -373,6 +373,73 @@ def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None)
     return resize_(self, the_template._shape, memory_format=memory_format)
 
 
+def view_dtype(self: Tensor, dtype: dt.dtype) -> Tensor:
+    """``self``'s bytes seen as ``dtype`` (``x.view(tc.int32)``): with a smaller element the
+    last dim grows by the ratio of the sizes, with a larger one it shrinks (the last dim must
+    be contiguous, and its size, the other strides and the offset divisible by the ratio), as
+    PyTorch's. The result has no history.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.tensor([1.0]).view(tc.int32)
+    tensor([1065353216], dtype=tensorcore.int32)
+    >>> tc.zeros(2, 4, dtype=tc.int16).view(tc.int64).shape
+    tensorcore.Size([2, 1])
+    """
+    from .ops.views import _reinterpret
+
+    old, new = self._dtype.itemsize, dtype.itemsize
+    if dtype is self._dtype:
+        return self.view(self._shape)
+    shape, stride, offset = list(self._shape), list(self._stride), self._offset
+    what = f"to view {torch_name(self._dtype)} as {torch_name(dtype)} (different element sizes)"
+    if old != new:
+        if self.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if stride[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+    if new < old:
+        r = old // new
+        shape[-1] *= r
+        stride = [s * r for s in stride[:-1]] + [1]
+        offset *= r
+    elif new > old:
+        r = new // old
+        if shape[-1] % r:
+            raise RuntimeError(
+                f"self.size(-1) must be divisible by {r} {what}, but got {shape[-1]}"
+            )
+        if offset % r:
+            raise RuntimeError(
+                f"self.storage_offset() must be divisible by {r} {what}, but got {offset}"
+            )
+        for i, s in enumerate(stride[:-1]):
+            if s % r:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {r} {what}, but got {s}")
+        shape[-1] //= r
+        stride = [s // r for s in stride[:-1]] + [1]
+        offset //= r
+    return _reinterpret(self.detach(), tuple(shape), tuple(stride), offset, dtype)
+
+
+def _view_with_dtype(view: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def fn(self: Tensor, *size: Any, **kwargs: Any) -> Tensor:
+        try:
+            return view(self, *size, **kwargs)
+        except TypeError:
+            if len(size) == 1 and isinstance(size[0], dt.dtype):
+                return view_dtype(self, size[0])
+            if not size and isinstance(kwargs.get("dtype"), dt.dtype):
+                return view_dtype(self, kwargs["dtype"])
+            raise
+
+    fn.__name__, fn.__qualname__ = "view", "Tensor.view"
+    fn.__doc__ = (view.__doc__ or "") + "\n\nWith a dtype, see :func:`view_dtype`."
+    fn.__module__ = "tensorcore"
+    return fn
+
+
 def _not_on_device(kind: str) -> property:
     return property(_false, doc=f"False: tensorcore has no {kind} backend.")
 
@@ -403,6 +470,7 @@ def install() -> None:
         "output_nr": property(_output_nr, doc="Which output of its node this tensor is."),
     }.items():
         setattr(Tensor, name, value)
+    Tensor.view = _view_with_dtype(Tensor.view)  # type: ignore[method-assign]
     for kind in ("mps", "xpu", "ipu", "xla", "mkldnn", "vulkan", "mtia", "maia"):
         setattr(Tensor, f"is_{kind}", _not_on_device(kind))
     Tensor.is_quantized = property(_false, doc="False: tensorcore has no quantized tensors.")  # type: ignore[attr-defined]

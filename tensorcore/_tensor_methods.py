@@ -851,9 +851,10 @@ def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
 
 def install() -> None:
     """Attach the methods of this module to :class:`Tensor`."""
-    from . import _tensor_compat
+    from . import _legacy_linalg, _tensor_compat
 
     _tensor_compat.install()
+    _legacy_linalg.install()
     global _TO_DEVICE, _TO_DTYPE, _COPY, _PERMUTE, _TRANSPOSE, _call, _call_inplace
     from . import _indexing
     from .dispatch import get_op

@@ -157,9 +157,7 @@ def batch_norm(
     cudnn_enabled: bool = True,
 ) -> Tensor:
     """Batch normalisation, in ``torch.batch_norm``'s argument order."""
-    return _F().batch_norm(
-        input, running_mean, running_var, weight, bias, training, momentum, eps
-    )
+    return _F().batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 @_public
@@ -261,9 +259,7 @@ def triplet_margin_loss(
 ) -> Tensor:
     """Triplet margin loss, with an integer ``reduction``."""
     r = _reduction("triplet_margin_loss", reduction)
-    return _F().triplet_margin_loss(
-        anchor, positive, negative, margin, p, eps, swap, reduction=r
-    )
+    return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=r)
 
 
 @_public
@@ -272,9 +268,7 @@ def poisson_nll_loss(
 ) -> Tensor:
     """Poisson negative log likelihood, with an integer ``reduction``."""
     r = _reduction("poisson_nll_loss", reduction)
-    return _F().poisson_nll_loss(
-        input, target, log_input, full, eps=eps, reduction=r
-    )
+    return _F().poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=r)
 
 
 @_public
@@ -289,6 +283,4 @@ def ctc_loss(
 ) -> Tensor:
     """Connectionist temporal classification loss, with an integer ``reduction``."""
     r = _reduction("ctc_loss", reduction)
-    return _F().ctc_loss(
-        log_probs, targets, input_lengths, target_lengths, blank, r, zero_infinity
-    )
+    return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, r, zero_infinity)

@@ -280,3 +280,63 @@ def test_functional_additions() -> None:
     assert F.selu_(v) is v and v[1].item() == pytest.approx(2.1014018)
     with pytest.warns(UserWarning, match="upsample_nearest` is deprecated"):
         assert F.upsample_nearest(tc.ones(1, 1, 2, 2), scale_factor=2).shape == (1, 1, 4, 4)
+
+
+# ------------------------------------------------------------------ varargs, view(dtype)
+def test_an_only_int_list_argument_may_be_spread_out(device: str) -> None:
+    x = tc.ones(2, 1, 3, 1, device=device)
+    assert x.flip(0, 1).shape == x.shape
+    assert x.squeeze(1, 3).shape == (2, 3) and x.squeeze(1).shape == (2, 3, 1)
+    assert x.squeeze().shape == (2, 3) and x.squeeze(dim=(1,)).shape == (2, 3, 1)
+    assert x.tile(2, 2).shape == (2, 1, 6, 2)
+    assert x.broadcast_to(2, 2, 1, 3, 1).shape == (2, 2, 1, 3, 1)
+    assert x.flip([0]).shape == x.flip(dims=0).shape == x.shape
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'dims'"):
+        x.flip()
+    with pytest.raises(TypeError, match="multiple values for argument 'dims'"):
+        x.flip(0, dims=1)
+    with pytest.raises(TypeError):
+        tc.flip(x, 0, 1)  # (functions take the list, as PyTorch's)
+
+
+def test_view_as_another_dtype() -> None:
+    assert tc.tensor([1.0]).view(tc.int32).tolist() == [1065353216]
+    x = tc.arange(8, dtype=tc.int16).reshape(2, 4)
+    y = x.view(tc.int64)
+    assert y.shape == (2, 1) and y.untyped_storage() is x.untyped_storage()
+    assert y.view(tc.int16).tolist() == x.tolist()
+    assert tc.ones(2, 3).view(tc.float16).shape == (2, 6)
+    with pytest.raises(RuntimeError, match=r"self.size\(-1\) must be divisible by 4"):
+        tc.zeros(2, 3, dtype=tc.int16).view(tc.int64)
+    with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1"):
+        tc.zeros(4, 2, dtype=tc.int16).t().view(tc.int32)
+    assert tc.ones(6).view(2, 3).shape == (2, 3)
+
+
+def test_bernoulli_with_a_probability() -> None:
+    x = tc.full((2000,), 0.9)
+    y = x.bernoulli(0.5)
+    assert y.shape == x.shape and 0.4 < float(y.mean()) < 0.6
+    assert tc.bernoulli(x, p=0.0).sum().item() == 0
+
+
+# ------------------------------------------------------------------ legacy linear algebra
+def test_legacy_linear_algebra() -> None:
+    a = tc.tensor([[4.0, 2.0], [2.0, 3.0]], dtype=tc.float64)
+    with pytest.warns(UserWarning, match="torch.cholesky is deprecated"):
+        low = tc.cholesky(a)
+    assert_close(low @ low.mT, a)
+    with pytest.warns(UserWarning, match="torch.cholesky is deprecated"):
+        assert_close(a.cholesky(upper=True), low.mT)
+    with pytest.warns(UserWarning, match="torch.qr is deprecated"):
+        q, r = a.qr()
+    assert_close(q @ r, a)
+    for call in (lambda: tc.solve(a, a), lambda: a.lstsq(a), lambda: a.eig(), lambda: tc.symeig(a)):
+        with pytest.raises(RuntimeError, match=r"deprecated since version 1\.9 and is now removed"):
+            call()
+    assert_close(tc.igamma(a, a) + a.igammac(a), tc.ones_like(a))
+    m = tc.ones(2, 2, dtype=tc.float64)
+    assert m.addmm_(a, a, beta=2) is m
+    assert_close(m, 2 + a @ a)
+    assert a.hardshrink(2.5).tolist() == [[4.0, 0.0], [0.0, 3.0]]
+    assert tc.tensor([-2.0]).prelu(tc.tensor([0.5])).tolist() == [-1.0]

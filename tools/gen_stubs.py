@@ -34,6 +34,7 @@ from tensorcore.ops._api import (  # noqa: E402
     _NUMPY_ALIASES,
     _last_required,
     _variant_name,
+    int_list_varargs,
     takes_tensor_options,
 )
 from tensorcore.ops.schema import ALIASES, INPLACE_FUNCTIONS, OPS  # noqa: E402
@@ -123,6 +124,11 @@ def _signature(decl: OpDecl, kind: str, alias: str | None = None) -> str:
             parts.append("*")
             kw_started = True
         ann = _annotation(p, p.name in scalar)
+        if i == 1 and kind in ("method", "inplace") and int_list_varargs(decl):
+            parts.append(f"*_{name}: int | Sequence[int]" + (" | None" if "?" in p.type else ""))
+            aliases.append(f"{name}: {ann} = ...")
+            star = True
+            continue
         if p.vararg:
             elem = "Tensor" if p.type.startswith("Tensor") else "int"
             if p.name in _KEYWORD_VARARGS:

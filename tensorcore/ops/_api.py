@@ -101,6 +101,7 @@ def _render(
     fname = _variant_name(name or decl.name, kind)
     aliases: list[str] = []
     alone = kind == "function" and decl.alone
+    spread = kind != "function" and int_list_varargs(decl)
     for i, p in enumerate(params):
         pyname = p.name
         if i == 0 and p.name == "self" and kind in ("function", "inplace_function"):
@@ -114,6 +115,22 @@ def _render(
             aliases.append(f"{pyname}=_UNSET")
             pre.append(
                 f"if {pyname} is _UNSET:\n    {pyname} = _{pyname}\nelif _{pyname}:\n"
+                f"    raise TypeError(\"{fname}() got multiple values for argument '{pyname}'\")"
+            )
+        elif spread and i == 1:
+            # PyTorch's parser takes a method's only argument, an int list, spread out too:
+            # x.flip(0, 1) is x.flip((0, 1)); one argument passes as it is (x.squeeze(0)).
+            parts.append(f"*_{pyname}")
+            aliases.append(f"{pyname}=_UNSET")
+            missing = (
+                f"raise TypeError(\"{fname}() missing 1 required positional argument: '{p.name}'\")"
+                if p.default is MISSING
+                else f"{pyname} = {p.default!r}"
+            )
+            pre.append(
+                f"if {pyname} is _UNSET:\n    if len(_{pyname}) == 1:\n"
+                f"        {pyname} = _{pyname}[0]\n    elif _{pyname}:\n"
+                f"        {pyname} = _{pyname}\n    else:\n        {missing}\nelif _{pyname}:\n"
                 f"    raise TypeError(\"{fname}() got multiple values for argument '{pyname}'\")"
             )
         elif alone and i > 0 and p.default is MISSING:
@@ -174,7 +191,7 @@ def _render(
             f"if layout is not None or pin_memory:\n    _v_options({fname!r}, layout, pin_memory)"
         )
     has_out = decl.out and kind == "function"
-    if (has_out or aliases) and not kw_started and not any(q.vararg for q in params):
+    if (has_out or aliases) and not kw_started and not spread and not any(q.vararg for q in params):
         parts.append("*")
     if has_out:
         parts.append("out=None")
@@ -218,6 +235,19 @@ def _render(
     for line in [*pre, body]:
         src += "".join(f"    {part}\n" for part in line.split("\n"))
     return fname, src
+
+
+def int_list_varargs(decl: OpDecl) -> bool:
+    """Whether the method's only parameter besides ``self`` is an int list, which PyTorch's
+    argument parser also takes spread out (``x.flip(0, 1)``, ``x.squeeze(0, 2)``)."""
+    params = decl.parsed.params
+    return (
+        len(params) == 2
+        and params[0].name == "self"
+        and params[1].type in ("int[]", "int[]?")
+        and not params[1].vararg
+        and not params[1].kw_only
+    )
 
 
 def _variant_name(name: str, kind: str) -> str:

@@ -460,7 +460,9 @@ def randn(
 
 
 @_composite
-def bernoulli(self: Tensor, generator: Any = None) -> Tensor:
+def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Tensor:
+    if p is not None:
+        return ops.empty_like(self).bernoulli_(p, generator=generator)
     if bool((self < 0).any()) or bool((self > 1).any()):
         raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p outside that range")
     u = ops.rand(self._shape, generator=generator, dtype=dt.float32, device=self._device)

@@ -2497,7 +2497,10 @@ def _eye(m: _Maker) -> list[Sample]:
 @_samples("bernoulli")
 def _bernoulli(m: _Maker) -> list[Sample]:
     p = m.uniform(3, 4, lo=0.0, hi=1.0)
-    return [S((p,), {"generator": m.generator(1)}, desc="probabilities")]
+    return [
+        S((p,), {"generator": m.generator(1)}, desc="probabilities"),
+        S((p, 0.3), {"generator": m.generator(2)}, desc="one probability p"),
+    ]
 
 
 @_samples("bernoulli_")
