@@ -340,3 +340,61 @@ def test_legacy_linear_algebra() -> None:
     assert_close(m, 2 + a @ a)
     assert a.hardshrink(2.5).tolist() == [[4.0, 0.0], [0.0, 3.0]]
     assert tc.tensor([-2.0]).prelu(tc.tensor([0.5])).tolist() == [-1.0]
+
+
+# ------------------------------------------------------------------ nn layers
+def test_nn_layer_additions(device: str) -> None:
+    nn = tc.nn
+    x = tc.randn(2, 3, 4, device=device)
+    assert nn.AlphaDropout(0.5).eval()(x) is x
+    assert nn.FeatureAlphaDropout(0.5)(x).shape == x.shape
+    assert issubclass(nn.LSTM, nn.RNNBase) and issubclass(nn.GRUCell, nn.RNNCellBase)
+    assert isinstance(nn.NLLLoss2d(), nn.NLLLoss)
+    m = nn.LazyInstanceNorm1d(device=device)
+    assert m(x).shape == x.shape and type(m) is nn.InstanceNorm1d and m.weight.shape == (3,)
+    wrapped = nn.DataParallel(nn.Linear(4, 2, device=device))
+    assert wrapped(x).shape == (2, 3, 2) and next(iter(wrapped.state_dict())) == "module.weight"
+    if device != "meta":
+        vals, idx = tc.nn.functional.max_pool3d(
+            tc.arange(8.0, device=device).reshape(1, 1, 2, 2, 2), 2, return_indices=True
+        )
+        out = nn.MaxUnpool3d(2)(vals, idx)
+        assert out.reshape(-1).tolist() == [0.0] * 7 + [7.0]
+
+
+def test_buffer_registers_on_assignment() -> None:
+    m = tc.nn.Module()
+    m.scale = tc.nn.Buffer(tc.ones(2))
+    m.tmp = tc.nn.Buffer(tc.zeros(1), persistent=False)
+    assert [n for n, _ in m.named_buffers()] == ["scale", "tmp"]
+    assert list(m.state_dict()) == ["scale"]
+    m.scale = tc.zeros(2)  # a plain tensor replaces the registered buffer
+    assert m._buffers["scale"].tolist() == [0.0, 0.0]
+
+
+def test_container_is_deprecated() -> None:
+    with pytest.warns(UserWarning, match="nn.Container is deprecated"):
+        c = tc.nn.Container(a=tc.nn.Linear(1, 1))
+    assert isinstance(c.a, tc.nn.Linear)
+
+
+def test_cross_map_lrn2d_follows_the_legacy_window() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 6, 3, 3))
+    for size in (3, 4):
+        sq, pre = x * x, int((size - 1) / 2 + 1)
+        scale = [sq[:, :pre].sum(1)]
+        for c in range(1, 6):
+            s = scale[-1].copy()
+            if c < 6 - pre + 1:
+                s += sq[:, c + pre - 1]
+            if c > pre:
+                s -= sq[:, c - pre]
+            scale.append(s)
+        want = x * (np.stack(scale, 1) * (1e-2 / size) + 1.0) ** -0.75
+        got = tc.nn.CrossMapLRN2d(size, 1e-2, 0.75, 1.0)(tc.from_numpy(x))
+        assert_close(got, tc.from_numpy(want))
+    with pytest.raises(ValueError, match="Expected input to be 4D"):
+        tc.nn.CrossMapLRN2d(3)(tc.ones(2, 3, 4))

@@ -15,9 +15,10 @@ tensorcore.Size([8, 4])
 from . import attention, functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
+    "Buffer",
     "Parameter",
     "UninitializedBuffer",
     "UninitializedParameter",

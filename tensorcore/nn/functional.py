@@ -111,7 +111,7 @@ from ._pooling import (
     max_pool3d,
 )
 from ._sampling import affine_grid, grid_sample, interpolate
-from ._unpool import max_unpool1d, max_unpool2d
+from ._unpool import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -190,6 +190,7 @@ __all__ = [
     "max_pool3d_with_indices",
     "max_unpool1d",
     "max_unpool2d",
+    "max_unpool3d",
     "mish",
     "mse_loss",
     "multi_head_attention_forward",

@@ -28,6 +28,7 @@ __all__ = [
     "MaxPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "MaxUnpool3d",
 ]
 
 
@@ -383,6 +384,25 @@ class MaxUnpool1d(_MaxUnpool):
     def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
         """See :func:`tensorcore.nn.functional.max_unpool1d`."""
         return F.max_unpool1d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
+class MaxUnpool3d(_MaxUnpool):
+    """The inverse of :class:`MaxPool3d` with ``return_indices=True`` (zeros elsewhere).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.MaxUnpool3d(2)
+    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
+    """
+
+    _nd = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        """See :func:`tensorcore.nn.functional.max_unpool3d`."""
+        return F.max_unpool3d(
             input, indices, self.kernel_size, self.stride, self.padding, output_size
         )
 
