@@ -398,3 +398,38 @@ def test_cross_map_lrn2d_follows_the_legacy_window() -> None:
         assert_close(got, tc.from_numpy(want))
     with pytest.raises(ValueError, match="Expected input to be 4D"):
         tc.nn.CrossMapLRN2d(3)(tc.ones(2, 3, 4))
+
+
+# ------------------------------------------------------------------ linalg
+def test_inv_ex_and_solve_ex_report_singular_matrices() -> None:
+    a = tc.stack([tc.eye(2, dtype=tc.float64) * 2, tc.zeros(2, 2, dtype=tc.float64)])
+    inverse, info = tc.linalg.inv_ex(a)
+    assert info.tolist() == [0, 1] and info.dtype == tc.int32
+    assert inverse[0].tolist() == [[0.5, 0.0], [0.0, 0.5]] and bool(inverse[1].isnan().all())
+    result, info = tc.linalg.solve_ex(a, tc.ones(2, 2, 1, dtype=tc.float64))
+    assert info.tolist() == [0, 1] and result[0].reshape(-1).tolist() == [0.5, 0.5]
+    assert bool(result[1].isnan().all())
+    with pytest.raises(tc.linalg.LinAlgError):
+        tc.linalg.inv_ex(a, check_errors=True)
+    inverse, info = tc.linalg.inv_ex(a[0])
+    assert info.tolist() == 0 and inverse.shape == (2, 2)
+
+
+def test_householder_product_is_orgqr() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    a, tau = rng.normal(size=(4, 3)), rng.uniform(size=2)
+    q = np.eye(4)
+    for i in range(2):
+        v = np.where(np.arange(4) > i, a[:, i], 0.0)
+        v[i] = 1.0
+        q = q @ (np.eye(4) - tau[i] * np.outer(v, v))
+    got = tc.linalg.householder_product(tc.from_numpy(a), tc.from_numpy(tau))
+    assert_close(got, tc.from_numpy(q[:, :3]))
+    assert tc.autograd.gradcheck(
+        tc.linalg.householder_product,
+        (tc.from_numpy(a).requires_grad_(), tc.from_numpy(tau).requires_grad_()),
+    )
+    with pytest.raises(RuntimeError, match="must be greater than or equal"):
+        tc.linalg.householder_product(tc.ones(2, 3), tc.ones(1))
