@@ -27,7 +27,8 @@ def _per_matrix(
     batch = tuple(A.shape[:-2])
     n = A.shape[-1]
     flat = A.reshape(-1, n, n)
-    results, codes = [], []
+    results: list[Tensor | None] = []
+    codes: list[int] = []
     for m in flat.unbind(0):
         try:
             results.append(fn(m))
