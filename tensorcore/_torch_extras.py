@@ -481,7 +481,6 @@ def _views_copy() -> None:
         "unsqueeze",
         "select",
         "diagonal",
-        "narrow",
         "unfold",
         "as_strided",
         "detach",

@@ -1,7 +1,7 @@
 """PyTorch's top-level forms of the ``nn.functional`` layers (``torch.conv2d``,
 ``torch.batch_norm``, ``torch.dropout``...): the same computations with ``torch``'s
-positional signatures, which differ from ``nn.functional``'s for the normalisations (weight
-and bias before the running statistics), ``embedding`` (weight first) and the losses (an
+positional signatures, which differ from ``nn.functional``'s for ``instance_norm`` (weight and
+bias before the running statistics), ``embedding`` (weight first) and the losses (an
 integer ``reduction``: 0 none, 1 mean, 2 sum). ``tensorcore/__init__.py`` loads them on
 first use.
 
@@ -47,7 +47,6 @@ _SAME = [
     "channel_shuffle",
     "pairwise_distance",
     "group_norm",
-    "layer_norm",
     "rms_norm",
     "hardshrink",
     "celu_",
@@ -142,22 +141,6 @@ def rrelu_(
 ) -> Tensor:
     """In-place :func:`rrelu`."""
     return _F().rrelu_(input, lower, upper, training)
-
-
-@_public
-def batch_norm(
-    input: Tensor,
-    weight: Tensor | None,
-    bias: Tensor | None,
-    running_mean: Tensor | None,
-    running_var: Tensor | None,
-    training: bool,
-    momentum: float,
-    eps: float,
-    cudnn_enabled: bool = True,
-) -> Tensor:
-    """Batch normalisation, in ``torch.batch_norm``'s argument order."""
-    return _F().batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 @_public

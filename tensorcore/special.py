@@ -6,7 +6,7 @@ Each function is a thin name for an operator of the table (``expit`` is ``sigmoi
 is differentiable through the operators' derivative rules. ``out=`` is accepted where PyTorch
 takes it; a composition writes its last operator's result into ``out``.
 
-Not here, because no operator computes them yet: ``i0e``, ``i1e``, ``erfcx``, ``zeta``,
+Not here, because no operator computes them yet: ``zeta``,
 ``gammainc``/``gammaincc``, the Bessel functions of the first and second kind, ``airy_ai`` and
 the orthogonal polynomials.
 
@@ -36,6 +36,7 @@ __all__ = [
     "entr",
     "erf",
     "erfc",
+    "erfcx",
     "erfinv",
     "exp2",
     "expit",
@@ -44,7 +45,9 @@ __all__ = [
     "gammaincc",
     "gammaln",
     "i0",
+    "i0e",
     "i1",
+    "i1e",
     "log1p",
     "log_ndtr",
     "log_softmax",
@@ -347,6 +350,42 @@ def i1(input: Any, *, out: Tensor | None = None) -> Tensor:
     tensor([0.])
     """
     return ops.special_i1(input, out=out)
+
+
+def i0e(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """``exp(-|x|) I0(x)``: the exponentially scaled modified Bessel function of order 0.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.i0e(tc.tensor([0.0, 1000.0]))
+    tensor([1.0000, 0.0126])
+    """
+    return ops.special_i0e(input, out=out)
+
+
+def i1e(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """``exp(-|x|) I1(x)``: the exponentially scaled modified Bessel function of order 1.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.i1e(tc.tensor([0.0, 1000.0]))
+    tensor([0.0000, 0.0126])
+    """
+    return ops.special_i1e(input, out=out)
+
+
+def erfcx(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The scaled complementary error function ``exp(x^2) erfc(x)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.erfcx(tc.tensor([0.0, 30.0]))
+    tensor([1.0000, 0.0188])
+    """
+    return ops.special_erfcx(input, out=out)
 
 
 def ndtr(input: Any, *, out: Tensor | None = None) -> Tensor:

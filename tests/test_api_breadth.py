@@ -249,7 +249,7 @@ def test_torch_level_layer_forms() -> None:
     rm, rv = tc.zeros(3, dtype=tc.float64), tc.ones(3, dtype=tc.float64)
     w, b = tc.full((3,), 2.0, dtype=tc.float64), tc.ones(3, dtype=tc.float64)
     want = F.batch_norm(x, rm.clone(), rv.clone(), w, b, True, 0.1, 1e-5)
-    assert_close(tc.batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5, True), want)
+    assert_close(tc.batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5), want)  # (an operator)
     weight = tc.randn(5, 2)
     assert_close(tc.embedding(weight, tc.tensor([1, 4])), weight[tc.tensor([1, 4])])
     y = x.softmax(-1)
@@ -433,3 +433,10 @@ def test_householder_product_is_orgqr() -> None:
     )
     with pytest.raises(RuntimeError, match="must be greater than or equal"):
         tc.linalg.householder_product(tc.ones(2, 3), tc.ones(1))
+
+
+def test_top_level_extras_do_not_shadow_operators() -> None:
+    from tensorcore.ops._api import FUNCTIONS
+
+    assert not set(tc._EXTRAS) & set(FUNCTIONS)
+    assert all(getattr(tc, n) is f for n, f in tc._EXTRAS.items())

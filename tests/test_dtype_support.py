@@ -54,7 +54,8 @@ PYTORCH = {
     "chain_matmul": "ifc", "segment_reduce": "f", "bitwise_left_shift": "i",
     "bitwise_right_shift": "i", "gelu": "f", "gelu_backward": "f",
     "frac": "f", "gcd": "i", "lcm": "i", "isneginf": "bif", "isposinf": "bif", "msort": "bif",
-    "vdot": "ifc", "inner": "ifc",
+    "vdot": "ifc", "inner": "ifc", "special_i0e": "bif", "special_i1e": "bif",
+    "special_erfcx": "bif",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

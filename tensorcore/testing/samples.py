@@ -520,7 +520,19 @@ def _lerp(m: _Maker) -> list[Sample]:
 
 
 # ------------------------------------------------------------------ pointwise: special functions
-for _n in ("asinh", "erfc", "i0", "special_i1", "sinc", "deg2rad", "rad2deg", "signbit"):
+for _n in (
+    "asinh",
+    "erfc",
+    "i0",
+    "special_i1",
+    "special_i0e",
+    "special_i1e",
+    "special_erfcx",
+    "sinc",
+    "deg2rad",
+    "rad2deg",
+    "signbit",
+):
     _RAW[_n] = _any
 _RAW["positive"] = _any
 for _n in ("atanh", "erfinv"):
