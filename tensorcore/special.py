@@ -7,8 +7,8 @@ is differentiable through the operators' derivative rules. ``out=`` is accepted 
 takes it; a composition writes its last operator's result into ``out``.
 
 Not here, because no operator computes them yet: ``zeta``,
-``gammainc``/``gammaincc``, the Bessel functions of the first and second kind, ``airy_ai`` and
-the orthogonal polynomials.
+the Bessel functions of the first and second kind, ``airy_ai``. The orthogonal polynomials
+(``chebyshev_polynomial_t``...) are evaluated by their recurrences (``_polynomials.py``).
 
 Examples
 --------
@@ -26,12 +26,30 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._igamma import gammainc, gammaincc
+from ._polynomials import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
 from ._tensor import Tensor
 from .dtypes import get_default_dtype, result_type
 from .ops import functions as ops
 from .ops.factories import tensor
 
 __all__ = [
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
     "digamma",
     "entr",
     "erf",
@@ -44,10 +62,14 @@ __all__ = [
     "gammainc",
     "gammaincc",
     "gammaln",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
     "i0",
     "i0e",
     "i1",
     "i1e",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
     "log1p",
     "log_ndtr",
     "log_softmax",
@@ -59,6 +81,10 @@ __all__ = [
     "polygamma",
     "psi",
     "round",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
     "sinc",
     "softmax",
     "xlog1py",

@@ -440,3 +440,43 @@ def test_top_level_extras_do_not_shadow_operators() -> None:
 
     assert not set(tc._EXTRAS) & set(FUNCTIONS)
     assert all(getattr(tc, n) is f for n, f in tc._EXTRAS.items())
+
+
+# ------------------------------------------------------------------ orthogonal polynomials
+def test_orthogonal_polynomials_match_scipy_and_their_closed_forms(device: str) -> None:
+    import numpy as np
+    import scipy.special as sps
+
+    if device == "meta":
+        pytest.skip("no data to compare")
+    x = np.array([-1.0, -0.7, -0.2, 0.0, 0.35, 0.9, 1.0, 1.7])
+    n = np.arange(13)
+    xs, ns = np.meshgrid(x, n)
+    tx, tn = tc.tensor(xs, device=device), tc.tensor(ns, device=device)
+    S = tc.special
+    theta = np.arccos(np.clip(xs, -1, 1))
+    inside = np.abs(xs) < 1
+    with np.errstate(all="ignore"):
+        v = np.cos((ns + 0.5) * theta) / np.cos(theta / 2)
+        w = np.sin((ns + 0.5) * theta) / np.sin(theta / 2)
+    cases = [
+        (S.chebyshev_polynomial_t, sps.eval_chebyt(ns, xs), None),
+        (S.chebyshev_polynomial_u, sps.eval_chebyu(ns, xs), None),
+        (S.chebyshev_polynomial_v, v, inside),
+        (S.chebyshev_polynomial_w, w, inside),
+        (S.hermite_polynomial_h, sps.eval_hermite(ns, xs), None),
+        (S.hermite_polynomial_he, sps.eval_hermitenorm(ns, xs), None),
+        (S.laguerre_polynomial_l, sps.eval_laguerre(ns, xs), None),
+        (S.legendre_polynomial_p, sps.eval_legendre(ns, xs), None),
+        (S.shifted_chebyshev_polynomial_t, sps.eval_sh_chebyt(ns, xs), None),
+        (S.shifted_chebyshev_polynomial_u, sps.eval_sh_chebyu(ns, xs), None),
+    ]
+    for fn, want, where in cases:
+        got = fn(tx, tn).cpu().numpy()
+        if where is not None:
+            got, want = got[where], want[where]
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=fn.__name__)
+    assert S.chebyshev_polynomial_t(tx, -1).abs().sum().item() == 0
+    y = S.legendre_polynomial_p(tc.tensor([0.5], requires_grad=True), 3)
+    assert not y.requires_grad  # (PyTorch's have no gradient)
+    assert S.chebyshev_polynomial_t(tc.tensor([1, 2]), 2).dtype == tc.float32

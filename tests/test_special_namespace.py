@@ -64,6 +64,8 @@ def test_unary_functions_match_scipy(device: str, name: str) -> None:
 def test_every_public_name_is_tested() -> None:
     tested = set(UNARY) | {"xlogy", "xlog1py", "softmax", "log_softmax", "logsumexp"}
     tested |= {"gammainc", "gammaincc"}
+    # (tests/test_api_breadth.py)
+    tested |= {n for n in tc.special.__all__ if "_polynomial_" in n}
     assert set(tc.special.__all__) == tested
     assert tc.special is __import__("tensorcore.special").special
 

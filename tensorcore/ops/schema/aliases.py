@@ -99,6 +99,9 @@ INPLACE_FUNCTIONS.update(
         "arctanh",
         "negative",
         "fix",
+        "frac",
+        "gcd",
+        "lcm",
         "fill_",
         "zero_",
     ]
