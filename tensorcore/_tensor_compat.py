@@ -440,6 +440,90 @@ def _view_with_dtype(view: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return fn
 
 
+def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """Gives ``self`` the geometry ``size``/``stride``/``storage_offset`` over its storage, in
+    place (no history: refused on a tensor that requires grad).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.arange(6.0).as_strided_((2, 2), (1, 2))
+    tensor([[0., 2.],
+            [1., 3.]])
+    """
+    if self._requires_grad:
+        raise RuntimeError(
+            "as_strided_(): a tensor that requires grad cannot be restrided in place"
+        )
+    view = ops.as_strided(self, tuple(size), tuple(stride), storage_offset)
+    self._shape, self._stride, self._offset = view._shape, view._stride, view._offset
+    self._native = None
+    return self
+
+
+def is_set_to(self: Tensor, tensor: Tensor) -> bool:
+    """Whether ``tensor`` is the same view of the same storage (shape, strides, offset).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.ones(2)
+    >>> x.is_set_to(x), x.is_set_to(x.clone())
+    (True, False)
+    """
+    return (
+        self._storage is tensor._storage
+        and self._shape == tensor._shape
+        and self._stride == tensor._stride
+        and self._offset == tensor._offset
+    )
+
+
+def resize(self: Tensor, *sizes: Any) -> Tensor:
+    """Deprecated: a view of another shape with as many elements (PyTorch warns; use
+    :meth:`reshape`)."""
+    import warnings
+
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = _sizes(sizes)
+    if math.prod(shape) != self.numel():
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, shape))} ({math.prod(shape)} elements in "
+            f"total), but the given tensor has a size of {'x'.join(map(str, self._shape))} "
+            f"({self.numel()} elements). autograd's resize can only change the shape of a given "
+            "tensor, while preserving the number of elements. "
+        )
+    return self.reshape(shape)
+
+
+def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """Deprecated: :meth:`resize` to ``tensor``'s shape."""
+    return resize(self, tensor._shape)
+
+
+def reinforce(self: Tensor, reward: Any) -> None:
+    """Removed from PyTorch: raises, pointing to ``tensorcore.distributions``."""
+    raise RuntimeError(
+        "reinforce() was removed.\nUse torch.distributions instead.\nSee "
+        "https://pytorch.org/docs/main/distributions.html"
+    )
+
+
+def _no_device_method(kind: str) -> Callable[..., Tensor]:
+    def fn(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        raise RuntimeError(f"tensorcore has no {kind.upper()} backend: {kind}() is unavailable")
+
+    fn.__name__ = kind
+    fn.__doc__ = f"Unavailable: tensorcore has no {kind.upper()} backend."
+    return fn
+
+
+def _nonzero_static(self: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    from ._torch_extras import nonzero_static
+
+    return nonzero_static(self, size=size, fill_value=fill_value)
+
+
 def _not_on_device(kind: str) -> property:
     return property(_false, doc=f"False: tensorcore has no {kind} backend.")
 
@@ -466,6 +550,19 @@ def install() -> None:
         "storage_type": storage_type,
         "resize_": resize_,
         "resize_as_": resize_as_,
+        "resize": resize,
+        "resize_as": resize_as,
+        "as_strided_": as_strided_,
+        "is_set_to": is_set_to,
+        "reinforce": reinforce,
+        "is_distributed": _false,
+        "record_stream": lambda self, stream: None,
+        "const_data_ptr": lambda self: self.data_ptr(),
+        "grad_dtype": property(lambda self: self._dtype, doc="The dtype of the gradient."),
+        "nonzero_static": _nonzero_static,
+        "xpu": _no_device_method("xpu"),
+        "ipu": _no_device_method("ipu"),
+        "mtia": _no_device_method("mtia"),
         "is_meta": property(lambda self: self._device.type == "meta", doc="On the meta device."),
         "output_nr": property(_output_nr, doc="Which output of its node this tensor is."),
     }.items():

@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 from collections.abc import Callable
@@ -76,6 +77,8 @@ for _name, _doc in [
     ("conj_physical_", "The complex conjugate, in place"),
     ("resize_as_", "Resizes to the template's shape"),
     ("get_device", "The CUDA device index, -1 on the CPU"),
+    ("adjoint", "The conjugate transpose of the last two dims"),
+    ("is_distributed", "False: tensorcore tensors are never distributed"),
 ]:
     globals()[_name] = _method_function(_name, _doc)
 
@@ -468,6 +471,209 @@ def set_default_tensor_type(t: Any) -> None:
     if not isinstance(d, dt.dtype) or d._category < dt.FLOATING:
         raise TypeError("only floating-point types are supported as the default type")
     dt.set_default_dtype(d)
+
+
+@_public
+def range(
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    out: Any = None,
+    layout: Any = None,
+) -> Tensor:
+    """Deprecated: ``start, start + step, ...`` up to ``end`` *included* (of the default
+    float dtype unless ``dtype``), with PyTorch's warning; use :func:`arange`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     tc.range(0, 1, 0.5)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its "
+        "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+        "which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    n = math.floor((end - start) / step) + 1
+    d = dt.get_default_dtype() if dtype is None else dtype
+    result = ops.arange(max(n, 0), dtype=dt.float64, device=device) * step + start
+    result = result.to(d)
+    if out is not None:
+        return out.copy_(result) if out.shape == result.shape else out.resize_(n).copy_(result)
+    return result.requires_grad_() if requires_grad else result
+
+
+@_public
+def matrix_rank(input: Tensor, tol: Any = None, symmetric: bool = False, *, out: Any = None) -> Any:
+    """Removed in PyTorch 1.9: raises, pointing to :func:`tensorcore.linalg.matrix_rank`."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed "
+        "in `torch.linalg.matrix_rank()` to 'hermitian'."
+    )
+
+
+@_public
+def is_storage(obj: Any) -> bool:
+    """Whether ``obj`` is a storage (:class:`Storage` or a legacy typed storage).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.is_storage(tc.ones(1).untyped_storage()), tc.is_storage(tc.ones(1))
+    (True, False)
+    """
+    from ._storage import Storage
+    from ._typed_storage import TypedStorage
+
+    return isinstance(obj, (Storage, TypedStorage))
+
+
+@_public
+def is_vulkan_available() -> bool:
+    """False: tensorcore has no Vulkan backend."""
+    return False
+
+
+_INTEROP = [1]
+
+
+@_public
+def get_num_interop_threads() -> int:
+    """The number of threads for inter-op parallelism (tensorcore runs operators one after
+    another: what :func:`set_num_interop_threads` last set, 1 at start)."""
+    return _INTEROP[0]
+
+
+@_public
+def set_num_interop_threads(n: int) -> None:
+    """Records ``n`` for :func:`get_num_interop_threads` (operators run one at a time)."""
+    if n.__class__ is not int or n < 1:
+        raise RuntimeError("Number of threads must be positive")
+    _INTEROP[0] = n
+
+
+@_public
+def init_num_threads() -> None:
+    """Nothing to initialise: the CPU backend's thread pools are NumPy's."""
+
+
+@_public
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turns anomaly detection on or off (:class:`tensorcore.autograd.set_detect_anomaly`)."""
+    from .autograd.anomaly_mode import _set
+
+    _set(bool(enabled), bool(check_nan))
+
+
+@_public
+def to_dlpack(tensor: Tensor) -> Any:
+    """A DLPack capsule of ``tensor``'s data (``tensor.__dlpack__()``)."""
+    return tensor.__dlpack__()
+
+
+@_public
+def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:
+    """``nn.functional.pad(input, pad, "constant", value)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.constant_pad_nd(tc.ones(2), [1, 1], 5.0)
+    tensor([5., 1., 1., 5.])
+    """
+    from .ops._padding import pad as pad_fn
+
+    return pad_fn(input, pad, "constant", value)
+
+
+@_public
+def empty_permuted(
+    size: Any,
+    physical_layout: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` (outermost first).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+    (12, 1, 3)
+    """
+    size, order = tuple(size), tuple(physical_layout)
+    if sorted(order) != list(builtins.range(len(size))):
+        raise RuntimeError(
+            f"Number of dimensions in size does not match the length of the physical_layout; "
+            f"got {len(size)} and {len(order)}"
+        )
+    base = ops.empty(tuple(size[d] for d in order), dtype=dtype, device=device)
+    out = base.permute(tuple(order.index(d) for d in builtins.range(len(size))))
+    return out.requires_grad_() if requires_grad else out
+
+
+@_public
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """:func:`nonzero` of exactly ``size`` rows: cut, or padded with ``fill_value``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nonzero_static(tc.tensor([0, 1]), size=3).tolist()
+    [[1], [-1], [-1]]
+    """
+    found = ops.nonzero(input)
+    if found.shape[0] >= size:
+        return found[:size]
+    pad = ops.full(
+        (size - found.shape[0], input.ndim), fill_value, dtype=dt.int64, device=input.device
+    )
+    return ops.cat([found, pad])
+
+
+def _feature_dropout(input: Tensor, p: float, train: bool, inplace: bool) -> Tensor:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not train or p == 0.0:
+        return input
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    keep = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1.0 - p)
+    if p < 1.0:
+        keep = keep / (1.0 - p)
+    return input.mul_(keep) if inplace else input * keep
+
+
+@_public
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Dropout of whole channels (dim 1) with probability ``p`` when ``train``."""
+    return _feature_dropout(input, p, train, False)
+
+
+@_public
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place :func:`feature_dropout`."""
+    return _feature_dropout(input, p, train, True)
 
 
 def _views_copy() -> None:

@@ -75,6 +75,8 @@ __all__ = [
     "log_softmax",
     "logit",
     "logsumexp",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
     "multigammaln",
     "ndtr",
     "ndtri",
@@ -87,6 +89,7 @@ __all__ = [
     "shifted_chebyshev_polynomial_w",
     "sinc",
     "softmax",
+    "spherical_bessel_j0",
     "xlog1py",
     "xlogy",
 ]
@@ -412,6 +415,47 @@ def erfcx(input: Any, *, out: Tensor | None = None) -> Tensor:
     tensor([1.0000, 0.0188])
     """
     return ops.special_erfcx(input, out=out)
+
+
+def modified_bessel_i0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind of order 0 (:func:`i0`, without a
+    gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.modified_bessel_i0(tc.tensor([0.0]))
+    tensor([1.])
+    """
+    return ops.i0(_detached(input), out=out)
+
+
+def modified_bessel_i1(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind of order 1 (:func:`i1`, without a
+    gradient, as PyTorch's)."""
+    return ops.special_i1(_detached(input), out=out)
+
+
+def spherical_bessel_j0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The spherical Bessel function of the first kind of order 0, ``sin(x) / x`` (1 at 0;
+    without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.spherical_bessel_j0(tc.tensor([0.0, 3.0]))
+    tensor([1.0000, 0.0470])
+    """
+    x = _detached(input)
+    if not x.dtype.is_floating_point:
+        x = x.to(get_default_dtype())
+    zero = x == 0
+    r = ops.where(zero, 1.0, ops.sin(x) / ops.where(zero, 1.0, x))
+    return r if out is None else out.copy_(r)
+
+
+def _detached(input: Any) -> Any:
+    return input.detach() if isinstance(input, Tensor) else input
 
 
 def ndtr(input: Any, *, out: Tensor | None = None) -> Tensor:

@@ -480,3 +480,50 @@ def test_orthogonal_polynomials_match_scipy_and_their_closed_forms(device: str) 
     y = S.legendre_polynomial_p(tc.tensor([0.5], requires_grad=True), 3)
     assert not y.requires_grad  # (PyTorch's have no gradient)
     assert S.chebyshev_polynomial_t(tc.tensor([1, 2]), 2).dtype == tc.float32
+
+
+# ------------------------------------------------------------------ more legacy and small names
+def test_more_top_level_names() -> None:
+    with pytest.warns(UserWarning, match=r"torch\.range is deprecated"):
+        assert tc.range(0, 1, 0.5).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match=r"linalg\.matrix_rank"):
+        tc.matrix_rank(tc.eye(2))
+    assert tc.is_storage(tc.ones(1).untyped_storage()) and not tc.is_storage(tc.ones(1))
+    assert not tc.is_vulkan_available() and tc.get_num_interop_threads() >= 1
+    assert tc.constant_pad_nd(tc.ones(2), [1, 1], 5.0).tolist() == [5.0, 1.0, 1.0, 5.0]
+    assert tc.empty_permuted((2, 3, 4), (0, 2, 1)).stride() == (12, 1, 3)
+    assert tc.nonzero_static(tc.tensor([0, 1, 0, 1, 1]), size=2).tolist() == [[1], [3]]
+    assert tc.ones(2).nonzero_static(size=3).tolist() == [[0], [1], [-1]]
+    assert tc.adjoint(tc.ones(2, 3)).shape == (3, 2) and not tc.is_distributed(tc.ones(1))
+    y = tc.feature_dropout(tc.ones(4, 8, 3), 0.5, True)
+    assert bool(((y == 0) | (y == 2)).all()) and bool((y == y[:, :, :1]).all())
+    tc.set_anomaly_enabled(True)
+    try:
+        assert tc.is_anomaly_enabled()
+    finally:
+        tc.set_anomaly_enabled(False)
+
+
+def test_more_tensor_methods() -> None:
+    x = tc.arange(6.0)
+    assert x.as_strided_((2, 2), (1, 2)) is x and x.tolist() == [[0.0, 2.0], [1.0, 3.0]]
+    assert x.is_set_to(x) and not x.is_set_to(x.clone())
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        assert tc.ones(2).resize(2, 1).shape == (2, 1)
+    with pytest.raises(RuntimeError, match="reinforce\\(\\) was removed"):
+        x.reinforce(1)
+    with pytest.raises(RuntimeError, match="no XPU backend"):
+        x.xpu()
+    assert x.const_data_ptr() == x.data_ptr() and x.grad_dtype == x.dtype
+    assert x.record_stream(None) is None
+
+
+def test_special_bessel_names() -> None:
+    import scipy.special as sps
+
+    x = tc.tensor([0.0, 0.5, 3.0], dtype=tc.float64, requires_grad=True)
+    assert_close(tc.special.modified_bessel_i0(x), tc.tensor(sps.i0([0.0, 0.5, 3.0])))
+    assert_close(tc.special.modified_bessel_i1(x), tc.tensor(sps.i1([0.0, 0.5, 3.0])))
+    j0 = tc.special.spherical_bessel_j0(x)
+    assert_close(j0, tc.tensor(sps.spherical_jn(0, [0.0, 0.5, 3.0])))
+    assert not j0.requires_grad
