@@ -527,3 +527,28 @@ def test_special_bessel_names() -> None:
     j0 = tc.special.spherical_bessel_j0(x)
     assert_close(j0, tc.tensor(sps.spherical_jn(0, [0.0, 0.5, 3.0])))
     assert not j0.requires_grad
+
+
+def test_adaptive_max_pooling_returns_pytorchs_indices() -> None:
+    import numpy as np
+
+    F = tc.nn.functional
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 3, 7, 9))
+    values, indices = F.adaptive_max_pool2d(tc.from_numpy(x), (3, 4), return_indices=True)
+    bounds = [
+        [((i * s) // o, -((-(i + 1) * s) // o)) for i in range(o)] for s, o in ((7, 3), (9, 4))
+    ]
+    for a, (h0, h1) in enumerate(bounds[0]):
+        for b, (w0, w1) in enumerate(bounds[1]):
+            window = x[:, :, h0:h1, w0:w1].reshape(2, 3, -1)
+            k = window.argmax(-1)
+            rows, cols = np.unravel_index(k, (h1 - h0, w1 - w0))
+            assert (indices[:, :, a, b].numpy() == (rows + h0) * 9 + cols + w0).all()
+            assert np.allclose(values[:, :, a, b].numpy(), window.max(-1))
+    v1, i1 = F.adaptive_max_pool1d_with_indices(tc.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)
+    assert v1.tolist() == [[5.0, 4.0]] and i1.tolist() == [[1, 3]]
+    v3, i3 = F.adaptive_max_pool3d_with_indices(tc.arange(8.0).reshape(1, 1, 2, 2, 2), 1)
+    assert v3.reshape(-1).tolist() == [7.0] and i3.reshape(-1).tolist() == [7]
+    t = tc.from_numpy(x[:1, :1, :5, :5]).requires_grad_()
+    assert tc.autograd.gradcheck(lambda u: F.adaptive_max_pool2d(u, 2, True)[0], (t,))

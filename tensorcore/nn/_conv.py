@@ -8,8 +8,11 @@ spatial sampling live in ``_sampling.py``.
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
+from .. import dtypes as dt
 from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
@@ -476,10 +479,43 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 @checked("adaptive_max_pool2d(Tensor input, Any output_size, bool return_indices=False) -> Any")
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to the output size ``output_size``."""
-    if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d(): return_indices=True is not supported")
-    return _adaptive(input, output_size, 2, "adaptive_max_pool2d", "max")
+    out = _adaptive(input, output_size, 2, "adaptive_max_pool2d", "max")
+    return adaptive_max_with_indices(out, input, 2) if return_indices else out
 
 
 # ------------------------------------------------------------------ resizing
 # (``pad`` lives in ``ops/_padding.py``, below ``nn``: ``stft`` pads too.)
+
+
+def adaptive_max_with_indices(values: Tensor, input: Tensor, nd: int) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` of an adaptive max pooling whose ``values`` were computed: the
+    flat position (in each plane of ``input``'s last ``nd`` dims) of the first maximum of each
+    window (NaN counts as the maximum, as in PyTorch), and the values gathered from there so
+    that the gradient flows to those positions only."""
+    sizes = tuple(input.shape[-nd:])
+    outs = tuple(values.shape[-nd:])
+    lead = tuple(input.shape[:-nd])
+    bounds = [_adaptive_bounds(s, o) for s, o in zip(sizes, outs, strict=True)]
+    strides = [1] * nd
+    for d in range(nd - 2, -1, -1):
+        strides[d] = strides[d + 1] * sizes[d + 1]
+    cells = []
+    for cell in itertools.product(*(range(o) for o in outs)):
+        window = input
+        for d, i in enumerate(cell):
+            lo, hi = bounds[d][i]
+            window = window.narrow(len(lead) + d, lo, hi - lo)
+        shape = window.shape[-nd:]
+        flat = window.reshape(*lead, -1)
+        local = ops.argmax(ops.where(flat.isnan(), math.inf, flat), -1)
+        local = ops.where(flat.isnan().any(-1), flat.isnan().to(dt.int64).argmax(-1), local)
+        index = ops.zeros_like(local)
+        rest = local
+        for d in range(nd - 1, -1, -1):
+            coord = ops.remainder(rest, shape[d]) + bounds[d][cell[d]][0]
+            rest = ops.floor_divide(rest, shape[d])
+            index = index + coord * strides[d]
+        cells.append(index)
+    indices = ops.stack(cells, -1).reshape(*lead, *outs)
+    gathered = input.reshape(*lead, -1).gather(-1, indices.reshape(*lead, -1))
+    return gathered.reshape(*lead, *outs), indices

@@ -14,6 +14,9 @@ from ..ops import functions as ops
 from ..ops._validate import checked
 
 __all__ = [
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
     "alpha_dropout",
     "bilinear",
     "celu_",
@@ -239,3 +242,50 @@ def selu_(input: Tensor) -> Tensor:
     from .functional import selu
 
     return selu(input, True)
+
+
+@checked(
+    "adaptive_max_pool1d_with_indices(Tensor input, Any output_size, "
+    "bool return_indices=False) -> Any"
+)
+def adaptive_max_pool1d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> Any:
+    """:func:`adaptive_max_pool1d` returning ``(values, indices)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> F = tc.nn.functional
+    >>> F.adaptive_max_pool1d_with_indices(tc.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)[1]
+    tensor([[1, 3]])
+    """
+    from .functional import adaptive_max_pool1d
+
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+@checked(
+    "adaptive_max_pool2d_with_indices(Tensor input, Any output_size, "
+    "bool return_indices=False) -> Any"
+)
+def adaptive_max_pool2d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> Any:
+    """:func:`adaptive_max_pool2d` returning ``(values, indices)``."""
+    from .functional import adaptive_max_pool2d
+
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+@checked(
+    "adaptive_max_pool3d_with_indices(Tensor input, Any output_size, "
+    "bool return_indices=False) -> Any"
+)
+def adaptive_max_pool3d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> Any:
+    """:func:`adaptive_max_pool3d` returning ``(values, indices)``."""
+    from .functional import adaptive_max_pool3d
+
+    return adaptive_max_pool3d(input, output_size, True)

@@ -17,7 +17,14 @@ from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
-from ._conv import _adaptive, _batched, _tuple, avg_pool1d, avg_pool2d
+from ._conv import (
+    _adaptive,
+    _batched,
+    _tuple,
+    adaptive_max_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+)
 
 __all__ = [
     "adaptive_avg_pool3d",
@@ -214,9 +221,8 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     >>> tc.nn.functional.adaptive_max_pool3d(tc.arange(8.0).reshape(1, 2, 2, 2), 1)
     tensor([[[[7.]]]])
     """
-    if return_indices:
-        raise NotImplementedError("adaptive_max_pool3d(): return_indices=True is not supported")
-    return _adaptive3(input, output_size, "adaptive_max_pool3d", "max")
+    out = _adaptive3(input, output_size, "adaptive_max_pool3d", "max")
+    return adaptive_max_with_indices(out, input, 3) if return_indices else out
 
 
 @checked("adaptive_max_pool1d(Tensor input, Any output_size, bool return_indices=False) -> Any")
@@ -229,9 +235,8 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
     >>> tc.nn.functional.adaptive_max_pool1d(tc.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)
     tensor([[5., 4.]])
     """
-    if return_indices:
-        raise NotImplementedError("adaptive_max_pool1d(): return_indices=True is not supported")
-    return _adaptive(input, output_size, 1, "adaptive_max_pool1d", "max")
+    out = _adaptive(input, output_size, 1, "adaptive_max_pool1d", "max")
+    return adaptive_max_with_indices(out, input, 1) if return_indices else out
 
 
 def _lp_finish(out: Tensor, norm_type: float, count: int) -> Tensor:

@@ -63,6 +63,9 @@ from ._dense import dropout, linear
 from ._fold import fold, unfold
 from ._fractional import fractional_max_pool2d, fractional_max_pool2d_with_indices
 from ._functional_more import (
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
     alpha_dropout,
     bilinear,
     celu_,
@@ -118,8 +121,11 @@ __all__ = [
     "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
