@@ -552,3 +552,21 @@ def test_adaptive_max_pooling_returns_pytorchs_indices() -> None:
     assert v3.reshape(-1).tolist() == [7.0] and i3.reshape(-1).tolist() == [7]
     t = tc.from_numpy(x[:1, :1, :5, :5]).requires_grad_()
     assert tc.autograd.gradcheck(lambda u: F.adaptive_max_pool2d(u, 2, True)[0], (t,))
+
+
+def test_nn_grad_matches_the_convolutions_backward(device: str) -> None:
+    if device == "meta":
+        pytest.skip("no data to compare")
+    F = tc.nn.functional
+    for nd in (1, 2, 3):
+        x = tc.randn(2, 4, *([5] * nd), dtype=tc.float64, device=device, requires_grad=True)
+        w = tc.randn(6, 2, *([3] * nd), dtype=tc.float64, device=device, requires_grad=True)
+        conv = getattr(F, f"conv{nd}d")
+        y = conv(x, w, None, 2, 1, 1, 2)
+        g = tc.randn(y.shape, dtype=tc.float64, device=device)
+        gx, gw = tc.autograd.grad(y, (x, w), g)
+        grad_input = getattr(tc.nn.grad, f"conv{nd}d_input")
+        grad_weight = getattr(tc.nn.grad, f"conv{nd}d_weight")
+        assert_close(grad_input(x.shape, w.detach(), g, 2, 1, 1, 2), gx)
+        assert_close(grad_weight(x.detach(), w.shape, g, 2, 1, 1, 2), gw)
+    assert F.grad is tc.nn.grad
