@@ -15,7 +15,6 @@ tensorcore.Size([8, 4])
 from . import attention, functional, grad, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 # PyTorch's ``torch.nn.functional.grad`` is the module ``torch.nn.grad``.
