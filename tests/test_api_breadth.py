@@ -570,3 +570,39 @@ def test_nn_grad_matches_the_convolutions_backward(device: str) -> None:
         assert_close(grad_input(x.shape, w.detach(), g, 2, 1, 1, 2), gx)
         assert_close(grad_weight(x.detach(), w.shape, g, 2, 1, 1, 2), gw)
     assert F.grad is tc.nn.grad
+
+
+def test_fractional_max_pool3d_windows(device: str) -> None:
+    if device == "meta":
+        pytest.skip("no data to compare")
+    import numpy as np
+
+    F = tc.nn.functional
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 3, 6, 7, 8))
+    samples = rng.uniform(size=(2, 3, 3))
+    out, idx = F.fractional_max_pool3d(
+        tc.tensor(x, device=device), (2, 3, 2), output_size=(3, 4, 5), return_indices=True,
+        _random_samples=tc.tensor(samples, device=device),
+    )  # fmt: skip
+
+    def starts(u: float, size: int, o: int, k: int) -> list[int]:
+        alpha = (size - k) / (o - 1)
+        return [int((i + u) * alpha) - int(u * alpha) for i in range(o - 1)] + [size - k]
+
+    flat = x.reshape(2, 3, -1)
+    for b in range(2):
+        for ch in range(3):
+            ts, hs, ws = (
+                starts(samples[b, ch, d], s, o, k)
+                for d, (s, o, k) in enumerate(zip((6, 7, 8), (3, 4, 5), (2, 3, 2), strict=True))
+            )
+            for a, t0 in enumerate(ts):
+                for c, h0 in enumerate(hs):
+                    for e, w0 in enumerate(ws):
+                        window = x[b, ch, t0 : t0 + 2, h0 : h0 + 3, w0 : w0 + 2]
+                        assert out[b, ch, a, c, e].item() == window.max()
+                        assert flat[b, ch, idx[b, ch, a, c, e].item()] == window.max()
+    assert tc.nn.FractionalMaxPool3d(2, output_ratio=0.5)(tc.randn(1, 2, 6, 6, 8)).shape == (
+        1, 2, 3, 3, 4,
+    )  # fmt: skip

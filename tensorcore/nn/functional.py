@@ -61,7 +61,12 @@ from ._conv import (
 from ._ctc import ctc_loss
 from ._dense import dropout, linear
 from ._fold import fold, unfold
-from ._fractional import fractional_max_pool2d, fractional_max_pool2d_with_indices
+from ._fractional import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from ._functional_more import (
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices,
@@ -160,6 +165,8 @@ __all__ = [
     "fold",
     "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "gaussian_nll_loss",
     "gelu",
     "glu",
