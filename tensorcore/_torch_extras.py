@@ -650,6 +650,122 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     return ops.cat([found, pad])
 
 
+@_public
+def histogramdd(
+    input: Tensor,
+    bins: Any = 10,
+    *,
+    range: Any = None,
+    weight: Tensor | None = None,
+    density: bool = False,
+) -> Any:
+    """The histogram of the points in the rows of ``input`` (``(..., D)``) over a grid of
+    ``D``-dimensional bins: ``bins`` is a count for every dim, one count per dim, or one
+    tensor of edges per dim; ``range`` (``[lo0, hi0, lo1, hi1, ...]``) bounds the equal-width
+    bins (by default the data's extent, widened by 1/2 where it is a point). Each bin holds
+    its left edge, the last also its right one; points outside are left out. ``weight``
+    weighs the points; ``density`` divides by the total and the bins' volumes.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.tensor([[0.0, 0.0], [1.0, 1.0], [0.5, 0.2], [2.0, 0.0]])
+    >>> tc.histogramdd(x, bins=[2, 3]).hist
+    tensor([[2., 0., 0.],
+            [1., 0., 1.]])
+    """
+    from . import return_types
+
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+            f"but got input {torch_name(input.dtype)}"
+        )
+    d = input.shape[-1]
+    points = input.reshape(-1, d)
+    if isinstance(bins, int):
+        bins = [bins] * d
+    if len(bins) != d:
+        raise RuntimeError(
+            f"torch.histogramdd: expected {d} sequences of bin edges for each of the {d} input "
+            f"dimensions, but got {len(bins)} bin sequences instead."
+        )
+    edges: list[Tensor] = []
+    for k, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b.to(input.dtype))
+            continue
+        col = points[:, k]
+        if range is not None:
+            lo, hi = float(range[2 * k]), float(range[2 * k + 1])
+        elif col.numel():
+            lo, hi = float(col.min()), float(col.max())
+        else:
+            lo, hi = 0.0, 1.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(ops.linspace(lo, hi, int(b) + 1, dtype=input.dtype, device=input.device))
+    sizes = [e.numel() - 1 for e in edges]
+    flat = ops.zeros(points.shape[0], dtype=dt.int64, device=input.device)
+    inside = ops.ones(points.shape[0], dtype=dt.bool_, device=input.device)
+    for k, e in enumerate(edges):
+        col = points[:, k]
+        idx = ops.bucketize(col, e, right=True) - 1
+        idx = ops.where(col == e[-1], sizes[k] - 1, idx)
+        inside = inside & (col >= e[0]) & (col <= e[-1])
+        flat = flat * sizes[k] + idx.clamp(0, max(sizes[k] - 1, 0))
+    w = ops.ones(points.shape[0], dtype=input.dtype, device=input.device)
+    if weight is not None:
+        w = weight.reshape(-1).to(input.dtype)
+    total = math.prod(sizes)
+    hist = ops.zeros(total, dtype=input.dtype, device=input.device)
+    hist = hist.index_add(0, flat[inside], w[inside]).reshape(sizes)
+    if density:
+        volume = ops.ones((), dtype=input.dtype, device=input.device)
+        for k, e in enumerate(edges):
+            shape = [1] * d
+            shape[k] = sizes[k]
+            volume = volume * (e[1:] - e[:-1]).reshape(shape)
+        hist = hist / (hist.sum() * volume)
+    return return_types.histogramdd(hist, tuple(edges))
+
+
+@_public
+def cond(
+    pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: Any = ()
+) -> Any:
+    """``true_fn(*operands)`` if ``pred`` (a bool or a one-element tensor) else
+    ``false_fn(*operands)``, run eagerly.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.cond(tc.tensor(True), lambda a: a + 1, lambda a: a - 1, (tc.ones(1),))
+    tensor([2.])
+    """
+    return true_fn(*operands) if bool(pred) else false_fn(*operands)
+
+
+@_public
+def while_loop(
+    cond_fn: Callable[..., Any], body_fn: Callable[..., Any], carried_inputs: Any
+) -> Any:
+    """Runs ``carried = body_fn(*carried)`` while ``cond_fn(*carried)``, eagerly; returns the
+    final tuple.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.while_loop(lambda i: i < 3, lambda i: (i + 1,), (tc.tensor(0),))
+    (tensor(3),)
+    """
+    carried = tuple(carried_inputs)
+    while bool(cond_fn(*carried)):
+        out = body_fn(*carried)
+        carried = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    return carried
+
+
 def _feature_dropout(input: Tensor, p: float, train: bool, inplace: bool) -> Tensor:
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")

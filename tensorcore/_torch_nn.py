@@ -267,3 +267,10 @@ def ctc_loss(
     """Connectionist temporal classification loss, with an integer ``reduction``."""
     r = _reduction("ctc_loss", reduction)
     return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, r, zero_infinity)
+
+
+@_public
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """``(values, indices)`` of the adaptive max pooling (``torch.adaptive_max_pool1d``
+    returns both)."""
+    return _F().adaptive_max_pool1d(input, output_size, True)

@@ -12,6 +12,7 @@ __all__ = [
     "cummin",
     "frexp",
     "histogram",
+    "histogramdd",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eig",
@@ -215,6 +216,13 @@ class mode(NamedTuple):
 
     values: Any
     indices: Any
+
+
+class histogramdd(NamedTuple):
+    """``hist`` and ``bin_edges`` (a tuple, one per dim) of :func:`tensorcore.histogramdd`."""
+
+    hist: Any
+    bin_edges: Any
 
 
 class histogram(NamedTuple):

@@ -606,3 +606,35 @@ def test_fractional_max_pool3d_windows(device: str) -> None:
     assert tc.nn.FractionalMaxPool3d(2, output_ratio=0.5)(tc.randn(1, 2, 6, 6, 8)).shape == (
         1, 2, 3, 3, 4,
     )  # fmt: skip
+
+
+def test_histogramdd_matches_numpy() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    pts = rng.normal(size=(50, 3))
+    w = rng.uniform(size=50)
+    for kwargs in (
+        {"bins": 4},
+        {"bins": [2, 3, 4], "density": True},
+        {"bins": 3, "range": [-1.0, 1.0, -2.0, 2.0, 0.0, 1.0]},
+    ):
+        np_kwargs = dict(kwargs)
+        if "range" in np_kwargs:
+            r = np_kwargs.pop("range")
+            np_kwargs["range"] = [r[0:2], r[2:4], r[4:6]]
+        want, want_edges = np.histogramdd(pts, weights=w, **np_kwargs)
+        got = tc.histogramdd(tc.from_numpy(pts), weight=tc.from_numpy(w), **kwargs)
+        assert_close(got.hist, tc.from_numpy(want))
+        for e, we in zip(got.bin_edges, want_edges, strict=True):
+            assert_close(e, tc.from_numpy(we))
+    edges = tc.histogramdd(tc.tensor([[1.0, 1.0], [1.0, 1.0]]), bins=2).bin_edges
+    assert edges[0].tolist() == [0.5, 1.0, 1.5]
+
+
+def test_eager_control_flow_and_pool_tuple() -> None:
+    x = tc.ones(1)
+    assert tc.cond(tc.tensor(False), lambda a: a + 1, lambda a: a - 1, (x,)).tolist() == [0.0]
+    assert tc.while_loop(lambda i: i < 3, lambda i: (i + 1,), (tc.tensor(0),))[0].item() == 3
+    values, indices = tc.adaptive_max_pool1d(tc.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)
+    assert values.tolist() == [[5.0, 4.0]] and indices.tolist() == [[1, 3]]
