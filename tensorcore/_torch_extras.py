@@ -79,6 +79,7 @@ for _name, _doc in [
     ("get_device", "The CUDA device index, -1 on the CPU"),
     ("adjoint", "The conjugate transpose of the last two dims"),
     ("is_distributed", "False: tensorcore tensors are never distributed"),
+    ("as_strided_", "Gives the tensor another geometry over its storage, in place"),
 ]:
     globals()[_name] = _method_function(_name, _doc)
 
@@ -728,6 +729,31 @@ def histogramdd(
             volume = volume * (e[1:] - e[:-1]).reshape(shape)
         hist = hist / (hist.sum() * volume)
     return return_types.histogramdd(hist, tuple(edges))
+
+
+@_public
+def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Rescales, in place and without history, each row of ``weight`` named in ``indices``
+    whose ``norm_type``-norm exceeds ``max_norm`` to norm ``max_norm`` (by
+    ``max_norm / (norm + 1e-7)``), as ``embedding(..., max_norm=)`` does.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> w = tc.tensor([[3.0, 4.0], [0.3, 0.4]])
+    >>> tc.embedding_renorm_(w, tc.tensor([0, 1]), 1.0, 2.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        rows = ops.unique(indices.reshape(-1))
+        picked = weight[rows]
+        norms = ops.vector_norm(picked, norm_type, (-1,), True)
+        scale = ops.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = picked * scale.to(weight.dtype)
+    return weight
 
 
 @_public

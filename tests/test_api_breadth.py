@@ -638,3 +638,11 @@ def test_eager_control_flow_and_pool_tuple() -> None:
     assert tc.while_loop(lambda i: i < 3, lambda i: (i + 1,), (tc.tensor(0),))[0].item() == 3
     values, indices = tc.adaptive_max_pool1d(tc.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)
     assert values.tolist() == [[5.0, 4.0]] and indices.tolist() == [[1, 3]]
+
+
+def test_embedding_renorm_and_as_strided_functions() -> None:
+    w = tc.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]])
+    assert tc.embedding_renorm_(w, tc.tensor([0, 1, 0]), 1.0, 2.0) is w
+    assert_close(w, tc.tensor([[0.6, 0.8], [0.3, 0.4], [6.0, 8.0]]), rtol=1e-6, atol=1e-6)
+    x = tc.arange(6.0)
+    assert tc.as_strided_(x, (2, 2), (1, 2)) is x and x.shape == (2, 2)
