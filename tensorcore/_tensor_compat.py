@@ -423,21 +423,13 @@ def view_dtype(self: Tensor, dtype: dt.dtype) -> Tensor:
     return _reinterpret(self.detach(), tuple(shape), tuple(stride), offset, dtype)
 
 
-def _view_with_dtype(view: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    def fn(self: Tensor, *size: Any, **kwargs: Any) -> Tensor:
-        try:
-            return view(self, *size, **kwargs)
-        except TypeError:
-            if len(size) == 1 and isinstance(size[0], dt.dtype):
-                return view_dtype(self, size[0])
-            if not size and isinstance(kwargs.get("dtype"), dt.dtype):
-                return view_dtype(self, kwargs["dtype"])
-            raise
-
-    fn.__name__, fn.__qualname__ = "view", "Tensor.view"
-    fn.__doc__ = (view.__doc__ or "") + "\n\nWith a dtype, see :func:`view_dtype`."
-    fn.__module__ = "tensorcore"
-    return fn
+def _view_dtype(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """``x.view(dtype)`` (the ``overload`` of the ``view`` declaration)."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], dt.dtype):
+        return view_dtype(self, args[0])
+    if not args and isinstance(kwargs.get("dtype"), dt.dtype) and len(kwargs) == 1:
+        return view_dtype(self, kwargs["dtype"])
+    return NotImplemented
 
 
 def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
@@ -567,7 +559,7 @@ def install() -> None:
         "output_nr": property(_output_nr, doc="Which output of its node this tensor is."),
     }.items():
         setattr(Tensor, name, value)
-    Tensor.view = _view_with_dtype(Tensor.view)  # type: ignore[method-assign]
+    Tensor._view_dtype = _view_dtype  # type: ignore[attr-defined]
     for kind in ("mps", "xpu", "ipu", "xla", "mkldnn", "vulkan", "mtia", "maia"):
         setattr(Tensor, f"is_{kind}", _not_on_device(kind))
     Tensor.is_quantized = property(_false, doc="False: tensorcore has no quantized tensors.")  # type: ignore[attr-defined]

@@ -231,6 +231,16 @@ def _render(
                 first = "if out is None:\n    " + first.replace("\n", "\n    ")
             body = f"{first}\n{body}"
         body += "\nreturn _r"
+    if kind == "method" and decl.overload and pre:
+        # PyTorch's other overload answers a call that fails the checks (x.view(dtype)).
+        pairs = zip(params[1:], names[1:], strict=True)
+        raw = ", ".join(("*" if q.vararg else "") + n for q, n in pairs)
+        checks = "\n".join(pre).replace("\n", "\n    ")
+        pre = [
+            f"try:\n    {checks}\nexcept TypeError:\n"
+            f"    _r = getattr({names[0]}, _op.decl.overload)({raw})\n"
+            "    if _r is NotImplemented:\n        raise\n    return _r"
+        ]
     src = f"def {fname}({', '.join(parts)}):\n"
     for line in [*pre, body]:
         src += "".join(f"    {part}\n" for part in line.split("\n"))

@@ -148,6 +148,12 @@ class OpDecl:
     #: PyTorch's one-argument overload (``where(condition)`` is ``nonzero_numpy``, the tuple
     #: of index tensors). The other parameters without a default must then all be omitted.
     alone: str = ""
+    #: The name of a ``Tensor`` method that answers a method call whose arguments fail their
+    #: checks with a ``TypeError``: PyTorch's other overload of the method (``x.view(dtype)``
+    #: is ``Tensor._view_dtype``). It returns ``NotImplemented`` for a call that is not its
+    #: form either, and the ``TypeError`` stands. A name, not a function: the method lives
+    #: above the operator table. Costs nothing on the calls that pass their checks.
+    overload: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)
