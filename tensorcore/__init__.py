@@ -16,7 +16,19 @@ import math
 from types import FunctionType
 from typing import Any
 
-from . import autograd, backends, dtypes, fft, linalg, return_types, serialization, types
+from . import (
+    _legacy_linalg,
+    _torch_extras,
+    _torch_nn,
+    autograd,
+    backends,
+    dtypes,
+    fft,
+    linalg,
+    return_types,
+    serialization,
+    types,
+)
 from ._comparison import allclose, equal
 from ._finfo import finfo, iinfo
 from ._foreach import FUNCTIONS as _FOREACH
@@ -109,6 +121,10 @@ globals().update(dtypes.aliases)
 globals()["bool"] = bool_
 globals().update(_FOREACH)  # tc._foreach_mul_... (PyTorch's private list operators)
 globals().update(_LEGACY_TYPES)  # tc.FloatTensor, tc.LongTensor... (PyTorch's legacy types)
+# Top-level functions outside the operator table: predicates' function forms, torch's
+# positional forms of the nn.functional layers (which import nn on first call), utilities.
+_EXTRAS = {n: getattr(m, n) for m in (_torch_extras, _torch_nn, _legacy_linalg) for n in m.__all__}
+globals().update(_EXTRAS)
 
 
 def _public_name(*classes: type) -> None:
@@ -239,6 +255,8 @@ __all__ = sorted(
     | set(_api.FUNCTIONS)
     | set(dtypes.aliases)
     | set(_LEGACY_TYPES)
+    | set(_EXTRAS)
+    | {"vmap"}
 )
 
 
@@ -290,6 +308,11 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        from .func import vmap
+
+        globals()[name] = vmap
+        return vmap
     if name in _AMP_NAMES:  # torch.autocast and its queries live in torch.amp
         from . import amp
 

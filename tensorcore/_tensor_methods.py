@@ -877,6 +877,10 @@ def _unsupported_int_matmul(self: Tensor, other: Any) -> Any:
 
 def install() -> None:
     """Attach the methods of this module to :class:`Tensor`."""
+    from . import _legacy_linalg, _tensor_compat
+
+    _tensor_compat.install()
+    _legacy_linalg.install()
     global _TO_DEVICE, _TO_DTYPE, _COPY, _PERMUTE, _TRANSPOSE, _call, _call_inplace
     from . import _indexing
     from .dispatch import get_op
@@ -1002,6 +1006,6 @@ def install() -> None:
         # (declared as PyTorch declares it, ``polygamma(int n, Tensor self)``: the method binds
         # ``self``, which is not the first parameter)
         "polygamma": lambda self, n: ops.polygamma(n, self),
-        "clip_": lambda self, min=None, max=None: self.clamp_(min, max),
+        "polygamma_": lambda self, n: self.copy_(ops.polygamma(n, self)),
     }.items():
         setattr(T, _name, _value)

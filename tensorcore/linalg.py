@@ -20,6 +20,7 @@ from typing import Any
 
 from . import dtypes as ops_dtypes
 from . import return_types as rt
+from ._linalg_ex import householder_product, inv_ex, solve_ex
 from ._linalg_general import eig, eigvals, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
@@ -42,7 +43,9 @@ __all__ = [
     "eigh",
     "eigvals",
     "eigvalsh",
+    "householder_product",
     "inv",
+    "inv_ex",
     "lstsq",
     "lu",
     "lu_factor",
@@ -59,6 +62,7 @@ __all__ = [
     "qr",
     "slogdet",
     "solve",
+    "solve_ex",
     "solve_triangular",
     "svd",
     "svdvals",

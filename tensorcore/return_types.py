@@ -12,16 +12,19 @@ __all__ = [
     "cummin",
     "frexp",
     "histogram",
+    "histogramdd",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eig",
     "linalg_eigh",
+    "linalg_inv_ex",
     "linalg_lstsq",
     "linalg_lu",
     "linalg_lu_factor",
     "linalg_lu_factor_ex",
     "linalg_qr",
     "linalg_slogdet",
+    "linalg_solve_ex",
     "linalg_svd",
     "lu_unpack",
     "make",
@@ -99,6 +102,20 @@ class linalg_cholesky_ex(NamedTuple):
     """``L`` and ``info`` of :func:`tensorcore.linalg.cholesky_ex`."""
 
     L: Any
+    info: Any
+
+
+class linalg_inv_ex(NamedTuple):
+    """``inverse`` and ``info`` of :func:`tensorcore.linalg.inv_ex`."""
+
+    inverse: Any
+    info: Any
+
+
+class linalg_solve_ex(NamedTuple):
+    """``result`` and ``info`` of :func:`tensorcore.linalg.solve_ex`."""
+
+    result: Any
     info: Any
 
 
@@ -199,6 +216,13 @@ class mode(NamedTuple):
 
     values: Any
     indices: Any
+
+
+class histogramdd(NamedTuple):
+    """``hist`` and ``bin_edges`` (a tuple, one per dim) of :func:`tensorcore.histogramdd`."""
+
+    hist: Any
+    bin_edges: Any
 
 
 class histogram(NamedTuple):

@@ -6,9 +6,9 @@ Each function is a thin name for an operator of the table (``expit`` is ``sigmoi
 is differentiable through the operators' derivative rules. ``out=`` is accepted where PyTorch
 takes it; a composition writes its last operator's result into ``out``.
 
-Not here, because no operator computes them yet: ``i0e``, ``i1e``, ``erfcx``, ``zeta``,
-``gammainc``/``gammaincc``, the Bessel functions of the first and second kind, ``airy_ai`` and
-the orthogonal polynomials.
+Not here, because no operator computes them yet: ``zeta``,
+the Bessel functions of the first and second kind, ``airy_ai``. The orthogonal polynomials
+(``chebyshev_polynomial_t``...) are evaluated by their recurrences (``_polynomials.py``).
 
 Examples
 --------
@@ -26,16 +26,35 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._igamma import gammainc, gammaincc
+from ._polynomials import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
 from ._tensor import Tensor
 from .dtypes import get_default_dtype, result_type
 from .ops import functions as ops
 from .ops.factories import tensor
 
 __all__ = [
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
     "digamma",
     "entr",
     "erf",
     "erfc",
+    "erfcx",
     "erfinv",
     "exp2",
     "expit",
@@ -43,21 +62,34 @@ __all__ = [
     "gammainc",
     "gammaincc",
     "gammaln",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
     "i0",
+    "i0e",
     "i1",
+    "i1e",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
     "log1p",
     "log_ndtr",
     "log_softmax",
     "logit",
     "logsumexp",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
     "multigammaln",
     "ndtr",
     "ndtri",
     "polygamma",
     "psi",
     "round",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
     "sinc",
     "softmax",
+    "spherical_bessel_j0",
     "xlog1py",
     "xlogy",
 ]
@@ -347,6 +379,83 @@ def i1(input: Any, *, out: Tensor | None = None) -> Tensor:
     tensor([0.])
     """
     return ops.special_i1(input, out=out)
+
+
+def i0e(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """``exp(-|x|) I0(x)``: the exponentially scaled modified Bessel function of order 0.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.i0e(tc.tensor([0.0, 1000.0]))
+    tensor([1.0000, 0.0126])
+    """
+    return ops.special_i0e(input, out=out)
+
+
+def i1e(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """``exp(-|x|) I1(x)``: the exponentially scaled modified Bessel function of order 1.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.i1e(tc.tensor([0.0, 1000.0]))
+    tensor([0.0000, 0.0126])
+    """
+    return ops.special_i1e(input, out=out)
+
+
+def erfcx(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The scaled complementary error function ``exp(x^2) erfc(x)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.erfcx(tc.tensor([0.0, 30.0]))
+    tensor([1.0000, 0.0188])
+    """
+    return ops.special_erfcx(input, out=out)
+
+
+def modified_bessel_i0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind of order 0 (:func:`i0`, without a
+    gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.modified_bessel_i0(tc.tensor([0.0]))
+    tensor([1.])
+    """
+    return ops.i0(_detached(input), out=out)
+
+
+def modified_bessel_i1(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind of order 1 (:func:`i1`, without a
+    gradient, as PyTorch's)."""
+    return ops.special_i1(_detached(input), out=out)
+
+
+def spherical_bessel_j0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The spherical Bessel function of the first kind of order 0, ``sin(x) / x`` (1 at 0;
+    without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.spherical_bessel_j0(tc.tensor([0.0, 3.0]))
+    tensor([1.0000, 0.0470])
+    """
+    x = _detached(input)
+    if not x.dtype.is_floating_point:
+        x = x.to(get_default_dtype())
+    zero = x == 0
+    r = ops.where(zero, 1.0, ops.sin(x) / ops.where(zero, 1.0, x))
+    return r if out is None else out.copy_(r)
+
+
+def _detached(input: Any) -> Any:
+    return input.detach() if isinstance(input, Tensor) else input
 
 
 def ndtr(input: Any, *, out: Tensor | None = None) -> Tensor:

@@ -34,7 +34,7 @@ def _core_table(expr: str) -> str:
         f"spec = importlib.util.spec_from_file_location('gen', {str(GENERATOR)!r})\n"
         "gen = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(gen)\n"
-        "from tensorcore.ops.schema import OPS\n"
+        "from tensorcore.ops.schema import ALIASES, INPLACE_FUNCTIONS, OPS\n"
         f"sys.stdout.write({expr})\n"
     )
     proc = subprocess.run(
@@ -93,7 +93,13 @@ def test_the_operator_namespace_holds_every_operator_function() -> None:
 
     stub = (ROOT / "tensorcore" / "ops" / "functions.pyi").read_text(encoding="utf-8")
     stubbed = set(re.findall(r"^def (\w+)\(", stub, re.M))
-    core = set(_core_table("'\\n'.join(n for n, d in OPS.items() if d.function)").split())
+    core = set(
+        _core_table(
+            "'\\n'.join([n for n, d in OPS.items() if d.function] + "
+            "[n for n, a in ALIASES.items() if a.has('function')] + "
+            "[n if n.endswith('_') else n + '_' for n in INPLACE_FUNCTIONS])"
+        ).split()
+    )
     assert stubbed == core
     for name in core:
         assert getattr(functions, name) is FUNCTIONS[name] is getattr(tc, name), name

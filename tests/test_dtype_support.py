@@ -54,6 +54,9 @@ PYTORCH = {
     "istft": "c", "trapezoid": "ifc", "trapz": "ifc", "cumulative_trapezoid": "ifc",
     "chain_matmul": "ifc", "segment_reduce": "f", "bitwise_left_shift": "i",
     "bitwise_right_shift": "i", "gelu": "f", "gelu_backward": "f",
+    "frac": "f", "gcd": "i", "lcm": "i", "isneginf": "bif", "isposinf": "bif", "msort": "bif",
+    "vdot": "ifc", "inner": "ifc", "special_i0e": "bif", "special_i1e": "bif",
+    "special_erfcx": "bif",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

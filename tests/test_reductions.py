@@ -394,6 +394,8 @@ def test_all_any_on_numbers(device: str) -> None:
 
 COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "std", "cumsum",
            "cumprod", "softmax", "log_softmax", "sort", "argsort", "topk",
+           # tests/test_api_breadth.py:
+           "msort",
            # tests/test_losses.py:
            "_softmax_backward_data", "_log_softmax_backward_data", "nll_loss",
            "nll_loss_backward",

@@ -188,6 +188,39 @@ def _entry(decl: OpDecl) -> list[str]:
     ]
 
 
+def _aliases() -> list[str]:
+    """The aliases (``schema/aliases.py``) and the in-place functions."""
+    from tensorcore.ops.schema import ALIASES, INPLACE_FUNCTIONS
+
+    lines = [
+        "## Aliases",
+        "",
+        "Other names of the operators above: the same operator (kernels, derivative, autograd "
+        "node) under another name, for the variants listed.",
+        "",
+        "| Alias | Operator | Variants |",
+        "| --- | --- | --- |",
+    ]
+    for name, alias in ALIASES.items():
+        kinds = [
+            form
+            for kind, form in (
+                ("function", f"`tensorcore.{name}`"),
+                ("method", f"`Tensor.{name}`"),
+                ("inplace", f"`Tensor.{name}_`"),
+            )
+            if alias.has(kind)
+        ]
+        lines.append(f"| `{name}` | [`{alias.target}`](#{alias.target}) | {', '.join(kinds)} |")
+    names = ", ".join(f"`{n.rstrip('_')}_`" for n in sorted(INPLACE_FUNCTIONS))
+    lines += [
+        "",
+        f"In-place variants that are also functions (`tensorcore.exp_(x)`, as PyTorch's): {names}.",
+        "",
+    ]
+    return lines
+
+
 def render() -> str:
     """The full text of ``docs/operators.md`` for the current operator table."""
     from tensorcore.ops.schema import OPS
@@ -209,6 +242,7 @@ def render() -> str:
         lines += [f"## {titles[tag]}", ""]
         for decl in decls:
             lines += _entry(decl)
+    lines += _aliases()
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -33,9 +33,11 @@ from tensorcore.ops._api import (  # noqa: E402
     _KEYWORD_VARARGS,
     _NUMPY_ALIASES,
     _last_required,
+    _variant_name,
+    int_list_varargs,
     takes_tensor_options,
 )
-from tensorcore.ops.schema import OPS  # noqa: E402
+from tensorcore.ops.schema import ALIASES, INPLACE_FUNCTIONS, OPS  # noqa: E402
 
 if TYPE_CHECKING:
     from tensorcore.ops._signature import Param
@@ -102,8 +104,9 @@ def _returns(decl: OpDecl) -> str:
     return "Any"  # Scalar (a bool, int, float or complex, which callers narrow) or Any
 
 
-def _signature(decl: OpDecl, kind: str) -> str:
-    """One ``def`` line: ``kind`` is 'function', 'method' or 'inplace'."""
+def _signature(decl: OpDecl, kind: str, alias: str | None = None) -> str:
+    """One ``def`` line: ``kind`` is 'function', 'method', 'inplace' or 'inplace_function'
+    (``torch.exp_``); ``alias`` names an alias of ``decl``'s operator."""
     params = decl.parsed.params
     scalar = decl.scalar_params
     parts: list[str] = []
@@ -112,7 +115,7 @@ def _signature(decl: OpDecl, kind: str) -> str:
     aliases: list[str] = []
     for i, p in enumerate(params):
         if i == 0 and p.name == "self":
-            if kind != "function":
+            if kind in ("method", "inplace"):
                 parts.append("self")
                 continue
             name = "input"
@@ -122,6 +125,11 @@ def _signature(decl: OpDecl, kind: str) -> str:
             parts.append("*")
             kw_started = True
         ann = _annotation(p, p.name in scalar)
+        if i == 1 and kind in ("method", "inplace") and int_list_varargs(decl):
+            parts.append(f"*_{name}: int | Sequence[int]" + (" | None" if "?" in p.type else ""))
+            aliases.append(f"{name}: {ann} = ...")
+            star = True
+            continue
         if p.vararg:
             elem = "Tensor" if p.type.startswith("Tensor") else "int"
             if p.name in _KEYWORD_VARARGS:
@@ -145,8 +153,8 @@ def _signature(decl: OpDecl, kind: str) -> str:
         out = "Sequence[Tensor]" if decl.pos.result_names else "Tensor"
         parts.append(f"out: {out} | None = ...")
     parts.extend(aliases)
-    ret = "Tensor" if kind == "inplace" else _returns(decl)
-    fname = decl.name + ("_" if kind == "inplace" else "")
+    ret = "Tensor" if kind.startswith("inplace") else _returns(decl)
+    fname = _variant_name(alias or decl.name, kind)
     return f"def {fname}({', '.join(parts)}) -> {ret}: ..."
 
 
@@ -155,6 +163,12 @@ def render_functions() -> str:
     for _, decl in sorted(OPS.items()):
         if decl.function:
             lines.append(_signature(decl, "function"))
+    for name, alias in sorted(ALIASES.items()):
+        if alias.has("function"):
+            lines.append(_signature(OPS[alias.target], "function", name))
+    for name in sorted(INPLACE_FUNCTIONS):
+        target = ALIASES[name].target if name in ALIASES else name
+        lines.append(_signature(OPS[target], "inplace_function", name))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -165,6 +179,10 @@ def render_methods() -> str:
             lines.append("    " + _signature(decl, "method"))
         if decl.inplace:
             lines.append("    " + _signature(decl, "inplace"))
+    for name, alias in sorted(ALIASES.items()):
+        for kind in ("method", "inplace"):
+            if alias.has(kind):
+                lines.append("    " + _signature(OPS[alias.target], kind, name))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

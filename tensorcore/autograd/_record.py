@@ -150,6 +150,7 @@ def compile_recorder(
         "_new": object.__new__,
         "_acc": grad_accumulator,
         "_NO_EDGE": _NO_EDGE,
+        "__name__": __name__,  # (the compiled recorder's frames belong to this module)
         "_NAME": ent.name,
         "_variant": ent.variant,
         "_node_type": node_type,

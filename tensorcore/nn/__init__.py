@@ -12,17 +12,22 @@ Examples
 tensorcore.Size([8, 4])
 """
 
-from . import attention, functional, init, parallel, utils
+from . import attention, functional, grad, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
+
+# PyTorch's ``torch.nn.functional.grad`` is the module ``torch.nn.grad``.
+setattr(functional, "grad", grad)  # noqa: B010
 
 __all__ = [
+    "Buffer",
     "Parameter",
     "UninitializedBuffer",
     "UninitializedParameter",
     "attention",
     "functional",
+    "grad",
     "init",
     "parallel",
     "utils",

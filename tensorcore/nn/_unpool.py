@@ -14,7 +14,7 @@ from ..ops import functions as ops
 from ..ops._validate import checked
 from ._conv import _tuple
 
-__all__ = ["max_unpool1d", "max_unpool2d"]
+__all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 def _output_size(
@@ -140,3 +140,29 @@ def max_unpool1d(
     tensor([[[0., 5., 2., 0.]]])
     """
     return _unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+
+
+@checked(
+    "max_unpool3d(Tensor input, Tensor indices, Any kernel_size, Any stride=None, "
+    "Any padding=0, Any output_size=None) -> Tensor"
+)
+def max_unpool3d(
+    input: Tensor,
+    indices: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """The 3-D :func:`max_unpool2d`, for (N, C, D, H, W) or (C, D, H, W) inputs.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> F = tc.nn.functional
+    >>> x = tc.arange(8.0).reshape(1, 1, 2, 2, 2)
+    >>> out, idx = F.max_pool3d(x, 2, return_indices=True)
+    >>> F.max_unpool3d(out, idx, 2).reshape(-1).tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 7.0]
+    """
+    return _unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")

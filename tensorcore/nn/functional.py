@@ -61,7 +61,28 @@ from ._conv import (
 from ._ctc import ctc_loss
 from ._dense import dropout, linear
 from ._fold import fold, unfold
-from ._fractional import fractional_max_pool2d, fractional_max_pool2d_with_indices
+from ._fractional import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
+from ._functional_more import (
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+    alpha_dropout,
+    bilinear,
+    celu_,
+    feature_alpha_dropout,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+    selu_,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from ._losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -98,23 +119,29 @@ from ._pooling import (
     max_pool3d,
 )
 from ._sampling import affine_grid, grid_sample, interpolate
-from ._unpool import max_unpool1d, max_unpool2d
+from ._unpool import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "affine_grid",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
     "batch_norm",
+    "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
+    "celu_",
     "channel_shuffle",
     "conv1d",
     "conv2d",
@@ -134,9 +161,12 @@ __all__ = [
     "elu_",
     "embedding",
     "embedding_bag",
+    "feature_alpha_dropout",
     "fold",
     "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -166,10 +196,14 @@ __all__ = [
     "lp_pool3d",
     "margin_ranking_loss",
     "max_pool1d",
+    "max_pool1d_with_indices",
     "max_pool2d",
+    "max_pool2d_with_indices",
     "max_pool3d",
+    "max_pool3d_with_indices",
     "max_unpool1d",
     "max_unpool2d",
+    "max_unpool3d",
     "mish",
     "mse_loss",
     "multi_head_attention_forward",
@@ -194,6 +228,7 @@ __all__ = [
     "rrelu_",
     "scaled_dot_product_attention",
     "selu",
+    "selu_",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -210,6 +245,9 @@ __all__ = [
     "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
     "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]
 
 

@@ -10,7 +10,7 @@ from .._tensor import Tensor, make_tensor
 from .._tensor_methods import detach, set_requires_grad
 from ..ops import functions as ops
 
-__all__ = ["Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
+__all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -67,6 +67,46 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         fn, args = reduce_tensor(self)[:2]
         return (_rebuild_parameter, (fn, args, self.requires_grad))
+
+
+class Buffer(Tensor):
+    """A tensor that is a module buffer: assigned as an attribute of a
+    :class:`~tensorcore.nn.Module`, it is registered as a buffer (``persistent=False`` keeps
+    it out of ``state_dict()``), as ``register_buffer`` does. It shares ``data``'s storage
+    and keeps its ``requires_grad``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> m = tc.nn.Module()
+    >>> m.scale = tc.nn.Buffer(tc.ones(2))
+    >>> m.tmp = tc.nn.Buffer(tc.zeros(1), persistent=False)
+    >>> [n for n, _ in m.named_buffers()], list(m.state_dict())
+    (['scale', 'tmp'], ['scale'])
+    """
+
+    __slots__ = ("persistent",)
+    persistent: bool
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
+        if data is None:
+            data = ops.empty(0)
+        elif not isinstance(data, Tensor):
+            raise TypeError(f"Buffer(): data must be a Tensor, not {type(data).__name__}")
+        b = object.__new__(cls)
+        src = detach(data)
+        for slot in ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device"):
+            setattr(b, slot, getattr(src, slot))
+        b._layout, b._native = src._layout, src._native
+        b._requires_grad, b._grad_fn, b._grad, b._base, b._ag = False, None, None, None, None
+        b._version_counter = src._version_counter
+        b.persistent = persistent
+        if data.requires_grad:
+            b.requires_grad_()
+        return b
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        pass
 
 
 def _rebuild_parameter(fn: Any, args: tuple[Any, ...], requires_grad: bool) -> Parameter:

@@ -23,7 +23,7 @@ from ._lanes import lane
 from ._signature import MISSING, Param
 from ._validate import check_source, namespace, v_ints
 from .frontends import bind
-from .schema import OPS, OpDecl
+from .schema import ALIASES, INPLACE_FUNCTIONS, OPS, OpDecl
 
 __all__ = ["FUNCTIONS", "build", "norm_size", "takes_tensor_options"]
 
@@ -86,20 +86,25 @@ def _last_required(params: tuple[Param, ...], i: int) -> bool:
     return all(q.kw_only or q.vararg or q.default is not MISSING for q in params[i + 1 :])
 
 
-def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
-    """Source of one variant: kind is 'function', 'method' or 'inplace'; a variant whose
-    lane exists (``has_lane``) tries it first (``_op.lane``, ``_op.lane_inplace``)."""
+def _render(
+    decl: OpDecl, kind: str, has_lane: bool = False, name: str | None = None
+) -> tuple[str, str]:
+    """Source of one variant: kind is 'function', 'method', 'inplace' or 'inplace_function'
+    (``torch.exp_(x)``); a variant whose lane exists (``has_lane``) tries it first
+    (``_op.lane``, ``_op.lane_inplace``). ``name`` is an alias's name (the operator's by
+    default)."""
     params = decl.parsed.params
     names: list[str] = []
     parts: list[str] = []
     pre: list[str] = []
     kw_started = False
-    fname = decl.name + ("_" if kind == "inplace" else "")
+    fname = _variant_name(name or decl.name, kind)
     aliases: list[str] = []
     alone = kind == "function" and decl.alone
+    spread = kind != "function" and int_list_varargs(decl)
     for i, p in enumerate(params):
         pyname = p.name
-        if i == 0 and p.name == "self" and kind == "function":
+        if i == 0 and p.name == "self" and kind in ("function", "inplace_function"):
             pyname = "input"
         if p.kw_only and not kw_started and not any(q.vararg for q in params[:i]):
             parts.append("*")
@@ -112,6 +117,22 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
                 f"if {pyname} is _UNSET:\n    {pyname} = _{pyname}\nelif _{pyname}:\n"
                 f"    raise TypeError(\"{fname}() got multiple values for argument '{pyname}'\")"
                 f"\nelse:\n    {pyname} = ({pyname},)"
+            )
+        elif spread and i == 1:
+            # PyTorch's parser takes a method's only argument, an int list, spread out too:
+            # x.flip(0, 1) is x.flip((0, 1)); one argument passes as it is (x.squeeze(0)).
+            parts.append(f"*_{pyname}")
+            aliases.append(f"{pyname}=_UNSET")
+            missing = (
+                f"raise TypeError(\"{fname}() missing 1 required positional argument: '{p.name}'\")"
+                if p.default is MISSING
+                else f"{pyname} = {p.default!r}"
+            )
+            pre.append(
+                f"if {pyname} is _UNSET:\n    if len(_{pyname}) == 1:\n"
+                f"        {pyname} = _{pyname}[0]\n    elif _{pyname}:\n"
+                f"        {pyname} = _{pyname}\n    else:\n        {missing}\nelif _{pyname}:\n"
+                f"    raise TypeError(\"{fname}() got multiple values for argument '{pyname}'\")"
             )
         elif alone and i > 0 and p.default is MISSING:
             # May be omitted together with the others: the one-argument overload.
@@ -171,16 +192,16 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
             f"if layout is not None or pin_memory:\n    _v_options({fname!r}, layout, pin_memory)"
         )
     has_out = decl.out and kind == "function"
-    if (has_out or aliases) and not kw_started and not any(q.vararg for q in params):
+    if (has_out or aliases) and not kw_started and not spread and not any(q.vararg for q in params):
         parts.append("*")
     if has_out:
         parts.append("out=None")
     parts.extend(aliases)
     argtuple = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
-    inplace = kind == "inplace" or "inplace" in decl.tags
+    inplace = kind in ("inplace", "inplace_function") or "inplace" in decl.tags
     if inplace:
         body = f"return _call_inplace(_op, {argtuple})"
-        if has_lane and kind == "inplace":
+        if has_lane and kind != "method":
             # (the lane returns None for a call it does not take)
             first = f"_r = _op.lane_inplace({', '.join(names)})\nif _r is not None:\n    return _r"
             body = f"{first}\n{body}"
@@ -211,10 +232,39 @@ def _render(decl: OpDecl, kind: str, has_lane: bool = False) -> tuple[str, str]:
                 first = "if out is None:\n    " + first.replace("\n", "\n    ")
             body = f"{first}\n{body}"
         body += "\nreturn _r"
+    if kind == "method" and decl.overload and pre:
+        # PyTorch's other overload answers a call that fails the checks (x.view(dtype)).
+        pairs = zip(params[1:], names[1:], strict=True)
+        raw = ", ".join(("*" if q.vararg else "") + n for q, n in pairs)
+        checks = "\n".join(pre).replace("\n", "\n    ")
+        pre = [
+            f"try:\n    {checks}\nexcept TypeError:\n"
+            f"    _r = getattr({names[0]}, _op.decl.overload)({raw})\n"
+            "    if _r is NotImplemented:\n        raise\n    return _r"
+        ]
     src = f"def {fname}({', '.join(parts)}):\n"
     for line in [*pre, body]:
         src += "".join(f"    {part}\n" for part in line.split("\n"))
     return fname, src
+
+
+def int_list_varargs(decl: OpDecl) -> bool:
+    """Whether the method's only parameter besides ``self`` is an int list, which PyTorch's
+    argument parser also takes spread out (``x.flip(0, 1)``, ``x.squeeze(0, 2)``)."""
+    params = decl.parsed.params
+    return (
+        len(params) == 2
+        and params[0].name == "self"
+        and params[1].type in ("int[]", "int[]?")
+        and not params[1].vararg
+        and not params[1].kw_only
+    )
+
+
+def _variant_name(name: str, kind: str) -> str:
+    """``exp_`` for the in-place variants of ``exp``; an in-place-only operator (``fill_``)
+    carries its underscore already."""
+    return name + ("_" if kind.startswith("inplace") and not name.endswith("_") else "")
 
 
 def takes_tensor_options(decl: OpDecl) -> bool:
@@ -225,10 +275,12 @@ def takes_tensor_options(decl: OpDecl) -> bool:
     return {"dtype", "device"} <= names and not names & {"layout", "pin_memory"}
 
 
-def _doc(decl: OpDecl, kind: str) -> str:
+def _doc(decl: OpDecl, kind: str, name: str | None = None) -> str:
     extra = ""
-    if kind == "inplace":
+    if kind.startswith("inplace"):
         extra = f"In-place version of :func:`{decl.name}`: writes the result into ``self``.\n\n"
+    if name is not None and name != decl.name:
+        extra = f"Alias of :func:`{decl.name}`.\n\n{extra}"
     return (
         f"{decl.doc}\n\n{extra}Declared in ``tensorcore/ops/schema/`` as "
         f"``{decl.signature}`` (tags: {', '.join(sorted(decl.tags))})."
@@ -275,31 +327,52 @@ def build() -> None:
         "_UNSET": _UNSET,
         **namespace(),
     }
-    variants: list[tuple[OpDecl, str, str]] = []
+    variants: list[tuple[OpDecl, str, str, str]] = []
     for name, decl in OPS.items():
         op = _prepare(decl)
         ns[f"_op_{name}"] = op
-        for kind in ("function", "method", "inplace"):
-            if (
-                (kind == "function" and decl.function)
-                or (kind == "method" and decl.method)
-                or (kind == "inplace" and decl.inplace)
-            ):
-                fname, src = _render(decl, kind, _has_lane(op, kind))
-                uid = f"_{kind}_{name}"
-                src = (
-                    src.replace(f"def {fname}(", f"def {uid}(", 1)
-                    .replace("(_op,", f"(_op_{name},")
-                    .replace("_op.lane", f"_op_{name}.lane")
-                    .replace("_op.decl", f"_op_{name}.decl")
-                )
-                chunks.append(src)
-                variants.append((decl, kind, uid))
+    for decl, kind, name in _variants():
+        op = ns[f"_op_{decl.name}"]
+        fname, src = _render(decl, kind, _has_lane(op, kind), name)
+        uid = f"_{kind}_{name}"
+        src = (
+            src.replace(f"def {fname}(", f"def {uid}(", 1)
+            .replace("(_op,", f"(_op_{decl.name},")
+            .replace("_op.lane", f"_op_{decl.name}.lane")
+            .replace("_op.decl", f"_op_{decl.name}.decl")
+        )
+        chunks.append(src)
+        variants.append((decl, kind, uid, name))
     exec(_compiled("\n".join(chunks)), ns)
     NAMESPACES.append(ns)
-    for decl, kind, uid in variants:
-        _install(decl, kind, _finish(ns[uid], decl, kind))
+    for decl, kind, uid, name in variants:
+        _install(decl, kind, _finish(ns[uid], decl, kind, name), name)
     assert len(table) >= len(OPS)
+
+
+def _variants() -> list[tuple[OpDecl, str, str]]:
+    """Every (declaration, kind, name) the API compiles: each operator's function, method
+    and in-place method, the same for each alias under its name, and the in-place functions
+    (``torch.exp_``)."""
+    out: list[tuple[OpDecl, str, str]] = []
+    for name, decl in OPS.items():
+        for kind, wanted in (
+            ("function", decl.function),
+            ("method", decl.method),
+            ("inplace", decl.inplace),
+        ):
+            if wanted:
+                out.append((decl, kind, name))
+    for name, alias in ALIASES.items():
+        for kind in ("function", "method", "inplace"):
+            if alias.has(kind):
+                out.append((OPS[alias.target], kind, name))
+    for name in sorted(INPLACE_FUNCTIONS):
+        decl = OPS[ALIASES[name].target if name in ALIASES else name]
+        if not (decl.inplace or "inplace" in decl.tags):
+            raise ValueError(f"in-place function {name}_: {decl.name} has no in-place variant")
+        out.append((decl, "inplace_function", name))
+    return out
 
 
 def _compiled(src: str) -> Any:
@@ -343,24 +416,28 @@ def _prepare(decl: OpDecl) -> dispatch.Op:
 
 
 def _has_lane(op: dispatch.Op, kind: str) -> bool:
-    return (op.lane_inplace if kind == "inplace" else op.lane) is not None
+    if kind == "inplace_function" and "inplace" in op.decl.tags:
+        return False  # (``torch.fill_``: the in-place-only operator's call path)
+    return (op.lane_inplace if kind.startswith("inplace") else op.lane) is not None
 
 
-def _finish(fn: Any, decl: OpDecl, kind: str) -> Any:
-    fname = decl.name + ("_" if kind == "inplace" else "")
+def _finish(fn: Any, decl: OpDecl, kind: str, name: str | None = None) -> Any:
+    fname = _variant_name(name or decl.name, kind)
     fn.__name__ = fname
-    fn.__doc__ = _doc(decl, kind)
+    fn.__doc__ = _doc(decl, kind, name)
     fn.__module__ = "tensorcore"
-    fn.__qualname__ = fname if kind == "function" else f"Tensor.{fname}"
+    function = kind in ("function", "inplace_function")
+    fn.__qualname__ = fname if function else f"Tensor.{fname}"
     return fn
 
 
-def _install(decl: OpDecl, kind: str, fn: Any) -> None:
-    if kind == "function":
-        FUNCTIONS[decl.name] = fn
-        setattr(functions, decl.name, fn)
+def _install(decl: OpDecl, kind: str, fn: Any, name: str | None = None) -> None:
+    fname = _variant_name(name or decl.name, kind)
+    if kind in ("function", "inplace_function"):
+        FUNCTIONS[fname] = fn
+        setattr(functions, fname, fn)
     else:
-        setattr(Tensor, decl.name + ("_" if kind == "inplace" else ""), fn)
+        setattr(Tensor, fname, fn)
 
 
 def build_one(decl: OpDecl) -> None:

@@ -24,6 +24,7 @@ from .composite_complex import COMPLEX_COMPOSITES
 from .composite_index import INDEX_COMPOSITES
 from .composite_linalg import LINALG_COMPOSITES
 from .composite_linalg_general import LINALG_GENERAL_COMPOSITES
+from .composite_more import MORE_COMPOSITES
 from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
@@ -466,7 +467,9 @@ def randn(
 
 
 @_composite
-def bernoulli(self: Tensor, generator: Any = None) -> Tensor:
+def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Tensor:
+    if p is not None:
+        return ops.empty_like(self).bernoulli_(p, generator=generator)
     if bool((self < 0).any()) or bool((self > 1).any()):
         raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p outside that range")
     u = ops.rand(self._shape, generator=generator, dtype=dt.float32, device=self._device)
@@ -667,6 +670,7 @@ for _table in (
     COMPLEX_COMPOSITES,
     RANDOM_COMPOSITES,
     SPECTRAL_COMPOSITES,
+    MORE_COMPOSITES,
 ):
     for _name, _fn in _table.items():
         if _name in COMPOSITES:

@@ -365,6 +365,27 @@ def _special_i1(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("special_i1", "self result", _special_i1)
+_d(
+    "special_i0e",
+    "self result",
+    lambda c, g: (g * (ops.special_i1e(c.self) - ops.sgn(c.self) * c.result),),
+)
+
+
+def _special_i1e(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # (e^-|x| I1)' = i0e(x) - i1e(x) (sgn(x) + 1 / x), which is 1/2 at 0.
+    x = c.self
+    zero = x == 0
+    slope = ops.special_i0e(x) - c.result * (ops.sgn(x) + 1 / ops.where(zero, 1.0, x))
+    return (g * ops.where(zero, 0.5, slope),)
+
+
+_d("special_i1e", "self result", _special_i1e)
+_d(
+    "special_erfcx",
+    "self result",
+    lambda c, g: (g * (2 * c.self * c.result - 2 / math.sqrt(math.pi)),),
+)
 
 
 def _sinc(c: Any, g: Tensor) -> tuple[Any, ...]:

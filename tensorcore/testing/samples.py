@@ -541,7 +541,19 @@ def _lerp(m: _Maker) -> list[Sample]:
 
 
 # ------------------------------------------------------------------ pointwise: special functions
-for _n in ("asinh", "erfc", "i0", "special_i1", "sinc", "deg2rad", "rad2deg", "signbit"):
+for _n in (
+    "asinh",
+    "erfc",
+    "i0",
+    "special_i1",
+    "special_i0e",
+    "special_i1e",
+    "special_erfcx",
+    "sinc",
+    "deg2rad",
+    "rad2deg",
+    "signbit",
+):
     _RAW[_n] = _any
 _RAW["positive"] = _any
 for _n in ("atanh", "erfinv"):
@@ -2557,7 +2569,10 @@ def _eye(m: _Maker) -> list[Sample]:
 @_samples("bernoulli")
 def _bernoulli(m: _Maker) -> list[Sample]:
     p = m.uniform(3, 4, lo=0.0, hi=1.0)
-    return [S((p,), {"generator": m.generator(1)}, desc="probabilities")]
+    return [
+        S((p,), {"generator": m.generator(1)}, desc="probabilities"),
+        S((p, 0.3), {"generator": m.generator(2)}, desc="one probability p"),
+    ]
 
 
 @_samples("bernoulli_")
@@ -2784,6 +2799,12 @@ def _diag_embed(m: _Maker) -> list[Sample]:
         S((m.uniform(2, 3), 1, 0, 2), desc="offset, dims"),
         S((m.uniform(3), -2), desc="below"),
     ]
+
+
+from tensorcore.testing._samples_more import more_samples  # noqa: E402
+
+for _n, _fn in more_samples(S).items():
+    _samples(_n)(_fn)
 
 
 def _bind(fn: _Gen) -> Callable[[Any, dt.dtype], list[Sample]]:

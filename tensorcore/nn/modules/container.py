@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -13,7 +14,14 @@ from ..._tensor_methods import legacy_type_name
 from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+__all__ = [
+    "Container",
+    "ModuleDict",
+    "ModuleList",
+    "ParameterDict",
+    "ParameterList",
+    "Sequential",
+]
 
 
 def _index(idx: Any, n: int, kind: str) -> int:
@@ -429,3 +437,18 @@ class ParameterDict(Module):
         pairs: Iterable[Any] = parameters.items() if isinstance(parameters, Mapping) else parameters
         for k, v in pairs:
             self[k] = v
+
+
+class Container(Module):
+    """Deprecated (PyTorch's too): a :class:`Module` holding the keyword arguments as its
+    children. Subclass :class:`Module` instead."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__()
+        warnings.warn(
+            "nn.Container is deprecated. All of it's functionality is now implemented in "
+            "nn.Module. Subclass that instead.",
+            stacklevel=2,
+        )
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -6,7 +6,14 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+__all__ = [
+    "AlphaDropout",
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+]
 
 
 class Dropout(Module):
@@ -59,3 +66,28 @@ class Dropout3d(_DropoutNd):
     """Zero whole channels of (N, C, D, H, W) inputs in training mode."""
 
     _fn = "dropout3d"
+
+
+class AlphaDropout(Dropout):
+    """Alpha dropout in training mode (:func:`tensorcore.nn.functional.alpha_dropout`): keeps
+    the mean and variance of SELU activations; the identity in eval mode.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.AlphaDropout(0.2).eval()(tc.ones(2))
+    tensor([1., 1.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.alpha_dropout`."""
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    """Alpha dropout of whole channels in training mode
+    (:func:`tensorcore.nn.functional.feature_alpha_dropout`)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.feature_alpha_dropout`."""
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

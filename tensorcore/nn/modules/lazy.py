@@ -21,7 +21,14 @@ from ...ops import functions as ops
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+)
 
 __all__ = [
     "LazyBatchNorm1d",
@@ -33,6 +40,9 @@ __all__ = [
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
     "LazyConvTranspose3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
     "LazyLinear",
     "LazyModuleMixin",
 ]
@@ -327,10 +337,13 @@ class _LazyNormBase(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()  # type: ignore[misc]
 
+    #: The number of dims of an unbatched input (instance norms take one: (C, L)).
+    _unbatched_ndim = -1
+
     def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
-        """``num_features`` from ``input.shape[1]``."""
+        """``num_features`` from ``input.shape[1]`` (``shape[0]`` of an unbatched input)."""
         if self.has_uninitialized_params():
-            self.num_features = input.shape[1]
+            self.num_features = input.shape[0 if input.ndim == self._unbatched_ndim else 1]
             with no_grad():
                 if self.affine:
                     self.weight.materialize((self.num_features,))
@@ -386,3 +399,35 @@ class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
     """
 
     cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    """A :class:`~tensorcore.nn.InstanceNorm1d` whose ``num_features`` comes from its first
+    input (PyTorch's lazy defaults: ``affine=True``, ``track_running_stats=True``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> m = tc.nn.LazyInstanceNorm1d()
+    >>> m(tc.randn(2, 3, 5)).shape, m.weight.shape
+    (tensorcore.Size([2, 3, 5]), tensorcore.Size([3]))
+    """
+
+    cls_to_become = InstanceNorm1d
+    _unbatched_ndim = 2
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    """A :class:`~tensorcore.nn.InstanceNorm2d` whose ``num_features`` comes from its first
+    input."""
+
+    cls_to_become = InstanceNorm2d
+    _unbatched_ndim = 3
+
+
+class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+    """A :class:`~tensorcore.nn.InstanceNorm3d` whose ``num_features`` comes from its first
+    input."""
+
+    cls_to_become = InstanceNorm3d
+    _unbatched_ndim = 4

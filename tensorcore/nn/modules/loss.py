@@ -19,6 +19,7 @@ __all__ = [
     "L1Loss",
     "MSELoss",
     "NLLLoss",
+    "NLLLoss2d",
     "SmoothL1Loss",
 ]
 
@@ -230,3 +231,7 @@ class CrossEntropyLoss(_WeightedLoss):
             reduction=self.reduction,
             label_smoothing=self.label_smoothing,
         )
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated name of :class:`NLLLoss` (which takes inputs of any number of dims)."""

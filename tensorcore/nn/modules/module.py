@@ -21,7 +21,7 @@ from ...autograd.grad_mode import no_grad
 from ...devices import device as _device
 from ...ops.functions import empty_like
 from ...utils.hooks import BackwardHook, RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -364,6 +364,12 @@ class Module:
                     "(tensorcore.nn.Parameter or None expected)"
                 )
             self.register_parameter(name, value)
+            return
+        if isinstance(value, Buffer):
+            if self.__dict__.get("_buffers") is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._parameters, self._modules)
+            self.register_buffer(name, value, value.persistent)
             return
         modules = self.__dict__.get("_modules")
         if isinstance(value, Module):

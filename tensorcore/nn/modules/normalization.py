@@ -18,6 +18,7 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "CrossMapLRN2d",
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
@@ -383,6 +384,45 @@ class LocalResponseNorm(Module):
     def forward(self, input: Tensor) -> Tensor:
         """See :func:`tensorcore.nn.functional.local_response_norm`."""
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """PyTorch's legacy cross-channel normalisation of 4-D inputs:
+    ``x / (k + alpha / size * s) ** beta``, with ``s`` the running sum of squares over the
+    channel window of its legacy kernel (which, unlike :class:`LocalResponseNorm`'s centred
+    mean, keeps the first channel in every window from ``(size + 1) // 2`` on).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.CrossMapLRN2d(3)(tc.ones(1, 4, 2, 2)).shape
+    tensorcore.Size([1, 4, 2, 2])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        """The normalised input."""
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+        channels = input.shape[1]
+        sq = input * input
+        pre_pad = int((self.size - 1) / 2 + 1)
+        scale = sq[:, : min(pre_pad, channels)].sum(1)
+        scales = [scale]
+        for c in range(1, channels):
+            if c < channels - pre_pad + 1:
+                scale = scale + sq[:, c + pre_pad - 1]
+            if c > pre_pad:
+                scale = scale - sq[:, c - pre_pad]
+            scales.append(scale)
+        total = ops.stack(scales, 1) * (self.alpha / self.size) + self.k
+        return input * total ** (-self.beta)
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

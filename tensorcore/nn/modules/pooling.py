@@ -20,6 +20,7 @@ __all__ = [
     "AvgPool2d",
     "AvgPool3d",
     "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
@@ -28,6 +29,7 @@ __all__ = [
     "MaxPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "MaxUnpool3d",
 ]
 
 
@@ -418,6 +420,25 @@ class MaxUnpool1d(_MaxUnpool):
         )
 
 
+class MaxUnpool3d(_MaxUnpool):
+    """The inverse of :class:`MaxPool3d` with ``return_indices=True`` (zeros elsewhere).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.MaxUnpool3d(2)
+    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
+    """
+
+    _nd = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        """See :func:`tensorcore.nn.functional.max_unpool3d`."""
+        return F.max_unpool3d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
 class FractionalMaxPool2d(Module):
     """Fractional max pooling (:func:`tensorcore.nn.functional.fractional_max_pool2d`):
     ``kernel_size`` windows with pseudo-random starts, to ``output_size`` or ``output_ratio``
@@ -463,6 +484,58 @@ class FractionalMaxPool2d(Module):
     def forward(self, input: Tensor) -> Any:
         """See :func:`tensorcore.nn.functional.fractional_max_pool2d`."""
         return F.fractional_max_pool2d(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool3d(Module):
+    """Fractional max pooling of 3-D volumes
+    (:func:`tensorcore.nn.functional.fractional_max_pool3d`); ``_random_samples`` is
+    ``(N, C, 3)``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.FractionalMaxPool3d(2, output_ratio=0.5)(tc.randn(1, 2, 6, 6, 8)).shape
+    tensorcore.Size([1, 2, 3, 3, 4])
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        output_size: Any = None,
+        output_ratio: Any = None,
+        return_indices: bool = False,
+        _random_samples: Tensor | None = None,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, 3, "kernel_size")
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = (
+            _tuple(output_size, 3, "output_size") if output_size is not None else None
+        )
+        ratio = output_ratio
+        if ratio is not None and not isinstance(ratio, (tuple, list)):
+            ratio = (ratio, ratio, ratio)
+        self.output_ratio = tuple(ratio) if ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                "FractionalMaxPool3d requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        """See :func:`tensorcore.nn.functional.fractional_max_pool3d`."""
+        return F.fractional_max_pool3d(
             input,
             self.kernel_size,
             self.output_size,

@@ -13,9 +13,27 @@ from __future__ import annotations
 
 import importlib
 
-from ._declare import DTYPE_CATEGORIES, FRONTEND_KINDS, OPS, PROMOTIONS, TAGS, OpDecl
+from ._declare import (
+    ALIASES,
+    DTYPE_CATEGORIES,
+    FRONTEND_KINDS,
+    INPLACE_FUNCTIONS,
+    OPS,
+    PROMOTIONS,
+    TAGS,
+    OpDecl,
+)
 
-__all__ = ["DTYPE_CATEGORIES", "FRONTEND_KINDS", "OPS", "PROMOTIONS", "TAGS", "OpDecl"]
+__all__ = [
+    "ALIASES",
+    "DTYPE_CATEGORIES",
+    "FRONTEND_KINDS",
+    "INPLACE_FUNCTIONS",
+    "OPS",
+    "PROMOTIONS",
+    "TAGS",
+    "OpDecl",
+]
 
 #: The category modules, which declare their operators when imported, in this order: the
 #: order of the table, of each category of ``docs/operators.md``, and of the stubs.
@@ -32,6 +50,8 @@ CATEGORY_MODULES = (
     "composites",
     "composite_index",
     "composite_complex",
+    "composite_more",
+    "aliases",
 )
 for _module in CATEGORY_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

@@ -9,8 +9,10 @@ from typing import Any
 from .._signature import Signature, _default, camel, parse_signature
 
 __all__ = [
+    "ALIASES",
     "DTYPE_CATEGORIES",
     "FRONTEND_KINDS",
+    "INPLACE_FUNCTIONS",
     "OPS",
     "PROMOTIONS",
     "TAGS",
@@ -153,6 +155,12 @@ class OpDecl:
     #: PyTorch's one-argument overload (``where(condition)`` is ``nonzero_numpy``, the tuple
     #: of index tensors). The other parameters without a default must then all be omitted.
     alone: str = ""
+    #: The name of a ``Tensor`` method that answers a method call whose arguments fail their
+    #: checks with a ``TypeError``: PyTorch's other overload of the method (``x.view(dtype)``
+    #: is ``Tensor._view_dtype``). It returns ``NotImplemented`` for a call that is not its
+    #: form either, and the ``TypeError`` stands. A name, not a function: the method lives
+    #: above the operator table. Costs nothing on the calls that pass their checks.
+    overload: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)
@@ -316,11 +324,43 @@ class _Positions:
 OPS: dict[str, OpDecl] = {}
 
 
+@dataclass(frozen=True)
+class Alias:
+    """Another name of a declared operator (NumPy's ``absolute`` for ``abs``): its function,
+    method and in-place method are the target's, compiled under the alias's name, for the
+    variants the target has and ``kinds`` (letters ``f``, ``m``, ``i``) allows."""
+
+    name: str
+    target: str
+    kinds: str = "fmi"
+
+    def has(self, kind: str) -> bool:
+        decl = OPS[self.target]
+        return kind[0] in self.kinds and bool(
+            {"function": decl.function, "method": decl.method, "inplace": decl.inplace}[kind]
+        )
+
+
+#: The aliases, by name (``schema/aliases.py``).
+ALIASES: dict[str, Alias] = {}
+#: Operators whose in-place variant PyTorch also has as a function, ``torch.exp_(x)``
+#: (declared operators or aliases).
+INPLACE_FUNCTIONS: set[str] = set()
+
+
 def _op(signature: str, tags: str, doc: str, **kw: Any) -> None:
     decl = OpDecl(signature, frozenset(tags.split()), doc, **kw)
     if decl.name in OPS:
         raise ValueError(f"operator {decl.name} declared twice")
     OPS[decl.name] = decl
+
+
+def _alias(name: str, target: str, kinds: str = "fmi") -> None:
+    if name in OPS or name in ALIASES:
+        raise ValueError(f"alias {name} clashes with an operator or alias")
+    if target not in OPS:
+        raise ValueError(f"alias {name}: no operator {target}")
+    ALIASES[name] = Alias(name, target, kinds)
 
 
 def _unary(

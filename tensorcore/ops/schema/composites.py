@@ -118,10 +118,11 @@ for _sig, _tags, _doc in [
         "Normal random numbers with the given mean and std (scalars or tensors).",
     ),
     (
-        "bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
+        "bernoulli(Tensor self, float? p=None, *, Generator? generator=None) -> Tensor",
         "random nondifferentiable",
         "0 or 1 for each element, 1 with the probability the element holds (a float32 "
-        "uniform draw below it, as PyTorch's CPU kernel).",
+        "uniform draw below it, as PyTorch's CPU kernel); with ``p``, a tensor like ``self`` "
+        "of draws of probability ``p`` (:meth:`Tensor.bernoulli_`).",
     ),
     (
         "multinomial(Tensor self, int num_samples, bool replacement=False, *, "
@@ -138,6 +139,7 @@ for _sig, _tags, _doc in [
         _doc,
         method="factory" not in _tags,
         function=True,
+        inplace=_sig.startswith(("true_divide(", "clip(", "square(")),
         dtypes="f" if _sig.startswith(("multinomial", "bernoulli")) else "bifc",
     )
 # Linear algebra written with other operators (``ops/composite_linalg.py``): ``linalg_*``

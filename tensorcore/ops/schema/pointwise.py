@@ -292,6 +292,24 @@ _op(
     method=False,
     dtypes="bif",
 )
+for _n, _d in [
+    ("special_i0e", "``exp(-|x|) I0(x)``, the exponentially scaled :func:`i0` (PyTorch's "
+     "``torch.special.i0e``)."),
+    ("special_i1e", "``exp(-|x|) I1(x)``, the exponentially scaled :func:`special_i1` "
+     "(``torch.special.i1e``)."),
+    ("special_erfcx", "The scaled complementary error function ``exp(x^2) erfc(x)`` "
+     "(``torch.special.erfcx``), finite where ``erfc`` underflows."),
+]:  # fmt: skip
+    _op(
+        f"{_n}(Tensor self) -> Tensor",
+        "pointwise",
+        _d,
+        frontend="pointwise",
+        promote="float",
+        out=True,
+        method=False,
+        dtypes="bif",
+    )
 _op(
     "polygamma(int n, Tensor self) -> Tensor",
     "pointwise",

@@ -26,7 +26,7 @@ _op(
     method=False,
 )
 _op(
-    "flip(Tensor self, int... dims) -> Tensor",
+    "flip(Tensor self, int[] dims) -> Tensor",
     _S,
     "Reverses the order along ``dims``.",
     frontend="structured",
@@ -47,7 +47,7 @@ _op(
     meta_function=M.meta_repeat,
     function=False,
 )
-_op("tile(Tensor self, int... dims) -> Tensor", _S + " composite", "Repeats like NumPy's tile.")
+_op("tile(Tensor self, int[] dims) -> Tensor", _S + " composite", "Repeats like NumPy's tile.")
 _op(
     "tril(Tensor self, int diagonal=0) -> Tensor",
     _S,

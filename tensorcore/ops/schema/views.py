@@ -9,8 +9,9 @@ _V = "view"
 _op(
     "view(Tensor(a) self, int... size) -> Tensor(a)",
     _V,
-    "A view with another shape.",
+    "A view with another shape; ``x.view(dtype)`` views the bytes as another dtype.",
     function=False,
+    overload="_view_dtype",
 )
 _op(
     "as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)",

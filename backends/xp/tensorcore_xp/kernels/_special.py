@@ -25,7 +25,19 @@ import math
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "i0", "i1", "lgamma", "polygamma"]
+__all__ = [
+    "digamma",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "lgamma",
+    "polygamma",
+]
 
 # ------------------------------------------------------------------ helpers
 
@@ -439,6 +451,42 @@ def _erfinv_lower(a: Any, x: Any, xp: Any) -> Any:
     return x
 
 
+def _erfcx_positive(xp: Any, a: Any) -> Any:
+    """``exp(a * a) erfc(a)`` for ``a >= 1``: the rational parts of ``_erfc_large`` without
+    their factor ``exp(-a * a)``, and the first terms of the asymptotic series
+    ``1 / (a sqrt(pi)) (1 - 1 / (2 a^2) + 3 / (4 a^4))`` where the rational ones overflow."""
+    huge = a > 1e6
+    v = xp.where(huge, 8.0, a)
+    rational = xp.where(
+        v < 8,
+        _horner(v, _ERFC_P) / _horner1(v, _ERFC_Q),
+        _horner(v, _ERFC_R) / _horner1(v, _ERFC_S),
+    )
+    inv = 1 / a
+    series = inv / math.sqrt(math.pi) * (1 - 0.5 * inv * inv)
+    return xp.where(huge, series, rational)
+
+
+@_arrays
+def erfcx(xp: Any, x: Any) -> Any:
+    """The scaled complementary error function ``exp(x^2) erfc(x)``: finite where ``erfc``
+    underflows (it decays like ``1 / (x sqrt(pi))``), +inf below about -26.6."""
+    a = xp.abs(x)
+    out = xp.empty_like(a)
+    small = a < 1
+    _piece(xp, out, small, lambda v: xp.exp(v * v) * (1 - _erf_small(v)), x)
+    _piece(xp, out, ~small & (x > 0), lambda v: _erfcx_positive(xp, v), a)
+    # erfcx(-a) = 2 exp(a^2) - erfcx(a)
+    _piece(
+        xp,
+        out,
+        ~small & (x < 0),
+        lambda v: 2 / _exp_neg_square(xp, v) - _erfcx_positive(xp, v),
+        a,
+    )
+    return xp.where(xp.isnan(x), x, out)
+
+
 def _erfinv_upper(a: Any, x: Any, xp: Any) -> Any:
     """Newton's method on ``log(erfc(x)) = log(1 - a)`` for ``1/2 < a < 1``: ``1 - a`` is
     exact there, and ``log(erfc)`` is nearly quadratic deep into the tail, where the start
@@ -514,6 +562,39 @@ def _bessel_i(xp: Any, nu: int, x: Any) -> Any:
     _piece(xp, out, small, near, a)
     _piece(xp, out, ~small, far, a)
     return out
+
+
+def _bessel_i_scaled(xp: Any, nu: int, x: Any) -> Any:
+    """``exp(-|x|) I_nu(|x|)`` for ``nu`` 0 or 1 (the asymptotic series without its
+    exponential, so no overflow)."""
+    series, asymptotic = _BESSEL[nu]
+    a = xp.abs(x)
+    out = xp.empty_like(a)
+    small = a < _BESSEL_SWITCH
+
+    def near(v: Any) -> Any:
+        r = _horner(v * v / 4, series) * xp.exp(-v)
+        return r * (v / 2) if nu else r
+
+    def far(v: Any) -> Any:
+        r = _horner(1 / v, asymptotic) / xp.sqrt(2 * math.pi * v)
+        return xp.where(xp.isinf(v), 0.0, r)
+
+    _piece(xp, out, small, near, a)
+    _piece(xp, out, ~small, far, a)
+    return xp.where(xp.isnan(x), x, out)
+
+
+@_arrays
+def i0e(xp: Any, x: Any) -> Any:
+    """``exp(-|x|) I0(x)``, the exponentially scaled modified Bessel function of order 0."""
+    return _bessel_i_scaled(xp, 0, x)
+
+
+@_arrays
+def i1e(xp: Any, x: Any) -> Any:
+    """``exp(-|x|) I1(x)`` (odd)."""
+    return xp.copysign(_bessel_i_scaled(xp, 1, x), x)
 
 
 @_arrays

@@ -100,6 +100,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     in_float64("digamma", _special.digamma)
     in_float64("i0", _special.i0)
     in_float64("special_i1", _special.i1)
+    in_float64("special_i0e", _special.i0e)
+    in_float64("special_i1e", _special.i1e)
+    in_float64("special_erfcx", _special.erfcx)
 
     def polygamma(out: Any, n: Any, a: Any) -> None:
         if n < 0:

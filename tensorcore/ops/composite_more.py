@@ -1,0 +1,208 @@
+"""The smaller operators of ``schema/composite_more.py``, written with other operators (so
+every backend gets them and autograd differentiates through their parts). The ``*_scatter``
+operators write ``src`` into a view of a copy of ``self``: their gradients are autograd's
+for an in-place copy into a view."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as dt
+from .._tensor import Tensor, _wrap_dim, torch_name
+from ..layouts import contiguous_format
+from . import functions as ops
+from .frontends import broadcast_shapes
+
+__all__ = ["MORE_COMPOSITES"]
+
+MORE_COMPOSITES: dict[str, Callable[..., Any]] = {}
+
+
+def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
+    MORE_COMPOSITES[fn.__name__.rstrip("_")] = fn
+    return fn
+
+
+def _holds_data(t: Tensor) -> bool:
+    return t._device.type != "meta"
+
+
+@_composite
+def sgn(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        return ops.sign(self)
+    a = ops.abs(self)
+    zero = ops.eq(a, 0)
+    return ops.where(zero, 0, self / ops.where(zero, 1, a))
+
+
+@_composite
+def frac(self: Tensor) -> Tensor:
+    return ops.sub(self, ops.trunc(self))
+
+
+def _gcd(self: Tensor, other: Tensor) -> Tensor:
+    dtype = dt.result_type(self, other)
+    a, b = ops.broadcast_tensors(ops.abs(self.to(dtype)), ops.abs(other.to(dtype)))
+    # Euclid's algorithm on every element at once: at most ~1.44 * bits steps.
+    for _ in range(int(1.45 * dtype.itemsize * 8) + 2):
+        live = ops.ne(b, 0)
+        if _holds_data(live) and not bool(live.any()):
+            break
+        r = ops.remainder(a, ops.where(live, b, 1))
+        a, b = ops.where(live, b, a), ops.where(live, r, 0)
+    return a
+
+
+@_composite
+def gcd(self: Any, other: Any) -> Tensor:
+    return _gcd(self, other)
+
+
+@_composite
+def lcm(self: Any, other: Any) -> Tensor:
+    g = _gcd(self, other)
+    zero = ops.eq(g, 0)
+    a, b = self.to(g._dtype), other.to(g._dtype)
+    return ops.abs(ops.where(zero, 0, ops.floor_divide(a, ops.where(zero, 1, g)) * b))
+
+
+@_composite
+def isneginf(self: Tensor) -> Tensor:
+    return ops.eq(self, -math.inf)
+
+
+@_composite
+def isposinf(self: Tensor) -> Tensor:
+    return ops.eq(self, math.inf)
+
+
+@_composite
+def isreal(self: Tensor) -> Tensor:
+    if self._dtype.is_complex:
+        return ops.eq(ops.imag(self), 0)
+    return ops.ones_like(self, dtype=dt.bool_)
+
+
+@_composite
+def mvlgamma(self: Tensor, p: int) -> Tensor:
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = self if self._dtype._category >= dt.FLOATING else self.to(dt.get_default_dtype())
+    # (one lgamma over a last dim of the p shifts: no Python loop of p steps for a huge p)
+    shifts = ops.arange(p, dtype=x._dtype, device=x._device) / 2
+    total = ops.lgamma(x.unsqueeze(-1) - shifts).sum(-1)
+    return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+@_composite
+def msort(self: Tensor) -> Tensor:
+    return ops.sort(self, 0)[0]
+
+
+@_composite
+def vdot(self: Tensor, other: Tensor) -> Tensor:
+    if self.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors")
+    if self._dtype is not other._dtype:
+        raise RuntimeError(
+            "vdot : expected both vectors to have same dtype, but found "
+            f"{torch_name(self._dtype)} and {torch_name(other._dtype)}"
+        )
+    return ops.dot(self.conj() if self._dtype.is_complex else self, other)
+
+
+@_composite
+def inner(self: Tensor, other: Tensor) -> Tensor:
+    if self.ndim == 0 or other.ndim == 0:
+        return ops.mul(self, other)
+    if self._shape[-1] != other._shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(self._shape)} and {list(other._shape)}"
+        )
+    return ops.tensordot(self, other, ([-1], [-1]))
+
+
+@_composite
+def diagflat(self: Tensor, offset: int = 0) -> Tensor:
+    return ops.diag(self.reshape(-1), offset)
+
+
+@_composite
+def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return ops.clone(ops.narrow(self, dim, start, length), memory_format=contiguous_format)
+
+
+@_composite
+def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    if mask._dtype is not dt.bool_:
+        raise RuntimeError(
+            "masked_scatter_ only supports boolean masks, but got mask with dtype "
+            f"{torch_name(mask._dtype)}"
+        )
+    if self._dtype is not source._dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{torch_name(self._dtype)} and {torch_name(source._dtype)}"
+        )
+    shape = broadcast_shapes(self._shape, mask._shape)
+    out = ops.clone(self.expand(shape), memory_format=contiguous_format)
+    where = mask.expand(shape)
+    if not _holds_data(where):
+        return out
+    n = int(where.sum())
+    if n > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return ops.index_put(out, [where], source.reshape(-1)[:n])
+
+
+def _scatter_into(self: Tensor, src: Tensor, view: Callable[[Tensor], Tensor], what: str) -> Tensor:
+    # The view taken of the positions 0..n-1 (row-major) says where its elements sit in
+    # ``self``: index_put writes ``src`` there (no in-place copy into a view, so the double
+    # backward is index_put's).
+    pos = view(ops.arange(self.numel(), device=self._device).reshape(self._shape))
+    if pos._shape != src._shape:
+        raise RuntimeError(
+            f"Expected src to have a size equal to the {what} of self. src size = "
+            f"{list(src._shape)}, {what} size = {list(pos._shape)}"
+        )
+    flat = ops.clone(self, memory_format=contiguous_format).reshape(-1)
+    return ops.index_put(flat, [pos.reshape(-1)], src.reshape(-1)).reshape(self._shape)
+
+
+@_composite
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    return _scatter_into(self, src, lambda t: ops.select(t, dim, index), "slice")
+
+
+@_composite
+def slice_scatter(
+    self: Tensor,
+    src: Tensor,
+    dim: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+) -> Tensor:
+    d = _wrap_dim(dim, self.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into(self, src, lambda t: t[key], "slice")
+
+
+@_composite
+def diagonal_scatter(
+    self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> Tensor:
+    return _scatter_into(self, src, lambda t: ops.diagonal(t, offset, dim1, dim2), "diagonal")
+
+
+@_composite
+def as_strided_scatter(
+    self: Tensor, src: Tensor, size: Any, stride: Any, storage_offset: int | None = None
+) -> Tensor:
+    return _scatter_into(
+        self, src, lambda t: ops.as_strided(t, size, stride, storage_offset), "view"
+    )

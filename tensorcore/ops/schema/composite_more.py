@@ -1,0 +1,114 @@
+"""Smaller operators PyTorch programs call, written with other operators
+(``ops/composite_more.py``): ``sgn``, ``frac``, ``gcd``/``lcm``, ``isneginf``/``isposinf``/
+``isreal``, ``mvlgamma``, ``take``, ``msort``, ``vdot``, ``inner``, ``diagflat``,
+``narrow_copy``, ``masked_scatter`` and the ``*_scatter`` operators (the functional forms of
+writing into a view)."""
+
+from __future__ import annotations
+
+from ._declare import _op
+
+_P = "pointwise composite"
+_op(
+    "sgn(Tensor self) -> Tensor",
+    _P,
+    "The sign of real elements (:func:`sign`); ``self / |self|`` for complex ones (0 at 0).",
+    inplace=True,
+)
+_op(
+    "frac(Tensor self) -> Tensor",
+    _P,
+    "The fractional part, ``self - trunc(self)`` (with the sign of ``self``).",
+    inplace=True,
+    dtypes="f",
+)
+for _n, _what in (("gcd", "greatest common divisor"), ("lcm", "least common multiple")):
+    _op(
+        f"{_n}(Tensor self, Tensor other) -> Tensor",
+        _P + " nondifferentiable",
+        f"The elementwise {_what} of the integers ``|self|`` and ``|other|`` (broadcast); "
+        f"0 where both are 0{'' if _n == 'gcd' else ' or either is'}.",
+        inplace=True,
+        dtypes="i",
+        tensors_only="self other",
+    )
+for _n, _sign in (("isneginf", "negative"), ("isposinf", "positive")):
+    _op(
+        f"{_n}(Tensor self) -> Tensor",
+        _P + " nondifferentiable",
+        f"True where an element is {_sign} infinity (never for integers); complex tensors "
+        "are refused.",
+        dtypes="bif",
+        dtype_error=f"{_n} does not support complex inputs.",
+    )
+_op(
+    "isreal(Tensor self) -> Tensor",
+    _P + " nondifferentiable",
+    "True where an element's imaginary part is 0 (every element of a real tensor).",
+)
+_op(
+    "mvlgamma(Tensor self, int p) -> Tensor",
+    _P,
+    "The log of the multivariate gamma function of dimension ``p``: "
+    "``p (p - 1) / 4 log(pi) + sum_j lgamma(self - j / 2)`` for ``j < p``.",
+    inplace=True,
+)
+_op(
+    "msort(Tensor self) -> Tensor",
+    "reduction composite",
+    "``self`` sorted along its first dim (the values of ``sort(self, dim=0)``).",
+    dtypes="bif",
+)
+_op(
+    "vdot(Tensor self, Tensor other) -> Tensor",
+    "linalg composite",
+    "The dot product of two 1-D tensors, the first conjugated.",
+    dtypes="ifc",
+)
+_op(
+    "inner(Tensor self, Tensor other) -> Tensor",
+    "linalg composite",
+    "The sum of products over the last dims of ``self`` and ``other`` (a product with a "
+    "number for a 0-d operand): of shape ``self.shape[:-1] + other.shape[:-1]``.",
+    dtypes="ifc",
+)
+_op(
+    "diagflat(Tensor self, int offset=0) -> Tensor",
+    "shape composite",
+    "A 2-D tensor with the elements of ``self`` (flattened) on its diagonal ``offset``.",
+)
+_op(
+    "narrow_copy(Tensor self, int dim, int start, int length) -> Tensor",
+    "shape composite",
+    "A copy of ``self.narrow(dim, start, length)``.",
+)
+_op(
+    "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` (broadcast with the bool ``mask``) with the first elements of "
+    "``source`` (row-major) written where ``mask`` is true, in order.",
+    inplace=True,
+)
+_op(
+    "select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with ``src`` written into ``self.select(dim, index)``.",
+)
+_op(
+    "slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, "
+    "int step=1) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with ``src`` written into the slice ``start:end:step`` along ``dim``.",
+)
+_op(
+    "diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` with ``src`` written into ``self.diagonal(offset, dim1, dim2)``.",
+)
+_op(
+    "as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, "
+    "int? storage_offset=None) -> Tensor",
+    "indexing composite",
+    "Copy of ``self`` (contiguous) with ``src`` written into its "
+    "``as_strided(size, stride, storage_offset)`` view.",
+)
