@@ -444,12 +444,6 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     >>> tc.ones(2).requires_grad_().requires_grad
     True
     """
-    return set_requires_grad(self, requires_grad, True)
-
-
-def set_requires_grad(self: Tensor, requires_grad: bool, follow: bool) -> Tensor:
-    """:meth:`Tensor.requires_grad_`'s work; ``follow``: whether views ``self`` may already
-    have must follow the flag (False for a tensor just made, as a new Parameter)."""
     if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     if not requires_grad and self._grad_fn is not None:
@@ -463,14 +457,7 @@ def set_requires_grad(self: Tensor, requires_grad: bool, follow: bool) -> Tensor
         # A dual tensor stays in the autograd step's reach, whatever its public flag.
         ag.fw_only = not requires_grad
         return self
-    flag = bool(requires_grad)
-    if follow and flag is not self._requires_grad and self._base is None:
-        from .autograd.step import views_follow_requires_grad
-
-        self._requires_grad = flag
-        views_follow_requires_grad(self)
-        return self
-    self._requires_grad = flag
+    self._requires_grad = bool(requires_grad)
     return self
 
 

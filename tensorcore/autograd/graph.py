@@ -452,15 +452,10 @@ class AccumulateGrad(Node):
         pass
 
 
-def grad_accumulator(t: Tensor) -> AccumulateGrad | None:
-    """The (shared) AccumulateGrad node of a leaf that requires grad; None for a view taken
-    of a leaf before that leaf was set to require grad (the view reports requires_grad, as
-    its base, but in PyTorch its gradient goes nowhere)."""
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The (shared) AccumulateGrad node of a leaf that requires grad."""
     m = t._ag
     if m is None:
-        b = t._base
-        if b is not None and b._requires_grad and b._grad_fn is None:
-            return None
         m = t._ag = AutogradMeta()
     acc = m.accumulator
     if acc is None:

@@ -8,8 +8,6 @@ whose rule comes from the derivative table (or a backend's override for the devi
 
 from __future__ import annotations
 
-import gc
-import sys
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -507,12 +505,12 @@ def _inplace_step(
     forward-mode step computes the tangent from it too)."""
     self = args[0]
     base = self._base
+    if self._grad_fn is None and self._requires_grad:
+        _check_leaf_inplace(self)
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
-    if self._grad_fn is None and self._requires_grad:
-        _check_leaf_inplace(self)
     if base is not None and base._dtype is not self._dtype:
         raise NotImplementedError(
             f"{op.name}_(): in-place operations on the real or imaginary part of a "
@@ -545,11 +543,9 @@ def _inplace_step(
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
         _set_history(self, node)
-        _refresh_views(self, None, node)
         return self
     _rebase_view(self, base, node)
     _link_saved_output(node)
-    _refresh_views(base, self, node)
     return self
 
 
@@ -589,58 +585,6 @@ def _link_saved_output(node: Node) -> None:
     for v in node.saved.values():
         if v.__class__ is SavedTensor and v.data.__class__ is tuple:
             v.data = (*v.data, True)
-
-
-# References to a storage that an in-place call leaves when no other tensor holds it: the
-# base's ``_storage`` slot, ``_refresh_views``'s local and ``sys.getrefcount``'s argument
-# (plus the view's slot when the call went through a view, and the node's saved result).
-_OWN_REFS = 3
-
-
-def _refresh_views(base: Tensor, done: Tensor | None, node: Node) -> None:
-    """Give the other live views of ``base`` (just modified in place by ``node``, a recorded
-    call on ``base`` or on its view ``done``) the new history: each becomes a view of the
-    new ``base``, an ``AsStridedBackward0`` node, as PyTorch regenerates a view's
-    ``grad_fn`` when its base's version moved. A view taken before ``base`` joined the
-    graph now requires grad.
-
-    Views are not registered anywhere (that would cost every view a weak reference), but
-    each holds ``base``'s storage: only when something besides ``base``, ``done`` and the
-    node's saved result does are the storage's referrers searched, so the common in-place
-    call pays one ``sys.getrefcount``. (Another node's saved copy of the storage would fail
-    that node's backward anyway: the version moved.)"""
-    st = base._storage
-    if st is None or not _gm.enabled:
-        return
-    own = _OWN_REFS + (done is not None)
-    for v in node.saved.values():
-        if v.__class__ is SavedTensor and v.data.__class__ is tuple and v.data[0] is st:
-            own += 1
-    if sys.getrefcount(st) <= own:
-        return
-    vc = base._version_counter
-    for t in gc.get_referrers(st):
-        if (
-            t.__class__ is Tensor
-            and t._base is base
-            and t is not done
-            and t._version_counter is vc
-            and t._dtype is base._dtype  # (a complex tensor's real or imaginary part: not yet)
-        ):
-            _set_history(t, ops.as_strided(base, t._shape, t._stride, t._offset)._grad_fn)
-
-
-def views_follow_requires_grad(base: Tensor) -> None:
-    """``base.requires_grad_(flag)`` on a leaf: its live views report the flag, as PyTorch's
-    views read their base's; they stay leaves whose gradient goes nowhere (a view of a leaf
-    that requires grad has no accumulator of its own, :func:`graph.grad_accumulator`)."""
-    st = base._storage
-    if st is None or sys.getrefcount(st) <= _OWN_REFS:
-        return
-    flag = base._requires_grad
-    for t in gc.get_referrers(st):
-        if t.__class__ is Tensor and t._base is base and t._grad_fn is None:
-            t._requires_grad = flag
 
 
 def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:

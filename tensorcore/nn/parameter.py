@@ -7,7 +7,7 @@ from typing import Any
 
 from .._pickling import reduce_tensor
 from .._tensor import Tensor, make_tensor
-from .._tensor_methods import detach, set_requires_grad
+from .._tensor_methods import detach
 from ..ops import functions as ops
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
@@ -54,7 +54,7 @@ class Parameter(Tensor):
         p._ag = None
         p._version_counter = src._version_counter  # Parameter(x) shares x's, as detach does
         if requires_grad:
-            set_requires_grad(p, True, False)  # (p is new: no view of it to follow)
+            p.requires_grad_()
         return p
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
