@@ -124,8 +124,10 @@ def histc(self: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     return backend.empty((bins,), self.dtype, self.device)
 
 
-def bernoulli(self: Tensor, generator: tc.Generator | None = None) -> Tensor:
-    """One draw per probability."""
+def bernoulli(
+    self: Tensor, p: float | None = None, generator: tc.Generator | None = None
+) -> Tensor:
+    """One draw per probability (of ``self``, or ``p`` for every element)."""
     return backend.empty(tuple(self.shape), self.dtype, self.device)
 
 
