@@ -318,7 +318,7 @@ def randint_like(
     --------
     >>> import tensorcore as tc
     >>> x = tc.randint_like(tc.zeros(3), 5)
-    >>> x.dtype, bool(((x >= 0) & (x < 5)).all())
+    >>> x.dtype, ((x >= 0) & (x < 5)).all().item()
     (tensorcore.float32, True)
     """
     if len(args) == 1:
@@ -449,10 +449,17 @@ def set_default_tensor_type(t: Any) -> None:
 
     Examples
     --------
+    >>> import warnings
     >>> import tensorcore as tc
-    >>> tc.set_default_tensor_type(tc.DoubleTensor); tc.get_default_dtype()
+    >>> with warnings.catch_warnings():  # (it warns that it is deprecated, as PyTorch's)
+    ...     warnings.simplefilter("ignore")
+    ...     tc.set_default_tensor_type(tc.DoubleTensor)
+    >>> tc.get_default_dtype()
     tensorcore.float64
-    >>> tc.set_default_tensor_type("torch.FloatTensor"); tc.get_default_dtype()
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     tc.set_default_tensor_type("torch.FloatTensor")
+    >>> tc.get_default_dtype()
     tensorcore.float32
     """
     from ._legacy_types import LEGACY_TYPES
