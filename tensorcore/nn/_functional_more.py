@@ -1,7 +1,6 @@
 """``nn.functional`` names PyTorch programs call beyond the everyday ones: alpha dropout
-(the SELU-preserving kind), ``bilinear``, the in-place ``celu_``/``selu_``, the
-``*_with_indices`` forms of max pooling, and the deprecated ``upsample*`` (which warn and
-call :func:`interpolate`)."""
+(the SELU-preserving kind), ``bilinear``, the ``*_with_indices`` forms of max pooling, and
+the deprecated ``upsample*`` (which warn and call :func:`interpolate`)."""
 
 from __future__ import annotations
 
@@ -12,6 +11,9 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ._conv import adaptive_max_pool2d, max_pool1d, max_pool2d
+from ._pooling import adaptive_max_pool1d, adaptive_max_pool3d, max_pool3d
+from ._sampling import interpolate
 
 __all__ = [
     "adaptive_max_pool1d_with_indices",
@@ -19,12 +21,10 @@ __all__ = [
     "adaptive_max_pool3d_with_indices",
     "alpha_dropout",
     "bilinear",
-    "celu_",
     "feature_alpha_dropout",
     "max_pool1d_with_indices",
     "max_pool2d_with_indices",
     "max_pool3d_with_indices",
-    "selu_",
     "upsample",
     "upsample_bilinear",
     "upsample_nearest",
@@ -147,8 +147,6 @@ def max_pool1d_with_indices(
     >>> F.max_pool1d_with_indices(tc.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)[1]
     tensor([[[1, 2]]])
     """
-    from .functional import max_pool1d
-
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -163,8 +161,6 @@ def max_pool2d_with_indices(
     return_indices: bool = False,
 ) -> Any:
     """:func:`max_pool2d` returning ``(values, indices)`` whatever ``return_indices``."""
-    from .functional import max_pool2d
-
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -179,8 +175,6 @@ def max_pool3d_with_indices(
     return_indices: bool = False,
 ) -> Any:
     """:func:`max_pool3d` returning ``(values, indices)`` whatever ``return_indices``."""
-    from .functional import max_pool3d
-
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -203,8 +197,6 @@ def upsample(
     align_corners: bool | None = None,
 ) -> Tensor:
     """Deprecated: warns, then :func:`interpolate`."""
-    from .functional import interpolate
-
     _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
@@ -212,8 +204,6 @@ def upsample(
 @checked("upsample_nearest(Tensor input, Any size=None, Any scale_factor=None) -> Tensor")
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: warns, then :func:`interpolate` with ``mode="nearest"``."""
-    from .functional import interpolate
-
     _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
@@ -222,26 +212,8 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: warns, then :func:`interpolate` with ``mode="bilinear"`` and
     ``align_corners=True``."""
-    from .functional import interpolate
-
     _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
-
-
-@checked("celu_(Tensor input, float alpha=1.0) -> Tensor")
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """In-place :func:`celu`."""
-    from .functional import celu
-
-    return celu(input, alpha, True)
-
-
-@checked("selu_(Tensor input) -> Tensor")
-def selu_(input: Tensor) -> Tensor:
-    """In-place :func:`selu`."""
-    from .functional import selu
-
-    return selu(input, True)
 
 
 @checked(
@@ -260,8 +232,6 @@ def adaptive_max_pool1d_with_indices(
     >>> F.adaptive_max_pool1d_with_indices(tc.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)[1]
     tensor([[1, 3]])
     """
-    from .functional import adaptive_max_pool1d
-
     return adaptive_max_pool1d(input, output_size, True)
 
 
@@ -273,8 +243,6 @@ def adaptive_max_pool2d_with_indices(
     input: Tensor, output_size: Any, return_indices: bool = False
 ) -> Any:
     """:func:`adaptive_max_pool2d` returning ``(values, indices)``."""
-    from .functional import adaptive_max_pool2d
-
     return adaptive_max_pool2d(input, output_size, True)
 
 
@@ -286,6 +254,4 @@ def adaptive_max_pool3d_with_indices(
     input: Tensor, output_size: Any, return_indices: bool = False
 ) -> Any:
     """:func:`adaptive_max_pool3d` returning ``(values, indices)``."""
-    from .functional import adaptive_max_pool3d
-
     return adaptive_max_pool3d(input, output_size, True)

@@ -73,12 +73,10 @@ from ._functional_more import (
     adaptive_max_pool3d_with_indices,
     alpha_dropout,
     bilinear,
-    celu_,
     feature_alpha_dropout,
     max_pool1d_with_indices,
     max_pool2d_with_indices,
     max_pool3d_with_indices,
-    selu_,
     upsample,
     upsample_bilinear,
     upsample_nearest,
@@ -347,6 +345,18 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     alpha, scale = 1.6732632423543772, 1.0507009873554805
     out = elu(_source(input, inplace), alpha) * scale
     return input.copy_(out) if inplace else named_as(out, "EluBackward0")
+
+
+@checked("celu_(Tensor input, float alpha=1.0) -> Tensor")
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`celu`."""
+    return celu(input, alpha, True)
+
+
+@checked("selu_(Tensor input) -> Tensor")
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu`."""
+    return selu(input, True)
 
 
 @checked('gelu(Tensor input, str approximate="none") -> Tensor')
