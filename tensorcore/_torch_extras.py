@@ -22,6 +22,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from . import _tensor_compat
 from . import dtypes as dt
 from ._tensor import Tensor, torch_name
 from .ops import functions as ops
@@ -283,28 +284,8 @@ def _numpy_dtype(d: dt.dtype) -> Any:
     return np.dtype("uint16" if d is dt.bfloat16 else d.name.replace("bool_", "bool"))
 
 
-@_public
-def empty_strided(
-    size: Any,
-    stride: Any,
-    *,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    layout: Any = None,
-    pin_memory: bool = False,
-) -> Tensor:
-    """An uninitialised tensor of ``size`` and ``stride``.
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> tc.empty_strided((2, 3), (1, 2)).stride()
-    (1, 2)
-    """
-    from ._tensor_compat import empty_strided as make
-
-    return make(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
+# (the factory ``Tensor.new_empty_strided`` makes its result with)
+empty_strided = _public(_tensor_compat.empty_strided)
 
 
 @_public
