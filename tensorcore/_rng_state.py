@@ -14,6 +14,7 @@ import pickle
 from typing import Any
 
 from . import dtypes as dt
+from . import random as _random
 from ._tensor import Tensor
 from ._tensor_methods import legacy_type_name
 from .ops.factories import tensor
@@ -110,9 +111,7 @@ def set_rng_state(new_state: Tensor) -> None:
 def install() -> None:
     """Give :class:`Generator` its ``get_state`` and ``set_state`` methods, and
     ``tensorcore.random`` the module-level functions (``torch.random.get_rng_state``)."""
-    from . import random
-
     Generator.get_state = get_state  # type: ignore[attr-defined]
     Generator.set_state = set_state  # type: ignore[attr-defined]
-    random.get_rng_state = get_rng_state  # type: ignore[attr-defined]
-    random.set_rng_state = set_rng_state  # type: ignore[attr-defined]
+    _random.get_rng_state = get_rng_state  # type: ignore[attr-defined]
+    _random.set_rng_state = set_rng_state  # type: ignore[attr-defined]
