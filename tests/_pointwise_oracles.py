@@ -190,10 +190,12 @@ ORACLES: dict[str, Oracle] = {
     "sigmoid": _float(_sigmoid),
     "relu": Oracle(lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, NO_BOOL),
     # (y * y, as PyTorch computes it: NumPy's float32 y ** 2 can round the other way)
-    "tanh_backward": Oracle(lambda g, y: g * (1 - np.conj(y) * np.conj(y)), 2, FLOATS),
-    "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, FLOATS),
+    "tanh_backward": Oracle(
+        lambda g, y: g * (1 - np.conj(y) * np.conj(y)), 2, FLOATS, scalars=False
+    ),
+    "sigmoid_backward": Oracle(lambda g, y: g * np.conj(y * (1 - y)), 2, FLOATS, scalars=False),
     "threshold_backward": Oracle(lambda g, x, t: np.where(x <= t, np.zeros_like(g), g), 2,
-                                 NO_BOOL, extra=(0.5,)),
+                                 NO_BOOL, extra=(0.5,), scalars=False),
     # (the float64 formulas, rounded; approximate="none", the default)
     "gelu": Oracle(_gelu, 1, FLOATS, scalars=False),
     "gelu_backward": Oracle(lambda g, x: g * _gelu_grad(x), 2, FLOATS, scalars=False),

@@ -117,7 +117,11 @@ CALLS: list[Call] = [
     ("unstack", lambda m, x: m.unstack(x, axis=1), [((2, 3), F)]),
     ("broadcast_arrays", lambda m, a, b: m.broadcast_arrays(a, b), [((3, 1), F), ((4,), F)]),
     ("broadcast_to", lambda m, x: m.broadcast_to(x, (2, 3, 4)), [((3, 1), F)]),
-    ("take", lambda m, x, i: m.take(x, m.asarray([2, 0, -1]), axis=1), [((3, 4), F), ((1,), I)]),
+    (
+        "take",
+        lambda m, x, i: m.take(x, m.asarray([2, 0, -1], device=x.device), axis=1),
+        [((3, 4), F), ((1,), I)],
+    ),
     (
         "take_along_axis",
         lambda m, x: m.take_along_axis(x, m.argsort(x, axis=0), axis=0),
@@ -214,7 +218,7 @@ CALLS: list[Call] = [
     (
         "linalg.cholesky",
         lambda m, a: m.linalg.cholesky(
-            a @ m.matrix_transpose(a) + 3 * m.eye(3, dtype=m.float64), upper=True
+            a @ m.matrix_transpose(a) + 3 * m.eye(3, dtype=m.float64, device=a.device), upper=True
         ),
         [((2, 3, 3), F64)],
     ),
@@ -227,7 +231,11 @@ CALLS: list[Call] = [
     ("linalg.det", lambda m, a: m.linalg.det(a), [((2, 3, 3), F64)]),
     ("linalg.diagonal", lambda m, a: m.linalg.diagonal(a, offset=1), [((2, 3, 4), F)]),
     ("linalg.eigvalsh", lambda m, a: m.linalg.eigvalsh(a + m.matrix_transpose(a)), [((3, 3), F64)]),
-    ("linalg.inv", lambda m, a: m.linalg.inv(a + 4 * m.eye(3, dtype=m.float64)), [((3, 3), F64)]),
+    (
+        "linalg.inv",
+        lambda m, a: m.linalg.inv(a + 4 * m.eye(3, dtype=m.float64, device=a.device)),
+        [((3, 3), F64)],
+    ),
     (
         "linalg.matrix_norm",
         lambda m, a: m.linalg.matrix_norm(a, ord=1, keepdims=True),
@@ -245,12 +253,12 @@ CALLS: list[Call] = [
     ("linalg.slogdet", lambda m, a: m.linalg.slogdet(a), [((3, 3), F64)]),
     (
         "linalg.solve vector",
-        lambda m, a, b: m.linalg.solve(a + 4 * m.eye(3, dtype=m.float64), b),
+        lambda m, a, b: m.linalg.solve(a + 4 * m.eye(3, dtype=m.float64, device=a.device), b),
         [((3, 3), F64), ((3,), F64)],
     ),
     (
         "linalg.solve matrix",
-        lambda m, a, b: m.linalg.solve(a + 4 * m.eye(3, dtype=m.float64), b),
+        lambda m, a, b: m.linalg.solve(a + 4 * m.eye(3, dtype=m.float64, device=a.device), b),
         [((2, 3, 3), F64), ((3, 2), F64)],
     ),
     ("linalg.svdvals", lambda m, a: m.linalg.svdvals(a), [((4, 3), F64)]),
@@ -277,7 +285,7 @@ CALLS: list[Call] = [
     ),
     (
         "sign complex",
-        lambda m, a: m.sign(a * m.asarray([0, 1, 1], dtype=a.dtype)),
+        lambda m, a: m.sign(a * m.asarray([0, 1, 1], dtype=a.dtype, device=a.device)),
         [((3,), "complex128")],
     ),
     ("vecdot uint8", lambda m, a, b: m.vecdot(a, b), [((2, 3), "uint8"), ((3,), "uint8")]),

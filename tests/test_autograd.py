@@ -254,7 +254,11 @@ _OVERLOAD_NODES: list[tuple[str, Any, str]] = [
     ("outer", lambda x, y, v: tc.outer(v, v), "MulBackward0"),
     ("log1p", lambda x, y, v: x.abs().log1p(), "Log1PBackward0"),
     ("deg2rad", lambda x, y, v: x.deg2rad(), "Deg2RadBackward0"),
-    ("index_add", lambda x, y, v: x.index_add(0, tc.tensor([0]), y[:1]), "IndexAddBackward0"),
+    (
+        "index_add",
+        lambda x, y, v: x.index_add(0, tc.tensor([0], device=x.device), y[:1]),
+        "IndexAddBackward0",
+    ),
     ("F.threshold", lambda x, y, v: tc.nn.functional.threshold(x, 0.1, 0.0), "ThresholdBackward0"),
     ("F.hardshrink", lambda x, y, v: tc.nn.functional.hardshrink(x), "HardshrinkBackward0"),
     ("F.softshrink", lambda x, y, v: tc.nn.functional.softshrink(x), "SoftshrinkBackward0"),
@@ -285,18 +289,35 @@ _OVERLOAD_NODES: list[tuple[str, Any, str]] = [
     ),
     (
         "LSTM output",
-        lambda x, y, v: tc.nn.LSTM(4, 2).double()(x[:, None])[0],
+        lambda x, y, v: tc.nn.LSTM(4, 2).double().to(x.device)(x[:, None])[0],
         "MkldnnRnnLayerBackward0",
     ),
-    ("GRU output", lambda x, y, v: tc.nn.GRU(4, 2).double()(x[:, None])[0], "StackBackward0"),
-    ("LSTMCell h", lambda x, y, v: tc.nn.LSTMCell(4, 2).double()(x)[0], "MulBackward0"),
-    ("GRUCell", lambda x, y, v: tc.nn.GRUCell(4, 2).double()(x), "AddBackward0"),
+    (
+        "GRU output",
+        lambda x, y, v: tc.nn.GRU(4, 2).double().to(x.device)(x[:, None])[0],
+        "StackBackward0",
+    ),
+    (
+        "LSTMCell h",
+        lambda x, y, v: tc.nn.LSTMCell(4, 2).double().to(x.device)(x)[0],
+        "MulBackward0",
+    ),
+    ("GRUCell", lambda x, y, v: tc.nn.GRUCell(4, 2).double().to(x.device)(x), "AddBackward0"),
     (
         "F.adaptive_max_pool2d",
         lambda x, y, v: tc.nn.functional.adaptive_max_pool2d(x[None, None], 2),
         "AdaptiveMaxPool2DBackward0",
     ),
 ]
+
+
+#: PyTorch's CUDA build names these after its cuDNN and fused-cell kernels.
+_ON_CUDA = {
+    "LSTM output": "CudnnRnnBackward0",
+    "GRU output": "CudnnRnnBackward0",
+    "LSTMCell h": "ThnnFusedLstmCellBackward0",
+    "GRUCell": "ThnnFusedGruCellBackward0",
+}
 
 
 @pytest.mark.parametrize(
@@ -311,6 +332,7 @@ def test_node_names_follow_the_overload_and_the_composite(
     y = tc.rand(3, 4, dtype=tc.float64, device=device).add(0.5).requires_grad_()
     v = tc.rand(4, dtype=tc.float64, device=device).requires_grad_()
     out = fn(x, y, v)
+    want = _ON_CUDA.get(call, want) if x.device.type == "cuda" else want
     assert type(out.grad_fn).__name__ == want
     assert out.grad_fn.name() == want
 

@@ -120,9 +120,14 @@ def _scalar_cases() -> list[Any]:
     for name in DIFFERENTIABLE:
         if "pointwise" not in OPS[name].tags:
             continue
+        decl = OPS[name]
+        refused = set(decl.tensors_only.split()) | set(decl.masks.split())
+        params = [q.name for q in decl.parsed.params]
         for i, s in enumerate(SAMPLES[name]("cpu", tc.float64)):
             floating = _floating_at(s, get_op(name).tensor_pos)
             for p in floating if len(floating) > 1 else ():
+                if p < len(params) and params[p] in refused:
+                    continue  # (a tensor is required there, as in PyTorch)
                 for kind in ("float", "int"):
                     out.append(pytest.param(name, i, p, kind, id=f"{name}-{i}-arg{p}-{kind}"))
     return out

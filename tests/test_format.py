@@ -723,7 +723,13 @@ def converted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _on(device: str, text: str) -> str:
     where = tc.empty(0, device=device).device  # (cuda:0 on a GPU, as PyTorch prints it)
-    return text if device == "cpu" else f"{text[:-1]}, device='{where}')"
+    if device == "cpu":
+        return text
+    # PyTorch moves the suffix to its own line when the last line would pass 80 characters.
+    suffix = f"device='{where}')"
+    last = text[:-1].rsplit("\n", 1)[-1]
+    sep = ",\n       " if len(last) + 2 + len(suffix) > 80 else ", "
+    return f"{text[:-1]}{sep}{suffix}"
 
 
 def test_repr_converts_only_the_printed_elements(device: str, converted: list[int]) -> None:

@@ -183,7 +183,9 @@ def test_addr_promotes_and_takes_bools(device: str) -> None:
     ints = tc.ones(2, dtype=tc.int64, device=device)
     assert tc.addr(tc.ones(2, 2, device=device), ints, ints).dtype is tc.float32
     b = tc.tensor([True, False], device=device)
-    got = tc.addr(tc.zeros(2, 2, dtype=tc.bool, device=device), b, tc.tensor([True, True]))
+    got = tc.addr(
+        tc.zeros(2, 2, dtype=tc.bool, device=device), b, tc.tensor([True, True], device=device)
+    )
     assert got.tolist() == [[True, True], [False, False]]
     full = tc.ones(2, 2, dtype=tc.bool, device=device)
     assert tc.addr(full, b, b, beta=0).tolist() == [[True, False], [False, False]]

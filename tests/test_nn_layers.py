@@ -11,7 +11,7 @@ import pytest
 
 import tensorcore as tc
 from tensorcore import nn
-from tensorcore.testing import assert_close
+from tensorcore.testing import assert_close, dtype_unsupported
 
 F = nn.functional
 F64 = tc.float64
@@ -302,7 +302,8 @@ def test_norms_take_float32_parameters_for_16_bit_input(device: str) -> None:
     # PyTorch's mixed-type norms: a model's float32 norm layers receive bfloat16/float16
     # activations under autocast; they compute in float32 and return the input's dtype.
     x = RNG.normal(size=(4, 2, 3))
-    xl = t(x, device).to(tc.bfloat16)
+    low = tc.float16 if dtype_unsupported(device, tc.bfloat16) else tc.bfloat16
+    xl = t(x, device).to(low)
     xr = _np(xl.float()).astype(np.float64)  # the input as bfloat16 rounded it
     mu, var = xr.mean(-1, keepdims=True), xr.var(-1, keepdims=True)
     ln_want = (xr - mu) / np.sqrt(var + 1e-5) * 2.0 + 0.5
@@ -317,15 +318,15 @@ def test_norms_take_float32_parameters_for_16_bit_input(device: str) -> None:
     for mod, want in ((ln, ln_want), (bn, bn_want), (gn, gn_want.reshape(x.shape))):
         inp = xl.detach().requires_grad_()
         y = mod(inp)
-        assert y.dtype == tc.bfloat16
+        assert y.dtype == low
         assert_close(y.double(), want, rtol=0.02, atol=0.02)
         y.float().sum().backward()
-        assert inp.grad.dtype == tc.bfloat16
+        assert inp.grad.dtype == low
         assert mod.weight.grad.dtype == mod.bias.grad.dtype == tc.float32
     assert bn.running_mean.dtype == tc.float32
     assert_close(bn.running_mean.double(), 0.1 * xr.mean((0, 2)), rtol=1e-5, atol=1e-6)
     bn.eval()
-    assert bn(xl).dtype == tc.bfloat16
+    assert bn(xl).dtype == low
     with pytest.raises(RuntimeError, match="expected weight of dtype Float"):
         F.layer_norm(t(x, device).float(), (3,), tc.ones(3, dtype=F64, device=device))
 
@@ -802,8 +803,9 @@ def test_rms_norm_matches_numpy(device: str) -> None:
     assert repr(norm) == "RMSNorm((4,), eps=None, elementwise_affine=True)"
     assert_close(norm(t(x, device)), x / np.sqrt((x * x).mean(-1, keepdims=True) + eps64))
     assert nn.RMSNorm([3, 4], elementwise_affine=False).weight is None
-    half = F.rms_norm(t(x, device).to(tc.bfloat16), (4,))
-    assert half.dtype == tc.bfloat16
+    low = tc.float16 if dtype_unsupported(device, tc.bfloat16) else tc.bfloat16
+    half = F.rms_norm(t(x, device).to(low), (4,))
+    assert half.dtype == low
     assert tc.autograd.gradcheck(
         lambda a, b: F.rms_norm(a, (4,), b, eps=1e-3), (t(x, device, True), t(w[0], device, True))
     )

@@ -183,8 +183,8 @@ class RNNBase(Module):
                 if _fusable(self.mode, proj, state, active, w_hr):
                     h0, c0 = state if self.mode == "LSTM" else (state, None)
                     out, h, c = _Sequence.apply(self.mode, bool(d), proj, h0, c0, w_hh, b_hh)
-                    # (PyTorch's CPU layer node, which programs print as the output's grad_fn)
-                    named_as(out, _LAYER_NODE[self.mode])
+                    # (PyTorch's layer node, which programs print as the output's grad_fn)
+                    named_as(out, _LAYER_NODE.get(out.device.type, _LAYER_NODE["cpu"])[self.mode])
                     outs.append(out)
                     finals.append((h, c) if self.mode == "LSTM" else h)
                     continue
@@ -270,7 +270,8 @@ def _lstm_step(
     gates = x_proj + F.linear(h, w_hh, b_hh)
     if gates._dtype.is_floating_point and c._dtype == gates._dtype:
         h2, c2 = _LSTMGates.apply(gates, c)
-        return named_as(h2, "MulBackward0"), c2  # (PyTorch's last node of h; c shares it)
+        # (PyTorch's last node of h; c shares it)
+        return named_as(h2, _CELL_NODE.get(h2.device.type, _CELL_NODE["cpu"])["LSTM"]), c2
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c.tanh(), c
@@ -279,7 +280,8 @@ def _lstm_step(
 def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     h_proj = F.linear(h, w_hh, b_hh)
     if x_proj._dtype.is_floating_point and h._dtype == x_proj._dtype == h_proj._dtype:
-        return named_as(_GRUGates.apply(x_proj, h_proj, h), "AddBackward0")
+        out = _GRUGates.apply(x_proj, h_proj, h)
+        return named_as(out, _CELL_NODE.get(out.device.type, _CELL_NODE["cpu"])["GRU"])
     xr, xz, xn = x_proj.chunk(3, -1)
     hr, hz, hn = h_proj.chunk(3, -1)
     r = (xr + hr).sigmoid()
@@ -299,8 +301,17 @@ def _fusable(mode: str, proj: Tensor, state: Any, active: Any, w_hr: Any) -> boo
     return all(t._dtype == proj._dtype for t in states)
 
 
-#: The node PyTorch's CPU kernels leave on a layer's output (named as its ATen operator).
-_LAYER_NODE = {"LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0"}
+#: The node PyTorch's kernels leave on a layer's output (named as its ATen operator), by device
+#: type: its CPU kernels elsewhere, cuDNN's on CUDA.
+_LAYER_NODE = {
+    "cpu": {"LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0"},
+    "cuda": {"LSTM": "CudnnRnnBackward0", "GRU": "CudnnRnnBackward0"},
+}
+#: Likewise for one step of a cell: PyTorch's composite on the CPU, its fused kernels on CUDA.
+_CELL_NODE = {
+    "cpu": {"LSTM": "MulBackward0", "GRU": "AddBackward0"},
+    "cuda": {"LSTM": "ThnnFusedLstmCellBackward0", "GRU": "ThnnFusedGruCellBackward0"},
+}
 
 
 class _Sequence(Function):

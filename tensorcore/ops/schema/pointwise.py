@@ -152,6 +152,7 @@ for _n, _sig, _d in [
         method=False,
         dtypes="if" if _n == "threshold_backward" else "fc",
         values="threshold" if _n == "threshold_backward" else "",
+        tensors_only=" ".join(_p.split()[1] for _p in _sig.split(", ")[:2]),
     )
 # GELU and its gradient, each one pass (the composite is five operators forward and ten
 # backward; PyTorch's gelu/gelu_backward).
@@ -176,6 +177,7 @@ for _sig, _d in [
         method=False,
         dtypes="f",
         check=M.check_gelu_approximate,
+        tensors_only="grad_output self" if "backward" in _sig else "",
     )
 _unary(
     "conj",
