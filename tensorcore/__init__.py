@@ -37,6 +37,7 @@ from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from ._legacy_types import install as _install_legacy
 from ._lowrank import pca_lowrank, svd_lowrank
 from ._pickling import install as _install_pickling
+from ._plugin_modules import install as _install_plugin_modules
 from ._rng_state import get_rng_state, set_rng_state
 from ._rng_state import install as _install_rng_state
 from ._runtime import (
@@ -115,6 +116,7 @@ _install_methods()
 _install_legacy()
 _install_pickling()
 _install_rng_state()
+_install_plugin_modules()
 _autograd_step.install()
 globals().update(_api.FUNCTIONS)
 globals().update(dtypes.aliases)

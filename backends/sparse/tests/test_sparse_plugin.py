@@ -115,3 +115,19 @@ def test_explain_resolves_to_the_plugin(op: str) -> None:
         "to_dense": (x,),
     }[op]
     assert "from plugin 'sparse'" in tc.explain(op, *args)
+
+
+def test_the_namespace_imports_as_a_submodule() -> None:
+    # PyTorch programs write ``import torch.sparse`` and ``from torch.sparse import mm``.
+    code = (
+        "import tensorcore.sparse as s, tensorcore as tc\n"
+        "from tensorcore.sparse import mm\n"
+        "assert s is tc.sparse and mm is tc.sparse.mm\n"
+        "try:\n"
+        "    import tensorcore.nosuchthing\n"
+        "except ModuleNotFoundError as e:\n"
+        "    assert e.name == 'tensorcore.nosuchthing'\n"
+        "else:\n"
+        "    raise AssertionError('imported a module that does not exist')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
