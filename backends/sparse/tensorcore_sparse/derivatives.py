@@ -39,6 +39,7 @@ from ._coo import (
 )
 from .kernels.linalg import pairs
 from .kernels.reductions import softmax_backward_values
+from .kernels.shape import selected_entries
 
 __all__ = ["RULES", "fit"]
 
@@ -158,6 +159,33 @@ def _sampled(g: Any, a: Tensor, b: Tensor) -> tuple[Any, Any]:
     rows, cols = np_of(rec.indices)
     vals = xp.einsum("ij,ij->i", np_of(a).T[rows], gd.T[cols])
     return gt.mm(b.t()), make_sparse(ns, rec.indices, vals, b.shape, True)
+
+
+def _index_select(c: Any, g: Any) -> tuple[Any, ...]:
+    """The gradient of ``index_select`` for a sparse ``self``, at its own entries: each
+    entry gathers the output gradient at every position that selected it."""
+    x = c.self
+    ns = ns_of(x)
+    xp = ns.xp
+    rec = record(coalesce(x))
+    idx = np_of(rec.indices)
+    sd = idx.shape[0]
+    d = wrap_dim(c.dim, x.ndim)
+    pick = xp.asarray(np_of(c.index.reshape(-1)), dtype=xp.int64)
+    picked = list(x.shape)
+    picked[d] = int(pick.shape[0])
+    if d < sd:
+        entry, position = selected_entries(ns, pick, idx[d])
+        where = idx[:, entry]
+        where[d] = position
+        gv = gather(ns, g, where, tuple(picked[:sd]))
+        vals = xp.zeros((idx.shape[1], *gv.shape[1:]), dtype=gv.dtype)
+        ns.add_at(vals, entry, gv)
+        return make_sparse(ns, rec.indices, vals, x.shape, True), None, None
+    gv = ns.wrap(xp.ascontiguousarray(gather(ns, g, idx, tuple(picked[:sd]))))
+    vals = rec.values.new_zeros(rec.values.shape, dtype=gv.dtype)
+    vals.index_add_(d - sd + 1, c.index.reshape(-1).to(vals.device), gv)
+    return make_sparse(None, rec.indices, vals, x.shape, True), None, None
 
 
 def _mm(c: Any, g: Any) -> tuple[Any, ...]:
@@ -354,6 +382,7 @@ RULES: list[tuple[str, str, str, Any]] = [
             ("permute", ("self",)),
         ]
     ),
+    ("index_select", "sparse_coo", "self dim index", _index_select),
     ("mm", "sparse_coo", "self mat2", _mm),
     ("matmul", "sparse_coo", "self other", _matmul),
     ("sum", "sparse_coo", "self dim keepdim", _sum),

@@ -280,6 +280,29 @@ def test_transpose(device: str, parts: Any) -> None:
         np.testing.assert_allclose(as_np(x.transpose(-1, -2)), np.swapaxes(d, -1, -2))
 
 
+@EXAMPLES
+@given(parts=coo_parts(), data=st.data())
+def test_index_select(device: str, parts: Any, data: Any) -> None:
+    # Along a sparse dim (entries repeated per matching position) or a dense one, with
+    # repeated and unordered indices; the result is what the dense tensor gives.
+    x = make(parts, device)
+    d = dense_of(parts)
+    dim = data.draw(st.integers(-x.ndim, x.ndim - 1), label="dim")
+    n = x.shape[dim]
+    picks = data.draw(st.lists(st.integers(0, n - 1), max_size=6) if n else st.just([]))
+    got = x.index_select(dim, tc.tensor(picks, dtype=tc.int64, device=device))
+    assert got.layout == tc.sparse_coo and got.sparse_dim() == x.sparse_dim()
+    np.testing.assert_array_equal(as_np(got), np.take(d, np.asarray(picks, dtype=int), axis=dim))
+
+
+def test_index_select_checks_its_index(device: str) -> None:
+    x = tc.tensor([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], device=device).to_sparse()
+    with pytest.raises(IndexError, match="index out of range"):
+        x.index_select(1, tc.tensor([3], device=device))
+    with pytest.raises(IndexError, match="int32 or int64"):
+        x.index_select(1, tc.tensor([0.0], device=device))
+
+
 def test_transpose_cannot_mix_sparse_and_dense_dims(device: str) -> None:
     h = tc.sparse_coo_tensor([[0, 1]], [[1.0, 2.0], [3.0, 4.0]], device=device)
     with pytest.raises(RuntimeError, match="sparse dim with a dense dim"):
