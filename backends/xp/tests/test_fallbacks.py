@@ -199,3 +199,70 @@ def test_scatter_reduce_amax_of_doubles_is_one_of_its_inputs_off_numpy() -> None
         kernels["scatter_reduce"](out, x, 1, index, src, reduce)
         assert out.tolist() == [want], reduce
         assert out.tolist() == x.scatter_reduce(1, index, src, reduce).tolist()
+
+
+def _floor_of_quotient(x: Any, y: Any, out: Any = None) -> Any:
+    """CuPy's floor division of floats: floor(x / y), whose rounded quotient can be one
+    too large (3.0 // 0.1 is 30.0)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if np.result_type(x, y).kind != "f":
+        return np.floor_divide(x, y, out=out)
+    return np.floor(np.true_divide(x, y, out=out), out=out)
+
+
+def _remainder_of_quotient(x: Any, y: Any, out: Any = None) -> Any:
+    """CuPy's remainder of floats, consistent with its floor division."""
+    x, y = np.asarray(x), np.asarray(y)
+    if np.result_type(x, y).kind != "f":
+        return np.remainder(x, y, out=out)
+    return np.subtract(x, np.floor(x / y) * y, out=out)
+
+
+XP_QUOTIENT = types.SimpleNamespace(**vars(XP))
+XP_QUOTIENT.floor_divide = _floor_of_quotient
+XP_QUOTIENT.remainder = _remainder_of_quotient
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 0.1, -0.1, 0.2, -0.2, 7.5, -7.5, 1e30, -1e30,
+            1e-30, -1e-30, 2.0**24 + 1, 1e300, 5e-324, np.inf, -np.inf, np.nan]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_floor_division_and_remainder_of_floats_are_numpys_off_numpy(dtype: Any) -> None:
+    # (CuPy's floor(x / y) gave 30 for 3.0 // 0.1 and 10 for -1 // -0.1 in float32)
+    from tensorcore_xp.kernels import pointwise
+
+    import tensorcore as tc
+
+    kernels = pointwise.build(XP_QUOTIENT)
+    rng = np.random.default_rng(3)
+    with np.errstate(all="ignore"):
+        special = np.array(_SPECIAL).astype(dtype)
+        noise = (rng.standard_normal(250) * 10.0 ** rng.integers(-6, 7, 250)).astype(dtype)
+        values = np.concatenate([special, noise])
+        a = np.repeat(values, values.size)
+        b = np.tile(values, values.size)
+        want_q, want_r = np.floor_divide(a, b), np.remainder(a, b)
+    ta, tb = tc.from_numpy(a), tc.from_numpy(b)
+    for name, want in (("floor_divide", want_q), ("remainder", want_r)):
+        out = tc.empty(a.shape, dtype=ta.dtype)
+        kernels[name](out, ta, tb)
+        got = out.numpy()
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert (np.signbit(got) == np.signbit(want)).all(), name  # the zeros' signs too
+    out = tc.empty(a.shape, dtype=ta.dtype)
+    kernels["div"](out, ta, tb, rounding_mode="floor")
+    np.testing.assert_array_equal(out.numpy(), want_q)
+    # a Python float on either side (the kernels pass it as it is off NumPy), one that the
+    # dtype holds, as the core makes it for a 16-bit tensor
+    for scalar in (0.1, -0.2, 3.0):
+        s = np.array(scalar).astype(dtype)
+        scalar = float(s)
+        with np.errstate(all="ignore"):
+            pairs = (
+                ("floor_divide", (ta, scalar), np.floor_divide(a, s)),
+                ("remainder", (scalar, tb), np.remainder(s, b)),
+            )
+        for name, args, want in pairs:
+            out = tc.empty(a.shape, dtype=ta.dtype)
+            kernels[name](out, *args)
+            np.testing.assert_array_equal(out.numpy(), want, err_msg=f"{name} {scalar}")
