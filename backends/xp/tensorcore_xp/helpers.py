@@ -244,7 +244,7 @@ def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
     ``maximum`` and ``minimum`` of floating-point targets never use another module's loop:
     CuPy's (atomic ``fmaxf``/``fminf``) computes doubles in single precision and drops NaNs.
     They sort the values by position instead (:func:`_extremum_at`), as do those ufuncs'
-    other targets where the module has no loop.
+    integer targets where the module has no loop (CuPy's int64).
 
     Examples
     --------
@@ -256,8 +256,9 @@ def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
     array([8., 1., 3.])
     """
     numpy = xp.__name__ == "numpy"
-    extremum = not numpy and (ufunc is xp.maximum or ufunc is xp.minimum)
-    if not (extremum and target.dtype.kind in "fc"):
+    kind = target.dtype.kind
+    extremum = not numpy and kind in "iuf" and (ufunc is xp.maximum or ufunc is xp.minimum)
+    if not (extremum and kind == "f"):
         try:
             ufunc.at(target, where, values)
             return
@@ -301,7 +302,7 @@ def _extremum_at(xp: Any, largest: bool, flat: Any, pos: Any, vals: Any) -> None
         pick[1:] = p[1:] != p[:-1]
     p, v = p[pick], v[pick]
     flat[p] = (xp.maximum if largest else xp.minimum)(flat[p], v)
-    if vals.dtype.kind in "fc":
+    if vals.dtype.kind == "f":
         nan = xp.isnan(vals)
         flat[pos[nan]] = vals[nan]
 
