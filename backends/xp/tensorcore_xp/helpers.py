@@ -255,16 +255,17 @@ def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
     >>> t
     array([8., 1., 3.])
     """
-    numpy = xp.__name__ == "numpy"
+    if xp.__name__ == "numpy":  # (every loop there)
+        ufunc.at(target, where, values)
+        return
     kind = target.dtype.kind
-    extremum = not numpy and kind in "iuf" and (ufunc is xp.maximum or ufunc is xp.minimum)
+    extremum = kind in "iuf" and (ufunc is xp.maximum or ufunc is xp.minimum)
     if not (extremum and kind == "f"):
         try:
             ufunc.at(target, where, values)
             return
         except (NotImplementedError, TypeError):
-            if numpy:
-                raise
+            pass
     pos = xp.arange(target.size, dtype=xp.int64).reshape(target.shape)[where]
     vals = xp.broadcast_to(xp.asarray(values), pos.shape).reshape(-1)
     pos = pos.reshape(-1)
