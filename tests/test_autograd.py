@@ -998,6 +998,27 @@ def test_gradcheck_reports_the_worst_mismatch(device: str) -> None:
     assert tc.autograd.gradcheck(WrongMul.apply, (a, b.detach()))
 
 
+class NanGrad(tc.autograd.Function):
+    """``2 * x`` whose backward gives NaN (a 0 / 0 in a rule)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor) -> tc.Tensor:
+        return x * 2
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> Any:
+        return g * float("nan")
+
+
+def test_gradcheck_fails_a_nan_gradient(device: str) -> None:
+    # (as PyTorch's allclose: a NaN is no match, where |a - n| > tol alone was never true)
+    x = const([0.5, -1.0], device=device).requires_grad_()
+    with pytest.raises(tc.autograd.GradcheckError, match=r"numerical 2\.0\d*, analytical nan"):
+        tc.autograd.gradcheck(NanGrad.apply, (x,))
+    with pytest.raises(tc.autograd.GradcheckError):
+        tc.autograd.gradgradcheck(lambda v: NanGrad.apply(v) * v, (x,))
+
+
 # ------------------------------------------------------------------ in-place semantics
 def test_inplace_on_a_leaf_that_requires_grad(device: str) -> None:
     x = rand(3, device=device)

@@ -12,7 +12,7 @@ import pytest
 import scipy.special as sps
 
 import tensorcore as tc
-from tensorcore.testing import assert_close
+from tensorcore.testing import assert_close, flushes_subnormals
 
 F = tc.nn.functional
 
@@ -61,8 +61,13 @@ def test_float32_gelu_and_its_gradient_are_within_the_documented_ulps(device: st
         sel = normal & (x > lo)
         assert err[sel].max() <= bound, (lo, err[sel].max())
         assert derr[sel].max() <= dbound, (lo, derr[sel].max())
-    # the negative tail keeps its relative precision (1 + erf would round it to 0)
+    # the negative tail keeps its relative precision (1 + erf would round it to 0), down to
+    # x = -12.95 where Phi(x) leaves float32's normal range: a device that flushes subnormals
+    # (flushes_subnormals: its arithmetic, as CuPy's -ftz kernels) gives 0 for x * Phi(x)
+    # below, and loses Phi(x) from the gradient there
     sel = normal & (x > -13)
+    if flushes_subnormals(device):
+        sel &= cdf >= 2 * np.finfo(np.float32).tiny
     assert (np.abs(got[sel] - want[sel]) <= 1e-4 * np.abs(want[sel])).all()
     big = np.maximum(np.abs(cdf), np.abs(dens))[sel]
     assert (np.abs(dgot[sel] - dwant[sel]) <= 1e-4 * big).all()

@@ -60,13 +60,13 @@ def _draw_case(
             # Float scalars are drawn as float32 values: PyTorch converts a scalar to the
             # compute dtype, and values float32 cannot hold would only test that rounding.
             kind = {tc.bool: bool, tc.int32: int, tc.int64: int}.get(d, float)
-            value = kind(
-                data.draw(tcst.elements(tc.float32 if kind is float else d, **dom), label="scalar")
-            )
+            el = tcst.elements(tc.float32 if kind is float else d, **dom, device=device)
+            value = kind(data.draw(el, label="scalar"))
             operands.append(value)
             arrays.append(value)
             continue
-        arr = data.draw(tcst.arrays(d, shape, **dom), label=f"array{i}")
+        # (no subnormals where the device flushes them: its arithmetic, not the operator's)
+        arr = data.draw(tcst.arrays(d, shape, **dom, device=device), label=f"array{i}")
         layouts = (
             ("contiguous", "permuted", "sliced") if (i == 0 and self_shape_is_result) else None
         )

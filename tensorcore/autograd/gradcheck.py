@@ -6,6 +6,7 @@ Backend authors can run them on their own kernels: they only use the public API.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -139,10 +140,14 @@ def gradcheck(
                             n = complex(n, (v.conjugate() * dirs[1][oi][j]).real)
                         a = row[e]
                         err = abs(a - n)
-                        if err > atol + rtol * abs(n) and err > worst[0]:
+                        # (a NaN on either side fails, as PyTorch's allclose; equal
+                        # infinities pass)
+                        bad = a != n and not err <= atol + rtol * abs(n)
+                        rank = err if err == err else math.inf
+                        if bad and (rank > worst[0] or not worst[1]):
                             part = "" if v == 1.0 else " (imaginary part)"
                             worst = (
-                                err,
+                                rank,
                                 f"Jacobian mismatch for output {oi}{part} with respect to input "
                                 f"{k}: at output element {j}, input element {idx}: numerical "
                                 f"{n!r}, analytical {a!r} (|difference| {err:.3g} > atol {atol} "
@@ -163,7 +168,7 @@ def _check_undefined_is_zero(
         for per_out in per_dir:
             for oi, col in enumerate(per_out):
                 for j, n in enumerate(col):
-                    if abs(n) > atol:
+                    if not abs(n) <= atol:  # (a NaN too)
                         raise GradcheckError(
                             f"gradgradcheck: the first derivative of output {oi} with respect "
                             f"to input {k} is undefined (autograd.grad gave None), but its "

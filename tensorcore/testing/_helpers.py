@@ -15,6 +15,7 @@ __all__ = [
     "backends_for",
     "default_tolerances",
     "dtype_unsupported",
+    "flushes_subnormals",
     "numpy_dtype",
     "to_numpy",
 ]
@@ -69,6 +70,50 @@ def dtype_unsupported(device: Any, dtype: dtype) -> str | None:
         except TypeError as exc:
             _UNSUPPORTED[key] = str(exc)
     return _UNSUPPORTED[key]
+
+
+_FLUSHES: dict[tuple[str, str], bool] = {}
+
+
+def flushes_subnormals(device: Any, dtype: dtype | None = None) -> bool:
+    """Whether the arithmetic of ``device`` flushes subnormal numbers of ``dtype`` (default
+    float32; a complex dtype: its parts') to zero, in operands and in results.
+
+    A device's arithmetic, not a bug: CuPy compiles every kernel with ``-ftz=true``, as fast
+    GPU code commonly is, so there float32 values below ``finfo(float32).tiny`` (about
+    1.2e-38) count as zero wherever a kernel computes (``rsqrt(1e-45)`` is ``inf``, and a
+    result below it comes out ``±0``), while copies keep them. Tests draw no subnormals on
+    such a device (the strategies of :mod:`tensorcore.testing.strategies` given a
+    ``device``). Probed once per device and dtype, by doubling the smallest subnormal there;
+    False for a device that holds no values or lacks the dtype.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.testing import flushes_subnormals
+    >>> flushes_subnormals("cpu"), flushes_subnormals("cpu", tc.float64)
+    (False, False)
+    """
+    from .. import _registry
+    from ..devices import device as as_device
+    from ..dtypes import float32
+    from ..ops.factories import tensor
+
+    d = float32 if dtype is None else dtype.to_real()
+    key = (str(device), d.name)
+    hit = _FLUSHES.get(key)
+    if hit is None:
+        dev = as_device(device)
+        if not _registry.interface(dev).holds_data or dtype_unsupported(dev, d) is not None:
+            hit = False
+        else:
+            from .._finfo import finfo
+
+            info = finfo(d)
+            smallest = tensor([info.tiny * info.eps], dtype=d, device=dev)
+            hit = (smallest * 2).tolist()[0] == 0.0
+        _FLUSHES[key] = hit
+    return hit
 
 
 def layout_unsupported(device: Any, layout: str) -> str | None:

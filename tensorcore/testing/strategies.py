@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorcore as tc
 
-from ._helpers import dtype_unsupported, numpy_dtype
+from ._helpers import dtype_unsupported, flushes_subnormals, numpy_dtype
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -100,11 +100,15 @@ def elements(
     min_value: float | None = None,
     max_value: float | None = None,
     exclude_zero: bool = False,
+    device: Any = None,
 ) -> st.SearchStrategy[Any]:
     """Python scalars for ``dtype``: finite, and small (``[-10, 10]`` unless bounded).
 
     Integers stay small so that products and powers do not overflow; unsigned integers
-    start at 0. Floats exclude NaN and infinity (edge values have explicit tests).
+    start at 0. Floats exclude NaN and infinity (edge values have explicit tests), and
+    subnormal numbers where ``device``'s arithmetic flushes them to zero
+    (:func:`~tensorcore.testing.flushes_subnormals`: the device's arithmetic differs there,
+    by design, from the oracle's).
 
     Examples
     --------
@@ -114,11 +118,26 @@ def elements(
     >>> find(elements(tc.int64, min_value=3), lambda v: True)
     3
     """
+    # (None: Hypothesis's default, subnormals where the bounds hold any)
+    subnormal = (
+        False
+        if (dtype.is_floating_point or dtype.is_complex)
+        and device is not None
+        and flushes_subnormals(device, dtype)
+        else None
+    )
     if dtype is tc.bool:
         strat: st.SearchStrategy[Any] = st.booleans()
     elif dtype.is_complex:
         bound = 10.0 if max_value is None else float(max_value)
-        part = st.floats(-bound, bound, allow_nan=False, allow_infinity=False, width=32)
+        part = st.floats(
+            -bound,
+            bound,
+            allow_nan=False,
+            allow_infinity=False,
+            width=32,
+            allow_subnormal=subnormal,
+        )
         strat = st.builds(complex, part, part)
     elif dtype.is_floating_point:
         lo = -10.0 if min_value is None else float(min_value)
@@ -126,7 +145,9 @@ def elements(
         width: Literal[16, 32, 64] = (
             64 if dtype is tc.float64 else 32 if dtype is tc.float32 else 16
         )
-        strat = st.floats(lo, hi, allow_nan=False, allow_infinity=False, width=width)
+        strat = st.floats(
+            lo, hi, allow_nan=False, allow_infinity=False, width=width, allow_subnormal=subnormal
+        )
         if dtype is tc.bfloat16:
             # Values bfloat16 holds exactly, so the oracle sees the same inputs.
             strat = strat.map(lambda v: float(np.asarray(v, numpy_dtype(tc.bfloat16))))
@@ -146,8 +167,10 @@ def arrays(
     min_value: float | None = None,
     max_value: float | None = None,
     exclude_zero: bool = False,
+    device: Any = None,
 ) -> st.SearchStrategy[Any]:
-    """NumPy arrays of the NumPy dtype matching ``dtype``, with values from :func:`elements`.
+    """NumPy arrays of the NumPy dtype matching ``dtype``, with values from :func:`elements`
+    (no subnormal floats where ``device`` flushes them to zero).
 
     ``shape`` is a shape, a strategy of shapes, or None for :func:`shapes`.
 
@@ -160,7 +183,9 @@ def arrays(
     array([[0, 0],
            [0, 0]], dtype=int32)
     """
-    el = elements(dtype, min_value=min_value, max_value=max_value, exclude_zero=exclude_zero)
+    el = elements(
+        dtype, min_value=min_value, max_value=max_value, exclude_zero=exclude_zero, device=device
+    )
     npd = numpy_dtype(dtype)
     if shape is None:
         shape = shapes()

@@ -241,6 +241,11 @@ def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
     remaining value of every distinct position, so that a position named ``k`` times is
     done after ``k`` rounds.
 
+    ``maximum`` and ``minimum`` of floating-point targets never use another module's loop:
+    CuPy's (atomic ``fmaxf``/``fminf``) computes doubles in single precision and drops NaNs.
+    They sort the values by position instead (:func:`_extremum_at`), as do those ufuncs'
+    integer targets where the module has no loop (CuPy's int64).
+
     Examples
     --------
     >>> import numpy as np
@@ -250,18 +255,25 @@ def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
     >>> t
     array([8., 1., 3.])
     """
-    try:
+    if xp.__name__ == "numpy":  # (every loop there)
         ufunc.at(target, where, values)
         return
-    except (NotImplementedError, TypeError):
-        if xp.__name__ == "numpy":
-            raise
+    kind = target.dtype.kind
+    extremum = kind in "iuf" and (ufunc is xp.maximum or ufunc is xp.minimum)
+    if not (extremum and kind == "f"):
+        try:
+            ufunc.at(target, where, values)
+            return
+        except (NotImplementedError, TypeError):
+            pass
     pos = xp.arange(target.size, dtype=xp.int64).reshape(target.shape)[where]
     vals = xp.broadcast_to(xp.asarray(values), pos.shape).reshape(-1)
     pos = pos.reshape(-1)
     inplace = target.flags.c_contiguous
     flat = target.reshape(-1) if inplace else target.ravel()
-    while pos.size:
+    if extremum:
+        _extremum_at(xp, ufunc is xp.maximum, flat, pos, vals.astype(flat.dtype, copy=False))
+    while pos.size and not extremum:
         u, first = xp.unique(pos, return_index=True)
         flat[u] = ufunc(flat[u], vals[first])
         if first.size == pos.size:
@@ -271,6 +283,29 @@ def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
         pos, vals = pos[keep], vals[keep]
     if not inplace:
         target[...] = flat.reshape(target.shape)
+
+
+def _extremum_at(xp: Any, largest: bool, flat: Any, pos: Any, vals: Any) -> None:
+    """``maximum.at`` (``largest``) or ``minimum.at`` of the 1-d ``flat`` at the flat
+    positions ``pos``: one stable sort by value, then by position; each position's last
+    (maximum) or first (minimum) value is combined with the target's, and a position that
+    is given a NaN becomes NaN (NumPy's ``maximum``/``minimum`` propagate it; sorting puts
+    NaNs last, out of the minimum's reach)."""
+    if not pos.size:
+        return
+    order = xp.argsort(vals, kind="stable")
+    order = order[xp.argsort(pos[order], kind="stable")]
+    p, v = pos[order], vals[order]
+    pick = xp.ones(p.size, dtype=bool)
+    if largest:
+        pick[:-1] = p[1:] != p[:-1]
+    else:
+        pick[1:] = p[1:] != p[:-1]
+    p, v = p[pick], v[pick]
+    flat[p] = (xp.maximum if largest else xp.minimum)(flat[p], v)
+    if vals.dtype.kind == "f":
+        nan = xp.isnan(vals)
+        flat[pos[nan]] = vals[nan]
 
 
 def accumulate(xp: Any, ufunc: Any, x: Any, axis: int) -> Any:

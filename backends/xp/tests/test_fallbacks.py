@@ -120,3 +120,149 @@ def test_max_pool_finds_nan_windows_without_asking_the_device() -> None:
     assert indices.flatten().tolist() == [1, 2, 2, 4, 4]
     assert values.flatten()[3:].tolist() == [3.0, 3.0]
     assert values.flatten()[:3].isnan().all()
+
+
+class _SinglePrecisionAt(_NoLoops):
+    """``maximum``/``minimum`` with CuPy's ``at`` of floats: atomic ``fmaxf``/``fminf``,
+    which round doubles to single precision and drop NaNs."""
+
+    def at(self, target: Any, where: Any, values: Any = None) -> None:
+        if target.dtype.kind != "f":
+            if target.dtype not in (np.int32, np.uint32, np.uint64):
+                raise TypeError(f"{self._u.__name__}.at: unsupported dtype")
+            self._u.at(target, where, values)
+            return
+        single = target.astype(np.float32)
+        (np.fmax if self._u is np.maximum else np.fmin).at(
+            single, where, np.asarray(values).astype(np.float32)
+        )
+        named = np.zeros(target.shape, dtype=bool)
+        named[where] = True
+        target[named] = single[named]
+
+
+XP_ATOMICS = types.SimpleNamespace(**vars(XP))
+XP_ATOMICS.maximum = _SinglePrecisionAt(np.maximum)
+XP_ATOMICS.minimum = _SinglePrecisionAt(np.minimum)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.bool_])
+def test_extrema_at_are_numpys_also_where_the_module_has_single_precision_atomics(
+    largest: bool, dtype: Any
+) -> None:
+    # Off NumPy, maximum.at/minimum.at of floats sort instead of calling the module's loop
+    # (CuPy's rounds doubles to float32: an amax that equals none of its inputs).
+    rng = np.random.default_rng(2)
+    floating = np.dtype(dtype).kind == "f"
+    # small integers; for floats 1 + k * 1e-12: ties, and differences below float32's
+    target, values = rng.integers(0, 8, (4, 6)), rng.integers(0, 8, (9, 6))
+    if floating:
+        target, values = 1.0 + target * 1e-12, 1.0 + values * 1e-12
+    target, values = target.astype(dtype), values.astype(dtype)
+    if floating:
+        values[3, 2] = np.nan  # row 0 (named four times) gets it: NumPy's loop propagates it
+        target[2, 5] = np.nan
+        values[0, 0], values[5, 0] = -np.inf, np.inf
+    rows = np.array([0, 3, 0, 0, 2, 3, 0, 1, 3])
+    where = (rows[:, None], np.arange(6)[None, :])
+    ufunc = np.maximum if largest else np.minimum
+    want = target.copy()
+    ufunc.at(want, where, values)
+    got = target.copy()
+    ufunc_at(XP_ATOMICS, XP_ATOMICS.maximum if largest else XP_ATOMICS.minimum, got, where, values)
+    np.testing.assert_array_equal(got, want)
+    # a non-contiguous target, and a 1-d one named by flat positions (the scatter kernels')
+    big = np.zeros((4, 12), dtype=dtype)
+    big[:, ::2] = target
+    ufunc_at(XP_ATOMICS, getattr(XP_ATOMICS, ufunc.__name__), big[:, ::2], where, values)
+    np.testing.assert_array_equal(big[:, ::2], want)
+    assert not big[:, 1::2].any()
+    flat = target.copy().reshape(-1)
+    pos = (rows[:, None] * 6 + np.arange(6)[None, :]).reshape(-1)
+    ufunc_at(XP_ATOMICS, getattr(XP_ATOMICS, ufunc.__name__), flat, (pos,), values.reshape(-1))
+    np.testing.assert_array_equal(flat.reshape(4, 6), want)
+
+
+def test_scatter_reduce_amax_of_doubles_is_one_of_its_inputs_off_numpy() -> None:
+    # (the amax/amin derivative counts the inputs equal to the result: none gave 0 / 0)
+    from tensorcore_xp.kernels import indexing
+
+    import tensorcore as tc
+
+    kernels = indexing.build(XP_ATOMICS)
+    x = tc.tensor([[0.1, 0.2, 0.3]], dtype=tc.float64)
+    src = tc.tensor([[0.1 + 1e-12, 0.2 - 1e-12, 0.35]], dtype=tc.float64)
+    index = tc.tensor([[0, 1, 0]])
+    for reduce, want in (("amax", [0.35, 0.2, 0.3]), ("amin", [0.1, 0.2 - 1e-12, 0.3])):
+        out = x.clone()
+        kernels["scatter_reduce"](out, x, 1, index, src, reduce)
+        assert out.tolist() == [want], reduce
+        assert out.tolist() == x.scatter_reduce(1, index, src, reduce).tolist()
+
+
+def _floor_of_quotient(x: Any, y: Any, out: Any = None) -> Any:
+    """CuPy's floor division of floats: floor(x / y), whose rounded quotient can be one
+    too large (3.0 // 0.1 is 30.0)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if np.result_type(x, y).kind != "f":
+        return np.floor_divide(x, y, out=out)
+    return np.floor(np.true_divide(x, y, out=out), out=out)
+
+
+def _remainder_of_quotient(x: Any, y: Any, out: Any = None) -> Any:
+    """CuPy's remainder of floats, consistent with its floor division."""
+    x, y = np.asarray(x), np.asarray(y)
+    if np.result_type(x, y).kind != "f":
+        return np.remainder(x, y, out=out)
+    return np.subtract(x, np.floor(x / y) * y, out=out)
+
+
+XP_QUOTIENT = types.SimpleNamespace(**vars(XP))
+XP_QUOTIENT.floor_divide = _floor_of_quotient
+XP_QUOTIENT.remainder = _remainder_of_quotient
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 0.1, -0.1, 0.2, -0.2, 7.5, -7.5, 1e30, -1e30,
+            1e-30, -1e-30, 2.0**24 + 1, 1e300, 5e-324, np.inf, -np.inf, np.nan]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_floor_division_and_remainder_of_floats_are_numpys_off_numpy(dtype: Any) -> None:
+    # (CuPy's floor(x / y) gave 30 for 3.0 // 0.1 and 10 for -1 // -0.1 in float32)
+    from tensorcore_xp.kernels import pointwise
+
+    import tensorcore as tc
+
+    kernels = pointwise.build(XP_QUOTIENT)
+    rng = np.random.default_rng(3)
+    with np.errstate(all="ignore"):
+        special = np.array(_SPECIAL).astype(dtype)
+        noise = (rng.standard_normal(250) * 10.0 ** rng.integers(-6, 7, 250)).astype(dtype)
+        values = np.concatenate([special, noise])
+        a = np.repeat(values, values.size)
+        b = np.tile(values, values.size)
+        want_q, want_r = np.floor_divide(a, b), np.remainder(a, b)
+    ta, tb = tc.from_numpy(a), tc.from_numpy(b)
+    for name, want in (("floor_divide", want_q), ("remainder", want_r)):
+        out = tc.empty(a.shape, dtype=ta.dtype)
+        kernels[name](out, ta, tb)
+        got = out.numpy()
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert (np.signbit(got) == np.signbit(want)).all(), name  # the zeros' signs too
+    out = tc.empty(a.shape, dtype=ta.dtype)
+    kernels["div"](out, ta, tb, rounding_mode="floor")
+    np.testing.assert_array_equal(out.numpy(), want_q)
+    # a Python float on either side (the kernels pass it as it is off NumPy), one that the
+    # dtype holds, as the core makes it for a 16-bit tensor
+    for scalar in (0.1, -0.2, 3.0):
+        s = np.array(scalar).astype(dtype)
+        scalar = float(s)
+        with np.errstate(all="ignore"):
+            pairs = (
+                ("floor_divide", (ta, scalar), np.floor_divide(a, s)),
+                ("remainder", (scalar, tb), np.remainder(s, b)),
+            )
+        for name, args, want in pairs:
+            out = tc.empty(a.shape, dtype=ta.dtype)
+            kernels[name](out, *args)
+            np.testing.assert_array_equal(out.numpy(), want, err_msg=f"{name} {scalar}")

@@ -211,6 +211,23 @@ def build(
         "are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
     )
 
+    floor_divide, remainder = xp.floor_divide, xp.remainder
+    if xp.__name__ != "numpy":
+        # Off NumPy, floating-point operands take NumPy's (and PyTorch's) formula: CuPy's
+        # floor division is floor(x / y), whose rounded quotient can be one too large (30
+        # for 3.0 // 0.1), and its remainder x - floor(x / y) * y agrees with it.
+        def floor_divide(x: Any, y: Any, out: Any) -> Any:
+            if out.dtype.kind != "f":
+                return xp.floor_divide(x, y, out=out)
+            xp.copyto(out, _floor_divmod(xp, x, y, out.dtype)[0], casting="unsafe")
+            return out
+
+        def remainder(x: Any, y: Any, out: Any) -> Any:
+            if out.dtype.kind != "f":
+                return xp.remainder(x, y, out=out)
+            xp.copyto(out, _floor_divmod(xp, x, y, out.dtype)[1], casting="unsafe")
+            return out
+
     def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
         o = array_of(out)
         x, y = lifted(a, o.dtype), lifted(b, o.dtype)
@@ -223,7 +240,7 @@ def build(
             elif rounding_mode == "floor":
                 # Python's // for floats too (3.0 // 0.1 is 29.0, -2.0 // inf is -1.0), as
                 # PyTorch's div_floor: not floor(x / y), whose rounded quotient can be 30.
-                xp.floor_divide(x, y, out=o)
+                floor_divide(x, y, out=o)
             elif rounding_mode == "trunc":
                 if floating:
                     xp.trunc(xp.true_divide(x, y), out=o)
@@ -252,8 +269,8 @@ def build(
 
     K["div"] = div
     binary("mul", xp.multiply)
-    int_guard("floor_divide", xp.floor_divide)
-    int_guard("remainder", xp.remainder)
+    int_guard("floor_divide", floor_divide)
+    int_guard("remainder", remainder)
     int_guard("fmod", xp.fmod)
     binary("atan2", xp.arctan2, noisy=True)
     binary("maximum", xp.maximum)
@@ -525,6 +542,31 @@ def build(
 
     K["nan_to_num"], K["clamp"], K["where"], K["lerp"] = nan_to_num, clamp, where, lerp
     return K
+
+
+def _floor_divmod(xp: Any, x: Any, y: Any, dtype: Any) -> tuple[Any, Any]:
+    """Floor division and remainder of floating-point ``x`` and ``y`` (arrays or Python
+    scalars) for results of array dtype ``dtype``, computed as NumPy's ``npy_divmod`` and
+    PyTorch's ``div_floor_floating`` do: from ``fmod``, whose result is exact, rather than
+    from the rounded quotient ``x / y``. So ``x == (x // y) * y + x % y`` as closely as
+    floats allow, ``3.0 // 0.1`` is 29.0 and ``-1.0 // -0.1`` is 9.0 (the operands are
+    binary fractions), ``-2.0 // inf`` is -1.0, ``x // 0`` is ``x / 0``, and a zero
+    remainder takes ``y``'s sign, as NumPy's. The 16-bit floats compute in float32, as
+    NumPy's loops do."""
+    wide = acc_dtype(xp, dtype)
+    x = xp.asarray(x, dtype=wide)
+    y = xp.asarray(y, dtype=wide)
+    mod = xp.fmod(x, y)
+    div = (x - mod) / y
+    # fmod's remainder has x's sign; the floor's has y's
+    fix = (mod != 0) & ((y < 0) != (mod < 0))
+    mod = xp.where(fix, mod + y, xp.where(mod == 0, xp.copysign(xp.zeros_like(mod), y), mod))
+    div = xp.where(fix, div - 1, div)
+    q = xp.floor(div)
+    q = xp.where(div - q > 0.5, q + 1, q)  # (div is an integer up to rounding)
+    ratio = x / y
+    q = xp.where(div == 0, xp.copysign(xp.zeros_like(q), ratio), q)
+    return xp.where(y == 0, ratio, q), mod
 
 
 def _has_zero(xp: Any, y: Any) -> bool:
