@@ -6,9 +6,10 @@ Each function is a thin name for an operator of the table (``expit`` is ``sigmoi
 is differentiable through the operators' derivative rules. ``out=`` is accepted where PyTorch
 takes it; a composition writes its last operator's result into ``out``.
 
-Not here, because no operator computes them yet: ``zeta``,
-the Bessel functions of the first and second kind, ``airy_ai``. The orthogonal polynomials
-(``chebyshev_polynomial_t``...) are evaluated by their recurrences (``_polynomials.py``).
+The Bessel functions of the first and second kind (``bessel_j0``, ``modified_bessel_k0``...),
+``airy_ai`` and ``zeta`` are operators of their own, computed by SciPy (CuPy's
+``cupyx.scipy.special`` on CUDA). The orthogonal polynomials (``chebyshev_polynomial_t``...)
+are evaluated by their recurrences (``_polynomials.py``).
 
 Examples
 --------
@@ -46,6 +47,11 @@ from .ops import functions as ops
 from .ops.factories import tensor
 
 __all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
     "chebyshev_polynomial_t",
     "chebyshev_polynomial_u",
     "chebyshev_polynomial_v",
@@ -77,12 +83,16 @@ __all__ = [
     "logsumexp",
     "modified_bessel_i0",
     "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
     "multigammaln",
     "ndtr",
     "ndtri",
     "polygamma",
     "psi",
     "round",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
     "shifted_chebyshev_polynomial_t",
     "shifted_chebyshev_polynomial_u",
     "shifted_chebyshev_polynomial_v",
@@ -92,6 +102,7 @@ __all__ = [
     "spherical_bessel_j0",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
 
 _SQRT2 = math.sqrt(2.0)
@@ -452,6 +463,139 @@ def spherical_bessel_j0(input: Any, *, out: Tensor | None = None) -> Tensor:
     zero = x == 0
     r = ops.where(zero, 1.0, ops.sin(x) / ops.where(zero, 1.0, x))
     return r if out is None else out.copy_(r)
+
+
+def bessel_j0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the first kind of order 0, ``J0(x)`` (without a gradient, as
+    PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.bessel_j0(tc.tensor([0.0, 1.0]))
+    tensor([1.0000, 0.7652])
+    """
+    return ops.special_bessel_j0(input, out=out)
+
+
+def bessel_j1(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the first kind of order 1, ``J1(x)`` (without a gradient, as
+    PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.bessel_j1(tc.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.4401])
+    """
+    return ops.special_bessel_j1(input, out=out)
+
+
+def bessel_y0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the second kind of order 0, ``Y0(x)``: -inf at 0, NaN below
+    (without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.bessel_y0(tc.tensor([0.0, 1.0]))
+    tensor([  -inf, 0.0883])
+    """
+    return ops.special_bessel_y0(input, out=out)
+
+
+def bessel_y1(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the second kind of order 1, ``Y1(x)``: -inf at 0, NaN below
+    (without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.bessel_y1(tc.tensor([0.0, 1.0]))
+    tensor([   -inf, -0.7812])
+    """
+    return ops.special_bessel_y1(input, out=out)
+
+
+def modified_bessel_k0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the second kind of order 0, ``K0(x)``: inf at 0, NaN
+    below (without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.modified_bessel_k0(tc.tensor([0.0, 1.0]))
+    tensor([   inf, 0.4210])
+    """
+    return ops.special_modified_bessel_k0(input, out=out)
+
+
+def modified_bessel_k1(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the second kind of order 1, ``K1(x)``: inf at 0, NaN
+    below (without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.modified_bessel_k1(tc.tensor([0.0, 1.0]))
+    tensor([   inf, 0.6019])
+    """
+    return ops.special_modified_bessel_k1(input, out=out)
+
+
+def scaled_modified_bessel_k0(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """``exp(x) K0(x)``, finite where ``K0`` underflows (without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.scaled_modified_bessel_k0(tc.tensor([1.0, 1000.0]))
+    tensor([1.1445, 0.0396])
+    """
+    return ops.special_scaled_modified_bessel_k0(input, out=out)
+
+
+def scaled_modified_bessel_k1(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """``exp(x) K1(x)``, finite where ``K1`` underflows (without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.scaled_modified_bessel_k1(tc.tensor([1.0, 1000.0]))
+    tensor([1.6362, 0.0396])
+    """
+    return ops.special_scaled_modified_bessel_k1(input, out=out)
+
+
+def airy_ai(input: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Airy function ``Ai(x)``, a solution of ``y'' = x y`` that decays for ``x > 0``
+    (without a gradient, as PyTorch's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.airy_ai(tc.tensor([0.0, 1.0]))
+    tensor([0.3550, 0.1353])
+    """
+    return ops.special_airy_ai(input, out=out)
+
+
+def zeta(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Hurwitz zeta function ``sum_{k >= 0} (k + other) ** -input``, elementwise with
+    broadcasting (the Riemann zeta function at ``other = 1``). Either argument may be a
+    Python number, not both. As PyTorch's, it is differentiable in ``other`` only
+    (``-input * zeta(input + 1, other)``); a gradient for ``input`` raises
+    ``NotImplementedError``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.special.zeta(tc.tensor([2.0, 4.0]), 1.0)
+    tensor([1.6449, 1.0823])
+    >>> tc.special.zeta(2.0, tc.tensor([1.0, 2.0]))
+    tensor([1.6449, 0.6449])
+    """
+    return ops.special_zeta(input, other, out=out)
 
 
 def _detached(input: Any) -> Any:

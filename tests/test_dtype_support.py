@@ -56,7 +56,10 @@ PYTORCH = {
     "bitwise_right_shift": "i", "gelu": "f", "gelu_backward": "f",
     "frac": "f", "gcd": "i", "lcm": "i", "isneginf": "bif", "isposinf": "bif", "msort": "bif",
     "vdot": "ifc", "inner": "ifc", "special_i0e": "bif", "special_i1e": "bif",
-    "special_erfcx": "bif",
+    "special_erfcx": "bif", "special_bessel_j0": "bif", "special_bessel_j1": "bif",
+    "special_bessel_y0": "bif", "special_bessel_y1": "bif", "special_modified_bessel_k0": "bif",
+    "special_modified_bessel_k1": "bif", "special_scaled_modified_bessel_k0": "bif",
+    "special_scaled_modified_bessel_k1": "bif", "special_airy_ai": "bif", "special_zeta": "bif",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

@@ -549,6 +549,9 @@ for _n in (
     "special_i0e",
     "special_i1e",
     "special_erfcx",
+    "special_bessel_j0",
+    "special_bessel_j1",
+    "special_airy_ai",
     "sinc",
     "deg2rad",
     "rad2deg",
@@ -560,6 +563,29 @@ for _n in ("atanh", "erfinv"):
     _RAW[_n] = _small
 _RAW["acosh"] = _unary(lambda m, s, t: m.positive(*s, lo=1.2, hi=3.0, t=t))
 _RAW["digamma"] = _pos
+
+
+for _n in (
+    "special_bessel_y0",
+    "special_bessel_y1",
+    "special_modified_bessel_k0",
+    "special_modified_bessel_k1",
+    "special_scaled_modified_bessel_k0",
+    "special_scaled_modified_bessel_k1",
+):
+    _RAW[_n] = _pos  # (NaN below 0, infinite at 0)
+
+
+@_samples("special_zeta")
+def _special_zeta(m: _Maker) -> list[Sample]:
+    # PyTorch differentiates zeta in ``other`` only: ``self`` is a number or an integer
+    # tensor here, so that the generic gradient tests perturb ``other`` alone.
+    whole = tc.tensor([[2, 3, 5]], device=m.device)
+    return [
+        S((2.5, m.positive(2, 3)), desc="python scalar self"),
+        S((whole, m.positive(2, 3, t=True)), desc="integer self, transposed other"),
+        S((whole, m.positive(3, 1)), desc="broadcast"),
+    ]
 
 
 @_samples("lgamma")
