@@ -1553,6 +1553,32 @@ def _lu_unpack(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("linalg_ldl_factor_ex")
+def _linalg_ldl_factor_ex(m: _Maker) -> list[Sample]:
+    indefinite = _symmetric(m, 4, 4) - _eye_like(m.uniform(4, 4)) * 0.5
+    return [
+        S((_symmetric(m, 3, 3),)),
+        S((_symmetric(m, 2, 3, 3),), {"hermitian": True}, desc="batch"),
+        S((indefinite,), {"check_errors": True}, desc="indefinite"),
+    ]
+
+
+@_samples("linalg_ldl_solve")
+def _linalg_ldl_solve(m: _Maker) -> list[Sample]:
+    # Factors as LAPACK packs them: 1x1 blocks, and a 2x2 block after an interchange.
+    ld = m.uniform(3, 3).tril() + _eye_like(m.uniform(3, 3)) * 3
+    batch = m.uniform(2, 3, 3).tril() + _eye_like(m.uniform(3, 3)) * 3
+    return [
+        S((ld, _pivots(m, 1, 2, 3), m.uniform(3, 2))),
+        S((ld, _pivots(m, 1, -3, -3), m.uniform(2, 3, 1)), desc="2x2 block, broadcast B"),
+        S(
+            (batch, _pivots(m, [2, 2, 3], [-2, -2, 3]), m.uniform(3, 4)),
+            {"hermitian": True},
+            desc="batch",
+        ),
+    ]
+
+
 @_samples("linalg_lu_solve")
 def _linalg_lu_solve(m: _Maker) -> list[Sample]:
     return [
