@@ -226,6 +226,9 @@ def test_bessel_and_airy_promote_integers_and_take_out(device: str, name: str) -
     assert_close(out, oracle(np.array([1.0, 2.0, 3.0])))
     with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
         fn(tc.tensor([1j], device=device))
+    # PyTorch has no 16-bit float loops for them
+    with pytest.raises(NotImplementedError, match=r"_(cpu|cuda)\" not implemented for 'Half'"):
+        fn(tc.tensor([1.0], dtype=tc.float16, device=device))
 
 
 def test_zeta_matches_scipy_with_broadcasting_and_numbers(device: str) -> None:
@@ -249,6 +252,12 @@ def test_zeta_matches_scipy_with_broadcasting_and_numbers(device: str) -> None:
     )
     with pytest.raises(TypeError):
         tc.special.zeta(2.0, 3.0)
+    with pytest.raises(NotImplementedError, match=r"zeta_.*not implemented for 'BFloat16'"):
+        tc.special.zeta(2.5, tc.ones(2, dtype=tc.bfloat16, device=device))
+    assert tc.special.zeta(tc.ones(1, dtype=tc.bfloat16, device=device), f32).dtype == tc.float32
+    # PyTorch's values at q = inf: NaN, but inf at x = 1 (SciPy gives the limit 0).
+    r = tc.special.zeta(tc.tensor([1.0, 2.0, math.inf], device=device), math.inf)
+    assert r[0].item() == math.inf and r[1:].isnan().all()
 
 
 def test_zeta_is_differentiable_in_q_only(device: str) -> None:

@@ -336,6 +336,7 @@ for _n, _d in [
         "pointwise nondifferentiable",
         _d + " PyTorch's ``torch.special." + _n.removeprefix("special_") + "``.",
         frontend="pointwise",
+        check=M.refuses_16bit_floats(_n.removeprefix("special_")),
         promote="float",
         out=True,
         method=False,
@@ -348,6 +349,7 @@ _op(
     "function at ``other = 1``; PyTorch's ``torch.special.zeta``). Differentiable in "
     "``other`` only, as PyTorch's.",
     frontend="pointwise",
+    check=M.refuses_16bit_floats("zeta"),
     promote="float",
     out=True,
     method=False,

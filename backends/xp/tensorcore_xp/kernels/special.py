@@ -113,7 +113,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             f = special_function(xp, name)
             with quiet(all="ignore"):
                 xs = [xp.asarray(exact(a, xp.float64), dtype=xp.float64) for a in args]
-                xp.copyto(array_of(out), f(*xs), casting="unsafe")
+                r = f(*xs)
+                if name == "special_zeta":
+                    # PyTorch's zeta(x, inf) is NaN (SciPy's is the limit 0), but for x == 1.
+                    x, q = xs
+                    r = xp.where(xp.isposinf(q) & (x != 1), xp.asarray(math.nan), r)
+                xp.copyto(array_of(out), r, casting="unsafe")
 
         k.__name__ = name
         K[name] = k
