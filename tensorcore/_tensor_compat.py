@@ -23,6 +23,7 @@ from typing import Any
 
 from . import dtypes as dt
 from ._tensor import Size, Tensor, contiguous_strides, make_tensor, torch_name
+from ._tensor_set import set_
 from .ops import functions as ops
 
 __all__ = ["install"]
@@ -546,6 +547,7 @@ def install() -> None:
         "resize_as": resize_as,
         "as_strided_": as_strided_,
         "is_set_to": is_set_to,
+        "set_": set_,
         "reinforce": reinforce,
         "is_distributed": _false,
         "record_stream": lambda self, stream: None,

@@ -22,6 +22,7 @@ from . import dtypes as ops_dtypes
 from . import return_types as rt
 from ._linalg_ex import householder_product, inv_ex, solve_ex
 from ._linalg_general import eig, eigvals, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp
+from ._linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
 from .dispatch import get_op
@@ -46,6 +47,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",

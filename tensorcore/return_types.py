@@ -18,6 +18,8 @@ __all__ = [
     "linalg_eig",
     "linalg_eigh",
     "linalg_inv_ex",
+    "linalg_ldl_factor",
+    "linalg_ldl_factor_ex",
     "linalg_lstsq",
     "linalg_lu",
     "linalg_lu_factor",
@@ -144,6 +146,21 @@ class linalg_lu_factor_ex(NamedTuple):
     """``LU``, ``pivots`` and ``info`` of :func:`tensorcore.linalg.lu_factor_ex`."""
 
     LU: Any
+    pivots: Any
+    info: Any
+
+
+class linalg_ldl_factor(NamedTuple):
+    """``LD`` and ``pivots`` of :func:`tensorcore.linalg.ldl_factor`."""
+
+    LD: Any
+    pivots: Any
+
+
+class linalg_ldl_factor_ex(NamedTuple):
+    """``LD``, ``pivots`` and ``info`` of :func:`tensorcore.linalg.ldl_factor_ex`."""
+
+    LD: Any
     pivots: Any
     info: Any
 

@@ -6,8 +6,10 @@ Each function is a thin name for an operator of the table (``expit`` is ``sigmoi
 is differentiable through the operators' derivative rules. ``out=`` is accepted where PyTorch
 takes it; a composition writes its last operator's result into ``out``.
 
-Not here, because no operator computes them yet: ``zeta``,
-the Bessel functions of the first and second kind, ``airy_ai``. The orthogonal polynomials
+The Bessel functions of the first and second kind (``bessel_j0``, ``modified_bessel_k0``...),
+``airy_ai`` and ``zeta`` are operators of their own, computed by SciPy (CuPy's
+``cupyx.scipy.special`` on CUDA), in ``_special_bessel.py``; as PyTorch's, the Bessel and
+Airy functions have no gradient and ``zeta`` has one in ``other`` only. The orthogonal polynomials
 (``chebyshev_polynomial_t``...) are evaluated by their recurrences (``_polynomials.py``).
 
 Examples
@@ -40,12 +42,32 @@ from ._polynomials import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
+from ._special_bessel import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    spherical_bessel_j0,
+    zeta,
+)
 from ._tensor import Tensor
 from .dtypes import get_default_dtype, result_type
 from .ops import functions as ops
 from .ops.factories import tensor
 
 __all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
     "chebyshev_polynomial_t",
     "chebyshev_polynomial_u",
     "chebyshev_polynomial_v",
@@ -77,12 +99,16 @@ __all__ = [
     "logsumexp",
     "modified_bessel_i0",
     "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
     "multigammaln",
     "ndtr",
     "ndtri",
     "polygamma",
     "psi",
     "round",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
     "shifted_chebyshev_polynomial_t",
     "shifted_chebyshev_polynomial_u",
     "shifted_chebyshev_polynomial_v",
@@ -92,6 +118,7 @@ __all__ = [
     "spherical_bessel_j0",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
 
 _SQRT2 = math.sqrt(2.0)
@@ -415,47 +442,6 @@ def erfcx(input: Any, *, out: Tensor | None = None) -> Tensor:
     tensor([1.0000, 0.0188])
     """
     return ops.special_erfcx(input, out=out)
-
-
-def modified_bessel_i0(input: Any, *, out: Tensor | None = None) -> Tensor:
-    """The modified Bessel function of the first kind of order 0 (:func:`i0`, without a
-    gradient, as PyTorch's).
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> tc.special.modified_bessel_i0(tc.tensor([0.0]))
-    tensor([1.])
-    """
-    return ops.i0(_detached(input), out=out)
-
-
-def modified_bessel_i1(input: Any, *, out: Tensor | None = None) -> Tensor:
-    """The modified Bessel function of the first kind of order 1 (:func:`i1`, without a
-    gradient, as PyTorch's)."""
-    return ops.special_i1(_detached(input), out=out)
-
-
-def spherical_bessel_j0(input: Any, *, out: Tensor | None = None) -> Tensor:
-    """The spherical Bessel function of the first kind of order 0, ``sin(x) / x`` (1 at 0;
-    without a gradient, as PyTorch's).
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> tc.special.spherical_bessel_j0(tc.tensor([0.0, 3.0]))
-    tensor([1.0000, 0.0470])
-    """
-    x = _detached(input)
-    if not x.dtype.is_floating_point:
-        x = x.to(get_default_dtype())
-    zero = x == 0
-    r = ops.where(zero, 1.0, ops.sin(x) / ops.where(zero, 1.0, x))
-    return r if out is None else out.copy_(r)
-
-
-def _detached(input: Any) -> Any:
-    return input.detach() if isinstance(input, Tensor) else input
 
 
 def ndtr(input: Any, *, out: Tensor | None = None) -> Tensor:

@@ -175,7 +175,7 @@ def test_grad_of_several_outputs_of_one_node(device: str) -> None:
     sorted(
         n
         for n in core_ops()
-        if OPS[n].differentiable and "composite" not in OPS[n].tags and not inplace_only(n)
+        if OPS[n].has_backward and "composite" not in OPS[n].tags and not inplace_only(n)
     ),
 )
 def test_grad_fn_is_named_after_the_operator(device: str, name: str) -> None:

@@ -30,7 +30,7 @@ from tensorcore.testing.samples import (
 )
 
 #: Differentiable operators with an out-of-place form, straight from the operator table.
-DIFFERENTIABLE = sorted(n for n in core_ops() if OPS[n].differentiable and not inplace_only(n))
+DIFFERENTIABLE = sorted(n for n in core_ops() if OPS[n].has_backward and not inplace_only(n))
 #: Differentiable operators that also have an in-place ``op_`` variant.
 WITH_INPLACE = sorted(n for n in DIFFERENTIABLE if OPS[n].inplace)
 

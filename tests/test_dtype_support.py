@@ -56,12 +56,22 @@ PYTORCH = {
     "bitwise_right_shift": "i", "gelu": "f", "gelu_backward": "f",
     "frac": "f", "gcd": "i", "lcm": "i", "isneginf": "bif", "isposinf": "bif", "msort": "bif",
     "vdot": "ifc", "inner": "ifc", "special_i0e": "bif", "special_i1e": "bif",
-    "special_erfcx": "bif",
+    "special_erfcx": "bif", "special_bessel_j0": "bif", "special_bessel_j1": "bif",
+    "special_bessel_y0": "bif", "special_bessel_y1": "bif", "special_modified_bessel_k0": "bif",
+    "special_modified_bessel_k1": "bif", "special_scaled_modified_bessel_k0": "bif",
+    "special_scaled_modified_bessel_k1": "bif", "special_airy_ai": "bif", "special_zeta": "bif",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's
 # NotImplementedError, so a bool call may be refused although bool is declared.
 PARTIAL = {"clamp": "b", "clamp_min": "b", "clamp_max": "b"}
+# The special functions PyTorch computes in float32 and float64 only (no Half or BFloat16
+# loops): their declared check refuses the 16-bit floats with PyTorch's NotImplementedError.
+PARTIAL |= {
+    n: "f"
+    for n in OPS
+    if n.startswith("special_") and ("bessel" in n or n in ("special_airy_ai", "special_zeta"))
+}
 # view_as_real, view_as_complex, complex and polar take some dtypes only too, but PyTorch
 # refuses the others with a RuntimeError of its own wording (as these operators' bodies do),
 # not the NotImplementedError of a declared restriction.

@@ -112,7 +112,7 @@ RECORDED = sorted(
     name
     for name in FAST
     if get_op(name).lane is not None
-    and get_op(name).differentiable
+    and get_op(name).decl.has_backward
     and get_op(name).decl.parsed.one_tensor
 )
 

@@ -51,6 +51,27 @@ UNARY: dict[str, tuple[Callable[..., Any], Callable[..., Any], np.ndarray]] = {
     "ndtri": (tc.special.ndtri, sps.ndtri, P),
     "log_ndtr": (tc.special.log_ndtr, sps.log_ndtr, np.concatenate([X, [-9.9, -10.1, -40.0]])),
     "entr": (tc.special.entr, sps.entr, np.concatenate([POS, [0.0, -1.0]])),
+    "bessel_j0": (tc.special.bessel_j0, sps.j0, np.concatenate([X, [0.0, 30.0, -1e3]])),
+    "bessel_j1": (tc.special.bessel_j1, sps.j1, np.concatenate([X, [0.0, 30.0, -1e3]])),
+    "bessel_y0": (tc.special.bessel_y0, sps.y0, np.concatenate([X, [0.0, 30.0, 1e3]])),
+    "bessel_y1": (tc.special.bessel_y1, sps.y1, np.concatenate([X, [0.0, 30.0, 1e3]])),
+    "modified_bessel_k0": (tc.special.modified_bessel_k0, sps.k0, np.concatenate([X, [0.0]])),
+    "modified_bessel_k1": (tc.special.modified_bessel_k1, sps.k1, np.concatenate([X, [0.0]])),
+    "scaled_modified_bessel_k0": (
+        tc.special.scaled_modified_bessel_k0,
+        sps.k0e,
+        np.concatenate([X, [0.0, 1e3, 1e6]]),
+    ),
+    "scaled_modified_bessel_k1": (
+        tc.special.scaled_modified_bessel_k1,
+        sps.k1e,
+        np.concatenate([X, [0.0, 1e3, 1e6]]),
+    ),
+    "airy_ai": (
+        tc.special.airy_ai,
+        lambda x: sps.airy(x)[0],
+        np.concatenate([X, [-20.0, 0.0, 20.0, 100.0]]),
+    ),
 }
 
 
@@ -62,7 +83,7 @@ def test_unary_functions_match_scipy(device: str, name: str) -> None:
 
 
 def test_every_public_name_is_tested() -> None:
-    tested = set(UNARY) | {"xlogy", "xlog1py", "softmax", "log_softmax", "logsumexp"}
+    tested = set(UNARY) | {"xlogy", "xlog1py", "softmax", "log_softmax", "logsumexp", "zeta"}
     tested |= {"gammainc", "gammaincc"}
     # (tests/test_api_breadth.py)
     tested |= {n for n in tc.special.__all__ if "_polynomial_" in n}
@@ -179,3 +200,78 @@ def test_incomplete_gamma_matches_scipy(device: str) -> None:
     # differentiable in other: the gamma density
     tx = tc.tensor([0.7, 2.0], dtype=tc.float64, device=device, requires_grad=True)
     assert gradcheck(lambda v: tc.special.gammainc(ta[:2], v), (tx,))
+
+
+# ------------------------------------------------------------------ Bessel, Airy and zeta
+BESSEL = [n for n in UNARY if "bessel_" in n and "_i" not in n] + ["airy_ai"]
+
+
+@pytest.mark.parametrize("name", BESSEL)
+def test_bessel_and_airy_results_never_require_grad(device: str, name: str) -> None:
+    # PyTorch has no derivative for them: the result is not part of the graph, as PyTorch's.
+    x = tc.tensor([0.5, 2.0], dtype=tc.float64, device=device, requires_grad=True)
+    r = getattr(tc.special, name)(x)
+    assert not r.requires_grad and r.grad_fn is None
+
+
+@pytest.mark.parametrize("name", BESSEL)
+def test_bessel_and_airy_promote_integers_and_take_out(device: str, name: str) -> None:
+    fn, oracle, _ = UNARY[name]
+    r = fn(tc.tensor([1, 2, 3], device=device))
+    assert r.dtype == tc.float32
+    assert_close(r, oracle(np.array([1.0, 2.0, 3.0])).astype(np.float32))
+    assert fn(tc.tensor([True, False], device=device)).dtype == tc.float32
+    out = tc.empty(3, dtype=tc.float64, device=device)
+    assert fn(tc.tensor([1.0, 2.0, 3.0], dtype=tc.float64, device=device), out=out) is out
+    assert_close(out, oracle(np.array([1.0, 2.0, 3.0])))
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        fn(tc.tensor([1j], device=device))
+    # PyTorch has no 16-bit float loops for them
+    with pytest.raises(NotImplementedError, match=r"_(cpu|cuda)\" not implemented for 'Half'"):
+        fn(tc.tensor([1.0], dtype=tc.float16, device=device))
+
+
+def test_zeta_matches_scipy_with_broadcasting_and_numbers(device: str) -> None:
+    x = np.array([[1.0], [0.5], [2.0], [3.5], [-1.0]])
+    q = np.array([1.0, 0.0, -1.0, -1.5, 2.5, 30.0])
+    r = tc.special.zeta(tc.tensor(x, device=device), tc.tensor(q, device=device))
+    assert r.shape == (5, 6)
+    assert_close(r, sps.zeta(x, q), rtol=1e-9, atol=0.0, equal_nan=True)
+    # A number in either position (PyTorch's Scalar overloads), integers promote to float.
+    assert_close(tc.special.zeta(2.0, tc.tensor(q[4:], device=device)), sps.zeta(2.0, q[4:]))
+    assert_close(tc.special.zeta(tc.tensor(x[2:], device=device), 2), sps.zeta(x[2:], 2.0))
+    i = tc.special.zeta(tc.tensor([2, 3], device=device), 1)
+    assert i.dtype == tc.float32
+    assert_close(i, sps.zeta(np.array([2.0, 3.0]), 1.0).astype(np.float32))
+    f32 = tc.tensor([2.0, 3.0], device=device)
+    assert tc.special.zeta(f32, tc.tensor(1.0, dtype=tc.float64, device=device)).dtype == (
+        tc.float32
+    )
+    assert tc.special.zeta(f32, tc.tensor([1.0], dtype=tc.float64, device=device)).dtype == (
+        tc.float64
+    )
+    with pytest.raises(TypeError):
+        tc.special.zeta(2.0, 3.0)
+    with pytest.raises(NotImplementedError, match=r"zeta_.*not implemented for 'BFloat16'"):
+        tc.special.zeta(2.5, tc.ones(2, dtype=tc.bfloat16, device=device))
+    assert tc.special.zeta(tc.ones(1, dtype=tc.bfloat16, device=device), f32).dtype == tc.float32
+    # PyTorch's values at q = inf: NaN, but inf at x = 1 (SciPy gives the limit 0).
+    r = tc.special.zeta(tc.tensor([1.0, 2.0, math.inf], device=device), math.inf)
+    assert r[0].item() == math.inf and r[1:].isnan().all()
+
+
+def test_zeta_is_differentiable_in_q_only(device: str) -> None:
+    q = tc.tensor([1.0, 2.5, 4.0], dtype=tc.float64, device=device, requires_grad=True)
+    x = tc.tensor([2.5, 3.0, 6.0], dtype=tc.float64, device=device)
+    assert gradcheck(lambda q: tc.special.zeta(x, q), (q,))
+    assert gradcheck(lambda q: tc.special.zeta(2.0, q), (q,))
+    (g,) = tc.autograd.grad(tc.special.zeta(x, q).sum(), q)
+    assert_close(g, -x.cpu().numpy() * sps.zeta(x.cpu().numpy() + 1, q.detach().cpu().numpy()))
+    # PyTorch's node names by overload, and its error for a gradient in ``x``:
+    assert type(tc.special.zeta(2.0, q).grad_fn).__name__ == "SpecialZetaBackward1"
+    xs = x.clone().requires_grad_()
+    assert type(tc.special.zeta(xs, 2.0).grad_fn).__name__ == "SpecialZetaBackward2"
+    z = tc.special.zeta(xs, q)
+    assert type(z.grad_fn).__name__ == "SpecialZetaBackward0"
+    with pytest.raises(NotImplementedError, match="the derivative for 'zeta' is not implemented"):
+        z.sum().backward()

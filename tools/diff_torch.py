@@ -358,6 +358,8 @@ def _counterpart(name: str) -> Callable[..., Any] | None:
         return getattr(torch.linalg, name.removeprefix("linalg_"), None)
     if name in ("max_dim", "min_dim"):
         return getattr(torch, name.removesuffix("_dim"))
+    if name.startswith("special_") and hasattr(torch.special, name.removeprefix("special_")):
+        return getattr(torch.special, name.removeprefix("special_"))  # (torch.special.zeta)
     if decl.function:
         for mod in (torch, F, torch.linalg, torch.fft, torch.special):
             fn = getattr(mod, name, None)

@@ -81,6 +81,7 @@ from ._functional_more import (
     upsample_bilinear,
     upsample_nearest,
 )
+from ._linear_cross_entropy import linear_cross_entropy
 from ._losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -186,6 +187,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "linear_cross_entropy",
     "local_response_norm",
     "log_softmax",
     "logsigmoid",

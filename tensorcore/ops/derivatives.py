@@ -381,6 +381,16 @@ def _special_i1e(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("special_i1e", "self result", _special_i1e)
+
+
+def _special_zeta(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # PyTorch differentiates zeta(x, q) in q only: d/dq = -x zeta(x + 1, q).
+    if c.needs(0):
+        raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+    return (None, -g * c.self * ops.special_zeta(c.self + 1, c.other) if c.needs(1) else None)
+
+
+_d("special_zeta", "self other", _special_zeta)
 _d(
     "special_erfcx",
     "self result",

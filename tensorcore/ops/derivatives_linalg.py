@@ -388,6 +388,20 @@ def _lu_factor_ex(c: Any, grads: list[Any]) -> tuple[Any, ...]:
     return (_lu_backward(gL, gU, P, L, U),)
 
 
+def _not_implemented(name: str) -> Callable[..., Any]:
+    """PyTorch's rule for an operator without a derivative (``not_implemented`` in its
+    derivatives.yaml): the results join the graph, and a backward pass through them raises."""
+
+    def rule(c: Any, grads: Any) -> tuple[Any, ...]:
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return rule
+
+
+LINALG_RULES.append(("linalg_ldl_factor_ex", "", _not_implemented("linalg_ldl_factor_ex")))
+LINALG_RULES.append(("linalg_ldl_solve", "", _not_implemented("linalg_ldl_solve")))
+
+
 @_rule("lu_unpack", "LU_data:spec unpack_data")
 def _lu_unpack(c: Any, grads: list[Any]) -> tuple[Any, ...]:
     _, gL, gU = grads

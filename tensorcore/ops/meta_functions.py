@@ -896,6 +896,21 @@ def check_clamp_bool(self: Any, min: Any = None, max: Any = None) -> None:
         raise NotImplementedError("\"clamp\" not implemented for 'Bool'")
 
 
+def refuses_16bit_floats(kernel: str) -> Callable[..., None]:
+    """A pointwise operator's ``check``: PyTorch's ``NotImplementedError`` where the operands
+    would compute in float16 or bfloat16, for the operators whose PyTorch kernels have no
+    such loops (``"zeta_cpu" not implemented for 'Half'``), which the dtype categories of a
+    declaration cannot say."""
+
+    def check(*args: Any) -> None:
+        d = dt.result_type(*args)
+        if d is dt.float16 or d is dt.bfloat16:
+            where = next(a._device.type for a in args if isinstance(a, Tensor))
+            raise NotImplementedError(f"\"{kernel}_{where}\" not implemented for '{torch_name(d)}'")
+
+    return check
+
+
 def check_polygamma_order(n: int, self: Any) -> None:
     """``polygamma``'s order: ``n >= 0`` (PyTorch's error)."""
     if n < 0:

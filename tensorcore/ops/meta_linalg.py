@@ -23,6 +23,8 @@ __all__ = [
     "meta_linalg_eig",
     "meta_linalg_eigh",
     "meta_linalg_inv",
+    "meta_linalg_ldl_factor_ex",
+    "meta_linalg_ldl_solve",
     "meta_linalg_lu_factor_ex",
     "meta_linalg_matrix_exp",
     "meta_linalg_pinv",
@@ -277,6 +279,54 @@ def meta_linalg_lu_factor_ex(A: Tensor, pivot: bool = True, check_errors: bool =
         (b + (min(m, n),), dt.int32),
         (b, dt.int32),
     )
+
+
+def meta_linalg_ldl_factor_ex(
+    self: Tensor, hermitian: bool = False, check_errors: bool = False
+) -> Any:
+    fn = "torch.linalg.ldl_factor_ex"
+    check_float_matrix(fn, self, kernel="ldl_factor_kernel_cpu")
+    batch = self._shape[:-2]
+    return (self, hermitian, check_errors), (
+        (self._shape, self._dtype),
+        (self._shape[:-1], dt.int32),
+        (batch, dt.int32),
+    )
+
+
+def meta_linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, hermitian: bool = False) -> Any:
+    fn = "torch.linalg.ldl_solve"
+    for name, t in (("pivots", pivots), ("B", B)):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"linalg_ldl_solve(): argument '{name}' must be Tensor, not {type(t).__name__}"
+            )
+    check_float_matrix(fn, LD, kernel="ldl_solve_kernel_cpu")
+    if pivots._shape != LD._shape[:-1]:
+        raise RuntimeError(
+            f"{fn}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
+            f"shape {list(pivots._shape)} instead"
+        )
+    if pivots._dtype.is_floating_point or pivots._dtype.is_complex or pivots._dtype is dt.bool_:
+        raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {torch_name(pivots._dtype)}")
+    if B.ndim < 2:
+        top = max(B.ndim, 1)
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-top}, {top - 1}], but got -2)"
+        )
+    if B._dtype is not LD._dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {torch_name(B._dtype)}"
+            f" and A of type {torch_name(LD._dtype)} instead."
+        )
+    n = LD._shape[-1]
+    if B._shape[-2] != n:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for {fn}: each A matrix is {n} by {n} but each b "
+            f"matrix is {B._shape[-2]} by {B._shape[-1]}"
+        )
+    batch = broadcast(LD._shape[:-2], B._shape[:-2])
+    return (LD, pivots, B, hermitian), (batch + B._shape[-2:], B._dtype)
 
 
 def meta_lu_unpack(

@@ -549,6 +549,9 @@ for _n in (
     "special_i0e",
     "special_i1e",
     "special_erfcx",
+    "special_bessel_j0",
+    "special_bessel_j1",
+    "special_airy_ai",
     "sinc",
     "deg2rad",
     "rad2deg",
@@ -560,6 +563,29 @@ for _n in ("atanh", "erfinv"):
     _RAW[_n] = _small
 _RAW["acosh"] = _unary(lambda m, s, t: m.positive(*s, lo=1.2, hi=3.0, t=t))
 _RAW["digamma"] = _pos
+
+
+for _n in (
+    "special_bessel_y0",
+    "special_bessel_y1",
+    "special_modified_bessel_k0",
+    "special_modified_bessel_k1",
+    "special_scaled_modified_bessel_k0",
+    "special_scaled_modified_bessel_k1",
+):
+    _RAW[_n] = _pos  # (NaN below 0, infinite at 0)
+
+
+@_samples("special_zeta")
+def _special_zeta(m: _Maker) -> list[Sample]:
+    # PyTorch differentiates zeta in ``other`` only: ``self`` is a number or an integer
+    # tensor here, so that the generic gradient tests perturb ``other`` alone.
+    whole = tc.tensor([[2, 3, 5]], device=m.device)
+    return [
+        S((2.5, m.positive(2, 3)), desc="python scalar self"),
+        S((whole, m.positive(2, 3, t=True)), desc="integer self, transposed other"),
+        S((whole, m.positive(3, 1)), desc="broadcast"),
+    ]
 
 
 @_samples("lgamma")
@@ -1524,6 +1550,32 @@ def _lu_unpack(m: _Maker) -> list[Sample]:
         S((m.uniform(4, 2), _pivots(m, 4, 2)), desc="tall"),
         S((m.uniform(3, 3), _pivots(m, 3, 2, 3), False), desc="pivots only"),
         S((m.uniform(3, 3), _pivots(m, 3, 2, 3)), {"unpack_pivots": False}, desc="data only"),
+    ]
+
+
+@_samples("linalg_ldl_factor_ex")
+def _linalg_ldl_factor_ex(m: _Maker) -> list[Sample]:
+    indefinite = _symmetric(m, 4, 4) - _eye_like(m.uniform(4, 4)) * 0.5
+    return [
+        S((_symmetric(m, 3, 3),)),
+        S((_symmetric(m, 2, 3, 3),), {"hermitian": True}, desc="batch"),
+        S((indefinite,), {"check_errors": True}, desc="indefinite"),
+    ]
+
+
+@_samples("linalg_ldl_solve")
+def _linalg_ldl_solve(m: _Maker) -> list[Sample]:
+    # Factors as LAPACK packs them: 1x1 blocks, and a 2x2 block after an interchange.
+    ld = m.uniform(3, 3).tril() + _eye_like(m.uniform(3, 3)) * 3
+    batch = m.uniform(2, 3, 3).tril() + _eye_like(m.uniform(3, 3)) * 3
+    return [
+        S((ld, _pivots(m, 1, 2, 3), m.uniform(3, 2))),
+        S((ld, _pivots(m, 1, -3, -3), m.uniform(2, 3, 1)), desc="2x2 block, broadcast B"),
+        S(
+            (batch, _pivots(m, [2, 2, 3], [-2, -2, 3]), m.uniform(3, 4)),
+            {"hermitian": True},
+            desc="batch",
+        ),
     ]
 
 

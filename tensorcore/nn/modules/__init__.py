@@ -2,6 +2,7 @@
 
 # PyTorch's module paths that programs reach as attributes
 # (``torch.nn.modules.utils.consume_prefix_in_state_dict_if_present``).
+from .._linear_cross_entropy import LinearCrossEntropyOptions
 from . import batchnorm as batchnorm
 from . import instancenorm as instancenorm
 from . import utils as utils
@@ -80,6 +81,7 @@ from .loss import (
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    LinearCrossEntropyLoss,
     MSELoss,
     NLLLoss,
     NLLLoss2d,
@@ -259,6 +261,8 @@ __all__ = [
     "LazyLinear",
     "LeakyReLU",
     "Linear",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",

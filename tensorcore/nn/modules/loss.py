@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..._tensor import Tensor
 from .. import functional as F
+from .._linear_cross_entropy import LinearCrossEntropyOptions
 from .._losses import _legacy
+from .linear import Linear
 from .module import Module
 
 __all__ = [
@@ -17,6 +20,7 @@ __all__ = [
     "HuberLoss",
     "KLDivLoss",
     "L1Loss",
+    "LinearCrossEntropyLoss",
     "MSELoss",
     "NLLLoss",
     "NLLLoss2d",
@@ -235,3 +239,86 @@ class CrossEntropyLoss(_WeightedLoss):
 
 class NLLLoss2d(NLLLoss):
     """Deprecated name of :class:`NLLLoss` (which takes inputs of any number of dims)."""
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """The cross entropy of inputs that an own :class:`Linear` layer (``linear``, no bias
+    unless ``bias``) turns into logits: :func:`tensorcore.nn.functional.linear_cross_entropy`
+    with that layer's weight (stored flat, ``(C * prod(out_features), in_features)``, and
+    reshaped to ``(C, *out_features, in_features)``), as PyTorch's.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> loss = tc.nn.LinearCrossEntropyLoss(4, 3)
+    >>> loss.linear.weight.shape
+    tensorcore.Size([3, 4])
+    >>> loss(tc.ones(2, 4), tc.tensor([0, 2])).shape
+    tensorcore.Size([])
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple[int, ...] = (),
+        bias: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        reduction: str = "mean",
+        weight: Tensor | None = None,
+        ignore_index: int | None = None,
+        label_smoothing: float = 0.0,
+        options: LinearCrossEntropyOptions | None = None,
+    ) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(
+                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}"
+            )
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(
+            in_features,
+            math.prod(out_features, start=num_classes),
+            bias=bias,
+            device=device,
+            dtype=dtype,
+        )
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """See :func:`tensorcore.nn.functional.linear_cross_entropy`."""
+        shape = (self.num_classes, *self.out_features)
+        linear_weight = self.linear.weight.reshape((*shape, self.linear.in_features))
+        bias = self.linear.bias
+        return F.linear_cross_entropy(
+            input,
+            linear_weight,
+            target,
+            linear_bias=bias.reshape(shape) if bias is not None else None,
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.linear.in_features},"
+            f" num_classes={self.num_classes},"
+            f" out_features={self.out_features},"
+            f" bias={self.linear.bias is not None},"
+            f" reduction={self.reduction},"
+            f" ignore_index={self.ignore_index},"
+            f" label_smoothing={self.label_smoothing},"
+            f" options={self.options}"
+        )

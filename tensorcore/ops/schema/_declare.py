@@ -29,6 +29,9 @@ TAGS = frozenset(
         "composite",  # written with other operators in ops/composite.py
         "inplace",  # mutates its first argument
         "nondifferentiable",  # no derivative rule (integer/bool results, random, ...)
+        # recorded in the graph (results require grad), but its derivative raises PyTorch's
+        # "not implemented" error at backward, as PyTorch's does (``ldl_factor``)
+        "backward_not_implemented",
         "linalg",
         "shape",
         "indexing",
@@ -198,6 +201,12 @@ class OpDecl:
     @property
     def differentiable(self) -> bool:
         return "nondifferentiable" not in self.tags
+
+    @property
+    def has_backward(self) -> bool:
+        """Whether a backward pass through the operator computes gradients: differentiable,
+        and not one whose derivative PyTorch leaves unimplemented."""
+        return self.differentiable and "backward_not_implemented" not in self.tags
 
     @property
     def node_name(self) -> str:

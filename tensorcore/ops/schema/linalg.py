@@ -252,6 +252,28 @@ _op(
     **_LX,
 )
 _op(
+    "linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> "
+    "(Tensor LD, Tensor pivots, Tensor info)",
+    _L + " backward_not_implemented",
+    "The LDL (Bunch-Kaufman) factorization of symmetric or Hermitian matrices, read from "
+    "their lower triangles, in LAPACK's ``sytrf`` format: ``LD`` packs ``L`` and the block "
+    "diagonal ``D``, with the 1-based int32 pivots and LAPACK's ``info``.",
+    meta_function=ML.meta_linalg_ldl_factor_ex,
+    out=True,
+    node="NotImplemented",
+    **_LX,
+)
+_op(
+    "linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor",
+    _L + " backward_not_implemented",
+    "Solves ``A X = B`` from the LDL factorization of ``A`` (:func:`linalg_ldl_factor_ex`'s "
+    "``LD`` and ``pivots``), broadcasting the batch dims.",
+    meta_function=ML.meta_linalg_ldl_solve,
+    out=True,
+    node="NotImplemented",
+    **_LX,
+)
+_op(
     "linalg_matrix_exp(Tensor self) -> Tensor",
     _L,
     "The matrix exponential of each square matrix.",

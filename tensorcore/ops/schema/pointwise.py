@@ -312,6 +312,50 @@ for _n, _d in [
         method=False,
         dtypes="bif",
     )
+# PyTorch's Bessel and Airy functions of ``torch.special`` (computed by SciPy's, or CuPy's
+# ``cupyx.scipy.special``): like PyTorch's, their results never require grad.
+for _n, _d in [
+    ("special_bessel_j0", "The Bessel function of the first kind of order 0, ``J0(x)``."),
+    ("special_bessel_j1", "The Bessel function of the first kind of order 1, ``J1(x)``."),
+    ("special_bessel_y0", "The Bessel function of the second kind of order 0, ``Y0(x)`` "
+     "(-inf at 0, NaN below)."),
+    ("special_bessel_y1", "The Bessel function of the second kind of order 1, ``Y1(x)`` "
+     "(-inf at 0, NaN below)."),
+    ("special_modified_bessel_k0", "The modified Bessel function of the second kind of "
+     "order 0, ``K0(x)`` (inf at 0, NaN below)."),
+    ("special_modified_bessel_k1", "The modified Bessel function of the second kind of "
+     "order 1, ``K1(x)`` (inf at 0, NaN below)."),
+    ("special_scaled_modified_bessel_k0", "``exp(x) K0(x)``, the exponentially scaled "
+     ":func:`special_modified_bessel_k0`."),
+    ("special_scaled_modified_bessel_k1", "``exp(x) K1(x)``, the exponentially scaled "
+     ":func:`special_modified_bessel_k1`."),
+    ("special_airy_ai", "The Airy function ``Ai(x)``."),
+]:  # fmt: skip
+    _op(
+        f"{_n}(Tensor self) -> Tensor",
+        "pointwise nondifferentiable",
+        _d + " PyTorch's ``torch.special." + _n.removeprefix("special_") + "``.",
+        frontend="pointwise",
+        check=M.refuses_16bit_floats(_n.removeprefix("special_")),
+        promote="float",
+        out=True,
+        method=False,
+        dtypes="bif",
+    )
+_op(
+    "special_zeta(Tensor self, Tensor other) -> Tensor",
+    "pointwise",
+    "The Hurwitz zeta function ``sum_{k >= 0} (k + other) ** -self`` (the Riemann zeta "
+    "function at ``other = 1``; PyTorch's ``torch.special.zeta``). Differentiable in "
+    "``other`` only, as PyTorch's.",
+    frontend="pointwise",
+    check=M.refuses_16bit_floats("zeta"),
+    promote="float",
+    out=True,
+    method=False,
+    dtypes="bif",
+    node_when="self=number:SpecialZetaBackward1 other=number:SpecialZetaBackward2",
+)
 _op(
     "polygamma(int n, Tensor self) -> Tensor",
     "pointwise",

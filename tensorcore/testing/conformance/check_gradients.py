@@ -19,7 +19,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     params = [
         pytest.param(name, i, own, id=f"{name}-{i}")
         for name, (_, own) in claimed().items()
-        if decl(name).differentiable and not inplace_only(name)
+        if decl(name).has_backward and not inplace_only(name)
         for i in picked(sample_count(name, tc.float64))
     ]
     metafunc.parametrize(("name", "i", "own"), params)

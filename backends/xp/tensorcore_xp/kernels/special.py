@@ -17,6 +17,7 @@ from tensorcore import Tensor
 
 from ..helpers import acc_dtype, array_of, errstate, scalar_arrays
 from . import _special
+from ._special_scipy import SCIPY_NAMES, special_function
 
 __all__ = ["build"]
 
@@ -103,6 +104,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     in_float64("special_i0e", _special.i0e)
     in_float64("special_i1e", _special.i1e)
     in_float64("special_erfcx", _special.erfcx)
+
+    def scipy_kernel(name: str) -> None:
+        """A function of ``_special_scipy.py``, on float64 copies of its operands (a Python
+        number as a 0-d array), rounded once into ``out``."""
+
+        def k(out: Any, *args: Any) -> None:
+            f = special_function(xp, name)
+            with quiet(all="ignore"):
+                xs = [xp.asarray(exact(a, xp.float64), dtype=xp.float64) for a in args]
+                r = f(*xs)
+                if name == "special_zeta":
+                    # PyTorch's zeta(x, inf) is NaN (SciPy's is the limit 0), but for x == 1.
+                    x, q = xs
+                    r = xp.where(xp.isposinf(q) & (x != 1), xp.asarray(math.nan), r)
+                xp.copyto(array_of(out), r, casting="unsafe")
+
+        k.__name__ = name
+        K[name] = k
+
+    for name in SCIPY_NAMES:
+        scipy_kernel(name)
 
     def polygamma(out: Any, n: Any, a: Any) -> None:
         if n < 0:

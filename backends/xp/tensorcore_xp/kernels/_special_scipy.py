@@ -1,0 +1,90 @@
+"""The special functions that ``_special.py`` does not compute itself, taken from SciPy.
+
+PyTorch's Bessel functions of the second kind, of the first kind of orders 0 and 1, the Airy
+function and the Hurwitz zeta function are SciPy's ``scipy.special`` functions on NumPy and
+``cupyx.scipy.special``'s on CuPy. Where the array module's own special-function module lacks
+one (another array module, or a CuPy without it), the arrays go to the host and SciPy
+computes there; without SciPy the kernel raises a ``RuntimeError`` that says so (SciPy is no
+dependency of the CPU backend; ``pip install scipy`` provides it).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["special_function"]
+
+#: SciPy's name of each function (``airy`` gives four arrays; index 0 is ``Ai``).
+SCIPY_NAMES = {
+    "special_bessel_j0": ("j0", None),
+    "special_bessel_j1": ("j1", None),
+    "special_bessel_y0": ("y0", None),
+    "special_bessel_y1": ("y1", None),
+    "special_modified_bessel_k0": ("k0", None),
+    "special_modified_bessel_k1": ("k1", None),
+    "special_scaled_modified_bessel_k0": ("k0e", None),
+    "special_scaled_modified_bessel_k1": ("k1e", None),
+    "special_airy_ai": ("airy", 0),
+    "special_zeta": ("zeta", None),
+}
+
+
+def _module(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+@functools.cache
+def special_function(xp: Any, op: str) -> Callable[..., Any]:
+    """``f(*arrays)``: the operator ``op`` (a key of :data:`SCIPY_NAMES`) on float64 arrays
+    of ``xp``, by ``xp``'s SciPy-like module where it has the function, else by SciPy on the
+    host.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.kernels._special_scipy import special_function
+    >>> round(float(special_function(np, "special_zeta")(np.float64(2.0), np.float64(1.0))), 12)
+    1.644934066848
+    """
+    fname, pick = SCIPY_NAMES[op]
+    own = "scipy.special" if xp.__name__ == "numpy" else f"{xp.__name__}x.scipy.special"
+    mod = _module(own)
+    fn = getattr(mod, fname, None) if mod is not None else None
+    if fn is None and own != "scipy.special":
+        fn = _on_host(xp, fname)
+    if fn is None:
+        name = op.removeprefix("special_")
+
+        def missing(*_: Any) -> Any:
+            raise RuntimeError(
+                f"special.{name} is computed by SciPy's scipy.special.{fname}, and SciPy is "
+                "not installed (pip install scipy)"
+            )
+
+        return missing
+    if pick is None:
+        return fn
+    return lambda *xs: fn(*xs)[pick]
+
+
+def _on_host(xp: Any, fname: str) -> Callable[..., Any] | None:
+    """SciPy's ``fname`` on host copies of ``xp`` arrays, its result back in ``xp``."""
+    sps = _module("scipy.special")
+    fn = getattr(sps, fname, None) if sps is not None else None
+    if fn is None:
+        return None
+    to_host = getattr(xp, "asnumpy", np.asarray)
+
+    def host(*xs: Any) -> Any:
+        r = fn(*(to_host(x) for x in xs))
+        return tuple(xp.asarray(a) for a in r) if isinstance(r, tuple) else xp.asarray(r)
+
+    return host
