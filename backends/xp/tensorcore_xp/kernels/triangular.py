@@ -21,6 +21,7 @@ dtype (``A``'s and ``B``'s promoted), which the kernel computes in.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -64,12 +65,11 @@ def _blas_solve(fns: tuple[Any, Any], a: Any, b: Any, upper: bool, unit: bool) -
     return trsm(1.0, m, b.T, side=1, lower=lower, trans_a=1 - trans, diag=diag).T
 
 
-def _substitute(xp: Any, a: Any, b: Any, upper: bool, unit: bool) -> Any:
-    """``a^-1 b`` for the batches ``a`` (``(..., n, n)``) and ``b`` (``(..., n, k)``, the
-    batch dims broadcast): substitution over the columns of ``a``, each step one update of
-    the whole batch (``n`` steps; fast for many small matrices, on any array module)."""
+def _substitute(xp: Any, a: Any, b: Any, upper: bool, unit: bool, batch: tuple[int, ...]) -> Any:
+    """``a^-1 b`` for the batches ``a`` (``(..., n, n)``) and ``b`` (``(..., n, k)``), whose
+    batch dims broadcast to ``batch``: substitution over the columns of ``a``, each step one
+    update of the whole batch (``n`` steps; fast for many small matrices, on any module)."""
     n = a.shape[-1]
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     x = xp.empty(batch + b.shape[-2:], dtype=b.dtype)
     x[...] = b
     for j in range(n - 1, -1, -1) if upper else range(n):
@@ -91,11 +91,11 @@ def build(xp: Any, solve_triangular: Solver | None = None) -> dict[str, Callable
     def mT(x: Any) -> Any:
         return xp.swapaxes(x, -1, -2)
 
-    def solve(a: Any, b: Any, upper: bool, unit: bool) -> Any:
-        """``a^-1 b``, ``a`` and ``b`` batches of matrices with broadcasting batch dims."""
+    def solve(a: Any, b: Any, upper: bool, unit: bool, batch: tuple[int, ...]) -> Any:
+        """``a^-1 b``, ``a`` and ``b`` batches of matrices whose batch dims broadcast to
+        ``batch``."""
         n = a.shape[-1]
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        count = int(np.prod(batch))
+        count = math.prod(batch)
         if solve_triangular is not None:
             a = xp.broadcast_to(a, batch + a.shape[-2:])
             b = xp.broadcast_to(b, batch + b.shape[-2:])
@@ -108,7 +108,7 @@ def build(xp: Any, solve_triangular: Solver | None = None) -> dict[str, Callable
         # A call per matrix costs about a microsecond more than a batched column step
         # (4096 of 4x4: 0.2 ms by columns, 1.5 ms by calls; 64 of 16x16: the other way).
         if fns is None or count > 8 * n:
-            return _substitute(xp, a, b, upper, unit)
+            return _substitute(xp, a, b, upper, unit, batch)
         if not batch:
             return _blas_solve(fns, a, b, upper, unit)
         a = np.broadcast_to(a, batch + a.shape[-2:])
@@ -126,12 +126,13 @@ def build(xp: Any, solve_triangular: Solver | None = None) -> dict[str, Callable
             return
         a = array_of(A).astype(o.dtype, copy=False)
         b = array_of(B).astype(o.dtype, copy=False)
+        batch = o.shape[:-2]
         tok = enter()
         try:
             if left:
-                o[...] = solve(a, b, upper, unitriangular)
+                o[...] = solve(a, b, upper, unitriangular, batch)
             else:  # X A = B is A^T X^T = B^T, A^T's triangle the other one
-                o[...] = mT(solve(mT(a), mT(b), not upper, unitriangular))
+                o[...] = mT(solve(mT(a), mT(b), not upper, unitriangular, batch))
         finally:
             leave(tok)
 
