@@ -2,12 +2,14 @@
 ``xp``: ``O(n^2 k)`` for ``n x n`` triangles and ``k`` right-hand sides, where a general
 solve costs ``O(n^3)``.
 
-- **NumPy**: SciPy's BLAS ``trsm`` (``trsv`` for one right-hand side), one call per matrix,
-  as PyTorch's CPU kernel calls BLAS. Each call is given the arrays in the memory order
-  BLAS reads (a C-ordered matrix is the Fortran-ordered transpose, and the solve is turned
-  around to suit it), so nothing is copied but the result. ``scipy.linalg.solve_triangular``
-  is not used: it raises for a zero on the diagonal, where PyTorch (and BLAS) give
-  infinities and NaNs, and its checks cost more than the solve of a small matrix.
+- **NumPy**: SciPy's BLAS ``trsm`` (``trsv`` for one right-hand side), one call per matrix
+  (one call for one triangle and a batch of right-hand sides, side by side), as PyTorch's
+  CPU kernel calls BLAS. BLAS solves in place in a copy of ``B``, given in the memory order
+  it reads (a C-ordered matrix is the Fortran-ordered transpose, and the solve is turned
+  around to suit it), so ``B`` is copied once and ``A`` not at all.
+  ``scipy.linalg.solve_triangular`` is not used: it raises for a zero on the diagonal, where
+  PyTorch (and BLAS) give infinities and NaNs, and its checks cost more than the solve of a
+  small matrix.
 - **Batches of many small matrices**, and array modules without a solver of their own:
   substitution over the columns, each step one batched update of the whole batch.
 - **Other modules** (CuPy): the backend passes its solver with SciPy's signature
@@ -46,23 +48,46 @@ def _blas(dtype: Any) -> tuple[Any, Any] | None:
     return trsm, trsv
 
 
-def _blas_solve(fns: tuple[Any, Any], a: Any, b: Any, upper: bool, unit: bool) -> Any:
-    """``a^-1 b`` for one NumPy matrix ``a`` (``n x n``, read from its upper or lower
-    triangle) and ``b`` (``n x k``), through BLAS without copying either where its memory
-    order allows: BLAS reads Fortran order, and a C-ordered ``a`` is ``a^T`` in Fortran
-    order (then solved with ``trans=1``, and its triangle is the other one)."""
+def _solve_into(fns: tuple[Any, Any], a: Any, x: Any, upper: bool, unit: bool) -> None:
+    """Overwrite ``x`` (a C-ordered NumPy ``n x k`` matrix) by ``a^-1 x`` for one matrix ``a``
+    (``n x n``, read from its upper or lower triangle), through BLAS without copying either:
+    BLAS reads Fortran order, in which a C-ordered ``a`` is ``a^T`` (solved with ``trans=1``,
+    its triangle the other one) and ``x`` is ``x^T``, solved from the right
+    (``x^T a^T = b^T``)."""
     trsm, trsv = fns
     if a.flags.f_contiguous:
         m, lower, trans = a, not upper, 0  # op(m) = a with trans 0
     else:
         m, lower, trans = a.T, upper, 1
-    diag = int(unit)
-    if b.shape[1] == 1:
-        return trsv(m, b[:, 0], lower=lower, trans=trans, diag=diag)[:, None]
-    if b.flags.f_contiguous:  # a x = b, from the left
-        return trsm(1.0, m, b, side=0, lower=lower, trans_a=trans, diag=diag)
-    # x^T a^T = b^T from the right: b^T is a C-ordered b read in Fortran order.
-    return trsm(1.0, m, b.T, side=1, lower=lower, trans_a=1 - trans, diag=diag).T
+    if x.shape[1] == 1:
+        trsv(m, x[:, 0], lower=lower, trans=trans, diag=int(unit), overwrite_x=1)
+    else:
+        op = 1 - trans  # op(m) = a^T
+        trsm(1.0, m, x.T, side=1, lower=lower, trans_a=op, diag=int(unit), overwrite_b=1)
+
+
+def _blas_solve(
+    fns: tuple[Any, Any], a: Any, b: Any, upper: bool, unit: bool, batch: tuple[int, ...]
+) -> Any:
+    """``a^-1 b`` for NumPy batches whose batch dims broadcast to ``batch``: a BLAS call per
+    matrix, or one call for one triangle and a batch of right-hand sides (side by side)."""
+    n, k = b.shape[-2:]
+    x = np.empty(batch + (n, k), dtype=b.dtype)
+    if not batch:  # (np.broadcast_to costs more than a small solve)
+        x[...] = b
+        _solve_into(fns, a, x, upper, unit)
+        return x
+    count = math.prod(batch)
+    if count > 1 and math.prod(a.shape[:-2]) == 1:
+        cols = np.empty((n, count, k), dtype=b.dtype)
+        cols[...] = np.moveaxis(np.broadcast_to(b, batch + (n, k)).reshape(count, n, k), 0, 1)
+        _solve_into(fns, a.reshape(n, n), cols.reshape(n, count * k), upper, unit)
+        return np.moveaxis(cols, 1, 0).reshape(batch + (n, k))
+    x[...] = b
+    mats = a if a.shape[:-2] == batch else np.broadcast_to(a, batch + (n, n))
+    for m, xm in zip(mats.reshape(-1, n, n), x.reshape(-1, n, k), strict=True):
+        _solve_into(fns, m, xm, upper, unit)
+    return x
 
 
 def _substitute(xp: Any, a: Any, b: Any, upper: bool, unit: bool, batch: tuple[int, ...]) -> Any:
@@ -106,17 +131,11 @@ def build(xp: Any, solve_triangular: Solver | None = None) -> dict[str, Callable
                 blas[a.dtype] = _blas(a.dtype)
             fns = blas[a.dtype]
         # A call per matrix costs about a microsecond more than a batched column step
-        # (4096 of 4x4: 0.2 ms by columns, 1.5 ms by calls; 64 of 16x16: the other way).
-        if fns is None or count > 8 * n:
+        # (4096 of 4x4: 0.2 ms by columns, 1.5 ms by calls; 64 of 16x16: the other way);
+        # one triangle for a batch of right-hand sides is one call.
+        if fns is None or (count > 8 * n and math.prod(a.shape[:-2]) > 1):
             return _substitute(xp, a, b, upper, unit, batch)
-        if not batch:
-            return _blas_solve(fns, a, b, upper, unit)
-        a = np.broadcast_to(a, batch + a.shape[-2:])
-        b = np.broadcast_to(b, batch + b.shape[-2:])
-        x = np.empty(batch + b.shape[-2:], dtype=b.dtype)
-        for i in np.ndindex(*batch):
-            x[i] = _blas_solve(fns, a[i], b[i], upper, unit)
-        return x
+        return _blas_solve(fns, a, b, upper, unit, batch)
 
     def linalg_solve_triangular(
         out: Any, A: Any, B: Any, upper: bool, left: bool = True, unitriangular: bool = False
