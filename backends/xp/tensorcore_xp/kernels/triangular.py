@@ -59,11 +59,17 @@ def _solve_into(fns: tuple[Any, Any], a: Any, x: Any, upper: bool, unit: bool) -
         m, lower, trans = a, not upper, 0  # op(m) = a with trans 0
     else:
         m, lower, trans = a.T, upper, 1
+    # f2py solves in place where it can take the array as it is, and otherwise hands back a
+    # solved copy (a different dtype, say), which is then written back.
     if x.shape[1] == 1:
-        trsv(m, x[:, 0], lower=lower, trans=trans, diag=int(unit), overwrite_x=1)
+        v = x[:, 0]
+        r = trsv(m, v, lower=lower, trans=trans, diag=int(unit), overwrite_x=1)
     else:
+        v = x.T
         op = 1 - trans  # op(m) = a^T
-        trsm(1.0, m, x.T, side=1, lower=lower, trans_a=op, diag=int(unit), overwrite_b=1)
+        r = trsm(1.0, m, v, side=1, lower=lower, trans_a=op, diag=int(unit), overwrite_b=1)
+    if r is not v:
+        v[...] = r
 
 
 def _blas_solve(
