@@ -182,7 +182,8 @@ COMPLEX = ["abs", "add", "conj", "cos", "cumsum", "div", "dot", "einsum", "exp",
            "linalg_matrix_power", "linalg_multi_dot", "linalg_vecdot", "tensordot", "trace",
            "kron", "logdet", "_linalg_eig", "linalg_eig", "linalg_eigvals",
            "linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu", "lu_unpack",
-           "linalg_lu_solve", "lu_solve", "linalg_matrix_exp", "matrix_exp"]  # fmt: skip
+           "linalg_lu_solve", "lu_solve", "linalg_matrix_exp", "matrix_exp",
+           "linalg_solve_triangular", "triangular_solve", "cholesky_solve"]  # fmt: skip
 
 
 def _complex_setup(device: str, name: str, i: int) -> tuple[Callable[..., Any], list[tc.Tensor]]:

@@ -22,7 +22,7 @@ from ..dispatch import get_op
 from ..layouts import contiguous_format
 from . import functions as ops
 from ._call import call
-from .frontends import broadcast_shapes, named_as
+from .frontends import named_as
 from .meta_functions import blas_scale
 from .meta_linalg import check_float_matrix
 
@@ -479,36 +479,8 @@ def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
 
 
 # ------------------------------------------------------------------ triangular systems
-def _triangle(A: Tensor, upper: bool, unitriangular: bool) -> Tensor:
-    """The triangle of ``A`` that a triangular solver reads (ones on the diagonal when
-    ``unitriangular``): the other entries get no gradient, as in PyTorch."""
-    T = A.triu() if upper else A.tril()
-    if unitriangular:
-        eye = ops.eye(A._shape[-1], dtype=A._dtype, device=A.device)
-        T = T - ops.diag_embed(T.diagonal(0, -2, -1)) + eye
-    return T
-
-
-@_composite
-def linalg_solve_triangular(
-    self: Tensor, B: Tensor, upper: bool, left: bool = True, unitriangular: bool = False
-) -> Tensor:
-    fn = "linalg.solve_triangular"
-    check_float_matrix(fn, self, kernel="triangular_solve", any_dtype=True)
-    check_float_matrix(fn, B, square=False, arg="B", kernel="triangular_solve", any_dtype=True)
-    n = self._shape[-1]
-    if (B._shape[-2] if left else B._shape[-1]) != n:
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"{fn}: Incompatible shapes of A and B for the equation {eq} "
-            f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
-        )
-    d = dt.promote_types(self._dtype, B._dtype)
-    A, B = self.to(d), B.to(d)
-    # B with A's batch dims (broadcast) is always read as a batch of matrices.
-    batch = broadcast_shapes(A._shape[:-2], B._shape[:-2])
-    B = B.expand(*batch, *B._shape[-2:])
-    return _run("linalg_solve", _triangle(A, upper, unitriangular), B, left)
+def _solve_triangular(A: Tensor, B: Tensor, upper: bool, unitriangular: bool = False) -> Tensor:
+    return _run("linalg_solve_triangular", A, B, upper, True, unitriangular)
 
 
 @_composite
@@ -533,8 +505,8 @@ def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
 def _cholesky_solve(b: Tensor, factor: Tensor, upper: bool) -> Tensor:
     # A = L L^H (or U^H U): two triangular solves.
     first = _mh(factor) if upper else factor
-    y = linalg_solve_triangular(first, b, upper=False)
-    return linalg_solve_triangular(_mh(first), y, upper=True)
+    y = _solve_triangular(first, b, upper=False)
+    return _solve_triangular(_mh(first), y, upper=True)
 
 
 @_composite
@@ -553,10 +525,9 @@ def triangular_solve(
     unitriangular: bool = False,
 ) -> Any:
     check_float_matrix("triangular_solve", A, kernel="triangular_solve", any_dtype=True)
-    T = _triangle(A, upper, unitriangular)
-    if transpose:
-        T, upper = T.mT, not upper
-    x = linalg_solve_triangular(T, self, upper=upper)
+    # The solver reads one triangle of A (its gradient too): that of A^T when transposed.
+    T = A.mT if transpose else A
+    x = _solve_triangular(T, self, upper != transpose, unitriangular)
     return rt.triangular_solve(x, A.clone())
 
 

@@ -49,6 +49,11 @@ def _solve(A: Tensor, B: Tensor, left: bool = True) -> Tensor:
     return _run("linalg_solve", A, B, left)
 
 
+def _tri(T: Tensor, B: Tensor, upper: bool, left: bool, unit: bool = False) -> Tensor:
+    """``T^-1 B`` (``B T^-1`` when not ``left``) for the triangle ``T`` reads."""
+    return _run("linalg_solve_triangular", T, B, upper, left, unit)
+
+
 def _eye(n: int, like: Tensor) -> Tensor:
     return ops.eye(n, dtype=like._dtype, device=like._device)
 
@@ -136,6 +141,20 @@ def _solve_rule(c: Any, g: Tensor) -> tuple[Any, ...]:
     if vector:
         gB = gB.squeeze(-1) if left else gB.squeeze(-2)
     return (gA if c.needs(0) else None, gB)
+
+
+@_rule("linalg_solve_triangular", "self result upper left unitriangular")
+def _solve_triangular_rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+    A, X, upper, left, unit = c.self, c.result, c.upper, c.left, c.unitriangular
+    # X = T^-1 B for the triangle T of A the solver reads: gB = T^-H g, a solve with the
+    # other triangle of A^H, and gA = -gB X^H (X T = B: gB = g T^-H, gA = -X^H gB) kept to
+    # T's triangle (its strict part when unitriangular), as PyTorch's gradient is.
+    gB = _tri(_mH(A), g, not upper, left, unit)
+    if not c.needs(0):
+        return (None, gB)
+    gA = -gB.matmul(_mH(X)) if left else -_mH(X).matmul(gB)
+    gA = gA.triu(int(unit)) if upper else gA.tril(-int(unit))
+    return (gA, gB)
 
 
 _rule("linalg_pinv", "A result")(lambda c, g: (_pinv_backward(g, c.result, c.A),))
@@ -339,10 +358,6 @@ def _eig(c: Any, grads: list[Any]) -> tuple[Any, ...]:
     if gL is not None:
         inner = inner + _diag_embed(gL)
     return (_solve(Vh, inner.matmul(Vh)),)
-
-
-def _tri(T: Tensor, B: Tensor, upper: bool, left: bool, unit: bool = False) -> Tensor:
-    return _run("linalg_solve_triangular", T, B, upper, left, unit)
 
 
 def _lu_backward(gL: Any, gU: Any, P: Tensor, L: Tensor, U: Tensor) -> Tensor:

@@ -31,6 +31,7 @@ __all__ = [
     "meta_linalg_qr",
     "meta_linalg_slogdet",
     "meta_linalg_solve",
+    "meta_linalg_solve_triangular",
     "meta_linalg_svd",
     "meta_lu_unpack",
     "real_dtype",
@@ -140,6 +141,30 @@ def meta_linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Any:
     else:
         shape = broadcast(A._shape[:-2], B._shape[:-2]) + B._shape[-2:]
     return (A, B, left), (shape, A._dtype)
+
+
+def meta_linalg_solve_triangular(
+    A: Tensor, B: Tensor, upper: bool, left: bool = True, unitriangular: bool = False
+) -> Any:
+    """``A`` square, ``B`` a batch of matrices (never vectors, unlike ``linalg.solve``) whose
+    rows (columns when not ``left``) match ``A``'s order; the batch dims broadcast and the
+    result has the promoted dtype of ``A`` and ``B``, which the kernel computes in."""
+    fn = "linalg.solve_triangular"
+    if not isinstance(B, Tensor):
+        raise TypeError(
+            f"linalg_solve_triangular(): argument 'B' must be Tensor, not {type(B).__name__}"
+        )
+    check_float_matrix(fn, A, kernel="triangular_solve", any_dtype=True)
+    check_float_matrix(fn, B, square=False, arg="B", kernel="triangular_solve", any_dtype=True)
+    n = A._shape[-1]
+    if (B._shape[-2] if left else B._shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fn}: Incompatible shapes of A and B for the equation {eq} "
+            f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
+        )
+    shape = broadcast(A._shape[:-2], B._shape[:-2]) + B._shape[-2:]
+    return (A, B, upper, left, unitriangular), (shape, dt.promote_types(A._dtype, B._dtype))
 
 
 def meta_linalg_cholesky(A: Tensor, upper: bool = False) -> Any:

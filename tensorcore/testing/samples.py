@@ -1351,6 +1351,16 @@ def _linalg_solve_triangular(m: _Maker) -> list[Sample]:
             {"left": False, "unitriangular": True},
             desc="right, unit diagonal",
         ),
+        S(
+            (_invertible(m, 2, 1, 3, 3), m.uniform(3, 1, 3), True),
+            {"left": False},
+            desc="upper, right, one row, batches broadcast both ways",
+        ),
+        S(
+            (_invertible(m, 3, 3, t=True), m.uniform(3, 1), True),
+            {"unitriangular": True},
+            desc="upper, unit diagonal, one column",
+        ),
     ]
 
 

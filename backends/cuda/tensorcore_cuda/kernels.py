@@ -8,7 +8,7 @@ from typing import Any
 
 from tensorcore_xp.helpers import array_of
 
-__all__ = ["erf", "extra"]
+__all__ = ["erf", "extra", "solve_triangular"]
 
 
 def extra(cp: Any) -> dict[str, Callable[..., Any]]:
@@ -33,3 +33,13 @@ def erf(cp: Any) -> Callable[..., Any] | None:
     except ImportError:
         return None
     return cupy_erf
+
+
+def solve_triangular(cp: Any) -> Callable[..., Any] | None:
+    """CuPy's triangular solver (``cupyx.scipy.linalg.solve_triangular``: cuBLAS ``trsm``,
+    batched); None where cupyx lacks it, and the library substitutes over the columns."""
+    try:
+        from cupyx.scipy.linalg import solve_triangular as cupy_solve_triangular
+    except ImportError:
+        return None
+    return cupy_solve_triangular

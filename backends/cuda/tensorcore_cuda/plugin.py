@@ -60,7 +60,12 @@ def tensorcore_register_kernels(register: Any) -> None:
 
     cp = iface.cp
     tensorcore_xp.register_kernels(
-        register, "cuda", cp, extra=kernels.extra(cp), erf=kernels.erf(cp)
+        register,
+        "cuda",
+        cp,
+        extra=kernels.extra(cp),
+        erf=kernels.erf(cp),
+        solve_triangular=kernels.solve_triangular(cp),
     )
 
 

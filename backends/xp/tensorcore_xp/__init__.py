@@ -73,6 +73,7 @@ def build(
     random_stream: type[RandomStream] | None = None,
     erf: Callable[..., Any] | None = None,
     fresh_bytes: int = 0,
+    solve_triangular: Callable[..., Any] | None = None,
 ) -> dict[str, Kernel]:
     """Every kernel of the library for the array module ``xp``: ``{operator name: kernel}``.
 
@@ -93,6 +94,11 @@ def build(
         than this many bytes, which lets the ufunc allocate the result (``docs/xp-kernels.md``,
         "Fresh results"); 0, the default, for none. For an array module whose own allocation
         of a small array is what the device's allocator would do (NumPy on the CPU).
+    solve_triangular
+        The triangular solver of ``xp`` with SciPy's signature, taking batches
+        (``solve_triangular(a, b, lower=..., unit_diagonal=...)``, as
+        ``cupyx.scipy.linalg.solve_triangular``); None for SciPy's BLAS with NumPy and the
+        library's own substitution over the columns with any other module.
 
     Returns
     -------
@@ -126,6 +132,7 @@ def build(
         shape,
         special,
         spectral,
+        triangular,
     )
 
     parts = [
@@ -136,6 +143,7 @@ def build(
         linalg.build(xp),
         linalg_general.build(xp),
         linalg_ldl.build(xp),
+        triangular.build(xp, solve_triangular),
         shape.build(xp),
         indexing.build(xp),
         search.build(xp),
@@ -165,6 +173,7 @@ def register_kernels(
     random_stream: type[RandomStream] | None = None,
     erf: Callable[..., Any] | None = None,
     fresh_bytes: int = 0,
+    solve_triangular: Callable[..., Any] | None = None,
 ) -> dict[str, Kernel]:
     """Register every kernel of the library over ``xp`` for ``(device_type, "strided")``:
     what a device backend's ``tensorcore_register_kernels`` hook calls.
@@ -194,7 +203,7 @@ def register_kernels(
         ``tensorcore.backend.write``. Kernels that return a new tensor run as they are, and
         those that write other tensors too (``batch_norm``'s running statistics, the fused
         optimizer steps' state) are not registered on such a device.
-    random_stream, erf, fresh_bytes
+    random_stream, erf, fresh_bytes, solve_triangular
         Passed to :func:`build`.
 
     Returns
@@ -224,7 +233,13 @@ def register_kernels(
     >>> done["add"] is my_add
     True
     """
-    kernels = build(xp, random_stream=random_stream, erf=erf, fresh_bytes=fresh_bytes)
+    kernels = build(
+        xp,
+        random_stream=random_stream,
+        erf=erf,
+        fresh_bytes=fresh_bytes,
+        solve_triangular=solve_triangular,
+    )
     if not mutable_arrays:
         kernels = {
             name: _storing(fn) if _writes_first(name) else fn

@@ -181,13 +181,6 @@ for _sig, _doc, *_more in [
         "A view of the diagonals of the matrices in the last two dims.",
     ),
     (
-        "linalg_solve_triangular(Tensor self, Tensor B, bool upper, bool left=True, "
-        "bool unitriangular=False) -> Tensor",
-        "The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``) for triangular "
-        "``A``, read from its upper or lower triangle (with a unit diagonal when "
-        "``unitriangular``).",
-    ),
-    (
         "linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)",
         "Eigenvalues and eigenvectors (complex) of each square matrix.",
     ),

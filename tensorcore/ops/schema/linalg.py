@@ -176,6 +176,17 @@ _op(
     autocast="fp32",
 )
 _op(
+    "linalg_solve_triangular(Tensor self, Tensor B, bool upper, bool left=True, "
+    "bool unitriangular=False) -> Tensor",
+    _L,
+    "The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``) for triangular "
+    "``A``, read from its upper or lower triangle (with a unit diagonal when "
+    "``unitriangular``), in the promoted dtype of ``A`` and ``B``; the batch dims broadcast.",
+    meta_function=ML.meta_linalg_solve_triangular,
+    out=True,
+    **_LX,
+)
+_op(
     "linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor",
     _L,
     "The Cholesky factor of each Hermitian positive-definite matrix (read from its lower "
