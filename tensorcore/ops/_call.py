@@ -311,7 +311,10 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
     for o in outs:
         if not isinstance(o, Tensor):
             raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(o).__name__}")
-        if o._device != dev:
+        if o._device != dev and not (
+            # (a factory's device without an index is the current one: "cuda" takes cuda:0)
+            getattr(dev, "index", 0) is None and o._device.type == dev.type
+        ):
             raise RuntimeError(
                 f"Expected out tensor to have device {dev}, but got {o._device} instead "
                 f"(in {op.name})"

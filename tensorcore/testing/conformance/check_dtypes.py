@@ -32,4 +32,4 @@ def test_dtype(name: str, dtype: Any, own: bool) -> None:
     got = run(name, dev)
     if isinstance(got.exc, TypeError) and _REFUSED.search(str(got.exc)):
         pytest.skip(f"refused on {target().key}: {got.exc}")
-    expect_same(name, got, run(name, cpu), own=own, sample=(dtype, 0))
+    expect_same(name, got, run(name, cpu), own=own, invariant=cpu.invariant, sample=(dtype, 0))
