@@ -131,7 +131,14 @@ class _Hub:
                 msg = _recv_msg(conn)
                 if msg[0] == "init":
                     rank = msg[1]
-                    _send_msg(conn, self._init(rank, msg[2], msg[3]))
+                    with self.cond:
+                        self.replying += 1  # (the init reply counts until sent: drain waits)
+                    try:
+                        _send_msg(conn, self._init(rank, msg[2], msg[3]))
+                    finally:
+                        with self.cond:
+                            self.replying -= 1
+                            self.cond.notify_all()
                 elif msg[0] == "coll":
                     reply, taken = self._collective(rank, *msg[1:])
                     try:
@@ -184,10 +191,10 @@ class _Hub:
         return out, True
 
     def drain(self, timeout: float = 10.0) -> None:
-        """Before this process exits (it hosts the hub): let every rank collect the results
-        of the collectives that completed, as real NCCL's ranks all finish one together (the
-        hub's threads die with the process, and a rank still reading its reply would see the
-        connection close)."""
+        """Before this process exits (it hosts the hub): let every rank collect its init reply
+        and the results of the collectives that completed, as real NCCL's ranks all finish one
+        together (the hub's threads die with the process, and a rank still reading its reply
+        would see the connection close)."""
         with self.cond:
             self.cond.wait_for(
                 lambda: not self.replying and not any(self.results.values()), timeout
