@@ -131,7 +131,13 @@ class _Hub:
                 msg = _recv_msg(conn)
                 if msg[0] == "init":
                     rank = msg[1]
-                    _send_msg(conn, self._init(rank, msg[2], msg[3]))
+                    reply = self._init(rank, msg[2], msg[3])
+                    try:
+                        _send_msg(conn, reply)
+                    finally:
+                        with self.cond:
+                            self.replying -= 1
+                            self.cond.notify_all()
                 elif msg[0] == "coll":
                     reply, taken = self._collective(rank, *msg[1:])
                     try:
@@ -158,6 +164,9 @@ class _Hub:
         with self.cond:
             self.ndev = ndev
             self.joined[rank] = where
+            # (counted from the join: a rank that ends at once on the reply, the hub's host
+            # refused as a duplicate, must not exit before the others have theirs)
+            self.replying += 1
             self.cond.notify_all()
             self.cond.wait_for(lambda: len(self.joined) == ndev)
             if len(set(self.joined.values())) < ndev:
