@@ -67,7 +67,11 @@ class DaskDevice(DeviceInterface):
 
     def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
         n = math.prod(shape)
-        st = self._storage(da.zeros(n, dtype=np_dtype(dtype), chunks=-1), dtype, device)
+        npd = np_dtype(dtype)
+        # Named as dask would name it (the same zeros for the same size and dtype), without
+        # its token: dask tokenizes the creation function by pickling it, 2 ms an empty.
+        data = da.zeros(n, dtype=npd, chunks=-1, name=f"zeros-{npd.name}-{n}")
+        st = self._storage(data, dtype, device)
         return backend.make_tensor(st, shape, backend.contiguous_strides(shape), 0, dtype, device)
 
     def materialize(self, t: Tensor) -> Any:

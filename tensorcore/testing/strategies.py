@@ -49,9 +49,10 @@ def shapes(
 
     Examples
     --------
-    >>> from hypothesis import find
+    >>> from hypothesis import Phase, find, settings
+    >>> quick = settings(phases=[Phase.generate, Phase.shrink])  # (no explain phase)
     >>> from tensorcore.testing.strategies import shapes
-    >>> find(shapes(min_dims=2), lambda s: True)
+    >>> find(shapes(min_dims=2), lambda s: True, settings=quick)
     (1, 1)
     """
     return hnp.array_shapes(
@@ -86,9 +87,10 @@ def dtypes(include: tuple[tc.dtype, ...] | None = None) -> st.SearchStrategy[tc.
     Examples
     --------
     >>> import tensorcore as tc
-    >>> from hypothesis import find
+    >>> from hypothesis import Phase, find, settings
+    >>> quick = settings(phases=[Phase.generate, Phase.shrink])  # (no explain phase)
     >>> from tensorcore.testing.strategies import dtypes
-    >>> find(dtypes((tc.float32, tc.int8)), lambda d: True)
+    >>> find(dtypes((tc.float32, tc.int8)), lambda d: True, settings=quick)
     tensorcore.float32
     """
     return st.sampled_from(COMMON_DTYPES if include is None else tuple(include))
@@ -113,9 +115,10 @@ def elements(
     Examples
     --------
     >>> import tensorcore as tc
-    >>> from hypothesis import find
+    >>> from hypothesis import Phase, find, settings
+    >>> quick = settings(phases=[Phase.generate, Phase.shrink])  # (no explain phase)
     >>> from tensorcore.testing.strategies import elements
-    >>> find(elements(tc.int64, min_value=3), lambda v: True)
+    >>> find(elements(tc.int64, min_value=3), lambda v: True, settings=quick)
     3
     """
     # (None: Hypothesis's default, subnormals where the bounds hold any)
@@ -177,9 +180,10 @@ def arrays(
     Examples
     --------
     >>> import tensorcore as tc
-    >>> from hypothesis import find
+    >>> from hypothesis import Phase, find, settings
+    >>> quick = settings(phases=[Phase.generate, Phase.shrink])  # (no explain phase)
     >>> from tensorcore.testing.strategies import arrays
-    >>> find(arrays(tc.int32, (2, 2)), lambda a: True)
+    >>> find(arrays(tc.int32, (2, 2)), lambda a: True, settings=quick)
     array([[0, 0],
            [0, 0]], dtype=int32)
     """
@@ -364,9 +368,10 @@ def view_chains(
 
     Examples
     --------
-    >>> from hypothesis import find
+    >>> from hypothesis import Phase, find, settings
+    >>> quick = settings(phases=[Phase.generate, Phase.shrink])  # (no explain phase)
     >>> from tensorcore.testing.strategies import view_chains
-    >>> chain = find(view_chains((2, 3)), lambda c: True)
+    >>> chain = find(view_chains((2, 3)), lambda c: True, settings=quick)
     >>> len(chain)
     1
     """

@@ -50,6 +50,17 @@ def _managed(capsule: Any) -> Any:
     return cls.from_address(_dlpack._capsule_get_pointer(capsule, name.encode()))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _freeze_older_objects() -> Iterator[None]:
+    """Leave the objects alive before this module out of its tests' ``gc.collect()`` calls
+    (``gc.freeze``): late in a whole-suite run a full collection scans a heap of millions of
+    objects, 1-2 s each, and what these tests wait for is their own objects' release."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
 @pytest.fixture
 def exports() -> Iterator[Callable[[], int]]:
     """Exports made by the test that are still alive (after a collection)."""

@@ -131,10 +131,9 @@ class _Hub:
                 msg = _recv_msg(conn)
                 if msg[0] == "init":
                     rank = msg[1]
-                    with self.cond:
-                        self.replying += 1  # (the init reply counts until sent: drain waits)
+                    reply = self._init(rank, msg[2], msg[3])
                     try:
-                        _send_msg(conn, self._init(rank, msg[2], msg[3]))
+                        _send_msg(conn, reply)
                     finally:
                         with self.cond:
                             self.replying -= 1
@@ -165,6 +164,9 @@ class _Hub:
         with self.cond:
             self.ndev = ndev
             self.joined[rank] = where
+            # (counted from the join: a rank that ends at once on the reply, the hub's host
+            # refused as a duplicate, must not exit before the others have theirs)
+            self.replying += 1
             self.cond.notify_all()
             self.cond.wait_for(lambda: len(self.joined) == ndev)
             if len(set(self.joined.values())) < ndev:
@@ -191,10 +193,10 @@ class _Hub:
         return out, True
 
     def drain(self, timeout: float = 10.0) -> None:
-        """Before this process exits (it hosts the hub): let every rank collect its init reply
-        and the results of the collectives that completed, as real NCCL's ranks all finish one
-        together (the hub's threads die with the process, and a rank still reading its reply
-        would see the connection close)."""
+        """Before this process exits (it hosts the hub): let every rank collect the results
+        of the collectives that completed, as real NCCL's ranks all finish one together (the
+        hub's threads die with the process, and a rank still reading its reply would see the
+        connection close)."""
         with self.cond:
             self.cond.wait_for(
                 lambda: not self.replying and not any(self.results.values()), timeout
