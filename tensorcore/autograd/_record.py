@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
+from . import _view_history
 from .graph import Node, SavedTensor, TensorSpec, grad_accumulator, node_type
 
 if TYPE_CHECKING:
@@ -32,9 +33,13 @@ _INPUT = """\
             f = t{i}._grad_fn
             if f is None:
                 e{i} = (_acc(t{i}), 0)
+            elif (ag := t{i}._ag) is None:
+                e{i} = (f, 0)
             else:
-                ag = t{i}._ag
-                e{i} = (f, 0) if ag is None else (f, ag.output_nr)
+                vc = ag.view_counter
+                if vc is not None and vc.version != ag.view_version:
+                    f = _regenerate(t{i})  # (a view whose base changed in place since)
+                e{i} = (f, ag.output_nr)
         else:
             e{i} = _NO_EDGE
     else:
@@ -140,8 +145,11 @@ def compile_recorder(
         "    node.hooks = ()",
         "    node.released = False",
         "    node.saved = {" + ", ".join(items) + "}",
-        "    return node",
     ]
+    if ent.view:
+        # (the view's grad_fn is this node, made at its version counter's current count)
+        src += ["    if (o := outputs[0])._base is not None:", "        _mark_view(o)"]
+    src += ["    return node"]
     ns: dict[str, Any] = {
         "Tensor": Tensor,
         "Node": node_type(ent.name),
@@ -162,6 +170,8 @@ def compile_recorder(
         "_PLAIN": _PLAIN,
         "_debug": debug,
         "_generic": generic,
+        "_regenerate": _view_history.regenerate,
+        "_mark_view": _view_history.mark_view,
     }
     exec(compile("\n".join(src) + "\n", f"<tensorcore record {op.name}>", "exec"), ns)
     return ns["record"]

@@ -41,6 +41,7 @@ __all__ = [
     "TensorSpec",
     "add_tensor_hook",
     "camel",
+    "current_grad_fn",
     "disable_saved_tensors_hooks",
     "increment_version",
     "move_retain_grad",
@@ -62,6 +63,9 @@ class AutogradMeta:
         "output_nr",
         "post_accumulate_hooks",
         "retains_grad",
+        "view_counter",
+        "view_output",
+        "view_version",
     )
 
     def __init__(self, output_nr: int = 0) -> None:
@@ -77,6 +81,17 @@ class AutogradMeta:
         # ``requires_grad`` is then False (``requires_grad(t)`` below).
         self.fw_grad: Any = None
         self.fw_only = False
+        # A view whose ``grad_fn`` a recorded view operator made: the version counter it
+        # shares with its base and the count when that ``grad_fn`` was made. An in-place
+        # write to the base or to another of its views moves the count; the next read of
+        # the view's ``grad_fn`` (:func:`current_grad_fn`) then makes a new one from the
+        # base's history. None for every other tensor.
+        self.view_counter: Any = None
+        self.view_version = 0
+        # Which output of a function returning several views (``unbind``, ``split``) the
+        # view is, -1 for others: such a view's history cannot be regenerated (PyTorch's
+        # error).
+        self.view_output = -1
 
 
 def requires_grad(t: Tensor) -> bool:
@@ -491,7 +506,8 @@ class RetainGrad:
 def add_tensor_hook(t: Tensor, fn: Callable[[Any], Any]) -> list[Callable[[Any], Any]]:
     """Put ``fn`` among the hooks of non-leaf ``t`` (on its node's output), before a
     :class:`RetainGrad`; returns the list it is in."""
-    node = t._grad_fn
+    node = current_grad_fn(t)  # (first: a regenerated view's output number is 0)
+    assert node is not None, "add_tensor_hook() is for non-leaf tensors"
     nr = t._ag.output_nr if t._ag is not None else 0
     if node.pre_hooks is None:
         node.pre_hooks = {}
@@ -511,12 +527,50 @@ def move_retain_grad(t: Tensor, old: Node, old_nr: int) -> None:
         add_tensor_hook(t, hooks.pop())
 
 
+#: ``autograd._view_history.regenerate``, bound by ``autograd.step.install()``: it records
+#: an operator, which needs the operator table (a layer above this module).
+regenerate_view: Callable[[Any], Node] = None  # type: ignore[assignment]
+
+
+def current_grad_fn(t: Tensor) -> Node | None:
+    """``t``'s ``grad_fn`` as PyTorch's ``grad_fn()`` reads it: for a view whose base (or
+    another view of the base) was modified in place since its ``grad_fn`` was made, a new
+    one made from the base's history (``AsStridedBackward0``), which ``t`` keeps. Costs a
+    tensor that is no such view one attribute test.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.graph import current_grad_fn
+    >>> b = tc.ones(3, requires_grad=True) * 1
+    >>> v = b[1:]
+    >>> current_grad_fn(v).name()
+    'SliceBackward0'
+    >>> _ = b.mul_(2)
+    >>> current_grad_fn(v).name()
+    'AsStridedBackward0'
+    """
+    fn = t._grad_fn
+    if fn is not None:
+        ag = t._ag
+        if ag is not None:
+            vc = ag.view_counter
+            if vc is not None and vc.version != ag.view_version:
+                return regenerate_view(t)
+    return fn
+
+
 def edge(t: Any) -> tuple[Node | None, int]:
     """Where a gradient for tensor ``t`` goes: its grad_fn and output index, or its accumulator."""
     fn = t._grad_fn
     if fn is not None:
         ag = t._ag
-        return fn, (ag.output_nr if ag is not None else 0)
+        if ag is None:
+            return fn, 0
+        vc = ag.view_counter
+        if vc is not None and vc.version != ag.view_version:
+            fn = regenerate_view(t)
+        return fn, ag.output_nr
     if requires_grad(t):
         return grad_accumulator(t), 0
     return None, 0

@@ -17,15 +17,18 @@ from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
 from ..ops.frontends import prepare as _prepare
 from ..ops.frontends import unstructured_unchecked as _unchecked
-from . import grad_mode
+from . import _view_history, grad_mode
+from . import graph as _graph
 from ._record import compile_recorder, save_other
 from ._rule_check import check_rule
+from ._view_history import check_inplace_on_view, mark_view
 from .graph import (
     FREED_GRAPH,
     Node,
     SavedTensor,
     TensorSpec,
     autograd_meta,
+    current_grad_fn,
     edge,
     grad_accumulator,
     move_retain_grad,
@@ -180,6 +183,7 @@ class _Entry:
         "rule",
         "saves_self",
         "variant",
+        "view",
     )
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
@@ -200,6 +204,8 @@ class _Entry:
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()
         self.normalize = op.decl.frontend not in ("pointwise", "unstructured")
+        #: Whether the result is a view of ``self`` (the recorder notes the view's version).
+        self.view = "view" in op.decl.tags
         # The tensor inputs as one slice of the arguments where they are consecutive (all
         # but a few operators): a C-level copy instead of a comprehension per call.
         pos = op.tensor_pos
@@ -474,11 +480,12 @@ def _make_node(
         if isinstance(t, Tensor):
             if t._requires_grad:
                 fn = t._grad_fn
-                if fn is not None:
-                    ag = t._ag
-                    edges.append((fn, ag.output_nr if ag is not None else 0))
-                else:
+                if fn is None:
                     edges.append((grad_accumulator(t), 0))
+                elif t._ag is None:
+                    edges.append((fn, 0))
+                else:
+                    edges.append(edge(t))  # (a view's history may need regenerating)
             else:
                 edges.append(_NO_EDGE)
             metas.append((t._shape, t._dtype))
@@ -491,6 +498,8 @@ def _make_node(
     node = node_type(name)(name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
         _save(node, ent, save_args, outputs)
+    if ent.view and outputs[0]._base is not None:
+        mark_view(outputs[0])
     return node
 
 
@@ -511,6 +520,11 @@ def _inplace_step(
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
+    if base is not None:
+        check_inplace_on_view(self)
+        # A view whose base changed in place since its grad_fn was made gets its new
+        # history now, before this call moves the version it compares.
+        current_grad_fn(self)
     if base is not None and base._dtype is not self._dtype:
         raise NotImplementedError(
             f"{op.name}_(): in-place operations on the real or imaginary part of a "
@@ -544,6 +558,9 @@ def _inplace_step(
     if base is None:
         _set_history(self, node)
         return self
+    ag = self._ag
+    if ag is not None and ag.view_counter is not None:
+        ag.view_version = ag.view_counter.version  # (its own write: it is rebased below)
     _rebase_view(self, base, node)
     _link_saved_output(node)
     return self
@@ -575,6 +592,7 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     # The view's new history: a view of the new base.
     fresh = ops.as_strided(base, view._shape, view._stride, view._offset)
     _set_history(view, fresh._grad_fn)
+    mark_view(view)
 
 
 def _link_saved_output(node: Node) -> None:
@@ -689,5 +707,7 @@ def install() -> None:
     global sum_to
     from ..ops._call import set_autograd_step
     from ..ops.derivatives import sum_to
+
+    _graph.regenerate_view = _view_history.regenerate
 
     set_autograd_step(autograd_step, _debug)
