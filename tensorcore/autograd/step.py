@@ -553,14 +553,15 @@ def _inplace_step(
         _gm.enabled = prev
     if saved is not None:
         saved.append(saved_args)
+    if base is not None and (ag := self._ag) is not None and ag.view_counter is not None:
+        # (the version moved by this call's own write: the view is rebased below, and its
+        # history up to now, brought up to date above, is what the node's edge leads to)
+        ag.view_version = ag.view_counter.version
     node = _make_node(op, ent, args, (self,), saved_args)
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
         _set_history(self, node)
         return self
-    ag = self._ag
-    if ag is not None and ag.view_counter is not None:
-        ag.view_version = ag.view_counter.version  # (its own write: it is rebased below)
     _rebase_view(self, base, node)
     _link_saved_output(node)
     return self
