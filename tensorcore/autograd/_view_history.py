@@ -11,6 +11,10 @@ history, as PyTorch's ``VariableHooks::grad_fn`` does (:func:`regenerate`): an
 ``AsStridedBackward0`` of the base, or of ``view_as_real(base)`` for a real view of a
 complex base (``ViewAsRealBackward0`` itself when the view is all of it). A tensor that is no
 such view pays nothing; a view pays one comparison where its ``grad_fn`` is read.
+
+The outputs of a function returning several views (``unbind``, ``split``; their composites
+note which output each is, ``ops.frontends.named_view_output``) are neither regenerated nor
+written in place: PyTorch refuses both, with the errors raised here.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .graph import AutogradMeta, Node, move_retain_grad
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["mark_multi_output_view", "mark_view", "regenerate"]
+__all__ = ["check_inplace_on_view", "mark_view", "regenerate"]
 
 _gm = grad_mode._state
 
@@ -42,14 +46,6 @@ def mark_view(t: Tensor) -> None:
         ag = t._ag = AutogradMeta()
     ag.view_counter = vc
     ag.view_version = vc.version
-
-
-def mark_multi_output_view(t: Tensor, i: int) -> None:
-    """``t`` is output ``i`` of a function returning several views (``unbind``, ``split``):
-    neither it nor its base may be modified in place while it is used, as in PyTorch."""
-    ag = t._ag
-    if ag is not None and ag.view_counter is not None:
-        ag.view_output = i
 
 
 def _multi_output_error(t: Tensor, what: str) -> RuntimeError:
