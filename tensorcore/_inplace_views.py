@@ -10,7 +10,6 @@ from typing import Any
 
 from ._tensor import Tensor
 from .autograd import grad_mode
-from .autograd._view_history import mark_view
 
 __all__ = ["INPLACE_VIEWS"]
 
@@ -39,10 +38,6 @@ def _become(self: Tensor, view: Tensor, name: str) -> Tensor:
         self._grad_fn = view._grad_fn
         if self._ag is not None:
             self._ag.output_nr = 0  # (the view's node has one output)
-        vag = view._ag
-        if self._base is not None and vag is not None and vag.view_counter is not None:
-            # (a view stays one: its new grad_fn is as current as the view's)
-            mark_view(self)
     if ag is not None and ag.fw_grad is not None and view._ag is not None:
         ag.fw_grad = view._ag.fw_grad  # (the same view of the tangent)
     return self

@@ -15,8 +15,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
-from . import _view_history
-from .graph import Node, SavedTensor, TensorSpec, grad_accumulator, node_type
+from .graph import (
+    Node,
+    SavedTensor,
+    TensorSpec,
+    current_grad_fn,
+    grad_accumulator,
+    node_type,
+)
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -33,13 +39,11 @@ _INPUT = """\
             f = t{i}._grad_fn
             if f is None:
                 e{i} = (_acc(t{i}), 0)
-            elif (ag := t{i}._ag) is None:
-                e{i} = (f, 0)
             else:
-                vc = ag.view_counter
-                if vc is not None and vc.version != ag.view_version:
-                    f = _regenerate(t{i})  # (a view whose base changed in place since)
-                e{i} = (f, ag.output_nr)
+                if t{i}._base is not None:
+                    f = _current(t{i})  # (a view: its base may have changed in place since)
+                ag = t{i}._ag
+                e{i} = (f, 0) if ag is None else (f, ag.output_nr)
         else:
             e{i} = _NO_EDGE
     else:
@@ -148,7 +152,11 @@ def compile_recorder(
     ]
     if ent.view:
         # (the view's grad_fn is this node, made at its version counter's current count)
-        src += ["    if (o := outputs[0])._base is not None:", "        _mark_view(o)"]
+        src += [
+            "    if (o := outputs[0])._base is not None:",
+            "        vc = o._version_counter",
+            "        node.view_version = (o._storage if vc is None else vc).version",
+        ]
     src += ["    return node"]
     ns: dict[str, Any] = {
         "Tensor": Tensor,
@@ -170,8 +178,7 @@ def compile_recorder(
         "_PLAIN": _PLAIN,
         "_debug": debug,
         "_generic": generic,
-        "_regenerate": _view_history.regenerate,
-        "_mark_view": _view_history.mark_view,
+        "_current": current_grad_fn,
     }
     exec(compile("\n".join(src) + "\n", f"<tensorcore record {op.name}>", "exec"), ns)
     return ns["record"]

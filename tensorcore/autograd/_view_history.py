@@ -1,16 +1,17 @@
 """The history of a view after its base changed in place: PyTorch's lazy ``grad_fn``.
 
-A view and its base share a version counter, which every in-place write bumps. A view that a
-recorded view operator made keeps, in its ``AutogradMeta``, that counter and the count at
-which its ``grad_fn`` was made (:func:`mark_view`). When the base, or another view of it, is
+A view and its base share a version counter, which every in-place write bumps. A view
+operator's node notes the count of its view's counter when it was made
+(``Node.view_version``, set by the recorders). When the base, or another view of it, is
 modified in place, nothing looks for the views (finding them would mean scanning the heap):
 the view's ``grad_fn`` still leads to the base's old history, and the next read of it
 (``graph.current_grad_fn``: an input of a recorded operator, ``.grad_fn``, a root of
 backward, a hook) sees the counts differ and makes a new one from the base's current
 history, as PyTorch's ``VariableHooks::grad_fn`` does (:func:`regenerate`): an
 ``AsStridedBackward0`` of the base, or of ``view_as_real(base)`` for a real view of a
-complex base (``ViewAsRealBackward0`` itself when the view is all of it). A tensor that is no
-such view pays nothing; a view pays one comparison where its ``grad_fn`` is read.
+complex base (``ViewAsRealBackward0`` itself when the view is all of it). The new node is a
+view operator's, made at the current count. Nothing is allocated for a view; a tensor that
+is no view pays one attribute test where its ``grad_fn`` is read, a view one comparison.
 
 The outputs of a function returning several views (``unbind``, ``split``; their composites
 note which output each is, ``ops.frontends.named_view_output``) are neither regenerated nor
@@ -23,47 +24,44 @@ from typing import TYPE_CHECKING, Any
 
 from ..ops import functions as ops
 from . import grad_mode
-from .graph import AutogradMeta, Node, move_retain_grad
+from .graph import Node, move_retain_grad
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["check_inplace_on_view", "mark_view", "regenerate"]
+__all__ = ["check_inplace_on_view", "regenerate", "written"]
 
 _gm = grad_mode._state
 
 
-def mark_view(t: Tensor) -> None:
-    """Note the count of ``t``'s version counter: ``t`` is a view whose ``grad_fn`` was just
-    made (by a recorded view operator, or an in-place call on ``t`` that rebased it)."""
-    vc: Any = t._version_counter
-    if vc is None:
-        vc = t._storage
-        if vc is None:  # (a layout without storage: no view of it is tracked)
-            return
-    ag = t._ag
-    if ag is None:
-        ag = t._ag = AutogradMeta()
-    ag.view_counter = vc
-    ag.view_version = vc.version
+def _counter(t: Tensor) -> Any:
+    vc = t._version_counter
+    return t._storage if vc is None else vc
 
 
 def _multi_output_error(t: Tensor, what: str) -> RuntimeError:
     fn = t._grad_fn
-    name = fn.name().removesuffix("Backward0") if fn is not None else "a function"
     return RuntimeError(
-        f"Output {t._ag.view_output} of {name} is a view and {what}. This view is the output "
-        "of a function that returns multiple views. Such functions do not allow the output "
-        "views to be modified inplace. You should replace the inplace operation by an "
-        "out-of-place one."
+        f"Output {fn.view_output} of {fn.name().removesuffix('Backward0')} is a view and "
+        f"{what}. This view is the output of a function that returns multiple views. Such "
+        "functions do not allow the output views to be modified inplace. You should replace "
+        "the inplace operation by an out-of-place one."
     )
 
 
 def check_inplace_on_view(t: Tensor) -> None:
     """Refuse an in-place call on an output of a function returning several views."""
-    ag = t._ag
-    if ag is not None and ag.view_output >= 0:
+    if getattr(t._grad_fn, "view_output", -1) >= 0:
         raise _multi_output_error(t, "is being modified inplace")
+
+
+def written(t: Tensor) -> None:
+    """View ``t``, whose history is current, was just written in place by a recorded call
+    (which rebases it): its node counts as made at the new count, so that the call's own
+    node does not regenerate it first."""
+    fn = t._grad_fn
+    if getattr(fn, "view_version", -1) >= 0:
+        fn.view_version = _counter(t).version
 
 
 def regenerate(t: Tensor) -> Node:
@@ -72,30 +70,32 @@ def regenerate(t: Tensor) -> Node:
     old node; ``retain_grad`` follows the new one (PyTorch's
     ``update_tensor_hooks_on_new_gradfn``). Runs in grad mode whatever the caller's (the
     engine and ``no_grad`` blocks read views too)."""
-    ag = t._ag
     old = t._grad_fn
-    if ag.view_output >= 0:
+    if getattr(old, "view_output", -1) >= 0:
         raise _multi_output_error(
             t, "its base or another view of its base has been modified inplace"
         )
     base = t._base
+    assert base is not None, "regenerate() is for views"
     prev = _gm.enabled
     _gm.enabled = True
     try:
-        fresh = _replay(t, base) if base is not None else None
+        fresh = _replay(t, base)
     finally:
         _gm.enabled = prev
-    ag.view_version = ag.view_counter.version
     fn = fresh._grad_fn if fresh is not None else None
     if fn is None:
         # The base no longer requires grad (a leaf set back), or a view of its bytes in
         # another dtype: nothing flows to the base; the old history stays.
+        old.view_version = _counter(t).version
         return old
     t._grad_fn = fn
-    old_nr = ag.output_nr
-    ag.output_nr = 0
-    if ag.retains_grad:
-        move_retain_grad(t, old, old_nr)
+    ag = t._ag
+    if ag is not None:
+        old_nr = ag.output_nr
+        ag.output_nr = 0
+        if ag.retains_grad:
+            move_retain_grad(t, old, old_nr)
     return fn
 
 

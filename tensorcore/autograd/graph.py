@@ -63,9 +63,6 @@ class AutogradMeta:
         "output_nr",
         "post_accumulate_hooks",
         "retains_grad",
-        "view_counter",
-        "view_output",
-        "view_version",
     )
 
     def __init__(self, output_nr: int = 0) -> None:
@@ -81,17 +78,6 @@ class AutogradMeta:
         # ``requires_grad`` is then False (``requires_grad(t)`` below).
         self.fw_grad: Any = None
         self.fw_only = False
-        # A view whose ``grad_fn`` a recorded view operator made: the version counter it
-        # shares with its base and the count when that ``grad_fn`` was made. An in-place
-        # write to the base or to another of its views moves the count; the next read of
-        # the view's ``grad_fn`` (:func:`current_grad_fn`) then makes a new one from the
-        # base's history. None for every other tensor.
-        self.view_counter: Any = None
-        self.view_version = 0
-        # Which output of a function returning several views (``unbind``, ``split``) the
-        # view is, -1 for others: such a view's history cannot be regenerated (PyTorch's
-        # error).
-        self.view_output = -1
 
 
 def requires_grad(t: Tensor) -> bool:
@@ -303,6 +289,8 @@ class Node:
         "pre_hooks",
         "released",
         "saved",
+        "view_output",
+        "view_version",
     )
 
     def __init__(
@@ -326,6 +314,13 @@ class Node:
         self.pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
         self.hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()
         self.released = False
+        # A view operator's node: the count of its view's version counter when it was made
+        # (``autograd._view_history``); -1 for other nodes. Nodes the compiled recorders
+        # make for other operators leave it unset (read with a default).
+        self.view_version = -1
+        # Which output of a function returning several views (``unbind``, ``split``) its
+        # view is, -1 for others.
+        self.view_output = -1
 
     def name(self) -> str:
         """PyTorch-style name, e.g. ``MulBackward0``."""
@@ -536,7 +531,7 @@ def current_grad_fn(t: Tensor) -> Node | None:
     """``t``'s ``grad_fn`` as PyTorch's ``grad_fn()`` reads it: for a view whose base (or
     another view of the base) was modified in place since its ``grad_fn`` was made, a new
     one made from the base's history (``AsStridedBackward0``), which ``t`` keeps. Costs a
-    tensor that is no such view one attribute test.
+    tensor that is no view one attribute test.
 
     Examples
     --------
@@ -551,11 +546,13 @@ def current_grad_fn(t: Tensor) -> Node | None:
     'AsStridedBackward0'
     """
     fn = t._grad_fn
-    if fn is not None:
-        ag = t._ag
-        if ag is not None:
-            vc = ag.view_counter
-            if vc is not None and vc.version != ag.view_version:
+    if fn is not None and t._base is not None:
+        made = getattr(fn, "view_version", -1)
+        if made >= 0:
+            vc: Any = t._version_counter
+            if vc is None:
+                vc = t._storage
+            if vc.version != made:
                 return regenerate_view(t)
     return fn
 
@@ -564,13 +561,10 @@ def edge(t: Any) -> tuple[Node | None, int]:
     """Where a gradient for tensor ``t`` goes: its grad_fn and output index, or its accumulator."""
     fn = t._grad_fn
     if fn is not None:
+        if t._base is not None:
+            fn = current_grad_fn(t)
         ag = t._ag
-        if ag is None:
-            return fn, 0
-        vc = ag.view_counter
-        if vc is not None and vc.version != ag.view_version:
-            fn = regenerate_view(t)
-        return fn, ag.output_nr
+        return fn, (ag.output_nr if ag is not None else 0)
     if requires_grad(t):
         return grad_accumulator(t), 0
     return None, 0

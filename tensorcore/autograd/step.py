@@ -21,7 +21,7 @@ from . import _view_history, grad_mode
 from . import graph as _graph
 from ._record import compile_recorder, save_other
 from ._rule_check import check_rule
-from ._view_history import check_inplace_on_view, mark_view
+from ._view_history import check_inplace_on_view, written
 from .graph import (
     FREED_GRAPH,
     Node,
@@ -480,12 +480,13 @@ def _make_node(
         if isinstance(t, Tensor):
             if t._requires_grad:
                 fn = t._grad_fn
-                if fn is None:
-                    edges.append((grad_accumulator(t), 0))
-                elif t._ag is None:
-                    edges.append((fn, 0))
+                if fn is not None:
+                    if t._base is not None:
+                        fn = current_grad_fn(t)  # (its base may have changed in place since)
+                    ag = t._ag
+                    edges.append((fn, ag.output_nr if ag is not None else 0))
                 else:
-                    edges.append(edge(t))  # (a view's history may need regenerating)
+                    edges.append((grad_accumulator(t), 0))
             else:
                 edges.append(_NO_EDGE)
             metas.append((t._shape, t._dtype))
@@ -498,8 +499,9 @@ def _make_node(
     node = node_type(name)(name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
         _save(node, ent, save_args, outputs)
-    if ent.view and outputs[0]._base is not None:
-        mark_view(outputs[0])
+    if ent.view and (o := outputs[0])._base is not None:
+        vc = o._version_counter
+        node.view_version = (o._storage if vc is None else vc).version
     return node
 
 
@@ -553,10 +555,10 @@ def _inplace_step(
         _gm.enabled = prev
     if saved is not None:
         saved.append(saved_args)
-    if base is not None and (ag := self._ag) is not None and ag.view_counter is not None:
+    if base is not None:
         # (the version moved by this call's own write: the view is rebased below, and its
         # history up to now, brought up to date above, is what the node's edge leads to)
-        ag.view_version = ag.view_counter.version
+        written(self)
     node = _make_node(op, ent, args, (self,), saved_args)
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
@@ -593,7 +595,6 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     # The view's new history: a view of the new base.
     fresh = ops.as_strided(base, view._shape, view._stride, view._offset)
     _set_history(view, fresh._grad_fn)
-    mark_view(view)
 
 
 def _link_saved_output(node: Node) -> None:

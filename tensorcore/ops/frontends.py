@@ -774,9 +774,9 @@ def named_view_output(t: Tensor, name: str, i: int) -> Tensor:
     (``unbind``, ``split``): as in PyTorch, such a view may not be modified in place, nor used
     once its base (or another view of it) was (``autograd._view_history``)."""
     named_as(t, name)
-    ag = t._ag
-    if ag is not None and ag.view_counter is not None:
-        ag.view_output = i
+    fn = t._grad_fn
+    if fn is not None:
+        fn.view_output = i
     return t
 
 
