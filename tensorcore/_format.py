@@ -357,7 +357,7 @@ def _format_parts(t: Tensor, parts: dict[str, Tensor]) -> str:
     text = "tensor(" + (",\n" + " " * indent).join(texts)
     suffixes.append(f"layout={t._layout}")
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{_grad_fn_name(t)}>")
     elif t._requires_grad and not (t._ag is not None and t._ag.fw_only):
         suffixes.append("requires_grad=True")
     _tangent(t, suffixes)
@@ -407,11 +407,21 @@ def format_tensor(t: Tensor) -> str:
             suffixes.append(f"dtype={d}")
         body = _body(t.detach(), len(prefix))
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{_grad_fn_name(t)}>")
     elif t._requires_grad and not (t._ag is not None and t._ag.fw_only):
         suffixes.append("requires_grad=True")
     _tangent(t, suffixes)
     return _with_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _grad_fn_name(t: Tensor) -> str:
+    """The name of ``t.grad_fn`` (read through the property: a view's may be regenerated),
+    or PyTorch's ``Invalid`` where reading it raises (an output of ``unbind`` whose base was
+    modified in place)."""
+    try:
+        return t.grad_fn.name()
+    except RuntimeError:
+        return "Invalid"
 
 
 def _tangent(t: Tensor, suffixes: list[str]) -> None:

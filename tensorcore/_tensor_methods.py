@@ -11,6 +11,7 @@ from ._inplace_views import INPLACE_VIEWS
 from ._memory_format import format_strides, suggest_memory_format
 from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, contiguous_strides, make_tensor, torch_name
+from .autograd.graph import current_grad_fn
 from .autograd.graph import requires_grad as _public_rg
 from .devices import device as _device
 from .layouts import memory_format, preserve_format
@@ -467,8 +468,22 @@ def _is_leaf(self: Tensor) -> bool:
 
 
 def _grad_fn(self: Tensor) -> Any:
-    """The graph node that produced this tensor, or None for leaves."""
-    return self._grad_fn
+    """The graph node that produced this tensor, or None for leaves. A view whose base (or
+    another view of its base) was modified in place since gets a new one from the base's
+    history, as in PyTorch (``AsStridedBackward0``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> b = tc.ones(3, requires_grad=True) * 1
+    >>> v = b[0]
+    >>> v.grad_fn.name()
+    'SelectBackward0'
+    >>> _ = b.mul_(10)
+    >>> v.grad_fn.name()
+    'AsStridedBackward0'
+    """
+    return current_grad_fn(self)
 
 
 is_leaf = property(_is_leaf)

@@ -107,6 +107,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.autograd",
             "tensorcore.autograd.graph",
             "tensorcore.autograd._record",
+            "tensorcore.autograd._view_history",
             "tensorcore.autograd.step",
             "tensorcore.autograd._dual",
             "tensorcore.autograd.forward_ad",

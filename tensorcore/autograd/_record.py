@@ -15,7 +15,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
-from .graph import Node, SavedTensor, TensorSpec, grad_accumulator, node_type
+from .graph import (
+    Node,
+    SavedTensor,
+    TensorSpec,
+    current_grad_fn,
+    grad_accumulator,
+    node_type,
+)
 
 if TYPE_CHECKING:
     from ..dispatch import Op
@@ -33,6 +40,8 @@ _INPUT = """\
             if f is None:
                 e{i} = (_acc(t{i}), 0)
             else:
+                if t{i}._base is not None:
+                    f = _current(t{i})  # (a view: its base may have changed in place since)
                 ag = t{i}._ag
                 e{i} = (f, 0) if ag is None else (f, ag.output_nr)
         else:
@@ -140,8 +149,15 @@ def compile_recorder(
         "    node.hooks = ()",
         "    node.released = False",
         "    node.saved = {" + ", ".join(items) + "}",
-        "    return node",
     ]
+    if ent.view:
+        # (the view's grad_fn is this node, made at its version counter's current count)
+        src += [
+            "    if (o := outputs[0])._base is not None:",
+            "        vc = o._version_counter",
+            "        node.view_version = (o._storage if vc is None else vc).version",
+        ]
+    src += ["    return node"]
     ns: dict[str, Any] = {
         "Tensor": Tensor,
         "Node": node_type(ent.name),
@@ -162,6 +178,7 @@ def compile_recorder(
         "_PLAIN": _PLAIN,
         "_debug": debug,
         "_generic": generic,
+        "_current": current_grad_fn,
     }
     exec(compile("\n".join(src) + "\n", f"<tensorcore record {op.name}>", "exec"), ns)
     return ns["record"]

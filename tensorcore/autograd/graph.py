@@ -41,6 +41,7 @@ __all__ = [
     "TensorSpec",
     "add_tensor_hook",
     "camel",
+    "current_grad_fn",
     "disable_saved_tensors_hooks",
     "increment_version",
     "move_retain_grad",
@@ -288,6 +289,8 @@ class Node:
         "pre_hooks",
         "released",
         "saved",
+        "view_output",
+        "view_version",
     )
 
     def __init__(
@@ -311,6 +314,13 @@ class Node:
         self.pre_hooks: dict[int, list[Callable[[Any], Any]]] | None = None
         self.hooks: tuple[Callable[..., Any], ...] | list[Callable[..., Any]] = ()
         self.released = False
+        # A view operator's node: the count of its view's version counter when it was made
+        # (``autograd._view_history``); -1 for other nodes. Nodes the compiled recorders
+        # make for other operators leave it unset (read with a default).
+        self.view_version = -1
+        # Which output of a function returning several views (``unbind``, ``split``) its
+        # view is, -1 for others.
+        self.view_output = -1
 
     def name(self) -> str:
         """PyTorch-style name, e.g. ``MulBackward0``."""
@@ -491,7 +501,8 @@ class RetainGrad:
 def add_tensor_hook(t: Tensor, fn: Callable[[Any], Any]) -> list[Callable[[Any], Any]]:
     """Put ``fn`` among the hooks of non-leaf ``t`` (on its node's output), before a
     :class:`RetainGrad`; returns the list it is in."""
-    node = t._grad_fn
+    node = current_grad_fn(t)  # (first: a regenerated view's output number is 0)
+    assert node is not None, "add_tensor_hook() is for non-leaf tensors"
     nr = t._ag.output_nr if t._ag is not None else 0
     if node.pre_hooks is None:
         node.pre_hooks = {}
@@ -511,10 +522,47 @@ def move_retain_grad(t: Tensor, old: Node, old_nr: int) -> None:
         add_tensor_hook(t, hooks.pop())
 
 
+#: ``autograd._view_history.regenerate``, bound by ``autograd.step.install()``: it records
+#: an operator, which needs the operator table (a layer above this module).
+regenerate_view: Callable[[Any], Node] = None  # type: ignore[assignment]
+
+
+def current_grad_fn(t: Tensor) -> Node | None:
+    """``t``'s ``grad_fn`` as PyTorch's ``grad_fn()`` reads it: for a view whose base (or
+    another view of the base) was modified in place since its ``grad_fn`` was made, a new
+    one made from the base's history (``AsStridedBackward0``), which ``t`` keeps. Costs a
+    tensor that is no view one attribute test.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.graph import current_grad_fn
+    >>> b = tc.ones(3, requires_grad=True) * 1
+    >>> v = b[1:]
+    >>> current_grad_fn(v).name()
+    'SliceBackward0'
+    >>> _ = b.mul_(2)
+    >>> current_grad_fn(v).name()
+    'AsStridedBackward0'
+    """
+    fn = t._grad_fn
+    if fn is not None and t._base is not None:
+        made = getattr(fn, "view_version", -1)
+        if made >= 0:
+            vc: Any = t._version_counter
+            if vc is None:
+                vc = t._storage
+            if vc.version != made:
+                return regenerate_view(t)
+    return fn
+
+
 def edge(t: Any) -> tuple[Node | None, int]:
     """Where a gradient for tensor ``t`` goes: its grad_fn and output index, or its accumulator."""
     fn = t._grad_fn
     if fn is not None:
+        if t._base is not None:
+            fn = current_grad_fn(t)
         ag = t._ag
         return fn, (ag.output_nr if ag is not None else 0)
     if requires_grad(t):

@@ -17,15 +17,18 @@ from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
 from ..ops.frontends import prepare as _prepare
 from ..ops.frontends import unstructured_unchecked as _unchecked
-from . import grad_mode
+from . import _view_history, grad_mode
+from . import graph as _graph
 from ._record import compile_recorder, save_other
 from ._rule_check import check_rule
+from ._view_history import check_inplace_on_view, written
 from .graph import (
     FREED_GRAPH,
     Node,
     SavedTensor,
     TensorSpec,
     autograd_meta,
+    current_grad_fn,
     edge,
     grad_accumulator,
     move_retain_grad,
@@ -180,6 +183,7 @@ class _Entry:
         "rule",
         "saves_self",
         "variant",
+        "view",
     )
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
@@ -200,6 +204,8 @@ class _Entry:
         self.rule: Any = None
         self.plan: tuple[tuple[str, int, bool, bool, int], ...] = ()
         self.normalize = op.decl.frontend not in ("pointwise", "unstructured")
+        #: Whether the result is a view of ``self`` (the recorder notes the view's version).
+        self.view = "view" in op.decl.tags
         # The tensor inputs as one slice of the arguments where they are consecutive (all
         # but a few operators): a C-level copy instead of a comprehension per call.
         pos = op.tensor_pos
@@ -475,6 +481,8 @@ def _make_node(
             if t._requires_grad:
                 fn = t._grad_fn
                 if fn is not None:
+                    if t._base is not None:
+                        fn = current_grad_fn(t)  # (its base may have changed in place since)
                     ag = t._ag
                     edges.append((fn, ag.output_nr if ag is not None else 0))
                 else:
@@ -491,6 +499,9 @@ def _make_node(
     node = node_type(name)(name, apply_rule, ent, tuple(edges), metas, len(outputs))
     if ent.plan:
         _save(node, ent, save_args, outputs)
+    if ent.view and (o := outputs[0])._base is not None:
+        vc = o._version_counter
+        node.view_version = (o._storage if vc is None else vc).version
     return node
 
 
@@ -511,6 +522,11 @@ def _inplace_step(
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
+    if base is not None:
+        check_inplace_on_view(self)
+        # A view whose base changed in place since its grad_fn was made gets its new
+        # history now, before this call moves the version it compares.
+        current_grad_fn(self)
     if base is not None and base._dtype is not self._dtype:
         raise NotImplementedError(
             f"{op.name}_(): in-place operations on the real or imaginary part of a "
@@ -539,6 +555,10 @@ def _inplace_step(
         _gm.enabled = prev
     if saved is not None:
         saved.append(saved_args)
+    if base is not None:
+        # (the version moved by this call's own write: the view is rebased below, and its
+        # history up to now, brought up to date above, is what the node's edge leads to)
+        written(self)
     node = _make_node(op, ent, args, (self,), saved_args)
     node.next_functions = (edge(self),) + node.next_functions[1:]
     if base is None:
@@ -689,5 +709,7 @@ def install() -> None:
     global sum_to
     from ..ops._call import set_autograd_step
     from ..ops.derivatives import sum_to
+
+    _graph.regenerate_view = _view_history.regenerate
 
     set_autograd_step(autograd_step, _debug)

@@ -29,7 +29,7 @@ from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
-from .frontends import named_as
+from .frontends import named_as, named_view_output
 from .schema import OPS
 from .views import infer_size, view_strides
 
@@ -333,8 +333,8 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
                 f"at dimension {d}), but got split_sizes={sizes}"
             )
     out, start = [], 0
-    for s in sizes:
-        out.append(named_as(self.narrow(d, start, s), node))
+    for i, s in enumerate(sizes):
+        out.append(named_view_output(self.narrow(d, start, s), node, i))
         start += s
     return tuple(out)
 
@@ -351,7 +351,9 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 @_composite
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = _wrap_dim(dim, self.ndim)
-    return tuple(named_as(self.select(d, i), "UnbindBackward0") for i in range(self._shape[d]))
+    return tuple(
+        named_view_output(self.select(d, i), "UnbindBackward0", i) for i in range(self._shape[d])
+    )
 
 
 @_composite

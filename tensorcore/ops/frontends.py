@@ -769,6 +769,17 @@ def named_as(t: Tensor, name: str) -> Tensor:
     return t
 
 
+def named_view_output(t: Tensor, name: str, i: int) -> Tensor:
+    """:func:`named_as` for output ``i`` of a composite returning several views of its input
+    (``unbind``, ``split``): as in PyTorch, such a view may not be modified in place, nor used
+    once its base (or another view of it) was (``autograd._view_history``)."""
+    named_as(t, name)
+    fn = t._grad_fn
+    if fn is not None:
+        fn.view_output = i
+    return t
+
+
 def factory(
     op: Op,
     kernel: Any,
