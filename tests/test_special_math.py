@@ -246,6 +246,8 @@ def test_sixteen_bit_floats(device: str) -> None:
             got = getattr(tc, name)(x)
             assert got.dtype is d, name
             want = getattr(tc, name)(x.double())
-            assert_close(got.double(), want, rtol=1e-2, atol=1e-2, msg=name)
+            assert_close(
+                got.double(), want, rtol=1e-2, atol=1e-2, msg=lambda m, at=name: f"{at}: {m}"
+            )
         assert tc.hypot(x, x).dtype is d and tc.xlogy(x, x).dtype is d
         assert tc.frexp(x).mantissa.dtype is d

@@ -19,8 +19,8 @@ True
 
 from __future__ import annotations
 
+from ._comparison import assert_allclose, assert_close
 from ._helpers import (
-    assert_close,
     available_device_types,
     backends_for,
     default_tolerances,
@@ -32,6 +32,7 @@ from ._helpers import (
 from ._make_tensor import make_tensor
 
 __all__ = [
+    "assert_allclose",
     "assert_close",
     "available_device_types",
     "backends_for",
