@@ -1,5 +1,7 @@
 """Shipped test helpers: device-generic utilities for tensorcore's tests and for third-party
-backends that want to check themselves against NumPy.
+backends that want to check themselves against NumPy. PyTorch programs reach it as
+``torch.testing``: :func:`assert_close` (with tensorcore's NumPy-oracle form),
+the deprecated :func:`assert_allclose` and :func:`make_tensor` are PyTorch's.
 
 NumPy is imported lazily (only when a helper that needs it runs), so ``import
 tensorcore.testing`` works without NumPy. The Hypothesis strategies live in

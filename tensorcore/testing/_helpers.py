@@ -1,5 +1,6 @@
 """Device-generic test helpers: which devices implement an operator, NumPy conversion and
-comparison against a NumPy oracle. NumPy is imported inside the functions that need it."""
+the default tolerances (``assert_close`` lives in :mod:`._comparison`). NumPy is imported
+inside the functions that need it."""
 
 from __future__ import annotations
 
