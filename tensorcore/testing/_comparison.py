@@ -18,6 +18,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from .. import dtypes
+from .._tensor import Size, Tensor
+from ..dtypes import get_default_dtype, promote_types
+from ..layouts import strided
+from ..ops.factories import as_tensor, tensor
 from ._helpers import _TOLERANCES, numpy_dtype, to_numpy
 
 __all__ = ["assert_allclose", "assert_close"]
@@ -204,8 +209,6 @@ class _TensorPair(_Pair):
         check_stride: bool,
         **_: Any,
     ) -> None:
-        from .._tensor import Tensor
-        from ..ops.factories import as_tensor
 
         related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
         if not related or (not allow_subclasses and type(actual) is not type(expected)):
@@ -229,8 +232,6 @@ class _TensorPair(_Pair):
         self.fail(f"The values for attribute '{attribute}' do not match: {actual} != {expected}.")
 
     def compare(self) -> None:
-        from ..dtypes import promote_types
-        from ..layouts import strided
 
         a, e = self.actual, self.expected
         if a.shape != e.shape:
@@ -304,8 +305,6 @@ class _OraclePair(_TensorPair):
     ) -> None:
         import numpy as np
 
-        from .._tensor import Tensor
-
         oracle = (np.ndarray, np.generic, list, tuple, bool, int, float, complex)
         if not isinstance(actual, Tensor) or not isinstance(expected, oracle):
             raise _Declined
@@ -328,10 +327,6 @@ class _OraclePair(_TensorPair):
     def compare(self) -> None:
         import numpy as np
 
-        from .._tensor import Size
-        from ..dtypes import promote_types
-        from ..layouts import strided
-
         a, e = self.actual, self.expected
         if tuple(a.shape) != e.shape:
             self.mismatch("shape", a.shape, Size(e.shape))
@@ -350,12 +345,15 @@ class _OraclePair(_TensorPair):
         self.values(got.astype(nd, copy=False), e.astype(nd, copy=False))
 
 
+_DTYPE_OF: dict[Any, Any] = {}
+
+
 def _dtype_of(nd: Any) -> Any:
     """The tensorcore dtype of NumPy dtype ``nd``, or None."""
-    from .. import dtypes
-
-    d = dtypes.by_name.get("bfloat16" if nd.kind == "V" else nd.name)
-    return d if d is not None and numpy_dtype(d) == nd else None
+    if nd not in _DTYPE_OF:
+        d = dtypes.by_name.get("bfloat16" if nd.kind == "V" else nd.name)
+        _DTYPE_OF[nd] = d if d is not None and numpy_dtype(d) == nd else None
+    return _DTYPE_OF[nd]
 
 
 def _host(t: Any, nd: Any) -> Any:
@@ -435,7 +433,7 @@ def _within(actual: Any, expected: Any, rtol: float, atol: float) -> Any:
         scaled = (np.float32(rtol) * expected.astype(f32)).astype(nd)
         allowed = (np.float32(atol) + np.abs(scaled).astype(f32)).astype(nd)
     else:
-        real = np.finfo(nd).dtype.type
+        real = {"complex64": np.float32, "complex128": np.float64}.get(nd.name, nd.type)
         allowed = real(atol) + _abs(real(rtol) * expected)
     error = _abs(actual - expected)
     return np.isfinite(error) & (error <= allowed)
@@ -470,7 +468,6 @@ def _greatest(diff: Any, shape: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
 
 
 def _default_float() -> Any:
-    from ..dtypes import get_default_dtype
 
     return numpy_dtype(get_default_dtype())
 
@@ -480,6 +477,8 @@ def _pairs(
 ) -> list[_Pair]:
     """The pairs to compare: ``actual`` and ``expected`` recursed through when both are
     sequences (strings excepted) or both mappings."""
+    if isinstance(actual, Tensor) and expected is not None:  # (the common case, made short)
+        return [_tensor_pair(actual, expected, item, options)]
     seq, mapping = collections.abc.Sequence, collections.abc.Mapping
     if (
         isinstance(actual, seq)
@@ -509,9 +508,26 @@ def _pairs(
         with contextlib.suppress(TypeError):  # a stable order where the keys have one
             keys = sorted(keys)
         return [p for k in keys for p in _pairs(actual[k], expected[k], (*item, k), options)]
-    for pair_type in _PAIR_TYPES:
+    return [_first_pair(_PAIR_TYPES, actual, expected, item, options)]
+
+
+def _tensor_pair(
+    actual: Tensor, expected: Any, item: tuple[Any, ...], options: dict[str, Any]
+) -> _Pair:
+    """The pair of a tensor ``actual``: ``_PAIR_TYPES`` less those that take no tensor."""
+    return _first_pair((_TensorPair, _OraclePair), actual, expected, item, options)
+
+
+def _first_pair(
+    types: tuple[type[_Pair], ...],
+    actual: Any,
+    expected: Any,
+    item: tuple[Any, ...],
+    options: dict[str, Any],
+) -> _Pair:
+    for pair_type in types:
         try:
-            return [pair_type(actual, expected, item, **options)]
+            return pair_type(actual, expected, item, **options)
         except _Declined:
             continue
     raise _Failure(
@@ -692,8 +708,6 @@ def assert_allclose(
     ...     warnings.simplefilter("ignore", FutureWarning)
     ...     assert_allclose(tc.tensor([1.0, 2.0]), [1.0, 2.00001])
     """
-    from .._tensor import Tensor
-    from ..ops.factories import tensor
 
     warnings.warn(
         "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
