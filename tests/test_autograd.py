@@ -794,7 +794,7 @@ def test_retain_grad(device: str) -> None:
     assert_close(y.grad, 2 * y.detach())
     assert_close(x.grad, 18 * x.detach())
     (y * y).sum().backward()
-    assert_close(y.grad, 4 * y.detach(), msg="retained gradients accumulate")
+    assert_close(y.grad, 4 * y.detach(), msg=lambda m: f"retained gradients accumulate: {m}")
     with pytest.raises(RuntimeError, match="requires_grad=False"):
         tc.ones(1, device=device).retain_grad()
 

@@ -160,7 +160,7 @@ def test_retain_grad_runs_after_the_hooks(device: str, retain_first: bool) -> No
         y.retain_grad()
     y.register_hook(lambda g: g + 1)
     y.sum().backward()
-    assert_close(y.grad, np.full(3, 11.0), msg="the gradient after every hook")
+    assert_close(y.grad, np.full(3, 11.0), msg=lambda m: f"the gradient after every hook: {m}")
     assert_close(x.grad, np.full(3, 22.0))
 
 

@@ -121,7 +121,13 @@ def test_one_dimensional_transforms_match_numpy(
         got = fn(_tensor(a, device, contiguous), n=n, dim=dim, norm=norm)
         want = oracle(compute, n=n, axis=dim, norm=norm)
         assert got.dtype is _expected_dtype(name, kind), (n, dim)
-        assert_close(got, want, check_dtype=False, msg=f"n={n} dim={dim}", **_tol(got.dtype))
+        assert_close(
+            got,
+            want,
+            check_dtype=False,
+            msg=lambda m, at=f"n={n} dim={dim}": f"{at}: {m}",
+            **_tol(got.dtype),
+        )
 
 
 def _cases_nd() -> list[Any]:
@@ -162,7 +168,13 @@ def test_n_dimensional_transforms_match_numpy(device: str, name: str, kind: str,
         got = fn(_tensor(a, device, contiguous), **kwargs)
         want = _oracle_nd(name, compute, s, dim if dim is not None or not two else (-2, -1), norm)
         assert got.dtype is _expected_dtype(name, kind), (s, dim)
-        assert_close(got, want, check_dtype=False, msg=f"s={s} dim={dim}", **_tol(got.dtype))
+        assert_close(
+            got,
+            want,
+            check_dtype=False,
+            msg=lambda m, at=f"s={s} dim={dim}": f"{at}: {m}",
+            **_tol(got.dtype),
+        )
 
 
 def test_transforms_keep_single_precision(device: str) -> None:

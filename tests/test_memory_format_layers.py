@@ -143,7 +143,8 @@ def test_channels_last_output_gradient(device: str) -> None:
     x3 = _cl(_rand(device, 2, 4, 3, 4, 5))
     assert _fmt(F.interpolate(x3, scale_factor=2, mode="trilinear")) == "CL"
     assert _fmt(F.group_norm(x3, 2)) == "CL"
-    assert_close(F.group_norm(x3, 2), to_numpy(F.group_norm(x3.contiguous(), 2)), atol=1e-5)
+    want = to_numpy(F.group_norm(x3.contiguous(), 2))
+    assert_close(F.group_norm(x3, 2), want, rtol=1.3e-6, atol=1e-5)
 
 
 @pytest.mark.parametrize(

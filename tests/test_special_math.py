@@ -26,7 +26,7 @@ def test_gamma_functions_at_poles_and_infinities(device: str) -> None:
     assert_close(tc.lgamma(x), np.array([inf, inf, inf, inf, inf, inf, nan]))
     assert_close(tc.digamma(x), np.array([-inf, inf, nan, nan, nan, inf, nan]))
     assert_close(x.polygamma(1)[[0, 1, 4, 5, 6]], np.array([inf, inf, nan, 0.0, nan]))
-    assert_close(tc.polygamma(0, x), tc.digamma(x))
+    assert_close(tc.polygamma(0, x), tc.digamma(x), equal_nan=True)
     assert_close(tc.polygamma(3, x[:4]), np.array([inf] * 4))
     # float32 and integer inputs compute in float32, as PyTorch does
     assert tc.lgamma(tc.tensor([3], device=device)).dtype is tc.float32
@@ -246,6 +246,13 @@ def test_sixteen_bit_floats(device: str) -> None:
             got = getattr(tc, name)(x)
             assert got.dtype is d, name
             want = getattr(tc, name)(x.double())
-            assert_close(got.double(), want, rtol=1e-2, atol=1e-2, msg=name)
+            assert_close(
+                got.double(),
+                want,
+                rtol=1e-2,
+                atol=1e-2,
+                equal_nan=True,  # (erfinv(2) is NaN)
+                msg=lambda m, at=name: f"{at}: {m}",
+            )
         assert tc.hypot(x, x).dtype is d and tc.xlogy(x, x).dtype is d
         assert tc.frexp(x).mantissa.dtype is d

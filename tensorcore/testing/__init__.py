@@ -1,5 +1,7 @@
 """Shipped test helpers: device-generic utilities for tensorcore's tests and for third-party
-backends that want to check themselves against NumPy.
+backends that want to check themselves against NumPy. PyTorch programs reach it as
+``torch.testing``: :func:`assert_close` (with tensorcore's NumPy-oracle form),
+the deprecated :func:`assert_allclose` and :func:`make_tensor` are PyTorch's.
 
 NumPy is imported lazily (only when a helper that needs it runs), so ``import
 tensorcore.testing`` works without NumPy. The Hypothesis strategies live in
@@ -19,8 +21,8 @@ True
 
 from __future__ import annotations
 
+from ._comparison import assert_allclose, assert_close
 from ._helpers import (
-    assert_close,
     available_device_types,
     backends_for,
     default_tolerances,
@@ -33,6 +35,7 @@ from ._helpers import (
 from ._make_tensor import make_tensor
 
 __all__ = [
+    "assert_allclose",
     "assert_close",
     "available_device_types",
     "backends_for",

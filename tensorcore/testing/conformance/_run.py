@@ -251,9 +251,9 @@ def compare(
         assert_close(
             strided(got.detach()),
             to_numpy(strided(exp.detach())),
-            None if exact else rtol,
-            None if exact else atol,
-            msg=f"{where} on {t.key}",
+            rtol=None if exact else rtol,
+            atol=None if exact else atol,
+            msg=lambda m: f"{where} on {t.key}: {m}",
         )
     elif isinstance(exp, (tuple, list)):
         if not isinstance(got, (tuple, list)) or len(got) != len(exp):
