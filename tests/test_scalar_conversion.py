@@ -45,6 +45,8 @@ OPERATORS = sorted(
     + list(SLOTS)
 )
 CATEGORIES = ("bool", "int", "float", "complex")
+#: Operators PyTorch refuses for 16-bit floats (its "... not implemented for 'Half'").
+HALF_REFUSED = {"special_zeta"}
 
 
 def _scalars(categories: set[str]) -> st.SearchStrategy[Any]:
@@ -160,6 +162,10 @@ def test_python_scalars_are_converted_to_the_compute_dtype(
     assume(_category(compute) in _categories(name))
     v = operands[slot]
     call = getattr(tc, name)
+    if name in HALF_REFUSED and compute in (tc.float16, tc.bfloat16):
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            call(*operands, *oracle.extra)
+        return
     if _expected_error(name, slot, compute, v, operands):
         with pytest.raises(RuntimeError):
             call(*operands, *oracle.extra)

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor
+from ..ops._validate import checked
 from ._dense import linear
 from ._losses import cross_entropy
 
@@ -69,6 +70,11 @@ class LinearCrossEntropyOptions:
             )
 
 
+@checked(
+    "linear_cross_entropy(Tensor input, Tensor linear_weight, Tensor target, *, "
+    'Tensor? linear_bias=None, Tensor? weight=None, str reduction="mean", '
+    "int? ignore_index=None, float label_smoothing=0.0, Any options=None) -> Tensor"
+)
 def linear_cross_entropy(
     input: Tensor,
     linear_weight: Tensor,

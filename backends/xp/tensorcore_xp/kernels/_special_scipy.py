@@ -10,7 +10,6 @@ dependency of the CPU backend; ``pip install scipy`` provides it).
 
 from __future__ import annotations
 
-import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -41,7 +40,6 @@ def _module(name: str) -> Any:
         return None
 
 
-@functools.cache
 def special_function(xp: Any, op: str) -> Callable[..., Any]:
     """``f(*arrays)``: the operator ``op`` (a key of :data:`SCIPY_NAMES`) on float64 arrays
     of ``xp``, by ``xp``'s SciPy-like module where it has the function, else by SciPy on the
@@ -54,6 +52,18 @@ def special_function(xp: Any, op: str) -> Callable[..., Any]:
     >>> round(float(special_function(np, "special_zeta")(np.float64(2.0), np.float64(1.0))), 12)
     1.644934066848
     """
+    # (by the module's identity: an array module need not be hashable, a namespace object)
+    key = (id(xp), op)
+    hit = _FUNCTIONS.get(key)
+    if hit is None or hit[0] is not xp:
+        hit = _FUNCTIONS[key] = (xp, _special_function(xp, op))
+    return hit[1]
+
+
+_FUNCTIONS: dict[tuple[int, str], tuple[Any, Callable[..., Any]]] = {}
+
+
+def _special_function(xp: Any, op: str) -> Callable[..., Any]:
     fname, pick = SCIPY_NAMES[op]
     own = "scipy.special" if xp.__name__ == "numpy" else f"{xp.__name__}x.scipy.special"
     mod = _module(own)
