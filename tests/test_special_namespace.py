@@ -13,7 +13,7 @@ import scipy.special as sps
 
 import tensorcore as tc
 from tensorcore.autograd.gradcheck import gradcheck
-from tensorcore.testing import assert_close
+from tensorcore.testing import assert_close, dtype_unsupported
 
 inf, nan = math.inf, math.nan
 
@@ -252,9 +252,11 @@ def test_zeta_matches_scipy_with_broadcasting_and_numbers(device: str) -> None:
     )
     with pytest.raises(TypeError):
         tc.special.zeta(2.0, 3.0)
-    with pytest.raises(NotImplementedError, match=r"zeta_.*not implemented for 'BFloat16'"):
-        tc.special.zeta(2.5, tc.ones(2, dtype=tc.bfloat16, device=device))
-    assert tc.special.zeta(tc.ones(1, dtype=tc.bfloat16, device=device), f32).dtype == tc.float32
+    if not dtype_unsupported(device, tc.bfloat16):
+        with pytest.raises(NotImplementedError, match=r"zeta_.*not implemented for 'BFloat16'"):
+            tc.special.zeta(2.5, tc.ones(2, dtype=tc.bfloat16, device=device))
+        bf = tc.ones(1, dtype=tc.bfloat16, device=device)
+        assert tc.special.zeta(bf, f32).dtype == tc.float32
     # PyTorch's values at q = inf: NaN, but inf at x = 1 (SciPy gives the limit 0).
     r = tc.special.zeta(tc.tensor([1.0, 2.0, math.inf], device=device), math.inf)
     assert r[0].item() == math.inf and r[1:].isnan().all()
