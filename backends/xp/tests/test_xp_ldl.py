@@ -63,14 +63,14 @@ def test_the_kernel_falls_back_without_scipy(monkeypatch: pytest.MonkeyPatch) ->
 def test_scipy_special_functions_say_when_scipy_is_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _special_scipy.special_function.cache_clear()
+    _special_scipy._FUNCTIONS.clear()
     monkeypatch.setattr(_special_scipy, "_module", lambda name: None)
     try:
         fn = _special_scipy.special_function(np, "special_bessel_j0")
         with pytest.raises(RuntimeError, match=r"scipy.special.j0, and SciPy is not installed"):
             fn(np.zeros(2))
     finally:
-        _special_scipy.special_function.cache_clear()
+        _special_scipy._FUNCTIONS.clear()
 
 
 def test_scipy_special_functions_of_another_module_run_on_the_host() -> None:
