@@ -19,7 +19,7 @@ from .._tensor import Tensor, torch_name
 from ..autograd import grad_mode
 from ..dispatch import get_op
 from ._call import call
-from .meta_linalg import check_float_matrix
+from .meta_linalg import check_float_matrix, check_rhs_order
 
 __all__ = ["LINALG_GENERAL_COMPOSITES"]
 
@@ -98,12 +98,7 @@ def _check_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> None:
             f"{torch_name(LU._dtype)} and B of type {torch_name(B._dtype)} instead"
         )
     n = LU._shape[-1]
-    if (B._shape[-2] if left else B._shape[-1]) != n:
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"{fn}: Incompatible shapes of A and B for the equation {eq} "
-            f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
-        )
+    check_rhs_order(fn, n, B, left)
     if pivots._dtype is not dt.int32:
         raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
     if pivots._shape[-1:] != (n,):

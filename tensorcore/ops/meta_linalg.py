@@ -112,6 +112,22 @@ def solve_is_vector(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
 
 
+def incompatible_shapes(fn: str, n: int, left: bool, shown: str) -> RuntimeError:
+    """PyTorch's error for a right-hand side ``shown`` (``"RxC"``) whose rows (columns when
+    not ``left``) are not the order ``n`` of the matrix it is solved against."""
+    eq = "AX = B" if left else "XA = B"
+    return RuntimeError(
+        f"{fn}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shown})"
+    )
+
+
+def check_rhs_order(fn: str, n: int, B: Tensor, left: bool) -> None:
+    """Raise :func:`incompatible_shapes` unless the matrices ``B`` have ``n`` rows (columns
+    when not ``left``)."""
+    if (B._shape[-2] if left else B._shape[-1]) != n:
+        raise incompatible_shapes(fn, n, left, f"{B._shape[-2]}x{B._shape[-1]}")
+
+
 def meta_linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Any:
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type(B).__name__}")
@@ -131,11 +147,7 @@ def meta_linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Any:
         k = B._shape[-2] if left else B._shape[-1]
         ok, shown = k == n, f"{B._shape[-2]}x{B._shape[-1]}"
     if not ok:
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
-            f"({n}x{n} and {shown})"
-        )
+        raise incompatible_shapes("linalg.solve", n, left, shown)
     if vector:
         shape = broadcast(A._shape[:-2], B._shape[:-1]) + (n,)
     else:
@@ -156,13 +168,7 @@ def meta_linalg_solve_triangular(
         )
     check_float_matrix(fn, A, kernel="triangular_solve", any_dtype=True)
     check_float_matrix(fn, B, square=False, arg="B", kernel="triangular_solve", any_dtype=True)
-    n = A._shape[-1]
-    if (B._shape[-2] if left else B._shape[-1]) != n:
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"{fn}: Incompatible shapes of A and B for the equation {eq} "
-            f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
-        )
+    check_rhs_order(fn, A._shape[-1], B, left)
     shape = broadcast(A._shape[:-2], B._shape[:-2]) + B._shape[-2:]
     return (A, B, upper, left, unitriangular), (shape, dt.promote_types(A._dtype, B._dtype))
 
