@@ -7,7 +7,6 @@ import gc
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -15,19 +14,11 @@ from tensorcore_cpu._cache import MIN_BYTES, cache
 
 import tensorcore as tc
 
-pytestmark = pytest.mark.skipif(cache is None, reason="TENSORCORE_CPU_CACHE_MB=0")
+pytestmark = [
+    pytest.mark.skipif(cache is None, reason="TENSORCORE_CPU_CACHE_MB=0"),
+    pytest.mark.usefixtures("freeze_older_objects"),  # (conftest.py)
+]
 N = MIN_BYTES // 4  # float32 elements in one cached block
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _freeze_older_objects() -> Iterator[None]:
-    """Leave the objects alive before this module out of its tests' ``gc.collect()`` calls
-    (``gc.freeze``): late in a whole-suite run a full collection scans a heap of millions of
-    objects, 1-2 s each, and what these tests wait for is their own objects' release."""
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

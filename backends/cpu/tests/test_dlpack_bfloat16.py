@@ -43,22 +43,14 @@ def _name(capsule: Any) -> str:
     return m.group(1)
 
 
+pytestmark = pytest.mark.usefixtures("freeze_older_objects")  # (conftest.py)
+
+
 def _managed(capsule: Any) -> Any:
     """The C structure inside an unconsumed capsule."""
     name = _name(capsule)
     cls = _dlpack.DLManagedTensorVersioned if "versioned" in name else _dlpack.DLManagedTensor
     return cls.from_address(_dlpack._capsule_get_pointer(capsule, name.encode()))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _freeze_older_objects() -> Iterator[None]:
-    """Leave the objects alive before this module out of its tests' ``gc.collect()`` calls
-    (``gc.freeze``): late in a whole-suite run a full collection scans a heap of millions of
-    objects, 1-2 s each, and what these tests wait for is their own objects' release."""
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
 
 
 @pytest.fixture
