@@ -121,6 +121,27 @@ def test_promotes_the_dtypes(device: str) -> None:
     assert got.dtype is tc.float64
 
 
+def test_right_hand_side_of_any_dtype(device: str) -> None:
+    # As PyTorch's, B may be an integer, bool or 16-bit tensor: the solve runs in the
+    # promoted dtype, which A (float32 at least) decides.
+    a = _tri((3, 3), tc.float32, 7)
+    ta = tc.tensor(a, device=device)
+    b = np.array([[1, -2], [3, 0], [2, 5]])
+    for tb in (
+        tc.tensor(b, device=device),
+        tc.tensor(b != 0, device=device),
+        tc.tensor(b, dtype=tc.float16, device=device),
+    ):
+        got = tc.linalg.solve_triangular(ta, tb, upper=False)
+        assert got.dtype is tc.float32
+        want = _scipy(a, tb.double().cpu().numpy(), False, True, False)
+        assert_close(got, want.astype(np.float32))
+    with pytest.raises(RuntimeError, match="input tensor B must have at least 2 dimensions"):
+        tc.linalg.solve_triangular(ta, tc.ones(3, dtype=tc.int64, device=device), upper=False)
+    with pytest.raises(NotImplementedError, match=r"triangular_solve.*'Long'"):
+        tc.linalg.solve_triangular(tc.tensor(b[:, :1].repeat(3, 1), device=device), ta, upper=False)
+
+
 def test_out_and_empty(device: str) -> None:
     a = tc.tensor(_tri((2, 3, 3), tc.float64, 6), device=device)
     b = tc.tensor(_rand((3, 4), tc.float64, 7), device=device)

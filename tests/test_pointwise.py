@@ -296,6 +296,22 @@ def test_div_rounding_modes(device: str, mode: str | None) -> None:
         assert tc.div(mask, 2, rounding_mode=mode).tolist() == [0, 0]
 
 
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
+def test_remainder_zero_keeps_the_dividends_sign(device: str, dtype: tc.dtype) -> None:
+    # PyTorch's remainder is fmod's, corrected to the divisor's sign where it is not zero: a
+    # zero result keeps x's sign (NumPy's takes y's), also in place and with a number.
+    x = np.array([-0.0, 0.0, -3.0, 3.0, -4.0, 5.0], dtype=np.float64)
+    y = np.array([2.0, -2.0, 3.0, -3.0, 2.0, -3.0], dtype=np.float64)
+    want = np.array([-0.0, 0.0, -0.0, 0.0, -0.0, -1.0])
+    tx, ty = tc.tensor(x, dtype=dtype, device=device), tc.tensor(y, dtype=dtype, device=device)
+    for got in (tc.remainder(tx, ty), tx % ty, tx.clone().remainder_(ty)):
+        values = got.double().cpu().numpy()
+        np.testing.assert_array_equal(values, want)
+        np.testing.assert_array_equal(np.signbit(values), np.signbit(want))
+    got = (tc.tensor([-6.0, 6.0], dtype=dtype, device=device) % -3).double().cpu().numpy()
+    np.testing.assert_array_equal(np.signbit(got), [True, False])
+
+
 def test_round_decimals(device: str) -> None:
     x = tc.tensor([1.2345, -2.5, 0.5, 1.5], dtype=tc.float64, device=device)
     assert x.round().tolist() == [1.0, -2.0, 0.0, 2.0]

@@ -908,6 +908,7 @@ def refuses_16bit_floats(kernel: str) -> Callable[..., None]:
             where = next(a._device.type for a in args if isinstance(a, Tensor))
             raise NotImplementedError(f"\"{kernel}_{where}\" not implemented for '{torch_name(d)}'")
 
+    check.refuses_16bit_floats = True  # type: ignore[attr-defined]  # (read by the dtype tests)
     return check
 
 

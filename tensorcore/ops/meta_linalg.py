@@ -56,6 +56,12 @@ def complex_dtype(d: dt.dtype) -> dt.dtype:
     return d
 
 
+def check_matrix_dims(fn: str, A: Tensor, arg: str = "A") -> None:
+    """PyTorch's check that the argument ``arg`` of ``fn`` is a (batch of) matrices."""
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor {arg} must have at least 2 dimensions.")
+
+
 def check_float_matrix(
     fn: str,
     A: Tensor,
@@ -71,8 +77,7 @@ def check_float_matrix(
     such dtype (``kernel``: ``"lu"`` for ``linalg.det``), those raise its
     ``NotImplementedError`` naming the kernel; with ``any_dtype`` (PyTorch checks nothing
     first: ``linalg.eigh``), so do integer and bool matrices."""
-    if A.ndim < 2:
-        raise RuntimeError(f"{fn}: The input tensor {arg} must have at least 2 dimensions.")
+    check_matrix_dims(fn, A, arg)
     d = A._dtype
     floating = d.is_floating_point or d.is_complex
     if kernel is not None and (d.itemsize == 2 if floating else any_dtype):
@@ -167,7 +172,8 @@ def meta_linalg_solve_triangular(
             f"linalg_solve_triangular(): argument 'B' must be Tensor, not {type(B).__name__}"
         )
     check_float_matrix(fn, A, kernel="triangular_solve", any_dtype=True)
-    check_float_matrix(fn, B, square=False, arg="B", kernel="triangular_solve", any_dtype=True)
+    # B of any dtype: the promoted dtype is A's floating category, at least 32 bits.
+    check_matrix_dims(fn, B, "B")
     check_rhs_order(fn, A._shape[-1], B, left)
     shape = broadcast(A._shape[:-2], B._shape[:-2]) + B._shape[-2:]
     return (A, B, upper, left, unitriangular), (shape, dt.promote_types(A._dtype, B._dtype))

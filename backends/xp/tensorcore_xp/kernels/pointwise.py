@@ -212,7 +212,19 @@ def build(
     )
 
     floor_divide, remainder = xp.floor_divide, xp.remainder
-    if xp.__name__ != "numpy":
+    if xp.__name__ == "numpy":
+
+        def remainder(x: Any, y: Any, out: Any) -> Any:
+            if out.dtype.kind != "f":
+                return xp.remainder(x, y, out=out)
+            if xp.may_share_memory(x, out):  # x %= y: x's signs are needed after the call
+                x = x.copy()
+            xp.remainder(x, y, out=out)
+            # A zero remainder keeps x's sign, as PyTorch's (fmod's); NumPy gives y's.
+            xp.copysign(out, x, out=out, where=out == 0)
+            return out
+
+    else:
         # Off NumPy, floating-point operands take NumPy's (and PyTorch's) formula: CuPy's
         # floor division is floor(x / y), whose rounded quotient can be one too large (30
         # for 3.0 // 0.1), and its remainder x - floor(x / y) * y agrees with it.
@@ -551,8 +563,8 @@ def _floor_divmod(xp: Any, x: Any, y: Any, dtype: Any) -> tuple[Any, Any]:
     from the rounded quotient ``x / y``. So ``x == (x // y) * y + x % y`` as closely as
     floats allow, ``3.0 // 0.1`` is 29.0 and ``-1.0 // -0.1`` is 9.0 (the operands are
     binary fractions), ``-2.0 // inf`` is -1.0, ``x // 0`` is ``x / 0``, and a zero
-    remainder takes ``y``'s sign, as NumPy's. The 16-bit floats compute in float32, as
-    NumPy's loops do."""
+    remainder keeps ``x``'s sign, as PyTorch's (NumPy's takes ``y``'s). The 16-bit floats
+    compute in float32, as NumPy's loops do."""
     wide = acc_dtype(xp, dtype)
     x = xp.asarray(x, dtype=wide)
     y = xp.asarray(y, dtype=wide)
@@ -560,7 +572,7 @@ def _floor_divmod(xp: Any, x: Any, y: Any, dtype: Any) -> tuple[Any, Any]:
     div = (x - mod) / y
     # fmod's remainder has x's sign; the floor's has y's
     fix = (mod != 0) & ((y < 0) != (mod < 0))
-    mod = xp.where(fix, mod + y, xp.where(mod == 0, xp.copysign(xp.zeros_like(mod), y), mod))
+    mod = xp.where(fix, mod + y, mod)
     div = xp.where(fix, div - 1, div)
     q = xp.floor(div)
     q = xp.where(div - q > 0.5, q + 1, q)  # (div is an integer up to rounding)
