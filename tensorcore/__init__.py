@@ -100,7 +100,7 @@ from .ops import _api
 from .ops.factories import as_tensor, from_dlpack, from_numpy, tensor
 from .ops.frontends import broadcast_shapes
 from .plugins import manager as _manager
-from .random import Generator, initial_seed, manual_seed, seed
+from .random import Generator, default_generator, initial_seed, manual_seed, seed
 from .serialization import load, save
 from .version import __version__
 
@@ -168,6 +168,7 @@ __all__ = sorted(
         "compile",
         "complex64",
         "complex128",
+        "default_generator",
         "device",
         "distributed",
         "dtype",

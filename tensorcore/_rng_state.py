@@ -18,7 +18,7 @@ from . import random as _random
 from ._tensor import Tensor
 from ._tensor_methods import legacy_type_name
 from .ops.factories import tensor
-from .random import Generator, default_generator
+from .random import Generator, default_generator_of
 
 __all__ = ["get_rng_state", "install", "set_rng_state"]
 
@@ -92,7 +92,7 @@ def get_rng_state() -> Tensor:
     >>> bool((tc.randn(3) == a).all())
     True
     """
-    return get_state(default_generator("cpu"))
+    return get_state(default_generator_of("cpu"))
 
 
 def set_rng_state(new_state: Tensor) -> None:
@@ -105,7 +105,7 @@ def set_rng_state(new_state: Tensor) -> None:
     """
     if not isinstance(new_state, Tensor) or new_state.dtype is not dt.uint8:
         raise TypeError("RNG state must be a tensorcore.ByteTensor")
-    set_state(default_generator("cpu"), new_state)
+    set_state(default_generator_of("cpu"), new_state)
 
 
 def install() -> None:

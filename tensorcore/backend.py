@@ -100,7 +100,8 @@ from .ops.meta_functions import normalize_dims as _normalize_dims
 from .ops.meta_linalg import solve_is_vector
 from .plugins import CommBackend, DeviceInterface, Registrar
 from .plugins.hookspecs import SPI_VERSION, hookimpl, spi_compatible
-from .random import Generator, default_generator
+from .random import Generator
+from .random import default_generator_of as default_generator
 
 if TYPE_CHECKING:
     from collections.abc import Callable

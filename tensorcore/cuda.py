@@ -247,9 +247,9 @@ def _default_generators() -> tuple[Any, ...]:
     ns = _usable()
     if ns is None:
         return ()
-    from .random import default_generator
+    from .random import default_generator_of
 
-    return tuple(default_generator("cuda") for _ in range(device_count()))
+    return tuple(default_generator_of("cuda") for _ in range(device_count()))
 
 
 class device:

@@ -19,6 +19,7 @@ from .devices import device as _device
 __all__ = [
     "Generator",
     "default_generator",
+    "default_generator_of",
     "fork_rng",
     "initial_seed",
     "manual_seed",
@@ -76,12 +77,25 @@ class Generator:
 _defaults: dict[str, Generator] = {}
 
 
-def default_generator(device_type: str = "cpu") -> Generator:
-    """The default generator of a device type."""
+def default_generator_of(device_type: str = "cpu") -> Generator:
+    """The default generator of a device type (the one random operators use when they are
+    given none; :data:`default_generator` is the CPU's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.random.default_generator_of("cpu") is tc.default_generator
+    True
+    """
     g = _defaults.get(device_type)
     if g is None:
         g = _defaults[device_type] = Generator(device_type)
     return g
+
+
+#: The CPU's default generator, as PyTorch's ``torch.default_generator``: seeding it seeds
+#: what ``tc.rand`` and the other random operators draw on the CPU.
+default_generator: Generator = default_generator_of("cpu")
 
 
 def manual_seed(seed: int) -> Generator:
@@ -96,19 +110,19 @@ def manual_seed(seed: int) -> Generator:
     """
     for g in _defaults.values():
         g.manual_seed(seed)
-    return default_generator("cpu").manual_seed(seed)
+    return default_generator_of("cpu").manual_seed(seed)
 
 
 def seed() -> int:
     """Seed every default generator non-deterministically; returns the seed."""
-    s = default_generator("cpu").seed()
+    s = default_generator_of("cpu").seed()
     manual_seed(s)
     return s
 
 
 def initial_seed() -> int:
     """The initial seed of the default CPU generator."""
-    return default_generator("cpu").initial_seed()
+    return default_generator_of("cpu").initial_seed()
 
 
 #: A saved stream position: per device type, the default generator's seed and a copy of its
@@ -158,7 +172,7 @@ def _get_states(device_types: Iterable[str]) -> RngStates:
     """Copies of the default generators' streams, for :func:`_set_states` to rewind to."""
     out = []
     for dt in dict.fromkeys(device_types):
-        g = default_generator(dt)
+        g = default_generator_of(dt)
         out.append((dt, g._seed, _copy_state(g.state)))
     return out
 
@@ -167,7 +181,7 @@ def _set_states(states: RngStates) -> None:
     """Rewind the default generators to what :func:`_get_states` saved (the saved copies
     stay untouched, so one snapshot may be restored more than once)."""
     for dt, seed_, state in states:
-        g = default_generator(dt)
+        g = default_generator_of(dt)
         g._seed, g.state = seed_, _copy_state(state)
 
 

@@ -167,7 +167,7 @@ def test_the_checker_names_each_kind_of_violation(snippet: str, wanted: str) -> 
         "from tensorcore.backend import ProcessGroup, Work, spin, timed_out",
         "from tensorcore.distributed import rendezvous",
         "from tensorcore.plugins import DeviceInterface, hookimpl",
-        "from tensorcore.random import default_generator",
+        "from tensorcore.random import default_generator_of",
         "from tensorcore_xp import build, register_kernels",
         "from tensorcore_xp.dtypes import to_native",
         "from . import _dlpack\nfrom ._cache import cache",  # the package's own modules

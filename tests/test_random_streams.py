@@ -82,6 +82,23 @@ def test_streams_continue_across_calls_and_generators_are_independent() -> None:
     assert tc.randn(4, generator=g).tolist() == pytest.approx(one)
 
 
+def test_default_generator_is_the_cpu_stream() -> None:
+    # tc.default_generator is PyTorch's torch.default_generator: an object (not a function)
+    # that the random operators draw from on the CPU when given no generator.
+    g = tc.default_generator
+    assert isinstance(g, tc.Generator) and g.device == tc.device("cpu")
+    assert tc.random.default_generator is g
+    g.manual_seed(11)
+    drawn = tc.rand(4).tolist()
+    assert g.initial_seed() == 11
+    assert tc.manual_seed(11) is g
+    assert tc.rand(4).tolist() == drawn
+    state = g.get_state()
+    after = tc.randn(3).tolist()
+    g.set_state(state)
+    assert tc.randn(3).tolist() == after
+
+
 def test_dropout_bernoulli_and_multinomial_match_pytorch() -> None:
     # PyTorch's portable CPU kernels (this is not MKL's stream, which Intel builds use for
     # bernoulli_ with a scalar p).

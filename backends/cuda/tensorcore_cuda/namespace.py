@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import tensorcore as tc
+from tensorcore import backend
 from tensorcore.amp import cuda_amp as amp
 
 __all__ = [
@@ -153,7 +154,7 @@ def empty_cache() -> None:
 def manual_seed(seed: int) -> None:
     """Seed the default CUDA generator (a no-op without a device, as in PyTorch)."""
     if is_available():
-        tc.random.default_generator("cuda").manual_seed(seed)
+        backend.default_generator("cuda").manual_seed(seed)
 
 
 def manual_seed_all(seed: int) -> None:
@@ -164,26 +165,26 @@ def manual_seed_all(seed: int) -> None:
 def seed() -> None:
     """Seed the default CUDA generator non-deterministically (a no-op without a device)."""
     if is_available():
-        tc.random.default_generator("cuda").seed()
+        backend.default_generator("cuda").seed()
 
 
 def initial_seed() -> int:
     """The seed the default CUDA generator started from."""
     _cp()
-    return tc.random.default_generator("cuda").initial_seed()
+    return backend.default_generator("cuda").initial_seed()
 
 
 def get_rng_state(device: Any = "cuda") -> Any:
     """The default CUDA generator's state as a byte tensor (one generator serves every
     device here)."""
     _cp()
-    return tc.random.default_generator("cuda").get_state()  # type: ignore[attr-defined]
+    return backend.default_generator("cuda").get_state()  # type: ignore[attr-defined]
 
 
 def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
     """Restore the default CUDA generator's state from :func:`get_rng_state`."""
     _cp()
-    tc.random.default_generator("cuda").set_state(new_state)  # type: ignore[attr-defined]
+    backend.default_generator("cuda").set_state(new_state)  # type: ignore[attr-defined]
 
 
 def _index(device: Any) -> int:
