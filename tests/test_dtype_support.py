@@ -67,9 +67,7 @@ PYTORCH = {
 PARTIAL = {"clamp": "b", "clamp_min": "b", "clamp_max": "b"}
 # The special functions PyTorch computes in float32 and float64 only (no Half or BFloat16
 # loops): their declared check refuses the 16-bit floats with PyTorch's NotImplementedError.
-PARTIAL |= {
-    n: "f" for n, decl in OPS.items() if getattr(decl.check, "refuses_16bit_floats", False)
-}
+PARTIAL |= {n: "f" for n, decl in OPS.items() if getattr(decl.check, "refuses_16bit_floats", False)}
 # view_as_real, view_as_complex, complex and polar take some dtypes only too, but PyTorch
 # refuses the others with a RuntimeError of its own wording (as these operators' bodies do),
 # not the NotImplementedError of a declared restriction.
