@@ -462,3 +462,14 @@ def test_save_on_cpu_and_increment_version(device: str) -> None:
     graph.increment_version(b)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         c.backward()
+
+
+def test_relus_second_derivative_is_a_zero_that_reaches_the_input(device: str) -> None:
+    # relu's gradient is threshold_backward(grad, result, 0), piecewise constant in result:
+    # its derivative is zero but connected (PyTorch's zeros_like), so x is "used" and gets
+    # zeros, also without allow_unused.
+    x = tc.tensor([1.5, -0.3, 2.0], device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(tc.relu(x).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    assert_close(gg, np.zeros(3, dtype=np.float32))

@@ -251,12 +251,14 @@ _d(
         _conj(gg) * c.grad_output * (1 - 2 * _conj(c.output)) if c.needs(1) else None,
     ),
 )
+# Piecewise constant in self: its gradient is zero, but a zero that flows (PyTorch's
+# ``zeros_like``), so relu's second derivative reaches x as zeros rather than "unused".
 _d(
     "threshold_backward",
     "self threshold",
     lambda c, gg: (
         ops.threshold_backward(gg, c.self, c.threshold) if c.needs(0) else None,
-        None,
+        ops.zeros_like(c.self) if c.needs(1) else None,
     ),
 )
 _d(
