@@ -290,7 +290,8 @@ def torch_numpy(x: torch.Tensor) -> np.ndarray:
     x = x.detach().cpu().resolve_conj().resolve_neg()
     if x.dtype == torch.bfloat16:
         x = x.float()
-    return x.numpy()
+    # (force: some gradients are PyTorch's ZeroTensors, which refuse a plain numpy())
+    return x.numpy(force=True)
 
 
 def torch_to_tc(x: Any, like: Any) -> Any:
