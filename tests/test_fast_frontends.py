@@ -220,12 +220,17 @@ def test_a_kernels_fresh_result_is_the_result_it_writes(
 
     for dtype in sorted(op.dtypes_ok, key=lambda d: d.name):
         for sample in SAMPLES[name](device, dtype) if name in SAMPLES else ():
+            # (the lanes keep the fresh variant they found per dtype, device and layout:
+            # ``Op.lane_keys`` is emptied for each, as ``Op.forget_resolved`` would)
             with monkeypatch.context() as m:
                 m.setitem(FRESH, kernel, counting)
+                op.lane_keys.clear()
                 fast = _outcome(name, sample)
             with monkeypatch.context() as m:
                 m.delitem(FRESH, kernel)
+                op.lane_keys.clear()
                 plain = _outcome(name, sample)
+            op.lane_keys.clear()
             if isinstance(plain[0], type):
                 assert fast == plain, f"{name} {sample}: {fast} != {plain}"
                 continue
@@ -408,3 +413,38 @@ def test_a_factory_writes_into_out_in_its_dtype_and_device() -> None:
         RuntimeError, match=r"dtype Float does not match dtype of out parameter \(Double\)"
     ):
         tc.arange(3, out=tc.empty(3, dtype=tc.float64), dtype=tc.float32)
+
+
+def test_a_lanes_known_combinations_are_what_the_plain_path_reads(device: str) -> None:
+    """``Op.lane_keys``: a pointwise lane's checks of a (dtype, device, layout) it took
+    before, kept as their results. Each entry must be what the plain path (``_lane_key``)
+    reads now, and go when the kernels or allocators it holds are dropped."""
+    from tensorcore.ops._lanes import _lane_key
+
+    names = ("add", "mul", "exp", "neg")
+    for dtype in (tc.float32, tc.int64):
+        a = tc.ones(3, dtype=dtype, device=device)
+        for _ in range(2):  # (the first call may resolve the kernel through the call path)
+            _ = a + a, a * a, -a
+            if dtype.is_floating_point:
+                _ = a.exp()
+            a.add_(a)
+    for name in names:
+        op = get_op(name)
+        entries = dict(op.lane_keys)
+        assert entries, f"{name}'s lane kept no combination"
+        for (d, key, lay), hit in entries.items():
+            dev = tc.device(*key) if key[1] is not None else tc.device(key[0])
+            op.lane_keys.clear()
+            assert _lane_key(op, d, dev, lay) == hit
+            assert hit[0] is op.table[dev.type, lay.name] and hit[1] is FRESH.get(hit[0])
+    op = get_op("add")
+    op.forget_resolved()  # (a plugin registered or was withdrawn: the kernels may differ)
+    assert not op.lane_keys and not op.table
+    b = tc.ones(2, device=device)
+    for _ in range(2):
+        assert (b + b).tolist() == [2.0, 2.0]
+    assert op.lane_keys
+    frontends.forget_allocators()  # (a device interface was withdrawn)
+    assert not op.lane_keys
+    assert (b + b).tolist() == [2.0, 2.0]
