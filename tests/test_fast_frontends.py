@@ -448,3 +448,36 @@ def test_a_lanes_known_combinations_are_what_the_plain_path_reads(device: str) -
     frontends.forget_allocators()  # (a device interface was withdrawn)
     assert not op.lane_keys
     assert (b + b).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("name", FRESH_CANDIDATES)
+def test_integer_fresh_results_raise_no_fp_flag(name: str) -> None:
+    """A binary kernel's fresh variant runs its ufunc on bool and integer operands without
+    silencing floating-point warnings (``tensorcore_xp``'s ``binary``): no such loop may set
+    a flag, even where values overflow or divide by zero. NumPy raising on every flag shows
+    one; the result must still be the kernel's."""
+    op = get_op(name)
+    kernel = op.resolve(("cpu", "strided"))
+    fresh = FRESH.get(kernel)
+    if fresh is None or len(op.decl.parsed.params) < 2 or op.tensor_pos[:2] != (0, 1):
+        pytest.skip(f"{name} has no binary fresh variant on the CPU")
+    # (the dtypes its lane hands the variant as they are; the frontend promotes the others)
+    for dtype in sorted(op.fast_dtypes, key=lambda d: d.name):
+        if dtype._category >= tc.dtypes.FLOATING or op.fast_result is not None:
+            continue
+        info = tc.iinfo(dtype) if dtype is not tc.bool else None
+        hi = [info.max, info.min, 0, 1, -1 if info.min < 0 else 2] if info else [True, False]
+        lo = [info.max, -1 if info.min < 0 else 3, 0, 0, info.min] if info else [True, True]
+        a, b = tc.tensor(hi, dtype=dtype), tc.tensor(lo, dtype=dtype)
+        extra = (1,) if len(op.decl.parsed.params) > 2 else ()
+        try:
+            with np.errstate(all="raise"):
+                r = fresh(a.shape, dtype, a, b, *extra)
+        except RuntimeError:  # (the kernel's own refusal: a bool subtraction)
+            continue
+        if r is None:
+            continue
+        out = tc.empty(a.shape, dtype=dtype)
+        with np.errstate(all="ignore"):
+            kernel(out, a, b, *extra)
+        np.testing.assert_array_equal(r.numpy(), out.numpy(), err_msg=f"{name} {dtype}")
