@@ -219,11 +219,12 @@ _BROADCAST = _guarded(
 )
 # The end of an out-of-place pointwise lane: a result like ``like`` (contiguous ones only;
 # ``pointwise`` lays out the others), the kernel. A kernel with a ``fresh`` variant
-# (``dispatch.FRESH``) makes the result itself where it takes the call (a small one): the
-# allocation and the computation are then one array-library call instead of two, which is
-# a fifth of a small call. Safe because the variant returns what the two steps would (a new
-# contiguous tensor of this shape and dtype, the kernel's values) or None, and this is its
-# one caller; ``tests/test_fast_frontends.py`` compares it with the kernel on every sample.
+# (``dispatch.FRESH``, ``fk`` from ``_KNOWN``) makes the result itself where it takes the
+# call (a small one): the allocation and the computation are then one array-library call
+# instead of two, which is a fifth of a small call. Safe because the variant returns what
+# the two steps would (a new contiguous tensor of this shape and dtype, the kernel's values)
+# or None, and this is its one caller; ``tests/test_fast_frontends.py`` compares it with
+# the kernel on every sample.
 _FINISH = """
         shape = t._shape
         like = t{prepare}
@@ -508,7 +509,6 @@ _NAMESPACE: dict[str, Any] = {
     "_ALLOC": _ALLOC,
     "_CONTIG": _CONTIG,
     "_DirectKernel": DirectKernel,
-    "_FRESH": FRESH,
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,
     "_broadcast": broadcast,
