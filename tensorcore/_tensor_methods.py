@@ -817,7 +817,10 @@ def _T(self: Tensor) -> Tensor:
     dims = _REVERSED.get(n)
     if dims is None:
         dims = _REVERSED[n] = tuple(range(n - 1, -1, -1))
-    return _call(_PERMUTE, (self, dims))
+    # (the operator's lane first, as its compiled function tries it: ``x.T`` costs what
+    # ``x.permute(dims)`` does, without the call path's argument scan)
+    r = _PERMUTE.lane(self, dims)
+    return _call(_PERMUTE, (self, dims)) if r is None else r
 
 
 # ``x.T``'s dim orders by number of dims (a tuple made once, not per call).
@@ -831,7 +834,8 @@ def _mT(self: Tensor) -> Tensor:
             f"Got {self.ndim}-D tensor."
         )
     n = len(self._shape)
-    return _call(_TRANSPOSE, (self, n - 2, n - 1))
+    r = _TRANSPOSE.lane(self, n - 2, n - 1)  # (as ``_T``)
+    return _call(_TRANSPOSE, (self, n - 2, n - 1)) if r is None else r
 
 
 def _adjoint_of(self: Tensor, what: str) -> Tensor:

@@ -91,7 +91,8 @@ class Op:
       per-call code reads -- ``tensor_pos``, ``list_pos``, ``n_tensor_args``, ``scalars``,
       ``dtypes_ok``, ``fast_dtypes``, ``fast_result``, ``fast_extra``, ``meta_function``,
       ``result_type``; and ``lane`` and ``lane_inplace``, the operator's one-function
-      entries for plain calls (``ops/_lanes.py``), or None. They are copies of
+      entries for plain calls (``ops/_lanes.py``), or None, and ``lane_keys``, what the
+      pointwise lanes derived from ``table`` per (dtype, device, layout). They are copies of
       what the declaration says, kept flat on the entry because an attribute hop costs a
       measurable part of a small call;
     * autograd (``autograd/step.py``): ``autograd``, its per-dispatch-key cache of rules.
@@ -109,6 +110,7 @@ class Op:
         "frontend",
         "lane",
         "lane_inplace",
+        "lane_keys",
         "list_pos",
         "meta_function",
         "n_tensor_args",
@@ -132,6 +134,10 @@ class Op:
         self.frontend: Callable[..., Any] | None = None
         self.lane: Callable[..., Any] | None = None
         self.lane_inplace: Callable[..., Any] | None = None
+        # (dtype, device key, layout) -> (kernel, its fresh variant, allocator): a pointwise
+        # lane's checks of a combination it took before, as one lookup (``ops/_lanes.py``);
+        # emptied with ``table`` (``forget_resolved``), whose kernels it holds.
+        self.lane_keys: dict[tuple[Any, Any, Any], tuple[Any, Any, Any]] = {}
         self.tensor_pos = decl.parsed.tensor_positions
         self.list_pos = decl.parsed.tensor_list_positions
         # 1 or 2: number of tensor parameters when there is no tensor list (fast call path).
@@ -186,6 +192,12 @@ class Op:
             FRESH[fn] = fresh
         self.table[key] = fn
         return fn
+
+    def forget_resolved(self) -> None:
+        """Drop what was resolved from the registrations: the kernels of ``table`` and what
+        the lanes derived from them (``lane_keys``); the next call resolves anew."""
+        self.table.clear()
+        self.lane_keys.clear()
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -302,7 +314,7 @@ def add_kernels(kernels: list[tuple[Any, ...]], plugin: str) -> None:
         reg = table[name].registered
         reg[dev, lay] = KernelRecord(fn, plugin, dev, lay, dtypes, reg.get((dev, lay)))
     for op in table.values():
-        op.table.clear()
+        op.forget_resolved()
 
 
 def overrides() -> list[tuple[str, KernelRecord]]:

@@ -220,12 +220,17 @@ def test_a_kernels_fresh_result_is_the_result_it_writes(
 
     for dtype in sorted(op.dtypes_ok, key=lambda d: d.name):
         for sample in SAMPLES[name](device, dtype) if name in SAMPLES else ():
+            # (the lanes keep the fresh variant they found per dtype, device and layout:
+            # ``Op.lane_keys`` is emptied for each, as ``Op.forget_resolved`` would)
             with monkeypatch.context() as m:
                 m.setitem(FRESH, kernel, counting)
+                op.lane_keys.clear()
                 fast = _outcome(name, sample)
             with monkeypatch.context() as m:
                 m.delitem(FRESH, kernel)
+                op.lane_keys.clear()
                 plain = _outcome(name, sample)
+            op.lane_keys.clear()
             if isinstance(plain[0], type):
                 assert fast == plain, f"{name} {sample}: {fast} != {plain}"
                 continue
@@ -408,3 +413,71 @@ def test_a_factory_writes_into_out_in_its_dtype_and_device() -> None:
         RuntimeError, match=r"dtype Float does not match dtype of out parameter \(Double\)"
     ):
         tc.arange(3, out=tc.empty(3, dtype=tc.float64), dtype=tc.float32)
+
+
+def test_a_lanes_known_combinations_are_what_the_plain_path_reads(device: str) -> None:
+    """``Op.lane_keys``: a pointwise lane's checks of a (dtype, device, layout) it took
+    before, kept as their results. Each entry must be what the plain path (``_lane_key``)
+    reads now, and go when the kernels or allocators it holds are dropped."""
+    from tensorcore.ops._lanes import _lane_key
+
+    names = ("add", "mul", "exp", "neg")
+    for dtype in (tc.float32, tc.int64):
+        a = tc.ones(3, dtype=dtype, device=device)
+        for _ in range(2):  # (the first call may resolve the kernel through the call path)
+            _ = a + a, a * a, -a
+            if dtype.is_floating_point:
+                _ = a.exp()
+            a.add_(a)
+    for name in names:
+        op = get_op(name)
+        entries = dict(op.lane_keys)
+        assert entries, f"{name}'s lane kept no combination"
+        for (d, key, lay), hit in entries.items():
+            dev = tc.device(*key) if key[1] is not None else tc.device(key[0])
+            op.lane_keys.clear()
+            assert _lane_key(op, d, dev, lay) == hit
+            assert hit[0] is op.table[dev.type, lay.name] and hit[1] is FRESH.get(hit[0])
+    op = get_op("add")
+    op.forget_resolved()  # (a plugin registered or was withdrawn: the kernels may differ)
+    assert not op.lane_keys and not op.table
+    b = tc.ones(2, device=device)
+    for _ in range(2):
+        assert (b + b).tolist() == [2.0, 2.0]
+    assert op.lane_keys
+    frontends.forget_allocators()  # (a device interface was withdrawn)
+    assert not op.lane_keys
+    assert (b + b).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("name", FRESH_CANDIDATES)
+def test_integer_fresh_results_raise_no_fp_flag(name: str) -> None:
+    """A binary kernel's fresh variant runs its ufunc on bool and integer operands without
+    silencing floating-point warnings (``tensorcore_xp``'s ``binary``): no such loop may set
+    a flag, even where values overflow or divide by zero. NumPy raising on every flag shows
+    one; the result must still be the kernel's."""
+    op = get_op(name)
+    kernel = op.resolve(("cpu", "strided"))
+    fresh = FRESH.get(kernel)
+    if fresh is None or len(op.decl.parsed.params) < 2 or op.tensor_pos[:2] != (0, 1):
+        pytest.skip(f"{name} has no binary fresh variant on the CPU")
+    # (the dtypes its lane hands the variant as they are; the frontend promotes the others)
+    for dtype in sorted(op.fast_dtypes, key=lambda d: d.name):
+        if dtype._category >= tc.dtypes.FLOATING or op.fast_result is not None:
+            continue
+        info = tc.iinfo(dtype) if dtype is not tc.bool else None
+        hi = [info.max, info.min, 0, 1, -1 if info.min < 0 else 2] if info else [True, False]
+        lo = [info.max, -1 if info.min < 0 else 3, 0, 0, info.min] if info else [True, True]
+        a, b = tc.tensor(hi, dtype=dtype), tc.tensor(lo, dtype=dtype)
+        extra = (1,) if len(op.decl.parsed.params) > 2 else ()
+        try:
+            with np.errstate(all="raise"):
+                r = fresh(a.shape, dtype, a, b, *extra)
+        except RuntimeError:  # (the kernel's own refusal: a bool subtraction)
+            continue
+        if r is None:
+            continue
+        out = tc.empty(a.shape, dtype=dtype)
+        with np.errstate(all="ignore"):
+            kernel(out, a, b, *extra)
+        np.testing.assert_array_equal(r.numpy(), out.numpy(), err_msg=f"{name} {dtype}")

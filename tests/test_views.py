@@ -435,3 +435,33 @@ def test_make_view_sets_every_slot_as_make_tensor_does() -> None:
             assert hasattr(fast, slot), f"make_view leaves Tensor.{slot} unset"
             a, b = getattr(fast, slot), getattr(plain, slot)
             assert a is b if isinstance(a, tc.Tensor) else a == b, slot
+
+
+def test_contiguous_view_cache_gives_the_plain_strides() -> None:
+    """``_contiguous_view`` remembers the pairs of shapes it accepted: a hit must give the
+    view the plain stride search gives, and a miss must not be remembered as a hit."""
+    from tensorcore.ops import views
+
+    views._CONTIGUOUS_VIEWS.clear()
+    x = tc.arange(24.0)
+    cases = [(x, (2, 12)), (x, (4, 3, 2)), (x.reshape(2, 12), (24,)), (x.reshape(4, 6), (6, 4))]
+    for _ in range(2):  # the first round fills the cache, the second reads it
+        for t, shape in cases:
+            fast = views._contiguous_view(t, shape)
+            assert fast is not None
+            plain = views.view_strides(t._shape, t._stride, shape)
+            assert (fast._shape, fast._stride, fast._offset) == (shape, plain, t._offset)
+            assert fast._storage is t._storage
+            assert views._CONTIGUOUS_VIEWS[t._shape, shape] == (t._stride, plain)
+    # the pair of shapes remembered, over non-contiguous strides: no fast view
+    t, s = x.reshape(4, 6).t(), x.reshape(6, 4)[:, :3]
+    for _ in range(2):
+        assert views._contiguous_view(t, (24,)) is None
+        assert views._contiguous_view(s, (18,)) is None
+    n = len(views._CONTIGUOUS_VIEWS)
+    # sizes that do not fit or ask for inference: not remembered
+    assert views._contiguous_view(x, (5, 5)) is None
+    assert views._contiguous_view(x, (-1, 12)) is None
+    assert views._contiguous_view(x, (2.0, 12.0)) is not None  # (a float size: kept out)
+    assert len(views._CONTIGUOUS_VIEWS) == n
+    assert x.reshape(6, 4).tolist() == np.arange(24.0).reshape(6, 4).tolist()

@@ -64,7 +64,7 @@ __all__ = ["lane"]
 # ``t`` is the tensor operand, ``s`` the other one; the kernel gets them in call order.
 _BINARY = """
 def make(op):
-    table, fast_dtypes, res, extra = op.table, op.fast_dtypes, op.fast_result, op.fast_extra
+    res, extra, keyed = op.fast_result, op.fast_extra, op.lane_keys
     scalars, check, name, autograd = op.scalars, op.decl.check, op.name, op.autograd
 
     def binary_lane(x, y{more}):
@@ -74,10 +74,8 @@ def make(op):
         if {refuse}:
             return None
         d = t._dtype
-        if d not in fast_dtypes:
-            return None{extra_check}
         dev = t._device
-        lay = t._layout
+        lay = t._layout{known}{extra_check}
         cls = s.__class__
         if cls is Tensor:
             if s._dtype is not d or s._device is not dev or s._layout is not lay{same_shape}:
@@ -92,13 +90,25 @@ def make(op):
         else:
             return None
         if cls is not Tensor and cls not in scalars:
-            return None
-        kernel = table.get((dev.type, lay.name))
-        if kernel is None or kernel.__class__ is _DirectKernel:
             return None{finish}
 
     return binary_lane
 """
+# A pointwise lane's checks of its tensor's dtype, device and layout -- a dtype it takes, a
+# kernel resolved for the device and layout that is no direct one -- and their results (the
+# kernel, its fresh variant, the allocator): one lookup in ``Op.lane_keys`` for a combination
+# met before, ``_lane_key`` (the plain path, which fills it) otherwise. About a tenth of a
+# small ``a + b``. Safe because the entry holds what the plain path reads from ``table``,
+# ``FRESH`` and ``_ALLOC`` and is emptied with them (``Op.forget_resolved``,
+# ``frontends.forget_allocators``); ``tests/test_fast_frontends.py`` compares the two.
+_KNOWN = """
+        hit = keyed.get((d, dev._key, lay))
+        if hit is None:
+            hit = _lane_key(op, d, dev, lay)
+            if hit is None:
+                return None
+        kernel, fk, alloc = hit"""
+
 _EXTRA_CHECK = """
         c = e.__class__
         if c not in extra or (c is float and d._category < _FLOATING):
@@ -107,18 +117,16 @@ _EXTRA_CHECK = """
 # A unary pointwise operator whose result has its input's dtype (``pointwise_unary``).
 _UNARY = """
 def make(op):
-    table, fast_dtypes, name, autograd = op.table, op.fast_dtypes, op.name, op.autograd
+    name, autograd, keyed = op.name, op.autograd, op.lane_keys
     check = None
 
     def unary_lane(x{more}):
         t = x
-        if t.__class__ is not Tensor or {refuse} or t._dtype not in fast_dtypes:
+        if t.__class__ is not Tensor or {refuse}:
             return None
         d = t._dtype
         dev = t._device
-        kernel = table.get((dev.type, t._layout.name))
-        if kernel is None or kernel.__class__ is _DirectKernel:
-            return None{finish}
+        lay = t._layout{known}{finish}
 
     return unary_lane
 """
@@ -132,6 +140,22 @@ _REFUSE_INPLACE = (
     "t._requires_grad or t._grad_fn is not None or {res}"
     "((mc := _call._mutation_check) is not None and mc.on) or 0 in t._stride"
 )
+
+
+def _lane_key(op: Op, d: Any, dev: Any, lay: Any) -> tuple[Any, Any, Any] | None:
+    """``_KNOWN``'s plain path: ``(kernel, fresh variant or None, allocator or None)`` for a
+    pointwise lane of ``op`` on a tensor of dtype ``d`` on ``dev`` in layout ``lay``, or None
+    where the lane does not take it (a dtype it leaves to the frontend, no kernel resolved
+    yet, a direct kernel). Remembered in ``op.lane_keys`` once the device has an allocator."""
+    if d not in op.fast_dtypes:
+        return None
+    kernel = op.table.get((dev.type, lay.name))
+    if kernel is None or kernel.__class__ is DirectKernel:
+        return None
+    hit = (kernel, FRESH.get(kernel), _ALLOC.get(dev._key))
+    if hit[2] is not None:  # (else the call path makes one, and this is asked again)
+        op.lane_keys[d, dev._key, lay] = hit
+    return hit
 
 
 def _guarded(body: str, indent: int, cleanup: str = "") -> str:
@@ -195,20 +219,19 @@ _BROADCAST = _guarded(
 )
 # The end of an out-of-place pointwise lane: a result like ``like`` (contiguous ones only;
 # ``pointwise`` lays out the others), the kernel. A kernel with a ``fresh`` variant
-# (``dispatch.FRESH``) makes the result itself where it takes the call (a small one): the
-# allocation and the computation are then one array-library call instead of two, which is
-# a fifth of a small call. Safe because the variant returns what the two steps would (a new
-# contiguous tensor of this shape and dtype, the kernel's values) or None, and this is its
-# one caller; ``tests/test_fast_frontends.py`` compares it with the kernel on every sample.
+# (``dispatch.FRESH``, ``fk`` from ``_KNOWN``) makes the result itself where it takes the
+# call (a small one): the allocation and the computation are then one array-library call
+# instead of two, which is a fifth of a small call. Safe because the variant returns what
+# the two steps would (a new contiguous tensor of this shape and dtype, the kernel's values)
+# or None, and this is its one caller; ``tests/test_fast_frontends.py`` compares it with
+# the kernel on every sample.
 _FINISH = """
         shape = t._shape
         like = t{prepare}
-        alloc = _ALLOC.get(dev._key)
         if alloc is None or (
             len(shape) > 1 and like is not None and like._stride is not _CONTIG.get(shape)
         ):
             return None""" + _run(
-    "fk = _FRESH.get(kernel)\n"
     "o = None if fk is None else fk(shape, {dtype}, x{args})\n"
     "if o is None:\n"
     "    o = alloc(shape, {dtype}, dev)\n"
@@ -486,10 +509,10 @@ _NAMESPACE: dict[str, Any] = {
     "_ALLOC": _ALLOC,
     "_CONTIG": _CONTIG,
     "_DirectKernel": DirectKernel,
-    "_FRESH": FRESH,
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,
     "_broadcast": broadcast,
+    "_lane_key": _lane_key,
     "_factory": factory,
     "_default_device": get_default_device,
     "_Device": device,
@@ -529,6 +552,7 @@ def _maker(
             args = (", y" if binary else "") + more
             src = (_BINARY if binary else _UNARY).format(
                 more=more,
+                known=_KNOWN,
                 extra_check=_EXTRA_CHECK if binary and n == 3 else "",
                 same_shape=" or s._shape != t._shape" if inplace else "",
                 swap=(

@@ -23,7 +23,7 @@ from .. import dtypes as dt
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
-from ..dispatch import ALL_DTYPES, DirectKernel
+from ..dispatch import ALL_DTYPES, DirectKernel, ops
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
 
@@ -60,8 +60,11 @@ def empty(shape: tuple[int, ...], dtype: dt.dtype, dev: device) -> Tensor:
 
 
 def forget_allocators() -> None:
-    """Drop the allocators cached per device (a device interface was withdrawn)."""
+    """Drop the allocators cached per device (a device interface was withdrawn), also where
+    a lane keeps them (``Op.lane_keys``)."""
     _ALLOC.clear()
+    for op in ops().values():
+        op.lane_keys.clear()
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:

@@ -59,7 +59,7 @@ class Snapshot:
         _reset(table, self._ops)
         for name, op in table.items():
             _reset(op.registered, self._kernels[name])
-            op.table.clear()
+            op.forget_resolved()
         _reset(_api.FUNCTIONS, self._functions)
         _reset(vars(functions), self._namespace)
         for name in set(vars(Tensor)) - set(self._tensor):
