@@ -83,6 +83,12 @@ class Oracle:
     leading: tuple[Any, ...] = ()
 
 
+def _zeta(x: Any, q: Any) -> Any:
+    # PyTorch's zeta is NaN at q = +inf (but for x = 1), where SciPy gives the limit 0.
+    x, q = np.asarray(x), np.asarray(q)
+    return np.where(np.isposinf(q) & (x != 1), np.nan, sps.zeta(x, q))
+
+
 def _cmp(fn: Callable[..., Any]) -> Oracle:
     return Oracle(fn, 2, result="bool")
 
@@ -240,7 +246,7 @@ ORACLES: dict[str, Oracle] = {
     "special_scaled_modified_bessel_k0": _float(sps.k0e),
     "special_scaled_modified_bessel_k1": _float(sps.k1e),
     "special_airy_ai": _float(lambda x: sps.airy(x)[0]),
-    "special_zeta": Oracle(sps.zeta, 2, result="float"),
+    "special_zeta": Oracle(_zeta, 2, result="float"),
     "sinc": _float(np.sinc),
     "deg2rad": _float(np.deg2rad),
     "rad2deg": _float(np.rad2deg),
