@@ -92,6 +92,7 @@ def make_tensor(
     t._base = None
     t._ag = None
     t._version_counter = None
+    t._view_meta = None
     return t
 
 
@@ -130,6 +131,7 @@ class Tensor(OperatorMethods):
         "_storage",
         "_stride",
         "_version_counter",
+        "_view_meta",
     )
 
     _storage: Storage | None
@@ -148,6 +150,9 @@ class Tensor(OperatorMethods):
     # None: the storage's counter (or a storage-less layout's native record's) counts this
     # tensor's writes; a VersionCounter of its own for ``x.data`` and its views.
     _version_counter: VersionCounter | None
+    # A view's creation (``autograd._view_history.ViewMeta``) where it was not the plain
+    # case (made in grad mode by a view operator): None for every other tensor.
+    _view_meta: Any
 
     if TYPE_CHECKING:
         # Operator methods are attached from the operator table at import (ops/_api.py);

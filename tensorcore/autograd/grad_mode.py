@@ -51,6 +51,69 @@ dual = _DualState()
 # Counts the open inference_mode blocks of all threads (``_storage.INFERENCE``).
 _blocks_lock = threading.Lock()
 
+#: How a view was made, where not in grad mode by a plain view operator (PyTorch's
+#: ``CreationMeta``; that plain case is ``Tensor._view_meta`` None): the code of the way
+#: below, plus eight times the view's version count when it was made (an int, so that a
+#: view made under ``no_grad`` allocates nothing more). ``autograd._view_history`` reads it.
+NO_GRAD_MODE = 1
+INFERENCE_MODE = 2
+MULTI_OUTPUT_NODE = 3
+IN_CUSTOM_FUNCTION = 4
+
+#: The grad-disabling blocks open in all threads (``no_grad``, ``set_grad_enabled(False)``,
+#: ``inference_mode``; a ``set_grad_enabled(False)`` call that is no block counts for good):
+#: while there are none, a view being made is made in grad mode, which ``make_view`` (run
+#: for every view) learns without reading this thread's state.
+OFF = [0]
+
+
+def _count_off(n: int) -> None:
+    with _blocks_lock:
+        OFF[0] += n
+
+
+def view_meta(base: Any, inherited: int | None) -> int | None:
+    """``Tensor._view_meta`` of a view of ``base`` being made now, where ``base`` is a view
+    whose own is ``inherited`` (else None) or a grad-disabling block is open somewhere: as
+    PyTorch propagates it, a view made in grad mode takes its parent's way (made again at
+    the current count), one made under ``no_grad`` or ``inference_mode`` is of that way,
+    except that a view of one made in inference mode stays of that way.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd import grad_mode
+    >>> x = tc.ones(3, requires_grad=True)
+    >>> with tc.no_grad():
+    ...     v = x[1:]
+    >>> v._view_meta & 7 == grad_mode.NO_GRAD_MODE, x[1:]._view_meta
+    (True, None)
+    """
+    st = _state
+    if st.inference:
+        mode = INFERENCE_MODE
+        if base._storage is not None and base._storage.inference:
+            return None  # (a view of an inference tensor: no view for autograd)
+    elif not st.enabled:
+        mode = NO_GRAD_MODE
+    elif inherited is None:
+        return None
+    else:
+        mode = inherited & 7
+    if inherited is not None and inherited & 7 == INFERENCE_MODE:
+        mode = INFERENCE_MODE
+    return base._version << 3 | mode
+
+
+def mark_view(t: Any, mode: int) -> None:
+    """Note that view ``t`` (a tensor whose ``_base`` is set) was made as ``mode`` says
+    (``MULTI_OUTPUT_NODE``: by a function returning several views; ``IN_CUSTOM_FUNCTION``:
+    by a custom ``Function``), where it was made in grad mode (one made under ``no_grad`` or
+    in inference mode stays of that way, as PyTorch propagates it)."""
+    m = t._view_meta
+    if m is None or m & 7 not in (NO_GRAD_MODE, INFERENCE_MODE):
+        t._view_meta = t._version << 3 | mode
+
 
 def is_grad_enabled() -> bool:
     """Whether operators currently record the autograd graph.
@@ -93,9 +156,13 @@ class _Mode:
     def __enter__(self) -> None:
         self._prev = _state.enabled
         _state.enabled = self._target
+        if not self._target:
+            _count_off(1)
 
     def __exit__(self, *exc: object) -> None:
         _state.enabled = self._prev
+        if not self._target:
+            _count_off(-1)
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
@@ -146,12 +213,16 @@ class set_grad_enabled(_Mode):
         self._target = mode
         self._prev = _state.enabled
         _state.enabled = self._target
+        if not mode:
+            _count_off(1)  # (undone on leaving the block; a plain call's stays)
 
     def __enter__(self) -> None:
         pass
 
     def __call__(self, fn: F) -> F:
         _state.enabled = self._prev
+        if not self._target:
+            _count_off(-1)
         target = self._target
 
         @functools.wraps(fn)
@@ -186,6 +257,7 @@ class inference_mode(_Mode):
         if self._mode:
             with _blocks_lock:
                 _storage.INFERENCE[0] += 1
+                OFF[0] += 1
 
     def __exit__(self, *exc: object) -> None:
         _state.enabled = self._prev
@@ -193,6 +265,7 @@ class inference_mode(_Mode):
         if self._mode:
             with _blocks_lock:
                 _storage.INFERENCE[0] -= 1
+                OFF[0] -= 1
 
     def __call__(self, fn: F) -> F:
         mode = self._mode
