@@ -17,6 +17,8 @@ from ._memory_format import is_contiguous_in
 from ._operator_methods import OperatorMethods
 from .layouts import contiguous_format, layout, memory_format, strided
 
+_FLOATING_CATEGORY = _dt.FLOATING
+
 _memory_format_cls = memory_format
 
 if TYPE_CHECKING:
@@ -46,6 +48,30 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 _object_new = object.__new__  # not Tensor.__new__: that is the legacy constructor
+
+
+def adopt_base_grad(t: Tensor) -> bool:
+    """View ``t``, whose base requires grad while ``t._requires_grad`` is False (the base
+    joined the graph after ``t`` was made: ``requires_grad_()``, an in-place call with an
+    input that requires grad), requires grad from now on, as a PyTorch view does through its
+    base (an integer view does not); returns whether it does. The call path asks this of a
+    view argument that does not require grad (``ops/_call.py``, ``ops/_lanes.py``): the base
+    cannot find its views, and a view's flag must be right before the call is recorded or
+    not.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.zeros(3)
+    >>> v = x[:2]
+    >>> _ = x.requires_grad_()
+    >>> v._requires_grad, v.requires_grad, v._requires_grad
+    (False, True, True)
+    """
+    if t._dtype._category >= _FLOATING_CATEGORY:
+        t._requires_grad = True
+        return True
+    return False
 
 
 def make_tensor(

@@ -424,8 +424,8 @@ def __dlpack_device__(self: Tensor) -> Any:
 # ------------------------------------------------------------------ autograd attributes
 def _get_requires_grad(self: Tensor) -> bool:
     """Whether gradients are computed for this tensor (a dual tensor's tangent alone does
-    not make it require grad, as in PyTorch)."""
-    return self._requires_grad and (self._ag is None or not self._ag.fw_only)
+    not make it require grad, as in PyTorch); a view requires grad where its base does."""
+    return _public_rg(self)
 
 
 def _set_requires_grad(self: Tensor, value: bool) -> None:

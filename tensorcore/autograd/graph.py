@@ -13,6 +13,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .._tensor import adopt_base_grad
 from .._tensor import make_tensor as _make_tensor
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
@@ -82,9 +83,11 @@ class AutogradMeta:
 
 def requires_grad(t: Tensor) -> bool:
     """``t.requires_grad`` as the public API sees it: ``_requires_grad``, unless that is set
-    only because ``t`` carries a forward-mode tangent."""
+    only because ``t`` carries a forward-mode tangent; a view whose base requires grad
+    requires grad (it was made before its base joined the graph)."""
     if not t._requires_grad:
-        return False
+        b = t._base
+        return b is not None and b._requires_grad and adopt_base_grad(t)
     ag = t._ag
     return ag is None or not ag.fw_only
 
