@@ -609,7 +609,28 @@ data = property(_get_data, _set_data)
 
 
 def detach_(self: Tensor) -> Tensor:
-    """Detach in place: drop the history and stop requiring grad."""
+    """Detach in place: drop the history and stop requiring grad. A view cannot be (its
+    history is its base's), as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> y = tc.ones(2, requires_grad=True) * 2
+    >>> y.detach_().requires_grad
+    False
+    >>> y[:1].detach_()
+    Traceback (most recent call last):
+      ...
+    RuntimeError: Can't detach views in-place. Use detach() instead. ...
+    """
+    if self._base is not None:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+            "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+            "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+            "function in torch/optim/optimizer.py as the solution."
+        )
     self._grad_fn = None
     self._requires_grad = False
     if self._ag is not None:  # (and drop a tangent: a detached tensor has none)

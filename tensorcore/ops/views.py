@@ -420,7 +420,7 @@ def _part(self: Tensor, part: int) -> Tensor:
 
 def real(self: Tensor) -> Tensor:
     if not self._dtype.is_complex:
-        return alias(self)
+        return self  # (the tensor itself, as PyTorch's ``x.real is x``)
     return _part(self, 0)
 
 
