@@ -157,8 +157,6 @@ def compile_recorder(
             "    if (o := outputs[0])._base is not None:",
             "        vc = o._version_counter",
             "        node.view_version = (o._storage if vc is None else vc).version",
-            "        if o._view_meta is not None:",
-            "            o._view_meta = _recorded_meta(o, args[0])",
         ]
     src += ["    return node"]
     ns: dict[str, Any] = {
@@ -183,7 +181,6 @@ def compile_recorder(
         "_generic": generic,
         "_current": current_grad_fn,
         "_view_edge": _view_history.view_edge,
-        "_recorded_meta": _view_history.recorded_view_meta,
     }
     exec(compile("\n".join(src) + "\n", f"<tensorcore record {op.name}>", "exec"), ns)
     return ns["record"]

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_inplace_on_view",
-    "recorded_view_meta",
     "regenerate",
     "view_edge",
     "view_error",
@@ -111,14 +110,6 @@ def check_inplace_on_view(t: Tensor) -> None:
     grad mode by a plain view operator (PyTorch's ``handle_view_on_rebase``)."""
     if t._view_meta is not None:
         raise view_error(t, False)
-
-
-def recorded_view_meta(o: Tensor, parent: Tensor) -> int | None:
-    """``o._view_meta`` of view ``o`` of ``parent`` recorded by a view operator: its kernel
-    ran with recording off, which ``make_view`` may have taken for ``no_grad``; the mode the
-    call was made in (restored by now) decides."""
-    m = parent._view_meta if parent._base is not None else None
-    return None if m is None and not grad_mode.OFF[0] else grad_mode.view_meta(parent, m)
 
 
 def view_edge(t: Tensor) -> tuple[Node | None, int]:

@@ -25,6 +25,10 @@ class _State(threading.local):
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
+        # The grad mode the blocks and calls of this module set, which the library's own
+        # switches of ``enabled`` (recording off while a kernel runs) leave alone: the mode
+        # a view is made in (``view_meta``).
+        self.user = True
 
 
 _state = _State()
@@ -60,16 +64,19 @@ INFERENCE_MODE = 2
 MULTI_OUTPUT_NODE = 3
 IN_CUSTOM_FUNCTION = 4
 
-#: The grad-disabling blocks open in all threads (``no_grad``, ``set_grad_enabled(False)``,
-#: ``inference_mode``; a ``set_grad_enabled(False)`` call that is no block counts for good):
-#: while there are none, a view being made is made in grad mode, which ``make_view`` (run
-#: for every view) learns without reading this thread's state.
+#: The threads whose grad mode is off (``no_grad``, ``set_grad_enabled(False)``,
+#: ``inference_mode``; ``_State.user``): while there are none, a view being made is made in
+#: grad mode, which ``make_view`` (run for every view) learns without reading this thread's
+#: state.
 OFF = [0]
 
 
-def _count_off(n: int) -> None:
-    with _blocks_lock:
-        OFF[0] += n
+def _set_user(on: bool) -> None:
+    st = _state
+    if st.user is not on:
+        st.user = on
+        with _blocks_lock:
+            OFF[0] += -1 if on else 1
 
 
 def view_meta(base: Any, inherited: int | None) -> int | None:
@@ -94,7 +101,7 @@ def view_meta(base: Any, inherited: int | None) -> int | None:
         mode = INFERENCE_MODE
         if base._storage is not None and base._storage.inference:
             return None  # (a view of an inference tensor: no view for autograd)
-    elif not st.enabled:
+    elif not st.user:
         mode = NO_GRAD_MODE
     elif inherited is None:
         return None
@@ -155,14 +162,13 @@ class _Mode:
 
     def __enter__(self) -> None:
         self._prev = _state.enabled
+        self._prev_user = _state.user
         _state.enabled = self._target
-        if not self._target:
-            _count_off(1)
+        _set_user(self._target)
 
     def __exit__(self, *exc: object) -> None:
         _state.enabled = self._prev
-        if not self._target:
-            _count_off(-1)
+        _set_user(self._prev_user)
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
@@ -212,17 +218,16 @@ class set_grad_enabled(_Mode):
             )
         self._target = mode
         self._prev = _state.enabled
+        self._prev_user = _state.user
         _state.enabled = self._target
-        if not mode:
-            _count_off(1)  # (undone on leaving the block; a plain call's stays)
+        _set_user(self._target)
 
     def __enter__(self) -> None:
         pass
 
     def __call__(self, fn: F) -> F:
         _state.enabled = self._prev
-        if not self._target:
-            _count_off(-1)
+        _set_user(self._prev_user)
         target = self._target
 
         @functools.wraps(fn)
@@ -251,21 +256,22 @@ class inference_mode(_Mode):
 
     def __enter__(self) -> None:
         self._prev = _state.enabled
+        self._prev_user = _state.user
         self._prev_inf = _state.inference
         _state.enabled = not self._mode
+        _set_user(not self._mode)
         _state.inference = self._mode
         if self._mode:
             with _blocks_lock:
                 _storage.INFERENCE[0] += 1
-                OFF[0] += 1
 
     def __exit__(self, *exc: object) -> None:
         _state.enabled = self._prev
+        _set_user(self._prev_user)
         _state.inference = self._prev_inf
         if self._mode:
             with _blocks_lock:
                 _storage.INFERENCE[0] -= 1
-                OFF[0] -= 1
 
     def __call__(self, fn: F) -> F:
         mode = self._mode

@@ -22,7 +22,7 @@ from . import _view_history, grad_mode
 from . import graph as _graph
 from ._record import compile_recorder, save_other
 from ._rule_check import check_rule
-from ._view_history import check_inplace_on_view, recorded_view_meta, view_edge, written
+from ._view_history import check_inplace_on_view, view_edge, written
 from .graph import (
     FREED_GRAPH,
     Node,
@@ -503,8 +503,6 @@ def _make_node(
     if ent.view and (o := outputs[0])._base is not None:
         vc = o._version_counter
         node.view_version = (o._storage if vc is None else vc).version
-        if o._view_meta is not None:
-            o._view_meta = recorded_view_meta(o, args[0])
     return node
 
 
