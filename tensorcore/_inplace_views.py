@@ -18,7 +18,14 @@ __all__ = ["INPLACE_VIEWS"]
 
 #: How many out-of-place overloads of each in-place view's operator PyTorch's derivative
 #: table numbers before the in-place ones (``squeeze``: no dim, a dim, dims).
-_OVERLOADS = {"unsqueeze_": 1, "squeeze_": 3, "transpose_": 1, "swapdims_": 1, "swapaxes_": 1, "t_": 1}
+_OVERLOADS = {
+    "unsqueeze_": 1,
+    "squeeze_": 3,
+    "transpose_": 1,
+    "swapdims_": 1,
+    "swapaxes_": 1,
+    "t_": 1,
+}
 
 
 def _become(self: Tensor, view: Tensor, name: str) -> Tensor:

@@ -68,10 +68,11 @@ def adopt_base_grad(t: Tensor) -> bool:
     >>> v._requires_grad, v.requires_grad, v._requires_grad
     (False, True, True)
     """
-    if t._dtype._category >= _FLOATING_CATEGORY:
+    ag = t._base._ag  # type: ignore[union-attr]
+    if t._dtype._category >= _FLOATING_CATEGORY and (ag is None or not ag.fw_only):
         t._requires_grad = True
         return True
-    return False
+    return False  # (an integer view; a base whose flag is set only for a forward tangent)
 
 
 def make_tensor(

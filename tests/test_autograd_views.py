@@ -698,7 +698,7 @@ def test_a_view_made_in_inference_mode(device: str) -> None:
 def test_outputs_of_a_function_returning_views_of_a_tensor_without_grad(device: str) -> None:
     w = ones(3, device)
     x = tc.zeros(3, dtype=F64, device=device)
-    a, b, c = x.unbind()
+    a, b, _ = x.unbind()
     with pytest.raises(RuntimeError) as e:
         a.copy_(w[0])
     assert str(e.value).startswith(
@@ -747,9 +747,7 @@ class _Same(tc.autograd.Function):
         return g
 
 
-CUSTOM = (
-    "This view was created inside a custom Function (or because an input was returned as-is)"
-)
+CUSTOM = "This view was created inside a custom Function (or because an input was returned as-is)"
 
 
 def test_views_a_custom_function_returns(device: str) -> None:

@@ -32,9 +32,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..ops import functions as ops
+from ..ops._validate import keep_message
 from . import grad_mode
 from .grad_mode import IN_CUSTOM_FUNCTION, INFERENCE_MODE, MULTI_OUTPUT_NODE, NO_GRAD_MODE
-from ..ops._validate import keep_message
 from .graph import Node, grad_accumulator, move_retain_grad
 
 if TYPE_CHECKING:
@@ -95,7 +95,11 @@ def view_error(t: Tensor, indirect: bool) -> RuntimeError:
         # (PyTorch's Python error names the node without "Backward0")
         out = f"Output {nr} of {fn.name().replace('Backward0', '').replace('Backward', '')}"
     if mode in (NO_GRAD_MODE, INFERENCE_MODE) or fn is None:
-        head = "A view was created in" if fn is None else f"{out} is a view of a view which was created in"
+        head = (
+            "A view was created in"
+            if fn is None
+            else f"{out} is a view of a view which was created in"
+        )
         if mode == INFERENCE_MODE:
             msg = f"{head} inference mode and {what} modified inplace in normal mode."
         else:
@@ -119,7 +123,7 @@ def view_edge(t: Tensor) -> tuple[Node | None, int]:
     its own accumulator where ``requires_grad_()`` made it a leaf."""
     base = t._base
     assert base is not None
-    if base._requires_grad:
+    if base._requires_grad and (base._ag is None or not base._ag.fw_only):
         fn = regenerate(t)
         return (fn, 0) if fn is not None else (None, 0)
     return grad_accumulator(t), 0
@@ -134,20 +138,21 @@ def written(t: Tensor) -> None:
         fn.view_version = _counter(t).version
 
 
-def regenerate(t: Tensor) -> Node:
-    """Give view ``t``, whose version moved since its ``grad_fn`` was made, a new
-    ``grad_fn`` from its base's current history, and return it. Tensor hooks stay on the
-    old node; ``retain_grad`` follows the new one (PyTorch's
+def regenerate(t: Tensor) -> Node | None:
+    """Give view ``t``, whose version moved since its ``grad_fn`` was made (or which has
+    none while its base requires grad), a new ``grad_fn`` from its base's current history,
+    and return it; raise PyTorch's error for a view made other than in grad mode by a plain
+    view operator (None for one without history whose base did not change since). Tensor
+    hooks stay on the old node; ``retain_grad`` follows the new one (PyTorch's
     ``update_tensor_hooks_on_new_gradfn``). Runs in grad mode whatever the caller's (the
     engine and ``no_grad`` blocks read views too)."""
     old = t._grad_fn
     meta = t._view_meta
-    if old is None:
-        # (a view without history whose base requires grad now: where it was made under
-        # no_grad, nothing until its base changes, then the error; made in grad mode, its
-        # base joined the graph since)
-        if meta is not None and meta >> 3 == _counter(t).version:
-            return None
+    # (a view without history whose base requires grad now: where it was made under
+    # no_grad, nothing until its base changes, then the error; made in grad mode, its base
+    # joined the graph since)
+    if old is None and meta is not None and meta >> 3 == _counter(t).version:
+        return None
     if meta is not None:
         raise view_error(t, True)
     base = t._base

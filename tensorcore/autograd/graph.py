@@ -565,7 +565,7 @@ def current_grad_fn(t: Tensor) -> Node | None:
                 vc = t._storage
             if vc.version != made:
                 return regenerate_view(t)
-        elif t._base._requires_grad and t._dtype._category >= _FLOATING:
+        elif requires_grad(t._base) and t._dtype._category >= _FLOATING:
             # A view without history of a base that requires grad: made under no_grad, or
             # before its base joined the graph by an in-place call.
             return regenerate_view(t)

@@ -159,9 +159,9 @@ def _scan(
             raise _device_error(op, dev, d)
         if a._layout.priority > lay.priority:
             lay = a._layout
-        if a._requires_grad:
-            rg = True
-        elif (v := a._base) is not None and v._requires_grad and adopt_base_grad(a):
+        if a._requires_grad or (
+            (v := a._base) is not None and v._requires_grad and adopt_base_grad(a)
+        ):
             rg = True
     if dev is not None and len(tensors) > 1:
         # Move zero-dim CPU tensors that met another device onto it.

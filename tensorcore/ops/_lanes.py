@@ -123,11 +123,15 @@ def make(op):
     return unary_lane
 """
 
+
 def _rg(t: str) -> str:
     """The lane's test that tensor ``t`` requires grad: its flag, or, for a view, its base's
     (a view made before its base joined the graph takes the flag on here,
     ``_tensor.adopt_base_grad``, as ``call`` does)."""
-    return f"({t}._requires_grad or ((b_ := {t}._base) is not None and b_._requires_grad and _adopt({t})))"
+    return (
+        f"({t}._requires_grad or "
+        f"((b_ := {t}._base) is not None and b_._requires_grad and _adopt({t})))"
+    )
 
 
 # What refuses a call: out of place, an autocast region (it may cast the arguments); in place,
@@ -136,8 +140,7 @@ def _rg(t: str) -> str:
 # convert), a self whose elements overlap (``call_inplace`` refuses it).
 _REFUSE = "_call._autocast is not None"
 _REFUSE_INPLACE = (
-    _rg("t")
-    + " or t._grad_fn is not None or {res}"
+    _rg("t") + " or t._grad_fn is not None or {res}"
     "((mc := _call._mutation_check) is not None and mc.on) or 0 in t._stride"
 )
 
@@ -256,9 +259,7 @@ def make(op):
         kernel = table.get((dev.type, t._layout.name))
         if kernel is None:
             return None"""
-    + _run("o = kernel(x{args})")
-    .replace("{rg}", _rg("t"))
-    .replace("{composite}", _COMPOSITE)
+    + _run("o = kernel(x{args})").replace("{rg}", _rg("t")).replace("{composite}", _COMPOSITE)
     + """
 
     return kernel_lane
@@ -558,9 +559,7 @@ def _maker(
                         args=args,
                         prepare=_BROADCAST.format(args=args) if binary else "",
                         dtype="res or d" if binary else "d",
-                        rg=f"{_rg('t')} or (cls is Tensor and {_rg('s')})"
-                        if binary
-                        else _rg("t"),
+                        rg=f"{_rg('t')} or (cls is Tensor and {_rg('s')})" if binary else _rg("t"),
                     )
                 ),
             )

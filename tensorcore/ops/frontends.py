@@ -23,8 +23,8 @@ from .. import dtypes as dt
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
-from ..dispatch import ALL_DTYPES, DirectKernel
 from ..autograd import grad_mode as _grad_mode
+from ..dispatch import ALL_DTYPES, DirectKernel
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
 

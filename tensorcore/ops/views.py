@@ -12,7 +12,7 @@ import math
 import operator
 from typing import Any
 
-from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
+from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, torch_name
 from ..autograd import grad_mode as _grad_mode
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
