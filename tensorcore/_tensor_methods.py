@@ -749,7 +749,7 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
 
     if not _public_rg(self):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if self._grad_fn is None:
+    if current_grad_fn(self) is None:  # (a view whose base joined the graph gets its node)
         hooks = autograd_meta(self).hooks
         hooks.append(hook)
     else:

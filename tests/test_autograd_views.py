@@ -827,3 +827,27 @@ def test_in_place_views_record_the_in_place_nodes(device: str, call: Any, node: 
         return t * tc.arange(1.0, t.numel() + 1, dtype=F64, device=device).view(t.shape)
 
     assert tc.autograd.gradcheck(fn, (x,))
+
+
+def test_a_view_whose_base_joined_the_graph_as_pytorch_reads_it(device: str) -> None:
+    # Hooks and retain_grad reach its new history; out= refuses it; written in place before
+    # anything gave it history, it is a leaf that requires grad (PyTorch's is_leaf).
+    w = ones(3, device)
+    x = tc.zeros(3, dtype=F64, device=device)
+    v = x[:2]
+    x.add_(w * 2)
+    seen: list[Any] = []
+    v.register_hook(lambda g: seen.append(g.tolist()))
+    (v * 3).sum().backward()
+    assert seen == [[3.0, 3.0]]
+    assert_close(w.grad, [6.0, 6.0, 0.0])
+    x = tc.zeros(3, dtype=F64, device=device)
+    v = x[:2]
+    x.add_(w * 2)
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support"):
+        tc.mul(tc.ones(2, dtype=F64, device=device), 2, out=v)
+    with pytest.raises(RuntimeError, match=r"^a leaf Variable that requires grad is being"):
+        v.mul_(3)
+    v[0] = 7.0  # (through a view of it made now: recorded)
+    x.sum().backward()
+    assert_close(w.grad, [6.0, 8.0, 2.0])

@@ -514,10 +514,15 @@ def check_inplace(self: Tensor) -> None:
     base = self._base
     if base is not None:
         check_inplace_on_view(self)
-        if base._grad_fn is None and (self._requires_grad or base._requires_grad):
+        rg = self._requires_grad or base._requires_grad
+        if base._grad_fn is None and rg:
             msg = "a view of a leaf Variable that requires grad is being used in an in-place "
             raise _kept(RuntimeError(msg + "operation."))
-    elif self._grad_fn is None and self._requires_grad:
+    else:
+        rg = self._requires_grad
+    # (a view without history that requires grad through its base is a leaf here, as
+    # PyTorch's is_leaf reads it: made before its base joined the graph)
+    if self._grad_fn is None and rg:
         raise _kept(
             RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."

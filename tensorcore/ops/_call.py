@@ -339,7 +339,10 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
                 f"Trying to use forward AD with {op.name}_out that does not support it because "
                 "it is an out= function"
             )
-        if o._requires_grad and _gm.enabled:
+        if _gm.enabled and (
+            o._requires_grad
+            or ((v := o._base) is not None and v._requires_grad and adopt_base_grad(o))
+        ):
             raise RuntimeError(
                 f"{op.name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."
