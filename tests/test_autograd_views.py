@@ -844,7 +844,7 @@ def test_a_view_whose_base_joined_the_graph_as_pytorch_reads_it(device: str) -> 
     x = tc.zeros(3, dtype=F64, device=device)
     v = x[:2]
     x.add_(w * 2)
-    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support"):
+    with pytest.raises(RuntimeError, match=r"functions with out=\.\.\. arguments"):
         tc.mul(tc.ones(2, dtype=F64, device=device), 2, out=v)
     with pytest.raises(RuntimeError, match=r"^a leaf Variable that requires grad is being"):
         v.mul_(3)
