@@ -64,19 +64,20 @@ INFERENCE_MODE = 2
 MULTI_OUTPUT_NODE = 3
 IN_CUSTOM_FUNCTION = 4
 
-#: The threads whose grad mode is off (``no_grad``, ``set_grad_enabled(False)``,
-#: ``inference_mode``; ``_State.user``): while there are none, a view being made is made in
-#: grad mode, which ``make_view`` (run for every view) learns without reading this thread's
-#: state.
-OFF = [0]
+#: One entry for each thread whose grad mode is off (``no_grad``, ``set_grad_enabled(False)``,
+#: ``inference_mode``; ``_State.user``; appending and popping need no lock): while it is
+#: empty, a view being made is made in grad mode, which ``make_view`` (run for every view)
+#: learns without reading this thread's state.
+OFF: list[None] = []
 
 
-def _set_user(on: bool) -> None:
-    st = _state
+def _set_user(st: _State, on: bool) -> None:
     if st.user is not on:
         st.user = on
-        with _blocks_lock:
-            OFF[0] += -1 if on else 1
+        if on:
+            OFF.pop()
+        else:
+            OFF.append(None)
 
 
 def view_meta(base: Any, inherited: int | None) -> int | None:
@@ -161,14 +162,27 @@ class _Mode:
     _target: bool = True
 
     def __enter__(self) -> None:
-        self._prev = _state.enabled
-        self._prev_user = _state.user
-        _state.enabled = self._target
-        _set_user(self._target)
+        st = _state
+        self._prev = st.enabled
+        self._prev_user = u = st.user
+        st.enabled = t = self._target
+        if u is not t:  # (_set_user, inlined: no_grad blocks are entered in loops)
+            st.user = t
+            if t:
+                OFF.pop()
+            else:
+                OFF.append(None)
 
     def __exit__(self, *exc: object) -> None:
-        _state.enabled = self._prev
-        _set_user(self._prev_user)
+        st = _state
+        st.enabled = self._prev
+        u = self._prev_user
+        if st.user is not u:
+            st.user = u
+            if u:
+                OFF.pop()
+            else:
+                OFF.append(None)
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
@@ -216,18 +230,19 @@ class set_grad_enabled(_Mode):
             raise TypeError(
                 f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}"
             )
+        st = _state
         self._target = mode
-        self._prev = _state.enabled
-        self._prev_user = _state.user
-        _state.enabled = self._target
-        _set_user(self._target)
+        self._prev = st.enabled
+        self._prev_user = st.user
+        st.enabled = mode
+        _set_user(st, mode)
 
     def __enter__(self) -> None:
         pass
 
     def __call__(self, fn: F) -> F:
         _state.enabled = self._prev
-        _set_user(self._prev_user)
+        _set_user(_state, self._prev_user)
         target = self._target
 
         @functools.wraps(fn)
@@ -259,7 +274,7 @@ class inference_mode(_Mode):
         self._prev_user = _state.user
         self._prev_inf = _state.inference
         _state.enabled = not self._mode
-        _set_user(not self._mode)
+        _set_user(_state, not self._mode)
         _state.inference = self._mode
         if self._mode:
             with _blocks_lock:
@@ -267,7 +282,7 @@ class inference_mode(_Mode):
 
     def __exit__(self, *exc: object) -> None:
         _state.enabled = self._prev
-        _set_user(self._prev_user)
+        _set_user(_state, self._prev_user)
         _state.inference = self._prev_inf
         if self._mode:
             with _blocks_lock:

@@ -48,12 +48,12 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     if b is None:
         t._base = base
         t._requires_grad = base._requires_grad
-        t._view_meta = _view_meta(base, None) if _OFF[0] else None
+        t._view_meta = _view_meta(base, None) if _OFF else None
     else:
         t._base = b
         t._requires_grad = b._requires_grad
         m = base._view_meta
-        t._view_meta = None if m is None and not _OFF[0] else _view_meta(base, m)
+        t._view_meta = None if m is None and not _OFF else _view_meta(base, m)
     t._version_counter = base._version_counter
     return t
 
