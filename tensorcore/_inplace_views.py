@@ -1,7 +1,9 @@
 """The in-place view changes: ``unsqueeze_``, ``squeeze_``, ``t_``, ``transpose_``,
 ``swapdims_``, ``swapaxes_``. Each changes the tensor's shape and strides (its metadata) in
 place, as PyTorch's do: no data moves, and the tensor takes the history of the view it now
-equals, so gradients flow through it as through the out-of-place view."""
+equals, so gradients flow through it as through the out-of-place view. Its node is the out-of-place
+view's, numbered as PyTorch numbers the in-place variant's: after the out-of-place
+overloads' (``t_`` records ``TBackward1``, ``squeeze_(dim)`` ``SqueezeBackward4``)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,20 @@ from typing import Any
 
 from ._tensor import Tensor
 from .autograd import grad_mode
+from .autograd.step import check_inplace
 
 __all__ = ["INPLACE_VIEWS"]
+
+#: How many out-of-place overloads of each in-place view's operator PyTorch's derivative
+#: table numbers before the in-place ones (``squeeze``: no dim, a dim, dims).
+_OVERLOADS = {
+    "unsqueeze_": 1,
+    "squeeze_": 3,
+    "transpose_": 1,
+    "swapdims_": 1,
+    "swapaxes_": 1,
+    "t_": 1,
+}
 
 
 def _become(self: Tensor, view: Tensor, name: str) -> Tensor:
@@ -23,19 +37,15 @@ def _become(self: Tensor, view: Tensor, name: str) -> Tensor:
         )
     ag = self._ag
     fw_only = ag is not None and ag.fw_only
-    if (
-        self._requires_grad
-        and not fw_only
-        and self._grad_fn is None
-        and grad_mode.is_grad_enabled()
-    ):
-        raise RuntimeError(
-            f"{name}(): a leaf Variable that requires grad is being used in an in-place operation."
-        )
+    if self._requires_grad and not fw_only and grad_mode.is_grad_enabled():
+        check_inplace(self)  # (PyTorch's checks of an in-place call on a leaf, on a view)
     self._shape, self._stride, self._offset = view._shape, view._stride, view._offset
     self._native = view._native
-    if view._grad_fn is not None:
-        self._grad_fn = view._grad_fn
+    fn = view._grad_fn
+    if fn is not None:
+        stem = fn._name.rstrip("0123456789")
+        fn.rename(stem + str(int(fn._name[len(stem) :]) + _OVERLOADS[name]))
+        self._grad_fn = fn
         if self._ag is not None:
             self._ag.output_nr = 0  # (the view's node has one output)
     if ag is not None and ag.fw_grad is not None and view._ag is not None:

@@ -106,6 +106,7 @@ def _as_class(cls: type, src: Tensor) -> Tensor:
     t._grad = None
     t._base = None
     t._ag = None
+    t._view_meta = None
     return t
 
 
@@ -172,6 +173,7 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
         t._grad_fn = self._grad_fn
         t._base = self._base
         t._ag = self._ag
+        t._view_meta = self._view_meta
     return t
 
 

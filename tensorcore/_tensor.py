@@ -17,6 +17,8 @@ from ._memory_format import is_contiguous_in
 from ._operator_methods import OperatorMethods
 from .layouts import contiguous_format, layout, memory_format, strided
 
+_FLOATING_CATEGORY = _dt.FLOATING
+
 _memory_format_cls = memory_format
 
 if TYPE_CHECKING:
@@ -46,6 +48,31 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 _object_new = object.__new__  # not Tensor.__new__: that is the legacy constructor
+
+
+def adopt_base_grad(t: Tensor) -> bool:
+    """View ``t``, whose base requires grad while ``t._requires_grad`` is False (the base
+    joined the graph after ``t`` was made: ``requires_grad_()``, an in-place call with an
+    input that requires grad), requires grad from now on, as a PyTorch view does through its
+    base (an integer view does not); returns whether it does. The call path asks this of a
+    view argument that does not require grad (``ops/_call.py``, ``ops/_lanes.py``): the base
+    cannot find its views, and a view's flag must be right before the call is recorded or
+    not.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc.zeros(3)
+    >>> v = x[:2]
+    >>> _ = x.requires_grad_()
+    >>> v._requires_grad, v.requires_grad, v._requires_grad
+    (False, True, True)
+    """
+    ag = t._base._ag  # type: ignore[union-attr]
+    if t._dtype._category >= _FLOATING_CATEGORY and (ag is None or not ag.fw_only):
+        t._requires_grad = True
+        return True
+    return False  # (an integer view; a base whose flag is set only for a forward tangent)
 
 
 def make_tensor(
@@ -92,6 +119,7 @@ def make_tensor(
     t._base = None
     t._ag = None
     t._version_counter = None
+    t._view_meta = None
     return t
 
 
@@ -130,6 +158,7 @@ class Tensor(OperatorMethods):
         "_storage",
         "_stride",
         "_version_counter",
+        "_view_meta",
     )
 
     _storage: Storage | None
@@ -148,6 +177,9 @@ class Tensor(OperatorMethods):
     # None: the storage's counter (or a storage-less layout's native record's) counts this
     # tensor's writes; a VersionCounter of its own for ``x.data`` and its views.
     _version_counter: VersionCounter | None
+    # A view's creation (``autograd._view_history.ViewMeta``) where it was not the plain
+    # case (made in grad mode by a view operator): None for every other tensor.
+    _view_meta: Any
 
     if TYPE_CHECKING:
         # Operator methods are attached from the operator table at import (ops/_api.py);

@@ -424,8 +424,8 @@ def __dlpack_device__(self: Tensor) -> Any:
 # ------------------------------------------------------------------ autograd attributes
 def _get_requires_grad(self: Tensor) -> bool:
     """Whether gradients are computed for this tensor (a dual tensor's tangent alone does
-    not make it require grad, as in PyTorch)."""
-    return self._requires_grad and (self._ag is None or not self._ag.fw_only)
+    not make it require grad, as in PyTorch); a view requires grad where its base does."""
+    return _public_rg(self)
 
 
 def _set_requires_grad(self: Tensor, value: bool) -> None:
@@ -609,7 +609,28 @@ data = property(_get_data, _set_data)
 
 
 def detach_(self: Tensor) -> Tensor:
-    """Detach in place: drop the history and stop requiring grad."""
+    """Detach in place: drop the history and stop requiring grad. A view cannot be (its
+    history is its base's), as in PyTorch.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> y = tc.ones(2, requires_grad=True) * 2
+    >>> y.detach_().requires_grad
+    False
+    >>> y[:1].detach_()
+    Traceback (most recent call last):
+      ...
+    RuntimeError: Can't detach views in-place. Use detach() instead. ...
+    """
+    if self._base is not None:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+            "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+            "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+            "function in torch/optim/optimizer.py as the solution."
+        )
     self._grad_fn = None
     self._requires_grad = False
     if self._ag is not None:  # (and drop a tangent: a detached tensor has none)
@@ -728,7 +749,7 @@ def register_hook(self: Tensor, hook: Any) -> _RemovableHandle:
 
     if not _public_rg(self):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if self._grad_fn is None:
+    if current_grad_fn(self) is None:  # (a view whose base joined the graph gets its node)
         hooks = autograd_meta(self).hooks
         hooks.append(hook)
     else:

@@ -156,6 +156,7 @@ def set_(
     self._storage, self._shape, self._stride, self._offset = storage, shape, strides, offset
     self._native = src_tensor._native if src_tensor is not None else None
     self._base = None
+    self._view_meta = None
     # ``self`` keeps a count of its own, one write further, as PyTorch's: the source's
     # writes are not ``self``'s, nor ``self``'s the source's.
     self._version_counter = VersionCounter(version + 1)

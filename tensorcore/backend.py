@@ -208,7 +208,7 @@ def contiguous_tensor(
     t._layout = strided
     t._native = native
     t._requires_grad = False
-    t._grad_fn = t._grad = t._base = t._ag = t._version_counter = None
+    t._grad_fn = t._grad = t._base = t._ag = t._version_counter = t._view_meta = None
     return t
 
 

@@ -9,6 +9,7 @@ differences (``gradcheck``) or against the values PyTorch gives.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -312,10 +313,7 @@ def test_views_without_history_stay_without(device: str) -> None:
     w = a[:2]
     b.mul_(10)
     a.add_(1)
-    with tc.no_grad():
-        u = b[:2]
-    b.mul_(2)
-    for t in (v, w, u):
+    for t in (v, w):
         assert t.grad_fn is None and not t.requires_grad
 
 
@@ -482,3 +480,374 @@ def test_a_view_costs_no_autograd_state(device: str) -> None:
     b = (x * 2).exp().sum(0, keepdim=True)
     b.mul_(3)
     assert b._ag is None
+
+
+# ------------------------------------------------------------------ a base joining the graph
+# PyTorch's view requires grad through its base: a view made before its base joined the
+# graph (by an in-place call with an input that requires grad) follows it.
+def test_a_view_of_a_base_that_joins_the_graph_in_place(device: str) -> None:
+    w = ones(3, device)
+    x = tc.zeros(3, dtype=F64, device=device)
+    v, u = x[:2], x[1:]
+    assert not v.requires_grad and v.grad_fn is None
+    x.add_(w * 2)
+    assert v.requires_grad and name(v) == "AsStridedBackward0"
+    assert u.requires_grad and name(u) == "AsStridedBackward0"
+    v.sum().backward()
+    assert_close(w.grad, [2.0, 2.0, 0.0])  # d/dw of (2 w0 + 2 w1)
+
+
+def test_a_view_of_a_base_that_joins_the_graph_through_another_view(device: str) -> None:
+    w = tc.ones(2, dtype=F64, device=device, requires_grad=True)
+    x = tc.zeros(4, dtype=F64, device=device)
+    v = x.view(2, 2)
+    v[0].copy_(w)
+    assert (name(v), name(x)) == ("AsStridedBackward0", "CopySlices")
+    (v * tc.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=F64, device=device)).sum().backward()
+    assert_close(w.grad, [1.0, 2.0])
+
+
+# Every way into an operator (the lanes, the call path, the recorded step): the view's
+# values are 2 w over its two elements; each function's derivative by hand.
+JOINED: dict[str, tuple[Callable[[tc.Tensor], tc.Tensor], list[float]]] = {
+    "exp": (lambda v: v.exp(), [2 * math.exp(2.0)] * 2),
+    "add_number": (lambda v: v + 1, [2.0, 2.0]),
+    "mul_tensor": (lambda v: v * v, [8.0, 8.0]),  # d(4 w^2)/dw
+    "number_times": (lambda v: 3.0 * v, [6.0, 6.0]),
+    "sum": (lambda v: v.sum(), [2.0, 2.0]),
+    "matmul": (lambda v: tc.ones(2, 2, dtype=F64, device=v.device) @ v, [4.0, 4.0]),
+    "where": (lambda v: tc.where(v > 0, v, 0.0), [2.0, 2.0]),
+    "clamp": (lambda v: v.clamp(0, 10), [2.0, 2.0]),
+    "index": (lambda v: v[[0, 1]], [2.0, 2.0]),
+    "view_of_it": (lambda v: v.T[1:], [0.0, 2.0]),
+    "cat": (lambda v: tc.cat([v, v]), [4.0, 4.0]),
+}
+
+
+@pytest.mark.parametrize("fn", list(JOINED))
+def test_every_call_records_a_view_whose_base_joined_the_graph(device: str, fn: str) -> None:
+    f, want = JOINED[fn]
+    w = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    x = tc.zeros(3, dtype=F64, device=device)
+    v = x[:2]
+    x.add_(w * 2)
+    f(v).sum().backward()
+    assert_close(w.grad, [*want, 0.0])
+
+
+def test_a_view_whose_base_joined_with_a_tensor_that_requires_grad(device: str) -> None:
+    # (the case where the view's gradient would be lost silently)
+    w = ones(3, device)
+    u = tc.tensor([1.0, 3.0], dtype=F64, device=device, requires_grad=True)
+    x = tc.zeros(3, dtype=F64, device=device)
+    v = x[:2]
+    x.add_(w * 2)
+    (v * u).sum().backward()
+    assert_close(w.grad, [2.0, 6.0, 0.0])
+    assert_close(u.grad, [2.0, 2.0])
+
+
+def test_a_view_of_a_leaf_that_requires_grad_since(device: str) -> None:
+    x = tc.zeros(3, dtype=F64, device=device)
+    v = x[:2]
+    x.requires_grad_()
+    assert v.requires_grad
+    with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad"):
+        v.mul_(2)
+
+
+def test_views_of_a_leaf_that_requires_grad_are_not_written(device: str) -> None:
+    x = ones(3, device)
+    with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad"):
+        x[0].mul_(2)
+    with pytest.raises(RuntimeError, match=r"^a leaf Variable that requires grad is being"):
+        x.mul_(2)
+    with pytest.raises(RuntimeError, match=r"^a leaf Variable that requires grad is being"):
+        x.t_()
+    v = tc.zeros(3, dtype=F64, device=device)[:2].requires_grad_()
+    with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad"):
+        v.mul_(2)  # (its base is a leaf, as PyTorch says it)
+
+
+def test_an_integer_view_does_not_require_grad(device: str) -> None:
+    x = tc.ones(4, dtype=tc.float32, device=device, requires_grad=True)
+    with tc.no_grad():
+        assert not x.view(tc.int32).requires_grad
+
+
+# ------------------------------------------------------------------ views made under no_grad
+NO_GRAD_DIRECT = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+    " Given that this use case is ambiguous and error-prone, it is forbidden."
+)
+NO_GRAD_INDIRECT = (
+    "A view was created in no_grad mode and its base or another view of its base has been "
+    "modified inplace with grad mode enabled."
+)
+
+
+def test_a_view_made_under_no_grad_requires_grad_without_history(device: str) -> None:
+    x = ones(3, device)
+    with tc.no_grad():
+        v = x[:2]
+    assert v.requires_grad and v.grad_fn is None and v.is_leaf
+    y = v * 2
+    assert y.requires_grad
+    y.sum().backward()
+    assert x.grad is None and v.grad is None  # (PyTorch's edge to nothing)
+
+
+def test_a_view_made_under_no_grad_then_its_base_modified(device: str) -> None:
+    x = ones(3, device)
+    b = x * 1
+    with tc.no_grad():
+        v = b[:2]
+    b.mul_(3)
+    assert v.requires_grad
+    with pytest.raises(RuntimeError) as e:
+        _ = v.grad_fn
+    assert str(e.value).startswith(NO_GRAD_INDIRECT)
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its base"):
+        _ = v * 2
+    with tc.no_grad():
+        b.mul_(2)
+        u = b[:2]
+    assert u.grad_fn is None  # (made after the write: nothing to refuse)
+
+
+def test_a_view_made_under_no_grad_modified_in_place(device: str) -> None:
+    w = ones(2, device)
+    x = tc.zeros(4, dtype=F64, device=device)
+    with tc.no_grad():
+        v = x[:2]
+        v.mul_(2)  # (both under no_grad: fine)
+    with pytest.raises(RuntimeError) as e:
+        v.copy_(w)
+    assert str(e.value).startswith(NO_GRAD_DIRECT)
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being"):
+        v[0] = w[0]
+    v.add_(1)  # (no input requires grad: nothing recorded, nothing refused)
+    b = ones(3, device) * 1
+    with tc.no_grad():
+        u = b[:2]
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being"):
+        u.mul_(2)
+
+
+def test_a_view_of_a_view_made_under_no_grad(device: str) -> None:
+    b = ones(3, device) * 1
+    with tc.no_grad():
+        v = b[:2]
+    u = v[:1]
+    assert name(u) == "SliceBackward0"
+    with pytest.raises(RuntimeError) as e:
+        u.mul_(2)
+    assert str(e.value).startswith(
+        "Output 0 of Slice is a view of a view which was created in no_grad mode and is being"
+        " modified inplace with grad mode enabled."
+    )
+    with tc.no_grad():
+        u.mul_(2)  # (allowed, as in PyTorch)
+    v = b[:2]
+    with tc.no_grad():
+        s = v[:1]
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being"):
+        s.mul_(2)
+
+
+def test_grad_mode_blocks_as_functions_and_decorators(device: str) -> None:
+    x = ones(3, device) * 1
+
+    @tc.no_grad()
+    def take() -> tc.Tensor:
+        return x[:2]
+
+    @tc.set_grad_enabled(False)
+    def take2() -> tc.Tensor:
+        return x[1:]
+
+    for v in (take(), take2()):
+        with pytest.raises(RuntimeError, match="created in no_grad mode"):
+            v.mul_(2)
+    with tc.set_grad_enabled(False):
+        v = x[:1]
+    with pytest.raises(RuntimeError, match="created in no_grad mode"):
+        v.mul_(2)
+    with tc.no_grad(), tc.enable_grad():
+        v = x[:1]
+    v.mul_(2)  # (made in grad mode)
+    assert not tc.autograd.grad_mode.OFF  # (no thread has grad mode off now)
+
+
+def test_a_view_made_in_inference_mode(device: str) -> None:
+    b = ones(3, device) * 1
+    with tc.inference_mode():
+        v = b[:2]
+    assert v.requires_grad and not v.is_inference()
+    with pytest.raises(RuntimeError) as e:
+        v.mul_(2)
+    assert str(e.value).startswith(
+        "A view was created in inference mode and is being modified inplace in normal mode."
+    )
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match="created in inference mode and its base or another"):
+        _ = v.grad_fn
+
+
+# ------------------------------------------------------------------ several views, Functions
+def test_outputs_of_a_function_returning_views_of_a_tensor_without_grad(device: str) -> None:
+    w = ones(3, device)
+    x = tc.zeros(3, dtype=F64, device=device)
+    a, b, _ = x.unbind()
+    with pytest.raises(RuntimeError) as e:
+        a.copy_(w[0])
+    assert str(e.value).startswith(
+        "A view was created in no_grad mode and is being modified inplace with grad mode "
+        "enabled. This view is the output of a function that returns multiple views."
+    )
+    x.add_(w)
+    assert b.requires_grad
+    with pytest.raises(RuntimeError, match="This view is the output of a function that returns"):
+        _ = b.grad_fn
+
+
+def test_views_of_the_outputs_of_a_function_returning_views(device: str) -> None:
+    b = ones(4, device) * 1
+    first, _ = b.chunk(2)
+    u = first[:1]
+    assert name(u) == "SliceBackward0"
+    with pytest.raises(RuntimeError) as e:
+        u.mul_(2)
+    assert str(e.value).startswith(
+        "Output 0 of Slice is a view and is being modified inplace. This view is the output of "
+        "a function that returns multiple views."
+    )
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of Slice is a view and its base or"):
+        _ = u.grad_fn
+
+
+class _Head(tc.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor) -> tc.Tensor:
+        return x[:2]
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> tc.Tensor:
+        return tc.cat([g, g.new_zeros(1)])
+
+
+class _Same(tc.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor) -> tc.Tensor:
+        return x
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> tc.Tensor:
+        return g
+
+
+CUSTOM = "This view was created inside a custom Function (or because an input was returned as-is)"
+
+
+def test_views_a_custom_function_returns(device: str) -> None:
+    for f in (_Head, _Same):
+        b = ones(3, device) * 1
+        v = f.apply(b)
+        assert name(v) == f"{f.__name__}Backward"
+        with pytest.raises(RuntimeError) as e:
+            v.mul_(2)
+        assert str(e.value).startswith(f"Output 0 of {f.__name__} is a view and is being")
+        assert CUSTOM in str(e.value)
+    b = ones(3, device) * 1
+    v = _Head.apply(b)
+    with pytest.raises(RuntimeError, match="Output 0 of Slice is a view and is being"):
+        v[:1].mul_(2)
+    (v * 3).sum().backward()  # (used before any write: its backward is the Function's)
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of _Head is a view and its base"):
+        _ = v.grad_fn
+
+
+# ------------------------------------------------------------------ detach
+def test_detach_in_place_of_a_view(device: str) -> None:
+    b = ones(3, device) * 1
+    for v in (b[:2], tc.zeros(3, device=device)[1:]):
+        with pytest.raises(RuntimeError, match=r"^Can't detach views in-place\. Use detach\(\)"):
+            v.detach_()
+    assert not b.detach_().requires_grad
+
+
+def test_a_write_through_detach_with_an_input_that_requires_grad(device: str) -> None:
+    x = ones(3, device)
+    y = x * 1
+    v = y[:2]
+    d = y.detach()
+    d.mul_(x)  # d joins the graph on its own; y keeps its history, reads the new values
+    assert (name(d), name(y), y._version) == ("MulBackward0", "MulBackward0", 1)
+    assert name(v) == "AsStridedBackward0"
+    v.sum().backward()  # v's values are x * x, its history y's: the gradient of y
+    assert_close(x.grad, [1.0, 1.0, 0.0])
+    w = ones(3, device)
+    e = (w * 1)[:2].detach()
+    e.mul_(w[:2])
+    assert e.is_leaf is False and name(e) == "MulBackward0"
+
+
+# ------------------------------------------------------------------ node names
+def test_real_and_imag_record_select_of_view_as_real(device: str) -> None:
+    z = tc.tensor([1 + 2j, 3 - 1j], dtype=tc.complex128, device=device, requires_grad=True)
+    re, im = z.real, z.imag
+    assert (name(re), name(im)) == ("SelectBackward0", "SelectBackward0")
+    assert type(re.grad_fn.next_functions[0][0]).__name__ == "ViewAsRealBackward0"
+    (re * 2 + im * 3).sum().backward()
+    assert_close(z.grad, tc.full((2,), 2 + 3j, dtype=tc.complex128, device=device))
+    r = ones(2, device)
+    assert r.real is r and tc.real(r) is r
+    assert tc.autograd.gradcheck(lambda z: z.imag * z.real, (z.detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize(
+    ("call", "node"),
+    [
+        (lambda a: a[0].t_(), "TBackward1"),
+        (lambda a: a.transpose_(0, 1), "TransposeBackward1"),
+        (lambda a: a.swapdims_(0, 1), "TransposeBackward1"),
+        (lambda a: a.unsqueeze_(0), "UnsqueezeBackward1"),
+        (lambda a: a.squeeze_(), "SqueezeBackward3"),
+        (lambda a: a.squeeze_(1), "SqueezeBackward4"),
+    ],
+)
+def test_in_place_views_record_the_in_place_nodes(device: str, call: Any, node: str) -> None:
+    x = tc.arange(1.0, 7.0, dtype=F64, device=device).view(2, 1, 3).requires_grad_()
+    assert name(call(x * 1)) == node
+
+    def fn(x: tc.Tensor) -> tc.Tensor:
+        t = call(x * 1)
+        return t * tc.arange(1.0, t.numel() + 1, dtype=F64, device=device).view(t.shape)
+
+    assert tc.autograd.gradcheck(fn, (x,))
+
+
+def test_a_view_whose_base_joined_the_graph_as_pytorch_reads_it(device: str) -> None:
+    # Hooks and retain_grad reach its new history; out= refuses it; written in place before
+    # anything gave it history, it is a leaf that requires grad (PyTorch's is_leaf).
+    w = ones(3, device)
+    x = tc.zeros(3, dtype=F64, device=device)
+    v = x[:2]
+    x.add_(w * 2)
+    seen: list[Any] = []
+    v.register_hook(lambda g: seen.append(g.tolist()))
+    (v * 3).sum().backward()
+    assert seen == [[3.0, 3.0]]
+    assert_close(w.grad, [6.0, 6.0, 0.0])
+    x = tc.zeros(3, dtype=F64, device=device)
+    v = x[:2]
+    x.add_(w * 2)
+    with pytest.raises(RuntimeError, match=r"functions with out=\.\.\. arguments"):
+        tc.mul(tc.ones(2, dtype=F64, device=device), 2, out=v)
+    with pytest.raises(RuntimeError, match=r"^a leaf Variable that requires grad is being"):
+        v.mul_(3)
+    v[0] = 7.0  # (through a view of it made now: recorded)
+    x.sum().backward()
+    assert_close(w.grad, [6.0, 8.0, 2.0])

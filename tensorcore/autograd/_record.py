@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
+from . import _view_history
 from .graph import (
     Node,
     SavedTensor,
@@ -38,7 +39,7 @@ _INPUT = """\
         if t{i}._requires_grad:
             f = t{i}._grad_fn
             if f is None:
-                e{i} = (_acc(t{i}), 0)
+                e{i} = (_acc(t{i}), 0) if t{i}._base is None else _view_edge(t{i})
             else:
                 if t{i}._base is not None:
                     f = _current(t{i})  # (a view: its base may have changed in place since)
@@ -179,6 +180,7 @@ def compile_recorder(
         "_debug": debug,
         "_generic": generic,
         "_current": current_grad_fn,
+        "_view_edge": _view_history.view_edge,
     }
     exec(compile("\n".join(src) + "\n", f"<tensorcore record {op.name}>", "exec"), ns)
     return ns["record"]

@@ -222,6 +222,10 @@ class Function:
                 outputs = outputs[:i] + (o,) + outputs[i + 1 :]
             o._requires_grad = True
             o._grad_fn = node
+            if o._base is not None:
+                # A view made by the Function (or an input returned as it is): PyTorch refuses
+                # writing it in place, or using it once its base changed in place.
+                o._view_meta = o._version << 3 | grad_mode.IN_CUSTOM_FUNCTION
             if i:
                 autograd_meta(o).output_nr = i
         # The ctx lives as long as the node: it must not hold the outputs (output -> node ->

@@ -13,6 +13,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .._tensor import adopt_base_grad
 from .._tensor import make_tensor as _make_tensor
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
@@ -82,9 +83,11 @@ class AutogradMeta:
 
 def requires_grad(t: Tensor) -> bool:
     """``t.requires_grad`` as the public API sees it: ``_requires_grad``, unless that is set
-    only because ``t`` carries a forward-mode tangent."""
+    only because ``t`` carries a forward-mode tangent; a view whose base requires grad
+    requires grad (it was made before its base joined the graph)."""
     if not t._requires_grad:
-        return False
+        b = t._base
+        return b is not None and b._requires_grad and adopt_base_grad(t)
     ag = t._ag
     return ag is None or not ag.fw_only
 
@@ -524,7 +527,9 @@ def move_retain_grad(t: Tensor, old: Node, old_nr: int) -> None:
 
 #: ``autograd._view_history.regenerate``, bound by ``autograd.step.install()``: it records
 #: an operator, which needs the operator table (a layer above this module).
-regenerate_view: Callable[[Any], Node] = None  # type: ignore[assignment]
+regenerate_view: Callable[[Any], Node | None] = None  # type: ignore[assignment]
+#: ``autograd._view_history.view_edge``, bound with it.
+view_edge: Callable[[Any], tuple[Node | None, int]] = None  # type: ignore[assignment]
 
 
 def current_grad_fn(t: Tensor) -> Node | None:
@@ -546,14 +551,24 @@ def current_grad_fn(t: Tensor) -> Node | None:
     'AsStridedBackward0'
     """
     fn = t._grad_fn
-    if fn is not None and t._base is not None:
-        made = getattr(fn, "view_version", -1)
-        if made >= 0:
+    if t._base is not None:
+        if fn is not None:
+            made = getattr(fn, "view_version", -1)
+            if made < 0:
+                # (a node of no view operator: a custom Function's output notes its count)
+                m = t._view_meta
+                if m is None:
+                    return fn
+                made = m >> 3
             vc: Any = t._version_counter
             if vc is None:
                 vc = t._storage
             if vc.version != made:
                 return regenerate_view(t)
+        elif requires_grad(t._base) and t._dtype._category >= _FLOATING:
+            # A view without history of a base that requires grad: made under no_grad, or
+            # before its base joined the graph by an in-place call.
+            return regenerate_view(t)
     return fn
 
 
@@ -566,6 +581,8 @@ def edge(t: Any) -> tuple[Node | None, int]:
         ag = t._ag
         return fn, (ag.output_nr if ag is not None else 0)
     if requires_grad(t):
+        if t._base is not None:
+            return view_edge(t)
         return grad_accumulator(t), 0
     return None, 0
 

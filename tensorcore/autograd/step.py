@@ -15,13 +15,14 @@ from .._tensor import Tensor
 from ..dispatch import ops as dispatch_ops
 from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
+from ..ops._validate import keep_message
 from ..ops.frontends import prepare as _prepare
 from ..ops.frontends import unstructured_unchecked as _unchecked
 from . import _view_history, grad_mode
 from . import graph as _graph
 from ._record import compile_recorder, save_other
 from ._rule_check import check_rule
-from ._view_history import check_inplace_on_view, written
+from ._view_history import check_inplace_on_view, view_edge, written
 from .graph import (
     FREED_GRAPH,
     Node,
@@ -440,9 +441,7 @@ def autograd_step(
         return res
     if kind == _NONDIFF:
         if inplace:
-            self = args[0]
-            if self._requires_grad and self._grad_fn is None:
-                _check_leaf_inplace(self)
+            check_inplace(args[0])
         res = _untracked(op, kernel, args, out, dev, inplace)
         if inplace:
             args[0]._bump_version()
@@ -485,6 +484,8 @@ def _make_node(
                         fn = current_grad_fn(t)  # (its base may have changed in place since)
                     ag = t._ag
                     edges.append((fn, ag.output_nr if ag is not None else 0))
+                elif t._base is not None:
+                    edges.append(view_edge(t))  # (a view that requires grad through its base)
                 else:
                     edges.append((grad_accumulator(t), 0))
             else:
@@ -505,8 +506,33 @@ def _make_node(
     return node
 
 
-def _check_leaf_inplace(self: Tensor) -> None:
-    raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+def check_inplace(self: Tensor) -> None:
+    """Refuse an in-place call on ``self`` with grad mode on and an input that requires
+    grad, as PyTorch's ``check_inplace``: on a view made other than in grad mode by a plain
+    view operator, on a view of a leaf (a base without history) where it requires grad, on
+    a leaf that requires grad."""
+    base = self._base
+    if base is not None:
+        check_inplace_on_view(self)
+        rg = self._requires_grad or base._requires_grad
+        if base._grad_fn is None and rg:
+            msg = "a view of a leaf Variable that requires grad is being used in an in-place "
+            raise _kept(RuntimeError(msg + "operation."))
+    else:
+        rg = self._requires_grad
+    # (a view without history that requires grad through its base is a leaf here, as
+    # PyTorch's is_leaf reads it: made before its base joined the graph)
+    if self._grad_fn is None and rg:
+        raise _kept(
+            RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        )
+
+
+def _kept(exc: RuntimeError) -> RuntimeError:
+    keep_message(exc)  # (PyTorch's wording, which names no operator)
+    return exc
 
 
 def _inplace_step(
@@ -516,14 +542,8 @@ def _inplace_step(
     forward-mode step computes the tangent from it too)."""
     self = args[0]
     base = self._base
-    if self._grad_fn is None and self._requires_grad:
-        _check_leaf_inplace(self)
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation."
-        )
+    check_inplace(self)
     if base is not None:
-        check_inplace_on_view(self)
         # A view whose base changed in place since its grad_fn was made gets its new
         # history now, before this call moves the version it compares.
         current_grad_fn(self)
@@ -711,5 +731,6 @@ def install() -> None:
     from ..ops.derivatives import sum_to
 
     _graph.regenerate_view = _view_history.regenerate
+    _graph.view_edge = _view_history.view_edge
 
     set_autograd_step(autograd_step, _debug)

@@ -52,6 +52,7 @@ class Parameter(Tensor):
         p._grad = None
         p._base = None
         p._ag = None
+        p._view_meta = None
         p._version_counter = src._version_counter  # Parameter(x) shares x's, as detach does
         if requires_grad:
             p.requires_grad_()
@@ -99,6 +100,7 @@ class Buffer(Tensor):
             setattr(b, slot, getattr(src, slot))
         b._layout, b._native = src._layout, src._native
         b._requires_grad, b._grad_fn, b._grad, b._base, b._ag = False, None, None, None, None
+        b._view_meta = None
         b._version_counter = src._version_counter
         b.persistent = persistent
         if data.requires_grad:

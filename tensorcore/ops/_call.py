@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import Tensor
+from .._tensor import Tensor, adopt_base_grad
 from ..autograd import grad_mode
 from ..devices import device, get_default_device
 from ..layouts import strided
@@ -159,7 +159,9 @@ def _scan(
             raise _device_error(op, dev, d)
         if a._layout.priority > lay.priority:
             lay = a._layout
-        if a._requires_grad:
+        if a._requires_grad or (
+            (v := a._base) is not None and v._requires_grad and adopt_base_grad(a)
+        ):
             rg = True
     if dev is not None and len(tensors) > 1:
         # Move zero-dim CPU tensors that met another device onto it.
@@ -182,6 +184,8 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             a = args[op.tensor_pos[0]]
             if isinstance(a, Tensor):
                 dev, lay, rg = a._device, a._layout, a._requires_grad
+                if not rg and (v := a._base) is not None and v._requires_grad:
+                    rg = adopt_base_grad(a)
             else:
                 dev, lay, rg, args = _scan(op, args)
         elif n_tensor_args == 2:
@@ -193,15 +197,21 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
                 dev = a._device
                 lay = a._layout
                 rg = a._requires_grad
+                if not rg and (v := a._base) is not None and v._requires_grad:
+                    rg = adopt_base_grad(a)
                 if isinstance(b, Tensor):
                     if b._device is not dev or b._layout is not lay:
                         dev, lay, rg, args = _scan(op, args)
                     elif b._requires_grad:
                         rg = True
+                    elif (v := b._base) is not None and v._requires_grad:
+                        rg = adopt_base_grad(b) or rg
                 elif b.__class__ not in op.scalars:
                     dev, lay, rg, args = _scan(op, args)
             elif isinstance(b, Tensor) and a.__class__ in op.scalars:
                 dev, lay, rg = b._device, b._layout, b._requires_grad
+                if not rg and (v := b._base) is not None and v._requires_grad:
+                    rg = adopt_base_grad(b)
             else:
                 dev, lay, rg, args = _scan(op, args)
         elif not op.tensor_pos and not op.list_pos:  # a factory: no tensor to scan
@@ -256,11 +266,14 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
                     and b._device is self._device
                     and b._layout is self._layout
                     and not b._requires_grad
+                    and not ((v := b._base) is not None and v._requires_grad and adopt_base_grad(b))
                 )
             )
         ):
             # ``x.exp_()``, ``x.mul_(2.0)``, ``p.sub_(g)``: nothing to move or mix.
             dev, lay, rg = self._device, self._layout, self._requires_grad
+            if not rg and (v := self._base) is not None and v._requires_grad:
+                rg = adopt_base_grad(self)
         else:
             dev, lay, rg, args = _scan(op, args, True)
         if dev != self._device:
@@ -326,7 +339,10 @@ def _check_out(op: Op, out: Any, dev: Any) -> None:
                 f"Trying to use forward AD with {op.name}_out that does not support it because "
                 "it is an out= function"
             )
-        if o._requires_grad and _gm.enabled:
+        if _gm.enabled and (
+            o._requires_grad
+            or ((v := o._base) is not None and v._requires_grad and adopt_base_grad(o))
+        ):
             raise RuntimeError(
                 f"{op.name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT
-from .._tensor import _CONTIG, Tensor
+from .._tensor import _CONTIG, Tensor, adopt_base_grad
 from ..autograd import grad_mode
 from ..devices import device, get_default_device
 from ..dispatch import ALL_DTYPES, FRESH, DirectKernel
@@ -131,13 +131,24 @@ def make(op):
     return unary_lane
 """
 
+
+def _rg(t: str) -> str:
+    """The lane's test that tensor ``t`` requires grad: its flag, or, for a view, its base's
+    (a view made before its base joined the graph takes the flag on here,
+    ``_tensor.adopt_base_grad``, as ``call`` does)."""
+    return (
+        f"({t}._requires_grad or "
+        f"((b_ := {t}._base) is not None and b_._requires_grad and _adopt({t})))"
+    )
+
+
 # What refuses a call: out of place, an autocast region (it may cast the arguments); in place,
 # a tensor that requires grad or has history or a mutation check on (the autograd step and
 # the debug check see it), a result dtype other than self's (bool comparisons in place
 # convert), a self whose elements overlap (``call_inplace`` refuses it).
 _REFUSE = "_call._autocast is not None"
 _REFUSE_INPLACE = (
-    "t._requires_grad or t._grad_fn is not None or {res}"
+    _rg("t") + " or t._grad_fn is not None or {res}"
     "((mc := _call._mutation_check) is not None and mc.on) or 0 in t._stride"
 )
 
@@ -271,9 +282,7 @@ def make(op):
         kernel = table.get((dev.type, t._layout.name))
         if kernel is None:
             return None"""
-    + _run("o = kernel(x{args})")
-    .replace("{rg}", "t._requires_grad")
-    .replace("{composite}", _COMPOSITE)
+    + _run("o = kernel(x{args})").replace("{rg}", _rg("t")).replace("{composite}", _COMPOSITE)
     + """
 
     return kernel_lane
@@ -321,7 +330,7 @@ def make(op):
         if alloc is None:
             return None"""
     + _run("o = alloc(shape, res, dev)\nkernel(o, x, *tail)")
-    .replace("{rg}", "t._requires_grad")
+    .replace("{rg}", _rg("t"))
     .replace("{composite}", "")
     .replace("{single}", "")
     # (edges from the caller's arguments, saved values from the prepared ones)
@@ -429,7 +438,7 @@ def make(op):
 _GENERAL_TENSOR = """
         v = {v}
         if v.__class__ is Tensor:
-            if v._requires_grad:
+            if {rg_v}:
                 return None
             if dev is None:
                 dev, lay = v._device, v._layout
@@ -452,7 +461,7 @@ def _general_source(op: Op) -> str:
             ok.append("v.__class__ in scalars")
         refusals.append("not (" + " or ".join(ok) + ")" if ok else "True")
     checks = "".join(
-        _GENERAL_TENSOR.format(v=f"a{i}", refuse=refuse)
+        _GENERAL_TENSOR.format(v=f"a{i}", refuse=refuse, rg_v=_rg("v"))
         for i, refuse in zip(op.tensor_pos, refusals, strict=True)
     )
     return _GENERAL.format(params=", ".join(f"a{i}" for i in range(len(params))), checks=checks)
@@ -486,9 +495,7 @@ def _structured_source(op: Op) -> str:
         # (a dtype it does not declare: the call path raises the error)
         dtype_check = f"\n        if ({given}t._dtype) not in dtypes_ok:\n            return None"
     rg = " or ".join(
-        f"{names[i]}._requires_grad"
-        if i == first
-        else f"({names[i]} is not None and {names[i]}._requires_grad)"
+        _rg(names[i]) if i == first else f"({names[i]} is not None and {_rg(names[i])})"
         for i in op.tensor_pos
     )
     return _STRUCTURED.format(
@@ -505,6 +512,7 @@ _NAMESPACE: dict[str, Any] = {
     "Tensor": Tensor,
     "_call": _call,
     "_gm": grad_mode._state,
+    "_adopt": adopt_base_grad,
     "_dual": grad_mode.dual,
     "_ALLOC": _ALLOC,
     "_CONTIG": _CONTIG,
@@ -568,16 +576,14 @@ def _maker(
                 ),
                 finish=(
                     _FINISH_INPLACE.format(
-                        args=args, s_rg="cls is Tensor and s._requires_grad" if binary else "False"
+                        args=args, s_rg=f"cls is Tensor and {_rg('s')}" if binary else "False"
                     )
                     if inplace
                     else _FINISH.format(
                         args=args,
                         prepare=_BROADCAST.format(args=args) if binary else "",
                         dtype="res or d" if binary else "d",
-                        rg="t._requires_grad or (cls is Tensor and s._requires_grad)"
-                        if binary
-                        else "t._requires_grad",
+                        rg=f"{_rg('t')} or (cls is Tensor and {_rg('s')})" if binary else _rg("t"),
                     )
                 ),
             )

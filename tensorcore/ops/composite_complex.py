@@ -59,6 +59,20 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
 
 
 @_composite
+def real(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        return self  # (the tensor itself, as PyTorch's ``x.real is x``)
+    return ops.view_as_real(self).select(-1, 0)
+
+
+@_composite
+def imag(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return ops.view_as_real(self).select(-1, 1)
+
+
+@_composite
 def angle(self: Tensor) -> Tensor:
     if self._dtype.is_complex:
         # atan2(imag, real), with PyTorch's zero gradient at 0 (atan2's is 0 / 0 there).

@@ -1181,8 +1181,6 @@ _d("alias", "", lambda c, g: (g,))
 _d("conj", "", lambda c, g: (_conj(g),))
 # real(z) = (z + conj z) / 2 and imag(z) = (z - conj z) / 2i: the gradients are G and i * G
 # (real G; the engine casts the first to the input's complex dtype).
-_d("real", "", lambda c, g: (g,))
-_d("imag", "", lambda c, g: (g * 1j,))
 _d("view_as_real", "", lambda c, g: (ops.view_as_complex(g.contiguous()),))
 _d("view_as_complex", "", lambda c, g: (ops.view_as_real(g.contiguous()),))
 _d("expand", "self:spec", lambda c, g: (sum_to(g, c.self._shape),))

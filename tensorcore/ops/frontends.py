@@ -23,6 +23,7 @@ from .. import dtypes as dt
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
+from ..autograd import grad_mode as _grad_mode
 from ..dispatch import ALL_DTYPES, DirectKernel, ops
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
@@ -780,6 +781,8 @@ def named_view_output(t: Tensor, name: str, i: int) -> Tensor:
     fn = t._grad_fn
     if fn is not None:
         fn.view_output = i
+    if t._base is not None:
+        _grad_mode.mark_view(t, _grad_mode.MULTI_OUTPUT_NODE)
     return t
 
 

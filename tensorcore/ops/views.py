@@ -12,7 +12,9 @@ import math
 import operator
 from typing import Any
 
-from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
+from .._tensor import Tensor, _wrap_dim, contiguous_strides, torch_name
+from ..autograd import grad_mode as _grad_mode
+from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
 from ..plugins import hookimpl
 from ._validate import INT64_MAX as _INT64_MAX
@@ -27,7 +29,11 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     The same tensor as ``make_tensor(base's storage, shape, stride, offset, base's dtype and
     device)`` with ``_base`` set and ``base``'s version counter (a view of ``x.data`` counts
     its writes where ``x.data`` does), its slots filled here rather than through that call:
-    every view runs this (``tests/test_views.py`` compares the two slot by slot)."""
+    every view runs this (``tests/test_views.py`` compares the two slot by slot).
+
+    As in PyTorch, a view requires grad where its base does (a view made under ``no_grad``
+    too, without history), and notes how it was made where that was not in grad mode
+    (``_view_meta``, ``autograd.grad_mode.view_meta``; a view of such a view inherits it)."""
     t = _new(Tensor)
     t._storage = base._storage
     t._shape = shape
@@ -37,15 +43,24 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     t._device = base._device
     t._layout = strided
     t._native = None
-    t._requires_grad = False
     t._grad_fn = t._grad = t._ag = None
     b = base._base
-    t._base = base if b is None else b
+    if b is None:
+        t._base = base
+        t._requires_grad = base._requires_grad
+        t._view_meta = _view_meta(base, None) if _OFF else None
+    else:
+        t._base = b
+        t._requires_grad = b._requires_grad
+        m = base._view_meta
+        t._view_meta = None if m is None and not _OFF else _view_meta(base, m)
     t._version_counter = base._version_counter
     return t
 
 
 _new = object.__new__
+_OFF = _grad_mode.OFF
+_view_meta = _grad_mode.view_meta
 
 
 # (size with a -1, numel) -> the size inferred (``x.view(-1)``, ``x.view(n, -1)`` repeat)
@@ -425,22 +440,14 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
 def _part(self: Tensor, part: int) -> Tensor:
     """The real (0) or imaginary (1) parts of a complex tensor: a view in the real dtype, whose
     strides and offset count real numbers (two per complex element)."""
-    t = make_tensor(
-        self._storage,
-        self._shape,
-        tuple(2 * s for s in self._stride),
-        2 * self._offset + part,
-        self._dtype.to_real(),
-        self._device,
-    )
-    t._base = self._base if self._base is not None else self
-    t._version_counter = self._version_counter
+    t = make_view(self, self._shape, tuple(2 * s for s in self._stride), 2 * self._offset + part)
+    t._dtype = self._dtype.to_real()
     return t
 
 
 def real(self: Tensor) -> Tensor:
     if not self._dtype.is_complex:
-        return alias(self)
+        return self  # (the tensor itself, as PyTorch's ``x.real is x``)
     return _part(self, 0)
 
 
@@ -454,6 +461,8 @@ def _reinterpret(self: Tensor, shape: Any, stride: Any, offset: int, dtype: Any)
     """A view of ``self``'s storage in another dtype (strides and offset in its units)."""
     t = make_view(self, tuple(shape), tuple(stride), offset)
     t._dtype = dtype
+    if dtype._category < _FLOATING:
+        t._requires_grad = False  # (an integer view is no view for autograd, as in PyTorch)
     return t
 
 

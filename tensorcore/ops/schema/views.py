@@ -64,16 +64,18 @@ _op(
     "All windows of ``size`` along a dim, with ``step``; windows become the last dim.",
 )
 # ``x.real`` / ``x.imag`` are properties on tensors (tensorcore/_tensor_methods.py).
+# (recorded as PyTorch records them: ``select(view_as_real(x), -1, 0)``, a composite whose
+# untracked calls run the one-view kernel)
 _op(
     "real(Tensor(a) self) -> Tensor(a)",
-    _V,
-    "The real part of a complex tensor as a view of dtype ``float`` (the tensor itself, viewed, "
-    "when it is real); writing to it writes the real parts.",
+    "view composite",
+    "The real part of a complex tensor as a view of dtype ``float`` (the tensor itself when it "
+    "is real); writing to it writes the real parts.",
     method=False,
 )
 _op(
     "imag(Tensor(a) self) -> Tensor(a)",
-    _V,
+    "view composite",
     "The imaginary part of a complex tensor as a view; an error for real tensors.",
     method=False,
 )
