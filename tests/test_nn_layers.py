@@ -976,3 +976,23 @@ def test_unpad_and_unpack_invert_pad_and_pack(device: str) -> None:
     assert packed.double().data.dtype is tc.float64 and packed.long().data.dtype is tc.int64
     assert packed.double().batch_sizes is packed.batch_sizes
     assert packed.is_cuda == (tc.device(device).type == "cuda") and not packed.cpu().is_cuda
+
+
+@pytest.mark.parametrize("low", [tc.bfloat16, tc.float16])
+def test_max_pools_of_16_bit_floats(device: str, low: tc.dtype) -> None:
+    # autocast's bfloat16 activations reach max_pool (a program's conv -> relu -> max_pool):
+    # padding takes -inf and a NaN wins its windows for every floating dtype, 16-bit too.
+    if dtype_unsupported(device, low):
+        pytest.skip(f"{device} has no {low}")
+    for nd in (1, 2, 3):
+        x = RNG.normal(size=(2, 3) + (5,) * nd)
+        x.flat[7] = np.nan
+        xl = t(x, device).to(low).requires_grad_()
+        pool = getattr(nn.functional, f"max_pool{nd}d")
+        vals, idx = pool(xl, 3, 2, 1, return_indices=True)
+        want, want_idx = pool(xl.detach().float(), 3, 2, 1, return_indices=True)
+        assert vals.dtype == low
+        assert_close(vals.float(), want, rtol=0, atol=0, equal_nan=True)
+        assert tc.equal(idx, want_idx)
+        vals.float().nan_to_num().sum().backward()
+        assert xl.grad.dtype == low
