@@ -17,6 +17,7 @@ from types import FunctionType
 from typing import Any
 
 from . import (
+    _checks,
     _legacy_linalg,
     _torch_extras,
     _torch_nn,
@@ -125,7 +126,9 @@ globals().update(_FOREACH)  # tc._foreach_mul_... (PyTorch's private list operat
 globals().update(_LEGACY_TYPES)  # tc.FloatTensor, tc.LongTensor... (PyTorch's legacy types)
 # Top-level functions outside the operator table: predicates' function forms, torch's
 # positional forms of the nn.functional layers (which import nn on first call), utilities.
-_EXTRAS = {n: getattr(m, n) for m in (_torch_extras, _torch_nn, _legacy_linalg) for n in m.__all__}
+_EXTRAS = {
+    n: getattr(m, n) for m in (_torch_extras, _torch_nn, _legacy_linalg, _checks) for n in m.__all__
+}
 globals().update(_EXTRAS)
 
 

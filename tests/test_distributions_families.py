@@ -136,6 +136,37 @@ def test_von_mises() -> None:
     )
 
 
+def test_seeded_samplers_draw_as_pytorch() -> None:
+    # A seeded program gets PyTorch's samples when a sampler consumes the generator as
+    # PyTorch's does. Exponential: exponential_ draws divided by the rate (Weibull and Pareto
+    # transform it). VonMises: per round one (3, *shape) float64 uniform tensor (u1, u2, u3),
+    # and every accepted proposal replaces the value, as PyTorch's loop keeps it (oracle: that
+    # loop in NumPy over the same uniforms).
+    rate = t([0.5, 2.0])
+    tc.manual_seed(3)
+    got = Exponential(rate).sample((6,))
+    tc.manual_seed(3)
+    assert_close(got, tc.empty(6, 2, dtype=F64).exponential_() / rate, rtol=0, atol=0)
+    loc, k = np.array([0.3, -1.0]), np.array([0.5, 4.0])
+    tc.manual_seed(4)
+    got = VonMises(t(loc), t(k)).sample((50,))
+    tc.manual_seed(4)
+    tau = 1 + np.sqrt(1 + 4 * k**2)
+    rho = (tau - np.sqrt(2 * tau)) / (2 * k)
+    r = (1 + rho**2) / (2 * rho)
+    x, done = np.zeros((50, 2)), np.zeros((50, 2), dtype=bool)
+    while not done.all():
+        u1, u2, u3 = tc.rand(3, 50, 2, dtype=F64).numpy()
+        z = np.cos(np.pi * u1)
+        f = (1 + r * z) / (r + z)
+        c = k * (r - f)
+        with np.errstate(divide="ignore"):
+            accept = (c * (2 - c) - u2 > 0) | (np.log(c / u2) + 1 - c >= 0)
+        x = np.where(accept, np.sign(u3 - 0.5) * np.arccos(f), x)
+        done |= accept
+    assert_close(got, np.remainder(x + np.pi + loc, 2 * np.pi) - np.pi, rtol=1e-12, atol=1e-12)
+
+
 def test_continuous_bernoulli_by_integration() -> None:
     for p in (0.2, 0.4995, 0.9):
         d = ContinuousBernoulli(t(p))

@@ -686,7 +686,10 @@ def test_channel_dropout_prelu_padding_and_upsample_layers(device: str) -> None:
     assert bool(((per_channel == 0).all(2) | (per_channel == 4 / 3).all(2)).all())
     assert abs((per_channel[:, :, 0] == 0).to(F64).mean().item() - 0.25) < 0.1
     assert nn.Dropout2d(0.5).eval()(x) is x
-    with pytest.raises(RuntimeError, match="Expected 3D or 4D input"):
+    with (
+        pytest.warns(UserWarning, match="Received a 1-D input to dropout2d"),
+        pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions"),
+    ):
         F.dropout2d(tc.ones(2, device=device))
     pr = nn.PReLU(3, device=device, dtype=F64)
     v = RNG.normal(size=(2, 3, 4))
@@ -976,3 +979,56 @@ def test_unpad_and_unpack_invert_pad_and_pack(device: str) -> None:
     assert packed.double().data.dtype is tc.float64 and packed.long().data.dtype is tc.int64
     assert packed.double().batch_sizes is packed.batch_sizes
     assert packed.is_cuda == (tc.device(device).type == "cuda") and not packed.cpu().is_cuda
+
+
+@pytest.mark.parametrize("low", [tc.bfloat16, tc.float16])
+def test_max_pools_of_16_bit_floats(device: str, low: tc.dtype) -> None:
+    # autocast's bfloat16 activations reach max_pool (a program's conv -> relu -> max_pool):
+    # padding takes -inf and a NaN wins its windows for every floating dtype, 16-bit too.
+    if dtype_unsupported(device, low):
+        pytest.skip(f"{device} has no {low}")
+    for nd in (1, 2, 3):
+        x = RNG.normal(size=(2, 3) + (5,) * nd)
+        x.flat[7] = np.nan
+        xl = t(x, device).to(low).requires_grad_()
+        pool = getattr(nn.functional, f"max_pool{nd}d")
+        vals, idx = pool(xl, 3, 2, 1, return_indices=True)
+        want, want_idx = pool(xl.detach().float(), 3, 2, 1, return_indices=True)
+        assert vals.dtype == low
+        assert_close(vals.float(), want, rtol=0, atol=0, equal_nan=True)
+        assert tc.equal(idx, want_idx)
+        vals.float().nan_to_num().sum().backward()
+        assert xl.grad.dtype == low
+
+
+def _zero_pattern(y: tc.Tensor) -> Any:
+    return _np(y == 0)
+
+
+def test_channel_dropouts_by_rank_as_pytorch(device: str) -> None:
+    # Which elements share a draw, per function and rank (PyTorch's rules): dropout2d never
+    # adds a batch dim, so (N, C) drops single elements (mnist_rnn's Dropout2d after a
+    # Linear) and (N, C, L) whole rows of L, with warnings; dropout1d and dropout3d read a
+    # rank below theirs + 2 as unbatched, one draw per leading index.
+    def pattern(fn: str, shape: tuple[int, ...]) -> Any:
+        tc.manual_seed(0)
+        return _zero_pattern(getattr(F, fn)(tc.ones(*shape, device=device), 0.5))
+
+    with pytest.warns(UserWarning, match="Received a 2-D input to dropout2d"):
+        z = pattern("dropout2d", (40, 50))
+    assert z.sum(1).min() > 0 and z.sum(1).max() < 50  # not whole rows
+    with pytest.warns(UserWarning, match=r"interpreted as shape \(N, C, L\)"):
+        z = pattern("dropout2d", (6, 30, 4))
+    assert (z == z[:, :, :1]).all() and 0 < z[0, :, 0].sum() < 30  # one draw per (n, c)
+    for fn, shape in (("dropout1d", (30, 5)), ("dropout3d", (30, 2, 3, 4))):
+        z = pattern(fn, shape).reshape(30, -1)
+        assert (z == z[:, :1]).all() and 0 < z[:, 0].sum() < 30  # unbatched: one per channel
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):
+        z = pattern("dropout3d", (30, 2, 3)).reshape(30, -1)
+    assert (z == z[:, :1]).all()
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D input, but received a 4D input"):
+        F.dropout1d(tc.ones(2, 3, 4, 5, device=device))
+    x = tc.ones(8, 6, device=device)
+    with pytest.warns(UserWarning):
+        y = nn.Dropout2d(0.5, inplace=True)(x)
+    assert y is x and bool((x == 0).any())

@@ -571,3 +571,38 @@ def test_new_optimizers_check_their_options_as_pytorch() -> None:
     opt2 = optim.NAdam([b])
     opt2.step()
     assert list(opt2.state[b]) == ["step", "mu_product", "exp_avg", "exp_avg_sq"]
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        "Adam",
+        "AdamW",
+        "NAdam",
+        "RAdam",
+        "Adamax",
+        "ASGD",
+        "Rprop",
+        "Adagrad",
+        "Adadelta",
+        "RMSprop",
+    ],
+)
+def test_optimizer_scalar_state_follows_the_default_dtype(cls: str) -> None:
+    # PyTorch keeps step (and NAdam's mu_product, ASGD's eta and mu) in float64 while the
+    # default dtype is float64 (a program's set_default_dtype), in float32 otherwise, whatever
+    # the parameters' dtype.
+    def scalar_dtypes() -> set[tc.dtype]:
+        p = tc.nn.Parameter(tc.ones(2, dtype=F64))
+        p.grad = tc.ones(2, dtype=F64)
+        opt = getattr(optim, cls)([p], lr=0.1)
+        opt.step()
+        return {v.dtype for v in opt.state[p].values() if v.ndim == 0}
+
+    assert scalar_dtypes() == {tc.float32}
+    old = tc.get_default_dtype()
+    tc.set_default_dtype(F64)
+    try:
+        assert scalar_dtypes() == {F64}
+    finally:
+        tc.set_default_dtype(old)

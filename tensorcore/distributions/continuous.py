@@ -75,10 +75,11 @@ class Exponential(ExponentialFamily):
         return self.rate.pow(-2)
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
-        """``-log(1 - u) / rate`` with ``u`` uniform on ``[0, 1)``."""
+        """A standard exponential draw (``exponential_``, so that a seeded program gets
+        PyTorch's samples) divided by ``rate``."""
         shape = self._extended_shape(sample_shape)
-        u = ops.rand(shape, dtype=self.rate.dtype, device=self.rate.device)
-        return -(1 - u).log() / self.rate
+        e = ops.empty(shape, dtype=self.rate.dtype, device=self.rate.device).exponential_()
+        return e / self.rate
 
     def log_prob(self, value: Any) -> Tensor:
         """``log(rate) - rate * value``."""

@@ -327,15 +327,18 @@ class VonMises(Distribution):
             r = ops.where(k < 1e-5, 1 / k + k, (1 + rho.pow(2)) / (2 * rho))
             out = ops.zeros_like(k)
             pending = ops.ones_like(k, dtype=out.dtype).bool()
+            # As PyTorch draws them (one (3, *shape) uniform tensor per round) and keeps them
+            # (a later round's acceptance replaces an earlier one: the value is still an
+            # accepted proposal, chosen independently of its value), so that seeded programs
+            # get PyTorch's samples.
             while bool(pending.any()):
-                u1, u2, u3 = (ops.rand(shape, dtype=k.dtype, device=k.device) for _ in "abc")
+                u1, u2, u3 = ops.rand((3, *shape), dtype=k.dtype, device=k.device).unbind()
                 z = (math.pi * u1).cos()
                 f = (1 + r * z) / (r + z)
                 c = k * (r - f)
                 ok = (c * (2 - c) - u2 > 0) | ((c / u2).log() + 1 - c >= 0)
                 theta = (u3 - 0.5).sign() * f.clamp(min=-1, max=1).acos()
-                take = ok & pending
-                out = ops.where(take, theta, out)
+                out = ops.where(ok, theta, out)
                 pending = pending & ~ok
             x = ops.remainder(out + loc + math.pi, 2 * math.pi) - math.pi
             return x.to(self.loc.dtype)

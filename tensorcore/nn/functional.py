@@ -8,6 +8,7 @@ provides those operators and is differentiable. Names, arguments and defaults ar
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -449,17 +450,47 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: dt.dtype | None = 
 def _channel_dropout(
     input: Tensor, p: float, training: bool, inplace: bool, nd: int, fn: str
 ) -> Tensor:
+    # PyTorch's rules per function: dropout1d takes (N, C, L) or (C, L) and refuses the rest;
+    # dropout2d and dropout3d warn about other ranks but still run. dropout2d never adds a
+    # batch dim (a 3-D input is (N, C, L), with a warning; a 2-D one (N, C) drops elements),
+    # dropout1d and dropout3d treat a rank below nd + 2 as unbatched (one channel per row).
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(
-            f"{fn}: Expected {nd + 1}D or {nd + 2}D input, but received a {input.ndim}D input"
+    ndim = input.ndim
+    if ndim not in (nd + 1, nd + 2):
+        note = (
+            f"Note that {fn} exists to provide channel-wise dropout on inputs with {nd} spatial "
+            f"dimension{'s' if nd > 1 else ''}, a channel dimension, and an optional batch "
+            f"dimension (i.e. {nd + 1}D or {nd + 2}D inputs)."
         )
+        if nd == 1:
+            raise RuntimeError(
+                f"{fn}: Expected {nd + 1}D or {nd + 2}D input, but received a {ndim}D input. "
+                + note
+            )
+        warnings.warn(
+            f"{fn}: Received a {ndim}-D input to {fn}, which is deprecated and will result in "
+            "an error in a future release. To retain the behavior and silence this warning, "
+            "please use dropout instead. " + note,
+            stacklevel=4,  # the caller of F.dropout2d, past its checked wrapper
+        )
+    if nd == 2 and ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=4,  # the caller of F.dropout2d, past its checked wrapper
+        )
+    batched = nd == 2 or ndim == nd + 2
+    if ndim + (not batched) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0.0:
         return input
-    batched = input.ndim == nd + 2
     # One draw per channel (of each sample), shared by the channel's elements.
-    shape = tuple(input.shape[: 2 if batched else 1]) + (1,) * nd
+    lead = 2 if batched else 1
+    shape = tuple(input.shape[:lead]) + (1,) * (ndim - lead)
     noise = ops.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1.0 - p)
     if p < 1.0:
         noise.div_(1.0 - p)

@@ -219,8 +219,8 @@ def nadam(
     maximize: bool,
 ) -> None:
     """NAdam: Adam with Nesterov momentum whose coefficient ``mu_t = beta1 (1 - 0.96^(t
-    psi) / 2)`` warms up; ``mu_products`` keeps their running product (a float32 0-d
-    tensor, as PyTorch keeps it, so the rounding is PyTorch's)."""
+    psi) / 2)`` warms up; ``mu_products`` keeps their running product (a 0-d tensor
+    of the step's dtype, as PyTorch keeps it, so the rounding is PyTorch's)."""
     for i, p in enumerate(params):
         g = grads[i] if not maximize else -grads[i]
         steps[i].add_(1)
@@ -298,7 +298,7 @@ def asgd(
     maximize: bool,
 ) -> None:
     """Averaged SGD: ``p = p (1 - lambd eta) - eta g`` and the running average ``ax`` of
-    ``p`` from step ``t0`` on; ``eta`` and ``mu`` (float32 0-d tensors, as in PyTorch)
+    ``p`` from step ``t0`` on; ``eta`` and ``mu`` (0-d tensors of the step's dtype, as in PyTorch)
     follow ``lr / (1 + lambd lr t)^alpha`` and ``1 / max(1, t - t0)``."""
     for i, p in enumerate(params):
         g = grads[i] if not maximize else -grads[i]

@@ -28,9 +28,17 @@ def _check(lr: Any, eps: float, betas: tuple[float, float], weight_decay: float)
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
+def scalar_dtype() -> dt.dtype:
+    """The dtype of an optimizer's 0-d state (``step``, NAdam's ``mu_product``, ASGD's
+    ``eta`` and ``mu``), as PyTorch picks it: float64 while the default dtype is float64,
+    float32 otherwise (whatever the parameters' dtype)."""
+    return dt.float64 if dt.get_default_dtype() == dt.float64 else dt.float32
+
+
 def step_tensor() -> Tensor:
-    """A fresh ``state["step"]``: a float32 0-d tensor on the CPU, as PyTorch keeps it."""
-    return ops.zeros((), dtype=dt.float32, device="cpu")
+    """A fresh ``state["step"]``: a 0-d tensor of :func:`scalar_dtype` on the CPU, as PyTorch
+    keeps it."""
+    return ops.zeros((), dtype=scalar_dtype(), device="cpu")
 
 
 class Adam(Optimizer):

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import dtypes as dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import _functional as fn
-from .adam import _check, step_tensor
+from .adam import _check, scalar_dtype, step_tensor
 from .optimizer import Optimizer
 
 __all__ = ["NAdam", "RAdam"]
@@ -145,10 +144,11 @@ def _adam_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
 
 
 def _nadam_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-    # (mu_product: a float32 0-d tensor, as PyTorch keeps it; PyTorch's order of the keys)
+    # (mu_product: a 0-d tensor of the step's dtype, as PyTorch keeps it; PyTorch's order of
+    # the keys)
     return {
         "step": step_tensor(),
-        "mu_product": ops.ones((), dtype=dt.float32, device="cpu"),
+        "mu_product": ops.ones((), dtype=scalar_dtype(), device="cpu"),
         "exp_avg": ops.zeros_like(p),
         "exp_avg_sq": ops.zeros_like(p),
     }

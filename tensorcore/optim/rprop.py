@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import dtypes as dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import _functional as fn
-from .adam import step_tensor
+from .adam import scalar_dtype, step_tensor
 from .optimizer import Optimizer
 
 __all__ = ["ASGD", "Rprop"]
@@ -139,11 +138,11 @@ def _rprop_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
 
 
 def _asgd_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-    # eta and mu are float32 0-d tensors on the parameter's device, as PyTorch keeps them (so
-    # eta's rounding is PyTorch's).
+    # eta and mu are 0-d tensors of the step's dtype on the parameter's device, as PyTorch
+    # keeps them (so eta's rounding is PyTorch's).
     return {
-        "step": ops.zeros((), dtype=dt.float32, device=p.device),
-        "eta": ops.full((), group["lr"], dtype=dt.float32, device=p.device),
-        "mu": ops.ones((), dtype=dt.float32, device=p.device),
+        "step": ops.zeros((), dtype=scalar_dtype(), device=p.device),
+        "eta": ops.full((), group["lr"], dtype=scalar_dtype(), device=p.device),
+        "mu": ops.ones((), dtype=scalar_dtype(), device=p.device),
         "ax": ops.zeros_like(p),
     }

@@ -78,6 +78,10 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
     "sum dense dim": (lambda x: x.sum(1), lambda: [hybrid()]),
     "sum keepdim": (lambda x: x.sum(0, keepdim=True), lambda: [sp()]),
     "mm sparse @ dense": (lambda x, d: tc.sparse.mm(x, d), lambda: [sp(), dense(3, 2)]),
+    "spmm (torch.spmm, GCN code's spelling)": (
+        lambda x, d: tc.spmm(x, d),
+        lambda: [sp(), dense(3, 2)],
+    ),
     "mm dense @ sparse": (lambda d, x: d @ x, lambda: [dense(4, 2), sp()]),
     "mm sparse @ sparse": (lambda x, y: x @ y.t(), lambda: [sp(), sp()]),
     "matmul vector": (lambda x, v: x @ v, lambda: [sp(), dense(3)]),

@@ -42,6 +42,7 @@ for _name, _target in [
     _alias(_name, _target, "fm")
 _alias("concat", "cat", "f")
 _alias("concatenate", "cat", "f")
+_alias("spmm", "mm", "f")
 
 INPLACE_FUNCTIONS.update(
     [

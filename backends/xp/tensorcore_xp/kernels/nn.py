@@ -428,7 +428,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = array_of(self)
         nd = len(kernel_size)
         outs, hi = pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-        low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+        low = -xp.inf if x.dtype.kind in "fV" else xp.iinfo(x.dtype).min
         xpad = pad(x, padding, hi, low)
         win = windows(xpad, kernel_size, stride, dilation, outs)
         # Passes over output-sized arrays, one per kernel position, never a copy of the
@@ -444,7 +444,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         k = xp.full(best.shape, len(taps) - 1, dtype=kt)
         for flat in range(len(taps) - 2, -1, -1):
             k -= (taps[flat] == best) * (k - kt(flat))
-        if x.dtype.kind in "fc":
+        if x.dtype.kind in "fcV":
             nan = xp.isnan(best)
             # (Reading ``any`` waits for the device off NumPy: there the pass always runs.)
             if not host or nan.any():
