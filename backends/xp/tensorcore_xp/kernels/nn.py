@@ -718,6 +718,19 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def channel_shape(x: Any) -> tuple[int, ...]:
         return (1, x.shape[1]) + (1,) * (x.ndim - 2)
 
+    def channel_rows(*arrays: Any) -> list[Any] | None:
+        """``arrays`` (one shape (N, C, *spatial), C-contiguous) as (N, C, L) views, or None
+        where one is not (channels last, dask's arrays): a batch norm's per-channel sums
+        are then ``einsum`` contractions over N and L that read the arrays in place. A
+        whole-array temporary costs a pass of page faults besides its arithmetic (each
+        (32, 32, 32, 32) float32 one about as much as the sum itself), so the batch norm
+        below writes its one centred copy into its output's memory and takes every other
+        sum as a contraction, where reducing over (0, 2, 3) made five temporaries."""
+        if not all(writes_through_views(a) for a in arrays):
+            return None
+        n, c = arrays[0].shape[:2]
+        return [a.reshape(n, c, -1) for a in arrays]
+
     def batch_norm(
         out: Any,
         input: Any,
@@ -734,17 +747,31 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = array_of(input).astype(wide, copy=False)
         axes = (0, *range(2, x.ndim))
         cs = channel_shape(x)
-        if training:
+        rows = channel_rows(x, o) if training and o.dtype == wide else None
+        if rows is not None:
+            x3, y3 = rows
+            m = x.size // x.shape[1]
+            mu = xp.einsum("ncl->c", x3) / m
+            xp.subtract(x3, mu[:, None], out=y3)
+            var = xp.einsum("ncl,ncl->c", y3, y3) / m
+            scale = 1.0 / xp.sqrt(var + eps)
+            if weight is not None:
+                scale *= array_of(weight)
+            y3 *= scale[:, None]
+            if bias is not None:
+                y3 += array_of(bias)[:, None]
+        elif training:
             y, _, mu, var = stats(x, axes, eps)
         else:
             rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
             rv = array_of(running_var).astype(wide, copy=False).reshape(cs)
             y = (x - rm) / xp.sqrt(rv + eps)
-        if weight is not None:
-            y *= array_of(weight).reshape(cs)
-        if bias is not None:
-            y += array_of(bias).reshape(cs)
-        o[...] = y
+        if rows is None:
+            if weight is not None:
+                y *= array_of(weight).reshape(cs)
+            if bias is not None:
+                y += array_of(bias).reshape(cs)
+            o[...] = y
         if training and (running_mean is not None or running_var is not None):
             # Last, after everything else: the running statistics (the variance unbiased),
             # from the batch's statistics above. As PyTorch, the update leaves their version
@@ -777,6 +804,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         axes = (0, *range(2, x.ndim))
         cs = channel_shape(x)
         w = array_of(weight).reshape(cs) if weight is not None else None
+        rows = channel_rows(x, g, gx_o) if training and gx_o.dtype == wide else None
+        if rows is not None:
+            # gx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)): per channel an affine
+            # function of g and the centred input, which sits in gx's memory until the end.
+            x3, g3, c3 = rows
+            m = x.size // x.shape[1]
+            xp.subtract(x3, (xp.einsum("ncl->c", x3) / m)[:, None], out=c3)
+            rstd = 1.0 / xp.sqrt(xp.einsum("ncl,ncl->c", c3, c3) / m + eps)
+            gb = xp.einsum("ncl->c", g3)
+            gw = xp.einsum("ncl,ncl->c", g3, c3) * rstd
+            a = rstd if w is None else rstd * w.reshape(-1)
+            c3 *= (-a * rstd * gw / m)[:, None]
+            c3 += g3 * a[:, None]
+            c3 -= (a * gb / m)[:, None]
+            gw_o[...], gb_o[...] = gw, gb
+            return
         if training:
             xhat, rstd = stats(x, axes, eps)[:2]
             gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rstd, w, axes, axes)
