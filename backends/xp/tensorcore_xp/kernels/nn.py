@@ -661,6 +661,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # ``stats``' operations, in the result's memory where it has the computing dtype:
         # one temporary (the squares) instead of three and the final copy.
         y = o if o.dtype == wide else xp.empty(x.shape, dtype=wide)
+        n = math.prod(x.shape[i] for i in axes)
+        if n and writes_through_views(x) and writes_through_views(y):
+            # Rows as (rows, n) views: the row sums are contractions, no temporary (NumPy's
+            # reduction over short rows measured 3-4 times slower than einsum's).
+            x2, y2 = x.reshape(-1, n), y.reshape(-1, n)
+            xp.subtract(x2, (xp.einsum("ij->i", x2) / n)[:, None], out=y2)
+            rstd = xp.einsum("ij,ij->i", y2, y2)[:, None]
+            rstd /= n
+            rstd += eps
+            xp.sqrt(rstd, out=rstd)
+            xp.reciprocal(rstd, out=rstd)
+            y2 *= rstd
+            if weight is not None:
+                y2 *= array_of(weight).reshape(n)
+            if bias is not None:
+                y2 += array_of(bias).reshape(n)
+            if y is not o:
+                o[...] = y
+            return
         xp.subtract(x, mean(x, axes), out=y)
         rstd = mean(y * y, axes)
         rstd += eps
@@ -695,20 +714,24 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gw[...] = 0
             gb[...] = 0
             for ob, xb, gg in blocks:
-                xhat, rstd = stats(xb, (1,), eps)[:2]
-                gx_hat = gg * xhat
-                gw += gx_hat.sum(axis=0)
+                # xhat in the gradient's block, the row sums as contractions (no temporary
+                # but g * w): gx = (g * w - mean(g * w) - xhat * mean(g * w * xhat)) * rstd
+                xp.subtract(xb, (xp.einsum("ij->i", xb) / n)[:, None], out=ob)
+                rstd = xp.einsum("ij,ij->i", ob, ob)[:, None]
+                rstd /= n
+                rstd += eps
+                xp.sqrt(rstd, out=rstd)
+                xp.reciprocal(rstd, out=rstd)
+                ob *= rstd
+                gw += xp.einsum("ij,ij->j", gg, ob)
                 gb += gg.sum(axis=0)
-                if w is not None:
-                    gx_hat *= w
-                    gxhat = gg * w
-                else:
-                    gxhat = gg
-                bm, am = mean(gx_hat, (1,)), mean(gxhat, (1,))
-                xp.multiply(xhat, bm, out=ob)
-                ob -= gxhat
+                gxhat = gg if w is None else gg * w
+                am = xp.einsum("ij->i", gxhat)[:, None]
+                bm = xp.einsum("ij,ij->i", gxhat, ob)[:, None]
+                ob *= bm
                 ob += am
-                rstd *= -1
+                ob *= -1.0 / n
+                ob += gxhat
                 ob *= rstd
             return
         xhat, rstd = stats(x, axes, eps)[:2]
