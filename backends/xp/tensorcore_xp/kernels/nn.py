@@ -252,12 +252,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 res[s0 : s0 + b] = ob.reshape((b, c) + grid)[valid]
         return res
 
+    def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
+        """For a 1x1 kernel without padding and groups: ``(x3, outs)``, the positions that
+        the stride reads as (N, C, P) (a view at stride 1) and their spatial size, else
+        None. Such a convolution is one matmul per sample, ``W (O, C) @ x_n (C, P)``,
+        written in the output's own layout: no columns are copied and no (O, N * P) result
+        is transposed into (N, O, P) afterwards."""
+        stride, padding, _, groups = geo
+        if groups != 1 or any(k != 1 for k in w_shape[2:]) or any(padding):
+            return None
+        if any(st != 1 for st in stride):
+            x = x[(slice(None), slice(None)) + tuple(slice(None, None, st) for st in stride)]
+        return x.reshape(x.shape[0], x.shape[1], -1), tuple(x.shape[2:])
+
     def conv_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
         groups = geo[3]
         if is_depthwise(w.shape, groups):
             return depthwise_forward(x, w, geo, wide)
         n = x.shape[0]
         o = w.shape[0]
+        pw = pointwise_samples(x.astype(wide, copy=False), w.shape, geo)
+        if pw is not None:
+            wm = w.astype(wide, copy=False).reshape(o, -1)
+            return xp.matmul(wm, pw[0]).reshape((n, o) + pw[1])
         cols, outs, last = columns(x.astype(wide, copy=False), w.shape, geo)
         wm = weight_matrix(w.astype(wide, copy=False), groups, last)
         nd = len(outs)
@@ -408,6 +425,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         groups = geo[3]
         if is_depthwise(w_shape, groups) and all(s == geo[0][0] for s in geo[0]):
             return depthwise_weight_grad(gy, x, w_shape, geo, wide)
+        pw = pointwise_samples(x.astype(wide, copy=False), w_shape, geo)
+        if pw is not None:
+            gy3 = gy.astype(wide, copy=False).reshape(gy.shape[0], gy.shape[1], -1)
+            gw = xp.matmul(gy3, pw[0].transpose(0, 2, 1))  # (N, O, C), one per sample
+            return gw.sum(axis=0).reshape(tuple(w_shape))
         cols, _, last = columns(x.astype(wide, copy=False), w_shape, geo)
         gym = grad_matrix(gy.astype(wide, copy=False), groups, False)
         if last:
