@@ -408,15 +408,26 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             sum(k[j] * dilation[j] * st[j] for j in range(nd))
             for k in itertools.product(*(range(kk) for kk in kernel))
         ]
-        xf = xp.zeros((n, c, max(size, max(offs) + s_ * (span - 1) + 1)), dtype=wide)
+        length = max(size, max(offs) + s_ * (span - 1) + 1)
         lead = (slice(None), slice(None))
-        xf[:, :, :size].reshape((n, c) + padded)[lead + interior(padding, x.shape[2:])] = x
-        gf = xp.zeros((n, c, outs[0]) + padded[1:], dtype=wide)
-        gf[lead + tuple(slice(0, m) for m in outs)] = gy
-        gf = gf.reshape(n, c, span)
-        gw = xp.empty((c, math.prod(kernel)), dtype=wide)
-        for i, off in enumerate(offs):
-            gw[:, i] = xp.einsum("ncl,ncl->c", gf, xf[:, :, off : off + s_ * (span - 1) + 1 : s_])
+        inner = lead + interior(padding, x.shape[2:])
+        valid = lead + tuple(slice(0, m) for m in outs)
+        # In blocks of samples padded into buffers made once (on NumPy), as
+        # ``depthwise_forward``: the kernel positions' reductions then read cached blocks.
+        block = min(n, max(1, _DEPTHWISE_BLOCK // max(c * length, 1))) if host else n
+        xf = xp.zeros((block, c, length), dtype=wide)  # (the padding stays zero)
+        gf = xp.zeros((block, c, outs[0]) + padded[1:], dtype=wide)
+        gw = xp.zeros((c, len(offs)), dtype=wide)
+        for s0 in range(0, n, block):
+            b = min(block, n - s0)
+            xb, gb = xf[:b], gf[:b]
+            xb[:, :, :size].reshape((b, c) + padded)[inner] = x[s0 : s0 + b]
+            gb[valid] = gy[s0 : s0 + b]
+            g3 = gb.reshape(b, c, span)
+            for i, off in enumerate(offs):
+                gw[:, i] += xp.einsum(
+                    "ncl,ncl->c", g3, xb[:, :, off : off + s_ * (span - 1) + 1 : s_]
+                )
         return gw.reshape(tuple(w_shape))
 
     def conv_weight_grad(
