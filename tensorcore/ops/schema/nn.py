@@ -165,12 +165,13 @@ _op(
 # where the backend has it): one call instead of a dozen operators per time step.
 _op(
     "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> "
-    "(Tensor output, Tensor h_n, Tensor c_n, Tensor workspace)",
+    "(Tensor, Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "An LSTM layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
     "4H: ``x W_ih^T + b_ih + b_hh``, gates in the order input, forget, cell, output), the "
     "initial states ``h0``, ``c0`` (N, H) and the recurrent weight ``w_hh`` (4H, H), walking "
-    "the steps backwards where ``reverse``: ``output`` (L, N, H), the final states, and the "
+    "the steps backwards where ``reverse``: the output (L, N, H), the final states ``h_n``, "
+    "``c_n``, and the "
     "``workspace`` (L, 7H, N) that ``_lstm_layer_backward`` reads (each step's activated gates, "
     "cell state, its tanh and the output, feature-major).",
     frontend="structured",
@@ -180,8 +181,7 @@ _op(
 )
 _op(
     "_lstm_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor grad_c_n, Tensor c0, "
-    "Tensor w_hh, Tensor workspace, bool reverse) -> (Tensor grad_proj, Tensor grad_h0, "
-    "Tensor grad_c0)",
+    "Tensor w_hh, Tensor workspace, bool reverse) -> (Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "The gradients of ``_lstm_layer`` with respect to ``proj`` and the initial states, from "
     "the gradients of its output and final states and its ``workspace``.",

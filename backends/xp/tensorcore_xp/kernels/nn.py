@@ -215,6 +215,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         inner = lead + interior(padding, x.shape[2:])
         size = math.prod(padded)
         flat = all(st == 1 for st in stride)
+        shape: tuple[int, ...]
         if flat:
             steps = [math.prod(padded[i + 1 :]) for i in range(nd)]
             grid = (outs[0],) + padded[1:]
