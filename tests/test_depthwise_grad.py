@@ -1,7 +1,9 @@
-"""The weight gradient of a stride-1 depthwise convolution on the flattened padded input
-(``tensorcore_xp/kernels/nn.py``, ``depthwise_weight_grad``) against the im2col path, in one,
-two and three spatial dims, with padding, dilation, non-square kernels and non-contiguous
-inputs; strided and grouped (not depthwise) convolutions keep the im2col path."""
+"""The depthwise convolution's own kernels (``tensorcore_xp/kernels/nn.py``:
+``depthwise_forward``, in blocks of samples, flattened at stride 1; the input gradient as the
+forward of the flipped kernel at stride 1; ``depthwise_weight_grad`` on the flattened padded
+input, at any one stride) against the im2col paths, in one, two and three spatial dims, with
+padding, dilation, strides, non-square kernels and non-contiguous inputs; grouped (not
+depthwise) convolutions and unequal strides keep the im2col path for the weight."""
 
 from __future__ import annotations
 
@@ -49,6 +51,56 @@ def test_depthwise_weight_grad_is_the_im2col_one(
     assert_close(flat, im2col)
 
 
+STRIDED = [
+    # (input shape, kernel, stride, padding, dilation)
+    ((2, 3, 9), (3,), (2,), (1,), (1,)),
+    ((3, 4, 9, 8), (3, 3), (2, 2), (1, 1), (1, 1)),
+    ((2, 5, 11, 10), (3, 2), (3, 3), (2, 0), (2, 1)),
+    ((2, 3, 8, 9), (3, 3), (2, 1), (1, 1), (1, 1)),
+    ((2, 3, 5, 6, 7), (2, 3, 2), (2, 2, 2), (0, 1, 1), (1, 1, 2)),
+]
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
+@pytest.mark.parametrize(
+    ("shape", "kernel", "stride", "padding", "dilation"),
+    [(s, k, (1,) * len(k), p, d) for s, k, p, d in CASES] + STRIDED,
+)
+def test_depthwise_forward_and_gradients_are_the_im2col_ones(
+    monkeypatch: pytest.MonkeyPatch,
+    dtype: tc.dtype,
+    shape: tuple[int, ...],
+    kernel: tuple[int, ...],
+    stride: tuple[int, ...],
+    padding: tuple[int, ...],
+    dilation: tuple[int, ...],
+) -> None:
+    nd = len(kernel)
+    c = shape[1]
+    x = tc.randn(*shape, dtype=dtype)
+    if nd > 1:
+        x = x.transpose(-1, -2).contiguous().transpose(-1, -2)  # (non-contiguous)
+    w = tc.randn(c, 1, *kernel, dtype=dtype)
+    geo = (list(stride), list(padding), list(dilation))
+
+    def run() -> list[tc.Tensor]:
+        y = tc.convolution(x, w, None, *geo, False, [0] * nd, c)
+        gy = tc.cos(tc.arange(y.numel(), dtype=dtype)).reshape(y.shape)
+        gx = ops.convolution_backward_input(gy, w, list(shape), *geo, c)
+        gw = ops.convolution_backward_weight(gy, x, [c, 1, *kernel], *geo, c)
+        return [y, gx, gw]
+
+    got = run()
+    monkeypatch.setattr(nn_kernels, "_DEPTHWISE_FLAT", False)
+    want = run()
+    monkeypatch.setattr(nn_kernels, "_DEPTHWISE_BLOCK", 1)  # (one sample per block)
+    monkeypatch.setattr(nn_kernels, "_DEPTHWISE_FLAT", True)
+    for a, b, one in zip(got, want, run(), strict=True):
+        assert a.shape == b.shape
+        assert_close(a, b)
+        assert_close(one, b)
+
+
 def test_depthwise_conv_gradients_through_autograd() -> None:
     x = tc.randn(2, 3, 6, 5, dtype=tc.float64, requires_grad=True)
     w = tc.randn(3, 1, 3, 2, dtype=tc.float64, requires_grad=True)
@@ -59,15 +111,15 @@ def test_depthwise_conv_gradients_through_autograd() -> None:
     assert tc.autograd.gradcheck(f, (x, w))
 
 
-def test_strided_and_grouped_convolutions_keep_the_im2col_path(
+def test_unequal_strides_and_grouped_convolutions_keep_the_im2col_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls = []
     real = nn_kernels._DEPTHWISE_FLAT
     assert real
     x = tc.randn(2, 4, 8, 8, dtype=tc.float64)
-    for w_shape, stride, groups in [([4, 1, 3, 3], [2, 2], 4), ([4, 2, 3, 3], [1, 1], 2)]:
-        outs = [(8 + 2 - 3) // stride[0] + 1] * 2
+    for w_shape, stride, groups in [([4, 1, 3, 3], [2, 1], 4), ([4, 2, 3, 3], [1, 1], 2)]:
+        outs = [(8 + 2 - 3) // s + 1 for s in stride]
         gy = tc.randn(2, 4, *outs, dtype=tc.float64)
         args = (gy, x, w_shape, stride, [1, 1], [1, 1], groups)
         got = ops.convolution_backward_weight(*args)

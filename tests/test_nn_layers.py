@@ -1032,3 +1032,28 @@ def test_channel_dropouts_by_rank_as_pytorch(device: str) -> None:
     with pytest.warns(UserWarning):
         y = nn.Dropout2d(0.5, inplace=True)(x)
     assert y is x and bool((x == 0).any())
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float16])
+def test_lstm_layer_kernel_in_lower_precision_matches_float64(device: str, dtype: Any) -> None:
+    # A backend's ``_lstm_layer`` computes a whole direction in one call (16-bit floats in
+    # float32): outputs and every gradient against the same module in float64, whose
+    # gradients come from a backward that records (the steps written with operators).
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    ref = nn.LSTM(5, 7, num_layers=2, bidirectional=True, device=device, dtype=F64)
+    low = nn.LSTM(5, 7, num_layers=2, bidirectional=True, device=device, dtype=dtype)
+    low.load_state_dict({k: v.to(dtype) for k, v in ref.state_dict().items()})
+    x = RNG.normal(size=(6, 3, 5))
+    h0, c0 = RNG.normal(size=(4, 3, 7)), RNG.normal(size=(4, 3, 7))
+    g = RNG.normal(size=(6, 3, 14))
+    tol = {"atol": 1e-4, "rtol": 1e-4} if dtype == tc.float32 else {"atol": 3e-2, "rtol": 3e-2}
+    grads = []
+    for mod, d in ((ref, F64), (low, dtype)):
+        xs = [tc.tensor(a, dtype=d, device=device, requires_grad=True) for a in (x, h0, c0)]
+        out, (h, c) = mod(xs[0], (xs[1], xs[2]))
+        loss = (out * tc.tensor(g, dtype=d, device=device)).sum().add(h.sum() + 2 * c.sum())
+        wrt = xs + list(mod.parameters())
+        grads.append([out, h, c, *tc.autograd.grad(loss, wrt, create_graph=d == F64)])
+    for want, got in zip(*grads, strict=True):
+        assert_close(got.double(), want, **tol)

@@ -101,6 +101,14 @@ CONV_CASES = [
     ((1, 16, 6, 5), (4, 8, 3, 3), (1, 1), (2, 0), (2, 1), 2),
     ((2, 8, 5), (4, 8, 3), (1,), (3,), (1,), 1),
     ((2, 6, 9), (6, 1, 3), (1,), (2,), (2,), 6),
+    # 1x1 kernels without padding or groups: one matmul per sample (strided: the positions
+    # read copied once), in 1, 2 and 3 dims; with groups or padding, the general path.
+    ((2, 8, 5, 4), (3, 8, 1, 1), (1, 1), (0, 0), (1, 1), 1),
+    ((2, 3, 7, 6), (4, 3, 1, 1), (2, 3), (0, 0), (1, 1), 1),
+    ((2, 3, 7), (5, 3, 1), (2,), (0,), (1,), 1),
+    ((1, 2, 3, 4, 5), (3, 2, 1, 1, 1), (1, 2, 1), (0, 0, 0), (1, 1, 1), 1),
+    ((2, 4, 5, 4), (6, 2, 1, 1), (1, 1), (0, 0), (1, 1), 2),
+    ((2, 3, 5, 4), (4, 3, 1, 1), (1, 1), (1, 0), (1, 1), 1),
 ]
 
 
@@ -354,3 +362,44 @@ def test_linear_backward_makes_only_the_gradients_asked_for(device: str, mask: A
             assert_close(got, exp)
         else:
             assert got is None
+
+
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last", "3d"])
+def test_batch_norm_training_against_numpy(device: str, affine: bool, layout: str) -> None:
+    # The training kernels take per-channel contractions over (N, C, L) views of contiguous
+    # arrays, and the reductions of the general path for any other layout: both against the
+    # float64 formulas, the running statistics included.
+    rng = np.random.default_rng(0)
+    shape = (3, 4, 5) if layout == "3d" else (3, 4, 5, 6)
+    x = rng.standard_normal(shape) * 2 + 3
+    g = rng.standard_normal(shape)
+    w, b = rng.uniform(0.5, 1.5, 4), rng.standard_normal(4)
+    axes = (0, *range(2, len(shape)))
+    cs = (1, 4) + (1,) * (len(shape) - 2)
+    mu, var = x.mean(axes), x.var(axes)
+    xhat = (x - mu.reshape(cs)) / np.sqrt(var.reshape(cs) + 1e-5)
+    ww = w if affine else np.ones(4)
+    y = xhat * ww.reshape(cs) + (b.reshape(cs) if affine else 0)
+    gxhat = g * ww.reshape(cs)
+    gx = gxhat - gxhat.mean(axes, keepdims=True) - xhat * (gxhat * xhat).mean(axes, keepdims=True)
+    gx /= np.sqrt(var.reshape(cs) + 1e-5)
+    for dtype, tol in ((tc.float64, {}), (tc.float32, {"atol": 1e-4, "rtol": 1e-4})):
+        t = tc.tensor(x, dtype=dtype, device=device)
+        if layout == "channels_last":
+            t = t.contiguous(memory_format=tc.channels_last)
+        t.requires_grad_()
+        wt, bt = (tc.tensor(a, dtype=dtype, device=device, requires_grad=True) for a in (w, b))
+        rm, rv = tc.zeros(4, dtype=dtype, device=device), tc.ones(4, dtype=dtype, device=device)
+        out = tc.nn.functional.batch_norm(
+            t, rm, rv, wt if affine else None, bt if affine else None, True, 0.1, 1e-5
+        )
+        out.backward(tc.tensor(g, dtype=dtype, device=device))
+        assert_close(out, y, check_dtype=False, **tol)
+        assert_close(t.grad, gx, check_dtype=False, **tol)
+        assert_close(rm, 0.1 * mu, check_dtype=False, **tol)
+        n = x.size // 4
+        assert_close(rv, 0.9 + 0.1 * var * n / (n - 1), check_dtype=False, **tol)
+        if affine:
+            assert_close(wt.grad, (g * xhat).sum(axes), check_dtype=False, **tol)
+            assert_close(bt.grad, g.sum(axes), check_dtype=False, **tol)

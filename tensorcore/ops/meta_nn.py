@@ -35,6 +35,8 @@ __all__ = [
     "meta_layer_norm_backward",
     "meta_linear",
     "meta_linear_backward",
+    "meta_lstm_layer",
+    "meta_lstm_layer_backward",
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
 ]
@@ -570,3 +572,54 @@ def meta_linear_backward(
     return (grad_output, input, weight, mask), tuple(
         spec if m else None for spec, m in zip(specs, mask, strict=True)
     )
+
+
+def _lstm_checks(fn: str, proj: Tensor, w_hh: Tensor, **states: Tensor) -> tuple[int, ...]:
+    """The shape (L, N, H) of a layer's output, after checking the gate projection (L, N,
+    4H) and the recurrent weight (4H, H) and every state (N, H) against it."""
+    if proj.ndim != 3 or proj._shape[2] % 4:
+        raise RuntimeError(
+            f"{fn}(): expected proj of shape (L, N, 4 * hidden_size), got {list(proj._shape)}"
+        )
+    steps, batch, gates = proj._shape
+    hsz = gates // 4
+    _norm_param(fn, "w_hh", w_hh, (gates, hsz), proj)
+    for name, t in states.items():
+        _norm_param(fn, name, t, (batch, hsz), proj)
+    return steps, batch, hsz
+
+
+def meta_lstm_layer(proj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, reverse: bool) -> Any:
+    steps, batch, hsz = _lstm_checks("_lstm_layer", proj, w_hh, h0=h0, c0=c0)
+    d = proj._dtype
+    specs = (
+        ((steps, batch, hsz), d),
+        ((batch, hsz), d),
+        ((batch, hsz), d),
+        ((steps, 7 * hsz, batch), d),
+    )
+    return (proj, h0, c0, w_hh, bool(reverse)), specs
+
+
+def meta_lstm_layer_backward(
+    grad_output: Tensor,
+    grad_h_n: Tensor,
+    grad_c_n: Tensor,
+    c0: Tensor,
+    w_hh: Tensor,
+    workspace: Tensor,
+    reverse: bool,
+) -> Any:
+    fn = "_lstm_layer_backward"
+    if grad_output.ndim != 3:
+        raise RuntimeError(f"{fn}(): expected grad_output of shape (L, N, H), got "
+                           f"{list(grad_output._shape)}")  # fmt: skip
+    steps, batch, hsz = grad_output._shape
+    _norm_param(fn, "w_hh", w_hh, (4 * hsz, hsz), grad_output)
+    _norm_param(fn, "workspace", workspace, (steps, 7 * hsz, batch), grad_output)
+    for name, t in (("grad_h_n", grad_h_n), ("grad_c_n", grad_c_n), ("c0", c0)):
+        _norm_param(fn, name, t, (batch, hsz), grad_output)
+    d = grad_output._dtype
+    specs = (((steps, batch, 4 * hsz), d), ((batch, hsz), d), ((batch, hsz), d))
+    args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse))
+    return args, specs

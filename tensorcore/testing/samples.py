@@ -1012,6 +1012,28 @@ def _linear_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_lstm_layer")
+def _lstm_layer(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2, 8), m.uniform(2, 2), m.uniform(2, 2), m.uniform(8, 2), False)),
+        S(
+            (m.uniform(4, 1, 12), m.uniform(1, 3), m.uniform(1, 3), m.uniform(12, 3), True),
+            desc="reverse",
+        ),
+    ]
+
+
+@_samples("_lstm_layer_backward")
+def _lstm_layer_backward(m: _Maker) -> list[Sample]:
+    def args(steps: int, batch: int, hsz: int, reverse: bool) -> tuple[Any, ...]:
+        grads = (m.uniform(steps, batch, hsz), m.uniform(batch, hsz), m.uniform(batch, hsz))
+        # (any workspace of its shape is a valid call: activations in [0, 1) and states)
+        ws = m.positive(steps, 7 * hsz, batch, lo=0.0, hi=1.0)
+        return (*grads, m.uniform(batch, hsz), m.uniform(4 * hsz, hsz), ws, reverse)
+
+    return [S(args(3, 2, 2, False)), S(args(4, 1, 3, True), desc="reverse")]
+
+
 @_samples("dist")
 def _dist(m: _Maker) -> list[Sample]:
     return [

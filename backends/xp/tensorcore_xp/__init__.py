@@ -127,6 +127,7 @@ def build(
         nn,
         optim,
         pointwise,
+        recurrent,
         reductions,
         search,
         shape,
@@ -150,6 +151,7 @@ def build(
         creation.build(xp, random_stream=random_stream),
         losses.build(xp),
         nn.build(xp),
+        recurrent.build(xp),
         optim.build(xp),
         spectral.build(xp),
     ]
@@ -202,7 +204,8 @@ def register_kernels(
         the tuple of outputs, or ``self`` of an in-place operator), which stores them with
         ``tensorcore.backend.write``. Kernels that return a new tensor run as they are, and
         those that write other tensors too (``batch_norm``'s running statistics, the fused
-        optimizer steps' state) are not registered on such a device.
+        optimizer steps' state) or compute in slices of their scratch arrays (the LSTM
+        layer's steps) are not registered on such a device.
     random_stream, erf, fresh_bytes, solve_triangular
         Passed to :func:`build`.
 
@@ -244,7 +247,7 @@ def register_kernels(
         kernels = {
             name: _storing(fn) if _writes_first(name) else fn
             for name, fn in kernels.items()
-            if name not in _WRITE_OTHERS
+            if name not in _WRITE_OTHERS and name not in _WRITE_VIEWS
         }
     if extra:
         # The backend's own kernels as they are: they know how their device stores.
@@ -260,6 +263,10 @@ def register_kernels(
 #: where those writes would be lost. The optimizers then update parameter by parameter with
 #: in-place operators; ``batch_norm`` has no kernel there.
 _WRITE_OTHERS = frozenset({"_fused_sgd_", "_fused_adam_", "batch_norm"})
+#: Kernels that compute by writing into slices of their own scratch arrays (``out=`` a
+#: view: the LSTM layer's steps): not registered where arrays are values, since those writes
+#: would be lost. ``nn.LSTM`` then runs its step-by-step recurrence there.
+_WRITE_VIEWS = frozenset({"_lstm_layer", "_lstm_layer_backward"})
 
 
 def _writes_first(name: str) -> bool:

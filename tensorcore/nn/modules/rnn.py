@@ -15,6 +15,7 @@ from ..._tensor import Tensor
 from ...autograd import grad as autograd_grad
 from ...autograd import grad_mode
 from ...autograd.function import Function
+from ...dispatch import get_op
 from ...ops import functions as ops
 from ...ops.frontends import named_as
 from .. import functional as F
@@ -290,6 +291,15 @@ def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> T
     return n + z * (h - n)
 
 
+def _has_layer_kernel(proj: Tensor) -> bool:
+    """Whether ``proj``'s backend runs a whole LSTM layer as one ``_lstm_layer`` call (a
+    backend without it gets the step-by-step recurrence of :class:`_Sequence`)."""
+    try:
+        return get_op("_lstm_layer").record((proj._device.type, "strided")) is not None
+    except KeyError:
+        return False
+
+
 def _fusable(mode: str, proj: Tensor, state: Any, active: Any, w_hr: Any) -> bool:
     """Whether a layer's recurrence runs as one :class:`_Sequence` node: LSTM and GRU layers
     of real floating dtype, over unpacked input, without an LSTM's projection."""
@@ -335,6 +345,13 @@ class _Sequence(Function):
         w_hh: Tensor,
         b_hh: Tensor | None,
     ) -> tuple[Tensor, Tensor, Any]:
+        ctx.mode, ctx.reverse, ctx.layer = mode, reverse, None
+        if mode == "LSTM" and c0 is not None and _has_layer_kernel(proj):
+            p = proj if b_hh is None else proj + b_hh
+            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            ctx.layer = (out, ws)
+            return out, h, c
         seq = proj.shape[0]
         order = range(seq - 1, -1, -1) if reverse else range(seq)
         h, c = h0, c0
@@ -354,7 +371,7 @@ class _Sequence(Function):
                 h = n + z * (h - n)
             hs[t] = h
         ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
-        ctx.mode, ctx.reverse, ctx.prev, ctx.acts = mode, reverse, prev, acts
+        ctx.prev, ctx.acts = prev, acts
         return ops.stack(hs, 0), h, c
 
     @staticmethod
@@ -362,6 +379,8 @@ class _Sequence(Function):
         proj, h0, _, w_hh, _ = ctx.saved_tensors
         if grad_mode.is_grad_enabled():
             return _Sequence.recorded_backward(ctx, g_out, g_h, g_c)
+        if ctx.layer is not None and g_c is not None:
+            return _Sequence.layer_backward(ctx, g_out, g_h, g_c)
         mode = ctx.mode
         seq = proj.shape[0]
         order = list(range(seq - 1, -1, -1) if ctx.reverse else range(seq))
@@ -403,6 +422,33 @@ class _Sequence(Function):
             ops.stack(g_proj, 0) if needs[2] else None,
             gh if needs[3] else None,
             gc if mode == "LSTM" and needs[4] else None,
+            g_w,
+            g_b,
+        )
+
+    @staticmethod
+    def layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor) -> tuple[Any, ...]:
+        """The backward of a layer that ``_lstm_layer`` ran: the recurrence's gradients in
+        one call, then the recurrent weight's and bias's over all steps at once."""
+        _, h0, c0, w_hh, _ = ctx.saved_tensors
+        out, ws = ctx.layer
+        g_proj, g_h0, g_c0 = ops._lstm_layer_backward(g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse)
+        needs = ctx.needs_input_grad
+        g_w = g_b = None
+        gm = g_proj.reshape(-1, g_proj.shape[-1])
+        if needs[5]:
+            # the state each step read: h0 first, then the previous step's output
+            first = h0.unsqueeze(0)
+            prev = ops.cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)
+            g_w = gm.t().matmul(prev.reshape(-1, h0.shape[-1]))
+        if needs[6]:
+            g_b = gm.sum(0)
+        return (
+            None,
+            None,
+            g_proj if needs[2] else None,
+            g_h0 if needs[3] else None,
+            g_c0 if needs[4] else None,
             g_w,
             g_b,
         )

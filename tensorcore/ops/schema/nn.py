@@ -161,6 +161,35 @@ _op(
     method=False,
     dtypes="f",
 )
+# A whole LSTM layer direction's recurrence (``nn.LSTM`` runs it for each layer and direction
+# where the backend has it): one call instead of a dozen operators per time step.
+_op(
+    "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> "
+    "(Tensor, Tensor, Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "An LSTM layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
+    "4H: ``x W_ih^T + b_ih + b_hh``, gates in the order input, forget, cell, output), the "
+    "initial states ``h0``, ``c0`` (N, H) and the recurrent weight ``w_hh`` (4H, H), walking "
+    "the steps backwards where ``reverse``: the output (L, N, H), the final states ``h_n``, "
+    "``c_n``, and the "
+    "``workspace`` (L, 7H, N) that ``_lstm_layer_backward`` reads (each step's activated gates, "
+    "cell state, its tanh and the output, feature-major).",
+    frontend="structured",
+    meta_function=MN.meta_lstm_layer,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "_lstm_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor grad_c_n, Tensor c0, "
+    "Tensor w_hh, Tensor workspace, bool reverse) -> (Tensor, Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "The gradients of ``_lstm_layer`` with respect to ``proj`` and the initial states, from "
+    "the gradients of its output and final states and its ``workspace``.",
+    frontend="structured",
+    meta_function=MN.meta_lstm_layer_backward,
+    method=False,
+    dtypes="f",
+)
 # Fused optimizer steps: one call updates every parameter of a group (PyTorch's
 # _fused_sgd_/_fused_adam_), for backends that can do it without an operator per formula step.
 _FUSED = "optim nondifferentiable"

@@ -1,0 +1,151 @@
+"""A whole LSTM layer direction's recurrence and its backward, written once against an array
+module ``xp`` (NumPy or CuPy).
+
+The time loop is the only sequential work of a recurrent layer, and at the sizes recurrent
+models use (a batch of tens, a few hundred gate columns) each step's arithmetic costs less
+than one operator call: a step written with operators (a dozen forward, twice that backward)
+is all dispatch. Here a step is a handful of array calls, each writing into a slice of a
+buffer made once per layer (the gates' activations, the cell states and their tanh, kept in
+the workspace for the backward), and the reverse direction walks the same buffers backwards
+instead of reversing a copy of the sequence. The core has checked shapes and dtypes
+(``ops/meta_nn.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..helpers import acc_dtype, array_of, quiet_tokens, writes_through_views
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """``_lstm_layer`` and ``_lstm_layer_backward`` for the array module ``xp``."""
+    enter, leave = quiet_tokens(xp)
+
+    def buffer(o: Any, wide: Any) -> Any:
+        """``o`` itself where the kernel can write into it in the computing dtype, else a
+        scratch array that is copied into ``o`` at the end."""
+        if o.dtype == wide and writes_through_views(o):
+            return o
+        return xp.empty(o.shape, dtype=wide)
+
+    def _lstm_layer(out: Any, proj: Any, h0: Any, c0: Any, w_hh: Any, reverse: bool) -> None:
+        # A step's workspace (7H, N), feature-major so that every gate, state and product
+        # is one contiguous block (an (N, H) slice of an (N, 4H) row is N short runs, and
+        # an operation on it measured 2-6 times slower): sigmoid(i), sigmoid(f), tanh(g),
+        # sigmoid(o), c, tanh(c), h.
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        hn, cn, ws = (buffer(o, wide) for o in outs[1:])
+        x = array_of(proj).astype(wide, copy=False)
+        w = array_of(w_hh).astype(wide, copy=False)
+        steps, batch, gates = x.shape
+        hsz = gates // 4
+        # sigmoid(v) = (tanh(v / 2) + 1) / 2: with the sigmoid gates' rows of the weight and
+        # the projection halved once (exact: a power of two), one tanh over all four gates
+        # and one multiply-add make every activation of a step.
+        half = xp.full((gates, 1), 0.5, dtype=wide)
+        half[2 * hsz : 3 * hsz] = 1
+        shift = half.copy()
+        shift[2 * hsz : 3 * hsz] = 0
+        wh = w * half
+        xs = (x * half[:, 0]).transpose(0, 2, 1).copy()  # (L, 4H, N)
+        tmp = xp.empty((hsz, batch), dtype=wide)
+        h = array_of(h0).astype(wide, copy=False).T
+        c = array_of(c0).astype(wide, copy=False).T
+        tok = enter()
+        try:
+            for t in range(steps - 1, -1, -1) if reverse else range(steps):
+                row = ws[t]
+                act = row[:gates]
+                xp.matmul(wh, h, out=act)
+                act += xs[t]
+                xp.tanh(act, out=act)
+                act *= half
+                act += shift
+                c_new, tc_new, h = (
+                    row[gates : gates + hsz],
+                    row[gates + hsz : 6 * hsz],
+                    row[6 * hsz :],
+                )
+                xp.multiply(act[hsz : 2 * hsz], c, out=c_new)
+                xp.multiply(act[:hsz], act[2 * hsz : 3 * hsz], out=tmp)
+                c_new += tmp
+                xp.tanh(c_new, out=tc_new)
+                xp.multiply(act[3 * hsz :], tc_new, out=h)
+                c = c_new
+            hn[...] = h.T
+            cn[...] = c.T
+        finally:
+            leave(tok)
+        outs[0][...] = ws[:, 6 * hsz :].transpose(0, 2, 1)
+        for o, b in zip(outs[1:], (hn, cn, ws), strict=True):
+            if b is not o:
+                o[...] = b
+
+    def _lstm_layer_backward(
+        out: Any,
+        grad_output: Any,
+        grad_h_n: Any,
+        grad_c_n: Any,
+        c0: Any,
+        w_hh: Any,
+        workspace: Any,
+        reverse: bool,
+    ) -> None:
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        gy = array_of(grad_output).astype(wide, copy=False).transpose(0, 2, 1).copy()
+        ws = array_of(workspace).astype(wide, copy=False)
+        w = array_of(w_hh).astype(wide, copy=False)
+        c_first = array_of(c0).astype(wide, copy=False).T
+        steps, gates, batch = ws.shape[0], outs[0].shape[2], outs[0].shape[1]
+        hsz = gates // 4
+        g_proj = xp.empty((steps, gates, batch), dtype=wide)  # feature-major, as ``ws``
+        gh = array_of(grad_h_n).astype(wide).T.copy()
+        gc = array_of(grad_c_n).astype(wide).T.copy()
+        tmp = xp.empty((hsz, batch), dtype=wide)
+        deriv = xp.empty((gates, batch), dtype=wide)
+        wt = w.T
+        order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+        tok = enter()
+        try:
+            for k in range(steps - 1, -1, -1):
+                t = order[k]
+                row = ws[t]
+                act = row[:gates]
+                si, sf = row[:hsz], row[hsz : 2 * hsz]
+                tg, so = row[2 * hsz : 3 * hsz], row[3 * hsz : gates]
+                tc_t = row[gates + hsz : 6 * hsz]
+                c_prev = ws[order[k - 1]][gates : gates + hsz] if k else c_first
+                gh += gy[t]
+                # gc += gh * o * (1 - tanh(c)^2)
+                xp.multiply(tc_t, tc_t, out=tmp)
+                xp.subtract(1, tmp, out=tmp)
+                tmp *= so
+                tmp *= gh
+                gc += tmp
+                gg = g_proj[t]
+                xp.multiply(gc, tg, out=gg[:hsz])
+                xp.multiply(gc, c_prev, out=gg[hsz : 2 * hsz])
+                xp.multiply(gc, si, out=gg[2 * hsz : 3 * hsz])
+                xp.multiply(gh, tc_t, out=gg[3 * hsz :])
+                # the activations' derivatives: a(1 - a) for the sigmoids, 1 - a^2 for tanh
+                xp.subtract(1, act, out=deriv)
+                deriv *= act
+                dg = deriv[2 * hsz : 3 * hsz]
+                xp.multiply(tg, tg, out=dg)
+                xp.subtract(1, dg, out=dg)
+                gg *= deriv
+                gc *= sf
+                xp.matmul(wt, gg, out=gh)
+        finally:
+            leave(tok)
+        outs[0][...] = g_proj.transpose(0, 2, 1)
+        outs[1][...] = gh.T
+        outs[2][...] = gc.T
+
+    return {k.__name__: k for k in (_lstm_layer, _lstm_layer_backward)}
