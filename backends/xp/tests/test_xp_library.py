@@ -90,3 +90,87 @@ def test_the_cuda_device_declares_its_array_module() -> None:
     fake = object()
     assert CUDADevice(fake, "no GPU here").array_module is fake
     assert CUDADevice(None, "no CuPy").array_module is None
+
+
+# ------------------------------------------------------------------ helpers.axpy
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_axpy_updates_in_place_as_numpy_does(dtype: Any) -> None:
+    from tensorcore_xp.helpers import axpy
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((37, 5)).astype(dtype)
+    y = rng.standard_normal((37, 5)).astype(dtype)
+    want = y - x * dtype(0.01)
+    before = y.__array_interface__["data"][0]
+    axpy(np)(-0.01, x, y)
+    assert y.__array_interface__["data"][0] == before
+    # BLAS may fuse the multiply and add: one rounding instead of two
+    np.testing.assert_allclose(y, want, rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
+@pytest.mark.parametrize(
+    "case", ["zero scale", "strided", "overlapping", "integer", "mixed dtypes", "broadcast"]
+)
+def test_axpy_falls_back_to_numpy_where_blas_cannot(case: str) -> None:
+    """Each case BLAS's axpy would get wrong (or cannot take) gives NumPy's ``y += x * a``."""
+    from tensorcore_xp.helpers import axpy
+
+    a = -0.5
+    base = np.arange(24, dtype=np.float32)
+    x, y = base[:12].copy(), base[12:].copy()
+    if case == "zero scale":  # BLAS returns at once for a == 0; inf * 0 must give NaN
+        a, x = 0.0, np.full(12, np.inf, np.float32)
+    elif case == "strided":
+        y = base.copy()[::2]
+    elif case == "overlapping":
+        y = base.copy()
+        x, y = y[1:13], y[:12]
+    elif case == "integer":
+        x, y, a = x.astype(np.int64), y.astype(np.int64), 2
+    elif case == "mixed dtypes":
+        x = x.astype(np.float64)
+    elif case == "broadcast":
+        x = x[:1]
+    want = y.copy()
+    with np.errstate(invalid="ignore"):
+        want += x * a
+        axpy(np)(a, x, y)
+    np.testing.assert_array_equal(y, want)
+
+
+def test_axpy_of_another_module_is_the_plain_expression() -> None:
+    from tensorcore_xp.helpers import axpy
+
+    class Module:  # an array module without BLAS: NumPy's arrays under another name
+        __name__ = "other"
+
+    y = np.ones(3)
+    axpy(Module())(2.0, np.arange(3.0), y)
+    np.testing.assert_array_equal(y, [1.0, 3.0, 5.0])
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_fused_sgd_with_blas_update_matches_the_per_parameter_path(momentum: float) -> None:
+    """The fused step (its update through axpy) against the operator-by-operator path, on
+    parameters large and small, contiguous and transposed, and an infinite gradient."""
+    shapes = [(300, 7), (7,), (5, 4)]
+
+    def run(foreach: Any) -> list[Any]:
+        rng2, rng3 = np.random.default_rng(2), np.random.default_rng(3)
+        ps = [tc.nn.Parameter(tc.from_numpy(rng2.standard_normal(s).astype(np.float32)))
+              for s in shapes]  # fmt: skip
+        ps.append(tc.nn.Parameter(tc.ones(6, 3).t()))  # a transposed (non-contiguous) one
+        opt = tc.optim.SGD(ps, lr=0.1, momentum=momentum, foreach=foreach)
+        for step in range(3):
+            for i, p in enumerate(ps):
+                g = np.asarray(rng3.standard_normal(p.shape), np.float32)
+                if i == 2 and step == 2:
+                    g[0, 0] = np.inf
+                p.grad = tc.from_numpy(g)
+            opt.step()
+        return [p.detach().numpy().copy() for p in ps]
+
+    fused, plain = run(None), run(False)
+    for a, b in zip(fused, plain, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    assert np.isinf(fused[2][0, 0]) and np.isinf(plain[2][0, 0])
