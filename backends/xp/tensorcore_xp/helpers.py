@@ -28,6 +28,7 @@ __all__ = [
     "accumulate",
     "array_of",
     "axpy",
+    "blas_functions",
     "errstate",
     "quiet_tokens",
     "scalar_arrays",
@@ -146,7 +147,7 @@ def axpy(xp: Any) -> Any:
     >>> y
     array([ 1. ,  0.5,  0. , -0.5], dtype=float32)
     """
-    blas = _blas_axpy(xp)
+    blas = blas_functions(xp, "axpy")
 
     def generic(a: Any, x: Any, y: Any) -> None:
         y += x * a
@@ -175,16 +176,29 @@ def axpy(xp: Any) -> Any:
     return fast
 
 
-def _blas_axpy(xp: Any) -> dict[Any, Any] | None:
-    """SciPy's BLAS ``axpy`` by NumPy dtype, for NumPy arrays; None for another module or
-    without SciPy."""
+def blas_functions(xp: Any, name: str) -> dict[Any, Any] | None:
+    """SciPy's BLAS routine ``name`` (``"axpy"``, ``"gemm"``) by array dtype, for float32
+    and float64 NumPy arrays (``{dtype: routine}``); None for another array module or
+    without SciPy. The routines take Fortran-ordered operands: a C-ordered NumPy array is
+    its transpose there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.helpers import blas_functions
+    >>> sorted(str(d) for d in blas_functions(np, "gemm"))
+    ['float32', 'float64']
+    """
     if getattr(xp, "__name__", None) != "numpy":
         return None
     try:
         from scipy.linalg import blas
     except ImportError:
         return None
-    return {xp.dtype(xp.float32): blas.saxpy, xp.dtype(xp.float64): blas.daxpy}
+    return {
+        xp.dtype(xp.float32): getattr(blas, "s" + name),
+        xp.dtype(xp.float64): getattr(blas, "d" + name),
+    }
 
 
 def shares_storage(out: Tensor, *inputs: Any) -> bool:

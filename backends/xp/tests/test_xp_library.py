@@ -174,3 +174,24 @@ def test_fused_sgd_with_blas_update_matches_the_per_parameter_path(momentum: flo
     for a, b in zip(fused, plain, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
     assert np.isinf(fused[2][0, 0]) and np.isinf(plain[2][0, 0])
+
+
+@pytest.mark.parametrize(
+    "case", ["contiguous", "batched", "transposed input", "float64", "inf bias", "empty inner"]
+)
+def test_linear_with_the_bias_in_gemm_matches_numpy(case: str) -> None:
+    """``linear`` on the CPU takes the bias as GEMM's C operand for C-ordered operands and
+    the matmul-then-add path otherwise: both against NumPy."""
+    rng = np.random.default_rng(4)
+    dtype = np.float64 if case == "float64" else np.float32
+    k = 0 if case == "empty inner" else 7
+    x = rng.standard_normal((2, 5, k) if case == "batched" else (5, k)).astype(dtype)
+    w = rng.standard_normal((3, k)).astype(dtype)
+    b = rng.standard_normal(3).astype(dtype)
+    if case == "inf bias":
+        b[1] = np.inf
+    xt = tc.from_numpy(x)
+    if case == "transposed input":
+        xt = tc.from_numpy(np.ascontiguousarray(x.T)).t()
+    got = tc.nn.functional.linear(xt, tc.from_numpy(w), tc.from_numpy(b)).numpy()
+    np.testing.assert_allclose(got, x @ w.T + b, rtol=1e-5, atol=1e-5)
