@@ -195,3 +195,54 @@ def test_linear_with_the_bias_in_gemm_matches_numpy(case: str) -> None:
         xt = tc.from_numpy(np.ascontiguousarray(x.T)).t()
     got = tc.nn.functional.linear(xt, tc.from_numpy(w), tc.from_numpy(b)).numpy()
     np.testing.assert_allclose(got, x @ w.T + b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum, np.fmax])
+@pytest.mark.parametrize(
+    "shape, axis", [((300, 10), 1), ((300, 10), -1), ((40, 3, 50), 1), ((64, 2), 0), ((5, 4), 1)]
+)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduce_extreme_is_numpys_reduce(ufunc: Any, shape: Any, axis: int, keepdims: bool) -> None:
+    """Over the slices of a short axis (the first three shapes) or by NumPy's reduce (a long
+    axis, few rows): the same values, NaN included."""
+    from tensorcore_xp.helpers import reduce_extreme
+
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[7] = np.nan
+    want = ufunc.reduce(x, axis=axis, keepdims=keepdims)
+    out = np.empty_like(want)
+    reduce_extreme(ufunc, x, axis, out, keepdims)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_reduce_extreme_into_its_own_input_takes_numpys_reduce() -> None:
+    from tensorcore_xp.helpers import reduce_extreme
+
+    x = np.random.default_rng(6).standard_normal((300, 4))
+    want = x.max(1)
+    reduce_extreme(np.maximum, x, 1, x[:, 0], False)  # out overlaps x
+    np.testing.assert_array_equal(x[:, 0], want)
+
+
+@pytest.mark.parametrize("log", [True, False])
+@pytest.mark.parametrize("shape, dim", [((300, 10), 1), ((300, 10), -1), ((20, 6, 40), 1)])
+def test_softmax_and_its_backward_on_short_class_dims_match_numpy(
+    log: bool, shape: Any, dim: int
+) -> None:
+    """The softmax kernels' in-place paths (the maximum over slices of a short dim, the
+    backward written in its result) against NumPy's formulas."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    g = rng.standard_normal(shape).astype(np.float32)
+    z = x - x.max(dim, keepdims=True)
+    lse = np.log(np.exp(z).sum(dim, keepdims=True))
+    y = z - lse if log else np.exp(z - lse)
+    xt = tc.from_numpy(x).requires_grad_()
+    yt = xt.log_softmax(dim) if log else xt.softmax(dim)
+    np.testing.assert_allclose(yt.detach().numpy(), y, rtol=1e-5, atol=1e-6)
+    (gx,) = tc.autograd.grad(yt, xt, tc.from_numpy(g))
+    if log:
+        want = g - np.exp(y) * g.sum(dim, keepdims=True)
+    else:
+        want = y * (g - (g * y).sum(dim, keepdims=True))
+    np.testing.assert_allclose(gx.numpy(), want, rtol=1e-5, atol=1e-6)
