@@ -246,3 +246,26 @@ def test_softmax_and_its_backward_on_short_class_dims_match_numpy(
     else:
         want = y * (g - (g * y).sum(dim, keepdims=True))
     np.testing.assert_allclose(gx.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_gradient_with_and_without_weights_matches_numpy(
+    reduction: str, weighted: bool
+) -> None:
+    """``nll_loss_backward``'s unweighted path (no weight array) and its weighted one."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((30, 4)).astype(np.float32)
+    t = rng.integers(0, 4, 30)
+    w = rng.uniform(0.5, 2.0, 4).astype(np.float32) if weighted else np.ones(4, np.float32)
+    xt = tc.from_numpy(x).requires_grad_()
+    loss = tc.nn.functional.nll_loss(
+        xt, tc.from_numpy(t), tc.from_numpy(w) if weighted else None, reduction=reduction
+    )
+    g = np.linspace(0.5, 1.5, 30).astype(np.float32) if reduction == "none" else np.float32(0.7)
+    (gx,) = tc.autograd.grad(loss, xt, tc.from_numpy(np.asarray(g)))
+    want = np.zeros_like(x)
+    want[np.arange(30), t] = -g * w[t]
+    if reduction == "mean":
+        want /= w[t].sum()
+    np.testing.assert_allclose(gx.numpy(), want, rtol=1e-6, atol=1e-7)
