@@ -202,12 +202,13 @@ def blas_functions(xp: Any, name: str) -> dict[Any, Any] | None:
     }
 
 
-def reduce_extreme(ufunc: Any, x: Any, axis: int, out: Any, keepdims: bool) -> None:
-    """``ufunc.reduce(x, axis=axis, out=out, keepdims=keepdims)`` for NumPy's ``maximum``
-    or ``minimum`` (``fmax``, ``fmin``), one axis. A short axis of many rows is reduced as
-    the elementwise ``ufunc`` over its slices instead: NumPy reduces a short axis row by
-    row, about 75 ns a row (the (256, 10) maximum of a softmax over ten classes: 19 us, the
-    slices 6 us). The same comparisons in the same order: NaN propagates alike.
+def reduce_extreme(xp: Any, ufunc: Any, x: Any, axis: int, out: Any, keepdims: bool) -> None:
+    """``ufunc.reduce(x, axis=axis, out=out, keepdims=keepdims)`` for the array module
+    ``xp``'s ``maximum`` or ``minimum`` (``fmax``, ``fmin``), one axis. A short axis of many
+    rows is reduced as the elementwise ``ufunc`` over its slices instead: NumPy reduces a
+    short axis row by row, about 75 ns a row (the (256, 10) maximum of a softmax over ten
+    classes: 19 us, the slices 6 us). The same comparisons in the same order: NaN propagates
+    alike.
 
     Examples
     --------
@@ -215,26 +216,20 @@ def reduce_extreme(ufunc: Any, x: Any, axis: int, out: Any, keepdims: bool) -> N
     >>> from tensorcore_xp.helpers import reduce_extreme
     >>> x = np.arange(600.0).reshape(200, 3) % 7
     >>> out = np.empty((200, 1))
-    >>> reduce_extreme(np.maximum, x, 1, out, True)
+    >>> reduce_extreme(np, np.maximum, x, 1, out, True)
     >>> bool((out == x.max(1, keepdims=True)).all())
     True
     """
     n = x.shape[axis] if x.ndim else 0
-    if not 2 <= n <= _SHORT_AXIS or x.size < _SHORT_ROWS * n or _may_share(out, x):
+    if not 2 <= n <= _SHORT_AXIS or x.size < _SHORT_ROWS * n or xp.may_share_memory(out, x):
         ufunc.reduce(x, axis=axis, out=out, keepdims=keepdims)
         return
     axis %= x.ndim
     lead = (slice(None),) * axis
-    o = out[(*lead, 0)] if keepdims else out
-    ufunc(x[(*lead, 0)], x[(*lead, 1)], out=o)
+    o = out[lead + (0,)] if keepdims else out
+    ufunc(x[lead + (0,)], x[lead + (1,)], out=o)
     for j in range(2, n):
-        ufunc(o, x[(*lead, j)], out=o)
-
-
-def _may_share(a: Any, b: Any) -> bool:
-    import numpy as np
-
-    return bool(np.may_share_memory(a, b))
+        ufunc(o, x[lead + (j,)], out=o)
 
 
 #: ``reduce_extreme`` loops over the slices of an axis of at most this many elements, with at

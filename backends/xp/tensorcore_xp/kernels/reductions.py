@@ -104,7 +104,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if direct and x.dtype == o.dtype:
                 ax = axes(x, dim)
                 if isinstance(ax, (tuple, list)) and len(ax) == 1:
-                    reduce_extreme(ufunc, x, ax[0], o, keepdim)
+                    reduce_extreme(xp, ufunc, x, ax[0], o, keepdim)
                 else:
                     ufunc.reduce(x, axis=ax, out=o, keepdims=keepdim)
             else:
@@ -284,7 +284,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         try:
             dim %= x.ndim
             m = xp.empty(x.shape[:dim] + (1,) + x.shape[dim + 1 :], x.dtype)
-            reduce_extreme(xp.maximum, x, dim, m, True)
+            reduce_extreme(xp, xp.maximum, x, dim, m, True)
             xp.subtract(x, m, out=o)
             if log:
                 s = xp.exp(o)
