@@ -116,6 +116,41 @@ def test_grad_is_never_a_tensor_a_hook_returned(device: str, on: str) -> None:
     assert_close(x.grad, np.full(3, 6.0))
 
 
+@pytest.mark.parametrize("kept", ["global", "saved", "fresh", "the incoming gradient"])
+def test_grad_is_never_a_tensor_a_functions_backward_keeps(device: str, kept: str) -> None:
+    """A custom Function's backward may return a tensor it (or its caller) still refers to:
+    .grad gets a copy then, as in PyTorch; a fresh result is stored as it is (stolen)."""
+    outside = tc.full((3,), 5.0, dtype=F64, device=device)
+
+    class Twice(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(outside)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            if kept == "global":
+                return outside
+            if kept == "saved":
+                return ctx.saved_tensors[0]
+            if kept == "fresh":
+                return g * 5.0
+            return g  # the engine's own gradient: a copy costs little, and is safe
+
+    x = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    y = Twice.apply(x)
+    y.backward(tc.ones(3, dtype=F64, device=device))
+    with tc.no_grad():
+        x.grad.add_(1)
+    assert_close(outside, np.full(3, 5.0))
+    assert_close(x.grad, np.full(3, 6.0 if kept != "the incoming gradient" else 2.0))
+    if kept == "fresh":  # stolen: nothing to copy from, nobody else to see it
+        from tensorcore.autograd._accumulate import HELD
+
+        assert not HELD  # (emptied when the backward ended)
+
+
 def test_autograd_grad_returns_the_gradient_as_computed(device: str) -> None:
     """tc.autograd.grad stores nothing, so it copies nothing: sum's gradient comes back as
     the expanded view its rule makes (PyTorch returns the same stride-0 tensor)."""

@@ -262,3 +262,25 @@ def test_argument_errors(device: str) -> None:
         tc.zeros(2, dtype="float32")
     with pytest.raises(TypeError):
         x.sum(dim=1.5)
+
+
+def test_calls_with_three_tensor_parameters_check_each_one(device: str) -> None:
+    """The call path's plain case for three or more tensor parameters (every one a tensor on
+    one device, or None where optional) and what it leaves to the full scan: a scalar, a
+    None where a tensor is required, a tensor on another device."""
+    from tensorcore.ops import functions as ops
+
+    x, w = tc.ones(2, 3, device=device), tc.ones(4, 3, device=device)
+    b = tc.ones(4, device=device, requires_grad=True)
+    assert not ops.linear(x, w, None).requires_grad
+    assert ops.linear(x, w, b).requires_grad  # the third tensor's requires_grad counts
+    with pytest.raises(TypeError, match=r"linear\(\): argument 'bias' must be Tensor, not int"):
+        ops.linear(x, w, 3)
+    with pytest.raises(TypeError, match="argument 'weight' must be Tensor, not NoneType"):
+        ops.linear(x, None, b)
+    other = "meta" if device != "meta" else "cpu"
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        ops.linear(x, w, b.detach().to(other))
+    g = tc.ones(2, 4, device=device)
+    with pytest.raises(TypeError, match="linear_backward\\(\\): argument 'weight' must be Tensor"):
+        ops.linear_backward(g, x, 5, [1, 1, 1])

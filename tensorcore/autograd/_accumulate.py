@@ -12,13 +12,18 @@ parameter's. So, as PyTorch's ``AccumulateGrad`` does, a stored gradient is
   strided or expanded parameter).
 
 The engine owns the gradients it computes, so one that already obeys the contract, and that
-no one else can see, is stored without a copy. ``tc.autograd.grad`` returns gradients as the
-rules compute them (expanded views included), as PyTorch does: it stores nothing.
+no one else can see, is stored without a copy (PyTorch steals it too). A gradient that user
+code handed over while keeping a reference to it (a custom ``Function``'s backward returning
+a tensor it holds, saved or global) is someone else's: :func:`held_elsewhere` marks it, and
+it is copied, as PyTorch copies a gradient whose use count shows another owner.
+``tc.autograd.grad`` returns gradients as the rules compute them (expanded views included),
+as PyTorch does: it stores nothing.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, Any
 
 from .._tensor import contiguous_strides, make_tensor
 from ..layouts import contiguous_format, strided
@@ -27,7 +32,46 @@ from ..ops import functions as ops
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["accumulate", "clone_obey_contract", "is_non_overlapping_and_dense", "obeys_contract"]
+__all__ = [
+    "HELD",
+    "accumulate",
+    "clone_obey_contract",
+    "held_elsewhere",
+    "is_non_overlapping_and_dense",
+    "obeys_contract",
+]
+
+#: Storage ids of gradients that user code returned and still refers to (see
+#: :func:`held_elsewhere`): never stored as a ``.grad`` without a copy. The engine empties
+#: it when its outermost backward ends (an id reused meanwhile only costs a copy).
+HELD: set[int] = set()
+
+
+def _counts(values: tuple[Any, ...]) -> list[int]:
+    return [sys.getrefcount(v) for v in values]
+
+
+# The count of an object that only the tuple passed to ``_counts`` refers to.
+_ALONE = _counts((object(),))[0]
+
+
+def held_elsewhere(values: tuple[Any, ...]) -> None:
+    """Mark the storages of the tensors among ``values`` (a backward's results, in the tuple
+    it returned) that anything besides that tuple refers to: :func:`accumulate` copies them.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd._accumulate import HELD, held_elsewhere
+    >>> kept = tc.ones(2)
+    >>> held_elsewhere((kept, tc.zeros(2)))
+    >>> id(kept.untyped_storage()) in HELD, len(HELD)
+    (True, 1)
+    >>> HELD.clear()
+    """
+    for v, n in zip(values, _counts(values), strict=True):
+        if n > _ALONE and getattr(v, "_storage", None) is not None:
+            HELD.add(id(v._storage))
 
 
 def is_non_overlapping_and_dense(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
@@ -95,7 +139,8 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) ->
             g = g.expand(leaf._shape)
         # With create_graph the gradient may be saved by the graph being built: a copy keeps
         # an in-place update of .grad from invalidating it (PyTorch copies there too).
-        if create_graph or id(g._storage) in shared or not obeys_contract(g, leaf):
+        st = id(g._storage)
+        if create_graph or st in shared or st in HELD or not obeys_contract(g, leaf):
             g = clone_obey_contract(g, leaf)
         shared.add(id(g._storage))
         leaf._grad = g

@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import STANDARD, keep_message
 from . import grad_mode
+from ._accumulate import HELD as _HELD
 from ._accumulate import accumulate as _accumulate
 from .anomaly_mode import check_nan
 from .anomaly_mode import state as _anomaly
@@ -146,6 +147,7 @@ def run_backward(
         _running.depth -= 1
         if outer:
             _running.callbacks = None
+            _HELD.clear()
     return results
 
 

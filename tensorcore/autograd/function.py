@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
 from . import _dual, grad_mode
+from ._accumulate import held_elsewhere
 from .graph import (
     FREED_GRAPH,
     Node,
@@ -247,6 +248,7 @@ def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
     res = cls.backward(ctx, *grads)
     if not isinstance(res, tuple):
         res = (res,)
+    held_elsewhere(res)  # (a gradient the user's code keeps is copied, never made a .grad)
     if len(res) != len(node.next_functions):
         raise RuntimeError(
             f"function {cls.__name__}Backward returned an incorrect number of gradients "

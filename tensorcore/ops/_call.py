@@ -85,6 +85,17 @@ def _tensor_params(op: Op) -> tuple[tuple[tuple[int, str, bool, bool], ...], tup
     return hit
 
 
+_OPTIONAL: dict[str, frozenset[int]] = {}
+
+
+def _optional_positions(op: Op) -> frozenset[int]:
+    """The positions of ``op``'s optional tensor parameters (``Tensor?``)."""
+    hit = _OPTIONAL.get(op.name)
+    if hit is None:
+        hit = _OPTIONAL[op.name] = frozenset(i for i, _, opt, _ in _tensor_params(op)[0] if opt)
+    return hit
+
+
 def _bad_tensor(fn: str, name: str, a: Any, scalar_ok: bool) -> TypeError:
     want = "Tensor or Number" if scalar_ok else "Tensor"  # (only with another tensor)
     return TypeError(f"{fn}(): argument '{name}' must be {want}, not {type_name(a)}")
@@ -213,6 +224,27 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
                 if not rg and (v := b._base) is not None and v._requires_grad:
                     rg = adopt_base_grad(b)
             else:
+                dev, lay, rg, args = _scan(op, args)
+        elif n_tensor_args > 2:
+            # Three or more tensor parameters (linear and its backward, addmm, the losses):
+            # the plain case is every one a tensor on one device and layout, or None where
+            # the signature allows it; anything else takes the scan (mixing, scalars, errors).
+            dev = None
+            rg = False
+            for i in op.tensor_pos:
+                a = args[i]
+                if isinstance(a, Tensor):
+                    if dev is None:
+                        dev, lay = a._device, a._layout
+                    elif a._device is not dev or a._layout is not lay:
+                        dev = None
+                        break
+                    if a._requires_grad:
+                        rg = True
+                elif a is not None or i not in _optional_positions(op):
+                    dev = None
+                    break
+            if dev is None:
                 dev, lay, rg, args = _scan(op, args)
         elif not op.tensor_pos and not op.list_pos:  # a factory: no tensor to scan
             dev, lay, rg = None, strided, False

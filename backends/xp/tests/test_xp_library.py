@@ -90,3 +90,182 @@ def test_the_cuda_device_declares_its_array_module() -> None:
     fake = object()
     assert CUDADevice(fake, "no GPU here").array_module is fake
     assert CUDADevice(None, "no CuPy").array_module is None
+
+
+# ------------------------------------------------------------------ helpers.axpy
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_axpy_updates_in_place_as_numpy_does(dtype: Any) -> None:
+    from tensorcore_xp.helpers import axpy
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((37, 5)).astype(dtype)
+    y = rng.standard_normal((37, 5)).astype(dtype)
+    want = y - x * dtype(0.01)
+    before = y.__array_interface__["data"][0]
+    axpy(np)(-0.01, x, y)
+    assert y.__array_interface__["data"][0] == before
+    # BLAS may fuse the multiply and add: one rounding instead of two
+    np.testing.assert_allclose(y, want, rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
+@pytest.mark.parametrize(
+    "case", ["zero scale", "strided", "overlapping", "integer", "mixed dtypes", "broadcast"]
+)
+def test_axpy_falls_back_to_numpy_where_blas_cannot(case: str) -> None:
+    """Each case BLAS's axpy would get wrong (or cannot take) gives NumPy's ``y += x * a``."""
+    from tensorcore_xp.helpers import axpy
+
+    a = -0.5
+    base = np.arange(24, dtype=np.float32)
+    x, y = base[:12].copy(), base[12:].copy()
+    if case == "zero scale":  # BLAS returns at once for a == 0; inf * 0 must give NaN
+        a, x = 0.0, np.full(12, np.inf, np.float32)
+    elif case == "strided":
+        y = base.copy()[::2]
+    elif case == "overlapping":
+        y = base.copy()
+        x, y = y[1:13], y[:12]
+    elif case == "integer":
+        x, y, a = x.astype(np.int64), y.astype(np.int64), 2
+    elif case == "mixed dtypes":
+        x = x.astype(np.float64)
+    elif case == "broadcast":
+        x = x[:1]
+    want = y.copy()
+    with np.errstate(invalid="ignore"):
+        want += x * a
+        axpy(np)(a, x, y)
+    np.testing.assert_array_equal(y, want)
+
+
+def test_axpy_of_another_module_is_the_plain_expression() -> None:
+    from tensorcore_xp.helpers import axpy
+
+    class Module:  # an array module without BLAS: NumPy's arrays under another name
+        __name__ = "other"
+
+    y = np.ones(3)
+    axpy(Module())(2.0, np.arange(3.0), y)
+    np.testing.assert_array_equal(y, [1.0, 3.0, 5.0])
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_fused_sgd_with_blas_update_matches_the_per_parameter_path(momentum: float) -> None:
+    """The fused step (its update through axpy) against the operator-by-operator path, on
+    parameters large and small, contiguous and transposed, and an infinite gradient."""
+    shapes = [(300, 7), (7,), (5, 4)]
+
+    def run(foreach: Any) -> list[Any]:
+        rng2, rng3 = np.random.default_rng(2), np.random.default_rng(3)
+        ps = [tc.nn.Parameter(tc.from_numpy(rng2.standard_normal(s).astype(np.float32)))
+              for s in shapes]  # fmt: skip
+        ps.append(tc.nn.Parameter(tc.ones(6, 3).t()))  # a transposed (non-contiguous) one
+        opt = tc.optim.SGD(ps, lr=0.1, momentum=momentum, foreach=foreach)
+        for step in range(3):
+            for i, p in enumerate(ps):
+                g = np.asarray(rng3.standard_normal(p.shape), np.float32)
+                if i == 2 and step == 2:
+                    g[0, 0] = np.inf
+                p.grad = tc.from_numpy(g)
+            opt.step()
+        return [p.detach().numpy().copy() for p in ps]
+
+    fused, plain = run(None), run(False)
+    for a, b in zip(fused, plain, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    assert np.isinf(fused[2][0, 0]) and np.isinf(plain[2][0, 0])
+
+
+@pytest.mark.parametrize(
+    "case", ["contiguous", "batched", "transposed input", "float64", "inf bias", "empty inner"]
+)
+def test_linear_with_the_bias_in_gemm_matches_numpy(case: str) -> None:
+    """``linear`` on the CPU takes the bias as GEMM's C operand for C-ordered operands and
+    the matmul-then-add path otherwise: both against NumPy."""
+    rng = np.random.default_rng(4)
+    dtype = np.float64 if case == "float64" else np.float32
+    k = 0 if case == "empty inner" else 7
+    x = rng.standard_normal((2, 5, k) if case == "batched" else (5, k)).astype(dtype)
+    w = rng.standard_normal((3, k)).astype(dtype)
+    b = rng.standard_normal(3).astype(dtype)
+    if case == "inf bias":
+        b[1] = np.inf
+    xt = tc.from_numpy(x)
+    if case == "transposed input":
+        xt = tc.from_numpy(np.ascontiguousarray(x.T)).t()
+    got = tc.nn.functional.linear(xt, tc.from_numpy(w), tc.from_numpy(b)).numpy()
+    np.testing.assert_allclose(got, x @ w.T + b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum, np.fmax])
+@pytest.mark.parametrize(
+    "shape, axis", [((300, 10), 1), ((300, 10), -1), ((40, 3, 50), 1), ((64, 2), 0), ((5, 4), 1)]
+)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduce_extreme_is_numpys_reduce(ufunc: Any, shape: Any, axis: int, keepdims: bool) -> None:
+    """Over the slices of a short axis (the first three shapes) or by NumPy's reduce (a long
+    axis, few rows): the same values, NaN included."""
+    from tensorcore_xp.helpers import reduce_extreme
+
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[7] = np.nan
+    want = ufunc.reduce(x, axis=axis, keepdims=keepdims)
+    out = np.empty_like(want)
+    reduce_extreme(np, ufunc, x, axis, out, keepdims)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_reduce_extreme_into_its_own_input_takes_numpys_reduce() -> None:
+    from tensorcore_xp.helpers import reduce_extreme
+
+    x = np.random.default_rng(6).standard_normal((300, 4))
+    want = x.max(1)
+    reduce_extreme(np, np.maximum, x, 1, x[:, 0], False)  # out overlaps x
+    np.testing.assert_array_equal(x[:, 0], want)
+
+
+@pytest.mark.parametrize("log", [True, False])
+@pytest.mark.parametrize("shape, dim", [((300, 10), 1), ((300, 10), -1), ((20, 6, 40), 1)])
+def test_softmax_and_its_backward_on_short_class_dims_match_numpy(
+    log: bool, shape: Any, dim: int
+) -> None:
+    """The softmax kernels' in-place paths (the maximum over slices of a short dim, the
+    backward written in its result) against NumPy's formulas."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    g = rng.standard_normal(shape).astype(np.float32)
+    z = x - x.max(dim, keepdims=True)
+    lse = np.log(np.exp(z).sum(dim, keepdims=True))
+    y = z - lse if log else np.exp(z - lse)
+    xt = tc.from_numpy(x).requires_grad_()
+    yt = xt.log_softmax(dim) if log else xt.softmax(dim)
+    np.testing.assert_allclose(yt.detach().numpy(), y, rtol=1e-5, atol=1e-6)
+    (gx,) = tc.autograd.grad(yt, xt, tc.from_numpy(g))
+    if log:
+        want = g - np.exp(y) * g.sum(dim, keepdims=True)
+    else:
+        want = y * (g - (g * y).sum(dim, keepdims=True))
+    np.testing.assert_allclose(gx.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_gradient_with_and_without_weights_matches_numpy(
+    reduction: str, weighted: bool
+) -> None:
+    """``nll_loss_backward``'s unweighted path (no weight array) and its weighted one."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((30, 4)).astype(np.float32)
+    t = rng.integers(0, 4, 30)
+    w = rng.uniform(0.5, 2.0, 4).astype(np.float32) if weighted else np.ones(4, np.float32)
+    xt = tc.from_numpy(x).requires_grad_()
+    loss = tc.nn.functional.nll_loss(
+        xt, tc.from_numpy(t), tc.from_numpy(w) if weighted else None, reduction=reduction
+    )
+    g = np.linspace(0.5, 1.5, 30).astype(np.float32) if reduction == "none" else np.float32(0.7)
+    (gx,) = tc.autograd.grad(loss, xt, tc.from_numpy(np.asarray(g)))
+    want = np.zeros_like(x)
+    want[np.arange(30), t] = -g * w[t]
+    if reduction == "mean":
+        want /= w[t].sum()
+    np.testing.assert_allclose(gx.numpy(), want, rtol=1e-6, atol=1e-7)

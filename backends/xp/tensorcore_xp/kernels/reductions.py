@@ -14,7 +14,7 @@ from typing import Any
 
 from tensorcore.backend import dtype_name
 
-from ..helpers import acc_dtype, array_of, errstate, quiet_tokens
+from ..helpers import acc_dtype, array_of, errstate, quiet_tokens, reduce_extreme
 
 __all__ = ["build"]
 
@@ -102,7 +102,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             no_complex(name, self)
             x, o = array_of(self), array_of(out)
             if direct and x.dtype == o.dtype:
-                ufunc.reduce(x, axis=axes(x, dim), out=o, keepdims=keepdim)
+                ax = axes(x, dim)
+                if isinstance(ax, (tuple, list)) and len(ax) == 1:
+                    reduce_extreme(xp, ufunc, x, ax[0], o, keepdim)
+                else:
+                    ufunc.reduce(x, axis=ax, out=o, keepdims=keepdim)
             else:
                 o[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
 
@@ -278,7 +282,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         which it accumulates in): the same operations, without the temporaries."""
         tok = enter()
         try:
-            xp.subtract(x, xp.maximum.reduce(x, axis=dim, keepdims=True), out=o)
+            dim %= x.ndim
+            m = xp.empty(x.shape[:dim] + (1,) + x.shape[dim + 1 :], x.dtype)
+            reduce_extreme(xp, xp.maximum, x, dim, m, True)
+            xp.subtract(x, m, out=o)
             if log:
                 s = xp.exp(o)
                 s = xp.add.reduce(s, axis=dim, keepdims=True)
@@ -305,13 +312,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["softmax"], K["log_softmax"] = softmax_kernel(False), softmax_kernel(True)
 
-    def softmax_backward(name: str, grad: Callable[[Any, Any, int, Any], Any]) -> None:
-        """A kernel ``out = grad(grad_output, output, dim, wide dtype)`` (0-d as 1-element)."""
+    def softmax_backward(
+        name: str,
+        grad: Callable[[Any, Any, int, Any], Any],
+        into: Callable[[Any, Any, Any, int], None],
+    ) -> None:
+        """A kernel ``out = grad(grad_output, output, dim, wide dtype)`` (0-d as 1-element),
+        or ``into(out, grad_output, output, dim)``, the same operations written in ``out``,
+        where NumPy computes in the dtype of all three and ``out`` overlaps neither."""
 
         def k(out: Any, g: Any, y: Any, dim: int) -> None:
             o = array_of(out)
             if o.size:
                 gg, yy = array_of(g), array_of(y)
+                if (
+                    direct
+                    and o.ndim
+                    and gg.dtype == yy.dtype == o.dtype == acc(o.dtype)
+                    and o.dtype.kind == "f"
+                    and gg.shape == yy.shape == o.shape
+                    and not (xp.may_share_memory(o, gg) or xp.may_share_memory(o, yy))
+                ):
+                    tok = enter()
+                    try:
+                        into(o, gg, yy, dim)
+                    finally:
+                        leave(tok)
+                    return
                 if o.ndim == 0:
                     gg, yy = gg.reshape(1), yy.reshape(1)
                 with quiet(all="ignore"):
@@ -325,13 +352,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         xp.subtract(g, xp.sum(t, axis=dim, keepdims=True), out=t)
         return xp.multiply(y, t, out=t)
 
+    def softmax_grad_into(o: Any, g: Any, y: Any, dim: int) -> None:
+        xp.multiply(g, y, out=o)
+        xp.subtract(g, xp.add.reduce(o, axis=dim, keepdims=True), out=o)
+        xp.multiply(y, o, out=o)
+
     def log_softmax_grad(g: Any, y: Any, dim: int, wide: Any) -> Any:  # g - exp(y) * sum(g)
         e = xp.exp(y.astype(wide, copy=False))
         xp.multiply(e, xp.sum(g, axis=dim, keepdims=True, dtype=wide), out=e)
         return xp.subtract(g, e, out=e)
 
-    softmax_backward("_softmax_backward_data", softmax_grad)
-    softmax_backward("_log_softmax_backward_data", log_softmax_grad)
+    def log_softmax_grad_into(o: Any, g: Any, y: Any, dim: int) -> None:
+        xp.exp(y, out=o)
+        xp.multiply(o, xp.add.reduce(g, axis=dim, keepdims=True), out=o)
+        xp.subtract(g, o, out=o)
+
+    softmax_backward("_softmax_backward_data", softmax_grad, softmax_grad_into)
+    softmax_backward("_log_softmax_backward_data", log_softmax_grad, log_softmax_grad_into)
 
     # ------------------------------------------------------------ sorting
     def order(self: Any, dim: int, descending: bool) -> Any:
