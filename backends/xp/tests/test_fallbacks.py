@@ -226,9 +226,16 @@ _SPECIAL = [0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 0.1, -0.1, 0.2, -0.2, 7.5, -7.5, 1e
             1e-30, -1e-30, 2.0**24 + 1, 1e300, 5e-324, np.inf, -np.inf, np.nan]  # fmt: skip
 
 
+def _torch_remainder(a: Any, b: Any) -> Any:
+    """NumPy's remainder with PyTorch's zeros: a zero result keeps ``a``'s sign (fmod's)."""
+    r = np.remainder(a, b)
+    return np.where(r == 0, np.copysign(r, a), r)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 def test_floor_division_and_remainder_of_floats_are_numpys_off_numpy(dtype: Any) -> None:
-    # (CuPy's floor(x / y) gave 30 for 3.0 // 0.1 and 10 for -1 // -0.1 in float32)
+    # (CuPy's floor(x / y) gave 30 for 3.0 // 0.1 and 10 for -1 // -0.1 in float32); the
+    # remainder's zeros keep the dividend's sign, as PyTorch's
     from tensorcore_xp.kernels import pointwise
 
     import tensorcore as tc
@@ -241,7 +248,7 @@ def test_floor_division_and_remainder_of_floats_are_numpys_off_numpy(dtype: Any)
         values = np.concatenate([special, noise])
         a = np.repeat(values, values.size)
         b = np.tile(values, values.size)
-        want_q, want_r = np.floor_divide(a, b), np.remainder(a, b)
+        want_q, want_r = np.floor_divide(a, b), _torch_remainder(a, b)
     ta, tb = tc.from_numpy(a), tc.from_numpy(b)
     for name, want in (("floor_divide", want_q), ("remainder", want_r)):
         out = tc.empty(a.shape, dtype=ta.dtype)
@@ -260,7 +267,7 @@ def test_floor_division_and_remainder_of_floats_are_numpys_off_numpy(dtype: Any)
         with np.errstate(all="ignore"):
             pairs = (
                 ("floor_divide", (ta, scalar), np.floor_divide(a, s)),
-                ("remainder", (scalar, tb), np.remainder(s, b)),
+                ("remainder", (scalar, tb), _torch_remainder(s, b)),
             )
         for name, args, want in pairs:
             out = tc.empty(a.shape, dtype=ta.dtype)
