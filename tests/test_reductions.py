@@ -262,6 +262,38 @@ def test_topk(device: str, data: st.DataObject) -> None:
     assert_close(values, expected)
 
 
+def _stable_order(a: np.ndarray, dim: int, largest: bool) -> np.ndarray:
+    """The stable sort's indices, NaN largest, equal values by index (descending too)."""
+    if not largest:
+        return np.argsort(a, axis=dim, kind="stable")
+    s = np.argsort(np.flip(a, axis=dim), axis=dim, kind="stable")
+    return (a.shape[dim] - 1) - np.flip(s, axis=dim)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8, np.float16])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_ties_and_nan_keep_the_stable_order(device: str, dtype: Any, largest: bool) -> None:
+    # Few distinct values: the k-th value has ties inside and outside the top k, and NaN
+    # (largest, as in the sort) fills whole prefixes; k <= n / 2 takes the partition path.
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, (6, 40, 30)).astype(dtype)
+    if a.dtype.kind == "f":
+        a[a == 3] = np.nan
+        a[0, :, 0] = -0.0
+        a[1] = np.nan
+    t = tc.tensor(a, device=device)
+    for dim, k in ((-1, 1), (-1, 7), (-1, 15), (1, 20), (0, 3), (1, 40)):
+        values, indices = t.topk(k, dim, largest=largest)
+        idx = np.take(_stable_order(a, dim, largest), np.arange(k), axis=dim)
+        assert_close(indices, idx.astype(np.int64))
+        assert_close(values, np.take_along_axis(a, idx, axis=dim), equal_nan=True)
+    # A non-contiguous input takes the same path.
+    values, indices = t.transpose(0, 2)[::2].topk(5, 1, largest=largest)
+    b = a.transpose(2, 1, 0)[::2]
+    idx = np.take(_stable_order(b, 1, largest), np.arange(5), axis=1)
+    assert_close(indices, idx.astype(np.int64))
+
+
 def test_sort_and_topk_return_named_tuples(device: str) -> None:
     t = tc.tensor([3.0, 1.0, 2.0], device=device)
     r = tc.sort(t)
