@@ -468,6 +468,27 @@ def test_reductions_of_an_expanded_tensor_need_no_full_size_temporary(device: st
     assert math.isclose(x.logsumexp(0)[1].item(), 5 + 40 * math.log(2), rel_tol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_norm_2_of_large_strided_and_expanded_tensors(device: str, dtype: Any) -> None:
+    # Real 2-norms over every dim take a dot product (NumPy): as accurate as the sum.
+    a = np.random.default_rng(0).standard_normal((300, 400)).astype(dtype) + 3
+    exact = math.sqrt(float(np.sum(a.astype(np.float64) ** 2)))
+    t = tc.tensor(a, device=device)
+    for x in (t, t.T, t[::2, 1::3], t.reshape(-1)):
+        n = tc.linalg.vector_norm(x)
+        assert n.dtype is t.dtype
+        want = math.sqrt(float(np.sum(to_numpy(x).astype(np.float64) ** 2)))
+        assert math.isclose(n.item(), want, rel_tol=1e-6)
+    assert math.isclose(tc.linalg.vector_norm(t, dim=(0, 1)).item(), exact, rel_tol=1e-6)
+    assert tc.linalg.vector_norm(t, dim=(1, 0), keepdim=True).shape == (1, 1)
+    assert_close(tc.linalg.vector_norm(t, dim=1), np.sqrt(np.sum(a * a, axis=1)), rtol=1e-5, atol=0)
+    e = tc.tensor(np.array([3.0, 4.0], dtype), device=device).expand(2**20, 2)
+    assert tc.linalg.vector_norm(e).item() == 5.0 * 2**10
+    assert tc.linalg.vector_norm(tc.zeros(0, 3, dtype=t.dtype, device=device)).item() == 0.0
+    assert math.isnan(tc.linalg.vector_norm(tc.tensor([1.0, math.nan], device=device)).item())
+    assert tc.linalg.vector_norm(tc.tensor([1.0, -math.inf], device=device)).item() == math.inf
+
+
 def test_a_reduction_follows_the_default_dtype_when_it_changes(device: str) -> None:
     # logsumexp of integers gives the default dtype, read at each call (the core remembers
     # a reduction's result dtype only where the default dtype plays no part).

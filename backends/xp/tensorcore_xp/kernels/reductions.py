@@ -197,6 +197,18 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         ax = axes(x, dim)
         n = count(x, dim)
         x, w = compact(x, ax)
+        if ord == 2 and direct and x.dtype.kind == "f" and x.dtype == acc(o.dtype):
+            # A real 2-norm is sqrt(x . x): BLAS's dot reads x once, where abs, square and
+            # sum make two temporaries (its blocked sums are as accurate as the pairwise sum);
+            # over some of the dims, the square without abs.
+            with quiet(all="ignore"):
+                if ax is None or len(ax) == x.ndim:
+                    f = x.ravel()
+                    o[...] = xp.sqrt(xp.dot(f, f) * w)
+                else:
+                    r = xp.multiply(x, x)
+                    o[...] = xp.sqrt(xp.add.reduce(r, axis=ax, keepdims=keepdim) * w)
+            return
         with quiet(all="ignore"):
             a = xp.abs(x.astype(acc(o.dtype), copy=False) if x.dtype.kind != "c" else x)
             if ord in (math.inf, -math.inf):
