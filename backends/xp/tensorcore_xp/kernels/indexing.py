@@ -319,7 +319,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         xp.not_equal(ordered[1:], ordered[:-1], out=new[1:])
         pre = (slice(None),) * d
         if new.all():
-            o[(*pre, flat)] += vals
+            o[pre + (flat,)] += vals
             return True
         starts = xp.flatnonzero(new)
         # Each element's rank among equal indices, in index order (the sort is stable).
@@ -329,7 +329,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return False
         for r in range(rounds):
             sel = order[rank == r]
-            o[(*pre, flat[sel])] += xp.take(vals, sel, axis=d)
+            o[pre + (flat[sel],)] += xp.take(vals, sel, axis=d)
         return True
 
     def index_put(out: Any, self: Any, indices: Any, values: Any, accumulate: bool = False) -> None:
