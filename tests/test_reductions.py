@@ -181,6 +181,24 @@ def test_scans(device: str, name: str, data: st.DataObject) -> None:
     assert_close(getattr(t, name)(dim, dtype=out_dtype), expected, **_tol(dtype))
 
 
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scans_in_place_and_into_a_strided_out(device: str, name: str) -> None:
+    # (NumPy accumulates straight into out, which may be the input or a strided view.)
+    a = np.random.default_rng(0).uniform(0.5, 1.5, (5, 6)).astype(np.float32)
+    fn = np.cumsum if name == "cumsum" else np.cumprod
+    for dim in (0, 1):
+        t = tc.tensor(a, device=device)
+        assert getattr(t, name + "_")(dim) is t
+        assert_close(t, fn(a, axis=dim), rtol=1e-6, atol=1e-6)
+        big = tc.zeros(6, 10, device=device)
+        out = big[:, ::2].T  # (5, 6), neither C- nor F-ordered
+        getattr(tc, name)(tc.tensor(a, device=device).T.T, dim, out=out)
+        assert_close(out, fn(a, axis=dim), rtol=1e-6, atol=1e-6)
+        assert not to_numpy(big[:, 1::2]).any()
+    t = tc.tensor(np.array([[1, 2], [3, 4]], np.int32), device=device)
+    assert_close(t.cumsum(1), np.array([[1, 3], [3, 7]], np.int64))
+
+
 def _softmax(a: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)

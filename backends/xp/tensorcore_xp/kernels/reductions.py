@@ -259,20 +259,28 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     truth("any", xp.any)
 
     # ------------------------------------------------------------ scans and softmax
-    def scan(name: str, fn: Any) -> None:
+    def scan(name: str, fn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
             x, o = array_of(self), array_of(out)
             if x.ndim == 0:
                 o[...] = x
                 return
+            a = acc(o.dtype)
+            if direct and a == o.dtype:  # (into out: no result to allocate and copy)
+                tok = enter()
+                try:
+                    ufunc.accumulate(x, axis=dim, dtype=a, out=o)
+                finally:
+                    leave(tok)
+                return
             with quiet(all="ignore"):
-                o[...] = fn(x, axis=dim, dtype=acc(o.dtype))
+                o[...] = fn(x, axis=dim, dtype=a)
 
         k.__name__ = name
         K[name] = k
 
-    scan("cumsum", xp.cumsum)
-    scan("cumprod", xp.cumprod)
+    scan("cumsum", xp.cumsum, xp.add)
+    scan("cumprod", xp.cumprod, xp.multiply)
 
     def softmax_of(x: Any, dim: int, dtype: Any, log: bool) -> Any:
         x = x.astype(acc(dtype), copy=False)
