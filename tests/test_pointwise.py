@@ -357,6 +357,26 @@ def test_clamp_with_scalars_and_one_bound(device: str) -> None:
     assert x.tolist() == [0.0, 0.5, 1.0]
 
 
+def test_clamp_into_an_out_that_is_a_bound_or_a_strided_view(device: str) -> None:
+    # (On NumPy both steps are computed in out; a max bound sharing it must not change first.)
+    want = [1.0, 3.0, 1.0, math.nan]
+    for into in ("lo", "hi", "x"):
+        x, lo, hi = (
+            tc.tensor(v, device=device)
+            for v in ([0.0, 5.0, -5.0, math.nan], [1.0] * 4, [2.0, 3.0, 4.0, 5.0])
+        )
+        out = {"lo": lo, "hi": hi, "x": x}[into]
+        assert tc.clamp(x, lo, hi, out=out) is out
+        assert_close(out, np.array(want, np.float32), equal_nan=True)
+    big = tc.zeros(4, 2, device=device)
+    x = tc.tensor([0.0, 5.0, -5.0, 2.5], device=device)
+    tc.clamp(x, 1.0, tc.tensor(3.0, device=device), out=big[:, 1])
+    assert big.tolist() == [[0.0, 1.0], [0.0, 3.0], [0.0, 1.0], [0.0, 2.5]]
+    i = tc.tensor([0, 9], device=device)
+    assert tc.clamp(i, 1, 3).tolist() == [1, 3]
+    assert tc.clamp(i, 0.5, 2.5).tolist() == [0.5, 2.5]
+
+
 def test_where_with_scalars(device: str) -> None:
     c = tc.tensor([True, False, True], device=device)
     x = tc.tensor([1.0, 2.0, 3.0], device=device)

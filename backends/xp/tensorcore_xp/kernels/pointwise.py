@@ -526,7 +526,14 @@ def build(
             raise RuntimeError("At least one of 'min' or 'max' must not be None")
         x, o = array_of(a), array_of(out)
         if lo is not None and hi is not None:
-            xp.minimum(xp.maximum(x, array_of(lo)), array_of(hi), out=o)
+            if o.dtype.kind in "biuf" and not (
+                isinstance(hi, Tensor) and hi._storage is out._storage
+            ):
+                # Both steps in out (which hi does not share): no temporary.
+                xp.maximum(x, array_of(lo), out=o)
+                xp.minimum(o, array_of(hi), out=o)
+            else:
+                xp.minimum(xp.maximum(x, array_of(lo)), array_of(hi), out=o)
         elif lo is not None:
             xp.maximum(x, array_of(lo), out=o)
         else:
