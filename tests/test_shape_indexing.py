@@ -129,6 +129,27 @@ def test_tril_triu(device: str, diagonal: int, shape: tuple[int, ...]) -> None:
         tc.tril(t.flatten())
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float64, np.complex64])
+def test_tril_triu_of_every_dtype_into_strided_and_aliasing_outs(device: str, dtype: Any) -> None:
+    a = np.array([[np.nan, 2, -np.inf], [1, 0, 3], [4, 5, 6], [7, 8, 9]])
+    if dtype in (np.bool_, np.int16):
+        a = np.arange(12).reshape(4, 3) % 3  # (zeros and non-zeros on both sides)
+    a = a.astype(dtype)
+    for diagonal in (-1, 0, 2):
+        t = tc.tensor(a, device=device)
+        assert_close(t.tril(diagonal), np.tril(a, diagonal), equal_nan=True)
+        assert_close(t.triu(diagonal), np.triu(a, diagonal), equal_nan=True)
+        big = tc.tensor(np.ones((4, 6), dtype), device=device)
+        tc.tril(t, diagonal, out=big[:, ::2])
+        assert_close(big[:, ::2], np.tril(a, diagonal), equal_nan=True)
+        assert_close(big[:, 1::2], np.ones((4, 3), dtype))
+        # an out that overlaps self without being it
+        s = tc.tensor(np.concatenate([a, a]), device=device)
+        tc.triu(s[:4], diagonal, out=s[4:])
+        assert_close(s[4:], np.triu(a, diagonal), equal_nan=True)
+        assert_close(s[:4], a, equal_nan=True)
+
+
 # ---------------------------------------------------------------- gather / scatter
 @given(data=st.data())
 def test_gather_matches_take_along_axis(device: str, data: st.DataObject) -> None:

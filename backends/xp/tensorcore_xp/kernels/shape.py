@@ -133,10 +133,28 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def repeat(out: Any, self: Any, repeats: Any) -> None:
         array_of(out)[...] = xp.tile(array_of(self), repeats)
 
+    masked = xp.__name__ == "numpy"
+
     def triangle(name: str, fn: Any) -> None:
-        # ``fn`` returns a new array, so in-place ``tril_`` (``out is self``) is safe.
+        lower = name == "tril"
+
         def k(out: Any, self: Any, diagonal: int = 0) -> None:
-            array_of(out)[...] = fn(array_of(self), diagonal)
+            x, o = array_of(self), array_of(out)
+            if masked and (out is self or out._storage is not self._storage):
+                # NumPy's tril/triu select into a new array, copied into out; here out is
+                # written in place: zeros, then the kept triangle, through one shared mask.
+                n, m = x.shape[-2:]
+                keep = xp.tri(n, m, diagonal if lower else diagonal - 1, dtype=bool)
+                if not lower:
+                    xp.logical_not(keep, out=keep)
+                if out is self:
+                    xp.copyto(o, 0, where=xp.logical_not(keep, out=keep))
+                else:
+                    o.fill(0)
+                    xp.copyto(o, x, where=keep)
+                return
+            # ``fn`` returns a new array, so in-place ``tril_`` (``out is self``) is safe.
+            o[...] = fn(x, diagonal)
 
         k.__name__ = name
         K[name] = k
