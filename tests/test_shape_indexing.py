@@ -251,6 +251,22 @@ def test_index_select(device: str, dim: int) -> None:
         t.index_select(0, tc.tensor([[0]], device=device))
 
 
+def test_index_select_from_strided_into_strided_and_scalar_indices(device: str) -> None:
+    # (NumPy takes straight into a C-contiguous out of the result's shape; others copy)
+    a = np.arange(24.0).reshape(4, 6)
+    t = tc.tensor(a, device=device)
+    i = tc.tensor([5, 0, 5, 2], device=device)
+    assert_close(t.T.index_select(0, i), a.T[[5, 0, 5, 2]])
+    assert_close(t[:, ::2].index_select(1, i[1:].to(tc.int32) % 3), a[:, ::2][:, [0, 2, 2]])
+    big = tc.zeros(4, 8, device=device, dtype=tc.float64)
+    tc.index_select(t, 1, i, out=big[:, ::2])
+    assert_close(big[:, ::2], a[:, [5, 0, 5, 2]])
+    assert not to_numpy(big[:, 1::2]).any()
+    assert_close(t.index_select(0, tc.tensor(3, device=device)), a[[3]])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        t.index_select(1, tc.tensor([6], device=device))
+
+
 def test_masked_fill(device: str) -> None:
     t, a = _a(device)
     mask = a % 3 == 0

@@ -204,12 +204,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["scatter_reduce"] = scatter_reduce
 
+    take_into = xp.__name__ == "numpy"
+
     def index_select(out: Any, self: Any, dim: int, index: Any) -> None:
         x, ix, o = array_of(self), array_of(index).reshape(-1), array_of(out)
         if x.ndim == 0:
             x = x.reshape(1)
         if ix.size and (int(ix.min()) < 0 or int(ix.max()) >= x.shape[dim]):
             raise IndexError("index out of range in self")
+        if (
+            take_into
+            and o.shape == x.shape[:dim] + (ix.size,) + x.shape[dim + 1 :]
+            and writes_through_views(o)
+        ):
+            # Straight into out: NumPy buffers ``take(out=)`` only where it checks the
+            # indices itself (mode "raise"); they are checked above.
+            xp.take(x, ix, axis=dim, out=o, mode="clip")
+            return
         o[...] = xp.take(x, ix, axis=dim).reshape(o.shape)
 
     def masked_fill(out: Any, self: Any, mask: Any, value: Any) -> None:

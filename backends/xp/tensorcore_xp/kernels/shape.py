@@ -13,7 +13,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore.backend import broadcast_shapes, dtype_name
 
-from ..helpers import array_of, errstate
+from ..helpers import array_of, errstate, writes_through_views
 
 __all__ = ["build"]
 
@@ -131,7 +131,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             array_of(out)[...] = xp.roll(x, shifts, axis=dims)
 
     def repeat(out: Any, self: Any, repeats: Any) -> None:
-        array_of(out)[...] = xp.tile(array_of(self), repeats)
+        x, o = array_of(self), array_of(out)
+        if writes_through_views(o) and o.size:
+            # out as (r0, s0, r1, s1, ...): one broadcast copy of x, no tiled temporary.
+            lead = len(repeats) - x.ndim
+            sizes = (1,) * lead + tuple(x.shape)
+            split = tuple(v for r, n in zip(repeats, sizes, strict=True) for v in (r, n))
+            o.reshape(split)[...] = x.reshape(tuple(v for n in sizes for v in (1, n)))
+            return
+        o[...] = xp.tile(x, repeats)
 
     masked = xp.__name__ == "numpy"
 
