@@ -143,6 +143,9 @@ def test_tril_triu_of_every_dtype_into_strided_and_aliasing_outs(device: str, dt
         tc.tril(t, diagonal, out=big[:, ::2])
         assert_close(big[:, ::2], np.tril(a, diagonal), equal_nan=True)
         assert_close(big[:, 1::2], np.ones((4, 3), dtype))
+        u = tc.tensor(a, device=device).T
+        assert u.tril_(diagonal) is u  # (in place, of a strided tensor)
+        assert_close(u, np.tril(a.T, diagonal), equal_nan=True)
         # an out that overlaps self without being it
         s = tc.tensor(np.concatenate([a, a]), device=device)
         tc.triu(s[:4], diagonal, out=s[4:])

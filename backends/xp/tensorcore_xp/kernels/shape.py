@@ -156,7 +156,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 if not lower:
                     xp.logical_not(keep, out=keep)
                 if out is self:
-                    xp.copyto(o, 0, where=xp.logical_not(keep, out=keep))
+                    xp.copyto(o, 0, where=xp.logical_not(keep, out=keep), casting="unsafe")
                 else:
                     o.fill(0)
                     xp.copyto(o, x, where=keep)
