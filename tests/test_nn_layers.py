@@ -522,6 +522,24 @@ def test_pad_matches_numpy(device: str, mode: str) -> None:
     assert tc.autograd.gradcheck(lambda v: F.pad(v, (1, 2), mode=mode), (t(x[0, 0], device, True),))
 
 
+def test_constant_pad_crops_and_pads_in_one_result(device: str) -> None:
+    # (one result filled with the value, the cropped input copied into its interior)
+    x = RNG.normal(size=(2, 3, 4, 5))
+    got = F.pad(t(x, device), (-1, 2, 0, 0, 1, -2), value=7.5)
+    want = np.pad(x[:, :1, :, 1:], [(0, 0), (1, 0), (0, 0), (0, 2)], constant_values=7.5)
+    assert_close(got, want)
+    i = tc.arange(6, device=device).reshape(2, 3)
+    assert F.pad(i, (1, 0, 0, 1), value=9).tolist() == [[9, 0, 1, 2], [9, 3, 4, 5], [9, 9, 9, 9]]
+    src = t(x, device)
+    cropped = F.pad(src, (-1, -1))
+    assert_close(cropped, x[..., 1:-1])
+    cropped.fill_(0.0)  # a new tensor, not a view of the input
+    assert_close(src, x)
+    assert tc.autograd.gradcheck(
+        lambda v: F.pad(v, (2, -1, -1, 1), value=3.0), (t(x[0, :2], device, True),)
+    )
+
+
 def test_interpolate_nearest_and_bilinear(device: str) -> None:
     x = RNG.normal(size=(1, 2, 3, 4))
     got = F.interpolate(t(x, device), size=(6, 6))

@@ -357,6 +357,46 @@ def test_clamp_with_scalars_and_one_bound(device: str) -> None:
     assert x.tolist() == [0.0, 0.5, 1.0]
 
 
+def test_clamp_into_an_out_that_is_a_bound_or_a_strided_view(device: str) -> None:
+    # (On NumPy both steps are computed in out; a max bound sharing it must not change first.)
+    want = [1.0, 3.0, 1.0, math.nan]
+    for into in ("lo", "hi", "x"):
+        x, lo, hi = (
+            tc.tensor(v, device=device)
+            for v in ([0.0, 5.0, -5.0, math.nan], [1.0] * 4, [2.0, 3.0, 4.0, 5.0])
+        )
+        out = {"lo": lo, "hi": hi, "x": x}[into]
+        assert tc.clamp(x, lo, hi, out=out) is out
+        assert_close(out, np.array(want, np.float32), equal_nan=True)
+    big = tc.zeros(4, 2, device=device)
+    x = tc.tensor([0.0, 5.0, -5.0, 2.5], device=device)
+    tc.clamp(x, 1.0, tc.tensor(3.0, device=device), out=big[:, 1])
+    assert big.tolist() == [[0.0, 1.0], [0.0, 3.0], [0.0, 1.0], [0.0, 2.5]]
+    i = tc.tensor([0, 9], device=device)
+    assert tc.clamp(i, 1, 3).tolist() == [1, 3]
+    assert tc.clamp(i, 0.5, 2.5).tolist() == [0.5, 2.5]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_squares_and_cubes_are_products_as_in_pytorch(device: str, dtype: Any) -> None:
+    # x ** 2 is x * x (the correctly rounded square); x ** 3 is x * x * x in the compute
+    # dtype (float32 for float16, rounded once), as PyTorch computes them.
+    a = np.array([-3.5, -1.25, -0.0, 0.0, 0.7, 2.0, 11.0, np.inf, -np.inf, np.nan])
+    a = np.concatenate([a, np.random.default_rng(0).standard_normal(50) * 8]).astype(dtype)
+    wide = np.float32 if dtype == np.float16 else dtype
+    w = a.astype(wide)
+    cube = (w * w * w).astype(dtype)
+    t = tc.tensor(a, device=device)
+    assert_close(t**2, a * a, rtol=0, atol=0, equal_nan=True)
+    assert_close(t**2.0, a * a, rtol=0, atol=0, equal_nan=True)
+    assert_close(t**3, cube, rtol=0, atol=0, equal_nan=True)
+    assert_close(tc.pow(t, 3.0), cube, rtol=0, atol=0, equal_nan=True)
+    assert t.pow_(3) is t
+    assert_close(t, cube, rtol=0, atol=0, equal_nan=True)
+    i = tc.tensor([-3, 2], device=device)
+    assert (i**2).tolist() == [9, 4] and (i**3).tolist() == [-27, 8]
+
+
 def test_where_with_scalars(device: str) -> None:
     c = tc.tensor([True, False, True], device=device)
     x = tc.tensor([1.0, 2.0, 3.0], device=device)

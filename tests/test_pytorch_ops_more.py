@@ -6,6 +6,8 @@ the new operators' other properties."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -93,6 +95,42 @@ def test_index_add_copy_fill(device: str) -> None:
         x.index_add_(0, tc.tensor([0.0], device=device), tc.ones(1, 2, device=device))
     with pytest.raises(RuntimeError, match=r"Number of indices \(2\) should be equal"):
         x.index_add_(0, tc.tensor([0, 1], device=device), tc.ones(3, 2, device=device))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.complex64, np.bool_])
+def test_index_add_and_accumulating_index_put_of_rows(device: str, dtype: Any) -> None:
+    # Rows of >= 32 elements take whole-row adds on NumPy: unique indices at once, repeated
+    # ones in rounds (at most 8), more repeats element by element; all as np.add.at.
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((7, 8, 6)) * 4
+    a = (a > 0) if dtype is np.bool_ else a.astype(dtype)
+    unique, repeated, many = rng.permutation(8)[:5], rng.integers(0, 5, 12), np.zeros(20, int)
+    for dim in (0, 1, 2):
+        for idx in (unique, repeated, many, np.array([], int)):
+            idx = idx % a.shape[dim]
+            shape = list(a.shape)
+            shape[dim] = idx.size
+            src = rng.standard_normal(shape) * 4
+            src = (src > 0) if dtype is np.bool_ else src.astype(dtype)
+            want = a.copy()
+            np.add.at(want, (slice(None),) * dim + (idx,), src)
+            x, i, s = (tc.tensor(v, device=device) for v in (a, idx, src))
+            assert_close(x.index_add(dim, i, s), want)
+            t = tc.tensor(np.ascontiguousarray(a.transpose(2, 1, 0)), device=device)
+            got = t.transpose(0, 2).index_add_(dim, i, s)  # a non-contiguous self
+            assert_close(got, want)
+            assert_close(t.transpose(0, 2), want)
+    # index_put: negative indices, an index tensor of 2 dims, a value that broadcasts.
+    idx = np.array([[-1, 2], [6, 2]])
+    v = np.ones((1, 8, 6), dtype)
+    want = a.copy()
+    np.add.at(want, idx, np.broadcast_to(v, (2, 2, 8, 6)))
+    x = tc.tensor(a, device=device)
+    got = x.index_put((tc.tensor(idx, device=device),), tc.tensor(v, device=device), True)
+    assert_close(got, want)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size 7"):
+        x.index_put_((tc.tensor([0, 7, 0], device=device),), tc.tensor(v, device=device), True)
+    assert_close(x, a)  # (nothing written)
 
 
 def test_addcmul_addcdiv_and_their_inplace_forms(device: str) -> None:

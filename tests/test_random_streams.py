@@ -52,6 +52,36 @@ def test_normal_streams_small_and_blocked() -> None:
                                rtol=1e-6)  # fmt: skip
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize(("mean", "std"), [(0.0, 1.0), (-1.5, 0.25)])
+def test_blocked_normals_are_the_plain_box_muller_bit_for_bit(
+    dtype: type, mean: float, std: float
+) -> None:
+    # The stream computes the halves of each block of 16 in contiguous buffers (a speed
+    # trick); here PyTorch's normal_fill_16 written plainly on the strided halves.
+    from tensorcore_cpu._torch_random import TorchCPUStream
+
+    for n in (16, 37, 4096 + 5):
+        u = TorchCPUStream(3).uniform(n, dtype)
+        tail = TorchCPUStream(3)
+        tail.uniform(n, dtype)
+        u = np.concatenate([u[: n // 16 * 16], tail.uniform(16, dtype)]) if n % 16 else u
+        t = u.dtype.type
+        blocks = u.reshape(-1, 16).copy()
+        first, second = blocks[:, :8].copy(), blocks[:, 8:].copy()
+        radius = np.sqrt(np.log(t(1) - first) * t(-2))
+        theta = second * t(2.0 * np.pi)
+        want = np.concatenate([np.cos(theta) * radius, np.sin(theta) * radius], axis=1)
+        if std != 1:
+            want *= t(std)
+        want = (want + t(mean)).reshape(-1)
+        if n % 16:  # (the last 16 are redrawn and replace the end)
+            want = np.concatenate([want[: n // 16 * 16][: n - 16], want[n // 16 * 16 :]])
+        got = TorchCPUStream(3).normal(n, dtype, mean, std, True)
+        assert got.dtype == want.dtype and got.shape == (n,)
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_integer_streams_and_permutations() -> None:
     assert _seeded(lambda: tc.randint(0, 10, (8,))).tolist() == [4, 9, 3, 0, 3, 9, 7, 3]
     assert _seeded(lambda: tc.randperm(10)).tolist() == [4, 1, 7, 5, 3, 9, 0, 8, 6, 2]

@@ -181,6 +181,24 @@ def test_scans(device: str, name: str, data: st.DataObject) -> None:
     assert_close(getattr(t, name)(dim, dtype=out_dtype), expected, **_tol(dtype))
 
 
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scans_in_place_and_into_a_strided_out(device: str, name: str) -> None:
+    # (NumPy accumulates straight into out, which may be the input or a strided view.)
+    a = np.random.default_rng(0).uniform(0.5, 1.5, (5, 6)).astype(np.float32)
+    fn = np.cumsum if name == "cumsum" else np.cumprod
+    for dim in (0, 1):
+        t = tc.tensor(a, device=device)
+        assert getattr(t, name + "_")(dim) is t
+        assert_close(t, fn(a, axis=dim), rtol=1e-6, atol=1e-6)
+        big = tc.zeros(6, 10, device=device)
+        out = big[:, ::2].T  # (5, 6), neither C- nor F-ordered
+        getattr(tc, name)(tc.tensor(a, device=device).T.T, dim, out=out)
+        assert_close(out, fn(a, axis=dim), rtol=1e-6, atol=1e-6)
+        assert not to_numpy(big[:, 1::2]).any()
+    t = tc.tensor(np.array([[1, 2], [3, 4]], np.int32), device=device)
+    assert_close(t.cumsum(1), np.array([[1, 3], [3, 7]], np.int64))
+
+
 def _softmax(a: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -260,6 +278,38 @@ def test_topk(device: str, data: st.DataObject) -> None:
     assert_close(values, np.take_along_axis(a, to_numpy(indices), axis=dim))
     values, _ = t.topk(k, dim=dim, largest=largest)
     assert_close(values, expected)
+
+
+def _stable_order(a: np.ndarray, dim: int, largest: bool) -> np.ndarray:
+    """The stable sort's indices, NaN largest, equal values by index (descending too)."""
+    if not largest:
+        return np.argsort(a, axis=dim, kind="stable")
+    s = np.argsort(np.flip(a, axis=dim), axis=dim, kind="stable")
+    return (a.shape[dim] - 1) - np.flip(s, axis=dim)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8, np.float16])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_ties_and_nan_keep_the_stable_order(device: str, dtype: Any, largest: bool) -> None:
+    # Few distinct values: the k-th value has ties inside and outside the top k, and NaN
+    # (largest, as in the sort) fills whole prefixes; k <= n / 2 takes the partition path.
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, (6, 40, 30)).astype(dtype)
+    if a.dtype.kind == "f":
+        a[a == 3] = np.nan
+        a[0, :, 0] = -0.0
+        a[1] = np.nan
+    t = tc.tensor(a, device=device)
+    for dim, k in ((-1, 1), (-1, 7), (-1, 15), (1, 20), (0, 3), (1, 40)):
+        values, indices = t.topk(k, dim, largest=largest)
+        idx = np.take(_stable_order(a, dim, largest), np.arange(k), axis=dim)
+        assert_close(indices, idx.astype(np.int64))
+        assert_close(values, np.take_along_axis(a, idx, axis=dim), equal_nan=True)
+    # A non-contiguous input takes the same path.
+    values, indices = t.transpose(0, 2)[::2].topk(5, 1, largest=largest)
+    b = a.transpose(2, 1, 0)[::2]
+    idx = np.take(_stable_order(b, 1, largest), np.arange(5), axis=1)
+    assert_close(indices, idx.astype(np.int64))
 
 
 def test_sort_and_topk_return_named_tuples(device: str) -> None:
@@ -434,6 +484,27 @@ def test_reductions_of_an_expanded_tensor_need_no_full_size_temporary(device: st
     expected = [2**20 * v for v in (1, 5, 3)]
     assert all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(norms, expected, strict=True))
     assert math.isclose(x.logsumexp(0)[1].item(), 5 + 40 * math.log(2), rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_norm_2_of_large_strided_and_expanded_tensors(device: str, dtype: Any) -> None:
+    # Real 2-norms over every dim take a dot product (NumPy): as accurate as the sum.
+    a = np.random.default_rng(0).standard_normal((300, 400)).astype(dtype) + 3
+    exact = math.sqrt(float(np.sum(a.astype(np.float64) ** 2)))
+    t = tc.tensor(a, device=device)
+    for x in (t, t.T, t[::2, 1::3], t.reshape(-1)):
+        n = tc.linalg.vector_norm(x)
+        assert n.dtype is t.dtype
+        want = math.sqrt(float(np.sum(to_numpy(x).astype(np.float64) ** 2)))
+        assert math.isclose(n.item(), want, rel_tol=1e-6)
+    assert math.isclose(tc.linalg.vector_norm(t, dim=(0, 1)).item(), exact, rel_tol=1e-6)
+    assert tc.linalg.vector_norm(t, dim=(1, 0), keepdim=True).shape == (1, 1)
+    assert_close(tc.linalg.vector_norm(t, dim=1), np.sqrt(np.sum(a * a, axis=1)), rtol=1e-5, atol=0)
+    e = tc.tensor(np.array([3.0, 4.0], dtype), device=device).expand(2**20, 2)
+    assert tc.linalg.vector_norm(e).item() == 5.0 * 2**10
+    assert tc.linalg.vector_norm(tc.zeros(0, 3, dtype=t.dtype, device=device)).item() == 0.0
+    assert math.isnan(tc.linalg.vector_norm(tc.tensor([1.0, math.nan], device=device)).item())
+    assert tc.linalg.vector_norm(tc.tensor([1.0, -math.inf], device=device)).item() == math.inf
 
 
 def test_a_reduction_follows_the_default_dtype_when_it_changes(device: str) -> None:

@@ -129,6 +129,30 @@ def test_tril_triu(device: str, diagonal: int, shape: tuple[int, ...]) -> None:
         tc.tril(t.flatten())
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float64, np.complex64])
+def test_tril_triu_of_every_dtype_into_strided_and_aliasing_outs(device: str, dtype: Any) -> None:
+    a = np.array([[np.nan, 2, -np.inf], [1, 0, 3], [4, 5, 6], [7, 8, 9]])
+    if dtype in (np.bool_, np.int16):
+        a = np.arange(12).reshape(4, 3) % 3  # (zeros and non-zeros on both sides)
+    a = a.astype(dtype)
+    for diagonal in (-1, 0, 2):
+        t = tc.tensor(a, device=device)
+        assert_close(t.tril(diagonal), np.tril(a, diagonal), equal_nan=True)
+        assert_close(t.triu(diagonal), np.triu(a, diagonal), equal_nan=True)
+        big = tc.tensor(np.ones((4, 6), dtype), device=device)
+        tc.tril(t, diagonal, out=big[:, ::2])
+        assert_close(big[:, ::2], np.tril(a, diagonal), equal_nan=True)
+        assert_close(big[:, 1::2], np.ones((4, 3), dtype))
+        u = tc.tensor(a, device=device).T
+        assert u.tril_(diagonal) is u  # (in place, of a strided tensor)
+        assert_close(u, np.tril(a.T, diagonal), equal_nan=True)
+        # an out that overlaps self without being it
+        s = tc.tensor(np.concatenate([a, a]), device=device)
+        tc.triu(s[:4], diagonal, out=s[4:])
+        assert_close(s[4:], np.triu(a, diagonal), equal_nan=True)
+        assert_close(s[:4], a, equal_nan=True)
+
+
 # ---------------------------------------------------------------- gather / scatter
 @given(data=st.data())
 def test_gather_matches_take_along_axis(device: str, data: st.DataObject) -> None:
@@ -228,6 +252,22 @@ def test_index_select(device: str, dim: int) -> None:
     assert tc.index_select(t, dim, ti, out=out) is out
     with pytest.raises(RuntimeError, match="index_select"):
         t.index_select(0, tc.tensor([[0]], device=device))
+
+
+def test_index_select_from_strided_into_strided_and_scalar_indices(device: str) -> None:
+    # (NumPy takes straight into a C-contiguous out of the result's shape; others copy)
+    a = np.arange(24.0).reshape(4, 6)
+    t = tc.tensor(a, device=device)
+    i = tc.tensor([5, 0, 5, 2], device=device)
+    assert_close(t.T.index_select(0, i), a.T[[5, 0, 5, 2]])
+    assert_close(t[:, ::2].index_select(1, i[1:].to(tc.int32) % 3), a[:, ::2][:, [0, 2, 2]])
+    big = tc.zeros(4, 8, device=device, dtype=tc.float64)
+    tc.index_select(t, 1, i, out=big[:, ::2])
+    assert_close(big[:, ::2], a[:, [5, 0, 5, 2]])
+    assert not to_numpy(big[:, 1::2]).any()
+    assert_close(t.index_select(0, tc.tensor(3, device=device)), a[[3]])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        t.index_select(1, tc.tensor([6], device=device))
 
 
 def test_masked_fill(device: str) -> None:

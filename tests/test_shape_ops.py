@@ -324,6 +324,24 @@ def test_unique_matches_numpy(device: str, data: st.DataObject) -> None:
                 assert_close(g, w.reshape(-1) if w.ndim == 1 or g.ndim == 1 else w)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64, np.bool_])
+def test_unique_of_integers_by_counting_and_by_sorting(device: str, dtype: Any) -> None:
+    # A range up to about 4x the element count takes a histogram, a wider one the sort.
+    rng = np.random.default_rng(0)
+    narrow = rng.integers(-50 if dtype in (np.int8, np.int32, np.int64) else 0, 60, (7, 9))
+    wide = rng.integers(0, 120, 6) * (2**40 if dtype is np.int64 else 1)
+    for a in (narrow.astype(dtype), wide.astype(dtype), (narrow + 2**62).astype(dtype)):
+        if dtype is np.bool_ and a.size > 6:
+            a = a > 0
+        vals, inv, counts = tc.unique(_t(device, a), return_inverse=True, return_counts=True)
+        w_vals, w_inv, w_counts = np.unique(a, return_inverse=True, return_counts=True)
+        assert vals.dtype is tc.from_numpy(np.zeros(0, dtype)).dtype
+        assert_close(vals, w_vals)
+        assert_close(inv, w_inv.reshape(a.shape))
+        assert_close(counts, w_counts)
+        assert_close(tc.unique(_t(device, a)), w_vals)
+
+
 def _np_unique_consecutive(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     flat = a.reshape(-1)
     starts = np.r_[True, flat[1:] != flat[:-1]] if flat.size else np.zeros(0, bool)

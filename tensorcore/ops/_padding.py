@@ -34,6 +34,36 @@ def _pad_index(size: int, lo: int, hi: int, mode: str, device: Any) -> Tensor:
     return ops.where(r >= size, period - r, r)
 
 
+def _constant_pad(x: Tensor, pads: tuple[int, ...], shift: int, value: Any) -> Tensor:
+    """``x`` padded with ``value`` (negative pads crop) as one result filled with ``value``
+    and one copy of the cropped ``x`` into its interior: a pass over the result, where a
+    concatenation per padded dim would copy it once per dim. ``pads`` name the last dims of
+    ``x`` shifted left by ``shift`` (a channels-last input's moved view)."""
+    shape = list(x.shape)
+    at = []  # (dim, offset) of the interior in the result
+    for j in range(len(pads) // 2):
+        d = x.ndim - 1 - j - shift
+        lo, hi = pads[2 * j], pads[2 * j + 1]
+        if lo < 0:
+            x = x.narrow(d, -lo, x.shape[d] + lo)
+        if hi < 0:
+            x = x.narrow(d, 0, x.shape[d] + hi)
+        lo, hi = max(lo, 0), max(hi, 0)
+        if lo or hi:
+            shape[d] = x.shape[d] + lo + hi
+            at.append((d, lo))
+        else:
+            shape[d] = x.shape[d]
+    if not at:
+        return x.clone()  # (cropped only: a new tensor all the same)
+    out = ops.full(shape, value, dtype=x.dtype, device=x.device)
+    inner = out
+    for d, lo in at:
+        inner = inner.narrow(d, lo, x.shape[d])
+    inner.copy_(x)
+    return out
+
+
 @checked('pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor')
 def pad(
     input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
@@ -69,36 +99,14 @@ def pad(
     cl = fmt is not None and len(pads) // 2 <= input.ndim - 2
     out = input.movedim(1, -1) if cl else input
     shift = 1 if cl else 0  # (a dim's place in ``out``: ``d - shift``)
-    for j in range(len(pads) // 2):
+    if mode == "constant":
+        out = _constant_pad(out, pads, shift, 0.0 if value is None else value)
+    for j in range(len(pads) // 2 if mode != "constant" else 0):
         d = input.ndim - 1 - j  # (the dim in the input, which errors name)
         lo, hi = pads[2 * j], pads[2 * j + 1]
         if lo == 0 and hi == 0:
             continue
         size = out.shape[d - shift]
-        if mode == "constant":
-            if lo < 0:
-                out = out.narrow(d - shift, -lo, out.shape[d - shift] + lo)
-                lo = 0
-            if hi < 0:
-                out = out.narrow(d - shift, 0, out.shape[d - shift] + hi)
-                hi = 0
-            parts = []
-            for n in (lo, None, hi):
-                if n is None:
-                    parts.append(out)
-                elif n:
-                    shape = list(out.shape)
-                    shape[d - shift] = n
-                    parts.append(
-                        ops.full(
-                            shape,
-                            0.0 if value is None else value,
-                            dtype=out.dtype,
-                            device=out.device,
-                        )
-                    )
-            out = ops.cat(parts, d - shift)
-            continue
         if mode == "reflect" and (lo >= size or hi >= size):
             raise RuntimeError(
                 f"Argument #4: Padding size should be less than the corresponding input "

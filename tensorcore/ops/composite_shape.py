@@ -619,6 +619,30 @@ def _results(out: list[Any], self: Tensor, dim: int | None, inverse: bool) -> An
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _unique_by_counting(self: Tensor, inverse: bool, counts: bool) -> Any:
+    """``unique`` of integers or booleans whose range is at most a few times their number,
+    from a histogram of the range (values, counts and each value's rank, in O(n + range))
+    instead of a sort; None for a wider range (or no elements)."""
+    n = self.numel()
+    if n == 0:
+        return None
+    flat = self.reshape(-1)
+    lo, hi = int(flat.amin()), int(flat.amax())
+    span = hi - lo + 1
+    if span > 4 * n + 1024:
+        return None
+    shifted = flat.to(dt.int64) - lo if lo else flat.to(dt.int64)
+    hist = ops.bincount(shifted, minlength=span)
+    present = hist > 0
+    at = present.nonzero().reshape(-1)
+    out = [(at + lo).to(self._dtype) if lo else at.to(self._dtype)]
+    if inverse:
+        out.append((present.cumsum(0) - 1).index_select(0, shifted).reshape(self._shape))
+    if counts:
+        out.append(hist.index_select(0, at))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 @_composite
 def unique(
     self: Tensor,
@@ -627,6 +651,10 @@ def unique(
     return_counts: bool = False,
     dim: int | None = None,
 ) -> Any:
+    if dim is None and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        counted = _unique_by_counting(self, return_inverse, return_counts)
+        if counted is not None:
+            return counted
     x, rows, d = _rows(self, dim)
     m = rows._shape[0]
     # Sort the rows lexicographically: stable sorts by each column, the last one first.

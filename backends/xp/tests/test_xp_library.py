@@ -3,6 +3,7 @@ in-tree devices built on it."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import ml_dtypes
@@ -269,3 +270,41 @@ def test_nll_loss_gradient_with_and_without_weights_matches_numpy(
     if reduction == "mean":
         want /= w[t].sum()
     np.testing.assert_allclose(gx.numpy(), want, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("scipy_fft", [True, False])
+def test_fft_kernels_with_and_without_scipy(
+    monkeypatch: pytest.MonkeyPatch, scipy_fft: bool
+) -> None:
+    # On NumPy the transforms are scipy.fft's where SciPy imports, numpy.fft's otherwise:
+    # the same values and single precision either way; a large batch takes several workers.
+    from tensorcore_xp.kernels import spectral
+
+    if scipy_fft:
+        module = pytest.importorskip("scipy.fft")
+    else:
+        monkeypatch.setitem(sys.modules, "scipy.fft", None)  # (import fails)
+        module = np.fft
+    calls: list[dict[str, Any]] = []
+    real = module.rfftn
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "rfftn", spy)
+    k = spectral.build(np)
+    rng = np.random.default_rng(0)
+    for shape in ((3, 10), (64, 1100)):  # (the second above the workers' threshold)
+        a = rng.standard_normal(shape).astype(np.float32)
+        want = np.fft.fft(a.astype(np.float64), norm="ortho")[:, : shape[1] // 2 + 1]
+        out = tc.empty(shape[0], shape[1] // 2 + 1, dtype=tc.complex64)
+        k["_fft_r2c"](out, tc.tensor(a), (1,), 1, True)
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
+        full = tc.empty(*shape, dtype=tc.complex64)
+        k["_fft_c2c"](full, tc.tensor(a.astype(np.complex64)), (0, 1), 0, True)
+        np.testing.assert_allclose(full.numpy(), np.fft.fftn(a), rtol=1e-4, atol=1e-3)
+        back = tc.empty(*shape, dtype=tc.float32)
+        k["_fft_c2r"](back, out, (1,), 1, shape[1])
+        np.testing.assert_allclose(back.numpy(), a, rtol=1e-5, atol=1e-5)
+    assert [c.get("workers") for c in calls] == [None, tc.get_num_threads() if scipy_fft else None]

@@ -65,8 +65,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         dims' ranges name: on a contiguous target as flat positions, one index array for
         ``ufunc.at`` instead of one per dim (several times faster on NumPy)."""
         last = ix.ndim - 1
+        if target.ndim == 1 == ix.ndim:
+            ufunc_at(xp, ufunc, target, (ix,), values)
+            return
         if writes_through_views(target) and target.ndim == ix.ndim:
-            pos = ix * (target.strides[d] // target.itemsize)
+            step = target.strides[d] // target.itemsize
+            pos = ix * step if step != 1 else ix
             for i, n in enumerate(ix.shape):
                 if i != d:
                     step = target.strides[i] // target.itemsize
@@ -200,12 +204,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["scatter_reduce"] = scatter_reduce
 
+    take_into = xp.__name__ == "numpy"
+
     def index_select(out: Any, self: Any, dim: int, index: Any) -> None:
         x, ix, o = array_of(self), array_of(index).reshape(-1), array_of(out)
         if x.ndim == 0:
             x = x.reshape(1)
         if ix.size and (int(ix.min()) < 0 or int(ix.max()) >= x.shape[dim]):
             raise IndexError("index out of range in self")
+        if (
+            take_into
+            and o.shape == x.shape[:dim] + (ix.size,) + x.shape[dim + 1 :]
+            and writes_through_views(o)
+        ):
+            # Straight into out: NumPy buffers ``take(out=)`` only where it checks the
+            # indices itself (mode "raise"); they are checked above.
+            xp.take(x, ix, axis=dim, out=o, mode="clip")
+            return
         o[...] = xp.take(x, ix, axis=dim).reshape(o.shape)
 
     def masked_fill(out: Any, self: Any, mask: Any, value: Any) -> None:
@@ -273,6 +288,61 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
 
+    # NumPy's ``add.at`` applies one element at a time; along a dim of long rows (index_add's
+    # ``self[..., index, ...] += source``) whole-row fancy-index adds are much faster.
+    rows_at = xp.__name__ == "numpy"
+
+    def add_rows(o: Any, k: tuple[Any, ...], v: Any) -> bool:
+        """``add.at(o, k, v)`` for a key of full slices and one integer index array, whose
+        other dims hold at least 32 elements, in rounds of fancy-index adds: round ``r`` adds
+        each position's ``r``-th value (in index order), so the sums are ``add.at``'s, bit
+        for bit. False (nothing done) for other keys, other value dtypes, or indices that
+        repeat more than 8 times (``add.at`` then)."""
+        d = len(k) - 1
+        if not 0 <= d < o.ndim or not isinstance(v, xp.ndarray):
+            return False
+        ix = k[d]
+        if (
+            not isinstance(ix, xp.ndarray)
+            or ix.dtype.kind not in "iu"
+            or any(not isinstance(p, slice) or p != slice(None) for p in k[:d])
+            or v.dtype != o.dtype
+            or o.dtype.kind not in "biufc"
+            or o.size < 32 * o.shape[d]
+        ):
+            return False
+        n, flat = o.shape[d], ix.reshape(-1)
+        region = o.shape[:d] + ix.shape + o.shape[d + 1 :]
+        try:
+            vals = xp.broadcast_to(v, region)
+        except ValueError:
+            return False  # (add.at raises NumPy's error, turned into PyTorch's by the caller)
+        vals = vals.reshape(o.shape[:d] + (flat.size,) + o.shape[d + 1 :])
+        if flat.size == 0:
+            return True
+        in_bounds(flat, n, d, negative=True, error=IndexError)
+        if int(flat.min()) < 0:
+            flat = xp.where(flat < 0, flat + n, flat)
+        order = xp.argsort(flat, kind="stable")
+        ordered = flat[order]
+        new = xp.empty(flat.size, dtype=bool)
+        new[0] = True
+        xp.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        pre = (slice(None),) * d
+        if new.all():
+            o[pre + (flat,)] += vals
+            return True
+        starts = xp.flatnonzero(new)
+        # Each element's rank among equal indices, in index order (the sort is stable).
+        rank = xp.arange(flat.size) - starts[xp.cumsum(new) - 1]
+        rounds = int(rank.max()) + 1
+        if rounds > 8:
+            return False
+        for r in range(rounds):
+            sel = order[rank == r]
+            o[pre + (flat[sel],)] += xp.take(vals, sel, axis=d)
+        return True
+
     def index_put(out: Any, self: Any, indices: Any, values: Any, accumulate: bool = False) -> None:
         o = array_of(out)
         if out is not self:
@@ -283,7 +353,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         k = key(indices, o.shape)
         try:
             if accumulate:
-                ufunc_at(xp, xp.add, o, k, v)
+                if not (rows_at and add_rows(o, k, v)):
+                    ufunc_at(xp, xp.add, o, k, v)
             else:
                 o[k] = v
         except IndexError as exc:

@@ -201,6 +201,18 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         ax = axes(x, dim)
         n = count(x, dim)
         x, w = compact(x, ax)
+        if ord == 2 and direct and x.dtype.kind == "f" and x.dtype == acc(o.dtype):
+            # A real 2-norm is sqrt(x . x): BLAS's dot reads x once, where abs, square and
+            # sum make two temporaries (its blocked sums are as accurate as the pairwise sum);
+            # over some of the dims, the square without abs.
+            with quiet(all="ignore"):
+                if ax is None or len(ax) == x.ndim:
+                    f = x.ravel()
+                    o[...] = xp.sqrt(xp.dot(f, f) * w)
+                else:
+                    r = xp.multiply(x, x)
+                    o[...] = xp.sqrt(xp.add.reduce(r, axis=ax, keepdims=keepdim) * w)
+            return
         with quiet(all="ignore"):
             a = xp.abs(x.astype(acc(o.dtype), copy=False) if x.dtype.kind != "c" else x)
             if ord in (math.inf, -math.inf):
@@ -251,20 +263,28 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     truth("any", xp.any)
 
     # ------------------------------------------------------------ scans and softmax
-    def scan(name: str, fn: Any) -> None:
+    def scan(name: str, fn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
             x, o = array_of(self), array_of(out)
             if x.ndim == 0:
                 o[...] = x
                 return
+            a = acc(o.dtype)
+            if direct and a == o.dtype:  # (into out: no result to allocate and copy)
+                tok = enter()
+                try:
+                    ufunc.accumulate(x, axis=dim, dtype=a, out=o)
+                finally:
+                    leave(tok)
+                return
             with quiet(all="ignore"):
-                o[...] = fn(x, axis=dim, dtype=acc(o.dtype))
+                o[...] = fn(x, axis=dim, dtype=a)
 
         k.__name__ = name
         K[name] = k
 
-    scan("cumsum", xp.cumsum)
-    scan("cumprod", xp.cumprod)
+    scan("cumsum", xp.cumsum, xp.add)
+    scan("cumprod", xp.cumprod, xp.multiply)
 
     def softmax_of(x: Any, dim: int, dtype: Any, log: bool) -> Any:
         x = x.astype(acc(dtype), copy=False)
@@ -411,9 +431,55 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 array_of(values)[...] = x
                 array_of(indices)[...] = 0
             return
-        idx = order(self, dim, largest)[(slice(None),) * dim + (slice(0, k),)]
+        n = x.shape[dim]
+        if direct and 0 < 2 * k <= n and x.dtype.kind in "iuf":
+            idx = xp.moveaxis(selected(xp.moveaxis(x, dim, -1), k, largest), -1, dim)
+        else:
+            idx = order(self, dim, largest)[(slice(None),) * dim + (slice(0, k),)]
         array_of(values)[...] = xp.take_along_axis(x, idx, axis=dim)
         array_of(indices)[...] = idx
+
+    def selected(x: Any, k: int, largest: bool) -> Any:
+        """The first ``k`` of ``order(x, -1, largest)`` along the last dim (``0 < k < n``) in
+        O(n) passes plus a sort of ``k``, not a sort of ``n`` (NumPy): a partition finds the
+        k-th value; everything before it in the order is taken, and of the values equal to it
+        the first ones by index (the stable order's ties). NaN is the largest value, as in
+        the sort."""
+        n = x.shape[-1]
+        rows = math.prod(x.shape[:-1])
+        at = n - k if largest else k - 1
+        part = xp.partition(x, at, axis=-1)
+        kth = part[..., at : at + 1]
+        floating = x.dtype.kind == "f"
+        # ``m``: the top k and the k-th value's ties. A NaN is above every number; past a
+        # NaN k-th value (smallest) every number comes first.
+        if largest:
+            m = xp.greater_equal(x, kth)
+            if floating and xp.isnan(part[..., at:]).any():
+                m |= xp.isnan(x)
+        else:
+            m = xp.less_equal(x, kth)
+            if floating:
+                m |= xp.isnan(kth)
+        flat = xp.flatnonzero(m)
+        if flat.size != rows * k:  # more ties than places: keep the first by index
+            ties = xp.equal(x, kth)
+            if floating:
+                ties |= xp.isnan(x) & xp.isnan(kth)
+            m &= ~ties
+            need = k - m.sum(axis=-1, keepdims=True)
+            ties &= xp.cumsum(ties, axis=-1) <= need
+            m |= ties
+            flat = xp.flatnonzero(m)
+        # Exactly k per row, rows in order and positions ascending within a row.
+        cand = flat.reshape(x.shape[:-1] + (k,))
+        cand -= (xp.arange(rows, dtype=cand.dtype) * n).reshape(cand.shape[:-1] + (1,))
+        v = xp.take_along_axis(x, cand, axis=-1)
+        if largest:  # the stable descending sort of ``order``
+            s = (k - 1) - xp.flip(xp.argsort(xp.flip(v, axis=-1), axis=-1, kind="stable"), -1)
+        else:
+            s = xp.argsort(v, axis=-1, kind="stable")
+        return xp.take_along_axis(cand, s, axis=-1)
 
     K["sort"], K["argsort"], K["topk"] = sort, argsort, topk
     return K

@@ -13,7 +13,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore.backend import broadcast_shapes, dtype_name
 
-from ..helpers import array_of, errstate
+from ..helpers import array_of, errstate, writes_through_views
 
 __all__ = ["build"]
 
@@ -131,12 +131,38 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             array_of(out)[...] = xp.roll(x, shifts, axis=dims)
 
     def repeat(out: Any, self: Any, repeats: Any) -> None:
-        array_of(out)[...] = xp.tile(array_of(self), repeats)
+        x, o = array_of(self), array_of(out)
+        if writes_through_views(o) and o.size:
+            # out as (r0, s0, r1, s1, ...): one broadcast copy of x, no tiled temporary.
+            lead = len(repeats) - x.ndim
+            sizes = (1,) * lead + tuple(x.shape)
+            split = tuple(v for r, n in zip(repeats, sizes, strict=True) for v in (r, n))
+            o.reshape(split)[...] = x.reshape(tuple(v for n in sizes for v in (1, n)))
+            return
+        o[...] = xp.tile(x, repeats)
+
+    masked = xp.__name__ == "numpy"
 
     def triangle(name: str, fn: Any) -> None:
-        # ``fn`` returns a new array, so in-place ``tril_`` (``out is self``) is safe.
+        lower = name == "tril"
+
         def k(out: Any, self: Any, diagonal: int = 0) -> None:
-            array_of(out)[...] = fn(array_of(self), diagonal)
+            x, o = array_of(self), array_of(out)
+            if masked and (out is self or out._storage is not self._storage):
+                # NumPy's tril/triu select into a new array, copied into out; here out is
+                # written in place: zeros, then the kept triangle, through one shared mask.
+                n, m = x.shape[-2:]
+                keep = xp.tri(n, m, diagonal if lower else diagonal - 1, dtype=bool)
+                if not lower:
+                    xp.logical_not(keep, out=keep)
+                if out is self:
+                    xp.copyto(o, 0, where=xp.logical_not(keep, out=keep), casting="unsafe")
+                else:
+                    o.fill(0)
+                    xp.copyto(o, x, where=keep)
+                return
+            # ``fn`` returns a new array, so in-place ``tril_`` (``out is self``) is safe.
+            o[...] = fn(x, diagonal)
 
         k.__name__ = name
         K[name] = k
