@@ -208,3 +208,51 @@ def test_gradgradcheck_cannot_pass_without_first_derivatives() -> None:
     assert gradgradcheck(lambda t: t.exp() * t, (x,))
     assert gradgradcheck(lambda t: t.floor(), (x,))  # zero, but defined
     assert gradgradcheck(lambda t, u: t * 2 + u.sin(), (x, other))
+
+
+@pytest.mark.parametrize(
+    ("upper", "x", "gB", "gL", "g_inv"),
+    [
+        (
+            False,
+            [0.2013888888888889, 0.19444444444444445],
+            [0.22916666666666666, 0.08333333333333333],
+            [-0.2152777777777778, -0.2763310185185185, -0.13888888888888887, -0.1585648148148148],
+            [-0.2291666666666666, -0.2535686728395061, -0.08333333333333333, 0.05594135802469136],
+        ),
+        (
+            True,
+            [0.16666666666666669, 0.16666666666666666],
+            [0.2222222222222222, 0.05555555555555555],
+            [-0.19444444444444448, -0.1111111111111111, -0.17592592592592593, -0.0787037037037037],
+            [-0.22222222222222227, -0.05555555555555555, -0.19135802469135804, 0.10493827160493827],
+        ),
+    ],
+)
+def test_cholesky_solve_gradients_of_a_non_triangular_factor(
+    device: str, upper: bool, x: list[float], gB: list[float], gL: list[float], g_inv: list[float]
+) -> None:
+    # PyTorch 2.13's values: the solves read one triangle, but the factor's gradient is
+    # -(C L) (-(U C)) with the whole factor, C = gB X^H + X gB^H (both triangles get one).
+    f64 = {"dtype": tc.float64, "device": device}
+    L = tc.tensor([[2.0, 1.0], [0.5, 3.0]], **f64, requires_grad=True)
+    B = tc.tensor([[1.0], [2.0]], **f64, requires_grad=True)
+    out = tc.cholesky_solve(B, L, upper=upper)
+    assert out.flatten().tolist() == pytest.approx(x, rel=1e-12)
+    got_B, got_L = tc.autograd.grad(out, (B, L), tc.ones_like(out))
+    assert got_B.flatten().tolist() == pytest.approx(gB, rel=1e-12)
+    assert got_L.flatten().tolist() == pytest.approx(gL, rel=1e-12)
+    inv = tc.cholesky_inverse(L, upper=upper)
+    (got,) = tc.autograd.grad(inv, (L,), tc.tensor([[1.0, 2.0], [0.0, -1.0]], **f64))
+    assert got.flatten().tolist() == pytest.approx(g_inv, rel=1e-12)
+
+
+def test_as_strided_scatter_gradient_of_self_skips_the_scattered_slice(device: str) -> None:
+    # (PyTorch 2.13 keeps the slice and zeroes the rest instead: it fails its own gradcheck)
+    x = tc.zeros(3, 3, dtype=tc.float64, device=device, requires_grad=True)
+    s = tc.zeros(2, 2, dtype=tc.float64, device=device, requires_grad=True)
+    y = tc.as_strided_scatter(x, s, (2, 2), (3, 1), 1)
+    g = tc.arange(1.0, 10.0, dtype=tc.float64, device=device).reshape(3, 3)
+    gx, gs = tc.autograd.grad(y, (x, s), g)
+    assert gx.tolist() == [[1.0, 0.0, 0.0], [4.0, 0.0, 0.0], [7.0, 8.0, 9.0]]
+    assert gs.tolist() == [[2.0, 3.0], [5.0, 6.0]]
