@@ -256,3 +256,28 @@ def test_as_strided_scatter_gradient_of_self_skips_the_scattered_slice(device: s
     gx, gs = tc.autograd.grad(y, (x, s), g)
     assert gx.tolist() == [[1.0, 0.0, 0.0], [4.0, 0.0, 0.0], [7.0, 8.0, 9.0]]
     assert gs.tolist() == [[2.0, 3.0], [5.0, 6.0]]
+
+
+def test_einsum_of_integral_operands_sums_as_pytorch(device: str) -> None:
+    b = tc.tensor([[True, False, True], [False, True, True]], device=device)
+    sq = tc.ones(3, 3, dtype=tc.bool, device=device)
+    # a sum within one operand is PyTorch's sum: int64 counts (not NumPy's "or")
+    for eq, ops, want in [
+        ("ij->", [b], 4),
+        ("ij->j", [b], [1, 1, 2]),
+        ("ii", [sq], 3),
+        ("ij,k->k", [b, b[0]], [4, 0, 4]),
+    ]:
+        r = tc.einsum(eq, *ops)
+        assert r.dtype is tc.int64
+        if device != "meta":
+            assert r.tolist() == want
+    # no sum: the operands' dtype
+    assert tc.einsum("ii->i", sq).dtype is tc.bool
+    assert tc.einsum("ij,jk->ijk", b, sq).dtype is tc.bool
+    i8 = tc.ones(2, 3, dtype=tc.int8, device=device)
+    assert tc.einsum("ij,kj->ik", i8, i8).dtype is tc.int8
+    # bools contracted together: PyTorch's bmm has no bool kernel
+    for eq in ("ij,jk->ik", "ij,ij->i"):
+        with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+            tc.einsum(eq, b, sq if eq == "ij,jk->ik" else b)
