@@ -95,6 +95,8 @@ def _subject(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dt.dty
         return compute
     if kwargs.get("dtype") is not None:
         return kwargs["dtype"]  # type: ignore[no-any-return]
+    if "pointwise" in decl.tags and len(decl.parsed.tensor_positions) > 1:  # (gcd)
+        return tc.result_type(*(a for a in args if isinstance(a, tc.Tensor)))
     found = tensor_inputs(type("S", (), {"args": args, "kwargs": kwargs})())  # type: ignore[arg-type]
     return found[0].dtype if found else kwargs.get("dtype")
 
@@ -125,6 +127,8 @@ def test_undeclared_dtypes_are_refused(device: str, name: str) -> None:
             except RuntimeError as exc:
                 prefix = decl.dtype_error.split("{dtype}")[0]
                 if decl.dtype_error and prefix in str(exc):
+                    if "bifc"[subject._category] in PARTIAL.get(name, ""):
+                        continue
                     assert "bifc"[subject._category] not in decl.dtypes, (s, exc)
                     refused += 1
                 continue

@@ -198,9 +198,12 @@ def unsupported_dtype(op: Op, d: dt.dtype) -> Exception:
 
 def check_subject_dtype(op: Op, args: tuple[Any, ...]) -> None:
     """Refuse a call whose dtype the operator does not declare: the ``dtype`` argument when
-    one is given, else the first tensor argument's (non-pointwise operators)."""
+    one is given, else the promoted dtype of the tensors of a pointwise composite (``gcd``),
+    else the first tensor argument's (non-pointwise operators)."""
     pos = op.decl.pos.dtype
     d = args[pos] if pos >= 0 else None
+    if d is None and "pointwise" in op.decl.tags and len(op.tensor_pos) > 1:
+        d = dt.result_type(*(a for a in args if isinstance(a, Tensor)))
     if d is None:
         for i in sorted(op.tensor_pos + op.list_pos):
             a = args[i]
@@ -507,7 +510,9 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
         i = 1 if isinstance(args[0], Tensor) else 0
     sd = scalar_dtype(compute, op.decl.opmath_scalars)
     # (a declared ``values`` parameter's int must fit an integer dtype, as PyTorch checks it)
-    checked = i in op.decl.pos.values
+    checked = i in op.decl.pos.values and not (
+        op.decl.values_round_floats and sd._category >= _FLOATING
+    )
     return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 
 
@@ -689,6 +694,9 @@ def structured(
         return run_direct(kernel, args, out, inplace)
     if op.dtypes_ok is not ALL_DTYPES:
         check_subject_dtype(op, args)
+    check = op.decl.check
+    if check is not None:
+        check(*args)
     if op.decl.values:
         check_values(op, args, args[0]._dtype)
     args, spec = op.meta_function(*args)  # type: ignore[misc]
@@ -717,6 +725,9 @@ def unstructured(
         raise TypeError(f"{op.name}() does not take an out= argument")
     if op.dtypes_ok is not ALL_DTYPES:
         check_subject_dtype(op, args)
+    check = op.decl.check
+    if check is not None:
+        check(*args)
     if op.decl.values and op.tensor_pos:
         check_values(op, args, args[op.tensor_pos[0]]._dtype)
     if inplace and op.composite and op.decl.inplace:
@@ -847,7 +858,12 @@ def bind(op: Op) -> None:
     op.scalars = frozenset({int, float, bool, complex}) if decl.scalar_params else frozenset()
     op.meta_function = decl.meta_function
     op.frontend = FRONTENDS[decl.frontend]
-    if op.frontend is unstructured and op.dtypes_ok is ALL_DTYPES and not decl.values:
+    if (
+        op.frontend is unstructured
+        and op.dtypes_ok is ALL_DTYPES
+        and not decl.values
+        and decl.check is None
+    ):
         op.frontend = unstructured_unchecked
     op.fast_dtypes = frozenset()
     op.fast_result = None

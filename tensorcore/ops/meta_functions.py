@@ -896,17 +896,28 @@ def check_clamp_bool(self: Any, min: Any = None, max: Any = None) -> None:
         raise NotImplementedError("\"clamp\" not implemented for 'Bool'")
 
 
-def refuses_16bit_floats(kernel: str) -> Callable[..., None]:
-    """A pointwise operator's ``check``: PyTorch's ``NotImplementedError`` where the operands
+def refuses_16bit_floats(
+    kernel: str, *, device_suffix: bool = True, error: str = "", first: bool = False
+) -> Callable[..., None]:
+    """An operator's ``check``: PyTorch's ``NotImplementedError`` where the operands
     would compute in float16 or bfloat16, for the operators whose PyTorch kernels have no
-    such loops (``"zeta_cpu" not implemented for 'Half'``), which the dtype categories of a
-    declaration cannot say."""
+    such loops (``"zeta_cpu" not implemented for 'Half'``; ``"cdist"`` without the device
+    when not ``device_suffix``), which the dtype categories of a declaration cannot say; or
+    the ``RuntimeError`` of wording ``error`` where PyTorch checks the dtype itself. The
+    dtype is the promoted one of the tensors and numbers among the arguments (the first
+    tensor's when ``first``)."""
 
     def check(*args: Any) -> None:
-        d = dt.result_type(*args)
+        if first:
+            d = next(a for a in args if isinstance(a, Tensor))._dtype
+        else:
+            d = dt.result_type(*(a for a in args if isinstance(a, (Tensor, int, float, complex))))
         if d is dt.float16 or d is dt.bfloat16:
+            if error:
+                raise RuntimeError(error.format(dtype=torch_name(d)))
             where = next(a._device.type for a in args if isinstance(a, Tensor))
-            raise NotImplementedError(f"\"{kernel}_{where}\" not implemented for '{torch_name(d)}'")
+            name = f"{kernel}_{where}" if device_suffix else kernel
+            raise NotImplementedError(f"\"{name}\" not implemented for '{torch_name(d)}'")
 
     check.refuses_16bit_floats = True  # type: ignore[attr-defined]  # (read by the dtype tests)
     return check

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import meta_functions as M
 from ._declare import _op
 
 # ---------------------------------------------------------------- composites (ops/composite.py)
@@ -340,6 +341,7 @@ _op(
     method=False,
     dtypes="f",
     dtype_error="cdist only supports floating-point dtypes, X1 got: {dtype}",
+    check=M.refuses_16bit_floats("cdist", device_suffix=False),
 )
 _op(
     "pdist(Tensor self, float p=2) -> Tensor",
@@ -349,6 +351,7 @@ _op(
     method=False,
     dtypes="f",
     dtype_error="pdist only supports floating-point dtypes",
+    check=M.refuses_16bit_floats("pdist", device_suffix=False),
 )
 _op(
     "cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor",

@@ -204,6 +204,7 @@ _op(
     meta_function=M.meta_standard_gamma,
     method=False,
     dtypes="f",
+    check=M.refuses_16bit_floats("gamma", first=True),
 )
 _op(
     "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "

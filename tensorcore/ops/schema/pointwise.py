@@ -244,6 +244,7 @@ _op(
     promote_args="self other",
     masks="condition",
     values="self other",
+    values_round_floats=True,
 )
 _op(
     "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
