@@ -7,6 +7,7 @@ first derivative to check."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -281,3 +282,105 @@ def test_einsum_of_integral_operands_sums_as_pytorch(device: str) -> None:
     for eq in ("ij,jk->ik", "ij,ij->i"):
         with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
             tc.einsum(eq, b, sq if eq == "ij,jk->ik" else b)
+
+
+def _raises(exc: type, match: str, fn: Any) -> None:
+    with pytest.raises(exc, match=match):
+        fn()
+
+
+def test_refusals_of_dtypes_pytorch_refuses(device: str) -> None:
+    # (PyTorch 2.13's exception types and wording, checked by hand)
+    NI = NotImplementedError
+    h = tc.ones(3, 2, dtype=tc.float16, device=device)
+    bf = h.to(tc.bfloat16)
+    b = tc.tensor([True, False, True], device=device)
+    c = tc.tensor([1 + 1j, 2j], device=device)
+    f = tc.tensor([1.0, 2.0], device=device)
+    i = tc.tensor([1, 2], device=device)
+    _raises(NI, "\"cdist\" not implemented for 'Half'", lambda: tc.cdist(h, h))
+    _raises(NI, "\"pdist\" not implemented for 'BFloat16'", lambda: tc.pdist(bf))
+    _raises(NI, "\"histogramdd\" not implemented for 'Half'", lambda: tc.histogram(h, 4))
+    _raises(NI, '"gamma_', lambda: tc._standard_gamma(bf))
+    for q in (tc.quantile, tc.nanquantile):
+        _raises(RuntimeError, "input tensor must be either float or double", lambda q=q: q(bf, 0.3))
+    _raises(NI, "\"gcd\" not implemented for 'Float'", lambda: tc.gcd(i, f))
+    _raises(NI, "\"lcm\" not implemented for 'Float'", lambda: tc.lcm(f, i))
+    _raises(RuntimeError, "may not be a boolean tensor", lambda: tc.mvlgamma(b, 2))
+    _raises(
+        RuntimeError, "Half, Float or Double tensors but got Long and Long", lambda: tc.polar(i, i)
+    )
+    _raises(
+        RuntimeError,
+        "nansum on CPU does not support complex",
+        lambda: tc.nansum(c, dtype=tc.float64),
+    )
+    _raises(RuntimeError, "standard deviation to be non-complex", lambda: tc.normal(f, c))
+    _raises(NI, '"cumsum_out_', lambda: tc.cumsum(i, 0, dtype=tc.bool))
+    _raises(NI, '"cumprod_out_', lambda: b.clone().cumprod_(0))
+    _raises(RuntimeError, "In-place abs is not supported for complex", lambda: c.clone().abs_())
+    _raises(NI, "not implemented for 'ComplexFloat'", lambda: c.clone().bernoulli_(0.3))
+    _raises(NI, '"bernoulli_tensor_', lambda: tc.bernoulli(i))
+    idx = tc.tensor([[0, 1]], device=device)
+    _raises(
+        NI,
+        "reduce_mean\" not implemented for 'Bool'",
+        lambda: tc.scatter_reduce(b[:2].reshape(1, 2), 0, idx, b[:2].reshape(1, 2), "mean"),
+    )
+    _raises(
+        NI,
+        "reduce_amax\" not implemented for 'ComplexFloat'",
+        lambda: tc.scatter_reduce(c.reshape(1, 2), 0, idx, c.reshape(1, 2), "amax"),
+    )
+    _raises(
+        NI,
+        "exclude_input_init\" not implemented for 'Bool'",
+        lambda: tc.index_reduce(
+            b, 0, tc.tensor([0], device=device), b[:1], "amin", include_self=False
+        ),
+    )
+    different = "heaviside is not yet implemented for tensors with different dtypes"
+    _raises(
+        RuntimeError,
+        different,
+        lambda: tc.heaviside(f, f, out=tc.empty(2, dtype=tc.float64, device=device)),
+    )
+    _raises(RuntimeError, different, lambda: tc.heaviside(f, f.double()))
+    u8 = tc.tensor([1, 2], dtype=tc.uint8, device=device)
+    _raises(RuntimeError, "Integers to negative integer powers", lambda: u8**-1)
+    for call in (
+        lambda: tc.pow(h, 2**40),
+        lambda: tc.clamp(h, max=1e6),
+        lambda: tc.clamp_min(h, 70000),
+    ):
+        _raises(RuntimeError, "value cannot be converted to type float16 without overflow", call)
+    # where's number rounds to inf, an infinite bound fits
+    assert tc.where(b[:2], f.half(), 1e6).tolist() == [1.0, math.inf]
+    assert tc.clamp(h, max=math.inf).dtype is tc.float16
+
+
+def test_what_pytorch_accepts(device: str) -> None:
+    b = tc.tensor([True, False], device=device)
+    i16 = tc.tensor([4, 6], dtype=tc.int16, device=device)
+    g = tc.gcd(b, i16)
+    assert g.dtype is tc.int16 and g.tolist() == [1, 6]
+    h = tc.ones(3, 2, dtype=tc.float16, device=device)
+    assert tc.cdist(h, h, compute_mode="use_mm_for_euclid_dist").shape == (3, 3)
+    assert tc.histogram(h, 4, range=(-0.5, 0.5)).hist.dtype is tc.float16
+    assert tc.bernoulli(b, 0.3).dtype is tc.bool
+    a = tc.tensor([1, 2, 3], device=device)
+    m = tc.tensor([[1, 2, 3], [4, 5, 6]], device=device)
+    # an integer addcmul truncates a float value (0.5 -> 0, 1.7 -> 1)
+    assert tc.addcmul(a, m, tc.tensor([[2], [3]], device=device), value=0.5).tolist() == [
+        [1, 2, 3],
+        [1, 2, 3],
+    ]
+    assert tc.addcmul(a[:2], a[:2], a[:2], value=1.7).tolist() == [2, 6]
+    x = tc.tensor([[[[1.0, 3.0], [2.0, 0.5]]]], device=device).to(tc.bfloat16)
+    v, ind = tc.max_pool2d_with_indices(x, (2,))
+    assert (
+        v.dtype is tc.bfloat16 and v.flatten().tolist() == [3.0] and ind.flatten().tolist() == [1]
+    )
+    out = tc.empty(2, dtype=tc.complex128, device=device)
+    tc.logaddexp(tc.tensor([0.0, 1.0], device=device), 0.0, out=out)
+    assert out.real.tolist() == pytest.approx([math.log(2.0), math.log1p(math.e)])

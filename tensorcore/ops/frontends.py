@@ -366,8 +366,11 @@ def pointwise_binary(
             if ok and (res is None or not inplace):
                 # (a float alpha for integers, or a complex one, goes on to ``pointwise``)
                 check = op.decl.check
-                if check is not None:
-                    check(*args)
+                if check is not None:  # (on the numbers given, before any conversion)
+                    if a is args[0]:
+                        check(a, b, *args[2:])
+                    else:
+                        check(b, a, *args[2:])
                 return _run_like(kernel, args, a, res or d, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
 
@@ -430,6 +433,9 @@ def pointwise(
                 f"{torch_name(res)}"
             )
     if inplace:
+        if op.decl.promote == "real" and self0._dtype.is_complex:
+            # (a real result written back into complex numbers: PyTorch refuses it)
+            raise RuntimeError(f"In-place {op.name} is not supported for complex tensors.")
         _check_inplace(op, self0, shape, res)
         if self0._dtype is not res and _wraps(res, self0._dtype):
             return _through_result_dtype(kernel, args, self0, shape, res, dev)
@@ -442,6 +448,8 @@ def pointwise(
         )
         o = empty(shape, res, dev) if like is None else empty_like_layout(like, shape, res, dev)
     else:
+        if op.decl.mixed_dtypes_error and out._dtype is not res:
+            raise RuntimeError(op.decl.mixed_dtypes_error)
         o = _alloc_or_check(op, out, shape, res, dev)
         if o._dtype is not res and _wraps(res, o._dtype):
             return _through_result_dtype(kernel, args, o, shape, res, dev)
@@ -495,6 +503,8 @@ def _passive(
                     f"dtype {torch_name(t._dtype)}"
                 )
         elif t._dtype is not compute:
+            if op.decl.mixed_dtypes_error:
+                raise RuntimeError(op.decl.mixed_dtypes_error)
             raise RuntimeError(
                 f"{op.name}(): expected dtype {torch_name(compute)} for `{name}` but got dtype "
                 f"{torch_name(t._dtype)}"
@@ -692,6 +702,10 @@ def structured(
     """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
+    if inplace and (i := op.decl.pos.dtype) >= 0 and args[i] is None:
+        # In place, the result is computed in self's dtype (``cumsum_``), as PyTorch's
+        # ``out=self`` call does.
+        args = args[:i] + (args[0]._dtype,) + args[i + 1 :]
     if op.dtypes_ok is not ALL_DTYPES:
         check_subject_dtype(op, args)
     check = op.decl.check

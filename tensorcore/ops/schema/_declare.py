@@ -110,6 +110,10 @@ class OpDecl:
     #: floating compute dtype rounds to inf instead of being refused (``where``: PyTorch
     #: checks an integer there, not a float).
     values_round_floats: bool = False
+    #: PyTorch's own error for a pointwise operator's tensor outside promotion
+    #: (``promote_args``) or ``out=`` of another dtype than the compute dtype, where the
+    #: operator words it itself (``heaviside``); the default names the parameter.
+    mixed_dtypes_error: str = ""
     #: Python scalars meeting 16-bit float tensors keep float32 precision (PyTorch's
     #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of
     #: being rounded to the compute dtype first (``tensorcore/_scalars.py``).
@@ -419,6 +423,7 @@ def _binary(
     check: Callable[..., None] | None = None,
     tensors_only: str = "",
     node_when: str = "",
+    mixed_dtypes_error: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self, Tensor {other}{extra}) -> Tensor",
@@ -432,6 +437,7 @@ def _binary(
         promote_args=promote_args,
         tensors_only=tensors_only,
         node_when=node_when,
+        mixed_dtypes_error=mixed_dtypes_error,
         check=check,
         dtypes=dtypes,
         dtype_hint=dtype_hint,

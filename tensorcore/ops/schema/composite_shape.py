@@ -249,7 +249,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "minimum and maximum by default) or between the edges of a 1-D tensor ``bins``, the "
         "last bin closed; each element counts ``weight`` (1 by default); ``density`` divides "
         "by the total and the bin widths. Returns the counts and the edges.",
-        {"check": M.refuses_16bit_floats("histogramdd", device_suffix=False, first=True)},
+        {"check": M.check_histogram},
     ),
     # ------------------------------------------------------------ statistics
     (
@@ -307,7 +307,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None) -> Tensor",
         "reduction",
         "Sum over ``dim`` with NaN counted as zero.",
-        {},
+        {"check": M.refuses_category("c", "nansum on CPU does not support complex inputs")},
     ),
     (
         "var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, "

@@ -56,6 +56,7 @@ _op(
     "Fills ``self`` with 1 (probability ``p``) or 0: a float64 uniform draw below ``p``, as "
     "PyTorch's CPU kernel draws it.",
     function=False,
+    dtypes="bif",
 )
 _RF = "random nondifferentiable inplace composite"
 _op(
