@@ -384,3 +384,17 @@ def test_what_pytorch_accepts(device: str) -> None:
     out = tc.empty(2, dtype=tc.complex128, device=device)
     tc.logaddexp(tc.tensor([0.0, 1.0], device=device), 0.0, out=out)
     assert out.real.tolist() == pytest.approx([math.log(2.0), math.log1p(math.e)])
+
+
+def test_a_lone_bool_index_writes_through_copy(device: str) -> None:
+    # PyTorch: x[True] is a view with a new dim (copy_ converts the value); in a tuple the
+    # bool is an advanced index (index_put_ wants the destination's dtype)
+    x = tc.zeros(4, device=device)
+    x[True] = tc.tensor([1, 0, 1, 0], device=device)
+    x[False] = tc.tensor(3.5, dtype=tc.float64, device=device)
+    assert x.tolist() == [1.0, 0.0, 1.0, 0.0]
+    b = tc.zeros(3, dtype=tc.bool, device=device)
+    b[True] = tc.tensor(3.5, dtype=tc.float64, device=device)
+    assert b.tolist() == [True, True, True]
+    with pytest.raises(RuntimeError, match=DTYPE_MISMATCH):
+        x[True, 1:] = tc.tensor(2.5, dtype=tc.float64, device=device)
