@@ -66,6 +66,9 @@ PYTORCH = {
 # kernels); its declared check refuses the other bool calls with PyTorch's
 # NotImplementedError, so a bool call may be refused although bool is declared.
 PARTIAL = {"clamp": "b", "clamp_min": "b", "clamp_max": "b"}
+# bernoulli draws into bool and integer tensors with a ``p``; without one the tensor holds
+# the probabilities, which must be floating (PyTorch's NotImplementedError).
+PARTIAL["bernoulli"] = "bi"
 # The special functions PyTorch computes in float32 and float64 only (no Half or BFloat16
 # loops): their declared check refuses the 16-bit floats with PyTorch's NotImplementedError.
 PARTIAL |= {n: "f" for n, decl in OPS.items() if getattr(decl.check, "refuses_16bit_floats", False)}
