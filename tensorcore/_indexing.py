@@ -287,7 +287,12 @@ def __setitem__(self: Tensor, idx: Any, value: Any) -> None:
         value = _drop_leading_ones(value)
     view = None
     if self._layout.name == "strided":
-        view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
+        if idx.__class__ is bool:
+            # PyTorch: a lone bool is basic indexing, a new dim (empty when False) written
+            # by copy_ (which converts the value's dtype); in a tuple it is advanced
+            view = self.unsqueeze(0) if idx else self.unsqueeze(0)[0:0]
+        else:
+            view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
     flips: list[int] = []
     if view is not None:
         out, indices = view, None

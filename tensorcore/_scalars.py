@@ -104,15 +104,19 @@ def _int_to_float(v: int, digits: int) -> float:
 _Conv = Callable[[Any, str, bool], Any]
 
 
-def _real(rnd: Callable[[float], float], digits: int) -> _Conv:
+def _real(rnd: Callable[[float], float], digits: int, d: dt.dtype) -> _Conv:
     def conv(v: Any, name: str, checked: bool) -> Any:
         if isinstance(v, bool):
             return v
-        if isinstance(v, int):
-            return rnd(_int_to_float(v, digits))
-        if isinstance(v, float):
-            return rnd(v)
-        raise _not_a_number(v, name)
+        if not isinstance(v, (int, float)):
+            raise _not_a_number(v, name)
+        if checked:
+            # PyTorch's checked conversion: a finite number past the largest float
+            try:
+                dt.check_scalar(v, d)
+            except RuntimeError as exc:
+                raise RuntimeError(f"{name}(): {exc}") from None
+        return rnd(_int_to_float(v, digits)) if isinstance(v, int) else rnd(v)
 
     return conv
 
@@ -168,15 +172,15 @@ def _boolean(v: Any, name: str, checked: bool) -> Any:
     return v if isinstance(v, bool) else bool(v)
 
 
-_F64 = _real(float, 53)
+_F64 = _real(float, 53, dt.float64)
 _CONVERT: dict[dt.dtype, _Conv] = {
     dt.bool_: _boolean,
     **{d: _integer(d) for d in (dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64)},
-    dt.float16: _real(_f16, 24),
-    dt.bfloat16: _real(_bf16, 24),
-    dt.float32: _real(_f32, 24),
+    dt.float16: _real(_f16, 24, dt.float16),
+    dt.bfloat16: _real(_bf16, 24, dt.bfloat16),
+    dt.float32: _real(_f32, 24, dt.float32),
     dt.float64: _F64,
-    dt.complex64: _complex(_real(_f32, 24)),
+    dt.complex64: _complex(_real(_f32, 24, dt.float32)),
     dt.complex128: _complex(_F64),
 }
 
@@ -186,10 +190,9 @@ def convert_scalar(
 ) -> Any:
     """The Python scalar ``value`` converted to ``dtype`` as PyTorch converts a number that
     meets a tensor: a Python number that ``dtype`` holds exactly. ``name`` (the operator)
-    goes into the errors: for an integer wider than 64 bits, and, where ``checked``, for an
-    integer that the integer ``dtype`` cannot hold (PyTorch checks its ``Scalar`` arguments,
-    such as ``clamp``'s bounds, instead of wrapping them; a float still rounds, to ``inf``
-    past the largest finite value, where PyTorch would raise for a finite one).
+    goes into the errors: for an integer wider than 64 bits, and, where ``checked``, for a
+    number that ``dtype`` cannot hold (PyTorch checks its ``Scalar`` arguments, such as
+    ``clamp``'s bounds, instead of wrapping them or rounding a finite one to ``inf``).
 
     Examples
     --------
@@ -203,13 +206,17 @@ def convert_scalar(
     Traceback (most recent call last):
     ...
     RuntimeError: clamp(): value cannot be converted to type int8 without overflow
+    >>> convert_scalar(2**40, tc.float16, "clamp", checked=True)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: clamp(): value cannot be converted to type float16 without overflow
     """
     cls = value.__class__
     if cls is float:
         if dtype is dt.float64:
             return value
         hit = _FLOATS.get((value, dtype))
-        if hit is not None:
+        if hit is not None and not checked:  # (a checked one may overflow: looked at again)
             return hit
         res = _CONVERT[dtype](value, name, checked)
         if value == value and value != 0.0:  # (NaN is never found again; 0.0 == -0.0)

@@ -27,7 +27,7 @@ What it offers, by topic:
   :func:`bump_version` (record an in-place write a kernel made to a tensor other than its
   ``out``).
 - **Dims and shapes**: :func:`wrap_dim`, :func:`normalize_dims`, :func:`broadcast_shapes`,
-  :func:`check_shape`, :func:`solve_is_vector`.
+  :func:`check_shape`, :func:`solve_is_vector`, :func:`einsum_dtype`.
 - **Errors**: :func:`dtype_name` (PyTorch's name of a dtype in messages), :func:`describe`,
   :func:`unsupported` (the ``NotImplementedError`` naming operator, devices, layouts and
   dtypes), :func:`checked` (the operators' argument checks for a plugin's own functions).
@@ -97,7 +97,7 @@ from .ops.derivatives import DERIVATIVES, sum_to
 from .ops.frontends import broadcast_shapes
 from .ops.frontends import empty as _empty
 from .ops.meta_functions import normalize_dims as _normalize_dims
-from .ops.meta_linalg import solve_is_vector
+from .ops.meta_linalg import einsum_dtype, solve_is_vector
 from .plugins import CommBackend, DeviceInterface, Registrar
 from .plugins.hookspecs import SPI_VERSION, hookimpl, spi_compatible
 from .random import Generator
@@ -135,6 +135,7 @@ __all__ = [
     "default_generator",
     "describe",
     "dtype_name",
+    "einsum_dtype",
     "empty",
     "from_native",
     "generator_for",

@@ -7,6 +7,7 @@ first derivative to check."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -208,3 +209,192 @@ def test_gradgradcheck_cannot_pass_without_first_derivatives() -> None:
     assert gradgradcheck(lambda t: t.exp() * t, (x,))
     assert gradgradcheck(lambda t: t.floor(), (x,))  # zero, but defined
     assert gradgradcheck(lambda t, u: t * 2 + u.sin(), (x, other))
+
+
+@pytest.mark.parametrize(
+    ("upper", "x", "gB", "gL", "g_inv"),
+    [
+        (
+            False,
+            [0.2013888888888889, 0.19444444444444445],
+            [0.22916666666666666, 0.08333333333333333],
+            [-0.2152777777777778, -0.2763310185185185, -0.13888888888888887, -0.1585648148148148],
+            [-0.2291666666666666, -0.2535686728395061, -0.08333333333333333, 0.05594135802469136],
+        ),
+        (
+            True,
+            [0.16666666666666669, 0.16666666666666666],
+            [0.2222222222222222, 0.05555555555555555],
+            [-0.19444444444444448, -0.1111111111111111, -0.17592592592592593, -0.0787037037037037],
+            [-0.22222222222222227, -0.05555555555555555, -0.19135802469135804, 0.10493827160493827],
+        ),
+    ],
+)
+def test_cholesky_solve_gradients_of_a_non_triangular_factor(
+    device: str, upper: bool, x: list[float], gB: list[float], gL: list[float], g_inv: list[float]
+) -> None:
+    # PyTorch 2.13's values: the solves read one triangle, but the factor's gradient is
+    # -(C L) (-(U C)) with the whole factor, C = gB X^H + X gB^H (both triangles get one).
+    f64 = {"dtype": tc.float64, "device": device}
+    L = tc.tensor([[2.0, 1.0], [0.5, 3.0]], **f64, requires_grad=True)
+    B = tc.tensor([[1.0], [2.0]], **f64, requires_grad=True)
+    out = tc.cholesky_solve(B, L, upper=upper)
+    assert out.flatten().tolist() == pytest.approx(x, rel=1e-12)
+    got_B, got_L = tc.autograd.grad(out, (B, L), tc.ones_like(out))
+    assert got_B.flatten().tolist() == pytest.approx(gB, rel=1e-12)
+    assert got_L.flatten().tolist() == pytest.approx(gL, rel=1e-12)
+    inv = tc.cholesky_inverse(L, upper=upper)
+    (got,) = tc.autograd.grad(inv, (L,), tc.tensor([[1.0, 2.0], [0.0, -1.0]], **f64))
+    assert got.flatten().tolist() == pytest.approx(g_inv, rel=1e-12)
+
+
+def test_as_strided_scatter_gradient_of_self_skips_the_scattered_slice(device: str) -> None:
+    # (PyTorch 2.13 keeps the slice and zeroes the rest instead: it fails its own gradcheck)
+    x = tc.zeros(3, 3, dtype=tc.float64, device=device, requires_grad=True)
+    s = tc.zeros(2, 2, dtype=tc.float64, device=device, requires_grad=True)
+    y = tc.as_strided_scatter(x, s, (2, 2), (3, 1), 1)
+    g = tc.arange(1.0, 10.0, dtype=tc.float64, device=device).reshape(3, 3)
+    gx, gs = tc.autograd.grad(y, (x, s), g)
+    assert gx.tolist() == [[1.0, 0.0, 0.0], [4.0, 0.0, 0.0], [7.0, 8.0, 9.0]]
+    assert gs.tolist() == [[2.0, 3.0], [5.0, 6.0]]
+
+
+def test_einsum_of_integral_operands_sums_as_pytorch(device: str) -> None:
+    b = tc.tensor([[True, False, True], [False, True, True]], device=device)
+    sq = tc.ones(3, 3, dtype=tc.bool, device=device)
+    # a sum within one operand is PyTorch's sum: int64 counts (not NumPy's "or")
+    for eq, ops, want in [
+        ("ij->", [b], 4),
+        ("ij->j", [b], [1, 1, 2]),
+        ("ii", [sq], 3),
+        ("ij,k->k", [b, b[0]], [4, 0, 4]),
+    ]:
+        r = tc.einsum(eq, *ops)
+        assert r.dtype is tc.int64
+        if device != "meta":
+            assert r.tolist() == want
+    # no sum: the operands' dtype
+    assert tc.einsum("ii->i", sq).dtype is tc.bool
+    assert tc.einsum("ij,jk->ijk", b, sq).dtype is tc.bool
+    i8 = tc.ones(2, 3, dtype=tc.int8, device=device)
+    assert tc.einsum("ij,kj->ik", i8, i8).dtype is tc.int8
+    # bools contracted together: PyTorch's bmm has no bool kernel
+    for eq in ("ij,jk->ik", "ij,ij->i"):
+        with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+            tc.einsum(eq, b, sq if eq == "ij,jk->ik" else b)
+
+
+def _raises(exc: type, match: str, fn: Any) -> None:
+    with pytest.raises(exc, match=match):
+        fn()
+
+
+def test_refusals_of_dtypes_pytorch_refuses(device: str) -> None:
+    # (PyTorch 2.13's exception types and wording, checked by hand)
+    NI = NotImplementedError
+    h = tc.ones(3, 2, dtype=tc.float16, device=device)
+    bf = h.to(tc.bfloat16)
+    b = tc.tensor([True, False, True], device=device)
+    c = tc.tensor([1 + 1j, 2j], device=device)
+    f = tc.tensor([1.0, 2.0], device=device)
+    i = tc.tensor([1, 2], device=device)
+    _raises(NI, "\"cdist\" not implemented for 'Half'", lambda: tc.cdist(h, h))
+    _raises(NI, "\"pdist\" not implemented for 'BFloat16'", lambda: tc.pdist(bf))
+    _raises(NI, "\"histogramdd\" not implemented for 'Half'", lambda: tc.histogram(h, 4))
+    _raises(NI, '"gamma_', lambda: tc._standard_gamma(bf))
+    for q in (tc.quantile, tc.nanquantile):
+        _raises(RuntimeError, "input tensor must be either float or double", lambda q=q: q(bf, 0.3))
+    _raises(NI, "\"gcd\" not implemented for 'Float'", lambda: tc.gcd(i, f))
+    _raises(NI, "\"lcm\" not implemented for 'Float'", lambda: tc.lcm(f, i))
+    _raises(RuntimeError, "may not be a boolean tensor", lambda: tc.mvlgamma(b, 2))
+    _raises(
+        RuntimeError, "Half, Float or Double tensors but got Long and Long", lambda: tc.polar(i, i)
+    )
+    _raises(
+        RuntimeError,
+        "nansum on CPU does not support complex",
+        lambda: tc.nansum(c, dtype=tc.float64),
+    )
+    _raises(RuntimeError, "standard deviation to be non-complex", lambda: tc.normal(f, c))
+    _raises(NI, '"cumsum_out_', lambda: tc.cumsum(i, 0, dtype=tc.bool))
+    _raises(NI, '"cumprod_out_', lambda: b.clone().cumprod_(0))
+    _raises(RuntimeError, "In-place abs is not supported for complex", lambda: c.clone().abs_())
+    _raises(NI, "not implemented for 'ComplexFloat'", lambda: c.clone().bernoulli_(0.3))
+    _raises(NI, '"bernoulli_tensor_', lambda: tc.bernoulli(i))
+    idx = tc.tensor([[0, 1]], device=device)
+    _raises(
+        NI,
+        "reduce_mean\" not implemented for 'Bool'",
+        lambda: tc.scatter_reduce(b[:2].reshape(1, 2), 0, idx, b[:2].reshape(1, 2), "mean"),
+    )
+    _raises(
+        NI,
+        "reduce_amax\" not implemented for 'ComplexFloat'",
+        lambda: tc.scatter_reduce(c.reshape(1, 2), 0, idx, c.reshape(1, 2), "amax"),
+    )
+    _raises(
+        NI,
+        "exclude_input_init\" not implemented for 'Bool'",
+        lambda: tc.index_reduce(
+            b, 0, tc.tensor([0], device=device), b[:1], "amin", include_self=False
+        ),
+    )
+    different = "heaviside is not yet implemented for tensors with different dtypes"
+    _raises(
+        RuntimeError,
+        different,
+        lambda: tc.heaviside(f, f, out=tc.empty(2, dtype=tc.float64, device=device)),
+    )
+    _raises(RuntimeError, different, lambda: tc.heaviside(f, f.double()))
+    u8 = tc.tensor([1, 2], dtype=tc.uint8, device=device)
+    _raises(RuntimeError, "Integers to negative integer powers", lambda: u8**-1)
+    for call in (
+        lambda: tc.pow(h, 2**40),
+        lambda: tc.clamp(h, max=1e6),
+        lambda: tc.clamp_min(h, 70000),
+    ):
+        _raises(RuntimeError, "value cannot be converted to type float16 without overflow", call)
+    # where's number rounds to inf, an infinite bound fits
+    assert tc.where(b[:2], f.half(), 1e6).tolist() == [1.0, math.inf]
+    assert tc.clamp(h, max=math.inf).dtype is tc.float16
+
+
+def test_what_pytorch_accepts(device: str) -> None:
+    b = tc.tensor([True, False], device=device)
+    i16 = tc.tensor([4, 6], dtype=tc.int16, device=device)
+    g = tc.gcd(b, i16)
+    assert g.dtype is tc.int16 and g.tolist() == [1, 6]
+    h = tc.ones(3, 2, dtype=tc.float16, device=device)
+    assert tc.cdist(h, h, compute_mode="use_mm_for_euclid_dist").shape == (3, 3)
+    assert tc.histogram(h, 4, range=(-0.5, 0.5)).hist.dtype is tc.float16
+    assert tc.bernoulli(b, 0.3).dtype is tc.bool
+    a = tc.tensor([1, 2, 3], device=device)
+    m = tc.tensor([[1, 2, 3], [4, 5, 6]], device=device)
+    # an integer addcmul truncates a float value (0.5 -> 0, 1.7 -> 1)
+    assert tc.addcmul(a, m, tc.tensor([[2], [3]], device=device), value=0.5).tolist() == [
+        [1, 2, 3],
+        [1, 2, 3],
+    ]
+    assert tc.addcmul(a[:2], a[:2], a[:2], value=1.7).tolist() == [2, 6]
+    x = tc.tensor([[[[1.0, 3.0], [2.0, 0.5]]]], device=device).to(tc.bfloat16)
+    v, ind = tc.max_pool2d_with_indices(x, (2,))
+    assert (
+        v.dtype is tc.bfloat16 and v.flatten().tolist() == [3.0] and ind.flatten().tolist() == [1]
+    )
+    out = tc.empty(2, dtype=tc.complex128, device=device)
+    tc.logaddexp(tc.tensor([0.0, 1.0], device=device), 0.0, out=out)
+    assert out.real.tolist() == pytest.approx([math.log(2.0), math.log1p(math.e)])
+
+
+def test_a_lone_bool_index_writes_through_copy(device: str) -> None:
+    # PyTorch: x[True] is a view with a new dim (copy_ converts the value); in a tuple the
+    # bool is an advanced index (index_put_ wants the destination's dtype)
+    x = tc.zeros(4, device=device)
+    x[True] = tc.tensor([1, 0, 1, 0], device=device)
+    x[False] = tc.tensor(3.5, dtype=tc.float64, device=device)
+    assert x.tolist() == [1.0, 0.0, 1.0, 0.0]
+    b = tc.zeros(3, dtype=tc.bool, device=device)
+    b[True] = tc.tensor(3.5, dtype=tc.float64, device=device)
+    assert b.tolist() == [True, True, True]
+    with pytest.raises(RuntimeError, match=DTYPE_MISMATCH):
+        x[True, 1:] = tc.tensor(2.5, dtype=tc.float64, device=device)

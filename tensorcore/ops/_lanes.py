@@ -656,6 +656,7 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         and op.tensor_pos
         and not op.list_pos
         and not op.decl.values
+        and op.decl.check is None
     ):
         return _structured_maker(_structured_source(op))(op)
     if not inplace and op.frontend is reduction and op.decl.parsed.one_tensor:

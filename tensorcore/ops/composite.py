@@ -85,6 +85,8 @@ def _promoted(*operands: Any) -> list[Any]:
 @_composite
 def addcmul(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
     self, tensor1, tensor2 = _promoted(self, tensor1, tensor2)
+    if isinstance(value, float) and dt.result_type(self, tensor1, tensor2)._category == dt.INTEGRAL:
+        value = int(value)  # (PyTorch's integer kernel truncates a float value)
     return named_as(ops.add(self, ops.mul(tensor1, tensor2), alpha=value), "AddcmulBackward0")
 
 

@@ -53,7 +53,7 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
 
 @_composite
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
-    if abs._dtype != angle._dtype:
+    if abs._dtype != angle._dtype or abs._dtype not in _FLOATS:
         return _pair(abs, angle)  # the dtype error
     return named_as(_pair(abs * ops.cos(angle), abs * ops.sin(angle)), "PolarBackward0")
 

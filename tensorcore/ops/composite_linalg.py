@@ -492,13 +492,19 @@ def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     check_float_matrix("cholesky_solve", input2, kernel="cholesky_solve", any_dtype=True)
     if not _wants_grad(input2):
         return _cholesky_solve(self, input2, upper)
-    # PyTorch differentiates A = L L^H (U^H U) in the whole factor: its gradient for the
-    # factor is -(C L) (-(U C)), C = gB X^H + X gB^H, with both triangles filled, not the
-    # gradient of the triangle the solves read. The value is the triangular solves'; the
-    # derivatives (of every order) are those of solve(L L^H, B) in the whole factor.
-    x = _cholesky_solve(self.detach(), input2.detach(), upper)  # (no tangent either)
-    a = _mh(input2) @ input2 if upper else input2 @ _mh(input2)
-    full = _run("linalg_solve", a, self, True)
+    # PyTorch's gradients: gB = cholesky_solve(g, L) and, for the factor, -(C L) (upper:
+    # -(U C)) with C = gB X^H + X gB^H and X the result: gB and X come from the triangle the
+    # solves read, the factor multiplying C is the whole input (the other triangle of a
+    # non-triangular factor gets a gradient too), and its double backward differentiates
+    # that formula the same way. Those are the derivatives, of every order, of solve(M, B)
+    # with M = A_t + (P - P.detach()): the value A_t = T T^H of the triangle T, the
+    # derivatives of P = L L^H (U^H U) of the whole factor. The value stays the triangular
+    # solves'.
+    x = _cholesky_solve(self.detach(), input2.detach(), upper)
+    t = (input2.triu() if upper else input2.tril()).detach()
+    p = _mh(input2) @ input2 if upper else input2 @ _mh(input2)
+    a_t = _mh(t) @ t if upper else t @ _mh(t)
+    full = _run("linalg_solve", a_t + (p - p.detach()), self, True)
     return x + (full - full.detach())
 
 

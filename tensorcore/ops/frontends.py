@@ -202,9 +202,12 @@ def unsupported_dtype(op: Op, d: dt.dtype) -> Exception:
 
 def check_subject_dtype(op: Op, args: tuple[Any, ...]) -> None:
     """Refuse a call whose dtype the operator does not declare: the ``dtype`` argument when
-    one is given, else the first tensor argument's (non-pointwise operators)."""
+    one is given, else the promoted dtype of the tensors of a pointwise composite (``gcd``),
+    else the first tensor argument's (non-pointwise operators)."""
     pos = op.decl.pos.dtype
     d = args[pos] if pos >= 0 else None
+    if d is None and "pointwise" in op.decl.tags and len(op.tensor_pos) > 1:
+        d = dt.result_type(*(a for a in args if isinstance(a, Tensor)))
     if d is None:
         for i in sorted(op.tensor_pos + op.list_pos):
             a = args[i]
@@ -367,8 +370,11 @@ def pointwise_binary(
             if ok and (res is None or not inplace):
                 # (a float alpha for integers, or a complex one, goes on to ``pointwise``)
                 check = op.decl.check
-                if check is not None:
-                    check(*args)
+                if check is not None:  # (on the numbers given, before any conversion)
+                    if a is args[0]:
+                        check(a, b, *args[2:])
+                    else:
+                        check(b, a, *args[2:])
                 return _run_like(kernel, args, a, res or d, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
 
@@ -431,6 +437,9 @@ def pointwise(
                 f"{torch_name(res)}"
             )
     if inplace:
+        if op.decl.promote == "real" and self0._dtype.is_complex:
+            # (a real result written back into complex numbers: PyTorch refuses it)
+            raise RuntimeError(f"In-place {op.name} is not supported for complex tensors.")
         _check_inplace(op, self0, shape, res)
         if self0._dtype is not res and _wraps(res, self0._dtype):
             return _through_result_dtype(kernel, args, self0, shape, res, dev)
@@ -443,6 +452,8 @@ def pointwise(
         )
         o = empty(shape, res, dev) if like is None else empty_like_layout(like, shape, res, dev)
     else:
+        if op.decl.mixed_dtypes_error and out._dtype is not res:
+            raise RuntimeError(op.decl.mixed_dtypes_error)
         o = _alloc_or_check(op, out, shape, res, dev)
         if o._dtype is not res and _wraps(res, o._dtype):
             return _through_result_dtype(kernel, args, o, shape, res, dev)
@@ -496,6 +507,8 @@ def _passive(
                     f"dtype {torch_name(t._dtype)}"
                 )
         elif t._dtype is not compute:
+            if op.decl.mixed_dtypes_error:
+                raise RuntimeError(op.decl.mixed_dtypes_error)
             raise RuntimeError(
                 f"{op.name}(): expected dtype {torch_name(compute)} for `{name}` but got dtype "
                 f"{torch_name(t._dtype)}"
@@ -511,7 +524,9 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
         i = 1 if isinstance(args[0], Tensor) else 0
     sd = scalar_dtype(compute, op.decl.opmath_scalars)
     # (a declared ``values`` parameter's int must fit an integer dtype, as PyTorch checks it)
-    checked = i in op.decl.pos.values
+    checked = i in op.decl.pos.values and not (
+        op.decl.values_round_floats and sd._category >= _FLOATING
+    )
     return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 
 
@@ -691,8 +706,15 @@ def structured(
     """Run the operator's meta function, allocate its outputs, run ``kernel(out, *args)``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
+    if inplace and (i := op.decl.pos.dtype) >= 0 and args[i] is None:
+        # In place, the result is computed in self's dtype (``cumsum_``), as PyTorch's
+        # ``out=self`` call does.
+        args = args[:i] + (args[0]._dtype,) + args[i + 1 :]
     if op.dtypes_ok is not ALL_DTYPES:
         check_subject_dtype(op, args)
+    check = op.decl.check
+    if check is not None:
+        check(*args)
     if op.decl.values:
         check_values(op, args, args[0]._dtype)
     args, spec = op.meta_function(*args)  # type: ignore[misc]
@@ -721,6 +743,9 @@ def unstructured(
         raise TypeError(f"{op.name}() does not take an out= argument")
     if op.dtypes_ok is not ALL_DTYPES:
         check_subject_dtype(op, args)
+    check = op.decl.check
+    if check is not None:
+        check(*args)
     if op.decl.values and op.tensor_pos:
         check_values(op, args, args[op.tensor_pos[0]]._dtype)
     if inplace and op.composite and op.decl.inplace:
@@ -853,7 +878,12 @@ def bind(op: Op) -> None:
     op.scalars = frozenset({int, float, bool, complex}) if decl.scalar_params else frozenset()
     op.meta_function = decl.meta_function
     op.frontend = FRONTENDS[decl.frontend]
-    if op.frontend is unstructured and op.dtypes_ok is ALL_DTYPES and not decl.values:
+    if (
+        op.frontend is unstructured
+        and op.dtypes_ok is ALL_DTYPES
+        and not decl.values
+        and decl.check is None
+    ):
         op.frontend = unstructured_unchecked
     op.fast_dtypes = frozenset()
     op.fast_result = None

@@ -896,20 +896,136 @@ def check_clamp_bool(self: Any, min: Any = None, max: Any = None) -> None:
         raise NotImplementedError("\"clamp\" not implemented for 'Bool'")
 
 
-def refuses_16bit_floats(kernel: str) -> Callable[..., None]:
-    """A pointwise operator's ``check``: PyTorch's ``NotImplementedError`` where the operands
+def refuses_16bit_floats(
+    kernel: str, *, device_suffix: bool = True, error: str = "", first: bool = False
+) -> Callable[..., None]:
+    """An operator's ``check``: PyTorch's ``NotImplementedError`` where the operands
     would compute in float16 or bfloat16, for the operators whose PyTorch kernels have no
-    such loops (``"zeta_cpu" not implemented for 'Half'``), which the dtype categories of a
-    declaration cannot say."""
+    such loops (``"zeta_cpu" not implemented for 'Half'``; ``"cdist"`` without the device
+    when not ``device_suffix``), which the dtype categories of a declaration cannot say; or
+    the ``RuntimeError`` of wording ``error`` where PyTorch checks the dtype itself. The
+    dtype is the promoted one of the tensors and numbers among the arguments (the first
+    tensor's when ``first``)."""
 
     def check(*args: Any) -> None:
-        d = dt.result_type(*args)
+        if first:
+            d = next(a for a in args if isinstance(a, Tensor))._dtype
+        else:
+            d = dt.result_type(*(a for a in args if isinstance(a, (Tensor, int, float, complex))))
         if d is dt.float16 or d is dt.bfloat16:
+            if error:
+                raise RuntimeError(error.format(dtype=torch_name(d)))
             where = next(a._device.type for a in args if isinstance(a, Tensor))
-            raise NotImplementedError(f"\"{kernel}_{where}\" not implemented for '{torch_name(d)}'")
+            name = f"{kernel}_{where}" if device_suffix else kernel
+            raise NotImplementedError(f"\"{name}\" not implemented for '{torch_name(d)}'")
 
     check.refuses_16bit_floats = True  # type: ignore[attr-defined]  # (read by the dtype tests)
     return check
+
+
+def refuses_category(kinds: str, error: str, param: int = 0) -> Callable[..., None]:
+    """An operator's ``check``: PyTorch's ``RuntimeError`` of wording ``error`` where the
+    tensor at position ``param`` has a dtype of the categories ``kinds`` (letters of
+    ``'bifc'``), for a refusal PyTorch's operator makes itself, apart from the dtype it
+    computes in (``mvlgamma`` of bools, ``normal``'s complex ``std``)."""
+    cats = frozenset("bifc".index(k) for k in kinds)
+
+    def check(*args: Any) -> None:
+        a = args[param] if param < len(args) else None
+        if isinstance(a, Tensor) and a._dtype._category in cats:
+            raise RuntimeError(error)
+
+    return check
+
+
+def refuses_bool_scan(kernel: str) -> Callable[..., None]:
+    """``cumsum``/``cumprod``'s ``check``: PyTorch's scan kernels have no bool loop, so a
+    ``dtype=bool`` is refused (``"cumsum_out_cpu" not implemented for 'Bool'``)."""
+
+    def check(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> None:
+        if dtype is dt.bool_:
+            where = self._device.type
+            raise NotImplementedError(f"\"{kernel}_out_{where}\" not implemented for 'Bool'")
+
+    return check
+
+
+def check_bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> None:
+    """``bernoulli``'s ``check``: the probabilities ``self`` holds must be floating (a
+    ``p`` draws into any real dtype)."""
+    if p is None and self._dtype._category < dt.FLOATING:
+        raise NotImplementedError(
+            f'"bernoulli_tensor_{self._device.type}_p_" not implemented for '
+            f"'{torch_name(self._dtype)}'"
+        )
+
+
+def check_scatter_reduce(
+    self: Tensor, dim: int, index: Any, src: Any, reduce: str, include_self: bool = True
+) -> None:
+    """``scatter_reduce``'s ``check`` (``index_reduce`` runs it): PyTorch's reductions have
+    no bool ``'mean'`` and no complex ``'amax'``/``'amin'``."""
+    d = self._dtype
+    if (reduce == "mean" and d is dt.bool_) or (reduce in ("amax", "amin") and d.is_complex):
+        raise NotImplementedError(
+            f'"scatter_gather_tensor_{self._device.type}_reduce_{reduce}" not implemented '
+            f"for '{torch_name(d)}'"
+        )
+
+
+def _half_refused(kernel: str, t: Tensor) -> None:
+    if t._dtype is dt.float16 or t._dtype is dt.bfloat16:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{torch_name(t._dtype)}'")
+
+
+def check_cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> None:
+    """``cdist``'s ``check``: PyTorch's direct kernel has no 16-bit float loops; its matrix
+    product path (``p=2`` with ``use_mm_for_euclid_dist``, or more than 25 rows by default)
+    takes them."""
+    rows = max(x1._shape[-2] if x1.ndim > 1 else 1, x2._shape[-2] if x2.ndim > 1 else 1)
+    mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist" or (compute_mode is None and rows > 25)
+    )
+    if not mm:
+        _half_refused("cdist", x1)
+
+
+def check_histogram(
+    self: Tensor, bins: Any = 100, range: Any = None, weight: Any = None, density: bool = False
+) -> None:
+    """``histogram``'s ``check``: PyTorch finds the default range of 16-bit floats with a
+    kernel that has no such loops (given edges or a ``range`` pass)."""
+    if range is None and not isinstance(bins, Tensor):
+        _half_refused("histogramdd", self)
+
+
+# (their 16-bit refusals depend on the arguments: read by the dtype tests)
+check_cdist.refuses_16bit_floats = True  # type: ignore[attr-defined]
+check_histogram.refuses_16bit_floats = True  # type: ignore[attr-defined]
+
+
+def check_index_reduce(
+    self: Tensor, dim: int, index: Any, source: Any, reduce: str, include_self: bool = True
+) -> None:
+    """``index_reduce``'s ``check``: PyTorch's kernel without ``self``'s values has no bool
+    or complex loops."""
+    if not include_self and (self._dtype is dt.bool_ or self._dtype.is_complex):
+        raise NotImplementedError(
+            '"index_reduce_func_exclude_input_init" not implemented for '
+            f"'{torch_name(self._dtype)}'"
+        )
+
+
+def check_pow(self: Any, exponent: Any) -> None:
+    """``pow``'s ``check``: a negative Python integer exponent of integers is refused before
+    it is converted (an unsigned dtype would wrap it), as PyTorch's."""
+    if (
+        exponent.__class__ is int
+        and exponent < 0
+        and isinstance(self, Tensor)
+        and self._dtype._category == dt.INTEGRAL
+    ):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
 def check_polygamma_order(n: int, self: Any) -> None:

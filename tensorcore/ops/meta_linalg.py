@@ -117,6 +117,41 @@ def solve_is_vector(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
 
 
+def einsum_dtype(equation: str, dtypes: list[dt.dtype]) -> dt.dtype:
+    """``einsum``'s result dtype for operands of ``dtypes``, as PyTorch's: the promoted
+    dtype, except that integral operands whose summed labels include one of a single operand
+    (a partial sum or trace, which PyTorch computes with ``sum``) give int64; bool operands
+    contracted together (a label summed over two operands: PyTorch's ``bmm``) are refused.
+
+    Examples
+    --------
+    >>> from tensorcore import dtypes as dt
+    >>> einsum_dtype("ij->", [dt.bool_]), einsum_dtype("ij,jk->ijk", [dt.bool_, dt.bool_])
+    (tensorcore.int64, tensorcore.bool)
+    >>> einsum_dtype("ij,jk->ik", [dt.int8, dt.int8])
+    tensorcore.int8
+    """
+    res = dtypes[0]
+    for d in dtypes[1:]:
+        res = dt.promote_types(res, d)
+    if res.is_floating_point or res.is_complex:
+        return res
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = [set(t.replace("...", ".")) for t in lhs.split(",")]
+    if arrow:
+        out = set(rhs.replace("...", "."))
+    else:  # the labels used once, and the ellipsis
+        flat = lhs.replace("...", ".").replace(",", "")
+        out = {c for c in flat if flat.count(c) == 1 or c == "."}
+    summed = set().union(*terms) - out
+    uses = {c: sum(c in t for t in terms) for c in summed}
+    if any(n == 1 for n in uses.values()):
+        return dt.int64
+    if res is dt.bool_ and uses:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    return res
+
+
 def incompatible_shapes(fn: str, n: int, left: bool, shown: str) -> RuntimeError:
     """PyTorch's error for a right-hand side ``shown`` (``"RxC"``) whose rows (columns when
     not ``left``) are not the order ``n`` of the matrix it is solved against."""

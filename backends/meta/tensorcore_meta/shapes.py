@@ -59,7 +59,7 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
 def einsum(equation: str, operands: Sequence[Tensor]) -> Tensor:
     """The result's shape from the subscripts (with ``...`` and the implicit output of
     labels used once, in alphabetical order) and the operands' sizes; size-1 dims broadcast;
-    the dtype is the operands' promoted one."""
+    the dtype is :func:`tensorcore.backend.einsum_dtype`'s."""
     ts = list(operands)
     if not ts:
         raise RuntimeError("einsum(): must provide at least one operand")
@@ -108,10 +108,7 @@ def einsum(equation: str, operands: Sequence[Tensor]) -> Tensor:
             raise RuntimeError(f"einsum(): output subscript {c} does not appear in the inputs")
         else:
             shape += (sizes[c],)
-    dtype = ts[0].dtype
-    for t in ts[1:]:
-        dtype = tc.promote_types(dtype, t.dtype)
-    return backend.empty(shape, dtype, ts[0].device)
+    return backend.empty(shape, backend.einsum_dtype(equation, [t.dtype for t in ts]), ts[0].device)
 
 
 # ------------------------------------------------------------------ composites reading values

@@ -103,10 +103,17 @@ class OpDecl:
     promote_args: str = ""
     #: Parameters whose numbers are stored in (or compared with) the operator's dtype: a
     #: Python number that overflows that dtype is refused, as PyTorch's checked conversion of
-    #: a ``Scalar`` does (``int8.fill_(300)``, ``int64.masked_fill_(m, nan)``). In a tensor
-    #: position of a pointwise operator only integers are checked (a float that overflows
-    #: the compute dtype rounds to inf: ``clamp(half, max=1e6)`` is a no-op).
+    #: a ``Scalar`` does (``int8.fill_(300)``, ``int64.masked_fill_(m, nan)``,
+    #: ``clamp(half, max=1e6)``; an infinity fits every floating dtype).
     values: str = ""
+    #: A number in a ``values`` tensor position of a pointwise operator that overflows a
+    #: floating compute dtype rounds to inf instead of being refused (``where``: PyTorch
+    #: checks an integer there, not a float).
+    values_round_floats: bool = False
+    #: PyTorch's own error for a pointwise operator's tensor outside promotion
+    #: (``promote_args``) or ``out=`` of another dtype than the compute dtype, where the
+    #: operator words it itself (``heaviside``); the default names the parameter.
+    mixed_dtypes_error: str = ""
     #: Python scalars meeting 16-bit float tensors keep float32 precision (PyTorch's
     #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of
     #: being rounded to the compute dtype first (``tensorcore/_scalars.py``).
@@ -131,8 +138,10 @@ class OpDecl:
     #: the caller passed None (``var``'s ``"correction=1"``).
     none_means: str = ""
     #: An argument check the signature's types cannot say (``div``'s rounding mode, the
-    #: order ``n >= 0`` of ``polygamma``): called with the arguments in signature order by
-    #: the pointwise frontend before anything else, so every backend and layout gets it.
+    #: order ``n >= 0`` of ``polygamma``, a dtype PyTorch's kernel lacks within a declared
+    #: category): called with the arguments in signature order by the frontend (first for a
+    #: pointwise operator, after the dtype check for the others), so every backend and layout
+    #: gets it.
     check: Callable[..., None] | None = None
     #: How the operator runs inside ``tc.autocast`` (PyTorch's autocast op lists): "lower"
     #: casts floating inputs to the region's lower-precision dtype (matmuls, convolutions,
@@ -414,6 +423,7 @@ def _binary(
     check: Callable[..., None] | None = None,
     tensors_only: str = "",
     node_when: str = "",
+    mixed_dtypes_error: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self, Tensor {other}{extra}) -> Tensor",
@@ -427,6 +437,7 @@ def _binary(
         promote_args=promote_args,
         tensors_only=tensors_only,
         node_when=node_when,
+        mixed_dtypes_error=mixed_dtypes_error,
         check=check,
         dtypes=dtypes,
         dtype_hint=dtype_hint,

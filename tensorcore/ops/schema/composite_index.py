@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import meta_functions as M
 from ._declare import _op
 
 _op(
@@ -40,6 +41,7 @@ _op(
     "integers), ``'amax'`` or ``'amin'``; ``include_self=False`` leaves the values of "
     "``self`` where something is reduced out of the reduction (through :func:`scatter_reduce`).",
     inplace=True,
+    check=M.check_index_reduce,
 )
 _op(
     "put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",

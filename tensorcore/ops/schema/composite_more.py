@@ -6,6 +6,7 @@ writing into a view)."""
 
 from __future__ import annotations
 
+from .. import meta_functions as M
 from ._declare import _op
 
 _P = "pointwise composite"
@@ -52,6 +53,7 @@ _op(
     "The log of the multivariate gamma function of dimension ``p``: "
     "``p (p - 1) / 4 log(pi) + sum_j lgamma(self - j / 2)`` for ``j < p``.",
     inplace=True,
+    check=M.refuses_category("b", "The input tensor may not be a boolean tensor."),
 )
 _op(
     "msort(Tensor self) -> Tensor",

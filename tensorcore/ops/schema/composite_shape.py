@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import meta_functions as M
 from ._declare import _op
 
 _CS = "composite"
@@ -17,6 +18,9 @@ _CS_DTYPES = {
     "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
     "trapezoid": "ifc", "trapz": "ifc", "cumulative_trapezoid": "ifc", "chain_matmul": "ifc",
 }  # fmt: skip
+#: (PyTorch's quantile takes float32 and float64 only, and says so in a RuntimeError.)
+_QUANTILE_DTYPES = "quantile() input tensor must be either float or double dtype"
+_QUANTILE_16BIT = M.refuses_16bit_floats("quantile", error=_QUANTILE_DTYPES, first=True)
 _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
     # ------------------------------------------------------------ shapes
     (
@@ -245,7 +249,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "minimum and maximum by default) or between the edges of a 1-D tensor ``bins``, the "
         "last bin closed; each element counts ``weight`` (1 by default); ``density`` divides "
         "by the total and the bin widths. Returns the counts and the edges.",
-        {},
+        {"check": M.check_histogram},
     ),
     # ------------------------------------------------------------ statistics
     (
@@ -282,14 +286,14 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]; its dim comes first) "
         "over ``dim`` (the flattened tensor when None), interpolated 'linear', 'lower', "
         "'higher', 'midpoint' or 'nearest'. NaN propagates.",
-        {"scalars": "q"},
+        {"scalars": "q", "dtype_error": _QUANTILE_DTYPES, "check": _QUANTILE_16BIT},
     ),
     (
         "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, "
         "str interpolation='linear') -> Tensor",
         "reduction",
         ":func:`quantile` ignoring NaN.",
-        {"scalars": "q"},
+        {"scalars": "q", "dtype_error": _QUANTILE_DTYPES, "check": _QUANTILE_16BIT},
     ),
     (
         "nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, "
@@ -303,7 +307,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None) -> Tensor",
         "reduction",
         "Sum over ``dim`` with NaN counted as zero.",
-        {},
+        {"check": M.refuses_category("c", "nansum on CPU does not support complex inputs")},
     ),
     (
         "var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, "

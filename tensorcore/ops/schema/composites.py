@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import meta_functions as M
 from ._declare import _op
 
 # ---------------------------------------------------------------- composites (ops/composite.py)
@@ -140,7 +141,16 @@ for _sig, _tags, _doc in [
         method="factory" not in _tags,
         function=True,
         inplace=_sig.startswith(("true_divide(", "clip(", "square(")),
-        dtypes="f" if _sig.startswith(("multinomial", "bernoulli")) else "bifc",
+        dtypes="f"
+        if _sig.startswith("multinomial")
+        else "bif"
+        if _sig.startswith("bern")
+        else "bifc",
+        check=M.check_bernoulli
+        if _sig.startswith("bern")
+        else M.refuses_category("c", "normal expects standard deviation to be non-complex", 1)
+        if _sig.startswith("normal(")
+        else None,
     )
 # Linear algebra written with other operators (``ops/composite_linalg.py``): ``linalg_*``
 # are internal (``tensorcore.linalg`` names them), the others are PyTorch's top-level
@@ -340,6 +350,7 @@ _op(
     method=False,
     dtypes="f",
     dtype_error="cdist only supports floating-point dtypes, X1 got: {dtype}",
+    check=M.check_cdist,
 )
 _op(
     "pdist(Tensor self, float p=2) -> Tensor",
@@ -349,6 +360,7 @@ _op(
     method=False,
     dtypes="f",
     dtype_error="pdist only supports floating-point dtypes",
+    check=M.refuses_16bit_floats("pdist", device_suffix=False),
 )
 _op(
     "cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor",

@@ -56,6 +56,7 @@ _op(
     "Fills ``self`` with 1 (probability ``p``) or 0: a float64 uniform draw below ``p``, as "
     "PyTorch's CPU kernel draws it.",
     function=False,
+    dtypes="bif",
 )
 _RF = "random nondifferentiable inplace composite"
 _op(
@@ -204,6 +205,7 @@ _op(
     meta_function=M.meta_standard_gamma,
     method=False,
     dtypes="f",
+    check=M.refuses_16bit_floats("gamma", first=True),
 )
 _op(
     "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "

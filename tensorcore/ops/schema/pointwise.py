@@ -49,6 +49,7 @@ _binary(
     "Raises ``self`` to the power ``other``.",
     dtypes="ifc",
     values="other",
+    check=M.check_pow,
     node_when="self=number:PowBackward2 other=tensor:PowBackward1",
 )
 _binary(
@@ -244,6 +245,7 @@ _op(
     promote_args="self other",
     masks="condition",
     values="self other",
+    values_round_floats=True,
 )
 _op(
     "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
@@ -451,6 +453,7 @@ _binary(
     other="values",
     promote_args="self",
     tensors_only="self values",
+    mixed_dtypes_error="heaviside is not yet implemented for tensors with different dtypes.",
 )
 _binary(
     "float_power",

@@ -105,6 +105,7 @@ _op(
     frontend="structured",
     meta_function=M.meta_scatter_reduce,
     inplace=True,
+    check=M.check_scatter_reduce,
 )
 _op(
     "index_select(Tensor self, int dim, Tensor index) -> Tensor",

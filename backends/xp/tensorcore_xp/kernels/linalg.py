@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tensorcore import dtypes as dt
-from tensorcore.backend import empty, solve_is_vector, write
+from tensorcore.backend import einsum_dtype, empty, solve_is_vector, write
 from tensorcore.linalg import LinAlgError
 
 from ..helpers import array_of, quiet_tokens, shares_storage
@@ -135,12 +135,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         ts = list(operands)
         if not ts:
             raise RuntimeError("einsum(): must provide at least one operand")
-        res = ts[0]._dtype
-        for t in ts[1:]:
-            res = dt.promote_types(res, t._dtype)
+        res = einsum_dtype(equation, [t._dtype for t in ts])
         arrays = [array_of(t) for t in ts]
         if res.itemsize == 2 and (res.is_floating_point or res.is_complex):
             arrays = [x.astype(xp.float32) for x in arrays]
+        elif res is dt.int64:  # (a sum of bools counts, as PyTorch's: not NumPy's "or")
+            arrays = [x.astype(xp.int64, copy=False) for x in arrays]
         try:
             # ``optimize`` contracts pairwise through BLAS instead of one nested loop.
             r = xp.einsum(equation, *arrays, optimize=len(arrays) > 1)

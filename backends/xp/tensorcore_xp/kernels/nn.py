@@ -557,7 +557,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = array_of(self)
         nd = len(kernel_size)
         outs, hi = pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-        low = -xp.inf if x.dtype.kind in "fV" else xp.iinfo(x.dtype).min
+        # (the tensor's dtype decides: bfloat16 arrays are of NumPy kind "V")
+        low = -xp.inf if self._dtype.is_floating_point else xp.iinfo(x.dtype).min
         xpad = pad(x, padding, hi, low)
         win = windows(xpad, kernel_size, stride, dilation, outs)
         # Passes over output-sized arrays, one per kernel position, never a copy of the
