@@ -74,7 +74,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         norm = _FORWARD_NORM[normalization]
         f, kw = fft(x)
         with quiet(all="ignore"):
-            o[...] = (f.rfftn if onesided else f.fftn)(x, axes=dim, norm=norm, **kw)
+            if onesided:
+                o[...] = f.rfftn(x, axes=dim, norm=norm, **kw)
+            else:  # (complex input: SciPy's fftn of a real array gives zeros as -0j)
+                o[...] = f.fftn(x.astype(o.dtype), axes=dim, norm=norm, **kw)
 
     def _fft_c2r(out: Any, a: Any, dim: Any, normalization: int, last_dim_size: int) -> None:
         x, o = array_of(a), array_of(out)
