@@ -110,15 +110,19 @@ def _real(rnd: Callable[[float], float], digits: int, d: dt.dtype) -> _Conv:
             return v
         if not isinstance(v, (int, float)):
             raise _not_a_number(v, name)
-        if checked:
-            # PyTorch's checked conversion: a finite number past the largest float
-            try:
-                dt.check_scalar(v, d)
-            except RuntimeError as exc:
-                raise RuntimeError(f"{name}(): {exc}") from None
+        if checked:  # PyTorch's checked conversion: a finite number past the largest float
+            _checked(v, d, name)
         return rnd(_int_to_float(v, digits)) if isinstance(v, int) else rnd(v)
 
     return conv
+
+
+def _checked(v: Any, d: dt.dtype, name: str) -> None:
+    """``dt.check_scalar`` with the operator's name in front of its error."""
+    try:
+        dt.check_scalar(v, d)
+    except RuntimeError as exc:
+        raise RuntimeError(f"{name}(): {exc}") from None
 
 
 def _not_a_number(v: Any, name: str) -> TypeError:
@@ -149,12 +153,8 @@ def _integer(d: dt.dtype) -> _Conv:
             v = int(v)
         elif not isinstance(v, int):
             raise _not_a_number(v, name)
-        if checked:
-            # PyTorch's checked conversion (an unsigned dtype takes -max .. -1, wrapped).
-            try:
-                dt.check_scalar(v, d)
-            except RuntimeError as exc:
-                raise RuntimeError(f"{name}(): {exc}") from None
+        if checked:  # PyTorch's checked conversion (unsigned takes -max .. -1, wrapped)
+            _checked(v, d, name)
         if not -(2**63) <= v < 2**64:
             raise RuntimeError(
                 f"{name}(): the Python integer {v} does not fit in 64 bits, so it cannot "
