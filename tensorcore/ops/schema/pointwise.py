@@ -296,21 +296,23 @@ _op(
     method=False,
     dtypes="bif",
 )
-for _n, _d in [
+# The third field: the check of PyTorch's erfcx, which has no 16-bit loops (i0e and i1e
+# have).
+for _n, _d, _check in [
     ("special_i0e", "``exp(-|x|) I0(x)``, the exponentially scaled :func:`i0` (PyTorch's "
-     "``torch.special.i0e``)."),
+     "``torch.special.i0e``).", None),
     ("special_i1e", "``exp(-|x|) I1(x)``, the exponentially scaled :func:`special_i1` "
-     "(``torch.special.i1e``)."),
+     "(``torch.special.i1e``).", None),
     ("special_erfcx", "The scaled complementary error function ``exp(x^2) erfc(x)`` "
-     "(``torch.special.erfcx``), finite where ``erfc`` underflows."),
+     "(``torch.special.erfcx``), finite where ``erfc`` underflows.",
+     M.refuses_16bit_floats("erfcx")),
 ]:  # fmt: skip
     _op(
         f"{_n}(Tensor self) -> Tensor",
         "pointwise",
         _d,
         frontend="pointwise",
-        # PyTorch's erfcx has no 16-bit loops; i0e and i1e have.
-        check=M.refuses_16bit_floats("erfcx") if _n == "special_erfcx" else None,
+        check=_check,
         promote="float",
         out=True,
         method=False,
