@@ -95,37 +95,37 @@ def test_the_cuda_device_declares_its_array_module() -> None:
 
 # ------------------------------------------------------------------ helpers.axpy
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_axpy_updates_in_place_as_numpy_does(dtype: Any) -> None:
+@pytest.mark.parametrize("n", [37, 5000, 150_000])  # plain, one scratch piece, three pieces
+def test_axpy_updates_in_place_as_numpy_does(dtype: Any, n: int) -> None:
     from tensorcore_xp.helpers import axpy
 
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((37, 5)).astype(dtype)
-    y = rng.standard_normal((37, 5)).astype(dtype)
-    want = y - x * dtype(0.01)
+    x = rng.standard_normal((n, 2)).astype(dtype)
+    y = rng.standard_normal((n, 2)).astype(dtype)
+    want = y + x * dtype(-0.01)
     before = y.__array_interface__["data"][0]
     axpy(np)(-0.01, x, y)
     assert y.__array_interface__["data"][0] == before
-    # BLAS may fuse the multiply and add: one rounding instead of two
-    np.testing.assert_allclose(y, want, rtol=4 * np.finfo(dtype).eps, atol=0)
+    np.testing.assert_array_equal(y, want)  # the same two roundings, piece by piece
 
 
 @pytest.mark.parametrize(
     "case", ["zero scale", "strided", "overlapping", "integer", "mixed dtypes", "broadcast"]
 )
-def test_axpy_falls_back_to_numpy_where_blas_cannot(case: str) -> None:
-    """Each case BLAS's axpy would get wrong (or cannot take) gives NumPy's ``y += x * a``."""
+def test_axpy_falls_back_to_numpy_where_pieces_cannot(case: str) -> None:
+    """Each case the scratch pieces cannot take gives NumPy's ``y += x * a``."""
     from tensorcore_xp.helpers import axpy
 
-    a = -0.5
-    base = np.arange(24, dtype=np.float32)
-    x, y = base[:12].copy(), base[12:].copy()
-    if case == "zero scale":  # BLAS returns at once for a == 0; inf * 0 must give NaN
-        a, x = 0.0, np.full(12, np.inf, np.float32)
+    a, n = -0.5, 10_000
+    base = np.arange(2 * n, dtype=np.float32)
+    x, y = base[:n].copy(), base[n:].copy()
+    if case == "zero scale":  # inf * 0 must give NaN
+        a, x = 0.0, np.full(n, np.inf, np.float32)
     elif case == "strided":
         y = base.copy()[::2]
     elif case == "overlapping":
         y = base.copy()
-        x, y = y[1:13], y[:12]
+        x, y = y[1 : n + 1], y[:n]
     elif case == "integer":
         x, y, a = x.astype(np.int64), y.astype(np.int64), 2
     elif case == "mixed dtypes":
@@ -137,6 +137,21 @@ def test_axpy_falls_back_to_numpy_where_blas_cannot(case: str) -> None:
         want += x * a
         axpy(np)(a, x, y)
     np.testing.assert_array_equal(y, want)
+
+
+def test_pieces_cover_the_arrays_in_order() -> None:
+    from tensorcore_xp.helpers import PIECE, pieces
+
+    x = np.arange(2 * PIECE + 5, dtype=np.float32)
+    y = x * 2
+    got = list(pieces(np, x, y))
+    assert [len(a) for a, _ in got] == [PIECE, PIECE, 5]
+    np.testing.assert_array_equal(np.concatenate([b for _, b in got]), y)
+    assert all(np.shares_memory(a, x) for a, _ in got)  # views, not copies
+    # whole: strided, short, or shapes that differ
+    for args in [(x[::2], y[::2]), (x[:10], y[:10]), (x, y[:-1])]:
+        (whole,) = pieces(np, *args)
+        assert all(p is a for p, a in zip(whole, args, strict=True))
 
 
 def test_axpy_of_another_module_is_the_plain_expression() -> None:
@@ -151,10 +166,11 @@ def test_axpy_of_another_module_is_the_plain_expression() -> None:
 
 
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
-def test_fused_sgd_with_blas_update_matches_the_per_parameter_path(momentum: float) -> None:
-    """The fused step (its update through axpy) against the operator-by-operator path, on
-    parameters large and small, contiguous and transposed, and an infinite gradient."""
-    shapes = [(300, 7), (7,), (5, 4)]
+def test_fused_sgd_in_pieces_matches_the_per_parameter_path(momentum: float) -> None:
+    """The fused step (in cache-sized pieces, its update through axpy) against the
+    operator-by-operator path, on parameters large (several pieces) and small, contiguous and
+    transposed, and an infinite gradient."""
+    shapes = [(300, 7), (7,), (5, 4), (300, 500)]
 
     def run(foreach: Any) -> list[Any]:
         rng2, rng3 = np.random.default_rng(2), np.random.default_rng(3)
@@ -178,11 +194,37 @@ def test_fused_sgd_with_blas_update_matches_the_per_parameter_path(momentum: flo
 
 
 @pytest.mark.parametrize(
+    "opts",
+    [{}, {"amsgrad": True, "weight_decay": 0.1}, {"maximize": True, "weight_decay": 0.01}],
+    ids=["plain", "amsgrad", "maximize"],
+)
+@pytest.mark.parametrize("cls", ["Adam", "AdamW"])
+def test_fused_adam_in_pieces_matches_the_per_parameter_path(cls: str, opts: Any) -> None:
+    """Adam's fused step runs each parameter's formula piece by piece: the same numbers as
+    the operator-by-operator path, on a parameter of several pieces and a transposed one."""
+    shapes = [(300, 500), (7,), (300, 7)]
+
+    def run(foreach: Any) -> list[Any]:
+        rng2, rng3 = np.random.default_rng(2), np.random.default_rng(3)
+        ps = [tc.nn.Parameter(tc.from_numpy(rng2.standard_normal(s).astype(np.float32)))
+              for s in shapes]  # fmt: skip
+        ps.append(tc.nn.Parameter(tc.ones(6, 3).t()))
+        opt = getattr(tc.optim, cls)(ps, lr=0.1, foreach=foreach, **opts)
+        for _ in range(3):
+            for p in ps:
+                p.grad = tc.from_numpy(np.asarray(rng3.standard_normal(p.shape), np.float32))
+            opt.step()
+        return [p.detach().numpy().copy() for p in ps]
+
+    for a, b in zip(run(None), run(False), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
     "case", ["contiguous", "batched", "transposed input", "float64", "inf bias", "empty inner"]
 )
-def test_linear_with_the_bias_in_gemm_matches_numpy(case: str) -> None:
-    """``linear`` on the CPU takes the bias as GEMM's C operand for C-ordered operands and
-    the matmul-then-add path otherwise: both against NumPy."""
+def test_linear_with_a_bias_matches_numpy(case: str) -> None:
+    """``linear`` on the CPU (matmul into the output, then the bias) against NumPy."""
     rng = np.random.default_rng(4)
     dtype = np.float64 if case == "float64" else np.float32
     k = 0 if case == "empty inner" else 7

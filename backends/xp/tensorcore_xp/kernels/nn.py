@@ -19,7 +19,6 @@ from typing import Any
 from ..helpers import (
     acc_dtype,
     array_of,
-    blas_functions,
     quiet_tokens,
     writes_through_views,
 )
@@ -1001,40 +1000,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             o[...] = y.reshape(o.shape)
             return
         if writes_through_views(o):  # (then its 2-D reshape is a view)
-            if bias is not None and gemm is not None and bias_in_gemm(o, x, w, array_of(bias)):
-                return
+            # (NumPy's matmul and then the bias, not SciPy's gemm with the bias as its C
+            # operand: see helpers.axpy on mixing the two libraries' BLAS thread pools)
             xp.matmul(as_2d(x), w.T, out=as_2d(o))
         else:
             o[...] = (as_2d(x) @ w.T).reshape(o.shape)
         if bias is not None:
             xp.add(o, array_of(bias), out=o)  # (an augmented assignment may rebind o)
-
-    gemm = blas_functions(xp, "gemm")
-
-    def bias_in_gemm(o: Any, x: Any, w: Any, b: Any) -> bool:
-        """``o = x @ w.T + b`` as one BLAS ``gemm`` whose C operand is ``o`` filled with the
-        bias (PyTorch's ``addmm``): the bias costs a write of ``o`` instead of a second pass
-        that reads and writes it. For C-ordered operands of one dtype BLAS takes, none empty;
-        False (nothing written) otherwise, and where ``o`` overlaps an input (filling it
-        first would overwrite that input)."""
-        f = gemm.get(o.dtype)  # type: ignore[union-attr]
-        x2, o2 = as_2d(x), as_2d(o)
-        if (
-            f is None
-            or not (x2.dtype == w.dtype == b.dtype == o.dtype)
-            or not (x2.flags.c_contiguous and w.flags.c_contiguous and o2.flags.c_contiguous)
-            or b.ndim != 1
-            or not o2.size
-            or not x2.shape[1]
-            or any(xp.may_share_memory(o2, a) for a in (x2, w, b))  # (out= over an input)
-        ):
-            return False
-        o2[...] = b
-        # In BLAS's Fortran order the C-ordered arrays are transposed: o.T = w @ x.T + o.T.
-        r = f(1.0, w.T, x2.T, 1.0, o2.T, trans_a=1, overwrite_c=1)
-        if r.ctypes.data != o2.ctypes.data:  # (f2py returns a copy where it cannot write o)
-            o2.T[...] = r
-        return True
 
     def linear_backward(
         out: Any, grad_output: Any, input: Any, weight: Any, output_mask: Any

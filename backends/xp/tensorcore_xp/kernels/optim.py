@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import array_of, axpy, quiet_tokens
+from ..helpers import array_of, axpy, pieces, quiet_tokens
 
 __all__ = ["build"]
 
@@ -38,8 +38,9 @@ def _check(name: str, params: list[Any], **lists: list[Any]) -> None:
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """``_fused_sgd_`` and ``_fused_adam_`` for the array module ``xp``."""
     enter, leave = quiet_tokens(xp)
-    # ``p -= s * u`` as one in-place pass (BLAS's axpy with NumPy), without the temporary
-    # ``s * u`` and its second pass: a third of an SGD step with momentum.
+    # ``p -= s * u`` in place without a temporary of p's size; and each parameter's whole
+    # formula runs piece by piece (``pieces``), so that its passes over a piece find it in
+    # cache: one trip to memory per array instead of one per pass.
     update = axpy(xp)
 
     def _fused_sgd_(
@@ -63,21 +64,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         tok = enter()
         try:
             for i, p in enumerate(params):
-                x = array_of(p)
-                g = array_of(grads[i])
-                if maximize:
-                    g = -g
-                if weight_decay:
-                    g = g + x * weight_decay
+                arrays = [array_of(p), array_of(grads[i])]
                 if momentum:
-                    b = array_of(momentum_buffers[i])
-                    if first_step[i]:
-                        b[...] = g
-                    else:
-                        b *= momentum
-                        b += g * (1 - dampening) if dampening else g
-                    g = g + b * momentum if nesterov else b
-                update(-lr, g, x)
+                    arrays.append(array_of(momentum_buffers[i]))
+                for x, g, *b in pieces(xp, *arrays):
+                    if maximize:
+                        g = -g
+                    if weight_decay:
+                        g = g + x * weight_decay
+                    if b:
+                        buf = b[0]
+                        if first_step[i]:
+                            buf[...] = g
+                        else:
+                            buf *= momentum
+                            buf += g * (1 - dampening) if dampening else g
+                        g = g + buf * momentum if nesterov else buf
+                    update(-lr, g, x)
         finally:
             leave(tok)
 
@@ -105,35 +108,35 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             raise ValueError("_fused_adam_(): state_steps must hold one 1-element tensor per param")
         tok = enter()
         try:
-            for i, p in enumerate(params):
-                x = array_of(p)
-                g = array_of(grads[i])
-                if maximize:
-                    g = -g
-                if weight_decay:
-                    if decoupled:
-                        x *= 1 - lr * weight_decay
-                    else:
-                        g = g + x * weight_decay
+            for i in range(len(params)):
                 st = array_of(state_steps[i])
                 st += 1
                 step = float(st)
-                m, v = array_of(exp_avgs[i]), array_of(exp_avg_sqs[i])
-                m += (g - m) * (1 - beta1)
-                v *= beta2
-                v += g * g * (1 - beta2)
                 bc1 = 1 - beta1**step
                 bc2_sqrt = math.sqrt(1 - beta2**step)
+                arrays = [array_of(t[i]) for t in (params, grads, exp_avgs, exp_avg_sqs)]
                 if amsgrad:
-                    mx = array_of(max_exp_avg_sqs[i])
-                    xp.maximum(mx, v, out=mx)
-                    denom = xp.sqrt(mx)
-                else:
-                    denom = xp.sqrt(v)
-                denom /= bc2_sqrt
-                denom += eps
-                xp.divide(m, denom, out=denom)
-                update(-(lr / bc1), denom, x)
+                    arrays.append(array_of(max_exp_avg_sqs[i]))
+                for x, g, m, v, *mx in pieces(xp, *arrays):
+                    if maximize:
+                        g = -g
+                    if weight_decay:
+                        if decoupled:
+                            x *= 1 - lr * weight_decay
+                        else:
+                            g = g + x * weight_decay
+                    m += (g - m) * (1 - beta1)
+                    v *= beta2
+                    v += g * g * (1 - beta2)
+                    if mx:
+                        xp.maximum(mx[0], v, out=mx[0])
+                        denom = xp.sqrt(mx[0])
+                    else:
+                        denom = xp.sqrt(v)
+                    denom /= bc2_sqrt
+                    denom += eps
+                    xp.divide(m, denom, out=denom)
+                    update(-(lr / bc1), denom, x)
         finally:
             leave(tok)
 
