@@ -1,7 +1,8 @@
 """Runtime knobs PyTorch programs set around their training loop: ``compile``, thread
-counts, matmul precision, deterministic algorithms. tensorcore runs eagerly, lets NumPy's BLAS
-pick its threads and has only deterministic kernels, so these record the setting (and answer it
-back) without changing how anything computes."""
+counts, matmul precision, deterministic algorithms. tensorcore runs eagerly and has only
+deterministic kernels, so most of these record the setting (and answer it back) without
+changing how anything computes; the thread count is handed to every device type's backend
+(the CPU backend's BLAS)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,19 @@ __all__ = [
     "use_deterministic_algorithms",
 ]
 
+
+def _default_threads() -> int:
+    """``OMP_NUM_THREADS`` when it holds a positive integer (as PyTorch reads it), else the
+    CPU count."""
+    try:
+        n = int(os.environ.get("OMP_NUM_THREADS", ""))
+    except ValueError:
+        n = 0
+    return n if n > 0 else (os.cpu_count() or 1)
+
+
 _settings: dict[str, Any] = {
-    "threads": os.cpu_count() or 1,
+    "threads": _default_threads(),
     "precision": "highest",
     "deterministic": False,
     "warn_only": False,
@@ -52,14 +64,31 @@ def compile(model: Any = None, **kwargs: Any) -> Any:
 
 
 def set_num_threads(n: int) -> None:
-    """Record the intra-op thread count (NumPy's BLAS keeps its own setting)."""
+    """Set the number of threads operations use on the host, as PyTorch's intra-op thread
+    count: every device type's backend is told (the CPU backend limits its BLAS, through
+    ``threadpoolctl``), and ``scipy.fft`` transforms use as many workers.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> before = tc.get_num_threads()
+    >>> tc.set_num_threads(1)
+    >>> tc.get_num_threads()
+    1
+    >>> tc.set_num_threads(before)
+    """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
+    from .plugins.manager import device_interfaces
+
+    for iface in device_interfaces().values():
+        iface.set_num_threads(n)
     _settings["threads"] = n
 
 
 def get_num_threads() -> int:
-    """The thread count last set (the CPU count by default)."""
+    """The thread count last set; by default ``OMP_NUM_THREADS`` where it is set (as in
+    PyTorch), else the CPU count."""
     return int(_settings["threads"])
 
 

@@ -8,7 +8,7 @@ without notice, while what is here changes only with :data:`SPI_VERSION`.
 
 A plugin module declares the SPI version it was written for::
 
-    TENSORCORE_SPI = "1.1"
+    TENSORCORE_SPI = "1.2"
 
 The manager refuses to load a plugin written for another major version, or for a newer minor
 version than this core provides, with an error naming both versions. A plugin that declares

@@ -16,7 +16,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore.backend import generic_rule, hookimpl, make_tensor, native
 
-TENSORCORE_SPI = "1.1"
+TENSORCORE_SPI = "1.2"
 TENSORCORE_CONFORMANCE_LAYOUTS = {"box": ("to_box", "unbox")}
 
 calls: Counter[str] = Counter()

@@ -247,8 +247,11 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
         "assert int(os.environ['RANK']) == dist.get_rank()\n"
         "assert os.environ['WORLD_SIZE'] == os.environ['LOCAL_WORLD_SIZE'] == '2'\n"
         "print(f'rank {dist.get_rank()} of {dist.get_world_size()} {sys.argv[1:]}')\n"
+        "import tensorcore as tc\n"
+        "print('threads', os.environ['OMP_NUM_THREADS'], tc.get_num_threads())\n"
     )
     env = dict(os.environ)
+    env.pop("OMP_NUM_THREADS", None)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), str(ROOT / "backends" / "cpu"), env.get("PYTHONPATH", "")]
     )
@@ -258,6 +261,8 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "rank 0 of 2 ['x']" in proc.stdout and "rank 1 of 2 ['x']" in proc.stdout
+    # (as torchrun: one BLAS thread per process unless the user set it)
+    assert proc.stdout.count("threads 1 1") == 2 and "OMP_NUM_THREADS is set to 1" in proc.stderr
 
 
 def test_node_local_rank_comes_from_the_launcher(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -51,7 +51,10 @@ def mpiexec_command(nproc: int, script: str, args: Sequence[str], mpiexec: str) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: parse ``--nproc N script [args]``, run mpiexec, return its exit status."""
+    """Entry point: parse ``--nproc N script [args]``, run mpiexec, return its exit status.
+    With more than one process and no ``OMP_NUM_THREADS`` in the environment, each process
+    gets ``OMP_NUM_THREADS=1`` (as with torchrun), which NumPy's BLAS and
+    ``tensorcore.get_num_threads`` read."""
     parser = argparse.ArgumentParser(
         prog="python -m tensorcore.distributed.run",
         description="Run a tensorcore.distributed program on N processes of this machine "
@@ -72,7 +75,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    return subprocess.call(mpiexec_command(ns.nproc, ns.script, ns.args, mpiexec))
+    env = dict(os.environ)
+    if ns.nproc > 1 and "OMP_NUM_THREADS" not in env:
+        # As torchrun: N processes that each start a BLAS thread per core oversubscribe it.
+        env["OMP_NUM_THREADS"] = "1"
+        print(
+            "python -m tensorcore.distributed.run: OMP_NUM_THREADS is set to 1 in each process "
+            "(so that the processes' BLAS threads do not oversubscribe the cores); set it "
+            "yourself to tune it",
+            file=sys.stderr,
+        )
+    return subprocess.call(mpiexec_command(ns.nproc, ns.script, ns.args, mpiexec), env=env)
 
 
 if __name__ == "__main__":

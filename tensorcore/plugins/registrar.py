@@ -58,6 +58,11 @@ class DeviceInterface:
     def synchronize(self, device: device) -> None:
         """Wait for all queued work on ``device``; a no-op for synchronous devices."""
 
+    def set_num_threads(self, n: int) -> None:
+        """Use ``n`` threads for this device type's work on the host (its BLAS, its own
+        thread pools): what ``tensorcore.set_num_threads(n)`` calls on every registered
+        device type, as PyTorch's sets its intra-op threads. A no-op by default."""
+
     def empty(self, shape: tuple[int, ...], dtype: dtype, device: device) -> Tensor:
         """Required: allocate an uninitialised contiguous strided tensor."""
         raise NotImplementedError

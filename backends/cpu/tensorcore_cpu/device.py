@@ -58,6 +58,13 @@ class CPUDevice(DeviceInterface):
     type = "cpu"
     array_module = np
 
+    def set_num_threads(self, n: int) -> None:
+        """Limit the BLAS libraries loaded in the process (NumPy's, SciPy's) to ``n``
+        threads, through ``threadpoolctl``."""
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(n, user_api="blas")
+
     def from_native(self, array: Any, device: Any) -> Tensor:
         """A tensor over a NumPy array's memory (:func:`wrap`)."""
         if not isinstance(array, np.ndarray):

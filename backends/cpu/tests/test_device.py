@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from tensorcore_cpu.device import CPUDevice
 
@@ -62,3 +63,26 @@ def test_the_small_allocation_fast_path_builds_what_the_plain_constructors_build
     for slot in Tensor.__slots__:
         if slot != "__weakref__":
             assert same(getattr(t, slot), getattr(plain, slot)), slot
+
+
+def test_set_num_threads_limits_numpys_blas() -> None:
+    """``tc.set_num_threads`` reaches the CPU backend, which limits the BLAS that NumPy's
+    matmul runs on (PyTorch's intra-op thread count), and back."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> set[int]:
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    np.ones((2, 2)) @ np.ones((2, 2))  # (NumPy's BLAS is loaded)
+    before, threads = tc.get_num_threads(), blas_threads()
+    try:
+        tc.set_num_threads(1)
+        assert blas_threads() == {1}
+        tc.set_num_threads(2)
+        assert blas_threads() == {2} and tc.get_num_threads() == 2
+    finally:
+        tc.set_num_threads(before)
+        if len(threads) == 1:  # (leave the BLAS as it was for the rest of the suite)
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(threads.pop(), user_api="blas")
