@@ -210,8 +210,13 @@ def axpy(xp: Any) -> Any:
         t = scratch.get(y.dtype)
         if t is None:
             t = scratch[y.dtype] = xp.empty(PIECE, y.dtype)
+        if y.size <= PIECE:  # (a piece already: the optimizers call it piece by piece)
+            ts = t[: y.size].reshape(y.shape)
+            multiply(x, a, out=ts)
+            y += ts
+            return
         for xs, ys in pieces(xp, x, y):
-            ts = t[: ys.size].reshape(ys.shape)
+            ts = t[: ys.size]
             multiply(xs, a, out=ts)
             ys += ts
 
