@@ -533,8 +533,14 @@ class _AllreducePlan(AllreducePlan):
                 buf[2] = self.state
                 req = g._fp_req
                 req.Start()
-                if not req.Test():
-                    spin(req.Test, g.timeout, "all_reduce")
+                # spin(), written out for its first 1024 polls: the call and its bound
+                # method, between two polls, cost 0.1 us of a small all-reduce's latency.
+                polls = 0
+                while not req.Test():
+                    polls += 1
+                    if polls == 1024:
+                        spin(req.Test, g.timeout, "all_reduce")
+                        break
                 if buf[0] != -buf[1]:
                     raise Disagreement(g._descriptions(self.description))
                 mode = buf[2]
@@ -545,8 +551,12 @@ class _AllreducePlan(AllreducePlan):
                 req = self._start(mode)
             if async_op:
                 return self._work(req, mode, tensor)
-            if not req.Test():
-                spin(req.Test, g.timeout, "all_reduce")
+            polls = 0  # (spin(), written out: above)
+            while not req.Test():
+                polls += 1
+                if polls == 1024:
+                    spin(req.Test, g.timeout, "all_reduce")
+                    break
         except _MPI.Exception as exc:
             raise DistBackendError(f"all_reduce: MPI failed: {exc}") from None
         if self.avg:
@@ -659,8 +669,12 @@ class _ChannelPlan(AllreducePlan):
             req.Start()
             if async_op:
                 return self._work(ch, tensor)
-            if not req.Test():
-                spin(req.Test, g.timeout, "all_reduce")
+            polls = 0  # (spin(), written out: _AllreducePlan.run)
+            while not req.Test():
+                polls += 1
+                if polls == 1024:
+                    spin(req.Test, g.timeout, "all_reduce")
+                    break
         except _MPI.Exception as exc:
             raise DistBackendError(f"all_reduce: MPI failed: {exc}") from None
         self.src[:] = ch.data
