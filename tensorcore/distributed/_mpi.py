@@ -444,7 +444,9 @@ class MPIProcessGroup(ProcessGroup):
         return [str(d) for d in self.comm.allgather(description)]
 
     def agree(self, description: str, what: str) -> list[str] | None:
-        if self._exchange(self._fingerprint(description), 0, what) is not None:
+        # (_ONE_OFF: an all-reduce checked here has no persistent request, and any plan of
+        # another rank that agrees with it must not start one either)
+        if self._exchange(self._fingerprint(description), _ONE_OFF, what) is not None:
             return None
         return self._descriptions(description)
 

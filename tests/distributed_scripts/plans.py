@@ -1,9 +1,10 @@
 """all_reduce's fast path (``_plan.py``, the MPI backend's persistent requests) against the
 plain path (run under mpiexec): a tensor all-reduced again and again gets the results a
-non-contiguous tensor gets (which never takes the fast path); ranks whose plans differ (one
-reuses its tensor, another makes a new one each call) still agree on every call; a tensor
-whose memory or metadata changed is planned again; an ``async_op`` all-reduce on a planned
-tensor; more tensors than plans are kept; a disagreement after plans were made.
+non-contiguous tensor gets (whose plan is made for one call); ranks whose plans differ (one
+reuses its tensor, another makes a new one each call, or passes a strided view) still agree
+on every call; a tensor whose memory or metadata changed is planned again; an ``async_op``
+all-reduce on a planned tensor; more tensors than plans are kept; a disagreement after plans
+were made.
 """
 
 import os
@@ -60,6 +61,24 @@ for step in range(6):
     mine.copy_(tc.full((4,), float(r + step)))
     dist.all_reduce(mine)
     assert mine.tolist() == [float(sum(range(n)) + n * step)] * 4, (step, mine)
+
+# One rank passes its planned tensor, the other a strided view of the same shape (legal, as
+# in PyTorch): the view goes through a plan too, so that the ranks never mix a persistent
+# request with a one-off one (MPI never matches them: this waited until the timeout).
+for numel in (4, 20000):  # a staging buffer's size (check off), and above it
+    kept = tc.zeros(numel)
+    base = tc.zeros(numel, 2)
+    for step in range(5):
+        mine = kept if (r + step) % 2 else base[:, 1]
+        mine.fill_(float(r + step))
+        op = Op.AVG if step == 3 else Op.SUM
+        if step == 4:
+            dist.all_reduce(mine, op=op, async_op=True).wait()
+        else:
+            dist.all_reduce(mine, op=op)
+        want = float(sum(range(n)) + n * step) / (n if op is Op.AVG else 1)
+        assert mine.tolist() == [want] * numel, (numel, step, mine[:4])
+        assert base[:, 0].tolist() == [0.0] * numel  # (the view's neighbours untouched)
 
 # A tensor whose memory changes is planned again: t.data = another tensor.
 t = tc.ones(3)
