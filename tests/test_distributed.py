@@ -185,6 +185,13 @@ def test_a_rank_that_never_joins_times_out() -> None:
     assert "aborting all 2 ranks" in proc.stderr, proc.stderr
 
 
+def test_without_the_check_mismatched_small_all_reduces_time_out() -> None:
+    proc = mpirun(2, "failures.py", "nocheck-mismatch", timeout=40, **{_CHECK: "0"})
+    assert proc.returncode != 0
+    assert "timed out after" in proc.stdout, proc.stdout + proc.stderr
+    assert "went through" not in proc.stderr, proc.stderr
+
+
 def test_a_rank_that_raises_ends_the_job() -> None:
     proc = mpirun(2, "failures.py", "raise", timeout=40)
     assert proc.returncode != 0

@@ -130,10 +130,18 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
         _check(pg, tensor, "all_reduce")
         rop = _op(op, "all_reduce", tensor)
         if not tensor.is_contiguous():
-            agree(pg, "all_reduce", tensor, rop.name)
             with grad_mode.no_grad():
                 buf, back = _inout(tensor)
-                return _finish(pg.allreduce(buf, rop), async_op, back)
+            once = _plan.temporary(pg, buf, rop)
+            try:
+                work = once.run(buf, async_op)
+            except Disagreement as exc:
+                raise disagreement(pg, "all_reduce", exc.found) from None
+            if work is None:
+                once.release()
+                back()
+                return None
+            return work.then(back).then(once.release)
         plan = _plan.make(pg, tensor, op, rop)
     try:
         return plan.run(tensor, async_op)

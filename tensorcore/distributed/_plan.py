@@ -30,7 +30,7 @@ from ._group import _World
 if TYPE_CHECKING:
     from ._backend import ProcessGroup, ReduceOp, Work
 
-__all__ = ["LIMIT", "GenericPlan", "Plan", "make"]
+__all__ = ["LIMIT", "GenericPlan", "Plan", "make", "temporary"]
 
 #: How many plans are kept (one per tensor a program all-reduces repeatedly is enough).
 LIMIT = 256
@@ -90,6 +90,20 @@ class GenericPlan(AllreducePlan):
                 return work
             work.wait()
         return None
+
+
+def temporary(pg: ProcessGroup, tensor: Tensor, rop: ReduceOp) -> AllreducePlan:
+    """A plan for one ``all_reduce`` of ``tensor`` (a contiguous copy of a non-contiguous
+    tensor), not kept: the caller releases it once the all-reduce is done.
+
+    A non-contiguous tensor goes through a plan as a contiguous one does, so that what the
+    ranks run never depends on whether each rank's tensor is contiguous: MPI does not match
+    a persistent request (a planned tensor's, or a staging buffer's) with a one-off one, so a
+    rank that passed a strided view while another passed its planned tensor used to wait
+    until the timeout (``tests/distributed_scripts/plans.py``).
+    """
+    description = describe("all_reduce", tensor, rop.name) if _World.check else None
+    return pg.allreduce_plan(tensor, rop, description) or GenericPlan(pg, rop, description)
 
 
 def make(pg: ProcessGroup, tensor: Tensor, op: Any, rop: ReduceOp) -> Plan:

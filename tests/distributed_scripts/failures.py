@@ -42,6 +42,20 @@ elif mode == "nocheck":
     assert t.tolist() == [2.0] * 3, t
     print(f"rank {r} ran without the check")
     dist.destroy_process_group()
+elif mode == "nocheck-mismatch":
+    # TENSORCORE_DISTRIBUTED_CHECK=0, and the ranks' small all-reduces differ: each rank starts
+    # the persistent request of its own message's staging buffer, which MPI never matches
+    # with the other's; every rank's call raises at the timeout instead of hanging.
+    t = tc.ones(4)
+    dist.all_reduce(t)  # a signature both ranks use
+    start = time.monotonic()
+    try:
+        dist.all_reduce(t if r == 0 else tc.ones(5))
+    except RuntimeError as exc:
+        assert "timed out after 2 s" in str(exc), exc
+        print(f"rank {r} timed out after {time.monotonic() - start:.1f} s", flush=True)
+        raise  # the abort hook ends the job
+    raise AssertionError(f"rank {r}: the mismatch went through")
 elif mode == "timeout":
     # Rank 1 never joins: rank 0's collective raises within the timeout.
     if r == 0:

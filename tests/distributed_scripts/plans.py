@@ -1,9 +1,10 @@
 """all_reduce's fast path (``_plan.py``, the MPI backend's persistent requests) against the
 plain path (run under mpiexec): a tensor all-reduced again and again gets the results a
-non-contiguous tensor gets (which never takes the fast path); ranks whose plans differ (one
-reuses its tensor, another makes a new one each call) still agree on every call; a tensor
-whose memory or metadata changed is planned again; an ``async_op`` all-reduce on a planned
-tensor; more tensors than plans are kept; a disagreement after plans were made.
+non-contiguous tensor gets (whose plan is made for one call); ranks whose plans differ (one
+reuses its tensor, another makes a new one each call, or passes a strided view) still agree
+on every call; a tensor whose memory or metadata changed is planned again; an ``async_op``
+all-reduce on a planned tensor; more tensors than plans are kept; a disagreement after plans
+were made.
 """
 
 import os
@@ -22,7 +23,8 @@ Op = dist.ReduceOp
 
 
 def persistent(t):
-    """Whether ``t``'s plan has a persistent request (the MPI backend's fastest path)."""
+    """Whether ``t``'s plan has a persistent request (the MPI backend's fastest path; with
+    the check off, its signature's staging buffer's)."""
     plan = _World.plans.get(id(t))
     return plan is not None and getattr(plan.backend, "req", None) is not None
 
@@ -49,7 +51,7 @@ for dt, op in CASES:
         dist.all_reduce(t, op=op)
         assert t.tolist() == plain(values, op), (dt, op, step, t)
     half = dt in (tc.bfloat16,)  # reduced in a float32 copy: no backend plan
-    assert persistent(t) == (check and not half), (dt, op)
+    assert persistent(t) == (not half), (dt, op)
 
 # Ranks whose plans differ: rank 0 reuses one tensor, the others make a new one each call,
 # then the other way round; the ranks still agree on every call, by the check's state.
@@ -59,6 +61,24 @@ for step in range(6):
     mine.copy_(tc.full((4,), float(r + step)))
     dist.all_reduce(mine)
     assert mine.tolist() == [float(sum(range(n)) + n * step)] * 4, (step, mine)
+
+# One rank passes its planned tensor, the other a strided view of the same shape (legal, as
+# in PyTorch): the view goes through a plan too, so that the ranks never mix a persistent
+# request with a one-off one (MPI never matches them: this waited until the timeout).
+for numel in (4, 20000):  # a staging buffer's size (check off), and above it
+    kept = tc.zeros(numel)
+    base = tc.zeros(numel, 2)
+    for step in range(5):
+        mine = kept if (r + step) % 2 else base[:, 1]
+        mine.fill_(float(r + step))
+        op = Op.AVG if step == 3 else Op.SUM
+        if step == 4:
+            dist.all_reduce(mine, op=op, async_op=True).wait()
+        else:
+            dist.all_reduce(mine, op=op)
+        want = float(sum(range(n)) + n * step) / (n if op is Op.AVG else 1)
+        assert mine.tolist() == [want] * numel, (numel, step, mine[:4])
+        assert base[:, 0].tolist() == [0.0] * numel  # (the view's neighbours untouched)
 
 # A tensor whose memory changes is planned again: t.data = another tensor.
 t = tc.ones(3)
@@ -88,6 +108,26 @@ t.fill_(1.0)
 dist.all_reduce(t, op=Op.AVG)
 assert t.tolist() == [1.0] * 8
 
+# async_op all-reduces of one signature in flight together (with the check off they share a
+# staging buffer: the second waits for the first), and a plain call before their wait().
+ts = [tc.full((6,), float(i)) for i in range(3)]
+works = [dist.all_reduce(t, async_op=True) for t in ts[:2]]
+dist.all_reduce(ts[2])
+for w in works:
+    w.wait()
+assert [t.tolist() for t in ts] == [[float(i * n)] * 6 for i in range(3)], ts
+
+# More signatures than the group keeps staging buffers for (check off): the oldest are
+# dropped, then made again, at the same call on every rank.
+from tensorcore.distributed import _mpi  # noqa: E402
+
+for _ in range(2):
+    for k in range(1, _mpi._CHANNELS + 6):
+        t = tc.ones(k, dtype=tc.float64)
+        dist.all_reduce(t)
+        assert t.tolist() == [float(n)] * k, (k, t)
+assert len(pg._channels) <= _mpi._CHANNELS
+
 # More tensors than plans kept: the oldest are dropped and their requests freed.
 hot = [tc.zeros(2) for _ in range(40)]
 for _ in range(3):
@@ -95,13 +135,15 @@ for _ in range(3):
         t.fill_(float(i))
         dist.all_reduce(t)
         assert t.tolist() == [float(i * n)] * 2
-assert all(persistent(t) == check for t in hot)
+assert all(persistent(t) for t in hot)
 cold = [tc.ones(2) for _ in range(_plan.LIMIT)]
 for t in cold:
     dist.all_reduce(t)
     assert t.tolist() == [float(n)] * 2
 assert len(_World.plans) == _plan.LIMIT and not any(persistent(t) for t in hot)
-assert len(pg._persistent) == 1, len(pg._persistent)  # the check's own request
+# The check's own request, and the staging buffers' (check off) of the signatures above.
+assert len(pg._persistent) == 1 + len(pg._channels), len(pg._persistent)
+assert bool(pg._channels) == (not check)
 
 # A disagreement after plans were made: named on every rank, and the group goes on.
 if check:
