@@ -1,0 +1,115 @@
+"""The faster paths of everyday CPU kernels against the plain computation they replace (or a
+float64 oracle): avg_pool2d's strided window sums, batch_norm's fused evaluation, sort's
+unstable argsort, on edge values (nan, inf, -0), empty, non-contiguous and 16-bit inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.testing import assert_close
+
+F = tc.nn.functional
+
+
+def _data(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    return x
+
+
+def _window_sums(x: np.ndarray, k: tuple[int, int], s: tuple[int, int]) -> np.ndarray:
+    """NumPy's sum over a windows view: the reduction the strided sums must reproduce."""
+    outs = [(x.shape[2 + i] - k[i]) // s[i] + 1 for i in range(2)]
+    st = x.strides
+    win = np.lib.stride_tricks.as_strided(
+        x, x.shape[:2] + tuple(outs) + k, st[:2] + (st[2] * s[0], st[3] * s[1]) + st[2:]
+    )
+    with np.errstate(all="ignore"):
+        return win.sum(axis=(4, 5))
+
+
+@pytest.mark.parametrize(("k", "s"), [((2, 2), (2, 2)), ((3, 3), (1, 1)), ((2, 3), (3, 1))])
+def test_avg_pool2d_sums_windows_in_numpys_order(device: str, k: tuple, s: tuple) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    x = _data((2, 3, 9, 11))
+    got = F.avg_pool2d(tc.from_numpy(x).to(device), k, s).cpu().numpy()
+    with np.errstate(all="ignore"):
+        want = _window_sums(x, k, s) / np.float32(math.prod(k))
+    if device == "cpu":  # the same additions in the same order: the same bits
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_avg_pool2d_edge_inputs(device: str) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    x = tc.from_numpy(_data((2, 3, 8, 6))).to(device)
+    for dtype in (tc.float16, tc.bfloat16, tc.float64):
+        got = F.avg_pool2d(x.to(dtype), 2, padding=1, count_include_pad=False)
+        want = F.avg_pool2d(x.to(dtype).double(), 2, padding=1, count_include_pad=False)
+        assert got.dtype == dtype
+        assert_close(got.cpu(), want.to(dtype).cpu(), equal_nan=True)
+    # a transposed (non-contiguous) input, and a window larger than the strided path takes
+    xt = x.transpose(2, 3)
+    assert_close(F.avg_pool2d(xt, 2).cpu(), F.avg_pool2d(xt.contiguous(), 2).cpu(), equal_nan=True)
+    assert_close(
+        F.avg_pool2d(x, (1, 6)).cpu(),
+        x.double().mean(-1, keepdim=True).float().cpu(),
+        equal_nan=True,
+    )
+    empty = F.avg_pool2d(tc.zeros(0, 3, 4, 4, device=device), 2)
+    assert empty.shape == (0, 3, 2, 2)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16, tc.bfloat16])
+def test_batch_norm_eval_is_one_scale_and_shift(device: str, dtype: tc.dtype) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    rng = np.random.default_rng(1)
+    x = _data((4, 5, 3, 2))
+    rm, rv, w, b = (rng.standard_normal(5).astype(np.float32) for _ in range(4))
+    rv = np.abs(rv)
+    rv[0] = 0.0  # eps alone
+    pd = tc.float64 if dtype is tc.float64 else tc.float32
+    t = lambda a: tc.from_numpy(a).to(device, pd)  # noqa: E731
+    xs = tc.from_numpy(x).to(device, dtype)
+    x64 = xs.double().cpu().numpy()
+    c = (1, 5, 1, 1)
+    for weight, bias in [(None, None), (w, b)]:
+        got = F.batch_norm(
+            xs,
+            t(rm),
+            t(rv),
+            None if weight is None else t(weight),
+            None if bias is None else t(bias),
+        )
+        scale = 1 / np.sqrt(rv.astype(np.float64) + 1e-5)
+        if weight is not None:
+            scale = scale * w
+        shift = -rm * scale + (0 if bias is None else b)
+        with np.errstate(all="ignore"):
+            want = x64 * scale.reshape(c) + shift.reshape(c)
+            # error of a rounded x * s + t: a few ulp of its larger term
+            size = np.abs(x64 * scale.reshape(c)) + np.abs(shift.reshape(c))
+        eps = {tc.float64: 1e-15, tc.float32: 1e-6}.get(dtype, 1e-2)
+        g = got.double().cpu().numpy()
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(want))
+        fin = np.isfinite(want)
+        assert (np.abs(g[fin] - want[fin]) <= eps * size[fin] + 1e-30).all(), dtype
+        np.testing.assert_array_equal(g[~fin], want[~fin])
+    # a non-contiguous input, and an empty batch
+    xt = xs.transpose(2, 3)
+    assert_close(
+        F.batch_norm(xt, t(rm), t(rv)).cpu(),
+        F.batch_norm(xt.contiguous(), t(rm), t(rv)).cpu(),
+        equal_nan=True,
+    )
+    assert F.batch_norm(tc.zeros(0, 5, device=device, dtype=dtype), t(rm), t(rv)).shape == (0, 5)
