@@ -113,3 +113,39 @@ def test_batch_norm_eval_is_one_scale_and_shift(device: str, dtype: tc.dtype) ->
         equal_nan=True,
     )
     assert F.batch_norm(tc.zeros(0, 5, device=device, dtype=dtype), t(rm), t(rv)).shape == (0, 5)
+
+
+def _stable_order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    n = a.shape[dim]
+    return (n - 1) - np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_is_stable_with_ties_in_some_rows(
+    device: str, dtype: tc.dtype, descending: bool
+) -> None:
+    # Rows without ties take the unstable sorts, rows with ties (equal values, -0.0 next to
+    # 0.0, two NaNs) the stable one; past a quarter of tied rows, all rows the stable one.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    a = np.random.default_rng(3).standard_normal((40, 64)).astype(np.float32)
+    a[0, :3] = [np.nan, 1.0, np.nan]
+    a[1, :2] = [-0.0, 0.0]
+    a[2, :4] = [2.0, 5.0, 2.0, 2.0]
+    a[3, 5] = np.nan  # one NaN: no tie
+    many = np.round(a * 2)  # ties in most rows
+    for arr in (a, many, a[:, :1]):
+        for dim in (0, 1):
+            t = tc.from_numpy(arr).to(device, dtype)
+            t = t if dim else t.T.contiguous().T  # sorted along a non-contiguous dim too
+            want = _stable_order(arr.astype(np.float64), dim, descending)
+            v, i = t.sort(dim, descending=descending)
+            np.testing.assert_array_equal(i.cpu().numpy(), want)
+            got_v = v.cpu().numpy()
+            want_v = np.take_along_axis(arr.astype(got_v.dtype), want, dim)
+            np.testing.assert_array_equal(np.signbit(got_v), np.signbit(want_v))
+            np.testing.assert_array_equal(got_v, want_v)
+            np.testing.assert_array_equal(t.argsort(dim, descending=descending).cpu().numpy(), want)
