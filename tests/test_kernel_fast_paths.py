@@ -149,3 +149,31 @@ def test_sort_is_stable_with_ties_in_some_rows(
             np.testing.assert_array_equal(np.signbit(got_v), np.signbit(want_v))
             np.testing.assert_array_equal(got_v, want_v)
             np.testing.assert_array_equal(t.argsort(dim, descending=descending).cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16, tc.bfloat16])
+def test_clamp_keeps_the_input_where_it_equals_a_bound(device: str, dtype: tc.dtype) -> None:
+    # PyTorch's values: min(max(x, lo), hi) that keeps x on a tie (-0.0 clamped at 0.0 stays
+    # -0.0, 0.0 clamped at -0.0 stays 0.0); NaN in x or in a bound gives NaN.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    x = tc.tensor([-0.0, 0.0, 0.5, -0.5, math.nan, math.inf, -math.inf, 3.0], device=device)
+    x = x.to(dtype)
+    cases = [
+        ((-math.inf, -0.0), [-0.0, 0.0, -0.0, -0.5, math.nan, -0.0, -math.inf, -0.0]),
+        ((0.0, math.inf), [-0.0, 0.0, 0.5, 0.0, math.nan, math.inf, 0.0, 3.0]),
+        ((-0.0, None), [-0.0, 0.0, 0.5, -0.0, math.nan, math.inf, -0.0, 3.0]),
+        ((None, 0.0), [-0.0, 0.0, 0.0, -0.5, math.nan, 0.0, -math.inf, 0.0]),
+        ((-1.0, 1.0), [-0.0, 0.0, 0.5, -0.5, math.nan, 1.0, -1.0, 1.0]),
+        ((2.0, 1.0), [1.0] * 4 + [math.nan] + [1.0] * 3),
+        ((math.nan, 1.0), [math.nan] * 8),
+    ]
+    for (lo, hi), want in cases:
+        got = x.clamp(lo, hi).double().cpu().numpy()
+        w = np.array(want)
+        np.testing.assert_array_equal(got, w)
+        np.testing.assert_array_equal(np.signbit(got[~np.isnan(w)]), np.signbit(w[~np.isnan(w)]))
+    # a non-contiguous input, and an empty one
+    xs = x[::2]
+    assert_close(xs.clamp(-1, 1).cpu(), x.clamp(-1, 1)[::2].cpu(), equal_nan=True)
+    assert x[:0].clamp(0, 1).shape == (0,)
