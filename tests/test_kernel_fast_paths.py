@@ -177,3 +177,31 @@ def test_clamp_keeps_the_input_where_it_equals_a_bound(device: str, dtype: tc.dt
     xs = x[::2]
     assert_close(xs.clamp(-1, 1).cpu(), x.clamp(-1, 1)[::2].cpu(), equal_nan=True)
     assert x[:0].clamp(0, 1).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.int64])
+def test_scans_along_a_leading_axis_add_in_accumulates_order(device: str, dtype: tc.dtype) -> None:
+    # cumsum / cumprod along a leading axis add slice by slice: the same operations in the
+    # same order as NumPy's accumulate, so the same bits (here against NumPy on CPU).
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    a = _data((6, 3, 300)).astype(np.float64) * 3
+    if dtype is tc.int64:
+        a = np.nan_to_num(a, nan=0, posinf=7, neginf=-7).astype(np.int64)
+    t = tc.from_numpy(a).to(device, dtype)
+    wide = np.dtype(str(dtype).removeprefix("tensorcore."))
+    for view, arr in ((t, a), (t.transpose(1, 2), a.transpose(0, 2, 1))):
+        for d in (0, 1):
+            got = view.cumsum(d).cpu().numpy()
+            with np.errstate(all="ignore"):
+                want = np.cumsum(arr.astype(wide), axis=d, dtype=wide)
+                pwant = np.cumprod(arr.astype(wide) % 3, axis=d, dtype=wide)
+            if device == "cpu":
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal((view % 3).cumprod(d).cpu().numpy(), pwant)
+            else:
+                assert_close(tc.from_numpy(got), tc.from_numpy(want), equal_nan=True)
+    x = t.clone()
+    x.cumsum_(0)  # in place: the output is the input
+    np.testing.assert_array_equal(x.cpu().numpy(), t.cumsum(0).cpu().numpy())
+    assert t[:, :0].cumsum(0).shape == (6, 0, 300)

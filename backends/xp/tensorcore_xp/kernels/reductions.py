@@ -18,6 +18,10 @@ from ..helpers import acc_dtype, array_of, errstate, quiet_tokens, reduce_extrem
 
 __all__ = ["build"]
 
+#: Smallest slice (in elements) over which a scan along a leading axis calls its ufunc once
+#: per slice rather than accumulating (Python's cost per call against the slice's work).
+_SCAN_SLICE = 256
+
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Reduction, scan and sorting kernels for the array module ``xp``."""
@@ -273,6 +277,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if direct and a == o.dtype:  # (into out: no result to allocate and copy)
                 tok = enter()
                 try:
+                    d = dim % x.ndim
+                    n = x.shape[d]
+                    if (
+                        d < x.ndim - 1
+                        and n > 1
+                        and x.size >= _SCAN_SLICE * n
+                        and x.dtype == o.dtype
+                        and not xp.may_share_memory(o, x)
+                    ):
+                        # Along a leading axis, one ufunc call per slice: the same additions
+                        # in the same order as accumulate, which does not vectorise across
+                        # the slice ((1000, 1000) float32 cumsum(0): 3.3 -> 1.2 ms).
+                        lead = (slice(None),) * d
+                        o[lead + (0,)] = x[lead + (0,)]
+                        for j in range(1, n):
+                            ufunc(o[lead + (j - 1,)], x[lead + (j,)], out=o[lead + (j,)])
+                        return
                     ufunc.accumulate(x, axis=dim, dtype=a, out=o)
                 finally:
                     leave(tok)
