@@ -205,3 +205,32 @@ def test_scans_along_a_leading_axis_add_in_accumulates_order(device: str, dtype:
     x.cumsum_(0)  # in place: the output is the input
     np.testing.assert_array_equal(x.cpu().numpy(), t.cumsum(0).cpu().numpy())
     assert t[:, :0].cumsum(0).shape == (6, 0, 300)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float16, tc.int64, tc.bool])
+def test_large_gathers_take_flat_positions(device: str, dtype: tc.dtype) -> None:
+    # Gathers of at least 2**16 elements take flat positions a block of rows at a time:
+    # exactly the elements take_along_axis names, for every dim, an index smaller than the
+    # input in the other dims, and a non-contiguous input.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    rng = np.random.default_rng(4)
+    a = _data((20, 70, 60))
+    x = tc.from_numpy(a).to(device, dtype)
+    xa = x.cpu().numpy()
+    for d in range(3):
+        shape = [19, 69, 59]
+        shape[d] = 90
+        ix = rng.integers(0, a.shape[d], shape)
+        got = x.gather(d, tc.from_numpy(ix).to(device)).cpu().numpy()
+        part = xa[tuple(slice(0, n) if i != d else slice(None) for i, n in enumerate(shape))]
+        want = np.take_along_axis(part, ix, axis=d)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    xt = x.transpose(0, 2)
+    ix = tc.from_numpy(rng.integers(0, 20, (60, 70, 20))).to(device)
+    np.testing.assert_array_equal(
+        xt.gather(2, ix).cpu().numpy().view(np.uint8),
+        xt.contiguous().gather(2, ix).cpu().numpy().view(np.uint8),
+    )
+    with pytest.raises(RuntimeError, match="index 60 is out of bounds for dimension 2"):
+        x.gather(2, tc.full((20, 70, 60), 60, dtype=tc.int64, device=device))
