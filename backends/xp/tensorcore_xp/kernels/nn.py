@@ -958,7 +958,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         else:
             # Evaluation: one fused ``x * s + t`` per channel (PyTorch's form), with
             # ``s = weight / sqrt(var + eps)`` and ``t = bias - mean * s`` computed per channel
-            # in the compute dtype, written straight into ``out`` where it has that dtype.
+            # in the compute dtype, written straight into ``out`` where it has that dtype (and
+            # is an array that ``out=`` writes into: not dask's).
             rm = array_of(running_mean).astype(wide, copy=False).reshape(-1)
             s = 1 / xp.sqrt(array_of(running_var).astype(wide, copy=False).reshape(-1) + eps)
             if weight is not None:
@@ -967,7 +968,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if bias is not None:
                 t += array_of(bias).astype(wide, copy=False).reshape(-1)
             s, t = s.reshape(cs), t.reshape(cs)
-            if o.dtype == wide and not shares_storage(out, input):
+            if o.dtype == wide and writes_through_views(o) and not shares_storage(out, input):
                 xp.multiply(x, s, out=o)
                 o += t
             else:
