@@ -18,11 +18,15 @@ from ..helpers import array_of, errstate, ufunc_at, writes_through_views
 
 __all__ = ["build"]
 
+#: Elements per block of ``gather_flat`` (its int64 positions: 512 KiB).
+_GATHER_BLOCK = 1 << 16
+
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Indexing kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    host = xp.__name__ == "numpy"
 
     def in_bounds(
         ix: Any, size: int, dim: int, negative: bool = False, error: type = RuntimeError
@@ -56,9 +60,45 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     f"smaller than self {list(x.shape)} apart from dimension {d}"
                 )
         in_bounds(ix, x.shape[d], d)
-        part = x[tuple(slice(None) if i == d else s for i, s in enumerate(first(ix.shape)))]
         o = array_of(out)
+        if (
+            host
+            and x.ndim == ix.ndim == o.ndim > 1
+            and ix.size >= _GATHER_BLOCK
+            and writes_through_views(x)
+            and writes_through_views(o)
+            and ix.dtype.kind in "iu"
+        ):
+            gather_flat(o, x, ix, d)
+            return
+        part = x[tuple(slice(None) if i == d else s for i, s in enumerate(first(ix.shape)))]
         o[...] = xp.take_along_axis(part, ix, axis=d).reshape(o.shape)
+
+    def gather_flat(o: Any, x: Any, ix: Any, d: int) -> None:
+        """``gather`` of C-contiguous NumPy arrays (indices checked) as ``take`` of flat
+        positions, a block of leading rows at a time: one index array instead of
+        ``take_along_axis``'s one per dim, and positions that stay in cache (half its
+        time for a (1000, 1000) gather). The same elements: a copy, exactly."""
+        steps = [s // x.itemsize for s in x.strides]
+        xf, last = x.reshape(-1), ix.ndim - 1
+        # the offsets of the dims other than 0 and d, one broadcastable array
+        base = xp.zeros((1,) * ix.ndim, dtype=xp.intp)
+        for i in range(1, ix.ndim):
+            if i != d:
+                n = ix.shape[i]
+                base = base + xp.arange(0, n * steps[i], steps[i]).reshape(
+                    (1,) * i + (n,) + (1,) * (last - i)
+                )
+        per = ix.size // ix.shape[0]
+        rows = max(1, _GATHER_BLOCK // per)
+        for b in range(0, ix.shape[0], rows):
+            ib = ix[b : b + rows]
+            pos = xp.multiply(ib, steps[d], dtype=xp.intp)
+            pos += base
+            if d != 0:
+                lead = xp.arange(b * steps[0], (b + ib.shape[0]) * steps[0], steps[0])
+                pos += lead.reshape((-1,) + (1,) * last)
+            xp.take(xf, pos, out=o[b : b + rows], mode="clip")
 
     def at_positions(ufunc: Any, target: Any, ix: Any, d: int, values: Any) -> None:
         """``ufunc.at`` over the positions that ``ix`` (in bounds, along ``d``) and the other

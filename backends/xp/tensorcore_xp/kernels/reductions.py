@@ -18,6 +18,10 @@ from ..helpers import acc_dtype, array_of, errstate, quiet_tokens, reduce_extrem
 
 __all__ = ["build"]
 
+#: Smallest slice (in elements) over which a scan along a leading axis calls its ufunc once
+#: per slice rather than accumulating (Python's cost per call against the slice's work).
+_SCAN_SLICE = 256
+
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Reduction, scan and sorting kernels for the array module ``xp``."""
@@ -273,6 +277,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if direct and a == o.dtype:  # (into out: no result to allocate and copy)
                 tok = enter()
                 try:
+                    d = dim % x.ndim
+                    n = x.shape[d]
+                    if (
+                        d < x.ndim - 1
+                        and n > 1
+                        and x.size >= _SCAN_SLICE * n
+                        and x.dtype == o.dtype
+                        and not xp.may_share_memory(o, x)
+                    ):
+                        # Along a leading axis, one ufunc call per slice: the same additions
+                        # in the same order as accumulate, which does not vectorise across
+                        # the slice ((1000, 1000) float32 cumsum(0): 3.3 -> 1.2 ms).
+                        lead = (slice(None),) * d
+                        o[lead + (0,)] = x[lead + (0,)]
+                        for j in range(1, n):
+                            ufunc(o[lead + (j - 1,)], x[lead + (j,)], out=o[lead + (j,)])
+                        return
                     ufunc.accumulate(x, axis=dim, dtype=a, out=o)
                 finally:
                     leave(tok)
@@ -391,13 +412,50 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     softmax_backward("_log_softmax_backward_data", log_softmax_grad, log_softmax_grad_into)
 
     # ------------------------------------------------------------ sorting
-    def order(self: Any, dim: int, descending: bool) -> Any:
-        """Indices that sort ``self`` along ``dim``: stable, NaN largest (PyTorch's order)."""
+    def unstable_order(x: Any, dim: int, descending: bool) -> tuple[Any, Any] | None:
+        """``(indices, values)`` of the stable sort of ``x`` (NumPy, float32 or float64) along
+        ``dim`` from NumPy's unstable (SIMD) sorts, five times faster than its stable one, or
+        None where it would not pay. A row whose values all differ (at most one NaN, and
+        not -0.0 next to 0.0, which compare equal) sorts one way only, so any sort gives the
+        stable order there; the rows with ties are sorted again by the stable sort (where
+        they are a few: past a quarter of the rows, all of them are)."""
+        n = x.shape[dim]
+        if not (direct and x.dtype.kind == "f" and x.dtype.itemsize >= 4 and n > 1):
+            return None
+        xm = xp.moveaxis(x, dim, -1)
+        v = xp.sort(xm, axis=-1)
+        tied = xp.equal(v[..., 1:], v[..., :-1]).any(axis=-1)
+        tied |= xp.isnan(v[..., -2])
+        k = int(xp.count_nonzero(tied))
+        if 4 * k > tied.size:
+            return None
+        idx = xp.argsort(xm, axis=-1)
+        if descending:
+            idx, v = xp.flip(idx, axis=-1), xp.flip(v, axis=-1)
+        if k:
+            sub = xm[tied]
+            if descending:
+                s = (n - 1) - xp.flip(xp.argsort(xp.flip(sub, -1), axis=-1, kind="stable"), -1)
+            else:
+                s = xp.argsort(sub, axis=-1, kind="stable")
+            idx[tied] = s
+            v[tied] = xp.take_along_axis(sub, s, axis=-1)
+        return xp.moveaxis(idx, -1, dim), xp.moveaxis(v, -1, dim)
+
+    def order(self: Any, dim: int, descending: bool, values: list[Any] | None = None) -> Any:
+        """Indices that sort ``self`` along ``dim``: stable, NaN largest (PyTorch's order).
+        Where ``values`` is a list, the sorted values are appended to it when they came out
+        on the way (``unstable_order``)."""
         if self._dtype.is_complex:
             raise RuntimeError("sort(): input tensor must be of non-complex type")
         x = array_of(self)
         if x.ndim == 0:
             return xp.zeros((), dtype=xp.int64)
+        fast = unstable_order(x, dim, descending)
+        if fast is not None:
+            if values is not None:
+                values.append(fast[1])
+            return fast[0]
         if not descending:
             return xp.argsort(x, axis=dim, kind="stable")
         # A stable ascending sort of the reversed data, read backwards, is a stable
@@ -410,9 +468,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         out: Any, self: Any, dim: int = -1, descending: bool = False, stable: bool = False
     ) -> None:
         values, indices = out
-        idx = order(self, dim, descending)
+        got: list[Any] = []
+        idx = order(self, dim, descending, got)
         x = array_of(self)
-        vals = xp.take_along_axis(x, idx, axis=dim) if x.ndim else x
+        vals = got[0] if got else xp.take_along_axis(x, idx, axis=dim) if x.ndim else x
         array_of(values)[...] = vals
         array_of(indices)[...] = idx
 

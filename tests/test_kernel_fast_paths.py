@@ -1,0 +1,236 @@
+"""The faster paths of everyday CPU kernels against the plain computation they replace (or a
+float64 oracle): avg_pool2d's strided window sums, batch_norm's fused evaluation, sort's
+unstable argsort, on edge values (nan, inf, -0), empty, non-contiguous and 16-bit inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.testing import assert_close
+
+F = tc.nn.functional
+
+
+def _data(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    return x
+
+
+def _window_sums(x: np.ndarray, k: tuple[int, int], s: tuple[int, int]) -> np.ndarray:
+    """NumPy's sum over a windows view: the reduction the strided sums must reproduce."""
+    outs = [(x.shape[2 + i] - k[i]) // s[i] + 1 for i in range(2)]
+    st = x.strides
+    win = np.lib.stride_tricks.as_strided(
+        x, x.shape[:2] + tuple(outs) + k, st[:2] + (st[2] * s[0], st[3] * s[1]) + st[2:]
+    )
+    with np.errstate(all="ignore"):
+        return win.sum(axis=(4, 5))
+
+
+@pytest.mark.parametrize(("k", "s"), [((2, 2), (2, 2)), ((3, 3), (1, 1)), ((2, 3), (3, 1))])
+def test_avg_pool2d_sums_windows_in_numpys_order(device: str, k: tuple, s: tuple) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    x = _data((2, 3, 9, 11))
+    got = F.avg_pool2d(tc.from_numpy(x).to(device), k, s).cpu().numpy()
+    with np.errstate(all="ignore"):
+        want = _window_sums(x, k, s) / np.float32(math.prod(k))
+    if device == "cpu":  # the same additions in the same order: the same bits
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_avg_pool2d_edge_inputs(device: str) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    x = tc.from_numpy(_data((2, 3, 8, 6))).to(device)
+    for dtype in (tc.float16, tc.bfloat16, tc.float64):
+        got = F.avg_pool2d(x.to(dtype), 2, padding=1, count_include_pad=False)
+        want = F.avg_pool2d(x.to(dtype).double(), 2, padding=1, count_include_pad=False)
+        assert got.dtype == dtype
+        assert_close(got.cpu(), want.to(dtype).cpu(), equal_nan=True)
+    # a transposed (non-contiguous) input, and a window larger than the strided path takes
+    xt = x.transpose(2, 3)
+    assert_close(F.avg_pool2d(xt, 2).cpu(), F.avg_pool2d(xt.contiguous(), 2).cpu(), equal_nan=True)
+    assert_close(
+        F.avg_pool2d(x, (1, 6)).cpu(),
+        x.double().mean(-1, keepdim=True).float().cpu(),
+        equal_nan=True,
+    )
+    empty = F.avg_pool2d(tc.zeros(0, 3, 4, 4, device=device), 2)
+    assert empty.shape == (0, 3, 2, 2)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16, tc.bfloat16])
+def test_batch_norm_eval_is_one_scale_and_shift(device: str, dtype: tc.dtype) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    rng = np.random.default_rng(1)
+    x = _data((4, 5, 3, 2))
+    rm, rv, w, b = (rng.standard_normal(5).astype(np.float32) for _ in range(4))
+    rv = np.abs(rv)
+    rv[0] = 0.0  # eps alone
+    pd = tc.float64 if dtype is tc.float64 else tc.float32
+    t = lambda a: tc.from_numpy(a).to(device, pd)  # noqa: E731
+    xs = tc.from_numpy(x).to(device, dtype)
+    x64 = xs.double().cpu().numpy()
+    c = (1, 5, 1, 1)
+    for weight, bias in [(None, None), (w, b)]:
+        got = F.batch_norm(
+            xs,
+            t(rm),
+            t(rv),
+            None if weight is None else t(weight),
+            None if bias is None else t(bias),
+        )
+        scale = 1 / np.sqrt(rv.astype(np.float64) + 1e-5)
+        if weight is not None:
+            scale = scale * w
+        shift = -rm * scale + (0 if bias is None else b)
+        with np.errstate(all="ignore"):
+            want = x64 * scale.reshape(c) + shift.reshape(c)
+            # error of a rounded x * s + t: a few ulp of its larger term
+            size = np.abs(x64 * scale.reshape(c)) + np.abs(shift.reshape(c))
+        eps = {tc.float64: 1e-15, tc.float32: 1e-6}.get(dtype, 1e-2)
+        g = got.double().cpu().numpy()
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(want))
+        fin = np.isfinite(want)
+        assert (np.abs(g[fin] - want[fin]) <= eps * size[fin] + 1e-30).all(), dtype
+        np.testing.assert_array_equal(g[~fin], want[~fin])
+    # a non-contiguous input, and an empty batch
+    xt = xs.transpose(2, 3)
+    assert_close(
+        F.batch_norm(xt, t(rm), t(rv)).cpu(),
+        F.batch_norm(xt.contiguous(), t(rm), t(rv)).cpu(),
+        equal_nan=True,
+    )
+    assert F.batch_norm(tc.zeros(0, 5, device=device, dtype=dtype), t(rm), t(rv)).shape == (0, 5)
+
+
+def _stable_order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    n = a.shape[dim]
+    return (n - 1) - np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_is_stable_with_ties_in_some_rows(
+    device: str, dtype: tc.dtype, descending: bool
+) -> None:
+    # Rows without ties take the unstable sorts, rows with ties (equal values, -0.0 next to
+    # 0.0, two NaNs) the stable one; past a quarter of tied rows, all rows the stable one.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    a = np.random.default_rng(3).standard_normal((40, 64)).astype(np.float32)
+    a[0, :3] = [np.nan, 1.0, np.nan]
+    a[1, :2] = [-0.0, 0.0]
+    a[2, :4] = [2.0, 5.0, 2.0, 2.0]
+    a[3, 5] = np.nan  # one NaN: no tie
+    many = np.round(a * 2)  # ties in most rows
+    for arr in (a, many, a[:, :1]):
+        for dim in (0, 1):
+            t = tc.from_numpy(arr).to(device, dtype)
+            t = t if dim else t.T.contiguous().T  # sorted along a non-contiguous dim too
+            want = _stable_order(arr.astype(np.float64), dim, descending)
+            v, i = t.sort(dim, descending=descending)
+            np.testing.assert_array_equal(i.cpu().numpy(), want)
+            got_v = v.cpu().numpy()
+            want_v = np.take_along_axis(arr.astype(got_v.dtype), want, dim)
+            np.testing.assert_array_equal(np.signbit(got_v), np.signbit(want_v))
+            np.testing.assert_array_equal(got_v, want_v)
+            np.testing.assert_array_equal(t.argsort(dim, descending=descending).cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16, tc.bfloat16])
+def test_clamp_keeps_the_input_where_it_equals_a_bound(device: str, dtype: tc.dtype) -> None:
+    # PyTorch's values: min(max(x, lo), hi) that keeps x on a tie (-0.0 clamped at 0.0 stays
+    # -0.0, 0.0 clamped at -0.0 stays 0.0); NaN in x or in a bound gives NaN.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    x = tc.tensor([-0.0, 0.0, 0.5, -0.5, math.nan, math.inf, -math.inf, 3.0], device=device)
+    x = x.to(dtype)
+    cases = [
+        ((-math.inf, -0.0), [-0.0, 0.0, -0.0, -0.5, math.nan, -0.0, -math.inf, -0.0]),
+        ((0.0, math.inf), [-0.0, 0.0, 0.5, 0.0, math.nan, math.inf, 0.0, 3.0]),
+        ((-0.0, None), [-0.0, 0.0, 0.5, -0.0, math.nan, math.inf, -0.0, 3.0]),
+        ((None, 0.0), [-0.0, 0.0, 0.0, -0.5, math.nan, 0.0, -math.inf, 0.0]),
+        ((-1.0, 1.0), [-0.0, 0.0, 0.5, -0.5, math.nan, 1.0, -1.0, 1.0]),
+        ((2.0, 1.0), [1.0] * 4 + [math.nan] + [1.0] * 3),
+        ((math.nan, 1.0), [math.nan] * 8),
+    ]
+    for (lo, hi), want in cases:
+        got = x.clamp(lo, hi).double().cpu().numpy()
+        w = np.array(want)
+        np.testing.assert_array_equal(got, w)
+        np.testing.assert_array_equal(np.signbit(got[~np.isnan(w)]), np.signbit(w[~np.isnan(w)]))
+    # a non-contiguous input, and an empty one
+    xs = x[::2]
+    assert_close(xs.clamp(-1, 1).cpu(), x.clamp(-1, 1)[::2].cpu(), equal_nan=True)
+    assert x[:0].clamp(0, 1).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.int64])
+def test_scans_along_a_leading_axis_add_in_accumulates_order(device: str, dtype: tc.dtype) -> None:
+    # cumsum / cumprod along a leading axis add slice by slice: the same operations in the
+    # same order as NumPy's accumulate, so the same bits (here against NumPy on CPU).
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    a = _data((6, 3, 300)).astype(np.float64) * 3
+    if dtype is tc.int64:
+        a = np.nan_to_num(a, nan=0, posinf=7, neginf=-7).astype(np.int64)
+    t = tc.from_numpy(a).to(device, dtype)
+    wide = np.dtype(str(dtype).removeprefix("tensorcore."))
+    for view, arr in ((t, a), (t.transpose(1, 2), a.transpose(0, 2, 1))):
+        for d in (0, 1):
+            got = view.cumsum(d).cpu().numpy()
+            with np.errstate(all="ignore"):
+                want = np.cumsum(arr.astype(wide), axis=d, dtype=wide)
+                pwant = np.cumprod(arr.astype(wide) % 3, axis=d, dtype=wide)
+            if device == "cpu":
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal((view % 3).cumprod(d).cpu().numpy(), pwant)
+            else:
+                assert_close(tc.from_numpy(got), tc.from_numpy(want), equal_nan=True)
+    x = t.clone()
+    x.cumsum_(0)  # in place: the output is the input
+    np.testing.assert_array_equal(x.cpu().numpy(), t.cumsum(0).cpu().numpy())
+    assert t[:, :0].cumsum(0).shape == (6, 0, 300)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float16, tc.int64, tc.bool])
+def test_large_gathers_take_flat_positions(device: str, dtype: tc.dtype) -> None:
+    # Gathers of at least 2**16 elements take flat positions a block of rows at a time:
+    # exactly the elements take_along_axis names, for every dim, an index smaller than the
+    # input in the other dims, and a non-contiguous input.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    rng = np.random.default_rng(4)
+    a = _data((20, 70, 60))
+    x = tc.from_numpy(a).to(device, dtype)
+    xa = x.cpu().numpy()
+    for d in range(3):
+        shape = [19, 69, 59]
+        shape[d] = 90
+        ix = rng.integers(0, a.shape[d], shape)
+        got = x.gather(d, tc.from_numpy(ix).to(device)).cpu().numpy()
+        part = xa[tuple(slice(0, n) if i != d else slice(None) for i, n in enumerate(shape))]
+        want = np.take_along_axis(part, ix, axis=d)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    xt = x.transpose(0, 2)
+    ix = tc.from_numpy(rng.integers(0, 20, (60, 70, 20))).to(device)
+    np.testing.assert_array_equal(
+        xt.gather(2, ix).cpu().numpy().view(np.uint8),
+        xt.contiguous().gather(2, ix).cpu().numpy().view(np.uint8),
+    )
+    with pytest.raises(RuntimeError, match="index 60 is out of bounds for dimension 2"):
+        x.gather(2, tc.full((20, 70, 60), 60, dtype=tc.int64, device=device))
