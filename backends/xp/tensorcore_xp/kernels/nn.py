@@ -29,9 +29,9 @@ __all__ = ["build"]
 #: Elements per block of rows in the NumPy layer norm backward (``row_blocks``): float32
 #: temporaries of 256 KiB.
 _ROW_BLOCK = 1 << 16
-#: Whether a depthwise convolution takes its own paths (``depthwise_forward``, the stride-1
-#: weight gradient ``depthwise_weight_grad``) instead of im2col (the tests compare them by
-#: turning it off).
+#: Whether a depthwise convolution takes its own paths (``depthwise_forward``,
+#: ``depthwise_input_grad``, ``depthwise_weight_grad``) instead of im2col and col2im (the tests
+#: compare them by turning it off).
 _DEPTHWISE_FLAT = True
 #: Output elements per block of samples in the NumPy depthwise kernels: a block's input,
 #: output and product stay in the CPU's cache across the kernel positions' passes.
@@ -195,68 +195,101 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """One input and one output channel per group."""
         return _DEPTHWISE_FLAT and w_shape[1] == 1 and w_shape[0] == groups > 1
 
+    def phase_layout(
+        sizes: Sequence[int], kernel: Sequence[int], geo: tuple[Any, ...], outs: Sequence[int]
+    ) -> tuple[Any, ...]:
+        """How the depthwise kernels lay a sample's padded input out so that every kernel
+        position reads one contiguous run per sample and channel, at any stride.
+
+        The padded input splits into ``prod(stride)`` phases (the positions congruent to
+        ``a`` modulo the stride, ``a`` per dim), each a grid of ``ceil(padded / stride)``
+        per dim, flattened. Output ``o`` at kernel position ``k`` reads padded position
+        ``s * o + k * d = s * (o + q) + a``: phase ``a``'s position ``o + q``. With the
+        output laid on the phase grid's rows (zeros or unused values past the last output
+        of a row), a kernel position reads the run of ``span`` elements from its offset
+        ``q`` in its phase (at stride 1: one phase, the padded input itself).
+
+        Returns ``(grid, reads, span, length, fills)``: ``reads`` is ``(phase, offset)`` per
+        kernel position, ``length`` each flat phase's length, and ``fills`` ``(phase, phase
+        slices, input slices)`` per phase, where the input's elements sit."""
+        stride, padding, dilation = geo[:3]
+        nd = len(kernel)
+        padded = [sizes[i] + 2 * padding[i] for i in range(nd)]
+        grid = tuple(-(-padded[i] // stride[i]) for i in range(nd))
+        steps = [math.prod(grid[i + 1 :]) for i in range(nd)]
+        span = outs[0] * steps[0]
+        phases = list(itertools.product(*(range(st) for st in stride)))
+        index = {a: j for j, a in enumerate(phases)}
+        reads = []
+        for k in itertools.product(*(range(kk) for kk in kernel)):
+            at = [k[i] * dilation[i] for i in range(nd)]
+            a = tuple(at[i] % stride[i] for i in range(nd))
+            reads.append((index[a], sum(at[i] // stride[i] * steps[i] for i in range(nd))))
+        length = max(math.prod(grid), max(off for _, off in reads) + span)
+        fills = []
+        for j, a in enumerate(phases):
+            ph, src = [], []
+            for i in range(nd):
+                u0 = max(0, -(-(padding[i] - a[i]) // stride[i]))  # the first inside the input
+                x0 = a[i] + stride[i] * u0 - padding[i]
+                count = len(range(x0, sizes[i], stride[i]))
+                ph.append(slice(u0, u0 + count))
+                src.append(slice(x0, x0 + stride[i] * (count - 1) + 1 if count else x0, stride[i]))
+            fills.append((j, tuple(ph), tuple(src)))
+        return grid, reads, span, length, fills
+
+    def depthwise_block(n: int, c: int, per_sample: int) -> int:
+        """Samples per block of the NumPy depthwise kernels (all of them elsewhere)."""
+        return min(n, max(1, _DEPTHWISE_BLOCK // max(c * per_sample, 1))) if host else n
+
     def depthwise_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
         """A depthwise convolution as one multiply-add per kernel position, without the
         columns (K times the output) that im2col copies for a matmul of one-row groups.
 
-        On NumPy it runs over blocks of samples, each padded into a buffer made once: the
+        On NumPy it runs over blocks of samples, each laid out once into a buffer made once
+        (``phase_layout``: the padded input, split into the stride's phases): every kernel
+        position then reads one contiguous run per sample and channel (where a window of
+        the padded input reads one output row at a time, every stride-th element), and the
         block's input, product and output stay in the CPU's cache across the kernel
-        positions' passes, and the whole arrays are read and written once. At stride 1 the
-        padded block is flattened, so that a kernel position reads one contiguous run per
-        sample and channel (the output laid on the padded grid's rows, as
-        ``depthwise_weight_grad`` does) where a 2-D window reads one output row at a time
-        (measured: 12.7 -> 5 ms for (32, 32, 32, 32) float32 and 3x3; PyTorch's oneDNN
-        kernel takes 1.4)."""
-        stride, padding, dilation = geo[:3]
+        positions' passes (measured for (32, 32, 32, 32) float32 and 3x3: 12.7 -> 5 ms at
+        stride 1, the flat layout; (32, 64, 32, 32) at stride 2: 7.1 -> 1.6 ms, the phases;
+        PyTorch's oneDNN kernels take 1.4 and 1.4)."""
         n, c = x.shape[:2]
         kernel = tuple(w.shape[2:])
         nd = len(kernel)
+        stride, padding, dilation = geo[:3]
         outs = tuple(
             out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
             for i in range(nd)
         )
-        padded = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
-        positions = list(itertools.product(*(range(kk) for kk in kernel)))
+        grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
+        n_ph = len(fills)
         lead = (slice(None), slice(None))
-        inner = lead + interior(padding, x.shape[2:])
-        size = math.prod(padded)
-        flat = all(st == 1 for st in stride)
-        shape: tuple[int, ...]
-        if flat:
-            steps = [math.prod(padded[i + 1 :]) for i in range(nd)]
-            grid = (outs[0],) + padded[1:]
-            span = math.prod(grid)
-            offs = [sum(k[j] * dilation[j] * steps[j] for j in range(nd)) for k in positions]
-            length, shape = max(offs) + span, (span,)
-            valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
-        else:
-            length, shape = size, outs
+        valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
         res = xp.empty((n, c) + outs, dtype=wide)
-        per = c * max(length, 1)
-        block = min(n, max(1, _DEPTHWISE_BLOCK // per)) if host else n
-        src = xp.zeros((block, c, length), dtype=wide)  # (its padding stays zero)
-        acc = xp.empty((block, c) + shape, dtype=wide) if flat else None
-        tmp = xp.empty((block, c) + shape, dtype=wide)
-        wk = w.astype(wide, copy=False).reshape(c, -1)
-        cols = [wk[:, i].reshape((c,) + (1,) * len(shape)) for i in range(len(positions))]
-        if flat:
-            reads: list[Any] = [(slice(None), slice(None), slice(o, o + span)) for o in offs]
-        else:
-            reads = [lead + tap(k, stride, dilation, outs) for k in positions]
+        taps = len(reads)
+        block = depthwise_block(n, c, n_ph * length + taps * span)
+        src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
+        # Each kernel position's run copied into one row of a (K, span) matrix per sample
+        # and channel, then one matmul by the channel's weights (1, K): K copies and the
+        # matmul's fused multiply-adds, where a multiply and an add per kernel position
+        # measured 1.5 times slower (NumPy's binary operations run at memory speed).
+        cols = xp.empty((block, c, taps, span), dtype=wide)
+        acc = xp.empty((block, c, 1, span), dtype=wide)
+        # (contiguous: the flipped kernel of the input gradient reshapes to a view of
+        # negative strides, which NumPy's matmul multiplies without BLAS, 4 times slower)
+        wk = xp.ascontiguousarray(w.astype(wide, copy=False).reshape(c, 1, taps))
+        size = math.prod(grid)
         for s0 in range(0, n, block):
             b = min(block, n - s0)
-            sb = src[:b]
-            sb[:, :, :size].reshape((b, c) + padded)[inner] = x[s0 : s0 + b]
-            ob = acc[:b] if acc is not None else res[s0 : s0 + b]
-            t = tmp[:b]
-            if not flat:
-                sb = sb.reshape((b, c) + padded)
-            for i, (where, col) in enumerate(zip(reads, cols, strict=True)):
-                xp.multiply(sb[where], col, out=ob if i == 0 else t)
-                if i:
-                    ob += t
-            if flat:
-                res[s0 : s0 + b] = ob.reshape((b, c) + grid)[valid]
+            sb, cb, ob = src[:b], cols[:b], acc[:b]
+            xb = x[s0 : s0 + b]
+            for j, ph, part in fills:
+                sb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xb[lead + part]
+            for i, (j, off) in enumerate(reads):
+                cb[:, :, i] = sb[:, :, j, off : off + span]
+            xp.matmul(wk, cb, out=ob)
+            res[s0 : s0 + b] = ob.reshape((b, c, outs[0]) + grid[1:])[valid]
         return res
 
     def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
@@ -314,7 +347,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             # the depthwise convolution of the gradient with the flipped kernel
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
             return depthwise_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide)
-        if cg == 1 and w.shape[0] == g > 1:
+        if is_depthwise(w.shape, g):
             return depthwise_input_grad(gy, w, x_shape, geo, wide)
         if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach):
             # Every input position sees the gradient through the whole flipped kernel: the
@@ -358,90 +391,81 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
         """The input gradient of a depthwise convolution (one input and one output channel
-        per group): one multiply and one strided add per kernel position, without the
-        columns' gradient (K times the input's size) that col2im would fill."""
-        stride, padding, dilation = geo[:3]
+        per group): per kernel position one multiply and one add of a contiguous run into
+        the phases of the padded input (``phase_layout``), without the columns' gradient (K
+        times the input's size) that col2im would fill; each phase then goes back to its
+        elements of the input once (measured for (32, 64, 32, 32) float32, 3x3, stride 2:
+        10.8 -> 2.5 ms; PyTorch 1.7)."""
         n, c = x_shape[:2]
         kernel = tuple(w.shape[2:])
-        nd = len(kernel)
         outs = tuple(gy.shape[2:])
-        padded = tuple(x_shape[2 + i] + 2 * padding[i] for i in range(nd))
-        acc = xp.zeros((n, c) + padded, dtype=wide)
-        gy = gy.astype(wide, copy=False)
-        wk = w.astype(wide, copy=False).reshape(c, -1)
-        # (in blocks of samples that stay in cache on NumPy, as ``depthwise_forward``)
-        per = c * math.prod(padded)
-        block = min(n, max(1, _DEPTHWISE_BLOCK // max(per, 1))) if host else n
-        tmp = xp.empty((block,) + gy.shape[1:], dtype=wide)
+        grid, reads, span, length, fills = phase_layout(x_shape[2:], kernel, geo, outs)
+        n_ph = len(fills)
         lead = (slice(None), slice(None))
-        positions = list(itertools.product(*(range(kk) for kk in kernel)))
-        taps = [lead + tap(k, stride, dilation, outs) for k in positions]
-        cols = [wk[:, i].reshape((c,) + (1,) * nd) for i in range(len(positions))]
+        valid = lead + tuple(slice(0, m) for m in outs)
+        res = xp.empty(tuple(x_shape), dtype=wide)
+        wk = w.astype(wide, copy=False).reshape(c, -1)
+        cols = [wk[:, i].reshape(c, 1) for i in range(len(reads))]
+        block = depthwise_block(n, c, n_ph * length)
+        acc = xp.empty((block, c, n_ph, length), dtype=wide)
+        # the gradient laid on the phase grid's rows (zeros past a row's outputs)
+        gl = xp.zeros((block, c, outs[0]) + grid[1:], dtype=wide)
+        tmp = xp.empty((block, c, span), dtype=wide)
+        size = math.prod(grid)
         for s0 in range(0, n, block):
-            ab, gb = acc[s0 : s0 + block], gy[s0 : s0 + block]
-            t = tmp[: gb.shape[0]]
-            for where, col in zip(taps, cols, strict=True):
-                xp.multiply(gb, col, out=t)
-                ab[where] += t
-        return acc[lead + interior(padding, x_shape[2:])]
+            b = min(block, n - s0)
+            ab, gb, t = acc[:b], gl[:b], tmp[:b]
+            ab[...] = 0
+            gb[valid] = gy[s0 : s0 + b]
+            g3 = gb.reshape(b, c, span)
+            for (j, off), col in zip(reads, cols, strict=True):
+                xp.multiply(g3, col, out=t)
+                ab[:, :, j, off : off + span] += t
+            rb = res[s0 : s0 + b]
+            for j, ph, part in fills:
+                rb[lead + part] = ab[:, :, j, :size].reshape((b, c) + grid)[lead + ph]
+        return res
 
     def depthwise_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
-        """The weight gradient of a depthwise convolution (one stride in every dim): per kernel
-        position one reduction ``sum(gy * shifted x)`` per channel, over the flattened padded
-        input.
-
-        Flattened, the input a kernel position reads is one contiguous run per sample and
-        channel, starting at the position's offset, when the gradient is laid on the padded
-        grid (zeros where the padded grid has no output); the reductions then run over long
-        rows, without the columns (K times the input) that im2col copies for a matmul of
-        one-row groups (measured: 19 -> 6.5 ms for (32, 64, 32, 32) float32 and 3x3)."""
-        stride, padding, dilation = geo[:3]
+        """The weight gradient of a depthwise convolution: per kernel position one reduction
+        ``sum(gy * shifted x)`` per channel, over the input laid out as ``phase_layout``
+        does, with the gradient on the phase grid's rows (zeros past a row's outputs): the
+        reductions run over contiguous runs, without the columns (K times the input) that
+        im2col copies for a matmul of one-row groups (measured: 19 -> 6.5 ms for (32, 64, 32,
+        32) float32 and 3x3; at stride 2, 9.0 -> 2.3 ms, PyTorch 1.5)."""
         n, c = x.shape[:2]
         kernel = tuple(w_shape[2:])
-        nd = len(kernel)
         outs = tuple(gy.shape[2:])
-        padded = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
-        st = [math.prod(padded[i + 1 :]) for i in range(nd)]
-        size = math.prod(padded)
-        span = outs[0] * st[0]  # the padded grid's rows that hold outputs
-        # One stride s in every dim: output m of the grid reads flat position s * m (its row
-        # s times further down, its column s times further right), so a kernel position
-        # reads every s-th element of a run (the grid's columns past the outputs hold zero
-        # gradients). The last positions of the span read past the padded input: zeros.
-        s_ = stride[0]
-        offs = [
-            sum(k[j] * dilation[j] * st[j] for j in range(nd))
-            for k in itertools.product(*(range(kk) for kk in kernel))
-        ]
-        length = max(size, max(offs) + s_ * (span - 1) + 1)
+        grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
+        n_ph = len(fills)
         lead = (slice(None), slice(None))
-        inner = lead + interior(padding, x.shape[2:])
         valid = lead + tuple(slice(0, m) for m in outs)
-        # In blocks of samples padded into buffers made once (on NumPy), as
+        # In blocks of samples laid out into buffers made once (on NumPy), as
         # ``depthwise_forward``: the kernel positions' reductions then read cached blocks.
-        block = min(n, max(1, _DEPTHWISE_BLOCK // max(c * length, 1))) if host else n
-        xf = xp.zeros((block, c, length), dtype=wide)  # (the padding stays zero)
-        gf = xp.zeros((block, c, outs[0]) + padded[1:], dtype=wide)
-        gw = xp.zeros((c, len(offs)), dtype=wide)
+        block = depthwise_block(n, c, n_ph * length)
+        xf = xp.zeros((block, c, n_ph, length), dtype=wide)  # (the padding stays zero)
+        gl = xp.zeros((block, c, outs[0]) + grid[1:], dtype=wide)
+        gw = xp.zeros((c, len(reads)), dtype=wide)
+        size = math.prod(grid)
         for s0 in range(0, n, block):
             b = min(block, n - s0)
-            xb, gb = xf[:b], gf[:b]
-            xb[:, :, :size].reshape((b, c) + padded)[inner] = x[s0 : s0 + b]
+            xb, gb = xf[:b], gl[:b]
+            xs = x[s0 : s0 + b]
+            for j, ph, part in fills:
+                xb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xs[lead + part]
             gb[valid] = gy[s0 : s0 + b]
             g3 = gb.reshape(b, c, span)
-            for i, off in enumerate(offs):
-                gw[:, i] += xp.einsum(
-                    "ncl,ncl->c", g3, xb[:, :, off : off + s_ * (span - 1) + 1 : s_]
-                )
+            for i, (j, off) in enumerate(reads):
+                gw[:, i] += xp.einsum("ncl,ncl->c", g3, xb[:, :, j, off : off + span])
         return gw.reshape(tuple(w_shape))
 
     def conv_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
         groups = geo[3]
-        if is_depthwise(w_shape, groups) and all(s == geo[0][0] for s in geo[0]):
+        if is_depthwise(w_shape, groups):
             return depthwise_weight_grad(gy, x, w_shape, geo, wide)
         pw = pointwise_samples(x.astype(wide, copy=False), w_shape, geo)
         if pw is not None:
