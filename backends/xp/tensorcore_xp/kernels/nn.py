@@ -387,11 +387,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return depthwise_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide)
         if is_depthwise(w.shape, g):
             return depthwise_input_grad(gy, w, x_shape, geo, wide)
-        if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach):
+        few_more = math.prod(x_shape[2:]) <= 2 * math.prod(outs)
+        if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach) and few_more:
             # Every input position sees the gradient through the whole flipped kernel: the
             # columns come from the (smaller or equal) gradient and no buffer of K times the
             # input's size is made and added back (measured: 1.2 to 2.2 times faster for 3x3
-            # kernels from 16 channels; fewer channels make a matmul too thin to gain).
+            # kernels from 16 channels; fewer channels make a matmul too thin to gain). Its
+            # matmul has a row per input position where col2im's has one per gradient
+            # position: not for an input of many more positions (a transposed convolution
+            # from 1x1 to 4x4 took 4 times longer).
             o = w.shape[0]
             flipped = w.reshape((g, o // g, cg) + kernel).swapaxes(1, 2)
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
