@@ -1053,14 +1053,20 @@ def test_channel_dropouts_by_rank_as_pytorch(device: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float16])
-def test_lstm_layer_kernel_in_lower_precision_matches_float64(device: str, dtype: Any) -> None:
-    # A backend's ``_lstm_layer`` computes a whole direction in one call (16-bit floats in
-    # float32): outputs and every gradient against the same module in float64, whose
-    # gradients come from a backward that records (the steps written with operators).
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_layer_kernel_in_lower_precision_matches_float64(
+    device: str, mode: str, dtype: Any, bias: bool
+) -> None:
+    # A backend's ``_lstm_layer`` / ``_gru_layer`` computes a whole direction in one call
+    # (16-bit floats in float32): outputs and every gradient against the same module in
+    # float64, whose gradients come from a backward that records (the steps written with
+    # operators).
     if device == "meta":
         pytest.skip("device 'meta' holds no data to compare")
-    ref = nn.LSTM(5, 7, num_layers=2, bidirectional=True, device=device, dtype=F64)
-    low = nn.LSTM(5, 7, num_layers=2, bidirectional=True, device=device, dtype=dtype)
+    kw = {"num_layers": 2, "bidirectional": True, "bias": bias, "device": device}
+    ref = getattr(nn, mode)(5, 7, dtype=F64, **kw)
+    low = getattr(nn, mode)(5, 7, dtype=dtype, **kw)
     low.load_state_dict({k: v.to(dtype) for k, v in ref.state_dict().items()})
     x = RNG.normal(size=(6, 3, 5))
     h0, c0 = RNG.normal(size=(4, 3, 7)), RNG.normal(size=(4, 3, 7))
@@ -1069,9 +1075,35 @@ def test_lstm_layer_kernel_in_lower_precision_matches_float64(device: str, dtype
     grads = []
     for mod, d in ((ref, F64), (low, dtype)):
         xs = [tc.tensor(a, dtype=d, device=device, requires_grad=True) for a in (x, h0, c0)]
-        out, (h, c) = mod(xs[0], (xs[1], xs[2]))
+        if mode == "LSTM":
+            out, (h, c) = mod(xs[0], (xs[1], xs[2]))
+        else:
+            out, h = mod(xs[0], xs[1])
+            c, xs = h, xs[:2]
         loss = (out * tc.tensor(g, dtype=d, device=device)).sum().add(h.sum() + 2 * c.sum())
         wrt = xs + list(mod.parameters())
         grads.append([out, h, c, *tc.autograd.grad(loss, wrt, create_graph=d == F64)])
     for want, got in zip(*grads, strict=True):
         assert_close(got.double(), want, **tol)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
+    monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    # (else the comparisons above would test the step-by-step path twice)
+    from tensorcore.ops import functions
+
+    name = {"LSTM": "_lstm_layer", "GRU": "_gru_layer"}[mode]
+    calls = {name: 0, name + "_backward": 0}
+    for op in calls:
+        real = getattr(functions, op)
+
+        def counted(*args: Any, _real: Any = real, _op: str = op) -> Any:
+            calls[_op] += 1
+            return _real(*args)
+
+        monkeypatch.setattr(functions, op, counted)
+    mod = getattr(nn, mode)(3, 4, num_layers=2, bidirectional=True)
+    mod(tc.ones(5, 2, 3))[0].sum().backward()
+    assert calls == {name: 4, name + "_backward": 4}

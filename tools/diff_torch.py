@@ -139,6 +139,8 @@ NO_COUNTERPART = {
     "linear_backward": "backward kernel",
     "_lstm_layer": "private kernel of nn.LSTM (PyTorch's CPU layer is mkldnn_rnn_layer)",
     "_lstm_layer_backward": "backward kernel",
+    "_gru_layer": "private kernel of nn.GRU (PyTorch's CPU layer runs its cell per step)",
+    "_gru_layer_backward": "backward kernel",
     "layer_norm_backward": "backward kernel",
     "max_pool2d_with_indices_backward": "backward kernel",
     "_linalg_eigh": "internal (ATen's private eigh; no Python binding)",

@@ -1130,7 +1130,15 @@ def _index_select(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """``z`` with ``src`` slices added at ``index`` along ``dim`` (duplicates accumulate)."""
+    """``z`` with ``src`` slices added at ``index`` along ``dim`` (duplicates accumulate).
+
+    As an accumulating ``index_put`` of whole slices where ``z`` has dims: backends add
+    slices by rows (NumPy's: fancy-index adds in rounds of repeated indices), where the
+    ``scatter_add`` of an index expanded to ``src``'s shape adds one element at a time
+    (an embedding's gradient, 2560 rows of 128 into 5000: 3.2 -> 1.0 ms on NumPy)."""
+    if z.ndim and index.ndim <= 1:
+        where: list[Tensor | None] = [None] * dim + [index.reshape(-1).to(dt.int64)]
+        return ops.index_put(z, where, src, True)
     shape = [1] * src.ndim
     shape[dim] = -1
     full_idx = index.reshape(tuple(shape)).expand(src._shape)

@@ -31,6 +31,8 @@ __all__ = [
     "meta_convolution",
     "meta_convolution_backward_input",
     "meta_convolution_backward_weight",
+    "meta_gru_layer",
+    "meta_gru_layer_backward",
     "meta_layer_norm",
     "meta_layer_norm_backward",
     "meta_linear",
@@ -574,15 +576,19 @@ def meta_linear_backward(
     )
 
 
-def _lstm_checks(fn: str, proj: Tensor, w_hh: Tensor, **states: Tensor) -> tuple[int, ...]:
+def _lstm_checks(
+    fn: str, proj: Tensor, w_hh: Tensor, n_gates: int = 4, **states: Tensor
+) -> tuple[int, ...]:
     """The shape (L, N, H) of a layer's output, after checking the gate projection (L, N,
-    4H) and the recurrent weight (4H, H) and every state (N, H) against it."""
-    if proj.ndim != 3 or proj._shape[2] % 4:
+    ``n_gates`` * H) and the recurrent weight (``n_gates`` * H, H) and every state (N, H)
+    against it."""
+    if proj.ndim != 3 or proj._shape[2] % n_gates:
         raise RuntimeError(
-            f"{fn}(): expected proj of shape (L, N, 4 * hidden_size), got {list(proj._shape)}"
+            f"{fn}(): expected proj of shape (L, N, {n_gates} * hidden_size), got "
+            f"{list(proj._shape)}"
         )
     steps, batch, gates = proj._shape
-    hsz = gates // 4
+    hsz = gates // n_gates
     _norm_param(fn, "w_hh", w_hh, (gates, hsz), proj)
     for name, t in states.items():
         _norm_param(fn, name, t, (batch, hsz), proj)
@@ -622,4 +628,38 @@ def meta_lstm_layer_backward(
     d = grad_output._dtype
     specs = (((steps, batch, 4 * hsz), d), ((batch, hsz), d), ((batch, hsz), d))
     args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse))
+    return args, specs
+
+
+def meta_gru_layer(
+    proj: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, reverse: bool
+) -> Any:
+    fn = "_gru_layer"
+    steps, batch, hsz = _lstm_checks(fn, proj, w_hh, 3, h0=h0)
+    _norm_param(fn, "b_hh", b_hh, (3 * hsz,), proj)
+    d = proj._dtype
+    specs = (((steps, batch, hsz), d), ((batch, hsz), d), ((steps, 5 * hsz, batch), d))
+    return (proj, h0, w_hh, b_hh, bool(reverse)), specs
+
+
+def meta_gru_layer_backward(
+    grad_output: Tensor,
+    grad_h_n: Tensor,
+    h0: Tensor,
+    w_hh: Tensor,
+    workspace: Tensor,
+    reverse: bool,
+) -> Any:
+    fn = "_gru_layer_backward"
+    if grad_output.ndim != 3:
+        raise RuntimeError(f"{fn}(): expected grad_output of shape (L, N, H), got "
+                           f"{list(grad_output._shape)}")  # fmt: skip
+    steps, batch, hsz = grad_output._shape
+    _norm_param(fn, "w_hh", w_hh, (3 * hsz, hsz), grad_output)
+    _norm_param(fn, "workspace", workspace, (steps, 5 * hsz, batch), grad_output)
+    for name, t in (("grad_h_n", grad_h_n), ("h0", h0)):
+        _norm_param(fn, name, t, (batch, hsz), grad_output)
+    d = grad_output._dtype
+    specs = (((steps, batch, 3 * hsz), d), ((steps, batch, 3 * hsz), d), ((batch, hsz), d))
+    args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse))
     return args, specs

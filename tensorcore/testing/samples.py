@@ -1034,6 +1034,25 @@ def _lstm_layer_backward(m: _Maker) -> list[Sample]:
     return [S(args(3, 2, 2, False)), S(args(4, 1, 3, True), desc="reverse")]
 
 
+@_samples("_gru_layer")
+def _gru_layer(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2, 6), m.uniform(2, 2), m.uniform(6, 2), m.uniform(6), False)),
+        S((m.uniform(4, 1, 9), m.uniform(1, 3), m.uniform(9, 3), None, True), desc="reverse"),
+    ]
+
+
+@_samples("_gru_layer_backward")
+def _gru_layer_backward(m: _Maker) -> list[Sample]:
+    def args(steps: int, batch: int, hsz: int, reverse: bool) -> tuple[Any, ...]:
+        grads = (m.uniform(steps, batch, hsz), m.uniform(batch, hsz))
+        # (any workspace of its shape is a valid call: gates in [0, 1) and states)
+        ws = m.positive(steps, 5 * hsz, batch, lo=0.0, hi=1.0)
+        return (*grads, m.uniform(batch, hsz), m.uniform(3 * hsz, hsz), ws, reverse)
+
+    return [S(args(3, 2, 2, False)), S(args(4, 1, 3, True), desc="reverse")]
+
+
 @_samples("dist")
 def _dist(m: _Maker) -> list[Sample]:
     return [

@@ -264,9 +264,11 @@ def register_kernels(
 #: in-place operators; ``batch_norm`` has no kernel there.
 _WRITE_OTHERS = frozenset({"_fused_sgd_", "_fused_adam_", "batch_norm"})
 #: Kernels that compute by writing into slices of their own scratch arrays (``out=`` a
-#: view: the LSTM layer's steps): not registered where arrays are values, since those writes
-#: would be lost. ``nn.LSTM`` then runs its step-by-step recurrence there.
-_WRITE_VIEWS = frozenset({"_lstm_layer", "_lstm_layer_backward"})
+#: view: the LSTM and GRU layers' steps): not registered where arrays are values, since those writes
+#: would be lost. ``nn.LSTM`` and ``nn.GRU`` then run their step-by-step recurrence there.
+_WRITE_VIEWS = frozenset(
+    {"_lstm_layer", "_lstm_layer_backward", "_gru_layer", "_gru_layer_backward"}
+)
 
 
 def _writes_first(name: str) -> bool:

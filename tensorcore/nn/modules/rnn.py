@@ -291,11 +291,16 @@ def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> T
     return n + z * (h - n)
 
 
-def _has_layer_kernel(proj: Tensor) -> bool:
-    """Whether ``proj``'s backend runs a whole LSTM layer as one ``_lstm_layer`` call (a
-    backend without it gets the step-by-step recurrence of :class:`_Sequence`)."""
+#: The operator that runs a whole layer direction of each mode in one call.
+_LAYER_OP = {"LSTM": "_lstm_layer", "GRU": "_gru_layer"}
+
+
+def _has_layer_kernel(mode: str, proj: Tensor) -> bool:
+    """Whether ``proj``'s backend runs a whole ``mode`` layer as one call (``_lstm_layer``,
+    ``_gru_layer``; a backend without it gets the step-by-step recurrence of
+    :class:`_Sequence`)."""
     try:
-        return get_op("_lstm_layer").record((proj._device.type, "strided")) is not None
+        return get_op(_LAYER_OP[mode]).record((proj._device.type, "strided")) is not None
     except KeyError:
         return False
 
@@ -346,12 +351,17 @@ class _Sequence(Function):
         b_hh: Tensor | None,
     ) -> tuple[Tensor, Tensor, Any]:
         ctx.mode, ctx.reverse, ctx.layer = mode, reverse, None
-        if mode == "LSTM" and c0 is not None and _has_layer_kernel(proj):
+        if mode == "LSTM" and c0 is not None and _has_layer_kernel(mode, proj):
             p = proj if b_hh is None else proj + b_hh
             out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse)
             ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
             ctx.layer = (out, ws)
             return out, h, c
+        if mode == "GRU" and _has_layer_kernel(mode, proj):
+            out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            ctx.layer = (out, ws)
+            return out, h, None
         seq = proj.shape[0]
         order = range(seq - 1, -1, -1) if reverse else range(seq)
         h, c = h0, c0
@@ -379,6 +389,8 @@ class _Sequence(Function):
         proj, h0, _, w_hh, _ = ctx.saved_tensors
         if grad_mode.is_grad_enabled():
             return _Sequence.recorded_backward(ctx, g_out, g_h, g_c)
+        if ctx.layer is not None and ctx.mode == "GRU":
+            return _Sequence.gru_layer_backward(ctx, g_out, g_h)
         if ctx.layer is not None and g_c is not None:
             return _Sequence.layer_backward(ctx, g_out, g_h, g_c)
         mode = ctx.mode
@@ -449,6 +461,33 @@ class _Sequence(Function):
             g_proj if needs[2] else None,
             g_h0 if needs[3] else None,
             g_c0 if needs[4] else None,
+            g_w,
+            g_b,
+        )
+
+    @staticmethod
+    def gru_layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor) -> tuple[Any, ...]:
+        """The backward of a layer that ``_gru_layer`` ran, as :meth:`layer_backward`: the
+        recurrence's gradients in one call, the recurrent weight's and bias's from the
+        gradients of every step's state projection at once."""
+        _, h0, _, w_hh, _ = ctx.saved_tensors
+        out, ws = ctx.layer
+        g_proj, g_hp, g_h0 = ops._gru_layer_backward(g_out, g_h, h0, w_hh, ws, ctx.reverse)
+        needs = ctx.needs_input_grad
+        g_w = g_b = None
+        gm = g_hp.reshape(-1, g_hp.shape[-1])
+        if needs[5]:
+            first = h0.unsqueeze(0)
+            prev = ops.cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)
+            g_w = gm.t().matmul(prev.reshape(-1, h0.shape[-1]))
+        if needs[6]:
+            g_b = gm.sum(0)
+        return (
+            None,
+            None,
+            g_proj if needs[2] else None,
+            g_h0 if needs[3] else None,
+            None,
             g_w,
             g_b,
         )

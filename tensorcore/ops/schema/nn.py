@@ -190,6 +190,37 @@ _op(
     method=False,
     dtypes="f",
 )
+# A whole GRU layer direction's recurrence, as ``_lstm_layer`` (``nn.GRU`` runs it where the
+# backend has it).
+_op(
+    "_gru_layer(Tensor proj, Tensor h0, Tensor w_hh, Tensor? b_hh, bool reverse) -> "
+    "(Tensor, Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "A GRU layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
+    "3H: ``x W_ih^T + b_ih``, gates in the order reset, update, new), the initial state ``h0`` "
+    "(N, H), the recurrent weight ``w_hh`` (3H, H) and bias ``b_hh`` (3H,), walking the steps "
+    "backwards where ``reverse``: the output (L, N, H), the final state ``h_n``, and the "
+    "``workspace`` (L, 5H, N) that ``_gru_layer_backward`` reads (each step's reset and update "
+    "gates, the state's projection of the new gate, the new gate and the output, "
+    "feature-major).",
+    frontend="structured",
+    meta_function=MN.meta_gru_layer,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "_gru_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor h0, Tensor w_hh, "
+    "Tensor workspace, bool reverse) -> (Tensor, Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "The gradients of ``_gru_layer`` with respect to ``proj``, to the state's projection "
+    "``h W_hh^T + b_hh`` of every step (L, N, 3H: what the recurrent weight's and bias's "
+    "gradients are made of) and to ``h0``, from the gradients of its output and final state "
+    "and its ``workspace``.",
+    frontend="structured",
+    meta_function=MN.meta_gru_layer_backward,
+    method=False,
+    dtypes="f",
+)
 # Fused optimizer steps: one call updates every parameter of a group (PyTorch's
 # _fused_sgd_/_fused_adam_), for backends that can do it without an operator per formula step.
 _FUSED = "optim nondifferentiable"

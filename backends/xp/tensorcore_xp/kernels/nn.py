@@ -33,13 +33,16 @@ _AVG_TAPS = 16
 #: Elements per block of rows in the NumPy layer norm backward (``row_blocks``): float32
 #: temporaries of 256 KiB.
 _ROW_BLOCK = 1 << 16
-#: Whether a depthwise convolution takes its own paths (``depthwise_forward``, the stride-1
-#: weight gradient ``depthwise_weight_grad``) instead of im2col (the tests compare them by
-#: turning it off).
+#: Whether a depthwise convolution takes its own paths (``depthwise_forward``,
+#: ``depthwise_input_grad``, ``depthwise_weight_grad``) instead of im2col and col2im (the tests
+#: compare them by turning it off).
 _DEPTHWISE_FLAT = True
 #: Output elements per block of samples in the NumPy depthwise kernels: a block's input,
 #: output and product stay in the CPU's cache across the kernel positions' passes.
 _DEPTHWISE_BLOCK = 1 << 17
+#: Column elements per block of samples in the NumPy im2col convolution and weight gradient
+#: (1 MiB of float32: the block's columns stay in the CPU's cache for the matmul).
+_COLUMN_BLOCK = 1 << 18
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
@@ -114,10 +117,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         run_last = cg * (kernel[-1] if g == 1 and dilation[-1] == 1 else 1)
         return run_last > (outs[-1] if stride[-1] == 1 else 1)
 
-    def columns(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> tuple[Any, ...]:
-        """im2col: the windows of ``x`` (N, C, *spatial) copied once into one matrix per group,
-        ``(cols, outs, last)``: ``outs`` the output's spatial size and ``last`` whether the
-        columns are (g, N * P, K * C/g), channels last, or else (g, C/g * K, N * P).
+    def column_windows(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> tuple[Any, ...]:
+        """im2col's source: ``(windows, outs, last)``, a view of the windows of ``x`` (N, C,
+        *spatial) that ``columns`` copies into one matrix per group, ``outs`` the output's
+        spatial size and ``last`` whether the columns are (g, N * P, K * C/g), channels last
+        (the view (g, N, *outs, *kernel, C/g)), or else (g, C/g * K, N * P) (the view (g,
+        C/g, *kernel, N, *outs)).
 
         The copy is the cost of a convolution beside the matmul, and its speed is the length
         of the runs it copies: with the channels last a run is a window row's channels
@@ -132,7 +137,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
             for i in range(nd)
         )
-        p, k = math.prod(outs), math.prod(kernel)
         if channels_last(cg, g, kernel, outs, stride, dilation):
             # (N, *padded, C): windows (g, N, *outs, *kernel, C/g)
             cl = xp.zeros((n,) + tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) + (c,),
@@ -146,7 +150,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 + tuple(st[1 + i] * dilation[i] for i in range(nd))
                 + (st[-1],)
             )
-            return as_strided(cl, shape, strides).reshape(g, n * p, k * cg), outs, True
+            return as_strided(cl, shape, strides), outs, True
         xpad = pad(x, padding, padding)
         st = xpad.strides
         shape = (g, cg) + kernel + (n,) + outs
@@ -156,7 +160,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             + (st[0],)
             + tuple(st[2 + i] * stride[i] for i in range(nd))
         )
-        return as_strided(xpad, shape, strides).reshape(g, cg * k, n * p), outs, False
+        return as_strided(xpad, shape, strides), outs, False
+
+    def columns(windows: Any, last: bool, s0: int, s1: int) -> Any:
+        """The columns of samples ``s0`` to ``s1`` (``column_windows``) copied into one
+        matrix per group: (g, b * P, K * C/g) channels last, else (g, C/g * K, b * P)."""
+        g, b = windows.shape[0], s1 - s0
+        nd = (windows.ndim - 3) // 2
+        if last:
+            part = windows[:, s0:s1]
+            return part.reshape(g, b * math.prod(part.shape[2 : 2 + nd]), -1)
+        part = windows[(slice(None),) * (2 + nd) + (slice(s0, s1),)]
+        return part.reshape(g, math.prod(part.shape[1 : 2 + nd]), -1)
+
+    def column_block(n: int, per_sample: int) -> int:
+        """Samples per block of columns on NumPy (all of them elsewhere): a block's columns
+        stay in the CPU's cache between their copy and the matmul that reads them."""
+        return min(n, max(1, _COLUMN_BLOCK // max(per_sample, 1))) if host else n
 
     def col2im(
         cols: Any,
@@ -199,68 +219,101 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """One input and one output channel per group."""
         return _DEPTHWISE_FLAT and w_shape[1] == 1 and w_shape[0] == groups > 1
 
+    def phase_layout(
+        sizes: Sequence[int], kernel: Sequence[int], geo: tuple[Any, ...], outs: Sequence[int]
+    ) -> tuple[Any, ...]:
+        """How the depthwise kernels lay a sample's padded input out so that every kernel
+        position reads one contiguous run per sample and channel, at any stride.
+
+        The padded input splits into ``prod(stride)`` phases (the positions congruent to
+        ``a`` modulo the stride, ``a`` per dim), each a grid of ``ceil(padded / stride)``
+        per dim, flattened. Output ``o`` at kernel position ``k`` reads padded position
+        ``s * o + k * d = s * (o + q) + a``: phase ``a``'s position ``o + q``. With the
+        output laid on the phase grid's rows (zeros or unused values past the last output
+        of a row), a kernel position reads the run of ``span`` elements from its offset
+        ``q`` in its phase (at stride 1: one phase, the padded input itself).
+
+        Returns ``(grid, reads, span, length, fills)``: ``reads`` is ``(phase, offset)`` per
+        kernel position, ``length`` each flat phase's length, and ``fills`` ``(phase, phase
+        slices, input slices)`` per phase, where the input's elements sit."""
+        stride, padding, dilation = geo[:3]
+        nd = len(kernel)
+        padded = [sizes[i] + 2 * padding[i] for i in range(nd)]
+        grid = tuple(-(-padded[i] // stride[i]) for i in range(nd))
+        steps = [math.prod(grid[i + 1 :]) for i in range(nd)]
+        span = outs[0] * steps[0]
+        phases = list(itertools.product(*(range(st) for st in stride)))
+        index = {a: j for j, a in enumerate(phases)}
+        reads = []
+        for k in itertools.product(*(range(kk) for kk in kernel)):
+            at = [k[i] * dilation[i] for i in range(nd)]
+            a = tuple(at[i] % stride[i] for i in range(nd))
+            reads.append((index[a], sum(at[i] // stride[i] * steps[i] for i in range(nd))))
+        length = max(math.prod(grid), max(off for _, off in reads) + span)
+        fills = []
+        for j, a in enumerate(phases):
+            ph, src = [], []
+            for i in range(nd):
+                u0 = max(0, -(-(padding[i] - a[i]) // stride[i]))  # the first inside the input
+                x0 = a[i] + stride[i] * u0 - padding[i]
+                count = len(range(x0, sizes[i], stride[i]))
+                ph.append(slice(u0, u0 + count))
+                src.append(slice(x0, x0 + stride[i] * (count - 1) + 1 if count else x0, stride[i]))
+            fills.append((j, tuple(ph), tuple(src)))
+        return grid, reads, span, length, fills
+
+    def depthwise_block(n: int, c: int, per_sample: int) -> int:
+        """Samples per block of the NumPy depthwise kernels (all of them elsewhere)."""
+        return min(n, max(1, _DEPTHWISE_BLOCK // max(c * per_sample, 1))) if host else n
+
     def depthwise_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
         """A depthwise convolution as one multiply-add per kernel position, without the
         columns (K times the output) that im2col copies for a matmul of one-row groups.
 
-        On NumPy it runs over blocks of samples, each padded into a buffer made once: the
+        On NumPy it runs over blocks of samples, each laid out once into a buffer made once
+        (``phase_layout``: the padded input, split into the stride's phases): every kernel
+        position then reads one contiguous run per sample and channel (where a window of
+        the padded input reads one output row at a time, every stride-th element), and the
         block's input, product and output stay in the CPU's cache across the kernel
-        positions' passes, and the whole arrays are read and written once. At stride 1 the
-        padded block is flattened, so that a kernel position reads one contiguous run per
-        sample and channel (the output laid on the padded grid's rows, as
-        ``depthwise_weight_grad`` does) where a 2-D window reads one output row at a time
-        (measured: 12.7 -> 5 ms for (32, 32, 32, 32) float32 and 3x3; PyTorch's oneDNN
-        kernel takes 1.4)."""
-        stride, padding, dilation = geo[:3]
+        positions' passes (measured for (32, 32, 32, 32) float32 and 3x3: 12.7 -> 5 ms at
+        stride 1, the flat layout; (32, 64, 32, 32) at stride 2: 7.1 -> 1.6 ms, the phases;
+        PyTorch's oneDNN kernels take 1.4 and 1.4)."""
         n, c = x.shape[:2]
         kernel = tuple(w.shape[2:])
         nd = len(kernel)
+        stride, padding, dilation = geo[:3]
         outs = tuple(
             out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
             for i in range(nd)
         )
-        padded = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
-        positions = list(itertools.product(*(range(kk) for kk in kernel)))
+        grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
+        n_ph = len(fills)
         lead = (slice(None), slice(None))
-        inner = lead + interior(padding, x.shape[2:])
-        size = math.prod(padded)
-        flat = all(st == 1 for st in stride)
-        shape: tuple[int, ...]
-        if flat:
-            steps = [math.prod(padded[i + 1 :]) for i in range(nd)]
-            grid = (outs[0],) + padded[1:]
-            span = math.prod(grid)
-            offs = [sum(k[j] * dilation[j] * steps[j] for j in range(nd)) for k in positions]
-            length, shape = max(offs) + span, (span,)
-            valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
-        else:
-            length, shape = size, outs
+        valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
         res = xp.empty((n, c) + outs, dtype=wide)
-        per = c * max(length, 1)
-        block = min(n, max(1, _DEPTHWISE_BLOCK // per)) if host else n
-        src = xp.zeros((block, c, length), dtype=wide)  # (its padding stays zero)
-        acc = xp.empty((block, c) + shape, dtype=wide) if flat else None
-        tmp = xp.empty((block, c) + shape, dtype=wide)
-        wk = w.astype(wide, copy=False).reshape(c, -1)
-        cols = [wk[:, i].reshape((c,) + (1,) * len(shape)) for i in range(len(positions))]
-        if flat:
-            reads: list[Any] = [(slice(None), slice(None), slice(o, o + span)) for o in offs]
-        else:
-            reads = [lead + tap(k, stride, dilation, outs) for k in positions]
+        taps = len(reads)
+        block = depthwise_block(n, c, n_ph * length + taps * span)
+        src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
+        # Each kernel position's run copied into one row of a (K, span) matrix per sample
+        # and channel, then one matmul by the channel's weights (1, K): K copies and the
+        # matmul's fused multiply-adds, where a multiply and an add per kernel position
+        # measured 1.5 times slower (NumPy's binary operations run at memory speed).
+        cols = xp.empty((block, c, taps, span), dtype=wide)
+        acc = xp.empty((block, c, 1, span), dtype=wide)
+        # (contiguous: the flipped kernel of the input gradient reshapes to a view of
+        # negative strides, which NumPy's matmul multiplies without BLAS, 4 times slower)
+        wk = xp.ascontiguousarray(w.astype(wide, copy=False).reshape(c, 1, taps))
+        size = math.prod(grid)
         for s0 in range(0, n, block):
             b = min(block, n - s0)
-            sb = src[:b]
-            sb[:, :, :size].reshape((b, c) + padded)[inner] = x[s0 : s0 + b]
-            ob = acc[:b] if acc is not None else res[s0 : s0 + b]
-            t = tmp[:b]
-            if not flat:
-                sb = sb.reshape((b, c) + padded)
-            for i, (where, col) in enumerate(zip(reads, cols, strict=True)):
-                xp.multiply(sb[where], col, out=ob if i == 0 else t)
-                if i:
-                    ob += t
-            if flat:
-                res[s0 : s0 + b] = ob.reshape((b, c) + grid)[valid]
+            sb, cb, ob = src[:b], cols[:b], acc[:b]
+            xb = x[s0 : s0 + b]
+            for j, ph, part in fills:
+                sb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xb[lead + part]
+            for i, (j, off) in enumerate(reads):
+                cb[:, :, i] = sb[:, :, j, off : off + span]
+            xp.matmul(wk, cb, out=ob)
+            res[s0 : s0 + b] = ob.reshape((b, c, outs[0]) + grid[1:])[valid]
         return res
 
     def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
@@ -276,7 +329,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             x = x[(slice(None), slice(None)) + tuple(slice(None, None, st) for st in stride)]
         return x.reshape(x.shape[0], x.shape[1], -1), tuple(x.shape[2:])
 
-    def conv_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
+    def conv_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any, out: Any = None) -> Any:
+        """The convolution (N, O, *outs); where ``out`` is given (C-contiguous, of the
+        computing dtype), written into it: the matmul's result goes to its place in one
+        pass, where a copy into the (N, O, *outs) layout and then into the output made
+        two."""
         groups = geo[3]
         if is_depthwise(w.shape, groups):
             return depthwise_forward(x, w, geo, wide)
@@ -285,19 +342,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         pw = pointwise_samples(x.astype(wide, copy=False), w.shape, geo)
         if pw is not None:
             wm = w.astype(wide, copy=False).reshape(o, -1)
+            if out is not None:
+                xp.matmul(wm, pw[0], out=out.reshape(n, o, -1))
+                return out
             return xp.matmul(wm, pw[0]).reshape((n, o) + pw[1])
-        cols, outs, last = columns(x.astype(wide, copy=False), w.shape, geo)
+        windows, outs, last = column_windows(x.astype(wide, copy=False), w.shape, geo)
         wm = weight_matrix(w.astype(wide, copy=False), groups, last)
-        nd = len(outs)
-        if last:
-            y = xp.matmul(cols, wm.transpose(0, 2, 1))  # (g, N * P, O/g)
-            y = y.reshape((groups, n) + outs + (o // groups,))
-            y = y.transpose((1, 0, nd + 2) + tuple(range(2, 2 + nd)))
-        else:
-            y = xp.matmul(wm, cols)  # (g, O/g, N * P)
-            y = y.reshape((groups, o // groups, n) + outs)
-            y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nd)))
-        return y.reshape((n, o) + outs)
+        nd, og = len(outs), o // groups
+        res = out if out is not None else xp.empty((n, o) + outs, dtype=wide)
+        r5 = res.reshape((n, groups, og) + outs)
+        # In blocks of samples (on NumPy): the columns of the whole batch (K * C times the
+        # output, 19 MB for a 3x3 convolution of (32, 16, 32, 32)) would be written to
+        # memory and read back by the matmul; a block's stay in cache (measured: 6.0 -> 4.0
+        # ms for that convolution on one thread).
+        block = column_block(n, math.prod(outs) * wm.shape[2] * groups)
+        wmt = wm.transpose(0, 2, 1)
+        for s0 in range(0, n, block):
+            s1 = min(n, s0 + block)
+            cols = columns(windows, last, s0, s1)
+            if last:
+                y = xp.matmul(cols, wmt)  # (g, b * P, O/g)
+                y = y.reshape((groups, s1 - s0) + outs + (og,))
+                r5[s0:s1] = y.transpose((1, 0, nd + 2) + tuple(range(2, 2 + nd)))
+            else:
+                y = xp.matmul(wm, cols)  # (g, O/g, b * P)
+                y = y.reshape((groups, og, s1 - s0) + outs)
+                r5[s0:s1] = y.transpose((2, 0, 1) + tuple(range(3, 3 + nd)))
+        return res
 
     def conv_input_grad(
         gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
@@ -318,13 +389,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             # the depthwise convolution of the gradient with the flipped kernel
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
             return depthwise_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide)
-        if cg == 1 and w.shape[0] == g > 1:
+        if is_depthwise(w.shape, g):
             return depthwise_input_grad(gy, w, x_shape, geo, wide)
-        if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach):
+        few_more = math.prod(x_shape[2:]) <= 2 * math.prod(outs)
+        if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach) and few_more:
             # Every input position sees the gradient through the whole flipped kernel: the
             # columns come from the (smaller or equal) gradient and no buffer of K times the
             # input's size is made and added back (measured: 1.2 to 2.2 times faster for 3x3
-            # kernels from 16 channels; fewer channels make a matmul too thin to gain).
+            # kernels from 16 channels; fewer channels make a matmul too thin to gain). Its
+            # matmul has a row per input position where col2im's has one per gradient
+            # position: not for an input of many more positions (a transposed convolution
+            # from 1x1 to 4x4 took 4 times longer).
             o = w.shape[0]
             flipped = w.reshape((g, o // g, cg) + kernel).swapaxes(1, 2)
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
@@ -362,103 +437,106 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
         """The input gradient of a depthwise convolution (one input and one output channel
-        per group): one multiply and one strided add per kernel position, without the
-        columns' gradient (K times the input's size) that col2im would fill."""
-        stride, padding, dilation = geo[:3]
+        per group): per kernel position one multiply and one add of a contiguous run into
+        the phases of the padded input (``phase_layout``), without the columns' gradient (K
+        times the input's size) that col2im would fill; each phase then goes back to its
+        elements of the input once (measured for (32, 64, 32, 32) float32, 3x3, stride 2:
+        10.8 -> 2.5 ms; PyTorch 1.7)."""
         n, c = x_shape[:2]
         kernel = tuple(w.shape[2:])
-        nd = len(kernel)
         outs = tuple(gy.shape[2:])
-        padded = tuple(x_shape[2 + i] + 2 * padding[i] for i in range(nd))
-        acc = xp.zeros((n, c) + padded, dtype=wide)
-        gy = gy.astype(wide, copy=False)
-        wk = w.astype(wide, copy=False).reshape(c, -1)
-        # (in blocks of samples that stay in cache on NumPy, as ``depthwise_forward``)
-        per = c * math.prod(padded)
-        block = min(n, max(1, _DEPTHWISE_BLOCK // max(per, 1))) if host else n
-        tmp = xp.empty((block,) + gy.shape[1:], dtype=wide)
+        grid, reads, span, length, fills = phase_layout(x_shape[2:], kernel, geo, outs)
+        n_ph = len(fills)
         lead = (slice(None), slice(None))
-        positions = list(itertools.product(*(range(kk) for kk in kernel)))
-        taps = [lead + tap(k, stride, dilation, outs) for k in positions]
-        cols = [wk[:, i].reshape((c,) + (1,) * nd) for i in range(len(positions))]
+        valid = lead + tuple(slice(0, m) for m in outs)
+        res = xp.empty(tuple(x_shape), dtype=wide)
+        wk = w.astype(wide, copy=False).reshape(c, -1)
+        cols = [wk[:, i].reshape(c, 1) for i in range(len(reads))]
+        block = depthwise_block(n, c, n_ph * length)
+        acc = xp.empty((block, c, n_ph, length), dtype=wide)
+        # the gradient laid on the phase grid's rows (zeros past a row's outputs)
+        gl = xp.zeros((block, c, outs[0]) + grid[1:], dtype=wide)
+        tmp = xp.empty((block, c, span), dtype=wide)
+        size = math.prod(grid)
         for s0 in range(0, n, block):
-            ab, gb = acc[s0 : s0 + block], gy[s0 : s0 + block]
-            t = tmp[: gb.shape[0]]
-            for where, col in zip(taps, cols, strict=True):
-                xp.multiply(gb, col, out=t)
-                ab[where] += t
-        return acc[lead + interior(padding, x_shape[2:])]
+            b = min(block, n - s0)
+            ab, gb, t = acc[:b], gl[:b], tmp[:b]
+            ab[...] = 0
+            gb[valid] = gy[s0 : s0 + b]
+            g3 = gb.reshape(b, c, span)
+            for (j, off), col in zip(reads, cols, strict=True):
+                xp.multiply(g3, col, out=t)
+                ab[:, :, j, off : off + span] += t
+            rb = res[s0 : s0 + b]
+            for j, ph, part in fills:
+                rb[lead + part] = ab[:, :, j, :size].reshape((b, c) + grid)[lead + ph]
+        return res
 
     def depthwise_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
-        """The weight gradient of a depthwise convolution (one stride in every dim): per kernel
-        position one reduction ``sum(gy * shifted x)`` per channel, over the flattened padded
-        input.
-
-        Flattened, the input a kernel position reads is one contiguous run per sample and
-        channel, starting at the position's offset, when the gradient is laid on the padded
-        grid (zeros where the padded grid has no output); the reductions then run over long
-        rows, without the columns (K times the input) that im2col copies for a matmul of
-        one-row groups (measured: 19 -> 6.5 ms for (32, 64, 32, 32) float32 and 3x3)."""
-        stride, padding, dilation = geo[:3]
+        """The weight gradient of a depthwise convolution: per kernel position one reduction
+        ``sum(gy * shifted x)`` per channel, over the input laid out as ``phase_layout``
+        does, with the gradient on the phase grid's rows (zeros past a row's outputs): the
+        reductions run over contiguous runs, without the columns (K times the input) that
+        im2col copies for a matmul of one-row groups (measured: 19 -> 6.5 ms for (32, 64, 32,
+        32) float32 and 3x3; at stride 2, 9.0 -> 2.3 ms, PyTorch 1.5)."""
         n, c = x.shape[:2]
         kernel = tuple(w_shape[2:])
-        nd = len(kernel)
         outs = tuple(gy.shape[2:])
-        padded = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
-        st = [math.prod(padded[i + 1 :]) for i in range(nd)]
-        size = math.prod(padded)
-        span = outs[0] * st[0]  # the padded grid's rows that hold outputs
-        # One stride s in every dim: output m of the grid reads flat position s * m (its row
-        # s times further down, its column s times further right), so a kernel position
-        # reads every s-th element of a run (the grid's columns past the outputs hold zero
-        # gradients). The last positions of the span read past the padded input: zeros.
-        s_ = stride[0]
-        offs = [
-            sum(k[j] * dilation[j] * st[j] for j in range(nd))
-            for k in itertools.product(*(range(kk) for kk in kernel))
-        ]
-        length = max(size, max(offs) + s_ * (span - 1) + 1)
+        grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
+        n_ph = len(fills)
         lead = (slice(None), slice(None))
-        inner = lead + interior(padding, x.shape[2:])
         valid = lead + tuple(slice(0, m) for m in outs)
-        # In blocks of samples padded into buffers made once (on NumPy), as
+        # In blocks of samples laid out into buffers made once (on NumPy), as
         # ``depthwise_forward``: the kernel positions' reductions then read cached blocks.
-        block = min(n, max(1, _DEPTHWISE_BLOCK // max(c * length, 1))) if host else n
-        xf = xp.zeros((block, c, length), dtype=wide)  # (the padding stays zero)
-        gf = xp.zeros((block, c, outs[0]) + padded[1:], dtype=wide)
-        gw = xp.zeros((c, len(offs)), dtype=wide)
+        block = depthwise_block(n, c, n_ph * length)
+        xf = xp.zeros((block, c, n_ph, length), dtype=wide)  # (the padding stays zero)
+        gl = xp.zeros((block, c, outs[0]) + grid[1:], dtype=wide)
+        gw = xp.zeros((c, len(reads)), dtype=wide)
+        size = math.prod(grid)
         for s0 in range(0, n, block):
             b = min(block, n - s0)
-            xb, gb = xf[:b], gf[:b]
-            xb[:, :, :size].reshape((b, c) + padded)[inner] = x[s0 : s0 + b]
+            xb, gb = xf[:b], gl[:b]
+            xs = x[s0 : s0 + b]
+            for j, ph, part in fills:
+                xb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xs[lead + part]
             gb[valid] = gy[s0 : s0 + b]
             g3 = gb.reshape(b, c, span)
-            for i, off in enumerate(offs):
-                gw[:, i] += xp.einsum(
-                    "ncl,ncl->c", g3, xb[:, :, off : off + s_ * (span - 1) + 1 : s_]
-                )
+            for i, (j, off) in enumerate(reads):
+                gw[:, i] += xp.einsum("ncl,ncl->c", g3, xb[:, :, j, off : off + span])
         return gw.reshape(tuple(w_shape))
 
     def conv_weight_grad(
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
         groups = geo[3]
-        if is_depthwise(w_shape, groups) and all(s == geo[0][0] for s in geo[0]):
+        if is_depthwise(w_shape, groups):
             return depthwise_weight_grad(gy, x, w_shape, geo, wide)
         pw = pointwise_samples(x.astype(wide, copy=False), w_shape, geo)
         if pw is not None:
             gy3 = gy.astype(wide, copy=False).reshape(gy.shape[0], gy.shape[1], -1)
             gw = xp.matmul(gy3, pw[0].transpose(0, 2, 1))  # (N, O, C), one per sample
             return gw.sum(axis=0).reshape(tuple(w_shape))
-        cols, _, last = columns(x.astype(wide, copy=False), w_shape, geo)
-        gym = grad_matrix(gy.astype(wide, copy=False), groups, False)
-        if last:
-            gw = xp.matmul(gym, cols)  # (g, O/g, K * C/g)
+        windows, outs, last = column_windows(x.astype(wide, copy=False), w_shape, geo)
+        n = x.shape[0]
+        gyw = gy.astype(wide, copy=False)
+        gw = None
+        # in blocks of samples whose columns stay in cache, as ``conv_forward``
+        block = column_block(n, math.prod(outs) * math.prod(w_shape[1:]))
+        for s0 in range(0, n, block):
+            s1 = min(n, s0 + block)
+            cols = columns(windows, last, s0, s1)
+            gym = grad_matrix(gyw[s0:s1], groups, False)  # (g, O/g, b * P)
+            part = xp.matmul(gym, cols if last else cols.transpose(0, 2, 1))
+            if gw is None:
+                gw = part
+            else:
+                gw += part
+        if last:  # (g, O/g, K * C/g)
             gw = gw.reshape((w_shape[0],) + tuple(w_shape[2:]) + (w_shape[1],))
             return xp.moveaxis(gw, -1, 1)
-        return xp.matmul(gym, cols.transpose(0, 2, 1)).reshape(tuple(w_shape))
+        return gw.reshape(tuple(w_shape))
 
     def convolution(
         out: Any,
@@ -476,15 +554,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x, w = array_of(input), array_of(weight)
         wide = acc_dtype(xp, o.dtype)
         geo = (stride, padding, dilation, groups)
+        direct = o.dtype == wide and writes_through_views(o)
         if transposed:
             # The transposed convolution is the input-gradient of the convolution that maps
             # the output's space to the input's.
             y = conv_input_grad(x, w, o.shape, geo, wide)
         else:
-            y = conv_forward(x, w, geo, wide)
+            y = conv_forward(x, w, geo, wide, o if direct else None)
+        b = None
         if bias is not None:
-            y = y + array_of(bias).astype(wide, copy=False).reshape((1, -1) + (1,) * (o.ndim - 2))
-        o[...] = y
+            b = array_of(bias).astype(wide, copy=False).reshape((1, -1) + (1,) * (o.ndim - 2))
+        if y is o:
+            if b is not None:
+                o += b
+        elif b is not None and writes_through_views(o):
+            xp.add(y, b, out=o)  # (one pass, rounded once to o's dtype)
+        else:
+            o[...] = y if b is None else y + b
 
     def convolution_backward_input(
         out: Any,

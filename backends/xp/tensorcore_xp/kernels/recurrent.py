@@ -1,5 +1,5 @@
-"""A whole LSTM layer direction's recurrence and its backward, written once against an array
-module ``xp`` (NumPy or CuPy).
+"""A whole LSTM or GRU layer direction's recurrence and its backward, written once against an
+array module ``xp`` (NumPy or CuPy).
 
 The time loop is the only sequential work of a recurrent layer, and at the sizes recurrent
 models use (a batch of tens, a few hundred gate columns) each step's arithmetic costs less
@@ -22,7 +22,7 @@ __all__ = ["build"]
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """``_lstm_layer`` and ``_lstm_layer_backward`` for the array module ``xp``."""
+    """``_lstm_layer``, ``_gru_layer`` and their backwards for the array module ``xp``."""
     enter, leave = quiet_tokens(xp)
 
     def buffer(o: Any, wide: Any) -> Any:
@@ -148,4 +148,123 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         outs[1][...] = gh.T
         outs[2][...] = gc.T
 
-    return {k.__name__: k for k in (_lstm_layer, _lstm_layer_backward)}
+    def _gru_layer(out: Any, proj: Any, h0: Any, w_hh: Any, b_hh: Any, reverse: bool) -> None:
+        # A step's workspace (5H, N), feature-major as the LSTM's: sigmoid(r), sigmoid(z),
+        # the state's projection of the new gate (h W_hn^T + b_hn, which r scales), the new
+        # gate n and the output h. The state's projection is written into the first 3H rows
+        # by the matmul itself; r and z are then activated in place.
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        hn, ws = (buffer(o, wide) for o in outs[1:])
+        x = array_of(proj).astype(wide, copy=False)
+        w = array_of(w_hh).astype(wide, copy=False)
+        steps, _, gates = x.shape
+        hsz = gates // 3
+        rz = 2 * hsz
+        # sigmoid(v) = (tanh(v / 2) + 1) / 2, with the r and z rows halved once (exact), as
+        # in ``_lstm_layer``.
+        half = xp.full((gates,), 0.5, dtype=wide)
+        half[rz:] = 1
+        wh = w * half[:, None]
+        bh = None
+        if b_hh is not None:
+            bh = (array_of(b_hh).astype(wide, copy=False) * half).reshape(gates, 1)
+        xs = (x * half).transpose(0, 2, 1).copy()  # (L, 3H, N)
+        h = array_of(h0).astype(wide, copy=False).T
+        tok = enter()
+        try:
+            for t in range(steps - 1, -1, -1) if reverse else range(steps):
+                row = ws[t]
+                xp.matmul(wh, h, out=row[:gates])
+                if bh is not None:
+                    row[:gates] += bh
+                act = row[:rz]
+                act += xs[t, :rz]
+                xp.tanh(act, out=act)
+                act *= 0.5
+                act += 0.5
+                n, h_new = row[gates : gates + hsz], row[gates + hsz :]
+                xp.multiply(row[:hsz], row[rz:gates], out=n)
+                n += xs[t, rz:]
+                xp.tanh(n, out=n)
+                # h' = n + z * (h - n)
+                xp.subtract(h, n, out=h_new)
+                h_new *= row[hsz:rz]
+                h_new += n
+                h = h_new
+            hn[...] = h.T
+        finally:
+            leave(tok)
+        outs[0][...] = ws[:, gates + hsz :].transpose(0, 2, 1)
+        for o, b in zip(outs[1:], (hn, ws), strict=True):
+            if b is not o:
+                o[...] = b
+
+    def _gru_layer_backward(
+        out: Any,
+        grad_output: Any,
+        grad_h_n: Any,
+        h0: Any,
+        w_hh: Any,
+        workspace: Any,
+        reverse: bool,
+    ) -> None:
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        gy = array_of(grad_output).astype(wide, copy=False).transpose(0, 2, 1).copy()
+        ws = array_of(workspace).astype(wide, copy=False)
+        w = array_of(w_hh).astype(wide, copy=False)
+        h_first = array_of(h0).astype(wide, copy=False).T
+        steps, batch, gates = outs[0].shape
+        hsz = gates // 3
+        rz = 2 * hsz
+        g_x = xp.empty((steps, gates, batch), dtype=wide)  # feature-major, as ``ws``
+        g_hp = xp.empty((steps, gates, batch), dtype=wide)
+        gh = array_of(grad_h_n).astype(wide).T.copy()
+        tmp = xp.empty((hsz, batch), dtype=wide)
+        back = xp.empty((hsz, batch), dtype=wide)
+        wt = w.T
+        order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+        tok = enter()
+        try:
+            for k in range(steps - 1, -1, -1):
+                t = order[k]
+                row = ws[t]
+                r, z = row[:hsz], row[hsz:rz]
+                hp_n, n = row[rz:gates], row[gates : gates + hsz]
+                h_prev = ws[order[k - 1]][gates + hsz :] if k else h_first
+                gh += gy[t]
+                gx = g_x[t]
+                gr, gz, gn = gx[:hsz], gx[hsz:rz], gx[rz:]
+                # gn = gh (1 - z) (1 - n^2)
+                xp.multiply(n, n, out=gn)
+                xp.subtract(1, gn, out=gn)
+                xp.subtract(1, z, out=tmp)
+                gn *= tmp
+                gn *= gh
+                # gz = gh (h_prev - n) z (1 - z)
+                xp.subtract(h_prev, n, out=gz)
+                gz *= gh
+                tmp *= z
+                gz *= tmp
+                # gr = gn hp_n r (1 - r)
+                xp.subtract(1, r, out=tmp)
+                tmp *= r
+                xp.multiply(gn, hp_n, out=gr)
+                gr *= tmp
+                # the state's projection: r scales its new-gate rows
+                gp = g_hp[t]
+                gp[:rz] = gx[:rz]
+                xp.multiply(gn, r, out=gp[rz:])
+                gh *= z
+                xp.matmul(wt, gp, out=back)
+                gh += back
+        finally:
+            leave(tok)
+        outs[0][...] = g_x.transpose(0, 2, 1)
+        outs[1][...] = g_hp.transpose(0, 2, 1)
+        outs[2][...] = gh.T
+
+    return {
+        k.__name__: k for k in (_lstm_layer, _lstm_layer_backward, _gru_layer, _gru_layer_backward)
+    }

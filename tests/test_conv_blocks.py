@@ -1,0 +1,74 @@
+"""The im2col convolution and weight gradient in blocks of samples
+(``tensorcore_xp/kernels/nn.py``: ``_COLUMN_BLOCK``) against one block of the whole batch, in
+both column layouts (channels last, positions last), with groups, strides, padding and
+dilation in one to three spatial dims; and the forward's output written in place (with and
+without a bias, in the computing dtype and in a 16-bit one)."""
+
+from __future__ import annotations
+
+import pytest
+from tensorcore_xp.kernels import nn as nn_kernels
+
+import tensorcore as tc
+from tensorcore.ops import functions as ops
+from tensorcore.testing import assert_close
+
+CASES = [
+    # (input shape, weight shape, stride, padding, dilation, groups)
+    ((3, 16, 9, 8), (8, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1),  # channels last
+    ((3, 2, 12, 11), (4, 2, 3, 3), (1, 1), (1, 0), (1, 1), 1),  # positions last
+    ((4, 6, 10, 9), (6, 2, 3, 2), (2, 1), (1, 1), (1, 2), 3),
+    ((5, 8, 20), (4, 8, 5), (2,), (2,), (1,), 1),
+    ((3, 4, 5, 6, 5), (6, 2, 2, 3, 2), (1, 2, 1), (1, 1, 0), (1, 1, 2), 2),
+]
+
+
+@pytest.mark.parametrize(("xs", "ws", "stride", "padding", "dilation", "groups"), CASES)
+def test_blocks_of_samples_are_the_whole_batch(
+    monkeypatch: pytest.MonkeyPatch,
+    xs: tuple[int, ...],
+    ws: tuple[int, ...],
+    stride: tuple[int, ...],
+    padding: tuple[int, ...],
+    dilation: tuple[int, ...],
+    groups: int,
+) -> None:
+    nd = len(stride)
+    x = tc.randn(*xs)
+    w = tc.randn(*ws)
+    geo = (list(stride), list(padding), list(dilation))
+
+    def run() -> list[tc.Tensor]:
+        y = tc.convolution(x, w, None, *geo, False, [0] * nd, groups)
+        gy = tc.cos(tc.arange(y.numel(), dtype=tc.float32)).reshape(y.shape)
+        gw = ops.convolution_backward_weight(gy, x, list(ws), *geo, groups)
+        return [y, gw]
+
+    monkeypatch.setattr(nn_kernels, "_COLUMN_BLOCK", 1)  # (one sample per block)
+    blocked = run()
+    monkeypatch.setattr(nn_kernels, "_COLUMN_BLOCK", 1 << 40)  # (one block)
+    whole = run()
+    for a, b in zip(blocked, whole, strict=True):
+        assert a.shape == b.shape
+        assert_close(a, b)
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float16])
+@pytest.mark.parametrize("bias", [False, True])
+def test_forward_written_in_place_is_the_float64_result(dtype: tc.dtype, bias: bool) -> None:
+    x = tc.randn(3, 16, 7, 6, dtype=tc.float64)
+    w = tc.randn(8, 16, 3, 3, dtype=tc.float64)
+    b = tc.randn(8, dtype=tc.float64) if bias else None
+    want = tc.nn.functional.conv2d(x, w, b, padding=1)
+    low = [None if t is None else t.to(dtype) for t in (x, w, b)]
+    got = tc.nn.functional.conv2d(*low, padding=1)
+    assert got.dtype == dtype and got.is_contiguous()
+    tol = 1e-4 if dtype == tc.float32 else 2e-2
+    assert_close(got.double(), want, rtol=tol, atol=tol * 10)
+    # channels-last output memory (not written in place) gives the same values
+    cl = tc.nn.functional.conv2d(
+        *(t if t is None or t.ndim < 4 else t.to(memory_format=tc.channels_last) for t in low),
+        padding=1,
+    )
+    assert cl.is_contiguous(memory_format=tc.channels_last)
+    assert_close(cl, got)
