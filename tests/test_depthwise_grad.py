@@ -134,3 +134,29 @@ def test_grouped_convolutions_keep_the_im2col_path_and_unequal_strides_take_the_
             assert not np.array_equal(got.numpy(), want.numpy())
         else:  # grouped: the same im2col path, bit for bit
             np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_depthwise_weight_grad_with_an_infinite_input_is_finite_where_it_never_met_it(
+    stride: int,
+) -> None:
+    """An infinite input element reaches only the kernel positions that multiply it by the
+    gradient of a real output: the others stay finite (a direct sum over the outputs, in
+    float64, is the oracle)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 6, 6))
+    x[0, 0, 0, 0] = np.inf
+    w = rng.standard_normal((3, 1, 3, 3))
+    xt = tc.from_numpy(x)
+    wt = tc.from_numpy(w).requires_grad_()
+    y = tc.nn.functional.conv2d(xt, wt, stride=stride, padding=1, groups=3)
+    (gw,) = tc.autograd.grad(y.sum(), wt)
+    xp_ = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    oh, ow = y.shape[2:]
+    want = np.zeros_like(w)
+    for ki in range(3):
+        for kj in range(3):
+            patch = xp_[:, :, ki : ki + stride * oh : stride, kj : kj + stride * ow : stride]
+            want[:, 0, ki, kj] = patch.sum(axis=(0, 2, 3))  # (the gradient of a sum: ones)
+    np.testing.assert_allclose(gw.numpy(), want, rtol=1e-9, atol=1e-12)
+    assert np.isfinite(gw.numpy()[0, 0, 2, 2])

@@ -512,7 +512,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> Any:
         groups = geo[3]
         if is_depthwise(w_shape, groups):
-            return depthwise_weight_grad(gy, x, w_shape, geo, wide)
+            gw = depthwise_weight_grad(gy, x, w_shape, geo, wide)
+            if bool(xp.isfinite(gw).all()):
+                return gw
+            # Its layout multiplies the zeros past each row's outputs by input elements: an
+            # infinite one gives NaN (0 * inf) in kernel positions that never met it. The
+            # columns below multiply the gradient's own positions only, as PyTorch's kernel.
         pw = pointwise_samples(x.astype(wide, copy=False), w_shape, geo)
         if pw is not None:
             gy3 = gy.astype(wide, copy=False).reshape(gy.shape[0], gy.shape[1], -1)
