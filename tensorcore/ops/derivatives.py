@@ -153,14 +153,22 @@ _d(
 
 
 def _pow_grads(c: Any, g: Tensor, x: Any, p: Any) -> tuple[Any, ...]:
+    # (conjugated for complex operands: pow is holomorphic in each, and the rule returns
+    # ``g * conj(d result / d input)``; ``conj(x ** (p - 1))``, not ``conj(x) ** (p - 1)``,
+    # which differs on the negative real axis, the branch cut)
     gx = gp = None
     if c.needs(0):
-        gx = g * 0 if not _is_tensor_arg(p) and p == 0 else g * p * x ** (p - 1)
+        gx = g * 0 if not _is_tensor_arg(p) and p == 0 else g * _conj(p * x ** (p - 1))
     if c.needs(1):
         # ``2.0 ** p``: the base is a Python scalar; log needs it as a tensor.
         xt = x if _is_tensor_arg(x) else _scalar_tensor(x, c.result)
-        # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice).
-        gp = g * ops.where((xt == 0) & (p >= 0), 0.0, c.result * ops.log(xt))
+        # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice;
+        # a complex p must be real and >= 0).
+        if isinstance(p, Tensor) and p._dtype.is_complex:
+            nonneg = (p.imag == 0) & (p.real >= 0)
+        else:
+            nonneg = p >= 0
+        gp = g * ops.where((xt == 0) & nonneg, 0.0, _conj(c.result * ops.log(xt)))
     return gx, gp
 
 
