@@ -508,3 +508,64 @@ def test_relus_second_derivative_is_a_zero_that_reaches_the_input(device: str) -
     assert g.requires_grad
     (gg,) = tc.autograd.grad(g.sum(), x)
     assert_close(gg, np.zeros(3, dtype=np.float32))
+
+
+_F = tc.nn.functional
+#: The piecewise-linear activations: PyTorch differentiates each through a backward operator
+#: that reads the input, whose derivative in it is a zero that flows (names: PyTorch 2.13's).
+_PIECEWISE: dict[str, tuple[Callable[[tc.Tensor], tc.Tensor], str]] = {
+    "leaky_relu": (lambda x: _F.leaky_relu(x, 0.2), "LeakyReluBackwardBackward0"),
+    "hardtanh": (lambda x: _F.hardtanh(x, -0.5, 1.0), "HardtanhBackwardBackward0"),
+    "relu6": (_F.relu6, "HardtanhBackwardBackward0"),
+    "hardsigmoid": (_F.hardsigmoid, "HardsigmoidBackwardBackward0"),
+    "softshrink": (lambda x: _F.softshrink(x, 0.5), "SoftshrinkBackwardBackward0"),
+    "hardshrink": (lambda x: _F.hardshrink(x, 0.5), "HardshrinkBackwardBackward0"),
+    "threshold": (lambda x: _F.threshold(x, 0.1, 20.0), "ThresholdBackwardBackward0"),
+    "relu": (_F.relu, "ThresholdBackwardBackward0"),
+    "rrelu": (lambda x: _F.rrelu(x, 0.1, 0.3), "LeakyReluBackwardBackward0"),
+    # in place on a non-leaf: the gradient runs through the product x * 1
+    "leaky_relu_": (lambda x: _F.leaky_relu(x * 1, 0.2, inplace=True), "MulBackward0"),
+    "hardtanh_": (lambda x: _F.hardtanh(x * 1, inplace=True), "MulBackward0"),
+    "relu6_": (lambda x: _F.relu6(x * 1, inplace=True), "MulBackward0"),
+    "hardsigmoid_": (lambda x: _F.hardsigmoid(x * 1, inplace=True), "MulBackward0"),
+    "threshold_": (lambda x: _F.threshold_(x * 1, 0.1, 20.0), "MulBackward0"),
+}
+_X = [1.5, -0.3, 2.0, -2.5, 0.2, 7.0, -7.0, 0.7]
+
+
+@pytest.mark.parametrize("name", sorted(_PIECEWISE))
+def test_second_derivative_of_piecewise_activations_is_a_zero_that_flows(
+    device: str, name: str
+) -> None:
+    # g = d f(x) / dx must require grad (PyTorch's does), and its derivative is zeros that
+    # reach x, also without allow_unused; they used to be where/clamp composites whose
+    # gradient did not depend on x ("element 0 of tensors does not require grad").
+    fn, node = _PIECEWISE[name]
+    x = tc.tensor(_X, dtype=F64, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(fn(x).sum(), x, create_graph=True)
+    assert g.requires_grad and g.grad_fn is not None
+    assert g.grad_fn.name() == node
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    assert_close(gg, np.zeros(len(_X)))
+
+
+@pytest.mark.parametrize("name", ["leaky_relu", "hardtanh", "hardsigmoid", "softshrink"])
+def test_gradient_penalty_through_a_linear_layer_and_an_activation(device: str, name: str) -> None:
+    # WGAN-GP's penalty ||d critic / d input||^2, differentiated in the weights: finite
+    # differences are the oracle (pre-activations stay away from the kinks).
+    fn = _PIECEWISE[name][0]
+    x = tc.tensor([[0.9, -1.3, 0.4], [-0.2, 0.8, 1.7]], dtype=F64, device=device)
+    v = tc.tensor([0.5, -1.5, 2.0, 1.0], dtype=F64, device=device)
+
+    def penalty(w: tc.Tensor) -> tc.Tensor:
+        xi = x.detach().requires_grad_()
+        (g,) = tc.autograd.grad((fn(xi @ w.T) * v).sum(), xi, create_graph=True)
+        return (g * g).sum()
+
+    w = tc.tensor(
+        [[0.7, -0.4, 1.1], [-0.9, 0.3, 0.6], [1.2, 0.8, -0.5], [0.1, -1.4, 0.9]],
+        dtype=F64,
+        device=device,
+        requires_grad=True,
+    )
+    assert tc.autograd.gradcheck(penalty, (w,))

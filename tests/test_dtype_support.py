@@ -62,6 +62,9 @@ PYTORCH = {
     "special_bessel_y0": "bif", "special_bessel_y1": "bif", "special_modified_bessel_k0": "bif",
     "special_modified_bessel_k1": "bif", "special_scaled_modified_bessel_k0": "bif",
     "special_scaled_modified_bessel_k1": "bif", "special_airy_ai": "bif", "special_zeta": "bif",
+    "leaky_relu": "f", "leaky_relu_backward": "f", "hardtanh": "if", "hardtanh_backward": "f",
+    "hardsigmoid": "f", "hardsigmoid_backward": "f", "softshrink": "f",
+    "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

@@ -304,4 +304,6 @@ def test_pow_of_complex_tensors(device: str) -> None:
     neg = tc.tensor([-4.0 + 0j], dtype=tc.complex128, device=device, requires_grad=True)
     for e in (0.5, 1.5, -0.5):
         (g,) = tc.autograd.grad((neg**e).abs().sum(), neg)
-        assert_close(g, np.array([-e * 4.0 ** (e - 1)], dtype=np.complex128), rtol=1e-12, atol=1e-12)
+        assert_close(
+            g, np.array([-e * 4.0 ** (e - 1)], dtype=np.complex128), rtol=1e-12, atol=1e-12
+        )

@@ -269,6 +269,47 @@ _d(
         ops.zeros_like(c.self) if c.needs(1) else None,
     ),
 )
+
+
+# The piecewise-linear activations (``leaky_relu``, ``hardtanh``, ...): the gradient is the
+# operator's ``*_backward``, which reads ``self``; that operator is linear in its gradient
+# argument and piecewise constant in ``self`` (a zero that flows, as threshold_backward's).
+def _nn_op(name: str, *args: Any) -> Any:
+    """Operator ``name`` (one ``nn.functional`` reaches, not a public function) on ``args``."""
+    return call(get_op(name), args)
+
+
+def _piecewise(name: str, saves: str, flags: str = "") -> None:
+    """The rules of ``name`` and ``name_backward``; ``flags``: the backward's bool
+    parameters, False when the forward calls it (``leaky_relu``'s ``self_is_result``)."""
+    params = saves.split()[1:]
+    backward = name + "_backward"
+    extra = tuple(flags.split())
+    _d(
+        name,
+        saves,
+        lambda c, g: (
+            _nn_op(backward, g, c.self, *(getattr(c, p) for p in params), *(False,) * len(extra)),
+        ),
+    )
+    _d(
+        backward,
+        " ".join((saves, *extra)),
+        lambda c, gg: (
+            _nn_op(backward, gg, c.self, *(getattr(c, p) for p in (*params, *extra)))
+            if c.needs(0)
+            else None,
+            ops.zeros_like(c.self) if c.needs(1) else None,
+        ),
+    )
+
+
+_piecewise("leaky_relu", "self negative_slope", flags="self_is_result")
+_piecewise("hardtanh", "self min_val max_val")
+_piecewise("hardsigmoid", "self")
+_piecewise("softshrink", "self lambd")
+_piecewise("hardshrink", "self lambd")
+_d("threshold", "self threshold", lambda c, g: (ops.threshold_backward(g, c.self, c.threshold),))
 _d(
     "gelu",
     "self approximate",
