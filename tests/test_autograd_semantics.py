@@ -569,3 +569,29 @@ def test_gradient_penalty_through_a_linear_layer_and_an_activation(device: str, 
         requires_grad=True,
     )
     assert tc.autograd.gradcheck(penalty, (w,))
+
+
+_POOLS: dict[str, Callable[[tc.Tensor], tc.Tensor]] = {
+    "max_pool1d": lambda x: _F.max_pool1d(x.reshape(1, 1, 8), 2),
+    "max_pool2d": lambda x: _F.max_pool2d(x.reshape(1, 2, 2, 2), (1, 2)),
+    "max_pool2d_indices": lambda x: _F.max_pool2d(x.reshape(1, 1, 2, 4), 2, 1, 0, 1, False, True)[
+        0
+    ],
+    "max_pool3d": lambda x: _F.max_pool3d(x.reshape(1, 1, 2, 2, 2), 2),
+    "avg_pool1d": lambda x: _F.avg_pool1d(x.reshape(1, 1, 8), 3, 2, 1),
+    "avg_pool2d": lambda x: _F.avg_pool2d(x.reshape(1, 1, 2, 4), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_POOLS))
+def test_second_derivative_of_pooling_reaches_the_input(device: str, name: str) -> None:
+    # The pooling backward operators take the forward input (PyTorch's signatures), with a
+    # zero that flows as its derivative: grad(g.sum(), x) is zeros, as PyTorch's, instead of
+    # "does not require grad" (the gradient of a pool does not depend on its input's values).
+    pool = _POOLS[name]
+    x = tc.tensor(_X, dtype=F64, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(pool(x).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    assert_close(gg, np.zeros(len(_X)))
+    assert tc.autograd.gradgradcheck(lambda t: pool(t).pow(2).sum(), (x,))

@@ -1439,13 +1439,16 @@ def _gather_pooled(gg: Tensor, indices: Tensor) -> Tensor:
     return picked.reshape(indices._shape)
 
 
+# The pools save ``self`` whole, as PyTorch's: their backward operators take it, so that a
+# double backward reaches it (with zeros: they are linear in grad_output and do not read
+# self's values).
 _d(
     "max_pool2d_with_indices",
-    "self:spec kernel_size stride padding dilation ceil_mode result1",
+    "self kernel_size stride padding dilation ceil_mode result1",
     lambda c, g: (
         ops.max_pool2d_with_indices_backward(
             _grad_in(g[0], layer_format(c.self)),
-            c.self._shape,
+            c.self,
             c.kernel_size,
             c.stride,
             c.padding,
@@ -1458,16 +1461,20 @@ _d(
 # Linear in grad_output; its adjoint reads the gradient at the pooled positions.
 _d(
     "max_pool2d_with_indices_backward",
-    "indices",
-    lambda c, gg: (_gather_pooled(gg, c.indices), None),
+    "self:spec indices",
+    lambda c, gg: (
+        _gather_pooled(gg, c.indices) if c.needs(0) else None,
+        _zeros_of(c.self) if c.needs(1) else None,
+        None,
+    ),
 )
 _d(
     "avg_pool2d",
-    "self:spec kernel_size stride padding ceil_mode count_include_pad divisor_override",
+    "self kernel_size stride padding ceil_mode count_include_pad divisor_override",
     lambda c, g: (
         ops.avg_pool2d_backward(
             _grad_in(g, layer_format(c.self)),
-            c.self._shape,
+            c.self,
             c.kernel_size,
             c.stride,
             c.padding,
@@ -1480,7 +1487,7 @@ _d(
 # Linear in grad_output, and self-adjoint up to the roles: its adjoint is avg_pool2d.
 _d(
     "avg_pool2d_backward",
-    "kernel_size stride padding ceil_mode count_include_pad divisor_override",
+    "self:spec kernel_size stride padding ceil_mode count_include_pad divisor_override",
     lambda c, gg: (
         ops.avg_pool2d(
             gg,
@@ -1490,7 +1497,10 @@ _d(
             c.ceil_mode,
             c.count_include_pad,
             c.divisor_override,
-        ),
+        )
+        if c.needs(0)
+        else None,
+        _zeros_of(c.self) if c.needs(1) else None,
     ),
 )
 

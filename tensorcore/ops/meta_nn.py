@@ -330,7 +330,7 @@ def meta_max_pool2d_with_indices(
 
 def meta_max_pool2d_with_indices_backward(
     grad_output: Tensor,
-    input_size: Sequence[int],
+    self: Tensor,
     kernel_size: Sequence[int],
     stride: Sequence[int],
     padding: Sequence[int],
@@ -339,7 +339,7 @@ def meta_max_pool2d_with_indices_backward(
     indices: Tensor,
 ) -> Any:
     fn = "max_pool2d_with_indices_backward"
-    size = tuple(input_size)
+    size = self._shape
     _floating(fn, grad_output)
     k, st, pad, dil, outs = _pool_geometry(
         fn, size, kernel_size, stride, padding, dilation, ceil_mode
@@ -354,7 +354,7 @@ def meta_max_pool2d_with_indices_backward(
             f"{fn}(): grad_output of size {list(grad_output._shape)} and indices of size "
             f"{list(indices._shape)} must both have the pooled size {list(want)}"
         )
-    args = (grad_output, size, k, st, pad, dil, bool(ceil_mode), indices)
+    args = (grad_output, self, k, st, pad, dil, bool(ceil_mode), indices)
     return args, _spec(size, grad_output._dtype, grad_output)
 
 
@@ -378,7 +378,7 @@ def meta_avg_pool2d(
 
 def meta_avg_pool2d_backward(
     grad_output: Tensor,
-    input_size: Sequence[int],
+    self: Tensor,
     kernel_size: Sequence[int],
     stride: Sequence[int],
     padding: Sequence[int],
@@ -387,7 +387,7 @@ def meta_avg_pool2d_backward(
     divisor_override: int | None,
 ) -> Any:
     fn = "avg_pool2d_backward"
-    size = tuple(input_size)
+    size = self._shape
     k, st, pad, _, outs = _pool_geometry(fn, size, kernel_size, stride, padding, (1,), ceil_mode)
     want = size[:2] + outs
     if grad_output._shape != want:
@@ -397,7 +397,7 @@ def meta_avg_pool2d_backward(
         )
     args = (
         grad_output,
-        size,
+        self,
         k,
         st,
         pad,

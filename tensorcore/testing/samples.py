@@ -1012,7 +1012,7 @@ def _max_pool2d_backward(m: _Maker) -> list[Sample]:
         S(
             (
                 m.uniform(2, 2, 2, 2),
-                (2, 2, 4, 4),
+                m.uniform(2, 2, 4, 4),
                 (2,),
                 (2,),
                 (0,),
@@ -1037,9 +1037,12 @@ def _avg_pool2d(m: _Maker) -> list[Sample]:
 @_samples("avg_pool2d_backward")
 def _avg_pool2d_backward(m: _Maker) -> list[Sample]:
     return [
-        S((m.uniform(2, 2, 2, 2), (2, 2, 4, 4), (2,), (2,), (0,), False, True, None), desc="2x2"),
         S(
-            (m.uniform(1, 2, 3, 4), (1, 2, 5, 6), (3,), (2,), (1,), True, False, None),
+            (m.uniform(2, 2, 2, 2), m.uniform(2, 2, 4, 4), (2,), (2,), (0,), False, True, None),
+            desc="2x2",
+        ),
+        S(
+            (m.uniform(1, 2, 3, 4), m.uniform(1, 2, 5, 6), (3,), (2,), (1,), True, False, None),
             desc="ceil, no pad count",
         ),
     ]

@@ -61,10 +61,12 @@ _op(
     node="MaxPool2DWithIndicesBackward0",
 )
 _op(
-    "max_pool2d_with_indices_backward(Tensor grad_output, int[] input_size, int[] kernel_size, "
+    "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[] kernel_size, "
     "int[] stride, int[] padding, int[] dilation, bool ceil_mode, Tensor indices) -> Tensor",
     _NN,
-    "The gradient of ``max_pool2d_with_indices``: ``grad_output`` added at ``indices``.",
+    "The gradient of ``max_pool2d_with_indices`` of ``self``: ``grad_output`` added at "
+    "``indices`` (``self``'s values are not read: it is there, as in PyTorch, so that a "
+    "double backward reaches it, with zeros).",
     frontend="structured",
     meta_function=MN.meta_max_pool2d_with_indices_backward,
     method=False,
@@ -82,10 +84,11 @@ _op(
     node="AvgPool2DBackward0",
 )
 _op(
-    "avg_pool2d_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, "
+    "avg_pool2d_backward(Tensor grad_output, Tensor self, int[] kernel_size, int[] stride, "
     "int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
     _NN,
-    "The gradient of ``avg_pool2d``: each output's gradient shared over its window.",
+    "The gradient of ``avg_pool2d`` of ``self``: each output's gradient shared over its "
+    "window (``self``'s values are not read, as for ``max_pool2d_with_indices_backward``).",
     frontend="structured",
     meta_function=MN.meta_avg_pool2d_backward,
     method=False,
