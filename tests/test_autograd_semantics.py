@@ -523,6 +523,10 @@ _PIECEWISE: dict[str, tuple[Callable[[tc.Tensor], tc.Tensor], str]] = {
     "threshold": (lambda x: _F.threshold(x, 0.1, 20.0), "ThresholdBackwardBackward0"),
     "relu": (_F.relu, "ThresholdBackwardBackward0"),
     "rrelu": (lambda x: _F.rrelu(x, 0.1, 0.3), "LeakyReluBackwardBackward0"),
+    "prelu": (
+        lambda x: _F.prelu(x, tc.tensor([0.25], dtype=x.dtype, device=x.device)),
+        "PreluKernelBackwardBackward0",
+    ),
     # in place on a non-leaf: the gradient runs through the product x * 1
     "leaky_relu_": (lambda x: _F.leaky_relu(x * 1, 0.2, inplace=True), "MulBackward0"),
     "hardtanh_": (lambda x: _F.hardtanh(x * 1, inplace=True), "MulBackward0"),
@@ -549,7 +553,7 @@ def test_second_derivative_of_piecewise_activations_is_a_zero_that_flows(
     assert_close(gg, np.zeros(len(_X)))
 
 
-@pytest.mark.parametrize("name", ["leaky_relu", "hardtanh", "hardsigmoid", "softshrink"])
+@pytest.mark.parametrize("name", ["leaky_relu", "hardtanh", "hardsigmoid", "softshrink", "prelu"])
 def test_gradient_penalty_through_a_linear_layer_and_an_activation(device: str, name: str) -> None:
     # WGAN-GP's penalty ||d critic / d input||^2, differentiated in the weights: finite
     # differences are the oracle (pre-activations stay away from the kinks).
@@ -595,3 +599,22 @@ def test_second_derivative_of_pooling_reaches_the_input(device: str, name: str) 
     (gg,) = tc.autograd.grad(g.sum(), x)
     assert_close(gg, np.zeros(len(_X)))
     assert tc.autograd.gradgradcheck(lambda t: pool(t).pow(2).sum(), (x,))
+
+
+def test_prelu_is_twice_differentiable_in_input_and_weight(device: str) -> None:
+    # _prelu_kernel_backward's own rule (PyTorch's PreluKernelBackwardBackward0): against
+    # finite differences, with one slope per channel, the input away from 0.
+    x = tc.tensor(
+        [[[0.9, -1.3], [0.4, -0.6], [-2.0, 1.1]], [[-0.5, 0.7], [1.9, -0.8], [0.3, -1.2]]],
+        dtype=F64,
+        device=device,
+        requires_grad=True,
+    )
+    w = tc.tensor([0.2, -0.4, 0.7], dtype=F64, device=device, requires_grad=True)
+    assert tc.autograd.gradcheck(_F.prelu, (x, w))
+    assert tc.autograd.gradgradcheck(_F.prelu, (x, w))
+    (g,) = tc.autograd.grad(_F.prelu(x, w).sum(), x, create_graph=True)
+    gx, gw = tc.autograd.grad((g * g).sum(), (x, w))
+    assert_close(gx, np.zeros((2, 3, 2)))
+    neg = (x.detach() <= 0).to(F64).sum((0, 2))  # d/dw sum(w^2 [x <= 0]) = 2 w count
+    assert_close(gw, 2 * w.detach() * neg)

@@ -65,6 +65,7 @@ PYTORCH = {
     "leaky_relu": "f", "leaky_relu_backward": "f", "hardtanh": "if", "hardtanh_backward": "f",
     "hardsigmoid": "f", "hardsigmoid_backward": "f", "softshrink": "f",
     "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
+    "_prelu_kernel": "f", "_prelu_kernel_backward": "f",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

@@ -109,6 +109,8 @@ COUNTERPART: dict[str, Callable[..., Any]] = {
             "hardshrink",
             "hardshrink_backward",
             "threshold",
+            "_prelu_kernel",
+            "_prelu_kernel_backward",
         )
     },
     "vector_norm": torch.linalg.vector_norm,

@@ -540,7 +540,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f"{input.shape[1] if input.ndim > 1 else 1}."
             )
         w = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
-    return named_as(ops.where(input > 0, input, input * w), "PreluKernelBackward0")
+    return _nn_op("_prelu_kernel", input, w)
 
 
 @checked(

@@ -311,6 +311,32 @@ _piecewise("softshrink", "self lambd")
 _piecewise("hardshrink", "self lambd")
 _d("threshold", "self threshold", lambda c, g: (ops.threshold_backward(g, c.self, c.threshold),))
 _d(
+    "_prelu_kernel",
+    "self weight",
+    lambda c, g: _nn_op("_prelu_kernel_backward", g, c.self, c.weight),
+)
+
+
+def _prelu_backward_backward(c: Any, grads: Any) -> tuple[Any, ...]:
+    # grad_input = where(x > 0, g, w g) and grad_weight = where(x > 0, 0, x g): bilinear in
+    # (g, w) and (g, x) on each side of 0, piecewise constant in x's sign (a zero that flows).
+    ggi, ggw = grads
+    x, w, g = c.self, c.weight, c.grad_output
+    pos = x > 0
+    dg = dx = dw = None
+    if c.needs(0):
+        dg = ops.where(pos, ggi, ggi * w) if ggi is not None else ops.zeros_like(x)
+        if ggw is not None:
+            dg = dg + ops.where(pos, 0.0, ggw * x)
+    if c.needs(1):
+        dx = ops.where(pos, 0.0, ggw * g) if ggw is not None else ops.zeros_like(x)
+    if c.needs(2):
+        dw = ops.where(pos, 0.0, ggi * g) if ggi is not None else ops.zeros_like(x)
+    return dg, dx, dw
+
+
+_d("_prelu_kernel_backward", "grad_output self weight", _prelu_backward_backward)
+_d(
     "gelu",
     "self approximate",
     lambda c, g: (ops.gelu_backward(g, c.self, approximate=c.approximate),),

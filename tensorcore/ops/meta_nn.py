@@ -39,6 +39,8 @@ __all__ = [
     "meta_lstm_layer_backward",
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
+    "meta_prelu_kernel",
+    "meta_prelu_kernel_backward",
 ]
 
 
@@ -406,6 +408,33 @@ def meta_avg_pool2d_backward(
         divisor_override,
     )
     return args, _spec(size, grad_output._dtype, grad_output)
+
+
+def meta_prelu_kernel(self: Tensor, weight: Tensor) -> Any:
+    if self._dtype is not weight._dtype:
+        raise RuntimeError(
+            "prelu: Type promoting not supported. Got "
+            f"{torch_name(self._dtype)} and {torch_name(weight._dtype)}"
+        )
+    w = weight._shape
+    lead = len(self._shape) - len(w)
+    if lead < 0 or any(b not in (1, s) for s, b in zip(self._shape[lead:], w, strict=True)):
+        raise RuntimeError(
+            f"prelu: weight of shape {list(w)} does not broadcast to the input's "
+            f"{list(self._shape)}"
+        )
+    return (self, weight), _spec(self._shape, self._dtype, self)
+
+
+def meta_prelu_kernel_backward(grad_output: Tensor, self: Tensor, weight: Tensor) -> Any:
+    meta_prelu_kernel(self, weight)
+    if grad_output._shape != self._shape:
+        raise RuntimeError(
+            f"prelu: grad_output of shape {list(grad_output._shape)} does not have the "
+            f"input's shape {list(self._shape)}"
+        )
+    spec = _spec(self._shape, self._dtype, self)
+    return (grad_output, self, weight), (spec, spec)
 
 
 def _mixed(x: Tensor, param: Tensor | None) -> bool:

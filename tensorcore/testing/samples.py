@@ -524,6 +524,19 @@ def _threshold(m: _Maker) -> list[Sample]:
     return [S((m.away(2, 3), 0.1, 20.0)), S((m.away(3, 4, t=True), -0.2, -1.0), desc="negative")]
 
 
+@_samples("_prelu_kernel")
+def _prelu_kernel(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3, 4), m.uniform(3, 1, lo=0.1, hi=0.5)), desc="one slope per channel"),
+        S((m.away(3, 4, t=True), m.uniform(1, lo=0.1, hi=0.5)), desc="one slope"),
+    ]
+
+
+@_samples("_prelu_kernel_backward")
+def _prelu_kernel_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3, 4), m.away(2, 3, 4), m.uniform(3, 1, lo=0.1, hi=0.5)))]
+
+
 @_samples("floor", "ceil", "trunc")
 def _rounding(m: _Maker) -> list[Sample]:
     return [S((m.off_integer(2, 3),)), S((m.off_integer(4, 3).t(),), desc="transposed")]

@@ -94,6 +94,30 @@ _op(
     method=False,
     dtypes="if",
 )
+# PReLU and its gradients, PyTorch's private operators (``nn.functional.prelu`` reshapes
+# ``weight`` to broadcast along dim 1 first). The backward operator takes ``self``, with a
+# zero that flows as its derivative there, so that a double backward reaches the input.
+_op(
+    "_prelu_kernel(Tensor self, Tensor weight) -> Tensor",
+    _NN,
+    "``self`` where ``self > 0``, else ``weight * self`` (``weight`` broadcast to ``self``).",
+    frontend="structured",
+    meta_function=MN.meta_prelu_kernel,
+    method=False,
+    function=False,
+    dtypes="f",
+)
+_op(
+    "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)",
+    _NN,
+    "The gradients of ``_prelu_kernel`` in ``self`` and in ``weight``, both of ``self``'s "
+    "shape (the weight's is summed from it).",
+    frontend="structured",
+    meta_function=MN.meta_prelu_kernel_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
 _op(
     "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
     _NN,

@@ -1,6 +1,7 @@
 """The piecewise-linear activations and their gradients (PyTorch's ``leaky_relu``,
 ``hardtanh``, ``hardsigmoid``, ``softshrink``, ``hardshrink``, ``threshold`` and their
-``*_backward``), written once against an array module ``xp`` (NumPy or CuPy).
+``*_backward``; ``_prelu_kernel`` and its backward, with a tensor of slopes), written once
+against an array module ``xp`` (NumPy or CuPy).
 
 Each is one ``where`` over the input, computed in the compute precision (float32 for the
 16-bit floats, rounded once, as PyTorch's ``opmath``), with PyTorch's comparisons: they
@@ -141,5 +142,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         d = wide(out)
         x = operand(self, d)
         put(out, xp.where(x <= bound(threshold, d), bound(value, d), x))
+
+    @kernel
+    def _prelu_kernel(out: Any, self: Any, weight: Any) -> None:
+        d = wide(out)
+        x, w = operand(self, d), operand(weight, d)
+        put(out, xp.where(x > 0, x, w * x))
+
+    @kernel
+    def _prelu_kernel_backward(out: Any, grad_output: Any, self: Any, weight: Any) -> None:
+        grad_input, grad_weight = out
+        d = wide(grad_input)
+        g, x, w = operand(grad_output, d), operand(self, d), operand(weight, d)
+        pos = x > 0
+        put(grad_input, xp.where(pos, g, w * g))
+        put(grad_weight, xp.where(pos, xp.zeros((), d), x * g))
 
     return K
