@@ -367,8 +367,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     Examples
     --------
     >>> import tensorcore as tc
-    >>> tc.nn.functional.softshrink(tc.tensor([-0.3, 0.7, -2.0]))
-    tensor([ 0.0000,  0.2000, -1.5000])
+    >>> tc.nn.functional.softshrink(tc.tensor([-0.3, 0.7, -2.0]))  # (-0.3 * 0, as PyTorch's)
+    tensor([-0.0000,  0.2000, -1.5000])
     """
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
