@@ -274,6 +274,9 @@ def test_pow_of_special_exponents_at_the_edges(device: str, dtype: type) -> None
             assert_close(got, want, equal_nan=True)
             g = got.cpu().numpy()
             assert (np.signbit(g) == np.signbit(want))[~np.isnan(want)].all(), e
+    # (16-bit floats take the general power, in float32, as PyTorch's: -0.0 ** -0.5 is inf)
+    h = tc.tensor([-0.0, 4.0], dtype=tc.float16, device=device)
+    assert (h**-0.5).tolist() == [inf, 0.5] and (h**0.5).tolist() == [0.0, 2.0]
     # the gradient reads x ** (p - 1): 0.5 * (-0.0) ** -0.5 is -inf, at -inf NaN
     xg = tc.tensor(a[:4], device=device, requires_grad=True)
     (gx,) = tc.autograd.grad((xg**0.5).sum(), xg)

@@ -327,6 +327,8 @@ def build(
                 and y in _POW_SPECIAL
                 and o.dtype.kind == x.dtype.kind
                 and x.dtype.kind in "fc"
+                # (PyTorch's 16-bit floats take the general power in float32 but for 2 and 3)
+                and (y in (2, 3) or o.dtype.itemsize > 2)
             ):
                 # PyTorch computes these exponents of a floating or complex tensor with other
                 # functions, and their values differ from the general power's at the edges:
@@ -334,8 +336,8 @@ def build(
                 # negative complex number's root is exactly imaginary), -1 is 1 / x, 2, 3 and
                 # -2 are products (x * x, x * x * x, 1 / (x * x)): the general power loop is
                 # also several times slower on a square and up to a hundred times on a cube
-                # of negative numbers. (A square is the correctly rounded x ** 2; 16-bit
-                # floats go through float32 and are rounded once, as PyTorch's.)
+                # of negative numbers. (A square is the correctly rounded x ** 2; a 16-bit
+                # cube goes through float32 and is rounded once, as PyTorch's.)
                 if y == 2 and x.dtype == o.dtype:
                     xp.multiply(x, x, out=o)
                     return
