@@ -508,3 +508,113 @@ def test_relus_second_derivative_is_a_zero_that_reaches_the_input(device: str) -
     assert g.requires_grad
     (gg,) = tc.autograd.grad(g.sum(), x)
     assert_close(gg, np.zeros(3, dtype=np.float32))
+
+
+_F = tc.nn.functional
+#: The piecewise-linear activations: PyTorch differentiates each through a backward operator
+#: that reads the input, whose derivative in it is a zero that flows (names: PyTorch 2.13's).
+_PIECEWISE: dict[str, tuple[Callable[[tc.Tensor], tc.Tensor], str]] = {
+    "leaky_relu": (lambda x: _F.leaky_relu(x, 0.2), "LeakyReluBackwardBackward0"),
+    "hardtanh": (lambda x: _F.hardtanh(x, -0.5, 1.0), "HardtanhBackwardBackward0"),
+    "relu6": (_F.relu6, "HardtanhBackwardBackward0"),
+    "hardsigmoid": (_F.hardsigmoid, "HardsigmoidBackwardBackward0"),
+    "softshrink": (lambda x: _F.softshrink(x, 0.5), "SoftshrinkBackwardBackward0"),
+    "hardshrink": (lambda x: _F.hardshrink(x, 0.5), "HardshrinkBackwardBackward0"),
+    "threshold": (lambda x: _F.threshold(x, 0.1, 20.0), "ThresholdBackwardBackward0"),
+    "relu": (_F.relu, "ThresholdBackwardBackward0"),
+    "rrelu": (lambda x: _F.rrelu(x, 0.1, 0.3), "LeakyReluBackwardBackward0"),
+    "prelu": (
+        lambda x: _F.prelu(x, tc.tensor([0.25], dtype=x.dtype, device=x.device)),
+        "PreluKernelBackwardBackward0",
+    ),
+    # in place on a non-leaf: the gradient runs through the product x * 1
+    "leaky_relu_": (lambda x: _F.leaky_relu(x * 1, 0.2, inplace=True), "MulBackward0"),
+    "hardtanh_": (lambda x: _F.hardtanh(x * 1, inplace=True), "MulBackward0"),
+    "relu6_": (lambda x: _F.relu6(x * 1, inplace=True), "MulBackward0"),
+    "hardsigmoid_": (lambda x: _F.hardsigmoid(x * 1, inplace=True), "MulBackward0"),
+    "threshold_": (lambda x: _F.threshold_(x * 1, 0.1, 20.0), "MulBackward0"),
+}
+_X = [1.5, -0.3, 2.0, -2.5, 0.2, 7.0, -7.0, 0.7]
+
+
+@pytest.mark.parametrize("name", sorted(_PIECEWISE))
+def test_second_derivative_of_piecewise_activations_is_a_zero_that_flows(
+    device: str, name: str
+) -> None:
+    # g = d f(x) / dx must require grad (PyTorch's does), and its derivative is zeros that
+    # reach x, also without allow_unused; they used to be where/clamp composites whose
+    # gradient did not depend on x ("element 0 of tensors does not require grad").
+    fn, node = _PIECEWISE[name]
+    x = tc.tensor(_X, dtype=F64, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(fn(x).sum(), x, create_graph=True)
+    assert g.requires_grad and g.grad_fn is not None
+    assert g.grad_fn.name() == node
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    assert_close(gg, np.zeros(len(_X)))
+
+
+@pytest.mark.parametrize("name", ["leaky_relu", "hardtanh", "hardsigmoid", "softshrink", "prelu"])
+def test_gradient_penalty_through_a_linear_layer_and_an_activation(device: str, name: str) -> None:
+    # WGAN-GP's penalty ||d critic / d input||^2, differentiated in the weights: finite
+    # differences are the oracle (pre-activations stay away from the kinks).
+    fn = _PIECEWISE[name][0]
+    x = tc.tensor([[0.9, -1.3, 0.4], [-0.2, 0.8, 1.7]], dtype=F64, device=device)
+    v = tc.tensor([0.5, -1.5, 2.0, 1.0], dtype=F64, device=device)
+
+    def penalty(w: tc.Tensor) -> tc.Tensor:
+        xi = x.detach().requires_grad_()
+        (g,) = tc.autograd.grad((fn(xi @ w.T) * v).sum(), xi, create_graph=True)
+        return (g * g).sum()
+
+    w = tc.tensor(
+        [[0.7, -0.4, 1.1], [-0.9, 0.3, 0.6], [1.2, 0.8, -0.5], [0.1, -1.4, 0.9]],
+        dtype=F64,
+        device=device,
+        requires_grad=True,
+    )
+    assert tc.autograd.gradcheck(penalty, (w,))
+
+
+_POOLS: dict[str, Callable[[tc.Tensor], tc.Tensor]] = {
+    "max_pool1d": lambda x: _F.max_pool1d(x.reshape(1, 1, 8), 2),
+    "max_pool2d": lambda x: _F.max_pool2d(x.reshape(1, 2, 2, 2), (1, 2)),
+    "max_pool2d_indices": lambda x: _F.max_pool2d(x.reshape(1, 1, 2, 4), 2, 1, 0, 1, False, True)[
+        0
+    ],
+    "max_pool3d": lambda x: _F.max_pool3d(x.reshape(1, 1, 2, 2, 2), 2),
+    "avg_pool1d": lambda x: _F.avg_pool1d(x.reshape(1, 1, 8), 3, 2, 1),
+    "avg_pool2d": lambda x: _F.avg_pool2d(x.reshape(1, 1, 2, 4), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_POOLS))
+def test_second_derivative_of_pooling_reaches_the_input(device: str, name: str) -> None:
+    # The pooling backward operators take the forward input (PyTorch's signatures), with a
+    # zero that flows as its derivative: grad(g.sum(), x) is zeros, as PyTorch's, instead of
+    # "does not require grad" (the gradient of a pool does not depend on its input's values).
+    pool = _POOLS[name]
+    x = tc.tensor(_X, dtype=F64, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(pool(x).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    assert_close(gg, np.zeros(len(_X)))
+    assert tc.autograd.gradgradcheck(lambda t: pool(t).pow(2).sum(), (x,))
+
+
+def test_prelu_is_twice_differentiable_in_input_and_weight(device: str) -> None:
+    # _prelu_kernel_backward's own rule (PyTorch's PreluKernelBackwardBackward0): against
+    # finite differences, with one slope per channel, the input away from 0.
+    x = tc.tensor(
+        [[[0.9, -1.3], [0.4, -0.6], [-2.0, 1.1]], [[-0.5, 0.7], [1.9, -0.8], [0.3, -1.2]]],
+        dtype=F64,
+        device=device,
+        requires_grad=True,
+    )
+    w = tc.tensor([0.2, -0.4, 0.7], dtype=F64, device=device, requires_grad=True)
+    assert tc.autograd.gradcheck(_F.prelu, (x, w))
+    assert tc.autograd.gradgradcheck(_F.prelu, (x, w))
+    (g,) = tc.autograd.grad(_F.prelu(x, w).sum(), x, create_graph=True)
+    gx, gw = tc.autograd.grad((g * g).sum(), (x, w))
+    assert_close(gx, np.zeros((2, 3, 2)))
+    neg = (x.detach() <= 0).to(F64).sum((0, 2))  # d/dw sum(w^2 [x <= 0]) = 2 w count
+    assert_close(gw, 2 * w.detach() * neg)

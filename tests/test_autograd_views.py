@@ -432,6 +432,45 @@ def test_complex_views_of_a_real_base(device: str) -> None:
     assert tc.autograd.gradcheck(fn, (x.detach().requires_grad_(),))
 
 
+def test_in_place_writes_through_real_and_imag(device: str) -> None:
+    # PyTorch records z.real.mul_(2) and z.imag.copy_(t) as CopySlices over view_as_real;
+    # they used to raise NotImplementedError. Finite differences are the oracle, the values
+    # are PyTorch 2.13's.
+    z0 = tc.tensor([1 + 2j, 3 - 1j], dtype=tc.complex128, device=device, requires_grad=True)
+    w = tc.tensor([0.5 + 1j, -1 + 0.3j], dtype=tc.complex128, device=device)
+    z = z0 * 1
+    z.real.mul_(2)
+    assert name(z) == "CopySlices"
+    assert_close(z.detach(), tc.tensor([2 + 2j, 6 - 1j], dtype=tc.complex128, device=device))
+    ((z * z.conj()).real.sum() + (z * w).real.sum()).backward()
+    assert_close(z0.grad, tc.tensor([9 + 3j, 22 - 2.3j], dtype=tc.complex128, device=device))
+
+    def scaled(z: tc.Tensor, t: tc.Tensor) -> tc.Tensor:
+        b = z * 1
+        b.real.mul_(t)
+        b.imag[1:].add_(t[:1] * t[:1])
+        return b * b
+
+    def copied(z: tc.Tensor, t: tc.Tensor) -> tc.Tensor:
+        b = z * z
+        b.imag.copy_(t)
+        return b.real * b.imag + b.abs()
+
+    def as_complex(x: tc.Tensor, t: tc.Tensor) -> tc.Tensor:
+        b = x * 1
+        tc.view_as_complex(b)[1:].mul_(tc.view_as_complex(t.view(2, 2))[:1])
+        return b * b
+
+    zz = tc.tensor([1 + 2j, 3 - 1j], dtype=tc.complex128, device=device, requires_grad=True)
+    t = tc.tensor([0.7, -1.3], dtype=F64, device=device, requires_grad=True)
+    for fn in (scaled, copied):
+        assert tc.autograd.gradcheck(fn, (zz, t))
+        assert tc.autograd.gradgradcheck(fn, (zz, t))
+    x = tc.arange(1.0, 5.0, dtype=F64, device=device).view(2, 2).requires_grad_()
+    t4 = tc.tensor([0.5, -2.0, 1.5, 0.25], dtype=F64, device=device, requires_grad=True)
+    assert tc.autograd.gradcheck(as_complex, (x, t4))
+
+
 # ------------------------------------------------------------------ in-place view changes
 def test_an_in_place_view_change_of_a_stale_view(device: str) -> None:
     x = tc.ones(2, 2, dtype=F64, device=device, requires_grad=True)

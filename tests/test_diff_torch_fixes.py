@@ -310,11 +310,14 @@ def test_refusals_of_dtypes_pytorch_refuses(device: str) -> None:
     _raises(
         RuntimeError, "Half, Float or Double tensors but got Long and Long", lambda: tc.polar(i, i)
     )
-    _raises(
-        RuntimeError,
-        "nansum on CPU does not support complex",
-        lambda: tc.nansum(c, dtype=tc.float64),
-    )
+    # (worded by the tensor's device, with or without dtype=; a dtype refusal came first)
+    where = {"cpu": "CPU", "cuda": "CUDA"}.get(c.device.type, c.device.type)
+    for kw in ({}, {"dtype": tc.float64}):
+        _raises(
+            RuntimeError,
+            f"nansum on {where} does not support complex",
+            lambda kw=kw: tc.nansum(c, **kw),
+        )
     _raises(RuntimeError, "standard deviation to be non-complex", lambda: tc.normal(f, c))
     _raises(NI, '"cumsum_out_', lambda: tc.cumsum(i, 0, dtype=tc.bool))
     _raises(NI, '"cumprod_out_', lambda: b.clone().cumprod_(0))

@@ -41,7 +41,7 @@ PYTORCH = {
     "logcumsumexp": "fc", "isin": "if", "unique": "bif", "unique_consecutive": "bif",
     "histc": "f", "histogram": "f", "kthvalue": "if", "mode": "bif", "median": "if",
     "nanmedian": "if", "quantile": "f",
-    "nanquantile": "f", "nanmean": "f", "nansum": "bif", "var_mean": "fc", "std_mean": "fc",
+    "nanquantile": "f", "nanmean": "f", "var_mean": "fc", "std_mean": "fc",
     "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
     "_fft_c2c": "c", "_fft_r2c": "f", "_fft_c2r": "c",
     "erfc": "bif", "erfinv": "bif", "lgamma": "bif", "digamma": "bif", "polygamma": "bif",
@@ -62,6 +62,10 @@ PYTORCH = {
     "special_bessel_y0": "bif", "special_bessel_y1": "bif", "special_modified_bessel_k0": "bif",
     "special_modified_bessel_k1": "bif", "special_scaled_modified_bessel_k0": "bif",
     "special_scaled_modified_bessel_k1": "bif", "special_airy_ai": "bif", "special_zeta": "bif",
+    "leaky_relu": "f", "leaky_relu_backward": "f", "hardtanh": "if", "hardtanh_backward": "f",
+    "hardsigmoid": "f", "hardsigmoid_backward": "f", "softshrink": "f",
+    "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
+    "_prelu_kernel": "f", "_prelu_kernel_backward": "f",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's
@@ -73,9 +77,9 @@ PARTIAL["bernoulli"] = "bi"
 # The special functions PyTorch computes in float32 and float64 only (no Half or BFloat16
 # loops): their declared check refuses the 16-bit floats with PyTorch's NotImplementedError.
 PARTIAL |= {n: "f" for n, decl in OPS.items() if getattr(decl.check, "refuses_16bit_floats", False)}
-# view_as_real, view_as_complex, complex and polar take some dtypes only too, but PyTorch
-# refuses the others with a RuntimeError of its own wording (as these operators' bodies do),
-# not the NotImplementedError of a declared restriction.
+# view_as_real, view_as_complex, complex, polar and nansum (complex) take some dtypes only
+# too, but PyTorch refuses the others with a RuntimeError of its own wording (as these
+# operators' bodies do), not the NotImplementedError of a declared restriction.
 
 RESTRICTED = sorted(n for n in core_ops() if OPS[n].dtypes != "bifc")
 

@@ -97,6 +97,31 @@ def test_index_add_copy_fill(device: str) -> None:
         x.index_add_(0, tc.tensor([0, 1], device=device), tc.ones(3, 2, device=device))
 
 
+def test_index_add_and_copy_refuse_indices_out_of_range_before_writing(device: str) -> None:
+    # PyTorch (CPU): index_add takes [0, size) only (RuntimeError), index_copy too
+    # (IndexError), index_fill also [-size, 0); a negative index used to wrap silently.
+    a = np.arange(12.0).reshape(3, 4)
+    src = tc.ones(2, 4, dtype=tc.float64, device=device)
+    for bad, dim, n in (([0, -1], 0, 3), ([1, 3], 0, 3), ([-1, 0], 1, 4)):
+        idx = tc.tensor(bad, device=device)
+        s = src if dim == 0 else tc.ones(3, 2, dtype=tc.float64, device=device)
+        first = next(i for i in bad if not 0 <= i < n)
+        msg = f"index {first} is out of bounds for dimension {dim} with size {n}"
+        x = tc.tensor(a, device=device)
+        with pytest.raises(RuntimeError, match=msg):
+            x.index_add_(dim, idx, s)
+        with pytest.raises(RuntimeError, match=msg):
+            tc.index_add(x, dim, idx, s)
+        with pytest.raises(IndexError, match=r"index_copy_\(\): " + msg):
+            x.index_copy_(dim, idx, s)
+        assert_close(x, a)  # nothing written
+    x = tc.tensor(a, device=device)
+    assert_close(x.index_fill(0, tc.tensor([-1], device=device), -1.0)[2], [-1.0] * 4)
+    with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 0 with size 3"):
+        x.index_fill_(0, tc.tensor([-4], device=device), -1.0)
+    assert_close(x, a)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.complex64, np.bool_])
 def test_index_add_and_accumulating_index_put_of_rows(device: str, dtype: Any) -> None:
     # Rows of >= 32 elements take whole-row adds on NumPy: unique indices at once, repeated

@@ -258,3 +258,55 @@ def test_sixteen_bit_floats(device: str) -> None:
             )
         assert tc.hypot(x, x).dtype is d and tc.xlogy(x, x).dtype is d
         assert tc.frexp(x).mantissa.dtype is d
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pow_of_special_exponents_at_the_edges(device: str, dtype: type) -> None:
+    # PyTorch computes x ** 0.5 as sqrt, x ** -0.5 as rsqrt and x ** -1 as 1 / x: at -0.0
+    # and -inf their values differ from the C power's (-0.0 ** -0.5 is -inf, not inf;
+    # -inf ** -0.5 is NaN, not 0). The oracle is NumPy's sqrt and division.
+    a = np.array([-0.0, 0.0, -inf, inf, nan, -4.0, 4.0, 0.25], dtype=dtype)
+    x = tc.tensor(a, device=device)
+    with np.errstate(all="ignore"):
+        oracle = {0.5: np.sqrt(a), -0.5: 1 / np.sqrt(a), -1: 1 / a, -2: 1 / (a * a)}
+    for e, want in oracle.items():
+        for got in (x**e, x.pow(e), tc.pow(x, e)):
+            assert_close(got, want, equal_nan=True)
+            g = got.cpu().numpy()
+            assert (np.signbit(g) == np.signbit(want))[~np.isnan(want)].all(), e
+    # (16-bit floats take the general power, in float32, as PyTorch's: -0.0 ** -0.5 is inf)
+    h = tc.tensor([-0.0, 4.0], dtype=tc.float16, device=device)
+    assert (h**-0.5).tolist() == [inf, 0.5] and (h**0.5).tolist() == [0.0, 2.0]
+    # the gradient reads x ** (p - 1): 0.5 * (-0.0) ** -0.5 is -inf, at -inf NaN
+    xg = tc.tensor(a[:4], device=device, requires_grad=True)
+    (gx,) = tc.autograd.grad((xg**0.5).sum(), xg)
+    assert_close(gx, np.array([-inf, inf, nan, 0.0], dtype=dtype), equal_nan=True)
+
+
+def test_pow_of_complex_tensors(device: str) -> None:
+    # The roots of complex numbers are PyTorch's sqrt and 1 / sqrt (a negative number's is
+    # exactly imaginary), 1 / x for -1; the gradients are conjugated (they were not: wrong
+    # off the real axis) and read x ** (p - 1), not conj(x) ** (p - 1) (on the branch cut).
+    a = np.array([-4.0 + 0j, 4.0, 0.25, 1 + 2j, -0.5 + 0.3j, 0.0], dtype=np.complex128)
+    z = tc.tensor(a, device=device)
+    with np.errstate(all="ignore"):
+        assert_close(z**0.5, np.sqrt(a))
+        assert (z**0.5)[0].item() == 2j
+        assert_close(z**-0.5, 1 / np.sqrt(a), equal_nan=True)
+        assert_close(z**-1, 1 / a, equal_nan=True)
+    if device == "meta":
+        return
+    w = tc.tensor(a[3:5], device=device, requires_grad=True)
+    p = tc.tensor([1.5 + 0.2j, 0.5 - 1j], dtype=tc.complex128, device=device, requires_grad=True)
+    for e in (0.5, 1.5, -1, -0.5, 2, 3, 0.7):
+        assert tc.autograd.gradcheck(lambda w, e=e: w**e, (w,))
+    assert tc.autograd.gradcheck(lambda w, p: w**p, (w, p))
+    assert tc.autograd.gradcheck(lambda p: (2 + 1j) ** p, (p,))
+    # On the negative real axis (where finite differences straddle the cut): the gradient
+    # of |z ** e| = |z| ** e is e |z| ** (e - 1) z / |z|.
+    neg = tc.tensor([-4.0 + 0j], dtype=tc.complex128, device=device, requires_grad=True)
+    for e in (0.5, 1.5, -0.5):
+        (g,) = tc.autograd.grad((neg**e).abs().sum(), neg)
+        assert_close(
+            g, np.array([-e * 4.0 ** (e - 1)], dtype=np.complex128), rtol=1e-12, atol=1e-12
+        )

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "check_inplace_on_view",
     "regenerate",
+    "replay",
     "view_edge",
     "view_error",
     "written",
@@ -201,3 +202,10 @@ def _replay(t: Tensor, base: Tensor) -> Tensor | None:
             return ops.view_as_complex(ops.as_strided(base, *real))
         return c if (c._shape, c._stride, c._offset) == geom else ops.as_strided(c, *geom)
     return None
+
+
+def replay(t: Tensor, base: Tensor) -> Tensor | None:
+    """A view of ``base`` over the elements view ``t`` views, recorded from ``base``'s
+    current history (through ``view_as_real``/``view_as_complex`` where their dtypes
+    differ); None where no gradient can flow between them."""
+    return _replay(t, base)

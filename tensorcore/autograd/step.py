@@ -22,7 +22,7 @@ from . import _view_history, grad_mode
 from . import graph as _graph
 from ._record import compile_recorder, save_other
 from ._rule_check import check_rule
-from ._view_history import check_inplace_on_view, view_edge, written
+from ._view_history import check_inplace_on_view, replay, view_edge, written
 from .graph import (
     FREED_GRAPH,
     Node,
@@ -547,12 +547,6 @@ def _inplace_step(
         # A view whose base changed in place since its grad_fn was made gets its new
         # history now, before this call moves the version it compares.
         current_grad_fn(self)
-    if base is not None and base._dtype is not self._dtype:
-        raise NotImplementedError(
-            f"{op.name}_(): in-place operations on the real or imaginary part of a "
-            f"{base._dtype.name} tensor that requires grad are not supported yet; compute the "
-            "new tensor out of place"
-        )
     if _debug.on:
         _check_mutation(self, op.name + "_")
     # Rules that read the input's old value get a copy taken before it is overwritten; the
@@ -603,17 +597,36 @@ def _set_history(t: Tensor, node: Node) -> None:
             move_retain_grad(t, old, old_nr)
 
 
+def _in_reals(t: Tensor) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The geometry of complex ``t`` counted in real numbers (``view_as_real``'s)."""
+    return (*t._shape, 2), (*(2 * s for s in t._stride), 1), 2 * t._offset
+
+
 def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
-    """After an in-place op on ``view``, make ``base``'s history go through it (CopySlices)."""
+    """After an in-place op on ``view``, make ``base``'s history go through it (CopySlices).
+
+    A real view of a complex base (``z.real``, ``z.imag``) or a complex view of a real one
+    (``view_as_complex``) counts its strides in real numbers: CopySlices then works on the
+    base's gradient as ``view_as_real`` sees it, and the view's geometry in reals."""
     geom = (view._shape, view._stride, view._offset)
     bgeom = (base._shape, base._stride, base._offset)
+    mixed = 0
+    if base._dtype is not view._dtype:
+        if base._dtype.is_complex:
+            mixed, bgeom = 1, _in_reals(base)
+        else:
+            mixed, geom = 2, _in_reals(view)
     cs = node_type("CopySlices")("CopySlices", _copy_slices)
-    cs.ctx = (geom, bgeom, fn)
+    cs.ctx = (geom, bgeom, fn, mixed)
     cs.next_functions = (edge(base),) + fn.next_functions[1:]
     cs.input_meta = [(base._shape, base._dtype)] + fn.input_meta[1:]
     _set_history(base, cs)
     # The view's new history: a view of the new base.
-    fresh = ops.as_strided(base, view._shape, view._stride, view._offset)
+    if mixed:
+        fresh = replay(view, base)
+        assert fresh is not None
+    else:
+        fresh = ops.as_strided(base, view._shape, view._stride, view._offset)
     _set_history(view, fresh._grad_fn)
 
 
@@ -628,8 +641,10 @@ def _link_saved_output(node: Node) -> None:
 
 
 def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:
-    (shape, stride, off), (bshape, bstride, boff), fn = node.ctx
+    (shape, stride, off), (bshape, bstride, boff), fn, mixed = node.ctx
     g = grads[0]
+    if mixed == 1:  # (a real view of a complex base: the base's gradient in reals)
+        g = ops.view_as_real(g)
     lo = min(off, boff)
     hi = max(_last(shape, stride, off), _last(bshape, bstride, boff))
     extent = max(hi - lo + 1, 0)
@@ -637,11 +652,16 @@ def _copy_slices(node: Node, grads: list[Any]) -> list[Any]:
     gbase = buf.as_strided(bshape, bstride, boff - lo)
     gbase.copy_(g)
     region = buf.as_strided(shape, stride, off - lo)
-    res = fn.apply([region.clone()])
-    region.copy_(res[0] if res[0] is not None else ops.zeros_like(region))
+    gview = region.clone()
+    if mixed == 2:  # (a complex view of a real base)
+        gview = ops.view_as_complex(gview)
+    res = fn.apply([gview])
+    r = res[0] if res[0] is not None else ops.zeros_like(gview)
+    region.copy_(ops.view_as_real(r) if mixed == 2 else r)
     # A fresh view of ``buf``: under create_graph, ``gbase``'s history predates the copy into
     # ``region``, so a double backward would miss the in-place operator's derivative.
-    return [buf.as_strided(bshape, bstride, boff - lo).clone(), *res[1:]]
+    gnew = buf.as_strided(bshape, bstride, boff - lo).clone()
+    return [ops.view_as_complex(gnew) if mixed == 1 else gnew, *res[1:]]
 
 
 def _last(shape: tuple[int, ...], stride: tuple[int, ...], off: int) -> int:

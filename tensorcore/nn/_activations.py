@@ -9,12 +9,15 @@ re-exported by ``tensorcore.nn.functional``."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 from .. import dtypes as dt
 from .._memory_format import layer_format
 from .._tensor import Tensor
+from ..dispatch import get_op
 from ..layouts import contiguous_format
 from ..ops import functions as ops
+from ..ops._call import call
 from ..ops._validate import checked
 from ..ops.frontends import named_as
 
@@ -38,6 +41,12 @@ __all__ = [
     "threshold",
     "threshold_",
 ]
+
+
+def _nn_op(name: str, *args: Any) -> Any:
+    """Operator ``name`` on ``args``: the activations PyTorch declares as operators of
+    ``torch._C._nn`` (``leaky_relu``, ``hardtanh``, ...), which are not public functions."""
+    return call(get_op(name), args)
 
 
 @checked("glu(Tensor input, int dim=-1) -> Tensor")
@@ -128,7 +137,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """
     if inplace:
         return threshold_(input, threshold, value)
-    return named_as(ops.where(input > threshold, input, value), "ThresholdBackward0")
+    return _nn_op("threshold", input, threshold, value)
 
 
 @checked("threshold_(Tensor input, float threshold, float value) -> Tensor")
@@ -143,8 +152,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     >>> x
     tensor([0., 2.])
     """
-    x = _source(input)
-    return input.copy_(ops.where(x > threshold, x, value))
+    return input.copy_(_nn_op("threshold", _source(input), threshold, value))
 
 
 @checked("relu_(Tensor input) -> Tensor")
@@ -186,8 +194,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     >>> tc.nn.functional.leaky_relu_(tc.tensor([-2.0, 3.0]), 0.5)
     tensor([-1.,  3.])
     """
-    x = _source(input)
-    return input.copy_(ops.where(x > 0, x, x * negative_slope))
+    return input.copy_(_nn_op("leaky_relu", _source(input), negative_slope))
 
 
 @checked("hardtanh_(Tensor input, float min_val=-1.0, float max_val=1.0) -> Tensor")
@@ -202,7 +209,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val)
+    return input.copy_(_nn_op("hardtanh", _source(input), min_val, max_val))
 
 
 def _rrelu(input: Tensor, lower: float, upper: float, training: bool, inplace: bool) -> Tensor:
@@ -218,7 +225,7 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, inplace: b
         slopes = ops.empty_like(x).uniform_(lower, upper)
         out = x * ops.where(x > 0, ops.ones_like(x), slopes)
     else:
-        out = ops.where(x > 0, x, x * ((lower + upper) / 2))
+        out = _nn_op("leaky_relu", x, (lower + upper) / 2)
     return input.copy_(out) if inplace else named_as(out, "RreluWithNoiseBackward0")
 
 
@@ -350,9 +357,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     >>> tc.nn.functional.hardshrink(tc.tensor([-0.3, 0.7, -2.0]))
     tensor([ 0.0000,  0.7000, -2.0000])
     """
-    return named_as(
-        ops.where((input > lambd) | (input < -lambd), input, 0.0), "HardshrinkBackward0"
-    )
+    return _nn_op("hardshrink", input, lambd)
 
 
 @checked("softshrink(Tensor input, float lambd=0.5) -> Tensor")
@@ -362,13 +367,12 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     Examples
     --------
     >>> import tensorcore as tc
-    >>> tc.nn.functional.softshrink(tc.tensor([-0.3, 0.7, -2.0]))
-    tensor([ 0.0000,  0.2000, -1.5000])
+    >>> tc.nn.functional.softshrink(tc.tensor([-0.3, 0.7, -2.0]))  # (-0.3 * 0, as PyTorch's)
+    tensor([-0.0000,  0.2000, -1.5000])
     """
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    out = ops.where(input > lambd, input - lambd, ops.where(input < -lambd, input + lambd, 0.0))
-    return named_as(out, "SoftshrinkBackward0")
+    return _nn_op("softshrink", input, lambd)
 
 
 @checked("tanhshrink(Tensor input) -> Tensor")

@@ -23,6 +23,7 @@ from ..ops.frontends import named_as
 from ..plugins import manager
 from . import _embedding_bag as _bags
 from ._activations import (
+    _nn_op,
     channel_shuffle,
     elu_,
     glu,
@@ -291,9 +292,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> tc.nn.functional.leaky_relu(tc.tensor([-2.0, 3.0]), 0.5)
     tensor([-1.,  3.])
     """
-    x = _source(input, inplace)
-    out = ops.where(x > 0, x, x * negative_slope)
-    return input.copy_(out) if inplace else named_as(out, "LeakyReluBackward0")
+    out = _nn_op("leaky_relu", _source(input, inplace), negative_slope)
+    return input.copy_(out) if inplace else out
 
 
 @checked("relu6(Tensor input, bool inplace=False) -> Tensor")
@@ -311,9 +311,8 @@ def hardtanh(
     """``x`` clamped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if inplace:
-        return input.clamp_(min_val, max_val)
-    return named_as(input.clamp(min_val, max_val), "HardtanhBackward0")
+    out = _nn_op("hardtanh", _source(input, inplace), min_val, max_val)
+    return input.copy_(out) if inplace else out
 
 
 @checked("elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
@@ -418,8 +417,8 @@ def softsign(input: Tensor) -> Tensor:
 @checked("hardsigmoid(Tensor input, bool inplace=False) -> Tensor")
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
-    out = (_source(input, inplace) + 3).clamp(0, 6) / 6
-    return input.copy_(out) if inplace else named_as(out, "HardsigmoidBackward0")
+    out = _nn_op("hardsigmoid", _source(input, inplace))
+    return input.copy_(out) if inplace else out
 
 
 @checked("hardswish(Tensor input, bool inplace=False) -> Tensor")
@@ -541,7 +540,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f"{input.shape[1] if input.ndim > 1 else 1}."
             )
         w = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
-    return named_as(ops.where(input > 0, input, input * w), "PreluKernelBackward0")
+    return _nn_op("_prelu_kernel", input, w)
 
 
 @checked(

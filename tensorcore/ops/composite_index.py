@@ -67,6 +67,23 @@ def _check_source(fn: str, self: Tensor, dim: int, index: Tensor, source: Tensor
         )
 
 
+def _check_bounds(
+    self: Tensor, dim: int, index: Tensor, negative: bool, exc: type[Exception], tag: str = ""
+) -> None:
+    """Refuse an index outside ``self``'s dim ``dim`` before anything is written, with
+    PyTorch's wording: ``index_add``/``index_copy`` take ``[0, size)`` only (a negative index
+    would wrap in ``index_put``), ``index_fill`` also ``[-size, 0)`` (``negative``)."""
+    # (meta holds no indices to check, as for put)
+    if index.numel() == 0 or not _registry.interface(self._device).holds_data:
+        return
+    n = self._shape[dim] if self.ndim else 1
+    lo = -n if negative else 0
+    bad = (index < lo) | (index >= n)
+    if bool(bad.any()):
+        i = int(index.reshape(-1)[bad.reshape(-1)][0].item())
+        raise exc(f"{tag}index {i} is out of bounds for dimension {dim} with size {n}")
+
+
 def _along(self: Tensor, dim: int, index: Tensor) -> list[Tensor | None]:
     """The advanced index that picks ``index`` along ``dim`` (all of every other dim)."""
     return [None] * dim + [index.reshape(-1).to(dt.int64)]
@@ -81,6 +98,7 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any 
             f"index_add_(): self ({torch_name(self._dtype)}) and source "
             f"({torch_name(source._dtype)}) must have the same scalar type"
         )
+    _check_bounds(self, dim, index, False, RuntimeError)
     if self.ndim == 0:
         return ops.add(self, source.sum(), alpha=alpha)
     values = source if alpha == 1 else ops.mul(source, alpha)
@@ -97,6 +115,7 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{torch_name(self._dtype)} and (source) {torch_name(source._dtype)}"
         )
+    _check_bounds(self, dim, index, False, IndexError, "index_copy_(): ")
     if self.ndim == 0:
         return source.to(self._dtype).clone()
     return ops.index_put(self, _along(self, dim, index), source.to(self._dtype))
@@ -110,6 +129,7 @@ def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
             "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value.ndim} dimension(s)."
         )
+    _check_bounds(self, dim, index, True, IndexError)
     n = self._shape[dim] if self.ndim else 1
     hit = ops.zeros(n, dtype=dt.bool_, device=self._device)
     hit = ops.index_put(

@@ -153,14 +153,22 @@ _d(
 
 
 def _pow_grads(c: Any, g: Tensor, x: Any, p: Any) -> tuple[Any, ...]:
+    # (conjugated for complex operands: pow is holomorphic in each, and the rule returns
+    # ``g * conj(d result / d input)``; ``conj(x ** (p - 1))``, not ``conj(x) ** (p - 1)``,
+    # which differs on the negative real axis, the branch cut)
     gx = gp = None
     if c.needs(0):
-        gx = g * 0 if not _is_tensor_arg(p) and p == 0 else g * p * x ** (p - 1)
+        gx = g * 0 if not _is_tensor_arg(p) and p == 0 else g * _conj(p * x ** (p - 1))
     if c.needs(1):
         # ``2.0 ** p``: the base is a Python scalar; log needs it as a tensor.
         xt = x if _is_tensor_arg(x) else _scalar_tensor(x, c.result)
-        # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice).
-        gp = g * ops.where((xt == 0) & (p >= 0), 0.0, c.result * ops.log(xt))
+        # d/dp x**p = x**p * log(x); defined as 0 where x == 0 and p >= 0 (PyTorch's choice;
+        # a complex p must be real and >= 0).
+        if isinstance(p, Tensor) and p._dtype.is_complex:
+            nonneg = (p.imag == 0) & (p.real >= 0)
+        else:
+            nonneg = p >= 0
+        gp = g * ops.where((xt == 0) & nonneg, 0.0, _conj(c.result * ops.log(xt)))
     return gx, gp
 
 
@@ -261,6 +269,73 @@ _d(
         ops.zeros_like(c.self) if c.needs(1) else None,
     ),
 )
+
+
+# The piecewise-linear activations (``leaky_relu``, ``hardtanh``, ...): the gradient is the
+# operator's ``*_backward``, which reads ``self``; that operator is linear in its gradient
+# argument and piecewise constant in ``self`` (a zero that flows, as threshold_backward's).
+def _nn_op(name: str, *args: Any) -> Any:
+    """Operator ``name`` (one ``nn.functional`` reaches, not a public function) on ``args``."""
+    return call(get_op(name), args)
+
+
+def _piecewise(name: str, saves: str, flags: str = "") -> None:
+    """The rules of ``name`` and ``name_backward``; ``flags``: the backward's bool
+    parameters, False when the forward calls it (``leaky_relu``'s ``self_is_result``)."""
+    params = saves.split()[1:]
+    backward = name + "_backward"
+    extra = tuple(flags.split())
+    _d(
+        name,
+        saves,
+        lambda c, g: (
+            _nn_op(backward, g, c.self, *(getattr(c, p) for p in params), *(False,) * len(extra)),
+        ),
+    )
+    _d(
+        backward,
+        " ".join((saves, *extra)),
+        lambda c, gg: (
+            _nn_op(backward, gg, c.self, *(getattr(c, p) for p in (*params, *extra)))
+            if c.needs(0)
+            else None,
+            ops.zeros_like(c.self) if c.needs(1) else None,
+        ),
+    )
+
+
+_piecewise("leaky_relu", "self negative_slope", flags="self_is_result")
+_piecewise("hardtanh", "self min_val max_val")
+_piecewise("hardsigmoid", "self")
+_piecewise("softshrink", "self lambd")
+_piecewise("hardshrink", "self lambd")
+_d("threshold", "self threshold", lambda c, g: (ops.threshold_backward(g, c.self, c.threshold),))
+_d(
+    "_prelu_kernel",
+    "self weight",
+    lambda c, g: _nn_op("_prelu_kernel_backward", g, c.self, c.weight),
+)
+
+
+def _prelu_backward_backward(c: Any, grads: Any) -> tuple[Any, ...]:
+    # grad_input = where(x > 0, g, w g) and grad_weight = where(x > 0, 0, x g): bilinear in
+    # (g, w) and (g, x) on each side of 0, piecewise constant in x's sign (a zero that flows).
+    ggi, ggw = grads
+    x, w, g = c.self, c.weight, c.grad_output
+    pos = x > 0
+    dg = dx = dw = None
+    if c.needs(0):
+        dg = ops.where(pos, ggi, ggi * w) if ggi is not None else ops.zeros_like(x)
+        if ggw is not None:
+            dg = dg + ops.where(pos, 0.0, ggw * x)
+    if c.needs(1):
+        dx = ops.where(pos, 0.0, ggw * g) if ggw is not None else ops.zeros_like(x)
+    if c.needs(2):
+        dw = ops.where(pos, 0.0, ggi * g) if ggi is not None else ops.zeros_like(x)
+    return dg, dx, dw
+
+
+_d("_prelu_kernel_backward", "grad_output self weight", _prelu_backward_backward)
 _d(
     "gelu",
     "self approximate",
@@ -1398,13 +1473,16 @@ def _gather_pooled(gg: Tensor, indices: Tensor) -> Tensor:
     return picked.reshape(indices._shape)
 
 
+# The pools save ``self`` whole, as PyTorch's: their backward operators take it, so that a
+# double backward reaches it (with zeros: they are linear in grad_output and do not read
+# self's values).
 _d(
     "max_pool2d_with_indices",
-    "self:spec kernel_size stride padding dilation ceil_mode result1",
+    "self kernel_size stride padding dilation ceil_mode result1",
     lambda c, g: (
         ops.max_pool2d_with_indices_backward(
             _grad_in(g[0], layer_format(c.self)),
-            c.self._shape,
+            c.self,
             c.kernel_size,
             c.stride,
             c.padding,
@@ -1417,16 +1495,20 @@ _d(
 # Linear in grad_output; its adjoint reads the gradient at the pooled positions.
 _d(
     "max_pool2d_with_indices_backward",
-    "indices",
-    lambda c, gg: (_gather_pooled(gg, c.indices), None),
+    "self:spec indices",
+    lambda c, gg: (
+        _gather_pooled(gg, c.indices) if c.needs(0) else None,
+        _zeros_of(c.self) if c.needs(1) else None,
+        None,
+    ),
 )
 _d(
     "avg_pool2d",
-    "self:spec kernel_size stride padding ceil_mode count_include_pad divisor_override",
+    "self kernel_size stride padding ceil_mode count_include_pad divisor_override",
     lambda c, g: (
         ops.avg_pool2d_backward(
             _grad_in(g, layer_format(c.self)),
-            c.self._shape,
+            c.self,
             c.kernel_size,
             c.stride,
             c.padding,
@@ -1439,7 +1521,7 @@ _d(
 # Linear in grad_output, and self-adjoint up to the roles: its adjoint is avg_pool2d.
 _d(
     "avg_pool2d_backward",
-    "kernel_size stride padding ceil_mode count_include_pad divisor_override",
+    "self:spec kernel_size stride padding ceil_mode count_include_pad divisor_override",
     lambda c, gg: (
         ops.avg_pool2d(
             gg,
@@ -1449,7 +1531,10 @@ _d(
             c.ceil_mode,
             c.count_include_pad,
             c.divisor_override,
-        ),
+        )
+        if c.needs(0)
+        else None,
+        _zeros_of(c.self) if c.needs(1) else None,
     ),
 )
 

@@ -938,6 +938,25 @@ def refuses_category(kinds: str, error: str, param: int = 0) -> Callable[..., No
     return check
 
 
+#: PyTorch's names of the device types, as its messages print them (``DeviceType``).
+_DEVICE_TYPE_NAMES = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"}
+
+
+def refuses_complex_on_device(name: str) -> Callable[..., None]:
+    """An operator's ``check``: PyTorch's ``RuntimeError`` for a complex ``self``, worded with
+    the tensor's device type as PyTorch words it for its CPU kernel (``nansum on CPU does not
+    support complex inputs``); the refusal comes before the dtype the call computes in, so an
+    explicit ``dtype=`` does not lift it."""
+
+    def check(self: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(self, Tensor) and self._dtype.is_complex:
+            t = self._device.type
+            where = _DEVICE_TYPE_NAMES.get(t, t.upper())
+            raise RuntimeError(f"{name} on {where} does not support complex inputs")
+
+    return check
+
+
 def refuses_bool_scan(kernel: str) -> Callable[..., None]:
     """``cumsum``/``cumprod``'s ``check``: PyTorch's scan kernels have no bool loop, so a
     ``dtype=bool`` is refused (``"cumsum_out_cpu" not implemented for 'Bool'``)."""

@@ -41,6 +41,8 @@ __all__ = [
     "meta_lstm_layer_backward",
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
+    "meta_prelu_kernel",
+    "meta_prelu_kernel_backward",
 ]
 
 
@@ -332,7 +334,7 @@ def meta_max_pool2d_with_indices(
 
 def meta_max_pool2d_with_indices_backward(
     grad_output: Tensor,
-    input_size: Sequence[int],
+    self: Tensor,
     kernel_size: Sequence[int],
     stride: Sequence[int],
     padding: Sequence[int],
@@ -341,7 +343,7 @@ def meta_max_pool2d_with_indices_backward(
     indices: Tensor,
 ) -> Any:
     fn = "max_pool2d_with_indices_backward"
-    size = tuple(input_size)
+    size = self._shape
     _floating(fn, grad_output)
     k, st, pad, dil, outs = _pool_geometry(
         fn, size, kernel_size, stride, padding, dilation, ceil_mode
@@ -356,7 +358,7 @@ def meta_max_pool2d_with_indices_backward(
             f"{fn}(): grad_output of size {list(grad_output._shape)} and indices of size "
             f"{list(indices._shape)} must both have the pooled size {list(want)}"
         )
-    args = (grad_output, size, k, st, pad, dil, bool(ceil_mode), indices)
+    args = (grad_output, self, k, st, pad, dil, bool(ceil_mode), indices)
     return args, _spec(size, grad_output._dtype, grad_output)
 
 
@@ -380,7 +382,7 @@ def meta_avg_pool2d(
 
 def meta_avg_pool2d_backward(
     grad_output: Tensor,
-    input_size: Sequence[int],
+    self: Tensor,
     kernel_size: Sequence[int],
     stride: Sequence[int],
     padding: Sequence[int],
@@ -389,7 +391,7 @@ def meta_avg_pool2d_backward(
     divisor_override: int | None,
 ) -> Any:
     fn = "avg_pool2d_backward"
-    size = tuple(input_size)
+    size = self._shape
     k, st, pad, _, outs = _pool_geometry(fn, size, kernel_size, stride, padding, (1,), ceil_mode)
     want = size[:2] + outs
     if grad_output._shape != want:
@@ -399,7 +401,7 @@ def meta_avg_pool2d_backward(
         )
     args = (
         grad_output,
-        size,
+        self,
         k,
         st,
         pad,
@@ -408,6 +410,33 @@ def meta_avg_pool2d_backward(
         divisor_override,
     )
     return args, _spec(size, grad_output._dtype, grad_output)
+
+
+def meta_prelu_kernel(self: Tensor, weight: Tensor) -> Any:
+    if self._dtype is not weight._dtype:
+        raise RuntimeError(
+            "prelu: Type promoting not supported. Got "
+            f"{torch_name(self._dtype)} and {torch_name(weight._dtype)}"
+        )
+    w = weight._shape
+    lead = len(self._shape) - len(w)
+    if lead < 0 or any(b not in (1, s) for s, b in zip(self._shape[lead:], w, strict=True)):
+        raise RuntimeError(
+            f"prelu: weight of shape {list(w)} does not broadcast to the input's "
+            f"{list(self._shape)}"
+        )
+    return (self, weight), _spec(self._shape, self._dtype, self)
+
+
+def meta_prelu_kernel_backward(grad_output: Tensor, self: Tensor, weight: Tensor) -> Any:
+    meta_prelu_kernel(self, weight)
+    if grad_output._shape != self._shape:
+        raise RuntimeError(
+            f"prelu: grad_output of shape {list(grad_output._shape)} does not have the "
+            f"input's shape {list(self._shape)}"
+        )
+    spec = _spec(self._shape, self._dtype, self)
+    return (grad_output, self, weight), (spec, spec)
 
 
 def _mixed(x: Tensor, param: Tensor | None) -> bool:

@@ -470,6 +470,73 @@ def _threshold_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("leaky_relu")
+def _leaky_relu(m: _Maker) -> list[Sample]:
+    # ``self`` away from the kinks (0 here; +-lambd, the bounds, +-3 below).
+    return [S((m.away(2, 3), 0.1)), S((m.away(3, 4, t=True),), desc="default slope")]
+
+
+@_samples("leaky_relu_backward")
+def _leaky_relu_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.away(2, 3), 0.2, False))]
+
+
+@_samples("hardtanh")
+def _hardtanh(m: _Maker) -> list[Sample]:
+    # (|x| >= 0.3: the negative ones clamped, the positive ones inside)
+    return [S((m.away(2, 3), -0.2, 2.0)), S((m.away(3, 4, t=True),), desc="default bounds")]
+
+
+@_samples("hardtanh_backward")
+def _hardtanh_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.away(2, 3), -0.2, 2.0))]
+
+
+@_samples("hardsigmoid")
+def _hardsigmoid(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3, lo=0.3, hi=2.5),), desc="inside"),
+        S((m.away(3, 4, lo=3.5, hi=6.0, t=True),), desc="outside"),
+    ]
+
+
+@_samples("hardsigmoid_backward")
+def _hardsigmoid_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.away(2, 3, lo=2.0, hi=4.0)))]
+
+
+@_samples("softshrink", "hardshrink")
+def _shrink(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3), 0.2), desc="outside"),
+        S((m.away(3, 4, t=True), 2.0), desc="inside"),
+        S((m.away(4, lo=0.6),), desc="default lambd"),
+    ]
+
+
+@_samples("softshrink_backward", "hardshrink_backward")
+def _shrink_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=1.0), 0.6))]
+
+
+@_samples("threshold")
+def _threshold(m: _Maker) -> list[Sample]:
+    return [S((m.away(2, 3), 0.1, 20.0)), S((m.away(3, 4, t=True), -0.2, -1.0), desc="negative")]
+
+
+@_samples("_prelu_kernel")
+def _prelu_kernel(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3, 4), m.uniform(3, 1, lo=0.1, hi=0.5)), desc="one slope per channel"),
+        S((m.away(3, 4, t=True), m.uniform(1, lo=0.1, hi=0.5)), desc="one slope"),
+    ]
+
+
+@_samples("_prelu_kernel_backward")
+def _prelu_kernel_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3, 4), m.away(2, 3, 4), m.uniform(3, 1, lo=0.1, hi=0.5)))]
+
+
 @_samples("floor", "ceil", "trunc")
 def _rounding(m: _Maker) -> list[Sample]:
     return [S((m.off_integer(2, 3),)), S((m.off_integer(4, 3).t(),), desc="transposed")]
@@ -958,7 +1025,7 @@ def _max_pool2d_backward(m: _Maker) -> list[Sample]:
         S(
             (
                 m.uniform(2, 2, 2, 2),
-                (2, 2, 4, 4),
+                m.uniform(2, 2, 4, 4),
                 (2,),
                 (2,),
                 (0,),
@@ -983,9 +1050,12 @@ def _avg_pool2d(m: _Maker) -> list[Sample]:
 @_samples("avg_pool2d_backward")
 def _avg_pool2d_backward(m: _Maker) -> list[Sample]:
     return [
-        S((m.uniform(2, 2, 2, 2), (2, 2, 4, 4), (2,), (2,), (0,), False, True, None), desc="2x2"),
         S(
-            (m.uniform(1, 2, 3, 4), (1, 2, 5, 6), (3,), (2,), (1,), True, False, None),
+            (m.uniform(2, 2, 2, 2), m.uniform(2, 2, 4, 4), (2,), (2,), (0,), False, True, None),
+            desc="2x2",
+        ),
+        S(
+            (m.uniform(1, 2, 3, 4), m.uniform(1, 2, 5, 6), (3,), (2,), (1,), True, False, None),
             desc="ceil, no pad count",
         ),
     ]

@@ -126,6 +126,7 @@ def build(
         losses,
         nn,
         optim,
+        piecewise,
         pointwise,
         recurrent,
         reductions,
@@ -139,6 +140,7 @@ def build(
     parts = [
         pointwise.build(xp, erf=erf, fresh_bytes=fresh_bytes),
         activations.build(xp, erf if erf is not None else pointwise._erf_ufunc(xp)),
+        piecewise.build(xp),
         reductions.build(xp),
         special.build(xp),
         linalg.build(xp),

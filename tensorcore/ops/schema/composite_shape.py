@@ -14,7 +14,7 @@ _TRAPEZOID_BOOL = "trapezoid: received a bool input for `y`, but bool is not sup
 _CS_DTYPES = {
     "bucketize": "if", "isin": "if", "unique": "bif", "unique_consecutive": "bif",
     "histc": "f", "histogram": "f", "kthvalue": "if", "mode": "bif", "median": "if", "nanmedian": "if", "quantile": "f",
-    "nanquantile": "f", "nanmean": "f", "nansum": "bif", "var_mean": "fc", "std_mean": "fc",
+    "nanquantile": "f", "nanmean": "f", "var_mean": "fc", "std_mean": "fc",
     "aminmax": "bif", "logspace": "ifc", "tril_indices": "i", "triu_indices": "i",
     "trapezoid": "ifc", "trapz": "ifc", "cumulative_trapezoid": "ifc", "chain_matmul": "ifc",
 }  # fmt: skip
@@ -307,7 +307,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None) -> Tensor",
         "reduction",
         "Sum over ``dim`` with NaN counted as zero.",
-        {"check": M.refuses_category("c", "nansum on CPU does not support complex inputs")},
+        {"check": M.refuses_complex_on_device("nansum")},
     ),
     (
         "var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, "

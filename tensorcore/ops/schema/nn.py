@@ -61,10 +61,12 @@ _op(
     node="MaxPool2DWithIndicesBackward0",
 )
 _op(
-    "max_pool2d_with_indices_backward(Tensor grad_output, int[] input_size, int[] kernel_size, "
+    "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[] kernel_size, "
     "int[] stride, int[] padding, int[] dilation, bool ceil_mode, Tensor indices) -> Tensor",
     _NN,
-    "The gradient of ``max_pool2d_with_indices``: ``grad_output`` added at ``indices``.",
+    "The gradient of ``max_pool2d_with_indices`` of ``self``: ``grad_output`` added at "
+    "``indices`` (``self``'s values are not read: it is there, as in PyTorch, so that a "
+    "double backward reaches it, with zeros).",
     frontend="structured",
     meta_function=MN.meta_max_pool2d_with_indices_backward,
     method=False,
@@ -82,14 +84,39 @@ _op(
     node="AvgPool2DBackward0",
 )
 _op(
-    "avg_pool2d_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, "
+    "avg_pool2d_backward(Tensor grad_output, Tensor self, int[] kernel_size, int[] stride, "
     "int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
     _NN,
-    "The gradient of ``avg_pool2d``: each output's gradient shared over its window.",
+    "The gradient of ``avg_pool2d`` of ``self``: each output's gradient shared over its "
+    "window (``self``'s values are not read, as for ``max_pool2d_with_indices_backward``).",
     frontend="structured",
     meta_function=MN.meta_avg_pool2d_backward,
     method=False,
     dtypes="if",
+)
+# PReLU and its gradients, PyTorch's private operators (``nn.functional.prelu`` reshapes
+# ``weight`` to broadcast along dim 1 first). The backward operator takes ``self``, with a
+# zero that flows as its derivative there, so that a double backward reaches the input.
+_op(
+    "_prelu_kernel(Tensor self, Tensor weight) -> Tensor",
+    _NN,
+    "``self`` where ``self > 0``, else ``weight * self`` (``weight`` broadcast to ``self``).",
+    frontend="structured",
+    meta_function=MN.meta_prelu_kernel,
+    method=False,
+    function=False,
+    dtypes="f",
+)
+_op(
+    "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)",
+    _NN,
+    "The gradients of ``_prelu_kernel`` in ``self`` and in ``weight``, both of ``self``'s "
+    "shape (the weight's is summed from it).",
+    frontend="structured",
+    meta_function=MN.meta_prelu_kernel_backward,
+    method=False,
+    function=False,
+    dtypes="f",
 )
 _op(
     "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",

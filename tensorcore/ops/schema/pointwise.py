@@ -155,6 +155,82 @@ for _n, _sig, _d in [
         values="threshold" if _n == "threshold_backward" else "",
         tensors_only=" ".join(_p.split()[1] for _p in _sig.split(", ")[:2]),
     )
+# The piecewise-linear activations and their gradients, PyTorch's operators (what
+# ``nn.functional`` calls). Each gradient is an operator of its own that takes ``self``, as
+# ``threshold_backward`` does, so that a double backward reaches the input through it (its
+# derivative in ``self`` is a zero that flows: ``leaky_relu``'s second derivative is zeros,
+# not "unused"). Not public functions, as in PyTorch (``torch._C._nn``).
+for _sig, _d, _dt in [
+    (
+        "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+        "``self`` where ``self > 0``, else ``negative_slope * self``.",
+        "f",
+    ),
+    (
+        "leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, "
+        "bool self_is_result) -> Tensor",
+        "The gradient of ``leaky_relu``: ``grad_output`` where ``self > 0``, else "
+        "``negative_slope * grad_output``.",
+        "f",
+    ),
+    (
+        "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+        "``self`` clamped to ``[min_val, max_val]``.",
+        "if",
+    ),
+    (
+        "hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) "
+        "-> Tensor",
+        "The gradient of ``hardtanh``: ``grad_output`` where ``min_val < self < max_val``, else 0.",
+        "f",
+    ),
+    ("hardsigmoid(Tensor self) -> Tensor", "``min(max(self + 3, 0), 6) / 6``.", "f"),
+    (
+        "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
+        "The gradient of ``hardsigmoid``: ``grad_output / 6`` where ``-3 < self < 3``, else 0.",
+        "f",
+    ),
+    (
+        "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+        "``self`` moved ``lambd`` towards 0, and 0 within ``lambd`` of it.",
+        "f",
+    ),
+    (
+        "softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor",
+        "The gradient of ``softshrink``: 0 where ``-lambd <= self <= lambd``, else "
+        "``grad_output``.",
+        "f",
+    ),
+    (
+        "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+        "0 where ``-lambd <= self <= lambd``, else ``self``.",
+        "f",
+    ),
+    (
+        "hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor",
+        "The gradient of ``hardshrink``: 0 where ``-lambd <= self <= lambd``, else ``grad_out``.",
+        "f",
+    ),
+    (
+        "threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+        "``value`` where ``self <= threshold``, else ``self``.",
+        "if",
+    ),
+]:
+    _grad = _sig.split("(")[0].endswith("_backward")
+    _op(
+        _sig,
+        "pointwise nn",
+        _d,
+        frontend="pointwise",
+        method=False,
+        function=False,
+        inplace=False,
+        dtypes=_dt,
+        tensors_only=("grad_out self" if "grad_out," in _sig else "grad_output self")
+        if _grad
+        else "",
+    )
 # GELU and its gradient, each one pass (the composite is five operators forward and ten
 # backward; PyTorch's gelu/gelu_backward).
 for _sig, _d in [

@@ -693,7 +693,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def max_pool2d_with_indices_backward(
         out: Any,
         grad_output: Any,
-        input_size: Any,
+        self: Any,
         kernel_size: Any,
         stride: Any,
         padding: Any,
@@ -811,7 +811,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def avg_pool2d_backward(
         out: Any,
         grad_output: Any,
-        input_size: Any,
+        self: Any,
         kernel_size: Any,
         stride: Any,
         padding: Any,

@@ -323,20 +323,41 @@ def build(
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
         o = array_of(out)
         with quiet(all="ignore"):
-            if type(y) in (int, float) and y in (2, 3) and o.dtype.kind == "f" == x.dtype.kind:
-                # PyTorch's squares and cubes are products (x * x, x * x * x): the general
-                # power loop is several times slower on a square and up to a hundred times
-                # on a cube of negative numbers. (A square is the correctly rounded x ** 2; a
-                # 16-bit cube goes through float32 and is rounded once, as PyTorch's.)
+            if (
+                type(y) in (int, float)
+                and y in _POW_SPECIAL
+                and o.dtype.kind == x.dtype.kind
+                and x.dtype.kind in "fc"
+                # (PyTorch's 16-bit floats take the general power in float32 but for 2 and 3)
+                and (y in (2, 3) or o.dtype.itemsize > 2)
+            ):
+                # PyTorch computes these exponents of a floating or complex tensor with other
+                # functions, and their values differ from the general power's at the edges:
+                # 0.5 is sqrt and -0.5 rsqrt (-0.0 ** -0.5 is -inf, -inf ** 0.5 NaN; a
+                # negative complex number's root is exactly imaginary), -1 is 1 / x, 2, 3 and
+                # -2 are products (x * x, x * x * x, 1 / (x * x)): the general power loop is
+                # also several times slower on a square and up to a hundred times on a cube
+                # of negative numbers. (A square is the correctly rounded x ** 2; a 16-bit
+                # cube goes through float32 and is rounded once, as PyTorch's.)
                 if y == 2 and x.dtype == o.dtype:
-                    xp.square(x, out=o)
+                    xp.multiply(x, x, out=o)
                     return
+                w = x.astype(acc_dtype(xp, o.dtype), copy=False)
                 if y == 3:
-                    w = x.astype(acc_dtype(xp, o.dtype), copy=False)
-                    xp.multiply(xp.square(w), w, out=o, casting="unsafe")
-                    return
+                    r = xp.multiply(w, w) * w
+                elif y == 0.5:
+                    r = xp.sqrt(w)
+                elif y == -0.5:
+                    r = 1 / xp.sqrt(w)
+                elif y == -1:
+                    r = 1 / w
+                else:  # -2
+                    r = 1 / (w * w)
+                o[...] = r.astype(o.dtype, copy=False)
+                return
             xp.power(x, y, out=o)
 
+    _POW_SPECIAL = (2, 3, 0.5, -0.5, -1, -2)
     pow_.__name__ = "pow"
     K["pow"] = pow_
 

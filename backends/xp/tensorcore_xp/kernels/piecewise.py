@@ -1,0 +1,161 @@
+"""The piecewise-linear activations and their gradients (PyTorch's ``leaky_relu``,
+``hardtanh``, ``hardsigmoid``, ``softshrink``, ``hardshrink``, ``threshold`` and their
+``*_backward``; ``_prelu_kernel`` and its backward, with a tensor of slopes), written once
+against an array module ``xp`` (NumPy or CuPy).
+
+Each is one ``where`` over the input, computed in the compute precision (float32 for the
+16-bit floats, rounded once, as PyTorch's ``opmath``), with PyTorch's comparisons: they
+decide what a NaN input gives (the value, or the gradient, passes) and which side of a kink
+its end points take (``hardtanh``'s gradient is 0 at ``min_val`` and ``max_val``, the
+shrinks' gradients are 0 at ``±lambd``). The gradients are operators of their own, as in
+PyTorch, so that a double backward reaches the input (their derivative in ``self`` is a zero
+that flows, ``tensorcore/ops/derivatives.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..helpers import acc_dtype, array_of, errstate
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The piecewise activations' kernels for the array module ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = errstate(xp)
+
+    def wide(out: Any) -> Any:
+        return acc_dtype(xp, array_of(out).dtype)
+
+    def operand(v: Any, dtype: Any) -> Any:
+        """A tensor's array (or a Python number) in the compute dtype."""
+        a = array_of(v)
+        if hasattr(a, "astype"):
+            return a.astype(dtype, copy=False)
+        return xp.asarray(a, dtype=dtype)
+
+    def bound(v: Any, dtype: Any) -> Any:
+        """A Scalar parameter in the compute dtype (an integer tensor's bounds are
+        truncated, as PyTorch converts them)."""
+        return xp.asarray(v, dtype=dtype)
+
+    def put(out: Any, r: Any) -> None:
+        o = array_of(out)
+        o[...] = r.astype(o.dtype, copy=False) if r.dtype != o.dtype else r
+
+    def kernel(fn: Callable[..., None]) -> None:
+        K[fn.__name__] = fn
+
+    @kernel
+    def leaky_relu(out: Any, self: Any, negative_slope: Any = 0.01) -> None:
+        d = wide(out)
+        x = operand(self, d)
+        with quiet(all="ignore"):
+            put(out, xp.where(x > 0, x, x * bound(negative_slope, d)))
+
+    @kernel
+    def leaky_relu_backward(
+        out: Any, grad_output: Any, self: Any, negative_slope: Any, self_is_result: bool
+    ) -> None:
+        if self_is_result and negative_slope < 0:
+            raise RuntimeError(
+                "In-place leakyReLu backward calculation is triggered with a negative slope "
+                "which is not supported. This is caused by calling in-place forward function "
+                "with a negative slope, please call out-of-place version instead. File an "
+                "issue at https://github.com/pytorch/pytorch if you do require supporting "
+                "in-place leakRelu backward calculation with negative slope"
+            )
+        d = wide(out)
+        g, x = operand(grad_output, d), operand(self, d)
+        with quiet(all="ignore"):
+            put(out, xp.where(x > 0, g, g * bound(negative_slope, d)))
+
+    @kernel
+    def hardtanh(out: Any, self: Any, min_val: Any = -1, max_val: Any = 1) -> None:
+        d = wide(out)
+        x = operand(self, d)
+        # (clamp's: NaN stays NaN)
+        put(out, xp.minimum(xp.maximum(x, bound(min_val, d)), bound(max_val, d)))
+
+    @kernel
+    def hardtanh_backward(
+        out: Any, grad_output: Any, self: Any, min_val: Any, max_val: Any
+    ) -> None:
+        d = wide(out)
+        g, x = operand(grad_output, d), operand(self, d)
+        flat = (x <= bound(min_val, d)) | (x >= bound(max_val, d))
+        put(out, xp.where(flat, xp.zeros((), d), g))
+
+    @kernel
+    def hardsigmoid(out: Any, self: Any) -> None:
+        d = wide(out)
+        x = operand(self, d)
+        r = xp.minimum(xp.maximum(x + bound(3, d), bound(0, d)), bound(6, d))
+        put(out, r / bound(6, d))
+
+    @kernel
+    def hardsigmoid_backward(out: Any, grad_output: Any, self: Any) -> None:
+        d = wide(out)
+        g, x = operand(grad_output, d), operand(self, d)
+        inside = (x > bound(-3, d)) & (x < bound(3, d))
+        with quiet(all="ignore"):
+            put(out, xp.where(inside, g * bound(1 / 6, d), xp.zeros((), d)))
+
+    def dead(x: Any, lambd: Any, d: Any) -> Any:
+        """Where a shrink is 0: ``-lambd <= x <= lambd`` (never at NaN)."""
+        lam = bound(lambd, d)
+        return (x >= -lam) & (x <= lam)
+
+    @kernel
+    def softshrink(out: Any, self: Any, lambd: Any = 0.5) -> None:
+        d = wide(out)
+        x = operand(self, d)
+        lam = bound(lambd, d)
+        with quiet(all="ignore"):
+            # (x * 0 inside: NaN stays NaN, as PyTorch's)
+            r = xp.where(x > lam, x - lam, xp.where(x < -lam, x + lam, x * 0))
+        put(out, r)
+
+    @kernel
+    def softshrink_backward(out: Any, grad_output: Any, self: Any, lambd: Any) -> None:
+        d = wide(out)
+        g, x = operand(grad_output, d), operand(self, d)
+        put(out, xp.where(dead(x, lambd, d), xp.zeros((), d), g))
+
+    @kernel
+    def hardshrink(out: Any, self: Any, lambd: Any = 0.5) -> None:
+        d = wide(out)
+        x = operand(self, d)
+        put(out, xp.where(dead(x, lambd, d), xp.zeros((), d), x))
+
+    @kernel
+    def hardshrink_backward(out: Any, grad_out: Any, self: Any, lambd: Any) -> None:
+        d = wide(out)
+        g, x = operand(grad_out, d), operand(self, d)
+        put(out, xp.where(dead(x, lambd, d), xp.zeros((), d), g))
+
+    @kernel
+    def threshold(out: Any, self: Any, threshold: Any, value: Any) -> None:
+        d = wide(out)
+        x = operand(self, d)
+        put(out, xp.where(x <= bound(threshold, d), bound(value, d), x))
+
+    @kernel
+    def _prelu_kernel(out: Any, self: Any, weight: Any) -> None:
+        d = wide(out)
+        x, w = operand(self, d), operand(weight, d)
+        put(out, xp.where(x > 0, x, w * x))
+
+    @kernel
+    def _prelu_kernel_backward(out: Any, grad_output: Any, self: Any, weight: Any) -> None:
+        grad_input, grad_weight = out
+        d = wide(grad_input)
+        g, x, w = operand(grad_output, d), operand(self, d), operand(weight, d)
+        pos = x > 0
+        put(grad_input, xp.where(pos, g, w * g))
+        put(grad_weight, xp.where(pos, xp.zeros((), d), x * g))
+
+    return K
