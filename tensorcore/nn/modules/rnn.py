@@ -439,6 +439,23 @@ class _Sequence(Function):
         )
 
     @staticmethod
+    def recurrent_grads(ctx: Any, g_proj: Tensor, h0: Tensor, out: Tensor) -> tuple[Any, Any]:
+        """The recurrent weight's and bias's gradients over all steps at once, from the
+        gradients ``g_proj`` of every step's state projection ``(steps, batch, gates)``: the
+        weight's from the state each step read (h0 first, then the previous step's output),
+        each None where ``ctx`` does not need it."""
+        needs = ctx.needs_input_grad
+        g_w = g_b = None
+        gm = g_proj.reshape(-1, g_proj.shape[-1])
+        if needs[5]:
+            first = h0.unsqueeze(0)
+            prev = ops.cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)
+            g_w = gm.t().matmul(prev.reshape(-1, h0.shape[-1]))
+        if needs[6]:
+            g_b = gm.sum(0)
+        return g_w, g_b
+
+    @staticmethod
     def layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor) -> tuple[Any, ...]:
         """The backward of a layer that ``_lstm_layer`` ran: the recurrence's gradients in
         one call, then the recurrent weight's and bias's over all steps at once."""
@@ -446,15 +463,7 @@ class _Sequence(Function):
         out, ws = ctx.layer
         g_proj, g_h0, g_c0 = ops._lstm_layer_backward(g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse)
         needs = ctx.needs_input_grad
-        g_w = g_b = None
-        gm = g_proj.reshape(-1, g_proj.shape[-1])
-        if needs[5]:
-            # the state each step read: h0 first, then the previous step's output
-            first = h0.unsqueeze(0)
-            prev = ops.cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)
-            g_w = gm.t().matmul(prev.reshape(-1, h0.shape[-1]))
-        if needs[6]:
-            g_b = gm.sum(0)
+        g_w, g_b = _Sequence.recurrent_grads(ctx, g_proj, h0, out)
         return (
             None,
             None,
@@ -474,14 +483,7 @@ class _Sequence(Function):
         out, ws = ctx.layer
         g_proj, g_hp, g_h0 = ops._gru_layer_backward(g_out, g_h, h0, w_hh, ws, ctx.reverse)
         needs = ctx.needs_input_grad
-        g_w = g_b = None
-        gm = g_hp.reshape(-1, g_hp.shape[-1])
-        if needs[5]:
-            first = h0.unsqueeze(0)
-            prev = ops.cat([out[1:], first] if ctx.reverse else [first, out[:-1]], 0)
-            g_w = gm.t().matmul(prev.reshape(-1, h0.shape[-1]))
-        if needs[6]:
-            g_b = gm.sum(0)
+        g_w, g_b = _Sequence.recurrent_grads(ctx, g_hp, h0, out)
         return (
             None,
             None,

@@ -86,6 +86,19 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if b is not o:
                 o[...] = b
 
+    def backward_arrays(
+        out: Any, grad_output: Any, workspace: Any, w_hh: Any, state0: Any
+    ) -> tuple[Any, ...]:
+        """A layer backward's arrays: the outputs', their accumulation dtype, the output's
+        gradient feature-major ``(steps, features, batch)``, the workspace, the recurrent
+        weight and the first state (transposed, feature-major), in that dtype."""
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        gy = array_of(grad_output).astype(wide, copy=False).transpose(0, 2, 1).copy()
+        ws = array_of(workspace).astype(wide, copy=False)
+        w = array_of(w_hh).astype(wide, copy=False)
+        return outs, wide, gy, ws, w, array_of(state0).astype(wide, copy=False).T
+
     def _lstm_layer_backward(
         out: Any,
         grad_output: Any,
@@ -96,12 +109,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         workspace: Any,
         reverse: bool,
     ) -> None:
-        outs = [array_of(t) for t in out]
-        wide = acc_dtype(xp, outs[0].dtype)
-        gy = array_of(grad_output).astype(wide, copy=False).transpose(0, 2, 1).copy()
-        ws = array_of(workspace).astype(wide, copy=False)
-        w = array_of(w_hh).astype(wide, copy=False)
-        c_first = array_of(c0).astype(wide, copy=False).T
+        outs, wide, gy, ws, w, c_first = backward_arrays(out, grad_output, workspace, w_hh, c0)
         steps, gates, batch = ws.shape[0], outs[0].shape[2], outs[0].shape[1]
         hsz = gates // 4
         g_proj = xp.empty((steps, gates, batch), dtype=wide)  # feature-major, as ``ws``
@@ -209,12 +217,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         workspace: Any,
         reverse: bool,
     ) -> None:
-        outs = [array_of(t) for t in out]
-        wide = acc_dtype(xp, outs[0].dtype)
-        gy = array_of(grad_output).astype(wide, copy=False).transpose(0, 2, 1).copy()
-        ws = array_of(workspace).astype(wide, copy=False)
-        w = array_of(w_hh).astype(wide, copy=False)
-        h_first = array_of(h0).astype(wide, copy=False).T
+        outs, wide, gy, ws, w, h_first = backward_arrays(out, grad_output, workspace, w_hh, h0)
         steps, batch, gates = outs[0].shape
         hsz = gates // 3
         rz = 2 * hsz
