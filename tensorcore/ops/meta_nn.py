@@ -636,6 +636,29 @@ def meta_lstm_layer(proj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, reverse:
     return (proj, h0, c0, w_hh, bool(reverse)), specs
 
 
+def _layer_backward_checks(
+    fn: str,
+    grad_output: Tensor,
+    w_hh: Tensor,
+    gates: int,
+    workspace: Tensor,
+    rows: int,
+    states: dict[str, Tensor],
+) -> tuple[int, int, int]:
+    """A recurrent layer backward's arguments against ``grad_output`` ``(L, N, H)``: the
+    recurrent weight ``(gates * H, H)``, the workspace ``(L, rows * H, N)`` and each state
+    ``(N, H)``; ``(L, N, H)``."""
+    if grad_output.ndim != 3:
+        raise RuntimeError(f"{fn}(): expected grad_output of shape (L, N, H), got "
+                           f"{list(grad_output._shape)}")  # fmt: skip
+    steps, batch, hsz = grad_output._shape
+    _norm_param(fn, "w_hh", w_hh, (gates * hsz, hsz), grad_output)
+    _norm_param(fn, "workspace", workspace, (steps, rows * hsz, batch), grad_output)
+    for name, t in states.items():
+        _norm_param(fn, name, t, (batch, hsz), grad_output)
+    return steps, batch, hsz
+
+
 def meta_lstm_layer_backward(
     grad_output: Tensor,
     grad_h_n: Tensor,
@@ -645,15 +668,10 @@ def meta_lstm_layer_backward(
     workspace: Tensor,
     reverse: bool,
 ) -> Any:
-    fn = "_lstm_layer_backward"
-    if grad_output.ndim != 3:
-        raise RuntimeError(f"{fn}(): expected grad_output of shape (L, N, H), got "
-                           f"{list(grad_output._shape)}")  # fmt: skip
-    steps, batch, hsz = grad_output._shape
-    _norm_param(fn, "w_hh", w_hh, (4 * hsz, hsz), grad_output)
-    _norm_param(fn, "workspace", workspace, (steps, 7 * hsz, batch), grad_output)
-    for name, t in (("grad_h_n", grad_h_n), ("grad_c_n", grad_c_n), ("c0", c0)):
-        _norm_param(fn, name, t, (batch, hsz), grad_output)
+    states = {"grad_h_n": grad_h_n, "grad_c_n": grad_c_n, "c0": c0}
+    steps, batch, hsz = _layer_backward_checks(
+        "_lstm_layer_backward", grad_output, w_hh, 4, workspace, 7, states
+    )
     d = grad_output._dtype
     specs = (((steps, batch, 4 * hsz), d), ((batch, hsz), d), ((batch, hsz), d))
     args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse))
@@ -679,15 +697,10 @@ def meta_gru_layer_backward(
     workspace: Tensor,
     reverse: bool,
 ) -> Any:
-    fn = "_gru_layer_backward"
-    if grad_output.ndim != 3:
-        raise RuntimeError(f"{fn}(): expected grad_output of shape (L, N, H), got "
-                           f"{list(grad_output._shape)}")  # fmt: skip
-    steps, batch, hsz = grad_output._shape
-    _norm_param(fn, "w_hh", w_hh, (3 * hsz, hsz), grad_output)
-    _norm_param(fn, "workspace", workspace, (steps, 5 * hsz, batch), grad_output)
-    for name, t in (("grad_h_n", grad_h_n), ("h0", h0)):
-        _norm_param(fn, name, t, (batch, hsz), grad_output)
+    states = {"grad_h_n": grad_h_n, "h0": h0}
+    steps, batch, hsz = _layer_backward_checks(
+        "_gru_layer_backward", grad_output, w_hh, 3, workspace, 5, states
+    )
     d = grad_output._dtype
     specs = (((steps, batch, 3 * hsz), d), ((steps, batch, 3 * hsz), d), ((batch, hsz), d))
     args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse))
