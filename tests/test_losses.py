@@ -241,3 +241,18 @@ def test_losses_of_mixed_dtypes_have_pytorchs_result_dtype(device: str) -> None:
     )
     with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
         F.binary_cross_entropy(p32, t64)
+
+
+def test_bce_with_logits_gradient_is_smooth_at_zero(device: str) -> None:
+    # Logistic regression from zero weights starts at logits exactly 0: the gradient there is
+    # sigmoid(0) - target (a sum with max(-x, 0) in it gave -target), with pos_weight too.
+    t = np.array([1.0, 0.0, 0.5, 0.25])
+    pw = np.array([3.0, 2.0, 1.0, 0.5])
+    for pos_weight in (None, pw):
+        x = tc.zeros(4, dtype=tc.float64, device=device, requires_grad=True)
+        pwt = None if pos_weight is None else tc.tensor(pos_weight, device=device)
+        F.binary_cross_entropy_with_logits(
+            x, tc.tensor(t, device=device), reduction="sum", pos_weight=pwt
+        ).backward()
+        lw = 1 if pos_weight is None else (pos_weight - 1) * t + 1
+        assert_close(x.grad, (1 - t) - lw * 0.5, rtol=1e-15, atol=1e-15)

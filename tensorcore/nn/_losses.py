@@ -294,9 +294,10 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    # log(1 + exp(-|x|)) never overflows; softplus(-x) = max(-x, 0) + log1p(exp(-|x|)).
-    log1p_term = (-input.abs()).exp().log1p()
-    softplus_neg = (-input).clamp(min=0) + log1p_term  # -log(sigmoid(x))
+    # -log(sigmoid(x)) = softplus(-x) = logaddexp(-x, 0): stable, and its gradient is
+    # -sigmoid(-x) everywhere (a sum of max(-x, 0) and log1p(exp(-|x|)) has a kink at 0 and
+    # gave -1 there, where logistic regression from zero weights starts).
+    softplus_neg = ops.logaddexp(-input, 0.0)
     if pos_weight is not None:
         # (PyTorch's log_sigmoid(input).mul_(...): in input's dtype)
         softplus_neg = _into(input.dtype, ((pos_weight - 1) * target + 1) * softplus_neg)
