@@ -25,6 +25,7 @@ from typing import Any
 from . import dtypes as dt
 from ._tensor import Size, Tensor, torch_name
 from .devices import device as _device
+from .layouts import strided
 from .ops import functions as ops
 from .ops.factories import tensor as _tensor
 
@@ -32,12 +33,18 @@ __all__ = ["LEGACY_TYPES", "as_subclass", "install", "make_subclass", "tensor_ne
 
 
 class _LegacyType(type):
-    """The metaclass: ``isinstance(x, tc.FloatTensor)`` is "a float32 CPU tensor"."""
+    """The metaclass: ``isinstance(x, tc.FloatTensor)`` is "a dense float32 CPU tensor" (a
+    sparse one is a ``tc.sparse.FloatTensor``)."""
 
     dtype: dt.dtype
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, Tensor) and obj._dtype is cls.dtype and obj._device.type == "cpu"
+        return (
+            isinstance(obj, Tensor)
+            and obj._dtype is cls.dtype
+            and obj._device.type == "cpu"
+            and obj._layout is strided
+        )
 
     def __repr__(cls) -> str:
         return f"<class 'tensorcore.{cls.__name__}'>"

@@ -982,6 +982,50 @@ class WrongMul(tc.autograd.Function):
         return g * b, g * a * scale
 
 
+class AddBias(tc.autograd.Function):
+    """``x + bias`` whose backward returns the full gradient for both, as Megatron's fused
+    bias-GeLU does: the engine sums the bias's down to its shape."""
+
+    @staticmethod
+    def forward(ctx: Any, x: tc.Tensor, bias: tc.Tensor) -> tc.Tensor:
+        return x + bias
+
+    @staticmethod
+    def backward(ctx: Any, g: tc.Tensor) -> Any:
+        return g, g
+
+
+@pytest.mark.parametrize("bias_shape", [(3,), (1, 3), (2, 1), ()])
+def test_function_gradient_of_a_broadcast_shape_is_summed_to_the_input(
+    device: str, bias_shape: tuple[int, ...]
+) -> None:
+    rng = np.random.default_rng(0)
+    x = tc.tensor(rng.normal(size=(2, 3)), device=device, requires_grad=True)
+    b = tc.tensor(rng.normal(size=bias_shape), device=device, requires_grad=True)
+    g = rng.normal(size=(2, 3))
+    AddBias.apply(x, b).backward(tc.tensor(g, device=device))
+    # the inverse of broadcasting, in NumPy: sum the leading dims, then those of size 1
+    lead = g.ndim - len(bias_shape)
+    want = g.sum(tuple(range(lead)))
+    want = want.sum(tuple(i for i, s in enumerate(bias_shape) if s == 1), keepdims=True)
+    assert b.grad is not None and b.grad.shape == bias_shape
+    assert_close(b.grad, want.reshape(bias_shape), rtol=1e-12, atol=1e-12)
+    assert_close(x.grad, g, rtol=0, atol=0)
+
+
+def test_function_gradient_of_an_incompatible_shape_is_refused(device: str) -> None:
+    class Bad(AddBias):
+        @staticmethod
+        def backward(ctx: Any, g: tc.Tensor) -> Any:
+            return g, g.sum()  # (3,) does not broadcast to (): PyTorch refuses it too
+
+    x = tc.ones(2, 3, device=device, requires_grad=True)
+    b = tc.ones(3, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"invalid gradient at index 1 - got \[\] but expected "
+                       r"shape compatible with \[3\]"):  # fmt: skip
+        Bad.apply(x, b).sum().backward()
+
+
 def test_gradcheck_reports_the_worst_mismatch(device: str) -> None:
     a = const([0.5, -1.0, 4.0, 0.25], device=device).requires_grad_()
     b = const([1.0, 2.0, 3.0, 4.0], device=device).requires_grad_()

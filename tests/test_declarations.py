@@ -118,6 +118,8 @@ def test_declaration_fields_name_real_parameters() -> None:
     for field in ("masks", "values", "scalars", "promote_args"):
         with pytest.raises(ValueError, match=f"{field} names no parameter"):
             OpDecl("zz(Tensor self) -> Tensor", frozenset(), "", **{field: "nope"})
+    with pytest.raises(ValueError, match="method_names names no parameter"):
+        OpDecl("zz(Tensor self) -> Tensor", frozenset(), "", method_names="nope:other")
     with pytest.raises(ValueError, match="unknown parameter"):
         OpDecl("zz(Tensor self) -> Tensor", frozenset(), "", none_means="nope=1")
     with pytest.raises(ValueError, match="unknown promotion"):
@@ -156,3 +158,14 @@ def test_none_means_reaches_the_kernel_and_the_rule() -> None:
     # d/dx var = 2 (x - mean) / (n - correction)
     assert x.grad is not None
     assert x.grad.tolist() == pytest.approx([(2 * (a - 7 / 3)) / 2 for a in (1.0, 2.0, 4.0)])
+
+
+def test_a_method_takes_its_parameters_by_pytorchs_method_names() -> None:
+    # mamba-minimal: x.split(split_size=[d, d], dim=-1); the function keeps its own name.
+    x = tc.arange(6)
+    assert [t.tolist() for t in x.split(split_size=[2, 4], dim=-1)] == [[0, 1], [2, 3, 4, 5]]
+    assert [t.tolist() for t in tc.split(x, split_size_or_sections=3)] == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'split_size_or_sections'"):
+        x.split(split_size_or_sections=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'split_size'"):
+        tc.split(x, split_size=2)

@@ -93,3 +93,20 @@ def test_pytorchs_per_distribution_module_paths() -> None:
     from tensorcore.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
 
     assert LogitRelaxedBernoulli.__name__ == "LogitRelaxedBernoulli"
+
+
+def test_logit_parameterised_log_probs_are_smooth_at_zero_logits() -> None:
+    # A policy or classifier with a zero-initialised last layer starts at logits exactly 0:
+    # d/dlogit of log p(v) is v - sigmoid(0) for Bernoulli, k - n sigmoid(0) for Binomial
+    # (a softplus written with clamp(min=0) had the gradient of sigmoid = 1 there).
+    v = tc.tensor([1.0, 0.0, 1.0], dtype=tc.float64)
+    lg = tc.zeros(3, dtype=tc.float64, requires_grad=True)
+    tc.distributions.Bernoulli(logits=lg).log_prob(v).sum().backward()
+    assert lg.grad is not None
+    np.testing.assert_allclose(lg.grad.numpy(), [0.5, -0.5, 0.5], rtol=0, atol=1e-15)
+    lg.grad = None
+    tc.distributions.Binomial(total_count=4.0, logits=lg).log_prob(v * 3).sum().backward()
+    np.testing.assert_allclose(lg.grad.numpy(), [1.0, -2.0, 1.0], rtol=0, atol=1e-15)
+    lg.grad = None
+    tc.distributions.Bernoulli(logits=lg).entropy().sum().backward()  # maximal at 0
+    np.testing.assert_allclose(lg.grad.numpy(), [0.0, 0.0, 0.0], rtol=0, atol=1e-15)

@@ -205,3 +205,54 @@ def test_ctc_loss_gradient_through_log_softmax(device: str) -> None:
         F.ctc_loss(x.log_softmax(2), tg, (4, 4), (2, 2), blank=3)
     with pytest.raises(ValueError, match="is not a valid value for reduction"):
         F.ctc_loss(x.log_softmax(2), tg, (4, 4), (2, 2), reduction="avg")
+
+
+def test_losses_of_mixed_dtypes_have_pytorchs_result_dtype(device: str) -> None:
+    # PyTorch's kernels store some losses in a tensor of a fixed dtype: BCE-with-logits runs
+    # (1 - target).mul_(input).sub_(log_sigmoid(input)) (target's dtype: a float64 model
+    # with labels made by .float() gets a float32 loss, rounded as float32), huber and soft
+    # margin write into input's dtype, and BCE refuses a target of another dtype.
+    rng = np.random.default_rng(0)
+    x, t = rng.normal(size=6), (rng.random(6) > 0.5).astype(np.float64)
+    x64 = tc.tensor(x, device=device, requires_grad=True)
+    t32 = tc.tensor(t, dtype=tc.float32, device=device)
+    loss = F.binary_cross_entropy_with_logits(x64, t32, reduction="none")
+    assert loss.dtype is tc.float32
+    terms = (1 - t).astype(np.float32) * x  # float64 products, each stored as float32
+    want = (terms.astype(np.float32) + np.logaddexp(0, -x)).astype(np.float32)
+    assert_close(loss, want, rtol=0, atol=0)
+    loss.sum().backward()
+    assert x64.grad is not None and x64.grad.dtype is tc.float64
+    x32 = x64.detach().float()
+    t64 = tc.tensor(t, device=device)
+    assert F.binary_cross_entropy_with_logits(x32, t64).dtype is tc.float64
+    w16 = tc.ones(6, dtype=tc.float16, device=device)
+    assert F.binary_cross_entropy_with_logits(x32, t64.half(), weight=w16).dtype is tc.float16
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                       "output type Long"):  # fmt: skip
+        F.binary_cross_entropy_with_logits(x32, t64.long())
+    assert F.huber_loss(x32, t64).dtype is tc.float32
+    assert F.huber_loss(x64, t32).dtype is tc.float64
+    assert F.soft_margin_loss(x32, t64 * 2 - 1).dtype is tc.float32
+    p32 = tc.sigmoid(x32)
+    assert (
+        F.binary_cross_entropy(p32, t32, weight=tc.ones(6, dtype=tc.float64, device=device)).dtype
+        is tc.float32
+    )
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        F.binary_cross_entropy(p32, t64)
+
+
+def test_bce_with_logits_gradient_is_smooth_at_zero(device: str) -> None:
+    # Logistic regression from zero weights starts at logits exactly 0: the gradient there is
+    # sigmoid(0) - target (a sum with max(-x, 0) in it gave -target), with pos_weight too.
+    t = np.array([1.0, 0.0, 0.5, 0.25])
+    pw = np.array([3.0, 2.0, 1.0, 0.5])
+    for pos_weight in (None, pw):
+        x = tc.zeros(4, dtype=tc.float64, device=device, requires_grad=True)
+        pwt = None if pos_weight is None else tc.tensor(pos_weight, device=device)
+        F.binary_cross_entropy_with_logits(
+            x, tc.tensor(t, device=device), reduction="sum", pos_weight=pwt
+        ).backward()
+        lw = 1 if pos_weight is None else (pos_weight - 1) * t + 1
+        assert_close(x.grad, (1 - t) - lw * 0.5, rtol=1e-15, atol=1e-15)

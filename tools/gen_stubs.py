@@ -119,6 +119,8 @@ def _signature(decl: OpDecl, kind: str, alias: str | None = None) -> str:
                 parts.append("self")
                 continue
             name = "input"
+        elif kind in ("method", "inplace"):
+            name = decl.method_renames.get(p.name, p.name)
         else:
             name = p.name
         if p.kw_only and not kw_started and not star:

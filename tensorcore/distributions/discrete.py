@@ -178,7 +178,8 @@ class Binomial(_Trials):
         value = _tensor(value, self.logits)
         n = self.total_count
         lg = self.logits
-        normalize = n * lg.clamp(min=0) + n * (-lg.abs()).exp().log1p() - (n + 1).lgamma()
+        # (softplus as logaddexp(lg, 0): its gradient at 0 is 0.5, as PyTorch's)
+        normalize = n * ops.logaddexp(lg, 0.0) - (n + 1).lgamma()
         return value * lg - (value + 1).lgamma() - (n - value + 1).lgamma() - normalize
 
     def enumerate_support(self, expand: bool = True) -> Tensor:

@@ -276,13 +276,15 @@ class Bernoulli(ExponentialFamily):
             self._validate_sample(value)
         value = _tensor(value, self.logits)
         logits = self.logits
-        return -(logits.clamp(min=0) - logits * value + (-logits.abs()).exp().log1p())
+        # PyTorch's BCE form (1 - v) x + softplus(-x), softplus as logaddexp: smooth at 0,
+        # where a sum with clamp(min=0) in it had the gradient 1 instead of sigmoid(0) = 0.5
+        return -((1 - value) * logits + ops.logaddexp(-logits, 0.0))
 
     def entropy(self) -> Tensor:
         """``BCE(logits, probs)``."""
         logits = self.logits
         p = self.probs
-        return logits.clamp(min=0) - logits * p + (-logits.abs()).exp().log1p()
+        return (1 - p) * logits + ops.logaddexp(-logits, 0.0)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         """``[0, 1]`` along a new leading dim."""

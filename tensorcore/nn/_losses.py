@@ -57,6 +57,21 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     return loss
 
 
+def _into(dtype: dt.dtype, value: Tensor) -> Tensor:
+    """``value`` stored into a tensor of ``dtype``, as PyTorch's losses whose kernels write
+    into a tensor of a fixed dtype (an ``out=``, an in-place step) store their result: the
+    arithmetic runs in the promoted dtype, the result is rounded to ``dtype``, and a value that
+    ``dtype`` cannot hold (a float into an integer tensor) is refused with PyTorch's error."""
+    if value.dtype is dtype:
+        return value
+    if not dt.can_cast(value.dtype, dtype):
+        raise RuntimeError(
+            f"result type {torch_name(value.dtype)} can't be cast to the desired output type "
+            f"{torch_name(dtype)}"
+        )
+    return value.to(dtype)
+
+
 def _check_tensor(x: object, fn: str, arg: str) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
@@ -191,7 +206,8 @@ def huber_loss(
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta ({delta})")
     a = (input - target).abs()
-    loss = ops.where(a <= delta, a * a * 0.5, (a - 0.5 * delta) * delta)
+    # (PyTorch's kernel writes into a tensor of input's dtype)
+    loss = _into(input.dtype, ops.where(a <= delta, a * a * 0.5, (a - 0.5 * delta) * delta))
     loss = _reduce(loss if weight is None else loss * weight, reduction)
     return named_as(loss, "HuberLossBackward0")
 
@@ -228,6 +244,10 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
+    if target.dtype is not input.dtype:
+        raise RuntimeError(
+            f"Found dtype {torch_name(target.dtype)} but expected {torch_name(input.dtype)}"
+        )
     # (NaN fails the check too, as in PyTorch's kernel)
     checkable = input.numel() and input.device.type != "meta"
     if checkable and not bool(((input >= 0) & (input <= 1)).all()):
@@ -236,7 +256,7 @@ def binary_cross_entropy(
     log_q = (1 - input).log().clamp(min=-100)
     loss = -(target * log_p + (1 - target) * log_q)
     if weight is not None:
-        loss = loss * weight
+        loss = _into(loss.dtype, loss * weight)  # (PyTorch's kernel: loss.mul_(weight))
     return named_as(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
@@ -274,16 +294,20 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    # log(1 + exp(-|x|)) never overflows; softplus(-x) = max(-x, 0) + log1p(exp(-|x|)).
-    log1p_term = (-input.abs()).exp().log1p()
-    softplus_neg = (-input).clamp(min=0) + log1p_term  # -log(sigmoid(x))
-    if pos_weight is None:
-        loss = (1 - target) * input + softplus_neg
-    else:
-        lw = (pos_weight - 1) * target + 1
-        loss = (1 - target) * input + lw * softplus_neg
+    # -log(sigmoid(x)) = softplus(-x) = logaddexp(-x, 0): stable, and its gradient is
+    # -sigmoid(-x) everywhere (a sum of max(-x, 0) and log1p(exp(-|x|)) has a kink at 0 and
+    # gave -1 there, where logistic regression from zero weights starts).
+    softplus_neg = ops.logaddexp(-input, 0.0)
+    if pos_weight is not None:
+        # (PyTorch's log_sigmoid(input).mul_(...): in input's dtype)
+        softplus_neg = _into(input.dtype, ((pos_weight - 1) * target + 1) * softplus_neg)
+    # PyTorch's (1 - target).mul_(input).sub_(log_sigmoid(input)).mul_(weight): each step is
+    # stored in target's dtype, so the loss has target's dtype (a float32 target of a float64
+    # input gives a float32 loss; an integer target is refused).
+    loss = 1 - target
+    loss = _into(loss.dtype, _into(loss.dtype, loss * input) + softplus_neg)
     if weight is not None:
-        loss = loss * weight
+        loss = _into(loss.dtype, loss * weight)
     return named_as(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 

@@ -15,7 +15,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..ops.frontends import named_as
-from ._losses import _check_reduction, _legacy, _reduce
+from ._losses import _check_reduction, _into, _legacy, _reduce
 
 __all__ = [
     "cosine_embedding_loss",
@@ -264,7 +264,8 @@ def soft_margin_loss(
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
-    loss = _reduce(ops.log1p(ops.exp(-input * target)), reduction)
+    # (PyTorch's kernel writes into a tensor of input's dtype)
+    loss = _reduce(_into(input.dtype, ops.log1p(ops.exp(-input * target))), reduction)
     return named_as(loss, "SoftMarginLossBackward0")
 
 

@@ -101,11 +101,15 @@ def _render(
     fname = _variant_name(name or decl.name, kind)
     aliases: list[str] = []
     alone = kind == "function" and decl.alone
+    renames = decl.method_renames
     spread = kind != "function" and int_list_varargs(decl)
     for i, p in enumerate(params):
         pyname = p.name
         if i == 0 and p.name == "self" and kind in ("function", "inplace_function"):
             pyname = "input"
+        elif kind in ("method", "inplace") and p.name in renames:
+            # PyTorch's method name of the parameter: x.split(split_size=2)
+            pyname = renames[p.name]
         if p.kw_only and not kw_started and not any(q.vararg for q in params[:i]):
             parts.append("*")
             kw_started = True

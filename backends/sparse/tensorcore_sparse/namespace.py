@@ -10,17 +10,47 @@ Examples
 [[2.0], [3.0]]
 >>> tc.sparse.sum(a).item()
 5.0
+
+PyTorch's legacy sparse constructors are here too: ``tc.sparse.FloatTensor(indices, values,
+size)`` makes a COO tensor (as ``tc.sparse_coo_tensor``, with PyTorch's deprecation warning),
+``tc.sparse.FloatTensor(*sizes)`` an empty one, and ``isinstance(x, tc.sparse.FloatTensor)``
+asks whether ``x`` is a float32 COO tensor on the CPU.
+
+>>> tc.sparse.FloatTensor(2, 3)._nnz()
+0
+>>> isinstance(a, tc.sparse.FloatTensor), isinstance(a, tc.FloatTensor)
+(True, False)
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore.plugins import checked
 
-__all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
+__all__ = [
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+    "addmm",
+    "log_softmax",
+    "mm",
+    "softmax",
+    "sum",
+]
+
+# ``torch.sparse.torch`` is ``torch`` itself (the module imports it), and old programs spell
+# ``torch.sparse.torch.eye(n)`` (e.g. the capsule-network implementations): the same here.
+torch = tc
 
 
 @checked("mm(Tensor mat1, Tensor mat2) -> Tensor")
@@ -62,3 +92,83 @@ def softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
 def log_softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
     """Log of :func:`softmax` (over the specified elements), computed stably."""
     return tc._sparse_log_softmax(input, dim, dtype)
+
+
+# ------------------------------------------------------------------ legacy constructors
+class _LegacySparseType(type):
+    """The metaclass of ``tc.sparse.FloatTensor`` and its kin: ``isinstance(x, cls)`` is "a
+    COO tensor of ``cls.dtype`` on the CPU", as PyTorch's legacy sparse types."""
+
+    dtype: tc.dtype
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return (
+            isinstance(obj, Tensor)
+            and obj.layout is tc.sparse_coo
+            and obj.dtype is cls.dtype
+            and obj.device.type == "cpu"
+        )
+
+    def __repr__(cls) -> str:
+        return f"<class 'tensorcore.sparse.{cls.__name__}'>"
+
+
+def _legacy_new(cls: _LegacySparseType, *args: Any, device: Any = None) -> Tensor:
+    """``tc.sparse.<T>Tensor(...)``: ``()`` or sizes give an empty COO tensor of ``cls``'s
+    dtype; ``(indices, values[, size])`` a COO tensor of those (the values keep their dtype,
+    as PyTorch's legacy constructor does; it is deprecated there in favour of
+    ``sparse_coo_tensor``)."""
+    if device is not None and tc.device(device).type != "cpu":
+        raise RuntimeError(
+            f"{cls.__name__}(): legacy constructor expects device type: cpu but device type: "
+            f"{tc.device(device).type} was passed"
+        )
+    if len(args) in (2, 3) and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+        indices, values = args[0], args[1]
+        if indices.dtype is not tc.int64:
+            raise RuntimeError("indices must be an int64 tensor")
+        warnings.warn(
+            "torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  "
+            "Please use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
+            UserWarning,
+            stacklevel=2,
+        )
+        size = args[2] if len(args) == 3 else None
+        return tc.sparse_coo_tensor(indices, values, size)
+    if len(args) == 1 and isinstance(args[0], (tuple, list, tc.Size)):
+        args = tuple(args[0])
+    if all(a.__class__ is int for a in args):
+        size = args if args else (0,)
+        indices = tc.zeros(len(size), 0, dtype=tc.int64)
+        return tc.sparse_coo_tensor(indices, tc.zeros(0, dtype=cls.dtype), size)
+    got = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(
+        f"new() received an invalid combination of arguments - got ({got}), but expected one "
+        "of: (*, device device), (Tensor indices, Tensor values, *, device device), (Tensor "
+        "indices, Tensor values, tuple of ints size, *, device device), (tuple of ints size, "
+        "*, device device)"
+    )
+
+
+def _legacy_type(name: str, dtype: tc.dtype) -> _LegacySparseType:
+    doc = (
+        f"``tc.sparse.{name}(indices, values, size)``: a COO tensor (deprecated, as in "
+        f"PyTorch: use ``tc.sparse_coo_tensor``); ``tc.sparse.{name}(*sizes)``: an empty "
+        f"{dtype} COO tensor; ``isinstance(x, tc.sparse.{name})``: whether ``x`` is a "
+        f"{dtype} COO tensor on the CPU."
+    )
+    ns = {"__doc__": doc, "__module__": "tensorcore.sparse", "dtype": dtype}
+    cls = _LegacySparseType(name, (), ns)
+    cls.__new__ = _legacy_new  # type: ignore[assignment,method-assign]
+    return cls
+
+
+FloatTensor = _legacy_type("FloatTensor", tc.float32)
+DoubleTensor = _legacy_type("DoubleTensor", tc.float64)
+HalfTensor = _legacy_type("HalfTensor", tc.float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", tc.bfloat16)
+ByteTensor = _legacy_type("ByteTensor", tc.uint8)
+CharTensor = _legacy_type("CharTensor", tc.int8)
+ShortTensor = _legacy_type("ShortTensor", tc.int16)
+IntTensor = _legacy_type("IntTensor", tc.int32)
+LongTensor = _legacy_type("LongTensor", tc.int64)

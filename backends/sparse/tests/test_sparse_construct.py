@@ -223,3 +223,32 @@ def test_roundtrip_matches_the_dense_oracle(device: str, parts: object) -> None:
         assert (np.diff(keys) > 0).all()  # sorted and unique
     back = tc.from_numpy(expected).to(device).to_sparse(x.sparse_dim())
     np.testing.assert_allclose(as_np(back), expected)
+
+
+def test_legacy_sparse_constructors() -> None:
+    # pygcn's torch.sparse.FloatTensor(indices, values, shape), the sized and empty forms,
+    # isinstance by layout and dtype, and the errors of PyTorch's legacy constructor.
+    i = tc.tensor([[0, 1, 1], [2, 0, 2]])
+    with pytest.warns(UserWarning, match="sparse_coo_tensor"):
+        x = tc.sparse.FloatTensor(i, tc.tensor([3.0, 4.0, 5.0]), tc.Size([2, 3]))
+    assert x.layout is tc.sparse_coo and x.dtype is tc.float32
+    np.testing.assert_array_equal(x.to_dense().numpy(), [[0, 0, 3], [4, 0, 5]])
+    with pytest.warns(UserWarning):
+        assert tc.sparse.FloatTensor(i, tc.tensor([1.0, 1.0, 1.0])).shape == (2, 3)
+        assert tc.sparse.LongTensor(i, tc.tensor([1, 2, 3]), (2, 3)).dtype is tc.int64
+    e = tc.sparse.DoubleTensor(2, 3)
+    assert (e.shape, e.dtype, e._nnz(), e.sparse_dim()) == ((2, 3), tc.float64, 0, 2)
+    e = tc.sparse.FloatTensor()
+    assert (e.shape, e._nnz(), e.sparse_dim()) == ((0,), 0, 1)
+    assert isinstance(x, tc.sparse.FloatTensor) and not isinstance(x, tc.sparse.DoubleTensor)
+    assert not isinstance(x, tc.FloatTensor) and not isinstance(x.to_dense(), tc.sparse.FloatTensor)
+    assert isinstance(x.to_dense(), tc.FloatTensor)
+    assert repr(tc.sparse.FloatTensor) == "<class 'tensorcore.sparse.FloatTensor'>"
+    with pytest.raises(RuntimeError, match="indices must be an int64 tensor"):
+        tc.sparse.FloatTensor(i.int(), tc.ones(3), (2, 3))
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        tc.sparse.FloatTensor([[0, 1]], [1.0, 2.0], (2,))
+    with pytest.raises(RuntimeError, match="expects device type: cpu"):
+        tc.sparse.FloatTensor(2, device="meta")
+    # torch.sparse.torch is torch (capsule-network code spells torch.sparse.torch.eye(n))
+    assert tc.sparse.torch is tc

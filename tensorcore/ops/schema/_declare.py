@@ -173,6 +173,10 @@ class OpDecl:
     #: form either, and the ``TypeError`` stands. A name, not a function: the method lives
     #: above the operator table. Costs nothing on the calls that pass their checks.
     overload: str = ""
+    #: ``"param:name"`` pairs: a parameter that PyTorch's ``Tensor`` method calls by another
+    #: name than its function does (``torch.split(x, split_size_or_sections=2)`` but
+    #: ``x.split(split_size=2)``), so that keyword calls of either form work as in PyTorch.
+    method_names: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)
@@ -194,6 +198,9 @@ class OpDecl:
             for p in getattr(self, field_name).split():
                 if self.param(p) < 0:
                     raise ValueError(f"{self.name}: {field_name} names no parameter {p!r}")
+        for p in self.method_renames:
+            if self.param(p) < 0:
+                raise ValueError(f"{self.name}: method_names names no parameter {p!r}")
         needs_meta = self.frontend in ("structured", "factory")
         if needs_meta != (self.meta_function is not None):
             raise ValueError(
@@ -206,6 +213,11 @@ class OpDecl:
     @property
     def name(self) -> str:
         return self.parsed.name
+
+    @property
+    def method_renames(self) -> dict[str, str]:
+        """:attr:`method_names` as a dict: parameter -> its name in the method."""
+        return dict(pair.split(":", 1) for pair in self.method_names.split())
 
     @property
     def differentiable(self) -> bool:

@@ -68,11 +68,6 @@ for _sig, _tags, _doc in [
     ("expand_as(Tensor self, Tensor other) -> Tensor", "view", "``self.expand(other.shape)``."),
     ("broadcast_to(Tensor self, int[] size) -> Tensor", "view", "A view broadcast to ``size``."),
     (
-        "split(Tensor self, Any split_size_or_sections, int dim=0) -> Tensor[]",
-        "view",
-        "Views of consecutive pieces of ``split_size`` (or of the given sizes) along ``dim``.",
-    ),
-    (
         "chunk(Tensor self, int chunks, int dim=0) -> Tensor[]",
         "view",
         "Splits into ``chunks`` views of (nearly) equal size along ``dim``.",
@@ -152,6 +147,12 @@ for _sig, _tags, _doc in [
         if _sig.startswith("normal(")
         else None,
     )
+_op(
+    "split(Tensor self, Any split_size_or_sections, int dim=0) -> Tensor[]",
+    "view " + _C,
+    "Views of consecutive pieces of ``split_size`` (or of the given sizes) along ``dim``.",
+    method_names="split_size_or_sections:split_size",
+)
 # Linear algebra written with other operators (``ops/composite_linalg.py``): ``linalg_*``
 # are internal (``tensorcore.linalg`` names them), the others are PyTorch's top-level
 # functions and methods.

@@ -130,9 +130,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     v += g * g * (1 - beta2)
                     if mx:
                         xp.maximum(mx[0], v, out=mx[0])
-                        denom = xp.sqrt(mx[0])
-                    else:
-                        denom = xp.sqrt(v)
+                    # out=: NumPy's sqrt of a 0-d array (a scalar parameter) is a scalar,
+                    # which the in-place steps below cannot write into.
+                    denom = xp.sqrt(mx[0] if mx else v, out=xp.empty_like(v))
                     denom /= bc2_sqrt
                     denom += eps
                     xp.divide(m, denom, out=denom)
