@@ -5,7 +5,8 @@ and hand-written NumPy (the limit of a NumPy backend).
     python3 benchmarks/bench_train.py --quick
 
 Workloads: one SGD-with-momentum step of an MLP 784-512-512-10 (batch 256) written with
-``nn.Linear`` and ``nn.CrossEntropyLoss``; one step of a LeNet-style CNN on (64, 1, 28, 28);
+``nn.Linear`` and ``nn.CrossEntropyLoss``, and its eight matrix products alone (what the BLAS
+libraries set: NumPy's OpenBLAS, PyTorch's MKL); one step of a LeNet-style CNN on (64, 1, 28, 28);
 one Adam step over 10^6 parameters in 100 tensors; one Adam step of each of several common
 model families (``FAMILIES``: LSTM and GRU layers, ResNet-style blocks, depthwise-separable
 and 1-D convolutions, a DCGAN generator, an embedding + LayerNorm text model); one epoch of
@@ -106,6 +107,26 @@ def mlp_numpy(rng: np.random.Generator) -> Callable[[], Any]:
                 bufs[i] += g
             p -= LR * bufs[i]
         return float(loss)
+
+    return step
+
+
+def mlp_products(lib: Any, rng: np.random.Generator) -> Callable[[], Any]:
+    """The MLP step's eight matrix products alone (three forward, five backward: no input
+    gradient for the first layer), in ``lib`` (``np``, ``tc`` or ``torch``): the floor the
+    BLAS sets under the step, NumPy's OpenBLAS against PyTorch's MKL."""
+
+    def arr(*shape: int) -> Any:
+        a = rng.standard_normal(shape).astype(np.float32)
+        return a if lib is np else lib.from_numpy(a)
+
+    x, w1, w2, w3 = arr(256, 784), arr(512, 784), arr(512, 512), arr(10, 512)
+    h1, h2, dz = arr(256, 512), arr(256, 512), arr(256, 10)
+
+    def step() -> None:
+        for a, b in ((x, w1.T), (h1, w2.T), (h2, w3.T), (dz, w3), (h2, w2), (h2.T, x),
+                     (h2.T, h1), (dz.T, h2)):  # fmt: skip
+            a @ b
 
     return step
 
@@ -470,6 +491,10 @@ def main(argv: list[str] | None = None) -> int:
     if torch is not None:
         fns["torch"] = mlp(torch, rng)[0]
     rows.append(_row("MLP 784-512-512-10 b256, nn + SGD(momentum) step", fns, s, "numpy"))
+    fns = {"tensorcore": mlp_products(tc, rng), "numpy": mlp_products(np, rng)}
+    if torch is not None:
+        fns["torch"] = mlp_products(torch, rng)
+    rows.append(_row("  its 8 matrix products alone (the BLAS)", fns, s, "numpy"))
 
     fns = {"tensorcore": lenet(tc, rng), "numpy": lenet_numpy(rng)}
     if torch is not None:

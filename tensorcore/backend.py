@@ -53,7 +53,7 @@ Examples
 >>> import tensorcore as tc
 >>> from tensorcore import backend
 >>> backend.SPI_VERSION
-(1, 1)
+(1, 2)
 >>> x = tc.arange(6.0).reshape(2, 3)
 >>> backend.wrap_dim(-1, x.ndim), backend.normalize_dims([-1, 0], x.ndim)
 (1, (0, 1))
