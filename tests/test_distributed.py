@@ -253,9 +253,11 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
         "assert dist.get_node_local_rank() == local == dist.get_rank()\n"
         "assert int(os.environ['RANK']) == dist.get_rank()\n"
         "assert os.environ['WORLD_SIZE'] == os.environ['LOCAL_WORLD_SIZE'] == '2'\n"
-        "print(f'rank {dist.get_rank()} of {dist.get_world_size()} {sys.argv[1:]}')\n"
         "import tensorcore as tc\n"
-        "print('threads', os.environ['OMP_NUM_THREADS'], tc.get_num_threads())\n"
+        # (one string per line: each rank's line is then one write, which two ranks sharing
+        # the pipe cannot interleave, where print's separate arguments are several)
+        "print(f'rank {dist.get_rank()} of {dist.get_world_size()} {sys.argv[1:]}', flush=True)\n"
+        "print(f\"threads {os.environ['OMP_NUM_THREADS']} {tc.get_num_threads()}\", flush=True)\n"
     )
     env = dict(os.environ)
     env.pop("OMP_NUM_THREADS", None)
