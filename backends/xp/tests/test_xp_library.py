@@ -350,3 +350,23 @@ def test_fft_kernels_with_and_without_scipy(
         k["_fft_c2r"](back, out, (1,), 1, shape[1])
         np.testing.assert_allclose(back.numpy(), a, rtol=1e-5, atol=1e-5)
     assert [c.get("workers") for c in calls] == [None, tc.get_num_threads() if scipy_fft else None]
+
+
+def test_scipy_blas_runs_on_one_thread_beside_numpys_and_is_restored() -> None:
+    """Where SciPy's wheel brings its own OpenBLAS beside NumPy's, the kernels' SciPy
+    BLAS/LAPACK calls run it on one thread (two pools taking turns spin against each other),
+    and its thread count comes back after."""
+    pytest.importorskip("scipy.linalg")
+    pytest.importorskip("threadpoolctl")
+    from tensorcore_xp import helpers
+
+    libs = helpers._other_blas()
+    if not libs:
+        pytest.skip("NumPy's BLAS is the only one loaded (a shared system BLAS)")
+    before = [lib.num_threads for lib in libs]
+    with helpers.scipy_blas_single_thread():
+        assert [lib.num_threads for lib in libs] == [1] * len(libs)
+        a = tc.tensor([[2.0, 0.0], [1.0, 4.0]])
+        x = tc.linalg.solve_triangular(a, tc.tensor([[2.0], [9.0]]), upper=False)
+    assert x.flatten().tolist() == [1.0, 2.0]
+    assert [lib.num_threads for lib in libs] == before

@@ -27,7 +27,7 @@ import numpy as np
 
 from tensorcore.linalg import LinAlgError
 
-from ..helpers import array_of
+from ..helpers import array_of, scipy_blas_single_thread
 
 __all__ = ["build"]
 
@@ -199,10 +199,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             work = np.empty(flat.shape, dtype=flat.dtype)
             piv = np.empty((flat.shape[0], min(m, n)), dtype=np.int32)
             info = np.zeros(flat.shape[0], dtype=np.int32)
-            for i, mat in enumerate(flat):
-                lu, p, inf = getrf(mat)
-                work[i], piv[i] = lu, p + 1
-                info[i] = max(int(inf), 0)
+            with scipy_blas_single_thread():
+                for i, mat in enumerate(flat):
+                    lu, p, inf = getrf(mat)
+                    work[i], piv[i] = lu, p + 1
+                    info[i] = max(int(inf), 0)
         else:
             work = flat.astype(flat.dtype, copy=True)
             piv, info = lu_steps(xp, work, pivot)

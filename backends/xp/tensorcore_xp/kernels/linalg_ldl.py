@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..helpers import array_of
+from ..helpers import array_of, scipy_blas_single_thread
 
 __all__ = ["build", "bunch_kaufman", "ldl_solve_one"]
 
@@ -184,12 +184,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         work = np.empty(flat.shape, dtype=flat.dtype)
         piv = np.empty((flat.shape[0], n), dtype=np.int32)
         info = np.zeros(flat.shape[0], dtype=np.int32)
-        for i, mat in enumerate(flat):
-            if sytrf is not None:
-                ld, p, inf = sytrf(mat, lower=1)
-                work[i], piv[i], info[i] = np.tril(ld), p, max(int(inf), 0)
-            else:
-                work[i], piv[i], info[i] = bunch_kaufman(mat, hermitian)
+        with scipy_blas_single_thread():
+            for i, mat in enumerate(flat):
+                if sytrf is not None:
+                    ld, p, inf = sytrf(mat, lower=1)
+                    work[i], piv[i], info[i] = np.tril(ld), p, max(int(inf), 0)
+                else:
+                    work[i], piv[i], info[i] = bunch_kaufman(mat, hermitian)
         array_of(ld_t)[...] = xp.asarray(work.reshape(a.shape))
         array_of(piv_t)[...] = xp.asarray(piv.reshape((*batch, n)))
         array_of(info_t)[...] = xp.asarray(info.reshape(tuple(batch)))

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..helpers import array_of, quiet_tokens
+from ..helpers import array_of, quiet_tokens, scipy_blas_single_thread
 
 __all__ = ["build"]
 
@@ -142,7 +142,8 @@ def build(xp: Any, solve_triangular: Solver | None = None) -> dict[str, Callable
         # triangle for a batch of right-hand sides is one call.
         if fns is None or (n <= 8 and count > 2 * n and math.prod(a.shape[:-2]) > 1):
             return _substitute(xp, a, b, upper, unit, batch)
-        return _blas_solve(fns, a, b, upper, unit, batch)
+        with scipy_blas_single_thread():
+            return _blas_solve(fns, a, b, upper, unit, batch)
 
     def linalg_solve_triangular(
         out: Any, A: Any, B: Any, upper: bool, left: bool = True, unitriangular: bool = False
