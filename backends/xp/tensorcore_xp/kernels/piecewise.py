@@ -104,10 +104,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         with quiet(all="ignore"):
             put(out, xp.where(inside, g * bound(1 / 6, d), xp.zeros((), d)))
 
-    def dead(x: Any, lambd: Any, d: Any) -> Any:
-        """Where a shrink is 0: ``-lambd <= x <= lambd`` (never at NaN)."""
-        lam = bound(lambd, d)
-        return (x >= -lam) & (x <= lam)
+    def zero_where_dead(out: Any, v: Any, self: Any, lambd: Any) -> None:
+        """``out = v``, 0 where a shrink of ``self`` is 0: ``-lambd <= self <= lambd`` (never
+        at NaN). The shrinks' gradients (``v`` the gradient) and ``hardshrink`` (``v`` self)."""
+        d = wide(out)
+        x, lam = operand(self, d), bound(lambd, d)
+        put(out, xp.where((x >= -lam) & (x <= lam), xp.zeros((), d), operand(v, d)))
 
     @kernel
     def softshrink(out: Any, self: Any, lambd: Any = 0.5) -> None:
@@ -121,21 +123,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     @kernel
     def softshrink_backward(out: Any, grad_output: Any, self: Any, lambd: Any) -> None:
-        d = wide(out)
-        g, x = operand(grad_output, d), operand(self, d)
-        put(out, xp.where(dead(x, lambd, d), xp.zeros((), d), g))
+        zero_where_dead(out, grad_output, self, lambd)
 
     @kernel
     def hardshrink(out: Any, self: Any, lambd: Any = 0.5) -> None:
-        d = wide(out)
-        x = operand(self, d)
-        put(out, xp.where(dead(x, lambd, d), xp.zeros((), d), x))
+        zero_where_dead(out, self, self, lambd)
 
     @kernel
     def hardshrink_backward(out: Any, grad_out: Any, self: Any, lambd: Any) -> None:
-        d = wide(out)
-        g, x = operand(grad_out, d), operand(self, d)
-        put(out, xp.where(dead(x, lambd, d), xp.zeros((), d), g))
+        zero_where_dead(out, grad_out, self, lambd)
 
     @kernel
     def threshold(out: Any, self: Any, threshold: Any, value: Any) -> None:
