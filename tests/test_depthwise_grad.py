@@ -26,6 +26,14 @@ CASES = [
 ]
 
 
+def _input(shape: tuple[int, ...], dtype: tc.dtype) -> tc.Tensor:
+    """A random input of ``shape``, non-contiguous where it has two spatial dims or more."""
+    x = tc.randn(*shape, dtype=dtype)
+    if len(shape) > 3:
+        x = x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    return x
+
+
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
 @pytest.mark.parametrize(("shape", "kernel", "padding", "dilation"), CASES)
 def test_depthwise_weight_grad_is_the_im2col_one(
@@ -38,9 +46,7 @@ def test_depthwise_weight_grad_is_the_im2col_one(
 ) -> None:
     nd = len(kernel)
     c = shape[1]
-    x = tc.randn(*shape, dtype=dtype)
-    if nd > 1:
-        x = x.transpose(-1, -2).contiguous().transpose(-1, -2)  # (non-contiguous)
+    x = _input(shape, dtype)
     outs = [shape[2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) for i in range(nd)]
     gy = tc.randn(shape[0], c, *outs, dtype=dtype)
     args = (gy, x, [c, 1, *kernel], [1] * nd, list(padding), list(dilation), c)
@@ -82,9 +88,7 @@ def test_depthwise_forward_and_gradients_are_the_im2col_ones(
 ) -> None:
     nd = len(kernel)
     c = shape[1]
-    x = tc.randn(*shape, dtype=dtype)
-    if nd > 1:
-        x = x.transpose(-1, -2).contiguous().transpose(-1, -2)  # (non-contiguous)
+    x = _input(shape, dtype)
     w = tc.randn(c, 1, *kernel, dtype=dtype)
     geo = (list(stride), list(padding), list(dilation))
 
