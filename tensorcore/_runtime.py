@@ -10,6 +10,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from .plugins.manager import device_interfaces
+
 __all__ = [
     "are_deterministic_algorithms_enabled",
     "compile",
@@ -79,8 +81,6 @@ def set_num_threads(n: int) -> None:
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
-    from .plugins.manager import device_interfaces
-
     for iface in device_interfaces().values():
         iface.set_num_threads(n)
     _settings["threads"] = n
