@@ -164,7 +164,13 @@ def _comm_lines() -> list[str]:
         status = "available" if cb.is_available() else "unavailable"
         rows.append([name, status, ", ".join(cb.devices), cb.plugin,
                      cb.unavailable_reason or ""])  # fmt: skip
-    return lines + _table(rows)
+    from .distributed._names import STAND_INS
+
+    served = []
+    for name, by in sorted(STAND_INS.items()):
+        if name not in found and by in found:
+            served.append(f"  {name}: served by {by} (no plugin registers {name})")
+    return lines + _table(rows) + served
 
 
 def _layout_lines() -> list[str]:

@@ -19,6 +19,10 @@ Examples
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
+import signal
+import sys
+import time
 import traceback
 from collections.abc import Callable
 from multiprocessing import *  # noqa: F403
@@ -99,6 +103,11 @@ def _wrap(fn: Callable[..., Any], i: int, args: tuple[Any, ...], errors: Any) ->
         pass
     except Exception:  # noqa: BLE001 (any failure is reported to the parent with its traceback)
         errors.put(traceback.format_exc())
+        # A rank of a distributed job must not wait at exit (MPI_Finalize) for peers that
+        # wait for it: it stops the job, as an uncaught exception does.
+        group = sys.modules.get("tensorcore.distributed._group")
+        if group is not None:
+            group.abort_job(f"process {i} of spawn() raised")
         raise SystemExit(1) from None
 
 
@@ -112,34 +121,56 @@ class ProcessContext:
         """The processes' ids."""
         return [int(p.pid) for p in self.processes]
 
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for every process; True once all have ended. The first that failed raises
-        :class:`ProcessRaisedException` (with its traceback) or
-        :class:`ProcessExitedException`, after the others are terminated."""
-        for p in self.processes:
-            p.join(timeout)
-        if any(p.exitcode is None for p in self.processes):
-            return False
-        for i, p in enumerate(self.processes):
-            if p.exitcode == 0:
-                continue
-            for other in self.processes:
-                if other.is_alive():
-                    other.terminate()
-            if not self.error_queues[i].empty():
-                trace = self.error_queues[i].get()
-                msg = f"\n\n-- Process {i} terminated with the following error:\n{trace}"
-                raise ProcessRaisedException(msg, i, p.pid)
-            code = p.exitcode
-            if code < 0:
-                name = f"signal {-code}"
-                raise ProcessExitedException(
-                    f"process {i} terminated with {name}", i, p.pid, code, name
-                )
+    def join(self, timeout: float | None = None, grace_period: float | None = None) -> bool:
+        """Wait (at most ``timeout`` seconds) until a process ends; True once all have
+        ended well, False while some still run. When one fails, the others are terminated
+        (``SIGTERM``, then ``SIGKILL`` after ``grace_period`` seconds) and the failure is
+        raised: :class:`ProcessRaisedException` with the traceback of a process that
+        raised (preferred over one that was only stopped), else
+        :class:`ProcessExitedException`."""
+
+        def failures() -> list[int]:
+            return [i for i, p in enumerate(self.processes) if p.exitcode not in (None, 0)]
+
+        failed = failures()  # (``exitcode`` polls: one may have ended before this call)
+        running = [p.sentinel for p in self.processes if p.exitcode is None]
+        if running and not failed:
+            multiprocessing.connection.wait(running, timeout)
+            failed = failures()
+        if not failed:
+            return all(p.exitcode == 0 for p in self.processes)
+        self._stop_all(grace_period)
+        raised = [i for i in failed if not self.error_queues[i].empty()]
+        i = (raised or failed)[0]
+        p = self.processes[i]
+        if raised:
+            trace = self.error_queues[i].get()
+            msg = f"\n\n-- Process {i} terminated with the following error:\n{trace}"
+            raise ProcessRaisedException(msg, i, p.pid)
+        code = p.exitcode
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"<Unknown signal {-code}>"
             raise ProcessExitedException(
-                f"process {i} terminated with exit code {code}", i, p.pid, code
+                f"process {i} terminated with signal {name}", i, p.pid, code, name
             )
-        return True
+        raise ProcessExitedException(
+            f"process {i} terminated with exit code {code}", i, p.pid, code
+        )
+
+    def _stop_all(self, grace_period: float | None) -> None:
+        alive = [p for p in self.processes if p.is_alive()]
+        for p in alive:
+            p.terminate()
+        deadline = time.monotonic() + (30.0 if grace_period is None else grace_period)
+        for p in alive:
+            p.join(max(0.0, deadline - time.monotonic()))
+        for p in alive:
+            if p.is_alive():
+                p.kill()
+                p.join()
 
 
 def start_processes(

@@ -217,6 +217,27 @@ def _fail_in_child(i: int, what: str) -> None:
         raise ValueError(what)
 
 
+def _fail_or_wait(i: int) -> None:
+    if i == 1:
+        raise ValueError("process 1 gives up")
+    import time
+
+    time.sleep(300)
+
+
+def test_spawn_stops_the_others_when_one_fails() -> None:
+    """As PyTorch's: ``join`` returns at the first failure, not after every process ends;
+    the others are terminated and the raising one is reported."""
+    import time
+
+    import tensorcore.multiprocessing as tmp
+
+    start = time.monotonic()
+    with pytest.raises(tmp.ProcessRaisedException, match="process 1 gives up") as info:
+        tmp.spawn(_fail_or_wait, nprocs=2)
+    assert info.value.error_index == 1 and time.monotonic() - start < 60
+
+
 def test_tensorcore_multiprocessing_shares_what_it_sends() -> None:
     """As torch.multiprocessing: a CPU tensor sent to another process (here a spawned
     process's argument) moves into shared memory, so the child's writes reach the parent."""

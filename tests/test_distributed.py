@@ -361,7 +361,7 @@ def test_names_around_the_process_groups_are_pytorchs(monkeypatch: pytest.Monkey
     assert type(B("mpi")) is str
     with pytest.raises(ValueError, match="Backend constructor parameter must be string-ish"):
         B(3)  # type: ignore[arg-type]
-    assert not (dist.is_gloo_available() or dist.is_ucc_available() or dist.is_xccl_available())
+    assert not (dist.is_ucc_available() or dist.is_xccl_available())
     monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)
     assert dist.is_torchelastic_launched() is False
     monkeypatch.setenv("TORCHELASTIC_RUN_ID", "job")
@@ -428,3 +428,99 @@ def test_names_around_the_process_groups_are_pytorchs(monkeypatch: pytest.Monkey
     finally:
         dist.destroy_process_group()
     assert dist.group.WORLD is None
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _unlaunched(
+    script_args: list[str], n_procs: int = 1, timeout: float = 90, **env_of_rank: dict[str, str]
+) -> list[subprocess.CompletedProcess[str]]:
+    """Run ``spawned.py`` without mpiexec: ``n_procs`` processes at once (rank ``r`` gets
+    ``env_of_rank[f"r{r}"]`` added to its environment), meeting at a free MASTER_PORT."""
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+    for var in ("PMI_RANK", "PMI_SIZE", "PMI_FD", "PMI_PORT", "PMIX_RANK"):
+        env.pop(var, None)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(ROOT / "backends" / "cpu"), str(ROOT / "backends" / "sparse"),
+         env.get("PYTHONPATH", "")]
+    )  # fmt: skip
+    cmd = [sys.executable, str(SCRIPTS / "spawned.py"), *script_args]
+    procs = [
+        subprocess.Popen(cmd, env=dict(env, **env_of_rank.get(f"r{r}", {})), text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for r in range(n_procs)
+    ]  # fmt: skip
+    out = []
+    for p in procs:
+        try:
+            stdout, stderr = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            raise
+        out.append(subprocess.CompletedProcess(cmd, p.returncode, stdout, stderr))
+    return out
+
+
+def test_spawned_ranks_meet_at_master_addr_and_train_with_ddp() -> None:
+    """PyTorch's DDP tutorial shape: ``tc.multiprocessing.spawn`` starts the ranks, which
+    call ``init_process_group("gloo", rank=, world_size=)``; with no mpiexec, they join one
+    MPI world through rank 0's rendezvous at MASTER_ADDR:MASTER_PORT."""
+    (proc,) = _unlaunched(["spawn", "2"])
+    _ok(proc, 2)
+
+
+def test_a_spawned_rank_that_raises_ends_the_job() -> None:
+    """Rank 1 raises while rank 0 waits for it in an all_reduce: rank 1 aborts the job (its
+    MPI_Abort reaches rank 0's process manager, which stops rank 0), and ``spawn`` raises
+    rank 1's error, well within the group's 30-minute timeout."""
+    (proc,) = _unlaunched(["raise", "2"], timeout=60)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "spawn raised:" in proc.stdout and "rank 1 failed on purpose" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
+    assert "process 1 of spawn() raised; aborting all 2 ranks" in proc.stderr, proc.stderr
+
+
+def test_ranks_started_as_torchrun_does_on_two_machines() -> None:
+    """RANK and WORLD_SIZE from the environment, each rank its own process, and the two
+    ranks on different machines as far as MPI knows (TENSORCORE_NODE_NAME): the data goes
+    over MPI's network transport instead of shared memory."""
+    procs = _unlaunched(
+        ["env"], 2,
+        r0={"RANK": "0", "WORLD_SIZE": "2", "TENSORCORE_NODE_NAME": "machine-a"},
+        r1={"RANK": "1", "WORLD_SIZE": "2", "TENSORCORE_NODE_NAME": "machine-b"},
+    )  # fmt: skip
+    for r, proc in enumerate(procs):
+        assert proc.returncode == 0 and f"rank {r} OK" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_rank_that_never_comes_fails_the_rendezvous() -> None:
+    code = (
+        "import os; from datetime import timedelta; import tensorcore.distributed as dist\n"
+        "try:\n"
+        "    dist.init_process_group('mpi', rank=0, world_size=2, timeout=timedelta(seconds=2))\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert (
+        "DistStoreError Timed out after 2 seconds waiting for clients. 1/2 clients joined."
+        in proc.stdout
+    ), proc.stdout + proc.stderr
+
+
+def test_gloo_is_served_by_mpi_where_no_plugin_registers_it() -> None:
+    import tensorcore.distributed as dist
+    from tensorcore.distributed._names import stand_in
+
+    assert dist.is_gloo_available() == dist.is_mpi_available()
+    assert stand_in("gloo") == "mpi" and stand_in("nccl") == "nccl"

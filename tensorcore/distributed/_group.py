@@ -19,6 +19,7 @@ from ..devices import device as _device_type
 from ..plugins import manager
 from ._as_rank import launcher_environment
 from ._backend import DEFAULT_TIMEOUT, ProcessGroup
+from ._names import stand_in
 
 __all__ = [
     "GroupMember",
@@ -145,7 +146,7 @@ def is_initialized() -> bool:
 def _pick_backend(backend: str | None) -> str:
     found = manager.comm_backends()
     if backend is not None:
-        name = str(backend).lower()
+        name = stand_in(str(backend).lower())
         cb = found.get(name)
         if cb is None:
             raise ValueError(
@@ -330,22 +331,31 @@ def _install_abort_hook(pg: ProcessGroup) -> None:
     previous = sys.excepthook
 
     def hook(tp: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
-        # The one-line reason first: MPI_Abort kills the launcher's output forwarding, which
-        # may drop the end of a long traceback written just before it.
-        print(
-            f"tensorcore.distributed: rank {pg.rank()} raised {tp.__name__}; aborting all "
-            f"{pg.size()} ranks",
-            file=sys.stderr,
-            flush=True,
-        )
-        previous(tp, value, tb)
-        sys.stderr.flush()
-        sys.stdout.flush()
-        time.sleep(0.2)  # (time for the launcher to forward what was written)
-        pg.abort(1)
+        abort_job(f"rank {pg.rank()} raised {tp.__name__}", lambda: previous(tp, value, tb))
 
     _World.previous_hook = previous
     sys.excepthook = hook
+
+
+def abort_job(why: str, report: Any = None) -> None:
+    """Stop every rank of the job (the backend's ``abort``: ``MPI_Abort`` for MPI) after
+    a failure on this one, ``why``: an uncaught exception (the ``sys.excepthook`` that
+    ``init_process_group`` installs), or a ``tc.multiprocessing.spawn`` process that raised.
+    ``report()``, when given, writes the failure first. Nothing happens without a default
+    group of several ranks, or with ``TENSORCORE_DISTRIBUTED_ABORT=0``."""
+    pg = _World.default
+    if pg is None or _World.previous_hook is None:  # (the hook is installed when enabled)
+        return
+    # The one-line reason first: MPI_Abort kills the launcher's output forwarding, which
+    # may drop the end of a long traceback written just before it.
+    print(f"tensorcore.distributed: {why}; aborting all {pg.size()} ranks", file=sys.stderr,
+          flush=True)  # fmt: skip
+    if report is not None:
+        report()
+    sys.stderr.flush()
+    sys.stdout.flush()
+    time.sleep(0.2)  # (time for the launcher to forward what was written)
+    pg.abort(1)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes
 from ..autograd import grad_mode
+from . import _wireup
 from ._backend import (
     DEFAULT_TIMEOUT,
     AllreducePlan,
@@ -260,9 +261,28 @@ class MPIProcessGroup(ProcessGroup):
         device_id: Any = None,
     ) -> MPIProcessGroup:
         """The default group: ``MPI.COMM_WORLD``, whose rank and size the MPI launcher set;
-        ``world_size`` and ``rank``, when given, must agree with them. ``device_id`` (a CPU
-        device: the frontend checked it) binds nothing: host memory is one device."""
+        ``world_size`` and ``rank``, when given, must agree with them. A process that no MPI
+        launcher started, given a ``world_size`` above 1, joins the others through rank 0's
+        rendezvous first (:mod:`._wireup`), as PyTorch's ranks meet at ``MASTER_ADDR``.
+        ``device_id`` (a CPU device: the frontend checked it) binds nothing: host memory is
+        one device."""
+        wired = False
+        alone = not (_wireup.mpi_started() or _wireup.launched_by_mpi())
+        if alone and world_size not in (-1, None) and world_size > 1:
+            _wireup.wire_up(init_method, rank, world_size, timeout)
+            wired = True
         comm = _mpi().COMM_WORLD
+        if wired:
+            _wireup.forget()
+            if comm.Get_size() != world_size:
+                library = _mpi().Get_library_version().splitlines()[0].strip()
+                raise RuntimeError(
+                    f"init_process_group(): the MPI library did not join the {world_size} "
+                    f"ranks through tensorcore's rendezvous ({library}: only MPICH-family "
+                    "libraries speak its PMI-1); "
+                    f"start the ranks with that library's launcher instead (mpiexec -n "
+                    f"{world_size} python script.py)"
+                )
         for name, given, actual in (
             ("world_size", world_size, comm.Get_size()),
             ("rank", rank, comm.Get_rank()),
@@ -272,6 +292,13 @@ class MPIProcessGroup(ProcessGroup):
                     f"init_process_group(): {name}={given} but MPI says {actual}: under MPI "
                     f"the launcher sets the rank and world size (mpiexec -n N); leave {name} "
                     "out"
+                    + (
+                        ""
+                        if actual != 1 or _wireup.launched_by_mpi()
+                        else " (this process started MPI as a world of its own before "
+                        "init_process_group: import mpi4py.MPI after it, or start the ranks "
+                        "with mpiexec)"
+                    )
                 )
         # Our own communicator: a program's raw mpi4py calls cannot match our messages.
         return cls(comm.Dup(), timeout)

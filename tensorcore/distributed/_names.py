@@ -123,17 +123,37 @@ class Backend(str):
         Backend.backend_capability[lower] = list(kinds)
 
 
+#: PyTorch's backend names that another engine serves where no plugin registers them:
+#: programs written for PyTorch name ``"gloo"`` for the CPU, which is MPI's work here.
+STAND_INS = {"gloo": "mpi"}
+
+
+def stand_in(name: str) -> str:
+    """The registered backend that serves ``name``: ``name`` itself when a plugin registered
+    it, else its stand-in (``"gloo"`` -> ``"mpi"``), else ``name``.
+
+    Examples
+    --------
+    >>> from tensorcore.distributed._names import stand_in
+    >>> stand_in("nccl"), stand_in("gloo")
+    ('nccl', 'mpi')
+    """
+    if name in manager.comm_backends():
+        return name
+    return STAND_INS.get(name, name)
+
+
 def is_gloo_available() -> bool:
-    """Whether the Gloo backend can be used: False (tensorcore has none; ``mpi`` serves the
-    CPU).
+    """Whether ``init_process_group("gloo")`` can run: with no Gloo plugin installed, the
+    ``mpi`` backend serves that name (so it is whether mpi4py is installed).
 
     Examples
     --------
     >>> import tensorcore.distributed as dist
-    >>> dist.is_gloo_available()
-    False
+    >>> dist.is_gloo_available() == dist.is_mpi_available()
+    True
     """
-    return _usable("gloo")
+    return _usable(stand_in("gloo"))
 
 
 def is_ucc_available() -> bool:

@@ -1,0 +1,172 @@
+"""MPI for processes that no ``mpiexec`` started: the wiring through rank 0's PMI server.
+
+PyTorch programs start their ranks themselves (``torch.multiprocessing.spawn``,
+``torchrun``) and meet at ``MASTER_ADDR:MASTER_PORT`` (or a ``tcp://`` address). For MPI,
+each such process would otherwise start as a world of its own. So, before mpi4py starts
+MPI: rank 0 runs a PMI-1 process manager at that address (:mod:`._pmi_server`, a process of
+its own), every rank says hello to it (its rank, machine and pid), and points its MPI
+library at it (``PMI_PORT``, ``PMI_RANK``, ``PMI_SIZE``). ``MPI_Init`` then joins the
+``world_size`` processes into one ``MPI.COMM_WORLD``, exactly as under ``mpiexec``.
+
+This works with the MPI libraries that speak PMI-1 (MPICH, the ``mpich`` wheel, Intel MPI,
+MVAPICH). Open MPI does not: its processes must be started by its ``mpirun``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from ._errors import DistStoreError
+from ._store import _rendezvous_error
+
+__all__ = ["launched_by_mpi", "mpi_started", "node_name", "wire_up"]
+
+#: Environment variables that some MPI launcher (hydra's ``mpiexec``, Open MPI's
+#: ``mpirun``, Slurm's ``srun --mpi=...``, PMIx) gives the processes it starts.
+_LAUNCHER_VARS = ("PMI_FD", "PMI_PORT", "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
+                  "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID")  # fmt: skip
+
+_server: Any = None  # rank 0's PMI server process (kept so that it is not reaped early)
+
+
+def launched_by_mpi() -> bool:
+    """Whether an MPI launcher started this process (its variables are in the environment)."""
+    return any(var in os.environ for var in _LAUNCHER_VARS)
+
+
+def mpi_started() -> bool:
+    """Whether mpi4py has started MPI in this process already (``mpi4py.MPI`` imported)."""
+    mod = sys.modules.get("mpi4py.MPI")
+    return mod is not None and bool(mod.Is_initialized())
+
+
+def node_name() -> str:
+    """The name of this process's machine in the process mapping: ``TENSORCORE_NODE_NAME``,
+    or the host name. Ranks with the same name share memory (MPI's shared-memory transport);
+    the others talk over the network."""
+    return os.environ.get("TENSORCORE_NODE_NAME") or socket.gethostname()
+
+
+def _address(init_method: str | None) -> tuple[str, int]:
+    if init_method not in (None, "env://"):
+        parts = urlparse(init_method)
+        if parts.scheme != "tcp":
+            raise _rendezvous_error(
+                f"{init_method!r}: no rendezvous handler for {parts.scheme}:// (tcp:// and "
+                "env:// are known)"
+            )
+        if parts.port is None:
+            raise _rendezvous_error("tcp:// rendezvous: port number missing")
+        return parts.hostname or "127.0.0.1", parts.port
+    values = []
+    for var in ("MASTER_ADDR", "MASTER_PORT"):
+        if var not in os.environ:
+            raise _rendezvous_error(
+                f"env:// rendezvous: environment variable {var} expected, but not set (the "
+                "ranks of a job started without mpiexec meet at MASTER_ADDR:MASTER_PORT; or "
+                "start them with mpiexec -n N)"
+            )
+        values.append(os.environ[var])
+    try:
+        return values[0], int(values[1])
+    except ValueError:
+        raise _rendezvous_error(
+            f"env:// rendezvous: MASTER_PORT must be a port number, got {values[1]!r}"
+        ) from None
+
+
+def _start_server(port: int, size: int, timeout: timedelta) -> None:
+    global _server
+    script = Path(__file__).with_name("_pmi_server.py")
+    cmd = [sys.executable, str(script), "--port", str(port), "--size", str(size),
+           "--timeout", str(timeout.total_seconds())]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    proc.stdout.close()
+    if not line.startswith("listening "):
+        proc.wait()
+        raise RuntimeError(
+            f"init_process_group(): rank 0 could not serve the rendezvous at port {port}: "
+            f"{line.removeprefix('error ') or 'the server did not start'} (is another job "
+            "using MASTER_PORT? pick a free port)"
+        )
+    _server = proc
+
+
+def _hello(host: str, port: int, rank: int, size: int, timeout: timedelta) -> None:
+    deadline = time.monotonic() + timeout.total_seconds()
+    delay = 0.01
+    while True:
+        try:
+            conn = socket.create_connection((host, port), timeout=10)
+            break
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"init_process_group(): rank {rank} timed out after "
+                    f"{timeout.total_seconds():g}s connecting to rank 0 at {host}:{port} "
+                    f"({exc}); is rank 0 running, and MASTER_ADDR/MASTER_PORT (or the "
+                    "tcp:// address) its address?"
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+    with conn:
+        conn.sendall(
+            f"cmd=tensorcore_hello rank={rank} size={size} node={node_name()} "
+            f"pid={os.getpid()}\n".encode()
+        )
+        conn.settimeout(timeout.total_seconds() + 30)
+        try:
+            line = conn.makefile("rb").readline().decode()
+        except OSError:
+            line = ""
+    reply = dict(r.partition("=")[::2] for r in line.split())
+    if reply.get("rc") == "2":
+        # PyTorch's TCPStore's words, for the same event.
+        raise DistStoreError(
+            f"Timed out after {timeout.total_seconds():g} seconds waiting for clients. "
+            f"{reply.get('joined', '?')}/{size} clients joined."
+        )
+    if reply.get("rc") != "0":
+        msg = reply.get("msg", "rank 0's rendezvous ended without an answer")
+        raise ValueError(
+            f"init_process_group(): rank 0's rendezvous refused rank {rank}: "
+            f"{msg.replace('_', ' ')}"
+        )
+
+
+def wire_up(init_method: str | None, rank: int, world_size: int, timeout: timedelta) -> None:
+    """Point this process's MPI library at rank 0's process manager, starting it on rank 0
+    (see the module's docstring); call before mpi4py starts MPI."""
+    if rank in (-1, None):
+        raise _rendezvous_error(
+            "env:// rendezvous: environment variable RANK expected, but not set (give "
+            "init_process_group rank=, or start the ranks with mpiexec -n N)"
+        )
+    if not 0 <= rank < world_size:
+        raise ValueError(
+            f"init_process_group(): rank={rank} is not a rank of a world of size {world_size}"
+        )
+    host, port = _address(init_method)
+    if rank == 0:
+        _start_server(port, world_size, timeout)
+    _hello(host, port, rank, world_size, timeout)
+    # PMI_ID: MPICH's PMI_PORT clients ask the server for their rank and size by it.
+    os.environ.update(PMI_PORT=f"{host}:{port}", PMI_ID=str(rank), PMI_RANK=str(rank),
+                      PMI_SIZE=str(world_size))  # fmt: skip
+
+
+def forget() -> None:
+    """Take the PMI variables out of the environment once MPI has started: processes this
+    one starts (data loader workers) must not join the job."""
+    for var in ("PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE"):
+        os.environ.pop(var, None)
