@@ -74,3 +74,33 @@ def test_searchsorted_puts_nan_after_the_row(device: str) -> None:
     assert tc.searchsorted(s, v, right=True).tolist() == [3, 2, 0]
     rows = tc.searchsorted(s.expand(2, 3), v.expand(2, 3))
     assert rows.tolist() == [[3, 1, 0], [3, 1, 0]]
+
+
+def test_reductions_of_a_0d_tensor_over_dim_0_differentiate(device: str) -> None:
+    x = tc.tensor(3.0, dtype=tc.float64, device=device, requires_grad=True)
+    for f in (
+        lambda x: tc.sum(x, 0),
+        lambda x: tc.mean(x, -1),
+        lambda x: tc.var(x, 0, correction=0),
+        lambda x: tc.std(x, 0, correction=0),
+    ):
+        (g,) = tc.autograd.grad(f(x), x)
+        assert g.shape == () and g.item() in (0.0, 1.0)
+
+
+def test_std_gradient_is_zero_where_the_deviation_is(device: str) -> None:
+    x = tc.tensor([[1.0, 1.0], [1.0, 3.0]], dtype=tc.float64, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(tc.std(x, 1).sum(), x)
+    assert g[0].tolist() == [0.0, 0.0]
+    assert g[1].tolist() == pytest.approx([-(2**-0.5), 2**-0.5])
+    y = tc.tensor([1.0, 2.0, 4.0], dtype=tc.float64, device=device, requires_grad=True)
+    assert tc.autograd.gradcheck(lambda t: tc.std(t, 0), (y,))
+
+
+def test_hardswish_gradient_at_its_kinks(device: str) -> None:
+    x = tc.tensor([-3.0, 3.0, -4.0, 4.0, 1.5], dtype=tc.float64, device=device)
+    x.requires_grad_()
+    y = tc.nn.functional.hardswish(x)
+    assert y.tolist() == [0.0, 3.0, 0.0, 4.0, 1.125]
+    (g,) = tc.autograd.grad(y.sum(), x)
+    assert g.tolist() == [0.0, 1.0, 0.0, 1.0, 1.0]
