@@ -28,7 +28,6 @@ Usage::
 """
 
 # The closures made in loops are called in the same iteration:
-# ruff: noqa: B023
 
 from __future__ import annotations
 
@@ -44,12 +43,12 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import diff_torch as D  # noqa: E402
-import torch  # noqa: E402
+import diff_torch as D
+import torch
 
-import tensorcore as tc  # noqa: E402
-from tensorcore.ops.schema import OPS  # noqa: E402
-from tensorcore.testing.samples import Sample  # noqa: E402
+import tensorcore as tc
+from tensorcore.ops.schema import OPS
+from tensorcore.testing.samples import Sample
 
 NAN, INF = float("nan"), float("inf")
 
@@ -286,8 +285,16 @@ def integer_cases() -> list[Case]:
                 f"{d} by zero",
                 lambda L, mk, d=d, a=a, z=z: L.floor_divide(mk(a, d), mk(z, d)),
             ),
-            ("floor_divide", f"{d} by scalar 0", lambda L, mk, d=d, a=a: L.floor_divide(mk(a, d), 0)),
-            ("remainder", f"{d} by zero", lambda L, mk, d=d, a=a, z=z: L.remainder(mk(a, d), mk(z, d))),
+            (
+                "floor_divide",
+                f"{d} by scalar 0",
+                lambda L, mk, d=d, a=a: L.floor_divide(mk(a, d), 0),
+            ),
+            (
+                "remainder",
+                f"{d} by zero",
+                lambda L, mk, d=d, a=a, z=z: L.remainder(mk(a, d), mk(z, d)),
+            ),
             ("remainder", f"{d} by scalar 0", lambda L, mk, d=d, a=a: L.remainder(mk(a, d), 0)),
             ("fmod", f"{d} by zero", lambda L, mk, d=d, a=a, z=z: L.fmod(mk(a, d), mk(z, d))),
             ("fmod", f"{d} by scalar 0", lambda L, mk, d=d, a=a: L.fmod(mk(a, d), 0)),
@@ -313,9 +320,23 @@ def integer_cases() -> list[Case]:
             ),
             ("pow", f"{d} negative exponent", lambda L, mk, d=d: L.pow(mk([2, 1, 0], d), -1)),
             ("pow", f"{d} overflow", lambda L, mk, d=d: L.pow(mk([3, 2, 1], d), 70)),
-            ("bitwise_left_shift", f"{d} wide", lambda L, mk, d=d: L.bitwise_left_shift(mk([1, 3, 1], d), mk([1, 7, 70], d))),
-            ("bitwise_right_shift", f"{d} wide", lambda L, mk, d=d: L.bitwise_right_shift(mk([-8 if d != "uint8" else 8, 3, 64], d), mk([1, 70, 1], d))),
-            ("to", f"{d} from float out of range", lambda L, mk, d=d: mk([300.7, -2.5], "float32").to(getattr(L, d))),
+            (
+                "bitwise_left_shift",
+                f"{d} wide",
+                lambda L, mk, d=d: L.bitwise_left_shift(mk([1, 3, 1], d), mk([1, 7, 70], d)),
+            ),
+            (
+                "bitwise_right_shift",
+                f"{d} wide",
+                lambda L, mk, d=d: L.bitwise_right_shift(
+                    mk([-8 if d != "uint8" else 8, 3, 64], d), mk([1, 70, 1], d)
+                ),
+            ),
+            (
+                "to",
+                f"{d} from float out of range",
+                lambda L, mk, d=d: mk([300.7, -2.5], "float32").to(getattr(L, d)),
+            ),
             ("gcd", f"{d}", lambda L, mk, d=d: L.gcd(mk([0, 6, 9], d), mk([0, 4, 3], d))),
             ("lcm", f"{d}", lambda L, mk, d=d: L.lcm(mk([0, 6, 9], d), mk([0, 4, 3], d))),
         ]
@@ -326,7 +347,11 @@ def integer_cases() -> list[Case]:
         ("mul_", "int32 *= 1j", lambda L, mk: mk([1, 2], "int32").mul_(1j)),
         ("mul_", "float32 *= 1j", lambda L, mk: mk([1.0, 2.0]).mul_(1j)),
         ("div_", "int64 /= 2", lambda L, mk: mk([1, 2], "int64").div_(2)),
-        ("div_", "int64 //= 2 (floor)", lambda L, mk: mk([1, 2], "int64").div_(2, rounding_mode="floor")),
+        (
+            "div_",
+            "int64 //= 2 (floor)",
+            lambda L, mk: mk([1, 2], "int64").div_(2, rounding_mode="floor"),
+        ),
         ("add_", "bool += 1", lambda L, mk: mk([True, False], "bool").add_(1)),
         ("add_", "bool += True", lambda L, mk: mk([True, False], "bool").add_(True)),
         ("sub_", "uint8 -= 300", lambda L, mk: mk([1, 2], "uint8").sub_(300)),
@@ -339,14 +364,38 @@ def integer_cases() -> list[Case]:
         ("__iadd__", "int64 += 1.5", lambda L, mk: _iadd(mk([1, 2], "int64"), 1.5)),
         ("__itruediv__", "int64 /= 2", lambda L, mk: _idiv(mk([1, 2], "int64"), 2)),
         ("copy_", "float into int", lambda L, mk: mk([0, 0], "int64").copy_(mk([1.7, -1.7]))),
-        ("copy_", "complex into float", lambda L, mk: mk([0.0, 0.0]).copy_(mk([1 + 2j, 3j], "complex64"))),
-        ("lerp_", "float16 by float32", lambda L, mk: mk([1.0, 2.0], "float16").lerp_(mk([3.0, 4.0]), 0.5)),
-        ("masked_fill_", "int by float", lambda L, mk: mk([1, 2], "int64").masked_fill_(mk([True, False], "bool"), 2.5)),
-        ("masked_fill_", "int by 0-d float tensor", lambda L, mk: mk([1, 2], "int64").masked_fill_(mk([True, False], "bool"), mk(2.5))),
-        ("index_put_", "int by float", lambda L, mk: mk([1, 2], "int64").index_put_((mk([0], "int64"),), mk([2.5]))),
+        (
+            "copy_",
+            "complex into float",
+            lambda L, mk: mk([0.0, 0.0]).copy_(mk([1 + 2j, 3j], "complex64")),
+        ),
+        (
+            "lerp_",
+            "float16 by float32",
+            lambda L, mk: mk([1.0, 2.0], "float16").lerp_(mk([3.0, 4.0]), 0.5),
+        ),
+        (
+            "masked_fill_",
+            "int by float",
+            lambda L, mk: mk([1, 2], "int64").masked_fill_(mk([True, False], "bool"), 2.5),
+        ),
+        (
+            "masked_fill_",
+            "int by 0-d float tensor",
+            lambda L, mk: mk([1, 2], "int64").masked_fill_(mk([True, False], "bool"), mk(2.5)),
+        ),
+        (
+            "index_put_",
+            "int by float",
+            lambda L, mk: mk([1, 2], "int64").index_put_((mk([0], "int64"),), mk([2.5])),
+        ),
         ("fill_", "int by float", lambda L, mk: mk([1, 2], "int64").fill_(2.7)),
         ("fill_", "bool by 2", lambda L, mk: mk([True, False], "bool").fill_(2)),
-        ("scatter_", "int by float src", lambda L, mk: mk([1, 2], "int64").scatter_(0, mk([0], "int64"), mk([2.5]))),
+        (
+            "scatter_",
+            "int by float src",
+            lambda L, mk: mk([1, 2], "int64").scatter_(0, mk([0], "int64"), mk([2.5])),
+        ),
     ]
     return out
 
@@ -378,42 +427,224 @@ def out_cases() -> list[Case]:
         for d_out in ("float32", "float64", "int64", "bool", "complex64", "float16"):
             tag = f"out {d_out}{list(shape)}"
             out += [
-                ("add", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "add", d, s, mk([1.0, 2.0, 3.0]), 1)),
-                ("sum", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "sum", d, s, mk([[1.0, 2.0, 3.0]]), 0)),
-                ("mean", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "mean", d, s, mk([[1.0, 2.0, 3.0]]), 0)),
-                ("matmul", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "matmul", d, s, mk([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), mk([1.0, 1.0]))),
-                ("exp", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "exp", d, s, mk([0.0, 1.0, 2.0]))),
-                ("eq", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "eq", d, s, mk([0.0, 1.0, 2.0]), 1.0)),
-                ("cumsum", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "cumsum", d, s, mk([0.0, 1.0, 2.0]), 0)),
-                ("where", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "where", d, s, mk([True, False, True], "bool"), mk([1.0, 2.0, 3.0]), 0.0)),
-                ("cat", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "cat", d, s, [mk([1.0]), mk([2.0, 3.0])])),
-                ("clamp", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "clamp", d, s, mk([1.0, 2.0, 3.0]), 0.0, 2.0)),
-                ("argmax", tag, lambda L, mk, d=d_out, s=shape: with_out(L, mk, "argmax", d, s, mk([[1.0, 2.0, 3.0]]), 1)),
+                (
+                    "add",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "add", d, s, mk([1.0, 2.0, 3.0]), 1
+                    ),
+                ),
+                (
+                    "sum",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "sum", d, s, mk([[1.0, 2.0, 3.0]]), 0
+                    ),
+                ),
+                (
+                    "mean",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "mean", d, s, mk([[1.0, 2.0, 3.0]]), 0
+                    ),
+                ),
+                (
+                    "matmul",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L,
+                        mk,
+                        "matmul",
+                        d,
+                        s,
+                        mk([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
+                        mk([1.0, 1.0]),
+                    ),
+                ),
+                (
+                    "exp",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "exp", d, s, mk([0.0, 1.0, 2.0])
+                    ),
+                ),
+                (
+                    "eq",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "eq", d, s, mk([0.0, 1.0, 2.0]), 1.0
+                    ),
+                ),
+                (
+                    "cumsum",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "cumsum", d, s, mk([0.0, 1.0, 2.0]), 0
+                    ),
+                ),
+                (
+                    "where",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L,
+                        mk,
+                        "where",
+                        d,
+                        s,
+                        mk([True, False, True], "bool"),
+                        mk([1.0, 2.0, 3.0]),
+                        0.0,
+                    ),
+                ),
+                (
+                    "cat",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "cat", d, s, [mk([1.0]), mk([2.0, 3.0])]
+                    ),
+                ),
+                (
+                    "clamp",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "clamp", d, s, mk([1.0, 2.0, 3.0]), 0.0, 2.0
+                    ),
+                ),
+                (
+                    "argmax",
+                    tag,
+                    lambda L, mk, d=d_out, s=shape: with_out(
+                        L, mk, "argmax", d, s, mk([[1.0, 2.0, 3.0]]), 1
+                    ),
+                ),
             ]
     return out
 
 
 def reduction_cases() -> list[Case]:
     out: list[Case] = []
-    simple = ("sum", "prod", "mean", "nansum", "nanmean", "amax", "amin", "std", "var", "logsumexp", "all", "any", "count_nonzero", "norm", "argmax", "argmin", "max", "min", "median", "nanmedian", "mode", "aminmax", "var_mean", "std_mean", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_softmax", "sort", "argsort", "msort", "unique", "kthvalue", "topk")
-    needs_dim = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_softmax", "mode", "kthvalue", "topk"}
+    simple = (
+        "sum",
+        "prod",
+        "mean",
+        "nansum",
+        "nanmean",
+        "amax",
+        "amin",
+        "std",
+        "var",
+        "logsumexp",
+        "all",
+        "any",
+        "count_nonzero",
+        "norm",
+        "argmax",
+        "argmin",
+        "max",
+        "min",
+        "median",
+        "nanmedian",
+        "mode",
+        "aminmax",
+        "var_mean",
+        "std_mean",
+        "cumsum",
+        "cumprod",
+        "cummax",
+        "cummin",
+        "logcumsumexp",
+        "softmax",
+        "log_softmax",
+        "sort",
+        "argsort",
+        "msort",
+        "unique",
+        "kthvalue",
+        "topk",
+    )
+    needs_dim = {
+        "cumsum",
+        "cumprod",
+        "cummax",
+        "cummin",
+        "logcumsumexp",
+        "softmax",
+        "log_softmax",
+        "mode",
+        "kthvalue",
+        "topk",
+    }
     extra = {"kthvalue": (1,), "topk": (1,)}
     shapes = {"(0,)": (0,), "(2, 0)": (2, 0), "(0, 3)": (0, 3), "0-d": ()}
     for name in simple:
         for sname, shape in shapes.items():
             for d in ("float32", "int64", "bool"):
-                if d != "float32" and name in ("std", "var", "mean", "nanmean", "logsumexp", "softmax", "log_softmax", "var_mean", "std_mean", "logcumsumexp", "norm", "nansum", "nanmedian"):
+                if d != "float32" and name in (
+                    "std",
+                    "var",
+                    "mean",
+                    "nanmean",
+                    "logsumexp",
+                    "softmax",
+                    "log_softmax",
+                    "var_mean",
+                    "std_mean",
+                    "logcumsumexp",
+                    "norm",
+                    "nansum",
+                    "nanmedian",
+                ):
                     continue
                 dims: list[Any] = [None, 0, -1, 1]
                 if len(shape) == 2:
                     dims += [(0, 1), (1, 0), (-1, 1), (0, 0), [], (2,)]
                 for dim in dims:
-                    if isinstance(dim, (tuple, list)) and name in ("argmax", "argmin", "max", "min", "median", "nanmedian", "mode", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_softmax", "sort", "argsort", "msort", "unique", "kthvalue", "topk", "all", "any") and name not in ():
+                    if isinstance(dim, (tuple, list)) and name in (
+                        "argmax",
+                        "argmin",
+                        "max",
+                        "min",
+                        "median",
+                        "nanmedian",
+                        "mode",
+                        "cumsum",
+                        "cumprod",
+                        "cummax",
+                        "cummin",
+                        "logcumsumexp",
+                        "softmax",
+                        "log_softmax",
+                        "sort",
+                        "argsort",
+                        "msort",
+                        "unique",
+                        "kthvalue",
+                        "topk",
+                        "all",
+                        "any",
+                    ):
                         continue
                     if dim is None and name in needs_dim:
                         continue
                     for keepdim in (False, True):
-                        if keepdim and (dim is None and name not in ("argmax", "argmin") or name in ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_softmax", "sort", "argsort", "msort", "unique", "topk")):
+                        if keepdim and (
+                            (dim is None and name not in ("argmax", "argmin"))
+                            or name
+                            in (
+                                "cumsum",
+                                "cumprod",
+                                "cummax",
+                                "cummin",
+                                "logcumsumexp",
+                                "softmax",
+                                "log_softmax",
+                                "sort",
+                                "argsort",
+                                "msort",
+                                "unique",
+                                "topk",
+                            )
+                        ):
                             continue
                         if name == "unique" and dim is not None:
                             continue
@@ -424,7 +655,14 @@ def reduction_cases() -> list[Case]:
                             kw["keepdim"] = True
                         tag = f"{d}{sname} {kw}"
 
-                        def call(L: Any, mk: Any, name: str = name, shape: Any = shape, d: str = d, kw: dict[str, Any] = kw) -> Any:
+                        def call(
+                            L: Any,
+                            mk: Any,
+                            name: str = name,
+                            shape: Any = shape,
+                            d: str = d,
+                            kw: dict[str, Any] = kw,
+                        ) -> Any:
                             x = L.ones(shape, dtype=getattr(L, d))
                             args = extra.get(name, ())
                             if name == "msort":
@@ -442,7 +680,21 @@ def scalar_cases() -> list[Case]:
     out: list[Case] = []
     for d in SCALAR_DTYPES:
         for kind, v in SCALARS.items():
-            for op in ("add", "sub", "mul", "div", "pow", "maximum", "eq", "lt", "remainder", "floor_divide", "bitwise_and", "atan2", "fmod"):
+            for op in (
+                "add",
+                "sub",
+                "mul",
+                "div",
+                "pow",
+                "maximum",
+                "eq",
+                "lt",
+                "remainder",
+                "floor_divide",
+                "bitwise_and",
+                "atan2",
+                "fmod",
+            ):
                 tag = f"{d} {op} python {kind}"
 
                 def binary(L: Any, mk: Any, d: str = d, v: Any = v, op: str = op) -> Any:
@@ -451,15 +703,71 @@ def scalar_cases() -> list[Case]:
                     return fn(x, v) if op != "maximum" else fn(x, L.tensor(v))
 
                 out.append((op, tag, binary))
-            for dunder in ("__add__", "__radd__", "__rsub__", "__mul__", "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__floordiv__", "__rfloordiv__", "__mod__", "__and__", "__lt__"):
-                out.append((dunder, f"{d} python {kind}", lambda L, mk, d=d, v=v, dn=dunder: getattr(mk([1, 2, 3], d), dn)(v)))
-            out.append(("add", f"0-d {d} + 1-d python {kind} tensor", lambda L, mk, d=d, v=v: L.add(mk(1, d), L.tensor([v, v]))))
-            out.append(("add_", f"{d} += python {kind}", lambda L, mk, d=d, v=v: mk([1, 2, 3], d).add_(v)))
-            out.append(("mul_", f"{d} *= python {kind}", lambda L, mk, d=d, v=v: mk([1, 2, 3], d).mul_(v)))
-            out.append(("full", f"{d} of python {kind}", lambda L, mk, d=d, v=v: L.full((2,), v, dtype=getattr(L, d))))
-            out.append(("where", f"{d} python {kind}", lambda L, mk, d=d, v=v: L.where(mk([True, False, True], "bool"), mk([1, 2, 3], d), v)))
-            out.append(("clamp", f"{d} by python {kind}", lambda L, mk, d=d, v=v: L.clamp(mk([1, 2, 3], d), min=v)))
-            out.append(("tensor", f"of [{d} 0-d, python {kind}]", lambda L, mk, d=d, v=v: L.result_type(mk(1, d), v)))
+            for dunder in (
+                "__add__",
+                "__radd__",
+                "__rsub__",
+                "__mul__",
+                "__truediv__",
+                "__rtruediv__",
+                "__pow__",
+                "__rpow__",
+                "__floordiv__",
+                "__rfloordiv__",
+                "__mod__",
+                "__and__",
+                "__lt__",
+            ):
+                out.append(
+                    (
+                        dunder,
+                        f"{d} python {kind}",
+                        lambda L, mk, d=d, v=v, dn=dunder: getattr(mk([1, 2, 3], d), dn)(v),
+                    )
+                )
+            out.append(
+                (
+                    "add",
+                    f"0-d {d} + 1-d python {kind} tensor",
+                    lambda L, mk, d=d, v=v: L.add(mk(1, d), L.tensor([v, v])),
+                )
+            )
+            out.append(
+                ("add_", f"{d} += python {kind}", lambda L, mk, d=d, v=v: mk([1, 2, 3], d).add_(v))
+            )
+            out.append(
+                ("mul_", f"{d} *= python {kind}", lambda L, mk, d=d, v=v: mk([1, 2, 3], d).mul_(v))
+            )
+            out.append(
+                (
+                    "full",
+                    f"{d} of python {kind}",
+                    lambda L, mk, d=d, v=v: L.full((2,), v, dtype=getattr(L, d)),
+                )
+            )
+            out.append(
+                (
+                    "where",
+                    f"{d} python {kind}",
+                    lambda L, mk, d=d, v=v: L.where(
+                        mk([True, False, True], "bool"), mk([1, 2, 3], d), v
+                    ),
+                )
+            )
+            out.append(
+                (
+                    "clamp",
+                    f"{d} by python {kind}",
+                    lambda L, mk, d=d, v=v: L.clamp(mk([1, 2, 3], d), min=v),
+                )
+            )
+            out.append(
+                (
+                    "tensor",
+                    f"of [{d} 0-d, python {kind}]",
+                    lambda L, mk, d=d, v=v: L.result_type(mk(1, d), v),
+                )
+            )
     return out
 
 
@@ -470,8 +778,16 @@ def misc_cases() -> list[Case]:
         ("matmul", "(2,0)@(0,2)", lambda L, mk: L.matmul(L.ones(2, 0), L.ones(0, 2))),
         ("matmul", "0-d", lambda L, mk: L.matmul(mk(2.0), mk(3.0))),
         ("matmul", "int64", lambda L, mk: L.matmul(mk([[1, 2]], "int64"), mk([[3], [4]], "int64"))),
-        ("matmul", "float32 @ float64", lambda L, mk: L.matmul(mk([[1.0, 2.0]]), mk([[3.0], [4.0]], "float64"))),
-        ("matmul", "bool", lambda L, mk: L.matmul(mk([[True, False]], "bool"), mk([[True], [True]], "bool"))),
+        (
+            "matmul",
+            "float32 @ float64",
+            lambda L, mk: L.matmul(mk([[1.0, 2.0]]), mk([[3.0], [4.0]], "float64")),
+        ),
+        (
+            "matmul",
+            "bool",
+            lambda L, mk: L.matmul(mk([[True, False]], "bool"), mk([[True], [True]], "bool")),
+        ),
         ("dot", "empty", lambda L, mk: L.dot(L.ones(0), L.ones(0))),
         ("cat", "with an empty (0,)", lambda L, mk: L.cat([mk([[1.0, 2.0]]), L.ones(0)])),
         ("cat", "mixed dtypes", lambda L, mk: L.cat([mk([1, 2], "int64"), mk([1.5], m)])),
@@ -491,7 +807,11 @@ def misc_cases() -> list[Case]:
         ("t", "0-d", lambda L, mk: mk(1.0).t()),
         ("t", "3-d", lambda L, mk: L.ones(1, 1, 1).t()),
         ("diag", "0-d", lambda L, mk: L.diag(mk(1.0))),
-        ("index_select", "empty index", lambda L, mk: L.index_select(mk([1.0, 2.0]), 0, L.tensor([], dtype=L.int64))),
+        (
+            "index_select",
+            "empty index",
+            lambda L, mk: L.index_select(mk([1.0, 2.0]), 0, L.tensor([], dtype=L.int64)),
+        ),
         ("gather", "0-d", lambda L, mk: L.gather(mk(1.0), 0, L.tensor(0))),
         ("repeat", "0 times", lambda L, mk: mk([1.0, 2.0]).repeat(0)),
         ("split", "empty", lambda L, mk: tuple(L.ones(0).split(2))),
@@ -543,13 +863,21 @@ def misc_cases() -> list[Case]:
         ("topk", "k=0", lambda L, mk: L.topk(mk([1.0, 2.0]), 0).values),
         ("kthvalue", "k too large", lambda L, mk: L.kthvalue(mk([1.0, 2.0]), 3)),
         ("unique", "dim on 0-d", lambda L, mk: L.unique(mk(1.0), dim=0)),
-        ("unique", "sorted=False", lambda L, mk: L.unique(mk([3.0, 1.0, 3.0]), sorted=False).sort()[0]),
+        (
+            "unique",
+            "sorted=False",
+            lambda L, mk: L.unique(mk([3.0, 1.0, 3.0]), sorted=False).sort()[0],
+        ),
         ("unique_consecutive", "nan", lambda L, mk: L.unique_consecutive(mk([NAN, NAN, 1.0]))),
         ("sort", "0-d", lambda L, mk: tuple(L.sort(mk(1.0)))),
         ("sort", "bool", lambda L, mk: tuple(L.sort(mk([True, False, True], "bool"), stable=True))),
         ("argmax", "bool", lambda L, mk: L.argmax(mk([False, True], "bool"))),
         ("max", "bool", lambda L, mk: L.max(mk([False, True], "bool"))),
-        ("maximum", "bool", lambda L, mk: L.maximum(mk([False, True], "bool"), mk([True, False], "bool"))),
+        (
+            "maximum",
+            "bool",
+            lambda L, mk: L.maximum(mk([False, True], "bool"), mk([True, False], "bool")),
+        ),
         ("max", "complex", lambda L, mk: L.max(mk([1j, 2], "complex64"))),
         ("sort", "complex", lambda L, mk: L.sort(mk([1j, 2], "complex64"))[0]),
         ("clamp", "complex", lambda L, mk: L.clamp(mk([1j, 2], "complex64"), 0)),
@@ -579,7 +907,11 @@ def misc_cases() -> list[Case]:
         ("remainder", "-0", lambda L, mk: L.remainder(mk([-0.0, 3.0]), mk([2.0, -3.0]))),
         ("fmod", "float by 0", lambda L, mk: L.fmod(mk([1.0, -1.0]), 0.0)),
         ("sum", "dim=() float", lambda L, mk: L.sum(mk([[1.0, 2.0]]), dim=())),
-        ("sum", "dim=[] int keepdim", lambda L, mk: L.sum(mk([[1, 2]], "int64"), dim=[], keepdim=True)),
+        (
+            "sum",
+            "dim=[] int keepdim",
+            lambda L, mk: L.sum(mk([[1, 2]], "int64"), dim=[], keepdim=True),
+        ),
         ("amax", "dim=()", lambda L, mk: L.amax(mk([[1.0, 2.0]]), dim=())),
         ("mean", "dim=() of empty", lambda L, mk: L.mean(L.ones(0, 2), dim=())),
         ("std", "dim=()", lambda L, mk: L.std(mk([[1.0, 2.0]]), dim=())),
@@ -602,23 +934,51 @@ def misc_cases() -> list[Case]:
         ("trace", "empty", lambda L, mk: L.trace(L.ones(0, 0))),
         ("det", "empty", lambda L, mk: L.linalg.det(L.ones(0, 0))),
         ("inv", "empty", lambda L, mk: L.linalg.inv(L.ones(0, 0))),
-        ("cross_entropy", "empty batch", lambda L, mk: L.nn.functional.cross_entropy(L.ones(0, 3), L.ones(0, dtype=L.int64))),
+        (
+            "cross_entropy",
+            "empty batch",
+            lambda L, mk: L.nn.functional.cross_entropy(L.ones(0, 3), L.ones(0, dtype=L.int64)),
+        ),
         ("mse_loss", "empty", lambda L, mk: L.nn.functional.mse_loss(L.ones(0), L.ones(0))),
-        ("mse_loss", "empty sum", lambda L, mk: L.nn.functional.mse_loss(L.ones(0), L.ones(0), reduction="sum")),
+        (
+            "mse_loss",
+            "empty sum",
+            lambda L, mk: L.nn.functional.mse_loss(L.ones(0), L.ones(0), reduction="sum"),
+        ),
         ("linear", "empty batch", lambda L, mk: L.nn.functional.linear(L.ones(0, 3), L.ones(2, 3))),
         ("layer_norm", "empty batch", lambda L, mk: L.nn.functional.layer_norm(L.ones(0, 3), (3,))),
-        ("embedding", "empty index", lambda L, mk: L.nn.functional.embedding(L.ones(0, dtype=L.int64), L.ones(3, 2))),
+        (
+            "embedding",
+            "empty index",
+            lambda L, mk: L.nn.functional.embedding(L.ones(0, dtype=L.int64), L.ones(3, 2)),
+        ),
         ("relu", "empty int", lambda L, mk: L.relu(L.ones(0, dtype=L.int64))),
         ("einsum", "empty", lambda L, mk: L.einsum("ij,jk->ik", L.ones(2, 0), L.ones(0, 3))),
         ("masked_select", "0-d", lambda L, mk: L.masked_select(mk(1.0), mk(True, "bool"))),
         ("where", "1-arg 0-d", lambda L, mk: L.where(mk(1.0))),
-        ("clone", "expanded keeps strides", lambda L, mk: L.ones(1, 3).expand(2, 3).clone().stride()),
+        (
+            "clone",
+            "expanded keeps strides",
+            lambda L, mk: L.ones(1, 3).expand(2, 3).clone().stride(),
+        ),
         ("contiguous", "transposed strides", lambda L, mk: L.ones(2, 3).t().contiguous().stride()),
         ("empty_like", "transposed strides", lambda L, mk: L.empty_like(L.ones(2, 3).t()).stride()),
-        ("add", "transposed + transposed strides", lambda L, mk: (L.ones(2, 3).t() + L.ones(2, 3).t()).stride()),
-        ("mul", "transposed * scalar strides", lambda L, mk: (L.ones(2, 3, 4).permute(2, 0, 1) * 2).stride()),
+        (
+            "add",
+            "transposed + transposed strides",
+            lambda L, mk: (L.ones(2, 3).t() + L.ones(2, 3).t()).stride(),
+        ),
+        (
+            "mul",
+            "transposed * scalar strides",
+            lambda L, mk: (L.ones(2, 3, 4).permute(2, 0, 1) * 2).stride(),
+        ),
         ("exp", "expanded strides", lambda L, mk: L.exp(L.ones(1, 3).expand(2, 3)).stride()),
-        ("add", "expanded + contiguous strides", lambda L, mk: (L.ones(3, 1).expand(3, 2) + L.ones(3, 2).t().contiguous().t()).stride()),
+        (
+            "add",
+            "expanded + contiguous strides",
+            lambda L, mk: (L.ones(3, 1).expand(3, 2) + L.ones(3, 2).t().contiguous().t()).stride(),
+        ),
     ]
 
 
@@ -667,7 +1027,12 @@ GRAD_CASES: list[tuple[str, str, Callable[..., Any], list[Any]]] = [
     ("max", "ties", lambda L, x: L.max(x), [[2.0, 1.0, 2.0]]),
     ("min", "ties", lambda L, x: L.min(x), [[1.0, 1.0, 2.0]]),
     ("amax", "ties", lambda L, x: L.amax(x.reshape(2, 2), 1), [[2.0, 2.0, 1.0, 3.0]]),
-    ("amin", "ties, dims (0, 1)", lambda L, x: L.amin(x.reshape(2, 2), (0, 1)), [[1.0, 1.0, 1.0, 3.0]]),
+    (
+        "amin",
+        "ties, dims (0, 1)",
+        lambda L, x: L.amin(x.reshape(2, 2), (0, 1)),
+        [[1.0, 1.0, 1.0, 3.0]],
+    ),
     ("max_dim", "ties", lambda L, x: L.max(x.reshape(2, 2), 1).values, [[2.0, 2.0, 1.0, 3.0]]),
     ("maximum", "ties", lambda L, x, y: L.maximum(x, y), [[1.0, 2.0, 3.0], [1.0, 0.0, 3.0]]),
     ("minimum", "ties", lambda L, x, y: L.minimum(x, y), [[1.0, 2.0, 3.0], [1.0, 0.0, 3.0]]),
@@ -675,7 +1040,12 @@ GRAD_CASES: list[tuple[str, str, Callable[..., Any], list[Any]]] = [
     ("maximum", "nan", lambda L, x, y: L.maximum(x, y), [[1.0, NAN, 3.0], [1.0, 0.0, NAN]]),
     ("clamp", "at the bounds", lambda L, x: L.clamp(x, 0.0, 1.0), [[0.0, 1.0, 0.5, -1.0, 2.0]]),
     ("clamp", "min > max", lambda L, x: L.clamp(x, 1.0, 0.0), [[0.0, 1.0, 0.5]]),
-    ("clamp", "tensor bounds at ties", lambda L, x, lo, hi: L.clamp(x, lo, hi), [[0.0, 1.0, 0.5], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]),
+    (
+        "clamp",
+        "tensor bounds at ties",
+        lambda L, x, lo, hi: L.clamp(x, lo, hi),
+        [[0.0, 1.0, 0.5], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]],
+    ),
     ("abs", "at 0", lambda L, x: L.abs(x), [[0.0, -0.0, 1.0]]),
     ("relu", "at 0", lambda L, x: L.relu(x), [[0.0, -0.0, 1.0]]),
     ("sqrt", "at 0", lambda L, x: L.sqrt(x), [[0.0, 1.0]]),
@@ -691,7 +1061,12 @@ GRAD_CASES: list[tuple[str, str, Callable[..., Any], list[Any]]] = [
     ("dist", "at 0", lambda L, x, y: L.dist(x, y), [[1.0, 2.0], [1.0, 2.0]]),
     ("std", "one element", lambda L, x: L.std(x), [[1.0]]),
     ("std", "constant", lambda L, x: L.std(x), [[1.0, 1.0]]),
-    ("sort", "ties", lambda L, x: L.sort(x, stable=True).values * L.arange(3.0, dtype=x.dtype), [[1.0, 1.0, 0.0]]),
+    (
+        "sort",
+        "ties",
+        lambda L, x: L.sort(x, stable=True).values * L.arange(3.0, dtype=x.dtype),
+        [[1.0, 1.0, 0.0]],
+    ),
     ("topk", "ties", lambda L, x: L.topk(x, 2).values, [[1.0, 1.0, 0.0]]),
     ("median", "even", lambda L, x: L.median(x), [[1.0, 2.0, 3.0, 4.0]]),
     ("median", "ties", lambda L, x: L.median(x), [[2.0, 2.0, 2.0]]),
@@ -710,8 +1085,18 @@ GRAD_CASES: list[tuple[str, str, Callable[..., Any], list[Any]]] = [
     ("amax", "empty dim", lambda L, x: L.amax(x.reshape(0, 2), 1), [[]]),
     ("matmul", "empty inner", lambda L, x, y: L.matmul(x.reshape(2, 0), y.reshape(0, 2)), [[], []]),
     ("sum", "0-d", lambda L, x: L.sum(x[0], 0), [[3.0]]),
-    ("expand", "sum over stride 0", lambda L, x: x.expand(3, 2) * L.arange(6.0, dtype=x.dtype).reshape(3, 2), [[[1.0, 2.0]]]),
-    ("transposed", "matmul", lambda L, x, y: L.matmul(x.reshape(2, 2).t(), y.reshape(2, 2)), [[1.0, 2.0, 3.0, 4.0], [0.5, 1.0, 1.5, 2.0]]),
+    (
+        "expand",
+        "sum over stride 0",
+        lambda L, x: x.expand(3, 2) * L.arange(6.0, dtype=x.dtype).reshape(3, 2),
+        [[[1.0, 2.0]]],
+    ),
+    (
+        "transposed",
+        "matmul",
+        lambda L, x, y: L.matmul(x.reshape(2, 2).t(), y.reshape(2, 2)),
+        [[1.0, 2.0, 3.0, 4.0], [0.5, 1.0, 1.5, 2.0]],
+    ),
     ("atan2", "at (0, 0)", lambda L, x, y: L.atan2(x, y), [[0.0, 1.0], [0.0, 0.0]]),
     ("hypot", "at (0, 0)", lambda L, x, y: L.hypot(x, y), [[0.0, 1.0], [0.0, 0.0]]),
     ("div", "by 0", lambda L, x, y: L.div(x, y), [[1.0, 0.0], [0.0, 0.0]]),
@@ -719,22 +1104,57 @@ GRAD_CASES: list[tuple[str, str, Callable[..., Any], list[Any]]] = [
     ("log1p", "at -1", lambda L, x: L.log1p(x), [[-1.0]]),
     ("sigmoid", "at inf", lambda L, x: L.sigmoid(x), [[INF, -INF]]),
     ("tanh", "at inf", lambda L, x: L.tanh(x), [[INF, -INF]]),
-    ("where", "nan in the unchosen branch", lambda L, x: L.where(x > 0, L.sqrt(x), L.zeros_like(x)), [[-1.0, 4.0]]),
+    (
+        "where",
+        "nan in the unchosen branch",
+        lambda L, x: L.where(x > 0, L.sqrt(x), L.zeros_like(x)),
+        [[-1.0, 4.0]],
+    ),
     ("masked_fill", "nan", lambda L, x: x.masked_fill(x > 1, NAN), [[1.0, 2.0]]),
     ("nan_to_num", "at nan", lambda L, x: L.nan_to_num(x), [[NAN, INF, 1.0]]),
-    ("cdist", "at 0", lambda L, x, y: L.cdist(x.reshape(1, 2), y.reshape(1, 2)), [[1.0, 2.0], [1.0, 2.0]]),
-    ("cosine_similarity", "at 0", lambda L, x, y: L.nn.functional.cosine_similarity(x, y, dim=0), [[0.0, 0.0], [1.0, 2.0]]),
+    (
+        "cdist",
+        "at 0",
+        lambda L, x, y: L.cdist(x.reshape(1, 2), y.reshape(1, 2)),
+        [[1.0, 2.0], [1.0, 2.0]],
+    ),
+    (
+        "cosine_similarity",
+        "at 0",
+        lambda L, x, y: L.nn.functional.cosine_similarity(x, y, dim=0),
+        [[0.0, 0.0], [1.0, 2.0]],
+    ),
     ("normalize", "at 0", lambda L, x: L.nn.functional.normalize(x, dim=0), [[0.0, 0.0]]),
     ("elu", "at 0", lambda L, x: L.nn.functional.elu(x), [[0.0, -0.0]]),
     ("hardtanh", "at the bounds", lambda L, x: L.nn.functional.hardtanh(x), [[-1.0, 1.0]]),
     ("hardswish", "at the kinks", lambda L, x: L.nn.functional.hardswish(x), [[-3.0, 3.0, 0.0]]),
     ("relu6", "at the kinks", lambda L, x: L.nn.functional.relu6(x), [[0.0, 6.0]]),
     ("leaky_relu", "at 0", lambda L, x: L.nn.functional.leaky_relu(x), [[0.0]]),
-    ("smooth_l1_loss", "at beta", lambda L, x, y: L.nn.functional.smooth_l1_loss(x, y), [[1.0, 0.0], [0.0, 0.0]]),
-    ("huber_loss", "at delta", lambda L, x, y: L.nn.functional.huber_loss(x, y), [[1.0, 0.0], [0.0, 0.0]]),
+    (
+        "smooth_l1_loss",
+        "at beta",
+        lambda L, x, y: L.nn.functional.smooth_l1_loss(x, y),
+        [[1.0, 0.0], [0.0, 0.0]],
+    ),
+    (
+        "huber_loss",
+        "at delta",
+        lambda L, x, y: L.nn.functional.huber_loss(x, y),
+        [[1.0, 0.0], [0.0, 0.0]],
+    ),
     ("l1_loss", "at 0", lambda L, x, y: L.nn.functional.l1_loss(x, y), [[1.0, 0.0], [1.0, 0.0]]),
-    ("max_pool1d", "ties", lambda L, x: L.nn.functional.max_pool1d(x.reshape(1, 1, 4), 2), [[1.0, 1.0, 2.0, 2.0]]),
-    ("adaptive_max_pool1d", "ties", lambda L, x: L.nn.functional.adaptive_max_pool1d(x.reshape(1, 1, 5), 3), [[1.0, 1.0, 2.0, 2.0, 0.0]]),
+    (
+        "max_pool1d",
+        "ties",
+        lambda L, x: L.nn.functional.max_pool1d(x.reshape(1, 1, 4), 2),
+        [[1.0, 1.0, 2.0, 2.0]],
+    ),
+    (
+        "adaptive_max_pool1d",
+        "ties",
+        lambda L, x: L.nn.functional.adaptive_max_pool1d(x.reshape(1, 1, 5), 3),
+        [[1.0, 1.0, 2.0, 2.0, 0.0]],
+    ),
     ("round", "half", lambda L, x: L.round(x), [[0.5, 1.5]]),
     ("floor", "integers", lambda L, x: L.floor(x), [[1.0, 2.0]]),
     ("sign", "at 0", lambda L, x: L.sign(x), [[0.0]]),
@@ -754,7 +1174,13 @@ def grad_mode(rep: D.Report, only: list[str] | None) -> None:
             out = fn(L, *leaves)
             gos = L.linspace(0.5, 1.5, out.numel(), dtype=L.float64).reshape(out.shape)
             grads = L.autograd.grad(out, leaves, gos, allow_unused=True)
-            return (out.detach(), *[g if g is not None else L.zeros_like(x) for g, x in zip(grads, leaves, strict=True)])
+            return (
+                out.detach(),
+                *[
+                    g if g is not None else L.zeros_like(x)
+                    for g, x in zip(grads, leaves, strict=True)
+                ],
+            )
 
         D.run_pair(rep, op, "float64", f"grad {desc}", lambda: run(tc), lambda: run(torch), [])
 
