@@ -104,3 +104,9 @@ def test_hardswish_gradient_at_its_kinks(device: str) -> None:
     assert y.tolist() == [0.0, 3.0, 0.0, 4.0, 1.125]
     (g,) = tc.autograd.grad(y.sum(), x)
     assert g.tolist() == [0.0, 1.0, 0.0, 1.0, 1.0]
+
+
+def test_a_sparse_tensors_legacy_type_string() -> None:
+    s = tc.eye(2).to_sparse()
+    assert s.type() == "tensorcore.sparse.FloatTensor"
+    assert tc.eye(2, dtype=tc.float64).type() == "tensorcore.DoubleTensor"
