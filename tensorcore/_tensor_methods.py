@@ -184,9 +184,10 @@ _BY_TORCH_NAME = {v: dt.by_name[k] for k, v in _TORCH_NAMES.items()}
 
 def legacy_type_name(t: Tensor) -> str:
     """PyTorch's legacy type string of a tensor: ``tensorcore.FloatTensor``,
-    ``tensorcore.cuda.LongTensor``..."""
+    ``tensorcore.cuda.LongTensor``, ``tensorcore.sparse.FloatTensor`` (sparse COO)..."""
     dev = "" if t._device.type == "cpu" else f"{t._device.type}."
-    return f"tensorcore.{dev}{torch_name(t._dtype)}Tensor"
+    sparse = "sparse." if t.layout.name == "sparse_coo" else ""
+    return f"tensorcore.{dev}{sparse}{torch_name(t._dtype)}Tensor"
 
 
 def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:

@@ -30,7 +30,7 @@ from .ops import functions as ops
 from .ops._call import call
 from .ops._validate import checked
 from .ops.factories import tensor
-from .ops.frontends import resize_out
+from .ops.frontends import resize_out, warn_resized
 
 __all__ = [
     "LinAlgError",
@@ -614,10 +614,7 @@ def _out(res: Any, out: Any) -> Any:
         )
     if out.shape != res.shape:
         if out.numel() != 0:
-            raise RuntimeError(
-                f"the out tensor has shape {list(out.shape)} but the result has shape "
-                f"{list(res.shape)}; pass an out tensor of the result's shape (or an empty one)"
-            )
+            warn_resized(tuple(out.shape), tuple(res.shape))
         resize_out(out, res.shape, out.device)
     return out.copy_(res)
 

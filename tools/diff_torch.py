@@ -658,7 +658,14 @@ def selected_ops(only: list[str] | None) -> list[str]:
     return [n for n in names if not only or any(fnmatch.fnmatchcase(n, p) for p in only)]
 
 
-def forward_mode(rep: Report, ops: list[str], dtypes: list[str]) -> None:
+def forward_mode(
+    rep: Report,
+    ops: list[str],
+    dtypes: list[str],
+    variant: Callable[[Sample], Sample | None] | None = None,
+) -> None:
+    """Every sample of every operator in ``ops`` and ``dtypes``; ``variant`` (when given)
+    maps each sample to another one to run instead (``None``: skip the sample)."""
     for name in ops:
         if name in NO_COUNTERPART:
             rep.no_counterpart[name] = NO_COUNTERPART[name]
@@ -673,7 +680,10 @@ def forward_mode(rep: Report, ops: list[str], dtypes: list[str]) -> None:
             if e is not None:
                 rep.skipped.append((f"{name} {dname}", f"samples: {e!r}"))
                 continue
-            for i, s in enumerate(samples):
+            for i, s0 in enumerate(samples):
+                s = variant(s0) if variant is not None else s0
+                if s is None:
+                    continue
                 desc = f"#{i} {s!r}"
                 memo: dict[int, Any] = {}
                 targs, e = attempt(lambda s=s, memo=memo: to_torch(s.args, memo))

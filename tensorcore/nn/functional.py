@@ -425,7 +425,9 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
     x = _source(input, inplace)
-    out = x * (x + 3).clamp(0, 6) / 6
+    # (relu6(x + 3) written with the kinks where PyTorch puts them: the gradient is 0 at
+    # x = -3 and 1 at x = 3, not the clamp's one-sided values there)
+    out = x * ops.where(x <= -3, 0, ops.where(x >= 3, 6, x + 3)) / 6
     return input.copy_(out) if inplace else named_as(out, "HardswishBackward0")
 
 

@@ -72,11 +72,19 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     return r
 
 
+def _reduced_count(shape: tuple[int, ...], dims: Any) -> int:
+    """How many elements of a tensor of ``shape`` each result of a reduction over ``dims``
+    (None: every dim) takes in: 1 for a 0-d tensor (reduced over dim 0 or -1)."""
+    if dims is None or not shape:
+        return math.prod(shape)
+    return math.prod(shape[d] for d in dims)
+
+
 def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Tensor:
     """Broadcast a reduced gradient back to the input's shape."""
     if dims is None:
         dims = tuple(range(len(shape)))
-    if not keepdim:
+    if not keepdim and shape:  # (a 0-d input reduced over dim 0 or -1 stays 0-d)
         for d in sorted(dims):
             g = g.unsqueeze(d)
     return g.expand(shape)
@@ -584,10 +592,7 @@ _d("sum", "self:spec dim keepdim", lambda c, g: (_unreduce(g, c.self._shape, c.d
 
 def _mean(c: Any, g: Tensor) -> tuple[Any, ...]:
     shape = c.self._shape
-    dims = c.dim if c.dim is not None else tuple(range(len(shape)))
-    n = 1
-    for d in dims:
-        n *= shape[d]
+    n = _reduced_count(shape, c.dim)
     return (_unreduce(g, shape, c.dim, c.keepdim) / max(n, 1),)
 
 
@@ -649,11 +654,8 @@ _d("min_dim", "self:spec dim keepdim result1", _max_dim)
 
 def _var(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
-    dims = c.dim if c.dim is not None else tuple(range(x.ndim))
-    n = 1
-    for d in dims:
-        n *= x._shape[d]
-    centered = x - x.mean(dims, keepdim=True)
+    n = _reduced_count(x._shape, c.dim)
+    centered = x - x.mean(c.dim, keepdim=True)
     return (_unreduce(g, x._shape, c.dim, c.keepdim) * 2 * centered / max(n - c.correction, 0),)
 
 
@@ -662,14 +664,13 @@ _d("var", "self dim keepdim correction", _var)
 
 def _std(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
-    dims = c.dim if c.dim is not None else tuple(range(x.ndim))
-    n = 1
-    for d in dims:
-        n *= x._shape[d]
-    centered = x - x.mean(dims, keepdim=True)
+    n = _reduced_count(x._shape, c.dim)
+    centered = x - x.mean(c.dim, keepdim=True)
     std = _unreduce(c.result, x._shape, c.dim, c.keepdim)
     gg = _unreduce(g, x._shape, c.dim, c.keepdim)
-    return (gg * centered / (std * max(n - c.correction, 0)),)
+    # (where the deviation is 0 the gradient is 0, as PyTorch's: not 0 / 0)
+    gg = ops.where(std == 0, 0, gg / std)
+    return (gg * centered / max(n - c.correction, 0),)
 
 
 _d("std", "self dim keepdim correction result", _std)

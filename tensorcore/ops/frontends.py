@@ -15,6 +15,7 @@ registered with ``direct=True`` gets the caller's arguments, so nothing is appen
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "prepare",
     "resize_out",
     "run_direct",
+    "warn_resized",
 ]
 
 _FLOATING, _INTEGRAL = dt.FLOATING, dt.INTEGRAL
@@ -101,13 +103,9 @@ def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
 def _check_out_spec(
     op: Op, out: Tensor, shape: tuple[int, ...], dtype: dt.dtype, exact: bool = False
 ) -> None:
-    """Raise unless ``out`` can take a result of ``shape`` and ``dtype`` (an empty ``out`` is
-    resized; indices need int64 exactly); changes nothing."""
-    if out._shape != shape and out.numel() != 0:
-        raise RuntimeError(
-            f"{op.name}(): the out tensor has shape {list(out._shape)} but the result has "
-            f"shape {list(shape)}; pass an out tensor of the result's shape (or an empty one)"
-        )
+    """Raise unless ``out`` can take a result of ``shape`` and ``dtype`` (indices need int64
+    exactly); changes nothing. An ``out`` of another shape will be resized: silently when it
+    is empty, with PyTorch's deprecation warning when it has elements."""
     if exact and out._dtype is not dtype:
         raise RuntimeError(
             f"{op.name}(): Expected out tensor to have dtype {torch_name(dtype)}, but got "
@@ -118,6 +116,40 @@ def _check_out_spec(
             f"result type {torch_name(dtype)} can't be cast to the desired output type "
             f"{torch_name(out._dtype)} (in {op.name})"
         )
+    if out._shape != shape and out.numel() != 0:
+        warn_resized(out._shape, shape)
+
+
+def warn_resized(had: tuple[int, ...], shape: tuple[int, ...]) -> None:
+    """PyTorch's deprecation warning for an ``out=`` tensor with elements that is resized to
+    the result's shape (an empty one is resized silently)."""
+    warnings.warn(
+        f"An output with one or more elements was resized since it had shape {list(had)}, "
+        f"which does not match the required output shape {list(shape)}. This behavior is "
+        "deprecated, and in a future PyTorch release outputs will not be resized unless they "
+        "have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, "
+        "to zero elements with t.resize_(0).",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def out_sets_dtype(op: Op, args: tuple[Any, ...], out: Any) -> tuple[Any, ...]:
+    """``args`` with the ``dtype`` argument set to ``out``'s dtype where the caller gave an
+    ``out=`` tensor and no ``dtype``, for the operators of the ``"sum"`` promotion policy
+    (sum, prod, cumsum, cumprod, nansum): as in PyTorch, they compute in the dtype of the
+    tensor they write (``sum`` of floats into an int64 ``out`` sums the truncated values)."""
+    i = op.decl.pos.dtype
+    if (
+        i >= 0
+        and out is not None
+        and out.__class__ is not tuple
+        and isinstance(out, Tensor)
+        and op.decl.promote == "sum"
+        and args[i] is None
+    ):
+        return args[:i] + (out._dtype,) + args[i + 1 :]
+    return args
 
 
 def resize_out(out: Tensor, shape: tuple[int, ...], dev: device) -> Tensor:
@@ -604,7 +636,7 @@ def reduction(
     """
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
-    args, shape, res = _prepare_reduction(op, args)
+    args, shape, res = _prepare_reduction(op, out_sets_dtype(op, args, out))
     if op.decl.pos.result_names:
         specs = tuple(
             (shape, dt.int64 if r == "indices" else res) for r in op.decl.pos.result_names
@@ -710,6 +742,7 @@ def structured(
         # In place, the result is computed in self's dtype (``cumsum_``), as PyTorch's
         # ``out=self`` call does.
         args = args[:i] + (args[0]._dtype,) + args[i + 1 :]
+    args = out_sets_dtype(op, args, out)
     if op.dtypes_ok is not ALL_DTYPES:
         check_subject_dtype(op, args)
     check = op.decl.check

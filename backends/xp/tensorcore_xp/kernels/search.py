@@ -39,7 +39,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             seq = xp.take_along_axis(seq, order, axis=-1)
         kind = "right" if right else "left"
         if seq.ndim == 1:
-            o[...] = xp.searchsorted(seq, v, side=kind)
+            found = xp.searchsorted(seq, v, side=kind)
+            if v.dtype.kind in "fc" or (v.dtype.kind == "V" and v.dtype.itemsize == 2):
+                # PyTorch's binary search moves right past every value a NaN is not below:
+                # a NaN goes after the whole row (NumPy puts it before the row's NaNs).
+                found = xp.where(xp.isnan(v), seq.shape[-1], found)
+            o[...] = found
             return
         # A batch of rows: a vectorised binary search, log2(n) + 1 steps of gathers.
         n = seq.shape[-1]
@@ -51,7 +56,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 break
             mid = (lo + hi) // 2
             probe = xp.take_along_axis(seq, xp.minimum(mid, n - 1), axis=-1)
-            go_right = (probe <= v) if right else (probe < v)
+            # (PyTorch's comparisons: a NaN value goes right, past the whole row)
+            go_right = ~(probe > v) if right else ~(probe >= v)
             lo = xp.where(active & go_right, mid + 1, lo)
             hi = xp.where(active & ~go_right, mid, hi)
         o[...] = lo
