@@ -77,3 +77,35 @@ def test_global_forward_hook_always_call() -> None:
     finally:
         h.remove()
     assert seen == [None]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        ((3, 4), (3, 4), r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 3x4\)"),
+        ((3,), (4,), r"expected tensor \[3\] and src \[4\] to have the same number of elements"),
+        ((2, 3, 4), (5,), r"size mismatch, got input \(6\), mat \(6x4\), vec \(5\)"),
+        ((3,), (4, 2), r"mat1 and mat2 shapes cannot be multiplied \(1x3 and 4x2\)"),
+        ((2, 3, 4), (3, 2), r"mat1 and mat2 shapes cannot be multiplied \(6x4 and 3x2\)"),
+        ((5,), (2, 3, 4), r"batch2 tensor to be: \[2, 5\] but got: \[2, 3\]\."),
+    ],
+)
+def test_matmul_mismatch_names_the_kernel_as_pytorch(device, a, b, message) -> None:
+    with pytest.raises(RuntimeError, match=message):
+        tc.zeros(a, device=device) @ tc.zeros(b, device=device)
+
+
+def test_linear_mm_bmm_mv_mismatch_messages(device) -> None:
+    z = lambda *s: tc.zeros(s, device=device)  # noqa: E731
+    with pytest.raises(RuntimeError, match=r"cannot be multiplied \(8x5 and 3x2\)"):
+        nn.functional.linear(z(2, 4, 5), z(2, 3))
+    with pytest.raises(RuntimeError, match="self must be a matrix"):
+        tc.mm(z(2), z(2, 2))
+    with pytest.raises(RuntimeError, match="mat2 must be a matrix"):
+        tc.mm(z(2, 2), z(2))
+    with pytest.raises(RuntimeError, match=r"be: \[2, 4\] but got: \[3, 4\]\."):
+        tc.bmm(z(2, 3, 4), z(3, 4, 2))
+    with pytest.raises(
+        RuntimeError, match=r"size mismatch, got input \(2\), mat \(2x3\), vec \(2\)"
+    ):
+        tc.mv(z(2, 3), z(2))
