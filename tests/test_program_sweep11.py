@@ -109,3 +109,18 @@ def test_linear_mm_bmm_mv_mismatch_messages(device) -> None:
         RuntimeError, match=r"size mismatch, got input \(2\), mat \(2x3\), vec \(2\)"
     ):
         tc.mv(z(2, 3), z(2))
+
+
+def test_cross_entropy_floating_target_of_another_shape_is_class_indices(device) -> None:
+    logits = tc.zeros(3, 4, device=device)
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Float"):
+        nn.functional.cross_entropy(logits, tc.tensor([0.0, 1.0, 2.0], device=device))
+    with pytest.raises(ValueError, match="target of shape"):
+        nn.functional.cross_entropy(logits, tc.zeros(1, 3, device=device))
+    with pytest.raises(ValueError, match="batch_size"):
+        nn.functional.nll_loss(logits, tc.zeros(2, device=device))  # (shape before dtype)
+
+
+def test_pointwise_loss_shapes_that_do_not_broadcast(device) -> None:
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match .* \(4\)"):
+        nn.functional.mse_loss(tc.zeros(3, device=device), tc.zeros(4, device=device))
