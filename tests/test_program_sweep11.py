@@ -124,3 +124,18 @@ def test_cross_entropy_floating_target_of_another_shape_is_class_indices(device)
 def test_pointwise_loss_shapes_that_do_not_broadcast(device) -> None:
     with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match .* \(4\)"):
         nn.functional.mse_loss(tc.zeros(3, device=device), tc.zeros(4, device=device))
+
+
+def test_broadcast_shapes_is_a_size() -> None:
+    out = tc.broadcast_shapes((3, 1), (4,))
+    assert isinstance(out, tc.Size) and out == (3, 4)
+
+
+def test_cat_of_nothing_split_of_zero_and_batch_norm_of_one(device) -> None:
+    with pytest.raises(ValueError, match=r"cat\(\): expected a non-empty list of Tensors"):
+        tc.cat([])
+    with pytest.raises(RuntimeError, match="split_size can only be 0 if dimension size is 0"):
+        tc.zeros(4, device=device).split(0)
+    assert [t.shape for t in tc.zeros(0, device=device).split(0)] == [(0,)]
+    with pytest.raises(ValueError, match=r"got input size tensorcore\.Size\(\[1, 3\]\)"):
+        nn.BatchNorm1d(3).to(device)(tc.ones(1, 3, device=device))

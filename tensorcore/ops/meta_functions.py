@@ -541,7 +541,7 @@ def meta_cat(tensors: Any, dim: int = 0) -> Any:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors")
     if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")  # (PyTorch's)
     ts = list(tensors)  # (a copy: autograd saves it, the caller may append to theirs)
     legacy = False
     for i, t in enumerate(ts):

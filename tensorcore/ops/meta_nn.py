@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._memory_format import layer_format
-from .._tensor import Tensor, torch_name
+from .._tensor import Size, Tensor, torch_name
 from ..dtypes import int64
 from .meta_functions import format_spec
 
@@ -523,7 +523,7 @@ def _batch_norm_checks(
         raise RuntimeError(f"{fn}(): running_mean and running_var must be given when not training")
     if training and x.numel() // x._shape[1] <= 1:
         raise ValueError(
-            f"Expected more than 1 value per channel when training, got input size {list(x._shape)}"
+            f"Expected more than 1 value per channel when training, got input size {Size(x._shape)}"
         )
     return c
 
