@@ -139,3 +139,13 @@ def test_cat_of_nothing_split_of_zero_and_batch_norm_of_one(device) -> None:
     assert [t.shape for t in tc.zeros(0, device=device).split(0)] == [(0,)]
     with pytest.raises(ValueError, match=r"got input size tensorcore\.Size\(\[1, 3\]\)"):
         nn.BatchNorm1d(3).to(device)(tc.ones(1, 3, device=device))
+
+
+def test_boolean_mask_of_the_wrong_shape_is_pytorchs_index_error(device) -> None:
+    x = tc.zeros(3, 4, device=device)
+    m = tc.tensor([True, False], device=device)
+    with pytest.raises(IndexError, match=r"mask \[2\] at index 0 .* tensor \[3, 4\] at index 1"):
+        x[:, m]
+    with pytest.raises(IndexError, match=r"mask \[2\] at index 0 .* tensor \[3, 4\] at index 0"):
+        x[m] = 1.0
+    assert x[tc.ones(3, 4, dtype=tc.bool, device=device)].shape == (12,)
