@@ -127,6 +127,8 @@ def _apply_index(
             elif t.ndim == 0 and t._dtype is not dt.uint8:
                 out = _select(out, d, int(t.item()))
             else:
+                if t._dtype is dt.bool_:
+                    _check_mask(out, d, t)
                 adv[d] = t
                 d += t.ndim if t._dtype is dt.bool_ and t.ndim > 1 else 1
         else:
@@ -145,6 +147,16 @@ def _apply_index(
         indices.append(it)
         k += it.ndim if it is not None and it._dtype is dt.bool_ and it.ndim > 1 else 1
     return out, indices
+
+
+def _check_mask(out: Tensor, d: int, mask: Tensor) -> None:
+    """A boolean mask indexing ``out`` from dim ``d`` must have the shape of those dims."""
+    for j, n in enumerate(mask._shape):
+        if d + j < out.ndim and out._shape[d + j] != n:
+            raise IndexError(
+                f"The shape of the mask {list(mask._shape)} at index {j} does not match the "
+                f"shape of the indexed tensor {list(out._shape)} at index {d + j}"
+            )
 
 
 def _slice(out: Tensor, d: int, start: Any, stop: Any, step: int) -> Tensor:

@@ -269,9 +269,9 @@ def test_matmul_errors(device: str) -> None:
         RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x3\)"
     ):
         tc.mm(a, a)
-    with pytest.raises(RuntimeError, match="expected 2-D tensors"):
+    with pytest.raises(RuntimeError, match="self must be a matrix"):
         tc.mm(a[0], a)
-    with pytest.raises(RuntimeError, match="expected 3-D tensors"):
+    with pytest.raises(RuntimeError, match="batch1 must be a 3D tensor"):
         tc.bmm(a, a)
     with pytest.raises(RuntimeError, match=r"self of shape \[3\] cannot be broadcast"):
         tc.addmm(a[0], a, a.t())

@@ -55,7 +55,7 @@ def test_cat_details(device: str) -> None:
         tc.cat([t, t[:, :2]])
     with pytest.raises(RuntimeError, match="Tensors must have same number of dimensions"):
         tc.cat([t, t[0]])
-    with pytest.raises(RuntimeError, match="expected a non-empty list of Tensors"):
+    with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
         tc.cat([])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,19 @@ from .graph import (
 )
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+_forward_defaults: weakref.WeakKeyDictionary[type, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+
+def _positional_defaults(forward: Callable[..., Any]) -> tuple[Any, ...]:
+    """The default of each positional parameter of ``forward`` (``inspect._empty`` where it
+    has none): read once per Function class, then cached in ``_forward_defaults``."""
+    return tuple(
+        p.default
+        for p in inspect.signature(forward).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    )
 
 
 class FunctionCtx:
@@ -143,6 +157,14 @@ class Function:
         """Run ``forward`` and, when some input requires grad, record a graph node; on dual
         inputs, give the outputs the tangents ``jvp`` computes."""
         ctx = FunctionCtx()
+        if cls.setup_context is not Function.setup_context:
+            # As PyTorch: ``setup_context`` sees the inputs with forward's defaults filled in.
+            defaults = _forward_defaults.get(cls)
+            if defaults is None:
+                defaults = _forward_defaults[cls] = _positional_defaults(cls.forward)
+            missing = defaults[len(args) :]
+            if missing and not any(d is inspect.Parameter.empty for d in missing):
+                args = (*args, *missing)
         if grad_mode.dual.on:
             tans = [_dual.tangent(a) if isinstance(a, Tensor) else None for a in args]
             if any(t is not None for t in tans):

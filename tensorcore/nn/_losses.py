@@ -86,9 +86,9 @@ def _pointwise_pair(input: Tensor, target: Tensor, fn: str, reduction: str) -> T
         # classic bug, so say it plainly when the shapes do not broadcast to input's.
         try:
             shape = broadcast_shapes(input.shape, target.shape)
-        except RuntimeError:
-            shape = None
-        if shape is None or tuple(shape) != tuple(input.shape):
+        except RuntimeError as exc:  # PyTorch's words for shapes that do not broadcast
+            raise RuntimeError(str(exc).removeprefix("broadcast_shapes(): ")) from None
+        if tuple(shape) != tuple(input.shape):
             raise RuntimeError(
                 f"{fn}(): target size {list(target.shape)} does not match input size "
                 f"{list(input.shape)} (and does not broadcast to it)"
@@ -428,12 +428,12 @@ def nll_loss(
 def _nll(
     input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str
 ) -> Tensor:
+    x, t = _class_last(input, target, "nll_loss")  # (shapes first, as PyTorch checks them)
     if target._dtype is not dt.int64:
         raise RuntimeError(
             f"expected scalar type Long but found {torch_name(target._dtype)} (nll_loss: the "
             "target holds class indices; for class probabilities use cross_entropy)"
         )
-    x, t = _class_last(input, target, "nll_loss")
     loss = ops.nll_loss(x, t, weight, reduction, ignore_index)
     return loss.reshape(target._shape) if reduction == "none" else loss
 
@@ -477,14 +477,11 @@ def cross_entropy(
     class_dim = 0 if input.ndim == 1 else 1
     logp = ops.log_softmax(input, class_dim)
     c = input._shape[class_dim] if input.ndim else 1
-    if target._dtype._category >= dt.FLOATING:  # class probabilities
+    # Class probabilities where the target has the input's shape; otherwise class indices,
+    # whose checks (batch size, then dtype) speak for a floating target too, as PyTorch's.
+    if target._dtype._category >= dt.FLOATING and tuple(target.shape) == tuple(input.shape):
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(
-                f"cross_entropy(): probability targets must have the input's shape "
-                f"{list(input.shape)}, got {list(target.shape)}"
-            )
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / c
         term = logp * target

@@ -320,9 +320,13 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
     n = self._shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step <= 0 and not (step == 0 and n == 0):
+        if step < 0:
             raise RuntimeError(
                 f"split expects split_size be non-negative, but got split_size={step}"
+            )
+        if step == 0 and n != 0:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
             )
         sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step else [0]
         node = "SplitBackward0"

@@ -23,7 +23,7 @@ from .. import _registry, return_types
 from .. import dtypes as dt
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
-from .._tensor import _CONTIG, Tensor, contiguous_strides, make_tensor, torch_name
+from .._tensor import _CONTIG, Size, Tensor, contiguous_strides, make_tensor, torch_name
 from ..autograd import grad_mode as _grad_mode
 from ..dispatch import ALL_DTYPES, DirectKernel, ops
 from ._validate import check_shape, v_ints
@@ -70,18 +70,19 @@ def forget_allocators() -> None:
         op.lane_keys.clear()
 
 
-def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    """The shape the given shapes broadcast to, or a ``RuntimeError`` naming the clash.
+def broadcast_shapes(*shapes: Sequence[int]) -> Size:
+    """The shape the given shapes broadcast to (a ``Size``, as PyTorch's), or a
+    ``RuntimeError`` naming the clash.
 
     Examples
     --------
     >>> import tensorcore as tc
     >>> tc.broadcast_shapes((3, 1), (1, 4))
-    (3, 4)
+    tensorcore.Size([3, 4])
     """
     checked = tuple(_shape_arg(i, s) for i, s in enumerate(shapes))
     try:
-        return broadcast(*checked)
+        return Size(broadcast(*checked))
     except RuntimeError as exc:
         raise RuntimeError(f"broadcast_shapes(): {exc}") from None
 

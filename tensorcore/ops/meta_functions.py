@@ -356,6 +356,26 @@ def _same_dtype(name: str, a: Tensor, b: Tensor) -> dt.dtype:
     return a._dtype
 
 
+def _matmul_mismatch(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+    """PyTorch's message for ``matmul`` of shapes whose inner sizes differ, which names the
+    kernel the shapes lead to (dot, mv, mm or bmm)."""
+    rows = math.prod(a[:-1])
+    if len(a) == 1 and len(b) == 1:
+        return (
+            f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+            f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
+        )
+    if len(b) == 1:
+        return f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})"
+    if len(b) == 2:
+        return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[0]}x{b[1]})"
+    batch = math.prod(broadcast(a[:-2], b[:-2]))
+    return (
+        f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {a[-1]}] "
+        f"but got: [{batch}, {b[-2]}]."
+    )
+
+
 def meta_matmul(self: Tensor, other: Tensor) -> Any:
     _need_tensor("matmul", "other", other)
     d = _same_dtype("matmul", self, other)
@@ -367,9 +387,7 @@ def meta_matmul(self: Tensor, other: Tensor) -> Any:
     k1 = a[-1]
     k2 = b[-2] if len(b) > 1 else b[0]
     if k1 != k2:
-        raise RuntimeError(
-            f"matmul(): shapes {list(a)} and {list(b)} cannot be multiplied ({k1} != {k2})"
-        )
+        raise RuntimeError(_matmul_mismatch(a, b))
     if len(a) == 1 and len(b) == 1:
         shape: tuple[int, ...] = ()
     elif len(b) == 1:
@@ -385,8 +403,10 @@ def meta_matmul(self: Tensor, other: Tensor) -> Any:
 
 def meta_mm(self: Tensor, mat2: Tensor) -> Any:
     _need_tensor("mm", "mat2", mat2)
-    if self.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"mm(): expected 2-D tensors, got {self.ndim}D and {mat2.ndim}D")
+    if self.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
     if self._shape[1] != mat2._shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({self._shape[0]}x{self._shape[1]} and "
@@ -419,24 +439,26 @@ def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: A
 
 def meta_bmm(self: Tensor, mat2: Tensor) -> Any:
     _need_tensor("bmm", "mat2", mat2)
-    if self.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"bmm(): expected 3-D tensors, got {self.ndim}D and {mat2.ndim}D")
+    if self.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
     (b1, n, k1), (b2, k2, m) = self._shape, mat2._shape
     if b1 != b2 or k1 != k2:
         raise RuntimeError(
-            f"bmm(): expected batch1 and batch2 to have matching batch and inner sizes, got "
-            f"{list(self._shape)} and {list(mat2._shape)}"
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{b1}, {k1}] but got: [{b2}, {k2}]."
         )
     return (self, mat2), ((b1, n, m), _same_dtype("bmm", self, mat2))
 
 
 def meta_mv(self: Tensor, vec: Tensor) -> Any:
     _need_tensor("mv", "vec", vec)
-    if self.ndim != 2 or vec.ndim != 1 or self._shape[1] != vec._shape[0]:
-        raise RuntimeError(
-            f"mv(): expected a matrix and a vector of matching size, got {list(self._shape)} "
-            f"and {list(vec._shape)}"
-        )
+    if self.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
+    if self._shape[1] != vec._shape[0]:
+        n, k = self._shape
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._shape[0]})")
     return (self, vec), ((self._shape[0],), _same_dtype("mv", self, vec))
 
 
@@ -519,7 +541,7 @@ def meta_cat(tensors: Any, dim: int = 0) -> Any:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors")
     if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")  # (PyTorch's)
     ts = list(tensors)  # (a copy: autograd saves it, the caller may append to theirs)
     legacy = False
     for i, t in enumerate(ts):

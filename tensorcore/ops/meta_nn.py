@@ -14,12 +14,13 @@ in ``like``'s memory order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from .. import dtypes as dt
 from .._memory_format import layer_format
-from .._tensor import Tensor, torch_name
+from .._tensor import Size, Tensor, torch_name
 from ..dtypes import int64
 from .meta_functions import format_spec
 
@@ -522,7 +523,7 @@ def _batch_norm_checks(
         raise RuntimeError(f"{fn}(): running_mean and running_var must be given when not training")
     if training and x.numel() // x._shape[1] <= 1:
         raise ValueError(
-            f"Expected more than 1 value per channel when training, got input size {list(x._shape)}"
+            f"Expected more than 1 value per channel when training, got input size {Size(x._shape)}"
         )
     return c
 
@@ -570,6 +571,12 @@ def meta_batch_norm_backward(
 def meta_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     fn = "linear"
     if weight.ndim != 2 or input.ndim < 1 or input._shape[-1] != weight._shape[1]:
+        if weight.ndim == 2 and input.ndim >= 1:  # (PyTorch's words: input @ weight.t())
+            rows, k = math.prod(input._shape[:-1]), input._shape[-1]
+            o, i = weight._shape
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {i}x{o})"
+            )
         raise RuntimeError(
             f"{fn}(): mat1 and mat2 shapes cannot be multiplied (input of shape "
             f"{list(input._shape)} and weight of shape {list(weight._shape)}: the input's last "

@@ -7,6 +7,7 @@ Assigning a :class:`~tensorcore.nn.Parameter`, a ``Module`` or (after
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import warnings
@@ -23,7 +24,107 @@ from ...ops.functions import empty_like
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = [
+    "Module",
+    "RemovableHandle",
+    "register_module_forward_hook",
+    "register_module_forward_pre_hook",
+    "register_module_full_backward_hook",
+    "register_module_full_backward_pre_hook",
+]
+
+# Hooks every module runs (before its own), as PyTorch's ``register_module_*_hook``.
+_global_forward_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_forward_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_forward_hooks_always_called: dict[int, bool] = {}
+_global_backward_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_backward_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Run ``hook(module, args)`` before every module's ``forward`` (before the module's own
+    pre-hooks); a non-None result replaces the positional arguments.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.modules.module import register_module_forward_pre_hook
+    >>> seen = []
+    >>> h = register_module_forward_pre_hook(lambda m, args: seen.append(type(m).__name__))
+    >>> _ = tc.nn.Sequential(tc.nn.ReLU())(tc.ones(1))
+    >>> h.remove()
+    >>> seen
+    ['Sequential', 'ReLU']
+    """
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(
+    hook: Callable[..., Any], *, always_call: bool = False
+) -> RemovableHandle:
+    """Run ``hook(module, args, output)`` after every module's ``forward`` (before the
+    module's own hooks); a non-None result replaces the output. ``always_call=True`` also
+    runs it (with output None) when ``forward`` raises.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.modules.module import register_module_forward_hook
+    >>> seen = []
+    >>> h = register_module_forward_hook(lambda m, args, out: seen.append(type(m).__name__))
+    >>> _ = tc.nn.Sequential(tc.nn.Linear(2, 2), tc.nn.ReLU())(tc.ones(1, 2))
+    >>> h.remove()
+    >>> seen
+    ['Linear', 'ReLU', 'Sequential']
+    """
+    handle = RemovableHandle(_global_forward_hooks, _global_forward_hooks_always_called)
+    _global_forward_hooks[handle.id] = hook
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Run ``hook(module, grad_input, grad_output)`` in every module's backward (before the
+    module's own full backward hooks), as :meth:`Module.register_full_backward_hook`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.modules.module import register_module_full_backward_hook
+    >>> seen = []
+    >>> h = register_module_full_backward_hook(lambda m, gi, go: seen.append(go[0].tolist()))
+    >>> tc.nn.Identity()(tc.ones(2, requires_grad=True)).sum().backward()
+    >>> h.remove()
+    >>> seen
+    [[1.0, 1.0]]
+    """
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Run ``hook(module, grad_output)`` in every module's backward before its input
+    gradients are computed (before the module's own backward pre-hooks); a non-None result
+    replaces ``grad_output``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn.modules.module import register_module_full_backward_pre_hook
+    >>> h = register_module_full_backward_pre_hook(lambda m, go: (go[0] * 2,))
+    >>> x = tc.ones(2, requires_grad=True)
+    >>> tc.nn.Identity()(x).sum().backward()
+    >>> h.remove()
+    >>> x.grad
+    tensor([2., 2.])
+    """
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
 
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -149,8 +250,16 @@ class Module:
             or self._forward_pre_hooks
             or self._backward_hooks
             or self._backward_pre_hooks
+            or _global_forward_hooks
+            or _global_forward_pre_hooks
+            or _global_backward_hooks
+            or _global_backward_pre_hooks
         ):
             return self.forward(*args, **kwargs)
+        for hook in list(_global_forward_pre_hooks.values()):
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if self._forward_pre_hooks_with_kwargs.get(hid):
                 res = hook(self, args, kwargs)
@@ -167,14 +276,20 @@ class Module:
                     args = res if isinstance(res, tuple) else (res,)
         bw_hook = None
         legacy = self._is_full_backward_hook is False and bool(self._backward_hooks)
-        if (self._backward_hooks and not legacy) or self._backward_pre_hooks:
-            bw_hook = BackwardHook(
-                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
-            )
+        full = [] if legacy else list(self._backward_hooks.values())
+        full = [*_global_backward_hooks.values(), *full]
+        pre = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        if full or pre:
+            bw_hook = BackwardHook(self, full, pre)
             args = bw_hook.setup_input_hook(args)
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
+            for hid, hook in list(_global_forward_hooks.items()):
+                if _global_forward_hooks_always_called.get(hid):
+                    # (the forward's error is the one to raise)
+                    with contextlib.suppress(Exception):
+                        hook(self, args, None)
             for hid, hook in list(self._forward_hooks.items()):
                 if self._forward_hooks_always_called.get(hid):
                     try:
@@ -185,6 +300,10 @@ class Module:
                     except Exception:  # noqa: BLE001 - the forward's error is the one to raise
                         pass
             raise
+        for hook in list(_global_forward_hooks.values()):
+            res = hook(self, args, result)
+            if res is not None:
+                result = res
         for hid, hook in list(self._forward_hooks.items()):
             if self._forward_hooks_with_kwargs.get(hid):
                 res = hook(self, args, kwargs, result)
