@@ -1089,6 +1089,24 @@ def test_layer_kernel_in_lower_precision_matches_float64(
         assert_close(got.double(), want, **tol)
 
 
+def test_lstm_parameter_gradients_with_the_recurrent_bias_folded(device: str) -> None:
+    # nn.LSTM adds b_hh to the input projection's bias (one pass over the gates of all steps
+    # instead of one per layer direction): every parameter's gradient, b_ih's and b_hh's
+    # included, against finite differences, through the layer kernels forward and backward.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    mod = nn.LSTM(2, 2, num_layers=2, bidirectional=True, device=device, dtype=F64)
+    names = [n for n, _ in mod.named_parameters()]
+    x = t(RNG.normal(size=(3, 2, 2)), device)
+
+    def f(*params: tc.Tensor) -> tc.Tensor:
+        out, (h, c) = tc.func.functional_call(mod, dict(zip(names, params, strict=True)), (x,))
+        return out.sum() + (h * c).sum()
+
+    params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert tc.autograd.gradcheck(f, tuple(params))
+
+
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
     monkeypatch: pytest.MonkeyPatch, mode: str

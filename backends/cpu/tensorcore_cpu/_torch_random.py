@@ -55,8 +55,20 @@ class TorchCPUStream:
         """``n`` uniform values in ``[lo, hi)`` of ``dtype`` (its compute dtype for 16-bit
         floats: float32)."""
         if dtype == np.float64:
-            v = (self.u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
-            return v * (hi - lo) + lo
+            # The low 53 bits of ``random64``: the first draw's low 21 bits above the second
+            # draw, joined in place in the draws' memory (no temporary of the 64-bit values).
+            r = self.u32(2 * n)
+            high = r[0::2]
+            np.bitwise_and(high, np.uint64((1 << 21) - 1), out=high)
+            np.left_shift(high, np.uint64(32), out=high)
+            np.bitwise_or(high, r[1::2], out=high)
+            v = high.astype(np.float64)
+            v *= 2.0**-53
+            if lo == 0.0 and hi == 1.0:  # (``v * 1 + 0`` is v)
+                return v
+            v *= hi - lo
+            v += lo
+            return v
         digits = _DIGITS.get(np.dtype(dtype), 24)
         if lo == 0.0 and hi == 1.0:
             return self._unit_floats(n, digits)[0]

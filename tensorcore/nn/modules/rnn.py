@@ -33,6 +33,12 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 class RNNBase(Module):
     """The shared machinery of :class:`RNN`, :class:`LSTM` and :class:`GRU`."""
 
+    #: Whether the recurrent bias ``b_hh`` only adds to every step's gates, so that it joins
+    #: the input's bias in the projection of all steps at once (one pass over the gates of
+    #: the whole sequence fewer, forward and backward): not a GRU's, which its reset gate
+    #: scales.
+    _fold_recurrent_bias = False
+
     def __init__(
         self,
         mode: str,
@@ -178,6 +184,8 @@ class RNNBase(Module):
                 w_ih, w_hh, *rest = flat[k * per : (k + 1) * per]
                 w_hr = rest.pop() if self.proj_size else None
                 b_ih, b_hh = (rest[0], rest[1]) if rest else (None, None)
+                if b_hh is not None and self._fold_recurrent_bias:
+                    b_ih, b_hh = b_ih + b_hh, None
                 proj = F.linear(layer_in, w_ih, b_ih)  # (L, N, gates * H), all steps at once
                 state = states[k]
                 steps = range(seq - 1, -1, -1) if d else range(seq)
@@ -672,6 +680,8 @@ class LSTM(RNNBase):
     >>> out.shape, h.shape, c.shape
     (tensorcore.Size([2, 6, 4]), tensorcore.Size([1, 2, 4]), tensorcore.Size([1, 2, 4]))
     """
+
+    _fold_recurrent_bias = True
 
     def __init__(self, input_size: int, hidden_size: int, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", input_size, hidden_size, *args, **kwargs)

@@ -199,8 +199,9 @@ _op(
     "initial states ``h0``, ``c0`` (N, H) and the recurrent weight ``w_hh`` (4H, H), walking "
     "the steps backwards where ``reverse``: the output (L, N, H), the final states ``h_n``, "
     "``c_n``, and the "
-    "``workspace`` (L, 7H, N) that ``_lstm_layer_backward`` reads (each step's activated gates, "
-    "cell state, its tanh and the output, feature-major).",
+    "``workspace`` (L, 7H, N) that ``_lstm_layer_backward`` reads (each step's activated gates "
+    "in the order input, forget, output, cell, its cell state, the state's tanh and the output, "
+    "feature-major).",
     frontend="structured",
     meta_function=MN.meta_lstm_layer,
     method=False,

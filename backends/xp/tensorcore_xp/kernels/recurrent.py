@@ -32,27 +32,40 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return o
         return xp.empty(o.shape, dtype=wide)
 
+    def gates_in_workspace_order(a: Any, axis: int) -> Any:
+        """``a``'s gate blocks along ``axis`` (input, forget, cell, output: PyTorch's order)
+        in the workspace's order, the three sigmoid gates first: input, forget, output, cell."""
+        hsz = a.shape[axis] // 4
+        blocks = [a[(slice(None),) * axis + (slice(k * hsz, (k + 1) * hsz),)] for k in range(4)]
+        return xp.concatenate([blocks[0], blocks[1], blocks[3], blocks[2]], axis=axis)
+
+    def copy_gates_from_workspace_order(dst: Any, src: Any) -> None:
+        """``dst`` (..., 4H), gates in PyTorch's order, from ``src`` (..., 4H, N) in the
+        workspace's (feature-major: the last two axes swapped)."""
+        hsz = dst.shape[-1] // 4
+        for d, s in ((0, 0), (1, 1), (3, 2), (2, 3)):
+            dst[..., d * hsz : (d + 1) * hsz] = xp.swapaxes(
+                src[..., s * hsz : (s + 1) * hsz, :], -1, -2
+            )
+
     def _lstm_layer(out: Any, proj: Any, h0: Any, c0: Any, w_hh: Any, reverse: bool) -> None:
         # A step's workspace (7H, N), feature-major so that every gate, state and product
         # is one contiguous block (an (N, H) slice of an (N, 4H) row is N short runs, and
-        # an operation on it measured 2-6 times slower): sigmoid(i), sigmoid(f), tanh(g),
-        # sigmoid(o), c, tanh(c), h.
+        # an operation on it measured 2-6 times slower): sigmoid(i), sigmoid(f), sigmoid(o),
+        # tanh(g), c, tanh(c), h. The three sigmoid gates come first, so that their
+        # activation is two scalar operations on one block (scaling the rows by a (4H, 1)
+        # column costs as much as three passes).
         outs = [array_of(t) for t in out]
         wide = acc_dtype(xp, outs[0].dtype)
         hn, cn, ws = (buffer(o, wide) for o in outs[1:])
         x = array_of(proj).astype(wide, copy=False)
-        w = array_of(w_hh).astype(wide, copy=False)
+        w = gates_in_workspace_order(array_of(w_hh).astype(wide, copy=False), 0)
         steps, batch, gates = x.shape
         hsz = gates // 4
-        # sigmoid(v) = (tanh(v / 2) + 1) / 2: with the sigmoid gates' rows of the weight and
-        # the projection halved once (exact: a power of two), one tanh over all four gates
-        # and one multiply-add make every activation of a step.
-        half = xp.full((gates, 1), 0.5, dtype=wide)
-        half[2 * hsz : 3 * hsz] = 1
-        shift = half.copy()
-        shift[2 * hsz : 3 * hsz] = 0
-        wh = w * half
-        xs = (x * half[:, 0]).transpose(0, 2, 1).copy()  # (L, 4H, N)
+        sig = 3 * hsz
+        # (L, 4H, N), gates in the workspace's order: one transposing copy; the sigmoid
+        # gates' halving below happens per step, on data in cache.
+        xs = gates_in_workspace_order(xp.swapaxes(x, 1, 2), 1)
         tmp = xp.empty((hsz, batch), dtype=wide)
         h = array_of(h0).astype(wide, copy=False).T
         c = array_of(c0).astype(wide, copy=False).T
@@ -61,21 +74,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             for t in range(steps - 1, -1, -1) if reverse else range(steps):
                 row = ws[t]
                 act = row[:gates]
-                xp.matmul(wh, h, out=act)
+                xp.matmul(w, h, out=act)
                 act += xs[t]
+                # sigmoid(v) = (tanh(v / 2) + 1) / 2: one tanh over all four gates (the
+                # halving and doubling are exact: powers of two)
+                s = act[:sig]
+                s *= 0.5
                 xp.tanh(act, out=act)
-                act *= half
-                act += shift
+                s *= 0.5
+                s += 0.5
                 c_new, tc_new, h = (
                     row[gates : gates + hsz],
                     row[gates + hsz : 6 * hsz],
                     row[6 * hsz :],
                 )
                 xp.multiply(act[hsz : 2 * hsz], c, out=c_new)
-                xp.multiply(act[:hsz], act[2 * hsz : 3 * hsz], out=tmp)
+                xp.multiply(act[:hsz], act[sig:gates], out=tmp)
                 c_new += tmp
                 xp.tanh(c_new, out=tc_new)
-                xp.multiply(act[3 * hsz :], tc_new, out=h)
+                xp.multiply(act[2 * hsz : sig], tc_new, out=h)
                 c = c_new
             hn[...] = h.T
             cn[...] = c.T
@@ -112,12 +129,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         outs, wide, gy, ws, w, c_first = backward_arrays(out, grad_output, workspace, w_hh, c0)
         steps, gates, batch = ws.shape[0], outs[0].shape[2], outs[0].shape[1]
         hsz = gates // 4
-        g_proj = xp.empty((steps, gates, batch), dtype=wide)  # feature-major, as ``ws``
+        sig = 3 * hsz
+        g_proj = xp.empty((steps, gates, batch), dtype=wide)  # as ``ws``: feature-major, ...
         gh = array_of(grad_h_n).astype(wide).T.copy()
         gc = array_of(grad_c_n).astype(wide).T.copy()
         tmp = xp.empty((hsz, batch), dtype=wide)
         deriv = xp.empty((gates, batch), dtype=wide)
-        wt = w.T
+        wt = gates_in_workspace_order(w, 0).T  # ... gates in the workspace's order
         order = list(range(steps - 1, -1, -1) if reverse else range(steps))
         tok = enter()
         try:
@@ -126,7 +144,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 row = ws[t]
                 act = row[:gates]
                 si, sf = row[:hsz], row[hsz : 2 * hsz]
-                tg, so = row[2 * hsz : 3 * hsz], row[3 * hsz : gates]
+                so, tg = row[2 * hsz : sig], row[sig:gates]
                 tc_t = row[gates + hsz : 6 * hsz]
                 c_prev = ws[order[k - 1]][gates : gates + hsz] if k else c_first
                 gh += gy[t]
@@ -139,12 +157,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 gg = g_proj[t]
                 xp.multiply(gc, tg, out=gg[:hsz])
                 xp.multiply(gc, c_prev, out=gg[hsz : 2 * hsz])
-                xp.multiply(gc, si, out=gg[2 * hsz : 3 * hsz])
-                xp.multiply(gh, tc_t, out=gg[3 * hsz :])
+                xp.multiply(gh, tc_t, out=gg[2 * hsz : sig])
+                xp.multiply(gc, si, out=gg[sig:])
                 # the activations' derivatives: a(1 - a) for the sigmoids, 1 - a^2 for tanh
-                xp.subtract(1, act, out=deriv)
-                deriv *= act
-                dg = deriv[2 * hsz : 3 * hsz]
+                ds = deriv[:sig]
+                xp.subtract(1, act[:sig], out=ds)
+                ds *= act[:sig]
+                dg = deriv[sig:]
                 xp.multiply(tg, tg, out=dg)
                 xp.subtract(1, dg, out=dg)
                 gg *= deriv
@@ -152,7 +171,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.matmul(wt, gg, out=gh)
         finally:
             leave(tok)
-        outs[0][...] = g_proj.transpose(0, 2, 1)
+        copy_gates_from_workspace_order(outs[0], g_proj)
         outs[1][...] = gh.T
         outs[2][...] = gc.T
 
