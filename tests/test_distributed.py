@@ -303,6 +303,12 @@ def test_launcher_returns_the_jobs_exit_status_and_says_what_is_missing(
     with pytest.raises(SystemExit) as info:
         run.main(["--nproc", "0", str(script)])
     assert info.value.code == 2 and "--nproc must be at least 1, got 0" in capsys.readouterr().err
+    # torchrun's command line of one machine works as it is; several machines are refused
+    torchrun = ["--standalone", "--nnodes=1", "--nproc_per_node=2", "--master_port=29500"]
+    assert run.main([*torchrun, str(script)]) == 3
+    with pytest.raises(SystemExit):
+        run.main(["--nnodes=2", "--nproc_per_node=2", str(script)])
+    assert "this launcher starts the processes of one machine" in capsys.readouterr().err
     monkeypatch.setattr(run, "find_mpiexec", lambda: None)
     assert run.main(["--nproc", "2", str(script)]) == 2
     assert "no mpiexec next to the Python interpreter" in capsys.readouterr().err

@@ -62,11 +62,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--nproc", "--nproc-per-node", "--nproc_per_node", type=int,
                         default=1, help="number of processes (default 1)")  # fmt: skip
+    # torchrun's other options of a one-machine run, so that its command lines work here.
+    parser.add_argument("--standalone", action="store_true", help="accepted (torchrun's)")
+    parser.add_argument("--nnodes", default="1",
+                        help="1 (several machines: mpiexec -hosts or srun directly)")  # fmt: skip
+    for flag in ("master_addr", "master_port", "rdzv_backend", "rdzv_endpoint", "rdzv_id"):
+        parser.add_argument(f"--{flag}", f"--{flag.replace('_', '-')}",
+                            help="accepted (torchrun's); MPI needs no rendezvous")  # fmt: skip
     parser.add_argument("script", help="the Python program each process runs")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
     ns = parser.parse_args(argv)
     if ns.nproc < 1:
         parser.error(f"--nproc must be at least 1, got {ns.nproc}")
+    if str(ns.nnodes) not in ("1", "1:1"):
+        parser.error(
+            f"--nnodes={ns.nnodes}: this launcher starts the processes of one machine; for "
+            "several, run mpiexec -n N -hosts a,b python script.py (or srun), as "
+            "docs/distributed.md shows"
+        )
     mpiexec = find_mpiexec()
     if mpiexec is None:
         print(
