@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import pytest
 
@@ -110,3 +111,79 @@ def test_a_sparse_tensors_legacy_type_string() -> None:
     s = tc.eye(2).to_sparse()
     assert s.type() == "tensorcore.sparse.FloatTensor"
     assert tc.eye(2, dtype=tc.float64).type() == "tensorcore.DoubleTensor"
+
+
+def _grads(f: Any, *values: list[float], device: str) -> list[list[float]]:
+    xs = [tc.tensor(v, dtype=tc.float64, device=device, requires_grad=True) for v in values]
+    return [g.tolist() for g in tc.autograd.grad(f(*xs).sum(), xs)]
+
+
+def test_maximum_and_minimum_give_a_nan_side_the_whole_gradient(device: str) -> None:
+    # PyTorch: each side gets the gradient unless it lost the comparison (halved at ties);
+    # no comparison holds with a NaN, so both sides get all of it there.
+    for f in (tc.maximum, tc.minimum):
+        gs = _grads(f, [NAN, 1.0, NAN, 2.0, 1.0], [1.0, NAN, NAN, 2.0, 3.0], device=device)
+        lost_by_self = 1.0 if f is tc.minimum else 0.0
+        assert gs[0] == [1.0, 1.0, 1.0, 0.5, lost_by_self]
+        assert gs[1] == [1.0, 1.0, 1.0, 0.5, 1.0 - lost_by_self]
+
+
+def test_atan2_gradient_is_zero_at_the_origin(device: str) -> None:
+    gs = _grads(tc.atan2, [0.0, 0.0, 1.0], [0.0, -0.0, 0.0], device=device)
+    assert gs == [[0.0, 0.0, 0.0], [0.0, 0.0, -1.0]]
+
+
+def test_pow_gradient_in_the_base_is_zero_where_the_exponent_is(device: str) -> None:
+    gs = _grads(tc.pow, [0.0, 0.0, 2.0], [0.0, 2.0, 0.0], device=device)
+    assert gs[0] == [0.0, 0.0, 0.0]
+    assert gs[1][:2] == [0.0, 0.0]  # (0 ** p for p >= 0: 0, PyTorch's choice)
+
+
+@pytest.mark.parametrize("p", [0.5, -1.0])
+def test_vector_norm_below_1_is_differentiable_at_zero_elements(device: str, p: float) -> None:
+    # PyTorch: 0 at a zero element (|x|^(p-1) is infinite there), the usual elsewhere.
+    x = [0.0, 1.0, -2.0]
+    (g,) = _grads(lambda t: tc.linalg.vector_norm(t, p), x, device=device)
+    norm = sum(abs(v) ** p if v else (math.inf if p < 0 else 0.0) for v in x) ** (1 / p)
+    expect = [0.0 if v == 0 else math.copysign(abs(v) ** (p - 1), v) * norm ** (1 - p) for v in x]
+    assert g == pytest.approx(expect)
+    assert _grads(lambda t: tc.linalg.vector_norm(t, p), [0.0, 0.0], device=device) == [[0, 0]]
+    (gd, _) = _grads(lambda a, b: tc.cdist(a, b, 0.5), [[1.0, 2.0]], [[1.0, 3.0]], device=device)
+    assert gd == [[0.0, -1.0]]  # (the coincident coordinate gets 0)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian", "max", "min"])
+def test_whole_tensor_order_statistics_share_the_gradient(device: str, name: str) -> None:
+    # PyTorch shares the gradient evenly over the elements equal to the result (over the
+    # NaNs where it is NaN); the value stays exact, -0.0 and infinities included.
+    f = getattr(tc, name)
+    assert _grads(f, [2.0, 2.0, 2.0, 2.0], device=device) == [[0.25] * 4]
+    if name in ("median", "max"):
+        assert _grads(f, [1.0, math.inf, math.inf], device=device) == [[0.0, 0.5, 0.5]]
+    if name != "nanmedian":
+        assert _grads(f, [1.0, NAN, NAN, 0.5], device=device) == [[0.0, 0.5, 0.5, 0.0]]
+    x = tc.tensor([-0.0, 0.1, -0.0, 0.1, -0.0], device=device, requires_grad=True)
+    y = f(x)
+    assert y.item() == f(x.detach()).item()
+    if name in ("median", "nanmedian", "min"):
+        assert math.copysign(1.0, y.item()) == -1.0
+
+
+@pytest.mark.parametrize("nd", [1, 2])
+def test_adaptive_max_pool_sends_the_gradient_to_the_first_maximum(device: str, nd: int) -> None:
+    # Windows of 5 -> 2 (unequal) and of the whole input (a 1-long output): the gradient
+    # goes to the index the pool returns, the first maximum, as PyTorch's; not split.
+    pool = getattr(tc.nn.functional, f"adaptive_max_pool{nd}d")
+    shape = (1, 1, 5) if nd == 1 else (1, 1, 1, 5)
+    x = tc.tensor([1.0, 3.0, 3.0, 2.0, 2.0], device=device).reshape(shape).requires_grad_()
+    for size in (2, 1):
+        osize = size if nd == 1 else (1, size)
+        _, idx = pool(x, osize, return_indices=True)
+        (g,) = tc.autograd.grad(pool(x, osize).sum(), x)
+        expect = tc.zeros(5, device=device).index_add_(
+            0, idx.flatten(), tc.ones(size, device=device)
+        )
+        assert g.flatten().tolist() == expect.tolist()
+    assert g.flatten().tolist() == [0.0, 1.0, 0.0, 0.0, 0.0]  # (size 1: ties at 1 and 2)
+    if nd == 2:
+        assert type(pool(x, 2).grad_fn).__name__ == "AdaptiveMaxPool2DBackward0"

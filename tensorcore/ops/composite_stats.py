@@ -120,8 +120,23 @@ def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
     return values.gather(0, pos).reshape(())
 
 
+def evenly_distributed(self: Tensor, value: Tensor) -> Tensor:
+    """``value`` (a 0-d statistic of ``self``'s elements) whose gradient is shared evenly
+    by every element equal to it (every NaN where it is NaN), as PyTorch differentiates the
+    whole-tensor ``median`` and ``max``: ``value`` plus a term that is -0.0 (or, where ``value`` is
+    infinite, ``value`` again) whose derivative is that share."""
+    if not (self._dtype.is_floating_point and self._requires_grad):  # (dual ones too)
+        return value
+    v = value.detach()
+    mask = ops.where(v.isnan(), self.isnan(), self == v)
+    shift = ops.where(v.isfinite(), v, 0.0)
+    # (the where last, on self's side: the elements not sharing get +0.0, not -0.0)
+    share = (shift - ops.where(mask, self, shift)).sum() / mask.sum()
+    return v - share
+
+
 def _median_all_named(self: Tensor, ignore_nan: bool) -> Tensor:
-    out = _median_all(self, ignore_nan)
+    out = evenly_distributed(self, _median_all(self, ignore_nan))
     return named_as(out, "NanmedianBackward0" if ignore_nan else "MedianBackward0")
 
 
