@@ -187,3 +187,75 @@ def test_adaptive_max_pool_sends_the_gradient_to_the_first_maximum(device: str, 
     assert g.flatten().tolist() == [0.0, 1.0, 0.0, 0.0, 0.0]  # (size 1: ties at 1 and 2)
     if nd == 2:
         assert type(pool(x, 2).grad_fn).__name__ == "AdaptiveMaxPool2DBackward0"
+
+
+def test_sign_of_nan_is_zero(device: str) -> None:
+    for d in (tc.float32, tc.float64, tc.float16):
+        x = tc.tensor([NAN, -0.0, -2.0, 3.0], dtype=d, device=device)
+        assert x.sign().tolist() == [0.0, 0.0, -1.0, 1.0]
+
+
+def test_splitting_an_empty_dim_gives_one_empty_piece(device: str) -> None:
+    assert [t.shape for t in tc.ones(0, device=device).split(2)] == [(0,)]
+    assert [t.shape for t in tc.ones(3, 0, device=device).split(2, 1)] == [(3, 0)]
+    assert [t.shape for t in tc.ones(0, 3, device=device).split(2, 1)] == [(0, 2), (0, 1)]
+
+
+def test_squeeze_refuses_a_dim_given_twice(device: str) -> None:
+    x = tc.zeros(1, 2, device=device)
+    for dims in ((0, 0), (0, -2)):
+        with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+            x.squeeze(dims)
+    assert x.squeeze((0, 1)).shape == (2,)
+
+
+def test_reductions_without_identity_on_empty_inputs(device: str) -> None:
+    # PyTorch asks for a dim before it looks at the sizes (amax: RuntimeError, the flat
+    # argmax: IndexError), and checks the reduced dim's size before anything else.
+    e = tc.zeros(0, 3, device=device)
+    for f in (tc.amax, tc.amin):
+        with pytest.raises(RuntimeError, match=r"Expected reduction dim to be specified for input"):
+            f(e)
+        with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+            f(e, 0)
+        assert f(e, 1).shape == (0,)
+    for f in (tc.argmax, tc.argmin):
+        with pytest.raises(IndexError, match=r"^\w+\(\): Expected reduction dim to be specified"):
+            f(e)
+    with pytest.raises(IndexError, match="aminmax: Expected reduction dim 0 to have non-zero"):
+        tc.aminmax(e, dim=0)
+    with pytest.raises(RuntimeError, match="no identity"):
+        tc.aminmax(e)
+    with pytest.raises(IndexError, match=r"kthvalue\(\): Expected reduction dim 1 to have"):
+        tc.kthvalue(tc.zeros(3, 0, device=device), 1, 1)
+
+
+def test_median_of_an_empty_tensor_is_nan_cast_to_its_dtype(device: str) -> None:
+    for d in (tc.float32, tc.int64, tc.int32, tc.int8):
+        nan_as = tc.tensor(NAN, device=device).to(d)
+        for f in (tc.median, tc.nanmedian):
+            r = f(tc.zeros(0, dtype=d, device=device))
+            assert r.dtype is d and r.shape == ()
+            assert math.isnan(r.item()) if d is tc.float32 else r.item() == nan_as.item()
+
+
+def test_out_dtype_rules_of_one_input_operators_and_matrix_products(device: str) -> None:
+    x = tc.ones(2, 2, device=device)
+    f64 = tc.zeros(2, 2, dtype=tc.float64, device=device)
+    for call in (
+        lambda o: tc.clamp(x, 0, 1, out=o),
+        lambda o: tc.abs(x, out=o),
+        lambda o: tc.floor(x, out=o),
+        lambda o: tc.neg(x, out=o),
+    ):
+        with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+            call(f64)
+    for call in (lambda o: tc.matmul(x, x, out=o), lambda o: tc.mm(x, x, out=o)):
+        with pytest.raises(RuntimeError, match="to have dtype float, but got double instead"):
+            call(f64)
+    # More than one tensor input, or an operator that computes in floats: cast, as PyTorch's.
+    assert tc.clamp(x, tc.zeros(2, device=device), out=f64).dtype is tc.float64
+    assert tc.add(x, 1, out=f64).dtype is tc.float64
+    assert tc.exp(x, out=f64).dtype is tc.float64
+    c = tc.ones(2, dtype=tc.complex64, device=device)
+    assert tc.abs(c, out=tc.zeros(2, device=device)).tolist() == [1.0, 1.0]

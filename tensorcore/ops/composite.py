@@ -329,7 +329,8 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
             raise RuntimeError(
                 f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
             )
-        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step else [0]
+        # (an empty dim splits into one empty piece, as PyTorch's)
+        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step and n else [0]
         node = "SplitBackward0"
     else:
         node = "SplitWithSizesBackward0"

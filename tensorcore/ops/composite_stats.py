@@ -42,6 +42,8 @@ def _scalar_pair(self: Tensor) -> tuple[Tensor, Tensor]:
 def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     d = _wrap_dim(dim, self.ndim)
     n = self._shape[d] if self.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if self.ndim == 0:
@@ -113,7 +115,9 @@ def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
     flat = self.reshape(-1)
     n = flat.numel()
     if n == 0:
-        return ops.full((), float("nan"), dtype=self._dtype, device=self._device)
+        # NaN, converted to an integer dtype as a cast converts it (PyTorch's result)
+        nan = ops.full((), float("nan"), device=self._device)
+        return nan.to(self._dtype)
     values = flat.sort(stable=True).values
     valid = values.isnan().logical_not().sum(0, keepdim=True)
     pos = _median_position(valid, n, ignore_nan)
@@ -281,11 +285,14 @@ def std_mean(
 
 @_composite
 def aminmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
-    if self.numel() == 0 and (dim is None or self._shape[_wrap_dim(dim, self.ndim)] == 0):
+    if self.numel() == 0 and dim is None:
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
             "no identity."
         )
+    if dim is not None and self.ndim and self._shape[_wrap_dim(dim, self.ndim)] == 0:
+        d = _wrap_dim(dim, self.ndim)
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     dims = () if dim is None else (dim,)
     lo, hi = self.amin(dims, keepdim), self.amax(dims, keepdim)
     return return_types.aminmax(named_as(lo, "AminmaxBackward0"), named_as(hi, "AminmaxBackward0"))

@@ -23,7 +23,7 @@ from .. import _registry, return_types
 from .. import dtypes as dt
 from .._memory_format import preserve_format_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
-from .._tensor import _CONTIG, Size, Tensor, contiguous_strides, make_tensor, torch_name
+from .._tensor import _CONTIG, Size, Tensor, contiguous_strides, cpp_name, make_tensor, torch_name
 from ..autograd import grad_mode as _grad_mode
 from ..dispatch import ALL_DTYPES, DirectKernel, ops
 from ._validate import check_shape, v_ints
@@ -109,8 +109,8 @@ def _check_out_spec(
     is empty, with PyTorch's deprecation warning when it has elements."""
     if exact and out._dtype is not dtype:
         raise RuntimeError(
-            f"{op.name}(): Expected out tensor to have dtype {torch_name(dtype)}, but got "
-            f"{torch_name(out._dtype)} instead"
+            f"{op.name}(): Expected out tensor to have dtype {cpp_name(dtype)}, but got "
+            f"{cpp_name(out._dtype)} instead"
         )
     if not dt.can_cast(dtype, out._dtype):
         raise RuntimeError(
@@ -168,7 +168,7 @@ def _alloc_or_check(
 ) -> Tensor:
     if out is None:
         return empty(shape, dtype, dev)
-    _check_out_spec(op, out, shape, dtype)
+    _check_out_spec(op, out, shape, dtype, exact=op.decl.out_dtype == "exact")
     return resize_out(out, shape, dev)
 
 
@@ -452,6 +452,8 @@ def pointwise(
         # (numbers in tensor positions are converted below, checked where declared)
         check_values(op, args, compute, skip=op.tensor_pos)
     self0 = args[0]
+    # (before the numbers become tensors)
+    lone = out is not None and op.decl.out_dtype == "same" and _tensor_count(args, pos) == 1
     for i in pos:
         t = args[i]
         if isinstance(t, Tensor):
@@ -487,11 +489,19 @@ def pointwise(
     else:
         if op.decl.mixed_dtypes_error and out._dtype is not res:
             raise RuntimeError(op.decl.mixed_dtypes_error)
+        if lone and out._dtype is not res:
+            raise RuntimeError(
+                f"Found dtype {torch_name(out._dtype)} but expected {torch_name(res)}"
+            )
         o = _alloc_or_check(op, out, shape, res, dev)
         if o._dtype is not res and _wraps(res, o._dtype):
             return _through_result_dtype(kernel, args, o, shape, res, dev)
     kernel(o, *args)
     return o
+
+
+def _tensor_count(args: tuple[Any, ...], pos: Any) -> int:
+    return sum(1 for i in pos if isinstance(args[i], Tensor))
 
 
 def _wraps(res: dt.dtype, dest: dt.dtype) -> bool:
@@ -672,12 +682,16 @@ def _prepare_reduction(
         dims = None if facts.flat_when_dim_none else red
     else:
         dims = red = normalize_dims(raw, ndim)
-    if not op.decl.identity:
+    if not op.decl.identity and 0 in in_shape:
+        if raw is None or (raw.__class__ in (tuple, list) and not raw):
+            # every dim, implicitly: PyTorch asks for a dim (flat reductions in an IndexError)
+            msg = f"{op.name}(): Expected reduction dim to be specified for input.numel() == 0."
+            if facts.flat_when_dim_none:
+                raise IndexError(msg)
+            raise RuntimeError(f"{msg} Specify the reduction dim with the 'dim' argument.")
         for d in red:
-            if ndim and in_shape[d] == 0:  # a 0-d tensor reduces over dim 0 / -1
+            if in_shape[d] == 0:
                 raise IndexError(f"{op.name}(): Expected reduction dim {d} to have non-zero size.")
-        if not red and self.numel() == 0:
-            raise RuntimeError(f"{op.name}(): cannot reduce an empty tensor")
     if len(red) == ndim:  # every dim (the common case of a loss or a total)
         shape = (1,) * ndim if keepdim else ()
     elif keepdim:
