@@ -259,3 +259,24 @@ def test_out_dtype_rules_of_one_input_operators_and_matrix_products(device: str)
     assert tc.exp(x, out=f64).dtype is tc.float64
     c = tc.ones(2, dtype=tc.complex64, device=device)
     assert tc.abs(c, out=tc.zeros(2, device=device)).tolist() == [1.0, 1.0]
+
+
+def test_elementwise_results_are_laid_out_from_every_operands_strides(device: str) -> None:
+    # PyTorch's TensorIterator orders the result's dims by the first operand with an opinion
+    # on each pair of dims (a broadcast one has none): the strides below are PyTorch's.
+    col_major = tc.arange(6.0, device=device).reshape(3, 2).t()  # (2, 3), strides (1, 2)
+    row = tc.arange(3.0, device=device)
+    expanded = row.expand(2, 3)  # strides (0, 1)
+    for a, b in ((expanded, col_major), (col_major, expanded), (row, col_major)):
+        assert tc.add(a, b).stride() == (1, 2)
+        assert tc.mul(a, b).stride() == (1, 2)
+    assert tc.add(tc.ones(2, 3, device=device), col_major).stride() == (3, 1)  # first decides
+    # a broadcast operand of 3 dims with an opinion on its last two
+    b3 = tc.arange(12.0, device=device).reshape(1, 4, 3).transpose(1, 2)  # (1, 3, 4)
+    c3 = tc.arange(24.0, device=device).reshape(2, 3, 4)
+    assert tc.add(b3, c3).stride() == (12, 1, 3)
+    assert tc.add(c3, b3).stride() == (12, 4, 1)
+    cl = tc.ones(1, 2, 3, 4, device=device).contiguous(memory_format=tc.channels_last)
+    assert tc.add(cl, tc.ones(1, 2, 3, 4, device=device)).stride() == (24, 1, 8, 2)
+    assert tc.add(cl, tc.ones(2, 1, 1, device=device)).stride() == (24, 1, 8, 2)
+    assert (tc.add(expanded, col_major) == row + col_major).all()

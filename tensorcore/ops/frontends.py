@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _registry, return_types
 from .. import dtypes as dt
-from .._memory_format import preserve_format_strides
+from .._memory_format import preserve_format_strides, result_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
 from .._tensor import _CONTIG, Size, Tensor, contiguous_strides, cpp_name, make_tensor, torch_name
 from ..autograd import grad_mode as _grad_mode
@@ -342,7 +342,7 @@ def _run_like(
     if alloc is not None and (len(shape) < 2 or a._stride is _CONTIG.get(shape)):
         o = alloc(shape, dtype, dev)
     else:
-        o = empty_like_layout(a, shape, dtype, dev)
+        o = empty_like_inputs([t for t in args[:2] if isinstance(t, Tensor)], shape, dtype, dev)
     kernel(o, *args)
     return o
 
@@ -418,8 +418,7 @@ def _run_broadcast(
     """Run ``kernel`` into a new tensor of the broadcast shape of ``a`` and ``b`` (one dtype),
     in the memory order of the input that has that shape, as :func:`pointwise` lays it out."""
     shape = broadcast(a._shape, b._shape)
-    like = a if a._shape == shape else b if b._shape == shape else None
-    o = empty(shape, dtype, dev) if like is None else empty_like_layout(like, shape, dtype, dev)
+    o = empty_like_inputs((a, b) if a is args[0] else (b, a), shape, dtype, dev)
     kernel(o, *args)
     return o
 
@@ -481,11 +480,8 @@ def pointwise(
         kernel(self0, *args)
         return self0
     if out is None:
-        # The result follows the memory order of the first input of the result's shape.
-        like = next(
-            (args[i] for i in pos if isinstance(args[i], Tensor) and args[i]._shape == shape), None
-        )
-        o = empty(shape, res, dev) if like is None else empty_like_layout(like, shape, res, dev)
+        # The result follows the memory order of the inputs, as TensorIterator orders it.
+        o = empty_like_inputs([a for a in args if isinstance(a, Tensor)], shape, res, dev)
     else:
         if op.decl.mixed_dtypes_error and out._dtype is not res:
             raise RuntimeError(op.decl.mixed_dtypes_error)
@@ -583,6 +579,35 @@ def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev
     if len(shape) < 2 or st == contiguous_strides(shape) or like._layout.name != "strided":
         return empty(shape, dtype, dev)
     st = preserve_format_strides(shape, st)
+    if st == contiguous_strides(shape):
+        return empty(shape, dtype, dev)
+    flat = empty((math.prod(shape),), dtype, dev)
+    return make_tensor(flat._storage, shape, st, 0, dtype, dev)
+
+
+def empty_like_inputs(
+    tensors: Sequence[Tensor], shape: tuple[int, ...], dtype: dt.dtype, dev: device
+) -> Tensor:
+    """A new dense tensor for the elementwise result of ``shape`` on ``tensors``, laid out
+    as PyTorch's TensorIterator lays it out (:func:`~tensorcore._memory_format.result_strides`:
+    every operand's strides have a say, broadcast ones included); contiguous when every
+    operand is."""
+    if len(shape) < 2 or all(t._stride is _CONTIG.get(t._shape) for t in tensors):
+        return empty(shape, dtype, dev)
+    n = len(shape)
+    operands = []
+    for t in tensors:
+        if t._layout.name != "strided":
+            continue
+        k = n - t.ndim
+        operands.append(
+            (0,) * k
+            + tuple(
+                0 if s == 1 and shape[k + i] != 1 else st
+                for i, (s, st) in enumerate(zip(t._shape, t._stride, strict=True))
+            )
+        )
+    st = result_strides(shape, operands)
     if st == contiguous_strides(shape):
         return empty(shape, dtype, dev)
     flat = empty((math.prod(shape),), dtype, dev)
