@@ -465,10 +465,12 @@ def _adaptive_max_with_indices(
     perm = [*(2 * i for i in range(nd)), *(2 * i + 1 for i in range(nd))]
     if nd == 2 and layer_format(x) is not None:
         # Read from the (N, H, W, C) view, row-major: the input's gradient keeps its format.
-        windows = x.movedim(1, -1)[(slice(None), *index)]  # (N, o0, k0, o1, k1, C)
+        where: tuple[Any, ...] = (slice(None), *index)
+        windows = x.movedim(1, -1)[where]  # (N, o0, k0, o1, k1, C)
         windows = windows.permute(0, -1, *(1 + p for p in perm))
     else:
-        windows = x[(slice(None), slice(None), *index)]  # (N, C, o0, k0, o1, k1, ...)
+        where = (slice(None), slice(None), *index)
+        windows = x[where]  # (N, C, o0, k0, o1, k1, ...)
         windows = windows.permute(0, 1, *(2 + p for p in perm))
     windows = windows.reshape(n, c, *outs, -1)
     values, arg = windows.max(-1)
