@@ -545,7 +545,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 @checked("adaptive_avg_pool1d(Tensor input, Any output_size) -> Tensor")
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling of (N, C, L) to length ``output_size``."""
-    return _adaptive(input, output_size, 1, "adaptive_avg_pool1d", "avg")
+    out = _adaptive(input, output_size, 1, "adaptive_avg_pool1d", "avg")
+    return out if out is input else named_as(out, "SqueezeBackward1")  # (as adaptive_max_pool1d)
 
 
 @checked("adaptive_max_pool2d(Tensor input, Any output_size, bool return_indices=False) -> Any")
