@@ -223,6 +223,18 @@ def test_reductions_without_identity_on_empty_inputs(device: str) -> None:
     for f in (tc.argmax, tc.argmin):
         with pytest.raises(IndexError, match=r"^\w+\(\): Expected reduction dim to be specified"):
             f(e)
+    # the empty dim before a repeated one, named as given to amax's int[] (wrapped for an int)
+    with pytest.raises(IndexError, match=r"amax\(\): Expected reduction dim -1 to have non-zero"):
+        tc.amax(tc.zeros(2, 0, device=device), (-1, 1))
+    with pytest.raises(IndexError, match=r"argmax\(\): Expected reduction dim 1 to have non-zero"):
+        tc.argmax(tc.zeros(2, 0, device=device), -1)
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times"):
+        tc.amax(tc.zeros(0, 2, device=device), (1, 1))
+    # the dtype before the sizes
+    with pytest.raises(RuntimeError, match=r"argmax\(\): does not support bool input"):
+        tc.argmax(tc.zeros(0, dtype=tc.bool, device=device))
+    with pytest.raises(RuntimeError, match=r"argmin\(\): does not support complex input"):
+        tc.argmin(tc.zeros(2, dtype=tc.complex64, device=device))
     with pytest.raises(IndexError, match="aminmax: Expected reduction dim 0 to have non-zero"):
         tc.aminmax(e, dim=0)
     with pytest.raises(RuntimeError, match="no identity"):

@@ -23,7 +23,16 @@ from .. import _registry, return_types
 from .. import dtypes as dt
 from .._memory_format import preserve_format_strides, result_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
-from .._tensor import _CONTIG, Size, Tensor, contiguous_strides, cpp_name, make_tensor, torch_name
+from .._tensor import (
+    _CONTIG,
+    Size,
+    Tensor,
+    _wrap_dim,
+    contiguous_strides,
+    cpp_name,
+    make_tensor,
+    torch_name,
+)
 from ..autograd import grad_mode as _grad_mode
 from ..dispatch import ALL_DTYPES, DirectKernel, ops
 from ._validate import check_shape, v_ints
@@ -226,7 +235,16 @@ def unsupported_dtype(op: Op, d: dt.dtype) -> Exception:
     dispatcher's ``NotImplementedError``, or the operator's own ``RuntimeError`` where the
     declaration gives its wording (``dtype_error``)."""
     if op.decl.dtype_error:
-        return RuntimeError(op.decl.dtype_error.format(dtype=torch_name(d)))
+        kind = (
+            "bool"
+            if d is dt.bool_
+            else "complex"
+            if d.is_complex
+            else "floating"
+            if d.is_floating_point
+            else "integer"
+        )
+        return RuntimeError(op.decl.dtype_error.format(dtype=torch_name(d), kind=kind))
     hint = op.decl.dtype_hint
     return NotImplementedError(
         f"\"{op.name}\" not implemented for '{torch_name(d)}'" + (f". {hint}" if hint else "")
@@ -689,6 +707,28 @@ def reduction(
     return o
 
 
+def _check_nonempty_dims(op: Op, raw: Any, in_shape: tuple[int, ...]) -> None:
+    """PyTorch's errors for a reduction without identity over an empty dim of an empty
+    input, before it checks the dims otherwise (a repeated one): every dim, implicitly, asks
+    for a dim (in an IndexError for the flat ``argmax``); an empty one names its dim (as
+    given to an ``int[]`` parameter, wrapped for an ``int`` one: ``argmax``, ``max_dim``)."""
+    facts = op.decl.pos
+    if raw is None or (raw.__class__ in (tuple, list) and not raw):
+        msg = f"{op.name}(): Expected reduction dim to be specified for input.numel() == 0."
+        if facts.flat_when_dim_none:
+            raise IndexError(msg)
+        raise RuntimeError(f"{msg} Specify the reduction dim with the 'dim' argument.")
+    ndim = len(in_shape)
+    as_given = op.decl.parsed.params[facts.dim].type.startswith("int[]")
+    for d in (raw,) if raw.__class__ is int else raw:
+        if d.__class__ is not int or not ndim:  # (a 0-d tensor reduces over dim 0 / -1)
+            continue
+        w = _wrap_dim(d, ndim)
+        if in_shape[w] == 0:
+            shown = d if as_given else w
+            raise IndexError(f"{op.name}(): Expected reduction dim {shown} to have non-zero size.")
+
+
 def _prepare_reduction(
     op: Op, args: tuple[Any, ...]
 ) -> tuple[tuple[Any, ...], tuple[int, ...], dt.dtype]:
@@ -702,31 +742,23 @@ def _prepare_reduction(
     ndim = len(in_shape)
     raw = args[dpos]
     keepdim = bool(args[kpos])
+    given = args[tpos] if tpos >= 0 else None
+    subject = self._dtype if given is None else given
+    if subject not in op.dtypes_ok:  # (first, as PyTorch: ``argmax`` of an empty bool tensor)
+        raise unsupported_dtype(op, subject)
+    if not op.decl.identity and 0 in in_shape:
+        _check_nonempty_dims(op, raw, in_shape)
     if raw is None:
         red = tuple(range(ndim))
         dims = None if facts.flat_when_dim_none else red
     else:
         dims = red = normalize_dims(raw, ndim)
-    if not op.decl.identity and 0 in in_shape:
-        if raw is None or (raw.__class__ in (tuple, list) and not raw):
-            # every dim, implicitly: PyTorch asks for a dim (flat reductions in an IndexError)
-            msg = f"{op.name}(): Expected reduction dim to be specified for input.numel() == 0."
-            if facts.flat_when_dim_none:
-                raise IndexError(msg)
-            raise RuntimeError(f"{msg} Specify the reduction dim with the 'dim' argument.")
-        for d in red:
-            if in_shape[d] == 0:
-                raise IndexError(f"{op.name}(): Expected reduction dim {d} to have non-zero size.")
     if len(red) == ndim:  # every dim (the common case of a loss or a total)
         shape = (1,) * ndim if keepdim else ()
     elif keepdim:
         shape = tuple(1 if i in red else s for i, s in enumerate(in_shape))
     else:
         shape = tuple(s for i, s in enumerate(in_shape) if i not in red)
-    given = args[tpos] if tpos >= 0 else None
-    subject = self._dtype if given is None else given
-    if subject not in op.dtypes_ok:
-        raise unsupported_dtype(op, subject)
     # (the result dtype depends on the policy and the two dtypes only)
     policy = op.decl.promote
     res = _REDUCED.get((policy, self._dtype, given))

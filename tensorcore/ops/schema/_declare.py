@@ -94,7 +94,8 @@ class OpDecl:
     dtypes: str = DTYPE_CATEGORIES
     #: What the user can do instead, added to the error for a dtype outside ``dtypes``.
     dtype_hint: str = ""
-    #: PyTorch's own message (a ``RuntimeError``; ``{dtype}`` is the refused dtype's name) for
+    #: PyTorch's own message (a ``RuntimeError``; ``{dtype}`` is the refused dtype's name,
+    #: ``{kind}`` its kind: bool, integer, floating or complex) for
     #: a dtype outside ``dtypes``, where PyTorch's operator checks the dtype itself instead of
     #: leaving it to the dispatcher's ``NotImplementedError`` (``cdist``).
     dtype_error: str = ""
