@@ -63,9 +63,14 @@ def is_non_overlapping_and_dense(sizes: tuple[int, ...], strides: tuple[int, ...
     return True
 
 
-def infer_dense_strides(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+def infer_dense_strides(
+    sizes: tuple[int, ...], strides: tuple[int, ...], *more: tuple[int, ...]
+) -> tuple[int, ...]:
     """Dense strides that lay the dims out in the order of ``strides`` (PyTorch's
-    ``infer_dense_strides``, the order TensorIterator gives its outputs).
+    ``infer_dense_strides``, the order TensorIterator gives its outputs). With ``more``
+    operands' strides (broadcast to ``sizes``), each pair of dims is ordered by the first
+    operand that has an opinion on it (neither dim broadcast, strides or sizes that differ),
+    as TensorIterator orders its dims.
 
     Examples
     --------
@@ -74,20 +79,27 @@ def infer_dense_strides(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tup
     (1, 3)
     >>> infer_dense_strides((3, 4), (1, 0))  # an expanded column: row-major
     (4, 1)
+    >>> infer_dense_strides((3, 4), (0, 1), (1, 3))  # ... unless another operand says
+    (1, 3)
     """
     n = len(sizes)
     if n < 2:
         return (1,) * n
     perm = list(range(n - 1, -1, -1))  # innermost first
 
+    operands = (strides, *more)
+
     def after(d0: int, d1: int) -> int:
         """1 if dim d0 goes after (outside) d1, -1 if before, 0 if undecided."""
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:  # a broadcast dim keeps the place of a contiguous layout
-            return 0
-        if s0 != s1:
-            return 1 if s0 > s1 else -1
-        return 1 if sizes[d0] > sizes[d1] else 0
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:  # a broadcast dim: the next operand decides
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if sizes[d0] > sizes[d1]:
+                return 1
+        return 0  # (undecided: the place of a contiguous layout)
 
     for i in range(1, n):
         d1 = i
@@ -122,6 +134,31 @@ def preserve_format_strides(sizes: tuple[int, ...], strides: tuple[int, ...]) ->
     if is_non_overlapping_and_dense(sizes, strides):
         return strides
     return infer_dense_strides(sizes, strides)
+
+
+def result_strides(sizes: tuple[int, ...], operands: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The strides TensorIterator gives the result of an elementwise operation of ``sizes``
+    on operands with ``operands`` strides (broadcast to ``sizes``): theirs where they all
+    have the same non-overlapping dense ones, else dense ones in the order of
+    :func:`infer_dense_strides` over all of them (a transposed operand and a broadcast one
+    give a transposed result, whichever comes first).
+
+    Examples
+    --------
+    >>> from tensorcore._memory_format import result_strides
+    >>> result_strides((2, 3), [(1, 2), (1, 2)])  # both column-major
+    (1, 2)
+    >>> result_strides((2, 3), [(0, 1), (1, 2)])  # expanded row, column-major
+    (1, 2)
+    >>> result_strides((2, 3), [(3, 1), (1, 2)])  # the first decides
+    (3, 1)
+    """
+    if not operands:
+        return infer_dense_strides(sizes, (0,) * len(sizes))  # (no tensor: contiguous)
+    first = operands[0]
+    if all(s == first for s in operands) and is_non_overlapping_and_dense(sizes, first):
+        return first
+    return infer_dense_strides(sizes, *operands)
 
 
 def format_strides(fmt: memory_format, sizes: tuple[int, ...]) -> tuple[int, ...]:

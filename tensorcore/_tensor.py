@@ -558,6 +558,25 @@ def torch_name(d: dtype) -> str:
     return _TORCH_NAMES[d.name]
 
 
+def cpp_name(d: dtype) -> str:
+    """PyTorch's C++ type name of a dtype, as some of its error messages print it."""
+    return _CPP_NAMES[d.name]
+
+
+_CPP_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
 _TORCH_NAMES = {
     "bool": "Bool",
     "uint8": "Byte",

@@ -17,30 +17,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import dtypes as dt
 from ._storage import Storage, VersionCounter
-from ._tensor import Tensor, contiguous_strides
+from ._tensor import Tensor, contiguous_strides, cpp_name
 from .autograd import grad_mode
 from .autograd.graph import edge, node_type, requires_grad
 from .ops import functions as ops
 
 __all__ = ["set_"]
-
-#: PyTorch's C++ names of the dtypes, which its ``set_`` error prints.
-_CPP_NAMES = {
-    dt.float32: "float",
-    dt.float64: "double",
-    dt.float16: "c10::Half",
-    dt.bfloat16: "c10::BFloat16",
-    dt.int64: "long int",
-    dt.int32: "int",
-    dt.int16: "short int",
-    dt.int8: "signed char",
-    dt.uint8: "unsigned char",
-    dt.bool_: "bool",
-    dt.complex64: "c10::complex<float>",
-    dt.complex128: "c10::complex<double>",
-}
 
 
 def _not_implemented(node: Any, grads: Any) -> Any:
@@ -105,8 +88,8 @@ def set_(
             raise TypeError("set_(): a tensor source takes no storage_offset, size or stride")
         if source._dtype is not self._dtype:
             raise RuntimeError(
-                f"Could not set tensor of type {_CPP_NAMES.get(source._dtype, source._dtype)} "
-                f"to a tensor of type {_CPP_NAMES.get(self._dtype, self._dtype)}"
+                f"Could not set tensor of type {cpp_name(source._dtype)} "
+                f"to a tensor of type {cpp_name(self._dtype)}"
             )
         if source._storage is None:
             raise RuntimeError(f"set_ is not supported for tensors of layout {source._layout}")

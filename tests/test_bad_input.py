@@ -138,7 +138,7 @@ def test_index_outputs_must_be_int64(device: str, op: str) -> None:
     args = (x,) if op == "sort" else (x, 2)
     _refused(
         RuntimeError,
-        "Expected out tensor to have dtype Long, but got Int",
+        "Expected out tensor to have dtype long int, but got int instead",
         lambda: getattr(tc, op)(*args, out=(v, i)),
         v,
         i,

@@ -117,7 +117,7 @@ def test_signbit_frexp_and_positive(device: str) -> None:
     out = (tc.empty(0, device=device), tc.empty(0, dtype=tc.int32, device=device))
     res = tc.frexp(tc.tensor([6.0], device=device), out=out)
     assert res.mantissa is out[0] and res.exponent is out[1] and out[1].tolist() == [3]
-    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype Int, but got Float"):
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype int, but got float"):
         tc.frexp(tc.tensor([6.0], device=device), out=(out[0], tc.empty(0, device=device)))
     # the mantissa carries the gradient: d mantissa / d self = 2 ** -exponent
     x = _t([6.0, -0.3], device).requires_grad_()

@@ -463,9 +463,16 @@ def _adaptive_max_with_indices(
         stride *= sizes[i]
     n, c = x.shape[:2]
     perm = [*(2 * i for i in range(nd)), *(2 * i + 1 for i in range(nd))]
-    where: tuple[Any, ...] = (slice(None), slice(None), *index)
-    windows = x[where]  # (N, C, o0, k0, o1, k1, ...)
-    windows = windows.permute(0, 1, *(2 + p for p in perm)).reshape(n, c, *outs, -1)
+    if nd == 2 and layer_format(x) is not None:
+        # Read from the (N, H, W, C) view, row-major: the input's gradient keeps its format.
+        where: tuple[Any, ...] = (slice(None), *index)
+        windows = x.movedim(1, -1)[where]  # (N, o0, k0, o1, k1, C)
+        windows = windows.permute(0, -1, *(1 + p for p in perm))
+    else:
+        where = (slice(None), slice(None), *index)
+        windows = x[where]  # (N, C, o0, k0, o1, k1, ...)
+        windows = windows.permute(0, 1, *(2 + p for p in perm))
+    windows = windows.reshape(n, c, *outs, -1)
     values, arg = windows.max(-1)
     assert flat is not None  # (nd >= 1)
     flat = flat.permute(*perm).reshape(*outs, -1).expand(n, c, *outs, -1)
@@ -482,7 +489,12 @@ def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) ->
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
-    if all(sizes[i] % outs[i] == 0 for i in range(nd)):
+    equal = all(sizes[i] % outs[i] == 0 for i in range(nd))
+    if reduce == "max" and not (equal and nd == 2 and any(o != 1 for o in outs)):
+        # The maxima read at their indices: the gradient goes to the first maximum of a
+        # window (the index returned), not shared by ties (an amax's), as PyTorch's.
+        return _adaptive_max_with_indices(input, output_size, nd, fn)[0]
+    if equal:
         # Equal windows: one pooling call (or a plain reduction for a 1 x 1 output).
         if all(o == 1 for o in outs):
             dims = tuple(range(2, 2 + nd))
@@ -533,7 +545,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 @checked("adaptive_avg_pool1d(Tensor input, Any output_size) -> Tensor")
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling of (N, C, L) to length ``output_size``."""
-    return _adaptive(input, output_size, 1, "adaptive_avg_pool1d", "avg")
+    out = _adaptive(input, output_size, 1, "adaptive_avg_pool1d", "avg")
+    return out if out is input else named_as(out, "SqueezeBackward1")  # (as adaptive_max_pool1d)
 
 
 @checked("adaptive_max_pool2d(Tensor input, Any output_size, bool return_indices=False) -> Any")

@@ -17,6 +17,7 @@ from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
 from ..ops._validate import checked
+from ..ops.frontends import named_as
 from ._conv import (
     _adaptive,
     _adaptive_max_with_indices,
@@ -239,9 +240,12 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
     >>> tc.nn.functional.adaptive_max_pool1d(tc.tensor([[1.0, 5.0, 2.0, 4.0, 3.0]]), 2)
     tensor([[5., 4.]])
     """
+    # (PyTorch's 1-D pools are its 2-D ones of an unsqueezed input: their node is a squeeze's)
     if return_indices:
-        return _adaptive_max_with_indices(input, output_size, 1, "adaptive_max_pool1d")
-    return _adaptive(input, output_size, 1, "adaptive_max_pool1d", "max")
+        values, indices = _adaptive_max_with_indices(input, output_size, 1, "adaptive_max_pool1d")
+        return named_as(values, "SqueezeBackward1"), indices
+    out = _adaptive(input, output_size, 1, "adaptive_max_pool1d", "max")
+    return out if out is input else named_as(out, "SqueezeBackward1")
 
 
 def _lp_finish(out: Tensor, norm_type: float, count: int) -> Tensor:

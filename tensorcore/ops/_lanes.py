@@ -220,12 +220,18 @@ def _run(body: str) -> str:
 _CHECKED = "if check is not None:\n    check(x{args})\n"
 # A binary lane's declared check, then (operands of two shapes) the broadcast shape, or
 # ``pointwise``'s error, before anything is allocated; the result is laid out like the
-# operand of its shape, or contiguous where both operands broadcast.
+# operand of its shape, or contiguous where both operands broadcast. A non-contiguous
+# operand leaves the layout to ``pointwise`` (every operand has a say there, as in
+# TensorIterator): it stands in as ``like``, which ``_FINISH`` gives up on.
 _BROADCAST = _guarded(
     _CHECKED
     + "if cls is Tensor and s._shape != shape:\n"
     + "    shape = _broadcast(shape, s._shape)\n"
-    + "    like = t if t._shape == shape else s if s._shape == shape else None",
+    + "    like = t if t._shape == shape else s if s._shape == shape else None\n"
+    + "    if t._stride is not _CONTIG.get(t._shape):\n"
+    + "        like = t\n"
+    + "    elif s._stride is not _CONTIG.get(s._shape):\n"
+    + "        like = s",
     8,
 )
 # The end of an out-of-place pointwise lane: a result like ``like`` (contiguous ones only;

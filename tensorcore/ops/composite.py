@@ -28,7 +28,7 @@ from .composite_more import MORE_COMPOSITES
 from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
-from .composite_stats import STATS_COMPOSITES
+from .composite_stats import STATS_COMPOSITES, evenly_distributed
 from .frontends import named_as, named_view_output
 from .schema import OPS
 from .views import infer_size, view_strides
@@ -158,8 +158,9 @@ def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        # (PyTorch's full max/min node spreads the gradient over ties, as amax's does)
-        out = (ops.amax if name == "max" else ops.amin)(self)
+        # (PyTorch's full max/min node spreads the gradient over ties, as amax's does, and
+        # over the NaNs where the result is NaN, where amax's is NaN)
+        out = evenly_distributed(self, (ops.amax if name == "max" else ops.amin)(self))
         return named_as(out, "MaxBackward1" if name == "max" else "MinBackward1")
     if isinstance(dim, Tensor):
         return (ops.maximum if name == "max" else ops.minimum)(self, dim)
@@ -328,7 +329,8 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
             raise RuntimeError(
                 f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
             )
-        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step else [0]
+        # (an empty dim splits into one empty piece, as PyTorch's)
+        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step and n else [0]
         node = "SplitBackward0"
     else:
         node = "SplitWithSizesBackward0"

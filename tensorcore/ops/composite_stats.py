@@ -42,6 +42,8 @@ def _scalar_pair(self: Tensor) -> tuple[Tensor, Tensor]:
 def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     d = _wrap_dim(dim, self.ndim)
     n = self._shape[d] if self.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if self.ndim == 0:
@@ -113,15 +115,32 @@ def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
     flat = self.reshape(-1)
     n = flat.numel()
     if n == 0:
-        return ops.full((), float("nan"), dtype=self._dtype, device=self._device)
+        # NaN, converted to an integer dtype as a cast converts it (PyTorch's result)
+        nan = ops.full((), float("nan"), device=self._device)
+        return nan.to(self._dtype)
     values = flat.sort(stable=True).values
     valid = values.isnan().logical_not().sum(0, keepdim=True)
     pos = _median_position(valid, n, ignore_nan)
     return values.gather(0, pos).reshape(())
 
 
+def evenly_distributed(self: Tensor, value: Tensor) -> Tensor:
+    """``value`` (a 0-d statistic of ``self``'s elements) whose gradient is shared evenly
+    by every element equal to it (every NaN where it is NaN), as PyTorch differentiates the
+    whole-tensor ``median`` and ``max``: ``value`` plus a term that is -0.0 (or, where ``value`` is
+    infinite, ``value`` again) whose derivative is that share."""
+    if not (self._dtype.is_floating_point and self._requires_grad):  # (dual ones too)
+        return value
+    v = value.detach()
+    mask = ops.where(v.isnan(), self.isnan(), self == v)
+    shift = ops.where(v.isfinite(), v, 0.0)
+    # (the where last, on self's side: the elements not sharing get +0.0, not -0.0)
+    share = (shift - ops.where(mask, self, shift)).sum() / mask.sum()
+    return v - share
+
+
 def _median_all_named(self: Tensor, ignore_nan: bool) -> Tensor:
-    out = _median_all(self, ignore_nan)
+    out = evenly_distributed(self, _median_all(self, ignore_nan))
     return named_as(out, "NanmedianBackward0" if ignore_nan else "MedianBackward0")
 
 
@@ -266,11 +285,14 @@ def std_mean(
 
 @_composite
 def aminmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
-    if self.numel() == 0 and (dim is None or self._shape[_wrap_dim(dim, self.ndim)] == 0):
+    if self.numel() == 0 and dim is None:
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
             "no identity."
         )
+    if dim is not None and self.ndim and self._shape[_wrap_dim(dim, self.ndim)] == 0:
+        d = _wrap_dim(dim, self.ndim)
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     dims = () if dim is None else (dim,)
     lo, hi = self.amin(dims, keepdim), self.amax(dims, keepdim)
     return return_types.aminmax(named_as(lo, "AminmaxBackward0"), named_as(hi, "AminmaxBackward0"))

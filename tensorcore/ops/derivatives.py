@@ -166,7 +166,11 @@ def _pow_grads(c: Any, g: Tensor, x: Any, p: Any) -> tuple[Any, ...]:
     # which differs on the negative real axis, the branch cut)
     gx = gp = None
     if c.needs(0):
-        gx = g * 0 if not _is_tensor_arg(p) and p == 0 else g * _conj(p * x ** (p - 1))
+        if not _is_tensor_arg(p):
+            gx = g * 0 if p == 0 else g * _conj(p * x ** (p - 1))
+        else:
+            # 0 where the exponent is 0 (not 0 * inf at a zero base), as PyTorch.
+            gx = g * ops.where(p == 0, 0.0, _conj(p * x ** (p - 1)))
     if c.needs(1):
         # ``2.0 ** p``: the base is a Python scalar; log needs it as a tensor.
         xt = x if _is_tensor_arg(x) else _scalar_tensor(x, c.result)
@@ -192,29 +196,35 @@ def _float_power(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("float_power", "self other result", _float_power)
-_d(
-    "atan2",
-    "self other",
-    lambda c, g: (
-        g * c.other / (c.self * c.self + c.other * c.other) if c.needs(0) else None,
-        -g * c.self / (c.self * c.self + c.other * c.other) if c.needs(1) else None,
-    ),
-)
 
 
-def _max_min_pointwise(pick_self: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+def _atan2(c: Any, g: Tensor) -> tuple[Any, ...]:
+    a, b = c.self, c.other
+    d = a * a + b * b
+    # 0 at the origin (where the squared radius is 0), not 0 / 0: PyTorch's choice.
+    recip = ops.where(d == 0, 0.0, d.reciprocal())
+    return (g * b * recip if c.needs(0) else None), (-g * a * recip if c.needs(1) else None)
+
+
+_d("atan2", "self other", _atan2)
+
+
+def _max_min_pointwise(self_loses: Callable[[Any, Any], Any]) -> Callable[..., Any]:
     def rule(c: Any, g: Tensor) -> tuple[Any, ...]:
         a, b = c.self, c.other
-        # Ties split the gradient evenly, as PyTorch does.
-        tie = (a == b).to(g._dtype) * 0.5
-        sel = pick_self(a, b).to(g._dtype) + tie
-        return (g * sel if c.needs(0) else None), (g * (1 - sel) if c.needs(1) else None)
+        # Ties split the gradient evenly; each side gets it unless it lost the comparison,
+        # so both get all of it where one is NaN (no comparison holds): PyTorch's rule.
+        share = g * ops.where(a == b, 0.5, 1.0)
+        return (
+            share * (~self_loses(a, b)).to(g._dtype) if c.needs(0) else None,
+            share * (~self_loses(b, a)).to(g._dtype) if c.needs(1) else None,
+        )
 
     return rule
 
 
-_d("maximum", "self other", _max_min_pointwise(lambda a, b: a > b))
-_d("minimum", "self other", _max_min_pointwise(lambda a, b: a < b))
+_d("maximum", "self other", _max_min_pointwise(lambda a, b: a < b))
+_d("minimum", "self other", _max_min_pointwise(lambda a, b: a > b))
 _d("neg", "", lambda c, g: (-g,))
 
 
@@ -692,7 +702,12 @@ def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
         count = _unreduce(mask.sum(c.dim, keepdim=True), x._shape, c.dim, True)
         return (gg * x.sign() * mask / count,)
     ax = x.abs()
-    scale = (ax / ops.where(norm == 0, 1, norm)) ** (p - 1)
+    if p < 1:
+        # |x|^(p-1) is infinite at 0: PyTorch takes 0 there (and norm^(1-p) is 0 at a zero
+        # norm for p < 0, where some |x| is 0).
+        scale = ops.where(ax == 0, 0.0, ax ** (p - 1)) * norm ** (1 - p)
+    else:
+        scale = (ax / ops.where(norm == 0, 1, norm)) ** (p - 1)
     return (gg * x.sign() * scale,)
 
 

@@ -21,9 +21,18 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _registry, return_types
 from .. import dtypes as dt
-from .._memory_format import preserve_format_strides
+from .._memory_format import preserve_format_strides, result_strides
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
-from .._tensor import _CONTIG, Size, Tensor, contiguous_strides, make_tensor, torch_name
+from .._tensor import (
+    _CONTIG,
+    Size,
+    Tensor,
+    _wrap_dim,
+    contiguous_strides,
+    cpp_name,
+    make_tensor,
+    torch_name,
+)
 from ..autograd import grad_mode as _grad_mode
 from ..dispatch import ALL_DTYPES, DirectKernel, ops
 from ._validate import check_shape, v_ints
@@ -109,8 +118,8 @@ def _check_out_spec(
     is empty, with PyTorch's deprecation warning when it has elements."""
     if exact and out._dtype is not dtype:
         raise RuntimeError(
-            f"{op.name}(): Expected out tensor to have dtype {torch_name(dtype)}, but got "
-            f"{torch_name(out._dtype)} instead"
+            f"{op.name}(): Expected out tensor to have dtype {cpp_name(dtype)}, but got "
+            f"{cpp_name(out._dtype)} instead"
         )
     if not dt.can_cast(dtype, out._dtype):
         raise RuntimeError(
@@ -168,7 +177,7 @@ def _alloc_or_check(
 ) -> Tensor:
     if out is None:
         return empty(shape, dtype, dev)
-    _check_out_spec(op, out, shape, dtype)
+    _check_out_spec(op, out, shape, dtype, exact=op.decl.out_dtype == "exact")
     return resize_out(out, shape, dev)
 
 
@@ -226,7 +235,16 @@ def unsupported_dtype(op: Op, d: dt.dtype) -> Exception:
     dispatcher's ``NotImplementedError``, or the operator's own ``RuntimeError`` where the
     declaration gives its wording (``dtype_error``)."""
     if op.decl.dtype_error:
-        return RuntimeError(op.decl.dtype_error.format(dtype=torch_name(d)))
+        kind = (
+            "bool"
+            if d is dt.bool_
+            else "complex"
+            if d.is_complex
+            else "floating"
+            if d.is_floating_point
+            else "integer"
+        )
+        return RuntimeError(op.decl.dtype_error.format(dtype=torch_name(d), kind=kind))
     hint = op.decl.dtype_hint
     return NotImplementedError(
         f"\"{op.name}\" not implemented for '{torch_name(d)}'" + (f". {hint}" if hint else "")
@@ -342,7 +360,7 @@ def _run_like(
     if alloc is not None and (len(shape) < 2 or a._stride is _CONTIG.get(shape)):
         o = alloc(shape, dtype, dev)
     else:
-        o = empty_like_layout(a, shape, dtype, dev)
+        o = empty_like_inputs([t for t in args[:2] if isinstance(t, Tensor)], shape, dtype, dev)
     kernel(o, *args)
     return o
 
@@ -418,8 +436,7 @@ def _run_broadcast(
     """Run ``kernel`` into a new tensor of the broadcast shape of ``a`` and ``b`` (one dtype),
     in the memory order of the input that has that shape, as :func:`pointwise` lays it out."""
     shape = broadcast(a._shape, b._shape)
-    like = a if a._shape == shape else b if b._shape == shape else None
-    o = empty(shape, dtype, dev) if like is None else empty_like_layout(like, shape, dtype, dev)
+    o = empty_like_inputs((a, b) if a is args[0] else (b, a), shape, dtype, dev)
     kernel(o, *args)
     return o
 
@@ -452,6 +469,8 @@ def pointwise(
         # (numbers in tensor positions are converted below, checked where declared)
         check_values(op, args, compute, skip=op.tensor_pos)
     self0 = args[0]
+    # (before the numbers become tensors)
+    lone = out is not None and op.decl.out_dtype == "same" and _tensor_count(args, pos) == 1
     for i in pos:
         t = args[i]
         if isinstance(t, Tensor):
@@ -479,19 +498,24 @@ def pointwise(
         kernel(self0, *args)
         return self0
     if out is None:
-        # The result follows the memory order of the first input of the result's shape.
-        like = next(
-            (args[i] for i in pos if isinstance(args[i], Tensor) and args[i]._shape == shape), None
-        )
-        o = empty(shape, res, dev) if like is None else empty_like_layout(like, shape, res, dev)
+        # The result follows the memory order of the inputs, as TensorIterator orders it.
+        o = empty_like_inputs([a for a in args if isinstance(a, Tensor)], shape, res, dev)
     else:
         if op.decl.mixed_dtypes_error and out._dtype is not res:
             raise RuntimeError(op.decl.mixed_dtypes_error)
+        if lone and out._dtype is not res:
+            raise RuntimeError(
+                f"Found dtype {torch_name(out._dtype)} but expected {torch_name(res)}"
+            )
         o = _alloc_or_check(op, out, shape, res, dev)
         if o._dtype is not res and _wraps(res, o._dtype):
             return _through_result_dtype(kernel, args, o, shape, res, dev)
     kernel(o, *args)
     return o
+
+
+def _tensor_count(args: tuple[Any, ...], pos: Any) -> int:
+    return sum(1 for i in pos if isinstance(args[i], Tensor))
 
 
 def _wraps(res: dt.dtype, dest: dt.dtype) -> bool:
@@ -579,6 +603,35 @@ def empty_like_layout(like: Tensor, shape: tuple[int, ...], dtype: dt.dtype, dev
     return make_tensor(flat._storage, shape, st, 0, dtype, dev)
 
 
+def empty_like_inputs(
+    tensors: Sequence[Tensor], shape: tuple[int, ...], dtype: dt.dtype, dev: device
+) -> Tensor:
+    """A new dense tensor for the elementwise result of ``shape`` on ``tensors``, laid out
+    as PyTorch's TensorIterator lays it out (:func:`~tensorcore._memory_format.result_strides`:
+    every operand's strides have a say, broadcast ones included); contiguous when every
+    operand is."""
+    if len(shape) < 2 or all(t._stride is _CONTIG.get(t._shape) for t in tensors):
+        return empty(shape, dtype, dev)
+    n = len(shape)
+    operands = []
+    for t in tensors:
+        if t._layout.name != "strided":
+            continue
+        k = n - t.ndim
+        operands.append(
+            (0,) * k
+            + tuple(
+                0 if s == 1 and shape[k + i] != 1 else st
+                for i, (s, st) in enumerate(zip(t._shape, t._stride, strict=True))
+            )
+        )
+    st = result_strides(shape, operands)
+    if st == contiguous_strides(shape):
+        return empty(shape, dtype, dev)
+    flat = empty((math.prod(shape),), dtype, dev)
+    return make_tensor(flat._storage, shape, st, 0, dtype, dev)
+
+
 def _shape_of(op: Op, args: tuple[Any, ...]) -> tuple[int, ...]:
     shapes = [args[i]._shape for i in op.tensor_pos if isinstance(args[i], Tensor)]
     if len(shapes) == 1:
@@ -654,6 +707,28 @@ def reduction(
     return o
 
 
+def _check_nonempty_dims(op: Op, raw: Any, in_shape: tuple[int, ...]) -> None:
+    """PyTorch's errors for a reduction without identity over an empty dim of an empty
+    input, before it checks the dims otherwise (a repeated one): every dim, implicitly, asks
+    for a dim (in an IndexError for the flat ``argmax``); an empty one names its dim (as
+    given to an ``int[]`` parameter, wrapped for an ``int`` one: ``argmax``, ``max_dim``)."""
+    facts = op.decl.pos
+    if raw is None or (raw.__class__ in (tuple, list) and not raw):
+        msg = f"{op.name}(): Expected reduction dim to be specified for input.numel() == 0."
+        if facts.flat_when_dim_none:
+            raise IndexError(msg)
+        raise RuntimeError(f"{msg} Specify the reduction dim with the 'dim' argument.")
+    ndim = len(in_shape)
+    as_given = op.decl.parsed.params[facts.dim].type.startswith("int[]")
+    for d in (raw,) if raw.__class__ is int else raw:
+        if d.__class__ is not int or not ndim:  # (a 0-d tensor reduces over dim 0 / -1)
+            continue
+        w = _wrap_dim(d, ndim)
+        if in_shape[w] == 0:
+            shown = d if as_given else w
+            raise IndexError(f"{op.name}(): Expected reduction dim {shown} to have non-zero size.")
+
+
 def _prepare_reduction(
     op: Op, args: tuple[Any, ...]
 ) -> tuple[tuple[Any, ...], tuple[int, ...], dt.dtype]:
@@ -667,27 +742,23 @@ def _prepare_reduction(
     ndim = len(in_shape)
     raw = args[dpos]
     keepdim = bool(args[kpos])
+    given = args[tpos] if tpos >= 0 else None
+    subject = self._dtype if given is None else given
+    if subject not in op.dtypes_ok:  # (first, as PyTorch: ``argmax`` of an empty bool tensor)
+        raise unsupported_dtype(op, subject)
+    if not op.decl.identity and 0 in in_shape:
+        _check_nonempty_dims(op, raw, in_shape)
     if raw is None:
         red = tuple(range(ndim))
         dims = None if facts.flat_when_dim_none else red
     else:
         dims = red = normalize_dims(raw, ndim)
-    if not op.decl.identity:
-        for d in red:
-            if ndim and in_shape[d] == 0:  # a 0-d tensor reduces over dim 0 / -1
-                raise IndexError(f"{op.name}(): Expected reduction dim {d} to have non-zero size.")
-        if not red and self.numel() == 0:
-            raise RuntimeError(f"{op.name}(): cannot reduce an empty tensor")
     if len(red) == ndim:  # every dim (the common case of a loss or a total)
         shape = (1,) * ndim if keepdim else ()
     elif keepdim:
         shape = tuple(1 if i in red else s for i, s in enumerate(in_shape))
     else:
         shape = tuple(s for i, s in enumerate(in_shape) if i not in red)
-    given = args[tpos] if tpos >= 0 else None
-    subject = self._dtype if given is None else given
-    if subject not in op.dtypes_ok:
-        raise unsupported_dtype(op, subject)
     # (the result dtype depends on the policy and the two dtypes only)
     policy = op.decl.promote
     res = _REDUCED.get((policy, self._dtype, given))

@@ -316,8 +316,16 @@ def squeeze(self: Tensor, dim: Any = None) -> Tensor:
     n = self.ndim
     if dim is None:
         keep = [i for i in range(n) if self._shape[i] != 1]
+    elif isinstance(dim, int):
+        dims = {_wrap_dim(dim, n)}
     else:
-        dims = {_wrap_dim(d, n) for d in ((dim,) if isinstance(dim, int) else dim)}
+        dims = set()
+        for d in dim:
+            w = _wrap_dim(d, n)
+            if w in dims:
+                raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+            dims.add(w)
+    if dim is not None:
         keep = [i for i in range(n) if not (i in dims and self._shape[i] == 1)]
     return make_view(
         self,

@@ -310,10 +310,19 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
         (op, device, layout, fn, False)
         for device in DEVICE_TYPES
         for layout in COMPRESSED
-        for op, fn in (("to_dense", to_dense), ("to_sparse", to_sparse))
+        for op, fn in (
+            ("to_dense", to_dense),
+            ("to_sparse", to_sparse),
+            ("to_sparse_coo", to_sparse),
+        )
     ),
-    *(("to_sparse", device, "strided", to_sparse, False) for device in DEVICE_TYPES),
+    *(
+        (op, device, "strided", to_sparse, False)
+        for device in DEVICE_TYPES
+        for op in ("to_sparse", "to_sparse_coo")
+    ),
     ("to_sparse", "*", "sparse_coo", to_sparse, False),
+    ("to_sparse_coo", "*", "sparse_coo", to_sparse, False),
     ("to_sparse_bsr", "*", "*", to_sparse_blocked, False),
     ("to_sparse_bsc", "*", "*", to_sparse_blocked, False),
     *(

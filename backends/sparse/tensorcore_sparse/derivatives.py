@@ -390,6 +390,7 @@ RULES: list[tuple[str, str, str, Any]] = [
     ("_sparse_log_softmax", "*", "dim result", _softmax(True)),
     ("to_dense", "*", "self", _identity),
     ("to_sparse", "*", "self", _identity),
+    ("to_sparse_coo", "*", "self", _identity),
     ("coalesce", "*", "self", _identity),
     ("values", "*", "self", _values),
     ("sparse_mask", "*", "self mask", _sparse_mask),

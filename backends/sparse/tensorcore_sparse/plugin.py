@@ -34,7 +34,7 @@ TENSORCORE_CONFORMANCE_LAYOUTS = {
 #: The operators this plugin declares: (signature, tags, doc, variants).
 _METHOD = {"function": False}
 _FUNCTION = {"method": False}
-OPERATORS: list[tuple[str, str, str, dict[str, bool]]] = [
+OPERATORS: list[tuple[str, str, str, dict[str, Any]]] = [
     (
         "to_dense(Tensor self, ScalarType? dtype=None) -> Tensor",
         "conversion",
@@ -47,6 +47,12 @@ OPERATORS: list[tuple[str, str, str, dict[str, bool]]] = [
         "conversion",
         "The tensor as a sparse tensor of ``layout`` (COO by default; ``sparse_dim`` for COO).",
         _METHOD,
+    ),
+    (
+        "to_sparse_coo(Tensor self) -> Tensor",
+        "conversion",
+        "The tensor as a sparse COO tensor: ``to_sparse()`` with its defaults.",
+        {**_METHOD, "node": "ToSparseBackward0"},
     ),
     (
         "to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor",

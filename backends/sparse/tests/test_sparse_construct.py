@@ -252,3 +252,15 @@ def test_legacy_sparse_constructors() -> None:
         tc.sparse.FloatTensor(2, device="meta")
     # torch.sparse.torch is torch (capsule-network code spells torch.sparse.torch.eye(n))
     assert tc.sparse.torch is tc
+
+
+def test_to_sparse_coo_is_to_sparse_with_its_defaults(device: str) -> None:
+    d = tc.tensor([[0.0, 2.0], [3.0, 0.0]], device=device, requires_grad=True)
+    s = d.to_sparse_coo()
+    assert s.layout is tc.sparse_coo and s.grad_fn.name() == d.to_sparse().grad_fn.name()
+    assert s.to_dense().tolist() == [[0.0, 2.0], [3.0, 0.0]]
+    (g,) = tc.autograd.grad(s.to_dense().sum(), d)
+    assert g.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # (the pattern's entries, as to_sparse's)
+    for x in (s, d.detach().to_sparse_csr(), d.detach().to_sparse_csc()):
+        assert x.to_sparse_coo().layout is tc.sparse_coo
+    assert not hasattr(tc, "to_sparse_coo")  # (a method only, as PyTorch's)

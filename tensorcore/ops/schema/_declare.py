@@ -94,7 +94,8 @@ class OpDecl:
     dtypes: str = DTYPE_CATEGORIES
     #: What the user can do instead, added to the error for a dtype outside ``dtypes``.
     dtype_hint: str = ""
-    #: PyTorch's own message (a ``RuntimeError``; ``{dtype}`` is the refused dtype's name) for
+    #: PyTorch's own message (a ``RuntimeError``; ``{dtype}`` is the refused dtype's name,
+    #: ``{kind}`` its kind: bool, integer, floating or complex) for
     #: a dtype outside ``dtypes``, where PyTorch's operator checks the dtype itself instead of
     #: leaving it to the dispatcher's ``NotImplementedError`` (``cdist``).
     dtype_error: str = ""
@@ -114,6 +115,12 @@ class OpDecl:
     #: (``promote_args``) or ``out=`` of another dtype than the compute dtype, where the
     #: operator words it itself (``heaviside``); the default names the parameter.
     mixed_dtypes_error: str = ""
+    #: How an ``out=`` tensor's dtype must match the result's: ``""``, any dtype the result
+    #: casts to; ``"same"``, the result's own where ``self`` is the only tensor argument
+    #: (PyTorch's one-input operators that keep their input's dtype, ``abs``, ``floor``,
+    #: ``clamp`` with number bounds: "Found dtype Double but expected Float"); ``"exact"``,
+    #: the result's own (its matrix products: "Expected out tensor to have dtype float...").
+    out_dtype: str = ""
     #: Python scalars meeting 16-bit float tensors keep float32 precision (PyTorch's
     #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of
     #: being rounded to the compute dtype first (``tensorcore/_scalars.py``).
@@ -402,6 +409,7 @@ def _unary(
     dtypes: str = DTYPE_CATEGORIES,
     dtype_hint: str = "",
     dtype_error: str = "",
+    out_dtype: str = "",
 ) -> None:
     _op(
         f"{name}(Tensor self) -> Tensor",
@@ -414,6 +422,7 @@ def _unary(
         dtypes=dtypes,
         dtype_hint=dtype_hint,
         dtype_error=dtype_error,
+        out_dtype=out_dtype,
     )
 
 

@@ -92,9 +92,16 @@ _unary(
     dtypes="ifc",
     dtype_error="Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
     "to invert a mask, use the `~` or `logical_not()` operator instead.",
+    out_dtype="same",
 )
-_unary("abs", "Absolute value (the magnitude for complex input).", promote="real", dtypes="ifc")
-_unary("sign", "The sign of each element (-1, 0 or 1).", dtypes="bif")
+_unary(
+    "abs",
+    "Absolute value (the magnitude for complex input).",
+    promote="real",
+    dtypes="ifc",
+    out_dtype="same",
+)
+_unary("sign", "The sign of each element (-1, 0 or 1).", dtypes="bif", out_dtype="same")
 _unary("reciprocal", "``1 / self`` elementwise.", promote="float")
 for _n, _d in [
     ("exp", "e to the power of each element."),
@@ -262,9 +269,9 @@ _unary(
     "a copy of a real tensor.",
     inplace=False,
 )
-_unary("floor", "Rounds down to an integer value.", dtypes="if")
-_unary("ceil", "Rounds up to an integer value.", dtypes="if")
-_unary("trunc", "Rounds towards zero.", dtypes="if")
+_unary("floor", "Rounds down to an integer value.", dtypes="if", out_dtype="same")
+_unary("ceil", "Rounds up to an integer value.", dtypes="if", out_dtype="same")
+_unary("trunc", "Rounds towards zero.", dtypes="if", out_dtype="same")
 _op(
     "round(Tensor self, *, int decimals=0) -> Tensor",
     "pointwise",
@@ -273,6 +280,7 @@ _op(
     inplace=True,
     out=True,
     dtypes="if",
+    out_dtype="same",
 )
 # PyTorch has no isnan_ / isinf_ / isfinite_.
 for _n, _d in [
@@ -287,6 +295,7 @@ _unary(
     "Elementwise bitwise NOT of integer or bool tensors.",
     promote="int",
     tags="nondifferentiable",
+    out_dtype="same",
 )
 _op(
     "nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor",
@@ -305,6 +314,7 @@ _op(
     out=True,
     dtypes="bif",
     values="min max",
+    out_dtype="same",
     node="ClampBackward1",
     node_when="min=tensor:ClampBackward0 max=tensor:ClampBackward0",
     check=M.check_clamp_bool,

@@ -85,6 +85,7 @@ _op(
     promote="index",
     out=True,
     dtypes="if",
+    dtype_error="argmax(): does not support {kind} input",
 )
 _op(
     "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
@@ -95,6 +96,7 @@ _op(
     promote="index",
     out=True,
     dtypes="if",
+    dtype_error="argmin(): does not support {kind} input",
 )
 _op(
     "var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",

@@ -376,7 +376,10 @@ def build(
         if a._dtype is tc.bool:  # NumPy has no bool loop: the sign of a bool is itself
             xp.copyto(array_of(out), array_of(a))
         else:
-            xp.sign(array_of(a), out=array_of(out))
+            o = array_of(out)
+            xp.sign(array_of(a), out=o)
+            if a._dtype.is_floating_point:  # PyTorch's sign of NaN is 0
+                xp.copyto(o, 0, where=xp.isnan(o))
 
     K["sign"] = sign
     for n, f in [
