@@ -972,27 +972,43 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         n = math.prod(x.shape[i] for i in axes)
         blocks = row_blocks(n, gx_o, x, g) if gx_o.dtype == wide else None
         if blocks is not None and gw_o.dtype == wide:
-            # ``stats`` and ``norm_backward`` per block of rows (the same operations, so the
-            # input's gradient has the same bits); the weight's and bias's gradients add the
-            # blocks' sums.
+            # Per block of rows (a row's statistics are its own); the weight's and bias's
+            # gradients add the blocks' sums.
             w = array_of(weight).reshape(n) if weight is not None else None
             gw, gb = gw_o.reshape(n), gb_o.reshape(n)
             gw[...] = 0
             gb[...] = 0
+            scratch = xp.empty(blocks[0][0].shape, dtype=wide)
             for ob, xb, gg in blocks:
-                # xhat in the gradient's block, the row sums as contractions (no temporary
-                # but g * w): gx = (g * w - mean(g * w) - xhat * mean(g * w * xhat)) * rstd
-                rstd = normalized_rows(xb, ob, eps)
-                gw += xp.einsum("ij,ij->j", gg, ob)
+                # gx = rstd * (g * w - mean(g * w) - c * rstd * mean(g * w * c) * rstd), with c
+                # the centred input in the gradient's block and g * c made once in a scratch
+                # block: five elementwise passes besides the centring. The row sums are
+                # contractions (a row's bits do not depend on its block: BLAS's matrix-vector
+                # product sums rows differently by their place), the weight's gradient a
+                # matrix-vector product of g * c and rstd.
+                k = ob.shape[0]
+                tmp = scratch[:k]
+                xp.subtract(xb, (xp.einsum("ij->i", xb) / n)[:, None], out=ob)
+                rstd = xp.einsum("ij,ij->i", ob, ob)
+                rstd /= n
+                rstd += eps
+                xp.sqrt(rstd, out=rstd)
+                xp.reciprocal(rstd, out=rstd)
+                xp.multiply(gg, ob, out=tmp)
+                gw += tmp.T @ rstd
                 gb += gg.sum(axis=0)
-                gxhat = gg if w is None else gg * w
-                am = xp.einsum("ij->i", gxhat)[:, None]
-                bm = xp.einsum("ij,ij->i", gxhat, ob)[:, None]
-                ob *= bm
-                ob += am
-                ob *= -1.0 / n
-                ob += gxhat
-                ob *= rstd
+                am = xp.einsum("ij->i", gg) if w is None else xp.einsum("ij,j->i", gg, w)
+                am /= n
+                bm = xp.einsum("ij->i", tmp) if w is None else xp.einsum("ij,j->i", tmp, w)
+                bm *= rstd * rstd / -n
+                ob *= bm[:, None]
+                ob -= am[:, None]
+                if w is None:
+                    ob += gg
+                else:
+                    xp.multiply(gg, w, out=tmp)
+                    ob += tmp
+                ob *= rstd[:, None]
             return
         xhat, rstd = stats(x, axes, eps)[:2]
         w = array_of(weight) if weight is not None else None
@@ -1106,8 +1122,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         w = array_of(weight).reshape(cs) if weight is not None else None
         rows = channel_rows(x, g, gx_o) if training and gx_o.dtype == wide else None
         if rows is not None:
-            # gx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)): per channel an affine
-            # function of g and the centred input, which sits in gx's memory until the end.
+            # gx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)) = a * (g + k * c - gb / m)
+            # per channel, c the centred input, which sits in gx's memory until the end: four
+            # in-place passes and no temporary (``g * a`` was a fresh whole-array one).
             x3, g3, c3 = rows
             m = x.size // x.shape[1]
             xp.subtract(x3, (xp.einsum("ncl->c", x3) / m)[:, None], out=c3)
@@ -1115,9 +1132,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gb = xp.einsum("ncl->c", g3)
             gw = xp.einsum("ncl,ncl->c", g3, c3) * rstd
             a = rstd if w is None else rstd * w.reshape(-1)
-            c3 *= (-a * rstd * gw / m)[:, None]
-            c3 += g3 * a[:, None]
-            c3 -= (a * gb / m)[:, None]
+            c3 *= (-rstd * gw / m)[:, None]
+            c3 += g3
+            c3 -= (gb / m)[:, None]
+            c3 *= a[:, None]
             gw_o[...], gb_o[...] = gw, gb
             return
         if training:
