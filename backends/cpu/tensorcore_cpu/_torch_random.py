@@ -80,6 +80,18 @@ class TorchCPUStream:
         # In float64 and rounded once to float32: the fused multiply-add's result.
         return (x * width + float(np.float32(lo))).astype(np.float32)
 
+    def bernoulli(self, n: int, p: float) -> Any:
+        """``n`` booleans, each True with probability ``p``: ``uniform(n, float64) < p``
+        without the floats. A draw is ``k * 2**-53`` with ``k`` the low 53 bits of a
+        ``random64``, and ``k * 2**-53 < p`` exactly where the integer ``k`` is below
+        ``ceil(p * 2**53)`` (a product by a power of two is exact)."""
+        r = self.u32(2 * n)
+        k = r[0::2]
+        np.bitwise_and(k, np.uint64((1 << 21) - 1), out=k)
+        np.left_shift(k, np.uint64(32), out=k)
+        np.bitwise_or(k, r[1::2], out=k)
+        return np.less(k, np.uint64(math.ceil(p * 2.0**53)))
+
     def _unit_floats(self, n: int, digits: int) -> tuple[Any, Any]:
         """``n`` float32 uniforms in [0, 1) of ``digits`` bits, and a float32 scratch array of
         ``n`` (the draws' memory, free once they are converted)."""
