@@ -233,6 +233,17 @@ def test_bernoulli_kernel_draws_what_the_composite_draws(p: float) -> None:
         tc.empty(3).bernoulli_(1.5)
 
 
+def test_stream_bernoulli_at_ties_of_the_high_bits() -> None:
+    # A probability at (or a float64 step beside) a drawn uniform: that draw's high 21 bits
+    # equal the threshold's, and its second draw decides.
+    from tensorcore_cpu._torch_random import TorchCPUStream
+
+    u = TorchCPUStream(4).uniform(1000, np.float64)
+    for p in (u[5], np.nextafter(u[5], 1.0), np.nextafter(u[5], 0.0), u[700]):
+        got = TorchCPUStream(4).bernoulli(1000, float(p))
+        np.testing.assert_array_equal(got, u < p)
+
+
 def test_trunc_normal_matches_pytorch() -> None:
     # PyTorch 2.13's samplers: normal draws redrawn outside [a, b] when the interval holds
     # most of the mass; uniform proposals with a uniform acceptance draw otherwise.
