@@ -55,3 +55,16 @@ def test_a_layout_without_row_blocks_takes_the_whole_array_path() -> None:
     assert not xt.is_contiguous()
     for got, want in zip(_run(xt, [64], True), _run(x, [64], True), strict=True):
         assert_close(tc.from_numpy(got), tc.from_numpy(want))
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_forward_blocks_of_a_large_array_compute_what_one_pass_computes(
+    monkeypatch: pytest.MonkeyPatch, affine: bool
+) -> None:
+    x = tc.randn(300, 7, 64) * 3 + 1
+    monkeypatch.setattr(nn_kernels, "_ROW_BLOCK", 1 << 12)
+    monkeypatch.setattr(nn_kernels, "_LARGE_ROWS", 1 << 10)  # (several blocks)
+    blocked = _run(x, [64], affine)
+    monkeypatch.setattr(nn_kernels, "_LARGE_ROWS", 1 << 40)  # one pass over the whole array
+    whole = _run(x, [64], affine)
+    np.testing.assert_array_equal(blocked[0], whole[0])

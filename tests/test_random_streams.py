@@ -207,6 +207,43 @@ def test_bernoulli_scalar_draws_in_memory_order() -> None:
     assert got.t().tolist() == tc.nn.functional.dropout(tc.ones(6, 4), 0.5).tolist()
 
 
+@pytest.mark.parametrize("p", [0.0, 0.1, 0.5, 1 / 3, 0.9, 1.0])
+def test_bernoulli_kernel_draws_what_the_composite_draws(p: float) -> None:
+    # The CPU kernel compares the stream's 53-bit integers with ceil(p * 2**53) where the
+    # composite compares float64 uniforms with p: the same mask, element for element.
+    from tensorcore.ops.composite import COMPOSITES
+
+    composite = COMPOSITES["bernoulli_"]
+    assert "from plugin 'cpu'" in tc.explain("bernoulli_", tc.empty(2), p)
+    for make in (
+        lambda: tc.empty(37, 29),
+        lambda: tc.empty(6, 4).t()[:, ::2],
+        lambda: tc.empty(300, dtype=tc.bool),
+        lambda: tc.empty(5, 60, dtype=tc.int16),
+    ):
+        got, want = make(), make()
+        tc.manual_seed(11)
+        got.bernoulli_(p)
+        after = tc.rand(2).tolist()  # (the stream goes on from the same place)
+        tc.manual_seed(11)
+        composite(want, p)
+        assert got.tolist() == want.tolist()
+        assert tc.rand(2).tolist() == after
+    with pytest.raises(RuntimeError, match=r"expects p to be in \[0, 1\], but got p=1.5"):
+        tc.empty(3).bernoulli_(1.5)
+
+
+def test_stream_bernoulli_at_ties_of_the_high_bits() -> None:
+    # A probability at (or a float64 step beside) a drawn uniform: that draw's high 21 bits
+    # equal the threshold's, and its second draw decides.
+    from tensorcore_cpu._torch_random import TorchCPUStream
+
+    u = TorchCPUStream(4).uniform(1000, np.float64)
+    for p in (u[5], np.nextafter(u[5], 1.0), np.nextafter(u[5], 0.0), u[700]):
+        got = TorchCPUStream(4).bernoulli(1000, float(p))
+        np.testing.assert_array_equal(got, u < p)
+
+
 def test_trunc_normal_matches_pytorch() -> None:
     # PyTorch 2.13's samplers: normal draws redrawn outside [a, b] when the interval holds
     # most of the mass; uniform proposals with a uniform acceptance draw otherwise.

@@ -80,6 +80,23 @@ class TorchCPUStream:
         # In float64 and rounded once to float32: the fused multiply-add's result.
         return (x * width + float(np.float32(lo))).astype(np.float32)
 
+    def bernoulli(self, n: int, p: float) -> Any:
+        """``n`` booleans, each True with probability ``p``: ``uniform(n, float64) < p``
+        without the floats. A draw is ``k * 2**-53`` with ``k = h * 2**32 + l`` (``h`` the
+        first draw's low 21 bits, ``l`` the second draw), and ``k * 2**-53 < p`` exactly where
+        the integer ``k`` is below ``c = ceil(p * 2**53)`` (a product by a power of two is
+        exact): where ``h`` is below ``c``'s high part, or equal to it (one draw in 2**21)
+        and ``l`` below its low part."""
+        c = math.ceil(p * 2.0**53)
+        r = self.u32(2 * n)
+        h = r[0::2].astype(np.uint32)
+        np.bitwise_and(h, np.uint32((1 << 21) - 1), out=h)
+        below = np.less(h, np.uint32(c >> 32))
+        tie = np.flatnonzero(np.equal(h, np.uint32(c >> 32)))
+        if tie.size:
+            below[tie] = r[1::2][tie] < np.uint64(c & 0xFFFFFFFF)
+        return below
+
     def _unit_floats(self, n: int, digits: int) -> tuple[Any, Any]:
         """``n`` float32 uniforms in [0, 1) of ``digits`` bits, and a float32 scratch array of
         ``n`` (the draws' memory, free once they are converted)."""

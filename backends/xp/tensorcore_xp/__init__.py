@@ -66,6 +66,10 @@ class RandomStream(Protocol):
         """Gamma(alpha, 1) draws for the 1-d float64 array ``alpha`` (the result's elements
         in memory order), float32 when ``single`` (else float64)."""
 
+    # Optional: ``bernoulli(n, p)``, ``n`` booleans true where ``uniform(n, float64, 0, 1)``
+    # would be below ``p`` (the same draws); where the stream has it, ``bernoulli_`` takes
+    # it instead of its composite.
+
 
 def build(
     xp: Any,

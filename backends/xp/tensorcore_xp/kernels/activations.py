@@ -38,6 +38,8 @@ _ERFCC = (
     -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398,
     1.48851587, -0.82215223, 0.17087277,
 )  # fmt: skip
+#: ``P``'s constant term less ``log(2)``: ``exp(P(t) - a**2 - log(2))`` is ``erfc(a) / 2 / t``.
+_ERFCC_HALF = _ERFCC[0] - math.log(2)
 _SQRT1_2 = 1 / math.sqrt(2)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _K = math.sqrt(2 / math.pi)  # the tanh form's sqrt(2 / pi)
@@ -75,14 +77,15 @@ def build(xp: Any, erf: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
         f = x.dtype.type
         a = xp.abs(x)
         a *= f(_SQRT1_2)
-        t = a * f(0.5)
-        t += f(1)
-        xp.reciprocal(t, out=t)
+        t = a + f(2)
+        xp.divide(f(2), t, out=t)  # 1 / (1 + a / 2), the same bits in one pass fewer
         p = t * f(_ERFCC[-1])
         p += f(_ERFCC[-2])
-        for c in _ERFCC[-3::-1]:
+        for c in _ERFCC[-3:0:-1]:
             p *= t
             p += f(c)
+        p *= t
+        p += f(_ERFCC_HALF)  # (erfc's 1/2 in the exponent: a pass fewer)
         xp.multiply(a, a, out=a)  # a**2 = x**2 / 2
         e = None
         if backward:  # exp(-a**2) serves phi(x) too: two exps, not three
@@ -93,8 +96,7 @@ def build(xp: Any, erf: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
         else:
             p -= a
             xp.exp(p, out=p)
-        p *= t
-        p *= f(0.5)  # q = Phi(-|x|) = erfc(|x| / sqrt(2)) / 2
+        p *= t  # q = Phi(-|x|) = erfc(|x| / sqrt(2)) / 2
         # Phi(x) = q where x < 0 (its sign bit), 1 - q elsewhere: selected bitwise, exactly
         # (a ``where`` on an unpredictable mask is several times slower), where a write
         # through a view reaches the array (not on dask's: there ``where``).

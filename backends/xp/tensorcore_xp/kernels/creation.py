@@ -315,6 +315,14 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))
         return self
 
+    def bernoulli_(self: Any, p: float = 0.5, generator: Any = None) -> Any:
+        # (the composite's draws, compared as the stream's integers: see the registration)
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        rng = stream(generator, self._device)
+        fill_in_memory_order(array_of(self), lambda n, c: rng.bernoulli(n, p))
+        return self
+
     def randperm(
         out: Any,
         n: int,
@@ -371,6 +379,11 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         u = rng.random(a.shape)
         return xp.where(boost, out * xp.exp(xp.log1p(-u) / alpha), out)
 
+    if memory_order and hasattr(random_stream, "bernoulli"):
+        # In place of the composite (``uniform_`` in float64, compared with ``p``, copied
+        # into ``self``) where the stream draws the booleans itself: the same draws in the
+        # same memory order, without the float64 tensor and its passes (a dropout's mask).
+        K["bernoulli_"] = bernoulli_
     K.update(
         uniform_=uniform_,
         normal_=normal_,
