@@ -310,7 +310,7 @@ def test_wordings_of_index_dtypes_probabilities_and_implicit_softmax_dims(device
     assert byte.item() == 1.0
     with pytest.raises(RuntimeError, match=r"expects p to be in \[0, 1\], but got p=2$"):
         x.bernoulli_(2.0)
-    for fn in ("softmax", "log_softmax"):
+    for fn in ("softmax", "log_softmax", "softmin"):
         with pytest.warns(UserWarning, match=f"Implicit dimension choice for {fn} has been dep"):
             out = getattr(tc.nn.functional, fn)(x)
         tc.testing.assert_close(out, getattr(tc.nn.functional, fn)(x, dim=1))
