@@ -301,7 +301,7 @@ class _Loader:
         t = self.build(rec, i)
         if rec.get("requires_grad", False) is True:
             try:
-                t.requires_grad_()
+                t.requires_grad = True  # (the attribute's words, as PyTorch's rebuild)
             except RuntimeError as exc:
                 raise _BadFile(f"tensor {i}: {exc}") from None
         self.built[i] = t

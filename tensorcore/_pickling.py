@@ -217,7 +217,7 @@ def _rebuild_strided(
     check_view(shape, stride, offset, dt, st)
     t = make_tensor(st, tuple(shape), tuple(stride), offset, dt, st.device)
     if requires_grad:
-        t.requires_grad_()
+        t.requires_grad = True  # (the attribute's words for an integer tensor, as PyTorch's)
     return t
 
 
@@ -235,7 +235,7 @@ def _rebuild_layout(
             f"the codec of layout '{name}' did not rebuild a {name} tensor of shape {list(shape)}"
         )
     if requires_grad:
-        t.requires_grad_()
+        t.requires_grad = True  # (the attribute's words for an integer tensor, as PyTorch's)
     return t
 
 

@@ -430,6 +430,9 @@ def _get_requires_grad(self: Tensor) -> bool:
 
 
 def _set_requires_grad(self: Tensor, value: bool) -> None:
+    if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        # (the attribute's words; requires_grad_() says "floating point dtype")
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     requires_grad_(self, value)
 
 
@@ -447,7 +450,7 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     True
     """
     if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if not requires_grad and self._grad_fn is not None:
         raise RuntimeError(
             "you can only change requires_grad flags of leaf variables. If you want to use a "

@@ -92,7 +92,7 @@ from .distributed._backend import (
 from .layouts import strided
 from .ops import functions as ops
 from .ops._validate import check_shape as _check_shape
-from .ops._validate import checked
+from .ops._validate import checked, factory_requires_grad
 from .ops.derivatives import DERIVATIVES, sum_to
 from .ops.frontends import broadcast_shapes
 from .ops.frontends import empty as _empty
@@ -137,6 +137,7 @@ __all__ = [
     "dtype_name",
     "einsum_dtype",
     "empty",
+    "factory_requires_grad",
     "from_native",
     "generator_for",
     "generic_rule",

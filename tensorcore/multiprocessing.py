@@ -101,14 +101,34 @@ def _wrap(fn: Callable[..., Any], i: int, args: tuple[Any, ...], errors: Any) ->
         fn(i, *args)
     except KeyboardInterrupt:
         pass
+    except SystemExit as exc:
+        # sys.exit(status): the process ends with that status, as under PyTorch's spawn
+        # (its exit code is what join() reports); a failing status stops the job first.
+        code = _exit_status(exc.code)
+        if code != 0:
+            _abort_job(f"process {i} of spawn() exited with status {code}", code)
+        raise
     except Exception:  # noqa: BLE001 (any failure is reported to the parent with its traceback)
         errors.put(traceback.format_exc())
-        # A rank of a distributed job must not wait at exit (MPI_Finalize) for peers that
-        # wait for it: it stops the job, as an uncaught exception does.
-        group = sys.modules.get("tensorcore.distributed._group")
-        if group is not None:
-            group.abort_job(f"process {i} of spawn() raised")
+        _abort_job(f"process {i} of spawn() raised", 1)
         raise SystemExit(1) from None
+
+
+def _exit_status(code: Any) -> int:
+    """The exit status of ``SystemExit(code)``, as Python ends the process with it."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    return 1  # (a message: printed, status 1)
+
+
+def _abort_job(why: str, code: int) -> None:
+    """A rank of a distributed job must not wait at exit (MPI_Finalize) for peers that wait
+    for it: it stops the job, as an uncaught exception does."""
+    group = sys.modules.get("tensorcore.distributed._group")
+    if group is not None:
+        group.abort_job(why, code=code)
 
 
 class ProcessContext:
@@ -141,7 +161,10 @@ class ProcessContext:
             return all(p.exitcode == 0 for p in self.processes)
         self._stop_all(grace_period)
         raised = [i for i in failed if not self.error_queues[i].empty()]
-        i = (raised or failed)[0]
+        # A process that raised, else one that exited with a failing status, before one
+        # that a signal stopped (the job's end stops the others: SIGTERM).
+        exited = [i for i in failed if self.processes[i].exitcode > 0]
+        i = (raised or exited or failed)[0]
         p = self.processes[i]
         if raised:
             trace = self.error_queues[i].get()

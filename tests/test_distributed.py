@@ -494,6 +494,28 @@ def test_a_spawned_rank_that_raises_ends_the_job() -> None:
     assert "process 1 of spawn() raised; aborting all 2 ranks" in proc.stderr, proc.stderr
 
 
+def test_a_spawned_rank_that_exits_with_a_failing_status_ends_the_job() -> None:
+    """Rank 1 ends with ``sys.exit(5)`` (no exception for the excepthook) while rank 0 waits
+    for it: the job ends at once (rank 1 no longer waits in MPI_Finalize at exit for a peer
+    that waits for it), and ``spawn`` reports rank 1's status, as PyTorch's does."""
+    (proc,) = _unlaunched(["exit", "2"], timeout=60)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "spawn: process 1 terminated with exit code 5 (exit_code=5)" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
+
+
+def test_a_rank_started_as_torchrun_does_that_raises_ends_the_job() -> None:
+    """Separately started ranks: rank 1's uncaught exception aborts the job; rank 1 ends with
+    status 1 (MPI_Abort returns under a PMI_PORT process manager: the rank exits there
+    instead of going on into MPI_Finalize), rank 0 is stopped."""
+    procs = _unlaunched(["env", "raise"], 2, timeout=60, r0={"RANK": "0", "WORLD_SIZE": "2"},
+                        r1={"RANK": "1", "WORLD_SIZE": "2"})  # fmt: skip
+    assert procs[1].returncode == 1, procs[1].stderr
+    assert "rank 1 failed on purpose" in procs[1].stderr, procs[1].stderr
+    assert procs[0].returncode != 0 and "rank 0 OK" not in procs[0].stdout, procs[0].stderr
+
+
 def test_ranks_started_as_torchrun_does_on_two_machines() -> None:
     """RANK and WORLD_SIZE from the environment, each rank its own process, and the two
     ranks on different machines as far as MPI knows (TENSORCORE_NODE_NAME): the data goes

@@ -200,22 +200,30 @@ def test_inplace_casting_errors(device: str) -> None:
         tc.mul(i, 0.5, out=tc.tensor([0, 0], device=device))
 
 
+_FACTORY = "Only Tensors of floating point and complex dtype can require gradients"
+
+
 @pytest.mark.parametrize(
-    "make",
+    ("make", "words"),
     [
-        lambda d: tc.tensor([1, 2], requires_grad=True, device=d),
-        lambda d: tc.tensor([True], requires_grad=True, device=d),
-        lambda d: tc.zeros(2, dtype=tc.int64, requires_grad=True, device=d),
-        lambda d: tc.arange(3, requires_grad=True, device=d),
-        lambda d: tc.tensor([1, 2], dtype=tc.uint8, device=d).requires_grad_(),
-        lambda d: setattr(tc.tensor([1], device=d), "requires_grad", True),
+        (lambda d: tc.tensor([1, 2], requires_grad=True, device=d), _FACTORY),
+        (lambda d: tc.tensor([True], requires_grad=True, device=d), _FACTORY),
+        (lambda d: tc.zeros(2, dtype=tc.int64, requires_grad=True, device=d), _FACTORY),
+        (lambda d: tc.arange(3, requires_grad=True, device=d), _FACTORY),
+        (
+            lambda d: tc.tensor([1, 2], dtype=tc.uint8, device=d).requires_grad_(),
+            "only Tensors of floating point dtype can require gradients",
+        ),
+        (
+            lambda d: setattr(tc.tensor([1], device=d), "requires_grad", True),
+            "only Tensors of floating point and complex dtype can require gradients",
+        ),
     ],
     ids=["tensor", "bool", "zeros", "arange", "requires_grad_", "attribute"],
 )
-def test_integer_tensors_cannot_require_grad(device: str, make: Any) -> None:
-    with pytest.raises(
-        RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"
-    ):
+def test_integer_tensors_cannot_require_grad(device: str, make: Any, words: str) -> None:
+    """PyTorch's three wordings: factories', ``requires_grad_()``'s, the attribute's."""
+    with pytest.raises(RuntimeError, match=f"(^|: ){words}$"):
         make(device)
 
 
@@ -284,3 +292,25 @@ def test_calls_with_three_tensor_parameters_check_each_one(device: str) -> None:
     g = tc.ones(2, 4, device=device)
     with pytest.raises(TypeError, match="linear_backward\\(\\): argument 'weight' must be Tensor"):
         ops.linear_backward(g, x, 5, [1, 1, 1])
+
+
+def test_wordings_of_index_dtypes_probabilities_and_implicit_softmax_dims(device: str) -> None:
+    """PyTorch's words: index_select's index dtype, nll_loss's target dtype (Byte targets are
+    class indices too), bernoulli_'s p, and the warning of softmax without ``dim``."""
+    x = tc.zeros(3, 4, device=device)
+    with pytest.raises(RuntimeError, match=r"Expected dtype int32 or int64 for index$"):
+        x.index_select(0, tc.tensor([1.0], device=device))
+    with pytest.raises(IndexError, match=r"Index is supposed to be a vector$"):
+        x.index_select(0, tc.zeros(1, 1, dtype=tc.int64, device=device))
+    with pytest.raises(
+        RuntimeError, match=r"expected target dtype to be Long or Byte, but got Float$"
+    ):
+        tc.nn.functional.nll_loss(x, tc.zeros(3, device=device))
+    byte = tc.nn.functional.nll_loss(x - 1.0, tc.tensor([0, 1, 3], dtype=tc.uint8, device=device))
+    assert byte.item() == 1.0
+    with pytest.raises(RuntimeError, match=r"expects p to be in \[0, 1\], but got p=2$"):
+        x.bernoulli_(2.0)
+    for fn in ("softmax", "log_softmax", "softmin"):
+        with pytest.warns(UserWarning, match=f"Implicit dimension choice for {fn} has been dep"):
+            out = getattr(tc.nn.functional, fn)(x)
+        tc.testing.assert_close(out, getattr(tc.nn.functional, fn)(x, dim=1))

@@ -337,11 +337,12 @@ def _install_abort_hook(pg: ProcessGroup) -> None:
     sys.excepthook = hook
 
 
-def abort_job(why: str, report: Any = None) -> None:
+def abort_job(why: str, report: Any = None, code: int = 1) -> None:
     """Stop every rank of the job (the backend's ``abort``: ``MPI_Abort`` for MPI) after
     a failure on this one, ``why``: an uncaught exception (the ``sys.excepthook`` that
-    ``init_process_group`` installs), or a ``tc.multiprocessing.spawn`` process that raised.
-    ``report()``, when given, writes the failure first. Nothing happens without a default
+    ``init_process_group`` installs), or a ``tc.multiprocessing.spawn`` process that raised
+    or exited with a nonzero status. ``report()``, when given, writes the failure first;
+    ``code`` is the exit status the job ends with. Nothing happens without a default
     group of several ranks, or with ``TENSORCORE_DISTRIBUTED_ABORT=0``."""
     pg = _World.default
     if pg is None or _World.previous_hook is None:  # (the hook is installed when enabled)
@@ -355,7 +356,7 @@ def abort_job(why: str, report: Any = None) -> None:
     sys.stderr.flush()
     sys.stdout.flush()
     time.sleep(0.2)  # (time for the launcher to forward what was written)
-    pg.abort(1)
+    pg.abort(code)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:

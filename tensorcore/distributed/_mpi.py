@@ -46,6 +46,7 @@ from __future__ import annotations
 import array
 import atexit
 import contextlib
+import os
 import zlib
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -503,6 +504,10 @@ class MPIProcessGroup(ProcessGroup):
 
     def abort(self, code: int = 1) -> None:
         _mpi().COMM_WORLD.Abort(code)
+        # MPI_Abort returns where the process manager is left to end the job by signals
+        # (MPICH's PMI_PORT clients, as under tensorcore's own manager): the process ends
+        # here, with the code, instead of going on into MPI_Finalize at exit.
+        os._exit(code)
 
     def shutdown(self) -> None:
         MPI = _mpi()

@@ -87,6 +87,8 @@ class Manager:
         self.joined = 0  # PMI connections made
         self.finished = 0  # PMI connections closed after finalize
         self.failed: str | None = None
+        self.aborting: int | None = None  # the rank that called MPI_Abort
+        self.aborting_conn: socket.socket | None = None  # its PMI connection
         self.stop = True
         self.started = time.monotonic()
         self.kvsname = f"tensorcore_{socket.gethostname()}_{os.getpid()}_{time.time_ns()}"
@@ -212,8 +214,19 @@ class Manager:
                         self.clients.append(conn)
                 if f.get("cmd") == "initack":
                     who = f"rank {f.get('pmiid', '?')}"
+                if f.get("cmd") == "abort" and who != "a rank":
+                    # MPI_Abort ends its own process with its exit code: not signalled.
+                    with self.cond:
+                        self.aborting = int(who.removeprefix("rank "))
+                        self.aborting_conn = conn
                 reply = self.answer(f)
                 if reply is None:
+                    if f.get("cmd") == "abort":
+                        # The aborting rank ends itself (with its exit code) after sending
+                        # this: its connection stays open until it does (closing it under
+                        # it makes its PMI client crash on the way out).
+                        finalized = True  # (not a second failure)
+                        reader.read()
                     return
                 conn.sendall((reply + "\n").encode())
                 if f.get("cmd") == "finalize":
@@ -230,6 +243,21 @@ class Manager:
                 else:
                     self.fail(f"{who} ended without finalizing MPI (it died or was killed)")
 
+    def stop_aborting_rank(self, grace: float) -> None:
+        """SIGTERM to the rank that called ``MPI_Abort`` if it is still there after
+        ``grace`` seconds (on this machine)."""
+        here = self.hellos.get(0, (socket.gethostname(), 0))[0]
+        node, pid = (
+            self.hellos.get(self.aborting, ("", 0)) if self.aborting is not None else ("", 0)
+        )
+        if node != here or not pid or pid == os.getpid():
+            return
+        deadline = time.monotonic() + grace
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+
     # -- the end -------------------------------------------------------------------------
     def fail(self, why: str, stop: bool = True) -> None:
         """End the job: ``why`` it failed; ``stop``: whether its ranks must be stopped
@@ -245,15 +273,25 @@ class Manager:
             return self.failed is not None or self.finished == self.size
 
     def stop_ranks(self) -> None:
-        """SIGTERM to this machine's ranks (the others' connections are closed)."""
+        """SIGTERM to this machine's ranks but the one that called ``MPI_Abort`` (which ends
+        itself, with its exit code); the others' connections are closed."""
         here = self.hellos.get(0, (socket.gethostname(), 0))[0]
-        for node, pid in self.hellos.values():
-            if node == here and pid != os.getpid():
+        for rank, (node, pid) in self.hellos.items():
+            if node == here and pid != os.getpid() and rank != self.aborting:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGTERM)
         for conn in list(self.clients):
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+            if conn is not self.aborting_conn:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"tensorcore.distributed: the job failed: {manager.failed}; stopping its "
                   "ranks", file=sys.stderr, flush=True)  # fmt: skip
             manager.stop_ranks()
+            manager.stop_aborting_rank(grace=5.0)
         else:
             time.sleep(1.0)  # (the waiting ranks' answers go out from their threads)
         return 1

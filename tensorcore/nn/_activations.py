@@ -85,10 +85,34 @@ def softmin(
     tensor([0.5000, 0.5000, 0.0000])
     """
     if dim is None:
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+        dim = implicit_softmax_dim("softmin", input.ndim)
     if dtype is not None:
         input = input.to(dtype)
     return ops.softmax(-input, dim)
+
+
+def implicit_softmax_dim(name: str, ndim: int) -> int:
+    """The dim that ``name`` (softmax, log_softmax, softmin) takes when called without one,
+    PyTorch's legacy choice, with PyTorch's deprecation warning.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from tensorcore.nn._activations import implicit_softmax_dim
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     implicit_softmax_dim("softmax", 2)
+    1
+    >>> str(caught[0].message)[:44]
+    'Implicit dimension choice for softmax has be'
+    """
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        UserWarning,
+        stacklevel=4,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
 
 
 @checked(

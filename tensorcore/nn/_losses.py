@@ -429,10 +429,11 @@ def _nll(
     input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str
 ) -> Tensor:
     x, t = _class_last(input, target, "nll_loss")  # (shapes first, as PyTorch checks them)
-    if target._dtype is not dt.int64:
+    if target._dtype is dt.uint8:
+        t = t.long()  # (PyTorch takes Byte class indices too)
+    elif target._dtype is not dt.int64:
         raise RuntimeError(
-            f"expected scalar type Long but found {torch_name(target._dtype)} (nll_loss: the "
-            "target holds class indices; for class probabilities use cross_entropy)"
+            f"expected target dtype to be Long or Byte, but got {torch_name(target._dtype)}"
         )
     loss = ops.nll_loss(x, t, weight, reduction, ignore_index)
     return loss.reshape(target._shape) if reduction == "none" else loss

@@ -30,6 +30,7 @@ from ._activations import (
     gumbel_softmax,
     hardshrink,
     hardtanh_,
+    implicit_softmax_dim,
     leaky_relu_,
     local_response_norm,
     pixel_shuffle,
@@ -431,20 +432,20 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return input.copy_(out) if inplace else named_as(out, "HardswishBackward0")
 
 
-def _softmax_dim(ndim: int) -> int:
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 @checked("softmax(Tensor input, int? dim=None, ScalarType? dtype=None) -> Tensor")
 def softmax(input: Tensor, dim: int | None = None, dtype: dt.dtype | None = None) -> Tensor:
     """Softmax along ``dim`` (PyTorch's legacy choice of dim when None)."""
-    return ops.softmax(input, _softmax_dim(input.ndim) if dim is None else dim, dtype)
+    return ops.softmax(
+        input, implicit_softmax_dim("softmax", input.ndim) if dim is None else dim, dtype
+    )
 
 
 @checked("log_softmax(Tensor input, int? dim=None, ScalarType? dtype=None) -> Tensor")
 def log_softmax(input: Tensor, dim: int | None = None, dtype: dt.dtype | None = None) -> Tensor:
     """Log-softmax along ``dim``."""
-    return ops.log_softmax(input, _softmax_dim(input.ndim) if dim is None else dim, dtype)
+    return ops.log_softmax(
+        input, implicit_softmax_dim("log_softmax", input.ndim) if dim is None else dim, dtype
+    )
 
 
 # ------------------------------------------------------------------ linear, dropout, embedding

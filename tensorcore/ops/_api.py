@@ -222,13 +222,13 @@ def _render(
         if conditions:
             lane = f"_r = None\nif {' and '.join(conditions)}:\n    {lane}"
         call = call.replace("\n", "\n    ")
-        body = f"{lane}\nif _r is None:\n    {call}\nif _rg:\n    _r.requires_grad_()\nreturn _r"
+        body = f"{lane}\nif _r is None:\n    {call}\nif _rg:\n    _factory_rg(_r)\nreturn _r"
     else:
         body = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
         if options:
             body += "\nif pin_memory:\n    _r = _r.pin_memory()"
         if "requires_grad" in (p.name for p in params):
-            body += "\nif _rg:\n    _r.requires_grad_()"
+            body += "\nif _rg:\n    _factory_rg(_r)"
         elif has_lane and not options:
             # (the lane returns None for a call it does not take)
             first = f"_r = _op.lane({', '.join(names)})\nif _r is not None:\n    return _r"

@@ -285,6 +285,26 @@ def _all_int(t: tuple[Any, ...]) -> bool:
     return True
 
 
+def factory_requires_grad(t: Tensor) -> Tensor:
+    """``t.requires_grad_()`` for a factory's ``requires_grad=True``, with PyTorch's
+    factories' words (not ``requires_grad_``'s) for a dtype that cannot require gradients.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.ops._validate import factory_requires_grad
+    >>> factory_requires_grad(tc.zeros(2)).requires_grad
+    True
+    >>> factory_requires_grad(tc.zeros(2, dtype=tc.int64))
+    Traceback (most recent call last):
+    ...
+    RuntimeError: Only Tensors of floating point and complex dtype can require gradients
+    """
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return t.requires_grad_()
+
+
 def namespace() -> dict[str, Any]:
     """The names :func:`check_source`'s lines use, for the compiled functions' globals."""
     gen = _generator_cls()
@@ -300,6 +320,7 @@ def namespace() -> dict[str, Any]:
         "_v_tensor": v_tensor,
         "_v_callable": v_callable,
         "_T": Tensor,
+        "_factory_rg": factory_requires_grad,
         "_v_generator": lambda fn, arg, v, opt: v_object(
             fn, arg, v, opt, gen, "tensorcore.Generator"
         ),

@@ -489,7 +489,7 @@ def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Te
 @_composite
 def bernoulli_(self: Tensor, p: float = 0.5, generator: Any = None) -> Tensor:
     if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     # PyTorch's kernel visits the elements in memory order (dims by decreasing stride): draw in
     # that order, so a transposed or permuted tensor (a dropout of a transposed attention
     # output) gets PyTorch's mask for a seed.

@@ -16,7 +16,7 @@ from .. import dtypes as dt
 from .._tensor import Tensor
 from ..devices import device as _device
 from ..devices import get_default_device
-from ._validate import checked
+from ._validate import checked, factory_requires_grad
 
 __all__ = ["as_tensor", "from_dlpack", "from_numpy", "scalar_tensor", "tensor"]
 
@@ -197,7 +197,7 @@ def copy_construct(
     if pin_memory:
         out = out.pin_memory()
     if requires_grad:
-        out.requires_grad_()
+        factory_requires_grad(out)
     return out
 
 

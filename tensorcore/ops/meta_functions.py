@@ -691,8 +691,10 @@ def meta_scatter_reduce(
 
 def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Any:
     _need_tensor("index_select", "index", index)
-    if index.ndim > 1 or index._dtype not in (dt.int64, dt.int32):
-        raise RuntimeError("index_select(): index must be a 1-D int64 or int32 tensor")
+    if index._dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, self.ndim)
     shape = list(self._shape)
     if shape:

@@ -5,9 +5,11 @@
 tutorial shape (``init_process_group("gloo", rank=, world_size=)``); each checks an
 all_reduce and that one DDP step on its shard equals a plain step on the whole batch.
 ``python spawned.py raise 2``: rank 1 raises after the group is up while rank 0 waits in an
-all_reduce; the parent's ``spawn`` must raise rank 1's error.
+all_reduce; the parent's ``spawn`` must raise rank 1's error. ``python spawned.py exit 2``:
+rank 1 ends with ``sys.exit(5)`` instead; ``spawn`` must report that exit status.
 ``python spawned.py env``: one rank, with ``RANK``/``WORLD_SIZE`` from the environment (as
-``torchrun`` or a scheduler sets them), running the collectives check.
+``torchrun`` or a scheduler sets them), running the collectives check;
+``python spawned.py env raise``: rank 1 raises while rank 0 waits for it, and both must end.
 """
 
 import sys
@@ -47,9 +49,11 @@ def ddp_step() -> None:
 def rank_main(rank: int, world_size: int, mode: str) -> None:
     dist.init_process_group("gloo", rank=rank, world_size=world_size)
     assert dist.get_backend() == "mpi" and dist.get_world_size() == world_size
-    if mode == "raise":
-        if rank == 1:
+    if mode in ("raise", "exit"):
+        if rank == 1 and mode == "raise":
             raise ValueError("rank 1 failed on purpose")
+        if rank == 1:
+            sys.exit(5)
         dist.all_reduce(tc.ones(3))  # waits for rank 1, which never comes
     collectives()
     ddp_step()
@@ -61,6 +65,10 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "env":
         dist.init_process_group("gloo")
+        if sys.argv[2:] == ["raise"]:
+            if dist.get_rank() == 1:
+                raise ValueError("rank 1 failed on purpose")
+            dist.all_reduce(tc.ones(3))  # waits for rank 1, which never comes
         collectives()
         print(f"rank {dist.get_rank()} OK", flush=True)
         dist.destroy_process_group()
@@ -71,4 +79,7 @@ if __name__ == "__main__":
         except mp.ProcessRaisedException as exc:
             print(f"spawn raised: {exc}", flush=True)
             sys.exit(3)
+        except mp.ProcessExitedException as exc:
+            print(f"spawn: {exc} (exit_code={exc.exit_code})", flush=True)
+            sys.exit(4)
     sys.exit(0)

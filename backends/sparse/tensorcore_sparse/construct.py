@@ -13,7 +13,7 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import check_shape, ops
+from tensorcore.backend import check_shape, factory_requires_grad, ops
 from tensorcore.plugins import checked
 
 from ._coo import (
@@ -144,7 +144,7 @@ def sparse_coo_tensor(
     unsafe = ops._sparse_coo_tensor_unsafe  # type: ignore[attr-defined]
     out = unsafe(indices, values, list(size), is_coalesced)
     if requires_grad:
-        out.requires_grad_()
+        factory_requires_grad(out)
     return out
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import check_shape, dtype_name, ops
+from tensorcore.backend import check_shape, dtype_name, factory_requires_grad, ops
 from tensorcore.plugins import checked
 
 from ._compressed import COMPRESSED, layout_word, make_compressed
@@ -141,7 +141,7 @@ def _build(
     unsafe = ops._sparse_compressed_tensor_unsafe  # type: ignore[attr-defined]
     out = unsafe(compressed, plain, values, list(size), layout=getattr(tc, name))
     if requires_grad:
-        out.requires_grad_()
+        factory_requires_grad(out)
     return out
 
 
