@@ -318,7 +318,7 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     def bernoulli_(self: Any, p: float = 0.5, generator: Any = None) -> Any:
         # (the composite's draws, compared as the stream's integers: see the registration)
         if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
         rng = stream(generator, self._device)
         fill_in_memory_order(array_of(self), lambda n, c: rng.bernoulli(n, p))
         return self
