@@ -422,132 +422,41 @@ def out_cases() -> list[Case]:
         resized = any("resized" in str(x.message) for x in w)
         return r, o, L.tensor(resized)
 
+    # Each operator's arguments, made with the library's tensor maker ``mk``.
+    calls: dict[str, Callable[[Any], tuple[Any, ...]]] = {
+        "add": lambda mk: (mk([1.0, 2.0, 3.0]), 1),
+        "sum": lambda mk: (mk([[1.0, 2.0, 3.0]]), 0),
+        "mean": lambda mk: (mk([[1.0, 2.0, 3.0]]), 0),
+        "matmul": lambda mk: (mk([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), mk([1.0, 1.0])),
+        "exp": lambda mk: (mk([0.0, 1.0, 2.0]),),
+        "eq": lambda mk: (mk([0.0, 1.0, 2.0]), 1.0),
+        "cumsum": lambda mk: (mk([0.0, 1.0, 2.0]), 0),
+        "where": lambda mk: (mk([True, False, True], "bool"), mk([1.0, 2.0, 3.0]), 0.0),
+        "cat": lambda mk: ([mk([1.0]), mk([2.0, 3.0])],),
+        "clamp": lambda mk: (mk([1.0, 2.0, 3.0]), 0.0, 2.0),
+        "argmax": lambda mk: (mk([[1.0, 2.0, 3.0]]), 1),
+    }
     out: list[Case] = []
     for shape in ((3,), (2,), (0,), (2, 3), ()):
         for d_out in ("float32", "float64", "int64", "bool", "complex64", "float16"):
             tag = f"out {d_out}{list(shape)}"
             out += [
                 (
-                    "add",
+                    name,
                     tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "add", d, s, mk([1.0, 2.0, 3.0]), 1
+                    lambda L, mk, n=name, a=make, d=d_out, s=shape: with_out(
+                        L, mk, n, d, s, *a(mk)
                     ),
-                ),
-                (
-                    "sum",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "sum", d, s, mk([[1.0, 2.0, 3.0]]), 0
-                    ),
-                ),
-                (
-                    "mean",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "mean", d, s, mk([[1.0, 2.0, 3.0]]), 0
-                    ),
-                ),
-                (
-                    "matmul",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L,
-                        mk,
-                        "matmul",
-                        d,
-                        s,
-                        mk([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
-                        mk([1.0, 1.0]),
-                    ),
-                ),
-                (
-                    "exp",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "exp", d, s, mk([0.0, 1.0, 2.0])
-                    ),
-                ),
-                (
-                    "eq",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "eq", d, s, mk([0.0, 1.0, 2.0]), 1.0
-                    ),
-                ),
-                (
-                    "cumsum",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "cumsum", d, s, mk([0.0, 1.0, 2.0]), 0
-                    ),
-                ),
-                (
-                    "where",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L,
-                        mk,
-                        "where",
-                        d,
-                        s,
-                        mk([True, False, True], "bool"),
-                        mk([1.0, 2.0, 3.0]),
-                        0.0,
-                    ),
-                ),
-                (
-                    "cat",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "cat", d, s, [mk([1.0]), mk([2.0, 3.0])]
-                    ),
-                ),
-                (
-                    "clamp",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "clamp", d, s, mk([1.0, 2.0, 3.0]), 0.0, 2.0
-                    ),
-                ),
-                (
-                    "argmax",
-                    tag,
-                    lambda L, mk, d=d_out, s=shape: with_out(
-                        L, mk, "argmax", d, s, mk([[1.0, 2.0, 3.0]]), 1
-                    ),
-                ),
+                )
+                for name, make in calls.items()
             ]
     return out
 
 
 def reduction_cases() -> list[Case]:
     out: list[Case] = []
-    simple = (
-        "sum",
-        "prod",
-        "mean",
-        "nansum",
-        "nanmean",
-        "amax",
-        "amin",
-        "std",
-        "var",
-        "logsumexp",
-        "all",
-        "any",
-        "count_nonzero",
-        "norm",
-        "argmax",
-        "argmin",
-        "max",
-        "min",
-        "median",
-        "nanmedian",
-        "mode",
-        "aminmax",
-        "var_mean",
-        "std_mean",
+    # Operators without keepdim (scans, sorts, softmax), and those that take one int dim.
+    no_keepdim = (
         "cumsum",
         "cumprod",
         "cummax",
@@ -559,9 +468,37 @@ def reduction_cases() -> list[Case]:
         "argsort",
         "msort",
         "unique",
-        "kthvalue",
         "topk",
     )
+    single_dim = (
+        "argmax",
+        "argmin",
+        "max",
+        "min",
+        "median",
+        "nanmedian",
+        "mode",
+        "kthvalue",
+        "all",
+        "any",
+    ) + no_keepdim
+    simple = (
+        "sum",
+        "prod",
+        "mean",
+        "nansum",
+        "nanmean",
+        "amax",
+        "amin",
+        "std",
+        "var",
+        "logsumexp",
+        "count_nonzero",
+        "norm",
+        "aminmax",
+        "var_mean",
+        "std_mean",
+    ) + single_dim
     needs_dim = {
         "cumsum",
         "cumprod",
@@ -599,51 +536,13 @@ def reduction_cases() -> list[Case]:
                 if len(shape) == 2:
                     dims += [(0, 1), (1, 0), (-1, 1), (0, 0), [], (2,)]
                 for dim in dims:
-                    if isinstance(dim, (tuple, list)) and name in (
-                        "argmax",
-                        "argmin",
-                        "max",
-                        "min",
-                        "median",
-                        "nanmedian",
-                        "mode",
-                        "cumsum",
-                        "cumprod",
-                        "cummax",
-                        "cummin",
-                        "logcumsumexp",
-                        "softmax",
-                        "log_softmax",
-                        "sort",
-                        "argsort",
-                        "msort",
-                        "unique",
-                        "kthvalue",
-                        "topk",
-                        "all",
-                        "any",
-                    ):
+                    if isinstance(dim, (tuple, list)) and name in single_dim:
                         continue
                     if dim is None and name in needs_dim:
                         continue
                     for keepdim in (False, True):
                         if keepdim and (
-                            (dim is None and name not in ("argmax", "argmin"))
-                            or name
-                            in (
-                                "cumsum",
-                                "cumprod",
-                                "cummax",
-                                "cummin",
-                                "logcumsumexp",
-                                "softmax",
-                                "log_softmax",
-                                "sort",
-                                "argsort",
-                                "msort",
-                                "unique",
-                                "topk",
-                            )
+                            (dim is None and name not in ("argmax", "argmin")) or name in no_keepdim
                         ):
                             continue
                         if name == "unique" and dim is not None:
