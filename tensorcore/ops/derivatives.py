@@ -1651,21 +1651,47 @@ def _layer_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
 
 
+def _stats_grads(name: str, g: Any) -> Tensor | None:
+    """The output gradient of a normalisation that returns its statistics (``g``: one per
+    output); its statistics are saved for the backward, not differentiable."""
+    if any(t is not None for t in g[1:]):
+        raise RuntimeError(f"{name}: the saved statistics (outputs 1 and 2) are not differentiable")
+    return g[0]
+
+
+def _native_layer_norm(c: Any, g: Any) -> tuple[Any, ...]:
+    # The backward reads the forward's row statistics instead of recomputing them.
+    g0 = _stats_grads("native_layer_norm", g)
+    if g0 is None:
+        return (None, None, None)
+    gx, gw, gb = ops.layer_norm_backward(
+        g0, c.input, c.normalized_shape, c.weight, c.eps, c.result1, c.result2
+    )
+    return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
+
+
 _d("layer_norm", "input weight normalized_shape eps", _layer_norm)
+_d("native_layer_norm", "input weight normalized_shape eps result1 result2", _native_layer_norm)
+# The saved statistics are the input's (``layer_norm_backward`` reads them in place of its
+# recomputation): the formulas recompute them, so that their derivative is the total one in
+# ``input``, and the statistics get none.
 _d(
     "layer_norm_backward",
     "grad_output input weight normalized_shape eps",
-    lambda c, grads: _vjp(
-        lambda g, x, w: _ln_grads(g, x, w, c.normalized_shape, c.eps),
-        (c.grad_output, c.input, c.weight),
-        grads,
+    lambda c, grads: (
+        _vjp(
+            lambda g, x, w: _ln_grads(g, x, w, c.normalized_shape, c.eps),
+            (c.grad_output, c.input, c.weight),
+            grads,
+        )
+        + (None, None)
     ),
 )
 
 
-def _batch_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
+def _batch_norm(c: Any, g: Tensor, stats: tuple[Any, Any] = (None, None)) -> tuple[Any, ...]:
     x, w, rm, rv = c.input, c.weight, c.running_mean, c.running_var
-    gx, gw, gb = ops.batch_norm_backward(g, x, w, rm, rv, c.training, c.eps)
+    gx, gw, gb = ops.batch_norm_backward(g, x, w, rm, rv, c.training, c.eps, *stats)
     grm = grv = None
     if not c.training and (c.needs(3) or c.needs(4)):
         # y = (x - rm) * (rv + eps)^-1/2 * w: the running statistics' gradients.
@@ -1686,14 +1712,31 @@ def _batch_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     )
 
 
+def _native_batch_norm(c: Any, g: Any) -> tuple[Any, ...]:
+    # Training's backward reads the forward's batch statistics instead of recomputing them.
+    g0 = _stats_grads("native_batch_norm", g)
+    if g0 is None:
+        return (None,) * 5
+    return _batch_norm(c, g0, (c.result1, c.result2) if c.training else (None, None))
+
+
 _d("batch_norm", "input weight running_mean running_var training eps", _batch_norm)
+_d(
+    "native_batch_norm",
+    "input weight running_mean running_var training eps result1 result2",
+    _native_batch_norm,
+)
+# As layer_norm_backward's: the formulas recompute the statistics (the total derivative).
 _d(
     "batch_norm_backward",
     "grad_output input weight running_mean running_var training eps",
-    lambda c, grads: _vjp(
-        lambda g, x, w, rm, rv: _bn_grads(g, x, w, rm, rv, c.training, c.eps),
-        (c.grad_output, c.input, c.weight, c.running_mean, c.running_var),
-        grads,
+    lambda c, grads: (
+        _vjp(
+            lambda g, x, w, rm, rv: _bn_grads(g, x, w, rm, rv, c.training, c.eps),
+            (c.grad_output, c.input, c.weight, c.running_mean, c.running_var),
+            grads,
+        )
+        + (None, None)
     ),
 )
 
