@@ -1651,22 +1651,44 @@ def _layer_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
 
 
-def _stats_grads(name: str, g: Any) -> Tensor | None:
-    """The output gradient of a normalisation that returns its statistics (``g``: one per
-    output); its statistics are saved for the backward, not differentiable."""
-    if any(t is not None for t in g[1:]):
-        raise RuntimeError(f"{name}: the saved statistics (outputs 1 and 2) are not differentiable")
-    return g[0]
+def _stats_input_grad(
+    gx: Tensor | None,
+    x: Tensor,
+    g: Any,
+    mean: Tensor,
+    rstd: Tensor,
+    dims: tuple[int, ...],
+    shape: tuple[int, ...],
+) -> Tensor | None:
+    """``gx`` plus the input's gradient through a normalisation's returned statistics (``g``:
+    the gradients of all its outputs; ``mean`` and ``rstd = (var + eps)^-1/2`` over ``dims``,
+    reshaped to ``shape`` to broadcast over the input): ``d mean / dx = 1 / n`` and
+    ``d rstd / dx = -rstd^3 (x - mean) / n``."""
+    gm, gr = g[1], g[2]
+    if gm is None and gr is None:
+        return gx
+    n = _reduced_count(x._shape, dims)
+    extra = None
+    if gm is not None:
+        extra = (gm.reshape(shape) / n).expand(x._shape)
+    if gr is not None:
+        r = rstd.reshape(shape)
+        part = gr.reshape(shape) * (r * r * r) * (x - mean.reshape(shape)) / -n
+        extra = part if extra is None else extra + part
+    return extra if gx is None else gx + extra
 
 
 def _native_layer_norm(c: Any, g: Any) -> tuple[Any, ...]:
     # The backward reads the forward's row statistics instead of recomputing them.
-    g0 = _stats_grads("native_layer_norm", g)
-    if g0 is None:
-        return (None, None, None)
-    gx, gw, gb = ops.layer_norm_backward(
-        g0, c.input, c.normalized_shape, c.weight, c.eps, c.result1, c.result2
-    )
+    x, mean, rstd = c.input, c.result1, c.result2
+    gx = gw = gb = None
+    if g[0] is not None:
+        gx, gw, gb = ops.layer_norm_backward(
+            g[0], x, c.normalized_shape, c.weight, c.eps, mean, rstd
+        )
+    if c.needs(0):
+        dims = tuple(range(x.ndim - len(c.normalized_shape), x.ndim))
+        gx = _stats_input_grad(gx, x, g, mean, rstd, dims, mean._shape)
     return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
 
 
@@ -1714,10 +1736,14 @@ def _batch_norm(c: Any, g: Tensor, stats: tuple[Any, Any] = (None, None)) -> tup
 
 def _native_batch_norm(c: Any, g: Any) -> tuple[Any, ...]:
     # Training's backward reads the forward's batch statistics instead of recomputing them.
-    g0 = _stats_grads("native_batch_norm", g)
-    if g0 is None:
-        return (None,) * 5
-    return _batch_norm(c, g0, (c.result1, c.result2) if c.training else (None, None))
+    x = c.input
+    stats = (c.result1, c.result2) if c.training else (None, None)
+    res = list(_batch_norm(c, g[0], stats) if g[0] is not None else (None,) * 5)
+    if c.training and c.needs(0):  # (evaluation's statistics are empty)
+        dims = (0, *range(2, x.ndim))
+        cs = (1, x._shape[1]) + (1,) * (x.ndim - 2)
+        res[0] = _stats_input_grad(res[0], x, g, c.result1, c.result2, dims, cs)
+    return tuple(res)
 
 
 _d("batch_norm", "input weight running_mean running_var training eps", _batch_norm)
