@@ -913,27 +913,35 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         step = max(1, _ROW_BLOCK // n)
         return [[a[i : i + step] for a in flat] for i in range(0, rows, step)]
 
-    def normalized_rows(x2: Any, y2: Any, eps: float) -> Any:
+    def normalized_rows(x2: Any, y2: Any, eps: float, mu: Any, rstd: Any) -> None:
         """``y2 = (x2 - mean) * rstd`` row by row of the (rows, n) views, the row sums as
         contractions (NumPy's reduction over short rows measured 3-4 times slower than
-        einsum's, and no temporary); returns ``mean`` and ``rstd`` as (rows, 1) columns."""
+        einsum's, and no temporary), the rows' ``mean`` and ``rstd`` written into the (rows,)
+        arrays given."""
         n = x2.shape[1]
-        mu = (xp.einsum("ij->i", x2) / n)[:, None]
-        xp.subtract(x2, mu, out=y2)
-        rstd = xp.einsum("ij,ij->i", y2, y2)[:, None]
-        rstd /= n
+        xp.divide(xp.einsum("ij->i", x2), n, out=mu)
+        xp.subtract(x2, mu[:, None], out=y2)
+        xp.divide(xp.einsum("ij,ij->i", y2, y2), n, out=rstd)
         rstd += eps
         xp.sqrt(rstd, out=rstd)
         xp.reciprocal(rstd, out=rstd)
-        y2 *= rstd
-        return mu, rstd
+        y2 *= rstd[:, None]
 
-    def put_stats(dest: Any, parts: list[Any]) -> None:
-        """Write the (rows, 1) statistics ``parts`` of consecutive blocks of rows into the
-        saved statistic ``dest`` (None: not asked for)."""
+    def stat_rows(dest: Any, rows: int, dtype: Any) -> Any:
+        """A saved statistic ``dest`` (None: not asked for) as a (rows,) array that writes
+        into it, or a fresh one (then copied into ``dest`` at the end)."""
         if dest is not None:
             d = array_of(dest)
-            d[...] = (parts[0] if len(parts) == 1 else xp.concatenate(parts)).reshape(d.shape)
+            if writes_through_views(d):
+                return d.reshape(rows)
+        return xp.empty(rows, dtype=dtype)
+
+    def put_stats(dest: Any, values: Any) -> None:
+        """Write the statistics ``values`` into the saved statistic ``dest`` (None: not asked
+        for)."""
+        if dest is not None:
+            d = array_of(dest)
+            d[...] = values.reshape(d.shape)
 
     def layer_norm(
         out: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float
@@ -961,19 +969,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             wv = array_of(weight).reshape(n) if weight is not None else None
             bv = array_of(bias).reshape(n) if bias is not None else None
             blocks = row_blocks(n, x, y) if x.size > _LARGE_ROWS else None
-            mus, rstds = [], []
+            rows = x.size // n
+            mus, rstds = stat_rows(mean_o, rows, wide), stat_rows(rstd_o, rows, wide)
+            r0 = 0
             for x2, y2 in blocks or [(x.reshape(-1, n), y.reshape(-1, n))]:
-                mu, rstd = normalized_rows(x2, y2, eps)
-                mus.append(mu)
-                rstds.append(rstd)
+                k = x2.shape[0]
+                normalized_rows(x2, y2, eps, mus[r0 : r0 + k], rstds[r0 : r0 + k])
+                r0 += k
                 if wv is not None:
                     y2 *= wv
                 if bv is not None:
                     y2 += bv
             if y is not o:
                 o[...] = y
-            put_stats(mean_o, mus)
-            put_stats(rstd_o, rstds)
+            for dest, v in ((mean_o, mus), (rstd_o, rstds)):
+                if dest is not None and not writes_through_views(array_of(dest)):
+                    put_stats(dest, v)  # (else stat_rows wrote there)
             return
         mu = mean(x, axes)
         xp.subtract(x, mu, out=y)
@@ -982,8 +993,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         xp.sqrt(rstd, out=rstd)
         xp.reciprocal(rstd, out=rstd)
         y *= rstd
-        put_stats(mean_o, [mu])
-        put_stats(rstd_o, [rstd])
+        put_stats(mean_o, mu)
+        put_stats(rstd_o, rstd)
         if weight is not None:
             y *= array_of(weight)
         if bias is not None:
@@ -1181,8 +1192,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 y += array_of(bias).reshape(cs)
             o[...] = y
         if training:
-            put_stats(mean_o, [mu])
-            put_stats(rstd_o, [rstd])
+            put_stats(mean_o, mu)
+            put_stats(rstd_o, rstd)
         if training and (running_mean is not None or running_var is not None):
             # Last, after everything else: the running statistics (the variance unbiased),
             # from the batch's statistics above. As PyTorch, the update leaves their version
