@@ -779,7 +779,8 @@ def layer_norm(
     [-1.2247, 0.0, 1.2247]
     """
     shape = _norm_shape(input, normalized_shape, "layer_norm")
-    return ops.layer_norm(input, shape, weight, bias, eps)
+    # (the operator that returns the row statistics too: the backward reads them)
+    return ops.native_layer_norm(input, shape, weight, bias, eps)[0]
 
 
 @checked(
@@ -860,7 +861,10 @@ def batch_norm(
             "batch_norm(): running_mean and running_var must be given when not training"
         )
     m = 0.1 if momentum is None else momentum
-    return ops.batch_norm(input, weight, bias, running_mean, running_var, training, m, eps)
+    # (the operator that returns the batch statistics too: the backward reads them)
+    return ops.native_batch_norm(input, weight, bias, running_mean, running_var, training, m, eps)[
+        0
+    ]
 
 
 @checked(
@@ -906,7 +910,8 @@ def group_norm(
         # Each group of channels is one row of the layer_norm operator (and its backward).
         grouped = input.reshape(n, num_groups, -1)
         grouped = grouped.float() if mixed else grouped
-        out = ops.layer_norm(grouped, (grouped.shape[2],), None, None, eps).reshape(input.shape)
+        out = ops.native_layer_norm(grouped, (grouped.shape[2],), None, None, eps)[0]
+        out = out.reshape(input.shape)
     cshape = _channel_shape(input)
     if weight is not None:
         out = out * weight.reshape(cshape)

@@ -1651,21 +1651,69 @@ def _layer_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
 
 
+def _stats_input_grad(
+    gx: Tensor | None,
+    x: Tensor,
+    g: Any,
+    mean: Tensor,
+    rstd: Tensor,
+    dims: tuple[int, ...],
+    shape: tuple[int, ...],
+) -> Tensor | None:
+    """``gx`` plus the input's gradient through a normalisation's returned statistics (``g``:
+    the gradients of all its outputs; ``mean`` and ``rstd = (var + eps)^-1/2`` over ``dims``,
+    reshaped to ``shape`` to broadcast over the input): ``d mean / dx = 1 / n`` and
+    ``d rstd / dx = -rstd^3 (x - mean) / n``."""
+    gm, gr = g[1], g[2]
+    if gm is None and gr is None:
+        return gx
+    n = _reduced_count(x._shape, dims)
+    extra = None
+    if gm is not None:
+        extra = (gm.reshape(shape) / n).expand(x._shape)
+    if gr is not None:
+        r = rstd.reshape(shape)
+        part = gr.reshape(shape) * (r * r * r) * (x - mean.reshape(shape)) / -n
+        extra = part if extra is None else extra + part
+    return extra if gx is None else gx + extra
+
+
+def _native_layer_norm(c: Any, g: Any) -> tuple[Any, ...]:
+    # The backward reads the forward's row statistics instead of recomputing them.
+    x, mean, rstd = c.input, c.result1, c.result2
+    gx = gw = gb = None
+    if g[0] is not None:
+        gx, gw, gb = ops.layer_norm_backward(
+            g[0], x, c.normalized_shape, c.weight, c.eps, mean, rstd
+        )
+    if c.needs(0):
+        dims = tuple(range(x.ndim - len(c.normalized_shape), x.ndim))
+        gx = _stats_input_grad(gx, x, g, mean, rstd, dims, mean._shape)
+    return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
+
+
 _d("layer_norm", "input weight normalized_shape eps", _layer_norm)
+_d("native_layer_norm", "input weight normalized_shape eps result1 result2", _native_layer_norm)
+# The saved statistics are the input's (``layer_norm_backward`` reads them in place of its
+# recomputation): the formulas recompute them, so that their derivative is the total one in
+# ``input``, and the statistics get none.
 _d(
     "layer_norm_backward",
     "grad_output input weight normalized_shape eps",
-    lambda c, grads: _vjp(
-        lambda g, x, w: _ln_grads(g, x, w, c.normalized_shape, c.eps),
-        (c.grad_output, c.input, c.weight),
-        grads,
+    lambda c, grads: (
+        _vjp(
+            lambda g, x, w: _ln_grads(g, x, w, c.normalized_shape, c.eps),
+            (c.grad_output, c.input, c.weight),
+            grads,
+        )
+        + (None, None)
     ),
 )
 
 
-def _batch_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
+def _batch_norm(c: Any, g: Tensor, stats: tuple[Any, Any] = (None, None)) -> tuple[Any, ...]:
     x, w, rm, rv = c.input, c.weight, c.running_mean, c.running_var
-    gx, gw, gb = ops.batch_norm_backward(g, x, w, rm, rv, c.training, c.eps)
+    gx, gw, gb = ops.batch_norm_backward(g, x, w, rm, rv, c.training, c.eps, *stats)
     grm = grv = None
     if not c.training and (c.needs(3) or c.needs(4)):
         # y = (x - rm) * (rv + eps)^-1/2 * w: the running statistics' gradients.
@@ -1686,14 +1734,35 @@ def _batch_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     )
 
 
+def _native_batch_norm(c: Any, g: Any) -> tuple[Any, ...]:
+    # Training's backward reads the forward's batch statistics instead of recomputing them.
+    x = c.input
+    stats = (c.result1, c.result2) if c.training else (None, None)
+    res = list(_batch_norm(c, g[0], stats) if g[0] is not None else (None,) * 5)
+    if c.training and c.needs(0):  # (evaluation's statistics are empty)
+        dims = (0, *range(2, x.ndim))
+        cs = (1, x._shape[1]) + (1,) * (x.ndim - 2)
+        res[0] = _stats_input_grad(res[0], x, g, c.result1, c.result2, dims, cs)
+    return tuple(res)
+
+
 _d("batch_norm", "input weight running_mean running_var training eps", _batch_norm)
+_d(
+    "native_batch_norm",
+    "input weight running_mean running_var training eps result1 result2",
+    _native_batch_norm,
+)
+# As layer_norm_backward's: the formulas recompute the statistics (the total derivative).
 _d(
     "batch_norm_backward",
     "grad_output input weight running_mean running_var training eps",
-    lambda c, grads: _vjp(
-        lambda g, x, w, rm, rv: _bn_grads(g, x, w, rm, rv, c.training, c.eps),
-        (c.grad_output, c.input, c.weight, c.running_mean, c.running_var),
-        grads,
+    lambda c, grads: (
+        _vjp(
+            lambda g, x, w, rm, rv: _bn_grads(g, x, w, rm, rv, c.training, c.eps),
+            (c.grad_output, c.input, c.weight, c.running_mean, c.running_var),
+            grads,
+        )
+        + (None, None)
     ),
 )
 

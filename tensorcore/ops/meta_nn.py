@@ -42,6 +42,8 @@ __all__ = [
     "meta_lstm_layer_backward",
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
+    "meta_native_batch_norm",
+    "meta_native_layer_norm",
     "meta_prelu_kernel",
     "meta_prelu_kernel_backward",
 ]
@@ -495,20 +497,58 @@ def meta_layer_norm(
     return (input, shape, weight, bias, float(eps)), (input._shape, input._dtype)
 
 
+def _stat_dtype(x: Tensor) -> dt.dtype:
+    """The dtype of a normalisation's saved statistics: float32 for a 16-bit float input
+    (what the kernels compute in), else the input's."""
+    return dt.float32 if x._dtype in (dt.float16, dt.bfloat16) else x._dtype
+
+
+def _row_stats_shape(x: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
+    return x._shape[: x.ndim - len(shape)] + (1,) * len(shape)
+
+
+def meta_native_layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None,
+    bias: Tensor | None,
+    eps: float,
+) -> Any:
+    fn = "layer_norm"  # (the public function's name, which its errors carry)
+    shape = _layer_norm_shape(fn, input, normalized_shape)
+    _norm_param(fn, "weight", weight, shape, input, mixed=True)
+    _norm_param(fn, "bias", bias, shape, input, mixed=True)
+    stat = (_row_stats_shape(input, shape), _stat_dtype(input))
+    return (input, shape, weight, bias, float(eps)), ((input._shape, input._dtype), stat, stat)
+
+
 def meta_layer_norm_backward(
     grad_output: Tensor,
     input: Tensor,
     normalized_shape: Sequence[int],
     weight: Tensor | None = None,
     eps: float = 1e-5,
+    mean: Tensor | None = None,
+    rstd: Tensor | None = None,
 ) -> Any:
     fn = "layer_norm_backward"
     shape = _layer_norm_shape(fn, input, normalized_shape)
     _norm_param(fn, "weight", weight, shape, input, mixed=True)
     _norm_param(fn, "grad_output", grad_output, input._shape, input)
+    if (mean is None) != (rstd is None):
+        raise RuntimeError(f"{fn}(): expected mean and rstd both given or both None")
+    stat = _row_stats_shape(input, shape)
+    for name, t in (("mean", mean), ("rstd", rstd)):
+        if t is not None and (t._shape != stat or t._dtype is not _stat_dtype(input)):
+            raise RuntimeError(
+                f"{fn}(): expected {name} of shape {list(stat)} and dtype "
+                f"{torch_name(_stat_dtype(input))}, got {list(t._shape)} and "
+                f"{torch_name(t._dtype)}"
+            )
     spec = (input._shape, input._dtype)
     pd = weight._dtype if weight is not None else input._dtype
-    return (grad_output, input, shape, weight, float(eps)), (spec, (shape, pd), (shape, pd))
+    args = (grad_output, input, shape, weight, float(eps), mean, rstd)
+    return args, (spec, (shape, pd), (shape, pd))
 
 
 def _batch_norm_checks(
@@ -548,6 +588,27 @@ def meta_batch_norm(
     return args, _spec(input._shape, input._dtype, input)
 
 
+def meta_native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> Any:
+    c = _batch_norm_checks(
+        "batch_norm", input,
+        {"weight": weight, "bias": bias, "running_mean": running_mean, "running_var": running_var},
+        bool(training),
+    )  # fmt: skip
+    args = (input, weight, bias, running_mean, running_var, bool(training), float(momentum),
+            float(eps))  # fmt: skip
+    stat = (c if training else (0,), _stat_dtype(input))
+    return args, (_spec(input._shape, input._dtype, input), stat, stat)
+
+
 def meta_batch_norm_backward(
     grad_output: Tensor,
     input: Tensor,
@@ -556,6 +617,8 @@ def meta_batch_norm_backward(
     running_var: Tensor | None,
     training: bool,
     eps: float,
+    save_mean: Tensor | None = None,
+    save_invstd: Tensor | None = None,
 ) -> Any:
     fn = "batch_norm_backward"
     c = _batch_norm_checks(
@@ -563,7 +626,19 @@ def meta_batch_norm_backward(
         bool(training),
     )  # fmt: skip
     _norm_param(fn, "grad_output", grad_output, input._shape, input)
-    args = (grad_output, input, weight, running_mean, running_var, bool(training), float(eps))
+    if (save_mean is None) != (save_invstd is None):
+        raise RuntimeError(f"{fn}(): expected save_mean and save_invstd both given or both None")
+    if not training:  # (evaluation reads the running statistics)
+        save_mean = save_invstd = None
+    for name, t in (("save_mean", save_mean), ("save_invstd", save_invstd)):
+        if t is not None and (t._shape != c or t._dtype is not _stat_dtype(input)):
+            raise RuntimeError(
+                f"{fn}(): expected {name} of shape {list(c)} and dtype "
+                f"{torch_name(_stat_dtype(input))}, got {list(t._shape)} and "
+                f"{torch_name(t._dtype)}"
+            )
+    args = (grad_output, input, weight, running_mean, running_var, bool(training), float(eps),
+            save_mean, save_invstd)  # fmt: skip
     pd = weight._dtype if weight is not None else input._dtype
     return args, (_spec(input._shape, input._dtype, input), (c, pd), (c, pd))
 

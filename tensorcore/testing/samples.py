@@ -1141,6 +1141,14 @@ def _layer_norm(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("native_layer_norm")
+def _native_layer_norm(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 4), (4,), m.uniform(4), m.uniform(4), 1e-5), desc="last dim, affine"),
+        S((m.uniform(2, 3, 4), (3, 4), None, None, 1e-5), desc="two dims, no affine"),
+    ]
+
+
 @_samples("layer_norm_backward")
 def _layer_norm_backward(m: _Maker) -> list[Sample]:
     return [
@@ -1149,7 +1157,7 @@ def _layer_norm_backward(m: _Maker) -> list[Sample]:
     ]
 
 
-@_samples("batch_norm")
+@_samples("batch_norm", "native_batch_norm")
 def _batch_norm(m: _Maker) -> list[Sample]:
     def var(c: int) -> tc.Tensor:
         return m.positive(c, lo=0.5, hi=1.5)

@@ -268,7 +268,7 @@ def register_kernels(
 #: ``batch_norm``'s running statistics): not registered on a device whose arrays are values,
 #: where those writes would be lost. The optimizers then update parameter by parameter with
 #: in-place operators; ``batch_norm`` has no kernel there.
-_WRITE_OTHERS = frozenset({"_fused_sgd_", "_fused_adam_", "batch_norm"})
+_WRITE_OTHERS = frozenset({"_fused_sgd_", "_fused_adam_", "batch_norm", "native_batch_norm"})
 #: Kernels that compute by writing into slices of their own scratch arrays (``out=`` a
 #: view: the LSTM and GRU layers' steps): not registered where arrays are values, since those writes
 #: would be lost. ``nn.LSTM`` and ``nn.GRU`` then run their step-by-step recurrence there.

@@ -154,11 +154,26 @@ _op(
     node="NativeLayerNormBackward0",
 )
 _op(
-    "layer_norm_backward(Tensor grad_output, Tensor input, int[] normalized_shape, "
-    "Tensor? weight=None, float eps=1e-05) -> (Tensor, Tensor, Tensor)",
+    "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, "
+    "float eps) -> (Tensor, Tensor, Tensor)",
     _NN,
-    "The gradients of ``layer_norm`` with respect to its input, weight and bias (the statistics "
-    "recomputed from ``input``).",
+    "``layer_norm``'s result with the statistics it normalised by: the mean and the inverse "
+    "standard deviation of each row, shaped as the input with the normalised dims 1 (in "
+    "float32 for a 16-bit input), which its backward reads instead of recomputing them.",
+    frontend="structured",
+    meta_function=MN.meta_native_layer_norm,
+    method=False,
+    dtypes="f",
+    node="NativeLayerNormBackward0",
+)
+_op(
+    "layer_norm_backward(Tensor grad_output, Tensor input, int[] normalized_shape, "
+    "Tensor? weight=None, float eps=1e-05, Tensor? mean=None, Tensor? rstd=None) -> "
+    "(Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``layer_norm`` with respect to its input, weight and bias, from the "
+    "forward's row statistics ``mean`` and ``rstd`` (``native_layer_norm``'s) or, where they "
+    "are None, the statistics recomputed from ``input``.",
     frontend="structured",
     meta_function=MN.meta_layer_norm_backward,
     method=False,
@@ -178,11 +193,27 @@ _op(
     node="NativeBatchNormBackward0",
 )
 _op(
-    "batch_norm_backward(Tensor grad_output, Tensor input, Tensor? weight, "
-    "Tensor? running_mean, Tensor? running_var, bool training, float eps) -> "
-    "(Tensor, Tensor, Tensor)",
+    "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
     _NN,
-    "The gradients of ``batch_norm`` with respect to its input, weight and bias.",
+    "``batch_norm``'s result with the batch statistics it normalised by (``training``): each "
+    "channel's mean and inverse standard deviation (C,) (in float32 for a 16-bit input), which "
+    "its backward reads instead of recomputing them; empty (0,) when not training.",
+    frontend="structured",
+    meta_function=MN.meta_native_batch_norm,
+    method=False,
+    dtypes="f",
+    node="NativeBatchNormBackward0",
+)
+_op(
+    "batch_norm_backward(Tensor grad_output, Tensor input, Tensor? weight, "
+    "Tensor? running_mean, Tensor? running_var, bool training, float eps, "
+    "Tensor? save_mean=None, Tensor? save_invstd=None) -> (Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``batch_norm`` with respect to its input, weight and bias; when "
+    "``training``, from the forward's batch statistics ``save_mean`` and ``save_invstd`` "
+    "(``native_batch_norm``'s) or, where they are None, the statistics recomputed from "
+    "``input``.",
     frontend="structured",
     meta_function=MN.meta_batch_norm_backward,
     method=False,

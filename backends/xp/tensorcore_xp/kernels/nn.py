@@ -913,23 +913,46 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         step = max(1, _ROW_BLOCK // n)
         return [[a[i : i + step] for a in flat] for i in range(0, rows, step)]
 
-    def normalized_rows(x2: Any, y2: Any, eps: float) -> Any:
+    def normalized_rows(x2: Any, y2: Any, eps: float, mu: Any, rstd: Any) -> None:
         """``y2 = (x2 - mean) * rstd`` row by row of the (rows, n) views, the row sums as
         contractions (NumPy's reduction over short rows measured 3-4 times slower than
-        einsum's, and no temporary); returns ``rstd`` as a (rows, 1) column."""
+        einsum's, and no temporary), the rows' ``mean`` and ``rstd`` written into the (rows,)
+        arrays given."""
         n = x2.shape[1]
-        xp.subtract(x2, (xp.einsum("ij->i", x2) / n)[:, None], out=y2)
-        rstd = xp.einsum("ij,ij->i", y2, y2)[:, None]
-        rstd /= n
+        xp.divide(xp.einsum("ij->i", x2), n, out=mu)
+        xp.subtract(x2, mu[:, None], out=y2)
+        xp.divide(xp.einsum("ij,ij->i", y2, y2), n, out=rstd)
         rstd += eps
         xp.sqrt(rstd, out=rstd)
         xp.reciprocal(rstd, out=rstd)
-        y2 *= rstd
-        return rstd
+        y2 *= rstd[:, None]
+
+    def stat_rows(dest: Any, rows: int, dtype: Any) -> Any:
+        """A saved statistic ``dest`` (None: not asked for) as a (rows,) array that writes
+        into it, or a fresh one (then copied into ``dest`` at the end)."""
+        if dest is not None:
+            d = array_of(dest)
+            if writes_through_views(d):
+                return d.reshape(rows)
+        return xp.empty(rows, dtype=dtype)
+
+    def put_stats(dest: Any, values: Any) -> None:
+        """Write the statistics ``values`` into the saved statistic ``dest`` (None: not asked
+        for)."""
+        if dest is not None:
+            d = array_of(dest)
+            d[...] = values.reshape(d.shape)
 
     def layer_norm(
         out: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float
     ) -> None:
+        native_layer_norm((out, None, None), input, normalized_shape, weight, bias, eps)
+
+    def native_layer_norm(
+        out: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float
+    ) -> None:
+        # (``out``'s statistics None: ``layer_norm``'s call, which saves none)
+        out, mean_o, rstd_o = out
         o = array_of(out)
         wide = acc_dtype(xp, o.dtype)
         x = array_of(input).astype(wide, copy=False)
@@ -946,21 +969,32 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             wv = array_of(weight).reshape(n) if weight is not None else None
             bv = array_of(bias).reshape(n) if bias is not None else None
             blocks = row_blocks(n, x, y) if x.size > _LARGE_ROWS else None
+            rows = x.size // n
+            mus, rstds = stat_rows(mean_o, rows, wide), stat_rows(rstd_o, rows, wide)
+            r0 = 0
             for x2, y2 in blocks or [(x.reshape(-1, n), y.reshape(-1, n))]:
-                normalized_rows(x2, y2, eps)
+                k = x2.shape[0]
+                normalized_rows(x2, y2, eps, mus[r0 : r0 + k], rstds[r0 : r0 + k])
+                r0 += k
                 if wv is not None:
                     y2 *= wv
                 if bv is not None:
                     y2 += bv
             if y is not o:
                 o[...] = y
+            for dest, v in ((mean_o, mus), (rstd_o, rstds)):
+                if dest is not None and not writes_through_views(array_of(dest)):
+                    put_stats(dest, v)  # (else stat_rows wrote there)
             return
-        xp.subtract(x, mean(x, axes), out=y)
+        mu = mean(x, axes)
+        xp.subtract(x, mu, out=y)
         rstd = mean(y * y, axes)
         rstd += eps
         xp.sqrt(rstd, out=rstd)
         xp.reciprocal(rstd, out=rstd)
         y *= rstd
+        put_stats(mean_o, mu)
+        put_stats(rstd_o, rstd)
         if weight is not None:
             y *= array_of(weight)
         if bias is not None:
@@ -969,8 +1003,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             o[...] = y
 
     def layer_norm_backward(
-        out: Any, grad_output: Any, input: Any, normalized_shape: Any, weight: Any, eps: float
+        out: Any,
+        grad_output: Any,
+        input: Any,
+        normalized_shape: Any,
+        weight: Any,
+        eps: float,
+        mean: Any = None,
+        rstd: Any = None,
     ) -> None:
+        # ``mean``/``rstd``: the forward's row statistics (native_layer_norm's), read instead
+        # of the centring pass and the sums of the input and its squares; None: recomputed.
         gx_o, gw_o, gb_o = (array_of(t) for t in out)
         wide = acc_dtype(xp, gx_o.dtype)
         x = array_of(input).astype(wide, copy=False)
@@ -988,6 +1031,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gw[...] = 0
             gb[...] = 0
             scratch = xp.empty(blocks[0][0].shape, dtype=wide)
+            saved = None
+            if mean is not None:
+                saved = (array_of(mean).reshape(-1), array_of(rstd).reshape(-1))
+            r0 = 0
             for ob, xb, gg in blocks:
                 # gx = rstd * (g * w - mean(g * w) - c * rstd * mean(g * w * c) * rstd), with c
                 # the centred input in the gradient's block and g * c made once in a scratch
@@ -997,19 +1044,24 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 # matrix-vector product of g * c and rstd.
                 k = ob.shape[0]
                 tmp = scratch[:k]
-                xp.subtract(xb, (xp.einsum("ij->i", xb) / n)[:, None], out=ob)
-                rstd = xp.einsum("ij,ij->i", ob, ob)
-                rstd /= n
-                rstd += eps
-                xp.sqrt(rstd, out=rstd)
-                xp.reciprocal(rstd, out=rstd)
+                if saved is not None:
+                    xp.subtract(xb, saved[0][r0 : r0 + k, None], out=ob)
+                    rs = saved[1][r0 : r0 + k]
+                else:
+                    xp.subtract(xb, (xp.einsum("ij->i", xb) / n)[:, None], out=ob)
+                    rs = xp.einsum("ij,ij->i", ob, ob)
+                    rs /= n
+                    rs += eps
+                    xp.sqrt(rs, out=rs)
+                    xp.reciprocal(rs, out=rs)
+                r0 += k
                 xp.multiply(gg, ob, out=tmp)
-                gw += tmp.T @ rstd
+                gw += tmp.T @ rs
                 gb += gg.sum(axis=0)
                 am = xp.einsum("ij->i", gg) if w is None else xp.einsum("ij,j->i", gg, w)
                 am /= n
                 bm = xp.einsum("ij->i", tmp) if w is None else xp.einsum("ij,j->i", tmp, w)
-                bm *= rstd * rstd / -n
+                bm *= rs * rs / -n
                 ob *= bm[:, None]
                 ob -= am[:, None]
                 if w is None:
@@ -1017,11 +1069,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 else:
                     xp.multiply(gg, w, out=tmp)
                     ob += tmp
-                ob *= rstd[:, None]
+                ob *= rs[:, None]
             return
-        xhat, rstd = stats(x, axes, eps)[:2]
+        if mean is not None:
+            rs = array_of(rstd)
+            xhat = (x - array_of(mean)) * rs
+        else:
+            xhat, rs = stats(x, axes, eps)[:2]
         w = array_of(weight) if weight is not None else None
-        gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rstd, w, axes, batch)
+        gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rs, w, axes, batch)
 
     def channel_shape(x: Any) -> tuple[int, ...]:
         return (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -1060,6 +1116,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         momentum: float,
         eps: float,
     ) -> None:
+        native_batch_norm(
+            (out, None, None), input, weight, bias, running_mean, running_var, training,
+            momentum, eps,
+        )  # fmt: skip
+
+    def native_batch_norm(
+        out: Any,
+        input: Any,
+        weight: Any,
+        bias: Any,
+        running_mean: Any,
+        running_var: Any,
+        training: bool,
+        momentum: float,
+        eps: float,
+    ) -> None:
+        # (``out``'s statistics None: ``batch_norm``'s call, which saves none; empty when not
+        # training)
+        out, mean_o, rstd_o = out
         o = array_of(out)
         wide = acc_dtype(xp, o.dtype)
         x = array_of(input).astype(wide, copy=False)
@@ -1074,14 +1149,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             mu = xp.einsum("ncl->c", x3) / m
             xp.subtract(x3.reshape(flat), channel_plane(mu, length), out=y2)
             var = xp.einsum("ncl,ncl->c", y3, y3) / m
-            scale = 1.0 / xp.sqrt(var + eps)
-            if weight is not None:
-                scale *= array_of(weight)
+            rstd = 1.0 / xp.sqrt(var + eps)
+            scale = rstd * array_of(weight) if weight is not None else rstd
             y2 *= channel_plane(scale, length)
             if bias is not None:
                 y2 += channel_plane(array_of(bias).astype(wide, copy=False), length)
         elif training:
-            y, _, mu, var = stats(x, axes, eps)
+            y, rstd, mu, var = stats(x, axes, eps)
         else:
             # Evaluation: one fused ``x * s + t`` per channel (PyTorch's form), with
             # ``s = weight / sqrt(var + eps)`` and ``t = bias - mean * s`` computed per channel
@@ -1117,6 +1191,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if bias is not None:
                 y += array_of(bias).reshape(cs)
             o[...] = y
+        if training:
+            put_stats(mean_o, mu)
+            put_stats(rstd_o, rstd)
         if training and (running_mean is not None or running_var is not None):
             # Last, after everything else: the running statistics (the variance unbiased),
             # from the batch's statistics above. As PyTorch, the update leaves their version
@@ -1141,7 +1218,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         running_var: Any,
         training: bool,
         eps: float,
+        save_mean: Any = None,
+        save_invstd: Any = None,
     ) -> None:
+        # ``save_mean``/``save_invstd``: the forward's batch statistics (native_batch_norm's),
+        # read instead of the sum, the centring pass and the sum of squares; None: recomputed.
         gx_o, gw_o, gb_o = (array_of(t) for t in out)
         wide = acc_dtype(xp, gx_o.dtype)
         x = array_of(input).astype(wide, copy=False)
@@ -1158,9 +1239,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             m = x.size // x.shape[1]
             flat, length = (x3.shape[0], x3.shape[1] * x3.shape[2]), x3.shape[2]
             c2 = c3.reshape(flat)
-            mu = xp.einsum("ncl->c", x3) / m
-            xp.subtract(x3.reshape(flat), channel_plane(mu, length), out=c2)
-            rstd = 1.0 / xp.sqrt(xp.einsum("ncl,ncl->c", c3, c3) / m + eps)
+            if save_mean is not None:
+                mu, rstd = array_of(save_mean), array_of(save_invstd)
+                xp.subtract(x3.reshape(flat), channel_plane(mu, length), out=c2)
+            else:
+                mu = xp.einsum("ncl->c", x3) / m
+                xp.subtract(x3.reshape(flat), channel_plane(mu, length), out=c2)
+                rstd = 1.0 / xp.sqrt(xp.einsum("ncl,ncl->c", c3, c3) / m + eps)
             gb = xp.einsum("ncl->c", g3)
             gw = xp.einsum("ncl,ncl->c", g3, c3) * rstd
             a = rstd if w is None else rstd * w.reshape(-1)
@@ -1171,7 +1256,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gw_o[...], gb_o[...] = gw, gb
             return
         if training:
-            xhat, rstd = stats(x, axes, eps)[:2]
+            if save_mean is not None:
+                rstd = array_of(save_invstd).reshape(cs)
+                xhat = (x - array_of(save_mean).reshape(cs)) * rstd
+            else:
+                xhat, rstd = stats(x, axes, eps)[:2]
             gx_o[...], gw_o[...], gb_o[...] = norm_backward(g, xhat, rstd, w, axes, axes)
             return
         rm = array_of(running_mean).astype(wide, copy=False).reshape(cs)
@@ -1238,7 +1327,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     kernels: list[Callable[..., None]] = [
         linear, linear_backward,
-        layer_norm, layer_norm_backward, batch_norm, batch_norm_backward, convolution,
+        layer_norm, native_layer_norm, layer_norm_backward, batch_norm, native_batch_norm,
+        batch_norm_backward, convolution,
         convolution_backward_input, convolution_backward_weight, max_pool2d_with_indices,
         max_pool2d_with_indices_backward, avg_pool2d, avg_pool2d_backward,
     ]  # fmt: skip
