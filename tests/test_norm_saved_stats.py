@@ -109,3 +109,30 @@ def test_mismatched_statistics_are_refused(device: str) -> None:
             tc.zeros(3, device=device),
             tc.ones(4, device=device),
         )
+
+
+@pytest.mark.parametrize("which", ["layer_norm", "batch_norm", "group_norm"])
+def test_functional_norms_give_the_same_bits_with_and_without_saved_statistics(
+    device: str, which: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``F.layer_norm``/``batch_norm``/``group_norm`` run the ``native_*`` operator (saved
+    statistics) for large inputs that will be differentiated and the one-output operator
+    otherwise (``_SAVED_STATISTICS_MIN``): the two give the same outputs and gradients."""
+    import tensorcore.nn.functional as fn
+
+    x0 = tc.randn(6, 4, 10, device=device)
+    w0, b0 = tc.randn(4, device=device), tc.randn(4, device=device)
+    results = []
+    for threshold in (0, 1 << 40):
+        monkeypatch.setattr(fn, "_SAVED_STATISTICS_MIN", threshold)
+        x, w, b = (t.clone().requires_grad_() for t in (x0, w0, b0))
+        if which == "layer_norm":
+            y = F.layer_norm(x, (10,))
+        elif which == "batch_norm":
+            y = F.batch_norm(x, None, None, w, b, training=True)
+        else:
+            y = F.group_norm(x, 2, w, b)
+        y.backward(tc.linspace(-1, 1, y.numel(), device=device).reshape(y.shape))
+        results.append([t.detach() for t in (y, x.grad)])
+    for a, b in zip(*results, strict=True):
+        assert tc.equal(a, b)
