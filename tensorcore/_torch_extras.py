@@ -335,7 +335,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     """
     from .distributions._samplers import poisson as draw
 
-    return draw(input).to(input.dtype)
+    return draw(input, generator).to(input.dtype)
 
 
 @_public
@@ -350,7 +350,7 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
     """
     from .distributions._samplers import binomial as draw
 
-    return draw(count, prob).to(count.dtype)
+    return draw(count, prob, generator).to(count.dtype)
 
 
 @_public

@@ -223,3 +223,84 @@ def test_state_dicts_have_pytorchs_keys() -> None:
         math.inf,
         [0.01],
     )
+
+
+_BUILT_IN: list[Callable[[tc.optim.Optimizer], Any]] = [
+    lambda o: S.StepLR(o, 2),
+    lambda o: S.LambdaLR(o, lambda e: 0.9**e),
+    lambda o: S.MultiplicativeLR(o, lambda e: 0.9),
+    lambda o: S.MultiStepLR(o, [1, 2]),
+    lambda o: S.ConstantLR(o),
+    lambda o: S.LinearLR(o),
+    lambda o: S.ExponentialLR(o, 0.9),
+    lambda o: S.PolynomialLR(o),
+    lambda o: S.CosineAnnealingLR(o, 3),
+    lambda o: S.CosineAnnealingWarmRestarts(o, 2),
+    lambda o: S.CyclicLR(o, 0.01, 0.1),
+    lambda o: S.OneCycleLR(o, 0.1, total_steps=10),
+    lambda o: tc.optim.swa_utils.SWALR(o, 0.05),
+]
+
+
+@pytest.mark.parametrize("make", _BUILT_IN)
+def test_step_flags_are_state_and_get_lr_outside_step_warns(make: Any) -> None:
+    # PyTorch's state dicts hold the two flags its schedules keep (both False between
+    # steps), and a built-in ``get_lr`` called by hand warns; inside ``step`` it does not.
+    opt = _opt()
+    sched = make(opt)
+    state = sched.state_dict()
+    order = ["_step_count", "_is_initial", "_get_lr_called_within_step", "_last_lr"]
+    assert [k for k in state if k in order] == order
+    assert state["_is_initial"] is False and state["_get_lr_called_within_step"] is False
+    opt.step()
+    sched.step()  # (no warning: the filter turns one into an error)
+    with pytest.warns(UserWarning, match=r"please use `get_last_lr\(\)`"):
+        sched.get_lr()
+
+
+def test_flags_during_steps_and_step_before_optimizer_warns() -> None:
+    seen: list[tuple[bool, bool]] = []
+
+    class Half(S.LRScheduler):
+        def get_lr(self) -> list[float]:
+            seen.append((self._is_initial, self._get_lr_called_within_step))
+            return [b * 0.5**self.last_epoch for b in self.base_lrs]
+
+    opt = _opt(lr=1.0)
+    sched = Half(opt)
+    with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before"):
+        sched.step()
+    opt.step()
+    sched.step()  # (warns once at most: only the first step after __init__ checks)
+    assert seen == [(True, True), (False, True), (False, True)]
+    assert sched.get_last_lr() == [0.25] and not sched._get_lr_called_within_step
+    sched.get_lr()  # (a schedule of one's own does not warn, as PyTorch's do not)
+    # An optimizer stepped first: no warning.
+    opt2 = _opt()
+    sched2 = S.StepLR(opt2, 1)
+    opt2.step()
+    sched2.step()
+
+
+def test_step_with_epoch_warns_and_sequential_restarts_without_warning() -> None:
+    opt = _opt()
+    opt.step()
+    step_lr = S.StepLR(opt, 2, gamma=0.5)
+    with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step\\(\\)`"):
+        step_lr.step(4)  # (the closed form: 0.1 * 0.5**2)
+    assert step_lr.get_last_lr() == [pytest.approx(0.025)]
+    plateau = S.ReduceLROnPlateau(opt)
+    with pytest.warns(UserWarning, match="The epoch parameter"):
+        plateau.step(1.0, 3)
+    # SequentialLR restarts a stage at its milestone without a step of that stage's own
+    # (PyTorch's ``_update_lr(0)``): nothing warns, and the stage counts no step there.
+    opt = _opt()
+    stages = [S.ConstantLR(opt, total_iters=2), S.CosineAnnealingWarmRestarts(opt, 3)]
+    seq = S.SequentialLR(opt, stages, [2])
+    got = []
+    for _ in range(5):
+        opt.step()
+        seq.step()
+        got.append(round(seq.get_last_lr()[0], 6))
+    assert got == [0.033333, 0.1, 0.075, 0.025, 0.1]
+    assert [s._step_count for s in stages] == [2, 0]

@@ -133,3 +133,22 @@ def test_random_module_has_the_rng_state_functions() -> None:
     tc.random.set_rng_state(state)
     assert tc.equal(a, tc.rand(3))
     assert tc.random.get_rng_state is tc.get_rng_state
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda d, g: tc.poisson(tc.tensor([0.5, 3.0, 25.0], device=d), generator=g),
+        lambda d, g: tc.binomial(
+            tc.full((3,), 6.0, device=d), tc.tensor([0.2, 0.5, 0.9], device=d), generator=g
+        ),
+    ],
+)
+def test_poisson_and_binomial_draw_from_their_generator(device: str, draw) -> None:  # type: ignore[no-untyped-def]
+    # Draws from ``generator=`` repeat with its seed and leave the default stream alone.
+    tc.manual_seed(0)
+    before = tc.default_generator.get_state()
+    a = draw(device, tc.Generator(device).manual_seed(5))
+    assert tc.equal(tc.default_generator.get_state(), before)
+    b = draw(device, tc.Generator(device).manual_seed(5))
+    assert a.tolist() == b.tolist()

@@ -76,6 +76,7 @@ def test_swalr_anneals_to_the_swa_lr(strategy: str) -> None:
     sched = SWALR(opt, swa_lr=0.2, anneal_epochs=3, anneal_strategy=strategy)
     got = [opt.param_groups[0]["lr"]]
     for _ in range(4):
+        opt.step()
         sched.step()
         got.append(opt.param_groups[0]["lr"])
 

@@ -65,28 +65,6 @@ TOLERANCE = {"float64": (1e-10, 1e-12), "float32": (2e-4, 2e-5)}
 #: view. Its backward() to the base fails in both libraries.)
 EXPECTED: list[tuple[str, str, str, str, str]] = [
     (
-        "*",
-        "*_is_initial*",
-        "*",
-        "state-structure",
-        "PyTorch's private bookkeeping of LRScheduler.__init__ (not read by load_state_dict)",
-    ),
-    (
-        "*",
-        "*_get_lr_called_within_step*",
-        "*",
-        "state-structure",
-        "PyTorch's private guard of get_lr() warnings",
-    ),
-    (
-        "*",
-        "*_step_count*",
-        "*",
-        "state-values",
-        "private counter for the 'step() before optimizer.step()' warning: PyTorch's "
-        "CosineAnnealingWarmRestarts and SequentialLR's children count differently",
-    ),
-    (
         "LBFGS",
         "*",
         "float32",

@@ -7,6 +7,8 @@ exact samples of the distributions but not PyTorch's draws.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from .._tensor import Tensor
 from ..autograd.function import Function, FunctionCtx
@@ -65,9 +67,10 @@ def standard_gamma(alpha: Tensor) -> Tensor:
         return ops._standard_gamma(alpha)
 
 
-def poisson(rate: Tensor) -> Tensor:
+def poisson(rate: Tensor, generator: Any = None) -> Tensor:
     """Poisson(rate) draws of ``rate``'s shape: Knuth's product of uniforms below rate 10,
-    Hormann's transformed rejection (PTRS) above, as PyTorch's sampler chooses."""
+    Hormann's transformed rejection (PTRS) above, as PyTorch's sampler chooses; the
+    uniforms come from ``generator`` (the default one when None)."""
     with no_grad():
         r = rate.detach()
         out = ops.zeros_like(r)
@@ -79,18 +82,20 @@ def poisson(rate: Tensor) -> Tensor:
             going = small.clone()
             while bool(going.any()):
                 prod = prod * ops.where(
-                    going, ops.rand(r.shape, dtype=r.dtype, device=r.device), 1.0
+                    going,
+                    ops.rand(r.shape, dtype=r.dtype, device=r.device, generator=generator),
+                    1.0,
                 )
                 going = going & (prod > limit)
                 count = count + going.to(r.dtype)
             out = ops.where(small, count, out)
         big = ~small
         if bool(big.any()):
-            out = ops.where(big, _ptrs(ops.where(big, r, 10.0)), out)
+            out = ops.where(big, _ptrs(ops.where(big, r, 10.0), generator), out)
         return out
 
 
-def _ptrs(lam: Tensor) -> Tensor:
+def _ptrs(lam: Tensor, generator: Any = None) -> Tensor:
     """Hormann (1993), "The transformed rejection method for generating Poisson random
     variables", for ``lam >= 10``."""
     slam = lam.sqrt()
@@ -102,8 +107,8 @@ def _ptrs(lam: Tensor) -> Tensor:
     out = ops.zeros_like(lam)
     pending = ops.ones_like(lam, dtype=dt.bool_)
     while bool(pending.any()):
-        u = ops.rand(lam.shape, dtype=lam.dtype, device=lam.device) - 0.5
-        v = ops.rand(lam.shape, dtype=lam.dtype, device=lam.device)
+        u = ops.rand(lam.shape, dtype=lam.dtype, device=lam.device, generator=generator) - 0.5
+        v = ops.rand(lam.shape, dtype=lam.dtype, device=lam.device, generator=generator)
         us = 0.5 - u.abs()
         k = ((2 * a / us + b) * u + lam + 0.43).floor()
         quick = (us >= 0.07) & (v <= vr)
@@ -116,9 +121,10 @@ def _ptrs(lam: Tensor) -> Tensor:
     return out
 
 
-def binomial(count: Tensor, prob: Tensor) -> Tensor:
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
     """Binomial(count, prob) draws: the number of uniforms below ``prob`` among ``count``
-    (the counts' maximum bounds the work), by inversion of the geometric waiting times."""
+    (the counts' maximum bounds the work), by inversion of the geometric waiting times;
+    the uniforms come from ``generator`` (the default one when None)."""
     with no_grad():
         n = count.detach()
         p = prob.detach()
@@ -130,7 +136,7 @@ def binomial(count: Tensor, prob: Tensor) -> Tensor:
         used = ops.zeros_like(q)
         going = (n > 0) & (q > 0)
         while bool(going.any()):
-            u = ops.rand(q.shape, dtype=q.dtype, device=q.device)
+            u = ops.rand(q.shape, dtype=q.dtype, device=q.device, generator=generator)
             wait = ((1 - u).log() / log_q).floor() + 1  # trials up to the next success
             used = used + ops.where(going, wait, 0.0)
             going = going & (used <= n)

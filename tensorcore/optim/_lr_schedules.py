@@ -10,7 +10,14 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._lr_base import LRScheduler, _lambdas, _lrs, _per_group, _WithLambdas
+from ._lr_base import (
+    LRScheduler,
+    _lambdas,
+    _lrs,
+    _per_group,
+    _WithLambdas,
+    warn_get_lr_outside_step,
+)
 from .optimizer import Optimizer
 
 __all__ = [
@@ -55,6 +62,7 @@ class ConstantLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Chainable form."""
+        warn_get_lr_outside_step(self)
         if self.last_epoch == 0:
             return [lr * self.factor for lr in _lrs(self)]
         if self.last_epoch != self.total_iters:
@@ -94,6 +102,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Chainable form."""
+        warn_get_lr_outside_step(self)
         e, t = self.last_epoch, self.total_iters
         if e == 0 or e > t:
             return _lrs(self)
@@ -130,6 +139,7 @@ class MultiplicativeLR(_WithLambdas):
 
     def get_lr(self) -> list[float]:
         """``lr * lambda(last_epoch)`` after the first epoch."""
+        warn_get_lr_outside_step(self)
         if self.last_epoch <= 0:
             return _lrs(self)
         return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, _lrs(self), strict=True)]
@@ -176,6 +186,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """The cosine of the current period's position ``T_cur / T_i``."""
+        warn_get_lr_outside_step(self)
         c = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
         return [self.eta_min + (b - self.eta_min) * c for b in self.base_lrs]
 
@@ -201,9 +212,15 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                     self.T_i = self.T_0 * self.T_mult**n
             else:
                 self.T_i, self.T_cur = self.T_0, epoch
+        # (Not counted in ``_step_count``, as PyTorch's: this schedule never warns of a step
+        # before the optimizer's.)
         self.last_epoch = math.floor(epoch)
-        self._step_count += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             group["lr"] = lr
         self._last_lr = _lrs(self)
 
@@ -295,6 +312,7 @@ class CyclicLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """The learning rates (and momenta) of step ``last_epoch``."""
+        warn_get_lr_outside_step(self)
         e = self.last_epoch
         cycle = math.floor(1 + e / self.total_size)
         x = 1.0 + e / self.total_size - cycle
@@ -416,8 +434,7 @@ class SequentialLR(_OfSchedulers):
         for s in self._schedulers:
             s.last_epoch -= 1
         first = self._schedulers[0]
-        first._step_count = 0
-        first.step()
+        first._initial_step()
         self._last_lr = first.get_last_lr()
 
     def step(self, epoch: int | None = None) -> None:
@@ -427,7 +444,7 @@ class SequentialLR(_OfSchedulers):
         i = bisect_right(self._milestones, self.last_epoch)
         s = self._schedulers[i]
         if i > 0 and self._milestones[i - 1] == self.last_epoch:
-            s.step(0)
+            s._update_lr(0)
         else:
             s.step()
         self._last_lr = s.get_last_lr()

@@ -5,11 +5,20 @@ chainable (recursive) forms and state dicts. Call ``scheduler.step()`` after
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ._lr_base import LRScheduler, _lambdas, _lrs, _per_group, _WithLambdas
+from ._lr_base import (
+    EPOCH_DEPRECATION_WARNING,
+    LRScheduler,
+    _lambdas,
+    _lrs,
+    _per_group,
+    _WithLambdas,
+    warn_get_lr_outside_step,
+)
 from ._lr_schedules import (
     ChainedScheduler,
     ConstantLR,
@@ -57,6 +66,7 @@ class StepLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Chainable form."""
+        warn_get_lr_outside_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _lrs(self)
         return [lr * self.gamma for lr in _lrs(self)]
@@ -81,6 +91,7 @@ class MultiStepLR(StepLR):
 
     def get_lr(self) -> list[float]:
         """Chainable form."""
+        warn_get_lr_outside_step(self)
         if self.last_epoch not in self.milestones:
             return _lrs(self)
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in _lrs(self)]
@@ -99,6 +110,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Chainable form."""
+        warn_get_lr_outside_step(self)
         if self.last_epoch == 0:
             return _lrs(self)
         return [lr * self.gamma for lr in _lrs(self)]
@@ -129,6 +141,7 @@ class LinearLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Chainable form."""
+        warn_get_lr_outside_step(self)
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in _lrs(self)]
         if self.last_epoch > self.total_iters:
@@ -156,6 +169,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """Chainable form."""
+        warn_get_lr_outside_step(self)
         e, t, lo = self.last_epoch, self.T_max, self.eta_min
         if e == 0:
             return _lrs(self)
@@ -190,6 +204,7 @@ class LambdaLR(_WithLambdas):
 
     def get_lr(self) -> list[float]:
         """``base_lr * lambda(last_epoch)``."""
+        warn_get_lr_outside_step(self)
         return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
@@ -287,6 +302,7 @@ class OneCycleLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """The learning rate (and momentum) of step ``last_epoch`` of the cycle."""
+        warn_get_lr_outside_step(self)
         n = self.last_epoch
         if n > self.total_steps:
             raise ValueError(
@@ -373,6 +389,8 @@ class ReduceLROnPlateau(LRScheduler):
     def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
         """Record ``metrics`` (a number or a 0-d tensor) for one epoch."""
         current = float(metrics)
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self.is_better(current, self.best):
             self.best = current

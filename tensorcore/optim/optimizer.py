@@ -48,6 +48,9 @@ class Optimizer:
     [0.1, 0.5]
     """
 
+    #: Whether ``step`` ran once (a schedule stepped before warns, as PyTorch's do).
+    _opt_called = False
+
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
@@ -167,6 +170,7 @@ class Optimizer:
                 if res is not None:
                     args, kw = res
             out = step(self, *args, **kw)
+            self._opt_called = True  # (a schedule stepped before this warns, as PyTorch's)
             _persist(self)
             for hook in list(self._step_post_hooks.values()):
                 hook(self, args, kw)

@@ -16,7 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm
 from ..ops import functions as ops
-from ._lr_base import LRScheduler, _per_group
+from ._lr_base import LRScheduler, _per_group, warn_get_lr_outside_step
 from .optimizer import Optimizer
 
 __all__ = [
@@ -254,7 +254,7 @@ class SWALR(LRScheduler):
     >>> s = SWALR(opt, swa_lr=0.5, anneal_epochs=2, anneal_strategy="linear")
     >>> [round(g["lr"], 4) for g in opt.param_groups]
     [1.0]
-    >>> s.step(); s.step(); round(opt.param_groups[0]["lr"], 4)
+    >>> opt.step(); s.step(); opt.step(); s.step(); round(opt.param_groups[0]["lr"], 4)
     0.5
     """
 
@@ -290,6 +290,7 @@ class SWALR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """The learning rates of the current step, from the groups' current ones."""
+        warn_get_lr_outside_step(self)
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)
