@@ -448,6 +448,16 @@ def _adaptive_max_with_indices(
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
+    n, c = x.shape[:2]
+    if all(o == 1 for o in outs) and not (nd == 2 and layer_format(x) is not None):
+        # One window, the whole plane (global max pooling): a max over the flattened plane,
+        # whose index is the flat one and whose gradient goes to it (4-5x faster than
+        # gathering the window).
+        values, indices = x.flatten(2).max(-1)
+        values, indices = values.reshape(n, c, *outs), indices.reshape(n, c, *outs)
+        if unbatched:
+            return values.squeeze(0), indices.squeeze(0)
+        return values, indices
     index: list[Tensor] = []
     flat: Tensor | None = None
     stride = 1
@@ -461,7 +471,6 @@ def _adaptive_max_with_indices(
         index.insert(0, pos)
         flat = pos * stride if flat is None else flat + pos * stride
         stride *= sizes[i]
-    n, c = x.shape[:2]
     perm = [*(2 * i for i in range(nd)), *(2 * i + 1 for i in range(nd))]
     if nd == 2 and layer_format(x) is not None:
         # Read from the (N, H, W, C) view, row-major: the input's gradient keeps its format.
