@@ -149,16 +149,10 @@ def out_sets_dtype(op: Op, args: tuple[Any, ...], out: Any) -> tuple[Any, ...]:
     ``out=`` tensor and no ``dtype``, for the operators of the ``"sum"`` promotion policy
     (sum, prod, cumsum, cumprod, nansum): as in PyTorch, they compute in the dtype of the
     tensor they write (``sum`` of floats into an int64 ``out`` sums the truncated values)."""
-    i = op.decl.pos.dtype
-    if (
-        i >= 0
-        and out is not None
-        and out.__class__ is not tuple
-        and isinstance(out, Tensor)
-        and op.decl.promote == "sum"
-        and args[i] is None
-    ):
-        return args[:i] + (out._dtype,) + args[i + 1 :]
+    if out is not None and op.decl.out_sets_dtype and isinstance(out, Tensor):
+        i = op.decl.pos.dtype
+        if args[i] is None:
+            return args[:i] + (out._dtype,) + args[i + 1 :]
     return args
 
 

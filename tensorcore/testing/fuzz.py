@@ -620,9 +620,7 @@ def _out_cases(
         return
     multi = isinstance(result, tuple)
     first = result[0] if multi else result
-    # The "sum" promotion policy's operators (sum, prod, cumsum...) compute in their out
-    # tensor's dtype when given no dtype, as PyTorch's: any out dtype is then valid.
-    any_dtype = decl.promote == "sum" and decl.pos.dtype >= 0
+    any_dtype = decl.out_sets_dtype  # (sum, prod, cumsum...: any out dtype is valid)
     outs: list[tuple[str, Any, bool]] = [
         ("out='a'", "a", True),
         ("out=object()", object(), True),

@@ -188,6 +188,13 @@ class OpDecl:
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)
 
+    @property
+    def out_sets_dtype(self) -> bool:
+        """Whether an ``out=`` tensor sets the dtype the operator computes in when the call
+        gives no ``dtype``: the ``"sum"`` promotion policy's operators (sum, prod, cumsum,
+        cumprod, nansum), as PyTorch's, so that any ``out`` dtype is valid for them."""
+        return self.promote == "sum" and self.pos.dtype >= 0
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "parsed", parse_signature(self.signature))
         bad = self.tags - TAGS
