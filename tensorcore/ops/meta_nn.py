@@ -491,10 +491,8 @@ def meta_layer_norm(
     bias: Tensor | None = None,
     eps: float = 1e-5,
 ) -> Any:
-    shape = _layer_norm_shape("layer_norm", input, normalized_shape)
-    _norm_param("layer_norm", "weight", weight, shape, input, mixed=True)
-    _norm_param("layer_norm", "bias", bias, shape, input, mixed=True)
-    return (input, shape, weight, bias, float(eps)), (input._shape, input._dtype)
+    args, (spec, _, _) = meta_native_layer_norm(input, normalized_shape, weight, bias, eps)
+    return args, spec
 
 
 def _stat_dtype(x: Tensor) -> dt.dtype:
@@ -505,6 +503,24 @@ def _stat_dtype(x: Tensor) -> dt.dtype:
 
 def _row_stats_shape(x: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
     return x._shape[: x.ndim - len(shape)] + (1,) * len(shape)
+
+
+def _check_saved_stats(
+    fn: str, stats: dict[str, Tensor | None], shape: tuple[int, ...], x: Tensor, used: bool = True
+) -> None:
+    """Refuse a normalisation backward's saved mean and inverse std (``stats``, by name)
+    unless both or neither are given and, where ``used``, each has ``shape`` and the
+    statistics' dtype for ``x``."""
+    (a, ta), (b, tb) = stats.items()
+    if (ta is None) != (tb is None):
+        raise RuntimeError(f"{fn}(): expected {a} and {b} both given or both None")
+    for name, t in stats.items() if used else ():
+        if t is not None and (t._shape != shape or t._dtype is not _stat_dtype(x)):
+            raise RuntimeError(
+                f"{fn}(): expected {name} of shape {list(shape)} and dtype "
+                f"{torch_name(_stat_dtype(x))}, got {list(t._shape)} and "
+                f"{torch_name(t._dtype)}"
+            )
 
 
 def meta_native_layer_norm(
@@ -535,16 +551,7 @@ def meta_layer_norm_backward(
     shape = _layer_norm_shape(fn, input, normalized_shape)
     _norm_param(fn, "weight", weight, shape, input, mixed=True)
     _norm_param(fn, "grad_output", grad_output, input._shape, input)
-    if (mean is None) != (rstd is None):
-        raise RuntimeError(f"{fn}(): expected mean and rstd both given or both None")
-    stat = _row_stats_shape(input, shape)
-    for name, t in (("mean", mean), ("rstd", rstd)):
-        if t is not None and (t._shape != stat or t._dtype is not _stat_dtype(input)):
-            raise RuntimeError(
-                f"{fn}(): expected {name} of shape {list(stat)} and dtype "
-                f"{torch_name(_stat_dtype(input))}, got {list(t._shape)} and "
-                f"{torch_name(t._dtype)}"
-            )
+    _check_saved_stats(fn, {"mean": mean, "rstd": rstd}, _row_stats_shape(input, shape), input)
     spec = (input._shape, input._dtype)
     pd = weight._dtype if weight is not None else input._dtype
     args = (grad_output, input, shape, weight, float(eps), mean, rstd)
@@ -578,14 +585,10 @@ def meta_batch_norm(
     momentum: float,
     eps: float,
 ) -> Any:
-    _batch_norm_checks(
-        "batch_norm", input,
-        {"weight": weight, "bias": bias, "running_mean": running_mean, "running_var": running_var},
-        bool(training),
-    )  # fmt: skip
-    args = (input, weight, bias, running_mean, running_var, bool(training), float(momentum),
-            float(eps))  # fmt: skip
-    return args, _spec(input._shape, input._dtype, input)
+    args, (spec, _, _) = meta_native_batch_norm(
+        input, weight, bias, running_mean, running_var, training, momentum, eps
+    )
+    return args, spec
 
 
 def meta_native_batch_norm(
@@ -626,17 +629,10 @@ def meta_batch_norm_backward(
         bool(training),
     )  # fmt: skip
     _norm_param(fn, "grad_output", grad_output, input._shape, input)
-    if (save_mean is None) != (save_invstd is None):
-        raise RuntimeError(f"{fn}(): expected save_mean and save_invstd both given or both None")
+    saved = {"save_mean": save_mean, "save_invstd": save_invstd}
+    _check_saved_stats(fn, saved, c, input, used=bool(training))
     if not training:  # (evaluation reads the running statistics)
         save_mean = save_invstd = None
-    for name, t in (("save_mean", save_mean), ("save_invstd", save_invstd)):
-        if t is not None and (t._shape != c or t._dtype is not _stat_dtype(input)):
-            raise RuntimeError(
-                f"{fn}(): expected {name} of shape {list(c)} and dtype "
-                f"{torch_name(_stat_dtype(input))}, got {list(t._shape)} and "
-                f"{torch_name(t._dtype)}"
-            )
     args = (grad_output, input, weight, running_mean, running_var, bool(training), float(eps),
             save_mean, save_invstd)  # fmt: skip
     pd = weight._dtype if weight is not None else input._dtype
