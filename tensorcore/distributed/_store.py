@@ -317,33 +317,54 @@ def rendezvous(
         )
 
 
+def master_address(init_method: str | None, hint: str = "") -> tuple[str, int]:
+    """Rank 0's address for ``init_method``: the host and port of ``tcp://host:port``, or
+    ``MASTER_ADDR`` and ``MASTER_PORT`` for ``env://`` and None; a ``ValueError`` naming what
+    is missing (``hint`` added to a missing variable's message)."""
+    if init_method not in (None, "env://"):
+        parts = urlparse(init_method)
+        if parts.scheme != "tcp":
+            raise _rendezvous_error(
+                f"{init_method!r}: no rendezvous handler for {parts.scheme}:// (tcp:// and "
+                "env:// are known)"
+            )
+        if parts.port is None:
+            raise _rendezvous_error("tcp:// rendezvous: port number missing")
+        return parts.hostname or "127.0.0.1", parts.port
+    host, port = _env_var("MASTER_ADDR", hint), _env_var("MASTER_PORT", hint)
+    try:
+        return host, int(port)
+    except ValueError:
+        raise _rendezvous_error(
+            f"env:// rendezvous: MASTER_PORT must be a port number, got {port!r}"
+        ) from None
+
+
+def _env_var(var: str, hint: str = "") -> str:
+    if var not in os.environ:
+        raise _rendezvous_error(
+            f"env:// rendezvous: environment variable {var} expected, but not set{hint}"
+        )
+    return os.environ[var]
+
+
 def _tcp(url: str, query: dict[str, str], timeout: timedelta) -> tuple[TCPStore, int, int]:
     def error(msg: str) -> ValueError:
         return _rendezvous_error("tcp:// rendezvous: " + msg)
 
-    parts = urlparse(url)
-    if parts.port is None:
-        raise error("port number missing")
+    host, port = master_address(url)
     if "rank" not in query:
         raise error("rank parameter missing")
     if "world_size" not in query:
         raise error("world size parameter missing")
     rank, world_size = int(query["rank"]), int(query["world_size"])
-    host = parts.hostname or "127.0.0.1"
-    store = TCPStore(host, parts.port, world_size, rank == 0, timeout)
+    store = TCPStore(host, port, world_size, rank == 0, timeout)
     return store, rank, world_size
 
 
 def _env(query: dict[str, str], timeout: timedelta) -> tuple[TCPStore, int, int]:
-    def env(var: str) -> str:
-        if var not in os.environ:
-            raise _rendezvous_error(
-                f"env:// rendezvous: environment variable {var} expected, but not set"
-            )
-        return os.environ[var]
-
-    rank = int(query["rank"]) if "rank" in query else int(env("RANK"))
-    world_size = int(query["world_size"]) if "world_size" in query else int(env("WORLD_SIZE"))
-    host, port = env("MASTER_ADDR"), int(env("MASTER_PORT"))
+    rank = int(query["rank"]) if "rank" in query else int(_env_var("RANK"))
+    world_size = int(query["world_size"]) if "world_size" in query else int(_env_var("WORLD_SIZE"))
+    host, port = master_address("env://")
     store = TCPStore(host, port, world_size, rank == 0, timeout)
     return store, rank, world_size

@@ -22,10 +22,9 @@ import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from ._errors import DistStoreError
-from ._store import _rendezvous_error
+from ._store import _rendezvous_error, master_address
 
 __all__ = ["launched_by_mpi", "mpi_started", "node_name", "wire_up"]
 
@@ -53,34 +52,6 @@ def node_name() -> str:
     or the host name. Ranks with the same name share memory (MPI's shared-memory transport);
     the others talk over the network."""
     return os.environ.get("TENSORCORE_NODE_NAME") or socket.gethostname()
-
-
-def _address(init_method: str | None) -> tuple[str, int]:
-    if init_method not in (None, "env://"):
-        parts = urlparse(init_method)
-        if parts.scheme != "tcp":
-            raise _rendezvous_error(
-                f"{init_method!r}: no rendezvous handler for {parts.scheme}:// (tcp:// and "
-                "env:// are known)"
-            )
-        if parts.port is None:
-            raise _rendezvous_error("tcp:// rendezvous: port number missing")
-        return parts.hostname or "127.0.0.1", parts.port
-    values = []
-    for var in ("MASTER_ADDR", "MASTER_PORT"):
-        if var not in os.environ:
-            raise _rendezvous_error(
-                f"env:// rendezvous: environment variable {var} expected, but not set (the "
-                "ranks of a job started without mpiexec meet at MASTER_ADDR:MASTER_PORT; or "
-                "start them with mpiexec -n N)"
-            )
-        values.append(os.environ[var])
-    try:
-        return values[0], int(values[1])
-    except ValueError:
-        raise _rendezvous_error(
-            f"env:// rendezvous: MASTER_PORT must be a port number, got {values[1]!r}"
-        ) from None
 
 
 def _start_server(port: int, size: int, timeout: timedelta) -> None:
@@ -156,7 +127,11 @@ def wire_up(init_method: str | None, rank: int, world_size: int, timeout: timede
         raise ValueError(
             f"init_process_group(): rank={rank} is not a rank of a world of size {world_size}"
         )
-    host, port = _address(init_method)
+    host, port = master_address(
+        init_method,
+        hint=" (the ranks of a job started without mpiexec meet at MASTER_ADDR:MASTER_PORT; "
+        "or start them with mpiexec -n N)",
+    )
     if rank == 0:
         _start_server(port, world_size, timeout)
     _hello(host, port, rank, world_size, timeout)
