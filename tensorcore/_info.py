@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__, dispatch, layouts
 from .devices import get_default_device
+from .distributed._names import STAND_INS
 from .plugins import manager
 
 if TYPE_CHECKING:
@@ -164,8 +165,6 @@ def _comm_lines() -> list[str]:
         status = "available" if cb.is_available() else "unavailable"
         rows.append([name, status, ", ".join(cb.devices), cb.plugin,
                      cb.unavailable_reason or ""])  # fmt: skip
-    from .distributed._names import STAND_INS
-
     served = []
     for name, by in sorted(STAND_INS.items()):
         if name not in found and by in found:
