@@ -152,8 +152,12 @@ class ProcessContext:
         def failures() -> list[int]:
             return [i for i, p in enumerate(self.processes) if p.exitcode not in (None, 0)]
 
-        failed = failures()  # (``exitcode`` polls: one may have ended before this call)
-        running = [p.sentinel for p in self.processes if p.exitcode is None]
+        # One snapshot of the exit codes (``exitcode`` polls): a process that ends between
+        # two reads must be either failed here or among the sentinels waited on.
+        codes = [p.exitcode for p in self.processes]
+        failed = [i for i, code in enumerate(codes) if code not in (None, 0)]
+        pairs = zip(self.processes, codes, strict=True)
+        running = [p.sentinel for p, code in pairs if code is None]
         if running and not failed:
             multiprocessing.connection.wait(running, timeout)
             failed = failures()
