@@ -115,6 +115,19 @@ def test_addmm_beta_zero_ignores_nan_and_out_may_alias(device: str) -> None:
     assert m.tolist() == [[8.0, 11.0], [16.0, 23.0]]
 
 
+@pytest.mark.parametrize("dtype", [tc.bfloat16, tc.float16])
+def test_addmm_of_16_bit_floats_rounds_once(device: str, dtype: tc.dtype) -> None:
+    # PyTorch computes beta * self + alpha * (mat1 @ mat2) in float32 and rounds the sum
+    # once; rounding the product first moves the result by an ulp (Muon's Newton-Schulz
+    # iteration is five of these in bfloat16)
+    rng = np.random.default_rng(3)
+    c, a, b = (tc.tensor(rng.normal(size=s), dtype=dtype) for s in ((6, 5), (6, 4), (4, 5)))
+    got = tc.addmm(c.to(device), a.to(device), b.to(device), beta=3.4, alpha=-2.1)
+    f = [t.float().numpy() for t in (c, a, b)]
+    want = tc.tensor(3.4 * f[0] - 2.1 * (f[1] @ f[2])).to(dtype)
+    assert got.cpu().float().tolist() == want.float().tolist()
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @given(data=st.data())
 def test_addmv_matches_numpy(device: str, dtype: tc.dtype, data: st.DataObject) -> None:

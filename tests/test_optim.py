@@ -609,3 +609,168 @@ def test_optimizer_scalar_state_follows_the_default_dtype(cls: str) -> None:
         assert scalar_dtypes() == {F64}
     finally:
         tc.set_default_dtype(old)
+
+
+# ------------------------------------------------------------------ Adafactor and Muon
+def ref_adafactor(p: Any, g: Any, st: dict[str, Any], lr: float = 1e-2, beta2_decay: float = -0.8,
+                  eps: Any = (None, 1e-3), d: float = 1.0, weight_decay: float = 0.0,
+                  maximize: bool = False) -> Any:  # fmt: skip
+    g = -g if maximize else g
+    eps1 = np.finfo(p.dtype).eps if eps[0] is None else eps[0]
+    t = st["t"] = st.get("t", 0) + 1
+    decay = t**beta2_decay
+    alpha = max(eps[1], np.sqrt(np.mean(p * p))) * min(lr, 1 / np.sqrt(t))
+    p = p * (1 - lr * weight_decay)
+    if g.ndim > 1:
+        row = st["row"] = (
+            st.get("row", 0.0) * (1 - decay) + np.mean(g * g, -1, keepdims=True) * decay
+        )
+        col = st["col"] = (
+            st.get("col", 0.0) * (1 - decay) + np.mean(g * g, -2, keepdims=True) * decay
+        )
+        est = row @ col / np.maximum(np.mean(row, -2, keepdims=True), eps1)
+    else:
+        est = st["v"] = st.get("v", 0.0) * (1 - decay) + g * g * decay
+    u = g / np.sqrt(np.maximum(est, eps1 * eps1))
+    return p - alpha / max(1.0, np.sqrt(np.mean(u * u)) / d) * u
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"lr": 0.1, "beta2_decay": -0.5, "eps": (1e-30, 1e-2), "d": 1.5, "weight_decay": 0.1,
+          "maximize": True}],
+)  # fmt: skip
+def test_adafactor_trajectory_matches_reference(device: str, opts: Any) -> None:
+    shapes = [*SHAPES, (2, 3, 4)]
+    rng = np.random.default_rng(1)
+    init = [rng.normal(size=s) for s in shapes]
+    params = [tc.nn.Parameter(tc.tensor(a, device=device)) for a in init]
+    opt = optim.Adafactor(params, **opts)
+    want, states = init, [{} for _ in params]
+    for _ in range(6):
+        grads = [rng.normal(size=s) for s in shapes]
+        for p, g in zip(params, grads, strict=True):
+            p.grad = tc.tensor(g, device=device)
+        opt.step()
+        want = [
+            ref_adafactor(w, g, st, **opts) for w, g, st in zip(want, grads, states, strict=True)
+        ]
+        for p, w in zip(params, want, strict=True):
+            assert_close(p, w, rtol=1e-10, atol=1e-12)
+    assert sorted(opt.state[params[0]]) == ["col_var", "row_var", "step"]
+    assert sorted(opt.state[params[1]]) == ["step", "variance"]
+
+
+def _bf16(x: Any) -> Any:
+    import ml_dtypes
+
+    return np.asarray(x, dtype=np.float32).astype(ml_dtypes.bfloat16)
+
+
+def ref_muon(p: Any, g: Any, st: dict[str, Any], lr: float = 1e-3, weight_decay: float = 0.1,
+             momentum: float = 0.95, nesterov: bool = True,
+             adjust_lr_fn: Any = None) -> Any:  # fmt: skip
+    """PyTorch's Muon: bfloat16 Newton-Schulz, each matrix product accumulated in float32
+    and rounded once."""
+    a, b, c = 3.4445, -4.775, 2.0315
+    buf = st["buf"] = st.get("buf", np.zeros_like(g)) * momentum + g * (1 - momentum)
+    upd = g + momentum * (buf - g) if nesterov else buf
+    f32 = np.float32
+    x = _bf16(upd.T if upd.shape[0] > upd.shape[1] else upd)
+    norm = _bf16(np.sqrt(np.sum(np.square(x.astype(f32)))))
+    x = _bf16(x.astype(f32) / max(norm.astype(f32), _bf16(1e-7).astype(f32)))
+    for _ in range(5):
+        xf = x.astype(f32)
+        gram = _bf16(xf @ xf.T).astype(f32)
+        gu = _bf16(b * gram + c * (gram @ gram)).astype(f32)
+        x = _bf16(a * xf + gu @ xf)
+    o = (x.T if upd.shape[0] > upd.shape[1] else x).astype(np.float64)
+    rows, cols = p.shape
+    scale = (
+        0.2 * np.sqrt(max(rows, cols))
+        if adjust_lr_fn == "match_rms_adamw"
+        else np.sqrt(max(1, rows / cols))
+    )
+    return p * (1 - lr * weight_decay) - lr * scale * o
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"lr": 0.05, "momentum": 0.9, "nesterov": False, "weight_decay": 0.01,
+          "adjust_lr_fn": "match_rms_adamw"}],
+)  # fmt: skip
+def test_muon_trajectory_matches_reference(device: str, opts: Any) -> None:
+    shapes = [(3, 2), (2, 5), (4, 4)]
+    rng = np.random.default_rng(2)
+    init = [rng.normal(size=s) for s in shapes]
+    params = [tc.nn.Parameter(tc.tensor(a, device=device)) for a in init]
+    opt = optim.Muon(params, **opts)
+    want, states = init, [{} for _ in params]
+    for _ in range(4):
+        grads = [rng.normal(size=s) for s in shapes]
+        for p, g in zip(params, grads, strict=True):
+            p.grad = tc.tensor(g, device=device)
+        opt.step()
+        want = [ref_muon(w, g, st, **opts) for w, g, st in zip(want, grads, states, strict=True)]
+        for p, w in zip(params, want, strict=True):
+            assert_close(p, w, rtol=1e-6, atol=1e-9)
+
+
+def test_muon_and_adafactor_check_their_options_as_pytorch() -> None:
+    w = tc.nn.Parameter(tc.ones(2, 2))
+    with pytest.raises(ValueError, match="Muon only supports 2D parameters whereas we found"):
+        optim.Muon([w, tc.nn.Parameter(tc.ones(3))])
+    with pytest.raises(ValueError, match="Adjust learning rate function cubic is not supported"):
+        optim.Muon([w], adjust_lr_fn="cubic")
+    with pytest.raises(ValueError, match="momentum should be >= 0 but is: -1"):
+        optim.Muon([w], momentum=-1)
+    with pytest.raises(ValueError, match=r"beta2_decay should be <= 0 but is: 0\.5"):
+        optim.Adafactor([w], beta2_decay=0.5)
+    with pytest.raises(ValueError, match=r"Clipping threshold d should be >= 1 but is: 0\.5"):
+        optim.Adafactor([w], d=0.5)
+    z = tc.nn.Parameter(tc.ones(2, 2, dtype=tc.complex64))
+    z.grad = tc.ones(2, 2, dtype=tc.complex64)
+    with pytest.raises(RuntimeError, match="Adafactor does not support complex parameters"):
+        optim.Adafactor([z]).step()
+    with pytest.raises(RuntimeError, match="Muon does not support complex parameters"):
+        optim.Muon([z]).step()
+
+
+# ------------------------------------------------------------------ named parameters, hooks
+def test_optimizer_takes_named_parameters_and_keeps_their_names() -> None:
+    model = tc.nn.Linear(3, 2)
+    opt = optim.SGD(model.named_parameters(), lr=0.1, momentum=0.9)
+    assert opt.param_groups[0]["param_names"] == ["weight", "bias"]
+    assert opt.param_groups[0]["params"] == [model.weight, model.bias]
+    sd = opt.state_dict()
+    assert sd["param_groups"][0]["param_names"] == ["weight", "bias"]
+    # a state dict saved without names keeps the optimizer's
+    del sd["param_groups"][0]["param_names"]
+    opt.load_state_dict(sd)
+    assert opt.param_groups[0]["param_names"] == ["weight", "bias"]
+    with pytest.raises(ValueError, match="all optimizer params should be with/without names"):
+        optim.SGD([("w", model.weight), model.bias], lr=0.1)
+    with pytest.raises(ValueError, match="cannot add param group without names"):
+        opt.add_param_group({"params": [tc.nn.Parameter(tc.ones(1))]})
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        optim.SGD([model.weight, model.weight], lr=0.1)
+
+
+def test_optimizer_state_dict_hooks_run_in_order() -> None:
+    w = tc.nn.Parameter(tc.ones(2))
+    opt = optim.SGD([w], lr=0.1)
+    calls: list[str] = []
+    opt.register_state_dict_pre_hook(lambda o: calls.append("pre"))
+    opt.register_state_dict_pre_hook(lambda o: calls.append("first"), prepend=True)
+    h = opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    sd = opt.state_dict()
+    assert calls == ["first", "pre"] and sd["extra"] == 1
+    h.remove()
+    assert "extra" not in opt.state_dict()
+    opt.register_load_state_dict_pre_hook(
+        lambda o, sd: {**sd, "param_groups": [dict(g, lr=0.5) for g in sd["param_groups"]]}
+    )
+    opt.register_load_state_dict_post_hook(lambda o: calls.append("loaded"))
+    opt.load_state_dict(sd)
+    assert opt.param_groups[0]["lr"] == 0.5 and calls[-1] == "loaded"
+    assert sd["param_groups"][0]["lr"] == 0.1  # (the caller's dict is left alone)

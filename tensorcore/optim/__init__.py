@@ -5,9 +5,11 @@ import sys
 
 from . import adadelta, adam, lr_scheduler, nadam, rprop, swa_utils
 from .adadelta import Adadelta, Adamax
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -20,10 +22,12 @@ __all__ = [
     "LBFGS",
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",

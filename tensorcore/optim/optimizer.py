@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -57,6 +58,14 @@ class Optimizer:
         self.param_groups: list[dict[str, Any]] = []
         self._step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
         self._step_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict[int, Callable[..., Any]] = (
+            OrderedDict()
+        )
+        self._optimizer_load_state_dict_post_hooks: OrderedDict[int, Callable[..., Any]] = (
+            OrderedDict()
+        )
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -85,13 +94,24 @@ class Optimizer:
             )
         else:
             param_group["params"] = list(params)
+        # ``named_parameters()`` pairs: the tensors go to "params", their names to
+        # "param_names" (kept in state dicts, as PyTorch's)
+        named = [p for p in param_group["params"] if isinstance(p, tuple)]
+        if named:
+            if len(named) != len(param_group["params"]):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+            param_group["param_names"] = [name for name, _ in named]
+            param_group["params"] = [p for _, p in named]
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is "
                     f"{type(p).__module__}.{type(p).__name__}"
                 )
-            if not p.is_leaf:
+            if not (p.is_leaf or p.retains_grad or self.defaults.get("differentiable")):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
@@ -100,6 +120,20 @@ class Optimizer:
                     f"parameter {name}"
                 )
             param_group.setdefault(name, default)
+        if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {which} to the optimizer"
+                )
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -158,6 +192,82 @@ class Optimizer:
         self._step_post_hooks[handle.id] = hook
         return handle
 
+    def register_state_dict_pre_hook(
+        self, hook: Callable[[Optimizer], None], prepend: bool = False
+    ) -> RemovableHandle:
+        """Run ``hook(optimizer)`` before ``state_dict`` builds its result (first among the
+        hooks with ``prepend``).
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> opt = tc.optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=0.1)
+        >>> seen = []
+        >>> handle = opt.register_state_dict_pre_hook(lambda o: seen.append(type(o).__name__))
+        >>> _ = opt.state_dict()
+        >>> seen
+        ['SGD']
+        """
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(
+        self,
+        hook: Callable[[Optimizer, dict[str, Any]], dict[str, Any] | None],
+        prepend: bool = False,
+    ) -> RemovableHandle:
+        """Run ``hook(optimizer, state_dict)`` on ``state_dict``'s result; a dict it returns
+        replaces the result.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> opt = tc.optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=0.1)
+        >>> def tag(o, sd):
+        ...     sd["note"] = "hello"
+        >>> handle = opt.register_state_dict_post_hook(tag)
+        >>> opt.state_dict()["note"]
+        'hello'
+        """
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(
+        self,
+        hook: Callable[[Optimizer, dict[str, Any]], dict[str, Any] | None],
+        prepend: bool = False,
+    ) -> RemovableHandle:
+        """Run ``hook(optimizer, state_dict)`` before ``load_state_dict`` reads
+        ``state_dict`` (a shallow copy of the caller's); a dict it returns is loaded instead.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> opt = tc.optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=0.1)
+        >>> sd = opt.state_dict()
+        >>> def slower(o, sd):
+        ...     sd["param_groups"] = [dict(g, lr=0.01) for g in sd["param_groups"]]
+        ...     return sd
+        >>> handle = opt.register_load_state_dict_pre_hook(slower)
+        >>> opt.load_state_dict(sd)
+        >>> opt.param_groups[0]["lr"]
+        0.01
+        """
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(
+        self, hook: Callable[[Optimizer], None], prepend: bool = False
+    ) -> RemovableHandle:
+        """Run ``hook(optimizer)`` after ``load_state_dict`` has loaded.
+
+        Examples
+        --------
+        >>> import tensorcore as tc
+        >>> opt = tc.optim.SGD([tc.nn.Parameter(tc.ones(1))], lr=0.1)
+        >>> handle = opt.register_load_state_dict_post_hook(lambda o: print("loaded"))
+        >>> opt.load_state_dict(opt.state_dict())
+        loaded
+        """
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
@@ -184,7 +294,10 @@ class Optimizer:
     # ------------------------------------------------------------ state dicts
     def state_dict(self) -> dict[str, Any]:
         """``{"state": {index: buffers}, "param_groups": [options with "params" as
-        indices]}``, PyTorch's format (parameters numbered in group order)."""
+        indices]}``, PyTorch's format (parameters numbered in group order; the state dict
+        hooks run before and after)."""
+        for pre in list(self._optimizer_state_dict_pre_hooks.values()):
+            pre(self)
         index: dict[int, int] = {}
         counter = itertools.count()
         groups = []
@@ -198,11 +311,23 @@ class Optimizer:
             packed["params"] = ids
             groups.append(packed)
         state = {index[id(p)]: v for p, v in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
+        result = {"state": state, "param_groups": groups}
+        for post in list(self._optimizer_state_dict_post_hooks.values()):
+            res = post(self, result)
+            if res is not None:
+                result = res
+        return result
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore buffers and options from ``state_dict`` (tensors are cast to each
-        parameter's device, and floating buffers to its dtype; ``step`` keeps its own)."""
+        parameter's device, and floating buffers to its dtype; ``step`` keeps its own). A
+        group saved without ``param_names`` keeps this optimizer's; the load state dict
+        hooks run before and after."""
+        state_dict = dict(state_dict)
+        for pre in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            res = pre(self, state_dict)
+            if res is not None:
+                state_dict = res
         state_dict = copy.deepcopy(state_dict)
         saved = state_dict["param_groups"]
         if len(saved) != len(self.param_groups):
@@ -222,11 +347,18 @@ class Optimizer:
         for k, v in state_dict["state"].items():
             p = by_index.get(k)
             if p is None:
+                self.state[k] = v  # (state of no parameter is kept as it is, as PyTorch's)
                 continue
             self.state[p] = {key: _cast(p, key, value) for key, value in v.items()}
-        self.param_groups = [
-            {**s, "params": g["params"]} for g, s in zip(self.param_groups, saved, strict=True)
-        ]
+        groups = []
+        for g, s in zip(self.param_groups, saved, strict=True):
+            new = {**s, "params": g["params"]}
+            if "param_names" in g and "param_names" not in s:
+                new["param_names"] = g["param_names"]
+            groups.append(new)
+        self.param_groups = groups
+        for post in list(self._optimizer_load_state_dict_post_hooks.values()):
+            post(self)
 
     def __getstate__(self) -> dict[str, Any]:
         return {
@@ -239,6 +371,11 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_step_post_hooks", OrderedDict())
+        for which in ("", "load_"):
+            for when in ("pre", "post"):
+                self.__dict__.setdefault(
+                    f"_optimizer_{which}state_dict_{when}_hooks", OrderedDict()
+                )
 
     def __repr__(self) -> str:
         lines = [type(self).__name__ + " ("]
@@ -246,6 +383,16 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
         return "\n".join(lines) + "\n)"
+
+
+def _add_hook(
+    hooks: OrderedDict[int, Callable[..., Any]], hook: Callable[..., Any], prepend: bool
+) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 def _cast(param: Tensor, key: str, value: Any) -> Any:

@@ -65,6 +65,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def addmm(out: Any, c: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> None:
         x, y, o = operands(out, a, b, "addmm_impl_cpu_")
+        if o.dtype != x.dtype:  # 16-bit floats: the whole expression in float32, rounded once
+            r = xp.matmul(x, y)
+            if alpha != 1:
+                xp.multiply(r, alpha, out=r)
+            if beta != 0:
+                cc = array_of(c).astype(xp.float32)
+                xp.add(r, cc if beta == 1 else cc * beta, out=r)
+            o[...] = r
+            return
         if shares_storage(out, c, a, b) or o.dtype != x.dtype or o.dtype != y.dtype:
             o[...] = xp.matmul(x, y)  # (an out= over an input: the product first, then write)
         else:
