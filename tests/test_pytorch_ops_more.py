@@ -125,13 +125,14 @@ def test_index_add_and_copy_refuse_indices_out_of_range_before_writing(device: s
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.complex64, np.bool_])
 def test_index_add_and_accumulating_index_put_of_rows(device: str, dtype: Any) -> None:
     # Rows of >= 32 elements take whole-row adds on NumPy: unique indices at once, repeated
-    # ones in rounds (at most 8), more repeats element by element; all as np.add.at.
+    # ones in rounds (at most 32), the values past those summed per index; all as np.add.at.
     rng = np.random.default_rng(0)
     a = rng.standard_normal((7, 8, 6)) * 4
     a = (a > 0) if dtype is np.bool_ else a.astype(dtype)
     unique, repeated, many = rng.permutation(8)[:5], rng.integers(0, 5, 12), np.zeros(20, int)
+    most = rng.permutation(np.r_[np.zeros(40, int), np.ones(33, int), np.arange(2, 6)])
     for dim in (0, 1, 2):
-        for idx in (unique, repeated, many, np.array([], int)):
+        for idx in (unique, repeated, many, most, np.array([], int)):
             idx = idx % a.shape[dim]
             shape = list(a.shape)
             shape[dim] = idx.size

@@ -18,6 +18,10 @@ from ..helpers import array_of, errstate, ufunc_at, writes_through_views
 
 __all__ = ["build"]
 
+#: Rounds of whole-row adds (one per repeat of an index) before the rest of an index's
+#: values are summed in a segmented reduction (``add_rows``).
+_ROUNDS = 32
+
 #: Elements per block of ``gather_flat`` (its int64 positions: 512 KiB).
 _GATHER_BLOCK = 1 << 16
 
@@ -329,15 +333,18 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         return out
 
     # NumPy's ``add.at`` applies one element at a time; along a dim of long rows (index_add's
-    # ``self[..., index, ...] += source``) whole-row fancy-index adds are much faster.
+    # ``self[..., index, ...] += source``) whole-row fancy-index adds are much faster
+    # (an embedding's gradient, 1024 rows of 128 into 256, indices repeated up to 10
+    # times: add.at 1.06 ms, 10 rounds 0.22 ms; 4096 rows into 50, 110 repeats: 1.5 ms).
     rows_at = xp.__name__ == "numpy"
 
     def add_rows(o: Any, k: tuple[Any, ...], v: Any) -> bool:
         """``add.at(o, k, v)`` for a key of full slices and one integer index array, whose
         other dims hold at least 32 elements, in rounds of fancy-index adds: round ``r`` adds
         each position's ``r``-th value (in index order), so the sums are ``add.at``'s, bit
-        for bit. False (nothing done) for other keys, other value dtypes, or indices that
-        repeat more than 8 times (``add.at`` then)."""
+        for bit, for indices repeated up to ``_ROUNDS`` times (an index repeated more has
+        the rest of its values summed first). False (nothing done) for other keys or other
+        value dtypes (``add.at`` then)."""
         d = len(k) - 1
         if not 0 <= d < o.ndim or not isinstance(v, xp.ndarray):
             return False
@@ -375,12 +382,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         starts = xp.flatnonzero(new)
         # Each element's rank among equal indices, in index order (the sort is stable).
         rank = xp.arange(flat.size) - starts[xp.cumsum(new) - 1]
-        rounds = int(rank.max()) + 1
-        if rounds > 8:
-            return False
-        for r in range(rounds):
+        top = int(rank.max())
+        for r in range(min(top + 1, _ROUNDS)):
             sel = order[rank == r]
             o[pre + (flat[sel],)] += xp.take(vals, sel, axis=d)
+        if top >= _ROUNDS:
+            # The values past the first rounds belong to few indices, each repeated many
+            # times (a padding index): summed per index in one segmented reduction (fast
+            # for few long segments, where a round per repeat is not), then added once.
+            sel = order[rank >= _ROUNDS]
+            keys = flat[sel]
+            heads = xp.empty(keys.size, dtype=bool)
+            heads[0] = True
+            xp.not_equal(keys[1:], keys[:-1], out=heads[1:])
+            at = xp.flatnonzero(heads)
+            tail = xp.add.reduceat(xp.take(vals, sel, axis=d), at, axis=d, dtype=o.dtype)
+            o[pre + (keys[at],)] += tail
         return True
 
     def index_put(out: Any, self: Any, indices: Any, values: Any, accumulate: bool = False) -> None:
