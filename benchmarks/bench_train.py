@@ -9,7 +9,8 @@ Workloads: one SGD-with-momentum step of an MLP 784-512-512-10 (batch 256) writt
 libraries set: NumPy's OpenBLAS, PyTorch's MKL); one step of a LeNet-style CNN on (64, 1, 28, 28);
 one Adam step over 10^6 parameters in 100 tensors; one Adam step of each of several common
 model families (``FAMILIES``: LSTM and GRU layers, ResNet-style blocks, depthwise-separable
-and 1-D convolutions, a DCGAN generator, an embedding + LayerNorm text model); one epoch of
+and 1-D convolutions, a DCGAN generator, GPT-style transformer blocks, an embedding +
+LayerNorm text model); one epoch of
 a shuffled ``DataLoader`` over a 60,000 x 784 ``TensorDataset`` (batch 256) against indexing
 the tensors directly; and the wall time and accuracy of ``examples/train_digits.py``.
 PyTorch is optional (install ``torch==2.13.0`` for the comparison; it is never a dependency
@@ -320,6 +321,42 @@ def _text(lib: Any, vocab: int, dim: int) -> Any:
     return Text()
 
 
+def _gpt(lib: Any, vocab: int, dim: int, heads: int, layers: int, classes: int) -> Any:
+    """Pre-norm transformer blocks with causal self-attention (GPT-style), their tokens
+    averaged into a classifier."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+            self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+            self.fc, self.out = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+        def forward(self, x: Any) -> Any:
+            b, t, d = x.shape
+            q, k, v = (
+                z.view(b, t, heads, d // heads).transpose(1, 2)
+                for z in self.qkv(self.ln1(x)).split(d, dim=2)
+            )
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, d))
+            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, dim), nn.Embedding(512, dim)
+            self.blocks = nn.Sequential(*(Block() for _ in range(layers)))
+            self.ln, self.head = nn.LayerNorm(dim), nn.Linear(dim, classes)
+
+        def forward(self, i: Any) -> Any:
+            x = self.tok(i) + self.pos(lib.arange(i.shape[1]))
+            return self.head(self.ln(self.blocks(x)).mean(1))
+
+    return GPT()
+
+
 class _Recurrent:
     """An RNN layer and a linear head on its last output."""
 
@@ -351,6 +388,8 @@ FAMILIES: dict[str, tuple[Callable[[Any], Any], tuple[int, ...], int, int]] = {
     "Conv1d net, (32, 16, 256)": (lambda lib: _conv1d(lib, 64), (32, 16, 256), 0, 5),
     "DCGAN generator (ConvTranspose2d), (32, 64, 1, 1)": (
         lambda lib: _generator(lib, 64), (32, 64, 1, 1), 0, 0),
+    "GPT blocks (causal attention) 2x128, 4 heads, (16, 64) of 256": (
+        lambda lib: _gpt(lib, 256, 128, 4, 2, 10), (16, 64), 256, 10),
     "Embedding + LayerNorm + Linear, (64, 40) of 5000": (
         lambda lib: _text(lib, 5000, 128), (64, 40), 5000, 4),
 }  # fmt: skip
