@@ -134,9 +134,15 @@ def _expected_error(name: str, slot: int, compute: tc.dtype, v: Any, operands: A
         isinstance(a, bool) or (isinstance(a, tc.Tensor) and a.dtype is tc.bool) for a in operands
     ):
         return True
-    if name in CHECKED_FLOATS and slot in CHECKED[name] and compute._category >= 2:
+    if (
+        name in CHECKED_FLOATS
+        and slot in CHECKED[name]
+        and compute._category >= 2
+        and not (name == "pow" and compute.itemsize > 2)
+    ):
         # a finite number past the largest float of the compute dtype (PyTorch's checked
-        # conversion: clamp(half, max=1e6) raises)
+        # conversion: clamp(half, max=1e6) raises; pow checks its exponent against the 16-bit
+        # floats only: pow(float32 tensor, 1e39) is 0 or inf)
         big = tc.finfo(compute).max
         parts = (v.real, v.imag) if isinstance(v, complex) else (v,)
         return any(math.isfinite(p) and abs(p) > big for p in parts)
@@ -149,9 +155,9 @@ def _expected_error(name: str, slot: int, compute: tc.dtype, v: Any, operands: A
         lo, hi = -(2 ** (8 * compute.itemsize - 1)), 2 ** (8 * compute.itemsize - 1) - 1
     if slot in CHECKED.get(name, ()) and not lo <= v <= hi:
         return True
+    if name == "pow" and slot == 1 and v < 0:
+        return True  # (refused before any conversion: an unsigned dtype does not wrap it)
     wrapped = int(_converted(v, compute))
-    if name == "pow" and slot == 1 and wrapped < 0:
-        return True
     return name in ("floor_divide", "remainder", "fmod") and slot == 1 and wrapped == 0
 
 
@@ -258,3 +264,20 @@ def test_converted_floats_are_remembered_per_dtype(device: str) -> None:
             assert (h.bfloat16() + 1e6).item() == 999424.0
         z = tc.tensor([-0.0], dtype=tc.float16, device=device) + -0.0
         assert math.copysign(1.0, z.item()) == -1.0
+
+
+def test_pow_checks_its_exponent_against_16_bit_floats_and_integers_only(device: str) -> None:
+    skip_without_kernel("pow", device)
+    two = tc.tensor([2.0, 0.5], device=device)
+    for out in (None, tc.empty(2, device=device)):
+        got = tc.pow(two, 1e39, out=out)  # (float32: no checked conversion, as PyTorch)
+        assert got.cpu().tolist() == [float("inf"), 0.0]
+    assert tc.pow(tc.tensor([2], dtype=tc.uint8, device=device), 3.5e38).dtype is tc.float32
+    with pytest.raises(RuntimeError, match="cannot be converted to type float16"):
+        tc.pow(two.half(), 1e6)
+    with pytest.raises(RuntimeError, match="cannot be converted to type bfloat16"):
+        tc.pow(two.bfloat16(), 3.5e38)
+    with pytest.raises(RuntimeError, match="cannot be converted to type int8"):
+        tc.pow(tc.tensor([2], dtype=tc.int8, device=device), 300)
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+        tc.pow(tc.tensor([2], dtype=tc.uint8, device=device), -1)

@@ -575,8 +575,9 @@ def _convert_scalar_at(op: Op, args: tuple[Any, ...], i: int, compute: dt.dtype)
         i = 1 if isinstance(args[0], Tensor) else 0
     sd = scalar_dtype(compute, op.decl.opmath_scalars)
     # (a declared ``values`` parameter's int must fit an integer dtype, as PyTorch checks it)
+    rounds = op.decl.values_round_floats
     checked = i in op.decl.pos.values and not (
-        op.decl.values_round_floats and sd._category >= _FLOATING
+        rounds and sd._category >= _FLOATING and sd.itemsize >= rounds
     )
     return args[:i] + (convert_scalar(args[i], sd, op.name, checked),) + args[i + 1 :]
 

@@ -108,9 +108,11 @@ class OpDecl:
     #: ``clamp(half, max=1e6)``; an infinity fits every floating dtype).
     values: str = ""
     #: A number in a ``values`` tensor position of a pointwise operator that overflows a
-    #: floating compute dtype rounds to inf instead of being refused (``where``: PyTorch
-    #: checks an integer there, not a float).
-    values_round_floats: bool = False
+    #: floating compute dtype of at least this many bytes rounds to inf instead of being
+    #: refused; 0: refused in every dtype. ``where``: 2, every floating dtype (PyTorch checks
+    #: an integer there, not a float); ``pow``: 4, PyTorch checks its exponent against the
+    #: 16-bit floats only (``pow(float32, 1e39)`` is 0 or inf, ``pow(float16, 1e6)`` raises).
+    values_round_floats: int = 0
     #: PyTorch's own error for a pointwise operator's tensor outside promotion
     #: (``promote_args``) or ``out=`` of another dtype than the compute dtype, where the
     #: operator words it itself (``heaviside``); the default names the parameter.
@@ -444,6 +446,7 @@ def _binary(
     dtype_error: str = "",
     opmath_scalars: bool = False,
     values: str = "",
+    values_round_floats: int = 0,
     promote_when: str = "",
     inplace: bool = True,
     other: str = "other",
@@ -460,6 +463,7 @@ def _binary(
         frontend="pointwise",
         opmath_scalars=opmath_scalars,
         values=values,
+        values_round_floats=values_round_floats,
         promote_when=promote_when,
         promote=promote,
         promote_args=promote_args,

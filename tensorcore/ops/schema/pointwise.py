@@ -49,6 +49,7 @@ _binary(
     "Raises ``self`` to the power ``other``.",
     dtypes="ifc",
     values="other",
+    values_round_floats=4,
     check=M.check_pow,
     node_when="self=number:PowBackward2 other=tensor:PowBackward1",
 )
@@ -331,7 +332,7 @@ _op(
     promote_args="self other",
     masks="condition",
     values="self other",
-    values_round_floats=True,
+    values_round_floats=2,
 )
 _op(
     "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
