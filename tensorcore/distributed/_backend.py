@@ -37,24 +37,43 @@ __all__ = [
 DEFAULT_TIMEOUT = timedelta(minutes=30)
 
 
-class ReduceOp(enum.Enum):
+class ReduceOp(enum.IntEnum):
     """How ``all_reduce``, ``reduce`` and ``reduce_scatter`` combine the ranks' tensors.
 
     ``AVG`` is the sum divided by the group's size (integer tensors: truncated). On ``bool``
     tensors SUM and MAX are a logical or, PRODUCT and MIN a logical and, as in PyTorch.
 
+    As PyTorch's, a member shows as its ``RedOpType`` (``ReduceOp.RedOpType`` is the same
+    enumeration), with PyTorch's number: it equals that int, and hashes and pickles as one
+    value.
+
     Examples
     --------
     >>> import tensorcore.distributed as dist
-    >>> dist.ReduceOp.SUM, dist.ReduceOp.AVG.name
-    (<ReduceOp.SUM: 'sum'>, 'AVG')
+    >>> dist.ReduceOp.SUM, str(dist.ReduceOp.AVG), dist.ReduceOp.AVG.name
+    (<RedOpType.SUM: 0>, 'RedOpType.AVG', 'AVG')
+    >>> dist.ReduceOp.MAX == dist.ReduceOp.RedOpType.MAX
+    True
     """
 
-    SUM = "sum"
-    PRODUCT = "product"
-    MIN = "min"
-    MAX = "max"
-    AVG = "avg"
+    SUM = 0
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+    AVG = 1
+
+    def __repr__(self) -> str:
+        return f"<RedOpType.{self.name}: {self.value}>"
+
+    def __str__(self) -> str:
+        return f"RedOpType.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+# PyTorch's ReduceOp.RedOpType: the enumeration of the ops, whose members ReduceOp's are.
+ReduceOp.RedOpType = ReduceOp  # type: ignore[attr-defined]
 
 
 def timed_out(what: str, timeout: timedelta) -> DistBackendError:
