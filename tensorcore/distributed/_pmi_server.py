@@ -26,8 +26,10 @@ the barrier to end with its own status instead of being stopped.
 The server prints ``listening PORT`` (or ``error MESSAGE``) on its first output line, and
 exits when every rank has finalized and disconnected (0), or when the job fails (1): a rank
 that aborts (``MPI_Abort``) or drops its connection without finalizing, or ranks missing
-after ``--timeout`` seconds. A failing job's ranks on this machine get ``SIGTERM``; ranks on
-other machines notice at their next collective (their group's timeout).
+after ``--timeout`` seconds. A failing job's ranks on this machine get ``SIGTERM``, after
+:data:`_TOLD_GRACE` seconds when a rank aborted (it told the others first, and those
+waiting for it end on their own with their own error); ranks on other machines notice at
+their next collective (the aborting rank's exit notice, or their group's timeout).
 """
 
 from __future__ import annotations
