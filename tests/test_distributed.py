@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -445,9 +446,13 @@ def _free_port() -> int:
 
 
 def _unlaunched(
-    script_args: list[str], n_procs: int = 1, timeout: float = 90, **env_of_rank: dict[str, str]
+    script_args: list[str],
+    n_procs: int = 1,
+    timeout: float = 90,
+    script: str = "spawned.py",
+    **env_of_rank: dict[str, str],
 ) -> list[subprocess.CompletedProcess[str]]:
-    """Run ``spawned.py`` without mpiexec: ``n_procs`` processes at once (rank ``r`` gets
+    """Run ``script`` without mpiexec: ``n_procs`` processes at once (rank ``r`` gets
     ``env_of_rank[f"r{r}"]`` added to its environment), meeting at a free MASTER_PORT."""
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
     for var in ("PMI_RANK", "PMI_SIZE", "PMI_FD", "PMI_PORT", "PMIX_RANK"):
@@ -456,7 +461,7 @@ def _unlaunched(
         [str(ROOT), str(ROOT / "backends" / "cpu"), str(ROOT / "backends" / "sparse"),
          env.get("PYTHONPATH", "")]
     )  # fmt: skip
-    cmd = [sys.executable, str(SCRIPTS / "spawned.py"), *script_args]
+    cmd = [sys.executable, str(SCRIPTS / script), *script_args]
     procs = [
         subprocess.Popen(cmd, env=dict(env, **env_of_rank.get(f"r{r}", {})), text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -508,18 +513,25 @@ def test_a_spawned_rank_that_exits_with_a_failing_status_ends_the_job() -> None:
 def test_a_rank_started_as_torchrun_does_that_raises_ends_the_job() -> None:
     """Separately started ranks: rank 1's uncaught exception aborts the job; rank 1 ends with
     status 1 (MPI_Abort returns under a PMI_PORT process manager: the rank exits there
-    instead of going on into MPI_Finalize), rank 0 is stopped."""
+    instead of going on into MPI_Finalize). Rank 0, waiting for it in an all_reduce, is told
+    (the exit notice) and ends with its own error and status 1, before the process manager
+    would stop it with SIGTERM."""
     procs = _unlaunched(["env", "raise"], 2, timeout=60, r0={"RANK": "0", "WORLD_SIZE": "2"},
                         r1={"RANK": "1", "WORLD_SIZE": "2"})  # fmt: skip
     assert procs[1].returncode == 1, procs[1].stderr
     assert "rank 1 failed on purpose" in procs[1].stderr, procs[1].stderr
-    assert procs[0].returncode != 0 and "rank 0 OK" not in procs[0].stdout, procs[0].stderr
+    assert procs[0].returncode == 1 and "rank 0 OK" not in procs[0].stdout, procs[0].stderr
+    assert (
+        "DistBackendError: all_reduce: rank 1 failed and is aborting the job while this rank "
+        "waited for it" in procs[0].stderr
+    ), procs[0].stderr
 
 
 def test_ranks_started_as_torchrun_does_on_two_machines() -> None:
     """RANK and WORLD_SIZE from the environment, each rank its own process, and the two
     ranks on different machines as far as MPI knows (TENSORCORE_NODE_NAME): the data goes
-    over MPI's network transport instead of shared memory."""
+    over MPI's network transport instead of shared memory. ``get_backend()`` (and of a
+    group) says ``"gloo"``, the name the ranks gave, which PyTorch programs branch on."""
     procs = _unlaunched(
         ["env"], 2,
         r0={"RANK": "0", "WORLD_SIZE": "2", "TENSORCORE_NODE_NAME": "machine-a"},
@@ -527,6 +539,7 @@ def test_ranks_started_as_torchrun_does_on_two_machines() -> None:
     )  # fmt: skip
     for r, proc in enumerate(procs):
         assert proc.returncode == 0 and f"rank {r} OK" in proc.stdout, proc.stdout + proc.stderr
+        assert "backend gloo gloo" in proc.stdout, proc.stdout
 
 
 def test_a_rank_that_never_comes_fails_the_rendezvous() -> None:
@@ -552,3 +565,73 @@ def test_gloo_is_served_by_mpi_where_no_plugin_registers_it() -> None:
 
     assert dist.is_gloo_available() == dist.is_mpi_available()
     assert stand_in("gloo") == "mpi" and stand_in("nccl") == "nccl"
+
+
+_LEFT = {
+    "exit": ("all_reduce", "exited (its program ended)"),
+    "end": ("all_reduce", "exited (its program ended)"),
+    "destroy": ("all_reduce", "left the process group (destroy_process_group)"),
+    "recv": ("recv (a tensor of (2,) tensorcore.float32)", "exited (its program ended)"),
+}
+
+
+def _left_promptly(out: str, mode: str) -> None:
+    """Rank 0's report (``exit_notice.py``): the peer's error came within seconds (the
+    group's timeout is a minute), naming the rank that left, how, and the wait."""
+    found = re.search(r"rank 0 after ([\d.]+) s: DistBackendError: (.*)", out)
+    assert found is not None, out
+    what, how = _LEFT[mode]
+    assert found[2] == (
+        f"{what}: rank 1 {how} while this rank waited for it; Connection closed by peer"
+    ), out
+    assert float(found[1]) < 5, out
+
+
+@pytest.mark.parametrize("mode", ["exit", "destroy", "recv"])
+def test_a_rank_that_leaves_fails_its_waiting_peer_at_once(mode: str) -> None:
+    """Under mpiexec: rank 1 ends (``sys.exit(0)``), or leaves the group, while rank 0 waits
+    for it; rank 0's wait raises at once (PyTorch's Gloo: "Connection closed by peer")
+    instead of at the timeout, and the job, whose ranks all end, ends without hanging."""
+    proc = mpirun(2, "exit_notice.py", mode, timeout=40)
+    assert proc.returncode == 7, proc.stdout + proc.stderr
+    _left_promptly(proc.stdout, mode)
+
+
+def test_a_job_whose_ranks_all_end_says_nothing_of_exit_notices() -> None:
+    """Every rank ends normally, without destroy_process_group: the notices the ranks send
+    at exit go unread, silently, and the job ends with status 0."""
+    proc = mpirun(2, "exit_notice.py", "normal", timeout=40)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stdout + proc.stderr
+    assert sorted(proc.stdout.split("\n")) == ["", "rank 0 done", "rank 1 done"], proc.stdout
+
+
+@pytest.mark.parametrize("mode", ["end", "normal-destroy"])
+def test_ranks_started_as_torchrun_does_are_told_when_a_peer_leaves(mode: str) -> None:
+    """The same wired through rank 0's process manager: rank 1's script ends while rank 0
+    waits (rank 0 fails at once and ends with its status, 7; rank 1, let out of
+    MPI_Finalize's barrier, with 0, as with PyTorch), or every rank ends (0 and 0)."""
+    env = {f"r{r}": {"RANK": str(r), "WORLD_SIZE": "2"} for r in range(2)}
+    procs = _unlaunched([mode], 2, timeout=60, script="exit_notice.py", **env)
+    codes = [p.returncode for p in procs]
+    everything = "".join(p.stdout + p.stderr for p in procs)
+    if mode == "end":
+        assert codes == [7, 0], everything
+        _left_promptly(procs[0].stdout, mode)
+    else:
+        assert codes == [0, 0] and procs[0].stderr + procs[1].stderr == "", everything
+    assert procs[1].stderr == "", procs[1].stderr
+
+
+def test_reduce_op_shows_and_compares_as_pytorchs() -> None:
+    import pickle
+
+    import tensorcore.distributed as dist
+
+    op = dist.ReduceOp
+    assert repr(op.SUM) == "<RedOpType.SUM: 0>" and str(op.AVG) == "RedOpType.AVG"
+    assert f"{op.MAX}" == "RedOpType.MAX" and repr(op.PRODUCT) == "<RedOpType.PRODUCT: 2>"
+    assert [int(o) for o in (op.SUM, op.AVG, op.PRODUCT, op.MIN, op.MAX)] == [0, 1, 2, 3, 4]
+    assert op.SUM == op.RedOpType.SUM and op.RedOpType.MIN is op.MIN and op.SUM != op.MAX
+    assert hash(op.SUM) == hash(op.RedOpType.SUM)
+    assert {op.SUM: "s", op.MAX: "m"}[op.RedOpType.MAX] == "m"
+    assert pickle.loads(pickle.dumps(op.AVG)) is op.AVG

@@ -37,24 +37,43 @@ __all__ = [
 DEFAULT_TIMEOUT = timedelta(minutes=30)
 
 
-class ReduceOp(enum.Enum):
+class ReduceOp(enum.IntEnum):
     """How ``all_reduce``, ``reduce`` and ``reduce_scatter`` combine the ranks' tensors.
 
     ``AVG`` is the sum divided by the group's size (integer tensors: truncated). On ``bool``
     tensors SUM and MAX are a logical or, PRODUCT and MIN a logical and, as in PyTorch.
 
+    As PyTorch's, a member shows as its ``RedOpType`` (``ReduceOp.RedOpType`` is the same
+    enumeration), with PyTorch's number: it equals that int, and hashes and pickles as one
+    value.
+
     Examples
     --------
     >>> import tensorcore.distributed as dist
-    >>> dist.ReduceOp.SUM, dist.ReduceOp.AVG.name
-    (<ReduceOp.SUM: 'sum'>, 'AVG')
+    >>> dist.ReduceOp.SUM, str(dist.ReduceOp.AVG), dist.ReduceOp.AVG.name
+    (<RedOpType.SUM: 0>, 'RedOpType.AVG', 'AVG')
+    >>> dist.ReduceOp.MAX == dist.ReduceOp.RedOpType.MAX
+    True
     """
 
-    SUM = "sum"
-    PRODUCT = "product"
-    MIN = "min"
-    MAX = "max"
-    AVG = "avg"
+    SUM = 0
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+    AVG = 1
+
+    def __repr__(self) -> str:
+        return f"<RedOpType.{self.name}: {self.value}>"
+
+    def __str__(self) -> str:
+        return f"RedOpType.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+# PyTorch's ReduceOp.RedOpType: the enumeration of the ops, whose members ReduceOp's are.
+ReduceOp.RedOpType = ReduceOp  # type: ignore[attr-defined]
 
 
 def timed_out(what: str, timeout: timedelta) -> DistBackendError:
@@ -66,9 +85,20 @@ def timed_out(what: str, timeout: timedelta) -> DistBackendError:
     )
 
 
-def spin(poll: Callable[[], Any], timeout: timedelta, what: str) -> None:
+def spin(
+    poll: Callable[[], Any],
+    timeout: timedelta,
+    what: str,
+    watch: Callable[[str], BaseException | None] | None = None,
+) -> None:
     """Call ``poll()`` until it returns true; raise :func:`timed_out`'s error once
     ``timeout`` has passed.
+
+    ``watch(what)``, when given, is asked now and then (with the clock, below) whether a
+    peer that the wait needs has left the job (its exit notice, see ``_notice.py``): it
+    returns the error to raise, or None. The error is raised once it has been returned for
+    :data:`LEFT_GRACE` seconds of polling, so that what the peer sent before it left (a
+    collective's last messages, still being delivered) completes the wait instead.
 
     It spins rather than sleeps: shared-memory and network engines progress only inside
     our calls, so sleeping between polls would cut the bandwidth of large messages. Nor does
@@ -76,10 +106,12 @@ def spin(poll: Callable[[], Any], timeout: timedelta, what: str) -> None:
     this 2-core machine shared with other jobs, that made 1% of the 4 KiB all-reduces take
     150 us instead of 8 (a yield hands the core to another job for a time slice), and gained
     nothing on large ones. The clock is read every 1024 polls only, the first time to start
-    it: a collective that finishes within them (every small one) never reads it.
+    it: a collective that finishes within them (every small one) never reads it, nor asks
+    ``watch``.
     """
     spins = 0
     deadline = None
+    doomed = None
     while not poll():
         spins += 1
         if spins & 1023 == 0:
@@ -88,6 +120,18 @@ def spin(poll: Callable[[], Any], timeout: timedelta, what: str) -> None:
                 deadline = now + timeout.total_seconds()
             elif now > deadline:
                 raise timed_out(what, timeout)
+            if watch is not None:
+                error = watch(what)
+                if error is not None:
+                    if doomed is None:
+                        doomed = now + LEFT_GRACE
+                    elif now > doomed:
+                        raise error
+
+
+#: How long a wait goes on polling after it learnt that a peer it needs has left (seconds):
+#: the messages the peer sent before its notice may still be on their way.
+LEFT_GRACE = 0.2
 
 
 class Work:
@@ -96,7 +140,8 @@ class Work:
     ``poll()`` returns True once the engine has finished (it also drives progress);
     ``finishers`` run once, in order, after that (copying results into non-contiguous
     outputs, converting dtypes back). ``timeout`` bounds :meth:`wait`. ``keep`` holds the
-    objects (tensors) whose memory the engine uses until it finishes.
+    objects (tensors) whose memory the engine uses until it finishes. ``watch`` is
+    :func:`spin`'s: it tells :meth:`wait` that a peer the operation needs has left.
     """
 
     def __init__(
@@ -106,8 +151,10 @@ class Work:
         what: str,
         finishers: list[Callable[[], Any]] | None = None,
         keep: tuple[Any, ...] = (),
+        watch: Callable[[str], BaseException | None] | None = None,
     ) -> None:
         self._poll, self._timeout, self._what = poll, timeout, what
+        self._watch = watch
         # What the engine reads or writes until it finishes (tensors handed to it by address).
         self._keep = keep
         self._finishers = finishers if finishers is not None else []
@@ -147,7 +194,7 @@ class Work:
         if self._done:
             return True
         try:
-            spin(self._poll, timeout or self._timeout, self._what)
+            spin(self._poll, timeout or self._timeout, self._what, self._watch)
         except DistBackendError as exc:
             self._error = exc
             raise

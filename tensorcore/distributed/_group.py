@@ -52,6 +52,9 @@ class _World:
     plans: ClassVar[dict[int, Any]] = {}
     # The registration of the default group's communication backend (its default timeout).
     registration: Any = None
+    # The name the program gave for a backend served by a stand-in ("gloo" served by "mpi"),
+    # by the serving backend's name: what get_backend says, as the program branches on it.
+    asked: ClassVar[dict[str, str]] = {}
 
 
 class GroupMember:
@@ -265,6 +268,8 @@ def init_process_group(
                     **extra)  # fmt: skip
     _World.default = GroupMember.WORLD = pg
     _World.registration = cb
+    asked = str(backend).lower() if backend is not None else name
+    _World.asked = {name: asked} if asked != name else {}
     _World.check = os.environ.get("TENSORCORE_DISTRIBUTED_CHECK", "1") != "0"
     _World.ranks = {pg: list(range(pg.size()))}
     if pg.size() > 1 and os.environ.get("TENSORCORE_DISTRIBUTED_ABORT", "1") != "0":
@@ -368,6 +373,7 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
         _World.ranks = {}
         _World.default = GroupMember.WORLD = None
         _World.registration = None
+        _World.asked = {}
         if _World.previous_hook is not None:
             sys.excepthook = _World.previous_hook
             _World.previous_hook = None
@@ -457,9 +463,21 @@ def get_node_local_rank(fallback_rank: int | None = None) -> int:
 
 
 def get_backend(group: Any = None) -> str:
-    """The communication backend's name (``"mpi"``) of ``group``."""
+    """The name of ``group``'s communication backend (the default group's when None), as
+    ``init_process_group`` was given it: ``"gloo"`` for a job started with ``"gloo"``, which
+    the ``mpi`` backend serves where no plugin registers Gloo (PyTorch programs branch on
+    the name), else the backend's own (``"mpi"``, ``"nccl"``).
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist.init_process_group("gloo", rank=0, world_size=1)  # doctest: +SKIP
+    >>> dist.get_backend()  # doctest: +SKIP
+    'gloo'
+    """
     pg = _group(group, "get_backend")
-    return _default("get_backend").backend if pg is None else pg.backend
+    name = _default("get_backend").backend if pg is None else pg.backend
+    return _World.asked.get(name, name)
 
 
 def _registered(group: Any, what: str) -> list[int]:

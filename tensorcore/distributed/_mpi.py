@@ -64,6 +64,7 @@ from ._backend import (
     Work,
     spin,
 )
+from ._notice import ABORTED, DESTROYED, EXITED, Notices, left_error
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -192,10 +193,18 @@ class MPIProcessGroup(ProcessGroup):
     backend = "mpi"
     devices = ("cpu",)
 
-    def __init__(self, comm: Any, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, comm: Any, timeout: timedelta = DEFAULT_TIMEOUT, notices: Notices | None = None
+    ) -> None:
         super().__init__(timeout)
         self.comm = comm
         self._rank, self._size = comm.Get_rank(), comm.Get_size()
+        # The exit notices of the world (shared by its subgroups; None: not watched), and
+        # the world ranks of this group's other members, whose notices a wait heeds.
+        self._notices = notices
+        self._world = notices.world_ranks(comm) if notices is not None else list(range(self._size))
+        self._others = [r for i, r in enumerate(self._world) if i != self._rank]
+        self._watch = self._watch_others if notices is not None else None
         # The agreement check: one reused 3 x int64 buffer (see the module's docstring), and
         # each description's fingerprint computed once (a program repeats a handful).
         MPI = _mpi()
@@ -301,8 +310,50 @@ class MPIProcessGroup(ProcessGroup):
                         "with mpiexec)"
                     )
                 )
-        # Our own communicator: a program's raw mpi4py calls cannot match our messages.
-        return cls(comm.Dup(), timeout)
+        # Our own communicators: a program's raw mpi4py calls cannot match our messages;
+        # the exit notices travel on one of their own.
+        notices = Notices(comm.Dup(), _mpi())
+        group = cls(comm.Dup(), timeout, notices)
+        group._owns_notices = True
+        atexit.register(_exiting, notices)
+        return group
+
+    _owns_notices = False  # the default group's: it tells the others when it shuts down
+
+    def _watch_others(self, what: str) -> BaseException | None:
+        """:func:`spin`'s ``watch`` for a wait that needs every other rank of the group:
+        the error to raise when one of them has left (its exit notice)."""
+        gone = self._notices.read()  # type: ignore[union-attr]
+        if gone:
+            for r in self._others:
+                if r in gone:
+                    return DistBackendError(left_error(what, r, gone[r]))
+        return None
+
+    def _watch_peer(self, peer: int | None) -> Any:
+        """:func:`spin`'s ``watch`` for a wait on group rank ``peer`` (None: any rank, which
+        fails once every other rank has left)."""
+        notices = self._notices
+        if notices is None:
+            return None
+        if peer is None:
+            others = self._others
+
+            def watch_any(what: str) -> BaseException | None:
+                gone = notices.read()
+                if others and all(r in gone for r in others):
+                    r = others[0]
+                    return DistBackendError(left_error(what, r, gone[r]))
+                return None
+
+            return watch_any
+        r = self._world[peer]
+
+        def watch(what: str) -> BaseException | None:
+            gone = notices.read()
+            return DistBackendError(left_error(what, r, gone[r])) if r in gone else None
+
+        return watch
 
     def rank(self) -> int:
         return self._rank
@@ -316,6 +367,7 @@ class MPIProcessGroup(ProcessGroup):
         what: str,
         finishers: list[Any] | None = None,
         keep: tuple[Any, ...] = (),
+        watch: Any = False,
     ) -> Work:
         MPI = _mpi()
         if len(reqs) == 1:
@@ -335,7 +387,8 @@ class MPIProcessGroup(ProcessGroup):
                 except MPI.Exception as exc:
                     raise DistBackendError(f"{what}: MPI failed: {exc}") from None
 
-        return Work(poll, self.timeout, what, finishers, keep)
+        return Work(poll, self.timeout, what, finishers, keep,
+                    self._watch if watch is False else watch)  # fmt: skip
 
     def _average(self, t: Tensor) -> None:
         with grad_mode.no_grad():  # (also when a Work's wait runs it, outside all_reduce)
@@ -398,7 +451,7 @@ class MPIProcessGroup(ProcessGroup):
 
     def send(self, tensor: Tensor, dst: int, tag: int) -> Work:
         req = self.comm.Isend(_raw(tensor), dest=dst, tag=tag)
-        return self._work([req], "send", keep=(tensor,))
+        return self._work([req], "send", keep=(tensor,), watch=self._watch_peer(dst))
 
     def recv(self, tensor: Tensor, src: int | None, tag: int) -> Work:
         MPI = _mpi()
@@ -416,7 +469,8 @@ class MPIProcessGroup(ProcessGroup):
                     "the sender's tensor has another shape or dtype"
                 ) from None
 
-        return Work(poll, self.timeout, what, [lambda: status.Get_source()], (tensor,))
+        return Work(poll, self.timeout, what, [lambda: status.Get_source()], (tensor,),
+                    self._watch_peer(src))  # fmt: skip
 
     def barrier(self) -> Work:
         return self._work([self.comm.Ibarrier()], "barrier")
@@ -462,7 +516,7 @@ class MPIProcessGroup(ProcessGroup):
             else:
                 req.Start()
             if not req.Test():
-                spin(req.Test, self.timeout, what)
+                spin(req.Test, self.timeout, what, self._watch)
         except _MPI.Exception as exc:
             raise DistBackendError(f"{what}: MPI failed: {exc}") from None
         return buf[2] if buf[0] == -buf[1] else None
@@ -500,9 +554,13 @@ class MPIProcessGroup(ProcessGroup):
                                if member else 0)  # fmt: skip
         if comm == MPI.COMM_NULL:
             return None
-        return MPIProcessGroup(comm, self.timeout)
+        return MPIProcessGroup(comm, self.timeout, self._notices)
 
     def abort(self, code: int = 1) -> None:
+        if self._notices is not None:
+            # The peers waiting for this rank fail at once, with their own error (under
+            # tensorcore's process manager, before it stops them: it waits a moment).
+            self._notices.tell(ABORTED)
         _mpi().COMM_WORLD.Abort(code)
         # MPI_Abort returns where the process manager is left to end the job by signals
         # (MPICH's PMI_PORT clients, as under tensorcore's own manager): the process ends
@@ -513,11 +571,24 @@ class MPIProcessGroup(ProcessGroup):
         MPI = _mpi()
         self._free_requests()
         atexit.unregister(self._free_requests)
+        notices = self._notices
+        if self._owns_notices and notices is not None:
+            # Leaving the job: a peer still waiting for this rank fails now (as PyTorch's,
+            # whose connections close), not at its timeout.
+            notices.tell(DESTROYED)
+            atexit.unregister(_exiting)
+            notices.close()
         if self.comm != MPI.COMM_NULL:
             # Freed already, or MPI finalized: nothing left to release.
             with contextlib.suppress(MPI.Exception):
                 self.comm.Free()
             self.comm = MPI.COMM_NULL
+
+
+def _exiting(notices: Notices) -> None:
+    """At exit, before mpi4py finalizes MPI (which waits for every rank): tell the others
+    that this rank's program ended."""
+    notices.tell(EXITED)
 
 
 #: Plans of tensors up to this size get a persistent request (above it the per-call cost
@@ -573,7 +644,7 @@ class _AllreducePlan(AllreducePlan):
                 while not req.Test():
                     polls += 1
                     if polls == 1024:
-                        spin(req.Test, g.timeout, "all_reduce")
+                        spin(req.Test, g.timeout, "all_reduce", g._watch)
                         break
                 if buf[0] != -buf[1]:
                     raise Disagreement(g._descriptions(self.description))
@@ -589,7 +660,7 @@ class _AllreducePlan(AllreducePlan):
             while not req.Test():
                 polls += 1
                 if polls == 1024:
-                    spin(req.Test, g.timeout, "all_reduce")
+                    spin(req.Test, g.timeout, "all_reduce", g._watch)
                     break
         except _MPI.Exception as exc:
             raise DistBackendError(f"all_reduce: MPI failed: {exc}") from None
@@ -707,7 +778,7 @@ class _ChannelPlan(AllreducePlan):
             while not req.Test():
                 polls += 1
                 if polls == 1024:
-                    spin(req.Test, g.timeout, "all_reduce")
+                    spin(req.Test, g.timeout, "all_reduce", g._watch)
                     break
         except _MPI.Exception as exc:
             raise DistBackendError(f"all_reduce: MPI failed: {exc}") from None

@@ -18,13 +18,18 @@ Python's global lock, so a server thread inside rank 0 could never answer it.
 Protocol, besides PMI-1's commands: before ``MPI_Init``, each rank connects once and says
 ``cmd=tensorcore_hello rank=R size=N node=NAME pid=PID``. The node names make
 ``PMI_process_mapping`` (which ranks share a machine, and so memory); the pids let the
-server stop this machine's ranks when one of them dies, as ``mpiexec`` does.
+server stop this machine's ranks when one of them dies, as ``mpiexec`` does. A rank whose
+program ends says ``cmd=tensorcore_leaving rank=R`` (on a connection of its own) before
+``MPI_Finalize``: if the job fails while it waits there for the others, it is let out of
+the barrier to end with its own status instead of being stopped.
 
 The server prints ``listening PORT`` (or ``error MESSAGE``) on its first output line, and
 exits when every rank has finalized and disconnected (0), or when the job fails (1): a rank
 that aborts (``MPI_Abort``) or drops its connection without finalizing, or ranks missing
-after ``--timeout`` seconds. A failing job's ranks on this machine get ``SIGTERM``; ranks on
-other machines notice at their next collective (their group's timeout).
+after ``--timeout`` seconds. A failing job's ranks on this machine get ``SIGTERM``, after
+:data:`_TOLD_GRACE` seconds when a rank aborted (it told the others first, and those
+waiting for it end on their own with their own error); ranks on other machines notice at
+their next collective (the aborting rank's exit notice, or their group's timeout).
 """
 
 from __future__ import annotations
@@ -89,6 +94,10 @@ class Manager:
         self.failed: str | None = None
         self.aborting: int | None = None  # the rank that called MPI_Abort
         self.aborting_conn: socket.socket | None = None  # its PMI connection
+        # Ranks whose program ended (they said so before MPI_Finalize), and those of them
+        # let out of its barrier after the job failed: they end on their own.
+        self.leaving: set[int] = set()
+        self.released: set[int] = set()
         self.stop = True
         self.started = time.monotonic()
         self.kvsname = f"tensorcore_{socket.gethostname()}_{os.getpid()}_{time.time_ns()}"
@@ -168,6 +177,8 @@ class Manager:
             return f"cmd=get_result rc=0 value={value}"
         if cmd == "barrier_in":
             with self.cond:
+                if self.failed is not None:
+                    return self._release(f)
                 generation = self.generation
                 self.arrived += 1
                 if self.arrived == self.size:
@@ -179,7 +190,7 @@ class Manager:
                 ):
                     self.fail(f"timed out after {self.timeout:g}s waiting at a barrier")
                 if self.failed is not None:
-                    return None
+                    return self._release(f)
             return "cmd=barrier_out rc=0"
         if cmd == "finalize":
             return "cmd=finalize_ack rc=0"
@@ -187,6 +198,19 @@ class Manager:
             self.fail(f"a rank called MPI_Abort (exit code {f.get('exitcode', '?')})")
             return None
         return f"cmd={cmd}_result rc=-1 msg=unsupported_by_tensorcore_pmi_server"
+
+    def _release(self, f: dict[str, str]) -> str | None:
+        """The answer to a rank at a barrier once the job failed: None (no answer, the
+        connection closes), unless the rank said it is leaving (its program ended, and it
+        waits for the others in ``MPI_Finalize``'s barrier): that one is let out, to end
+        on its own with its own exit status (as a PyTorch rank whose program ended does),
+        rather than be stopped. (Called with the lock held; ``f`` carries the rank, from
+        :meth:`serve`.)"""
+        rank = f.get("_rank")
+        if rank is None or int(rank) not in self.leaving:
+            return None
+        self.released.add(int(rank))
+        return "cmd=barrier_out rc=0"
 
     def _barrier_wait(self) -> float | None:
         # Before every rank has joined, the start-up timeout applies; after that a barrier
@@ -207,6 +231,11 @@ class Manager:
                 if f.get("cmd") == "tensorcore_hello":
                     conn.sendall((self.hello(f) + "\n").encode())
                     return
+                if f.get("cmd") == "tensorcore_leaving":
+                    with self.cond, contextlib.suppress(KeyError, ValueError):
+                        self.leaving.add(int(f["rank"]))
+                    conn.sendall(b"cmd=tensorcore_leaving_ack rc=0\n")
+                    return
                 if not joined:
                     joined = True
                     with self.cond:
@@ -214,11 +243,14 @@ class Manager:
                         self.clients.append(conn)
                 if f.get("cmd") == "initack":
                     who = f"rank {f.get('pmiid', '?')}"
+                if who != "a rank":
+                    f["_rank"] = who.removeprefix("rank ")
                 if f.get("cmd") == "abort" and who != "a rank":
                     # MPI_Abort ends its own process with its exit code: not signalled.
                     with self.cond:
-                        self.aborting = int(who.removeprefix("rank "))
-                        self.aborting_conn = conn
+                        if self.aborting is None:
+                            self.aborting = int(who.removeprefix("rank "))
+                            self.aborting_conn = conn
                 reply = self.answer(f)
                 if reply is None:
                     if f.get("cmd") == "abort":
@@ -272,18 +304,36 @@ class Manager:
         with self.cond:
             return self.failed is not None or self.finished == self.size
 
-    def stop_ranks(self) -> None:
+    def stop_ranks(self, grace: float = 0.0) -> None:
         """SIGTERM to this machine's ranks but the one that called ``MPI_Abort`` (which ends
-        itself, with its exit code); the others' connections are closed."""
+        itself, with its exit code) and those let out of ``MPI_Finalize``; the others'
+        connections are closed. With a ``grace`` (seconds), the ranks get that long to end
+        on their own first: when a rank aborts, it tells the others (its exit notice, see
+        ``_notice.py``), and those waiting for it in a collective end with their own error
+        (exit status 1) at once; the signal is for those that do not."""
         here = self.hellos.get(0, (socket.gethostname(), 0))[0]
-        for rank, (node, pid) in self.hellos.items():
-            if node == here and pid != os.getpid() and rank != self.aborting:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while True:
+            with self.cond:
+                alive = {rank: pid for rank, (node, pid) in self.hellos.items()
+                         if node == here and pid != os.getpid() and rank != self.aborting
+                         and _alive(pid)}  # fmt: skip
+                released = set(self.released)
+            # (The ranks let out of MPI_Finalize need this server until they end.)
+            if not alive or time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        for pid in (pid for rank, pid in alive.items() if rank not in released):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
         for conn in list(self.clients):
             if conn is not self.aborting_conn:
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_RDWR)
+
+
+#: How long the ranks of a job that a rank aborted get to end on their own (seconds).
+_TOLD_GRACE = 2.0
 
 
 def _alive(pid: int) -> bool:
@@ -336,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         if manager.stop:
             print(f"tensorcore.distributed: the job failed: {manager.failed}; stopping its "
                   "ranks", file=sys.stderr, flush=True)  # fmt: skip
-            manager.stop_ranks()
+            manager.stop_ranks(grace=_TOLD_GRACE if manager.aborting is not None else 0.0)
             manager.stop_aborting_rank(grace=5.0)
         else:
             time.sleep(1.0)  # (the waiting ranks' answers go out from their threads)

@@ -14,6 +14,7 @@ MVAPICH). Open MPI does not: its processes must be started by its ``mpirun``.
 
 from __future__ import annotations
 
+import atexit
 import os
 import socket
 import subprocess
@@ -34,6 +35,7 @@ _LAUNCHER_VARS = ("PMI_FD", "PMI_PORT", "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
                   "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID")  # fmt: skip
 
 _server: Any = None  # rank 0's PMI server process (kept so that it is not reaped early)
+_manager: tuple[str, int, int] | None = None  # (host, port, rank) of this wired-up process
 
 
 def launched_by_mpi() -> bool:
@@ -135,6 +137,11 @@ def wire_up(init_method: str | None, rank: int, world_size: int, timeout: timede
     if rank == 0:
         _start_server(port, world_size, timeout)
     _hello(host, port, rank, world_size, timeout)
+    global _manager
+    if _manager is None:
+        # (Python's exit handlers run before mpi4py's MPI_Finalize.)
+        atexit.register(leaving)
+    _manager = (host, port, rank)
     # PMI_ID: MPICH's PMI_PORT clients ask the server for their rank and size by it.
     os.environ.update(PMI_PORT=f"{host}:{port}", PMI_ID=str(rank), PMI_RANK=str(rank),
                       PMI_SIZE=str(world_size))  # fmt: skip
@@ -145,3 +152,18 @@ def forget() -> None:
     one starts (data loader workers) must not join the job."""
     for var in ("PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE"):
         os.environ.pop(var, None)
+
+
+def leaving() -> None:
+    """Tell rank 0's process manager, if this process was wired up by it, that this rank's
+    program has ended and it is about to finalize MPI (see ``_pmi_server.py``); errors are
+    ignored (a manager that is gone has nothing to be told)."""
+    if _manager is None:
+        return
+    host, port, rank = _manager
+    try:
+        with socket.create_connection((host, port), timeout=2) as conn:
+            conn.sendall(f"cmd=tensorcore_leaving rank={rank}\n".encode())
+            conn.makefile("rb").readline()
+    except OSError:
+        pass

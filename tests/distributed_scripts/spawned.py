@@ -48,7 +48,7 @@ def ddp_step() -> None:
 
 def rank_main(rank: int, world_size: int, mode: str) -> None:
     dist.init_process_group("gloo", rank=rank, world_size=world_size)
-    assert dist.get_backend() == "mpi" and dist.get_world_size() == world_size
+    assert dist.get_backend() == "gloo" and dist.get_world_size() == world_size
     if mode in ("raise", "exit"):
         if rank == 1 and mode == "raise":
             raise ValueError("rank 1 failed on purpose")
@@ -65,6 +65,8 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "env":
         dist.init_process_group("gloo")
+        sub = dist.new_group([0, 1])
+        print(f"backend {dist.get_backend()} {dist.get_backend(sub)}", flush=True)
         if sys.argv[2:] == ["raise"]:
             if dist.get_rank() == 1:
                 raise ValueError("rank 1 failed on purpose")

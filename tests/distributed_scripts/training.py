@@ -81,13 +81,22 @@ m = DDP(Branchy(), find_unused_parameters=True)
 m(tc.ones(2, 3), use_b=r != 0).sum().backward()
 assert m.module.never.weight.grad is None
 assert m.module.b.weight.grad is not None and m.module.a.weight.grad is not None
+# Without the flag, as in PyTorch: the backward that leaves `never` without a gradient ends
+# quietly; the next forward that synchronises raises, naming its parameters' indices.
 strict = DDP(Branchy())
-try:
-    strict(tc.ones(2, 3), use_b=True).sum().backward()
-except RuntimeError as exc:
-    assert "never.weight" in str(exc) and "find_unused_parameters" in str(exc), exc
-else:
-    raise AssertionError("an unused parameter went unnoticed")
+strict(tc.ones(2, 3), use_b=True).sum().backward()
+with tc.no_grad():
+    strict(tc.ones(2, 3), use_b=True)  # (no backward to prepare: nothing to say)
+for _ in range(2):  # (and again: the reduction stays unfinished)
+    try:
+        strict(tc.ones(2, 3), use_b=True)
+    except RuntimeError as exc:
+        msg = str(exc)
+        assert msg.startswith("Expected to have finished reduction in the prior iteration"), msg
+        assert f"Parameter indices which did not receive grad for rank {r}: 4 5" in msg, msg
+        assert "find_unused_parameters=True" in msg, msg
+    else:
+        raise AssertionError("an unused parameter went unnoticed")
 
 # DistributedSampler: the shards cover the padded dataset, epochs reshuffle identically.
 s = DistributedSampler(range(10), shuffle=True, seed=3)

@@ -170,7 +170,7 @@ class DistributedDataParallel(Module):
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 2**20)
-        params = [p for p in module.parameters() if p.requires_grad]
+        params = self._params = [p for p in module.parameters() if p.requires_grad]
         if not params:
             raise RuntimeError(
                 "DistributedDataParallel is not needed when a module doesn't have any "
@@ -181,6 +181,11 @@ class DistributedDataParallel(Module):
         self._buckets = self._make_buckets(params)
         self._bucket_of = {id(p): (b, i) for b in self._buckets for i, p in enumerate(b.params)}
         self._names = {id(p): n for n, p in module.named_parameters()}
+        self._index = {id(p): i for i, p in enumerate(params)}
+        # The parameters (their indices) that got no gradient in a backward that left its
+        # reduction unfinished (no find_unused_parameters): the next forward raises, as
+        # PyTorch's does.
+        self._unfinished: list[int] = []
         # One backward's state: whether the last forward expects one that synchronises, the
         # parameters it did not reach (find_unused_parameters), whether the backward has
         # begun (the finishing callback queued), the next bucket to start, and the ids of
@@ -243,6 +248,9 @@ class DistributedDataParallel(Module):
             self._sync_module_states(buffers_only=True)
         out = self.module(*inputs, **kwargs)
         self._expect = grad_mode.is_grad_enabled() and self.require_backward_grad_sync
+        if self._expect and self._unfinished:
+            self._expect = False
+            raise RuntimeError(self._unfinished_message())
         if self._expect and self.find_unused_parameters:
             reached = _reachable(out)
             self._unused = [p for b in self._buckets for p in b.params if id(p) not in reached]
@@ -388,22 +396,53 @@ class DistributedDataParallel(Module):
         return make(total._indices(), avg, tuple(p.shape), check_invariants=False,
                     is_coalesced=True)  # fmt: skip
 
+    def _unfinished_message(self) -> str:
+        """PyTorch's words for a forward after a backward that left parameters without a
+        gradient (``find_unused_parameters=False``)."""
+        rank = dist.get_rank()
+        by_index = {i: self._names.get(id(p), "?") for p in self._params
+                    for i in (self._index[id(p)],)}  # fmt: skip
+        detail = ""
+        if dist.get_debug_level() != dist.DebugLevel.OFF:
+            names = ", ".join(by_index[i] for i in self._unfinished)
+            detail = f"Parameters which did not receive grad for rank {rank}: {names}\n"
+        return (
+            "Expected to have finished reduction in the prior iteration before starting a "
+            "new one. This error indicates that your module has parameters that were not "
+            "used in producing loss. You can enable unused parameter detection by passing "
+            "the keyword argument `find_unused_parameters=True` to "
+            "`tensorcore.nn.parallel.DistributedDataParallel`, and by \nmaking sure all "
+            "`forward` function outputs participate in calculating loss. \nIf you already "
+            "have done the above, then the distributed data parallel module wasn't able to "
+            "locate the output tensors in the return value of your module's `forward` "
+            "function. Please include the loss function and the structure of the return "
+            "value of `forward` of your module when reporting this issue (e.g. list, dict, "
+            f"iterable).\n{detail}Parameter indices which did not receive grad for rank "
+            f"{rank}: {' '.join(str(i) for i in self._unfinished)}"
+            + (
+                ""
+                if detail
+                else "\n In addition, you can set the environment variable "
+                "TENSORCORE_DISTRIBUTED_DEBUG to either INFO or DETAIL to print out "
+                "information about which particular parameters did not receive gradient "
+                "on this rank as part of this error"
+            )
+        )
+
     def _finish(self) -> None:
         try:
             missing = [b for b in self._buckets if not b.launched]
             if missing and not self.find_unused_parameters:
-                names = [
-                    self._names.get(id(p), "?")
+                # As in PyTorch, the backward ends without an error: the buckets that
+                # started are averaged, the others' gradients stay this rank's own, and
+                # the next forward that synchronises raises, naming the parameters.
+                self._unfinished = sorted(
+                    self._index[id(p)]
                     for b in missing
                     for i, p in enumerate(b.params)
                     if i not in b.ready
-                ]
-                raise RuntimeError(
-                    "DistributedDataParallel: parameters got no gradient in this iteration: "
-                    f"{', '.join(names)}. Pass find_unused_parameters=True if the forward "
-                    "does not use every parameter, and make sure every output takes part "
-                    "in the loss"
                 )
+                missing = []
             # The buckets still waiting (a parameter the graph reaches that got no gradient
             # after all): started now, in order, before anything else is all-reduced.
             for b in missing:
@@ -411,6 +450,8 @@ class DistributedDataParallel(Module):
             used = self._global_use() if self.find_unused_parameters else None
             with grad_mode.no_grad():
                 for b in self._buckets:
+                    if not b.works:  # not started (the reduction left unfinished)
+                        continue
                     for w in b.works:
                         w.wait()
                     if b.sparse:
