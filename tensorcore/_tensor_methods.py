@@ -16,7 +16,7 @@ from .autograd.graph import requires_grad as _public_rg
 from .devices import device as _device
 from .layouts import memory_format, preserve_format
 from .ops import functions as ops
-from .ops._transfer import to_device_copy
+from .ops._transfer import same_device, to_device_copy
 from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
 from .ops.factories import copy_construct, warn_copy_construct
 from .plugins import manager
@@ -165,6 +165,7 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         src._device != self._device
         and src.ndim + self.ndim
         and not (src._device.type == "cpu" and not src._shape)
+        and not same_device(src._device, self._device)
     ):
         moved = to_device_copy(src, self._device, non_blocking)
         return _call_inplace(_COPY, (self, moved, non_blocking))

@@ -113,6 +113,42 @@ def test_from_native_refuses_a_foreign_object() -> None:
         backend.from_native([1, 2], "cpu")
 
 
+class _Boxed:
+    """A foreign "array" that only the ``boxdev`` test device understands."""
+
+    def __init__(self, values: list[float]) -> None:
+        self.values = values
+
+
+def test_from_object_is_asked_for_its_own_device_type() -> None:
+    # ``tc.as_tensor(obj)`` on the default device (cpu) offers ``obj`` to every backend;
+    # each is asked for a tensor on a device of its own type, and the core moves the result.
+    from toy_backend import ToyDevice, ToyPlugin
+
+    asked: list[Any] = []
+
+    class BoxDevice(ToyDevice):
+        def from_object(self, obj: Any, dtype: Any, device: Any, copy: bool) -> Any:
+            if not isinstance(obj, _Boxed):
+                return None
+            asked.append(device)
+            return self.from_data(obj.values, (len(obj.values),), dtype or tc.float64, device)
+
+    class BoxPlugin(ToyPlugin):
+        @hookimpl
+        def tensorcore_register_devices(self, register: Any) -> None:
+            register.device(BoxDevice(self.device_type))
+
+    tc.backends.register(BoxPlugin("boxdev"), name="boxdev")
+    x = tc.as_tensor(_Boxed([1.0, 2.0]))
+    assert x.device == tc.device("cpu") and x.dtype == tc.float64 and x.tolist() == [1.0, 2.0]
+    y = tc.tensor(_Boxed([3.0]), dtype=tc.float32)
+    assert y.device == tc.device("cpu") and y.dtype == tc.float32 and y.tolist() == [3.0]
+    z = tc.as_tensor(_Boxed([4.0]), device="boxdev")
+    assert z.device.type == "boxdev" and z.tolist() == [4.0]
+    assert [d.type for d in asked] == ["boxdev"] * 3
+
+
 def test_interface_names_what_to_install() -> None:
     assert backend.interface("cpu").type == "cpu"
     assert backend.interface("cpu").array_module.__name__ == "numpy"

@@ -6,6 +6,7 @@ options the plugin loads nothing and collects nothing."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -87,6 +88,28 @@ def test_an_off_by_one_add_fails_and_a_gap_makes_it_an_expected_failure(project:
     assert stale.returncode == 1, stale.output[-3000:]
     assert "passes, but it is listed as a known gap" in stale.output
     assert f"{gaps}:2" in stale.output and "remove that line" in stale.output
+
+
+@pytest.mark.slow
+def test_a_failure_is_rerun_alone_with_the_command_the_run_prints(project: Path) -> None:
+    # The id pytest prints (check_samples.py::...) names no file under the project; the
+    # summary gives a command that runs that test alone (once: a named module of the suite
+    # is collected by pytest alone, not again by the plugin).
+    broken = run_suite("brokentoy", args=SELECT, cwd=project, timeout=300)
+    command = (
+        "pytest --tensorcore-device=brokentoy --pyargs "
+        "'tensorcore.testing.conformance.check_samples::test_samples[add-float32-0]'"
+    )
+    assert "rerun a failure alone" in broken.output and command in broken.output, broken.output
+    proc = subprocess.run(
+        [sys.executable, "-m", *shlex.split(command), "-p", "no:cacheprovider", "-q"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 failed in" in proc.stdout and "passed" not in proc.stdout, proc.stdout
 
 
 @pytest.mark.slow
@@ -228,3 +251,12 @@ def test_a_core_composite_that_fails_on_a_layout_skips_with_the_reason() -> None
         _run._allowed_refusal("flatten", got, own=True)
     finally:
         _session._target = saved
+
+
+def test_the_suites_own_calls_of_deprecated_operators_do_not_warn(tmp_path: Path) -> None:
+    # chain_matmul warns that it is deprecated (as PyTorch's does): the suite calls it, and
+    # a backend's run should not end with that warning in its summary.
+    run = run_suite("cpu", args=["-k", "chain_matmul"], cwd=tmp_path, timeout=300)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.counts.get("passed"), run.summary()
+    assert "chain_matmul is deprecated" not in run.output, run.output[-3000:]

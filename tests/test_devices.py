@@ -192,3 +192,35 @@ def test_unavailable_device_says_why(name: str) -> None:
         tc.zeros(2, device=name)
     with pytest.raises(RuntimeError, match="is not available"):
         tc.ones(2).to(name)
+
+
+def test_type_and_index_zero_name_one_device(device: str) -> None:
+    # "cpu" and "cpu:0" are one device (PyTorch: ``x.to("cpu:0")`` copies within the CPU);
+    # so are "mydev" and "mydev:0" of any one-device type, whichever of the two its
+    # allocator puts on its tensors: moves, copies and mixed calls stay on the device.
+    if manager.device_interfaces()[device].device_count() != 1:
+        pytest.skip(f"{device} has several devices")
+    x = tc.tensor([1.0, 2.0], device=device)
+    y = x.to(f"{device}:0")
+    assert y.device.type == device and y.tolist() == [1.0, 2.0]
+    y.add_(x)
+    assert (x + y).tolist() == [3.0, 6.0]
+    x.copy_(y)
+    assert x.tolist() == [2.0, 4.0]
+    assert y.to(device).tolist() == [2.0, 4.0]
+
+
+def test_one_device_type_with_index_labels() -> None:
+    # A third-party allocator that labels tensors with the device it is asked for, as
+    # the toy backend of tests/toy_backend.py (and the docs' examples) do.
+    from toy_backend import ToyPlugin
+
+    tc.backends.register(ToyPlugin("toy_labels"), name="toy-labels")
+    x = tc.tensor([1.0, 2.0], device="toy_labels")
+    y = x.to("toy_labels:0")
+    assert str(y.device) == "toy_labels:0" and y.tolist() == [1.0, 2.0]
+    assert (x + y).tolist() == [2.0, 4.0]
+    assert (y + x).tolist() == [2.0, 4.0]
+    assert (x * y).to("toy_labels").tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match="does not exist"):
+        tc.tensor([1.0], device="toy_labels:1")

@@ -662,6 +662,7 @@ def test_hook_register_comm_backends(run_py: Any) -> None:
 
         def factory(**kwargs):
             made.append(sorted(kwargs))
+            assert kwargs["init_method"] is None, kwargs  # none given: the backend's rendezvous
             return Loopback(kwargs["timeout"])
 
         class P:
@@ -687,6 +688,15 @@ def test_hook_register_comm_backends(run_py: Any) -> None:
         t = tc.ones(2, 3).t()  # non-contiguous: the group sees a contiguous copy
         dist.all_reduce(t)
         assert t.tolist() == [[2.0, 2.0]] * 3, t
+        for call, what in [(lambda: dist.broadcast(t, 0), "broadcast"),
+                           (lambda: dist.new_group([0]), "split")]:
+            try:
+                call()
+            except RuntimeError as exc:  # PyTorch's RuntimeError, as a NotImplementedError
+                assert isinstance(exc, NotImplementedError), exc
+                assert str(exc) == f"Backend loop does not support {what}", exc
+            else:
+                raise AssertionError(f"{what} ran on a group without it")
         dist.destroy_process_group()
         assert not dist.is_initialized()
 

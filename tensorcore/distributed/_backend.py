@@ -292,54 +292,60 @@ class ProcessGroup:
     def __init__(self, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
         self.timeout = timeout
 
+    def _unsupported(self, what: str) -> NotImplementedError:
+        """PyTorch's error for an operation the backend does not implement (a
+        ``NotImplementedError``, which is a ``RuntimeError`` as PyTorch's is)."""
+        name = self.backend or type(self).__name__
+        return NotImplementedError(f"Backend {name} does not support {what}")
+
     def rank(self) -> int:
         """This process's rank in the group."""
-        raise NotImplementedError
+        raise self._unsupported("rank")
 
     def size(self) -> int:
         """How many processes the group has."""
-        raise NotImplementedError
+        raise self._unsupported("size")
 
     def allreduce(self, tensor: Tensor, op: ReduceOp) -> Work:
         """Reduce ``tensor`` over the group, in place on every rank."""
-        raise NotImplementedError
+        raise self._unsupported("allreduce")
 
     def broadcast(self, tensor: Tensor, src: int) -> Work:
         """Copy rank ``src``'s ``tensor`` into every rank's."""
-        raise NotImplementedError
+        raise self._unsupported("broadcast")
 
     def allgather(self, output: Tensor, input: Tensor) -> Work:
         """``output`` (``size() * input.numel()`` elements) gets every rank's ``input``."""
-        raise NotImplementedError
+        raise self._unsupported("allgather")
 
     def reduce_scatter(self, output: Tensor, input: Tensor, op: ReduceOp) -> Work:
         """Reduce ``input`` (``size()`` chunks) over the group; chunk ``rank()`` to ``output``."""
-        raise NotImplementedError
+        raise self._unsupported("reduce_scatter")
 
     def reduce(self, tensor: Tensor, dst: int, op: ReduceOp) -> Work:
         """Reduce ``tensor`` over the group into rank ``dst``'s ``tensor``."""
-        raise NotImplementedError
+        raise self._unsupported("reduce")
 
     def gather(self, output: Tensor | None, input: Tensor, dst: int) -> Work:
         """Rank ``dst``'s ``output`` (``size()`` chunks) gets every rank's ``input``."""
-        raise NotImplementedError
+        raise self._unsupported("gather")
 
     def scatter(self, output: Tensor, input: Tensor | None, src: int) -> Work:
         """Every rank's ``output`` gets its chunk of rank ``src``'s ``input``."""
-        raise NotImplementedError
+        raise self._unsupported("scatter")
 
     def send(self, tensor: Tensor, dst: int, tag: int) -> Work:
         """Send ``tensor`` to rank ``dst``."""
-        raise NotImplementedError
+        raise self._unsupported("send")
 
     def recv(self, tensor: Tensor, src: int | None, tag: int) -> Work:
         """Receive into ``tensor`` from rank ``src`` (any rank when None); the Work's
         :meth:`Work.result` is the sender's rank."""
-        raise NotImplementedError
+        raise self._unsupported("recv")
 
     def barrier(self) -> Work:
         """Wait until every rank of the group has reached the barrier."""
-        raise NotImplementedError
+        raise self._unsupported("barrier")
 
     def alltoall(
         self, output: Tensor, input: Tensor, output_splits: list[int], input_splits: list[int]
@@ -426,7 +432,7 @@ class ProcessGroup:
         """A new group of ``ranks`` (ranks in this group, in the new group's rank order:
         sorted, unless the program passed ``new_group(..., sort_ranks=False)``); None on the
         ranks left out. Every rank of this group calls it."""
-        raise NotImplementedError
+        raise self._unsupported("split")
 
     def abort(self, code: int = 1) -> None:
         """End every process of the job at once (a rank failed): the default does nothing."""

@@ -54,6 +54,13 @@ def set_autograd_step(step: Any, debug: Any = None) -> None:
     _mutation_check = debug
 
 
+def _same_device(a: device, b: device) -> bool:
+    """Whether two unequal device objects name one device (only asked on the error path)."""
+    from ._transfer import same_device
+
+    return same_device(a, b)
+
+
 def _device_error(op: Op, a: Any, b: Any) -> RuntimeError:
     return RuntimeError(
         f"Expected all tensors to be on the same device, but found at least two devices, "
@@ -167,6 +174,8 @@ def _scan(
             if dev.type == "cpu" and tensors[0] is not a and not tensors[0]._shape:
                 dev = d
                 continue
+            if _same_device(d, dev):  # "mydev" and "mydev:0" of a one-device type
+                continue
             raise _device_error(op, dev, d)
         if a._layout.priority > lay.priority:
             lay = a._layout
@@ -178,7 +187,12 @@ def _scan(
         # Move zero-dim CPU tensors that met another device onto it.
         for i in op.tensor_pos:
             a = args[i]
-            if isinstance(a, Tensor) and a._device is not dev and a._device != dev:
+            if (
+                isinstance(a, Tensor)
+                and a._device is not dev
+                and a._device != dev
+                and not _same_device(a._device, dev)
+            ):
                 if args_l is None:
                     args_l = list(args)
                 args_l[i] = a.to(dev)
@@ -308,7 +322,7 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
                 rg = adopt_base_grad(self)
         else:
             dev, lay, rg, args = _scan(op, args, True)
-        if dev != self._device:
+        if dev != self._device and not _same_device(dev, self._device):
             raise _device_error(op, self._device, dev)
         if 0 in self._stride:
             _check_no_internal_overlap(self)

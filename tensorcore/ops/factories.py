@@ -228,9 +228,12 @@ def _from_foreign(data: Any, dtype: dt.dtype | None, dev: Any, copy: bool) -> Te
     for iface in _registry.interfaces().values():
         if not iface.is_available():
             continue
-        t = iface.from_object(data, dtype, dev, copy)
+        # Each backend is asked for a tensor on a device of its own type (``dev`` where it
+        # is one); one that understands ``data`` elsewhere is moved here.
+        own = dev if dev.type == iface.type else _device(iface.type)
+        t = iface.from_object(data, dtype, own, copy)
         if t is not None:
-            return t
+            return t if own is dev else t.to(device=dev)
     return None
 
 

@@ -108,7 +108,12 @@ class DeviceInterface:
         self, obj: Any, dtype: dtype | None, device: device, copy: bool
     ) -> Tensor | None:
         """A tensor for a foreign array object (a NumPy or CuPy array), or None when ``obj``
-        is not one this backend understands. ``copy=False`` should share memory."""
+        is not one this backend understands. ``copy=False`` should share memory.
+
+        ``device`` is always of this backend's type: the one the caller asked for where it
+        is, else ``tensorcore.device(self.type)`` (``tc.as_tensor(obj)`` on another default
+        device); the core moves the result to the caller's device. Build the tensor on
+        ``device`` and apply ``dtype`` where it is not None."""
         return None
 
     def from_native(self, array: Any, device: device) -> Tensor:

@@ -44,6 +44,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from .conformance import _session
 
     _session.configure(config)
+    # The suite calls every operator, deprecated ones too: their warning (once per process)
+    # says nothing about the backend under test (tensorcore's own pytest settings, likewise).
+    config.addinivalue_line("filterwarnings", "ignore:torch.chain_matmul is deprecated:UserWarning")
     # ``pytest --tensorcore-device=mydev`` alone collects the suite too: add its directory
     # unless an argument already names it (a path into it, or ``--pyargs`` of the package).
     named = any(
@@ -62,9 +65,31 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
         and file_path.name.startswith("check_")
         and file_path.resolve().parent == SUITE_DIR
         and _active(parent.config)
+        # (a module the command names is pytest's own to collect: collecting it here too
+        # would run each of its tests twice)
+        and not parent.session.isinitpath(file_path)
     ):
         return pytest.Module.from_parent(parent, path=file_path)
     return None
+
+
+def rerun_command(config: pytest.Config, report: pytest.TestReport) -> str | None:
+    """The command that reruns the suite's test of ``report`` alone, from any directory
+    (the id pytest prints, ``check_errors.py::test_bad_input[pow]``, names a file that is not
+    under the directory the run started in); None for a test outside the suite."""
+    path = (config.rootpath / report.location[0]).resolve()
+    name = report.nodeid.rpartition("::")[2]
+    if path.parent != SUITE_DIR or not name:
+        return None
+    module = f"{SUITE_PACKAGE}.{path.stem}"
+    opts = []
+    for opt in ("device", "layout"):
+        value = config.getoption(f"tensorcore_{opt}")
+        if value:
+            opts.append(f"--tensorcore-{opt}={value}")
+    if config.getoption("tensorcore_full"):
+        opts.append("--tensorcore-full")
+    return f"pytest {' '.join(opts)} --pyargs '{module}::{name}'"
 
 
 def pytest_report_header(config: pytest.Config) -> Any:
@@ -114,6 +139,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     from .conformance import _session
 
+    failed = terminalreporter.stats.get("failed", [])
+    commands = [c for c in (rerun_command(config, r) for r in failed) if c is not None]
+    if commands:
+        terminalreporter.section("tensorcore conformance: rerun a failure alone")
+        for command in commands[:5]:
+            terminalreporter.line(command)
+        if len(commands) > 5:
+            terminalreporter.line(f"(and {len(commands) - 5} more failures, named alike)")
     lines = _session.unmatched_gaps()
     if lines:
         terminalreporter.section("tensorcore conformance: gaps that matched no test")

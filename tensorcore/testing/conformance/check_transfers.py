@@ -58,6 +58,8 @@ def _directions() -> dict[str, Callable[[tc.Tensor, str], tc.Tensor]]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "dtype" not in metafunc.fixturenames:
+        return
     t = target()
     names = [d for d in dt.all_dtypes if t.full or d.name in FAST_DTYPES or d is dt.float32]
     hows = list(_directions())
@@ -91,3 +93,50 @@ def test_transfer(dtype: Any, layout: str, how: str) -> None:
     where = "cpu" if how in ("back_to_cpu", "copy_to_cpu") else t.device
     assert got.device.type == where, f"on {got.device}, expected {where}"
     compare(got, x, where=f"{dtype.name} {layout} {how}", device=where)
+
+
+def _strided_target() -> str:
+    t = target()
+    if t.is_layout:
+        pytest.skip("a layout run moves tensors with .to() only (test_transfer)")
+    return t.device
+
+
+def test_the_device_under_its_index() -> None:
+    """A device type with one device: ``D`` and ``D:0`` are that device, whichever of the
+    two the backend's allocator labels its tensors with (moves, mixed calls and copies)."""
+    dev = _strided_target()
+    from tensorcore.backend import interface
+
+    if interface(dev).device_count() != 1:
+        pytest.skip(f"{dev} has {interface(dev).device_count()} devices")
+    x = _source(tc.float32, "contiguous")
+    on = x.to(dev, copy=True)  # (on the cpu, x.to("cpu") would be x)
+    on0 = x.to(f"{dev}:0")
+    assert on0.device.type == dev, f"x.to('{dev}:0') is on {on0.device}"
+    compare(on.to(f"{dev}:0"), x, where=f"x.to('{dev}').to('{dev}:0')", device=dev)
+    compare(on0.to(dev), x, where=f"x.to('{dev}:0').to('{dev}')", device=dev)
+    compare(on + on0, x + x, where=f"a '{dev}' tensor plus a '{dev}:0' one", device=dev)
+    on.copy_(on0 * 2)
+    compare(on, x * 2, where=f"copy_ of a '{dev}:0' tensor into a '{dev}' one", device=dev)
+
+
+def test_a_native_array_as_a_foreign_object() -> None:
+    """``tc.as_tensor(array)`` of the device's own native array (where its backend's
+    ``from_object`` takes one): a tensor on the default device, or on the device asked for,
+    holding the array's values."""
+    dev = _strided_target()
+    from tensorcore.backend import interface, native
+
+    x = _source(tc.float32, "contiguous")
+    arr = native(x.to(dev))
+    if interface(dev).from_object(arr, None, tc.device(dev), False) is None:
+        pytest.skip(f"the {dev} backend's from_object takes no foreign arrays")
+    compare(tc.as_tensor(arr), x, where="tc.as_tensor(native array)", device="cpu")
+    compare(tc.tensor(arr), x, where="tc.tensor(native array)", device="cpu")
+    compare(
+        tc.as_tensor(arr, device=dev),
+        x,
+        where=f"tc.as_tensor(native array, device='{dev}')",
+        device=dev,
+    )
