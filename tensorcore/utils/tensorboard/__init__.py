@@ -9,7 +9,7 @@ Examples
 --------
 >>> import tempfile
 >>> from tensorcore.utils.tensorboard import SummaryWriter
->>> with SummaryWriter(tempfile.mkdtemp()) as writer:
+>>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as writer:
 ...     writer.add_scalar("loss", 0.5, 0)
 """
 

@@ -256,7 +256,8 @@ def hparams(
         elif isinstance(v, str):
             kind, encode = "string", _proto.value_string
         elif isinstance(v, Tensor):
-            kind, encode, x = "float64", _proto.value_number, float(_convert.make_np(v).reshape(-1)[0])
+            kind, encode = "float64", _proto.value_number
+            x = float(_convert.make_np(v).reshape(-1)[0])
         else:
             raise ValueError("value should be one of int, float, str, bool, or torch.Tensor")
         info = _proto.string_field(1, k) + _proto.int_field(4, _HPARAMS_TYPES[kind])

@@ -43,10 +43,12 @@ class FileWriter:
     --------
     >>> import os, tempfile
     >>> from tensorcore.utils.tensorboard import FileWriter
-    >>> w = FileWriter(tempfile.mkdtemp())
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> w = FileWriter(tmp.name)
     >>> os.path.basename(w.event_file).startswith("events.out.tfevents.")
     True
     >>> w.close()
+    >>> tmp.cleanup()
     """
 
     def __init__(
@@ -140,15 +142,16 @@ class SummaryWriter:
     >>> import os, tempfile
     >>> import tensorcore as tc
     >>> from tensorcore.utils.tensorboard import SummaryWriter
-    >>> logdir = tempfile.mkdtemp()
-    >>> with SummaryWriter(logdir) as writer:
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> with SummaryWriter(tmp.name) as writer:
     ...     for step in range(3):
     ...         writer.add_scalar("loss", 1.0 / (step + 1), step)
     ...     writer.add_histogram("weights", tc.randn(100), 2)
     ...     writer.add_image("noise", tc.rand(3, 8, 8), 2)
     ...     writer.add_text("note", "hello", 2)
-    >>> [name.split(".")[:3] for name in os.listdir(logdir)]
+    >>> [name.split(".")[:3] for name in os.listdir(tmp.name)]
     [['events', 'out', 'tfevents']]
+    >>> tmp.cleanup()
     """
 
     def __init__(
@@ -196,8 +199,7 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> d = tempfile.mkdtemp()
-        >>> with SummaryWriter(d) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.get_logdir() == d
         True
         """
@@ -237,7 +239,7 @@ class SummaryWriter:
         >>> import tempfile
         >>> import tensorcore as tc
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_scalar("loss", tc.tensor(0.25), 1)
         ...     w.add_scalar("lr", 1e-3, 1, new_style=True, double_precision=True)
         """
@@ -258,11 +260,12 @@ class SummaryWriter:
         --------
         >>> import os, tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> d = tempfile.mkdtemp()
-        >>> with SummaryWriter(d) as w:
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> with SummaryWriter(tmp.name) as w:
         ...     w.add_scalars("loss", {"train": 0.5, "val": 0.7}, 0)
-        >>> sorted(n for n in os.listdir(d) if not n.startswith("events"))
+        >>> sorted(n for n in os.listdir(tmp.name) if not n.startswith("events"))
         ['loss_train', 'loss_val']
+        >>> tmp.cleanup()
         """
         walltime = time.time() if walltime is None else walltime
         logdir = self._get_file_writer().get_logdir()
@@ -285,7 +288,7 @@ class SummaryWriter:
         >>> import tempfile
         >>> import tensorcore as tc
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_tensor("x", tc.tensor([1.0, 2.0, 3.0]), 0)
         """
         self._add(_summary.tensor(tag, tensor), global_step, walltime)
@@ -312,7 +315,7 @@ class SummaryWriter:
         >>> import tempfile
         >>> import tensorcore as tc
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     for step in range(3):
         ...         w.add_histogram("activations", tc.randn(1000) + step, step)
         ...     w.add_histogram("uniform", tc.rand(100), 0, bins="auto")
@@ -341,7 +344,7 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_histogram_raw("h", 0.0, 2.0, 3, 3.0, 5.0, [1.0, 2.0], [1, 2], 0)
         """
         if len(bucket_limits) != len(bucket_counts):
@@ -371,7 +374,7 @@ class SummaryWriter:
         >>> import tempfile
         >>> import tensorcore as tc
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_image("rgb", tc.rand(3, 16, 16), 0)
         ...     w.add_image("hwc", tc.rand(16, 16, 3), 0, dataformats="HWC")
         ...     w.add_image("grey", tc.rand(16, 16), 0, dataformats="HW")
@@ -394,7 +397,7 @@ class SummaryWriter:
         >>> import tempfile
         >>> import tensorcore as tc
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_images("batch", tc.rand(16, 3, 8, 8), 0)
         """
         self._add(_summary.image(tag, img_tensor, dataformats), global_step, walltime)
@@ -417,7 +420,7 @@ class SummaryWriter:
         >>> from tensorcore.utils.tensorboard import SummaryWriter
         >>> fig = Figure(figsize=(2, 2))
         >>> _ = fig.add_subplot().plot([0, 1, 4])
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_figure("curve", fig, 0)
         """
         if isinstance(figure, list):
@@ -441,7 +444,7 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_text("config", "lr = **0.1**", 0)
         """
         self._add(_summary.text(tag, text_string), global_step, walltime)
@@ -461,7 +464,7 @@ class SummaryWriter:
         >>> import tempfile
         >>> import tensorcore as tc
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_audio("tone", tc.sin(tc.arange(800) * 0.1).unsqueeze(0), 0, 8000)
         """
         self._add(_summary.audio(tag, snd_tensor, sample_rate), global_step, walltime)
@@ -485,7 +488,7 @@ class SummaryWriter:
         >>> import tempfile
         >>> import tensorcore as tc
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_pr_curve("pr", tc.randint(0, 2, (100,)), tc.rand(100), 0)
         """
         num_thresholds = min(num_thresholds, 127)
@@ -514,7 +517,7 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_pr_curve_raw("pr", [3, 1], [2, 0], [0, 2], [0, 2], [0.6, 1.0], [1.0, 0.3],
         ...                        0, num_thresholds=2)
         """
@@ -548,12 +551,13 @@ class SummaryWriter:
         --------
         >>> import os, tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> d = tempfile.mkdtemp()
-        >>> with SummaryWriter(d) as w:
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> with SummaryWriter(tmp.name) as w:
         ...     w.add_hparams({"lr": 0.1, "optimizer": "sgd"}, {"hparam/accuracy": 0.9},
         ...                   run_name="trial0")
-        >>> os.path.isdir(os.path.join(d, "trial0"))
+        >>> os.path.isdir(os.path.join(tmp.name, "trial0"))
         True
+        >>> tmp.cleanup()
         """
         if type(hparam_dict) is not dict or type(metric_dict) is not dict:
             raise TypeError("hparam_dict and metric_dict should be dictionary.")
@@ -577,7 +581,7 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_custom_scalars({"losses": {"all": ["Multiline", ["loss/train", "loss/val"]]}})
         """
         self._get_file_writer().add_summary(_summary.custom_scalars(layout))
@@ -591,7 +595,7 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_custom_scalars_multilinechart(["loss/train", "loss/val"])
         """
         self.add_custom_scalars({category: {title: ["Multiline", tags]}})
@@ -605,7 +609,7 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> with SummaryWriter(tempfile.mkdtemp()) as w:
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
         ...     w.add_custom_scalars_marginchart(["acc", "acc_low", "acc_high"])
         """
         if len(tags) != 3:
@@ -663,10 +667,12 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> w = SummaryWriter(tempfile.mkdtemp())
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> w = SummaryWriter(tmp.name)
         >>> w.add_scalar("x", 1.0, 0)
         >>> w.flush()
         >>> w.close()
+        >>> tmp.cleanup()
         """
         for writer in (self.all_writers or {}).values():
             writer.flush()
@@ -678,9 +684,11 @@ class SummaryWriter:
         --------
         >>> import tempfile
         >>> from tensorcore.utils.tensorboard import SummaryWriter
-        >>> w = SummaryWriter(tempfile.mkdtemp())
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> w = SummaryWriter(tmp.name)
         >>> w.close()
         >>> w.close()  # closing twice is allowed
+        >>> tmp.cleanup()
         """
         if self.all_writers is None:
             return
