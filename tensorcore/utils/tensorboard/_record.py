@@ -10,6 +10,7 @@ TensorFlow's ``crc32c::Mask`` does.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import socket
@@ -18,6 +19,8 @@ import threading
 import time
 import weakref
 from typing import BinaryIO
+
+import numpy as np
 
 from . import _proto
 
@@ -33,15 +36,71 @@ def _crc32c_table() -> list[int]:
 
 
 _TABLE = _crc32c_table()
+_NP_TABLE = np.array(_TABLE, dtype=np.uint32)
+_LANES = 256  # lanes of at least len(data) / 512 bytes
+
+
+def _update(crc: int, data: bytes | memoryview) -> int:
+    """The CRC register after ``data``, from ``crc`` (no initial or final inversion)."""
+    table = _TABLE
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc
+
+
+def _apply(columns: np.ndarray, regs: np.ndarray) -> np.ndarray:
+    """The GF(2)-linear map whose image of bit i is ``columns[i]``, applied to each of
+    ``regs``."""
+    out = np.zeros_like(regs)
+    for i in range(32):
+        out ^= np.where((regs >> np.uint32(i)) & np.uint32(1), columns[i], np.uint32(0))
+    return out
+
+
+@functools.cache
+def _zeros_tables(log2_n: int) -> tuple[list[int], ...]:
+    """The register's map through 2**log2_n zero bytes (linear, as CRC is), as four byte
+    tables: the image of a register is the xor of its four bytes' entries."""
+    bits = np.uint32(1) << np.arange(32, dtype=np.uint32)
+    columns = _NP_TABLE[bits & np.uint32(0xFF)] ^ (bits >> np.uint32(8))  # one zero byte
+    for _ in range(log2_n):
+        columns = _apply(columns, columns)  # twice as many zero bytes
+    values = np.arange(256, dtype=np.uint32)
+    tables = []
+    for byte in range(4):
+        table = np.zeros(256, dtype=np.uint32)
+        for bit in range(8):
+            table ^= np.where((values >> np.uint32(bit)) & np.uint32(1), columns[8 * byte + bit], 0)
+        tables.append(table.tolist())
+    return tuple(tables)
+
+
+def _update_lanes(crc: int, data: bytes) -> int:
+    # The register update is linear over GF(2) in (register, data), so the data is cut in
+    # lanes of n bytes (n a power of two) run side by side with NumPy, the first from ``crc``
+    # and the others from 0; then the register of lanes A then B is B's xor A's pushed through
+    # n zero bytes. A Python loop costs ~0.1-0.3 us a byte; this is ~10 times cheaper on a
+    # 200 kB PNG.
+    n = 1 << ((len(data) // _LANES).bit_length() - 1)
+    k = len(data) // n
+    lanes = np.frombuffer(data, dtype=np.uint8, count=k * n).reshape(k, n)
+    regs = np.zeros(k, dtype=np.uint32)
+    regs[0] = crc
+    low, shift = np.uint32(0xFF), np.uint32(8)
+    for column in np.ascontiguousarray(lanes.T).astype(np.uint32):
+        regs = _NP_TABLE[(regs ^ column) & low] ^ (regs >> shift)
+    t0, t1, t2, t3 = _zeros_tables(n.bit_length() - 1)
+    out = 0
+    for reg in regs.tolist():
+        out = t0[out & 0xFF] ^ t1[(out >> 8) & 0xFF] ^ t2[(out >> 16) & 0xFF] ^ t3[out >> 24] ^ reg
+    return _update(out, memoryview(data)[k * n :])
 
 
 def crc32c(data: bytes) -> int:
     """CRC32C of ``data`` (``crc32c(b"123456789") == 0xE3069283``, the check value)."""
-    crc = 0xFFFFFFFF
-    table = _TABLE
-    for b in data:
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+    if len(data) >= 32 * _LANES:
+        return _update_lanes(0xFFFFFFFF, data) ^ 0xFFFFFFFF
+    return _update(0xFFFFFFFF, data) ^ 0xFFFFFFFF
 
 
 def masked_crc32c(data: bytes) -> int:
