@@ -405,3 +405,14 @@ def test_file_writer_and_purge_step(tmp_path: Any) -> None:
 def test_unsupported_methods_say_so(tmp_path: Any, method: str) -> None:
     with SummaryWriter(str(tmp_path)) as w, pytest.raises(NotImplementedError, match="tensorcore"):
         getattr(w, method)("t", tc.ones(1, 1, 3, 2, 2))
+
+
+def test_an_unclosed_writer_writes_its_events_when_collected(tmp_path: Any) -> None:
+    import gc
+
+    w = SummaryWriter(str(tmp_path), flush_secs=1000)
+    w.add_scalar("x", 1.0, 0)
+    assert _values(str(tmp_path)) == []
+    del w
+    gc.collect()
+    assert [(s, t) for s, t, _ in _values(str(tmp_path))] == [(0, "x")]

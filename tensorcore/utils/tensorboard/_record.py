@@ -143,13 +143,14 @@ def _write_pending(file: BinaryIO, pending: list[bytes]) -> None:
 
 
 def _finish(
-    file: BinaryIO, pending: list[bytes], lock: threading.Lock, stop: threading.Event
+    file: BinaryIO, pending: list[bytes], lock: threading.Lock, stop: threading.Event, pid: int
 ) -> None:
     # Runs once: from close(), when the writer is garbage collected, or at interpreter exit
-    # (weakref.finalize), so that records of a writer nobody closed still reach the disk.
+    # (weakref.finalize), so that records of a writer nobody closed still reach the disk. A
+    # forked child (a data-loader worker) leaves the parent's file alone.
     stop.set()
     with lock:
-        if not file.closed:
+        if not file.closed and os.getpid() == pid:
             _write_pending(file, pending)
             file.close()
 
@@ -181,7 +182,7 @@ class EventFile:
         self._max_queue = max_queue
         self._stop = threading.Event()
         self._finalizer = weakref.finalize(
-            self, _finish, self._file, self._pending, self._lock, self._stop
+            self, _finish, self._file, self._pending, self._lock, self._stop, os.getpid()
         )
         self.write(
             _proto.event(
