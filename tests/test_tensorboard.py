@@ -401,7 +401,7 @@ def test_file_writer_and_purge_step(tmp_path: Any) -> None:
     assert start[2] == [7] and _parse(start[7][0])[1] == [1]  # SessionLog START
 
 
-@pytest.mark.parametrize("method", ["add_graph", "add_embedding", "add_mesh", "add_video"])
+@pytest.mark.parametrize("method", ["add_graph", "add_mesh", "add_video"])
 def test_unsupported_methods_say_so(tmp_path: Any, method: str) -> None:
     with SummaryWriter(str(tmp_path)) as w, pytest.raises(NotImplementedError, match="tensorcore"):
         getattr(w, method)("t", tc.ones(1, 1, 3, 2, 2))
@@ -416,3 +416,25 @@ def test_an_unclosed_writer_writes_its_events_when_collected(tmp_path: Any) -> N
     del w
     gc.collect()
     assert [(s, t) for s, t, _ in _values(str(tmp_path))] == [(0, "x")]
+
+
+def test_add_embedding_files(tmp_path: Any) -> None:
+    mat = np.arange(12, dtype=np.float64).reshape(4, 3) / 4
+    images = np.random.default_rng(3).random((4, 3, 2, 2))
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_embedding(tc.tensor(mat), metadata=["a", "b", "c", "d"], label_img=images)
+        w.add_embedding(mat, [[1, "x"]] * 4, metadata_header=["n", "s"], global_step=2, tag="a/b")
+        with pytest.raises(AssertionError, match="#labels"):
+            w.add_embedding(mat, metadata=["a"], global_step=9)
+    first = tmp_path / "00000" / "default"
+    assert (first / "tensors.tsv").read_text().splitlines()[1] == "0.75\t1.0\t1.25"
+    assert (first / "metadata.tsv").read_text() == "a\nb\nc\nd\n"
+    sprite = _png_pixels((first / "sprite.png").read_bytes())  # 2 x 2 cells of 2 x 2 images
+    expected = (images.transpose(0, 2, 3, 1) * 255).astype(np.uint8)
+    np.testing.assert_array_equal(sprite[2:4, 0:2], expected[2])
+    second = tmp_path / "00002" / "a%2fb"
+    assert (second / "metadata.tsv").read_text() == "n\ts\n" + "1\tx\n" * 4
+    config = (tmp_path / "projector_config.pbtxt").read_text()
+    assert config.count("embeddings {") == 2
+    assert 'tensor_name: "a/b:00002"' in config and "single_image_dim: 2" in config
+    assert 'tensor_path: "00002/a%2fb/tensors.tsv"' in config

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _convert, _proto, _summary
+from . import _convert, _embedding, _proto, _summary
 from ._record import EventFile
 
 __all__ = ["FileWriter", "SummaryWriter"]
@@ -174,6 +174,7 @@ class SummaryWriter:
         self.file_writer: FileWriter | None = None
         self.all_writers: dict[str, FileWriter] | None = None
         self.default_bins = _convert.DEFAULT_BINS
+        self._projector_entries: list[str] = []
         self._get_file_writer()
 
     def _get_file_writer(self) -> FileWriter:
@@ -632,11 +633,41 @@ class SummaryWriter:
         """Not supported: raises ``NotImplementedError``."""
         raise NotImplementedError(_NO_GRAPH)
 
-    def add_embedding(self, mat: Any, *args: Any, **kwargs: Any) -> None:
-        """Not supported yet: raises ``NotImplementedError``."""
-        raise NotImplementedError(
-            "tensorcore's SummaryWriter does not write projector embeddings (add_embedding); "
-            "log the vectors with add_tensor or save them with tc.save"
+    def add_embedding(
+        self,
+        mat: Any,
+        metadata: list[Any] | None = None,
+        label_img: Any = None,
+        global_step: int | None = None,
+        tag: str = "default",
+        metadata_header: list[Any] | None = None,
+    ) -> None:
+        """Add the N x D matrix ``mat`` to TensorBoard's embedding projector, with a label per
+        row (``metadata``; with ``metadata_header``, a list of columns per row) and an
+        N x C x H x W image per row (``label_img``, floats in [0, 1]), in
+        ``<log_dir>/<global_step:05d>/<tag>``.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import tensorcore as tc
+        >>> from tensorcore.utils.tensorboard import SummaryWriter
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> with SummaryWriter(tmp.name) as w:
+        ...     w.add_embedding(tc.randn(4, 3), metadata=["a", "b", "c", "d"])
+        >>> sorted(os.listdir(os.path.join(tmp.name, "00000", "default")))
+        ['metadata.tsv', 'tensors.tsv']
+        >>> tmp.cleanup()
+        """
+        _embedding.add_embedding(
+            self._get_file_writer().get_logdir(),
+            self._projector_entries,
+            mat,
+            metadata,
+            label_img,
+            global_step,
+            tag,
+            metadata_header,
         )
 
     def add_mesh(self, tag: str, vertices: Any, *args: Any, **kwargs: Any) -> None:
