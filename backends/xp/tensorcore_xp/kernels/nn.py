@@ -19,6 +19,7 @@ from typing import Any
 from ..helpers import (
     acc_dtype,
     array_of,
+    contraction,
     quiet_tokens,
     shares_storage,
     writes_through_views,
@@ -53,6 +54,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     as_strided = xp.lib.stride_tricks.as_strided
     host = xp.__name__ == "numpy"  # (arrays in host memory: reading a result costs no wait)
     enter, leave = quiet_tokens(xp)
+    einsum = contraction(xp)
 
     def quiet(fn: Callable[..., None]) -> Callable[..., None]:
         """``fn`` with floating-point warnings silenced (PyTorch never warns on inf or nan)."""
@@ -507,7 +509,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gb[valid] = gy[s0 : s0 + b]
             g3 = gb.reshape(b, c, span)
             for i, (j, off) in enumerate(reads):
-                gw[:, i] += xp.einsum("ncl,ncl->c", g3, xb[:, :, j, off : off + span])
+                gw[:, i] += einsum("ncl,ncl->c", g3, xb[:, :, j, off : off + span])
         return gw.reshape(tuple(w_shape))
 
     def conv_weight_grad(
@@ -919,9 +921,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         einsum's, and no temporary), the rows' ``mean`` and ``rstd`` written into the (rows,)
         arrays given."""
         n = x2.shape[1]
-        xp.divide(xp.einsum("ij->i", x2), n, out=mu)
+        xp.divide(einsum("ij->i", x2), n, out=mu)
         xp.subtract(x2, mu[:, None], out=y2)
-        xp.divide(xp.einsum("ij,ij->i", y2, y2), n, out=rstd)
+        xp.divide(einsum("ij,ij->i", y2, y2), n, out=rstd)
         rstd += eps
         xp.sqrt(rstd, out=rstd)
         xp.reciprocal(rstd, out=rstd)
@@ -1048,8 +1050,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     xp.subtract(xb, saved[0][r0 : r0 + k, None], out=ob)
                     rs = saved[1][r0 : r0 + k]
                 else:
-                    xp.subtract(xb, (xp.einsum("ij->i", xb) / n)[:, None], out=ob)
-                    rs = xp.einsum("ij,ij->i", ob, ob)
+                    xp.subtract(xb, (einsum("ij->i", xb) / n)[:, None], out=ob)
+                    rs = einsum("ij,ij->i", ob, ob)
                     rs /= n
                     rs += eps
                     xp.sqrt(rs, out=rs)
@@ -1058,9 +1060,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.multiply(gg, ob, out=tmp)
                 gw += tmp.T @ rs
                 gb += gg.sum(axis=0)
-                am = xp.einsum("ij->i", gg) if w is None else xp.einsum("ij,j->i", gg, w)
+                am = einsum("ij->i", gg) if w is None else einsum("ij,j->i", gg, w)
                 am /= n
-                bm = xp.einsum("ij->i", tmp) if w is None else xp.einsum("ij,j->i", tmp, w)
+                bm = einsum("ij->i", tmp) if w is None else einsum("ij,j->i", tmp, w)
                 bm *= rs * rs / -n
                 ob *= bm[:, None]
                 ob -= am[:, None]
@@ -1146,9 +1148,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             m = x.size // x.shape[1]
             flat, length = (x3.shape[0], x3.shape[1] * x3.shape[2]), x3.shape[2]
             y2 = y3.reshape(flat)
-            mu = xp.einsum("ncl->c", x3) / m
+            mu = einsum("ncl->c", x3) / m
             xp.subtract(x3.reshape(flat), channel_plane(mu, length), out=y2)
-            var = xp.einsum("ncl,ncl->c", y3, y3) / m
+            var = einsum("ncl,ncl->c", y3, y3) / m
             rstd = 1.0 / xp.sqrt(var + eps)
             scale = rstd * array_of(weight) if weight is not None else rstd
             y2 *= channel_plane(scale, length)
@@ -1243,11 +1245,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 mu, rstd = array_of(save_mean), array_of(save_invstd)
                 xp.subtract(x3.reshape(flat), channel_plane(mu, length), out=c2)
             else:
-                mu = xp.einsum("ncl->c", x3) / m
+                mu = einsum("ncl->c", x3) / m
                 xp.subtract(x3.reshape(flat), channel_plane(mu, length), out=c2)
-                rstd = 1.0 / xp.sqrt(xp.einsum("ncl,ncl->c", c3, c3) / m + eps)
-            gb = xp.einsum("ncl->c", g3)
-            gw = xp.einsum("ncl,ncl->c", g3, c3) * rstd
+                rstd = 1.0 / xp.sqrt(einsum("ncl,ncl->c", c3, c3) / m + eps)
+            gb = einsum("ncl->c", g3)
+            gw = einsum("ncl,ncl->c", g3, c3) * rstd
             a = rstd if w is None else rstd * w.reshape(-1)
             c2 *= channel_plane(-rstd * gw / m, length)
             c2 += g3.reshape(flat)

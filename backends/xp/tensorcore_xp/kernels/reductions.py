@@ -14,7 +14,14 @@ from typing import Any
 
 from tensorcore.backend import dtype_name
 
-from ..helpers import acc_dtype, array_of, errstate, quiet_tokens, reduce_extreme
+from ..helpers import (
+    acc_dtype,
+    array_of,
+    contraction,
+    errstate,
+    quiet_tokens,
+    reduce_extreme,
+)
 
 __all__ = ["build"]
 
@@ -36,6 +43,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # (``np.sum``, ``np.amax``) and the temporary it allocates to copy from; the kernels take
     # it where NumPy is the array module and the dtypes allow, others the generic path.
     direct = getattr(xp, "errstate", None) is not None
+    einsum = contraction(xp)
 
     def acc(d: Any) -> Any:
         return acc_dtype(xp, d)
@@ -330,9 +338,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         of its own. Longer rows keep the reduce's pairwise sums (more accurate there)."""
         if dim == a.ndim - 1 and a.shape[-1] <= _EINSUM_ROW and a.flags.c_contiguous:
             if b is None:
-                return xp.einsum("...j->...", a)[..., None]
+                return einsum("...j->...", a)[..., None]
             if b.flags.c_contiguous:
-                return xp.einsum("...j,...j->...", a, b)[..., None]
+                return einsum("...j,...j->...", a, b)[..., None]
         return xp.add.reduce(a if b is None else a * b, axis=dim, keepdims=True)
 
     def softmax_into(o: Any, x: Any, dim: int, log: bool) -> None:
