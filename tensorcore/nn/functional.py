@@ -7,6 +7,7 @@ provides those operators and is differentiable. Names, arguments and defaults ar
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from .. import dtypes as dt
 from .._finfo import finfo
 from .._memory_format import layer_format
 from .._tensor import Tensor
+from ..amp.autocast_mode import fp32_function
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -59,8 +61,8 @@ from ._conv import (
     conv_transpose3d,
     max_pool1d,
     max_pool2d,
-    pad,
 )
+from ._conv import pad as _pad
 from ._ctc import ctc_loss
 from ._dense import dropout, linear
 from ._fold import fold, unfold
@@ -529,6 +531,19 @@ def dropout3d(
 ) -> Tensor:
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p``."""
     return _channel_dropout(input, p, training, inplace, 3, "dropout3d")
+
+
+_fp32_pad = fp32_function(_pad)
+
+
+@functools.wraps(_pad)
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Any:
+    # (PyTorch's CPU autocast runs reflection_pad1d/2d and replication_pad1d/2d/3d in float32)
+    if mode == "replicate" or (mode == "reflect" and len(pad) // 2 <= 2):
+        return _fp32_pad(input, pad, mode, value)
+    return _pad(input, pad, mode, value)
 
 
 @checked("prelu(Tensor input, Tensor weight) -> Tensor")
