@@ -7,7 +7,6 @@ provides those operators and is differentiable. Names, arguments and defaults ar
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -536,14 +535,17 @@ def dropout3d(
 _fp32_pad = fp32_function(_pad)
 
 
-@functools.wraps(_pad)
+@checked('pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor')
 def pad(
     input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
-) -> Any:
+) -> Tensor:
     # (PyTorch's CPU autocast runs reflection_pad1d/2d and replication_pad1d/2d/3d in float32)
     if mode == "replicate" or (mode == "reflect" and len(pad) // 2 <= 2):
         return _fp32_pad(input, pad, mode, value)
     return _pad(input, pad, mode, value)
+
+
+pad.__doc__ = _pad.__doc__
 
 
 @checked("prelu(Tensor input, Tensor weight) -> Tensor")
