@@ -93,6 +93,7 @@ from .layouts import strided
 from .ops import functions as ops
 from .ops._validate import check_shape as _check_shape
 from .ops._validate import checked, factory_requires_grad
+from .ops._validate import keep_message as _keep_message
 from .ops.derivatives import DERIVATIVES, sum_to
 from .ops.frontends import broadcast_shapes
 from .ops.frontends import empty as _empty
@@ -100,7 +101,7 @@ from .ops.meta_functions import normalize_dims as _normalize_dims
 from .ops.meta_linalg import einsum_dtype, solve_is_vector
 from .plugins import CommBackend, DeviceInterface, Registrar
 from .plugins.hookspecs import SPI_VERSION, hookimpl, spi_compatible
-from .random import Generator
+from .random import Generator, _note_draw, _vmap_levels
 from .random import default_generator_of as default_generator
 
 if TYPE_CHECKING:
@@ -533,6 +534,12 @@ def generator_for(generator: Generator | None, device: device) -> Generator:
         raise RuntimeError(
             f"Expected a '{device.type}' device type for generator but found '{g.device.type}'"
         )
+    if _vmap_levels.levels:  # (inside tc.func.vmap: its randomness= rules the draw)
+        try:
+            _note_draw(g)
+        except RuntimeError as exc:
+            _keep_message(exc)  # (vmap's error, as PyTorch words it: no operator's name)
+            raise
     return g
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from . import dtypes as dt
 from ._tensor import Tensor, _wrap_dim, torch_name
+from .amp.autocast_mode import fp32_function
 from .ops import functions as ops
 from .ops._validate import checked
 from .ops.meta_fft import fft_dims, points_error
@@ -240,6 +241,7 @@ def _c2r_nd(
 @checked(
     "fft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def fft(
     input: Tensor,
     n: int | None = None,
@@ -283,6 +285,7 @@ def fft(
 @checked(
     "ifft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def ifft(
     input: Tensor,
     n: int | None = None,
@@ -310,6 +313,7 @@ def ifft(
     "fft2(Tensor input, int[]? s=None, int[] dim=[-2,-1], str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def fft2(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -334,6 +338,7 @@ def fft2(
     "ifft2(Tensor input, int[]? s=None, int[] dim=[-2,-1], str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def ifft2(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -359,6 +364,7 @@ def ifft2(
     "fftn(Tensor input, int[]? s=None, int[]? dim=None, str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def fftn(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -401,6 +407,7 @@ def fftn(
     "ifftn(Tensor input, int[]? s=None, int[]? dim=None, str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def ifftn(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -426,6 +433,7 @@ def ifftn(
 @checked(
     "rfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def rfft(
     input: Tensor,
     n: int | None = None,
@@ -455,6 +463,7 @@ def rfft(
 @checked(
     "irfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def irfft(
     input: Tensor,
     n: int | None = None,
@@ -490,6 +499,7 @@ def irfft(
     "rfft2(Tensor input, int[]? s=None, int[] dim=[-2,-1], str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def rfft2(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -513,6 +523,7 @@ def rfft2(
     "irfft2(Tensor input, int[]? s=None, int[] dim=[-2,-1], str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def irfft2(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -538,6 +549,7 @@ def irfft2(
     "rfftn(Tensor input, int[]? s=None, int[]? dim=None, str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def rfftn(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -566,6 +578,7 @@ def rfftn(
     "irfftn(Tensor input, int[]? s=None, int[]? dim=None, str? norm=None, *, "
     "Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def irfftn(
     input: Tensor,
     s: Sequence[int] | None = None,
@@ -594,6 +607,7 @@ def irfftn(
 @checked(
     "hfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def hfft(
     input: Tensor,
     n: int | None = None,
@@ -627,6 +641,7 @@ def hfft(
 @checked(
     "ihfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast list)
 def ihfft(
     input: Tensor,
     n: int | None = None,

@@ -12,15 +12,18 @@ implementation, which none of the results depend on:
 
 - ``vmap`` calls the function once per index of the mapped dim and stacks the results
   (PyTorch runs batched kernels once). The values are the same; per-example Python control
-  flow and ``.item()`` work where PyTorch would refuse them; random operations draw
-  different values per example (PyTorch's ``randomness="different"``) whatever
-  ``randomness`` says, except that ``"error"`` is accepted as the default.
+  flow and ``.item()`` work where PyTorch would refuse them. ``randomness`` is PyTorch's:
+  a random operation inside raises with ``"error"`` (the default), gives every example the
+  first example's draws with ``"same"`` (each generator is rewound between examples), and
+  draws on with ``"different"`` (per example, so values drawn by one batched kernel in
+  PyTorch may come in another order).
 - ``jacfwd`` and ``jvp`` compute forward-mode derivatives with reverse-mode autograd (the
   double-vjp identity); the values equal forward mode's.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,6 +31,7 @@ from ._tensor import Tensor
 from .autograd import grad_mode
 from .autograd.engine import grad as _autograd_grad
 from .ops import functions as ops
+from .random import _vmap_randomness
 
 __all__ = [
     "functional_call",
@@ -241,11 +245,7 @@ def vmap(
     tensor([[3., 3.],
             [3., 3.]])
     """
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(
-            "Only allowed values for randomness are 'error', 'different', or 'same'. "
-            f"Got {randomness}"
-        )
+    _check_randomness(randomness)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -301,12 +301,15 @@ def vmap(
                 "mapped over a dim (an in_dim that is not None)"
             )
         results = []
-        for i in range(size):
-            sliced = [
-                x if d is None else x.select(d, i)
-                for x, d in zip(flat_args, flat_dims, strict=True)
-            ]
-            results.append(func(*rebuild_args(sliced), **kwargs))
+        with _vmap_randomness(randomness) as level:
+            for i in range(size):
+                sliced = [
+                    x if d is None else x.select(d, i)
+                    for x, d in zip(flat_args, flat_dims, strict=True)
+                ]
+                if i and randomness == "same":
+                    level.rewind()
+                results.append(func(*rebuild_args(sliced), **kwargs))
         if size == 0:
             raise ValueError("vmap: the mapped dim has size 0; there is no output to stack")
         outs, rebuild_out = _flatten(results[0])
@@ -586,7 +589,22 @@ def jvp(
     return out, jv
 
 
-def _jac(func: Callable[..., Any], argnums: Any, has_aux: bool, name: str) -> Callable[..., Any]:
+def _check_randomness(randomness: str) -> None:
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. "
+            f"Got {randomness}"
+        )
+
+
+def _jac(
+    func: Callable[..., Any], argnums: Any, has_aux: bool, name: str, randomness: str = ""
+) -> Callable[..., Any]:
+    # (jacfwd's randomness: PyTorch runs its function under vmap, so "error" refuses draws;
+    # it is called once here, so "same" and "different" draw once, as a vmapped "same" does)
+    def guard() -> contextlib.AbstractContextManager[Any]:
+        return _vmap_randomness("error") if randomness == "error" else contextlib.nullcontext()
+
     def wrapped(*args: Any) -> Any:
         nums = _argnums(argnums, len(args), name)
         keep = any(_nested(t) for a in args for t in _flatten(a)[0])
@@ -594,7 +612,9 @@ def _jac(func: Callable[..., Any], argnums: Any, has_aux: bool, name: str) -> Ca
         for a in nums:
             args_l[a] = _prepare(args_l[a])
         with grad_mode.enable_grad():
-            out, aux = _split_aux(func(*args_l), has_aux, f"{name}(f, ...)(*args)")
+            with guard():
+                result = func(*args_l)
+            out, aux = _split_aux(result, has_aux, f"{name}(f, ...)(*args)")
             flat_out, rebuild_out = _tensor_outputs(out, f"{name}(f, ...)(*args)")
             per_arg = [[t for t in _flatten(args_l[a])[0]] for a in nums]
             leaves = [t for ts in per_arg for t in ts if isinstance(t, Tensor)]
@@ -674,7 +694,8 @@ def jacfwd(
     >>> tc.func.jacfwd(lambda x: x.sin())(tc.tensor([0.0]))
     tensor([[1.]])
     """
-    return _jac(func, argnums, has_aux, "jacfwd")
+    _check_randomness(randomness)
+    return _jac(func, argnums, has_aux, "jacfwd", randomness)
 
 
 def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:

@@ -185,6 +185,67 @@ def _set_states(states: RngStates) -> None:
         g._seed, g.state = seed_, _copy_state(state)
 
 
+# ------------------------------------------------------------------ vmap's randomness
+# ``tc.func.vmap`` calls its function once per example. Its ``randomness`` argument says what
+# a random draw inside may do: "error" refuses it, "same" gives every example the draws of the
+# first (each generator is rewound, before each later example, to where it stood at its first
+# draw in this vmap call), "different" lets the draws go on. Nested vmaps stack one level each.
+# Every random kernel asks ``backend.generator_for`` for its generator, which calls
+# :func:`_note_draw` while a level is active (one truthiness test otherwise).
+
+_VMAP_RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap"
+)
+
+
+class _VmapRandomness:
+    """One vmap call's ``randomness`` and, for ``"same"``, each generator's seed and state at
+    its first draw in the call (keyed by ``id``; the generator is kept alive with them)."""
+
+    __slots__ = ("mode", "saved")
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.saved: dict[int, tuple[Generator, int, Any]] = {}
+
+    def rewind(self) -> None:
+        """Put every generator drawn from so far back where it stood at its first draw."""
+        for g, seed_, state in self.saved.values():
+            g._seed, g.state = seed_, _copy_state(state)
+
+
+class _VmapLevels(threading.local):
+    def __init__(self) -> None:
+        self.levels: list[_VmapRandomness] = []
+
+
+#: The active vmap levels of this thread, outermost first.
+_vmap_levels = _VmapLevels()
+
+
+@contextlib.contextmanager
+def _vmap_randomness(mode: str) -> Iterator[_VmapRandomness]:
+    """Make the draws of the block follow vmap's ``randomness=mode`` (see above)."""
+    level = _VmapRandomness(mode)
+    _vmap_levels.levels.append(level)
+    try:
+        yield level
+    finally:
+        _vmap_levels.levels.pop()
+
+
+def _note_draw(g: Generator) -> None:
+    """Called before a random kernel draws from ``g`` inside a vmap: PyTorch's error in an
+    ``"error"`` level; a ``"same"`` level saves ``g``'s position at its first draw."""
+    for level in _vmap_levels.levels:
+        if level.mode == "error":
+            raise RuntimeError(_VMAP_RANDOM_ERROR)
+        if level.mode == "same" and id(g) not in level.saved:
+            level.saved[id(g)] = (g, g._seed, _copy_state(g.state))
+
+
 @contextlib.contextmanager
 def fork_rng(
     devices: Iterable[Any] = (),

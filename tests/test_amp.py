@@ -63,6 +63,59 @@ def test_float32_and_promote_operators(device: str) -> None:
         assert tc.stack([tc.ones(3, device=device), logits[0]]).dtype is tc.float32
 
 
+def test_pytorchs_cpu_lists() -> None:
+    """The CPU autocast lists (PyTorch's ``autocast_mode.cpp``): products and ``prelu`` in
+    bfloat16; decompositions, spectral transforms, 3-D pooling, reflection/replication
+    padding, grid sampling and the margin losses in float32 (on bfloat16 inputs that the
+    kernels refuse outside autocast); ``index_copy`` promotes; an operator of a list runs
+    with autocast off inside (``lstsq``'s products stay float32); ``bilinear`` is on no list."""
+    bf = tc.bfloat16
+    tc.manual_seed(0)
+    a, b = tc.randn(2, 3, 4), tc.randn(2, 4, 5)
+    x = tc.randn(4, 3)
+    h = tc.randn(1, 2, 5, 5).to(bf)
+    vol = tc.randn(1, 1, 4, 4, 4).to(bf)
+    with tc.autocast("cpu"):
+        lower = {
+            "baddbmm": tc.baddbmm(tc.zeros(2, 3, 5), a, b),
+            "addbmm": tc.addbmm(tc.zeros(3, 5), a, b),
+            "einsum": tc.einsum("bij,bjk->bik", a, b),
+            "vecdot": tc.linalg.vecdot(x, x),
+            "prelu": F.prelu(x, tc.ones(3)),
+        }
+        fp32 = {
+            "cdist": tc.cdist(x.to(bf), x.to(bf)),
+            "trace": tc.trace(x[:3].to(bf)),
+            "quantile": tc.quantile(x.to(bf), 0.5),
+            "svdvals": tc.linalg.svdvals(x.to(bf)),
+            "eigvalsh": tc.linalg.eigvalsh(tc.eye(3, dtype=bf)),
+            "lstsq": tc.linalg.lstsq(x.to(bf), x[:, :1].to(bf)).solution,
+            "lstsq_f32": tc.linalg.lstsq(x, x[:, :1]).solution,
+            "rfft": tc.fft.rfft(x[:, 0].to(bf)),
+            "reflect": F.pad(h, (1, 1, 1, 1), mode="reflect"),
+            "replicate": F.pad(h, (1, 1), mode="replicate"),
+            "avg_pool3d": F.avg_pool3d(vol, 2),
+            "adaptive_max_pool3d": F.adaptive_max_pool3d(vol, 2),
+            "grid_sample": F.grid_sample(h, tc.zeros(1, 2, 2, 2), align_corners=False),
+            "margin_ranking": F.margin_ranking_loss(x[:, 0].to(bf), x[:, 1].to(bf), tc.ones(4)),
+            "index_copy": x.to(bf).index_copy(0, tc.tensor([0]), tc.ones(1, 3)),
+        }
+        kept = {
+            "bilinear": F.bilinear(x, x, tc.ones(2, 3, 3)),
+            "constant pad": F.pad(h, (1, 1)),
+            "reflect 3-D": F.pad(vol, (1, 1, 1, 1, 1, 1), mode="reflect"),
+        }
+    for name, t in lower.items():
+        assert t.dtype is bf, name
+    for name, t in fp32.items():
+        assert t.dtype in (tc.float32, tc.complex64), name
+    assert kept["bilinear"].dtype is tc.float32
+    assert kept["constant pad"].dtype is bf and kept["reflect 3-D"].dtype is bf
+    # the values of a list's operator are its float32 values
+    assert_close(fp32["lstsq_f32"], tc.linalg.lstsq(x, x[:, :1]).solution)
+    assert tc.is_autocast_enabled("cpu") is False
+
+
 def test_nesting_disabling_threads_and_the_hook() -> None:
     a = tc.ones(2, 2)
     assert _call._autocast is None

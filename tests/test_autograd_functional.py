@@ -119,7 +119,7 @@ def test_hessian_closed_form(device: str) -> None:
     assert_close(hh[0][1], np.diag(2 * B))
     assert_close(hh[1][0], np.diag(2 * B))
     assert_close(hh[1][1], np.diag(2 * A))
-    with pytest.raises(RuntimeError, match="single Tensor with a single element"):
+    with pytest.raises(RuntimeError, match="given to hessian should contain a single element"):
         hessian(lambda x: x * 2, a)
 
 
@@ -151,8 +151,25 @@ def test_vjp_and_jvp_are_products_with_the_jacobian(device: str) -> None:
     assert_close(g, 2 * A)
     with pytest.raises(RuntimeError, match="v can only be None"):
         vjp(lambda x: x * x, a)
-    with pytest.raises(RuntimeError, match="Entry 0 in v has invalid size"):
+    # PyTorch's words: "Entry i in" only where the inputs (outputs for vjp) are a tuple
+    with pytest.raises(RuntimeError, match=r"^v has invalid size: should be .*\(\[3\]\) but got"):
         jvp(lambda x: x * x, a, tc.ones(2, device=device))
+    with pytest.raises(RuntimeError, match=r"^Entry 1 in v has invalid size"):
+        vjp(_f, (a, b), (u[0], tc.ones(2, dtype=tc.float64, device=device)))
+    with pytest.raises(RuntimeError, match=r"^The given v should contain a single Tensor"):
+        jvp(lambda x: x * x, a, (v[0], v[1]))
+    with pytest.raises(
+        RuntimeError, match=r"^v is a tuple of invalid length: should be 2 but got 1"
+    ):
+        jvp(_f, (a, b), (v[0],))
+    with pytest.raises(RuntimeError, match="if the input to the user-provided function is a"):
+        jvp(lambda x: x * x, a)
+    with pytest.raises(RuntimeError, match="if the user-provided function returns a single"):
+        vjp(lambda x: x * x, a)
+    with pytest.raises(TypeError, match="but the given inputs has type <class 'list'>"):
+        vjp(_f, [a, b], u)  # (a tuple, as PyTorch's)
+    with pytest.raises(TypeError, match="but the value at index 1 has type <class 'float'>"):
+        jacobian(lambda x: (x, 3.0), a)
 
 
 def test_hvp_and_vhp(device: str) -> None:
@@ -181,3 +198,37 @@ def test_create_graph_keeps_results_differentiable() -> None:
     g.sum().backward()
     assert a.grad is not None
     assert_close(a.grad, 6 * A)
+
+
+def test_refusals_in_pytorchs_words() -> None:
+    """The combinations of strategy, vectorize, strict and create_graph that PyTorch does not
+    run, and the checks that hessian, hvp and vhp get one number back."""
+    x = tc.tensor([1.0, 2.0], dtype=tc.float64)
+    sq = lambda z: z * z  # noqa: E731
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        jacobian(sq, x, strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and `strategy="):
+        jacobian(sq, x, strategy="forward-mode", vectorize=True, create_graph=True)
+    with pytest.raises(RuntimeError, match="`strict=True` and `strategy="):
+        jacobian(sq, x, strategy="forward-mode", vectorize=True, strict=True)
+    with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True` are not"):
+        jacobian(sq, x, vectorize=True, strict=True)
+    with pytest.raises(AssertionError, match="Expected strategy to be either"):
+        jacobian(sq, x, strategy="sideways")
+    with pytest.raises(AssertionError, match="Expected strategy to be either"):
+        hessian(lambda z: z.sum(), x, outer_jacobian_strategy="sideways")
+    with pytest.raises(NotImplementedError, match="forward-over-reverse Hessian"):
+        hessian(lambda z: z.sum(), x, outer_jacobian_strategy="forward-mode")
+    # the allowed forward-mode calls give the reverse-mode values
+    assert_close(jacobian(sq, x, strategy="forward-mode", vectorize=True), np.diag([2.0, 4.0]))
+    h = hessian(lambda z: (z**3).sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode")
+    assert_close(h, np.diag([6.0, 12.0]))
+    v = tc.ones(2, dtype=tc.float64)
+    for fn, call in (("hessian", lambda f: hessian(f, x)), ("hvp", lambda f: hvp(f, x, v)),
+                     ("vhp", lambda f: vhp(f, x, v))):  # fmt: skip
+        with pytest.raises(RuntimeError, match=f"^The function given to {fn} should return a"):
+            call(lambda z: (z.sum(), z.sum()))
+        with pytest.raises(
+            RuntimeError, match=f"^The Tensor returned by the function given to {fn} should"
+        ):
+            call(sq)

@@ -129,6 +129,47 @@ def test_vmap(device: str) -> None:
         vmap(lambda t: 1.0)(x)
 
 
+def test_vmap_randomness(device: str) -> None:
+    """PyTorch's ``randomness``: "error" refuses a draw (jacfwd's too), "same" repeats the
+    first example's draws (explicit generators included) and leaves each stream one draw
+    on, "different" draws on; nested levels combine."""
+    x = tc.zeros(3, 2, device=device)
+    draw = lambda t: t + tc.rand(2, device=device)  # noqa: E731
+    msg = "vmap: called random operation while in randomness error mode"
+    with pytest.raises(RuntimeError, match=f"^{msg}"):
+        vmap(draw)(x)
+    with pytest.raises(RuntimeError, match=f"^{msg}"):
+        jacfwd(lambda t: t * tc.rand(2, device=device))(x[0])
+    with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
+        vmap(draw, randomness="x")
+    with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
+        jacfwd(draw, randomness="x")
+    tc.manual_seed(0)
+    same = vmap(draw, randomness="same")(x).cpu().numpy()
+    after = tc.rand(2, device=device).cpu().numpy()
+    tc.manual_seed(0)
+    first, second = (tc.rand(2, device=device).cpu().numpy() for _ in range(2))
+    np.testing.assert_array_equal(same, np.stack([first] * 3))
+    np.testing.assert_array_equal(after, second)
+    tc.manual_seed(0)
+    diff = vmap(draw, randomness="different")(x).cpu().numpy()
+    assert len({tuple(r) for r in diff.tolist()}) == 3
+    np.testing.assert_array_equal(diff[0], first)
+    gen_rows = vmap(
+        lambda t: t + tc.randn(2, generator=tc.Generator(device).manual_seed(1), device=device),
+        randomness="same",
+    )(x)
+    assert len({tuple(r) for r in gen_rows.tolist()}) == 1
+    # outer "same", inner "different": the rows repeat, the columns differ; and the reverse
+    scalar = lambda t: t + tc.rand((), device=device)  # noqa: E731
+    grid = vmap(vmap(scalar, randomness="different"), randomness="same")(x).cpu().numpy()
+    assert (grid[0] == grid[1]).all() and grid[0, 0] != grid[0, 1]
+    grid = vmap(vmap(scalar, randomness="same"), randomness="different")(x).cpu().numpy()
+    assert (grid[:, 0] == grid[:, 1]).all() and grid[0, 0] != grid[1, 0]
+    # a draw outside any vmap is unaffected once the error left the level
+    assert tc.rand(2, device=device).shape == (2,)
+
+
 def test_per_sample_gradients_match_a_loop(device: str) -> None:
     tc.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).to(device, F64)

@@ -977,6 +977,11 @@ def test_pad_and_pack_utilities() -> None:
     assert packed.data.tolist() == [1, 4, 6, 2, 5, 3] and packed.batch_sizes.tolist() == [3, 2, 1]
     padded, lengths = pad_packed_sequence(packed, total_length=4)
     assert padded.shape == (4, 3) and lengths.tolist() == [3, 2, 1]
+    with pytest.raises(
+        ValueError,
+        match="sequence in input, but got total_length=2 and max sequence length being 3",
+    ):
+        pad_packed_sequence(packed, total_length=2)
     with pytest.raises(RuntimeError, match="sorted in decreasing order"):
         pack_sequence([tc.tensor([1]), tc.tensor([1, 2])])
 

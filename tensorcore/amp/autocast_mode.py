@@ -161,13 +161,22 @@ class autocast:
         return wrapper  # type: ignore[return-value]
 
 
-def _cast_args(op: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The call path's hook while any region is active: ``args`` cast by ``op``'s policy."""
+def _cast_args(op: Any, args: tuple[Any, ...]) -> Any:
+    """The call path's hook while any region is active: a call of an operator with a policy
+    runs on ``args`` cast by it, with autocast off inside (PyTorch runs the operators of its
+    lists below the autocast layer, so that ``linalg.lstsq``'s products stay in float32);
+    other calls pass (an operator without a policy that calls one gets it cast, as
+    ``einsum``'s products are in PyTorch)."""
     policy = op.decl.autocast
     on = _state.on
     if not policy or not on:
-        return args
-    return _cast(policy, args, on)
+        return _call.AUTOCAST_PASS
+    args = _cast(policy, args, on)
+    _state.on = {}
+    try:
+        return _call.call(op, args)
+    finally:
+        _state.on = on
 
 
 def _cast(policy: str, args: Any, on: dict[str, dt.dtype]) -> Any:
@@ -319,9 +328,14 @@ def fp32_function(fn: _F) -> _F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         on = _state.on
-        if on:
-            args = _cast("fp32", args, on)
-            kwargs = dict(zip(kwargs, _cast("fp32", tuple(kwargs.values()), on), strict=True))
-        return fn(*args, **kwargs)
+        if not on:
+            return fn(*args, **kwargs)
+        args = _cast("fp32", args, on)
+        kwargs = dict(zip(kwargs, _cast("fp32", tuple(kwargs.values()), on), strict=True))
+        _state.on = {}  # (autocast off inside, as for an operator of a list)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _state.on = on
 
     return wrapper  # type: ignore[return-value]

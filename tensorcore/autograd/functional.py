@@ -3,7 +3,8 @@
 
 Each is written with :func:`tensorcore.autograd.grad`: forward-mode products (``jvp``,
 ``hvp``) with the double-backward trick, the Jacobian one output element at a time
-(``vectorize`` is accepted and changes nothing). Results mirror the tuple-ness of
+(``vectorize`` and ``strategy`` change nothing in the values, but the combinations PyTorch
+refuses are refused in its words). Results mirror the tuple-ness of
 ``inputs`` and of ``func``'s outputs as PyTorch's do; with ``create_graph=False`` they are
 detached. Where an output does not depend on an input, the derivative is zeros (``strict=True``
 raises instead).
@@ -32,14 +33,15 @@ __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
 def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple[Tensor, ...]]:
-    is_tuple = isinstance(x, (tuple, list))
-    items = tuple(x) if is_tuple else (x,)
+    # (a tuple, as PyTorch's: a list is refused as a value that is not a Tensor)
+    is_tuple = isinstance(x, tuple)
+    items = x if is_tuple else (x,)
     for i, t in enumerate(items):
         if not isinstance(t, Tensor):
-            where = f"element {i} of " if is_tuple else ""
+            what = f"the value at index {i}" if is_tuple else f"the given {arg}"
             raise TypeError(
-                f"The {where}{arg} given to {fn} must be either a Tensor or a tuple of "
-                f"Tensors but the value at index {i} has type {type(t).__name__}."
+                f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors but "
+                f"{what} has type {type(t)}."
             )
     return is_tuple, items
 
@@ -116,26 +118,47 @@ def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn: str) -> Any:
     return out
 
 
-def _check_v(v: Any, like: tuple[Tensor, ...], fn: str, what: str) -> tuple[Tensor, ...]:
+#: PyTorch's words for a v left out where it cannot be: ``like`` is the function's outputs
+#: (vjp) or its inputs (the others).
+_V_NONE = {
+    "outputs": "The vector v can only be None if the user-provided function returns a single "
+    "Tensor with a single element.",
+    "inputs": "The vector v can only be None if the input to the user-provided function is a "
+    "single Tensor with a single element.",
+}
+
+
+def _check_v(
+    v: Any, like: tuple[Tensor, ...], like_tuple: bool, fn: str, what: str
+) -> tuple[Tensor, ...]:
+    """``v`` as a tuple matching ``like`` (``ones`` for a one-element ``like`` when ``v`` is
+    None), or PyTorch's error; ``like_tuple``: whether ``like`` was given as a tuple."""
     if v is None:
         if len(like) != 1 or like[0].numel() != 1:
-            raise RuntimeError(
-                f"The vector v can only be None if the {what} is a single Tensor with a "
-                "single element."
-            )
+            raise RuntimeError(_V_NONE[what])
         return (ops.ones_like(like[0]),)
     _, vs = _as_tuple(v, "v", fn)
     if len(vs) != len(like):
-        raise RuntimeError(
-            f"v is a tuple of invalid length: should be {len(like)} but got {len(vs)}."
-        )
+        if like_tuple:
+            raise RuntimeError(
+                f"v is a tuple of invalid length: should be {len(like)} but got {len(vs)}."
+            )
+        raise RuntimeError("The given v should contain a single Tensor.")
     for i, (a, b) in enumerate(zip(vs, like, strict=True)):
         if a.shape != b.shape:
-            raise RuntimeError(
-                f"Entry {i} in v has invalid size: should be {list(b.shape)} but got "
-                f"{list(a.shape)}."
-            )
+            entry = f"Entry {i} in " if like_tuple else ""
+            raise RuntimeError(f"{entry}v has invalid size: should be {b.shape} but got {a.shape}.")
     return vs
+
+
+def _check_single(outs: tuple[Tensor, ...], out_tuple: bool, fn: str) -> None:
+    """PyTorch's check that a function given to hessian, hvp or vhp returns one number."""
+    if out_tuple:
+        raise RuntimeError(f"The function given to {fn} should return a single Tensor")
+    if outs[0].numel() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn} should contain a single element"
+        )
 
 
 @_grad_enabled
@@ -161,7 +184,7 @@ def vjp(
         _call(func, xs, "vjp"), "outputs of the user-provided function", "vjp"
     )
     _check_requires_grad(outs, "outputs", strict)
-    vs = _check_v(v, outs, "vjp", "user-provided function returns")
+    vs = _check_v(v, outs, out_tuple, "vjp", "outputs")
     grads = _grad(outs, xs, vs, create_graph=create_graph, allow_unused=True, retain_graph=True)
     res = _finish(_fill(grads, xs, strict, ""), create_graph)
     o = _finish(outs, create_graph)
@@ -186,9 +209,9 @@ def jvp(
     >>> jvp(lambda x: x ** 2, tc.tensor([1.0, 2.0]), tc.tensor([1.0, 0.0]))
     (tensor([1., 4.]), tensor([2., 0.]))
     """
-    _, xs = _as_tuple(inputs, "inputs", "jvp")
+    in_tuple, xs = _as_tuple(inputs, "inputs", "jvp")
     xs = _prepare(xs, create_graph)
-    vs = _check_v(v, xs, "jvp", "input to the user-provided function")
+    vs = _check_v(v, xs, in_tuple, "jvp", "inputs")
     out_tuple, outs = _as_tuple(
         _call(func, xs, "jvp"), "outputs of the user-provided function", "jvp"
     )
@@ -240,17 +263,42 @@ def jacobian(
     (tensor([[3.]]), tensor([[2.]]))
     """
     if strategy not in ("reverse-mode", "forward-mode"):
-        raise ValueError(
+        raise AssertionError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
             'function has more outputs than inputs, "forward-mode" tends to be more '
             'performant. Otherwise, prefer to use "reverse-mode".'
         )
+    # PyTorch's combinations that it does not run (the values here would not depend on them:
+    # every strategy is the same loop of reverse passes)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `create_graph=False` or `strategy="reverse-mode"`.'
+            )
+        if strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `strict=False` or `strategy="reverse-mode"`.'
+            )
     in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+            "only implemented for `vectorize=True`."
+        )  # (sic: PyTorch's message lacks the space)
     xs = _prepare(xs, create_graph)
     out_tuple, outs = _as_tuple(
         _call(func, xs, "jacobian"), "outputs of the user-provided function", "jacobian"
     )
     _check_requires_grad(outs, "outputs", strict)
+    if vectorize and strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+            "supported together. Please either set `strict=False` or `vectorize=False`."
+        )
     jac: list[tuple[Tensor, ...]] = []
     for i, out in enumerate(outs):
         flat = out.reshape(-1)
@@ -309,15 +357,14 @@ def hessian(
             [ 0., 12.]])
     """
     in_tuple, xs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def scalar_grad(*args: Tensor) -> tuple[Tensor, ...]:
         out = func(*args)
-        _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError(
-                "The function given to hessian should return a single Tensor with a single element."
-            )
+        out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(outs, "outputs", strict)
+        _check_single(outs, out_tuple, "hessian")
         g = _fill(_grad(outs, args, create_graph=True, allow_unused=True), args, strict, "")
         _check_requires_grad(g, "jacobian", strict)
         return g
@@ -376,13 +423,10 @@ def _hessian_product(
 ) -> tuple[Any, Any]:
     in_tuple, xs = _as_tuple(inputs, "inputs", fn)
     xs = _prepare(xs, create_graph)
-    vs = _check_v(v, xs, fn, "input to the user-provided function")
-    _, outs = _as_tuple(_call(func, xs, fn), "outputs of the user-provided function", fn)
-    if len(outs) != 1 or outs[0].numel() != 1:
-        raise RuntimeError(
-            "The function given to hvp should return a single Tensor with a single element."
-        )
+    vs = _check_v(v, xs, in_tuple, fn, "inputs")
+    out_tuple, outs = _as_tuple(_call(func, xs, fn), "outputs of the user-provided function", fn)
     _check_requires_grad(outs, "outputs", strict)
+    _check_single(outs, out_tuple, fn)
     g = _fill(_grad(outs, xs, create_graph=True, allow_unused=True), xs, strict, "")
     _check_requires_grad(g, "jacobian", strict)
     keep = [(gi, vi) for gi, vi in zip(g, vs, strict=True) if gi.requires_grad]

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor
+from ..amp.autocast_mode import fp32_function
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ._conv import _batched, _tuple
@@ -124,6 +125,7 @@ def fractional_max_pool2d_with_indices(
     "fractional_max_pool2d(Tensor input, Any kernel_size, Any output_size=None, "
     "Any output_ratio=None, bool return_indices=False, Tensor? _random_samples=None) -> Any"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def fractional_max_pool2d(
     input: Tensor,
     kernel_size: Any,
@@ -226,6 +228,7 @@ def fractional_max_pool3d_with_indices(
     "fractional_max_pool3d(Tensor input, Any kernel_size, Any output_size=None, "
     "Any output_ratio=None, bool return_indices=False, Tensor? _random_samples=None) -> Any"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def fractional_max_pool3d(
     input: Tensor,
     kernel_size: Any,

@@ -9,6 +9,7 @@ import warnings
 from typing import Any
 
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ._conv import adaptive_max_pool2d, max_pool1d, max_pool2d
@@ -118,7 +119,9 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): input sizes {input1.shape[-1]} and {input2.shape[-1]} do not match "
             f"the weight's {weight.shape[1]} and {weight.shape[2]}"
         )
-    out = ops.einsum("...i,oij,...j->...o", input1, weight, input2)
+    # (PyTorch's bilinear is on no autocast list: the einsum runs in the inputs' dtype)
+    with autocast(input1.device.type, enabled=False):
+        out = ops.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
 

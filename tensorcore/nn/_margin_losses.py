@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor, torch_name
+from ..amp.autocast_mode import fp32_function
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -75,6 +76,7 @@ def _same_ndim(a: Tensor, p: Tensor, n: Tensor) -> None:
     "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
     f"float p=2, float eps=1e-06, bool swap=False, {_LEGACY}) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,
@@ -150,6 +152,7 @@ def triplet_margin_with_distance_loss(
     "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0, "
     f"{_LEGACY}) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def cosine_embedding_loss(
     input1: Tensor,
     input2: Tensor,
@@ -191,6 +194,7 @@ def cosine_embedding_loss(
     "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0, "
     f"{_LEGACY}) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def margin_ranking_loss(
     input1: Tensor,
     input2: Tensor,
@@ -222,6 +226,7 @@ def margin_ranking_loss(
 @checked(
     f"hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, {_LEGACY}) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def hinge_embedding_loss(
     input: Tensor,
     target: Tensor,
@@ -248,6 +253,7 @@ def hinge_embedding_loss(
 
 
 @checked(f"soft_margin_loss(Tensor input, Tensor target, {_LEGACY}) -> Tensor")
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def soft_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -303,6 +309,7 @@ def multilabel_soft_margin_loss(
 
 
 @checked(f"multilabel_margin_loss(Tensor input, Tensor target, {_LEGACY}) -> Tensor")
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def multilabel_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -351,6 +358,7 @@ def multilabel_margin_loss(
     "multi_margin_loss(Tensor input, Tensor target, int p=1, float margin=1.0, "
     f"Tensor? weight=None, {_LEGACY}) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def multi_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -404,6 +412,7 @@ def multi_margin_loss(
     'bool? size_average=None, float eps=1e-08, bool? reduce=None, str reduction="mean") '
     "-> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def poisson_nll_loss(
     input: Tensor,
     target: Tensor,

@@ -15,6 +15,7 @@ from typing import Any
 
 from .._memory_format import layer_format
 from .._tensor import Tensor
+from ..amp.autocast_mode import fp32_function
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..ops.frontends import named_as
@@ -84,6 +85,7 @@ def _args3(kernel_size: Any, stride: Any, padding: Any) -> tuple[Any, Any, Any]:
     "int[] padding=0, int[] dilation=1, bool ceil_mode=False, "
     "bool return_indices=False) -> Any"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def max_pool3d(
     input: Tensor,
     kernel_size: Any,
@@ -139,6 +141,7 @@ def max_pool3d(
     "int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, "
     "int? divisor_override=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def avg_pool3d(
     input: Tensor,
     kernel_size: Any,
@@ -198,6 +201,7 @@ def _adaptive3(input: Tensor, output_size: Any, fn: str, reduce: str) -> Tensor:
 
 
 @checked("adaptive_avg_pool3d(Tensor input, Any output_size) -> Tensor")
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling of (N, C, D, H, W) or (C, D, H, W) to the output size
     ``output_size`` (an int, a triple; None keeps a dim's size), with PyTorch's windows.
@@ -214,6 +218,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
 
 
 @checked("adaptive_max_pool3d(Tensor input, Any output_size, bool return_indices=False) -> Any")
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling of (N, C, D, H, W) or (C, D, H, W) to the output size ``output_size``.
 

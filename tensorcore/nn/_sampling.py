@@ -16,6 +16,7 @@ from typing import Any
 from .. import dtypes as dt
 from .._memory_format import layer_format
 from .._tensor import Tensor
+from ..amp.autocast_mode import fp32_function
 from ..layouts import contiguous_format
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -393,6 +394,7 @@ def _gather_taps(flat: Tensor, taps: list[tuple[list[Tensor], Tensor]], sizes: l
     'grid_sample(Tensor input, Tensor grid, str mode="bilinear", str padding_mode="zeros", '
     "bool? align_corners=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def grid_sample(
     input: Tensor,
     grid: Tensor,

@@ -10,6 +10,7 @@ from typing import Any
 
 from .._memory_format import layer_format
 from .._tensor import Tensor
+from ..amp.autocast_mode import fp32_function
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ._conv import _tuple
@@ -90,6 +91,7 @@ def _unpool(
     "max_unpool2d(Tensor input, Tensor indices, Any kernel_size, Any stride=None, "
     "Any padding=0, Any output_size=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def max_unpool2d(
     input: Tensor,
     indices: Tensor,
@@ -146,6 +148,7 @@ def max_unpool1d(
     "max_unpool3d(Tensor input, Tensor indices, Any kernel_size, Any stride=None, "
     "Any padding=0, Any output_size=None) -> Tensor"
 )
+@fp32_function  # (PyTorch's CPU autocast runs it in float32)
 def max_unpool3d(
     input: Tensor,
     indices: Tensor,

@@ -16,6 +16,7 @@ from .. import dtypes as dt
 from .._finfo import finfo
 from .._memory_format import layer_format
 from .._tensor import Tensor
+from ..amp.autocast_mode import fp32_function
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
@@ -59,8 +60,8 @@ from ._conv import (
     conv_transpose3d,
     max_pool1d,
     max_pool2d,
-    pad,
 )
+from ._conv import pad as _pad
 from ._ctc import ctc_loss
 from ._dense import dropout, linear
 from ._fold import fold, unfold
@@ -529,6 +530,22 @@ def dropout3d(
 ) -> Tensor:
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p``."""
     return _channel_dropout(input, p, training, inplace, 3, "dropout3d")
+
+
+_fp32_pad = fp32_function(_pad)
+
+
+@checked('pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor')
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:
+    # (PyTorch's CPU autocast runs reflection_pad1d/2d and replication_pad1d/2d/3d in float32)
+    if mode == "replicate" or (mode == "reflect" and len(pad) // 2 <= 2):
+        return _fp32_pad(input, pad, mode, value)
+    return _pad(input, pad, mode, value)
+
+
+pad.__doc__ = _pad.__doc__
 
 
 @checked("prelu(Tensor input, Tensor weight) -> Tensor")

@@ -37,8 +37,12 @@ _SCALARS = frozenset({int, float, bool, complex})
 
 
 # Installed by tensorcore.amp while an autocast region is active (None otherwise, so that a
-# call outside any region pays one test): ``hook(op, args) -> args`` casts by op's policy.
+# call outside any region pays one test): ``hook(op, args)`` runs a call of an operator with
+# an autocast policy on its cast arguments (with autocast off inside, as PyTorch runs the
+# operators of its lists) and returns the result, or returns ``AUTOCAST_PASS`` for a call it
+# leaves as it is.
 _autocast: Any = None
+AUTOCAST_PASS: Any = object()
 
 
 def set_autocast(hook: Any) -> None:
@@ -203,7 +207,9 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
     """Run operator ``op`` on ``args`` (in signature order), writing to ``out`` if given."""
     try:
         if _autocast is not None and out is None:
-            args = _autocast(op, args)
+            res = _autocast(op, args)
+            if res is not AUTOCAST_PASS:
+                return res
         n_tensor_args = op.n_tensor_args
         if n_tensor_args == 1:
             a = args[op.tensor_pos[0]]

@@ -179,8 +179,9 @@ def pad_packed_sequence(
     if total_length is not None:
         if total_length < steps:
             raise ValueError(
-                f"Expected total_length to be at least the length of the longest sequence "
-                f"({steps}), but got total_length={total_length}"
+                "Expected total_length to be at least the length of the longest sequence in "
+                f"input, but got total_length={total_length} and max sequence length being "
+                f"{steps}"
             )
         steps_out = total_length
     else:

@@ -17,6 +17,7 @@ _op(
     "The complex tensor of absolute values ``abs`` and arguments ``angle`` (radians): "
     "``abs * cos(angle) + abs * sin(angle) * 1j``.",
     method=False,
+    autocast="fp32",
 )
 _op(
     "angle(Tensor self) -> Tensor",

@@ -22,6 +22,7 @@ _op(
     "indexing composite",
     "Copy of ``self`` with the slices of ``source`` written at ``index`` along ``dim``.",
     inplace=True,
+    autocast="promote",
 )
 _op(
     "index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",

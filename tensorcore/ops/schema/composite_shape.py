@@ -286,14 +286,24 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]; its dim comes first) "
         "over ``dim`` (the flattened tensor when None), interpolated 'linear', 'lower', "
         "'higher', 'midpoint' or 'nearest'. NaN propagates.",
-        {"scalars": "q", "dtype_error": _QUANTILE_DTYPES, "check": _QUANTILE_16BIT},
+        {
+            "scalars": "q",
+            "dtype_error": _QUANTILE_DTYPES,
+            "check": _QUANTILE_16BIT,
+            "autocast": "fp32",
+        },
     ),
     (
         "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, "
         "str interpolation='linear') -> Tensor",
         "reduction",
         ":func:`quantile` ignoring NaN.",
-        {"scalars": "q", "dtype_error": _QUANTILE_DTYPES, "check": _QUANTILE_16BIT},
+        {
+            "scalars": "q",
+            "dtype_error": _QUANTILE_DTYPES,
+            "check": _QUANTILE_16BIT,
+            "autocast": "fp32",
+        },
     ),
     (
         "nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, "

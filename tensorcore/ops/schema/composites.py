@@ -157,6 +157,16 @@ _op(
 # are internal (``tensorcore.linalg`` names them), the others are PyTorch's top-level
 # functions and methods.
 _CL = "linalg composite"
+#: The policies of PyTorch's CPU autocast lists for the operators declared in the loops below
+#: (the others declare theirs in their own ``_op`` call).
+_AUTOCAST = {
+    "linalg_eigh": "fp32", "linalg_eigvalsh": "fp32", "linalg_svd": "fp32",
+    "linalg_svdvals": "fp32", "linalg_lstsq": "fp32", "linalg_matrix_rank": "fp32",
+    "linalg_eig": "fp32", "linalg_eigvals": "fp32", "linalg_vecdot": "lower",
+    "trace": "fp32", "svd": "fp32", "inverse": "fp32", "cholesky_solve": "fp32",
+    "cholesky_inverse": "fp32", "triangular_solve": "fp32", "lu_solve": "fp32",
+    "pinverse": "fp32",
+}  # fmt: skip
 for _sig, _doc, *_more in [
     (
         'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
@@ -219,7 +229,10 @@ for _sig, _doc, *_more in [
         "``sum(conj(x) * y, dim)``, broadcast.",
     ),
 ]:
-    _op(_sig, " ".join([_CL, *_more]), _doc, function=False, method=False)
+    _op(
+        _sig, " ".join([_CL, *_more]), _doc, function=False, method=False,
+        autocast=_AUTOCAST.get(_sig.split("(")[0], ""),
+    )  # fmt: skip
 for _sig, _doc, _method in [
     (
         "tensordot(Tensor a, Tensor b, Any dims=2) -> Tensor",
@@ -299,7 +312,7 @@ for _sig, _doc, _method in [
         True,
     ),
 ]:
-    _op(_sig, _CL, _doc, method=_method)
+    _op(_sig, _CL, _doc, method=_method, autocast=_AUTOCAST.get(_sig.split("(")[0], ""))
 for _sig, _doc, _dtypes in [
     (
         "clamp_min(Tensor self, Tensor min) -> Tensor",
@@ -342,7 +355,7 @@ for _sig, _doc in [
         "``beta`` is 0).",
     ),
 ]:
-    _op(_sig, _CL, _doc, inplace=True, dtypes="ifc")
+    _op(_sig, _CL, _doc, inplace=True, dtypes="ifc", autocast="lower")
 _op(
     "cdist(Tensor x1, Tensor x2, float p=2.0, str? compute_mode=None) -> Tensor",
     _CL,
@@ -352,6 +365,7 @@ _op(
     dtypes="f",
     dtype_error="cdist only supports floating-point dtypes, X1 got: {dtype}",
     check=M.check_cdist,
+    autocast="fp32",
 )
 _op(
     "pdist(Tensor self, float p=2) -> Tensor",

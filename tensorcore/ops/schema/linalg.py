@@ -132,6 +132,7 @@ _op(
     "``einsum(a, [0, 1], b, [1, 2], [0, 2])``).",
     method=False,
     convert=M.einsum_sublists,
+    autocast="lower",
 )
 
 # The decompositions and solvers of ``tensorcore.linalg``: declared with PyTorch's native names

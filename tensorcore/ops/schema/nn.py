@@ -106,6 +106,7 @@ _op(
     method=False,
     function=False,
     dtypes="f",
+    autocast="lower",
 )
 _op(
     "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)",

@@ -24,6 +24,7 @@ _op(
     _S + " composite",
     "Stacks along a new dim.",
     method=False,
+    autocast="promote",
 )
 _op(
     "flip(Tensor self, int[] dims) -> Tensor",

@@ -101,6 +101,7 @@ _op(
     "real input (``False``, deprecated, gives the real view).",
     dtypes="fc",
     dtype_error="expected a tensor of floating point or complex values",
+    autocast="fp32",
 )
 _op(
     "istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "

@@ -91,6 +91,7 @@ _op(
     "A real tensor whose last dim (of size 2, stride 1) holds real and imaginary parts as a "
     "complex view without that dim.",
     method=False,
+    autocast="fp32",
 )
 _op(
     "alias(Tensor(a) self) -> Tensor(a)",
