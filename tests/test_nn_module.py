@@ -439,3 +439,108 @@ def test_tensor_data_shares_storage_and_reassigns() -> None:
     assert w.shape == (2,) and w.dtype is tc.float64 and w.requires_grad
     with pytest.raises(TypeError, match="must be assigned a Tensor"):
         w.data = [1.0]  # type: ignore[assignment]
+
+
+# ------------------------------------------------------------------ state dict protocol
+class _Versioned(nn.Module):
+    """A module whose layout changed (``fc`` became ``lin``) and that keeps extra state: it
+    overrides ``_load_from_state_dict`` with PyTorch's signature, as real modules do."""
+
+    _version = 2
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(2, 2)
+        self.count = 3
+        self.seen: list[Any] = []
+
+    def get_extra_state(self) -> Any:
+        return {"count": self.count}
+
+    def set_extra_state(self, state: Any) -> None:
+        self.count = state["count"]
+
+    def _load_from_state_dict(self, state_dict: Any, prefix: str, local_metadata: Any,
+                              strict: bool, missing_keys: Any, unexpected_keys: Any,
+                              error_msgs: Any) -> None:  # fmt: skip
+        version = local_metadata.get("version")
+        self.seen.append(version)
+        if (version is None or version < 2) and prefix + "fc.weight" in state_dict:
+            state_dict[prefix + "lin.weight"] = state_dict.pop(prefix + "fc.weight")
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)  # fmt: skip
+
+
+def test_state_dict_metadata_extra_state_and_versioned_loading() -> None:
+    m = _Versioned()
+    sd = m.state_dict()
+    assert list(sd) == ["_extra_state", "lin.weight", "lin.bias"]
+    assert dict(sd._metadata) == {"": {"version": 2}, "lin": {"version": 1}}  # type: ignore[attr-defined]
+    # a checkpoint of the old layout, without metadata: the override renames its key
+    old = {"fc.weight": tc.ones(2, 2), "lin.bias": tc.zeros(2), "_extra_state": {"count": 9}}
+    m2 = _Versioned()
+    assert str(m2.load_state_dict(old)) == "<All keys matched successfully>"
+    assert m2.count == 9 and m2.seen == [None] and m2.lin.weight.tolist() == [[1, 1], [1, 1]]
+    m2.load_state_dict(sd)
+    assert m2.seen[-1] == 2 and m2.count == 3  # (the saved metadata reaches the override)
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "_extra_state"'):
+        m2.load_state_dict({"lin.weight": tc.ones(2, 2), "lin.bias": tc.zeros(2)})
+    # a 0-d buffer takes a one-element tensor, as PyTorch's
+    p = nn.Module()
+    p.register_buffer("s", tc.tensor(1.0))
+    p.load_state_dict({"s": tc.tensor([5.0])})
+    assert p.s.shape == () and p.s.item() == 5.0
+
+
+def test_state_dict_hooks_in_pytorchs_order() -> None:
+    m = _Versioned()
+    calls: list[Any] = []
+    m.register_state_dict_pre_hook(lambda mod, prefix, keep: calls.append(("pre", prefix)))
+    m.lin.register_state_dict_pre_hook(lambda mod, prefix, keep: calls.append(("pre-lin", prefix)))
+    m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: calls.append(("post", prefix)))
+    m.lin._register_state_dict_hook(
+        lambda mod, sd, prefix, meta: calls.append(("post-lin", prefix))
+    )
+    assert list(m.state_dict(prefix="root.")) == [
+        "root._extra_state", "root.lin.weight", "root.lin.bias"
+    ]  # fmt: skip
+    assert calls == [("pre", "root."), ("pre-lin", "root.lin."), ("post-lin", "root.lin."),
+                     ("post", "root.")]  # fmt: skip
+    h = m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: {})
+    with pytest.raises(RuntimeError, match="state_dict post-hook must return None"):
+        m.state_dict()
+    h.remove()
+    # the older private hook may replace the root's result
+    m._register_state_dict_hook(lambda mod, sd, prefix, meta: {"only": 1})
+    assert m.state_dict() == {"only": 1}
+
+    m3 = _Versioned()
+    m3.register_load_state_dict_pre_hook(
+        lambda mod, sd, prefix, meta, strict, mk, uk, em: calls.append(("lpre", sorted(sd)))
+    )
+    m3.register_load_state_dict_post_hook(
+        lambda mod, keys: calls.append(
+            ("lpost", list(keys.missing_keys), list(keys.unexpected_keys))
+        )
+    )
+    keys = m3.load_state_dict({"lin.weight": tc.ones(2, 2), "extra": tc.zeros(1)}, strict=False)
+    assert (keys.missing_keys, keys.unexpected_keys) == (["_extra_state", "lin.bias"], ["extra"])
+    assert calls[-2:] == [("lpre", ["extra", "lin.weight"]),
+                          ("lpost", ["_extra_state", "lin.bias"], ["extra"])]  # fmt: skip
+    # a post-hook that clears the lists lets a strict load pass
+    m3.register_load_state_dict_post_hook(lambda mod, keys: keys.missing_keys.clear())
+    m3.load_state_dict({"lin.weight": tc.ones(2, 2)})
+
+
+def test_set_submodule_and_compile() -> None:
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    seq.set_submodule("1", nn.Tanh())
+    assert isinstance(seq[1], nn.Tanh)
+    with pytest.raises(AttributeError, match="Sequential has no attribute `2`"):
+        seq.set_submodule("2.x", nn.Tanh())
+    with pytest.raises(AttributeError, match="Tanh has no attribute `x`"):
+        seq.set_submodule("1.x", nn.Tanh(), strict=True)
+    with pytest.raises(ValueError, match=r"is not an nn\.Module"):
+        seq.set_submodule("1", 3)  # type: ignore[arg-type]
+    assert seq.compile() is None
+    assert seq(tc.ones(1, 2)).shape == (1, 2)
