@@ -234,3 +234,29 @@ def test_large_gathers_take_flat_positions(device: str, dtype: tc.dtype) -> None
     )
     with pytest.raises(RuntimeError, match="index 60 is out of bounds for dimension 2"):
         x.gather(2, tc.full((20, 70, 60), 60, dtype=tc.int64, device=device))
+
+
+@pytest.mark.parametrize("trailing", [0, 1, 2])
+def test_accumulating_index_put_adds_rows_as_add_at(device: str, trailing: int) -> None:
+    # Rows are added in rounds of fancy-index adds (one per repeat of an index) whether or not
+    # the key spells out the trailing full slices (the gradient of x[i] writes (i, :)); the
+    # sums must be add.at's, bit for bit (indices repeated up to the rounds' limit), on edge
+    # values.
+    rng = np.random.default_rng(5)
+    base = _data((40, 6, 33), 1)
+    idx = rng.integers(0, 40, 300)
+    idx[:15] = 7
+    vals = _data((300, 6, 33), 2)
+    want = base.copy()
+    np.add.at(want, idx, vals)
+    t = tc.tensor(base, device=device)
+    key = [tc.tensor(idx, device=device)] + [None] * trailing
+    got = t.index_put(key, tc.tensor(vals, device=device), accumulate=True)
+    assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    x = tc.tensor(base, device=device, requires_grad=True)
+    (grad,) = tc.autograd.grad(
+        x[tc.tensor(idx, device=device)], [x], tc.tensor(vals, device=device)
+    )
+    zeros = np.zeros_like(base)
+    np.add.at(zeros, idx, vals)
+    assert_close(grad, zeros, rtol=0, atol=0, equal_nan=True)
