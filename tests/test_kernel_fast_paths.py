@@ -260,3 +260,30 @@ def test_accumulating_index_put_adds_rows_as_add_at(device: str, trailing: int) 
     zeros = np.zeros_like(base)
     np.add.at(zeros, idx, vals)
     assert_close(grad, zeros, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
+def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
+    device: str, slope: float, dtype: tc.dtype
+) -> None:
+    # leaky_relu takes the larger (slope <= 1) or smaller (slope > 1) of x and x * slope for a
+    # finite positive slope; hardtanh clamps in its result: the where's and clamp's bits, on
+    # NaN, infinities and signed zeros.
+    x = _data((7, 33), 3).astype(np.float64)
+    x[0, 5:9] = [1e-40, -1e-40, 3e38, -3e38]
+    t = tc.tensor(x, device=device).to(dtype)
+    a = tc.tensor(x, device=device).to(dtype).to(tc.float32 if dtype is tc.float16 else dtype)
+    an = a.cpu().numpy()
+    with np.errstate(all="ignore"):
+        want = np.where(an > 0, an, an * an.dtype.type(slope))
+    got = F.leaky_relu(t, slope)
+    assert_close(got, tc.tensor(want).to(dtype), rtol=0, atol=0, equal_nan=True)
+    assert np.array_equal(np.signbit(got.float().cpu().numpy()), np.signbit(want))
+    assert_close(
+        F.hardtanh(t, -0.5, 0.25),
+        tc.tensor(np.minimum(np.maximum(an, -0.5), 0.25)).to(dtype),
+        rtol=0,
+        atol=0,
+        equal_nan=True,
+    )
