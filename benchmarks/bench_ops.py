@@ -46,10 +46,12 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
     idx = rng.integers(0, 1000, 100_000)
     rows = idx[:1000]
     ta, tb, tx4, ti, tr = (tc.from_numpy(v) for v in (a, b, x4, idx, rows))
+    tq = tc.from_numpy(a * 0.01 + 1).requires_grad_()  # (a differentiable input)
     pt: Any = torch
     if pt is not None:
         pt.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", pt.get_num_threads())))
         pa, pb, px4, pi, pr = (pt.from_numpy(v) for v in (a, b, x4, idx, rows))
+        pq = pt.from_numpy(a * 0.01 + 1).requires_grad_()
         PF = pt.nn.functional
     out: list[tuple[str, Fn, Fn | None, Fn | None]] = [
         ("a + b", lambda: ta + tb, lambda: a + b, lambda: pa + pb),
@@ -93,6 +95,12 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
         ("randn", lambda: tc.randn(1000, 1000), lambda: rng.standard_normal((1000, 1000),
          dtype=np.float32), lambda: pt.randn(1000, 1000)),
         ("matmul 1000^2", lambda: ta @ tb, lambda: a @ b, lambda: pa @ pb),
+        ("leaky_relu(0.1)", lambda: F.leaky_relu(ta, 0.1),
+         lambda: np.maximum(a, a * np.float32(0.1)), lambda: PF.leaky_relu(pa, 0.1)),
+        ("cumprod(1) backward", lambda: tc.autograd.grad(tq.cumprod(1), [tq], ta), None,
+         lambda: pt.autograd.grad(pq.cumprod(1), [pq], pa)),
+        ("x[rows] backward", lambda: tc.autograd.grad(tq[tr], [tq], ta[:1000]), None,
+         lambda: pt.autograd.grad(pq[pr], [pq], pa[:1000])),
     ]  # fmt: skip
     if pt is None:
         out = [(name, t, n, None) for name, t, n, _ in out]

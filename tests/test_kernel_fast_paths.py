@@ -234,3 +234,56 @@ def test_large_gathers_take_flat_positions(device: str, dtype: tc.dtype) -> None
     )
     with pytest.raises(RuntimeError, match="index 60 is out of bounds for dimension 2"):
         x.gather(2, tc.full((20, 70, 60), 60, dtype=tc.int64, device=device))
+
+
+@pytest.mark.parametrize("trailing", [0, 1, 2])
+def test_accumulating_index_put_adds_rows_as_add_at(device: str, trailing: int) -> None:
+    # Rows are added in rounds of fancy-index adds (one per repeat of an index) whether or not
+    # the key spells out the trailing full slices (the gradient of x[i] writes (i, :)); the
+    # sums must be add.at's, bit for bit (indices repeated up to the rounds' limit), on edge
+    # values.
+    rng = np.random.default_rng(5)
+    base = _data((40, 6, 33), 1)
+    idx = rng.integers(0, 40, 300)
+    idx[:15] = 7
+    vals = _data((300, 6, 33), 2)
+    want = base.copy()
+    np.add.at(want, idx, vals)
+    t = tc.tensor(base, device=device)
+    key = [tc.tensor(idx, device=device)] + [None] * trailing
+    got = t.index_put(key, tc.tensor(vals, device=device), accumulate=True)
+    assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    x = tc.tensor(base, device=device, requires_grad=True)
+    (grad,) = tc.autograd.grad(
+        x[tc.tensor(idx, device=device)], [x], tc.tensor(vals, device=device)
+    )
+    zeros = np.zeros_like(base)
+    np.add.at(zeros, idx, vals)
+    assert_close(grad, zeros, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
+def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
+    device: str, slope: float, dtype: tc.dtype
+) -> None:
+    # leaky_relu takes the larger (slope <= 1) or smaller (slope > 1) of x and x * slope for a
+    # finite positive slope; hardtanh clamps in its result: the where's and clamp's bits, on
+    # NaN, infinities and signed zeros.
+    x = _data((7, 33), 3).astype(np.float64)
+    x[0, 5:9] = [1e-40, -1e-40, 3e38, -3e38]
+    t = tc.tensor(x, device=device).to(dtype)
+    a = tc.tensor(x, device=device).to(dtype).to(tc.float32 if dtype is tc.float16 else dtype)
+    an = a.cpu().numpy()
+    with np.errstate(all="ignore"):
+        want = np.where(an > 0, an, an * an.dtype.type(slope))
+    got = F.leaky_relu(t, slope)
+    assert_close(got, tc.tensor(want).to(dtype), rtol=0, atol=0, equal_nan=True)
+    assert np.array_equal(np.signbit(got.float().cpu().numpy()), np.signbit(want))
+    assert_close(
+        F.hardtanh(t, -0.5, 0.25),
+        tc.tensor(np.minimum(np.maximum(an, -0.5), 0.25)).to(dtype),
+        rtol=0,
+        atol=0,
+        equal_nan=True,
+    )

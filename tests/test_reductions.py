@@ -181,6 +181,38 @@ def test_scans(device: str, name: str, data: st.DataObject) -> None:
     assert_close(getattr(t, name)(dim, dtype=out_dtype), expected, **_tol(dtype))
 
 
+def _cumprod_grad_oracle(a: np.ndarray, g: np.ndarray, dim: int) -> np.ndarray:
+    """sum_{j >= i} g_j * conj(prod_{k <= j, k != i} a_k), term by term."""
+    a, g = np.moveaxis(a, dim, -1), np.moveaxis(g, dim, -1)
+    n = a.shape[-1]
+    out = np.zeros_like(a)
+    for i in range(n):
+        others = a.copy()
+        others[..., i] = 1
+        out[..., i] = (g[..., i:] * np.conj(np.cumprod(others, -1)[..., i:])).sum(-1)
+    return np.moveaxis(out, -1, dim)
+
+
+@pytest.mark.parametrize("dtype", [tc.float64, tc.complex128])
+def test_cumprod_backward_with_and_without_zeros(device: str, dtype: Any) -> None:
+    # The first-order gradient divides a reversed cumulative sum by x except at and after
+    # each slice's first zero; a backward that builds a graph sums the terms one by one.
+    rng = np.random.default_rng(3)
+    for shape, dim in [((4, 7), 1), ((7, 3), 0), ((2, 5, 3), 1), ((6,), 0)]:
+        for zeros in ([], [1], [0, 3, 4], [2, 5]):
+            a = rng.standard_normal(shape)
+            if dtype.is_complex:
+                a = a + 1j * rng.standard_normal(shape)
+            np.moveaxis(a, dim, -1)[..., [z for z in zeros if z < shape[dim]]] = 0
+            g = rng.standard_normal(shape).astype(a.dtype)
+            x = tc.tensor(a, dtype=dtype, device=device, requires_grad=True)
+            (got,) = tc.autograd.grad(x.cumprod(dim), [x], tc.tensor(g, device=device))
+            assert_close(got, _cumprod_grad_oracle(a, g, dim), rtol=1e-10, atol=1e-12)
+    x = tc.tensor([[0.5, 0.0, 2.0, 0.0, 3.0]], dtype=tc.float64, device=device)
+    x.requires_grad_()
+    assert tc.autograd.gradgradcheck(lambda t: t.cumprod(1), (x,))
+
+
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
 def test_scans_in_place_and_into_a_strided_out(device: str, name: str) -> None:
     # (NumPy accumulates straight into out, which may be the input or a strided view.)

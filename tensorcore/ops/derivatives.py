@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _registry
 from .. import dtypes as dt
 from .._memory_format import layer_format
 from .._tensor import Tensor
@@ -614,7 +615,7 @@ def _prod(c: Any, g: Tensor) -> tuple[Any, ...]:
     res = _unreduce(c.result, x._shape, c.dim, c.keepdim)
     gg = _unreduce(g, x._shape, c.dim, c.keepdim)
     # result / x, recomputed without the division where x has zeros.
-    if bool((x == 0).any()):
+    if _registry.interface(x._device).holds_data and bool((x == 0).any()):
         dims = c.dim if c.dim is not None else tuple(range(x.ndim))
         others = _prod_others(x, dims)
         return (gg * _conj(others),)
@@ -724,10 +725,37 @@ _d("cumsum", "dim", lambda c, g: (g.flip((c.dim,)).cumsum(c.dim).flip((c.dim,)),
 
 
 def _cumprod(c: Any, g: Tensor) -> tuple[Any, ...]:
-    x, d = c.self, c.dim
-    if x.numel() == 0:
+    x, d, out = c.self, c.dim, c.result
+    if x.numel() == 0 or x.ndim == 0:
         return (g,)
-    # sum_{j >= i} g_j * prod_{k <= j, k != i} x_k, zero-safe with a mask of the first zero.
+
+    def rcumsum(t: Tensor) -> Tensor:  # sum over j >= i
+        return t.flip((d,)).cumsum(d).flip((d,))
+
+    # grad_i = sum_{j >= i} g_j * prod_{k <= j, k != i} x_k: a reversed cumulative sum of
+    # g * result divided by x_i where x_i is not 0 (a few passes, where the sum written out
+    # is quadratic in the length of dim).
+    if not _registry.interface(x._device).holds_data or not bool((x == 0).any()):
+        return (rcumsum(g * _conj(out)) / _conj(x),)
+    if grad_mode.is_grad_enabled():
+        # A backward that builds a graph: the masks below are constant where x is 0, so
+        # their gradients would miss the terms through that 0; the sum written out has them.
+        return (_cumprod_quadratic(x, d, g),)
+    zeros = x == 0
+    seen = zeros.cumsum(d)  # zeros up to and including i
+    before = seen == 0
+    first = zeros & (seen == 1)
+    # Before the first zero the division is safe (the result is 0 from that zero on); at the
+    # first zero z: prod_{k < z} x_k * sum_{j >= z} g_j * prod_{z < k <= j} x_k; after it, 0.
+    lead = rcumsum(g * _conj(out)) / _conj(ops.where(before, x, 1))
+    tail = ops.where(before | first, 1, x).cumprod(d)
+    excl = ops.cat([ops.ones_like(x.narrow(d, 0, 1)), out.narrow(d, 0, x._shape[d] - 1)], d)
+    at = _conj(excl) * rcumsum(g * _conj(tail))
+    return (ops.where(before, lead, ops.where(first, at, 0)),)
+
+
+def _cumprod_quadratic(x: Tensor, d: int, g: Tensor) -> Tensor:
+    """The cumprod gradient summed term by term (zero-safe and differentiable everywhere)."""
     n = x._shape[d]
     out = []
     for i in range(n):
@@ -737,10 +765,10 @@ def _cumprod(c: Any, g: Tensor) -> tuple[Any, ...]:
         rest = x.narrow(d, i + 1, n - i - 1)
         partial = ops.cat([ones, rest.cumprod(d)], d) * left
         out.append((g.narrow(d, i, n - i) * _conj(partial)).sum(d, keepdim=True))
-    return (ops.cat(out, d),)
+    return ops.cat(out, d)
 
 
-_d("cumprod", "self dim", _cumprod)
+_d("cumprod", "self dim result", _cumprod)
 _d(
     "cummax",
     "self:spec dim result1",

@@ -345,6 +345,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         for bit, for indices repeated up to ``_ROUNDS`` times (an index repeated more has
         the rest of its values summed first). False (nothing done) for other keys or other
         value dtypes (``add.at`` then)."""
+        while k and isinstance(k[-1], slice) and k[-1] == slice(None):
+            k = k[:-1]  # (trailing full slices, as the gradient of x[i] writes (i, :))
         d = len(k) - 1
         if not 0 <= d < o.ndim or not isinstance(v, xp.ndarray):
             return False

@@ -14,6 +14,7 @@ that flows, ``tensorcore/ops/derivatives.py``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -54,7 +55,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         d = wide(out)
         x = operand(self, d)
         with quiet(all="ignore"):
-            put(out, xp.where(x > 0, x, x * bound(negative_slope, d)))
+            scaled = x * bound(negative_slope, d)
+            if 0 < negative_slope < math.inf:
+                # The larger (slope <= 1) or smaller (slope > 1) of x and x * slope is the
+                # where's pick, bit for bit (NaN and infinities included; a slope of 0 or
+                # inf would turn inf or 0 into NaN): two passes instead of a where, which
+                # NumPy runs several times slower on inputs of mixed signs.
+                pick = xp.maximum if negative_slope <= 1 else xp.minimum
+                o = array_of(out)
+                if o.dtype == d:
+                    pick(x, scaled, out=o)
+                else:
+                    put(out, pick(x, scaled))
+            else:
+                put(out, xp.where(x > 0, x, scaled))
 
     @kernel
     def leaky_relu_backward(
@@ -78,7 +92,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         d = wide(out)
         x = operand(self, d)
         # (clamp's: NaN stays NaN)
-        put(out, xp.minimum(xp.maximum(x, bound(min_val, d)), bound(max_val, d)))
+        o = array_of(out)
+        if o.dtype == d:  # (in out: no temporaries, no copy)
+            xp.maximum(x, bound(min_val, d), out=o)
+            xp.minimum(o, bound(max_val, d), out=o)
+        else:
+            put(out, xp.minimum(xp.maximum(x, bound(min_val, d)), bound(max_val, d)))
 
     @kernel
     def hardtanh_backward(
