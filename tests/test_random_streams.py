@@ -233,6 +233,39 @@ def test_bernoulli_kernel_draws_what_the_composite_draws(p: float) -> None:
         tc.empty(3).bernoulli_(1.5)
 
 
+def test_bernoulli_with_a_tensor_of_probabilities() -> None:
+    # PyTorch's second overload: x.bernoulli_(p_tensor), p broadcast to x, one float32
+    # uniform draw per element in x's memory order compared with its probability (the
+    # out-of-place bernoulli's draws); the CPU kernel and the composite draw the same.
+    from tensorcore.ops.composite import COMPOSITES
+
+    p = tc.linspace(0, 1, 20).reshape(4, 5)
+    for make, probs in (
+        (lambda: tc.empty(4, 5), p),
+        (lambda: tc.empty(4, 5, dtype=tc.int64), p[1]),
+        (lambda: tc.empty(5, 4, dtype=tc.float64).t(), p),
+    ):
+        got, want = make(), make()
+        tc.manual_seed(5)
+        got.bernoulli_(probs)
+        after = tc.rand(2).tolist()
+        tc.manual_seed(5)
+        COMPOSITES["bernoulli_"](want, probs)
+        assert got.tolist() == want.tolist() and tc.rand(2).tolist() == after
+        order = sorted(range(2), key=lambda d: -got.stride(d))
+        tc.manual_seed(5)
+        u = tc.rand([got.shape[d] for d in order]).permute([order.index(d) for d in range(2)])
+        assert got.tolist() == (u < probs.expand(4, 5)).to(got.dtype).tolist()
+    with pytest.raises(RuntimeError, match="Expected p_in >= 0 && p_in <= 1"):
+        tc.empty(2).bernoulli_(tc.tensor([0.5, float("nan")]))
+    with pytest.raises(NotImplementedError, match=r"bernoulli_tensor_cpu_p_.*'Long'"):
+        tc.empty(2).bernoulli_(tc.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match="The expanded size of the tensor"):
+        tc.empty(2).bernoulli_(tc.full((3,), 0.5))
+    with pytest.raises(TypeError, match="argument 'p' must be float, not str"):
+        tc.empty(2).bernoulli_("x")  # type: ignore[arg-type]
+
+
 def test_stream_bernoulli_at_ties_of_the_high_bits() -> None:
     # A probability at (or a float64 step beside) a drawn uniform: that draw's high 21 bits
     # equal the threshold's, and its second draw decides.

@@ -487,19 +487,20 @@ def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Te
 
 
 @_composite
-def bernoulli_(self: Tensor, p: float = 0.5, generator: Any = None) -> Tensor:
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+def bernoulli_(self: Tensor, p: Any = 0.5, generator: Any = None) -> Tensor:
+    # (p was checked: a probability, or a floating tensor of them that broadcasts to self)
     # PyTorch's kernel visits the elements in memory order (dims by decreasing stride): draw in
     # that order, so a transposed or permuted tensor (a dropout of a transposed attention
-    # output) gets PyTorch's mask for a seed.
+    # output) gets PyTorch's mask for a seed. A float p is compared with a float64 draw, a
+    # tensor of probabilities with float32 draws (PyTorch's two CPU kernels).
     order = sorted(range(self.ndim), key=lambda d: -self._stride[d])
+    wide = dt.float32 if isinstance(p, Tensor) else dt.float64
     u = ops.rand(
-        [self._shape[d] for d in order], generator=generator, dtype=dt.float64, device=self._device
+        [self._shape[d] for d in order], generator=generator, dtype=wide, device=self._device
     )
     if order != sorted(order):
         u = u.permute([order.index(d) for d in range(self.ndim)])
-    return self.copy_(u < p)
+    return self.copy_(u < (p.to(dt.float32) if isinstance(p, Tensor) else float(p)))
 
 
 @_composite

@@ -22,7 +22,7 @@ from .. import dtypes as dt
 from .._memory_format import format_strides, layer_format
 from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
-from ._validate import check_shape
+from ._validate import check_shape, v_float
 
 __all__ = ["blas_scale", "broadcast", "check_alpha", "normalize_dims"]
 
@@ -1001,6 +1001,25 @@ def check_bernoulli(self: Tensor, p: float | None = None, generator: Any = None)
             f'"bernoulli_tensor_{self._device.type}_p_" not implemented for '
             f"'{torch_name(self._dtype)}'"
         )
+
+
+def check_bernoulli_p(self: Tensor, p: Any = 0.5, generator: Any = None) -> Any:
+    """``bernoulli_``'s ``check``: ``p`` is a probability, or a floating tensor of them that
+    broadcasts to ``self`` (PyTorch's two overloads), each in [0, 1]."""
+    if isinstance(p, Tensor):
+        if p._dtype._category < dt.FLOATING:
+            raise NotImplementedError(
+                f'"bernoulli_tensor_{self._device.type}_p_" not implemented for '
+                f"'{torch_name(p._dtype)}'"
+            )
+        p.expand(self._shape)  # (PyTorch's error for a p of another shape)
+        if p.numel() and not bool(((p >= 0) & (p <= 1)).all()):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        return
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        p = v_float("bernoulli_", "p", p)  # (a NumPy number passes; anything else raises)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
 def check_scatter_reduce(

@@ -51,12 +51,14 @@ _op(
     values="value",
 )
 _op(
-    "bernoulli_(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
+    "bernoulli_(Tensor(a!) self, Any p=0.5, *, Generator? generator=None) -> Tensor(a!)",
     "random nondifferentiable inplace composite",
     "Fills ``self`` with 1 (probability ``p``) or 0: a float64 uniform draw below ``p``, as "
-    "PyTorch's CPU kernel draws it.",
+    "PyTorch's CPU kernel draws it; ``p`` a tensor of probabilities (broadcast to ``self``), "
+    "a float32 uniform draw below each.",
     function=False,
     dtypes="bif",
+    check=M.check_bernoulli_p,
 )
 _RF = "random nondifferentiable inplace composite"
 _op(

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from tensorcore import Tensor
 from tensorcore.backend import dtype_name, generator_for
 
 from ..helpers import array_of, errstate, quiet_tokens, writes_through_views
@@ -315,12 +316,18 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))
         return self
 
-    def bernoulli_(self: Any, p: float = 0.5, generator: Any = None) -> Any:
-        # (the composite's draws, compared as the stream's integers: see the registration)
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    def bernoulli_(self: Any, p: Any = 0.5, generator: Any = None) -> Any:
+        # (the composite's draws, compared as the stream's integers: see the registration;
+        # p was checked by the operator's declared check)
         rng = stream(generator, self._device)
-        fill_in_memory_order(array_of(self), lambda n, c: rng.bernoulli(n, p))
+        o = array_of(self)
+        if isinstance(p, Tensor):
+            # float32 draws in self's memory order, each compared with its probability
+            u = xp.empty_like(o, dtype=xp.float32)
+            fill_in_memory_order(u, lambda n, c: rng.uniform(n, xp.float32))
+            assign(o, u < xp.broadcast_to(array_of(p).astype(xp.float32), o.shape))
+            return self
+        fill_in_memory_order(o, lambda n, c: rng.bernoulli(n, float(p)))
         return self
 
     def randperm(
