@@ -47,11 +47,15 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
     rows = idx[:1000]
     ta, tb, tx4, ti, tr = (tc.from_numpy(v) for v in (a, b, x4, idx, rows))
     tq = tc.from_numpy(a * 0.01 + 1).requires_grad_()  # (a differentiable input)
+    tx4g = tc.from_numpy(x4).requires_grad_()
+    up = rng.standard_normal((32, 64, 32, 32)).astype(np.float32)
+    tup = tc.from_numpy(up)
     pt: Any = torch
     if pt is not None:
         pt.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", pt.get_num_threads())))
         pa, pb, px4, pi, pr = (pt.from_numpy(v) for v in (a, b, x4, idx, rows))
         pq = pt.from_numpy(a * 0.01 + 1).requires_grad_()
+        px4g, pup = pt.from_numpy(x4).requires_grad_(), pt.from_numpy(up)
         PF = pt.nn.functional
     out: list[tuple[str, Fn, Fn | None, Fn | None]] = [
         ("a + b", lambda: ta + tb, lambda: a + b, lambda: pa + pb),
@@ -101,6 +105,9 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
          lambda: pt.autograd.grad(pq.cumprod(1), [pq], pa)),
         ("x[rows] backward", lambda: tc.autograd.grad(tq[tr], [tq], ta[:1000]), None,
          lambda: pt.autograd.grad(pq[pr], [pq], pa[:1000])),
+        ("interpolate nearest x2 fwd+bwd",
+         lambda: tc.autograd.grad(F.interpolate(tx4g, scale_factor=2), [tx4g], tup), None,
+         lambda: pt.autograd.grad(PF.interpolate(px4g, scale_factor=2), [px4g], pup)),
     ]  # fmt: skip
     if pt is None:
         out = [(name, t, n, None) for name, t, n, _ in out]

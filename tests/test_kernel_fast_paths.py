@@ -287,3 +287,34 @@ def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
         atol=0,
         equal_nan=True,
     )
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.int64, tc.bool, tc.complex64])
+def test_copy_of_a_last_dim_broadcast_from_one_element(device: str, dtype: tc.dtype) -> None:
+    # clone's k strided writes against NumPy's broadcast copy (and non-contiguous sources)
+    a = np.random.default_rng(1).standard_normal((3, 5, 4)) * 3
+    x = tc.tensor(a, device=device).to(dtype)
+    for src in (x, x.transpose(0, 1)):
+        for k in (2, 3, 16):
+            rep = src.unsqueeze(-1).expand(*src.shape, k)
+            got = rep.reshape(*src.shape[:-1], -1)
+            want = np.repeat(src.cpu().numpy(), k, axis=-1)
+            assert got.is_contiguous() and np.array_equal(got.cpu().numpy(), want)
+
+
+def test_nearest_upsampling_by_an_integer_factor_sums_its_gradient(device: str) -> None:
+    # the broadcast path against index_select's, values and gradients, every nearest mode
+    a = _data((2, 3, 5, 7))
+    for kw in ({"scale_factor": 2}, {"scale_factor": (3, 2)}, {"size": (10, 21)},
+               {"scale_factor": 2, "mode": "nearest-exact"}):  # fmt: skip
+        x = tc.tensor(a, device=device, requires_grad=True)
+        y = F.interpolate(x, **kw)  # type: ignore[arg-type]
+        h, w = y.shape[2:]
+        rows = tc.arange(h, device=device) * 5 // h
+        cols = tc.arange(w, device=device) * 7 // w
+        want = x.detach().index_select(2, rows).index_select(3, cols)
+        assert_close(y, want, equal_nan=True)
+        g = tc.tensor(_data((2, 3, h, w), 1), device=device).nan_to_num(0.0)
+        y.backward(g)
+        gw = g.reshape(2, 3, 5, h // 5, 7, w // 7).sum((3, 5))
+        assert_close(x.grad, gw, rtol=1e-6, atol=1e-6)

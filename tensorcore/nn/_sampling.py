@@ -118,7 +118,16 @@ def _resize_dim(
         ratio = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
         i = ops.arange(n_out, dtype=dt.float64, device=dev)
         idx = ((i + 0.5) if mode == "nearest-exact" else i) * ratio
-        return x.index_select(d, idx.floor().to(dt.int64).clamp(max=n_in - 1))
+        idx = idx.floor().to(dt.int64).clamp(max=n_in - 1)
+        k = n_out // n_in if n_in else 0
+        if k > 1 and n_out == k * n_in and bool((idx == i.to(dt.int64) // k).all()):
+            # Each input element repeated k times (an upsampling by an integer factor): a
+            # broadcast copy, whose gradient sums k neighbours (a short reduction, where
+            # index_select's adds the gradient back one element at a time on NumPy).
+            shape = list(x.shape)
+            rep = x.unsqueeze(d + 1).expand(*shape[: d + 1], k, *shape[d + 1 :])
+            return rep.reshape(*shape[:d], n_out, *shape[d + 1 :])
+        return x.index_select(d, idx)
     if antialias:
         m = _antialias_weights(n_in, n_out, scale, align_corners, mode == "bicubic")
         weights = _tensor(m, dtype=dtype, device=dev)  # (out, in)

@@ -78,6 +78,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(t)}'")
 
     # ------------------------------------------------------------ sums and products
+    def short_rows(ufunc: Any, x: Any, dim: Any, o: Any, keepdim: bool) -> bool:
+        """``ufunc.reduce`` of ``x`` over its last dim into ``o`` as the elementwise ``ufunc``
+        of that dim's slices, where it is the one reduced dim, 2 to 7 long, over many rows
+        and in ``o``'s dtype (True: done). NumPy reduces a short last dim a row at a time
+        ((524288, 2) float32: 7.8 ms, the slices 0.3 ms; the gradient of an expand over a last
+        dim of 2); below 8 elements its reduce adds in order, so the bits are the same."""
+        n = x.shape[-1] if x.ndim else 0
+        if (
+            not 2 <= n <= 7
+            or dim is None
+            or len(dim) != 1
+            or dim[0] % x.ndim != x.ndim - 1
+            or x.dtype != o.dtype
+            or x.size < 16 * n
+            or xp.may_share_memory(o, x)
+        ):
+            return False
+        r = o[..., 0] if keepdim else o
+        ufunc(x[..., 0], x[..., 1], out=r)
+        for j in range(2, n):
+            ufunc(r, x[..., j], out=r)
+        return True
+
     def reducer(name: str, fn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
             x, o = array_of(self), array_of(out)
@@ -85,7 +108,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             tok = enter()
             try:
                 if direct and a == o.dtype:
-                    ufunc.reduce(x, axis=axes(x, dim), dtype=a, out=o, keepdims=keepdim)
+                    if not short_rows(ufunc, x, dim, o, keepdim):
+                        ufunc.reduce(x, axis=axes(x, dim), dtype=a, out=o, keepdims=keepdim)
                 else:
                     o[...] = fn(x, axis=axes(x, dim), dtype=a, keepdims=keepdim)
             finally:
@@ -102,7 +126,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if direct and x.dtype == o.dtype and acc(o.dtype) == o.dtype and x.ndim:
             tok = enter()
             try:
-                xp.add.reduce(x, axis=dim, dtype=o.dtype, out=o, keepdims=keepdim)
+                if not short_rows(xp.add, x, dim, o, keepdim):
+                    xp.add.reduce(x, axis=dim, dtype=o.dtype, out=o, keepdims=keepdim)
                 xp.true_divide(o, count(x, dim), out=o)  # 0 / 0 = nan over an empty dim
             finally:
                 leave(tok)

@@ -30,8 +30,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         with quiet(all="ignore"):
             xp.copyto(o, x, casting="unsafe")
 
+    host = xp.__name__ == "numpy"
+
     def clone(out: Any, self: Any) -> None:
-        array_of(out)[...] = array_of(self)
+        o, x = array_of(out), array_of(self)
+        if host and x.ndim > 1 and x.strides[-1] == 0 and 2 <= x.shape[-1] <= 16 and o.size:
+            # A last dim broadcast from one element (``x.unsqueeze(-1).expand(..., k)``
+            # copied, an upsampling by an integer factor): NumPy copies such an array an
+            # element at a time; k strided writes of the source take a third of that
+            # ((8, 32, 128, 64, 2) float32: 6.7 -> 2.1 ms).
+            src = x[..., 0]
+            for j in range(x.shape[-1]):
+                o[..., j] = src
+            return
+        o[...] = x
 
     def to_dtype(out: Any, self: Any, dtype: Any) -> None:
         assign(array_of(out), array_of(self))
