@@ -256,3 +256,27 @@ def test_bce_with_logits_gradient_is_smooth_at_zero(device: str) -> None:
         ).backward()
         lw = 1 if pos_weight is None else (pos_weight - 1) * t + 1
         assert_close(x.grad, (1 - t) - lw * 0.5, rtol=1e-15, atol=1e-15)
+
+
+def test_smooth_l1_and_huber_at_their_kinks(device: str) -> None:
+    # values and gradients of the clamp forms at 0, at +-beta (delta) and past it: PyTorch's
+    # 0.5 d**2 / beta below, |d| - beta / 2 above, gradient d / beta below, sign(d) from beta
+    d = np.array([0.0, 0.3, -0.3, 0.5, -0.5, 2.0, -2.0, np.inf])
+    for beta in (0.5, 1.0):
+        x = tc.tensor(d, device=device, requires_grad=True)
+        zero = tc.zeros(8, dtype=tc.float64, device=device)
+        loss = F.smooth_l1_loss(x, zero, reduction="none", beta=beta)
+        a = np.abs(d)
+        with np.errstate(invalid="ignore"):
+            want = np.where(a < beta, 0.5 * a * a / beta, a - 0.5 * beta)
+        assert_close(loss, want)
+        loss.sum().backward()
+        assert_close(x.grad, np.where(a < beta, d / beta, np.sign(d)))
+    for delta in (0.5, 2.0):
+        x = tc.tensor(d, device=device, requires_grad=True)
+        loss = F.huber_loss(x, tc.zeros(8, dtype=tc.float64, device=device), reduction="none",
+                            delta=delta)  # fmt: skip
+        a = np.abs(d)
+        assert_close(loss, np.where(a <= delta, 0.5 * a * a, delta * (a - 0.5 * delta)))
+        loss.sum().backward()
+        assert_close(x.grad, np.clip(d, -delta, delta))

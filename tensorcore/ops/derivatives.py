@@ -398,17 +398,17 @@ def _clamp(c: Any, g: Tensor) -> tuple[Any, ...]:
             keep = keep & (x >= lo)
         if hi is not None:
             keep = keep & (x <= hi)
-        gx = g * keep.to(g._dtype)
+        gx = ops.where(keep, g, 0.0)  # (a where, as PyTorch's: an inf gradient masked is 0)
     if c.needs(1):
         to_lo = x < lo
         if hi is not None:
             to_lo = to_lo & (lo < hi)
-        glo = g * to_lo.to(g._dtype)
+        glo = ops.where(to_lo, g, 0.0)
     if c.needs(2):
         to_hi = x > hi
         if lo is not None:
             to_hi = to_hi | (hi < lo)
-        ghi = g * to_hi.to(g._dtype)
+        ghi = ops.where(to_hi, g, 0.0)
     return gx, glo, ghi
 
 
