@@ -618,3 +618,24 @@ def test_prelu_is_twice_differentiable_in_input_and_weight(device: str) -> None:
     assert_close(gx, np.zeros((2, 3, 2)))
     neg = (x.detach() <= 0).to(F64).sum((0, 2))  # d/dw sum(w^2 [x <= 0]) = 2 w count
     assert_close(gw, 2 * w.detach() * neg)
+
+
+def test_masked_gradients_drop_infinite_and_nan_values_as_pytorchs_where() -> None:
+    # clamp, maximum/minimum and fmax/fmin send the gradient through a where (PyTorch's
+    # masked_fill): a non-finite gradient on the side that gets none is 0, not inf * 0 = nan
+    inf, nan = float("inf"), float("nan")
+    x = tc.tensor([inf, 0.5, 2.0], requires_grad=True)
+    x.clamp(max=1.0).backward(tc.tensor([inf, 1.0, nan]))
+    assert x.grad.tolist() == [0.0, 1.0, 0.0]
+    got = {}
+    for fn in ("maximum", "minimum", "fmax", "fmin"):
+        a = tc.tensor([1.0, 3.0, 2.0, nan], requires_grad=True)
+        b = tc.tensor([2.0, 1.0, 2.0, 1.0], requires_grad=True)
+        getattr(tc, fn)(a, b).backward(tc.tensor([inf, 5.0, inf, 1.0]))
+        got[fn] = (a.grad.tolist(), b.grad.tolist())
+    assert got == {
+        "maximum": ([0.0, 5.0, inf, 1.0], [inf, 0.0, inf, 1.0]),
+        "minimum": ([inf, 0.0, inf, 1.0], [0.0, 5.0, inf, 1.0]),
+        "fmax": ([0.0, 5.0, inf, 0.0], [inf, 0.0, 0.0, 1.0]),
+        "fmin": ([inf, 0.0, inf, 0.0], [0.0, 5.0, 0.0, 1.0]),
+    }

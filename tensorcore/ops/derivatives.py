@@ -215,10 +215,12 @@ def _max_min_pointwise(self_loses: Callable[[Any, Any], Any]) -> Callable[..., A
         a, b = c.self, c.other
         # Ties split the gradient evenly; each side gets it unless it lost the comparison,
         # so both get all of it where one is NaN (no comparison holds): PyTorch's rule.
+        # (the loser's share masked with a where, as PyTorch's masked_fill: an infinite or
+        # NaN gradient there is 0)
         share = g * ops.where(a == b, 0.5, 1.0)
         return (
-            share * (~self_loses(a, b)).to(g._dtype) if c.needs(0) else None,
-            share * (~self_loses(b, a)).to(g._dtype) if c.needs(1) else None,
+            ops.where(self_loses(a, b), 0.0, share) if c.needs(0) else None,
+            ops.where(self_loses(b, a), 0.0, share) if c.needs(1) else None,
         )
 
     return rule
@@ -572,8 +574,8 @@ def _fmax_fmin(picks_self: Callable[[Any, Any], Any]) -> Callable[..., Any]:
         a, b = c.self, c.other
         to_self = picks_self(a, b) | (b != b)
         return (
-            g * to_self.to(g._dtype) if c.needs(0) else None,
-            g * (~to_self).to(g._dtype) if c.needs(1) else None,
+            ops.where(to_self, g, 0.0) if c.needs(0) else None,
+            ops.where(to_self, 0.0, g) if c.needs(1) else None,
         )
 
     return rule
