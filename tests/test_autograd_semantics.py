@@ -11,6 +11,7 @@ Expected strides and results were checked against PyTorch 2.13.
 from __future__ import annotations
 
 import gc
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -639,3 +640,24 @@ def test_masked_gradients_drop_infinite_and_nan_values_as_pytorchs_where() -> No
         "fmax": ([0.0, 5.0, inf, 0.0], [inf, 0.0, 0.0, 1.0]),
         "fmin": ([inf, 0.0, inf, 0.0], [0.0, 5.0, 0.0, 1.0]),
     }
+
+
+def test_zero_gradients_are_zeros_not_the_gradient_times_zero() -> None:
+    # PyTorch's rules of the piecewise-constant operators give zeros_like(grad): an infinite
+    # or NaN incoming gradient does not become NaN (inf * 0)
+    g = tc.tensor([float("inf"), float("nan"), 1.0])
+    for f in (
+        lambda x: x.floor(),
+        lambda x: x.round(),
+        lambda x: x.sign(),
+        lambda x: x.div(2.0, rounding_mode="floor"),
+        lambda x: x**0,
+    ):
+        x = tc.tensor([1.5, -2.0, 0.0], requires_grad=True)
+        f(x).backward(g)
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    w = tc.tensor([0.25], requires_grad=True)
+    x = tc.tensor([-2.0, 0.0, 3.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (PyTorch never warns on inf * 0)
+        tc.nn.functional.prelu(x, w).backward(g)

@@ -141,7 +141,10 @@ _d(
 
 def _div(c: Any, g: Tensor) -> tuple[Any, ...]:
     if c.rounding_mode is not None:
-        return (g * 0 if c.needs(0) else None, g * 0 if c.needs(1) else None)
+        return (
+            ops.zeros_like(g) if c.needs(0) else None,
+            ops.zeros_like(g) if c.needs(1) else None,
+        )
     other = _conj(c.other)
     ga = g / other if c.needs(0) else None
     gb = -g * _conj(c.self) / (other * other) if c.needs(1) else None
@@ -168,7 +171,7 @@ def _pow_grads(c: Any, g: Tensor, x: Any, p: Any) -> tuple[Any, ...]:
     gx = gp = None
     if c.needs(0):
         if not _is_tensor_arg(p):
-            gx = g * 0 if p == 0 else g * _conj(p * x ** (p - 1))
+            gx = ops.zeros_like(g) if p == 0 else g * _conj(p * x ** (p - 1))
         else:
             # 0 where the exponent is 0 (not 0 * inf at a zero base), as PyTorch.
             gx = g * ops.where(p == 0, 0.0, _conj(p * x ** (p - 1)))
@@ -239,7 +242,7 @@ def _abs(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("abs", "self result", _abs)
-_d("sign", "", lambda c, g: (g * 0,))
+_d("sign", "", lambda c, g: (ops.zeros_like(g),))
 _d("reciprocal", "result", lambda c, g: (-g * _conj(c.result * c.result),))
 _d("exp", "result", lambda c, g: (g * _conj(c.result),))
 _d("exp2", "result", lambda c, g: (g * _conj(c.result) * math.log(2.0),))
@@ -385,7 +388,7 @@ _d(
     ),
 )
 for _n in ("floor", "ceil", "trunc", "round"):
-    _d(_n, "", lambda c, g: (g * 0,))
+    _d(_n, "", lambda c, g: (ops.zeros_like(g),))
 _d("nan_to_num", "self", lambda c, g: (g * c.self.isfinite().to(g._dtype),))
 
 
@@ -554,7 +557,7 @@ _d(
     "self result",
     lambda c, g: (
         g * ops.where(c.self == 0, 0.0, c.result / c.self) if c.needs(0) else None,
-        g * 0 if c.needs(1) else None,
+        ops.zeros_like(g) if c.needs(1) else None,
     ),
 )
 _d(
@@ -694,7 +697,7 @@ def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     norm = _unreduce(c.result, x._shape, c.dim, c.keepdim)
     gg = _unreduce(g, x._shape, c.dim, c.keepdim)
     if p == 0:
-        return (gg * 0,)
+        return (ops.zeros_like(gg),)
     if p == 1:
         return (gg * x.sgn() if x._dtype.is_complex else gg * x.sign(),)
     if p == 2:
@@ -1431,9 +1434,9 @@ _d(
         else g.real.to(c.self._dtype),
     ),
 )
-_d("fill_", "", lambda c, g: (g * 0,))
+_d("fill_", "", lambda c, g: (ops.zeros_like(g),))
 _d("to_device", "self:spec", lambda c, g: (g.to(c.self._device),))
-_d("copy_", "src:spec", lambda c, g: (g * 0, sum_to(g, c.src._shape)))
+_d("copy_", "src:spec", lambda c, g: (ops.zeros_like(g), sum_to(g, c.src._shape)))
 
 
 # ------------------------------------------------------------------ neural-network layers

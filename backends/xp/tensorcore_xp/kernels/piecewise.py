@@ -162,7 +162,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def _prelu_kernel(out: Any, self: Any, weight: Any) -> None:
         d = wide(out)
         x, w = operand(self, d), operand(weight, d)
-        put(out, xp.where(x > 0, x, w * x))
+        with quiet(all="ignore"):  # (inf * 0: PyTorch never warns)
+            put(out, xp.where(x > 0, x, w * x))
 
     @kernel
     def _prelu_kernel_backward(out: Any, grad_output: Any, self: Any, weight: Any) -> None:
@@ -170,7 +171,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         d = wide(grad_input)
         g, x, w = operand(grad_output, d), operand(self, d), operand(weight, d)
         pos = x > 0
-        put(grad_input, xp.where(pos, g, w * g))
-        put(grad_weight, xp.where(pos, xp.zeros((), d), x * g))
+        with quiet(all="ignore"):  # (inf * 0: PyTorch never warns)
+            put(grad_input, xp.where(pos, g, w * g))
+            put(grad_weight, xp.where(pos, xp.zeros((), d), x * g))
 
     return K
