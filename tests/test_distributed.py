@@ -635,3 +635,14 @@ def test_reduce_op_shows_and_compares_as_pytorchs() -> None:
     assert hash(op.SUM) == hash(op.RedOpType.SUM)
     assert {op.SUM: "s", op.MAX: "m"}[op.RedOpType.MAX] == "m"
     assert pickle.loads(pickle.dumps(op.AVG)) is op.AVG
+
+
+@pytest.mark.parametrize("mode", ["file", "store", "tcp"])
+def test_spawned_ranks_meet_through_a_store(mode: str, tmp_path: Path) -> None:
+    """Ranks that no launcher started, without MASTER_ADDR, meet through a store:
+    ``init_method="file://..."`` (after sharing a ``FileStore``: atomic adds, one winner of
+    a compare-and-set race, a blocking get), ``store=FileStore`` or ``store=TCPStore``; rank
+    0 leaves its process manager's address in the store. The last user removes the file."""
+    where = str(_free_port()) if mode == "tcp" else str(tmp_path)
+    (proc,) = _unlaunched([mode, "2", where], script="stores.py", timeout=30)
+    _ok(proc, 2)

@@ -44,6 +44,7 @@ from ._collectives import (
     send,
 )
 from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
+from ._file_store import FileStore
 from ._group import (
     GroupMember,
     destroy_process_group,
@@ -88,6 +89,7 @@ from ._objects import (
 )
 from ._p2p import P2POp, batch_isend_irecv
 from ._store import TCPStore, rendezvous
+from ._stores import HashStore, PrefixStore, Store
 from ._subgroups import new_subgroups, new_subgroups_by_enumeration
 
 #: PyTorch's name of the default timeout of a group (30 minutes); a communication backend
@@ -101,10 +103,14 @@ __all__ = [
     "DistError",
     "DistNetworkError",
     "DistStoreError",
+    "FileStore",
     "GroupMember",
+    "HashStore",
     "P2POp",
+    "PrefixStore",
     "ProcessGroup",
     "ReduceOp",
+    "Store",
     "TCPStore",
     "Work",
     "all_gather",

@@ -269,17 +269,19 @@ class MPIProcessGroup(ProcessGroup):
         timeout: timedelta = DEFAULT_TIMEOUT,
         init_method: str | None = None,
         device_id: Any = None,
+        store: Any = None,
     ) -> MPIProcessGroup:
         """The default group: ``MPI.COMM_WORLD``, whose rank and size the MPI launcher set;
         ``world_size`` and ``rank``, when given, must agree with them. A process that no MPI
         launcher started, given a ``world_size`` above 1, joins the others through rank 0's
-        rendezvous first (:mod:`._wireup`), as PyTorch's ranks meet at ``MASTER_ADDR``.
+        rendezvous first (:mod:`._wireup`), as PyTorch's ranks meet at ``MASTER_ADDR``
+        (or through ``store``, where ``init_process_group`` got or made one).
         ``device_id`` (a CPU device: the frontend checked it) binds nothing: host memory is
         one device."""
         wired = False
         alone = not (_wireup.mpi_started() or _wireup.launched_by_mpi())
         if alone and world_size not in (-1, None) and world_size > 1:
-            _wireup.wire_up(init_method, rank, world_size, timeout)
+            _wireup.wire_up(init_method, rank, world_size, timeout, store)
             wired = True
         comm = _mpi().COMM_WORLD
         if wired:
