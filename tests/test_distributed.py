@@ -78,6 +78,7 @@ _BATCHES: dict[int, list[tuple[str, str, list[str], dict[str, str]]]] = {
         ("unused", "unused.py", [], {}),
         ("sparse_training", "sparse_training.py", [], {}),
         ("sync_batchnorm", "sync_batchnorm.py", [], {}),
+        ("comm_hooks", "comm_hooks.py", [], {}),
         ("env-agrees", "env_init.py", [], {"WORLD_SIZE": "2"}),
         ("env-disagrees", "env_init.py", [], {"WORLD_SIZE": "3"}),
     ],
@@ -207,6 +208,14 @@ def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
 @pytest.mark.parametrize("n", [2, 3])
 def test_ddp_unused_parameters_overlap_backward_in_bucket_order(n: int) -> None:
     _batch_ok(n, "unused")
+
+
+def test_ddp_comm_hooks_train_as_plain_ddp() -> None:
+    """``register_comm_hook`` with PyTorch's default hooks: ``allreduce_hook`` trains as
+    plain DDP, ``fp16_compress_hook``/``bf16_compress_hook`` (and the fp16 wrapper) close
+    to it; a hook of the program's own gets PyTorch's ``GradBucket``, and its future's
+    tensor becomes the gradients."""
+    _batch_ok(2, "comm_hooks")
 
 
 def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:

@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+from . import algorithms  # (after the names its hooks use)
 from ._all_to_all import (
     all_gather_coalesced,
     all_reduce_coalesced,
@@ -45,6 +46,7 @@ from ._collectives import (
 )
 from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
 from ._file_store import FileStore
+from ._grad_bucket import GradBucket
 from ._group import (
     GroupMember,
     destroy_process_group,
@@ -104,6 +106,7 @@ __all__ = [
     "DistNetworkError",
     "DistStoreError",
     "FileStore",
+    "GradBucket",
     "GroupMember",
     "HashStore",
     "P2POp",
@@ -113,6 +116,7 @@ __all__ = [
     "Store",
     "TCPStore",
     "Work",
+    "algorithms",
     "all_gather",
     "all_gather_coalesced",
     "all_gather_into_tensor",

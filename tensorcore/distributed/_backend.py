@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..futures import Future
 from ._errors import DistBackendError
 
 if TYPE_CHECKING:
@@ -161,6 +162,22 @@ class Work:
         self._done = False
         self._error: BaseException | None = None
         self._result: Any = None
+
+    #: The tensors the operation writes, for :meth:`get_future` (the frontend's
+    #: ``all_reduce`` sets them on the works it returns; None elsewhere).
+    outputs: list[Any] | None = None
+
+    def get_future(self) -> Future:
+        """A :class:`tensorcore.futures.Future` completed with :attr:`outputs` (``[tensor]``
+        for ``all_reduce``, as PyTorch's) once the operation has finished; waiting on it
+        waits for the operation (PyTorch's ``Work.get_future``)."""
+
+        def drive() -> None:
+            self.wait()
+            fut.set_result(self.outputs)
+
+        fut = Future(_drive=drive)
+        return fut
 
     def then(self, fn: Callable[[], Any]) -> Work:
         """Run ``fn()`` after the engine finishes and the earlier finishers ran; a return

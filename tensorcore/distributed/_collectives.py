@@ -141,12 +141,17 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
                 once.release()
                 back()
                 return None
-            return work.then(back).then(once.release)
+            work = work.then(back).then(once.release)
+            work.outputs = [tensor]
+            return work
         plan = _plan.make(pg, tensor, op, rop)
     try:
-        return plan.run(tensor, async_op)
+        work = plan.run(tensor, async_op)
     except Disagreement as exc:
         raise disagreement(pg, "all_reduce", exc.found) from None
+    if work is not None:
+        work.outputs = [tensor]
+    return work
 
 
 def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
