@@ -28,6 +28,7 @@ from ._all_to_all import (
 )
 from ._backend import DEFAULT_TIMEOUT as _DEFAULT_TIMEOUT
 from ._backend import ProcessGroup, ReduceOp, Work
+from ._backend import _make_nccl_premul_sum as _make_nccl_premul_sum
 from ._collectives import (
     all_gather,
     all_gather_into_tensor,

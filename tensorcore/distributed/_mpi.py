@@ -114,7 +114,10 @@ _OPS: dict[ReduceOp, Any] = {}
 def _op(op: ReduceOp, dt: Any, what: str) -> Any:
     MPI = _mpi()
     if dt is dtypes.bool_:
-        return MPI.LOR if op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG) else MPI.LAND
+        if op is ReduceOp.BXOR:
+            return MPI.LXOR
+        ors = (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG, ReduceOp.BOR)
+        return MPI.LOR if op in ors else MPI.LAND
     if dt.is_complex and op in (ReduceOp.MIN, ReduceOp.MAX):
         raise RuntimeError(f"{what}: ReduceOp.{op.name} is not defined for complex tensors")
     if not _OPS:  # built once: a dict per call costs a microsecond on small messages
@@ -124,6 +127,9 @@ def _op(op: ReduceOp, dt: Any, what: str) -> Any:
             ReduceOp.PRODUCT: MPI.PROD,
             ReduceOp.MIN: MPI.MIN,
             ReduceOp.MAX: MPI.MAX,
+            ReduceOp.BAND: MPI.BAND,
+            ReduceOp.BOR: MPI.BOR,
+            ReduceOp.BXOR: MPI.BXOR,
         })  # fmt: skip
     return _OPS[op]
 
@@ -192,6 +198,8 @@ class MPIProcessGroup(ProcessGroup):
 
     backend = "mpi"
     devices = ("cpu",)
+    # MPI's own bitwise reductions (MPI_BAND, MPI_BOR, MPI_BXOR; LAND, LOR, LXOR on bool).
+    reduce_ops = ProcessGroup.reduce_ops | {ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR}
 
     def __init__(
         self, comm: Any, timeout: timedelta = DEFAULT_TIMEOUT, notices: Notices | None = None
