@@ -93,7 +93,7 @@ from ._objects import (
 from ._p2p import P2POp, batch_isend_irecv
 from ._store import TCPStore, rendezvous
 from ._stores import HashStore, PrefixStore, Store
-from ._subgroups import new_subgroups, new_subgroups_by_enumeration
+from ._subgroups import new_subgroups, new_subgroups_by_enumeration, split_group
 
 #: PyTorch's name of the default timeout of a group (30 minutes); a communication backend
 #: finds it as ``tensorcore.backend.DEFAULT_TIMEOUT``.
@@ -173,5 +173,6 @@ __all__ = [
     "send_object_list",
     "set_debug_level",
     "set_debug_level_from_env",
+    "split_group",
     "supports_complex",
 ]
