@@ -93,9 +93,11 @@ def test_a_get_waits_for_a_key_another_thread_sets(store: dist.Store) -> None:
     if isinstance(store, dist.TCPStore):  # (a client's calls take turns on its connection)
         other = dist.TCPStore("127.0.0.1", store.port)
     start = time.monotonic()
-    threading.Timer(0.05, other.set, args=("late", "here")).start()
+    setter = threading.Timer(0.05, other.set, args=("late", "here"))
+    setter.start()
     assert store.get("late") == b"here"
     assert time.monotonic() - start >= 0.05
+    setter.join()  # (its set may still wait for the server's answer)
     if other is not store:
         other.close()  # type: ignore[attr-defined]
 

@@ -206,6 +206,8 @@ def init_process_group(
         ``RANK`` from the environment, where it has them, for the arguments left at -1;
         engines that rendezvous over the network (NCCL) read ``MASTER_ADDR``/``MASTER_PORT``
         themselves, or take ``"tcp://host:port"`` (see :func:`rendezvous`).
+        ``"file:///path"`` (with ``rank`` and ``world_size``) makes the ranks meet through a
+        :class:`FileStore` at ``path``, as ``store`` below.
     timeout
         How long any collective waits for the other ranks before raising a
         ``RuntimeError`` (``DistBackendError``); by default 30 minutes, and 10 for
