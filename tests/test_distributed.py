@@ -78,6 +78,8 @@ _BATCHES: dict[int, list[tuple[str, str, list[str], dict[str, str]]]] = {
         ("unused", "unused.py", [], {}),
         ("sparse_training", "sparse_training.py", [], {}),
         ("sync_batchnorm", "sync_batchnorm.py", [], {}),
+        ("comm_hooks", "comm_hooks.py", [], {}),
+        ("reduce_ops-nocheck", "reduce_ops.py", [], {_CHECK: "0"}),
         ("env-agrees", "env_init.py", [], {"WORLD_SIZE": "2"}),
         ("env-disagrees", "env_init.py", [], {"WORLD_SIZE": "3"}),
     ],
@@ -86,6 +88,7 @@ _BATCHES: dict[int, list[tuple[str, str, list[str], dict[str, str]]]] = {
         ("objects", "objects.py", [], {}),
         ("unused", "unused.py", [], {}),
         ("sync_batchnorm", "sync_batchnorm.py", [], {}),
+        ("reduce_ops", "reduce_ops.py", [], {}),
     ],
     4: [("collectives", "collectives.py", [], {})],
 }
@@ -207,6 +210,22 @@ def test_ddp_training_no_sync_unused_parameters_and_sampler() -> None:
 @pytest.mark.parametrize("n", [2, 3])
 def test_ddp_unused_parameters_overlap_backward_in_bucket_order(n: int) -> None:
     _batch_ok(n, "unused")
+
+
+@pytest.mark.parametrize(("n", "label"), [(3, "reduce_ops"), (2, "reduce_ops-nocheck")])
+def test_bitwise_reduce_ops_and_premul_sum(n: int, label: str) -> None:
+    """``ReduceOp.BAND/BOR/BXOR`` on integer and bool tensors (MPI's own ops; plans and
+    staging channels too), PyTorch's error for floating tensors, and ``PREMUL_SUM``'s
+    ``NotImplementedError`` naming the backend."""
+    _batch_ok(n, label)
+
+
+def test_ddp_comm_hooks_train_as_plain_ddp() -> None:
+    """``register_comm_hook`` with PyTorch's default hooks: ``allreduce_hook`` trains as
+    plain DDP, ``fp16_compress_hook``/``bf16_compress_hook`` (and the fp16 wrapper) close
+    to it; a hook of the program's own gets PyTorch's ``GradBucket``, and its future's
+    tensor becomes the gradients."""
+    _batch_ok(2, "comm_hooks")
 
 
 def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:
@@ -376,7 +395,9 @@ def test_names_around_the_process_groups_are_pytorchs(monkeypatch: pytest.Monkey
     assert dist.get_default_backend_for_device(tc.device("cuda", 1)) == "nccl"
     with pytest.raises(ValueError, match="Default backend not registered for device : meta"):
         dist.get_default_backend_for_device("meta")
-    assert [dist.supports_complex(op) for op in dist.ReduceOp] == [True, False, False, False, True]
+    assert [dist.supports_complex(op) for op in dist.ReduceOp] == [True, False, False, False,
+                                                                   True, False, False, False,
+                                                                   True]  # fmt: skip
     with pytest.warns(FutureWarning, match="reduce_op` is deprecated"):
         assert dist.reduce_op.SUM is dist.ReduceOp.SUM
     with pytest.raises(AttributeError):
@@ -635,7 +656,21 @@ def test_reduce_op_shows_and_compares_as_pytorchs() -> None:
     assert repr(op.SUM) == "<RedOpType.SUM: 0>" and str(op.AVG) == "RedOpType.AVG"
     assert f"{op.MAX}" == "RedOpType.MAX" and repr(op.PRODUCT) == "<RedOpType.PRODUCT: 2>"
     assert [int(o) for o in (op.SUM, op.AVG, op.PRODUCT, op.MIN, op.MAX)] == [0, 1, 2, 3, 4]
+    assert [int(o) for o in (op.BAND, op.BOR, op.BXOR, op.PREMUL_SUM)] == [5, 6, 7, 8]
+    assert list(op.__members__) == ["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR",
+                                    "BXOR", "PREMUL_SUM"]  # fmt: skip
     assert op.SUM == op.RedOpType.SUM and op.RedOpType.MIN is op.MIN and op.SUM != op.MAX
     assert hash(op.SUM) == hash(op.RedOpType.SUM)
     assert {op.SUM: "s", op.MAX: "m"}[op.RedOpType.MAX] == "m"
     assert pickle.loads(pickle.dumps(op.AVG)) is op.AVG
+
+
+@pytest.mark.parametrize("mode", ["file", "store", "tcp"])
+def test_spawned_ranks_meet_through_a_store(mode: str, tmp_path: Path) -> None:
+    """Ranks that no launcher started, without MASTER_ADDR, meet through a store:
+    ``init_method="file://..."`` (after sharing a ``FileStore``: atomic adds, one winner of
+    a compare-and-set race, a blocking get), ``store=FileStore`` or ``store=TCPStore``; rank
+    0 leaves its process manager's address in the store. The last user removes the file."""
+    where = str(_free_port()) if mode == "tcp" else str(tmp_path)
+    (proc,) = _unlaunched([mode, "2", where], script="stores.py", timeout=30)
+    _ok(proc, 2)

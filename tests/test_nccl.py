@@ -159,8 +159,10 @@ def test_rendezvous_errors_name_what_is_missing(monkeypatch: pytest.MonkeyPatch)
         next(dist.rendezvous("env://", rank=0, world_size=2))
     with pytest.raises(ValueError, match="tcp:// rendezvous: rank parameter missing"):
         next(dist.rendezvous("tcp://127.0.0.1:29500"))
-    with pytest.raises(ValueError, match="no rendezvous handler for file://"):
+    with pytest.raises(ValueError, match="file:// rendezvous: rank parameter missing"):
         next(dist.rendezvous("file:///tmp/x"))
+    with pytest.raises(ValueError, match="no rendezvous handler for s3://"):
+        next(dist.rendezvous("s3://bucket/x"))
 
 
 def test_tcp_store_between_two_clients() -> None:
@@ -212,6 +214,14 @@ def test_every_collective_env_rendezvous_and_default_backend() -> None:
 def test_every_collective_tcp_rendezvous_three_ranks_nccl_before_avg() -> None:
     # NCCL 2.7 (FAKE_NCCL_VERSION): no NCCL_AVG, so AVG is a SUM divided by the size.
     _ok(launch(3, "tcp", FAKE_NCCL_VERSION="2708"))
+
+
+def test_every_collective_file_rendezvous(tmp_path: Path) -> None:
+    """``init_method="file://..."``: the unique id goes through a ``FileStore`` that the
+    frontend makes and hands to the backend's factory (``store=``); the group does not keep
+    it, and the last rank removes the file."""
+    _ok(launch(2, "file", store=False, TEST_FILE=str(tmp_path / "rdzv")))
+    assert not (tmp_path / "rdzv").exists()
 
 
 def test_a_world_of_one_needs_no_store() -> None:

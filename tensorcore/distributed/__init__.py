@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+from . import algorithms  # (after the names its hooks use)
 from ._all_to_all import (
     all_gather_coalesced,
     all_reduce_coalesced,
@@ -27,6 +28,7 @@ from ._all_to_all import (
 )
 from ._backend import DEFAULT_TIMEOUT as _DEFAULT_TIMEOUT
 from ._backend import ProcessGroup, ReduceOp, Work
+from ._backend import _make_nccl_premul_sum as _make_nccl_premul_sum
 from ._collectives import (
     all_gather,
     all_gather_into_tensor,
@@ -44,6 +46,8 @@ from ._collectives import (
     send,
 )
 from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError
+from ._file_store import FileStore
+from ._grad_bucket import GradBucket
 from ._group import (
     GroupMember,
     destroy_process_group,
@@ -88,7 +92,8 @@ from ._objects import (
 )
 from ._p2p import P2POp, batch_isend_irecv
 from ._store import TCPStore, rendezvous
-from ._subgroups import new_subgroups, new_subgroups_by_enumeration
+from ._stores import HashStore, PrefixStore, Store
+from ._subgroups import new_subgroups, new_subgroups_by_enumeration, split_group
 
 #: PyTorch's name of the default timeout of a group (30 minutes); a communication backend
 #: finds it as ``tensorcore.backend.DEFAULT_TIMEOUT``.
@@ -101,12 +106,18 @@ __all__ = [
     "DistError",
     "DistNetworkError",
     "DistStoreError",
+    "FileStore",
+    "GradBucket",
     "GroupMember",
+    "HashStore",
     "P2POp",
+    "PrefixStore",
     "ProcessGroup",
     "ReduceOp",
+    "Store",
     "TCPStore",
     "Work",
+    "algorithms",
     "all_gather",
     "all_gather_coalesced",
     "all_gather_into_tensor",
@@ -162,5 +173,6 @@ __all__ = [
     "send_object_list",
     "set_debug_level",
     "set_debug_level_from_env",
+    "split_group",
     "supports_complex",
 ]

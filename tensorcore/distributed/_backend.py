@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..futures import Future
 from ._errors import DistBackendError
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ __all__ = [
     "AllreducePlan",
     "Disagreement",
     "DistBackendError",
+    "PremulSum",
     "ProcessGroup",
     "ReduceOp",
     "Work",
@@ -42,6 +44,12 @@ class ReduceOp(enum.IntEnum):
 
     ``AVG`` is the sum divided by the group's size (integer tensors: truncated). On ``bool``
     tensors SUM and MAX are a logical or, PRODUCT and MIN a logical and, as in PyTorch.
+    ``BAND``, ``BOR`` and ``BXOR`` are bitwise, for integer and ``bool`` tensors (on
+    ``bool``: logical and, or, xor), where the backend has them (MPI does; NCCL does not,
+    as in PyTorch). ``PREMUL_SUM`` (a sum of the tensors each multiplied by a factor,
+    :func:`tensorcore.distributed._make_nccl_premul_sum`) is PyTorch's NCCL-only op; no
+    backend here has it, and using it raises ``NotImplementedError`` naming the backend.
+    A backend lists the ops it runs in :attr:`ProcessGroup.reduce_ops`.
 
     As PyTorch's, a member shows as its ``RedOpType`` (``ReduceOp.RedOpType`` is the same
     enumeration), with PyTorch's number: it equals that int, and hashes and pickles as one
@@ -61,6 +69,10 @@ class ReduceOp(enum.IntEnum):
     MIN = 3
     MAX = 4
     AVG = 1
+    BAND = 5
+    BOR = 6
+    BXOR = 7
+    PREMUL_SUM = 8
 
     def __repr__(self) -> str:
         return f"<RedOpType.{self.name}: {self.value}>"
@@ -74,6 +86,31 @@ class ReduceOp(enum.IntEnum):
 
 # PyTorch's ReduceOp.RedOpType: the enumeration of the ops, whose members ReduceOp's are.
 ReduceOp.RedOpType = ReduceOp  # type: ignore[attr-defined]
+
+
+class PremulSum:
+    """``ReduceOp.PREMUL_SUM`` with its factor, as :func:`_make_nccl_premul_sum` makes it."""
+
+    def __init__(self, factor: Any) -> None:
+        self.factor = factor
+
+    def __repr__(self) -> str:
+        return f"<ReduceOp.PREMUL_SUM factor={self.factor!r}>"
+
+
+def _make_nccl_premul_sum(factor: Any) -> PremulSum:
+    """PyTorch's ``PREMUL_SUM`` op with ``factor`` (a number, or a one-element tensor):
+    each rank's tensor multiplied by ``factor``, then summed. PyTorch runs it on NCCL only;
+    no backend here does, so a collective given it raises ``NotImplementedError`` naming the
+    backend (a program can still build the op where it sets up).
+
+    Examples
+    --------
+    >>> import tensorcore.distributed as dist
+    >>> dist._make_nccl_premul_sum(0.5)
+    <ReduceOp.PREMUL_SUM factor=0.5>
+    """
+    return PremulSum(factor)
 
 
 def timed_out(what: str, timeout: timedelta) -> DistBackendError:
@@ -161,6 +198,22 @@ class Work:
         self._done = False
         self._error: BaseException | None = None
         self._result: Any = None
+
+    #: The tensors the operation writes, for :meth:`get_future` (the frontend's
+    #: ``all_reduce`` sets them on the works it returns; None elsewhere).
+    outputs: list[Any] | None = None
+
+    def get_future(self) -> Future:
+        """A :class:`tensorcore.futures.Future` completed with :attr:`outputs` (``[tensor]``
+        for ``all_reduce``, as PyTorch's) once the operation has finished; waiting on it
+        waits for the operation (PyTorch's ``Work.get_future``)."""
+
+        def drive() -> None:
+            self.wait()
+            fut.set_result(self.outputs)
+
+        fut = Future(_drive=drive)
+        return fut
 
     def then(self, fn: Callable[[], Any]) -> Work:
         """Run ``fn()`` after the engine finishes and the earlier finishers ran; a return
@@ -288,6 +341,12 @@ class ProcessGroup:
     #: group bound to one device (NCCL: its CUDA device); None: the default device when
     #: the group moves its type, else ``devices[0]``.
     device: Any = None
+    #: The reduction ops the group's ``allreduce``, ``reduce`` and ``reduce_scatter`` take;
+    #: the frontend refuses the others (``NotImplementedError`` naming the backend) before
+    #: calling it.
+    reduce_ops: frozenset[ReduceOp] = frozenset(
+        {ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX}
+    )
 
     def __init__(self, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
         self.timeout = timeout

@@ -22,7 +22,7 @@ from ..autograd import grad_mode
 from ..ops import functions as ops
 from . import _plan
 from ._agreement import agree, disagreement, shape_dtype
-from ._backend import Disagreement, ProcessGroup, ReduceOp, Work
+from ._backend import Disagreement, PremulSum, ProcessGroup, ReduceOp, Work
 from ._group import _canonical_rank, _group, _World
 
 __all__ = [
@@ -82,16 +82,29 @@ def _finish(work: Work, async_op: bool, *finishers: Any) -> Work | None:
     return None
 
 
-def _op(op: Any, what: str, tensor: Tensor) -> ReduceOp:
+_BITWISE = (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
+
+
+def _op(pg: ProcessGroup, op: Any, what: str, tensor: Tensor) -> ReduceOp:
     if isinstance(op, ReduceOp):
         rop = op
     elif isinstance(op, str) and op.upper() in ReduceOp.__members__:
         rop = ReduceOp[op.upper()]
+    elif isinstance(op, PremulSum):
+        rop = ReduceOp.PREMUL_SUM
     else:
         raise ValueError(f"{what}(): op must be a tensorcore.distributed.ReduceOp, got {op!r}")
     if rop is ReduceOp.AVG and tensor.dtype is dtypes.bool_:
         # (no mean of truth values: PyTorch's error, on every communication backend)
         raise TypeError("Cannot use ReduceOp.AVG with boolean inputs")
+    if rop in _BITWISE and (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
+        raise RuntimeError(f"Cannot use ReduceOp.{rop.name} with non-integral dtype")
+    if rop not in pg.reduce_ops:
+        backend = pg.backend or type(pg).__name__
+        runs = ", ".join(o.name for o in sorted(pg.reduce_ops))
+        raise NotImplementedError(
+            f"Cannot use ReduceOp.{rop.name} with {backend} (the '{backend}' backend runs {runs})"
+        )
     return rop
 
 
@@ -128,7 +141,7 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
     # A tensor that passed the checks below before, and is the same memory, skips them.
     if plan is None or not plan.fits(tensor, pg, op):
         _check(pg, tensor, "all_reduce")
-        rop = _op(op, "all_reduce", tensor)
+        rop = _op(pg, op, "all_reduce", tensor)
         if not tensor.is_contiguous():
             with grad_mode.no_grad():
                 buf, back = _inout(tensor)
@@ -141,12 +154,17 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
                 once.release()
                 back()
                 return None
-            return work.then(back).then(once.release)
+            work = work.then(back).then(once.release)
+            work.outputs = [tensor]
+            return work
         plan = _plan.make(pg, tensor, op, rop)
     try:
-        return plan.run(tensor, async_op)
+        work = plan.run(tensor, async_op)
     except Disagreement as exc:
         raise disagreement(pg, "all_reduce", exc.found) from None
+    if work is not None:
+        work.outputs = [tensor]
+    return work
 
 
 def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
@@ -273,7 +291,7 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.
         return None
     _check(pg, output, what, "output")
     ins = _check_list(pg, input_list, output, what, "input_list")
-    rop = _op(op, what, output)
+    rop = _op(pg, op, what, output)
     agree(pg, what, output, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
@@ -301,7 +319,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
             f"{what}(): input is {shape_dtype(input)}, it must hold world_size ({pg.size()}) times "
             f"the output ({shape_dtype(output)}), of its dtype"
         )
-    rop = _op(op, what, input)
+    rop = _op(pg, op, what, input)
     agree(pg, what, input, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
@@ -323,7 +341,7 @@ def reduce(tensor: Tensor, dst: int | None = None, op: Any = ReduceOp.SUM, group
         return None
     _check(pg, tensor, "reduce")
     root = _canonical_rank(pg, dst, group_dst, "reduce", "dst")
-    rop = _op(op, "reduce", tensor)
+    rop = _op(pg, op, "reduce", tensor)
     agree(pg, "reduce", tensor, f"{rop.name} dst={_World.ranks[pg][root]}")
     with grad_mode.no_grad():
         if pg.rank() == root:

@@ -20,6 +20,7 @@ from ..plugins import manager
 from ._as_rank import launcher_environment
 from ._backend import DEFAULT_TIMEOUT, ProcessGroup
 from ._names import stand_in
+from ._store import rendezvous
 
 __all__ = [
     "GroupMember",
@@ -205,6 +206,8 @@ def init_process_group(
         ``RANK`` from the environment, where it has them, for the arguments left at -1;
         engines that rendezvous over the network (NCCL) read ``MASTER_ADDR``/``MASTER_PORT``
         themselves, or take ``"tcp://host:port"`` (see :func:`rendezvous`).
+        ``"file:///path"`` (with ``rank`` and ``world_size``) makes the ranks meet through a
+        :class:`FileStore` at ``path``, as ``store`` below.
     timeout
         How long any collective waits for the other ranks before raising a
         ``RuntimeError`` (``DistBackendError``); by default 30 minutes, and 10 for
@@ -221,7 +224,13 @@ def init_process_group(
         ``TypeError``; a device the backend does not move, one without an index, or an
         index this process has no device for, ``ValueError``, before any rank waits for
         another.
-    store, group_name, pg_options
+    store
+        A :class:`Store` (``TCPStore``, ``FileStore``, ...) that every rank can reach, for
+        ranks that no launcher wired: they meet through it (with ``rank`` and
+        ``world_size``, which must then be given), as ``init_method="file:///path"`` makes
+        them meet through a ``FileStore`` at ``path``. The backend gets it as its factory's
+        ``store=``; under ``mpiexec`` MPI is wired already and the store is not used.
+    group_name, pg_options
         Accepted for PyTorch compatibility; unused.
 
     Raises
@@ -229,6 +238,9 @@ def init_process_group(
     ValueError
         When called twice (PyTorch's "trying to initialize the default process group
         twice!"), or for an unknown backend.
+    AssertionError
+        With both ``store`` and ``init_method``, or a ``store`` without a positive
+        ``world_size`` and a ``rank`` (PyTorch's type and words).
     RuntimeError
         When the backend is unavailable (with the reason).
 
@@ -257,13 +269,24 @@ def init_process_group(
             f"init_process_group(): timeout must be a datetime.timedelta, not "
             f"{type(timeout).__name__}"
         )
+    if store is not None and init_method is not None:
+        raise AssertionError("Cannot specify both init_method and store.")
+    if store is not None:
+        if not world_size > 0:
+            raise AssertionError("world_size must be positive if using store")
+        if not rank >= 0:
+            raise AssertionError("rank must be non-negative if using store")
     name = _pick_backend(backend)
     cb = manager.comm_backends()[name]
     if timeout is None:
         timeout = cb.default_timeout or DEFAULT_TIMEOUT
     bound = _bound_device(device_id, name, cb.devices)
+    if init_method is not None and init_method.startswith("file:"):
+        store, rank, world_size = next(rendezvous(init_method, rank, world_size, timeout))
     world_size, rank = _rendezvous(init_method, world_size, rank)
-    extra = {} if bound is None else {"device_id": bound}
+    extra: dict[str, Any] = {} if bound is None else {"device_id": bound}
+    if store is not None:
+        extra["store"] = store
     pg = cb.factory(world_size=world_size, rank=rank, timeout=timeout, init_method=init_method,
                     **extra)  # fmt: skip
     _World.default = GroupMember.WORLD = pg

@@ -114,7 +114,10 @@ _OPS: dict[ReduceOp, Any] = {}
 def _op(op: ReduceOp, dt: Any, what: str) -> Any:
     MPI = _mpi()
     if dt is dtypes.bool_:
-        return MPI.LOR if op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG) else MPI.LAND
+        if op is ReduceOp.BXOR:
+            return MPI.LXOR
+        ors = (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG, ReduceOp.BOR)
+        return MPI.LOR if op in ors else MPI.LAND
     if dt.is_complex and op in (ReduceOp.MIN, ReduceOp.MAX):
         raise RuntimeError(f"{what}: ReduceOp.{op.name} is not defined for complex tensors")
     if not _OPS:  # built once: a dict per call costs a microsecond on small messages
@@ -124,6 +127,9 @@ def _op(op: ReduceOp, dt: Any, what: str) -> Any:
             ReduceOp.PRODUCT: MPI.PROD,
             ReduceOp.MIN: MPI.MIN,
             ReduceOp.MAX: MPI.MAX,
+            ReduceOp.BAND: MPI.BAND,
+            ReduceOp.BOR: MPI.BOR,
+            ReduceOp.BXOR: MPI.BXOR,
         })  # fmt: skip
     return _OPS[op]
 
@@ -192,6 +198,8 @@ class MPIProcessGroup(ProcessGroup):
 
     backend = "mpi"
     devices = ("cpu",)
+    # MPI's own bitwise reductions (MPI_BAND, MPI_BOR, MPI_BXOR; LAND, LOR, LXOR on bool).
+    reduce_ops = ProcessGroup.reduce_ops | {ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR}
 
     def __init__(
         self, comm: Any, timeout: timedelta = DEFAULT_TIMEOUT, notices: Notices | None = None
@@ -269,17 +277,19 @@ class MPIProcessGroup(ProcessGroup):
         timeout: timedelta = DEFAULT_TIMEOUT,
         init_method: str | None = None,
         device_id: Any = None,
+        store: Any = None,
     ) -> MPIProcessGroup:
         """The default group: ``MPI.COMM_WORLD``, whose rank and size the MPI launcher set;
         ``world_size`` and ``rank``, when given, must agree with them. A process that no MPI
         launcher started, given a ``world_size`` above 1, joins the others through rank 0's
-        rendezvous first (:mod:`._wireup`), as PyTorch's ranks meet at ``MASTER_ADDR``.
+        rendezvous first (:mod:`._wireup`), as PyTorch's ranks meet at ``MASTER_ADDR``
+        (or through ``store``, where ``init_process_group`` got or made one).
         ``device_id`` (a CPU device: the frontend checked it) binds nothing: host memory is
         one device."""
         wired = False
         alone = not (_wireup.mpi_started() or _wireup.launched_by_mpi())
         if alone and world_size not in (-1, None) and world_size > 1:
-            _wireup.wire_up(init_method, rank, world_size, timeout)
+            _wireup.wire_up(init_method, rank, world_size, timeout, store)
             wired = True
         comm = _mpi().COMM_WORLD
         if wired:

@@ -303,7 +303,7 @@ def set_debug_level(level: DebugLevel) -> None:
 
 def supports_complex(reduceOp: ReduceOp) -> bool:
     """Whether ``reduceOp`` is defined on complex tensors: False for MAX, MIN and PRODUCT,
-    as in PyTorch (complex numbers have no order).
+    as in PyTorch (complex numbers have no order), and for the bitwise BAND, BOR, BXOR.
 
     Examples
     --------
@@ -311,7 +311,8 @@ def supports_complex(reduceOp: ReduceOp) -> bool:
     >>> dist.supports_complex(dist.ReduceOp.SUM), dist.supports_complex(dist.ReduceOp.MAX)
     (True, False)
     """
-    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT)
+    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND,
+                            ReduceOp.BOR, ReduceOp.BXOR)  # fmt: skip
 
 
 class _DeprecatedReduceOp:

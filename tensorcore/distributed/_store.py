@@ -22,10 +22,12 @@ from datetime import timedelta
 from urllib.parse import parse_qs, urlencode, urlparse, urlunparse
 
 from ._errors import DistError, DistNetworkError, DistStoreError
+from ._file_store import FileStore
+from ._stores import Store, as_bytes
 
-__all__ = ["DistStoreError", "TCPStore", "rendezvous"]
+__all__ = ["DistStoreError", "FileStore", "Store", "TCPStore", "rendezvous"]
 
-_SET, _GET, _ADD, _CHECK, _DELETE, _NUM_KEYS = range(1, 7)
+_SET, _GET, _ADD, _CHECK, _DELETE, _NUM_KEYS, _COMPARE_SET = range(1, 8)
 _OK, _TIMEOUT = 0, 1
 _WORKERS = "__tensorcore_workers__"
 
@@ -119,6 +121,16 @@ class _Server:
                 return _OK, b"1" if all(k in data for k in args) else b"0"
             if op == _DELETE:
                 return _OK, b"1" if data.pop(args[0], None) is not None else b"0"
+            if op == _COMPARE_SET:
+                key, expected, desired = args
+                current = data.get(key)
+                if current is None and expected:
+                    return _OK, expected
+                if current is None or current == expected:
+                    data[key] = desired
+                    cond.notify_all()
+                    return _OK, desired
+                return _OK, current
             return _OK, str(len(data)).encode()  # _NUM_KEYS
 
     def close(self) -> None:
@@ -127,7 +139,7 @@ class _Server:
             c.close()
 
 
-class TCPStore:
+class TCPStore(Store):
     """A key-value store over TCP (PyTorch's ``torch.distributed.TCPStore``).
 
     The master (``is_master=True``, rank 0 in a rendezvous) runs the server on ``port``
@@ -171,7 +183,8 @@ class TCPStore:
     ) -> None:
         if not 0 <= int(port) <= 65535:
             raise ValueError(f"TCPStore(): port must have value from 0 to 65535, got {port}")
-        self.host, self.timeout = host_name, timeout
+        super().__init__(timeout)
+        self.host = host_name
         self._server = _Server(int(port)) if is_master else None
         self.port = self._server.port if self._server is not None else int(port)
         self._lock = threading.Lock()
@@ -231,8 +244,7 @@ class TCPStore:
 
     def set(self, key: str, value: str | bytes) -> None:
         """Set ``key`` to ``value``, waking the ranks waiting for it."""
-        data = value.encode() if isinstance(value, str) else bytes(value)
-        self._call(_SET, key.encode(), data)
+        self._call(_SET, key.encode(), as_bytes(value))
 
     def get(self, key: str) -> bytes:
         """The value of ``key``, once some rank has set it (at most :attr:`timeout`)."""
@@ -246,6 +258,15 @@ class TCPStore:
         """Add ``amount`` to the integer at ``key`` (0 when unset); return the new value."""
         return int(self._call(_ADD, key.encode(), str(int(amount)).encode())[1])
 
+    def compare_set(
+        self, key: str, expected_value: str | bytes, desired_value: str | bytes
+    ) -> bytes:
+        """Set ``key`` to ``desired_value`` if it holds ``expected_value`` (or is unset and
+        ``expected_value`` is empty), atomically; the value ``key`` has afterwards
+        (``expected_value`` when it is unset and was left so)."""
+        args = (key.encode(), as_bytes(expected_value), as_bytes(desired_value))
+        return self._call(_COMPARE_SET, *args)[1]
+
     def wait(self, keys: list[str], timeout: timedelta | None = None) -> None:
         """Block until every key of ``keys`` is set (at most ``timeout``, default
         :attr:`timeout`)."""
@@ -253,7 +274,8 @@ class TCPStore:
         for key in keys:
             status, _ = self._call(_GET, key.encode(), repr(seconds).encode())
             if status == _TIMEOUT:
-                raise DistStoreError(f"wait timeout after {seconds * 1000:g}ms, keys: /{key}")
+                listed = ", ".join("/" + k for k in keys)
+                raise DistStoreError(f"wait timeout after {seconds * 1000:g}ms, keys: {listed}")
 
     def check(self, keys: list[str]) -> bool:
         """Whether every key of ``keys`` is set (without waiting)."""
@@ -281,7 +303,7 @@ def _rendezvous_error(msg: str) -> ValueError:
 
 def rendezvous(
     url: str, rank: int = -1, world_size: int = -1, timeout: timedelta = timedelta(minutes=30)
-) -> Iterator[tuple[TCPStore, int, int]]:
+) -> Iterator[tuple[Store, int, int]]:
     """The store, rank and world size of an ``init_method`` URL (PyTorch's
     ``torch.distributed.rendezvous``): an iterator yielding ``(store, rank, world_size)``.
 
@@ -289,6 +311,8 @@ def rendezvous(
       ``world_size`` are the arguments (or ``?rank=..&world_size=..`` in the URL).
     * ``env://``: the address is ``MASTER_ADDR``/``MASTER_PORT``; ``rank`` and
       ``world_size`` are the arguments, or ``RANK`` and ``WORLD_SIZE``.
+    * ``file:///path``: a :class:`FileStore` in the file at ``path``, which every rank
+      must see; ``rank`` and ``world_size`` as for ``tcp://``.
 
     Raises ``ValueError`` naming what is missing.
 
@@ -311,9 +335,12 @@ def rendezvous(
         yield _tcp(urlunparse(parts), query, timeout)
     elif parts.scheme == "env":
         yield _env(query, timeout)
+    elif parts.scheme == "file":
+        yield _file(parts.path, query, timeout)
     else:
         raise _rendezvous_error(
-            f"{url!r}: no rendezvous handler for {parts.scheme}:// (tcp:// and env:// are known)"
+            f"{url!r}: no rendezvous handler for {parts.scheme}:// (tcp://, env:// and "
+            "file:// are known)"
         )
 
 
@@ -325,8 +352,8 @@ def master_address(init_method: str | None, hint: str = "") -> tuple[str, int]:
         parts = urlparse(init_method)
         if parts.scheme != "tcp":
             raise _rendezvous_error(
-                f"{init_method!r}: no rendezvous handler for {parts.scheme}:// (tcp:// and "
-                "env:// are known)"
+                f"{init_method!r}: no rendezvous handler for {parts.scheme}:// here (tcp:// "
+                "and env:// give an address)"
             )
         if parts.port is None:
             raise _rendezvous_error("tcp:// rendezvous: port number missing")
@@ -359,6 +386,22 @@ def _tcp(url: str, query: dict[str, str], timeout: timedelta) -> tuple[TCPStore,
         raise error("world size parameter missing")
     rank, world_size = int(query["rank"]), int(query["world_size"])
     store = TCPStore(host, port, world_size, rank == 0, timeout)
+    return store, rank, world_size
+
+
+def _file(path: str, query: dict[str, str], timeout: timedelta) -> tuple[Store, int, int]:
+    def error(msg: str) -> ValueError:
+        return _rendezvous_error("file:// rendezvous: " + msg)
+
+    if not path:
+        raise error("path missing")
+    if "rank" not in query:
+        raise error("rank parameter missing")
+    if "world_size" not in query:
+        raise error("world size parameter missing")
+    rank, world_size = int(query["rank"]), int(query["world_size"])
+    store = FileStore(path, world_size)
+    store.set_timeout(timeout)
     return store, rank, world_size
 
 

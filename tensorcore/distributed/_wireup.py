@@ -34,6 +34,8 @@ __all__ = ["launched_by_mpi", "mpi_started", "node_name", "wire_up"]
 _LAUNCHER_VARS = ("PMI_FD", "PMI_PORT", "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
                   "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID")  # fmt: skip
 
+#: The store key under which rank 0 leaves its process manager's address ("host port").
+_SERVER_KEY = "tensorcore/pmi_server"
 _server: Any = None  # rank 0's PMI server process (kept so that it is not reaped early)
 _manager: tuple[str, int, int] | None = None  # (host, port, rank) of this wired-up process
 
@@ -56,7 +58,7 @@ def node_name() -> str:
     return os.environ.get("TENSORCORE_NODE_NAME") or socket.gethostname()
 
 
-def _start_server(port: int, size: int, timeout: timedelta) -> None:
+def _start_server(port: int, size: int, timeout: timedelta) -> int:
     global _server
     script = Path(__file__).with_name("_pmi_server.py")
     cmd = [sys.executable, str(script), "--port", str(port), "--size", str(size),
@@ -73,6 +75,7 @@ def _start_server(port: int, size: int, timeout: timedelta) -> None:
             "using MASTER_PORT? pick a free port)"
         )
     _server = proc
+    return int(line.split()[1])
 
 
 def _hello(host: str, port: int, rank: int, size: int, timeout: timedelta) -> None:
@@ -117,9 +120,13 @@ def _hello(host: str, port: int, rank: int, size: int, timeout: timedelta) -> No
         )
 
 
-def wire_up(init_method: str | None, rank: int, world_size: int, timeout: timedelta) -> None:
+def wire_up(
+    init_method: str | None, rank: int, world_size: int, timeout: timedelta, store: Any = None
+) -> None:
     """Point this process's MPI library at rank 0's process manager, starting it on rank 0
-    (see the module's docstring); call before mpi4py starts MPI."""
+    (see the module's docstring); call before mpi4py starts MPI. With a ``store`` (a
+    ``tensorcore.distributed.Store``), rank 0 serves at a free port and leaves its address
+    in the store under ``_SERVER_KEY`` for the others."""
     if rank in (-1, None):
         raise _rendezvous_error(
             "env:// rendezvous: environment variable RANK expected, but not set (give "
@@ -129,13 +136,16 @@ def wire_up(init_method: str | None, rank: int, world_size: int, timeout: timede
         raise ValueError(
             f"init_process_group(): rank={rank} is not a rank of a world of size {world_size}"
         )
-    host, port = master_address(
-        init_method,
-        hint=" (the ranks of a job started without mpiexec meet at MASTER_ADDR:MASTER_PORT; "
-        "or start them with mpiexec -n N)",
-    )
-    if rank == 0:
-        _start_server(port, world_size, timeout)
+    if store is not None:
+        host, port = _meet_in_store(store, rank, world_size, timeout)
+    else:
+        host, port = master_address(
+            init_method,
+            hint=" (the ranks of a job started without mpiexec meet at MASTER_ADDR:MASTER_PORT; "
+            "or start them with mpiexec -n N)",
+        )
+        if rank == 0:
+            _start_server(port, world_size, timeout)
     _hello(host, port, rank, world_size, timeout)
     global _manager
     if _manager is None:
@@ -145,6 +155,29 @@ def wire_up(init_method: str | None, rank: int, world_size: int, timeout: timede
     # PMI_ID: MPICH's PMI_PORT clients ask the server for their rank and size by it.
     os.environ.update(PMI_PORT=f"{host}:{port}", PMI_ID=str(rank), PMI_RANK=str(rank),
                       PMI_SIZE=str(world_size))  # fmt: skip
+
+
+def _meet_in_store(store: Any, rank: int, world_size: int, timeout: timedelta) -> tuple[str, int]:
+    """Rank 0's process manager's address, through ``store``: rank 0 starts the manager at
+    a free port and sets the key; the others wait for it (at most ``timeout``)."""
+    if rank == 0:
+        port = _start_server(0, world_size, timeout)
+        store.set(_SERVER_KEY, f"{_reachable_address()} {port}")
+        return "127.0.0.1", port
+    store.wait([_SERVER_KEY], timeout)
+    host, port = store.get(_SERVER_KEY).decode().split()
+    return host, int(port)
+
+
+def _reachable_address() -> str:
+    """An address of this machine for the other ranks: ``MASTER_ADDR`` where it is set,
+    else the address of the host name (127.0.0.1 where the name does not resolve)."""
+    if "MASTER_ADDR" in os.environ:
+        return os.environ["MASTER_ADDR"]
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"
 
 
 def forget() -> None:

@@ -272,7 +272,8 @@ class CommBackend:
     """A communication backend as a plugin registered it (``register.comm_backend``).
 
     ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` (and ``device_id=``
-    when ``init_process_group`` got one) makes the process group
+    when ``init_process_group`` got one, ``store=`` when it got a store or made one from
+    ``init_method="file://..."``) makes the process group
     (``tensorcore.backend.ProcessGroup``); ``devices`` are the device types whose
     tensors it moves; ``unavailable_reason`` says why it cannot be used here (None when it
     can); ``plugin`` is the registering plugin's name; ``default_timeout`` is a group's
@@ -336,7 +337,9 @@ class Registrar:
         """Register a communication backend called ``name`` for ``tc.distributed``.
 
         ``factory(world_size=..., rank=..., timeout=..., init_method=...)`` (and
-        ``device_id=``, a device of ``devices``, when ``init_process_group`` got one) returns
+        ``device_id=``, a device of ``devices``, when ``init_process_group`` got one; and
+        ``store=``, a ``tensorcore.distributed.Store`` the ranks meet through, when it got
+        a store or made one from ``init_method="file://..."``) returns
         a ``tensorcore.backend.ProcessGroup``; ``devices`` are the device types whose
         tensors it moves. Where the engine cannot run here (its library is missing), give
         ``unavailable_reason``, a sentence saying why and what to install.

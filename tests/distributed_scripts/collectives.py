@@ -262,7 +262,30 @@ if n % 2 == 0:
 mine, groups = dist.new_subgroups_by_enumeration([[0], list(range(1, n))])
 assert dist.get_process_group_ranks(mine) == ([0] if r == 0 else list(range(1, n)))
 assert len(groups) == 2 and (groups[0] is dist.GroupMember.NON_GROUP_MEMBER) == (r != 0)
+# split_group: ranks in the parent group. The odd global ranks, split from a parent of the
+# odd ranks, into their halves; a rank in no split gets None.
+pairs = dist.split_group(split_ranks=[list(range(0, n, 2)), list(range(1, n, 2))])
+assert dist.get_process_group_ranks(pairs) == list(range(r % 2, n, 2))
+t = tc.ones(1)
+dist.all_reduce(t, group=pairs)
+assert t.item() == len(range(r % 2, n, 2))
+solo = dist.split_group(split_ranks=[[0]])
+assert (solo is None) == (r != 0)
+if n >= 4:
+    odd = dist.new_group(list(range(1, n, 2)))
+    if r % 2:
+        half = dist.split_group(odd, [[1, 0]])  # the parent's ranks 0 and 1: global 1 and 3
+        assert (half is not None) == (r in (1, 3))
+        if half is not None:
+            assert dist.get_process_group_ranks(half) == [1, 3]
+            assert dist.get_global_rank(half, 1) == 3
+            t = tc.tensor([r])
+            dist.all_reduce(t, group=half)
+            assert t.item() == 4
 for call, text in [
+    (lambda: dist.split_group(split_ranks=[]), "split_ranks cannot be None or empty"),
+    (lambda: dist.split_group(split_ranks=[[0, n]]), "is not a rank of the parent group"),
+    (lambda: dist.split_group(split_ranks=[[0], [0]]), "Rank 0 has appeared in both"),
     (lambda: dist.new_subgroups(group_size=n + 1), f"must not exceed the world size ({n})"),
     (lambda: dist.new_subgroups(group_size=0), "The arg 'group_size' (0) must be positive"),
     (lambda: dist.new_subgroups_by_enumeration([]), "cannot be empty"),

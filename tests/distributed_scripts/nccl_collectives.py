@@ -8,7 +8,8 @@ GPU. That checks the backend's logic (rendezvous, dtype and op mapping, conversi
 streams and events, Work), not NCCL.
 
 Modes, by how the ranks meet: ``env`` (``MASTER_ADDR``...; ``backend=None`` with CUDA as
-the default device), ``tcp`` (``init_method="tcp://..."``), ``mpi`` (started by mpiexec,
+the default device), ``tcp`` (``init_method="tcp://..."``), ``file`` (``init_method="file://$TEST_FILE"``:
+the unique id through a ``FileStore``, no ``MASTER_ADDR``), ``mpi`` (started by mpiexec,
 no ``MASTER_ADDR``); by what goes wrong: ``timeout`` and ``watchdog`` (rank 1 never joins;
 ``wait()`` blocks the host, or the group's watchdog acts), ``raise`` (rank 1 raises),
 ``samedevice`` (every rank on device 0, which NCCL refuses). Every other mode gives
@@ -77,6 +78,10 @@ if mode == "tcp":
     rank, size = int(os.environ["TEST_RANK"]), int(os.environ["TEST_N"])
     dist.init_process_group("nccl", init_method=url, timeout=timeout, rank=rank,
                             world_size=size, device_id=device_id)  # fmt: skip
+elif mode == "file":
+    rank, size = int(os.environ["TEST_RANK"]), int(os.environ["TEST_N"])
+    dist.init_process_group("nccl", init_method=f"file://{os.environ['TEST_FILE']}",
+                            timeout=timeout, rank=rank, world_size=size)  # fmt: skip
 elif mode == "env":
     tc.set_default_device("cuda")
     dist.init_process_group(timeout=timeout)  # picked by the default device

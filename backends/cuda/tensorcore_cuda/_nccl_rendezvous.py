@@ -58,9 +58,17 @@ def launched_by_mpi() -> bool:
 
 
 def meet(
-    nccl: Any, init_method: str | None, world_size: int, rank: int, timeout: timedelta
+    nccl: Any,
+    init_method: str | None,
+    world_size: int,
+    rank: int,
+    timeout: timedelta,
+    given: Any = None,
 ) -> tuple[tuple[int, ...] | bytes, int, int, Any, Any]:
-    """``(unique id, rank, world size, store or None, MPI communicator or None)``."""
+    """``(unique id, rank, world size, store or None, MPI communicator or None)``; the
+    store is one this made (the group closes it), never the caller's ``given`` one."""
+    if given is not None:
+        return _store_id(nccl, given, rank), rank, world_size, None, None
     url = init_method or "env://"
     incomplete = "MASTER_ADDR" not in os.environ or -1 in (rank, world_size)
     if url.startswith("env://") and incomplete:
@@ -70,12 +78,16 @@ def meet(
             return nccl.get_unique_id(), 0, 1, None, None
         # (rendezvous() raises, naming the variable that is missing)
     store, rank, world_size = next(rendezvous(url, rank, world_size, timeout))
+    return _store_id(nccl, store, rank), rank, world_size, store, None
+
+
+def _store_id(nccl: Any, store: Any, rank: int) -> tuple[int, ...] | bytes:
+    """NCCL's unique id, made by rank 0 and read by the others from ``store``."""
     if rank == 0:
         uid = nccl.get_unique_id()
         store.set(ID_KEY, id_to_bytes(uid))
-    else:
-        uid = id_from_bytes(store.get(ID_KEY))
-    return uid, rank, world_size, store, None
+        return uid
+    return id_from_bytes(store.get(ID_KEY))
 
 
 def _mpi_meet(

@@ -102,11 +102,14 @@ def create(
     timeout: timedelta = DEFAULT_TIMEOUT,
     init_method: str | None = None,
     device_id: Any = None,
+    store: Any = None,
 ) -> NCCLProcessGroup:
     """The default process group over NCCL (``init_process_group("nccl")`` calls it).
 
     The ranks meet through ``init_method`` (``"env://"`` or None: ``MASTER_ADDR``,
     ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``; ``"tcp://host:port"`` with ``rank`` and
+    ``world_size``), or through ``store`` (a ``tensorcore.distributed.Store`` that
+    ``init_process_group(store=)`` or ``init_method="file://..."`` gave, with ``rank`` and
     ``world_size``), or, in a job started by ``mpiexec`` where those are missing, through
     MPI. The group runs on ``device_id`` (a CUDA device with an index, which becomes the
     current device here, before the ranks meet), or else on the CUDA device current here:
@@ -117,7 +120,7 @@ def create(
     nccl = _nccl_module()
     if device_id is not None:
         bind(cp, device_id)
-    uid, rank, world_size, store, mpi = meet(nccl, init_method, world_size, rank, timeout)
+    uid, rank, world_size, store, mpi = meet(nccl, init_method, world_size, rank, timeout, store)
     index = int(cp.cuda.runtime.getDevice())
     comm = communicator(cp, nccl, world_size, uid, rank, index, "init_process_group()")
     return NCCLProcessGroup(cp, nccl, comm, rank, world_size, index, timeout, store, mpi)

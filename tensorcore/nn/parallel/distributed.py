@@ -25,6 +25,7 @@ divided by the group's size, which is the average of the ranks' sparse gradients
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -94,6 +95,26 @@ def _reachable(outputs: Any) -> set[int]:
             continue
         stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
     return found
+
+
+def _check_annotations(hook: Any) -> None:
+    """PyTorch's check of a comm hook's annotations (where it has them; names written as
+    strings, under ``from __future__ import annotations``, count by their last part)."""
+
+    def named(annotation: Any, *names: str) -> bool:
+        if annotation is inspect.Parameter.empty:
+            return True
+        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        return text.split("[")[0].rsplit(".", 1)[-1] in names
+
+    sig = inspect.signature(hook)
+    bucket = sig.parameters.get("bucket")
+    if bucket is not None and not named(bucket.annotation, "GradBucket"):
+        raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
+    if not named(sig.return_annotation, "Future"):
+        raise ValueError(
+            "Communication hook: return annotation should be tensorcore.futures.Future[Tensor]."
+        )
 
 
 def _sparse_params(module: Module) -> set[int]:
@@ -196,6 +217,9 @@ class DistributedDataParallel(Module):
         self._next_bucket = 0
         self._used: set[int] = set()
         self._handles = [p.register_post_accumulate_grad_hook(self._on_grad) for p in params]
+        # register_comm_hook's (state, hook): the hook reduces each dense bucket instead of
+        # the built-in all-reduce (AVG).
+        self._comm_hook: tuple[Any, Any] | None = None
 
     def _group_size(self) -> int:
         return dist.get_world_size(self.process_group)
@@ -291,10 +315,12 @@ class DistributedDataParallel(Module):
         bucket.ready.add(i)
         if len(bucket.ready) == len(bucket.params):
             self._launch_ready()
-        # Drive the engine's progress on earlier buckets while backward computes.
-        for b in self._buckets:
-            for w in b.works:
-                w.is_completed()
+        # Drive the engine's progress on earlier buckets while backward computes (a comm
+        # hook's futures are driven when waited for).
+        if self._comm_hook is None:
+            for b in self._buckets:
+                for w in b.works:
+                    w.is_completed()
 
     def _begin(self) -> None:
         """The backward's first gradient: queue the finishing callback, and mark the
@@ -338,6 +364,13 @@ class DistributedDataParallel(Module):
                     else g.reshape(-1)
                 )
             bucket.flat = ops.cat(parts)
+        if self._comm_hook is not None:
+            state, hook = self._comm_hook
+            index = self._buckets.index(bucket)
+            grad_bucket = dist.GradBucket(index, bucket.flat, bucket.params,
+                                          is_last=index == len(self._buckets) - 1)  # fmt: skip
+            bucket.works = [hook(state, grad_bucket)]
+            return
         work = dist.all_reduce(
             bucket.flat, op=dist.ReduceOp.AVG, group=self.process_group, async_op=True
         )
@@ -454,6 +487,8 @@ class DistributedDataParallel(Module):
                         continue
                     for w in b.works:
                         w.wait()
+                    if self._comm_hook is not None and not b.sparse:
+                        b.flat = self._hook_result(b)
                     if b.sparse:
                         (p,) = b.params
                         if used is None or used[id(p)]:
@@ -478,6 +513,60 @@ class DistributedDataParallel(Module):
             self._unused = []
             self._next_bucket = 0
             self._used = set()
+
+    def _hook_result(self, bucket: _Bucket) -> Any:
+        """The flat tensor the comm hook's future gave for ``bucket`` (a tensor, or a list of
+        one), checked against the bucket's size."""
+        (fut,) = bucket.works
+        value = fut.value()
+        if isinstance(value, (list, tuple)) and len(value) == 1:
+            value = value[0]
+        if not isinstance(value, Tensor) or value.numel() != bucket.flat.numel():
+            got = (f"a tensor of {value.numel()} elements" if isinstance(value, Tensor)
+                   else type(value).__name__)  # fmt: skip
+            raise RuntimeError(
+                "DistributedDataParallel: the communication hook's future must hold the "
+                f"bucket's reduced buffer, a tensor of {bucket.flat.numel()} elements; got {got}"
+            )
+        return value.reshape(-1)
+
+    def register_comm_hook(self, state: object, hook: Any) -> None:
+        """Reduce the gradient buckets with ``hook(state, bucket)`` instead of the built-in
+        average (PyTorch's ``register_comm_hook``).
+
+        ``bucket`` is a :class:`tensorcore.distributed.GradBucket` (its flat gradients,
+        their parameters, its index); the hook starts the bucket's communication and returns
+        a :class:`tensorcore.futures.Future` of the reduced flat tensor (or a list of one),
+        which DDP waits for at the end of backward and copies into the ``.grad`` of the
+        parameters. It is called on every rank, for the buckets in one order, while backward
+        goes on. ``state`` is whatever the hook needs (for the hooks of
+        ``tensorcore.distributed.algorithms.ddp_comm_hooks.default_hooks``, the process
+        group, None for the default one). Call it once, before the first backward. The
+        sparse gradients of ``Embedding(sparse=True)`` keep their own path.
+
+        Raises
+        ------
+        TypeError
+            When ``hook`` is not callable.
+        ValueError
+            When ``hook``'s ``bucket`` or return annotation is not ``GradBucket`` or
+            ``Future`` (PyTorch's words).
+        RuntimeError
+            On a second call.
+
+        Examples
+        --------
+        >>> from tensorcore.distributed.algorithms.ddp_comm_hooks import default_hooks
+        >>> ddp.register_comm_hook(None, default_hooks.allreduce_hook)  # doctest: +SKIP
+        """
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        _check_annotations(hook)
+        if self._comm_hook is not None:
+            raise RuntimeError(
+                "register_comm_hook or register_builtin_comm_hook can only be called once."
+            )
+        self._comm_hook = (state, hook)
 
     def _global_use(self) -> dict[int, bool]:
         """Which parameters got a gradient on at least one rank (PyTorch's used map)."""

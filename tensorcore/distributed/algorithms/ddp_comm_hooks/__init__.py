@@ -1,0 +1,9 @@
+"""Communication hooks for ``DistributedDataParallel.register_comm_hook`` (PyTorch's
+``torch.distributed.algorithms.ddp_comm_hooks``); :mod:`.default_hooks` has the all-reduce
+and the half-precision compression hooks."""
+
+from __future__ import annotations
+
+from . import default_hooks
+
+__all__ = ["default_hooks"]
