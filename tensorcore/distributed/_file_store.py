@@ -105,13 +105,21 @@ def _add(log: _Log, key: str, amount: int) -> int:
 
 
 def _leave(log: _Log, world_size: int) -> None:
-    """Count one user out; the last of ``world_size`` removes the file (best effort)."""
+    """Count one user out; the last of ``world_size`` removes the file (best effort). Both
+    counts move in one locked update: two users leaving at once could otherwise each read
+    the other's half (one the finished count short, the other the users not yet at 0), and
+    neither would remove the file."""
+
+    def change(data: dict[str, bytes]) -> tuple[list[Any], bool]:
+        finished = int(data.get(_FINISHED, b"0")) + 1
+        users = int(data.get(_USERS, b"0")) - 1
+        records = [(_SET, _FINISHED, str(finished).encode()), (_SET, _USERS, str(users).encode())]
+        return records, users == 0 and world_size >= 0 and finished >= world_size
+
     try:
-        finished = _add(log, _FINISHED, 1)
-        users = _add(log, _USERS, -1)
-        if users == 0 and world_size >= 0 and finished >= world_size:
+        if log.update(change):
             os.remove(log.path)
-    except OSError:
+    except (OSError, ValueError):
         pass
 
 
