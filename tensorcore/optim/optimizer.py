@@ -182,15 +182,11 @@ class Optimizer:
     # ------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook: Callable[..., Any]) -> Any:
         """Run ``hook(optimizer, args, kwargs)`` before each ``step``."""
-        handle = RemovableHandle(self._step_pre_hooks)
-        self._step_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._step_pre_hooks, hook, False)
 
     def register_step_post_hook(self, hook: Callable[..., Any]) -> Any:
         """Run ``hook(optimizer, args, kwargs)`` after each ``step``."""
-        handle = RemovableHandle(self._step_post_hooks)
-        self._step_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._step_post_hooks, hook, False)
 
     def register_state_dict_pre_hook(
         self, hook: Callable[[Optimizer], None], prepend: bool = False

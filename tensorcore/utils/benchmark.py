@@ -16,6 +16,8 @@ import timeit as _timeit
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .._runtime import get_num_threads, set_num_threads
+
 __all__ = ["Compare", "Measurement", "TaskSpec", "Timer", "select_unit"]
 
 #: A measurement whose interquartile range exceeds this fraction of its median warns.
@@ -232,15 +234,11 @@ class _Threads:
         self.prev: int | None = None
 
     def __enter__(self) -> None:
-        from .._runtime import get_num_threads, set_num_threads
-
         self.prev = get_num_threads()
         if self.prev != self.n:
             set_num_threads(self.n)
 
     def __exit__(self, *exc: object) -> None:
-        from .._runtime import set_num_threads
-
         if self.prev is not None and self.prev != self.n:
             set_num_threads(self.prev)
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ... import dtypes as dt
+from ..._runtime import compile as _compile
 from ..._tensor import Tensor
 from ..._tensor_methods import legacy_type_name
 from ...autograd.grad_mode import no_grad
@@ -1220,8 +1221,6 @@ class Module:
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """PyTorch compiles the module's forward in place; tensorcore runs eagerly, so this
         accepts ``tc.compile``'s arguments and changes nothing."""
-        from ... import compile as _compile  # (the top-level package imports nn)
-
         _compile(self, *args, **kwargs)
 
     # ------------------------------------------------------------ repr
