@@ -116,7 +116,8 @@ def _resize_dim(
     shape[d] = n_out
     if mode in ("nearest", "nearest-exact"):
         ratio = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
-        i = ops.arange(n_out, dtype=dt.float64, device=dev)
+        # (the indices on the host: the test below reads them without waiting for a device)
+        i = ops.arange(n_out, dtype=dt.float64, device="cpu")
         idx = ((i + 0.5) if mode == "nearest-exact" else i) * ratio
         idx = idx.floor().to(dt.int64).clamp(max=n_in - 1)
         k = n_out // n_in if n_in else 0
@@ -127,7 +128,7 @@ def _resize_dim(
             shape = list(x.shape)
             rep = x.unsqueeze(d + 1).expand(*shape[: d + 1], k, *shape[d + 1 :])
             return rep.reshape(*shape[:d], n_out, *shape[d + 1 :])
-        return x.index_select(d, idx)
+        return x.index_select(d, idx.to(dev))
     if antialias:
         m = _antialias_weights(n_in, n_out, scale, align_corners, mode == "bicubic")
         weights = _tensor(m, dtype=dtype, device=dev)  # (out, in)

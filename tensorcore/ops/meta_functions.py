@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import _registry
 from .. import dtypes as dt
 from .._memory_format import format_strides, layer_format
 from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
@@ -1013,7 +1014,12 @@ def check_bernoulli_p(self: Tensor, p: Any = 0.5, generator: Any = None) -> Any:
                 f"'{torch_name(p._dtype)}'"
             )
         p.expand(self._shape)  # (PyTorch's error for a p of another shape)
-        if p.numel() and not bool(((p >= 0) & (p <= 1)).all()):
+        # (the values only where the device holds data: a meta tensor's have none to check)
+        if (
+            p.numel()
+            and _registry.interface(p._device).holds_data
+            and not bool(((p >= 0) & (p <= 1)).all())
+        ):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
         return
     if isinstance(p, bool) or not isinstance(p, (int, float)):
