@@ -111,7 +111,7 @@ def all_to_all_single(
         buf, back = _inout(output)
         work = pg.alltoall(buf.reshape(-1), input.contiguous().reshape(-1),
                            [k * row for k in outs], [k * row for k in ins])  # fmt: skip
-        return _finish(work, async_op, back)
+        return _finish(work, async_op, back, outputs=[output])
 
 
 def all_to_all(
@@ -168,7 +168,7 @@ def all_to_all(
                 t.copy_(flat_out[at : at + t.numel()].view(tuple(t.shape)))
                 at += t.numel()
 
-    return _finish(work, async_op, back)
+    return _finish(work, async_op, back, outputs=outs)
 
 
 def _deprecated(name: str) -> None:
@@ -215,7 +215,7 @@ def all_reduce_coalesced(tensors: list[Tensor], op: Any = ReduceOp.SUM, group: A
                 t.copy_(flat[at : at + t.numel()].view(tuple(t.shape)))
                 at += t.numel()
 
-    return _finish(work, async_op, back)
+    return _finish(work, async_op, back, outputs=ts)
 
 
 def all_gather_coalesced(output_tensor_lists: list[list[Tensor]], input_tensor_list: list[Tensor],
@@ -263,4 +263,4 @@ def all_gather_coalesced(output_tensor_lists: list[list[Tensor]], input_tensor_l
                     o.copy_(g[at : at + o.numel()].view(tuple(o.shape)))
                     at += o.numel()
 
-    return _finish(work, async_op, back)
+    return _finish(work, async_op, back, outputs=list(output_tensor_lists))

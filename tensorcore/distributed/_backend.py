@@ -199,14 +199,21 @@ class Work:
         self._error: BaseException | None = None
         self._result: Any = None
 
-    #: The tensors the operation writes, for :meth:`get_future` (the frontend's
-    #: ``all_reduce`` sets them on the works it returns; None elsewhere).
+    #: The tensors the operation writes, for :meth:`get_future`: the frontends set them on
+    #: the works they return (None on a backend's own works).
     outputs: list[Any] | None = None
 
     def get_future(self) -> Future:
-        """A :class:`tensorcore.futures.Future` completed with :attr:`outputs` (``[tensor]``
-        for ``all_reduce``, as PyTorch's) once the operation has finished; waiting on it
-        waits for the operation (PyTorch's ``Work.get_future``)."""
+        """A :class:`tensorcore.futures.Future` completed with :attr:`outputs` once the
+        operation has finished; waiting on it waits for the operation (PyTorch's
+        ``Work.get_future``).
+
+        The value is ``[tensor]`` for ``all_reduce``, ``broadcast``, ``reduce``,
+        ``scatter``, ``send`` and ``recv``; ``[output]`` for ``reduce_scatter``,
+        ``reduce_scatter_tensor`` and ``all_gather_into_tensor``; the output list for
+        ``all_gather`` (and ``gather`` on the destination rank; ``[]`` on the others);
+        ``[]`` for ``barrier``.
+        """
 
         def drive() -> None:
             self.wait()

@@ -72,10 +72,13 @@ def _inout(t: Tensor) -> tuple[Tensor, Any]:
     return buf, back
 
 
-def _finish(work: Work, async_op: bool, *finishers: Any) -> Work | None:
+def _finish(work: Work, async_op: bool, *finishers: Any, outputs: list[Any]) -> Work | None:
+    """Run ``finishers`` after ``work``; return it when ``async_op`` (its future carries
+    ``outputs``, as PyTorch's), else wait for it and return None."""
     for fn in finishers:
         if fn is not None:
             work.then(fn)
+    work.outputs = outputs
     if async_op:
         return work
     work.wait()
@@ -185,7 +188,7 @@ def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
     agree(pg, "broadcast", tensor, f"src={_World.ranks[pg][root]}")
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
-        return _finish(pg.broadcast(buf, root), async_op, back)
+        return _finish(pg.broadcast(buf, root), async_op, back, outputs=[tensor])
 
 
 def _flat(t: Tensor, n: int) -> Tensor:
@@ -242,7 +245,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None,
     with grad_mode.no_grad():
         flat = _flat(tensor, pg.size())
         work = pg.allgather(flat, tensor.contiguous())
-        return _finish(work, async_op, _split_into(flat, outs))
+        return _finish(work, async_op, _split_into(flat, outs), outputs=outs)
 
 
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: Any = None,
@@ -272,7 +275,9 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
     agree(pg, what, input_tensor)
     with grad_mode.no_grad():
         buf, back = _inout(output_tensor)
-        return _finish(pg.allgather(buf, input_tensor.contiguous()), async_op, back)
+        return _finish(
+            pg.allgather(buf, input_tensor.contiguous()), async_op, back, outputs=[output_tensor]
+        )
 
 
 def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.SUM,
@@ -295,7 +300,7 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.
     agree(pg, what, output, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
-        return _finish(pg.reduce_scatter(buf, _concat(ins), rop), async_op, back)
+        return _finish(pg.reduce_scatter(buf, _concat(ins), rop), async_op, back, outputs=[output])
 
 
 def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
@@ -323,7 +328,9 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
     agree(pg, what, input, rop.name)
     with grad_mode.no_grad():
         buf, back = _inout(output)
-        return _finish(pg.reduce_scatter(buf, input.contiguous(), rop), async_op, back)
+        return _finish(
+            pg.reduce_scatter(buf, input.contiguous(), rop), async_op, back, outputs=[output]
+        )
 
 
 def reduce(tensor: Tensor, dst: int | None = None, op: Any = ReduceOp.SUM, group: Any = None,
@@ -348,7 +355,7 @@ def reduce(tensor: Tensor, dst: int | None = None, op: Any = ReduceOp.SUM, group
             buf, back = _inout(tensor)
         else:  # the engine may use the send buffer as scratch: keep the caller's intact
             buf, back = tensor.clone(memory_format=layouts.contiguous_format), None
-        return _finish(pg.reduce(buf, root, rop), async_op, back)
+        return _finish(pg.reduce(buf, root, rop), async_op, back, outputs=[tensor])
 
 
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
@@ -377,7 +384,8 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
     with grad_mode.no_grad():
         flat = _flat(tensor, pg.size()) if here else None
         work = pg.gather(flat, tensor.contiguous(), root)
-        return _finish(work, async_op, _split_into(flat, outs) if flat is not None else None)
+        split = _split_into(flat, outs) if flat is not None else None
+        return _finish(work, async_op, split, outputs=outs if here else [])
 
 
 def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None,
@@ -408,7 +416,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
     with grad_mode.no_grad():
         buf, back = _inout(tensor)
         work = pg.scatter(buf, _concat(ins) if here else None, root)
-        return _finish(work, async_op, back)
+        return _finish(work, async_op, back, outputs=[tensor])
 
 
 def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None,
@@ -425,6 +433,7 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None,
     if pg is None:
         return None
     work = pg.barrier()
+    work.outputs = []
     if async_op:
         return work
     work.wait(timeout)
@@ -447,7 +456,9 @@ def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 
         return None
     _, buf, peer, tag, _ = p2p_op(pg, "send", tensor, dst, tag, "isend", group_dst)
     assert peer is not None
-    return pg.send(buf, peer, tag)
+    work = pg.send(buf, peer, tag)
+    work.outputs = [tensor]
+    return work
 
 
 def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0,
@@ -467,6 +478,7 @@ def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 
         return None
     _, buf, peer, tag, back = p2p_op(pg, "recv", tensor, src, tag, "irecv", group_src)
     work = pg.recv(buf, peer, tag)
+    work.outputs = [tensor]
     return work.then(back) if back is not None else work
 
 

@@ -96,6 +96,21 @@ assert work.wait() is True and work.is_completed() and work.is_success()
 assert t.tolist() == [float(n)] * 1000
 works = [dist.broadcast(tc.ones(5) * r, src=0, async_op=True) for _ in range(3)]
 assert all(w.wait() for w in works)
+# Work.get_future(): a Future of what the collective wrote, for every collective.
+t = tc.ones(3)
+assert dist.all_reduce(t, async_op=True).get_future().wait()[0] is t
+fut = dist.broadcast(tc.full((2,), float(r)), src=0, async_op=True).get_future()
+assert fut.wait()[0].tolist() == [0.0, 0.0] and fut.done()
+outs = [tc.empty(2) for _ in range(n)]
+got = dist.all_gather(outs, tc.full((2,), float(r)), async_op=True).get_future().wait()
+assert got is outs and [o.tolist() for o in got] == [[float(i)] * 2 for i in range(n)]
+out = tc.empty(2)
+fut = dist.reduce_scatter(out, [tc.ones(2)] * n, async_op=True).get_future()
+assert fut.wait()[0] is out and out.tolist() == [float(n)] * 2
+out = tc.empty(2 * n)
+got = dist.all_gather_into_tensor(out, tc.ones(2), async_op=True).get_future().wait()
+assert got[0] is out and out.tolist() == [1.0] * (2 * n)
+assert dist.barrier(async_op=True).get_future().wait() == []
 
 # send / recv in a ring, non-contiguous receive buffer.
 buf = tc.zeros(3, 2).t()
