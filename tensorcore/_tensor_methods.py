@@ -140,7 +140,8 @@ def _to(self: Tensor, dev: Any, dtype: Any, non_blocking: bool, copy: bool) -> T
     ):
         out = _call(_TO_DEVICE, (out, dev, non_blocking))
     if dtype is not None and dtype is not out._dtype:
-        out = _call(_TO_DTYPE, (out, dtype))
+        r = _TO_DTYPE.lane(out, dtype)  # (None: a call the lane leaves to ``call``)
+        out = r if r is not None else _call(_TO_DTYPE, (out, dtype))
     if copy and out is self:
         out = self.clone()
     return out

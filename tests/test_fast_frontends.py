@@ -324,6 +324,71 @@ def test_fast_binary_paths_keep_promotion(call: Any, want: Any) -> None:
     assert call().item() == pytest.approx(want)
 
 
+BINARY_LANES = sorted(
+    name
+    for name in FAST
+    if get_op(name).frontend is frontends.pointwise_binary and hasattr(opf, name)
+)
+_MIXED = (tc.bool, tc.uint8, tc.int32, tc.int64, tc.float16, tc.float32, tc.float64, tc.complex64)
+
+
+def _mixed_operands(device: str) -> list[tuple[Any, Any]]:
+    """Operand pairs of different dtypes (tensors of two shapes and 0-d, and integer or bool
+    tensors with a float), values that every operator takes."""
+    pairs: list[tuple[Any, Any]] = []
+    for i, a in enumerate(_MIXED):
+        for b in _MIXED[i + 1 :]:
+            x = tc.tensor([[1, 2, 3], [3, 2, 1]], dtype=a, device=device)
+            y = tc.tensor([2, 1, 3], dtype=b, device=device)
+            pairs += [(x, y), (y, x), (x, y[0]), (y[0], x)]
+        if not (a.is_floating_point or a.is_complex):
+            pairs.append((tc.tensor([1, 0, 3], dtype=a, device=device), 1.5))
+    return pairs
+
+
+@pytest.mark.parametrize("name", BINARY_LANES)
+def test_a_binary_lane_casts_mixed_dtypes_as_the_call_path(
+    device: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two dtypes: the lane casts to the call path's compute dtype and runs the lane again;
+    # the result (values, dtype, shape, strides) or the error is the call path's
+    op = get_op(name)
+    fn = getattr(opf, name)
+    for x, y in _mixed_operands(device):
+
+        def run(x: Any = x, y: Any = y) -> Any:
+            try:
+                r = fn(x, y)
+            except Exception as exc:  # noqa: BLE001 - the error is what is compared
+                return type(exc), str(exc)
+            return r.dtype, tuple(r.shape), r.stride(), r.cpu().numpy()
+
+        fast = run()
+        with monkeypatch.context() as m:
+            m.setattr(op, "lane", _no_lane)
+            general = run()
+        if isinstance(general[0], type):
+            assert fast == general, f"{name}({x!r}, {y!r})"
+            continue
+        assert fast[:3] == general[:3], f"{name}({x!r}, {y!r})"
+        np.testing.assert_array_equal(fast[3], general[3], err_msg=f"{name}({x!r}, {y!r})")
+
+
+def test_a_binary_lane_takes_mixed_dtypes(device: str) -> None:
+    # (the test above must not pass vacuously: the lane runs these calls itself)
+    f, b = tc.ones(3, device=device), tc.ones(3, dtype=tc.bool, device=device)
+    i = tc.ones(3, dtype=tc.int64, device=device)
+    for name, x, y in [("mul", f, b), ("add", i, f), ("mul", i, 1.5), ("lt", f, i)]:
+        want = getattr(opf, name)(x, y)  # (the call path resolves the kernels)
+        got = get_op(name).lane(x, y, *((1,) if name == "add" else ()))
+        assert got is not None, name
+        assert got.dtype is want.dtype and got.tolist() == want.tolist()
+    # an operand that requires grad: the autograd step records the call as one node
+    w = tc.ones(3, requires_grad=True, device=device)
+    assert get_op("mul").lane(w, b) is None
+    assert (w * b).grad_fn.name() == "MulBackward0"
+
+
 def test_fast_binary_paths_keep_the_declared_check() -> None:
     x = tc.ones(2)
     with pytest.raises(RuntimeError, match="rounding_mode"):

@@ -34,12 +34,13 @@ from .._scalars import FAST_FLOAT, FAST_INT
 from .._tensor import _CONTIG, Tensor, adopt_base_grad
 from ..autograd import grad_mode
 from ..devices import device, get_default_device
-from ..dispatch import ALL_DTYPES, FRESH, DirectKernel
+from ..dispatch import ALL_DTYPES, FRESH, DirectKernel, get_op
 from . import _call
 from ._validate import STANDARD, TRANSLATED, name_error, translate_error
 from .frontends import (
     _ALLOC,
     _REDUCED,
+    _pointwise_dtypes,
     _prepare_reduction,
     empty_like_layout,
     factory,
@@ -78,10 +79,12 @@ def make(op):
         lay = t._layout{known}{extra_check}
         cls = s.__class__
         if cls is Tensor:
-            if s._dtype is not d or s._device is not dev or s._layout is not lay{same_shape}:
+            if s._dtype is not d:{mixed}
+            if s._device is not dev or s._layout is not lay{same_shape}:
                 return None
         elif cls is float:
-            if d._category < _FLOATING or d not in _FAST_FLOAT or res is not None:
+            if d._category < _FLOATING:{mixed}
+            if d not in _FAST_FLOAT or res is not None:
                 return None
         elif cls is int:
             r = _FAST_INT.get(d)
@@ -151,6 +154,91 @@ _REFUSE_INPLACE = (
     _rg("t") + " or t._grad_fn is not None or {res}"
     "((mc := _call._mutation_check) is not None and mc.on) or 0 in t._stride"
 )
+
+
+# Two tensors of different dtypes (``x * mask``, ``floats + ints``), or an integer or bool
+# tensor and a float (``ints * 0.5``): the declared check on
+# the arguments as given, a cast to the call's compute dtype (``frontends._pointwise_dtypes``,
+# the call path's own), then the lane again, now with one dtype. Out of place, for an
+# operator whose parameters all promote, where no operand requires grad (the autograd step
+# records such a call as one node of the uncast operands).
+_MIXED = """
+                return _mixed(op, binary_lane, x, y{more})"""
+_TO_DTYPE: list[Any] = []  # (``to_dtype``'s operator, looked up on first use)
+_gm_state, _dual_state = grad_mode._state, grad_mode.dual
+# (operator, dtypes, 0-d or not, default dtype, the other arguments) -> the compute dtype
+_MIXED_DTYPES: dict[tuple[Any, ...], Any] = {}
+
+
+def _mixed(op: Op, again: Callable[..., Any], x: Any, y: Any, *more: Any) -> Any:
+    """A binary lane's call on two tensors of different dtypes, or on an integer or bool
+    tensor and a float, or None (the call path's)."""
+    if op.decl.promote_args:
+        return None
+    tx, ty = x.__class__ is Tensor, y.__class__ is Tensor
+    if tx and ty and (x._device is not y._device or x._layout is not y._layout):
+        return None
+    if ((tx and x._requires_grad) or (ty and y._requires_grad)) and (
+        _gm_state.enabled or _dual_state.on
+    ):
+        return None
+    key = (
+        op,
+        x._dtype if tx else x.__class__,
+        y._dtype if ty else y.__class__,
+        tx and not x._shape,
+        ty and not y._shape,
+        dt._default_dtype,  # (an integer tensor and a float: the default dtype)
+        *more,
+    )
+    try:
+        compute = _MIXED_DTYPES.get(key)
+    except TypeError:  # (an unhashable argument)
+        return None
+    if compute is None:
+        try:
+            compute = _pointwise_dtypes(op, (x, y, *more))[0]
+        except STANDARD:  # (the call path raises it, naming the operator)
+            return None
+        if compute not in op.dtypes_ok:
+            return None
+        if len(_MIXED_DTYPES) >= 4096:
+            _MIXED_DTYPES.clear()
+        _MIXED_DTYPES[key] = compute
+    check = op.decl.check
+    if check is not None:  # (on the arguments as given, as the call path checks them)
+        try:
+            check(x, y, *more)
+        except STANDARD:
+            return None
+    if tx:
+        x = _cast(x, compute)
+    if ty:
+        y = _cast(y, compute)
+    if x is None or y is None:
+        return None
+    return again(x, y, *more)
+
+
+def _cast(t: Tensor, d: Any) -> Tensor | None:
+    """``t`` converted to dtype ``d`` (itself when it has it) for a kernel's operand, or None
+    where ``to_dtype``'s lane does not take it. A contiguous ``t`` gets a contiguous copy
+    from the allocator and the kernel directly (the lane's meta function and layout
+    choice would give the same)."""
+    if t._dtype is d:
+        return t
+    if not _TO_DTYPE:
+        _TO_DTYPE.append(get_op("to_dtype"))
+    op = _TO_DTYPE[0]
+    dev = t._device
+    if t._stride is _CONTIG.get(t._shape):
+        kernel = op.table.get((dev.type, t._layout.name))
+        alloc = _ALLOC.get(dev._key)
+        if kernel is not None and alloc is not None and kernel.__class__ is not DirectKernel:
+            o = alloc(t._shape, d, dev)
+            kernel(o, t, d)
+            return o
+    return op.lane(t, d)
 
 
 def _lane_key(op: Op, d: Any, dev: Any, lay: Any) -> tuple[Any, Any, Any] | None:
@@ -533,6 +621,7 @@ _NAMESPACE: dict[str, Any] = {
     "_empty_like_layout": empty_like_layout,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
+    "_mixed": _mixed,
     "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
     "_STANDARD": STANDARD,
@@ -569,6 +658,7 @@ def _maker(
                 known=_KNOWN,
                 extra_check=_EXTRA_CHECK if binary and n == 3 else "",
                 same_shape=" or s._shape != t._shape" if inplace else "",
+                mixed="\n                return None" if inplace else _MIXED.format(more=more),
                 swap=(
                     "\n            return None"
                     if inplace
@@ -636,7 +726,10 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     >>> _ = tc.ones(2) + tc.ones(2)  # (the call path resolves the kernel on a first call)
     >>> add(tc.ones(2), tc.ones(2), 1)  # a plain call: the lane runs it
     tensor([2., 2.])
-    >>> add(tc.ones(2), tc.ones(2, dtype=tc.float64), 1) is None  # promotion: the call path's
+    >>> _ = tc.ones(2) + tc.ones(2, dtype=tc.float64)  # (and resolves the cast's kernel)
+    >>> add(tc.ones(2), tc.ones(2, dtype=tc.float64), 1)  # two dtypes: cast, then the lane
+    tensor([2., 2.], dtype=tensorcore.float64)
+    >>> add(tc.ones(2, requires_grad=True), tc.ones(2), 1) is None  # recorded: the step's
     True
     """
     n = len(op.decl.parsed.params)

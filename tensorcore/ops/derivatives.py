@@ -91,6 +91,20 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Te
     return g.expand(shape)
 
 
+def _keepdim(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Tensor:
+    """A reduced gradient (or result) with the reduced dims back as size 1: what
+    :func:`_unreduce` expands, left to broadcast. Rules that go on computing with it use
+    this: a small operand broadcasts in the arithmetic, where an expanded one takes every
+    operator's strided path."""
+    if keepdim or not shape:
+        return g
+    if dims is None:
+        return g.reshape((1,) * len(shape))
+    for d in sorted(dims):
+        g = g.unsqueeze(d)
+    return g
+
+
 def _conj(t: Any) -> Any:
     if isinstance(t, Tensor) and t._dtype.is_complex:
         return t.conj()
@@ -617,8 +631,8 @@ _d("mean", "self:spec dim keepdim", _mean)
 
 def _prod(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
-    res = _unreduce(c.result, x._shape, c.dim, c.keepdim)
-    gg = _unreduce(g, x._shape, c.dim, c.keepdim)
+    res = _keepdim(c.result, x._shape, c.dim, c.keepdim)
+    gg = _keepdim(g, x._shape, c.dim, c.keepdim)
     # result / x, recomputed without the division where x has zeros.
     if _registry.interface(x._device).holds_data and bool((x == 0).any()):
         dims = c.dim if c.dim is not None else tuple(range(x.ndim))
@@ -645,10 +659,11 @@ _d("prod", "self dim keepdim result", _prod)
 
 def _amax_amin(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
-    res = _unreduce(c.result, x._shape, c.dim, c.keepdim)
+    res = _keepdim(c.result, x._shape, c.dim, c.keepdim)
     mask = (x == res).to(g._dtype)
-    count = _unreduce(mask.sum(c.dim, keepdim=True), x._shape, c.dim, True)
-    return (_unreduce(g, x._shape, c.dim, c.keepdim) * mask / count,)
+    count = mask.sum(c.dim, keepdim=True)
+    # (PyTorch's order: the gradient shared among the extreme elements, then masked)
+    return (_keepdim(g, x._shape, c.dim, c.keepdim) / count * mask,)
 
 
 _d("amax", "self dim keepdim result", _amax_amin)
@@ -672,7 +687,7 @@ def _var(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
     n = _reduced_count(x._shape, c.dim)
     centered = x - x.mean(c.dim, keepdim=True)
-    return (_unreduce(g, x._shape, c.dim, c.keepdim) * 2 * centered / max(n - c.correction, 0),)
+    return (_keepdim(g, x._shape, c.dim, c.keepdim) * 2 * centered / max(n - c.correction, 0),)
 
 
 _d("var", "self dim keepdim correction", _var)
@@ -682,8 +697,8 @@ def _std(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
     n = _reduced_count(x._shape, c.dim)
     centered = x - x.mean(c.dim, keepdim=True)
-    std = _unreduce(c.result, x._shape, c.dim, c.keepdim)
-    gg = _unreduce(g, x._shape, c.dim, c.keepdim)
+    std = _keepdim(c.result, x._shape, c.dim, c.keepdim)
+    gg = _keepdim(g, x._shape, c.dim, c.keepdim)
     # (where the deviation is 0 the gradient is 0, as PyTorch's: not 0 / 0)
     gg = ops.where(std == 0, 0, gg / std)
     return (gg * centered / max(n - c.correction, 0),)
@@ -694,10 +709,10 @@ _d("std", "self dim keepdim correction result", _std)
 
 def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     x, p = c.self, c.ord
-    norm = _unreduce(c.result, x._shape, c.dim, c.keepdim)
-    gg = _unreduce(g, x._shape, c.dim, c.keepdim)
+    norm = _keepdim(c.result, x._shape, c.dim, c.keepdim)
+    gg = _keepdim(g, x._shape, c.dim, c.keepdim)
     if p == 0:
-        return (ops.zeros_like(gg),)
+        return (ops.zeros(x._shape, dtype=g._dtype, device=g._device),)
     if p == 1:
         return (gg * x.sgn() if x._dtype.is_complex else gg * x.sign(),)
     if p == 2:
@@ -705,7 +720,7 @@ def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
     if math.isinf(p):
         ax = x.abs()
         mask = (ax == norm).to(g._dtype)
-        count = _unreduce(mask.sum(c.dim, keepdim=True), x._shape, c.dim, True)
+        count = mask.sum(c.dim, keepdim=True)
         return (gg * x.sign() * mask / count,)
     ax = x.abs()
     if p < 1:
@@ -722,8 +737,8 @@ _d(
     "logsumexp",
     "self dim keepdim result",
     lambda c, g: (
-        _unreduce(g, c.self._shape, c.dim, c.keepdim)
-        * (c.self - _unreduce(c.result, c.self._shape, c.dim, c.keepdim)).exp(),
+        _keepdim(g, c.self._shape, c.dim, c.keepdim)
+        * (c.self - _keepdim(c.result, c.self._shape, c.dim, c.keepdim)).exp(),
     ),
 )
 _d("cumsum", "dim", lambda c, g: (g.flip((c.dim,)).cumsum(c.dim).flip((c.dim,)),))

@@ -23,8 +23,19 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
 
+    # (source dtype, destination dtype) -> whether NumPy's safe casting rule holds: such a
+    # cast cannot overflow nor warn, and needs no errstate.
+    safe: dict[tuple[Any, Any], bool] = {}
+
     def assign(o: Any, x: Any) -> None:
         """``o[...] = x`` with broadcasting and PyTorch's unsafe, silent casting."""
+        pair = (x.dtype, o.dtype)
+        quiet_ok = safe.get(pair)
+        if quiet_ok is None:
+            quiet_ok = safe[pair] = bool(xp.can_cast(x.dtype, o.dtype, "safe"))
+        if quiet_ok:
+            xp.copyto(o, x, casting="unsafe")
+            return
         if x.dtype.kind == "c" and o.dtype.kind != "c":
             x = (x != 0) if o.dtype.kind == "b" else x.real
         with quiet(all="ignore"):
