@@ -128,7 +128,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             try:
                 if not short_rows(xp.add, x, dim, o, keepdim):
                     xp.add.reduce(x, axis=dim, dtype=o.dtype, out=o, keepdims=keepdim)
-                xp.true_divide(o, count(x, dim), out=o)  # 0 / 0 = nan over an empty dim
+                n = x.size if dim is None or len(dim) == x.ndim else count(x, dim)
+                if o.ndim:
+                    xp.true_divide(o, n, out=o)  # 0 / 0 = nan over an empty dim
+                else:  # (NumPy's scalar division, in o's dtype: a fifth of the ufunc's)
+                    o[()] = o[()] / n
             finally:
                 leave(tok)
             return
