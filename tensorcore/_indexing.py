@@ -249,6 +249,14 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
         view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
         if view is not None:
             return view
+    elif self._shape:  # (recorded: one slice or int over dim 0 is one node, as below)
+        c = idx.__class__
+        if c is slice:
+            step = idx.step
+            if step is None or (step.__class__ is int and step > 0):
+                return _slice(self, 0, idx.start, idx.stop, 1 if step is None else step)
+        elif c is int:
+            return _select(self, 0, idx)
     flips: list[int] = []
     out, indices = _apply_index(self, idx, flips)
     if flips:
