@@ -79,6 +79,7 @@ _BATCHES: dict[int, list[tuple[str, str, list[str], dict[str, str]]]] = {
         ("sparse_training", "sparse_training.py", [], {}),
         ("sync_batchnorm", "sync_batchnorm.py", [], {}),
         ("comm_hooks", "comm_hooks.py", [], {}),
+        ("powersgd", "powersgd.py", [], {}),
         ("reduce_ops-nocheck", "reduce_ops.py", [], {_CHECK: "0"}),
         ("env-agrees", "env_init.py", [], {"WORLD_SIZE": "2"}),
         ("env-disagrees", "env_init.py", [], {"WORLD_SIZE": "3"}),
@@ -226,6 +227,14 @@ def test_ddp_comm_hooks_train_as_plain_ddp() -> None:
     to it; a hook of the program's own gets PyTorch's ``GradBucket``, and its future's
     tensor becomes the gradients."""
     _batch_ok(2, "comm_hooks")
+
+
+def test_powersgd_hooks_compress_as_pytorchs() -> None:
+    """``powerSGD_hook`` and ``batched_powerSGD_hook`` with ``PowerSGDState``: plain DDP
+    before ``start_powerSGD_iter``; the exact average at full rank (and at rank one for a
+    rank-one sum); a rank-1 approximation that trains, with error feedback, identically on
+    every rank; nothing kept without warm start or error feedback; the state pickles."""
+    _batch_ok(2, "powersgd")
 
 
 def test_ddp_sparse_embedding_gradients_are_all_gathered() -> None:
