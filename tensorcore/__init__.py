@@ -298,8 +298,36 @@ _LAZY_SUBPACKAGES = frozenset(
 )
 
 
-#: ``tc.amp``'s names that PyTorch also has at the top level (``torch.autocast``).
-_AMP_NAMES = frozenset({"autocast", "get_autocast_dtype", "is_autocast_enabled"})
+#: Autocast's names that PyTorch has at the top level (``torch.autocast``, the state
+#: functions and their deprecated per-device spellings), from ``amp.autocast_mode``.
+_AMP_NAMES = frozenset(
+    {
+        "autocast",
+        "autocast_decrement_nesting",
+        "autocast_increment_nesting",
+        "clear_autocast_cache",
+        "get_autocast_cpu_dtype",
+        "get_autocast_dtype",
+        "get_autocast_gpu_dtype",
+        "get_autocast_ipu_dtype",
+        "get_autocast_xla_dtype",
+        "is_autocast_cache_enabled",
+        "is_autocast_cpu_enabled",
+        "is_autocast_enabled",
+        "is_autocast_ipu_enabled",
+        "is_autocast_xla_enabled",
+        "set_autocast_cache_enabled",
+        "set_autocast_cpu_dtype",
+        "set_autocast_cpu_enabled",
+        "set_autocast_dtype",
+        "set_autocast_enabled",
+        "set_autocast_gpu_dtype",
+        "set_autocast_ipu_dtype",
+        "set_autocast_ipu_enabled",
+        "set_autocast_xla_dtype",
+        "set_autocast_xla_enabled",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -321,10 +349,10 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = vmap
         return vmap
-    if name in _AMP_NAMES:  # torch.autocast and its queries live in torch.amp
-        from . import amp
+    if name in _AMP_NAMES:  # torch.autocast and its state live in tensorcore.amp
+        from .amp import autocast_mode
 
-        value = getattr(amp, name)
+        value = getattr(autocast_mode, name)
         globals()[name] = value
         return value
     manager.load()

@@ -145,6 +145,60 @@ def test_nesting_disabling_threads_and_the_hook() -> None:
         tc.autocast(tc.device("cpu"))  # type: ignore[arg-type]
 
 
+def test_autocast_state_functions_as_pytorchs_top_level() -> None:
+    a = tc.ones(2, 2)
+    # set_autocast_dtype: the dtype a region without dtype= takes (and get_ answers)
+    tc.set_autocast_dtype("cpu", tc.float16)
+    try:
+        assert tc.get_autocast_dtype("cpu") is tc.float16
+        with tc.autocast("cpu"):
+            assert (a @ a).dtype is tc.float16
+    finally:
+        tc.set_autocast_dtype("cpu", tc.bfloat16)
+    # set_autocast_enabled: on outside any region (the hook installed), then off again
+    tc.set_autocast_enabled("cpu", True)
+    try:
+        assert tc.is_autocast_enabled("cpu") and (a @ a).dtype is tc.bfloat16
+        with tc.autocast("cpu", enabled=False):
+            assert (a @ a).dtype is tc.float32
+        assert (a @ a).dtype is tc.bfloat16
+    finally:
+        tc.set_autocast_enabled("cpu", False)
+    assert not tc.is_autocast_enabled("cpu") and (a @ a).dtype is tc.float32
+    assert _call._autocast is None
+    tc.set_autocast_enabled(True)  # (the old one-argument form: CUDA's switch)
+    assert tc.is_autocast_enabled() and tc.is_autocast_enabled("cuda")
+    tc.set_autocast_enabled(False)
+    assert not tc.is_autocast_enabled()
+    # the deprecated per-device spellings warn as PyTorch's and answer the same
+    with pytest.warns(DeprecationWarning, match=r"is_autocast_enabled\('cpu'\) instead"):
+        assert tc.is_autocast_cpu_enabled() is False
+    with pytest.warns(DeprecationWarning, match=r"get_autocast_dtype\('cuda'\)"):
+        assert tc.get_autocast_gpu_dtype() is tc.float16
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with tc.autocast("cpu"):
+            assert tc.is_autocast_cpu_enabled()
+        assert tc.get_autocast_cpu_dtype() is tc.bfloat16
+        assert tc.get_autocast_xla_dtype() is tc.bfloat16
+        tc.set_autocast_cpu_dtype(tc.float16)
+        assert tc.get_autocast_dtype("cpu") is tc.float16
+        tc.set_autocast_cpu_dtype(tc.bfloat16)
+        tc.set_autocast_cpu_enabled(True)
+        assert tc.is_autocast_enabled("cpu")
+        tc.set_autocast_cpu_enabled(False)
+    assert _call._autocast is None
+    # the nesting count regions keep, and the cache flag
+    with tc.autocast("cpu"):
+        assert tc.autocast_increment_nesting() == 2
+        assert tc.autocast_decrement_nesting() == 1
+    assert tc.is_autocast_cache_enabled()
+    tc.set_autocast_cache_enabled(False)
+    assert not tc.is_autocast_cache_enabled()
+    tc.set_autocast_cache_enabled(True)
+    tc.clear_autocast_cache()
+
+
 def test_gradients_reach_float32_parameters_in_float32(device: str) -> None:
     if not _holds_data(device):
         pytest.skip(f"device '{device}' holds no data to compare")

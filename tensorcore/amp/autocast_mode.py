@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -27,20 +28,53 @@ from .. import dtypes as dt
 from .._tensor import Tensor
 from ..ops import _call
 
-__all__ = ["autocast", "custom_fwd", "get_autocast_dtype", "is_autocast_enabled"]
+__all__ = [
+    "autocast",
+    "autocast_decrement_nesting",
+    "autocast_increment_nesting",
+    "clear_autocast_cache",
+    "custom_fwd",
+    "get_autocast_cpu_dtype",
+    "get_autocast_dtype",
+    "get_autocast_gpu_dtype",
+    "get_autocast_ipu_dtype",
+    "get_autocast_xla_dtype",
+    "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled",
+    "is_autocast_enabled",
+    "is_autocast_ipu_enabled",
+    "is_autocast_xla_enabled",
+    "set_autocast_cache_enabled",
+    "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled",
+    "set_autocast_dtype",
+    "set_autocast_enabled",
+    "set_autocast_gpu_dtype",
+    "set_autocast_ipu_dtype",
+    "set_autocast_ipu_enabled",
+    "set_autocast_xla_dtype",
+    "set_autocast_xla_enabled",
+]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-#: The default lower-precision dtype of each device type (PyTorch's).
-_DEFAULT_DTYPES = {"cpu": dt.bfloat16, "cuda": dt.float16}
+#: The default lower-precision dtype of each device type (PyTorch's; ``xla``'s is bfloat16).
+_DEFAULT_DTYPES = {"cpu": dt.bfloat16, "cuda": dt.float16, "xla": dt.bfloat16}
 _LOWER_OK = {"cpu": (dt.bfloat16, dt.float16), "cuda": (dt.float16, dt.bfloat16)}
 
 
 class _State(threading.local):
-    """Per thread: the device types whose autocast is on, with their dtypes."""
+    """Per thread: the device types whose autocast is on, with their dtypes; the dtypes set
+    with :func:`set_autocast_dtype`; the device types turned on by
+    :func:`set_autocast_enabled` (outside any region); the regions' nesting; whether casts
+    would be cached."""
 
     def __init__(self) -> None:
         self.on: dict[str, dt.dtype] = {}
+        self.dtypes: dict[str, dt.dtype] = {}
+        self.manual: set[str] = set()
+        self.nesting = 0
+        self.cache = True
 
 
 _state = _State()
@@ -73,7 +107,220 @@ def get_autocast_dtype(device_type: str) -> dt.dtype:
     >>> tc.get_autocast_dtype("cpu")
     tensorcore.bfloat16
     """
-    return _state.on.get(device_type) or _DEFAULT_DTYPES.get(device_type, dt.float16)
+    return (
+        _state.on.get(device_type)
+        or _state.dtypes.get(device_type)
+        or _DEFAULT_DTYPES.get(device_type, dt.float16)
+    )
+
+
+def set_autocast_dtype(device_type: str, dtype: dt.dtype) -> None:
+    """Set the dtype autocast uses for ``device_type`` in this thread: a region entered
+    without ``dtype=`` takes it, and a region active now runs in it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.set_autocast_dtype("cpu", tc.float16)
+    >>> tc.get_autocast_dtype("cpu")
+    tensorcore.float16
+    >>> tc.set_autocast_dtype("cpu", tc.bfloat16)
+    """
+    if not isinstance(dtype, dt.dtype):
+        raise TypeError(f"set_autocast_dtype(): dtype must be a tensorcore dtype, got {dtype!r}")
+    _state.dtypes[device_type] = dtype
+    if device_type in _state.on:
+        _state.on[device_type] = dtype
+
+
+def _hook(delta: int) -> None:
+    """Count a region (or a manual enabling) in or out; the call path's hook is installed
+    while the count is positive."""
+    global _active
+    with _lock:
+        _active += delta
+        _call.set_autocast(_cast_args if _active > 0 else None)
+
+
+def set_autocast_enabled(device_type: Any, enabled: bool | None = None) -> None:
+    """Turn autocast on or off for ``device_type`` in this thread, outside any region
+    (PyTorch's ``torch.set_autocast_enabled(device_type, enabled)``; the deprecated
+    one-argument form ``set_autocast_enabled(enabled)`` is CUDA's).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.set_autocast_enabled("cpu", True)
+    >>> (tc.ones(2, 2) @ tc.ones(2, 2)).dtype
+    tensorcore.bfloat16
+    >>> tc.set_autocast_enabled("cpu", False)
+    >>> tc.is_autocast_enabled("cpu")
+    False
+    """
+    if enabled is None:  # (the old signature: CUDA's switch, without a warning in PyTorch)
+        device_type, enabled = "cuda", device_type
+    on = _state.on
+    if enabled:
+        on[device_type] = get_autocast_dtype(device_type)
+        if device_type not in _state.manual:
+            _state.manual.add(device_type)
+            _hook(1)
+    else:
+        on.pop(device_type, None)
+        if device_type in _state.manual:
+            _state.manual.discard(device_type)
+            _hook(-1)
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"torch.{old} is deprecated. Please use torch.{new} instead.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def _enabled_query(device_type: str) -> Callable[[], bool]:
+    def query() -> bool:
+        _deprecated(f"is_autocast_{device_type}_enabled()", f"is_autocast_enabled('{device_type}')")
+        return is_autocast_enabled(device_type)
+
+    query.__name__ = f"is_autocast_{device_type}_enabled"
+    query.__doc__ = (
+        f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
+        f"``is_autocast_enabled('{device_type}')``.\n\n"
+        "Examples\n--------\n>>> import warnings, tensorcore as tc\n"
+        ">>> with warnings.catch_warnings():\n"
+        "...     warnings.simplefilter('ignore')\n"
+        f"...     tc.is_autocast_{device_type}_enabled()\nFalse\n"
+    )
+    return query
+
+
+def _enabled_setter(device_type: str) -> Callable[[bool], None]:
+    def setter(enabled: bool) -> None:
+        _deprecated(
+            f"set_autocast_{device_type}_enabled(enabled)",
+            f"set_autocast_enabled('{device_type}', enabled)",
+        )
+        set_autocast_enabled(device_type, enabled)
+
+    setter.__name__ = f"set_autocast_{device_type}_enabled"
+    setter.__doc__ = (
+        f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
+        f"``set_autocast_enabled('{device_type}', enabled)``."
+    )
+    return setter
+
+
+def _dtype_query(name: str, device_type: str) -> Callable[[], dt.dtype]:
+    def query() -> dt.dtype:
+        _deprecated(f"get_autocast_{name}_dtype()", f"get_autocast_dtype('{device_type}')")
+        return get_autocast_dtype(device_type)
+
+    query.__name__ = f"get_autocast_{name}_dtype"
+    query.__doc__ = (
+        f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
+        f"``get_autocast_dtype('{device_type}')``.\n\n"
+        "Examples\n--------\n>>> import warnings, tensorcore as tc\n"
+        ">>> with warnings.catch_warnings():\n"
+        "...     warnings.simplefilter('ignore')\n"
+        f"...     tc.get_autocast_{name}_dtype()\n"
+        f"tensorcore.{_DEFAULT_DTYPES.get(device_type, dt.float16).name}\n"
+    )
+    return query
+
+
+def _dtype_setter(name: str, device_type: str) -> Callable[[dt.dtype], None]:
+    def setter(dtype: dt.dtype) -> None:
+        _deprecated(
+            f"set_autocast_{name}_dtype(dtype)", f"set_autocast_dtype('{device_type}', dtype)"
+        )
+        set_autocast_dtype(device_type, dtype)
+
+    setter.__name__ = f"set_autocast_{name}_dtype"
+    setter.__doc__ = (
+        f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
+        f"``set_autocast_dtype('{device_type}', dtype)``."
+    )
+    return setter
+
+
+is_autocast_cpu_enabled = _enabled_query("cpu")
+is_autocast_ipu_enabled = _enabled_query("ipu")
+is_autocast_xla_enabled = _enabled_query("xla")
+set_autocast_cpu_enabled = _enabled_setter("cpu")
+set_autocast_ipu_enabled = _enabled_setter("ipu")
+set_autocast_xla_enabled = _enabled_setter("xla")
+get_autocast_cpu_dtype = _dtype_query("cpu", "cpu")
+get_autocast_gpu_dtype = _dtype_query("gpu", "cuda")
+get_autocast_ipu_dtype = _dtype_query("ipu", "ipu")
+get_autocast_xla_dtype = _dtype_query("xla", "xla")
+set_autocast_cpu_dtype = _dtype_setter("cpu", "cpu")
+set_autocast_gpu_dtype = _dtype_setter("gpu", "cuda")
+set_autocast_ipu_dtype = _dtype_setter("ipu", "ipu")
+set_autocast_xla_dtype = _dtype_setter("xla", "xla")
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Whether autocast would cache its casts of leaf tensors (the flag PyTorch keeps; here
+    casts are not cached, so it changes nothing but this answer).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.is_autocast_cache_enabled()
+    True
+    """
+    return _state.cache
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Set the flag :func:`is_autocast_cache_enabled` answers.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.set_autocast_cache_enabled(True)
+    """
+    _state.cache = bool(enabled)
+
+
+def clear_autocast_cache() -> None:
+    """Drop autocast's cached casts (there are none: casts are not cached).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.clear_autocast_cache()
+    """
+
+
+def autocast_increment_nesting() -> int:
+    """Count one more autocast region in this thread; the new depth (PyTorch's
+    bookkeeping, which ``autocast`` regions also keep).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.autocast_increment_nesting(), tc.autocast_decrement_nesting()
+    (1, 0)
+    """
+    _state.nesting += 1
+    return _state.nesting
+
+
+def autocast_decrement_nesting() -> int:
+    """Count one autocast region less in this thread; the new depth.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.autocast_increment_nesting(), tc.autocast_decrement_nesting()
+    (1, 0)
+    """
+    _state.nesting -= 1
+    return _state.nesting
 
 
 class autocast:
@@ -116,7 +363,7 @@ class autocast:
         if dtype is not None and not isinstance(dtype, dt.dtype):
             raise TypeError(f"autocast(): dtype must be a tensorcore dtype, got {dtype!r}")
         self.device = device_type
-        self.fast_dtype = dtype or _DEFAULT_DTYPES.get(device_type, dt.float16)
+        self.fast_dtype = dtype or get_autocast_dtype(device_type)
         ok = _LOWER_OK.get(device_type, (dt.float16, dt.bfloat16))
         if enabled and self.fast_dtype not in ok:
             raise RuntimeError(
@@ -128,29 +375,24 @@ class autocast:
         self._prev: list[dt.dtype | None] = []
 
     def __enter__(self) -> autocast:
-        global _active
         on = _state.on
         self._prev.append(on.get(self.device))
         if self._enabled:
             on[self.device] = self.fast_dtype
         else:
             on.pop(self.device, None)
-        with _lock:
-            _active += 1
-            _call.set_autocast(_cast_args)
+        _state.nesting += 1
+        _hook(1)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        global _active
         prev = self._prev.pop()
         if prev is None:
             _state.on.pop(self.device, None)
         else:
             _state.on[self.device] = prev
-        with _lock:
-            _active -= 1
-            if _active == 0:
-                _call.set_autocast(None)
+        _state.nesting -= 1
+        _hook(-1)
 
     def __call__(self, fn: _F) -> _F:
         @functools.wraps(fn)
