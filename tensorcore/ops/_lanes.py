@@ -200,7 +200,9 @@ def _mixed(op: Op, again: Callable[..., Any], x: Any, y: Any, *more: Any) -> Any
             compute = _pointwise_dtypes(op, (x, y, *more))[0]
         except STANDARD:  # (the call path raises it, naming the operator)
             return None
-        if compute not in op.dtypes_ok:
+        if compute not in op.dtypes_ok or (
+            compute._category < dt.FLOATING and not (tx and ty)
+        ):  # (a float operand always makes a floating compute dtype: else no second lane)
             return None
         if len(_MIXED_DTYPES) >= 4096:
             _MIXED_DTYPES.clear()
