@@ -101,17 +101,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             ufunc(r, x[..., j], out=r)
         return True
 
+    # result dtype -> its accumulation dtype, and whether that is the result dtype (the
+    # direct ``ufunc.reduce`` into ``out``): per call, a dict lookup instead of two calls
+    accumulation: dict[Any, tuple[Any, bool]] = {}
+
     def reducer(name: str, fn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
             x, o = array_of(self), array_of(out)
-            a = acc(o.dtype)
+            hit = accumulation.get(o.dtype)
+            if hit is None:
+                a = acc(o.dtype)
+                hit = accumulation[o.dtype] = (a, bool(direct and a == o.dtype))
+            a, into = hit
+            ax = dim if x.ndim else None
             tok = enter()
             try:
-                if direct and a == o.dtype:
-                    if not short_rows(ufunc, x, dim, o, keepdim):
-                        ufunc.reduce(x, axis=axes(x, dim), dtype=a, out=o, keepdims=keepdim)
+                if into:
+                    # (short_rows takes a last dim of 2 to 7 only: the common case skips it)
+                    if not (
+                        x.ndim and 2 <= x.shape[-1] <= 7 and short_rows(ufunc, x, dim, o, keepdim)
+                    ):
+                        ufunc.reduce(x, axis=ax, dtype=a, out=o, keepdims=keepdim)
                 else:
-                    o[...] = fn(x, axis=axes(x, dim), dtype=a, keepdims=keepdim)
+                    o[...] = fn(x, axis=ax, dtype=a, keepdims=keepdim)
             finally:
                 leave(tok)
 
