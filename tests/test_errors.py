@@ -314,3 +314,60 @@ def test_wordings_of_index_dtypes_probabilities_and_implicit_softmax_dims(device
         with pytest.warns(UserWarning, match=f"Implicit dimension choice for {fn} has been dep"):
             out = getattr(tc.nn.functional, fn)(x)
         tc.testing.assert_close(out, getattr(tc.nn.functional, fn)(x, dim=1))
+
+
+_SUBJECT_MESSAGES: list[tuple[Callable[[str], Any], type[Exception], str]] = [
+    (
+        lambda d: tc.where(tc.ones(2, device=d), 1.0, 0.0),
+        RuntimeError,
+        "where expected condition to be a boolean tensor, but got a tensor with dtype Float",
+    ),
+    (
+        lambda d: tc.stft(tc.ones(20, device=d), 8),
+        RuntimeError,
+        "stft requires the return_complex parameter be given for real inputs, and will further "
+        "require that return_complex=True in a future PyTorch release.",
+    ),
+    (lambda d: tc.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
+    (
+        lambda d: tc.ones(3, device=d).chunk(0),
+        RuntimeError,
+        "chunk expects `chunks` to be greater than 0, got: 0",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).masked_fill_(tc.ones(2, dtype=tc.int64, device=d), 1.0),
+        RuntimeError,
+        "masked_fill_ only supports boolean masks, but got mask with dtype long int",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).exponential_(-1),
+        RuntimeError,
+        "exponential_ expects lambda > 0.0, but found lambda=-1",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).geometric_(1.5e10),
+        RuntimeError,
+        "geometric_ expects p to be in (0, 1), but got p=1.5e+10",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).uniform_(2.5, 1e-7),
+        RuntimeError,
+        "uniform_ expects to return a [from, to) range, but found from=2.5 > to=1e-07",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).normal_(0, -2),
+        RuntimeError,
+        "normal expects std >= 0.0, but found std -2",
+    ),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_SUBJECT_MESSAGES)))
+def test_messages_opening_with_the_operator_name_are_not_prefixed(device: str, k: int) -> None:
+    """PyTorch opens some messages with the operator's bare name as their subject (``where
+    expected ...``): no ``where(): `` goes in front of them, and the numbers in them are
+    printed as C++ streams print a double (``-1``, ``1e-07``)."""
+    fn, exc, message = _SUBJECT_MESSAGES[k]
+    with pytest.raises(exc) as info:
+        fn(device)
+    assert str(info.value) == message

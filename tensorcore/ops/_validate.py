@@ -423,7 +423,8 @@ _NAMED: dict[str, re.Pattern[str]] = {}
 
 def names_op(message: str, name: str) -> bool:
     """Whether an error message already names ``name`` (``name(``, ``'name'``, ``"name"``,
-    ``(in name)``, ``name[``; ``name_`` and ``name`` name each other). An operator of a
+    ``(in name)``, ``name[``, or a message opening with ``name `` as its subject; ``name_``
+    and ``name`` name each other). An operator of a
     Python module (``linalg_inv``, and the internal ``_linalg_svd``) is named by its public
     spelling too, as PyTorch's messages write it (``linalg.inv: ...``).
 
@@ -432,6 +433,8 @@ def names_op(message: str, name: str) -> bool:
     >>> from tensorcore.ops._validate import names_op
     >>> names_op("t(): expects a 2-D tensor", "t"), names_op("can't do it", "t")
     (True, False)
+    >>> names_op("where expected condition to be a boolean tensor", "where")
+    True
     >>> names_op("linalg.inv: The input tensor A must have at least 2 dimensions.", "linalg_inv")
     True
     """
@@ -443,7 +446,11 @@ def names_op(message: str, name: str) -> bool:
             # (``multi_dot(): ...`` is linalg.multi_dot's own wording)
             short = re.escape(short.rstrip("_"))
             base = f"(?:{base}|{module}\\.{short}|{short}(?=\\())"
-        pat = _NAMED[name] = re.compile(rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'")
+        # PyTorch also opens some messages with the bare name as their subject
+        # (``where expected condition to be a boolean tensor``, ``stft requires ...``).
+        pat = _NAMED[name] = re.compile(
+            rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'|^{base}_? (?=[a-z])"
+        )
     return pat.search(message) is not None
 
 

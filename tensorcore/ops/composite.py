@@ -350,7 +350,7 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
 @_composite
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = self._shape[_wrap_dim(dim, self.ndim)]
     size = -(-n // chunks) if n else 0
     return split(self, size, dim) if size else (self,)

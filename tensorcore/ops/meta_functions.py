@@ -21,7 +21,7 @@ from typing import Any
 from .. import _registry
 from .. import dtypes as dt
 from .._memory_format import format_strides, layer_format
-from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
+from .._tensor import Tensor, _wrap_dim, cpp_name, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
 from ._validate import check_shape, v_float
 
@@ -708,7 +708,7 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
     if mask._dtype is not dt.bool_:
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{torch_name(mask._dtype)}"
+            f"{cpp_name(mask._dtype)}"
         )
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(
