@@ -330,6 +330,11 @@ _SUBJECT_MESSAGES: list[tuple[Callable[[str], Any], type[Exception], str]] = [
     ),
     (lambda d: tc.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
     (
+        lambda d: tc.multinomial(tc.ones(2, dtype=tc.int64, device=d), 1),
+        RuntimeError,
+        "multinomial only supports floating-point dtypes for input, got: Long",
+    ),
+    (
         lambda d: tc.ones(3, device=d).chunk(0),
         RuntimeError,
         "chunk expects `chunks` to be greater than 0, got: 0",

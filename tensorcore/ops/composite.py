@@ -509,10 +509,6 @@ def multinomial(
 ) -> Tensor:
     if self.ndim not in (1, 2):
         raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {self.ndim}-dim input")
-    if not self._dtype.is_floating_point:
-        raise RuntimeError(
-            f"multinomial only supports floating-point dtypes for input, got: {self._dtype.name}"
-        )
     n = self._shape[-1]
     if num_samples <= 0:
         raise RuntimeError(f"cannot sample n_sample <= 0 samples (got {num_samples})")
