@@ -4,6 +4,7 @@ where PyTorch has one)."""
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -376,3 +377,30 @@ def test_messages_opening_with_the_operator_name_are_not_prefixed(device: str, k
     with pytest.raises(exc) as info:
         fn(device)
     assert str(info.value) == message
+
+
+_WARNING_CALLS: list[tuple[str, Callable[[str], Any]]] = [
+    ("meshgrid", lambda d: tc.meshgrid(tc.ones(2, device=d))),
+    ("stft", lambda d: tc.stft(tc.ones(16, device=d), 8, return_complex=True)),
+    ("istft", lambda d: tc.istft(tc.ones(5, 3, dtype=tc.complex64, device=d), 8)),
+    ("cov", lambda d: tc.cov(tc.ones(2, 1, device=d))),
+    (
+        "scatter",
+        lambda d: tc.zeros(3, device=d).scatter(
+            0, tc.tensor([0], device=d), tc.ones(1, device=d), reduce="add"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _WARNING_CALLS])
+@pytest.mark.parametrize("grad", [False, True])
+def test_warnings_point_at_the_callers_line(device: str, name: str, grad: bool) -> None:
+    """As PyTorch's do, whatever path (lane, call path, autograd, composite) the call takes."""
+    fn = dict(_WARNING_CALLS)[name]
+    with warnings.catch_warnings(record=True) as record, tc.set_grad_enabled(grad):
+        warnings.simplefilter("always")
+        fn(device)
+    assert record and all(w.filename == __file__ for w in record), [
+        (w.filename, str(w.message)[:40]) for w in record
+    ]

@@ -15,7 +15,10 @@ import functools
 import math
 import numbers
 import operator
+import os
 import re
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -572,3 +575,34 @@ def checked(signature: str) -> Callable[[_F], _F]:
         return wrapper  # type: ignore[return-value]
 
     return deco
+
+
+_CORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_TESTING = os.path.join(_CORE, "testing") + os.sep
+
+
+def warn_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn with ``message``, attributed to the line that called into tensorcore, as
+    PyTorch's warnings point at the user's call: the dispatch path between takes more or
+    fewer frames (a lane, the call path, autograd, a composite), so no fixed ``stacklevel``
+    fits every call.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from tensorcore.ops._validate import warn_caller
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_caller("careful")
+    >>> caught[0].filename.endswith("_validate.py"), str(caught[0].message)
+    (False, 'careful')
+    """
+    level, frame = 1, sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith("<tensorcore") or name.startswith(_CORE)) or name.startswith(
+            _TESTING
+        ):
+            break
+        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, category, stacklevel=level + 1)

@@ -14,7 +14,6 @@ rule) live here too: meta functions use them, and this module sits below the fro
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,7 +22,7 @@ from .. import dtypes as dt
 from .._memory_format import format_strides, layer_format
 from .._tensor import Tensor, _wrap_dim, cpp_name, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
-from ._validate import check_shape, v_float
+from ._validate import check_shape, v_float, warn_caller
 
 __all__ = ["blas_scale", "broadcast", "check_alpha", "normalize_dims"]
 
@@ -653,12 +652,10 @@ def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any, reduce: str | 
             f"vs {torch_name(src._dtype)})"
         )
     if reduce is not None and isinstance(src, Tensor):
-        warnings.warn(
+        warn_caller(
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
             "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
             "reduction options.",
-            UserWarning,
-            stacklevel=2,
         )
     return (self, d, index, src, reduce), (self._shape, self._dtype)
 
