@@ -361,6 +361,22 @@ _SUBJECT_MESSAGES: list[tuple[Callable[[str], Any], type[Exception], str]] = [
         "uniform_ expects to return a [from, to) range, but found from=2.5 > to=1e-07",
     ),
     (
+        lambda d: tc.ones(2, device=d).uniform_(float("inf"), 1.0),
+        RuntimeError,
+        "uniform_(): from is out of bounds for float",
+    ),
+    (
+        lambda d: tc.ones(2, dtype=tc.float16, device=d).uniform_(0.0, float("nan")),
+        RuntimeError,
+        "uniform_(): to is out of bounds for c10::Half",
+    ),
+    (
+        lambda d: tc.ones(2, dtype=tc.float64, device=d).uniform_(-1e308, 1e308),
+        RuntimeError,
+        "uniform_ expects to-from <= std::numeric_limits<Double>::max(), but found to=1e+308 "
+        "and from=-1e+308 which result in to-from to exceed the limit",
+    ),
+    (
         lambda d: tc.ones(2, device=d).normal_(0, -2),
         RuntimeError,
         "normal expects std >= 0.0, but found std -2",
@@ -369,10 +385,11 @@ _SUBJECT_MESSAGES: list[tuple[Callable[[str], Any], type[Exception], str]] = [
 
 
 @pytest.mark.parametrize("k", range(len(_SUBJECT_MESSAGES)))
-def test_messages_opening_with_the_operator_name_are_not_prefixed(device: str, k: int) -> None:
+def test_messages_keep_pytorchs_words_without_a_prefix(device: str, k: int) -> None:
     """PyTorch opens some messages with the operator's bare name as their subject (``where
-    expected ...``): no ``where(): `` goes in front of them, and the numbers in them are
-    printed as C++ streams print a double (``-1``, ``1e-07``)."""
+    expected ...``): no ``where(): `` goes in front of them (a message that does not name
+    the operator gets the prefix, as ``uniform_``'s bounds checks); numbers are printed as C++
+    streams print a double (``-1``, ``1e-07``)."""
     fn, exc, message = _SUBJECT_MESSAGES[k]
     with pytest.raises(exc) as info:
         fn(device)

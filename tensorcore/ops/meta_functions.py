@@ -1001,6 +1001,37 @@ def check_bernoulli(self: Tensor, p: float | None = None, generator: Any = None)
         )
 
 
+def check_uniform(self: Tensor, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> None:
+    """``uniform_``'s ``check``, PyTorch's: each bound lies within the finite range of the
+    (real) dtype drawn in (so no infinity or NaN), ``from <= to``, and ``to - from`` is
+    finite in that dtype.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.empty(2, dtype=tc.float16).uniform_(0.0, 7e4)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: uniform_(): to is out of bounds for c10::Half
+    """
+    real = self._dtype.to_real()
+    top = dt._FLOAT_MAX.get(real)
+    if top is None:
+        return  # (the declared dtypes refuse the others)
+    for name, v in (("from", from_), ("to", to)):
+        if not -top <= v <= top:
+            raise RuntimeError(f"{name} is out of bounds for {cpp_name(real)}")
+    if from_ > to:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
+        )
+    if to - from_ > top:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{torch_name(real)}>::max(), but "
+            f"found to={to:g} and from={from_:g} which result in to-from to exceed the limit"
+        )
+
+
 def check_bernoulli_p(self: Tensor, p: Any = 0.5, generator: Any = None) -> Any:
     """``bernoulli_``'s ``check``: ``p`` is a probability, or a floating tensor of them that
     broadcasts to ``self`` (PyTorch's two overloads), each in [0, 1]."""

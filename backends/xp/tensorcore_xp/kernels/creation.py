@@ -243,10 +243,6 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
 
     def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> Any:
         floats_only("check_uniform_bounds", self)
-        if not (math.isfinite(from_) and math.isfinite(to)):
-            raise RuntimeError(
-                f"uniform_ expects finite bounds, but found from={from_} and to={to}"
-            )
         if from_ > to:
             raise RuntimeError(
                 "uniform_ expects to return a [from, to) range, but found "
