@@ -4,6 +4,7 @@ where PyTorch has one)."""
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -314,3 +315,109 @@ def test_wordings_of_index_dtypes_probabilities_and_implicit_softmax_dims(device
         with pytest.warns(UserWarning, match=f"Implicit dimension choice for {fn} has been dep"):
             out = getattr(tc.nn.functional, fn)(x)
         tc.testing.assert_close(out, getattr(tc.nn.functional, fn)(x, dim=1))
+
+
+_SUBJECT_MESSAGES: list[tuple[Callable[[str], Any], type[Exception], str]] = [
+    (
+        lambda d: tc.where(tc.ones(2, device=d), 1.0, 0.0),
+        RuntimeError,
+        "where expected condition to be a boolean tensor, but got a tensor with dtype Float",
+    ),
+    (
+        lambda d: tc.stft(tc.ones(20, device=d), 8),
+        RuntimeError,
+        "stft requires the return_complex parameter be given for real inputs, and will further "
+        "require that return_complex=True in a future PyTorch release.",
+    ),
+    (lambda d: tc.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
+    (
+        lambda d: tc.multinomial(tc.ones(2, dtype=tc.int64, device=d), 1),
+        RuntimeError,
+        "multinomial only supports floating-point dtypes for input, got: Long",
+    ),
+    (
+        lambda d: tc.ones(3, device=d).chunk(0),
+        RuntimeError,
+        "chunk expects `chunks` to be greater than 0, got: 0",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).masked_fill_(tc.ones(2, dtype=tc.int64, device=d), 1.0),
+        RuntimeError,
+        "masked_fill_ only supports boolean masks, but got mask with dtype long int",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).exponential_(-1),
+        RuntimeError,
+        "exponential_ expects lambda > 0.0, but found lambda=-1",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).geometric_(1.5e10),
+        RuntimeError,
+        "geometric_ expects p to be in (0, 1), but got p=1.5e+10",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).uniform_(2.5, 1e-7),
+        RuntimeError,
+        "uniform_ expects to return a [from, to) range, but found from=2.5 > to=1e-07",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).uniform_(float("inf"), 1.0),
+        RuntimeError,
+        "uniform_(): from is out of bounds for float",
+    ),
+    (
+        lambda d: tc.ones(2, dtype=tc.float16, device=d).uniform_(0.0, float("nan")),
+        RuntimeError,
+        "uniform_(): to is out of bounds for c10::Half",
+    ),
+    (
+        lambda d: tc.ones(2, dtype=tc.float64, device=d).uniform_(-1e308, 1e308),
+        RuntimeError,
+        "uniform_ expects to-from <= std::numeric_limits<Double>::max(), but found to=1e+308 "
+        "and from=-1e+308 which result in to-from to exceed the limit",
+    ),
+    (
+        lambda d: tc.ones(2, device=d).normal_(0, -2),
+        RuntimeError,
+        "normal expects std >= 0.0, but found std -2",
+    ),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_SUBJECT_MESSAGES)))
+def test_messages_keep_pytorchs_words_without_a_prefix(device: str, k: int) -> None:
+    """PyTorch opens some messages with the operator's bare name as their subject (``where
+    expected ...``): no ``where(): `` goes in front of them (a message that does not name
+    the operator gets the prefix, as ``uniform_``'s bounds checks); numbers are printed as C++
+    streams print a double (``-1``, ``1e-07``)."""
+    fn, exc, message = _SUBJECT_MESSAGES[k]
+    with pytest.raises(exc) as info:
+        fn(device)
+    assert str(info.value) == message
+
+
+_WARNING_CALLS: list[tuple[str, Callable[[str], Any]]] = [
+    ("meshgrid", lambda d: tc.meshgrid(tc.ones(2, device=d))),
+    ("stft", lambda d: tc.stft(tc.ones(16, device=d), 8, return_complex=True)),
+    ("istft", lambda d: tc.istft(tc.ones(5, 3, dtype=tc.complex64, device=d), 8)),
+    ("cov", lambda d: tc.cov(tc.ones(2, 1, device=d))),
+    (
+        "scatter",
+        lambda d: tc.zeros(3, device=d).scatter(
+            0, tc.tensor([0], device=d), tc.ones(1, device=d), reduce="add"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _WARNING_CALLS])
+@pytest.mark.parametrize("grad", [False, True])
+def test_warnings_point_at_the_callers_line(device: str, name: str, grad: bool) -> None:
+    """As PyTorch's do, whatever path (lane, call path, autograd, composite) the call takes."""
+    fn = dict(_WARNING_CALLS)[name]
+    with warnings.catch_warnings(record=True) as record, tc.set_grad_enabled(grad):
+        warnings.simplefilter("always")
+        fn(device)
+    assert record and all(w.filename == __file__ for w in record), [
+        (w.filename, str(w.message)[:40]) for w in record
+    ]

@@ -115,6 +115,8 @@ def test_names_callee() -> None:
     assert fuzz.names_callee("output with shape [2] (in add_)", "add")
     assert fuzz.names_callee("Tensor.add() got an unexpected keyword argument 'x'", "add")
     assert not fuzz.names_callee("subtract(): bad", "sub")
+    assert fuzz.names_callee("where expected condition to be a boolean tensor", "where")
+    assert not fuzz.names_callee("the where expected nothing", "where")
 
 
 def test_summary_counts() -> None:

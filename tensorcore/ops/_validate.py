@@ -15,7 +15,10 @@ import functools
 import math
 import numbers
 import operator
+import os
 import re
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -423,7 +426,8 @@ _NAMED: dict[str, re.Pattern[str]] = {}
 
 def names_op(message: str, name: str) -> bool:
     """Whether an error message already names ``name`` (``name(``, ``'name'``, ``"name"``,
-    ``(in name)``, ``name[``; ``name_`` and ``name`` name each other). An operator of a
+    ``(in name)``, ``name[``, or a message opening with ``name `` as its subject; ``name_``
+    and ``name`` name each other). An operator of a
     Python module (``linalg_inv``, and the internal ``_linalg_svd``) is named by its public
     spelling too, as PyTorch's messages write it (``linalg.inv: ...``).
 
@@ -432,6 +436,8 @@ def names_op(message: str, name: str) -> bool:
     >>> from tensorcore.ops._validate import names_op
     >>> names_op("t(): expects a 2-D tensor", "t"), names_op("can't do it", "t")
     (True, False)
+    >>> names_op("where expected condition to be a boolean tensor", "where")
+    True
     >>> names_op("linalg.inv: The input tensor A must have at least 2 dimensions.", "linalg_inv")
     True
     """
@@ -443,7 +449,11 @@ def names_op(message: str, name: str) -> bool:
             # (``multi_dot(): ...`` is linalg.multi_dot's own wording)
             short = re.escape(short.rstrip("_"))
             base = f"(?:{base}|{module}\\.{short}|{short}(?=\\())"
-        pat = _NAMED[name] = re.compile(rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'")
+        # PyTorch also opens some messages with the bare name as their subject
+        # (``where expected condition to be a boolean tensor``, ``stft requires ...``).
+        pat = _NAMED[name] = re.compile(
+            rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'|^{base}_? (?=[a-z])"
+        )
     return pat.search(message) is not None
 
 
@@ -565,3 +575,34 @@ def checked(signature: str) -> Callable[[_F], _F]:
         return wrapper  # type: ignore[return-value]
 
     return deco
+
+
+_CORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_TESTING = os.path.join(_CORE, "testing") + os.sep
+
+
+def warn_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn with ``message``, attributed to the line that called into tensorcore, as
+    PyTorch's warnings point at the user's call: the dispatch path between takes more or
+    fewer frames (a lane, the call path, autograd, a composite), so no fixed ``stacklevel``
+    fits every call.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from tensorcore.ops._validate import warn_caller
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_caller("careful")
+    >>> caught[0].filename.endswith("_validate.py"), str(caught[0].message)
+    (False, 'careful')
+    """
+    level, frame = 1, sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith("<tensorcore") or name.startswith(_CORE)) or name.startswith(
+            _TESTING
+        ):
+            break
+        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, category, stacklevel=level + 1)

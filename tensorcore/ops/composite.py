@@ -350,7 +350,7 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
 @_composite
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = self._shape[_wrap_dim(dim, self.ndim)]
     size = -(-n // chunks) if n else 0
     return split(self, size, dim) if size else (self,)
@@ -509,10 +509,6 @@ def multinomial(
 ) -> Tensor:
     if self.ndim not in (1, 2):
         raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {self.ndim}-dim input")
-    if not self._dtype.is_floating_point:
-        raise RuntimeError(
-            f"multinomial only supports floating-point dtypes for input, got: {self._dtype.name}"
-        )
     n = self._shape[-1]
     if num_samples <= 0:
         raise RuntimeError(f"cannot sample n_sample <= 0 samples (got {num_samples})")

@@ -47,7 +47,7 @@ def _uniforms(self: Tensor, generator: Any) -> Tensor:
 def exponential_(self: Tensor, lambd: float = 1.0, generator: Any = None) -> Tensor:
     _continuous_only(self, "Exponential")
     if not (lambd > 0 and math.isfinite(lambd)):
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     u = _uniforms(self, generator)
     return self.copy_(u.neg().log1p() / -lambd)
 
@@ -56,7 +56,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, generator: Any = None) -> Ten
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, generator: Any = None) -> Tensor:
     _continuous_only(self, "Cauchy")
     if not sigma > 0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     u = _uniforms(self, generator)
     return self.copy_(((u - 0.5) * math.pi).tan() * sigma + median)
 
@@ -64,7 +64,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, generator: An
 @_composite
 def geometric_(self: Tensor, p: float, generator: Any = None) -> Tensor:
     if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     u = _uniforms(self, generator)
     # The number of Bernoulli(p) trials up to the first success.
     return self.copy_((u.log() / math.log1p(-p)).ceil())
@@ -73,7 +73,7 @@ def geometric_(self: Tensor, p: float, generator: Any = None) -> Tensor:
 @_composite
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, generator: Any = None) -> Tensor:
     if not std > 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     n = self.numel()
     # PyTorch draws each element's normal on its own (Box-Muller pairs, the spare one kept
     # for the next draw): what normal_ does for a non-contiguous tensor, hence the strided

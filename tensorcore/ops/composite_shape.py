@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import os
-import sys
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +19,7 @@ from .. import dtypes as dt
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
+from ._validate import warn_caller
 from .factories import tensor
 from .meta_functions import broadcast
 
@@ -35,31 +33,13 @@ def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-_CORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_TESTING = os.path.join(_CORE, "testing") + os.sep
-
-
-def _warn_caller(message: str) -> None:
-    """A ``UserWarning`` attributed to the line that called into tensorcore (the dispatch
-    path between takes more or fewer frames, with autograd or without)."""
-    level, frame = 1, sys._getframe(1)
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if not (name.startswith("<tensorcore") or name.startswith(_CORE)) or name.startswith(
-            _TESTING
-        ):
-            break
-        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
-    warnings.warn(message, UserWarning, stacklevel=level + 1)
-
-
 # ------------------------------------------------------------------ grids and broadcasting
 @_composite
 def meshgrid(tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
-        _warn_caller(
+        warn_caller(
             "meshgrid: in an upcoming release, it will be required to pass the indexing argument."
         )
         indexing = "ij"

@@ -14,7 +14,6 @@ empty tensor and ``[1.]``.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from .. import dtypes as dt
 from .._tensor import Tensor
 from . import functions as ops
 from ._padding import pad as _pad
+from ._validate import warn_caller
 
 __all__ = ["SPECTRAL_COMPOSITES"]
 
@@ -194,13 +194,11 @@ def stft(
             "further require that return_complex=True in a future PyTorch release."
         )
     if not (complex_input if return_complex is None else return_complex):
-        warnings.warn(
+        warn_caller(
             "stft with return_complex=False is deprecated. In a future pytorch release, stft "
             "will return complex tensors for all inputs, and return_complex=False will raise "
             "an error.\nNote: you can still call torch.view_as_real on the complex output to "
             "recover the old return format.",
-            UserWarning,
-            stacklevel=2,
         )
     if self.ndim not in (1, 2):
         raise RuntimeError("expected a 1D or 2D tensor")
@@ -221,12 +219,10 @@ def stft(
             f"with size {list(window._shape)}"
         )
     if window is None:
-        warnings.warn(
+        warn_caller(
             "A window was not provided. A rectangular window will be applied,which is known to "
             "cause spectral leakage. Other windows such as torch.hann_window or "
             "torch.hamming_window are recommended to reduce spectral leakage." + _NO_WINDOW,
-            UserWarning,
-            stacklevel=2,
         )
     w = window
     if win < n_fft:  # (ones where no window is given, zeros around it)
@@ -290,11 +286,9 @@ def istft(
             "return_complex=True."
         )
     if window is None:
-        warnings.warn(
+        warn_caller(
             "A window was not provided. A rectangular window will be applied.Please provide "
             "the same window used by stft to make the inversion lossless." + _NO_WINDOW,
-            UserWarning,
-            stacklevel=2,
         )
     if self.numel() == 0:
         raise RuntimeError("input tensor cannot be empty.")
@@ -352,11 +346,9 @@ def istft(
     if self.ndim == 2:
         y = y.squeeze(0)
     if end > expected:
-        warnings.warn(
+        warn_caller(
             "The length of signal is shorter than the length parameter. Result is being padded "
             "with zeros in the tail. Please check your center and hop_length settings.",
-            UserWarning,
-            stacklevel=2,
         )
         tail = ops.zeros((*y._shape[:-1], end - expected), dtype=y._dtype, device=y._device)
         y = ops.cat([y, tail], -1)

@@ -20,6 +20,7 @@ from .. import return_types
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
 from ._signature import camel
+from ._validate import warn_caller
 from .composite_linalg import linalg_multi_dot
 from .frontends import named_as
 
@@ -361,11 +362,9 @@ def cov(
     else:
         norm = w_sum - correction
     if bool(norm <= 0):
-        warnings.warn(
+        warn_caller(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "number of observations.",
-            UserWarning,
-            stacklevel=2,
         )
         norm = norm * 0
     xc = x - avg.unsqueeze(1)

@@ -14,16 +14,15 @@ rule) live here too: meta functions use them, and this module sits below the fro
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import _registry
 from .. import dtypes as dt
 from .._memory_format import format_strides, layer_format
-from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
+from .._tensor import Tensor, _wrap_dim, cpp_name, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
-from ._validate import check_shape, v_float
+from ._validate import check_shape, v_float, warn_caller
 
 __all__ = ["blas_scale", "broadcast", "check_alpha", "normalize_dims"]
 
@@ -653,12 +652,10 @@ def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any, reduce: str | 
             f"vs {torch_name(src._dtype)})"
         )
     if reduce is not None and isinstance(src, Tensor):
-        warnings.warn(
+        warn_caller(
             "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
             "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
             "reduction options.",
-            UserWarning,
-            stacklevel=2,
         )
     return (self, d, index, src, reduce), (self._shape, self._dtype)
 
@@ -708,7 +705,7 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
     if mask._dtype is not dt.bool_:
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{torch_name(mask._dtype)}"
+            f"{cpp_name(mask._dtype)}"
         )
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(
@@ -1001,6 +998,37 @@ def check_bernoulli(self: Tensor, p: float | None = None, generator: Any = None)
         raise NotImplementedError(
             f'"bernoulli_tensor_{self._device.type}_p_" not implemented for '
             f"'{torch_name(self._dtype)}'"
+        )
+
+
+def check_uniform(self: Tensor, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> None:
+    """``uniform_``'s ``check``, PyTorch's: each bound lies within the finite range of the
+    (real) dtype drawn in (so no infinity or NaN), ``from <= to``, and ``to - from`` is
+    finite in that dtype.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.empty(2, dtype=tc.float16).uniform_(0.0, 7e4)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: uniform_(): to is out of bounds for c10::Half
+    """
+    real = self._dtype.to_real()
+    top = dt._FLOAT_MAX.get(real)
+    if top is None:
+        return  # (the declared dtypes refuse the others)
+    for name, v in (("from", from_), ("to", to)):
+        if not -top <= v <= top:
+            raise RuntimeError(f"{name} is out of bounds for {cpp_name(real)}")
+    if from_ > to:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
+        )
+    if to - from_ > top:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{torch_name(real)}>::max(), but "
+            f"found to={to:g} and from={from_:g} which result in to-from to exceed the limit"
         )
 
 

@@ -160,7 +160,8 @@ class Result:
 
 def names_callee(message: str, name: str) -> bool:
     """Whether ``message`` names ``name`` as a callee: ``name(``, ``'name'``, ``"name"``,
-    ``(in name)`` or ``name[`` (its in-place form ``name_`` counts for ``name`` and back).
+    ``(in name)``, ``name[`` or ``name `` opening the message as its subject (``where expected
+    ...``); its in-place form ``name_`` counts for ``name`` and back.
 
     Examples
     --------
@@ -171,7 +172,10 @@ def names_callee(message: str, name: str) -> bool:
     True
     """
     base = re.escape(name if name.endswith("__") else name.rstrip("_"))
-    pattern = rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'|(?<!\w){base}\.__(?:init|new)__\("
+    pattern = (
+        rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'|(?<!\w){base}\.__(?:init|new)__\("
+        rf"|^{base}_? (?=[a-z])"
+    )
     return re.search(pattern, message) is not None
 
 

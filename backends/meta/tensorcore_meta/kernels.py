@@ -21,7 +21,6 @@ run on the kernels above.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -110,11 +109,9 @@ def uniform_(
 ) -> Tensor:
     """Draws nothing (so no generator advances, whichever is passed), after PyTorch's
     argument checks."""
-    if not (math.isfinite(from_) and math.isfinite(to)):
-        raise RuntimeError(f"uniform_ expects finite bounds, but found from={from_} and to={to}")
     if from_ > to:
         raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
+            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
         )
     return self
 
@@ -124,7 +121,7 @@ def normal_(
 ) -> Tensor:
     """Draws nothing, after PyTorch's argument checks."""
     if not std >= 0:  # (NaN too)
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     return self
 
 

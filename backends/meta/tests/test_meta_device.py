@@ -137,7 +137,7 @@ def test_in_place_initialisers_write_nothing_and_check_their_arguments() -> None
         assert call() is x
     fresh = tc.Generator("cpu").manual_seed(1)
     assert tc.rand(3, generator=g).tolist() == tc.rand(3, generator=fresh).tolist()  # no draws
-    with pytest.raises(RuntimeError, match=r"from=2\.0 > to=1\.0"):
+    with pytest.raises(RuntimeError, match=r"from=2 > to=1$"):  # (C++ prints 2.0 as 2)
         x.uniform_(2.0, 1.0)
     with pytest.raises(TypeError, match="must be Number"):  # the core's check
         x.fill_(tc.ones(2, device="meta"))

@@ -179,6 +179,7 @@ _op(
     "Fills ``self`` with numbers drawn uniformly from ``[from, to)``.",
     function=False,
     dtypes="fc",
+    check=M.check_uniform,
 )
 _op(
     "normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? generator=None) -> Tensor(a!)",
