@@ -18,7 +18,8 @@ PyTorch's ``memory_format=torch.preserve_format`` (their default) does:
 :func:`suggest_memory_format` reads the format a tensor's strides resemble, which decides
 whether ``Tensor.to(memory_format=...)`` returns the tensor itself, and
 :func:`layer_format` the format a layer's result takes from its inputs (convolution, pooling,
-batch normalisation keep a channels-last input's format, as PyTorch's do).
+batch normalisation keep a channels-last input's format, as PyTorch's do), and
+:func:`conv1d_result_strides` the same for a 1-D convolution, which PyTorch runs as a 2-D one.
 
 Pure arithmetic on sizes and strides, shared by every strided device.
 """
@@ -30,6 +31,7 @@ from typing import Any
 from .layouts import channels_last, channels_last_3d, contiguous_format, memory_format
 
 __all__ = [
+    "conv1d_result_strides",
     "format_strides",
     "infer_dense_strides",
     "is_contiguous_in",
@@ -276,3 +278,56 @@ def layer_format(*tensors: Any) -> memory_format | None:
                 if fmt is not contiguous_format:
                     return fmt
     return None
+
+
+def _unsqueeze2(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """A 3-D tensor's sizes and strides viewed as 4-D with a size-1 dim 2 (``unsqueeze(2)``)."""
+    return (sizes[0], sizes[1], 1, sizes[2]), (
+        strides[0],
+        strides[1],
+        sizes[2] * strides[2],
+        strides[2],
+    )
+
+
+def conv1d_result_strides(
+    x_sizes: tuple[int, ...],
+    x_strides: tuple[int, ...],
+    w_sizes: tuple[int, ...],
+    w_strides: tuple[int, ...],
+    out_sizes: tuple[int, ...],
+) -> tuple[int, ...] | None:
+    """The strides of the result of a 1-D convolution (``out_sizes``, ``(N, C, L)``) of an
+    input and a weight with these sizes and strides, or None for row-major ones.
+
+    PyTorch's CPU convolution runs a 1-D one as a 2-D one on ``input.contiguous()`` and the
+    weight with a size-1 dim 2 inserted, so the result comes out channels-last ("NLC":
+    strides ``(C * L, 1, C)``) where either 4-D view suggests ``channels_last``: an input
+    that is contiguous but whose size-1 channel dim has a stride of 1 (one made by
+    ``transpose(1, 2)`` of an ``(N, L, 1)`` tensor, a common way into a ``Conv1d``), or such
+    a weight.
+
+    Examples
+    --------
+    >>> from tensorcore._memory_format import conv1d_result_strides
+    >>> conv1d_result_strides((2, 1, 5), (5, 1, 1), (3, 1, 2), (2, 2, 1), (2, 3, 4))
+    (12, 1, 3)
+    >>> conv1d_result_strides((2, 1, 5), (5, 5, 1), (3, 1, 2), (2, 2, 1), (2, 3, 4)) is None
+    True
+    """
+    if len(x_sizes) != 3 or len(w_sizes) != 3:
+        return None
+    expected = 1
+    for size, stride in zip(x_sizes[::-1], x_strides[::-1], strict=True):
+        if size != 1:
+            if stride != expected:
+                # (not contiguous: ``contiguous()`` makes it row-major, which never suggests it)
+                return None
+            expected *= size
+    if not any(
+        suggest_memory_format(*_unsqueeze2(sizes, strides)) is channels_last
+        for sizes, strides in ((x_sizes, x_strides), (w_sizes, w_strides))
+    ):
+        return None
+    c, length = out_sizes[1], out_sizes[2]
+    return (c * length, 1, c)

@@ -272,6 +272,24 @@ def test_grad_scaler_skips_a_step_with_an_overflow_and_backs_off() -> None:
     assert scaler.get_scale() == 2.0
 
 
+def test_grad_scaler_found_inf_per_device_and_growth_tracker() -> None:
+    """The private readers frameworks use to tell a skipped step, as PyTorch's give them."""
+    w, opt, scaler = _setup()
+    assert scaler._found_inf_per_device(opt) == {}
+    for bad, tracker in ((False, 1), (True, 0)):
+        scaler.scale((w * (float("inf") if bad else 1.0)).sum()).backward()
+        scaler.unscale_(opt)
+        found = scaler._found_inf_per_device(opt)
+        assert list(found) == [w.device]
+        (flag,) = found.values()
+        assert flag.dtype == tc.float32 and flag.shape == (1,) and flag.item() == float(bad)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+        assert scaler._get_growth_tracker() == tracker
+    assert tc.amp.GradScaler("cpu", enabled=False)._get_growth_tracker() == 0
+
+
 def test_grad_scaler_state_dict_and_disabled() -> None:
     _, _, scaler = _setup(4.0)
     state = scaler.state_dict()

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import tensorcore as tc
 from tensorcore.distributions import constraints as C
+from tensorcore.testing import assert_close
 
 F64 = tc.float64
 
@@ -223,3 +225,22 @@ def test_validation_messages_and_lazy_parameters() -> None:
     )
     # validate_args=False skips both checks.
     assert d.Uniform(t(0.0), t(1.0), validate_args=False).log_prob(t(2.0)).item() == -float("inf")
+
+
+def test_lazy_properties_record_gradients_under_no_grad() -> None:
+    """A lazy property is computed with gradients enabled (PyTorch's ``lazy_property``), so a
+    distribution built under ``no_grad`` keeps the graph of what it derives and caches."""
+    d = tc.distributions
+    rng = np.random.default_rng(0)
+    lt = np.tril(rng.normal(size=(3, 3))) + 3 * np.eye(3)
+    L = tc.tensor(lt, requires_grad=True)
+    with tc.no_grad():
+        mvn = d.MultivariateNormal(tc.zeros(3, dtype=tc.float64), scale_tril=L)
+        cov = mvn.covariance_matrix
+    assert cov.requires_grad and cov.grad_fn is not None
+    cov.sum().backward()  # d/dL sum(L L^T) = 2 * ones @ L
+    assert_close(L.grad, 2 * np.ones((3, 3)) @ lt, rtol=1e-12, atol=1e-12)
+    assert mvn.covariance_matrix is cov  # cached
+    with tc.no_grad():
+        plain = d.MultivariateNormal(tc.zeros(3), scale_tril=tc.eye(3)).covariance_matrix
+    assert not plain.requires_grad

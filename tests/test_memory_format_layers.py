@@ -205,6 +205,30 @@ def test_conv3d_channels_last_3d(device: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("make", "strides"),
+    [  # PyTorch 2.13's result strides (CPU): it runs these as 2-D convolutions of a
+        # (N, C, 1, L) view, channels-last where that view (or the weight's) suggests it
+        (lambda d: _rand(d, 2, 5, 1).transpose(1, 2), (12, 1, 3)),  # (5, 1, 1): a channel of 1
+        (lambda d: _rand(d, 2, 1, 5), (12, 4, 1)),
+        (lambda d: _rand(d, 2, 4, 5)[:, :1], (12, 4, 1)),  # (20, 5, 1)
+        (lambda d: _rand(d, 1, 5, 4).transpose(1, 2), (12, 4, 1)),  # not contiguous
+    ],
+)
+def test_conv1d_result_strides(device: str, make: Any, strides: tuple[int, ...]) -> None:
+    x = make(device)
+    w = _rand(device, 3, x.shape[1], 2, seed=1)
+    y = F.conv1d(x, w)
+    assert y.stride() == strides
+    assert_close(y, to_numpy(F.conv1d(x.contiguous(), w)), rtol=1e-5, atol=1e-5)
+    # dropout and the other random fills draw in memory order, so a model's masks follow
+    assert tc.empty_like(y).stride() == strides
+    wt = _rand(device, 3, 2, 1, seed=2).transpose(1, 2)  # a (3, 1, 2) weight, strides (2, 1, 2)
+    assert F.conv1d(_rand(device, 2, 1, 5), wt).stride() == (12, 1, 3)
+    yt = F.conv_transpose1d(x, w.transpose(0, 1).contiguous())
+    assert yt.stride() == ((18, 1, 3) if strides[1] == 1 else (18, 6, 1))
+
+
+@pytest.mark.parametrize(
     ("fn", "fmt"),
     [  # PyTorch's layouts on a channels_last_3d input
         (lambda t: F.max_pool3d(t, 2), "CL"),

@@ -289,6 +289,23 @@ def test_batch_norm_training_eval_and_running_stats(device: str) -> None:
     assert tc.autograd.gradcheck(lambda v: bn(v), (t(RNG.normal(size=(3, 3, 2, 2)), device, True),))
 
 
+def test_batch_norm_state_dict_version_and_num_batches_tracked() -> None:
+    """Batch norms write version 2 into a state dict's metadata (PyTorch's: the version that
+    added ``num_batches_tracked``); an older or metadata-free state dict without the count
+    loads keeping the module's, a version-2 one without it reports the key missing."""
+    net = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3), nn.InstanceNorm1d(3))
+    sd = net.state_dict()
+    assert [sd._metadata[k]["version"] for k in ("", "0", "1", "2")] == [1, 1, 2, 2]
+    del sd["1.num_batches_tracked"]
+    with pytest.raises(RuntimeError, match=r'Missing key\(s\) in state_dict: "1\.num_batches'):
+        net.load_state_dict(sd)
+    net[1].num_batches_tracked.fill_(7)
+    assert net.load_state_dict(dict(sd)).missing_keys == []  # no metadata: an old checkpoint
+    sd._metadata["1"]["version"] = 1
+    assert net.load_state_dict(sd).missing_keys == []
+    assert net[1].num_batches_tracked.item() == 7
+
+
 def test_layer_and_group_norm(device: str) -> None:
     x = RNG.normal(size=(2, 4, 3))
     ln = nn.LayerNorm(3, device=device, dtype=F64)

@@ -736,6 +736,44 @@ def test_muon_and_adafactor_check_their_options_as_pytorch() -> None:
         optim.Muon([z]).step()
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: optim.Adam(p, lr=0.1, weight_decay=0.1),
+        lambda p: optim.AdamW(p, lr=0.1, amsgrad=True),
+        lambda p: optim.Adamax(p, lr=0.1),
+        lambda p: optim.NAdam(p, lr=0.1, decoupled_weight_decay=True, weight_decay=0.1),
+        lambda p: optim.RAdam(p, lr=0.1),
+        lambda p: optim.RMSprop(p, lr=0.01, centered=True, momentum=0.5),
+        lambda p: optim.Adagrad(p, lr=0.1, lr_decay=0.01),
+        lambda p: optim.Adadelta(p),
+        lambda p: optim.Rprop(p, lr=0.01),
+        lambda p: optim.ASGD(p, lr=0.1, t0=1),
+        lambda p: optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
+    ],
+)
+def test_complex_parameter_updates_as_its_real_view(device: str, make: Any) -> None:
+    """A complex parameter steps as the real tensor of its parts would (PyTorch's optimizers
+    update ``view_as_real`` of it), its state staying complex."""
+    rng = np.random.default_rng(0)
+    start = rng.normal(size=(3, 2)).astype(np.float32)
+    z = tc.nn.Parameter(tc.view_as_complex(tc.tensor(start, device=device)))
+    r = tc.nn.Parameter(tc.tensor(start, device=device))
+    oz, orr = make([z]), make([r])
+    for _ in range(4):
+        g = rng.normal(size=(3, 2)).astype(np.float32)
+        z.grad = tc.view_as_complex(tc.tensor(g, device=device))
+        r.grad = tc.tensor(g, device=device)
+        oz.step()
+        orr.step()
+    assert z.dtype == tc.complex64
+    assert_close(tc.view_as_real(z.detach()), r.detach(), rtol=1e-6, atol=1e-6)
+    for k, v in oz.state[z].items():
+        if v.dim():
+            assert v.dtype == tc.complex64
+            assert_close(tc.view_as_real(v), orr.state[r][k], rtol=1e-6, atol=1e-6)
+
+
 # ------------------------------------------------------------------ named parameters, hooks
 def test_optimizer_takes_named_parameters_and_keeps_their_names() -> None:
     model = tc.nn.Linear(3, 2)

@@ -287,3 +287,27 @@ def test_errors_and_defaults() -> None:
     bad = optim.LBFGS([w], line_search_fn="armijo")
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         bad.step(_closure(bad, w, lambda w: (w * w).sum()))
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_a_complex_parameter_steps_as_its_real_view(line_search_fn: Any) -> None:
+    """L-BFGS treats a complex parameter as the real vector of its parts, as PyTorch's."""
+    target = np.array([[1.0, 2.0], [-0.5, 0.25]])
+
+    def run(p: tc.Tensor, real: Callable[[tc.Tensor], tc.Tensor]) -> tc.Tensor:
+        opt = optim.LBFGS([p], lr=0.5, max_iter=6, line_search_fn=line_search_fn)
+
+        def closure() -> tc.Tensor:
+            opt.zero_grad()
+            x = real(p)
+            loss = ((x - tc.tensor(target)) ** 2).sum() + (x[..., 0] ** 4).sum()
+            loss.backward()
+            return loss
+
+        for _ in range(3):
+            opt.step(closure)
+        return real(p.detach())
+
+    z = tc.zeros(2, dtype=tc.complex128, requires_grad=True)
+    r = tc.zeros(2, 2, dtype=tc.float64, requires_grad=True)
+    assert_close(run(z, tc.view_as_real), run(r, lambda t: t), rtol=1e-12, atol=1e-12)

@@ -15,6 +15,8 @@ from typing import Any
 from .. import _registry
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..dtypes import float32
+from ..ops import functions as ops
 
 __all__ = ["GradScaler"]
 
@@ -106,6 +108,7 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         inv = 1.0 / self._scale
         found = 0
+        per_device: dict[Any, int] = {}
         with no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
@@ -119,9 +122,11 @@ class GradScaler:
                     else:
                         vals = g
                     vals.mul_(inv)
-                    if not found and not bool(vals.isfinite().all()):
-                        found = 1
+                    flag = per_device.setdefault(g.device, 0)
+                    if not flag and not bool(vals.isfinite().all()):
+                        found = per_device[g.device] = 1
         state["found_inf"] = found
+        state["found_inf_per_device"] = per_device
         state["stage"] = _UNSCALED
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
@@ -161,6 +166,17 @@ class GradScaler:
                         self._scale = grown
                     self._growth_tracker = 0
         self._per_optimizer.clear()
+
+    def _found_inf_per_device(self, optimizer: Any) -> dict[Any, Tensor]:
+        """PyTorch's (private, read by training frameworks to tell a skipped step): per
+        device of ``optimizer``'s gradients, a one-element float32 tensor, 1.0 where
+        ``unscale_`` found an inf or NaN; empty before ``unscale_`` in this iteration."""
+        found = self._per_optimizer.get(id(optimizer), {}).get("found_inf_per_device", {})
+        return {d: ops.full((1,), float(f), dtype=float32, device=d) for d, f in found.items()}
+
+    def _get_growth_tracker(self) -> int:
+        """How many clean steps in a row since the scale last changed (PyTorch's)."""
+        return self._growth_tracker if self._enabled else 0
 
     # ------------------------------------------------------------ accessors and state
     def get_scale(self) -> float:

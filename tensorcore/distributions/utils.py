@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar, overload
 from .. import dtypes as dt
 from .._finfo import finfo
 from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad
 from ..ops import functions as ops
 from ..ops.factories import as_tensor
 from ..ops.frontends import broadcast_shapes
@@ -80,7 +81,8 @@ class lazy_property(Generic[T]):
     given the other way, as ``logits`` for ``probs``, costs nothing until it is read).
 
     ``Distribution`` skips the validation of a lazy parameter that has not been computed,
-    as PyTorch's does.
+    as PyTorch's does. The value is computed with gradients enabled (also under
+    ``no_grad``), as PyTorch's is, so it keeps its graph to the distribution's parameters.
 
     Examples
     --------
@@ -115,7 +117,11 @@ class lazy_property(Generic[T]):
             return self
         d = instance.__dict__
         if self.name not in d:
-            d[self.name] = self.wrapped(instance)
+            # Computed with gradients recorded even under ``no_grad``, as PyTorch's
+            # ``lazy_property`` does: the value is cached, and a later differentiable use
+            # (``log_prob`` in a training step) needs its graph back to the parameters.
+            with enable_grad():
+                d[self.name] = self.wrapped(instance)
         return d[self.name]
 
     def __set__(self, instance: object, value: T) -> None:

@@ -5,7 +5,8 @@ Errors name the operator, the shapes involved and what would fit, as PyTorch's d
 
 Memory formats: the results of a convolution, a pooling and a batch normalisation are laid
 out channels-last where an input suggests it (``_memory_format.layer_format``: the input or
-the weight of a convolution, the input of the others), as PyTorch's are; their backward
+the weight of a convolution, the input of the others; a 1-D convolution's as PyTorch's 2-D
+view of it suggests, ``_memory_format.conv1d_result_strides``), as PyTorch's are; their backward
 operators' input gradients follow ``grad_output`` (and the weight or input they are given),
 which the derivative rules hand over in the forward input's format, as PyTorch's backward
 kernels read it. A spec of three, ``(shape, dtype, like)``, asks the frontend for a result
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import dtypes as dt
-from .._memory_format import layer_format
-from .._tensor import Size, Tensor, torch_name
+from .._memory_format import conv1d_result_strides, layer_format
+from .._tensor import Size, Tensor, make_tensor, torch_name
 from ..dtypes import int64
 from .meta_functions import format_spec
 
@@ -191,6 +192,14 @@ def meta_convolution(
             )
     shape = (x._shape[0], out_ch, *spatial)
     args = (x, w, bias, st, pad, dil, bool(transposed), opad, groups)
+    if nd == 1:
+        strides = conv1d_result_strides(x._shape, x._stride, w._shape, w._stride, shape)
+        if strides is not None:
+            return args, (
+                shape,
+                x._dtype,
+                make_tensor(None, shape, strides, 0, x._dtype, x._device),
+            )
     return args, _spec(shape, x._dtype, x, w)
 
 

@@ -28,13 +28,16 @@ __all__ = [
 
 
 def fused_kernel(name: str, params: list[Tensor]) -> bool:
-    """Whether every parameter is a dense tensor of one device whose backend registers the
-    fused kernel ``name``."""
+    """Whether every parameter is a dense real tensor of one device whose backend registers
+    the fused kernel ``name`` (the fused kernels update real floating tensors; SGD updates a
+    complex parameter as it is, in the loop)."""
     if not params:
         return False
     dev = params[0]._device
     for p in params:
         if (p._device is not dev and p._device != dev) or p._layout is not strided:
+            return False
+        if p._dtype.is_complex:
             return False
     try:
         return get_op(name).record((dev.type, "strided")) is not None

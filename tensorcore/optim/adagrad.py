@@ -9,7 +9,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import _functional as fn
 from .adam import step_tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, real_view
 
 __all__ = ["Adagrad"]
 
@@ -68,10 +68,11 @@ class Adagrad(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 params = [p for p in group["params"] if p.grad is not None]
+                # (a complex parameter as its real view, as ``_dense_states`` gives it)
                 fn.adagrad(
-                    params,
-                    [p.grad for p in params],
-                    [self.state[p]["sum"] for p in params],
+                    [real_view(p) for p in params],
+                    [real_view(p.grad) for p in params],
+                    [real_view(self.state[p]["sum"]) for p in params],
                     [self.state[p]["step"] for p in params],
                     lr=group["lr"],
                     weight_decay=group["weight_decay"],

@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from ._line_search import strong_wolfe
-from .optimizer import Optimizer
+from .optimizer import Optimizer, real_view
 
 __all__ = ["LBFGS"]
 
@@ -71,20 +71,24 @@ class LBFGS(Optimizer):
         self._params: list[Tensor] = self.param_groups[0]["params"]
 
     # ------------------------------------------------------------ flat views
+    # A complex parameter takes part as its real view (two real entries per element), as in
+    # PyTorch's, so the curvature pairs and line search stay real.
     def _flat_grad(self) -> Tensor:
         parts = []
         for p in self._params:
             if p.grad is None:
-                parts.append(ops.zeros(p.numel(), dtype=p.dtype, device=p.device))
+                g = ops.zeros(p.shape, dtype=p.dtype, device=p.device)
             elif p.grad.is_sparse:
-                parts.append(p.grad.to_dense().reshape(-1))
+                g = p.grad.to_dense()
             else:
-                parts.append(p.grad.reshape(-1))
+                g = p.grad
+            parts.append(real_view(g).reshape(-1))
         return ops.cat(parts, 0)
 
     def _add_to_params(self, step: float, direction: Tensor) -> None:
         offset = 0
         for p in self._params:
+            p = real_view(p)
             n = p.numel()
             p.add_(direction[offset : offset + n].view_as(p), alpha=step)
             offset += n

@@ -15,10 +15,18 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..backend import persist
 from ..nn.modules.module import zero_grads
+from ..ops.functions import view_as_real
 from ..plugins import DeviceInterface
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "real_view", "required"]
+
+
+def real_view(t: Any) -> Any:
+    """``t`` as ``view_as_real`` sees it where it is a complex tensor, else ``t``."""
+    if isinstance(t, Tensor) and t.is_complex():
+        return view_as_real(t.resolve_conj())
+    return t
 
 
 class _Required:
@@ -157,7 +165,12 @@ class Optimizer:
     ) -> tuple[list[Tensor], list[Tensor], list[dict[str, Any]]]:
         """The parameters of ``group`` that have a gradient, their gradients and their
         states (made by ``init(p, group)`` on the first step); ``name``'s error (and
-        ``hint``) for a sparse one."""
+        ``hint``) for a sparse one.
+
+        A complex parameter comes as its real view (``view_as_real``), with its gradient's
+        and a dict of its state's tensors so viewed: PyTorch's adaptive optimizers update the
+        real and imaginary parts as separate parameters (their moments, step sizes and
+        averages are per part), writing through the views into the complex tensors."""
         params, grads, states = [], [], []
         for p in group["params"]:
             g = p.grad
@@ -168,6 +181,9 @@ class Optimizer:
             st = self.state[p]
             if not st:
                 st.update(init(p, group))
+            if p.is_complex():
+                p, g = real_view(p), real_view(g)
+                st = {k: real_view(v) for k, v in st.items()}
             params.append(p)
             grads.append(g)
             states.append(st)

@@ -133,7 +133,10 @@ def _rprop_state(p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
     return {
         "step": step_tensor(),
         "prev": ops.zeros_like(p),
-        "step_size": ops.full_like(p, group["lr"]),
+        # (a complex parameter's real and imaginary parts each start at ``lr``, as PyTorch's)
+        "step_size": ops.full_like(
+            p, complex(group["lr"], group["lr"]) if p.is_complex() else group["lr"]
+        ),
     }
 
 

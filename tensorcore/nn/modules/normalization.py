@@ -31,6 +31,7 @@ __all__ = [
 
 class _BatchNorm(Module):
     _dims: tuple[int, ...] = ()
+    _version = 2  # (state dicts' metadata; version 2 added num_batches_tracked, as PyTorch's)
 
     def __init__(
         self,
@@ -124,13 +125,20 @@ class _BatchNorm(Module):
             f"track_running_stats={self.track_running_stats}"
         )
 
-    def _load_from_state_dict(self, state_dict: Any, prefix: str, *args: Any) -> None:
-        # Checkpoints from before num_batches_tracked existed load with it at 0.
+    def _load_from_state_dict(
+        self, state_dict: Any, prefix: str, local_metadata: dict[str, Any], *args: Any
+    ) -> None:
+        # Version 2 added num_batches_tracked: an older checkpoint (or one without metadata)
+        # loads without it, keeping the module's count (0 if it has none), as in PyTorch; a
+        # version-2 one missing it reports the key missing.
         key = prefix + "num_batches_tracked"
-        if self.track_running_stats and key not in state_dict:
+        version = local_metadata.get("version")
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             state_dict = dict(state_dict)
-            state_dict[key] = ops.zeros((), dtype=dt.int64)
-        super()._load_from_state_dict(state_dict, prefix, *args)
+            nbt = self.num_batches_tracked
+            keep = nbt is not None and nbt.device.type != "meta"
+            state_dict[key] = nbt if keep else ops.zeros((), dtype=dt.int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
 
 
 class BatchNorm1d(_BatchNorm):
