@@ -141,9 +141,12 @@ for _sig, _tags, _doc in [
         else "bif"
         if _sig.startswith("bern")
         else "bifc",
+        dtype_error="multinomial only supports floating-point dtypes for input, got: {dtype}"
+        if _sig.startswith("multinomial")
+        else "",
         check=M.check_bernoulli
         if _sig.startswith("bern")
-        else M.refuses_category("c", "normal expects standard deviation to be non-complex", 1)
+        else M.check_normal
         if _sig.startswith("normal(")
         else None,
     )
