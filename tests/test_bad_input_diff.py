@@ -138,3 +138,99 @@ def test_poisson_refuses_a_negative_or_nan_rate(device: str, rate: float) -> Non
     # (a NaN rate used to spin forever in the rejection sampler)
     with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-neg"):
         tc.poisson(tc.tensor([2.0, rate], device=device))
+
+
+def test_narrow_errors_as_pytorch(device: str) -> None:
+    x = tc.arange(10.0, device=device)
+    with pytest.raises(RuntimeError, match=r"start \(8\) \+ length \(3\) exceeds dimension size"):
+        x.narrow(0, 8, 3)
+    with pytest.raises(RuntimeError, match=r"start \(7\) \+ length \(5\) exceeds"):
+        x.narrow(0, -3, 5)  # (the start PyTorch reports is the wrapped one)
+    with pytest.raises(RuntimeError, match=r"narrow\(\): length must be non-negative\."):
+        x.narrow(0, 0, -1)
+    with pytest.raises(IndexError, match=r"start out of range \(expected to be in range of "):
+        x.narrow(0, -11, 1)
+    assert x.narrow(0, 10, 0).shape == (0,) and x.narrow(0, -3, 3).tolist() == [7.0, 8.0, 9.0]
+
+
+def test_index_fill_and_index_copy_take_int64_indices_only(device: str) -> None:
+    a = tc.ones(2, 3, device=device)
+    for index in (tc.tensor([0.0], device=device), tc.tensor([0], dtype=tc.int32, device=device)):
+        _refused(
+            IndexError,
+            r"index_fill_\(\): Expected dtype int64 for index\.",
+            lambda i=index: a.index_fill_(0, i, 2.0),
+            a,
+        )
+        _refused(
+            RuntimeError,
+            r"index_copy_\(\): Expected a long tensor for index, but got (Float|Int)",
+            lambda i=index: a.index_copy_(0, i, tc.zeros(1, 3, device=device)),
+            a,
+        )
+    # index_add_ takes int32 as PyTorch's does
+    a.index_add_(0, tc.tensor([1], dtype=tc.int32, device=device), tc.ones(1, 3, device=device))
+    assert a.tolist() == [[1.0] * 3, [2.0] * 3]
+
+
+def test_a_string_index_is_a_type_error(device: str) -> None:
+    a = tc.ones(2, 3, device=device)
+    with pytest.raises(TypeError, match="invalid index of type 'str'"):
+        a["x"]  # type: ignore[index]
+    with pytest.raises(TypeError, match="invalid index of type 'str'"):
+        a[None, "x"]  # type: ignore[index]
+    with pytest.raises(IndexError, match="only integers, slices"):
+        a[1.5]  # type: ignore[index]
+
+
+def test_view_takes_its_dtype_as_a_keyword(device: str) -> None:
+    a = tc.arange(6.0, device=device).reshape(2, 3)
+    assert a.view(dtype=tc.int32).dtype == tc.int32
+    assert a.view(dtype=tc.int32).tolist() == a.view(tc.int32).tolist()
+    with pytest.raises(RuntimeError, match=r"self.size\(-1\) must be divisible by 2 to view"):
+        a.view(dtype=tc.complex64)
+    with pytest.raises(TypeError, match=r"view\(\) got an unexpected keyword argument 'foo'"):
+        a.view(foo=1)
+    with pytest.raises(TypeError, match=r"view\(\) got an unexpected keyword argument 'dtype'"):
+        a.view(3, dtype=tc.int32)
+
+
+def test_unflatten_refuses_no_sizes(device: str) -> None:
+    with pytest.raises(RuntimeError, match="unflatten: sizes must be non-empty"):
+        tc.ones(2, device=device).unflatten(0, ())
+
+
+@pytest.mark.parametrize(
+    ("shapes", "exc", "match"),
+    [
+        (
+            ((2, 3, 4), (2,)),
+            RuntimeError,
+            r"nll_loss\(\): Expected target size \[2, 4\], got \[2\]",
+        ),
+        (((2, 3, 4, 5), (2, 4)), RuntimeError, r"Expected target size \[2, 4, 5\], got \[2, 4\]"),
+        (((2, 3), (2, 4)), RuntimeError, r"0D or 1D target tensor expected, multi-target not"),
+        (((2, 3), (3,)), ValueError, r"Expected input batch_size \(2\) to match target batch_s"),
+        (((2, 3, 4), ()), ValueError, r"Expected input batch_size \(2\) to match target batch_s"),
+        (((3,), (2,)), ValueError, r"For 1D input, 1D target must have size 1, but got target"),
+        (((3,), (1, 1)), RuntimeError, r"0D or 1D target tensor expected"),
+        (((), ()), ValueError, r"Expected 1 or more dimensions \(got 0\)"),
+    ],
+)
+def test_nll_loss_target_shapes_as_pytorch(
+    device: str, shapes: Any, exc: type[Exception], match: str
+) -> None:
+    x = tc.zeros(*shapes[0], device=device).log_softmax(0 if len(shapes[0]) < 2 else 1)
+    t = tc.zeros(shapes[1], dtype=tc.int64, device=device)
+    with pytest.raises(exc, match=match):
+        F.nll_loss(x, t)
+    if x.ndim:  # (cross_entropy's log_softmax refuses a 0-d input first, as PyTorch's)
+        with pytest.raises(exc, match=match):
+            F.cross_entropy(x, t)
+
+
+def test_nll_loss_takes_a_one_element_target_for_a_vector(device: str) -> None:
+    x = tc.tensor([0.1, 0.7, 0.2], device=device).log()
+    t = tc.tensor([1], device=device)
+    assert F.nll_loss(x, t).item() == pytest.approx(-x[1].item())
+    assert F.cross_entropy(x, t).item() == pytest.approx(-x.log_softmax(0)[1].item())

@@ -372,24 +372,37 @@ def kl_div(
 
 
 def _class_last(input: Tensor, target: Tensor, fn: str) -> tuple[Tensor, Tensor]:
-    """(N, C, d1, ...) logits and (N, d1, ...) targets as (M, C) and (M,)."""
+    """(N, C, d1, ...) logits and (N, d1, ...) targets as (M, C) and (M,); PyTorch's checks
+    of the shapes, in its order and with its exception types."""
+    if input.ndim == 0:
+        raise ValueError(f"{fn}(): Expected 1 or more dimensions (got 0)")
     if input.ndim == 1:
-        if target.ndim != 0:
+        if target.ndim > 1:
+            raise RuntimeError(
+                f"{fn}(): 0D or 1D target tensor expected, multi-target not supported (got "
+                f"target of size {list(target.shape)})"
+            )
+        if target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(
-                f"{fn}(): a 1-D input (C,) takes a 0-D target, got target of size "
-                f"{list(target.shape)}"
+                f"{fn}(): For 1D input, 1D target must have size 1, but got target size: "
+                f"{target.shape[0]}"
             )
         return input.unsqueeze(0), target.reshape(1)
-    if input.ndim < 1 or target.ndim != input.ndim - 1:
-        raise ValueError(
-            f"{fn}(): expected input of shape (N, C, ...) and target of shape (N, ...), got "
-            f"input {list(input.shape)} and target {list(target.shape)}"
-        )
-    if input.shape[0] != target.shape[0] or input.shape[2:] != target.shape[1:]:
+    n = target.shape[0] if target.ndim else 0
+    if input.shape[0] != n:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0]}) ({fn}: input {list(input.shape)}, target "
-            f"{list(target.shape)})"
+            f"({n}) ({fn}: input {list(input.shape)}, target {list(target.shape)})"
+        )
+    if input.ndim == 2 and target.ndim != 1:
+        raise RuntimeError(
+            f"{fn}(): 0D or 1D target tensor expected, multi-target not supported (input "
+            f"{list(input.shape)}, target {list(target.shape)})"
+        )
+    expected = input.shape[:1] + input.shape[2:]
+    if target.shape != expected:
+        raise RuntimeError(
+            f"{fn}(): Expected target size {list(expected)}, got {list(target.shape)}"
         )
     if input.ndim == 2:
         return input, target
