@@ -234,3 +234,24 @@ def test_nll_loss_takes_a_one_element_target_for_a_vector(device: str) -> None:
     t = tc.tensor([1], device=device)
     assert F.nll_loss(x, t).item() == pytest.approx(-x[1].item())
     assert F.cross_entropy(x, t).item() == pytest.approx(-x.log_softmax(0)[1].item())
+
+
+def test_writing_one_value_into_an_expanded_tensor(device: str) -> None:
+    """``fill_``/``zero_`` write one value wherever they write, so PyTorch lets them write
+    into elements that share memory; ``masked_fill_``/``index_put_`` do it with a
+    deprecation warning; the others refuse."""
+    base = tc.arange(3.0, device=device)
+    a = base.expand(2, 3)
+    a.fill_(2.0)
+    assert base.tolist() == [2.0] * 3
+    a.zero_()
+    assert base.tolist() == [0.0] * 3
+    mask = tc.tensor([[True, False, True], [False, False, False]], device=device)
+    with pytest.warns(UserWarning, match="Use of masked_fill_ on expanded tensors is deprecated"):
+        a.masked_fill_(mask, 5.0)
+    assert base.tolist() == [5.0, 0.0, 5.0]
+    with pytest.warns(UserWarning, match="Use of index_put_ on expanded tensors is deprecated"):
+        a.index_put_((tc.tensor([0], device=device),), tc.ones(3, device=device))
+    assert base.tolist() == [1.0] * 3
+    for call in (lambda: a.uniform_(), lambda: a.clamp_(0, 0), lambda: a.add_(1)):
+        _refused(RuntimeError, "more than one element of the written-to tensor", call, base)
