@@ -375,12 +375,21 @@ class Tensor(OperatorMethods):
     def untyped_storage(self) -> Storage:
         """The storage this tensor views."""
         if self._storage is None:
-            raise RuntimeError(f"tensors of layout {self._layout.name} have no storage")
+            # (PyTorch's type: "Cannot access storage of SparseTensorImpl")
+            raise NotImplementedError(
+                f"Cannot access storage of a tensor of layout {self._layout.name}: it has no "
+                "storage (use its values(), or to_dense())"
+            )
         return self._storage
 
     def data_ptr(self) -> int:
         """Address of the first element."""
-        return self.untyped_storage().data_ptr() + self._offset * self._dtype.itemsize
+        if self._storage is None:
+            raise RuntimeError(
+                "Cannot access data pointer of Tensor that doesn't have storage (layout "
+                f"{self._layout.name})"
+            )
+        return self._storage.data_ptr() + self._offset * self._dtype.itemsize
 
     @property
     def _version(self) -> int:

@@ -255,3 +255,27 @@ def test_writing_one_value_into_an_expanded_tensor(device: str) -> None:
     assert base.tolist() == [1.0] * 3
     for call in (lambda: a.uniform_(), lambda: a.clamp_(0, 0), lambda: a.add_(1)):
         _refused(RuntimeError, "more than one element of the written-to tensor", call, base)
+
+
+@pytest.mark.sparse
+def test_a_sparse_tensor_has_no_storage(device: str) -> None:
+    s = tc.ones(2, 3, device=device).to_sparse()
+    with pytest.raises(NotImplementedError, match="Cannot access storage of a tensor of layout"):
+        s.untyped_storage()
+    with pytest.raises(RuntimeError, match="Cannot access data pointer of Tensor that doesn't"):
+        s.data_ptr()
+
+
+def test_a_complex_number_converts_to_bool_as_not_zero(device: str) -> None:
+    """Every number converts to bool (True unless zero): a complex one too, imaginary or not
+    (``masked_fill`` used to take its real part: ``1j`` gave False)."""
+    mask = tc.ones(2, dtype=tc.bool, device=device)
+    b = tc.zeros(2, dtype=tc.bool, device=device)
+    assert tc.full((2,), 1j, dtype=tc.bool, device=device).tolist() == [True, True]
+    assert b.clone().fill_(1j).tolist() == [True, True]
+    assert b.clone().fill_(0j).tolist() == [False, False]
+    assert b.masked_fill(mask, 1j).tolist() == [True, True]
+    assert b.masked_fill(mask, tc.tensor(1j, device=device)).tolist() == [True, True]
+    assert mask.masked_fill(mask, 0j).tolist() == [False, False]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64 without"):
+        tc.full((2,), 1j, dtype=tc.int64, device=device)
