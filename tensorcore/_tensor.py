@@ -436,13 +436,33 @@ class Tensor(OperatorMethods):
         return bool(self.item())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._one_scalar())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._one_scalar())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._one_scalar())
+
+    def _one_scalar(self) -> Any:
+        """The element of a one-element tensor, for ``int()``/``float()``/``complex()``,
+        which refuse any other with PyTorch's ``ValueError``."""
+        if self.numel() != 1:
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars (got a tensor of "
+                f"shape {list(self._shape)})"
+            )
+        return self.item()
+
+    def __contains__(self, element: object) -> bool:
+        """``element in t``: whether any element of ``t`` equals ``element`` (a number, or a
+        tensor that broadcasts against ``t``), as PyTorch's."""
+        if not isinstance(element, (Tensor, bool, int, float, complex)):
+            raise RuntimeError(
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
+        return bool((self == element).any())
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:

@@ -4,6 +4,7 @@ inputs as they were."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -279,3 +280,104 @@ def test_a_complex_number_converts_to_bool_as_not_zero(device: str) -> None:
     assert mask.masked_fill(mask, 0j).tolist() == [False, False]
     with pytest.raises(RuntimeError, match="value cannot be converted to type int64 without"):
         tc.full((2,), 1j, dtype=tc.int64, device=device)
+
+
+def test_conversions_of_a_tensor_of_several_elements(device: str) -> None:
+    t = tc.ones(2, device=device)
+    for convert in (int, float, complex):
+        with pytest.raises(ValueError, match="only one element tensors can be converted to Pyth"):
+            convert(t)
+    assert int(tc.tensor([[2.7]], device=device)) == 2
+
+
+def test_contains(device: str) -> None:
+    t = tc.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+    assert 3 in t and 5 not in t
+    assert tc.tensor([3.0, 4.0], device=device) in t  # (any element equal, broadcast)
+    with pytest.raises(RuntimeError, match=r"Tensor\.__contains__ only supports Tensor or scalar"):
+        "a" in t  # noqa: B015
+
+
+def test_grad_refuses_materialize_grads_without_allow_unused(device: str) -> None:
+    w = tc.ones(2, device=device, requires_grad=True)
+    with pytest.raises(ValueError, match="Expected allow_unused to be True or not passed when"):
+        tc.autograd.grad(w.sum(), w, allow_unused=False, materialize_grads=True)
+    (g,) = tc.autograd.grad(w.sum(), w, materialize_grads=True)
+    assert g.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_a_tensor_hook_may_not_change_the_gradients_shape_or_dtype(device: str, leaf: bool) -> None:
+    for hook, exc, match in (
+        (lambda g: tc.ones(5, device=device), RuntimeError, "has changed the size of value"),
+        (lambda g: g.double(), RuntimeError, "has changed the type of value"),
+        (lambda g: 5, TypeError, "expected Variable, but hook returned 'int'"),
+    ):
+        w = tc.ones(3, device=device, requires_grad=True)
+        y = w if leaf else w * 1
+        y.register_hook(hook)
+        with pytest.raises(exc, match=match):
+            (y * 2).sum().backward()
+        assert w.grad is None
+    w = tc.ones(3, device=device, requires_grad=True)
+    (w if leaf else w * 1).register_hook(lambda g: g * 10)
+    (w * 1 if leaf else w).sum().backward()
+
+
+def test_binary_cross_entropy_checks_its_target_and_weight(device: str) -> None:
+    p, t = tc.tensor([0.5], device=device), tc.tensor([1.0], device=device)
+    for bad in (2.0, -0.5, float("nan")):
+        with pytest.raises(RuntimeError, match="all elements of target should be between 0 and"):
+            F.binary_cross_entropy(p, tc.tensor([bad], device=device))
+    with pytest.raises(RuntimeError, match=r"output with shape \[1\] doesn't match the broadcast"):
+        F.binary_cross_entropy(p, t, weight=tc.ones(2, device=device))
+    p2 = tc.tensor([[0.5, 0.25]], device=device)
+    w = tc.tensor([2.0, 1.0], device=device)
+    got = F.binary_cross_entropy(p2, tc.tensor([[1.0, 0.0]], device=device), weight=w)
+    assert got.item() == pytest.approx((2 * math.log(2) - math.log(0.75)) / 2)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda d: tc.nanmean(tc.ones(2, dtype=tc.int32, device=d)), r"nanmean\(\): expected inpu"),
+        (lambda d: tc.frexp(tc.ones(2, dtype=tc.int64, device=d)), "only supports floating-point"),
+        (
+            lambda d: F.smooth_l1_loss(tc.ones(2, device=d), tc.ones(2, device=d), beta=-1),
+            "smooth_l1_loss does not support negative values for beta",
+        ),
+        (
+            lambda d: F.adaptive_avg_pool1d(tc.ones(1, 1, 4, device=d), -1),
+            "elements of output_size must be greater than or equal to 0",
+        ),
+        (
+            lambda d: F.adaptive_max_pool2d(tc.ones(1, 1, 4, 4, device=d), (2, -1)),
+            "elements of output_size must be greater than or equal to 0",
+        ),
+        (
+            lambda d: F.interpolate(tc.ones(1, 1, 4, 4, device=d), size=(0, 2)),
+            r"Input and output sizes should be greater than 0, but got input \(H: 4, W: 4\) out",
+        ),
+        (
+            lambda d: F.interpolate(tc.ones(1, 1, 4, device=d), scale_factor=0.1),
+            r"Input and output sizes should be greater than 0.*output \(W: 0\)",
+        ),
+    ],
+)
+def test_runtime_errors_as_pytorch(device: str, call: Any, match: str) -> None:
+    with pytest.raises(RuntimeError, match=match):
+        call(device)
+
+
+def test_adaptive_pooling_to_no_cells(device: str) -> None:
+    x = tc.ones(1, 1, 4, 4, device=device, requires_grad=True)
+    assert F.adaptive_avg_pool2d(x, (0, 2)).shape == (1, 1, 0, 2)
+    values, indices = F.adaptive_max_pool2d(x, (0, 2), return_indices=True)
+    assert values.shape == indices.shape == (1, 1, 0, 2) and indices.dtype == tc.int64
+    F.adaptive_avg_pool1d(x[0], 0).sum().backward()
+    assert x.grad is not None and x.grad.tolist() == tc.zeros(1, 1, 4, 4).tolist()
+
+
+def test_broadcast_shapes_refuses_a_negative_length() -> None:
+    with pytest.raises(ValueError, match="Attempting to broadcast a dimension with negative len"):
+        tc.broadcast_shapes((-2,))

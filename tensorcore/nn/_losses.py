@@ -175,7 +175,9 @@ def smooth_l1_loss(
     reduction = _legacy(size_average, reduce, reduction)
     _pointwise_pair(input, target, "smooth_l1_loss", reduction)
     if beta < 0:
-        raise ValueError(f"smooth_l1_loss(): beta must be non-negative, got {beta}")
+        raise RuntimeError(
+            f"smooth_l1_loss does not support negative values for beta (got {beta})."
+        )
     a = (input - target).abs()
     if beta != 0:
         # (a - m / 2) * (m / beta) with m = min(a, beta): 0.5 a**2 / beta below beta,
@@ -259,6 +261,16 @@ def binary_cross_entropy(
     checkable = input.numel() and input.device.type != "meta"
     if checkable and not bool(((input >= 0) & (input <= 1)).all()):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if checkable and not bool(((target >= 0) & (target <= 1)).all()):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    if weight is not None:
+        # (PyTorch multiplies the loss by it in place: it may not make the loss bigger)
+        shape = tuple(broadcast_shapes(tuple(input.shape), tuple(weight.shape)))
+        if shape != tuple(input.shape):
+            raise RuntimeError(
+                f"binary_cross_entropy(): output with shape {list(input.shape)} doesn't match "
+                f"the broadcast shape {list(shape)} (weight of shape {list(weight.shape)})"
+            )
     log_p = input.log().clamp(min=-100)
     log_q = (1 - input).log().clamp(min=-100)
     loss = -(target * log_p + (1 - target) * log_q)

@@ -103,9 +103,9 @@ def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
     shape: tuple[int, ...] = v_ints("broadcast_shapes", f"shapes[{i}]", s)
     for x in shape:
         if x < 0:
-            raise RuntimeError(
-                f"broadcast_shapes(): trying to create tensor with negative dimension {x}: "
-                f"{list(shape)}"
+            raise ValueError(
+                "broadcast_shapes(): Attempting to broadcast a dimension with negative length! "
+                f"(shapes[{i}] is {list(shape)})"
             )
     return shape
 

@@ -500,6 +500,7 @@ _op(
     meta_function=M.meta_frexp,
     out=True,
     dtypes="f",
+    dtype_error="frexp() only supports floating-point dtypes",
 )
 _binary("hypot", "``sqrt(self**2 + other**2)`` elementwise, without overflow.", dtypes="f")
 _binary(
