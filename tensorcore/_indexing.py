@@ -131,6 +131,12 @@ def _apply_index(
                     _check_mask(out, d, t)
                 adv[d] = t
                 d += t.ndim if t._dtype is dt.bool_ and t.ndim > 1 else 1
+        elif isinstance(x, (str, bytes)):
+            # (PyTorch tries to make an index tensor of it, and that is a TypeError)
+            raise TypeError(
+                f"invalid index of type '{type(x).__name__}': only integers, slices (`:`), "
+                "ellipsis (`...`), None and long or byte Variables are valid indices"
+            )
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "

@@ -375,12 +375,21 @@ class Tensor(OperatorMethods):
     def untyped_storage(self) -> Storage:
         """The storage this tensor views."""
         if self._storage is None:
-            raise RuntimeError(f"tensors of layout {self._layout.name} have no storage")
+            # (PyTorch's type: "Cannot access storage of SparseTensorImpl")
+            raise NotImplementedError(
+                f"Cannot access storage of a tensor of layout {self._layout.name}: it has no "
+                "storage (use its values(), or to_dense())"
+            )
         return self._storage
 
     def data_ptr(self) -> int:
         """Address of the first element."""
-        return self.untyped_storage().data_ptr() + self._offset * self._dtype.itemsize
+        if self._storage is None:
+            raise RuntimeError(
+                "Cannot access data pointer of Tensor that doesn't have storage (layout "
+                f"{self._layout.name})"
+            )
+        return self._storage.data_ptr() + self._offset * self._dtype.itemsize
 
     @property
     def _version(self) -> int:
@@ -427,13 +436,33 @@ class Tensor(OperatorMethods):
         return bool(self.item())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._one_scalar())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._one_scalar())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._one_scalar())
+
+    def _one_scalar(self) -> Any:
+        """The element of a one-element tensor, for ``int()``/``float()``/``complex()``,
+        which refuse any other with PyTorch's ``ValueError``."""
+        if self.numel() != 1:
+            raise ValueError(
+                "only one element tensors can be converted to Python scalars (got a tensor of "
+                f"shape {list(self._shape)})"
+            )
+        return self.item()
+
+    def __contains__(self, element: object) -> bool:
+        """``element in t``: whether any element of ``t`` equals ``element`` (a number, or a
+        tensor that broadcasts against ``t``), as PyTorch's."""
+        if not isinstance(element, (Tensor, bool, int, float, complex)):
+            raise RuntimeError(
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
+        return bool((self == element).any())
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:

@@ -10,7 +10,7 @@ from . import dtypes as dt
 from ._inplace_views import INPLACE_VIEWS
 from ._memory_format import format_strides, suggest_memory_format
 from ._storage import VersionCounter
-from ._tensor import _TORCH_NAMES, Tensor, contiguous_strides, make_tensor, torch_name
+from ._tensor import _TORCH_NAMES, Tensor, contiguous_strides, cpp_name, make_tensor, torch_name
 from .autograd.graph import current_grad_fn
 from .autograd.graph import requires_grad as _public_rg
 from .devices import device as _device
@@ -688,6 +688,13 @@ def _set_grad(self: Tensor, value: Tensor | None) -> None:
             )
         if value._device != self._device:
             raise RuntimeError("assigned grad has data located on a different device")
+        if value._dtype is not self._dtype:
+            # (the optimizers and the accumulation in backward assume the parameter's dtype)
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{cpp_name(value._dtype)}' to a "
+                f"tensor with grad_dtype '{torch_name(self._dtype)}'. The gradient must match "
+                "the tensor's grad_dtype (defaults to the tensor's dtype)."
+            )
     self._grad = value
 
 

@@ -112,7 +112,7 @@ def test_signbit_frexp_and_positive(device: str) -> None:
     assert_close(m, np.array([0.0, 0.5, -0.875, inf, nan, 0.5752618031559393]))
     assert e.dtype is tc.int32 and e.tolist()[:5] == [0, 1, 2, 0, 0] and e[5].item() == -1029
     assert tc.frexp(_t([3.0], device)).mantissa.tolist() == [0.75]
-    with pytest.raises(NotImplementedError, match="\"frexp\" not implemented for 'Long'"):
+    with pytest.raises(RuntimeError, match=r"frexp\(\) only supports floating-point dtypes"):
         tc.frexp(tc.tensor([1], device=device))
     out = (tc.empty(0, device=device), tc.empty(0, dtype=tc.int32, device=device))
     res = tc.frexp(tc.tensor([6.0], device=device), out=out)
@@ -164,7 +164,7 @@ def test_nan_ignoring_maximum_and_minimum(device: str) -> None:
     b = _t([1.0, 2.0, nan], device).requires_grad_()
     ga, gb = tc.autograd.grad(tc.fmax(a, b).sum(), (a, b))
     assert ga.tolist() == [1.0, 1.0, 1.0] and gb.tolist() == [0.0, 0.0, 0.0]
-    with pytest.raises(NotImplementedError, match="\"fmax\" not implemented for 'ComplexFloat'"):
+    with pytest.raises(RuntimeError, match="fmax not implemented for complex tensors"):
         tc.fmax(tc.tensor([1j], device=device), tc.tensor([1j], device=device))
 
 

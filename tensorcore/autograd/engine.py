@@ -322,6 +322,7 @@ def _run_node_general(
                 if gbuf[nr] is not None:
                     r = hook(gbuf[nr])
                     if r is not None and r is not gbuf[nr]:
+                        _check_hook_result(hook, gbuf[nr], r)
                         gbuf[nr] = r
                         stored.add(id(r._storage))  # the hook's caller may keep it
         for hook in node.pre_hooks.get(NODE_PRE_HOOKS, ()):
@@ -343,6 +344,7 @@ def _run_node_general(
             for hook in leaf._ag.hooks:
                 r = hook(g)
                 if r is not None and r is not g:
+                    _check_hook_result(hook, g, r)
                     g = r
                     stored.add(id(r._storage))  # the hook's caller may keep it
         if g is not None and accumulate and (wanted_leaves is None or id(leaf) in wanted_leaves):
@@ -361,6 +363,27 @@ def _run_node_general(
     if node.hooks:
         in_grads = _run_hooks(node, in_grads, gbuf)
     return in_grads
+
+
+def _check_hook_result(hook: Any, old: Any, new: Any) -> None:
+    """A tensor hook's result stands in for the gradient ``old``: PyTorch's errors where it
+    could not (another shape, dtype or device would fail later, far from the hook)."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(new, Tensor):
+        raise TypeError(
+            f"expected Variable, but hook returned '{type(new).__name__}' (hook '{name}' must "
+            "return a Tensor or None)"
+        )
+    if new._shape != old._shape:
+        raise RuntimeError(
+            f"hook '{name}' has changed the size of value (was {list(old._shape)} got "
+            f"{list(new._shape)})"
+        )
+    if new._dtype is not old._dtype or new._device != old._device:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {old._dtype} on {old._device} "
+            f"got {new._dtype} on {new._device})"
+        )
 
 
 def _run_hooks(node: Node, in_grads: Sequence[Any], gbuf: list[Any]) -> Sequence[Any]:
@@ -438,6 +461,11 @@ def grad(
     >>> g.item(), tc.autograd.grad(g, x)[0].item()
     (27.0, 18.0)
     """
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
     outs = _as_list(outputs, "outputs", optional=False)
     ins = _as_list(inputs, "inputs")
     if not ins:

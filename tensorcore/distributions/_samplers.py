@@ -73,6 +73,9 @@ def poisson(rate: Tensor, generator: Any = None) -> Tensor:
     uniforms come from ``generator`` (the default one when None)."""
     with no_grad():
         r = rate.detach()
+        if r.numel() and not bool((r >= 0).all()):
+            # (a NaN rate would also never leave the rejection loop below)
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
         out = ops.zeros_like(r)
         small = r < 10
         if bool(small.any()):

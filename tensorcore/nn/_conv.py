@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes as dt
 from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..ops import functions as ops
@@ -425,16 +426,29 @@ def _adaptive_sizes(output_size: Any, sizes: Any, fn: str) -> tuple[int, ...]:
     the input's size there)."""
     nd = len(sizes)
     if isinstance(output_size, int) and not isinstance(output_size, bool):
-        return (output_size,) * nd
-    outs = tuple(output_size)
-    if len(outs) == 1:
-        outs = outs * nd
-    if len(outs) != nd or not all(o is None or isinstance(o, int) for o in outs):
-        raise ValueError(
-            f"{fn}(): output_size must be an int or a sequence of {nd} ints or None, "
-            f"got {output_size!r}"
+        outs = (output_size,) * nd
+    else:
+        outs = tuple(output_size)
+        if len(outs) == 1:
+            outs = outs * nd
+        if len(outs) != nd or not all(o is None or isinstance(o, int) for o in outs):
+            raise ValueError(
+                f"{fn}(): output_size must be an int or a sequence of {nd} ints or None, "
+                f"got {output_size!r}"
+            )
+        outs = tuple(sizes[i] if o is None else o for i, o in enumerate(outs))
+    if any(o < 0 for o in outs):
+        raise RuntimeError(
+            f"{fn}: elements of output_size must be greater than or equal to 0 but received "
+            f"{list(outs)}"
         )
-    return tuple(sizes[i] if o is None else o for i, o in enumerate(outs))
+    return outs
+
+
+def _adaptive_empty(x: Tensor, outs: tuple[int, ...], unbatched: bool) -> Tensor:
+    """An adaptive pool's result with no cell (an output size of 0), still in the graph."""
+    res = x.flatten(2)[..., :0].reshape(*x.shape[:2], *outs)
+    return res.squeeze(0) if unbatched else res
 
 
 def _adaptive_max_with_indices(
@@ -449,6 +463,9 @@ def _adaptive_max_with_indices(
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
     n, c = x.shape[:2]
+    if 0 in outs:
+        values = _adaptive_empty(x, outs, unbatched)
+        return values, ops.zeros(values.shape, dtype=dt.int64, device=x.device)
     if all(o == 1 for o in outs) and not (nd == 2 and layer_format(x) is not None):
         # One window, the whole plane (global max pooling): a max over the flattened plane,
         # whose index is the flat one and whose gradient goes to it (4-5x faster than
@@ -498,6 +515,8 @@ def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) ->
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
+    if 0 in outs:
+        return _adaptive_empty(x, outs, unbatched)
     equal = all(sizes[i] % outs[i] == 0 for i in range(nd))
     if reduce == "max" and not (equal and nd == 2 and any(o != 1 for o in outs)):
         # The maxima read at their indices: the gradient goes to the first maximum of a

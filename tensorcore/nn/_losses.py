@@ -175,7 +175,9 @@ def smooth_l1_loss(
     reduction = _legacy(size_average, reduce, reduction)
     _pointwise_pair(input, target, "smooth_l1_loss", reduction)
     if beta < 0:
-        raise ValueError(f"smooth_l1_loss(): beta must be non-negative, got {beta}")
+        raise RuntimeError(
+            f"smooth_l1_loss does not support negative values for beta (got {beta})."
+        )
     a = (input - target).abs()
     if beta != 0:
         # (a - m / 2) * (m / beta) with m = min(a, beta): 0.5 a**2 / beta below beta,
@@ -259,6 +261,16 @@ def binary_cross_entropy(
     checkable = input.numel() and input.device.type != "meta"
     if checkable and not bool(((input >= 0) & (input <= 1)).all()):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if checkable and not bool(((target >= 0) & (target <= 1)).all()):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    if weight is not None:
+        # (PyTorch multiplies the loss by it in place: it may not make the loss bigger)
+        shape = tuple(broadcast_shapes(tuple(input.shape), tuple(weight.shape)))
+        if shape != tuple(input.shape):
+            raise RuntimeError(
+                f"binary_cross_entropy(): output with shape {list(input.shape)} doesn't match "
+                f"the broadcast shape {list(shape)} (weight of shape {list(weight.shape)})"
+            )
     log_p = input.log().clamp(min=-100)
     log_q = (1 - input).log().clamp(min=-100)
     loss = -(target * log_p + (1 - target) * log_q)
@@ -372,24 +384,37 @@ def kl_div(
 
 
 def _class_last(input: Tensor, target: Tensor, fn: str) -> tuple[Tensor, Tensor]:
-    """(N, C, d1, ...) logits and (N, d1, ...) targets as (M, C) and (M,)."""
+    """(N, C, d1, ...) logits and (N, d1, ...) targets as (M, C) and (M,); PyTorch's checks
+    of the shapes, in its order and with its exception types."""
+    if input.ndim == 0:
+        raise ValueError(f"{fn}(): Expected 1 or more dimensions (got 0)")
     if input.ndim == 1:
-        if target.ndim != 0:
+        if target.ndim > 1:
+            raise RuntimeError(
+                f"{fn}(): 0D or 1D target tensor expected, multi-target not supported (got "
+                f"target of size {list(target.shape)})"
+            )
+        if target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(
-                f"{fn}(): a 1-D input (C,) takes a 0-D target, got target of size "
-                f"{list(target.shape)}"
+                f"{fn}(): For 1D input, 1D target must have size 1, but got target size: "
+                f"{target.shape[0]}"
             )
         return input.unsqueeze(0), target.reshape(1)
-    if input.ndim < 1 or target.ndim != input.ndim - 1:
-        raise ValueError(
-            f"{fn}(): expected input of shape (N, C, ...) and target of shape (N, ...), got "
-            f"input {list(input.shape)} and target {list(target.shape)}"
-        )
-    if input.shape[0] != target.shape[0] or input.shape[2:] != target.shape[1:]:
+    n = target.shape[0] if target.ndim else 0
+    if input.shape[0] != n:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0]}) ({fn}: input {list(input.shape)}, target "
-            f"{list(target.shape)})"
+            f"({n}) ({fn}: input {list(input.shape)}, target {list(target.shape)})"
+        )
+    if input.ndim == 2 and target.ndim != 1:
+        raise RuntimeError(
+            f"{fn}(): 0D or 1D target tensor expected, multi-target not supported (input "
+            f"{list(input.shape)}, target {list(target.shape)})"
+        )
+    expected = input.shape[:1] + input.shape[2:]
+    if target.shape != expected:
+        raise RuntimeError(
+            f"{fn}(): Expected target size {list(expected)}, got {list(target.shape)}"
         )
     if input.ndim == 2:
         return input, target

@@ -231,6 +231,14 @@ def interpolate(
         )
         outs = tuple(math.floor(in_sizes[i] * sf[i]) for i in range(nd))
         scales = (None,) * nd if recompute_scale_factor else sf
+    if mode != "area" and (min(outs) <= 0 or min(in_sizes) <= 0):
+        names = "DHW"[3 - nd :]
+        given = ", ".join(f"{d}: {n}" for d, n in zip(names, in_sizes, strict=True))
+        got = ", ".join(f"{d}: {n}" for d, n in zip(names, outs, strict=True))
+        raise RuntimeError(
+            f"interpolate(): Input and output sizes should be greater than 0, but got input "
+            f"({given}) output ({got})"
+        )
     if mode == "area":
         return _adaptive(input, outs, nd, f"adaptive_avg_pool{nd}d", "avg")
     # A channels-last input is resized as its (N, *spatial, C) view, which is row-major: the

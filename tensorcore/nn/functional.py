@@ -599,6 +599,10 @@ def embedding(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {got} instead"
         )
+    if weight.dim() != 2:
+        raise RuntimeError(
+            f"embedding(): 'weight' must be 2-D, got a tensor of shape {list(weight.shape)}"
+        )
     n = weight.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:

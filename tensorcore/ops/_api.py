@@ -237,14 +237,24 @@ def _render(
             body = f"{first}\n{body}"
         body += "\nreturn _r"
     if kind == "method" and decl.overload and pre:
-        # PyTorch's other overload answers a call that fails the checks (x.view(dtype)).
+        # PyTorch's other overload answers a call that fails the checks (x.view(dtype)),
+        # and one with keywords of its own (x.view(dtype=tc.int32)).
         pairs = zip(params[1:], names[1:], strict=True)
         raw = ", ".join(("*" if q.vararg else "") + n for q, n in pairs)
         checks = "\n".join(pre).replace("\n", "\n    ")
+        given = ", ".join(
+            ("*_" if q.vararg and q.name in _KEYWORD_VARARGS else "*" if q.vararg else "") + n
+            for q, n in zip(params[1:], names[1:], strict=True)
+        )
+        parts.append("**_okw")
         pre = [
+            f"if _okw:\n    _r = getattr({names[0]}, _op.decl.overload)({given}, **_okw)\n"
+            "    if _r is NotImplemented:\n"
+            f'        raise TypeError(f"{fname}() got an unexpected keyword argument '
+            "'{next(iter(_okw))}'\")\n    return _r",
             f"try:\n    {checks}\nexcept TypeError:\n"
             f"    _r = getattr({names[0]}, _op.decl.overload)({raw})\n"
-            "    if _r is NotImplemented:\n        raise\n    return _r"
+            "    if _r is NotImplemented:\n        raise\n    return _r",
         ]
     src = f"def {fname}({', '.join(parts)}):\n"
     for line in [*pre, body]:

@@ -6,6 +6,7 @@ tensor arguments, one dict lookup for the kernel, and nothing that inspects or i
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor, adopt_base_grad
@@ -331,7 +332,7 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
         if dev != self._device and not _same_device(dev, self._device):
             raise _device_error(op, self._device, dev)
         if 0 in self._stride:
-            _check_no_internal_overlap(self)
+            _check_no_internal_overlap(self, op.decl.internal_overlap, _inplace_name(op))
         key = (dev.type, lay.name)
         kernel = op.table.get(key)
         if kernel is None:
@@ -359,12 +360,24 @@ def _inplace_name(op: Op) -> str:
     return op.name if op.name.endswith("_") else op.name + "_"
 
 
-def _check_no_internal_overlap(t: Tensor) -> None:
+def _check_no_internal_overlap(t: Tensor, policy: str = "", name: str = "") -> None:
     """Refuse to write into a tensor whose elements share memory (a dim of stride 0, as an
-    ``expand`` makes): the result would depend on the order of the writes. PyTorch's check."""
+    ``expand`` makes): the result would depend on the order of the writes. PyTorch's check;
+    ``policy`` is the operator's declared ``internal_overlap``."""
+    if policy == "allow":
+        return
     if t._layout is strided and any(
         s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True)
     ):
+        if policy == "deprecated":
+            warnings.warn(
+                f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor "
+                "before performing this operation. This also applies to advanced indexing e.g. "
+                "tensor[mask] = scalar",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."

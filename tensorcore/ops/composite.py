@@ -301,6 +301,8 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 @_composite
 def unflatten(self: Tensor, dim: int, sizes: Any) -> Tensor:
     d = _wrap_dim(dim, self.ndim)
+    if not len(sizes):
+        raise RuntimeError("unflatten: sizes must be non-empty")
     sizes = infer_size(tuple(sizes), self._shape[d])
     return self.view(self._shape[:d] + sizes + self._shape[d + 1 :])
 

@@ -35,7 +35,14 @@ def masked_select(self: Tensor, mask: Tensor) -> Tensor:
     return values[where]
 
 
-def _check_index(fn: str, self: Tensor, dim: int, index: Tensor) -> int:
+def _check_index(
+    fn: str, self: Tensor, dim: int, index: Tensor, long_only: Exception | None = None
+) -> int:
+    """The dim, wrapped, after ``index``'s checks; ``long_only``: the error, PyTorch's own for
+    the operator, where its kernel takes int64 indices only (``index_fill_``,
+    ``index_copy_``)."""
+    if index._dtype is not dt.int64 and long_only is not None:
+        raise long_only
     if index._dtype not in (dt.int32, dt.int64):
         raise RuntimeError(
             f"{fn}(): Expected dtype int32/int64 for index but got: {torch_name(index._dtype)}"
@@ -108,7 +115,15 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any 
 
 @_composite
 def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    dim = _check_index("index_copy_", self, dim, index)
+    dim = _check_index(
+        "index_copy_",
+        self,
+        dim,
+        index,
+        RuntimeError(
+            f"index_copy_(): Expected a long tensor for index, but got {torch_name(index._dtype)}"
+        ),
+    )
     _check_source("index_copy_", self, dim, index, source)
     if source._dtype is not self._dtype:
         raise RuntimeError(
@@ -123,7 +138,13 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
 
 @_composite
 def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-    dim = _check_index("index_fill_", self, dim, index)
+    dim = _check_index(
+        "index_fill_",
+        self,
+        dim,
+        index,
+        IndexError("index_fill_(): Expected dtype int64 for index."),
+    )
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(
             "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "

@@ -103,9 +103,9 @@ def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
     shape: tuple[int, ...] = v_ints("broadcast_shapes", f"shapes[{i}]", s)
     for x in shape:
         if x < 0:
-            raise RuntimeError(
-                f"broadcast_shapes(): trying to create tensor with negative dimension {x}: "
-                f"{list(shape)}"
+            raise ValueError(
+                "broadcast_shapes(): Attempting to broadcast a dimension with negative length! "
+                f"(shapes[{i}] is {list(shape)})"
             )
     return shape
 
@@ -167,12 +167,45 @@ def resize_out(out: Tensor, shape: tuple[int, ...], dev: device) -> Tensor:
 
 
 def _alloc_or_check(
-    op: Op, out: Any, shape: tuple[int, ...], dtype: dt.dtype, dev: device
+    op: Op,
+    out: Any,
+    shape: tuple[int, ...],
+    dtype: dt.dtype,
+    dev: device,
+    inputs: tuple[Any, ...] = (),
 ) -> Tensor:
     if out is None:
         return empty(shape, dtype, dev)
+    if isinstance(out, Tensor) and out._shape != shape and _reads_out(out, inputs):
+        # Resizing would change an input under the kernel (``cat([a, a], out=a)``) or, for
+        # ``add(a, b, out=a)``, silently make an in-place call broadcast into a new shape:
+        # PyTorch refuses both, and so the call leaves ``out`` as it was.
+        if op.decl.frontend == "pointwise":
+            raise RuntimeError(
+                f"output with shape {list(out._shape)} doesn't match the broadcast shape "
+                f"{list(shape)} (in {op.name})"
+            )
+        raise RuntimeError(
+            f"{op.name}(): unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() the tensor "
+            "before performing the operation."
+        )
     _check_out_spec(op, out, shape, dtype, exact=op.decl.out_dtype == "exact")
     return resize_out(out, shape, dev)
+
+
+def _reads_out(out: Tensor, inputs: tuple[Any, ...]) -> bool:
+    """Whether a tensor among ``inputs`` (or in a list there) shares ``out``'s storage."""
+    st = out._storage
+    for a in inputs:
+        if isinstance(a, Tensor):
+            if a._storage is st:
+                return True
+        elif isinstance(a, (list, tuple)) and any(
+            isinstance(x, Tensor) and x._storage is st for x in a
+        ):
+            return True
+    return False
 
 
 def _alloc_many(op: Op, out: Any, specs: Sequence[Any], dev: device) -> tuple[Tensor | None, ...]:
@@ -501,7 +534,7 @@ def pointwise(
             raise RuntimeError(
                 f"Found dtype {torch_name(out._dtype)} but expected {torch_name(res)}"
             )
-        o = _alloc_or_check(op, out, shape, res, dev)
+        o = _alloc_or_check(op, out, shape, res, dev, args)
         if o._dtype is not res and _wraps(res, o._dtype):
             return _through_result_dtype(kernel, args, o, shape, res, dev)
     kernel(o, *args)
@@ -695,7 +728,7 @@ def reduction(
         _check_out_spec(op, out, shape, res, exact=True)
         o = resize_out(out, shape, dev)
     else:
-        o = _alloc_or_check(op, out, shape, res, dev)
+        o = _alloc_or_check(op, out, shape, res, dev, args)
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)
@@ -828,7 +861,7 @@ def structured(
     elif len(spec) == 3 and out is None:  # (shape, dtype, like): in like's memory order
         o = empty_like_layout(spec[2], spec[0], spec[1], dev)
     else:
-        o = _alloc_or_check(op, out, spec[0], spec[1], dev)
+        o = _alloc_or_check(op, out, spec[0], spec[1], dev, args)
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)

@@ -918,6 +918,21 @@ def check_clamp_bool(self: Any, min: Any = None, max: Any = None) -> None:
         raise NotImplementedError("\"clamp\" not implemented for 'Bool'")
 
 
+def check_round_decimals(self: Any, decimals: int = 0) -> None:
+    """``round`` to ``decimals`` places scales by a power of ten, which PyTorch's kernels do
+    in floating point only: integral and bool tensors are refused (without ``decimals``
+    they are returned unchanged)."""
+    if (
+        decimals != 0
+        and isinstance(self, Tensor)
+        and not (self._dtype.is_floating_point or self._dtype.is_complex)
+    ):
+        raise NotImplementedError(
+            f"\"round_{self._device.type}\" not implemented for '{torch_name(self._dtype)}' "
+            f"(decimals={decimals})"
+        )
+
+
 def refuses_16bit_floats(
     kernel: str, *, device_suffix: bool = True, error: str = "", first: bool = False
 ) -> Callable[..., None]:
@@ -989,6 +1004,22 @@ def refuses_bool_scan(kernel: str) -> Callable[..., None]:
             raise NotImplementedError(f"\"{kernel}_out_{where}\" not implemented for 'Bool'")
 
     return check
+
+
+def check_normal(mean: Any, std: Any, *rest: Any) -> None:
+    """``normal``'s ``check``: ``std`` is real and not negative, a number or every element of
+    a tensor (read only where the device holds data: a meta tensor has none to check)."""
+    if isinstance(std, Tensor):
+        if std._dtype.is_complex:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        if (
+            std.numel()
+            and _registry.interface(std._device).holds_data
+            and not bool((std >= 0).all())
+        ):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif isinstance(std, (int, float)) and not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
 def check_bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> None:

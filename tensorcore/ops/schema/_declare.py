@@ -186,6 +186,13 @@ class OpDecl:
     #: name than its function does (``torch.split(x, split_size_or_sections=2)`` but
     #: ``x.split(split_size=2)``), so that keyword calls of either form work as in PyTorch.
     method_names: str = ""
+    #: What an in-place call does where ``self`` has elements that share memory (a dim of
+    #: stride 0, as ``expand`` makes): ``""`` refuses it with PyTorch's "unsupported
+    #: operation" error (the result would depend on the order of the writes); ``"allow"``
+    #: writes, for an operator that writes one value everywhere it writes (``fill_``,
+    #: ``zero_``); ``"deprecated"`` writes with PyTorch's deprecation warning
+    #: (``masked_fill_``, ``index_fill_``, ``index_put_``).
+    internal_overlap: str = ""
     parsed: Signature = field(init=False, repr=False, compare=False)
     #: Facts derived from the signature once (positions are -1 where the parameter is absent).
     pos: _Positions = field(init=False, repr=False, compare=False)
@@ -206,6 +213,8 @@ class OpDecl:
             raise ValueError(f"{self.name}: unknown frontend {self.frontend!r}")
         if self.autocast not in ("", "lower", "fp32", "promote"):
             raise ValueError(f"{self.name}: unknown autocast policy {self.autocast!r}")
+        if self.internal_overlap not in ("", "allow", "deprecated"):
+            raise ValueError(f"{self.name}: unknown internal_overlap {self.internal_overlap!r}")
         if self.promote not in PROMOTIONS:
             raise ValueError(f"{self.name}: unknown promotion {self.promote!r}")
         if not self.dtypes or set(self.dtypes) - set(DTYPE_CATEGORIES):

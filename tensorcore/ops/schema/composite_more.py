@@ -60,6 +60,7 @@ _op(
     "reduction composite",
     "``self`` sorted along its first dim (the values of ``sort(self, dim=0)``).",
     dtypes="bif",
+    dtype_error="Sort does not support {kind} dtypes",
 )
 _op(
     "vdot(Tensor self, Tensor other) -> Tensor",

@@ -310,7 +310,10 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None) -> Tensor",
         "reduction",
         "Mean over ``dim`` of the elements that are not NaN.",
-        {},
+        {
+            "dtype_error": "nanmean(): expected input to have floating point or complex dtype "
+            "but got {dtype}"
+        },
     ),
     (
         "nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, "

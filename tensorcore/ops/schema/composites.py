@@ -146,7 +146,7 @@ for _sig, _tags, _doc in [
         else "",
         check=M.check_bernoulli
         if _sig.startswith("bern")
-        else M.refuses_category("c", "normal expects standard deviation to be non-complex", 1)
+        else M.check_normal
         if _sig.startswith("normal(")
         else None,
     )

@@ -49,6 +49,7 @@ _op(
     "Fills ``self`` with ``value``.",
     function=False,
     values="value",
+    internal_overlap="allow",
 )
 _op(
     "bernoulli_(Tensor(a!) self, Any p=0.5, *, Generator? generator=None) -> Tensor(a!)",
@@ -104,6 +105,7 @@ _op(
     "inplace composite",
     "Fills ``self`` with zeros.",
     function=False,
+    internal_overlap="allow",
 )
 _op(
     "fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)",

@@ -313,6 +313,7 @@ _op(
     meta_function=M.meta_sort,
     out=True,
     dtypes="bif",
+    dtype_error="Sort does not support {kind} dtypes",
 )
 _op(
     "argsort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> Tensor",
@@ -322,6 +323,7 @@ _op(
     meta_function=M.meta_argsort,
     promote="index",
     dtypes="bif",
+    dtype_error="Sort does not support {kind} dtypes",
 )
 _op(
     "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "
@@ -332,4 +334,5 @@ _op(
     meta_function=M.meta_topk,
     out=True,
     dtypes="if",
+    dtype_error="topk does not support {kind} dtypes",
 )

@@ -59,8 +59,18 @@ _binary(
     promote="float",
     dtypes="bif",
 )
-_binary("maximum", "Elementwise maximum (NaN propagates).", dtypes="bif")
-_binary("minimum", "Elementwise minimum (NaN propagates).", dtypes="bif")
+_binary(
+    "maximum",
+    "Elementwise maximum (NaN propagates).",
+    dtypes="bif",
+    dtype_error="maximum not implemented for complex tensors.",
+)
+_binary(
+    "minimum",
+    "Elementwise minimum (NaN propagates).",
+    dtypes="bif",
+    dtype_error="minimum not implemented for complex tensors.",
+)
 for _n, _d in [("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")]:
     _binary(
         _n,
@@ -282,6 +292,7 @@ _op(
     out=True,
     dtypes="if",
     out_dtype="same",
+    check=M.check_round_decimals,
 )
 # PyTorch has no isnan_ / isinf_ / isfinite_.
 for _n, _d in [
@@ -489,6 +500,7 @@ _op(
     meta_function=M.meta_frexp,
     out=True,
     dtypes="f",
+    dtype_error="frexp() only supports floating-point dtypes",
 )
 _binary("hypot", "``sqrt(self**2 + other**2)`` elementwise, without overflow.", dtypes="f")
 _binary(
@@ -525,12 +537,14 @@ _binary(
     "fmax",
     "Elementwise maximum that ignores NaN (NaN only where both are NaN).",
     dtypes="bif",
+    dtype_error="fmax not implemented for complex tensors.",
     inplace=False,
 )
 _binary(
     "fmin",
     "Elementwise minimum that ignores NaN (NaN only where both are NaN).",
     dtypes="bif",
+    dtype_error="fmin not implemented for complex tensors.",
     inplace=False,
 )
 _binary(
@@ -543,6 +557,7 @@ _binary(
     promote_args="self",
     tensors_only="self values",
     mixed_dtypes_error="heaviside is not yet implemented for tensors with different dtypes.",
+    dtype_error="heaviside is not yet implemented for complex tensors.",
 )
 _binary(
     "float_power",

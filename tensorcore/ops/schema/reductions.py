@@ -64,6 +64,7 @@ _op(
     method=False,
     function=False,
     dtypes="bif",
+    dtype_error="max(): does not support {kind} input",
 )
 _op(
     "min_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
@@ -75,6 +76,7 @@ _op(
     method=False,
     function=False,
     dtypes="bif",
+    dtype_error="min(): does not support {kind} input",
 )
 _op(
     "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",

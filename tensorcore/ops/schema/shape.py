@@ -125,6 +125,7 @@ _op(
     inplace=True,
     scalars="value",
     values="value",
+    internal_overlap="deprecated",
     node_when="value=tensor:MaskedFillBackward1",
 )
 _op(
@@ -141,6 +142,7 @@ _op(
     frontend="structured",
     meta_function=M.meta_index_put,
     inplace=True,
+    internal_overlap="deprecated",
 )
 _op(
     "argwhere(Tensor self) -> Tensor",

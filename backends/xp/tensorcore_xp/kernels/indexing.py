@@ -276,9 +276,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if not isinstance(v, xp.ndarray):  # a 0-d tensor from another device
                 v = xp.asarray(v)
             if v.dtype.kind == "c" and o.dtype.kind != "c":
-                v = v.real
+                # (a complex number converts to bool as "not zero", else to its real part)
+                v = v != 0 if o.dtype.kind == "b" else v.real
         elif isinstance(value, complex) and o.dtype.kind != "c":
-            v = value.real
+            v = value != 0 if o.dtype.kind == "b" else value.real
         try:
             with quiet(all="ignore"):
                 xp.copyto(o, v, casting="unsafe", where=array_of(mask))

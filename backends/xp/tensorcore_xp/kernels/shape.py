@@ -86,7 +86,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             v = array_of(value)
             assign(o, v if isinstance(v, xp.ndarray) else xp.asarray(v))
             return self
-        if isinstance(value, complex) and o.dtype.kind != "c":
+        if isinstance(value, complex) and o.dtype.kind == "b":
+            value = value != 0  # (every number converts to bool: True unless zero)
+        elif isinstance(value, complex) and o.dtype.kind != "c":
             if value.imag:
                 raise RuntimeError(_overflow(self))
             value = value.real
