@@ -168,7 +168,7 @@ def all_to_all(
                 t.copy_(flat_out[at : at + t.numel()].view(tuple(t.shape)))
                 at += t.numel()
 
-    return _finish(work, async_op, back, outputs=outs)
+    return _finish(work, async_op, back, outputs=output_tensor_list)
 
 
 def _deprecated(name: str) -> None:

@@ -245,7 +245,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None,
     with grad_mode.no_grad():
         flat = _flat(tensor, pg.size())
         work = pg.allgather(flat, tensor.contiguous())
-        return _finish(work, async_op, _split_into(flat, outs), outputs=outs)
+        return _finish(work, async_op, _split_into(flat, outs), outputs=tensor_list)
 
 
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: Any = None,
@@ -385,7 +385,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
         flat = _flat(tensor, pg.size()) if here else None
         work = pg.gather(flat, tensor.contiguous(), root)
         split = _split_into(flat, outs) if flat is not None else None
-        return _finish(work, async_op, split, outputs=outs if here else [])
+        return _finish(work, async_op, split, outputs=gather_list if here and gather_list else [])
 
 
 def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None,
