@@ -62,6 +62,7 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
         ("exp", lambda: ta.exp(), lambda: np.exp(a), lambda: pa.exp()),
         ("sigmoid", lambda: ta.sigmoid(), lambda: 1 / (1 + np.exp(-a)), lambda: pa.sigmoid()),
         ("gelu", lambda: F.gelu(ta), None, lambda: PF.gelu(pa)),
+        ("erf", lambda: ta.erf(), None, lambda: pa.erf()),
         ("clamp(-1, 1)", lambda: ta.clamp(-1, 1), lambda: np.clip(a, -1, 1),
          lambda: pa.clamp(-1, 1)),
         ("a ** 3", lambda: ta**3, lambda: a * a * a, lambda: pa**3),
