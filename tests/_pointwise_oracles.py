@@ -60,6 +60,19 @@ def _gelu_grad(x: Any) -> Any:
     )
 
 
+def _sig64(x: Any) -> Any:
+    return sps.expit(x.astype(np.float64))
+
+
+def _tsp64(x: Any) -> Any:
+    return np.tanh(np.logaddexp(x.astype(np.float64), 0.0))
+
+
+def _hardswish_grad(x: Any) -> Any:
+    x64 = x.astype(np.float64)
+    return np.where(x64 <= -3, 0.0, np.where(x64 < 3, x64 / 3 + 0.5, 1.0))
+
+
 @dataclass(frozen=True)
 class Oracle:
     """How NumPy computes an operator, on inputs already cast to the compute dtype."""
@@ -232,6 +245,15 @@ ORACLES: dict[str, Oracle] = {
     "threshold": Oracle(lambda x, t, v: np.where(x <= t, np.full_like(x, v), x), 1, NO_BOOL,
                         extra=(1, 20), scalars=False),
     # (the float64 formulas, rounded; approximate="none", the default)
+    "silu": Oracle(lambda x: x * _sig64(x), 1, FLOATS, scalars=False),
+    "silu_backward": Oracle(lambda g, x: g * _sig64(x) * (1 + x * (1 - _sig64(x))), 2, FLOATS,
+                            scalars=False),
+    "mish": Oracle(lambda x: x * _tsp64(x), 1, FLOATS, scalars=False),
+    "mish_backward": Oracle(lambda g, x: g * (_tsp64(x) + x * _sig64(x) * (1 - _tsp64(x) ** 2)),
+                            2, FLOATS, scalars=False),
+    "hardswish": Oracle(lambda x: x * np.clip(x + 3, 0, 6) / x.dtype.type(6), 1, FLOATS,
+                        scalars=False),
+    "hardswish_backward": Oracle(lambda g, x: g * _hardswish_grad(x), 2, FLOATS, scalars=False),
     "gelu": Oracle(_gelu, 1, FLOATS, scalars=False),
     "gelu_backward": Oracle(lambda g, x: g * _gelu_grad(x), 2, FLOATS, scalars=False),
     "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),
