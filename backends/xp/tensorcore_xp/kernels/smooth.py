@@ -71,9 +71,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         put(out, xp.multiply(g, t, out=t))
 
     def tanh_softplus(x: Any) -> Any:
-        """``tanh(log(1 + exp(x)))`` (``logaddexp``: no overflow), a fresh array."""
-        t = xp.logaddexp(x, x.dtype.type(0))
-        return xp.tanh(t, out=t)
+        """``tanh(log(1 + exp(x)))`` as the rational function of ``e = exp(x)`` it is,
+        ``n / (n + 2)`` with ``n = e * (e + 2)``: no logarithm, no cancellation for ``x`` far
+        below 0 (``n ~ 2e``), and 1 in float64 from ``x = 20`` on, where ``e`` is clamped
+        (so that ``n`` stays finite). A fresh array."""
+        f = x.dtype.type
+        e = xp.minimum(x, f(20))
+        xp.exp(e, out=e)
+        n = e + f(2)
+        n *= e
+        e = xp.add(n, f(2), out=e)
+        return xp.divide(n, e, out=n)
 
     @kernel
     def mish(out: Any, self: Any) -> None:
