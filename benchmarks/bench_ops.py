@@ -79,6 +79,8 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
          lambda: np.sqrt(np.dot(a.ravel(), a.ravel())), lambda: pt.linalg.vector_norm(pa)),
         ("softmax(-1)", lambda: ta.softmax(-1), None, lambda: pa.softmax(-1)),
         ("cumsum(1)", lambda: ta.cumsum(1), lambda: np.cumsum(a, 1), lambda: pa.cumsum(1)),
+        ("cummax(1)", lambda: ta.cummax(1), lambda: np.maximum.accumulate(a, 1),
+         lambda: pa.cummax(1)),
         ("topk(10)", lambda: ta.topk(10), None, lambda: pa.topk(10)),
         ("sort(1)", lambda: ta.sort(1), lambda: np.take_along_axis(a, np.argsort(a, 1), 1),
          lambda: pa.sort(1)),

@@ -20,6 +20,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Search and scan kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    numpy = xp.__name__ == "numpy"
 
     def searchsorted(
         out: Any,
@@ -72,17 +73,34 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return
             if x.size == 0:
                 return
-            v = accumulate(xp, better, x, dim)
-            if x.dtype.kind == "f" or x.dtype.kind == "V":
-                with quiet(all="ignore"):
-                    hit = (x == v) | (xp.isnan(x) & xp.isnan(v))
+            # along the last axis (a view): the hits of a row are then consecutive
+            x = x.swapaxes(dim, -1)
+            vals = array_of(values).swapaxes(dim, -1)
+            if numpy and vals.dtype == x.dtype:
+                v = better.accumulate(x, axis=-1, out=vals)
             else:
+                v = accumulate(xp, better, x, -1)
+                vals[...] = v
+            with quiet(all="ignore"):
                 hit = x == v
-            shape = [1] * x.ndim
-            shape[dim] = x.shape[dim]
-            where = xp.arange(x.shape[dim], dtype=xp.int64).reshape(shape)
-            array_of(values)[...] = v
-            array_of(indices)[...] = accumulate(xp, xp.maximum, xp.where(hit, where, -1), dim)
+                if x.dtype.kind == "f" or x.dtype.kind == "V":
+                    # (a NaN element is where the running value became NaN, or is NaN
+                    # already: both update the index, PyTorch's ``isnan`` update)
+                    hit |= xp.isnan(x)
+            n = x.shape[-1]
+            ind = array_of(indices).swapaxes(dim, -1)
+            if numpy and x.size >= 4096:  # (below, the scan's fewer calls are faster)
+                # The index is the last hit at or before each element, and each row starts
+                # with a hit: in the flat order, each hit's position repeated up to the next
+                # (a row has about log(n) hits on random data: no second scan of the row).
+                flat = xp.flatnonzero(hit)
+                runs = xp.empty_like(flat)
+                xp.subtract(flat[1:], flat[:-1], out=runs[:-1])
+                runs[-1] = hit.size - flat[-1]
+                ind[...] = xp.repeat(flat % n, runs).reshape(hit.shape)
+                return
+            where = xp.arange(n, dtype=xp.int64)
+            ind[...] = accumulate(xp, xp.maximum, xp.where(hit, where, -1), -1)
 
         k.__name__ = name
         K[name] = k
