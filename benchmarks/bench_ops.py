@@ -49,6 +49,10 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
     tq = tc.from_numpy(a * 0.01 + 1).requires_grad_()  # (a differentiable input)
     tx4g = tc.from_numpy(x4).requires_grad_()
     up = rng.standard_normal((32, 64, 32, 32)).astype(np.float32)
+    words = rng.integers(0, 1000, 100_000)  # (100 repeats per index on average)
+    emb = rng.standard_normal((1000, 64)).astype(np.float32)
+    gemb = rng.standard_normal((100_000, 64)).astype(np.float32)
+    tw, temb, tgemb = tc.from_numpy(words), tc.from_numpy(emb).requires_grad_(), tc.from_numpy(gemb)
     tup = tc.from_numpy(up)
     pt: Any = torch
     if pt is not None:
@@ -56,6 +60,11 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
         pa, pb, px4, pi, pr = (pt.from_numpy(v) for v in (a, b, x4, idx, rows))
         pq = pt.from_numpy(a * 0.01 + 1).requires_grad_()
         px4g, pup = pt.from_numpy(x4).requires_grad_(), pt.from_numpy(up)
+        pw, pemb, pgemb = (
+            pt.from_numpy(words),
+            pt.from_numpy(emb).requires_grad_(),
+            pt.from_numpy(gemb),
+        )
         PF = pt.nn.functional
     out: list[tuple[str, Fn, Fn | None, Fn | None]] = [
         ("a + b", lambda: ta + tb, lambda: a + b, lambda: pa + pb),
@@ -113,6 +122,8 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
          lambda: np.maximum(a, a * np.float32(0.1)), lambda: PF.leaky_relu(pa, 0.1)),
         ("cumprod(1) backward", lambda: tc.autograd.grad(tq.cumprod(1), [tq], ta), None,
          lambda: pt.autograd.grad(pq.cumprod(1), [pq], pa)),
+        ("embedding backward, 100 repeats", lambda: tc.autograd.grad(F.embedding(tw, temb),
+         [temb], tgemb), None, lambda: pt.autograd.grad(PF.embedding(pw, pemb), [pemb], pgemb)),
         ("x[rows] backward", lambda: tc.autograd.grad(tq[tr], [tq], ta[:1000]), None,
          lambda: pt.autograd.grad(pq[pr], [pq], pa[:1000])),
         ("interpolate nearest x2 fwd+bwd",
