@@ -129,6 +129,11 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
         ("interpolate nearest x2 fwd+bwd",
          lambda: tc.autograd.grad(F.interpolate(tx4g, scale_factor=2), [tx4g], tup), None,
          lambda: pt.autograd.grad(PF.interpolate(px4g, scale_factor=2), [px4g], pup)),
+        ("interpolate bilinear x2 fwd+bwd",
+         lambda: tc.autograd.grad(F.interpolate(tx4g, scale_factor=2, mode="bilinear"), [tx4g],
+                                  tup), None,
+         lambda: pt.autograd.grad(PF.interpolate(px4g, scale_factor=2, mode="bilinear"), [px4g],
+                                  pup)),
     ]  # fmt: skip
     if pt is None:
         out = [(name, t, n, None) for name, t, n, _ in out]

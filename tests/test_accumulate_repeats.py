@@ -39,3 +39,22 @@ def test_repeated_index_sums_are_add_at_bit_for_bit(
     t3 = tc.tensor(base3, device=device)
     t3.index_add_(1, tc.tensor(idx, device=device), tc.tensor(vals3, device=device))
     np.testing.assert_array_equal(t3.cpu().numpy(), want3)
+
+
+@pytest.mark.parametrize("n_in", [16, 63])
+def test_sorted_indices_along_the_last_dim_sum_as_add_at(device: str, n_in: int) -> None:
+    # A linear resampling's gradient: sorted indices, each repeated up to 3 times, whose
+    # rounds are evenly spaced (added through strided views of slices)
+    if device == "meta":
+        pytest.skip("meta holds no values")
+    rng = np.random.default_rng(n_in)
+    n_out = 2 * n_in + 3
+    idx = np.clip(np.floor((np.arange(n_out) + 0.5) * n_in / n_out - 0.5), 0, None)
+    idx = np.concatenate([idx.astype(np.int64), [n_in - 1, 3]])  # (and a stray pair)
+    vals = rng.standard_normal((4, 9, idx.size)).astype(np.float32)
+    base = rng.standard_normal((4, 9, n_in)).astype(np.float32)
+    want = base.copy()
+    np.add.at(want, (slice(None), slice(None), idx), vals)
+    t = tc.tensor(base, device=device)
+    t.index_add_(2, tc.tensor(idx, device=device), tc.tensor(vals, device=device))
+    np.testing.assert_array_equal(t.cpu().numpy(), want)

@@ -338,6 +338,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # times: add.at 1.06 ms, 10 rounds 0.22 ms; 4096 rows into 50, 110 repeats: 1.5 ms).
     rows_at = xp.__name__ == "numpy"
 
+    def progression(keys: Any) -> Any:
+        """``keys`` (distinct, in increasing order) as a slice where they are evenly spaced
+        (the rounds of a resampling's gradient: every row once), else themselves: a fancy
+        index along the last dim reads and writes one element at a time on NumPy, several
+        times slower than the strided view of a slice."""
+        n = keys.size
+        if n < 2:
+            return keys
+        first, step = int(keys[0]), int(keys[1] - keys[0])
+        if step <= 0 or int(keys[-1]) != first + step * (n - 1):
+            return keys
+        if not bool((keys[1:] - keys[:-1] == step).all()):
+            return keys
+        return slice(first, first + step * (n - 1) + 1, step)
+
     def add_rows(o: Any, k: tuple[Any, ...], v: Any) -> bool:
         """``add.at(o, k, v)`` for a key of full slices and one integer index array, whose
         other dims hold at least 32 elements, in rounds of fancy-index adds: round ``r`` adds
@@ -393,7 +408,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if hi - lo < _ROUND_ROWS:
                 break
             sel = order[by_rank[lo:hi]]
-            o[pre + (flat[sel],)] += xp.take(vals, sel, axis=d)
+            o[pre + (progression(flat[sel]),)] += xp.take(vals, sel, axis=d)
             lo = hi
         if lo < flat.size:
             # Fewer than _ROUND_ROWS indices are repeated more (a padding index, the
