@@ -394,11 +394,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 @checked("softplus(Tensor input, float beta=1.0, float threshold=20.0) -> Tensor")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
-    bx = input * beta
-    # logaddexp(bx, 0): stable, and its gradient is sigmoid(bx) everywhere (0.5 at 0, as
-    # PyTorch's), where max(bx, 0) + log1p(exp(-|bx|)) took the kinks' one-sided slopes
-    soft = ops.logaddexp(bx, 0.0)
-    return named_as(ops.where(bx > threshold, input, soft / beta), "SoftplusBackward0")
+    return _nn_op("softplus", input, beta, threshold)
 
 
 @checked("logsigmoid(Tensor input) -> Tensor")

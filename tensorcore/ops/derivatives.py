@@ -371,6 +371,25 @@ def _hardswish_second(x: Tensor) -> Tensor:
     return ((x > -3) & (x < 3)).to(x._dtype) / 3
 
 
+def _softplus_second(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    """The rule of ``softplus_backward``: linear in ``grad_output``; in ``self``,
+    ``beta * s * (1 - s)`` (``s = sigmoid(beta * self)``) where ``beta * self`` is at most
+    ``threshold``, else 0."""
+    x, beta, threshold = c.self, c.beta, c.threshold
+    dg = _nn_op("softplus_backward", gg, x, beta, threshold) if c.needs(0) else None
+    dx = None
+    if c.needs(1):
+        s = (x * beta).sigmoid()
+        dx = ops.where(x * beta > threshold, 0.0, gg * c.grad_output * (s * (1 - s) * beta))
+    return dg, dx
+
+
+_d(
+    "softplus",
+    "self beta threshold",
+    lambda c, g: (_nn_op("softplus_backward", g, c.self, c.beta, c.threshold),),
+)
+_d("softplus_backward", "grad_output self beta threshold", _softplus_second)
 _smooth("silu", _silu_second)
 _smooth("mish", _mish_second)
 _smooth("hardswish", _hardswish_second)

@@ -514,6 +514,19 @@ def _smooth_activation(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("softplus")
+def _softplus(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),), desc="defaults"),
+        S((m.away(3, 4, lo=0.3, hi=3.0), 2.0, 3.0), desc="beta 2, threshold 3 (both sides)"),
+    ]
+
+
+@_samples("softplus_backward")
+def _softplus_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=3.0), 2.0, 3.0))]
+
+
 @_samples("silu_backward", "mish_backward", "hardswish_backward")
 def _smooth_activation_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=2.5)))]

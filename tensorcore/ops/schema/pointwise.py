@@ -208,6 +208,18 @@ for _sig, _d, _dt in [
         "``s = sigmoid(self)``.",
         "f",
     ),
+    (
+        "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+        "``log(1 + exp(beta * self)) / beta``, and ``self`` where ``beta * self > threshold``.",
+        "f",
+    ),
+    (
+        "softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) "
+        "-> Tensor",
+        "The gradient of ``softplus``: ``grad_output * sigmoid(beta * self)``, and "
+        "``grad_output`` where ``beta * self > threshold``.",
+        "f",
+    ),
     ("mish(Tensor self) -> Tensor", "``self * tanh(softplus(self))``.", "f"),
     (
         "mish_backward(Tensor grad_output, Tensor self) -> Tensor",

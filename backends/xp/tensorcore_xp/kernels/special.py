@@ -189,6 +189,44 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             xp.log1p(d, out=d)
             ob += d
 
+    def softplus(out: Any, self: Any, beta: Any = 1, threshold: Any = 20) -> None:
+        # logaddexp(beta x, 0) / beta (stable), x itself past the threshold: the composite
+        # this replaced, bit for bit in float32 and float64
+        o = array_of(out)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        x = xp.broadcast_to(array_of(self).astype(d, copy=False), o.shape or (1,))
+        with quiet(all="ignore"):
+            bx = x * d.type(beta)
+            r = xp.empty_like(bx)
+            real_logaddexp(bx, xp.zeros((), d), r)
+            if beta != 1:
+                r /= d.type(beta)
+            xp.copyto(r, x, where=bx > d.type(threshold))
+            xp.copyto(o, r.reshape(o.shape), casting="unsafe")
+
+    def softplus_backward(out: Any, grad_output: Any, self: Any, beta: Any, threshold: Any) -> None:
+        # g * sigmoid(beta x) (1 where beta x > threshold), the sigmoid from
+        # exp(-|beta x|): no overflow, and its subnormal values far below 0 (PyTorch's)
+        o = array_of(out)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        shape = o.shape or (1,)
+        x = xp.broadcast_to(array_of(self).astype(d, copy=False), shape)
+        g = xp.broadcast_to(array_of(grad_output).astype(d, copy=False), shape)
+        with quiet(all="ignore"):
+            bx = x * d.type(beta)
+            e = xp.abs(bx)
+            xp.negative(e, out=e)
+            xp.exp(e, out=e)
+            s = xp.minimum(bx, d.type(0))
+            xp.exp(s, out=s)  # e where beta x < 0, else 1
+            e += d.type(1)
+            s /= e
+            xp.copyto(s, d.type(1), where=bx > d.type(threshold))
+            s *= g
+            xp.copyto(o, s.reshape(o.shape), casting="unsafe")
+
+    K["softplus"], K["softplus_backward"] = softplus, softplus_backward
+
     def logaddexp(out: Any, a: Any, b: Any) -> None:
         o = array_of(out)
         with quiet(all="ignore"):
