@@ -120,6 +120,8 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
         ("matmul 1000^2", lambda: ta @ tb, lambda: a @ b, lambda: pa @ pb),
         ("leaky_relu(0.1)", lambda: F.leaky_relu(ta, 0.1),
          lambda: np.maximum(a, a * np.float32(0.1)), lambda: PF.leaky_relu(pa, 0.1)),
+        ("leaky_relu fwd+bwd", lambda: tc.autograd.grad(F.leaky_relu(tq, 0.1), [tq], ta), None,
+         lambda: pt.autograd.grad(PF.leaky_relu(pq, 0.1), [pq], pa)),
         ("cumprod(1) backward", lambda: tc.autograd.grad(tq.cumprod(1), [tq], ta), None,
          lambda: pt.autograd.grad(pq.cumprod(1), [pq], pa)),
         ("embedding backward, 100 repeats", lambda: tc.autograd.grad(F.embedding(tw, temb),
