@@ -101,3 +101,18 @@ def test_second_derivatives_match_finite_differences(device: str, name: str) -> 
     # (hardswish: away from its kinks at +-3)
     x = tc.tensor([-2.5, -0.7, 0.3, 1.9, 2.6], dtype=tc.float64, device=device)
     assert tc.autograd.gradgradcheck(fn, (x.requires_grad_(),))
+
+
+def test_piecewise_gradients_pass_at_nan(device: str) -> None:
+    # (PyTorch's comparisons: a NaN input is on no flat part, and its gradient passes)
+    if device == "meta":
+        pytest.skip("meta holds no values")
+    x = tc.tensor([math.nan, -5.0, 0.5, 5.0], device=device, requires_grad=True)
+    for fn, want in [
+        (F.hardtanh, [1.0, 0.0, 1.0, 0.0]),
+        (F.relu6, [1.0, 0.0, 1.0, 1.0]),
+        (lambda v: F.leaky_relu(v, 0.25), [0.25, 0.25, 1.0, 1.0]),
+        (F.hardswish, [1.0, 0.0, 0.5 / 3 + 0.5, 1.0]),
+    ]:
+        (g,) = tc.autograd.grad(fn(x).sum(), [x])
+        np.testing.assert_allclose(g.cpu().numpy(), np.array(want, np.float32), rtol=1e-6)

@@ -106,7 +106,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         d = wide(out)
         g, x = operand(grad_output, d), operand(self, d)
-        inside = (x > bound(min_val, d)) & (x < bound(max_val, d))  # (NaN: not inside)
+        # (NaN is not on the flat parts: its gradient passes, as PyTorch's)
+        inside = ~((x <= bound(min_val, d)) | (x >= bound(max_val, d)))
         g, inside = xp.broadcast_arrays(g, inside)
         put(out, select(xp, inside, g, None))
 

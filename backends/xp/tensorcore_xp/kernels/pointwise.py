@@ -669,24 +669,23 @@ def _erf_ufunc(xp: Any) -> Any:
     SciPy is installed, else ``math.erf`` element by element (exact, slower); for another
     array module, the library's own float64 series (``_special.erf``), rounded into ``out``.
     """
-    double: Any
+
+    def by_element(x: Any, out: Any) -> Any:
+        out[...] = xp.frompyfunc(math.erf, 1, 1)(x)
+        return out
+
+    def series(x: Any, out: Any) -> Any:
+        xp.copyto(out, _special.erf(xp, xp.asarray(x, dtype=xp.float64)), casting="unsafe")
+        return out
+
+    double: Any = series
     if xp.__name__ == "numpy":
         try:
-            from scipy.special import erf as double
+            from scipy.special import erf as scipy_erf
         except ImportError:
-            import math
-
-            scalar = xp.frompyfunc(math.erf, 1, 1)
-
-            def double(x: Any, out: Any) -> Any:
-                out[...] = scalar(x)
-                return out
-
-    else:
-
-        def double(x: Any, out: Any) -> Any:
-            xp.copyto(out, _special.erf(xp, xp.asarray(x, dtype=xp.float64)), casting="unsafe")
-            return out
+            double = by_element
+        else:
+            double = scipy_erf
 
     single = xp.dtype(xp.float32)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, errstate
+from ..helpers import acc_dtype, array_of, errstate, select
 
 __all__ = ["build"]
 
@@ -103,10 +103,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     @kernel
     def hardswish(out: Any, self: Any) -> None:
-        # x * min(max(x + 3, 0), 6) / 6 with the kinks where PyTorch puts them (the composite
-        # this replaced, bit for bit: -inf gives NaN, as PyTorch's)
+        # x * min(max(x + 3, 0), 6) / 6: PyTorch's kinks (0 at -3, x at 3: x + 3 is 0 and 6
+        # there) and values (-inf gives NaN), the composite this replaced, bit for bit
         d, (x,) = inputs(out, self)
-        r = xp.where(x <= -3, d.type(0), xp.where(x >= 3, d.type(6), x + d.type(3)))
+        r = x + d.type(3)
+        xp.maximum(r, d.type(0), out=r)
+        xp.minimum(r, d.type(6), out=r)
         r *= x
         put(out, xp.divide(r, d.type(6), out=r))
 
@@ -117,7 +119,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         r = x / d.type(3)
         r += d.type(0.5)
         r *= g
-        r = xp.where(x < 3, r, g)
-        put(out, xp.where(x <= -3, d.type(0), r))
+        r = select(xp, x < 3, r, g)
+        put(out, select(xp, ~(x <= -3), r, None))
 
     return K
