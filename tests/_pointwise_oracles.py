@@ -65,6 +65,8 @@ def _logaddexp(x: Any, y: Any) -> Any:
     C library's ``exp``, which rounds differently from NumPy's vectorised one that the CPU
     kernel uses; ``test_logaddexp_fast.py`` checks the accuracy against float64)."""
     x, y = np.asarray(x), np.asarray(y)
+    if np.result_type(x, y).itemsize < 4:  # (16-bit floats: NumPy's, as the kernel)
+        return np.logaddexp(x, y)
     d = np.fmin(-np.abs(x - y), 0)  # (x == y == +-inf: NaN, read as 0)
     return np.maximum(x, y) + np.log1p(np.exp(d))
 

@@ -175,8 +175,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         vectorised passes over cache-sized pieces, the same formula (``x == y == +-inf``,
         where ``x - y`` is NaN, through ``fmin(NaN, 0) = 0``; a NaN operand gives NaN
         through the ``max``), 5 times faster."""
-        if xp.__name__ != "numpy" or o.dtype.kind != "f" or o.dtype.itemsize < 4 or not o.ndim:
+        if xp.__name__ != "numpy" or o.dtype.kind != "f" or o.dtype.itemsize < 4:
             xp.logaddexp(x, y, out=o)
+            return
+        if not o.ndim:  # (NumPy's ufuncs give scalars for 0-d arrays)
+            real_logaddexp(xp.asarray(x).reshape(1), xp.asarray(y).reshape(1), o.reshape(1))
             return
         whole = getattr(x, "shape", None) == getattr(y, "shape", None) == o.shape
         for xb, yb, ob in pieces(xp, x, y, o) if whole else ((x, y, o),):
