@@ -49,6 +49,10 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
     tq = tc.from_numpy(a * 0.01 + 1).requires_grad_()  # (a differentiable input)
     tx4g = tc.from_numpy(x4).requires_grad_()
     up = rng.standard_normal((32, 64, 32, 32)).astype(np.float32)
+    words = rng.integers(0, 1000, 100_000)  # (100 repeats per index on average)
+    emb = rng.standard_normal((1000, 64)).astype(np.float32)
+    gemb = rng.standard_normal((100_000, 64)).astype(np.float32)
+    tw, temb, tgemb = tc.from_numpy(words), tc.from_numpy(emb).requires_grad_(), tc.from_numpy(gemb)
     tup = tc.from_numpy(up)
     pt: Any = torch
     if pt is not None:
@@ -56,12 +60,25 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
         pa, pb, px4, pi, pr = (pt.from_numpy(v) for v in (a, b, x4, idx, rows))
         pq = pt.from_numpy(a * 0.01 + 1).requires_grad_()
         px4g, pup = pt.from_numpy(x4).requires_grad_(), pt.from_numpy(up)
+        pw, pemb, pgemb = (
+            pt.from_numpy(words),
+            pt.from_numpy(emb).requires_grad_(),
+            pt.from_numpy(gemb),
+        )
         PF = pt.nn.functional
     out: list[tuple[str, Fn, Fn | None, Fn | None]] = [
         ("a + b", lambda: ta + tb, lambda: a + b, lambda: pa + pb),
         ("exp", lambda: ta.exp(), lambda: np.exp(a), lambda: pa.exp()),
         ("sigmoid", lambda: ta.sigmoid(), lambda: 1 / (1 + np.exp(-a)), lambda: pa.sigmoid()),
         ("gelu", lambda: F.gelu(ta), None, lambda: PF.gelu(pa)),
+        ("erf", lambda: ta.erf(), None, lambda: pa.erf()),
+        ("softplus", lambda: F.softplus(ta), lambda: np.logaddexp(a, np.float32(0)),
+         lambda: PF.softplus(pa)),
+        ("mish", lambda: F.mish(ta), None, lambda: PF.mish(pa)),
+        ("silu fwd+bwd", lambda: tc.autograd.grad(F.silu(tq), [tq], ta), None,
+         lambda: pt.autograd.grad(PF.silu(pq), [pq], pa)),
+        ("hardswish fwd+bwd", lambda: tc.autograd.grad(F.hardswish(tq), [tq], ta), None,
+         lambda: pt.autograd.grad(PF.hardswish(pq), [pq], pa)),
         ("clamp(-1, 1)", lambda: ta.clamp(-1, 1), lambda: np.clip(a, -1, 1),
          lambda: pa.clamp(-1, 1)),
         ("a ** 3", lambda: ta**3, lambda: a * a * a, lambda: pa**3),
@@ -71,6 +88,8 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
          lambda: np.sqrt(np.dot(a.ravel(), a.ravel())), lambda: pt.linalg.vector_norm(pa)),
         ("softmax(-1)", lambda: ta.softmax(-1), None, lambda: pa.softmax(-1)),
         ("cumsum(1)", lambda: ta.cumsum(1), lambda: np.cumsum(a, 1), lambda: pa.cumsum(1)),
+        ("cummax(1)", lambda: ta.cummax(1), lambda: np.maximum.accumulate(a, 1),
+         lambda: pa.cummax(1)),
         ("topk(10)", lambda: ta.topk(10), None, lambda: pa.topk(10)),
         ("sort(1)", lambda: ta.sort(1), lambda: np.take_along_axis(a, np.argsort(a, 1), 1),
          lambda: pa.sort(1)),
@@ -101,13 +120,22 @@ def workloads() -> list[tuple[str, Fn, Fn | None, Fn | None]]:
         ("matmul 1000^2", lambda: ta @ tb, lambda: a @ b, lambda: pa @ pb),
         ("leaky_relu(0.1)", lambda: F.leaky_relu(ta, 0.1),
          lambda: np.maximum(a, a * np.float32(0.1)), lambda: PF.leaky_relu(pa, 0.1)),
+        ("leaky_relu fwd+bwd", lambda: tc.autograd.grad(F.leaky_relu(tq, 0.1), [tq], ta), None,
+         lambda: pt.autograd.grad(PF.leaky_relu(pq, 0.1), [pq], pa)),
         ("cumprod(1) backward", lambda: tc.autograd.grad(tq.cumprod(1), [tq], ta), None,
          lambda: pt.autograd.grad(pq.cumprod(1), [pq], pa)),
+        ("embedding backward, 100 repeats", lambda: tc.autograd.grad(F.embedding(tw, temb),
+         [temb], tgemb), None, lambda: pt.autograd.grad(PF.embedding(pw, pemb), [pemb], pgemb)),
         ("x[rows] backward", lambda: tc.autograd.grad(tq[tr], [tq], ta[:1000]), None,
          lambda: pt.autograd.grad(pq[pr], [pq], pa[:1000])),
         ("interpolate nearest x2 fwd+bwd",
          lambda: tc.autograd.grad(F.interpolate(tx4g, scale_factor=2), [tx4g], tup), None,
          lambda: pt.autograd.grad(PF.interpolate(px4g, scale_factor=2), [px4g], pup)),
+        ("interpolate bilinear x2 fwd+bwd",
+         lambda: tc.autograd.grad(F.interpolate(tx4g, scale_factor=2, mode="bilinear"), [tx4g],
+                                  tup), None,
+         lambda: pt.autograd.grad(PF.interpolate(px4g, scale_factor=2, mode="bilinear"), [px4g],
+                                  pup)),
     ]  # fmt: skip
     if pt is None:
         out = [(name, t, n, None) for name, t, n, _ in out]

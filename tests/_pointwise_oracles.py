@@ -60,6 +60,30 @@ def _gelu_grad(x: Any) -> Any:
     )
 
 
+def _logaddexp(x: Any, y: Any) -> Any:
+    """``max(x, y) + log1p(exp(-|x - y|))`` (NumPy's ``logaddexp`` is this formula with the
+    C library's ``exp``, which rounds differently from NumPy's vectorised one that the CPU
+    kernel uses; ``test_logaddexp_fast.py`` checks the accuracy against float64)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if np.result_type(x, y).itemsize < 4:  # (16-bit floats: NumPy's, as the kernel)
+        return np.logaddexp(x, y)
+    d = np.fmin(-np.abs(x - y), 0)  # (x == y == +-inf: NaN, read as 0)
+    return np.maximum(x, y) + np.log1p(np.exp(d))
+
+
+def _sig64(x: Any) -> Any:
+    return sps.expit(x.astype(np.float64))
+
+
+def _tsp64(x: Any) -> Any:
+    return np.tanh(np.logaddexp(x.astype(np.float64), 0.0))
+
+
+def _hardswish_grad(x: Any) -> Any:
+    x64 = x.astype(np.float64)
+    return np.where(x64 <= -3, 0.0, np.where(x64 < 3, x64 / 3 + 0.5, 1.0))
+
+
 @dataclass(frozen=True)
 class Oracle:
     """How NumPy computes an operator, on inputs already cast to the compute dtype."""
@@ -240,6 +264,19 @@ ORACLES: dict[str, Oracle] = {
     "threshold": Oracle(lambda x, t, v: np.where(x <= t, np.full_like(x, v), x), 1, NO_BOOL,
                         extra=(1, 20), scalars=False),
     # (the float64 formulas, rounded; approximate="none", the default)
+    "silu": Oracle(lambda x: x * _sig64(x), 1, FLOATS, scalars=False),
+    "silu_backward": Oracle(lambda g, x: g * _sig64(x) * (1 + x * (1 - _sig64(x))), 2, FLOATS,
+                            scalars=False),
+    "mish": Oracle(lambda x: x * _tsp64(x), 1, FLOATS, scalars=False),
+    "mish_backward": Oracle(lambda g, x: g * (_tsp64(x) + x * _sig64(x) * (1 - _tsp64(x) ** 2)),
+                            2, FLOATS, scalars=False),
+    "hardswish": Oracle(lambda x: x * np.clip(x + 3, 0, 6) / x.dtype.type(6), 1, FLOATS,
+                        scalars=False),
+    "hardswish_backward": Oracle(lambda g, x: g * _hardswish_grad(x), 2, FLOATS, scalars=False),
+    "softplus": Oracle(lambda x: np.where(x > 20, x, np.logaddexp(x.astype(np.float64), 0.0)),
+                       1, FLOATS, scalars=False),
+    "softplus_backward": Oracle(lambda g, x, b, t: g * np.where(x * b > t, 1.0, _sig64(x * b)),
+                                2, FLOATS, extra=(2.0, 3.0), scalars=False),
     "gelu": Oracle(_gelu, 1, FLOATS, scalars=False),
     "gelu_backward": Oracle(lambda g, x: g * _gelu_grad(x), 2, FLOATS, scalars=False),
     "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),
@@ -307,7 +344,7 @@ ORACLES: dict[str, Oracle] = {
     ),
     "positive": Oracle(np.positive, 1, NO_BOOL),
     "hypot": Oracle(np.hypot, 2, FLOATS),
-    "logaddexp": Oracle(np.logaddexp, 2, FLOATS),
+    "logaddexp": Oracle(_logaddexp, 2, FLOATS),
     "logaddexp2": Oracle(np.logaddexp2, 2, FLOATS),
     "nextafter": Oracle(np.nextafter, 2, FLOATS),
     "copysign": Oracle(np.copysign, 2, result="float"),

@@ -64,7 +64,9 @@ PYTORCH = {
     "special_modified_bessel_k1": "bif", "special_scaled_modified_bessel_k0": "bif",
     "special_scaled_modified_bessel_k1": "bif", "special_airy_ai": "bif", "special_zeta": "bif",
     "leaky_relu": "f", "leaky_relu_backward": "f", "hardtanh": "if", "hardtanh_backward": "f",
-    "hardsigmoid": "f", "hardsigmoid_backward": "f", "softshrink": "f",
+    "hardsigmoid": "f", "hardsigmoid_backward": "f", "softshrink": "f", "silu": "f",
+    "silu_backward": "f", "mish": "f", "mish_backward": "f", "hardswish": "f",
+    "hardswish_backward": "f", "softplus": "f", "softplus_backward": "f",
     "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
     "_prelu_kernel": "f", "_prelu_kernel_backward": "f",
 }  # fmt: skip

@@ -380,27 +380,21 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 @checked("silu(Tensor input, bool inplace=False) -> Tensor")
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
-    x = _source(input, inplace)
-    out = x * x.sigmoid()
-    return input.copy_(out) if inplace else named_as(out, "SiluBackward0")
+    out = _nn_op("silu", _source(input, inplace))
+    return input.copy_(out) if inplace else out
 
 
 @checked("mish(Tensor input, bool inplace=False) -> Tensor")
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    x = _source(input, inplace)
-    out = x * softplus(x).tanh()
-    return input.copy_(out) if inplace else named_as(out, "MishBackward0")
+    out = _nn_op("mish", _source(input, inplace))
+    return input.copy_(out) if inplace else out
 
 
 @checked("softplus(Tensor input, float beta=1.0, float threshold=20.0) -> Tensor")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
-    bx = input * beta
-    # logaddexp(bx, 0): stable, and its gradient is sigmoid(bx) everywhere (0.5 at 0, as
-    # PyTorch's), where max(bx, 0) + log1p(exp(-|bx|)) took the kinks' one-sided slopes
-    soft = ops.logaddexp(bx, 0.0)
-    return named_as(ops.where(bx > threshold, input, soft / beta), "SoftplusBackward0")
+    return _nn_op("softplus", input, beta, threshold)
 
 
 @checked("logsigmoid(Tensor input) -> Tensor")
@@ -426,11 +420,8 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 @checked("hardswish(Tensor input, bool inplace=False) -> Tensor")
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
-    x = _source(input, inplace)
-    # (relu6(x + 3) written with the kinks where PyTorch puts them: the gradient is 0 at
-    # x = -3 and 1 at x = 3, not the clamp's one-sided values there)
-    out = x * ops.where(x <= -3, 0, ops.where(x >= 3, 6, x + 3)) / 6
-    return input.copy_(out) if inplace else named_as(out, "HardswishBackward0")
+    out = _nn_op("hardswish", _source(input, inplace))
+    return input.copy_(out) if inplace else out
 
 
 @checked("softmax(Tensor input, int? dim=None, ScalarType? dtype=None) -> Tensor")

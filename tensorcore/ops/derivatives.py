@@ -161,7 +161,9 @@ def _div(c: Any, g: Tensor) -> tuple[Any, ...]:
         )
     other = _conj(c.other)
     ga = g / other if c.needs(0) else None
-    gb = -g * _conj(c.self) / (other * other) if c.needs(1) else None
+    # (-g * (self / other) / other, as PyTorch's: other * other overflows for |other| above
+    # 1e19 in float32, where the quotients do not -- softsign's x / (|x| + 1) at x = 1e30)
+    gb = -g * (_conj(c.self) / other) / other if c.needs(1) else None
     return ga, gb
 
 
@@ -260,7 +262,9 @@ _d("sign", "", lambda c, g: (ops.zeros_like(g),))
 _d("reciprocal", "result", lambda c, g: (-g * _conj(c.result * c.result),))
 _d("exp", "result", lambda c, g: (g * _conj(c.result),))
 _d("exp2", "result", lambda c, g: (g * _conj(c.result) * math.log(2.0),))
-_d("expm1", "result", lambda c, g: (g * _conj(c.result + 1),))
+# (exp(self), not result + 1: that rounds to 0 below about -17 in float32, where exp does not,
+# and an infinite incoming gradient then gave NaN through elu/celu/selu's negative branch)
+_d("expm1", "self", lambda c, g: (g * _conj(c.self.exp()),))
 _d("log", "self", lambda c, g: (g / _conj(c.self),))
 _d("log2", "self", lambda c, g: (g / (_conj(c.self) * math.log(2.0)),))
 _d("log10", "self", lambda c, g: (g / (_conj(c.self) * math.log(10.0)),))
@@ -346,6 +350,63 @@ _piecewise("leaky_relu", "self negative_slope", flags="self_is_result")
 _piecewise("hardtanh", "self min_val max_val")
 _piecewise("hardsigmoid", "self")
 _piecewise("softshrink", "self lambd")
+
+
+def _smooth(name: str, second: Any) -> None:
+    """The rules of ``name`` and ``name_backward`` (``silu``, ``mish``, ``hardswish``), whose
+    backward is ``grad_output * f'(self)``; ``second(x)`` is ``f''(x)``, with operators."""
+    backward = name + "_backward"
+    _d(name, "self", lambda c, g: (_nn_op(backward, g, c.self),))
+    _d(
+        backward,
+        "grad_output self",
+        lambda c, gg: (
+            _nn_op(backward, gg, c.self) if c.needs(0) else None,
+            gg * c.grad_output * second(c.self) if c.needs(1) else None,
+        ),
+    )
+
+
+def _silu_second(x: Tensor) -> Tensor:
+    """``silu''(x) = s (1 - s) (2 + x (1 - 2 s))``, ``s = sigmoid(x)``."""
+    s = x.sigmoid()
+    return s * (1 - s) * (2 + x * (1 - 2 * s))
+
+
+def _mish_second(x: Tensor) -> Tensor:
+    """``mish''(x) = s (1 - t**2) (2 + x (1 - s) - 2 x t s)``, ``t = tanh(softplus(x))``,
+    ``s = sigmoid(x)``."""
+    s, t = x.sigmoid(), ops.logaddexp(x, 0.0).tanh()
+    return s * (1 - t * t) * (2 + x * (1 - s) - 2 * x * t * s)
+
+
+def _hardswish_second(x: Tensor) -> Tensor:
+    """``hardswish''(x)``: 1/3 inside (-3, 3), 0 elsewhere."""
+    return ((x > -3) & (x < 3)).to(x._dtype) / 3
+
+
+def _softplus_second(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    """The rule of ``softplus_backward``: linear in ``grad_output``; in ``self``,
+    ``beta * s * (1 - s)`` (``s = sigmoid(beta * self)``) where ``beta * self`` is at most
+    ``threshold``, else 0."""
+    x, beta, threshold = c.self, c.beta, c.threshold
+    dg = _nn_op("softplus_backward", gg, x, beta, threshold) if c.needs(0) else None
+    dx = None
+    if c.needs(1):
+        s = (x * beta).sigmoid()
+        dx = ops.where(x * beta > threshold, 0.0, gg * c.grad_output * (s * (1 - s) * beta))
+    return dg, dx
+
+
+_d(
+    "softplus",
+    "self beta threshold",
+    lambda c, g: (_nn_op("softplus_backward", g, c.self, c.beta, c.threshold),),
+)
+_d("softplus_backward", "grad_output self beta threshold", _softplus_second)
+_smooth("silu", _silu_second)
+_smooth("mish", _mish_second)
+_smooth("hardswish", _hardswish_second)
 _piecewise("hardshrink", "self lambd")
 _d("threshold", "self threshold", lambda c, g: (ops.threshold_backward(g, c.self, c.threshold),))
 _d(
@@ -514,13 +575,17 @@ _d(
 
 
 def _sinc(c: Any, g: Tensor) -> tuple[Any, ...]:
-    # (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0.
+    # pi S'(y), S'(y) = (y cos(y) - sin(y)) / y^2 with y = pi x, which cancels (and whose
+    # denominator underflows) near 0: there its series -y/3 + y^3/30 - y^5/840, exact to
+    # float64 rounding for |y| < 1e-2. 0 at x = 0, also for an infinite g (PyTorch's).
     x = c.self
-    zero = x == 0
-    safe = ops.where(zero, 1.0, x)
-    px = safe * math.pi
-    d = (px * px.cos() - px.sin()) / (px * safe)
-    return (g * _conj(ops.where(zero, 0.0, d)),)
+    y = x * math.pi
+    small = y.abs() < 1e-2
+    safe = ops.where(small, 1.0, y)
+    y2 = y * y
+    series = y * (y2 * (1 / 30 - y2 / 840) - 1 / 3)
+    d = ops.where(small, series, (safe * safe.cos() - safe.sin()) / (safe * safe)) * math.pi
+    return (ops.where(x == 0, 0.0, g * _conj(d)),)
 
 
 _d("sinc", "self", _sinc)
@@ -549,14 +614,30 @@ _d(
         g * c.other / c.result if c.needs(1) else None,
     ),
 )
-_d(
-    "logaddexp",
-    "self other",
-    lambda c, g: (
-        g / _conj(1 + (c.other - c.self).exp()) if c.needs(0) else None,
-        g / _conj(1 + (c.self - c.other).exp()) if c.needs(1) else None,
-    ),
-)
+
+
+def _logaddexp(c: Any, g: Tensor) -> tuple[Any, ...]:
+    """``d/dself = sigmoid(self - other)`` (and ``d/dother`` with the two swapped): the
+    quotient ``1 / (1 + exp(other - self))`` overflowed to 0 (and an infinite incoming
+    gradient to NaN) where the sigmoid is a small finite number (softplus, logsigmoid)."""
+    d = c.self - c.other
+    if d.is_complex():
+        return (
+            g / _conj(1 + (-d).exp()) if c.needs(0) else None,
+            g / _conj(1 + d.exp()) if c.needs(1) else None,
+        )
+    # sigmoid(+-d) from e = exp(-|d|), which never overflows: the sigmoid kernel's
+    # 1 / (1 + exp(-d)) is 0 where exp(-d) overflows, below about -88 in float32
+    e = (-d.abs()).exp()
+    den = 1 + e
+    up = d >= 0
+    return (
+        g * (ops.where(up, 1.0, e) / den) if c.needs(0) else None,
+        g * (ops.where(up, e, 1.0) / den) if c.needs(1) else None,
+    )
+
+
+_d("logaddexp", "self other", _logaddexp)
 _d(
     "logaddexp2",
     "self other",

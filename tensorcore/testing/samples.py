@@ -505,6 +505,33 @@ def _hardsigmoid_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=2.0, hi=4.0)))]
 
 
+@_samples("silu", "mish", "hardswish")
+def _smooth_activation(m: _Maker) -> list[Sample]:
+    # (hardswish's kinks at -3 and 3: |x| in [0.3, 2.5] and [3.5, 6] stay off them)
+    return [
+        S((m.away(2, 3, lo=0.3, hi=2.5),), desc="middle"),
+        S((m.away(3, 4, lo=3.5, hi=6.0, t=True),), desc="tails"),
+    ]
+
+
+@_samples("softplus")
+def _softplus(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3),), desc="defaults"),
+        S((m.away(3, 4, lo=0.3, hi=3.0), 2.0, 3.0), desc="beta 2, threshold 3 (both sides)"),
+    ]
+
+
+@_samples("softplus_backward")
+def _softplus_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=3.0), 2.0, 3.0))]
+
+
+@_samples("silu_backward", "mish_backward", "hardswish_backward")
+def _smooth_activation_backward(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=2.5)))]
+
+
 @_samples("softshrink", "hardshrink")
 def _shrink(m: _Maker) -> list[Sample]:
     return [

@@ -177,7 +177,10 @@ for _n, _sig, _d in [
 # ``nn.functional`` calls). Each gradient is an operator of its own that takes ``self``, as
 # ``threshold_backward`` does, so that a double backward reaches the input through it (its
 # derivative in ``self`` is a zero that flows: ``leaky_relu``'s second derivative is zeros,
-# not "unused"). Not public functions, as in PyTorch (``torch._C._nn``).
+# not "unused"). Not public functions, as in PyTorch (``torch._C._nn``). ``silu``, ``mish``
+# and ``hardswish`` (smooth, or nearly) are here too: their gradients as one formula each keep
+# an infinite or huge incoming gradient from turning into NaN (the products of a composite
+# give ``inf * 0`` where a factor of the derivative rounds to 0).
 for _sig, _d, _dt in [
     (
         "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
@@ -206,6 +209,43 @@ for _sig, _d, _dt in [
     (
         "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
         "The gradient of ``hardsigmoid``: ``grad_output / 6`` where ``-3 < self < 3``, else 0.",
+        "f",
+    ),
+    ("silu(Tensor self) -> Tensor", "``self * sigmoid(self)``.", "f"),
+    (
+        "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
+        "The gradient of ``silu``: ``grad_output * s * (1 + self * (1 - s))``, "
+        "``s = sigmoid(self)``.",
+        "f",
+    ),
+    (
+        "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+        "``log(1 + exp(beta * self)) / beta``, and ``self`` where ``beta * self > threshold``.",
+        "f",
+    ),
+    (
+        "softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) "
+        "-> Tensor",
+        "The gradient of ``softplus``: ``grad_output * sigmoid(beta * self)``, and "
+        "``grad_output`` where ``beta * self > threshold``.",
+        "f",
+    ),
+    ("mish(Tensor self) -> Tensor", "``self * tanh(softplus(self))``.", "f"),
+    (
+        "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
+        "The gradient of ``mish``: ``grad_output * (t + self * sigmoid(self) * (1 - t**2))``, "
+        "``t = tanh(softplus(self))``.",
+        "f",
+    ),
+    (
+        "hardswish(Tensor self) -> Tensor",
+        "``self * min(max(self + 3, 0), 6) / 6``: 0 at and below -3, ``self`` from 3 on.",
+        "f",
+    ),
+    (
+        "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor",
+        "The gradient of ``hardswish``: 0 at and below -3, ``grad_output * (self / 3 + 1 / 2)`` "
+        "below 3, ``grad_output`` from 3 on.",
         "f",
     ),
     (

@@ -18,9 +18,9 @@ from ..helpers import array_of, errstate, ufunc_at, writes_through_views
 
 __all__ = ["build"]
 
-#: Rounds of whole-row adds (one per repeat of an index) before the rest of an index's
-#: values are summed in a segmented reduction (``add_rows``).
-_ROUNDS = 32
+#: The fewest positions a round of whole-row adds (one per repeat of an index) takes; the
+#: values of the fewer indices repeated more are summed index by index (``add_rows``).
+_ROUND_ROWS = 8
 
 #: Elements per block of ``gather_flat`` (its int64 positions: 512 KiB).
 _GATHER_BLOCK = 1 << 16
@@ -339,12 +339,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # times: add.at 1.06 ms, 10 rounds 0.22 ms; 4096 rows into 50, 110 repeats: 1.5 ms).
     rows_at = xp.__name__ == "numpy"
 
+    def progression(keys: Any) -> Any:
+        """``keys`` (distinct, in increasing order) as a slice where they are evenly spaced
+        (the rounds of a resampling's gradient: every row once), else themselves: a fancy
+        index along the last dim reads and writes one element at a time on NumPy, several
+        times slower than the strided view of a slice."""
+        n = keys.size
+        if n < 2:
+            return keys
+        first, step = int(keys[0]), int(keys[1] - keys[0])
+        if step <= 0 or int(keys[-1]) != first + step * (n - 1):
+            return keys
+        if not bool((keys[1:] - keys[:-1] == step).all()):
+            return keys
+        return slice(first, first + step * (n - 1) + 1, step)
+
     def add_rows(o: Any, k: tuple[Any, ...], v: Any) -> bool:
         """``add.at(o, k, v)`` for a key of full slices and one integer index array, whose
         other dims hold at least 32 elements, in rounds of fancy-index adds: round ``r`` adds
         each position's ``r``-th value (in index order), so the sums are ``add.at``'s, bit
-        for bit, for indices repeated up to ``_ROUNDS`` times (an index repeated more has
-        the rest of its values summed first). False (nothing done) for other keys or other
+        for bit; once fewer than ``_ROUND_ROWS`` indices remain, each of those is summed in
+        one reduction (also in index order). False (nothing done) for other keys or other
         value dtypes (``add.at`` then)."""
         while k and isinstance(k[-1], slice) and k[-1] == slice(None):
             k = k[:-1]  # (trailing full slices, as the gradient of x[i] writes (i, :))
@@ -385,22 +400,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         starts = xp.flatnonzero(new)
         # Each element's rank among equal indices, in index order (the sort is stable).
         rank = xp.arange(flat.size) - starts[xp.cumsum(new) - 1]
-        top = int(rank.max())
-        for r in range(min(top + 1, _ROUNDS)):
-            sel = order[rank == r]
-            o[pre + (flat[sel],)] += xp.take(vals, sel, axis=d)
-        if top >= _ROUNDS:
-            # The values past the first rounds belong to few indices, each repeated many
-            # times (a padding index): summed per index in one segmented reduction (fast
-            # for few long segments, where a round per repeat is not), then added once.
-            sel = order[rank >= _ROUNDS]
-            keys = flat[sel]
-            heads = xp.empty(keys.size, dtype=bool)
-            heads[0] = True
-            xp.not_equal(keys[1:], keys[:-1], out=heads[1:])
-            at = xp.flatnonzero(heads)
-            tail = xp.add.reduceat(xp.take(vals, sel, axis=d), at, axis=d, dtype=o.dtype)
-            o[pre + (keys[at],)] += tail
+        # The rounds in rank order (a stable sort of the ranks: no pass over all the
+        # elements per round), while a round holds at least _ROUND_ROWS positions.
+        by_rank = xp.argsort(rank, kind="stable")
+        ends = xp.cumsum(xp.bincount(rank)).tolist()
+        lo = 0
+        for hi in ends:
+            if hi - lo < _ROUND_ROWS:
+                break
+            sel = order[by_rank[lo:hi]]
+            o[pre + (progression(flat[sel]),)] += xp.take(vals, sel, axis=d)
+            lo = hi
+        if lo < flat.size:
+            # Fewer than _ROUND_ROWS indices are repeated more (a padding index, the
+            # frequent words of a Zipf text): each one's remaining values summed on top of
+            # its row in one reduction along d (in index order: add.at's sums, bit for bit,
+            # where d is not the last axis), one index at a time.
+            rest = xp.sort(by_rank[lo:])  # (sorted positions: grouped by index, in order)
+            keys = ordered[rest]
+            heads = xp.flatnonzero(xp.concatenate([[True], keys[1:] != keys[:-1]]))
+            for a, b in zip(heads.tolist(), [*heads[1:].tolist(), keys.size], strict=True):
+                at = pre + (int(keys[a]),)
+                rows = xp.take(vals, order[rest[a:b]], axis=d)
+                o[at] = xp.concatenate([xp.expand_dims(o[at], d), rows], axis=d).sum(axis=d)
         return True
 
     def index_put(out: Any, self: Any, indices: Any, values: Any, accumulate: bool = False) -> None:

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, errstate
+from ..helpers import acc_dtype, array_of, errstate, select
 
 __all__ = ["build"]
 
@@ -85,7 +85,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         d = wide(out)
         g, x = operand(grad_output, d), operand(self, d)
         with quiet(all="ignore"):
-            put(out, xp.where(x > 0, g, g * bound(negative_slope, d)))
+            g, x = xp.broadcast_arrays(g, x)
+            put(out, select(xp, x > 0, g, g * bound(negative_slope, d)))
 
     @kernel
     def hardtanh(out: Any, self: Any, min_val: Any = -1, max_val: Any = 1) -> None:
@@ -105,8 +106,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         d = wide(out)
         g, x = operand(grad_output, d), operand(self, d)
-        flat = (x <= bound(min_val, d)) | (x >= bound(max_val, d))
-        put(out, xp.where(flat, xp.zeros((), d), g))
+        # (NaN is not on the flat parts: its gradient passes, as PyTorch's)
+        inside = ~((x <= bound(min_val, d)) | (x >= bound(max_val, d)))
+        g, inside = xp.broadcast_arrays(g, inside)
+        put(out, select(xp, inside, g, None))
 
     @kernel
     def hardsigmoid(out: Any, self: Any) -> None:

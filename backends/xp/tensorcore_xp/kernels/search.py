@@ -20,6 +20,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Search and scan kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    numpy = xp.__name__ == "numpy"
 
     def searchsorted(
         out: Any,
@@ -62,6 +63,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             hi = xp.where(active & ~go_right, mid, hi)
         o[...] = lo
 
+    def hits(x: Any, v: Any) -> Any:
+        """Where the running extreme ``v`` of ``x`` takes ``x``'s value: the index moves
+        there (a NaN element too: where the running value became NaN, or is NaN already,
+        PyTorch's ``isnan`` update)."""
+        with quiet(all="ignore"):
+            hit = x == v
+            if x.dtype.kind == "f" or x.dtype.kind == "V":
+                hit |= xp.isnan(x)
+        return hit
+
     def running(name: str, better: Any) -> None:
         def k(out: Any, self: Any, dim: int) -> None:
             values, indices = out
@@ -72,17 +83,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return
             if x.size == 0:
                 return
+            if numpy and x.size >= 4096:  # (below, the scan's fewer calls are faster)
+                # Along the last axis (views): the hits of a row are then consecutive. The
+                # index is the last hit at or before each element, and each row starts with
+                # a hit: in the flat order, each hit's position repeated up to the next (a
+                # row has about log(n) hits on random data: no second scan of the row).
+                x = x.swapaxes(dim, -1)
+                vals = array_of(values).swapaxes(dim, -1)
+                if vals.dtype == x.dtype:
+                    v = better.accumulate(x, axis=-1, out=vals)
+                else:
+                    v = better.accumulate(x, axis=-1)
+                    vals[...] = v
+                flat = xp.flatnonzero(hits(x, v))
+                runs = xp.empty_like(flat)
+                xp.subtract(flat[1:], flat[:-1], out=runs[:-1])
+                runs[-1] = x.size - flat[-1]
+                ind = array_of(indices).swapaxes(dim, -1)
+                ind[...] = xp.repeat(flat % x.shape[-1], runs).reshape(x.shape)
+                return
             v = accumulate(xp, better, x, dim)
-            if x.dtype.kind == "f" or x.dtype.kind == "V":
-                with quiet(all="ignore"):
-                    hit = (x == v) | (xp.isnan(x) & xp.isnan(v))
-            else:
-                hit = x == v
             shape = [1] * x.ndim
             shape[dim] = x.shape[dim]
             where = xp.arange(x.shape[dim], dtype=xp.int64).reshape(shape)
             array_of(values)[...] = v
-            array_of(indices)[...] = accumulate(xp, xp.maximum, xp.where(hit, where, -1), dim)
+            array_of(indices)[...] = accumulate(
+                xp, xp.maximum, xp.where(hits(x, v), where, -1), dim
+            )
 
         k.__name__ = name
         K[name] = k

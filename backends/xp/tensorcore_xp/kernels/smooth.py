@@ -1,0 +1,125 @@
+"""``silu``, ``mish`` and ``hardswish`` and their gradients (PyTorch's ``*_backward``
+operators), written once against an array module ``xp`` (NumPy or CuPy).
+
+They were products of other operators, whose product rules turn an infinite or huge
+incoming gradient into NaN wherever one factor of the derivative rounds to 0 (``silu`` at
+``x = 20``: ``inf * sigmoid(x) + inf * x * sigmoid'(x)`` is ``inf + inf * 0``). Here each
+gradient is one formula, ``grad_output * f'(x)``, with ``f'(x)`` computed first (PyTorch's
+forms), so that it is finite or infinite where PyTorch's is. Each computes in the compute
+precision (float32 for the 16-bit floats, rounded once, as PyTorch's ``opmath``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..helpers import acc_dtype, array_of, errstate, select
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The kernels of ``silu``, ``mish``, ``hardswish`` and their backwards for ``xp``."""
+    K: dict[str, Callable[..., Any]] = {}
+    quiet = errstate(xp)
+
+    def inputs(out: Any, *tensors: Any) -> tuple[Any, list[Any]]:
+        """The compute dtype and ``tensors``' arrays in it, broadcast to ``out``'s shape (one
+        element for a 0-d ``out``: NumPy's ufuncs return scalars for 0-d arrays)."""
+        o = array_of(out)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        shape = o.shape or (1,)
+        return d, [xp.broadcast_to(array_of(t).astype(d, copy=False), shape) for t in tensors]
+
+    def put(out: Any, r: Any) -> None:
+        o = array_of(out)
+        xp.copyto(o, r.reshape(o.shape), casting="unsafe")
+
+    def sigmoid(x: Any) -> Any:
+        """``1 / (1 + exp(-x))``, the ``sigmoid`` kernel's passes (0 below about -88 in
+        float32), as a fresh array."""
+        s = xp.negative(x)
+        xp.exp(s, out=s)
+        s += 1
+        return xp.reciprocal(s, out=s)
+
+    def kernel(fn: Callable[..., None]) -> None:
+        def k(out: Any, *args: Any) -> None:
+            if array_of(out).size:
+                with quiet(all="ignore"):
+                    fn(out, *args)
+
+        k.__name__ = fn.__name__
+        K[fn.__name__] = k
+
+    @kernel
+    def silu(out: Any, self: Any) -> None:
+        _, (x,) = inputs(out, self)
+        s = sigmoid(x)
+        put(out, xp.multiply(x, s, out=s))
+
+    @kernel
+    def silu_backward(out: Any, grad_output: Any, self: Any) -> None:
+        # g * s * (1 + x * (1 - s))
+        d, (g, x) = inputs(out, grad_output, self)
+        s = sigmoid(x)
+        t = xp.subtract(d.type(1), s)
+        t *= x
+        t += d.type(1)
+        t *= s
+        put(out, xp.multiply(g, t, out=t))
+
+    def tanh_softplus(x: Any) -> Any:
+        """``tanh(log(1 + exp(x)))`` as the rational function of ``e = exp(x)`` it is,
+        ``n / (n + 2)`` with ``n = e * (e + 2)``: no logarithm, no cancellation for ``x`` far
+        below 0 (``n ~ 2e``), and 1 in float64 from ``x = 20`` on, where ``e`` is clamped
+        (so that ``n`` stays finite). A fresh array."""
+        f = x.dtype.type
+        e = xp.minimum(x, f(20))
+        xp.exp(e, out=e)
+        n = e + f(2)
+        n *= e
+        e = xp.add(n, f(2), out=e)
+        return xp.divide(n, e, out=n)
+
+    @kernel
+    def mish(out: Any, self: Any) -> None:
+        _, (x,) = inputs(out, self)
+        t = tanh_softplus(x)
+        put(out, xp.multiply(x, t, out=t))
+
+    @kernel
+    def mish_backward(out: Any, grad_output: Any, self: Any) -> None:
+        # g * (t + x * s * (1 - t**2)), t = tanh(softplus(x)), s = sigmoid(x)
+        d, (g, x) = inputs(out, grad_output, self)
+        t = tanh_softplus(x)
+        r = xp.multiply(t, t)
+        xp.subtract(d.type(1), r, out=r)
+        r *= sigmoid(x)
+        r *= x
+        r += t
+        put(out, xp.multiply(g, r, out=r))
+
+    @kernel
+    def hardswish(out: Any, self: Any) -> None:
+        # x * min(max(x + 3, 0), 6) / 6: PyTorch's kinks (0 at -3, x at 3: x + 3 is 0 and 6
+        # there) and values (-inf gives NaN), the composite this replaced, bit for bit
+        d, (x,) = inputs(out, self)
+        r = x + d.type(3)
+        xp.maximum(r, d.type(0), out=r)
+        xp.minimum(r, d.type(6), out=r)
+        r *= x
+        put(out, xp.divide(r, d.type(6), out=r))
+
+    @kernel
+    def hardswish_backward(out: Any, grad_output: Any, self: Any) -> None:
+        # 0 at and below -3, grad_output from 3 on (and at NaN), g * (x / 3 + 1/2) between
+        d, (g, x) = inputs(out, grad_output, self)
+        r = x / d.type(3)
+        r += d.type(0.5)
+        r *= g
+        r = select(xp, x < 3, r, g)
+        put(out, select(xp, ~(x <= -3), r, None))
+
+    return K
