@@ -408,6 +408,24 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 
 
 @_composite
+def to_dense(self: Tensor, dtype: Any = None) -> Tensor:
+    if self._layout is not strided:
+        # A layout's plugin registers its own kernel (``*/<layout>``): reaching this one means
+        # it did not, and a view of a tensor without strides would fail less clearly.
+        from ..backend import unsupported
+
+        raise unsupported(
+            "to_dense",
+            self,
+            why=f"the plugin of the {self._layout.name} layout registers no to_dense kernel",
+            hint="that plugin should register one with register.kernel('to_dense', ...)",
+        )
+    if dtype is None or dtype is self._dtype:
+        return self.view_as(self)  # an alias, never ``self``, as PyTorch's
+    return self.to(dtype)
+
+
+@_composite
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     return self.to(other._dtype)
 
