@@ -100,6 +100,13 @@ def d_contiguous(ctx: Any, grad: Any) -> tuple[Any, ...]:
     return (unbox_any(grad),)
 
 
+def d_to_dense(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    spec = ctx.self  # "self:spec": what a rule may read of an input it does not keep
+    assert spec.layout is tc.box and spec.shape == grad.shape and spec.dtype == grad.dtype
+    calls["d_to_dense"] += 1
+    return (grad.to_box(),)
+
+
 @hookimpl
 def tensorcore_register_layouts(register: Any) -> None:
     register.layout("box", priority=2)
@@ -116,7 +123,7 @@ def tensorcore_register_kernels(register: Any) -> None:
     # to_dense is the core's operator: a layout registers its kernel, never declares it
     register.kernel("to_dense", "*", "box", lambda self, dtype=None: native(self).dense.to(
         dtype or self.dtype, copy=True))  # fmt: skip
-    register.derivative("to_dense", "*", "box", "", lambda ctx, g: (g.to_box(),))
+    register.derivative("to_dense", "*", "box", "self:spec", d_to_dense)
     register.kernel("clone", "*", "box", clone, direct=True)
     register.derivative("clone", "*", "box", *dense_rule("clone"))
     register.kernel("to_device", "*", "box", to_device)

@@ -81,6 +81,7 @@ def test_to_dense_is_the_cores_and_each_layout_registers_its_kernel(run_py: Any)
         assert d.layout is tc.strided and d.tolist() == [[0.0, 1.0], [2.0, 3.0]]
         (d * tc.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
         assert leaf.grad.tolist() == [[1.0, 2.0], [3.0, 4.0]], leaf.grad
+        assert calls["d_to_dense"] == 1, calls  # box's rule, reading a "self:spec"
         s = tc.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
         assert s.to_dense().tolist() == [[0.0, 1.0], [2.0, 0.0]]
         x = tc.ones(2)
