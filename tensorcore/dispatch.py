@@ -249,6 +249,13 @@ def _missing_message(op: Op, key: tuple[str, str], dtypes: tuple[Any, ...]) -> s
         msg += f" To use the '{dev}' device, {_registry.install_hint(dev)}."
     if layouts.get_layout(lay) is None:
         msg += f" To use the '{lay}' layout, {_registry.install_hint(lay)}."
+    elif lay != "strided" and op.record((dev, "strided")) is not None:
+        # What to do: every layout converts its tensors to strided ones (the contract of
+        # "the minimum a layout provides"), where the operator runs.
+        msg += (
+            f" The {lay} layout has no '{op.name}': convert the tensor with .to_dense() "
+            f"to run it on the dense ({dev}/strided) form."
+        )
     return msg
 
 

@@ -3,6 +3,7 @@
 object holds one dense strided tensor.
 
 It registers the layout, the two conversions (``to_box``, ``unbox``) with their derivatives,
+a kernel for the core's ``to_dense`` (which tensorcore-sparse's layouts have too),
 ``clone`` and ``to_device``, a few ``direct=True`` kernels with the generic rules run on the
 unboxed gradient, and its own ``contiguous`` -- a composite's override, with a derivative, so
 that autograd runs it too. ``calls`` counts the kernels that ran.
@@ -99,6 +100,13 @@ def d_contiguous(ctx: Any, grad: Any) -> tuple[Any, ...]:
     return (unbox_any(grad),)
 
 
+def d_to_dense(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    spec = ctx.self  # "self:spec": what a rule may read of an input it does not keep
+    assert spec.layout is tc.box and spec.shape == grad.shape and spec.dtype == grad.dtype
+    calls["d_to_dense"] += 1
+    return (grad.to_box(),)
+
+
 @hookimpl
 def tensorcore_register_layouts(register: Any) -> None:
     register.layout("box", priority=2)
@@ -112,6 +120,10 @@ def tensorcore_register_kernels(register: Any) -> None:
     register.kernel("unbox", "*", "box", lambda self: native(self).dense.clone())
     register.derivative("to_box", "*", "strided", "", lambda ctx, g: (unbox_any(g),))
     register.derivative("unbox", "*", "box", "", lambda ctx, g: (g.to_box(),))
+    # to_dense is the core's operator: a layout registers its kernel, never declares it
+    register.kernel("to_dense", "*", "box", lambda self, dtype=None: native(self).dense.to(
+        dtype or self.dtype, copy=True))  # fmt: skip
+    register.derivative("to_dense", "*", "box", "self:spec", d_to_dense)
     register.kernel("clone", "*", "box", clone, direct=True)
     register.derivative("clone", "*", "box", *dense_rule("clone"))
     register.kernel("to_device", "*", "box", to_device)

@@ -70,6 +70,57 @@ def test_a_layouts_kernel_for_a_composite_runs_under_autograd_with_its_derivativ
     assert run_py(_code(code)).stdout.strip() == "OK"
 
 
+def test_to_dense_is_the_cores_and_each_layout_registers_its_kernel(run_py: Any) -> None:
+    # Two layouts that each declared ``to_dense`` excluded each other (the second to load
+    # failed): it is the core's operator, and box's kernel sits beside the sparse layouts'.
+    code = """
+        assert "to_dense" in tc.ops.schema.OPS and "sparse" in [p.name for p in tc.backends.list()
+                                                                 if p.status == "loaded"]
+        leaf = tc.arange(4.0).reshape(2, 2).requires_grad_()
+        d = leaf.to_box().to_dense()
+        assert d.layout is tc.strided and d.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+        (d * tc.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+        assert leaf.grad.tolist() == [[1.0, 2.0], [3.0, 4.0]], leaf.grad
+        assert calls["d_to_dense"] == 1, calls  # box's rule, reading a "self:spec"
+        s = tc.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+        assert s.to_dense().tolist() == [[0.0, 1.0], [2.0, 0.0]]
+        x = tc.ones(2)
+        a = x.to_dense()  # a strided tensor: an alias, or a copy in another dtype
+        assert a is not x and a.data_ptr() == x.data_ptr()
+        assert x.to_dense(tc.float64).dtype is tc.float64
+        try:
+            tc.exp(leaf.to_box())
+        except NotImplementedError as exc:  # what to do, for a layout that converts
+            assert "box layout has no 'exp': convert the tensor with .to_dense()" in str(exc), exc
+        else:
+            raise AssertionError("exp ran on a box")
+        from tensorcore.plugins import hookimpl
+
+        class Declares:
+            @hookimpl
+            def tensorcore_register_kernels(self, register):
+                register.op("to_dense(Tensor self) -> Tensor", "conversion", "Again.")
+
+        class Named:
+            @hookimpl
+            def tensorcore_register_layouts(self, register):
+                register.layout("diag")
+
+        for plugin, words in ((Declares(), "which tensorcore's own table already declares: "
+                               "register kernels for it"),
+                              (Named(), "the core defines tensorcore.diag (a function); "
+                               "choose another name")):
+            try:
+                tc.backends.register(plugin, name=type(plugin).__name__.lower())
+            except RuntimeError as exc:
+                assert words in str(exc), exc
+            else:
+                raise AssertionError(plugin)
+        print("OK")
+        """
+    assert run_py(_code(code)).stdout.strip() == "OK"
+
+
 def test_factory_samples_name_the_device_under_test() -> None:
     # A sample that makes its result with no tensor input and no device= tests the
     # default device (cpu), whatever device the conformance suite runs on.

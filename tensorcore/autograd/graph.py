@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import adopt_base_grad
+from .._tensor import Size, adopt_base_grad
 from .._tensor import make_tensor as _make_tensor
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
@@ -271,6 +271,23 @@ class TensorSpec:
     @property
     def ndim(self) -> int:
         return len(self._shape)
+
+    # What a plugin's rule reads (``ctx.self.shape``), with the names a tensor has.
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self._dtype
+
+    @property
+    def device(self) -> Any:
+        return self._device
+
+    @property
+    def layout(self) -> Any:
+        return self._layout
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={list(self._shape)}, dtype={self._dtype}, device={self._device})"

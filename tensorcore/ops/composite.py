@@ -410,6 +410,22 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 
 
 @_composite
+def to_dense(self: Tensor, dtype: Any = None) -> Tensor:
+    if self._layout is not strided:
+        # A layout's plugin registers its own kernel (``*/<layout>``): reaching this one means
+        # it did not, and a view of a tensor without strides would fail less clearly.
+        lay = self._layout.name
+        raise NotImplementedError(
+            f"to_dense: not supported for a {lay} tensor: the plugin of the {lay} layout "
+            "registers no to_dense kernel; it should register one with "
+            "register.kernel('to_dense', '*', layout, fn)"
+        )
+    if dtype is None or dtype is self._dtype:
+        return self.view_as(self)  # an alias, never ``self``, as PyTorch's
+    return self.to(dtype)
+
+
+@_composite
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     return self.to(other._dtype)
 

@@ -14,6 +14,7 @@ The manager imports this module when plugins first load: it needs the operator A
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import tensorcore
@@ -25,6 +26,7 @@ from ..autograd._rule_check import check_rule
 from ..devices import _DEVICE_RE
 from ..ops import _api, frontends, functions
 from ..ops.derivatives import Derivative
+from ..ops.schema import OPS
 
 if TYPE_CHECKING:
     from .registrar import DeviceInterface, Registrar
@@ -137,7 +139,11 @@ def _validate(
         # A core namespace that forwards to the plugin registering it (tensorcore.cuda) is
         # the one name a plugin attribute may share with the core.
         if name in core and getattr(core[name], "__plugin_attribute__", None) != name:
-            raise RuntimeError(f"plugin '{reg.plugin}' cannot replace tensorcore.{name} ({what})")
+            kind = "module" if isinstance(core[name], ModuleType) else type(core[name]).__name__
+            raise RuntimeError(
+                f"plugin '{reg.plugin}' cannot replace tensorcore.{name} ({what}): the core "
+                f"defines tensorcore.{name} (a {kind}); choose another name"
+            )
         if name in attributes:
             raise RuntimeError(
                 f"tensorcore.{name} is exposed by both {describe(attributes[name][1])} and "
@@ -176,8 +182,16 @@ def _validate(
     declared: set[str] = set()
     for decl in reg.new_ops:
         name = decl.name
-        if name in table or name in declared:
-            raise RuntimeError(f"plugin '{reg.plugin}' declares operator '{name}', which exists")
+        if name in declared:
+            raise RuntimeError(f"plugin '{reg.plugin}' declares operator '{name}' twice")
+        if name in table:
+            # Two layouts' plugins that each declared a conversion would exclude each other.
+            who = "tensorcore's own table" if name in OPS else "a plugin loaded before it"
+            raise RuntimeError(
+                f"plugin '{reg.plugin}' declares operator '{name}', which {who} already "
+                f"declares: register kernels for it (register.kernel('{name}', device_type, "
+                "layout, fn)) instead of declaring it again"
+            )
         declared.add(name)
         if decl.function:
             expose(name, f"the function of operator '{name}'")

@@ -483,7 +483,9 @@ class Registrar:
         self.attributes.append((name, value))
 
     def ops(self) -> tuple[str, ...]:
-        """Names of every declared operator: the core's, then those plugins declared."""
+        """Names of every declared operator: the core's, then those committed plugins
+        declared (the built-in ones and those of earlier loads; an entry point loading in the
+        same round commits only after every plugin's hooks have run)."""
         from ..dispatch import ops
 
         return tuple(ops())

@@ -2672,6 +2672,11 @@ def _to_dtype(m: _Maker) -> list[Sample]:
     return out
 
 
+@_samples("to_dense")
+def _to_dense(m: _Maker) -> list[Sample]:
+    return [S((m.uniform(2, 3),)), S((m.uniform(4, 3, t=True), tc.float64), desc="to float64")]
+
+
 @_samples("type_as")
 def _type_as(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.uniform(1)))]
@@ -3040,14 +3045,14 @@ def core_ops() -> tuple[str, ...]:
     """The operators declared by the core's table, ``tensorcore/ops/schema/``, in order.
 
     That table, ``tensorcore.ops.schema.OPS``, holds the core's operators only. The operators
-    plugins declare (``register.op``, e.g. the sparse backend's ``to_dense``) join the
+    plugins declare (``register.op``, e.g. the sparse backend's ``to_sparse``) join the
     runtime table, :func:`tensorcore.dispatch.ops`, which also holds the core's: these
     samples cover the core's operators, and a plugin's are the plugin's to test.
 
     Examples
     --------
     >>> from tensorcore.testing.samples import core_ops
-    >>> "add" in core_ops() and "to_dense" not in core_ops()
+    >>> "add" in core_ops() and "to_sparse" not in core_ops()
     True
     """
     from tensorcore.ops.schema import OPS

@@ -161,11 +161,6 @@ def to_dense(self: Tensor, dtype: tc.dtype | None = None) -> Tensor:
     return out if dtype is None else out.to(dtype)
 
 
-def to_dense_strided(self: Tensor, dtype: tc.dtype | None = None) -> Tensor:
-    """A dense tensor's ``to_dense()``: an alias (never ``self``: autograd records it)."""
-    return self.view_as(self) if dtype is None or dtype is self.dtype else self.to(dtype)
-
-
 def to_sparse(self: Tensor, sparse_dim: int | None = None) -> Tensor:
     """Dense to sparse: the non-zero entries (non-zero rows of the dense dims) as a
     coalesced tensor with ``sparse_dim`` sparse dims (all by default)."""
@@ -331,7 +326,6 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
         )
     ),
     ("_sparse_coo_tensor_unsafe", "*", "strided", _sparse_coo_tensor_unsafe, False),
-    ("to_dense", "*", "strided", to_dense_strided, False),
     ("sparse_dim", "*", "sparse_coo", _sparse_dim, False),
     ("sparse_dim", "*", "strided", _strided_sparse_dim, False),
     ("dense_dim", "*", "sparse_coo", _dense_dim, False),

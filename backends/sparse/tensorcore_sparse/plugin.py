@@ -36,12 +36,6 @@ _METHOD = {"function": False}
 _FUNCTION = {"method": False}
 OPERATORS: list[tuple[str, str, str, dict[str, Any]]] = [
     (
-        "to_dense(Tensor self, ScalarType? dtype=None) -> Tensor",
-        "conversion",
-        "A dense copy of a sparse tensor (duplicates summed); an alias of a dense tensor.",
-        _METHOD,
-    ),
-    (
         "to_sparse(Tensor self, int? sparse_dim=None, *, Layout? layout=None, "
         "int[]? blocksize=None, int? dense_dim=None) -> Tensor",
         "conversion",

@@ -18,7 +18,7 @@ from tensorcore.plugins import hookimpl
 
 
 def test_declared_operators_join_the_runtime_table_only() -> None:
-    for name in ("to_dense", "coalesce", "sparse_mask", "_sparse_softmax"):
+    for name in ("to_sparse", "coalesce", "sparse_mask", "_sparse_softmax"):
         assert get_op(name).name == name
         assert name not in OPS  # the core's table is the core's operators
     assert callable(tc._sparse_softmax) and callable(tc.sparse_coo_tensor)

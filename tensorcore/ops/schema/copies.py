@@ -31,6 +31,13 @@ _op(
     node="ToCopyBackward0",
 )
 _op(
+    "to_dense(Tensor self, ScalarType? dtype=None) -> Tensor",
+    "conversion composite",
+    "A strided tensor of ``self``'s elements: an alias of a strided tensor (a copy converted "
+    "to ``dtype`` when one is given); a layout's plugin registers the kernel for its layout.",
+    function=False,
+)
+_op(
     "to_device(Tensor self, Device device, bool non_blocking=False) -> Tensor",
     "conversion",
     "A copy on another device.",
