@@ -298,38 +298,6 @@ _LAZY_SUBPACKAGES = frozenset(
 )
 
 
-#: Autocast's names that PyTorch has at the top level (``torch.autocast``, the state
-#: functions and their deprecated per-device spellings), from ``amp.autocast_mode``.
-_AMP_NAMES = frozenset(
-    {
-        "autocast",
-        "autocast_decrement_nesting",
-        "autocast_increment_nesting",
-        "clear_autocast_cache",
-        "get_autocast_cpu_dtype",
-        "get_autocast_dtype",
-        "get_autocast_gpu_dtype",
-        "get_autocast_ipu_dtype",
-        "get_autocast_xla_dtype",
-        "is_autocast_cache_enabled",
-        "is_autocast_cpu_enabled",
-        "is_autocast_enabled",
-        "is_autocast_ipu_enabled",
-        "is_autocast_xla_enabled",
-        "set_autocast_cache_enabled",
-        "set_autocast_cpu_dtype",
-        "set_autocast_cpu_enabled",
-        "set_autocast_dtype",
-        "set_autocast_enabled",
-        "set_autocast_gpu_dtype",
-        "set_autocast_ipu_dtype",
-        "set_autocast_ipu_enabled",
-        "set_autocast_xla_dtype",
-        "set_autocast_xla_enabled",
-    }
-)
-
-
 def __getattr__(name: str) -> Any:
     # Layouts (``tc.sparse_coo``) and namespaces (``tc.cuda``) that plugins register appear
     # once the plugins are loaded.
@@ -349,12 +317,13 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = vmap
         return vmap
-    if name in _AMP_NAMES:  # torch.autocast and its state live in tensorcore.amp
+    if "autocast" in name:  # torch.autocast and its state functions: tensorcore.amp's
         from .amp import autocast_mode
 
-        value = getattr(autocast_mode, name)
-        globals()[name] = value
-        return value
+        if name in autocast_mode.__all__:
+            value = getattr(autocast_mode, name)
+            globals()[name] = value
+            return value
     manager.load()
     lay = get_layout(name)
     if lay is not None:

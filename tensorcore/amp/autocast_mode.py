@@ -185,7 +185,7 @@ def _enabled_query(device_type: str) -> Callable[[], bool]:
         _deprecated(f"is_autocast_{device_type}_enabled()", f"is_autocast_enabled('{device_type}')")
         return is_autocast_enabled(device_type)
 
-    query.__name__ = f"is_autocast_{device_type}_enabled"
+    query.__name__ = query.__qualname__ = f"is_autocast_{device_type}_enabled"
     query.__doc__ = (
         f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
         f"``is_autocast_enabled('{device_type}')``.\n\n"
@@ -205,7 +205,7 @@ def _enabled_setter(device_type: str) -> Callable[[bool], None]:
         )
         set_autocast_enabled(device_type, enabled)
 
-    setter.__name__ = f"set_autocast_{device_type}_enabled"
+    setter.__name__ = setter.__qualname__ = f"set_autocast_{device_type}_enabled"
     setter.__doc__ = (
         f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
         f"``set_autocast_enabled('{device_type}', enabled)``."
@@ -218,7 +218,7 @@ def _dtype_query(name: str, device_type: str) -> Callable[[], dt.dtype]:
         _deprecated(f"get_autocast_{name}_dtype()", f"get_autocast_dtype('{device_type}')")
         return get_autocast_dtype(device_type)
 
-    query.__name__ = f"get_autocast_{name}_dtype"
+    query.__name__ = query.__qualname__ = f"get_autocast_{name}_dtype"
     query.__doc__ = (
         f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
         f"``get_autocast_dtype('{device_type}')``.\n\n"
@@ -238,7 +238,7 @@ def _dtype_setter(name: str, device_type: str) -> Callable[[dt.dtype], None]:
         )
         set_autocast_dtype(device_type, dtype)
 
-    setter.__name__ = f"set_autocast_{name}_dtype"
+    setter.__name__ = setter.__qualname__ = f"set_autocast_{name}_dtype"
     setter.__doc__ = (
         f"Deprecated (a ``DeprecationWarning``, as PyTorch's): "
         f"``set_autocast_dtype('{device_type}', dtype)``."

@@ -233,22 +233,21 @@ def _random_into(state: PowerSGDState, qs: list[Any]) -> None:
         _orthogonalize(q, state.orthogonalization_epsilon)
 
 
-def _error_feedback(state: PowerSGDState, index: int, buffer: Any) -> Any:
-    """Add the bucket's last error to ``buffer``; a copy of the sum (None without error
-    feedback), from which the next error is computed."""
+def _error_feedback(state: PowerSGDState, index: int, tensor: Any) -> Any:
+    """Add the bucket's last error to ``tensor`` (its buffer, or the batched hook's square);
+    a copy of the sum (None without error feedback), from which the next error is
+    computed."""
     if not state.use_error_feedback:
         return None
     if index in state.error_dict:
-        buffer.add_(state.error_dict[index])
+        tensor.add_(state.error_dict[index])
     else:
         logger.info(
             "A zero tensor of length %s that represents local error is created.",
-            buffer.numel(),
+            tensor.numel(),
         )
-        state.error_dict[index] = ops.zeros(
-            (buffer.numel(),), dtype=buffer.dtype, device=buffer.device
-        )
-    return buffer.clone().detach()
+        state.error_dict[index] = ops.zeros_like(tensor)
+    return tensor.clone().detach()
 
 
 def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
@@ -389,7 +388,7 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
         square = ops.zeros((side * side,), dtype=buffer.dtype, device=buffer.device)
         square[:total].copy_(buffer)
         matrix = square.view(side, side)
-        before = _error_feedback_square(state, index, matrix)
+        before = _error_feedback(state, index, matrix)
         fresh = not state.warm_start or index not in state.p_memory_dict
         if fresh:
             if state.warm_start:
@@ -430,18 +429,3 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
         return buffer
 
     return _summed(group, p_memory).then(compute_q).then(decompress)
-
-
-def _error_feedback_square(state: PowerSGDState, index: int, matrix: Any) -> Any:
-    """:func:`_error_feedback` for the batched hook's square matrix."""
-    if not state.use_error_feedback:
-        return None
-    if index in state.error_dict:
-        matrix.add_(state.error_dict[index])
-    else:
-        logger.info(
-            "A zero tensor of length %s that represents local error is created.",
-            matrix.numel(),
-        )
-        state.error_dict[index] = ops.zeros_like(matrix)
-    return matrix.clone().detach()
