@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 from typing import Any
-
-import numpy as np
 
 from ....autograd import grad_mode
 from ....futures import Future
@@ -100,7 +99,8 @@ class PowerSGDState:
         Added to each column's norm in the orthogonalisation (0: exact; a zero column then
         logs an error and stays zero).
     random_seed
-        Seeds the random initial ``Q`` (a NumPy ``RandomState``, as PyTorch's).
+        Seeds the random initial ``Q`` (a NumPy ``RandomState``, as PyTorch's; Python's
+        ``random`` where NumPy is not installed).
     compression_stats_logging_frequency
         Log the compression rate every this many iterations.
     batch_tensors_with_same_shape
@@ -160,7 +160,7 @@ class PowerSGDState:
         self.use_error_feedback = use_error_feedback
         self.warm_start = warm_start
         self.orthogonalization_epsilon = orthogonalization_epsilon
-        self.rng = np.random.RandomState(random_seed)
+        self.rng = _seed_source(random_seed)
         self.error_dict: dict[int, Any] = {}
         self.p_memory_dict: dict[int, Any] = {}
         self.q_memory_dict: dict[int, Any] = {}
@@ -218,6 +218,27 @@ class PowerSGDState:
                 rate,
             )
             self.next_stats_report = self.iter + self.compression_stats_logging_frequency
+
+
+class _PythonSeeds:
+    """``RandomState.randint(high)`` over Python's ``random`` where NumPy is not installed
+    (the core runs without it; the seeds then differ from PyTorch's)."""
+
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed)
+
+    def randint(self, high: int) -> int:
+        return self._random.randrange(high)
+
+
+def _seed_source(seed: int) -> Any:
+    """NumPy's ``RandomState(seed)``, as PyTorch's state keeps, so that the random initial
+    ``Q`` matches PyTorch's; Python's ``random`` without NumPy."""
+    try:
+        import numpy as np
+    except ImportError:
+        return _PythonSeeds(seed)
+    return np.random.RandomState(seed)
 
 
 def _group_size(state: PowerSGDState) -> int:
