@@ -626,10 +626,8 @@ def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
 
 def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
     _need_tensor(name, "index", index)
-    if index._dtype is not dt.int64:
-        raise RuntimeError(
-            f"{name}(): Expected dtype int64 for index, got {torch_name(index._dtype)}"
-        )
+    if index._dtype not in (dt.int64, dt.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, self.ndim)
     if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
         raise RuntimeError(
