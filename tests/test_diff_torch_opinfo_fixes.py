@@ -1,0 +1,31 @@
+"""Regressions for differences from PyTorch 2.13 that PyTorch's own operator database (its
+OpInfo samples, run through tensorcore by hand) found; NumPy or finite differences are the
+oracle here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.testing import assert_close
+
+F64 = tc.float64
+
+
+def test_norm_nuc_is_the_matrix_norm_over_dim(device: str) -> None:
+    a = np.random.default_rng(0).standard_normal((2, 3, 4))
+    x = tc.tensor(a, device=device)
+    nuc = np.linalg.svd(a[0], compute_uv=False).sum()
+    assert_close(tc.norm(x[0], p="nuc"), nuc)
+    assert_close(x[0].norm("nuc", (0, 1)), nuc)
+    want = np.linalg.svd(a.transpose(1, 0, 2), compute_uv=False).sum(-1)
+    got = tc.norm(x, p="nuc", dim=(0, 2), keepdim=True)
+    assert got.shape == (1, 3, 1)
+    assert_close(got.reshape(-1), want)
+    # 'fro' over one or two dims is the vector 2-norm; over all dims of a 3-D input it is not.
+    assert_close(tc.norm(x, p="fro", dim=1), np.sqrt((a**2).sum(1)))
+    with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
+        tc.norm(x, p="nuc")
+    with pytest.raises(RuntimeError, match="Order abc not supported"):
+        tc.norm(x, p="abc", dim=(0, 1))
