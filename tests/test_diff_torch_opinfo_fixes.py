@@ -29,3 +29,13 @@ def test_norm_nuc_is_the_matrix_norm_over_dim(device: str) -> None:
         tc.norm(x, p="nuc")
     with pytest.raises(RuntimeError, match="Order abc not supported"):
         tc.norm(x, p="abc", dim=(0, 1))
+
+
+def test_dtype_cast_methods_take_memory_format(device: str) -> None:
+    a = np.arange(24.0).reshape(1, 2, 3, 4)
+    x = tc.tensor(a, device=device)
+    for name, want in (("float", tc.float32), ("double", tc.float64), ("int", tc.int32)):
+        y = getattr(x, name)(memory_format=tc.channels_last)
+        assert y.dtype == want and y.stride() == (24, 1, 8, 2)
+        assert_close(y.double(), a)
+        assert getattr(x, name)(memory_format=tc.preserve_format).stride() == (24, 12, 4, 1)
