@@ -39,3 +39,25 @@ def test_dtype_cast_methods_take_memory_format(device: str) -> None:
         assert y.dtype == want and y.stride() == (24, 1, 8, 2)
         assert_close(y.double(), a)
         assert getattr(x, name)(memory_format=tc.preserve_format).stride() == (24, 12, 4, 1)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(stride=2, padding=3, output_padding=2, dilation=3),
+        dict(stride=3, padding=1, output_padding=2, groups=2, dilation=4),
+    ],
+)
+def test_conv_transpose_gradients_with_a_large_output_padding(device: str, kw: dict) -> None:
+    # output_padding >= stride (allowed below the dilation): the output has positions that a
+    # convolution of the input's size with the same symmetric padding does not read.
+    rng = np.random.default_rng(0)
+    groups = kw.get("groups", 1)
+    x = tc.tensor(rng.standard_normal((1, 2, 3)), dtype=F64, device=device, requires_grad=True)
+    w = tc.tensor(
+        rng.standard_normal((2, 2 // groups, 3)), dtype=F64, device=device, requires_grad=True
+    )
+    assert tc.autograd.gradcheck(lambda a, b: tc.nn.functional.conv_transpose1d(a, b, **kw), (x, w))
+    y = tc.nn.functional.conv_transpose1d(x, w, **kw)
+    gx, gw = tc.autograd.grad(y.sum(), (x, w))
+    assert gx.shape == x.shape and gw.shape == w.shape
