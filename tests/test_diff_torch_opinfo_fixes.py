@@ -61,3 +61,19 @@ def test_conv_transpose_gradients_with_a_large_output_padding(device: str, kw: d
     y = tc.nn.functional.conv_transpose1d(x, w, **kw)
     gx, gw = tc.autograd.grad(y.sum(), (x, w))
     assert gx.shape == x.shape and gw.shape == w.shape
+
+
+def test_special_polynomials_of_empty_broadcast_inputs_and_two_numbers(device: str) -> None:
+    # An empty result broadcast from an expanded operand (a stride-0 dim of an empty tensor
+    # shares no elements: in-place writes into it are fine).
+    x = tc.zeros(0, 1, 3, device=device)
+    n = tc.zeros(0, 10, 3, device=device)
+    for name in ("chebyshev_polynomial_t", "hermite_polynomial_h", "legendre_polynomial_p"):
+        assert getattr(tc.special, name)(x, n).shape == (0, 10, 3)
+        with pytest.raises(TypeError, match="take a Tensor input or a Tensor n"):
+            getattr(tc.special, name)(2, 3)
+    e = tc.zeros(0, 1, device=device).expand(0, 4)
+    assert e.fill_(1.0).shape == (0, 4)
+    assert tc.zeros_like(e).shape == (0, 4)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        tc.zeros(1, device=device).expand(3).fill_(1.0)

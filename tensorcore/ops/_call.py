@@ -362,8 +362,10 @@ def _inplace_name(op: Op) -> str:
 def _check_no_internal_overlap(t: Tensor) -> None:
     """Refuse to write into a tensor whose elements share memory (a dim of stride 0, as an
     ``expand`` makes): the result would depend on the order of the writes. PyTorch's check."""
-    if t._layout is strided and any(
-        s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True)
+    if (
+        t._layout is strided
+        and any(s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True))
+        and 0 not in t._shape  # (an empty tensor has no elements to share)
     ):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
