@@ -351,15 +351,16 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, self.ndim)
     size = self._shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     if start < 0:
         start += size
-    if not (0 <= start <= size) or length < 0 or start + length > size:
-        raise IndexError(
-            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
-            if length >= 0 and start >= 0
-            else f"narrow(): start {start} and length {length} are out of range for "
-            f"dimension size {size}"
-        )
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     shape = self._shape[:d] + (length,) + self._shape[d + 1 :]
     return make_view(self, shape, self._stride, self._offset + start * self._stride[d])
 
