@@ -77,3 +77,19 @@ def test_special_polynomials_of_empty_broadcast_inputs_and_two_numbers(device: s
     assert tc.zeros_like(e).shape == (0, 4)
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         tc.zeros(1, device=device).expand(3).fill_(1.0)
+
+
+def test_gradient_takes_spacing_none(device: str) -> None:
+    a = np.arange(6.0) ** 2
+    (g,) = tc.gradient(tc.tensor(a, device=device), spacing=None, dim=None, edge_order=1)
+    assert_close(g, np.gradient(a))
+
+
+def test_gather_and_scatter_take_an_empty_index_of_any_dtype(device: str) -> None:
+    x = tc.arange(5.0, dtype=F64, device=device)
+    empty = tc.zeros(0, device=device)  # (float32)
+    assert tc.gather(x, 0, empty).shape == (0,)
+    assert_close(tc.scatter_add(x, 0, empty, empty.double()), np.arange(5.0))
+    assert_close(tc.scatter(x, 0, empty, 1.0), np.arange(5.0))
+    with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
+        tc.gather(x, 0, tc.zeros(1, device=device))

@@ -626,7 +626,8 @@ def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
 
 def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
     _need_tensor(name, "index", index)
-    if index._dtype not in (dt.int64, dt.int32):
+    # (PyTorch takes an empty index of any dtype: it indexes nothing)
+    if index._dtype not in (dt.int64, dt.int32) and index.numel():
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, self.ndim)
     if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
@@ -636,8 +637,14 @@ def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
     return d
 
 
+def _integral_index(index: Tensor) -> Tensor:
+    """An empty index of another dtype as int64 (what the kernels index with)."""
+    return index if index._dtype in (dt.int64, dt.int32) else index.to(dt.int64)
+
+
 def meta_gather(self: Tensor, dim: int, index: Tensor) -> Any:
     d = _check_index("gather", index, self, dim)
+    index = _integral_index(index)
     return (self, d, index), (index._shape, self._dtype)
 
 
@@ -645,6 +652,7 @@ def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any, reduce: str | 
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     d = _check_index("scatter", index, self, dim)
+    index = _integral_index(index)
     if isinstance(src, Tensor) and src._dtype is not self._dtype:
         raise RuntimeError(
             f"scatter(): Expected self.dtype to be equal to src.dtype ({torch_name(self._dtype)} "
@@ -679,6 +687,7 @@ def meta_scatter_reduce(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
     d = _check_index("scatter_reduce", index, self, dim)
+    index = _integral_index(index)
     _need_tensor("scatter_reduce", "src", src)
     if src._dtype is not self._dtype:
         raise RuntimeError(
