@@ -93,3 +93,10 @@ def test_gather_and_scatter_take_an_empty_index_of_any_dtype(device: str) -> Non
     assert_close(tc.scatter(x, 0, empty, 1.0), np.arange(5.0))
     with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
         tc.gather(x, 0, tc.zeros(1, device=device))
+
+
+def test_ldl_factor_ex_of_empty_matrices_reports_success(device: str) -> None:
+    for shape in ((0, 0), (3, 0, 0)):
+        _, pivots, info = tc.linalg.ldl_factor_ex(tc.zeros(shape, device=device))
+        assert pivots.shape == shape[:-1] and info.shape == shape[:-2]
+        assert (info == 0).all()
