@@ -100,3 +100,11 @@ def test_ldl_factor_ex_of_empty_matrices_reports_success(device: str) -> None:
         _, pivots, info = tc.linalg.ldl_factor_ex(tc.zeros(shape, device=device))
         assert pivots.shape == shape[:-1] and info.shape == shape[:-2]
         assert (info == 0).all()
+
+
+def test_index_select_of_a_0d_tensor_is_differentiable(device: str) -> None:
+    x = tc.tensor(2.0, dtype=F64, device=device, requires_grad=True)
+    idx = tc.tensor([0], device=device)
+    assert tc.autograd.gradcheck(lambda t: tc.index_select(t, 0, idx), (x,))
+    (g,) = tc.autograd.grad(tc.index_select(x, 0, idx).sum() * 3, x)
+    assert g.shape == () and g.item() == 3.0

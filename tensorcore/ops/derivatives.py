@@ -1275,7 +1275,9 @@ def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     slices by rows (NumPy's: fancy-index adds in rounds of repeated indices), where the
     ``scatter_add`` of an index expanded to ``src``'s shape adds one element at a time
     (an embedding's gradient, 2560 rows of 128 into 5000: 3.2 -> 1.0 ms on NumPy)."""
-    if z.ndim and index.ndim <= 1:
+    if z.ndim == 0:  # (a 0-d z takes one index, its only element)
+        return z + src.reshape(())
+    if index.ndim <= 1:
         where: list[Tensor | None] = [None] * dim + [index.reshape(-1).to(dt.int64)]
         return ops.index_put(z, where, src, True)
     shape = [1] * src.ndim
