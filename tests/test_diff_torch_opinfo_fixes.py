@@ -108,3 +108,40 @@ def test_index_select_of_a_0d_tensor_is_differentiable(device: str) -> None:
     assert tc.autograd.gradcheck(lambda t: tc.index_select(t, 0, idx), (x,))
     (g,) = tc.autograd.grad(tc.index_select(x, 0, idx).sum() * 3, x)
     assert g.shape == () and g.item() == 3.0
+
+
+def test_integer_arange_truncates_its_bounds_first(device: str) -> None:
+    def r(*a: float, dtype: tc.dtype = tc.int64) -> list[int]:
+        return tc.arange(*a, dtype=dtype, device=device).tolist()
+
+    # int64: the bounds and step truncated to integers, the length from those exactly.
+    assert r(0.0, -8.000001, -4.0) == [0, -4]
+    assert r(1.0, 5.000001, 2.0) == [1, 3]
+    assert r(-0.5, 4.7, 1.3) == [0, 1, 2, 3]
+    # Other integer dtypes: the values as int64's, the length from the bounds as given.
+    assert r(1.0, 5.000001, 2.0, dtype=tc.int32) == [1, 3, 5]
+    assert r(0.0, 3.5, 1.0, dtype=tc.int32) == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        r(0, 5, 0.5)
+
+
+def test_bad_inputs_raise_pytorchs_errors(device: str) -> None:
+    F = tc.nn.functional
+    z = tc.zeros(3, 4, device=device)
+    with pytest.raises(RuntimeError, match="'weight' must be 2-D"):
+        F.embedding(tc.tensor([1], device=device), tc.zeros(2, 2, 2, device=device))
+    with pytest.raises(RuntimeError, match="'weight' must be 2-D"):
+        F.embedding(tc.tensor(1, device=device), tc.zeros((), device=device))
+    with pytest.raises(RuntimeError, match=r"max_pool1d: Expected 2D or 3D .* but got:\[\]"):
+        F.max_pool1d(tc.zeros((), device=device), kernel_size=1)
+    with pytest.raises(RuntimeError, match=r"but got:\[0, 10\]"):
+        F.max_pool1d(tc.zeros(0, 10, device=device), kernel_size=1)
+    assert F.max_pool1d(tc.zeros(0, 2, 10, device=device), kernel_size=2).shape == (0, 2, 5)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        tc.roll(tc.tensor(1.0, device=device), 0, 0)
+    assert tc.roll(tc.tensor(1.0, device=device), 1).item() == 1.0
+    with pytest.raises(ValueError, match=r"margin must be greater than 0, got -1\.0"):
+        F.triplet_margin_loss(z, z, z, margin=-1.0)
+    for norm in (F.rms_norm, F.layer_norm):
+        with pytest.raises(RuntimeError, match="normalized_shape to be at least 1-dimensional"):
+            norm(z, [])

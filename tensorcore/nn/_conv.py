@@ -333,6 +333,11 @@ def max_pool1d(
     return_indices: bool = False,
 ) -> Any:
     """1-D max pooling of (N, C, L) or (C, L)."""
+    if input.ndim not in (2, 3) or 0 in input.shape[input.ndim - 2 :]:
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{list(input.shape)}"
+        )
     x = input.unsqueeze(-2)
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1, "stride")[0]

@@ -606,6 +606,8 @@ def embedding(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {got} instead"
         )
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     n = weight.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:
@@ -773,6 +775,11 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 # ------------------------------------------------------------------ normalisation
 def _norm_shape(input: Tensor, normalized_shape: Any, fn: str) -> tuple[int, ...]:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
     if tuple(input.shape[input.ndim - len(shape) :]) != shape or len(shape) > input.ndim:
         raise RuntimeError(
             f"{fn}(): given normalized_shape={list(shape)}, expected input with shape "

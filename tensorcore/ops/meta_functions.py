@@ -592,6 +592,8 @@ def meta_roll(self: Tensor, shifts: Any, dims: Any = None) -> Any:
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     if dims is not None:
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if self.ndim == 0 and dims:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
         if len(dims) != len(shifts):
             raise RuntimeError(
                 f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
@@ -802,13 +804,21 @@ def meta_arange(start: Any, end: Any, step: Any, dtype: dt.dtype | None, *rest: 
             raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step})")
     if step == 0:
         raise RuntimeError("arange(): step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
     if dtype is None:
         ints = all(isinstance(v, int) for v in (start, end, step))
         dtype = dt.int64 if ints else dt.get_default_dtype()
-    n = max(0, math.ceil((end - start) / step))
-    return (start, end, step, dtype, *rest), ((n,), dtype)
+    # The length from the bounds as given (int64: as truncated to integers, exactly)
+    n = math.ceil((end - start) / step)
+    if dtype._category == dt.INTEGRAL:
+        # PyTorch computes an integer range in int64: the bounds and step truncated first.
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        if dtype is dt.int64:
+            n = -((start - end) // step)
+    if (end - start) * step < 0:
+        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
+    return (start, end, step, dtype, *rest), ((max(0, n),), dtype)
 
 
 def meta_linspace(start: Any, end: Any, steps: int, dtype: dt.dtype | None, *rest: Any) -> Any:
