@@ -145,3 +145,15 @@ def test_bad_inputs_raise_pytorchs_errors(device: str) -> None:
     for norm in (F.rms_norm, F.layer_norm):
         with pytest.raises(RuntimeError, match="normalized_shape to be at least 1-dimensional"):
             norm(z, [])
+
+
+def test_avg_pool3d_of_integers_truncates_each_window_mean_once(device: str) -> None:
+    a = np.random.default_rng(0).integers(-9, 10, (1, 2, 3, 4, 5))
+    got = tc.nn.functional.avg_pool3d(tc.tensor(a, device=device), 2, padding=1)
+    padded = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)))
+    want = np.zeros(got.shape, np.int64)
+    for i, j, k in np.ndindex(*got.shape[2:]):
+        window = padded[:, :, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2, 2 * k : 2 * k + 2]
+        want[:, :, i, j, k] = np.trunc(window.sum((2, 3, 4)) / 8)
+    assert got.dtype == tc.int64
+    assert got.tolist() == want.tolist()
