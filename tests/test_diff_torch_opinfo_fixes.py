@@ -157,3 +157,11 @@ def test_avg_pool3d_of_integers_truncates_each_window_mean_once(device: str) -> 
         want[:, :, i, j, k] = np.trunc(window.sum((2, 3, 4)) / 8)
     assert got.dtype == tc.int64
     assert got.tolist() == want.tolist()
+
+
+def test_index_add_into_a_0d_tensor_keeps_its_dtype(device: str) -> None:
+    idx = tc.tensor([0], device=device)
+    r = tc.index_add(tc.tensor(False, device=device), 0, idx, tc.tensor(True, device=device))
+    assert r.dtype == tc.bool and r.item() is True
+    r = tc.index_add(tc.tensor(2, device=device), 0, idx, tc.tensor(3, device=device), alpha=2)
+    assert r.dtype == tc.int64 and r.item() == 8
