@@ -165,3 +165,11 @@ def test_index_add_into_a_0d_tensor_keeps_its_dtype(device: str) -> None:
     assert r.dtype == tc.bool and r.item() is True
     r = tc.index_add(tc.tensor(2, device=device), 0, idx, tc.tensor(3, device=device), alpha=2)
     assert r.dtype == tc.int64 and r.item() == 8
+
+
+def test_linalg_vander_of_a_0d_tensor_is_one_row_and_n_must_exceed_1(device: str) -> None:
+    v = tc.linalg.vander(tc.tensor(2.0, dtype=F64, device=device), N=3)
+    assert_close(v, np.vander([2.0], 3, increasing=True))
+    for bad in (tc.tensor(2.0, device=device), tc.tensor([2.0, 3.0], device=device)):
+        with pytest.raises(RuntimeError, match="N must be greater than 1"):
+            tc.linalg.vander(bad, N=None if bad.ndim == 0 else 1)
