@@ -173,3 +173,12 @@ def test_linalg_vander_of_a_0d_tensor_is_one_row_and_n_must_exceed_1(device: str
     for bad in (tc.tensor(2.0, device=device), tc.tensor([2.0, 3.0], device=device)):
         with pytest.raises(RuntimeError, match="N must be greater than 1"):
             tc.linalg.vander(bad, N=None if bad.ndim == 0 else 1)
+
+
+def test_layer_norm_gradients_of_an_empty_batch_are_zeros(device: str) -> None:
+    x = tc.zeros(0, 3, dtype=F64, device=device, requires_grad=True)
+    w = tc.ones(3, dtype=F64, device=device, requires_grad=True)
+    b = tc.zeros(3, dtype=F64, device=device, requires_grad=True)
+    gx, gw, gb = tc.autograd.grad(tc.nn.functional.layer_norm(x, [3], w, b).sum(), (x, w, b))
+    assert gx.shape == (0, 3)
+    assert gw.tolist() == [0.0, 0.0, 0.0] and gb.tolist() == [0.0, 0.0, 0.0]
