@@ -632,7 +632,7 @@ def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
     if index._dtype not in (dt.int64, dt.int32) and index.numel():
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, self.ndim)
-    if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
+    if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1) and index.numel():
         raise RuntimeError(
             f"Index tensor must have the same number of dimensions as input tensor ({name})"
         )
