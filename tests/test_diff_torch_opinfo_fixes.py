@@ -141,6 +141,10 @@ def test_bad_inputs_raise_pytorchs_errors(device: str) -> None:
     with pytest.raises(RuntimeError, match=r"but got:\[0, 10\]"):
         F.max_pool1d(tc.zeros(0, 10, device=device), kernel_size=1)
     assert F.max_pool1d(tc.zeros(0, 2, 10, device=device), kernel_size=2).shape == (0, 2, 5)
+    with pytest.raises(RuntimeError, match=r"Expected 3-dimensional input for 3-dimensional"):
+        F.conv2d(
+            tc.zeros(1, 1, 4, 3, device=device), tc.zeros(1, 2, 2, device=device), padding="same"
+        )
     with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
         tc.roll(tc.tensor(1.0, device=device), 0, 0)
     assert tc.roll(tc.tensor(1.0, device=device), 1).item() == 1.0

@@ -79,6 +79,12 @@ def _conv(
         elif padding == "same":
             if any(s != 1 for s in st):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
+            if weight.ndim != x.ndim:
+                raise RuntimeError(
+                    f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional "
+                    f"weight{list(weight.shape)}, but got {input.ndim}-dimensional input of "
+                    f"size {list(input.shape)} instead"
+                )
             total = [dil[i] * (weight.shape[2 + i] - 1) for i in range(nd)]
             pad_lo = tuple(t // 2 for t in total)
             pad_hi = tuple(t - t // 2 for t in total)
