@@ -49,6 +49,12 @@ _Rec = tuple[
 def _operands(input: Any, n: Any) -> tuple[Tensor, Tensor]:
     x = input if isinstance(input, Tensor) else None
     m = n if isinstance(n, Tensor) else None
+    if x is None and m is None:
+        # (PyTorch's overloads take a Tensor input, a Tensor n, or both)
+        raise TypeError(
+            "the special polynomials take a Tensor input or a Tensor n, got "
+            f"({type(input).__name__}, {type(n).__name__})"
+        )
     device = (x if x is not None else m).device  # type: ignore[union-attr]
     if x is None:
         x = ops.full((), input, dtype=dt.get_default_dtype(), device=device)

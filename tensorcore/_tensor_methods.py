@@ -174,8 +174,10 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
 
 def _cast(d: dt.dtype) -> Any:
-    def cast(self: Tensor) -> Tensor:
-        return self.to(d)
+    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
+        if memory_format is None:
+            return self.to(d)
+        return self.to(d, memory_format=memory_format)
 
     cast.__doc__ = f"``self.to(tensorcore.{d.name})``."
     return cast

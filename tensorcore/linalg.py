@@ -677,13 +677,11 @@ def vander(x: Any, *, N: Any = None) -> Any:
             [1, 2, 4],
             [1, 3, 9]])
     """
-    if x.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    if x.ndim == 0:  # (one point, as PyTorch)
+        x = x.reshape(1)
     n = x.shape[-1] if N is None else N
-    if n < 0:
+    if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    if n == 0:
-        return ops.empty((*x.shape, 0), dtype=x.dtype, device=x.device)
     cols = [ops.ones_like(x)] + [x] * (n - 1)
     return ops.stack(cols, -1).cumprod(-1)
 

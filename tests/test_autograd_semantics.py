@@ -661,3 +661,18 @@ def test_zero_gradients_are_zeros_not_the_gradient_times_zero() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (PyTorch never warns on inf * 0)
         tc.nn.functional.prelu(x, w).backward(g)
+
+
+def test_prelu_with_one_weight_takes_any_input_and_refuses_bad_weights(device: str) -> None:
+    # One slope (shape [1] or 0-d) applies to every element, of a 0-d input too.
+    w = tc.tensor([0.25], dtype=F64, device=device, requires_grad=True)
+    x = tc.tensor(-2.0, dtype=F64, device=device, requires_grad=True)
+    y = _F.prelu(x, w)
+    assert y.shape == () and y.item() == -0.5
+    assert tc.autograd.gradcheck(_F.prelu, (x, w))
+    v = tc.tensor([-2.0, 3.0], dtype=F64, device=device)
+    assert _F.prelu(v, tc.tensor(0.5, dtype=F64, device=device)).tolist() == [-1.0, 3.0]
+    with pytest.raises(RuntimeError, match="Not allow zero-dim input tensor"):
+        _F.prelu(x.detach(), tc.ones(2, dtype=F64, device=device))
+    with pytest.raises(RuntimeError, match="scalar or 1D tensor, but got: ndim = 2"):
+        _F.prelu(v, tc.ones(1, 1, dtype=F64, device=device))

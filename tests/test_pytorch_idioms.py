@@ -93,6 +93,22 @@ def test_unbiased_is_the_older_spelling_of_correction(
         assert_close(getattr(x, name)(unbiased=unbiased), getattr(a, name)(ddof=ddof))
     with pytest.raises(TypeError, match="not both"):
         getattr(tc, name)(x, unbiased=unbiased, correction=1)
+    # PyTorch's older overloads take it by position: f(x, unbiased), f(x, dim, unbiased, keepdim)
+    for g, w in zip(
+        getattr(tc, name)(x, 0, unbiased, True)
+        if name.endswith("mean")
+        else (getattr(x, name)(0, unbiased, True),),
+        want if isinstance(want, tuple) else (want,),
+        strict=True,
+    ):
+        assert_close(g, np.expand_dims(w, 0))
+    whole = getattr(tc, name)(x, unbiased)
+    assert_close(
+        whole[0] if isinstance(whole, tuple) else whole,
+        (np.sqrt if name.startswith("std") else abs)(a.var(ddof=ddof)),
+    )
+    with pytest.raises(TypeError, match="invalid combination"):
+        getattr(tc, name)(x, 0, unbiased, True, True)
 
 
 def test_allclose_isclose_and_equal(device: str) -> None:

@@ -223,6 +223,29 @@ def test_scatter_accumulates_into_contiguous_and_strided_targets(
         assert_close(r, want)
 
 
+def test_gather_and_scatter_take_int32_indices(device: str) -> None:
+    t, a = _a(device, dtype=np.float64)
+    index = np.array([[0, 2, 1, 0], [2, 2, 0, 1]])
+    ti = tc.tensor(index, dtype=tc.int32, device=device)
+    assert_close(t.gather(0, ti), np.take_along_axis(a, index, 0))
+    src = np.arange(1.0, 9.0).reshape(2, 4)
+    ts = tc.tensor(src, device=device)
+    added = a.copy()
+    np.add.at(added, (index, np.arange(4)[None, :].repeat(2, 0)), src)
+    assert_close(t.scatter_add(0, ti, ts), added)
+    assert_close(t.scatter_reduce(0, ti, ts, "sum"), added)
+    assert_close(
+        t.scatter(0, tc.tensor([[1, 0, 2, 2]], dtype=tc.int32, device=device), ts[:1]),
+        np.where(np.arange(3)[:, None] == [1, 0, 2, 2], src[:1], a),
+    )
+    # The gradient scatters through the same int32 index.
+    leaf = tc.tensor(a, device=device, requires_grad=True)
+    (g,) = tc.autograd.grad(leaf.gather(0, ti).sum(), [leaf])
+    counts = np.zeros_like(a)
+    np.add.at(counts, (index, np.arange(4)[None, :].repeat(2, 0)), 1.0)
+    assert_close(g, counts)
+
+
 def test_scatter_with_a_scalar_value(device: str) -> None:
     t = tc.tensor(np.zeros((2, 3), np.float32), device=device)
     r = t.scatter(1, tc.tensor([[0], [2]], device=device), 1.5)
@@ -231,8 +254,10 @@ def test_scatter_with_a_scalar_value(device: str) -> None:
 
 def test_gather_scatter_errors(device: str) -> None:
     t, _ = _a(device)
-    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
-        t.gather(0, tc.tensor([[0]], dtype=tc.int32, device=device))
+    with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
+        t.gather(0, tc.tensor([[0]], dtype=tc.int16, device=device))
+    with pytest.raises(RuntimeError, match=r"scatter\(\): Expected dtype int32/int64 for index"):
+        t.scatter(0, tc.tensor([[0]], dtype=tc.float32, device=device), 1.0)
     with pytest.raises(RuntimeError, match="Index tensor must have the same number of dimensions"):
         t.gather(0, tc.tensor([0], device=device))
     with pytest.raises(RuntimeError, match="out of bounds"):

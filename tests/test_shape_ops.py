@@ -163,6 +163,11 @@ def test_take_along_dim(device: str) -> None:
         tc.take_along_dim(x, _t(device, [[1, 0, 2, 2]]), 0), a[[1, 0, 2, 2], range(4)][None]
     )
     assert_close(tc.take_along_dim(x, _t(device, [5, 0])), a.reshape(-1)[[5, 0]])
+    # Along a dim, negative indices count from its end (as NumPy's take_along_axis).
+    neg = np.array([[-1, 0], [-4, 2], [3, -2]])
+    assert_close(tc.take_along_dim(x, _t(device, neg), 1), np.take_along_axis(a, neg, 1))
+    # Without dim the indices go to a flat gather, which also takes int32.
+    assert_close(tc.take_along_dim(x, _t(device, [5, 0], tc.int32)), a.reshape(-1)[[5, 0]])
     with pytest.raises(RuntimeError, match="should be Long"):
         tc.take_along_dim(x, _t(device, [[1]], tc.int32), 1)
     with pytest.raises(RuntimeError, match="same number of dimensions"):

@@ -303,10 +303,15 @@ def test_view_op_errors(device: str) -> None:
         x.t()
     with pytest.raises(ValueError, match="step of a slice index cannot be zero"):
         x[::0]
+    # (PyTorch: a start out of range is an IndexError, a length too long a RuntimeError)
     with pytest.raises(
         RuntimeError, match="start \\(2\\) \\+ length \\(3\\) exceeds dimension size \\(3\\)"
     ):
         x.narrow(1, 2, 3)
+    with pytest.raises(IndexError, match=r"start out of range \(expected to be in range of"):
+        x.narrow(1, -4, 1)
+    with pytest.raises(RuntimeError, match="length must be non-negative"):
+        x.narrow(1, 0, -1)
 
 
 def test_views_of_zero_dim_and_empty_tensors(device: str) -> None:

@@ -80,6 +80,12 @@ def _conv(
         elif padding == "same":
             if any(s != 1 for s in st):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
+            if weight.ndim != x.ndim:
+                raise RuntimeError(
+                    f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional "
+                    f"weight{list(weight.shape)}, but got {input.ndim}-dimensional input of "
+                    f"size {list(input.shape)} instead"
+                )
             total = [dil[i] * (weight.shape[2 + i] - 1) for i in range(nd)]
             pad_lo = tuple(t // 2 for t in total)
             pad_hi = tuple(t - t // 2 for t in total)
@@ -334,6 +340,11 @@ def max_pool1d(
     return_indices: bool = False,
 ) -> Any:
     """1-D max pooling of (N, C, L) or (C, L)."""
+    if input.ndim not in (2, 3) or 0 in input.shape[input.ndim - 2 :]:
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{list(input.shape)}"
+        )
     x = input.unsqueeze(-2)
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1, "stride")[0]

@@ -100,6 +100,8 @@ def triplet_margin_loss(
     0.5
     """
     reduction = _reduction(size_average, reduce, reduction, "triplet_margin_loss")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     _same_ndim(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)

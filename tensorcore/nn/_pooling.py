@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes as dt
 from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..amp.autocast_mode import fp32_function
@@ -159,6 +160,22 @@ def avg_pool3d(
     >>> tc.nn.functional.avg_pool3d(tc.arange(8.0).reshape(1, 2, 2, 2), 2)
     tensor([[[[3.5000]]]])
     """
+    if input.dtype._category == dt.INTEGRAL:
+        # Integers: PyTorch divides each window's sum once, truncating; the separable
+        # averages below would truncate twice. In float64 the averages are within a few
+        # ulps of the quotient sum / count, an integer or at least 1 / count from one.
+        y = avg_pool3d(
+            input.double(),
+            kernel_size,
+            stride,
+            padding,
+            ceil_mode,
+            count_include_pad,
+            divisor_override,
+        )
+        near = y.round()
+        exact = (y - near).abs() <= 1e-9 * near.abs().clamp_min(1)
+        return ops.where(exact, near, y.trunc()).to(input.dtype)
     x, unbatched = _batched(input, 3, "avg_pool3d")
     k, st, p = _args3(kernel_size, stride, padding)
     _check("avg_pool3d", x, k, st, p, (1, 1, 1), ceil_mode)

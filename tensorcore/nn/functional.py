@@ -542,8 +542,15 @@ pad.__doc__ = _pad.__doc__
 @checked("prelu(Tensor input, Tensor weight) -> Tensor")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where ``x > 0``, else ``weight * x`` (one weight, or one per channel, dim 1)."""
-    w = weight
-    if weight.numel() > 1:
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
+    # One weight applies to every element (a 0-d input too).
+    w = weight.reshape(()) if weight.ndim and weight.numel() == 1 else weight
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
         if input.ndim < 2 or input.shape[1] != weight.numel():
             raise RuntimeError(
                 f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
@@ -761,6 +768,11 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 # ------------------------------------------------------------------ normalisation
 def _norm_shape(input: Tensor, normalized_shape: Any, fn: str) -> tuple[int, ...]:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
     if tuple(input.shape[input.ndim - len(shape) :]) != shape or len(shape) > input.ndim:
         raise RuntimeError(
             f"{fn}(): given normalized_shape={list(shape)}, expected input with shape "

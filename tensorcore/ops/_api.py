@@ -86,6 +86,23 @@ def _last_required(params: tuple[Param, ...], i: int) -> bool:
     return all(q.kw_only or q.vararg or q.default is not MISSING for q in params[i + 1 :])
 
 
+def _legacy_src(fname: str, alias: str) -> str:
+    """Source that reads PyTorch's older positional form: ``f(x, True)`` gives ``alias``
+    (dim stays None), ``f(x, dim, alias[, keepdim])`` gives it after dim."""
+    bad = f'raise TypeError("{fname}() received an invalid combination of arguments")'
+    return (
+        f"if _legacy or dim.__class__ is bool:\n"
+        f"    if {alias} is not _UNSET or len(_legacy) > (0 if dim.__class__ is bool else 2):\n"
+        f"        {bad}\n"
+        f"    if dim.__class__ is bool:\n"
+        f"        dim, {alias} = None, dim\n"
+        f"    else:\n"
+        f"        {alias} = _legacy[0]\n"
+        f"        if len(_legacy) == 2:\n"
+        f"            keepdim = _legacy[1]"
+    )
+
+
 def _render(
     decl: OpDecl, kind: str, has_lane: bool = False, name: str | None = None
 ) -> tuple[str, str]:
@@ -111,7 +128,13 @@ def _render(
             # PyTorch's method name of the parameter: x.split(split_size=2)
             pyname = renames[p.name]
         if p.kw_only and not kw_started and not any(q.vararg for q in params[:i]):
-            parts.append("*")
+            if p.name in _CONVERTED_ALIASES and i and params[i - 1].name == "dim":
+                # PyTorch's older overloads var(input, unbiased) and var(input, dim, unbiased,
+                # keepdim): the alias and keepdim given by position, after dim (or for it).
+                parts.append("*_legacy")
+                pre.insert(0, _legacy_src(fname, _CONVERTED_ALIASES[p.name][0]))
+            else:
+                parts.append("*")
             kw_started = True
         if p.vararg and p.name in _KEYWORD_VARARGS:
             # PyTorch also takes the sizes as a keyword: randn(size=(2, 3)), flip(dims=[0]).

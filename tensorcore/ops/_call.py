@@ -366,8 +366,10 @@ def _check_no_internal_overlap(t: Tensor, policy: str = "", name: str = "") -> N
     ``policy`` is the operator's declared ``internal_overlap``."""
     if policy == "allow":
         return
-    if t._layout is strided and any(
-        s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True)
+    if (
+        t._layout is strided
+        and any(s == 0 and n > 1 for n, s in zip(t._shape, t._stride, strict=True))
+        and 0 not in t._shape  # (an empty tensor has no elements to share)
     ):
         if policy == "deprecated":
             warnings.warn(

@@ -182,8 +182,14 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def norm(
     self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None
 ) -> Tensor:
-    if p == "fro" or p is None:
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p is None or (p == "fro" and (dim is None or len(dim) <= 2)):
         p = 2.0
+    elif isinstance(p, str):
+        # 'nuc' (and what matrix_norm refuses) is a matrix norm over dim, all dims by default.
+        dims = tuple(range(self.ndim)) if dim is None else tuple(dim)
+        return call(get_op("linalg_matrix_norm"), (self, p, dims, keepdim, dtype), None)
     return ops.vector_norm(self, p, dim, keepdim, dtype=dtype)
 
 

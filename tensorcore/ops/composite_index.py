@@ -107,7 +107,7 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any 
         )
     _check_bounds(self, dim, index, False, RuntimeError)
     if self.ndim == 0:
-        return ops.add(self, source.sum(), alpha=alpha)
+        return ops.add(self, source.sum().to(self._dtype), alpha=alpha)
     values = source if alpha == 1 else ops.mul(source, alpha)
     out = ops.index_put(self, _along(self, dim, index), values.to(self._dtype), True)
     return named_as(out, "IndexAddBackward0")

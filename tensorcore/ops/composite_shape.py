@@ -285,22 +285,24 @@ def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 # ------------------------------------------------------------------ indexing and differences
 @_composite
 def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
-    if indices._dtype is not dt.int64:
-        raise RuntimeError(
-            "take_along_dim(): dtype of indices should be Long but got "
-            f"{torch_name(indices._dtype)}"
-        )
     if dim is None:
         return self.reshape(-1).gather(0, indices.reshape(-1))
+    if indices._dtype is not dt.int64:
+        raise RuntimeError(
+            "torch.take_along_dim(): dtype of indices should be Long but got "
+            f"{torch_name(indices._dtype)}"
+        )
     if self.ndim != indices.ndim:
         raise RuntimeError(
-            "take_along_dim(): input and indices should have the same number of dimensions, "
-            f"but got {self.ndim} dimensions for input, and {indices.ndim} dimensions for "
-            "indices"
+            "torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {self.ndim} dimensions for input, and {indices.ndim} "
+            "dimensions for indices"
         )
     d = _wrap_dim(dim, self.ndim)
     if self.ndim == 0:
         return self.reshape(1).gather(0, indices.reshape(1)).reshape(())
+    # Along a given dim, negative indices count from the end (not with dim=None: a flat gather).
+    indices = indices + (indices < 0).to(indices._dtype) * self._shape[d]
     # The two broadcast over every dim but ``d``.
     sizes = list(self._shape)
     sizes[d] = indices._shape[d]

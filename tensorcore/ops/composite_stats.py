@@ -561,6 +561,8 @@ def _gradient_along(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
 def gradient(self: Tensor, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> Any:
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if spacing is None:  # (PyTorch's default: unit spacing)
+        spacing = 1
     given = dim is not None
     if dim is None:
         dims = list(range(self.ndim))

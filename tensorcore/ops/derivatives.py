@@ -1356,7 +1356,9 @@ def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     slices by rows (NumPy's: fancy-index adds in rounds of repeated indices), where the
     ``scatter_add`` of an index expanded to ``src``'s shape adds one element at a time
     (an embedding's gradient, 2560 rows of 128 into 5000: 3.2 -> 1.0 ms on NumPy)."""
-    if z.ndim and index.ndim <= 1:
+    if z.ndim == 0:  # (a 0-d z takes one index, its only element)
+        return z + src.reshape(())
+    if index.ndim <= 1:
         where: list[Tensor | None] = [None] * dim + [index.reshape(-1).to(dt.int64)]
         return ops.index_put(z, where, src, True)
     shape = [1] * src.ndim
@@ -1558,8 +1560,12 @@ def _convolution(c: Any, g: Tensor) -> tuple[Any, ...]:
         # x) and the weight gradient with the roles of input and grad_output swapped.
         if c.needs(0):
             gx = ops.convolution(g, w, None, c.stride, c.padding, c.dilation, False, (0,), c.groups)
+            # (an output_padding can give one more output along a dim: beyond x, unread)
+            for d in range(2, gx.ndim):
+                if gx._shape[d] != x._shape[d]:
+                    gx = gx.narrow(d, 0, x._shape[d])
         if c.needs(1):
-            gw = ops.convolution_backward_weight(x, g, w._shape, *geo)
+            gw = _transposed_weight_grad(c, x, g, w._shape)
     else:
         if c.needs(0):
             gx = ops.convolution_backward_input(g, w, x._shape, *geo)
@@ -1571,6 +1577,35 @@ def _convolution(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("convolution", "input weight stride padding dilation transposed groups", _convolution)
+
+
+def _transposed_weight_grad(c: Any, x: Tensor, g: Tensor, size: tuple[int, ...]) -> Tensor:
+    """The weight gradient of a transposed convolution: the weight gradient of the plain one
+    with ``x`` as its grad_output and ``g`` as its input. An ``output_padding`` can make ``g``
+    longer than such a convolution reads with its symmetric padding; ``g`` is then padded with
+    zeros (or cropped at its unread end) explicitly, to the length whose convolution has
+    ``x``'s, and convolved without padding."""
+    geo = (c.stride, c.padding, c.dilation)
+    spatial = list(zip(range(2, g.ndim), *geo, strict=True))
+    if all(
+        (g._shape[d] + 2 * p - dil * (size[d] - 1) - 1) // s + 1 == x._shape[d]
+        for d, s, p, dil in spatial
+    ):
+        return ops.convolution_backward_weight(x, g, size, *geo, c.groups)
+    for d, s, p, dil in spatial:
+        length = g._shape[d]
+        right = (x._shape[d] - 1) * s + dil * (size[d] - 1) + 1 - p - length
+        if right < 0:
+            g, right = g.narrow(d, 0, length + right), 0
+        parts = [g]
+        for n, at in ((p, 0), (right, 1)):
+            if n:
+                shape = list(g._shape)
+                shape[d] = n
+                parts.insert(at * len(parts), ops.zeros(shape, dtype=g._dtype, device=g._device))
+        g = ops.cat(parts, d) if len(parts) > 1 else g
+    zero = [0] * (g.ndim - 2)
+    return ops.convolution_backward_weight(x, g, size, c.stride, zero, c.dilation, c.groups)
 
 
 # Both backward operators are bilinear; with F(x, w) the convolution,

@@ -591,6 +591,8 @@ def meta_roll(self: Tensor, shifts: Any, dims: Any = None) -> Any:
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     if dims is not None:
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if self.ndim == 0 and dims:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
         if len(dims) != len(shifts):
             raise RuntimeError(
                 f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
@@ -625,20 +627,25 @@ def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
 
 def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
     _need_tensor(name, "index", index)
-    if index._dtype is not dt.int64:
-        raise RuntimeError(
-            f"{name}(): Expected dtype int64 for index, got {torch_name(index._dtype)}"
-        )
+    # (PyTorch takes an empty index of any dtype: it indexes nothing)
+    if index._dtype not in (dt.int64, dt.int32) and index.numel():
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, self.ndim)
-    if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
+    if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1) and index.numel():
         raise RuntimeError(
             f"Index tensor must have the same number of dimensions as input tensor ({name})"
         )
     return d
 
 
+def _integral_index(index: Tensor) -> Tensor:
+    """An empty index of another dtype as int64 (what the kernels index with)."""
+    return index if index._dtype in (dt.int64, dt.int32) else index.to(dt.int64)
+
+
 def meta_gather(self: Tensor, dim: int, index: Tensor) -> Any:
     d = _check_index("gather", index, self, dim)
+    index = _integral_index(index)
     return (self, d, index), (index._shape, self._dtype)
 
 
@@ -646,6 +653,7 @@ def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any, reduce: str | 
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     d = _check_index("scatter", index, self, dim)
+    index = _integral_index(index)
     if isinstance(src, Tensor) and src._dtype is not self._dtype:
         raise RuntimeError(
             f"scatter(): Expected self.dtype to be equal to src.dtype ({torch_name(self._dtype)} "
@@ -678,6 +686,7 @@ def meta_scatter_reduce(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
     d = _check_index("scatter_reduce", index, self, dim)
+    index = _integral_index(index)
     _need_tensor("scatter_reduce", "src", src)
     if src._dtype is not self._dtype:
         raise RuntimeError(
@@ -792,13 +801,21 @@ def meta_arange(start: Any, end: Any, step: Any, dtype: dt.dtype | None, *rest: 
             raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (step {step})")
     if step == 0:
         raise RuntimeError("arange(): step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
     if dtype is None:
         ints = all(isinstance(v, int) for v in (start, end, step))
         dtype = dt.int64 if ints else dt.get_default_dtype()
-    n = max(0, math.ceil((end - start) / step))
-    return (start, end, step, dtype, *rest), ((n,), dtype)
+    # The length from the bounds as given (int64: as truncated to integers, exactly)
+    n = math.ceil((end - start) / step)
+    if dtype._category == dt.INTEGRAL:
+        # PyTorch computes an integer range in int64: the bounds and step truncated first.
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        if dtype is dt.int64:
+            n = -((start - end) // step)
+    if (end - start) * step < 0:
+        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
+    return (start, end, step, dtype, *rest), ((max(0, n),), dtype)
 
 
 def meta_linspace(start: Any, end: Any, steps: int, dtype: dt.dtype | None, *rest: Any) -> Any:

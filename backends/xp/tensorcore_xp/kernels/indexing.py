@@ -57,6 +57,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def gather(out: Any, self: Any, dim: int, index: Any) -> None:
         x, ix, d = flat(self, index, dim)
+        if ix.size == 0:  # (an empty index of any shape: an empty result)
+            return
         for i, n in enumerate(ix.shape):
             if i != d and n > x.shape[i]:
                 raise RuntimeError(

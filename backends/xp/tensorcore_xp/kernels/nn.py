@@ -1032,6 +1032,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gw, gb = gw_o.reshape(n), gb_o.reshape(n)
             gw[...] = 0
             gb[...] = 0
+            if not blocks:  # (no rows: an empty batch)
+                return
             scratch = xp.empty(blocks[0][0].shape, dtype=wide)
             saved = None
             if mean is not None:
