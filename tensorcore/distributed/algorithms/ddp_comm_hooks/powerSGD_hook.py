@@ -271,6 +271,15 @@ def _error_feedback(state: PowerSGDState, index: int, tensor: Any) -> Any:
     return tensor.clone().detach()
 
 
+def _plain_before_start(state: PowerSGDState, bucket: GradBucket) -> Future | None:
+    """Before ``start_powerSGD_iter``: the plain all-reduce of the bucket (the iteration
+    counted); None from then on."""
+    if state.iter >= state.start_powerSGD_iter:
+        return None
+    state.maybe_increase_iter(bucket)
+    return _allreduce_fut(state.process_group, bucket.buffer())
+
+
 def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
     """All-reduce the bucket's gradients compressed by PowerSGD: each gradient of two or more
     dims worth compressing travels as rank-``r`` factors ``P`` and ``Q`` (two all-reduces for
@@ -282,11 +291,11 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
     >>> state = PowerSGDState(process_group=None, start_powerSGD_iter=10)  # doctest: +SKIP
     >>> model.register_comm_hook(state, powerSGD_hook)  # doctest: +SKIP
     """
+    plain = _plain_before_start(state, bucket)
+    if plain is not None:
+        return plain
     group, world = state.process_group, _group_size(state)
     buffer = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return _allreduce_fut(group, buffer)
     index = bucket.index()
     with grad_mode.no_grad():
         before = _error_feedback(state, index, buffer)
@@ -393,11 +402,11 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
     >>> state = PowerSGDState(process_group=None, start_powerSGD_iter=10)  # doctest: +SKIP
     >>> model.register_comm_hook(state, batched_powerSGD_hook)  # doctest: +SKIP
     """
+    plain = _plain_before_start(state, bucket)
+    if plain is not None:
+        return plain
     group, world = state.process_group, _group_size(state)
     buffer = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return _allreduce_fut(group, buffer)
     index = bucket.index()
     total = buffer.numel()
     side = math.ceil(math.sqrt(total))
