@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 import tensorcore as tc
 from tensorcore.backend import broadcast_shapes, dtype_name
 
@@ -32,7 +34,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         pair = (x.dtype, o.dtype)
         quiet_ok = safe.get(pair)
         if quiet_ok is None:
-            quiet_ok = safe[pair] = bool(xp.can_cast(x.dtype, o.dtype, "safe"))
+            # (NumPy's rule on the dtypes every array module here shares: dask has no can_cast)
+            quiet_ok = safe[pair] = bool(np.can_cast(x.dtype, o.dtype, "safe"))
         if quiet_ok:
             xp.copyto(o, x, casting="unsafe")
             return
