@@ -731,7 +731,8 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     >>> _ = tc.ones(2) + tc.ones(2, dtype=tc.float64)  # (and resolves the cast's kernel)
     >>> add(tc.ones(2), tc.ones(2, dtype=tc.float64), 1)  # two dtypes: cast, then the lane
     tensor([2., 2.], dtype=tensorcore.float64)
-    >>> add(tc.ones(2, requires_grad=True), tc.ones(2), 1) is None  # recorded: the step's
+    >>> w = tc.ones(2, requires_grad=True)
+    >>> add(w, tc.ones(2, dtype=tc.float64), 1) is None  # to promote and record: the step's
     True
     """
     n = len(op.decl.parsed.params)
