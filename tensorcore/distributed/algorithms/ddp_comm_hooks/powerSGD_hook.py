@@ -325,15 +325,7 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
         )
         p_size = sum(mat.shape[0] * r for mat, r in matrices)
         q_size = sum(mat.shape[1] * r for mat, r in matrices)
-        fresh = not state.warm_start or index not in state.p_memory_dict
-        if fresh:
-            state.p_memory_dict[index] = ops.empty(
-                (p_size,), dtype=buffer.dtype, device=buffer.device
-            )
-            state.q_memory_dict[index] = ops.empty(
-                (q_size,), dtype=buffer.dtype, device=buffer.device
-            )
-        p_memory, q_memory = state.p_memory_dict[index], state.q_memory_dict[index]
+        p_memory, q_memory, fresh = _factor_memory(state, index, (p_size,), (q_size,), buffer)
         ps, qs = _factor_views(p_memory, q_memory, matrices)
         if fresh:
             _random_into(state, qs)
@@ -365,15 +357,33 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
             state.q_memory_dict[index] = fut.value().div_(world)
             for (mat, _), p, q in zip(matrices, ps, qs, strict=True):
                 ops.matmul(p, q.t(), out=mat)
-            if before is not None:
-                state.error_dict[index] = before - buffer
-            if not state.warm_start:
-                state.p_memory_dict.clear()
-                state.q_memory_dict.clear()
-        state.maybe_increase_iter(bucket)
+            _end_of_bucket(state, bucket, before, buffer)
         return buffer
 
     return _summed(group, flat).then(allreduce_ps).then(compute_qs).then(decompress)
+
+
+def _factor_memory(
+    state: PowerSGDState, index: int, p_shape: tuple[int, ...], q_shape: tuple[int, ...], like: Any
+) -> tuple[Any, Any, bool]:
+    """The bucket's P and Q memory, ``(p, q, fresh)``: kept from the last iteration under
+    warm start, else new (``fresh``: ``Q`` is to be drawn)."""
+    fresh = not state.warm_start or index not in state.p_memory_dict
+    if fresh:
+        state.p_memory_dict[index] = ops.empty(p_shape, dtype=like.dtype, device=like.device)
+        state.q_memory_dict[index] = ops.empty(q_shape, dtype=like.dtype, device=like.device)
+    return state.p_memory_dict[index], state.q_memory_dict[index], fresh
+
+
+def _end_of_bucket(state: PowerSGDState, bucket: GradBucket, before: Any, result: Any) -> None:
+    """A bucket's approximation is in ``result``: keep what it missed of ``before`` (error
+    feedback), forget the factors without warm start, count the iteration."""
+    if before is not None:
+        state.error_dict[bucket.index()] = before - result
+    if not state.warm_start:
+        state.p_memory_dict.clear()
+        state.q_memory_dict.clear()
+    state.maybe_increase_iter(bucket)
 
 
 def _factor_views(pm: Any, qm: Any, matrices: list[tuple[Any, int]]) -> tuple[list[Any], list[Any]]:
@@ -419,7 +429,7 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
         square[:total].copy_(buffer)
         matrix = square.view(side, side)
         before = _error_feedback(state, index, matrix)
-        fresh = not state.warm_start or index not in state.p_memory_dict
+        p_memory, q_memory, fresh = _factor_memory(state, index, (side, r), (side, r), buffer)
         if fresh:
             if state.warm_start:
                 logger.info(
@@ -427,16 +437,8 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
                     side,
                     r,
                 )
-            state.p_memory_dict[index] = ops.empty(
-                (side, r), dtype=buffer.dtype, device=buffer.device
-            )
-            state.q_memory_dict[index] = ops.empty(
-                (side, r), dtype=buffer.dtype, device=buffer.device
-            )
-            _random_into(state, [state.q_memory_dict[index]])
-        ops.matmul(matrix, state.q_memory_dict[index], out=state.p_memory_dict[index])
-
-    p_memory, q_memory = state.p_memory_dict[index], state.q_memory_dict[index]
+            _random_into(state, [q_memory])
+        ops.matmul(matrix, q_memory, out=p_memory)
 
     def compute_q(fut: Future) -> Any:
         with grad_mode.no_grad():
@@ -449,13 +451,8 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:
         with grad_mode.no_grad():
             q = state.q_memory_dict[index] = fut.value().div_(world)
             ops.matmul(p_memory, q.t(), out=matrix)
-            if before is not None:
-                state.error_dict[index] = before - matrix
-            if not state.warm_start:
-                state.p_memory_dict.clear()
-                state.q_memory_dict.clear()
+            _end_of_bucket(state, bucket, before, matrix)
             buffer.copy_(square[:total])
-        state.maybe_increase_iter(bucket)
         return buffer
 
     return _summed(group, p_memory).then(compute_q).then(decompress)
