@@ -323,6 +323,15 @@ def to_tc_tensor(x: torch.Tensor, grad: bool = False) -> tc.Tensor:
     return base if dense else tc.as_strided(base, tuple(x.shape), x.stride())
 
 
+def convert_sample(s: Any, memo: dict[int, Any], grad: bool = False) -> Any:
+    """A sample's ``(args, kwargs)`` as tensorcore values (sharing ``memo``), or None where
+    tensorcore cannot hold one of them."""
+    try:
+        return convert((s.input, *s.args), memo, grad), convert(s.kwargs, memo, grad)
+    except Exception:  # noqa: BLE001 - (a sample tensorcore cannot hold)
+        return None
+
+
 def convert(a: Any, memo: dict[int, Any], grad: bool = False) -> Any:
     if isinstance(a, torch.Tensor):
         if id(a) not in memo:
@@ -570,11 +579,10 @@ def forward(
     for s in samples:
         desc = describe(s)
         memo: dict[int, Any] = {}
-        try:
-            args = convert((s.input, *s.args), memo)
-            kwargs = convert(s.kwargs, memo)
-        except Exception:  # noqa: BLE001 - (a sample tensorcore cannot hold)
+        converted = convert_sample(s, memo)
+        if converted is None:
             continue
+        args, kwargs = converted
         torch.manual_seed(0)
         want, terr = attempt(lambda: op.op(s.input, *s.args, **s.kwargs))
         tc.manual_seed(0)
@@ -605,11 +613,10 @@ def backward(rep: Report, op: Any, fn: Any, key: str, dname: str, dt: Any, n: in
         if not ins or _random_sample(op.name, s):
             continue
         memo: dict[int, Any] = {}
-        try:
-            args = convert((s.input, *s.args), memo, grad=True)
-            kwargs = convert(s.kwargs, memo, grad=True)
-        except Exception:  # noqa: BLE001
+        converted = convert_sample(s, memo, grad=True)
+        if converted is None:
             continue
+        args, kwargs = converted
         want, terr = attempt(lambda: op.op(s.input, *s.args, **s.kwargs))
         if terr is not None:
             continue
@@ -656,11 +663,10 @@ def errors(rep: Report, op: Any, fn: Any, key: str) -> None:
         s = ei.sample_input
         desc = describe(s)
         memo: dict[int, Any] = {}
-        try:
-            args = convert((s.input, *s.args), memo)
-            kwargs = convert(s.kwargs, memo)
-        except Exception:  # noqa: BLE001 - (a sample tensorcore cannot hold)
+        converted = convert_sample(s, memo)
+        if converted is None:
             continue
+        args, kwargs = converted
         _, terr = attempt(lambda: op.op(s.input, *s.args, **s.kwargs))
         if terr is None:
             continue  # (not an error in this build)
