@@ -11,6 +11,7 @@ import gc
 import re
 import threading
 import tracemalloc
+import types
 import weakref
 from typing import Any, ClassVar
 
@@ -1024,6 +1025,29 @@ def test_function_gradient_of_an_incompatible_shape_is_refused(device: str) -> N
     with pytest.raises(RuntimeError, match=r"invalid gradient at index 1 - got \[\] but expected "
                        r"shape compatible with \[3\]"):  # fmt: skip
         Bad.apply(x, b).sum().backward()
+
+
+def test_rule_gradient_of_an_incompatible_shape_is_named(device: str) -> None:
+    # A derivative rule (the core's or a plugin's) that returns a gradient of the wrong shape
+    # is reported with the node's name, as PyTorch's engine does, instead of being summed into
+    # a wrong gradient; a gradient of the broadcast shape is summed down as before.
+    x = tc.ones(3, device=device, requires_grad=True)
+    y = x.exp()
+    node = y.grad_fn
+    ent = node.ctx
+    node.ctx = types.SimpleNamespace(
+        ctx_cls=ent.ctx_cls, rule=types.SimpleNamespace(fn=lambda c, g: (g[:2],))
+    )
+    msg = r"Function ExpBackward0 returned an invalid gradient at index 0 - got \[2\] but expected "
+    with pytest.raises(RuntimeError, match=msg + r"shape compatible with \[3\]"):
+        y.backward(tc.ones(3, device=device))
+    x2 = tc.ones(3, device=device, requires_grad=True)
+    y2 = x2.exp()
+    y2.grad_fn.ctx = types.SimpleNamespace(
+        ctx_cls=ent.ctx_cls, rule=types.SimpleNamespace(fn=lambda c, g: (g.expand(2, 3),))
+    )
+    y2.backward(tc.ones(3, device=device))
+    assert x2.grad.tolist() == [2.0, 2.0, 2.0]
 
 
 def test_gradcheck_reports_the_worst_mismatch(device: str) -> None:

@@ -22,6 +22,7 @@ from .graph import (
     node_type,
     requires_grad,
 )
+from .step import fit_shape
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -282,23 +283,10 @@ def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
             out.append(None)
             continue
         if r._shape != m[0]:
-            # PyTorch's rule: a gradient of a shape the input broadcasts to is summed down
-            # to the input's (Megatron's bias-GeLU returns the full gradient for the bias).
-            if not _broadcasts_to(m[0], r._shape):
-                raise RuntimeError(
-                    f"Function {cls.__name__}Backward returned an invalid gradient at index {i} "
-                    f"- got {list(r._shape)} but expected shape compatible with {list(m[0])}"
-                )
-            r = r.sum_to_size(m[0])
+            # (Megatron's bias-GeLU returns the full gradient for the bias)
+            r = fit_shape(f"{cls.__name__}Backward", i, r, m[0])
         out.append(r)
     return out
-
-
-def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    """Whether ``shape`` broadcasts to ``target`` (each trailing dim equal or 1)."""
-    if len(shape) > len(target):
-        return False
-    return all(s in (1, t) for s, t in zip(reversed(shape), reversed(target), strict=False))
 
 
 class _DelayedError(Function):

@@ -116,27 +116,42 @@ def apply_rule(node: Node, grads: list[Any]) -> Any:
         if r is not None:
             m = metas[i]
             if m is None or r._shape != m[0] or r._dtype is not m[1]:
-                return _fit(res, metas)
+                return _fit(node._name, res, metas)
     return res
 
 
-def _fit(res: Any, metas: list[Any]) -> list[Any]:
+def _fit(name: str, res: Any, metas: list[Any]) -> list[Any]:
     """Gradients summed to their input's shape (undoing broadcasting) and cast to its dtype;
     None for arguments that were not tensors."""
     out: list[Any] = []
-    for r, m in zip(res, metas):  # noqa: B905 (a rule may return fewer, never more)
+    for i, (r, m) in enumerate(zip(res, metas)):  # noqa: B905 (a rule may return fewer)
         if r is None or m is None:
             out.append(None)
             continue
         shape, dtype = m
         if r._shape != shape:
-            r = sum_to(r, shape)
+            r = fit_shape(name, i, r, shape)
         if r._dtype is not dtype:
             if r._dtype.is_complex and not dtype.is_complex:
                 r = ops.real(r)  # a real input's gradient is the real part
             r = r.to(dtype)
         out.append(r)
     return out
+
+
+def fit_shape(name: str, index: int, g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """The gradient ``g`` that node ``name`` returned for its input ``index``, summed down
+    to the input's ``shape`` (PyTorch's rule: a gradient of a shape the input broadcasts to is
+    accepted). Any other shape is a bug in the backward, reported here by name rather than
+    summed into a wrong gradient."""
+    if len(shape) > len(g._shape) or not all(
+        s in (1, t) for s, t in zip(reversed(shape), reversed(g._shape), strict=False)
+    ):
+        raise RuntimeError(
+            f"Function {name} returned an invalid gradient at index {index} - got "
+            f"{list(g._shape)} but expected shape compatible with {list(shape)}"
+        )
+    return sum_to(g, shape)
 
 
 def _inputs(op: Op, args: tuple[Any, ...]) -> list[Any]:
