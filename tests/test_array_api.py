@@ -680,3 +680,26 @@ def test_complex_expm1_follows_the_standard_at_infinities(device: str) -> None:
     np.testing.assert_allclose(got[9:], np.expm1(np.array(z[9:])), rtol=1e-15)
     real = tc.tensor([-1.0, 0.5], device=device)
     assert xp.expm1(real).tolist() == tc.expm1(real).tolist()
+
+
+def test_sign_remainder_and_expm1_zeros_follow_the_standard(device: str) -> None:
+    # Where PyTorch's kernels differ from the standard (sign(nan) is 0, a zero remainder keeps
+    # x1's sign, expm1(-0 + 0j) is -0 + 0j), the namespace gives the standard's answer and the
+    # tensorcore functions keep PyTorch's.
+    x = tc.tensor([math.nan, -2.0, 0.0, 3.0], device=device)
+    got = xp.sign(x).cpu().numpy()
+    assert math.isnan(got[0]) and list(got[1:]) == [-1.0, 0.0, 1.0]
+    assert tc.sign(x)[0].item() == 0.0
+    assert xp.sign(tc.tensor([-3, 0, 2], device=device)).tolist() == [-1, 0, 1]
+    x1 = tc.tensor([-0.0, 0.0, 4.0, -4.0, 5.0], device=device)
+    x2 = tc.tensor([2.0, -2.0, 2.0, -2.0, -3.0], device=device)
+    got = xp.remainder(x1, x2).cpu().numpy()
+    want = np.remainder(x1.cpu().numpy(), x2.cpu().numpy())
+    np.testing.assert_array_equal(got, want)
+    assert list(np.signbit(got)) == list(np.signbit(want)) == [False, True, False, True, True]
+    assert list(np.signbit(xp.remainder(x1[:2], 2.0).cpu().numpy())) == [False, False]
+    assert xp.remainder(tc.tensor([-7, 7], device=device), 3).tolist() == [2, 1]
+    assert np.signbit(tc.remainder(x1[:1], x2[:1]).cpu().numpy()[0])  # the operator: PyTorch's
+    z = tc.tensor([complex(-0.0, 0.0), complex(0.0, 0.0)], dtype=tc.complex128, device=device)
+    got = xp.expm1(z).cpu().numpy()
+    assert not np.signbit(got.real).any() and not np.signbit(got.imag).any()

@@ -52,8 +52,9 @@ def imag(x: Any, /) -> Any:
 
 def expm1(x: Any, /) -> Any:
     """``exp(x) - 1``, accurate near 0; for complex input with the standard's special cases
-    where PyTorch's and NumPy's kernels give NaN (``expm1(inf + 0j)`` is ``inf + 0j``,
-    ``expm1(-inf + any j)`` is ``-1 + 0j``, ``expm1(inf + inf j)`` is ``inf + nan j``)."""
+    where PyTorch's and NumPy's kernels differ (``expm1(inf + 0j)`` is ``inf + 0j``,
+    ``expm1(-inf + any j)`` is ``-1 + 0j``, ``expm1(inf + inf j)`` is ``inf + nan j``,
+    ``expm1(-0 + 0j)`` is ``0 + 0j``)."""
     out = _tc.expm1(x)
     if x._dtype._category != _dt.COMPLEX:
         return out
@@ -64,13 +65,16 @@ def expm1(x: Any, /) -> Any:
         _tc.full_like(re, -1.0),
         _tc.where((re == inf) & ~_tc.isfinite(im), _tc.full_like(re, inf), out.real),
     )
+    real = _tc.where((re == 0) & (im == 0), _tc.zeros_like(re), real)  # +0, not -0
     imag = _tc.where(im == 0, im, _tc.where(to_minus_one, _tc.zeros_like(im), out.imag))
     return _tc.complex(real, imag)
 
 
 def sign(x: Any, /) -> Any:
-    """The sign of each element: -1, 0 or 1 for real numbers, ``x / |x|`` (0 at 0) for
-    complex ones."""
+    """The sign of each element: -1, 0 or 1 for real numbers (NaN for NaN, where PyTorch's
+    ``sign`` gives 0), ``x / |x|`` (0 at 0) for complex ones."""
+    if x._dtype._category == _dt.FLOATING:
+        return _tc.where(_tc.isnan(x), x, _tc.sign(x))
     if x._dtype._category != _dt.COMPLEX:
         return _tc.sign(x)
     a = _tc.abs(x)
@@ -127,7 +131,24 @@ floor_divide = _binary(
     "infinities (``inf // 2`` is ``inf``, ``-1 // inf`` is ``-0``), where tensorcore's "
     "``//``, as PyTorch's and NumPy's, gives NaN and ``-1``.",
 )
-remainder = _binary("remainder", _tc.remainder, "``x1 % x2`` elementwise (the sign of ``x2``).")
+
+
+def _remainder(x1: Any, x2: Any) -> Any:
+    out = _tc.remainder(x1, x2)
+    if out._dtype._category != _dt.FLOATING:
+        return out
+    # A zero result takes x2's sign too (-0 % 2 is +0, 0 % -2 is -0), as NumPy's; PyTorch's
+    # kernel keeps x1's.
+    t2 = x2 if isinstance(x2, _tc.Tensor) else _tc.full_like(out, x2)
+    return _tc.where(out == 0, _tc.copysign(_tc.zeros_like(out), t2), out)
+
+
+remainder = _binary(
+    "remainder",
+    _remainder,
+    "``x1 % x2`` elementwise, with the sign of ``x2`` (zeros included: ``-0 % 2`` is ``+0``, "
+    "where tensorcore's ``%``, as PyTorch's, keeps ``x1``'s).",
+)
 pow = _binary("pow", _tc.pow, "``x1 ** x2`` elementwise.")
 atan2 = _binary(
     "atan2", _tc.atan2, "The arctangent of ``x1 / x2``, in the quadrant of ``(x2, x1)``."
