@@ -527,7 +527,9 @@ class ProcessGroup:
     def split(self, ranks: list[int]) -> ProcessGroup | None:
         """A new group of ``ranks`` (ranks in this group, in the new group's rank order:
         sorted, unless the program passed ``new_group(..., sort_ranks=False)``); None on the
-        ranks left out. Every rank of this group calls it."""
+        ranks left out. Every rank of this group calls it. The frontend then sets the new
+        group's ``timeout`` (``new_group(timeout=...)``, else the backend's default): read
+        ``self.timeout`` when a wait starts."""
         raise self._unsupported("split")
 
     def abort(self, code: int = 1) -> None:
