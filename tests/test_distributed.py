@@ -291,6 +291,7 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
         "store, r, n = next(dist.rendezvous('env://'))\n"
         "store.set(f'k{r}', 'v')\n"
         "store.wait([f'k{1 - r}'])\n"
+        "dist.barrier()  # (rank 0 serves the store: it must not leave before rank 1 read it)\n"
         "print(f\"met at {os.environ['MASTER_ADDR']}\", flush=True)\n"
     )
     env = dict(os.environ)
