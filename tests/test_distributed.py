@@ -287,6 +287,12 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
         # the pipe cannot interleave, where print's separate arguments are several)
         "print(f'rank {dist.get_rank()} of {dist.get_world_size()} {sys.argv[1:]}', flush=True)\n"
         "print(f\"threads {os.environ['OMP_NUM_THREADS']} {tc.get_num_threads()}\", flush=True)\n"
+        # (as torchrun: an env:// rendezvous works, which a backend meeting over TCP needs)
+        "store, r, n = next(dist.rendezvous('env://'))\n"
+        "store.set(f'k{r}', 'v')\n"
+        "store.wait([f'k{1 - r}'])\n"
+        "dist.barrier()  # (rank 0 serves the store: it must not leave before rank 1 read it)\n"
+        "print(f\"met at {os.environ['MASTER_ADDR']}\", flush=True)\n"
     )
     env = dict(os.environ)
     env.pop("OMP_NUM_THREADS", None)
@@ -301,6 +307,7 @@ def test_launcher_runs_mpiexec(tmp_path: Path) -> None:
     assert "rank 0 of 2 ['x']" in proc.stdout and "rank 1 of 2 ['x']" in proc.stdout
     # (as torchrun: one BLAS thread per process unless the user set it)
     assert proc.stdout.count("threads 1 1") == 2 and "OMP_NUM_THREADS is set to 1" in proc.stderr
+    assert proc.stdout.count("met at 127.0.0.1") == 2, proc.stdout
 
 
 def test_node_local_rank_comes_from_the_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -683,3 +690,30 @@ def test_spawned_ranks_meet_through_a_store(mode: str, tmp_path: Path) -> None:
     where = str(_free_port()) if mode == "tcp" else str(tmp_path)
     (proc,) = _unlaunched([mode, "2", where], script="stores.py", timeout=30)
     _ok(proc, 2)
+
+
+def test_a_work_whose_engine_fails_completes_with_the_error() -> None:
+    # (a backend's poll raises DistBackendError when its engine fails, say a peer's socket
+    # closed: every way of asking the Work gives that error, none raises from is_completed)
+    from datetime import timedelta
+
+    from tensorcore.backend import DistBackendError, Work
+
+    error = DistBackendError("all_reduce: rank 1 exited while this rank waited for it")
+
+    def poll() -> bool:
+        raise error
+
+    work = Work(poll, timedelta(seconds=5), "all_reduce")
+    assert work.is_completed() and not work.is_success() and work.exception() is error
+    with pytest.raises(DistBackendError, match="rank 1 exited"):
+        work.wait()
+    work = Work(poll, timedelta(seconds=5), "all_reduce")
+    with pytest.raises(DistBackendError, match="rank 1 exited"):
+        work.wait()
+    assert work.is_completed() and work.exception() is error
+    # a Work that timed out has not finished
+    late = Work(lambda: False, timedelta(seconds=0.01), "barrier")
+    with pytest.raises(DistBackendError, match="timed out"):
+        late.wait()
+    assert not late.is_completed() and not late.is_success()

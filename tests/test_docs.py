@@ -378,3 +378,44 @@ def test_distributed_guide_example_backend_trains_ddp(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip() == "DDP over kv equals one process", proc.stdout
+
+
+def test_distributed_guide_example_backend_meets_through_a_store(tmp_path: Path) -> None:
+    """The kv backend of docs/distributed.md takes the store the frontend hands its factory
+    (``store=``) when the ranks meet through ``init_method="file://..."`` or
+    ``init_process_group(store=...)``, as the guide's factory contract says."""
+    text = (DOCS / "distributed.md").read_text(encoding="utf-8")
+    (tmp_path / "kv_backend.py").write_text(_blocks(text, "file")["kv_backend.py"], "utf-8")
+    (tmp_path / "meet.py").write_text(
+        "import sys\n"
+        "import kv_backend\n"
+        "import tensorcore as tc\n"
+        "import tensorcore.distributed as dist\n"
+        "tc.backends.register(kv_backend, name='kv')\n"
+        "def worker(rank, how, path):\n"
+        "    if how == 'file':\n"
+        "        url = 'file://' + path\n"
+        "        dist.init_process_group('kv', init_method=url, rank=rank, world_size=2)\n"
+        "    else:\n"
+        "        store = dist.FileStore(path, 2)\n"
+        "        dist.init_process_group('kv', store=store, rank=rank, world_size=2)\n"
+        "    t = tc.tensor([rank + 1.0])\n"
+        "    dist.all_reduce(t)\n"
+        "    assert t.item() == 3.0, t\n"
+        "    dist.destroy_process_group()\n"
+        "if __name__ == '__main__':\n"
+        "    tc.multiprocessing.spawn(worker, args=(sys.argv[1], sys.argv[2]), nprocs=2)\n"
+        "    print('met through', sys.argv[1])\n",
+        "utf-8",
+    )
+    for how in ("file", "store"):
+        proc = subprocess.run(
+            [sys.executable, "meet.py", how, str(tmp_path / f"{how}.store")],
+            cwd=tmp_path,
+            env=_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout.strip() == f"met through {how}", proc.stdout

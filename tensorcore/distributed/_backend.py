@@ -115,11 +115,14 @@ def _make_nccl_premul_sum(factor: Any) -> PremulSum:
 
 def timed_out(what: str, timeout: timedelta) -> DistBackendError:
     """The error of a collective that ``timeout`` ran out on (a peer never joined it)."""
-    return DistBackendError(
+    error = DistBackendError(
         f"{what}: timed out after {timeout.total_seconds():g} s waiting for the other ranks "
         "(a rank failed, exited or called another collective); raise the timeout with "
         "init_process_group(timeout=datetime.timedelta(...))"
     )
+    # (a Work that timed out has not finished; one whose engine failed has)
+    error.timed_out = True  # type: ignore[attr-defined]
+    return error
 
 
 def spin(
@@ -174,11 +177,28 @@ LEFT_GRACE = 0.2
 class Work:
     """A collective in flight (``async_op=True``): :meth:`wait` for it to finish.
 
-    ``poll()`` returns True once the engine has finished (it also drives progress);
-    ``finishers`` run once, in order, after that (copying results into non-contiguous
-    outputs, converting dtypes back). ``timeout`` bounds :meth:`wait`. ``keep`` holds the
-    objects (tensors) whose memory the engine uses until it finishes. ``watch`` is
-    :func:`spin`'s: it tells :meth:`wait` that a peer the operation needs has left.
+    ``poll()`` returns True once the engine has finished (it also drives progress), and
+    raises ``DistBackendError`` when the engine failed (a peer left, the connection broke):
+    :meth:`wait` raises that error, :meth:`is_completed` then says True,
+    :meth:`is_success` False and :meth:`exception` gives it. :meth:`wait` calls ``poll``
+    in a loop (:func:`spin`) that reads the clock every 1024 calls only, so a ``poll`` may
+    block briefly (an engine driven by threads of its own waits there, for an event say,
+    rather than hold Python's GIL that its threads need) but no more than about 0.1 ms, or
+    the timeout is noticed late by 1024 times that. ``finishers`` run once, in order, after
+    that (copying results into non-contiguous outputs, converting dtypes back).
+    ``timeout`` bounds :meth:`wait`. ``keep`` holds the objects (tensors) whose memory the
+    engine uses until it finishes. ``watch`` is :func:`spin`'s: it tells :meth:`wait` that
+    a peer the operation needs has left.
+
+    Examples
+    --------
+    >>> from datetime import timedelta
+    >>> from tensorcore.backend import DistBackendError, Work
+    >>> def poll():
+    ...     raise DistBackendError("all_reduce: rank 1 left")
+    >>> work = Work(poll, timedelta(seconds=1), "all_reduce")
+    >>> work.is_completed(), work.is_success(), work.exception()
+    (True, False, DistBackendError('all_reduce: rank 1 left'))
     """
 
     def __init__(
@@ -197,6 +217,7 @@ class Work:
         self._finishers = finishers if finishers is not None else []
         self._done = False
         self._error: BaseException | None = None
+        self._failed: BaseException | None = None  # what poll raised (not a timeout)
         self._result: Any = None
 
     #: The tensors the operation writes, for :meth:`get_future`: the frontends set them on
@@ -229,10 +250,17 @@ class Work:
         return self
 
     def is_completed(self) -> bool:
-        """Whether the operation has finished (finishers included); never blocks long."""
-        if not self._done and self._error is None and self._poll():
-            self._finish()
-        return self._done
+        """Whether the operation has finished (finishers included, or with an error);
+        never blocks long."""
+        if not self._done and self._error is None:
+            try:
+                finished = self._poll()
+            except DistBackendError as exc:  # the engine failed: finished, unsuccessfully
+                self._error = self._failed = exc
+                return True
+            if finished:
+                self._finish()
+        return self._done or self._failed is not None
 
     def is_success(self) -> bool:
         """Whether the operation finished without an error."""
@@ -257,6 +285,8 @@ class Work:
             spin(self._poll, timeout or self._timeout, self._what, self._watch)
         except DistBackendError as exc:
             self._error = exc
+            if not getattr(exc, "timed_out", False):
+                self._failed = exc  # (the engine failed: the operation is over)
             raise
         self._finish()
         return True
@@ -497,7 +527,9 @@ class ProcessGroup:
     def split(self, ranks: list[int]) -> ProcessGroup | None:
         """A new group of ``ranks`` (ranks in this group, in the new group's rank order:
         sorted, unless the program passed ``new_group(..., sort_ranks=False)``); None on the
-        ranks left out. Every rank of this group calls it."""
+        ranks left out. Every rank of this group calls it. The frontend then sets the new
+        group's ``timeout`` (``new_group(timeout=...)``, else the backend's default): read
+        ``self.timeout`` when a wait starts."""
         raise self._unsupported("split")
 
     def abort(self, code: int = 1) -> None:

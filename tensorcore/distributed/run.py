@@ -4,9 +4,11 @@ A thin wrapper of ``mpiexec -n N python script.py [args]`` (the ``mpiexec`` next
 running Python first, as a virtual environment's ``mpich`` wheel installs it, then the one on
 ``PATH``). Under MPI the launcher gives every process its rank and the world size, so no
 ``RANK``, ``WORLD_SIZE`` or ``MASTER_ADDR`` is needed; each rank also gets the variables
-PyTorch's ``torchrun`` sets (``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``),
-for programs written for it; several machines or a scheduler use
-``mpiexec`` or ``srun`` directly (``docs/distributed.md``).
+PyTorch's ``torchrun`` sets (``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``,
+and ``MASTER_ADDR``/``MASTER_PORT``, 127.0.0.1 and a free port unless given), for programs
+written for it and communication backends that meet over the network (``env://``);
+several machines or a scheduler use ``mpiexec`` or ``srun`` directly
+(``docs/distributed.md``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -66,7 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--standalone", action="store_true", help="accepted (torchrun's)")
     parser.add_argument("--nnodes", default="1",
                         help="1 (several machines: mpiexec -hosts or srun directly)")  # fmt: skip
-    for flag in ("master_addr", "master_port", "rdzv_backend", "rdzv_endpoint", "rdzv_id"):
+    parser.add_argument("--master_addr", "--master-addr",
+                        help="MASTER_ADDR of every rank (default: MASTER_ADDR, else 127.0.0.1), "
+                        "for env:// rendezvous (MPI needs none)")  # fmt: skip
+    parser.add_argument("--master_port", "--master-port",
+                        help="MASTER_PORT of every rank (default: MASTER_PORT, else a free "
+                        "port)")  # fmt: skip
+    for flag in ("rdzv_backend", "rdzv_endpoint", "rdzv_id"):
         parser.add_argument(f"--{flag}", f"--{flag.replace('_', '-')}",
                             help="accepted (torchrun's); MPI needs no rendezvous")  # fmt: skip
     parser.add_argument("script", help="the Python program each process runs")
@@ -98,7 +107,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             "yourself to tune it",
             file=sys.stderr,
         )
+    # As torchrun: the address of an env:// rendezvous, which a communication backend that
+    # meets over the network (and a program's own TCPStore) reads; MPI itself needs none.
+    env["MASTER_ADDR"] = ns.master_addr or env.get("MASTER_ADDR") or "127.0.0.1"
+    env["MASTER_PORT"] = str(ns.master_port or env.get("MASTER_PORT") or _free_port())
     return subprocess.call(mpiexec_command(ns.nproc, ns.script, ns.args, mpiexec), env=env)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 if __name__ == "__main__":

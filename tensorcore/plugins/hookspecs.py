@@ -138,7 +138,9 @@ def tensorcore_register_comm_backends(register: Registrar) -> None:
     ``register.comm_backend(name, factory, devices=("cpu",), unavailable_reason=None)``
     for each engine (``"mpi"``, ``"nccl"``, ``"gloo"``...); ``tc.distributed.init_process_group
     (backend=name)`` then calls ``factory(world_size=..., rank=..., timeout=...,
-    init_method=...)``, which returns a :class:`tensorcore.backend.ProcessGroup`.
+    init_method=...)`` (with ``device_id=`` and ``store=`` when the program gave them, the
+    latter also for a ``file://`` ``init_method``), which returns a
+    :class:`tensorcore.backend.ProcessGroup`.
     ``devices`` are the device types whose tensors the engine moves (the default backend of
     ``init_process_group`` is picked by device). An engine whose library is missing still
     registers, with ``unavailable_reason`` saying why and what to install; the hook must not
