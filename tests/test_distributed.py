@@ -688,7 +688,7 @@ def test_spawned_ranks_meet_through_a_store(mode: str, tmp_path: Path) -> None:
     a compare-and-set race, a blocking get), ``store=FileStore`` or ``store=TCPStore``; rank
     0 leaves its process manager's address in the store. The last user removes the file."""
     where = str(_free_port()) if mode == "tcp" else str(tmp_path)
-    (proc,) = _unlaunched([mode, "2", where], script="stores.py", timeout=30)
+    (proc,) = _unlaunched([mode, "2", where], script="stores.py", timeout=60)
     _ok(proc, 2)
 
 
