@@ -1,7 +1,8 @@
 """Regressions for differences from PyTorch 2.13 that ``tools/diff_torch_edges.py`` found on
 edge inputs (each checked against PyTorch by hand; the expectations are written out here):
 ``out=`` tensors of another shape, reductions that compute in their ``out`` tensor's dtype,
-bfloat16 sorts with NaN, ``searchsorted`` of NaN."""
+bfloat16 sorts with NaN, ``searchsorted`` of NaN, ``as_strided_scatter`` of a strided ``self``,
+``ravel``'s and ``atleast_3d``'s strides."""
 
 from __future__ import annotations
 
@@ -293,3 +294,59 @@ def test_elementwise_results_are_laid_out_from_every_operands_strides(device: st
     assert tc.add(cl, tc.ones(1, 2, 3, 4, device=device)).stride() == (24, 1, 8, 2)
     assert tc.add(cl, tc.ones(2, 1, 1, device=device)).stride() == (24, 1, 8, 2)
     assert (tc.add(expanded, col_major) == row + col_major).all()
+
+
+def _as_strided_scatter_oracle(
+    x: Any, src: Any, size: Any, stride: Any, offset: Any, overlapping: bool = False
+) -> Any:
+    # PyTorch's model in NumPy: a fresh storage laid out as ``x`` is (its strides and offset;
+    # contiguous from 0 when ``x`` overlaps itself), ``src`` written through as_strided of
+    # that storage, the result read back in ``x``'s layout.
+    import numpy as np
+    from numpy.lib.stride_tricks import as_strided
+
+    a = x.cpu().numpy()
+    st = (
+        tuple(s * a.itemsize for s in tc.empty(x.shape).stride())
+        if overlapping
+        else tuple(s * a.itemsize for s in x.stride())
+    )
+    base = 0 if overlapping else x.storage_offset()
+    extent = base + 1 + sum((n - 1) * s // a.itemsize for n, s in zip(a.shape, st, strict=True))
+    mem = np.zeros(extent + 64, a.dtype)
+    as_strided(mem[base:], a.shape, st)[...] = a
+    off = base if offset is None else offset
+    as_strided(mem[off:], size, tuple(s * a.itemsize for s in stride))[...] = src.cpu().numpy()
+    return as_strided(mem[base:], a.shape, st).copy()
+
+
+def test_as_strided_scatter_addresses_a_storage_laid_out_as_self(device: str) -> None:
+    # A transposed or sliced ``self``: size/stride/offset address a storage with its strides
+    # and offset (found by diff_torch_edges: tensorcore used contiguous positions).
+    import numpy as np
+
+    b = tc.arange(36.0, device=device).reshape(6, 6)
+    src = tc.tensor([[100.0, 101.0], [102.0, 103.0]], device=device)
+    inputs = [b[::2, ::2], b.t()[:3, :3], b[1:4, 1:4], b[1:4, 1:4].t(), b[:3, :3].contiguous()]
+    for x in inputs:
+        for off in (None, 0, 1, 2, 4):
+            got = tc.as_strided_scatter(x, src, (2, 2), (3, 1), off)
+            want = _as_strided_scatter_oracle(x, src, (2, 2), (3, 1), off)
+            np.testing.assert_array_equal(got.cpu().numpy(), want)
+    e = tc.arange(3.0, device=device).expand(3, 3)  # overlapping: contiguous, from 0
+    for off in (None, 1):
+        got = tc.as_strided_scatter(e, src, (2, 2), (3, 1), off)
+        want = _as_strided_scatter_oracle(e, src, (2, 2), (3, 1), off, overlapping=True)
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+    with pytest.raises(RuntimeError, match=r"out of bounds|require a storage"):
+        tc.as_strided_scatter(b[:3, :3].contiguous(), src, (2, 2), (3, 1), 7)
+
+
+def test_ravel_is_contiguous_and_atleast_3d_strides(device: str) -> None:
+    x = tc.arange(12.0, device=device).reshape(2, 6)[:, ::2]  # reshape could give a view
+    r = x.ravel()
+    assert r.stride() == (1,) and r.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+    c = tc.arange(4.0, device=device)
+    assert c.ravel().data_ptr() == c.data_ptr()  # a contiguous tensor: a view
+    v = tc.arange(6.0, device=device)[::2]
+    assert tc.atleast_3d(v).stride() == (6, 2, 1)  # as unsqueeze(0).unsqueeze(-1)

@@ -173,6 +173,41 @@ NO_COUNTERPART = {
 #: have (float16 meeting a complex number gives complex64 here).
 EXPECTED: list[tuple[str, str, str, str, str]] = [
     (
+        "*",
+        "*",
+        "*",
+        "accepts-scalar",
+        "a Python number where PyTorch's binding wants a Tensor (hypot, atan2, maximum, "
+        "logical_and, ...) is taken as a 0-d tensor, as the array API standard (2024.12) asks "
+        "of its binary functions; a program written for PyTorch never passes one",
+    ),
+    (
+        "native_batch_norm",
+        "*",
+        "*16",
+        "dtype",
+        "the saved mean and inverse std of a half-precision input stay float32 (the "
+        "backward reads them; PyTorch's CPU kernel rounds them to the input's dtype, its CUDA kernel "
+        "keeps float32)",
+    ),
+    ("native_layer_norm", "*", "*16", "dtype", "as native_batch_norm's half-precision statistics"),
+    (
+        "native_*_norm",
+        "*",
+        "*",
+        "grad-structure",
+        "the mean and inverse std outputs are differentiable (their gradient flows into the "
+        "input's), where PyTorch's are not: gradcheck and forward AD hold for every output",
+    ),
+    (
+        "native_batch_norm",
+        "eval",
+        "*",
+        "grad-forward-raises",
+        "running statistics that require grad are read as constants in eval mode, where "
+        "PyTorch refuses them",
+    ),
+    (
         "hardsigmoid_backward",
         "*",
         "*",

@@ -261,7 +261,9 @@ def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 @_composite
 def ravel(self: Tensor) -> Tensor:
-    return self.reshape(-1)
+    # (always contiguous, as PyTorch's: a view of a contiguous tensor, else a copy, even
+    # where reshape could give a strided view)
+    return ops.contiguous(self).view(-1)
 
 
 @_composite

@@ -5,12 +5,13 @@ for an in-place copy into a view."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
-from .._tensor import Tensor, _wrap_dim, torch_name
+from .._tensor import Tensor, _wrap_dim, contiguous_strides, torch_name
 from ..layouts import contiguous_format
 from . import functions as ops
 from .frontends import broadcast_shapes
@@ -203,6 +204,32 @@ def diagonal_scatter(
 def as_strided_scatter(
     self: Tensor, src: Tensor, size: Any, stride: Any, storage_offset: int | None = None
 ) -> Tensor:
-    return _scatter_into(
-        self, src, lambda t: ops.as_strided(t, size, stride, storage_offset), "view"
+    # As PyTorch's: the result lies in a storage of its own laid out as ``self`` is (its
+    # strides and storage offset; contiguous from 0 where ``self`` overlaps itself), and
+    # ``size``/``stride``/``storage_offset`` (default: that offset) address that storage, so
+    # they mean other elements for a transposed or sliced ``self`` than for a contiguous one.
+    # ``mem`` says which element of ``self`` each storage position holds (-1 for the gaps
+    # of a sliced ``self``: what is written there is not seen).
+    n = self.numel()
+    strides, offset = self._stride, self._offset
+    ordered = sorted((st, d) for d, st in zip(self._shape, strides, strict=True) if d > 1)
+    overlaps = any(st < p_st * p_d for (p_st, p_d), (st, _) in itertools.pairwise(ordered))
+    if overlaps or (ordered and ordered[0][0] == 0):
+        strides, offset = contiguous_strides(self._shape), 0
+    extent = offset + 1 + sum((d - 1) * st for d, st in zip(self._shape, strides, strict=True))
+    mem = ops.full((extent if n else 0,), -1, dtype=dt.int64, device=self._device)
+    ops.as_strided(mem, self._shape, strides, offset).copy_(
+        ops.arange(n, device=self._device).reshape(self._shape)
     )
+    pos = ops.as_strided(mem, size, stride, offset if storage_offset is None else storage_offset)
+    if pos._shape != src._shape:
+        raise RuntimeError(
+            f"Expected src to have a size equal to the view of self. src size = "
+            f"{list(src._shape)}, view size = {list(pos._shape)}"
+        )
+    pos, values = pos.reshape(-1), src.reshape(-1)
+    seen = pos >= 0
+    if not bool(seen.all()):
+        pos, values = pos[seen], values[seen]
+    flat = ops.clone(self, memory_format=contiguous_format).reshape(-1)
+    return ops.index_put(flat, [pos], values).reshape(self._shape)

@@ -100,8 +100,8 @@ def _two_d(t: Tensor) -> Tensor:
 def _three_d(t: Tensor) -> Tensor:
     if t.ndim == 0:
         return t.reshape(1, 1, 1)
-    if t.ndim == 1:
-        return t.reshape(1, -1, 1)
+    if t.ndim == 1:  # (unsqueezed, as PyTorch: a new last dim has stride 1)
+        return t.unsqueeze(0).unsqueeze(-1)
     return t.unsqueeze(-1) if t.ndim == 2 else t
 
 
