@@ -748,8 +748,11 @@ class Module:
         """Set training mode (``Dropout``, ``BatchNorm`` behave differently); returns self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for m in self.modules():
-            object.__setattr__(m, "training", mode)
+        # Each child's own ``train`` runs (as in PyTorch), so that a subclass overriding it
+        # (LoRA merging its weights on ``eval()``) sees the switch wherever it sits.
+        object.__setattr__(self, "training", mode)
+        for child in self.children():
+            child.train(mode)
         return self
 
     def eval(self) -> Module:
