@@ -46,7 +46,7 @@ class OptimizedModule(Module):
         """Call the original module (its ``__call__``, so that its hooks run)."""
         return self._orig_mod(*args, **kwargs)
 
-    @property  # type: ignore[override]
+    @property
     def training(self) -> bool:
         """The original module's mode."""
         return bool(self._orig_mod.training)
@@ -76,7 +76,7 @@ class OptimizedModule(Module):
             delattr(self._orig_mod, name)
 
     def __len__(self) -> int:
-        return len(self._orig_mod)  # type: ignore[arg-type]
+        return len(self._orig_mod)
 
     def __reduce__(self) -> tuple[type[OptimizedModule], tuple[Module]]:
         return (type(self), (self._orig_mod,))
