@@ -45,15 +45,20 @@ _settings: dict[str, Any] = {
 
 
 def compile(model: Any = None, **kwargs: Any) -> Any:
-    """PyTorch's ``torch.compile``: tensorcore runs eagerly, so the model (or function) is
-    returned as it is; used as a decorator, with or without arguments, it returns the
-    function unchanged.
+    """PyTorch's ``torch.compile``: tensorcore runs eagerly, so nothing is compiled. A module
+    comes back wrapped as PyTorch wraps it (an ``OptimizedModule``: the original is its
+    ``_orig_mod``, its state dict keys gain that prefix, attributes pass through); a
+    function comes back as it is; used as a decorator, with or without arguments, it
+    returns the function unchanged.
 
     Examples
     --------
     >>> import tensorcore as tc
     >>> net = tc.nn.Linear(2, 2)
-    >>> tc.compile(net) is net
+    >>> compiled = tc.compile(net)
+    >>> compiled._orig_mod is net, compiled(tc.ones(2)).shape
+    (True, tensorcore.Size([2]))
+    >>> tc.compile(len) is len
     True
     """
     if model is None:
@@ -62,6 +67,13 @@ def compile(model: Any = None, **kwargs: Any) -> Any:
             return fn
 
         return deco
+    # Imported here, not at the top: tensorcore.nn loads on first use so that ``import
+    # tensorcore`` stays fast, and compile is called once per model, never per step.
+    from .nn.modules.compiled import OptimizedModule
+    from .nn.modules.module import Module
+
+    if isinstance(model, Module):
+        return OptimizedModule(model)
     return model
 
 

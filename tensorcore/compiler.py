@@ -1,7 +1,7 @@
 """``tensorcore.compiler``: PyTorch's ``torch.compiler`` for code that asks about or steers
 compilation. tensorcore runs every program eagerly, so nothing is ever being compiled:
 ``is_compiling()`` is False, the decorators return their function unchanged and
-:func:`compile` returns its model.
+:func:`compile` returns a function as it is and a module wrapped as PyTorch wraps it.
 
 Examples
 --------

@@ -4,6 +4,7 @@ exists, and the examples' entry points."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -232,9 +233,38 @@ def test_small_pytorch_compatibility_names() -> None:
     tc.backends.cudnn.benchmark = False
 
 
+def test_compile_wraps_a_module_as_pytorch_does() -> None:
+    # Programs reach the original through ``_orig_mod`` and strip the ``_orig_mod.`` prefix
+    # from checkpoints saved from the compiled model (nanoGPT, lit-gpt, accelerate).
+    net = tc.nn.Sequential(tc.nn.Linear(2, 3), tc.nn.Dropout(0.5))
+    seen: list[int] = []
+    net.register_forward_hook(lambda m, i, o: seen.append(1))
+    opt = tc.compile(net)
+    assert type(opt).__name__ == "OptimizedModule" and opt._orig_mod is net
+    assert not isinstance(opt, tc.nn.Sequential) and len(opt) == 2
+    assert list(opt.state_dict()) == ["_orig_mod.0.weight", "_orig_mod.0.bias"]
+    assert [n for n, _ in opt.named_parameters()] == ["_orig_mod.0.weight", "_orig_mod.0.bias"]
+    x = tc.ones(4, 2)
+    opt.eval()
+    assert not net.training and not opt.training and not net[1].training
+    assert tc.equal(opt(x), net(x)) and seen == [1, 1]
+    opt.train()
+    assert net.training and net[1].training
+    opt.tag = "kept"  # attributes are the original's, as in PyTorch
+    assert net.tag == "kept" and opt.tag == "kept"
+    del opt.tag
+    assert not hasattr(net, "tag")
+    twin = copy.deepcopy(opt)
+    assert twin._orig_mod is not net and tc.equal(twin.eval()(x), net.eval()(x))
+    state = {k.removeprefix("_orig_mod."): v for k, v in opt.state_dict().items()}
+    fresh = tc.nn.Sequential(tc.nn.Linear(2, 3), tc.nn.Dropout(0.5))
+    fresh.load_state_dict(state)
+    assert tc.equal(fresh.eval()(x), net.eval()(x))
+
+
 def test_runtime_knobs_of_pytorch_programs() -> None:
     net = tc.nn.Linear(2, 2)
-    assert tc.compile(net) is net
+    assert tc.compile(net)._orig_mod is net and tc.compile(len) is len
     assert tc.compile(mode="max-autotune")(len) is len
     before = tc.get_num_threads()
     tc.set_num_threads(1)

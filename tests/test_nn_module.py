@@ -111,6 +111,24 @@ def test_train_eval_and_requires_grad() -> None:
         net.train("yes")  # type: ignore[arg-type]
 
 
+def test_train_runs_each_childs_own_train() -> None:
+    # LoRA layers override ``train`` to merge their weights on ``eval()``: the parent's switch
+    # must reach them through their own method, at any depth.
+    calls: list[tuple[str, bool]] = []
+
+    class Merging(nn.Linear):
+        def train(self, mode: bool = True) -> Merging:
+            calls.append(("merging", mode))
+            return super().train(mode)
+
+    net = nn.Sequential(nn.Sequential(Merging(2, 2), nn.Dropout()), nn.ReLU())
+    net.eval()
+    assert calls == [("merging", False)]
+    assert not any(m.training for m in net.modules())
+    net.train()
+    assert calls[-1] == ("merging", True) and all(m.training for m in net.modules())
+
+
 def test_zero_grad_to_none_and_to_zero() -> None:
     net = Net()
     net(tc.ones(5, 3)).sum().backward()

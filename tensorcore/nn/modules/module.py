@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ... import dtypes as dt
-from ..._runtime import compile as _compile
 from ..._tensor import Tensor
 from ..._tensor_methods import legacy_type_name
 from ...autograd.grad_mode import no_grad
@@ -748,8 +747,11 @@ class Module:
         """Set training mode (``Dropout``, ``BatchNorm`` behave differently); returns self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for m in self.modules():
-            object.__setattr__(m, "training", mode)
+        # Each child's own ``train`` runs (as in PyTorch), so that a subclass overriding it
+        # (LoRA merging its weights on ``eval()``) sees the switch wherever it sits.
+        object.__setattr__(self, "training", mode)
+        for child in self.children():
+            child.train(mode)
         return self
 
     def eval(self) -> Module:
@@ -1220,8 +1222,8 @@ class Module:
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """PyTorch compiles the module's forward in place; tensorcore runs eagerly, so this
-        accepts ``tc.compile``'s arguments and changes nothing."""
-        _compile(self, *args, **kwargs)
+        accepts ``tc.compile``'s arguments and changes nothing (unlike ``tc.compile(module)``,
+        no wrapper: the module itself stays what programs call)."""
 
     # ------------------------------------------------------------ repr
     def _get_name(self) -> str:
