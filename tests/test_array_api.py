@@ -64,6 +64,8 @@ CALLS: list[Call] = [
     ("sum empty axis", lambda m, x: m.sum(x, axis=()), [((3, 4), F)]),
     ("sum int", lambda m, x: m.sum(x, axis=(0, 1), keepdims=True), [((3, 4), "int8")]),
     ("prod", lambda m, x: m.prod(x, axis=1), [((3, 4), F64)]),
+    ("prod uint8", lambda m, x: m.prod(x, axis=(0, 1), dtype=m.uint8), [((2, 3), "uint8")]),
+    ("prod int8 default", lambda m, x: m.prod(x, axis=0), [((2, 3), "int8")]),
     ("max", lambda m, x: m.max(x, axis=-1, keepdims=True), [((3, 4), F)]),
     ("min all", lambda m, x: m.min(x), [((3, 4), I)]),
     ("mean", lambda m, x: m.mean(x, axis=(0, 2)), [((2, 3, 4), F64)]),

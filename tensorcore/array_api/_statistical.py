@@ -52,7 +52,8 @@ def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: builtins.b
         return x.clone() if dtype is None else x.to(dtype, copy=True)
     out = x if dtype is None else x.to(dtype)
     for a in sorted(axes, reverse=True):
-        out = _tc.prod(out, a, keepdims)
+        # (the dtype again: PyTorch's prod of a small integer type gives int64)
+        out = _tc.prod(out, a, keepdims, dtype=out._dtype)
     return out
 
 
