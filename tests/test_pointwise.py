@@ -444,7 +444,17 @@ def test_integer_edge_cases(device: str) -> None:
     assert tc.fmod(x, 3).tolist() == [-1, 1]
     assert (x // -2).tolist() == [3, -4]
     with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
-        x ** tc.tensor([-1, 2], device=device)
+        x**-1  # a Python exponent is refused...
+    # ...a tensor of exponents is not (PyTorch's integer power): x ** -n is 1 for x == 1,
+    # +-1 for x == -1 by n's parity, else 0
+    assert (x ** tc.tensor([-1, 2], device=device)).tolist() == [0, 49]
+    base = tc.tensor([[1], [-1], [0], [3]], dtype=tc.int32, device=device)
+    exps = tc.tensor([-3, -2, 2], dtype=tc.int8, device=device)
+    want = [[1 if b == 1 else (-1) ** e if b == -1 else 0 if e < 0 else b**e for e in
+             (-3, -2, 2)] for b in (1, -1, 0, 3)]  # fmt: skip
+    got = base**exps
+    assert got.tolist() == want and got.dtype is tc.int32
+    assert (2 ** tc.tensor([-1, 3], device=device)).tolist() == [0, 8]
     u = tc.tensor([250], dtype=tc.uint8, device=device)
     assert (u + 10).tolist() == [4]
     assert (u + 10).dtype is tc.uint8

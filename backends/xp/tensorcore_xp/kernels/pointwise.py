@@ -318,11 +318,19 @@ def build(
 
     def pow_(out: Any, a: Any, b: Any) -> None:
         x, y = array_of(a), array_of(b)
+        o = array_of(out)
         if not (out._dtype.is_floating_point or out._dtype.is_complex):
             neg = (y < 0) if not isinstance(y, (int, float)) else xp.asarray(y < 0)
             if bool(xp.any(neg)):
-                raise RuntimeError("Integers to negative integer powers are not allowed.")
-        o = array_of(out)
+                if isinstance(y, (int, float)):  # (check_pow refuses a Python exponent first)
+                    raise RuntimeError("Integers to negative integer powers are not allowed.")
+                # A tensor of exponents: PyTorch's integer power, where x ** -n is 1 for
+                # x == 1, 1 or -1 for x == -1 (as n is even or odd) and 0 for any other x.
+                base = xp.asarray(x)
+                xp.power(base, xp.where(neg, 0, y), out=o)
+                one = xp.where(base == -1, 1 - 2 * (y & 1), (base == 1).astype(o.dtype))
+                xp.copyto(o, one, where=neg, casting="unsafe")
+                return
         with quiet(all="ignore"):
             if (
                 type(y) in (int, float)
