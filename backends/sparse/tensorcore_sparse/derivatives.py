@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tensorcore import Tensor
-from tensorcore.backend import generic_rule, sum_to, wrap_dim
+from tensorcore.backend import generic_rule, ops, sum_to, wrap_dim
 
 from ._compressed import COMPRESSED, crecord, from_coo, is_compressed, make_compressed, to_coo
 from ._coo import (
@@ -39,7 +39,7 @@ from ._coo import (
 )
 from .kernels.linalg import pairs
 from .kernels.reductions import softmax_backward_values
-from .kernels.shape import selected_entries
+from .kernels.shape import in_range, selected_entries
 
 __all__ = ["RULES", "fit"]
 
@@ -186,6 +186,104 @@ def _index_select(c: Any, g: Any) -> tuple[Any, ...]:
     vals = rec.values.new_zeros(rec.values.shape, dtype=gv.dtype)
     vals.index_add_(d - sd + 1, c.index.reshape(-1).to(vals.device), gv)
     return make_sparse(None, rec.indices, vals, x.shape, True), None, None
+
+
+def _at_entries(x: Tensor, entry: Any, where: Any, g: Any, sizes: tuple[int, ...]) -> Tensor:
+    """A gradient for the sparse ``x`` at its own (coalesced) entries: the output gradient
+    ``g`` at the index columns ``where`` (of ``g``'s sparse ``sizes``) for the entries
+    ``entry`` of ``x.coalesce()``, zero at the others. ``g`` with no sparse dims (a dense
+    result of ``select``) is the same block for each of those entries."""
+    ns = ns_of(x)
+    xp = ns.xp
+    rec = record(coalesce(x))
+    if sizes:
+        gv = gather(ns, g, where, sizes)
+    else:
+        gd = np_of(to_dense_tensor(g) if is_sparse(g) else g)
+        gv = xp.broadcast_to(gd, (int(entry.shape[0]), *gd.shape))
+    vals = xp.zeros((rec.values.shape[0], *gv.shape[1:]), dtype=gv.dtype)
+    vals[entry] = gv
+    return make_sparse(ns, rec.indices, vals, x.shape, True)
+
+
+def _dense_part(x: Tensor, g: Any, region: Any) -> Tensor:
+    """A gradient for the sparse ``x`` from an operator that kept its entries and took
+    ``region`` (a tuple of slices and ints applied after the entry axis) of its values."""
+    ns = ns_of(x)
+    xp = ns.xp
+    rec = record(coalesce(x))
+    idx = np_of(rec.indices)
+    gv = gather(ns, g, idx, tuple(x.shape[: idx.shape[0]]))
+    vals = xp.zeros(tuple(rec.values.shape), dtype=gv.dtype)
+    vals[(slice(None), *region)] = gv
+    return make_sparse(ns, rec.indices, vals, x.shape, True)
+
+
+def _select(c: Any, g: Any) -> tuple[Any, ...]:
+    """The gradient of ``select`` for a sparse ``self``: the output gradient at the entries
+    that had the selected coordinate (or in the selected part of every entry's values)."""
+    x = c.self
+    d = wrap_dim(c.dim, x.ndim)
+    i = c.index % x.shape[d]
+    sd = sparse_dim(x)
+    if d >= sd:
+        return _dense_part(x, g, [slice(None)] * (d - sd) + [i]), None, None
+    xp = ns_of(x).xp
+    idx = np_of(record(coalesce(x)).indices)
+    entry = xp.flatnonzero(idx[d] == i)
+    keep = [r for r in range(sd) if r != d]
+    where = idx[keep][:, entry]
+    return _at_entries(x, entry, where, g, tuple(x.shape[r] for r in keep)), None, None
+
+
+def _narrow_copy(c: Any, g: Any) -> tuple[Any, ...]:
+    x = c.self
+    d, s = in_range(x, c.dim, c.start, c.length)
+    sd = sparse_dim(x)
+    if d >= sd:
+        region = [slice(None)] * (d - sd) + [slice(s, s + c.length)]
+        return _dense_part(x, g, region), None, None, None
+    xp = ns_of(x).xp
+    idx = np_of(record(coalesce(x)).indices)
+    entry = xp.flatnonzero((idx[d] >= s) & (idx[d] < s + c.length))
+    where = idx[:, entry]
+    where[d] -= s
+    sizes = list(x.shape[:sd])
+    sizes[d] = c.length
+    return _at_entries(x, entry, where, g, tuple(sizes)), None, None, None
+
+
+def _unsqueeze(c: Any, g: Any) -> tuple[Any, ...]:
+    x = c.self
+    d = wrap_dim(c.dim, x.ndim + 1)
+    sd = sparse_dim(x)
+    if d > sd:
+        return _dense_part(x, g.squeeze(d) if not is_sparse(g) else _coo_squeeze(g, d), []), None
+    xp = ns_of(x).xp
+    idx = np_of(record(coalesce(x)).indices)
+    where = xp.concatenate([idx[:d], xp.zeros((1, idx.shape[1]), dtype=idx.dtype), idx[d:]])
+    sizes = (*x.shape[:d], 1, *x.shape[d:sd])
+    return _at_entries(x, xp.arange(idx.shape[1]), where, g, sizes), None
+
+
+def _coo_squeeze(g: Tensor, d: int) -> Tensor:
+    """The sparse ``g`` without its dense dim ``d`` of size 1 (a view of the values)."""
+    rec = record(g)
+    sd = sparse_dim(g)
+    shape = (*g.shape[:d], *g.shape[d + 1 :])
+    return make_sparse(None, rec.indices, rec.values.squeeze(d - sd + 1), shape, rec.coalesced)
+
+
+def _cat(c: Any, g: Any) -> tuple[Any, ...]:
+    """Each input's part of the output gradient (``narrow_copy``), fitted to the input."""
+    out, start = [], 0
+    tensors = c.tensors
+    d = wrap_dim(c.dim, tensors[0].ndim)
+    for t in tensors:
+        n = t.shape[d]
+        out.append(fit(ops.narrow_copy(g, d, start, n), t))
+        start += n
+    return tuple(out)
 
 
 def _mm(c: Any, g: Any) -> tuple[Any, ...]:
@@ -348,6 +446,7 @@ _VIA_COO: list[tuple[str, str, Any, tuple[str, ...]]] = [
     ("mm", "self mat2", _mm, ("self", "mat2")),
     ("matmul", "self other", _matmul, ("self", "other")),
     ("sum", "self dim keepdim", _sum, ("self",)),
+    ("select", "self dim index", _select, ("self",)),
 ]
 
 #: (operator, layout, saves, rule) for ``register.derivative(op, "*", layout, saves, rule)``.
@@ -383,6 +482,10 @@ RULES: list[tuple[str, str, str, Any]] = [
         ]
     ),
     ("index_select", "sparse_coo", "self dim index", _index_select),
+    ("select", "sparse_coo", "self dim index", _select),
+    ("narrow_copy", "sparse_coo", "self dim start length", _narrow_copy),
+    ("unsqueeze", "sparse_coo", "self dim", _unsqueeze),
+    ("cat", "sparse_coo", "tensors dim", _cat),
     ("mm", "sparse_coo", "self mat2", _mm),
     ("matmul", "sparse_coo", "self other", _matmul),
     ("sum", "sparse_coo", "self dim keepdim", _sum),

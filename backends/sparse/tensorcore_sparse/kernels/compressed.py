@@ -34,7 +34,7 @@ from .._compressed import (
 )
 from .._coo import is_sparse
 from .._xp import DEVICE_TYPES
-from . import linalg, pointwise, reductions
+from . import linalg, pointwise, reductions, shape
 
 __all__ = ["KERNELS"]
 
@@ -151,6 +151,12 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return make_compressed(None, rec.compressed, rec.plain, rec.values, shape, other)
 
 
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    """A row or column of a compressed matrix as a 1-D COO tensor (and an element as a
+    dense 0-dim tensor), as PyTorch gives."""
+    return shape.select(to_coo(self), dim, index)
+
+
 _FUNCTIONS: list[tuple[str, Callable[..., Any], bool]] = [
     ("add", _via_coo("add", pointwise._add("add", 1)), True),
     ("sub", _via_coo("sub", pointwise._add("sub", -1)), True),
@@ -160,6 +166,7 @@ _FUNCTIONS: list[tuple[str, Callable[..., Any], bool]] = [
     ("matmul", _via_coo("matmul", linalg.matmul, keep_index_dtype=False), True),
     ("sum", sum, True),
     ("transpose", transpose, False),
+    ("select", select, False),
     *((name, _unary(name), True) for name, _ in pointwise.UNARY),
 ]
 
