@@ -301,6 +301,38 @@ def _matmul(c: Any, g: Any) -> tuple[Any, ...]:
     return ga.reshape(a.shape), gb
 
 
+def _mv(c: Any, g: Any) -> tuple[Any, ...]:
+    ga, gb = _sampled(g.unsqueeze(1), c.self, c.vec.unsqueeze(1))
+    return ga, gb.reshape(c.vec.shape)
+
+
+def _hspmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """The rule of ``mm``: the result holds ``mat1 @ mat2`` at every row that has entries,
+    and the other rows are zero in both (``smm`` too)."""
+    return _sampled(g, c.mat1, c.mat2)
+
+
+def _smm(c: Any, g: Any) -> tuple[Any, ...]:
+    return _sampled(g, c.self, c.mat2)
+
+
+def _bmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """A batch of sparse @ dense products: the sparse operand's gradient at its entries,
+    ``sum_j g[b, i, j] * mat2[b, k, j]``; the dense one's ``self[b].T @ g[b]``."""
+    a, d = c.self, c.mat2
+    ns = ns_of(a)
+    xp = ns.xp
+    rec = record(coalesce(a))
+    idx, vals = np_of(rec.indices), np_of(rec.values)
+    gd = np_of(to_dense_tensor(g) if is_sparse(g) else g)
+    dd = np_of(d)
+    ga = xp.einsum("ej,ej->e", gd[idx[0], idx[1]], dd[idx[0], idx[2]])
+    b, _, m = a.shape
+    gm = xp.zeros((b * m, gd.shape[2]), dtype=xp.result_type(vals.dtype, gd.dtype))
+    ns.add_at(gm, idx[0] * m + idx[2], vals[:, None] * gd[idx[0], idx[1]])
+    return make_sparse(ns, rec.indices, ga, a.shape, True), ns.wrap(gm.reshape(dd.shape))
+
+
 # ------------------------------------------------------------------ reductions
 def _sum(c: Any, g: Any) -> tuple[Any, ...]:
     x = c.self
@@ -445,6 +477,7 @@ _VIA_COO: list[tuple[str, str, Any, tuple[str, ...]]] = [
     ),
     ("mm", "self mat2", _mm, ("self", "mat2")),
     ("matmul", "self other", _matmul, ("self", "other")),
+    ("mv", "self vec", _mv, ("self", "vec")),
     ("sum", "self dim keepdim", _sum, ("self",)),
     ("select", "self dim index", _select, ("self",)),
 ]
@@ -488,6 +521,10 @@ RULES: list[tuple[str, str, str, Any]] = [
     ("cat", "sparse_coo", "tensors dim", _cat),
     ("mm", "sparse_coo", "self mat2", _mm),
     ("matmul", "sparse_coo", "self other", _matmul),
+    ("mv", "sparse_coo", "self vec", _mv),
+    ("bmm", "sparse_coo", "self mat2", _bmm),
+    ("hspmm", "*", "mat1 mat2", _hspmm),
+    ("smm", "*", "self mat2", _smm),
     ("sum", "sparse_coo", "self dim keepdim", _sum),
     ("_sparse_softmax", "*", "dim result", _softmax(False)),
     ("_sparse_log_softmax", "*", "dim result", _softmax(True)),

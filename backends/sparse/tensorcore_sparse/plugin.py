@@ -171,6 +171,18 @@ OPERATORS: list[tuple[str, str, str, dict[str, Any]]] = [
         _FUNCTION,
     ),
     (
+        "hspmm(Tensor mat1, Tensor mat2) -> Tensor",
+        "linalg",
+        "``mat1 @ mat2`` (sparse @ dense) as a hybrid COO tensor of the rows that have entries.",
+        {**_FUNCTION, "out": True},
+    ),
+    (
+        "smm(Tensor self, Tensor mat2) -> Tensor",
+        "linalg",
+        "``self @ mat2`` (sparse @ dense) as a COO matrix of the rows that have entries.",
+        _FUNCTION,
+    ),
+    (
         "_sparse_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
         "conversion",
         "Softmax over ``dim`` of a sparse tensor's specified elements.",

@@ -251,11 +251,31 @@ def test_matrix_products(device: str, mats: Any, coalesce: bool) -> None:
         np.testing.assert_allclose(as_np(got), want, atol=1e-9)
     v = tc.from_numpy(db[:, 0].copy() if db.shape[1] else np.zeros(db.shape[0])).to(device)
     np.testing.assert_allclose(as_np(a @ v), da @ as_np(v), atol=1e-9)
+    np.testing.assert_allclose(as_np(tc.mv(a, v)), da @ as_np(v), atol=1e-9)
+    # The rows of a that have entries: hybrid (hspmm) or with every column (smm).
+    rows = np.unique(pa[0][0])
+    for got, sd in [(tc.hspmm(a, tb), 1), (tc.smm(a, tb), 2)]:
+        assert got.layout == tc.sparse_coo and got.sparse_dim() == sd and got.is_coalesced()
+        np.testing.assert_allclose(as_np(got), da @ db, atol=1e-9)
+        assert sorted(set(got._indices()[0].tolist())) == rows.tolist()
     np.testing.assert_allclose(
         as_np(tc.sparse.addmm(ta @ tb, a, tb, beta=0.5, alpha=2)),
         0.5 * (da @ db) + 2 * (da @ db),
         atol=1e-9,
     )
+
+
+@EXAMPLES
+@given(parts=coo_parts(min_ndim=3, max_ndim=3, dense_dims=False), p=st.integers(0, 3))
+def test_bmm(device: str, parts: Any, p: int) -> None:
+    x = make(parts, device)
+    d = dense_of(parts)
+    m = np.random.default_rng(p).normal(size=(d.shape[0], d.shape[2], p))
+    got = tc.bmm(x, tc.from_numpy(m).to(device))
+    assert got.layout == tc.strided
+    np.testing.assert_allclose(as_np(got), d @ m, atol=1e-9)
+    with pytest.raises(RuntimeError, match="must be dense"):
+        tc.bmm(x, x.transpose(1, 2))
 
 
 def test_mm_checks_its_operands(device: str) -> None:

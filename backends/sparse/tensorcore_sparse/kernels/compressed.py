@@ -164,6 +164,7 @@ _FUNCTIONS: list[tuple[str, Callable[..., Any], bool]] = [
     ("pow", pow, True),
     ("mm", _via_coo("mm", linalg.mm, keep_index_dtype=False), True),
     ("matmul", _via_coo("matmul", linalg.matmul, keep_index_dtype=False), True),
+    ("mv", _via_coo("mv", linalg.mv, keep_index_dtype=False), True),
     ("sum", sum, True),
     ("transpose", transpose, False),
     ("select", select, False),
