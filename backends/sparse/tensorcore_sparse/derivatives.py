@@ -333,6 +333,18 @@ def _bmm(c: Any, g: Any) -> tuple[Any, ...]:
     return make_sparse(ns, rec.indices, ga, a.shape, True), ns.wrap(gm.reshape(dd.shape))
 
 
+def _sampled_addmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """The gradient is the output gradient at ``self``'s entries (``G``): ``beta * G`` for
+    ``self``, ``alpha * G @ mat2.T`` and ``alpha * mat1.T @ G`` for the dense factors, products
+    with a sparse ``G`` (the dense product is never formed)."""
+    x = c.self
+    gm = mask(_coo_of(g), to_coo(x))
+    gs = compressed_mask(g, x) * c.beta if c.needs(0) else None
+    g1 = ops.mm(gm, c.mat2.t()) * c.alpha if c.needs(1) else None
+    g2 = ops.mm(c.mat1.t(), gm) * c.alpha if c.needs(2) else None
+    return gs, g1, g2
+
+
 # ------------------------------------------------------------------ reductions
 def _sum(c: Any, g: Any) -> tuple[Any, ...]:
     x = c.self
@@ -490,6 +502,7 @@ RULES: list[tuple[str, str, str, Any]] = [
         for op, saves, fn, inputs in _VIA_COO
     ),
     *((op, layout, "self", _compressed_values) for layout in COMPRESSED for op in ("values",)),
+    ("_sparse_sampled_addmm", "sparse_csr", "self mat1 mat2 beta alpha", _sampled_addmm),
     ("to_sparse_csr", "*", "self", _identity),
     ("to_sparse_csc", "*", "self", _identity),
     (

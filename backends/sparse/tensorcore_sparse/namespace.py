@@ -31,6 +31,8 @@ import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore.plugins import checked
 
+from .kernels.compressed import check_sampled_addmm
+
 __all__ = [
     "BFloat16Tensor",
     "ByteTensor",
@@ -44,6 +46,7 @@ __all__ = [
     "addmm",
     "log_softmax",
     "mm",
+    "sampled_addmm",
     "softmax",
     "sum",
 ]
@@ -70,6 +73,40 @@ def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any 
     """``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1``."""
     prod = tc.mm(mat1, mat2)
     return (mat * beta if beta != 1 else mat) + (prod * alpha if alpha != 1 else prod)
+
+
+@checked(
+    "sampled_addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1.0, "
+    "Scalar alpha=1.0, Tensor? out=None) -> Tensor"
+)
+def sampled_addmm(
+    input: Tensor,
+    mat1: Tensor,
+    mat2: Tensor,
+    *,
+    beta: Any = 1.0,
+    alpha: Any = 1.0,
+    out: Tensor | None = None,
+) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` at the entries of the CSR matrix ``input``
+    only: a CSR result with ``input``'s sparsity pattern (PyTorch's
+    ``torch.sparse.sampled_addmm``; one dot product per entry, the dense product is never
+    formed). Differentiable in all three tensors.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> c = tc.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse_csr()
+    >>> r = tc.sparse.sampled_addmm(c, tc.ones(2, 3), tc.ones(3, 2), beta=0.5)
+    >>> r.layout, r.to_dense().tolist()
+    (tensorcore.sparse_csr, [[0.0, 3.5], [4.0, 0.0]])
+    """
+    if isinstance(input, Tensor) and input.layout is not tc.sparse_coo:
+        check_sampled_addmm(input, mat1, mat2)  # (PyTorch's messages, naming no other op)
+    res = tc._sparse_sampled_addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+    if out is None:
+        return res
+    return out.copy_(res)
 
 
 @checked("sum(Tensor input, int[]? dim=None, ScalarType? dtype=None) -> Tensor")
