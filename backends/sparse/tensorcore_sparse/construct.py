@@ -233,6 +233,13 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     return self
 
 
+def zero_(self: Tensor) -> Tensor:
+    """Remove every entry (PyTorch's sparse ``zero_``: the sizes and the sparse and dense
+    dims stay, nnz becomes 0; the core bumps the version, as for every in-place operator)."""
+    record(self).replace(record(zeros_like(self)))
+    return self
+
+
 def zeros_like(
     self: Tensor,
     dtype: Any = None,
@@ -341,4 +348,5 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
     ("to_device", "*", "sparse_coo", to_device, False),
     ("copy_", "*", "sparse_coo", copy_, False),
     ("zeros_like", "*", "sparse_coo", zeros_like, False),
+    ("zero_", "*", "sparse_coo", zero_, False),
 ]

@@ -286,6 +286,26 @@ def test_mm_checks_its_operands(device: str) -> None:
         a @ tc.ones(3, 2, dtype=F64, device=device)
 
 
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc"])
+def test_zero_removes_every_entry(device: str, layout: str) -> None:
+    d = tc.tensor([[0.0, 1.0], [2.0, 3.0]], dtype=F64, device=device)
+    x = {"coo": d.to_sparse, "csr": d.to_sparse_csr, "csc": d.to_sparse_csc}[layout]()
+    before = x._version
+    assert x.zero_() is x
+    assert x.layout == {"coo": tc.sparse_coo, "csr": tc.sparse_csr, "csc": tc.sparse_csc}[layout]
+    assert x._nnz() == 0 and x.shape == (2, 2) and x._version == before + 1
+    assert not as_np(x.to_dense()).any()
+
+
+def test_zero_grad_without_set_to_none_empties_a_sparse_grad(device: str) -> None:
+    emb = tc.nn.Embedding(5, 3, sparse=True).to(device)
+    opt = tc.optim.SGD(emb.parameters(), lr=0.1)
+    emb(tc.tensor([1, 2], device=device)).sum().backward()
+    opt.zero_grad(set_to_none=False)
+    g = emb.weight.grad
+    assert g is not None and g.layout == tc.sparse_coo and g._nnz() == 0
+
+
 @EXAMPLES
 @given(parts=coo_parts(min_ndim=2))
 def test_transpose(device: str, parts: Any) -> None:
