@@ -371,6 +371,28 @@ def _sum(c: Any, g: Any) -> tuple[Any, ...]:
     return (make_sparse(ns, rec.indices, xp.ascontiguousarray(vals), x.shape, True),)
 
 
+def _norm(c: Any, g: Any) -> tuple[Any, ...]:
+    """The gradient of the ``p``-norm of the coalesced values (over every dim: ``dim`` and
+    ``keepdim`` only shape the result), at the entries: ``sign(v) |v|^(p-1) / norm^(p-1)``,
+    the maxima sharing it equally for ``p = inf``, zero for ``p = 0`` (real dtypes)."""
+    x = c.self
+    ns = ns_of(x)
+    xp = ns.xp
+    rec = record(coalesce(x))
+    v = np_of(rec.values)
+    p = 2.0 if c.p == "fro" else float(c.p)
+    r = float(c.result.reshape(()).item())
+    gs = float((to_dense_tensor(g) if is_sparse(g) else g).reshape(()).item())
+    if p == 0 or r == 0:
+        gv = xp.zeros_like(v)
+    elif p in (float("inf"), float("-inf")):
+        hit = xp.abs(v) == r
+        gv = xp.sign(v) * hit * (gs / max(int(hit.sum()), 1))
+    else:
+        gv = xp.sign(v) * (xp.abs(v) / r) ** (p - 1) * gs
+    return (make_sparse(ns, rec.indices, xp.ascontiguousarray(gv), x.shape, True),)
+
+
 def _softmax(log: bool) -> Any:
     def rule(c: Any, g: Any) -> tuple[Any, ...]:
         y = c.result
@@ -539,6 +561,7 @@ RULES: list[tuple[str, str, str, Any]] = [
     ("hspmm", "*", "mat1 mat2", _hspmm),
     ("smm", "*", "self mat2", _smm),
     ("sum", "sparse_coo", "self dim keepdim", _sum),
+    ("norm", "sparse_coo", "self p result", _norm),
     ("_sparse_softmax", "*", "dim result", _softmax(False)),
     ("_sparse_log_softmax", "*", "dim result", _softmax(True)),
     ("to_dense", "*", "self", _identity),

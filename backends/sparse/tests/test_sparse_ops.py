@@ -203,12 +203,28 @@ def test_signbit(device: str, parts: Any) -> None:
 
 
 @EXAMPLES
-@given(parts=coo_parts(), p=st.sampled_from([1, 2, 3, 0.5]))
+@given(parts=coo_parts(), p=st.sampled_from([1, 2, 3, 0.5, -1, -0.5]))
 def test_pow_with_a_scalar(device: str, parts: Any, p: float) -> None:
     x = make(parts, device).abs()
     got = x**p
     assert got.is_sparse and got.is_coalesced()
-    np.testing.assert_allclose(as_np(got), np.abs(dense_of(parts)) ** p, rtol=1e-6)
+    d = np.abs(dense_of(parts))
+    # A negative power maps the specified values only (PyTorch's): zeros stay zeros.
+    with np.errstate(divide="ignore"):
+        want = (
+            np.where(
+                pattern_of(parts).reshape(
+                    pattern_of(parts).shape + (1,) * (d.ndim - parts[0].shape[0])
+                ),
+                d**p,
+                0.0,
+            )
+            if p < 0
+            else d**p
+        )
+    np.testing.assert_allclose(as_np(got), want, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="cannot raise to zeroth power"):
+        x.pow(0)
 
 
 @st.composite
@@ -284,6 +300,26 @@ def test_mm_checks_its_operands(device: str) -> None:
         a @ tc.ones(2, 2, device=device)
     with pytest.raises(RuntimeError, match="same dtype"):
         a @ tc.ones(3, 2, dtype=F64, device=device)
+
+
+@EXAMPLES
+@given(parts=coo_parts(), p=st.sampled_from([1, 2, 3, 0, float("inf"), "fro"]))
+def test_norm(device: str, parts: Any, p: Any) -> None:
+    x = make(parts, device)
+    d = dense_of(parts).reshape(-1)
+    if p == float("inf") and not x._nnz():
+        # (PyTorch's error too: the norm of the values, and the max of none has no identity)
+        with pytest.raises(RuntimeError, match="cannot compute the inf norm on an empty"):
+            x.norm(p)
+        return
+    want = np.linalg.norm(d, 2 if p == "fro" else p) if d.size else 0.0
+    got = x.norm(p)
+    assert got.layout == tc.strided and got.ndim == 0
+    np.testing.assert_allclose(float(got), want, rtol=1e-9)
+    assert x.norm(p, dim=tuple(range(x.ndim)), keepdim=True).shape == (1,) * x.ndim
+    if x.ndim > 1:
+        with pytest.raises(RuntimeError, match="norm_sparse currently only supports full"):
+            x.norm(p, dim=0)
 
 
 @pytest.mark.parametrize("layout", ["coo", "csr", "csc"])

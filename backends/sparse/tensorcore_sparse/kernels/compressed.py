@@ -112,9 +112,9 @@ def _unary(name: str) -> Callable[..., Any]:
 def pow(self: Any, other: Any, out: Any = None) -> Tensor:
     if not is_compressed(self) or isinstance(other, Tensor):
         raise RuntimeError("pow(): only a compressed sparse base with a scalar exponent works")
-    if not other > 0:
+    if other == 0:
         raise RuntimeError(
-            f"pow: cannot raise a sparse tensor to the power {other}; it would make the result "
+            "pow: cannot raise to zeroth power on sparse tensor; it would make the result "
             "tensor dense"
         )
     return store_compressed(out, _scale(self, lambda v: ops.pow(v, other)))
