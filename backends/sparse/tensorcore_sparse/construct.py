@@ -29,6 +29,7 @@ from ._coo import (
     store,
     to_dense_tensor,
 )
+from ._invariants import enabled as invariants_enabled
 from ._xp import DEVICE_TYPES
 
 __all__ = ["KERNELS", "sparse_coo_tensor"]
@@ -106,7 +107,7 @@ def sparse_coo_tensor(
             f"from indices: {nnz}, nnz from values: {values.shape[0]}"
         )
     dense = tuple(values.shape[1:])
-    check = check_invariants is None or check_invariants
+    check = invariants_enabled(check_invariants)
     lo = hi = None
     if nnz and (check or size is None):
         hi = indices.amax(1).tolist()
