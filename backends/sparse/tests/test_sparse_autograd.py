@@ -198,6 +198,25 @@ def test_embedding_gradient(sparse: bool) -> None:
     np.testing.assert_allclose(got.numpy(), expected)
 
 
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_sgd_momentum_with_sparse_gradients_matches_dense_ones(nesterov: bool) -> None:
+    # The sparse momentum buffer decays rows that the current gradient does not touch, as a
+    # dense buffer does: the parameters follow the same path (PyTorch accepts this too).
+    weights = []
+    for sparse in (True, False):
+        tc.manual_seed(0)
+        emb = tc.nn.Embedding(6, 3, sparse=sparse)
+        opt = tc.optim.SGD(emb.parameters(), lr=0.1, momentum=0.9, nesterov=nesterov)
+        for rows in ([0, 2, 2], [4], [2, 5]):
+            opt.zero_grad()
+            emb(tc.tensor(rows)).pow(2).sum().backward()
+            opt.step()
+        buf = opt.state[emb.weight]["momentum_buffer"]
+        assert buf.is_sparse == sparse and (not sparse or buf.is_coalesced())
+        weights.append(emb.weight.detach().numpy())
+    np.testing.assert_allclose(weights[0], weights[1], rtol=1e-6)
+
+
 def test_sparse_gradient_update_does_not_densify() -> None:
     w = tc.from_numpy(np.ones((1000, 4))).requires_grad_()
     F.embedding(tc.tensor([5, 9, 5]), w, sparse=True).sum().backward()
