@@ -16,6 +16,7 @@ from tensorcore import Tensor
 from tensorcore.backend import check_shape, factory_requires_grad, ops
 from tensorcore.plugins import checked
 
+from ._compressed import is_compressed
 from ._coo import (
     alias,
     coalesce,
@@ -31,6 +32,7 @@ from ._coo import (
 )
 from ._invariants import enabled as invariants_enabled
 from ._xp import DEVICE_TYPES
+from .kernels import compressed as compressed_kernels
 
 __all__ = ["KERNELS", "sparse_coo_tensor"]
 
@@ -261,7 +263,10 @@ def zeros_like(
 
 
 def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
-    """``self`` (dense or sparse) at the coalesced indices of the sparse ``mask``."""
+    """``self`` (dense or sparse) at the coalesced indices of the sparse ``mask`` (in the
+    mask's layout and pattern for a compressed mask)."""
+    if is_compressed(mask_):
+        return compressed_kernels.sparse_mask(self, mask_)
     if not is_sparse(mask_):
         raise RuntimeError("sparse_mask(): expected the mask to be a sparse COO tensor")
     if self.shape != mask_.shape:
@@ -269,7 +274,12 @@ def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
             f"sparse_mask(): expected self and mask to have the same size, but got "
             f"{list(self.shape)} and {list(mask_.shape)}"
         )
-    return mask(self, mask_)
+    res = mask(self, mask_)
+    if record(mask_).coalesced:
+        return res
+    # (coalesced in fact; flagged as the mask is, as PyTorch flags its result)
+    rec = record(res)
+    return make_sparse(None, rec.indices, rec.values, res.shape, False)
 
 
 # ------------------------------------------------------------------ accessors

@@ -39,7 +39,7 @@ from ._coo import (
 )
 from .kernels.linalg import pairs
 from .kernels.reductions import softmax_backward_values
-from .kernels.shape import in_range, selected_entries
+from .kernels.shape import in_range, selected_entries, wrapped_picks
 
 __all__ = ["RULES", "fit"]
 
@@ -171,7 +171,7 @@ def _index_select(c: Any, g: Any) -> tuple[Any, ...]:
     idx = np_of(rec.indices)
     sd = idx.shape[0]
     d = wrap_dim(c.dim, x.ndim)
-    pick = xp.asarray(np_of(c.index.reshape(-1)), dtype=xp.int64)
+    pick = wrapped_picks(x, d, c.index)
     picked = list(x.shape)
     picked[d] = int(pick.shape[0])
     if d < sd:
@@ -184,7 +184,7 @@ def _index_select(c: Any, g: Any) -> tuple[Any, ...]:
         return make_sparse(ns, rec.indices, vals, x.shape, True), None, None
     gv = ns.wrap(xp.ascontiguousarray(gather(ns, g, idx, tuple(picked[:sd]))))
     vals = rec.values.new_zeros(rec.values.shape, dtype=gv.dtype)
-    vals.index_add_(d - sd + 1, c.index.reshape(-1).to(vals.device), gv)
+    vals.index_add_(d - sd + 1, ns.wrap(pick), gv)
     return make_sparse(None, rec.indices, vals, x.shape, True), None, None
 
 
@@ -514,6 +514,7 @@ _VIA_COO: list[tuple[str, str, Any, tuple[str, ...]]] = [
     ("mv", "self vec", _mv, ("self", "vec")),
     ("sum", "self dim keepdim", _sum, ("self",)),
     ("select", "self dim index", _select, ("self",)),
+    ("sparse_mask", "self mask", _sparse_mask, ("self", "mask")),
 ]
 
 #: (operator, layout, saves, rule) for ``register.derivative(op, "*", layout, saves, rule)``.

@@ -71,6 +71,8 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
     "pow": (lambda x: x**3, lambda: [sp()]),
     "t": (lambda x: x.t() * 2, lambda: [sp()]),
     "transpose dense dims": (lambda x: x.transpose(0, 0), lambda: [hybrid()]),
+    "index_select negative": (lambda x: x.index_select(1, tc.tensor([-1, 0, -1])), lambda: [sp()]),
+    "index_select dense dim": (lambda x: x.index_select(1, tc.tensor([-1, 0])), lambda: [hybrid()]),
     "select sparse dim": (lambda x: x.select(1, 2) * 2, lambda: [sp()]),
     "select last sparse dim (dense result)": (lambda x: x[0] * 2, lambda: [hybrid()]),
     "select dense dim": (lambda x: x.select(1, -1), lambda: [hybrid()]),

@@ -33,7 +33,7 @@ from .._compressed import (
     to_coo,
     with_index_dtype,
 )
-from .._coo import is_sparse, np_of
+from .._coo import is_sparse, mask, np_of
 from .._xp import DEVICE_TYPES, ns_of
 from . import linalg, pointwise, reductions, shape
 
@@ -152,6 +152,23 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return make_compressed(None, rec.compressed, rec.plain, rec.values, shape, other)
 
 
+def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
+    """``self`` (dense, COO or compressed) at the entries of the compressed ``mask``, in the
+    mask's layout and pattern (PyTorch's)."""
+    if not is_compressed(mask_):
+        raise RuntimeError(
+            f"sparse_mask(): a {layout_word(self._layout)} tensor cannot be masked by a "
+            f"{layout_word(mask_._layout)} mask"
+        )
+    if self.shape != mask_.shape:
+        raise RuntimeError(
+            f"sparse_mask(): expected self and mask to have the same size, but got "
+            f"{list(self.shape)} and {list(mask_.shape)}"
+        )
+    src = to_coo(self) if is_compressed(self) else self
+    return from_coo(mask(src, to_coo(mask_)), mask_._layout.name)
+
+
 def select(self: Tensor, dim: int, index: int) -> Tensor:
     """A row or column of a compressed matrix as a 1-D COO tensor (and an element as a
     dense 0-dim tensor), as PyTorch gives."""
@@ -215,6 +232,7 @@ _FUNCTIONS: list[tuple[str, Callable[..., Any], bool]] = [
     ("_sparse_sampled_addmm", sparse_sampled_addmm, True),
     ("transpose", transpose, False),
     ("select", select, False),
+    ("sparse_mask", sparse_mask, False),
     *((name, _unary(name), True) for name, _ in pointwise.UNARY),
 ]
 

@@ -19,7 +19,7 @@ from tensorcore.backend import wrap_dim
 from .._coo import is_sparse, make_sparse, np_of, ns_of, record, sparse_dim, store
 from .._xp import DEVICE_TYPES
 
-__all__ = ["KERNELS", "in_range", "selected_entries"]
+__all__ = ["KERNELS", "in_range", "selected_entries", "wrapped_picks"]
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -79,10 +79,7 @@ def index_select(self: Tensor, dim: int, index: Tensor, out: Any = None) -> Tens
     shape = list(self.shape)
     shape[d] = index.numel()
     ns = ns_of(self)
-    xp = ns.xp
-    pick = xp.asarray(np_of(index.reshape(-1).to(self.device)), dtype=xp.int64)
-    if pick.size and bool(((pick < 0) | (pick >= self.shape[d])).any()):
-        raise IndexError(f"index_select(): index out of range in self (size {self.shape[d]})")
+    pick = wrapped_picks(self, d, index)
     if d >= sd:
         vals = rec.values.index_select(d - sd + 1, ns.wrap(pick))
         return store(out, make_sparse(None, rec.indices, vals, tuple(shape), rec.coalesced))
@@ -92,6 +89,24 @@ def index_select(self: Tensor, dim: int, index: Tensor, out: Any = None) -> Tens
     new_idx[d] = position
     vals = rec.values.index_select(0, ns.wrap(entry))
     return store(out, make_sparse(ns, new_idx, vals, tuple(shape), False))
+
+
+def wrapped_picks(self: Tensor, d: int, index: Tensor) -> Any:
+    """``index`` as an int64 array of the namespace, negative positions counted from the end
+    (PyTorch's sparse ``index_select`` takes them), with PyTorch's error for the others."""
+    xp = ns_of(self).xp
+    n = self.shape[d]
+    pick = xp.asarray(np_of(index.reshape(-1).to(self.device)), dtype=xp.int64)
+    if pick.size:
+        bad = (pick < -n) | (pick >= n)
+        if bool(bad.any()):
+            first = int(pick[xp.flatnonzero(bad)[0]])
+            raise IndexError(
+                f"index_select(): index contains {first} that is out of range for tensor of "
+                f"size {list(self.shape)} at dimension {d}"
+            )
+        pick = xp.where(pick < 0, pick + n, pick)
+    return pick
 
 
 def selected_entries(ns: Any, pick: Any, coord: Any) -> tuple[Any, Any]:
