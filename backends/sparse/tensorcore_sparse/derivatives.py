@@ -215,7 +215,7 @@ def _dense_part(x: Tensor, g: Any, region: Any) -> Tensor:
     idx = np_of(rec.indices)
     gv = gather(ns, g, idx, tuple(x.shape[: idx.shape[0]]))
     vals = xp.zeros(tuple(rec.values.shape), dtype=gv.dtype)
-    vals[(slice(None), *region)] = gv
+    vals[(slice(None),) + tuple(region)] = gv
     return make_sparse(ns, rec.indices, vals, x.shape, True)
 
 
