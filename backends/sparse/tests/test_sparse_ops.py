@@ -273,7 +273,8 @@ def test_matrix_products(device: str, mats: Any, coalesce: bool) -> None:
     for got, sd in [(tc.hspmm(a, tb), 1), (tc.smm(a, tb), 2)]:
         assert got.layout == tc.sparse_coo and got.sparse_dim() == sd and got.is_coalesced()
         np.testing.assert_allclose(as_np(got), da @ db, atol=1e-9)
-        assert sorted(set(got._indices()[0].tolist())) == rows.tolist()
+        if sd == 1 or db.shape[1]:  # (smm of a matrix without columns has no entries)
+            assert sorted(set(got._indices()[0].tolist())) == rows.tolist()
     np.testing.assert_allclose(
         as_np(tc.sparse.addmm(ta @ tb, a, tb, beta=0.5, alpha=2)),
         0.5 * (da @ db) + 2 * (da @ db),
