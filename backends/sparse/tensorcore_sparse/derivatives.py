@@ -525,7 +525,11 @@ RULES: list[tuple[str, str, str, Any]] = [
         for op, saves, fn, inputs in _VIA_COO
     ),
     *((op, layout, "self", _compressed_values) for layout in COMPRESSED for op in ("values",)),
-    ("_sparse_sampled_addmm", "sparse_csr", "self mat1 mat2 beta alpha", _sampled_addmm),
+    # (registered for CSC too, whose kernel refuses it, as PyTorch does)
+    *(
+        ("_sparse_sampled_addmm", layout, "self mat1 mat2 beta alpha", _sampled_addmm)
+        for layout in COMPRESSED
+    ),
     ("to_sparse_csr", "*", "self", _identity),
     ("to_sparse_csc", "*", "self", _identity),
     (
