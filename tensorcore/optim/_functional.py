@@ -69,14 +69,18 @@ def sgd(
     for i, p in enumerate(params):
         g = grads[i] if not maximize else -grads[i]
         if g.is_sparse:
-            if weight_decay or momentum:
+            if weight_decay:
                 raise RuntimeError(
-                    "SGD with sparse gradients supports neither weight_decay nor momentum "
-                    "(as PyTorch)"
+                    "SGD with sparse gradients does not support weight_decay (PyTorch fails "
+                    "there too: add(sparse, dense) is not supported)"
                 )
-            index, values = sparse_update(p, g)
-            p.index_put_(index, values * -lr, accumulate=True)
-            continue
+            if not momentum:
+                index, values = sparse_update(p, g)
+                p.index_put_(index, values * -lr, accumulate=True)
+                continue
+            # With momentum the buffer is sparse, as PyTorch's; coalesced gradients keep it
+            # coalesced, so its entries do not pile up from step to step.
+            g = g.coalesce()
         if weight_decay:
             g = g + p * weight_decay
         if momentum:

@@ -17,8 +17,8 @@ class SGD(Optimizer):
     """Stochastic gradient descent, PyTorch's algorithm:
     ``g = grad + weight_decay * p``; with momentum ``b = momentum * b + (1 - dampening) * g``
     (``b = g`` at the first step) and ``g = g + momentum * b`` (Nesterov) or ``g = b``;
-    ``p -= lr * g`` (``+=`` with ``maximize``). Sparse gradients are accepted without momentum
-    and weight decay.
+    ``p -= lr * g`` (``+=`` with ``maximize``). Sparse gradients are accepted without weight
+    decay (with momentum, the buffer is sparse, as PyTorch's).
 
     Examples
     --------

@@ -41,6 +41,7 @@ __all__ = [
     "CompressedRecord",
     "compressed_dim",
     "crecord",
+    "expanded",
     "from_coo",
     "from_dense",
     "is_compressed",
@@ -167,7 +168,7 @@ def make_compressed(
 
 
 # ------------------------------------------------------------------ to and from COO
-def _expanded(ns: ArrayNamespace, pointer: Any) -> Any:
+def expanded(ns: ArrayNamespace, pointer: Any) -> Any:
     """The compressed index of each entry (``0, 0, 1, ...``) from a pointer array."""
     xp = ns.xp
     n = pointer.shape[0] - 1
@@ -191,12 +192,12 @@ def to_coo(t: Tensor) -> Tensor:
             if not ns.shares_memory(np_of(record(coo).values), vals):
                 return coo  # (SciPy copied the values: a cached copy would go stale)
         else:
-            idx = xp.stack([_expanded(ns, ptr), plain.astype(xp.int64)])
+            idx = xp.stack([expanded(ns, ptr), plain.astype(xp.int64)])
             coo = make_sparse(ns, idx, rec.values, tuple(t._shape), True)
         rec._coo = coo
         return coo
     # CSC: the entries are column-major; a stable sort by row makes them row-major.
-    cols = _expanded(ns, ptr)
+    cols = expanded(ns, ptr)
     rows = plain.astype(xp.int64)
     order = ns.argsort_stable(rows)
     idx = xp.stack([rows[order], cols[order]])
@@ -277,7 +278,7 @@ def to_dense_array(t: Tensor) -> Any:
     ptr, plain, vals = np_of(rec.compressed), np_of(rec.plain), np_of(rec.values)
     out = xp.zeros(tuple(t._shape), dtype=vals.dtype)
     if vals.shape[0]:
-        major = _expanded(ns, ptr)
+        major = expanded(ns, ptr)
         if compressed_dim(t) == 0:
             out[major, plain] = vals
         else:

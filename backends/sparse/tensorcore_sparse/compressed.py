@@ -268,6 +268,12 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     return self
 
 
+def zero_(self: Tensor) -> Tensor:
+    """Remove every entry: the pointer all zeros, nnz 0 (PyTorch's compressed ``zero_``)."""
+    crecord(self).replace(crecord(zeros_like(self)))
+    return self
+
+
 def zeros_like(
     self: Tensor,
     dtype: Any = None,
@@ -338,6 +344,7 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
             ("to_device", to_device, False),
             ("copy_", copy_, False),
             ("zeros_like", zeros_like, False),
+            ("zero_", zero_, False),
         )
     ),
 ]

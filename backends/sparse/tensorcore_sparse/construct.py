@@ -16,6 +16,7 @@ from tensorcore import Tensor
 from tensorcore.backend import check_shape, factory_requires_grad, ops
 from tensorcore.plugins import checked
 
+from ._compressed import is_compressed
 from ._coo import (
     alias,
     coalesce,
@@ -29,7 +30,9 @@ from ._coo import (
     store,
     to_dense_tensor,
 )
+from ._invariants import enabled as invariants_enabled
 from ._xp import DEVICE_TYPES
+from .kernels import compressed as compressed_kernels
 
 __all__ = ["KERNELS", "sparse_coo_tensor"]
 
@@ -106,7 +109,7 @@ def sparse_coo_tensor(
             f"from indices: {nnz}, nnz from values: {values.shape[0]}"
         )
     dense = tuple(values.shape[1:])
-    check = check_invariants is None or check_invariants
+    check = invariants_enabled(check_invariants)
     lo = hi = None
     if nnz and (check or size is None):
         hi = indices.amax(1).tolist()
@@ -233,6 +236,13 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     return self
 
 
+def zero_(self: Tensor) -> Tensor:
+    """Remove every entry (PyTorch's sparse ``zero_``: the sizes and the sparse and dense
+    dims stay, nnz becomes 0; the core bumps the version, as for every in-place operator)."""
+    record(self).replace(record(zeros_like(self)))
+    return self
+
+
 def zeros_like(
     self: Tensor,
     dtype: Any = None,
@@ -253,7 +263,10 @@ def zeros_like(
 
 
 def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
-    """``self`` (dense or sparse) at the coalesced indices of the sparse ``mask``."""
+    """``self`` (dense or sparse) at the coalesced indices of the sparse ``mask`` (in the
+    mask's layout and pattern for a compressed mask)."""
+    if is_compressed(mask_):
+        return compressed_kernels.sparse_mask(self, mask_)
     if not is_sparse(mask_):
         raise RuntimeError("sparse_mask(): expected the mask to be a sparse COO tensor")
     if self.shape != mask_.shape:
@@ -261,7 +274,12 @@ def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
             f"sparse_mask(): expected self and mask to have the same size, but got "
             f"{list(self.shape)} and {list(mask_.shape)}"
         )
-    return mask(self, mask_)
+    res = mask(self, mask_)
+    if record(mask_).coalesced:
+        return res
+    # (coalesced in fact; flagged as the mask is, as PyTorch flags its result)
+    rec = record(res)
+    return make_sparse(None, rec.indices, rec.values, res.shape, False)
 
 
 # ------------------------------------------------------------------ accessors
@@ -341,4 +359,5 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
     ("to_device", "*", "sparse_coo", to_device, False),
     ("copy_", "*", "sparse_coo", copy_, False),
     ("zeros_like", "*", "sparse_coo", zeros_like, False),
+    ("zero_", "*", "sparse_coo", zero_, False),
 ]

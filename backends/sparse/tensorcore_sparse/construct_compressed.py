@@ -16,6 +16,7 @@ from tensorcore.plugins import checked
 
 from ._compressed import COMPRESSED, layout_word, make_compressed
 from ._coo import np_of, ns_of
+from ._invariants import enabled as invariants_enabled
 
 __all__ = ["KERNELS", "sparse_compressed_tensor", "sparse_csc_tensor", "sparse_csr_tensor"]
 
@@ -136,7 +137,7 @@ def _build(
         if any(s < 0 for s in size):
             raise RuntimeError(f"sparse_{name[7:]}_tensor(): negative size in {list(size)}")
         check_shape(f"sparse_{name[7:]}_tensor", size)
-    if check_invariants is None or check_invariants:
+    if invariants_enabled(check_invariants):
         _check(compressed, plain, values, size, name)
     unsafe = ops._sparse_compressed_tensor_unsafe  # type: ignore[attr-defined]
     out = unsafe(compressed, plain, values, list(size), layout=getattr(tc, name))

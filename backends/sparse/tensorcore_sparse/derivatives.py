@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tensorcore import Tensor
-from tensorcore.backend import generic_rule, sum_to, wrap_dim
+from tensorcore.backend import generic_rule, ops, sum_to, wrap_dim
 
 from ._compressed import COMPRESSED, crecord, from_coo, is_compressed, make_compressed, to_coo
 from ._coo import (
@@ -39,7 +39,7 @@ from ._coo import (
 )
 from .kernels.linalg import pairs
 from .kernels.reductions import softmax_backward_values
-from .kernels.shape import selected_entries
+from .kernels.shape import in_range, selected_entries, wrapped_picks
 
 __all__ = ["RULES", "fit"]
 
@@ -171,7 +171,7 @@ def _index_select(c: Any, g: Any) -> tuple[Any, ...]:
     idx = np_of(rec.indices)
     sd = idx.shape[0]
     d = wrap_dim(c.dim, x.ndim)
-    pick = xp.asarray(np_of(c.index.reshape(-1)), dtype=xp.int64)
+    pick = wrapped_picks(x, d, c.index)
     picked = list(x.shape)
     picked[d] = int(pick.shape[0])
     if d < sd:
@@ -184,8 +184,106 @@ def _index_select(c: Any, g: Any) -> tuple[Any, ...]:
         return make_sparse(ns, rec.indices, vals, x.shape, True), None, None
     gv = ns.wrap(xp.ascontiguousarray(gather(ns, g, idx, tuple(picked[:sd]))))
     vals = rec.values.new_zeros(rec.values.shape, dtype=gv.dtype)
-    vals.index_add_(d - sd + 1, c.index.reshape(-1).to(vals.device), gv)
+    vals.index_add_(d - sd + 1, ns.wrap(pick), gv)
     return make_sparse(None, rec.indices, vals, x.shape, True), None, None
+
+
+def _at_entries(x: Tensor, entry: Any, where: Any, g: Any, sizes: tuple[int, ...]) -> Tensor:
+    """A gradient for the sparse ``x`` at its own (coalesced) entries: the output gradient
+    ``g`` at the index columns ``where`` (of ``g``'s sparse ``sizes``) for the entries
+    ``entry`` of ``x.coalesce()``, zero at the others. ``g`` with no sparse dims (a dense
+    result of ``select``) is the same block for each of those entries."""
+    ns = ns_of(x)
+    xp = ns.xp
+    rec = record(coalesce(x))
+    if sizes:
+        gv = gather(ns, g, where, sizes)
+    else:
+        gd = np_of(to_dense_tensor(g) if is_sparse(g) else g)
+        gv = xp.broadcast_to(gd, (int(entry.shape[0]), *gd.shape))
+    vals = xp.zeros((rec.values.shape[0], *gv.shape[1:]), dtype=gv.dtype)
+    vals[entry] = gv
+    return make_sparse(ns, rec.indices, vals, x.shape, True)
+
+
+def _dense_part(x: Tensor, g: Any, region: Any) -> Tensor:
+    """A gradient for the sparse ``x`` from an operator that kept its entries and took
+    ``region`` (a tuple of slices and ints applied after the entry axis) of its values."""
+    ns = ns_of(x)
+    xp = ns.xp
+    rec = record(coalesce(x))
+    idx = np_of(rec.indices)
+    gv = gather(ns, g, idx, tuple(x.shape[: idx.shape[0]]))
+    vals = xp.zeros(tuple(rec.values.shape), dtype=gv.dtype)
+    vals[(slice(None),) + tuple(region)] = gv
+    return make_sparse(ns, rec.indices, vals, x.shape, True)
+
+
+def _select(c: Any, g: Any) -> tuple[Any, ...]:
+    """The gradient of ``select`` for a sparse ``self``: the output gradient at the entries
+    that had the selected coordinate (or in the selected part of every entry's values)."""
+    x = c.self
+    d = wrap_dim(c.dim, x.ndim)
+    i = c.index % x.shape[d]
+    sd = sparse_dim(x)
+    if d >= sd:
+        return _dense_part(x, g, [slice(None)] * (d - sd) + [i]), None, None
+    xp = ns_of(x).xp
+    idx = np_of(record(coalesce(x)).indices)
+    entry = xp.flatnonzero(idx[d] == i)
+    keep = [r for r in range(sd) if r != d]
+    where = idx[keep][:, entry]
+    return _at_entries(x, entry, where, g, tuple(x.shape[r] for r in keep)), None, None
+
+
+def _narrow_copy(c: Any, g: Any) -> tuple[Any, ...]:
+    x = c.self
+    d, s = in_range(x, c.dim, c.start, c.length)
+    sd = sparse_dim(x)
+    if d >= sd:
+        region = [slice(None)] * (d - sd) + [slice(s, s + c.length)]
+        return _dense_part(x, g, region), None, None, None
+    xp = ns_of(x).xp
+    idx = np_of(record(coalesce(x)).indices)
+    entry = xp.flatnonzero((idx[d] >= s) & (idx[d] < s + c.length))
+    where = idx[:, entry]
+    where[d] -= s
+    sizes = list(x.shape[:sd])
+    sizes[d] = c.length
+    return _at_entries(x, entry, where, g, tuple(sizes)), None, None, None
+
+
+def _unsqueeze(c: Any, g: Any) -> tuple[Any, ...]:
+    x = c.self
+    d = wrap_dim(c.dim, x.ndim + 1)
+    sd = sparse_dim(x)
+    if d > sd:
+        return _dense_part(x, g.squeeze(d) if not is_sparse(g) else _coo_squeeze(g, d), []), None
+    xp = ns_of(x).xp
+    idx = np_of(record(coalesce(x)).indices)
+    where = xp.concatenate([idx[:d], xp.zeros((1, idx.shape[1]), dtype=idx.dtype), idx[d:]])
+    sizes = (*x.shape[:d], 1, *x.shape[d:sd])
+    return _at_entries(x, xp.arange(idx.shape[1]), where, g, sizes), None
+
+
+def _coo_squeeze(g: Tensor, d: int) -> Tensor:
+    """The sparse ``g`` without its dense dim ``d`` of size 1 (a view of the values)."""
+    rec = record(g)
+    sd = sparse_dim(g)
+    shape = (*g.shape[:d], *g.shape[d + 1 :])
+    return make_sparse(None, rec.indices, rec.values.squeeze(d - sd + 1), shape, rec.coalesced)
+
+
+def _cat(c: Any, g: Any) -> tuple[Any, ...]:
+    """Each input's part of the output gradient (``narrow_copy``), fitted to the input."""
+    out, start = [], 0
+    tensors = c.tensors
+    d = wrap_dim(c.dim, tensors[0].ndim)
+    for t in tensors:
+        n = t.shape[d]
+        out.append(fit(ops.narrow_copy(g, d, start, n), t))
+        start += n
+    return tuple(out)
 
 
 def _mm(c: Any, g: Any) -> tuple[Any, ...]:
@@ -201,6 +299,50 @@ def _matmul(c: Any, g: Any) -> tuple[Any, ...]:
         return ga, gb.reshape(b.shape)
     ga, gb = _sampled(g.unsqueeze(0), a.unsqueeze(0), b)
     return ga.reshape(a.shape), gb
+
+
+def _mv(c: Any, g: Any) -> tuple[Any, ...]:
+    ga, gb = _sampled(g.unsqueeze(1), c.self, c.vec.unsqueeze(1))
+    return ga, gb.reshape(c.vec.shape)
+
+
+def _hspmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """The rule of ``mm``: the result holds ``mat1 @ mat2`` at every row that has entries,
+    and the other rows are zero in both (``smm`` too)."""
+    return _sampled(g, c.mat1, c.mat2)
+
+
+def _smm(c: Any, g: Any) -> tuple[Any, ...]:
+    return _sampled(g, c.self, c.mat2)
+
+
+def _bmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """A batch of sparse @ dense products: the sparse operand's gradient at its entries,
+    ``sum_j g[b, i, j] * mat2[b, k, j]``; the dense one's ``self[b].T @ g[b]``."""
+    a, d = c.self, c.mat2
+    ns = ns_of(a)
+    xp = ns.xp
+    rec = record(coalesce(a))
+    idx, vals = np_of(rec.indices), np_of(rec.values)
+    gd = np_of(to_dense_tensor(g) if is_sparse(g) else g)
+    dd = np_of(d)
+    ga = xp.einsum("ej,ej->e", gd[idx[0], idx[1]], dd[idx[0], idx[2]])
+    b, _, m = a.shape
+    gm = xp.zeros((b * m, gd.shape[2]), dtype=xp.result_type(vals.dtype, gd.dtype))
+    ns.add_at(gm, idx[0] * m + idx[2], vals[:, None] * gd[idx[0], idx[1]])
+    return make_sparse(ns, rec.indices, ga, a.shape, True), ns.wrap(gm.reshape(dd.shape))
+
+
+def _sampled_addmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """The gradient is the output gradient at ``self``'s entries (``G``): ``beta * G`` for
+    ``self``, ``alpha * G @ mat2.T`` and ``alpha * mat1.T @ G`` for the dense factors, products
+    with a sparse ``G`` (the dense product is never formed)."""
+    x = c.self
+    gm = mask(_coo_of(g), to_coo(x))
+    gs = compressed_mask(g, x) * c.beta if c.needs(0) else None
+    g1 = ops.mm(gm, c.mat2.t()) * c.alpha if c.needs(1) else None
+    g2 = ops.mm(c.mat1.t(), gm) * c.alpha if c.needs(2) else None
+    return gs, g1, g2
 
 
 # ------------------------------------------------------------------ reductions
@@ -227,6 +369,28 @@ def _sum(c: Any, g: Any) -> tuple[Any, ...]:
         vals = vals.reshape((vals.shape[0],) + full_shape[sd:])
         vals = xp.broadcast_to(vals, (vals.shape[0],) + tuple(x.shape[sd:]))
     return (make_sparse(ns, rec.indices, xp.ascontiguousarray(vals), x.shape, True),)
+
+
+def _norm(c: Any, g: Any) -> tuple[Any, ...]:
+    """The gradient of the ``p``-norm of the coalesced values (over every dim: ``dim`` and
+    ``keepdim`` only shape the result), at the entries: ``sign(v) |v|^(p-1) / norm^(p-1)``,
+    the maxima sharing it equally for ``p = inf``, zero for ``p = 0`` (real dtypes)."""
+    x = c.self
+    ns = ns_of(x)
+    xp = ns.xp
+    rec = record(coalesce(x))
+    v = np_of(rec.values)
+    p = 2.0 if c.p == "fro" else float(c.p)
+    r = float(c.result.reshape(()).item())
+    gs = float((to_dense_tensor(g) if is_sparse(g) else g).reshape(()).item())
+    if p == 0 or r == 0:
+        gv = xp.zeros_like(v)
+    elif p in (float("inf"), float("-inf")):
+        hit = xp.abs(v) == r
+        gv = xp.sign(v) * hit * (gs / max(int(hit.sum()), 1))
+    else:
+        gv = xp.sign(v) * (xp.abs(v) / r) ** (p - 1) * gs
+    return (make_sparse(ns, rec.indices, xp.ascontiguousarray(gv), x.shape, True),)
 
 
 def _softmax(log: bool) -> Any:
@@ -347,7 +511,10 @@ _VIA_COO: list[tuple[str, str, Any, tuple[str, ...]]] = [
     ),
     ("mm", "self mat2", _mm, ("self", "mat2")),
     ("matmul", "self other", _matmul, ("self", "other")),
+    ("mv", "self vec", _mv, ("self", "vec")),
     ("sum", "self dim keepdim", _sum, ("self",)),
+    ("select", "self dim index", _select, ("self",)),
+    ("sparse_mask", "self mask", _sparse_mask, ("self", "mask")),
 ]
 
 #: (operator, layout, saves, rule) for ``register.derivative(op, "*", layout, saves, rule)``.
@@ -358,6 +525,11 @@ RULES: list[tuple[str, str, str, Any]] = [
         for op, saves, fn, inputs in _VIA_COO
     ),
     *((op, layout, "self", _compressed_values) for layout in COMPRESSED for op in ("values",)),
+    # (registered for CSC too, whose kernel refuses it, as PyTorch does)
+    *(
+        ("_sparse_sampled_addmm", layout, "self mat1 mat2 beta alpha", _sampled_addmm)
+        for layout in COMPRESSED
+    ),
     ("to_sparse_csr", "*", "self", _identity),
     ("to_sparse_csc", "*", "self", _identity),
     (
@@ -383,9 +555,18 @@ RULES: list[tuple[str, str, str, Any]] = [
         ]
     ),
     ("index_select", "sparse_coo", "self dim index", _index_select),
+    ("select", "sparse_coo", "self dim index", _select),
+    ("narrow_copy", "sparse_coo", "self dim start length", _narrow_copy),
+    ("unsqueeze", "sparse_coo", "self dim", _unsqueeze),
+    ("cat", "sparse_coo", "tensors dim", _cat),
     ("mm", "sparse_coo", "self mat2", _mm),
     ("matmul", "sparse_coo", "self other", _matmul),
+    ("mv", "sparse_coo", "self vec", _mv),
+    ("bmm", "sparse_coo", "self mat2", _bmm),
+    ("hspmm", "*", "mat1 mat2", _hspmm),
+    ("smm", "*", "self mat2", _smm),
     ("sum", "sparse_coo", "self dim keepdim", _sum),
+    ("norm", "sparse_coo", "self p result", _norm),
     ("_sparse_softmax", "*", "dim result", _softmax(False)),
     ("_sparse_log_softmax", "*", "dim result", _softmax(True)),
     ("to_dense", "*", "self", _identity),

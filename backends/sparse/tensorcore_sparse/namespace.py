@@ -29,7 +29,11 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
+from tensorcore.backend import dtype_name
 from tensorcore.plugins import checked
+
+from ._invariants import check_sparse_tensor_invariants
+from .kernels.compressed import check_sampled_addmm
 
 __all__ = [
     "BFloat16Tensor",
@@ -42,9 +46,12 @@ __all__ = [
     "LongTensor",
     "ShortTensor",
     "addmm",
+    "check_sparse_tensor_invariants",
     "log_softmax",
     "mm",
+    "sampled_addmm",
     "softmax",
+    "spdiags",
     "sum",
 ]
 
@@ -72,6 +79,40 @@ def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any 
     return (mat * beta if beta != 1 else mat) + (prod * alpha if alpha != 1 else prod)
 
 
+@checked(
+    "sampled_addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1.0, "
+    "Scalar alpha=1.0, Tensor? out=None) -> Tensor"
+)
+def sampled_addmm(
+    input: Tensor,
+    mat1: Tensor,
+    mat2: Tensor,
+    *,
+    beta: Any = 1.0,
+    alpha: Any = 1.0,
+    out: Tensor | None = None,
+) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` at the entries of the CSR matrix ``input``
+    only: a CSR result with ``input``'s sparsity pattern (PyTorch's
+    ``torch.sparse.sampled_addmm``; one dot product per entry, the dense product is never
+    formed). Differentiable in all three tensors.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> c = tc.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse_csr()
+    >>> r = tc.sparse.sampled_addmm(c, tc.ones(2, 3), tc.ones(3, 2), beta=0.5)
+    >>> r.layout, r.to_dense().tolist()
+    (tensorcore.sparse_csr, [[0.0, 3.5], [4.0, 0.0]])
+    """
+    if isinstance(input, Tensor) and input.layout is not tc.sparse_coo:
+        check_sampled_addmm(input, mat1, mat2)  # (PyTorch's messages, naming no other op)
+    res = tc._sparse_sampled_addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+    if out is None:
+        return res
+    return out.copy_(res)
+
+
 @checked("sum(Tensor input, int[]? dim=None, ScalarType? dtype=None) -> Tensor")
 def sum(input: Tensor, dim: Any = None, dtype: tc.dtype | None = None) -> Tensor:
     """Sum of a sparse tensor over ``dim`` (all dims by default): a dense tensor when every
@@ -92,6 +133,75 @@ def softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
 def log_softmax(input: Tensor, dim: int, dtype: tc.dtype | None = None) -> Tensor:
     """Log of :func:`softmax` (over the specified elements), computed stably."""
     return tc._sparse_log_softmax(input, dim, dtype)
+
+
+_SPDIAGS_LAYOUTS = ("sparse_coo", "sparse_csr", "sparse_csc")
+
+
+@checked("spdiags(Tensor diagonals, Tensor offsets, int[] shape, Layout? layout=None) -> Tensor")
+def spdiags(
+    diagonals: Tensor, offsets: Tensor, shape: Any, layout: tc.layout | None = None
+) -> Tensor:
+    """A sparse matrix of size ``shape`` with the rows of ``diagonals`` on the diagonals
+    ``offsets`` (0 the main one, positive above it), as PyTorch's (and SciPy's)
+    ``spdiags``: the element ``diagonals[k, j]`` goes to column ``j``, row ``j - offsets[k]``,
+    where that lies in the matrix. COO by default; ``layout=`` also takes ``sparse_csr`` and
+    ``sparse_csc``. Differentiable in ``diagonals``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> d = tc.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> tc.sparse.spdiags(d, tc.tensor([0, -1]), (3, 3)).to_dense().tolist()
+    [[1.0, 0.0, 0.0], [4.0, 2.0, 0.0], [0.0, 5.0, 3.0]]
+    """
+    name = "sparse_coo" if layout is None else layout.name
+    if name not in _SPDIAGS_LAYOUTS:
+        word = "Strided" if name == "strided" else name
+        raise RuntimeError(
+            f"Only output layouts (Sparse, SparseCsc, SparseCsr) are supported, got {word}"
+        )
+    shape = tuple(shape)
+    if len(shape) != 2:
+        raise RuntimeError("Output shape must be 2d")
+    if offsets.dtype is not tc.int64:
+        raise RuntimeError(
+            f"Offset Tensor must have dtype Long but got {dtype_name(offsets.dtype)}"
+        )
+    if offsets.ndim != 1:
+        raise RuntimeError("Offsets must be scalar or vector")
+    diags = diagonals.unsqueeze(0) if diagonals.ndim == 1 else diagonals
+    if diags.ndim != 2:
+        raise RuntimeError("Diagonals must be vector or matrix")
+    if diags.shape[0] != offsets.shape[0]:
+        raise RuntimeError(
+            f"Number of diagonals ({diags.shape[0]}) does not match the number of offsets "
+            f"({offsets.shape[0]})"
+        )
+    offs = [int(o) for o in offsets.tolist()]
+    if len(set(offs)) != len(offs):
+        raise RuntimeError("Offset tensor contains duplicate values")
+    rows, cols, vals = [], [], []
+    dev = diagonals.device
+    for k, o in enumerate(offs):
+        # columns j with 0 <= j - o < shape[0], j < shape[1] and j < the diagonal's length
+        lo, hi = max(0, o), min(shape[1], shape[0] + o, diags.shape[1])
+        if hi <= lo:
+            continue
+        j = tc.arange(lo, hi, device=dev)
+        rows.append(j - o)
+        cols.append(j)
+        vals.append(diags[k, lo:hi])
+    if vals:
+        idx = tc.stack([tc.cat(rows), tc.cat(cols)])
+        values = tc.cat(vals)
+    else:
+        idx = tc.zeros(2, 0, dtype=tc.int64, device=dev)
+        values = diags.new_zeros(0)
+    out = tc.sparse_coo_tensor(idx, values, shape, check_invariants=False)
+    if name == "sparse_coo":
+        return out
+    return out.to_sparse_csr() if name == "sparse_csr" else out.to_sparse_csc()
 
 
 # ------------------------------------------------------------------ legacy constructors

@@ -171,6 +171,26 @@ OPERATORS: list[tuple[str, str, str, dict[str, Any]]] = [
         _FUNCTION,
     ),
     (
+        "hspmm(Tensor mat1, Tensor mat2) -> Tensor",
+        "linalg",
+        "``mat1 @ mat2`` (sparse @ dense) as a hybrid COO tensor of the rows that have entries.",
+        {**_FUNCTION, "out": True},
+    ),
+    (
+        "_sparse_sampled_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, "
+        "Scalar alpha=1) -> Tensor",
+        "linalg",
+        "``beta * self + alpha * (mat1 @ mat2)`` at the entries of the CSR ``self`` only "
+        "(``tensorcore.sparse.sampled_addmm``).",
+        {**_FUNCTION, "node": "SparseSampledAddmmBackward0"},
+    ),
+    (
+        "smm(Tensor self, Tensor mat2) -> Tensor",
+        "linalg",
+        "``self @ mat2`` (sparse @ dense) as a COO matrix of the rows that have entries.",
+        _FUNCTION,
+    ),
+    (
         "_sparse_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
         "conversion",
         "Softmax over ``dim`` of a sparse tensor's specified elements.",

@@ -71,7 +71,24 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
     "pow": (lambda x: x**3, lambda: [sp()]),
     "t": (lambda x: x.t() * 2, lambda: [sp()]),
     "transpose dense dims": (lambda x: x.transpose(0, 0), lambda: [hybrid()]),
+    "index_select negative": (lambda x: x.index_select(1, tc.tensor([-1, 0, -1])), lambda: [sp()]),
+    "index_select dense dim": (lambda x: x.index_select(1, tc.tensor([-1, 0])), lambda: [hybrid()]),
+    "select sparse dim": (lambda x: x.select(1, 2) * 2, lambda: [sp()]),
+    "select last sparse dim (dense result)": (lambda x: x[0] * 2, lambda: [hybrid()]),
+    "select dense dim": (lambda x: x.select(1, -1), lambda: [hybrid()]),
+    "select of csr": (lambda x: x.to_sparse_csr()[1], lambda: [sp()]),
+    "narrow_copy sparse dim": (lambda x: x.narrow_copy(1, 1, 2), lambda: [sp()]),
+    "narrow_copy dense dim": (lambda x: x.narrow_copy(1, 1, 1), lambda: [hybrid()]),
+    "unsqueeze sparse": (lambda x: x.unsqueeze(1) * 2, lambda: [sp()]),
+    "unsqueeze dense": (lambda x: x.unsqueeze(2), lambda: [hybrid()]),
+    "cat sparse dim": (lambda x, y: tc.cat([x, y * 3], 0), lambda: [sp(), sp()]),
+    "cat dense dim": (lambda x, y: tc.cat([x, y], 1), lambda: [hybrid(), hybrid()]),
+    "stack": (lambda x, y: tc.stack([x, y], 1).sum(), lambda: [sp(), sp()]),
     "sum": (lambda x: x.sum(), lambda: [sp()]),
+    "norm": (lambda x: x.norm(), lambda: [sp()]),
+    "norm p=3, hybrid": (lambda x: x.norm(3), lambda: [hybrid()]),
+    "norm inf": (lambda x: tc.norm(x, float("inf")), lambda: [hybrid()]),
+    "pow negative": (lambda x: x.pow(-1.5), lambda: [sp()]),
     "sum hybrid": (lambda x: x.sum(), lambda: [hybrid()]),
     "sum dim 0": (lambda x: tc.sparse.sum(x, 0), lambda: [sp()]),
     "sum dim 1": (lambda x: x.sum(1), lambda: [sp()]),
@@ -85,6 +102,14 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
     "mm dense @ sparse": (lambda d, x: d @ x, lambda: [dense(4, 2), sp()]),
     "mm sparse @ sparse": (lambda x, y: x @ y.t(), lambda: [sp(), sp()]),
     "matmul vector": (lambda x, v: x @ v, lambda: [sp(), dense(3)]),
+    "mv": (lambda x, v: tc.mv(x, v), lambda: [sp(), dense(3)]),
+    "mv csr": (lambda x, v: tc.mv(x.to_sparse_csr(), v), lambda: [sp(), dense(3)]),
+    "bmm": (
+        lambda x, d: tc.bmm(x, d),
+        lambda: [tc.stack([sp(False), sp(False) * 2]).requires_grad_(), dense(2, 3, 2)],
+    ),
+    "hspmm": (lambda x, d: tc.hspmm(x, d), lambda: [sp(), dense(3, 2)]),
+    "smm": (lambda x, d: tc.smm(x, d), lambda: [sp(), dense(3, 2)]),
     "linear": (lambda x, w, b: F.linear(x, w, b), lambda: [sp(), dense(4, 3), dense(4)]),
     "softmax": (lambda x: tc.sparse.softmax(x, 1), lambda: [sp()]),
     "softmax dim 0": (lambda x: tc.sparse.softmax(x, 0), lambda: [sp()]),
@@ -173,6 +198,25 @@ def test_embedding_gradient(sparse: bool) -> None:
     expected[7] = [6, 7]
     got = g.to_dense() if sparse else g
     np.testing.assert_allclose(got.numpy(), expected)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_sgd_momentum_with_sparse_gradients_matches_dense_ones(nesterov: bool) -> None:
+    # The sparse momentum buffer decays rows that the current gradient does not touch, as a
+    # dense buffer does: the parameters follow the same path (PyTorch accepts this too).
+    weights = []
+    for sparse in (True, False):
+        tc.manual_seed(0)
+        emb = tc.nn.Embedding(6, 3, sparse=sparse)
+        opt = tc.optim.SGD(emb.parameters(), lr=0.1, momentum=0.9, nesterov=nesterov)
+        for rows in ([0, 2, 2], [4], [2, 5]):
+            opt.zero_grad()
+            emb(tc.tensor(rows)).pow(2).sum().backward()
+            opt.step()
+        buf = opt.state[emb.weight]["momentum_buffer"]
+        assert buf.is_sparse == sparse and (not sparse or buf.is_coalesced())
+        weights.append(emb.weight.detach().numpy())
+    np.testing.assert_allclose(weights[0], weights[1], rtol=1e-6)
 
 
 def test_sparse_gradient_update_does_not_densify() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from _sparse_helpers import as_np, coo_parts, dense_of, make
@@ -264,3 +266,57 @@ def test_to_sparse_coo_is_to_sparse_with_its_defaults(device: str) -> None:
     for x in (s, d.detach().to_sparse_csr(), d.detach().to_sparse_csc()):
         assert x.to_sparse_coo().layout is tc.sparse_coo
     assert not hasattr(tc, "to_sparse_coo")  # (a method only, as PyTorch's)
+
+
+@pytest.mark.parametrize("layout", [None, tc.sparse_csr, tc.sparse_csc])
+def test_spdiags_matches_scipy(device: str, layout: Any) -> None:
+    import scipy.sparse as sps
+
+    data = np.arange(1.0, 13.0).reshape(3, 4)
+    for offsets, shape in [([0, -1, 2], (4, 4)), ([1, -2, 0], (3, 5)), ([3, -3, 1], (5, 2))]:
+        got = tc.sparse.spdiags(
+            tc.tensor(data, device=device), tc.tensor(offsets, device=device), shape, layout
+        )
+        assert got.layout == (layout or tc.sparse_coo) and tuple(got.shape) == shape
+        want = sps.spdiags(data, offsets, *shape).toarray()
+        np.testing.assert_array_equal(got.to_dense().cpu().numpy(), want)
+
+
+def test_spdiags_checks_its_arguments(device: str) -> None:
+    d = tc.ones(2, 3, device=device)
+    with pytest.raises(RuntimeError, match=r"Number of diagonals \(2\) does not match"):
+        tc.sparse.spdiags(d, tc.tensor([0], device=device), (3, 3))
+    with pytest.raises(RuntimeError, match="duplicate values"):
+        tc.sparse.spdiags(d, tc.tensor([1, 1], device=device), (3, 3))
+    with pytest.raises(RuntimeError, match="must have dtype Long but got Float"):
+        tc.sparse.spdiags(d, tc.tensor([0.0, 1.0], device=device), (3, 3))
+    with pytest.raises(RuntimeError, match="got Strided"):
+        tc.sparse.spdiags(d, tc.tensor([0, 1], device=device), (3, 3), layout=tc.strided)
+
+
+def test_check_sparse_tensor_invariants_sets_the_default() -> None:
+    inv = tc.sparse.check_sparse_tensor_invariants
+    assert inv.is_enabled()  # (tensorcore checks by default; PyTorch does not)
+    with inv(enable=False):
+        assert not inv.is_enabled()
+        tc.sparse_coo_tensor([[5]], [1.0], (3,))  # unchecked
+        with pytest.raises(RuntimeError, match="size is inconsistent with indices"):
+            tc.sparse_coo_tensor([[5]], [1.0], (3,), check_invariants=True)
+    assert inv.is_enabled()
+    inv.disable()
+    try:
+        assert not inv.is_enabled()
+        tc.sparse_csr_tensor([0, 1], [7], [1.0], (1, 2))  # unchecked
+    finally:
+        inv.enable()
+
+    @inv()
+    def build() -> Any:
+        return tc.sparse_coo_tensor([[5]], [1.0], (3,))
+
+    inv.disable()
+    try:
+        with pytest.raises(RuntimeError, match="size is inconsistent with indices"):
+            build()
+    finally:
+        inv.enable()

@@ -277,6 +277,42 @@ def test_products_match_numpy(device: str, a: np.ndarray, k: int, layout: str) -
 
 
 @settings(max_examples=25, deadline=None)
+@given(a=matrices(), k=st.integers(0, 3))
+def test_sampled_addmm_matches_numpy(device: str, a: np.ndarray, k: int) -> None:
+    x = tc.tensor(a.tolist(), dtype=tc.float64, device=device).reshape(a.shape).to_sparse_csr()
+    rng = np.random.default_rng(k)
+    m1, m2 = rng.standard_normal((a.shape[0], k)), rng.standard_normal((k, a.shape[1]))
+    t1, t2 = (tc.tensor(z.tolist(), dtype=tc.float64, device=device).reshape(z.shape)
+              for z in (m1, m2))  # fmt: skip
+    got = tc.sparse.sampled_addmm(x, t1, t2, beta=0.5, alpha=-2.0)
+    assert got.layout is tc.sparse_csr
+    assert got.crow_indices().tolist() == x.crow_indices().tolist()
+    np.testing.assert_allclose(np_of(got), (0.5 * a - 2.0 * (m1 @ m2)) * (a != 0), atol=1e-12)
+
+
+@pytest.mark.parametrize("source", ["dense", "coo", "csr", "csc"])
+def test_sparse_mask_by_a_compressed_mask(device: str, source: str) -> None:
+    d = tc.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=tc.float64, device=device)
+    x = {"dense": d, "coo": d.to_sparse(), "csr": d.to_sparse_csr(), "csc": d.to_sparse_csc()}
+    for m in (csr(device), csr(device).to_sparse_csc()):
+        got = x[source].sparse_mask(m)
+        assert got.layout is m.layout
+        np.testing.assert_array_equal(np_of(got), np_of(d) * (np.array(DENSE) != 0))
+
+
+def test_sampled_addmm_checks_its_operands(device: str) -> None:
+    x, ones = csr(device), tc.ones(2, 2, dtype=tc.float64, device=device)
+    with pytest.raises(RuntimeError, match=r"^sampled_addmm: Expected result to have sparse csr"):
+        tc.sparse.sampled_addmm(x.t().t().to_sparse_csc(), ones, ones)
+    with pytest.raises(RuntimeError, match=r"^sampled_addmm: mat1 and mat2 shapes cannot be"):
+        tc.sparse.sampled_addmm(x, ones, tc.ones(3, 3, dtype=tc.float64, device=device))
+    with pytest.raises(RuntimeError, match="same dtype, but got Float and Double"):
+        tc.sparse.sampled_addmm(x, tc.ones(2, 2, device=device), ones)
+    with pytest.raises(NotImplementedError, match="'sparse_coo' layout"):
+        tc.sparse.sampled_addmm(x.to_sparse(), ones, ones)
+
+
+@settings(max_examples=25, deadline=None)
 @given(a=matrices(4), data=st.data())
 def test_elementwise_operations_match_numpy(device: str, a: np.ndarray, data: Any) -> None:
     b = data.draw(st.lists(st.sampled_from([0.0, 1.0, -0.5]), min_size=a.size, max_size=a.size))
@@ -431,6 +467,10 @@ GRAD_CASES: dict[str, Callable[..., Any]] = {
     "transpose": lambda x, w: x.t().to_dense(),
     "to_dtype": lambda x, w: x.to(tc.float64).to_dense(),
     "clone": lambda x, w: x.clone().to_dense(),
+    "sparse_mask": lambda x, w: w.t().sparse_mask(x).to_dense() * x.to_dense(),
+    "select_row": lambda x, w: x[1] * w[0, 0],
+    "mv": lambda x, w: tc.mv(x, w[:, 1]),
+    "sampled_addmm": lambda x, w: tc.sparse.sampled_addmm(x, w[:2, :], w.t(), beta=0.5, alpha=2),
 }
 
 

@@ -137,8 +137,32 @@ def _results(dtype: tc.dtype) -> list[Any]:
         (tc.sparse.softmax(w, 1).to_dense().sum() + (w @ v).sum() + (w @ w).sum()).backward()
         assert w.grad is not None and v.grad is not None
         out += [w.grad.to_dense(), v.grad]
+    out += _selection_results(x, xc, d, dtype)
     out += _compressed_results(x, d, dtype)
     return [(r.dtype, r.tolist()) for r in out]
+
+
+def _selection_results(x: tc.Tensor, xc: tc.Tensor, d: tc.Tensor, dtype: tc.dtype) -> list[Any]:
+    """Selection, joining and the products of the rows that have entries."""
+    pick = tc.tensor([-1, 0, 2])
+    out = [x.select(0, 1).to_dense(), x[:, 2].to_dense(), x.narrow_copy(1, 1, 2).to_dense()]
+    out += [x.unsqueeze(1).to_dense(), tc.cat([x, xc], 1).to_dense(), x.index_select(0, pick)]
+    out[-1] = out[-1].to_dense()
+    z = x.clone()
+    z.zero_()
+    out += [z.to_dense(), tc.stack([x, xc]).to_dense()]
+    if dtype is not tc.bool:
+        out += [tc.mv(x, d[:, 0]), tc.hspmm(x, d).to_dense(), tc.smm(x, d).to_dense()]
+        out += [tc.bmm(tc.stack([x, xc]), tc.stack([d, d]))]
+    if dtype.is_floating_point:
+        out += [x.norm(), x.norm(1)]
+        c = xc.to_sparse_csr()
+        out += [tc.sparse.sampled_addmm(c, d, d, beta=0.5).to_dense(), d.sparse_mask(c).to_dense()]
+        w = x.detach().requires_grad_()
+        (w.select(0, 0).to_dense().sum() + w.narrow_copy(0, 1, 2).to_dense().sum()).backward()
+        assert w.grad is not None
+        out += [w.grad.to_dense()]
+    return out
 
 
 def _compressed_results(x: tc.Tensor, d: tc.Tensor, dtype: tc.dtype) -> list[Any]:

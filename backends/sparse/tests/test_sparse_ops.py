@@ -203,12 +203,28 @@ def test_signbit(device: str, parts: Any) -> None:
 
 
 @EXAMPLES
-@given(parts=coo_parts(), p=st.sampled_from([1, 2, 3, 0.5]))
+@given(parts=coo_parts(), p=st.sampled_from([1, 2, 3, 0.5, -1, -0.5]))
 def test_pow_with_a_scalar(device: str, parts: Any, p: float) -> None:
     x = make(parts, device).abs()
     got = x**p
     assert got.is_sparse and got.is_coalesced()
-    np.testing.assert_allclose(as_np(got), np.abs(dense_of(parts)) ** p, rtol=1e-6)
+    d = np.abs(dense_of(parts))
+    # A negative power maps the specified values only (PyTorch's): zeros stay zeros.
+    with np.errstate(divide="ignore"):
+        want = (
+            np.where(
+                pattern_of(parts).reshape(
+                    pattern_of(parts).shape + (1,) * (d.ndim - parts[0].shape[0])
+                ),
+                d**p,
+                0.0,
+            )
+            if p < 0
+            else d**p
+        )
+    np.testing.assert_allclose(as_np(got), want, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="cannot raise to zeroth power"):
+        x.pow(0)
 
 
 @st.composite
@@ -251,11 +267,32 @@ def test_matrix_products(device: str, mats: Any, coalesce: bool) -> None:
         np.testing.assert_allclose(as_np(got), want, atol=1e-9)
     v = tc.from_numpy(db[:, 0].copy() if db.shape[1] else np.zeros(db.shape[0])).to(device)
     np.testing.assert_allclose(as_np(a @ v), da @ as_np(v), atol=1e-9)
+    np.testing.assert_allclose(as_np(tc.mv(a, v)), da @ as_np(v), atol=1e-9)
+    # The rows of a that have entries: hybrid (hspmm) or with every column (smm).
+    rows = np.unique(pa[0][0])
+    for got, sd in [(tc.hspmm(a, tb), 1), (tc.smm(a, tb), 2)]:
+        assert got.layout == tc.sparse_coo and got.sparse_dim() == sd and got.is_coalesced()
+        np.testing.assert_allclose(as_np(got), da @ db, atol=1e-9)
+        if sd == 1 or db.shape[1]:  # (smm of a matrix without columns has no entries)
+            assert sorted(set(got._indices()[0].tolist())) == rows.tolist()
     np.testing.assert_allclose(
         as_np(tc.sparse.addmm(ta @ tb, a, tb, beta=0.5, alpha=2)),
         0.5 * (da @ db) + 2 * (da @ db),
         atol=1e-9,
     )
+
+
+@EXAMPLES
+@given(parts=coo_parts(min_ndim=3, max_ndim=3, dense_dims=False), p=st.integers(0, 3))
+def test_bmm(device: str, parts: Any, p: int) -> None:
+    x = make(parts, device)
+    d = dense_of(parts)
+    m = np.random.default_rng(p).normal(size=(d.shape[0], d.shape[2], p))
+    got = tc.bmm(x, tc.from_numpy(m).to(device))
+    assert got.layout == tc.strided
+    np.testing.assert_allclose(as_np(got), d @ m, atol=1e-9)
+    with pytest.raises(RuntimeError, match="must be dense"):
+        tc.bmm(x, x.transpose(1, 2))
 
 
 def test_mm_checks_its_operands(device: str) -> None:
@@ -264,6 +301,46 @@ def test_mm_checks_its_operands(device: str) -> None:
         a @ tc.ones(2, 2, device=device)
     with pytest.raises(RuntimeError, match="same dtype"):
         a @ tc.ones(3, 2, dtype=F64, device=device)
+
+
+@EXAMPLES
+@given(parts=coo_parts(), p=st.sampled_from([1, 2, 3, 0, float("inf"), "fro"]))
+def test_norm(device: str, parts: Any, p: Any) -> None:
+    x = make(parts, device)
+    d = dense_of(parts).reshape(-1)
+    if p == float("inf") and not x._values().numel():
+        # (PyTorch's error too: the norm of the values, and the max of none has no identity)
+        with pytest.raises(RuntimeError, match="cannot compute the inf norm on an empty"):
+            x.norm(p)
+        return
+    want = np.linalg.norm(d, 2 if p == "fro" else p) if d.size else 0.0
+    got = x.norm(p)
+    assert got.layout == tc.strided and got.ndim == 0
+    np.testing.assert_allclose(float(got), want, rtol=1e-9)
+    assert x.norm(p, dim=tuple(range(x.ndim)), keepdim=True).shape == (1,) * x.ndim
+    if x.ndim > 1:
+        with pytest.raises(RuntimeError, match="norm_sparse currently only supports full"):
+            x.norm(p, dim=0)
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc"])
+def test_zero_removes_every_entry(device: str, layout: str) -> None:
+    d = tc.tensor([[0.0, 1.0], [2.0, 3.0]], dtype=F64, device=device)
+    x = {"coo": d.to_sparse, "csr": d.to_sparse_csr, "csc": d.to_sparse_csc}[layout]()
+    before = x._version
+    assert x.zero_() is x
+    assert x.layout == {"coo": tc.sparse_coo, "csr": tc.sparse_csr, "csc": tc.sparse_csc}[layout]
+    assert x._nnz() == 0 and x.shape == (2, 2) and x._version == before + 1
+    assert not as_np(x.to_dense()).any()
+
+
+def test_zero_grad_without_set_to_none_empties_a_sparse_grad(device: str) -> None:
+    emb = tc.nn.Embedding(5, 3, sparse=True).to(device)
+    opt = tc.optim.SGD(emb.parameters(), lr=0.1)
+    emb(tc.tensor([1, 2], device=device)).sum().backward()
+    opt.zero_grad(set_to_none=False)
+    g = emb.weight.grad
+    assert g is not None and g.layout == tc.sparse_coo and g._nnz() == 0
 
 
 @EXAMPLES
@@ -289,7 +366,8 @@ def test_index_select(device: str, parts: Any, data: Any) -> None:
     d = dense_of(parts)
     dim = data.draw(st.integers(-x.ndim, x.ndim - 1), label="dim")
     n = x.shape[dim]
-    picks = data.draw(st.lists(st.integers(0, n - 1), max_size=6) if n else st.just([]))
+    # (negative positions count from the end, as PyTorch's sparse index_select takes them)
+    picks = data.draw(st.lists(st.integers(-n, n - 1), max_size=6) if n else st.just([]))
     got = x.index_select(dim, tc.tensor(picks, dtype=tc.int64, device=device))
     assert got.layout == tc.sparse_coo and got.sparse_dim() == x.sparse_dim()
     np.testing.assert_array_equal(as_np(got), np.take(d, np.asarray(picks, dtype=int), axis=dim))
@@ -297,8 +375,10 @@ def test_index_select(device: str, parts: Any, data: Any) -> None:
 
 def test_index_select_checks_its_index(device: str) -> None:
     x = tc.tensor([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], device=device).to_sparse()
-    with pytest.raises(IndexError, match="index out of range"):
+    with pytest.raises(IndexError, match=r"index contains 3 that is out of range for tensor of"):
         x.index_select(1, tc.tensor([3], device=device))
+    with pytest.raises(IndexError, match=r"index contains -4 that is out of range"):
+        x.index_select(1, tc.tensor([0, -4], device=device))
     with pytest.raises(IndexError, match="int32 or int64"):
         x.index_select(1, tc.tensor([0.0], device=device))
 
@@ -364,7 +444,10 @@ def test_sparse_mask(device: str, pair: Any) -> None:
     pat = pattern_of(pb)
     pat_full = pat.reshape(pat.shape + (1,) * (dense.ndim - pat.ndim))
     got = dense.sparse_mask(mask)
-    assert got.is_sparse and got.is_coalesced() and got._nnz() == mask.coalesce()._nnz()
+    # (the mask's coalesced pattern, flagged coalesced where the mask is, as PyTorch flags it)
+    assert got.is_sparse and got._nnz() == mask.coalesce()._nnz()
+    assert got.is_coalesced() == (mask.is_coalesced() or got._nnz() < 2)
+    assert dense.sparse_mask(mask.coalesce()).is_coalesced()
     np.testing.assert_allclose(as_np(got), np.where(pat_full, dense_of(pa), 0.0))
     got2 = make(pa, device).sparse_mask(mask)
     np.testing.assert_allclose(as_np(got2), np.where(pat_full, dense_of(pa), 0.0))

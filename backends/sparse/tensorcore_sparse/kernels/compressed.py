@@ -18,11 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorcore import Tensor
-from tensorcore.backend import op_parameters, ops, wrap_dim
+from tensorcore.backend import dtype_name, op_parameters, ops, wrap_dim
 
 from .._compressed import (
     COMPRESSED,
     crecord,
+    expanded,
     from_coo,
     from_dense,
     is_compressed,
@@ -32,11 +33,11 @@ from .._compressed import (
     to_coo,
     with_index_dtype,
 )
-from .._coo import is_sparse
-from .._xp import DEVICE_TYPES
-from . import linalg, pointwise, reductions
+from .._coo import is_sparse, mask, np_of
+from .._xp import DEVICE_TYPES, ns_of
+from . import linalg, pointwise, reductions, shape
 
-__all__ = ["KERNELS"]
+__all__ = ["KERNELS", "check_sampled_addmm"]
 
 
 def _coo_operands(name: str, args: tuple[Any, ...]) -> list[Any]:
@@ -111,9 +112,9 @@ def _unary(name: str) -> Callable[..., Any]:
 def pow(self: Any, other: Any, out: Any = None) -> Tensor:
     if not is_compressed(self) or isinstance(other, Tensor):
         raise RuntimeError("pow(): only a compressed sparse base with a scalar exponent works")
-    if not other > 0:
+    if other == 0:
         raise RuntimeError(
-            f"pow: cannot raise a sparse tensor to the power {other}; it would make the result "
+            "pow: cannot raise to zeroth power on sparse tensor; it would make the result "
             "tensor dense"
         )
     return store_compressed(out, _scale(self, lambda v: ops.pow(v, other)))
@@ -151,6 +152,74 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return make_compressed(None, rec.compressed, rec.plain, rec.values, shape, other)
 
 
+def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
+    """``self`` (dense, COO or compressed) at the entries of the compressed ``mask``, in the
+    mask's layout and pattern (PyTorch's)."""
+    if not is_compressed(mask_):
+        raise RuntimeError(
+            f"sparse_mask(): a {layout_word(self._layout)} tensor cannot be masked by a "
+            f"{layout_word(mask_._layout)} mask"
+        )
+    if self.shape != mask_.shape:
+        raise RuntimeError(
+            f"sparse_mask(): expected self and mask to have the same size, but got "
+            f"{list(self.shape)} and {list(mask_.shape)}"
+        )
+    src = to_coo(self) if is_compressed(self) else self
+    return from_coo(mask(src, to_coo(mask_)), mask_._layout.name)
+
+
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    """A row or column of a compressed matrix as a 1-D COO tensor (and an element as a
+    dense 0-dim tensor), as PyTorch gives."""
+    return shape.select(to_coo(self), dim, index)
+
+
+def check_sampled_addmm(self: Tensor, mat1: Tensor, mat2: Tensor) -> None:
+    """PyTorch's checks of ``torch.sparse.sampled_addmm``'s operands, with its messages."""
+    name = "sampled_addmm"
+    if self._layout.name != "sparse_csr":
+        raise RuntimeError(
+            f"{name}: Expected result to have sparse csr layout, but got "
+            f"{layout_word(self._layout)}"
+        )
+    for what, t in (("mat1", mat1), ("mat2", mat2)):
+        if is_sparse(t) or is_compressed(t) or t.ndim != 2:
+            raise RuntimeError(f"{name}: Expected {what} to be a dense 2-D matrix")
+        if t.dtype is not self.dtype:
+            raise RuntimeError(
+                f"{name}: Expected {what} and self to have the same dtype, but got "
+                f"{dtype_name(t.dtype)} and {dtype_name(self.dtype)}"
+            )
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"{name}: mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
+            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    if self.shape[0] != mat1.shape[0]:
+        raise RuntimeError(f"{name}: self.shape[-2] must match mat1.shape[-2]")
+    if self.shape[1] != mat2.shape[1]:
+        raise RuntimeError(f"{name}: self.shape[-1] must match mat2.shape[-1]")
+
+
+def sparse_sampled_addmm(
+    self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """``beta * self + alpha * (mat1 @ mat2)`` computed at the entries of the CSR ``self``
+    only (one dot product per entry: the dense product is never formed), a CSR result with
+    ``self``'s pattern, as PyTorch's ``torch.sparse.sampled_addmm``."""
+    check_sampled_addmm(self, mat1, mat2)
+    ns = ns_of(self)
+    xp = ns.xp
+    rec = crecord(self)
+    rows = expanded(ns, np_of(rec.compressed))
+    cols = np_of(rec.plain)
+    dots = xp.einsum("ek,ek->e", np_of(mat1)[rows], np_of(mat2).T[cols])
+    vals = np_of(rec.values) * beta + dots * alpha if beta != 0 else dots * alpha
+    res = make_compressed(ns, rec.compressed, rec.plain, vals, tuple(self.shape), "sparse_csr")
+    return store_compressed(out, res)
+
+
 _FUNCTIONS: list[tuple[str, Callable[..., Any], bool]] = [
     ("add", _via_coo("add", pointwise._add("add", 1)), True),
     ("sub", _via_coo("sub", pointwise._add("sub", -1)), True),
@@ -158,8 +227,12 @@ _FUNCTIONS: list[tuple[str, Callable[..., Any], bool]] = [
     ("pow", pow, True),
     ("mm", _via_coo("mm", linalg.mm, keep_index_dtype=False), True),
     ("matmul", _via_coo("matmul", linalg.matmul, keep_index_dtype=False), True),
+    ("mv", _via_coo("mv", linalg.mv, keep_index_dtype=False), True),
     ("sum", sum, True),
+    ("_sparse_sampled_addmm", sparse_sampled_addmm, True),
     ("transpose", transpose, False),
+    ("select", select, False),
+    ("sparse_mask", sparse_mask, False),
     *((name, _unary(name), True) for name, _ in pointwise.UNARY),
 ]
 

@@ -149,9 +149,103 @@ def matmul(self: Tensor, other: Tensor, out: Any = None) -> Tensor:
     )
 
 
+def mv(self: Tensor, vec: Tensor, out: Any = None) -> Tensor:
+    """A sparse matrix times a dense vector: a dense vector."""
+    if self.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
+    if is_sparse(vec):
+        raise RuntimeError("mv(): the vector must be dense")
+    if self.shape[1] != vec.shape[0]:
+        raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
+    return store(out, mm(self, vec.unsqueeze(1)).squeeze(1))
+
+
+def bmm(self: Tensor, mat2: Tensor, out: Any = None) -> Tensor:
+    """A batch of sparse matrices (a 3-D tensor with 3 sparse dims) times a batch of dense
+    ones: a dense ``(b, n, p)`` result, one scatter-add over the entries."""
+    if not is_sparse(self) or is_sparse(mat2):
+        raise RuntimeError("bmm_sparse: Tensor 'mat2' must be dense")
+    if self.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"bmm_sparse: Expected self to be 3D, got {self.ndim}D")
+    if sparse_dim(self) != 3:
+        raise RuntimeError(
+            f"bmm_sparse: Expected self to have 3 sparse dims, got {sparse_dim(self)}"
+        )
+    b, n, m = self.shape
+    if mat2.shape[0] != b or mat2.shape[1] != m:
+        raise RuntimeError(
+            f"bmm_sparse: Expected self and mat2 to have matching batch and inner sizes, got "
+            f"{list(self.shape)} and {list(mat2.shape)}"
+        )
+    if self.dtype is not mat2.dtype:
+        raise RuntimeError(
+            f"bmm(): expected both arguments to have the same dtype, but got: "
+            f"{self.dtype.name} != {mat2.dtype.name}"
+        )
+    ns = ns_of(self)
+    xp = ns.xp
+    rec = record(self)
+    idx, vals = np_of(rec.indices), np_of(rec.values)
+    d = np_of(mat2)
+    p = d.shape[2]
+    res = xp.zeros((b * n, p), dtype=xp.result_type(vals.dtype, d.dtype))
+    ns.add_at(res, idx[0] * n + idx[1], vals[:, None] * d[idx[0], idx[2]])
+    return store(out, ns.wrap(res.reshape(b, n, p)))
+
+
+def _row_products(self: Tensor, mat2: Tensor, name: str) -> tuple[Any, Any]:
+    """``(rows, block)``: the rows of the sparse matrix ``self`` that have entries (sorted)
+    and those rows of ``self @ mat2`` (a native array), computed from the entries alone."""
+    if not is_sparse(self) or sparse_dim(self) != 2 or self.ndim != 2:
+        raise RuntimeError(f"{name}(): expected a 2-D sparse COO matrix, got {self.ndim}D")
+    if is_sparse(mat2) or mat2.ndim != 2:
+        raise RuntimeError(f"{name}(): the second operand must be a dense matrix")
+    if self.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    ns = ns_of(self)
+    xp = ns.xp
+    rec = record(self)
+    idx, vals = np_of(rec.indices), np_of(rec.values)
+    rows, inverse = xp.unique(idx[0], return_inverse=True)
+    d = np_of(mat2)
+    block = xp.zeros((rows.shape[0], d.shape[1]), dtype=xp.result_type(vals.dtype, d.dtype))
+    ns.add_at(block, inverse.reshape(-1), vals[:, None] * d[idx[1]])
+    return rows, block
+
+
+def hspmm(mat1: Tensor, mat2: Tensor, out: Any = None) -> Tensor:
+    """``mat1 @ mat2`` as a hybrid COO tensor: one sparse dim (the rows of ``mat1`` that
+    have entries) and one dense dim (PyTorch's ``torch.hspmm``)."""
+    rows, block = _row_products(mat1, mat2, "hspmm")
+    ns = ns_of(mat1)
+    shape = (mat1.shape[0], mat2.shape[1])
+    return store(out, make_sparse(ns, rows[None], block, shape, True))
+
+
+def smm(self: Tensor, mat2: Tensor) -> Tensor:
+    """``self @ mat2`` as a COO matrix with every column of the rows of ``self`` that have
+    entries (PyTorch's ``torch.smm``)."""
+    rows, block = _row_products(self, mat2, "smm")
+    ns = ns_of(self)
+    xp = ns.xp
+    p = block.shape[1]
+    idx = xp.stack([xp.repeat(rows, p), xp.tile(xp.arange(p, dtype=xp.int64), rows.shape[0])])
+    return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), True)
+
+
 #: (operator, device type, layout, kernel, direct)
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
     (op, device, "sparse_coo", fn, True)
     for device in DEVICE_TYPES
-    for op, fn in (("mm", mm), ("matmul", matmul))
+    for op, fn in (
+        ("mm", mm),
+        ("matmul", matmul),
+        ("mv", mv),
+        ("bmm", bmm),
+        ("hspmm", hspmm),
+        ("smm", smm),
+    )
 ]

@@ -249,7 +249,8 @@ def div(self: Any, other: Any, rounding_mode: str | None = None, out: Any = None
         )
     if isinstance(other, Tensor) and other.ndim != 0:
         raise NotImplementedError(
-            "div(): a sparse tensor can only be divided by a scalar or a 0-dim dense tensor"
+            "Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+            f"{list(other.shape)} for divisor)"
         )
     x = self if rounding_mode is None else coalesce(self)
     return store(out, _scale(x, lambda v: ops.div(v, other, rounding_mode=rounding_mode)))
@@ -264,9 +265,11 @@ def pow(self: Any, other: Any, out: Any = None) -> Tensor:
             "not require grad)"
         )
     p = other.item() if isinstance(other, Tensor) else other
-    if not p > 0:
+    if p == 0:
+        # (a negative power maps the specified values only, as PyTorch's: the unspecified
+        # zeros stay zeros rather than becoming infinities)
         raise RuntimeError(
-            f"pow: cannot raise a sparse tensor to the power {p}; it would make the result "
+            "pow: cannot raise to zeroth power on sparse tensor; it would make the result "
             "tensor dense"
         )
     return store(out, _scale(coalesce(self), lambda v: ops.pow(v, other)))

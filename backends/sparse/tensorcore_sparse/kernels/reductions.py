@@ -147,11 +147,29 @@ def softmax_backward_values(y: Tensor, g_vals: Any, dim: int, log: bool) -> Any:
     return out
 
 
+def norm(
+    self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> Tensor:
+    """The ``p``-norm of every element (PyTorch's sparse ``norm``: a full reduction only),
+    computed on the coalesced values: a dense 0-dim tensor, differentiable through them."""
+    if dim is not None and sorted(normalize_dims(dim, self.ndim)) != list(range(self.ndim)):
+        raise RuntimeError(
+            "norm_sparse currently only supports full reductions, so 'dim' must either be "
+            "empty or contain all dimensions of the input"
+        )
+    if dtype is not None and p in ("fro", 2):
+        raise ValueError("dtype argument is not supported in frobenius norm")
+    vals = self.coalesce().values()
+    res = tc.linalg.vector_norm(vals, 2 if p == "fro" else p, dtype=dtype)
+    return res.reshape((1,) * self.ndim) if keepdim else res
+
+
 #: (operator, device type, layout, kernel, direct)
 _FUNCTIONS: list[tuple[str, Any, bool]] = [
     ("sum", sum, True),
     ("_sparse_softmax", _softmax(False), False),
     ("_sparse_log_softmax", _softmax(True), False),
+    ("norm", norm, False),
 ]
 
 #: (operator, device type, layout, kernel, direct)

@@ -1,8 +1,11 @@
-"""Shape kernels of the sparse layout: ``transpose`` (and so ``t()``), ``permute`` and
-``index_select``.
+"""Shape and selection kernels of the sparse layout: ``transpose`` (and so ``t()``),
+``permute``, ``unsqueeze``, ``index_select``, ``select`` (and so ``s[i]``, ``s[:, j]``),
+``narrow_copy`` and ``cat`` (and so ``stack``).
 
-They are views for strided tensors; here they make new indices (or view the values, for
-dense dims) and share the values. Written once for every device type.
+Most are views for strided tensors; here they make new indices (or view the values, for
+dense dims) and share the values where they can. PyTorch's sparse tensors have no strides, so
+``narrow`` and slicing (``s[a:b]``) stay strided-only, as there; ``narrow_copy`` is the
+sparse way to take a range. Written once for every device type.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from tensorcore import Tensor
+from tensorcore import promote_types as tc_promote
 from tensorcore.backend import wrap_dim
 
-from .._coo import make_sparse, np_of, ns_of, record, sparse_dim, store
+from .._coo import is_sparse, make_sparse, np_of, ns_of, record, sparse_dim, store
 from .._xp import DEVICE_TYPES
 
-__all__ = ["KERNELS", "selected_entries"]
+__all__ = ["KERNELS", "in_range", "selected_entries", "wrapped_picks"]
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -75,10 +79,7 @@ def index_select(self: Tensor, dim: int, index: Tensor, out: Any = None) -> Tens
     shape = list(self.shape)
     shape[d] = index.numel()
     ns = ns_of(self)
-    xp = ns.xp
-    pick = xp.asarray(np_of(index.reshape(-1).to(self.device)), dtype=xp.int64)
-    if pick.size and bool(((pick < 0) | (pick >= self.shape[d])).any()):
-        raise IndexError(f"index_select(): index out of range in self (size {self.shape[d]})")
+    pick = wrapped_picks(self, d, index)
     if d >= sd:
         vals = rec.values.index_select(d - sd + 1, ns.wrap(pick))
         return store(out, make_sparse(None, rec.indices, vals, tuple(shape), rec.coalesced))
@@ -88,6 +89,24 @@ def index_select(self: Tensor, dim: int, index: Tensor, out: Any = None) -> Tens
     new_idx[d] = position
     vals = rec.values.index_select(0, ns.wrap(entry))
     return store(out, make_sparse(ns, new_idx, vals, tuple(shape), False))
+
+
+def wrapped_picks(self: Tensor, d: int, index: Tensor) -> Any:
+    """``index`` as an int64 array of the namespace, negative positions counted from the end
+    (PyTorch's sparse ``index_select`` takes them), with PyTorch's error for the others."""
+    xp = ns_of(self).xp
+    n = self.shape[d]
+    pick = xp.asarray(np_of(index.reshape(-1).to(self.device)), dtype=xp.int64)
+    if pick.size:
+        bad = (pick < -n) | (pick >= n)
+        if bool(bad.any()):
+            first = int(pick[xp.flatnonzero(bad)[0]])
+            raise IndexError(
+                f"index_select(): index contains {first} that is out of range for tensor of "
+                f"size {list(self.shape)} at dimension {d}"
+            )
+        pick = xp.where(pick < 0, pick + n, pick)
+    return pick
 
 
 def selected_entries(ns: Any, pick: Any, coord: Any) -> tuple[Any, Any]:
@@ -105,6 +124,156 @@ def selected_entries(ns: Any, pick: Any, coord: Any) -> tuple[Any, Any]:
     return entry, order[ns.repeat(lo, counts) + within]
 
 
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    """A new dim of size 1: a sparse dim (a row of zeros in the indices) where ``dim`` is
+    among the sparse dims or just after them, else a dense dim of the values."""
+    nd = self.ndim
+    d = wrap_dim(dim, nd + 1)
+    rec = record(self)
+    sd = sparse_dim(self)
+    shape = (*self.shape[:d], 1, *self.shape[d:])
+    if d > sd:
+        vals = rec.values.unsqueeze(d - sd + 1)
+        return make_sparse(None, rec.indices, vals, shape, rec.coalesced)
+    ns = ns_of(self)
+    xp = ns.xp
+    idx = np_of(rec.indices)
+    zero = xp.zeros((1, idx.shape[1]), dtype=idx.dtype)
+    new_idx = xp.concatenate([idx[:d], zero, idx[d:]])
+    return make_sparse(ns, new_idx, rec.values, shape, rec.coalesced)
+
+
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``, as PyTorch's sparse ``select``: along a sparse
+    dim the entries at that coordinate, with one sparse dim fewer (a dense tensor, the sum of
+    those entries' values, where no sparse dim is left); along a dense dim a view of the
+    values."""
+    d = wrap_dim(dim, self.ndim)
+    size = self.shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(self.shape)} at "
+            f"dimension {d}"
+        )
+    i = index + size if index < 0 else index
+    rec = record(self)
+    sd = sparse_dim(self)
+    shape = (*self.shape[:d], *self.shape[d + 1 :])
+    if d >= sd:
+        vals = rec.values.select(d - sd + 1, i)
+        return make_sparse(None, rec.indices, vals, shape, rec.coalesced)
+    ns = ns_of(self)
+    xp = ns.xp
+    idx = np_of(rec.indices)
+    entry = xp.flatnonzero(idx[d] == i)
+    vals = rec.values.index_select(0, ns.wrap(entry))
+    if sd == 1:
+        return vals.sum(0)
+    keep = [r for r in range(sd) if r != d]
+    return make_sparse(ns, idx[keep][:, entry], vals, shape, rec.coalesced)
+
+
+def in_range(self: Tensor, dim: int, start: int, length: int) -> tuple[int, int]:
+    """``(dim, start)`` of ``narrow_copy(self, dim, start, length)``, wrapped and checked
+    with PyTorch's messages."""
+    d = wrap_dim(dim, self.ndim)
+    size = self.shape[d]
+    if start < -size or start > size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    s = start + size if start < 0 else start
+    if length < 0 or s + length > size:
+        raise RuntimeError(
+            f"Invalid range to narrow. range(start, start+length) must be a subset of "
+            f"range(0, {size})."
+        )
+    return d, s
+
+
+def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """The entries within ``start:start + length`` along ``dim`` (a sparse result, not a
+    view: PyTorch's sparse ``narrow_copy``)."""
+    d, s = in_range(self, dim, start, length)
+    rec = record(self)
+    sd = sparse_dim(self)
+    shape = list(self.shape)
+    shape[d] = length
+    if d >= sd:
+        vals = rec.values.narrow(d - sd + 1, s, length).clone()
+        return make_sparse(None, rec.indices, vals, tuple(shape), rec.coalesced)
+    ns = ns_of(self)
+    xp = ns.xp
+    idx = np_of(rec.indices)
+    coord = idx[d]
+    entry = xp.flatnonzero((coord >= s) & (coord < s + length))
+    new_idx = idx[:, entry]
+    new_idx[d] -= s
+    vals = rec.values.index_select(0, ns.wrap(entry))
+    return make_sparse(ns, new_idx, vals, tuple(shape), rec.coalesced)
+
+
+def cat(tensors: Any, dim: int = 0, out: Any = None) -> Tensor:
+    """Sparse tensors of equal sparse and dense dims joined along ``dim``, as PyTorch's
+    sparse ``cat``: along a sparse dim the entries, their coordinates shifted; along a dense
+    dim every entry's values padded with zeros beyond its own part (uncoalesced results)."""
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(ts):
+        if not is_sparse(t):
+            raise RuntimeError(
+                f"Concatenating sparse tensors, but a dense tensor was found at position {i}."
+            )
+    first = ts[0]
+    sd, dd = sparse_dim(first), first.ndim - sparse_dim(first)
+    for i, t in enumerate(ts):
+        if sparse_dim(t) != sd or t.ndim - sparse_dim(t) != dd:
+            raise RuntimeError(
+                f"All tensors must have the same sparse_dim and dense_dim: {sd}, {dd}, but "
+                f"tensor at position {i} has {sparse_dim(t)}, {t.ndim - sparse_dim(t)}."
+            )
+    d = wrap_dim(dim, first.ndim)
+    for i, t in enumerate(ts):
+        for k in range(first.ndim):
+            if k != d and t.shape[k] != first.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{first.shape[k]} but got size {t.shape[k]} for tensor number {i} in "
+                    "the list."
+                )
+    dtype = first.dtype
+    for t in ts[1:]:
+        dtype = tc_promote(dtype, t.dtype)
+    ns = ns_of(first)
+    xp = ns.xp
+    total = sum(t.shape[d] for t in ts)
+    shape = list(first.shape)
+    shape[d] = total
+    idx_parts, val_parts, offset = [], [], 0
+    for t in ts:
+        rec = record(t)
+        idx = np_of(rec.indices)
+        vals = np_of(rec.values.to(dtype))
+        if d < sd:
+            idx = idx.copy()
+            idx[d] += offset
+        else:
+            vd = d - sd + 1
+            padded = xp.zeros((vals.shape[0], *shape[sd:]), dtype=vals.dtype)
+            where = [slice(None)] * padded.ndim
+            where[vd] = slice(offset, offset + t.shape[d])
+            padded[tuple(where)] = vals
+            vals = padded
+        idx_parts.append(idx)
+        val_parts.append(vals)
+        offset += t.shape[d]
+    new_idx = xp.concatenate(idx_parts, axis=1)
+    coalesced = len(ts) == 1 and record(first).coalesced
+    res = make_sparse(ns, new_idx, xp.concatenate(val_parts), tuple(shape), coalesced)
+    return store(out, res)
+
+
 #: (operator, device type, layout, kernel, direct)
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
     (op, device, "sparse_coo", fn, direct)
@@ -113,5 +282,9 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
         ("transpose", transpose, False),
         ("permute", permute, False),
         ("index_select", index_select, True),  # (a structured operator: the kernel allocates)
+        ("unsqueeze", unsqueeze, False),
+        ("select", select, False),
+        ("narrow_copy", narrow_copy, False),
+        ("cat", cat, True),
     )
 ]
