@@ -117,6 +117,9 @@ def test_out_overlap_and_structure(device: str) -> None:
         tc.take(x, tc.tensor([0, 1, 2], device=device), out=tc.empty(1, device=device).expand(3))
     with pytest.raises(RuntimeError, match="input tensor and the written-to tensor"):
         tc.kthvalue(x, 2, out=(x, tc.empty(0, dtype=tc.int64, device=device)))
+    with pytest.raises(RuntimeError, match="input tensor and the written-to tensor"):
+        tc.take(x, tc.tensor([0, 1], device=device), out=x[:2])  # (not pointwise: refused)
+    assert tc.square(x, out=x) is x  # (pointwise: allowed)
     with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
         tc.aminmax(x, out=tc.empty(0, device=device))
     r = tc.aminmax(x, out=[tc.empty(0, device=device), tc.empty(0, device=device)])

@@ -7,7 +7,8 @@ operators (a composite, or a function of ``tc.linalg``) computes its result as w
 
 - the dtype: the result's dtype must cast safely to ``out``'s (``exact``: be ``out``'s);
 - the shape: an ``out`` of another shape is resized, with PyTorch's deprecation warning
-  when it has elements (an empty one silently); one that an input reads is refused instead;
+  when it has elements (an empty one silently); one that an input reads is refused instead,
+  and so is any that shares memory with an input, for an operator that is not pointwise;
 - ``out`` may not have elements sharing memory (an expanded tensor), nor require grad, and no
   input may require grad while grad mode records (checked by the call path, ``ops/_call.py``);
 - several outputs take a tuple (or list) of as many tensors; all are checked before any is
@@ -21,6 +22,7 @@ from typing import Any
 
 from .. import _registry
 from .. import dtypes as dt
+from .._memory_format import is_non_overlapping_and_dense
 from .._tensor import Tensor, cpp_name, torch_name
 from ..autograd import grad_mode as _grad_mode
 
@@ -90,6 +92,30 @@ def reads_out(out: Tensor, inputs: tuple[Any, ...]) -> bool:
     return False
 
 
+def overlaps(out: Tensor, inputs: tuple[Any, ...]) -> bool:
+    """Whether ``out`` and a dense tensor among ``inputs`` (or in a list there) share memory,
+    as PyTorch's ``assert_no_overlap`` sees it: elements of one storage in overlapping
+    ranges (a strided pair is too hard to tell and passes, as in PyTorch)."""
+    if not _dense(out):
+        return False
+    lo, hi = out._offset, out._offset + out.numel()
+    for a in inputs:
+        for t in a if isinstance(a, (list, tuple)) else (a,):
+            if (
+                isinstance(t, Tensor)
+                and t._storage is out._storage
+                and _dense(t)
+                and t._offset < hi
+                and lo < t._offset + t.numel()
+            ):
+                return True
+    return False
+
+
+def _dense(t: Tensor) -> bool:
+    return t.numel() > 0 and is_non_overlapping_and_dense(t._shape, t._stride)
+
+
 def overlap_error(name: str) -> RuntimeError:
     """PyTorch's error for an ``out`` that an input reads and that the call would resize."""
     return RuntimeError(
@@ -100,7 +126,12 @@ def overlap_error(name: str) -> RuntimeError:
 
 
 def write_out(
-    name: str, result: Any, out: Any, inputs: tuple[Any, ...] = (), exact: str = ""
+    name: str,
+    result: Any,
+    out: Any,
+    inputs: tuple[Any, ...] = (),
+    exact: str = "",
+    no_overlap: bool = False,
 ) -> Any:
     """Write ``result`` (a tensor, or a tuple of them) into ``out`` (a tensor, or a tuple or
     list of as many) under PyTorch's rules for ``out=`` (see the module's docstring), and
@@ -108,7 +139,9 @@ def write_out(
     the ``out`` tensors. ``exact`` is the operator's declared ``out_dtype``: ``"exact"``
     wants each output's own dtype, ``"same"`` too in other words (PyTorch's one-input
     pointwise operators), ``"several"`` only where there are several outputs (values and
-    indices), ``""`` any dtype the result casts to safely.
+    indices), ``""`` any dtype the result casts to safely. ``no_overlap``: an ``out`` that
+    shares memory with an input is refused (PyTorch's operators other than the pointwise
+    ones), else only one that would be resized.
 
     Examples
     --------
@@ -142,7 +175,7 @@ def write_out(
     for o, r in zip(outs, results, strict=True):
         if not isinstance(o, Tensor):
             raise TypeError(f"argument 'out' must be Tensor, not {type(o).__name__}")
-        if o._shape != r._shape and reads_out(o, inputs):
+        if (o._shape != r._shape and reads_out(o, inputs)) or (no_overlap and overlaps(o, inputs)):
             raise overlap_error(name)
         if exact == "same" and o._dtype is not r._dtype:
             raise RuntimeError(

@@ -787,6 +787,7 @@ def structured(
         check(*args)
     if op.decl.values:
         check_values(op, args, args[0]._dtype)
+    given = args  # (the meta function may drop an input: cat's legacy empty tensors)
     args, spec = op.meta_function(*args)  # type: ignore[misc]
     if not isinstance(spec[1], dt.dtype):
         # several outputs: ((shape, dtype), (shape, dtype), ...), None for one not made
@@ -798,7 +799,7 @@ def structured(
     elif len(spec) == 3 and out is None:  # (shape, dtype, like): in like's memory order
         o = empty_like_layout(spec[2], spec[0], spec[1], dev)
     else:
-        o = _alloc_or_check(op, out, spec[0], spec[1], dev, args)
+        o = _alloc_or_check(op, out, spec[0], spec[1], dev, given)
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)
@@ -852,7 +853,9 @@ def _into_out(op: Op, kernel: Any, args: tuple[Any, ...], out: Any) -> Any:
     rule = op.decl.out_dtype
     if rule == "same":
         rule = "same" if sum(isinstance(a, Tensor) for a in args) == 1 else ""
-    return write_out(op.name, kernel(*args), out, args, rule)
+    return write_out(
+        op.name, kernel(*args), out, args, rule, no_overlap="pointwise" not in op.decl.tags
+    )
 
 
 def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:

@@ -192,7 +192,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory nondifferentiable",
         "``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in exponent.",
-        {"method": False, "out": True},
+        {"method": False, "out": True, "convert": M.space_bounds("logspace")},
     ),
     # ------------------------------------------------------------ search and sets
     (

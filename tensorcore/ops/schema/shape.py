@@ -75,6 +75,7 @@ _op(
     frontend="structured",
     meta_function=M.meta_gather,
     out=True,
+    out_dtype="exact",
 )
 _op(
     "scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor",
@@ -122,6 +123,7 @@ _op(
     frontend="structured",
     meta_function=M.meta_index_select,
     out=True,
+    out_dtype="exact",
 )
 _op(
     "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
