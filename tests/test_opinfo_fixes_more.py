@@ -87,3 +87,44 @@ def test_cat_out_that_is_an_empty_input_is_refused(device: str) -> None:
     with pytest.raises(RuntimeError, match="refer to a single memory location"):
         tc.cat([e, tc.ones(4, 6, device=device)], out=e)
     assert e.shape == (0,)
+
+
+def test_constant_pad_nd_takes_a_complex_value(device: str) -> None:
+    x = tc.ones(1, 3, dtype=tc.complex64, device=device)
+    r = tc.constant_pad_nd(x, [1, 2], 1 + 2j)
+    assert r.shape == (1, 6) and r.dtype == tc.complex64
+    if device != "meta":
+        np.testing.assert_array_equal(
+            _np(r), np.pad(np.ones((1, 3), complex), ((0, 0), (1, 2)), constant_values=1 + 2j)
+        )
+    with pytest.raises(TypeError, match="argument 'value' must be Number"):
+        tc.constant_pad_nd(x, [1, 2], "a")
+
+
+def test_group_norm_of_an_empty_batch(device: str) -> None:
+    for shape, groups in (((0, 2), 1), ((0, 4, 3), 2)):
+        x = tc.ones(*shape, device=device, requires_grad=True)
+        y = F.group_norm(x, groups, weight=tc.ones(shape[1], device=device))
+        assert y.shape == shape
+        (g,) = tc.autograd.grad(y.sum(), x)
+        assert g.shape == shape
+
+
+def test_silu_of_complex_numbers(device: str) -> None:
+    z = np.array([1 + 1j, -2 + 0.5j, 0.3 - 0.7j])
+    x = tc.tensor(z, dtype=tc.complex128, device=device, requires_grad=True)
+    y = F.silu(x)
+    if device != "meta":
+        np.testing.assert_allclose(_np(y.detach()), z / (1 + np.exp(-z)), rtol=1e-12)
+        # (the conjugate Wirtinger derivative: finite differences agree)
+        assert tc.autograd.gradcheck(F.silu, (x,))
+
+
+def test_local_response_norm_of_integers(device: str) -> None:
+    a = np.arange(18).reshape(1, 6, 3) * 1000
+    r = F.local_response_norm(tc.tensor(a, device=device), 3, alpha=1e-3, beta=0.5, k=1.25)
+    assert r.dtype == tc.float32
+    if device != "meta":
+        sq = np.pad(a * a, ((0, 0), (1, 1), (0, 0)))
+        mean = (sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]) // 3  # (integer pooling truncates)
+        np.testing.assert_allclose(_np(r), a / (mean * 1e-3 + 1.25) ** 0.5, rtol=1e-5)
