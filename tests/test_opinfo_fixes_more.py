@@ -128,3 +128,33 @@ def test_local_response_norm_of_integers(device: str) -> None:
         sq = np.pad(a * a, ((0, 0), (1, 1), (0, 0)))
         mean = (sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]) // 3  # (integer pooling truncates)
         np.testing.assert_allclose(_np(r), a / (mean * 1e-3 + 1.25) ** 0.5, rtol=1e-5)
+
+
+def test_negative_integers_wrap_into_unsigned_dtypes(device: str) -> None:
+    # PyTorch's Scalar conversion: an int down to -max wraps, a negative float overflows
+    a = tc.ones(3, dtype=tc.uint8, device=device)
+    results = (
+        a.clone().fill_(-3),
+        tc.full((3,), -1, dtype=tc.uint8, device=device),
+        tc.add(a, a, alpha=-3),
+        tc.zeros(3, dtype=tc.uint8, device=device).masked_fill(a.bool(), -255),
+    )
+    if device != "meta":
+        want = [(-3) % 256, 255, (1 - 3) % 256, 1]
+        for r, w in zip(results, want, strict=True):
+            np.testing.assert_array_equal(_np(r), np.full(3, w, np.uint8))
+    for bad in (-256, -0.5):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            a.clone().fill_(bad)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        tc.ones(2, dtype=tc.int8, device=device).fill_(127.9)
+
+
+def test_a_number_operand_of_zeta_is_rounded_to_the_compute_dtype(device: str) -> None:
+    sps = pytest.importorskip("scipy.special")
+    r = tc.special.zeta(tc.tensor(2.0, device=device), 6e-08)
+    if device != "meta":
+        # (6e-8 is first a float32, as PyTorch converts a scalar operand: near the pole the
+        # difference is an ulp of the result)
+        want = np.float32(sps.zeta(2.0, np.float64(np.float32(6e-08))))
+        assert r.item() == want
