@@ -590,7 +590,8 @@ def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:
 
     # (the unchecked function: F.pad's value is a float, constant_pad_nd's any Scalar,
     # a complex one for complex tensors)
-    return pad_fn.__wrapped__(input, pad, "constant", value)
+    unchecked: Any = pad_fn.__wrapped__  # type: ignore[attr-defined]
+    return unchecked(input, pad, "constant", value)
 
 
 @_public

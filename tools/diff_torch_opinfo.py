@@ -1,12 +1,17 @@
 """PyTorch's own operator database (OpInfo) through tensorcore: a developer tool, run by hand.
 
 For every OpInfo of ``torch.testing._internal.common_methods_invocations.op_db`` and the dtypes
-float32, float64, int64, bool, complex64 and bfloat16 (where the OpInfo supports them), call the
-OpInfo's own callable (``.op``) on its samples with PyTorch and with tensorcore, and compare the
-results (values with per-dtype tolerances, dtypes, shapes, the structure of multiple outputs),
-for float64 samples the gradients (``torch.autograd.grad`` against ``tc.autograd.grad`` with
-the same random cotangents) and, for ``error_inputs``, whether both raise and of related
-builtin exception types.
+of :data:`DTYPES` (where the OpInfo supports them), call the OpInfo's own callable (``.op``) on
+its samples (``sample_inputs``, then the further cases of ``reference_inputs`` where it has
+them) with PyTorch and with tensorcore, and compare the results (values with per-dtype
+tolerances, dtypes, shapes, the structure of multiple outputs). The same for its variants
+(:data:`VARIANTS`): the ``Tensor`` method, the in-place method (on a copy of ``self``), and the
+function with ``out=`` tensors of the result's dtypes and shapes (whether the result is ``out``,
+and for the first sample whether an ``out`` of another dtype is taken or refused by both). For
+float64 and complex128 samples the gradients (``torch.autograd.grad`` against
+``tc.autograd.grad`` with the same random cotangents: complex ones follow PyTorch's conjugate
+Wirtinger convention) and, for ``error_inputs``, whether both raise and of related builtin
+exception types.
 
 Where ``.op`` is a Python function of PyTorch's test modules (often a lambda that reorders
 arguments) it is rebound to globals in which ``torch`` is tensorcore; PyTorch's builtins are
@@ -16,7 +21,7 @@ Random and uninitialised operators, and dropout samples, are compared by dtype a
 
 Kinds of mismatch: ``values``, ``dtype``, ``shape``, ``structure``, ``tc-raises`` (PyTorch
 computes, tensorcore raises), ``torch-raises``, ``missing`` (tensorcore lacks the function),
-their ``grad-`` forms, and for ``error_inputs`` ``error-noraise`` (PyTorch raises, tensorcore
+their ``grad-``, ``method-``, ``inplace-`` and ``out-`` forms, ``out-dtype-rule``, and for ``error_inputs`` ``error-noraise`` (PyTorch raises, tensorcore
 does not) and ``error-type`` (unrelated builtin exception types). :data:`EXPECTED` names the
 known differences as harness artefacts, accepted differences or gaps, with the reason.
 
@@ -24,6 +29,7 @@ Usage::
 
     python3 tools/diff_torch_opinfo.py                       # everything (several minutes)
     python3 tools/diff_torch_opinfo.py --ops 'gather,scatter*' --dtypes float32 -v
+    python3 tools/diff_torch_opinfo.py --modes forward,out --dtypes float32,int64
 """
 
 # The closures made in loops are called in the same iteration:

@@ -479,5 +479,5 @@ def local_response_norm(
     else:
         # (PyTorch averages integers as its integer pooling does: the truncated mean, then
         # computes the rest in the default float dtype)
-        window_mean = windows.sum(-1) // size
+        window_mean = windows.sum(-1).div(size, rounding_mode="floor")
     return input / (window_mean * alpha + k).pow(beta)
