@@ -21,8 +21,9 @@ Random and uninitialised operators, and dropout samples, are compared by dtype a
 
 Kinds of mismatch: ``values``, ``dtype``, ``shape``, ``structure``, ``tc-raises`` (PyTorch
 computes, tensorcore raises), ``torch-raises``, ``missing`` (tensorcore lacks the function),
-their ``grad-``, ``method-``, ``inplace-`` and ``out-`` forms, ``out-dtype-rule``, and for ``error_inputs`` ``error-noraise`` (PyTorch raises, tensorcore
-does not) and ``error-type`` (unrelated builtin exception types). :data:`EXPECTED` names the
+their ``grad-``, ``method-``, ``inplace-`` and ``out-`` forms, ``out-dtype-rule``, and for
+``error_inputs`` ``error-noraise`` (PyTorch raises, tensorcore does not) and ``error-type``
+(unrelated builtin exception types). :data:`EXPECTED` names the
 known differences as harness artefacts, accepted differences or gaps, with the reason.
 
 Usage::
