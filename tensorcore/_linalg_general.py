@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ._tensor import Tensor, torch_name
-from .autograd.grad_mode import is_grad_enabled
 from .dispatch import get_op
 from .ops._call import call
+from .ops._out import write_out
 from .ops._validate import checked
-from .ops.frontends import resize_out
 
 __all__ = ["eig", "eigvals", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp"]
 
@@ -29,26 +28,15 @@ def _into(res: Any, out: Any) -> Any:
     that wants a gradient cannot go into one; ``out`` comes back."""
     if out is None:
         return res
-    many = isinstance(res, tuple)
+    results = tuple(res) if isinstance(res, tuple) else (res,)
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    results = tuple(res) if many else (res,)
-    if len(outs) != len(results) or not all(isinstance(o, Tensor) for o in outs):
-        raise TypeError(f"argument 'out' must be a tuple of {len(results)} Tensors")
-    if any(r.requires_grad for r in results) and is_grad_enabled():
-        raise RuntimeError(
-            "functions with out=... arguments don't support automatic differentiation, but one "
-            "of the arguments requires grad."
-        )
-    for o, r in zip(outs, results, strict=True):
-        if r.dtype.is_complex and not o.dtype.is_complex:
+    for o, r in zip(outs, results, strict=False):
+        if isinstance(o, Tensor) and r.dtype.is_complex and not o.dtype.is_complex:
             raise RuntimeError(
                 f"Expected the out tensor to be safely castable from {torch_name(r.dtype)} "
                 f"dtype, but got an out tensor with dtype {torch_name(o.dtype)}"
             )
-        if o.shape != r.shape:
-            resize_out(o, r.shape, o.device)
-        o.copy_(r)
-    return type(res)(*outs) if many else outs[0]
+    return write_out("", res, out)
 
 
 # ------------------------------------------------------------------ eigendecomposition

@@ -26,6 +26,7 @@ from . import _tensor_compat
 from . import dtypes as dt
 from ._tensor import Tensor, torch_name
 from .ops import functions as ops
+from .ops._validate import checked
 
 __all__: list[str] = []  # filled by _public below
 
@@ -575,6 +576,7 @@ def to_dlpack(tensor: Tensor) -> Any:
 
 
 @_public
+@checked("constant_pad_nd(Tensor input, int[] pad, Scalar value=0) -> Tensor")
 def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:
     """``nn.functional.pad(input, pad, "constant", value)``.
 
@@ -586,7 +588,10 @@ def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:
     """
     from .ops._padding import pad as pad_fn
 
-    return pad_fn(input, pad, "constant", value)
+    # (the unchecked function: F.pad's value is a float, constant_pad_nd's any Scalar,
+    # a complex one for complex tensors)
+    unchecked: Any = pad_fn.__wrapped__  # type: ignore[attr-defined]
+    return unchecked(input, pad, "constant", value)
 
 
 @_public

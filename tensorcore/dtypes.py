@@ -350,7 +350,8 @@ def check_scalar(value: Any, d: dtype) -> None:
     NaN and infinities do not fit an integer dtype, finite values beyond the largest float
     do not fit a floating dtype (infinities do), a complex number with an imaginary part does
     not fit a real dtype; every value fits ``bool``. As in PyTorch, an unsigned dtype also
-    takes negative values down to ``-max`` (they wrap), and floats are truncated.
+    takes negative integers down to ``-max`` (they wrap; a negative float does not fit), and
+    floats are truncated.
 
     Examples
     --------
@@ -386,12 +387,12 @@ def check_scalar(value: Any, d: dtype) -> None:
             raise _overflow(d)
         return
     # integral
-    if isinstance(v, float):
-        if v != v or abs(v) == float("inf"):
-            raise _overflow(d)
-        v = int(v)
+    # (only an int wraps, as PyTorch; a float is compared before its truncation)
+    wraps = not d.is_signed and not isinstance(v, float)
+    if isinstance(v, float) and (v != v or abs(v) == float("inf")):
+        raise _overflow(d)
     lo, hi = int_range(d)
-    if not d.is_signed:
+    if wraps:
         lo = -hi
     if v < lo or v > hi:
         raise _overflow(d)

@@ -23,14 +23,12 @@ from . import return_types as rt
 from ._linalg_ex import householder_product, inv_ex, solve_ex
 from ._linalg_general import eig, eigvals, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp
 from ._linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
-from ._tensor import Tensor
-from .autograd.grad_mode import is_grad_enabled
 from .dispatch import get_op
 from .ops import functions as ops
 from .ops._call import call
+from .ops._out import write_out
 from .ops._validate import checked
 from .ops.factories import tensor
-from .ops.frontends import resize_out, warn_resized
 
 __all__ = [
     "LinAlgError",
@@ -601,22 +599,8 @@ def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Any:
 
 
 def _out(res: Any, out: Any) -> Any:
-    """Write a composite's result into ``out`` as the structured operators do (an empty
-    ``out`` is resized; a result that wants a gradient cannot go into one)."""
-    if out is None:
-        return res
-    if not isinstance(out, Tensor):
-        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
-    if res.requires_grad and is_grad_enabled():
-        raise RuntimeError(
-            "functions with out=... arguments don't support automatic differentiation, but one "
-            "of the arguments requires grad."
-        )
-    if out.shape != res.shape:
-        if out.numel() != 0:
-            warn_resized(tuple(out.shape), tuple(res.shape))
-        resize_out(out, res.shape, out.device)
-    return out.copy_(res)
+    """Write a composite's result into ``out`` under PyTorch's rules (``ops/_out.py``)."""
+    return res if out is None else write_out("", res, out)
 
 
 @checked("cond(Tensor A, Any p=None, *, Tensor? out=None) -> Tensor")
@@ -658,10 +642,7 @@ def cond(A: Any, p: Any = None, *, out: Any = None) -> Any:
                 except LinAlgError:
                     parts.append(ops.full((), float("inf"), dtype=matrix_norm(m, p).dtype))
             res = ops.stack(parts).reshape(A.shape[:-2])
-    if out is not None:
-        resize_out(out, res.shape, out.device)
-        return out.copy_(res)
-    return res
+    return _out(res, out)
 
 
 @checked("vander(Tensor x, *, int? N=None) -> Tensor")
@@ -713,10 +694,7 @@ def tensorinv(A: Any, ind: int = 2, *, out: Any = None) -> Any:
             f"prod(self.shape[:ind]), but got {n_cols} != {n_rows}"
         )
     res = inv(A.reshape(n_rows, n_cols)).reshape(*cols, *rows)
-    if out is not None:
-        resize_out(out, res.shape, out.device)
-        return out.copy_(res)
-    return res
+    return _out(res, out)
 
 
 @checked("tensorsolve(Tensor A, Tensor B, int[]? dims=None, *, Tensor? out=None) -> Tensor")
@@ -746,7 +724,4 @@ def tensorsolve(A: Any, B: Any, dims: Any = None, *, out: Any = None) -> Any:
             f"prod(self.shape[:other.ndim]), but got {n} != {m}"
         )
     res = solve(A.reshape(m, n), B.reshape(m)).reshape(out_shape)
-    if out is not None:
-        resize_out(out, res.shape, out.device)
-        return out.copy_(res)
-    return res
+    return _out(res, out)

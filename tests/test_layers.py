@@ -81,6 +81,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "frontends",
         [
             "tensorcore.ops.frontends",
+            "tensorcore.ops._out",
             "tensorcore.ops._call",
             "tensorcore.ops._lanes",
             "tensorcore.ops._api",

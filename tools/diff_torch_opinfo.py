@@ -1,12 +1,17 @@
 """PyTorch's own operator database (OpInfo) through tensorcore: a developer tool, run by hand.
 
 For every OpInfo of ``torch.testing._internal.common_methods_invocations.op_db`` and the dtypes
-float32, float64, int64, bool, complex64 and bfloat16 (where the OpInfo supports them), call the
-OpInfo's own callable (``.op``) on its samples with PyTorch and with tensorcore, and compare the
-results (values with per-dtype tolerances, dtypes, shapes, the structure of multiple outputs),
-for float64 samples the gradients (``torch.autograd.grad`` against ``tc.autograd.grad`` with
-the same random cotangents) and, for ``error_inputs``, whether both raise and of related
-builtin exception types.
+of :data:`DTYPES` (where the OpInfo supports them), call the OpInfo's own callable (``.op``) on
+its samples (``sample_inputs``, then the further cases of ``reference_inputs`` where it has
+them) with PyTorch and with tensorcore, and compare the results (values with per-dtype
+tolerances, dtypes, shapes, the structure of multiple outputs). The same for its variants
+(:data:`VARIANTS`): the ``Tensor`` method, the in-place method (on a copy of ``self``), and the
+function with ``out=`` tensors of the result's dtypes and shapes (whether the result is ``out``,
+and for the first sample whether an ``out`` of another dtype is taken or refused by both). For
+float64 and complex128 samples the gradients (``torch.autograd.grad`` against
+``tc.autograd.grad`` with the same random cotangents: complex ones follow PyTorch's conjugate
+Wirtinger convention) and, for ``error_inputs``, whether both raise and of related builtin
+exception types.
 
 Where ``.op`` is a Python function of PyTorch's test modules (often a lambda that reorders
 arguments) it is rebound to globals in which ``torch`` is tensorcore; PyTorch's builtins are
@@ -16,14 +21,16 @@ Random and uninitialised operators, and dropout samples, are compared by dtype a
 
 Kinds of mismatch: ``values``, ``dtype``, ``shape``, ``structure``, ``tc-raises`` (PyTorch
 computes, tensorcore raises), ``torch-raises``, ``missing`` (tensorcore lacks the function),
-their ``grad-`` forms, and for ``error_inputs`` ``error-noraise`` (PyTorch raises, tensorcore
-does not) and ``error-type`` (unrelated builtin exception types). :data:`EXPECTED` names the
+their ``grad-``, ``method-``, ``inplace-`` and ``out-`` forms, ``out-dtype-rule``, and for
+``error_inputs`` ``error-noraise`` (PyTorch raises, tensorcore does not) and ``error-type``
+(unrelated builtin exception types). :data:`EXPECTED` names the
 known differences as harness artefacts, accepted differences or gaps, with the reason.
 
 Usage::
 
     python3 tools/diff_torch_opinfo.py                       # everything (several minutes)
     python3 tools/diff_torch_opinfo.py --ops 'gather,scatter*' --dtypes float32 -v
+    python3 tools/diff_torch_opinfo.py --modes forward,out --dtypes float32,int64
 """
 
 # The closures made in loops are called in the same iteration:
@@ -51,7 +58,24 @@ except ImportError:  # pragma: no cover - a developer tool
 
 import tensorcore as tc
 
-DTYPES = ("float32", "float64", "int64", "bool", "complex64", "bfloat16")
+DTYPES = (
+    "float32",
+    "float64",
+    "int64",
+    "bool",
+    "complex64",
+    "bfloat16",
+    "complex128",
+    "int32",
+    "uint8",
+    "int8",
+    "int16",
+    "float16",
+)
+#: The variants of an OpInfo a run calls besides its function (``--modes``): the ``Tensor``
+#: method ``x.op(...)``, the in-place method ``x.op_(...)``, and the function with ``out=``
+#: tensors of the result's dtypes and shapes (PyTorch's ``test_out``).
+VARIANTS = ("method", "inplace", "out")
 #: (rtol, atol) per result dtype; exact for integers and bools.
 TOLERANCE = {
     "float16": (2e-3, 2e-3),
@@ -190,6 +214,28 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         _ARTEFACT + "the OpInfo calls torch.ops.aten",
     ),
     ("sparse.*", "*", "harness", "*", _ARTEFACT + "sparse CSR samples"),
+    (
+        "*",
+        "-",
+        "error-noraise",
+        "*refer to a single memory location*",
+        _ARTEFACT + "each sample tensor is copied on its own: an out= that is a view of an "
+        "input (not the input itself) no longer shares its memory",
+    ),
+    (
+        "cat",
+        "-",
+        "error-noraise",
+        "*storage that is not resizable*",
+        _ARTEFACT + "the sample's out= has a storage PyTorch cannot resize; the copy's can be",
+    ),
+    (
+        "nextafter",
+        "float64",
+        "grad-structure",
+        "*",
+        _ACCEPTED + "PyTorch's result requires grad but its backward raises (no derivative)",
+    ),
     ("chalf", "*", "missing", "*", "gap: no complex32 dtype"),
     ("alias_copy", "*", "missing", "*", "gap: no alias/alias_copy"),
     ("_softmax_backward_data", "*", "tc-raises", "*", "gap: ATen's internal 4-argument form"),
@@ -407,11 +453,12 @@ class Report:
 
     def add(self, kind: str, op: str, dtype: str, sample: str, detail: str) -> None:
         item = (kind, op, dtype, sample, detail.replace("\n", " ")[:300])
+        bare = kind.split("-", 1)[1] if kind.startswith(VARIANTS) else kind
         for pop, pdt, pkind, pdetail, reason in EXPECTED:
             if (
                 fnmatch.fnmatchcase(op, pop)
                 and fnmatch.fnmatchcase(dtype, pdt)
-                and fnmatch.fnmatchcase(kind, pkind)
+                and (fnmatch.fnmatchcase(kind, pkind) or fnmatch.fnmatchcase(bare, pkind))
                 and fnmatch.fnmatchcase(item[4], pdetail)
             ):
                 self.expected.append((item, reason))
@@ -557,25 +604,73 @@ def run_op(rep: Report, op: Any, dtypes: list[str], max_samples: int, modes: set
             return
     shape_only = any(fnmatch.fnmatchcase(op.name, p) for p in UNDETERMINED)
     supported = op.supported_dtypes("cpu")
+    backward_dtypes = op.supported_backward_dtypes("cpu")
+    variants = {"forward": (op.op, fn)}
+    for mode, theirs in (("method", op.method_variant), ("inplace", op.inplace_variant)):
+        if mode in modes and theirs is not None:
+            try:
+                variants[mode] = (theirs, counterpart(theirs))
+            except _Missing as e:
+                rep.missing[f"{key} ({mode})"] = str(e)
+    if "out" in modes and op.supports_out:
+        variants["out"] = (op.op, fn)
     for dname in dtypes:
         dt = getattr(torch, dname)
         if dt not in supported:
             continue
-        if "forward" in modes:
-            forward(rep, op, fn, key, dname, dt, max_samples, shape_only)
-        if "grad" in modes and dname == "float64" and op.supports_autograd and not shape_only:
+        for mode, (theirs, ours) in variants.items():
+            if mode in modes:
+                forward(rep, op, theirs, ours, key, dname, dt, max_samples, shape_only, mode)
+        if (
+            "grad" in modes
+            and dname in ("float64", "complex128")
+            and op.supports_autograd
+            and dt in backward_dtypes
+            and not shape_only
+        ):
             backward(rep, op, fn, key, dname, dt, max_samples)
     if "errors" in modes:
         errors(rep, op, fn, key)
 
 
-def forward(
-    rep: Report, op: Any, fn: Any, key: str, dname: str, dt: Any, n: int, shape_only: bool
-) -> None:
+def _samples(op: Any, dt: Any, n: int, requires_grad: bool) -> list[Any]:
+    """The OpInfo's first ``n`` sample inputs, then the first ``n`` of its reference inputs
+    beyond them (PyTorch's larger set of edge cases, where the OpInfo has one)."""
     torch.manual_seed(0)
-    samples, err = attempt(lambda: list(op.sample_inputs("cpu", dt, requires_grad=False))[:n])
+    samples, err = attempt(lambda: list(op.sample_inputs("cpu", dt, requires_grad=requires_grad)))
     if err is not None:
-        return
+        return []
+    if op.reference_inputs_func is None or requires_grad:
+        return samples[:n]
+    torch.manual_seed(0)
+    refs, err = attempt(lambda: list(op.reference_inputs("cpu", dt, requires_grad=False)))
+    return samples[:n] + (refs[len(samples) :][:n] if err is None else [])
+
+
+def _outs_like(res: Any, lib: Any) -> Any:
+    """Empty tensors of ``res``'s dtypes and shapes (a tuple for several), for ``out=``."""
+    if isinstance(res, (tuple, list)):
+        return tuple(_outs_like(r, lib) for r in res)
+    return lib.empty(tuple(res.shape), dtype=res.dtype)
+
+
+def forward(
+    rep: Report,
+    op: Any,
+    theirs: Any,
+    fn: Any,
+    key: str,
+    dname: str,
+    dt: Any,
+    n: int,
+    shape_only: bool,
+    mode: str = "forward",
+) -> None:
+    """Call the variant ``mode`` on the samples with both libraries and compare: the function
+    (``forward``), the method, the in-place method (``self`` is a copy, its result compared)
+    or the function with ``out=`` tensors made like PyTorch's result."""
+    pre = "" if mode == "forward" else mode + "-"
+    samples = _samples(op, dt, n, False)
     for s in samples:
         desc = describe(s)
         memo: dict[int, Any] = {}
@@ -583,8 +678,18 @@ def forward(
         if converted is None:
             continue
         args, kwargs = converted
+        targs, tkwargs = (s.input, *s.args), dict(s.kwargs)
+        if mode == "inplace":
+            targs = (s.input.clone(), *s.args)
+        if mode == "out":
+            torch.manual_seed(0)
+            plain, terr = attempt(lambda: theirs(*targs, **tkwargs))
+            if terr is not None or not all(isinstance(r, torch.Tensor) for r in flatten(plain)):
+                continue
+            tkwargs["out"] = _outs_like(plain, torch)
+            kwargs = {**kwargs, "out": convert(_outs_like(plain, torch), {})}
         torch.manual_seed(0)
-        want, terr = attempt(lambda: op.op(s.input, *s.args, **s.kwargs))
+        want, terr = attempt(lambda: theirs(*targs, **tkwargs))
         tc.manual_seed(0)
         got, oerr = attempt(lambda: fn(*args, **kwargs))
         random = shape_only or _random_sample(op.name, s)
@@ -592,22 +697,70 @@ def forward(
             rep.ok += 1
             continue
         if oerr is not None:
-            kind = "missing" if _missing(oerr) else "tc-raises"
+            kind = "missing" if _missing(oerr) else pre + "tc-raises"
             rep.add(kind, key, dname, desc, f"{type(oerr).__name__}: {oerr}")
             continue
         if terr is not None:
-            rep.add("torch-raises", key, dname, desc, f"{type(terr).__name__}: {terr}")
+            rep.add(pre + "torch-raises", key, dname, desc, f"{type(terr).__name__}: {terr}")
             continue
-        if compare(rep, key, dname, desc, got, want, random, ""):
+        # (what an out= call returns must be the out tensors)
+        if mode == "out" and not all(
+            a is b for a, b in zip(flatten(got), flatten(kwargs["out"]), strict=False)
+        ):
+            rep.add(pre + "structure", key, dname, desc, "the result is not out")
+            continue
+        if compare(rep, key, dname, desc, got, want, random, pre):
             rep.ok += 1
+        if mode == "out" and s is samples[0]:
+            out_dtype_rule(rep, theirs, fn, key, dname, desc, targs, tkwargs, args, kwargs)
+
+
+#: For ``out=`` of another dtype than the result's: a wider one, and one it cannot cast to.
+_OTHER_DTYPE = {"float32": "float64", "float64": "float32", "int64": "float32", "bool": "int64"}
+
+
+def out_dtype_rule(
+    rep: Report,
+    theirs: Any,
+    fn: Any,
+    key: str,
+    dname: str,
+    desc: str,
+    targs: tuple[Any, ...],
+    tkwargs: dict[str, Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
+    """Whether both libraries take (or both refuse) ``out=`` tensors of another dtype than
+    the result's (PyTorch's operators differ: castable, or the result's own dtype only)."""
+    other = _OTHER_DTYPE.get(dname)
+    if other is None:
+        return
+    odt = getattr(torch, other)
+
+    def outs(lib: Any, like: Any, dtype: Any) -> Any:
+        if isinstance(like, tuple):
+            # (the first output takes the other dtype; indices keep theirs)
+            return (outs(lib, like[0], dtype), *(outs(lib, x, None) for x in like[1:]))
+        keep = like.dtype if lib is torch else convert(like.dtype, {})
+        return lib.empty(0, dtype=dtype if dtype is not None else keep)
+
+    tout = tkwargs["out"]
+    t_other = outs(torch, tout, odt)
+    o_other = outs(tc, tout, convert(odt, {}))
+    torch.manual_seed(0)
+    _, terr = attempt(lambda: theirs(*targs, **{**tkwargs, "out": t_other}))
+    tc.manual_seed(0)
+    _, oerr = attempt(lambda: fn(*args, **{**kwargs, "out": o_other}))
+    if (terr is None) != (oerr is None):
+        why = f"torch {type(terr).__name__}: {terr}" if terr else f"ours {oerr!r}"
+        rep.add("out-dtype-rule", key, dname, f"out {other}; {desc}", why)
+    else:
+        rep.ok += 1
 
 
 def backward(rep: Report, op: Any, fn: Any, key: str, dname: str, dt: Any, n: int) -> None:
-    torch.manual_seed(0)
-    samples, err = attempt(lambda: list(op.sample_inputs("cpu", dt, requires_grad=True))[:n])
-    if err is not None:
-        return
-    for s in samples:
+    for s in _samples(op, dt, n, True):
         desc = describe(s)
         ins = list(tensors_with_grad((s.input, s.args, s.kwargs)))
         if not ins or _random_sample(op.name, s):
@@ -623,7 +776,9 @@ def backward(rep: Report, op: Any, fn: Any, key: str, dname: str, dt: Any, n: in
         touts = [
             y
             for y in flatten(want)
-            if isinstance(y, torch.Tensor) and y.requires_grad and y.dtype.is_floating_point
+            if isinstance(y, torch.Tensor)
+            and y.requires_grad
+            and (y.dtype.is_floating_point or y.dtype.is_complex)
         ]
         if not touts:
             continue
@@ -692,7 +847,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ops", help="comma-separated globs of OpInfo names (name.variant)")
     p.add_argument("--skip", help="comma-separated globs of OpInfo names to leave out")
     p.add_argument("--dtypes", default=",".join(DTYPES))
-    p.add_argument("--modes", default="forward,grad,errors")
+    p.add_argument("--modes", default="forward,grad,errors," + ",".join(VARIANTS))
     p.add_argument("--max-samples", type=int, default=20)
     p.add_argument("--out", default="diff_torch_opinfo.tsv")
     p.add_argument("-v", "--verbose", action="store_true")

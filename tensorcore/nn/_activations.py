@@ -473,5 +473,11 @@ def local_response_norm(
         shape[1] = n
         pads.append(ops.zeros(tuple(shape), dtype=sq.dtype, device=sq.device))
     padded = ops.cat([pads[0], sq, pads[1]], 1)
-    window_mean = padded.unfold(1, size, 1).mean(-1)
+    windows = padded.unfold(1, size, 1)
+    if input.is_floating_point() or input.is_complex():
+        window_mean = windows.mean(-1)
+    else:
+        # (PyTorch averages integers as its integer pooling does: the truncated mean, then
+        # computes the rest in the default float dtype)
+        window_mean = windows.sum(-1).div(size, rounding_mode="floor")
     return input / (window_mean * alpha + k).pow(beta)

@@ -432,6 +432,14 @@ def _adaptive_named(input: Tensor, out: Tensor, nd: int, reduce: str) -> Tensor:
     return named_as(out, f"{kind}{nd}DBackward0")
 
 
+def _adaptive_rank(input: Tensor, output_size: Any, nd: int) -> None:
+    """PyTorch's check of the 2-D and 3-D adaptive pools' ``input`` against a sequence
+    ``output_size``, made before the input's rank is (a ``ValueError``, not the rank's
+    ``RuntimeError``)."""
+    if nd > 1 and isinstance(output_size, (list, tuple)) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
 def _adaptive_sizes(output_size: Any, sizes: Any, fn: str) -> tuple[int, ...]:
     """An adaptive pool's output sizes: an int for every dim, or one per dim (None keeps
     the input's size there)."""
@@ -442,8 +450,14 @@ def _adaptive_sizes(output_size: Any, sizes: Any, fn: str) -> tuple[int, ...]:
         outs = tuple(output_size)
         if len(outs) == 1:
             outs = outs * nd
-        if len(outs) != nd or not all(o is None or isinstance(o, int) for o in outs):
-            raise ValueError(
+        if len(outs) != nd:
+            raise RuntimeError(
+                f"{fn}() argument 'output_size' should contain one int (got {len(outs)})"
+                if nd == 1
+                else f"{fn}: output_size must be {nd}"
+            )
+        if not all(o is None or isinstance(o, int) for o in outs):
+            raise TypeError(
                 f"{fn}(): output_size must be an int or a sequence of {nd} ints or None, "
                 f"got {output_size!r}"
             )
@@ -470,6 +484,7 @@ def _adaptive_max_with_indices(
     Every output cell's window is gathered at once, padded to the longest window by
     repeating its last position (a repeat never beats the first occurrence of a maximum).
     """
+    _adaptive_rank(input, output_size, nd)
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
@@ -523,6 +538,7 @@ def _adaptive_max_with_indices(
 
 
 def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) -> Tensor:
+    _adaptive_rank(input, output_size, nd)
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)

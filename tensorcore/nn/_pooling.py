@@ -24,6 +24,7 @@ from ._conv import (
     _adaptive,
     _adaptive_max_with_indices,
     _adaptive_named,
+    _adaptive_rank,
     _adaptive_sizes,
     _batched,
     _tuple,
@@ -207,6 +208,7 @@ def avg_pool3d(
 
 
 def _adaptive3(input: Tensor, output_size: Any, fn: str, reduce: str) -> Tensor:
+    _adaptive_rank(input, output_size, 3)
     x, unbatched = _batched(input, 3, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)

@@ -943,14 +943,16 @@ def group_norm(
         # Channels-last: normalised as its (N, *spatial, G, C / G) view, which is row-major,
         # so the result and the input's gradient keep the format, as PyTorch's do.
         last = input.movedim(1, -1)
-        x = last.reshape(n, -1, num_groups, c // num_groups)
+        x = last.reshape(n, math.prod(last.shape[1:-1]), num_groups, c // num_groups)
         x = x.float() if mixed else x
         centred = x - x.mean((1, 3), keepdim=True)
         var = (centred * centred).mean((1, 3), keepdim=True)
         out = (centred * (var + eps).rsqrt()).reshape(last.shape).movedim(-1, 1)
     else:
         # Each group of channels is one row of the layer_norm operator (and its backward).
-        grouped = input.reshape(n, num_groups, -1)
+        # (the row length spelled out: -1 is ambiguous for an empty batch)
+        row = c // num_groups * math.prod(input.shape[2:])
+        grouped = input.reshape(n, num_groups, row)
         grouped = grouped.float() if mixed else grouped
         norm = ops.native_layer_norm if _saves_statistics(grouped) else ops.layer_norm
         out = norm(grouped, (grouped.shape[2],), None, None, eps)

@@ -280,7 +280,14 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
         if kernel is None:
             kernel = op.resolve(key, tuple(a._dtype for a in args if isinstance(a, Tensor)))
         if out is not None:
+            if out.__class__ is list:  # (several outputs: PyTorch takes a list as well)
+                out = tuple(out)
             _check_out(op, out, dev)
+            if rg and _gm.enabled and op.differentiable:
+                raise RuntimeError(
+                    f"{op.name}(): functions with out=... arguments don't support automatic "
+                    "differentiation, but one of the arguments requires grad."
+                )
         if rg and (_gm.enabled or _dual.on) and _autograd_step is not None:
             res = _autograd_step(op, kernel, args, out, dev, False, key)
         elif op.frontend is _unchecked and out is None:

@@ -87,7 +87,17 @@ def addcmul(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
     self, tensor1, tensor2 = _promoted(self, tensor1, tensor2)
     if isinstance(value, float) and dt.result_type(self, tensor1, tensor2)._category == dt.INTEGRAL:
         value = int(value)  # (PyTorch's integer kernel truncates a float value)
+    value = _bool_value(value, self)
     return named_as(ops.add(self, ops.mul(tensor1, tensor2), alpha=value), "AddcmulBackward0")
+
+
+def _bool_value(value: Any, self: Tensor) -> Any:
+    """addcmul's and addcdiv's ``value`` as ``add``'s ``alpha``: a bool is the number 0 or
+    1 for a result that is not bool (PyTorch's ``value`` is a plain Scalar, where ``alpha``
+    refuses a bool for such results)."""
+    if value.__class__ is bool and isinstance(self, Tensor) and self._dtype is not dt.bool_:
+        return int(value)
+    return value
 
 
 @_composite
@@ -104,6 +114,7 @@ def addcdiv(self: Tensor, tensor1: Any, tensor2: Any, value: Any = 1) -> Tensor:
                 "tensor2), for all dtypes."
             )
     self, tensor1, tensor2 = _promoted(self, tensor1, tensor2)
+    value = _bool_value(value, self)
     return named_as(ops.add(self, ops.div(tensor1, tensor2), alpha=value), "AddcdivBackward0")
 
 

@@ -398,7 +398,13 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     if a._dtype is not b._dtype:
         raise RuntimeError("both inputs should have same dtype")
     for x, y in zip(da, db, strict=True):
-        if a._shape[x] != b._shape[y]:
+        # A contracted dim of size 1 on one side broadcasts: the other side is summed over
+        # it first (PyTorch's rule).
+        if a._shape[x] != b._shape[y] and a._shape[x] == 1:
+            b = b.sum(y, keepdim=True)
+        elif a._shape[x] != b._shape[y] and b._shape[y] == 1:
+            a = a.sum(x, keepdim=True)
+        elif a._shape[x] != b._shape[y]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a._shape[x]} in dim "
                 f"{x} and second has size {b._shape[y]} in dim {y}"

@@ -15,7 +15,6 @@ registered with ``direct=True`` gets the caller's arguments, so nothing is appen
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +28,12 @@ from .._tensor import (
     Tensor,
     _wrap_dim,
     contiguous_strides,
-    cpp_name,
     make_tensor,
     torch_name,
 )
 from ..autograd import grad_mode as _grad_mode
 from ..dispatch import ALL_DTYPES, DirectKernel, ops
+from ._out import check_out_spec, overlap_error, reads_out, resize_out, warn_resized, write_out
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
 
@@ -110,40 +109,6 @@ def _shape_arg(i: int, s: Any) -> tuple[int, ...]:
     return shape
 
 
-def _check_out_spec(
-    op: Op, out: Tensor, shape: tuple[int, ...], dtype: dt.dtype, exact: bool = False
-) -> None:
-    """Raise unless ``out`` can take a result of ``shape`` and ``dtype`` (indices need int64
-    exactly); changes nothing. An ``out`` of another shape will be resized: silently when it
-    is empty, with PyTorch's deprecation warning when it has elements."""
-    if exact and out._dtype is not dtype:
-        raise RuntimeError(
-            f"{op.name}(): Expected out tensor to have dtype {cpp_name(dtype)}, but got "
-            f"{cpp_name(out._dtype)} instead"
-        )
-    if not dt.can_cast(dtype, out._dtype):
-        raise RuntimeError(
-            f"result type {torch_name(dtype)} can't be cast to the desired output type "
-            f"{torch_name(out._dtype)} (in {op.name})"
-        )
-    if out._shape != shape and out.numel() != 0:
-        warn_resized(out._shape, shape)
-
-
-def warn_resized(had: tuple[int, ...], shape: tuple[int, ...]) -> None:
-    """PyTorch's deprecation warning for an ``out=`` tensor with elements that is resized to
-    the result's shape (an empty one is resized silently)."""
-    warnings.warn(
-        f"An output with one or more elements was resized since it had shape {list(had)}, "
-        f"which does not match the required output shape {list(shape)}. This behavior is "
-        "deprecated, and in a future PyTorch release outputs will not be resized unless they "
-        "have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, "
-        "to zero elements with t.resize_(0).",
-        UserWarning,
-        stacklevel=4,
-    )
-
-
 def out_sets_dtype(op: Op, args: tuple[Any, ...], out: Any) -> tuple[Any, ...]:
     """``args`` with the ``dtype`` argument set to ``out``'s dtype where the caller gave an
     ``out=`` tensor and no ``dtype``, for the operators of the ``"sum"`` promotion policy
@@ -156,16 +121,6 @@ def out_sets_dtype(op: Op, args: tuple[Any, ...], out: Any) -> tuple[Any, ...]:
     return args
 
 
-def resize_out(out: Tensor, shape: tuple[int, ...], dev: device) -> Tensor:
-    """``out`` given ``shape`` (fresh storage) when it has another: an empty ``out=`` tensor
-    takes the result's shape, as PyTorch resizes it."""
-    if out._shape != shape:
-        fresh = empty(shape, out._dtype, dev)
-        out._storage, out._shape, out._stride = fresh._storage, fresh._shape, fresh._stride
-        out._offset, out._native = fresh._offset, fresh._native
-    return out
-
-
 def _alloc_or_check(
     op: Op,
     out: Any,
@@ -176,7 +131,7 @@ def _alloc_or_check(
 ) -> Tensor:
     if out is None:
         return empty(shape, dtype, dev)
-    if isinstance(out, Tensor) and out._shape != shape and _reads_out(out, inputs):
+    if isinstance(out, Tensor) and out._shape != shape and reads_out(out, inputs):
         # Resizing would change an input under the kernel (``cat([a, a], out=a)``) or, for
         # ``add(a, b, out=a)``, silently make an in-place call broadcast into a new shape:
         # PyTorch refuses both, and so the call leaves ``out`` as it was.
@@ -185,27 +140,9 @@ def _alloc_or_check(
                 f"output with shape {list(out._shape)} doesn't match the broadcast shape "
                 f"{list(shape)} (in {op.name})"
             )
-        raise RuntimeError(
-            f"{op.name}(): unsupported operation: some elements of the input tensor and the "
-            "written-to tensor refer to a single memory location. Please clone() the tensor "
-            "before performing the operation."
-        )
-    _check_out_spec(op, out, shape, dtype, exact=op.decl.out_dtype == "exact")
+        raise overlap_error(op.name)
+    check_out_spec(op.name, out, shape, dtype, exact=op.decl.out_dtype == "exact")
     return resize_out(out, shape, dev)
-
-
-def _reads_out(out: Tensor, inputs: tuple[Any, ...]) -> bool:
-    """Whether a tensor among ``inputs`` (or in a list there) shares ``out``'s storage."""
-    st = out._storage
-    for a in inputs:
-        if isinstance(a, Tensor):
-            if a._storage is st:
-                return True
-        elif isinstance(a, (list, tuple)) and any(
-            isinstance(x, Tensor) and x._storage is st for x in a
-        ):
-            return True
-    return False
 
 
 def _alloc_many(op: Op, out: Any, specs: Sequence[Any], dev: device) -> tuple[Tensor | None, ...]:
@@ -228,7 +165,7 @@ def _alloc_many(op: Op, out: Any, specs: Sequence[Any], dev: device) -> tuple[Te
         raise TypeError(f"{op.name}(): out must be a tuple of {len(specs)} tensors, got {n}")
     for o, sp in zip(out, specs, strict=True):
         if sp is not None:
-            _check_out_spec(op, o, sp[0], sp[1], exact=sp[1]._category == _INTEGRAL)
+            check_out_spec(op.name, o, sp[0], sp[1], exact=sp[1]._category == _INTEGRAL)
     return tuple(
         None if sp is None else resize_out(o, sp[0], dev) for o, sp in zip(out, specs, strict=True)
     )
@@ -725,7 +662,7 @@ def reduction(
         )
         o: Any = op.result_type._make(_alloc_many(op, out, specs, dev))
     elif op.decl.promote == "index" and out is not None:
-        _check_out_spec(op, out, shape, res, exact=True)
+        check_out_spec(op.name, out, shape, res, exact=True)
         o = resize_out(out, shape, dev)
     else:
         o = _alloc_or_check(op, out, shape, res, dev, args)
@@ -850,6 +787,7 @@ def structured(
         check(*args)
     if op.decl.values:
         check_values(op, args, args[0]._dtype)
+    given = args  # (the meta function may drop an input: cat's legacy empty tensors)
     args, spec = op.meta_function(*args)  # type: ignore[misc]
     if not isinstance(spec[1], dt.dtype):
         # several outputs: ((shape, dtype), (shape, dtype), ...), None for one not made
@@ -861,7 +799,7 @@ def structured(
     elif len(spec) == 3 and out is None:  # (shape, dtype, like): in like's memory order
         o = empty_like_layout(spec[2], spec[0], spec[1], dev)
     else:
-        o = _alloc_or_check(op, out, spec[0], spec[1], dev, args)
+        o = _alloc_or_check(op, out, spec[0], spec[1], dev, given)
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)
@@ -871,9 +809,8 @@ def structured(
 def unstructured(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
-    """Call ``kernel(*args)`` and return what it returns."""
-    if out is not None:
-        raise TypeError(f"{op.name}() does not take an out= argument")
+    """Call ``kernel(*args)`` and return what it returns (written into ``out`` where the
+    caller gave one)."""
     if op.dtypes_ok is not ALL_DTYPES:
         check_subject_dtype(op, args)
     check = op.decl.check
@@ -883,6 +820,8 @@ def unstructured(
         check_values(op, args, args[op.tensor_pos[0]]._dtype)
     if inplace and op.composite and op.decl.inplace:
         return _write_into_self(op, kernel, args)
+    if out is not None:
+        return _into_out(op, kernel, args, out)
     return kernel(*args)
 
 
@@ -892,10 +831,31 @@ def unstructured_unchecked(
     """:func:`unstructured` for an operator without dtype or value checks (the views, most
     composites): the same behaviour, a few attribute reads less on every call."""
     if out is not None:
-        raise TypeError(f"{op.name}() does not take an out= argument")
+        return _into_out(op, kernel, args, out)
     if inplace and op.composite and op.decl.inplace:
         return _write_into_self(op, kernel, args)
     return kernel(*args)
+
+
+def _into_out(op: Op, kernel: Any, args: tuple[Any, ...], out: Any) -> Any:
+    """An ``out=`` call of an operator whose kernel makes its own result (a composite): the
+    result, computed as without ``out=``, written into ``out`` under PyTorch's rules
+    (``ops/_out.py``). Where the operator has a ``dtype`` parameter left None, a factory
+    (it has a ``device`` parameter) and the ``"sum"`` policy compute in ``out``'s dtype."""
+    i = op.decl.pos.dtype
+    if (
+        i >= 0
+        and args[i] is None
+        and isinstance(out, Tensor)
+        and (op.decl.out_sets_dtype or op.decl.pos.device >= 0)
+    ):
+        args = args[:i] + (out._dtype,) + args[i + 1 :]
+    rule = op.decl.out_dtype
+    if rule == "same":
+        rule = "same" if sum(isinstance(a, Tensor) for a in args) == 1 else ""
+    return write_out(
+        op.name, kernel(*args), out, args, rule, no_overlap="pointwise" not in op.decl.tags
+    )
 
 
 def _write_into_self(op: Op, kernel: Any, args: tuple[Any, ...]) -> Tensor:

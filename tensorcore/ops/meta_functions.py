@@ -1176,3 +1176,31 @@ def check_polygamma_order(n: int, self: Any) -> None:
     """``polygamma``'s order: ``n >= 0`` (PyTorch's error)."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
+def space_bounds(name: str) -> Callable[..., tuple[Any, ...]]:
+    """The argument rewrite of ``linspace``'s and ``logspace``'s tensor overloads: ``start``
+    and ``end`` may be 0-d tensors (their values are the bounds); PyTorch refuses tensors of
+    other ranks."""
+
+    def convert(start: Any, end: Any, *rest: Any) -> tuple[Any, ...]:
+        if isinstance(start, Tensor) or isinstance(end, Tensor):
+            ranks = [x.ndim if isinstance(x, Tensor) else 0 for x in (start, end)]
+            if ranks != [0, 0]:
+                raise RuntimeError(
+                    f"{name} only supports 0-dimensional start and end tensors, but got start "
+                    f"with {ranks[0]} dimension(s) and end with {ranks[1]} dimension(s)."
+                )
+            start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
+        return (start, end, *rest)
+
+    return convert
+
+
+def narrow_tensor_start(self: Any, dim: Any, start: Any, length: Any) -> tuple[Any, ...]:
+    """``narrow``'s tensor overload: ``start`` may be a 0-d integer tensor."""
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start._dtype._category != dt.INTEGRAL:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
+    return self, dim, start, length

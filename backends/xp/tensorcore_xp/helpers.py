@@ -589,3 +589,12 @@ def accumulate(xp: Any, ufunc: Any, x: Any, axis: int) -> Any:
         v[..., step:] = ufunc(v[..., step:], v[..., :-step])
         step *= 2
     return xp.moveaxis(v, -1, axis)
+
+
+def wrap_unsigned(value: Any, dtype: Any) -> Any:
+    """``value`` as an array of ``dtype`` stores it: a negative Python int for an unsigned
+    dtype wraps (modulo ``2**bits``), as PyTorch converts a ``Scalar`` (the core's
+    ``check_scalar`` has refused the ones below ``-max``), where NumPy refuses it."""
+    if value.__class__ is int and value < 0 and dtype.kind == "u":
+        return value % (1 << (8 * dtype.itemsize))
+    return value

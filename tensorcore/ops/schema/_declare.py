@@ -121,7 +121,9 @@ class OpDecl:
     #: casts to; ``"same"``, the result's own where ``self`` is the only tensor argument
     #: (PyTorch's one-input operators that keep their input's dtype, ``abs``, ``floor``,
     #: ``clamp`` with number bounds: "Found dtype Double but expected Float"); ``"exact"``,
-    #: the result's own (its matrix products: "Expected out tensor to have dtype float...").
+    #: the result's own (its matrix products: "Expected out tensor to have dtype float...");
+    #: ``"several"``, the results' own where the call makes several (``max(x, dim)``'s values
+    #: and indices) and any castable one where it makes one (``max(x)``).
     out_dtype: str = ""
     #: Python scalars meeting 16-bit float tensors keep float32 precision (PyTorch's
     #: ``opmath`` scalars of ``mul``, ``div``, ``floor_divide`` and ``lerp``), instead of

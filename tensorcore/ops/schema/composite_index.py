@@ -9,6 +9,8 @@ _op(
     "masked_select(Tensor self, Tensor mask) -> Tensor",
     "indexing composite",
     "The elements of ``self`` where the bool ``mask`` is true (both broadcast), as a 1-D tensor.",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
@@ -16,6 +18,8 @@ _op(
     "Copy of ``self`` with ``alpha * source`` added at ``index`` along ``dim`` (repeated "
     "indices accumulate).",
     inplace=True,
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
@@ -23,6 +27,8 @@ _op(
     "Copy of ``self`` with the slices of ``source`` written at ``index`` along ``dim``.",
     inplace=True,
     autocast="promote",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
@@ -43,6 +49,8 @@ _op(
     "``self`` where something is reduced out of the reduction (through :func:`scatter_reduce`).",
     inplace=True,
     check=M.check_index_reduce,
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
@@ -57,6 +65,8 @@ _op(
     "indexing composite",
     "The elements of ``self`` seen as 1-D (row-major; negative indices count from the end) at "
     "the positions ``index``, in the shape of ``index``.",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
@@ -76,6 +86,8 @@ _op(
     "shape composite",
     "A 1-D ``self`` on the ``diagonal``-th diagonal of a square matrix; the ``diagonal``-th "
     "diagonal of a 2-D ``self`` (a copy).",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "

@@ -15,6 +15,8 @@ _op(
     _P,
     "The sign of real elements (:func:`sign`); ``self / |self|`` for complex ones (0 at 0).",
     inplace=True,
+    out=True,
+    out_dtype="same",
 )
 _op(
     "frac(Tensor self) -> Tensor",
@@ -22,6 +24,8 @@ _op(
     "The fractional part, ``self - trunc(self)`` (with the sign of ``self``).",
     inplace=True,
     dtypes="f",
+    out=True,
+    out_dtype="same",
 )
 for _n, _what in (("gcd", "greatest common divisor"), ("lcm", "least common multiple")):
     _op(
@@ -32,6 +36,7 @@ for _n, _what in (("gcd", "greatest common divisor"), ("lcm", "least common mult
         inplace=True,
         dtypes="i",
         tensors_only="self other",
+        out=True,
     )
 for _n, _sign in (("isneginf", "negative"), ("isposinf", "positive")):
     _op(
@@ -41,6 +46,7 @@ for _n, _sign in (("isneginf", "negative"), ("isposinf", "positive")):
         "are refused.",
         dtypes="bif",
         dtype_error=f"{_n} does not support complex inputs.",
+        out=True,
     )
 _op(
     "isreal(Tensor self) -> Tensor",
@@ -54,6 +60,7 @@ _op(
     "``p (p - 1) / 4 log(pi) + sum_j lgamma(self - j / 2)`` for ``j < p``.",
     inplace=True,
     check=M.refuses_category("b", "The input tensor may not be a boolean tensor."),
+    out=True,
 )
 _op(
     "msort(Tensor self) -> Tensor",
@@ -61,12 +68,16 @@ _op(
     "``self`` sorted along its first dim (the values of ``sort(self, dim=0)``).",
     dtypes="bif",
     dtype_error="Sort does not support {kind} dtypes",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "vdot(Tensor self, Tensor other) -> Tensor",
     "linalg composite",
     "The dot product of two 1-D tensors, the first conjugated.",
     dtypes="ifc",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "inner(Tensor self, Tensor other) -> Tensor",
@@ -74,6 +85,8 @@ _op(
     "The sum of products over the last dims of ``self`` and ``other`` (a product with a "
     "number for a 0-d operand): of shape ``self.shape[:-1] + other.shape[:-1]``.",
     dtypes="ifc",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "diagflat(Tensor self, int offset=0) -> Tensor",
@@ -84,6 +97,8 @@ _op(
     "narrow_copy(Tensor self, int dim, int start, int length) -> Tensor",
     "shape composite",
     "A copy of ``self.narrow(dim, start, length)``.",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
@@ -102,6 +117,8 @@ _op(
     "int step=1) -> Tensor",
     "indexing composite",
     "Copy of ``self`` with ``src`` written into the slice ``start:end:step`` along ``dim``.",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor",

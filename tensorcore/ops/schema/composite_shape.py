@@ -65,31 +65,31 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "hstack(Tensor[] tensors) -> Tensor",
         "shape",
         "Concatenates along dim 1 (dim 0 for 1-D tensors).",
-        {"method": False},
+        {"method": False, "out": True},
     ),
     (
         "vstack(Tensor[] tensors) -> Tensor",
         "shape",
         "Concatenates along dim 0, 1-D tensors as rows.",
-        {"method": False},
+        {"method": False, "out": True},
     ),
     (
         "row_stack(Tensor[] tensors) -> Tensor",
         "shape",
         "Alias of :func:`vstack`.",
-        {"method": False},
+        {"method": False, "out": True},
     ),
     (
         "dstack(Tensor[] tensors) -> Tensor",
         "shape",
         "Concatenates along dim 2, after :func:`atleast_3d`.",
-        {"method": False},
+        {"method": False, "out": True},
     ),
     (
         "column_stack(Tensor[] tensors) -> Tensor",
         "shape",
         "Concatenates along dim 1, 0-D and 1-D tensors as columns.",
-        {"method": False},
+        {"method": False, "out": True},
     ),
     (
         "tensor_split(Tensor self, Any indices_or_sections, int dim=0) -> Tensor[]",
@@ -134,7 +134,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "indexing",
         "Values at ``indices`` along ``dim`` (the two broadcast over the other dims), or of the "
         "flattened tensor when ``dim`` is None.",
-        {},
+        {"out": True, "out_dtype": "exact"},
     ),
     (
         "diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) "
@@ -142,7 +142,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "shape",
         "The ``n``-th forward difference along ``dim``, after adding ``prepend`` and "
         "``append`` (exclusive or for bool tensors).",
-        {},
+        {"out": True},
     ),
     (
         "repeat_interleave(Tensor self, Any repeats=None, int? dim=None, *, "
@@ -192,7 +192,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory nondifferentiable",
         "``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in exponent.",
-        {"method": False},
+        {"method": False, "out": True, "convert": M.space_bounds("logspace")},
     ),
     # ------------------------------------------------------------ search and sets
     (
@@ -201,7 +201,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "indexing nondifferentiable",
         "The bucket of each element among the 1-D sorted ``boundaries``: "
         ":func:`searchsorted` with the arguments swapped.",
-        {"method": False, "scalars": "input"},
+        {"method": False, "scalars": "input", "out": True, "out_dtype": "exact"},
     ),
     (
         "count_nonzero(Tensor self, int[]? dim=None) -> Tensor",
@@ -215,7 +215,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "indexing nondifferentiable",
         "True where an element of ``elements`` is in ``test_elements`` (either may be a "
         "number); ``invert`` negates.",
-        {"method": False, "scalars": "elements test_elements"},
+        {"method": False, "scalars": "elements test_elements", "out": True, "out_dtype": "exact"},
     ),
     (
         "unique(Tensor self, bool sorted=True, bool return_inverse=False, "
@@ -239,7 +239,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "reduction nondifferentiable",
         "A histogram of ``bins`` equal bins between ``min`` and ``max`` (the data's minimum "
         "and maximum when both are 0); elements outside are ignored.",
-        {},
+        {"out": True, "out_dtype": "exact"},
     ),
     (
         "histogram(Tensor self, Any bins=100, *, Any? range=None, Tensor? weight=None, "
@@ -249,7 +249,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "minimum and maximum by default) or between the edges of a 1-D tensor ``bins``, the "
         "last bin closed; each element counts ``weight`` (1 by default); ``density`` divides "
         "by the total and the bin widths. Returns the counts and the edges.",
-        {"check": M.check_histogram},
+        {"check": M.check_histogram, "out": True, "out_dtype": "exact"},
     ),
     # ------------------------------------------------------------ statistics
     (
@@ -257,27 +257,27 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "(Tensor values, Tensor indices)",
         "reduction",
         "The ``k``-th smallest element along ``dim`` and its index.",
-        {},
+        {"out": True, "out_dtype": "exact"},
     ),
     (
         "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
         "reduction",
         "The most frequent value along ``dim`` (the smallest of the most frequent ones) and "
         "the index of its last occurrence.",
-        {},
+        {"out": True, "out_dtype": "exact"},
     ),
     (
         "median(Tensor self, int? dim=None, bool keepdim=False) -> Any",
         "reduction",
         "The lower median of all elements; with ``dim``, (values, indices) along it. NaN "
         "propagates.",
-        {},
+        {"out": True, "out_dtype": "several"},
     ),
     (
         "nanmedian(Tensor self, int? dim=None, bool keepdim=False) -> Any",
         "reduction",
         ":func:`median` ignoring NaN (NaN only where every element is NaN).",
-        {},
+        {"out": True, "out_dtype": "several"},
     ),
     (
         "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, "
@@ -291,6 +291,8 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
             "dtype_error": _QUANTILE_DTYPES,
             "check": _QUANTILE_16BIT,
             "autocast": "fp32",
+            "out": True,
+            "out_dtype": "exact",
         },
     ),
     (
@@ -303,6 +305,8 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
             "dtype_error": _QUANTILE_DTYPES,
             "check": _QUANTILE_16BIT,
             "autocast": "fp32",
+            "out": True,
+            "out_dtype": "exact",
         },
     ),
     (
@@ -312,7 +316,8 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "Mean over ``dim`` of the elements that are not NaN.",
         {
             "dtype_error": "nanmean(): expected input to have floating point or complex dtype "
-            "but got {dtype}"
+            "but got {dtype}",
+            "out": True,
         },
     ),
     (
@@ -320,7 +325,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None) -> Tensor",
         "reduction",
         "Sum over ``dim`` with NaN counted as zero.",
-        {"check": M.refuses_complex_on_device("nansum")},
+        {"check": M.refuses_complex_on_device("nansum"), "out": True},
     ),
     (
         "var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, "
@@ -378,7 +383,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
         "reduction",
         "The minimum and maximum over ``dim`` (all elements when None).",
-        {},
+        {"out": True, "out_dtype": "exact"},
     ),
 ]
 for _sig, _tags, _doc, _kw in _COMPOSITE_DECLS:

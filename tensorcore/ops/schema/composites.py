@@ -2,11 +2,33 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import meta_functions as M
 from ._declare import _op
 
 # ---------------------------------------------------------------- composites (ops/composite.py)
 _C = "composite"
+#: The operators of the loops below that take ``out=`` (as PyTorch's do), with how the
+#: ``out`` tensor's dtype must match the result's (``OpDecl.out_dtype``): PyTorch's matrix
+#: functions want the result's own dtype, its pointwise ones and factories any it casts to.
+_OUT = {
+    "true_divide": "", "clip": "same", "square": "", "max": "several", "min": "several",
+    "zeros": "", "ones": "", "rand": "", "randn": "", "randint": "", "normal": "",
+    "bernoulli": "", "multinomial": "exact", "kron": "", "svd": "exact", "inverse": "exact",
+    "slogdet": "exact", "cholesky_solve": "exact", "cholesky_inverse": "exact",
+    "triangular_solve": "exact", "matrix_power": "exact", "lu_solve": "exact", "cross": "exact",
+    "clamp_min": "same", "clamp_max": "same", "addcmul": "", "addcdiv": "", "baddbmm": "exact",
+    "addbmm": "exact", "renorm": "exact",
+}  # fmt: skip
+
+
+def _out(sig: str) -> dict[str, Any]:
+    """The ``out``/``out_dtype`` facts of the operator ``sig`` declares, from :data:`_OUT`."""
+    name = sig[: sig.index("(")]
+    return {"out": name in _OUT, "out_dtype": _OUT.get(name, "")}
+
+
 for _sig, _tags, _doc in [
     (
         "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
@@ -135,6 +157,7 @@ for _sig, _tags, _doc in [
         _doc,
         method="factory" not in _tags,
         function=True,
+        **_out(_sig),
         inplace=_sig.startswith(("true_divide(", "clip(", "square(")),
         dtypes="f"
         if _sig.startswith("multinomial")
@@ -315,7 +338,14 @@ for _sig, _doc, _method in [
         True,
     ),
 ]:
-    _op(_sig, _CL, _doc, method=_method, autocast=_AUTOCAST.get(_sig.split("(")[0], ""))
+    _op(
+        _sig,
+        _CL,
+        _doc,
+        method=_method,
+        autocast=_AUTOCAST.get(_sig.split("(")[0], ""),
+        **_out(_sig),
+    )
 for _sig, _doc, _dtypes in [
     (
         "clamp_min(Tensor self, Tensor min) -> Tensor",
@@ -339,7 +369,7 @@ for _sig, _doc, _dtypes in [
         "fc",
     ),
 ]:
-    _op(_sig, "pointwise composite", _doc, inplace=True, dtypes=_dtypes)
+    _op(_sig, "pointwise composite", _doc, inplace=True, dtypes=_dtypes, **_out(_sig))
 for _sig, _doc in [
     ("swapdims(Tensor self, int dim0, int dim1) -> Tensor", "Alias of :func:`transpose`."),
     ("ravel(Tensor self) -> Tensor", "The elements as a 1-D tensor (a view when possible)."),
@@ -358,7 +388,7 @@ for _sig, _doc in [
         "``beta`` is 0).",
     ),
 ]:
-    _op(_sig, _CL, _doc, inplace=True, dtypes="ifc", autocast="lower")
+    _op(_sig, _CL, _doc, inplace=True, dtypes="ifc", autocast="lower", **_out(_sig))
 _op(
     "cdist(Tensor x1, Tensor x2, float p=2.0, str? compute_mode=None) -> Tensor",
     _CL,

@@ -171,6 +171,7 @@ _op(
     "``steps`` evenly spaced values from start to end.",
     dtypes="ifc",
     meta_function=M.meta_linspace,
+    convert=M.space_bounds("linspace"),
     **_FK,
 )
 _op(

@@ -205,6 +205,8 @@ _op(
     method=False,
     dtypes="f",
     node="NativeBatchNormBackward0",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "batch_norm_backward(Tensor grad_output, Tensor input, Tensor? weight, "
@@ -324,6 +326,8 @@ _op(
     promote="index",
     dtypes="bif",
     dtype_error="Sort does not support {kind} dtypes",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "

@@ -211,12 +211,12 @@ for _sig, _d, _dt in [
         "The gradient of ``hardsigmoid``: ``grad_output / 6`` where ``-3 < self < 3``, else 0.",
         "f",
     ),
-    ("silu(Tensor self) -> Tensor", "``self * sigmoid(self)``.", "f"),
+    ("silu(Tensor self) -> Tensor", "``self * sigmoid(self)``.", "fc"),
     (
         "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
         "The gradient of ``silu``: ``grad_output * s * (1 + self * (1 - s))``, "
-        "``s = sigmoid(self)``.",
-        "f",
+        "``s = sigmoid(self)`` (its conjugate for complex numbers).",
+        "fc",
     ),
     (
         "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",

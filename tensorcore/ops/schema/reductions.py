@@ -183,6 +183,8 @@ _op(
     meta_function=M.meta_softmax,
     promote="float",
     dtypes="f",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -192,6 +194,8 @@ _op(
     meta_function=M.meta_softmax,
     promote="float",
     dtypes="f",
+    out=True,
+    out_dtype="exact",
 )
 # The backward of softmax and log_softmax as one kernel each (PyTorch's names), and the
 # negative log-likelihood loss with its backward: the end of every classifier's graph.
@@ -214,6 +218,8 @@ _op(
     meta_function=M.meta_log_softmax_backward_data,
     method=False,
     dtypes="f",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     'nll_loss(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean", '

@@ -25,6 +25,7 @@ _op(
     "Stacks along a new dim.",
     method=False,
     autocast="promote",
+    out=True,
 )
 _op(
     "flip(Tensor self, int[] dims) -> Tensor",
@@ -74,6 +75,7 @@ _op(
     frontend="structured",
     meta_function=M.meta_gather,
     out=True,
+    out_dtype="exact",
 )
 _op(
     "scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor",
@@ -86,6 +88,8 @@ _op(
     inplace=True,
     scalars="src",
     values="src",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
@@ -94,6 +98,8 @@ _op(
     frontend="structured",
     meta_function=M.meta_scatter_add,
     inplace=True,
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
@@ -107,6 +113,8 @@ _op(
     meta_function=M.meta_scatter_reduce,
     inplace=True,
     check=M.check_scatter_reduce,
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "index_select(Tensor self, int dim, Tensor index) -> Tensor",
@@ -115,6 +123,7 @@ _op(
     frontend="structured",
     meta_function=M.meta_index_select,
     out=True,
+    out_dtype="exact",
 )
 _op(
     "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
@@ -154,6 +163,8 @@ _op(
     "indexing nondifferentiable composite",
     "Indices of the non-zero elements: one row per element (:func:`argwhere`), or with "
     "``as_tuple`` one 1-D index tensor per dim (a 0-d tensor counts as 1-D).",
+    out=True,
+    out_dtype="exact",
 )
 _op(
     "nonzero_numpy(Tensor self) -> Tensor[]",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import meta_functions as M
 from ._declare import _op
 
 # ---------------------------------------------------------------- views (core arithmetic)
@@ -38,8 +39,9 @@ _op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _V, "Inserts a dim of siz
 _op(
     "narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
     _V,
-    "The slice ``start:start+length`` along ``dim``.",
+    "The slice ``start:start+length`` along ``dim`` (``start`` may be a 0-d integer tensor).",
     node="SliceBackward0",
+    convert=M.narrow_tensor_start,
 )
 _op(
     "select(Tensor(a) self, int dim, int index) -> Tensor(a)",

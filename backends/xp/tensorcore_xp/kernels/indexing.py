@@ -14,7 +14,7 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.backend import empty, write
 
-from ..helpers import array_of, errstate, ufunc_at, writes_through_views
+from ..helpers import array_of, errstate, ufunc_at, wrap_unsigned, writes_through_views
 
 __all__ = ["build"]
 
@@ -282,6 +282,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 v = v != 0 if o.dtype.kind == "b" else v.real
         elif isinstance(value, complex) and o.dtype.kind != "c":
             v = value != 0 if o.dtype.kind == "b" else value.real
+        else:
+            v = wrap_unsigned(v, o.dtype)
         try:
             with quiet(all="ignore"):
                 xp.copyto(o, v, casting="unsafe", where=array_of(mask))

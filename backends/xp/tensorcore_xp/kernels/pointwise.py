@@ -24,6 +24,7 @@ from ..helpers import (
     quiet_tokens,
     scalar_arrays,
     shares_storage,
+    wrap_unsigned,
     writes_through_views,
 )
 from . import _special
@@ -108,7 +109,7 @@ def build(
             tok = enter()
             try:
                 if alpha != 1:
-                    y = xp.multiply(y, alpha)
+                    y = xp.multiply(y, wrap_unsigned(alpha, o.dtype))
                 ufunc(x, y, out=o)
             finally:
                 leave(tok)

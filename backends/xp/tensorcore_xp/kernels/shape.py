@@ -15,7 +15,7 @@ import numpy as np
 import tensorcore as tc
 from tensorcore.backend import broadcast_shapes, dtype_name
 
-from ..helpers import array_of, errstate, writes_through_views
+from ..helpers import array_of, errstate, wrap_unsigned, writes_through_views
 
 __all__ = ["build"]
 
@@ -95,6 +95,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if value.imag:
                 raise RuntimeError(_overflow(self))
             value = value.real
+        value = wrap_unsigned(value, o.dtype)
         try:
             with quiet(all="ignore"):
                 o[...] = value

@@ -68,6 +68,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         t *= x
         t += d.type(1)
         t *= s
+        if d.kind == "c":
+            xp.conjugate(t, out=t)  # (the conjugate Wirtinger derivative, as PyTorch)
         put(out, xp.multiply(g, t, out=t))
 
     def tanh_softplus(x: Any) -> Any:

@@ -107,18 +107,28 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def scipy_kernel(name: str) -> None:
         """A function of ``_special_scipy.py``, on float64 copies of its operands (a Python
-        number as a 0-d array), rounded once into ``out``."""
+        number as a 0-d array, first rounded to the result's dtype as PyTorch converts a
+        scalar operand to the compute dtype), rounded once into ``out``."""
 
         def k(out: Any, *args: Any) -> None:
             f = special_function(xp, name)
+            o = array_of(out)
             with quiet(all="ignore"):
-                xs = [xp.asarray(exact(a, xp.float64), dtype=xp.float64) for a in args]
+                xs = [
+                    xp.asarray(
+                        xp.asarray(a, dtype=o.dtype)
+                        if a.__class__ in (int, float)
+                        else exact(a, xp.float64),
+                        dtype=xp.float64,
+                    )
+                    for a in args
+                ]
                 r = f(*xs)
                 if name == "special_zeta":
                     # PyTorch's zeta(x, inf) is NaN (SciPy's is the limit 0), but for x == 1.
                     x, q = xs
                     r = xp.where(xp.isposinf(q) & (x != 1), xp.asarray(math.nan), r)
-                xp.copyto(array_of(out), r, casting="unsafe")
+                xp.copyto(o, r, casting="unsafe")
 
         k.__name__ = name
         K[name] = k
