@@ -186,8 +186,8 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         "*",
         "*16",
         "dtype",
-        "the saved mean and inverse std of a half-precision input stay float32 (the "
-        "backward reads them; PyTorch's CPU kernel rounds them to the input's dtype, its CUDA kernel "
+        "the saved mean and inverse std of a half-precision input stay float32 (the backward "
+        "reads them; PyTorch's CPU kernel rounds them to the input's dtype, its CUDA kernel "
         "keeps float32)",
     ),
     ("native_layer_norm", "*", "*16", "dtype", "as native_batch_norm's half-precision statistics"),

@@ -1201,6 +1201,6 @@ def narrow_tensor_start(self: Any, dim: Any, start: Any, length: Any) -> tuple[A
     """``narrow``'s tensor overload: ``start`` may be a 0-d integer tensor."""
     if isinstance(start, Tensor):
         if start.ndim != 0 or start._dtype._category != dt.INTEGRAL:
-            raise RuntimeError("start must be an 0-dim integral Tensor.")
+            raise RuntimeError("narrow(): start must be an 0-dim integral Tensor.")
         start = start.item()
     return self, dim, start, length
