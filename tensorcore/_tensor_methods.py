@@ -3,6 +3,7 @@ the autograd attributes. Attached to :class:`Tensor` at import."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from . import _comparison, _pinned, _shared_memory, _typed_storage
@@ -11,6 +12,7 @@ from ._inplace_views import INPLACE_VIEWS
 from ._memory_format import format_strides, suggest_memory_format
 from ._storage import VersionCounter
 from ._tensor import _TORCH_NAMES, Tensor, contiguous_strides, cpp_name, make_tensor, torch_name
+from .autograd import grad_mode as _grad_mode
 from .autograd.graph import current_grad_fn
 from .autograd.graph import requires_grad as _public_rg
 from .devices import device as _device
@@ -616,6 +618,53 @@ def _set_data(self: Tensor, value: Tensor) -> None:
 data = property(_get_data, _set_data)
 
 
+_SCALAR_OF_GRAPH_WARNED = [False]
+
+
+def _warn_scalar_of_graph(t: Tensor) -> None:
+    """``float(t)`` or ``complex(t)`` of a tensor that requires grad, in grad mode: the number
+    leaves the graph unnoticed, so PyTorch warns, once per process (its ``TORCH_WARN_ONCE``;
+    ``int()``, ``item()`` and formatting do not warn)."""
+    if _SCALAR_OF_GRAPH_WARNED[0] or not _grad_mode.is_grad_enabled() or not _public_rg(t):
+        return
+    _SCALAR_OF_GRAPH_WARNED[0] = True
+    warnings.warn(
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+        "behavior.\nConsider using tensor.detach() first.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+def __float__(self: Tensor) -> float:
+    """``float(t)`` of a one-element tensor; warns once where ``t`` requires grad, as
+    PyTorch does.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import tensorcore as tc
+    >>> from tensorcore import _tensor_methods
+    >>> _tensor_methods._SCALAR_OF_GRAPH_WARNED[0] = False
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     x = float(tc.ones(2, requires_grad=True).sum())
+    ...     y = float(tc.ones(2, requires_grad=True).sum())  # (once per process)
+    >>> len(w), str(w[0].message).splitlines()[1], x
+    (1, 'Consider using tensor.detach() first.', 2.0)
+    """
+    if self._requires_grad:
+        _warn_scalar_of_graph(self)
+    return float(self._one_scalar())
+
+
+def __complex__(self: Tensor) -> complex:
+    """``complex(t)`` of a one-element tensor; warns as :func:`__float__` does."""
+    if self._requires_grad:
+        _warn_scalar_of_graph(self)
+    return complex(self._one_scalar())
+
+
 def detach_(self: Tensor) -> Tensor:
     """Detach in place: drop the history and stop requiring grad. A view cannot be (its
     history is its base's), as in PyTorch.
@@ -987,6 +1036,8 @@ def install() -> None:
         "register_hook": register_hook,
         "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
         "detach_": detach_,
+        "__float__": __float__,
+        "__complex__": __complex__,
         "pin_memory": _pinned.pin_memory,
         "is_pinned": _pinned.is_pinned,
         "share_memory_": _shared_memory.share_memory_,

@@ -459,3 +459,29 @@ def test_cuda_device_queries_on_a_gpu() -> None:
         assert tc.cuda.current_device() == 0
     with tc.cuda.nvtx.range("step {}", 1):
         pass
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once(
+    device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``float(loss)`` in grad mode: PyTorch's once-per-process warning, which d2l's training
+    loops (``Accumulator.add(float(l.sum()), ...)``) show; ``int()``, ``item()``, no_grad and
+    a detached tensor do not warn."""
+    import warnings
+
+    from tensorcore import _tensor_methods
+
+    monkeypatch.setattr(_tensor_methods, "_SCALAR_OF_GRAPH_WARNED", [False])
+    s = tc.ones(2, device=device, requires_grad=True).sum()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert (int(s), s.item(), float(s.detach())) == (2, 2.0, 2.0)
+        with tc.no_grad():
+            assert complex(s) == 2.0 and float(s) == 2.0
+        assert not caught
+        assert float(s) == 2.0 and complex(s) == 2.0
+    assert [str(w.message) for w in caught] == [
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+        "behavior.\nConsider using tensor.detach() first."
+    ]
+    assert caught[0].category is UserWarning and caught[0].filename == __file__

@@ -280,3 +280,34 @@ def test_smooth_l1_and_huber_at_their_kinks(device: str) -> None:
         assert_close(loss, np.where(a <= delta, 0.5 * a * a, delta * (a - 0.5 * delta)))
         loss.sum().backward()
         assert_close(x.grad, np.clip(d, -delta, delta))
+
+
+# (input shape, target shape, reduction) -> PyTorch 2.13's node name and whether the loss is
+# a view (read by hand from ``F.nll_loss`` and ``F.cross_entropy``)
+_NLL_NODES = [
+    ((6, 5), (6,), "none", "NllLossBackward0", False),
+    ((5,), (), "none", "NllLossBackward0", False),
+    ((2, 5, 3), (2, 3), "none", "ViewBackward0", True),
+    ((2, 5, 3), (2, 3), "mean", "NllLoss2DBackward0", False),
+    ((2, 5, 3, 4), (2, 3, 4), "none", "NllLoss2DBackward0", False),
+    ((2, 5, 3, 2, 2), (2, 3, 2, 2), "none", "ViewBackward0", True),
+    ((2, 5, 3, 2, 2), (2, 3, 2, 2), "sum", "NllLoss2DBackward0", False),
+]
+
+
+@pytest.mark.parametrize(("xs", "ts", "reduction", "node", "view"), _NLL_NODES)
+def test_nll_loss_node_and_view_as_pytorch(
+    device: str, xs: tuple[int, ...], ts: tuple[int, ...], reduction: str, node: str, view: bool
+) -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(xs)
+    t = rng.integers(0, 5, ts)
+    x = tc.tensor(a, device=device, requires_grad=True)
+    loss = F.cross_entropy(x, tc.tensor(t, device=device), reduction=reduction)
+    assert (loss.grad_fn.name(), loss._base is not None) == (node, view)
+    c = 0 if len(xs) == 1 else 1  # (the class dim)
+    picked = -np.take_along_axis(_log_softmax(a, c), np.expand_dims(t, c), c).squeeze(c)
+    want = {"none": picked, "mean": picked.mean(), "sum": picked.sum()}[reduction]
+    assert_close(loss, want)
+    loss.sum().backward()  # (through the renamed node)
+    assert x.grad is not None and x.grad.shape == x.shape

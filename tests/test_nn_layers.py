@@ -1149,3 +1149,17 @@ def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
     mod = getattr(nn, mode)(3, 4, num_layers=2, bidirectional=True)
     mod(tc.ones(5, 2, 3))[0].sum().backward()
     assert calls == {name: 4, name + "_backward": 4}
+
+
+def test_rnn_flatten_parameters_is_a_no_op_and_flat_weights_follow_the_names() -> None:
+    # (d2l's BiRNN calls ``self.encoder.flatten_parameters()`` before each forward)
+    tc.manual_seed(0)
+    lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+    x = tc.randn(5, 2, 3)
+    before = lstm(x)[0]
+    assert lstm.flatten_parameters() is None
+    assert_close(lstm(x)[0], before.detach())
+    assert [id(p) for p in lstm._flat_weights] == [
+        id(getattr(lstm, n)) for n in lstm._flat_weights_names
+    ]
+    assert len(lstm._flat_weights) == 16 and "_flat_weights" not in lstm.state_dict()

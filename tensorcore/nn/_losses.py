@@ -11,6 +11,7 @@ from ..amp.autocast_mode import fp32_function
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..ops.frontends import broadcast_shapes, named_as
+from ..ops.views import release_temporary_view
 
 __all__ = [
     "binary_cross_entropy",
@@ -468,7 +469,14 @@ def _nll(
             f"expected target dtype to be Long or Byte, but got {torch_name(target._dtype)}"
         )
     loss = ops.nll_loss(x, t, weight, reduction, ignore_index)
-    return loss.reshape(target._shape) if reduction == "none" else loss
+    nd = input.ndim
+    if reduction == "none" and loss._shape != target._shape:
+        loss = loss.reshape(target._shape)
+        if nd not in (1, 4):
+            return loss  # (PyTorch's too is a view of its (N, C, H, W) call's result)
+        release_temporary_view(loss, ())
+    # (PyTorch's kernel for (N, C, d1, ...) inputs is nll_loss2d's, its node's name)
+    return named_as(loss, "NllLoss2DBackward0" if nd >= 3 else "NllLossBackward0")
 
 
 @checked(

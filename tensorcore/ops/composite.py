@@ -6,6 +6,7 @@ kernel for a composite on its own (device, layout) key. This module is an intern
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,7 @@ from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES, evenly_distributed
 from .frontends import named_as, named_view_output
 from .schema import OPS
-from .views import infer_size, view_strides
+from .views import infer_size, release_temporary_view, view_strides
 
 __all__ = ["COMPOSITES"]
 
@@ -729,6 +730,30 @@ def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
 
 COMPOSITES.update(LINALG_COMPOSITES)
 COMPOSITES.update(LINALG_GENERAL_COMPOSITES)
+
+
+def _new_results(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, whose results that are views of its own temporaries become tensors of their
+    own (``views.release_temporary_view``): a composite's result is new to its caller, as
+    PyTorch's operators' are, unless it views one of the composite's inputs."""
+
+    @functools.wraps(fn)
+    def composite(*args: Any, **kwargs: Any) -> Any:
+        res = fn(*args, **kwargs)
+        if isinstance(res, Tensor):
+            if res._base is not None:
+                release_temporary_view(res, (*args, *kwargs.values()))
+        elif isinstance(res, (tuple, list)):
+            for r in res:
+                if isinstance(r, Tensor) and r._base is not None:
+                    release_temporary_view(r, (*args, *kwargs.values()))
+        return res
+
+    return composite
+
+
+# (both the registered kernels and the definitions autograd runs, ``autograd/step.py``)
+COMPOSITES.update({_name: _new_results(_fn) for _name, _fn in COMPOSITES.items()})
 
 
 @hookimpl

@@ -58,6 +58,41 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     return t
 
 
+def release_temporary_view(t: Tensor, inputs: tuple[Any, ...]) -> None:
+    """Make ``t``, a composite's result, a tensor of its own when it is a view of a tensor
+    the composite made itself rather than of one of ``inputs`` (``stack`` is a ``cat``
+    viewed in a new shape, a copying ``reshape`` a view of the copy).
+
+    The caller never held that temporary, so to it the result is new, as PyTorch's are: not
+    a view (``_base`` None), so ``detach_()`` and in-place calls treat it as any new tensor.
+    A view without history of a temporary that requires grad stays one: its gradient
+    reaches the graph only through its base.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.ops.views import release_temporary_view
+    >>> x = tc.arange(4.0)
+    >>> v = (x * 2).view(2, 2)
+    >>> release_temporary_view(v, (x,))
+    >>> v._base is None
+    True
+    >>> w = x.view(2, 2)
+    >>> release_temporary_view(w, (x,))
+    >>> w._base is x
+    True
+    """
+    base = t._base
+    if base is None or (t._grad_fn is None and base._requires_grad):
+        return
+    for a in inputs:
+        for x in a if isinstance(a, (list, tuple)) else (a,):
+            if isinstance(x, Tensor) and (x is base or x._base is base):
+                return
+    t._base = None
+    t._view_meta = None
+
+
 _new = object.__new__
 _OFF = _grad_mode.OFF
 _view_meta = _grad_mode.view_meta
@@ -533,7 +568,9 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     found = view_strides(old, self._stride, new)
     if found is not None:
         return make_view(self, new, found, self._offset)
-    return self.clone(memory_format=contiguous_format).view(new)
+    out = self.clone(memory_format=contiguous_format).view(new)
+    release_temporary_view(out, ())
+    return out
 
 
 # Composites whose strided kernel here avoids a second dispatch; with a gradient to record,

@@ -47,6 +47,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # The suite calls every operator, deprecated ones too: their warning (once per process)
     # says nothing about the backend under test (tensorcore's own pytest settings, likewise).
     config.addinivalue_line("filterwarnings", "ignore:torch.chain_matmul is deprecated:UserWarning")
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Converting a tensor with requires_grad=True to a scalar"
+    )
     # ``pytest --tensorcore-device=mydev`` alone collects the suite too: add its directory
     # unless an argument already names it (a path into it, or ``--pyargs`` of the package).
     named = any(

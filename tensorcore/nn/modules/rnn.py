@@ -100,11 +100,29 @@ class RNNBase(Module):
         for p in self.parameters():
             init.uniform_(p, -bound, bound)
 
+    def flatten_parameters(self) -> None:
+        """Nothing to do: PyTorch packs the weights into one buffer for cuDNN here (and does
+        nothing off cuDNN); tensorcore's layers read each weight where it is, on every device.
+        Programs call it before each forward, as PyTorch's warning asks.
+
+        Examples
+        --------
+        >>> from tensorcore import nn
+        >>> lstm = nn.LSTM(2, 3)
+        >>> lstm.flatten_parameters() is None
+        True
+        """
+
+    @property
+    def _flat_weights(self) -> list[Parameter]:
+        """The parameters in PyTorch's flat order (``_flat_weights_names``'s)."""
+        return [getattr(self, n) for n in self._flat_weights_names]
+
     @property
     def all_weights(self) -> list[list[Parameter]]:
         """The parameters of each layer and direction, in PyTorch's order."""
         per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
-        flat = [getattr(self, n) for n in self._flat_weights_names]
+        flat = self._flat_weights
         return [flat[i : i + per] for i in range(0, len(flat), per)]
 
     def extra_repr(self) -> str:
