@@ -68,7 +68,7 @@ PYTORCH = {
     "silu_backward": "f", "mish": "f", "mish_backward": "f", "hardswish": "f",
     "hardswish_backward": "f", "softplus": "f", "softplus_backward": "f",
     "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
-    "_prelu_kernel": "f", "_prelu_kernel_backward": "f",
+    "_prelu_kernel": "f", "_prelu_kernel_backward": "f", "elu": "f", "elu_backward": "f",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

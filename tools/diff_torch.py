@@ -111,6 +111,8 @@ COUNTERPART: dict[str, Callable[..., Any]] = {
             "threshold",
             "_prelu_kernel",
             "_prelu_kernel_backward",
+            "elu",
+            "elu_backward",
         )
     },
     "vector_norm": torch.linalg.vector_norm,

@@ -36,7 +36,7 @@ from ..autograd.graph import TensorSpec
 from ..dispatch import get_op
 from ..layouts import contiguous_format
 from . import functions as ops
-from ._call import call
+from ._call import call, call_lane
 from .derivatives_linalg import LINALG_RULES
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
@@ -318,7 +318,7 @@ _d(
 # argument and piecewise constant in ``self`` (a zero that flows, as threshold_backward's).
 def _nn_op(name: str, *args: Any) -> Any:
     """Operator ``name`` (one ``nn.functional`` reaches, not a public function) on ``args``."""
-    return call(get_op(name), args)
+    return call_lane(get_op(name), args)
 
 
 def _piecewise(name: str, saves: str, flags: str = "") -> None:
@@ -408,6 +408,31 @@ _smooth("silu", _silu_second)
 _smooth("mish", _mish_second)
 _smooth("hardswish", _hardswish_second)
 _piecewise("hardshrink", "self lambd")
+
+
+def _elu_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    """The rule of ``elu_backward``: linear in ``grad_output``; in ``self_or_result``, 0
+    where it is above 0, else ``grad_output`` times ``alpha * scale * input_scale**2 *
+    exp(self * input_scale)`` (from the input) or ``input_scale`` (from the result)."""
+    a, s, k, is_result, x = c.alpha, c.scale, c.input_scale, c.is_result, c.self_or_result
+    dg = _nn_op("elu_backward", gg, a, s, k, is_result, x) if c.needs(0) else None
+    dx = None
+    if c.needs(1):
+        slope = (x.clamp(max=0) * k).exp() * (a * s * k * k) if not is_result else k
+        dx = ops.where(x > 0, 0.0, gg * c.grad_output * slope)
+    return dg, dx
+
+
+_d(
+    "elu",
+    "self alpha scale input_scale",
+    lambda c, g: (_nn_op("elu_backward", g, c.alpha, c.scale, c.input_scale, False, c.self),),
+)
+_d(
+    "elu_backward",
+    "grad_output alpha scale input_scale is_result self_or_result",
+    _elu_backward_rule,
+)
 _d("threshold", "self threshold", lambda c, g: (ops.threshold_backward(g, c.self, c.threshold),))
 _d(
     "_prelu_kernel",

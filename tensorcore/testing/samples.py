@@ -527,6 +527,22 @@ def _softplus_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=3.0), 2.0, 3.0))]
 
 
+@_samples("elu")
+def _elu(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3),), desc="defaults"),
+        S((m.away(3, 4, t=True), 0.5, 1.0507, 2.0), desc="selu-like scale, celu-like input_scale"),
+    ]
+
+
+@_samples("elu_backward")
+def _elu_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 0.7, 1.5, 0.5, False, m.away(2, 3)), desc="from the input"),
+        S((m.uniform(2, 3), 0.7, 1.5, 0.5, True, m.away(2, 3, lo=0.3, hi=0.9)), desc="result"),
+    ]
+
+
 @_samples("silu_backward", "mish_backward", "hardswish_backward")
 def _smooth_activation_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=2.5)))]
