@@ -132,6 +132,8 @@ COUNTERPART: dict[str, Callable[..., Any]] = {
 #: (tensorcore's names, renamed where PyTorch's differ).
 BY_NAME: dict[str, tuple[Callable[..., Any], dict[str, str]]] = {
     "nll_loss": (F.nll_loss, {"self": "input"}),
+    "smooth_l1_loss": (F.smooth_l1_loss, {"self": "input"}),
+    "huber_loss": (F.huber_loss, {"self": "input"}),
     "batch_norm": (F.batch_norm, {}),
 }
 #: Operators whose outputs are unspecified (uninitialised memory) or random: only the
@@ -150,6 +152,8 @@ NO_COUNTERPART = {
     "convolution_backward_weight": "backward kernel",
     "max_pool2d_backward": "backward kernel",
     "nll_loss_backward": "backward kernel",
+    "smooth_l1_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
+    "huber_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
     "sigmoid_backward": "backward kernel",
     "tanh_backward": "backward kernel",
     "threshold_backward": "backward kernel",

@@ -8,7 +8,9 @@ import warnings
 from .. import dtypes as dt
 from .._tensor import Tensor, torch_name
 from ..amp.autocast_mode import fp32_function
+from ..dispatch import get_op
 from ..ops import functions as ops
+from ..ops._call import call_lane
 from ..ops._validate import checked
 from ..ops.frontends import broadcast_shapes, named_as
 
@@ -178,6 +180,8 @@ def smooth_l1_loss(
         raise RuntimeError(
             f"smooth_l1_loss does not support negative values for beta (got {beta})."
         )
+    if target._shape == input._shape and target._dtype is input._dtype:
+        return call_lane(get_op("smooth_l1_loss"), (input, target, reduction, beta))
     a = (input - target).abs()
     if beta != 0:
         # (a - m / 2) * (m / beta) with m = min(a, beta): 0.5 a**2 / beta below beta,
@@ -211,6 +215,8 @@ def huber_loss(
     _pointwise_pair(input, target, "huber_loss", reduction)
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta ({delta})")
+    if weight is None and target._shape == input._shape and target._dtype is input._dtype:
+        return call_lane(get_op("huber_loss"), (input, target, reduction, delta))
     a = (input - target).abs()
     # m (a - m / 2) with m = min(a, delta): PyTorch's 0.5 a**2 and delta (a - 0.5 delta), bit
     # for bit, and its gradient, without a ``where`` (see smooth_l1_loss); PyTorch's kernel

@@ -1005,6 +1005,43 @@ def _nll_loss(c: Any, g: Tensor) -> tuple[Any, ...]:
 _d("nll_loss", "self target weight reduction ignore_index result", _nll_loss)
 
 
+# The smooth L1 and Huber losses: the gradient in ``target`` is minus that in ``self``. Their
+# backward is linear in ``grad_output`` (its adjoint: the loss's reduction of ``gg`` times the
+# slope) and piecewise linear in ``d = self - target`` (its derivative: ``grad_output`` times
+# 1 / beta, or 1, where ``|d|`` is below the parameter, and 0 beyond).
+def _pointwise_loss_rule(name: str, param: str, over_param: bool) -> None:
+    """The rules of ``name`` and ``name_backward``; ``over_param``: the slope inside is ``d /
+    param`` (smooth L1), else ``d`` (Huber)."""
+    backward = name + "_backward"
+
+    def rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+        gx = _nn_op(backward, g, c.self, c.target, c.reduction, getattr(c, param))
+        return (gx if c.needs(0) else None), (-gx if c.needs(1) else None)
+
+    def second(c: Any, gg: Tensor) -> tuple[Any, ...]:
+        x, t, reduction, p = c.self, c.target, c.reduction, getattr(c, param)
+        dg = dx = dt_ = None
+        if c.needs(0):
+            slope = _nn_op(backward, ops.ones_like(x), x, t, "none", p) * gg
+            dg = slope if reduction == "none" else slope.sum()
+            if reduction == "mean" and x.numel():
+                dg = dg / x.numel()
+        if c.needs(1) or c.needs(2):
+            inside = (x - t).abs() < p
+            g = c.grad_output / x.numel() if reduction == "mean" and x.numel() else c.grad_output
+            curv = gg * g * inside
+            dx = curv / p if over_param else curv
+            dt_ = -dx if c.needs(2) else None
+        return dg, (dx if c.needs(1) else None), dt_
+
+    _d(name, f"self target reduction {param}", rule)
+    _d(backward, f"grad_output self target reduction {param}", second)
+
+
+_pointwise_loss_rule("smooth_l1_loss", "beta", over_param=True)
+_pointwise_loss_rule("huber_loss", "delta", over_param=False)
+
+
 # nll_loss_backward is linear in grad_output, and its adjoint is nll_loss itself.
 def _nll_loss_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
     g_out = g_w = None

@@ -35,6 +35,8 @@ __all__ = [
     "meta_convolution_backward_weight",
     "meta_gru_layer",
     "meta_gru_layer_backward",
+    "meta_huber_loss",
+    "meta_huber_loss_backward",
     "meta_layer_norm",
     "meta_layer_norm_backward",
     "meta_linear",
@@ -47,6 +49,8 @@ __all__ = [
     "meta_native_layer_norm",
     "meta_prelu_kernel",
     "meta_prelu_kernel_backward",
+    "meta_smooth_l1_loss",
+    "meta_smooth_l1_loss_backward",
 ]
 
 
@@ -792,3 +796,75 @@ def meta_gru_layer_backward(
     specs = (((steps, batch, 3 * hsz), d), ((steps, batch, 3 * hsz), d), ((batch, hsz), d))
     args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse))
     return args, specs
+
+
+def _pointwise_loss(
+    fn: str, self: Tensor, target: Tensor, reduction: str, param: str, v: float
+) -> Any:
+    """Checks of a loss of ``self`` and ``target`` elementwise (the functional has broadcast and
+    promoted them): one shape, one floating dtype, a known reduction; the result's spec."""
+    if self._shape != target._shape:
+        raise RuntimeError(
+            f"{fn}(): target size {list(target._shape)} does not match input size "
+            f"{list(self._shape)}"
+        )
+    if self._dtype is not target._dtype:
+        raise RuntimeError(
+            f"{fn}(): expected target of dtype {torch_name(self._dtype)}, got "
+            f"{torch_name(target._dtype)}"
+        )
+    _floating(fn, self)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(
+            f"{reduction} is not a valid value for reduction ({fn}: expected 'mean', 'sum' or "
+            "'none')"
+        )
+    if v < 0 or (v == 0 and param == "delta"):
+        what = "non-positive" if param == "delta" else "negative"
+        raise RuntimeError(f"{fn} does not support {what} values for {param} (got {v})")
+    return self._shape if reduction == "none" else (), self._dtype
+
+
+def _pointwise_loss_backward(
+    fn: str, grad_output: Tensor, self: Tensor, target: Tensor, reduction: str, param: str, v: float
+) -> Any:
+    shape, dtype = _pointwise_loss(fn, self, target, reduction, param, v)
+    if grad_output._shape != shape or grad_output._dtype is not dtype:
+        raise RuntimeError(
+            f"{fn}(): grad_output of shape {list(grad_output._shape)} and dtype "
+            f"{torch_name(grad_output._dtype)} does not fit the loss's {list(shape)}, "
+            f"{torch_name(dtype)}"
+        )
+    return self._shape, dtype
+
+
+def meta_smooth_l1_loss(
+    self: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0
+) -> Any:
+    spec = _pointwise_loss("smooth_l1_loss", self, target, reduction, "beta", beta)
+    return (self, target, reduction, beta), spec
+
+
+def meta_smooth_l1_loss_backward(
+    grad_output: Tensor, self: Tensor, target: Tensor, reduction: str, beta: float
+) -> Any:
+    spec = _pointwise_loss_backward(
+        "smooth_l1_loss_backward", grad_output, self, target, reduction, "beta", beta
+    )
+    return (grad_output, self, target, reduction, beta), spec
+
+
+def meta_huber_loss(
+    self: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+) -> Any:
+    spec = _pointwise_loss("huber_loss", self, target, reduction, "delta", delta)
+    return (self, target, reduction, delta), spec
+
+
+def meta_huber_loss_backward(
+    grad_output: Tensor, self: Tensor, target: Tensor, reduction: str, delta: float
+) -> Any:
+    spec = _pointwise_loss_backward(
+        "huber_loss_backward", grad_output, self, target, reduction, "delta", delta
+    )
+    return (grad_output, self, target, reduction, delta), spec

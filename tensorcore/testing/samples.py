@@ -580,6 +580,26 @@ def _prelu_kernel_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3, 4), m.away(2, 3, 4), m.uniform(3, 1, lo=0.1, hi=0.5)))]
 
 
+@_samples("smooth_l1_loss", "huber_loss")
+def _pointwise_loss(m: _Maker) -> list[Sample]:
+    # (|self - target| in about [0.29, 1.51): inside a parameter of 2, beyond one of 0.1,
+    # away from the kinks)
+    return [
+        S((m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01)), desc="mean, default parameter"),
+        S((m.away(3, 4, t=True), m.uniform(3, 4, lo=-0.01, hi=0.01), "sum", 2.0), desc="inside"),
+        S((m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01), "none", 0.1), desc="beyond"),
+        S((m.away(), m.uniform(lo=-0.01, hi=0.01), "none", 2.0), desc="0-d"),
+    ]
+
+
+@_samples("smooth_l1_loss_backward", "huber_loss_backward")
+def _pointwise_loss_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(), m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01), "mean", 2.0)),
+        S((m.uniform(2, 3), m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01), "none", 0.1)),
+    ]
+
+
 @_samples("floor", "ceil", "trunc")
 def _rounding(m: _Maker) -> list[Sample]:
     return [S((m.off_integer(2, 3),)), S((m.off_integer(4, 3).t(),), desc="transposed")]

@@ -119,6 +119,44 @@ _op(
     function=False,
     dtypes="f",
 )
+# The smooth L1 and Huber losses and their gradients (PyTorch's operators): one pass each way
+# over input and target, where the composite recorded seven nodes (sub, abs, clamp, mul, sub,
+# div, mean). nn.functional calls them for an input and a target of one shape and dtype
+# (the composite still does the broadcasting and promoting calls).
+for _name, _param, _what in [
+    (
+        "smooth_l1_loss",
+        "beta",
+        "``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``",
+    ),
+    (
+        "huber_loss",
+        "delta",
+        "``0.5 d**2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``",
+    ),
+]:
+    _op(
+        f'{_name}(Tensor self, Tensor target, str reduction="mean", float {_param}=1.0) -> Tensor',
+        _NN,
+        f"{_what} (``d = self - target``), reduced by ``reduction``.",
+        frontend="structured",
+        meta_function=getattr(MN, f"meta_{_name}"),
+        method=False,
+        function=False,
+        dtypes="f",
+        autocast="fp32",
+    )
+    _op(
+        f"{_name}_backward(Tensor grad_output, Tensor self, Tensor target, str reduction, "
+        f"float {_param}) -> Tensor",
+        _NN,
+        f"The gradient of ``{_name}`` in ``self`` (minus that in ``target``).",
+        frontend="structured",
+        meta_function=getattr(MN, f"meta_{_name}_backward"),
+        method=False,
+        function=False,
+        dtypes="f",
+    )
 _op(
     "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
     _NN,

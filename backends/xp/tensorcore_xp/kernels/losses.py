@@ -15,7 +15,8 @@ __all__ = ["build"]
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """The negative log-likelihood loss and its backward for the array module ``xp``."""
+    """The negative log-likelihood, smooth L1 and Huber losses and their backwards for the
+    array module ``xp``."""
     enter, leave = quiet_tokens(xp)
 
     def targets(t: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
@@ -110,4 +111,82 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 leave(tok)
         o[xp.arange(n), safe] = vals
 
-    return {"nll_loss": nll_loss, "nll_loss_backward": nll_loss_backward}
+    def flat0(a: Any) -> Any:
+        """A 0-d array as a 1-element one (NumPy's ufuncs give scalars for 0-d operands,
+        which take no ``out=``)."""
+        return a if a.ndim else a.reshape(1)
+
+    def pointwise_loss(huber: bool) -> tuple[Callable[..., None], Callable[..., None]]:
+        """The kernels of ``smooth_l1_loss`` (``huber`` False) or ``huber_loss`` and their
+        backwards: with ``a = |self - target|`` and ``m = min(a, p)``, the loss is ``(a - m
+        / 2) * (m / p)`` (smooth L1; ``a`` for ``p = 0``) or ``m * (a - m / 2)`` (Huber):
+        both branches of PyTorch's formulas without a select over a mask; the gradient is
+        ``clamp(d / p, -1, 1)`` or ``clamp(d, -p, p)`` times ``grad_output`` (over the
+        element count for "mean"), PyTorch's."""
+
+        def forward(out: Any, self: Any, target: Any, reduction: str, p: float) -> None:
+            o = array_of(out)
+            x, t = flat0(array_of(self)), flat0(array_of(target))
+            d = xp.dtype(acc_dtype(xp, o.dtype))
+            f = d.type
+            tok = enter()
+            try:
+                a = xp.subtract(x, t, dtype=d)
+                xp.abs(a, out=a)
+                if p or huber:
+                    m = xp.minimum(a, f(p))
+                    if huber:
+                        a -= m * f(0.5)
+                        a *= m
+                    else:
+                        a -= m * f(0.5)
+                        m /= f(p)
+                        a *= m
+                if reduction == "none":
+                    o[...] = a.reshape(o.shape)
+                elif reduction == "sum":
+                    o[...] = a.sum()
+                else:
+                    o[...] = a.sum() / f(a.size) if a.size else f("nan")
+            finally:
+                leave(tok)
+
+        def backward(
+            out: Any, grad_output: Any, self: Any, target: Any, reduction: str, p: float
+        ) -> None:
+            o = array_of(out)
+            x, t, g = flat0(array_of(self)), flat0(array_of(target)), array_of(grad_output)
+            if reduction == "none":
+                g = flat0(g)
+            d = xp.dtype(acc_dtype(xp, o.dtype))
+            f = d.type
+            tok = enter()
+            try:
+                r = xp.subtract(x, t, dtype=d)
+                if huber:
+                    xp.clip(r, f(-p), f(p), out=r)
+                elif p:
+                    r /= f(p)
+                    xp.clip(r, f(-1), f(1), out=r)
+                else:
+                    xp.sign(r, out=r)
+                if reduction == "mean":
+                    r *= g.astype(d, copy=False) / f(r.size)
+                else:
+                    r *= g.astype(d, copy=False)
+                o[...] = r.reshape(o.shape)
+            finally:
+                leave(tok)
+
+        return forward, backward
+
+    smooth_l1_loss, smooth_l1_loss_backward = pointwise_loss(False)
+    huber_loss, huber_loss_backward = pointwise_loss(True)
+    return {
+        "nll_loss": nll_loss,
+        "nll_loss_backward": nll_loss_backward,
+        "smooth_l1_loss": smooth_l1_loss,
+        "smooth_l1_loss_backward": smooth_l1_loss_backward,
+        "huber_loss": huber_loss,
+        "huber_loss_backward": huber_loss_backward,
+    }
