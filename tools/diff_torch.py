@@ -134,6 +134,7 @@ BY_NAME: dict[str, tuple[Callable[..., Any], dict[str, str]]] = {
     "nll_loss": (F.nll_loss, {"self": "input"}),
     "smooth_l1_loss": (F.smooth_l1_loss, {"self": "input"}),
     "huber_loss": (F.huber_loss, {"self": "input"}),
+    "binary_cross_entropy": (F.binary_cross_entropy, {"self": "input"}),
     "batch_norm": (F.batch_norm, {}),
 }
 #: Operators whose outputs are unspecified (uninitialised memory) or random: only the
@@ -154,6 +155,7 @@ NO_COUNTERPART = {
     "nll_loss_backward": "backward kernel",
     "smooth_l1_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
     "huber_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
+    "binary_cross_entropy_backward": "backward kernel (ATen's takes the reduction as an int)",
     "sigmoid_backward": "backward kernel",
     "tanh_backward": "backward kernel",
     "threshold_backward": "backward kernel",
@@ -209,6 +211,13 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
     ("kthvalue", "*", "int64", "values", "ties (integer samples): which equal value's index"),
     ("linalg_eigh", "*", "bool", "values", "bool samples give a degenerate spectrum"),
     ("nll_loss", "weight", "*", "grad-forward-raises", "PyTorch refuses a weight needing grad"),
+    (
+        "binary_cross_entropy",
+        "weight",
+        "*",
+        "grad-forward-raises",
+        "PyTorch refuses a weight needing grad",
+    ),
     ("batch_norm", "*", "*", "grad-forward-raises", "PyTorch refuses running stats needing grad"),
     ("linalg_lstsq", "*", "*", "grad-structure", "tensorcore differentiates singular_values too"),
     (

@@ -1038,6 +1038,63 @@ def _pointwise_loss_rule(name: str, param: str, over_param: bool) -> None:
     _d(backward, f"grad_output self target reduction {param}", second)
 
 
+def _bce_scale(c: Any, g: Tensor) -> Tensor:
+    """``grad_output`` (over the element count for "mean") times the weight: what multiplies
+    each element's derivative in ``binary_cross_entropy``'s gradients."""
+    n = c.self.numel()
+    s = g / n if c.reduction == "mean" and n else g
+    return s if c.weight is None else s * c.weight
+
+
+def _bce_rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+    p, t = c.self, c.target
+    gp = gt = gw = None
+    if c.needs(0):
+        gp = _nn_op("binary_cross_entropy_backward", g, p, t, c.weight, c.reduction)
+    if c.needs(1):
+        # d loss / d target = -logit(p), unclamped (PyTorch's: infinite at p = 0 and 1)
+        gt = -ops.logit(p) * _bce_scale(c, g)
+    if c.needs(2):
+        # (PyTorch refuses a weight that requires grad; here it gets each element's loss)
+        n = p.numel()
+        s = g / n if c.reduction == "mean" and n else g
+        loss = _nn_op("binary_cross_entropy", p, t, None, "none")
+        gw = sum_to(loss * s, c.weight._shape)
+    return gp, gt, gw
+
+
+def _bce_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # grad_input = s * (p - t) / D, s = grad_output * weight (/ N), D = p (1 - p): linear in
+    # grad_output; d/dp = s * (D - (p - t)(1 - 2p)) / D**2, d/dt = -s / D
+    p, t = c.self, c.target
+    dg = dp = dt_ = dw = None
+    if c.needs(0):
+        slope = (
+            _nn_op("binary_cross_entropy_backward", ops.ones_like(p), p, t, c.weight, "none") * gg
+        )
+        dg = slope if c.reduction == "none" else slope.sum()
+        if c.reduction == "mean" and p.numel():
+            dg = dg / p.numel()
+    if c.needs(1) or c.needs(2):
+        den = p * (1 - p)
+        s = gg * _bce_scale(c, c.grad_output)
+        if c.needs(1):
+            dp = s * (den - (p - t) * (1 - 2 * p)) / (den * den)
+        if c.needs(2):
+            dt_ = -s / den
+    if c.needs(3):
+        n = p.numel()
+        g = c.grad_output / n if c.reduction == "mean" and n else c.grad_output
+        dw = sum_to(gg * g * (p - t) / (p * (1 - p)).clamp(min=1e-12), c.weight._shape)
+    return dg, dp, dt_, dw
+
+
+_d("binary_cross_entropy", "self target weight reduction", _bce_rule)
+_d(
+    "binary_cross_entropy_backward",
+    "grad_output self target weight reduction",
+    _bce_backward_rule,
+)
 _pointwise_loss_rule("smooth_l1_loss", "beta", over_param=True)
 _pointwise_loss_rule("huber_loss", "delta", over_param=False)
 

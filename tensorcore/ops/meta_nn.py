@@ -30,6 +30,8 @@ __all__ = [
     "meta_avg_pool2d_backward",
     "meta_batch_norm",
     "meta_batch_norm_backward",
+    "meta_binary_cross_entropy",
+    "meta_binary_cross_entropy_backward",
     "meta_convolution",
     "meta_convolution_backward_input",
     "meta_convolution_backward_weight",
@@ -868,3 +870,51 @@ def meta_huber_loss_backward(
         "huber_loss_backward", grad_output, self, target, reduction, "delta", delta
     )
     return (grad_output, self, target, reduction, delta), spec
+
+
+def _bce(
+    fn: str, self: Tensor, target: Tensor, weight: Tensor | None, reduction: str
+) -> tuple[Any, ...]:
+    """Checks of ``binary_cross_entropy``'s tensors (the functional has checked them as
+    PyTorch words it; these guard a direct call): one shape and floating dtype, a weight of
+    that dtype broadcasting to the input's shape; the loss's spec."""
+    shape, dtype = _pointwise_loss(fn, self, target, reduction, "", 0.0)
+    if weight is not None:
+        if weight._dtype is not dtype:
+            raise RuntimeError(
+                f"{fn}(): expected weight of dtype {torch_name(dtype)}, got "
+                f"{torch_name(weight._dtype)}"
+            )
+        w = weight._shape
+        lead = len(self._shape) - len(w)
+        if lead < 0 or any(b not in (1, s) for s, b in zip(self._shape[lead:], w, strict=True)):
+            raise RuntimeError(
+                f"{fn}(): weight of shape {list(w)} does not broadcast to the input's "
+                f"{list(self._shape)}"
+            )
+    return shape, dtype
+
+
+def meta_binary_cross_entropy(
+    self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+) -> Any:
+    spec = _bce("binary_cross_entropy", self, target, weight, reduction)
+    return (self, target, weight, reduction), spec
+
+
+def meta_binary_cross_entropy_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+) -> Any:
+    fn = "binary_cross_entropy_backward"
+    shape, dtype = _bce(fn, self, target, weight, reduction)
+    if grad_output._shape != shape or grad_output._dtype is not dtype:
+        raise RuntimeError(
+            f"{fn}(): grad_output of shape {list(grad_output._shape)} and dtype "
+            f"{torch_name(grad_output._dtype)} does not fit the loss's {list(shape)}, "
+            f"{torch_name(dtype)}"
+        )
+    return (grad_output, self, target, weight, reduction), (self._shape, dtype)

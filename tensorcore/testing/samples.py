@@ -600,6 +600,41 @@ def _pointwise_loss_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("binary_cross_entropy")
+def _binary_cross_entropy(m: _Maker) -> list[Sample]:
+    # (probabilities in [0.1, 0.9]: away from the clamped logs and the gradient's poles)
+    return [
+        S((m.uniform(2, 3, lo=0.1, hi=0.9), m.uniform(2, 3, lo=0.0, hi=1.0)), desc="mean"),
+        S(
+            (
+                m.uniform(3, 4, lo=0.1, hi=0.9, t=True),
+                m.uniform(3, 4, lo=0.0, hi=1.0),
+                m.uniform(4, lo=0.5, hi=2.0),
+                "sum",
+            ),
+            desc="weight per column, sum",
+        ),
+        S((m.uniform(lo=0.1, hi=0.9), m.uniform(lo=0.0, hi=1.0), None, "none"), desc="0-d"),
+    ]
+
+
+@_samples("binary_cross_entropy_backward")
+def _binary_cross_entropy_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(), m.uniform(2, 3, lo=0.1, hi=0.9), m.uniform(2, 3, lo=0.0, hi=1.0))),
+        S(
+            (
+                m.uniform(2, 3),
+                m.uniform(2, 3, lo=0.1, hi=0.9),
+                m.uniform(2, 3, lo=0.0, hi=1.0),
+                m.uniform(3, lo=0.5, hi=2.0),
+                "none",
+            ),
+            desc="weight, none",
+        ),
+    ]
+
+
 @_samples("floor", "ceil", "trunc")
 def _rounding(m: _Maker) -> list[Sample]:
     return [S((m.off_integer(2, 3),)), S((m.off_integer(4, 3).t(),), desc="transposed")]

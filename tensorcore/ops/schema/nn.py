@@ -157,6 +157,34 @@ for _name, _param, _what in [
         function=False,
         dtypes="f",
     )
+# Binary cross-entropy of probabilities and its gradient in them (PyTorch's operators): one
+# pass each way where the composite recorded eleven nodes and checked the ranges with six
+# more operators; the kernel checks them (only the data can tell).
+_op(
+    'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean") '
+    "-> Tensor",
+    _NN,
+    "``-weight * (target * log(self) + (1 - target) * log(1 - self))``, each log at least -100, "
+    "reduced by ``reduction``; ``self`` and ``target`` must lie in [0, 1].",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy,
+    method=False,
+    function=False,
+    dtypes="f",
+    autocast="fp32",
+)
+_op(
+    "binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
+    'Tensor? weight=None, str reduction="mean") -> Tensor',
+    _NN,
+    "The gradient of ``binary_cross_entropy`` in ``self``: ``grad_output * weight * (self - "
+    "target) / max(self * (1 - self), 1e-12)`` (over the element count for 'mean').",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
 _op(
     "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
     _NN,

@@ -15,8 +15,8 @@ __all__ = ["build"]
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """The negative log-likelihood, smooth L1 and Huber losses and their backwards for the
-    array module ``xp``."""
+    """The negative log-likelihood, smooth L1, Huber and binary cross-entropy losses and their
+    backwards for the array module ``xp``."""
     enter, leave = quiet_tokens(xp)
 
     def targets(t: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
@@ -180,6 +180,72 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
         return forward, backward
 
+    def in_unit(a: Any, what: str) -> None:
+        """Refuses values outside [0, 1] (NaN included), in PyTorch's words: two
+        reductions, where a mask of the two comparisons takes three passes and one."""
+        if a.size:
+            lo, hi = a.min(), a.max()
+            if not (lo >= 0 and hi <= 1):
+                raise RuntimeError(f"all elements of {what} should be between 0 and 1")
+
+    def reduce_into(o: Any, loss: Any, reduction: str) -> None:
+        if reduction == "none":
+            o[...] = loss.reshape(o.shape)
+        elif reduction == "sum":
+            o[...] = loss.sum()
+        else:
+            o[...] = loss.sum() / loss.dtype.type(loss.size) if loss.size else xp.nan
+
+    def binary_cross_entropy(out: Any, self: Any, target: Any, weight: Any, reduction: str) -> None:
+        # (target - 1) * max(log1p(-p), -100) - target * max(log(p), -100), PyTorch's
+        o = array_of(out)
+        p, t = flat0(array_of(self)), flat0(array_of(target))
+        in_unit(p, "input")
+        in_unit(t, "target")
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        p, t = p.astype(d, copy=False), t.astype(d, copy=False)
+        tok = enter()
+        try:
+            q = xp.negative(p)
+            xp.log1p(q, out=q)
+            xp.maximum(q, f(-100), out=q)
+            q *= t - f(1)
+            lp = xp.log(p)
+            xp.maximum(lp, f(-100), out=lp)
+            lp *= t
+            q -= lp
+            if weight is not None:
+                q *= array_of(weight).astype(d, copy=False)
+            reduce_into(o, q, reduction)
+        finally:
+            leave(tok)
+
+    def binary_cross_entropy_backward(
+        out: Any, grad_output: Any, self: Any, target: Any, weight: Any, reduction: str
+    ) -> None:
+        # grad * (p - t) / max(p * (1 - p), 1e-12) * weight (/ N for "mean"), PyTorch's
+        o = array_of(out)
+        p, t = flat0(array_of(self)), flat0(array_of(target))
+        g = array_of(grad_output)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        p, t = p.astype(d, copy=False), t.astype(d, copy=False)
+        g = (flat0(g) if reduction == "none" else g).astype(d, copy=False)
+        tok = enter()
+        try:
+            den = xp.subtract(f(1), p)
+            den *= p
+            xp.maximum(den, f(1e-12), out=den)
+            r = xp.subtract(p, t)
+            r /= den
+            r *= g / f(r.size) if reduction == "mean" else g
+            if weight is not None:
+                r *= array_of(weight).astype(d, copy=False)
+            o[...] = r.reshape(o.shape)
+        finally:
+            leave(tok)
+
     smooth_l1_loss, smooth_l1_loss_backward = pointwise_loss(False)
     huber_loss, huber_loss_backward = pointwise_loss(True)
     return {
@@ -189,4 +255,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         "smooth_l1_loss_backward": smooth_l1_loss_backward,
         "huber_loss": huber_loss,
         "huber_loss_backward": huber_loss_backward,
+        "binary_cross_entropy": binary_cross_entropy,
+        "binary_cross_entropy_backward": binary_cross_entropy_backward,
     }
