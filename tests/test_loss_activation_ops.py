@@ -1,7 +1,8 @@
-"""The operators behind ``elu``/``selu``/``celu``, ``smooth_l1_loss``, ``huber_loss`` and
-``binary_cross_entropy`` (one node each, where composites recorded five to eleven): values
-against NumPy's formulas in float64, gradients against finite differences (gradcheck and
-gradgradcheck), PyTorch's node names, and the bad input the kernels check."""
+"""The operators behind ``elu``/``selu``/``celu``, ``smooth_l1_loss``, ``huber_loss``,
+``binary_cross_entropy`` and ``binary_cross_entropy_with_logits`` (one node each, where
+composites recorded five to eleven): values against NumPy's formulas in float64, gradients
+against finite differences (gradcheck and gradgradcheck), PyTorch's node names, and the bad
+input the kernels check."""
 
 from __future__ import annotations
 
@@ -139,3 +140,27 @@ def test_binary_cross_entropy_refuses_values_outside_the_unit_interval(
         F.binary_cross_entropy(off, ok)
     with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
         F.binary_cross_entropy(ok, off)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weights", ["none", "weight", "pos_weight", "both"])
+def test_binary_cross_entropy_with_logits(device: str, reduction: str, weights: str) -> None:
+    x, t = RNG.standard_normal((4, 5)) * 3, RNG.uniform(0, 1, (4, 5))
+    x[0, :3] = [0.0, 60.0, -60.0]  # (exp(-|x|) underflowing on both sides)
+    w = RNG.uniform(0.5, 2, 5) if weights in ("weight", "both") else None
+    pw = RNG.uniform(0.5, 2, 5) if weights in ("pos_weight", "both") else None
+    big = 1 + (pw - 1) * t if pw is not None else 1.0
+    elem = (1 - t) * x + big * np.logaddexp(-x, 0.0)
+    elem = elem * w if w is not None else elem
+
+    def tensor(v: Any) -> Any:
+        return None if v is None else tc.tensor(v, device=device, requires_grad=True)
+
+    def f(x: tc.Tensor, t: tc.Tensor, w: Any = None, pw: Any = None) -> tc.Tensor:
+        return F.binary_cross_entropy_with_logits(x, t, w, reduction=reduction, pos_weight=pw)
+
+    loss = f(tensor(x), tensor(t), tensor(w), tensor(pw))
+    assert loss.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    np.testing.assert_allclose(loss.detach().cpu().numpy(), _reduce(elem, reduction), rtol=1e-13)
+    small = [tensor(x[1:] / 3), tensor(t[1:]), tensor(w), tensor(pw)]
+    assert gradcheck(f, tuple(small)) and gradgradcheck(f, tuple(small))

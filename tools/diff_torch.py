@@ -135,6 +135,7 @@ BY_NAME: dict[str, tuple[Callable[..., Any], dict[str, str]]] = {
     "smooth_l1_loss": (F.smooth_l1_loss, {"self": "input"}),
     "huber_loss": (F.huber_loss, {"self": "input"}),
     "binary_cross_entropy": (F.binary_cross_entropy, {"self": "input"}),
+    "binary_cross_entropy_with_logits": (F.binary_cross_entropy_with_logits, {"self": "input"}),
     "batch_norm": (F.batch_norm, {}),
 }
 #: Operators whose outputs are unspecified (uninitialised memory) or random: only the
@@ -156,6 +157,7 @@ NO_COUNTERPART = {
     "smooth_l1_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
     "huber_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
     "binary_cross_entropy_backward": "backward kernel (ATen's takes the reduction as an int)",
+    "binary_cross_entropy_with_logits_backward": "backward function (not an ATen operator)",
     "sigmoid_backward": "backward kernel",
     "tanh_backward": "backward kernel",
     "threshold_backward": "backward kernel",
@@ -213,6 +215,13 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
     ("nll_loss", "weight", "*", "grad-forward-raises", "PyTorch refuses a weight needing grad"),
     (
         "binary_cross_entropy",
+        "weight",
+        "*",
+        "grad-forward-raises",
+        "PyTorch refuses a weight needing grad",
+    ),
+    (
+        "binary_cross_entropy_with_logits",
         "weight",
         "*",
         "grad-forward-raises",

@@ -311,6 +311,12 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    if target._dtype is input._dtype and _fits(input, weight) and _fits(input, pos_weight):
+        return call_lane(
+            get_op("binary_cross_entropy_with_logits"),
+            (input, target, weight, pos_weight, reduction),
+        )
+    # (Other dtypes, or weights that broadcast the loss beyond input's shape:) the composite.
     # -log(sigmoid(x)) = softplus(-x) = logaddexp(-x, 0): stable, and its gradient is
     # -sigmoid(-x) everywhere (a sum of max(-x, 0) and log1p(exp(-|x|)) has a kink at 0 and
     # gave -1 there, where logistic regression from zero weights starts).
@@ -326,6 +332,19 @@ def binary_cross_entropy_with_logits(
     if weight is not None:
         loss = _into(loss.dtype, loss * weight)
     return named_as(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
+
+
+def _fits(input: Tensor, weight: Tensor | None) -> bool:
+    """Whether ``weight`` (None, or a tensor of ``input``'s dtype broadcasting to its shape)
+    can go to the operator as it is."""
+    if weight is None:
+        return True
+    if not isinstance(weight, Tensor) or weight.dtype is not input.dtype:
+        return False
+    try:
+        return tuple(broadcast_shapes(input.shape, weight.shape)) == tuple(input.shape)
+    except RuntimeError:
+        return False
 
 
 _KL_MEAN_WARNING = (

@@ -1090,6 +1090,74 @@ def _bce_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
 
 
 _d("binary_cross_entropy", "self target weight reduction", _bce_rule)
+
+
+def _bcel_parts(c: Any) -> tuple[Any, Any]:
+    """``(L, pw)``: the factor of ``softplus(-x)`` in ``binary_cross_entropy_with_logits``,
+    ``1 + (pw - 1) t`` (1 without ``pos_weight``), and ``pos_weight`` (None)."""
+    pw = c.pos_weight
+    return (1 if pw is None else (pw - 1) * c.target + 1), pw
+
+
+def _bcel_rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, t, w, pw, red = c.self, c.target, c.weight, c.pos_weight, c.reduction
+    name = "binary_cross_entropy_with_logits"
+    gx = gt = gw = gpw = None
+    if c.needs(0):
+        gx = _nn_op(name + "_backward", g, x, t, w, pw, red)
+    if c.needs(1) or c.needs(3):
+        s = _bce_scale(c, g)
+        sp = ops.logaddexp(-x, 0.0)  # softplus(-x)
+        if c.needs(1):
+            gt = (-x if pw is None else (pw - 1) * sp - x) * s
+        if c.needs(3):
+            gpw = sum_to(t * sp * s, pw._shape)
+    if c.needs(2):
+        n = x.numel()
+        loss = _nn_op(name, x, t, None, pw, "none")
+        gw = sum_to(loss * (g / n if red == "mean" and n else g), w._shape)
+    return gx, gt, gw, gpw
+
+
+def _bcel_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # grad_input = S (L s - pw t), S = grad_output * weight (/ N), s = sigmoid(x): linear in
+    # grad_output; d/dx = S L s (1 - s), d/dt = S ((pw - 1) s - pw) (-S without pw),
+    # d/dweight = grad_output (/ N) (L s - pw t), d/dpw = S t (s - 1)
+    x, t, w, pw, red = c.self, c.target, c.weight, c.pos_weight, c.reduction
+    backward = "binary_cross_entropy_with_logits_backward"
+    dg = dx = dt_ = dw = dpw = None
+    if c.needs(0):
+        slope = _nn_op(backward, ops.ones_like(x), x, t, w, pw, "none") * gg
+        dg = slope if red == "none" else slope.sum()
+        if red == "mean" and x.numel():
+            dg = dg / x.numel()
+    lw, _ = _bcel_parts(c)
+    s = x.sigmoid()
+    big_s = gg * _bce_scale(c, c.grad_output)
+    if c.needs(1):
+        dx = big_s * lw * s * (1 - s)
+    if c.needs(2):
+        dt_ = -big_s if pw is None else big_s * ((pw - 1) * s - pw)
+    if c.needs(3):
+        n = x.numel()
+        g = c.grad_output / n if red == "mean" and n else c.grad_output
+        v = s - t if pw is None else lw * s - pw * t
+        dw = sum_to(gg * g * v, w._shape)
+    if c.needs(4):
+        dpw = sum_to(big_s * t * (s - 1), pw._shape)
+    return dg, dx, dt_, dw, dpw
+
+
+_d(
+    "binary_cross_entropy_with_logits",
+    "self target weight pos_weight reduction",
+    _bcel_rule,
+)
+_d(
+    "binary_cross_entropy_with_logits_backward",
+    "grad_output self target weight pos_weight reduction",
+    _bcel_backward_rule,
+)
 _d(
     "binary_cross_entropy_backward",
     "grad_output self target weight reduction",

@@ -32,6 +32,8 @@ __all__ = [
     "meta_batch_norm_backward",
     "meta_binary_cross_entropy",
     "meta_binary_cross_entropy_backward",
+    "meta_binary_cross_entropy_with_logits",
+    "meta_binary_cross_entropy_with_logits_backward",
     "meta_convolution",
     "meta_convolution_backward_input",
     "meta_convolution_backward_weight",
@@ -879,6 +881,12 @@ def _bce(
     PyTorch words it; these guard a direct call): one shape and floating dtype, a weight of
     that dtype broadcasting to the input's shape; the loss's spec."""
     shape, dtype = _pointwise_loss(fn, self, target, reduction, "", 0.0)
+    _bce_weight(fn, self, weight)
+    return shape, dtype
+
+
+def _bce_weight(fn: str, self: Tensor, weight: Tensor | None) -> None:
+    dtype = self._dtype
     if weight is not None:
         if weight._dtype is not dtype:
             raise RuntimeError(
@@ -892,7 +900,6 @@ def _bce(
                 f"{fn}(): weight of shape {list(w)} does not broadcast to the input's "
                 f"{list(self._shape)}"
             )
-    return shape, dtype
 
 
 def meta_binary_cross_entropy(
@@ -918,3 +925,30 @@ def meta_binary_cross_entropy_backward(
             f"{torch_name(dtype)}"
         )
     return (grad_output, self, target, weight, reduction), (self._shape, dtype)
+
+
+def meta_binary_cross_entropy_with_logits(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: str = "mean",
+) -> Any:
+    fn = "binary_cross_entropy_with_logits"
+    spec = _bce(fn, self, target, weight, reduction)
+    _bce_weight(fn, self, pos_weight)
+    return (self, target, weight, pos_weight, reduction), spec
+
+
+def meta_binary_cross_entropy_with_logits_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: str = "mean",
+) -> Any:
+    fn = "binary_cross_entropy_with_logits_backward"
+    _, spec = meta_binary_cross_entropy_backward(grad_output, self, target, weight, reduction)
+    _bce_weight(fn, self, pos_weight)
+    return (grad_output, self, target, weight, pos_weight, reduction), spec

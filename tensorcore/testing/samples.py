@@ -635,6 +635,42 @@ def _binary_cross_entropy_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("binary_cross_entropy_with_logits")
+def _binary_cross_entropy_with_logits(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, lo=-3.0, hi=3.0), m.uniform(2, 3, lo=0.0, hi=1.0)), desc="mean"),
+        S(
+            (
+                m.uniform(3, 4, lo=-3.0, hi=3.0, t=True),
+                m.uniform(3, 4, lo=0.0, hi=1.0),
+                m.uniform(4, lo=0.5, hi=2.0),
+                m.uniform(4, lo=0.5, hi=2.0),
+                "sum",
+            ),
+            desc="weight and pos_weight per column, sum",
+        ),
+        S((m.uniform(), m.uniform(lo=0.0, hi=1.0), None, None, "none"), desc="0-d"),
+    ]
+
+
+@_samples("binary_cross_entropy_with_logits_backward")
+def _binary_cross_entropy_with_logits_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(), m.uniform(2, 3, lo=-3.0, hi=3.0), m.uniform(2, 3, lo=0.0, hi=1.0))),
+        S(
+            (
+                m.uniform(2, 3),
+                m.uniform(2, 3, lo=-3.0, hi=3.0),
+                m.uniform(2, 3, lo=0.0, hi=1.0),
+                m.uniform(3, lo=0.5, hi=2.0),
+                m.uniform(3, lo=0.5, hi=2.0),
+                "none",
+            ),
+            desc="weight and pos_weight, none",
+        ),
+    ]
+
+
 @_samples("floor", "ceil", "trunc")
 def _rounding(m: _Maker) -> list[Sample]:
     return [S((m.off_integer(2, 3),)), S((m.off_integer(4, 3).t(),), desc="transposed")]

@@ -185,6 +185,34 @@ _op(
     function=False,
     dtypes="f",
 )
+# ... and of logits (PyTorch's operator; its gradient is an operator here too).
+_op(
+    "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+    'Tensor? pos_weight=None, str reduction="mean") -> Tensor',
+    _NN,
+    "``weight * ((1 - target) * self + (1 + (pos_weight - 1) * target) * softplus(-self))``: "
+    "the binary cross-entropy of ``sigmoid(self)``, computed stably, its positive term "
+    "weighed by ``pos_weight``, reduced by ``reduction``.",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy_with_logits,
+    method=False,
+    function=False,
+    dtypes="f",
+    autocast="fp32",
+)
+_op(
+    "binary_cross_entropy_with_logits_backward(Tensor grad_output, Tensor self, Tensor target, "
+    'Tensor? weight=None, Tensor? pos_weight=None, str reduction="mean") -> Tensor',
+    _NN,
+    "The gradient of ``binary_cross_entropy_with_logits`` in ``self``: ``grad_output * weight "
+    "* ((1 + (pos_weight - 1) * target) * sigmoid(self) - pos_weight * target)`` (over the "
+    "element count for 'mean').",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy_with_logits_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
 _op(
     "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
     _NN,

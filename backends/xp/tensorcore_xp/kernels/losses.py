@@ -246,6 +246,73 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         finally:
             leave(tok)
 
+    def operand(v: Any, d: Any) -> Any:
+        return None if v is None else array_of(v).astype(d, copy=False)
+
+    def binary_cross_entropy_with_logits(
+        out: Any, self: Any, target: Any, weight: Any, pos_weight: Any, reduction: str
+    ) -> None:
+        # (1 - t) * x + (1 + (pw - 1) * t) * softplus(-x), softplus(-x) = log1p(exp(-|x|)) -
+        # min(x, 0) (PyTorch's log_sigmoid, negated), times the weight
+        o = array_of(out)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        x, t = operand(flat0(array_of(self)), d), operand(flat0(array_of(target)), d)
+        tok = enter()
+        try:
+            sp = xp.abs(x)
+            xp.negative(sp, out=sp)
+            xp.exp(sp, out=sp)
+            xp.log1p(sp, out=sp)
+            sp -= xp.minimum(x, f(0))
+            if pos_weight is not None:
+                lw = operand(pos_weight, d) - f(1)
+                sp *= lw * t + f(1)
+            r = xp.subtract(f(1), t)
+            r *= x
+            r += sp
+            if weight is not None:
+                r *= operand(weight, d)
+            reduce_into(o, r, reduction)
+        finally:
+            leave(tok)
+
+    def binary_cross_entropy_with_logits_backward(
+        out: Any,
+        grad_output: Any,
+        self: Any,
+        target: Any,
+        weight: Any,
+        pos_weight: Any,
+        reduction: str,
+    ) -> None:
+        # sigmoid(x) - t, or (1 + (pw - 1) * t) * sigmoid(x) - pw * t, times grad_output and
+        # the weight (over N for "mean")
+        o = array_of(out)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        x, t = operand(flat0(array_of(self)), d), operand(flat0(array_of(target)), d)
+        g = array_of(grad_output)
+        g = (flat0(g) if reduction == "none" else g).astype(d, copy=False)
+        tok = enter()
+        try:
+            s = xp.negative(x)
+            xp.exp(s, out=s)
+            s += f(1)
+            xp.reciprocal(s, out=s)
+            if pos_weight is None:
+                s -= t
+            else:
+                pw = operand(pos_weight, d)
+                s *= (pw - f(1)) * t + f(1)
+                s -= pw * t
+            s *= g / f(s.size) if reduction == "mean" else g
+            if weight is not None:
+                s *= operand(weight, d)
+            o[...] = s.reshape(o.shape)
+        finally:
+            leave(tok)
+
     smooth_l1_loss, smooth_l1_loss_backward = pointwise_loss(False)
     huber_loss, huber_loss_backward = pointwise_loss(True)
     return {
@@ -257,4 +324,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         "huber_loss_backward": huber_loss_backward,
         "binary_cross_entropy": binary_cross_entropy,
         "binary_cross_entropy_backward": binary_cross_entropy_backward,
+        "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits,
+        "binary_cross_entropy_with_logits_backward": binary_cross_entropy_with_logits_backward,
     }
