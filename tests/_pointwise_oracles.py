@@ -274,6 +274,8 @@ ORACLES: dict[str, Oracle] = {
     "silu": Oracle(lambda x: x * _sig64(x), 1, FLOATS, scalars=False),
     "silu_backward": Oracle(lambda g, x: g * _sig64(x) * (1 + x * (1 - _sig64(x))), 2, FLOATS,
                             scalars=False),
+    "log_sigmoid": Oracle(lambda x: -np.logaddexp(-x, x.dtype.type(0)), 1, FLOATS, scalars=False),
+    "log_sigmoid_backward": Oracle(lambda g, x: g * _sig64(-x), 2, FLOATS, scalars=False),
     "mish": Oracle(lambda x: x * _tsp64(x), 1, FLOATS, scalars=False),
     "mish_backward": Oracle(lambda g, x: g * (_tsp64(x) + x * _sig64(x) * (1 - _tsp64(x) ** 2)),
                             2, FLOATS, scalars=False),

@@ -70,7 +70,8 @@ PYTORCH = {
     "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
     "_prelu_kernel": "f", "_prelu_kernel_backward": "f", "elu": "f", "elu_backward": "f",
     "smooth_l1_loss": "f", "smooth_l1_loss_backward": "f", "huber_loss": "f",
-    "huber_loss_backward": "f", "binary_cross_entropy": "f",
+    "huber_loss_backward": "f", "log_sigmoid": "f", "log_sigmoid_backward": "f",
+    "binary_cross_entropy": "f",
     "binary_cross_entropy_backward": "f", "binary_cross_entropy_with_logits": "f",
     "binary_cross_entropy_with_logits_backward": "f",
 }  # fmt: skip

@@ -164,3 +164,15 @@ def test_binary_cross_entropy_with_logits(device: str, reduction: str, weights: 
     np.testing.assert_allclose(loss.detach().cpu().numpy(), _reduce(elem, reduction), rtol=1e-13)
     small = [tensor(x[1:] / 3), tensor(t[1:]), tensor(w), tensor(pw)]
     assert gradcheck(f, tuple(small)) and gradgradcheck(f, tuple(small))
+
+
+def test_logsigmoid_is_one_node_and_stable(device: str) -> None:
+    a = np.array([-800.0, -30.0, -1.5, 0.0, 2.0, 40.0, 800.0])
+    x = tc.tensor(a, device=device, requires_grad=True)
+    y = F.logsigmoid(x)
+    assert y.grad_fn.name() == "LogSigmoidBackward0"
+    np.testing.assert_allclose(y.detach().cpu().numpy(), -np.logaddexp(-a, 0.0), rtol=1e-15)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 1 / (1 + np.exp(a)), rtol=1e-15)
+    s = tc.tensor(RNG.standard_normal(5) * 3, device=device, requires_grad=True)
+    assert gradcheck(F.logsigmoid, (s,)) and gradgradcheck(F.logsigmoid, (s,))

@@ -113,6 +113,7 @@ COUNTERPART: dict[str, Callable[..., Any]] = {
             "_prelu_kernel_backward",
             "elu",
             "elu_backward",
+            "log_sigmoid",
         )
     },
     "vector_norm": torch.linalg.vector_norm,
@@ -154,6 +155,7 @@ NO_COUNTERPART = {
     "convolution_backward_weight": "backward kernel",
     "max_pool2d_backward": "backward kernel",
     "nll_loss_backward": "backward kernel",
+    "log_sigmoid_backward": "backward kernel (PyTorch's also takes the forward's buffer)",
     "smooth_l1_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
     "huber_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
     "binary_cross_entropy_backward": "backward kernel (ATen's takes the reduction as an int)",

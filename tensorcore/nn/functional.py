@@ -397,9 +397,9 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 @checked("logsigmoid(Tensor input) -> Tensor")
 def logsigmoid(input: Tensor) -> Tensor:
-    """``log(sigmoid(x))``, computed stably (``-logaddexp(-x, 0)``: the gradient is
-    ``sigmoid(-x)`` everywhere, 0.5 at 0)."""
-    return named_as(-ops.logaddexp(-input, 0.0), "LogSigmoidBackward0")
+    """``log(sigmoid(x))``, computed stably (``min(x, 0) - log1p(exp(-|x|))``: the gradient
+    is ``sigmoid(-x)`` everywhere, 0.5 at 0)."""
+    return _nn_op("log_sigmoid", input)
 
 
 @checked("softsign(Tensor input) -> Tensor")

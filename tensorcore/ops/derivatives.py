@@ -407,6 +407,8 @@ _d("softplus_backward", "grad_output self beta threshold", _softplus_second)
 _smooth("silu", _silu_second)
 _smooth("mish", _mish_second)
 _smooth("hardswish", _hardswish_second)
+# (log_sigmoid'(x) = sigmoid(-x) = 1 - s, its derivative -s (1 - s), s = sigmoid(x))
+_smooth("log_sigmoid", lambda x: (s := x.sigmoid()) * (s - 1))
 _piecewise("hardshrink", "self lambd")
 
 

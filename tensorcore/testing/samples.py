@@ -505,7 +505,7 @@ def _hardsigmoid_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=2.0, hi=4.0)))]
 
 
-@_samples("silu", "mish", "hardswish")
+@_samples("silu", "mish", "hardswish", "log_sigmoid")
 def _smooth_activation(m: _Maker) -> list[Sample]:
     # (hardswish's kinks at -3 and 3: |x| in [0.3, 2.5] and [3.5, 6] stay off them)
     return [
@@ -543,7 +543,7 @@ def _elu_backward(m: _Maker) -> list[Sample]:
     ]
 
 
-@_samples("silu_backward", "mish_backward", "hardswish_backward")
+@_samples("silu_backward", "mish_backward", "hardswish_backward", "log_sigmoid_backward")
 def _smooth_activation_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=2.5)))]
 

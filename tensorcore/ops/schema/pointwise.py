@@ -230,6 +230,17 @@ for _sig, _d, _dt in [
         "``grad_output`` where ``beta * self > threshold``.",
         "f",
     ),
+    (
+        "log_sigmoid(Tensor self) -> Tensor",
+        "``log(sigmoid(self))``, computed stably: ``min(self, 0) - log1p(exp(-|self|))``.",
+        "f",
+    ),
+    (
+        # (PyTorch's also takes the forward's buffer, exp(-|self|) on CPU; this one recomputes)
+        "log_sigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
+        "The gradient of ``log_sigmoid``: ``grad_output * sigmoid(-self)``.",
+        "f",
+    ),
     ("mish(Tensor self) -> Tensor", "``self * tanh(softplus(self))``.", "f"),
     (
         "mish_backward(Tensor grad_output, Tensor self) -> Tensor",

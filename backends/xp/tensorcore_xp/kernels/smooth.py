@@ -139,6 +139,24 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         put(out, select(xp, ~(x <= -3), r, None))
 
     @kernel
+    def log_sigmoid(out: Any, self: Any) -> None:
+        # min(x, 0) - log1p(exp(-|x|)): no overflow on either side
+        d, (x,) = inputs(out, self)
+        r = xp.abs(x)
+        xp.negative(r, out=r)
+        xp.exp(r, out=r)
+        xp.log1p(r, out=r)
+        put(out, xp.subtract(xp.minimum(x, d.type(0)), r, out=r))
+
+    @kernel
+    def log_sigmoid_backward(out: Any, grad_output: Any, self: Any) -> None:
+        # g * sigmoid(-x) = g / (1 + exp(x)) (exp overflowing to inf gives 0)
+        d, (g, x) = inputs(out, grad_output, self)
+        r = xp.exp(x)
+        r += d.type(1)
+        put(out, xp.divide(g, r, out=r))
+
+    @kernel
     def elu(out: Any, self: Any, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> None:
         # scale * x where x > 0, else alpha * scale * expm1(x * input_scale), PyTorch's
         # coefficients, as the sum scale * max(x, 0) + alpha * scale * expm1(min(x, 0) *
