@@ -173,6 +173,7 @@ def test_logsigmoid_is_one_node_and_stable(device: str) -> None:
     assert y.grad_fn.name() == "LogSigmoidBackward0"
     np.testing.assert_allclose(y.detach().cpu().numpy(), -np.logaddexp(-a, 0.0), rtol=1e-15)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.cpu().numpy(), 1 / (1 + np.exp(a)), rtol=1e-15)
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(x.grad.cpu().numpy(), 1 / (1 + np.exp(a)), rtol=1e-15)
     s = tc.tensor(RNG.standard_normal(5) * 3, device=device, requires_grad=True)
     assert gradcheck(F.logsigmoid, (s,)) and gradgradcheck(F.logsigmoid, (s,))
