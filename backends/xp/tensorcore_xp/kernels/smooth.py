@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, errstate, select
+from ..helpers import acc_dtype, array_of, errstate, select, writes_through_views
 
 __all__ = ["build"]
 
@@ -47,10 +47,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def into(out: Any, d: Any) -> Any:
         """``out``'s array where a last pass may write into it (the compute dtype, not 0-d:
-        the operands were made 1-D for a 0-d result), else None: the caller then makes a
-        fresh array and puts it."""
+        the operands were made 1-D for a 0-d result; a NumPy or CuPy array, which takes
+        ``out=``, where dask's does not), else None: the caller then makes a fresh array
+        and puts it."""
         o = array_of(out)
-        return o if o.ndim and o.dtype == d else None
+        return o if o.ndim and o.dtype == d and writes_through_views(o) else None
 
     def sigmoid(x: Any) -> Any:
         """``1 / (1 + exp(-x))``, the ``sigmoid`` kernel's passes (0 below about -88 in
