@@ -105,6 +105,13 @@ class Oracle:
     extra: tuple[Any, ...] = ()
     #: non-tensor arguments passed before the operands (``polygamma``'s order ``n``).
     leading: tuple[Any, ...] = ()
+    #: non-tensor arguments passed between the first operand and the others
+    #: (``elu_backward``'s constants, between ``grad_output`` and ``self_or_result``).
+    between: tuple[Any, ...] = ()
+
+    def arguments(self, operands: list[Any]) -> tuple[Any, ...]:
+        """The operator's (and ``fn``'s) arguments, in signature order, around ``operands``."""
+        return (*self.leading, *operands[:1], *self.between, *operands[1:], *self.extra)
 
 
 def _zeta(x: Any, q: Any) -> Any:
@@ -267,6 +274,8 @@ ORACLES: dict[str, Oracle] = {
     "silu": Oracle(lambda x: x * _sig64(x), 1, FLOATS, scalars=False),
     "silu_backward": Oracle(lambda g, x: g * _sig64(x) * (1 + x * (1 - _sig64(x))), 2, FLOATS,
                             scalars=False),
+    "log_sigmoid": Oracle(lambda x: -np.logaddexp(-x, x.dtype.type(0)), 1, FLOATS, scalars=False),
+    "log_sigmoid_backward": Oracle(lambda g, x: g * _sig64(-x), 2, FLOATS, scalars=False),
     "mish": Oracle(lambda x: x * _tsp64(x), 1, FLOATS, scalars=False),
     "mish_backward": Oracle(lambda g, x: g * (_tsp64(x) + x * _sig64(x) * (1 - _tsp64(x) ** 2)),
                             2, FLOATS, scalars=False),
@@ -277,6 +286,12 @@ ORACLES: dict[str, Oracle] = {
                        1, FLOATS, scalars=False),
     "softplus_backward": Oracle(lambda g, x, b, t: g * np.where(x * b > t, 1.0, _sig64(x * b)),
                                 2, FLOATS, extra=(2.0, 3.0), scalars=False),
+    "elu": Oracle(lambda x, a, s, k: np.where(x > 0, s * x,
+                                              (a * s) * np.expm1(np.minimum(x, 0) * k)),
+                  1, FLOATS, extra=(0.7, 1.5, 0.5), scalars=False),
+    "elu_backward": Oracle(lambda g, a, s, k, r, x: g * np.where(x > 0, s, (
+        (np.minimum(x, 0) + a * s) * k if r else (a * s * k) * np.exp(np.minimum(x, 0) * k))),
+        2, FLOATS, between=(0.7, 1.5, 0.5, False), scalars=False),
     "gelu": Oracle(_gelu, 1, FLOATS, scalars=False),
     "gelu_backward": Oracle(lambda g, x: g * _gelu_grad(x), 2, FLOATS, scalars=False),
     "conj": Oracle(lambda x: np.conj(x) if x.dtype.kind == "c" else x.copy(), 1),

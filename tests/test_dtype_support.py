@@ -68,7 +68,12 @@ PYTORCH = {
     "silu_backward": "f", "mish": "f", "mish_backward": "f", "hardswish": "f",
     "hardswish_backward": "f", "softplus": "f", "softplus_backward": "f",
     "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
-    "_prelu_kernel": "f", "_prelu_kernel_backward": "f",
+    "_prelu_kernel": "f", "_prelu_kernel_backward": "f", "elu": "f", "elu_backward": "f",
+    "smooth_l1_loss": "f", "smooth_l1_loss_backward": "f", "huber_loss": "f",
+    "huber_loss_backward": "f", "log_sigmoid": "f", "log_sigmoid_backward": "f",
+    "binary_cross_entropy": "f",
+    "binary_cross_entropy_backward": "f", "binary_cross_entropy_with_logits": "f",
+    "binary_cross_entropy_with_logits_backward": "f",
 }  # fmt: skip
 # clamp computes in bool only with one bound, a bool tensor (PyTorch's maximum/minimum
 # kernels); its declared check refuses the other bool calls with PyTorch's

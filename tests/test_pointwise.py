@@ -90,7 +90,7 @@ def _oracle(name: str, operands: list[Any], arrays: list[Any]) -> Any:
         else:
             args.append(np.asarray(a).astype(npc))
     with np.errstate(all="ignore"):
-        out = oracle.fn(*oracle.leading, *args, *oracle.extra)
+        out = oracle.fn(*oracle.arguments(args))
         if isinstance(out, tuple):  # several results: the first has the result dtype
             return (np.asarray(out[0]).astype(numpy_dtype(result)), *out[1:]), result
         out = np.asarray(out).astype(numpy_dtype(result))
@@ -113,10 +113,10 @@ def test_pointwise_matches_numpy(device: str, name: str, data: st.DataObject) ->
     operands, arrays = _draw_case(data, name, device)
     expected, _ = _oracle(name, operands, arrays)
     extra, leading = ORACLES[name].extra, ORACLES[name].leading
-    if OPS[name].function:
-        got = getattr(tc, name)(*leading, *operands, *extra)
-    else:  # (an operator that nn.functional reaches, as PyTorch's torch._C._nn ones)
-        got = call_op(get_op(name), (*leading, *operands, *extra))
+    arguments = ORACLES[name].arguments(operands)
+    # (an operator without a function: one that nn.functional reaches, as torch._C._nn's)
+    fn = getattr(tc, name) if OPS[name].function else lambda *a: call_op(get_op(name), a)
+    got = fn(*arguments)
     assert all(g.device.type == device for g in (got if isinstance(got, tuple) else (got,)))
     _assert_results(got, expected)
     if OPS[name].method:
@@ -128,7 +128,7 @@ def test_pointwise_matches_numpy(device: str, name: str, data: st.DataObject) ->
             for e in (expected if isinstance(expected, tuple) else (expected,))
         )
         out = outs if isinstance(expected, tuple) else outs[0]
-        res = getattr(tc, name)(*leading, *operands, *extra, out=out)
+        res = getattr(tc, name)(*arguments, out=out)
         assert res is out or (isinstance(res, tuple) and all(map(operator.is_, res, outs)))
         _assert_results(out, expected)
 

@@ -111,6 +111,9 @@ COUNTERPART: dict[str, Callable[..., Any]] = {
             "threshold",
             "_prelu_kernel",
             "_prelu_kernel_backward",
+            "elu",
+            "elu_backward",
+            "log_sigmoid",
         )
     },
     "vector_norm": torch.linalg.vector_norm,
@@ -130,6 +133,10 @@ COUNTERPART: dict[str, Callable[..., Any]] = {
 #: (tensorcore's names, renamed where PyTorch's differ).
 BY_NAME: dict[str, tuple[Callable[..., Any], dict[str, str]]] = {
     "nll_loss": (F.nll_loss, {"self": "input"}),
+    "smooth_l1_loss": (F.smooth_l1_loss, {"self": "input"}),
+    "huber_loss": (F.huber_loss, {"self": "input"}),
+    "binary_cross_entropy": (F.binary_cross_entropy, {"self": "input"}),
+    "binary_cross_entropy_with_logits": (F.binary_cross_entropy_with_logits, {"self": "input"}),
     "batch_norm": (F.batch_norm, {}),
 }
 #: Operators whose outputs are unspecified (uninitialised memory) or random: only the
@@ -148,6 +155,11 @@ NO_COUNTERPART = {
     "convolution_backward_weight": "backward kernel",
     "max_pool2d_backward": "backward kernel",
     "nll_loss_backward": "backward kernel",
+    "log_sigmoid_backward": "backward kernel (PyTorch's also takes the forward's buffer)",
+    "smooth_l1_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
+    "huber_loss_backward": "backward kernel (ATen's takes the reduction as an int)",
+    "binary_cross_entropy_backward": "backward kernel (ATen's takes the reduction as an int)",
+    "binary_cross_entropy_with_logits_backward": "backward function (not an ATen operator)",
     "sigmoid_backward": "backward kernel",
     "tanh_backward": "backward kernel",
     "threshold_backward": "backward kernel",
@@ -238,6 +250,20 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
     ("kthvalue", "*", "int64", "values", "ties (integer samples): which equal value's index"),
     ("linalg_eigh", "*", "bool", "values", "bool samples give a degenerate spectrum"),
     ("nll_loss", "weight", "*", "grad-forward-raises", "PyTorch refuses a weight needing grad"),
+    (
+        "binary_cross_entropy",
+        "weight",
+        "*",
+        "grad-forward-raises",
+        "PyTorch refuses a weight needing grad",
+    ),
+    (
+        "binary_cross_entropy_with_logits",
+        "weight",
+        "*",
+        "grad-forward-raises",
+        "PyTorch refuses a weight needing grad",
+    ),
     ("batch_norm", "*", "*", "grad-forward-raises", "PyTorch refuses running stats needing grad"),
     ("linalg_lstsq", "*", "*", "grad-structure", "tensorcore differentiates singular_values too"),
     (

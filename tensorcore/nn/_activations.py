@@ -17,7 +17,7 @@ from .._tensor import Tensor
 from ..dispatch import get_op
 from ..layouts import contiguous_format
 from ..ops import functions as ops
-from ..ops._call import call
+from ..ops._call import call_lane
 from ..ops._validate import checked
 from ..ops.frontends import named_as
 
@@ -46,7 +46,7 @@ __all__ = [
 def _nn_op(name: str, *args: Any) -> Any:
     """Operator ``name`` on ``args``: the activations PyTorch declares as operators of
     ``torch._C._nn`` (``leaky_relu``, ``hardtanh``, ...), which are not public functions."""
-    return call(get_op(name), args)
+    return call_lane(get_op(name), args)
 
 
 @checked("glu(Tensor input, int dim=-1) -> Tensor")

@@ -8,7 +8,9 @@ import warnings
 from .. import dtypes as dt
 from .._tensor import Tensor, torch_name
 from ..amp.autocast_mode import fp32_function
+from ..dispatch import get_op
 from ..ops import functions as ops
+from ..ops._call import call_lane
 from ..ops._validate import checked
 from ..ops.frontends import broadcast_shapes, named_as
 from ..ops.views import release_temporary_view
@@ -179,6 +181,8 @@ def smooth_l1_loss(
         raise RuntimeError(
             f"smooth_l1_loss does not support negative values for beta (got {beta})."
         )
+    if target._shape == input._shape and target._dtype is input._dtype:
+        return call_lane(get_op("smooth_l1_loss"), (input, target, reduction, beta))
     a = (input - target).abs()
     if beta != 0:
         # (a - m / 2) * (m / beta) with m = min(a, beta): 0.5 a**2 / beta below beta,
@@ -212,6 +216,8 @@ def huber_loss(
     _pointwise_pair(input, target, "huber_loss", reduction)
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta ({delta})")
+    if weight is None and target._shape == input._shape and target._dtype is input._dtype:
+        return call_lane(get_op("huber_loss"), (input, target, reduction, delta))
     a = (input - target).abs()
     # m (a - m / 2) with m = min(a, delta): PyTorch's 0.5 a**2 and delta (a - 0.5 delta), bit
     # for bit, and its gradient, without a ``where`` (see smooth_l1_loss); PyTorch's kernel
@@ -258,12 +264,6 @@ def binary_cross_entropy(
         raise RuntimeError(
             f"Found dtype {torch_name(target.dtype)} but expected {torch_name(input.dtype)}"
         )
-    # (NaN fails the check too, as in PyTorch's kernel)
-    checkable = input.numel() and input.device.type != "meta"
-    if checkable and not bool(((input >= 0) & (input <= 1)).all()):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    if checkable and not bool(((target >= 0) & (target <= 1)).all()):
-        raise RuntimeError("all elements of target should be between 0 and 1")
     if weight is not None:
         # (PyTorch multiplies the loss by it in place: it may not make the loss bigger)
         shape = tuple(broadcast_shapes(tuple(input.shape), tuple(weight.shape)))
@@ -272,12 +272,10 @@ def binary_cross_entropy(
                 f"binary_cross_entropy(): output with shape {list(input.shape)} doesn't match "
                 f"the broadcast shape {list(shape)} (weight of shape {list(weight.shape)})"
             )
-    log_p = input.log().clamp(min=-100)
-    log_q = (1 - input).log().clamp(min=-100)
-    loss = -(target * log_p + (1 - target) * log_q)
-    if weight is not None:
-        loss = _into(loss.dtype, loss * weight)  # (PyTorch's kernel: loss.mul_(weight))
-    return named_as(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
+    if weight is not None and weight.dtype is not input.dtype:
+        weight = _into(input.dtype, weight)  # (PyTorch's kernel: loss.mul_(weight))
+    # (the operator's kernel checks that the values lie in [0, 1], NaN failing, as PyTorch's)
+    return call_lane(get_op("binary_cross_entropy"), (input, target, weight, reduction))
 
 
 @checked(
@@ -314,6 +312,12 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    if target._dtype is input._dtype and _fits(input, weight) and _fits(input, pos_weight):
+        return call_lane(
+            get_op("binary_cross_entropy_with_logits"),
+            (input, target, weight, pos_weight, reduction),
+        )
+    # (Other dtypes, or weights that broadcast the loss beyond input's shape:) the composite.
     # -log(sigmoid(x)) = softplus(-x) = logaddexp(-x, 0): stable, and its gradient is
     # -sigmoid(-x) everywhere (a sum of max(-x, 0) and log1p(exp(-|x|)) has a kink at 0 and
     # gave -1 there, where logistic regression from zero weights starts).
@@ -329,6 +333,19 @@ def binary_cross_entropy_with_logits(
     if weight is not None:
         loss = _into(loss.dtype, loss * weight)
     return named_as(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
+
+
+def _fits(input: Tensor, weight: Tensor | None) -> bool:
+    """Whether ``weight`` (None, or a tensor of ``input``'s dtype broadcasting to its shape)
+    can go to the operator as it is."""
+    if weight is None:
+        return True
+    if not isinstance(weight, Tensor) or weight.dtype is not input.dtype:
+        return False
+    try:
+        return tuple(broadcast_shapes(input.shape, weight.shape)) == tuple(input.shape)
+    except RuntimeError:
+        return False
 
 
 _KL_MEAN_WARNING = (

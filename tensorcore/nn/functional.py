@@ -320,9 +320,8 @@ def hardtanh(
 @checked("elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
-    x = _source(input, inplace)
-    out = ops.where(x > 0, x, x.clamp(max=0).expm1() * alpha)
-    return input.copy_(out) if inplace else named_as(out, "EluBackward0")
+    out = _nn_op("elu", _source(input, inplace), alpha, 1.0, 1.0)
+    return input.copy_(out) if inplace else out
 
 
 @checked("celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
@@ -338,8 +337,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    x = _source(input, inplace)
-    out = ops.where(x > 0, x, (x.clamp(max=0) / alpha).expm1() * alpha)
+    out = _nn_op("elu", _source(input, inplace), alpha, 1.0, 1.0 / alpha)
     return input.copy_(out) if inplace else named_as(out, "CeluBackward0")
 
 
@@ -347,8 +345,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     alpha, scale = 1.6732632423543772, 1.0507009873554805
-    out = elu(_source(input, inplace), alpha) * scale
-    return input.copy_(out) if inplace else named_as(out, "EluBackward0")
+    out = _nn_op("elu", _source(input, inplace), alpha, scale, 1.0)
+    return input.copy_(out) if inplace else out
 
 
 @checked("celu_(Tensor input, float alpha=1.0) -> Tensor")
@@ -399,9 +397,9 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 @checked("logsigmoid(Tensor input) -> Tensor")
 def logsigmoid(input: Tensor) -> Tensor:
-    """``log(sigmoid(x))``, computed stably (``-logaddexp(-x, 0)``: the gradient is
-    ``sigmoid(-x)`` everywhere, 0.5 at 0)."""
-    return named_as(-ops.logaddexp(-input, 0.0), "LogSigmoidBackward0")
+    """``log(sigmoid(x))``, computed stably (``min(x, 0) - log1p(exp(-|x|))``: the gradient
+    is ``sigmoid(-x)`` everywhere, 0.5 at 0)."""
+    return _nn_op("log_sigmoid", input)
 
 
 @checked("softsign(Tensor input) -> Tensor")

@@ -23,7 +23,7 @@ from .frontends import unstructured_unchecked as _unchecked
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["call", "call_inplace", "set_autocast", "set_autograd_step"]
+__all__ = ["call", "call_inplace", "call_lane", "set_autocast", "set_autograd_step"]
 
 _gm = grad_mode._state
 # Forward-mode AD: ``on`` while a dual level is open (dual tensors then reach the step under
@@ -304,6 +304,19 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
         raise
     except _TRANSLATED as exc:
         raise _translate(exc, op.name) from exc
+
+
+def call_lane(op: Op, args: tuple[Any, ...]) -> Any:
+    """``call(op, args)``, through the operator's lane first as its compiled function would
+    go: for the operators without a public function (PyTorch's ``torch._C._nn`` ones such as
+    ``silu`` and the ``*_backward`` operators) that ``nn.functional`` and the derivative rules
+    call by name. ``args`` gives every parameter, in signature order."""
+    lane = op.lane  # (read per call: a profiler swaps it for its recording wrapper)
+    if lane is not None:
+        res = lane(*args)
+        if res is not None:
+            return res
+    return call(op, args)
 
 
 def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:

@@ -36,7 +36,7 @@ from ..autograd.graph import TensorSpec
 from ..dispatch import get_op
 from ..layouts import contiguous_format
 from . import functions as ops
-from ._call import call
+from ._call import call, call_lane
 from .derivatives_linalg import LINALG_RULES
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
@@ -318,7 +318,7 @@ _d(
 # argument and piecewise constant in ``self`` (a zero that flows, as threshold_backward's).
 def _nn_op(name: str, *args: Any) -> Any:
     """Operator ``name`` (one ``nn.functional`` reaches, not a public function) on ``args``."""
-    return call(get_op(name), args)
+    return call_lane(get_op(name), args)
 
 
 def _piecewise(name: str, saves: str, flags: str = "") -> None:
@@ -407,7 +407,34 @@ _d("softplus_backward", "grad_output self beta threshold", _softplus_second)
 _smooth("silu", _silu_second)
 _smooth("mish", _mish_second)
 _smooth("hardswish", _hardswish_second)
+# (log_sigmoid'(x) = sigmoid(-x) = 1 - s, its derivative -s (1 - s), s = sigmoid(x))
+_smooth("log_sigmoid", lambda x: (s := x.sigmoid()) * (s - 1))
 _piecewise("hardshrink", "self lambd")
+
+
+def _elu_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    """The rule of ``elu_backward``: linear in ``grad_output``; in ``self_or_result``, 0
+    where it is above 0, else ``grad_output`` times ``alpha * scale * input_scale**2 *
+    exp(self * input_scale)`` (from the input) or ``input_scale`` (from the result)."""
+    a, s, k, is_result, x = c.alpha, c.scale, c.input_scale, c.is_result, c.self_or_result
+    dg = _nn_op("elu_backward", gg, a, s, k, is_result, x) if c.needs(0) else None
+    dx = None
+    if c.needs(1):
+        slope = (x.clamp(max=0) * k).exp() * (a * s * k * k) if not is_result else k
+        dx = ops.where(x > 0, 0.0, gg * c.grad_output * slope)
+    return dg, dx
+
+
+_d(
+    "elu",
+    "self alpha scale input_scale",
+    lambda c, g: (_nn_op("elu_backward", g, c.alpha, c.scale, c.input_scale, False, c.self),),
+)
+_d(
+    "elu_backward",
+    "grad_output alpha scale input_scale is_result self_or_result",
+    _elu_backward_rule,
+)
 _d("threshold", "self threshold", lambda c, g: (ops.threshold_backward(g, c.self, c.threshold),))
 _d(
     "_prelu_kernel",
@@ -978,6 +1005,168 @@ def _nll_loss(c: Any, g: Tensor) -> tuple[Any, ...]:
 
 
 _d("nll_loss", "self target weight reduction ignore_index result", _nll_loss)
+
+
+# The smooth L1 and Huber losses: the gradient in ``target`` is minus that in ``self``. Their
+# backward is linear in ``grad_output`` (its adjoint: the loss's reduction of ``gg`` times the
+# slope) and piecewise linear in ``d = self - target`` (its derivative: ``grad_output`` times
+# 1 / beta, or 1, where ``|d|`` is below the parameter, and 0 beyond).
+def _pointwise_loss_rule(name: str, param: str, over_param: bool) -> None:
+    """The rules of ``name`` and ``name_backward``; ``over_param``: the slope inside is ``d /
+    param`` (smooth L1), else ``d`` (Huber)."""
+    backward = name + "_backward"
+
+    def rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+        gx = _nn_op(backward, g, c.self, c.target, c.reduction, getattr(c, param))
+        return (gx if c.needs(0) else None), (-gx if c.needs(1) else None)
+
+    def second(c: Any, gg: Tensor) -> tuple[Any, ...]:
+        x, t, reduction, p = c.self, c.target, c.reduction, getattr(c, param)
+        dg = dx = dt_ = None
+        if c.needs(0):
+            slope = _nn_op(backward, ops.ones_like(x), x, t, "none", p) * gg
+            dg = slope if reduction == "none" else slope.sum()
+            if reduction == "mean" and x.numel():
+                dg = dg / x.numel()
+        if c.needs(1) or c.needs(2):
+            inside = (x - t).abs() < p
+            g = c.grad_output / x.numel() if reduction == "mean" and x.numel() else c.grad_output
+            curv = gg * g * inside
+            dx = curv / p if over_param else curv
+            dt_ = -dx if c.needs(2) else None
+        return dg, (dx if c.needs(1) else None), dt_
+
+    _d(name, f"self target reduction {param}", rule)
+    _d(backward, f"grad_output self target reduction {param}", second)
+
+
+def _bce_scale(c: Any, g: Tensor) -> Tensor:
+    """``grad_output`` (over the element count for "mean") times the weight: what multiplies
+    each element's derivative in ``binary_cross_entropy``'s gradients."""
+    n = c.self.numel()
+    s = g / n if c.reduction == "mean" and n else g
+    return s if c.weight is None else s * c.weight
+
+
+def _bce_rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+    p, t = c.self, c.target
+    gp = gt = gw = None
+    if c.needs(0):
+        gp = _nn_op("binary_cross_entropy_backward", g, p, t, c.weight, c.reduction)
+    if c.needs(1):
+        # d loss / d target = -logit(p), unclamped (PyTorch's: infinite at p = 0 and 1)
+        gt = -ops.logit(p) * _bce_scale(c, g)
+    if c.needs(2):
+        # (PyTorch refuses a weight that requires grad; here it gets each element's loss)
+        n = p.numel()
+        s = g / n if c.reduction == "mean" and n else g
+        loss = _nn_op("binary_cross_entropy", p, t, None, "none")
+        gw = sum_to(loss * s, c.weight._shape)
+    return gp, gt, gw
+
+
+def _bce_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # grad_input = s * (p - t) / D, s = grad_output * weight (/ N), D = p (1 - p): linear in
+    # grad_output; d/dp = s * (D - (p - t)(1 - 2p)) / D**2, d/dt = -s / D
+    p, t = c.self, c.target
+    dg = dp = dt_ = dw = None
+    if c.needs(0):
+        slope = (
+            _nn_op("binary_cross_entropy_backward", ops.ones_like(p), p, t, c.weight, "none") * gg
+        )
+        dg = slope if c.reduction == "none" else slope.sum()
+        if c.reduction == "mean" and p.numel():
+            dg = dg / p.numel()
+    if c.needs(1) or c.needs(2):
+        den = p * (1 - p)
+        s = gg * _bce_scale(c, c.grad_output)
+        if c.needs(1):
+            dp = s * (den - (p - t) * (1 - 2 * p)) / (den * den)
+        if c.needs(2):
+            dt_ = -s / den
+    if c.needs(3):
+        n = p.numel()
+        g = c.grad_output / n if c.reduction == "mean" and n else c.grad_output
+        dw = sum_to(gg * g * (p - t) / (p * (1 - p)).clamp(min=1e-12), c.weight._shape)
+    return dg, dp, dt_, dw
+
+
+_d("binary_cross_entropy", "self target weight reduction", _bce_rule)
+
+
+def _bcel_parts(c: Any) -> tuple[Any, Any]:
+    """``(L, pw)``: the factor of ``softplus(-x)`` in ``binary_cross_entropy_with_logits``,
+    ``1 + (pw - 1) t`` (1 without ``pos_weight``), and ``pos_weight`` (None)."""
+    pw = c.pos_weight
+    return (1 if pw is None else (pw - 1) * c.target + 1), pw
+
+
+def _bcel_rule(c: Any, g: Tensor) -> tuple[Any, ...]:
+    x, t, w, pw, red = c.self, c.target, c.weight, c.pos_weight, c.reduction
+    name = "binary_cross_entropy_with_logits"
+    gx = gt = gw = gpw = None
+    if c.needs(0):
+        gx = _nn_op(name + "_backward", g, x, t, w, pw, red)
+    if c.needs(1) or c.needs(3):
+        s = _bce_scale(c, g)
+        sp = ops.logaddexp(-x, 0.0)  # softplus(-x)
+        if c.needs(1):
+            gt = (-x if pw is None else (pw - 1) * sp - x) * s
+        if c.needs(3):
+            gpw = sum_to(t * sp * s, pw._shape)
+    if c.needs(2):
+        n = x.numel()
+        loss = _nn_op(name, x, t, None, pw, "none")
+        gw = sum_to(loss * (g / n if red == "mean" and n else g), w._shape)
+    return gx, gt, gw, gpw
+
+
+def _bcel_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # grad_input = S (L s - pw t), S = grad_output * weight (/ N), s = sigmoid(x): linear in
+    # grad_output; d/dx = S L s (1 - s), d/dt = S ((pw - 1) s - pw) (-S without pw),
+    # d/dweight = grad_output (/ N) (L s - pw t), d/dpw = S t (s - 1)
+    x, t, w, pw, red = c.self, c.target, c.weight, c.pos_weight, c.reduction
+    backward = "binary_cross_entropy_with_logits_backward"
+    dg = dx = dt_ = dw = dpw = None
+    if c.needs(0):
+        slope = _nn_op(backward, ops.ones_like(x), x, t, w, pw, "none") * gg
+        dg = slope if red == "none" else slope.sum()
+        if red == "mean" and x.numel():
+            dg = dg / x.numel()
+    lw, _ = _bcel_parts(c)
+    s = x.sigmoid()
+    big_s = gg * _bce_scale(c, c.grad_output)
+    if c.needs(1):
+        dx = big_s * lw * s * (1 - s)
+    if c.needs(2):
+        dt_ = -big_s if pw is None else big_s * ((pw - 1) * s - pw)
+    if c.needs(3):
+        n = x.numel()
+        g = c.grad_output / n if red == "mean" and n else c.grad_output
+        v = s - t if pw is None else lw * s - pw * t
+        dw = sum_to(gg * g * v, w._shape)
+    if c.needs(4):
+        dpw = sum_to(big_s * t * (s - 1), pw._shape)
+    return dg, dx, dt_, dw, dpw
+
+
+_d(
+    "binary_cross_entropy_with_logits",
+    "self target weight pos_weight reduction",
+    _bcel_rule,
+)
+_d(
+    "binary_cross_entropy_with_logits_backward",
+    "grad_output self target weight pos_weight reduction",
+    _bcel_backward_rule,
+)
+_d(
+    "binary_cross_entropy_backward",
+    "grad_output self target weight reduction",
+    _bce_backward_rule,
+)
+_pointwise_loss_rule("smooth_l1_loss", "beta", over_param=True)
+_pointwise_loss_rule("huber_loss", "delta", over_param=False)
 
 
 # nll_loss_backward is linear in grad_output, and its adjoint is nll_loss itself.

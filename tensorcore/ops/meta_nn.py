@@ -30,11 +30,17 @@ __all__ = [
     "meta_avg_pool2d_backward",
     "meta_batch_norm",
     "meta_batch_norm_backward",
+    "meta_binary_cross_entropy",
+    "meta_binary_cross_entropy_backward",
+    "meta_binary_cross_entropy_with_logits",
+    "meta_binary_cross_entropy_with_logits_backward",
     "meta_convolution",
     "meta_convolution_backward_input",
     "meta_convolution_backward_weight",
     "meta_gru_layer",
     "meta_gru_layer_backward",
+    "meta_huber_loss",
+    "meta_huber_loss_backward",
     "meta_layer_norm",
     "meta_layer_norm_backward",
     "meta_linear",
@@ -47,6 +53,8 @@ __all__ = [
     "meta_native_layer_norm",
     "meta_prelu_kernel",
     "meta_prelu_kernel_backward",
+    "meta_smooth_l1_loss",
+    "meta_smooth_l1_loss_backward",
 ]
 
 
@@ -792,3 +800,155 @@ def meta_gru_layer_backward(
     specs = (((steps, batch, 3 * hsz), d), ((steps, batch, 3 * hsz), d), ((batch, hsz), d))
     args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse))
     return args, specs
+
+
+def _pointwise_loss(
+    fn: str, self: Tensor, target: Tensor, reduction: str, param: str, v: float
+) -> Any:
+    """Checks of a loss of ``self`` and ``target`` elementwise (the functional has broadcast and
+    promoted them): one shape, one floating dtype, a known reduction; the result's spec."""
+    if self._shape != target._shape:
+        raise RuntimeError(
+            f"{fn}(): target size {list(target._shape)} does not match input size "
+            f"{list(self._shape)}"
+        )
+    if self._dtype is not target._dtype:
+        raise RuntimeError(
+            f"{fn}(): expected target of dtype {torch_name(self._dtype)}, got "
+            f"{torch_name(target._dtype)}"
+        )
+    _floating(fn, self)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(
+            f"{reduction} is not a valid value for reduction ({fn}: expected 'mean', 'sum' or "
+            "'none')"
+        )
+    if v < 0 or (v == 0 and param == "delta"):
+        what = "non-positive" if param == "delta" else "negative"
+        raise RuntimeError(f"{fn} does not support {what} values for {param} (got {v})")
+    return self._shape if reduction == "none" else (), self._dtype
+
+
+def _pointwise_loss_backward(
+    fn: str, grad_output: Tensor, self: Tensor, target: Tensor, reduction: str, param: str, v: float
+) -> Any:
+    shape, dtype = _pointwise_loss(fn, self, target, reduction, param, v)
+    if grad_output._shape != shape or grad_output._dtype is not dtype:
+        raise RuntimeError(
+            f"{fn}(): grad_output of shape {list(grad_output._shape)} and dtype "
+            f"{torch_name(grad_output._dtype)} does not fit the loss's {list(shape)}, "
+            f"{torch_name(dtype)}"
+        )
+    return self._shape, dtype
+
+
+def meta_smooth_l1_loss(
+    self: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0
+) -> Any:
+    spec = _pointwise_loss("smooth_l1_loss", self, target, reduction, "beta", beta)
+    return (self, target, reduction, beta), spec
+
+
+def meta_smooth_l1_loss_backward(
+    grad_output: Tensor, self: Tensor, target: Tensor, reduction: str, beta: float
+) -> Any:
+    spec = _pointwise_loss_backward(
+        "smooth_l1_loss_backward", grad_output, self, target, reduction, "beta", beta
+    )
+    return (grad_output, self, target, reduction, beta), spec
+
+
+def meta_huber_loss(
+    self: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+) -> Any:
+    spec = _pointwise_loss("huber_loss", self, target, reduction, "delta", delta)
+    return (self, target, reduction, delta), spec
+
+
+def meta_huber_loss_backward(
+    grad_output: Tensor, self: Tensor, target: Tensor, reduction: str, delta: float
+) -> Any:
+    spec = _pointwise_loss_backward(
+        "huber_loss_backward", grad_output, self, target, reduction, "delta", delta
+    )
+    return (grad_output, self, target, reduction, delta), spec
+
+
+def _bce(
+    fn: str, self: Tensor, target: Tensor, weight: Tensor | None, reduction: str
+) -> tuple[Any, ...]:
+    """Checks of ``binary_cross_entropy``'s tensors (the functional has checked them as
+    PyTorch words it; these guard a direct call): one shape and floating dtype, a weight of
+    that dtype broadcasting to the input's shape; the loss's spec."""
+    shape, dtype = _pointwise_loss(fn, self, target, reduction, "", 0.0)
+    _bce_weight(fn, self, weight)
+    return shape, dtype
+
+
+def _bce_weight(fn: str, self: Tensor, weight: Tensor | None) -> None:
+    dtype = self._dtype
+    if weight is not None:
+        if weight._dtype is not dtype:
+            raise RuntimeError(
+                f"{fn}(): expected weight of dtype {torch_name(dtype)}, got "
+                f"{torch_name(weight._dtype)}"
+            )
+        w = weight._shape
+        lead = len(self._shape) - len(w)
+        if lead < 0 or any(b not in (1, s) for s, b in zip(self._shape[lead:], w, strict=True)):
+            raise RuntimeError(
+                f"{fn}(): weight of shape {list(w)} does not broadcast to the input's "
+                f"{list(self._shape)}"
+            )
+
+
+def meta_binary_cross_entropy(
+    self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+) -> Any:
+    spec = _bce("binary_cross_entropy", self, target, weight, reduction)
+    return (self, target, weight, reduction), spec
+
+
+def meta_binary_cross_entropy_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+) -> Any:
+    fn = "binary_cross_entropy_backward"
+    shape, dtype = _bce(fn, self, target, weight, reduction)
+    if grad_output._shape != shape or grad_output._dtype is not dtype:
+        raise RuntimeError(
+            f"{fn}(): grad_output of shape {list(grad_output._shape)} and dtype "
+            f"{torch_name(grad_output._dtype)} does not fit the loss's {list(shape)}, "
+            f"{torch_name(dtype)}"
+        )
+    return (grad_output, self, target, weight, reduction), (self._shape, dtype)
+
+
+def meta_binary_cross_entropy_with_logits(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: str = "mean",
+) -> Any:
+    fn = "binary_cross_entropy_with_logits"
+    spec = _bce(fn, self, target, weight, reduction)
+    _bce_weight(fn, self, pos_weight)
+    return (self, target, weight, pos_weight, reduction), spec
+
+
+def meta_binary_cross_entropy_with_logits_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: str = "mean",
+) -> Any:
+    fn = "binary_cross_entropy_with_logits_backward"
+    _, spec = meta_binary_cross_entropy_backward(grad_output, self, target, weight, reduction)
+    _bce_weight(fn, self, pos_weight)
+    return (grad_output, self, target, weight, pos_weight, reduction), spec

@@ -505,7 +505,7 @@ def _hardsigmoid_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=2.0, hi=4.0)))]
 
 
-@_samples("silu", "mish", "hardswish")
+@_samples("silu", "mish", "hardswish", "log_sigmoid")
 def _smooth_activation(m: _Maker) -> list[Sample]:
     # (hardswish's kinks at -3 and 3: |x| in [0.3, 2.5] and [3.5, 6] stay off them)
     return [
@@ -527,7 +527,23 @@ def _softplus_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=3.0), 2.0, 3.0))]
 
 
-@_samples("silu_backward", "mish_backward", "hardswish_backward")
+@_samples("elu")
+def _elu(m: _Maker) -> list[Sample]:
+    return [
+        S((m.away(2, 3),), desc="defaults"),
+        S((m.away(3, 4, t=True), 0.5, 1.0507, 2.0), desc="selu-like scale, celu-like input_scale"),
+    ]
+
+
+@_samples("elu_backward")
+def _elu_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), 0.7, 1.5, 0.5, False, m.away(2, 3)), desc="from the input"),
+        S((m.uniform(2, 3), 0.7, 1.5, 0.5, True, m.away(2, 3, lo=0.3, hi=0.9)), desc="result"),
+    ]
+
+
+@_samples("silu_backward", "mish_backward", "hardswish_backward", "log_sigmoid_backward")
 def _smooth_activation_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3), m.away(2, 3, lo=0.3, hi=2.5)))]
 
@@ -562,6 +578,97 @@ def _prelu_kernel(m: _Maker) -> list[Sample]:
 @_samples("_prelu_kernel_backward")
 def _prelu_kernel_backward(m: _Maker) -> list[Sample]:
     return [S((m.uniform(2, 3, 4), m.away(2, 3, 4), m.uniform(3, 1, lo=0.1, hi=0.5)))]
+
+
+@_samples("smooth_l1_loss", "huber_loss")
+def _pointwise_loss(m: _Maker) -> list[Sample]:
+    # (|self - target| in about [0.29, 1.51): inside a parameter of 2, beyond one of 0.1,
+    # away from the kinks)
+    return [
+        S((m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01)), desc="mean, default parameter"),
+        S((m.away(3, 4, t=True), m.uniform(3, 4, lo=-0.01, hi=0.01), "sum", 2.0), desc="inside"),
+        S((m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01), "none", 0.1), desc="beyond"),
+        S((m.away(), m.uniform(lo=-0.01, hi=0.01), "none", 2.0), desc="0-d"),
+    ]
+
+
+@_samples("smooth_l1_loss_backward", "huber_loss_backward")
+def _pointwise_loss_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(), m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01), "mean", 2.0)),
+        S((m.uniform(2, 3), m.away(2, 3), m.uniform(2, 3, lo=-0.01, hi=0.01), "none", 0.1)),
+    ]
+
+
+@_samples("binary_cross_entropy")
+def _binary_cross_entropy(m: _Maker) -> list[Sample]:
+    # (probabilities in [0.1, 0.9]: away from the clamped logs and the gradient's poles)
+    return [
+        S((m.uniform(2, 3, lo=0.1, hi=0.9), m.uniform(2, 3, lo=0.0, hi=1.0)), desc="mean"),
+        S(
+            (
+                m.uniform(3, 4, lo=0.1, hi=0.9, t=True),
+                m.uniform(3, 4, lo=0.0, hi=1.0),
+                m.uniform(4, lo=0.5, hi=2.0),
+                "sum",
+            ),
+            desc="weight per column, sum",
+        ),
+        S((m.uniform(lo=0.1, hi=0.9), m.uniform(lo=0.0, hi=1.0), None, "none"), desc="0-d"),
+    ]
+
+
+@_samples("binary_cross_entropy_backward")
+def _binary_cross_entropy_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(), m.uniform(2, 3, lo=0.1, hi=0.9), m.uniform(2, 3, lo=0.0, hi=1.0))),
+        S(
+            (
+                m.uniform(2, 3),
+                m.uniform(2, 3, lo=0.1, hi=0.9),
+                m.uniform(2, 3, lo=0.0, hi=1.0),
+                m.uniform(3, lo=0.5, hi=2.0),
+                "none",
+            ),
+            desc="weight, none",
+        ),
+    ]
+
+
+@_samples("binary_cross_entropy_with_logits")
+def _binary_cross_entropy_with_logits(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3, lo=-3.0, hi=3.0), m.uniform(2, 3, lo=0.0, hi=1.0)), desc="mean"),
+        S(
+            (
+                m.uniform(3, 4, lo=-3.0, hi=3.0, t=True),
+                m.uniform(3, 4, lo=0.0, hi=1.0),
+                m.uniform(4, lo=0.5, hi=2.0),
+                m.uniform(4, lo=0.5, hi=2.0),
+                "sum",
+            ),
+            desc="weight and pos_weight per column, sum",
+        ),
+        S((m.uniform(), m.uniform(lo=0.0, hi=1.0), None, None, "none"), desc="0-d"),
+    ]
+
+
+@_samples("binary_cross_entropy_with_logits_backward")
+def _binary_cross_entropy_with_logits_backward(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(), m.uniform(2, 3, lo=-3.0, hi=3.0), m.uniform(2, 3, lo=0.0, hi=1.0))),
+        S(
+            (
+                m.uniform(2, 3),
+                m.uniform(2, 3, lo=-3.0, hi=3.0),
+                m.uniform(2, 3, lo=0.0, hi=1.0),
+                m.uniform(3, lo=0.5, hi=2.0),
+                m.uniform(3, lo=0.5, hi=2.0),
+                "none",
+            ),
+            desc="weight and pos_weight, none",
+        ),
+    ]
 
 
 @_samples("floor", "ceil", "trunc")

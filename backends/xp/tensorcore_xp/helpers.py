@@ -101,8 +101,10 @@ def select(xp: Any, mask: Any, a: Any, b: Any) -> Any:
     """``where(mask, a, b)`` for ``a`` and ``b`` of one floating dtype (``b`` may be None:
     +0.0), as a fresh array. On NumPy the elements are picked bitwise (``b ^ ((a ^ b) &
     -mask)`` on their integer views): NumPy's ``where`` runs several times slower on a mask
-    of mixed values (11 ms for 10^6 float32, the bitwise form 2 ms). The same bits either
-    way, NaN payloads and signed zeros included.
+    of mixed values (11 ms for 10^6 float32, the bitwise form 2 ms). Up to 1024 elements
+    ``where`` itself is the faster (its one call against the bitwise form's five: about 4 us
+    against 11 us for 128 float32). The same bits either way, NaN payloads and signed zeros
+    included.
 
     Examples
     --------
@@ -114,7 +116,12 @@ def select(xp: Any, mask: Any, a: Any, b: Any) -> Any:
     >>> select(np, x < 0, x, None)
     array([-1.,  0.,  0.,  0.], dtype=float32)
     """
-    if getattr(xp, "__name__", None) != "numpy" or a.dtype.kind != "f" or not a.ndim:
+    if (
+        getattr(xp, "__name__", None) != "numpy"
+        or a.dtype.kind != "f"
+        or not a.ndim
+        or a.size <= 1024
+    ):
         return xp.where(mask, a, xp.zeros((), a.dtype) if b is None else b)
     ints = xp.dtype(f"i{a.dtype.itemsize}")
     m = mask.astype(ints)

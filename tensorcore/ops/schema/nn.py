@@ -119,6 +119,100 @@ _op(
     function=False,
     dtypes="f",
 )
+# The smooth L1 and Huber losses and their gradients (PyTorch's operators): one pass each way
+# over input and target, where the composite recorded seven nodes (sub, abs, clamp, mul, sub,
+# div, mean). nn.functional calls them for an input and a target of one shape and dtype
+# (the composite still does the broadcasting and promoting calls).
+for _name, _param, _what in [
+    (
+        "smooth_l1_loss",
+        "beta",
+        "``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``",
+    ),
+    (
+        "huber_loss",
+        "delta",
+        "``0.5 d**2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``",
+    ),
+]:
+    _op(
+        f'{_name}(Tensor self, Tensor target, str reduction="mean", float {_param}=1.0) -> Tensor',
+        _NN,
+        f"{_what} (``d = self - target``), reduced by ``reduction``.",
+        frontend="structured",
+        meta_function=getattr(MN, f"meta_{_name}"),
+        method=False,
+        function=False,
+        dtypes="f",
+        autocast="fp32",
+    )
+    _op(
+        f"{_name}_backward(Tensor grad_output, Tensor self, Tensor target, str reduction, "
+        f"float {_param}) -> Tensor",
+        _NN,
+        f"The gradient of ``{_name}`` in ``self`` (minus that in ``target``).",
+        frontend="structured",
+        meta_function=getattr(MN, f"meta_{_name}_backward"),
+        method=False,
+        function=False,
+        dtypes="f",
+    )
+# Binary cross-entropy of probabilities and its gradient in them (PyTorch's operators): one
+# pass each way where the composite recorded eleven nodes and checked the ranges with six
+# more operators; the kernel checks them (only the data can tell).
+_op(
+    'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean") '
+    "-> Tensor",
+    _NN,
+    "``-weight * (target * log(self) + (1 - target) * log(1 - self))``, each log at least -100, "
+    "reduced by ``reduction``; ``self`` and ``target`` must lie in [0, 1].",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy,
+    method=False,
+    function=False,
+    dtypes="f",
+    autocast="fp32",
+)
+_op(
+    "binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
+    'Tensor? weight=None, str reduction="mean") -> Tensor',
+    _NN,
+    "The gradient of ``binary_cross_entropy`` in ``self``: ``grad_output * weight * (self - "
+    "target) / max(self * (1 - self), 1e-12)`` (over the element count for 'mean').",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
+# ... and of logits (PyTorch's operator; its gradient is an operator here too).
+_op(
+    "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+    'Tensor? pos_weight=None, str reduction="mean") -> Tensor',
+    _NN,
+    "``weight * ((1 - target) * self + (1 + (pos_weight - 1) * target) * softplus(-self))``: "
+    "the binary cross-entropy of ``sigmoid(self)``, computed stably, its positive term "
+    "weighed by ``pos_weight``, reduced by ``reduction``.",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy_with_logits,
+    method=False,
+    function=False,
+    dtypes="f",
+    autocast="fp32",
+)
+_op(
+    "binary_cross_entropy_with_logits_backward(Tensor grad_output, Tensor self, Tensor target, "
+    'Tensor? weight=None, Tensor? pos_weight=None, str reduction="mean") -> Tensor',
+    _NN,
+    "The gradient of ``binary_cross_entropy_with_logits`` in ``self``: ``grad_output * weight "
+    "* ((1 + (pos_weight - 1) * target) * sigmoid(self) - pos_weight * target)`` (over the "
+    "element count for 'mean').",
+    frontend="structured",
+    meta_function=MN.meta_binary_cross_entropy_with_logits_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
 _op(
     "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
     _NN,

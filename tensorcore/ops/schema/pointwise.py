@@ -230,6 +230,17 @@ for _sig, _d, _dt in [
         "``grad_output`` where ``beta * self > threshold``.",
         "f",
     ),
+    (
+        "log_sigmoid(Tensor self) -> Tensor",
+        "``log(sigmoid(self))``, computed stably: ``min(self, 0) - log1p(exp(-|self|))``.",
+        "f",
+    ),
+    (
+        # (PyTorch's also takes the forward's buffer, exp(-|self|) on CPU; this one recomputes)
+        "log_sigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
+        "The gradient of ``log_sigmoid``: ``grad_output * sigmoid(-self)``.",
+        "f",
+    ),
     ("mish(Tensor self) -> Tensor", "``self * tanh(softplus(self))``.", "f"),
     (
         "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
@@ -289,6 +300,34 @@ for _sig, _d, _dt in [
         if _grad
         else "",
     )
+# ELU and its gradient (PyTorch's ``elu``/``elu_backward``), which ``nn.functional``'s
+# ``elu``, ``selu`` and ``celu`` all call with their constants: one pass each way where the
+# composite recorded four nodes forward (``where``, ``gt``, ``clamp``, ``expm1``, ``mul``).
+_op(
+    "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+    "pointwise nn",
+    "``scale * self`` where ``self > 0``, else ``scale * alpha * (exp(self * input_scale) - 1)``.",
+    frontend="pointwise",
+    method=False,
+    function=False,
+    inplace=False,
+    dtypes="f",
+)
+_op(
+    "elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, "
+    "bool is_result, Tensor self_or_result) -> Tensor",
+    "pointwise nn",
+    "The gradient of ``elu``: ``grad_output * scale`` where ``self_or_result > 0``, else "
+    "``grad_output * alpha * scale * input_scale * exp(self * input_scale)`` (from the input), "
+    "or ``grad_output * input_scale * (result + alpha * scale)`` (from the result, "
+    "``is_result``).",
+    frontend="pointwise",
+    method=False,
+    function=False,
+    inplace=False,
+    dtypes="f",
+    tensors_only="grad_output self_or_result",
+)
 # GELU and its gradient, each one pass (the composite is five operators forward and ten
 # backward; PyTorch's gelu/gelu_backward).
 for _sig, _d in [

@@ -15,7 +15,8 @@ __all__ = ["build"]
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """The negative log-likelihood loss and its backward for the array module ``xp``."""
+    """The negative log-likelihood, smooth L1, Huber and binary cross-entropy losses and their
+    backwards for the array module ``xp``."""
     enter, leave = quiet_tokens(xp)
 
     def targets(t: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
@@ -110,4 +111,219 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 leave(tok)
         o[xp.arange(n), safe] = vals
 
-    return {"nll_loss": nll_loss, "nll_loss_backward": nll_loss_backward}
+    def flat0(a: Any) -> Any:
+        """A 0-d array as a 1-element one (NumPy's ufuncs give scalars for 0-d operands,
+        which take no ``out=``)."""
+        return a if a.ndim else a.reshape(1)
+
+    def pointwise_loss(huber: bool) -> tuple[Callable[..., None], Callable[..., None]]:
+        """The kernels of ``smooth_l1_loss`` (``huber`` False) or ``huber_loss`` and their
+        backwards: with ``a = |self - target|`` and ``m = min(a, p)``, the loss is ``(a - m
+        / 2) * (m / p)`` (smooth L1; ``a`` for ``p = 0``) or ``m * (a - m / 2)`` (Huber):
+        both branches of PyTorch's formulas without a select over a mask; the gradient is
+        ``clamp(d / p, -1, 1)`` or ``clamp(d, -p, p)`` times ``grad_output`` (over the
+        element count for "mean"), PyTorch's."""
+
+        def forward(out: Any, self: Any, target: Any, reduction: str, p: float) -> None:
+            o = array_of(out)
+            x, t = flat0(array_of(self)), flat0(array_of(target))
+            d = xp.dtype(acc_dtype(xp, o.dtype))
+            f = d.type
+            tok = enter()
+            try:
+                a = xp.subtract(x, t, dtype=d)
+                xp.abs(a, out=a)
+                if p or huber:
+                    m = xp.minimum(a, f(p))
+                    if huber:
+                        a -= m * f(0.5)
+                        a *= m
+                    else:
+                        a -= m * f(0.5)
+                        m /= f(p)
+                        a *= m
+                if reduction == "none":
+                    o[...] = a.reshape(o.shape)
+                elif reduction == "sum":
+                    o[...] = a.sum()
+                else:
+                    o[...] = a.sum() / f(a.size) if a.size else f("nan")
+            finally:
+                leave(tok)
+
+        def backward(
+            out: Any, grad_output: Any, self: Any, target: Any, reduction: str, p: float
+        ) -> None:
+            o = array_of(out)
+            x, t, g = flat0(array_of(self)), flat0(array_of(target)), array_of(grad_output)
+            if reduction == "none":
+                g = flat0(g)
+            d = xp.dtype(acc_dtype(xp, o.dtype))
+            f = d.type
+            tok = enter()
+            try:
+                r = xp.subtract(x, t, dtype=d)
+                if huber:
+                    xp.clip(r, f(-p), f(p), out=r)
+                elif p:
+                    r /= f(p)
+                    xp.clip(r, f(-1), f(1), out=r)
+                else:
+                    xp.sign(r, out=r)
+                if reduction == "mean":
+                    r *= g.astype(d, copy=False) / f(r.size)
+                else:
+                    r *= g.astype(d, copy=False)
+                o[...] = r.reshape(o.shape)
+            finally:
+                leave(tok)
+
+        return forward, backward
+
+    def in_unit(a: Any, what: str) -> None:
+        """Refuses values outside [0, 1] (NaN included), in PyTorch's words: two
+        reductions, where a mask of the two comparisons takes three passes and one."""
+        if a.size:
+            lo, hi = a.min(), a.max()
+            if not (lo >= 0 and hi <= 1):
+                raise RuntimeError(f"all elements of {what} should be between 0 and 1")
+
+    def reduce_into(o: Any, loss: Any, reduction: str) -> None:
+        if reduction == "none":
+            o[...] = loss.reshape(o.shape)
+        elif reduction == "sum":
+            o[...] = loss.sum()
+        else:
+            o[...] = loss.sum() / loss.dtype.type(loss.size) if loss.size else xp.nan
+
+    def binary_cross_entropy(out: Any, self: Any, target: Any, weight: Any, reduction: str) -> None:
+        # (target - 1) * max(log1p(-p), -100) - target * max(log(p), -100), PyTorch's
+        o = array_of(out)
+        p, t = flat0(array_of(self)), flat0(array_of(target))
+        in_unit(p, "input")
+        in_unit(t, "target")
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        p, t = p.astype(d, copy=False), t.astype(d, copy=False)
+        tok = enter()
+        try:
+            q = xp.negative(p)
+            xp.log1p(q, out=q)
+            xp.maximum(q, f(-100), out=q)
+            q *= t - f(1)
+            lp = xp.log(p)
+            xp.maximum(lp, f(-100), out=lp)
+            lp *= t
+            q -= lp
+            if weight is not None:
+                q *= array_of(weight).astype(d, copy=False)
+            reduce_into(o, q, reduction)
+        finally:
+            leave(tok)
+
+    def binary_cross_entropy_backward(
+        out: Any, grad_output: Any, self: Any, target: Any, weight: Any, reduction: str
+    ) -> None:
+        # grad * (p - t) / max(p * (1 - p), 1e-12) * weight (/ N for "mean"), PyTorch's
+        o = array_of(out)
+        p, t = flat0(array_of(self)), flat0(array_of(target))
+        g = array_of(grad_output)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        p, t = p.astype(d, copy=False), t.astype(d, copy=False)
+        g = (flat0(g) if reduction == "none" else g).astype(d, copy=False)
+        tok = enter()
+        try:
+            den = xp.subtract(f(1), p)
+            den *= p
+            xp.maximum(den, f(1e-12), out=den)
+            r = xp.subtract(p, t)
+            r /= den
+            r *= g / f(r.size) if reduction == "mean" else g
+            if weight is not None:
+                r *= array_of(weight).astype(d, copy=False)
+            o[...] = r.reshape(o.shape)
+        finally:
+            leave(tok)
+
+    def operand(v: Any, d: Any) -> Any:
+        return None if v is None else array_of(v).astype(d, copy=False)
+
+    def binary_cross_entropy_with_logits(
+        out: Any, self: Any, target: Any, weight: Any, pos_weight: Any, reduction: str
+    ) -> None:
+        # (1 - t) * x + (1 + (pw - 1) * t) * softplus(-x), softplus(-x) = log1p(exp(-|x|)) -
+        # min(x, 0) (PyTorch's log_sigmoid, negated), times the weight
+        o = array_of(out)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        x, t = operand(flat0(array_of(self)), d), operand(flat0(array_of(target)), d)
+        tok = enter()
+        try:
+            sp = xp.abs(x)
+            xp.negative(sp, out=sp)
+            xp.exp(sp, out=sp)
+            xp.log1p(sp, out=sp)
+            sp -= xp.minimum(x, f(0))
+            if pos_weight is not None:
+                lw = operand(pos_weight, d) - f(1)
+                sp *= lw * t + f(1)
+            r = xp.subtract(f(1), t)
+            r *= x
+            r += sp
+            if weight is not None:
+                r *= operand(weight, d)
+            reduce_into(o, r, reduction)
+        finally:
+            leave(tok)
+
+    def binary_cross_entropy_with_logits_backward(
+        out: Any,
+        grad_output: Any,
+        self: Any,
+        target: Any,
+        weight: Any,
+        pos_weight: Any,
+        reduction: str,
+    ) -> None:
+        # sigmoid(x) - t, or (1 + (pw - 1) * t) * sigmoid(x) - pw * t, times grad_output and
+        # the weight (over N for "mean")
+        o = array_of(out)
+        d = xp.dtype(acc_dtype(xp, o.dtype))
+        f = d.type
+        x, t = operand(flat0(array_of(self)), d), operand(flat0(array_of(target)), d)
+        g = array_of(grad_output)
+        g = (flat0(g) if reduction == "none" else g).astype(d, copy=False)
+        tok = enter()
+        try:
+            s = xp.negative(x)
+            xp.exp(s, out=s)
+            s += f(1)
+            xp.reciprocal(s, out=s)
+            if pos_weight is None:
+                s -= t
+            else:
+                pw = operand(pos_weight, d)
+                s *= (pw - f(1)) * t + f(1)
+                s -= pw * t
+            s *= g / f(s.size) if reduction == "mean" else g
+            if weight is not None:
+                s *= operand(weight, d)
+            o[...] = s.reshape(o.shape)
+        finally:
+            leave(tok)
+
+    smooth_l1_loss, smooth_l1_loss_backward = pointwise_loss(False)
+    huber_loss, huber_loss_backward = pointwise_loss(True)
+    return {
+        "nll_loss": nll_loss,
+        "nll_loss_backward": nll_loss_backward,
+        "smooth_l1_loss": smooth_l1_loss,
+        "smooth_l1_loss_backward": smooth_l1_loss_backward,
+        "huber_loss": huber_loss,
+        "huber_loss_backward": huber_loss_backward,
+        "binary_cross_entropy": binary_cross_entropy,
+        "binary_cross_entropy_backward": binary_cross_entropy_backward,
+        "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits,
+        "binary_cross_entropy_with_logits_backward": binary_cross_entropy_with_logits_backward,
+    }

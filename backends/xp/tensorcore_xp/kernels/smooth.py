@@ -1,5 +1,6 @@
-"""``silu``, ``mish`` and ``hardswish`` and their gradients (PyTorch's ``*_backward``
-operators), written once against an array module ``xp`` (NumPy or CuPy).
+"""``silu``, ``mish``, ``hardswish`` and ``elu`` (which ``selu`` and ``celu`` call) and their
+gradients (PyTorch's ``*_backward`` operators), written once against an array module ``xp``
+(NumPy or CuPy).
 
 They were products of other operators, whose product rules turn an infinite or huge
 incoming gradient into NaN wherever one factor of the derivative rounds to 0 (``silu`` at
@@ -14,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, errstate, select
+from ..helpers import acc_dtype, array_of, errstate, select, writes_through_views
 
 __all__ = ["build"]
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """The kernels of ``silu``, ``mish``, ``hardswish`` and their backwards for ``xp``."""
+    """The kernels of ``silu``, ``mish``, ``hardswish``, ``elu`` and their backwards for ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
 
@@ -30,11 +31,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         d = xp.dtype(acc_dtype(xp, o.dtype))
         shape = o.shape or (1,)
-        return d, [xp.broadcast_to(array_of(t).astype(d, copy=False), shape) for t in tensors]
+        arrays = [array_of(t) for t in tensors]
+        # (the common call, operands of the result's shape and dtype, as they are: NumPy's
+        # broadcast_to costs a few microseconds, more than a ufunc pass on a small array)
+        return d, [
+            a
+            if a.shape == shape and a.dtype == d
+            else xp.broadcast_to(a.astype(d, copy=False), shape)
+            for a in arrays
+        ]
 
     def put(out: Any, r: Any) -> None:
         o = array_of(out)
         xp.copyto(o, r.reshape(o.shape), casting="unsafe")
+
+    def into(out: Any, d: Any) -> Any:
+        """``out``'s array where a last pass may write into it (the compute dtype, not 0-d:
+        the operands were made 1-D for a 0-d result; a NumPy or CuPy array, which takes
+        ``out=``, where dask's does not), else None: the caller then makes a fresh array
+        and puts it."""
+        o = array_of(out)
+        return o if o.ndim and o.dtype == d and writes_through_views(o) else None
 
     def sigmoid(x: Any) -> Any:
         """``1 / (1 + exp(-x))``, the ``sigmoid`` kernel's passes (0 below about -88 in
@@ -123,5 +140,73 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         r *= g
         r = select(xp, x < 3, r, g)
         put(out, select(xp, ~(x <= -3), r, None))
+
+    @kernel
+    def log_sigmoid(out: Any, self: Any) -> None:
+        # min(x, 0) - log1p(exp(-|x|)): no overflow on either side
+        d, (x,) = inputs(out, self)
+        r = xp.abs(x)
+        xp.negative(r, out=r)
+        xp.exp(r, out=r)
+        xp.log1p(r, out=r)
+        put(out, xp.subtract(xp.minimum(x, d.type(0)), r, out=r))
+
+    @kernel
+    def log_sigmoid_backward(out: Any, grad_output: Any, self: Any) -> None:
+        # g * sigmoid(-x) = g / (1 + exp(x)) (exp overflowing to inf gives 0)
+        d, (g, x) = inputs(out, grad_output, self)
+        r = xp.exp(x)
+        r += d.type(1)
+        put(out, xp.divide(g, r, out=r))
+
+    @kernel
+    def elu(out: Any, self: Any, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> None:
+        # scale * x where x > 0, else alpha * scale * expm1(x * input_scale), PyTorch's
+        # coefficients, as the sum scale * max(x, 0) + alpha * scale * expm1(min(x, 0) *
+        # input_scale): one of the two terms is exactly 0 (expm1(0) = 0), so the sum is the
+        # branch taken, without a select over the mask (NaN stays NaN, -inf gives
+        # -alpha * scale; the sign of a zero result may differ from PyTorch's)
+        d, (x,) = inputs(out, self)
+        f = d.type
+        r = xp.minimum(x, f(0))
+        if input_scale != 1:
+            r *= f(input_scale)
+        xp.expm1(r, out=r)
+        r *= f(alpha * scale)
+        o = into(out, d)
+        p = xp.maximum(x, f(0), out=o)
+        if scale != 1:
+            p *= f(scale)
+        xp.add(p, r, out=p)
+        if o is None:
+            put(out, p)
+
+    @kernel
+    def elu_backward(
+        out: Any,
+        grad_output: Any,
+        alpha: Any,
+        scale: Any,
+        input_scale: Any,
+        is_result: bool,
+        self_or_result: Any,
+    ) -> None:
+        # grad * scale where x > 0, else grad * input_scale * (result + alpha * scale) from
+        # the result or grad * alpha * scale * input_scale * exp(x * input_scale) from the
+        # input (NaN there, as PyTorch's gradient at NaN)
+        d, (g, x) = inputs(out, grad_output, self_or_result)
+        f = d.type
+        r = xp.minimum(x, f(0))
+        if is_result:
+            r += f(alpha * scale)
+            r *= f(input_scale)
+        else:
+            if input_scale != 1:
+                r *= f(input_scale)
+            xp.exp(r, out=r)
+            r *= f(alpha * scale * input_scale)
+        r *= g
+        pos = g if scale == 1 else g * f(scale)
+        put(out, select(xp, x > f(0), pos, r))
 
     return K
