@@ -283,7 +283,8 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             if out.__class__ is list:  # (several outputs: PyTorch takes a list as well)
                 out = tuple(out)
             _check_out(op, out, dev)
-            if rg and _gm.enabled and op.differentiable:
+            if rg and _gm.enabled and op.differentiable and not _dual.on:
+                # (under forward AD the step refuses out= with its own error)
                 raise RuntimeError(
                     f"{op.name}(): functions with out=... arguments don't support automatic "
                     "differentiation, but one of the arguments requires grad."

@@ -227,9 +227,8 @@ def as_strided_scatter(
             f"Expected src to have a size equal to the view of self. src size = "
             f"{list(src._shape)}, view size = {list(pos._shape)}"
         )
-    pos, values = pos.reshape(-1), src.reshape(-1)
-    seen = pos >= 0
-    if not bool(seen.all()):
-        pos, values = pos[seen], values[seen]
+    # (the gaps' writes go to one extra element, dropped after: no data-dependent shape)
+    pos = ops.where(pos >= 0, pos, n).reshape(-1)
     flat = ops.clone(self, memory_format=contiguous_format).reshape(-1)
-    return ops.index_put(flat, [pos], values).reshape(self._shape)
+    flat = ops.cat([flat, self.new_zeros(1)])
+    return ops.index_put(flat, [pos], src.reshape(-1))[:n].reshape(self._shape)

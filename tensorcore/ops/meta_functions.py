@@ -1172,6 +1172,32 @@ def check_pow(self: Any, exponent: Any) -> None:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
+def check_random_range(self: Any, low: Any = None, high: Any = None, generator: Any = None) -> None:
+    """``random_``'s ``check`` for bool and integer tensors: the bounds must lie in the
+    dtype's range (PyTorch's error), checked before any backend runs, so that a backend
+    without data (meta) refuses what the others do."""
+    if not isinstance(self, Tensor) or low is None or self._dtype._category > dt.INTEGRAL:
+        return
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        return  # (the kernel's own error)
+    if self._dtype is dt.bool_:
+        lo, hi = 0, 1
+    else:
+        bits = 8 * self._dtype.itemsize
+        lo, hi = (
+            (0, 2**bits - 1)
+            if self._dtype is dt.uint8
+            else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        )
+    if low < lo or high - 1 > hi:
+        raise RuntimeError(
+            f"random_ expects 'from' and 'to' - 1 to be in the range of the dtype "
+            f"[{lo}, {hi}], but got from={low} and to={high}"
+        )
+
+
 def check_polygamma_order(n: int, self: Any) -> None:
     """``polygamma``'s order: ``n >= 0`` (PyTorch's error)."""
     if n < 0:

@@ -207,6 +207,7 @@ _op(
     "(``2**24`` for float32, the maximum for integer dtypes).",
     function=False,
     dtypes="bif",
+    check=M.check_random_range,
 )
 _op(
     "_standard_gamma(Tensor self, Generator? generator=None) -> Tensor",

@@ -170,6 +170,8 @@ def lgamma(xp: Any, x: Any) -> Any:
     near = y < 13
     _piece(xp, out, near, lambda v: _lgamma_near(v, xp), y)
     _piece(xp, out, ~near, lambda v: _lgamma_far(v, xp), y)
+    # (below 1e-300, -log(y) to a few ulp, where 1 / y in _lgamma_near overflows at subnormals)
+    _piece(xp, out, (y > 0) & (y < 1e-300), lambda v: -xp.log(v), y)
 
     def reflect(v: Any, r: Any) -> Any:
         f = _frac(xp, v)
