@@ -30,7 +30,7 @@ def test_gamma_functions_at_poles_and_infinities(device: str) -> None:
     assert_close(tc.polygamma(3, x[:4]), np.array([inf] * 4))
     # subnormal and tiny arguments: lgamma(x) = -log|x| - gamma x + O(x^2), finite (1 / x
     # overflowed in the series)
-    tiny = np.array([2.2250738585072014e-313, 5e-324, 1e-300, -1e-313])
+    tiny = np.array([2.2250738585072014e-313, 5e-324, 1e-300, -1e-313, -5e-324])
     got = tc.lgamma(_t(tiny.tolist(), device)).cpu().numpy()
     np.testing.assert_allclose(got, -np.log(np.abs(tiny)), rtol=1e-14)
     # float32 and integer inputs compute in float32, as PyTorch does

@@ -170,8 +170,6 @@ def lgamma(xp: Any, x: Any) -> Any:
     near = y < 13
     _piece(xp, out, near, lambda v: _lgamma_near(v, xp), y)
     _piece(xp, out, ~near, lambda v: _lgamma_far(v, xp), y)
-    # (below 1e-300, -log(y) to a few ulp, where 1 / y in _lgamma_near overflows at subnormals)
-    _piece(xp, out, (y > 0) & (y < 1e-300), lambda v: -xp.log(v), y)
 
     def reflect(v: Any, r: Any) -> Any:
         f = _frac(xp, v)
@@ -180,6 +178,9 @@ def lgamma(xp: Any, x: Any) -> Any:
         return xp.where((f == 0) | xp.isinf(v), math.inf, r)
 
     _piece(xp, out, neg, reflect, x, out)
+    # |x| below 1e-300: -log|x| to a few ulp, where the series' 1 / x overflows and the
+    # reflection's sin(pi x) loses digits at subnormals
+    _piece(xp, out, (x != 0) & (xp.abs(x) < 1e-300), lambda v: -xp.log(xp.abs(v)), x)
     return out
 
 
