@@ -229,6 +229,6 @@ def as_strided_scatter(
         )
     # (the gaps' writes go to one extra element, dropped after: no data-dependent shape)
     pos = ops.where(pos >= 0, pos, n).reshape(-1)
-    flat = ops.clone(self, memory_format=contiguous_format).reshape(-1)
-    flat = ops.cat([flat, self.new_zeros(1)])
+    idx = ops.arange(n, device=self._device)
+    flat = ops.index_put(self.new_zeros(n + 1), [idx], self.reshape(-1))
     return ops.index_put(flat, [pos], src.reshape(-1))[:n].reshape(self._shape)
