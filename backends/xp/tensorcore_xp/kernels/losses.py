@@ -116,6 +116,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         which take no ``out=``)."""
         return a if a.ndim else a.reshape(1)
 
+    def reduce_into(o: Any, loss: Any, reduction: str) -> None:
+        """A loss's elements into ``o`` by ``reduction`` (the mean of none is NaN)."""
+        if reduction == "none":
+            o[...] = loss.reshape(o.shape)
+        elif reduction == "sum":
+            o[...] = loss.sum()
+        else:
+            o[...] = loss.sum() / loss.dtype.type(loss.size) if loss.size else xp.nan
+
     def pointwise_loss(huber: bool) -> tuple[Callable[..., None], Callable[..., None]]:
         """The kernels of ``smooth_l1_loss`` (``huber`` False) or ``huber_loss`` and their
         backwards: with ``a = |self - target|`` and ``m = min(a, p)``, the loss is ``(a - m
@@ -142,12 +151,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                         a -= m * f(0.5)
                         m /= f(p)
                         a *= m
-                if reduction == "none":
-                    o[...] = a.reshape(o.shape)
-                elif reduction == "sum":
-                    o[...] = a.sum()
-                else:
-                    o[...] = a.sum() / f(a.size) if a.size else f("nan")
+                reduce_into(o, a, reduction)
             finally:
                 leave(tok)
 
@@ -187,14 +191,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             lo, hi = a.min(), a.max()
             if not (lo >= 0 and hi <= 1):
                 raise RuntimeError(f"all elements of {what} should be between 0 and 1")
-
-    def reduce_into(o: Any, loss: Any, reduction: str) -> None:
-        if reduction == "none":
-            o[...] = loss.reshape(o.shape)
-        elif reduction == "sum":
-            o[...] = loss.sum()
-        else:
-            o[...] = loss.sum() / loss.dtype.type(loss.size) if loss.size else xp.nan
 
     def binary_cross_entropy(out: Any, self: Any, target: Any, weight: Any, reduction: str) -> None:
         # (target - 1) * max(log1p(-p), -100) - target * max(log(p), -100), PyTorch's
