@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import _registry
 from .. import dtypes as dt
+from .._finfo import iinfo
 from .._memory_format import format_strides, layer_format
 from .._tensor import Tensor, _wrap_dim, cpp_name, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
@@ -1173,24 +1174,25 @@ def check_pow(self: Any, exponent: Any) -> None:
 
 
 def check_random_range(self: Any, low: Any = None, high: Any = None, generator: Any = None) -> None:
-    """``random_``'s ``check`` for bool and integer tensors: the bounds must lie in the
-    dtype's range (PyTorch's error), checked before any backend runs, so that a backend
-    without data (meta) refuses what the others do."""
-    if not isinstance(self, Tensor) or low is None or self._dtype._category > dt.INTEGRAL:
+    """``random_``'s ``check`` (PyTorch's errors): ``from < to``, both in the dtype's range
+    (bool ``[0, 1]``, an integer dtype's limits, ``int64``'s for floating dtypes); checked
+    before any backend runs, so that one without data (meta) refuses what the others do.
+    ``random_()`` without bounds draws in a range the kernel derives from the dtype."""
+    if not isinstance(self, Tensor) or low is None:
         return
     if high is None:
         low, high = 0, low
     if low >= high:
-        return  # (the kernel's own error)
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     if self._dtype is dt.bool_:
         lo, hi = 0, 1
+    elif self._dtype._category == dt.INTEGRAL:
+        info = iinfo(self._dtype)
+        lo, hi = info.min, info.max
     else:
-        bits = 8 * self._dtype.itemsize
-        lo, hi = (
-            (0, 2**bits - 1)
-            if self._dtype is dt.uint8
-            else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-        )
+        lo, hi = -(2**63), 2**63 - 1
     if low < lo or high - 1 > hi:
         raise RuntimeError(
             f"random_ expects 'from' and 'to' - 1 to be in the range of the dtype "
