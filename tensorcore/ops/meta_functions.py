@@ -19,7 +19,6 @@ from typing import Any
 
 from .. import _registry
 from .. import dtypes as dt
-from .._finfo import iinfo
 from .._memory_format import format_strides, layer_format
 from .._tensor import Tensor, _wrap_dim, cpp_name, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
@@ -1189,8 +1188,7 @@ def check_random_range(self: Any, low: Any = None, high: Any = None, generator: 
     if self._dtype is dt.bool_:
         lo, hi = 0, 1
     elif self._dtype._category == dt.INTEGRAL:
-        info = iinfo(self._dtype)
-        lo, hi = info.min, info.max
+        lo, hi = dt.int_range(self._dtype)
     else:
         lo, hi = -(2**63), 2**63 - 1
     if low < lo or high - 1 > hi:
