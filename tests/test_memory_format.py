@@ -205,6 +205,19 @@ def test_pointwise_keeps_channels_last(device: str) -> None:
     assert_close(y, n + 1)
 
 
+def test_operand_expanded_from_one_element_has_no_say(device: str) -> None:
+    # A scalar expanded (the gradient sum's rule hands on) gives a row-major result alone,
+    # and leaves the order to the other operand (PyTorch's TensorIterator skips its dims).
+    one = tc.tensor(2.0, device=device).expand(3, 4, 5)
+    x, n = _x(device, 3, 4, 5)
+    t = x.permute(2, 0, 1).contiguous().permute(1, 2, 0)  # dense, dims ordered 2, 0, 1
+    assert (one * 3).stride() == (20, 5, 1)
+    assert_close(one * 3, np.full((3, 4, 5), 6.0, np.float32))
+    for got in (one * t, t * one):
+        assert got.stride() == t.stride()
+        assert_close(got, 2 * n)
+
+
 def test_module_to(device: str) -> None:
     model = tc.nn.Sequential(
         tc.nn.Conv2d(3, 4, 3), tc.nn.BatchNorm2d(4), tc.nn.Flatten(), tc.nn.Linear(16, 2)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from .._tensor import contiguous_strides, make_tensor
 from ..layouts import contiguous_format, strided
 from ..ops import functions as ops
+from .grad_mode import is_grad_enabled
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -119,7 +120,13 @@ def clone_obey_contract(g: Tensor, leaf: Tensor) -> Tensor:
     ``create_graph`` gradient keeps its history)."""
     if g._layout is not strided:  # a sparse gradient of a dense leaf stays sparse (PyTorch)
         return g.clone()
-    if leaf._layout is not strided or not is_non_overlapping_and_dense(leaf._shape, leaf._stride):
+    if (
+        leaf._layout is not strided
+        # A row-major leaf, nothing recorded: one call (the copy below is PyTorch's recorded
+        # ``CopyBackwards`` under create_graph, and the path of a leaf of other strides).
+        or (not is_grad_enabled() and leaf._stride == contiguous_strides(leaf._shape))
+        or not is_non_overlapping_and_dense(leaf._shape, leaf._stride)
+    ):
         return g.clone(memory_format=contiguous_format)
     # A dense block of numel elements viewed with the leaf's strides (offset 0).
     flat = ops.empty(g.numel(), dtype=g._dtype, device=g._device)

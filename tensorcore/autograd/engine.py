@@ -89,8 +89,6 @@ def _as_list(x: Any, arg: str = "", optional: bool = True) -> list[Any]:
 
 
 def _make_grads(outputs: list[Tensor], grads: list[Any]) -> list[Tensor]:
-    from ..ops.factories import tensor as make
-
     res = []
     for i, out in enumerate(outputs):
         g = grads[i] if i < len(grads) else None
@@ -104,6 +102,8 @@ def _make_grads(outputs: list[Tensor], grads: list[Any]) -> list[Tensor]:
                 )
             g = _ones_like(out)
         elif not isinstance(g, Tensor):
+            from ..ops.factories import tensor as make
+
             g = make(g, dtype=out._dtype, device=out._device)
         elif g._shape != out._shape:
             raise RuntimeError(

@@ -86,8 +86,14 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Te
     if dims is None:
         dims = tuple(range(len(shape)))
     if not keepdim and shape:  # (a 0-d input reduced over dim 0 or -1 stays 0-d)
+        # Reduced leading dims come back through ``expand`` alone (it prepends dims): a full
+        # reduction's gradient is one view, not one unsqueeze per dim and an expand.
+        lead = 0
         for d in sorted(dims):
-            g = g.unsqueeze(d)
+            if d == lead:
+                lead += 1
+            else:
+                g = g.unsqueeze(d - lead)
     return g.expand(shape)
 
 

@@ -48,11 +48,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def clone(out: Any, self: Any) -> None:
         o, x = array_of(out), array_of(self)
-        if host and x.ndim > 1 and x.strides[-1] == 0 and 2 <= x.shape[-1] <= 16 and o.size:
+        if (
+            host
+            and x.ndim > 1
+            and x.strides[-1] == 0
+            and x.strides[-2] != 0
+            and 2 <= x.shape[-1] <= 16
+            and o.size
+        ):
             # A last dim broadcast from one element (``x.unsqueeze(-1).expand(..., k)``
             # copied, an upsampling by an integer factor): NumPy copies such an array an
             # element at a time; k strided writes of the source take a third of that
-            # ((8, 32, 128, 64, 2) float32: 6.7 -> 2.1 ms).
+            # ((8, 32, 128, 64, 2) float32: 6.7 -> 2.1 ms). Not when the dim before is
+            # broadcast too (a scalar expanded: one NumPy copy is a fill, and k writes of a
+            # broadcast source cost k times it).
             src = x[..., 0]
             for j in range(x.shape[-1]):
                 o[..., j] = src
