@@ -169,6 +169,9 @@ def test_embedding_bag(device: str, mode: str) -> None:
     for pad in (None, 0, 4):
         got = F.embedding_bag(it, t(w, device), ot, mode=mode, padding_idx=pad)
         assert_close(got, _np_bags(idx, offsets, w, mode, None, pad))
+    # an empty last bag (offsets[-1] == len(input)): no mask is built, the sizes are the gaps
+    got = F.embedding_bag(it, t(w, device), tc.tensor([*offsets, 8], device=device), mode=mode)
+    assert_close(got, _np_bags(idx, [*offsets, 8], w, mode, None, None))
     # 2-D input: one bag per row; include_last_offset closes the last bag
     got = F.embedding_bag(it.reshape(2, 4), t(w, device), mode=mode)
     assert_close(got, _np_bags(idx, [0, 4], w, mode, None, None))

@@ -11,21 +11,31 @@ from ..ops import functions as ops
 __all__ = ["bag_ids", "reduce_bags"]
 
 
-def bag_ids(n: int, offsets: Tensor, include_last_offset: bool) -> tuple[Tensor, Tensor, int]:
-    """For ``n`` flat indices split at ``offsets``: each index's bag, whether it belongs to
-    one (``include_last_offset`` ends the last bag at ``offsets[-1]``), and the bag count.
+def bag_ids(
+    n: int, offsets: Tensor, include_last_offset: bool
+) -> tuple[Tensor, Tensor | None, int]:
+    """For ``n`` flat indices split at ``offsets`` (checked to start at 0 and end by ``n``):
+    each index's bag, whether it belongs to one (``include_last_offset`` ends the last bag at
+    ``offsets[-1]``; None when every index does) and the bag count.
 
     Examples
     --------
     >>> import tensorcore as tc
     >>> from tensorcore.nn._embedding_bag import bag_ids
     >>> bag, valid, count = bag_ids(5, tc.tensor([0, 2, 2]), False)
-    >>> bag.tolist(), count
-    ([0, 0, 2, 2, 2], 3)
+    >>> bag.tolist(), valid, count
+    ([0, 0, 2, 2, 2], None, 3)
+    >>> bag, valid, count = bag_ids(5, tc.tensor([0, 2, 4]), True)
+    >>> bag.tolist(), valid.tolist(), count
+    ([0, 0, 1, 1, 1], [True, True, True, True, False], 2)
     """
     count = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
     pos = ops.arange(n, device=offsets.device)
     bag = ops.searchsorted(offsets.to(dt.int64), pos, right=True) - 1
+    if count and not include_last_offset:
+        # offsets[0] == 0: every index lies in a bag, the last one running to the end (no
+        # mask, which would cost a pass over the looked-up rows).
+        return bag, None, count
     valid = (bag >= 0) & (bag < count)
     return bag.clamp(0, max(count - 1, 0)), valid, count
 
@@ -33,22 +43,25 @@ def bag_ids(n: int, offsets: Tensor, include_last_offset: bool) -> tuple[Tensor,
 def reduce_bags(
     rows: Tensor,
     bag: Tensor,
-    keep: Tensor,
+    keep: Tensor | None,
     count: int,
     mode: str,
     weights: Tensor | None,
     starts: Tensor,
 ) -> Tensor:
-    """Reduce ``rows`` (one per index; those with ``keep`` false are left out) into ``count``
-    bags; an empty bag gives zeros.
+    """Reduce ``rows`` (one per index; those with ``keep`` false are left out, none where
+    ``keep`` is None) into ``count`` bags starting at ``starts``; an empty bag gives zeros.
 
     Examples
     --------
     >>> import tensorcore as tc
     >>> from tensorcore.nn._embedding_bag import reduce_bags
     >>> rows = tc.tensor([[1.0], [3.0], [5.0]])
-    >>> keep = tc.tensor([True, True, True])
+    >>> keep = tc.tensor([True, False, True])
     >>> reduce_bags(rows, tc.tensor([0, 0, 1]), keep, 2, "mean", None, tc.tensor([0, 2]))
+    tensor([[1.],
+            [5.]])
+    >>> reduce_bags(rows, tc.tensor([0, 0, 1]), None, 2, "mean", None, tc.tensor([0, 2]))
     tensor([[2.],
             [5.]])
     """
@@ -57,6 +70,8 @@ def reduce_bags(
     if mode == "max":
         if rows.shape[0] == 0:
             return ops.zeros(count, dim, dtype=rows.dtype, device=dev)
+        if keep is None:
+            keep = ops.ones(rows.shape[0], dtype=dt.bool_, device=dev)
         slot = ops.arange(rows.shape[0], device=dev) - starts.to(dt.int64)[bag]
         width = int(slot.max()) + 1
         idx = ops.nonzero(keep).reshape(-1)
@@ -66,12 +81,19 @@ def reduce_bags(
         # max(dim), not amax: a tie sends the gradient to the bag's first maximum only, as
         # PyTorch's embedding_bag does (amax would share it among the tied rows).
         return ops.where((filled > 0).unsqueeze(1), block.max(1)[0], 0.0)
-    w = keep.to(rows.dtype)
+    w = None if keep is None else keep.to(rows.dtype)
     if weights is not None:
-        w = w * weights
+        w = weights if w is None else w * weights
     out = ops.zeros(count, dim, dtype=rows.dtype, device=dev)
-    out = out.index_add(0, bag, rows * w.unsqueeze(1))
+    out = out.index_add(0, bag, rows if w is None else rows * w.unsqueeze(1))
     if mode == "mean":
-        n = ops.zeros(count, dtype=rows.dtype, device=dev).index_add(0, bag, keep.to(rows.dtype))
+        if keep is None:
+            # Every index counts: the bags' sizes are the gaps between their starts.
+            end = ops.full((1,), rows.shape[0], dtype=dt.int64, device=dev)
+            n = ops.diff(starts.to(dt.int64), append=end).to(rows.dtype)
+        else:
+            n = ops.zeros(count, dtype=rows.dtype, device=dev).index_add(
+                0, bag, keep.to(rows.dtype)
+            )
         out = out / n.clamp(min=1).unsqueeze(1)
     return out

@@ -704,7 +704,8 @@ def embedding_bag(
     rows = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     bag, keep, count = _bags.bag_ids(input.shape[0], offsets, include_last_offset)
     if padding_idx is not None:
-        keep = keep & (input != padding_idx % weight.shape[0])
+        kept = input != padding_idx % weight.shape[0]
+        keep = kept if keep is None else keep & kept
     out = _bags.reduce_bags(rows, bag, keep, count, mode, per_sample_weights, offsets)
     return named_as(out, "EmbeddingBagBackward0")
 
@@ -714,7 +715,8 @@ def _check_bag_offsets(offsets: Tensor, n: int) -> None:
     ``meta``, which holds no values)."""
     if offsets.numel() == 0 or offsets.device.type == "meta":
         return
-    first, last = (int(v) for v in ops.stack([offsets[0], offsets[-1]]).tolist())
+    ends = offsets[:: max(offsets.shape[0] - 1, 1)].tolist()  # (the first and the last)
+    first, last = int(ends[0]), int(ends[-1])
     if first != 0:
         raise RuntimeError(
             "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
