@@ -506,6 +506,26 @@ def test_scaled_dot_product_attention(device: str) -> None:
     assert_close(got, want)
 
 
+@pytest.mark.parametrize("lk, e", [(5, 3), (2, 6)])  # the scale on the query; on the scores
+def test_sdpa_scale_on_the_query_or_the_scores(device: str, lk: int, e: int) -> None:
+    q, k, v = RNG.normal(size=(2, 3, e)), RNG.normal(size=(2, lk, e)), RNG.normal(size=(2, lk, 2))
+    want = _softmax(q @ k.transpose(0, 2, 1) * 0.3, -1) @ v
+    qt, kt, vt = (t(a, device, True) for a in (q, k, v))
+    sdpa = F.scaled_dot_product_attention
+    assert_close(sdpa(qt, kt, vt, scale=0.3), want)
+    assert tc.autograd.gradcheck(lambda a, b, c: sdpa(a, b, c, scale=0.3), (qt, kt, vt))
+
+
+def test_multihead_attention_head_wider_than_the_keys(device: str) -> None:
+    # (head_dim 8 > 2 keys: the scores are scaled, not the query)
+    mha = nn.MultiheadAttention(8, 1, bias=False, device=device, dtype=F64)
+    q, k = RNG.normal(size=(3, 1, 8)), RNG.normal(size=(2, 1, 8))
+    wi, wo = _np(mha.in_proj_weight), _np(mha.out_proj.weight)
+    a = _softmax((q[:, 0] @ wi[:8].T) @ (k[:, 0] @ wi[8:16].T).T / math.sqrt(8), -1)
+    want = (a @ (k[:, 0] @ wi[16:].T) @ wo.T)[:, None]
+    assert_close(mha(t(q, device), t(k, device), t(k, device))[0], want)
+
+
 @pytest.mark.parametrize("kind", ["bool", "float"])
 def test_sdpa_query_with_every_key_masked_attends_to_nothing(device: str, kind: str) -> None:
     # PyTorch's safe softmax: a fully masked row gives zeros (and zero gradients), not NaN.

@@ -225,7 +225,13 @@ def multi_head_attention_forward(
         mask = pad(mask, (0, 1)) if mask is not None else None
         kpm = pad(kpm, (0, 1)) if kpm is not None else None
     src = k.shape[1]
-    scores = q.matmul(k.transpose(1, 2)) * (1.0 / math.sqrt(hd))
+    # (the query scaled before the product, as PyTorch does: hd <= src elements per row
+    # instead of src, the scores equal up to rounding)
+    scale = 1.0 / math.sqrt(hd)
+    if hd <= src:
+        scores = (q * scale).matmul(k.transpose(1, 2))
+    else:
+        scores = q.matmul(k.transpose(1, 2)) * scale
     if mask is not None:
         scores = scores + (mask if mask.ndim == 3 else mask.unsqueeze(0))
     if kpm is not None:

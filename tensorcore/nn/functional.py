@@ -1077,7 +1077,13 @@ def scaled_dot_product_attention(
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3) if hasattr(key, "repeat_interleave") else key
         value = value.repeat_interleave(rep, -3) if hasattr(value, "repeat_interleave") else value
-    scores = query.matmul(key.transpose(-2, -1)) * s
+    # The scale goes on the smaller of the query (..., L, E) and the scores (..., L, S), as
+    # PyTorch's math path scales before the product: one pass over fewer elements, forward
+    # and backward; the same scores up to rounding (bit for bit for a power-of-two scale).
+    if query.shape[-1] <= lk:
+        scores = (query * s).matmul(key.transpose(-2, -1))
+    else:
+        scores = query.matmul(key.transpose(-2, -1)) * s
     if attn_mask is None or is_causal:
         if is_causal:
             causal = ops.ones(lq, lk, dtype=dt.bool_, device=query.device).tril()
