@@ -85,7 +85,10 @@ def reduce_bags(
     if weights is not None:
         w = weights if w is None else w * weights
     out = ops.zeros(count, dim, dtype=rows.dtype, device=dev)
-    out = out.index_add(0, bag, rows if w is None else rows * w.unsqueeze(1))
+    values = rows if w is None else rows * w.unsqueeze(1)
+    # (without keep, bag_ids' bags lie in [0, count): index_add's bounds check, four passes
+    # and a read of the device, would find nothing)
+    out = ops.index_put(out, [bag], values, True) if keep is None else out.index_add(0, bag, values)
     if mode == "mean":
         if keep is None:
             # Every index counts: the bags' sizes are the gaps between their starts.
