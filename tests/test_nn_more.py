@@ -305,6 +305,24 @@ def test_max_unpool_inverts_max_pool_with_indices(device: str) -> None:
         F.max_unpool2d(out, idx, 2, output_size=(9, 6))
 
 
+@pytest.mark.parametrize("k, stride", [(2, None), (3, 2), (1, 3)])
+def test_max_pool1d_without_a_gradient_is_the_indexed_pool(
+    device: str, k: int, stride: Any
+) -> None:
+    # (no gradient to route: the maxima of a view of the windows; with one: the operator
+    # that also returns the indices)
+    x = np.random.default_rng(5).normal(size=(2, 3, 11))
+    x[0, 0, 4], x[1, 2, :3] = np.nan, -np.inf
+    s = k if stride is None else stride
+    want = np.stack([x[..., i : i + k].max(-1) for i in range(0, 11 - k + 1, s)], -1)
+    plain = F.max_pool1d(t(x, device), k, stride)
+    assert_close(plain, want, equal_nan=True)
+    assert_close(F.max_pool1d(t(x[0], device), k, stride), want[0], equal_nan=True)
+    traced = F.max_pool1d(t(x, device, True), k, stride)
+    assert traced.grad_fn is not None and plain.grad_fn is None
+    assert_close(traced.detach(), want, equal_nan=True)
+
+
 def test_shrink_and_celu_activations(device: str) -> None:
     x = np.array([-2.0, -0.7, -0.3, 0.0, 0.4, 0.6, 3.0])
     xt = t(x, device)

@@ -345,9 +345,22 @@ def max_pool1d(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
             f"for input, but got:{list(input.shape)}"
         )
-    x = input.unsqueeze(-2)
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1, "stride")[0]
+    if (
+        not return_indices
+        and not (input._requires_grad or input.requires_grad)  # (the first: dual ones too)
+        and input._dtype.is_floating_point
+        and _tuple(padding, 1, "padding") == (0,)
+        and _tuple(dilation, 1, "dilation") == (1,)
+        and not ceil_mode
+        and 0 < k <= input.shape[-1]
+        and st > 0
+    ):
+        # As PyTorch's max_pool1d: with no gradient to route, the maxima alone, over a view of
+        # the windows (a geometry that cannot fail), not the indices a backward would read.
+        return input.unfold(-1, k, st).amax(-1)
+    x = input.unsqueeze(-2)
     res = max_pool2d(
         x,
         (1, k),
