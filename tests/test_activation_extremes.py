@@ -116,3 +116,31 @@ def test_piecewise_gradients_pass_at_nan(device: str) -> None:
     ]:
         (g,) = tc.autograd.grad(fn(x).sum(), [x])
         np.testing.assert_allclose(g.cpu().numpy(), np.array(want, np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "inplace_fn, lo, hi",
+    [
+        (lambda v: F.hardtanh(v, -0.5, 1.0, inplace=True), -0.5, 1.0),
+        (lambda v: F.hardtanh_(v, -0.5, 1.0), -0.5, 1.0),
+        (lambda v: F.relu6(v, inplace=True), 0.0, 6.0),
+    ],
+)
+def test_inplace_hardtanh_without_a_graph_is_the_operator(
+    device: str, inplace_fn: Any, lo: float, hi: float
+) -> None:
+    # (no derivative to record: an in-place clamp; with one: hardtanh, whose gradient is 0
+    # at the bounds, unlike clamp's)
+    if device == "meta":
+        pytest.skip("meta holds no values")
+    vals = np.array([math.nan, -math.inf, -0.5, -0.2, 0.0, 1.0, 3.0, 6.0, 7.0, math.inf])
+    x = tc.tensor(vals.tolist(), dtype=tc.float64, device=device)
+    out = inplace_fn(x)
+    assert out is x and out.grad_fn is None
+    np.testing.assert_array_equal(x.cpu().numpy(), np.clip(vals, lo, hi))
+    leaf = tc.tensor(vals.tolist(), dtype=tc.float64, device=device, requires_grad=True)
+    y = inplace_fn(leaf * 1)
+    np.testing.assert_array_equal(y.detach().cpu().numpy(), np.clip(vals, lo, hi))
+    (g,) = tc.autograd.grad(y.sum(), [leaf])
+    inside = ((vals > lo) & (vals < hi)) | np.isnan(vals)
+    np.testing.assert_array_equal(g.cpu().numpy(), inside.astype(float))

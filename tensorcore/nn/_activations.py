@@ -233,6 +233,8 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input._dtype.is_floating_point and not (input._requires_grad or input.requires_grad):
+        return input.clamp_(min_val, max_val)  # (as functional.hardtanh's inplace=True)
     return input.copy_(_nn_op("hardtanh", _source(input), min_val, max_val))
 
 

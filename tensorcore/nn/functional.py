@@ -274,6 +274,12 @@ def tanh(input: Tensor) -> Tensor:
     return ops.tanh(input)
 
 
+def _records(input: Tensor) -> bool:
+    """Whether a call on ``input`` may record a derivative: it requires grad (a view whose
+    base joined the graph included) or carries a forward-mode tangent."""
+    return input._requires_grad or input.requires_grad
+
+
 def _source(input: Tensor, inplace: bool) -> Tensor:
     """What an activation with ``inplace=`` computes from: a copy of ``input`` where the
     result is written into an ``input`` that is part of a graph, so that the write does not
@@ -313,6 +319,11 @@ def hardtanh(
     """``x`` clamped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if inplace and input._dtype.is_floating_point and not _records(input):
+        # (no derivative to record: the in-place clamp writes the same values, without a
+        # temporary and a copy back; clamp's gradient, which differs at the bounds, is
+        # never asked for)
+        return input.clamp_(min_val, max_val)
     out = _nn_op("hardtanh", _source(input, inplace), min_val, max_val)
     return input.copy_(out) if inplace else out
 
