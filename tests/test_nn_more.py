@@ -305,20 +305,23 @@ def test_max_unpool_inverts_max_pool_with_indices(device: str) -> None:
         F.max_unpool2d(out, idx, 2, output_size=(9, 6))
 
 
-@pytest.mark.parametrize("k, stride", [(2, None), (3, 2), (1, 3)])
+@pytest.mark.parametrize(
+    "k, stride, pad", [(2, None, 0), (3, 2, 0), (1, 3, 0), (3, 2, 1), (4, 1, 2)]
+)
 def test_max_pool1d_without_a_gradient_is_the_indexed_pool(
-    device: str, k: int, stride: Any
+    device: str, k: int, stride: Any, pad: int
 ) -> None:
     # (no gradient to route: the maxima of a view of the windows; with one: the operator
     # that also returns the indices)
     x = np.random.default_rng(5).normal(size=(2, 3, 11))
     x[0, 0, 4], x[1, 2, :3] = np.nan, -np.inf
     s = k if stride is None else stride
-    want = np.stack([x[..., i : i + k].max(-1) for i in range(0, 11 - k + 1, s)], -1)
-    plain = F.max_pool1d(t(x, device), k, stride)
+    xp = np.pad(x, [(0, 0), (0, 0), (pad, pad)], constant_values=-np.inf)
+    want = np.stack([xp[..., i : i + k].max(-1) for i in range(0, 12 + 2 * pad - k, s)], -1)
+    plain = F.max_pool1d(t(x, device), k, stride, pad)
     assert_close(plain, want, equal_nan=True)
-    assert_close(F.max_pool1d(t(x[0], device), k, stride), want[0], equal_nan=True)
-    traced = F.max_pool1d(t(x, device, True), k, stride)
+    assert_close(F.max_pool1d(t(x[0], device), k, stride, pad), want[0], equal_nan=True)
+    traced = F.max_pool1d(t(x, device, True), k, stride, pad)
     assert traced.grad_fn is not None and plain.grad_fn is None
     assert_close(traced.detach(), want, equal_nan=True)
 

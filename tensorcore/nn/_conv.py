@@ -8,6 +8,7 @@ spatial sampling live in ``_sampling.py``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import dtypes as dt
@@ -347,19 +348,22 @@ def max_pool1d(
         )
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1, "stride")[0]
+    p = _tuple(padding, 1, "padding")[0]
     if (
         not return_indices
         and not (input._requires_grad or input.requires_grad)  # (the first: dual ones too)
         and input._dtype.is_floating_point
-        and _tuple(padding, 1, "padding") == (0,)
         and _tuple(dilation, 1, "dilation") == (1,)
         and not ceil_mode
-        and 0 < k <= input.shape[-1]
+        and 0 <= 2 * p <= k <= input.shape[-1] + 2 * p
+        and k > 0
         and st > 0
     ):
         # As PyTorch's max_pool1d: with no gradient to route, the maxima alone, over a view of
-        # the windows (a geometry that cannot fail), not the indices a backward would read.
-        return input.unfold(-1, k, st).amax(-1)
+        # the windows (a geometry that cannot fail: every window holds an element of the
+        # input), not the indices a backward would read; padding is -inf, as the kernel's.
+        x = pad(input, (p, p), value=-math.inf) if p else input
+        return x.unfold(-1, k, st).amax(-1)
     x = input.unsqueeze(-2)
     res = max_pool2d(
         x,
