@@ -27,6 +27,15 @@ with warnings.catch_warnings():
     with contextlib.suppress(ImportError):
         import hypothesis.extra._patching  # noqa: F401
 
+# One BLAS thread per process, unless the caller chose a count. The suite runs as
+# ``pytest -n 2`` on two cores, and launches more processes (MPI ranks, conformance runs, fresh
+# interpreters): OpenBLAS's default of a thread per core in each of them puts several spinning
+# pools on the same cores (train_digits' two epochs took 1.3 s of wall time with one thread,
+# 9.5 s with two, beside a second worker). Set here, in the process that starts pytest-xdist's
+# workers, so that they and every subprocess inherit it; it changes no result (the thread
+# count tests set and restore it themselves).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 settings.register_profile("dev", max_examples=30)
 settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

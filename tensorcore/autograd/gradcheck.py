@@ -111,26 +111,44 @@ def gradcheck(
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     outputs = _diff_outputs(func, inputs)
-    worst: tuple[float, str] = (0.0, "")
+    # The numerical Jacobian of every output, once per input (each perturbation runs ``func``
+    # and reads all outputs). The perturbations are done before the graph below is recorded,
+    # which must not see them (they write to the inputs).
+    numericals = [_numerical(func, inputs, x, eps) for _, x in wrt]
+    # The analytical one: a single forward, its graph kept for one vector-Jacobian product per
+    # output element, which gives the rows of every input at once.
+    outs = _diff_outputs(func, inputs)
+    analytical: dict[tuple[int, Any, int], tuple[Any, ...]] = {}
     for oi, out in enumerate(outputs):
         n_out = out.numel()
         directions: tuple[Any, ...] = (1.0, 1j) if out._dtype.is_complex else (1.0,)
-        for k, x in wrt:
-            numerical = _numerical(func, inputs, x, eps)
-            for v in directions:
-                for j in range(n_out):
-                    # Analytical: one vector-Jacobian product per output element.
+        o = outs[oi]
+        for v in directions:
+            for j in range(n_out):
+                if o._requires_grad:
                     onehot = ops.zeros(n_out, dtype=out._dtype, device=out._device)
                     onehot[j] = v
-                    outs = _diff_outputs(func, inputs)
-                    o = outs[oi]
-                    if o._requires_grad:
-                        (g,) = autograd_grad(o, [x], onehot.reshape(out._shape), allow_unused=True)
-                    else:
-                        # An output outside the graph has zero derivatives, which the
-                        # numerical ones must then be (PyTorch's gradcheck): a backward that
-                        # dropped its graph under create_graph fails gradgradcheck here.
-                        g = None
+                    analytical[oi, v, j] = autograd_grad(
+                        o,
+                        [x for _, x in wrt],
+                        onehot.reshape(out._shape),
+                        retain_graph=True,
+                        allow_unused=True,
+                    )
+                else:
+                    # An output outside the graph has zero derivatives, which the
+                    # numerical ones must then be (PyTorch's gradcheck): a backward that
+                    # dropped its graph under create_graph fails gradgradcheck here.
+                    analytical[oi, v, j] = (None,) * len(wrt)
+    worst: tuple[float, str] = (0.0, "")
+    for oi, out in enumerate(outputs):
+        n_out = out.numel()
+        directions = (1.0, 1j) if out._dtype.is_complex else (1.0,)
+        for w, (k, x) in enumerate(wrt):
+            numerical = numericals[w]
+            for v in directions:
+                for j in range(n_out):
+                    g = analytical[oi, v, j][w]
                     row = [0.0] * x.numel() if g is None else g.reshape(-1).tolist()
                     for e, idx in enumerate(_indices(x._shape)):
                         dirs = numerical[e]
