@@ -46,11 +46,28 @@ def test_none_never_ends_a_map_silently(device: str) -> None:
         (lambda x: tc.unflatten(x, 1, [1.5, 2]), r"unflatten\(\): argument 'sizes'"),
         (lambda x: x.as_strided([1.5], [1]), r"as_strided\(\): argument 'size'"),
         (lambda x: tc.ones(2, dtype="f"), r"ones\(\): argument 'dtype' must be tensorcore.dtype"),
+        # A float argument takes a 0-d tensor, but not one with more dims or one that
+        # requires grad (PyTorch's argument parser).
+        (lambda x: x.uniform_(x[0, :1], 2.0), r"uniform_\(\): argument 'from_' must be float"),
+        (
+            lambda x: x.uniform_(x.new_tensor(0.5, requires_grad=True), 2.0),
+            r"uniform_\(\): argument 'from_' must be float, not Tensor",
+        ),
     ],
 )
 def test_wrong_argument_types(device: str, call: Any, match: str) -> None:
     x = tc.ones(2, 3, device=device)
     _refused(TypeError, match, lambda: call(x), x)
+
+
+def test_a_float_argument_takes_a_0d_tensor(device: str) -> None:
+    # torchvision's RandomResizedCrop: uniform_(log_ratio[0], log_ratio[1]).
+    log_ratio = tc.log(tc.tensor([0.75, 4 / 3], device=device))
+    x = tc.empty(1000, device=device).uniform_(log_ratio[0], log_ratio[1])
+    if device != "meta":
+        assert math.log(0.75) <= x.min().item() and x.max().item() <= math.log(4 / 3)
+        y = tc.empty(4, device=device).uniform_(tc.tensor(True), tc.tensor(2, device=device))
+        assert y.max().item() <= 2.0 and y.min().item() >= 1.0
 
 
 @pytest.mark.parametrize(
