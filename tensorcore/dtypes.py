@@ -196,10 +196,7 @@ def set_default_dtype(d: dtype) -> None:
     """
     global _default_dtype
     if not isinstance(d, dtype) or d._category != _FLOAT:
-        raise TypeError(
-            "set_default_dtype(): only floating-point types are supported as the default type, "
-            f"got {d!r}"
-        )
+        raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
 
 
