@@ -200,6 +200,11 @@ def test_registering_something_that_is_no_plugin() -> None:
         (lambda x: F.pad(x, (1,)), RuntimeError, "Padding length must be divisible by 2"),
         (lambda x: F.pad(x, (1,) * 6), RuntimeError, "padding length 6 and input of dimension 2"),
         (
+            lambda x: F.pad(x[None], (1, 1), mode="reflect", value=0.5),
+            RuntimeError,
+            "Padding mode \"reflect\" doesn't take in value argument",
+        ),
+        (
             lambda x: F.conv1d(x, tc.ones(1, 2, 1, device=x.device), stride=2, padding="same"),
             RuntimeError,
             "padding='same' is not supported for strided convolutions",
