@@ -202,7 +202,7 @@ def test_registering_something_that_is_no_plugin() -> None:
         (
             lambda x: F.pad(x[None], (1, 1), mode="reflect", value=0.5),
             RuntimeError,
-            "Padding mode \"reflect\" doesn't take in value argument",
+            'Padding mode "reflect" doesn\'t take in value argument',
         ),
         (
             lambda x: F.conv1d(x, tc.ones(1, 2, 1, device=x.device), stride=2, padding="same"),
@@ -246,3 +246,30 @@ def test_registering_something_that_is_no_plugin() -> None:
 def test_nn_functional_errors_as_pytorch(device: str, call: Any, exc: Any, match: str) -> None:
     x = tc.ones(2, 3, device=device)
     _refused(exc, match, lambda: call(x), x)
+
+
+def test_adaptive_pools_are_floating_only(device: str) -> None:
+    # PyTorch's kernels' errors: the 1-D pools run the 2-D kernel, the 3-D ones are named
+    # per device; a 1 x 1 average is a mean, which refuses integers in its own words.
+    x = tc.ones(1, 1, 4, 4, dtype=tc.uint8, device=device)
+    with pytest.raises(
+        NotImplementedError, match="\"adaptive_avg_pool2d\" not implemented for 'Byte'"
+    ):
+        F.adaptive_avg_pool2d(x, 2)
+    with pytest.raises(
+        NotImplementedError, match="\"adaptive_avg_pool2d\" not implemented for 'Byte'"
+    ):
+        F.interpolate(x, size=(2, 2), mode="area")
+    with pytest.raises(
+        NotImplementedError, match="\"adaptive_max_pool2d\" not implemented for 'Long'"
+    ):
+        F.adaptive_max_pool1d(x[0].long(), 2)
+    with pytest.raises(
+        NotImplementedError, match=f'"adaptive_max_pool3d_{device}" not implemented'
+    ):
+        F.adaptive_max_pool3d(x[None].bool(), 2, return_indices=True)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        F.adaptive_avg_pool2d(x.to(tc.complex64), 3)
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        F.adaptive_avg_pool2d(x, 1)
+    assert F.adaptive_avg_pool2d(x.to(tc.complex64), 1).dtype == tc.complex64
