@@ -237,7 +237,8 @@ def test_half_precision_default_dtype(half: tc.dtype) -> None:
 
 @pytest.mark.parametrize("bad", [tc.int32, tc.bool, tc.complex64])
 def test_set_default_dtype_rejects_non_floating(bad: tc.dtype) -> None:
-    with pytest.raises(TypeError, match="^only floating-point types are supported as the default type$"):
+    want = r"^only floating-point types are supported as the default type$"
+    with pytest.raises(TypeError, match=want):
         tc.set_default_dtype(bad)
     assert tc.get_default_dtype() is tc.float32
 
