@@ -195,8 +195,16 @@ def set_default_dtype(d: dtype) -> None:
     >>> tc.set_default_dtype(tc.float32)
     """
     global _default_dtype
-    if not isinstance(d, dtype) or d._category != _FLOAT:
-        raise TypeError("only floating-point types are supported as the default type")
+    if not isinstance(d, dtype):
+        raise TypeError(
+            "set_default_dtype(): invalid dtype object: only floating-point types are "
+            "supported as the default type"
+        )
+    if d._category != _FLOAT:
+        raise TypeError(
+            "set_default_dtype(): only floating-point types are supported as the default type, "
+            f"got {d!r}"
+        )
     _default_dtype = d
 
 
