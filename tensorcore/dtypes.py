@@ -195,7 +195,12 @@ def set_default_dtype(d: dtype) -> None:
     >>> tc.set_default_dtype(tc.float32)
     """
     global _default_dtype
-    if not isinstance(d, dtype) or d._category != _FLOAT:
+    if not isinstance(d, dtype):
+        raise TypeError(
+            "set_default_dtype(): invalid dtype object: only floating-point types are "
+            "supported as the default type"
+        )
+    if d._category != _FLOAT:
         raise TypeError(
             "set_default_dtype(): only floating-point types are supported as the default type, "
             f"got {d!r}"

@@ -46,11 +46,28 @@ def test_none_never_ends_a_map_silently(device: str) -> None:
         (lambda x: tc.unflatten(x, 1, [1.5, 2]), r"unflatten\(\): argument 'sizes'"),
         (lambda x: x.as_strided([1.5], [1]), r"as_strided\(\): argument 'size'"),
         (lambda x: tc.ones(2, dtype="f"), r"ones\(\): argument 'dtype' must be tensorcore.dtype"),
+        # A float argument takes a 0-d tensor, but not one with more dims or one that
+        # requires grad (PyTorch's argument parser).
+        (lambda x: x.uniform_(x[0, :1], 2.0), r"uniform_\(\): argument 'from_' must be float"),
+        (
+            lambda x: x.uniform_(x.new_tensor(0.5, requires_grad=True), 2.0),
+            r"uniform_\(\): argument 'from_' must be float, not Tensor",
+        ),
     ],
 )
 def test_wrong_argument_types(device: str, call: Any, match: str) -> None:
     x = tc.ones(2, 3, device=device)
     _refused(TypeError, match, lambda: call(x), x)
+
+
+def test_a_float_argument_takes_a_0d_tensor(device: str) -> None:
+    # torchvision's RandomResizedCrop: uniform_(log_ratio[0], log_ratio[1]).
+    log_ratio = tc.log(tc.tensor([0.75, 4 / 3], device=device))
+    x = tc.empty(1000, device=device).uniform_(log_ratio[0], log_ratio[1])
+    if device != "meta":
+        assert math.log(0.75) <= x.min().item() and x.max().item() <= math.log(4 / 3)
+        y = tc.empty(4, device=device).uniform_(tc.tensor(True), tc.tensor(2, device=device))
+        assert y.max().item() <= 2.0 and y.min().item() >= 1.0
 
 
 @pytest.mark.parametrize(
@@ -183,6 +200,11 @@ def test_registering_something_that_is_no_plugin() -> None:
         (lambda x: F.pad(x, (1,)), RuntimeError, "Padding length must be divisible by 2"),
         (lambda x: F.pad(x, (1,) * 6), RuntimeError, "padding length 6 and input of dimension 2"),
         (
+            lambda x: F.pad(x[None], (1, 1), mode="reflect", value=0.5),
+            RuntimeError,
+            'Padding mode "reflect" doesn\'t take in value argument',
+        ),
+        (
             lambda x: F.conv1d(x, tc.ones(1, 2, 1, device=x.device), stride=2, padding="same"),
             RuntimeError,
             "padding='same' is not supported for strided convolutions",
@@ -224,3 +246,30 @@ def test_registering_something_that_is_no_plugin() -> None:
 def test_nn_functional_errors_as_pytorch(device: str, call: Any, exc: Any, match: str) -> None:
     x = tc.ones(2, 3, device=device)
     _refused(exc, match, lambda: call(x), x)
+
+
+def test_adaptive_pools_are_floating_only(device: str) -> None:
+    # PyTorch's kernels' errors: the 1-D pools run the 2-D kernel, the 3-D ones are named
+    # per device; a 1 x 1 average is a mean, which refuses integers in its own words.
+    x = tc.ones(1, 1, 4, 4, dtype=tc.uint8, device=device)
+    with pytest.raises(
+        NotImplementedError, match="\"adaptive_avg_pool2d\" not implemented for 'Byte'"
+    ):
+        F.adaptive_avg_pool2d(x, 2)
+    with pytest.raises(
+        NotImplementedError, match="\"adaptive_avg_pool2d\" not implemented for 'Byte'"
+    ):
+        F.interpolate(x, size=(2, 2), mode="area")
+    with pytest.raises(
+        NotImplementedError, match="\"adaptive_max_pool2d\" not implemented for 'Long'"
+    ):
+        F.adaptive_max_pool1d(x[0].long(), 2)
+    with pytest.raises(
+        NotImplementedError, match=f'"adaptive_max_pool3d_{device}" not implemented'
+    ):
+        F.adaptive_max_pool3d(x[None].bool(), 2, return_indices=True)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        F.adaptive_avg_pool2d(x.to(tc.complex64), 3)
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        F.adaptive_avg_pool2d(x, 1)
+    assert F.adaptive_avg_pool2d(x.to(tc.complex64), 1).dtype == tc.complex64

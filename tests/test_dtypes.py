@@ -237,9 +237,12 @@ def test_half_precision_default_dtype(half: tc.dtype) -> None:
 
 @pytest.mark.parametrize("bad", [tc.int32, tc.bool, tc.complex64])
 def test_set_default_dtype_rejects_non_floating(bad: tc.dtype) -> None:
-    with pytest.raises(TypeError, match="floating"):
+    with pytest.raises(TypeError, match="only floating-point types are supported as the default"):
         tc.set_default_dtype(bad)
     assert tc.get_default_dtype() is tc.float32
+    # (PyTorch's words for what is no dtype at all)
+    with pytest.raises(TypeError, match="invalid dtype object: only floating-point types"):
+        tc.set_default_dtype("float32")  # type: ignore[arg-type]
 
 
 # name: (itemsize, is_signed, is_floating_point, is_complex), as in PyTorch.

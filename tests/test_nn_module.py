@@ -562,3 +562,29 @@ def test_set_submodule_and_compile() -> None:
         seq.set_submodule("1", 3)  # type: ignore[arg-type]
     assert seq.compile() is None
     assert seq(tc.ones(1, 2)).shape == (1, 2)
+
+
+def test_moves_across_meta_replace_the_parameters() -> None:
+    """Across the meta device a parameter's data cannot be swapped in place (PyTorch's
+    ``_has_compatible_shallow_copy_type``): each module gets a new Parameter, so weights tied
+    by sharing one come apart and are re-tied by hand, as after PyTorch's ``to_empty``."""
+    with tc.device("meta"):
+        emb, head = nn.Embedding(5, 3), nn.Linear(3, 5, bias=False)
+    head.weight = emb.weight
+    net = nn.Sequential(emb, head)
+    assert len(list(net.parameters())) == 1
+    w = emb.weight
+    net.to_empty(device="cpu")
+    assert emb.weight is not w and emb.weight is not head.weight
+    assert isinstance(emb.weight, nn.Parameter) and emb.weight.device.type == "cpu"
+    assert len(list(net.parameters())) == 2
+    fc = nn.Linear(2, 2)
+    fc.weight.requires_grad_(False)
+    fc.bias.grad = tc.ones(2)
+    b = fc.bias
+    fc.to("meta")
+    assert fc.bias is not b and fc.bias.grad is not None and fc.bias.grad.is_meta
+    assert fc.bias.requires_grad and not fc.weight.requires_grad
+    b = fc.bias
+    fc.to_empty(device="meta")  # (meta to meta: swapped in place)
+    assert fc.bias is b

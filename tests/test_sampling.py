@@ -241,3 +241,92 @@ def test_interpolate_area_and_nearest_exact(device: str) -> None:
         F.interpolate(t, size=(3, 2), mode="area", align_corners=False)
     with pytest.raises(NotImplementedError, match="bicubic mode needs 4D input"):
         F.interpolate(t[0], size=3, mode="bicubic")
+
+
+def _uint8_oracle(x: Any, out_hw: tuple[int, int], cubic: bool, ac: bool) -> Any:
+    """PyTorch's uint8 resize written as loops: plain bilinear/bicubic weights (the weight of
+    a tap past the border moved onto the border pixel), scaled to int16 with the largest
+    precision that keeps twice the largest weight under 2**15, applied to the width and then
+    the height, each pass rounded half up and clamped to [0, 255]."""
+
+    def kernel(v: float) -> float:
+        v = abs(v)
+        if not cubic:
+            return max(0.0, 1.0 - v)
+        return _cubic(v)[1] if v < 1 else (A * v - 5 * A) * v * v + 8 * A * v - 4 * A
+
+    def fixed(n_in: int, n_out: int) -> tuple[Any, int]:
+        m = np.zeros((n_out, n_in))
+        r = (n_in - 1) / (n_out - 1) if ac else n_in / n_out
+        for i in range(n_out):
+            src = i * r if ac else (i + 0.5) * r - 0.5
+            src = src if cubic else max(src, 0.0)
+            f = min(math.floor(src), n_in - 1)
+            lam = min(max(src - f, 0.0), 1.0)
+            taps = range(f - 1, f + 3) if cubic else range(f, f + 2)
+            for k in taps:
+                m[i, min(max(k, 0), n_in - 1)] += kernel(k - f - lam)
+        prec = 0
+        while prec < 22 and int(0.5 + m.max() * 2 ** (prec + 1)) < 2**15:
+            prec += 1
+        return np.trunc(m * 2**prec + np.where(m < 0, -0.5, 0.5)).astype(np.int64), prec
+
+    out = x.astype(np.int64)
+    for axis, n_out in ((3, out_hw[1]), (2, out_hw[0])):
+        if out.shape[axis] == n_out:
+            continue
+        w, prec = fixed(out.shape[axis], n_out)
+        out = np.moveaxis(np.moveaxis(out, axis, -1) @ w.T, -1, axis)
+        out = np.clip((out + 2 ** (prec - 1)) >> prec, 0, 255)
+    return out.astype(np.uint8)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_interpolate_uint8_fixed_point(device: str, mode: str, align_corners: bool) -> None:
+    x = np.random.default_rng(7).integers(0, 256, size=(2, 3, 5, 6), dtype=np.uint8)
+    t = tc.tensor(x, device=device)
+    for size in [(3, 9), (8, 4), (5, 11), (7, 6)]:
+        got = F.interpolate(t, size=size, mode=mode, align_corners=align_corners)
+        assert got.dtype == tc.uint8
+        want = _uint8_oracle(x, size, mode == "bicubic", align_corners)
+        np.testing.assert_array_equal(np.array(got.tolist()), want)
+        cl = t.contiguous(memory_format=tc.channels_last)
+        got_cl = F.interpolate(cl, size=size, mode=mode, align_corners=align_corners)
+        assert got_cl.is_contiguous(memory_format=tc.channels_last)
+        np.testing.assert_array_equal(np.array(got_cl.tolist()), want)
+
+
+def test_interpolate_uint8_values(device: str) -> None:
+    # 132.5 rounds up; a height that does not change is not resampled.
+    x = tc.tensor([[[[0, 255, 10, 100]]]], dtype=tc.uint8, device=device)
+    got = F.interpolate(x, size=(1, 7), mode="bilinear")
+    assert got.tolist() == [[[[0, 91, 237, 133, 16, 68, 100]]]]
+    # Reference values of PyTorch's anti-aliased uint8 resize.
+    img = [[0, 255, 10, 100, 7], [30, 40, 250, 0, 1], [9, 99, 199, 255, 128]]
+    x = tc.tensor([[img]], dtype=tc.uint8, device=device)
+    got = F.interpolate(x, size=(2, 7), mode="bilinear", antialias=True)
+    want = [11, 105, 153, 100, 73, 38, 5, 17, 51, 118, 218, 176, 126, 80]
+    assert got.flatten().tolist() == want
+    got = F.interpolate(x, size=(5, 3), mode="bicubic", antialias=True)
+    assert got.flatten().tolist() == [
+        117,
+        88,
+        44,
+        84,
+        112,
+        18,
+        35,
+        154,
+        0,
+        36,
+        185,
+        119,
+        43,
+        201,
+        200,
+    ]
+    with pytest.raises(NotImplementedError, match="not implemented for 'Byte'"):
+        F.interpolate(x[0], size=9, mode="linear")
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
+        F.interpolate(x.int(), size=(3, 3), mode="bilinear")

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._memory_format import layer_format
-from .._tensor import Tensor
+from .._tensor import Tensor, torch_name
 from ..ops import functions as ops
 from ..ops._padding import pad
 from ..ops._validate import checked
@@ -493,6 +493,16 @@ def _adaptive_empty(x: Tensor, outs: tuple[int, ...], unbatched: bool) -> Tensor
     return res.squeeze(0) if unbatched else res
 
 
+def _floating_only(x: Tensor, nd: int, reduce: str, outs: tuple[int, ...]) -> None:
+    """PyTorch's adaptive pooling kernels take floating inputs only (a 1 x 1 average is its
+    ``mean``, which refuses integers in its own words): the ``NotImplementedError`` of its
+    kernel (the 1-D pools run the 2-D one; the 3-D kernels are named per device)."""
+    if x.is_floating_point() or (reduce == "avg" and all(o == 1 for o in outs)):
+        return
+    kernel = f"adaptive_{reduce}_pool{max(nd, 2)}d" + (f"_{x.device.type}" if nd == 3 else "")
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{torch_name(x.dtype)}'")
+
+
 def _adaptive_max_with_indices(
     input: Tensor, output_size: Any, nd: int, fn: str
 ) -> tuple[Tensor, Tensor]:
@@ -505,6 +515,7 @@ def _adaptive_max_with_indices(
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
+    _floating_only(x, nd, "max", outs)
     n, c = x.shape[:2]
     if 0 in outs:
         values = _adaptive_empty(x, outs, unbatched)
@@ -559,6 +570,7 @@ def _adaptive(input: Tensor, output_size: Any, nd: int, fn: str, reduce: str) ->
     x, unbatched = _batched(input, nd, fn)
     sizes = x.shape[2:]
     outs = _adaptive_sizes(output_size, sizes, fn)
+    _floating_only(x, nd, reduce, outs)
     if 0 in outs:
         return _adaptive_empty(x, outs, unbatched)
     equal = all(sizes[i] % outs[i] == 0 for i in range(nd))

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._memory_format import layer_format
-from .._tensor import Tensor
+from .._tensor import Tensor, torch_name
 from ..amp.autocast_mode import fp32_function
 from ..layouts import contiguous_format
 from ..ops import functions as ops
@@ -79,6 +79,82 @@ def _antialias_weights(
         total = sum(row)
         rows.append([v / total for v in row] if total else row)
     return rows
+
+
+def _keys_cubic(x: float) -> float:
+    """Keys' cubic convolution kernel with PyTorch's a = -0.75 (plain bicubic)."""
+    x = abs(x)
+    if x < 1.0:
+        return ((_A + 2) * x - (_A + 3)) * x * x + 1
+    if x < 2.0:
+        return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+    return 0.0
+
+
+def _interp_weights(
+    in_size: int, out_size: int, scale: float | None, align_corners: bool, cubic: bool
+) -> list[list[float]]:
+    """The (out, in) matrix of plain (not anti-aliased) bilinear or bicubic interpolation
+    as PyTorch's uint8 kernels build it: the source coordinate clamped at 0 (bilinear), the
+    weight of a tap past the border added to the border pixel."""
+    if align_corners:
+        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale is not None and scale > 0 else in_size / out_size
+    half = 2 if cubic else 1
+    kernel = _keys_cubic if cubic else (lambda v: max(0.0, 1.0 - abs(v)))
+    rows = []
+    for i in range(out_size):
+        real = ratio * i if align_corners else ratio * (i + 0.5) - 0.5
+        real = real if cubic else max(real, 0.0)
+        idx = min(math.floor(real), in_size - 1)
+        lam = min(max(real - idx, 0.0), 1.0)
+        row = [0.0] * in_size
+        for j in range(2 * half):
+            row[min(max(idx - half + 1 + j, 0), in_size - 1)] += kernel(j + 1 - half - lam)
+        rows.append(row)
+    return rows
+
+
+def _fixed_point(rows: list[list[float]]) -> tuple[list[list[int]], int]:
+    """``rows`` as integers scaled by 2**precision, the precision the largest that keeps
+    twice the largest weight under 2**15 (PyTorch's and PIL's int16 weights)."""
+    w_max = max(max(r) for r in rows)
+    prec = 0
+    while prec < 22 and int(0.5 + w_max * (1 << (prec + 1))) < (1 << 15):
+        prec += 1
+    one = 1 << prec
+    return [[int(v * one - 0.5) if v < 0 else int(v * one + 0.5) for v in r] for r in rows], prec
+
+
+def _resize_uint8(
+    x: Tensor,
+    dims: list[int],
+    ins: tuple[int, ...],
+    outs: tuple[int, ...],
+    scales: tuple[float | None, ...],
+    mode: str,
+    align_corners: bool,
+    antialias: bool,
+) -> Tensor:
+    """``x`` (uint8) resized as PyTorch's uint8 bilinear/bicubic kernels do: in fixed point,
+    one dim at a time from the last, each pass rounded half up and clamped to [0, 255] (so
+    not the float result rounded; a dim whose size does not change is not touched)."""
+    cubic = mode == "bicubic"
+    for d, n_in, n_out, scale in reversed(list(zip(dims, ins, outs, scales, strict=True))):
+        if n_in == n_out:
+            continue
+        if antialias:
+            rows = _antialias_weights(n_in, n_out, scale, align_corners, cubic)
+        else:
+            rows = _interp_weights(n_in, n_out, scale, align_corners, cubic)
+        ints, prec = _fixed_point(rows)
+        # In float64, whose products and sums of these integers are exact (far below 2**53):
+        # a BLAS product, 4x faster than NumPy's int64 one.
+        w = _tensor(ints, dtype=dt.float64, device=x.device).t()
+        y = ops.matmul(x.movedim(d, -1).to(dt.float64), w).to(dt.int64) + ((1 << prec) >> 1)
+        x = y.bitwise_right_shift(prec).clamp(0, 255).to(dt.uint8).movedim(-1, d)
+    return x
 
 
 def _source_coords(
@@ -244,6 +320,24 @@ def interpolate(
     # A channels-last input is resized as its (N, *spatial, C) view, which is row-major: the
     # result and the input's gradient then keep its format, as PyTorch's do.
     cl = layer_format(input) is not None
+    if mode in _INTERPOLATING and not input.is_floating_point():
+        if input.dtype != dt.uint8 or mode not in ("bilinear", "bicubic"):
+            raise NotImplementedError(
+                f"\"upsample_{mode}{nd}d\" not implemented for '{torch_name(input.dtype)}'"
+            )
+        dims = [(1 if cl else 2) + i for i in range(nd)]
+        out = _resize_uint8(
+            input.movedim(1, -1) if cl else input,
+            dims,
+            tuple(in_sizes),
+            outs,
+            scales,
+            mode,
+            bool(align_corners),
+            antialias,
+        )
+        out = out.movedim(-1, 1) if cl else out
+        return out.contiguous(memory_format=layer_format(input) or contiguous_format)
     out = input.movedim(1, -1) if cl else input
     for i in range(nd):
         out = _resize_dim(

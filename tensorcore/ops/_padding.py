@@ -91,7 +91,7 @@ def pad(
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant" and value not in (None, 0, 0.0):
-        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     # A channels-last input padded in its spatial dims is padded as its (N, *spatial, C)
     # view, which is row-major: the result keeps the format, as PyTorch's does (but for
     # circular padding, whose result PyTorch makes row-major).

@@ -150,10 +150,15 @@ def v_bool(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
 
 
 def v_float(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
-    """A ``float`` argument: real Python and NumPy numbers, converted to ``float``."""
+    """A ``float`` argument: real Python and NumPy numbers, converted to ``float``, and (as
+    PyTorch's argument parser allows) a 0-d tensor that does not require grad, of any real
+    dtype (``uniform_(log_ratio[0], log_ratio[1])`` in torchvision's RandomResizedCrop)."""
     if value is None and optional:
         return None
-    if isinstance(value, numbers.Real) and not isinstance(value, Tensor):
+    if isinstance(value, Tensor):
+        if value.ndim == 0 and not value.requires_grad and not value.is_complex():
+            return float(value.item())
+    elif isinstance(value, numbers.Real):
         return float(value)
     raise _wrong(fn, arg, "float", value)
 

@@ -179,6 +179,16 @@ def _one_node_forward(args: tuple[Any, ...], result: Any, grad_fn: Any) -> bool:
     return ins == {n for n, _ in grad_fn.next_functions}
 
 
+def _shallow_copyable(old: Tensor, new: Tensor) -> bool:
+    """Whether ``old.data = new`` keeps ``old`` in PyTorch's ``Module._apply`` (its
+    ``_has_compatible_shallow_copy_type``): the same device type and layout, or two dense
+    tensors on real devices (CPU and CUDA), but not from or to the meta device."""
+    if old.layout != new.layout:
+        return False
+    a, b = old.device.type, new.device.type
+    return a == b or (a != "meta" and b != "meta")
+
+
 class Module:
     """Base class of every layer and model.
 
@@ -774,13 +784,22 @@ class Module:
             for child in self.children():
                 child._apply(fn)
         with no_grad():
-            for p in self._parameters.values():
+            for key, p in self._parameters.items():
                 if p is None:
                     continue
                 new = fn(p)
+                g = p.grad
+                if new is not p and not _shallow_copyable(p, new):
+                    # Across the meta device or a layout PyTorch cannot swap a parameter's
+                    # data in place: a new Parameter takes its place (so weights tied by
+                    # sharing one Parameter come apart, as in PyTorch: re-tie after
+                    # ``to_empty``).
+                    p = self._parameters[key] = Parameter(new, p.requires_grad)
+                    if g is not None:
+                        p.grad = fn(g).requires_grad_(g.requires_grad)
+                    continue
                 if new is not p:
                     p.data = new
-                g = p.grad
                 if g is not None:
                     new_g = fn(g)
                     if new_g is not g:
@@ -806,7 +825,7 @@ class Module:
         A dtype applies to floating (and complex) parameters and buffers only; integer
         buffers keep theirs, as in PyTorch. ``memory_format`` (``tensorcore.channels_last``)
         lays out the 4-D and 5-D ones (a 5-D one in ``channels_last`` is an error, as in
-        PyTorch). Parameters stay the same objects.
+        PyTorch). Parameters stay the same objects (but for a move from or to ``meta``).
 
         Examples
         --------
@@ -838,7 +857,9 @@ class Module:
     def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
         """Move the parameters and buffers to ``device`` without their values: each becomes
         an uninitialised tensor of the same shape, dtype and strides there (``empty_like``),
-        as in PyTorch. Parameters stay the same objects.
+        as in PyTorch. Parameters stay the same objects, but for a move from or to the
+        ``meta`` device: each then becomes a new Parameter, as in PyTorch, so that weights
+        tied by sharing one are tied again afterwards.
 
         This is how a model built on the ``meta`` device (shapes only, no memory) becomes a
         real one: ``to_empty(device="cpu")``, then initialise it, e.g. with each layer's
