@@ -574,8 +574,11 @@ def empty_like_inputs(
     """A new dense tensor for the elementwise result of ``shape`` on ``tensors``, laid out
     as PyTorch's TensorIterator lays it out (:func:`~tensorcore._memory_format.result_strides`:
     every operand's strides have a say, broadcast ones included); contiguous when every
-    operand is."""
-    if len(shape) < 2 or all(t._stride is _CONTIG.get(t._shape) for t in tensors):
+    operand is. An operand expanded from one element (all strides 0: the gradient of a
+    ``sum``) has no say, so it keeps the contiguous case short."""
+    if len(shape) < 2 or all(
+        t._stride is _CONTIG.get(t._shape) or not any(t._stride) for t in tensors
+    ):
         return empty(shape, dtype, dev)
     n = len(shape)
     operands = []
