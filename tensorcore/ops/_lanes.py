@@ -752,6 +752,8 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     if op.frontend is pointwise_binary and n <= 3:
         return _maker("binary", inplace, n)(op)
     if op.frontend is pointwise_unary:
+        if inplace and op.decl.check is not None:
+            return None  # (``call_inplace`` names a check's error after ``op_``)
         return _maker("unary", inplace, n)(op)
     if not inplace and op.frontend is pointwise and op.tensor_pos and not op.list_pos:
         return _structured_maker(_general_source(op))(op)
