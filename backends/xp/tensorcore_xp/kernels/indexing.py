@@ -12,7 +12,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import dtypes as dt
-from tensorcore.backend import empty, write
+from tensorcore.backend import empty, interface, write
 
 from ..helpers import array_of, errstate, ufunc_at, wrap_unsigned, writes_through_views
 
@@ -468,7 +468,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             num_classes = int(a.max()) + 1
         out = empty((*self._shape, num_classes), dt.int64, self._device)
         o = array_of(out)
-        if writes_through_views(o):  # (the comparison written as int64: one pass, no temporary)
+        if writes_through_views(o) and interface(self._device).mutable_arrays:
+            # (the comparison written as int64: one pass, no temporary; a device whose
+            # arrays are values stores a new tensor's array with write)
             xp.equal(a[..., None], xp.arange(num_classes), out=o)
         else:
             write(out, (a[..., None] == xp.arange(num_classes)).astype(o.dtype))
