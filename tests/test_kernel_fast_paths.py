@@ -318,3 +318,59 @@ def test_nearest_upsampling_by_an_integer_factor_sums_its_gradient(device: str) 
         y.backward(g)
         gw = g.reshape(2, 3, 5, h // 5, 7, w // 7).sum((3, 5))
         assert_close(x.grad, gw, rtol=1e-6, atol=1e-6)
+
+
+def _softplus64(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    bx = x * beta
+    return np.where(bx > threshold, x, np.logaddexp(bx, 0.0) / beta)
+
+
+_FORMULAS = {
+    "silu": (lambda x: F.silu(x), lambda x: x / (1 + np.exp(-x))),
+    "mish": (lambda x: F.mish(x), lambda x: x * np.tanh(np.logaddexp(x, 0.0))),
+    "hardswish": (lambda x: F.hardswish(x), lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "hardsigmoid": (lambda x: F.hardsigmoid(x), lambda x: np.clip(x + 3, 0, 6) / 6),
+    "logsigmoid": (lambda x: F.logsigmoid(x), lambda x: -np.logaddexp(-x, 0.0)),
+    "softplus": (lambda x: F.softplus(x), lambda x: _softplus64(x, 1.0, 20.0)),
+    "softplus_b2_t3": (
+        lambda x: F.softplus(x, 2.0, 3.0),
+        lambda x: _softplus64(x, 2.0, 3.0),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FORMULAS))
+def test_activation_formulas_over_pieces(device: str, name: str) -> None:
+    # A large result is computed piece by piece in its own memory (formula_kernel): each
+    # element as in a small call of its own, and as NumPy's float64 formula to float32
+    # rounding; the pieces without an element past softplus's threshold skip its copy.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    fn, oracle = _FORMULAS[name]
+    x = _data((3, 70_001)) * 6
+    x[2, 1000:] = -np.abs(x[2, 1000:])  # a piece with no element past the threshold
+    got = fn(tc.from_numpy(x).to(device)).cpu().numpy()
+    parts = [fn(tc.from_numpy(x[:, i : i + 997]).to(device)).cpu().numpy() for i in (0, 70_000)]
+    np.testing.assert_array_equal(got[:, :997], parts[0])
+    np.testing.assert_array_equal(got[:, 70_000:], parts[1])
+    with np.errstate(all="ignore"):
+        want = oracle(x.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["silu", "mish", "hardswish", "hardsigmoid", "softplus"])
+def test_activation_gradients_over_pieces_match_small_calls(device: str, name: str) -> None:
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    fn = getattr(F, name)
+    x = _data((2, 70_001), seed=1) * 6
+    g = np.random.default_rng(2).standard_normal(x.shape).astype(np.float32)
+
+    def grad(xs: np.ndarray, gs: np.ndarray) -> np.ndarray:
+        t = tc.from_numpy(xs.copy()).to(device).requires_grad_()
+        fn(t).backward(tc.from_numpy(gs.copy()).to(device))
+        return t.grad.cpu().numpy()
+
+    whole = grad(x, g)
+    np.testing.assert_array_equal(whole[:, -997:], grad(x[:, -997:], g[:, -997:]))
+    np.testing.assert_array_equal(whole[:, :997], grad(x[:, :997], g[:, :997]))

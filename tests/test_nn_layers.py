@@ -684,6 +684,31 @@ def test_one_hot_normalize_and_errors(device: str) -> None:
     assert_close(F.normalize(t(x, device)), x / np.linalg.norm(x, axis=1, keepdims=True))
 
 
+def test_one_hot_kernel_matches_the_composite(device: str) -> None:
+    # a backend's one_hot kernel (one comparison written as int64) and the core's composite
+    # (arange, ==, to) on strided, 0-d and empty indices; a meta tensor (no values to check)
+    # takes an explicit num_classes, as PyTorch's, and cannot infer one
+    from tensorcore.ops.composite import COMPOSITES
+
+    composite = COMPOSITES["one_hot"]
+    rng = np.random.default_rng(3)
+    idx = t(rng.integers(0, 7, (4, 5)), device).to(tc.int64)
+    for x, n in [(idx, -1), (idx.t(), 9), (idx[0, 0], 7), (idx[:0], 3)]:
+        got = F.one_hot(x, n)
+        want = composite(x, n)
+        assert got.dtype == tc.int64 and got.shape == want.shape
+        assert got.tolist() == want.tolist()
+        assert got.tolist() == np.eye(got.shape[-1], dtype=int)[x.cpu().numpy()].tolist()
+    with pytest.raises(RuntimeError, match="non-negative"):
+        F.one_hot(idx - 1, 8)
+    with pytest.raises(RuntimeError, match="LongTensor"):
+        F.one_hot(idx.to(tc.int32), 8)
+    meta = F.one_hot(tc.zeros(3, dtype=tc.int64, device="meta"), 4)
+    assert meta.shape == (3, 4) and meta.device.type == "meta"
+    with pytest.raises(RuntimeError, match="meta"):
+        F.one_hot(tc.zeros(3, dtype=tc.int64, device="meta"))
+
+
 def test_conv_and_pool_layers(device: str) -> None:
     conv = nn.Conv2d(2, 4, 3, padding="same", device=device, dtype=F64)
     x = t(RNG.normal(size=(1, 2, 5, 6)), device)

@@ -760,20 +760,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
-    if not isinstance(tensor, Tensor) or tensor._dtype is not dt.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes == -1:
-        if tensor.numel() == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(tensor.max().item()) + 1
-    if tensor.numel():
-        lo, hi = int(tensor.min().item()), int(tensor.max().item())
-        if lo < 0:
-            raise RuntimeError("Class values must be non-negative.")
-        if hi >= num_classes:
-            raise RuntimeError("Class values must be smaller than num_classes.")
-    classes = ops.arange(num_classes, device=tensor.device)
-    return (tensor.unsqueeze(-1) == classes).to(dt.int64)
+    return _nn_op("one_hot", tensor, num_classes)
 
 
 # ------------------------------------------------------------------ normalisation

@@ -117,11 +117,12 @@ _EXTRA_CHECK = """
         if c not in extra or (c is float and d._category < _FLOATING):
             return None"""
 
-# A unary pointwise operator whose result has its input's dtype (``pointwise_unary``).
+# A unary pointwise operator whose result has its input's dtype (``pointwise_unary``); its
+# declared check (``gelu``'s ``approximate``) runs in ``_FINISH`` on the arguments as given.
 _UNARY = """
 def make(op):
     name, autograd, keyed = op.name, op.autograd, op.lane_keys
-    check = None
+    check = op.decl.check
 
     def unary_lane(x{more}):
         t = x
@@ -679,7 +680,11 @@ def _maker(
                     if inplace
                     else _FINISH.format(
                         args=args,
-                        prepare=_BROADCAST.format(args=args) if binary else "",
+                        prepare=(
+                            _BROADCAST.format(args=args)
+                            if binary
+                            else _guarded(_CHECKED.format(args=args), 8)
+                        ),
                         dtype="res or d" if binary else "d",
                         rg=f"{_rg('t')} or (cls is Tensor and {_rg('s')})" if binary else _rg("t"),
                     )
@@ -747,6 +752,8 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     if op.frontend is pointwise_binary and n <= 3:
         return _maker("binary", inplace, n)(op)
     if op.frontend is pointwise_unary:
+        if inplace and op.decl.check is not None:
+            return None  # (``call_inplace`` names a check's error after ``op_``)
         return _maker("unary", inplace, n)(op)
     if not inplace and op.frontend is pointwise and op.tensor_pos and not op.list_pos:
         return _structured_maker(_general_source(op))(op)

@@ -232,3 +232,12 @@ def as_strided_scatter(
     idx = ops.arange(n, device=self._device)
     flat = ops.index_put(self.new_zeros(n + 1), [idx], self.reshape(-1))
     return ops.index_put(flat, [pos], src.reshape(-1))[:n].reshape(self._shape)
+
+
+@_composite
+def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
+    # (the declared check has refused anything but int64 indices in [0, num_classes))
+    if num_classes == -1:
+        num_classes = int(self.amax()) + 1
+    classes = ops.arange(num_classes, device=self._device)
+    return (self.unsqueeze(-1) == classes).to(dt.int64)

@@ -307,6 +307,9 @@ def pointwise_unary(
         and a._dtype in op.fast_dtypes
         and kernel.__class__ is not DirectKernel
     ):
+        check = op.decl.check
+        if check is not None:  # (on the arguments as given, as ``pointwise`` checks them)
+            check(*args)
         return _run_like(kernel, args, a, a._dtype, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
 
@@ -574,8 +577,8 @@ def empty_like_inputs(
     """A new dense tensor for the elementwise result of ``shape`` on ``tensors``, laid out
     as PyTorch's TensorIterator lays it out (:func:`~tensorcore._memory_format.result_strides`:
     every operand's strides have a say, broadcast ones included); contiguous when every
-    operand is, or is broadcast from one element (strides all 0, such as the gradient
-    ``sum``'s rule expands, have no say)."""
+    operand is. An operand expanded from one element (all strides 0: the gradient of a
+    ``sum``) has no say, so it keeps the contiguous case short."""
     if len(shape) < 2 or all(
         t._stride is _CONTIG.get(t._shape) or not any(t._stride) for t in tensors
     ):
@@ -1015,12 +1018,11 @@ def bind(op: Op) -> None:
         and op.tensor_pos == (0,)
         and not op.list_pos
         and not decl.promote_when
-        and decl.check is None
         and decl.promote in ("same", "float", "real")
     ):
-        # (a unary operator with a declared check runs ``pointwise``, which makes it; the
-        # fast path takes the dtypes whose result is the input's: floating ones for "float",
-        # real ones for "real" (``abs`` of complex is real))
+        # (the fast path runs the declared check, then takes the dtypes whose result is the
+        # input's: floating ones for "float", real ones for "real" (``abs`` of complex is
+        # real))
         op.frontend = pointwise_unary
         op.fast_dtypes = frozenset(
             d

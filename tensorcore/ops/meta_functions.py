@@ -1104,6 +1104,33 @@ def check_bernoulli_p(self: Tensor, p: Any = 0.5, generator: Any = None) -> Any:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
+def check_one_hot(self: Tensor, num_classes: int = -1) -> None:
+    """``one_hot``'s ``check``, PyTorch's: int64 indices, at least one of them to infer
+    ``num_classes`` from (-1), and each in ``[0, num_classes)`` (the values only where the
+    device holds data: a meta tensor's have none to check).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.nn.functional.one_hot(tc.tensor([0, 3]), 3)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: one_hot(): Class values must be smaller than num_classes.
+    """
+    if self._dtype is not dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if not self.numel():
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return
+    if not _registry.interface(self._device).holds_data:
+        return
+    if int(self.amin()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes != -1 and int(self.amax()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+
+
 def check_scatter_reduce(
     self: Tensor, dim: int, index: Any, src: Any, reduce: str, include_self: bool = True
 ) -> None:

@@ -3103,6 +3103,17 @@ def _bincount(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("one_hot")
+def _one_hot(m: _Maker) -> list[Sample]:
+    # (int64 indices whatever the dtype under test: one_hot takes no other)
+    return [
+        S((m.ints(6, hi=5),), desc="inferred classes"),
+        S((m.ints(2, 3, hi=4), 6), desc="2-D"),
+        S((m.index(2), 3), desc="0-d"),
+        S((m.index([]), 4), desc="empty"),
+    ]
+
+
 @_samples("diag")
 def _diag(m: _Maker) -> list[Sample]:
     return [

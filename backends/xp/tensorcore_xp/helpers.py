@@ -32,6 +32,7 @@ __all__ = [
     "array_of",
     "axpy",
     "errstate",
+    "formula_kernel",
     "pieces",
     "quiet_tokens",
     "reduce_extreme",
@@ -208,6 +209,82 @@ def pieces(xp: Any, *arrays: Any) -> Any:
     return ([a[i : i + PIECE] for a in flat] for i in range(0, n, PIECE))
 
 
+def formula_kernel(xp: Any) -> Callable[..., None]:
+    """``apply(out, tensors, formula)``: ``out = formula(c, dest, *arrays)`` for an
+    elementwise formula of several passes. ``arrays`` are ``tensors``' arrays in the compute
+    dtype (:func:`acc_dtype` of ``out``'s), broadcast to ``out``'s shape (one element for a
+    0-d ``out``: NumPy's ufuncs return scalars for 0-d arrays). ``c(value)`` is a constant
+    of the compute dtype (a cached 0-d array, :func:`scalar_arrays`: making a NumPy scalar
+    costs as much as a pass over a small array). ``dest`` is where the formula may compute,
+    and should leave its result: ``out``'s own array (or a piece of it, see :func:`pieces`,
+    so that a large array's passes after the first run in cache), where it has the compute
+    dtype, is C-contiguous and shares no storage with an input, so that the formula may
+    write it before it reads its inputs; else None, and the formula makes its arrays
+    (``xp.add(x, 1, out=None)`` allocates), whose result is copied into ``out``. A result
+    that is not ``dest`` is copied there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import tensorcore as tc
+    >>> from tensorcore_xp.helpers import formula_kernel
+    >>> apply = formula_kernel(np)
+    >>> def f(c, dest, x):  # (x + 1) * x in two passes, no temporary where dest is given
+    ...     r = np.add(x, c(1.0), out=dest)
+    ...     return np.multiply(r, x, out=r)
+    >>> out = tc.empty(3)
+    >>> apply(out, (tc.tensor([1.0, 2.0, 3.0]),), f)
+    >>> out.tolist()
+    [2.0, 6.0, 12.0]
+    """
+    cache, lift = scalar_arrays(xp)
+    constants: dict[Any, Callable[[float], Any]] = {}
+
+    def constants_of(d: Any) -> Callable[[float], Any]:
+        def c(v: float) -> Any:
+            r = cache.get((v, d))
+            return lift(v, d) if r is None else r
+
+        constants[d] = c
+        return c
+
+    def apply(out: Tensor, tensors: Any, formula: Callable[..., Any]) -> None:
+        o = array_of(out)
+        d = o.dtype
+        if d.itemsize == 2 and d.kind in "fV":
+            d = xp.dtype(xp.float32)
+        c = constants.get(d) or constants_of(d)
+        shape = o.shape or (1,)
+        # (the common call, operands of the result's shape and dtype, as they are: NumPy's
+        # broadcast_to costs a few microseconds, more than a ufunc pass on a small array)
+        arrays = []
+        for t in tensors:
+            a = array_of(t)
+            if a.shape != shape or a.dtype != d:
+                a = xp.broadcast_to(a.astype(d, copy=False), shape)
+            arrays.append(a)
+        if (
+            o.ndim
+            and o.dtype == d
+            and writes_through_views(o)
+            and not shares_storage(out, *tensors)
+        ):
+            if o.size <= PIECE:
+                r = formula(c, o, *arrays)
+                if r is not o:
+                    o[...] = r
+                return
+            for dest, *ins in pieces(xp, o, *arrays):
+                r = formula(c, dest, *ins)
+                if r is not dest:
+                    dest[...] = r
+            return
+        r = formula(c, None, *arrays)
+        xp.copyto(o, r.reshape(o.shape), casting="unsafe")
+
+    return apply
+
+
 def axpy(xp: Any) -> Any:
     """``axpy(a, x, y)``: ``y += a * x`` in place. On NumPy, for C-contiguous ``x`` and
     ``y`` of one shape and dtype that do not overlap, the product goes piece by piece
@@ -381,7 +458,10 @@ def shares_storage(out: Tensor, *inputs: Any) -> bool:
     (True, False)
     """
     st = out._storage
-    return any(getattr(x, "_storage", None) is st for x in inputs)
+    for x in inputs:  # noqa: SIM110 (a loop: any() over a generator costs 3 times as much)
+        if getattr(x, "_storage", None) is st:
+            return True
+    return False
 
 
 def contraction(xp: Any) -> Callable[..., Any]:

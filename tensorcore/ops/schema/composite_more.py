@@ -1,8 +1,8 @@
 """Smaller operators PyTorch programs call, written with other operators
 (``ops/composite_more.py``): ``sgn``, ``frac``, ``gcd``/``lcm``, ``isneginf``/``isposinf``/
 ``isreal``, ``mvlgamma``, ``take``, ``msort``, ``vdot``, ``inner``, ``diagflat``,
-``narrow_copy``, ``masked_scatter`` and the ``*_scatter`` operators (the functional forms of
-writing into a view)."""
+``narrow_copy``, ``masked_scatter``, the ``*_scatter`` operators (the functional forms of
+writing into a view) and ``one_hot``."""
 
 from __future__ import annotations
 
@@ -131,4 +131,15 @@ _op(
     "indexing composite",
     "Copy of ``self`` (contiguous) with ``src`` written into its "
     "``as_strided(size, stride, storage_offset)`` view.",
+)
+_op(
+    "one_hot(Tensor self, int num_classes=-1) -> Tensor",
+    "nn nondifferentiable composite",
+    "int64 one-hot encoding of the int64 class indices ``self``: a new last dim of size "
+    "``num_classes`` (the largest index + 1 for -1), 1 at each index, 0 elsewhere "
+    "(``nn.functional.one_hot``). A backend's kernel makes the result in one pass; the "
+    "composite compares with ``arange(num_classes)``.",
+    check=M.check_one_hot,
+    method=False,
+    function=False,
 )

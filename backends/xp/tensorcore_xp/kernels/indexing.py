@@ -12,7 +12,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import dtypes as dt
-from tensorcore.backend import empty, write
+from tensorcore.backend import empty, interface, write
 
 from ..helpers import array_of, errstate, ufunc_at, wrap_unsigned, writes_through_views
 
@@ -461,7 +461,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
 
+    def one_hot(self: Any, num_classes: int = -1) -> Any:
+        # (the declared check has refused anything but int64 indices in [0, num_classes))
+        a = array_of(self)
+        if num_classes == -1:
+            num_classes = int(a.max()) + 1
+        out = empty((*self._shape, num_classes), dt.int64, self._device)
+        o = array_of(out)
+        if writes_through_views(o) and interface(self._device).mutable_arrays:
+            # (the comparison written as int64: one pass, no temporary; a device whose
+            # arrays are values stores a new tensor's array with write)
+            xp.equal(a[..., None], xp.arange(num_classes), out=o)
+        else:
+            write(out, (a[..., None] == xp.arange(num_classes)).astype(o.dtype))
+        return out
+
     K.update(
+        one_hot=one_hot,
         gather=gather,
         index_select=index_select,
         masked_fill=masked_fill,

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, errstate, select
+from ..helpers import acc_dtype, array_of, errstate, formula_kernel, select
 
 __all__ = ["build"]
 
@@ -27,6 +27,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The piecewise activations' kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    apply = formula_kernel(xp)
 
     def wide(out: Any) -> Any:
         return acc_dtype(xp, array_of(out).dtype)
@@ -113,18 +114,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     @kernel
     def hardsigmoid(out: Any, self: Any) -> None:
-        d = wide(out)
-        x = operand(self, d)
-        r = xp.minimum(xp.maximum(x + bound(3, d), bound(0, d)), bound(6, d))
-        put(out, r / bound(6, d))
+        def f(c: Any, dest: Any, x: Any) -> Any:
+            r = xp.add(x, c(3), out=dest)
+            xp.maximum(r, c(0), out=r)
+            xp.minimum(r, c(6), out=r)
+            return xp.divide(r, c(6), out=r)
+
+        apply(out, (self,), f)
 
     @kernel
     def hardsigmoid_backward(out: Any, grad_output: Any, self: Any) -> None:
-        d = wide(out)
-        g, x = operand(grad_output, d), operand(self, d)
-        inside = (x > bound(-3, d)) & (x < bound(3, d))
+        # g / 6 where -3 < x < 3 (|x| < 3: never at NaN), else 0
+        def f(c: Any, dest: Any, g: Any, x: Any) -> Any:
+            inside = xp.less(xp.abs(x), c(3))
+            return select(xp, inside, xp.multiply(g, c(1 / 6), out=dest), None)
+
         with quiet(all="ignore"):
-            put(out, xp.where(inside, g * bound(1 / 6, d), xp.zeros((), d)))
+            apply(out, (grad_output, self), f)
 
     def zero_where_dead(out: Any, v: Any, self: Any, lambd: Any) -> None:
         """``out = v``, 0 where a shrink of ``self`` is 0: ``-lambd <= self <= lambd`` (never

@@ -15,7 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, errstate, select, writes_through_views
+from ..helpers import (
+    acc_dtype,
+    array_of,
+    errstate,
+    formula_kernel,
+    select,
+    writes_through_views,
+)
 
 __all__ = ["build"]
 
@@ -24,6 +31,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The kernels of ``silu``, ``mish``, ``hardswish``, ``elu`` and their backwards for ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    apply = formula_kernel(xp)
 
     def inputs(out: Any, *tensors: Any) -> tuple[Any, list[Any]]:
         """The compute dtype and ``tensors``' arrays in it, broadcast to ``out``'s shape (one
@@ -53,10 +61,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         return o if o.ndim and o.dtype == d and writes_through_views(o) else None
 
-    def sigmoid(x: Any) -> Any:
+    def sigmoid(x: Any, dest: Any = None) -> Any:
         """``1 / (1 + exp(-x))``, the ``sigmoid`` kernel's passes (0 below about -88 in
-        float32), as a fresh array."""
-        s = xp.negative(x)
+        float32), in ``dest`` (None: a fresh array)."""
+        s = xp.negative(x, out=dest)
         xp.exp(s, out=s)
         s += 1
         return xp.reciprocal(s, out=s)
@@ -72,84 +80,99 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     @kernel
     def silu(out: Any, self: Any) -> None:
-        _, (x,) = inputs(out, self)
-        s = sigmoid(x)
-        put(out, xp.multiply(x, s, out=s))
+        def f(c: Any, dest: Any, x: Any) -> Any:
+            s = sigmoid(x, dest)
+            return xp.multiply(x, s, out=s)
+
+        apply(out, (self,), f)
 
     @kernel
     def silu_backward(out: Any, grad_output: Any, self: Any) -> None:
         # g * s * (1 + x * (1 - s))
-        d, (g, x) = inputs(out, grad_output, self)
-        s = sigmoid(x)
-        t = xp.subtract(d.type(1), s)
-        t *= x
-        t += d.type(1)
-        t *= s
-        if d.kind == "c":
-            xp.conjugate(t, out=t)  # (the conjugate Wirtinger derivative, as PyTorch)
-        put(out, xp.multiply(g, t, out=t))
+        def f(c: Any, dest: Any, g: Any, x: Any) -> Any:
+            s = sigmoid(x)
+            t = xp.subtract(c(1), s, out=dest)
+            t *= x
+            t += c(1)
+            t *= s
+            if x.dtype.kind == "c":
+                xp.conjugate(t, out=t)  # (the conjugate Wirtinger derivative, as PyTorch)
+            return xp.multiply(g, t, out=t)
 
-    def tanh_softplus(x: Any) -> Any:
+        apply(out, (grad_output, self), f)
+
+    def tanh_softplus(x: Any, dest: Any = None) -> Any:
         """``tanh(log(1 + exp(x)))`` as the rational function of ``e = exp(x)`` it is,
         ``n / (n + 2)`` with ``n = e * (e + 2)``: no logarithm, no cancellation for ``x`` far
         below 0 (``n ~ 2e``), and 1 in float64 from ``x = 20`` on, where ``e`` is clamped
-        (so that ``n`` stays finite). A fresh array."""
+        (so that ``n`` stays finite). In ``dest`` (None: a fresh array)."""
         f = x.dtype.type
         e = xp.minimum(x, f(20))
         xp.exp(e, out=e)
-        n = e + f(2)
+        n = xp.add(e, f(2), out=dest)
         n *= e
         e = xp.add(n, f(2), out=e)
         return xp.divide(n, e, out=n)
 
     @kernel
     def mish(out: Any, self: Any) -> None:
-        _, (x,) = inputs(out, self)
-        t = tanh_softplus(x)
-        put(out, xp.multiply(x, t, out=t))
+        def f(c: Any, dest: Any, x: Any) -> Any:
+            t = tanh_softplus(x, dest)
+            return xp.multiply(x, t, out=t)
+
+        apply(out, (self,), f)
 
     @kernel
     def mish_backward(out: Any, grad_output: Any, self: Any) -> None:
         # g * (t + x * s * (1 - t**2)), t = tanh(softplus(x)), s = sigmoid(x)
-        d, (g, x) = inputs(out, grad_output, self)
-        t = tanh_softplus(x)
-        r = xp.multiply(t, t)
-        xp.subtract(d.type(1), r, out=r)
-        r *= sigmoid(x)
-        r *= x
-        r += t
-        put(out, xp.multiply(g, r, out=r))
+        def f(c: Any, dest: Any, g: Any, x: Any) -> Any:
+            t = tanh_softplus(x)
+            r = xp.multiply(t, t, out=dest)
+            xp.subtract(c(1), r, out=r)
+            r *= sigmoid(x)
+            r *= x
+            r += t
+            return xp.multiply(g, r, out=r)
+
+        apply(out, (grad_output, self), f)
 
     @kernel
     def hardswish(out: Any, self: Any) -> None:
         # x * min(max(x + 3, 0), 6) / 6: PyTorch's kinks (0 at -3, x at 3: x + 3 is 0 and 6
         # there) and values (-inf gives NaN), the composite this replaced, bit for bit
-        d, (x,) = inputs(out, self)
-        r = x + d.type(3)
-        xp.maximum(r, d.type(0), out=r)
-        xp.minimum(r, d.type(6), out=r)
-        r *= x
-        put(out, xp.divide(r, d.type(6), out=r))
+        def f(c: Any, dest: Any, x: Any) -> Any:
+            r = xp.add(x, c(3), out=dest)
+            xp.maximum(r, c(0), out=r)
+            xp.minimum(r, c(6), out=r)
+            r *= x
+            return xp.divide(r, c(6), out=r)
+
+        apply(out, (self,), f)
 
     @kernel
     def hardswish_backward(out: Any, grad_output: Any, self: Any) -> None:
         # 0 at and below -3, grad_output from 3 on (and at NaN), g * (x / 3 + 1/2) between
-        d, (g, x) = inputs(out, grad_output, self)
-        r = x / d.type(3)
-        r += d.type(0.5)
-        r *= g
-        r = select(xp, x < 3, r, g)
-        put(out, select(xp, ~(x <= -3), r, None))
+        def f(c: Any, dest: Any, g: Any, x: Any) -> Any:
+            r = xp.divide(x, c(3), out=dest)
+            r += c(0.5)
+            r *= g
+            r = select(xp, x < 3, r, g)
+            return select(xp, ~(x <= -3), r, None)
+
+        apply(out, (grad_output, self), f)
 
     @kernel
     def log_sigmoid(out: Any, self: Any) -> None:
         # min(x, 0) - log1p(exp(-|x|)): no overflow on either side
-        d, (x,) = inputs(out, self)
-        r = xp.abs(x)
-        xp.negative(r, out=r)
-        xp.exp(r, out=r)
-        xp.log1p(r, out=r)
-        put(out, xp.subtract(xp.minimum(x, d.type(0)), r, out=r))
+        def f(c: Any, dest: Any, x: Any) -> Any:
+            r = xp.abs(x)
+            xp.negative(r, out=r)
+            xp.exp(r, out=r)
+            xp.log1p(r, out=r)
+            m = xp.minimum(x, c(0), out=dest)
+            return xp.subtract(m, r, out=m)
+
+        apply(out, (self,), f)
 
     @kernel
     def log_sigmoid_backward(out: Any, grad_output: Any, self: Any) -> None:

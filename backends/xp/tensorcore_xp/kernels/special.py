@@ -15,7 +15,7 @@ from typing import Any
 
 from tensorcore import Tensor
 
-from ..helpers import acc_dtype, array_of, errstate, pieces, scalar_arrays
+from ..helpers import acc_dtype, array_of, errstate, formula_kernel, pieces, scalar_arrays
 from . import _special
 from ._special_scipy import SCIPY_NAMES, special_function
 
@@ -202,41 +202,66 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             xp.log1p(d, out=d)
             ob += d
 
+    apply = formula_kernel(xp)
+    on_numpy = xp.__name__ == "numpy"
+
+    def past_threshold(bx: Any, threshold: Any) -> Any:
+        """The mask ``bx > threshold``, or None where no element is past it (NumPy: the
+        maximum, one fast reduction, decides whether the comparison and the masked copy
+        are needed at all; elsewhere the mask always). ``fmax`` skips NaNs, which are not
+        past it."""
+        if on_numpy and not xp.fmax.reduce(bx, axis=None) > threshold:
+            return None
+        return bx > threshold
+
     def softplus(out: Any, self: Any, beta: Any = 1, threshold: Any = 20) -> None:
-        # logaddexp(beta x, 0) / beta (stable), x itself past the threshold: the composite
-        # this replaced, bit for bit in float32 and float64
-        o = array_of(out)
-        d = xp.dtype(acc_dtype(xp, o.dtype))
-        x = xp.broadcast_to(array_of(self).astype(d, copy=False), o.shape or (1,))
-        with quiet(all="ignore"):
-            bx = x * d.type(beta)
-            r = xp.empty_like(bx)
-            real_logaddexp(bx, xp.zeros((), d), r)
+        # logaddexp(beta x, 0) / beta (stable: max(bx, 0) + log1p(exp(-|bx|)), the passes of
+        # real_logaddexp with y = 0), x itself past the threshold: the composite this
+        # replaced, bit for bit in float32 and float64
+        def f(c: Any, dest: Any, x: Any) -> Any:
+            b = c(beta)
+            bx = x * b if beta != 1 else x
+            if not on_numpy:
+                r = xp.logaddexp(bx, c(0), out=dest)
+            else:
+                t = xp.abs(bx)
+                xp.negative(t, out=t)
+                xp.exp(t, out=t)
+                xp.log1p(t, out=t)
+                r = xp.maximum(bx, c(0), out=dest)
+                r += t
             if beta != 1:
-                r /= d.type(beta)
-            xp.copyto(r, x, where=bx > d.type(threshold))
-            xp.copyto(o, r.reshape(o.shape), casting="unsafe")
+                r /= b
+            over = past_threshold(bx, c(threshold))
+            if over is not None:
+                xp.copyto(r, x, where=over)
+            return r
+
+        if array_of(out).size:
+            with quiet(all="ignore"):
+                apply(out, (self,), f)
 
     def softplus_backward(out: Any, grad_output: Any, self: Any, beta: Any, threshold: Any) -> None:
         # g * sigmoid(beta x) (1 where beta x > threshold), the sigmoid from
         # exp(-|beta x|): no overflow, and its subnormal values far below 0 (PyTorch's)
-        o = array_of(out)
-        d = xp.dtype(acc_dtype(xp, o.dtype))
-        shape = o.shape or (1,)
-        x = xp.broadcast_to(array_of(self).astype(d, copy=False), shape)
-        g = xp.broadcast_to(array_of(grad_output).astype(d, copy=False), shape)
-        with quiet(all="ignore"):
-            bx = x * d.type(beta)
+        def f(c: Any, dest: Any, g: Any, x: Any) -> Any:
+            bx = x * c(beta) if beta != 1 else x
             e = xp.abs(bx)
             xp.negative(e, out=e)
             xp.exp(e, out=e)
-            s = xp.minimum(bx, d.type(0))
+            s = xp.minimum(bx, c(0), out=dest)
             xp.exp(s, out=s)  # e where beta x < 0, else 1
-            e += d.type(1)
+            e += c(1)
             s /= e
-            xp.copyto(s, d.type(1), where=bx > d.type(threshold))
+            over = past_threshold(bx, c(threshold))
+            if over is not None:
+                xp.copyto(s, c(1), where=over)
             s *= g
-            xp.copyto(o, s.reshape(o.shape), casting="unsafe")
+            return s
+
+        if array_of(out).size:
+            with quiet(all="ignore"):
+                apply(out, (grad_output, self), f)
 
     K["softplus"], K["softplus_backward"] = softplus, softplus_backward
 
