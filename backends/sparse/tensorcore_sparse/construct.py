@@ -20,6 +20,7 @@ from ._compressed import is_compressed
 from ._coo import (
     alias,
     coalesce,
+    gather,
     is_sparse,
     make_sparse,
     mask,
@@ -263,7 +264,7 @@ def zeros_like(
 
 
 def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
-    """``self`` (dense or sparse) at the coalesced indices of the sparse ``mask`` (in the
+    """``self`` (dense or sparse) at the indices of the sparse ``mask``, as they are (in the
     mask's layout and pattern for a compressed mask)."""
     if is_compressed(mask_):
         return compressed_kernels.sparse_mask(self, mask_)
@@ -274,12 +275,15 @@ def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
             f"sparse_mask(): expected self and mask to have the same size, but got "
             f"{list(self.shape)} and {list(mask_.shape)}"
         )
-    res = mask(self, mask_)
-    if record(mask_).coalesced:
-        return res
-    # (coalesced in fact; flagged as the mask is, as PyTorch flags its result)
-    rec = record(res)
-    return make_sparse(None, rec.indices, rec.values, res.shape, False)
+    mrec = record(mask_)
+    if mrec.coalesced:
+        return mask(self, mask_)
+    # An uncoalesced mask: ``self`` at each of its index columns as they are (a repeated
+    # column repeats the value, which to_dense() then adds up), as PyTorch gives.
+    ns = ns_of(mask_)
+    idx = np_of(mrec.indices)
+    vals = gather(ns, self, idx, mask_.shape[: idx.shape[0]])
+    return make_sparse(ns, mrec.indices, ns.xp.ascontiguousarray(vals), mask_.shape, False)
 
 
 # ------------------------------------------------------------------ accessors

@@ -421,7 +421,9 @@ def _from_values(c: Any, g: Any) -> tuple[Any, ...]:
 
 
 def _sparse_mask(c: Any, g: Any) -> tuple[Any, ...]:
-    return (fit(mask(g, c.mask), c.self), None)
+    # (an uncoalesced mask reads ``self`` once per index column: its repeats count)
+    m = mask(g, c.mask) if record(c.mask).coalesced else g.sparse_mask(c.mask)
+    return (fit(m, c.self), None)
 
 
 def _identity(c: Any, g: Any) -> tuple[Any, ...]:
@@ -430,6 +432,8 @@ def _identity(c: Any, g: Any) -> tuple[Any, ...]:
 
 _ELEMENTWISE = [
     "abs",
+    "erf",
+    "conj",
     "sign",
     "sqrt",
     "sin",

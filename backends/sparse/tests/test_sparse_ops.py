@@ -106,7 +106,10 @@ def test_mul(device: str, pair: Any, scalar: float) -> None:
     a, b = make(pa, device), make(pb, device)
     da, db = dense_of(pa), dense_of(pb)
     ss = a * b
-    assert ss.is_sparse and ss.is_coalesced()
+    # (flagged coalesced when both operands are, as PyTorch flags it)
+    assert ss.is_sparse and ss.is_coalesced() == (
+        a.is_coalesced() and b.is_coalesced() or ss._nnz() < 2
+    )
     np.testing.assert_allclose(as_np(ss), da * db)
     d = tc.from_numpy(db).to(device)
     for got in (a * d, d * a):
@@ -174,7 +177,15 @@ UNARY = {
     "ceil": np.ceil,
     "trunc": np.trunc,
     "round": np.round,
+    "erf": sps.erf,
+    "frac": lambda v: v - np.trunc(v),
+    "sgn": np.sign,
+    "square": np.square,
+    "conj": np.conj,
 }
+#: The operators whose result keeps an uncoalesced input as it is (PyTorch's neg and conj);
+#: the others coalesce it, and their in-place forms refuse an uncoalesced ``self``.
+KEEPS_UNCOALESCED = {"neg", "conj"}
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -189,7 +200,16 @@ def test_zero_preserving_unary(device: str, name: str, parts: Any) -> None:
     got = getattr(x, name)()
     assert got.is_sparse
     np.testing.assert_allclose(as_np(got), UNARY[name](dense_of(parts)), rtol=1e-6, atol=1e-12)
+    keeps = name in KEEPS_UNCOALESCED
+    assert got.is_coalesced() == (x.is_coalesced() or not keeps or got._nnz() < 2)
+    if name == "conj":
+        return  # (no in-place form)
     inplace = x.clone()
+    # (frac_, square_ and sgn_ are composites of the core: they coalesce, not refuse)
+    if not (keeps or x.is_coalesced() or name in ("frac", "square", "sgn")):
+        with pytest.raises(RuntimeError, match=f"{name}_ requires coalesced input"):
+            getattr(inplace, name + "_")()
+        inplace = inplace.coalesce()
     assert getattr(inplace, name + "_")() is inplace
     np.testing.assert_allclose(as_np(inplace), as_np(got), rtol=1e-12)
 
@@ -271,7 +291,10 @@ def test_matrix_products(device: str, mats: Any, coalesce: bool) -> None:
     # The rows of a that have entries: hybrid (hspmm) or with every column (smm).
     rows = np.unique(pa[0][0])
     for got, sd in [(tc.hspmm(a, tb), 1), (tc.smm(a, tb), 2)]:
-        assert got.layout == tc.sparse_coo and got.sparse_dim() == sd and got.is_coalesced()
+        assert got.layout == tc.sparse_coo and got.sparse_dim() == sd
+        # flagged uncoalesced, as PyTorch flags them; sorted and unique in fact
+        assert not got.is_coalesced() or got._nnz() < 2
+        np.testing.assert_array_equal(got._indices().cpu(), got.coalesce()._indices().cpu())
         np.testing.assert_allclose(as_np(got), da @ db, atol=1e-9)
         if sd == 1 or db.shape[1]:  # (smm of a matrix without columns has no entries)
             assert sorted(set(got._indices()[0].tolist())) == rows.tolist()
@@ -444,13 +467,17 @@ def test_sparse_mask(device: str, pair: Any) -> None:
     pat = pattern_of(pb)
     pat_full = pat.reshape(pat.shape + (1,) * (dense.ndim - pat.ndim))
     got = dense.sparse_mask(mask)
-    # (the mask's coalesced pattern, flagged coalesced where the mask is, as PyTorch flags it)
-    assert got.is_sparse and got._nnz() == mask.coalesce()._nnz()
+    # The mask's index columns as they are (a repeated one repeats the value, which
+    # to_dense() adds up), flagged coalesced where the mask is, as PyTorch gives.
+    assert got.is_sparse and got._nnz() == mask._nnz()
     assert got.is_coalesced() == (mask.is_coalesced() or got._nnz() < 2)
     assert dense.sparse_mask(mask.coalesce()).is_coalesced()
-    np.testing.assert_allclose(as_np(got), np.where(pat_full, dense_of(pa), 0.0))
+    counts = np.zeros(pat.shape)
+    np.add.at(counts, tuple(mask._indices().cpu().numpy()), 1)
+    counts = counts.reshape(pat_full.shape)
+    np.testing.assert_allclose(as_np(got), counts * dense_of(pa))
     got2 = make(pa, device).sparse_mask(mask)
-    np.testing.assert_allclose(as_np(got2), np.where(pat_full, dense_of(pa), 0.0))
+    np.testing.assert_allclose(as_np(got2), counts * dense_of(pa))
 
 
 def test_sparse_operands_must_have_one_size(device: str) -> None:

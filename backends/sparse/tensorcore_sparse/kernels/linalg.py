@@ -222,7 +222,8 @@ def hspmm(mat1: Tensor, mat2: Tensor, out: Any = None) -> Tensor:
     rows, block = _row_products(mat1, mat2, "hspmm")
     ns = ns_of(mat1)
     shape = (mat1.shape[0], mat2.shape[1])
-    return store(out, make_sparse(ns, rows[None], block, shape, True))
+    # (coalesced in fact; flagged uncoalesced, as PyTorch flags its result)
+    return store(out, make_sparse(ns, rows[None], block, shape, False))
 
 
 def smm(self: Tensor, mat2: Tensor) -> Tensor:
@@ -233,7 +234,7 @@ def smm(self: Tensor, mat2: Tensor) -> Tensor:
     xp = ns.xp
     p = block.shape[1]
     idx = xp.stack([xp.repeat(rows, p), xp.tile(xp.arange(p, dtype=xp.int64), rows.shape[0])])
-    return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), True)
+    return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), False)
 
 
 #: (operator, device type, layout, kernel, direct)

@@ -36,9 +36,20 @@ from .._xp import DEVICE_TYPES
 
 __all__ = ["KERNELS", "UNARY", "add_sparse"]
 
-#: Zero-preserving unary operators: (name, linear). Linear ones need no coalescing.
+#: Zero-preserving unary operators: (name, keeps). Those that keep an uncoalesced input
+#: uncoalesced are the ones PyTorch's keep so (``neg``, ``conj``: linear, applied to the stored
+#: values as they are); the others coalesce it first and give a coalesced result, and their
+#: in-place forms refuse an uncoalesced ``self`` (``sin_ requires coalesced input``), as
+#: PyTorch's do.
 UNARY: tuple[tuple[str, bool], ...] = (
     ("neg", True),
+    ("conj", True),
+    ("erf", False),
+    ("frac", False),
+    ("sgn", False),
+    ("square", False),
+    ("isposinf", False),
+    ("isneginf", False),
     ("abs", False),
     ("sign", False),
     ("sqrt", False),
@@ -49,8 +60,8 @@ UNARY: tuple[tuple[str, bool], ...] = (
     ("asinh", False),
     ("atanh", False),
     ("erfinv", False),
-    ("deg2rad", True),
-    ("rad2deg", True),
+    ("deg2rad", False),
+    ("rad2deg", False),
     ("signbit", False),
     ("sinh", False),
     ("tanh", False),
@@ -201,7 +212,9 @@ def _mul_sparse(a: Tensor, b: Tensor, dtype: tc.dtype) -> Tensor:
     else:
         pa = pb = xp.zeros(0, dtype=xp.int64)
     va, vb = _values_as(ac, dtype), _values_as(bc, dtype)
-    return make_sparse(ns, ia[:, pa], va[pa] * vb[pb], a.shape, True)
+    # (coalesced in fact; flagged so only when both operands were, as PyTorch flags it)
+    flag = record(a).coalesced and record(b).coalesced
+    return make_sparse(ns, ia[:, pa], va[pa] * vb[pb], a.shape, flag)
 
 
 def _mul_dense(s: Tensor, d: Tensor, dtype: tc.dtype) -> Tensor:
@@ -282,6 +295,8 @@ def _unary(name: str, linear: bool) -> Callable[..., Any]:
     names = op_parameters(name)[1:]
 
     def kernel(self: Tensor, *args: Any, out: Any = None) -> Tensor:
+        if out is self and not linear and not record(self).coalesced:
+            raise RuntimeError(f"{name}_ requires coalesced input")
         x = self if linear else coalesce(self)
         kwargs = dict(zip(names, args, strict=True))
         return store(out, _scale(x, lambda v: fn(v, **kwargs)))
