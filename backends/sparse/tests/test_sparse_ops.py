@@ -108,7 +108,7 @@ def test_mul(device: str, pair: Any, scalar: float) -> None:
     ss = a * b
     # (flagged coalesced when both operands are, as PyTorch flags it)
     assert ss.is_sparse and ss.is_coalesced() == (
-        a.is_coalesced() and b.is_coalesced() or ss._nnz() < 2
+        (a.is_coalesced() and b.is_coalesced()) or ss._nnz() < 2
     )
     np.testing.assert_allclose(as_np(ss), da * db)
     d = tc.from_numpy(db).to(device)
