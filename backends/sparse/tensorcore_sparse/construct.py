@@ -263,6 +263,31 @@ def zeros_like(
     return make_sparse(None, idx, vals, self.shape, True)
 
 
+def zeros(
+    size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """``tc.zeros(*size, layout=tc.sparse_coo)`` (and ``tc.empty``, ``x.new_zeros`` and
+    ``x.new_empty`` of a sparse ``x``): a coalesced sparse tensor without entries whose dims
+    are all sparse, as PyTorch makes it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> z = tc.zeros(2, 3, layout=tc.sparse_coo)
+    >>> z.layout, z.sparse_dim(), z._nnz(), z.is_coalesced()
+    (tensorcore.sparse_coo, 2, 0, True)
+    """
+    if memory_format is not None:
+        raise RuntimeError("memory format option is only supported by strided tensors")
+    vals = tc.zeros(0, dtype=dtype, device=device)
+    idx = tc.zeros((len(size), 0), dtype=tc.int64, device=vals.device)
+    return make_sparse(None, idx, vals, tuple(size), True)
+
+
 def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
     """``self`` (dense or sparse) at the indices of the sparse ``mask``, as they are (in the
     mask's layout and pattern for a compressed mask)."""
@@ -363,5 +388,9 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
     ("to_device", "*", "sparse_coo", to_device, False),
     ("copy_", "*", "sparse_coo", copy_, False),
     ("zeros_like", "*", "sparse_coo", zeros_like, False),
+    # (PyTorch's empty_like of a sparse tensor has no entries either)
+    ("empty_like", "*", "sparse_coo", zeros_like, False),
+    ("zeros", "*", "sparse_coo", zeros, True),
+    ("empty", "*", "sparse_coo", zeros, True),
     ("zero_", "*", "sparse_coo", zero_, False),
 ]

@@ -320,3 +320,33 @@ def test_check_sparse_tensor_invariants_sets_the_default() -> None:
             build()
     finally:
         inv.enable()
+
+
+@pytest.mark.parametrize("layout", ["sparse_coo", "sparse_csr", "sparse_csc"])
+def test_factories_of_a_sparse_layout(device: str, layout: str) -> None:
+    # PyTorch's zeros/empty(layout=...), new_zeros/new_empty of a sparse tensor and
+    # empty_like: sparse, without entries; factories that would fill it refuse.
+    lay = getattr(tc, layout)
+    x = tc.tensor([[1.0, 0.0], [0.0, 2.0]], dtype=tc.float64, device=device).to_sparse(layout=lay)
+    made = {
+        "zeros": tc.zeros(2, 3, layout=lay, device=device),
+        "empty": tc.empty((2, 3), layout=lay, device=device),
+        "new_zeros": x.new_zeros(2, 3),
+        "new_empty": x.new_empty((2, 3)),
+        "new_zeros of empty_like": tc.empty_like(x).new_zeros(2, 3),
+    }
+    for name, z in made.items():
+        assert (z.layout, tuple(z.shape), z._nnz()) == (lay, (2, 3), 0), name
+        np.testing.assert_array_equal(z.to_dense().cpu().numpy(), np.zeros((2, 3)))
+    assert made["new_zeros"].dtype is tc.float64 and made["zeros"].dtype is tc.float32
+    assert tc.empty_like(x).layout is lay and tc.empty_like(x)._nnz() == 0
+    if layout == "sparse_coo":
+        assert made["zeros"].is_coalesced() and made["zeros"].sparse_dim() == 2
+    z = tc.zeros(2, 3, layout=lay, device=device, requires_grad=True)
+    assert z.requires_grad and z.is_leaf
+    with pytest.raises(NotImplementedError, match=r"layout=tensorcore\.sparse"):
+        x.new_ones(2, 3)
+    with pytest.raises(NotImplementedError, match=r"layout=tensorcore\.sparse"):
+        x.new_full((2, 3), 1.0)
+    with pytest.raises(NotImplementedError, match=r"layout=tensorcore\.sparse"):
+        tc.ones(2, 3, layout=lay)
