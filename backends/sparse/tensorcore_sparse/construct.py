@@ -13,7 +13,7 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import check_shape, factory_requires_grad, ops
+from tensorcore.backend import check_shape, factory_requires_grad, ops, resize_storageless
 from tensorcore.plugins import checked
 
 from ._compressed import is_compressed
@@ -31,6 +31,7 @@ from ._coo import (
     store,
     to_dense_tensor,
 )
+from ._coo import sparse_dim as sparse_dim_of
 from ._invariants import enabled as invariants_enabled
 from ._xp import DEVICE_TYPES
 from .kernels import compressed as compressed_kernels
@@ -311,6 +312,88 @@ def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
     return make_sparse(ns, mrec.indices, ns.xp.ascontiguousarray(vals), mask_.shape, False)
 
 
+# ------------------------------------------------------------------ resizing
+_RESIZE_HINT = (
+    "You could try the following options:\n"
+    "1. If you need an empty sparse tensor of this size, call "
+    "`x = torch.sparse_coo_tensor(size)`.\n"
+    "2. If you need to resize this tensor, you have the following options:\n"
+    "    1. For both sparse and dense dimensions, keep the number of them constant and the "
+    "size of them non-shrinking, and then try the same call again.\n"
+    "    2. Or, create a new sparse tensor with the correct indices and values from this "
+    "sparse tensor."
+)
+
+
+def _resized(self: Tensor, size: Any, sparse_dim: int, dense_dim: int, clear: bool) -> None:
+    size = tuple(int(s) for s in size)
+    if sparse_dim + dense_dim != len(size):
+        raise RuntimeError(
+            f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim ({dense_dim}), "
+            f"but got {len(size)}"
+        )
+    rec = record(self)
+    old_sd = sparse_dim_of(self)
+    old_dd = self.ndim - old_sd
+    if clear or not int(rec.values.shape[0]):
+        vals = tc.zeros((0, *size[sparse_dim:]), dtype=self.dtype, device=self.device)
+        idx = tc.zeros((sparse_dim, 0), dtype=tc.int64, device=self.device)
+        rec.replace(record(make_sparse(None, idx, vals, size, True)))
+    else:
+        for what, old, new in (("sparse", old_sd, sparse_dim), ("dense", old_dd, dense_dim)):
+            if old != new:
+                raise RuntimeError(
+                    f"changing the number of {what} dimensions (from {old} to {new}) on a "
+                    f"non-empty sparse tensor is not supported.\n{_RESIZE_HINT}"
+                )
+        for what, part in (("sparse", slice(0, old_sd)), ("dense", slice(old_sd, None))):
+            before, after = list(self.shape[part]), list(size[part])
+            if any(n < o for o, n in zip(before, after, strict=True)):
+                raise RuntimeError(
+                    f"shrinking the size of {what} dimensions (from {before} to {after}) on a "
+                    f"non-empty sparse tensor is not supported.\n{_RESIZE_HINT}"
+                )
+        vals = rec.values
+        if tuple(vals.shape[1:]) != size[sparse_dim:]:
+            # Grown dense dims: the values padded with zeros.
+            grown = tc.zeros(
+                (vals.shape[0], *size[sparse_dim:]), dtype=vals.dtype, device=vals.device
+            )
+            grown[tuple(slice(0, n) for n in vals.shape)] = vals
+            vals = grown
+        rec.replace(record(make_sparse(None, rec.indices, vals, size, rec.coalesced)))
+    resize_storageless(self, size)
+
+
+def sparse_resize_(self: Tensor, size: Any, sparse_dim: int, dense_dim: int) -> Tensor:
+    """PyTorch's ``sparse_resize_``: a non-empty tensor keeps its numbers of sparse and dense
+    dims and may only grow (its entries stay); an empty one takes any size and dims."""
+    _resized(self, size, sparse_dim, dense_dim, clear=False)
+    return self
+
+
+def sparse_resize_and_clear_(self: Tensor, size: Any, sparse_dim: int, dense_dim: int) -> Tensor:
+    """PyTorch's ``sparse_resize_and_clear_``: every entry removed, then any size and dims."""
+    _resized(self, size, sparse_dim, dense_dim, clear=True)
+    return self
+
+
+def resize_as_sparse_(self: Tensor, the_template: Tensor) -> Tensor:
+    """``sparse_resize_`` to ``the_template``'s size and dims, where they differ (PyTorch's
+    ``resize_as_`` of two sparse tensors)."""
+    if not is_sparse(the_template):
+        raise RuntimeError("resize_as_sparse_(): expected the template to be a sparse tensor")
+    sd = sparse_dim_of(the_template)
+    if self.shape != the_template.shape or sparse_dim_of(self) != sd:
+        _resized(self, the_template.shape, sd, the_template.ndim - sd, clear=False)
+    return self
+
+
+def _coalesced_(self: Tensor, coalesced: bool) -> Tensor:
+    record(self).coalesced = bool(coalesced)
+    return self
+
+
 # ------------------------------------------------------------------ accessors
 def _sparse_dim(self: Tensor) -> int:
     return sparse_dim(self)
@@ -391,6 +474,10 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
     # (PyTorch's empty_like of a sparse tensor has no entries either)
     ("empty_like", "*", "sparse_coo", zeros_like, False),
     ("zeros", "*", "sparse_coo", zeros, True),
+    ("sparse_resize_", "*", "sparse_coo", sparse_resize_, False),
+    ("sparse_resize_and_clear_", "*", "sparse_coo", sparse_resize_and_clear_, False),
+    ("resize_as_sparse_", "*", "sparse_coo", resize_as_sparse_, False),
+    ("_coalesced_", "*", "sparse_coo", _coalesced_, False),
     ("empty", "*", "sparse_coo", zeros, True),
     ("zero_", "*", "sparse_coo", zero_, False),
 ]

@@ -350,3 +350,47 @@ def test_factories_of_a_sparse_layout(device: str, layout: str) -> None:
         x.new_full((2, 3), 1.0)
     with pytest.raises(NotImplementedError, match=r"layout=tensorcore\.sparse"):
         tc.ones(2, 3, layout=lay)
+
+
+def test_sparse_resize(device: str) -> None:
+    d = np.array([[0.0, 1.0], [2.0, 0.0]])
+    x = tc.from_numpy(d).to(device).to_sparse()
+    # A non-empty tensor may grow, keeping its entries and its numbers of sparse/dense dims.
+    assert x.sparse_resize_((3, 4), 2, 0) is x
+    want = np.zeros((3, 4))
+    want[:2, :2] = d
+    assert tuple(x.shape) == (3, 4) and x._nnz() == 2
+    np.testing.assert_array_equal(as_np(x), want)
+    with pytest.raises(
+        RuntimeError, match=r"shrinking the size of sparse dimensions \(from \[3, 4\] to \[2, 4\]\)"
+    ):
+        x.sparse_resize_((2, 4), 2, 0)
+    with pytest.raises(
+        RuntimeError, match=r"changing the number of dense dimensions \(from 0 to 1\)"
+    ):
+        x.sparse_resize_((3, 4, 2), 2, 1)
+    with pytest.raises(
+        RuntimeError, match=r"must be sparse_dim \(2\) \+ dense_dim \(0\), but got 3"
+    ):
+        x.sparse_resize_((3, 4, 2), 2, 0)
+    # Cleared (or empty), any size and dims.
+    x.sparse_resize_and_clear_((2, 5, 3), 1, 2)
+    assert (tuple(x.shape), x.sparse_dim(), x.dense_dim(), x._nnz()) == ((2, 5, 3), 1, 2, 0)
+    # resize_as_ of two sparse tensors is resize_as_sparse_; the template's dims come along.
+    e = tc.zeros(1, 1, layout=tc.sparse_coo, device=device)
+    h = tc.sparse_coo_tensor([[0, 2]], [[1.0, 2.0], [3.0, 4.0]], (3, 2), device=device)
+    assert e.resize_as_(h) is e
+    assert (tuple(e.shape), e.sparse_dim(), e.dense_dim()) == ((3, 2), 1, 1)
+    y = tc.from_numpy(d).to(device).to_sparse()
+    with pytest.raises(
+        RuntimeError, match=r"changing the number of sparse dimensions \(from 2 to 1\)"
+    ):
+        y.resize_as_(h)
+    # A dense template: resize_, which a sparse tensor has not (PyTorch's error type).
+    with pytest.raises(NotImplementedError, match="resize_"):
+        y.resize_as_(tc.zeros(4, 4))
+    with pytest.raises(NotImplementedError, match="resize_"):
+        y.resize_(4, 4)
+    # _coalesced_ sets the flag, as PyTorch's.
+    u = tc.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,), device=device)
+    assert not u.is_coalesced() and u._coalesced_(True).is_coalesced()
