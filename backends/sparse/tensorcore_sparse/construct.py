@@ -107,7 +107,7 @@ def sparse_coo_tensor(
     sdim, nnz = indices.shape
     if values.shape[0] != nnz:
         raise RuntimeError(
-            "sparse_coo_tensor(): indices and values must have the same nnz, but got nnz "
+            "sparse_coo_tensor(): indices and values must have same nnz, but got nnz "
             f"from indices: {nnz}, nnz from values: {values.shape[0]}"
         )
     dense = tuple(values.shape[1:])
@@ -137,13 +137,11 @@ def sparse_coo_tensor(
     if check and lo is not None and hi is not None:
         for d in range(sdim):
             if lo[d] < 0:
-                raise RuntimeError(
-                    f"sparse_coo_tensor(): found negative index {lo[d]} for dimension {d}"
-                )
+                raise RuntimeError(f"sparse_coo_tensor(): found negative index {lo[d]} for dim {d}")
             if hi[d] >= size[d]:
                 raise RuntimeError(
-                    f"sparse_coo_tensor(): size is inconsistent with indices: for dimension "
-                    f"{d}, size is {size[d]} but found index {hi[d]}"
+                    f"sparse_coo_tensor(): size is inconsistent with indices: for dim {d}, "
+                    f"size is {size[d]} but found index {hi[d]}"
                 )
     # (an operator this plugin declares: the core's typed namespace does not know it)
     unsafe = ops._sparse_coo_tensor_unsafe  # type: ignore[attr-defined]

@@ -140,9 +140,9 @@ def test_dtype_device_requires_grad(device: str) -> None:
 @pytest.mark.parametrize(
     ("indices", "values", "size", "match"),
     [
-        ([[0, 5]], [1.0, 2.0], (3,), "inconsistent with indices: for dimension 0, size is 3"),
-        ([[0, -1]], [1.0, 2.0], (3,), "negative index -1 for dimension 0"),
-        ([[0, 1], [0, 2]], [1.0, 2.0], (2, 2), "for dimension 1, size is 2 but found index 2"),
+        ([[0, 5]], [1.0, 2.0], (3,), "inconsistent with indices: for dim 0, size is 3"),
+        ([[0, -1]], [1.0, 2.0], (3,), "negative index -1 for dim 0"),
+        ([[0, 1], [0, 2]], [1.0, 2.0], (2, 2), "for dim 1, size is 2 but found index 2"),
         ([0, 1], [1.0, 2.0], (3,), "indices must be sparse_dim x nnz"),
         ([[0, 1]], [1.0, 2.0, 3.0], (3,), "same nnz"),
         ([[0, 1]], [1.0, 2.0], (3, 3), "len\\(size\\) == sparse_dim \\+ dense_dim"),

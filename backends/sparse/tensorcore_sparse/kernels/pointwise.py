@@ -88,7 +88,7 @@ def _check_alpha(alpha: Any, dtype: tc.dtype) -> None:
 def _same_size(name: str, a: Tensor, b: Tensor) -> None:
     if a.shape != b.shape:
         raise RuntimeError(
-            f"{name}(): expected sparse tensors of the same size, but got {list(a.shape)} and "
+            f"{name}: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
             f"{list(b.shape)}"
         )
 
@@ -117,7 +117,13 @@ def add_sparse(a: Tensor, b: Tensor, coef: Any, dtype: tc.dtype) -> Tensor:
     va, vb = _values_as(a, dtype), _values_as(b, dtype)
     if coef != 1:
         vb = vb * xp.asarray(coef, dtype=va.dtype)
-    idx = xp.concatenate([np_of(ra.indices), np_of(rb.indices)], axis=1)
+    ia, ib = np_of(ra.indices), np_of(rb.indices)
+    if not (ra.coalesced and rb.coalesced) and ia.shape == ib.shape and bool(xp.all(ia == ib)):
+        # One pattern (a gradient accumulated into itself): PyTorch's merge of the two index
+        # lists pairs every entry with its twin, so the entries stay as they are, summed.
+        vals = va + vb.astype(va.dtype, copy=False)
+        return make_sparse(ns, ra.indices, vals, a.shape, False)
+    idx = xp.concatenate([ia, ib], axis=1)
     vals = xp.concatenate([va, vb.astype(va.dtype, copy=False)], axis=0)
     if ra.coalesced and rb.coalesced:
         idx, vals = coalesce_arrays(ns, idx, vals, a.shape[: idx.shape[0]])
