@@ -100,6 +100,10 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
         lambda: [sp(), dense(3, 2)],
     ),
     "mm dense @ sparse": (lambda d, x: d @ x, lambda: [dense(4, 2), sp()]),
+    "addmm bias, sparse @ dense": (
+        lambda b, x, d: tc.addmm(b, x, d, beta=0.5, alpha=2.0),
+        lambda: [dense(2), sp(), dense(3, 2)],
+    ),
     "mm sparse @ sparse": (lambda x, y: x @ y.t(), lambda: [sp(), sp()]),
     "matmul vector": (lambda x, v: x @ v, lambda: [sp(), dense(3)]),
     "mv": (lambda x, v: tc.mv(x, v), lambda: [sp(), dense(3)]),

@@ -552,3 +552,30 @@ def test_hyper_sparse_paths_match_scipy(coalesce: bool) -> None:
     np.testing.assert_allclose((a @ tc.from_numpy(dense)).numpy(), sa @ dense)
     np.testing.assert_allclose((tc.from_numpy(dense.T.copy()) @ a).numpy(), dense.T @ sa)
     np.testing.assert_allclose(as_np(tc.sparse.sum(a, 1)), np.asarray(sa.sum(1)).ravel())
+
+
+def test_addmm_with_a_sparse_factor(device: str) -> None:
+    # torch.addmm(bias, adjacency, features), as GNN layers write it: dense.
+    a = np.array([[0.0, 0.0, 1.0], [2.0, 0.0, 3.0]])
+    d = np.arange(6.0).reshape(3, 2)
+    bias = np.array([1.0, -1.0])
+    x = tc.from_numpy(a).to(device).to_sparse()
+    td, tb = tc.from_numpy(d).to(device), tc.from_numpy(bias).to(device)
+    got = tc.addmm(tb, x, td, beta=0.5, alpha=2.0)
+    assert got.layout is tc.strided
+    np.testing.assert_allclose(as_np(got), 0.5 * bias + 2.0 * (a @ d))
+    np.testing.assert_allclose(as_np(tc.addmm(tb, x, td)), bias + a @ d)
+    nan_bias = tc.full((2, 2), float("nan"), dtype=tc.float64, device=device)
+    np.testing.assert_allclose(as_np(tc.addmm(nan_bias, x, td, beta=0)), a @ d)
+    with pytest.raises(RuntimeError, match="expected strided result tensor"):
+        tc.addmm(x, x, tc.from_numpy(np.eye(3)).to(device))
+
+
+def test_floor_divide_by_a_scalar(device: str) -> None:
+    a = np.array([[0.0, 0.0, 3.0], [-4.0, 0.0, 5.0]])
+    x = tc.from_numpy(a).to(device).to_sparse()
+    got = x // 2
+    assert got.is_sparse
+    np.testing.assert_array_equal(as_np(got), np.floor_divide(a, 2))
+    x.floor_divide_(2)
+    np.testing.assert_array_equal(as_np(x), np.floor_divide(a, 2))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorcore import Tensor
+from tensorcore.backend import ops
 
 from .._coo import (
     ArrayNamespace,
@@ -237,11 +238,36 @@ def smm(self: Tensor, mat2: Tensor) -> Tensor:
     return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), False)
 
 
+def addmm(
+    self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """``beta * self + alpha * (mat1 @ mat2)`` with a sparse factor and a dense ``self``
+    (``torch.addmm(bias, adjacency, features)``): dense, as PyTorch's."""
+    if is_sparse(self):
+        raise RuntimeError(
+            "addmm_sparse_dense: expected strided result tensor, got tensor with layout Sparse"
+        )
+    prod = mm(mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # (beta = 0 ignores self, nan and inf included, as PyTorch's)
+        res = prod + ops.zeros_like(self)
+    else:
+        res = prod + (self * beta if beta != 1 else self)
+    if tuple(res.shape) != tuple(prod.shape):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
+            f"({res.shape[-1]}) at non-singleton dimension 1"
+        )
+    return store(out, res)
+
+
 #: (operator, device type, layout, kernel, direct)
 KERNELS: list[tuple[str, str, str, Any, bool]] = [
     (op, device, "sparse_coo", fn, True)
     for device in DEVICE_TYPES
     for op, fn in (
+        ("addmm", addmm),
         ("mm", mm),
         ("matmul", matmul),
         ("mv", mv),

@@ -311,11 +311,17 @@ def _unary(name: str, linear: bool) -> Callable[..., Any]:
     return kernel
 
 
+def floor_divide(self: Any, other: Any, out: Any = None) -> Tensor:
+    """``sparse // scalar``: ``div(..., rounding_mode="floor")`` (zero stays zero)."""
+    return div(self, other, rounding_mode="floor", out=out)
+
+
 _FUNCTIONS: list[tuple[str, Callable[..., Any]]] = [
     ("add", _add("add", 1)),
     ("sub", _add("sub", -1)),
     ("mul", mul),
     ("div", div),
+    ("floor_divide", floor_divide),
     ("pow", pow),
     *((name, _unary(name, lin)) for name, lin in UNARY),
 ]
