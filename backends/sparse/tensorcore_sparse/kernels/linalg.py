@@ -250,10 +250,9 @@ def addmm(
     prod = mm(mat1, mat2)
     if alpha != 1:
         prod = prod * alpha
-    if beta == 0:  # (beta = 0 ignores self, nan and inf included, as PyTorch's)
-        res = prod + ops.zeros_like(self)
-    else:
-        res = prod + (self * beta if beta != 1 else self)
+    # (beta = 0 ignores self, nan and inf included, as PyTorch's)
+    bias = ops.zeros_like(self) if beta == 0 else (self * beta if beta != 1 else self)
+    res = prod + bias
     if tuple(res.shape) != tuple(prod.shape):
         raise RuntimeError(
             f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
