@@ -373,7 +373,7 @@ def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None)
     """
     if self.is_sparse and the_template.is_sparse:
         # (PyTorch's resize_as_ of two sparse tensors: the layout's resize_as_sparse_)
-        return self.resize_as_sparse_(the_template)  # type: ignore[no-any-return]
+        return self.resize_as_sparse_(the_template)
     return resize_(self, the_template._shape, memory_format=memory_format)
 
 

@@ -131,7 +131,7 @@ def _unflagged(g: Tensor) -> Tensor:
     """A sparse COO ``g`` as a new tensor over its indices and values, flagged as PyTorch's
     ``_sparse_coo_tensor_unsafe`` flags it (uncoalesced, unless of fewer than 2 entries)."""
     make = getattr(ops, "_sparse_coo_tensor_unsafe")  # noqa: B009 (an operator of a plugin)
-    return make(g._indices(), g._values(), g._shape)  # type: ignore[no-any-return]
+    return make(g._indices(), g._values(), g._shape)
 
 
 def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) -> None:
