@@ -344,7 +344,7 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     storage = self._storage
     if storage is None:
-        raise RuntimeError(f"resize_ is not supported for tensors of layout {self._layout}")
+        raise NotImplementedError(f"resize_ is not supported for tensors of layout {self._layout}")
     need = self._offset + math.prod(shape)
     if need > storage.size():
         fresh = ops.empty(need, dtype=self._dtype, device=self._device)
@@ -371,6 +371,9 @@ def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None)
     >>> tc.zeros(4).resize_as_(tc.ones(2, 2)).shape
     tensorcore.Size([2, 2])
     """
+    if self.is_sparse and the_template.is_sparse:
+        # (PyTorch's resize_as_ of two sparse tensors: the layout's resize_as_sparse_)
+        return self.resize_as_sparse_(the_template)
     return resize_(self, the_template._shape, memory_format=memory_format)
 
 

@@ -16,7 +16,7 @@ from .autograd import grad_mode as _grad_mode
 from .autograd.graph import current_grad_fn
 from .autograd.graph import requires_grad as _public_rg
 from .devices import device as _device
-from .layouts import memory_format, preserve_format
+from .layouts import memory_format, preserve_format, strided
 from .ops import functions as ops
 from .ops._transfer import same_device, to_device_copy
 from .ops._validate import STANDARD, checked, name_error, type_name, v_bool, v_device, v_dtype
@@ -229,6 +229,12 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs:
     return self if dtype is self._dtype else self.to(dtype)
 
 
+def _layout_of(self: Tensor) -> Any:
+    """The ``layout=`` of a ``new_*`` factory: ``self``'s (PyTorch's ``new_zeros`` of a
+    sparse tensor is sparse: the factory runs the layout's kernel), None for strided."""
+    return None if self._layout is strided else self._layout
+
+
 def _new_factory(name: str) -> Any:
     factory = getattr(ops, name)
 
@@ -245,7 +251,7 @@ def _new_factory(name: str) -> Any:
                 raise TypeError(f"new_{name}() got multiple values for argument 'size'")
             size = (kwargs.pop("size"),)
         pin = kwargs.pop("pin_memory", False)
-        kwargs.pop("layout", None)
+        layout = kwargs.pop("layout", None)
         if kwargs:
             raise TypeError(f"new_{name}() got unexpected keyword arguments {sorted(kwargs)}")
         res = factory(
@@ -253,6 +259,7 @@ def _new_factory(name: str) -> Any:
             dtype=self._dtype if dtype is None else dtype,
             device=self._device if device is None else device,
             requires_grad=requires_grad and not pin,
+            layout=_layout_of(self) if layout is None else layout,
         )
         if pin:
             # Pinned memory comes from an accelerator backend: a pinned copy (PyTorch
@@ -292,6 +299,7 @@ def new_full(
         dtype=self._dtype if dtype is None else dtype,
         device=self._device if device is None else device,
         requires_grad=requires_grad,
+        layout=_layout_of(self),
     )
 
 

@@ -151,6 +151,7 @@ __all__ = [
     "op_parameters",
     "ops",
     "persist",
+    "resize_storageless",
     "resolved_kernels",
     "solve_is_vector",
     "spi_compatible",
@@ -228,6 +229,26 @@ def empty(shape: tuple[int, ...], dtype: dtype, device: device) -> Tensor:
     tensorcore.Size([2, 2])
     """
     return _empty(shape, dtype, device)
+
+
+def resize_storageless(t: Tensor, shape: tuple[int, ...]) -> None:
+    """Give ``t``, a tensor without storage (a sparse layout's), the shape ``shape`` in
+    place: the core's part of a layout's in-place resize (``sparse_resize_``), whose kernel
+    replaces the native object itself. Strided tensors resize with ``resize_``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore import backend
+    >>> backend.resize_storageless(tc.zeros(2), (3,))
+    Traceback (most recent call last):
+    ...
+    ValueError: resize_storageless() takes a tensor without storage; use resize_()
+    """
+    if t._storage is not None:
+        raise ValueError("resize_storageless() takes a tensor without storage; use resize_()")
+    t._shape = tuple(int(n) for n in shape)
+    t._stride = (0,) * len(t._shape)
 
 
 def from_native(array: Any, device: device | str) -> Tensor:

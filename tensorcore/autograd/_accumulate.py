@@ -134,6 +134,13 @@ def clone_obey_contract(g: Tensor, leaf: Tensor) -> Tensor:
     return out.copy_(g)
 
 
+def _unflagged(g: Tensor) -> Tensor:
+    """A sparse COO ``g`` as a new tensor over its indices and values, flagged as PyTorch's
+    ``_sparse_coo_tensor_unsafe`` flags it (uncoalesced, unless of fewer than 2 entries)."""
+    make = getattr(ops, "_sparse_coo_tensor_unsafe")  # noqa: B009 (an operator of a plugin)
+    return make(g._indices(), g._values(), g._shape)
+
+
 def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) -> None:
     """Add ``g`` to ``leaf.grad`` (PyTorch's ``AccumulateGrad``). ``shared`` holds the ids of
     the storages that someone besides the engine can see (gradients the caller passed, a
@@ -149,6 +156,11 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool, shared: set[int]) ->
         st = id(g._storage)
         if create_graph or st in shared or st in HELD or not obeys_contract(g, leaf):
             g = clone_obey_contract(g, leaf)
+        elif g.is_sparse:
+            # PyTorch's AccumulateGrad stores a sparse COO gradient it owns as a new tensor
+            # over the same indices and values (_sparse_coo_tensor_unsafe), which drops the
+            # coalesced flag: leaf.grad.is_coalesced() is False there, so here too.
+            g = _unflagged(g)
         shared.add(id(g._storage))
         leaf._grad = g
     elif (

@@ -212,12 +212,18 @@ def _render(
             for n in rest
         ]
     options = kind == "function" and takes_tensor_options(decl)
+    # A factory without tensor inputs dispatches on its ``layout=`` (``zeros(2, 3,
+    # layout=tc.sparse_coo)`` runs the kernel a plugin registers for that layout): the
+    # layout's kernel, or None for strided, is ``_lk``.
+    by_layout = options and not any(p.is_tensor or p.is_tensor_list for p in params)
     if options:
         # PyTorch's TensorOptions keywords, which every function making a tensor takes.
         aliases += ["layout=None", "pin_memory=False"]
-        pre.append(
-            f"if layout is not None or pin_memory:\n    _v_options({fname!r}, layout, pin_memory)"
-        )
+        check = f"_v_options({fname!r}, layout, pin_memory{', _op,' if by_layout else ''})"
+        if by_layout:
+            pre.append(f"_lk = None\nif layout is not None or pin_memory:\n    _lk = {check}")
+        else:
+            pre.append(f"if layout is not None or pin_memory:\n    {check}")
     has_out = decl.out and kind == "function"
     if (has_out or aliases) and not kw_started and not spread and not any(q.vararg for q in params):
         parts.append("*")
@@ -236,6 +242,8 @@ def _render(
         # A factory: its lane (no out=, layout or pinning asked for), else the call path;
         # then requires_grad, as for any call.
         call = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
+        if by_layout:
+            call = f"{call} if _lk is None else _lk({argtuple}, device)"
         if options:
             call += "\nif pin_memory:\n    _r = _r.pin_memory()"
         lane = f"_r = _op.lane({', '.join(names)})"
@@ -248,6 +256,8 @@ def _render(
         body = f"{lane}\nif _r is None:\n    {call}\nif _rg:\n    _factory_rg(_r)\nreturn _r"
     else:
         body = f"_r = _call(_op, {argtuple}, {'out' if has_out else 'None'})"
+        if by_layout:
+            body = f"{body} if _lk is None else _lk({argtuple}, device)"
         if options:
             body += "\nif pin_memory:\n    _r = _r.pin_memory()"
         if "requires_grad" in (p.name for p in params):
@@ -375,6 +385,7 @@ def build() -> None:
         src = (
             src.replace(f"def {fname}(", f"def {uid}(", 1)
             .replace("(_op,", f"(_op_{decl.name},")
+            .replace(", _op,)", f", _op_{decl.name})")
             .replace("_op.lane", f"_op_{decl.name}.lane")
             .replace("_op.decl", f"_op_{decl.name}.decl")
         )

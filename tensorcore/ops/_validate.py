@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from .. import dtypes as dt
 from .._tensor import Tensor
 from ..devices import device as _device
+from ..devices import get_default_device
 from ..layouts import layout as _layout
 from ..layouts import memory_format, strided
 from ._signature import MISSING, Param, parse_signature
@@ -349,11 +350,17 @@ def namespace() -> dict[str, Any]:
     }
 
 
-def v_tensor_options(fname: str, layout: Any, pin_memory: Any) -> None:
+def v_tensor_options(fname: str, layout: Any, pin_memory: Any, op: Any = None) -> Any:
     """PyTorch's ``layout=`` and ``pin_memory=`` of a function that makes a tensor (every
-    function with ``dtype`` and ``device`` parameters takes them, as PyTorch's do): the
-    strided layout (None means it), and a bool; the compiled function pins the result when
+    function with ``dtype`` and ``device`` parameters takes them, as PyTorch's do): a layout
+    (None means strided), and a bool; the compiled function pins the result when
     ``pin_memory`` is true.
+
+    A factory without tensor inputs passes its operator ``op``: for another layout than
+    strided this returns ``make(args, device)``, which runs the kernel registered for
+    ``(op, device type, layout)`` on the factory's arguments (``direct``: it makes the
+    result), or raises the registry's ``NotImplementedError`` where no plugin registers one;
+    None otherwise.
 
     Examples
     --------
@@ -361,19 +368,37 @@ def v_tensor_options(fname: str, layout: Any, pin_memory: Any) -> None:
     >>> tc.zeros(2, layout=tc.strided, pin_memory=False)
     tensor([0., 0.])
     """
-    if layout is not None and layout is not strided:
-        if not isinstance(layout, _layout):
-            raise TypeError(
-                f"{fname}(): argument 'layout' must be tensorcore.layout, not {type_name(layout)}"
-            )
-        raise NotImplementedError(
-            f"{fname}(): layout={layout!r} is not supported for a new tensor; make a strided "
-            "one and convert it (x.to_sparse() for sparse_coo)"
-        )
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise TypeError(
             f"{fname}(): argument 'pin_memory' must be bool, not {type_name(pin_memory)}"
         )
+    if layout is None or layout is strided:
+        return None
+    if not isinstance(layout, _layout):
+        raise TypeError(
+            f"{fname}(): argument 'layout' must be tensorcore.layout, not {type_name(layout)}"
+        )
+    if op is None:
+        raise NotImplementedError(
+            f"{fname}(): layout={layout!r} is not supported here; make a strided tensor and "
+            "convert it"
+        )
+    if pin_memory:
+        raise RuntimeError(f"{fname}(): only strided tensors can be pinned")
+
+    def make(args: tuple[Any, ...], dev: Any) -> Any:
+        dev = get_default_device() if dev is None else dev
+        key = (dev.type, layout.name)
+        rec = op.record(key)
+        if rec is None or rec.layout != layout.name:  # (not the strided factory of any layout)
+            raise NotImplementedError(
+                f"{fname}(): layout={layout!r} is not supported for a new tensor on the "
+                f"'{dev.type}' device: no installed backend registers a '{op.name}' kernel "
+                "for it; make a strided tensor and convert it"
+            )
+        return op.resolve(key)(*args)
+
+    return make
 
 
 def check_source(fname: str, pyname: str, p: Param, tensors: bool = False) -> str | None:

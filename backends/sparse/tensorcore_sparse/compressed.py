@@ -295,6 +295,31 @@ def zeros_like(
     return make_compressed(None, ptr, plain, vals, tuple(self.shape), self._layout.name)
 
 
+def _zeros_of(name: str) -> Any:
+    def zeros(
+        size: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        memory_format: Any = None,
+    ) -> Tensor:
+        """``tc.zeros(rows, cols, layout=...)`` (and ``tc.empty``, ``x.new_zeros``): a
+        compressed matrix without entries, as PyTorch makes it."""
+        if memory_format is not None:
+            raise RuntimeError("memory format option is only supported by strided tensors")
+        if len(size) != 2:
+            raise RuntimeError(
+                f"{name} tensors of {len(size)} dims are not supported here (only matrices)"
+            )
+        vals = tc.zeros(0, dtype=dtype, device=device)
+        n = size[0] if name == "sparse_csr" else size[1]
+        ptr = tc.zeros(n + 1, dtype=tc.int64, device=vals.device)
+        plain = tc.zeros(0, dtype=tc.int64, device=vals.device)
+        return make_compressed(None, ptr, plain, vals, tuple(size), name)
+
+    return zeros
+
+
 _ACCESSORS = [
     (name, *_accessor(name, name in ("crow_indices", "ccol_indices")))
     for name in ("crow_indices", "col_indices", "ccol_indices", "row_indices")
@@ -344,6 +369,9 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
             ("to_device", to_device, False),
             ("copy_", copy_, False),
             ("zeros_like", zeros_like, False),
+            ("empty_like", zeros_like, False),
+            ("zeros", _zeros_of(layout), True),
+            ("empty", _zeros_of(layout), True),
             ("zero_", zero_, False),
         )
     ),

@@ -13,13 +13,14 @@ import numpy as np
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import check_shape, factory_requires_grad, ops
+from tensorcore.backend import check_shape, factory_requires_grad, ops, resize_storageless
 from tensorcore.plugins import checked
 
 from ._compressed import is_compressed
 from ._coo import (
     alias,
     coalesce,
+    gather,
     is_sparse,
     make_sparse,
     mask,
@@ -30,6 +31,7 @@ from ._coo import (
     store,
     to_dense_tensor,
 )
+from ._coo import sparse_dim as sparse_dim_of
 from ._invariants import enabled as invariants_enabled
 from ._xp import DEVICE_TYPES
 from .kernels import compressed as compressed_kernels
@@ -105,7 +107,7 @@ def sparse_coo_tensor(
     sdim, nnz = indices.shape
     if values.shape[0] != nnz:
         raise RuntimeError(
-            "sparse_coo_tensor(): indices and values must have the same nnz, but got nnz "
+            "sparse_coo_tensor(): indices and values must have same nnz, but got nnz "
             f"from indices: {nnz}, nnz from values: {values.shape[0]}"
         )
     dense = tuple(values.shape[1:])
@@ -135,13 +137,11 @@ def sparse_coo_tensor(
     if check and lo is not None and hi is not None:
         for d in range(sdim):
             if lo[d] < 0:
-                raise RuntimeError(
-                    f"sparse_coo_tensor(): found negative index {lo[d]} for dimension {d}"
-                )
+                raise RuntimeError(f"sparse_coo_tensor(): found negative index {lo[d]} for dim {d}")
             if hi[d] >= size[d]:
                 raise RuntimeError(
-                    f"sparse_coo_tensor(): size is inconsistent with indices: for dimension "
-                    f"{d}, size is {size[d]} but found index {hi[d]}"
+                    f"sparse_coo_tensor(): size is inconsistent with indices: for dim {d}, "
+                    f"size is {size[d]} but found index {hi[d]}"
                 )
     # (an operator this plugin declares: the core's typed namespace does not know it)
     unsafe = ops._sparse_coo_tensor_unsafe  # type: ignore[attr-defined]
@@ -262,8 +262,33 @@ def zeros_like(
     return make_sparse(None, idx, vals, self.shape, True)
 
 
+def zeros(
+    size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """``tc.zeros(*size, layout=tc.sparse_coo)`` (and ``tc.empty``, ``x.new_zeros`` and
+    ``x.new_empty`` of a sparse ``x``): a coalesced sparse tensor without entries whose dims
+    are all sparse, as PyTorch makes it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> z = tc.zeros(2, 3, layout=tc.sparse_coo)
+    >>> z.layout, z.sparse_dim(), z._nnz(), z.is_coalesced()
+    (tensorcore.sparse_coo, 2, 0, True)
+    """
+    if memory_format is not None:
+        raise RuntimeError("memory format option is only supported by strided tensors")
+    vals = tc.zeros(0, dtype=dtype, device=device)
+    idx = tc.zeros((len(size), 0), dtype=tc.int64, device=vals.device)
+    return make_sparse(None, idx, vals, tuple(size), True)
+
+
 def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
-    """``self`` (dense or sparse) at the coalesced indices of the sparse ``mask`` (in the
+    """``self`` (dense or sparse) at the indices of the sparse ``mask``, as they are (in the
     mask's layout and pattern for a compressed mask)."""
     if is_compressed(mask_):
         return compressed_kernels.sparse_mask(self, mask_)
@@ -274,12 +299,97 @@ def sparse_mask(self: Tensor, mask_: Tensor) -> Tensor:
             f"sparse_mask(): expected self and mask to have the same size, but got "
             f"{list(self.shape)} and {list(mask_.shape)}"
         )
-    res = mask(self, mask_)
-    if record(mask_).coalesced:
-        return res
-    # (coalesced in fact; flagged as the mask is, as PyTorch flags its result)
-    rec = record(res)
-    return make_sparse(None, rec.indices, rec.values, res.shape, False)
+    mrec = record(mask_)
+    if mrec.coalesced:
+        return mask(self, mask_)
+    # An uncoalesced mask: ``self`` at each of its index columns as they are (a repeated
+    # column repeats the value, which to_dense() then adds up), as PyTorch gives.
+    ns = ns_of(mask_)
+    idx = np_of(mrec.indices)
+    vals = gather(ns, self, idx, mask_.shape[: idx.shape[0]])
+    return make_sparse(ns, mrec.indices, ns.xp.ascontiguousarray(vals), mask_.shape, False)
+
+
+# ------------------------------------------------------------------ resizing
+_RESIZE_HINT = (
+    "You could try the following options:\n"
+    "1. If you need an empty sparse tensor of this size, call "
+    "`x = torch.sparse_coo_tensor(size)`.\n"
+    "2. If you need to resize this tensor, you have the following options:\n"
+    "    1. For both sparse and dense dimensions, keep the number of them constant and the "
+    "size of them non-shrinking, and then try the same call again.\n"
+    "    2. Or, create a new sparse tensor with the correct indices and values from this "
+    "sparse tensor."
+)
+
+
+def _resized(self: Tensor, size: Any, sparse_dim: int, dense_dim: int, clear: bool) -> None:
+    size = tuple(int(s) for s in size)
+    if sparse_dim + dense_dim != len(size):
+        raise RuntimeError(
+            f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim ({dense_dim}), "
+            f"but got {len(size)}"
+        )
+    rec = record(self)
+    old_sd = sparse_dim_of(self)
+    old_dd = self.ndim - old_sd
+    if clear or not int(rec.values.shape[0]):
+        vals = tc.zeros((0, *size[sparse_dim:]), dtype=self.dtype, device=self.device)
+        idx = tc.zeros((sparse_dim, 0), dtype=tc.int64, device=self.device)
+        rec.replace(record(make_sparse(None, idx, vals, size, True)))
+    else:
+        for what, old, new in (("sparse", old_sd, sparse_dim), ("dense", old_dd, dense_dim)):
+            if old != new:
+                raise RuntimeError(
+                    f"changing the number of {what} dimensions (from {old} to {new}) on a "
+                    f"non-empty sparse tensor is not supported.\n{_RESIZE_HINT}"
+                )
+        for what, part in (("sparse", slice(0, old_sd)), ("dense", slice(old_sd, None))):
+            before, after = list(self.shape[part]), list(size[part])
+            if any(n < o for o, n in zip(before, after, strict=True)):
+                raise RuntimeError(
+                    f"shrinking the size of {what} dimensions (from {before} to {after}) on a "
+                    f"non-empty sparse tensor is not supported.\n{_RESIZE_HINT}"
+                )
+        vals = rec.values
+        if tuple(vals.shape[1:]) != size[sparse_dim:]:
+            # Grown dense dims: the values padded with zeros.
+            grown = tc.zeros(
+                (vals.shape[0], *size[sparse_dim:]), dtype=vals.dtype, device=vals.device
+            )
+            grown[tuple(slice(0, n) for n in vals.shape)] = vals
+            vals = grown
+        rec.replace(record(make_sparse(None, rec.indices, vals, size, rec.coalesced)))
+    resize_storageless(self, size)
+
+
+def sparse_resize_(self: Tensor, size: Any, sparse_dim: int, dense_dim: int) -> Tensor:
+    """PyTorch's ``sparse_resize_``: a non-empty tensor keeps its numbers of sparse and dense
+    dims and may only grow (its entries stay); an empty one takes any size and dims."""
+    _resized(self, size, sparse_dim, dense_dim, clear=False)
+    return self
+
+
+def sparse_resize_and_clear_(self: Tensor, size: Any, sparse_dim: int, dense_dim: int) -> Tensor:
+    """PyTorch's ``sparse_resize_and_clear_``: every entry removed, then any size and dims."""
+    _resized(self, size, sparse_dim, dense_dim, clear=True)
+    return self
+
+
+def resize_as_sparse_(self: Tensor, the_template: Tensor) -> Tensor:
+    """``sparse_resize_`` to ``the_template``'s size and dims, where they differ (PyTorch's
+    ``resize_as_`` of two sparse tensors)."""
+    if not is_sparse(the_template):
+        raise RuntimeError("resize_as_sparse_(): expected the template to be a sparse tensor")
+    sd = sparse_dim_of(the_template)
+    if self.shape != the_template.shape or sparse_dim_of(self) != sd:
+        _resized(self, the_template.shape, sd, the_template.ndim - sd, clear=False)
+    return self
+
+
+def _coalesced_(self: Tensor, coalesced: bool) -> Tensor:
+    record(self).coalesced = bool(coalesced)
+    return self
 
 
 # ------------------------------------------------------------------ accessors
@@ -359,5 +469,13 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
     ("to_device", "*", "sparse_coo", to_device, False),
     ("copy_", "*", "sparse_coo", copy_, False),
     ("zeros_like", "*", "sparse_coo", zeros_like, False),
+    # (PyTorch's empty_like of a sparse tensor has no entries either)
+    ("empty_like", "*", "sparse_coo", zeros_like, False),
+    ("zeros", "*", "sparse_coo", zeros, True),
+    ("sparse_resize_", "*", "sparse_coo", sparse_resize_, False),
+    ("sparse_resize_and_clear_", "*", "sparse_coo", sparse_resize_and_clear_, False),
+    ("resize_as_sparse_", "*", "sparse_coo", resize_as_sparse_, False),
+    ("_coalesced_", "*", "sparse_coo", _coalesced_, False),
+    ("empty", "*", "sparse_coo", zeros, True),
     ("zero_", "*", "sparse_coo", zero_, False),
 ]

@@ -290,6 +290,15 @@ def _mm(c: Any, g: Any) -> tuple[Any, ...]:
     return _sampled(g, c.self, c.mat2)
 
 
+def _addmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """``beta * self + alpha * (mat1 @ mat2)`` with a sparse factor: ``beta * g`` for
+    ``self`` (the engine sums it to a broadcast ``self``'s shape, as for the core's rule) and
+    the product's gradients, scaled by ``alpha``."""
+    gs = (g * c.beta if c.beta != 1 else g) if c.needs(0) else None
+    g1, g2 = _sampled(g * c.alpha if c.alpha != 1 else g, c.mat1, c.mat2)
+    return gs, g1, g2
+
+
 def _matmul(c: Any, g: Any) -> tuple[Any, ...]:
     a, b = c.self, c.other
     if a.ndim == 2 and b.ndim == 2:
@@ -421,7 +430,9 @@ def _from_values(c: Any, g: Any) -> tuple[Any, ...]:
 
 
 def _sparse_mask(c: Any, g: Any) -> tuple[Any, ...]:
-    return (fit(mask(g, c.mask), c.self), None)
+    # (an uncoalesced mask reads ``self`` once per index column: its repeats count)
+    m = mask(g, c.mask) if record(c.mask).coalesced else g.sparse_mask(c.mask)
+    return (fit(m, c.self), None)
 
 
 def _identity(c: Any, g: Any) -> tuple[Any, ...]:
@@ -430,6 +441,8 @@ def _identity(c: Any, g: Any) -> tuple[Any, ...]:
 
 _ELEMENTWISE = [
     "abs",
+    "erf",
+    "conj",
     "sign",
     "sqrt",
     "sin",
@@ -560,6 +573,7 @@ RULES: list[tuple[str, str, str, Any]] = [
     ("unsqueeze", "sparse_coo", "self dim", _unsqueeze),
     ("cat", "sparse_coo", "tensors dim", _cat),
     ("mm", "sparse_coo", "self mat2", _mm),
+    ("addmm", "sparse_coo", "mat1 mat2 beta alpha", _addmm),
     ("matmul", "sparse_coo", "self other", _matmul),
     ("mv", "sparse_coo", "self vec", _mv),
     ("bmm", "sparse_coo", "self mat2", _bmm),

@@ -140,6 +140,34 @@ OPERATORS: list[tuple[str, str, str, dict[str, Any]]] = [
         _METHOD,
     ),
     (
+        "_coalesced_(Tensor(a!) self, bool coalesced) -> Tensor(a!)",
+        "inplace nondifferentiable",
+        "Sets whether the sparse ``self`` counts as coalesced (the indices are not checked).",
+        _METHOD,
+    ),
+    (
+        "sparse_resize_(Tensor(a!) self, int[] size, int sparse_dim, int dense_dim) -> Tensor(a!)",
+        "inplace nondifferentiable",
+        "Gives the sparse ``self`` the size ``size`` with ``sparse_dim`` sparse and ``dense_dim`` "
+        "dense dims (a non-empty one keeps its dims and may only grow).",
+        _METHOD,
+    ),
+    (
+        "sparse_resize_and_clear_(Tensor(a!) self, int[] size, int sparse_dim, int dense_dim) "
+        "-> Tensor(a!)",
+        "inplace nondifferentiable",
+        "Removes every entry of the sparse ``self``, then gives it the size ``size`` with "
+        "``sparse_dim`` sparse and ``dense_dim`` dense dims.",
+        _METHOD,
+    ),
+    (
+        "resize_as_sparse_(Tensor(a!) self, Tensor the_template) -> Tensor(a!)",
+        "inplace nondifferentiable",
+        "``sparse_resize_`` of the sparse ``self`` to the size and the sparse and dense dims of "
+        "the sparse ``the_template`` (what ``resize_as_`` does for two sparse tensors).",
+        {},
+    ),
+    (
         "is_coalesced(Tensor self) -> bool",
         "nondifferentiable",
         "Whether a sparse tensor's indices are sorted and unique.",

@@ -100,6 +100,10 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
         lambda: [sp(), dense(3, 2)],
     ),
     "mm dense @ sparse": (lambda d, x: d @ x, lambda: [dense(4, 2), sp()]),
+    "addmm bias, sparse @ dense": (
+        lambda b, x, d: tc.addmm(b, x, d, beta=0.5, alpha=2.0),
+        lambda: [dense(2), sp(), dense(3, 2)],
+    ),
     "mm sparse @ sparse": (lambda x, y: x @ y.t(), lambda: [sp(), sp()]),
     "matmul vector": (lambda x, v: x @ v, lambda: [sp(), dense(3)]),
     "mv": (lambda x, v: tc.mv(x, v), lambda: [sp(), dense(3)]),
@@ -158,10 +162,19 @@ def test_gradcheck_on_generated_patterns(parts: Any) -> None:
 def test_gradient_is_masked_to_the_pattern() -> None:
     x = sp()
     d = tc.ones(3, 4, dtype=F64)
-    (x @ d).sum().backward()
-    g = x.grad
+    (g,) = tc.autograd.grad((x @ d).sum(), x)
     assert g.is_sparse and g.is_coalesced()
     assert g.indices().tolist() == x.coalesce().indices().tolist()
+    # Stored as .grad, it is flagged uncoalesced: PyTorch's AccumulateGrad keeps a sparse
+    # gradient as a new tensor over its indices and values, without the flag.
+    (x @ d).sum().backward()
+    assert x.grad.is_sparse and not x.grad.is_coalesced()
+    np.testing.assert_array_equal(x.grad._indices().numpy(), g.indices().numpy())
+    # A second backward adds a gradient of the same pattern: summed entry by entry (PyTorch's
+    # merge of two equal index lists), so repeated steps do not grow nnz.
+    (x @ d).sum().backward()
+    assert x.grad._nnz() == g._nnz() and not x.grad.is_coalesced()
+    np.testing.assert_array_equal(x.grad.to_dense().numpy(), 2 * g.to_dense().numpy())
     # The dense gradient would be 4 everywhere; the masked one is 4 on the pattern only.
     assert g.to_dense().tolist() == [[0.0, 0.0, 4.0], [4.0, 0.0, 4.0]]
 

@@ -140,9 +140,9 @@ def test_dtype_device_requires_grad(device: str) -> None:
 @pytest.mark.parametrize(
     ("indices", "values", "size", "match"),
     [
-        ([[0, 5]], [1.0, 2.0], (3,), "inconsistent with indices: for dimension 0, size is 3"),
-        ([[0, -1]], [1.0, 2.0], (3,), "negative index -1 for dimension 0"),
-        ([[0, 1], [0, 2]], [1.0, 2.0], (2, 2), "for dimension 1, size is 2 but found index 2"),
+        ([[0, 5]], [1.0, 2.0], (3,), "inconsistent with indices: for dim 0, size is 3"),
+        ([[0, -1]], [1.0, 2.0], (3,), "negative index -1 for dim 0"),
+        ([[0, 1], [0, 2]], [1.0, 2.0], (2, 2), "for dim 1, size is 2 but found index 2"),
         ([0, 1], [1.0, 2.0], (3,), "indices must be sparse_dim x nnz"),
         ([[0, 1]], [1.0, 2.0, 3.0], (3,), "same nnz"),
         ([[0, 1]], [1.0, 2.0], (3, 3), "len\\(size\\) == sparse_dim \\+ dense_dim"),
@@ -320,3 +320,77 @@ def test_check_sparse_tensor_invariants_sets_the_default() -> None:
             build()
     finally:
         inv.enable()
+
+
+@pytest.mark.parametrize("layout", ["sparse_coo", "sparse_csr", "sparse_csc"])
+def test_factories_of_a_sparse_layout(device: str, layout: str) -> None:
+    # PyTorch's zeros/empty(layout=...), new_zeros/new_empty of a sparse tensor and
+    # empty_like: sparse, without entries; factories that would fill it refuse.
+    lay = getattr(tc, layout)
+    x = tc.tensor([[1.0, 0.0], [0.0, 2.0]], dtype=tc.float64, device=device).to_sparse(layout=lay)
+    made = {
+        "zeros": tc.zeros(2, 3, layout=lay, device=device),
+        "empty": tc.empty((2, 3), layout=lay, device=device),
+        "new_zeros": x.new_zeros(2, 3),
+        "new_empty": x.new_empty((2, 3)),
+        "new_zeros of empty_like": tc.empty_like(x).new_zeros(2, 3),
+    }
+    for name, z in made.items():
+        assert (z.layout, tuple(z.shape), z._nnz()) == (lay, (2, 3), 0), name
+        np.testing.assert_array_equal(z.to_dense().cpu().numpy(), np.zeros((2, 3)))
+    assert made["new_zeros"].dtype is tc.float64 and made["zeros"].dtype is tc.float32
+    assert tc.empty_like(x).layout is lay and tc.empty_like(x)._nnz() == 0
+    if layout == "sparse_coo":
+        assert made["zeros"].is_coalesced() and made["zeros"].sparse_dim() == 2
+    z = tc.zeros(2, 3, layout=lay, device=device, requires_grad=True)
+    assert z.requires_grad and z.is_leaf
+    with pytest.raises(NotImplementedError, match=r"layout=tensorcore\.sparse"):
+        x.new_ones(2, 3)
+    with pytest.raises(NotImplementedError, match=r"layout=tensorcore\.sparse"):
+        x.new_full((2, 3), 1.0)
+    with pytest.raises(NotImplementedError, match=r"layout=tensorcore\.sparse"):
+        tc.ones(2, 3, layout=lay)
+
+
+def test_sparse_resize(device: str) -> None:
+    d = np.array([[0.0, 1.0], [2.0, 0.0]])
+    x = tc.from_numpy(d).to(device).to_sparse()
+    # A non-empty tensor may grow, keeping its entries and its numbers of sparse/dense dims.
+    assert x.sparse_resize_((3, 4), 2, 0) is x
+    want = np.zeros((3, 4))
+    want[:2, :2] = d
+    assert tuple(x.shape) == (3, 4) and x._nnz() == 2
+    np.testing.assert_array_equal(as_np(x), want)
+    with pytest.raises(
+        RuntimeError, match=r"shrinking the size of sparse dimensions \(from \[3, 4\] to \[2, 4\]\)"
+    ):
+        x.sparse_resize_((2, 4), 2, 0)
+    with pytest.raises(
+        RuntimeError, match=r"changing the number of dense dimensions \(from 0 to 1\)"
+    ):
+        x.sparse_resize_((3, 4, 2), 2, 1)
+    with pytest.raises(
+        RuntimeError, match=r"must be sparse_dim \(2\) \+ dense_dim \(0\), but got 3"
+    ):
+        x.sparse_resize_((3, 4, 2), 2, 0)
+    # Cleared (or empty), any size and dims.
+    x.sparse_resize_and_clear_((2, 5, 3), 1, 2)
+    assert (tuple(x.shape), x.sparse_dim(), x.dense_dim(), x._nnz()) == ((2, 5, 3), 1, 2, 0)
+    # resize_as_ of two sparse tensors is resize_as_sparse_; the template's dims come along.
+    e = tc.zeros(1, 1, layout=tc.sparse_coo, device=device)
+    h = tc.sparse_coo_tensor([[0, 2]], [[1.0, 2.0], [3.0, 4.0]], (3, 2), device=device)
+    assert e.resize_as_(h) is e
+    assert (tuple(e.shape), e.sparse_dim(), e.dense_dim()) == ((3, 2), 1, 1)
+    y = tc.from_numpy(d).to(device).to_sparse()
+    with pytest.raises(
+        RuntimeError, match=r"changing the number of sparse dimensions \(from 2 to 1\)"
+    ):
+        y.resize_as_(h)
+    # A dense template: resize_, which a sparse tensor has not (PyTorch's error type).
+    with pytest.raises(NotImplementedError, match="resize_"):
+        y.resize_as_(tc.zeros(4, 4))
+    with pytest.raises(NotImplementedError, match="resize_"):
+        y.resize_(4, 4)
+    # _coalesced_ sets the flag, as PyTorch's.
+    u = tc.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,), device=device)
+    assert not u.is_coalesced() and u._coalesced_(True).is_coalesced()

@@ -40,8 +40,11 @@ def test_select(device: str, parts: Any, data: Any, coalesce: bool) -> None:
     sd = x.sparse_dim() - (1 if dim % x.ndim < x.sparse_dim() else 0)
     _sizes_ok(x, got, sd)
     np.testing.assert_allclose(as_np(got), np.take(d, i, axis=dim))
-    if sd and coalesce:  # a subset of sorted unique indices stays sorted and unique
-        assert got.is_coalesced()
+    if sd:  # flagged uncoalesced (PyTorch's flag); sorted and unique in fact when x was
+        assert not got.is_coalesced() or got._nnz() < 2
+        if coalesce:
+            idx = got._indices()
+            np.testing.assert_array_equal(idx.cpu().numpy(), got.coalesce()._indices().cpu())
 
 
 def test_indexing_with_ints_selects(device: str) -> None:
@@ -130,3 +133,44 @@ def test_cat_checks_its_operands(device: str) -> None:
         tc.cat([x, tc.eye(3, device=device).to_sparse(1)])
     with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
         tc.cat([x, tc.ones(2, 2, device=device).to_sparse()])
+
+
+def test_coalesced_flags_follow_pytorch(device: str) -> None:
+    # Which results PyTorch flags coalesced; the flag never claims what is false.
+    x = tc.sparse_coo_tensor(
+        [[0, 0, 1, 1], [0, 1, 0, 2], [1, 2, 0, 1]], [1.0, 2.0, 3.0, 4.0], (2, 3, 3), device=device
+    ).coalesce()
+    flags = {
+        "permute(0, 2, 1)": x.permute(0, 2, 1).is_coalesced(),  # first dim first, sorted
+        "permute(1, 0, 2)": x.permute(1, 0, 2).is_coalesced(),
+        "transpose(0, 0)": x.transpose(0, 0).is_coalesced(),
+        "transpose(0, 1)": x.transpose(0, 1).is_coalesced(),
+        "unsqueeze(0)": x.unsqueeze(0).is_coalesced(),
+        "unsqueeze(3)": x.unsqueeze(3).is_coalesced(),
+        "index_select": x.index_select(0, tc.tensor([0, 1], device=device)).is_coalesced(),
+        "narrow_copy": x.narrow_copy(0, 0, 2).is_coalesced(),
+        "cat of one": tc.cat([x]).is_coalesced(),
+        "sum(1)": tc.sparse.sum(x, 1).is_coalesced(),
+        "sum(1, keepdim=True)": x.sum(1, keepdim=True).is_coalesced(),
+        "neg": (-x).is_coalesced(),
+    }
+    assert flags == {
+        "permute(0, 2, 1)": True,
+        "permute(1, 0, 2)": False,
+        "transpose(0, 0)": True,
+        "transpose(0, 1)": False,
+        "unsqueeze(0)": False,
+        "unsqueeze(3)": False,
+        "index_select": False,
+        "narrow_copy": True,
+        "cat of one": False,
+        "sum(1)": True,
+        "sum(1, keepdim=True)": False,
+        "neg": True,
+    }
+    # PyTorch flags permute(0, 2, 1) coalesced even where the indices come out unsorted;
+    # here the flag stays true to the indices.
+    y = tc.sparse_coo_tensor([[0, 0], [0, 1], [1, 0]], [1.0, 2.0], (2, 2, 2), device=device)
+    p = y.coalesce().permute(0, 2, 1)
+    assert not p.is_coalesced()
+    np.testing.assert_array_equal(as_np(p.coalesce()), as_np(p))

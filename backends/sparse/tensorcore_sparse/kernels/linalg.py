@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorcore import Tensor
+from tensorcore.backend import ops
 
 from .._coo import (
     ArrayNamespace,
@@ -222,7 +223,8 @@ def hspmm(mat1: Tensor, mat2: Tensor, out: Any = None) -> Tensor:
     rows, block = _row_products(mat1, mat2, "hspmm")
     ns = ns_of(mat1)
     shape = (mat1.shape[0], mat2.shape[1])
-    return store(out, make_sparse(ns, rows[None], block, shape, True))
+    # (coalesced in fact; flagged uncoalesced, as PyTorch flags its result)
+    return store(out, make_sparse(ns, rows[None], block, shape, False))
 
 
 def smm(self: Tensor, mat2: Tensor) -> Tensor:
@@ -233,7 +235,30 @@ def smm(self: Tensor, mat2: Tensor) -> Tensor:
     xp = ns.xp
     p = block.shape[1]
     idx = xp.stack([xp.repeat(rows, p), xp.tile(xp.arange(p, dtype=xp.int64), rows.shape[0])])
-    return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), True)
+    return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), False)
+
+
+def addmm(
+    self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """``beta * self + alpha * (mat1 @ mat2)`` with a sparse factor and a dense ``self``
+    (``torch.addmm(bias, adjacency, features)``): dense, as PyTorch's."""
+    if is_sparse(self):
+        raise RuntimeError(
+            "addmm_sparse_dense: expected strided result tensor, got tensor with layout Sparse"
+        )
+    prod = mm(mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    # (beta = 0 ignores self, nan and inf included, as PyTorch's)
+    bias = ops.zeros_like(self) if beta == 0 else (self * beta if beta != 1 else self)
+    res = prod + bias
+    if tuple(res.shape) != tuple(prod.shape):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
+            f"({res.shape[-1]}) at non-singleton dimension 1"
+        )
+    return store(out, res)
 
 
 #: (operator, device type, layout, kernel, direct)
@@ -241,6 +266,7 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
     (op, device, "sparse_coo", fn, True)
     for device in DEVICE_TYPES
     for op, fn in (
+        ("addmm", addmm),
         ("mm", mm),
         ("matmul", matmul),
         ("mv", mv),

@@ -36,9 +36,20 @@ from .._xp import DEVICE_TYPES
 
 __all__ = ["KERNELS", "UNARY", "add_sparse"]
 
-#: Zero-preserving unary operators: (name, linear). Linear ones need no coalescing.
+#: Zero-preserving unary operators: (name, keeps). Those that keep an uncoalesced input
+#: uncoalesced are the ones PyTorch's keep so (``neg``, ``conj``: linear, applied to the stored
+#: values as they are); the others coalesce it first and give a coalesced result, and their
+#: in-place forms refuse an uncoalesced ``self`` (``sin_ requires coalesced input``), as
+#: PyTorch's do.
 UNARY: tuple[tuple[str, bool], ...] = (
     ("neg", True),
+    ("conj", True),
+    ("erf", False),
+    ("frac", False),
+    ("sgn", False),
+    ("square", False),
+    ("isposinf", False),
+    ("isneginf", False),
     ("abs", False),
     ("sign", False),
     ("sqrt", False),
@@ -49,8 +60,8 @@ UNARY: tuple[tuple[str, bool], ...] = (
     ("asinh", False),
     ("atanh", False),
     ("erfinv", False),
-    ("deg2rad", True),
-    ("rad2deg", True),
+    ("deg2rad", False),
+    ("rad2deg", False),
     ("signbit", False),
     ("sinh", False),
     ("tanh", False),
@@ -77,7 +88,7 @@ def _check_alpha(alpha: Any, dtype: tc.dtype) -> None:
 def _same_size(name: str, a: Tensor, b: Tensor) -> None:
     if a.shape != b.shape:
         raise RuntimeError(
-            f"{name}(): expected sparse tensors of the same size, but got {list(a.shape)} and "
+            f"{name}: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
             f"{list(b.shape)}"
         )
 
@@ -106,7 +117,13 @@ def add_sparse(a: Tensor, b: Tensor, coef: Any, dtype: tc.dtype) -> Tensor:
     va, vb = _values_as(a, dtype), _values_as(b, dtype)
     if coef != 1:
         vb = vb * xp.asarray(coef, dtype=va.dtype)
-    idx = xp.concatenate([np_of(ra.indices), np_of(rb.indices)], axis=1)
+    ia, ib = np_of(ra.indices), np_of(rb.indices)
+    if not (ra.coalesced and rb.coalesced) and ia.shape == ib.shape and bool(xp.all(ia == ib)):
+        # One pattern (a gradient accumulated into itself): PyTorch's merge of the two index
+        # lists pairs every entry with its twin, so the entries stay as they are, summed.
+        vals = va + vb.astype(va.dtype, copy=False)
+        return make_sparse(ns, ra.indices, vals, a.shape, False)
+    idx = xp.concatenate([ia, ib], axis=1)
     vals = xp.concatenate([va, vb.astype(va.dtype, copy=False)], axis=0)
     if ra.coalesced and rb.coalesced:
         idx, vals = coalesce_arrays(ns, idx, vals, a.shape[: idx.shape[0]])
@@ -201,7 +218,9 @@ def _mul_sparse(a: Tensor, b: Tensor, dtype: tc.dtype) -> Tensor:
     else:
         pa = pb = xp.zeros(0, dtype=xp.int64)
     va, vb = _values_as(ac, dtype), _values_as(bc, dtype)
-    return make_sparse(ns, ia[:, pa], va[pa] * vb[pb], a.shape, True)
+    # (coalesced in fact; flagged so only when both operands were, as PyTorch flags it)
+    flag = record(a).coalesced and record(b).coalesced
+    return make_sparse(ns, ia[:, pa], va[pa] * vb[pb], a.shape, flag)
 
 
 def _mul_dense(s: Tensor, d: Tensor, dtype: tc.dtype) -> Tensor:
@@ -282,6 +301,8 @@ def _unary(name: str, linear: bool) -> Callable[..., Any]:
     names = op_parameters(name)[1:]
 
     def kernel(self: Tensor, *args: Any, out: Any = None) -> Tensor:
+        if out is self and not linear and not record(self).coalesced:
+            raise RuntimeError(f"{name}_ requires coalesced input")
         x = self if linear else coalesce(self)
         kwargs = dict(zip(names, args, strict=True))
         return store(out, _scale(x, lambda v: fn(v, **kwargs)))
@@ -290,11 +311,17 @@ def _unary(name: str, linear: bool) -> Callable[..., Any]:
     return kernel
 
 
+def floor_divide(self: Any, other: Any, out: Any = None) -> Tensor:
+    """``sparse // scalar``: ``div(..., rounding_mode="floor")`` (zero stays zero)."""
+    return div(self, other, rounding_mode="floor", out=out)
+
+
 _FUNCTIONS: list[tuple[str, Callable[..., Any]]] = [
     ("add", _add("add", 1)),
     ("sub", _add("sub", -1)),
     ("mul", mul),
     ("div", div),
+    ("floor_divide", floor_divide),
     ("pow", pow),
     *((name, _unary(name, lin)) for name, lin in UNARY),
 ]

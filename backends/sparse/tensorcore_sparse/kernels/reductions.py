@@ -42,7 +42,8 @@ def sum(
     dtype: tc.dtype | None = None,
     out: Any = None,
 ) -> Tensor:
-    """Sum over ``dim``: dense when every sparse dim is reduced, else sparse (coalesced)."""
+    """Sum over ``dim``: dense when every sparse dim is reduced, else sparse (coalesced;
+    flagged so without ``keepdim``, as PyTorch flags it)."""
     nd = self.ndim
     dims = normalize_dims(dim, nd)
     res = _sum_dtype(self, dtype)
@@ -76,7 +77,8 @@ def sum(
     for d in sorted(red_dense):
         new_vals = xp.expand_dims(new_vals, d)
     shape = tuple(1 if i in dims else s for i, s in enumerate(self.shape))
-    return store(out, make_sparse(ns, full, xp.ascontiguousarray(new_vals), shape, True))
+    # (coalesced in fact; PyTorch flags a keepdim result uncoalesced)
+    return store(out, make_sparse(ns, full, xp.ascontiguousarray(new_vals), shape, False))
 
 
 def _groups(ns: ArrayNamespace, idx: Any, d: int, sizes: tuple[int, ...]) -> tuple[Any, ...]:

@@ -16,7 +16,7 @@ from tensorcore import Tensor
 from tensorcore import promote_types as tc_promote
 from tensorcore.backend import wrap_dim
 
-from .._coo import is_sparse, make_sparse, np_of, ns_of, record, sparse_dim, store
+from .._coo import is_sparse, keys_of, make_sparse, np_of, ns_of, record, sparse_dim, store
 from .._xp import DEVICE_TYPES
 
 __all__ = ["KERNELS", "in_range", "selected_entries", "wrapped_picks"]
@@ -48,7 +48,8 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def permute(self: Tensor, dims: Any) -> Tensor:
-    """Reorder the dims; sparse dims stay among the leading ones."""
+    """Reorder the dims; sparse dims stay among the leading ones. Coalesced where ``self``
+    is, the first dim stays first and the indices are in fact sorted."""
     nd = self.ndim
     order = [wrap_dim(d, nd) for d in dims]
     if sorted(order) != list(range(nd)):
@@ -57,10 +58,17 @@ def permute(self: Tensor, dims: Any) -> Tensor:
     if sorted(order[:sd]) != list(range(sd)):
         raise RuntimeError("permute(): a sparse tensor's sparse dims must stay in front")
     rec = record(self)
+    ns = ns_of(self)
     idx = np_of(rec.indices)[order[:sd]]
     vals = rec.values.permute([0] + [d - sd + 1 for d in order[sd:]])
-    coalesced = rec.coalesced and order[:sd] == list(range(sd))
-    return make_sparse(ns_of(self), idx, vals, tuple(self.shape[d] for d in order), coalesced)
+    shape = tuple(self.shape[d] for d in order)
+    # PyTorch keeps the flag where the first dim stays first; it flags some unsorted results
+    # coalesced that way (permute(0, 2, 1)), so the order is checked there.
+    coalesced = rec.coalesced and order[0] == 0
+    if coalesced and order[:sd] != list(range(sd)) and idx.shape[1] > 1:
+        (keys,) = keys_of(ns, idx, sizes=shape[:sd])
+        coalesced = bool((keys[1:] > keys[:-1]).all())
+    return make_sparse(ns, idx, vals, shape, coalesced)
 
 
 def index_select(self: Tensor, dim: int, index: Tensor, out: Any = None) -> Tensor:
@@ -82,7 +90,7 @@ def index_select(self: Tensor, dim: int, index: Tensor, out: Any = None) -> Tens
     pick = wrapped_picks(self, d, index)
     if d >= sd:
         vals = rec.values.index_select(d - sd + 1, ns.wrap(pick))
-        return store(out, make_sparse(None, rec.indices, vals, tuple(shape), rec.coalesced))
+        return store(out, make_sparse(None, rec.indices, vals, tuple(shape), False))
     idx = np_of(rec.indices)
     entry, position = selected_entries(ns, pick, idx[d])
     new_idx = idx[:, entry]
@@ -126,7 +134,8 @@ def selected_entries(ns: Any, pick: Any, coord: Any) -> tuple[Any, Any]:
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
     """A new dim of size 1: a sparse dim (a row of zeros in the indices) where ``dim`` is
-    among the sparse dims or just after them, else a dense dim of the values."""
+    among the sparse dims or just after them, else a dense dim of the values. Flagged
+    uncoalesced, as PyTorch flags it."""
     nd = self.ndim
     d = wrap_dim(dim, nd + 1)
     rec = record(self)
@@ -134,13 +143,13 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
     shape = (*self.shape[:d], 1, *self.shape[d:])
     if d > sd:
         vals = rec.values.unsqueeze(d - sd + 1)
-        return make_sparse(None, rec.indices, vals, shape, rec.coalesced)
+        return make_sparse(None, rec.indices, vals, shape, False)
     ns = ns_of(self)
     xp = ns.xp
     idx = np_of(rec.indices)
     zero = xp.zeros((1, idx.shape[1]), dtype=idx.dtype)
     new_idx = xp.concatenate([idx[:d], zero, idx[d:]])
-    return make_sparse(ns, new_idx, rec.values, shape, rec.coalesced)
+    return make_sparse(ns, new_idx, rec.values, shape, False)
 
 
 def select(self: Tensor, dim: int, index: int) -> Tensor:
@@ -161,7 +170,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     shape = (*self.shape[:d], *self.shape[d + 1 :])
     if d >= sd:
         vals = rec.values.select(d - sd + 1, i)
-        return make_sparse(None, rec.indices, vals, shape, rec.coalesced)
+        return make_sparse(None, rec.indices, vals, shape, False)
     ns = ns_of(self)
     xp = ns.xp
     idx = np_of(rec.indices)
@@ -170,7 +179,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     if sd == 1:
         return vals.sum(0)
     keep = [r for r in range(sd) if r != d]
-    return make_sparse(ns, idx[keep][:, entry], vals, shape, rec.coalesced)
+    return make_sparse(ns, idx[keep][:, entry], vals, shape, False)
 
 
 def in_range(self: Tensor, dim: int, start: int, length: int) -> tuple[int, int]:
@@ -269,8 +278,7 @@ def cat(tensors: Any, dim: int = 0, out: Any = None) -> Tensor:
         val_parts.append(vals)
         offset += t.shape[d]
     new_idx = xp.concatenate(idx_parts, axis=1)
-    coalesced = len(ts) == 1 and record(first).coalesced
-    res = make_sparse(ns, new_idx, xp.concatenate(val_parts), tuple(shape), coalesced)
+    res = make_sparse(ns, new_idx, xp.concatenate(val_parts), tuple(shape), False)
     return store(out, res)
 
 
