@@ -237,7 +237,6 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         _ACCEPTED + "PyTorch's result requires grad but its backward raises (no derivative)",
     ),
     ("chalf", "*", "missing", "*", "gap: no complex32 dtype"),
-    ("alias_copy", "*", "missing", "*", "gap: no alias/alias_copy"),
     ("_softmax_backward_data", "*", "tc-raises", "*", "gap: ATen's internal 4-argument form"),
     *[
         (
