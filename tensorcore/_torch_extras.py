@@ -90,8 +90,8 @@ for _name, _doc in [
 
 @_public
 def fill(input: Tensor, value: Any) -> Tensor:
-    """A tensor like ``input`` filled with ``value`` (differentiable in ``value`` when it is
-    a 0-d tensor).
+    """A tensor like ``input`` filled with ``value``: differentiable in ``value`` when it is
+    a 0-d tensor, and in ``input`` (a zero gradient), as PyTorch's ``fill`` records both.
 
     Examples
     --------
@@ -99,12 +99,17 @@ def fill(input: Tensor, value: Any) -> Tensor:
     >>> tc.fill(tc.zeros(2), 3.0)
     tensor([3., 3.])
     """
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(
+            "fill only supports 0-dimension value tensor but got tensor with "
+            f"{value.ndim} dimensions."
+        )
+    if grad_mode.is_grad_enabled() and (
+        input._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+    ):
+        # (a fill of every element that autograd records: input's gradient is zero there)
+        return ops.masked_fill(input, ops.ones_like(input, dtype=dt.bool_), value)
     if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(
-                "fill only supports 0-dimension value tensor but got tensor with "
-                f"{value.ndim} dimensions."
-            )
         return ops.zeros_like(input) + value.to(input.dtype)
     return ops.full_like(input, value)
 
