@@ -88,3 +88,29 @@ def test_batch_norm_refusals(device: str) -> None:
         F.batch_norm(tc.ones(3, device=device), None, None, training=True)
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         F.batch_norm(tc.ones(1, 3, device=device), None, None, training=True)
+
+
+@pytest.mark.parametrize("dtype", [tc.int32, tc.float64])
+def test_tensordot_broadcasts_a_unit_contracted_dim_in_the_operands_dtype(
+    dtype: tc.dtype, device: str
+) -> None:
+    # A contracted dim of size 1 against n sums the other side over it (PyTorch's rule; NumPy
+    # needs the sum spelled out), and an integer operand stays in its dtype.
+    a = np.array([[[3]]])
+    b = np.arange(1, 5).reshape(2, 1, 2)
+    got = tc.tensordot(
+        tc.tensor(a, device=device).to(dtype), tc.tensor(b, device=device).to(dtype),
+        dims=[[0, 1], [2, 0]],
+    )  # fmt: skip
+    want = np.tensordot(a, b.sum(axis=(0, 2), keepdims=True), axes=[[0, 1], [2, 0]])
+    assert got.dtype == dtype and got.cpu().numpy().tolist() == want.tolist()
+
+
+def test_tensordot_out(device: str) -> None:
+    a = np.arange(8.0).reshape(2, 2, 2)
+    out = tc.empty(0, dtype=tc.float64, device=device)
+    x = tc.tensor(a, device=device)
+    assert tc.tensordot(x, x, dims=2, out=out) is out
+    np.testing.assert_array_equal(out.cpu().numpy(), np.tensordot(a, a, axes=2))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype double"):
+        tc.tensordot(x, x, dims=2, out=tc.empty(0, device=device))
