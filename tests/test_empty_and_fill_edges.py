@@ -114,3 +114,28 @@ def test_tensordot_out(device: str) -> None:
     np.testing.assert_array_equal(out.cpu().numpy(), np.tensordot(a, a, axes=2))
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype double"):
         tc.tensordot(x, x, dims=2, out=tc.empty(0, device=device))
+
+
+def test_complex_convolutions_against_numpy_and_finite_differences(device: str) -> None:
+    rng = np.random.default_rng(0)
+
+    def cplx(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    x, w, b = cplx(2, 2, 7), cplx(3, 2, 3), cplx(3)
+    got = F.conv1d(*(tc.tensor(a, device=device) for a in (x, w, b)), padding=1)
+    win = np.lib.stride_tricks.sliding_window_view(np.pad(x, ((0, 0), (0, 0), (1, 1))), 3, 2)
+    want = np.einsum("ncik,ock->noi", win, w) + b[:, None]
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12, atol=1e-12)
+    # a transposed convolution scatters each input element times the kernel
+    wt = cplx(2, 3, 3)
+    got = F.conv_transpose1d(tc.tensor(x, device=device), tc.tensor(wt, device=device), stride=2)
+    want = np.zeros((2, 3, 15), complex)
+    for i in range(7):
+        want[:, :, 2 * i : 2 * i + 3] += np.einsum("nc,cok->nok", x[:, :, i], wt)
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12, atol=1e-12)
+    xs, ws = (
+        tc.tensor(cplx(1, 2, 4, 4), device=device, requires_grad=True),
+        tc.tensor(cplx(2, 2, 2, 2), device=device, requires_grad=True),
+    )
+    assert gradcheck(lambda a, k: F.conv2d(a, k, stride=2), (xs, ws))

@@ -197,7 +197,6 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         "out[[]1]*",
         _ACCEPTED + "the saved statistics stay float32",
     ),
-    ("nn.functional.conv*", "complex64", "tc-raises", "*", "gap: complex convolutions"),
     (
         "__rpow__",
         "int64",
