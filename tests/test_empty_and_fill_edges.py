@@ -139,3 +139,17 @@ def test_complex_convolutions_against_numpy_and_finite_differences(device: str) 
         tc.tensor(cplx(2, 2, 2, 2), device=device, requires_grad=True),
     )
     assert gradcheck(lambda a, k: F.conv2d(a, k, stride=2), (xs, ws))
+
+
+def test_masked_fill_checks_a_tensor_value_as_a_number(device: str) -> None:
+    # A 0-d value of another dtype is converted as the number it holds: one that self's
+    # dtype cannot hold is refused (it wrapped to -2**63 before), as for a Python number.
+    x = tc.ones(3, dtype=tc.int8, device=device)
+    m = tc.tensor([True, False, True], device=device)
+    for bad in (tc.tensor(2.0**70), tc.tensor(300), tc.tensor(float("nan"))):
+        with pytest.raises(RuntimeError, match="cannot be converted to type int8 without overflow"):
+            x.masked_fill(m, bad.to(device))
+    got = x.masked_fill(m, tc.tensor(3.5, device=device))
+    assert got.tolist() == np.where([True, False, True], np.int8(3.5), 1).tolist()
+    with pytest.raises(RuntimeError, match="to type float32 without overflow"):
+        tc.ones(2, device=device).masked_fill(m[:2], tc.tensor(1e300, dtype=tc.float64))
