@@ -4,6 +4,8 @@ NumPy and finite differences (gradcheck) are the oracles."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -153,3 +155,20 @@ def test_masked_fill_checks_a_tensor_value_as_a_number(device: str) -> None:
     assert got.tolist() == np.where([True, False, True], np.int8(3.5), 1).tolist()
     with pytest.raises(RuntimeError, match="to type float32 without overflow"):
         tc.ones(2, device=device).masked_fill(m[:2], tc.tensor(1e300, dtype=tc.float64))
+
+
+@pytest.mark.parametrize(
+    ("pool", "shape"),
+    [
+        (F.max_pool2d, (0, 2, 10)),
+        (F.max_pool2d, (1, 0, 2, 10)),
+        (F.avg_pool2d, (2, 3, 0, 4)),
+        (F.max_pool3d, (0, 1, 2, 10)),
+        (F.avg_pool3d, (0, 1, 2, 10)),
+    ],
+)
+def test_pools_refuse_an_empty_non_batch_dim(pool: Any, shape: tuple, device: str) -> None:
+    with pytest.raises(RuntimeError, match="with optional 0 dim batch size"):
+        pool(tc.ones(*shape, device=device), 1)
+    # an empty batch is fine
+    assert F.max_pool2d(tc.ones(0, 1, 2, 10, device=device), 1).shape == (0, 1, 2, 10)

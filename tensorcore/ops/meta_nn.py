@@ -306,6 +306,11 @@ def _pool_geometry(
         raise RuntimeError(
             f"{fn}(): expected a 4-D input (N, C, H, W), but got input of size {list(shape)}"
         )
+    if 0 in shape[1:]:  # (PyTorch's pools take an empty batch only)
+        raise RuntimeError(
+            f"{fn}(): Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+            f"input, but got:{list(shape)}"
+        )
     k = _expand(fn, "kernel_size", kernel_size, 2, 1)
     st = _expand(fn, "stride", stride, 2, 1) if len(stride) else k
     pad = _expand(fn, "padding", padding, 2, 0)
