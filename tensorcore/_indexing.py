@@ -128,7 +128,7 @@ def _apply_index(
                 out = _select(out, d, int(t.item()))
             else:
                 if t._dtype is dt.bool_:
-                    _check_mask(out, d, t)
+                    t = _check_mask(out, d, t)
                 adv[d] = t
                 d += t.ndim if t._dtype is dt.bool_ and t.ndim > 1 else 1
         elif isinstance(x, (str, bytes)):
@@ -155,14 +155,24 @@ def _apply_index(
     return out, indices
 
 
-def _check_mask(out: Tensor, d: int, mask: Tensor) -> None:
-    """A boolean mask indexing ``out`` from dim ``d`` must have the shape of those dims."""
+def _check_mask(out: Tensor, d: int, mask: Tensor) -> Tensor:
+    """A boolean mask indexing ``out`` from dim ``d`` must have the shape of those dims; a
+    mask dim of size 0 selects nothing from a dim of any size (the array API standard's rule,
+    where PyTorch refuses it), so such a mask is replaced by an all-False one of the indexed
+    dims' shape."""
+    empty = False
     for j, n in enumerate(mask._shape):
         if d + j < out.ndim and out._shape[d + j] != n:
+            if n == 0:
+                empty = True
+                continue
             raise IndexError(
                 f"The shape of the mask {list(mask._shape)} at index {j} does not match the "
                 f"shape of the indexed tensor {list(out._shape)} at index {d + j}"
             )
+    if empty and d + mask.ndim <= out.ndim:
+        return mask.new_zeros(out._shape[d : d + mask.ndim])
+    return mask
 
 
 def _slice(out: Tensor, d: int, start: Any, stop: Any, step: int) -> Tensor:

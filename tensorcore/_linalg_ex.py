@@ -11,6 +11,7 @@ from . import dtypes as dt
 from . import return_types as rt
 from ._tensor import Tensor
 from .ops import functions as ops
+from .ops._out import write_out
 from .ops._validate import checked
 
 __all__ = ["householder_product", "inv_ex", "solve_ex"]
@@ -110,12 +111,12 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     return rt.linalg_solve_ex(result, info)
 
 
-@checked("householder_product(Tensor A, Tensor tau) -> Tensor")
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+@checked("householder_product(Tensor A, Tensor tau, *, Tensor? out=None) -> Tensor")
+def householder_product(A: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
     """The first ``n`` columns of the product ``H_1 ... H_k`` of Householder reflectors
     ``H_i = I - tau_i v_i v_i^H``, ``v_i`` the ``i``-th column of ``A`` (``(*, m, n)``)
     below its diagonal with a 1 on it (LAPACK's ``orgqr``); ``tau`` is ``(*, k)``, ``k <= n``.
-    Differentiable.
+    Differentiable (in ``A`` and ``tau``, also where there is no reflector: ``k = 0``).
 
     Examples
     --------
@@ -161,4 +162,9 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         v = ops.where(rows > i, col, ops.where(rows == i, 1.0, 0.0).to(A.dtype))
         t = tau[..., i].reshape(*batch, 1, 1)
         q = q - t * (v @ (v.mH @ q))
-    return q[..., :, :n]
+    if k == 0:
+        # No reflector: the identity's columns, as a fresh tensor that is still a function of
+        # A and tau for autograd (their gradient is zero), as PyTorch records it.
+        q = q + (A[..., :0, :0].sum() + tau[..., :0].sum())
+    q = q[..., :, :n]
+    return q if out is None else write_out("", q, out)

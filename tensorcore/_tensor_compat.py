@@ -280,6 +280,8 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
         raise RuntimeError(
             f"size {{{list(shape)}}} is not expandable to size {{{list(self._shape)}}}."
         )
+    if not shape:  # (PyTorch's sum_to: an empty size sums everything, a 0-d tensor too)
+        return ops.sum(self)
     out = self
     if lead:
         out = ops.sum(out, tuple(range(lead)))

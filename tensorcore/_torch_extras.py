@@ -25,7 +25,9 @@ from typing import Any
 from . import _tensor_compat
 from . import dtypes as dt
 from ._tensor import Tensor, torch_name
+from .autograd import grad_mode
 from .ops import functions as ops
+from .ops._out import write_out
 from .ops._validate import checked
 
 __all__: list[str] = []  # filled by _public below
@@ -88,8 +90,8 @@ for _name, _doc in [
 
 @_public
 def fill(input: Tensor, value: Any) -> Tensor:
-    """A tensor like ``input`` filled with ``value`` (differentiable in ``value`` when it is
-    a 0-d tensor).
+    """A tensor like ``input`` filled with ``value``: differentiable in ``value`` when it is
+    a 0-d tensor, and in ``input`` (a zero gradient), as PyTorch's ``fill`` records both.
 
     Examples
     --------
@@ -97,12 +99,17 @@ def fill(input: Tensor, value: Any) -> Tensor:
     >>> tc.fill(tc.zeros(2), 3.0)
     tensor([3., 3.])
     """
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(
+            "fill only supports 0-dimension value tensor but got tensor with "
+            f"{value.ndim} dimensions."
+        )
+    if grad_mode.is_grad_enabled() and (
+        input._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+    ):
+        # (a fill of every element that autograd records: input's gradient is zero there)
+        return ops.masked_fill(input, ops.ones_like(input, dtype=dt.bool_), value)
     if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(
-                "fill only supports 0-dimension value tensor but got tensor with "
-                f"{value.ndim} dimensions."
-            )
         return ops.zeros_like(input) + value.to(input.dtype)
     return ops.full_like(input, value)
 
@@ -842,11 +849,29 @@ def _views_copy() -> None:
 def _copy_of(view: str) -> Callable[..., Any]:
     name = f"{view}_copy"
 
-    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    def fn(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is not None:
+            # PyTorch's generated ``*_copy.out``: the copy, then written into ``out`` (of the
+            # result's dtype, resized like any out=); not recorded by autograd, and the
+            # list-returning views (unbind, split) fill a list of as many tensors and return
+            # None.
+            with grad_mode.no_grad():
+                result = fn(input, *args, **kwargs)
+            if not isinstance(result, list):
+                return write_out(name, result, out, exact="exact")
+            if not isinstance(out, (list, tuple)) or len(out) != len(result):
+                got = len(out) if isinstance(out, (list, tuple)) else type(out).__name__
+                raise RuntimeError(
+                    f"{name}(): expected an out= argument of size {len(result)}, got size {got}"
+                )
+            write_out(name, tuple(result), tuple(out), exact="exact")
+            return None
         if view == "slice":
             dim, start, end, step = (list(args) + [0, None, None, 1][len(args) :])[:4]
             out = input[(slice(None),) * (dim % max(input.ndim, 1)) + (slice(start, end, step),)]
-        elif view in ("view_as_real", "view_as_complex", "alias"):
+        elif view == "alias":  # (an alias is the whole tensor, as it is)
+            out = input
+        elif view in ("view_as_real", "view_as_complex"):
             out = getattr(ops, view)(input, *args, **kwargs)
         else:
             out = getattr(input, view)(*args, **kwargs)
@@ -855,7 +880,15 @@ def _copy_of(view: str) -> Callable[..., Any]:
         return out.clone(memory_format=_contiguous())
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"A copy of ``input.{view}(...)`` (the view's values, in new memory)."
+    fn.__doc__ = (
+        f"A copy of ``input.{view}(...)`` (the view's values, in new memory); ``out=`` takes "
+        "a tensor of the result's dtype"
+        + (
+            " (a list of as many, for a list)."
+            if view in ("unbind", "split", "split_with_sizes")
+            else "."
+        )
+    )
     return fn
 
 

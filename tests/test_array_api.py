@@ -705,3 +705,32 @@ def test_sign_remainder_and_expm1_zeros_follow_the_standard(device: str) -> None
     z = tc.tensor([complex(-0.0, 0.0), complex(0.0, 0.0)], dtype=tc.complex128, device=device)
     got = xp.expm1(z).cpu().numpy()
     assert not np.signbit(got.real).any() and not np.signbit(got.imag).any()
+
+
+def test_complex_tanh_follows_the_standard_at_an_infinite_real_part(device: str) -> None:
+    # The standard: tanh(+inf + bj) is 1 + 0j for a finite b > 0 (and, by tanh(conj(z)) =
+    # conj(tanh(z)) and oddness, +-1 with the sign of b); C99's ctanh (PyTorch's, NumPy's)
+    # gives the sign of sin(2b), -0 for b = 2e120.
+    inf = math.inf
+    z = [complex(inf, 2e120), complex(inf, -2e120), complex(-inf, 2e120), complex(-inf, -3.0),
+         complex(inf, 0.0), complex(0.5, -1.0)]  # fmt: skip
+    x = tc.tensor(z, dtype=tc.complex128, device=device)
+    got = xp.tanh(x).cpu().numpy()
+    assert list(got.real[:5]) == [1.0, 1.0, -1.0, -1.0, 1.0]
+    assert list(got.imag[:5]) == [0.0] * 5
+    assert list(np.signbit(got.imag[:5])) == [False, True, False, True, False]
+    np.testing.assert_allclose(got[5], np.tanh(z[5]), rtol=1e-15)
+    real = tc.tensor([inf, -0.5], device=device)
+    assert xp.tanh(real).tolist() == tc.tanh(real).tolist() == [1.0, tc.tanh(real)[1].item()]
+
+
+def test_a_zero_sized_mask_dim_selects_nothing(device: str) -> None:
+    # The standard: a mask dim must equal the indexed dim's size "or be 0" (PyTorch raises).
+    x = xp.reshape(xp.arange(12.0, device=device), (3, 4))
+    assert x[xp.zeros((3, 0), dtype=xp.bool, device=device)].shape == (0,)
+    assert x[xp.zeros((0,), dtype=xp.bool, device=device)].shape == (0, 4)
+    assert xp.zeros((0, 1), device=device)[xp.zeros((0, 0), dtype=xp.bool)].shape == (0,)
+    x[xp.zeros((0, 4), dtype=xp.bool, device=device)] = -1.0
+    assert float(xp.sum(x)) == 66.0
+    with pytest.raises(IndexError, match="shape of the mask"):
+        x[xp.zeros((2, 4), dtype=xp.bool, device=device)]

@@ -35,7 +35,6 @@ sinh = _tc.sinh
 sqrt = _tc.sqrt
 square = _tc.square
 tan = _tc.tan
-tanh = _tc.tanh
 trunc = _tc.trunc
 bitwise_invert = _tc.bitwise_not
 
@@ -67,6 +66,21 @@ def expm1(x: Any, /) -> Any:
     )
     real = _tc.where((re == 0) & (im == 0), _tc.zeros_like(re), real)  # +0, not -0
     imag = _tc.where(im == 0, im, _tc.where(to_minus_one, _tc.zeros_like(im), out.imag))
+    return _tc.complex(real, imag)
+
+
+def tanh(x: Any, /) -> Any:
+    """The hyperbolic tangent; for complex input with the standard's special case at an
+    infinite real part and a finite imaginary part ``b``: ``+-1 + 0j`` with the sign of ``b``
+    (``tanh(inf + 2j)`` is ``1 + 0j``), where PyTorch's and NumPy's kernels give the sign of
+    ``sin(2b)``."""
+    out = _tc.tanh(x)
+    if x._dtype._category != _dt.COMPLEX:
+        return out
+    re, im = x.real, x.imag
+    at_inf = _tc.isinf(re) & _tc.isfinite(im)
+    real = _tc.where(at_inf, _tc.sign(re), out.real)
+    imag = _tc.where(at_inf, _tc.copysign(_tc.zeros_like(im), im), out.imag)
     return _tc.complex(real, imag)
 
 
@@ -188,4 +202,4 @@ logaddexp = _binary("logaddexp", _tc.logaddexp, "``log(exp(x1) + exp(x2))``, sta
 nextafter = _binary("nextafter", _tc.nextafter, "The next float after ``x1`` towards ``x2``.")
 
 
-checked_arrays(globals(), "real imag positive round clip sign")
+checked_arrays(globals(), "real imag positive round clip sign tanh")

@@ -101,8 +101,25 @@ def _conv(
         p = pad_lo
     else:
         p = _tuple(padding, nd, "padding")
-    out = ops.convolution(x, weight, bias, st, p, dil, False, (0,), groups)
+    out = _convolution(x, weight, bias, st, p, dil, False, (0,), groups)
     return out.squeeze(0) if unbatched else out
+
+
+def _convolution(x: Tensor, weight: Tensor, bias: Tensor | None, *geometry: Any) -> Tensor:
+    """The ``convolution`` operator; complex operands (of one dtype) through three real
+    convolutions, as PyTorch computes them (Gauss's product: with ``a = conv(xr, wr)``,
+    ``b = conv(xi, wi)``, ``c = conv(xr + xi, wr + wi)``, the result is ``a - b + (c - a - b)j``),
+    so that their gradients follow from the real ones."""
+    if x._dtype._category != dt.COMPLEX or weight._dtype is not x._dtype:
+        return ops.convolution(x, weight, bias, *geometry)
+    xr, xi, wr, wi = x.real, x.imag, weight.real, weight.imag
+    a = ops.convolution(xr, wr, None, *geometry)
+    b = ops.convolution(xi, wi, None, *geometry)
+    c = ops.convolution(xr + xi, wr + wi, None, *geometry)
+    out = ops.complex(a - b, c - a - b)
+    if bias is not None:
+        out = out + bias.reshape(-1, *([1] * (out.ndim - 2)))
+    return out
 
 
 @checked(
@@ -179,7 +196,7 @@ def _conv_transpose(
     dilation: Any,
 ) -> Tensor:
     x, unbatched = _batched(input, nd, fn)
-    out = ops.convolution(
+    out = _convolution(
         x,
         weight,
         bias,

@@ -885,8 +885,19 @@ def batch_norm(
     >>> rm, rv
     (tensor([0.2000]), tensor([1.1000]))
     """
+    if training and input.shape[0] * math.prod(input.shape[2:]) == 1:  # (PyTorch's check)
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {input.shape}"
+        )
+    if input.numel() == 0:
+        # (PyTorch's: an empty input, 1-D too, gives an empty copy of itself, differentiable,
+        # and leaves the running statistics as they are)
+        return input.clone()
     if input.ndim < 2:
-        raise ValueError(f"batch_norm(): expected 2D or more input (got {input.ndim}D input)")
+        raise IndexError(
+            f"batch_norm(): Dimension out of range (expected to be in range of [-1, 0], but got "
+            f"1): the input must have a channel dim (got {input.ndim}D input)"
+        )
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):  # fmt: skip

@@ -400,10 +400,11 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     for x, y in zip(da, db, strict=True):
         # A contracted dim of size 1 on one side broadcasts: the other side is summed over
         # it first (PyTorch's rule).
+        # (in the operands' dtype: an integer sum would widen to int64)
         if a._shape[x] != b._shape[y] and a._shape[x] == 1:
-            b = b.sum(y, keepdim=True)
+            b = b.sum(y, keepdim=True, dtype=b._dtype)
         elif a._shape[x] != b._shape[y] and b._shape[y] == 1:
-            a = a.sum(x, keepdim=True)
+            a = a.sum(x, keepdim=True, dtype=a._dtype)
         elif a._shape[x] != b._shape[y]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a._shape[x]} in dim "

@@ -721,6 +721,15 @@ def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value.ndim} dimension(s)."
         )
+    if (
+        isinstance(value, Tensor)
+        and value._dtype is not self._dtype
+        and dt.promote_types(value._dtype, self._dtype) is not self._dtype
+        and value._device.type != "meta"
+    ):
+        # A 0-d value that self's dtype may not hold is read as the number it is and checked
+        # as a number would be (PyTorch converts it with the same overflow check).
+        dt.check_scalar(value.item(), self._dtype)
     shape = broadcast(self._shape, mask._shape)
     return (self, mask, value), (shape, self._dtype)
 

@@ -306,6 +306,11 @@ def _pool_geometry(
         raise RuntimeError(
             f"{fn}(): expected a 4-D input (N, C, H, W), but got input of size {list(shape)}"
         )
+    if 0 in shape[1:]:  # (PyTorch's pools take an empty batch only)
+        raise RuntimeError(
+            f"{fn}(): Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+            f"input, but got:{list(shape)}"
+        )
     k = _expand(fn, "kernel_size", kernel_size, 2, 1)
     st = _expand(fn, "stride", stride, 2, 1) if len(stride) else k
     pad = _expand(fn, "padding", padding, 2, 0)
@@ -585,7 +590,7 @@ def _batch_norm_checks(
         _norm_param(fn, name, t, c, x, mixed=True)
     if not training and (tensors.get("running_mean") is None or tensors.get("running_var") is None):
         raise RuntimeError(f"{fn}(): running_mean and running_var must be given when not training")
-    if training and x.numel() // x._shape[1] <= 1:
+    if training and x._shape[0] * math.prod(x._shape[2:]) == 1:  # (PyTorch's check)
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size {Size(x._shape)}"
         )
@@ -602,13 +607,31 @@ def meta_batch_norm(
     momentum: float,
     eps: float,
 ) -> Any:
-    args, (spec, _, _) = meta_native_batch_norm(
+    args, (spec, _, _) = _meta_batch_norm(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )
     return args, spec
 
 
 def meta_native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> Any:
+    if input._shape and 0 in input._shape:  # (batch_norm gives an empty result instead)
+        raise RuntimeError(
+            "input tensor must have at least one element, but got input_sizes = "
+            f"{list(input._shape)}"
+        )
+    return _meta_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _meta_batch_norm(
     input: Tensor,
     weight: Tensor | None,
     bias: Tensor | None,

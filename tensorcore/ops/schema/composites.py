@@ -19,7 +19,7 @@ _OUT = {
     "slogdet": "exact", "cholesky_solve": "exact", "cholesky_inverse": "exact",
     "triangular_solve": "exact", "matrix_power": "exact", "lu_solve": "exact", "cross": "exact",
     "clamp_min": "same", "clamp_max": "same", "addcmul": "", "addcdiv": "", "baddbmm": "exact",
-    "addbmm": "exact", "renorm": "exact",
+    "addbmm": "exact", "renorm": "exact", "tensordot": "exact",
 }  # fmt: skip
 
 

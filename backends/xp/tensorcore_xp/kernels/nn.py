@@ -1140,6 +1140,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # training)
         out, mean_o, rstd_o = out
         o = array_of(out)
+        if o.size == 0:  # (PyTorch's: nothing to normalise, the running statistics untouched)
+            return
         wide = acc_dtype(xp, o.dtype)
         x = array_of(input).astype(wide, copy=False)
         axes = (0, *range(2, x.ndim))
@@ -1228,6 +1230,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # ``save_mean``/``save_invstd``: the forward's batch statistics (native_batch_norm's),
         # read instead of the sum, the centring pass and the sum of squares; None: recomputed.
         gx_o, gw_o, gb_o = (array_of(t) for t in out)
+        if gx_o.size == 0:  # (an empty input: no element depends on the parameters)
+            gw_o[...] = 0
+            gb_o[...] = 0
+            return
         wide = acc_dtype(xp, gx_o.dtype)
         x = array_of(input).astype(wide, copy=False)
         g = array_of(grad_output).astype(wide, copy=False)
