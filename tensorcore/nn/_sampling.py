@@ -42,17 +42,6 @@ def _cubic_weights(t: Tensor) -> list[Tensor]:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def _aa_cubic(x: float) -> float:
-    """Keys' cubic convolution kernel with a = -0.5 (PIL's, PyTorch's anti-aliasing)."""
-    a = -0.5
-    x = abs(x)
-    if x < 1.0:
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-    if x < 2.0:
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return 0.0
-
-
 def _antialias_weights(
     in_size: int, out_size: int, scale: float | None, align_corners: bool, cubic: bool = False
 ) -> list[list[float]]:
@@ -81,14 +70,20 @@ def _antialias_weights(
     return rows
 
 
-def _keys_cubic(x: float) -> float:
-    """Keys' cubic convolution kernel with PyTorch's a = -0.75 (plain bicubic)."""
+def _keys_cubic(x: float, a: float = _A) -> float:
+    """Keys' cubic convolution kernel: PyTorch's a = -0.75 for plain bicubic, a = -0.5 (PIL's)
+    for anti-aliasing."""
     x = abs(x)
     if x < 1.0:
-        return ((_A + 2) * x - (_A + 3)) * x * x + 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
     if x < 2.0:
-        return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
     return 0.0
+
+
+def _aa_cubic(x: float) -> float:
+    """:func:`_keys_cubic` with a = -0.5 (PIL's, PyTorch's anti-aliasing)."""
+    return _keys_cubic(x, -0.5)
 
 
 def _interp_weights(
