@@ -25,8 +25,8 @@ from typing import Any
 from . import _tensor_compat
 from . import dtypes as dt
 from ._tensor import Tensor, torch_name
-from .layouts import strided
 from .autograd import grad_mode
+from .layouts import strided
 from .ops import functions as ops
 from .ops._out import write_out
 from .ops._validate import checked

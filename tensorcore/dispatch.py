@@ -176,7 +176,7 @@ class Op:
         fn = rec.fn
         direct = isinstance(fn, DirectKernel)
         if (
-            direct
+            isinstance(fn, DirectKernel)
             and self.decl.frontend == "unstructured"
             and not (self.composite and self.decl.inplace)
         ):
