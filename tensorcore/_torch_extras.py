@@ -26,6 +26,7 @@ from . import _tensor_compat
 from . import dtypes as dt
 from ._tensor import Tensor, torch_name
 from .autograd import grad_mode
+from .layouts import strided
 from .ops import functions as ops
 from .ops._out import write_out
 from .ops._validate import checked
@@ -318,7 +319,8 @@ def randint_like(
         raise TypeError("randint_like(): expected (input, high) or (input, low, high)")
     requires_grad = kw.pop("requires_grad", False)
     kw.pop("memory_format", None)
-    kw.pop("layout", None)
+    # (a non-strided ``input``'s layout, as the other ``*_like`` factories take it)
+    layout = kw.pop("layout", None) or (None if input.layout is strided else input.layout)
     kw.pop("pin_memory", None)
     out = ops.randint(
         low,
@@ -326,6 +328,7 @@ def randint_like(
         tuple(input.shape),
         dtype=input.dtype if dtype is None else dtype,
         device=input.device if device is None else device,
+        layout=layout,
         **kw,
     )
     return out.requires_grad_() if requires_grad else out

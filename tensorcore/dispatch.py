@@ -175,8 +175,15 @@ class Op:
             raise NotImplementedError(_missing_message(self, key, dtypes))
         fn = rec.fn
         direct = isinstance(fn, DirectKernel)
-        if isinstance(fn, DirectKernel) and self.decl.frontend == "unstructured":
-            fn = fn.fn  # the operator's own convention already has no frontend
+        if (
+            isinstance(fn, DirectKernel)
+            and self.decl.frontend == "unstructured"
+            and not (self.composite and self.decl.inplace)
+        ):
+            # The operator's own convention already has no frontend. (A composite's in-place
+            # variant copies its result into ``self``, unless the kernel is direct: the
+            # frontend needs to know, so that the kernel gets ``out=self``.)
+            fn = fn.fn
             direct = False
         if rec.dtypes is not None:
             fn = _dtype_guard(self, rec, direct)

@@ -654,6 +654,14 @@ def _like_empty(
     return make_tensor(flat._storage, shape, st, 0, flat._dtype, flat._device)
 
 
+def _layout_of(self: Tensor) -> Any:
+    """The ``layout=`` of the factory that makes ``self``'s ``*_like`` result: None for a
+    strided ``self``, else ``self``'s layout, so that a layout without that factory refuses
+    (PyTorch's ``ones_like`` of a sparse tensor raises ``NotImplementedError``) and one with
+    it makes the result in that layout."""
+    return None if self._layout is strided else self._layout
+
+
 def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
     def like(
         self: Tensor,
@@ -665,7 +673,10 @@ def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
         out = _like_empty(f"{name}_like", self, dtype, device, memory_format)
         if out is None:
             return getattr(ops, name)(
-                self._shape, dtype=dtype or self._dtype, device=device or self._device
+                self._shape,
+                dtype=dtype or self._dtype,
+                device=device or self._device,
+                layout=_layout_of(self),
             )
         fill(out)
         return out
@@ -696,7 +707,11 @@ def full_like(
     out = _like_empty("full_like", self, dtype, device, memory_format)
     if out is None:
         return ops.full(
-            self._shape, fill_value, dtype=dtype or self._dtype, device=device or self._device
+            self._shape,
+            fill_value,
+            dtype=dtype or self._dtype,
+            device=device or self._device,
+            layout=_layout_of(self),
         )
     return out.fill_(fill_value)
 

@@ -825,7 +825,7 @@ def unstructured(
     if op.decl.values and op.tensor_pos:
         check_values(op, args, args[op.tensor_pos[0]]._dtype)
     if inplace and op.composite and op.decl.inplace:
-        return _write_into_self(op, kernel, args)
+        return _composite_inplace(op, kernel, args)
     if out is not None:
         return _into_out(op, kernel, args, out)
     return kernel(*args)
@@ -839,8 +839,18 @@ def unstructured_unchecked(
     if out is not None:
         return _into_out(op, kernel, args, out)
     if inplace and op.composite and op.decl.inplace:
-        return _write_into_self(op, kernel, args)
+        return _composite_inplace(op, kernel, args)
     return kernel(*args)
+
+
+def _composite_inplace(op: Op, kernel: Any, args: tuple[Any, ...]) -> Any:
+    """The in-place variant of a composite: a kernel registered with ``direct=True`` (a
+    layout's own kernel for the composite) gets ``out=self`` and writes itself, as for every
+    other operator (it may refuse, as a sparse ``frac_`` of an uncoalesced tensor does);
+    the composite's result is copied into ``self`` otherwise."""
+    if kernel.__class__ is DirectKernel:
+        return run_direct(kernel, args, None, True)
+    return _write_into_self(op, kernel, args)
 
 
 def _into_out(op: Op, kernel: Any, args: tuple[Any, ...], out: Any) -> Any:

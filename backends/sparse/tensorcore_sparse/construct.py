@@ -82,7 +82,8 @@ def sparse_coo_tensor(
         values = tc.tensor(values, dtype=dtype, device=device)
     dev = values.device
     if isinstance(indices, Tensor):
-        if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype is tc.bool:
+        # (floating-point and bool indices are cast to int64, as PyTorch casts them)
+        if indices.dtype.is_complex:
             raise RuntimeError(
                 "sparse_coo_tensor(): indices must be an int64 tensor, but got "
                 f"{indices.dtype.name}"
@@ -90,7 +91,7 @@ def sparse_coo_tensor(
         indices = indices.to(device=dev, dtype=tc.int64)
     else:
         data = np.asarray(indices)
-        if data.size and data.dtype.kind not in "iu":
+        if data.size and data.dtype.kind not in "iufb":
             raise RuntimeError(
                 f"sparse_coo_tensor(): indices must be integers, but got {data.dtype} data"
             )
@@ -220,9 +221,9 @@ def to_device(self: Tensor, device: Any, non_blocking: bool = False) -> Tensor:
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """``sparse.copy_(sparse)``: take ``src``'s indices and values (cast, moved)."""
     if not is_sparse(self) or not is_sparse(src):
-        raise NotImplementedError(
-            "copy_(): copying between a sparse and a dense tensor is not supported; use "
-            "to_dense() or to_sparse() first"
+        raise RuntimeError(
+            "copy_() between dense and sparse Tensors is not implemented! Found self type = "
+            f"{self.type()} and src type = {src.type()}"
         )
     if self.shape != src.shape:
         raise RuntimeError(
@@ -234,6 +235,26 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     idx = rec.indices.to(self.device)
     record(self).replace(record(make_sparse(None, idx, vals, self.shape, rec.coalesced)))
     return self
+
+
+def item(self: Tensor) -> Any:
+    """The one element of a sparse tensor as a Python number (the sum of its entries'
+    values: 0 without entries)."""
+    n = self.numel()
+    if n != 1:
+        raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+    return record(self).values.sum(dtype=self.dtype).item()
+
+
+def reshape(self: Tensor, *args: Any) -> Tensor:
+    """Refused, as PyTorch refuses it (``reshape`` and ``flatten`` of a sparse tensor)."""
+    raise RuntimeError("reshape is not implemented for sparse tensors")
+
+
+def masked_fill(self: Any, *args: Any) -> Tensor:
+    """Refused, with PyTorch's error (its ``masked_fill`` of a sparse tensor fails asking
+    for a contiguous copy)."""
+    raise RuntimeError("unsupported memory format option Contiguous")
 
 
 def zero_(self: Tensor) -> Tensor:
@@ -468,6 +489,9 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
     ("to_dtype", "*", "sparse_coo", to_dtype, True),
     ("to_device", "*", "sparse_coo", to_device, False),
     ("copy_", "*", "sparse_coo", copy_, False),
+    ("item", "*", "sparse_coo", item, False),
+    ("reshape", "*", "sparse_coo", reshape, False),
+    ("masked_fill", "*", "sparse_coo", masked_fill, False),
     ("zeros_like", "*", "sparse_coo", zeros_like, False),
     # (PyTorch's empty_like of a sparse tensor has no entries either)
     ("empty_like", "*", "sparse_coo", zeros_like, False),

@@ -1,0 +1,107 @@
+"""Where PyTorch refuses a sparse tensor, or takes an input that looks invalid, this backend
+does the same: float indices cast, ``item()`` of one element, the ``*_like`` factories that
+have no sparse form, in-place composites of an uncoalesced tensor, ``reshape``, ``copy_``
+between layouts and ``masked_fill`` (NumPy as the oracle, PyTorch's exception types and
+wording)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+
+
+def _unc(device: Any) -> Any:
+    """An uncoalesced matrix: (2, 1) repeated, unsorted."""
+    i = tc.tensor([[2, 0, 2, 1], [1, 2, 1, 0]])
+    v = tc.tensor([1.5, 2.0, 3.0, -4.25], dtype=tc.float64)
+    return tc.sparse_coo_tensor(i, v, (3, 3), device=device)
+
+
+def _dense_of_unc() -> np.ndarray:
+    d = np.zeros((3, 3))
+    d[2, 1], d[0, 2], d[1, 0] = 4.5, 2.0, -4.25
+    return d
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_floating_and_bool_indices_are_cast_to_int64(device: Any, as_list: bool) -> None:
+    idx: Any = [[0.7, 2.0]] if as_list else tc.tensor([[0.7, 2.0]])
+    x = tc.sparse_coo_tensor(idx, [1.0, 2.0], (3,), device=device)
+    assert x._indices().dtype is tc.int64
+    np.testing.assert_array_equal(x.to_dense().cpu().numpy(), [1.0, 0.0, 2.0])
+    b = tc.sparse_coo_tensor(tc.tensor([[True, False]]), [1.0, 2.0], device=device)
+    np.testing.assert_array_equal(b._indices().cpu().numpy(), [[1, 0]])
+    with pytest.raises(RuntimeError, match="must be an int64 tensor, but got complex64"):
+        tc.sparse_coo_tensor(tc.tensor([[1j]]), [1.0], device=device)
+
+
+def test_item_of_one_element(device: Any) -> None:
+    x = tc.sparse_coo_tensor([[0, 0], [0, 0]], [2.0, 3.5], (1, 1), device=device)
+    assert x.item() == 5.5  # (repeated entries add up)
+    empty = tc.sparse_coo_tensor(tc.zeros(1, 0, dtype=tc.int64), tc.zeros(0), (1,), device=device)
+    assert empty.item() == 0.0
+    hybrid = tc.sparse_coo_tensor([[0]], [[2.0]], (1, 1), device=device)
+    assert hybrid.item() == 2.0
+    with pytest.raises(RuntimeError, match="a Tensor with 9 elements cannot be converted"):
+        _unc(device).item()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: tc.ones_like(x),
+        lambda x: tc.full_like(x, 2.0),
+        lambda x: tc.rand_like(x),
+        lambda x: tc.randn_like(x),
+        lambda x: tc.randint_like(x, 3),
+    ],
+    ids=["ones_like", "full_like", "rand_like", "randn_like", "randint_like"],
+)
+def test_like_factories_without_a_sparse_form_refuse(device: Any, make: Any) -> None:
+    with pytest.raises(NotImplementedError, match="sparse_coo"):
+        make(_unc(device))
+    # (a dense input is unaffected)
+    assert make(tc.zeros(2, 2, device=device)).layout is tc.strided
+
+
+def test_like_factories_with_a_sparse_form_keep_the_layout(device: Any) -> None:
+    for fn in (tc.zeros_like, tc.empty_like):
+        r = fn(_unc(device))
+        assert r.layout is tc.sparse_coo and r._nnz() == 0 and r.shape == (3, 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "fn"), [("frac", np.modf), ("square", np.square), ("sgn", np.sign)]
+)
+def test_inplace_composites_refuse_uncoalesced_input(device: Any, name: str, fn: Any) -> None:
+    x = _unc(device)
+    before = x.to_dense().cpu().numpy()
+    with pytest.raises(RuntimeError, match=f"^{name}_ requires coalesced input$"):
+        getattr(x, name + "_")()
+    np.testing.assert_array_equal(x.to_dense().cpu().numpy(), before)
+    c = _unc(device).coalesce()
+    r = getattr(c, name + "_")()
+    assert r is c and c.layout is tc.sparse_coo and c.is_coalesced()
+    want = fn(_dense_of_unc())
+    want = want[0] if isinstance(want, tuple) else want
+    np.testing.assert_allclose(c.to_dense().cpu().numpy(), want)
+
+
+def test_reshape_copy_and_masked_fill_raise_pytorchs_errors(device: Any) -> None:
+    x = _unc(device)
+    d = tc.zeros(3, 3, dtype=tc.float64, device=device)
+    for call in (lambda: x.reshape(9), lambda: x.flatten(), lambda: x.reshape(3, 3)):
+        with pytest.raises(RuntimeError, match="reshape is not implemented for sparse tensors"):
+            call()
+    with pytest.raises(RuntimeError, match=r"copy_\(\) between dense and sparse Tensors"):
+        d.copy_(x)
+    with pytest.raises(RuntimeError, match=r"copy_\(\) between dense and sparse Tensors"):
+        x.copy_(d)
+    np.testing.assert_array_equal(d.cpu().numpy(), np.zeros((3, 3)))
+    mask = tc.ones(3, 3, dtype=tc.bool, device=device)
+    with pytest.raises(RuntimeError, match="unsupported memory format option Contiguous"):
+        x.masked_fill(mask, 1.0)
