@@ -82,9 +82,9 @@ def test_gradients_by_finite_differences(device: str) -> None:
     assert tc.autograd.gradgradcheck(lambda x: F.group_norm(x, 2), (x,))
 
 
-def test_gradients_against_pytorchs_formula(device: str) -> None:
+def test_gradients_against_the_composite(device: str) -> None:
     """The input's, weight's and bias's gradients of the kernel match the operator-written
-    formula's (``_gn_grads``), in float32 at a diffusion UNet's shape."""
+    composite of reductions, in float32 at a diffusion UNet's shape."""
     tc.manual_seed(1)
     x = tc.randn(4, 16, 6, 6, device=device, requires_grad=True)
     w = tc.randn(16, device=device, requires_grad=True)

@@ -1292,30 +1292,48 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         eps: float,
     ) -> None:
         # Each (sample, group) is one row of N * group rows of C / group * HxW values: the
-        # layer norm's row statistics (``normalized_rows``: no temporary), then the
-        # per-channel affine as (C * HxW,) planes over the samples (``channel_plane``).
+        # layer norm's statistics (the sums as contractions), the centred rows written into
+        # the result, which is then scaled by rstd * weight per (sample, channel) in one pass
+        # and shifted by the bias as a (C * HxW,) plane over the samples (``channel_plane``):
+        # five passes.
         out, mean_o, rstd_o = out
         o = array_of(out)
         wide = acc_dtype(xp, o.dtype)
-        rows, d = N * group, C // group * HxW
+        rows, cg = N * group, C // group
+        d = cg * HxW
         # (a reshape copies a channels-last input into the row-major order)
         x2 = array_of(input).astype(wide, copy=False).reshape(rows, d)
         direct = o.dtype == wide and writes_through_views(o)
         y2 = o.reshape(rows, d) if direct else xp.empty((rows, d), dtype=wide)
         mus, rstds = stat_rows(mean_o, rows, wide), stat_rows(rstd_o, rows, wide)
+        w = array_of(weight).astype(wide, copy=False) if weight is not None else None
         if d and writes_through_views(x2) and writes_through_views(y2):
-            normalized_rows(x2, y2, eps, mus, rstds)
+            xp.divide(einsum("ij->i", x2), d, out=mus)
+            xp.subtract(x2, mus[:, None], out=y2)
+            xp.divide(einsum("ij,ij->i", y2, y2), d, out=rstds)
+            rstds += eps
+            xp.sqrt(rstds, out=rstds)
+            xp.reciprocal(rstds, out=rstds)
+            if w is None:
+                y2 *= rstds[:, None]
+            else:
+                y3 = y2.reshape(rows, cg, HxW)
+                y3 *= (rstds.reshape(N, group, 1) * w.reshape(group, cg)).reshape(rows, cg, 1)
         else:  # (dask's arrays; no positions: nan statistics, as PyTorch's)
             xhat, rs, mu = stats(x2, (1,), eps)[:3]
             y2[...] = xhat
             mus[...], rstds[...] = mu.reshape(rows), rs.reshape(rows)
             if not d:
                 mus[...] = 0  # (PyTorch's mean of no values; the rstd is nan)
-        if N and (weight is not None or bias is not None):
-            ys = y2.reshape(N, C * HxW)
-            for p, op in ((weight, xp.multiply), (bias, xp.add)):
-                if p is not None:
-                    op(ys, channel_plane(array_of(p).astype(wide, copy=False), HxW), out=ys)
+            if w is not None:
+                y2[...] = (y2.reshape(N, C, HxW) * w[:, None]).reshape(rows, d)
+        if N and bias is not None:
+            plane = channel_plane(array_of(bias).astype(wide, copy=False), HxW)
+            if writes_through_views(y2):
+                ys = y2.reshape(N, C * HxW)
+                ys += plane
+            else:
+                y2[...] = (y2.reshape(N, C * HxW) + plane).reshape(rows, d)
         if not direct:
             o[...] = y2.reshape(o.shape)
         for dest, v in ((mean_o, mus), (rstd_o, rstds)):
@@ -1367,11 +1385,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         direct = gx_o.dtype == wide and writes_through_views(gx_o)
         gx = gx_o.reshape(N, C, HxW) if direct else xp.empty((N, C, HxW), dtype=wide)
         if d:
-            gx4 = gx.reshape(N, group, d)
-            xp.multiply(x.reshape(N, group, d), k[:, :, None], out=gx4)
-            gx4 += j[:, :, None]
-            t = g * a[:, :, None]
-            gx += t
+            # In blocks of samples, so that the scratch product ``g * a`` stays in the
+            # CPU's cache (a whole-array temporary costs a pass of page faults).
+            step = max(1, _ROW_BLOCK // (C * HxW)) if numpy else N
+            scratch = xp.empty((min(step, N), C, HxW), dtype=wide)
+            for i in range(0, N, step):
+                s_ = slice(i, i + step)
+                gx4, t = gx[s_].reshape(-1, group, d), scratch[: gx[s_].shape[0]]
+                xp.multiply(x[s_].reshape(-1, group, d), k[s_, :, None], out=gx4)
+                gx4 += j[s_, :, None]
+                xp.multiply(g[s_], a[s_, :, None], out=t)
+                gx[s_] += t
         if not direct:
             gx_o[...] = gx.reshape(gx_o.shape)
 
