@@ -14,7 +14,6 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._finfo import finfo
-from .._memory_format import layer_format
 from .._tensor import Tensor
 from ..amp.autocast_mode import fp32_function
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -943,35 +942,11 @@ def group_norm(
             f"Expected more than 1 value per channel when training, got input size "
             f"{list(input.shape)}"
         )
-    # float32 parameters of a 16-bit input (PyTorch's mixed type): computed in float32,
-    # returned in the input's dtype
-    mixed = input.dtype in (dt.float16, dt.bfloat16) and any(
-        p is not None and p.dtype is dt.float32 for p in (weight, bias)
-    )
-    if layer_format(input) is not None:
-        # Channels-last: normalised as its (N, *spatial, G, C / G) view, which is row-major,
-        # so the result and the input's gradient keep the format, as PyTorch's do.
-        last = input.movedim(1, -1)
-        x = last.reshape(n, math.prod(last.shape[1:-1]), num_groups, c // num_groups)
-        x = x.float() if mixed else x
-        centred = x - x.mean((1, 3), keepdim=True)
-        var = (centred * centred).mean((1, 3), keepdim=True)
-        out = (centred * (var + eps).rsqrt()).reshape(last.shape).movedim(-1, 1)
-    else:
-        # Each group of channels is one row of the layer_norm operator (and its backward).
-        # (the row length spelled out: -1 is ambiguous for an empty batch)
-        row = c // num_groups * math.prod(input.shape[2:])
-        grouped = input.reshape(n, num_groups, row)
-        grouped = grouped.float() if mixed else grouped
-        norm = ops.native_layer_norm if _saves_statistics(grouped) else ops.layer_norm
-        out = norm(grouped, (grouped.shape[2],), None, None, eps)
-        out = (out[0] if isinstance(out, tuple) else out).reshape(input.shape)
-    cshape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(cshape)
-    if bias is not None:
-        out = out + bias.reshape(cshape)
-    return named_as(out.to(input.dtype) if mixed else out, "NativeGroupNormBackward0")
+    # One operator (its backward reads the (sample, group) statistics it returns); a
+    # channels-last input keeps its format, and a 16-bit input with float32 parameters
+    # (PyTorch's mixed type) is computed in float32 and returned in the input's dtype.
+    hxw = math.prod(input.shape[2:])
+    return ops.native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
 @checked(

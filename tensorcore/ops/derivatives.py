@@ -2126,6 +2126,52 @@ _d(
 )
 
 
+def _native_group_norm(c: Any, g: Any) -> tuple[Any, ...]:
+    # The backward reads the forward's (sample, group) statistics.
+    x, mean, rstd = c.input, c.result1, c.result2
+    gx = gw = gb = None
+    if g[0] is not None:
+        mask = [int(c.needs(0)), int(c.needs(1)), int(c.needs(2))]
+        gx, gw, gb = ops.native_group_norm_backward(
+            g[0], x, mean, rstd, c.weight, c.N, c.C, c.HxW, c.group, mask
+        )
+    if c.needs(0) and (g[1] is not None or g[2] is not None):
+        # Through the returned statistics: each (sample, group) is a row of d values.
+        rows = (c.N, c.group, c.C // c.group * c.HxW)
+        extra = _stats_input_grad(None, x.reshape(rows), g, mean, rstd, (2,), (*rows[:2], 1))
+        assert extra is not None
+        gx = extra.reshape(x._shape) if gx is None else gx + extra.reshape(x._shape)
+    return (gx if c.needs(0) else None, gw if c.needs(1) else None, gb if c.needs(2) else None)
+
+
+def _gn_grads(
+    g: Tensor, x: Tensor, mean: Tensor, rstd: Tensor, w: Tensor | None, n: int, group: int
+) -> tuple[Any, ...]:
+    """``native_group_norm_backward``'s gradients written with operators, in ``x``, ``g``,
+    ``w`` and the statistics ``mean`` and ``rstd`` (N, group) as independent inputs (their
+    dependence on ``x`` goes through the forward's node, which returned them)."""
+    c = x._shape[1]
+    shape = (n, group, c // group, -1 if n else math.prod(x._shape[2:]))
+    xv, gv = x.reshape(shape), g.reshape(shape)
+    r = rstd.reshape(n, group, 1, 1)
+    xhat = (xv - mean.reshape(n, group, 1, 1)) * r
+    gxhat = gv * w.reshape(1, group, c // group, 1) if w is not None else gv
+    gx = _norm_input_grad(gxhat, xhat, r, (2, 3)).reshape(x._shape)
+    return gx, (gv * xhat).sum((0, 3)).reshape(c), gv.sum((0, 3)).reshape(c)
+
+
+_d("native_group_norm", "input weight N C HxW group result1 result2", _native_group_norm)
+_d(
+    "native_group_norm_backward",
+    "grad_out input mean rstd weight N group",
+    lambda c, grads: _vjp(
+        lambda g, x, m, r, w: _gn_grads(g, x, m, r, w, c.N, c.group),
+        (c.grad_out, c.input, c.mean, c.rstd, c.weight),
+        grads,
+    ),
+)
+
+
 def _linear(c: Any, g: Tensor) -> tuple[Any, ...]:
     mask = (int(c.needs(0)), int(c.needs(1)), int(c.needs(2)))
     gx, gw, gb = ops.linear_backward(g, c.input, c.weight, mask)

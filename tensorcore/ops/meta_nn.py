@@ -50,6 +50,8 @@ __all__ = [
     "meta_max_pool2d_with_indices",
     "meta_max_pool2d_with_indices_backward",
     "meta_native_batch_norm",
+    "meta_native_group_norm",
+    "meta_native_group_norm_backward",
     "meta_native_layer_norm",
     "meta_prelu_kernel",
     "meta_prelu_kernel_backward",
@@ -677,6 +679,77 @@ def meta_batch_norm_backward(
             save_mean, save_invstd)  # fmt: skip
     pd = weight._dtype if weight is not None else input._dtype
     return args, (_spec(input._shape, input._dtype, input), (c, pd), (c, pd))
+
+
+def _group_norm_checks(
+    fn: str, x: Tensor, n: int, c: int, hxw: int, group: int, params: dict[str, Tensor | None]
+) -> None:
+    """Check a group norm's input (N, C, *) against its sizes ``n``, ``c``, ``hxw`` (the
+    positions per channel) and ``group``, and its per-channel ``params`` (by name)."""
+    if x.ndim < 2 or x._shape[:2] != (n, c) or math.prod(x._shape[2:]) != hxw:
+        raise RuntimeError(
+            f"{fn}(): expected an input of shape (N, C, *) with N={n}, C={c} and HxW={hxw} "
+            f"positions per channel, got input of shape {list(x._shape)}"
+        )
+    if group <= 0 or c % group:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(x._shape)} and num_groups={group}"
+        )
+    for name, t in params.items():
+        if t is not None and isinstance(t, Tensor) and t._shape != (c,):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(t._shape)} and input of shape "
+                f"{list(x._shape)}"
+            )
+        _norm_param(fn, name, t, (c,), x, mixed=True)
+
+
+def meta_native_group_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    N: int,
+    C: int,
+    HxW: int,
+    group: int,
+    eps: float,
+) -> Any:
+    n, c, hxw, group = int(N), int(C), int(HxW), int(group)
+    _group_norm_checks(
+        "native_group_norm", input, n, c, hxw, group, {"weight": weight, "bias": bias}
+    )
+    stat = ((n, group), _stat_dtype(input))
+    args = (input, weight, bias, n, c, hxw, group, float(eps))
+    return args, (_spec(input._shape, input._dtype, input), stat, stat)
+
+
+def meta_native_group_norm_backward(
+    grad_out: Tensor,
+    input: Tensor,
+    mean: Tensor,
+    rstd: Tensor,
+    weight: Tensor | None,
+    N: int,
+    C: int,
+    HxW: int,
+    group: int,
+    output_mask: Sequence[int],
+) -> Any:
+    fn = "native_group_norm_backward"
+    mask = tuple(output_mask)
+    if len(mask) != 3 or any(m not in (0, 1) for m in mask):
+        raise RuntimeError(f"{fn}(): output_mask must be three 0/1 flags, got {list(mask)}")
+    n, c, hxw, group = int(N), int(C), int(HxW), int(group)
+    _group_norm_checks(fn, input, n, c, hxw, group, {"weight": weight})
+    _norm_param(fn, "grad_out", grad_out, input._shape, input)
+    _check_saved_stats(fn, {"mean": mean, "rstd": rstd}, (n, group), input)
+    pd = weight._dtype if weight is not None else input._dtype
+    specs = (_spec(input._shape, input._dtype, input), ((c,), pd), ((c,), pd))
+    # (an output not asked for is not made: PyTorch's undefined tensor, None here)
+    args = (grad_out, input, mean, rstd, weight, n, c, hxw, group, mask)
+    return args, tuple(spec if m else None for spec, m in zip(specs, mask, strict=True))
 
 
 def meta_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:

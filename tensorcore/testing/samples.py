@@ -1321,6 +1321,52 @@ def _batch_norm(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("native_group_norm")
+def _native_group_norm(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 4, 3), m.uniform(4), m.uniform(4), 2, 4, 3, 2, 1e-5), desc="affine"),
+        S((m.uniform(2, 6, 2, 2), None, None, 2, 6, 4, 3, 1e-3), desc="(N, C, H, W), eps"),
+        S((m.uniform(3, 4), m.uniform(4), None, 3, 4, 1, 2, 1e-5), desc="(N, C), weight"),
+    ]
+
+
+@_samples("native_group_norm_backward")
+def _native_group_norm_backward(m: _Maker) -> list[Sample]:
+    def stats(n: int, g: int) -> tuple[tc.Tensor, tc.Tensor]:
+        return m.uniform(n, g), m.positive(n, g, lo=0.5, hi=1.5)
+
+    return [
+        S(
+            (
+                m.uniform(2, 4, 3),
+                m.uniform(2, 4, 3),
+                *stats(2, 2),
+                m.uniform(4),
+                2,
+                4,
+                3,
+                2,
+                [1, 1, 1],
+            ),
+            desc="affine",
+        ),
+        S(
+            (
+                m.uniform(2, 6, 2, 2),
+                m.uniform(2, 6, 2, 2),
+                *stats(2, 3),
+                None,
+                2,
+                6,
+                4,
+                3,
+                [1, 0, 0],
+            ),
+            desc="no weight, input only",
+        ),
+    ]
+
+
 @_samples("batch_norm_backward")
 def _batch_norm_backward(m: _Maker) -> list[Sample]:
     return [

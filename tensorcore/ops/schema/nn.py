@@ -316,6 +316,34 @@ _op(
     method=False,
     dtypes="f",
 )
+_op(
+    "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, "
+    "int group, float eps) -> (Tensor, Tensor, Tensor)",
+    _NN,
+    "Group normalisation of ``input`` (N, C, *) with ``HxW`` positions per channel: each "
+    "sample's ``C / group`` channels of a group are normalised together (biased variance), "
+    "then scaled by ``weight`` and shifted by ``bias`` per channel; also returns each "
+    "(sample, group)'s mean and inverse standard deviation (N, group) (in float32 for a "
+    "16-bit input), which its backward reads. ``nn.functional.group_norm`` calls it.",
+    frontend="structured",
+    meta_function=MN.meta_native_group_norm,
+    method=False,
+    dtypes="f",
+    node="NativeGroupNormBackward0",
+)
+_op(
+    "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, "
+    "Tensor? weight, int N, int C, int HxW, int group, int[] output_mask) -> "
+    "(Tensor, Tensor, Tensor)",
+    _NN,
+    "The gradients of ``native_group_norm`` with respect to its input, weight and bias from "
+    "the forward's statistics ``mean`` and ``rstd`` (N, group), each computed only where "
+    "``output_mask`` (three 0/1 flags) asks for it, and None where it does not.",
+    frontend="structured",
+    meta_function=MN.meta_native_group_norm_backward,
+    method=False,
+    dtypes="f",
+)
 # A whole LSTM layer direction's recurrence (``nn.LSTM`` runs it for each layer and direction
 # where the backend has it): one call instead of a dozen operators per time step.
 _op(

@@ -1280,6 +1280,125 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gw_o[...] = (g * xhat).sum(axis=axes)
         gb_o[...] = g.sum(axis=axes)
 
+    def native_group_norm(
+        out: Any,
+        input: Any,
+        weight: Any,
+        bias: Any,
+        N: int,
+        C: int,
+        HxW: int,
+        group: int,
+        eps: float,
+    ) -> None:
+        # Each (sample, group) is one row of N * group rows of C / group * HxW values: the
+        # layer norm's statistics (the sums as contractions), the centred rows written into
+        # the result, which is then scaled by rstd * weight per (sample, channel) in one pass
+        # and shifted by the bias as a (C * HxW,) plane over the samples (``channel_plane``):
+        # five passes.
+        out, mean_o, rstd_o = out
+        o = array_of(out)
+        wide = acc_dtype(xp, o.dtype)
+        rows, cg = N * group, C // group
+        d = cg * HxW
+        # (a reshape copies a channels-last input into the row-major order)
+        x2 = array_of(input).astype(wide, copy=False).reshape(rows, d)
+        direct = o.dtype == wide and writes_through_views(o)
+        y2 = o.reshape(rows, d) if direct else xp.empty((rows, d), dtype=wide)
+        mus, rstds = stat_rows(mean_o, rows, wide), stat_rows(rstd_o, rows, wide)
+        w = array_of(weight).astype(wide, copy=False) if weight is not None else None
+        if d and writes_through_views(x2) and writes_through_views(y2):
+            xp.divide(einsum("ij->i", x2), d, out=mus)
+            xp.subtract(x2, mus[:, None], out=y2)
+            xp.divide(einsum("ij,ij->i", y2, y2), d, out=rstds)
+            rstds += eps
+            xp.sqrt(rstds, out=rstds)
+            xp.reciprocal(rstds, out=rstds)
+            if w is None:
+                y2 *= rstds[:, None]
+            else:
+                y3 = y2.reshape(rows, cg, HxW)
+                y3 *= (rstds.reshape(N, group, 1) * w.reshape(group, cg)).reshape(rows, cg, 1)
+        else:  # (dask's arrays; no positions: nan statistics, as PyTorch's)
+            xhat, rs, mu = stats(x2, (1,), eps)[:3]
+            y2[...] = xhat
+            mus[...], rstds[...] = mu.reshape(rows), rs.reshape(rows)
+            if not d:
+                mus[...] = 0  # (PyTorch's mean of no values; the rstd is nan)
+            if w is not None:
+                y2[...] = (y2.reshape(N, C, HxW) * w[:, None]).reshape(rows, d)
+        if N and bias is not None:
+            plane = channel_plane(array_of(bias).astype(wide, copy=False), HxW)
+            if writes_through_views(y2):
+                ys = y2.reshape(N, C * HxW)
+                ys += plane
+            else:
+                y2[...] = (y2.reshape(N, C * HxW) + plane).reshape(rows, d)
+        if not direct:
+            o[...] = y2.reshape(o.shape)
+        for dest, v in ((mean_o, mus), (rstd_o, rstds)):
+            if dest is not None and not writes_through_views(array_of(dest)):
+                put_stats(dest, v)  # (else stat_rows wrote there)
+
+    def native_group_norm_backward(
+        out: Any,
+        grad_out: Any,
+        input: Any,
+        mean: Any,
+        rstd: Any,
+        weight: Any,
+        N: int,
+        C: int,
+        HxW: int,
+        group: int,
+        output_mask: Any,
+    ) -> None:
+        # (an output not asked for in output_mask is None: the core made no tensor for it)
+        gx_o, gw_o, gb_o = (None if t is None else array_of(t) for t in out)
+        x0 = array_of(input)
+        wide = acc_dtype(xp, x0.dtype)
+        x = x0.astype(wide, copy=False).reshape(N, C, HxW)
+        g = array_of(grad_out).astype(wide, copy=False).reshape(N, C, HxW)
+        cg = C // group
+        mu = array_of(mean).astype(wide, copy=False).reshape(N, group)
+        rs = array_of(rstd).astype(wide, copy=False).reshape(N, group)
+        # Per (sample, channel): the sums of g * x and of g, from which every gradient
+        # follows (two reading passes), the group's statistics repeated over its channels.
+        gxs = einsum("nch,nch->nc", g, x)
+        gs = einsum("nch->nc", g)
+        mu_c, rs_c = xp.repeat(mu, cg, axis=1), xp.repeat(rs, cg, axis=1)
+        if gb_o is not None:
+            gb_o[...] = gs.sum(axis=0)
+        if gw_o is not None:  # sum over the samples of g * (x - mean) * rstd
+            gw_o[...] = ((gxs - gs * mu_c) * rs_c).sum(axis=0)
+        if gx_o is None:
+            return
+        w = array_of(weight).astype(wide, copy=False) if weight is not None else None
+        # gx = g * w * rstd + x * k + j per group, with (d the group's size)
+        # k = (mean * sum(g w) - sum(g w x)) * rstd^3 / d, j = -(k * mean + sum(g w) * rstd / d)
+        gwx = (gxs * w if w is not None else gxs).reshape(N, group, cg).sum(axis=2)
+        gw_ = (gs * w if w is not None else gs).reshape(N, group, cg).sum(axis=2)
+        d = cg * HxW
+        k = (mu * gw_ - gwx) * (rs * rs * rs) / d
+        j = -(k * mu + gw_ * rs / d)
+        a = rs_c * w if w is not None else rs_c
+        direct = gx_o.dtype == wide and writes_through_views(gx_o)
+        gx = gx_o.reshape(N, C, HxW) if direct else xp.empty((N, C, HxW), dtype=wide)
+        if d:
+            # In blocks of samples, so that the scratch product ``g * a`` stays in the
+            # CPU's cache (a whole-array temporary costs a pass of page faults).
+            step = max(1, _ROW_BLOCK // (C * HxW)) if numpy else N
+            scratch = xp.empty((min(step, N), C, HxW), dtype=wide)
+            for i in range(0, N, step):
+                s_ = slice(i, i + step)
+                gx4, t = gx[s_].reshape(-1, group, d), scratch[: gx[s_].shape[0]]
+                xp.multiply(x[s_].reshape(-1, group, d), k[s_, :, None], out=gx4)
+                gx4 += j[s_, :, None]
+                xp.multiply(g[s_], a[s_, :, None], out=t)
+                gx[s_] += t
+        if not direct:
+            gx_o[...] = gx.reshape(gx_o.shape)
+
     # ------------------------------------------------------------ linear
     def as_2d(a: Any) -> Any:
         return a.reshape(-1, a.shape[-1]) if a.ndim != 2 else a
@@ -1338,7 +1457,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     kernels: list[Callable[..., None]] = [
         linear, linear_backward,
         layer_norm, native_layer_norm, layer_norm_backward, batch_norm, native_batch_norm,
-        batch_norm_backward, convolution,
+        batch_norm_backward, native_group_norm, native_group_norm_backward, convolution,
         convolution_backward_input, convolution_backward_weight, max_pool2d_with_indices,
         max_pool2d_with_indices_backward, avg_pool2d, avg_pool2d_backward,
     ]  # fmt: skip
