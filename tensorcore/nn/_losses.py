@@ -535,13 +535,13 @@ def cross_entropy(
     _check_reduction(reduction, "cross_entropy")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    shape = input._shape
-    class_dim = 0 if len(shape) == 1 else 1
+    sizes = input._shape
+    class_dim = 0 if len(sizes) == 1 else 1
     logp = ops.log_softmax(input, class_dim)
-    c = shape[class_dim] if shape else 1
+    c = sizes[class_dim] if sizes else 1
     # Class probabilities where the target has the input's shape; otherwise class indices,
     # whose checks (batch size, then dtype) speak for a floating target too, as PyTorch's.
-    if target._dtype._category >= dt.FLOATING and target._shape == shape:
+    if target._dtype._category >= dt.FLOATING and target._shape == sizes:
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         if label_smoothing > 0:
