@@ -105,6 +105,16 @@ def test_nll_loss_rejects_bad_input(device: str) -> None:
         F.nll_loss(x, tc.tensor([0, 4, 1], device=device))
     with pytest.raises(IndexError, match="Target -1 is out of bounds"):
         F.nll_loss(x, tc.tensor([0, -1, 1], device=device))
+    # the first bad target that counts is named, ignored ones are skipped, uint8 taken;
+    # the backward checks the targets too (it is an operator of its own)
+    with pytest.raises(IndexError, match="Target -7 is out of bounds"):
+        F.nll_loss(x, tc.tensor([-100, -7, 9], device=device))
+    with pytest.raises(IndexError, match="Target 9 is out of bounds"):
+        F.nll_loss(x, tc.tensor([1, 9, 1], dtype=tc.uint8, device=device))
+    with pytest.raises(IndexError, match="Target 4 is out of bounds"):
+        F.nll_loss(x, tc.tensor([2, 4, 2], device=device), ignore_index=2)
+    with pytest.raises(IndexError, match="Target -2 is out of bounds"):
+        tc.nll_loss_backward(tc.tensor(1.0, device=device), tc.tensor([0, -2], device=device), 4)
     with pytest.raises(ValueError, match="elementwise is not a valid value for reduction"):
         F.nll_loss(x, tc.tensor([0, 1, 2], device=device), reduction="elementwise")
     with pytest.raises(ValueError, match=r"For 1D input, 1D target must have size 1, but got"):
@@ -311,3 +321,28 @@ def test_nll_loss_node_and_view_as_pytorch(
     assert_close(loss, want)
     loss.sum().backward()  # (through the renamed node)
     assert x.grad is not None and x.grad.shape == x.shape
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 0, 2, 7])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_targets_and_ignore_index(device: str, ignore_index: int, reduction: str) -> None:
+    # Every case of the kernels' target check against NumPy: no target ignored, some (an
+    # ignore_index that is a class or not), a non-contiguous target, and the gradient.
+    rng = np.random.default_rng(1)
+    logp = _log_softmax(rng.standard_normal((6, 4)), 1)
+    for target in ([0, 3, 1, 3, 2, 1], [0, 2, 2, 1, 2, 3], [-100, 1, -100, 3, 0, 0]):
+        t = np.array(target)
+        if ((t < 0) | (t >= 4))[t != ignore_index].any():
+            continue
+        keep = t != ignore_index
+        picked = np.where(keep, -logp[np.arange(6), np.where(keep, t, 0)], 0.0)
+        want = {"mean": picked.sum() / keep.sum(), "sum": picked.sum(), "none": picked}[reduction]
+        grad = np.zeros((6, 4))
+        scale = 1.0 / keep.sum() if reduction == "mean" else 1.0
+        grad[np.arange(6)[keep], t[keep]] = -scale
+        tt = tc.tensor(np.stack([t, t], 1), device=device)[:, 0]  # (non-contiguous)
+        x = tc.tensor(logp, dtype=tc.float32, device=device, requires_grad=True)
+        got = F.nll_loss(x, tt, ignore_index=ignore_index, reduction=reduction)
+        assert_close(got, np.asarray(want, np.float32))
+        got.sum().backward()
+        assert_close(x.grad, grad.astype(np.float32))

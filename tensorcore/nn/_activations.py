@@ -1,7 +1,8 @@
 """More functional activations and rearrangements: ``glu``, ``softmin``, ``gumbel_softmax``,
 ``threshold``, the
 shrinkage functions (``hardshrink``, ``softshrink``, ``tanhshrink``), the in-place forms
-(``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``), the randomized leaky
+(``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_``, and :func:`_activation`,
+which runs every ``inplace=True`` activation), the randomized leaky
 ReLU (``rrelu``, ``rrelu_``),
 ``pixel_shuffle``/``pixel_unshuffle``, ``channel_shuffle`` and ``local_response_norm``,
 re-exported by ``tensorcore.nn.functional``."""
@@ -14,10 +15,11 @@ from typing import Any
 from .. import dtypes as dt
 from .._memory_format import layer_format
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import get_op
 from ..layouts import contiguous_format
 from ..ops import functions as ops
-from ..ops._call import call_lane
+from ..ops._call import call_inplace, call_lane
 from ..ops._validate import checked
 from ..ops.frontends import named_as
 
@@ -47,6 +49,37 @@ def _nn_op(name: str, *args: Any) -> Any:
     """Operator ``name`` on ``args``: the activations PyTorch declares as operators of
     ``torch._C._nn`` (``leaky_relu``, ``hardtanh``, ...), which are not public functions."""
     return call_lane(get_op(name), args)
+
+
+def _activation(name: str, input: Tensor, inplace: bool, *args: Any) -> Tensor:
+    """Activation operator ``name`` (one of :func:`_nn_op`'s) of ``input`` and ``args``;
+    with ``inplace``, written into ``input`` and returned, as ``nn.functional``'s
+    ``inplace=True`` forms. Where no derivative is recorded (``input`` takes no part in a
+    graph), that is the operator's in-place variant (``torch._C._nn``'s ``leaky_relu_``):
+    one kernel writing over ``input``, no result to allocate and copy back. Otherwise the
+    result is computed from a copy of ``input`` (the backward reads the input, which the
+    write would overwrite) and copied into it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.nn._activations import _activation
+    >>> x = tc.tensor([-2.0, 3.0])
+    >>> _activation("leaky_relu", x, True, 0.5) is x, x
+    (True, tensor([-1.,  3.]))
+    >>> w = tc.tensor([-2.0, 3.0], requires_grad=True)
+    >>> y = _activation("leaky_relu", w * 1, True, 0.5)
+    >>> y.sum().backward()
+    >>> w.grad
+    tensor([0.5000, 1.0000])
+    """
+    op = get_op(name)
+    if not inplace:
+        return call_lane(op, (input, *args))
+    if not (input._requires_grad or input.requires_grad):
+        return call_inplace(op, (input, *args))
+    x = input.clone() if is_grad_enabled() else input
+    return input.copy_(call_lane(op, (x, *args)))
 
 
 @checked("glu(Tensor input, int dim=-1) -> Tensor")
@@ -176,7 +209,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     >>> x
     tensor([0., 2.])
     """
-    return input.copy_(_nn_op("threshold", _source(input), threshold, value))
+    return _activation("threshold", input, True, threshold, value)
 
 
 @checked("relu_(Tensor input) -> Tensor")
@@ -204,8 +237,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     >>> tc.nn.functional.elu_(x, 2.0)
     tensor([-1.2642,  2.0000])
     """
-    x = _source(input)
-    return input.copy_(ops.where(x > 0, x, x.clamp(max=0).expm1() * alpha))
+    return _activation("elu", input, True, alpha, 1.0, 1.0)
 
 
 @checked("leaky_relu_(Tensor input, float negative_slope=0.01) -> Tensor")
@@ -218,7 +250,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     >>> tc.nn.functional.leaky_relu_(tc.tensor([-2.0, 3.0]), 0.5)
     tensor([-1.,  3.])
     """
-    return input.copy_(_nn_op("leaky_relu", _source(input), negative_slope))
+    return _activation("leaky_relu", input, True, negative_slope)
 
 
 @checked("hardtanh_(Tensor input, float min_val=-1.0, float max_val=1.0) -> Tensor")
@@ -233,9 +265,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if input._dtype.is_floating_point and not (input._requires_grad or input.requires_grad):
-        return input.clamp_(min_val, max_val)  # (as functional.hardtanh's inplace=True)
-    return input.copy_(_nn_op("hardtanh", _source(input), min_val, max_val))
+    return _activation("hardtanh", input, True, min_val, max_val)
 
 
 def _rrelu(input: Tensor, lower: float, upper: float, training: bool, inplace: bool) -> Tensor:

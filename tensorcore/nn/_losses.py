@@ -404,6 +404,9 @@ def kl_div(
 def _class_last(input: Tensor, target: Tensor, fn: str) -> tuple[Tensor, Tensor]:
     """(N, C, d1, ...) logits and (N, d1, ...) targets as (M, C) and (M,); PyTorch's checks
     of the shapes, in its order and with its exception types."""
+    shape = input._shape
+    if len(shape) == 2 and target._shape == shape[:1]:
+        return input, target  # (the common case: (N, C) and (N,), nothing to check)
     if input.ndim == 0:
         raise ValueError(f"{fn}(): Expected 1 or more dimensions (got 0)")
     if input.ndim == 1:
@@ -532,12 +535,13 @@ def cross_entropy(
     _check_reduction(reduction, "cross_entropy")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    class_dim = 0 if input.ndim == 1 else 1
+    sizes = input._shape
+    class_dim = 0 if len(sizes) == 1 else 1
     logp = ops.log_softmax(input, class_dim)
-    c = input._shape[class_dim] if input.ndim else 1
+    c = sizes[class_dim] if sizes else 1
     # Class probabilities where the target has the input's shape; otherwise class indices,
     # whose checks (batch size, then dtype) speak for a floating target too, as PyTorch's.
-    if target._dtype._category >= dt.FLOATING and tuple(target.shape) == tuple(input.shape):
+    if target._dtype._category >= dt.FLOATING and target._shape == sizes:
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         if label_smoothing > 0:

@@ -23,6 +23,7 @@ from ..ops.frontends import named_as
 from ..plugins import manager
 from . import _embedding_bag as _bags
 from ._activations import (
+    _activation,
     _nn_op,
     channel_shuffle,
     elu_,
@@ -273,22 +274,6 @@ def tanh(input: Tensor) -> Tensor:
     return ops.tanh(input)
 
 
-def _records(input: Tensor) -> bool:
-    """Whether a call on ``input`` may record a derivative: it requires grad (a view whose
-    base joined the graph included) or carries a forward-mode tangent."""
-    return input._requires_grad or input.requires_grad
-
-
-def _source(input: Tensor, inplace: bool) -> Tensor:
-    """What an activation with ``inplace=`` computes from: a copy of ``input`` where the
-    result is written into an ``input`` that is part of a graph, so that the write does not
-    change a value the result's backward reads (PyTorch's in-place activations keep what
-    their backward needs)."""
-    if inplace and input.requires_grad and is_grad_enabled():
-        return input.clone()
-    return input
-
-
 @checked("leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor")
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``.
@@ -299,8 +284,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> tc.nn.functional.leaky_relu(tc.tensor([-2.0, 3.0]), 0.5)
     tensor([-1.,  3.])
     """
-    out = _nn_op("leaky_relu", _source(input, inplace), negative_slope)
-    return input.copy_(out) if inplace else out
+    return _activation("leaky_relu", input, inplace, negative_slope)
 
 
 @checked("relu6(Tensor input, bool inplace=False) -> Tensor")
@@ -318,20 +302,13 @@ def hardtanh(
     """``x`` clamped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if inplace and input._dtype.is_floating_point and not _records(input):
-        # (no derivative to record: the in-place clamp writes the same values, without a
-        # temporary and a copy back; clamp's gradient, which differs at the bounds, is
-        # never asked for)
-        return input.clamp_(min_val, max_val)
-    out = _nn_op("hardtanh", _source(input, inplace), min_val, max_val)
-    return input.copy_(out) if inplace else out
+    return _activation("hardtanh", input, inplace, min_val, max_val)
 
 
 @checked("elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``."""
-    out = _nn_op("elu", _source(input, inplace), alpha, 1.0, 1.0)
-    return input.copy_(out) if inplace else out
+    return _activation("elu", input, inplace, alpha, 1.0, 1.0)
 
 
 @checked("celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor")
@@ -347,16 +324,15 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    out = _nn_op("elu", _source(input, inplace), alpha, 1.0, 1.0 / alpha)
-    return input.copy_(out) if inplace else named_as(out, "CeluBackward0")
+    out = _activation("elu", input, inplace, alpha, 1.0, 1.0 / alpha)
+    return out if inplace else named_as(out, "CeluBackward0")
 
 
 @checked("selu(Tensor input, bool inplace=False) -> Tensor")
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     alpha, scale = 1.6732632423543772, 1.0507009873554805
-    out = _nn_op("elu", _source(input, inplace), alpha, scale, 1.0)
-    return input.copy_(out) if inplace else out
+    return _activation("elu", input, inplace, alpha, scale, 1.0)
 
 
 @checked("celu_(Tensor input, float alpha=1.0) -> Tensor")
@@ -388,15 +364,13 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 @checked("silu(Tensor input, bool inplace=False) -> Tensor")
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
-    out = _nn_op("silu", _source(input, inplace))
-    return input.copy_(out) if inplace else out
+    return _activation("silu", input, inplace)
 
 
 @checked("mish(Tensor input, bool inplace=False) -> Tensor")
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    out = _nn_op("mish", _source(input, inplace))
-    return input.copy_(out) if inplace else out
+    return _activation("mish", input, inplace)
 
 
 @checked("softplus(Tensor input, float beta=1.0, float threshold=20.0) -> Tensor")
@@ -421,15 +395,13 @@ def softsign(input: Tensor) -> Tensor:
 @checked("hardsigmoid(Tensor input, bool inplace=False) -> Tensor")
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
-    out = _nn_op("hardsigmoid", _source(input, inplace))
-    return input.copy_(out) if inplace else out
+    return _activation("hardsigmoid", input, inplace)
 
 
 @checked("hardswish(Tensor input, bool inplace=False) -> Tensor")
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
-    out = _nn_op("hardswish", _source(input, inplace))
-    return input.copy_(out) if inplace else out
+    return _activation("hardswish", input, inplace)
 
 
 @checked("softmax(Tensor input, int? dim=None, ScalarType? dtype=None) -> Tensor")

@@ -242,12 +242,22 @@ def test_linear_with_a_bias_matches_numpy(case: str) -> None:
 
 @pytest.mark.parametrize("ufunc", [np.maximum, np.minimum, np.fmax])
 @pytest.mark.parametrize(
-    "shape, axis", [((300, 10), 1), ((300, 10), -1), ((40, 3, 50), 1), ((64, 2), 0), ((5, 4), 1)]
+    "shape, axis",
+    [
+        ((300, 10), 1),
+        ((300, 10), -1),
+        ((40, 3, 50), 1),
+        ((64, 2), 0),
+        ((5, 4), 1),
+        ((300, 64), 1),  # (folded to 16, then the slices)
+        ((40, 36, 3), 1),  # (folded to 9)
+        ((64, 100), 1),  # (halves of 25: the reduce)
+    ],
 )
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_reduce_extreme_is_numpys_reduce(ufunc: Any, shape: Any, axis: int, keepdims: bool) -> None:
-    """Over the slices of a short axis (the first three shapes) or by NumPy's reduce (a long
-    axis, few rows): the same values, NaN included."""
+    """Over the slices of a short axis (folded in halves first where that reaches one) or
+    by NumPy's reduce (a long axis, few rows): the same values, NaN included."""
     from tensorcore_xp.helpers import reduce_extreme
 
     x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)

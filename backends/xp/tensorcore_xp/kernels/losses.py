@@ -19,23 +19,30 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     backwards for the array module ``xp``."""
     enter, leave = quiet_tokens(xp)
 
+    unsigned = {n: xp.dtype(f"u{n}") for n in (1, 2, 4, 8)}  # (by width)
+
     def targets(t: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
         """``(keep, safe)``: which targets count (None: all of them), and the targets with
         the ignored ones replaced by class 0 (a valid index); an out-of-range target that
-        counts raises."""
+        counts raises PyTorch's ``IndexError``.
+
+        One reduction checks the common case: the targets read as unsigned integers of
+        their width (a negative one is then above any class) have a maximum below
+        ``classes``, so every target is a class, and none is ignored unless
+        ``ignore_index`` is a class itself."""
         if t.size:
-            # The common case in two reductions: every target a class, none ignored. (Both
-            # are started before either is read: on a GPU, one wait for the two.)
-            lo_hi = t.min(), t.max()
-            lo, hi = int(lo_hi[0]), int(lo_hi[1])
-            if lo >= 0 and hi < classes and not lo <= ignore_index <= hi:
-                return None, t
-        keep = t != ignore_index
-        if t.size:
-            bad = keep & ((t < 0) | (t >= classes))
+            u = t if t.dtype.kind == "u" else t.view(unsigned[t.dtype.itemsize])
+            if int(u.max()) < classes:
+                if not 0 <= ignore_index < classes:
+                    return None, t
+                keep = t != ignore_index
+                return (None, t) if bool(keep.all()) else (keep, xp.where(keep, t, 0))
+            keep = t != ignore_index
+            bad = keep & (u >= classes)
             if bool(bad.any()):
                 raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-        return keep, xp.where(keep, t, 0)
+            return keep, xp.where(keep, t, 0)
+        return t != ignore_index, t
 
     def sample_weights(weight: Any, keep: Any, safe: Any, dtype: Any) -> Any:
         """Each sample's weight: its class's (1 without ``weight``), 0 where ignored."""
