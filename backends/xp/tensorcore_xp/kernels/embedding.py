@@ -1,0 +1,247 @@
+"""The bag-of-embeddings kernels (PyTorch's ``_embedding_bag`` and
+``_embedding_bag_dense_backward``), written once against an array module ``xp`` (NumPy or
+CuPy).
+
+Bags are consecutive runs of the indices, so each reduction is a segmented one: with NumPy,
+one ``reduceat`` over the looked-up rows (a pass in index order, no scatter), and the weight's
+gradient one ``reduceat`` over the rows sorted by index; elsewhere a scatter (``add.at``,
+``maximum.at``; CuPy's ``reduceat`` subtracts prefix sums, losing the precision of short
+runs). The core has checked shapes, dtypes and arguments (``ops/meta_nn.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..helpers import acc_dtype, array_of, quiet_tokens
+
+__all__ = ["build"]
+
+
+def build(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The embedding-bag kernels for the array module ``xp``."""
+    host = xp.__name__ == "numpy"  # (reading a value of an array costs no wait)
+    enter, leave = quiet_tokens(xp)
+
+    def bags(
+        idx: Any, offs: Any, count: int, include_last_offset: bool, padding_idx: int
+    ) -> tuple[Any, Any, Any, Any, int]:
+        """Each index's bag (-1 where in none), which indices count (None: all of them, known
+        on the host only), each bag's run of positions (start, length) and the end of the
+        last run (host: an int, the rows past it unread; else the number of indices)."""
+        n = idx.shape[0]
+        starts = offs[:count].astype(xp.int64, copy=False)
+        end: Any = n
+        if include_last_offset and offs.shape[0]:
+            end = xp.minimum(offs[count].astype(xp.int64), n)
+            if host:
+                end = int(end)
+        pos = xp.arange(n, dtype=xp.int64)
+        if count:
+            bag = xp.searchsorted(starts, pos, side="right") - 1
+        else:
+            bag = xp.full(n, -1, dtype=xp.int64)
+        stops = xp.concatenate([starts[1:], xp.reshape(xp.asarray(end, dtype=xp.int64), (1,))])
+        lengths = xp.maximum(stops - starts, 0)
+        inside = None
+        if include_last_offset:
+            inside = pos < end
+        if host and count and int(starts[0]) == 0:
+            pass  # (every index before ``end`` lies in a bag)
+        elif count or n:
+            inside = bag >= 0 if inside is None else inside & (bag >= 0)
+        if inside is not None:
+            bag = xp.where(inside, bag, -1)
+        keep = inside
+        if padding_idx >= 0:
+            real = idx != padding_idx
+            keep = real if keep is None else keep & real
+        if keep is not None and host and bool(keep.all()):
+            keep = None
+        return bag, keep, starts, lengths, end if host else n
+
+    def bag_sizes(bag: Any, keep: Any, lengths: Any, count: int) -> Any:
+        """How many rows each bag reduces (padding and strays left out)."""
+        if keep is None:
+            return lengths
+        return xp.bincount(bag[keep], minlength=count)[:count].astype(xp.int64)
+
+    def segments(rows: Any, starts: Any, lengths: Any, count: int, ufunc: Any, fill: Any) -> Any:
+        """``ufunc`` reduced over each bag's run of ``rows`` (the rows in index order, up to
+        the last run's end), ``fill`` for an empty bag (NumPy only)."""
+        full = bool((lengths > 0).all())
+        if full:
+            return ufunc.reduceat(rows, starts, axis=0)
+        out = xp.full((count,) + rows.shape[1:], fill, dtype=rows.dtype)
+        some = lengths > 0
+        if some.any():
+            out[some] = ufunc.reduceat(rows, starts[some], axis=0)
+        return out
+
+    def _embedding_bag(
+        out: Any,
+        weight: Any,
+        indices: Any,
+        offsets: Any,
+        scale_grad_by_freq: bool,
+        mode: int,
+        sparse: bool,
+        per_sample_weights: Any,
+        include_last_offset: bool,
+        padding_idx: int,
+    ) -> None:
+        o, o2b, size_o, maxi_o = (array_of(t) for t in out)
+        w, idx, offs = array_of(weight), array_of(indices), array_of(offsets)
+        count, dim = o.shape
+        bag, keep, starts, lengths, end = bags(
+            idx.astype(xp.int64, copy=False), offs, count, include_last_offset, padding_idx
+        )
+        o2b[...] = bag
+        sizes = bag_sizes(bag, keep, lengths, count)
+        size_o[...] = sizes
+        wide = acc_dtype(xp, o.dtype)
+        if not count:
+            return
+        rows = w.take(idx[:end], axis=0)  # (the indices past the last bag are never read)
+        if keep is not None:
+            keep = keep[:end]
+        if mode == 2:
+            maximum(o, maxi_o, rows, idx[:end], bag[:end], keep, starts, lengths, sizes)
+            return
+        rows = rows.astype(wide, copy=False)
+        scale = None
+        if per_sample_weights is not None:
+            scale = array_of(per_sample_weights)[:end].astype(wide, copy=False)
+        if keep is not None:
+            scale = keep.astype(wide) if scale is None else scale * keep
+        if scale is not None:
+            rows = rows * scale[:, None]
+        if host:
+            total = segments(rows, starts, lengths, count, xp.add, 0)
+        else:
+            total = xp.zeros((count, dim), dtype=wide)
+            xp.add.at(total, xp.maximum(bag[:end], 0), rows)
+        if mode == 1:
+            tok = enter()
+            try:
+                total = total / xp.maximum(sizes, 1).astype(wide)[:, None]
+            finally:
+                leave(tok)
+        o[...] = total
+
+    def maximum(
+        o: Any,
+        maxi_o: Any,
+        rows: Any,
+        idx: Any,
+        bag: Any,
+        keep: Any,
+        starts: Any,
+        lengths: Any,
+        sizes: Any,
+    ) -> None:
+        """Each bag's maximum per column, and the index of the first row holding it (NaN
+        wins, as PyTorch's)."""
+        count, dim = o.shape
+        if keep is not None:
+            rows = xp.where(keep[:, None], rows, -xp.inf)
+        safe = xp.maximum(bag, 0)
+        if host:
+            best = segments(rows, starts, lengths, count, xp.maximum, -xp.inf)
+        else:
+            work = rows if rows.dtype in (xp.float32, xp.float64) else rows.astype(xp.float64)
+            best = xp.full((count, dim), -xp.inf, dtype=work.dtype)
+            xp.maximum.at(best, safe, work)
+            best = best.astype(rows.dtype)
+        at_best = best[safe]
+        hit = (rows == at_best) | (xp.isnan(rows) & xp.isnan(at_best))
+        if keep is not None:
+            hit &= keep[:, None]
+        # The first hit of each bag and column: where the hits counted from the first row
+        # reach one more than they were before the bag's start.
+        seen = xp.cumsum(hit, axis=0, dtype=xp.int64)
+        before = xp.zeros((count, dim), dtype=xp.int64)
+        inner = xp.minimum(starts, rows.shape[0]) - 1
+        later = inner >= 0
+        before[later] = seen[inner[later]]
+        first = hit & (seen == before[safe] + 1)
+        r, c = xp.nonzero(first)
+        maxi = xp.full((count, dim), -1, dtype=xp.int64)
+        maxi[bag[r], c] = idx[r]
+        filled = (sizes > 0)[:, None]
+        o[...] = xp.where(filled, best, 0)
+        maxi_o[...] = maxi
+
+    def scatter_rows(num: int, idx: Any, rows: Any) -> Any:
+        """``rows`` added up by their index ``idx`` into ``num`` rows."""
+        total = xp.zeros((num,) + rows.shape[1:], dtype=rows.dtype)
+        if not idx.shape[0]:
+            return total
+        if host:
+            # Sorted by index, each index's rows are one run: one reduceat, one write.
+            order = xp.argsort(idx, kind="stable")
+            key = idx[order]
+            heads = xp.flatnonzero(xp.concatenate([[True], key[1:] != key[:-1]]))
+            total[key[heads]] = xp.add.reduceat(rows[order], heads, axis=0)
+        else:
+            xp.add.at(total, idx, rows)
+        return total
+
+    def _embedding_bag_dense_backward(
+        out: Any,
+        grad: Any,
+        indices: Any,
+        offset2bag: Any,
+        bag_size: Any,
+        maximum_indices: Any,
+        num_weights: int,
+        scale_grad_by_freq: bool,
+        mode: int,
+        per_sample_weights: Any,
+        padding_idx: int,
+    ) -> None:
+        o = array_of(out)
+        wide = acc_dtype(xp, o.dtype)
+        g = array_of(grad).astype(wide, copy=False)
+        idx = array_of(indices).astype(xp.int64, copy=False)
+        dim = o.shape[1]
+        if mode == 2:
+            mi = array_of(maximum_indices)
+            valid = mi >= 0
+            cols = xp.broadcast_to(xp.arange(dim, dtype=xp.int64), mi.shape)
+            flat = (mi * dim + cols)[valid]
+            total = scatter_rows(num_weights * dim, flat, g[valid])
+        else:
+            bag = array_of(offset2bag)
+            keep = bag >= 0
+            if padding_idx >= 0:
+                keep &= idx != padding_idx
+            if host and bool(keep.all()):
+                keep = None
+            safe = bag if keep is None else xp.maximum(bag, 0)
+            scale = None
+            if mode == 1:
+                scale = 1 / xp.maximum(array_of(bag_size), 1).astype(wide)
+            elif per_sample_weights is not None:
+                scale = array_of(per_sample_weights).astype(wide, copy=False)
+            if keep is not None:
+                k = keep.astype(wide)
+                scale = k if scale is None else (scale[safe] * k if mode == 1 else scale * k)
+                rows = g[safe] * scale[:, None]
+            elif mode == 1 and scale is not None:
+                # Mean: each bag's gradient scaled once, before it is spread to its rows.
+                rows = (g * scale[:, None])[safe]
+            else:
+                rows = g[safe] if scale is None else g[safe] * scale[:, None]
+            total = scatter_rows(num_weights, idx, rows)
+        total = total.reshape(num_weights, dim)
+        if scale_grad_by_freq and idx.shape[0]:
+            counts = xp.bincount(idx, minlength=num_weights)[:num_weights]
+            total = total / xp.maximum(counts, 1).astype(wide)[:, None]
+        o[...] = total
+
+    return {
+        "_embedding_bag": _embedding_bag,
+        "_embedding_bag_dense_backward": _embedding_bag_dense_backward,
+    }
