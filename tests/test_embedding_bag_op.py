@@ -89,7 +89,7 @@ def test_operator_results_and_gradients(device: str, mode: int) -> None:
     offs = tc.tensor([0, 3, 3, 5, 8], device=device)
     w = tc.tensor(np.random.default_rng(1).permutation(21).reshape(7, 3) / 5.0, device=device)
     w.requires_grad_()
-    out, o2b, sizes, maxi = F._nn_op(
+    _, o2b, sizes, maxi = F._nn_op(
         "_embedding_bag", w, idx, offs, False, mode, False, None, True, 4
     )
     assert o2b.tolist() == [0, 0, 0, 2, 2, 3, 3, 3, -1]

@@ -1886,8 +1886,7 @@ def _embedding_bag(c: Any, grads: Any) -> tuple[Any, ...]:
 
 _d(
     "_embedding_bag",
-    "weight indices scale_grad_by_freq mode per_sample_weights padding_idx "
-    "result1 result2 result3",
+    "weight indices scale_grad_by_freq mode per_sample_weights padding_idx result1 result2 result3",
     _embedding_bag,
 )
 
