@@ -196,3 +196,30 @@ def test_scatter_path_matches_reduceat_path(mode: int) -> None:
             np.testing.assert_allclose(
                 np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-6, atol=1e-6
             )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_many_bags_of_mixed_lengths(mode: str) -> None:
+    # Enough bags that the sums step through the runs together, with long ones left over
+    # (their tails summed apart), and indices repeated enough for the same in the gradient.
+    rng = np.random.default_rng(7)
+    lengths = np.concatenate([rng.integers(0, 6, 70), [40, 90]])
+    rng.shuffle(lengths)
+    offs = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    idx = rng.integers(0, 30, int(lengths.sum()))
+    idx[:60] = 3
+    w = rng.permutation(30 * 5).reshape(30, 5) / 11.0
+    psw = rng.normal(size=len(idx)) if mode == "sum" else None
+    want, want_gw = _np_forward(idx, offs, w, mode, psw, 7, False)
+    wt = tc.tensor(w, requires_grad=True)
+    got = F.embedding_bag(
+        tc.tensor(idx),
+        wt,
+        tc.tensor(offs),
+        mode=mode,
+        per_sample_weights=None if psw is None else tc.tensor(psw),
+        padding_idx=7,
+    )
+    got.sum().backward()
+    assert_close(got, want)
+    assert_close(wt.grad, want_gw)

@@ -2,11 +2,14 @@
 ``_embedding_bag_dense_backward``), written once against an array module ``xp`` (NumPy or
 CuPy).
 
-Bags are consecutive runs of the indices, so each reduction is a segmented one: with NumPy,
-one ``reduceat`` over the looked-up rows (a pass in index order, no scatter), and the weight's
-gradient one ``reduceat`` over the rows sorted by index; elsewhere a scatter (``add.at``,
-``maximum.at``; CuPy's ``reduceat`` subtracts prefix sums, losing the precision of short
-runs). The core has checked shapes, dtypes and arguments (``ops/meta_nn.py``).
+Bags are consecutive runs of the indices, so each reduction is a segmented one. With NumPy a
+sum walks the runs by position (``run_sums``): step ``k`` adds the ``k``-th row of every run
+at least ``k + 1`` long, read straight from the weight (no array of every looked-up row), one
+vectorised pass per step; ``reduceat``, which calls its inner loop once per row, costs several
+times more for the short runs of a bag of embeddings. The weight's gradient walks the runs of
+the indices sorted. Elsewhere (CuPy) a scatter (``add.at``, ``maximum.at``; CuPy's
+``reduceat`` subtracts prefix sums, losing the precision of short runs). The core has checked
+shapes, dtypes and arguments (``ops/meta_nn.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from typing import Any
 from ..helpers import acc_dtype, array_of, quiet_tokens
 
 __all__ = ["build"]
+
+#: Runs ``run_sums`` steps through together: fewer left (the long runs' tails), it sums the
+#: rest of each with one ``reduceat``.
+_MIN_RUNS = 32
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
@@ -79,6 +86,43 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             out[some] = ufunc.reduceat(rows, starts[some], axis=0)
         return out
 
+    def run_sums(
+        src: Any, pos: Any, starts: Any, lengths: Any, scale: Any, wide: Any
+    ) -> Any:
+        """For each run ``j`` (``lengths[j]`` positions from ``starts[j]``), the sum of the
+        rows ``src[pos[p]]`` (times ``scale[p]`` where given) over its positions ``p``, in
+        ``wide``; zeros for an empty run (NumPy only)."""
+        runs = lengths.shape[0]
+        total = xp.zeros((runs,) + src.shape[1:], dtype=wide)
+        if not runs:
+            return total
+        order = xp.argsort(-lengths, kind="stable")  # longest first: each step's a prefix
+        first, size = starts[order], lengths[order]
+        # how many runs are longer than k, for each k (sizes descending)
+        longer = xp.searchsorted(-size, -xp.arange(int(size[0]) + 1), side="left")
+        k = 0
+        while k < size[0] and longer[k] >= _MIN_RUNS:
+            a = int(longer[k])
+            p = first[:a] + k
+            rows = src.take(pos[p], axis=0)
+            if scale is not None:
+                rows = rows * scale[p][:, None]
+            total[:a] += rows
+            k += 1
+        if k < size[0]:
+            # The long runs' tails: their positions end to end, one reduceat.
+            a = int(longer[k])
+            rest = size[:a] - k
+            heads = xp.concatenate([xp.zeros(1, dtype=rest.dtype), xp.cumsum(rest)[:-1]])
+            p = xp.arange(int(rest.sum())) - xp.repeat(heads - first[:a] - k, rest)
+            rows = src.take(pos[p], axis=0).astype(wide, copy=False)
+            if scale is not None:
+                rows = rows * scale[p][:, None]
+            total[:a] += xp.add.reduceat(rows, heads, axis=0)
+        out = xp.empty_like(total)
+        out[order] = total
+        return out
+
     def _embedding_bag(
         out: Any,
         weight: Any,
@@ -103,23 +147,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         wide = acc_dtype(xp, o.dtype)
         if not count:
             return
-        rows = w.take(idx[:end], axis=0)  # (the indices past the last bag are never read)
         if keep is not None:
             keep = keep[:end]
         if mode == 2:
+            rows = w.take(idx[:end], axis=0)  # (the indices past the last bag are never read)
             maximum(o, maxi_o, rows, idx[:end], bag[:end], keep, starts, lengths, sizes)
             return
-        rows = rows.astype(wide, copy=False)
         scale = None
         if per_sample_weights is not None:
             scale = array_of(per_sample_weights)[:end].astype(wide, copy=False)
         if keep is not None:
             scale = keep.astype(wide) if scale is None else scale * keep
-        if scale is not None:
-            rows = rows * scale[:, None]
         if host:
-            total = segments(rows, starts, lengths, count, xp.add, 0)
+            total = run_sums(w, idx, starts, lengths, scale, wide)
         else:
+            rows = w.take(idx[:end], axis=0).astype(wide, copy=False)
+            if scale is not None:
+                rows = rows * scale[:, None]
             total = xp.zeros((count, dim), dtype=wide)
             xp.add.at(total, xp.maximum(bag[:end], 0), rows)
         if mode == 1:
@@ -173,18 +217,24 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o[...] = xp.where(filled, best, 0)
         maxi_o[...] = maxi
 
-    def scatter_rows(num: int, idx: Any, rows: Any) -> Any:
-        """``rows`` added up by their index ``idx`` into ``num`` rows."""
-        total = xp.zeros((num,) + rows.shape[1:], dtype=rows.dtype)
+    def scatter_rows(num: int, idx: Any, src: Any, pos: Any, scale: Any, wide: Any) -> Any:
+        """The rows ``src[pos[i]]`` (times ``scale[i]`` where given) added up by their index
+        ``idx[i]`` into ``num`` rows, in ``wide``."""
+        total = xp.zeros((num,) + src.shape[1:], dtype=wide)
         if not idx.shape[0]:
             return total
         if host:
-            # Sorted by index, each index's rows are one run: one reduceat, one write.
+            # Sorted by index, each index's rows are one run.
             order = xp.argsort(idx, kind="stable")
             key = idx[order]
             heads = xp.flatnonzero(xp.concatenate([[True], key[1:] != key[:-1]]))
-            total[key[heads]] = xp.add.reduceat(rows[order], heads, axis=0)
+            lengths = xp.diff(xp.append(heads, key.shape[0]))
+            part = None if scale is None else scale[order]
+            total[key[heads]] = run_sums(src, pos[order], heads, lengths, part, wide)
         else:
+            rows = src.take(pos, axis=0).astype(wide, copy=False)
+            if scale is not None:
+                rows = rows * scale[:, None]
             xp.add.at(total, idx, rows)
         return total
 
@@ -203,15 +253,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         o = array_of(out)
         wide = acc_dtype(xp, o.dtype)
-        g = array_of(grad).astype(wide, copy=False)
+        g = array_of(grad)
         idx = array_of(indices).astype(xp.int64, copy=False)
         dim = o.shape[1]
         if mode == 2:
             mi = array_of(maximum_indices)
-            valid = mi >= 0
+            valid = (mi >= 0).ravel()
             cols = xp.broadcast_to(xp.arange(dim, dtype=xp.int64), mi.shape)
-            flat = (mi * dim + cols)[valid]
-            total = scatter_rows(num_weights * dim, flat, g[valid])
+            flat = (mi * dim + cols).ravel()[valid]
+            where = xp.flatnonzero(valid)
+            total = scatter_rows(num_weights * dim, flat, g.reshape(-1), where, None, wide)
         else:
             bag = array_of(offset2bag)
             keep = bag >= 0
@@ -220,21 +271,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if host and bool(keep.all()):
                 keep = None
             safe = bag if keep is None else xp.maximum(bag, 0)
-            scale = None
+            src = g
             if mode == 1:
-                scale = 1 / xp.maximum(array_of(bag_size), 1).astype(wide)
-            elif per_sample_weights is not None:
+                # Each bag's gradient over its size, once per bag before it is spread.
+                tok = enter()
+                try:
+                    src = g / xp.maximum(array_of(bag_size), 1).astype(wide)[:, None]
+                finally:
+                    leave(tok)
+            scale = None
+            if per_sample_weights is not None and mode == 0:
                 scale = array_of(per_sample_weights).astype(wide, copy=False)
             if keep is not None:
-                k = keep.astype(wide)
-                scale = k if scale is None else (scale[safe] * k if mode == 1 else scale * k)
-                rows = g[safe] * scale[:, None]
-            elif mode == 1 and scale is not None:
-                # Mean: each bag's gradient scaled once, before it is spread to its rows.
-                rows = (g * scale[:, None])[safe]
-            else:
-                rows = g[safe] if scale is None else g[safe] * scale[:, None]
-            total = scatter_rows(num_weights, idx, rows)
+                scale = keep.astype(wide) if scale is None else scale * keep
+            total = scatter_rows(num_weights, idx, src, safe, scale, wide)
         total = total.reshape(num_weights, dim)
         if scale_grad_by_freq and idx.shape[0]:
             counts = xp.bincount(idx, minlength=num_weights)[:num_weights]
