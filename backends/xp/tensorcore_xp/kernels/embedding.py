@@ -86,9 +86,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             out[some] = ufunc.reduceat(rows, starts[some], axis=0)
         return out
 
-    def run_sums(
-        src: Any, pos: Any, starts: Any, lengths: Any, scale: Any, wide: Any
-    ) -> Any:
+    def run_sums(src: Any, pos: Any, starts: Any, lengths: Any, scale: Any, wide: Any) -> Any:
         """For each run ``j`` (``lengths[j]`` positions from ``starts[j]``), the sum of the
         rows ``src[pos[p]]`` (times ``scale[p]`` where given) over its positions ``p``, in
         ``wide``; zeros for an empty run (NumPy only)."""
