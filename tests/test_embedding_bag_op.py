@@ -223,3 +223,17 @@ def test_many_bags_of_mixed_lengths(mode: str) -> None:
     got.sum().backward()
     assert_close(got, want)
     assert_close(wt.grad, want_gw)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_sparse_gradient_stays_sparse_coo(mode: str) -> None:
+    rng = np.random.default_rng(11)
+    idx, offs = tc.tensor([1, 2, 4, 5, 4, 3, 0]), tc.tensor([0, 3, 3, 5])
+    w, g = rng.normal(size=(7, 3)), tc.tensor(rng.normal(size=(4, 3)))
+    grads = {}
+    for sparse in (True, False):
+        wt = tc.tensor(w, requires_grad=True)
+        F.embedding_bag(idx, wt, offs, mode=mode, sparse=sparse, padding_idx=4).backward(g)
+        grads[sparse] = wt.grad
+    assert grads[True].layout == tc.sparse_coo and grads[False].layout == tc.strided
+    assert_close(grads[True].to_dense(), grads[False])
