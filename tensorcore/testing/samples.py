@@ -1166,7 +1166,17 @@ def _embedding_bag_dense_backward(m: _Maker) -> list[Sample]:
         S((m.uniform(3, 2), idx, o2b, sizes, m.index([0]), 7, False, 0, m.uniform(6)), desc="sum"),
         S((m.uniform(3, 2), idx, o2b, sizes, m.index([0]), 7, True, 1, None, 4), desc="mean"),
         S(
-            (m.uniform(3, 2), idx, o2b, sizes, m.index([[2, 1], [-1, -1], [4, 4]]), 7, False, 2),
+            (
+                m.uniform(3, 2),
+                idx,
+                o2b,
+                sizes,
+                m.index([[2, 1], [-1, -1], [4, 4]]),
+                7,
+                False,
+                2,
+                None,
+            ),
             desc="max",
         ),
     ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, quiet_tokens
+from ..helpers import acc_dtype, array_of, quiet_tokens, ufunc_at
 
 __all__ = ["build"]
 
@@ -102,7 +102,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         while k < size[0] and longer[k] >= _MIN_RUNS:
             a = int(longer[k])
             p = first[:a] + k
-            rows = src.take(pos[p], axis=0)
+            rows = xp.take(src, pos[p], axis=0)
             if scale is not None:
                 rows = rows * scale[p][:, None]
             total[:a] += rows
@@ -113,7 +113,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             rest = size[:a] - k
             heads = xp.concatenate([xp.zeros(1, dtype=rest.dtype), xp.cumsum(rest)[:-1]])
             p = xp.arange(int(rest.sum())) - xp.repeat(heads - first[:a] - k, rest)
-            rows = src.take(pos[p], axis=0).astype(wide, copy=False)
+            rows = xp.take(src, pos[p], axis=0).astype(wide, copy=False)
             if scale is not None:
                 rows = rows * scale[p][:, None]
             total[:a] += xp.add.reduceat(rows, heads, axis=0)
@@ -148,7 +148,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if keep is not None:
             keep = keep[:end]
         if mode == 2:
-            rows = w.take(idx[:end], axis=0)  # (the indices past the last bag are never read)
+            rows = xp.take(w, idx[:end], axis=0)  # (the indices past the last bag are never read)
             maximum(o, maxi_o, rows, idx[:end], bag[:end], keep, starts, lengths, sizes)
             return
         scale = None
@@ -159,11 +159,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if host:
             total = run_sums(w, idx, starts, lengths, scale, wide)
         else:
-            rows = w.take(idx[:end], axis=0).astype(wide, copy=False)
+            rows = xp.take(w, idx[:end], axis=0).astype(wide, copy=False)
             if scale is not None:
                 rows = rows * scale[:, None]
             total = xp.zeros((count, dim), dtype=wide)
-            xp.add.at(total, xp.maximum(bag[:end], 0), rows)
+            ufunc_at(xp, xp.add, total, (xp.maximum(bag[:end], 0),), rows)
         if mode == 1:
             tok = enter()
             try:
@@ -194,7 +194,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         else:
             work = rows if rows.dtype in (xp.float32, xp.float64) else rows.astype(xp.float64)
             best = xp.full((count, dim), -xp.inf, dtype=work.dtype)
-            xp.maximum.at(best, safe, work)
+            ufunc_at(xp, xp.maximum, best, (safe,), work)
             best = best.astype(rows.dtype)
         at_best = best[safe]
         hit = (rows == at_best) | (xp.isnan(rows) & xp.isnan(at_best))
@@ -230,10 +230,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             part = None if scale is None else scale[order]
             total[key[heads]] = run_sums(src, pos[order], heads, lengths, part, wide)
         else:
-            rows = src.take(pos, axis=0).astype(wide, copy=False)
+            rows = xp.take(src, pos, axis=0).astype(wide, copy=False)
             if scale is not None:
                 rows = rows * scale[:, None]
-            xp.add.at(total, idx, rows)
+            ufunc_at(xp, xp.add, total, (idx,), rows)
         return total
 
     def _embedding_bag_dense_backward(
