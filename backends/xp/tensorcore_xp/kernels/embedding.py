@@ -6,8 +6,8 @@ Bags are consecutive runs of the indices, so each reduction is a segmented one. 
 sum walks the runs by position (``run_sums``): step ``k`` adds the ``k``-th row of every run
 at least ``k + 1`` long, read straight from the weight (no array of every looked-up row), one
 vectorised pass per step; ``reduceat``, which calls its inner loop once per row, costs several
-times more for the short runs of a bag of embeddings. The weight's gradient walks the runs of
-the indices sorted. Elsewhere (CuPy) a scatter (``add.at``, ``maximum.at``; CuPy's
+times more for the short runs of a bag of embeddings. A maximum walks them the same way
+(``run_max``). The weight's gradient walks the runs of the indices sorted. Elsewhere (CuPy) a scatter (``add.at``, ``maximum.at``; CuPy's
 ``reduceat`` subtracts prefix sums, losing the precision of short runs). The core has checked
 shapes, dtypes and arguments (``ops/meta_nn.py``).
 """
@@ -121,6 +121,49 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         out[order] = total
         return out
 
+    def run_max(src: Any, pos: Any, starts: Any, lengths: Any, keep: Any) -> tuple[Any, Any]:
+        """For each run (as :func:`run_sums`'), the maximum of its kept rows ``src[pos[p]]``
+        per column and the position ``p`` of the first row holding it (a NaN wins, its
+        first), -1 where the run keeps no row (NumPy only)."""
+        runs, dim = lengths.shape[0], src.shape[1]
+        best = xp.zeros((runs, dim), dtype=src.dtype)
+        at = xp.full((runs, dim), -1, dtype=xp.int64)
+        if not runs:
+            return best, at
+        order = xp.argsort(-lengths, kind="stable")
+        first, size = starts[order], lengths[order]
+        longer = xp.searchsorted(-size, -xp.arange(int(size[0]) + 1), side="left")
+
+        def merge(a: Any, rows: Any, p: Any, ok: Any) -> None:
+            b, ab = best[a], at[a]
+            # The first kept row, a greater one, or a NaN over a number replaces the best.
+            upd = (ab < 0) | (rows > b) | (xp.isnan(rows) & ~xp.isnan(b))
+            if ok is not None:
+                upd &= ok
+            best[a] = xp.where(upd, rows, b)
+            at[a] = xp.where(upd, p, ab)
+
+        k = 0
+        while k < size[0] and longer[k] >= _MIN_RUNS:
+            a = int(longer[k])
+            p = first[:a] + k
+            ok = None if keep is None else keep[p][:, None]
+            merge(slice(0, a), xp.take(src, pos[p], axis=0), p[:, None], ok)
+            k += 1
+        for j in range(int(longer[k]) if k < size[0] else 0):
+            # A long run's tail at once: argmax takes the first maximum (the first NaN).
+            p = xp.arange(int(first[j]) + k, int(first[j] + size[j]))
+            if keep is not None:
+                p = p[keep[p]]
+            if p.size:
+                rows = xp.take(src, pos[p], axis=0)
+                pick = xp.argmax(rows, axis=0)
+                cols = xp.arange(dim)
+                merge(j, rows[pick, cols], p[pick], None)
+        out_best, out_at = xp.empty_like(best), xp.empty_like(at)
+        out_best[order], out_at[order] = best, at
+        return out_best, out_at
+
     def _embedding_bag(
         out: Any,
         weight: Any,
@@ -147,6 +190,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return
         if keep is not None:
             keep = keep[:end]
+        if mode == 2 and host:
+            best, at = run_max(w, idx, starts, lengths, keep)
+            o[...] = xp.where((sizes > 0)[:, None], best, 0)
+            maxi_o[...] = xp.where(at >= 0, idx[xp.maximum(at, 0)], -1) if idx.shape[0] else -1
+            return
         if mode == 2:
             rows = xp.take(w, idx[:end], axis=0)  # (the indices past the last bag are never read)
             maximum(o, maxi_o, rows, idx[:end], bag[:end], keep, starts, lengths, sizes)
