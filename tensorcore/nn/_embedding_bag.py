@@ -1,6 +1,7 @@
-"""The reduction half of ``embedding_bag``: rows already looked up, reduced per bag (sum,
-mean or max) with one ``index_add`` or one scatter into a padded block, never a loop over
-bags."""
+"""The reduction half of ``embedding_bag(sparse=True)``: rows already looked up (by
+``embedding``, whose sparse gradient the sparse layout's plugin makes), reduced per bag (sum,
+mean; PyTorch refuses max with a sparse gradient) with one ``index_add``, never a loop over
+bags. A dense gradient takes the ``_embedding_bag`` operator instead."""
 
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ def reduce_bags(
     weights: Tensor | None,
     starts: Tensor,
 ) -> Tensor:
-    """Reduce ``rows`` (one per index; those with ``keep`` false are left out, none where
-    ``keep`` is None) into ``count`` bags starting at ``starts``; an empty bag gives zeros.
+    """Sum or average (``mode``) ``rows`` (one per index; those with ``keep`` false are left
+    out, none where ``keep`` is None) into ``count`` bags starting at ``starts``; an empty bag
+    gives zeros.
 
     Examples
     --------
@@ -67,20 +69,6 @@ def reduce_bags(
     """
     dim = rows.shape[-1]
     dev = rows.device
-    if mode == "max":
-        if rows.shape[0] == 0:
-            return ops.zeros(count, dim, dtype=rows.dtype, device=dev)
-        if keep is None:
-            keep = ops.ones(rows.shape[0], dtype=dt.bool_, device=dev)
-        slot = ops.arange(rows.shape[0], device=dev) - starts.to(dt.int64)[bag]
-        width = int(slot.max()) + 1
-        idx = ops.nonzero(keep).reshape(-1)
-        block = ops.full((count, width, dim), float("-inf"), dtype=rows.dtype, device=dev)
-        block = block.index_put((bag[idx], slot[idx]), rows[idx])
-        filled = ops.zeros(count, dtype=dt.int64, device=dev).index_add(0, bag, keep.to(dt.int64))
-        # max(dim), not amax: a tie sends the gradient to the bag's first maximum only, as
-        # PyTorch's embedding_bag does (amax would share it among the tied rows).
-        return ops.where((filled > 0).unsqueeze(1), block.max(1)[0], 0.0)
     w = None if keep is None else keep.to(rows.dtype)
     if weights is not None:
         w = weights if w is None else w * weights

@@ -672,6 +672,10 @@ def embedding_bag(
         )
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
@@ -683,6 +687,21 @@ def embedding_bag(
             f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not "
             f"None, then it must have the same shape as the input ({tuple(input.shape)})"
         )
+    if not sparse:
+        return _embedding_bag_op(
+            input,
+            weight,
+            offsets,
+            max_norm,
+            norm_type,
+            scale_grad_by_freq,
+            mode,
+            per_sample_weights,
+            include_last_offset,
+            padding_idx,
+        )
+    # A sparse gradient: the looked-up rows are embedding's (the sparse layout's plugin
+    # makes their COO gradient), reduced by tensorcore operators.
     rows = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     bag, keep, count = _bags.bag_ids(input.shape[0], offsets, include_last_offset)
     if padding_idx is not None:
@@ -690,6 +709,46 @@ def embedding_bag(
         keep = kept if keep is None else keep & kept
     out = _bags.reduce_bags(rows, bag, keep, count, mode, per_sample_weights, offsets)
     return named_as(out, "EmbeddingBagBackward0")
+
+
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+def _embedding_bag_op(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor,
+    max_norm: float | None,
+    norm_type: float,
+    scale_grad_by_freq: bool,
+    mode: str,
+    per_sample_weights: Tensor | None,
+    include_last_offset: bool,
+    padding_idx: int | None,
+) -> Tensor:
+    """``embedding_bag`` with a dense gradient: PyTorch's ``_embedding_bag`` operator, one
+    node whatever the bags."""
+    n = weight.shape[0]
+    pad = -1
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        pad = padding_idx % n
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    out = _nn_op(
+        "_embedding_bag",
+        weight,
+        input,
+        offsets,
+        scale_grad_by_freq,
+        _BAG_MODES[mode],
+        False,
+        per_sample_weights,
+        include_last_offset,
+        pad,
+    )
+    return out[0]
 
 
 def _check_bag_offsets(offsets: Tensor, n: int) -> None:

@@ -1848,6 +1848,86 @@ def _gather_pooled(gg: Tensor, indices: Tensor) -> Tensor:
     return picked.reshape(indices._shape)
 
 
+def _bag_rows_kept(indices: Tensor, offset2bag: Tensor, padding_idx: int) -> Tensor:
+    """Which looked-up rows an ``_embedding_bag`` reduced: those in a bag, not padding."""
+    keep = offset2bag >= 0
+    return keep & (indices != padding_idx) if padding_idx >= 0 else keep
+
+
+def _embedding_bag(c: Any, grads: Any) -> tuple[Any, ...]:
+    g = grads[0]
+    gw = gp = None
+    if c.needs(0):
+        gw = _nn_op(
+            "_embedding_bag_dense_backward",
+            g,
+            c.indices,
+            c.result1,
+            c.result2,
+            c.result3,
+            c.weight._shape[0],
+            c.scale_grad_by_freq,
+            c.mode,
+            c.per_sample_weights,
+            c.padding_idx,
+        )
+    if c.needs(3):
+        # Each weight scales its row's contribution to its bag's sum: the row dotted with
+        # the bag's gradient (zero for a row left out).
+        keep = _bag_rows_kept(c.indices, c.result1, c.padding_idx)
+        if g._shape[0]:
+            bag = c.result1.clamp(min=0)
+            rows = c.weight.index_select(0, c.indices) * g.index_select(0, bag)
+            gp = rows.sum(1) * keep
+        else:
+            gp = ops.zeros_like(c.per_sample_weights)
+    return gw, None, None, gp
+
+
+_d(
+    "_embedding_bag",
+    "weight indices scale_grad_by_freq mode per_sample_weights padding_idx result1 result2 result3",
+    _embedding_bag,
+)
+
+
+def _embedding_bag_dense_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # Linear in grad (and in per_sample_weights): its adjoint reads gg at the rows each bag
+    # reduced, as the forward reads the weight, with the same scales.
+    if c.scale_grad_by_freq:
+        counts = ops.bincount(c.indices, minlength=c.num_weights)
+        gg = gg / counts.clamp(min=1).to(gg.dtype).unsqueeze(1)
+    dg = dp = None
+    if c.mode == 2:
+        if c.needs(0):
+            mi = c.maximum_indices
+            dg = ops.where(mi >= 0, gg.gather(0, mi.clamp(min=0)), 0.0)
+        return dg, None, None, None, None, None
+    keep = _bag_rows_kept(c.indices, c.offset2bag, c.padding_idx)
+    bag = c.offset2bag.clamp(min=0)
+    picked = gg.index_select(0, c.indices)
+    if c.needs(0):
+        scale = keep.to(gg.dtype)
+        if c.mode == 1:
+            scale = scale / c.bag_size.clamp(min=1).to(gg.dtype).index_select(0, bag)
+        elif c.per_sample_weights is not None:
+            scale = scale * c.per_sample_weights
+        dg = ops.zeros(
+            c.bag_size._shape[0], gg._shape[1], dtype=gg.dtype, device=gg.device
+        ).index_add(0, bag, picked * scale.unsqueeze(1))
+    if c.needs(5) and c.grad._shape[0]:
+        dp = (picked * c.grad.index_select(0, bag)).sum(1) * keep
+    return dg, None, None, None, None, dp
+
+
+_d(
+    "_embedding_bag_dense_backward",
+    "grad indices offset2bag bag_size maximum_indices num_weights scale_grad_by_freq mode "
+    "per_sample_weights padding_idx",
+    _embedding_bag_dense_backward,
+)
+
+
 # The pools save ``self`` whole, as PyTorch's: their backward operators take it, so that a
 # double backward reaches it (with zeros: they are linear in grad_output and do not read
 # self's values).

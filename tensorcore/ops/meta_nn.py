@@ -37,6 +37,8 @@ __all__ = [
     "meta_convolution",
     "meta_convolution_backward_input",
     "meta_convolution_backward_weight",
+    "meta_embedding_bag",
+    "meta_embedding_bag_dense_backward",
     "meta_gru_layer",
     "meta_gru_layer_backward",
     "meta_huber_loss",
@@ -1048,3 +1050,114 @@ def meta_binary_cross_entropy_with_logits_backward(
     _, spec = meta_binary_cross_entropy_backward(grad_output, self, target, weight, reduction)
     _bce_weight(fn, self, pos_weight)
     return (grad_output, self, target, weight, pos_weight, reduction), spec
+
+
+def _index_tensor(arg: str, t: Tensor) -> None:
+    if t._dtype not in (dt.int64, dt.int32):
+        raise RuntimeError(
+            f"Expected tensor for argument #1 '{arg}' to have one of the following scalar "
+            f"types: Long, Int; but got {torch_name(t._dtype)} instead"
+        )
+    if t.ndim != 1:
+        raise ValueError(f"{arg} has to be a 1D Tensor, but got Tensor of dimension {t.ndim}")
+
+
+def meta_embedding_bag(
+    weight: Tensor,
+    indices: Tensor,
+    offsets: Tensor,
+    scale_grad_by_freq: bool = False,
+    mode: int = 0,
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> Any:
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    _index_tensor("indices", indices)
+    _index_tensor("offsets", offsets)
+    if mode not in (0, 1, 2):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None:
+        if mode != 0:
+            raise NotImplementedError(
+                "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                "supported for mode='sum'"
+            )
+        if per_sample_weights._shape != indices._shape:
+            raise ValueError(
+                f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights._shape)}) is "
+                f"not None, then it must have the same shape as the input "
+                f"({tuple(indices._shape)})"
+            )
+        if per_sample_weights._dtype is not weight._dtype:
+            raise RuntimeError(
+                "expected scalar type "
+                f"{torch_name(weight._dtype)} but found {torch_name(per_sample_weights._dtype)}"
+            )
+    bags = max(offsets._shape[0] - 1, 0) if include_last_offset else offsets._shape[0]
+    dim = weight._shape[1]
+    args = (
+        weight,
+        indices,
+        offsets,
+        bool(scale_grad_by_freq),
+        int(mode),
+        bool(sparse),
+        per_sample_weights,
+        bool(include_last_offset),
+        int(padding_idx),
+    )
+    most = (bags, dim) if mode == 2 else (0,)
+    specs = (
+        ((bags, dim), weight._dtype),
+        (indices._shape, int64),
+        ((bags,), int64),
+        (most, int64),
+    )
+    return args, specs
+
+
+def meta_embedding_bag_dense_backward(
+    grad: Tensor,
+    indices: Tensor,
+    offset2bag: Tensor,
+    bag_size: Tensor,
+    maximum_indices: Tensor,
+    num_weights: int,
+    scale_grad_by_freq: bool,
+    mode: int,
+    per_sample_weights: Tensor | None,
+    padding_idx: int = -1,
+) -> Any:
+    _index_tensor("indices", indices)
+    bags = bag_size._shape[0]
+    if grad.ndim != 2 or grad._shape[0] != bags:
+        raise RuntimeError(
+            f"_embedding_bag_dense_backward(): grad of shape {list(grad._shape)} does not fit "
+            f"{bags} bags"
+        )
+    if offset2bag._shape != indices._shape:
+        raise RuntimeError(
+            f"_embedding_bag_dense_backward(): offset2bag of shape {list(offset2bag._shape)} "
+            f"does not have the indices' shape {list(indices._shape)}"
+        )
+    if mode == 2 and maximum_indices._shape != grad._shape:
+        raise RuntimeError(
+            "_embedding_bag_dense_backward(): maximum_indices of shape "
+            f"{list(maximum_indices._shape)} does not have grad's shape {list(grad._shape)}"
+        )
+    args = (
+        grad,
+        indices,
+        offset2bag,
+        bag_size,
+        maximum_indices,
+        int(num_weights),
+        bool(scale_grad_by_freq),
+        int(mode),
+        per_sample_weights,
+        int(padding_idx),
+    )
+    return args, ((int(num_weights), grad._shape[1]), grad._dtype)

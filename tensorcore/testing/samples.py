@@ -1144,6 +1144,44 @@ def _convolution_backward_weight(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_embedding_bag")
+def _embedding_bag(m: _Maker) -> list[Sample]:
+    idx, offsets = m.index([1, 2, 4, 5, 4, 3, 0, 6]), m.index([0, 3, 3, 5])
+    return [
+        S((m.uniform(7, 3), idx, offsets), desc="sum, an empty bag"),
+        S((m.uniform(7, 3), idx, offsets, False, 1, False, None, False, 4), desc="mean, padding"),
+        S((m.distinct(7, 3), idx, offsets, False, 2), desc="max"),
+        S(
+            (m.uniform(7, 3), idx, m.index([0, 2, 7]), False, 0, False, m.uniform(8), True),
+            desc="per_sample_weights, include_last_offset",
+        ),
+    ]
+
+
+@_samples("_embedding_bag_dense_backward")
+def _embedding_bag_dense_backward(m: _Maker) -> list[Sample]:
+    idx, o2b = m.index([1, 2, 4, 5, 4, 3]), m.index([0, 0, 0, 2, 2, 2])
+    sizes = m.index([3, 0, 3])
+    return [
+        S((m.uniform(3, 2), idx, o2b, sizes, m.index([0]), 7, False, 0, m.uniform(6)), desc="sum"),
+        S((m.uniform(3, 2), idx, o2b, sizes, m.index([0]), 7, True, 1, None, 4), desc="mean"),
+        S(
+            (
+                m.uniform(3, 2),
+                idx,
+                o2b,
+                sizes,
+                m.index([[2, 1], [-1, -1], [4, 4]]),
+                7,
+                False,
+                2,
+                None,
+            ),
+            desc="max",
+        ),
+    ]
+
+
 @_samples("max_pool2d_with_indices")
 def _max_pool2d(m: _Maker) -> list[Sample]:
     return [

@@ -123,6 +123,7 @@ def build(
     from .kernels import (
         activations,
         creation,
+        embedding,
         indexing,
         linalg,
         linalg_general,
@@ -159,6 +160,7 @@ def build(
         creation.build(xp, random_stream=random_stream),
         losses.build(xp),
         nn.build(xp),
+        embedding.build(xp),
         recurrent.build(xp),
         optim.build(xp),
         spectral.build(xp),

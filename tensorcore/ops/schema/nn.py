@@ -405,6 +405,47 @@ _op(
     method=False,
     dtypes="f",
 )
+# PyTorch's bag-of-embeddings operators: ``nn.functional.embedding_bag`` (``sparse=False``)
+# calls them, reducing each bag without building a node per looked-up row.
+_op(
+    "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
+    "bool scale_grad_by_freq=False, int mode=0, bool sparse=False, "
+    "Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) "
+    "-> (Tensor, Tensor, Tensor, Tensor)",
+    _NN,
+    "The rows of ``weight`` (V, D) at ``indices`` (n,), reduced per bag (``mode`` 0: sum, "
+    "1: mean, 2: max); bag ``k`` starts at ``offsets[k]`` and runs to the next bag's start "
+    "(with ``include_last_offset`` the last offset ends the last bag instead of starting "
+    "one). ``per_sample_weights`` (sum only) scales each row; indices equal to "
+    "``padding_idx`` (-1: none) are left out, of a mean's count too; an empty bag gives "
+    "zeros. Also returns ``offset2bag`` (n,), each index's bag (-1 where in none), "
+    "``bag_size`` (B,), the rows each bag reduced, and, for max, ``max_indices`` (B, D), "
+    "the index of the row each maximum came from (-1 for a bag without rows; (0,) for the "
+    "other modes), which ``_embedding_bag_dense_backward`` reads.",
+    frontend="structured",
+    meta_function=MN.meta_embedding_bag,
+    method=False,
+    function=False,
+    dtypes="f",
+    node="EmbeddingBagBackward0",
+)
+_op(
+    "_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, "
+    "Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, "
+    "int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor",
+    _NN,
+    "The gradient of ``_embedding_bag`` in its ``weight`` (``num_weights``, D), from "
+    "``grad`` (B, D) and the forward's ``offset2bag``, ``bag_size`` and ``maximum_indices``: "
+    "each bag's gradient (over its size for mean, times the row's weight for "
+    "``per_sample_weights``) added to the rows it reduced (for max, to the row each "
+    "maximum came from), divided by each index's count in ``indices`` with "
+    "``scale_grad_by_freq``.",
+    frontend="structured",
+    meta_function=MN.meta_embedding_bag_dense_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
 # Fused optimizer steps: one call updates every parameter of a group (PyTorch's
 # _fused_sgd_/_fused_adam_), for backends that can do it without an operator per formula step.
 _FUSED = "optim nondifferentiable"
