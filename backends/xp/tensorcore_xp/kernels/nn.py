@@ -1384,7 +1384,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         a = rs_c * w if w is not None else rs_c
         direct = gx_o.dtype == wide and writes_through_views(gx_o)
         gx = gx_o.reshape(N, C, HxW) if direct else xp.empty((N, C, HxW), dtype=wide)
-        if d:
+        if d and not writes_through_views(gx):
+            # Arrays that are values (dask's): the blocks' out= views would not reach gx, so
+            # one expression, assigned whole below.
+            gx = (x.reshape(N, group, d) * k[:, :, None] + j[:, :, None]).reshape(
+                N, C, HxW
+            ) + g * a[:, :, None]
+        elif d:
             # In blocks of samples, so that the scratch product ``g * a`` stays in the
             # CPU's cache (a whole-array temporary costs a pass of page faults).
             step = max(1, _ROW_BLOCK // (C * HxW)) if numpy else N
