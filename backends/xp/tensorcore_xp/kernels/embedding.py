@@ -7,9 +7,10 @@ sum walks the runs by position (``run_sums``): step ``k`` adds the ``k``-th row 
 at least ``k + 1`` long, read straight from the weight (no array of every looked-up row), one
 vectorised pass per step; ``reduceat``, which calls its inner loop once per row, costs several
 times more for the short runs of a bag of embeddings. A maximum walks them the same way
-(``run_max``). The weight's gradient walks the runs of the indices sorted. Elsewhere (CuPy) a scatter (``add.at``, ``maximum.at``; CuPy's
-``reduceat`` subtracts prefix sums, losing the precision of short runs). The core has checked
-shapes, dtypes and arguments (``ops/meta_nn.py``).
+(``run_max``). The weight's gradient walks the runs of the indices sorted. Elsewhere (CuPy)
+a scatter (``add.at``, ``maximum.at``; CuPy's ``reduceat`` subtracts prefix sums, losing the
+precision of short runs). The core has checked shapes, dtypes and arguments
+(``ops/meta_nn.py``).
 """
 
 from __future__ import annotations
