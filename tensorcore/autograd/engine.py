@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._tensor import Tensor
+from ..ops import factories
 from ..ops import functions as ops
 from ..ops._validate import STANDARD, keep_message
 from . import grad_mode
@@ -102,9 +103,7 @@ def _make_grads(outputs: list[Tensor], grads: list[Any]) -> list[Tensor]:
                 )
             g = _ones_like(out)
         elif not isinstance(g, Tensor):
-            from ..ops.factories import tensor as make
-
-            g = make(g, dtype=out._dtype, device=out._device)
+            g = factories.tensor(g, dtype=out._dtype, device=out._device)
         elif g._shape != out._shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._shape)} and "

@@ -11,6 +11,7 @@ from ..amp.autocast_mode import fp32_function
 from ..dispatch import get_op
 from ..ops import functions as ops
 from ..ops._call import call_lane
+from ..ops._out import cast_error
 from ..ops._validate import checked
 from ..ops.frontends import broadcast_shapes, named_as
 from ..ops.views import release_temporary_view
@@ -68,10 +69,7 @@ def _into(dtype: dt.dtype, value: Tensor) -> Tensor:
     if value.dtype is dtype:
         return value
     if not dt.can_cast(value.dtype, dtype):
-        raise RuntimeError(
-            f"result type {torch_name(value.dtype)} can't be cast to the desired output type "
-            f"{torch_name(dtype)}"
-        )
+        raise cast_error("", value.dtype, dtype)
     return value.to(dtype)
 
 

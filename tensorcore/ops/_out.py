@@ -26,7 +26,7 @@ from .._memory_format import is_non_overlapping_and_dense
 from .._tensor import Tensor, cpp_name, torch_name
 from ..autograd import grad_mode as _grad_mode
 
-__all__ = ["check_out_spec", "reads_out", "resize_out", "warn_resized", "write_out"]
+__all__ = ["cast_error", "check_out_spec", "reads_out", "resize_out", "warn_resized", "write_out"]
 
 
 def check_out_spec(
@@ -41,12 +41,18 @@ def check_out_spec(
             f"{cpp_name(out._dtype)} instead"
         )
     if not dt.can_cast(dtype, out._dtype):
-        raise RuntimeError(
-            f"result type {torch_name(dtype)} can't be cast to the desired output type "
-            f"{torch_name(out._dtype)}" + (f" (in {name})" if name else "")
-        )
+        raise cast_error(name, dtype, out._dtype)
     if out._shape != shape and out.numel() != 0:
         warn_resized(out._shape, shape)
+
+
+def cast_error(name: str, dtype: dt.dtype, to: dt.dtype) -> RuntimeError:
+    """PyTorch's error for a result of ``dtype`` that may not be written into a tensor of
+    dtype ``to`` (an ``out=``, or ``self`` of an in-place call: ``name`` is then ``op_``)."""
+    return RuntimeError(
+        f"result type {torch_name(dtype)} can't be cast to the desired output type "
+        f"{torch_name(to)}" + (f" (in {name})" if name else "")
+    )
 
 
 def _prefix(name: str) -> str:

@@ -33,7 +33,15 @@ from .._tensor import (
 )
 from ..autograd import grad_mode as _grad_mode
 from ..dispatch import ALL_DTYPES, DirectKernel, ops
-from ._out import check_out_spec, overlap_error, reads_out, resize_out, warn_resized, write_out
+from ._out import (
+    cast_error,
+    check_out_spec,
+    overlap_error,
+    reads_out,
+    resize_out,
+    warn_resized,
+    write_out,
+)
 from ._validate import check_shape, v_ints
 from .meta_functions import broadcast, check_alpha, normalize_dims
 
@@ -178,10 +186,7 @@ def _check_inplace(op: Op, self: Tensor, shape: tuple[int, ...], dtype: dt.dtype
             f"{list(shape)} (in {op.name}_)"
         )
     if not dt.can_cast(dtype, self._dtype):
-        raise RuntimeError(
-            f"result type {torch_name(dtype)} can't be cast to the desired output type "
-            f"{torch_name(self._dtype)} (in {op.name}_)"
-        )
+        raise cast_error(f"{op.name}_", dtype, self._dtype)
 
 
 def run_direct(kernel: DirectKernel, args: tuple[Any, ...], out: Any, inplace: bool) -> Any:

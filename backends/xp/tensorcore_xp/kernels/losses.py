@@ -151,13 +151,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.abs(a, out=a)
                 if p or huber:
                     m = xp.minimum(a, f(p))
-                    if huber:
-                        a -= m * f(0.5)
-                        a *= m
-                    else:
-                        a -= m * f(0.5)
+                    a -= m * f(0.5)
+                    if not huber:
                         m /= f(p)
-                        a *= m
+                    a *= m
                 reduce_into(o, a, reduction)
             finally:
                 leave(tok)
@@ -181,10 +178,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     xp.clip(r, f(-1), f(1), out=r)
                 else:
                     xp.sign(r, out=r)
-                if reduction == "mean":
-                    r *= g.astype(d, copy=False) / f(r.size)
-                else:
-                    r *= g.astype(d, copy=False)
+                g = g.astype(d, copy=False)
+                r *= g / f(r.size) if reduction == "mean" else g
                 o[...] = r.reshape(o.shape)
             finally:
                 leave(tok)
