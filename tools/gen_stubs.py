@@ -35,7 +35,7 @@ from tensorcore.ops._api import (  # noqa: E402
     _last_required,
     _variant_name,
     int_list_varargs,
-    takes_tensor_options,
+    tensor_options,
 )
 from tensorcore.ops.schema import ALIASES, INPLACE_FUNCTIONS, OPS  # noqa: E402
 
@@ -147,8 +147,11 @@ def _signature(decl: OpDecl, kind: str, alias: str | None = None) -> str:
         parts.append(f"{name}: {ann}{default}")
         if aliased:
             aliases.append(f"{_NUMPY_ALIASES[p.name]}: {ann} = ...")
-    if kind == "function" and takes_tensor_options(decl):
-        aliases += ["layout: _layout | None = ...", "pin_memory: bool = ..."]
+    if kind == "function":
+        aliases += [
+            "layout: _layout | None = ..." if n == "layout" else "pin_memory: bool = ..."
+            for n in tensor_options(decl)
+        ]
     if ((decl.out and kind == "function") or aliases) and not kw_started and not star:
         parts.append("*")
     if kind == "function" and decl.out:

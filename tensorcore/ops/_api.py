@@ -25,7 +25,7 @@ from ._validate import check_source, namespace, v_ints
 from .frontends import bind
 from .schema import ALIASES, INPLACE_FUNCTIONS, OPS, OpDecl
 
-__all__ = ["FUNCTIONS", "build", "norm_size", "takes_tensor_options"]
+__all__ = ["FUNCTIONS", "build", "norm_size", "tensor_options"]
 
 FUNCTIONS: dict[str, Any] = {}
 
@@ -211,19 +211,23 @@ def _render(
             f"argument: '{n}'\")"
             for n in rest
         ]
-    options = kind == "function" and takes_tensor_options(decl)
+    added = tensor_options(decl) if kind == "function" else ()
+    options = bool(added)
     # A factory without tensor inputs dispatches on its ``layout=`` (``zeros(2, 3,
     # layout=tc.sparse_coo)`` runs the kernel a plugin registers for that layout): the
-    # layout's kernel, or None for strided, is ``_lk``.
+    # layout's kernel, or None for strided, is ``_lk``. One that declares ``layout`` itself
+    # (``zeros_like``: None is its input's) gets it as an argument.
     by_layout = options and not any(p.is_tensor or p.is_tensor_list for p in params)
     if options:
         # PyTorch's TensorOptions keywords, which every function making a tensor takes.
-        aliases += ["layout=None", "pin_memory=False"]
-        check = f"_v_options({fname!r}, layout, pin_memory{', _op,' if by_layout else ''})"
+        aliases += [f"{n}={'None' if n == 'layout' else 'False'}" for n in added]
+        given = "layout" if "layout" in added else "None"
+        check = f"_v_options({fname!r}, {given}, pin_memory{', _op,' if by_layout else ''})"
         if by_layout:
             pre.append(f"_lk = None\nif layout is not None or pin_memory:\n    _lk = {check}")
         else:
-            pre.append(f"if layout is not None or pin_memory:\n    {check}")
+            test = "layout is not None or pin_memory" if "layout" in added else "pin_memory"
+            pre.append(f"if {test}:\n    {check}")
     has_out = decl.out and kind == "function"
     if (has_out or aliases) and not kw_started and not spread and not any(q.vararg for q in params):
         parts.append("*")
@@ -248,7 +252,9 @@ def _render(
             call += "\nif pin_memory:\n    _r = _r.pin_memory()"
         lane = f"_r = _op.lane({', '.join(names)})"
         conditions = (["out is None"] if has_out else []) + (
-            ["layout is None and not pin_memory"] if options else []
+            [f"{'layout is None and ' if 'layout' in added else ''}not pin_memory"]
+            if options
+            else []
         )
         if conditions:
             lane = f"_r = None\nif {' and '.join(conditions)}:\n    {lane}"
@@ -314,12 +320,15 @@ def _variant_name(name: str, kind: str) -> str:
     return name + ("_" if kind.startswith("inplace") and not name.endswith("_") else "")
 
 
-def takes_tensor_options(decl: OpDecl) -> bool:
-    """Whether ``decl``'s function takes PyTorch's ``layout=`` and ``pin_memory=`` keywords:
-    a function making a new tensor (it has ``dtype`` and ``device`` parameters) that does not
-    declare them itself."""
+def tensor_options(decl: OpDecl) -> tuple[str, ...]:
+    """The keywords of PyTorch's ``layout=`` and ``pin_memory=`` that ``decl``'s function
+    takes beyond its declaration: every function making a new tensor (it has ``dtype`` and
+    ``device`` parameters) takes both, and one that declares ``layout`` (``zeros_like``,
+    whose default is its input's layout) gets ``pin_memory`` alone."""
     names = {p.name for p in decl.parsed.params}
-    return {"dtype", "device"} <= names and not names & {"layout", "pin_memory"}
+    if not {"dtype", "device"} <= names:
+        return ()
+    return tuple(n for n in ("layout", "pin_memory") if n not in names)
 
 
 def _doc(decl: OpDecl, kind: str, name: str | None = None) -> str:

@@ -654,12 +654,14 @@ def _like_empty(
     return make_tensor(flat._storage, shape, st, 0, flat._dtype, flat._device)
 
 
-def _layout_of(self: Tensor) -> Any:
-    """The ``layout=`` of the factory that makes ``self``'s ``*_like`` result: None for a
-    strided ``self``, else ``self``'s layout, so that a layout without that factory refuses
-    (PyTorch's ``ones_like`` of a sparse tensor raises ``NotImplementedError``) and one with
-    it makes the result in that layout."""
-    return None if self._layout is strided else self._layout
+def _layout_of(self: Tensor, layout: Any) -> Any:
+    """The ``layout=`` of the factory that makes ``self``'s ``*_like`` result: the one asked
+    for, by default ``self``'s; None for strided. A layout without that factory refuses
+    (PyTorch's ``ones_like`` of a sparse tensor raises ``NotImplementedError``); one with it
+    makes the result in that layout."""
+    if layout is None:
+        layout = self._layout
+    return None if layout is strided else layout
 
 
 def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
@@ -669,14 +671,20 @@ def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
         device: Any = None,
         requires_grad: bool = False,
         memory_format: Any = None,
+        layout: Any = None,
     ) -> Tensor:
-        out = _like_empty(f"{name}_like", self, dtype, device, memory_format)
+        lay = _layout_of(self, layout)
+        out = (
+            None
+            if lay is not None
+            else _like_empty(f"{name}_like", self, dtype, device, memory_format)
+        )
         if out is None:
             return getattr(ops, name)(
                 self._shape,
                 dtype=dtype or self._dtype,
                 device=device or self._device,
-                layout=_layout_of(self),
+                layout=lay,
             )
         fill(out)
         return out
@@ -703,15 +711,17 @@ def full_like(
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
+    layout: Any = None,
 ) -> Tensor:
-    out = _like_empty("full_like", self, dtype, device, memory_format)
+    lay = _layout_of(self, layout)
+    out = None if lay is not None else _like_empty("full_like", self, dtype, device, memory_format)
     if out is None:
         return ops.full(
             self._shape,
             fill_value,
             dtype=dtype or self._dtype,
             device=device or self._device,
-            layout=_layout_of(self),
+            layout=lay,
         )
     return out.fill_(fill_value)
 

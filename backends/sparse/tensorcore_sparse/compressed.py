@@ -32,7 +32,7 @@ from ._compressed import (
 from ._coo import alias, is_sparse, ns_of
 from ._xp import DEVICE_TYPES
 from .construct import to_sparse as dense_to_coo
-from .construct import to_sparse_sparse
+from .construct import to_sparse_sparse, zeros_in_layout
 
 __all__ = ["KERNELS", "to_sparse", "to_sparse_csc", "to_sparse_csr"]
 
@@ -280,8 +280,12 @@ def zeros_like(
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
+    layout: Any = None,
 ) -> Tensor:
-    """A compressed matrix without entries, of ``self``'s size and layout (PyTorch's)."""
+    """A compressed matrix without entries, of ``self``'s size and layout (PyTorch's); with
+    another ``layout=``, that layout's zeros."""
+    if layout is not None and layout is not self.layout:
+        return zeros_in_layout(self, dtype, device, memory_format, layout)
     if memory_format is not None:
         raise RuntimeError(
             "zeros_like(): memory format option is only supported by strided tensors"

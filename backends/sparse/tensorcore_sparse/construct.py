@@ -264,14 +264,32 @@ def zero_(self: Tensor) -> Tensor:
     return self
 
 
+def zeros_in_layout(
+    self: Tensor, dtype: Any, device: Any, memory_format: Any, layout: Any
+) -> Tensor:
+    """``zeros_like(self, layout=layout)`` of a sparse ``self`` for a layout other than its
+    own: zeros of ``self``'s size made by that layout's factory (``tc.strided``: a dense
+    tensor, in ``memory_format`` where one is given)."""
+    shape, dtype, device = tuple(self.shape), dtype or self.dtype, device or self.device
+    if memory_format is None:
+        return tc.zeros(shape, dtype=dtype, device=device, layout=layout)
+    return tc.empty(
+        shape, dtype=dtype, device=device, layout=layout, memory_format=memory_format
+    ).zero_()
+
+
 def zeros_like(
     self: Tensor,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
+    layout: Any = None,
 ) -> Tensor:
-    """A sparse tensor of zeros (no entries) of ``self``'s size, as PyTorch gives."""
+    """A sparse tensor of zeros (no entries) of ``self``'s size, as PyTorch gives; with
+    another ``layout=`` (``tc.strided``), that layout's zeros (:func:`zeros_in_layout`)."""
+    if layout is not None and layout is not self.layout:
+        return zeros_in_layout(self, dtype, device, memory_format, layout)
     if memory_format is not None:
         raise RuntimeError(
             "zeros_like(): memory format option is only supported by strided tensors"

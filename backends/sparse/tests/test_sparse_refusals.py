@@ -75,6 +75,38 @@ def test_like_factories_with_a_sparse_form_keep_the_layout(device: Any) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "fn", "fill"),
+    [
+        ("zeros_like", tc.zeros_like, 0.0),
+        ("empty_like", tc.empty_like, None),
+        ("ones_like", tc.ones_like, 1.0),
+        ("full_like", lambda x, **kw: tc.full_like(x, 2.5, **kw), 2.5),
+        ("rand_like", tc.rand_like, None),
+        ("randn_like", tc.randn_like, None),
+    ],
+)
+@pytest.mark.parametrize("source", ["sparse_coo", "sparse_csr"])
+def test_like_factories_honour_layout(
+    device: Any, name: str, fn: Any, fill: Any, source: str
+) -> None:
+    # ``layout=`` names the result's layout, as in PyTorch: strided from a sparse input, a
+    # sparse layout from a dense one (where that layout has the factory), none: the input's.
+    dense = tc.tensor([[0.0, 1.0], [2.0, 0.0]], dtype=tc.float64, device=device)
+    x = getattr(dense, f"to_{source.replace('_coo', '')}")()
+    r = fn(x, layout=tc.strided)
+    assert r.layout is tc.strided and r.shape == (2, 2) and r.dtype is tc.float64
+    assert r.device == x.device
+    if fill is not None:
+        np.testing.assert_array_equal(r.cpu().numpy(), np.full((2, 2), fill))
+    r = fn(x, layout=tc.strided, dtype=tc.float32, memory_format=tc.contiguous_format)
+    assert r.layout is tc.strided and r.dtype is tc.float32 and r.is_contiguous()
+    if name in ("zeros_like", "empty_like"):
+        r = fn(dense, layout=getattr(tc, source))
+        assert r.layout is getattr(tc, source) and r._nnz() == 0 and r.shape == (2, 2)
+        assert fn(x, layout=None).layout is x.layout
+
+
+@pytest.mark.parametrize(
     ("name", "fn"), [("frac", np.modf), ("square", np.square), ("sgn", np.sign)]
 )
 def test_inplace_composites_refuse_uncoalesced_input(device: Any, name: str, fn: Any) -> None:

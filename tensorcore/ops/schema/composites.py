@@ -453,20 +453,21 @@ _op(
     "broadcast; NaNs are equal with ``equal_nan``. Both must have the same dtype.",
 )
 _LIKE = (
-    "with the shape (and by default dtype and device) of ``self``, in its memory order "
-    "(``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for row-major)."
+    "with the shape (and by default dtype, device and layout) of ``self``, in its memory "
+    "order (``memory_format=None`` is ``preserve_format``; ``contiguous_format`` for "
+    "row-major)."
 )
 for _n in ("empty", "zeros", "ones", "rand", "randn"):
     _op(
         f"{_n}_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
-        "bool? requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
+        "bool? requires_grad=False, MemoryFormat? memory_format=None, Layout? layout=None) -> Tensor",
         "factory nondifferentiable composite",
         f"Like :func:`{_n}` {_LIKE}",
         method=False,
     )
 _op(
     "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, "
-    "bool? requires_grad=False, MemoryFormat? memory_format=None) -> Tensor",
+    "bool? requires_grad=False, MemoryFormat? memory_format=None, Layout? layout=None) -> Tensor",
     "factory nondifferentiable composite",
     f"Like :func:`full` {_LIKE}",
     method=False,
