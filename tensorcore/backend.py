@@ -8,7 +8,7 @@ without notice, while what is here changes only with :data:`SPI_VERSION`.
 
 A plugin module declares the SPI version it was written for::
 
-    TENSORCORE_SPI = "1.2"
+    TENSORCORE_SPI = "1.3"
 
 The manager refuses to load a plugin written for another major version, or for a newer minor
 version than this core provides, with an error naming both versions. A plugin that declares
@@ -53,7 +53,7 @@ Examples
 >>> import tensorcore as tc
 >>> from tensorcore import backend
 >>> backend.SPI_VERSION
-(1, 2)
+(1, 3)
 >>> x = tc.arange(6.0).reshape(2, 3)
 >>> backend.wrap_dim(-1, x.ndim), backend.normalize_dims([-1, 0], x.ndim)
 (1, (0, 1))
@@ -89,8 +89,10 @@ from .distributed._backend import (
     spin,
     timed_out,
 )
+from .dtypes import can_cast
 from .layouts import strided
 from .ops import functions as ops
+from .ops._out import cast_error as _cast_error
 from .ops._validate import check_shape as _check_shape
 from .ops._validate import checked, factory_requires_grad
 from .ops._validate import keep_message as _keep_message
@@ -129,6 +131,7 @@ __all__ = [
     "Work",
     "broadcast_shapes",
     "bump_version",
+    "check_cast",
     "check_shape",
     "checked",
     "contiguous_strides",
@@ -455,6 +458,26 @@ def dtype_name(d: dtype) -> str:
     ('Float', 'Long')
     """
     return torch_name(d)
+
+
+def check_cast(dtype: dtype, to: dtype, name: str = "") -> None:
+    """Raise PyTorch's ``RuntimeError`` unless a result of ``dtype`` may be written into a
+    tensor of dtype ``to`` (an ``out=`` argument, or ``self`` of an in-place call, ``name``
+    being then ``op_``): the check a kernel that writes its own result makes, in the words
+    the core's out= and in-place checks use.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore import backend
+    >>> backend.check_cast(tc.int64, tc.float32)  # (an integer result into floats: fine)
+    >>> backend.check_cast(tc.float32, tc.int64, "add_")
+    Traceback (most recent call last):
+        ...
+    RuntimeError: result type Float can't be cast to the desired output type Long (in add_)
+    """
+    if not can_cast(dtype, to):
+        raise _cast_error(name, dtype, to)
 
 
 def describe(t: Any) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 import tensorcore as tc
 from tensorcore.backend import generic_rule, hookimpl, make_tensor, native
 
-TENSORCORE_SPI = "1.2"
+TENSORCORE_SPI = "1.3"
 TENSORCORE_CONFORMANCE_LAYOUTS = {"box": ("to_box", "unbox")}
 
 calls: Counter[str] = Counter()

@@ -231,7 +231,7 @@ def test_the_spi_imports_without_loading_the_plugins(run_py: Any) -> None:
         from tensorcore import backend
         from tensorcore.plugins import manager
         assert not manager._loaded
-        assert backend.SPI_VERSION == (1, 2)
+        assert backend.SPI_VERSION == (1, 3)
         print("OK")
     """
     assert run_py(code).stdout.strip() == "OK"

@@ -32,12 +32,14 @@ hookimpl = pluggy.HookimplMarker("tensorcore")
 #: The version of the backend SPI (``tensorcore.backend``, these hooks, the ``Registrar`` and
 #: the ``DeviceInterface``): ``(major, minor)``. A minor version adds to the contract; a major
 #: version changes or removes something. A plugin module declares the version it was written
-#: for as ``TENSORCORE_SPI = "1.2"``. 1.1 added the communication-backend contract to
+#: for as ``TENSORCORE_SPI = "1.3"``. 1.1 added the communication-backend contract to
 #: ``tensorcore.backend`` (``ProcessGroup``, ``Work``, ``ReduceOp``, ``DistBackendError``,
 #: ``AllreducePlan``, ``Disagreement``, ``DEFAULT_TIMEOUT``, ``spin``, ``timed_out``) and
 #: ``register.comm_backend(default_timeout=...)``. 1.2 added
-#: ``DeviceInterface.set_num_threads`` (what ``tensorcore.set_num_threads`` calls).
-SPI_VERSION = (1, 2)
+#: ``DeviceInterface.set_num_threads`` (what ``tensorcore.set_num_threads`` calls). 1.3
+#: added ``check_cast`` (PyTorch's cast check of a kernel writing its own result), and the
+#: ``*_like`` operators' kernels receive ``layout`` (None: the input's) as their last argument.
+SPI_VERSION = (1, 3)
 
 
 def spi_compatible(declared: object) -> tuple[int, int]:
@@ -61,7 +63,7 @@ def spi_compatible(declared: object) -> tuple[int, int]:
     ...     spi_compatible("2.0")
     ... except RuntimeError as exc:
     ...     print(str(exc).split(" (")[0])
-    written for tensorcore backend SPI 2.0, but this tensorcore provides SPI 1.2
+    written for tensorcore backend SPI 2.0, but this tensorcore provides SPI 1.3
     """
     try:
         if isinstance(declared, str):

@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 #: The backend SPI this plugin is written for (``tensorcore.backend``).
-TENSORCORE_SPI = "1.2"
+TENSORCORE_SPI = "1.3"
 
 _state: dict[str, Any] = {}
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["tensorcore_register_devices", "tensorcore_register_kernels"]
 
 #: The backend SPI this plugin is written for (``tensorcore.backend``).
-TENSORCORE_SPI = "1.2"
+TENSORCORE_SPI = "1.3"
 
 
 @hookimpl

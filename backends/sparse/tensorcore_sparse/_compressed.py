@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import make_tensor
+from tensorcore.backend import check_cast, make_tensor
 from tensorcore.layouts import get_layout
 
 from ._coo import coalesce, from_scipy, is_sparse, make_sparse, np_of, record
@@ -292,11 +291,7 @@ def store_compressed(out: Any, res: Any) -> Any:
     one its elements. PyTorch's casting and size checks."""
     if out is None:
         return res
-    if not tc.can_cast(res._dtype, out._dtype):
-        raise RuntimeError(
-            f"result type {res._dtype.name} can't be cast to the desired output type "
-            f"{out._dtype.name}"
-        )
+    check_cast(res._dtype, out._dtype)
     if tuple(out._shape) != tuple(res._shape):
         raise RuntimeError(
             f"output with shape {list(out._shape)} doesn't match the result shape "

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import make_tensor
+from tensorcore.backend import check_cast, make_tensor
 from tensorcore.layouts import get_layout
 
 from ._xp import ArrayNamespace, ns_of
@@ -362,11 +362,7 @@ def store(out: Any, res: Tensor) -> Tensor:
     ``self`` or an ``out=`` argument), with PyTorch's casting check."""
     if out is None:
         return res
-    if not tc.can_cast(res._dtype, out._dtype):
-        raise RuntimeError(
-            f"result type {res._dtype.name} can't be cast to the desired output type "
-            f"{out._dtype.name}"
-        )
+    check_cast(res._dtype, out._dtype)
     if tuple(out._shape) != tuple(res._shape):
         raise RuntimeError(
             f"output with shape {list(out._shape)} doesn't match the result shape "

@@ -23,7 +23,7 @@ from tensorcore.plugins import hookimpl
 __all__ = ["tensorcore_register_kernels", "tensorcore_register_layouts"]
 
 #: The backend SPI this plugin is written for (``tensorcore.backend``).
-TENSORCORE_SPI = "1.2"
+TENSORCORE_SPI = "1.3"
 #: How the conformance suite (``pytest --tensorcore-layout=sparse_coo``) converts tensors.
 TENSORCORE_CONFORMANCE_LAYOUTS = {
     "sparse_coo": ("to_sparse", "to_dense"),

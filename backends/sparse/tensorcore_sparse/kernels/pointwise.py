@@ -15,7 +15,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import Tensor
-from tensorcore.backend import broadcast_shapes, op_parameters, ops
+from tensorcore.backend import broadcast_shapes, check_cast, op_parameters, ops
 
 from .._coo import (
     as_scipy,
@@ -170,11 +170,7 @@ def _add(name: str, sign: int) -> Callable[..., Any]:
                     f"{name}_(): the sparse tensor of size {list(other.shape)} does not match "
                     f"the dense tensor of size {list(self.shape)}"
                 )
-            if not tc.can_cast(dtype, self.dtype):
-                raise RuntimeError(
-                    f"result type {dtype.name} can't be cast to the desired output type "
-                    f"{self.dtype.name} (in {name}_)"
-                )
+            check_cast(dtype, self.dtype, f"{name}_")
             _scatter_add(np_of(self), other, coef)
             return self
         s, d = (self, other) if is_sparse(self) else (other, self)
