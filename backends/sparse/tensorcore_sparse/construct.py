@@ -41,13 +41,14 @@ __all__ = ["KERNELS", "sparse_coo_tensor"]
 
 # ------------------------------------------------------------------ construction
 @checked(
-    "sparse_coo_tensor(Any indices, Any values, int[]? size=None, *, ScalarType? dtype=None, "
+    "sparse_coo_tensor(Any indices=None, Any values=None, int[]? size=None, *, "
+    "ScalarType? dtype=None, "
     "Device? device=None, bool requires_grad=False, bool? check_invariants=None, "
     "bool? is_coalesced=None) -> Tensor"
 )
 def sparse_coo_tensor(
-    indices: Any,
-    values: Any,
+    indices: Any = None,
+    values: Any = None,
     size: Any = None,
     *,
     dtype: tc.dtype | None = None,
@@ -74,7 +75,40 @@ def sparse_coo_tensor(
     (tensorcore.sparse_coo, 2, 3)
     >>> x.to_dense().tolist()
     [[0.0, 0.0, 3.0], [4.0, 0.0, 5.0]]
+
+    Given a size alone (``sparse_coo_tensor(size)``, or ``size=``), it is a tensor without
+    entries whose dims are all sparse, as PyTorch makes it:
+
+    >>> tc.sparse_coo_tensor((2, 3))._nnz(), tc.sparse_coo_tensor(size=(4,)).shape
+    (0, tensorcore.Size([4]))
     """
+    if values is None:  # (PyTorch's third overload: ``sparse_coo_tensor(size)``)
+        if indices is not None:
+            if size is not None:
+                raise TypeError(
+                    "sparse_coo_tensor(): got the size twice (positional and size=); a "
+                    "tensor of values needs indices and values"
+                )
+            size = indices
+        if size is None:
+            raise TypeError(
+                "sparse_coo_tensor() missing 2 required positional arguments: 'indices' and "
+                "'values' (or a size alone, for a tensor without entries)"
+            )
+        if not isinstance(size, (tuple, list)) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in size
+        ):
+            raise TypeError(
+                "sparse_coo_tensor(): argument 'size' (position 1) must be tuple of ints, not "
+                f"{type(size).__name__}"
+            )
+        if any(n < 0 for n in size):
+            raise RuntimeError(f"sparse_coo_tensor(): negative size in {list(size)}")
+        check_shape("sparse_coo_tensor", tuple(size))
+        out = tc.zeros(tuple(size), dtype=dtype, device=device, layout=tc.sparse_coo)
+        return out.requires_grad_() if requires_grad else out
+    if indices is None:
+        raise TypeError("sparse_coo_tensor() missing 1 required positional argument: 'indices'")
     if isinstance(values, Tensor):
         if dtype is not None or device is not None:
             values = values.to(device=device or values.device, dtype=dtype or values.dtype)

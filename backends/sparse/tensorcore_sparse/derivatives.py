@@ -325,6 +325,12 @@ def _smm(c: Any, g: Any) -> tuple[Any, ...]:
     return _sampled(g, c.self, c.mat2)
 
 
+def _sspaddmm(c: Any, g: Any) -> tuple[Any, ...]:
+    """None, as PyTorch's (``not_implemented`` in its derivatives.yaml): the result joins
+    the graph, and a backward pass through it raises."""
+    raise RuntimeError("derivative for aten::sspaddmm is not implemented")
+
+
 def _bmm(c: Any, g: Any) -> tuple[Any, ...]:
     """A batch of sparse @ dense products: the sparse operand's gradient at its entries,
     ``sum_j g[b, i, j] * mat2[b, k, j]``; the dense one's ``self[b].T @ g[b]``."""
@@ -579,6 +585,7 @@ RULES: list[tuple[str, str, str, Any]] = [
     ("bmm", "sparse_coo", "self mat2", _bmm),
     ("hspmm", "*", "mat1 mat2", _hspmm),
     ("smm", "*", "self mat2", _smm),
+    ("sspaddmm", "*", "", _sspaddmm),
     ("sum", "sparse_coo", "self dim keepdim", _sum),
     ("norm", "sparse_coo", "self p result", _norm),
     ("_sparse_softmax", "*", "dim result", _softmax(False)),

@@ -213,6 +213,15 @@ OPERATORS: list[tuple[str, str, str, dict[str, Any]]] = [
         {**_FUNCTION, "node": "SparseSampledAddmmBackward0"},
     ),
     (
+        "sspaddmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) "
+        "-> Tensor",
+        "linalg",
+        "``beta * self + alpha * (mat1 @ mat2)`` for sparse ``self`` and ``mat1`` and a dense "
+        "``mat2``, as an uncoalesced COO matrix: ``self``'s entries, then the rows of the "
+        "product where ``mat1`` has entries. As in PyTorch, it has no derivative.",
+        {"out": True},
+    ),
+    (
         "smm(Tensor self, Tensor mat2) -> Tensor",
         "linalg",
         "``self @ mat2`` (sparse @ dense) as a COO matrix of the rows that have entries.",

@@ -304,6 +304,12 @@ def test_matrix_products(device: str, mats: Any, coalesce: bool) -> None:
         0.5 * (da @ db) + 2 * (da @ db),
         atol=1e-9,
     )
+    # sspaddmm: a sparse self, a sparse mat1; self's entries, then the rows of the product
+    s = (ta @ tb).to_sparse()
+    got = tc.sspaddmm(s, a, tb, beta=0.5, alpha=2)
+    assert got.layout == tc.sparse_coo and not (got.is_coalesced() and got._nnz() > 1)
+    np.testing.assert_allclose(as_np(got), 0.5 * (da @ db) + 2 * (da @ db), atol=1e-9)
+    np.testing.assert_allclose(as_np(s.sspaddmm(a, tb)), 2 * (da @ db), atol=1e-9)
 
 
 @EXAMPLES

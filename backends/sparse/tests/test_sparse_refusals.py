@@ -137,3 +137,50 @@ def test_reshape_copy_and_masked_fill_raise_pytorchs_errors(device: Any) -> None
     mask = tc.ones(3, 3, dtype=tc.bool, device=device)
     with pytest.raises(RuntimeError, match="unsupported memory format option Contiguous"):
         x.masked_fill(mask, 1.0)
+
+
+def test_sspaddmm_refuses_what_pytorch_refuses(device: Any) -> None:
+    s = _unc(device)
+    m1 = tc.sparse_coo_tensor([[0, 2], [1, 0]], [3.0, 4.0], (3, 2), dtype=tc.float64)
+    m2 = tc.arange(6.0, dtype=tc.float64).reshape(2, 3).to(device)
+    m1 = m1.to(device)
+    got = tc.sspaddmm(s, m1, m2, beta=2.0)
+    np.testing.assert_allclose(
+        got.to_dense().cpu().numpy(),
+        2 * _dense_of_unc() + m1.to_dense().cpu().numpy() @ m2.cpu().numpy(),
+    )
+    cases = [
+        ((s.to_dense(), m1, m2), "expected 'self' to have sparse layout, got 'self' with"),
+        ((s, m1.to_dense(), m2), "expected 'mat1' to have sparse layout"),
+        ((s, m1, m2.to_sparse()), "expected 'mat2' to have strided layout"),
+        ((s, m1, tc.ones(3, 3, dtype=tc.float64, device=device)), "Argument #3: Expected dim 0"),
+        ((s, m1, m2[:, :2]), "Argument #1: Expected dim 1 size 2, got 3"),
+        ((s.float(), m1, m2), "the same dtype, but got Float, Double and Double"),
+    ]
+    for args, message in cases:
+        with pytest.raises(RuntimeError, match=message):
+            tc.sspaddmm(*args)
+    # No derivative, as in PyTorch: the result joins the graph, and backward raises.
+    r = tc.sspaddmm(s.clone().requires_grad_(), m1, m2)
+    assert r.requires_grad and type(r.grad_fn).__name__ == "SspaddmmBackward0"
+    with pytest.raises(RuntimeError, match="derivative for aten::sspaddmm is not implemented"):
+        r.to_dense().sum().backward()
+
+
+def test_sparse_coo_tensor_of_a_size_alone(device: Any) -> None:
+    # PyTorch's third overload: a tensor without entries, every dim sparse.
+    for x in (
+        tc.sparse_coo_tensor((2, 3), dtype=tc.float64, device=device),
+        tc.sparse_coo_tensor(size=[2, 3], dtype=tc.float64, device=device),
+    ):
+        assert (x.shape, x._nnz(), x.sparse_dim(), x.dtype) == ((2, 3), 0, 2, tc.float64)
+        assert x.device == tc.device(device)
+    assert tc.sparse_coo_tensor((2,), requires_grad=True).requires_grad
+    with pytest.raises(TypeError, match="missing 2 required positional arguments"):
+        tc.sparse_coo_tensor()
+    with pytest.raises(
+        TypeError, match="'size' \\(position 1\\) must be tuple of ints, not Tensor"
+    ):
+        tc.sparse_coo_tensor(tc.zeros(1, 0, dtype=tc.int64))
+    with pytest.raises(RuntimeError, match="negative size"):
+        tc.sparse_coo_tensor((2, -1))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorcore import Tensor
-from tensorcore.backend import ops
+from tensorcore.backend import dtype_name, ops
 
 from .._coo import (
     ArrayNamespace,
@@ -238,6 +238,53 @@ def smm(self: Tensor, mat2: Tensor) -> Tensor:
     return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), False)
 
 
+def sspaddmm(
+    self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1, out: Any = None
+) -> Tensor:
+    """``beta * self + alpha * (mat1 @ mat2)`` with sparse ``self`` and ``mat1`` and a dense
+    ``mat2``, as a sparse COO matrix (PyTorch's ``torch.sspaddmm``): ``self``'s entries scaled
+    by ``beta``, then every column of the rows of ``mat1`` that have entries scaled by
+    ``alpha``, uncoalesced."""
+    for arg, t, want in (("self", self, True), ("mat1", mat1, True), ("mat2", mat2, False)):
+        if is_sparse(t) is not want:
+            have = "Sparse" if is_sparse(t) else "Strided"
+            raise RuntimeError(
+                f"sspaddmm: expected '{arg}' to have {'sparse' if want else 'strided'} layout, "
+                f"got '{arg}' with layout {have}"
+            )
+    if self.ndim != 2 or sparse_dim(self) != 2:
+        raise RuntimeError(
+            f"sspaddmm: expected 'self' to be a sparse matrix (2 sparse dims, no dense dims), "
+            f"got size {list(self.shape)} with sparse_dim={sparse_dim(self)}"
+        )
+    if len({self.dtype, mat1.dtype, mat2.dtype}) != 1:
+        raise RuntimeError(
+            "sspaddmm: expected self, mat1 and mat2 to have the same dtype, but got "
+            f"{dtype_name(self.dtype)}, {dtype_name(mat1.dtype)} and {dtype_name(mat2.dtype)}"
+        )
+    rows_, cols = (mat1.shape[0] if mat1.ndim else 0), (mat2.shape[1] if mat2.ndim == 2 else 0)
+    if mat2.ndim == 2 and mat1.ndim == 2 and mat2.shape[0] != mat1.shape[1]:
+        raise RuntimeError(
+            f"sspaddmm: Argument #3: Expected dim 0 size {mat1.shape[1]}, got {mat2.shape[0]}"
+        )
+    for dim, want_size in ((0, rows_), (1, cols)):
+        if self.shape[dim] != want_size:
+            raise RuntimeError(
+                f"sspaddmm: Argument #1: Expected dim {dim} size {want_size}, got {self.shape[dim]}"
+            )
+    rows, block = _row_products(mat1, mat2, "sspaddmm")
+    ns = ns_of(self)
+    xp = ns.xp
+    rec = record(self)
+    p = block.shape[1]
+    prod_idx = xp.stack([xp.repeat(rows, p), xp.tile(xp.arange(p, dtype=xp.int64), rows.shape[0])])
+    vals = xp.concatenate([np_of(rec.values) * beta, block.reshape(-1) * alpha])
+    idx = xp.concatenate([np_of(rec.indices), prod_idx], axis=1)
+    return store(
+        out, make_sparse(ns, idx, vals.astype(block.dtype, copy=False), (rows_, cols), False)
+    )
+
+
 def addmm(
     self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1, out: Any = None
 ) -> Tensor:
@@ -273,5 +320,6 @@ KERNELS: list[tuple[str, str, str, Any, bool]] = [
         ("bmm", bmm),
         ("hspmm", hspmm),
         ("smm", smm),
+        ("sspaddmm", sspaddmm),
     )
 ]
