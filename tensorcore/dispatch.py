@@ -92,7 +92,8 @@ class Op:
       ``dtypes_ok``, ``fast_dtypes``, ``fast_result``, ``fast_extra``, ``meta_function``,
       ``result_type``; and ``lane`` and ``lane_inplace``, the operator's one-function
       entries for plain calls (``ops/_lanes.py``), or None, and ``lane_keys``, what the
-      pointwise lanes derived from ``table`` per (dtype, device, layout). They are copies of
+      pointwise lanes derived from ``table`` per (dtype, device, layout) and the factory
+      lanes per arguments (kernel, shape, dtype, allocator). They are copies of
       what the declaration says, kept flat on the entry because an attribute hop costs a
       measurable part of a small call;
     * autograd (``autograd/step.py``): ``autograd``, its per-dispatch-key cache of rules.
@@ -137,7 +138,7 @@ class Op:
         # (dtype, device key, layout) -> (kernel, its fresh variant, allocator): a pointwise
         # lane's checks of a combination it took before, as one lookup (``ops/_lanes.py``);
         # emptied with ``table`` (``forget_resolved``), whose kernels it holds.
-        self.lane_keys: dict[tuple[Any, Any, Any], tuple[Any, Any, Any]] = {}
+        self.lane_keys: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self.tensor_pos = decl.parsed.tensor_positions
         self.list_pos = decl.parsed.tensor_list_positions
         # 1 or 2: number of tensor parameters when there is no tensor list (fast call path).

@@ -464,6 +464,50 @@ def test_factory_lanes_follow_the_defaults_and_leave_options_to_the_call_path() 
         tc.arange(0, 3, 0)
 
 
+def test_a_factory_lane_keeps_what_its_arguments_decide() -> None:
+    # The factory lane keeps the meta function's shape and dtype per arguments, device and
+    # default dtype; the kernel always gets the call's own arguments.
+    full = get_op("full")
+    for _ in range(3):  # (the first call resolves; later ones are kept, then hit)
+        assert tc.full((2, 3), 0.0).tolist() == [[0.0] * 3] * 2
+        assert tc.empty(4, 5).shape == (4, 5)
+    assert any(isinstance(k, tuple) and k and k[0] == (2, 3) for k in full.lane_keys)
+    assert str(tc.full((2, 3), -0.0)[0, 0].item()) == "-0.0"  # (keyed with 0.0; its own value)
+    for _ in range(2):
+        assert [tc.full((1,), v).dtype for v in (True, 1, 1.0, 1j)] == [
+            tc.bool, tc.int64, tc.float32, tc.complex64
+        ]  # fmt: skip
+        assert tc.full((2,), 127, dtype=tc.int8).tolist() == [127, 127]
+        with pytest.raises(RuntimeError, match="value cannot be converted to type int8"):
+            tc.full((2,), 128, dtype=tc.int8)
+    tc.set_default_dtype(tc.float64)
+    try:
+        assert tc.full((2, 3), 0.0).dtype == tc.float64 and tc.empty(4, 5).dtype == tc.float64
+    finally:
+        tc.set_default_dtype(tc.float32)
+    with tc.device("meta"):
+        assert tc.full((2, 3), 0.0).device.type == "meta"
+    full.forget_resolved()  # (re-registration empties the lane's entries with the kernels)
+    assert not full.lane_keys and tc.full((2, 3), 1.0).tolist() == [[1.0] * 3] * 2
+
+
+def test_like_factories_of_row_major_inputs_match_the_general_path() -> None:
+    # zeros_like/ones_like/empty_like of a row-major strided input go to full/empty directly;
+    # the others (other memory orders, layouts, formats) take the general path.
+    x = tc.arange(6.0).reshape(2, 3)
+    for src in (x, x.t(), x.to(tc.bool), x.to(tc.int32)):
+        for fn, fill in ((tc.zeros_like, 0), (tc.ones_like, 1), (tc.empty_like, None)):
+            for kw in ({}, {"dtype": tc.float64}, {"dtype": tc.bool}, {"device": "meta"}):
+                r = fn(src, **kw)
+                want = kw.get("dtype", src.dtype)
+                assert (r.shape, r.dtype, r.stride()) == (src.shape, want, src.stride())
+                assert r.device == tc.device(kw.get("device", "cpu"))
+                if fill is not None and r.device.type == "cpu":
+                    assert r.tolist() == tc.full(src.shape, fill, dtype=want).tolist()
+    r = tc.zeros_like(x, requires_grad=True)
+    assert r.requires_grad and r.is_leaf
+
+
 def test_a_factory_writes_into_out_in_its_dtype_and_device() -> None:
     # PyTorch's factories take out=: the result takes out's dtype (and device) unless a
     # dtype is given, which must then be out's

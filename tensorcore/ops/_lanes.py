@@ -619,6 +619,7 @@ _NAMESPACE: dict[str, Any] = {
     "_broadcast": broadcast,
     "_lane_key": _lane_key,
     "_factory": factory,
+    "_dt": dt,
     "_default_device": get_default_device,
     "_Device": device,
     "_empty_like_layout": empty_like_layout,
@@ -706,6 +707,66 @@ def _structured_maker(src: str) -> Callable[[Op], Any]:
     return hit
 
 
+# A factory (``empty``, ``full``, ``eye``...): what its meta function makes of the arguments
+# (the result's shape and dtype) depends on nothing but them, the device and the default
+# dtype, so it is kept per operator under those (in ``Op.lane_keys``, emptied with the
+# kernels and allocators it holds, as the pointwise lanes' entries are). A Python number
+# is keyed with its type (``full(s, True)`` is bool, ``full(s, 1)`` int64); its value is
+# keyed too, for the checks the meta function runs on it, but the kernel always gets the
+# call's own arguments (0.0 and -0.0 share an entry). Only a call whose meta function
+# returns the arguments unchanged (or the first ``k`` of them: ``empty``'s kernel takes no
+# memory format), for a row-major result, is kept (``factory`` fills the entry); an
+# unhashable argument takes the plain path.
+_FACTORY = (
+    """
+def make(op):
+    table, name, keyed = op.table, op.name, op.lane_keys
+
+    def factory_lane({params}):
+        d = {device}
+        if d is None:
+            d = _default_device()
+        elif d.__class__ is not _Device:
+            return None
+        key = ({key}d._key, _dt._default_dtype)
+        try:
+            hit = keyed.get(key)
+        except TypeError:  # (an unhashable argument)
+            hit = key = None
+        if hit is None:
+            kernel = table.get((d.type, "strided"))
+            if kernel is None:
+                return None"""
+    + _guarded("return _factory(op, kernel, ({params},), None, d, False, None, key)", 12)
+    + """
+        kernel, shape, dtype, alloc, k = hit
+        o = alloc(shape, dtype, d)"""
+    + _guarded("if k is None:\n    kernel(o, {params})\nelse:\n    kernel(o, *({params},)[:k])", 8)
+    + """
+        return o
+
+    return factory_lane
+"""
+)
+
+
+def _factory_maker(op: Op) -> Callable[[Op], Any]:
+    """The factory of ``_FACTORY`` lanes for ``op``'s parameters (a Python number keyed with
+    its type)."""
+    params = op.decl.parsed.params
+    names = [f"a{i}" for i in range(len(params))]
+    key = "".join(
+        f"{n}, {n}.__class__, " if p.type.rstrip("?") in _VALUE_TYPES else f"{n}, "
+        for n, p in zip(names, params, strict=True)
+    )
+    src = _FACTORY.format(params=", ".join(names), device=f"a{op.decl.pos.device}", key=key)
+    return _structured_maker(src)
+
+
+# (the declared types whose Python values of different types compare equal: True == 1 == 1.0)
+_VALUE_TYPES = frozenset({"Scalar", "float", "complex", "bool", "int"})
+
+
 def _no_tensor_maker(op: Op, run: str) -> Callable[[Op], Any]:
     """The factory of ``_NO_TENSOR`` lanes that end with ``run`` for ``op``'s parameters
     (operators with the same parameter count, device position and ending share one)."""
@@ -745,7 +806,7 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         return None  # (``zero_``, ``copy_``: ``call_inplace``'s, whatever their frontend)
     if not inplace and not op.tensor_pos and not op.list_pos and op.decl.pos.device >= 0:
         if op.frontend is factory:
-            return _no_tensor_maker(op, "_factory(op, kernel, ({params},), None, d, False)")(op)
+            return _factory_maker(op)(op)
         if op.frontend is unstructured_unchecked:
             return _no_tensor_maker(op, "kernel({params})")(op)
         return None

@@ -13,7 +13,7 @@ from typing import Any
 from .. import dtypes as dt
 from .. import return_types
 from .._memory_format import format_strides, preserve_format_strides
-from .._tensor import Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
+from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, make_tensor, torch_name
 from ..dispatch import get_op
 from ..layouts import contiguous_format, preserve_format, strided
 from ..layouts import memory_format as _memory_format_cls
@@ -475,21 +475,33 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 
 
 # ------------------------------------------------------------------ factories
+_FACTORIES: dict[str, Any] = {}  # (``full``'s and ``empty``'s operators, on first use)
+
+
+def _new(name: str, *args: Any) -> Tensor:
+    """``ops.<name>(*args)`` for the factory ``full`` or ``empty`` with arguments a composite
+    has already checked (a size tuple, a dtype or None, a device or None), through the
+    factory's lane where it takes the call: the public function would check them again,
+    a third of a small ``zeros``."""
+    op = _FACTORIES.get(name)
+    if op is None:
+        op = _FACTORIES[name] = get_op(name)
+    lane: Any = op.lane
+    r = lane(*args, False) if name == "full" else lane(*args, False, None)
+    if r is not None:
+        return r
+    *given, dtype, device = args
+    return getattr(ops, name)(*given, dtype=dtype, device=device)
+
+
 @_composite
 def zeros(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return ops.full(
-        size,
-        False if dtype is dt.bool_ else 0,
-        dtype=dtype or dt.get_default_dtype(),
-        device=device,
-    )
+    return _new("full", size, False if dtype is dt.bool_ else 0, dtype or dt._default_dtype, device)
 
 
 @_composite
 def ones(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return ops.full(
-        size, True if dtype is dt.bool_ else 1, dtype=dtype or dt.get_default_dtype(), device=device
-    )
+    return _new("full", size, True if dtype is dt.bool_ else 1, dtype or dt._default_dtype, device)
 
 
 @_composite
@@ -664,6 +676,9 @@ def _layout_of(self: Tensor, layout: Any) -> Any:
     return None if layout is strided else layout
 
 
+_LIKE_FILLS = frozenset({"empty", "zeros", "ones"})
+
+
 def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
     def like(
         self: Tensor,
@@ -673,6 +688,19 @@ def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
         memory_format: Any = None,
         layout: Any = None,
     ) -> Tensor:
+        if (
+            layout is None
+            and memory_format is None
+            and name in _LIKE_FILLS
+            and self._layout is strided
+            and self._stride is _CONTIG.get(self._shape)
+        ):  # (a row-major input: a row-major result, made by ``full`` or ``empty`` directly)
+            d = dtype or self._dtype
+            if name == "empty":
+                return _new("empty", self._shape, d, device or self._device)
+            one = name == "ones"
+            value: Any = bool(one) if d is dt.bool_ else int(one)
+            return _new("full", self._shape, value, d, device or self._device)
         lay = _layout_of(self, layout)
         out = (
             None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from operator import is_ as _is
 from typing import TYPE_CHECKING, Any
 
 from .. import _registry, return_types
@@ -933,8 +934,14 @@ def factory(
     dev: device,
     inplace: bool,
     prepared: list[Any] | None = None,
+    remember: Any = None,
 ) -> Any:
-    """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``."""
+    """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``.
+
+    ``remember`` is the factory lane's key for this call (``ops/_lanes.py``): where the
+    meta function returns the arguments unchanged (or the first ``k`` of them) for a
+    row-major result, the lane keeps the kernel, shape, dtype, allocator and ``k`` (None:
+    all) under it in ``op.lane_keys``."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
     i = op.decl.pos.dtype
@@ -947,6 +954,7 @@ def factory(
                 f"dtype {torch_name(args[i])} does not match dtype of out parameter "
                 f"({torch_name(out._dtype)})"
             )
+    given = args
     args, spec = op.meta_function(*args)  # type: ignore[misc]
     shape, dtype = spec[0], spec[1]
     check_shape(op.name, shape)
@@ -961,6 +969,19 @@ def factory(
         o = make_tensor(flat._storage, shape, spec[2], 0, dtype, dev)
     else:
         o = _alloc_or_check(op, out, shape, dtype, dev)
+        k = len(args)
+        if remember is not None and out is None and all(map(_is, args, given[:k])):
+            alloc = _ALLOC.get(dev._key)
+            if alloc is not None:
+                if len(op.lane_keys) >= 4096:
+                    op.lane_keys.clear()
+                op.lane_keys[remember] = (
+                    kernel,
+                    shape,
+                    dtype,
+                    alloc,
+                    None if k == len(given) else k,
+                )
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)
