@@ -58,10 +58,11 @@ def test_blocked_normals_are_the_plain_box_muller_bit_for_bit(
     dtype: type, mean: float, std: float
 ) -> None:
     # The stream computes the halves of each block of 16 in contiguous buffers (a speed
-    # trick); here PyTorch's normal_fill_16 written plainly on the strided halves.
+    # trick, above a few blocks); here PyTorch's normal_fill_16 written plainly on the
+    # strided halves.
     from tensorcore_cpu._torch_random import TorchCPUStream
 
-    for n in (16, 37, 4096 + 5):
+    for n in (16, 37, 64 * 16, 65 * 16 + 3, 4096 + 5):  # (both sides of _FEW_BLOCKS)
         u = TorchCPUStream(3).uniform(n, dtype)
         tail = TorchCPUStream(3)
         tail.uniform(n, dtype)
@@ -256,8 +257,17 @@ def test_bernoulli_with_a_tensor_of_probabilities() -> None:
         tc.manual_seed(5)
         u = tc.rand([got.shape[d] for d in order]).permute([order.index(d) for d in range(2)])
         assert got.tolist() == (u < probs.expand(4, 5)).to(got.dtype).tolist()
-    with pytest.raises(RuntimeError, match="Expected p_in >= 0 && p_in <= 1"):
-        tc.empty(2).bernoulli_(tc.tensor([0.5, float("nan")]))
+    for bad in (float("nan"), 1.5, -0.25):  # (bernoulli(p) too, as PyTorch's: NaN included)
+        with pytest.raises(RuntimeError, match="Expected p_in >= 0 && p_in <= 1"):
+            tc.empty(2).bernoulli_(tc.tensor([0.5, bad]))
+        with pytest.raises(RuntimeError, match="Expected p_in >= 0 && p_in <= 1"):
+            tc.bernoulli(tc.tensor([0.5, bad]))
+    # bernoulli(p) draws in the row-major order of its result, whatever p's memory order
+    p = tc.rand(5, 4).t()
+    tc.manual_seed(9)
+    got = tc.bernoulli(p)
+    tc.manual_seed(9)
+    assert got.is_contiguous() and got.tolist() == (tc.rand(4, 5) < p).float().tolist()
     with pytest.raises(NotImplementedError, match=r"bernoulli_tensor_cpu_p_.*'Long'"):
         tc.empty(2).bernoulli_(tc.tensor([1, 0]))
     with pytest.raises(RuntimeError, match="The expanded size of the tensor"):

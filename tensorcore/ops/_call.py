@@ -350,7 +350,7 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
                 rg = adopt_base_grad(self)
         else:
             dev, lay, rg, args = _scan(op, args, True)
-        if dev != self._device and not _same_device(dev, self._device):
+        if dev is not self._device and dev != self._device and not _same_device(dev, self._device):
             raise _device_error(op, self._device, dev)
         if 0 in self._stride:
             _check_no_internal_overlap(self, op.decl.internal_overlap, _inplace_name(op))

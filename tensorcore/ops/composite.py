@@ -530,10 +530,10 @@ def randn(
 def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Tensor:
     if p is not None:
         return ops.empty_like(self).bernoulli_(p, generator=generator)
-    if bool((self < 0).any()) or bool((self > 1).any()):
-        raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p outside that range")
-    u = ops.rand(self._shape, generator=generator, dtype=dt.float32, device=self._device)
-    return (u < self).to(self._dtype)
+    # A row-major result drawn in its order: a float32 uniform below each probability, as
+    # PyTorch's kernel draws (``bernoulli_``'s check refuses probabilities outside [0, 1]).
+    out = _new("empty", self._shape, self._dtype, self._device)
+    return out.bernoulli_(self, generator=generator)
 
 
 @_composite

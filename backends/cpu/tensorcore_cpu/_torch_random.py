@@ -250,6 +250,9 @@ def _box_muller_16(blocks: Any, mean: float, std: float, scratch: Any = None) ->
     uniforms); ``scratch``, where given, is a 1-d array of ``blocks.size`` elements of its
     dtype that the function may overwrite."""
     t = blocks.dtype.type
+    if blocks.shape[0] <= _FEW_BLOCKS:
+        _box_muller_16_few(blocks, t, mean, std)
+        return
     k = blocks.shape[0] * 8
     if scratch is None:
         scratch = np.empty(2 * k, dtype=blocks.dtype)
@@ -275,3 +278,29 @@ def _box_muller_16(blocks: Any, mean: float, std: float, scratch: Any = None) ->
             vals *= t(std)
         vals += t(mean)  # (always: -0.0 + 0.0 is +0.0, as in PyTorch)
         np.copyto(half[:, at], vals.view(half.dtype))
+
+
+# Up to this many blocks the arithmetic runs on the strided halves directly: fewer NumPy
+# calls (a tenth of a microsecond or more each), where the contiguous buffers of
+# ``_box_muller_16`` pay off only for longer rows of work.
+_FEW_BLOCKS = 64
+
+
+def _box_muller_16_few(blocks: Any, t: Any, mean: float, std: float) -> None:
+    """``_box_muller_16`` for a few blocks, with the same operations in the same order (the
+    same values bit for bit: ``tests`` compare the two)."""
+    u1, u2 = blocks[:, :8], blocks[:, 8:]
+    radius = np.subtract(t(1), u1)
+    np.log(radius, out=radius)
+    radius *= t(-2)
+    np.sqrt(radius, out=radius)
+    theta = np.multiply(u2, t(2.0 * math.pi))
+    cos = np.cos(theta)
+    np.sin(theta, out=theta)
+    cos *= radius
+    theta *= radius
+    if std != 1:  # (x * 1 is x, bit for bit)
+        cos *= t(std)
+        theta *= t(std)
+    np.add(cos, t(mean), out=u1)  # (always: -0.0 + 0.0 is +0.0, as in PyTorch)
+    np.add(theta, t(mean), out=u2)
