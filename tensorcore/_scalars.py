@@ -215,25 +215,34 @@ def convert_scalar(
     if cls is float:
         if dtype is dt.float64:
             return value
-        hit = _FLOATS.get((value, dtype))
-        if hit is not None and not checked:  # (a checked one may overflow: looked at again)
-            return hit
-        res = _CONVERT[dtype](value, name, checked)
-        if value == value and value != 0.0:  # (NaN is never found again; 0.0 == -0.0)
-            if len(_FLOATS) >= 256:
-                _FLOATS.clear()
-            _FLOATS[value, dtype] = res
-        return res
-    if cls is int and dtype._category == dt.INTEGRAL:
-        lo, hi = FAST_INT[dtype]
-        if lo <= value <= hi:
-            return value
-    return _CONVERT[dtype](value, name, checked)
+        key: tuple[Any, ...] = (value, dtype)
+    elif cls is int:
+        if dtype._category == dt.INTEGRAL:
+            lo, hi = FAST_INT[dtype]
+            if lo <= value <= hi:
+                return value
+        key = (value, dtype, int)  # (not found for a float: int 0 is 0.0, -0.0 stays -0.0)
+    else:
+        return _CONVERT[dtype](value, name, checked)
+    # (a checked conversion that passed once passes again: its own table)
+    table = _CHECKED if checked else _FLOATS
+    hit = table.get(key)
+    if hit is not None:
+        return hit
+    res = _CONVERT[dtype](value, name, checked)
+    if value == value and value != 0.0:  # (NaN is never found again; 0.0 == -0.0)
+        if len(table) >= 256:
+            table.clear()
+        table[key] = res
+    return res
 
 
-# The converted value of recent floats, by (value, dtype): a conversion costs a microsecond, a
-# lookup a tenth of one (``x > 0.5`` on the pointwise frontend's general path).
-_FLOATS: dict[tuple[float, dt.dtype], Any] = {}
+# The converted value of recent numbers, by (value, dtype), ints by (value, dtype, int): a
+# conversion costs a microsecond, a lookup a tenth of one (``x > 0.5`` on the pointwise
+# frontend's general path, ``x.clamp(-1, 1)``).
+_FLOATS: dict[tuple[Any, ...], Any] = {}
+# The same for checked conversions (``clamp``'s bounds) that passed their check.
+_CHECKED: dict[tuple[Any, ...], Any] = {}
 
 
 def scalar_dtype(compute: dt.dtype, opmath: bool) -> dt.dtype:

@@ -389,6 +389,64 @@ def test_a_binary_lane_takes_mixed_dtypes(device: str) -> None:
     assert (w * b).grad_fn.name() == "MulBackward0"
 
 
+_CONVERTED = [  # (a tensor's dtype, a number its kernel does not take as it is)
+    (tc.float32, 0.1),  # (a comparison: the number rounds to float32 first)
+    (tc.float32, 16777217),
+    (tc.float32, -0.0),
+    (tc.float32, float("nan")),
+    (tc.float16, 0.1),
+    (tc.float16, 70000.0),
+    (tc.bfloat16, 1 / 3),
+    (tc.int64, 2**62),
+    (tc.int8, 300),  # (out of range: the call path's error or wrap)
+    (tc.uint8, -1),
+    (tc.bool, 1),
+    (tc.int32, 0.5),
+]
+
+
+@pytest.mark.parametrize("name", ["gt", "eq", "le", "add", "mul", "sub"])
+def test_a_binary_lane_converts_a_number_as_the_call_path(
+    device: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a number converted in the lane (cached by value: asked twice) gives the call path's
+    # result or error, the number first or second
+    op = get_op(name)
+    fn = getattr(opf, name)
+    for d, v in _CONVERTED:
+        x = tc.tensor([0.0, 0.1, 1 / 3, 16777216.0, 70000.0, -1.0], device=device).to(d)
+        for args in ((x, v), (v, x)):
+            if name == "sub" and d is tc.bool:
+                continue
+
+            def run(args: Any = args) -> Any:
+                try:
+                    r = fn(*args)
+                except Exception as exc:  # noqa: BLE001 - the error is what is compared
+                    return type(exc), str(exc)
+                return r.dtype, tuple(r.shape), str(r.double().cpu().numpy().tolist())
+
+            fast = [run(), run()]
+            with monkeypatch.context() as m:
+                m.setattr(op, "lane", _no_lane)
+                general = run()
+            assert fast == [general, general], f"{name}{args!r}"
+
+
+def test_a_binary_lane_takes_comparisons_with_numbers(device: str) -> None:
+    # (the test above must not pass vacuously: the lane runs these calls itself)
+    x = tc.tensor([0.0, 0.1, 2.0], device=device)
+    h = x.half()
+    for name, a, v in [("gt", x, 0.1), ("eq", x, 2), ("lt", h, 0.5), ("add", h, 1.5)]:
+        want = getattr(opf, name)(a, v)  # (the call path resolves the kernels)
+        got = get_op(name).lane(a, v, *((1,) if name == "add" else ()))
+        assert got is not None, name
+        assert got.dtype is want.dtype and got.tolist() == want.tolist()
+    _ = (x > 0) | (x > 1), tc.isnan(x)  # (the call path resolves the kernels)
+    assert get_op("bitwise_or").lane(x > 0, x > 1).tolist() == [False, True, True]
+    assert get_op("isnan").lane(x).tolist() == [False, False, False]
+
+
 def test_fast_binary_paths_keep_the_declared_check() -> None:
     x = tc.ones(2)
     with pytest.raises(RuntimeError, match="rounding_mode"):

@@ -40,6 +40,7 @@ from ._validate import STANDARD, TRANSLATED, name_error, translate_error
 from .frontends import (
     _ALLOC,
     _REDUCED,
+    _convert_scalar_at,
     _pointwise_dtypes,
     _prepare_reduction,
     empty_like_layout,
@@ -84,12 +85,12 @@ def make(op):
                 return None
         elif cls is float:
             if d._category < _FLOATING:{mixed}
-            if d not in _FAST_FLOAT or res is not None:
-                return None
+            if d not in _FAST_FLOAT or res is not None:{convert}
         elif cls is int:
             r = _FAST_INT.get(d)
             if r is None or not r[0] <= s <= r[1] or res is not None:
-                return None
+                if d._category < _INTEGRAL:
+                    return None{convert}
         else:
             return None
         if cls is not Tensor and cls not in scalars:
@@ -112,17 +113,59 @@ _KNOWN = """
                 return None
         kernel, fk, alloc = hit"""
 
+# A number the kernel does not take as it is (for a bool result, a 16-bit float, an int the
+# dtype does not hold): converted as ``pointwise_binary`` converts it (``_lane_scalar``).
+_CONVERT = """
+                v = _lane_scalar(op, x, y, d)
+                if v is None:
+                    return None
+                if t is x:
+                    y = v
+                else:
+                    x = v"""
+# The converted scalars of recent calls, by (operator, scalar first, class, value, dtype): a
+# conversion costs a microsecond or two (``x > 0.5``, ``x == 1``), a lookup a tenth of one.
+_LANE_SCALARS: dict[tuple[Any, ...], Any] = {}
+
+
+def _lane_scalar(op: Op, x: Any, y: Any, d: Any) -> Any:
+    """The Python number among ``x`` and ``y`` (the other is a tensor of dtype ``d``)
+    converted for ``op``'s kernel as ``pointwise_binary`` converts it
+    (``frontends._convert_scalar_at``), or None where the lane leaves the call to the call
+    path: an operator with a declared check (which sees the number as given), a number the
+    conversion refuses (the call path raises the error)."""
+    first = x.__class__ is not Tensor
+    v = x if first else y
+    cls = v.__class__
+    key = (op, first, cls, v, d)
+    hit = _LANE_SCALARS.get(key)
+    if hit is not None:
+        return hit
+    if op.decl.check is not None:
+        return None
+    try:
+        hit = _convert_scalar_at(op, (x, y), -1, d)[0 if first else 1]
+    except STANDARD:
+        return None
+    if cls is int or (v == v and v != 0.0):  # (NaN is never found again; 0.0 == -0.0)
+        if len(_LANE_SCALARS) >= 1024:
+            _LANE_SCALARS.clear()
+        _LANE_SCALARS[key] = hit
+    return hit
+
+
 _EXTRA_CHECK = """
         c = e.__class__
         if c not in extra or (c is float and d._category < _FLOATING):
             return None"""
 
-# A unary pointwise operator whose result has its input's dtype (``pointwise_unary``); its
-# declared check (``gelu``'s ``approximate``) runs in ``_FINISH`` on the arguments as given.
+# A unary pointwise operator whose result has its input's dtype, or bool (``fast_result``:
+# ``isnan``; ``pointwise_unary``); its declared check (``gelu``'s ``approximate``) runs in
+# ``_FINISH`` on the arguments as given.
 _UNARY = """
 def make(op):
     name, autograd, keyed = op.name, op.autograd, op.lane_keys
-    check = op.decl.check
+    check, res = op.decl.check, op.fast_result
 
     def unary_lane(x{more}):
         t = x
@@ -628,6 +671,8 @@ _NAMESPACE: dict[str, Any] = {
     "_mixed": _mixed,
     "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
+    "_INTEGRAL": dt.INTEGRAL,
+    "_lane_scalar": _lane_scalar,
     "_STANDARD": STANDARD,
     "_TRANSLATED": TRANSLATED,
     "_name_error": name_error,
@@ -663,6 +708,7 @@ def _maker(
                 extra_check=_EXTRA_CHECK if binary and n == 3 else "",
                 same_shape=" or s._shape != t._shape" if inplace else "",
                 mixed="\n                return None" if inplace else _MIXED.format(more=more),
+                convert=_CONVERT,
                 swap=(
                     "\n            return None"
                     if inplace
@@ -686,7 +732,7 @@ def _maker(
                             if binary
                             else _guarded(_CHECKED.format(args=args), 8)
                         ),
-                        dtype="res or d" if binary else "d",
+                        dtype="res or d",
                         rg=f"{_rg('t')} or (cls is Tensor and {_rg('s')})" if binary else _rg("t"),
                     )
                 ),
@@ -815,6 +861,8 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     if op.frontend is pointwise_unary:
         if inplace and op.decl.check is not None:
             return None  # (``call_inplace`` names a check's error after ``op_``)
+        if inplace and op.fast_result is not None:
+            return None  # (a bool result into self: ``pointwise`` casts it)
         return _maker("unary", inplace, n)(op)
     if not inplace and op.frontend is pointwise and op.tensor_pos and not op.list_pos:
         return _structured_maker(_general_source(op))(op)

@@ -305,18 +305,21 @@ def pointwise_unary(
     op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: device, inplace: bool
 ) -> Any:
     """:func:`pointwise` for unary operators (``op.fast`` 1 or 3): a call whose result has
-    the input's dtype and shape allocates it and runs the kernel, nothing else."""
+    the input's dtype (or ``fast_result``, bool for ``isnan``) and shape allocates it and
+    runs the kernel, nothing else."""
     a = args[0]
+    res = op.fast_result
     if (
         out is None
         and isinstance(a, Tensor)
         and a._dtype in op.fast_dtypes
         and kernel.__class__ is not DirectKernel
+        and (res is None or not inplace)  # (in place, ``pointwise`` casts the bool result)
     ):
         check = op.decl.check
         if check is not None:  # (on the arguments as given, as ``pointwise`` checks them)
             check(*args)
-        return _run_like(kernel, args, a, a._dtype, dev, inplace)
+        return _run_like(kernel, args, a, res or a._dtype, dev, inplace)
     return pointwise(op, kernel, args, out, dev, inplace)
 
 
@@ -1028,7 +1031,7 @@ def bind(op: Op) -> None:
         decl.frontend == "pointwise"
         and op.n_tensor_args == 2
         and op.tensor_pos == (0, 1)
-        and decl.promote in ("same", "float", "bool")
+        and decl.promote in ("same", "float", "bool", "int")
         and all(p.type == "Scalar" or p.type.endswith("?") for p in params[2:])
         and (not decl.promote_when or params[decl.pos.promote_when[0]].type.endswith("?"))
     ):
@@ -1038,6 +1041,8 @@ def bind(op: Op) -> None:
             d
             for d in op.dtypes_ok
             if (decl.promote != "float" or d._category >= _FLOATING)
+            # (``int``: the bitwise operators, of bools and integers)
+            and (decl.promote != "int" or d._category < _FLOATING)
             # (bool with an ``alpha``: ``pointwise`` converts an int alpha to bool)
             and not (d is dt.bool_ and decl.pos.alpha >= 0)
         )
@@ -1054,12 +1059,13 @@ def bind(op: Op) -> None:
         and op.tensor_pos == (0,)
         and not op.list_pos
         and not decl.promote_when
-        and decl.promote in ("same", "float", "real")
+        and decl.promote in ("same", "float", "real", "bool")
     ):
         # (the fast path runs the declared check, then takes the dtypes whose result is the
         # input's: floating ones for "float", real ones for "real" (``abs`` of complex is
-        # real))
+        # real); or, for "bool" (``isnan``), every dtype, whose result is bool)
         op.frontend = pointwise_unary
+        op.fast_result = dt.bool_ if decl.promote == "bool" else None
         op.fast_dtypes = frozenset(
             d
             for d in op.dtypes_ok

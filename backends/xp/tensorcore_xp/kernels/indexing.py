@@ -14,7 +14,14 @@ import tensorcore as tc
 from tensorcore import dtypes as dt
 from tensorcore.backend import empty, interface, write
 
-from ..helpers import array_of, errstate, ufunc_at, wrap_unsigned, writes_through_views
+from ..helpers import (
+    array_of,
+    errstate,
+    take_along,
+    ufunc_at,
+    wrap_unsigned,
+    writes_through_views,
+)
 
 __all__ = ["build"]
 
@@ -78,7 +85,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gather_flat(o, x, ix, d)
             return
         part = x[tuple(slice(None) if i == d else s for i, s in enumerate(first(ix.shape)))]
-        o[...] = xp.take_along_axis(part, ix, axis=d).reshape(o.shape)
+        o[...] = take_along(xp, part, ix, d).reshape(o.shape)
 
     def gather_flat(o: Any, x: Any, ix: Any, d: int) -> None:
         """``gather`` of C-contiguous NumPy arrays (indices checked) as ``take`` of flat

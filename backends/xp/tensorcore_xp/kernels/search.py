@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import accumulate, array_of, errstate
+from ..helpers import accumulate, array_of, errstate, take_along
 
 __all__ = ["build"]
 
@@ -37,7 +37,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             order = array_of(sorter)
             if order.size and (int(order.min()) < 0 or int(order.max()) >= seq.shape[-1]):
                 raise RuntimeError("sorter index out of range")  # (CuPy would not check)
-            seq = xp.take_along_axis(seq, order, axis=-1)
+            seq = take_along(xp, seq, order, -1)
         kind = "right" if right else "left"
         if seq.ndim == 1:
             found = xp.searchsorted(seq, v, side=kind)
@@ -56,7 +56,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if not bool(active.any()):
                 break
             mid = (lo + hi) // 2
-            probe = xp.take_along_axis(seq, xp.minimum(mid, n - 1), axis=-1)
+            probe = take_along(xp, seq, xp.minimum(mid, n - 1), -1)
             # (PyTorch's comparisons: a NaN value goes right, past the whole row)
             go_right = ~(probe > v) if right else ~(probe >= v)
             lo = xp.where(active & go_right, mid + 1, lo)

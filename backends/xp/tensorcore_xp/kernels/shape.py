@@ -7,6 +7,7 @@ the C cast gives.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,9 @@ from tensorcore.backend import broadcast_shapes, dtype_name
 from ..helpers import array_of, errstate, wrap_unsigned, writes_through_views
 
 __all__ = ["build"]
+
+#: The most elements of a matrix whose ``tril``/``triu`` masks are kept for the next call.
+_KEEP_MASKS = 1 << 12
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
@@ -166,7 +170,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         elif dims is None:
             array_of(out)[...] = xp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
         else:
-            array_of(out)[...] = xp.roll(x, shifts, axis=dims)
+            # Each dim's two blocks (the last ``s`` elements move to the front) copied
+            # straight into out: what ``roll`` does, without its temporary and its argument
+            # normalisation (most of a small roll's time).
+            o = array_of(out)
+            if xp.may_share_memory(o, x):
+                x = x.copy()
+            total = [0] * x.ndim  # (a dim named twice rolls by the sum)
+            for shift, d in zip(shifts, dims, strict=True):
+                total[d] += shift
+            moves: list[list[tuple[slice, slice]]] = []
+            for n, shift in zip(x.shape, total, strict=True):
+                s = shift % n if n else 0
+                moves.append(
+                    [(slice(0, n - s), slice(s, n)), (slice(n - s, n), slice(0, s))]
+                    if s
+                    else [(slice(None), slice(None))]
+                )
+            for blocks in itertools.product(*moves):
+                o[tuple(b[1] for b in blocks)] = x[tuple(b[0] for b in blocks)]
 
     def repeat(out: Any, self: Any, repeats: Any) -> None:
         x, o = array_of(self), array_of(out)
@@ -181,6 +203,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     masked = xp.__name__ == "numpy"
 
+    kept: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+    def masks(shape: Any, diagonal: int, lower: bool) -> tuple[Any, Any]:
+        """The (kept, zeroed) masks of a triangle of a matrix of ``shape``; a small one's are
+        kept (read-only) for the next call: making them costs more than the rest of a small
+        ``tril``."""
+        key = (*shape, diagonal, lower)
+        hit = kept.get(key)
+        if hit is not None:
+            return hit
+        n, m = shape
+        keep = xp.tri(n, m, diagonal if lower else diagonal - 1, dtype=bool)
+        if not lower:
+            xp.logical_not(keep, out=keep)
+        hit = (keep, xp.logical_not(keep))
+        if n * m <= _KEEP_MASKS:
+            if len(kept) >= 64:
+                kept.clear()
+            for a in hit:
+                a.flags.writeable = False
+            kept[key] = hit
+        return hit
+
     def triangle(name: str, fn: Any) -> None:
         lower = name == "tril"
 
@@ -189,12 +234,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if masked and (out is self or out._storage is not self._storage):
                 # NumPy's tril/triu select into a new array, copied into out; here out is
                 # written in place: zeros, then the kept triangle, through one shared mask.
-                n, m = x.shape[-2:]
-                keep = xp.tri(n, m, diagonal if lower else diagonal - 1, dtype=bool)
-                if not lower:
-                    xp.logical_not(keep, out=keep)
+                keep, drop = masks(x.shape[-2:], diagonal, lower)
                 if out is self:
-                    xp.copyto(o, 0, where=xp.logical_not(keep, out=keep), casting="unsafe")
+                    xp.copyto(o, 0, where=drop, casting="unsafe")
                 else:
                     o.fill(0)
                     xp.copyto(o, x, where=keep)
