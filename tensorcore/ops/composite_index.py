@@ -85,8 +85,9 @@ def _check_bounds(
         return
     n = self._shape[dim] if self.ndim else 1
     lo = -n if negative else 0
-    bad = (index < lo) | (index >= n)
-    if bool(bad.any()):
+    # (two reductions for the common case, all in range; the first bad index only then)
+    if index.amin().item() < lo or index.amax().item() >= n:
+        bad = (index < lo) | (index >= n)
         i = int(index.reshape(-1)[bad.reshape(-1)][0].item())
         raise exc(f"{tag}index {i} is out of bounds for dimension {dim} with size {n}")
 
