@@ -579,6 +579,11 @@ def build(
             )
 
     clip_in_one_pass = xp.__name__ == "numpy"
+    # NumPy's clip ufunc itself: ``np.clip``'s Python wrapper costs more than the ufunc on
+    # small arrays (a private name, looked up once; the public function where it is missing)
+    clip = getattr(getattr(getattr(xp, "_core", None), "umath", None), "clip", None) or getattr(
+        xp, "clip", None
+    )
 
     def clamp(out: Any, a: Any, lo: Any = None, hi: Any = None) -> None:
         if lo is None and hi is None:
@@ -598,8 +603,11 @@ def build(
             # (a missing bound as an infinite one: NumPy's clip with None is max or min alone,
             # which gives the bound on a tie)
             lo, hi = -math.inf if lo is None else lo, math.inf if hi is None else hi
-            with quiet(all="ignore"):
-                xp.clip(x, lo, hi, out=o)
+            tok = enter()
+            try:
+                clip(x, lo, hi, out=o)
+            finally:
+                leave(tok)
             return
         if lo is not None and hi is not None:
             if o.dtype.kind in "biuf" and not (
