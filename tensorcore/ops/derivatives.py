@@ -772,16 +772,29 @@ _d("prod", "self dim keepdim result", _prod)
 
 
 def _amax_amin(c: Any, g: Tensor) -> tuple[Any, ...]:
-    x = c.self
-    res = _keepdim(c.result, x._shape, c.dim, c.keepdim)
-    mask = (x == res).to(g._dtype)
-    count = mask.sum(c.dim, keepdim=True)
-    # (PyTorch's order: the gradient shared among the extreme elements, then masked)
-    return (_keepdim(g, x._shape, c.dim, c.keepdim) / count * mask,)
+    return (ops.evenly_distribute_backward(g, c.self, c.result, c.dim, c.keepdim),)
+
+
+def _evenly_distribute_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # Linear in grad, whose gradient is gg times each element's share (the operator on a
+    # grad of ones) summed back over dim; piecewise constant in self and value: zeros that
+    # flow, as threshold_backward's.
+    gd = None
+    if c.needs(0):
+        share = ops.evenly_distribute_backward(
+            ops.ones_like(c.value, dtype=gg._dtype), c.self, c.value, c.dim, c.keepdim
+        )
+        gd = (gg * share).sum(c.dim or None, keepdim=c.keepdim)
+    return (
+        gd,
+        ops.zeros_like(c.self) if c.needs(1) else None,
+        ops.zeros_like(c.value) if c.needs(2) else None,
+    )
 
 
 _d("amax", "self dim keepdim result", _amax_amin)
 _d("amin", "self dim keepdim result", _amax_amin)
+_d("evenly_distribute_backward", "self value dim keepdim", _evenly_distribute_backward)
 
 
 def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:

@@ -923,6 +923,18 @@ def _amax(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("evenly_distribute_backward")
+def _evenly_distribute_backward(m: _Maker) -> list[Sample]:
+    # (integer self and value with ties: constants to finite differences, whose steps would
+    # break the ties that the operator reads)
+    x = m.ints(3, 4, hi=3)
+    return [
+        S((m.uniform(3), x, x.amax(1), [1], False), desc="dim 1, ties"),
+        S((m.uniform(1, 4), x, x.amin(0, keepdim=True), [0], True), desc="dim 0, keepdim"),
+        S((m.uniform(), x, x.amax(), [], False), desc="every dim"),
+    ]
+
+
 @_samples("max_dim", "min_dim")
 def _max_dim(m: _Maker) -> list[Sample]:
     return [

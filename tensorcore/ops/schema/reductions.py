@@ -54,6 +54,20 @@ _op(
     out=True,
     dtypes="bif",
 )
+# The gradient of amax and amin as one kernel (PyTorch's ``evenly_distribute_backward``
+# names the same sharing for the whole-tensor max/min): the rule written with operators took
+# five (eq, to, sum, div, mul), most of the cost of a small amax's backward.
+_op(
+    "evenly_distribute_backward(Tensor grad, Tensor self, Tensor value, int[] dim, "
+    "bool keepdim) -> Tensor",
+    _R,
+    "The gradient of ``amax``/``amin``: ``grad`` shared evenly among the elements of ``self`` "
+    "equal to ``value`` (its reduction over ``dim``, every dim when empty), 0 elsewhere.",
+    frontend="structured",
+    meta_function=M.meta_evenly_distribute_backward,
+    method=False,
+    dtypes="f",
+)
 _op(
     "max_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
     _R,

@@ -475,6 +475,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     softmax_backward("_softmax_backward_data", softmax_grad, softmax_grad_into)
     softmax_backward("_log_softmax_backward_data", log_softmax_grad, log_softmax_grad_into)
 
+    def evenly_distribute_backward(
+        out: Any, grad: Any, self: Any, value: Any, dim: Any, keepdim: bool
+    ) -> None:
+        # grad / count * mask, in PyTorch's order (a NaN or infinite grad stays one where it
+        # is masked out; a NaN value has no ties, count 0, and gives NaN everywhere)
+        o = array_of(out)
+        if not o.size:
+            return
+        g, x, v = array_of(grad), array_of(self), array_of(value)
+        if not keepdim and x.ndim:
+            g, v = xp.expand_dims(g, dim), xp.expand_dims(v, dim)
+        mask = x == v
+        n = xp.sum(mask, axis=axes(x, dim), keepdims=True, dtype=o.dtype)
+        with quiet(all="ignore"):
+            share = xp.divide(g, n, dtype=o.dtype)
+            xp.multiply(share, mask, out=o)
+
+    K["evenly_distribute_backward"] = evenly_distribute_backward
+
     # ------------------------------------------------------------ sorting
     def unstable_order(x: Any, dim: int, descending: bool) -> tuple[Any, Any] | None:
         """``(indices, values)`` of the stable sort of ``x`` (NumPy, float32 or float64) along
