@@ -209,6 +209,24 @@ def test_amax_backward_is_one_operator_and_twice_differentiable(device: str) -> 
         assert tc.autograd.gradgradcheck(lambda t, f=f: f(t) * f(t).exp(), (x,))
 
 
+@pytest.mark.parametrize("correction", [0, 1, 3, 5])
+def test_var_gradient_for_every_correction(device: str, correction: int) -> None:
+    # 2 (x - mean) / (n - correction), a negative divisor included (PyTorch's), inf at 0
+    a = np.array([[1.0, 2.0, 4.0, 7.0], [0.5, -1.0, 3.0, 2.0]])
+    x = tc.tensor(a, device=device, requires_grad=True)
+    (got,) = tc.autograd.grad(x.var(1, correction=correction).sum(), [x])
+    want = 2 * (a - a.mean(1, keepdims=True)) / (4 - correction)
+    assert_close(got, tc.tensor(want, device=device), rtol=1e-12, atol=1e-12)
+
+
+def test_vector_norm_inf_gradient_is_shared_among_ties(device: str) -> None:
+    a = np.array([[1.0, -2.0, 0.5], [-1.0, 2.0, 2.0]])
+    x = tc.tensor(a, device=device, requires_grad=True)
+    (got,) = tc.autograd.grad(tc.linalg.vector_norm(x, math.inf, 0).sum(), [x])
+    want = [[0.5, -0.5, 0.0], [-0.5, 0.5, 1.0]]
+    assert_close(got, tc.tensor(want, dtype=tc.float64, device=device))
+
+
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
 @given(data=st.data())
 def test_scans(device: str, name: str, data: st.DataObject) -> None:

@@ -166,11 +166,13 @@ def _div(c: Any, g: Tensor) -> tuple[Any, ...]:
             ops.zeros_like(g) if c.needs(1) else None,
         )
     other = _conj(c.other)
-    ga = g / other if c.needs(0) else None
-    # (-g * (self / other) / other, as PyTorch's: other * other overflows for |other| above
-    # 1e19 in float32, where the quotients do not -- softsign's x / (|x| + 1) at x = 1e30)
-    gb = -g * (_conj(c.self) / other) / other if c.needs(1) else None
-    return ga, gb
+    ga = g / other if c.needs(0) or c.needs(1) else None
+    # -(g / other) * (self / other): PyTorch's -g * (self / other) / other with the division
+    # of g shared with self's gradient (four operators for both, not five). Never through
+    # other * other, which overflows for |other| above 1e19 in float32 where the quotients
+    # do not (softsign's x / (|x| + 1) at x = 1e30).
+    gb = -(ga * (_conj(c.self) / other)) if c.needs(1) else None
+    return (ga if c.needs(0) else None), gb
 
 
 _d("div", "self:if=other other rounding_mode", _div)
@@ -814,7 +816,11 @@ def _var(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
     n = _reduced_count(x._shape, c.dim)
     centered = x - x.mean(c.dim, keepdim=True)
-    return (_keepdim(g, x._shape, c.dim, c.keepdim) * 2 * centered / max(n - c.correction, 0),)
+    # (the constant folded into the reduced gradient: one operator on the small tensor
+    # where two ran on the full one; as PyTorch's, 2 / 0 is inf and a correction above n
+    # divides by the negative n - correction)
+    scale = 2 / (n - c.correction) if n != c.correction else math.inf
+    return (_keepdim(g, x._shape, c.dim, c.keepdim) * scale * centered,)
 
 
 _d("var", "self dim keepdim correction", _var)
@@ -844,11 +850,9 @@ def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
         return (gg * x.sgn() if x._dtype.is_complex else gg * x.sign(),)
     if p == 2:
         return (gg * x / ops.where(norm == 0, 1, norm),)
-    if math.isinf(p):
-        ax = x.abs()
-        mask = (ax == norm).to(g._dtype)
-        count = mask.sum(c.dim, keepdim=True)
-        return (gg * x.sign() * mask / count,)
+    if math.isinf(p):  # (amax's or amin's of |x|, with x's sign)
+        share = ops.evenly_distribute_backward(g, x.abs(), c.result, c.dim or (), c.keepdim)
+        return (share * (x.sgn() if x._dtype.is_complex else x.sign()),)
     ax = x.abs()
     if p < 1:
         # |x|^(p-1) is infinite at 0: PyTorch takes 0 there (and norm^(1-p) is 0 at a zero
