@@ -195,6 +195,26 @@ def test_amax_amin_gradient_is_shared_among_ties(device: str, name: str) -> None
     assert np.isnan(to_numpy(got)).all()
 
 
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_whole_tensor_max_min_gradient_is_shared_among_ties_and_nans(
+    device: str, name: str
+) -> None:
+    nan = float("nan")
+    for a, want in [
+        ([[1.0, 3.0, 3.0], [0.0, 3.0, 0.0]], None),
+        ([1.0, nan, 2.0, nan], [0.0, 1.0, 0.0, 1.0]),  # (amax's is NaN everywhere)
+    ]:
+        arr = np.array(a)
+        x = tc.tensor(arr, device=device, requires_grad=True)
+        y = getattr(x, name)()
+        assert y.grad_fn.name() == f"{name.capitalize()}Backward1"
+        (got,) = tc.autograd.grad(y, [x], tc.tensor(2.0, dtype=tc.float64, device=device))
+        if want is None:
+            v = getattr(np, name)(arr)
+            want = 2.0 * (arr == v) / (arr == v).sum()
+        assert_close(got, tc.tensor(want, dtype=tc.float64, device=device))
+
+
 def test_amax_backward_is_one_operator_and_twice_differentiable(device: str) -> None:
     x = tc.tensor([[1.0, 3.0, 2.5], [2.0, -2.0, 0.0]], dtype=tc.float64, device=device)
     x.requires_grad_()
@@ -546,7 +566,7 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
            "_softmax_backward_data", "_log_softmax_backward_data", "nll_loss",
            "nll_loss_backward",
            # above (amax's and amin's backward):
-           "evenly_distribute_backward",
+           "evenly_distribute_backward", "max_all", "min_all",
            # tests/test_shape_ops.py:
            "cummax", "cummin", "logcumsumexp", "count_nonzero", "histc", "kthvalue", "median",
            "nanmedian", "quantile", "nanquantile", "nanmean", "nansum", "var_mean", "std_mean",

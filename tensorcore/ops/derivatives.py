@@ -784,7 +784,7 @@ def _evenly_distribute_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
     gd = None
     if c.needs(0):
         share = ops.evenly_distribute_backward(
-            ops.ones_like(c.value, dtype=gg._dtype), c.self, c.value, c.dim, c.keepdim
+            ops.ones_like(c.value, dtype=gg._dtype), c.self, c.value, c.dim, c.keepdim, c.nan_ties
         )
         gd = (gg * share).sum(c.dim or None, keepdim=c.keepdim)
     return (
@@ -796,7 +796,22 @@ def _evenly_distribute_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
 
 _d("amax", "self dim keepdim result", _amax_amin)
 _d("amin", "self dim keepdim result", _amax_amin)
-_d("evenly_distribute_backward", "self value dim keepdim", _evenly_distribute_backward)
+_d(
+    "evenly_distribute_backward",
+    "self value dim keepdim nan_ties",
+    _evenly_distribute_backward,
+)
+# (the whole-tensor max()/min(): shared among the NaNs where the result is NaN)
+_d(
+    "max_all",
+    "self result",
+    lambda c, g: (ops.evenly_distribute_backward(g, c.self, c.result, (), False, True),),
+)
+_d(
+    "min_all",
+    "self result",
+    lambda c, g: (ops.evenly_distribute_backward(g, c.self, c.result, (), False, True),),
+)
 
 
 def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:

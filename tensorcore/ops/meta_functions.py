@@ -138,8 +138,12 @@ def meta_cumsum(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     return (self, d, res), (self._shape, res)
 
 
+def meta_extreme_all(self: Tensor) -> Any:
+    return (self,), ((), self._dtype)
+
+
 def meta_evenly_distribute_backward(
-    grad: Tensor, self: Tensor, value: Tensor, dim: Any, keepdim: bool
+    grad: Tensor, self: Tensor, value: Tensor, dim: Any, keepdim: bool, nan_ties: bool = False
 ) -> Any:
     name = "evenly_distribute_backward"
     g = _need_tensor(name, "grad", grad)
@@ -156,7 +160,7 @@ def meta_evenly_distribute_backward(
         )
     if not (g._dtype.is_floating_point or g._dtype.is_complex):
         raise RuntimeError(f"{name}(): expected a floating grad, got {torch_name(g._dtype)}")
-    return (g, x, v, dims, keepdim), (x._shape, g._dtype)
+    return (g, x, v, dims, keepdim, bool(nan_ties)), (x._shape, g._dtype)
 
 
 def meta_cummax(self: Tensor, dim: int) -> Any:
