@@ -26,6 +26,8 @@ PYTORCH = {
     "max_dim": "bif", "min_dim": "bif", "argmax": "if", "argmin": "if", "softmax": "f",
     "log_softmax": "f", "_softmax_backward_data": "f", "_log_softmax_backward_data": "f",
     "nll_loss": "f", "sort": "bif", "argsort": "bif", "topk": "if", "matmul": "ifc", "mm": "ifc",
+    "evenly_distribute_backward": "f",  # (tensorcore's: the backward of amax/amin)
+    "max_all": "bif", "min_all": "bif",
     "addmm": "ifc", "addmv": "ifc", "bmm": "ifc", "mv": "ifc", "dot": "ifc", "arange": "if",
     "linspace": "ifc",
     "uniform_": "fc", "normal_": "fc", "_standard_gamma": "f", "random_": "bif", "randperm": "if",

@@ -163,6 +163,90 @@ def test_vector_norm(device: str, ord: float, data: st.DataObject) -> None:
         assert_close(t.norm(ord, dims, keepdim), expected, **_tol(dtype))
 
 
+def _share_oracle(a: np.ndarray, g: np.ndarray, v: np.ndarray, axis: Any) -> np.ndarray:
+    """``g`` shared evenly among the elements of ``a`` equal to ``v`` (kept dims) over axis."""
+    mask = a == v
+    with np.errstate(all="ignore"):
+        return g / mask.sum(axis=axis, keepdims=True) * mask
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+def test_amax_amin_gradient_is_shared_among_ties(device: str, name: str) -> None:
+    rng = np.random.default_rng(5)
+    for shape, dims, keepdim in [
+        ((3, 5), (1,), False),
+        ((4, 3), (0,), True),
+        ((2, 3, 4), (0, 2), False),
+        ((3, 4), (), False),
+        ((), (0,), True),
+    ]:
+        a = rng.integers(0, 3, shape).astype(np.float64)  # ties in most rows
+        x = tc.tensor(a, device=device, requires_grad=True)
+        y = getattr(x, name)(dims, keepdim) if dims else getattr(x, name)()
+        g = rng.standard_normal(y.shape)
+        axis = dims if a.ndim and dims else None
+        v = getattr(np, name)(a, axis=axis, keepdims=True)
+        (got,) = tc.autograd.grad(y, [x], tc.tensor(g, device=device))
+        want = _share_oracle(a, g.reshape(v.shape), v, axis)
+        assert_close(got, tc.tensor(want, device=device), rtol=1e-12, atol=0)
+    # A NaN result has no ties: NaN everywhere, as PyTorch's amax.
+    x = tc.tensor([1.0, float("nan"), 2.0], device=device, requires_grad=True)
+    (got,) = tc.autograd.grad(getattr(x, name)(), [x])
+    assert np.isnan(to_numpy(got)).all()
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_whole_tensor_max_min_gradient_is_shared_among_ties_and_nans(
+    device: str, name: str
+) -> None:
+    nan = float("nan")
+    for a, want in [
+        ([[1.0, 3.0, 3.0], [0.0, 3.0, 0.0]], None),
+        ([1.0, nan, 2.0, nan], [0.0, 1.0, 0.0, 1.0]),  # (amax's is NaN everywhere)
+    ]:
+        arr = np.array(a)
+        x = tc.tensor(arr, device=device, requires_grad=True)
+        y = getattr(x, name)()
+        assert y.grad_fn.name() == f"{name.capitalize()}Backward1"
+        (got,) = tc.autograd.grad(y, [x], tc.tensor(2.0, dtype=tc.float64, device=device))
+        if want is None:
+            v = getattr(np, name)(arr)
+            want = 2.0 * (arr == v) / (arr == v).sum()
+        assert_close(got, tc.tensor(want, dtype=tc.float64, device=device))
+
+
+def test_amax_backward_is_one_operator_and_twice_differentiable(device: str) -> None:
+    x = tc.tensor([[1.0, 3.0, 2.5], [2.0, -2.0, 0.0]], dtype=tc.float64, device=device)
+    x.requires_grad_()
+    gy = tc.ones(2, dtype=tc.float64, device=device, requires_grad=True)
+    (gx,) = tc.autograd.grad(x.amax(1), [x], gy, create_graph=True)
+    assert gx.grad_fn.name() == "EvenlyDistributeBackwardBackward0"
+    # d(sum(gx * x))/d(gy) is each row's maximum; x gets zeros that flow
+    ggy, ggx = tc.autograd.grad((gx * x).sum(), [gy, x])
+    assert_close(ggy, tc.tensor([3.0, 2.0], dtype=tc.float64, device=device))
+    assert_close(ggx, gx.detach())
+    for f in (lambda t: t.amax(1), lambda t: t.amin((0, 1), keepdim=True)):
+        assert tc.autograd.gradgradcheck(lambda t, f=f: f(t) * f(t).exp(), (x,))
+
+
+@pytest.mark.parametrize("correction", [0, 1, 3, 5])
+def test_var_gradient_for_every_correction(device: str, correction: int) -> None:
+    # 2 (x - mean) / (n - correction), a negative divisor included (PyTorch's), inf at 0
+    a = np.array([[1.0, 2.0, 4.0, 7.0], [0.5, -1.0, 3.0, 2.0]])
+    x = tc.tensor(a, device=device, requires_grad=True)
+    (got,) = tc.autograd.grad(x.var(1, correction=correction).sum(), [x])
+    want = 2 * (a - a.mean(1, keepdims=True)) / (4 - correction)
+    assert_close(got, tc.tensor(want, device=device), rtol=1e-12, atol=1e-12)
+
+
+def test_vector_norm_inf_gradient_is_shared_among_ties(device: str) -> None:
+    a = np.array([[1.0, -2.0, 0.5], [-1.0, 2.0, 2.0]])
+    x = tc.tensor(a, device=device, requires_grad=True)
+    (got,) = tc.autograd.grad(tc.linalg.vector_norm(x, math.inf, 0).sum(), [x])
+    want = [[0.5, -0.5, 0.0], [-0.5, 0.5, 1.0]]
+    assert_close(got, tc.tensor(want, dtype=tc.float64, device=device))
+
+
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
 @given(data=st.data())
 def test_scans(device: str, name: str, data: st.DataObject) -> None:
@@ -481,6 +565,8 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
            # tests/test_losses.py:
            "_softmax_backward_data", "_log_softmax_backward_data", "nll_loss",
            "nll_loss_backward",
+           # above (amax's and amin's backward):
+           "evenly_distribute_backward", "max_all", "min_all",
            # tests/test_shape_ops.py:
            "cummax", "cummin", "logcumsumexp", "count_nonzero", "histc", "kthvalue", "median",
            "nanmedian", "quantile", "nanquantile", "nanmean", "nansum", "var_mean", "std_mean",

@@ -29,7 +29,7 @@ from .composite_more import MORE_COMPOSITES
 from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
-from .composite_stats import STATS_COMPOSITES, evenly_distributed
+from .composite_stats import STATS_COMPOSITES
 from .frontends import named_as, named_view_output
 from .schema import OPS
 from .views import infer_size, release_temporary_view, view_strides
@@ -170,10 +170,9 @@ def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        # (PyTorch's full max/min node spreads the gradient over ties, as amax's does, and
-        # over the NaNs where the result is NaN, where amax's is NaN)
-        out = evenly_distributed(self, (ops.amax if name == "max" else ops.amin)(self))
-        return named_as(out, "MaxBackward1" if name == "max" else "MinBackward1")
+        # (an operator of its own, MaxBackward1's: its gradient is shared over ties, as
+        # amax's is, and over the NaNs where the result is NaN, where amax's is NaN)
+        return call(get_op(f"{name}_all"), (self,))
     if isinstance(dim, Tensor):
         return (ops.maximum if name == "max" else ops.minimum)(self, dim)
     values, indices = call(get_op(f"{name}_dim"), (self, dim, keepdim))

@@ -166,11 +166,13 @@ def _div(c: Any, g: Tensor) -> tuple[Any, ...]:
             ops.zeros_like(g) if c.needs(1) else None,
         )
     other = _conj(c.other)
-    ga = g / other if c.needs(0) else None
-    # (-g * (self / other) / other, as PyTorch's: other * other overflows for |other| above
-    # 1e19 in float32, where the quotients do not -- softsign's x / (|x| + 1) at x = 1e30)
-    gb = -g * (_conj(c.self) / other) / other if c.needs(1) else None
-    return ga, gb
+    ga = g / other if c.needs(0) or c.needs(1) else None
+    # -(g / other) * (self / other): PyTorch's -g * (self / other) / other with the division
+    # of g shared with self's gradient (four operators for both, not five). Never through
+    # other * other, which overflows for |other| above 1e19 in float32 where the quotients
+    # do not (softsign's x / (|x| + 1) at x = 1e30).
+    gb = -(ga * (_conj(c.self) / other)) if c.needs(1) else None
+    return (ga if c.needs(0) else None), gb
 
 
 _d("div", "self:if=other other rounding_mode", _div)
@@ -772,16 +774,44 @@ _d("prod", "self dim keepdim result", _prod)
 
 
 def _amax_amin(c: Any, g: Tensor) -> tuple[Any, ...]:
-    x = c.self
-    res = _keepdim(c.result, x._shape, c.dim, c.keepdim)
-    mask = (x == res).to(g._dtype)
-    count = mask.sum(c.dim, keepdim=True)
-    # (PyTorch's order: the gradient shared among the extreme elements, then masked)
-    return (_keepdim(g, x._shape, c.dim, c.keepdim) / count * mask,)
+    return (ops.evenly_distribute_backward(g, c.self, c.result, c.dim, c.keepdim),)
+
+
+def _evenly_distribute_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # Linear in grad, whose gradient is gg times each element's share (the operator on a
+    # grad of ones) summed back over dim; piecewise constant in self and value: zeros that
+    # flow, as threshold_backward's.
+    gd = None
+    if c.needs(0):
+        share = ops.evenly_distribute_backward(
+            ops.ones_like(c.value, dtype=gg._dtype), c.self, c.value, c.dim, c.keepdim, c.nan_ties
+        )
+        gd = (gg * share).sum(c.dim or None, keepdim=c.keepdim)
+    return (
+        gd,
+        ops.zeros_like(c.self) if c.needs(1) else None,
+        ops.zeros_like(c.value) if c.needs(2) else None,
+    )
 
 
 _d("amax", "self dim keepdim result", _amax_amin)
 _d("amin", "self dim keepdim result", _amax_amin)
+_d(
+    "evenly_distribute_backward",
+    "self value dim keepdim nan_ties",
+    _evenly_distribute_backward,
+)
+# (the whole-tensor max()/min(): shared among the NaNs where the result is NaN)
+_d(
+    "max_all",
+    "self result",
+    lambda c, g: (ops.evenly_distribute_backward(g, c.self, c.result, (), False, True),),
+)
+_d(
+    "min_all",
+    "self result",
+    lambda c, g: (ops.evenly_distribute_backward(g, c.self, c.result, (), False, True),),
+)
 
 
 def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:
@@ -801,7 +831,11 @@ def _var(c: Any, g: Tensor) -> tuple[Any, ...]:
     x = c.self
     n = _reduced_count(x._shape, c.dim)
     centered = x - x.mean(c.dim, keepdim=True)
-    return (_keepdim(g, x._shape, c.dim, c.keepdim) * 2 * centered / max(n - c.correction, 0),)
+    # (the constant folded into the reduced gradient: one operator on the small tensor
+    # where two ran on the full one; as PyTorch's, 2 / 0 is inf and a correction above n
+    # divides by the negative n - correction)
+    scale = 2 / (n - c.correction) if n != c.correction else math.inf
+    return (_keepdim(g, x._shape, c.dim, c.keepdim) * scale * centered,)
 
 
 _d("var", "self dim keepdim correction", _var)
@@ -831,11 +865,9 @@ def _vector_norm(c: Any, g: Tensor) -> tuple[Any, ...]:
         return (gg * x.sgn() if x._dtype.is_complex else gg * x.sign(),)
     if p == 2:
         return (gg * x / ops.where(norm == 0, 1, norm),)
-    if math.isinf(p):
-        ax = x.abs()
-        mask = (ax == norm).to(g._dtype)
-        count = mask.sum(c.dim, keepdim=True)
-        return (gg * x.sign() * mask / count,)
+    if math.isinf(p):  # (amax's or amin's of |x|, with x's sign)
+        share = ops.evenly_distribute_backward(g, x.abs(), c.result, c.dim or (), c.keepdim)
+        return (share * (x.sgn() if x._dtype.is_complex else x.sign()),)
     ax = x.abs()
     if p < 1:
         # |x|^(p-1) is infinite at 0: PyTorch takes 0 there (and norm^(1-p) is 0 at a zero

@@ -138,6 +138,31 @@ def meta_cumsum(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
     return (self, d, res), (self._shape, res)
 
 
+def meta_extreme_all(self: Tensor) -> Any:
+    return (self,), ((), self._dtype)
+
+
+def meta_evenly_distribute_backward(
+    grad: Tensor, self: Tensor, value: Tensor, dim: Any, keepdim: bool, nan_ties: bool = False
+) -> Any:
+    name = "evenly_distribute_backward"
+    g = _need_tensor(name, "grad", grad)
+    x = _need_tensor(name, "self", self)
+    v = _need_tensor(name, "value", value)
+    dims = normalize_dims(dim, x.ndim)
+    reduced = tuple(
+        1 if i in dims else n for i, n in enumerate(x._shape) if keepdim or i not in dims
+    )
+    if g._shape != reduced or v._shape != reduced:
+        raise RuntimeError(
+            f"{name}(): grad of shape {list(g._shape)} and value of shape {list(v._shape)} "
+            f"do not match self of shape {list(x._shape)} reduced over {list(dims)}"
+        )
+    if not (g._dtype.is_floating_point or g._dtype.is_complex):
+        raise RuntimeError(f"{name}(): expected a floating grad, got {torch_name(g._dtype)}")
+    return (g, x, v, dims, keepdim, bool(nan_ties)), (x._shape, g._dtype)
+
+
 def meta_cummax(self: Tensor, dim: int) -> Any:
     d = _wrap_dim(dim, self.ndim)
     return (self, d), ((self._shape, self._dtype), (self._shape, dt.int64))

@@ -923,6 +923,24 @@ def _amax(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("evenly_distribute_backward")
+def _evenly_distribute_backward(m: _Maker) -> list[Sample]:
+    # (integer self and value with ties: constants to finite differences, whose steps would
+    # break the ties that the operator reads)
+    x = m.ints(3, 4, hi=3)
+    return [
+        S((m.uniform(3), x, x.amax(1), [1], False), desc="dim 1, ties"),
+        S((m.uniform(1, 4), x, x.amin(0, keepdim=True), [0], True), desc="dim 0, keepdim"),
+        S((m.uniform(), x, x.amax(), [], False), desc="every dim"),
+        S((m.uniform(), x, x.amax(), [], False, True), desc="every dim, NaN ties"),
+    ]
+
+
+@_samples("max_all", "min_all")
+def _extreme_all(m: _Maker) -> list[Sample]:
+    return [S((m.distinct(2, 3),), desc="2-d"), S((m.distinct(4, t=True),), desc="1-d")]
+
+
 @_samples("max_dim", "min_dim")
 def _max_dim(m: _Maker) -> list[Sample]:
     return [

@@ -54,6 +54,35 @@ _op(
     out=True,
     dtypes="bif",
 )
+# The gradient of amax and amin as one kernel (PyTorch's ``evenly_distribute_backward``
+# names the same sharing for the whole-tensor max/min): the rule written with operators took
+# five (eq, to, sum, div, mul), most of the cost of a small amax's backward.
+_op(
+    "evenly_distribute_backward(Tensor grad, Tensor self, Tensor value, int[] dim, "
+    "bool keepdim, bool nan_ties=False) -> Tensor",
+    _R,
+    "The gradient of ``amax``/``amin``: ``grad`` shared evenly among the elements of ``self`` "
+    "equal to ``value`` (its reduction over ``dim``, every dim when empty), 0 elsewhere; "
+    "with ``nan_ties`` (``max()``'s), among the NaNs where ``value`` is NaN.",
+    frontend="structured",
+    meta_function=M.meta_evenly_distribute_backward,
+    method=False,
+    dtypes="f",
+)
+# The whole-tensor max() and min() (PyTorch's kernels' names): their gradient is shared
+# among the NaNs where the result is NaN, where amax's is NaN everywhere.
+for _n in ("max", "min"):
+    _op(
+        f"{_n}_all(Tensor self) -> Tensor",
+        _R,
+        f"The {_n}imum of every element of a non-empty tensor (NaN where one is NaN).",
+        frontend="structured",
+        meta_function=M.meta_extreme_all,
+        node=f"{_n.capitalize()}Backward1",
+        method=False,
+        function=False,
+        dtypes="bif",
+    )
 _op(
     "max_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
     _R,

@@ -179,6 +179,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     extreme("amax", xp.amax, xp.maximum)
     extreme("amin", xp.amin, xp.minimum)
 
+    def extreme_all(name: str, reducer: str) -> None:
+        def k(out: Any, self: Any) -> None:
+            x = array_of(self)
+            K[reducer](out, self, tuple(range(x.ndim)), False)
+
+        k.__name__ = name
+        K[name] = k
+
+    extreme_all("max_all", "amax")
+    extreme_all("min_all", "amin")
+
     def with_index(name: str, argfn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
             no_complex(name.split("_")[0], self)
@@ -480,6 +491,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     softmax_backward("_softmax_backward_data", softmax_grad, softmax_grad_into)
     softmax_backward("_log_softmax_backward_data", log_softmax_grad, log_softmax_grad_into)
+
+    def evenly_distribute_backward(
+        out: Any, grad: Any, self: Any, value: Any, dim: Any, keepdim: bool, nan_ties: bool
+    ) -> None:
+        # grad / count * mask, in PyTorch's order (a NaN or infinite grad stays one where it
+        # is masked out; a NaN value has no ties without nan_ties: count 0, NaN everywhere)
+        o = array_of(out)
+        if not o.size:
+            return
+        g, x, v = array_of(grad), array_of(self), array_of(value)
+        if not keepdim and x.ndim:
+            g, v = xp.expand_dims(g, dim), xp.expand_dims(v, dim)
+        mask = x == v
+        if nan_ties and x.dtype.kind in "fc":
+            mask |= xp.isnan(x) & xp.isnan(v)
+        # (the count in the accumulation dtype: float16 holds no count above 65504)
+        n = xp.sum(mask, axis=axes(x, dim), keepdims=True, dtype=acc(o.dtype))
+        with quiet(all="ignore"):
+            xp.multiply(g / n, mask, out=o)
+
+    K["evenly_distribute_backward"] = evenly_distribute_backward
 
     # ------------------------------------------------------------ sorting
     def unstable_order(x: Any, dim: int, descending: bool) -> tuple[Any, Any] | None:
