@@ -374,3 +374,39 @@ def test_activation_gradients_over_pieces_match_small_calls(device: str, name: s
     whole = grad(x, g)
     np.testing.assert_array_equal(whole[:, -997:], grad(x[:, -997:], g[:, -997:]))
     np.testing.assert_array_equal(whole[:, :997], grad(x[:, :997], g[:, :997]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [
+        ((256, 1024), 1),
+        ((256, 1024), 0),
+        ((1001,), 0),
+        ((37, 33), 1),
+        ((5, 17, 33), 1),
+        ((64, 64), None),
+    ],
+)
+def test_products_fold_in_a_tree_as_accurate_as_numpys_reduce(
+    dtype: type, shape: tuple[int, ...], axis: int | None
+) -> None:
+    # prod's kernel multiplies halves elementwise (NumPy's multiply.reduce is a scalar loop);
+    # the values agree with NumPy's product to rounding, with and without keepdim
+    from tensorcore_xp.helpers import fold_product
+
+    x = (1 + 0.01 * np.random.default_rng(0).standard_normal(shape)).astype(dtype)
+    for keep in (False, True):
+        want = x.prod(axis=axis, keepdims=keep)
+        out = np.empty(want.shape, dtype)
+        assert fold_product(np, x, axis, out, keep)
+        np.testing.assert_allclose(out, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+        t = tc.tensor(x)
+        got = t.prod() if axis is None else t.prod(axis, keepdim=keep)
+        if axis is not None or not keep:
+            np.testing.assert_allclose(
+                got.numpy(), want, rtol=1e-5 if dtype == np.float32 else 1e-12
+            )
+    # not taken: integers (exact either way), short axes, an out sharing memory
+    assert not fold_product(np, np.arange(64).reshape(4, 16), 1, np.empty(4, np.int64), False)
+    assert not fold_product(np, x[..., :3] if x.ndim > 1 else x[:3], -1, np.empty(1), False)

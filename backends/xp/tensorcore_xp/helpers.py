@@ -442,6 +442,51 @@ def reduce_extreme(xp: Any, ufunc: Any, x: Any, axis: int, out: Any, keepdims: b
         ufunc(o, x[lead + (j,)], out=o)
 
 
+def fold_product(xp: Any, x: Any, axis: int | None, out: Any, keepdims: bool) -> bool:
+    """``xp.multiply.reduce(x, axis=axis, out=out, keepdims=keepdims)`` of a floating or
+    complex ``x`` as a tree of elementwise products: the first half of the axis times the
+    second (an odd last slice folded into the first), until one slice is left. NumPy
+    multiplies a reduced axis one element after the other, without vector instructions
+    ((256, 1024) float32 along the rows: 680 us; folded: about a tenth); the tree is about
+    as accurate (each product is rounded, in another order, as PyTorch's vectorised kernel
+    also multiplies in another order). ``axis`` None reduces a contiguous ``x`` flattened.
+    False (nothing done) for other dtypes, axes shorter than 16 and ``out`` sharing memory
+    with ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.helpers import fold_product
+    >>> x = np.linspace(0.5, 1.5, 300).reshape(3, 100)
+    >>> out = np.empty(3)
+    >>> fold_product(np, x, 1, out, False)
+    True
+    >>> bool(np.allclose(out, x.prod(1)))
+    True
+    """
+    if x.dtype.kind not in "fc" or xp.may_share_memory(out, x):
+        return False
+    if axis is None:
+        if not x.flags.c_contiguous:
+            return False
+        x, axis = x.reshape(-1), 0
+    n = x.shape[axis]
+    if n < 16:
+        return False
+    axis %= x.ndim
+    lead = (slice(None),) * axis
+    while n > 1:
+        h = n // 2
+        y = xp.multiply(x[lead + (slice(0, h),)], x[lead + (slice(h, 2 * h),)])
+        if n % 2:
+            first = y[lead + (slice(0, 1),)]
+            xp.multiply(first, x[lead + (slice(2 * h, n),)], out=first)
+        x, n = y, h
+    res = x if keepdims else x[lead + (0,)]
+    out[...] = res.reshape(out.shape)
+    return True
+
+
 #: ``reduce_extreme`` loops over the slices of an axis of at most ``_SHORT_AXIS`` elements
 #: (folding an even axis of up to ``_FOLD_AXIS`` first), with at least ``_SHORT_ROWS`` rows
 #: per element (below, NumPy's reduce costs less than the calls).

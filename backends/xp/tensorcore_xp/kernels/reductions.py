@@ -19,6 +19,7 @@ from ..helpers import (
     array_of,
     contraction,
     errstate,
+    fold_product,
     move_axis,
     quiet_tokens,
     reduce_extreme,
@@ -126,6 +127,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     # (short_rows takes a last dim of 2 to 7 only: the common case skips it)
                     if not (
                         x.ndim and 2 <= x.shape[-1] <= 7 and short_rows(ufunc, x, dim, o, keepdim)
+                    ) and not (
+                        ufunc is xp.multiply
+                        and (ax is None or len(ax) == 1 or len(ax) == x.ndim)
+                        and fold_product(
+                            xp, x, None if ax is None or len(ax) != 1 else ax[0], o, keepdim
+                        )
                     ):
                         ufunc.reduce(x, axis=ax, dtype=a, out=o, keepdims=keepdim)
                 else:
