@@ -1196,6 +1196,58 @@ def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
     assert calls == {name: 4, name + "_backward": 4}
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_packed_layers_match_the_masked_step_by_step_recurrence(
+    device: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Packed input runs each direction in one ``_lstm_layer`` / ``_gru_layer`` call with
+    # ``batch_sizes`` (the sequences past their end carry their states): outputs, final
+    # states and every gradient against the step-by-step recurrence with masked steps.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.modules import rnn as rnn_mod
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = getattr(nn, mode)(3, 4, num_layers=2, bidirectional=True, device=device, dtype=F64)
+    x = t(RNG.normal(size=(6, 5, 3)), device, grad=True)
+    h0 = t(RNG.normal(size=(4, 5, 4)), device, grad=True)
+    lengths = tc.tensor([3, 6, 1, 4, 6])
+
+    def run() -> list[tc.Tensor]:
+        hx: Any = (h0, h0 * 0.5) if mode == "LSTM" else h0
+        out, hid = mod(pack_padded_sequence(x, lengths, enforce_sorted=False), hx)
+        y = pad_packed_sequence(out)[0]
+        h = hid[0] * 2 + hid[1] if mode == "LSTM" else hid
+        loss = (y * y).sum() + (h * h).sum()
+        return [y, h, *tc.autograd.grad(loss, [x, h0, *mod.parameters()])]
+
+    got = run()
+    monkeypatch.setattr(rnn_mod, "_fusable", lambda *a: False)
+    for g, w in zip(got, run(), strict=True):
+        assert_close(g, w, atol=1e-12, rtol=1e-10)
+
+
+def test_packed_lstm_layer_gradients_and_second_derivatives(device: str) -> None:
+    # The packed layer's node against finite differences, and its recording backward too.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = nn.LSTM(2, 2, bidirectional=True, device=device, dtype=F64)
+    names = [n for n, _ in mod.named_parameters()]
+    lengths = tc.tensor([2, 3, 1])
+
+    def f(x: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        packed = pack_padded_sequence(x, lengths, enforce_sorted=False)
+        out, (h, c) = tc.func.functional_call(mod, dict(zip(names, params, strict=True)), (packed,))
+        return pad_packed_sequence(out)[0].sum() + (h * c).sum()
+
+    x = t(RNG.normal(size=(3, 3, 2)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert tc.autograd.gradcheck(f, (x, *params))
+    assert tc.autograd.gradgradcheck(lambda x, w: f(x, w, *params[1:]), (x, params[0]))
+
+
 def test_rnn_flatten_parameters_is_a_no_op_and_flat_weights_follow_the_names() -> None:
     # (d2l's BiRNN calls ``self.encoder.flatten_parameters()`` before each forward)
     tc.manual_seed(0)

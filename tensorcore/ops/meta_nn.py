@@ -15,6 +15,7 @@ in ``like``'s memory order.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -817,8 +818,33 @@ def _lstm_checks(
     return steps, batch, hsz
 
 
-def meta_lstm_layer(proj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, reverse: bool) -> Any:
+def _batch_sizes(fn: str, sizes: Any, steps: int, batch: int) -> tuple[int, ...] | None:
+    """A packed layer's ``batch_sizes``: one per step, non-increasing, each in [0, batch]."""
+    if sizes is None:
+        return None
+    sizes = tuple(int(b) for b in sizes)
+    if (
+        len(sizes) != steps
+        or any(not 0 <= b <= batch for b in sizes)
+        or any(a < b for a, b in itertools.pairwise(sizes))
+    ):
+        raise RuntimeError(
+            f"{fn}(): expected batch_sizes of {steps} non-increasing sizes in [0, {batch}], "
+            f"got {list(sizes)}"
+        )
+    return sizes
+
+
+def meta_lstm_layer(
+    proj: Tensor,
+    h0: Tensor,
+    c0: Tensor,
+    w_hh: Tensor,
+    reverse: bool,
+    batch_sizes: Any = None,
+) -> Any:
     steps, batch, hsz = _lstm_checks("_lstm_layer", proj, w_hh, h0=h0, c0=c0)
+    sizes = _batch_sizes("_lstm_layer", batch_sizes, steps, batch)
     d = proj._dtype
     specs = (
         ((steps, batch, hsz), d),
@@ -826,7 +852,7 @@ def meta_lstm_layer(proj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, reverse:
         ((batch, hsz), d),
         ((steps, 7 * hsz, batch), d),
     )
-    return (proj, h0, c0, w_hh, bool(reverse)), specs
+    return (proj, h0, c0, w_hh, bool(reverse), sizes), specs
 
 
 def _layer_backward_checks(
@@ -860,26 +886,34 @@ def meta_lstm_layer_backward(
     w_hh: Tensor,
     workspace: Tensor,
     reverse: bool,
+    batch_sizes: Any = None,
 ) -> Any:
     states = {"grad_h_n": grad_h_n, "grad_c_n": grad_c_n, "c0": c0}
     steps, batch, hsz = _layer_backward_checks(
         "_lstm_layer_backward", grad_output, w_hh, 4, workspace, 7, states
     )
+    sizes = _batch_sizes("_lstm_layer_backward", batch_sizes, steps, batch)
     d = grad_output._dtype
     specs = (((steps, batch, 4 * hsz), d), ((batch, hsz), d), ((batch, hsz), d))
-    args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse))
+    args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse), sizes)
     return args, specs
 
 
 def meta_gru_layer(
-    proj: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, reverse: bool
+    proj: Tensor,
+    h0: Tensor,
+    w_hh: Tensor,
+    b_hh: Tensor | None,
+    reverse: bool,
+    batch_sizes: Any = None,
 ) -> Any:
     fn = "_gru_layer"
     steps, batch, hsz = _lstm_checks(fn, proj, w_hh, 3, h0=h0)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
     _norm_param(fn, "b_hh", b_hh, (3 * hsz,), proj)
     d = proj._dtype
     specs = (((steps, batch, hsz), d), ((batch, hsz), d), ((steps, 5 * hsz, batch), d))
-    return (proj, h0, w_hh, b_hh, bool(reverse)), specs
+    return (proj, h0, w_hh, b_hh, bool(reverse), sizes), specs
 
 
 def meta_gru_layer_backward(
@@ -889,14 +923,16 @@ def meta_gru_layer_backward(
     w_hh: Tensor,
     workspace: Tensor,
     reverse: bool,
+    batch_sizes: Any = None,
 ) -> Any:
     states = {"grad_h_n": grad_h_n, "h0": h0}
     steps, batch, hsz = _layer_backward_checks(
         "_gru_layer_backward", grad_output, w_hh, 3, workspace, 5, states
     )
+    sizes = _batch_sizes("_gru_layer_backward", batch_sizes, steps, batch)
     d = grad_output._dtype
     specs = (((steps, batch, 3 * hsz), d), ((steps, batch, 3 * hsz), d), ((batch, hsz), d))
-    args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse))
+    args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse), sizes)
     return args, specs
 
 

@@ -1262,6 +1262,11 @@ def _lstm_layer(m: _Maker) -> list[Sample]:
             (m.uniform(4, 1, 12), m.uniform(1, 3), m.uniform(1, 3), m.uniform(12, 3), True),
             desc="reverse",
         ),
+        S(
+            (m.uniform(4, 3, 8), m.uniform(3, 2), m.uniform(3, 2), m.uniform(8, 2), True),
+            {"batch_sizes": [3, 2, 2, 1]},
+            desc="packed, reverse",
+        ),
     ]
 
 
@@ -1273,7 +1278,11 @@ def _lstm_layer_backward(m: _Maker) -> list[Sample]:
         ws = m.positive(steps, 7 * hsz, batch, lo=0.0, hi=1.0)
         return (*grads, m.uniform(batch, hsz), m.uniform(4 * hsz, hsz), ws, reverse)
 
-    return [S(args(3, 2, 2, False)), S(args(4, 1, 3, True), desc="reverse")]
+    return [
+        S(args(3, 2, 2, False)),
+        S(args(4, 1, 3, True), desc="reverse"),
+        S(args(4, 3, 2, False), {"batch_sizes": [3, 3, 1, 0]}, desc="packed"),
+    ]
 
 
 @_samples("_gru_layer")
@@ -1281,6 +1290,11 @@ def _gru_layer(m: _Maker) -> list[Sample]:
     return [
         S((m.uniform(3, 2, 6), m.uniform(2, 2), m.uniform(6, 2), m.uniform(6), False)),
         S((m.uniform(4, 1, 9), m.uniform(1, 3), m.uniform(9, 3), None, True), desc="reverse"),
+        S(
+            (m.uniform(3, 3, 6), m.uniform(3, 2), m.uniform(6, 2), m.uniform(6), False),
+            {"batch_sizes": [3, 2, 1]},
+            desc="packed",
+        ),
     ]
 
 
@@ -1292,7 +1306,11 @@ def _gru_layer_backward(m: _Maker) -> list[Sample]:
         ws = m.positive(steps, 5 * hsz, batch, lo=0.0, hi=1.0)
         return (*grads, m.uniform(batch, hsz), m.uniform(3 * hsz, hsz), ws, reverse)
 
-    return [S(args(3, 2, 2, False)), S(args(4, 1, 3, True), desc="reverse")]
+    return [
+        S(args(3, 2, 2, False)),
+        S(args(4, 1, 3, True), desc="reverse"),
+        S(args(3, 3, 2, True), {"batch_sizes": [2, 2, 1]}, desc="packed, reverse"),
+    ]
 
 
 @_samples("dist")

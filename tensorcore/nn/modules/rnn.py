@@ -170,10 +170,11 @@ class RNNBase(Module):
     def _run_padded(self, input: Tensor, hx: Any, lengths: Tensor | None) -> tuple[Tensor, Any]:
         """``lengths`` (sorted, longest first) is given for packed input, which comes
         time-major."""
-        active = None
+        active = sizes = None
         if lengths is not None:
             times = ops.arange(input.shape[0]).unsqueeze(1)
             active = (times < lengths.unsqueeze(0)).to(input.device)  # (T, B)
+            sizes = _batch_sizes(lengths.tolist(), input.shape[0])
         unbatched = input.ndim == 2 and active is None
         if input.ndim not in (2, 3):
             raise ValueError(
@@ -207,9 +208,9 @@ class RNNBase(Module):
                 proj = F.linear(layer_in, w_ih, b_ih)  # (L, N, gates * H), all steps at once
                 state = states[k]
                 steps = range(seq - 1, -1, -1) if d else range(seq)
-                if _fusable(self.mode, proj, state, active, w_hr):
+                if _fusable(self.mode, proj, state, sizes, w_hr):
                     h0, c0 = state if self.mode == "LSTM" else (state, None)
-                    out, h, c = _Sequence.apply(self.mode, bool(d), proj, h0, c0, w_hh, b_hh)
+                    out, h, c = _Sequence.apply(self.mode, bool(d), proj, h0, c0, w_hh, b_hh, sizes)
                     # (PyTorch's layer node, which programs print as the output's grad_fn)
                     named_as(out, _LAYER_NODE.get(out.device.type, _LAYER_NODE["cpu"])[self.mode])
                     outs.append(out)
@@ -266,6 +267,16 @@ class RNNBase(Module):
     def _final_states(self, finals: list[Any], unbatched: bool) -> Any:
         h = ops.stack(finals, 0)
         return h.squeeze(1) if unbatched else h
+
+
+def _batch_sizes(lengths: list[int], steps: int) -> tuple[int, ...]:
+    """How many of the sequences of ``lengths`` (longest first) run at each of ``steps``."""
+    sizes, k = [], len(lengths)
+    for t in range(steps):
+        while k and lengths[k - 1] <= t:
+            k -= 1
+        sizes.append(k)
+    return tuple(sizes)
 
 
 def _where_state(m: Tensor, new: Any, old: Any) -> Any:
@@ -331,12 +342,15 @@ def _has_layer_kernel(mode: str, proj: Tensor) -> bool:
         return False
 
 
-def _fusable(mode: str, proj: Tensor, state: Any, active: Any, w_hr: Any) -> bool:
+def _fusable(mode: str, proj: Tensor, state: Any, sizes: Any, w_hr: Any) -> bool:
     """Whether a layer's recurrence runs as one :class:`_Sequence` node: LSTM and GRU layers
-    of real floating dtype, over unpacked input, without an LSTM's projection."""
-    if mode not in ("LSTM", "GRU") or active is not None or w_hr is not None:
+    of real floating dtype, without an LSTM's projection; over packed input (``sizes``) where
+    the backend has the layer kernel."""
+    if mode not in ("LSTM", "GRU") or w_hr is not None:
         return False
     if not proj._dtype.is_floating_point or proj.shape[0] == 0:
+        return False
+    if sizes is not None and not _has_layer_kernel(mode, proj):
         return False
     states = state if isinstance(state, tuple) else (state,)
     return all(t._dtype == proj._dtype for t in states)
@@ -375,16 +389,17 @@ class _Sequence(Function):
         c0: Tensor | None,
         w_hh: Tensor,
         b_hh: Tensor | None,
+        sizes: tuple[int, ...] | None = None,
     ) -> tuple[Tensor, Tensor, Any]:
-        ctx.mode, ctx.reverse, ctx.layer = mode, reverse, None
+        ctx.mode, ctx.reverse, ctx.layer, ctx.sizes = mode, reverse, None, sizes
         if mode == "LSTM" and c0 is not None and _has_layer_kernel(mode, proj):
             p = proj if b_hh is None else proj + b_hh
-            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse)
+            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse, sizes)
             ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
             ctx.layer = (out, ws)
             return out, h, c
         if mode == "GRU" and _has_layer_kernel(mode, proj):
-            out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse)
+            out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse, sizes)
             ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
             ctx.layer = (out, ws)
             return out, h, None
@@ -462,6 +477,7 @@ class _Sequence(Function):
             gc if mode == "LSTM" and needs[4] else None,
             g_w,
             g_b,
+            None,
         )
 
     @staticmethod
@@ -487,7 +503,9 @@ class _Sequence(Function):
         one call, then the recurrent weight's and bias's over all steps at once."""
         _, h0, c0, w_hh, _ = ctx.saved_tensors
         out, ws = ctx.layer
-        g_proj, g_h0, g_c0 = ops._lstm_layer_backward(g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse)
+        g_proj, g_h0, g_c0 = ops._lstm_layer_backward(
+            g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse, ctx.sizes
+        )
         needs = ctx.needs_input_grad
         g_w, g_b = _Sequence.recurrent_grads(ctx, g_proj, h0, out)
         return (
@@ -498,6 +516,7 @@ class _Sequence(Function):
             g_c0 if needs[4] else None,
             g_w,
             g_b,
+            None,
         )
 
     @staticmethod
@@ -507,7 +526,9 @@ class _Sequence(Function):
         gradients of every step's state projection at once."""
         _, h0, _, w_hh, _ = ctx.saved_tensors
         out, ws = ctx.layer
-        g_proj, g_hp, g_h0 = ops._gru_layer_backward(g_out, g_h, h0, w_hh, ws, ctx.reverse)
+        g_proj, g_hp, g_h0 = ops._gru_layer_backward(
+            g_out, g_h, h0, w_hh, ws, ctx.reverse, ctx.sizes
+        )
         needs = ctx.needs_input_grad
         g_w, g_b = _Sequence.recurrent_grads(ctx, g_hp, h0, out)
         return (
@@ -518,6 +539,7 @@ class _Sequence(Function):
             None,
             g_w,
             g_b,
+            None,
         )
 
     @staticmethod
@@ -529,13 +551,20 @@ class _Sequence(Function):
         order = range(seq - 1, -1, -1) if ctx.reverse else range(seq)
         h, c = h0, c0
         hs: list[Tensor] = [None] * seq  # type: ignore[list-item]
+        rows = ops.arange(h0.shape[0], device=h0.device).unsqueeze(1)
         for t in order:
             if ctx.mode == "LSTM":
                 i, f, g, o = (proj[t] + F.linear(h, w_hh, b_hh)).chunk(4, -1)
-                c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-                h = o.sigmoid() * c.tanh()
+                c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
+                h_new = o.sigmoid() * c_new.tanh()
             else:
-                h = _gru_step(proj[t], h, w_hh, b_hh)
+                h_new, c_new = _gru_step(proj[t], h, w_hh, b_hh), None
+            if ctx.sizes is not None and ctx.sizes[t] < h0.shape[0]:
+                # (packed) the sequences past their end carry their states, as the kernels
+                m = rows < ctx.sizes[t]
+                h_new = ops.where(m, h_new, h)
+                c_new = None if c is None else ops.where(m, c_new, c)
+            h, c = h_new, c_new
             hs[t] = h
         outs = [ops.stack(hs, 0), h] + ([c] if ctx.mode == "LSTM" else [])
         grads = [g_out, g_h] + ([g_c] if ctx.mode == "LSTM" else [])
@@ -543,7 +572,7 @@ class _Sequence(Function):
                   if x is not None and ctx.needs_input_grad[i]]  # fmt: skip
         res = autograd_grad(outs, [x for _, x in inputs], grads, create_graph=True,
                             allow_unused=True)  # fmt: skip
-        full: list[Any] = [None] * 7
+        full: list[Any] = [None] * 8
         for (i, _), r in zip(inputs, res, strict=True):
             full[i] = r
         return tuple(full)

@@ -347,7 +347,8 @@ _op(
 # A whole LSTM layer direction's recurrence (``nn.LSTM`` runs it for each layer and direction
 # where the backend has it): one call instead of a dozen operators per time step.
 _op(
-    "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> "
+    "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, "
+    "int[]? batch_sizes=None) -> "
     "(Tensor, Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "An LSTM layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
@@ -357,7 +358,10 @@ _op(
     "``c_n``, and the "
     "``workspace`` (L, 7H, N) that ``_lstm_layer_backward`` reads (each step's activated gates "
     "in the order input, forget, output, cell, its cell state, the state's tanh and the output, "
-    "feature-major).",
+    "feature-major). ``batch_sizes`` (L,), non-increasing, runs packed sequences (sorted longest "
+    "first): at step ``t`` only the first ``batch_sizes[t]`` sequences step, the others carry "
+    "their states (which the output holds at their steps) and the backward passes their "
+    "gradients through; ``h_n``, ``c_n`` are each sequence's states at its end.",
     frontend="structured",
     meta_function=MN.meta_lstm_layer,
     method=False,
@@ -365,7 +369,8 @@ _op(
 )
 _op(
     "_lstm_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor grad_c_n, Tensor c0, "
-    "Tensor w_hh, Tensor workspace, bool reverse) -> (Tensor, Tensor, Tensor)",
+    "Tensor w_hh, Tensor workspace, bool reverse, int[]? batch_sizes=None) -> "
+    "(Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "The gradients of ``_lstm_layer`` with respect to ``proj`` and the initial states, from "
     "the gradients of its output and final states and its ``workspace``.",
@@ -377,7 +382,8 @@ _op(
 # A whole GRU layer direction's recurrence, as ``_lstm_layer`` (``nn.GRU`` runs it where the
 # backend has it).
 _op(
-    "_gru_layer(Tensor proj, Tensor h0, Tensor w_hh, Tensor? b_hh, bool reverse) -> "
+    "_gru_layer(Tensor proj, Tensor h0, Tensor w_hh, Tensor? b_hh, bool reverse, "
+    "int[]? batch_sizes=None) -> "
     "(Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "A GRU layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
@@ -386,7 +392,7 @@ _op(
     "backwards where ``reverse``: the output (L, N, H), the final state ``h_n``, and the "
     "``workspace`` (L, 5H, N) that ``_gru_layer_backward`` reads (each step's reset and update "
     "gates, the state's projection of the new gate, the new gate and the output, "
-    "feature-major).",
+    "feature-major); ``batch_sizes`` runs packed sequences as ``_lstm_layer``'s.",
     frontend="structured",
     meta_function=MN.meta_gru_layer,
     method=False,
@@ -394,7 +400,7 @@ _op(
 )
 _op(
     "_gru_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor h0, Tensor w_hh, "
-    "Tensor workspace, bool reverse) -> (Tensor, Tensor, Tensor)",
+    "Tensor workspace, bool reverse, int[]? batch_sizes=None) -> (Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "The gradients of ``_gru_layer`` with respect to ``proj``, to the state's projection "
     "``h W_hh^T + b_hh`` of every step (L, N, 3H: what the recurrent weight's and bias's "

@@ -48,7 +48,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 src[..., s * hsz : (s + 1) * hsz, :], -1, -2
             )
 
-    def _lstm_layer(out: Any, proj: Any, h0: Any, c0: Any, w_hh: Any, reverse: bool) -> None:
+    def _lstm_layer(
+        out: Any,
+        proj: Any,
+        h0: Any,
+        c0: Any,
+        w_hh: Any,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+    ) -> None:
         # A step's workspace (7H, N), feature-major so that every gate, state and product
         # is one contiguous block (an (N, H) slice of an (N, 4H) row is N short runs, and
         # an operation on it measured 2-6 times slower): sigmoid(i), sigmoid(f), sigmoid(o),
@@ -72,10 +80,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         tok = enter()
         try:
             for t in range(steps - 1, -1, -1) if reverse else range(steps):
+                b = batch if batch_sizes is None else batch_sizes[t]
                 row = ws[t]
+                if b < batch:  # (packed) the sequences past their end carry their states
+                    row[: gates + hsz, b:] = 0
+                    row[gates : gates + hsz, b:] = c[:, b:]
+                    row[gates + hsz : 6 * hsz, b:] = 0
+                    row[6 * hsz :, b:] = h[:, b:]
+                row, hp, cp, tm, xt = row[:, :b], h[:, :b], c[:, :b], tmp[:, :b], xs[t][:, :b]
                 act = row[:gates]
-                xp.matmul(w, h, out=act)
-                act += xs[t]
+                if b == batch:
+                    xp.matmul(w, hp, out=act)
+                else:
+                    act[...] = xp.matmul(w, hp)
+                act += xt
                 # sigmoid(v) = (tanh(v / 2) + 1) / 2: one tanh over all four gates (the
                 # halving and doubling are exact: powers of two)
                 s = act[:sig]
@@ -83,17 +101,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.tanh(act, out=act)
                 s *= 0.5
                 s += 0.5
-                c_new, tc_new, h = (
+                c_new, tc_new, h_new = (
                     row[gates : gates + hsz],
                     row[gates + hsz : 6 * hsz],
                     row[6 * hsz :],
                 )
-                xp.multiply(act[hsz : 2 * hsz], c, out=c_new)
-                xp.multiply(act[:hsz], act[sig:gates], out=tmp)
-                c_new += tmp
+                xp.multiply(act[hsz : 2 * hsz], cp, out=c_new)
+                xp.multiply(act[:hsz], act[sig:gates], out=tm)
+                c_new += tm
                 xp.tanh(c_new, out=tc_new)
-                xp.multiply(act[2 * hsz : sig], tc_new, out=h)
-                c = c_new
+                xp.multiply(act[2 * hsz : sig], tc_new, out=h_new)
+                h, c = ws[t][6 * hsz :], ws[t][gates : gates + hsz]
             hn[...] = h.T
             cn[...] = c.T
         finally:
@@ -125,6 +143,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         w_hh: Any,
         workspace: Any,
         reverse: bool,
+        batch_sizes: list[int] | None = None,
     ) -> None:
         outs, wide, gy, ws, w, c_first = backward_arrays(out, grad_output, workspace, w_hh, c0)
         steps, gates, batch = ws.shape[0], outs[0].shape[2], outs[0].shape[1]
@@ -141,41 +160,57 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         try:
             for k in range(steps - 1, -1, -1):
                 t = order[k]
-                row = ws[t]
+                # (packed) only the first ``b`` sequences run at step t: the others' state
+                # gradients pass it unchanged, their gates' are zero
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    g_proj[t][:, b:] = 0
+                row, gg = ws[t][:, :b], g_proj[t][:, :b]
+                ghp, gcp, tm, dv = gh[:, :b], gc[:, :b], tmp[:, :b], deriv[:, :b]
                 act = row[:gates]
                 si, sf = row[:hsz], row[hsz : 2 * hsz]
                 so, tg = row[2 * hsz : sig], row[sig:gates]
                 tc_t = row[gates + hsz : 6 * hsz]
-                c_prev = ws[order[k - 1]][gates : gates + hsz] if k else c_first
-                gh += gy[t]
+                c_prev = (ws[order[k - 1]][gates : gates + hsz] if k else c_first)[:, :b]
+                ghp += gy[t][:, :b]
                 # gc += gh * o * (1 - tanh(c)^2)
-                xp.multiply(tc_t, tc_t, out=tmp)
-                xp.subtract(1, tmp, out=tmp)
-                tmp *= so
-                tmp *= gh
-                gc += tmp
-                gg = g_proj[t]
-                xp.multiply(gc, tg, out=gg[:hsz])
-                xp.multiply(gc, c_prev, out=gg[hsz : 2 * hsz])
-                xp.multiply(gh, tc_t, out=gg[2 * hsz : sig])
-                xp.multiply(gc, si, out=gg[sig:])
+                xp.multiply(tc_t, tc_t, out=tm)
+                xp.subtract(1, tm, out=tm)
+                tm *= so
+                tm *= ghp
+                gcp += tm
+                xp.multiply(gcp, tg, out=gg[:hsz])
+                xp.multiply(gcp, c_prev, out=gg[hsz : 2 * hsz])
+                xp.multiply(ghp, tc_t, out=gg[2 * hsz : sig])
+                xp.multiply(gcp, si, out=gg[sig:])
                 # the activations' derivatives: a(1 - a) for the sigmoids, 1 - a^2 for tanh
-                ds = deriv[:sig]
+                ds = dv[:sig]
                 xp.subtract(1, act[:sig], out=ds)
                 ds *= act[:sig]
-                dg = deriv[sig:]
+                dg = dv[sig:]
                 xp.multiply(tg, tg, out=dg)
                 xp.subtract(1, dg, out=dg)
-                gg *= deriv
-                gc *= sf
-                xp.matmul(wt, gg, out=gh)
+                gg *= dv
+                gcp *= sf
+                if b == batch:
+                    xp.matmul(wt, gg, out=gh)
+                else:
+                    ghp[...] = xp.matmul(wt, gg)
         finally:
             leave(tok)
         copy_gates_from_workspace_order(outs[0], g_proj)
         outs[1][...] = gh.T
         outs[2][...] = gc.T
 
-    def _gru_layer(out: Any, proj: Any, h0: Any, w_hh: Any, b_hh: Any, reverse: bool) -> None:
+    def _gru_layer(
+        out: Any,
+        proj: Any,
+        h0: Any,
+        w_hh: Any,
+        b_hh: Any,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+    ) -> None:
         # A step's workspace (5H, N), feature-major as the LSTM's: sigmoid(r), sigmoid(z),
         # the state's projection of the new gate (h W_hn^T + b_hn, which r scales), the new
         # gate n and the output h. The state's projection is written into the first 3H rows
@@ -185,7 +220,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         hn, ws = (buffer(o, wide) for o in outs[1:])
         x = array_of(proj).astype(wide, copy=False)
         w = array_of(w_hh).astype(wide, copy=False)
-        steps, _, gates = x.shape
+        steps, batch, gates = x.shape
         hsz = gates // 3
         rz = 2 * hsz
         # sigmoid(v) = (tanh(v / 2) + 1) / 2, with the r and z rows halved once (exact), as
@@ -201,24 +236,32 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         tok = enter()
         try:
             for t in range(steps - 1, -1, -1) if reverse else range(steps):
+                b = batch if batch_sizes is None else batch_sizes[t]
                 row = ws[t]
-                xp.matmul(wh, h, out=row[:gates])
+                if b < batch:  # (packed) the sequences past their end carry their states
+                    row[: gates + hsz, b:] = 0
+                    row[gates + hsz :, b:] = h[:, b:]
+                row, hp, xt = row[:, :b], h[:, :b], xs[t][:, :b]
+                if b == batch:
+                    xp.matmul(wh, hp, out=row[:gates])
+                else:
+                    row[:gates] = xp.matmul(wh, hp)
                 if bh is not None:
                     row[:gates] += bh
                 act = row[:rz]
-                act += xs[t, :rz]
+                act += xt[:rz]
                 xp.tanh(act, out=act)
                 act *= 0.5
                 act += 0.5
                 n, h_new = row[gates : gates + hsz], row[gates + hsz :]
                 xp.multiply(row[:hsz], row[rz:gates], out=n)
-                n += xs[t, rz:]
+                n += xt[rz:]
                 xp.tanh(n, out=n)
                 # h' = n + z * (h - n)
-                xp.subtract(h, n, out=h_new)
+                xp.subtract(hp, n, out=h_new)
                 h_new *= row[hsz:rz]
                 h_new += n
-                h = h_new
+                h = ws[t][gates + hsz :]
             hn[...] = h.T
         finally:
             leave(tok)
@@ -235,6 +278,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         w_hh: Any,
         workspace: Any,
         reverse: bool,
+        batch_sizes: list[int] | None = None,
     ) -> None:
         outs, wide, gy, ws, w, h_first = backward_arrays(out, grad_output, workspace, w_hh, h0)
         steps, batch, gates = outs[0].shape
@@ -242,31 +286,37 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         rz = 2 * hsz
         g_x = xp.empty((steps, gates, batch), dtype=wide)  # feature-major, as ``ws``
         g_hp = xp.empty((steps, gates, batch), dtype=wide)
-        gh = array_of(grad_h_n).astype(wide).T.copy()
-        tmp = xp.empty((hsz, batch), dtype=wide)
-        back = xp.empty((hsz, batch), dtype=wide)
+        gh_full = array_of(grad_h_n).astype(wide).T.copy()
+        tmp_full = xp.empty((hsz, batch), dtype=wide)
+        back_full = xp.empty((hsz, batch), dtype=wide)
         wt = w.T
         order = list(range(steps - 1, -1, -1) if reverse else range(steps))
         tok = enter()
         try:
             for k in range(steps - 1, -1, -1):
                 t = order[k]
-                row = ws[t]
+                # (packed) only the first ``b`` sequences run at step t, as in
+                # ``_lstm_layer_backward``
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    g_x[t][:, b:] = 0
+                    g_hp[t][:, b:] = 0
+                row, gx, gp = ws[t][:, :b], g_x[t][:, :b], g_hp[t][:, :b]
+                ghp, tmp, back = gh_full[:, :b], tmp_full[:, :b], back_full[:, :b]
                 r, z = row[:hsz], row[hsz:rz]
                 hp_n, n = row[rz:gates], row[gates : gates + hsz]
-                h_prev = ws[order[k - 1]][gates + hsz :] if k else h_first
-                gh += gy[t]
-                gx = g_x[t]
+                h_prev = (ws[order[k - 1]][gates + hsz :] if k else h_first)[:, :b]
+                ghp += gy[t][:, :b]
                 gr, gz, gn = gx[:hsz], gx[hsz:rz], gx[rz:]
                 # gn = gh (1 - z) (1 - n^2)
                 xp.multiply(n, n, out=gn)
                 xp.subtract(1, gn, out=gn)
                 xp.subtract(1, z, out=tmp)
                 gn *= tmp
-                gn *= gh
+                gn *= ghp
                 # gz = gh (h_prev - n) z (1 - z)
                 xp.subtract(h_prev, n, out=gz)
-                gz *= gh
+                gz *= ghp
                 tmp *= z
                 gz *= tmp
                 # gr = gn hp_n r (1 - r)
@@ -275,17 +325,19 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.multiply(gn, hp_n, out=gr)
                 gr *= tmp
                 # the state's projection: r scales its new-gate rows
-                gp = g_hp[t]
                 gp[:rz] = gx[:rz]
                 xp.multiply(gn, r, out=gp[rz:])
-                gh *= z
-                xp.matmul(wt, gp, out=back)
-                gh += back
+                ghp *= z
+                if b == batch:
+                    xp.matmul(wt, gp, out=back)
+                else:
+                    back[...] = xp.matmul(wt, gp)
+                ghp += back
         finally:
             leave(tok)
         outs[0][...] = g_x.transpose(0, 2, 1)
         outs[1][...] = g_hp.transpose(0, 2, 1)
-        outs[2][...] = gh.T
+        outs[2][...] = gh_full.T
 
     return {
         k.__name__: k for k in (_lstm_layer, _lstm_layer_backward, _gru_layer, _gru_layer_backward)
