@@ -1122,7 +1122,7 @@ def test_channel_dropouts_by_rank_as_pytorch(device: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float16])
-@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
 @pytest.mark.parametrize("bias", [True, False])
 def test_layer_kernel_in_lower_precision_matches_float64(
     device: str, mode: str, dtype: Any, bias: bool
@@ -1174,14 +1174,14 @@ def test_lstm_parameter_gradients_with_the_recurrent_bias_folded(device: str) ->
     assert tc.autograd.gradcheck(f, tuple(params))
 
 
-@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
 def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
     monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     # (else the comparisons above would test the step-by-step path twice)
     from tensorcore.ops import functions
 
-    name = {"LSTM": "_lstm_layer", "GRU": "_gru_layer"}[mode]
+    name = {"LSTM": "_lstm_layer", "GRU": "_gru_layer", "RNN": "_rnn_layer"}[mode]
     calls = {name: 0, name + "_backward": 0}
     for op in calls:
         real = getattr(functions, op)
@@ -1196,7 +1196,7 @@ def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
     assert calls == {name: 4, name + "_backward": 4}
 
 
-@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
 def test_packed_layers_match_the_masked_step_by_step_recurrence(
     device: str, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1246,6 +1246,34 @@ def test_packed_lstm_layer_gradients_and_second_derivatives(device: str) -> None
     params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
     assert tc.autograd.gradcheck(f, (x, *params))
     assert tc.autograd.gradgradcheck(lambda x, w: f(x, w, *params[1:]), (x, params[0]))
+
+
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_rnn_layer_kernel_gradients_against_finite_differences(
+    device: str, nonlinearity: str, packed: bool
+) -> None:
+    # nn.RNN's layer node (``_rnn_layer`` forward and backward, b_hh folded into the input's
+    # projection): every parameter's, the input's and the initial state's gradient.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = nn.RNN(2, 3, 2, nonlinearity=nonlinearity, bidirectional=True, device=device, dtype=F64)
+    names = [n for n, _ in mod.named_parameters()]
+    lengths = tc.tensor([2, 3, 1])
+
+    def f(x: tc.Tensor, h0: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        inp: Any = pack_padded_sequence(x, lengths, enforce_sorted=False) if packed else x
+        ps = dict(zip(names, params, strict=True))
+        out, h = tc.func.functional_call(mod, ps, (inp, h0))
+        y = pad_packed_sequence(out)[0] if packed else out
+        return (y * y).sum() + (h * h).sum()
+
+    x = t(RNG.normal(size=(3, 3, 2)), device, grad=True)
+    h0 = t(RNG.normal(size=(4, 3, 3)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert tc.autograd.gradcheck(f, (x, h0, *params))
 
 
 def test_rnn_flatten_parameters_is_a_no_op_and_flat_weights_follow_the_names() -> None:

@@ -936,6 +936,40 @@ def meta_gru_layer_backward(
     return args, specs
 
 
+def meta_rnn_layer(
+    proj: Tensor,
+    h0: Tensor,
+    w_hh: Tensor,
+    relu: bool,
+    reverse: bool,
+    batch_sizes: Any = None,
+) -> Any:
+    fn = "_rnn_layer"
+    steps, batch, hsz = _lstm_checks(fn, proj, w_hh, 1, h0=h0)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
+    d = proj._dtype
+    specs = (((steps, batch, hsz), d), ((batch, hsz), d))
+    return (proj, h0, w_hh, bool(relu), bool(reverse), sizes), specs
+
+
+def meta_rnn_layer_backward(
+    grad_output: Tensor,
+    grad_h_n: Tensor,
+    output: Tensor,
+    w_hh: Tensor,
+    relu: bool,
+    reverse: bool,
+    batch_sizes: Any = None,
+) -> Any:
+    fn = "_rnn_layer_backward"
+    steps, batch, hsz = _lstm_checks(fn, grad_output, w_hh, 1, grad_h_n=grad_h_n)
+    _norm_param(fn, "output", output, (steps, batch, hsz), grad_output)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
+    d = grad_output._dtype
+    specs = (((steps, batch, hsz), d), ((batch, hsz), d))
+    return (grad_output, grad_h_n, output, w_hh, bool(relu), bool(reverse), sizes), specs
+
+
 def _pointwise_loss(
     fn: str, self: Tensor, target: Tensor, reduction: str, param: str, v: float
 ) -> Any:

@@ -1313,6 +1313,32 @@ def _gru_layer_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_rnn_layer")
+def _rnn_layer(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2, 2), m.uniform(2, 2), m.uniform(2, 2), False, False)),
+        S((m.uniform(4, 1, 3), m.uniform(1, 3), m.uniform(3, 3), True, True), desc="relu, reverse"),
+        S(
+            (m.uniform(3, 3, 2), m.uniform(3, 2), m.uniform(2, 2), False, True),
+            {"batch_sizes": [3, 2, 1]},
+            desc="packed, reverse",
+        ),
+    ]
+
+
+@_samples("_rnn_layer_backward")
+def _rnn_layer_backward(m: _Maker) -> list[Sample]:
+    def args(steps: int, batch: int, hsz: int, relu: bool, reverse: bool) -> tuple[Any, ...]:
+        grads = (m.uniform(steps, batch, hsz), m.uniform(batch, hsz))
+        return (*grads, m.uniform(steps, batch, hsz), m.uniform(hsz, hsz), relu, reverse)
+
+    return [
+        S(args(3, 2, 2, False, False)),
+        S(args(4, 1, 3, True, True), desc="relu, reverse"),
+        S(args(3, 3, 2, False, False), {"batch_sizes": [3, 2, 2]}, desc="packed"),
+    ]
+
+
 @_samples("dist")
 def _dist(m: _Maker) -> list[Sample]:
     return [

@@ -329,13 +329,18 @@ def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> T
 
 
 #: The operator that runs a whole layer direction of each mode in one call.
-_LAYER_OP = {"LSTM": "_lstm_layer", "GRU": "_gru_layer"}
+_LAYER_OP = {
+    "LSTM": "_lstm_layer",
+    "GRU": "_gru_layer",
+    "RNN_TANH": "_rnn_layer",
+    "RNN_RELU": "_rnn_layer",
+}
 
 
 def _has_layer_kernel(mode: str, proj: Tensor) -> bool:
     """Whether ``proj``'s backend runs a whole ``mode`` layer as one call (``_lstm_layer``,
-    ``_gru_layer``; a backend without it gets the step-by-step recurrence of
-    :class:`_Sequence`)."""
+    ``_gru_layer``, ``_rnn_layer``; a backend without it gets the step-by-step recurrence of
+    :class:`_Sequence`, or for an Elman RNN the layer's own)."""
     try:
         return get_op(_LAYER_OP[mode]).record((proj._device.type, "strided")) is not None
     except KeyError:
@@ -343,14 +348,14 @@ def _has_layer_kernel(mode: str, proj: Tensor) -> bool:
 
 
 def _fusable(mode: str, proj: Tensor, state: Any, sizes: Any, w_hr: Any) -> bool:
-    """Whether a layer's recurrence runs as one :class:`_Sequence` node: LSTM and GRU layers
-    of real floating dtype, without an LSTM's projection; over packed input (``sizes``) where
-    the backend has the layer kernel."""
-    if mode not in ("LSTM", "GRU") or w_hr is not None:
+    """Whether a layer's recurrence runs as one :class:`_Sequence` node: layers of real
+    floating dtype, without an LSTM's projection; over packed input (``sizes``), and an Elman
+    RNN's at all, where the backend has the layer kernel."""
+    if w_hr is not None:
         return False
     if not proj._dtype.is_floating_point or proj.shape[0] == 0:
         return False
-    if sizes is not None and not _has_layer_kernel(mode, proj):
+    if (sizes is not None or mode not in ("LSTM", "GRU")) and not _has_layer_kernel(mode, proj):
         return False
     states = state if isinstance(state, tuple) else (state,)
     return all(t._dtype == proj._dtype for t in states)
@@ -359,8 +364,13 @@ def _fusable(mode: str, proj: Tensor, state: Any, sizes: Any, w_hr: Any) -> bool
 #: The node PyTorch's kernels leave on a layer's output (named as its ATen operator), by device
 #: type: its CPU kernels elsewhere, cuDNN's on CUDA.
 _LAYER_NODE = {
-    "cpu": {"LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0"},
-    "cuda": {"LSTM": "CudnnRnnBackward0", "GRU": "CudnnRnnBackward0"},
+    "cpu": {
+        "LSTM": "MkldnnRnnLayerBackward0",
+        "GRU": "StackBackward0",
+        "RNN_TANH": "StackBackward0",
+        "RNN_RELU": "StackBackward0",
+    },
+    "cuda": dict.fromkeys(("LSTM", "GRU", "RNN_TANH", "RNN_RELU"), "CudnnRnnBackward0"),
 }
 #: Likewise for one step of a cell: PyTorch's composite on the CPU, its fused kernels on CUDA.
 _CELL_NODE = {
@@ -370,14 +380,15 @@ _CELL_NODE = {
 
 
 class _Sequence(Function):
-    """A whole LSTM or GRU layer direction's recurrence as one graph node: ``(output, h_n,
-    c_n)`` (``c_n`` None for a GRU) from the input's projection ``proj`` (L, N, gates * H)
-    and the initial state. Per step, the forward computes the gates without recording a
-    graph; the backward walks the steps in reverse and takes the recurrent weight's gradient
-    in one matmul over all steps (a step-by-step graph records a dozen nodes per step and
-    adds a weight-sized gradient per step). A backward that records (create_graph) instead
-    differentiates the same steps written with recorded operators, so second derivatives
-    hold."""
+    """A whole LSTM, GRU or Elman RNN layer direction's recurrence as one graph node:
+    ``(output, h_n, c_n)`` (``c_n`` None but for an LSTM) from the input's projection
+    ``proj`` (L, N, gates * H) and the initial state (``sizes``: a packed batch's sizes per
+    step). Per step, the forward computes the gates without recording a graph (in one
+    backend call where it has the layer kernel); the backward walks the steps in reverse and
+    takes the recurrent weight's gradient in one matmul over all steps (a step-by-step graph
+    records a dozen nodes per step and adds a weight-sized gradient per step). A backward
+    that records (create_graph) instead differentiates the same steps written with recorded
+    operators, so second derivatives hold."""
 
     @staticmethod
     def forward(
@@ -402,6 +413,12 @@ class _Sequence(Function):
             out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse, sizes)
             ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
             ctx.layer = (out, ws)
+            return out, h, None
+        if mode in ("RNN_TANH", "RNN_RELU"):  # (``_fusable``: where the backend has the kernel)
+            p = proj if b_hh is None else proj + b_hh
+            out, h = ops._rnn_layer(p, h0, w_hh, mode == "RNN_RELU", reverse, sizes)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            ctx.layer = (out, None)
             return out, h, None
         seq = proj.shape[0]
         order = range(seq - 1, -1, -1) if reverse else range(seq)
@@ -430,6 +447,8 @@ class _Sequence(Function):
         proj, h0, _, w_hh, _ = ctx.saved_tensors
         if grad_mode.is_grad_enabled():
             return _Sequence.recorded_backward(ctx, g_out, g_h, g_c)
+        if ctx.layer is not None and ctx.mode in ("RNN_TANH", "RNN_RELU"):
+            return _Sequence.rnn_layer_backward(ctx, g_out, g_h)
         if ctx.layer is not None and ctx.mode == "GRU":
             return _Sequence.gru_layer_backward(ctx, g_out, g_h)
         if ctx.layer is not None and g_c is not None:
@@ -543,6 +562,26 @@ class _Sequence(Function):
         )
 
     @staticmethod
+    def rnn_layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor) -> tuple[Any, ...]:
+        """The backward of a layer that ``_rnn_layer`` ran, as :meth:`layer_backward`."""
+        _, h0, _, w_hh, _ = ctx.saved_tensors
+        out, _ = ctx.layer
+        relu = ctx.mode == "RNN_RELU"
+        g_proj, g_h0 = ops._rnn_layer_backward(g_out, g_h, out, w_hh, relu, ctx.reverse, ctx.sizes)
+        needs = ctx.needs_input_grad
+        g_w, g_b = _Sequence.recurrent_grads(ctx, g_proj, h0, out)
+        return (
+            None,
+            None,
+            g_proj if needs[2] else None,
+            g_h0 if needs[3] else None,
+            None,
+            g_w,
+            g_b,
+            None,
+        )
+
+    @staticmethod
     def recorded_backward(
         ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None
     ) -> tuple[Any, ...]:
@@ -557,8 +596,12 @@ class _Sequence(Function):
                 i, f, g, o = (proj[t] + F.linear(h, w_hh, b_hh)).chunk(4, -1)
                 c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
                 h_new = o.sigmoid() * c_new.tanh()
-            else:
+            elif ctx.mode == "GRU":
                 h_new, c_new = _gru_step(proj[t], h, w_hh, b_hh), None
+            else:
+                relu = ctx.mode == "RNN_RELU"
+                h_new = _rnn_step(proj[t], h, w_hh, b_hh, "relu" if relu else "tanh")
+                c_new = None
             if ctx.sizes is not None and ctx.sizes[t] < h0.shape[0]:
                 # (packed) the sequences past their end carry their states, as the kernels
                 m = rows < ctx.sizes[t]
@@ -703,6 +746,8 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
         super().__init__(mode, input_size, hidden_size, *args, **kwargs)
+
+    _fold_recurrent_bias = True
 
     def _cell(
         self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None

@@ -411,6 +411,35 @@ _op(
     method=False,
     dtypes="f",
 )
+# A whole Elman RNN layer direction's recurrence, as ``_lstm_layer`` (``nn.RNN`` runs it where
+# the backend has it).
+_op(
+    "_rnn_layer(Tensor proj, Tensor h0, Tensor w_hh, bool relu, bool reverse, "
+    "int[]? batch_sizes=None) -> (Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "An Elman RNN layer direction over the sequence from the input's projection ``proj`` (L, "
+    "N, H: ``x W_ih^T + b_ih + b_hh``), the initial state ``h0`` (N, H) and the recurrent "
+    "weight ``w_hh`` (H, H): ``h_t = tanh(proj_t + h_{t-1} W_hh^T)`` (``relu`` instead of "
+    "tanh where ``relu``), walking the steps backwards where ``reverse``: the output (L, N, H) "
+    "and the final state ``h_n``; ``batch_sizes`` runs packed sequences as ``_lstm_layer``'s.",
+    frontend="structured",
+    meta_function=MN.meta_rnn_layer,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "_rnn_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor output, Tensor w_hh, "
+    "bool relu, bool reverse, int[]? batch_sizes=None) -> (Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "The gradients of ``_rnn_layer`` with respect to ``proj`` (each step's pre-activation: "
+    "what the weights' and biases' gradients are made of) and ``h0``, from the gradients of "
+    "its output and final state and its ``output`` (the nonlinearity's derivative is read "
+    "off it).",
+    frontend="structured",
+    meta_function=MN.meta_rnn_layer_backward,
+    method=False,
+    dtypes="f",
+)
 # PyTorch's bag-of-embeddings operators: ``nn.functional.embedding_bag`` (``sparse=False``)
 # calls them, reducing each bag without building a node per looked-up row.
 _op(

@@ -1,5 +1,5 @@
-"""A whole LSTM or GRU layer direction's recurrence and its backward, written once against an
-array module ``xp`` (NumPy or CuPy).
+"""A whole LSTM, GRU or Elman RNN layer direction's recurrence and its backward, written once
+against an array module ``xp`` (NumPy or CuPy).
 
 The time loop is the only sequential work of a recurrent layer, and at the sizes recurrent
 models use (a batch of tens, a few hundred gate columns) each step's arithmetic costs less
@@ -22,7 +22,8 @@ __all__ = ["build"]
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """``_lstm_layer``, ``_gru_layer`` and their backwards for the array module ``xp``."""
+    """``_lstm_layer``, ``_gru_layer``, ``_rnn_layer`` and their backwards for the array module
+    ``xp``."""
     enter, leave = quiet_tokens(xp)
 
     def buffer(o: Any, wide: Any) -> Any:
@@ -339,6 +340,101 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         outs[1][...] = g_hp.transpose(0, 2, 1)
         outs[2][...] = gh_full.T
 
+    def _rnn_layer(
+        out: Any,
+        proj: Any,
+        h0: Any,
+        w_hh: Any,
+        relu: bool,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+    ) -> None:
+        # One gate block, so the batch-major layout of the output serves as the workspace:
+        # each step is a matmul into its (N, H) slice of the output, the input's projection
+        # added and the nonlinearity applied there in place (the backward reads the
+        # derivative off the output). Packed: the first ``b`` rows of a step are contiguous.
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        y, hn = (buffer(o, wide) for o in outs)
+        x = array_of(proj).astype(wide, copy=False)
+        wt = array_of(w_hh).astype(wide, copy=False).T
+        steps, batch, _ = x.shape
+        h = array_of(h0).astype(wide, copy=False)
+        tok = enter()
+        try:
+            for t in range(steps - 1, -1, -1) if reverse else range(steps):
+                b = batch if batch_sizes is None else batch_sizes[t]
+                row = y[t]
+                if b < batch:  # (packed) the sequences past their end carry their states
+                    row[b:] = h[b:]
+                    row = row[:b]
+                xp.matmul(h[:b], wt, out=row)
+                row += x[t, :b]
+                if relu:
+                    xp.maximum(row, 0, out=row)
+                else:
+                    xp.tanh(row, out=row)
+                h = y[t]
+            hn[...] = h
+        finally:
+            leave(tok)
+        for o, a in zip(outs, (y, hn), strict=True):
+            if a is not o:
+                o[...] = a
+
+    def _rnn_layer_backward(
+        out: Any,
+        grad_output: Any,
+        grad_h_n: Any,
+        output: Any,
+        w_hh: Any,
+        relu: bool,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+    ) -> None:
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        g_x = buffer(outs[0], wide)
+        gy = array_of(grad_output).astype(wide, copy=False)
+        y = array_of(output).astype(wide, copy=False)
+        w = array_of(w_hh).astype(wide, copy=False)
+        steps, batch, hsz = y.shape
+        gh = array_of(grad_h_n).astype(wide)  # (a copy: accumulated in place)
+        deriv = xp.empty((batch, hsz), dtype=wide)
+        order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+        tok = enter()
+        try:
+            for k in range(steps - 1, -1, -1):
+                t = order[k]
+                # (packed) only the first ``b`` sequences run at step t: the others' state
+                # gradients pass it unchanged, their projections' are zero
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    g_x[t, b:] = 0
+                ghp, gp, yt, dv = gh[:b], g_x[t, :b], y[t, :b], deriv[:b]
+                ghp += gy[t, :b]
+                # the nonlinearity's derivative from its output: 1 - y^2, or y > 0
+                if relu:
+                    xp.greater(yt, 0, out=dv)
+                else:
+                    xp.multiply(yt, yt, out=dv)
+                    xp.subtract(1, dv, out=dv)
+                xp.multiply(ghp, dv, out=gp)
+                xp.matmul(gp, w, out=ghp)
+        finally:
+            leave(tok)
+        if g_x is not outs[0]:
+            outs[0][...] = g_x
+        outs[1][...] = gh
+
     return {
-        k.__name__: k for k in (_lstm_layer, _lstm_layer_backward, _gru_layer, _gru_layer_backward)
+        k.__name__: k
+        for k in (
+            _lstm_layer,
+            _lstm_layer_backward,
+            _gru_layer,
+            _gru_layer_backward,
+            _rnn_layer,
+            _rnn_layer_backward,
+        )
     }
