@@ -81,20 +81,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         tok = enter()
         try:
             for t in range(steps - 1, -1, -1) if reverse else range(steps):
-                b = batch if batch_sizes is None else batch_sizes[t]
                 row = ws[t]
-                if b < batch:  # (packed) the sequences past their end carry their states
-                    row[: gates + hsz, b:] = 0
-                    row[gates : gates + hsz, b:] = c[:, b:]
-                    row[gates + hsz : 6 * hsz, b:] = 0
-                    row[6 * hsz :, b:] = h[:, b:]
-                row, hp, cp, tm, xt = row[:, :b], h[:, :b], c[:, :b], tmp[:, :b], xs[t][:, :b]
                 act = row[:gates]
-                if b == batch:
-                    xp.matmul(w, hp, out=act)
-                else:
-                    act[...] = xp.matmul(w, hp)
-                act += xt
+                xp.matmul(w, h, out=act)
+                act += xs[t]
                 # sigmoid(v) = (tanh(v / 2) + 1) / 2: one tanh over all four gates (the
                 # halving and doubling are exact: powers of two)
                 s = act[:sig]
@@ -107,12 +97,19 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     row[gates + hsz : 6 * hsz],
                     row[6 * hsz :],
                 )
-                xp.multiply(act[hsz : 2 * hsz], cp, out=c_new)
-                xp.multiply(act[:hsz], act[sig:gates], out=tm)
-                c_new += tm
+                xp.multiply(act[hsz : 2 * hsz], c, out=c_new)
+                xp.multiply(act[:hsz], act[sig:gates], out=tmp)
+                c_new += tmp
                 xp.tanh(c_new, out=tc_new)
                 xp.multiply(act[2 * hsz : sig], tc_new, out=h_new)
-                h, c = ws[t][6 * hsz :], ws[t][gates : gates + hsz]
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    # (packed) the sequences past their end carry their states: the step ran
+                    # on all columns (contiguous rows cost less than sliced ones), and the
+                    # others' gates, unread, stay in the workspace
+                    c_new[:, b:] = c[:, b:]
+                    h_new[:, b:] = h[:, b:]
+                h, c = h_new, c_new
             hn[...] = h.T
             cn[...] = c.T
         finally:
@@ -162,41 +159,42 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             for k in range(steps - 1, -1, -1):
                 t = order[k]
                 # (packed) only the first ``b`` sequences run at step t: the others' state
-                # gradients pass it unchanged, their gates' are zero
+                # gradients pass it unchanged (as the forward, the step runs on all columns
+                # and theirs are put back), their gates' are zero
                 b = batch if batch_sizes is None else batch_sizes[t]
                 if b < batch:
-                    g_proj[t][:, b:] = 0
-                row, gg = ws[t][:, :b], g_proj[t][:, :b]
-                ghp, gcp, tm, dv = gh[:, :b], gc[:, :b], tmp[:, :b], deriv[:, :b]
+                    carried = gh[:, b:].copy(), gc[:, b:].copy()
+                row, gg = ws[t], g_proj[t]
                 act = row[:gates]
                 si, sf = row[:hsz], row[hsz : 2 * hsz]
                 so, tg = row[2 * hsz : sig], row[sig:gates]
                 tc_t = row[gates + hsz : 6 * hsz]
-                c_prev = (ws[order[k - 1]][gates : gates + hsz] if k else c_first)[:, :b]
-                ghp += gy[t][:, :b]
+                c_prev = ws[order[k - 1]][gates : gates + hsz] if k else c_first
+                gh += gy[t]
                 # gc += gh * o * (1 - tanh(c)^2)
-                xp.multiply(tc_t, tc_t, out=tm)
-                xp.subtract(1, tm, out=tm)
-                tm *= so
-                tm *= ghp
-                gcp += tm
-                xp.multiply(gcp, tg, out=gg[:hsz])
-                xp.multiply(gcp, c_prev, out=gg[hsz : 2 * hsz])
-                xp.multiply(ghp, tc_t, out=gg[2 * hsz : sig])
-                xp.multiply(gcp, si, out=gg[sig:])
+                xp.multiply(tc_t, tc_t, out=tmp)
+                xp.subtract(1, tmp, out=tmp)
+                tmp *= so
+                tmp *= gh
+                gc += tmp
+                xp.multiply(gc, tg, out=gg[:hsz])
+                xp.multiply(gc, c_prev, out=gg[hsz : 2 * hsz])
+                xp.multiply(gh, tc_t, out=gg[2 * hsz : sig])
+                xp.multiply(gc, si, out=gg[sig:])
                 # the activations' derivatives: a(1 - a) for the sigmoids, 1 - a^2 for tanh
-                ds = dv[:sig]
+                ds = deriv[:sig]
                 xp.subtract(1, act[:sig], out=ds)
                 ds *= act[:sig]
-                dg = dv[sig:]
+                dg = deriv[sig:]
                 xp.multiply(tg, tg, out=dg)
                 xp.subtract(1, dg, out=dg)
-                gg *= dv
-                gcp *= sf
-                if b == batch:
-                    xp.matmul(wt, gg, out=gh)
-                else:
-                    ghp[...] = xp.matmul(wt, gg)
+                gg *= deriv
+                gc *= sf
+                if b < batch:
+                    gg[:, b:] = 0
+                xp.matmul(wt, gg, out=gh)
+                if b < batch:
+                    gh[:, b:], gc[:, b:] = carried
         finally:
             leave(tok)
         copy_gates_from_workspace_order(outs[0], g_proj)
@@ -237,32 +235,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         tok = enter()
         try:
             for t in range(steps - 1, -1, -1) if reverse else range(steps):
-                b = batch if batch_sizes is None else batch_sizes[t]
                 row = ws[t]
-                if b < batch:  # (packed) the sequences past their end carry their states
-                    row[: gates + hsz, b:] = 0
-                    row[gates + hsz :, b:] = h[:, b:]
-                row, hp, xt = row[:, :b], h[:, :b], xs[t][:, :b]
-                if b == batch:
-                    xp.matmul(wh, hp, out=row[:gates])
-                else:
-                    row[:gates] = xp.matmul(wh, hp)
+                xp.matmul(wh, h, out=row[:gates])
                 if bh is not None:
                     row[:gates] += bh
                 act = row[:rz]
-                act += xt[:rz]
+                act += xs[t, :rz]
                 xp.tanh(act, out=act)
                 act *= 0.5
                 act += 0.5
                 n, h_new = row[gates : gates + hsz], row[gates + hsz :]
                 xp.multiply(row[:hsz], row[rz:gates], out=n)
-                n += xt[rz:]
+                n += xs[t, rz:]
                 xp.tanh(n, out=n)
                 # h' = n + z * (h - n)
-                xp.subtract(hp, n, out=h_new)
+                xp.subtract(h, n, out=h_new)
                 h_new *= row[hsz:rz]
                 h_new += n
-                h = ws[t][gates + hsz :]
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:  # (packed: as in ``_lstm_layer``)
+                    h_new[:, b:] = h[:, b:]
+                h = h_new
             hn[...] = h.T
         finally:
             leave(tok)
@@ -287,9 +280,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         rz = 2 * hsz
         g_x = xp.empty((steps, gates, batch), dtype=wide)  # feature-major, as ``ws``
         g_hp = xp.empty((steps, gates, batch), dtype=wide)
-        gh_full = array_of(grad_h_n).astype(wide).T.copy()
-        tmp_full = xp.empty((hsz, batch), dtype=wide)
-        back_full = xp.empty((hsz, batch), dtype=wide)
+        gh = array_of(grad_h_n).astype(wide).T.copy()
+        tmp = xp.empty((hsz, batch), dtype=wide)
+        back = xp.empty((hsz, batch), dtype=wide)
         wt = w.T
         order = list(range(steps - 1, -1, -1) if reverse else range(steps))
         tok = enter()
@@ -300,24 +293,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 # ``_lstm_layer_backward``
                 b = batch if batch_sizes is None else batch_sizes[t]
                 if b < batch:
-                    g_x[t][:, b:] = 0
-                    g_hp[t][:, b:] = 0
-                row, gx, gp = ws[t][:, :b], g_x[t][:, :b], g_hp[t][:, :b]
-                ghp, tmp, back = gh_full[:, :b], tmp_full[:, :b], back_full[:, :b]
+                    carried = gh[:, b:].copy()
+                row, gx, gp = ws[t], g_x[t], g_hp[t]
                 r, z = row[:hsz], row[hsz:rz]
                 hp_n, n = row[rz:gates], row[gates : gates + hsz]
-                h_prev = (ws[order[k - 1]][gates + hsz :] if k else h_first)[:, :b]
-                ghp += gy[t][:, :b]
+                h_prev = ws[order[k - 1]][gates + hsz :] if k else h_first
+                gh += gy[t]
                 gr, gz, gn = gx[:hsz], gx[hsz:rz], gx[rz:]
                 # gn = gh (1 - z) (1 - n^2)
                 xp.multiply(n, n, out=gn)
                 xp.subtract(1, gn, out=gn)
                 xp.subtract(1, z, out=tmp)
                 gn *= tmp
-                gn *= ghp
+                gn *= gh
                 # gz = gh (h_prev - n) z (1 - z)
                 xp.subtract(h_prev, n, out=gz)
-                gz *= ghp
+                gz *= gh
                 tmp *= z
                 gz *= tmp
                 # gr = gn hp_n r (1 - r)
@@ -326,19 +317,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.multiply(gn, hp_n, out=gr)
                 gr *= tmp
                 # the state's projection: r scales its new-gate rows
+                if b < batch:
+                    gx[:, b:] = 0
                 gp[:rz] = gx[:rz]
                 xp.multiply(gn, r, out=gp[rz:])
-                ghp *= z
-                if b == batch:
-                    xp.matmul(wt, gp, out=back)
-                else:
-                    back[...] = xp.matmul(wt, gp)
-                ghp += back
+                gh *= z
+                xp.matmul(wt, gp, out=back)
+                gh += back
+                if b < batch:
+                    gh[:, b:] = carried
         finally:
             leave(tok)
         outs[0][...] = g_x.transpose(0, 2, 1)
         outs[1][...] = g_hp.transpose(0, 2, 1)
-        outs[2][...] = gh_full.T
+        outs[2][...] = gh.T
 
     def _rnn_layer(
         out: Any,
