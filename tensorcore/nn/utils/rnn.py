@@ -101,6 +101,16 @@ def _lengths(lengths: Any) -> list[int]:
     return [int(v) for v in lengths]
 
 
+def _counts_above(values: list[int], n: int) -> list[int]:
+    """For each ``i < n``, how many of the non-increasing ``values`` exceed ``i``."""
+    counts, k = [], len(values)
+    for i in range(n):
+        while k and values[k - 1] <= i:
+            k -= 1
+        counts.append(k)
+    return counts
+
+
 def pack_padded_sequence(
     input: Tensor, lengths: Any, batch_first: bool = False, enforce_sorted: bool = True
 ) -> PackedSequence:
@@ -143,15 +153,16 @@ def pack_padded_sequence(
         sorted_indices = tensor(order, dtype=dt.int64, device=input.device)
         lens = [lens[i] for i in order]
     steps = lens[0]
-    sizes = [sum(1 for n in lens if n > t) for t in range(steps)]
-    # The packed rows, gathered in one call: step t of the j-th longest sequence.
+    sizes = _counts_above(lens, steps)
+    # The packed rows, gathered in one call: step t of the j-th longest sequence, for the
+    # (t, j) where that sequence is still running, in that (row-major) order.
     t_len = input.shape[1 if batch_first else 0]
-    if batch_first:
-        rows = [order[j] * t_len + t for t in range(steps) for j in range(sizes[t])]
-    else:
-        rows = [t * b + order[j] for t in range(steps) for j in range(sizes[t])]
+    times = ops.arange(steps).unsqueeze(1)
+    seqs = tensor(order, dtype=dt.int64).unsqueeze(0)
+    flat_pos = seqs * t_len + times if batch_first else times * b + seqs
+    rows = flat_pos.masked_select(times < tensor(lens, dtype=dt.int64).unsqueeze(0))
     flat = input.reshape(-1, *input.shape[2:])
-    data = flat.index_select(0, tensor(rows, dtype=dt.int64, device=input.device))
+    data = flat.index_select(0, rows.to(input.device))
     named_as(data, "PackPaddedSequenceBackward0")
     unsorted = None
     if sorted_indices is not None:
@@ -197,19 +208,19 @@ def pad_packed_sequence(
     # (k in the original order) reads the step t of the sequence sorted to ``pos[k]``.
     unsorted = sequence.unsorted_indices
     pos = list(range(b)) if unsorted is None else [int(v) for v in unsorted.tolist()]
-    starts = [0] * steps
-    for t in range(1, steps):
-        starts[t] = starts[t - 1] + sizes[t - 1]
-    pad_row = data.shape[0]
-    rows = [starts[t] + pos[k] if t < steps and pos[k] < sizes[t] else pad_row
-            for t in range(steps_out) for k in range(b)]  # fmt: skip
-    fill = ops.full((1, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
-    padded = ops.cat([data, fill], 0).index_select(
-        0, tensor(rows, dtype=dt.int64, device=data.device)
+    starts = [0] * steps_out
+    for t in range(1, steps_out):
+        starts[t] = starts[t - 1] + (sizes[t - 1] if t - 1 < steps else 0)
+    ends = tensor(sizes + [0] * (steps_out - steps), dtype=dt.int64).unsqueeze(1)
+    pos_t = tensor(pos, dtype=dt.int64).unsqueeze(0)
+    rows = ops.where(
+        pos_t < ends, tensor(starts, dtype=dt.int64).unsqueeze(1) + pos_t, data.shape[0]
     )
+    fill = ops.full((1, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
+    padded = ops.cat([data, fill], 0).index_select(0, rows.reshape(-1).to(data.device))
     padded = padded.reshape(steps_out, b, *data.shape[1:])
     named_as(padded, "IndexSelectBackward0" if unsorted is not None else "CopySlices")
-    lengths = [sum(1 for n in sizes if n > i) for i in range(b)]
+    lengths = _counts_above(sizes, b)  # (the sorted sequences': as many as steps they run)
     lens = tensor([lengths[p] for p in pos], dtype=dt.int64)
     if batch_first:
         padded = padded.transpose(0, 1)
