@@ -1276,6 +1276,30 @@ def test_rnn_layer_kernel_gradients_against_finite_differences(
     assert tc.autograd.gradcheck(f, (x, h0, *params))
 
 
+@pytest.mark.parametrize("cell", ["LSTMCell", "GRUCell"])
+def test_cells_step_as_one_node_with_first_and_second_derivatives(device: str, cell: str) -> None:
+    # LSTMCell and GRUCell run their step as a one-step layer (one node over the backend's
+    # layer kernel): every parameter's and input's gradient against finite differences, and
+    # the recording backward's (second derivatives).
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    mod = getattr(nn, cell)(2, 3, device=device, dtype=F64)
+    names = [n for n, _ in mod.named_parameters()]
+
+    def f(x: tc.Tensor, h: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        hx: Any = (h, h * h) if cell == "LSTMCell" else h
+        out = tc.func.functional_call(mod, dict(zip(names, params, strict=True)), (x, hx))
+        return (out[0] * out[1]).sum() if cell == "LSTMCell" else (out * out).sum()
+
+    x = t(RNG.normal(size=(3, 2)), device, grad=True)
+    h = t(RNG.normal(size=(3, 3)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert tc.autograd.gradcheck(f, (x, h, *params))
+    assert tc.autograd.gradgradcheck(
+        lambda x, h, w: f(x, h, params[0], w, *params[2:]), (x, h, params[1])
+    )
+
+
 def test_rnn_flatten_parameters_is_a_no_op_and_flat_weights_follow_the_names() -> None:
     # (d2l's BiRNN calls ``self.encoder.flatten_parameters()`` before each forward)
     tc.manual_seed(0)

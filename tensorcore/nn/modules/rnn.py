@@ -892,6 +892,26 @@ class RNNCellBase(Module):
         return F.linear(input, self.weight_ih, self.bias_ih)
 
 
+def _one_step(
+    mode: str, proj: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor, b_hh: Tensor | None
+) -> tuple[Tensor, Tensor | None] | None:
+    """A cell's step ``(h', c')`` (``c'`` None but for an LSTM) as a one-step layer: one
+    :class:`_Sequence` node running the backend's layer kernel (a composite step records a
+    dozen operators, each a dispatch that costs more than its arithmetic at a cell's sizes);
+    None where the backend lacks the kernel or the dtypes differ."""
+    if not (proj._dtype.is_floating_point and h._dtype == proj._dtype) or (
+        c is not None and c._dtype != proj._dtype
+    ):
+        return None
+    if not _has_layer_kernel(mode, proj):
+        return None
+    if b_hh is not None and mode != "GRU":  # (it only adds to the gates)
+        proj, b_hh = proj + b_hh, None
+    _, h2, c2 = _Sequence.apply(mode, False, proj.unsqueeze(0), h, c, w_hh, b_hh, None)
+    named_as(h2, _CELL_NODE.get(h2.device.type, _CELL_NODE["cpu"])[mode])
+    return h2, c2
+
+
 def _batch(h: Tensor | None, unbatched: bool) -> Tensor | None:
     return h.unsqueeze(0) if h is not None and unbatched else h
 
@@ -927,6 +947,7 @@ class RNNCell(RNNCellBase):
         """The next hidden state."""
         x, unbatched = self._prepare(input, hx)
         h = _batch(hx, unbatched)
+        # (the composite step: four operators, fewer than a one-step layer node costs)
         h = _rnn_step(
             self._project(x),
             self._zeros(x) if h is None else h,
@@ -968,7 +989,12 @@ class LSTMCell(RNNCellBase):
             h = c = self._zeros(x)
         else:
             h, c = (t.unsqueeze(0) if unbatched else t for t in hx)
-        h, c = _lstm_step(self._project(x), (h, c), self.weight_hh, self.bias_hh)
+        proj = self._project(x)
+        fused = _one_step("LSTM", proj, h, c, self.weight_hh, self.bias_hh)
+        if fused is not None:
+            h, c = fused  # type: ignore[assignment]
+        else:
+            h, c = _lstm_step(proj, (h, c), self.weight_hh, self.bias_hh)
         return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
 
 
@@ -998,7 +1024,8 @@ class GRUCell(RNNCellBase):
         """The next hidden state."""
         x, unbatched = self._prepare(input, hx)
         h = _batch(hx, unbatched)
-        h = _gru_step(
-            self._project(x), self._zeros(x) if h is None else h, self.weight_hh, self.bias_hh
-        )
+        h = self._zeros(x) if h is None else h
+        proj = self._project(x)
+        fused = _one_step("GRU", proj, h, None, self.weight_hh, self.bias_hh)
+        h = fused[0] if fused is not None else _gru_step(proj, h, self.weight_hh, self.bias_hh)
         return h.squeeze(0) if unbatched else h
