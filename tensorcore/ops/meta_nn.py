@@ -842,6 +842,7 @@ def meta_lstm_layer(
     w_hh: Tensor,
     reverse: bool,
     batch_sizes: Any = None,
+    train: bool = True,
 ) -> Any:
     steps, batch, hsz = _lstm_checks("_lstm_layer", proj, w_hh, h0=h0, c0=c0)
     sizes = _batch_sizes("_lstm_layer", batch_sizes, steps, batch)
@@ -850,9 +851,9 @@ def meta_lstm_layer(
         ((steps, batch, hsz), d),
         ((batch, hsz), d),
         ((batch, hsz), d),
-        ((steps, 7 * hsz, batch), d),
+        ((steps if train else min(steps, 2), 7 * hsz, batch), d),
     )
-    return (proj, h0, c0, w_hh, bool(reverse), sizes), specs
+    return (proj, h0, c0, w_hh, bool(reverse), sizes, bool(train)), specs
 
 
 def _layer_backward_checks(
@@ -906,14 +907,16 @@ def meta_gru_layer(
     b_hh: Tensor | None,
     reverse: bool,
     batch_sizes: Any = None,
+    train: bool = True,
 ) -> Any:
     fn = "_gru_layer"
     steps, batch, hsz = _lstm_checks(fn, proj, w_hh, 3, h0=h0)
     sizes = _batch_sizes(fn, batch_sizes, steps, batch)
     _norm_param(fn, "b_hh", b_hh, (3 * hsz,), proj)
     d = proj._dtype
-    specs = (((steps, batch, hsz), d), ((batch, hsz), d), ((steps, 5 * hsz, batch), d))
-    return (proj, h0, w_hh, b_hh, bool(reverse), sizes), specs
+    rows = steps if train else min(steps, 2)
+    specs = (((steps, batch, hsz), d), ((batch, hsz), d), ((rows, 5 * hsz, batch), d))
+    return (proj, h0, w_hh, b_hh, bool(reverse), sizes, bool(train)), specs
 
 
 def meta_gru_layer_backward(

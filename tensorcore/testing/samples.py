@@ -1267,6 +1267,11 @@ def _lstm_layer(m: _Maker) -> list[Sample]:
             {"batch_sizes": [3, 2, 2, 1]},
             desc="packed, reverse",
         ),
+        S(
+            (m.uniform(3, 2, 8), m.uniform(2, 2), m.uniform(2, 2), m.uniform(8, 2), False),
+            {"train": False},
+            desc="inference: two steps' workspace",
+        ),
     ]
 
 
@@ -1294,6 +1299,11 @@ def _gru_layer(m: _Maker) -> list[Sample]:
             (m.uniform(3, 3, 6), m.uniform(3, 2), m.uniform(6, 2), m.uniform(6), False),
             {"batch_sizes": [3, 2, 1]},
             desc="packed",
+        ),
+        S(
+            (m.uniform(3, 2, 6), m.uniform(2, 2), m.uniform(6, 2), m.uniform(6), True),
+            {"train": False},
+            desc="inference: two steps' workspace",
         ),
     ]
 

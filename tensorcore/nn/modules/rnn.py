@@ -210,7 +210,9 @@ class RNNBase(Module):
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 if _fusable(self.mode, proj, state, sizes, w_hr):
                     h0, c0 = state if self.mode == "LSTM" else (state, None)
-                    out, h, c = _Sequence.apply(self.mode, bool(d), proj, h0, c0, w_hh, b_hh, sizes)
+                    out, h, c = _Sequence.apply(
+                        self.mode, bool(d), proj, h0, c0, w_hh, b_hh, sizes, _recording()
+                    )
                     # (PyTorch's layer node, which programs print as the output's grad_fn)
                     named_as(out, _LAYER_NODE.get(out.device.type, _LAYER_NODE["cpu"])[self.mode])
                     outs.append(out)
@@ -267,6 +269,12 @@ class RNNBase(Module):
     def _final_states(self, finals: list[Any], unbatched: bool) -> Any:
         h = ops.stack(finals, 0)
         return h.squeeze(1) if unbatched else h
+
+
+def _recording() -> bool:
+    """Whether the graph records here (read before :class:`_Sequence` runs its forward,
+    where it does not)."""
+    return grad_mode.is_grad_enabled()
 
 
 def _batch_sizes(lengths: list[int], steps: int) -> tuple[int, ...]:
@@ -401,16 +409,19 @@ class _Sequence(Function):
         w_hh: Tensor,
         b_hh: Tensor | None,
         sizes: tuple[int, ...] | None = None,
+        recording: bool = True,
     ) -> tuple[Tensor, Tensor, Any]:
         ctx.mode, ctx.reverse, ctx.layer, ctx.sizes = mode, reverse, None, sizes
+        # (without a backward to come, the layer kernels keep no workspace of every step)
+        train = recording and any(ctx.needs_input_grad)
         if mode == "LSTM" and c0 is not None and _has_layer_kernel(mode, proj):
             p = proj if b_hh is None else proj + b_hh
-            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse, sizes)
+            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse, sizes, train)
             ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
             ctx.layer = (out, ws)
             return out, h, c
         if mode == "GRU" and _has_layer_kernel(mode, proj):
-            out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse, sizes)
+            out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse, sizes, train)
             ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
             ctx.layer = (out, ws)
             return out, h, None
@@ -497,6 +508,7 @@ class _Sequence(Function):
             g_w,
             g_b,
             None,
+            None,
         )
 
     @staticmethod
@@ -536,6 +548,7 @@ class _Sequence(Function):
             g_w,
             g_b,
             None,
+            None,
         )
 
     @staticmethod
@@ -559,6 +572,7 @@ class _Sequence(Function):
             g_w,
             g_b,
             None,
+            None,
         )
 
     @staticmethod
@@ -578,6 +592,7 @@ class _Sequence(Function):
             None,
             g_w,
             g_b,
+            None,
             None,
         )
 
@@ -615,7 +630,7 @@ class _Sequence(Function):
                   if x is not None and ctx.needs_input_grad[i]]  # fmt: skip
         res = autograd_grad(outs, [x for _, x in inputs], grads, create_graph=True,
                             allow_unused=True)  # fmt: skip
-        full: list[Any] = [None] * 8
+        full: list[Any] = [None] * 9
         for (i, _), r in zip(inputs, res, strict=True):
             full[i] = r
         return tuple(full)
@@ -907,7 +922,8 @@ def _one_step(
         return None
     if b_hh is not None and mode != "GRU":  # (it only adds to the gates)
         proj, b_hh = proj + b_hh, None
-    _, h2, c2 = _Sequence.apply(mode, False, proj.unsqueeze(0), h, c, w_hh, b_hh, None)
+    step = proj.unsqueeze(0)
+    _, h2, c2 = _Sequence.apply(mode, False, step, h, c, w_hh, b_hh, None, _recording())
     named_as(h2, _CELL_NODE.get(h2.device.type, _CELL_NODE["cpu"])[mode])
     return h2, c2
 

@@ -348,7 +348,7 @@ _op(
 # where the backend has it): one call instead of a dozen operators per time step.
 _op(
     "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, "
-    "int[]? batch_sizes=None) -> "
+    "int[]? batch_sizes=None, bool train=True) -> "
     "(Tensor, Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "An LSTM layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
@@ -361,7 +361,8 @@ _op(
     "feature-major). ``batch_sizes`` (L,), non-increasing, runs packed sequences (sorted longest "
     "first): at step ``t`` only the first ``batch_sizes[t]`` sequences step, the others carry "
     "their states (which the output holds at their steps) and the backward passes their "
-    "gradients through; ``h_n``, ``c_n`` are each sequence's states at its end.",
+    "gradients through; ``h_n``, ``c_n`` are each sequence's states at its end. Without "
+    "``train`` (no backward to come) the workspace is only two steps' scratch (``min(L, 2)``).",
     frontend="structured",
     meta_function=MN.meta_lstm_layer,
     method=False,
@@ -383,7 +384,7 @@ _op(
 # backend has it).
 _op(
     "_gru_layer(Tensor proj, Tensor h0, Tensor w_hh, Tensor? b_hh, bool reverse, "
-    "int[]? batch_sizes=None) -> "
+    "int[]? batch_sizes=None, bool train=True) -> "
     "(Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "A GRU layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
@@ -392,7 +393,8 @@ _op(
     "backwards where ``reverse``: the output (L, N, H), the final state ``h_n``, and the "
     "``workspace`` (L, 5H, N) that ``_gru_layer_backward`` reads (each step's reset and update "
     "gates, the state's projection of the new gate, the new gate and the output, "
-    "feature-major); ``batch_sizes`` runs packed sequences as ``_lstm_layer``'s.",
+    "feature-major); ``batch_sizes`` runs packed sequences and ``train`` sizes the workspace "
+    "as ``_lstm_layer``'s.",
     frontend="structured",
     meta_function=MN.meta_gru_layer,
     method=False,

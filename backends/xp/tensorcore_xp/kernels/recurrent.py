@@ -57,6 +57,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         w_hh: Any,
         reverse: bool,
         batch_sizes: list[int] | None = None,
+        train: bool = True,
     ) -> None:
         # A step's workspace (7H, N), feature-major so that every gate, state and product
         # is one contiguous block (an (N, H) slice of an (N, 4H) row is N short runs, and
@@ -78,10 +79,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         tmp = xp.empty((hsz, batch), dtype=wide)
         h = array_of(h0).astype(wide, copy=False).T
         c = array_of(c0).astype(wide, copy=False).T
+        # Without ``train`` nothing reads the workspace back: two rows serve in turn (the
+        # step's and the previous one's), the outputs go to a buffer of their own.
+        hs = ws[:, 6 * hsz :] if train else xp.empty((steps, hsz, batch), dtype=wide)
         tok = enter()
         try:
-            for t in range(steps - 1, -1, -1) if reverse else range(steps):
-                row = ws[t]
+            for k, t in enumerate(range(steps - 1, -1, -1) if reverse else range(steps)):
+                row = ws[t] if train else ws[k % 2]
                 act = row[:gates]
                 xp.matmul(w, h, out=act)
                 act += xs[t]
@@ -95,7 +99,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 c_new, tc_new, h_new = (
                     row[gates : gates + hsz],
                     row[gates + hsz : 6 * hsz],
-                    row[6 * hsz :],
+                    hs[t],
                 )
                 xp.multiply(act[hsz : 2 * hsz], c, out=c_new)
                 xp.multiply(act[:hsz], act[sig:gates], out=tmp)
@@ -112,9 +116,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 h, c = h_new, c_new
             hn[...] = h.T
             cn[...] = c.T
+            if not train:  # (scratch that nothing reads back: zeros, not stale memory)
+                ws[...] = 0
         finally:
             leave(tok)
-        outs[0][...] = ws[:, 6 * hsz :].transpose(0, 2, 1)
+        outs[0][...] = hs.transpose(0, 2, 1)
         for o, b in zip(outs[1:], (hn, cn, ws), strict=True):
             if b is not o:
                 o[...] = b
@@ -209,6 +215,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         b_hh: Any,
         reverse: bool,
         batch_sizes: list[int] | None = None,
+        train: bool = True,
     ) -> None:
         # A step's workspace (5H, N), feature-major as the LSTM's: sigmoid(r), sigmoid(z),
         # the state's projection of the new gate (h W_hn^T + b_hn, which r scales), the new
@@ -232,10 +239,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             bh = (array_of(b_hh).astype(wide, copy=False) * half).reshape(gates, 1)
         xs = (x * half).transpose(0, 2, 1).copy()  # (L, 3H, N)
         h = array_of(h0).astype(wide, copy=False).T
+        # (without ``train``: two workspace rows in turn, as in ``_lstm_layer``)
+        hs = ws[:, gates + hsz :] if train else xp.empty((steps, hsz, batch), dtype=wide)
         tok = enter()
         try:
-            for t in range(steps - 1, -1, -1) if reverse else range(steps):
-                row = ws[t]
+            for k, t in enumerate(range(steps - 1, -1, -1) if reverse else range(steps)):
+                row = ws[t] if train else ws[k % 2]
                 xp.matmul(wh, h, out=row[:gates])
                 if bh is not None:
                     row[:gates] += bh
@@ -244,7 +253,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.tanh(act, out=act)
                 act *= 0.5
                 act += 0.5
-                n, h_new = row[gates : gates + hsz], row[gates + hsz :]
+                n, h_new = row[gates : gates + hsz], hs[t]
                 xp.multiply(row[:hsz], row[rz:gates], out=n)
                 n += xs[t, rz:]
                 xp.tanh(n, out=n)
@@ -257,9 +266,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     h_new[:, b:] = h[:, b:]
                 h = h_new
             hn[...] = h.T
+            if not train:  # (as in ``_lstm_layer``)
+                ws[...] = 0
         finally:
             leave(tok)
-        outs[0][...] = ws[:, gates + hsz :].transpose(0, 2, 1)
+        outs[0][...] = hs.transpose(0, 2, 1)
         for o, b in zip(outs[1:], (hn, ws), strict=True):
             if b is not o:
                 o[...] = b
