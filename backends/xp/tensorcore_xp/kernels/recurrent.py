@@ -73,9 +73,6 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         steps, batch, gates = x.shape
         hsz = gates // 4
         sig = 3 * hsz
-        # (L, 4H, N), gates in the workspace's order: one transposing copy; the sigmoid
-        # gates' halving below happens per step, on data in cache.
-        xs = gates_in_workspace_order(xp.swapaxes(x, 1, 2), 1)
         tmp = xp.empty((hsz, batch), dtype=wide)
         h = array_of(h0).astype(wide, copy=False).T
         c = array_of(c0).astype(wide, copy=False).T
@@ -88,7 +85,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 row = ws[t] if train else ws[k % 2]
                 act = row[:gates]
                 xp.matmul(w, h, out=act)
-                act += xs[t]
+                # the input's projection of the step, transposed, gates into the workspace's
+                # order: three adds of strided views, which cost less than one transposing
+                # copy of the whole sequence once that leaves the cache (measured 112 against
+                # 132 ms at (200, 64, 4 * 256)) and about as much below
+                xt = x[t].T
+                act[: 2 * hsz] += xt[: 2 * hsz]
+                act[2 * hsz : sig] += xt[sig:]
+                act[sig:] += xt[2 * hsz : sig]
                 # sigmoid(v) = (tanh(v / 2) + 1) / 2: one tanh over all four gates (the
                 # halving and doubling are exact: powers of two)
                 s = act[:sig]
