@@ -1300,6 +1300,51 @@ def test_cells_step_as_one_node_with_first_and_second_derivatives(device: str, c
     )
 
 
+@pytest.mark.parametrize("packed", [False, True])
+def test_lstm_with_projection_runs_the_layer_kernel_and_matches_the_composite_steps(
+    device: str, packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # proj_size: ``_lstm_layer`` with ``w_hr`` (the next step reads the projected state):
+    # outputs, final states and every gradient (W_hr's from one matmul over all steps)
+    # against the steps written with recorded operators; then finite differences, and the
+    # recording backward's second derivatives.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.modules import rnn as rnn_mod
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = nn.LSTM(3, 5, 2, bidirectional=True, proj_size=2, device=device, dtype=F64)
+    x = t(RNG.normal(size=(6, 4, 3)), device, grad=True)
+    h0 = t(RNG.normal(size=(4, 4, 2)), device, grad=True)
+    c0 = t(RNG.normal(size=(4, 4, 5)), device, grad=True)
+    lengths = tc.tensor([3, 6, 1, 6])
+
+    def run() -> list[tc.Tensor]:
+        inp: Any = pack_padded_sequence(x, lengths, enforce_sorted=False) if packed else x
+        out, (h, c) = mod(inp, (h0, c0))
+        y = pad_packed_sequence(out)[0] if packed else out
+        loss = (y * y).sum() + (h * h).sum() + (c * h.sum(-1, keepdim=True)).sum()
+        return [y, h, c, *tc.autograd.grad(loss, [x, h0, c0, *mod.parameters()])]
+
+    got = run()
+    with monkeypatch.context() as mp:
+        mp.setattr(rnn_mod, "_fusable", lambda *a: False)
+        want = run()
+    for g, w in zip(got, want, strict=True):
+        assert_close(g, w, atol=1e-12, rtol=1e-10)
+    small = nn.LSTM(2, 3, proj_size=2, device=device, dtype=F64)
+    names = [n for n, _ in small.named_parameters()]
+
+    def f(x: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        out, (h, c) = tc.func.functional_call(small, dict(zip(names, params, strict=True)), (x,))
+        return (out * out).sum() + (h * c.sum(-1, keepdim=True)).sum()
+
+    xs = t(RNG.normal(size=(3, 2, 2)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in small.parameters()]
+    assert tc.autograd.gradcheck(f, (xs, *params))
+    assert tc.autograd.gradgradcheck(lambda x, w: f(x, *params[:-1], w), (xs, params[-1]))
+
+
 def test_rnn_flatten_parameters_is_a_no_op_and_flat_weights_follow_the_names() -> None:
     # (d2l's BiRNN calls ``self.encoder.flatten_parameters()`` before each forward)
     tc.manual_seed(0)

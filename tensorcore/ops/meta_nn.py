@@ -843,17 +843,32 @@ def meta_lstm_layer(
     reverse: bool,
     batch_sizes: Any = None,
     train: bool = True,
+    w_hr: Tensor | None = None,
 ) -> Any:
-    steps, batch, hsz = _lstm_checks("_lstm_layer", proj, w_hh, h0=h0, c0=c0)
-    sizes = _batch_sizes("_lstm_layer", batch_sizes, steps, batch)
+    fn = "_lstm_layer"
+    if w_hr is None:
+        steps, batch, hsz = _lstm_checks(fn, proj, w_hh, h0=h0, c0=c0)
+        psz = hsz
+    else:  # (a projection: h is (N, P) and W_hh reads it)
+        if proj.ndim != 3 or proj._shape[2] % 4:
+            raise RuntimeError(
+                f"{fn}(): expected proj of shape (L, N, 4 * hidden_size), got {list(proj._shape)}"
+            )
+        steps, batch, hsz = proj._shape[0], proj._shape[1], proj._shape[2] // 4
+        psz = w_hr._shape[0] if w_hr.ndim == 2 else -1
+        _norm_param(fn, "w_hr", w_hr, (psz, hsz), proj)
+        _norm_param(fn, "w_hh", w_hh, (4 * hsz, psz), proj)
+        _norm_param(fn, "h0", h0, (batch, psz), proj)
+        _norm_param(fn, "c0", c0, (batch, hsz), proj)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
     d = proj._dtype
     specs = (
-        ((steps, batch, hsz), d),
-        ((batch, hsz), d),
+        ((steps, batch, psz), d),
+        ((batch, psz), d),
         ((batch, hsz), d),
         ((steps if train else min(steps, 2), 7 * hsz, batch), d),
     )
-    return (proj, h0, c0, w_hh, bool(reverse), sizes, bool(train)), specs
+    return (proj, h0, c0, w_hh, bool(reverse), sizes, bool(train), w_hr), specs
 
 
 def _layer_backward_checks(
@@ -888,15 +903,32 @@ def meta_lstm_layer_backward(
     workspace: Tensor,
     reverse: bool,
     batch_sizes: Any = None,
+    w_hr: Tensor | None = None,
 ) -> Any:
-    states = {"grad_h_n": grad_h_n, "grad_c_n": grad_c_n, "c0": c0}
-    steps, batch, hsz = _layer_backward_checks(
-        "_lstm_layer_backward", grad_output, w_hh, 4, workspace, 7, states
-    )
-    sizes = _batch_sizes("_lstm_layer_backward", batch_sizes, steps, batch)
+    fn = "_lstm_layer_backward"
     d = grad_output._dtype
-    specs = (((steps, batch, 4 * hsz), d), ((batch, hsz), d), ((batch, hsz), d))
-    args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse), sizes)
+    if w_hr is None:
+        states = {"grad_h_n": grad_h_n, "grad_c_n": grad_c_n, "c0": c0}
+        steps, batch, hsz = _layer_backward_checks(fn, grad_output, w_hh, 4, workspace, 7, states)
+        psz, g_hr = hsz, ((0,), d)
+    else:
+        if grad_output.ndim != 3 or w_hr.ndim != 2:
+            raise RuntimeError(
+                f"{fn}(): expected grad_output of shape (L, N, P) and w_hr of shape (P, H), "
+                f"got {list(grad_output._shape)} and {list(w_hr._shape)}"
+            )
+        steps, batch, psz = grad_output._shape
+        hsz = w_hr._shape[1]
+        _norm_param(fn, "w_hr", w_hr, (psz, hsz), grad_output)
+        _norm_param(fn, "w_hh", w_hh, (4 * hsz, psz), grad_output)
+        _norm_param(fn, "workspace", workspace, (steps, 7 * hsz, batch), grad_output)
+        _norm_param(fn, "grad_h_n", grad_h_n, (batch, psz), grad_output)
+        _norm_param(fn, "grad_c_n", grad_c_n, (batch, hsz), grad_output)
+        _norm_param(fn, "c0", c0, (batch, hsz), grad_output)
+        g_hr = ((steps, batch, psz), d)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
+    specs = (((steps, batch, 4 * hsz), d), ((batch, psz), d), ((batch, hsz), d), g_hr)
+    args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse), sizes, w_hr)
     return args, specs
 
 

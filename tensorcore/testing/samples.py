@@ -1272,6 +1272,11 @@ def _lstm_layer(m: _Maker) -> list[Sample]:
             {"train": False},
             desc="inference: two steps' workspace",
         ),
+        S(
+            (m.uniform(3, 2, 12), m.uniform(2, 2), m.uniform(2, 3), m.uniform(12, 2), True),
+            {"batch_sizes": [2, 2, 1], "w_hr": m.uniform(2, 3)},
+            desc="projected state (proj_size), packed, reverse",
+        ),
     ]
 
 
@@ -1287,6 +1292,19 @@ def _lstm_layer_backward(m: _Maker) -> list[Sample]:
         S(args(3, 2, 2, False)),
         S(args(4, 1, 3, True), desc="reverse"),
         S(args(4, 3, 2, False), {"batch_sizes": [3, 3, 1, 0]}, desc="packed"),
+        S(
+            (
+                m.uniform(3, 2, 2),  # (grad_output and grad_h_n of the projected size, 2)
+                m.uniform(2, 2),
+                m.uniform(2, 3),
+                m.uniform(2, 3),
+                m.uniform(12, 2),
+                m.positive(3, 21, 2, lo=0.0, hi=1.0),
+                False,
+            ),
+            {"w_hr": m.uniform(2, 3)},
+            desc="projected state (proj_size)",
+        ),
     ]
 
 

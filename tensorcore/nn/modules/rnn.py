@@ -211,10 +211,11 @@ class RNNBase(Module):
                 if _fusable(self.mode, proj, state, sizes, w_hr):
                     h0, c0 = state if self.mode == "LSTM" else (state, None)
                     out, h, c = _Sequence.apply(
-                        self.mode, bool(d), proj, h0, c0, w_hh, b_hh, sizes, _recording()
+                        self.mode, bool(d), proj, h0, c0, w_hh, b_hh, sizes, _recording(), w_hr
                     )
                     # (PyTorch's layer node, which programs print as the output's grad_fn)
-                    named_as(out, _LAYER_NODE.get(out.device.type, _LAYER_NODE["cpu"])[self.mode])
+                    names = _LAYER_NODE.get(out.device.type, _LAYER_NODE["cpu"])
+                    named_as(out, names["LSTM_PROJ" if w_hr is not None else self.mode])
                     outs.append(out)
                     finals.append((h, c) if self.mode == "LSTM" else h)
                     continue
@@ -357,13 +358,14 @@ def _has_layer_kernel(mode: str, proj: Tensor) -> bool:
 
 def _fusable(mode: str, proj: Tensor, state: Any, sizes: Any, w_hr: Any) -> bool:
     """Whether a layer's recurrence runs as one :class:`_Sequence` node: layers of real
-    floating dtype, without an LSTM's projection; over packed input (``sizes``), and an Elman
-    RNN's at all, where the backend has the layer kernel."""
-    if w_hr is not None:
-        return False
+    floating dtype; over packed input (``sizes``), an LSTM's with a projection (``w_hr``) and
+    an Elman RNN's at all where the backend has the layer kernel."""
     if not proj._dtype.is_floating_point or proj.shape[0] == 0:
         return False
-    if (sizes is not None or mode not in ("LSTM", "GRU")) and not _has_layer_kernel(mode, proj):
+    special = sizes is not None or w_hr is not None or mode not in ("LSTM", "GRU")
+    if special and not _has_layer_kernel(mode, proj):
+        return False
+    if w_hr is not None and w_hr._dtype != proj._dtype:
         return False
     states = state if isinstance(state, tuple) else (state,)
     return all(t._dtype == proj._dtype for t in states)
@@ -377,8 +379,11 @@ _LAYER_NODE = {
         "GRU": "StackBackward0",
         "RNN_TANH": "StackBackward0",
         "RNN_RELU": "StackBackward0",
+        "LSTM_PROJ": "StackBackward0",  # (not oneDNN's: it has no projection)
     },
-    "cuda": dict.fromkeys(("LSTM", "GRU", "RNN_TANH", "RNN_RELU"), "CudnnRnnBackward0"),
+    "cuda": dict.fromkeys(
+        ("LSTM", "GRU", "RNN_TANH", "RNN_RELU", "LSTM_PROJ"), "CudnnRnnBackward0"
+    ),
 }
 #: Likewise for one step of a cell: PyTorch's composite on the CPU, its fused kernels on CUDA.
 _CELL_NODE = {
@@ -410,25 +415,26 @@ class _Sequence(Function):
         b_hh: Tensor | None,
         sizes: tuple[int, ...] | None = None,
         recording: bool = True,
+        w_hr: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Any]:
         ctx.mode, ctx.reverse, ctx.layer, ctx.sizes = mode, reverse, None, sizes
         # (without a backward to come, the layer kernels keep no workspace of every step)
         train = recording and any(ctx.needs_input_grad)
         if mode == "LSTM" and c0 is not None and _has_layer_kernel(mode, proj):
             p = proj if b_hh is None else proj + b_hh
-            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse, sizes, train)
-            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse, sizes, train, w_hr)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
             ctx.layer = (out, ws)
             return out, h, c
         if mode == "GRU" and _has_layer_kernel(mode, proj):
             out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse, sizes, train)
-            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
             ctx.layer = (out, ws)
             return out, h, None
         if mode in ("RNN_TANH", "RNN_RELU"):  # (``_fusable``: where the backend has the kernel)
             p = proj if b_hh is None else proj + b_hh
             out, h = ops._rnn_layer(p, h0, w_hh, mode == "RNN_RELU", reverse, sizes)
-            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
             ctx.layer = (out, None)
             return out, h, None
         seq = proj.shape[0]
@@ -449,13 +455,13 @@ class _Sequence(Function):
                 acts.append((r, z, n, hn))
                 h = n + z * (h - n)
             hs[t] = h
-        ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+        ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
         ctx.prev, ctx.acts = prev, acts
         return ops.stack(hs, 0), h, c
 
     @staticmethod
     def backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None) -> tuple[Any, ...]:
-        proj, h0, _, w_hh, _ = ctx.saved_tensors
+        proj, h0, _, w_hh, _, _ = ctx.saved_tensors
         if grad_mode.is_grad_enabled():
             return _Sequence.recorded_backward(ctx, g_out, g_h, g_c)
         if ctx.layer is not None and ctx.mode in ("RNN_TANH", "RNN_RELU"):
@@ -509,6 +515,7 @@ class _Sequence(Function):
             g_b,
             None,
             None,
+            None,
         )
 
     @staticmethod
@@ -532,13 +539,19 @@ class _Sequence(Function):
     def layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor) -> tuple[Any, ...]:
         """The backward of a layer that ``_lstm_layer`` ran: the recurrence's gradients in
         one call, then the recurrent weight's and bias's over all steps at once."""
-        _, h0, c0, w_hh, _ = ctx.saved_tensors
+        _, h0, c0, w_hh, _, w_hr = ctx.saved_tensors
         out, ws = ctx.layer
-        g_proj, g_h0, g_c0 = ops._lstm_layer_backward(
-            g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse, ctx.sizes
+        g_proj, g_h0, g_c0, g_hr = ops._lstm_layer_backward(
+            g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse, ctx.sizes, w_hr
         )
         needs = ctx.needs_input_grad
         g_w, g_b = _Sequence.recurrent_grads(ctx, g_proj, h0, out)
+        g_w_hr = None
+        if w_hr is not None and needs[9]:
+            # over all steps at once, from each step's state before its projection
+            hsz = w_hr.shape[1]
+            h_full = ws[:, 6 * hsz :].transpose(1, 2).reshape(-1, hsz)
+            g_w_hr = g_hr.reshape(-1, w_hr.shape[0]).t().matmul(h_full)
         return (
             None,
             None,
@@ -549,6 +562,7 @@ class _Sequence(Function):
             g_b,
             None,
             None,
+            g_w_hr,
         )
 
     @staticmethod
@@ -556,7 +570,7 @@ class _Sequence(Function):
         """The backward of a layer that ``_gru_layer`` ran, as :meth:`layer_backward`: the
         recurrence's gradients in one call, the recurrent weight's and bias's from the
         gradients of every step's state projection at once."""
-        _, h0, _, w_hh, _ = ctx.saved_tensors
+        _, h0, _, w_hh, _, _ = ctx.saved_tensors
         out, ws = ctx.layer
         g_proj, g_hp, g_h0 = ops._gru_layer_backward(
             g_out, g_h, h0, w_hh, ws, ctx.reverse, ctx.sizes
@@ -573,12 +587,13 @@ class _Sequence(Function):
             g_b,
             None,
             None,
+            None,
         )
 
     @staticmethod
     def rnn_layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor) -> tuple[Any, ...]:
         """The backward of a layer that ``_rnn_layer`` ran, as :meth:`layer_backward`."""
-        _, h0, _, w_hh, _ = ctx.saved_tensors
+        _, h0, _, w_hh, _, _ = ctx.saved_tensors
         out, _ = ctx.layer
         relu = ctx.mode == "RNN_RELU"
         g_proj, g_h0 = ops._rnn_layer_backward(g_out, g_h, out, w_hh, relu, ctx.reverse, ctx.sizes)
@@ -594,13 +609,14 @@ class _Sequence(Function):
             g_b,
             None,
             None,
+            None,
         )
 
     @staticmethod
     def recorded_backward(
         ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None
     ) -> tuple[Any, ...]:
-        proj, h0, c0, w_hh, b_hh = ctx.saved_tensors
+        proj, h0, c0, w_hh, b_hh, w_hr = ctx.saved_tensors
         seq = proj.shape[0]
         order = range(seq - 1, -1, -1) if ctx.reverse else range(seq)
         h, c = h0, c0
@@ -611,6 +627,8 @@ class _Sequence(Function):
                 i, f, g, o = (proj[t] + F.linear(h, w_hh, b_hh)).chunk(4, -1)
                 c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
                 h_new = o.sigmoid() * c_new.tanh()
+                if w_hr is not None:
+                    h_new = F.linear(h_new, w_hr)
             elif ctx.mode == "GRU":
                 h_new, c_new = _gru_step(proj[t], h, w_hh, b_hh), None
             else:
@@ -626,11 +644,12 @@ class _Sequence(Function):
             hs[t] = h
         outs = [ops.stack(hs, 0), h] + ([c] if ctx.mode == "LSTM" else [])
         grads = [g_out, g_h] + ([g_c] if ctx.mode == "LSTM" else [])
-        inputs = [(i, x) for i, x in enumerate((proj, h0, c0, w_hh, b_hh), 2)
+        positions = (2, 3, 4, 5, 6, 9)  # (of these in ``forward``'s arguments)
+        inputs = [(i, x) for i, x in zip(positions, (proj, h0, c0, w_hh, b_hh, w_hr), strict=True)
                   if x is not None and ctx.needs_input_grad[i]]  # fmt: skip
         res = autograd_grad(outs, [x for _, x in inputs], grads, create_graph=True,
                             allow_unused=True)  # fmt: skip
-        full: list[Any] = [None] * 9
+        full: list[Any] = [None] * 10
         for (i, _), r in zip(inputs, res, strict=True):
             full[i] = r
         return tuple(full)
@@ -923,7 +942,7 @@ def _one_step(
     if b_hh is not None and mode != "GRU":  # (it only adds to the gates)
         proj, b_hh = proj + b_hh, None
     step = proj.unsqueeze(0)
-    _, h2, c2 = _Sequence.apply(mode, False, step, h, c, w_hh, b_hh, None, _recording())
+    _, h2, c2 = _Sequence.apply(mode, False, step, h, c, w_hh, b_hh, None, _recording(), None)
     named_as(h2, _CELL_NODE.get(h2.device.type, _CELL_NODE["cpu"])[mode])
     return h2, c2
 

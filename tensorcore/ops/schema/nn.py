@@ -348,7 +348,7 @@ _op(
 # where the backend has it): one call instead of a dozen operators per time step.
 _op(
     "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, "
-    "int[]? batch_sizes=None, bool train=True) -> "
+    "int[]? batch_sizes=None, bool train=True, Tensor? w_hr=None) -> "
     "(Tensor, Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "An LSTM layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
@@ -362,7 +362,10 @@ _op(
     "first): at step ``t`` only the first ``batch_sizes[t]`` sequences step, the others carry "
     "their states (which the output holds at their steps) and the backward passes their "
     "gradients through; ``h_n``, ``c_n`` are each sequence's states at its end. Without "
-    "``train`` (no backward to come) the workspace is only two steps' scratch (``min(L, 2)``).",
+    "``train`` (no backward to come) the workspace is only two steps' scratch (``min(L, 2)``). "
+    "With ``w_hr`` (P, H) the layer projects its state (``proj_size``): ``h_t = (o_t * "
+    "tanh(c_t)) W_hr^T`` (N, P), which ``w_hh`` (4H, P) reads, ``h0``, the output and "
+    "``h_n`` of size P; the workspace keeps the state before its projection.",
     frontend="structured",
     meta_function=MN.meta_lstm_layer,
     method=False,
@@ -370,11 +373,13 @@ _op(
 )
 _op(
     "_lstm_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor grad_c_n, Tensor c0, "
-    "Tensor w_hh, Tensor workspace, bool reverse, int[]? batch_sizes=None) -> "
-    "(Tensor, Tensor, Tensor)",
+    "Tensor w_hh, Tensor workspace, bool reverse, int[]? batch_sizes=None, Tensor? w_hr=None) "
+    "-> (Tensor, Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "The gradients of ``_lstm_layer`` with respect to ``proj`` and the initial states, from "
-    "the gradients of its output and final states and its ``workspace``.",
+    "the gradients of its output and final states and its ``workspace``; with ``w_hr`` also "
+    "the gradient of every step's projected state (L, N, P: what ``w_hr``'s gradient is made "
+    "of), else an empty (0,) tensor.",
     frontend="structured",
     meta_function=MN.meta_lstm_layer_backward,
     method=False,

@@ -58,6 +58,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         reverse: bool,
         batch_sizes: list[int] | None = None,
         train: bool = True,
+        w_hr: Any = None,
     ) -> None:
         # A step's workspace (7H, N), feature-major so that every gate, state and product
         # is one contiguous block (an (N, H) slice of an (N, 4H) row is N short runs, and
@@ -79,6 +80,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # Without ``train`` nothing reads the workspace back: two rows serve in turn (the
         # step's and the previous one's), the outputs go to a buffer of their own.
         hs = ws[:, 6 * hsz :] if train else xp.empty((steps, hsz, batch), dtype=wide)
+        # (proj_size: the state the next step reads, and the output, is h's projection)
+        wr = None if w_hr is None else array_of(w_hr).astype(wide, copy=False)
+        hp = hs if wr is None else xp.empty((steps, wr.shape[0], batch), dtype=wide)
         tok = enter()
         try:
             for k, t in enumerate(range(steps - 1, -1, -1) if reverse else range(steps)):
@@ -110,6 +114,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 c_new += tmp
                 xp.tanh(c_new, out=tc_new)
                 xp.multiply(act[2 * hsz : sig], tc_new, out=h_new)
+                if wr is not None:
+                    xp.matmul(wr, h_new, out=hp[t])
+                    h_new = hp[t]
                 b = batch if batch_sizes is None else batch_sizes[t]
                 if b < batch:
                     # (packed) the sequences past their end carry their states: the step ran
@@ -124,7 +131,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ws[...] = 0
         finally:
             leave(tok)
-        outs[0][...] = hs.transpose(0, 2, 1)
+        outs[0][...] = hp.transpose(0, 2, 1)
         for o, b in zip(outs[1:], (hn, cn, ws), strict=True):
             if b is not o:
                 o[...] = b
@@ -152,6 +159,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         workspace: Any,
         reverse: bool,
         batch_sizes: list[int] | None = None,
+        w_hr: Any = None,
     ) -> None:
         outs, wide, gy, ws, w, c_first = backward_arrays(out, grad_output, workspace, w_hh, c0)
         steps, gates, batch = ws.shape[0], outs[0].shape[2], outs[0].shape[1]
@@ -159,6 +167,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         sig = 3 * hsz
         g_proj = xp.empty((steps, gates, batch), dtype=wide)  # as ``ws``: feature-major, ...
         gh = array_of(grad_h_n).astype(wide).T.copy()
+        # (proj_size: gh is the projected state's gradient, g_h the state's before it)
+        wrt = None if w_hr is None else array_of(w_hr).astype(wide, copy=False).T
+        g_h = gh if wrt is None else xp.empty((hsz, batch), dtype=wide)
+        g_hr = None if wrt is None else xp.empty((steps, gh.shape[0], batch), dtype=wide)
         gc = array_of(grad_c_n).astype(wide).T.copy()
         tmp = xp.empty((hsz, batch), dtype=wide)
         deriv = xp.empty((gates, batch), dtype=wide)
@@ -181,15 +193,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 tc_t = row[gates + hsz : 6 * hsz]
                 c_prev = ws[order[k - 1]][gates : gates + hsz] if k else c_first
                 gh += gy[t]
-                # gc += gh * o * (1 - tanh(c)^2)
+                if g_hr is not None:
+                    g_hr[t] = gh
+                    if b < batch:
+                        g_hr[t][:, b:] = 0
+                    xp.matmul(wrt, gh, out=g_h)
+                # gc += g_h * o * (1 - tanh(c)^2)
                 xp.multiply(tc_t, tc_t, out=tmp)
                 xp.subtract(1, tmp, out=tmp)
                 tmp *= so
-                tmp *= gh
+                tmp *= g_h
                 gc += tmp
                 xp.multiply(gc, tg, out=gg[:hsz])
                 xp.multiply(gc, c_prev, out=gg[hsz : 2 * hsz])
-                xp.multiply(gh, tc_t, out=gg[2 * hsz : sig])
+                xp.multiply(g_h, tc_t, out=gg[2 * hsz : sig])
                 xp.multiply(gc, si, out=gg[sig:])
                 # the activations' derivatives: a(1 - a) for the sigmoids, 1 - a^2 for tanh
                 ds = deriv[:sig]
@@ -210,6 +227,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         copy_gates_from_workspace_order(outs[0], g_proj)
         outs[1][...] = gh.T
         outs[2][...] = gc.T
+        if g_hr is not None:
+            outs[3][...] = g_hr.transpose(0, 2, 1)
 
     def _gru_layer(
         out: Any,
