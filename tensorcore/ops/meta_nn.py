@@ -910,7 +910,8 @@ def meta_lstm_layer_backward(
     if w_hr is None:
         states = {"grad_h_n": grad_h_n, "grad_c_n": grad_c_n, "c0": c0}
         steps, batch, hsz = _layer_backward_checks(fn, grad_output, w_hh, 4, workspace, 7, states)
-        psz, g_hr = hsz, ((0,), d)
+        psz = hsz
+        g_hr: tuple[tuple[int, ...], Any] = ((0,), d)
     else:
         if grad_output.ndim != 3 or w_hr.ndim != 2:
             raise RuntimeError(
