@@ -41,6 +41,7 @@ PYTORCH = {
     "batch_norm_backward": "f", "native_group_norm": "f", "native_group_norm_backward": "f",
     "linear": "ifc", "linear_backward": "ifc",
     "_lstm_layer": "f", "_lstm_layer_backward": "f", "_gru_layer": "f", "_gru_layer_backward": "f",
+    "_rnn_layer": "f", "_rnn_layer_backward": "f",
     "searchsorted": "if", "bucketize": "if", "cummax": "bif", "cummin": "bif",
     "logcumsumexp": "fc", "isin": "if", "unique": "bif", "unique_consecutive": "bif",
     "histc": "f", "histogram": "f", "kthvalue": "if", "mode": "bif", "median": "if",

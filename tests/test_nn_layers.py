@@ -1122,7 +1122,7 @@ def test_channel_dropouts_by_rank_as_pytorch(device: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float16])
-@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
 @pytest.mark.parametrize("bias", [True, False])
 def test_layer_kernel_in_lower_precision_matches_float64(
     device: str, mode: str, dtype: Any, bias: bool
@@ -1174,14 +1174,14 @@ def test_lstm_parameter_gradients_with_the_recurrent_bias_folded(device: str) ->
     assert tc.autograd.gradcheck(f, tuple(params))
 
 
-@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
 def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
     monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     # (else the comparisons above would test the step-by-step path twice)
     from tensorcore.ops import functions
 
-    name = {"LSTM": "_lstm_layer", "GRU": "_gru_layer"}[mode]
+    name = {"LSTM": "_lstm_layer", "GRU": "_gru_layer", "RNN": "_rnn_layer"}[mode]
     calls = {name: 0, name + "_backward": 0}
     for op in calls:
         real = getattr(functions, op)
@@ -1194,6 +1194,155 @@ def test_layers_run_a_direction_in_one_call_where_the_backend_has_it(
     mod = getattr(nn, mode)(3, 4, num_layers=2, bidirectional=True)
     mod(tc.ones(5, 2, 3))[0].sum().backward()
     assert calls == {name: 4, name + "_backward": 4}
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_packed_layers_match_the_masked_step_by_step_recurrence(
+    device: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Packed input runs each direction in one ``_lstm_layer`` / ``_gru_layer`` call with
+    # ``batch_sizes`` (the sequences past their end carry their states): outputs, final
+    # states and every gradient against the step-by-step recurrence with masked steps.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.modules import rnn as rnn_mod
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = getattr(nn, mode)(3, 4, num_layers=2, bidirectional=True, device=device, dtype=F64)
+    x = t(RNG.normal(size=(6, 5, 3)), device, grad=True)
+    h0 = t(RNG.normal(size=(4, 5, 4)), device, grad=True)
+    lengths = tc.tensor([3, 6, 1, 4, 6])
+
+    def run() -> list[tc.Tensor]:
+        hx: Any = (h0, h0 * 0.5) if mode == "LSTM" else h0
+        out, hid = mod(pack_padded_sequence(x, lengths, enforce_sorted=False), hx)
+        y = pad_packed_sequence(out)[0]
+        h = hid[0] * 2 + hid[1] if mode == "LSTM" else hid
+        loss = (y * y).sum() + (h * h).sum()
+        return [y, h, *tc.autograd.grad(loss, [x, h0, *mod.parameters()])]
+
+    got = run()
+    monkeypatch.setattr(rnn_mod, "_fusable", lambda *a: False)
+    for g, w in zip(got, run(), strict=True):
+        assert_close(g, w, atol=1e-12, rtol=1e-10)
+
+
+def test_packed_lstm_layer_gradients_and_second_derivatives(device: str) -> None:
+    # The packed layer's node against finite differences, and its recording backward too.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = nn.LSTM(2, 2, bidirectional=True, device=device, dtype=F64)
+    names = [n for n, _ in mod.named_parameters()]
+    lengths = tc.tensor([2, 3, 1])
+
+    def f(x: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        packed = pack_padded_sequence(x, lengths, enforce_sorted=False)
+        out, (h, c) = tc.func.functional_call(mod, dict(zip(names, params, strict=True)), (packed,))
+        return pad_packed_sequence(out)[0].sum() + (h * c).sum()
+
+    x = t(RNG.normal(size=(3, 3, 2)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert tc.autograd.gradcheck(f, (x, *params))
+    assert tc.autograd.gradgradcheck(lambda x, w: f(x, w, *params[1:]), (x, params[0]))
+
+
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_rnn_layer_kernel_gradients_against_finite_differences(
+    device: str, nonlinearity: str, packed: bool
+) -> None:
+    # nn.RNN's layer node (``_rnn_layer`` forward and backward, b_hh folded into the input's
+    # projection): every parameter's, the input's and the initial state's gradient.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = nn.RNN(2, 3, 2, nonlinearity=nonlinearity, bidirectional=True, device=device, dtype=F64)
+    names = [n for n, _ in mod.named_parameters()]
+    lengths = tc.tensor([2, 3, 1])
+
+    def f(x: tc.Tensor, h0: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        inp: Any = pack_padded_sequence(x, lengths, enforce_sorted=False) if packed else x
+        ps = dict(zip(names, params, strict=True))
+        out, h = tc.func.functional_call(mod, ps, (inp, h0))
+        y = pad_packed_sequence(out)[0] if packed else out
+        return (y * y).sum() + (h * h).sum()
+
+    x = t(RNG.normal(size=(3, 3, 2)), device, grad=True)
+    h0 = t(RNG.normal(size=(4, 3, 3)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert tc.autograd.gradcheck(f, (x, h0, *params))
+
+
+@pytest.mark.parametrize("cell", ["LSTMCell", "GRUCell"])
+def test_cells_step_as_one_node_with_first_and_second_derivatives(device: str, cell: str) -> None:
+    # LSTMCell and GRUCell run their step as a one-step layer (one node over the backend's
+    # layer kernel): every parameter's and input's gradient against finite differences, and
+    # the recording backward's (second derivatives).
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    mod = getattr(nn, cell)(2, 3, device=device, dtype=F64)
+    names = [n for n, _ in mod.named_parameters()]
+
+    def f(x: tc.Tensor, h: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        hx: Any = (h, h * h) if cell == "LSTMCell" else h
+        out = tc.func.functional_call(mod, dict(zip(names, params, strict=True)), (x, hx))
+        return (out[0] * out[1]).sum() if cell == "LSTMCell" else (out * out).sum()
+
+    x = t(RNG.normal(size=(3, 2)), device, grad=True)
+    h = t(RNG.normal(size=(3, 3)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in mod.parameters()]
+    assert tc.autograd.gradcheck(f, (x, h, *params))
+    assert tc.autograd.gradgradcheck(
+        lambda x, h, w: f(x, h, params[0], w, *params[2:]), (x, h, params[1])
+    )
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_lstm_with_projection_runs_the_layer_kernel_and_matches_the_composite_steps(
+    device: str, packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # proj_size: ``_lstm_layer`` with ``w_hr`` (the next step reads the projected state):
+    # outputs, final states and every gradient (W_hr's from one matmul over all steps)
+    # against the steps written with recorded operators; then finite differences, and the
+    # recording backward's second derivatives.
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    from tensorcore.nn.modules import rnn as rnn_mod
+    from tensorcore.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    mod = nn.LSTM(3, 5, 2, bidirectional=True, proj_size=2, device=device, dtype=F64)
+    x = t(RNG.normal(size=(6, 4, 3)), device, grad=True)
+    h0 = t(RNG.normal(size=(4, 4, 2)), device, grad=True)
+    c0 = t(RNG.normal(size=(4, 4, 5)), device, grad=True)
+    lengths = tc.tensor([3, 6, 1, 6])
+
+    def run() -> list[tc.Tensor]:
+        inp: Any = pack_padded_sequence(x, lengths, enforce_sorted=False) if packed else x
+        out, (h, c) = mod(inp, (h0, c0))
+        y = pad_packed_sequence(out)[0] if packed else out
+        loss = (y * y).sum() + (h * h).sum() + (c * h.sum(-1, keepdim=True)).sum()
+        return [y, h, c, *tc.autograd.grad(loss, [x, h0, c0, *mod.parameters()])]
+
+    got = run()
+    with monkeypatch.context() as mp:
+        mp.setattr(rnn_mod, "_fusable", lambda *a: False)
+        want = run()
+    for g, w in zip(got, want, strict=True):
+        assert_close(g, w, atol=1e-12, rtol=1e-10)
+    small = nn.LSTM(2, 3, proj_size=2, device=device, dtype=F64)
+    names = [n for n, _ in small.named_parameters()]
+
+    def f(x: tc.Tensor, *params: tc.Tensor) -> tc.Tensor:
+        out, (h, c) = tc.func.functional_call(small, dict(zip(names, params, strict=True)), (x,))
+        return (out * out).sum() + (h * c.sum(-1, keepdim=True)).sum()
+
+    xs = t(RNG.normal(size=(3, 2, 2)), device, grad=True)
+    params = [p.detach().clone().requires_grad_() for p in small.parameters()]
+    assert tc.autograd.gradcheck(f, (xs, *params))
+    assert tc.autograd.gradgradcheck(lambda x, w: f(x, *params[:-1], w), (xs, params[-1]))
 
 
 def test_rnn_flatten_parameters_is_a_no_op_and_flat_weights_follow_the_names() -> None:

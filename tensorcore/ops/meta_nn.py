@@ -15,6 +15,7 @@ in ``like``'s memory order.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -817,16 +818,57 @@ def _lstm_checks(
     return steps, batch, hsz
 
 
-def meta_lstm_layer(proj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, reverse: bool) -> Any:
-    steps, batch, hsz = _lstm_checks("_lstm_layer", proj, w_hh, h0=h0, c0=c0)
+def _batch_sizes(fn: str, sizes: Any, steps: int, batch: int) -> tuple[int, ...] | None:
+    """A packed layer's ``batch_sizes``: one per step, non-increasing, each in [0, batch]."""
+    if sizes is None:
+        return None
+    sizes = tuple(int(b) for b in sizes)
+    if (
+        len(sizes) != steps
+        or any(not 0 <= b <= batch for b in sizes)
+        or any(a < b for a, b in itertools.pairwise(sizes))
+    ):
+        raise RuntimeError(
+            f"{fn}(): expected batch_sizes of {steps} non-increasing sizes in [0, {batch}], "
+            f"got {list(sizes)}"
+        )
+    return sizes
+
+
+def meta_lstm_layer(
+    proj: Tensor,
+    h0: Tensor,
+    c0: Tensor,
+    w_hh: Tensor,
+    reverse: bool,
+    batch_sizes: Any = None,
+    train: bool = True,
+    w_hr: Tensor | None = None,
+) -> Any:
+    fn = "_lstm_layer"
+    if w_hr is None:
+        steps, batch, hsz = _lstm_checks(fn, proj, w_hh, h0=h0, c0=c0)
+        psz = hsz
+    else:  # (a projection: h is (N, P) and W_hh reads it)
+        if proj.ndim != 3 or proj._shape[2] % 4:
+            raise RuntimeError(
+                f"{fn}(): expected proj of shape (L, N, 4 * hidden_size), got {list(proj._shape)}"
+            )
+        steps, batch, hsz = proj._shape[0], proj._shape[1], proj._shape[2] // 4
+        psz = w_hr._shape[0] if w_hr.ndim == 2 else -1
+        _norm_param(fn, "w_hr", w_hr, (psz, hsz), proj)
+        _norm_param(fn, "w_hh", w_hh, (4 * hsz, psz), proj)
+        _norm_param(fn, "h0", h0, (batch, psz), proj)
+        _norm_param(fn, "c0", c0, (batch, hsz), proj)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
     d = proj._dtype
     specs = (
-        ((steps, batch, hsz), d),
+        ((steps, batch, psz), d),
+        ((batch, psz), d),
         ((batch, hsz), d),
-        ((batch, hsz), d),
-        ((steps, 7 * hsz, batch), d),
+        ((steps if train else min(steps, 2), 7 * hsz, batch), d),
     )
-    return (proj, h0, c0, w_hh, bool(reverse)), specs
+    return (proj, h0, c0, w_hh, bool(reverse), sizes, bool(train), w_hr), specs
 
 
 def _layer_backward_checks(
@@ -860,26 +902,54 @@ def meta_lstm_layer_backward(
     w_hh: Tensor,
     workspace: Tensor,
     reverse: bool,
+    batch_sizes: Any = None,
+    w_hr: Tensor | None = None,
 ) -> Any:
-    states = {"grad_h_n": grad_h_n, "grad_c_n": grad_c_n, "c0": c0}
-    steps, batch, hsz = _layer_backward_checks(
-        "_lstm_layer_backward", grad_output, w_hh, 4, workspace, 7, states
-    )
+    fn = "_lstm_layer_backward"
     d = grad_output._dtype
-    specs = (((steps, batch, 4 * hsz), d), ((batch, hsz), d), ((batch, hsz), d))
-    args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse))
+    if w_hr is None:
+        states = {"grad_h_n": grad_h_n, "grad_c_n": grad_c_n, "c0": c0}
+        steps, batch, hsz = _layer_backward_checks(fn, grad_output, w_hh, 4, workspace, 7, states)
+        psz = hsz
+        g_hr: tuple[tuple[int, ...], Any] = ((0,), d)
+    else:
+        if grad_output.ndim != 3 or w_hr.ndim != 2:
+            raise RuntimeError(
+                f"{fn}(): expected grad_output of shape (L, N, P) and w_hr of shape (P, H), "
+                f"got {list(grad_output._shape)} and {list(w_hr._shape)}"
+            )
+        steps, batch, psz = grad_output._shape
+        hsz = w_hr._shape[1]
+        _norm_param(fn, "w_hr", w_hr, (psz, hsz), grad_output)
+        _norm_param(fn, "w_hh", w_hh, (4 * hsz, psz), grad_output)
+        _norm_param(fn, "workspace", workspace, (steps, 7 * hsz, batch), grad_output)
+        _norm_param(fn, "grad_h_n", grad_h_n, (batch, psz), grad_output)
+        _norm_param(fn, "grad_c_n", grad_c_n, (batch, hsz), grad_output)
+        _norm_param(fn, "c0", c0, (batch, hsz), grad_output)
+        g_hr = ((steps, batch, psz), d)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
+    specs = (((steps, batch, 4 * hsz), d), ((batch, psz), d), ((batch, hsz), d), g_hr)
+    args = (grad_output, grad_h_n, grad_c_n, c0, w_hh, workspace, bool(reverse), sizes, w_hr)
     return args, specs
 
 
 def meta_gru_layer(
-    proj: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, reverse: bool
+    proj: Tensor,
+    h0: Tensor,
+    w_hh: Tensor,
+    b_hh: Tensor | None,
+    reverse: bool,
+    batch_sizes: Any = None,
+    train: bool = True,
 ) -> Any:
     fn = "_gru_layer"
     steps, batch, hsz = _lstm_checks(fn, proj, w_hh, 3, h0=h0)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
     _norm_param(fn, "b_hh", b_hh, (3 * hsz,), proj)
     d = proj._dtype
-    specs = (((steps, batch, hsz), d), ((batch, hsz), d), ((steps, 5 * hsz, batch), d))
-    return (proj, h0, w_hh, b_hh, bool(reverse)), specs
+    rows = steps if train else min(steps, 2)
+    specs = (((steps, batch, hsz), d), ((batch, hsz), d), ((rows, 5 * hsz, batch), d))
+    return (proj, h0, w_hh, b_hh, bool(reverse), sizes, bool(train)), specs
 
 
 def meta_gru_layer_backward(
@@ -889,15 +959,51 @@ def meta_gru_layer_backward(
     w_hh: Tensor,
     workspace: Tensor,
     reverse: bool,
+    batch_sizes: Any = None,
 ) -> Any:
     states = {"grad_h_n": grad_h_n, "h0": h0}
     steps, batch, hsz = _layer_backward_checks(
         "_gru_layer_backward", grad_output, w_hh, 3, workspace, 5, states
     )
+    sizes = _batch_sizes("_gru_layer_backward", batch_sizes, steps, batch)
     d = grad_output._dtype
     specs = (((steps, batch, 3 * hsz), d), ((steps, batch, 3 * hsz), d), ((batch, hsz), d))
-    args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse))
+    args = (grad_output, grad_h_n, h0, w_hh, workspace, bool(reverse), sizes)
     return args, specs
+
+
+def meta_rnn_layer(
+    proj: Tensor,
+    h0: Tensor,
+    w_hh: Tensor,
+    relu: bool,
+    reverse: bool,
+    batch_sizes: Any = None,
+) -> Any:
+    fn = "_rnn_layer"
+    steps, batch, hsz = _lstm_checks(fn, proj, w_hh, 1, h0=h0)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
+    d = proj._dtype
+    specs = (((steps, batch, hsz), d), ((batch, hsz), d))
+    return (proj, h0, w_hh, bool(relu), bool(reverse), sizes), specs
+
+
+def meta_rnn_layer_backward(
+    grad_output: Tensor,
+    grad_h_n: Tensor,
+    output: Tensor,
+    w_hh: Tensor,
+    relu: bool,
+    reverse: bool,
+    batch_sizes: Any = None,
+) -> Any:
+    fn = "_rnn_layer_backward"
+    steps, batch, hsz = _lstm_checks(fn, grad_output, w_hh, 1, grad_h_n=grad_h_n)
+    _norm_param(fn, "output", output, (steps, batch, hsz), grad_output)
+    sizes = _batch_sizes(fn, batch_sizes, steps, batch)
+    d = grad_output._dtype
+    specs = (((steps, batch, hsz), d), ((batch, hsz), d))
+    return (grad_output, grad_h_n, output, w_hh, bool(relu), bool(reverse), sizes), specs
 
 
 def _pointwise_loss(

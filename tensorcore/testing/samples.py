@@ -1280,6 +1280,21 @@ def _lstm_layer(m: _Maker) -> list[Sample]:
             (m.uniform(4, 1, 12), m.uniform(1, 3), m.uniform(1, 3), m.uniform(12, 3), True),
             desc="reverse",
         ),
+        S(
+            (m.uniform(4, 3, 8), m.uniform(3, 2), m.uniform(3, 2), m.uniform(8, 2), True),
+            {"batch_sizes": [3, 2, 2, 1]},
+            desc="packed, reverse",
+        ),
+        S(
+            (m.uniform(3, 2, 8), m.uniform(2, 2), m.uniform(2, 2), m.uniform(8, 2), False),
+            {"train": False},
+            desc="inference: two steps' workspace",
+        ),
+        S(
+            (m.uniform(3, 2, 12), m.uniform(2, 2), m.uniform(2, 3), m.uniform(12, 2), True),
+            {"batch_sizes": [2, 2, 1], "w_hr": m.uniform(2, 3)},
+            desc="projected state (proj_size), packed, reverse",
+        ),
     ]
 
 
@@ -1291,7 +1306,24 @@ def _lstm_layer_backward(m: _Maker) -> list[Sample]:
         ws = m.positive(steps, 7 * hsz, batch, lo=0.0, hi=1.0)
         return (*grads, m.uniform(batch, hsz), m.uniform(4 * hsz, hsz), ws, reverse)
 
-    return [S(args(3, 2, 2, False)), S(args(4, 1, 3, True), desc="reverse")]
+    return [
+        S(args(3, 2, 2, False)),
+        S(args(4, 1, 3, True), desc="reverse"),
+        S(args(4, 3, 2, False), {"batch_sizes": [3, 3, 1, 0]}, desc="packed"),
+        S(
+            (
+                m.uniform(3, 2, 2),  # (grad_output and grad_h_n of the projected size, 2)
+                m.uniform(2, 2),
+                m.uniform(2, 3),
+                m.uniform(2, 3),
+                m.uniform(12, 2),
+                m.positive(3, 21, 2, lo=0.0, hi=1.0),
+                False,
+            ),
+            {"w_hr": m.uniform(2, 3)},
+            desc="projected state (proj_size)",
+        ),
+    ]
 
 
 @_samples("_gru_layer")
@@ -1299,6 +1331,16 @@ def _gru_layer(m: _Maker) -> list[Sample]:
     return [
         S((m.uniform(3, 2, 6), m.uniform(2, 2), m.uniform(6, 2), m.uniform(6), False)),
         S((m.uniform(4, 1, 9), m.uniform(1, 3), m.uniform(9, 3), None, True), desc="reverse"),
+        S(
+            (m.uniform(3, 3, 6), m.uniform(3, 2), m.uniform(6, 2), m.uniform(6), False),
+            {"batch_sizes": [3, 2, 1]},
+            desc="packed",
+        ),
+        S(
+            (m.uniform(3, 2, 6), m.uniform(2, 2), m.uniform(6, 2), m.uniform(6), True),
+            {"train": False},
+            desc="inference: two steps' workspace",
+        ),
     ]
 
 
@@ -1310,7 +1352,37 @@ def _gru_layer_backward(m: _Maker) -> list[Sample]:
         ws = m.positive(steps, 5 * hsz, batch, lo=0.0, hi=1.0)
         return (*grads, m.uniform(batch, hsz), m.uniform(3 * hsz, hsz), ws, reverse)
 
-    return [S(args(3, 2, 2, False)), S(args(4, 1, 3, True), desc="reverse")]
+    return [
+        S(args(3, 2, 2, False)),
+        S(args(4, 1, 3, True), desc="reverse"),
+        S(args(3, 3, 2, True), {"batch_sizes": [2, 2, 1]}, desc="packed, reverse"),
+    ]
+
+
+@_samples("_rnn_layer")
+def _rnn_layer(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(3, 2, 2), m.uniform(2, 2), m.uniform(2, 2), False, False)),
+        S((m.uniform(4, 1, 3), m.uniform(1, 3), m.uniform(3, 3), True, True), desc="relu, reverse"),
+        S(
+            (m.uniform(3, 3, 2), m.uniform(3, 2), m.uniform(2, 2), False, True),
+            {"batch_sizes": [3, 2, 1]},
+            desc="packed, reverse",
+        ),
+    ]
+
+
+@_samples("_rnn_layer_backward")
+def _rnn_layer_backward(m: _Maker) -> list[Sample]:
+    def args(steps: int, batch: int, hsz: int, relu: bool, reverse: bool) -> tuple[Any, ...]:
+        grads = (m.uniform(steps, batch, hsz), m.uniform(batch, hsz))
+        return (*grads, m.uniform(steps, batch, hsz), m.uniform(hsz, hsz), relu, reverse)
+
+    return [
+        S(args(3, 2, 2, False, False)),
+        S(args(4, 1, 3, True, True), desc="relu, reverse"),
+        S(args(3, 3, 2, False, False), {"batch_sizes": [3, 2, 2]}, desc="packed"),
+    ]
 
 
 @_samples("dist")

@@ -274,10 +274,17 @@ def register_kernels(
 #: in-place operators; ``batch_norm`` has no kernel there.
 _WRITE_OTHERS = frozenset({"_fused_sgd_", "_fused_adam_", "batch_norm", "native_batch_norm"})
 #: Kernels that compute by writing into slices of their own scratch arrays (``out=`` a
-#: view: the LSTM and GRU layers' steps): not registered where arrays are values, since those writes
-#: would be lost. ``nn.LSTM`` and ``nn.GRU`` then run their step-by-step recurrence there.
+#: view: the LSTM, GRU and RNN layers' steps): not registered where arrays are values, since
+#: those writes would be lost. The layers then run their step-by-step recurrence there.
 _WRITE_VIEWS = frozenset(
-    {"_lstm_layer", "_lstm_layer_backward", "_gru_layer", "_gru_layer_backward"}
+    {
+        "_lstm_layer",
+        "_lstm_layer_backward",
+        "_gru_layer",
+        "_gru_layer_backward",
+        "_rnn_layer",
+        "_rnn_layer_backward",
+    }
 )
 
 

@@ -170,10 +170,11 @@ class RNNBase(Module):
     def _run_padded(self, input: Tensor, hx: Any, lengths: Tensor | None) -> tuple[Tensor, Any]:
         """``lengths`` (sorted, longest first) is given for packed input, which comes
         time-major."""
-        active = None
+        active = sizes = None
         if lengths is not None:
             times = ops.arange(input.shape[0]).unsqueeze(1)
             active = (times < lengths.unsqueeze(0)).to(input.device)  # (T, B)
+            sizes = _batch_sizes(lengths.tolist(), input.shape[0])
         unbatched = input.ndim == 2 and active is None
         if input.ndim not in (2, 3):
             raise ValueError(
@@ -207,11 +208,14 @@ class RNNBase(Module):
                 proj = F.linear(layer_in, w_ih, b_ih)  # (L, N, gates * H), all steps at once
                 state = states[k]
                 steps = range(seq - 1, -1, -1) if d else range(seq)
-                if _fusable(self.mode, proj, state, active, w_hr):
+                if _fusable(self.mode, proj, state, sizes, w_hr):
                     h0, c0 = state if self.mode == "LSTM" else (state, None)
-                    out, h, c = _Sequence.apply(self.mode, bool(d), proj, h0, c0, w_hh, b_hh)
+                    out, h, c = _Sequence.apply(
+                        self.mode, bool(d), proj, h0, c0, w_hh, b_hh, sizes, _recording(), w_hr
+                    )
                     # (PyTorch's layer node, which programs print as the output's grad_fn)
-                    named_as(out, _LAYER_NODE.get(out.device.type, _LAYER_NODE["cpu"])[self.mode])
+                    names = _LAYER_NODE.get(out.device.type, _LAYER_NODE["cpu"])
+                    named_as(out, names["LSTM_PROJ" if w_hr is not None else self.mode])
                     outs.append(out)
                     finals.append((h, c) if self.mode == "LSTM" else h)
                     continue
@@ -268,6 +272,22 @@ class RNNBase(Module):
         return h.squeeze(1) if unbatched else h
 
 
+def _recording() -> bool:
+    """Whether the graph records here (read before :class:`_Sequence` runs its forward,
+    where it does not)."""
+    return grad_mode.is_grad_enabled()
+
+
+def _batch_sizes(lengths: list[int], steps: int) -> tuple[int, ...]:
+    """How many of the sequences of ``lengths`` (longest first) run at each of ``steps``."""
+    sizes, k = [], len(lengths)
+    for t in range(steps):
+        while k and lengths[k - 1] <= t:
+            k -= 1
+        sizes.append(k)
+    return tuple(sizes)
+
+
 def _where_state(m: Tensor, new: Any, old: Any) -> Any:
     if isinstance(new, tuple):
         return tuple(ops.where(m, a, b) for a, b in zip(new, old, strict=True))
@@ -318,25 +338,34 @@ def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> T
 
 
 #: The operator that runs a whole layer direction of each mode in one call.
-_LAYER_OP = {"LSTM": "_lstm_layer", "GRU": "_gru_layer"}
+_LAYER_OP = {
+    "LSTM": "_lstm_layer",
+    "GRU": "_gru_layer",
+    "RNN_TANH": "_rnn_layer",
+    "RNN_RELU": "_rnn_layer",
+}
 
 
 def _has_layer_kernel(mode: str, proj: Tensor) -> bool:
     """Whether ``proj``'s backend runs a whole ``mode`` layer as one call (``_lstm_layer``,
-    ``_gru_layer``; a backend without it gets the step-by-step recurrence of
-    :class:`_Sequence`)."""
+    ``_gru_layer``, ``_rnn_layer``; a backend without it gets the step-by-step recurrence of
+    :class:`_Sequence`, or for an Elman RNN the layer's own)."""
     try:
         return get_op(_LAYER_OP[mode]).record((proj._device.type, "strided")) is not None
     except KeyError:
         return False
 
 
-def _fusable(mode: str, proj: Tensor, state: Any, active: Any, w_hr: Any) -> bool:
-    """Whether a layer's recurrence runs as one :class:`_Sequence` node: LSTM and GRU layers
-    of real floating dtype, over unpacked input, without an LSTM's projection."""
-    if mode not in ("LSTM", "GRU") or active is not None or w_hr is not None:
-        return False
+def _fusable(mode: str, proj: Tensor, state: Any, sizes: Any, w_hr: Any) -> bool:
+    """Whether a layer's recurrence runs as one :class:`_Sequence` node: layers of real
+    floating dtype; over packed input (``sizes``), an LSTM's with a projection (``w_hr``) and
+    an Elman RNN's at all where the backend has the layer kernel."""
     if not proj._dtype.is_floating_point or proj.shape[0] == 0:
+        return False
+    special = sizes is not None or w_hr is not None or mode not in ("LSTM", "GRU")
+    if special and not _has_layer_kernel(mode, proj):
+        return False
+    if w_hr is not None and w_hr._dtype != proj._dtype:
         return False
     states = state if isinstance(state, tuple) else (state,)
     return all(t._dtype == proj._dtype for t in states)
@@ -345,8 +374,16 @@ def _fusable(mode: str, proj: Tensor, state: Any, active: Any, w_hr: Any) -> boo
 #: The node PyTorch's kernels leave on a layer's output (named as its ATen operator), by device
 #: type: its CPU kernels elsewhere, cuDNN's on CUDA.
 _LAYER_NODE = {
-    "cpu": {"LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0"},
-    "cuda": {"LSTM": "CudnnRnnBackward0", "GRU": "CudnnRnnBackward0"},
+    "cpu": {
+        "LSTM": "MkldnnRnnLayerBackward0",
+        "GRU": "StackBackward0",
+        "RNN_TANH": "StackBackward0",
+        "RNN_RELU": "StackBackward0",
+        "LSTM_PROJ": "StackBackward0",  # (not oneDNN's: it has no projection)
+    },
+    "cuda": dict.fromkeys(
+        ("LSTM", "GRU", "RNN_TANH", "RNN_RELU", "LSTM_PROJ"), "CudnnRnnBackward0"
+    ),
 }
 #: Likewise for one step of a cell: PyTorch's composite on the CPU, its fused kernels on CUDA.
 _CELL_NODE = {
@@ -356,14 +393,15 @@ _CELL_NODE = {
 
 
 class _Sequence(Function):
-    """A whole LSTM or GRU layer direction's recurrence as one graph node: ``(output, h_n,
-    c_n)`` (``c_n`` None for a GRU) from the input's projection ``proj`` (L, N, gates * H)
-    and the initial state. Per step, the forward computes the gates without recording a
-    graph; the backward walks the steps in reverse and takes the recurrent weight's gradient
-    in one matmul over all steps (a step-by-step graph records a dozen nodes per step and
-    adds a weight-sized gradient per step). A backward that records (create_graph) instead
-    differentiates the same steps written with recorded operators, so second derivatives
-    hold."""
+    """A whole LSTM, GRU or Elman RNN layer direction's recurrence as one graph node:
+    ``(output, h_n, c_n)`` (``c_n`` None but for an LSTM) from the input's projection
+    ``proj`` (L, N, gates * H) and the initial state (``sizes``: a packed batch's sizes per
+    step). Per step, the forward computes the gates without recording a graph (in one
+    backend call where it has the layer kernel); the backward walks the steps in reverse and
+    takes the recurrent weight's gradient in one matmul over all steps (a step-by-step graph
+    records a dozen nodes per step and adds a weight-sized gradient per step). A backward
+    that records (create_graph) instead differentiates the same steps written with recorded
+    operators, so second derivatives hold."""
 
     @staticmethod
     def forward(
@@ -375,18 +413,29 @@ class _Sequence(Function):
         c0: Tensor | None,
         w_hh: Tensor,
         b_hh: Tensor | None,
+        sizes: tuple[int, ...] | None = None,
+        recording: bool = True,
+        w_hr: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Any]:
-        ctx.mode, ctx.reverse, ctx.layer = mode, reverse, None
+        ctx.mode, ctx.reverse, ctx.layer, ctx.sizes = mode, reverse, None, sizes
+        # (without a backward to come, the layer kernels keep no workspace of every step)
+        train = recording and any(ctx.needs_input_grad)
         if mode == "LSTM" and c0 is not None and _has_layer_kernel(mode, proj):
             p = proj if b_hh is None else proj + b_hh
-            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse)
-            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            out, h, c, ws = ops._lstm_layer(p, h0, c0, w_hh, reverse, sizes, train, w_hr)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
             ctx.layer = (out, ws)
             return out, h, c
         if mode == "GRU" and _has_layer_kernel(mode, proj):
-            out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse)
-            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+            out, h, ws = ops._gru_layer(proj, h0, w_hh, b_hh, reverse, sizes, train)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
             ctx.layer = (out, ws)
+            return out, h, None
+        if mode in ("RNN_TANH", "RNN_RELU"):  # (``_fusable``: where the backend has the kernel)
+            p = proj if b_hh is None else proj + b_hh
+            out, h = ops._rnn_layer(p, h0, w_hh, mode == "RNN_RELU", reverse, sizes)
+            ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
+            ctx.layer = (out, None)
             return out, h, None
         seq = proj.shape[0]
         order = range(seq - 1, -1, -1) if reverse else range(seq)
@@ -406,15 +455,17 @@ class _Sequence(Function):
                 acts.append((r, z, n, hn))
                 h = n + z * (h - n)
             hs[t] = h
-        ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
+        ctx.save_for_backward(proj, h0, c0, w_hh, b_hh, w_hr)
         ctx.prev, ctx.acts = prev, acts
         return ops.stack(hs, 0), h, c
 
     @staticmethod
     def backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None) -> tuple[Any, ...]:
-        proj, h0, _, w_hh, _ = ctx.saved_tensors
+        proj, h0, _, w_hh, _, _ = ctx.saved_tensors
         if grad_mode.is_grad_enabled():
             return _Sequence.recorded_backward(ctx, g_out, g_h, g_c)
+        if ctx.layer is not None and ctx.mode in ("RNN_TANH", "RNN_RELU"):
+            return _Sequence.rnn_layer_backward(ctx, g_out, g_h)
         if ctx.layer is not None and ctx.mode == "GRU":
             return _Sequence.gru_layer_backward(ctx, g_out, g_h)
         if ctx.layer is not None and g_c is not None:
@@ -462,6 +513,9 @@ class _Sequence(Function):
             gc if mode == "LSTM" and needs[4] else None,
             g_w,
             g_b,
+            None,
+            None,
+            None,
         )
 
     @staticmethod
@@ -485,11 +539,19 @@ class _Sequence(Function):
     def layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor) -> tuple[Any, ...]:
         """The backward of a layer that ``_lstm_layer`` ran: the recurrence's gradients in
         one call, then the recurrent weight's and bias's over all steps at once."""
-        _, h0, c0, w_hh, _ = ctx.saved_tensors
+        _, h0, c0, w_hh, _, w_hr = ctx.saved_tensors
         out, ws = ctx.layer
-        g_proj, g_h0, g_c0 = ops._lstm_layer_backward(g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse)
+        g_proj, g_h0, g_c0, g_hr = ops._lstm_layer_backward(
+            g_out, g_h, g_c, c0, w_hh, ws, ctx.reverse, ctx.sizes, w_hr
+        )
         needs = ctx.needs_input_grad
         g_w, g_b = _Sequence.recurrent_grads(ctx, g_proj, h0, out)
+        g_w_hr = None
+        if w_hr is not None and needs[9]:
+            # over all steps at once, from each step's state before its projection
+            hsz = w_hr.shape[1]
+            h_full = ws[:, 6 * hsz :].transpose(1, 2).reshape(-1, hsz)
+            g_w_hr = g_hr.reshape(-1, w_hr.shape[0]).t().matmul(h_full)
         return (
             None,
             None,
@@ -498,6 +560,9 @@ class _Sequence(Function):
             g_c0 if needs[4] else None,
             g_w,
             g_b,
+            None,
+            None,
+            g_w_hr,
         )
 
     @staticmethod
@@ -505,9 +570,11 @@ class _Sequence(Function):
         """The backward of a layer that ``_gru_layer`` ran, as :meth:`layer_backward`: the
         recurrence's gradients in one call, the recurrent weight's and bias's from the
         gradients of every step's state projection at once."""
-        _, h0, _, w_hh, _ = ctx.saved_tensors
+        _, h0, _, w_hh, _, _ = ctx.saved_tensors
         out, ws = ctx.layer
-        g_proj, g_hp, g_h0 = ops._gru_layer_backward(g_out, g_h, h0, w_hh, ws, ctx.reverse)
+        g_proj, g_hp, g_h0 = ops._gru_layer_backward(
+            g_out, g_h, h0, w_hh, ws, ctx.reverse, ctx.sizes
+        )
         needs = ctx.needs_input_grad
         g_w, g_b = _Sequence.recurrent_grads(ctx, g_hp, h0, out)
         return (
@@ -518,32 +585,71 @@ class _Sequence(Function):
             None,
             g_w,
             g_b,
+            None,
+            None,
+            None,
+        )
+
+    @staticmethod
+    def rnn_layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor) -> tuple[Any, ...]:
+        """The backward of a layer that ``_rnn_layer`` ran, as :meth:`layer_backward`."""
+        _, h0, _, w_hh, _, _ = ctx.saved_tensors
+        out, _ = ctx.layer
+        relu = ctx.mode == "RNN_RELU"
+        g_proj, g_h0 = ops._rnn_layer_backward(g_out, g_h, out, w_hh, relu, ctx.reverse, ctx.sizes)
+        needs = ctx.needs_input_grad
+        g_w, g_b = _Sequence.recurrent_grads(ctx, g_proj, h0, out)
+        return (
+            None,
+            None,
+            g_proj if needs[2] else None,
+            g_h0 if needs[3] else None,
+            None,
+            g_w,
+            g_b,
+            None,
+            None,
+            None,
         )
 
     @staticmethod
     def recorded_backward(
         ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor | None
     ) -> tuple[Any, ...]:
-        proj, h0, c0, w_hh, b_hh = ctx.saved_tensors
+        proj, h0, c0, w_hh, b_hh, w_hr = ctx.saved_tensors
         seq = proj.shape[0]
         order = range(seq - 1, -1, -1) if ctx.reverse else range(seq)
         h, c = h0, c0
         hs: list[Tensor] = [None] * seq  # type: ignore[list-item]
+        rows = ops.arange(h0.shape[0], device=h0.device).unsqueeze(1)
         for t in order:
             if ctx.mode == "LSTM":
                 i, f, g, o = (proj[t] + F.linear(h, w_hh, b_hh)).chunk(4, -1)
-                c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-                h = o.sigmoid() * c.tanh()
+                c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
+                h_new = o.sigmoid() * c_new.tanh()
+                if w_hr is not None:
+                    h_new = F.linear(h_new, w_hr)
+            elif ctx.mode == "GRU":
+                h_new, c_new = _gru_step(proj[t], h, w_hh, b_hh), None
             else:
-                h = _gru_step(proj[t], h, w_hh, b_hh)
+                relu = ctx.mode == "RNN_RELU"
+                h_new = _rnn_step(proj[t], h, w_hh, b_hh, "relu" if relu else "tanh")
+                c_new = None
+            if ctx.sizes is not None and ctx.sizes[t] < h0.shape[0]:
+                # (packed) the sequences past their end carry their states, as the kernels
+                m = rows < ctx.sizes[t]
+                h_new = ops.where(m, h_new, h)
+                c_new = None if c is None else ops.where(m, c_new, c)
+            h, c = h_new, c_new
             hs[t] = h
         outs = [ops.stack(hs, 0), h] + ([c] if ctx.mode == "LSTM" else [])
         grads = [g_out, g_h] + ([g_c] if ctx.mode == "LSTM" else [])
-        inputs = [(i, x) for i, x in enumerate((proj, h0, c0, w_hh, b_hh), 2)
+        positions = (2, 3, 4, 5, 6, 9)  # (of these in ``forward``'s arguments)
+        inputs = [(i, x) for i, x in zip(positions, (proj, h0, c0, w_hh, b_hh, w_hr), strict=True)
                   if x is not None and ctx.needs_input_grad[i]]  # fmt: skip
         res = autograd_grad(outs, [x for _, x in inputs], grads, create_graph=True,
                             allow_unused=True)  # fmt: skip
-        full: list[Any] = [None] * 7
+        full: list[Any] = [None] * 10
         for (i, _), r in zip(inputs, res, strict=True):
             full[i] = r
         return tuple(full)
@@ -674,6 +780,8 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
         super().__init__(mode, input_size, hidden_size, *args, **kwargs)
+
+    _fold_recurrent_bias = True
 
     def _cell(
         self, x_proj: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
@@ -818,6 +926,27 @@ class RNNCellBase(Module):
         return F.linear(input, self.weight_ih, self.bias_ih)
 
 
+def _one_step(
+    mode: str, proj: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor, b_hh: Tensor | None
+) -> tuple[Tensor, Tensor | None] | None:
+    """A cell's step ``(h', c')`` (``c'`` None but for an LSTM) as a one-step layer: one
+    :class:`_Sequence` node running the backend's layer kernel (a composite step records a
+    dozen operators, each a dispatch that costs more than its arithmetic at a cell's sizes);
+    None where the backend lacks the kernel or the dtypes differ."""
+    if not (proj._dtype.is_floating_point and h._dtype == proj._dtype) or (
+        c is not None and c._dtype != proj._dtype
+    ):
+        return None
+    if not _has_layer_kernel(mode, proj):
+        return None
+    if b_hh is not None and mode != "GRU":  # (it only adds to the gates)
+        proj, b_hh = proj + b_hh, None
+    step = proj.unsqueeze(0)
+    _, h2, c2 = _Sequence.apply(mode, False, step, h, c, w_hh, b_hh, None, _recording(), None)
+    named_as(h2, _CELL_NODE.get(h2.device.type, _CELL_NODE["cpu"])[mode])
+    return h2, c2
+
+
 def _batch(h: Tensor | None, unbatched: bool) -> Tensor | None:
     return h.unsqueeze(0) if h is not None and unbatched else h
 
@@ -853,6 +982,7 @@ class RNNCell(RNNCellBase):
         """The next hidden state."""
         x, unbatched = self._prepare(input, hx)
         h = _batch(hx, unbatched)
+        # (the composite step: four operators, fewer than a one-step layer node costs)
         h = _rnn_step(
             self._project(x),
             self._zeros(x) if h is None else h,
@@ -894,7 +1024,12 @@ class LSTMCell(RNNCellBase):
             h = c = self._zeros(x)
         else:
             h, c = (t.unsqueeze(0) if unbatched else t for t in hx)
-        h, c = _lstm_step(self._project(x), (h, c), self.weight_hh, self.bias_hh)
+        proj = self._project(x)
+        fused = _one_step("LSTM", proj, h, c, self.weight_hh, self.bias_hh)
+        if fused is not None:
+            h, c = fused  # type: ignore[assignment]
+        else:
+            h, c = _lstm_step(proj, (h, c), self.weight_hh, self.bias_hh)
         return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
 
 
@@ -924,7 +1059,8 @@ class GRUCell(RNNCellBase):
         """The next hidden state."""
         x, unbatched = self._prepare(input, hx)
         h = _batch(hx, unbatched)
-        h = _gru_step(
-            self._project(x), self._zeros(x) if h is None else h, self.weight_hh, self.bias_hh
-        )
+        h = self._zeros(x) if h is None else h
+        proj = self._project(x)
+        fused = _one_step("GRU", proj, h, None, self.weight_hh, self.bias_hh)
+        h = fused[0] if fused is not None else _gru_step(proj, h, self.weight_hh, self.bias_hh)
         return h.squeeze(0) if unbatched else h

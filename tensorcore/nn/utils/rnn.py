@@ -12,6 +12,7 @@ from ... import dtypes as dt
 from ..._tensor import Tensor
 from ...ops import functions as ops
 from ...ops.factories import tensor
+from ...ops.frontends import named_as
 
 __all__ = [
     "PackedSequence",
@@ -100,6 +101,16 @@ def _lengths(lengths: Any) -> list[int]:
     return [int(v) for v in lengths]
 
 
+def _counts_above(values: list[int], n: int) -> list[int]:
+    """For each ``i < n``, how many of the non-increasing ``values`` exceed ``i``."""
+    counts, k = [], len(values)
+    for i in range(n):
+        while k and values[k - 1] <= i:
+            k -= 1
+        counts.append(k)
+    return counts
+
+
 def pack_padded_sequence(
     input: Tensor, lengths: Any, batch_first: bool = False, enforce_sorted: bool = True
 ) -> PackedSequence:
@@ -128,6 +139,7 @@ def pack_padded_sequence(
             "that is <= 0"
         )
     sorted_indices = None
+    order = list(range(b))
     if enforce_sorted:
         if any(lens[i] < lens[i + 1] for i in range(len(lens) - 1)):
             raise RuntimeError(
@@ -139,13 +151,19 @@ def pack_padded_sequence(
     else:
         order = sorted(range(b), key=lambda i: -lens[i])
         sorted_indices = tensor(order, dtype=dt.int64, device=input.device)
-        input = input.index_select(0 if batch_first else 1, sorted_indices)
         lens = [lens[i] for i in order]
-    if batch_first:
-        input = input.transpose(0, 1)
     steps = lens[0]
-    sizes = [sum(1 for n in lens if n > t) for t in range(steps)]
-    data = ops.cat([input[t, : sizes[t]] for t in range(steps)], 0)
+    sizes = _counts_above(lens, steps)
+    # The packed rows, gathered in one call: step t of the j-th longest sequence, for the
+    # (t, j) where that sequence is still running, in that (row-major) order.
+    t_len = input.shape[1 if batch_first else 0]
+    times = ops.arange(steps).unsqueeze(1)
+    seqs = tensor(order, dtype=dt.int64).unsqueeze(0)
+    flat_pos = seqs * t_len + times if batch_first else times * b + seqs
+    rows = flat_pos.masked_select(times < tensor(lens, dtype=dt.int64).unsqueeze(0))
+    flat = input.reshape(-1, *input.shape[2:])
+    data = flat.index_select(0, rows.to(input.device))
+    named_as(data, "PackPaddedSequenceBackward0")
     unsorted = None
     if sorted_indices is not None:
         inverse = [0] * b
@@ -186,26 +204,24 @@ def pad_packed_sequence(
         steps_out = total_length
     else:
         steps_out = steps
-    rows = []
-    start = 0
-    for t in range(steps):
-        n = sizes[t]
-        piece = data[start : start + n]
-        start += n
-        if n < b:
-            fill = ops.full((b - n, *data.shape[1:]), padding_value, dtype=data.dtype,
-                            device=data.device)  # fmt: skip
-            piece = ops.cat([piece, fill], 0)
-        rows.append(piece)
-    for _ in range(steps_out - steps):
-        rows.append(ops.full((b, *data.shape[1:]), padding_value, dtype=data.dtype,
-                             device=data.device))  # fmt: skip
-    padded = ops.stack(rows, 0)  # (T, B, *), sorted order
-    lengths = [sum(1 for n in sizes if n > i) for i in range(b)]
-    lens = tensor(lengths, dtype=dt.int64)
-    if sequence.unsorted_indices is not None:
-        padded = padded.index_select(1, sequence.unsorted_indices)
-        lens = lens.index_select(0, sequence.unsorted_indices.to("cpu"))
+    # One gather from the data and a row of the padding value: position (t, k) of the result
+    # (k in the original order) reads the step t of the sequence sorted to ``pos[k]``.
+    unsorted = sequence.unsorted_indices
+    pos = list(range(b)) if unsorted is None else [int(v) for v in unsorted.tolist()]
+    starts = [0] * steps_out
+    for t in range(1, steps_out):
+        starts[t] = starts[t - 1] + (sizes[t - 1] if t - 1 < steps else 0)
+    ends = tensor(sizes + [0] * (steps_out - steps), dtype=dt.int64).unsqueeze(1)
+    pos_t = tensor(pos, dtype=dt.int64).unsqueeze(0)
+    rows = ops.where(
+        pos_t < ends, tensor(starts, dtype=dt.int64).unsqueeze(1) + pos_t, data.shape[0]
+    )
+    fill = ops.full((1, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
+    padded = ops.cat([data, fill], 0).index_select(0, rows.reshape(-1).to(data.device))
+    padded = padded.reshape(steps_out, b, *data.shape[1:])
+    named_as(padded, "IndexSelectBackward0" if unsorted is not None else "CopySlices")
+    lengths = _counts_above(sizes, b)  # (the sorted sequences': as many as steps they run)
+    lens = tensor([lengths[p] for p in pos], dtype=dt.int64)
     if batch_first:
         padded = padded.transpose(0, 1)
     return padded, lens

@@ -347,7 +347,8 @@ _op(
 # A whole LSTM layer direction's recurrence (``nn.LSTM`` runs it for each layer and direction
 # where the backend has it): one call instead of a dozen operators per time step.
 _op(
-    "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> "
+    "_lstm_layer(Tensor proj, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, "
+    "int[]? batch_sizes=None, bool train=True, Tensor? w_hr=None) -> "
     "(Tensor, Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "An LSTM layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
@@ -357,7 +358,14 @@ _op(
     "``c_n``, and the "
     "``workspace`` (L, 7H, N) that ``_lstm_layer_backward`` reads (each step's activated gates "
     "in the order input, forget, output, cell, its cell state, the state's tanh and the output, "
-    "feature-major).",
+    "feature-major). ``batch_sizes`` (L,), non-increasing, runs packed sequences (sorted longest "
+    "first): at step ``t`` only the first ``batch_sizes[t]`` sequences step, the others carry "
+    "their states (which the output holds at their steps) and the backward passes their "
+    "gradients through; ``h_n``, ``c_n`` are each sequence's states at its end. Without "
+    "``train`` (no backward to come) the workspace is only two steps' scratch (``min(L, 2)``). "
+    "With ``w_hr`` (P, H) the layer projects its state (``proj_size``): ``h_t = (o_t * "
+    "tanh(c_t)) W_hr^T`` (N, P), which ``w_hh`` (4H, P) reads, ``h0``, the output and "
+    "``h_n`` of size P; the workspace keeps the state before its projection.",
     frontend="structured",
     meta_function=MN.meta_lstm_layer,
     method=False,
@@ -365,10 +373,13 @@ _op(
 )
 _op(
     "_lstm_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor grad_c_n, Tensor c0, "
-    "Tensor w_hh, Tensor workspace, bool reverse) -> (Tensor, Tensor, Tensor)",
+    "Tensor w_hh, Tensor workspace, bool reverse, int[]? batch_sizes=None, Tensor? w_hr=None) "
+    "-> (Tensor, Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "The gradients of ``_lstm_layer`` with respect to ``proj`` and the initial states, from "
-    "the gradients of its output and final states and its ``workspace``.",
+    "the gradients of its output and final states and its ``workspace``; with ``w_hr`` also "
+    "the gradient of every step's projected state (L, N, P: what ``w_hr``'s gradient is made "
+    "of), else an empty (0,) tensor.",
     frontend="structured",
     meta_function=MN.meta_lstm_layer_backward,
     method=False,
@@ -377,7 +388,8 @@ _op(
 # A whole GRU layer direction's recurrence, as ``_lstm_layer`` (``nn.GRU`` runs it where the
 # backend has it).
 _op(
-    "_gru_layer(Tensor proj, Tensor h0, Tensor w_hh, Tensor? b_hh, bool reverse) -> "
+    "_gru_layer(Tensor proj, Tensor h0, Tensor w_hh, Tensor? b_hh, bool reverse, "
+    "int[]? batch_sizes=None, bool train=True) -> "
     "(Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "A GRU layer direction over the sequence from the input's gate projection ``proj`` (L, N, "
@@ -386,7 +398,8 @@ _op(
     "backwards where ``reverse``: the output (L, N, H), the final state ``h_n``, and the "
     "``workspace`` (L, 5H, N) that ``_gru_layer_backward`` reads (each step's reset and update "
     "gates, the state's projection of the new gate, the new gate and the output, "
-    "feature-major).",
+    "feature-major); ``batch_sizes`` runs packed sequences and ``train`` sizes the workspace "
+    "as ``_lstm_layer``'s.",
     frontend="structured",
     meta_function=MN.meta_gru_layer,
     method=False,
@@ -394,7 +407,7 @@ _op(
 )
 _op(
     "_gru_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor h0, Tensor w_hh, "
-    "Tensor workspace, bool reverse) -> (Tensor, Tensor, Tensor)",
+    "Tensor workspace, bool reverse, int[]? batch_sizes=None) -> (Tensor, Tensor, Tensor)",
     _NN + " nondifferentiable",
     "The gradients of ``_gru_layer`` with respect to ``proj``, to the state's projection "
     "``h W_hh^T + b_hh`` of every step (L, N, 3H: what the recurrent weight's and bias's "
@@ -402,6 +415,35 @@ _op(
     "and its ``workspace``.",
     frontend="structured",
     meta_function=MN.meta_gru_layer_backward,
+    method=False,
+    dtypes="f",
+)
+# A whole Elman RNN layer direction's recurrence, as ``_lstm_layer`` (``nn.RNN`` runs it where
+# the backend has it).
+_op(
+    "_rnn_layer(Tensor proj, Tensor h0, Tensor w_hh, bool relu, bool reverse, "
+    "int[]? batch_sizes=None) -> (Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "An Elman RNN layer direction over the sequence from the input's projection ``proj`` (L, "
+    "N, H: ``x W_ih^T + b_ih + b_hh``), the initial state ``h0`` (N, H) and the recurrent "
+    "weight ``w_hh`` (H, H): ``h_t = tanh(proj_t + h_{t-1} W_hh^T)`` (``relu`` instead of "
+    "tanh where ``relu``), walking the steps backwards where ``reverse``: the output (L, N, H) "
+    "and the final state ``h_n``; ``batch_sizes`` runs packed sequences as ``_lstm_layer``'s.",
+    frontend="structured",
+    meta_function=MN.meta_rnn_layer,
+    method=False,
+    dtypes="f",
+)
+_op(
+    "_rnn_layer_backward(Tensor grad_output, Tensor grad_h_n, Tensor output, Tensor w_hh, "
+    "bool relu, bool reverse, int[]? batch_sizes=None) -> (Tensor, Tensor)",
+    _NN + " nondifferentiable",
+    "The gradients of ``_rnn_layer`` with respect to ``proj`` (each step's pre-activation: "
+    "what the weights' and biases' gradients are made of) and ``h0``, from the gradients of "
+    "its output and final state and its ``output`` (the nonlinearity's derivative is read "
+    "off it).",
+    frontend="structured",
+    meta_function=MN.meta_rnn_layer_backward,
     method=False,
     dtypes="f",
 )

@@ -1,5 +1,5 @@
-"""A whole LSTM or GRU layer direction's recurrence and its backward, written once against an
-array module ``xp`` (NumPy or CuPy).
+"""A whole LSTM, GRU or Elman RNN layer direction's recurrence and its backward, written once
+against an array module ``xp`` (NumPy or CuPy).
 
 The time loop is the only sequential work of a recurrent layer, and at the sizes recurrent
 models use (a batch of tens, a few hundred gate columns) each step's arithmetic costs less
@@ -22,7 +22,8 @@ __all__ = ["build"]
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
-    """``_lstm_layer``, ``_gru_layer`` and their backwards for the array module ``xp``."""
+    """``_lstm_layer``, ``_gru_layer``, ``_rnn_layer`` and their backwards for the array module
+    ``xp``."""
     enter, leave = quiet_tokens(xp)
 
     def buffer(o: Any, wide: Any) -> Any:
@@ -48,7 +49,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 src[..., s * hsz : (s + 1) * hsz, :], -1, -2
             )
 
-    def _lstm_layer(out: Any, proj: Any, h0: Any, c0: Any, w_hh: Any, reverse: bool) -> None:
+    def _lstm_layer(
+        out: Any,
+        proj: Any,
+        h0: Any,
+        c0: Any,
+        w_hh: Any,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+        train: bool = True,
+        w_hr: Any = None,
+    ) -> None:
         # A step's workspace (7H, N), feature-major so that every gate, state and product
         # is one contiguous block (an (N, H) slice of an (N, 4H) row is N short runs, and
         # an operation on it measured 2-6 times slower): sigmoid(i), sigmoid(f), sigmoid(o),
@@ -63,19 +74,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         steps, batch, gates = x.shape
         hsz = gates // 4
         sig = 3 * hsz
-        # (L, 4H, N), gates in the workspace's order: one transposing copy; the sigmoid
-        # gates' halving below happens per step, on data in cache.
-        xs = gates_in_workspace_order(xp.swapaxes(x, 1, 2), 1)
         tmp = xp.empty((hsz, batch), dtype=wide)
         h = array_of(h0).astype(wide, copy=False).T
         c = array_of(c0).astype(wide, copy=False).T
+        # Without ``train`` nothing reads the workspace back: two rows serve in turn (the
+        # step's and the previous one's), the outputs go to a buffer of their own.
+        hs = ws[:, 6 * hsz :] if train else xp.empty((steps, hsz, batch), dtype=wide)
+        # (proj_size: the state the next step reads, and the output, is h's projection)
+        wr = None if w_hr is None else array_of(w_hr).astype(wide, copy=False)
+        hp = hs if wr is None else xp.empty((steps, wr.shape[0], batch), dtype=wide)
         tok = enter()
         try:
-            for t in range(steps - 1, -1, -1) if reverse else range(steps):
-                row = ws[t]
+            for k, t in enumerate(range(steps - 1, -1, -1) if reverse else range(steps)):
+                row = ws[t] if train else ws[k % 2]
                 act = row[:gates]
                 xp.matmul(w, h, out=act)
-                act += xs[t]
+                # the input's projection of the step, transposed, gates into the workspace's
+                # order: three adds of strided views, which cost less than one transposing
+                # copy of the whole sequence once that leaves the cache (measured 112 against
+                # 132 ms at (200, 64, 4 * 256)) and about as much below
+                xt = x[t].T
+                act[: 2 * hsz] += xt[: 2 * hsz]
+                act[2 * hsz : sig] += xt[sig:]
+                act[sig:] += xt[2 * hsz : sig]
                 # sigmoid(v) = (tanh(v / 2) + 1) / 2: one tanh over all four gates (the
                 # halving and doubling are exact: powers of two)
                 s = act[:sig]
@@ -83,22 +104,34 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.tanh(act, out=act)
                 s *= 0.5
                 s += 0.5
-                c_new, tc_new, h = (
+                c_new, tc_new, h_new = (
                     row[gates : gates + hsz],
                     row[gates + hsz : 6 * hsz],
-                    row[6 * hsz :],
+                    hs[t],
                 )
                 xp.multiply(act[hsz : 2 * hsz], c, out=c_new)
                 xp.multiply(act[:hsz], act[sig:gates], out=tmp)
                 c_new += tmp
                 xp.tanh(c_new, out=tc_new)
-                xp.multiply(act[2 * hsz : sig], tc_new, out=h)
-                c = c_new
+                xp.multiply(act[2 * hsz : sig], tc_new, out=h_new)
+                if wr is not None:
+                    xp.matmul(wr, h_new, out=hp[t])
+                    h_new = hp[t]
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    # (packed) the sequences past their end carry their states: the step ran
+                    # on all columns (contiguous rows cost less than sliced ones), and the
+                    # others' gates, unread, stay in the workspace
+                    c_new[:, b:] = c[:, b:]
+                    h_new[:, b:] = h[:, b:]
+                h, c = h_new, c_new
             hn[...] = h.T
             cn[...] = c.T
+            if not train:  # (scratch that nothing reads back: zeros, not stale memory)
+                ws[...] = 0
         finally:
             leave(tok)
-        outs[0][...] = ws[:, 6 * hsz :].transpose(0, 2, 1)
+        outs[0][...] = hp.transpose(0, 2, 1)
         for o, b in zip(outs[1:], (hn, cn, ws), strict=True):
             if b is not o:
                 o[...] = b
@@ -125,6 +158,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         w_hh: Any,
         workspace: Any,
         reverse: bool,
+        batch_sizes: list[int] | None = None,
+        w_hr: Any = None,
     ) -> None:
         outs, wide, gy, ws, w, c_first = backward_arrays(out, grad_output, workspace, w_hh, c0)
         steps, gates, batch = ws.shape[0], outs[0].shape[2], outs[0].shape[1]
@@ -132,6 +167,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         sig = 3 * hsz
         g_proj = xp.empty((steps, gates, batch), dtype=wide)  # as ``ws``: feature-major, ...
         gh = array_of(grad_h_n).astype(wide).T.copy()
+        # (proj_size: gh is the projected state's gradient, g_h the state's before it)
+        wrt = None if w_hr is None else array_of(w_hr).astype(wide, copy=False).T
+        g_h = gh if wrt is None else xp.empty((hsz, batch), dtype=wide)
+        g_hr = None if wrt is None else xp.empty((steps, gh.shape[0], batch), dtype=wide)
         gc = array_of(grad_c_n).astype(wide).T.copy()
         tmp = xp.empty((hsz, batch), dtype=wide)
         deriv = xp.empty((gates, batch), dtype=wide)
@@ -141,23 +180,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         try:
             for k in range(steps - 1, -1, -1):
                 t = order[k]
-                row = ws[t]
+                # (packed) only the first ``b`` sequences run at step t: the others' state
+                # gradients pass it unchanged (as the forward, the step runs on all columns
+                # and theirs are put back), their gates' are zero
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    carried = gh[:, b:].copy(), gc[:, b:].copy()
+                row, gg = ws[t], g_proj[t]
                 act = row[:gates]
                 si, sf = row[:hsz], row[hsz : 2 * hsz]
                 so, tg = row[2 * hsz : sig], row[sig:gates]
                 tc_t = row[gates + hsz : 6 * hsz]
                 c_prev = ws[order[k - 1]][gates : gates + hsz] if k else c_first
                 gh += gy[t]
-                # gc += gh * o * (1 - tanh(c)^2)
+                if g_hr is not None:
+                    g_hr[t] = gh
+                    if b < batch:
+                        g_hr[t][:, b:] = 0
+                    xp.matmul(wrt, gh, out=g_h)
+                # gc += g_h * o * (1 - tanh(c)^2)
                 xp.multiply(tc_t, tc_t, out=tmp)
                 xp.subtract(1, tmp, out=tmp)
                 tmp *= so
-                tmp *= gh
+                tmp *= g_h
                 gc += tmp
-                gg = g_proj[t]
                 xp.multiply(gc, tg, out=gg[:hsz])
                 xp.multiply(gc, c_prev, out=gg[hsz : 2 * hsz])
-                xp.multiply(gh, tc_t, out=gg[2 * hsz : sig])
+                xp.multiply(g_h, tc_t, out=gg[2 * hsz : sig])
                 xp.multiply(gc, si, out=gg[sig:])
                 # the activations' derivatives: a(1 - a) for the sigmoids, 1 - a^2 for tanh
                 ds = deriv[:sig]
@@ -168,14 +217,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.subtract(1, dg, out=dg)
                 gg *= deriv
                 gc *= sf
+                if b < batch:
+                    gg[:, b:] = 0
                 xp.matmul(wt, gg, out=gh)
+                if b < batch:
+                    gh[:, b:], gc[:, b:] = carried
         finally:
             leave(tok)
         copy_gates_from_workspace_order(outs[0], g_proj)
         outs[1][...] = gh.T
         outs[2][...] = gc.T
+        if g_hr is not None:
+            outs[3][...] = g_hr.transpose(0, 2, 1)
 
-    def _gru_layer(out: Any, proj: Any, h0: Any, w_hh: Any, b_hh: Any, reverse: bool) -> None:
+    def _gru_layer(
+        out: Any,
+        proj: Any,
+        h0: Any,
+        w_hh: Any,
+        b_hh: Any,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+        train: bool = True,
+    ) -> None:
         # A step's workspace (5H, N), feature-major as the LSTM's: sigmoid(r), sigmoid(z),
         # the state's projection of the new gate (h W_hn^T + b_hn, which r scales), the new
         # gate n and the output h. The state's projection is written into the first 3H rows
@@ -185,7 +249,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         hn, ws = (buffer(o, wide) for o in outs[1:])
         x = array_of(proj).astype(wide, copy=False)
         w = array_of(w_hh).astype(wide, copy=False)
-        steps, _, gates = x.shape
+        steps, batch, gates = x.shape
         hsz = gates // 3
         rz = 2 * hsz
         # sigmoid(v) = (tanh(v / 2) + 1) / 2, with the r and z rows halved once (exact), as
@@ -198,10 +262,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             bh = (array_of(b_hh).astype(wide, copy=False) * half).reshape(gates, 1)
         xs = (x * half).transpose(0, 2, 1).copy()  # (L, 3H, N)
         h = array_of(h0).astype(wide, copy=False).T
+        # (without ``train``: two workspace rows in turn, as in ``_lstm_layer``)
+        hs = ws[:, gates + hsz :] if train else xp.empty((steps, hsz, batch), dtype=wide)
         tok = enter()
         try:
-            for t in range(steps - 1, -1, -1) if reverse else range(steps):
-                row = ws[t]
+            for k, t in enumerate(range(steps - 1, -1, -1) if reverse else range(steps)):
+                row = ws[t] if train else ws[k % 2]
                 xp.matmul(wh, h, out=row[:gates])
                 if bh is not None:
                     row[:gates] += bh
@@ -210,7 +276,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.tanh(act, out=act)
                 act *= 0.5
                 act += 0.5
-                n, h_new = row[gates : gates + hsz], row[gates + hsz :]
+                n, h_new = row[gates : gates + hsz], hs[t]
                 xp.multiply(row[:hsz], row[rz:gates], out=n)
                 n += xs[t, rz:]
                 xp.tanh(n, out=n)
@@ -218,11 +284,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.subtract(h, n, out=h_new)
                 h_new *= row[hsz:rz]
                 h_new += n
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:  # (packed: as in ``_lstm_layer``)
+                    h_new[:, b:] = h[:, b:]
                 h = h_new
             hn[...] = h.T
+            if not train:  # (as in ``_lstm_layer``)
+                ws[...] = 0
         finally:
             leave(tok)
-        outs[0][...] = ws[:, gates + hsz :].transpose(0, 2, 1)
+        outs[0][...] = hs.transpose(0, 2, 1)
         for o, b in zip(outs[1:], (hn, ws), strict=True):
             if b is not o:
                 o[...] = b
@@ -235,6 +306,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         w_hh: Any,
         workspace: Any,
         reverse: bool,
+        batch_sizes: list[int] | None = None,
     ) -> None:
         outs, wide, gy, ws, w, h_first = backward_arrays(out, grad_output, workspace, w_hh, h0)
         steps, batch, gates = outs[0].shape
@@ -251,12 +323,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         try:
             for k in range(steps - 1, -1, -1):
                 t = order[k]
-                row = ws[t]
+                # (packed) only the first ``b`` sequences run at step t, as in
+                # ``_lstm_layer_backward``
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    carried = gh[:, b:].copy()
+                row, gx, gp = ws[t], g_x[t], g_hp[t]
                 r, z = row[:hsz], row[hsz:rz]
                 hp_n, n = row[rz:gates], row[gates : gates + hsz]
                 h_prev = ws[order[k - 1]][gates + hsz :] if k else h_first
                 gh += gy[t]
-                gx = g_x[t]
                 gr, gz, gn = gx[:hsz], gx[hsz:rz], gx[rz:]
                 # gn = gh (1 - z) (1 - n^2)
                 xp.multiply(n, n, out=gn)
@@ -275,18 +351,116 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 xp.multiply(gn, hp_n, out=gr)
                 gr *= tmp
                 # the state's projection: r scales its new-gate rows
-                gp = g_hp[t]
+                if b < batch:
+                    gx[:, b:] = 0
                 gp[:rz] = gx[:rz]
                 xp.multiply(gn, r, out=gp[rz:])
                 gh *= z
                 xp.matmul(wt, gp, out=back)
                 gh += back
+                if b < batch:
+                    gh[:, b:] = carried
         finally:
             leave(tok)
         outs[0][...] = g_x.transpose(0, 2, 1)
         outs[1][...] = g_hp.transpose(0, 2, 1)
         outs[2][...] = gh.T
 
+    def _rnn_layer(
+        out: Any,
+        proj: Any,
+        h0: Any,
+        w_hh: Any,
+        relu: bool,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+    ) -> None:
+        # One gate block, so the batch-major layout of the output serves as the workspace:
+        # each step is a matmul into its (N, H) slice of the output, the input's projection
+        # added and the nonlinearity applied there in place (the backward reads the
+        # derivative off the output). Packed: the first ``b`` rows of a step are contiguous.
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        y, hn = (buffer(o, wide) for o in outs)
+        x = array_of(proj).astype(wide, copy=False)
+        wt = array_of(w_hh).astype(wide, copy=False).T
+        steps, batch, _ = x.shape
+        h = array_of(h0).astype(wide, copy=False)
+        tok = enter()
+        try:
+            for t in range(steps - 1, -1, -1) if reverse else range(steps):
+                b = batch if batch_sizes is None else batch_sizes[t]
+                row = y[t]
+                if b < batch:  # (packed) the sequences past their end carry their states
+                    row[b:] = h[b:]
+                    row = row[:b]
+                xp.matmul(h[:b], wt, out=row)
+                row += x[t, :b]
+                if relu:
+                    xp.maximum(row, 0, out=row)
+                else:
+                    xp.tanh(row, out=row)
+                h = y[t]
+            hn[...] = h
+        finally:
+            leave(tok)
+        for o, a in zip(outs, (y, hn), strict=True):
+            if a is not o:
+                o[...] = a
+
+    def _rnn_layer_backward(
+        out: Any,
+        grad_output: Any,
+        grad_h_n: Any,
+        output: Any,
+        w_hh: Any,
+        relu: bool,
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+    ) -> None:
+        outs = [array_of(t) for t in out]
+        wide = acc_dtype(xp, outs[0].dtype)
+        g_x = buffer(outs[0], wide)
+        gy = array_of(grad_output).astype(wide, copy=False)
+        y = array_of(output).astype(wide, copy=False)
+        w = array_of(w_hh).astype(wide, copy=False)
+        steps, batch, hsz = y.shape
+        gh = array_of(grad_h_n).astype(wide)  # (a copy: accumulated in place)
+        deriv = xp.empty((batch, hsz), dtype=wide)
+        order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+        tok = enter()
+        try:
+            for k in range(steps - 1, -1, -1):
+                t = order[k]
+                # (packed) only the first ``b`` sequences run at step t: the others' state
+                # gradients pass it unchanged, their projections' are zero
+                b = batch if batch_sizes is None else batch_sizes[t]
+                if b < batch:
+                    g_x[t, b:] = 0
+                ghp, gp, yt, dv = gh[:b], g_x[t, :b], y[t, :b], deriv[:b]
+                ghp += gy[t, :b]
+                # the nonlinearity's derivative from its output: 1 - y^2, or y > 0
+                if relu:
+                    xp.greater(yt, 0, out=dv)
+                else:
+                    xp.multiply(yt, yt, out=dv)
+                    xp.subtract(1, dv, out=dv)
+                xp.multiply(ghp, dv, out=gp)
+                xp.matmul(gp, w, out=ghp)
+        finally:
+            leave(tok)
+        if g_x is not outs[0]:
+            outs[0][...] = g_x
+        outs[1][...] = gh
+
     return {
-        k.__name__: k for k in (_lstm_layer, _lstm_layer_backward, _gru_layer, _gru_layer_backward)
+        k.__name__: k
+        for k in (
+            _lstm_layer,
+            _lstm_layer_backward,
+            _gru_layer,
+            _gru_layer_backward,
+            _rnn_layer,
+            _rnn_layer_backward,
+        )
     }
