@@ -2,7 +2,10 @@
 (``tensorcore_xp/kernels/nn.py``: ``_COLUMN_BLOCK``) against one block of the whole batch, in
 both column layouts (channels last, positions last), with groups, strides, padding and
 dilation in one to three spatial dims; and the forward's output written in place (with and
-without a bias, in the computing dtype and in a 16-bit one)."""
+without a bias, in the computing dtype and in a 16-bit one). The flat forward
+(``flat_forward``: the padded input split into the stride's phases, one contiguous run per
+kernel position) against im2col, for the forward and the input gradient that runs it on the
+flipped kernel, in one to three spatial dims, with groups, strides, padding and dilation."""
 
 from __future__ import annotations
 
@@ -72,3 +75,50 @@ def test_forward_written_in_place_is_the_float64_result(dtype: tc.dtype, bias: b
     )
     assert cl.is_contiguous(memory_format=tc.channels_last)
     assert_close(cl, got)
+
+
+FLAT = [
+    # (input shape, weight shape, stride, padding, dilation, groups)
+    ((3, 5, 17), (4, 5, 3), (1,), (1,), (1,), 1),
+    ((2, 6, 20), (6, 2, 5), (3,), (2,), (2,), 3),
+    ((3, 8, 9, 8), (8, 8, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((2, 4, 11, 12), (6, 2, 3, 2), (2, 2), (1, 0), (1, 2), 2),
+    ((2, 3, 10, 9), (4, 3, 2, 3), (2, 1), (0, 2), (2, 1), 1),
+    ((2, 4, 6, 7, 8), (4, 4, 2, 3, 2), (1, 2, 1), (1, 1, 0), (1, 1, 2), 1),
+]
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
+@pytest.mark.parametrize(("xs", "ws", "stride", "padding", "dilation", "groups"), FLAT)
+def test_flat_forward_is_the_im2col_one(
+    monkeypatch: pytest.MonkeyPatch,
+    dtype: tc.dtype,
+    xs: tuple[int, ...],
+    ws: tuple[int, ...],
+    stride: tuple[int, ...],
+    padding: tuple[int, ...],
+    dilation: tuple[int, ...],
+    groups: int,
+) -> None:
+    nd = len(stride)
+    x = tc.randn(*xs, dtype=dtype).transpose(-1, -2).contiguous().transpose(-1, -2)
+    w = tc.randn(*ws, dtype=dtype)
+    b = tc.randn(ws[0], dtype=dtype)
+    geo = (list(stride), list(padding), list(dilation))
+
+    def run() -> list[tc.Tensor]:
+        y = tc.convolution(x, w, b, *geo, False, [0] * nd, groups)
+        gy = tc.cos(tc.arange(y.numel(), dtype=dtype)).reshape(y.shape)
+        gx = ops.convolution_backward_input(gy, w, list(xs), *geo, groups)
+        return [y, gx]
+
+    monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 100.0)  # (every one flat)
+    flat = run()
+    monkeypatch.setattr(nn_kernels, "_DEPTHWISE_BLOCK", 1)  # (one sample per block)
+    one = run()
+    monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 0)  # (im2col)
+    want = run()
+    for a, c, w_ in zip(flat, one, want, strict=True):
+        assert a.shape == w_.shape
+        assert_close(a, w_)
+        assert_close(c, w_)

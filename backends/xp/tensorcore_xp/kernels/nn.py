@@ -37,11 +37,15 @@ _ROW_BLOCK = 1 << 16
 #: Elements above which the NumPy layer norm forward runs over blocks of rows too (a few
 #: MiB of float32: larger than the CPU's caches).
 _LARGE_ROWS = 1 << 20
-#: Whether a depthwise convolution takes its own paths (``depthwise_forward``,
+#: Whether a depthwise convolution takes its own paths (``flat_forward``,
 #: ``depthwise_input_grad``, ``depthwise_weight_grad``) instead of im2col and col2im (the tests
 #: compare them by turning it off).
 _DEPTHWISE_FLAT = True
-#: Output elements per block of samples in the NumPy depthwise kernels: a block's input,
+#: Most positions per row of the phase grid, as a multiple of the output's positions, for which
+#: a convolution takes ``flat_forward`` instead of im2col (the matmul's extra positions against
+#: im2col's short copies and transpose; 0 turns it off but for depthwise ones).
+_FLAT_WASTE = 1.1
+#: Output elements per block of samples in the NumPy flat and depthwise kernels: a block's input,
 #: output and product stay in the CPU's cache across the kernel positions' passes.
 _DEPTHWISE_BLOCK = 1 << 17
 #: Column elements per block of samples in the NumPy im2col convolution and weight gradient
@@ -224,6 +228,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """One input and one output channel per group."""
         return _DEPTHWISE_FLAT and w_shape[1] == 1 and w_shape[0] == groups > 1
 
+    def phases_fit(x_shape: Sequence[int], geo: tuple[Any, ...]) -> bool:
+        """Whether the phases of ``phase_layout`` hold at most twice the padded input: a
+        stride no longer than the padded size (a stride past it makes a phase per skipped
+        position: one of 10**9 asked for gigabytes)."""
+        stride, padding = geo[:2]
+        return all(s <= n + 2 * p for s, n, p in zip(stride, x_shape[2:], padding, strict=True))
+
     def phase_layout(
         sizes: Sequence[int], kernel: Sequence[int], geo: tuple[Any, ...], outs: Sequence[int]
     ) -> tuple[Any, ...]:
@@ -271,54 +282,78 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """Samples per block of the NumPy depthwise kernels (all of them elsewhere)."""
         return min(n, max(1, _DEPTHWISE_BLOCK // max(c * per_sample, 1))) if host else n
 
-    def depthwise_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
-        """A depthwise convolution as one multiply-add per kernel position, without the
-        columns (K times the output) that im2col copies for a matmul of one-row groups.
+    def flat_fits(x_shape: Sequence[int], w_shape: Sequence[int], geo: tuple[Any, ...]) -> bool:
+        """Whether a convolution takes ``flat_forward``: depthwise ones always, others where
+        the phase grid's rows (``phase_layout``) add at most ``_FLAT_WASTE`` times the output
+        positions to the matmul (one spatial dim: none)."""
+        if not phases_fit(x_shape, geo):
+            return False
+        if is_depthwise(w_shape, geo[3]):
+            return True
+        stride, padding, dilation = geo[:3]
+        nd = len(w_shape) - 2
+        if nd == 1:
+            return _FLAT_WASTE >= 1
+        kernel = w_shape[2:]
+        row = row_out = 1
+        for i in range(1, nd):
+            row *= -(-(x_shape[2 + i] + 2 * padding[i]) // stride[i])
+            row_out *= out_size(x_shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
+        return row <= _FLAT_WASTE * max(row_out, 1)
 
-        On NumPy it runs over blocks of samples, each laid out once into a buffer made once
-        (``phase_layout``: the padded input, split into the stride's phases): every kernel
-        position then reads one contiguous run per sample and channel (where a window of
-        the padded input reads one output row at a time, every stride-th element), and the
-        block's input, product and output stay in the CPU's cache across the kernel
-        positions' passes (measured for (32, 32, 32, 32) float32 and 3x3: 12.7 -> 5 ms at
-        stride 1, the flat layout; (32, 64, 32, 32) at stride 2: 7.1 -> 1.6 ms, the phases;
-        PyTorch's oneDNN kernels take 1.4 and 1.4)."""
+    def flat_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any, out: Any = None) -> Any:
+        """A convolution over the padded input laid out flat (``phase_layout``: split into
+        the stride's phases), where every kernel position reads one contiguous run per
+        sample and channel: the columns (N, C * K, span) are K * C long copies, and one
+        matmul per sample, ``W (O/g, C/g * K) @ cols``, writes the (N, O, span) result in
+        the output's own layout (into ``out`` where the phase grid's rows are the output's).
+
+        im2col's copy is one short run per window row (``kw * C`` or an output row) and
+        its result must be transposed from (N * P, O) into (N, O, P): measured for
+        (32, 16, 32, 32) float32 and 3x3, 4.1 -> 3.3 ms; (32, 16, 256) and 7 taps 1.6 ->
+        1.3 ms (PyTorch's oneDNN kernels 1.6 and 1.15). A depthwise one (one input and one
+        output channel per group) thereby avoids im2col's matmul of one-row groups: for
+        (32, 32, 32, 32) and 3x3, 12.7 -> 5 ms; (32, 64, 32, 32) at stride 2, 7.1 -> 1.6
+        ms. On NumPy it runs over blocks of samples, each laid out once into buffers made
+        once, so that a block's input, columns and output stay in the CPU's cache."""
         n, c = x.shape[:2]
+        o = w.shape[0]
         kernel = tuple(w.shape[2:])
         nd = len(kernel)
-        stride, padding, dilation = geo[:3]
+        stride, padding, dilation, g = geo
         outs = tuple(
             out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
             for i in range(nd)
         )
         grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
-        n_ph = len(fills)
+        n_ph, taps, cg, og = len(fills), len(reads), c // g, o // g
         lead = (slice(None), slice(None))
-        valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
-        res = xp.empty((n, c) + outs, dtype=wide)
-        taps = len(reads)
+        res = out if out is not None else xp.empty((n, o) + outs, dtype=wide)
+        exact = tuple(grid[1:]) == outs[1:]  # (the matmul writes the output's rows)
         block = depthwise_block(n, c, n_ph * length + taps * span)
         src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
-        # Each kernel position's run copied into one row of a (K, span) matrix per sample
-        # and channel, then one matmul by the channel's weights (1, K): K copies and the
-        # matmul's fused multiply-adds, where a multiply and an add per kernel position
-        # measured 1.5 times slower (NumPy's binary operations run at memory speed).
         cols = xp.empty((block, c, taps, span), dtype=wide)
-        acc = xp.empty((block, c, 1, span), dtype=wide)
+        acc = None if exact else xp.empty((block, g, og, span), dtype=wide)
         # (contiguous: the flipped kernel of the input gradient reshapes to a view of
         # negative strides, which NumPy's matmul multiplies without BLAS, 4 times slower)
-        wk = xp.ascontiguousarray(w.astype(wide, copy=False).reshape(c, 1, taps))
+        wm = xp.ascontiguousarray(w.astype(wide, copy=False).reshape(g, og, cg * taps))
+        valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
         size = math.prod(grid)
         for s0 in range(0, n, block):
             b = min(block, n - s0)
-            sb, cb, ob = src[:b], cols[:b], acc[:b]
+            sb, cb = src[:b], cols[:b]
             xb = x[s0 : s0 + b]
             for j, ph, part in fills:
                 sb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xb[lead + part]
             for i, (j, off) in enumerate(reads):
                 cb[:, :, i] = sb[:, :, j, off : off + span]
-            xp.matmul(wk, cb, out=ob)
-            res[s0 : s0 + b] = ob.reshape((b, c, outs[0]) + grid[1:])[valid]
+            c4 = cb.reshape(b, g, cg * taps, span)
+            if exact:
+                xp.matmul(wm, c4, out=res[s0 : s0 + b].reshape(b, g, og, span))
+            else:
+                ab = acc[:b]
+                xp.matmul(wm, c4, out=ab)
+                res[s0 : s0 + b] = ab.reshape((b, o, outs[0]) + grid[1:])[valid]
         return res
 
     def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
@@ -340,11 +375,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         pass, where a copy into the (N, O, *outs) layout and then into the output made
         two."""
         groups = geo[3]
-        if is_depthwise(w.shape, groups):
-            return depthwise_forward(x, w, geo, wide)
         n = x.shape[0]
         o = w.shape[0]
         pw = pointwise_samples(x.astype(wide, copy=False), w.shape, geo)
+        if pw is None and flat_fits(x.shape, w.shape, geo):
+            return flat_forward(x, w, geo, wide, out)
         if pw is not None:
             wm = w.astype(wide, copy=False).reshape(o, -1)
             if out is not None:
@@ -393,8 +428,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if is_depthwise(w.shape, g) and flipped_fits:
             # the depthwise convolution of the gradient with the flipped kernel
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
-            return depthwise_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide)
-        if is_depthwise(w.shape, g):
+            return flat_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide)
+        if is_depthwise(w.shape, g) and phases_fit(x_shape, geo):
             return depthwise_input_grad(gy, w, x_shape, geo, wide)
         few_more = math.prod(x_shape[2:]) <= 2 * math.prod(outs)
         if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach) and few_more:
@@ -494,7 +529,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         lead = (slice(None), slice(None))
         valid = lead + tuple(slice(0, m) for m in outs)
         # In blocks of samples laid out into buffers made once (on NumPy), as
-        # ``depthwise_forward``: the kernel positions' reductions then read cached blocks.
+        # ``flat_forward``: the kernel positions' reductions then read cached blocks.
         block = depthwise_block(n, c, n_ph * length)
         xf = xp.zeros((block, c, n_ph, length), dtype=wide)  # (the padding stays zero)
         gl = xp.zeros((block, c, outs[0]) + grid[1:], dtype=wide)
@@ -516,7 +551,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
         groups = geo[3]
-        if is_depthwise(w_shape, groups):
+        if is_depthwise(w_shape, groups) and phases_fit(x.shape, geo):
             gw = depthwise_weight_grad(gy, x, w_shape, geo, wide)
             if bool(xp.isfinite(gw).all()):
                 return gw
