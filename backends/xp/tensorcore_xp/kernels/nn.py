@@ -411,12 +411,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         return res
 
     def conv_input_grad(
-        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any, out: Any = None
     ) -> Any:
         """The gradient with respect to the input: at stride 1 a convolution of the padded
         gradient with the flipped weight where that measures faster, for a depthwise weight
         one multiply-add per kernel position, else col2im (the columns' gradient added back
-        one kernel position at a time into a padded buffer)."""
+        one kernel position at a time into a padded buffer). ``out`` as ``conv_forward``'s:
+        the convolutions write into it (the others return their own array)."""
         stride, padding, dilation, groups = geo
         n, c = x_shape[:2]
         kernel = tuple(w.shape[2:])
@@ -428,7 +429,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if is_depthwise(w.shape, g) and flipped_fits:
             # the depthwise convolution of the gradient with the flipped kernel
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
-            return flat_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide)
+            return flat_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide, out)
         if is_depthwise(w.shape, g) and phases_fit(x_shape, geo):
             return depthwise_input_grad(gy, w, x_shape, geo, wide)
         few_more = math.prod(x_shape[2:]) <= 2 * math.prod(outs)
@@ -444,7 +445,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             flipped = w.reshape((g, o // g, cg) + kernel).swapaxes(1, 2)
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
             flipped = flipped.reshape((c, o // g) + kernel)[back]
-            return conv_forward(gy, flipped, ((1,) * nd, reach, dilation, g), wide)
+            return conv_forward(gy, flipped, ((1,) * nd, reach, dilation, g), wide, out)
         # Adding back is its own layout choice: positions first keeps each kernel position's
         # columns whole (one contiguous read per add), which wins but where a stride leaves
         # single-element runs to write and a group has many channels (measured on NumPy).
@@ -603,7 +604,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if transposed:
             # The transposed convolution is the input-gradient of the convolution that maps
             # the output's space to the input's.
-            y = conv_input_grad(x, w, o.shape, geo, wide)
+            y = conv_input_grad(x, w, o.shape, geo, wide, o if direct else None)
         else:
             y = conv_forward(x, w, geo, wide, o if direct else None)
         b = None
@@ -630,9 +631,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         wide = acc_dtype(xp, o.dtype)
         geo = (stride, padding, dilation, groups)
-        o[...] = conv_input_grad(
-            array_of(grad_output), array_of(weight), tuple(input_size), geo, wide
+        # (written into ``o`` where a convolution computes it: no copy of the whole gradient)
+        direct = o if o.dtype == wide and writes_through_views(o) else None
+        gx = conv_input_grad(
+            array_of(grad_output), array_of(weight), tuple(input_size), geo, wide, direct
         )
+        if gx is not o:
+            o[...] = gx
 
     def convolution_backward_weight(
         out: Any,
