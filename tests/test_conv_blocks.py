@@ -2,13 +2,14 @@
 (``tensorcore_xp/kernels/nn.py``: ``_COLUMN_BLOCK``) against one block of the whole batch, in
 both column layouts (channels last, positions last), with groups, strides, padding and
 dilation in one to three spatial dims; and the forward's output written in place (with and
-without a bias, in the computing dtype and in a 16-bit one). The flat forward
-(``flat_forward``: the padded input split into the stride's phases, one contiguous run per
-kernel position) against im2col, for the forward and the input gradient that runs it on the
-flipped kernel, in one to three spatial dims, with groups, strides, padding and dilation."""
+without a bias, in the computing dtype and in a 16-bit one). The flat kernels
+(``flat_forward``, ``flat_input_grad``: the padded input split into the stride's phases, one
+run per kernel position) against im2col and col2im, in one to three spatial dims, with
+groups, strides, padding and dilation, and with a non-finite weight."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from tensorcore_xp.kernels import nn as nn_kernels
 
@@ -122,3 +123,19 @@ def test_flat_forward_is_the_im2col_one(
         assert a.shape == w_.shape
         assert_close(a, w_)
         assert_close(c, w_)
+
+
+def test_flat_input_grad_of_a_non_finite_weight_is_col2im_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the flat layout multiplies zeros past each row's outputs by the weight: an infinite
+    # weight would add NaN where col2im adds nothing
+    w = tc.randn(4, 3, 3, 3)
+    w[0, 1, 2, 2] = float("inf")
+    gy = tc.randn(2, 4, 15, 15)  # (rows of 15 outputs on phase rows of 16)
+    args = (gy, w, [2, 3, 32, 32], [2, 2], [0, 0], [1, 1], 1)
+    got = ops.convolution_backward_input(*args)
+    monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 0)
+    want = ops.convolution_backward_input(*args)
+    np.testing.assert_array_equal(np.isnan(got.numpy()), np.isnan(want.numpy()))
+    assert_close(got, want, equal_nan=True)

@@ -42,8 +42,11 @@ _LARGE_ROWS = 1 << 20
 #: compare them by turning it off).
 _DEPTHWISE_FLAT = True
 #: Most positions per row of the phase grid, as a multiple of the output's positions, for which
-#: a convolution takes ``flat_forward`` instead of im2col (the matmul's extra positions against
-#: im2col's short copies and transpose; 0 turns it off but for depthwise ones).
+#: a convolution takes ``flat_forward`` instead of im2col and its input gradient
+#: ``flat_input_grad`` instead of col2im (the matmul's extra positions against im2col's short
+#: copies and transpose, col2im's strided adds; measured on NumPy: 1.1 keeps 32x32 and 1-D
+#: convolutions, where both gain, and leaves 16x16 ones at stride 2 (grid rows of 9 for 8
+#: outputs), where both lose; 0 turns them off but for depthwise ones).
 _FLAT_WASTE = 1.1
 #: Output elements per block of samples in the NumPy flat and depthwise kernels: a block's input,
 #: output and product stay in the CPU's cache across the kernel positions' passes.
@@ -282,9 +285,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """Samples per block of the NumPy depthwise kernels (all of them elsewhere)."""
         return min(n, max(1, _DEPTHWISE_BLOCK // max(c * per_sample, 1))) if host else n
 
-    def flat_fits(x_shape: Sequence[int], w_shape: Sequence[int], geo: tuple[Any, ...]) -> bool:
+    def flat_fits(
+        x_shape: Sequence[int], w_shape: Sequence[int], geo: tuple[Any, ...], waste: float
+    ) -> bool:
         """Whether a convolution takes ``flat_forward``: depthwise ones always, others where
-        the phase grid's rows (``phase_layout``) add at most ``_FLAT_WASTE`` times the output
+        the phase grid's rows (``phase_layout``) add at most ``waste`` times the output
         positions to the matmul (one spatial dim: none)."""
         if not phases_fit(x_shape, geo):
             return False
@@ -293,13 +298,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         stride, padding, dilation = geo[:3]
         nd = len(w_shape) - 2
         if nd == 1:
-            return _FLAT_WASTE >= 1
+            return waste >= 1
         kernel = w_shape[2:]
         row = row_out = 1
         for i in range(1, nd):
             row *= -(-(x_shape[2 + i] + 2 * padding[i]) // stride[i])
             row_out *= out_size(x_shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
-        return row <= _FLAT_WASTE * max(row_out, 1)
+        return row <= waste * max(row_out, 1)
 
     def flat_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any, out: Any = None) -> Any:
         """A convolution over the padded input laid out flat (``phase_layout``: split into
@@ -356,6 +361,49 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 res[s0 : s0 + b] = ab.reshape((b, o, outs[0]) + grid[1:])[valid]
         return res
 
+    def flat_input_grad(
+        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any, out: Any = None
+    ) -> Any:
+        """col2im over the input laid out as ``flat_forward`` reads it: per block of samples
+        one matmul per sample, ``W^T (C/g * K, O/g) @ gy``, of the gradient laid on the phase
+        grid's rows (zeros past a row's outputs), gives the columns' gradient (N, C * K,
+        span); each kernel position's run is added to its contiguous run of the phases,
+        which then go back to the input's elements once. col2im adds each kernel position
+        into a strided slice of the padded input (single elements at stride 2) and reads
+        its columns from an (N * P, ...) matmul result."""
+        n, c = x_shape[:2]
+        o = w.shape[0]
+        kernel = tuple(w.shape[2:])
+        g = geo[3]
+        cg, og = c // g, o // g
+        outs = tuple(gy.shape[2:])
+        grid, reads, span, length, fills = phase_layout(x_shape[2:], kernel, geo, outs)
+        n_ph, taps = len(fills), len(reads)
+        lead = (slice(None), slice(None))
+        valid = lead + tuple(slice(0, m) for m in outs)
+        res = out if out is not None else xp.empty(tuple(x_shape), dtype=wide)
+        wt = w.astype(wide, copy=False).reshape(g, og, cg * taps).transpose(0, 2, 1)
+        wt = xp.ascontiguousarray(wt)  # (g, C/g * K, O/g)
+        block = depthwise_block(n, c, n_ph * length + taps * span)
+        acc = xp.empty((block, c, n_ph, length), dtype=wide)
+        # the block's gradient as (O, b, span): one matmul per group for the whole block
+        gl = xp.zeros((o, block, outs[0]) + grid[1:], dtype=wide)
+        gcols = xp.empty((g, cg * taps, block * span), dtype=wide)
+        size = math.prod(grid)
+        for s0 in range(0, n, block):
+            b = min(block, n - s0)
+            ab, gb, cb = acc[:b], gl[:, :b], gcols[:, :, : b * span]
+            ab[...] = 0
+            gb[valid] = gy[s0 : s0 + b].swapaxes(0, 1)
+            xp.matmul(wt, gb.reshape(g, og, b * span), out=cb)
+            c4 = cb.reshape(c, taps, b, span)
+            for i, (j, off) in enumerate(reads):
+                ab[:, :, j, off : off + span] += c4[:, i].swapaxes(0, 1)
+            rb = res[s0 : s0 + b]
+            for j, ph, part in fills:
+                rb[lead + part] = ab[:, :, j, :size].reshape((b, c) + grid)[lead + ph]
+        return res
+
     def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
         """For a 1x1 kernel without padding and groups: ``(x3, outs)``, the positions that
         the stride reads as (N, C, P) (a view at stride 1) and their spatial size, else
@@ -378,7 +426,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         n = x.shape[0]
         o = w.shape[0]
         pw = pointwise_samples(x.astype(wide, copy=False), w.shape, geo)
-        if pw is None and flat_fits(x.shape, w.shape, geo):
+        if pw is None and flat_fits(x.shape, w.shape, geo, _FLAT_WASTE):
             return flat_forward(x, w, geo, wide, out)
         if pw is not None:
             wm = w.astype(wide, copy=False).reshape(o, -1)
@@ -446,6 +494,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
             flipped = flipped.reshape((c, o // g) + kernel)[back]
             return conv_forward(gy, flipped, ((1,) * nd, reach, dilation, g), wide, out)
+        if flat_fits(x_shape, w.shape, geo, _FLAT_WASTE) and bool(xp.isfinite(w).all()):
+            # (a non-finite weight times the zeros past a row's outputs would add NaN to
+            # positions that never met it: col2im multiplies the gradient's positions only)
+            return flat_input_grad(gy, w, x_shape, geo, wide, out)
         # Adding back is its own layout choice: positions first keeps each kernel position's
         # columns whole (one contiguous read per add), which wins but where a stride leaves
         # single-element runs to write and a group has many channels (measured on NumPy).
