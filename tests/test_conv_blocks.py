@@ -111,7 +111,8 @@ def test_flat_forward_is_the_im2col_one(
         y = tc.convolution(x, w, b, *geo, False, [0] * nd, groups)
         gy = tc.cos(tc.arange(y.numel(), dtype=dtype)).reshape(y.shape)
         gx = ops.convolution_backward_input(gy, w, list(xs), *geo, groups)
-        return [y, gx]
+        gw = ops.convolution_backward_weight(gy, x, list(ws), *geo, groups)
+        return [y, gx, gw]
 
     monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 100.0)  # (every one flat)
     flat = run()
@@ -137,5 +138,21 @@ def test_flat_input_grad_of_a_non_finite_weight_is_col2im_one(
     got = ops.convolution_backward_input(*args)
     monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 0)
     want = ops.convolution_backward_input(*args)
+    np.testing.assert_array_equal(np.isnan(got.numpy()), np.isnan(want.numpy()))
+    assert_close(got, want, equal_nan=True)
+
+
+def test_flat_weight_grad_of_a_non_finite_input_is_the_im2col_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the zeros past each row's outputs times an infinite input element would make NaN in
+    # kernel positions that never met it
+    x = tc.randn(2, 3, 32, 32)
+    x[1, 2, 5, 0] = float("inf")
+    gy = tc.randn(2, 4, 15, 15)
+    args = (gy, x, [4, 3, 3, 3], [2, 2], [0, 0], [1, 1], 1)
+    got = ops.convolution_backward_weight(*args)
+    monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 0)
+    want = ops.convolution_backward_weight(*args)
     np.testing.assert_array_equal(np.isnan(got.numpy()), np.isnan(want.numpy()))
     assert_close(got, want, equal_nan=True)

@@ -404,6 +404,51 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 rb[lead + part] = ab[:, :, j, :size].reshape((b, c) + grid)[lead + ph]
         return res
 
+    def flat_weight_grad(
+        gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+    ) -> Any:
+        """The weight gradient over the input laid out as ``flat_forward`` reads it: per
+        block of samples the columns (C * K, b * span), K * C long copies, and one matmul
+        per group against the gradient laid on the phase grid's rows (zeros past a row's
+        outputs), ``cols @ gy^T`` (its operand transposed as NumPy's BLAS call takes it
+        at full speed). Where the input holds a non-finite value, the zeros times it may
+        make NaN in kernel positions that never met it: the caller then takes im2col."""
+        n, c = x.shape[:2]
+        o = w_shape[0]
+        kernel = tuple(w_shape[2:])
+        g = geo[3]
+        cg, og = c // g, o // g
+        outs = tuple(gy.shape[2:])
+        grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
+        n_ph, taps = len(fills), len(reads)
+        lead = (slice(None), slice(None))
+        valid = lead + tuple(slice(0, m) for m in outs)
+        block = depthwise_block(n, c, n_ph * length + taps * span)
+        src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
+        cols = xp.empty((c, taps, block * span), dtype=wide)
+        gl = xp.zeros((o, block, outs[0]) + grid[1:], dtype=wide)
+        gw = None
+        size = math.prod(grid)
+        for s0 in range(0, n, block):
+            b = min(block, n - s0)
+            sb, cb, gb = src[:b], cols[:, :, : b * span], gl[:, :b]
+            xb = x[s0 : s0 + b]
+            for j, ph, part in fills:
+                sb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xb[lead + part]
+            c4 = cb.reshape(c, taps, b, span)
+            for i, (j, off) in enumerate(reads):
+                c4[:, i] = sb[:, :, j, off : off + span].swapaxes(0, 1)
+            gb[valid] = gy[s0 : s0 + b].swapaxes(0, 1)
+            part = xp.matmul(
+                cb.reshape(g, cg * taps, b * span),
+                gb.reshape(g, og, b * span).transpose(0, 2, 1),
+            )  # (g, C/g * K, O/g)
+            if gw is None:
+                gw = part
+            else:
+                gw += part
+        return gw.transpose(0, 2, 1).reshape(tuple(w_shape))
+
     def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
         """For a 1x1 kernel without padding and groups: ``(x3, outs)``, the positions that
         the stride reads as (N, C, P) (a view at stride 1) and their spatial size, else
@@ -616,6 +661,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gy3 = gy.astype(wide, copy=False).reshape(gy.shape[0], gy.shape[1], -1)
             gw = xp.matmul(gy3, pw[0].transpose(0, 2, 1))  # (N, O, C), one per sample
             return gw.sum(axis=0).reshape(tuple(w_shape))
+        if flat_fits(x.shape, w_shape, geo, _FLAT_WASTE) and not is_depthwise(w_shape, groups):
+            gw = flat_weight_grad(gy, x, w_shape, geo, wide)
+            if bool(xp.isfinite(gw).all()):
+                return gw
+            # (a non-finite input: the columns below multiply the gradient's positions only)
         windows, outs, last = column_windows(x.astype(wide, copy=False), w_shape, geo)
         n = x.shape[0]
         gyw = gy.astype(wide, copy=False)
