@@ -338,7 +338,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         block = depthwise_block(n, c, n_ph * length + taps * span)
         src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
         cols = xp.empty((block, c, taps, span), dtype=wide)
-        acc = None if exact else xp.empty((block, g, og, span), dtype=wide)
+        acc = xp.empty((0 if exact else block, g, og, span), dtype=wide)
         # (contiguous: the flipped kernel of the input gradient reshapes to a view of
         # negative strides, which NumPy's matmul multiplies without BLAS, 4 times slower)
         wm = xp.ascontiguousarray(w.astype(wide, copy=False).reshape(g, og, cg * taps))
@@ -427,7 +427,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
         cols = xp.empty((c, taps, block * span), dtype=wide)
         gl = xp.zeros((o, block, outs[0]) + grid[1:], dtype=wide)
-        gw = None
+        gw = xp.zeros((g, cg * taps, og), dtype=wide)
         size = math.prod(grid)
         for s0 in range(0, n, block):
             b = min(block, n - s0)
@@ -439,14 +439,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             for i, (j, off) in enumerate(reads):
                 c4[:, i] = sb[:, :, j, off : off + span].swapaxes(0, 1)
             gb[valid] = gy[s0 : s0 + b].swapaxes(0, 1)
-            part = xp.matmul(
+            gw += xp.matmul(
                 cb.reshape(g, cg * taps, b * span),
                 gb.reshape(g, og, b * span).transpose(0, 2, 1),
             )  # (g, C/g * K, O/g)
-            if gw is None:
-                gw = part
-            else:
-                gw += part
         return gw.transpose(0, 2, 1).reshape(tuple(w_shape))
 
     def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
