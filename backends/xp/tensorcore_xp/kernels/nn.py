@@ -315,12 +315,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
         im2col's copy is one short run per window row (``kw * C`` or an output row) and
         its result must be transposed from (N * P, O) into (N, O, P): measured for
-        (32, 16, 32, 32) float32 and 3x3, 4.1 -> 3.3 ms; (32, 16, 256) and 7 taps 1.6 ->
-        1.3 ms (PyTorch's oneDNN kernels 1.6 and 1.15). A depthwise one (one input and one
-        output channel per group) thereby avoids im2col's matmul of one-row groups: for
-        (32, 32, 32, 32) and 3x3, 12.7 -> 5 ms; (32, 64, 32, 32) at stride 2, 7.1 -> 1.6
-        ms. On NumPy it runs over blocks of samples, each laid out once into buffers made
-        once, so that a block's input, columns and output stay in the CPU's cache."""
+        (32, 16, 32, 32) float32 and 3x3, 4.7 -> 3.9 ms; (32, 16, 256) and 7 taps 1.8 ->
+        1.5 ms (one thread; PyTorch's oneDNN kernels 1.6 and 1.2). A depthwise one (one
+        input and one output channel per group) thereby avoids im2col's matmul of one-row
+        groups: for (32, 32, 32, 32) and 3x3, 12.7 -> 5 ms; (32, 64, 32, 32) at stride 2,
+        7.1 -> 1.6 ms. On NumPy it runs over blocks of samples, each laid out once into
+        buffers made once, so that a block's input, columns and output stay in the CPU's
+        cache."""
         n, c = x.shape[:2]
         o = w.shape[0]
         kernel = tuple(w.shape[2:])
@@ -337,6 +338,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         exact = tuple(grid[1:]) == outs[1:]  # (the matmul writes the output's rows)
         block = depthwise_block(n, c, n_ph * length + taps * span)
         src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
+        # Each kernel position's run copied into one row of a (C/g * K, span) matrix per
+        # sample and group, then one matmul: K copies and the matmul's fused multiply-adds,
+        # where (depthwise) a multiply and an add per kernel position measured 1.5 times
+        # slower (NumPy's binary operations run at memory speed).
         cols = xp.empty((block, c, taps, span), dtype=wide)
         acc = xp.empty((0 if exact else block, g, og, span), dtype=wide)
         # (contiguous: the flipped kernel of the input gradient reshapes to a view of
@@ -365,12 +370,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any, out: Any = None
     ) -> Any:
         """col2im over the input laid out as ``flat_forward`` reads it: per block of samples
-        one matmul per sample, ``W^T (C/g * K, O/g) @ gy``, of the gradient laid on the phase
-        grid's rows (zeros past a row's outputs), gives the columns' gradient (N, C * K,
-        span); each kernel position's run is added to its contiguous run of the phases,
-        which then go back to the input's elements once. col2im adds each kernel position
-        into a strided slice of the padded input (single elements at stride 2) and reads
-        its columns from an (N * P, ...) matmul result."""
+        one matmul per group, ``W^T (C/g * K, O/g) @ gy``, of the gradient laid on the phase
+        grid's rows (zeros past a row's outputs) as (O, b * span), gives the columns'
+        gradient (C * K, b * span); each kernel position's run is added to its contiguous
+        run of the phases, which then go back to the input's elements once. col2im adds
+        each kernel position into a strided slice of the padded input (single elements at
+        stride 2) and reads its columns from an (N * P, ...) matmul result. ``out`` as
+        ``conv_forward``'s."""
         n, c = x_shape[:2]
         o = w.shape[0]
         kernel = tuple(w.shape[2:])
