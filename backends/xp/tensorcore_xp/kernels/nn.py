@@ -94,6 +94,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         )
         return as_strided(x, shape, strides)
 
+    def to_last(ndim: int, axis: int) -> tuple[int, ...]:
+        """The axes that move ``axis`` last (``moveaxis(a, axis, -1)`` without its
+        normalisation, microseconds per call on a convolution's path)."""
+        return tuple(range(axis)) + tuple(range(axis + 1, ndim)) + (axis,)
+
+    def from_last(ndim: int, axis: int) -> tuple[int, ...]:
+        """The axes that move the last axis to ``axis``."""
+        return tuple(range(axis)) + (ndim - 1,) + tuple(range(axis, ndim - 1))
+
     def pad(x: Any, lo: Sequence[int], hi: Sequence[int], value: float = 0.0) -> Any:
         if not any(lo) and not any(hi):
             return x
@@ -153,7 +162,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             # (N, *padded, C): windows (g, N, *outs, *kernel, C/g)
             cl = xp.zeros((n,) + tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) + (c,),
                           dtype=x.dtype)  # fmt: skip
-            cl[(slice(None),) + interior(padding, x.shape[2:])] = xp.moveaxis(x, 1, -1)
+            cl[(slice(None),) + interior(padding, x.shape[2:])] = x.transpose(to_last(x.ndim, 1))
             st = cl.strides
             shape = (g, n) + outs + kernel + (cg,)
             strides = (
@@ -215,7 +224,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = w.shape[0]
         wm = w.reshape((groups, o // groups) + w.shape[1:])
         if last:
-            wm = xp.moveaxis(wm, 2, -1)
+            wm = wm.transpose(to_last(wm.ndim, 2))
         return wm.reshape(groups, o // groups, -1)
 
     def grad_matrix(gy: Any, groups: int, last: bool) -> Any:
@@ -563,7 +572,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 part = gcols[(slice(None), slice(None)) + (slice(None),) * nd + k]
                 acc[(slice(None),) + tap(k, stride, dilation, outs)] += part.transpose(moved)
             res = acc[(slice(None),) + inner].reshape((n,) + tuple(x_shape[2:]) + (c,))
-            return xp.moveaxis(res, -1, 1)
+            return res.transpose(from_last(res.ndim, 1))
         gcols = xp.matmul(wm.transpose(0, 2, 1), gym)  # (g, C/g * K, N * P)
         gcols = gcols.reshape((c,) + kernel + (n,) + outs)
         acc = xp.zeros((c, n) + padded, dtype=wide)
@@ -685,7 +694,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 gw += part
         if last:  # (g, O/g, K * C/g)
             gw = gw.reshape((w_shape[0],) + tuple(w_shape[2:]) + (w_shape[1],))
-            return xp.moveaxis(gw, -1, 1)
+            return gw.transpose(from_last(gw.ndim, 1))
         return gw.reshape(tuple(w_shape))
 
     def convolution(
