@@ -1,5 +1,5 @@
 """The depthwise convolution's own kernels (``tensorcore_xp/kernels/nn.py``:
-``depthwise_forward``, ``depthwise_input_grad`` and ``depthwise_weight_grad``, in blocks of
+``flat_forward``, ``depthwise_input_grad`` and ``depthwise_weight_grad``, in blocks of
 samples, on the padded input split into the stride's phases and flattened; the input gradient
 as the forward of the flipped kernel at stride 1) against the im2col paths, in one, two and
 three spatial dims, with padding, dilation, strides (unequal ones too), non-square kernels and
@@ -101,7 +101,9 @@ def test_depthwise_forward_and_gradients_are_the_im2col_ones(
 
     got = run()
     monkeypatch.setattr(nn_kernels, "_DEPTHWISE_FLAT", False)
+    monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 0)  # (im2col for every convolution)
     want = run()
+    monkeypatch.setattr(nn_kernels, "_FLAT_WASTE", 1.1)
     monkeypatch.setattr(nn_kernels, "_DEPTHWISE_BLOCK", 1)  # (one sample per block)
     monkeypatch.setattr(nn_kernels, "_DEPTHWISE_FLAT", True)
     for a, b, one in zip(got, want, run(), strict=True):

@@ -37,11 +37,18 @@ _ROW_BLOCK = 1 << 16
 #: Elements above which the NumPy layer norm forward runs over blocks of rows too (a few
 #: MiB of float32: larger than the CPU's caches).
 _LARGE_ROWS = 1 << 20
-#: Whether a depthwise convolution takes its own paths (``depthwise_forward``,
+#: Whether a depthwise convolution takes its own paths (``flat_forward``,
 #: ``depthwise_input_grad``, ``depthwise_weight_grad``) instead of im2col and col2im (the tests
 #: compare them by turning it off).
 _DEPTHWISE_FLAT = True
-#: Output elements per block of samples in the NumPy depthwise kernels: a block's input,
+#: Most positions per row of the phase grid, as a multiple of the output's positions, for which
+#: a convolution takes ``flat_forward`` instead of im2col and its input gradient
+#: ``flat_input_grad`` instead of col2im (the matmul's extra positions against im2col's short
+#: copies and transpose, col2im's strided adds; measured on NumPy: 1.1 keeps 32x32 and 1-D
+#: convolutions, where both gain, and leaves 16x16 ones at stride 2 (grid rows of 9 for 8
+#: outputs), where both lose; 0 turns them off but for depthwise ones).
+_FLAT_WASTE = 1.1
+#: Output elements per block of samples in the NumPy flat and depthwise kernels: a block's input,
 #: output and product stay in the CPU's cache across the kernel positions' passes.
 _DEPTHWISE_BLOCK = 1 << 17
 #: Column elements per block of samples in the NumPy im2col convolution and weight gradient
@@ -86,6 +93,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             + tuple(st[2 + i] * dilation[i] for i in range(nd))
         )
         return as_strided(x, shape, strides)
+
+    def to_last(ndim: int, axis: int) -> tuple[int, ...]:
+        """The axes that move ``axis`` last (``moveaxis(a, axis, -1)`` without its
+        normalisation, microseconds per call on a convolution's path)."""
+        return tuple(range(axis)) + tuple(range(axis + 1, ndim)) + (axis,)
+
+    def from_last(ndim: int, axis: int) -> tuple[int, ...]:
+        """The axes that move the last axis to ``axis``."""
+        return tuple(range(axis)) + (ndim - 1,) + tuple(range(axis, ndim - 1))
 
     def pad(x: Any, lo: Sequence[int], hi: Sequence[int], value: float = 0.0) -> Any:
         if not any(lo) and not any(hi):
@@ -146,7 +162,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             # (N, *padded, C): windows (g, N, *outs, *kernel, C/g)
             cl = xp.zeros((n,) + tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) + (c,),
                           dtype=x.dtype)  # fmt: skip
-            cl[(slice(None),) + interior(padding, x.shape[2:])] = xp.moveaxis(x, 1, -1)
+            cl[(slice(None),) + interior(padding, x.shape[2:])] = x.transpose(to_last(x.ndim, 1))
             st = cl.strides
             shape = (g, n) + outs + kernel + (cg,)
             strides = (
@@ -208,7 +224,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = w.shape[0]
         wm = w.reshape((groups, o // groups) + w.shape[1:])
         if last:
-            wm = xp.moveaxis(wm, 2, -1)
+            wm = wm.transpose(to_last(wm.ndim, 2))
         return wm.reshape(groups, o // groups, -1)
 
     def grad_matrix(gy: Any, groups: int, last: bool) -> Any:
@@ -223,6 +239,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def is_depthwise(w_shape: Sequence[int], groups: int) -> bool:
         """One input and one output channel per group."""
         return _DEPTHWISE_FLAT and w_shape[1] == 1 and w_shape[0] == groups > 1
+
+    def phases_fit(x_shape: Sequence[int], geo: tuple[Any, ...]) -> bool:
+        """Whether the phases of ``phase_layout`` hold at most twice the padded input: a
+        stride no longer than the padded size (a stride past it makes a phase per skipped
+        position: one of 10**9 asked for gigabytes)."""
+        stride, padding = geo[:2]
+        return all(s <= n + 2 * p for s, n, p in zip(stride, x_shape[2:], padding, strict=True))
 
     def phase_layout(
         sizes: Sequence[int], kernel: Sequence[int], geo: tuple[Any, ...], outs: Sequence[int]
@@ -271,55 +294,171 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """Samples per block of the NumPy depthwise kernels (all of them elsewhere)."""
         return min(n, max(1, _DEPTHWISE_BLOCK // max(c * per_sample, 1))) if host else n
 
-    def depthwise_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any) -> Any:
-        """A depthwise convolution as one multiply-add per kernel position, without the
-        columns (K times the output) that im2col copies for a matmul of one-row groups.
+    def flat_fits(
+        x_shape: Sequence[int], w_shape: Sequence[int], geo: tuple[Any, ...], waste: float
+    ) -> bool:
+        """Whether a convolution takes ``flat_forward``: depthwise ones always, others where
+        the phase grid's rows (``phase_layout``) add at most ``waste`` times the output
+        positions to the matmul (one spatial dim: none)."""
+        if not phases_fit(x_shape, geo):
+            return False
+        if is_depthwise(w_shape, geo[3]):
+            return True
+        stride, padding, dilation = geo[:3]
+        nd = len(w_shape) - 2
+        if nd == 1:
+            return waste >= 1
+        kernel = w_shape[2:]
+        row = row_out = 1
+        for i in range(1, nd):
+            row *= -(-(x_shape[2 + i] + 2 * padding[i]) // stride[i])
+            row_out *= out_size(x_shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
+        return row <= waste * max(row_out, 1)
 
-        On NumPy it runs over blocks of samples, each laid out once into a buffer made once
-        (``phase_layout``: the padded input, split into the stride's phases): every kernel
-        position then reads one contiguous run per sample and channel (where a window of
-        the padded input reads one output row at a time, every stride-th element), and the
-        block's input, product and output stay in the CPU's cache across the kernel
-        positions' passes (measured for (32, 32, 32, 32) float32 and 3x3: 12.7 -> 5 ms at
-        stride 1, the flat layout; (32, 64, 32, 32) at stride 2: 7.1 -> 1.6 ms, the phases;
-        PyTorch's oneDNN kernels take 1.4 and 1.4)."""
+    def flat_forward(x: Any, w: Any, geo: tuple[Any, ...], wide: Any, out: Any = None) -> Any:
+        """A convolution over the padded input laid out flat (``phase_layout``: split into
+        the stride's phases), where every kernel position reads one contiguous run per
+        sample and channel: the columns (N, C * K, span) are K * C long copies, and one
+        matmul per sample, ``W (O/g, C/g * K) @ cols``, writes the (N, O, span) result in
+        the output's own layout (into ``out`` where the phase grid's rows are the output's).
+
+        im2col's copy is one short run per window row (``kw * C`` or an output row) and
+        its result must be transposed from (N * P, O) into (N, O, P): measured for
+        (32, 16, 32, 32) float32 and 3x3, 4.7 -> 3.9 ms; (32, 16, 256) and 7 taps 1.8 ->
+        1.5 ms (one thread; PyTorch's oneDNN kernels 1.6 and 1.2). A depthwise one (one
+        input and one output channel per group) thereby avoids im2col's matmul of one-row
+        groups: for (32, 32, 32, 32) and 3x3, 12.7 -> 5 ms; (32, 64, 32, 32) at stride 2,
+        7.1 -> 1.6 ms. On NumPy it runs over blocks of samples, each laid out once into
+        buffers made once, so that a block's input, columns and output stay in the CPU's
+        cache."""
         n, c = x.shape[:2]
+        o = w.shape[0]
         kernel = tuple(w.shape[2:])
         nd = len(kernel)
-        stride, padding, dilation = geo[:3]
+        stride, padding, dilation, g = geo
         outs = tuple(
             out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i])
             for i in range(nd)
         )
         grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
-        n_ph = len(fills)
+        n_ph, taps, cg, og = len(fills), len(reads), c // g, o // g
         lead = (slice(None), slice(None))
-        valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
-        res = xp.empty((n, c) + outs, dtype=wide)
-        taps = len(reads)
+        res = out if out is not None else xp.empty((n, o) + outs, dtype=wide)
+        exact = tuple(grid[1:]) == outs[1:]  # (the matmul writes the output's rows)
         block = depthwise_block(n, c, n_ph * length + taps * span)
         src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
-        # Each kernel position's run copied into one row of a (K, span) matrix per sample
-        # and channel, then one matmul by the channel's weights (1, K): K copies and the
-        # matmul's fused multiply-adds, where a multiply and an add per kernel position
-        # measured 1.5 times slower (NumPy's binary operations run at memory speed).
+        # Each kernel position's run copied into one row of a (C/g * K, span) matrix per
+        # sample and group, then one matmul: K copies and the matmul's fused multiply-adds,
+        # where (depthwise) a multiply and an add per kernel position measured 1.5 times
+        # slower (NumPy's binary operations run at memory speed).
         cols = xp.empty((block, c, taps, span), dtype=wide)
-        acc = xp.empty((block, c, 1, span), dtype=wide)
+        acc = xp.empty((0 if exact else block, g, og, span), dtype=wide)
         # (contiguous: the flipped kernel of the input gradient reshapes to a view of
         # negative strides, which NumPy's matmul multiplies without BLAS, 4 times slower)
-        wk = xp.ascontiguousarray(w.astype(wide, copy=False).reshape(c, 1, taps))
+        wm = xp.ascontiguousarray(w.astype(wide, copy=False).reshape(g, og, cg * taps))
+        valid = lead + (slice(None),) + tuple(slice(0, m) for m in outs[1:])
         size = math.prod(grid)
         for s0 in range(0, n, block):
             b = min(block, n - s0)
-            sb, cb, ob = src[:b], cols[:b], acc[:b]
+            sb, cb = src[:b], cols[:b]
             xb = x[s0 : s0 + b]
             for j, ph, part in fills:
                 sb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xb[lead + part]
             for i, (j, off) in enumerate(reads):
                 cb[:, :, i] = sb[:, :, j, off : off + span]
-            xp.matmul(wk, cb, out=ob)
-            res[s0 : s0 + b] = ob.reshape((b, c, outs[0]) + grid[1:])[valid]
+            c4 = cb.reshape(b, g, cg * taps, span)
+            if exact:
+                xp.matmul(wm, c4, out=res[s0 : s0 + b].reshape(b, g, og, span))
+            else:
+                ab = acc[:b]
+                xp.matmul(wm, c4, out=ab)
+                res[s0 : s0 + b] = ab.reshape((b, o, outs[0]) + grid[1:])[valid]
         return res
+
+    def flat_input_grad(
+        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any, out: Any = None
+    ) -> Any:
+        """col2im over the input laid out as ``flat_forward`` reads it: per block of samples
+        one matmul per group, ``W^T (C/g * K, O/g) @ gy``, of the gradient laid on the phase
+        grid's rows (zeros past a row's outputs) as (O, b * span), gives the columns'
+        gradient (C * K, b * span); each kernel position's run is added to its contiguous
+        run of the phases, which then go back to the input's elements once. col2im adds
+        each kernel position into a strided slice of the padded input (single elements at
+        stride 2) and reads its columns from an (N * P, ...) matmul result. ``out`` as
+        ``conv_forward``'s."""
+        n, c = x_shape[:2]
+        o = w.shape[0]
+        kernel = tuple(w.shape[2:])
+        g = geo[3]
+        cg, og = c // g, o // g
+        outs = tuple(gy.shape[2:])
+        grid, reads, span, length, fills = phase_layout(x_shape[2:], kernel, geo, outs)
+        n_ph, taps = len(fills), len(reads)
+        lead = (slice(None), slice(None))
+        valid = lead + tuple(slice(0, m) for m in outs)
+        res = out if out is not None else xp.empty(tuple(x_shape), dtype=wide)
+        wt = w.astype(wide, copy=False).reshape(g, og, cg * taps).transpose(0, 2, 1)
+        wt = xp.ascontiguousarray(wt)  # (g, C/g * K, O/g)
+        block = depthwise_block(n, c, n_ph * length + taps * span)
+        acc = xp.empty((block, c, n_ph, length), dtype=wide)
+        # the block's gradient as (O, b, span): one matmul per group for the whole block
+        gl = xp.zeros((o, block, outs[0]) + grid[1:], dtype=wide)
+        gcols = xp.empty((g, cg * taps, block * span), dtype=wide)
+        size = math.prod(grid)
+        for s0 in range(0, n, block):
+            b = min(block, n - s0)
+            ab, gb, cb = acc[:b], gl[:, :b], gcols[:, :, : b * span]
+            ab[...] = 0
+            gb[valid] = gy[s0 : s0 + b].swapaxes(0, 1)
+            xp.matmul(wt, gb.reshape(g, og, b * span), out=cb)
+            c4 = cb.reshape(c, taps, b, span)
+            for i, (j, off) in enumerate(reads):
+                ab[:, :, j, off : off + span] += c4[:, i].swapaxes(0, 1)
+            rb = res[s0 : s0 + b]
+            for j, ph, part in fills:
+                rb[lead + part] = ab[:, :, j, :size].reshape((b, c) + grid)[lead + ph]
+        return res
+
+    def flat_weight_grad(
+        gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+    ) -> Any:
+        """The weight gradient over the input laid out as ``flat_forward`` reads it: per
+        block of samples the columns (C * K, b * span), K * C long copies, and one matmul
+        per group against the gradient laid on the phase grid's rows (zeros past a row's
+        outputs), ``cols @ gy^T`` (its operand transposed as NumPy's BLAS call takes it
+        at full speed). Where the input holds a non-finite value, the zeros times it may
+        make NaN in kernel positions that never met it: the caller then takes im2col."""
+        n, c = x.shape[:2]
+        o = w_shape[0]
+        kernel = tuple(w_shape[2:])
+        g = geo[3]
+        cg, og = c // g, o // g
+        outs = tuple(gy.shape[2:])
+        grid, reads, span, length, fills = phase_layout(x.shape[2:], kernel, geo, outs)
+        n_ph, taps = len(fills), len(reads)
+        lead = (slice(None), slice(None))
+        valid = lead + tuple(slice(0, m) for m in outs)
+        block = depthwise_block(n, c, n_ph * length + taps * span)
+        src = xp.zeros((block, c, n_ph, length), dtype=wide)  # (its padding stays zero)
+        cols = xp.empty((c, taps, block * span), dtype=wide)
+        gl = xp.zeros((o, block, outs[0]) + grid[1:], dtype=wide)
+        gw = xp.zeros((g, cg * taps, og), dtype=wide)
+        size = math.prod(grid)
+        for s0 in range(0, n, block):
+            b = min(block, n - s0)
+            sb, cb, gb = src[:b], cols[:, :, : b * span], gl[:, :b]
+            xb = x[s0 : s0 + b]
+            for j, ph, part in fills:
+                sb[:, :, j, :size].reshape((b, c) + grid)[lead + ph] = xb[lead + part]
+            c4 = cb.reshape(c, taps, b, span)
+            for i, (j, off) in enumerate(reads):
+                c4[:, i] = sb[:, :, j, off : off + span].swapaxes(0, 1)
+            gb[valid] = gy[s0 : s0 + b].swapaxes(0, 1)
+            gw += xp.matmul(
+                cb.reshape(g, cg * taps, b * span),
+                gb.reshape(g, og, b * span).transpose(0, 2, 1),
+            )  # (g, C/g * K, O/g)
+        return gw.transpose(0, 2, 1).reshape(tuple(w_shape))
 
     def pointwise_samples(x: Any, w_shape: Sequence[int], geo: tuple[Any, ...]) -> Any:
         """For a 1x1 kernel without padding and groups: ``(x3, outs)``, the positions that
@@ -340,11 +479,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         pass, where a copy into the (N, O, *outs) layout and then into the output made
         two."""
         groups = geo[3]
-        if is_depthwise(w.shape, groups):
-            return depthwise_forward(x, w, geo, wide)
         n = x.shape[0]
         o = w.shape[0]
         pw = pointwise_samples(x.astype(wide, copy=False), w.shape, geo)
+        if pw is None and flat_fits(x.shape, w.shape, geo, _FLAT_WASTE):
+            return flat_forward(x, w, geo, wide, out)
         if pw is not None:
             wm = w.astype(wide, copy=False).reshape(o, -1)
             if out is not None:
@@ -376,12 +515,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         return res
 
     def conv_input_grad(
-        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
+        gy: Any, w: Any, x_shape: Sequence[int], geo: tuple[Any, ...], wide: Any, out: Any = None
     ) -> Any:
         """The gradient with respect to the input: at stride 1 a convolution of the padded
         gradient with the flipped weight where that measures faster, for a depthwise weight
         one multiply-add per kernel position, else col2im (the columns' gradient added back
-        one kernel position at a time into a padded buffer)."""
+        one kernel position at a time into a padded buffer). ``out`` as ``conv_forward``'s:
+        the convolutions write into it (the others return their own array)."""
         stride, padding, dilation, groups = geo
         n, c = x_shape[:2]
         kernel = tuple(w.shape[2:])
@@ -393,8 +533,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if is_depthwise(w.shape, g) and flipped_fits:
             # the depthwise convolution of the gradient with the flipped kernel
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
-            return depthwise_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide)
-        if is_depthwise(w.shape, g):
+            return flat_forward(gy, w[back], ((1,) * nd, reach, dilation, g), wide, out)
+        if is_depthwise(w.shape, g) and phases_fit(x_shape, geo):
             return depthwise_input_grad(gy, w, x_shape, geo, wide)
         few_more = math.prod(x_shape[2:]) <= 2 * math.prod(outs)
         if cg >= 8 and all(s == 1 for s in stride) and all(r >= 0 for r in reach) and few_more:
@@ -409,7 +549,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             flipped = w.reshape((g, o // g, cg) + kernel).swapaxes(1, 2)
             back = (Ellipsis,) + (slice(None, None, -1),) * nd
             flipped = flipped.reshape((c, o // g) + kernel)[back]
-            return conv_forward(gy, flipped, ((1,) * nd, reach, dilation, g), wide)
+            return conv_forward(gy, flipped, ((1,) * nd, reach, dilation, g), wide, out)
+        if flat_fits(x_shape, w.shape, geo, _FLAT_WASTE) and bool(xp.isfinite(w).all()):
+            # (a non-finite weight times the zeros past a row's outputs would add NaN to
+            # positions that never met it: col2im multiplies the gradient's positions only)
+            return flat_input_grad(gy, w, x_shape, geo, wide, out)
         # Adding back is its own layout choice: positions first keeps each kernel position's
         # columns whole (one contiguous read per add), which wins but where a stride leaves
         # single-element runs to write and a group has many channels (measured on NumPy).
@@ -428,7 +572,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 part = gcols[(slice(None), slice(None)) + (slice(None),) * nd + k]
                 acc[(slice(None),) + tap(k, stride, dilation, outs)] += part.transpose(moved)
             res = acc[(slice(None),) + inner].reshape((n,) + tuple(x_shape[2:]) + (c,))
-            return xp.moveaxis(res, -1, 1)
+            return res.transpose(from_last(res.ndim, 1))
         gcols = xp.matmul(wm.transpose(0, 2, 1), gym)  # (g, C/g * K, N * P)
         gcols = gcols.reshape((c,) + kernel + (n,) + outs)
         acc = xp.zeros((c, n) + padded, dtype=wide)
@@ -494,7 +638,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         lead = (slice(None), slice(None))
         valid = lead + tuple(slice(0, m) for m in outs)
         # In blocks of samples laid out into buffers made once (on NumPy), as
-        # ``depthwise_forward``: the kernel positions' reductions then read cached blocks.
+        # ``flat_forward``: the kernel positions' reductions then read cached blocks.
         block = depthwise_block(n, c, n_ph * length)
         xf = xp.zeros((block, c, n_ph, length), dtype=wide)  # (the padding stays zero)
         gl = xp.zeros((block, c, outs[0]) + grid[1:], dtype=wide)
@@ -516,7 +660,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         gy: Any, x: Any, w_shape: Sequence[int], geo: tuple[Any, ...], wide: Any
     ) -> Any:
         groups = geo[3]
-        if is_depthwise(w_shape, groups):
+        if is_depthwise(w_shape, groups) and phases_fit(x.shape, geo):
             gw = depthwise_weight_grad(gy, x, w_shape, geo, wide)
             if bool(xp.isfinite(gw).all()):
                 return gw
@@ -528,6 +672,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             gy3 = gy.astype(wide, copy=False).reshape(gy.shape[0], gy.shape[1], -1)
             gw = xp.matmul(gy3, pw[0].transpose(0, 2, 1))  # (N, O, C), one per sample
             return gw.sum(axis=0).reshape(tuple(w_shape))
+        if flat_fits(x.shape, w_shape, geo, _FLAT_WASTE) and not is_depthwise(w_shape, groups):
+            gw = flat_weight_grad(gy, x, w_shape, geo, wide)
+            if bool(xp.isfinite(gw).all()):
+                return gw
+            # (a non-finite input: the columns below multiply the gradient's positions only)
         windows, outs, last = column_windows(x.astype(wide, copy=False), w_shape, geo)
         n = x.shape[0]
         gyw = gy.astype(wide, copy=False)
@@ -545,7 +694,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 gw += part
         if last:  # (g, O/g, K * C/g)
             gw = gw.reshape((w_shape[0],) + tuple(w_shape[2:]) + (w_shape[1],))
-            return xp.moveaxis(gw, -1, 1)
+            return gw.transpose(from_last(gw.ndim, 1))
         return gw.reshape(tuple(w_shape))
 
     def convolution(
@@ -568,7 +717,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if transposed:
             # The transposed convolution is the input-gradient of the convolution that maps
             # the output's space to the input's.
-            y = conv_input_grad(x, w, o.shape, geo, wide)
+            y = conv_input_grad(x, w, o.shape, geo, wide, o if direct else None)
         else:
             y = conv_forward(x, w, geo, wide, o if direct else None)
         b = None
@@ -595,9 +744,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         wide = acc_dtype(xp, o.dtype)
         geo = (stride, padding, dilation, groups)
-        o[...] = conv_input_grad(
-            array_of(grad_output), array_of(weight), tuple(input_size), geo, wide
+        # (written into ``o`` where a convolution computes it: no copy of the whole gradient)
+        direct = o if o.dtype == wide and writes_through_views(o) else None
+        gx = conv_input_grad(
+            array_of(grad_output), array_of(weight), tuple(input_size), geo, wide, direct
         )
+        if gx is not o:
+            o[...] = gx
 
     def convolution_backward_weight(
         out: Any,
