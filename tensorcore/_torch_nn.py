@@ -46,7 +46,6 @@ _SAME = [
     "pixel_unshuffle",
     "channel_shuffle",
     "pairwise_distance",
-    "group_norm",
     "rms_norm",
     "hardshrink",
     "celu_",
@@ -159,6 +158,27 @@ def instance_norm(
     return _F().instance_norm(
         input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
     )
+
+
+@_public
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-05,
+    cudnn_enabled: bool = True,
+) -> Tensor:
+    """Group normalisation, in ``torch.group_norm``'s argument order (``cudnn_enabled``, a
+    CUDA library switch, changes nothing).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.group_norm(tc.arange(8.0).reshape(1, 4, 2), 2, None, None, 1e-5, False).shape
+    tensorcore.Size([1, 4, 2])
+    """
+    return _F().group_norm(input, num_groups, weight, bias, eps)
 
 
 @_public

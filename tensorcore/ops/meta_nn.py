@@ -611,7 +611,9 @@ def meta_batch_norm(
     training: bool,
     momentum: float,
     eps: float,
+    cudnn_enabled: bool = True,
 ) -> Any:
+    # (the kernel takes the first eight: ``cudnn_enabled`` is PyTorch's CUDA switch)
     args, (spec, _, _) = _meta_batch_norm(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )

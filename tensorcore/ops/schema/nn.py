@@ -276,11 +276,13 @@ _op(
 )
 _op(
     "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
-    "Tensor? running_var, bool training, float momentum, float eps) -> Tensor",
+    "Tensor? running_var, bool training, float momentum, float eps, "
+    "bool cudnn_enabled=True) -> Tensor",
     _NN,
     "Normalise each channel (dim 1) by the batch's statistics (``training``; the running ones "
     "are then updated in place with ``momentum``, the variance unbiased) or by "
-    "``running_mean``/``running_var``, then scale and shift per channel.",
+    "``running_mean``/``running_var``, then scale and shift per channel. ``cudnn_enabled`` "
+    "(PyTorch's switch of a CUDA library) changes nothing.",
     frontend="structured",
     meta_function=MN.meta_batch_norm,
     method=False,
