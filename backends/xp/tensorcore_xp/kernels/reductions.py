@@ -360,16 +360,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     scan("cumsum", xp.cumsum, xp.add)
     scan("cumprod", xp.cumprod, xp.multiply)
 
-    def softmax_of(x: Any, dim: int, dtype: Any, log: bool) -> Any:
+    def safe_rows(m: Any, s: Any = None) -> Any:
+        """``_safe_softmax``'s rows of -inf only, on the (keepdim) row arrays alone: their
+        maximum ``m`` as 0 (so that ``exp(x - m)`` is 0 there, not NaN), or where ``s`` is
+        given, their sum of exponentials (0) as 1 (so that the quotient is 0)."""
+        if s is None:
+            return xp.where(xp.isneginf(m), xp.zeros((), m.dtype), m)
+        return xp.where(s == 0, xp.ones((), s.dtype), s)
+
+    def softmax_of(x: Any, dim: int, dtype: Any, log: bool, safe: bool = False) -> Any:
         x = x.astype(acc(dtype), copy=False)
         if x.ndim == 0:
             x = x.reshape(1)
         m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=dim, keepdims=True)
+        if safe:
+            m = safe_rows(m)
         z = x - m
         if log:
             return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
         e = xp.exp(z)
-        return e / xp.sum(e, axis=dim, keepdims=True)
+        s = xp.sum(e, axis=dim, keepdims=True)
+        return e / (safe_rows(m, s) if safe else s)
 
     def row_sums(a: Any, dim: int, b: Any = None) -> Any:
         """The sums of ``a`` (times ``b``, of ``a``'s shape, where given) along ``dim``,
@@ -384,7 +395,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return einsum("...j,...j->...", a, b)[..., None]
         return xp.add.reduce(a if b is None else a * b, axis=dim, keepdims=True)
 
-    def softmax_into(o: Any, x: Any, dim: int, log: bool) -> None:
+    def softmax_into(o: Any, x: Any, dim: int, log: bool, safe: bool = False) -> None:
         """``softmax_of`` computed in ``o`` (NumPy, a real floating ``x`` of ``o``'s dtype,
         which it accumulates in): the same operations, without the temporaries."""
         tok = enter()
@@ -392,31 +403,33 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             dim %= x.ndim
             m = xp.empty(x.shape[:dim] + (1,) + x.shape[dim + 1 :], x.dtype)
             reduce_extreme(xp, xp.maximum, x, dim, m, True)
-            xp.subtract(x, m, out=o)
+            xp.subtract(x, safe_rows(m) if safe else m, out=o)
             if log:
                 s = row_sums(xp.exp(o), dim)
                 xp.subtract(o, xp.log(s, out=s), out=o)
             else:
                 xp.exp(o, out=o)
-                xp.true_divide(o, row_sums(o, dim), out=o)
+                s = row_sums(o, dim)
+                xp.true_divide(o, safe_rows(m, s) if safe else s, out=o)
         finally:
             leave(tok)
 
-    def softmax_kernel(log: bool) -> Callable[..., None]:
+    def softmax_kernel(log: bool, safe: bool = False) -> Callable[..., None]:
         def k(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
             o = array_of(out)
             if o.size:
                 x = array_of(self)
                 if direct and o.ndim and x.dtype == o.dtype == acc(o.dtype) and o.dtype.kind == "f":
-                    softmax_into(o, x, dim, log)
+                    softmax_into(o, x, dim, log, safe)
                     return
                 with quiet(all="ignore"):
-                    o[...] = softmax_of(x, dim, o.dtype, log).reshape(o.shape)
+                    o[...] = softmax_of(x, dim, o.dtype, log, safe).reshape(o.shape)
 
-        k.__name__ = "log_softmax" if log else "softmax"
+        k.__name__ = "_safe_softmax" if safe else "log_softmax" if log else "softmax"
         return k
 
     K["softmax"], K["log_softmax"] = softmax_kernel(False), softmax_kernel(True)
+    K["_safe_softmax"] = softmax_kernel(False, safe=True)
 
     def softmax_backward(
         name: str,
