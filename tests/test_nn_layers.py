@@ -586,6 +586,29 @@ def test_sdpa_mask_is_an_additive_bias(device: str, kind: str) -> None:
     )
 
 
+def test_self_attention_packed_in_projection(device: str) -> None:
+    # query is key is value (batch_first kept one tensor): one product with the packed
+    # weight, the same values and gradients as three products with its thirds
+    mha = nn.MultiheadAttention(4, 2, batch_first=True, device=device, dtype=F64)
+    x = t(RNG.normal(size=(2, 3, 4)), device, True)
+    out = mha(x, x, x, need_weights=False)[0]
+    w, b = mha.in_proj_weight, mha.in_proj_bias
+    wq, wk, wv = w.chunk(3)
+    xs = x.transpose(0, 1)
+    want = F.multi_head_attention_forward(
+        xs, xs, xs, 4, 2, None, b, None, None, False, 0.0, mha.out_proj.weight,
+        mha.out_proj.bias, need_weights=False, use_separate_proj_weight=True,
+        q_proj_weight=wq, k_proj_weight=wk, v_proj_weight=wv,
+    )[0].transpose(0, 1)  # fmt: skip
+    assert_close(out, want)
+    g = t(RNG.normal(size=(2, 3, 4)), device)
+    got_g = tc.autograd.grad(out, (x, w, b), g)
+    want_g = tc.autograd.grad(want, (x, w, b), g)
+    for a, e in zip(got_g, want_g, strict=True):
+        assert_close(a, e)
+    assert tc.autograd.gradcheck(lambda a: mha(a, a, a, need_weights=False)[0], (x,))
+
+
 def test_safe_softmax_rows_of_minus_inf(device: str) -> None:
     x = RNG.normal(size=(3, 4))
     x[0] = -np.inf
