@@ -29,6 +29,11 @@ __all__ = ["build"]
 #: accumulators lose more than the reduce's pairwise sums on long rows).
 _EINSUM_ROW = 1024
 
+#: Elements above which a softmax (its backward) along the last axis runs over blocks of
+#: rows of about ``_ROW_BLOCK`` elements (a few MiB of float32: past the CPU's caches).
+_LARGE_ROWS = 1 << 20
+_ROW_BLOCK = 1 << 16
+
 #: Smallest slice (in elements) over which a scan along a leading axis calls its ufunc once
 #: per slice rather than accumulating (Python's cost per call against the slice's work).
 _SCAN_SLICE = 256
@@ -395,9 +400,30 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return einsum("...j,...j->...", a, b)[..., None]
         return xp.add.reduce(a if b is None else a * b, axis=dim, keepdims=True)
 
+    def by_rows(fn: Callable[..., None], dim: int, o: Any, *ins: Any) -> None:
+        """``fn(o, *ins, dim)``; over blocks of rows where ``dim`` is the last axis of
+        C-contiguous arrays of one shape larger than the caches, so that the passes after
+        a block's first find it in cache (a row's results are its own: the same bits;
+        softmax of (16384, 256) float32 14.2 -> 12.0 ms, of (2048, 5000) 24.5 -> 18.8)."""
+        n = o.shape[-1] if o.ndim else 0
+        if (
+            o.size <= _LARGE_ROWS
+            or dim % o.ndim != o.ndim - 1
+            or any(a.shape != o.shape or not a.flags.c_contiguous for a in (o, *ins))
+        ):
+            fn(o, *ins, dim)
+            return
+        o2, ins2 = o.reshape(-1, n), [a.reshape(-1, n) for a in ins]
+        step = max(1, _ROW_BLOCK // n)
+        for i in range(0, o2.shape[0], step):
+            fn(o2[i : i + step], *(a[i : i + step] for a in ins2), 1)
+
     def softmax_into(o: Any, x: Any, dim: int, log: bool, safe: bool = False) -> None:
         """``softmax_of`` computed in ``o`` (NumPy, a real floating ``x`` of ``o``'s dtype,
         which it accumulates in): the same operations, without the temporaries."""
+        by_rows(lambda ob, xb, d: softmax_rows(ob, xb, d, log, safe), dim, o, x)
+
+    def softmax_rows(o: Any, x: Any, dim: int, log: bool, safe: bool) -> None:
         tok = enter()
         try:
             dim %= x.ndim
@@ -454,7 +480,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ):
                     tok = enter()
                     try:
-                        into(o, gg, yy, dim)
+                        by_rows(into, dim, o, gg, yy)
                     finally:
                         leave(tok)
                     return
