@@ -182,15 +182,8 @@ def multi_head_attention_forward(
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         wq, wk, wv = in_proj_weight.chunk(3)
-    if not use_separate_proj_weight and query is key and key is value:
-        # Self-attention: one product with the packed weight, as PyTorch's
-        # _in_projection_packed (one gemm forward and backward, and the input's gradient
-        # made once, not three summed)
-        assert in_proj_weight is not None  # (for mypy)
-        q, k, v = linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
-    else:
-        bq, bk, bv = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    bq, bk, bv = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+    q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
     mask = as_float_mask(attn_mask, q)
     if mask is not None:
         want = (tgt, src) if mask.ndim == 2 else (bsz * h, tgt, src)

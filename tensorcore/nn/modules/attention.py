@@ -120,16 +120,7 @@ class MultiheadAttention(Module):
         by :func:`tensorcore.nn.functional.multi_head_attention_forward`."""
         batched = query.ndim == 3
         if batched and self.batch_first:
-            # (one transpose for inputs that are one tensor, as PyTorch's: self-attention
-            # keeps its packed in-projection, multi_head_attention_forward's one product)
-            if key is value:
-                if query is key:
-                    query = key = value = query.transpose(0, 1)
-                else:
-                    query, key = query.transpose(0, 1), key.transpose(0, 1)
-                    value = key
-            else:
-                query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         out, w = F.multi_head_attention_forward(
             query,
             key,
