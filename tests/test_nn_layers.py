@@ -587,8 +587,8 @@ def test_sdpa_mask_is_an_additive_bias(device: str, kind: str) -> None:
 
 
 def test_self_attention_packed_in_projection(device: str) -> None:
-    # query is key is value (batch_first kept one tensor): one product with the packed
-    # weight, the same values and gradients as three products with its thirds
+    # query is key is value (batch_first): the module's packed in_proj_weight gives the
+    # values and gradients of the functional form with its thirds as separate weights
     mha = nn.MultiheadAttention(4, 2, batch_first=True, device=device, dtype=F64)
     x = t(RNG.normal(size=(2, 3, 4)), device, True)
     out = mha(x, x, x, need_weights=False)[0]
