@@ -368,10 +368,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def safe_rows(m: Any, s: Any = None) -> Any:
         """``_safe_softmax``'s rows of -inf only, on the (keepdim) row arrays alone: their
         maximum ``m`` as 0 (so that ``exp(x - m)`` is 0 there, not NaN), or where ``s`` is
-        given, their sum of exponentials (0) as 1 (so that the quotient is 0)."""
+        given, their sum of exponentials (0) as 1 (so that the quotient is 0): the sum at
+        least 1, which changes no other row (its maximum's term is ``exp(0)``)."""
         if s is None:
-            return xp.where(xp.isneginf(m), xp.zeros((), m.dtype), m)
-        return xp.where(s == 0, xp.ones((), s.dtype), s)
+            return xp.where(m == -math.inf, xp.zeros((), m.dtype), m)
+        return xp.maximum(s, s.dtype.type(1))
 
     def softmax_of(x: Any, dim: int, dtype: Any, log: bool, safe: bool = False) -> Any:
         x = x.astype(acc(dtype), copy=False)
