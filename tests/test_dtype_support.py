@@ -24,7 +24,8 @@ PYTORCH = {
     "sigmoid_backward": "fc", "threshold_backward": "if", "floor": "if", "ceil": "if",
     "trunc": "if", "round": "if", "clamp": "bif", "lerp": "fc", "amax": "bif", "amin": "bif",
     "max_dim": "bif", "min_dim": "bif", "argmax": "if", "argmin": "if", "softmax": "f",
-    "log_softmax": "f", "_softmax_backward_data": "f", "_log_softmax_backward_data": "f",
+    "log_softmax": "f", "_safe_softmax": "f", "_softmax_backward_data": "f",
+    "_log_softmax_backward_data": "f",
     "nll_loss": "f", "sort": "bif", "argsort": "bif", "topk": "if", "matmul": "ifc", "mm": "ifc",
     "evenly_distribute_backward": "f",  # (tensorcore's: the backward of amax/amin)
     "max_all": "bif", "min_all": "bif",

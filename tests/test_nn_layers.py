@@ -546,6 +546,100 @@ def test_sdpa_query_with_every_key_masked_attends_to_nothing(device: str, kind: 
     )
 
 
+def _node_names(out: tc.Tensor) -> set[str]:
+    seen, todo = set(), [out.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is not None and type(n).__name__ not in seen:
+            seen.add(type(n).__name__)
+            todo.extend(f for f, _ in n.next_functions)
+    return seen
+
+
+@pytest.mark.parametrize("kind", ["causal", "bool", "float"])
+def test_sdpa_mask_is_an_additive_bias(device: str, kind: str) -> None:
+    # As PyTorch's math path: the mask is added to the scores and _safe_softmax takes them
+    # (no masked_fill or where over the scores, forward or backward); a bool mask of (L, S)
+    # broadcasts over the batch and heads; a causal mask with more keys than queries.
+    q, k, v = (
+        RNG.normal(size=(2, 2, 3, 4)),
+        RNG.normal(size=(2, 2, 5, 4)),
+        RNG.normal(size=(2, 2, 5, 3)),
+    )
+    keep = np.tril(np.ones((3, 5), bool)) if kind == "causal" else RNG.random((3, 5)) > 0.4
+    keep[:, 0] = True
+    s = q @ k.transpose(0, 1, 3, 2) / 2.0
+    want = _softmax(np.where(keep, s, -np.inf), -1) @ v
+    qt, kt, vt = (t(a, device, True) for a in (q, k, v))
+    kw: dict[str, Any] = {"is_causal": True}
+    if kind == "bool":
+        kw = {"attn_mask": t(keep, device)}
+    elif kind == "float":
+        kw = {"attn_mask": t(np.where(keep, 0.0, -np.inf), device)}
+    got = F.scaled_dot_product_attention(qt, kt, vt, **kw)
+    assert_close(got, want)
+    names = _node_names(got)
+    assert "SafeSoftmaxBackward0" in names and "AddBackward0" in names
+    assert not names & {"MaskedFillBackward0", "WhereBackward0"}
+    assert tc.autograd.gradcheck(
+        lambda a, b, c: F.scaled_dot_product_attention(a, b, c, **kw), (qt, kt, vt)
+    )
+
+
+def test_self_attention_packed_in_projection(device: str) -> None:
+    # query is key is value (batch_first): the module's packed in_proj_weight gives the
+    # values and gradients of the functional form with its thirds as separate weights
+    mha = nn.MultiheadAttention(4, 2, batch_first=True, device=device, dtype=F64)
+    x = t(RNG.normal(size=(2, 3, 4)), device, True)
+    out = mha(x, x, x, need_weights=False)[0]
+    w, b = mha.in_proj_weight, mha.in_proj_bias
+    wq, wk, wv = w.chunk(3)
+    xs = x.transpose(0, 1)
+    want = F.multi_head_attention_forward(
+        xs, xs, xs, 4, 2, None, b, None, None, False, 0.0, mha.out_proj.weight,
+        mha.out_proj.bias, need_weights=False, use_separate_proj_weight=True,
+        q_proj_weight=wq, k_proj_weight=wk, v_proj_weight=wv,
+    )[0].transpose(0, 1)  # fmt: skip
+    assert_close(out, want)
+    g = t(RNG.normal(size=(2, 3, 4)), device)
+    got_g = tc.autograd.grad(out, (x, w, b), g)
+    want_g = tc.autograd.grad(want, (x, w, b), g)
+    for a, e in zip(got_g, want_g, strict=True):
+        assert_close(a, e)
+    assert tc.autograd.gradcheck(lambda a: mha(a, a, a, need_weights=False)[0], (x,))
+
+
+def test_safe_softmax_rows_of_minus_inf(device: str) -> None:
+    x = RNG.normal(size=(3, 4))
+    x[0] = -np.inf
+    x[1, ::2] = -np.inf
+    want = np.zeros_like(x)
+    want[1:] = _softmax(x[1:], -1)
+    xt = t(x, device, True)
+    y = tc._safe_softmax(xt, 1)
+    assert_close(y, want)
+    g = RNG.normal(size=(3, 4))
+    (gx,) = tc.autograd.grad(y, xt, t(g, device))
+    # softmax's gradient y * (g - sum(g * y)), zero on the row of -inf only
+    assert_close(gx, want * (g - (g * want).sum(-1, keepdims=True)))
+    assert type(y.grad_fn).__name__ == "SafeSoftmaxBackward0"
+
+
+def test_embedding_gradient_adds_repeated_rows_and_differentiates_again(device: str) -> None:
+    w = RNG.normal(size=(7, 3))
+    idx = np.array([[1, 4, 1], [6, 1, 0]])
+    wt = t(w, device, True)
+    out = F.embedding(t(idx, device), wt)
+    g = t(RNG.normal(size=(2, 3, 3)), device, True)
+    (gw,) = tc.autograd.grad(out, wt, g, create_graph=True)
+    want = np.zeros_like(w)
+    np.add.at(want, idx.reshape(-1), _np(g).reshape(-1, 3))
+    assert_close(gw, want)
+    # (the gradient is linear in g: its own gradient in g is the rows looked up)
+    (gg,) = tc.autograd.grad((gw * t(w, device)).sum(), g)
+    assert_close(gg, w[idx])
+
+
 # ------------------------------------------------------------------ shapes and resizing
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 def test_pad_matches_numpy(device: str, mode: str) -> None:

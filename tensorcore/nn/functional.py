@@ -1099,20 +1099,21 @@ def scaled_dot_product_attention(
         scores = (query * s).matmul(key.transpose(-2, -1))
     else:
         scores = query.matmul(key.transpose(-2, -1)) * s
-    if attn_mask is None or is_causal:
-        if is_causal:
-            causal = ops.ones(lq, lk, dtype=dt.bool_, device=query.device).tril()
-            scores = scores.masked_fill(causal.logical_not(), float("-inf"))
-        weights = ops.softmax(scores, -1)
-    else:
+    # As PyTorch's math path: a mask is an additive bias of the scores (0 or -inf; a bool
+    # or causal one made at the mask's size, which is the scores' only where it is given
+    # whole), whose addition passes the gradient through, and ``_safe_softmax`` gives a
+    # query masked from every key zero weights (not NaNs) without passes of its own.
+    if is_causal:
+        scores = scores + ops.full(
+            (lq, lk), float("-inf"), dtype=scores.dtype, device=scores.device
+        ).triu(1)
+    elif attn_mask is not None:
         if attn_mask.dtype is dt.bool_:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
-        # A query whose keys are all masked out attends to nothing: its weights are zeros
-        # (PyTorch's safe softmax), not the NaNs of a softmax of -inf only.
-        none = (scores == float("-inf")).all(-1, keepdim=True)
-        weights = ops.softmax(scores.masked_fill(none, 0.0), -1).masked_fill(none, 0.0)
+            attn_mask = ops.zeros(
+                attn_mask.shape, dtype=scores.dtype, device=scores.device
+            ).masked_fill(attn_mask.logical_not(), float("-inf"))
+        scores = scores + attn_mask
+    weights = ops._safe_softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights.matmul(value)

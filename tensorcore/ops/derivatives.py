@@ -991,6 +991,11 @@ _d(
     lambda c, g: (ops._softmax_backward_data(g, c.result, c.dim),),
 )
 _d(
+    "_safe_softmax",
+    "dim result",
+    lambda c, g: (ops._softmax_backward_data(g, c.result, c.dim),),
+)
+_d(
     "log_softmax",
     "dim result",
     lambda c, g: (ops._log_softmax_backward_data(g, c.result, c.dim),),
@@ -1582,16 +1587,18 @@ def _index_add(z: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     As an accumulating ``index_put`` of whole slices where ``z`` has dims: backends add
     slices by rows (NumPy's: fancy-index adds in rounds of repeated indices), where the
     ``scatter_add`` of an index expanded to ``src``'s shape adds one element at a time
-    (an embedding's gradient, 2560 rows of 128 into 5000: 3.2 -> 1.0 ms on NumPy)."""
+    (an embedding's gradient, 2560 rows of 128 into 5000: 3.2 -> 1.0 ms on NumPy).
+    In place: ``z`` is the caller's fresh zeros, so an out-of-place add would only copy them
+    (a second pass over a whole embedding table: (50000, 128) float32, 5.0 -> 2.6 ms)."""
     if z.ndim == 0:  # (a 0-d z takes one index, its only element)
         return z + src.reshape(())
     if index.ndim <= 1:
         where: list[Tensor | None] = [None] * dim + [index.reshape(-1).to(dt.int64)]
-        return ops.index_put(z, where, src, True)
+        return z.index_put_(where, src, True)
     shape = [1] * src.ndim
     shape[dim] = -1
     full_idx = index.reshape(tuple(shape)).expand(src._shape)
-    return z.scatter_add(dim, full_idx, src)
+    return z.scatter_add_(dim, full_idx, src)
 
 
 _d("index_select", "self:spec dim index", _index_select)

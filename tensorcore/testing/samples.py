@@ -1034,6 +1034,16 @@ def _softmax(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_safe_softmax")
+def _safe_softmax(m: _Maker) -> list[Sample]:
+    # (a row of -inf only, a row with two, a row with none)
+    masked = tc.tensor([[1, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 0]], dtype=tc.bool, device=m.device)
+    return [
+        *_softmax(m),
+        S((m.uniform(3, 4).masked_fill(masked, float("-inf")), 1), desc="rows of -inf"),
+    ]
+
+
 @_samples("_softmax_backward_data", "_log_softmax_backward_data")
 def _softmax_backward(m: _Maker) -> list[Sample]:
     return [

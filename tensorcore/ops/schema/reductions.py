@@ -226,6 +226,19 @@ _op(
     out=True,
     out_dtype="exact",
 )
+# PyTorch's attention math path: a softmax whose rows of -inf only (queries masked from
+# every key) are zeros instead of NaNs, with softmax's backward (a zero row's gradient is
+# zero), so that attention needs no mask passes of its own over the scores.
+_op(
+    "_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    _R,
+    "Softmax along ``dim``, zeros where every element of a slice is ``-inf``.",
+    frontend="structured",
+    meta_function=M.meta_softmax,
+    promote="float",
+    dtypes="f",
+    method=False,
+)
 # The backward of softmax and log_softmax as one kernel each (PyTorch's names), and the
 # negative log-likelihood loss with its backward: the end of every classifier's graph.
 _op(

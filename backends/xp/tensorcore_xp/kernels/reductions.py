@@ -36,6 +36,11 @@ _EINSUM_ROW = 1024
 #: float32: 21 us, 31 us; (8, 128): 28 us, 32 us; (16, 256): 50 us, 39 us).
 _SELECT_MIN = 2048
 
+#: Elements above which a softmax (its backward) along the last axis runs over blocks of
+#: rows of about ``_ROW_BLOCK`` elements (a few MiB of float32: past the CPU's caches).
+_LARGE_ROWS = 1 << 20
+_ROW_BLOCK = 1 << 16
+
 #: Smallest slice (in elements) over which a scan along a leading axis calls its ufunc once
 #: per slice rather than accumulating (Python's cost per call against the slice's work).
 _SCAN_SLICE = 256
@@ -384,16 +389,28 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     scan("cumsum", xp.cumsum, xp.add)
     scan("cumprod", xp.cumprod, xp.multiply)
 
-    def softmax_of(x: Any, dim: int, dtype: Any, log: bool) -> Any:
+    def safe_rows(m: Any, s: Any = None) -> Any:
+        """``_safe_softmax``'s rows of -inf only, on the (keepdim) row arrays alone: their
+        maximum ``m`` as 0 (so that ``exp(x - m)`` is 0 there, not NaN), or where ``s`` is
+        given, their sum of exponentials (0) as 1 (so that the quotient is 0): the sum at
+        least 1, which changes no other row (its maximum's term is ``exp(0)``)."""
+        if s is None:
+            return xp.where(m == -math.inf, xp.zeros((), m.dtype), m)
+        return xp.maximum(s, s.dtype.type(1))
+
+    def softmax_of(x: Any, dim: int, dtype: Any, log: bool, safe: bool = False) -> Any:
         x = x.astype(acc(dtype), copy=False)
         if x.ndim == 0:
             x = x.reshape(1)
         m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=dim, keepdims=True)
+        if safe:
+            m = safe_rows(m)
         z = x - m
         if log:
             return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
         e = xp.exp(z)
-        return e / xp.sum(e, axis=dim, keepdims=True)
+        s = xp.sum(e, axis=dim, keepdims=True)
+        return e / (safe_rows(m, s) if safe else s)
 
     def row_sums(a: Any, dim: int, b: Any = None) -> Any:
         """The sums of ``a`` (times ``b``, of ``a``'s shape, where given) along ``dim``,
@@ -408,39 +425,62 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return einsum("...j,...j->...", a, b)[..., None]
         return xp.add.reduce(a if b is None else a * b, axis=dim, keepdims=True)
 
-    def softmax_into(o: Any, x: Any, dim: int, log: bool) -> None:
+    def by_rows(fn: Callable[..., None], dim: int, o: Any, *ins: Any) -> None:
+        """``fn(o, *ins, dim)``; over blocks of rows where ``dim`` is the last axis of
+        C-contiguous arrays of one shape larger than the caches, so that the passes after
+        a block's first find it in cache (a row's results are its own: the same bits;
+        softmax of (16384, 256) float32 14.2 -> 12.0 ms, of (2048, 5000) 24.5 -> 18.8)."""
+        n = o.shape[-1] if o.ndim else 0
+        if (
+            o.size <= _LARGE_ROWS
+            or dim % o.ndim != o.ndim - 1
+            or any(a.shape != o.shape or not a.flags.c_contiguous for a in (o, *ins))
+        ):
+            fn(o, *ins, dim)
+            return
+        o2, ins2 = o.reshape(-1, n), [a.reshape(-1, n) for a in ins]
+        step = max(1, _ROW_BLOCK // n)
+        for i in range(0, o2.shape[0], step):
+            fn(o2[i : i + step], *(a[i : i + step] for a in ins2), 1)
+
+    def softmax_into(o: Any, x: Any, dim: int, log: bool, safe: bool = False) -> None:
         """``softmax_of`` computed in ``o`` (NumPy, a real floating ``x`` of ``o``'s dtype,
         which it accumulates in): the same operations, without the temporaries."""
+        by_rows(lambda ob, xb, d: softmax_rows(ob, xb, d, log, safe), dim, o, x)
+
+    def softmax_rows(o: Any, x: Any, dim: int, log: bool, safe: bool) -> None:
         tok = enter()
         try:
             dim %= x.ndim
             m = xp.empty(x.shape[:dim] + (1,) + x.shape[dim + 1 :], x.dtype)
             reduce_extreme(xp, xp.maximum, x, dim, m, True)
-            xp.subtract(x, m, out=o)
+            xp.subtract(x, safe_rows(m) if safe else m, out=o)
             if log:
                 s = row_sums(xp.exp(o), dim)
                 xp.subtract(o, xp.log(s, out=s), out=o)
             else:
                 xp.exp(o, out=o)
-                xp.true_divide(o, row_sums(o, dim), out=o)
+                s = row_sums(o, dim)
+                xp.true_divide(o, safe_rows(m, s) if safe else s, out=o)
         finally:
             leave(tok)
 
-    def softmax_kernel(log: bool) -> Callable[..., None]:
+    def softmax_kernel(log: bool, safe: bool = False) -> Callable[..., None]:
         def k(out: Any, self: Any, dim: int, dtype: Any = None) -> None:
             o = array_of(out)
             if o.size:
                 x = array_of(self)
                 if direct and o.ndim and x.dtype == o.dtype == acc(o.dtype) and o.dtype.kind == "f":
-                    softmax_into(o, x, dim, log)
+                    softmax_into(o, x, dim, log, safe)
                     return
                 with quiet(all="ignore"):
-                    o[...] = softmax_of(x, dim, o.dtype, log).reshape(o.shape)
+                    o[...] = softmax_of(x, dim, o.dtype, log, safe).reshape(o.shape)
 
-        k.__name__ = "log_softmax" if log else "softmax"
+        k.__name__ = "_safe_softmax" if safe else "log_softmax" if log else "softmax"
         return k
 
     K["softmax"], K["log_softmax"] = softmax_kernel(False), softmax_kernel(True)
+    K["_safe_softmax"] = softmax_kernel(False, safe=True)
 
     def softmax_backward(
         name: str,
@@ -465,7 +505,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ):
                     tok = enter()
                     try:
-                        into(o, gg, yy, dim)
+                        by_rows(into, dim, o, gg, yy)
                     finally:
                         leave(tok)
                     return
