@@ -455,3 +455,26 @@ def test_untyped_storage_counts_bytes_and_typed_storage_elements(device: str) ->
         assert s.cpu().tolist() == [1.0, 2.0, 3.0, 4.0]
     if device == "cpu":
         assert u.get_device() is None and s.get_device() is None and not u.is_pinned()
+
+
+def test_top_level_norms_take_pytorchs_cudnn_switch() -> None:
+    # torch.batch_norm/layer_norm/group_norm/instance_norm end with a cuDNN switch that
+    # programs pass positionally; it changes nothing here.
+    x = tc.arange(24.0).reshape(2, 4, 3)
+    for on in (True, False):
+        np.testing.assert_allclose(
+            tc.layer_norm(x, [3], None, None, 1e-5, on).numpy(),
+            tc.nn.functional.layer_norm(x, (3,)).numpy(),
+        )
+        np.testing.assert_allclose(
+            tc.group_norm(x, 2, None, None, 1e-5, on).numpy(),
+            tc.nn.functional.group_norm(x, 2).numpy(),
+        )
+        np.testing.assert_allclose(
+            tc.batch_norm(x, None, None, None, None, True, 0.1, 1e-5, on).numpy(),
+            tc.nn.functional.batch_norm(x, None, None, training=True).numpy(),
+        )
+        np.testing.assert_allclose(
+            tc.instance_norm(x, None, None, None, None, True, 0.1, 1e-5, on).numpy(),
+            tc.nn.functional.instance_norm(x).numpy(),
+        )

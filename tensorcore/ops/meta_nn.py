@@ -517,7 +517,9 @@ def meta_layer_norm(
     weight: Tensor | None = None,
     bias: Tensor | None = None,
     eps: float = 1e-5,
+    cudnn_enable: bool = True,
 ) -> Any:
+    # (the kernel takes the first five: ``cudnn_enable`` is PyTorch's CUDA switch)
     args, (spec, _, _) = meta_native_layer_norm(input, normalized_shape, weight, bias, eps)
     return args, spec
 

@@ -238,10 +238,11 @@ _op(
 )
 _op(
     "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
-    "float eps=1e-05) -> Tensor",
+    "float eps=1e-05, bool cudnn_enable=True) -> Tensor",
     _NN,
     "Normalise over the last ``len(normalized_shape)`` dims (biased variance), then scale by "
-    "``weight`` and shift by ``bias``.",
+    "``weight`` and shift by ``bias``. ``cudnn_enable`` (PyTorch's switch of a CUDA library) "
+    "changes nothing.",
     frontend="structured",
     meta_function=MN.meta_layer_norm,
     method=False,
