@@ -581,9 +581,9 @@ def build(
     clip_in_one_pass = xp.__name__ == "numpy"
     # NumPy's clip ufunc itself: ``np.clip``'s Python wrapper costs more than the ufunc on
     # small arrays (a private name, looked up once; the public function where it is missing)
-    clip = getattr(getattr(getattr(xp, "_core", None), "umath", None), "clip", None) or getattr(
-        xp, "clip", None
-    )
+    clip: Any = getattr(getattr(getattr(xp, "_core", None), "umath", None), "clip", None)
+    if clip is None:
+        clip = getattr(xp, "clip", None)
 
     def clamp(out: Any, a: Any, lo: Any = None, hi: Any = None) -> None:
         if lo is None and hi is None:
