@@ -520,7 +520,10 @@ def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Te
         return ops.empty_like(self).bernoulli_(p, generator=generator)
     if bool((self < 0).any()) or bool((self > 1).any()):
         raise RuntimeError("bernoulli_ expects p to be in [0, 1], but got p outside that range")
-    u = ops.rand(self._shape, generator=generator, dtype=dt.float32, device=self._device)
+    # (float64 draws for float64 probabilities, float32 ones for the others: PyTorch's
+    # bernoulli_distribution<double> / <float>)
+    wide = dt.float64 if self._dtype is dt.float64 else dt.float32
+    u = ops.rand(self._shape, generator=generator, dtype=wide, device=self._device)
     return (u < self).to(self._dtype)
 
 
@@ -530,15 +533,17 @@ def bernoulli_(self: Tensor, p: Any = 0.5, generator: Any = None) -> Tensor:
     # PyTorch's kernel visits the elements in memory order (dims by decreasing stride): draw in
     # that order, so a transposed or permuted tensor (a dropout of a transposed attention
     # output) gets PyTorch's mask for a seed. A float p is compared with a float64 draw, a
-    # tensor of probabilities with float32 draws (PyTorch's two CPU kernels).
+    # tensor of probabilities with float32 draws, float64 ones if they are float64
+    # (PyTorch's CPU kernels: bernoulli_distribution<double> for a double p).
     order = sorted(range(self.ndim), key=lambda d: -self._stride[d])
-    wide = dt.float32 if isinstance(p, Tensor) else dt.float64
+    tensor_p = isinstance(p, Tensor)
+    wide = dt.float32 if tensor_p and p._dtype is not dt.float64 else dt.float64
     u = ops.rand(
         [self._shape[d] for d in order], generator=generator, dtype=wide, device=self._device
     )
     if order != sorted(order):
         u = u.permute([order.index(d) for d in range(self.ndim)])
-    return self.copy_(u < (p.to(dt.float32) if isinstance(p, Tensor) else float(p)))
+    return self.copy_(u < (p.to(wide) if tensor_p else float(p)))
 
 
 @_composite
