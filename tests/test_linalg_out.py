@@ -131,14 +131,3 @@ def test_norms_word_their_own_dtype_check(device: str) -> None:
     o = _e(device)
     tc.linalg.norm(tc.ones(3, dtype=tc.complex64, device=device), out=o)
     assert_close(o.item(), 3**0.5)
-
-
-def test_errors_name_the_operator_once(device: str) -> None:
-    A = tc.tensor(_A, dtype=tc.float32, device=device)
-    with pytest.raises(TypeError, match=r"^linalg_eigh\(\): argument 'out' must be tuple"):
-        tc.linalg.eigh(A, out=_e(device))
-    Ag = A.clone().requires_grad_()
-    with pytest.raises(RuntimeError, match=r"^linalg_cholesky_ex\(\): functions with out="):
-        tc.linalg.cholesky_ex(Ag, out=(_e(device), _e(device, tc.int32)))
-    with pytest.raises(RuntimeError, match=r"^linalg_inv\(\): Expected out tensor"):
-        tc.linalg.inv(A, out=_e(device, tc.float64))

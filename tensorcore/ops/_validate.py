@@ -470,8 +470,6 @@ def names_op(message: str, name: str) -> bool:
     True
     >>> names_op("linalg.inv: The input tensor A must have at least 2 dimensions.", "linalg_inv")
     True
-    >>> names_op("linalg_eigh(): argument 'out' must be tuple of Tensors, not Tensor", "eigh")
-    True
     """
     pat = _NAMED.get(name)
     if pat is None:
@@ -483,11 +481,8 @@ def names_op(message: str, name: str) -> bool:
             base = f"(?:{base}|{module}\\.{short}|{short}(?=\\())"
         # PyTorch also opens some messages with the bare name as their subject
         # (``where expected condition to be a boolean tensor``, ``stft requires ...``).
-        # A public function of a Python module is named by its operator's name too
-        # (``eigh`` by ``linalg_eigh(): ...``, as the operator's own errors open).
-        mod = "|".join(sorted(_PYTHON_MODULES))
         pat = _NAMED[name] = re.compile(
-            rf"(?<!\w)(?:(?:{mod})_)?{base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'|^{base}_? (?=[a-z])"
+            rf"(?<!\w){base}_?(?:\(|'|\"|\)|\[|:)|'{base}_?'|^{base}_? (?=[a-z])"
         )
     return pat.search(message) is not None
 
