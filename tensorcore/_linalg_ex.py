@@ -47,8 +47,8 @@ def _per_matrix(
     return ops.stack(filled).reshape(out_shape), info
 
 
-@checked("inv_ex(Tensor A, *, bool check_errors=False) -> Any")
-def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+@checked("inv_ex(Tensor A, *, bool check_errors=False, Any out=None) -> Any")
+def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
     """``(inverse, info)``: :func:`tensorcore.linalg.inv` without raising for a singular
     matrix. ``info`` (int32, one per matrix) is 0 where the inversion succeeded, else the
     (1-based) index of the zero pivot; the inverse is NaN there. ``check_errors=True``
@@ -64,6 +64,11 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
     tensor([[0.5000, 0.0000],
             [0.0000, 0.5000]])
     """
+    res = _inv_ex(A, check_errors)
+    return res if out is None else write_out("linalg_inv_ex", res, out, exact="exact")
+
+
+def _inv_ex(A: Tensor, check_errors: bool) -> Any:
     from .linalg import LinAlgError, inv
 
     try:
@@ -77,8 +82,12 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
     return rt.linalg_inv_ex(result, info)
 
 
-@checked("solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> Any")
-def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
+@checked(
+    "solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Any out=None) -> Any"
+)
+def solve_ex(
+    A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out: Any = None
+) -> Any:
     """``(result, info)``: :func:`tensorcore.linalg.solve` without raising for a singular
     ``A``; ``info`` (int32, one per matrix of ``A``'s batch) is nonzero there and the result
     NaN. ``check_errors=True`` raises as :func:`~tensorcore.linalg.solve`.
@@ -90,6 +99,11 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     >>> result, info
     (tensor([0.5000, 0.5000]), tensor(0, dtype=tensorcore.int32))
     """
+    res = _solve_ex(A, B, left, check_errors)
+    return res if out is None else write_out("linalg_solve_ex", res, out, exact="exact")
+
+
+def _solve_ex(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> Any:
     from .linalg import LinAlgError, inv, solve
 
     try:

@@ -22,10 +22,12 @@ def _op(name: str, *args: Any, out: Any = None) -> Any:
     return call(get_op(name), args, out)
 
 
-def _into(res: Any, out: Any) -> Any:
+def _into(res: Any, out: Any, name: str = "", exact: str = "") -> Any:
     """Copy a composite's results (a tensor or a named tuple) into ``out`` (a tensor or a
     tuple of as many), as the structured operators do: an empty ``out`` is resized, a result
-    that wants a gradient cannot go into one; ``out`` comes back."""
+    that wants a gradient cannot go into one; ``out`` comes back. ``exact="exact"`` (with
+    the ``name`` of the operator the errors name) where PyTorch wants each ``out`` of its
+    result's own dtype, as its structured kernels do."""
     if out is None:
         return res
     results = tuple(res) if isinstance(res, tuple) else (res,)
@@ -36,7 +38,7 @@ def _into(res: Any, out: Any) -> Any:
                 f"Expected the out tensor to be safely castable from {torch_name(r.dtype)} "
                 f"dtype, but got an out tensor with dtype {torch_name(o.dtype)}"
             )
-    return write_out("", res, out)
+    return write_out(name, res, out, exact=exact)
 
 
 # ------------------------------------------------------------------ eigendecomposition
@@ -95,7 +97,7 @@ def lu_factor(A: Any, *, pivot: bool = True, out: Any = None) -> Any:
     >>> [[round(x, 4) for x in row] for row in LU.tolist()]
     [[3.0, 4.0], [0.3333, 0.6667]]
     """
-    return _into(_op("linalg_lu_factor", A, pivot), out)
+    return _into(_op("linalg_lu_factor", A, pivot), out, "linalg_lu_factor", "exact")
 
 
 @checked("lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Any out=None) -> Any")
@@ -127,7 +129,7 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Any:
     >>> P.tolist(), L.tolist()
     ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.3333333333333333, 1.0]])
     """
-    return _into(_op("linalg_lu", A, pivot), out)
+    return _into(_op("linalg_lu", A, pivot), out, "linalg_lu", "exact")
 
 
 @checked(
@@ -150,7 +152,8 @@ def lu_solve(
     >>> tc.linalg.lu_solve(LU, pivots, tc.tensor([[3.0], [4.0]], dtype=tc.float64)).tolist()
     [[1.0], [1.0]]
     """
-    return _into(_op("linalg_lu_solve", LU, pivots, B, left, adjoint), out)
+    res = _op("linalg_lu_solve", LU, pivots, B, left, adjoint)
+    return _into(res, out, "linalg_lu_solve", "exact")
 
 
 # ------------------------------------------------------------------ matrix exponential

@@ -23,11 +23,12 @@ from . import return_types as rt
 from ._linalg_ex import householder_product, inv_ex, solve_ex
 from ._linalg_general import eig, eigvals, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp
 from ._linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from ._tensor import Tensor, cpp_name, torch_name
 from .dispatch import get_op
 from .ops import functions as ops
 from .ops._call import call
 from .ops._out import write_out
-from .ops._validate import checked
+from .ops._validate import checked, keep_message
 from .ops.factories import tensor
 
 __all__ = [
@@ -125,7 +126,7 @@ def vector_norm(
 
 @checked(
     "norm(Tensor A, Any ord=None, Any dim=None, bool keepdim=False, *, "
-    "ScalarType? dtype=None) -> Tensor"
+    "ScalarType? dtype=None, Tensor? out=None) -> Tensor"
 )
 def norm(
     A: Any,
@@ -134,6 +135,7 @@ def norm(
     keepdim: bool = False,
     *,
     dtype: Any = None,
+    out: Any = None,
 ) -> Any:
     """A vector or matrix norm, as PyTorch chooses: a matrix norm when ``dim`` is a 2-tuple,
     or when ``dim`` is None and ``ord`` is given for a 2-D ``A``; else a vector norm (of the
@@ -160,10 +162,13 @@ def norm(
             )
         dim = tuple(range(A.ndim))
     if dim is not None and len(dim) == 2:
-        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
-    if isinstance(ord, str):
-        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    return ops.vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+        res = matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    elif isinstance(ord, str):
+        res = matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    else:
+        res = ops.vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+    _check_out_dtype(out, res.dtype, "linalg.norm expected out tensor dtype {want} but got: {got}")
+    return _out(res, out)
 
 
 @checked("matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor")
@@ -351,8 +356,8 @@ def cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Any:
     return _op("linalg_cholesky", A, upper, out=out)
 
 
-@checked("cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> Any")
-def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> Any:
+@checked("cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False, Any out=None) -> Any")
+def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:
     """``(L, info)``: :func:`cholesky` without raising for a matrix that is not
     positive-definite. ``info`` (int32, one per matrix of the batch) is 0 where the
     factorization succeeded, else the order of the first leading minor that is not
@@ -368,6 +373,10 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> A
     >>> L[0].tolist()
     [[2.0, 0.0], [1.0, 2.0]]
     """
+    return _out(_cholesky_ex(A, upper, check_errors), out, "linalg_cholesky_ex", "exact")
+
+
+def _cholesky_ex(A: Any, upper: bool, check_errors: bool) -> Any:
     batch = tuple(A.shape[:-2])
     try:
         L = cholesky(A, upper=upper)
@@ -395,8 +404,8 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> A
     return rt.linalg_cholesky_ex(L, info)
 
 
-@checked('eigh(Tensor A, str UPLO="L") -> Any')
-def eigh(A: Any, UPLO: str = "L") -> Any:
+@checked('eigh(Tensor A, str UPLO="L", *, Any out=None) -> Any')
+def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
     """``(eigenvalues, eigenvectors)`` of each Hermitian matrix, read from its lower (``UPLO``
     'L') or upper ('U') triangle: eigenvalues real and ascending, eigenvectors the columns
     of a unitary matrix (each unique up to its sign, or phase for complex input).
@@ -407,7 +416,7 @@ def eigh(A: Any, UPLO: str = "L") -> Any:
     >>> tc.linalg.eigh(tc.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()
     [1.0, 3.0]
     """
-    return _op("linalg_eigh", A, UPLO)
+    return _op("linalg_eigh", A, UPLO, out=out)
 
 
 @checked('eigvalsh(Tensor A, str UPLO="L", *, Tensor? out=None) -> Tensor')
@@ -420,11 +429,11 @@ def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
     >>> tc.linalg.eigvalsh(tc.tensor([[2.0, 1.0], [1.0, 2.0]])).tolist()
     [1.0, 3.0]
     """
-    return _out(_op("linalg_eigvalsh", A, UPLO), out)
+    return _out(_op("linalg_eigvalsh", A, UPLO), out, "linalg_eigvalsh", "exact")
 
 
-@checked('qr(Tensor A, str mode="reduced") -> Any')
-def qr(A: Any, mode: str = "reduced") -> Any:
+@checked('qr(Tensor A, str mode="reduced", *, Any out=None) -> Any')
+def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Any:
     """``(Q, R)`` with ``A = Q @ R``, ``Q`` with orthonormal columns and ``R`` upper
     triangular: ``(*, m, k)`` and ``(*, k, n)`` for ``mode`` 'reduced' (``k = min(m, n)``),
     ``(*, m, m)`` and ``(*, m, n)`` for 'complete'; 'r' computes only ``R`` (``Q`` is empty).
@@ -436,11 +445,11 @@ def qr(A: Any, mode: str = "reduced") -> Any:
     >>> [[round(abs(x), 4) for x in row] for row in R.tolist()]
     [[5.0, 2.2], [0.0, 0.4]]
     """
-    return _op("linalg_qr", A, mode)
+    return _op("linalg_qr", A, mode, out=out)
 
 
-@checked("svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> Any")
-def svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
+@checked("svd(Tensor A, bool full_matrices=True, *, str? driver=None, Any out=None) -> Any")
+def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = None) -> Any:
     """``(U, S, Vh)`` with ``A = U @ diag(S) @ Vh``: singular values ``S`` real and descending,
     ``U`` and ``Vh`` with orthonormal columns and rows (``(*, m, m)`` and ``(*, n, n)`` when
     ``full_matrices``, else ``(*, m, k)`` and ``(*, k, n)``). Gradients flow through the
@@ -453,7 +462,7 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
     >>> tc.linalg.svd(tc.tensor([[3.0, 0.0], [0.0, -4.0]])).S.tolist()
     [4.0, 3.0]
     """
-    return _op("linalg_svd", A, full_matrices, driver)
+    return _op("linalg_svd", A, full_matrices, driver, out=out)
 
 
 @checked("svdvals(Tensor A, *, str? driver=None, Tensor? out=None) -> Tensor")
@@ -466,7 +475,7 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Any:
     >>> tc.linalg.svdvals(tc.tensor([[3.0, 0.0], [0.0, -4.0]])).tolist()
     [4.0, 3.0]
     """
-    return _out(_op("linalg_svdvals", A, driver), out)
+    return _out(_op("linalg_svdvals", A, driver), out, "linalg_svdvals", "exact")
 
 
 # ------------------------------------------------------------------ norms, powers, ranks
@@ -494,7 +503,10 @@ def matrix_norm(
     >>> tc.linalg.matrix_norm(A, 1).item(), tc.linalg.matrix_norm(A, float("inf")).item()
     (6.0, 7.0)
     """
-    return _out(_op("linalg_matrix_norm", A, ord, tuple(dim), keepdim, dtype), out)
+    res = _op("linalg_matrix_norm", A, ord, tuple(dim), keepdim, dtype)
+    msg = "linalg.matrix_norm expected out tensor dtype {want} but got: {got}"
+    _check_out_dtype(out, res.dtype, msg)
+    return _out(res, out)
 
 
 @checked("matrix_power(Tensor A, int n, *, Tensor? out=None) -> Tensor")
@@ -508,7 +520,7 @@ def matrix_power(A: Any, n: int, *, out: Any = None) -> Any:
     >>> tc.linalg.matrix_power(tc.tensor([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
     [[1.0, 3.0], [0.0, 1.0]]
     """
-    return _out(_op("linalg_matrix_power", A, n), out)
+    return _out(_op("linalg_matrix_power", A, n), out, "linalg_matrix_power", "exact")
 
 
 @checked(
@@ -581,7 +593,11 @@ def multi_dot(tensors: Any, *, out: Any = None) -> Any:
     >>> tc.linalg.multi_dot([tc.ones(2), tc.ones(2, 3), tc.ones(3)]).item()
     6.0
     """
-    return _out(_op("linalg_multi_dot", tensors), out)
+    res = _op("linalg_multi_dot", tensors)
+    _check_out_dtype(
+        out, res.dtype, "multi_dot(): expected out tensor to have dtype {want_c} but got {got_c}"
+    )
+    return _out(res, out)
 
 
 @checked("vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None) -> Tensor")
@@ -595,12 +611,27 @@ def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Any:
     >>> tc.linalg.vecdot(tc.tensor([1.0, 2.0]), tc.tensor([[3.0, 4.0], [5.0, 6.0]])).tolist()
     [11.0, 17.0]
     """
-    return _out(_op("linalg_vecdot", x, y, dim), out)
+    res = _op("linalg_vecdot", x, y, dim)
+    _check_out_dtype(out, res.dtype, "linalg.vecdot: Expected out of dtype{want} but found {got}")
+    return _out(res, out)
 
 
-def _out(res: Any, out: Any) -> Any:
-    """Write a composite's result into ``out`` under PyTorch's rules (``ops/_out.py``)."""
-    return res if out is None else write_out("", res, out)
+def _out(res: Any, out: Any, name: str = "", exact: str = "") -> Any:
+    """Write a composite's result into ``out`` under PyTorch's rules (``ops/_out.py``):
+    ``exact="exact"`` where PyTorch wants each ``out`` of its result's own dtype (its
+    structured linalg kernels), ``name`` the operator its errors name."""
+    return res if out is None else write_out(name, res, out, exact=exact)
+
+
+def _check_out_dtype(out: Any, dtype: Any, message: str) -> None:
+    """Refuse an ``out`` tensor of another dtype than ``dtype`` with PyTorch's ``message`` of
+    the function (``{want}``/``{got}`` become the two dtypes' names, as it spells them) where
+    it words the check itself."""
+    if isinstance(out, Tensor) and out.dtype is not dtype:
+        w, g = (torch_name(dtype), cpp_name(dtype)), (torch_name(out.dtype), cpp_name(out.dtype))
+        exc = RuntimeError(message.format(want=w[0], got=g[0], want_c=w[1], got_c=g[1]))
+        keep_message(exc)  # (PyTorch's whole message: no name in front of it)
+        raise exc
 
 
 @checked("cond(Tensor A, Any p=None, *, Tensor? out=None) -> Tensor")

@@ -11,6 +11,7 @@ __all__ = [
     "cummax",
     "cummin",
     "frexp",
+    "geqrf",
     "histogram",
     "histogramdd",
     "kthvalue",
@@ -42,6 +43,13 @@ __all__ = [
     "topk",
     "triangular_solve",
 ]
+
+
+class geqrf(NamedTuple):
+    """``a`` (``R`` and the Householder vectors) and ``tau`` of :func:`tensorcore.geqrf`."""
+
+    a: Any
+    tau: Any
 
 
 class max(NamedTuple):

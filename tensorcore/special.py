@@ -280,10 +280,12 @@ def xlog1py(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """
     x, y = _tensors(input, other)
     zero = ops.logical_and(ops.eq(x, 0), ops.logical_not(ops.isnan(y)))
-    # ``other`` is replaced where the result is 0, so that log1p(-1) = -inf is not multiplied
-    # by the zero that where() sends back (0 * inf would make the gradient NaN).
-    safe = ops.where(zero, ops.zeros_like(y), y)
-    return ops.where(zero, ops.zeros_like(x), x * ops.log1p(safe), out=out)
+    # ``other`` is replaced where a 0 input meets a log1p that is not finite (other <= -1
+    # or inf), so that 0 * inf is not computed; elsewhere the product itself is 0 at a 0
+    # input and its gradient in input is log1p(other), as PyTorch's (0 where other <= -1).
+    bad = ops.logical_or(ops.le(y, -1), ops.isinf(y))
+    safe = ops.where(ops.logical_and(zero, bad), ops.zeros_like(y), y)
+    return ops.mul(x, ops.log1p(safe), out=out)
 
 
 def log1p(input: Any, *, out: Tensor | None = None) -> Tensor:

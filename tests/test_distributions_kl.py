@@ -264,3 +264,15 @@ def test_cross_pairs_are_differentiable() -> None:
         return kl_divergence(MultivariateNormal(t([0.1, 0.2, 0.3]), t(np.eye(3))), q)
 
     assert gradcheck(lowrank, (W, diag))
+
+
+def test_cross_family_kl_message_is_pytorchs() -> None:
+    # PyTorch's wording, with the run of spaces its source's continued line leaves in it
+    with pytest.raises(NotImplementedError) as info:
+        tc.distributions.kl_divergence(
+            tc.distributions.Beta(1.0, 1.0), tc.distributions.Poisson(1.0)
+        )
+    assert str(info.value) == (
+        "The cross KL-divergence between different exponential families cannot"
+        "                             be computed using Bregman divergences"
+    )

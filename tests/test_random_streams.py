@@ -323,3 +323,28 @@ def test_random_fill_forms_match_pytorch() -> None:
     assert tc.empty(2, dtype=tc.bfloat16).random_().tolist() == [136.0, 114.0]
     with pytest.raises(RuntimeError, match="from=5 >= to=5"):
         tc.empty(2).random_(5, 5)
+
+
+def test_bernoulli_of_float64_probabilities_draws_float64() -> None:
+    # PyTorch's kernel for a double p: bernoulli_distribution<double>, one float64 uniform per
+    # element (float32 ones for the other dtypes); PyTorch 2.13's outputs for seed 7.
+    from tensorcore.ops.composite import COMPOSITES
+
+    p = tc.tensor([0.7, 0.2, 0.5, 0.9] * 3, dtype=tc.float64)
+    want = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
+    assert _seeded(lambda: tc.bernoulli(p), 7).tolist() == want
+    assert _seeded(lambda: tc.bernoulli(tc.full((12,), 0.7, dtype=tc.float64)), 7).tolist() == [
+        1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0,
+    ]  # fmt: skip
+    u = _seeded(lambda: tc.rand(12, dtype=tc.float64), 7)
+    assert want == (u < p).to(tc.float64).tolist()
+    got, comp = tc.empty(4, 3).t(), tc.empty(4, 3).t()
+    probs = p.reshape(3, 4)
+    _seeded(lambda: got.bernoulli_(probs), 2)
+    _seeded(lambda: COMPOSITES["bernoulli_"](comp, probs), 2)
+    assert got.tolist() == comp.tolist()
+    # float32 probabilities still draw float32 uniforms
+    u32 = _seeded(lambda: tc.rand(12), 7)
+    assert (
+        _seeded(lambda: tc.bernoulli(p.float()), 7).tolist() == (u32 < p.float()).float().tolist()
+    )

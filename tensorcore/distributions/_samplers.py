@@ -15,7 +15,7 @@ from ..autograd.function import Function, FunctionCtx
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 
-__all__ = ["binomial", "poisson", "standard_gamma"]
+__all__ = ["binomial", "dirichlet_grad", "dirichlet_rsample", "poisson", "standard_gamma"]
 
 
 def standard_gamma_grad(x: Tensor, alpha: Tensor) -> Tensor:
@@ -55,6 +55,74 @@ class _StandardGamma(Function):
         x, alpha = ctx.saved_tensors
         with no_grad():
             return g * standard_gamma_grad(x, alpha)
+
+
+def _beta_series(a: Tensor, b: Tensor, x: Tensor, in_a: bool) -> tuple[Tensor, Tensor]:
+    """``S = sum_n t_n`` and ``S' = sum_n t_n d_n`` with ``t_n = prod_{k<n} (a+b+k)/(a+1+k)
+    x^n`` (the positive series of ``I_x(a, b) = x^a (1-x)^b S / (a B(a, b))``) and ``d_n``
+    the derivative of ``log t_n`` in ``a`` (``in_a``) or in ``b``; in float64, for
+    ``x <= (a+1)/(a+b+2)`` where the terms fall from the first on."""
+    s = ops.ones_like(x)
+    ds = ops.zeros_like(x)
+    term = ops.ones_like(x)
+    d = ops.zeros_like(x)
+    k = 0
+    while True:
+        for _ in range(32):
+            term = term * (a + b + k) / (a + 1 + k) * x
+            d = d + (1.0 / (a + b + k) - 1.0 / (a + 1 + k) if in_a else 1.0 / (a + b + k))
+            s = s + term
+            ds = ds + term * d
+            k += 1
+        if bool((term <= 1e-17 * s).all()) or k > 100_000:
+            return s, ds
+
+
+def dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """PyTorch's ``_dirichlet_grad``: the derivative of a Dirichlet draw's coordinate ``x``
+    in its concentration ``alpha`` through the implicit reparameterisation of its marginal,
+    ``Beta(alpha, total - alpha)`` (``-(dI_x/dalpha) / density(x)``, ``I`` the regularised
+    incomplete beta function), divided by ``1 - x``; computed exactly (PyTorch's kernel
+    approximates it) from the positive power series of ``I``, on the side of the mode where
+    it converges fastest (``I_x(a, b) = 1 - I_{1-x}(b, a)``)."""
+    x64, a, t = x.to(dt.float64), alpha.to(dt.float64), total.to(dt.float64)
+    b = t - a
+    low = x64 <= (a + 1) / (t + 2)
+    dig = a.digamma() - t.digamma()
+    logx = x64.log()
+    # (each side runs on every element with its argument clamped to its own range)
+    xs = ops.where(low, x64, 0.0)
+    s, ds = _beta_series(a, b, xs, True)
+    g_low = -x64 / a * (s * (logx - 1.0 / a - dig) + ds)
+    ys = ops.where(low, 0.0, 1.0 - x64)
+    s2, ds2 = _beta_series(b, a, ys, False)
+    g_high = x64 / b * (s2 * (logx - dig) + ds2)
+    return ops.where(low, g_low, g_high).to(x.dtype)
+
+
+class _Dirichlet(Function):
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, concentration: Tensor) -> Tensor:
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> tuple[None, Tensor]:
+        x, c = ctx.saved_tensors
+        with no_grad():
+            total = c.sum(-1, keepdim=True).expand_as(c)
+            grad = dirichlet_grad(x, c, total)
+            return None, grad * (g - (x * g).sum(-1, keepdim=True))
+
+
+def dirichlet_rsample(x: Tensor, concentration: Tensor) -> Tensor:
+    """The Dirichlet draws ``x`` (made without a graph) as a function of ``concentration``,
+    with PyTorch's gradient (``_Dirichlet``'s backward: :func:`dirichlet_grad` of each
+    coordinate, projected by ``grad - sum(x * grad)``)."""
+    if concentration.requires_grad:
+        out: Tensor = _Dirichlet.apply(x, concentration)
+        return out
+    return x
 
 
 def standard_gamma(alpha: Tensor) -> Tensor:

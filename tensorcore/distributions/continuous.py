@@ -12,9 +12,10 @@ from .. import dtypes as dt
 from .._finfo import finfo
 from .._igamma import gammainc
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import constraints
-from ._samplers import standard_gamma
+from ._samplers import dirichlet_rsample, standard_gamma
 from .distribution import Distribution
 from .distributions import _LocScale
 from .exp_family import ExponentialFamily
@@ -298,14 +299,17 @@ class Dirichlet(ExponentialFamily):
         """Normalised gamma draws, differentiable in ``concentration``: the draws in
         float64 and the result at least the dtype's smallest normal number and below 1, as
         PyTorch's ``_sample_dirichlet`` makes them (on the CPU, PyTorch's numbers for a
-        seed; the gradient is the gamma draws' implicit one through the normalisation)."""
+        seed). The gradient is PyTorch's: each coordinate's implicit reparameterisation
+        through its Beta marginal (:func:`~tensorcore.distributions._samplers.dirichlet_grad`),
+        not the gamma draws' through the normalisation (another estimator of the same mean)."""
         shape = self._extended_shape(sample_shape)
         c = self.concentration.expand(shape)
-        g = standard_gamma(c.to(dt.float64))
-        x = (g / g.sum(-1, keepdim=True)).to(c.dtype)
-        fi = finfo(x.dtype)
-        x.detach().clamp_(fi.tiny, 1 - fi.eps / 2)  # (as PyTorch's kernel: not recorded)
-        return x
+        with no_grad():
+            g = standard_gamma(c.to(dt.float64))
+            x = (g / g.sum(-1, keepdim=True)).to(c.dtype)
+            fi = finfo(x.dtype)
+            x.clamp_(fi.tiny, 1 - fi.eps / 2)
+        return dirichlet_rsample(x, c)
 
     def log_prob(self, value: Any) -> Tensor:
         """``sum(xlogy(c - 1, value)) + lgamma(sum c) - sum lgamma(c)``."""

@@ -295,9 +295,11 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
 def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
     # The Bregman divergence of the log normalizer A between the natural parameters.
     if type(p) is not type(q):
+        # (PyTorch's message keeps the indentation of its source's continued line)
         raise NotImplementedError(
-            "The cross KL-divergence between different exponential families cannot be "
-            "computed using Bregman divergences"
+            "The cross KL-divergence between different exponential families cannot"
+            + " " * 29
+            + "be computed using Bregman divergences"
         )
     leaves, lg, grads = p._log_normalizer_and_grads(p._natural_params)
     q_params = q._natural_params

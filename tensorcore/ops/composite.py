@@ -529,8 +529,10 @@ def randn(
 def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Tensor:
     if p is not None:
         return ops.empty_like(self).bernoulli_(p, generator=generator)
-    # A row-major result drawn in its order: a float32 uniform below each probability, as
-    # PyTorch's kernel draws (``bernoulli_``'s check refuses probabilities outside [0, 1]).
+    # A row-major result drawn in its order through ``bernoulli_``'s kernel: a uniform below
+    # each probability (float64 draws for float64 probabilities, float32 ones for the
+    # others, as PyTorch's bernoulli_distribution<double> / <float>); ``bernoulli_``'s check
+    # refuses probabilities outside [0, 1].
     out = _new("empty", self._shape, self._dtype, self._device)
     return out.bernoulli_(self, generator=generator)
 
@@ -541,15 +543,17 @@ def bernoulli_(self: Tensor, p: Any = 0.5, generator: Any = None) -> Tensor:
     # PyTorch's kernel visits the elements in memory order (dims by decreasing stride): draw in
     # that order, so a transposed or permuted tensor (a dropout of a transposed attention
     # output) gets PyTorch's mask for a seed. A float p is compared with a float64 draw, a
-    # tensor of probabilities with float32 draws (PyTorch's two CPU kernels).
+    # tensor of probabilities with float32 draws, float64 ones if they are float64
+    # (PyTorch's CPU kernels: bernoulli_distribution<double> for a double p).
     order = sorted(range(self.ndim), key=lambda d: -self._stride[d])
-    wide = dt.float32 if isinstance(p, Tensor) else dt.float64
+    tensor_p = isinstance(p, Tensor)
+    wide = dt.float32 if tensor_p and p._dtype is not dt.float64 else dt.float64
     u = ops.rand(
         [self._shape[d] for d in order], generator=generator, dtype=wide, device=self._device
     )
     if order != sorted(order):
         u = u.permute([order.index(d) for d in range(self.ndim)])
-    return self.copy_(u < (p.to(dt.float32) if isinstance(p, Tensor) else float(p)))
+    return self.copy_(u < (p.to(wide) if tensor_p else float(p)))
 
 
 @_composite

@@ -694,7 +694,11 @@ _d(
     "xlogy",
     "self other",
     lambda c, g: (
-        g * ops.xlogy((c.self != 0).to(g._dtype), c.other) if c.needs(0) else None,
+        # PyTorch's rule: log(other) also where self is 0 (the derivative of self * log(other)
+        # in self), 0 only where log(other) is not finite there (other <= 0).
+        ops.where((c.self == 0) & (c.other <= 0), 0.0, ops.xlogy(g, c.other))
+        if c.needs(0)
+        else None,
         g * c.self / c.other if c.needs(1) else None,
     ),
 )

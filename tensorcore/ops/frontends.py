@@ -174,7 +174,8 @@ def _alloc_many(op: Op, out: Any, specs: Sequence[Any], dev: device) -> tuple[Te
         raise TypeError(f"{op.name}(): out must be a tuple of {len(specs)} tensors, got {n}")
     for o, sp in zip(out, specs, strict=True):
         if sp is not None:
-            check_out_spec(op.name, o, sp[0], sp[1], exact=sp[1]._category == _INTEGRAL)
+            exact = sp[1]._category == _INTEGRAL or op.decl.out_dtype == "exact"
+            check_out_spec(op.name, o, sp[0], sp[1], exact=exact)
     return tuple(
         None if sp is None else resize_out(o, sp[0], dev) for o, sp in zip(out, specs, strict=True)
     )

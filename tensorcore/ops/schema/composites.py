@@ -19,7 +19,8 @@ _OUT = {
     "slogdet": "exact", "cholesky_solve": "exact", "cholesky_inverse": "exact",
     "triangular_solve": "exact", "matrix_power": "exact", "lu_solve": "exact", "cross": "exact",
     "clamp_min": "same", "clamp_max": "same", "addcmul": "", "addcdiv": "", "baddbmm": "exact",
-    "addbmm": "exact", "renorm": "exact", "tensordot": "exact",
+    "addbmm": "exact", "renorm": "exact", "tensordot": "exact", "linalg_eigh": "exact",
+    "linalg_svd": "exact",
 }  # fmt: skip
 
 
@@ -257,7 +258,7 @@ for _sig, _doc, *_more in [
 ]:
     _op(
         _sig, " ".join([_CL, *_more]), _doc, function=False, method=False,
-        autocast=_AUTOCAST.get(_sig.split("(")[0], ""),
+        autocast=_AUTOCAST.get(_sig.split("(")[0], ""), **_out(_sig),
     )  # fmt: skip
 for _sig, _doc, _method in [
     (

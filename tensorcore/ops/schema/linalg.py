@@ -148,6 +148,7 @@ _op(
     meta_function=ML.meta_linalg_inv,
     node="LinalgInvExBackward0",  # (PyTorch computes it with linalg_inv_ex)
     out=True,
+    out_dtype="exact",
     **_LX,
     autocast="fp32",
 )
@@ -157,6 +158,7 @@ _op(
     "The determinant of each square matrix.",
     meta_function=ML.meta_linalg_det,
     out=True,
+    out_dtype="exact",
     **_LX,
     autocast="fp32",
 )
@@ -167,6 +169,7 @@ _op(
     "each determinant.",
     meta_function=ML.meta_linalg_slogdet,
     out=True,
+    out_dtype="exact",
     **_LX,
     autocast="fp32",
 )
@@ -178,6 +181,7 @@ _op(
     meta_function=ML.meta_linalg_solve,
     node="LinalgSolveExBackward0",  # (PyTorch computes it with linalg_solve_ex)
     out=True,
+    out_dtype="exact",
     **_LX,
     autocast="fp32",
 )
@@ -190,6 +194,7 @@ _op(
     "``unitriangular``), in the promoted dtype of ``A`` and ``B``; the batch dims broadcast.",
     meta_function=ML.meta_linalg_solve_triangular,
     out=True,
+    out_dtype="exact",
     **_LX,
 )
 _op(
@@ -200,6 +205,7 @@ _op(
     meta_function=ML.meta_linalg_cholesky,
     node="LinalgCholeskyExBackward0",  # (PyTorch computes it with linalg_cholesky_ex)
     out=True,
+    out_dtype="exact",
     **_LX,
     autocast="fp32",
 )
@@ -219,6 +225,7 @@ _op(
     "The QR decomposition (``mode`` 'reduced', 'complete' or 'r').",
     meta_function=ML.meta_linalg_qr,
     out=True,
+    out_dtype="exact",
     **_LX,
     autocast="fp32",
 )
@@ -247,6 +254,7 @@ _op(
     "The cross product of 3-vectors along ``dim``, broadcasting the other dims.",
     meta_function=ML.meta_linalg_cross,
     out=True,
+    out_dtype="exact",
     **_LX,
 )
 _op(
@@ -266,6 +274,7 @@ _op(
     "int32 row interchanges and LAPACK's ``info``.",
     meta_function=ML.meta_linalg_lu_factor_ex,
     out=True,
+    out_dtype="exact",
     **_LX,
 )
 _op(
@@ -277,6 +286,7 @@ _op(
     "diagonal ``D``, with the 1-based int32 pivots and LAPACK's ``info``.",
     meta_function=ML.meta_linalg_ldl_factor_ex,
     out=True,
+    out_dtype="exact",
     node="NotImplemented",
     **_LX,
 )
@@ -287,6 +297,7 @@ _op(
     "``LD`` and ``pivots``), broadcasting the batch dims.",
     meta_function=ML.meta_linalg_ldl_solve,
     out=True,
+    out_dtype="exact",
     node="NotImplemented",
     **_LX,
 )

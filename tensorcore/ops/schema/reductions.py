@@ -156,6 +156,7 @@ _op(
     promote="float_only_real",
     method=False,
     out=True,
+    out_dtype="exact",
     node="LinalgVectorNormBackward0",
 )
 _op(

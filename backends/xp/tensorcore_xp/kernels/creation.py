@@ -306,10 +306,14 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         rng = stream(generator, self._device)
         o = array_of(self)
         if isinstance(p, Tensor):
-            # float32 draws in self's memory order, each compared with its probability
-            u = xp.empty_like(o, dtype=xp.float32)
-            fill_in_memory_order(u, lambda n, c: rng.uniform(n, xp.float32))
-            assign(o, u < xp.broadcast_to(array_of(p).astype(xp.float32), o.shape))
+            # draws in self's memory order, each compared with its probability: float64
+            # draws for float64 probabilities, float32 ones for the others (PyTorch's
+            # bernoulli_distribution<double> / <float>)
+            pa = array_of(p)
+            wide = xp.float64 if pa.dtype == xp.float64 else xp.float32
+            u = xp.empty_like(o, dtype=wide)
+            fill_in_memory_order(u, lambda n, c: rng.uniform(n, wide))
+            assign(o, u < xp.broadcast_to(pa.astype(wide), o.shape))
             return self
         fill_in_memory_order(o, lambda n, c: rng.bernoulli(n, float(p)))
         return self
