@@ -536,6 +536,27 @@ class _Sequence(Function):
         return g_w, g_b
 
     @staticmethod
+    def layer_grads(
+        ctx: Any, g_proj: Any, g_h0: Any, g_c0: Any, g_w: Any, g_b: Any, g_w_hr: Any = None
+    ) -> tuple[Any, ...]:
+        """A layer function's gradients in its arguments' order (the projected input, the
+        initial states, the recurrent weight and bias, the projection weight), each where
+        an input needs it."""
+        needs = ctx.needs_input_grad
+        return (
+            None,
+            None,
+            g_proj if needs[2] else None,
+            g_h0 if needs[3] else None,
+            g_c0 if g_c0 is not None and needs[4] else None,
+            g_w,
+            g_b,
+            None,
+            None,
+            g_w_hr,
+        )
+
+    @staticmethod
     def layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor, g_c: Tensor) -> tuple[Any, ...]:
         """The backward of a layer that ``_lstm_layer`` ran: the recurrence's gradients in
         one call, then the recurrent weight's and bias's over all steps at once."""
@@ -552,18 +573,7 @@ class _Sequence(Function):
             hsz = w_hr.shape[1]
             h_full = ws[:, 6 * hsz :].transpose(1, 2).reshape(-1, hsz)
             g_w_hr = g_hr.reshape(-1, w_hr.shape[0]).t().matmul(h_full)
-        return (
-            None,
-            None,
-            g_proj if needs[2] else None,
-            g_h0 if needs[3] else None,
-            g_c0 if needs[4] else None,
-            g_w,
-            g_b,
-            None,
-            None,
-            g_w_hr,
-        )
+        return _Sequence.layer_grads(ctx, g_proj, g_h0, g_c0, g_w, g_b, g_w_hr)
 
     @staticmethod
     def gru_layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor) -> tuple[Any, ...]:
@@ -575,20 +585,8 @@ class _Sequence(Function):
         g_proj, g_hp, g_h0 = ops._gru_layer_backward(
             g_out, g_h, h0, w_hh, ws, ctx.reverse, ctx.sizes
         )
-        needs = ctx.needs_input_grad
         g_w, g_b = _Sequence.recurrent_grads(ctx, g_hp, h0, out)
-        return (
-            None,
-            None,
-            g_proj if needs[2] else None,
-            g_h0 if needs[3] else None,
-            None,
-            g_w,
-            g_b,
-            None,
-            None,
-            None,
-        )
+        return _Sequence.layer_grads(ctx, g_proj, g_h0, None, g_w, g_b)
 
     @staticmethod
     def rnn_layer_backward(ctx: Any, g_out: Tensor, g_h: Tensor) -> tuple[Any, ...]:
@@ -597,20 +595,8 @@ class _Sequence(Function):
         out, _ = ctx.layer
         relu = ctx.mode == "RNN_RELU"
         g_proj, g_h0 = ops._rnn_layer_backward(g_out, g_h, out, w_hh, relu, ctx.reverse, ctx.sizes)
-        needs = ctx.needs_input_grad
         g_w, g_b = _Sequence.recurrent_grads(ctx, g_proj, h0, out)
-        return (
-            None,
-            None,
-            g_proj if needs[2] else None,
-            g_h0 if needs[3] else None,
-            None,
-            g_w,
-            g_b,
-            None,
-            None,
-            None,
-        )
+        return _Sequence.layer_grads(ctx, g_proj, g_h0, None, g_w, g_b)
 
     @staticmethod
     def recorded_backward(
