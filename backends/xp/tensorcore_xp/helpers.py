@@ -464,7 +464,11 @@ def fold_product(xp: Any, x: Any, axis: int | None, out: Any, keepdims: bool) ->
     >>> bool(np.allclose(out, x.prod(1)))
     True
     """
-    if x.dtype.kind not in "fc" or xp.may_share_memory(out, x):
+    if (
+        x.dtype.kind not in "fc"
+        or getattr(x, "flags", None) is None  # (arrays that are values: dask's reduce)
+        or xp.may_share_memory(out, x)
+    ):
         return False
     if axis is None:
         if not x.flags.c_contiguous:
@@ -778,6 +782,8 @@ def take_along(xp: Any, x: Any, index: Any, axis: int) -> Any:
     array([[60, 30, 40]])
     """
     n = x.ndim
+    if getattr(x, "flags", None) is None:  # (an array module without n-d advanced indexing,
+        return xp.take_along_axis(x, index, axis=axis)  # dask's: the standard function)
     if n <= 1:
         return x[index]
     axis %= n

@@ -169,6 +169,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             array_of(out)[...] = x
         elif dims is None:
             array_of(out)[...] = xp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+        elif not writes_through_views(array_of(out)):  # (dask's arrays: the whole result)
+            array_of(out)[...] = xp.roll(x, shifts, axis=dims)
         else:
             # Each dim's two blocks (the last ``s`` elements move to the front) copied
             # straight into out: what ``roll`` does, without its temporary and its argument
