@@ -759,9 +759,8 @@ def _structured_maker(src: str) -> Callable[[Op], Any]:
 # kernels and allocators it holds, as the pointwise lanes' entries are). A Python number
 # is keyed with its type (``full(s, True)`` is bool, ``full(s, 1)`` int64); its value is
 # keyed too, for the checks the meta function runs on it, but the kernel always gets the
-# call's own arguments (0.0 and -0.0 share an entry). Only a call whose meta function
-# returns the arguments unchanged (or the first ``k`` of them: ``empty``'s kernel takes no
-# memory format), for a row-major result, is kept (``factory`` fills the entry); an
+# call's own arguments (0.0 and -0.0 share an entry) or, where no argument is a float, the
+# meta function's (``frontends._remember`` fills the entry, for a row-major result only); an
 # unhashable argument takes the plain path.
 _FACTORY = (
     """
@@ -785,9 +784,13 @@ def make(op):
                 return None"""
     + _guarded("return _factory(op, kernel, ({params},), None, d, False, None, key)", 12)
     + """
-        kernel, shape, dtype, alloc, k = hit
+        kernel, shape, dtype, alloc, how = hit
         o = alloc(shape, dtype, d)"""
-    + _guarded("if k is None:\n    kernel(o, {params})\nelse:\n    kernel(o, *({params},)[:k])", 8)
+    + _guarded(
+        "if how is None:\n    kernel(o, {params})\nelif how.__class__ is int:\n"
+        "    kernel(o, *({params},)[:how])\nelse:\n    kernel(o, *how)",
+        8,
+    )
     + """
         return o
 

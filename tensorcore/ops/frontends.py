@@ -930,6 +930,37 @@ def named_view_output(t: Tensor, name: str, i: int) -> Tensor:
     return t
 
 
+def _remember(
+    op: Op,
+    key: Any,
+    kernel: Any,
+    shape: tuple[int, ...],
+    dtype: dt.dtype,
+    dev: device,
+    args: tuple[Any, ...],
+    given: tuple[Any, ...],
+) -> None:
+    """Keep a factory call's outcome for its lane (``ops/_lanes.py``) under ``key``: the
+    kernel, shape, dtype and allocator, and how the kernel takes the arguments -- the call's
+    own (None), the first ``k`` of them (an int: ``empty``'s kernel takes no memory format)
+    or the meta function's (a tuple: ``eye``'s ``m`` and dtype filled in), the last only
+    where no argument is a float or complex number, which the key cannot tell from an equal
+    one (``-0.0`` and ``0.0``)."""
+    alloc = _ALLOC.get(dev._key)
+    if alloc is None:
+        return
+    k = len(args)
+    if all(map(_is, args, given[:k])):
+        how: Any = None if k == len(given) else k
+    elif not any(a.__class__ in (float, complex) for a in given):
+        how = args
+    else:
+        return
+    if len(op.lane_keys) >= 4096:
+        op.lane_keys.clear()
+    op.lane_keys[key] = (kernel, shape, dtype, alloc, how)
+
+
 def factory(
     op: Op,
     kernel: Any,
@@ -942,10 +973,8 @@ def factory(
 ) -> Any:
     """Resolve a factory call's shape and dtype, allocate, run ``kernel(out, *args)``.
 
-    ``remember`` is the factory lane's key for this call (``ops/_lanes.py``): where the
-    meta function returns the arguments unchanged (or the first ``k`` of them) for a
-    row-major result, the lane keeps the kernel, shape, dtype, allocator and ``k`` (None:
-    all) under it in ``op.lane_keys``."""
+    ``remember`` is the factory lane's key for this call (``ops/_lanes.py``): for a
+    row-major result, the lane keeps what it needs under it (:func:`_remember`)."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, out, inplace)
     i = op.decl.pos.dtype
@@ -973,19 +1002,8 @@ def factory(
         o = make_tensor(flat._storage, shape, spec[2], 0, dtype, dev)
     else:
         o = _alloc_or_check(op, out, shape, dtype, dev)
-        k = len(args)
-        if remember is not None and out is None and all(map(_is, args, given[:k])):
-            alloc = _ALLOC.get(dev._key)
-            if alloc is not None:
-                if len(op.lane_keys) >= 4096:
-                    op.lane_keys.clear()
-                op.lane_keys[remember] = (
-                    kernel,
-                    shape,
-                    dtype,
-                    alloc,
-                    None if k == len(given) else k,
-                )
+        if remember is not None and out is None:
+            _remember(op, remember, kernel, shape, dtype, dev, args, given)
     if prepared is not None:
         prepared.append(args)
     kernel(o, *args)
