@@ -446,7 +446,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def softmax_into(o: Any, x: Any, dim: int, log: bool, safe: bool = False) -> None:
         """``softmax_of`` computed in ``o`` (NumPy, a real floating ``x`` of ``o``'s dtype,
         which it accumulates in): the same operations, without the temporaries."""
-        by_rows(lambda ob, xb, d: softmax_rows(ob, xb, d, log, safe), dim, o, x)
+        if o.size <= _LARGE_ROWS:  # (most calls: no lambda, no second frame)
+            softmax_rows(o, x, dim, log, safe)
+        else:
+            by_rows(lambda ob, xb, d: softmax_rows(ob, xb, d, log, safe), dim, o, x)
 
     def softmax_rows(o: Any, x: Any, dim: int, log: bool, safe: bool) -> None:
         tok = enter()
@@ -505,7 +508,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ):
                     tok = enter()
                     try:
-                        by_rows(into, dim, o, gg, yy)
+                        if o.size <= _LARGE_ROWS:
+                            into(o, gg, yy, dim)
+                        else:
+                            by_rows(into, dim, o, gg, yy)
                     finally:
                         leave(tok)
                     return
