@@ -477,30 +477,34 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 _FACTORIES: dict[str, Any] = {}  # (``full``'s and ``empty``'s operators, on first use)
 
 
-def _new(name: str, *args: Any) -> Tensor:
-    """``ops.<name>(*args)`` for the factory ``full`` or ``empty`` with arguments a composite
-    has already checked (a size tuple, a dtype or None, a device or None), through the
-    factory's lane where it takes the call: the public function would check them again,
-    a third of a small ``zeros``."""
+def _factory_lane(name: str) -> Any:
     op = _FACTORIES.get(name)
     if op is None:
         op = _FACTORIES[name] = get_op(name)
-    lane: Any = op.lane
-    r = lane(*args, False) if name == "full" else lane(*args, False, None)
-    if r is not None:
-        return r
-    *given, dtype, device = args
-    return getattr(ops, name)(*given, dtype=dtype, device=device)
+    return op.lane
+
+
+# ``full`` and ``empty`` for the composites, whose arguments are already checked (a size
+# tuple, a dtype, a device or None): through the factory's lane where it takes the call,
+# since the public function would check them again (a third of a small ``zeros``).
+def _new_full(size: tuple[int, ...], value: Any, dtype: Any, device: Any) -> Tensor:
+    r = _factory_lane("full")(size, value, dtype, device, False)
+    return r if r is not None else ops.full(size, value, dtype=dtype, device=device)
+
+
+def _new_empty(size: tuple[int, ...], dtype: Any, device: Any) -> Tensor:
+    r = _factory_lane("empty")(size, dtype, device, False, None)
+    return r if r is not None else ops.empty(size, dtype=dtype, device=device)
 
 
 @_composite
 def zeros(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new("full", size, False if dtype is dt.bool_ else 0, dtype or dt._default_dtype, device)
+    return _new_full(size, False if dtype is dt.bool_ else 0, dtype or dt._default_dtype, device)
 
 
 @_composite
 def ones(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new("full", size, True if dtype is dt.bool_ else 1, dtype or dt._default_dtype, device)
+    return _new_full(size, True if dtype is dt.bool_ else 1, dtype or dt._default_dtype, device)
 
 
 @_composite
@@ -533,7 +537,7 @@ def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Te
     # each probability (float64 draws for float64 probabilities, float32 ones for the
     # others, as PyTorch's bernoulli_distribution<double> / <float>); ``bernoulli_``'s check
     # refuses probabilities outside [0, 1].
-    out = _new("empty", self._shape, self._dtype, self._device)
+    out = _new_empty(self._shape, self._dtype, self._device)
     return out.bernoulli_(self, generator=generator)
 
 
@@ -679,10 +683,17 @@ def _layout_of(self: Tensor, layout: Any) -> Any:
     return None if layout is strided else layout
 
 
-_LIKE_FILLS = frozenset({"empty", "zeros", "ones"})
+# ``*_like`` of a row-major input: a row-major result, made as ``<name>(shape, dtype, device)``
+_ROW_MAJOR_LIKE: dict[str, Callable[..., Tensor]] = {
+    "empty": _new_empty,
+    "zeros": zeros,
+    "ones": ones,
+}
 
 
 def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
+    row_major = _ROW_MAJOR_LIKE.get(name)
+
     def like(
         self: Tensor,
         dtype: Any = None,
@@ -692,18 +703,13 @@ def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
         layout: Any = None,
     ) -> Tensor:
         if (
-            layout is None
+            row_major is not None
+            and layout is None
             and memory_format is None
-            and name in _LIKE_FILLS
             and self._layout is strided
             and self._stride is _CONTIG.get(self._shape)
-        ):  # (a row-major input: a row-major result, made by ``full`` or ``empty`` directly)
-            d = dtype or self._dtype
-            if name == "empty":
-                return _new("empty", self._shape, d, device or self._device)
-            one = name == "ones"
-            value: Any = bool(one) if d is dt.bool_ else int(one)
-            return _new("full", self._shape, value, d, device or self._device)
+        ):
+            return row_major(self._shape, dtype or self._dtype, device or self._device)
         lay = _layout_of(self, layout)
         out = (
             None
