@@ -232,10 +232,16 @@ def smm(self: Tensor, mat2: Tensor) -> Tensor:
     entries (PyTorch's ``torch.smm``)."""
     rows, block = _row_products(self, mat2, "smm")
     ns = ns_of(self)
-    xp = ns.xp
     p = block.shape[1]
-    idx = xp.stack([xp.repeat(rows, p), xp.tile(xp.arange(p, dtype=xp.int64), rows.shape[0])])
-    return make_sparse(ns, idx, block.reshape(-1), (self.shape[0], p), False)
+    return make_sparse(
+        ns, _rows_indices(ns.xp, rows, p), block.reshape(-1), (self.shape[0], p), False
+    )
+
+
+def _rows_indices(xp: Any, rows: Any, p: int) -> Any:
+    """The (2, len(rows) * p) COO indices of every column ``0 .. p - 1`` of each of ``rows``,
+    row after row (``smm``'s and ``sspaddmm``'s product entries)."""
+    return xp.stack([xp.repeat(rows, p), xp.tile(xp.arange(p, dtype=xp.int64), rows.shape[0])])
 
 
 def sspaddmm(
@@ -262,12 +268,16 @@ def sspaddmm(
             "sspaddmm: expected self, mat1 and mat2 to have the same dtype, but got "
             f"{dtype_name(self.dtype)}, {dtype_name(mat1.dtype)} and {dtype_name(mat2.dtype)}"
         )
-    rows_, cols = (mat1.shape[0] if mat1.ndim else 0), (mat2.shape[1] if mat2.ndim == 2 else 0)
-    if mat2.ndim == 2 and mat1.ndim == 2 and mat2.shape[0] != mat1.shape[1]:
+    if mat1.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(
+            f"sspaddmm: expected 2-D mat1 and mat2, got {mat1.ndim}-D and {mat2.ndim}-D"
+        )
+    n, m = mat1.shape[0], mat2.shape[1]
+    if mat2.shape[0] != mat1.shape[1]:
         raise RuntimeError(
             f"sspaddmm: Argument #3: Expected dim 0 size {mat1.shape[1]}, got {mat2.shape[0]}"
         )
-    for dim, want_size in ((0, rows_), (1, cols)):
+    for dim, want_size in ((0, n), (1, m)):
         if self.shape[dim] != want_size:
             raise RuntimeError(
                 f"sspaddmm: Argument #1: Expected dim {dim} size {want_size}, got {self.shape[dim]}"
@@ -276,13 +286,9 @@ def sspaddmm(
     ns = ns_of(self)
     xp = ns.xp
     rec = record(self)
-    p = block.shape[1]
-    prod_idx = xp.stack([xp.repeat(rows, p), xp.tile(xp.arange(p, dtype=xp.int64), rows.shape[0])])
     vals = xp.concatenate([np_of(rec.values) * beta, block.reshape(-1) * alpha])
-    idx = xp.concatenate([np_of(rec.indices), prod_idx], axis=1)
-    return store(
-        out, make_sparse(ns, idx, vals.astype(block.dtype, copy=False), (rows_, cols), False)
-    )
+    idx = xp.concatenate([np_of(rec.indices), _rows_indices(xp, rows, m)], axis=1)
+    return store(out, make_sparse(ns, idx, vals.astype(block.dtype, copy=False), (n, m), False))
 
 
 def addmm(
