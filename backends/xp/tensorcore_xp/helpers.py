@@ -20,7 +20,7 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorcore import Tensor
@@ -442,16 +442,19 @@ def reduce_extreme(xp: Any, ufunc: Any, x: Any, axis: int, out: Any, keepdims: b
         ufunc(o, x[lead + (j,)], out=o)
 
 
-def fold_product(xp: Any, x: Any, axis: int | None, out: Any, keepdims: bool) -> bool:
+def fold_product(
+    xp: Any, x: Any, axis: int | Sequence[int] | None, out: Any, keepdims: bool
+) -> bool:
     """``xp.multiply.reduce(x, axis=axis, out=out, keepdims=keepdims)`` of a floating or
     complex ``x`` as a tree of elementwise products: the first half of the axis times the
     second (an odd last slice folded into the first), until one slice is left. NumPy
     multiplies a reduced axis one element after the other, without vector instructions
     ((256, 1024) float32 along the rows: 680 us; folded: about a tenth); the tree is about
     as accurate (each product is rounded, in another order, as PyTorch's vectorised kernel
-    also multiplies in another order). ``axis`` None reduces a contiguous ``x`` flattened.
-    False (nothing done) for other dtypes, axes shorter than 16, arrays of fewer than 16384
-    elements and ``out`` sharing memory with ``x``.
+    also multiplies in another order). ``axis`` is an axis, or a sequence of them as a
+    reduction kernel gets them: one axis, or all (as None: a contiguous ``x`` flattened).
+    False (nothing done) for several axes but not all, for other dtypes, axes shorter than
+    16, arrays of fewer than 16384 elements and ``out`` sharing memory with ``x``.
 
     Examples
     --------
@@ -470,15 +473,23 @@ def fold_product(xp: Any, x: Any, axis: int | None, out: Any, keepdims: bool) ->
         or xp.may_share_memory(out, x)
     ):
         return False
-    if axis is None:
+    if axis is None or isinstance(axis, int):
+        one = axis
+    elif len(axis) == 1:
+        one = axis[0]
+    elif len(axis) == x.ndim:
+        one = None
+    else:
+        return False
+    if one is None:
         if not x.flags.c_contiguous:
             return False
-        x, axis = x.reshape(-1), 0
-    n = x.shape[axis]
+        x, one = x.reshape(-1), 0
+    n = x.shape[one]
     if n < 16 or x.size < 16384:  # (below, the calls cost more than the reduce's loop)
         return False
-    axis %= x.ndim
-    lead = (slice(None),) * axis
+    one %= x.ndim
+    lead = (slice(None),) * one
     while n > 1:
         h = n // 2
         y = xp.multiply(x[lead + (slice(0, h),)], x[lead + (slice(h, 2 * h),)])

@@ -117,7 +117,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # direct ``ufunc.reduce`` into ``out``): per call, a dict lookup instead of two calls
     accumulation: dict[Any, tuple[Any, bool]] = {}
 
-    def reducer(name: str, fn: Any, ufunc: Any) -> None:
+    def reducer(name: str, fn: Any, ufunc: Any, fast: Any = None) -> None:
+        # ``fast(xp, x, axes, out, keepdim)``: a faster way for some calls (True: done)
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
             x, o = array_of(self), array_of(out)
             hit = accumulation.get(o.dtype)
@@ -132,13 +133,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     # (short_rows takes a last dim of 2 to 7 only: the common case skips it)
                     if not (
                         x.ndim and 2 <= x.shape[-1] <= 7 and short_rows(ufunc, x, dim, o, keepdim)
-                    ) and not (
-                        ufunc is xp.multiply
-                        and (ax is None or len(ax) == 1 or len(ax) == x.ndim)
-                        and fold_product(
-                            xp, x, None if ax is None or len(ax) != 1 else ax[0], o, keepdim
-                        )
-                    ):
+                    ) and not (fast is not None and fast(xp, x, ax, o, keepdim)):
                         ufunc.reduce(x, axis=ax, dtype=a, out=o, keepdims=keepdim)
                 else:
                     o[...] = fn(x, axis=ax, dtype=a, keepdims=keepdim)
@@ -149,7 +144,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         K[name] = k
 
     reducer("sum", xp.sum, xp.add)
-    reducer("prod", xp.prod, xp.multiply)
+    reducer("prod", xp.prod, xp.multiply, fold_product)
 
     def mean(out: Any, self: Any, dim: Any, keepdim: bool = False, dtype: Any = None) -> None:
         x, o = array_of(self), array_of(out)
