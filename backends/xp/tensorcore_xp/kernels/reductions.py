@@ -420,8 +420,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return einsum("...j,...j->...", a, b)[..., None]
         return xp.add.reduce(a if b is None else a * b, axis=dim, keepdims=True)
 
-    def by_rows(fn: Callable[..., None], dim: int, o: Any, *ins: Any) -> None:
-        """``fn(o, *ins, dim)``; over blocks of rows where ``dim`` is the last axis of
+    def by_rows(fn: Callable[..., None], dim: int, o: Any, *ins: Any, extra: Any = ()) -> None:
+        """``fn(o, *ins, dim, *extra)``; over blocks of rows where ``dim`` is the last axis of
         C-contiguous arrays of one shape larger than the caches, so that the passes after
         a block's first find it in cache (a row's results are its own: the same bits;
         softmax of (16384, 256) float32 14.2 -> 12.0 ms, of (2048, 5000) 24.5 -> 18.8)."""
@@ -431,20 +431,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             or dim % o.ndim != o.ndim - 1
             or any(a.shape != o.shape or not a.flags.c_contiguous for a in (o, *ins))
         ):
-            fn(o, *ins, dim)
+            fn(o, *ins, dim, *extra)
             return
         o2, ins2 = o.reshape(-1, n), [a.reshape(-1, n) for a in ins]
         step = max(1, _ROW_BLOCK // n)
         for i in range(0, o2.shape[0], step):
-            fn(o2[i : i + step], *(a[i : i + step] for a in ins2), 1)
+            fn(o2[i : i + step], *(a[i : i + step] for a in ins2), 1, *extra)
 
     def softmax_into(o: Any, x: Any, dim: int, log: bool, safe: bool = False) -> None:
         """``softmax_of`` computed in ``o`` (NumPy, a real floating ``x`` of ``o``'s dtype,
         which it accumulates in): the same operations, without the temporaries."""
-        if o.size <= _LARGE_ROWS:  # (most calls: no lambda, no second frame)
-            softmax_rows(o, x, dim, log, safe)
-        else:
-            by_rows(lambda ob, xb, d: softmax_rows(ob, xb, d, log, safe), dim, o, x)
+        by_rows(softmax_rows, dim, o, x, extra=(log, safe))
 
     def softmax_rows(o: Any, x: Any, dim: int, log: bool, safe: bool) -> None:
         tok = enter()
@@ -503,10 +500,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ):
                     tok = enter()
                     try:
-                        if o.size <= _LARGE_ROWS:
-                            into(o, gg, yy, dim)
-                        else:
-                            by_rows(into, dim, o, gg, yy)
+                        by_rows(into, dim, o, gg, yy)
                     finally:
                         leave(tok)
                     return
