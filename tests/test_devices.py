@@ -203,6 +203,9 @@ def test_type_and_index_zero_name_one_device(device: str) -> None:
     x = tc.tensor([1.0, 2.0], device=device)
     y = x.to(f"{device}:0")
     assert y.device.type == device and y.tolist() == [1.0, 2.0]
+    if x.device == tc.device(f"{device}:0"):
+        assert y is x  # (PyTorch: already there, the tensor itself)
+        y = x.to(f"{device}:0", copy=True)
     y.add_(x)
     assert (x + y).tolist() == [3.0, 6.0]
     x.copy_(y)

@@ -94,7 +94,10 @@ def test_gather_and_scatter_take_an_empty_index_of_any_dtype(device: str) -> Non
     # ... and of any number of dims
     idx = tc.zeros(2, 0, dtype=tc.int64, device=device)
     assert tc.gather(x, 0, idx).shape == (2, 0)
-    assert_close(tc.scatter_reduce(x, 0, idx, tc.zeros(2, 0, dtype=F64), "sum"), np.arange(5.0))
+    assert_close(
+        tc.scatter_reduce(x, 0, idx, tc.zeros(2, 0, dtype=F64, device=device), "sum"),
+        np.arange(5.0),
+    )
     with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
         tc.gather(x, 0, tc.zeros(1, device=device))
 

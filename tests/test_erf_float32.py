@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tensorcore as tc
+from tensorcore.testing import flushes_subnormals
 
 _ERF = np.frompyfunc(math.erf, 1, 1)
 
@@ -34,6 +35,8 @@ def test_float32_erf_is_within_3_ulp_everywhere(device: str) -> None:
     if device == "meta":
         pytest.skip("meta holds no values")
     x = _points()
+    if flushes_subnormals(device):  # (a GPU computes subnormals as zero)
+        x = x[np.abs(x) >= np.finfo(np.float32).tiny]
     got = tc.erf(tc.tensor(x, device=device)).cpu().numpy()
     assert got.dtype == np.float32
     err = _ulps(got, x)
@@ -55,7 +58,8 @@ def test_float32_erf_special_values(device: str) -> None:
     v = r.cpu().numpy()
     assert v[0] == 1 and v[1] == -1 and math.isnan(v[2]) and v[5] == 1
     assert v[3] == 0 and not np.signbit(v[3]) and v[4] == 0 and np.signbit(v[4])
-    assert v[6] < 0 and v[6] == pytest.approx(-1e-40 * 2 / math.sqrt(math.pi), rel=1e-3)
+    if not flushes_subnormals(device):
+        assert v[6] < 0 and v[6] == pytest.approx(-1e-40 * 2 / math.sqrt(math.pi), rel=1e-3)
     assert tc.erf(tc.tensor(1.0, device=device)).item() == pytest.approx(math.erf(1), rel=3e-7)
 
 

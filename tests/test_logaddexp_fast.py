@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tensorcore as tc
+from tensorcore.testing import flushes_subnormals
 
 inf, nan = math.inf, math.nan
 
@@ -33,6 +34,8 @@ def test_logaddexp_is_accurate_and_exact_at_special_values(device: str, dtype: t
     got0 = tc.logaddexp(tc.tensor(x, device=device), 0.0).cpu().numpy()
     want0 = np.logaddexp(x.astype(np.float64), 0.0)
     rel = np.abs(got0 - want0) / np.spacing(want0.astype(npd)).astype(np.float64)
+    if flushes_subnormals(device, dtype):  # (a GPU gives 0 for a subnormal result)
+        rel = rel[want0 >= np.finfo(npd).tiny]
     assert rel.max() <= 3
     a = tc.tensor([inf, -inf, inf, nan, 1.0, -100.0, 0.0, 1e30, -1e30], dtype=dtype, device=device)
     b = tc.tensor([inf, -inf, -inf, 1.0, nan, 0.0, 0.0, 1.0, -1e30], dtype=dtype, device=device)

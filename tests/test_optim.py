@@ -14,7 +14,7 @@ import pytest
 import tensorcore as tc
 from tensorcore import optim
 from tensorcore.optim import lr_scheduler as sched
-from tensorcore.testing import assert_close
+from tensorcore.testing import assert_close, dtype_unsupported
 
 F64 = tc.float64
 # () too: a scalar parameter (a GP's raw lengthscale, a learned temperature); NumPy's
@@ -706,6 +706,9 @@ def test_muon_trajectory_matches_reference(device: str, opts: Any) -> None:
     params = [tc.nn.Parameter(tc.tensor(a, device=device)) for a in init]
     opt = optim.Muon(params, **opts)
     want, states = init, [{} for _ in params]
+    # (a device without bfloat16 iterates in float32: within bfloat16's rounding of the reference)
+    exact = dtype_unsupported(device, tc.bfloat16) is None
+    tol = {"rtol": 1e-6, "atol": 1e-9} if exact else {"rtol": 1e-2, "atol": 1e-2}
     for _ in range(4):
         grads = [rng.normal(size=s) for s in shapes]
         for p, g in zip(params, grads, strict=True):
@@ -713,7 +716,7 @@ def test_muon_trajectory_matches_reference(device: str, opts: Any) -> None:
         opt.step()
         want = [ref_muon(w, g, st, **opts) for w, g, st in zip(want, grads, states, strict=True)]
         for p, w in zip(params, want, strict=True):
-            assert_close(p, w, rtol=1e-6, atol=1e-9)
+            assert_close(p, w, **tol)
 
 
 def test_muon_and_adafactor_check_their_options_as_pytorch() -> None:

@@ -28,7 +28,7 @@ fi
 # shellcheck disable=SC2086
 timeout -s INT -k 20 "${TEST_S:-400}" python3 -m pytest -v -p no:cacheprovider -p no:benchmark \
     -p tools.gpu_isolate ${TESTS:-tests backends} -m cuda -n "${WORKERS:-16}" \
-    --max-worker-restart=400 --timeout 120 --tb=short -rfE > "$L/cuda.log" 2>&1
+    --max-worker-restart=400 --timeout "${PER_TEST_S:-300}" --tb=short -rfE > "$L/cuda.log" 2>&1
 echo "pytest exit status $?; passed: $(grep -ac ' PASSED ' "$L/cuda.log")"
 grep -a "CUDA-ERROR-AFTER\|crashed while running" "$L/cuda.log" | head -40
 grep -aE "^(FAILED|ERROR) " "$L/cuda.log" | sed 's/ - .*//; s/\[.*//' | sort | uniq -c | sort -rn | head -60

@@ -117,7 +117,8 @@ class Muon(Optimizer):
 def newton_schulz(grad: Tensor, coefficients: Sequence[float], steps: int, eps: float) -> Tensor:
     """The orthogonalised ``grad`` (a 2-D tensor): ``steps`` Newton-Schulz iterations in
     bfloat16 on its wide orientation, from the matrix scaled to a Frobenius norm of at most
-    one (``eps`` bounds the divisor below). The result is bfloat16, as PyTorch's.
+    one (``eps`` bounds the divisor below). The result is bfloat16, as PyTorch's (float32 on
+    a device without bfloat16, such as CuPy's).
 
     Examples
     --------
@@ -134,7 +135,10 @@ def newton_schulz(grad: Tensor, coefficients: Sequence[float], steps: int, eps: 
     if len(coefficients) != 3:
         raise ValueError("Coefficients must be a tuple of exactly 3 values")
     a, b, c = coefficients
-    x = grad.to(dt.bfloat16)
+    try:
+        x = grad.to(dt.bfloat16)
+    except TypeError:  # (a device without bfloat16: its allocator refuses the dtype)
+        x = grad.to(dt.float32)
     tall = grad.shape[0] > grad.shape[1]
     if tall:
         x = x.T

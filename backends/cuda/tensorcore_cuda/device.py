@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Any
 
@@ -21,6 +22,18 @@ from tensorcore.backend import (
 )
 
 __all__ = ["CUDADevice"]
+
+_MAX_BYTES = 2**63 - 1
+
+
+def _out_of_memory(
+    nbytes: int, shape: tuple[int, ...], dtype: tc.dtype, idx: int, why: str
+) -> Exception:
+    """PyTorch's out-of-memory error for an allocation of ``nbytes`` on GPU ``idx``."""
+    return tc.cuda.OutOfMemoryError(
+        f"CUDA out of memory. Tried to allocate {nbytes} bytes (a {dtype.name} tensor of shape "
+        f"{list(shape)}) on cuda:{idx}: {why}"
+    )
 
 
 class CUDADevice(DeviceInterface):
@@ -79,11 +92,20 @@ class CUDADevice(DeviceInterface):
 
     # ------------------------------------------------------------ DeviceInterface
     def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
-        """Allocate from CuPy's memory pool on ``device``."""
+        """Allocate from CuPy's memory pool on ``device``; ``tensorcore.cuda.OutOfMemoryError``
+        (a ``RuntimeError``, as PyTorch's) where the GPU cannot hold it."""
         npd = self._check_dtype(dtype)
         idx = self.index(device)
-        with self.cp.cuda.Device(idx):
-            arr = self.cp.empty(shape, npd)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > _MAX_BYTES:
+            # (CuPy counts bytes in 64 bits: past that the count wraps, and a small buffer
+            # would be allocated for a huge shape, which kernels would then write past)
+            raise _out_of_memory(nbytes, shape, dtype, idx, "more bytes than 64 bits count")
+        try:
+            with self.cp.cuda.Device(idx):
+                arr = self.cp.empty(shape, npd)
+        except self.cp.cuda.memory.OutOfMemoryError as exc:
+            raise _out_of_memory(nbytes, shape, dtype, idx, str(exc)) from None
         return contiguous_tensor(arr, arr.nbytes, shape, dtype, self._dev(idx), arr)
 
     def materialize(self, t: Tensor) -> Any:

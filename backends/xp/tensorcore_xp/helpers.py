@@ -46,9 +46,21 @@ __all__ = [
 ]
 
 
+def _errstate_of(xp: Any) -> Any:
+    """The ``errstate`` that governs ``xp``'s warnings: its own, or NumPy's for an array
+    module without one (CuPy: its kernels never warn, but it converts a Python number to a
+    kernel's dtype through NumPy on the host, which warns on ``3.5e38`` into float32)."""
+    fn = getattr(xp, "errstate", None)
+    if fn is None and getattr(xp, "__name__", "").split(".")[0] == "cupy":
+        import numpy
+
+        fn = numpy.errstate
+    return fn
+
+
 def errstate(xp: Any) -> Any:
-    """``xp.errstate`` where the array module has one (NumPy); a no-op context manager
-    factory otherwise (CuPy, whose kernels never warn).
+    """``xp.errstate`` where the array module has one (NumPy), NumPy's for CuPy (whose host
+    side converts scalars through NumPy); a no-op context manager factory otherwise.
 
     Examples
     --------
@@ -58,7 +70,7 @@ def errstate(xp: Any) -> Any:
     ...     print(np.float64(1.0) / 0.0)
     inf
     """
-    fn = getattr(xp, "errstate", None)
+    fn = _errstate_of(xp)
     if fn is None:
         return lambda **kwargs: contextlib.nullcontext()
     enter, leave = quiet_tokens(xp)
@@ -570,7 +582,7 @@ def quiet_tokens(xp: Any) -> tuple[Any, Any]:
     >>> r
     np.float32(nan)
     """
-    fn = getattr(xp, "errstate", None)
+    fn = _errstate_of(xp)
     if fn is None:
         return (lambda: None), (lambda tok: None)
     try:
@@ -618,9 +630,13 @@ def scalar_arrays(xp: Any) -> tuple[dict[tuple[float, Any], Any], Any]:
     """
     cache: dict[tuple[float, Any], Any] = {}
     if getattr(xp, "errstate", None) is None:
+        quiet = errstate(xp)
 
         def typed(v: float, dtype: Any) -> Any:
-            return xp.float32(v) if dtype.itemsize == 2 and dtype.kind in "fV" else v
+            if dtype.itemsize == 2 and dtype.kind in "fV":
+                with quiet(over="ignore"):  # (1e39 is inf in float32, as the cast makes it)
+                    return xp.float32(v)
+            return v
 
         return cache, typed
 

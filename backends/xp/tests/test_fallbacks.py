@@ -273,3 +273,48 @@ def test_floor_division_and_remainder_of_floats_are_numpys_off_numpy(dtype: Any)
             out = tc.empty(a.shape, dtype=ta.dtype)
             kernels[name](out, *args)
             np.testing.assert_array_equal(out.numpy(), want, err_msg=f"{name} {scalar}")
+
+
+def test_clamp_keeps_x_on_a_tie_without_numpys_clip() -> None:
+    # Off NumPy, clamp compares instead of calling maximum/minimum (CuPy's minimum(0.0, -0.0)
+    # is -0.0): x is kept where it equals a bound, and a NaN bound gives NaN, with number and
+    # tensor bounds.
+    from tensorcore_xp.kernels import pointwise
+
+    import tensorcore as tc
+
+    clamp = pointwise.build(XP)["clamp"]
+    nan, inf = float("nan"), float("inf")
+    x = tc.tensor([-0.0, 0.0, 0.5, -0.5, nan, inf, -inf, 3.0])
+    cases = [
+        ((-inf, -0.0), [-0.0, 0.0, -0.0, -0.5, nan, -0.0, -inf, -0.0]),
+        ((0.0, None), [-0.0, 0.0, 0.5, 0.0, nan, inf, 0.0, 3.0]),
+        ((None, 0.0), [-0.0, 0.0, 0.0, -0.5, nan, 0.0, -inf, 0.0]),
+        ((2.0, 1.0), [1.0] * 4 + [nan] + [1.0] * 3),
+        ((nan, 1.0), [nan] * 8),
+    ]
+    for (lo, hi), want in cases:
+        for as_tensor in (False, True):
+            bounds = [tc.tensor(b) if as_tensor and b is not None else b for b in (lo, hi)]
+            out = tc.empty(8)
+            clamp(out, x, *bounds)
+            got, w = out.numpy(), np.array(want)
+            np.testing.assert_array_equal(got, w)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(w))
+
+
+def test_half_nextafter_steps_on_the_bit_patterns() -> None:
+    # CuPy's float16 nextafter gives NaN for nextafter(inf, 0): the kernel steps the bits
+    from tensorcore_xp.kernels.special import _nextafter
+
+    v = [0.0, -0.0, 1.0, -1.0, 65504, -65504, np.inf, -np.inf, np.nan, 6e-8, -6e-8, 3.0, -2.5]
+    x, y = np.meshgrid(np.array(v, np.float16), np.array(v, np.float16))
+    out = np.empty_like(x)
+    _nextafter(XP)(x, y, out)
+    with np.errstate(all="ignore"):
+        want = np.nextafter(x, y)
+    want = np.where(x == y, y, want)  # (C's nextafter gives y on a tie: -0.0 to 0.0 is 0.0)
+    np.testing.assert_array_equal(out.view(np.uint16)[~np.isnan(want)],
+                                  want.view(np.uint16)[~np.isnan(want)])  # fmt: skip
+    assert np.array_equal(np.isnan(out), np.isnan(want))
+    assert out[v.index(0.0), v.index(np.inf)] == 65504  # (row: y = 0; column: x = inf)

@@ -1546,7 +1546,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         elif d:
             # In blocks of samples, so that the scratch product ``g * a`` stays in the
             # CPU's cache (a whole-array temporary costs a pass of page faults).
-            step = max(1, _ROW_BLOCK // (C * HxW)) if numpy else N
+            step = max(1, _ROW_BLOCK // (C * HxW) if numpy else N)  # (N may be 0)
             scratch = xp.empty((min(step, N), C, HxW), dtype=wide)
             for i in range(0, N, step):
                 s_ = slice(i, i + step)

@@ -609,6 +609,24 @@ def build(
             finally:
                 leave(tok)
             return
+        if not clip_in_one_pass and o.dtype.kind == "f":
+            # Other array modules' maximum/minimum may give the bound on a tie (CuPy's
+            # minimum(0.0, -0.0) is -0.0): PyTorch keeps x there, as these comparisons do
+            # (false for a NaN x, which stays); a NaN bound gives NaN.
+            r = x
+            for bound, past in ((lo, xp.less), (hi, xp.greater)):
+                if bound is None:
+                    continue
+                if not isinstance(bound, Tensor):
+                    if bound != bound:
+                        o.fill(math.nan)
+                        return
+                    r = xp.where(past(r, bound), bound, r)
+                    continue
+                b = array_of(bound)
+                r = xp.where(past(r, b) | xp.isnan(b), b, r)
+            xp.copyto(o, r, casting="unsafe")
+            return
         if lo is not None and hi is not None:
             if o.dtype.kind in "biuf" and not (
                 isinstance(hi, Tensor) and hi._storage is out._storage

@@ -173,7 +173,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # ------------------------------------------------------------------ binary
     ufunc("hypot", xp.hypot)
     ufunc("logaddexp2", xp.logaddexp2)
-    ufunc("nextafter", xp.nextafter)
+    ufunc("nextafter", xp.nextafter if xp.__name__ == "numpy" else _nextafter(xp))
     ufunc("copysign", xp.copysign)
     ufunc("fmax", xp.fmax)
     ufunc("fmin", xp.fmin)
@@ -300,6 +300,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     in_acc("xlogy", xlogy, arity=2)
     ufunc("ldexp", ldexp)
     return K
+
+
+def _nextafter(xp: Any) -> Callable[..., Any]:
+    """``xp.nextafter``, with the 16-bit floats stepped on their bit patterns (CuPy's float16
+    loop gives NaN for ``nextafter(inf, 0)``, which is the largest finite half, 65504)."""
+
+    def nextafter(x: Any, y: Any, out: Any) -> Any:
+        if out.dtype.kind != "f" or out.dtype.itemsize != 2:
+            return xp.nextafter(x, y, out=out)
+        x, y = xp.broadcast_arrays(x, y)
+        # The bits as an unsigned count of magnitude steps, for either sign: one step up in
+        # magnitude where y is farther from zero on x's side, one down otherwise.
+        up = (y > x) == (x > 0)
+        bits = x.view(xp.uint16).astype(xp.int32) + xp.where(up, 1, -1)
+        # from zero, the smallest subnormal of y's sign
+        bits = xp.where(x == 0, xp.where(y > 0, 0x0001, 0x8001), bits).astype(xp.uint16)
+        r = xp.where(x == y, y, bits.view(out.dtype))
+        xp.copyto(out, xp.where(xp.isnan(x) | xp.isnan(y), xp.asarray(math.nan, out.dtype), r))
+        return out
+
+    return nextafter
 
 
 def _complex_logaddexp(xp: Any, a: Any, b: Any) -> Any:
