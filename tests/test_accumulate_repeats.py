@@ -12,11 +12,12 @@ import tensorcore as tc
 
 
 def _assert_sums(got: np.ndarray, want: np.ndarray, device: str) -> None:
-    """add.at's sums bit for bit on the CPU; a GPU's atomic adds come in any order."""
+    """add.at's sums bit for bit on the CPU; a GPU's atomic adds come in any order (a
+    thousand float32 additions into one row: within 1e-4)."""
     if device == "cpu":
         np.testing.assert_array_equal(got, want)
     else:
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize(

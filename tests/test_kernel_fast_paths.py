@@ -286,7 +286,9 @@ def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
         want = np.where(an > 0, an, an * an.dtype.type(slope))
     got = F.leaky_relu(t, slope)
     assert_close(got, tc.tensor(want, device=device).to(dtype), rtol=0, atol=0, equal_nan=True)
-    assert np.array_equal(np.signbit(got.float().cpu().numpy()), np.signbit(want))
+    # (the signs of numbers: a NaN's sign bit is the hardware's, -inf * 0 is -nan on x86)
+    number = ~np.isnan(want)
+    assert np.array_equal(np.signbit(got.float().cpu().numpy())[number], np.signbit(want)[number])
     assert_close(
         F.hardtanh(t, -0.5, 0.25),
         tc.tensor(np.minimum(np.maximum(an, -0.5), 0.25), device=device).to(dtype),

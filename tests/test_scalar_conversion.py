@@ -243,12 +243,11 @@ def _subnormal(a: Any, d: tc.dtype) -> bool:
 
 def _assert_same(got: np.ndarray, expected: np.ndarray, result: tc.dtype, name: str,
                  device: str) -> None:  # fmt: skip
-    """The oracle's numbers, bit for bit (within 4 ulp for INEXACT_ON_GPU off the CPU)."""
+    """The oracle's numbers, bit for bit (within 4 ulp off the CPU for INEXACT_ON_GPU and
+    complex results, whose products and quotients a GPU rounds its own way)."""
     wide = np.complex128 if result.is_complex else np.float64
-    if (
-        device != "cpu"
-        and name in INEXACT_ON_GPU
-        and (result.is_floating_point or result.is_complex)
+    if device != "cpu" and (
+        result.is_complex or (name in INEXACT_ON_GPU and result.is_floating_point)
     ):
         rtol = 4 * tc.finfo(result.to_real()).eps
         np.testing.assert_allclose(got.astype(wide), expected.astype(wide), rtol=rtol, atol=0)
@@ -306,8 +305,9 @@ def test_pow_checks_its_exponent_against_16_bit_floats_and_integers_only(device:
     assert tc.pow(tc.tensor([2], dtype=tc.uint8, device=device), 3.5e38).dtype is tc.float32
     with pytest.raises(RuntimeError, match="cannot be converted to type float16"):
         tc.pow(two.half(), 1e6)
-    with pytest.raises(RuntimeError, match="cannot be converted to type bfloat16"):
-        tc.pow(two.bfloat16(), 3.5e38)
+    if not dtype_unsupported(device, tc.bfloat16):
+        with pytest.raises(RuntimeError, match="cannot be converted to type bfloat16"):
+            tc.pow(two.bfloat16(), 3.5e38)
     with pytest.raises(RuntimeError, match="cannot be converted to type int8"):
         tc.pow(tc.tensor([2], dtype=tc.int8, device=device), 300)
     with pytest.raises(RuntimeError, match="Integers to negative integer powers"):

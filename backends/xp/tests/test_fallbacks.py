@@ -318,3 +318,19 @@ def test_half_nextafter_steps_on_the_bit_patterns() -> None:
                                   want.view(np.uint16)[~np.isnan(want)])  # fmt: skip
     assert np.array_equal(np.isnan(out), np.isnan(want))
     assert out[v.index(0.0), v.index(np.inf)] == 65504  # (row: y = 0; column: x = inf)
+
+
+def test_complex64_division_does_not_overflow_off_numpy() -> None:
+    # CuPy divides complex64 by |y|^2 in float32 (0 / 8.5e37j is NaN): the kernel widens
+    from tensorcore_xp.kernels import pointwise
+
+    import tensorcore as tc
+
+    div = pointwise.build(XP)["div"]
+    x = tc.tensor([0j, 1 + 3j, 2j, 1e30 + 1e30j], dtype=tc.complex64)
+    for y in (complex(0, 8.5e37), tc.tensor(3e37 - 4e37j, dtype=tc.complex64)):
+        out = tc.empty(4, dtype=tc.complex64)
+        div(out, x, y)
+        yv = y.item() if isinstance(y, tc.Tensor) else y
+        want = (x.numpy().astype(np.complex128) / yv).astype(np.complex64)
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)

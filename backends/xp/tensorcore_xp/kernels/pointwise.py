@@ -11,6 +11,8 @@ from collections.abc import Callable
 from math import prod
 from typing import Any
 
+import numpy as np
+
 import tensorcore as tc
 from tensorcore import Tensor
 from tensorcore.backend import contiguous_tensor, empty, native
@@ -252,6 +254,9 @@ def build(
             xp.copyto(out, _floor_divmod(xp, x, y, out.dtype)[1], casting="unsafe")
             return out
 
+    # (NumPy's own complex64 division scales the divisor: only other modules widen)
+    narrow_complex = np.dtype(np.complex64) if xp.__name__ != "numpy" else None
+
     def div(out: Any, a: Any, b: Any, rounding_mode: str | None = None) -> None:
         o = array_of(out)
         x, y = lifted(a, o.dtype), lifted(b, o.dtype)
@@ -259,7 +264,15 @@ def build(
         if not floating and _has_zero(xp, y):
             raise RuntimeError("ZeroDivisionError")  # PyTorch's type and wording
         with quiet(all="ignore"):
-            if rounding_mode is None:
+            if rounding_mode is None and narrow_complex is not None and o.dtype == narrow_complex:
+                # CuPy divides complex64 by |y|^2 in single precision, which overflows past
+                # 1.8e19 (0 / 8.5e37j is NaN, NumPy's and PyTorch's 0): in complex128,
+                # where it does not, rounded once into the result.
+                def wide(v: Any) -> Any:
+                    return v.astype(xp.complex128) if hasattr(v, "astype") else v
+
+                xp.copyto(o, xp.true_divide(wide(x), wide(y)), casting="unsafe")
+            elif rounding_mode is None:
                 xp.true_divide(x, y, out=o)
             elif rounding_mode == "floor":
                 # Python's // for floats too (3.0 // 0.1 is 29.0, -2.0 // inf is -1.0), as
