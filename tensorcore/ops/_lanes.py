@@ -33,6 +33,7 @@ from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT
 from .._tensor import _CONTIG, Tensor, adopt_base_grad
 from ..autograd import grad_mode
+from ..autograd.graph import autograd_meta
 from ..devices import device, get_default_device
 from ..dispatch import ALL_DTYPES, FRESH, DirectKernel, get_op
 from . import _call
@@ -40,6 +41,7 @@ from ._validate import STANDARD, TRANSLATED, name_error, translate_error
 from .frontends import (
     _ALLOC,
     _REDUCED,
+    _alloc_many,
     _convert_scalar_at,
     _pointwise_dtypes,
     _prepare_reduction,
@@ -481,17 +483,34 @@ def make(op):
 """
 )
 
+
 # A structured operator with one result and no tensor lists: its tensors (None where the
 # parameter is optional) on one device and layout, a dtype it declares; the meta function,
 # the allocation and the kernel as ``structured`` runs them, without the call path around.
 # Its tensors may be of a subclass: ``nn.Linear`` passes its ``Parameter``s, and the call path
 # would treat them as plain tensors too (``structured`` allocates a plain result either way;
 # ``tests/test_tensor_subclass.py`` runs every sample with parameters).
-_STRUCTURED = (
-    """
+def _structured_template(body: str, record: str = "") -> str:
+    """A structured lane's source around ``body`` (the meta function, the allocation and
+    the kernel), with ``record`` in place of the one result's recording."""
+    run = (
+        _run(body)
+        .replace("{composite}", "")
+        .replace("{single}", "")
+        .replace(
+            # (edges from the caller's arguments, saved values from the meta function's)
+            "node = rec(a, (o,), a)",
+            "node = rec(a, (o,), margs)",
+        )
+    )
+    if record:
+        assert _RECORD_ONE in run
+        run = run.replace(_RECORD_ONE, record)
+    return (
+        """
 def make(op):
     table, name, autograd, meta = op.table, op.name, op.autograd, op.meta_function
-    dtypes_ok = op.dtypes_ok
+    dtypes_ok, result_type = op.dtypes_ok, op.result_type
 
     def structured_lane(x{args}):
         if _call._autocast is not None:
@@ -507,25 +526,43 @@ def make(op):
         alloc = _ALLOC.get(dev._key)
         if alloc is None:
             return None"""
-    + _run(
-        "margs, spec = meta(x{args})\n"
-        "if len(spec) == 3:\n"
-        "    o = _empty_like_layout(spec[2], spec[0], spec[1], dev)\n"
-        "else:\n"
-        "    o = alloc(spec[0], spec[1], dev)\n"
-        "kernel(o, *margs)"
-    )
-    .replace("{composite}", "")
-    .replace("{single}", "")
-    .replace(
-        # (edges from the caller's arguments, saved values from the meta function's)
-        "node = rec(a, (o,), a)",
-        "node = rec(a, (o,), margs)",
-    )
-    + """
+        + run
+        + """
 
     return structured_lane
 """
+    )
+
+
+_RECORD_ONE = """
+            node = rec(a, (o,), margs)
+            if o._dtype._category >= _FLOATING:
+                o._requires_grad = True
+                o._grad_fn = node
+        return o"""
+_STRUCTURED = _structured_template(
+    "margs, spec = meta(x{args})\n"
+    "if len(spec) == 3:\n"
+    "    o = _empty_like_layout(spec[2], spec[0], spec[1], dev)\n"
+    "else:\n"
+    "    o = alloc(spec[0], spec[1], dev)\n"
+    "kernel(o, *margs)"
+)
+# The same for a structured operator of several results (``sort``, ``topk``, ``cummax``,
+# ``frexp``...): the meta function's specs allocated as ``structured`` allocates them, each
+# floating result recorded as the node's output of its position (as the autograd step
+# records them), the results in the operator's named tuple.
+_STRUCTURED_MANY = _structured_template(
+    "margs, spec = meta(x{args})\no = _alloc_many(op, None, spec, dev)\nkernel(o, *margs)",
+    """
+            node = rec(a, o, margs)
+            for i, r in enumerate(o):
+                if r is not None and r._dtype._category >= _FLOATING:
+                    r._requires_grad = True
+                    r._grad_fn = node
+                    if i:
+                        _autograd_meta(r).output_nr = i
+        return result_type._make(o)""",
 )
 # An operator that makes a tensor from no tensor: a factory (``full``, ``arange``...), whose
 # frontend then runs as ``call`` would run it, or a composite (``zeros``, ``rand``...), whose
@@ -617,7 +654,8 @@ _OTHER_TENSOR = """
 
 
 def _structured_source(op: Op) -> str:
-    """``_STRUCTURED`` for ``op``'s tensor parameters and dtype rule."""
+    """``_STRUCTURED`` (``_STRUCTURED_MANY`` for several results) for ``op``'s tensor
+    parameters and dtype rule."""
     params = op.decl.parsed.params
     names = ["x", *(f"a{i}" for i in range(1, len(params)))]
     first, *others = op.tensor_pos
@@ -638,7 +676,7 @@ def _structured_source(op: Op) -> str:
         _rg(names[i]) if i == first else f"({names[i]} is not None and {_rg(names[i])})"
         for i in op.tensor_pos
     )
-    return _STRUCTURED.format(
+    return (_STRUCTURED if op.result_type is None else _STRUCTURED_MANY).format(
         args="".join(f", {n}" for n in names[1:]),
         first=names[first],
         others=checks,
@@ -666,6 +704,8 @@ _NAMESPACE: dict[str, Any] = {
     "_default_device": get_default_device,
     "_Device": device,
     "_empty_like_layout": empty_like_layout,
+    "_alloc_many": _alloc_many,
+    "_autograd_meta": autograd_meta,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
     "_mixed": _mixed,
@@ -872,8 +912,7 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
     if (
         not inplace
         and op.frontend is structured
-        and op.decl.parsed.one_tensor
-        and op.result_type is None
+        and (op.decl.parsed.one_tensor or op.result_type is not None)
         and op.tensor_pos
         and not op.list_pos
         and not op.decl.values
