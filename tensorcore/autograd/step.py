@@ -255,6 +255,21 @@ class _Entry:
             res or (not meta and pos in tensor_params) for _, pos, res, meta, _ in self.plan
         )
 
+    def record_outputs(
+        self, args: tuple[Any, ...], outputs: tuple[Any, ...], sargs: tuple[Any, ...]
+    ) -> Node:
+        """Record a call of several results (None for one it did not make) and attach each
+        floating result to the node as its output of that position (the autograd step's
+        and the structured lanes' one way of doing it)."""
+        node = self.record(args, outputs, sargs)
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING:
+                o._requires_grad = True
+                o._grad_fn = node
+                if i:
+                    autograd_meta(o).output_nr = i
+        return node
+
 
 _RECORD, _COMPOSITE, _NONDIFF = 0, 1, 2
 
@@ -422,14 +437,7 @@ def autograd_step(
                 res._requires_grad = True
                 res._grad_fn = node
             return res
-        outputs = res if isinstance(res, tuple) else (res,)
-        node = ent.record(args, outputs, sargs)
-        for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING:
-                o._requires_grad = True
-                o._grad_fn = node
-                if i:
-                    autograd_meta(o).output_nr = i
+        ent.record_outputs(args, res if isinstance(res, tuple) else (res,), sargs)
         return res
     if kind == _COMPOSITE:
         # A composite differentiates through its parts (a fused backend kernel has no rule).

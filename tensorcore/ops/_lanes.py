@@ -33,7 +33,6 @@ from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT
 from .._tensor import _CONTIG, Tensor, adopt_base_grad
 from ..autograd import grad_mode
-from ..autograd.graph import autograd_meta
 from ..devices import device, get_default_device
 from ..dispatch import ALL_DTYPES, FRESH, DirectKernel, get_op
 from . import _call
@@ -550,18 +549,12 @@ _STRUCTURED = _structured_template(
 )
 # The same for a structured operator of several results (``sort``, ``topk``, ``cummax``,
 # ``frexp``...): the meta function's specs allocated as ``structured`` allocates them, each
-# floating result recorded as the node's output of its position (as the autograd step
-# records them), the results in the operator's named tuple.
+# floating result recorded as the node's output of its position by the autograd step's own
+# ``record_outputs``, the results in the operator's named tuple.
 _STRUCTURED_MANY = _structured_template(
     "margs, spec = meta(x{args})\no = _alloc_many(op, None, spec, dev)\nkernel(o, *margs)",
     """
-            node = rec(a, o, margs)
-            for i, r in enumerate(o):
-                if r is not None and r._dtype._category >= _FLOATING:
-                    r._requires_grad = True
-                    r._grad_fn = node
-                    if i:
-                        _autograd_meta(r).output_nr = i
+            ent.record_outputs(a, o, margs)
         return result_type._make(o)""",
 )
 # An operator that makes a tensor from no tensor: a factory (``full``, ``arange``...), whose
@@ -705,7 +698,6 @@ _NAMESPACE: dict[str, Any] = {
     "_Device": device,
     "_empty_like_layout": empty_like_layout,
     "_alloc_many": _alloc_many,
-    "_autograd_meta": autograd_meta,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
     "_mixed": _mixed,
