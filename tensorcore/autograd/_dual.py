@@ -311,14 +311,7 @@ def _run(
     finally:
         _gm.enabled = prev
     if record:
-        outputs = res if isinstance(res, tuple) else (res,)
-        node = ent.record(args, outputs, sargs)
-        for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and o._dtype._category >= _FLOATING:
-                o._requires_grad = True
-                o._grad_fn = node
-                if i:
-                    autograd_meta(o).output_nr = i
+        ent.record_outputs(args, res if isinstance(res, tuple) else (res,), sargs)
     return res, sargs
 
 
