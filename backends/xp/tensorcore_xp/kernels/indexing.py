@@ -29,6 +29,11 @@ __all__ = ["build"]
 #: values of the fewer indices repeated more are summed index by index (``add_rows``).
 _ROUND_ROWS = 8
 
+#: The most indices whose bounds ``in_bounds`` reads in one ``tolist`` (their extremes then
+#: taken in Python): below it, that is a quarter of the two reductions' time on NumPy, and
+#: one read from the device instead of two on CuPy.
+_RANGE_BY_LIST = 64
+
 #: Elements per block of ``gather_flat`` (its int64 positions: 512 KiB).
 _GATHER_BLOCK = 1 << 16
 
@@ -44,8 +49,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         """Raise ``error`` for an index outside ``[0, size)`` (``[-size, size)`` where
         ``negative`` indices count from the end)."""
-        if ix.size:
-            lo, hi = int(ix.min()), int(ix.max())
+        n = ix.size
+        if n:
+            if n <= _RANGE_BY_LIST:
+                v = ix.reshape(-1).tolist()
+                lo, hi = min(v), max(v)
+            else:
+                lo, hi = int(ix.min()), int(ix.max())
             if lo < (-size if negative else 0) or hi >= size:
                 raise error(
                     f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} "
