@@ -473,6 +473,33 @@ def test_an_operator_of_tensor_lists_takes_its_device_from_them() -> None:
     assert tc.zeros(2, device=tc.device("meta")).device == tc.device("meta")
 
 
+def test_a_tensor_list_lane_takes_plain_lists_only() -> None:
+    # (``cat``: meta function, allocation, kernel; ``stack``: the composite's kernel)
+    for name in ("cat", "stack", "hstack"):
+        lane = get_op(name).lane
+        assert lane is not None
+        more = (0,) if len(get_op(name).decl.parsed.params) == 2 else ()
+        x, y = tc.ones(2, 3), tc.zeros(2, 3)
+        want = getattr(tc, name)([x, y])  # (and the call path resolves the kernel)
+        for given in ([x, y], (x, y)):
+            got = lane(given, *more)
+            assert got is not None and tc.equal(got, want)
+        w = tc.ones(2, 3, requires_grad=True)
+        assert lane([x, w], *more) is None  # (the autograd step records it)
+        with tc.no_grad():
+            assert lane([x, w], *more) is not None
+        p = tc.nn.Parameter(tc.ones(2, 3))
+        with tc.no_grad():
+            assert lane([x, p], *more) is None  # (a subclass: the call path's)
+        assert lane([x, tc.ones(2, 3, device="meta")], *more) is None  # (two devices)
+        assert lane(x, *more) is None and lane([], *more) is None  # (the call path's errors)
+    # mixed dtypes promote as on the call path
+    got = get_op("cat").lane([tc.ones(1, dtype=tc.int64), tc.ones(1)], 0)
+    assert got.dtype == tc.float32
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match"):
+        tc.cat([tc.ones(2, 3), tc.ones(3, 2)])
+
+
 def test_a_reduction_lane_keeps_only_what_the_arguments_decide() -> None:
     # ``logsumexp`` of integers computes in the default dtype: what the lane prepared for one
     # default must not serve the next; an unhashable ``dim`` and a bad one take the call path

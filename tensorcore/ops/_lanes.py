@@ -13,9 +13,10 @@ Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bi
 pointwise operators with a fast unary or binary frontend, the operators of the unchecked
 unstructured frontend (the views, most composites), the reductions with one result (which
 keep what ``reduction`` prepares per input shape, dtype and arguments), the structured
-operators with one result (meta function, allocation, kernel), the pointwise operators of
-the general frontend (``where``, ``clamp``, ``lerp``: the frontend without the call path's
-scan), and the operators that make
+operators with one result (meta function, allocation, kernel), the operators of one tensor
+list (``cat``, ``stack``: a list of plain tensors that do not require grad), the pointwise
+operators of the general frontend (``where``, ``clamp``, ``lerp``: the frontend without the
+call path's scan), and the operators that make
 a tensor from no tensor (the factories, and composites such as ``zeros``: the device given
 or the default one, then what ``factory`` or the composite does). Each is compiled for its
 operator's parameters, so that the API function calls it, and it calls the kernel, with plain
@@ -557,6 +558,63 @@ _STRUCTURED_MANY = _structured_template(
             ent.record_outputs(a, o, margs)
         return result_type._make(o)""",
 )
+# An operator whose one tensor parameter is a list: a list or tuple of plain tensors on one
+# device and layout, none requiring grad (the autograd step records the others, and saves
+# what its rule needs of the list), no autocast region; then, for a structured operator
+# (``cat``), the meta function, the allocation and the kernel, as ``structured`` runs them,
+# and for an unchecked composite (``stack``, ``hstack``...) its kernel, as ``call`` runs it.
+_LIST_HEAD = """
+def make(op):
+    table, name, meta = op.table, op.name, op.meta_function
+
+    def list_lane(x{args}):
+        if _call._autocast is not None or (x.__class__ is not list and x.__class__ is not tuple):
+            return None
+        if not x:
+            return None
+        t = x[0]
+        if t.__class__ is not Tensor:
+            return None
+        dev = t._device
+        lay = t._layout
+        for v in x:
+            if v.__class__ is not Tensor or v._device is not dev or v._layout is not lay:
+                return None
+            if {rg}:
+                return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None or kernel.__class__ is _DirectKernel:
+            return None
+"""
+_STRUCTURED_LIST = (
+    _LIST_HEAD
+    + """
+        alloc = _ALLOC.get(dev._key)
+        if alloc is None:
+            return None"""
+    + _guarded(
+        "margs, spec = meta(x{args})\n"
+        "if len(spec) == 3:\n"
+        "    o = _empty_like_layout(spec[2], spec[0], spec[1], dev)\n"
+        "else:\n"
+        "    o = alloc(spec[0], spec[1], dev)\n"
+        "kernel(o, *margs)",
+        8,
+    )
+    + """
+        return o
+
+    return list_lane
+"""
+)
+_KERNEL_LIST = (
+    _LIST_HEAD
+    + _guarded("return kernel(x{args})", 8)
+    + """
+
+    return list_lane
+"""
+)
 # An operator that makes a tensor from no tensor: a factory (``full``, ``arange``...), whose
 # frontend then runs as ``call`` would run it, or a composite (``zeros``, ``rand``...), whose
 # definition runs; both on the device given (a ``device``) or the default one, without the
@@ -911,6 +969,19 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         and op.decl.check is None
     ):
         return _structured_maker(_structured_source(op))(op)
+    if not inplace and op.list_pos == (0,) and not op.tensor_pos:
+        args = "".join(f", a{i}" for i in range(1, n))
+        rg = _rg("v") + " and (_gm.enabled or _dual.on)"
+        if (
+            op.frontend is structured
+            and op.result_type is None
+            and op.dtypes_ok is ALL_DTYPES
+            and not op.decl.values
+            and op.decl.check is None
+        ):
+            return _structured_maker(_STRUCTURED_LIST.format(args=args, rg=rg))(op)
+        if op.frontend is unstructured_unchecked:
+            return _structured_maker(_KERNEL_LIST.format(args=args, rg=rg))(op)
     if not inplace and op.frontend is reduction and op.decl.parsed.one_tensor:
         return _maker("reduction", False, n, tpos=op.decl.pos.dtype)(op)
     if (
