@@ -657,10 +657,117 @@ def make(op):
         kernel = table.get((dev.type, lay.name))
         if kernel is None:
             return None"""
-    + _guarded("return _pointwise(op, kernel, ({params},), None, dev, False)", 8)
+    + _guarded("return {run}(op, kernel, ({params},), None, dev, False)", 8)
     + """
 
     return general_lane
+"""
+)
+# What ``pointwise`` prepares for a call of contiguous tensors (their dtypes and shapes) and
+# Python numbers (their types and values), under the default dtype: the result's shape and
+# dtype and the numbers converted for the kernel, by (operator, that key). Nothing else
+# decides them where every tensor has the compute dtype (nothing cast) and the operator has
+# no ``alpha`` or passive parameter (``_general_source``); the declared check runs on
+# every call. A converted float equal to the one given is passed as given (``-0.0`` and
+# ``0.0`` share an entry). About half of a small ``x.clamp(-1, 1)``.
+_GENERAL_KEPT: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def _general_kept(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool
+) -> Any:
+    """``pointwise(op, kernel, args, None, dev, inplace)`` for a lane's call (``out``
+    None), through ``_GENERAL_KEPT``."""
+    key: list[Any] = [op, inplace, dt._default_dtype]
+    for a in args:
+        cls = a.__class__
+        if cls is Tensor:
+            s = a._shape
+            if len(s) > 1 and a._stride is not _CONTIG.get(s):
+                return pointwise(op, kernel, args, None, dev, inplace)
+            key.append(a._dtype)
+            key.append(s)
+        elif cls is float or cls is int or cls is bool or a is None:
+            key.append(cls)
+            key.append(a)
+        else:
+            return pointwise(op, kernel, args, None, dev, inplace)
+    k = tuple(key)
+    hit = _GENERAL_KEPT.get(k)
+    alloc = _ALLOC.get(dev._key)
+    if hit is None or (alloc is None and not inplace) or kernel.__class__ is DirectKernel:
+        o = pointwise(op, kernel, args, None, dev, inplace)
+        if kernel.__class__ is not DirectKernel:
+            _general_keep(op, k, args, o, inplace)
+        return o
+    shape, res, conv = hit
+    check = op.decl.check
+    if check is not None:
+        check(*args)
+    if conv:
+        given = list(args)
+        for i, v in conv:
+            if not (v.__class__ is float and v == given[i]):
+                given[i] = v
+        args = tuple(given)
+    o = args[0] if inplace else alloc(shape, res, dev)
+    kernel(o, *args)
+    return o
+
+
+def _general_keep(
+    op: Op, key: tuple[Any, ...], args: tuple[Any, ...], o: Any, inplace: bool
+) -> None:
+    """Keep what ``pointwise`` prepared for ``args`` (which gave ``o``) under ``key``, where
+    the entry holds all it did: a contiguous result (in place: ``self``, of the result's
+    dtype), every tensor in the compute dtype."""
+    if o.__class__ is not Tensor or (
+        not inplace and len(o._shape) > 1 and o._stride is not _CONTIG.get(o._shape)
+    ):
+        return
+    compute, res = _pointwise_dtypes(op, args)
+    if (inplace and o is not args[0]) or res is not o._dtype:
+        return
+    conv = []
+    for i in op.decl.pos.promote:
+        a = args[i]
+        if a.__class__ is Tensor:
+            if a._dtype is not compute:
+                return
+        elif a is not None:
+            conv.append((i, _convert_scalar_at(op, args, i, compute)[i]))
+    if len(_GENERAL_KEPT) >= 4096:
+        _GENERAL_KEPT.clear()
+    _GENERAL_KEPT[key] = (o._shape, res, tuple(conv))
+
+
+# The in-place call of such an operator (``x.clamp_(-1, 1)``): a ``self`` without history
+# that does not require grad (no mutation check on, no overlapping elements), the other
+# tensors as above; then ``pointwise`` in place, and the version moves, as ``call_inplace``
+# runs it (whose name, ``clamp_``, the errors take).
+_GENERAL_INPLACE = (
+    """
+def make(op):
+    table, name, scalars = op.table, op.name + "_", op.scalars
+
+    def general_lane_({params}):
+        t = a0
+        if t.__class__ is not Tensor or """
+    + _REFUSE_INPLACE.format(res="")
+    + """:
+            return None
+        dev = lay = None{checks}
+        if dev is None:
+            return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None:
+            return None"""
+    + _guarded("{run}(op, kernel, ({params},), None, dev, True)", 8)
+    + """
+        t._bump_version()
+        return t
+
+    return general_lane_
 """
 )
 _GENERAL_TENSOR = """
@@ -676,8 +783,9 @@ _GENERAL_TENSOR = """
             return None"""
 
 
-def _general_source(op: Op) -> str:
-    """``_GENERAL`` for ``op``'s tensor parameters (which take numbers, which may be None)."""
+def _general_source(op: Op, inplace: bool = False) -> str:
+    """``_GENERAL`` (``_GENERAL_INPLACE``) for ``op``'s tensor parameters (which take
+    numbers, which may be None)."""
     params = op.decl.parsed.params
     takes = op.decl.scalar_params
     refusals = []
@@ -692,7 +800,12 @@ def _general_source(op: Op) -> str:
         _GENERAL_TENSOR.format(v=f"a{i}", refuse=refuse, rg_v=_rg("v"))
         for i, refuse in zip(op.tensor_pos, refusals, strict=True)
     )
-    return _GENERAL.format(params=", ".join(f"a{i}" for i in range(len(params))), checks=checks)
+    kept = op.decl.pos.alpha < 0 and not op.decl.promote_args
+    return (_GENERAL_INPLACE if inplace else _GENERAL).format(
+        params=", ".join(f"a{i}" for i in range(len(params))),
+        checks=checks,
+        run="_general_kept" if kept else "_pointwise",
+    )
 
 
 _OTHER_TENSOR = """
@@ -758,6 +871,7 @@ _NAMESPACE: dict[str, Any] = {
     "_alloc_many": _alloc_many,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
+    "_general_kept": _general_kept,
     "_mixed": _mixed,
     "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
@@ -957,8 +1071,12 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         if inplace and op.fast_result is not None:
             return None  # (a bool result into self: ``pointwise`` casts it)
         return _maker("unary", inplace, n)(op)
-    if not inplace and op.frontend is pointwise and op.tensor_pos and not op.list_pos:
-        return _structured_maker(_general_source(op))(op)
+    if op.frontend is pointwise and op.tensor_pos and not op.list_pos:
+        if not inplace:
+            return _structured_maker(_general_source(op))(op)
+        if op.tensor_pos[0] == 0:
+            return _structured_maker(_general_source(op, True))(op)
+        return None
     if (
         not inplace
         and op.frontend is structured
