@@ -197,6 +197,43 @@ def test_a_structured_lane_takes_parameters_as_plain_tensors() -> None:
 FRESH_CANDIDATES = sorted(name for name in FAST if get_op(name).frontend in _FAST_FRONTENDS)
 
 
+def test_a_structured_lane_takes_numbers_and_checks_them_as_the_call_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (``scatter``'s ``src``, ``masked_fill``'s ``value``: a Python number, checked against
+    # self's dtype where the operator declares ``values``)
+    i8 = tc.zeros(2, 3, dtype=tc.int8)
+    f = tc.zeros(2, 3)
+    index = tc.tensor([[0], [2]])
+    mask = tc.tensor([True, False, True])
+    calls = [
+        ("scatter", (f, 1, index, 1.5)),
+        ("scatter", (i8, 1, index, 7)),
+        ("scatter", (i8, 1, index, 300)),  # (does not fit: PyTorch's error)
+        ("scatter", (f, 1, index, tc.ones(2, 1))),
+        ("masked_fill", (f, mask, -2.0)),
+        ("masked_fill", (i8, mask, 300)),
+        ("masked_fill", (i8, mask, 2.5)),
+    ]
+
+    def outcome(name: str, args: tuple[Any, ...]) -> Any:
+        try:
+            r = getattr(tc, name)(*args)
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            return type(exc), str(exc)
+        return r.dtype, r.tolist()
+
+    for name, args in calls:
+        op = get_op(name)
+        assert op.lane is not None
+        got = [outcome(name, args) for _ in range(2)]
+        with monkeypatch.context() as m:
+            m.setattr(op, "lane", _no_lane)
+            want = outcome(name, args)
+        assert got == [want, want], (name, args)
+    assert get_op("scatter").lane(f, 1, index, 1.5, None) is not None
+
+
 @pytest.mark.parametrize("name", FRESH_CANDIDATES)
 def test_a_kernels_fresh_result_is_the_result_it_writes(
     device: str, name: str, monkeypatch: pytest.MonkeyPatch

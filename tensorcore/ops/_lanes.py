@@ -45,6 +45,7 @@ from .frontends import (
     _convert_scalar_at,
     _pointwise_dtypes,
     _prepare_reduction,
+    check_values,
     empty_like_layout,
     factory,
     pointwise,
@@ -511,6 +512,7 @@ def _structured_template(body: str, record: str = "") -> str:
 def make(op):
     table, name, autograd, meta = op.table, op.name, op.autograd, op.meta_function
     dtypes_ok, result_type = op.dtypes_ok, op.result_type
+    scalars, values = op.scalars, bool(op.decl.values)
 
     def structured_lane(x{args}):
         if _call._autocast is not None:
@@ -541,6 +543,8 @@ _RECORD_ONE = """
                 o._grad_fn = node
         return o"""
 _STRUCTURED = _structured_template(
+    "if values:\n"
+    "    _check_values(op, (x{args},), x._dtype)\n"
     "margs, spec = meta(x{args})\n"
     "if len(spec) == 3:\n"
     "    o = _empty_like_layout(spec[2], spec[0], spec[1], dev)\n"
@@ -819,17 +823,21 @@ _OTHER_TENSOR = """
 
 def _structured_source(op: Op) -> str:
     """``_STRUCTURED`` (``_STRUCTURED_MANY`` for several results) for ``op``'s tensor
-    parameters and dtype rule."""
+    parameters (a Python number where one takes it: ``scatter``'s ``src``, ``masked_fill``'s
+    ``value``, checked against self's dtype where declared, as ``structured`` checks it) and
+    dtype rule."""
     params = op.decl.parsed.params
     names = ["x", *(f"a{i}" for i in range(1, len(params)))]
     first, *others = op.tensor_pos
-    checks = "".join(
-        _OTHER_TENSOR.format(
-            v=names[i],
-            refuse_none="v is not None" if params[i].type == "Tensor?" else "True",
-        )
-        for i in others
-    )
+    takes = op.decl.scalar_params
+
+    def refusal(i: int) -> str:
+        ok = ["v is None"] if params[i].type == "Tensor?" else []
+        if params[i].name in takes:
+            ok.append("v.__class__ in scalars")
+        return "not (" + " or ".join(ok) + ")" if ok else "True"
+
+    checks = "".join(_OTHER_TENSOR.format(v=names[i], refuse_none=refusal(i)) for i in others)
     tpos = op.decl.pos.dtype
     dtype_check = ""
     if op.dtypes_ok is not ALL_DTYPES:
@@ -837,7 +845,9 @@ def _structured_source(op: Op) -> str:
         # (a dtype it does not declare: the call path raises the error)
         dtype_check = f"\n        if ({given}t._dtype) not in dtypes_ok:\n            return None"
     rg = " or ".join(
-        _rg(names[i]) if i == first else f"({names[i]} is not None and {_rg(names[i])})"
+        _rg(names[i])
+        if i == first
+        else f"({names[i]} is not None and {names[i]}.__class__ not in scalars and {_rg(names[i])})"
         for i in op.tensor_pos
     )
     return (_STRUCTURED if op.result_type is None else _STRUCTURED_MANY).format(
@@ -871,6 +881,7 @@ _NAMESPACE: dict[str, Any] = {
     "_alloc_many": _alloc_many,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
+    "_check_values": check_values,
     "_general_kept": _general_kept,
     "_mixed": _mixed,
     "_REDUCED": _REDUCED,
@@ -1083,7 +1094,7 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         and (op.decl.parsed.one_tensor or op.result_type is not None)
         and op.tensor_pos
         and not op.list_pos
-        and not op.decl.values
+        and (not op.decl.values or (op.tensor_pos[0] == 0 and op.result_type is None))
         and op.decl.check is None
     ):
         return _structured_maker(_structured_source(op))(op)

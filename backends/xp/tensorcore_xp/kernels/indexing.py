@@ -44,18 +44,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     quiet = errstate(xp)
     host = xp.__name__ == "numpy"
 
+    def extremes(ix: Any) -> tuple[int, int]:
+        """The least and the greatest of the integers ``ix`` (not empty), as Python ints."""
+        if ix.size <= _RANGE_BY_LIST:
+            v = ix.reshape(-1).tolist()
+            return min(v), max(v)
+        return int(ix.min()), int(ix.max())
+
     def in_bounds(
         ix: Any, size: int, dim: int, negative: bool = False, error: type = RuntimeError
     ) -> None:
         """Raise ``error`` for an index outside ``[0, size)`` (``[-size, size)`` where
         ``negative`` indices count from the end)."""
-        n = ix.size
-        if n:
-            if n <= _RANGE_BY_LIST:
-                v = ix.reshape(-1).tolist()
-                lo, hi = min(v), max(v)
-            else:
-                lo, hi = int(ix.min()), int(ix.max())
+        if ix.size:
+            lo, hi = extremes(ix)
             if lo < (-size if negative else 0) or hi >= size:
                 raise error(
                     f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} "
@@ -273,8 +275,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x, ix, o = array_of(self), array_of(index).reshape(-1), array_of(out)
         if x.ndim == 0:
             x = x.reshape(1)
-        if ix.size and (int(ix.min()) < 0 or int(ix.max()) >= x.shape[dim]):
-            raise IndexError("index out of range in self")
+        if ix.size:
+            lo, hi = extremes(ix)
+            if lo < 0 or hi >= x.shape[dim]:
+                raise IndexError("index out of range in self")
         if (
             take_into
             and o.shape == x.shape[:dim] + (ix.size,) + x.shape[dim + 1 :]
