@@ -611,6 +611,40 @@ _STRUCTURED_LIST = (
     return list_lane
 """
 )
+# An unchecked operator of a tensor and a list of optional tensors (``index``, what
+# ``x[t]`` runs): all plain tensors on one device and layout, none requiring grad; then its
+# kernel, as ``call`` runs it.
+_KERNEL_TENSOR_LIST = (
+    """
+def make(op):
+    table, name = op.table, op.name
+
+    def tensor_list_lane(x, a1{args}):
+        if x.__class__ is not Tensor or _call._autocast is not None:
+            return None
+        if a1.__class__ is not list and a1.__class__ is not tuple:
+            return None
+        dev = x._device
+        lay = x._layout
+        v = x
+        if {rg}:
+            return None
+        for v in a1:
+            if v is None:
+                continue
+            if v.__class__ is not Tensor or v._device is not dev or v._layout is not lay:
+                return None
+            if {rg}:
+                return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None or kernel.__class__ is _DirectKernel:
+            return None"""
+    + _guarded("return kernel(x, a1{args})", 8)
+    + """
+
+    return tensor_list_lane
+"""
+)
 _KERNEL_LIST = (
     _LIST_HEAD
     + _guarded("return kernel(x{args})", 8)
@@ -1098,6 +1132,15 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         and op.decl.check is None
     ):
         return _structured_maker(_structured_source(op))(op)
+    if (
+        not inplace
+        and op.frontend is unstructured_unchecked
+        and op.tensor_pos == (0,)
+        and op.list_pos == (1,)
+    ):
+        args = "".join(f", a{i}" for i in range(2, n))
+        rg = _rg("v") + " and (_gm.enabled or _dual.on)"
+        return _structured_maker(_KERNEL_TENSOR_LIST.format(args=args, rg=rg))(op)
     if not inplace and op.list_pos == (0,) and not op.tensor_pos:
         args = "".join(f", a{i}" for i in range(1, n))
         rg = _rg("v") + " and (_gm.enabled or _dual.on)"
