@@ -64,8 +64,8 @@ def _check_source(fn: str, self: Tensor, dim: int, index: Tensor, source: Tensor
             f"{fn}(): Number of indices ({n}) should be equal to source.size(dim): "
             f"({source._shape[dim] if source.ndim else 1}), for dim: {dim}"
         )
-    dst = [s for i, s in enumerate(self._shape) if i != dim]
-    src = [s for i, s in enumerate(source._shape) if i != dim]
+    dst = self._shape[:dim] + self._shape[dim + 1 :]
+    src = source._shape[:dim] + source._shape[dim + 1 :]
     if src != dst:
         i = next((i for i, (a, b) in enumerate(zip(dst, src, strict=False)) if a != b), 0)
         raise RuntimeError(

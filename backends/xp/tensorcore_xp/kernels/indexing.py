@@ -78,12 +78,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x, ix, d = flat(self, index, dim)
         if ix.size == 0:  # (an empty index of any shape: an empty result)
             return
+        whole = True  # (the index spans self's other dims: no part of self to cut out)
         for i, n in enumerate(ix.shape):
-            if i != d and n > x.shape[i]:
-                raise RuntimeError(
-                    f"Size does not match at dimension {i} expected index {list(ix.shape)} to be "
-                    f"smaller than self {list(x.shape)} apart from dimension {d}"
-                )
+            if i != d and n != x.shape[i]:
+                if n > x.shape[i]:
+                    raise RuntimeError(
+                        f"Size does not match at dimension {i} expected index "
+                        f"{list(ix.shape)} to be smaller than self {list(x.shape)} apart from "
+                        f"dimension {d}"
+                    )
+                whole = False
         in_bounds(ix, x.shape[d], d)
         o = array_of(out)
         if (
@@ -96,7 +100,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         ):
             gather_flat(o, x, ix, d)
             return
-        part = x[tuple(slice(None) if i == d else s for i, s in enumerate(first(ix.shape)))]
+        part = (
+            x
+            if whole
+            else x[tuple(slice(None) if i == d else s for i, s in enumerate(first(ix.shape)))]
+        )
         o[...] = take_along(xp, part, ix, d).reshape(o.shape)
 
     def gather_flat(o: Any, x: Any, ix: Any, d: int) -> None:
