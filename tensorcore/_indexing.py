@@ -265,8 +265,7 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
     ):
         # ``x[t]``, rows picked by a tensor of indices: the indices ``_apply_index`` makes
         # of it (``t`` for dim 0, the other dims whole), without its walk over the index
-        indices = [idx] + [None] * (len(self._shape) - 1)
-        return _advanced(self, indices)
+        return _advanced(self, [idx] + [None] * (len(self._shape) - 1))
     # One as_strided view is the fastest way to a basic index, but its gradient is the general
     # (scatter-add) one: a tensor whose indexing is recorded goes through slice/select/
     # unsqueeze instead, whose gradients write one region, as PyTorch records them.

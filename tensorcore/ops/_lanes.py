@@ -748,7 +748,8 @@ def _general_kept(
             if not (v.__class__ is float and v == given[i]):
                 given[i] = v
         args = tuple(given)
-    o = args[0] if inplace else alloc(shape, res, dev)
+    # (alloc is not None out of place: the test above)
+    o = args[0] if inplace else alloc(shape, res, dev)  # type: ignore[misc]
     kernel(o, *args)
     return o
 
