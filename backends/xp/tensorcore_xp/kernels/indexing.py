@@ -29,9 +29,8 @@ __all__ = ["build"]
 #: values of the fewer indices repeated more are summed index by index (``add_rows``).
 _ROUND_ROWS = 8
 
-#: The most indices whose bounds ``in_bounds`` reads in one ``tolist`` (their extremes then
-#: taken in Python): below it, that is a quarter of the two reductions' time on NumPy, and
-#: one read from the device instead of two on CuPy.
+#: The most NumPy indices whose bounds ``in_bounds`` reads in one ``tolist`` (their extremes
+#: then taken in Python): below it, that is a quarter of the two reductions' time.
 _RANGE_BY_LIST = 64
 
 #: Elements per block of ``gather_flat`` (its int64 positions: 512 KiB).
@@ -45,8 +44,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     host = xp.__name__ == "numpy"
 
     def extremes(ix: Any) -> tuple[int, int]:
-        """The least and the greatest of the integers ``ix`` (not empty), as Python ints."""
-        if ix.size <= _RANGE_BY_LIST:
+        """The least and the greatest of the integers ``ix`` (not empty), as Python ints (a
+        few NumPy ones read in one ``tolist``; another library's as two reductions)."""
+        if host and ix.size <= _RANGE_BY_LIST:
             v = ix.reshape(-1).tolist()
             return min(v), max(v)
         return int(ix.min()), int(ix.max())
