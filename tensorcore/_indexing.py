@@ -256,6 +256,16 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
 
 
 def __getitem__(self: Tensor, idx: Any) -> Tensor:
+    if (
+        idx.__class__ is Tensor
+        and (idx._dtype is dt.int64 or idx._dtype is dt.int32)
+        and idx._shape
+        and self._shape
+        and idx._device is self._device
+    ):
+        # ``x[t]``, rows picked by a tensor of indices: the indices ``_apply_index`` makes
+        # of it (``t`` for dim 0, the other dims whole), without its walk over the index
+        return _advanced(self, [idx] + [None] * (len(self._shape) - 1))
     # One as_strided view is the fastest way to a basic index, but its gradient is the general
     # (scatter-add) one: a tensor whose indexing is recorded goes through slice/select/
     # unsqueeze instead, whose gradients write one region, as PyTorch records them.
@@ -279,7 +289,13 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
         out = out.flip(flips)  # a negative step: a reversed copy, as views cannot reverse
     if indices is None:
         return out
-    return _call(_INDEX, (out, indices))
+    return _advanced(out, indices)
+
+
+def _advanced(out: Tensor, indices: list[Any]) -> Tensor:
+    """``index(out, indices)``, through its lane first (None: a call it leaves to ``call``)."""
+    r = _INDEX.lane(out, indices)
+    return r if r is not None else _call(_INDEX, (out, indices))
 
 
 def _value(self: Tensor, value: Any) -> Any:

@@ -197,6 +197,43 @@ def test_a_structured_lane_takes_parameters_as_plain_tensors() -> None:
 FRESH_CANDIDATES = sorted(name for name in FAST if get_op(name).frontend in _FAST_FRONTENDS)
 
 
+def test_a_structured_lane_takes_numbers_and_checks_them_as_the_call_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (``scatter``'s ``src``, ``masked_fill``'s ``value``: a Python number, checked against
+    # self's dtype where the operator declares ``values``)
+    i8 = tc.zeros(2, 3, dtype=tc.int8)
+    f = tc.zeros(2, 3)
+    index = tc.tensor([[0], [2]])
+    mask = tc.tensor([True, False, True])
+    calls = [
+        ("scatter", (f, 1, index, 1.5)),
+        ("scatter", (i8, 1, index, 7)),
+        ("scatter", (i8, 1, index, 300)),  # (does not fit: PyTorch's error)
+        ("scatter", (f, 1, index, tc.ones(2, 1))),
+        ("masked_fill", (f, mask, -2.0)),
+        ("masked_fill", (i8, mask, 300)),
+        ("masked_fill", (i8, mask, 2.5)),
+    ]
+
+    def outcome(name: str, args: tuple[Any, ...]) -> Any:
+        try:
+            r = getattr(tc, name)(*args)
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            return type(exc), str(exc)
+        return r.dtype, r.tolist()
+
+    for name, args in calls:
+        op = get_op(name)
+        assert op.lane is not None
+        got = [outcome(name, args) for _ in range(2)]
+        with monkeypatch.context() as m:
+            m.setattr(op, "lane", _no_lane)
+            want = outcome(name, args)
+        assert got == [want, want], (name, args)
+    assert get_op("scatter").lane(f, 1, index, 1.5, None) is not None
+
+
 @pytest.mark.parametrize("name", FRESH_CANDIDATES)
 def test_a_kernels_fresh_result_is_the_result_it_writes(
     device: str, name: str, monkeypatch: pytest.MonkeyPatch
@@ -270,6 +307,8 @@ def test_inplace_lane_agrees_with_the_call_path(
     for dtype in sorted(op.dtypes_ok, key=lambda d: d.name):
         for sample in SAMPLES[name](device, dtype) if name in SAMPLES else ():
             fast = _inplace_outcome(name, sample)
+            # (a second call: a lane may keep what it prepared for the first, clamp_'s)
+            again = _inplace_outcome(name, sample)
             with monkeypatch.context() as m:
                 m.setattr(op, "frontend", frontends.pointwise)
                 m.setattr(op, "lane_inplace", _no_lane)
@@ -277,8 +316,9 @@ def test_inplace_lane_agrees_with_the_call_path(
             if fast is None:
                 continue
             cases += 1
-            assert fast[:2] == general[:2], f"{name}_ {sample}: {fast[:2]} != {general[:2]}"
-            np.testing.assert_array_equal(fast[2], general[2], err_msg=f"{name}_ {sample}")
+            for got in (fast, again):
+                assert got[:2] == general[:2], f"{name}_ {sample}: {got[:2]} != {general[:2]}"
+                np.testing.assert_array_equal(got[2], general[2], err_msg=f"{name}_ {sample}")
     if name in SAMPLES:
         assert cases, f"no sample of {name}_ ran"
 
@@ -471,6 +511,87 @@ def test_an_operator_of_tensor_lists_takes_its_device_from_them() -> None:
     assert tc.cat([x, x]).device == tc.device("meta")
     assert tc.stack([x, x]).device == tc.device("meta")
     assert tc.zeros(2, device=tc.device("meta")).device == tc.device("meta")
+
+
+def test_a_tensor_list_lane_takes_plain_lists_only() -> None:
+    # (``cat``: meta function, allocation, kernel; ``stack``: the composite's kernel)
+    for name in ("cat", "stack", "hstack"):
+        lane = get_op(name).lane
+        assert lane is not None
+        more = (0,) if len(get_op(name).decl.parsed.params) == 2 else ()
+        x, y = tc.ones(2, 3), tc.zeros(2, 3)
+        want = getattr(tc, name)([x, y])  # (and the call path resolves the kernel)
+        for given in ([x, y], (x, y)):
+            got = lane(given, *more)
+            assert got is not None and tc.equal(got, want)
+        w = tc.ones(2, 3, requires_grad=True)
+        assert lane([x, w], *more) is None  # (the autograd step records it)
+        with tc.no_grad():
+            assert lane([x, w], *more) is not None
+        p = tc.nn.Parameter(tc.ones(2, 3))
+        with tc.no_grad():
+            assert lane([x, p], *more) is None  # (a subclass: the call path's)
+        assert lane([x, tc.ones(2, 3, device="meta")], *more) is None  # (two devices)
+        assert lane(x, *more) is None and lane([], *more) is None  # (the call path's errors)
+    # mixed dtypes promote as on the call path
+    got = get_op("cat").lane([tc.ones(1, dtype=tc.int64), tc.ones(1)], 0)
+    assert got.dtype == tc.float32
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match"):
+        tc.cat([tc.ones(2, 3), tc.ones(3, 2)])
+
+
+def test_a_general_lane_keeps_only_what_the_arguments_decide(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (``clamp``'s lane keeps the shape, dtype and converted numbers of a call: each call
+    # below runs three times, a fourth through the call path, and all must agree)
+    from tensorcore.ops._lanes import _GENERAL_KEPT
+
+    op = get_op("clamp")
+    f = tc.tensor([[-2.0, -0.0], [0.0, 3.0]])
+    i = tc.tensor([[-2, 0], [1, 3]])
+    calls = [
+        (f, 0.0, None),
+        (f, -0.0, None),  # (equal to 0.0, another sign: its own result)
+        (f, None, -0.0),
+        (f, -1, 1),
+        (f, 0.1, 0.2),
+        (i, 0, 2),
+        (i, False, True),  # (a bool is not the int it equals)
+        (i, 0.5, None),  # (promotes: a float result, in the default dtype)
+        (f.t(), -1.0, 1.0),  # (not contiguous: the plain path's layout)
+        (f, float("nan"), None),
+        (f, 2**40, None),
+    ]
+
+    def outcome(args: tuple[Any, ...]) -> Any:
+        try:
+            r = tc.clamp(*args)
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            return type(exc), str(exc)
+        a = r.numpy()
+        into = args[0].clone()
+        try:  # (in place as well: the entry is kept apart from the out-of-place one)
+            into.clamp_(*args[1:])
+            b = into.numpy()
+            written = into._version, b.tolist(), np.signbit(b).tolist()
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            written = type(exc), str(exc)
+        return r.dtype, r.stride(), a.tolist(), np.signbit(a).tolist(), written
+
+    for default in (tc.float32, tc.float64):
+        tc.set_default_dtype(default)
+        try:
+            for args in calls:
+                got = [outcome(args) for _ in range(3)]
+                with monkeypatch.context() as plain:
+                    plain.setattr(op, "lane", _no_lane)
+                    want = outcome(args)
+                for g in got:
+                    assert str(g) == str(want), (args, default)
+        finally:
+            tc.set_default_dtype(tc.float32)
+    assert {k[1] for k in _GENERAL_KEPT if k[0] is op} == {False, True}
 
 
 def test_a_reduction_lane_keeps_only_what_the_arguments_decide() -> None:

@@ -658,3 +658,35 @@ def test_getitem_result_is_independent(device: str) -> None:
     r = t[[0, 1]]
     r[0, 0] = 100
     assert to_numpy(t)[0, 0] == 0
+
+
+def test_rows_by_a_tensor_of_indices_as_the_general_path(device: str) -> None:
+    """``x[t]`` (a tensor of int64 or int32 indices, alone) skips ``_apply_index``'s walk;
+    ``x[(t,)]`` takes it: the same values, errors and gradients, and NumPy's values."""
+    from tensorcore.dispatch import get_op
+
+    a = np.arange(24.0).reshape(4, 6)
+    x = tc.tensor(a, device=device)
+    for dtype in (tc.int64, tc.int32):
+        for idx in ([2, 0, -1, 2], [[1, -4], [3, 0]], [3]):
+            t = tc.tensor(idx, dtype=dtype, device=device)
+            got, want = x[t], x[(t,)]
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(to_numpy(got), a[np.array(idx)])
+            np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+        bad = tc.tensor([0, 4], dtype=dtype, device=device)
+        errors = []
+        for key in (bad, (bad,)):
+            with pytest.raises(IndexError) as info:
+                x[key]
+            errors.append(str(info.value))
+        assert errors[0] == errors[1]
+    w = tc.tensor(a, device=device, requires_grad=True)
+    t = tc.tensor([1, 1, 3], device=device)
+    (g1,) = tc.autograd.grad((w[t] * 2).sum(), [w])
+    (g2,) = tc.autograd.grad((w[(t,)] * 2).sum(), [w])
+    np.testing.assert_array_equal(to_numpy(g1), to_numpy(g2))
+    assert w[t].grad_fn.name() == w[(t,)].grad_fn.name()
+    # (the lane takes the plain call; one that requires grad is the call path's)
+    assert get_op("index").lane(x, [t, None]) is not None
+    assert get_op("index").lane(w, [t, None]) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from typing import Any
 
 import pytest
 
@@ -202,3 +203,79 @@ def test_sparse_data_has_its_own_counter() -> None:
     assert s.to_dense().tolist() == [2.0, 4.0, 0.0]
     assert s.coalesce()._version == s._version  # an alias shares the counter
     assert d.coalesce()._version_counter is d._version_counter
+
+
+def _composite_inplace_calls(device: str) -> list[tuple[str, Any]]:
+    """(name, sample) for every composite with an in-place variant and a sample whose
+    out-of-place result fits ``self`` (so that the in-place call takes it)."""
+    from tensorcore.dispatch import _OPS
+    from tensorcore.testing.samples import SAMPLES
+
+    calls = []
+    for name, op in sorted(_OPS.items()):
+        if not (op.composite and op.decl.inplace) or name not in SAMPLES:
+            continue
+        for s in SAMPLES[name](device, tc.float64):
+            self = s.args[0]
+            if not isinstance(self, tc.Tensor) or self.dtype is not tc.float64:
+                continue
+            try:
+                res = getattr(tc, name)(*s.args, **s.kwargs)
+            except (RuntimeError, TypeError, ValueError, IndexError):
+                continue
+            if isinstance(res, tc.Tensor) and res.shape == self.shape and res.dtype == self.dtype:
+                calls.append((name, s))
+                break
+    return calls
+
+
+def test_a_composite_in_place_call_moves_the_version_once(device: str) -> None:
+    """PyTorch moves the version once per in-place call; a composite's in-place variant
+    writes through an in-place operator (``copy_``, ``index_put_``), which moves it, and
+    the call path must not move it again. Without history and recorded alike."""
+    calls = _composite_inplace_calls(device)
+    assert {"addcmul", "index_add"} <= {n for n, _ in calls}
+    for name, s in calls:
+        for recorded in (False, True):
+            self = s.args[0].detach().clone()
+            if recorded:
+                self = self.requires_grad_().clone()
+            before = self._version
+            getattr(self, name + "_")(*s.args[1:], **s.kwargs)
+            assert self._version == before + 1, (name, recorded)
+
+
+def test_an_into_self_definition_matches_the_composite(device: str) -> None:
+    """A composite whose in-place variant writes into ``self`` itself (``into_self``:
+    ``index_add_`` through ``index_put_``) gives the out-of-place composite's values,
+    node name and gradients."""
+    from tensorcore.ops.composite import COMPOSITES
+
+    names = [n for n, fn in COMPOSITES.items() if getattr(fn, "into_self", None) is not None]
+    assert "index_add" in names
+    calls = [(n, s) for n, s in _composite_inplace_calls(device) if n in names]
+    assert {n for n, _ in calls} == set(names)
+    for name, s in calls:
+        leaf = s.args[0].detach().clone().requires_grad_()
+        src = [
+            a.detach().clone().requires_grad_()
+            if isinstance(a, tc.Tensor) and a.dtype.is_floating_point
+            else a
+            for a in s.args[1:]
+        ]
+        expect = getattr(tc, name)(leaf, *src, **s.kwargs)
+        got = leaf.clone()
+        getattr(got, name + "_")(*src, **s.kwargs)
+        assert got.grad_fn is not None and got.grad_fn.name() == expect.grad_fn.name()
+        assert tc.equal(got, expect)
+        w = tc.randn(expect.shape, dtype=expect.dtype, device=device)
+        inputs = [leaf, *(a for a in src if isinstance(a, tc.Tensor) and a.requires_grad)]
+        g1 = tc.autograd.grad((expect * w).sum(), inputs)
+        g2 = tc.autograd.grad((got * w).sum(), inputs)
+        for a, b in zip(g1, g2, strict=True):
+            assert tc.allclose(a, b)
+        plain = s.args[0].detach().clone()
+        getattr(plain, name + "_")(
+            *(a.detach() if isinstance(a, tc.Tensor) else a for a in src), **s.kwargs
+        )
+        assert tc.equal(plain, expect.detach())

@@ -472,3 +472,46 @@ def test_contiguous_view_cache_gives_the_plain_strides() -> None:
     assert views._contiguous_view(x, (2.0, 12.0)) is not None  # (a float size: kept out)
     assert len(views._CONTIGUOUS_VIEWS) == n
     assert x.reshape(6, 4).tolist() == np.arange(24.0).reshape(6, 4).tolist()
+
+
+def test_a_fused_composite_kernel_agrees_with_the_definition(device: str) -> None:
+    """The strided kernels of composites (``views._FUSED_COMPOSITES``: ``t``, ``reshape``,
+    ``unbind``) give what the composite definitions give, view by view: geometry, values,
+    base, the way the view was made, and errors."""
+    from tensorcore.ops.composite import COMPOSITES
+    from tensorcore.ops.views import _FUSED_COMPOSITES
+    from tensorcore.testing.samples import SAMPLES
+
+    assert {"t", "reshape", "unbind"} <= set(_FUSED_COMPOSITES)
+
+    def outcome(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        try:
+            res = fn(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            return type(exc), str(exc)
+        parts = res if isinstance(res, tuple) else (res,)
+        return type(res), [
+            (
+                tuple(r.shape),
+                r.stride(),
+                r.storage_offset(),
+                r._base is None,
+                r._view_meta,
+                r.tolist(),
+            )
+            for r in parts
+        ]
+
+    for name, fused in _FUSED_COMPOSITES.items():
+        cases = 0
+        for s in SAMPLES[name](device, tc.float32):
+            for grad in (False, True):  # (a view made under no_grad is marked so)
+                with tc.set_grad_enabled(grad):
+                    want = outcome(COMPOSITES[name], s.args, s.kwargs)
+                    got = outcome(fused, s.args, s.kwargs)
+                if isinstance(want[0], type) and issubclass(want[0], Exception):
+                    assert got[0] is want[0], (name, s)
+                else:
+                    assert got == want, (name, s)
+                cases += 1
+        assert cases, name

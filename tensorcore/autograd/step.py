@@ -16,6 +16,7 @@ from ..dispatch import ops as dispatch_ops
 from ..dtypes import FLOATING as _FLOATING
 from ..ops import functions as ops
 from ..ops._validate import keep_message
+from ..ops.frontends import moves_version
 from ..ops.frontends import prepare as _prepare
 from ..ops.frontends import unstructured_unchecked as _unchecked
 from . import _view_history, grad_mode
@@ -459,14 +460,14 @@ def autograd_step(
             res = impl(*args)  # (as ops/_call.py calls such a kernel)
         else:
             res = op.frontend(op, impl, args, out, dev, inplace)  # type: ignore[misc]
-        if inplace:
+        if inplace and not moves_version(op, impl):
             args[0]._bump_version()
         return res
     if kind == _NONDIFF:
         if inplace:
             check_inplace(args[0])
         res = _untracked(op, kernel, args, out, dev, inplace)
-        if inplace:
+        if inplace and not moves_version(op, kernel):
             args[0]._bump_version()
         return res
     return _inplace_step(op, kernel, args, dev, ent)  # a recorded in-place call

@@ -598,8 +598,10 @@ def embedding(
             )
         out = impl(input, weight)
     else:
-        flat = weight.index_select(0, input.reshape(-1))
-        out = flat.reshape(input._shape + weight._shape[1:])
+        # (a vector of indices, the common case, needs neither reshape: two view calls less)
+        one = input.ndim == 1
+        flat = weight.index_select(0, input if one else input.reshape(-1))
+        out = flat if one else flat.reshape(input._shape + weight._shape[1:])
     if padding_idx is not None and out.requires_grad:
         # The padding row's value, with its gradient cut.
         pad_mask = (input == padding_idx).unsqueeze(-1)

@@ -18,6 +18,7 @@ from ._validate import TRANSLATED as _TRANSLATED
 from ._validate import as_scalar, type_name
 from ._validate import name_error as _name
 from ._validate import translate_error as _translate
+from .frontends import moves_version
 from .frontends import unstructured_unchecked as _unchecked
 
 if TYPE_CHECKING:
@@ -367,7 +368,8 @@ def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
         ):
             return _autograd_step(op, kernel, args, None, dev, True, key)
         op.frontend(op, kernel, args, None, dev, True)  # type: ignore[misc]
-        self._bump_version()
+        if not moves_version(op, kernel):
+            self._bump_version()
         return self
     except _STANDARD as exc:
         _name(exc, _inplace_name(op))

@@ -13,9 +13,10 @@ Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bi
 pointwise operators with a fast unary or binary frontend, the operators of the unchecked
 unstructured frontend (the views, most composites), the reductions with one result (which
 keep what ``reduction`` prepares per input shape, dtype and arguments), the structured
-operators with one result (meta function, allocation, kernel), the pointwise operators of
-the general frontend (``where``, ``clamp``, ``lerp``: the frontend without the call path's
-scan), and the operators that make
+operators with one result (meta function, allocation, kernel), the operators of one tensor
+list (``cat``, ``stack``: a list of plain tensors that do not require grad), the pointwise
+operators of the general frontend (``where``, ``clamp``, ``lerp``: the frontend without the
+call path's scan), and the operators that make
 a tensor from no tensor (the factories, and composites such as ``zeros``: the device given
 or the default one, then what ``factory`` or the composite does). Each is compiled for its
 operator's parameters, so that the API function calls it, and it calls the kernel, with plain
@@ -44,6 +45,7 @@ from .frontends import (
     _convert_scalar_at,
     _pointwise_dtypes,
     _prepare_reduction,
+    check_values,
     empty_like_layout,
     factory,
     pointwise,
@@ -510,6 +512,7 @@ def _structured_template(body: str, record: str = "") -> str:
 def make(op):
     table, name, autograd, meta = op.table, op.name, op.autograd, op.meta_function
     dtypes_ok, result_type = op.dtypes_ok, op.result_type
+    scalars, values = op.scalars, bool(op.decl.values)
 
     def structured_lane(x{args}):
         if _call._autocast is not None:
@@ -540,6 +543,8 @@ _RECORD_ONE = """
                 o._grad_fn = node
         return o"""
 _STRUCTURED = _structured_template(
+    "if values:\n"
+    "    _check_values(op, (x{args},), x._dtype)\n"
     "margs, spec = meta(x{args})\n"
     "if len(spec) == 3:\n"
     "    o = _empty_like_layout(spec[2], spec[0], spec[1], dev)\n"
@@ -556,6 +561,97 @@ _STRUCTURED_MANY = _structured_template(
     """
             ent.record_outputs(a, o, margs)
         return result_type._make(o)""",
+)
+# An operator whose one tensor parameter is a list: a list or tuple of plain tensors on one
+# device and layout, none requiring grad (the autograd step records the others, and saves
+# what its rule needs of the list), no autocast region; then, for a structured operator
+# (``cat``), the meta function, the allocation and the kernel, as ``structured`` runs them,
+# and for an unchecked composite (``stack``, ``hstack``...) its kernel, as ``call`` runs it.
+_LIST_HEAD = """
+def make(op):
+    table, name, meta = op.table, op.name, op.meta_function
+
+    def list_lane(x{args}):
+        if _call._autocast is not None or (x.__class__ is not list and x.__class__ is not tuple):
+            return None
+        if not x:
+            return None
+        t = x[0]
+        if t.__class__ is not Tensor:
+            return None
+        dev = t._device
+        lay = t._layout
+        for v in x:
+            if v.__class__ is not Tensor or v._device is not dev or v._layout is not lay:
+                return None
+            if {rg}:
+                return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None or kernel.__class__ is _DirectKernel:
+            return None
+"""
+_STRUCTURED_LIST = (
+    _LIST_HEAD
+    + """
+        alloc = _ALLOC.get(dev._key)
+        if alloc is None:
+            return None"""
+    + _guarded(
+        "margs, spec = meta(x{args})\n"
+        "if len(spec) == 3:\n"
+        "    o = _empty_like_layout(spec[2], spec[0], spec[1], dev)\n"
+        "else:\n"
+        "    o = alloc(spec[0], spec[1], dev)\n"
+        "kernel(o, *margs)",
+        8,
+    )
+    + """
+        return o
+
+    return list_lane
+"""
+)
+# An unchecked operator of a tensor and a list of optional tensors (``index``, what
+# ``x[t]`` runs): all plain tensors on one device and layout, none requiring grad; then its
+# kernel, as ``call`` runs it.
+_KERNEL_TENSOR_LIST = (
+    """
+def make(op):
+    table, name = op.table, op.name
+
+    def tensor_list_lane(x, a1{args}):
+        if x.__class__ is not Tensor or _call._autocast is not None:
+            return None
+        if a1.__class__ is not list and a1.__class__ is not tuple:
+            return None
+        dev = x._device
+        lay = x._layout
+        v = x
+        if {rg}:
+            return None
+        for v in a1:
+            if v is None:
+                continue
+            if v.__class__ is not Tensor or v._device is not dev or v._layout is not lay:
+                return None
+            if {rg}:
+                return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None or kernel.__class__ is _DirectKernel:
+            return None"""
+    + _guarded("return kernel(x, a1{args})", 8)
+    + """
+
+    return tensor_list_lane
+"""
+)
+_KERNEL_LIST = (
+    _LIST_HEAD
+    + _guarded("return kernel(x{args})", 8)
+    + """
+
+    return list_lane
+"""
 )
 # An operator that makes a tensor from no tensor: a factory (``full``, ``arange``...), whose
 # frontend then runs as ``call`` would run it, or a composite (``zeros``, ``rand``...), whose
@@ -599,10 +695,118 @@ def make(op):
         kernel = table.get((dev.type, lay.name))
         if kernel is None:
             return None"""
-    + _guarded("return _pointwise(op, kernel, ({params},), None, dev, False)", 8)
+    + _guarded("return {run}(op, kernel, ({params},), None, dev, False)", 8)
     + """
 
     return general_lane
+"""
+)
+# What ``pointwise`` prepares for a call of contiguous tensors (their dtypes and shapes) and
+# Python numbers (their types and values), under the default dtype: the result's shape and
+# dtype and the numbers converted for the kernel, by (operator, that key). Nothing else
+# decides them where every tensor has the compute dtype (nothing cast) and the operator has
+# no ``alpha`` or passive parameter (``_general_source``); the declared check runs on
+# every call. A converted float equal to the one given is passed as given (``-0.0`` and
+# ``0.0`` share an entry). About half of a small ``x.clamp(-1, 1)``.
+_GENERAL_KEPT: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def _general_kept(
+    op: Op, kernel: Any, args: tuple[Any, ...], out: Any, dev: Any, inplace: bool
+) -> Any:
+    """``pointwise(op, kernel, args, None, dev, inplace)`` for a lane's call (``out``
+    None), through ``_GENERAL_KEPT``."""
+    key: list[Any] = [op, inplace, dt._default_dtype]
+    for a in args:
+        cls = a.__class__
+        if cls is Tensor:
+            s = a._shape
+            if len(s) > 1 and a._stride is not _CONTIG.get(s):
+                return pointwise(op, kernel, args, None, dev, inplace)
+            key.append(a._dtype)
+            key.append(s)
+        elif cls is float or cls is int or cls is bool or a is None:
+            key.append(cls)
+            key.append(a)
+        else:
+            return pointwise(op, kernel, args, None, dev, inplace)
+    k = tuple(key)
+    hit = _GENERAL_KEPT.get(k)
+    alloc = _ALLOC.get(dev._key)
+    if hit is None or (alloc is None and not inplace) or kernel.__class__ is DirectKernel:
+        o = pointwise(op, kernel, args, None, dev, inplace)
+        if kernel.__class__ is not DirectKernel:
+            _general_keep(op, k, args, o, inplace)
+        return o
+    shape, res, conv = hit
+    check = op.decl.check
+    if check is not None:
+        check(*args)
+    if conv:
+        given = list(args)
+        for i, v in conv:
+            if not (v.__class__ is float and v == given[i]):
+                given[i] = v
+        args = tuple(given)
+    # (alloc is not None out of place: the test above)
+    o = args[0] if inplace else alloc(shape, res, dev)  # type: ignore[misc]
+    kernel(o, *args)
+    return o
+
+
+def _general_keep(
+    op: Op, key: tuple[Any, ...], args: tuple[Any, ...], o: Any, inplace: bool
+) -> None:
+    """Keep what ``pointwise`` prepared for ``args`` (which gave ``o``) under ``key``, where
+    the entry holds all it did: a contiguous result (in place: ``self``, of the result's
+    dtype), every tensor in the compute dtype."""
+    if o.__class__ is not Tensor or (
+        not inplace and len(o._shape) > 1 and o._stride is not _CONTIG.get(o._shape)
+    ):
+        return
+    compute, res = _pointwise_dtypes(op, args)
+    if (inplace and o is not args[0]) or res is not o._dtype:
+        return
+    conv = []
+    for i in op.decl.pos.promote:
+        a = args[i]
+        if a.__class__ is Tensor:
+            if a._dtype is not compute:
+                return
+        elif a is not None:
+            conv.append((i, _convert_scalar_at(op, args, i, compute)[i]))
+    if len(_GENERAL_KEPT) >= 4096:
+        _GENERAL_KEPT.clear()
+    _GENERAL_KEPT[key] = (o._shape, res, tuple(conv))
+
+
+# The in-place call of such an operator (``x.clamp_(-1, 1)``): a ``self`` without history
+# that does not require grad (no mutation check on, no overlapping elements), the other
+# tensors as above; then ``pointwise`` in place, and the version moves, as ``call_inplace``
+# runs it (whose name, ``clamp_``, the errors take).
+_GENERAL_INPLACE = (
+    """
+def make(op):
+    table, name, scalars = op.table, op.name + "_", op.scalars
+
+    def general_lane_({params}):
+        t = a0
+        if t.__class__ is not Tensor or """
+    + _REFUSE_INPLACE.format(res="")
+    + """:
+            return None
+        dev = lay = None{checks}
+        if dev is None:
+            return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None:
+            return None"""
+    + _guarded("{run}(op, kernel, ({params},), None, dev, True)", 8)
+    + """
+        t._bump_version()
+        return t
+
+    return general_lane_
 """
 )
 _GENERAL_TENSOR = """
@@ -618,8 +822,9 @@ _GENERAL_TENSOR = """
             return None"""
 
 
-def _general_source(op: Op) -> str:
-    """``_GENERAL`` for ``op``'s tensor parameters (which take numbers, which may be None)."""
+def _general_source(op: Op, inplace: bool = False) -> str:
+    """``_GENERAL`` (``_GENERAL_INPLACE``) for ``op``'s tensor parameters (which take
+    numbers, which may be None)."""
     params = op.decl.parsed.params
     takes = op.decl.scalar_params
     refusals = []
@@ -634,7 +839,12 @@ def _general_source(op: Op) -> str:
         _GENERAL_TENSOR.format(v=f"a{i}", refuse=refuse, rg_v=_rg("v"))
         for i, refuse in zip(op.tensor_pos, refusals, strict=True)
     )
-    return _GENERAL.format(params=", ".join(f"a{i}" for i in range(len(params))), checks=checks)
+    kept = op.decl.pos.alpha < 0 and not op.decl.promote_args
+    return (_GENERAL_INPLACE if inplace else _GENERAL).format(
+        params=", ".join(f"a{i}" for i in range(len(params))),
+        checks=checks,
+        run="_general_kept" if kept else "_pointwise",
+    )
 
 
 _OTHER_TENSOR = """
@@ -648,17 +858,21 @@ _OTHER_TENSOR = """
 
 def _structured_source(op: Op) -> str:
     """``_STRUCTURED`` (``_STRUCTURED_MANY`` for several results) for ``op``'s tensor
-    parameters and dtype rule."""
+    parameters (a Python number where one takes it: ``scatter``'s ``src``, ``masked_fill``'s
+    ``value``, checked against self's dtype where declared, as ``structured`` checks it) and
+    dtype rule."""
     params = op.decl.parsed.params
     names = ["x", *(f"a{i}" for i in range(1, len(params)))]
     first, *others = op.tensor_pos
-    checks = "".join(
-        _OTHER_TENSOR.format(
-            v=names[i],
-            refuse_none="v is not None" if params[i].type == "Tensor?" else "True",
-        )
-        for i in others
-    )
+    takes = op.decl.scalar_params
+
+    def refusal(i: int) -> str:
+        ok = ["v is None"] if params[i].type == "Tensor?" else []
+        if params[i].name in takes:
+            ok.append("v.__class__ in scalars")
+        return "not (" + " or ".join(ok) + ")" if ok else "True"
+
+    checks = "".join(_OTHER_TENSOR.format(v=names[i], refuse_none=refusal(i)) for i in others)
     tpos = op.decl.pos.dtype
     dtype_check = ""
     if op.dtypes_ok is not ALL_DTYPES:
@@ -666,7 +880,9 @@ def _structured_source(op: Op) -> str:
         # (a dtype it does not declare: the call path raises the error)
         dtype_check = f"\n        if ({given}t._dtype) not in dtypes_ok:\n            return None"
     rg = " or ".join(
-        _rg(names[i]) if i == first else f"({names[i]} is not None and {_rg(names[i])})"
+        _rg(names[i])
+        if i == first
+        else f"({names[i]} is not None and {names[i]}.__class__ not in scalars and {_rg(names[i])})"
         for i in op.tensor_pos
     )
     return (_STRUCTURED if op.result_type is None else _STRUCTURED_MANY).format(
@@ -700,6 +916,8 @@ _NAMESPACE: dict[str, Any] = {
     "_alloc_many": _alloc_many,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
+    "_check_values": check_values,
+    "_general_kept": _general_kept,
     "_mixed": _mixed,
     "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
@@ -899,18 +1117,44 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
         if inplace and op.fast_result is not None:
             return None  # (a bool result into self: ``pointwise`` casts it)
         return _maker("unary", inplace, n)(op)
-    if not inplace and op.frontend is pointwise and op.tensor_pos and not op.list_pos:
-        return _structured_maker(_general_source(op))(op)
+    if op.frontend is pointwise and op.tensor_pos and not op.list_pos:
+        if not inplace:
+            return _structured_maker(_general_source(op))(op)
+        if op.tensor_pos[0] == 0:
+            return _structured_maker(_general_source(op, True))(op)
+        return None
     if (
         not inplace
         and op.frontend is structured
         and (op.decl.parsed.one_tensor or op.result_type is not None)
         and op.tensor_pos
         and not op.list_pos
-        and not op.decl.values
+        and (not op.decl.values or (op.tensor_pos[0] == 0 and op.result_type is None))
         and op.decl.check is None
     ):
         return _structured_maker(_structured_source(op))(op)
+    if (
+        not inplace
+        and op.frontend is unstructured_unchecked
+        and op.tensor_pos == (0,)
+        and op.list_pos == (1,)
+    ):
+        args = "".join(f", a{i}" for i in range(2, n))
+        rg = _rg("v") + " and (_gm.enabled or _dual.on)"
+        return _structured_maker(_KERNEL_TENSOR_LIST.format(args=args, rg=rg))(op)
+    if not inplace and op.list_pos == (0,) and not op.tensor_pos:
+        args = "".join(f", a{i}" for i in range(1, n))
+        rg = _rg("v") + " and (_gm.enabled or _dual.on)"
+        if (
+            op.frontend is structured
+            and op.result_type is None
+            and op.dtypes_ok is ALL_DTYPES
+            and not op.decl.values
+            and op.decl.check is None
+        ):
+            return _structured_maker(_STRUCTURED_LIST.format(args=args, rg=rg))(op)
+        if op.frontend is unstructured_unchecked:
+            return _structured_maker(_KERNEL_LIST.format(args=args, rg=rg))(op)
     if not inplace and op.frontend is reduction and op.decl.parsed.one_tensor:
         return _maker("reduction", False, n, tpos=op.decl.pos.dtype)(op)
     if (

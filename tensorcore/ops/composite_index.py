@@ -16,6 +16,7 @@ from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
 from .frontends import named_as
+from .meta_functions import index_range
 
 __all__ = ["INDEX_COMPOSITES"]
 
@@ -63,8 +64,8 @@ def _check_source(fn: str, self: Tensor, dim: int, index: Tensor, source: Tensor
             f"{fn}(): Number of indices ({n}) should be equal to source.size(dim): "
             f"({source._shape[dim] if source.ndim else 1}), for dim: {dim}"
         )
-    dst = [s for i, s in enumerate(self._shape) if i != dim]
-    src = [s for i, s in enumerate(source._shape) if i != dim]
+    dst = self._shape[:dim] + self._shape[dim + 1 :]
+    src = source._shape[:dim] + source._shape[dim + 1 :]
     if src != dst:
         i = next((i for i, (a, b) in enumerate(zip(dst, src, strict=False)) if a != b), 0)
         raise RuntimeError(
@@ -85,8 +86,9 @@ def _check_bounds(
         return
     n = self._shape[dim] if self.ndim else 1
     lo = -n if negative else 0
-    # (two reductions for the common case, all in range; the first bad index only then)
-    if index.amin().item() < lo or index.amax().item() >= n:
+    # (the extremes for the common case, all in range; the first bad index only then)
+    least, most = index_range(index)
+    if least < lo or most >= n:
         bad = (index < lo) | (index >= n)
         i = int(index.reshape(-1)[bad.reshape(-1)][0].item())
         raise exc(f"{tag}index {i} is out of bounds for dimension {dim} with size {n}")
@@ -94,11 +96,24 @@ def _check_bounds(
 
 def _along(self: Tensor, dim: int, index: Tensor) -> list[Tensor | None]:
     """The advanced index that picks ``index`` along ``dim`` (all of every other dim)."""
-    return [None] * dim + [index.reshape(-1).to(dt.int64)]
+    flat = index if index.ndim == 1 else index.reshape(-1)
+    return [None] * dim + [flat.to(dt.int64)]
 
 
-@_composite
-def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any = 1) -> Tensor:
+def _into_self(definition: Callable[..., Any]) -> Callable[[Callable[..., Any]], Any]:
+    """Give the composite ``definition`` its in-place variant: the decorated function, which
+    writes into ``self`` through an in-place operator (whose call moves ``self``'s version,
+    once) and returns it (``frontends._composite_inplace``), instead of computing a new
+    result and copying it into ``self``."""
+
+    def attach(fn: Callable[..., Any]) -> Any:
+        definition.into_self = fn  # type: ignore[attr-defined]
+        return fn
+
+    return attach
+
+
+def _index_add_checks(self: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
     dim = _check_index("index_add_", self, dim, index)
     _check_source("index_add_", self, dim, index, source)
     if source._dtype is not self._dtype:
@@ -107,11 +122,32 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any 
             f"({torch_name(source._dtype)}) must have the same scalar type"
         )
     _check_bounds(self, dim, index, False, RuntimeError)
+    return dim
+
+
+@_composite
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any = 1) -> Tensor:
+    dim = _index_add_checks(self, dim, index, source)
     if self.ndim == 0:
         return ops.add(self, source.sum().to(self._dtype), alpha=alpha)
     values = source if alpha == 1 else ops.mul(source, alpha)
     out = ops.index_put(self, _along(self, dim, index), values.to(self._dtype), True)
     return named_as(out, "IndexAddBackward0")
+
+
+@_into_self(index_add)
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any = 1) -> Tensor:
+    # (``index_put_`` accumulates in place: no copy of ``self`` made and copied back)
+    dim = _index_add_checks(self, dim, index, source)
+    before = self._grad_fn
+    if self.ndim == 0:
+        self.add_(source.sum().to(self._dtype), alpha=alpha)
+    else:
+        values = source if alpha == 1 else ops.mul(source, alpha)
+        ops.index_put_(self, _along(self, dim, index), values.to(self._dtype), True)
+    if self._grad_fn is not before:
+        named_as(self, "IndexAddBackward0")
+    return self
 
 
 @_composite
@@ -182,7 +218,7 @@ def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -
     flat = index.reshape(-1)
     # (a device without data, meta, has no indices to check: PyTorch's meta put skips it too)
     if flat.numel() and _registry.interface(self._device).holds_data:
-        for bound in (flat.min().item(), flat.max().item()):
+        for bound in index_range(flat):
             if not -n <= bound < n:
                 raise IndexError(
                     f"out of range: tried to access index {bound} on a tensor of {n} elements."
@@ -201,7 +237,7 @@ def take(self: Tensor, index: Tensor) -> Tensor:
     flat = index.reshape(-1)
     # (meta holds no indices to check, as for put)
     if flat.numel() and _registry.interface(self._device).holds_data:
-        for bound in (flat.min().item(), flat.max().item()):
+        for bound in index_range(flat):
             if not -n <= bound < n:
                 raise IndexError(
                     f"out of range: tried to access index {bound} on a tensor of {n} elements."

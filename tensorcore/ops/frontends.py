@@ -856,11 +856,25 @@ def unstructured_unchecked(
 def _composite_inplace(op: Op, kernel: Any, args: tuple[Any, ...]) -> Any:
     """The in-place variant of a composite: a kernel registered with ``direct=True`` (a
     layout's own kernel for the composite) gets ``out=self`` and writes itself, as for every
-    other operator (it may refuse, as a sparse ``frac_`` of an uncoalesced tensor does);
-    the composite's result is copied into ``self`` otherwise."""
+    other operator (it may refuse, as a sparse ``frac_`` of an uncoalesced tensor does); a
+    composite definition with an in-place variant (its ``into_self``: ``index_add_`` through
+    ``index_put_``) writes into ``self`` through an in-place operator; the composite's
+    result is copied into ``self`` otherwise. Both of the last two move ``self``'s version
+    themselves (:func:`moves_version`)."""
     if kernel.__class__ is DirectKernel:
         return run_direct(kernel, args, None, True)
+    into = getattr(kernel, "into_self", None)
+    if into is not None:
+        return into(*args)
     return _write_into_self(op, kernel, args)
+
+
+def moves_version(op: Op, kernel: Any) -> bool:
+    """Whether the in-place call of ``op`` through ``kernel`` moves ``self``'s version by
+    itself: a composite's in-place variant writes through an in-place operator (``copy_``,
+    or its ``into_self``'s), which moves it, so that the caller must not move it again (the
+    version moves once per in-place call, as in PyTorch)."""
+    return op.composite and op.decl.inplace and kernel.__class__ is not DirectKernel
 
 
 def _into_out(op: Op, kernel: Any, args: tuple[Any, ...], out: Any) -> Any:

@@ -24,12 +24,41 @@ from .._tensor import Tensor, _wrap_dim, cpp_name, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
 from ._validate import check_shape, v_float, warn_caller
 
-__all__ = ["blas_scale", "broadcast", "check_alpha", "normalize_dims"]
+__all__ = ["blas_scale", "broadcast", "check_alpha", "index_range", "normalize_dims"]
 
 
 # shapes -> the shape they broadcast to: operators meet the same shapes again and again (a
 # training step's bias adds, a chain's backward, ``where``), and a hit costs a tenth of the loop.
 _BROADCASTS: dict[tuple[tuple[int, ...], ...], tuple[int, ...]] = {}
+
+
+# The most elements for which ``index_range`` reads the values in one ``tolist`` and takes
+# their extremes in Python: below it, that is a fifth of two reductions read with ``item``
+# (each a full operator call); above it, the reductions' own cost dominates.
+_RANGE_BY_LIST = 64
+
+
+def index_range(index: Tensor) -> tuple[int, int]:
+    """The smallest and the largest value of the integer tensor ``index`` (not empty, on a
+    device that holds data): the checks of the indexing operators that refuse an index out
+    of range before anything is written. A small tensor is read in one ``tolist`` (one read
+    from the device instead of two); a larger one through ``amin`` and ``amax``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.ops.meta_functions import index_range
+    >>> index_range(tc.tensor([[3, -1], [7, 0]]))
+    (-1, 7)
+    >>> index_range(tc.arange(1000) - 5)
+    (-5, 994)
+    """
+    if index.numel() <= _RANGE_BY_LIST:
+        v = (index.reshape(-1) if index.ndim != 1 else index).tolist()
+        if v.__class__ is not list:  # (a 0-d tensor)
+            return v, v
+        return min(v), max(v)
+    return index.amin().item(), index.amax().item()
 
 
 def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -1160,9 +1189,10 @@ def check_one_hot(self: Tensor, num_classes: int = -1) -> None:
         return
     if not _registry.interface(self._device).holds_data:
         return
-    if int(self.amin()) < 0:
+    lo, hi = index_range(self)
+    if lo < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if num_classes != -1 and int(self.amax()) >= num_classes:
+    if num_classes != -1 and hi >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
 
 
