@@ -418,7 +418,10 @@ def reduce_extreme(xp: Any, ufunc: Any, x: Any, axis: int, out: Any, keepdims: b
     reduce of rows whose length is a multiple of its vector width is slowest (a softmax
     over 64 keys, (16384, 64) float32: 450 us; folded to 16, then the slices: 220 us).
     NaN propagates as in the reduce (the order of the comparisons differs, which only the
-    sign of a zero maximum could show).
+    sign of a zero maximum could show). Few rows keep the reduce: the slices cost a call
+    each, half a microsecond on a small array, the reduce a tenth of one a row, so they pay
+    from about ``_SHORT_ROWS`` rows a slice on (softmax's maximum over (16, 16) float32:
+    the slices 9 us, the reduce 2.6; over (64, 32): 11.6, 7.2).
 
     Examples
     --------
@@ -438,7 +441,7 @@ def reduce_extreme(xp: Any, ufunc: Any, x: Any, axis: int, out: Any, keepdims: b
         not 2 <= n <= _FOLD_AXIS
         or short > _SHORT_AXIS  # (the halves would not reach a short axis: folds that only
         # lead to the reduce cost 2 to 3 times as much, (64, 100) float32: 13 us, 5 us)
-        or x.size < _SHORT_ROWS * n
+        or x.size < _SHORT_ROWS * short * n  # (fewer rows than _SHORT_ROWS a slice)
         or xp.may_share_memory(out, x)
     ):
         ufunc.reduce(x, axis=axis, out=out, keepdims=keepdims)
@@ -517,7 +520,7 @@ def fold_product(
 #: ``reduce_extreme`` loops over the slices of an axis of at most ``_SHORT_AXIS`` elements
 #: (folding an even axis of up to ``_FOLD_AXIS`` first), with at least ``_SHORT_ROWS`` rows
 #: per element (below, NumPy's reduce costs less than the calls).
-_SHORT_AXIS, _SHORT_ROWS, _FOLD_AXIS = 16, 16, 128
+_SHORT_AXIS, _SHORT_ROWS, _FOLD_AXIS = 16, 8, 128
 
 
 def shares_storage(out: Tensor, *inputs: Any) -> bool:
