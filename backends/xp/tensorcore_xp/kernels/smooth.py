@@ -18,8 +18,8 @@ from typing import Any
 from ..helpers import (
     acc_dtype,
     array_of,
-    errstate,
     formula_kernel,
+    quiet_tokens,
     select,
     writes_through_views,
 )
@@ -30,7 +30,7 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The kernels of ``silu``, ``mish``, ``hardswish``, ``elu`` and their backwards for ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
-    quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
     apply = formula_kernel(xp)
 
     def inputs(out: Any, *tensors: Any) -> tuple[Any, list[Any]]:
@@ -61,19 +61,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         return o if o.ndim and o.dtype == d and writes_through_views(o) else None
 
-    def sigmoid(x: Any, dest: Any = None) -> Any:
+    def sigmoid(x: Any, dest: Any = None, one: Any = 1) -> Any:
         """``1 / (1 + exp(-x))``, the ``sigmoid`` kernel's passes (0 below about -88 in
-        float32), in ``dest`` (None: a fresh array)."""
+        float32), in ``dest`` (None: a fresh array); ``one`` is 1 (a formula's constant
+        ``c(1)`` costs NumPy no conversion)."""
         s = xp.negative(x, out=dest)
         xp.exp(s, out=s)
-        s += 1
+        s += one
         return xp.reciprocal(s, out=s)
 
     def kernel(fn: Callable[..., None]) -> None:
         def k(out: Any, *args: Any) -> None:
             if array_of(out).size:
-                with quiet(all="ignore"):
+                tok = enter()  # (``errstate``'s pair without its context object)
+                try:
                     fn(out, *args)
+                finally:
+                    leave(tok)
 
         k.__name__ = fn.__name__
         K[fn.__name__] = k
@@ -81,7 +85,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     @kernel
     def silu(out: Any, self: Any) -> None:
         def f(c: Any, dest: Any, x: Any) -> Any:
-            s = sigmoid(x, dest)
+            s = sigmoid(x, dest, c(1))
             return xp.multiply(x, s, out=s)
 
         apply(out, (self,), f)

@@ -15,17 +15,31 @@ from typing import Any
 
 from tensorcore import Tensor
 
-from ..helpers import acc_dtype, array_of, errstate, formula_kernel, pieces, scalar_arrays
+from ..helpers import (
+    acc_dtype,
+    array_of,
+    errstate,
+    formula_kernel,
+    pieces,
+    quiet_tokens,
+    scalar_arrays,
+)
 from . import _special
 from ._special_scipy import SCIPY_NAMES, special_function
 
 __all__ = ["build"]
 
 
+#: The most elements for which ``softplus`` copies through the threshold's mask without
+#: first asking the maximum whether any element is past it (the mask costs less there).
+_MASK_MAX = 4096
+
+
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The kernels of this module for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
     weak, lift = scalar_arrays(xp)
 
     def operand(v: Any, dtype: Any) -> Any:
@@ -209,8 +223,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """The mask ``bx > threshold``, or None where no element is past it (NumPy: the
         maximum, one fast reduction, decides whether the comparison and the masked copy
         are needed at all; elsewhere the mask always). ``fmax`` skips NaNs, which are not
-        past it."""
-        if on_numpy and not xp.fmax.reduce(bx, axis=None) > threshold:
+        past it. A small array takes the mask: the reduction's call costs more than the
+        masked copy ((8, 16) float32: 1.6 us, 0.8 us)."""
+        if on_numpy and bx.size > _MASK_MAX and not xp.fmax.reduce(bx, axis=None) > threshold:
             return None
         return bx > threshold
 
@@ -238,8 +253,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return r
 
         if array_of(out).size:
-            with quiet(all="ignore"):
+            tok = enter()  # (``quiet``'s pair without its context object)
+            try:
                 apply(out, (self,), f)
+            finally:
+                leave(tok)
 
     def softplus_backward(out: Any, grad_output: Any, self: Any, beta: Any, threshold: Any) -> None:
         # g * sigmoid(beta x) (1 where beta x > threshold), the sigmoid from
@@ -260,8 +278,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             return s
 
         if array_of(out).size:
-            with quiet(all="ignore"):
+            tok = enter()
+            try:
                 apply(out, (grad_output, self), f)
+            finally:
+                leave(tok)
 
     K["softplus"], K["softplus_backward"] = softplus, softplus_backward
 
