@@ -681,6 +681,39 @@ def scalar_arrays(xp: Any) -> tuple[dict[tuple[float, Any], Any], Any]:
     return cache, lift
 
 
+def constant_arrays(xp: Any) -> Callable[[Any, Any], Any]:
+    """``const(v, d)``: the Python number ``v`` as a kernel's operand of the compute dtype
+    ``d`` (float32 or wider), for the parameters of a formula (``elu``'s ``alpha``). On
+    NumPy a cached read-only 0-d array (:func:`scalar_arrays`, and a zero per dtype, which
+    that keeps none of): NumPy converts a NumPy scalar or a Python number on every call,
+    as long as a pass over a small array takes. Elsewhere ``d``'s scalar, ``d.type(v)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.helpers import constant_arrays
+    >>> const = constant_arrays(np)
+    >>> f32 = np.dtype(np.float32)
+    >>> const(0.1, f32), const(0, f32) is const(0.0, f32)
+    (array(0.1, dtype=float32), True)
+    """
+    if getattr(xp, "errstate", None) is None:
+        return lambda v, d: d.type(v)
+    weak, lift = scalar_arrays(xp)
+    zeros: dict[Any, Any] = {}
+
+    def const(v: Any, d: Any) -> Any:
+        if v == 0:
+            z = zeros.get(d)
+            if z is None:
+                z = zeros[d] = xp.zeros((), d)
+                z.flags.writeable = False
+            return z
+        return weak.get((v, d)) or lift(v, d)
+
+    return const
+
+
 def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:
     """``ufunc.at(target, where, values)``: unbuffered, so that repeated positions combine.
 

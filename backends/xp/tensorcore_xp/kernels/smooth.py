@@ -18,6 +18,7 @@ from typing import Any
 from ..helpers import (
     acc_dtype,
     array_of,
+    constant_arrays,
     formula_kernel,
     quiet_tokens,
     select,
@@ -32,6 +33,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     K: dict[str, Callable[..., Any]] = {}
     enter, leave = quiet_tokens(xp)
     apply = formula_kernel(xp)
+    const = constant_arrays(xp)
 
     def inputs(out: Any, *tensors: Any) -> tuple[Any, list[Any]]:
         """The compute dtype and ``tensors``' arrays in it, broadcast to ``out``'s shape (one
@@ -194,16 +196,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # branch taken, without a select over the mask (NaN stays NaN, -inf gives
         # -alpha * scale; the sign of a zero result may differ from PyTorch's)
         d, (x,) = inputs(out, self)
-        f = d.type
-        r = xp.minimum(x, f(0))
+        r = xp.minimum(x, const(0, d))
         if input_scale != 1:
-            r *= f(input_scale)
+            r *= const(input_scale, d)
         xp.expm1(r, out=r)
-        r *= f(alpha * scale)
+        r *= const(alpha * scale, d)
         o = into(out, d)
-        p = xp.maximum(x, f(0), out=o)
+        p = xp.maximum(x, const(0, d), out=o)
         if scale != 1:
-            p *= f(scale)
+            p *= const(scale, d)
         xp.add(p, r, out=p)
         if o is None:
             put(out, p)
@@ -222,18 +223,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # the result or grad * alpha * scale * input_scale * exp(x * input_scale) from the
         # input (NaN there, as PyTorch's gradient at NaN)
         d, (g, x) = inputs(out, grad_output, self_or_result)
-        f = d.type
-        r = xp.minimum(x, f(0))
+        r = xp.minimum(x, const(0, d))
         if is_result:
-            r += f(alpha * scale)
-            r *= f(input_scale)
+            r += const(alpha * scale, d)
+            r *= const(input_scale, d)
         else:
             if input_scale != 1:
-                r *= f(input_scale)
+                r *= const(input_scale, d)
             xp.exp(r, out=r)
-            r *= f(alpha * scale * input_scale)
+            r *= const(alpha * scale * input_scale, d)
         r *= g
-        pos = g if scale == 1 else g * f(scale)
-        put(out, select(xp, x > f(0), pos, r))
+        pos = g if scale == 1 else g * const(scale, d)
+        put(out, select(xp, x > const(0, d), pos, r))
 
     return K
