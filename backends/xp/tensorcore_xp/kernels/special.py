@@ -18,6 +18,7 @@ from tensorcore import Tensor
 from ..helpers import (
     acc_dtype,
     array_of,
+    constant_arrays,
     errstate,
     formula_kernel,
     pieces,
@@ -41,6 +42,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     quiet = errstate(xp)
     enter, leave = quiet_tokens(xp)
     weak, lift = scalar_arrays(xp)
+    const = constant_arrays(xp)
 
     def operand(v: Any, dtype: Any) -> Any:
         """A tensor's array, or a Python number as a 0-d array of the compute precision of
@@ -75,7 +77,24 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
         def k(out: Any, *args: Any) -> None:
             o = array_of(out)
-            acc = acc_dtype(xp, o.dtype)
+            d = o.dtype
+            if d.itemsize != 2 or d.kind not in "fV":
+                # The common call: tensors of the result's dtype, which is its own compute
+                # dtype (the general path's conversions and promotion change nothing there,
+                # and cost more than a small xlogy's passes).
+                xs = []
+                for a in args[:arity]:
+                    if a.__class__ is not Tensor or array_of(a).dtype != d:
+                        break
+                    xs.append(array_of(a))
+                else:
+                    tok = enter()
+                    try:
+                        xp.copyto(o, f(*xs, *args[arity:]), casting="unsafe")
+                    finally:
+                        leave(tok)
+                    return
+            acc = acc_dtype(xp, d)
             with quiet(all="ignore"):
                 raw = [operand(a, o.dtype) for a in args[:arity]]
                 # An in-place call into a narrower ``self`` still computes in the operands'
@@ -302,6 +321,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def xlogy(x: Any, y: Any) -> Any:
         # PyTorch's convention: 0 where x is 0, unless y is NaN.
+        if x.ndim and x.shape == y.shape and x.dtype == y.dtype:
+            # (the same passes in one array, the zeros copied in: no temporaries)
+            r = xp.log(y)
+            xp.multiply(x, r, out=r)
+            xp.copyto(r, const(0, r.dtype), where=(x == 0) & (y == y))
+            return r
         r = x * xp.log(y)
         return xp.where((x == 0) & (y == y), xp.zeros((), r.dtype), r)
 
