@@ -265,6 +265,28 @@ def formula_kernel(xp: Any) -> Callable[..., None]:
     def apply(out: Tensor, tensors: Any, formula: Callable[..., Any]) -> None:
         o = array_of(out)
         d = o.dtype
+        if len(tensors) == 1 and o.size <= PIECE:
+            # The common call (an activation): one tensor of the result's shape and dtype,
+            # a small contiguous result of its own storage; the checks below, in one frame
+            # (a tenth of a microsecond each, a good part of a small silu).
+            t = tensors[0]
+            if t.__class__ is Tensor and t._storage is not out._storage:
+                a = t._native
+                if a is None:
+                    a = native(t)
+                flags = getattr(o, "flags", None)
+                if (
+                    a.shape == o.shape
+                    and a.dtype == d
+                    and o.ndim
+                    and flags is not None
+                    and flags.c_contiguous
+                    and (d.itemsize != 2 or d.kind not in "fV")
+                ):
+                    r = formula(constants.get(d) or constants_of(d), o, a)
+                    if r is not o:
+                        o[...] = r
+                    return
         if d.itemsize == 2 and d.kind in "fV":
             d = xp.dtype(xp.float32)
         c = constants.get(d) or constants_of(d)
@@ -418,7 +440,10 @@ def reduce_extreme(xp: Any, ufunc: Any, x: Any, axis: int, out: Any, keepdims: b
     reduce of rows whose length is a multiple of its vector width is slowest (a softmax
     over 64 keys, (16384, 64) float32: 450 us; folded to 16, then the slices: 220 us).
     NaN propagates as in the reduce (the order of the comparisons differs, which only the
-    sign of a zero maximum could show).
+    sign of a zero maximum could show). Few rows keep the reduce: the slices cost a call
+    each, half a microsecond on a small array, the reduce a tenth of one a row, so they pay
+    from about ``_SHORT_ROWS`` rows a slice on (softmax's maximum over (16, 16) float32:
+    the slices 9 us, the reduce 2.6; over (64, 32): 11.6, 7.2).
 
     Examples
     --------
@@ -438,7 +463,7 @@ def reduce_extreme(xp: Any, ufunc: Any, x: Any, axis: int, out: Any, keepdims: b
         not 2 <= n <= _FOLD_AXIS
         or short > _SHORT_AXIS  # (the halves would not reach a short axis: folds that only
         # lead to the reduce cost 2 to 3 times as much, (64, 100) float32: 13 us, 5 us)
-        or x.size < _SHORT_ROWS * n
+        or x.size < _SHORT_ROWS * short * n  # (fewer rows than _SHORT_ROWS a slice)
         or xp.may_share_memory(out, x)
     ):
         ufunc.reduce(x, axis=axis, out=out, keepdims=keepdims)
@@ -517,7 +542,7 @@ def fold_product(
 #: ``reduce_extreme`` loops over the slices of an axis of at most ``_SHORT_AXIS`` elements
 #: (folding an even axis of up to ``_FOLD_AXIS`` first), with at least ``_SHORT_ROWS`` rows
 #: per element (below, NumPy's reduce costs less than the calls).
-_SHORT_AXIS, _SHORT_ROWS, _FOLD_AXIS = 16, 16, 128
+_SHORT_AXIS, _SHORT_ROWS, _FOLD_AXIS = 16, 8, 128
 
 
 def shares_storage(out: Tensor, *inputs: Any) -> bool:
@@ -654,6 +679,39 @@ def scalar_arrays(xp: Any) -> tuple[dict[tuple[float, Any], Any], Any]:
         return r
 
     return cache, lift
+
+
+def constant_arrays(xp: Any) -> Callable[[Any, Any], Any]:
+    """``const(v, d)``: the Python number ``v`` as a kernel's operand of the compute dtype
+    ``d`` (float32 or wider), for the parameters of a formula (``elu``'s ``alpha``). On
+    NumPy a cached read-only 0-d array (:func:`scalar_arrays`, and a zero per dtype, which
+    that keeps none of): NumPy converts a NumPy scalar or a Python number on every call,
+    as long as a pass over a small array takes. Elsewhere ``d``'s scalar, ``d.type(v)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tensorcore_xp.helpers import constant_arrays
+    >>> const = constant_arrays(np)
+    >>> f32 = np.dtype(np.float32)
+    >>> const(0.1, f32), const(0, f32) is const(0.0, f32)
+    (array(0.1, dtype=float32), True)
+    """
+    if getattr(xp, "errstate", None) is None:
+        return lambda v, d: d.type(v)
+    weak, lift = scalar_arrays(xp)
+    zeros: dict[Any, Any] = {}
+
+    def const(v: Any, d: Any) -> Any:
+        if v == 0:
+            z = zeros.get(d)
+            if z is None:
+                z = zeros[d] = xp.zeros((), d)
+                z.flags.writeable = False
+            return z
+        return weak.get((v, d)) or lift(v, d)
+
+    return const
 
 
 def ufunc_at(xp: Any, ufunc: Any, target: Any, where: Any, values: Any) -> None:

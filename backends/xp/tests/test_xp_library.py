@@ -252,6 +252,9 @@ def test_linear_with_a_bias_matches_numpy(case: str) -> None:
         ((300, 64), 1),  # (folded to 16, then the slices)
         ((40, 36, 3), 1),  # (folded to 9)
         ((64, 100), 1),  # (halves of 25: the reduce)
+        ((16, 16), 1),  # (few rows a slice: the reduce)
+        ((64, 32), 1),  # (the same after a fold)
+        ((128, 16), 1),  # (enough rows: the slices)
     ],
 )
 @pytest.mark.parametrize("keepdims", [False, True])
@@ -278,7 +281,10 @@ def test_reduce_extreme_into_its_own_input_takes_numpys_reduce() -> None:
 
 
 @pytest.mark.parametrize("log", [True, False])
-@pytest.mark.parametrize("shape, dim", [((300, 10), 1), ((300, 10), -1), ((20, 6, 40), 1)])
+@pytest.mark.parametrize(
+    "shape, dim",
+    [((300, 10), 1), ((300, 10), -1), ((20, 6, 40), 1), ((8, 16), 1), ((4, 6, 5), 1)],
+)
 def test_softmax_and_its_backward_on_short_class_dims_match_numpy(
     log: bool, shape: Any, dim: int
 ) -> None:
@@ -299,6 +305,67 @@ def test_softmax_and_its_backward_on_short_class_dims_match_numpy(
     else:
         want = y * (g - (g * y).sum(dim, keepdims=True))
     np.testing.assert_allclose(gx.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["plain", "into_itself", "subclass", "half", "broadcast"])
+def test_a_formula_kernels_one_operand_path_is_the_general_one(case: str) -> None:
+    """``formula_kernel``'s path for one small operand of the result's shape and dtype, and
+    the calls it leaves to the general path (a result in the operand's own storage, a
+    subclass, a 16-bit result computed in float32, an operand to broadcast): the same
+    values as the formula on NumPy's arrays."""
+    from tensorcore_xp.helpers import formula_kernel
+
+    apply = formula_kernel(np)
+
+    def f(c: Any, dest: Any, x: Any) -> Any:  # x * (x + 0.5), written over dest where given
+        r = np.add(x, c(0.5), out=dest)
+        return np.multiply(r, x, out=r)
+
+    a = np.random.default_rng(8).standard_normal((4, 6)).astype(np.float32)
+    x = tc.from_numpy(a.copy())
+    out = tc.empty(4, 6)
+    want = a * (a + np.float32(0.5))
+    if case == "into_itself":
+        out = x
+    elif case == "subclass":
+        x = tc.nn.Parameter(x)
+    elif case == "half":
+        out = tc.empty(4, 6, dtype=tc.float16)
+        want = want.astype(np.float16)
+    elif case == "broadcast":
+        x = tc.from_numpy(a[:1].copy())
+        want = np.broadcast_to(want[:1], (4, 6))
+    with tc.no_grad():
+        apply(out, (x,), f)
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_constant_arrays_are_cached_zero_dimensional_arrays_of_the_dtype() -> None:
+    from tensorcore_xp.helpers import constant_arrays
+
+    const = constant_arrays(np)
+    for d in (np.dtype(np.float32), np.dtype(np.float64)):
+        for v in (0, 0.0, 1, 0.1, -2.5, 1e300):
+            c = const(v, d)
+            assert c is const(v, d) or not isinstance(c, np.ndarray)
+            assert np.asarray(c).dtype == d or not isinstance(c, np.ndarray)
+            with np.errstate(over="ignore"):
+                assert np.asarray(c, d) == d.type(v)
+        assert not np.signbit(const(0, d)) and const(0, d).dtype == d
+        assert not const(0, d).flags.writeable
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_xlogy_of_one_shape_is_its_broadcasting_path_bit_for_bit(dtype: Any) -> None:
+    """``xlogy``'s path for operands of one shape and dtype (in one array, the zeros copied
+    in) against its path for operands to broadcast: the same bits, NaN and signed zeros
+    included."""
+    v = [0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf, 2.5, 1e-40]
+    a = np.array([[p, q] for p in v for q in v], dtype)
+    x, y = tc.from_numpy(a[:, :1].copy()), tc.from_numpy(a[:, 1:].copy())
+    same = tc.xlogy(x, y)
+    wide = tc.xlogy(x.expand(len(a), 2), y)[:, :1]  # (shapes (n, 2) and (n, 1))
+    assert same.numpy().tobytes() == wide.contiguous().numpy().tobytes()
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

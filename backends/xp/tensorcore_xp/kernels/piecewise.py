@@ -18,7 +18,15 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import acc_dtype, array_of, errstate, formula_kernel, select
+from ..helpers import (
+    acc_dtype,
+    array_of,
+    constant_arrays,
+    errstate,
+    formula_kernel,
+    quiet_tokens,
+    select,
+)
 
 __all__ = ["build"]
 
@@ -27,6 +35,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The piecewise activations' kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
+    const = constant_arrays(xp)
     apply = formula_kernel(xp)
 
     def wide(out: Any) -> Any:
@@ -55,8 +65,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def leaky_relu(out: Any, self: Any, negative_slope: Any = 0.01) -> None:
         d = wide(out)
         x = operand(self, d)
-        with quiet(all="ignore"):
-            scaled = x * bound(negative_slope, d)
+        tok = enter()
+        try:
+            # (the slope as a cached 0-d array where d is a float dtype, not the float32
+            # type that 16-bit floats compute in: ``bound``'s conversion, once)
+            f = getattr(d, "kind", None) == "f"
+            scaled = x * (const(negative_slope, d) if f else bound(negative_slope, d))
             if 0 < negative_slope < math.inf:
                 # The larger (slope <= 1) or smaller (slope > 1) of x and x * slope is the
                 # where's pick, bit for bit (NaN and infinities included; a slope of 0 or
@@ -70,6 +84,8 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     put(out, pick(x, scaled))
             else:
                 put(out, xp.where(x > 0, x, scaled))
+        finally:
+            leave(tok)
 
     @kernel
     def leaky_relu_backward(

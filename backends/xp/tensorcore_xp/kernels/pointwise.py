@@ -437,11 +437,17 @@ def build(
         x, o = array_of(a), array_of(out)
         # 1 / (1 + exp(-x)) in the result's memory: exp overflows to inf below about -88
         # (float32), and 1 / inf is 0, as PyTorch's kernel gives there.
-        with quiet(all="ignore"):
-            xp.negative(x if x.dtype == o.dtype else x.astype(o.dtype), out=o)
+        # (1 as a cached 0-d array where that is o's dtype: NumPy converts a Python number
+        # on every call, as long as a pass over a small array)
+        d = o.dtype
+        tok = enter()
+        try:
+            xp.negative(x if x.dtype == d else x.astype(d), out=o)
             xp.exp(o, out=o)
-            xp.add(o, 1, out=o)
+            xp.add(o, one(d) if d.itemsize > 2 else 1, out=o)
             xp.reciprocal(o, out=o)
+        finally:
+            leave(tok)
 
     def relu(out: Any, a: Any) -> None:
         if a._dtype is tc.bool:

@@ -18,8 +18,9 @@ from typing import Any
 from ..helpers import (
     acc_dtype,
     array_of,
-    errstate,
+    constant_arrays,
     formula_kernel,
+    quiet_tokens,
     select,
     writes_through_views,
 )
@@ -30,8 +31,9 @@ __all__ = ["build"]
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The kernels of ``silu``, ``mish``, ``hardswish``, ``elu`` and their backwards for ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
-    quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
     apply = formula_kernel(xp)
+    const = constant_arrays(xp)
 
     def inputs(out: Any, *tensors: Any) -> tuple[Any, list[Any]]:
         """The compute dtype and ``tensors``' arrays in it, broadcast to ``out``'s shape (one
@@ -61,19 +63,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         return o if o.ndim and o.dtype == d and writes_through_views(o) else None
 
-    def sigmoid(x: Any, dest: Any = None) -> Any:
+    def sigmoid(x: Any, dest: Any = None, one: Any = 1) -> Any:
         """``1 / (1 + exp(-x))``, the ``sigmoid`` kernel's passes (0 below about -88 in
-        float32), in ``dest`` (None: a fresh array)."""
+        float32), in ``dest`` (None: a fresh array); ``one`` is 1 (a formula's constant
+        ``c(1)`` costs NumPy no conversion)."""
         s = xp.negative(x, out=dest)
         xp.exp(s, out=s)
-        s += 1
+        s += one
         return xp.reciprocal(s, out=s)
 
     def kernel(fn: Callable[..., None]) -> None:
         def k(out: Any, *args: Any) -> None:
             if array_of(out).size:
-                with quiet(all="ignore"):
+                tok = enter()  # (``errstate``'s pair without its context object)
+                try:
                     fn(out, *args)
+                finally:
+                    leave(tok)
 
         k.__name__ = fn.__name__
         K[fn.__name__] = k
@@ -81,7 +87,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     @kernel
     def silu(out: Any, self: Any) -> None:
         def f(c: Any, dest: Any, x: Any) -> Any:
-            s = sigmoid(x, dest)
+            s = sigmoid(x, dest, c(1))
             return xp.multiply(x, s, out=s)
 
         apply(out, (self,), f)
@@ -190,16 +196,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # branch taken, without a select over the mask (NaN stays NaN, -inf gives
         # -alpha * scale; the sign of a zero result may differ from PyTorch's)
         d, (x,) = inputs(out, self)
-        f = d.type
-        r = xp.minimum(x, f(0))
+        r = xp.minimum(x, const(0, d))
         if input_scale != 1:
-            r *= f(input_scale)
+            r *= const(input_scale, d)
         xp.expm1(r, out=r)
-        r *= f(alpha * scale)
+        r *= const(alpha * scale, d)
         o = into(out, d)
-        p = xp.maximum(x, f(0), out=o)
+        p = xp.maximum(x, const(0, d), out=o)
         if scale != 1:
-            p *= f(scale)
+            p *= const(scale, d)
         xp.add(p, r, out=p)
         if o is None:
             put(out, p)
@@ -218,18 +223,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # the result or grad * alpha * scale * input_scale * exp(x * input_scale) from the
         # input (NaN there, as PyTorch's gradient at NaN)
         d, (g, x) = inputs(out, grad_output, self_or_result)
-        f = d.type
-        r = xp.minimum(x, f(0))
+        r = xp.minimum(x, const(0, d))
         if is_result:
-            r += f(alpha * scale)
-            r *= f(input_scale)
+            r += const(alpha * scale, d)
+            r *= const(input_scale, d)
         else:
             if input_scale != 1:
-                r *= f(input_scale)
+                r *= const(input_scale, d)
             xp.exp(r, out=r)
-            r *= f(alpha * scale * input_scale)
+            r *= const(alpha * scale * input_scale, d)
         r *= g
-        pos = g if scale == 1 else g * f(scale)
-        put(out, select(xp, x > f(0), pos, r))
+        pos = g if scale == 1 else g * const(scale, d)
+        put(out, select(xp, x > const(0, d), pos, r))
 
     return K
