@@ -197,7 +197,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     extreme_all("max_all", "amax")
     extreme_all("min_all", "amin")
 
+    # (input shape, keepdim) -> the flat offset of every row's first element, in the
+    # indices' shape (``gather_last``)
+    row_starts: dict[tuple[Any, ...], Any] = {}
+
+    def gather_last(x: Any, i: Any, v: Any, keepdim: bool) -> None:
+        """``v`` = the elements of a C-contiguous NumPy ``x`` at indices ``i`` along its last
+        dim (of ``i``'s shape: ``keepdim`` or not), one ``take`` of flat offsets: what
+        ``take_along_axis`` gives, without its Python (4 us at (8, 16))."""
+        key = (x.shape, keepdim)
+        starts = row_starts.get(key)
+        if starts is None:
+            n = x.shape[-1]
+            starts = xp.arange(0, x.size, n).reshape(i.shape)
+            if len(row_starts) >= 64:
+                row_starts.clear()
+            row_starts[key] = starts
+        x.reshape(-1).take(xp.add(i, starts), out=v)
+
     def with_index(name: str, argfn: Any, ufunc: Any) -> None:
+        method = argfn.__name__  # (the array's own ``argmax``: no Python wrapper around it)
+
         def k(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
             no_complex(name.split("_")[0], self)
             values, indices = out
@@ -208,12 +228,18 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 return
             d = dim[0]
             if direct and 0 not in x.strides:
-                # Straight into the results: the extreme (NaN where there is one) and the
-                # first place it is reached (the first NaN), two reductions.
+                # Straight into the results: the first place the extreme is reached (the
+                # first NaN), then the extreme there: along the last dim of a C-contiguous
+                # input gathered at the indices (NumPy reduces such rows one by one: at
+                # (8, 16) float32 the reduce costs 1.7 us, the gather 0.9; at (256, 1024)
+                # 45 us against 1.3), else a second reduction (NaN where there is one).
                 v, i = array_of(values), array_of(indices)
                 if v.dtype == x.dtype and i.dtype == xp.intp:
-                    argfn(x, axis=d, out=i, keepdims=keepdim)
-                    ufunc.reduce(x, axis=d, out=v, keepdims=keepdim)
+                    getattr(x, method)(axis=d, out=i, keepdims=keepdim)
+                    if d == x.ndim - 1 and x.flags.c_contiguous and x.size:
+                        gather_last(x, i, v, keepdim)
+                    else:
+                        ufunc.reduce(x, axis=d, out=v, keepdims=keepdim)
                     return
             x, _ = compact(x, dim)
             # NumPy's argmax/argmin pick the first NaN, and the first of equal extremes.
