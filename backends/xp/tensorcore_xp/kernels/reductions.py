@@ -383,16 +383,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     K["logsumexp"] = logsumexp
 
-    def truth(name: str, fn: Any) -> None:
+    def truth(name: str, fn: Any, ufunc: Any) -> None:
         def k(out: Any, self: Any, dim: Any = None, keepdim: bool = False) -> None:
-            x = array_of(self)
-            array_of(out)[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
+            x, o = array_of(self), array_of(out)
+            if direct:
+                # (what ``np.all``/``np.any`` run, straight into the bool ``out``: their
+                # Python wrappers cost as much as a small call's reduction)
+                ufunc.reduce(x, axis=axes(x, dim), out=o, keepdims=keepdim)
+                return
+            o[...] = fn(x, axis=axes(x, dim), keepdims=keepdim)
 
         k.__name__ = name
         K[name] = k
 
-    truth("all", xp.all)
-    truth("any", xp.any)
+    truth("all", xp.all, xp.logical_and)
+    truth("any", xp.any, xp.logical_or)
 
     # ------------------------------------------------------------ scans and softmax
     def scan(name: str, fn: Any, ufunc: Any) -> None:
