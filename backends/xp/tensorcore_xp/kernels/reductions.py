@@ -261,6 +261,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             if self._dtype.is_complex or self._dtype.name == "bool":
                 raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_torch(self)}'")
             x = array_of(self)
+            if direct and dim is not None and x.ndim and 0 not in x.strides:
+                o = array_of(out)
+                if o.dtype == xp.intp:
+                    # (the array's own method, straight into out: ``np.argmax``'s Python
+                    # wrapper costs more than a small call's search)
+                    getattr(x, name)(axis=dim[0], out=o, keepdims=keepdim)
+                    return
             c, _ = compact(x, None)
             if dim is None:
                 # The first occurrence of the extreme lies at index 0 of every broadcast dim.
