@@ -469,6 +469,29 @@ def test_max_min_named_tuples(device: str) -> None:
     assert ties.argmax().item() == 1
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_values_are_the_elements_at_their_indices(device: str, keepdim: bool) -> None:
+    # max(dim)/min(dim) give the element at the index they give, as PyTorch does: of equal
+    # zeros, the first one's sign (a reduce of the values may pick the other zero), and the
+    # first NaN; along the last dim and along another, contiguous or not
+    a = np.array([[-0.0, 0.0, -1.0], [0.0, -0.0, -2.0], [1.0, np.nan, np.nan]], np.float32)
+    for x, arr in ((a, a), (-a, -a), (a.T.copy(), a.T)):
+        for t in (tc.tensor(x, device=device), tc.tensor(arr.T.copy(), device=device).T):
+            for name in ("max", "min"):
+                for dim in (0, 1):
+                    r = getattr(t, name)(dim, keepdim)
+                    idx = r.indices.cpu().numpy()
+                    want = np.take_along_axis(
+                        t.cpu().numpy(), idx if keepdim else np.expand_dims(idx, dim), dim
+                    )
+                    got = r.values.cpu().numpy()
+                    np.testing.assert_array_equal(got, want if keepdim else want.squeeze(dim))
+                    expected = getattr(np, f"arg{name}")(t.cpu().numpy(), dim, keepdims=keepdim)
+                    np.testing.assert_array_equal(idx, expected)
+                    if device == "cpu":  # (bit for bit: the sign of a zero)
+                        assert (np.signbit(got) == np.signbit(want.reshape(got.shape))).all()
+
+
 def test_dtype_argument(device: str) -> None:
     i = tc.tensor([[1, 2], [3, 4]], dtype=tc.int32, device=device)
     assert i.sum().dtype is tc.int64
