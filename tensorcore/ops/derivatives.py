@@ -829,6 +829,9 @@ def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:
 
 _d("max_dim", "self:spec dim keepdim result1", _max_dim)
 _d("min_dim", "self:spec dim keepdim result1", _max_dim)
+for _name in ("median_dim", "nanmedian_dim", "mode_dim"):
+    _d(_name, "self:spec dim keepdim result1", _max_dim)
+_d("kthvalue_dim", "self:spec dim keepdim result1", _max_dim)
 
 
 def _var(c: Any, g: Tensor) -> tuple[Any, ...]:

@@ -2772,6 +2772,23 @@ def _median(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("median_dim", "nanmedian_dim", "mode_dim")
+def _order_statistic_dim(m: _Maker) -> list[Sample]:
+    # (the kernels behind the composites ``median``, ``nanmedian``, ``mode`` along a dim)
+    return [
+        S((m.distinct(2, 5), 1), desc="dim 1"),
+        S((m.distinct(4, 3, t=True), 0, True), desc="dim 0 of transposed, keepdim"),
+    ]
+
+
+@_samples("kthvalue_dim")
+def _kthvalue_dim(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 4), 2, 1), desc="k=2"),
+        S((m.distinct(4, 3, t=True), 3, 0, True), desc="dim 0 of transposed, keepdim"),
+    ]
+
+
 @_samples("quantile", "nanquantile")
 def _quantile(m: _Maker) -> list[Sample]:
     x = m.distinct(3, 4)

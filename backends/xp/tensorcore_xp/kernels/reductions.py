@@ -16,6 +16,7 @@ from tensorcore.backend import dtype_name
 
 from ..helpers import (
     acc_dtype,
+    accumulate,
     array_of,
     contraction,
     errstate,
@@ -793,6 +794,97 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         return take_along(xp, cand, s, -1)
 
     K["sort"], K["argsort"], K["topk"] = sort, argsort, topk
+
+    # ------------------------------------------------------------ order statistics
+    def picked(out: Any, x: Any, idx: Any, pos: Any, d: int, keepdim: bool) -> None:
+        """The order statistic at sorted position ``pos`` along ``d`` (an int, or an array
+        of ``x``'s shape with ``d`` of size 1): ``out``'s indices are ``idx``'s (a stable
+        ascending order of ``x`` along ``d``) there, its values ``x``'s elements at them."""
+        values, indices = array_of(out[0]), array_of(out[1])
+        if isinstance(pos, int):
+            i = idx[(slice(None),) * d + (slice(pos, pos + 1),)]
+        else:
+            i = take_along(xp, idx, pos, d)
+        if not keepdim:
+            i = i.squeeze(d)
+        indices[...] = i
+        if direct and values.dtype == x.dtype and flat_rows(x):
+            take_rows(x, indices, d, values)
+        else:
+            values[...] = take_along(xp, x, i if keepdim else xp.expand_dims(i, d), d).reshape(
+                values.shape
+            )
+
+    def scalar_pick(out: Any, x: Any) -> bool:
+        """A 0-d ``x``: its one element at index 0 (True: done)."""
+        if x.ndim:
+            return False
+        array_of(out[0])[...] = x
+        array_of(out[1])[...] = 0
+        return True
+
+    def median_like(name: str, ignore_nan: bool) -> None:
+        def k(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
+            x = array_of(self)
+            if scalar_pick(out, x):
+                return
+            d = dim[0]
+            n = x.shape[d]
+            idx = order(self, d, False)  # (NaN sorts last)
+            pos: Any = (n - 1) // 2
+            if x.dtype.kind in "fcV" and not (direct and not xp.isnan(x).any()):
+                # where the numbers end in the order: the median of the numbers, or the
+                # first NaN where there is one (``median``)
+                valid = n - xp.isnan(x).sum(axis=d, keepdims=True)
+                if ignore_nan:
+                    pos = xp.maximum(valid - 1, 0) // 2
+                else:
+                    pos = xp.where(valid < n, valid, pos)
+            picked(out, x, idx, pos, d, keepdim)
+
+        k.__name__ = name
+        K[name] = k
+
+    median_like("median_dim", False)
+    median_like("nanmedian_dim", True)
+
+    def kthvalue_dim(out: Any, self: Any, k: int, dim: Any, keepdim: bool = False) -> None:
+        x = array_of(self)
+        if not scalar_pick(out, x):
+            picked(out, x, order(self, dim[0], False), k - 1, dim[0], keepdim)
+
+    def mode_dim(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
+        x = array_of(self)
+        if scalar_pick(out, x):
+            return
+        d = dim[0]
+        xm = move_axis(x, d, -1)
+        n = xm.shape[-1]
+        s = xp.sort(sort_key(xm), axis=-1)
+        # Runs of equal values in the sorted rows (each NaN a run of its own): at each
+        # position the length of its run so far; the first position of the longest
+        # reaches the end of the first longest run, the smallest of the most frequent values.
+        at = xp.arange(n)
+        starts = xp.ones(s.shape, dtype=bool)
+        starts[..., 1:] = s[..., 1:] != s[..., :-1]
+        first = accumulate(xp, xp.maximum, xp.where(starts, at, 0), -1)
+        best = xp.argmax(at - first, axis=-1)[..., None]
+        value = take_along(xp, s, best, -1)
+        # its last occurrence (a NaN's: the last NaN's)
+        key = sort_key(xm)
+        hit = key == value
+        if key.dtype.kind in "fc":
+            hit |= xp.isnan(key) & xp.isnan(value)
+        index = (n - 1) - xp.argmax(hit[..., ::-1], axis=-1)[..., None]
+        values = take_along(xp, xm, index, -1)
+        if keepdim:
+            index, values = move_axis(index, -1, d), move_axis(values, -1, d)
+        else:
+            index, values = index[..., 0], values[..., 0]
+        array_of(out[0])[...] = values
+        array_of(out[1])[...] = index
+
+    K["kthvalue_dim"], K["mode_dim"] = kthvalue_dim, mode_dim
     return K
 
 
