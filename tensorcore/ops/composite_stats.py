@@ -64,15 +64,6 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     return return_types.mode(*call_lane(get_op("mode_dim"), (self, d, keepdim)))
 
 
-def _median_position(valid: Tensor, n: int, ignore_nan: bool) -> Tensor:
-    """Where the median lies among ``n`` sorted elements of which ``valid`` are numbers (NaN
-    sorts last): the lower median of the numbers (the first NaN where there are none), or,
-    without ``ignore_nan``, the first NaN where there is one."""
-    if ignore_nan:
-        return ops.div((valid - 1).clamp(min=0), 2, rounding_mode="floor")
-    return ops.where(valid < n, valid, (n - 1) // 2)
-
-
 def _median_dim(name: str, self: Tensor, dim: int, keepdim: bool, ignore_nan: bool) -> Any:
     d = _wrap_dim(dim, self.ndim)
     result = getattr(return_types, name)
@@ -91,10 +82,9 @@ def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
         # NaN, converted to an integer dtype as a cast converts it (PyTorch's result)
         nan = ops.full((), float("nan"), device=self._device)
         return nan.to(self._dtype)
-    values = flat.sort(stable=True).values
-    valid = values.isnan().logical_not().sum(0, keepdim=True)
-    pos = _median_position(valid, n, ignore_nan)
-    return values.gather(0, pos).reshape(())
+    # (the one kernel along the flattened dim; its node, if any, is not the result's)
+    name = "nanmedian_dim" if ignore_nan else "median_dim"
+    return call_lane(get_op(name), (flat, 0, False))[0]
 
 
 def evenly_distributed(self: Tensor, value: Tensor) -> Tensor:
