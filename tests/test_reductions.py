@@ -596,6 +596,7 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
            "aminmax",
            # tests/test_statistics_ops.py:
            "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "mode",
+           "median_dim", "nanmedian_dim", "kthvalue_dim", "mode_dim",
            # tests/test_linalg_decompositions.py:
            "dist",
            # tests/test_segment_reduce.py:

@@ -431,6 +431,18 @@ def make(op):
 """
 )
 
+
+def _alloc_specs(op: Op, specs: Any, alloc: Any, dev: Any) -> tuple[Any, ...]:
+    """``frontends._alloc_many(op, None, specs, dev)`` with the device's allocator ``alloc``:
+    the common two row-major outputs (values and indices) allocated directly, without the
+    generator and the allocator's lookup per output."""
+    if len(specs) == 2:
+        a, b = specs
+        if a is not None and b is not None and len(a) == 2 and len(b) == 2:
+            return (alloc(a[0], a[1], dev), alloc(b[0], b[1], dev))
+    return _alloc_many(op, None, specs, dev)
+
+
 # A reduction: what ``reduction`` prepares from the arguments (the kernel's
 # arguments after ``self``, the result's shape and dtype) depends on nothing but self's shape
 # and dtype and the other arguments, so it is kept per operator under those (hashable ones:
@@ -592,7 +604,7 @@ _STRUCTURED = _structured_template(
 # floating result recorded as the node's output of its position by the autograd step's own
 # ``record_outputs``, the results in the operator's named tuple.
 _STRUCTURED_MANY = _structured_template(
-    "margs, spec = meta(x{args})\no = _alloc_many(op, None, spec, dev)\nkernel(o, *margs)",
+    "margs, spec = meta(x{args})\no = _alloc_specs(op, spec, alloc, dev)\nkernel(o, *margs)",
     """
             ent.record_outputs(a, o, margs)
         return result_type._make(o)""",
@@ -737,7 +749,7 @@ _NAMESPACE: dict[str, Any] = {
     "_default_device": get_default_device,
     "_Device": device,
     "_empty_like_layout": empty_like_layout,
-    "_alloc_many": _alloc_many,
+    "_alloc_specs": _alloc_specs,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
     "_mixed": _mixed,
