@@ -229,6 +229,29 @@ def test_amax_backward_is_one_operator_and_twice_differentiable(device: str) -> 
         assert tc.autograd.gradgradcheck(lambda t, f=f: f(t) * f(t).exp(), (x,))
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_dim_backward_is_one_operator_and_twice_differentiable(
+    device: str, keepdim: bool
+) -> None:
+    # the gradient at the index, as value_selecting_reduction_backward (PyTorch's name);
+    # its own gradient in grad is the incoming one gathered at the indices
+    x = tc.tensor([[1.0, 3.0, 2.5], [2.0, -2.0, 0.0]], dtype=tc.float64, device=device)
+    x.requires_grad_()
+    for name in ("max", "min", "median", "mode"):
+        r = getattr(x, name)(1, keepdim)
+        gy = tc.tensor([[2.0], [5.0]] if keepdim else [2.0, 5.0], dtype=tc.float64, device=device)
+        gy.requires_grad_()
+        (gx,) = tc.autograd.grad(r.values, [x], gy, create_graph=True)
+        assert gx.grad_fn.name() == "ValueSelectingReductionBackwardBackward0"
+        want = np.zeros((2, 3))
+        want[[0, 1], r.indices.reshape(-1).tolist()] = [2.0, 5.0]
+        np.testing.assert_array_equal(gx.detach().cpu().numpy(), want)
+        (ggy,) = tc.autograd.grad((gx * x).sum(), [gy])
+        assert_close(ggy, r.values.detach())
+        f = getattr(tc.Tensor, name)
+        assert tc.autograd.gradgradcheck(lambda t, f=f: f(t, 0, keepdim).values.exp(), (x,))
+
+
 @pytest.mark.parametrize("correction", [0, 1, 3, 5])
 def test_var_gradient_for_every_correction(device: str, correction: int) -> None:
     # 2 (x - mean) / (n - correction), a negative divisor included (PyTorch's), inf at 0
@@ -590,6 +613,8 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
            "nll_loss_backward",
            # above (amax's and amin's backward):
            "evenly_distribute_backward", "max_all", "min_all",
+           # (max_dim's backward, test_statistics_ops.py's order statistics'):
+           "value_selecting_reduction_backward",
            # tests/test_shape_ops.py:
            "cummax", "cummin", "logcumsumexp", "count_nonzero", "histc", "kthvalue", "median",
            "nanmedian", "quantile", "nanquantile", "nanmean", "nansum", "var_mean", "std_mean",

@@ -936,6 +936,17 @@ def _evenly_distribute_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("value_selecting_reduction_backward")
+def _value_selecting_reduction_backward(m: _Maker) -> list[Sample]:
+    x = m.distinct(3, 4)
+    i = x.argmax(1)
+    return [
+        S((m.uniform(3), 1, i, [3, 4], False), desc="dim 1"),
+        S((m.uniform(1, 4), 0, x.argmin(0, keepdim=True), [3, 4], True), desc="dim 0, keepdim"),
+        S((m.uniform(), 0, i[0], [], False), desc="0-d"),
+    ]
+
+
 @_samples("max_all", "min_all")
 def _extreme_all(m: _Maker) -> list[Sample]:
     return [S((m.distinct(2, 3),), desc="2-d"), S((m.distinct(4, t=True),), desc="1-d")]

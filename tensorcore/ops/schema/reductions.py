@@ -107,6 +107,21 @@ _op(
     dtypes="bif",
     dtype_error="min(): does not support {kind} input",
 )
+# The gradient of an operator that selects one element per reduced row (``max_dim``, the
+# order statistics below): ``grad`` at ``indices`` along ``dim`` of zeros of ``sizes`` (PyTorch's
+# name); as operators it took five (zeros, two unsqueezes, scatter), most of a small backward.
+_op(
+    "value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, int[] sizes, "
+    "bool keepdim) -> Tensor",
+    _R,
+    "Zeros of shape ``sizes`` with ``grad`` at ``indices`` along ``dim`` (the reduced dim "
+    "of both, kept where ``keepdim``): the gradient of ``max(dim)`` and its kind.",
+    frontend="structured",
+    meta_function=M.meta_value_selecting_reduction_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
 # The order statistics along a dim as one kernel each (PyTorch's ``median.dim``,
 # ``nanmedian.dim``, ``kthvalue``, ``mode``), which the composites ``median``, ``nanmedian``,
 # ``kthvalue`` and ``mode`` call after their checks: a stable sort, the position, the element

@@ -203,29 +203,35 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     # (``take_rows``; NumPy only: a CuPy array belongs to a device)
     row_starts: dict[tuple[Any, ...], tuple[Any, int]] = {}
 
+    def row_offsets(x: Any, dim: int, ndim: int) -> tuple[Any, int]:
+        """``row_starts``' entry for ``x`` (non-empty, C-contiguous) along ``dim`` and an
+        index of ``ndim`` dims (``dim`` of size 1, or none), kept where NumPy is the array
+        module."""
+        n, step = x.shape[dim], math.prod(x.shape[dim + 1 :])
+        starts = xp.arange(0, x.size, n * step)
+        if step > 1:
+            starts = xp.add(starts[:, None], xp.arange(step)[None, :])
+        shape = list(x.shape)
+        if ndim == x.ndim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        hit = (starts.reshape(shape), step)
+        if direct:
+            if len(row_starts) >= 64:
+                row_starts.clear()
+            row_starts[x.shape, dim, ndim] = hit
+        return hit
+
     def take_rows(x: Any, i: Any, dim: int, out: Any = None) -> Any:
         """``take_along(xp, x, i, dim)`` for a non-empty C-contiguous ``x`` and non-negative
         indices ``i`` along ``dim`` (an ``argmax``'s, keepdims or not; an ``argsort``'s),
         into ``out`` where given: one ``take`` of flat offsets, without ``take_along``'s
         index arrays of every other dim (at (8, 16), 0.9 us against 2.5;
         ``take_along_axis``, 4)."""
-        key = (x.shape, dim, i.ndim)
-        hit = row_starts.get(key)
+        hit = row_starts.get((x.shape, dim, i.ndim))
         if hit is None:
-            n, step = x.shape[dim], math.prod(x.shape[dim + 1 :])
-            starts = xp.arange(0, x.size, n * step)
-            if step > 1:
-                starts = xp.add(starts[:, None], xp.arange(step)[None, :])
-            shape = list(x.shape)
-            if i.ndim == x.ndim:
-                shape[dim] = 1
-            else:
-                del shape[dim]
-            hit = (starts.reshape(shape), step)
-            if direct:
-                if len(row_starts) >= 64:
-                    row_starts.clear()
-                row_starts[key] = hit
+            hit = row_offsets(x, dim, i.ndim)
         starts, step = hit
         flat = xp.add(i, starts) if step == 1 else xp.add(xp.multiply(i, step), starts)
         return x.reshape(-1).take(flat, out=out)
@@ -233,6 +239,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     def flat_rows(x: Any) -> bool:
         """Whether ``take_rows`` takes ``x``."""
         return x.size > 0 and x.flags.c_contiguous
+
+    def value_selecting_reduction_backward(
+        out: Any, grad: Any, dim: int, indices: Any, sizes: Any, keepdim: bool
+    ) -> None:
+        o, g, i = array_of(out), array_of(grad), array_of(indices)
+        if o.ndim == 0:
+            o[...] = g
+            return
+        # (one element per reduced row: its flat offset, as ``take_rows`` reads it)
+        z = o if o.flags.c_contiguous else xp.empty(o.shape, o.dtype)
+        z.fill(0)
+        if z.size:
+            key = (z.shape, dim, i.ndim)
+            hit = row_starts.get(key)
+            if hit is None:
+                hit = row_offsets(z, dim, i.ndim)
+            starts, step = hit
+            flat = xp.add(i, starts) if step == 1 else xp.add(xp.multiply(i, step), starts)
+            z.reshape(-1)[flat] = g
+        if z is not o:
+            o[...] = z
+
+    K["value_selecting_reduction_backward"] = value_selecting_reduction_backward
 
     def with_index(name: str, argfn: Any) -> None:
         method = argfn.__name__  # (the array's own ``argmax``: no Python wrapper around it)
