@@ -187,16 +187,22 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     extreme("amax", xp.amax, xp.maximum)
     extreme("amin", xp.amin, xp.minimum)
 
-    def extreme_all(name: str, reducer: str) -> None:
+    def extreme_all(name: str, reducer: str, ufunc: Any) -> None:
         def k(out: Any, self: Any) -> None:
             x = array_of(self)
+            if direct and x.dtype.kind in "biuf":
+                o = array_of(out)
+                if o.dtype == x.dtype:
+                    # (the reduce over every axis straight into out, without amax's steps)
+                    ufunc.reduce(x, axis=None, out=o)
+                    return
             K[reducer](out, self, tuple(range(x.ndim)), False)
 
         k.__name__ = name
         K[name] = k
 
-    extreme_all("max_all", "amax")
-    extreme_all("min_all", "amin")
+    extreme_all("max_all", "amax", xp.maximum)
+    extreme_all("min_all", "amin", xp.minimum)
 
     # (input shape, dim, index ndim) -> the flat offset of the first element of every row
     # along dim, shaped to broadcast with the index, and the dim's stride in elements
