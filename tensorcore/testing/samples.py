@@ -938,12 +938,12 @@ def _evenly_distribute_backward(m: _Maker) -> list[Sample]:
 
 @_samples("value_selecting_reduction_backward")
 def _value_selecting_reduction_backward(m: _Maker) -> list[Sample]:
-    x = m.distinct(3, 4)
-    i = x.argmax(1)
+    i = tc.tensor([2, 0, 3], device=m.device)
+    i0 = tc.tensor([[1, 2, 0, 2]], device=m.device)
     return [
         S((m.uniform(3), 1, i, [3, 4], False), desc="dim 1"),
-        S((m.uniform(1, 4), 0, x.argmin(0, keepdim=True), [3, 4], True), desc="dim 0, keepdim"),
-        S((m.uniform(), 0, i[0], [], False), desc="0-d"),
+        S((m.uniform(1, 4), 0, i0, [3, 4], True), desc="dim 0, keepdim"),
+        S((m.uniform(), 0, tc.tensor(0, device=m.device), [], False), desc="0-d"),
     ]
 
 

@@ -253,19 +253,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if o.ndim == 0:
             o[...] = g
             return
-        # (one element per reduced row: its flat offset, as ``take_rows`` reads it)
-        z = o if o.flags.c_contiguous else xp.empty(o.shape, o.dtype)
-        z.fill(0)
-        if z.size:
-            key = (z.shape, dim, i.ndim)
-            hit = row_starts.get(key)
-            if hit is None:
-                hit = row_offsets(z, dim, i.ndim)
-            starts, step = hit
-            flat = xp.add(i, starts) if step == 1 else xp.add(xp.multiply(i, step), starts)
-            z.reshape(-1)[flat] = g
-        if z is not o:
-            o[...] = z
+        if direct and o.flags.c_contiguous:
+            # (NumPy: one element per reduced row, written at its flat offset, as
+            # ``take_rows`` reads it)
+            o.fill(0)
+            if o.size:
+                hit = row_starts.get((o.shape, dim, i.ndim))
+                if hit is None:
+                    hit = row_offsets(o, dim, i.ndim)
+                starts, step = hit
+                flat = xp.add(i, starts) if step == 1 else xp.add(xp.multiply(i, step), starts)
+                o.reshape(-1)[flat] = g
+            return
+        # (any array module: grad where the position along dim is the index, one where)
+        if not keepdim:
+            i, g = xp.expand_dims(i, dim), xp.expand_dims(g, dim)
+        shape = [1] * o.ndim
+        shape[dim] = o.shape[dim]
+        at = xp.reshape(xp.arange(o.shape[dim]), tuple(shape))
+        o[...] = xp.where(at == i, g, xp.zeros((), dtype=o.dtype))
 
     K["value_selecting_reduction_backward"] = value_selecting_reduction_backward
 
@@ -900,8 +906,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # position the length of its run so far; the first position of the longest
         # reaches the end of the first longest run, the smallest of the most frequent values.
         at = xp.arange(n)
-        starts = xp.ones(s.shape, dtype=bool)
-        starts[..., 1:] = s[..., 1:] != s[..., :-1]
+        starts = xp.concatenate(
+            [xp.ones(s.shape[:-1] + (1,), dtype=bool), s[..., 1:] != s[..., :-1]], axis=-1
+        )
         first = accumulate(xp, xp.maximum, xp.where(starts, at, 0), -1)
         best = xp.argmax(at - first, axis=-1)[..., None]
         value = take_along(xp, s, best, -1)
