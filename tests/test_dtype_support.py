@@ -28,6 +28,11 @@ PYTORCH = {
     "_log_softmax_backward_data": "f",
     "nll_loss": "f", "sort": "bif", "argsort": "bif", "topk": "if", "matmul": "ifc", "mm": "ifc",
     "evenly_distribute_backward": "f",  # (tensorcore's: the backward of amax/amin)
+    # (the kernels behind median/nanmedian/kthvalue/mode along a dim, and max(dim)'s
+    # backward: PyTorch's median.dim, nanmedian.dim, kthvalue, mode and
+    # value_selecting_reduction_backward)
+    "median_dim": "if", "nanmedian_dim": "if", "kthvalue_dim": "if", "mode_dim": "bif",
+    "value_selecting_reduction_backward": "f",
     "max_all": "bif", "min_all": "bif",
     "addmm": "ifc", "addmv": "ifc", "bmm": "ifc", "mv": "ifc", "dot": "ifc", "arange": "if",
     "linspace": "ifc",

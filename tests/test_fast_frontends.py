@@ -114,7 +114,7 @@ RECORDED = sorted(
     for name in FAST
     if get_op(name).lane is not None
     and get_op(name).decl.has_backward
-    and get_op(name).decl.parsed.one_tensor
+    and (get_op(name).decl.parsed.one_tensor or get_op(name).result_type is not None)
 )
 
 
@@ -130,12 +130,22 @@ def _recorded_outcome(name: str, sample: Any) -> Any:
         res = call_op(name, type(sample)(args, sample.kwargs))
     except Exception as exc:  # noqa: BLE001 - the error is what is compared
         return type(exc), str(exc)
-    if not isinstance(res, tc.Tensor) or not res.requires_grad:
+    # (several results, ``max_dim``'s values and indices: those in the graph, each the
+    # node's output of its position)
+    parts = [r for r in (res if isinstance(res, tuple) else (res,)) if r.requires_grad]
+    if not parts:
         return None
-    grads = tc.autograd.grad((res * res).sum(), leaves, allow_unused=True)
+    try:
+        grads = tc.autograd.grad(
+            sum(((r * r).sum() * (i + 1) for i, r in enumerate(parts)), tc.zeros(())),
+            leaves,
+            allow_unused=True,
+        )
+    except Exception as exc:  # noqa: BLE001 - (``linalg_eig``'s gauge error) compared too
+        return type(exc), str(exc)
     return (
-        type(res.grad_fn).__name__,
-        res.detach().numpy(),
+        [(type(r.grad_fn).__name__, r.grad_fn is parts[0].grad_fn) for r in parts],
+        [r.detach().numpy() for r in parts],
         [None if g is None else g.numpy() for g in grads],
     )
 
@@ -163,7 +173,8 @@ def test_recording_lane_agrees_with_the_autograd_step(
             continue
         cases += 1
         assert fast[0] == general[0], f"{name} {sample}"
-        np.testing.assert_array_equal(fast[1], general[1], err_msg=f"{name} {sample}")
+        for f, g in zip(fast[1], general[1], strict=True):
+            np.testing.assert_array_equal(f, g, err_msg=f"{name} {sample}")
         for f, g in zip(fast[2], general[2], strict=True):
             assert (f is None) == (g is None), f"{name} {sample}"
             if f is not None:
@@ -171,6 +182,31 @@ def test_recording_lane_agrees_with_the_autograd_step(
     if name in SAMPLES and op.dtypes_ok & {tc.float64}:
         # (every sample an error, compared above, or of complex tensors only: ``imag``)
         assert cases or errors or not recordable, f"no sample of {name} recorded"
+
+
+@pytest.mark.parametrize("name", ["max_dim", "min_dim"])
+def test_a_reduction_lane_of_several_results(name: str) -> None:
+    # values and indices in the operator's named tuple, taken by the lane itself (not left
+    # to the call path), plain and recorded: the values are the node's output 0
+    x = tc.tensor([[1.0, 5.0, 5.0], [float("nan"), 2.0, 0.0]], dtype=tc.float64)
+    lane = get_op(name).lane
+    assert name in RECORDED
+    getattr(opf, name[:3])(x, 1)  # (the call path resolves the kernel on a first call)
+    plain = lane(x, 1, True)
+    assert plain is not None and type(plain).__name__ == name
+    ref = (x.amax if name == "max_dim" else x.amin)(1, True)
+    np.testing.assert_array_equal(plain.values.numpy(), ref.numpy())
+    assert plain.indices.dtype == tc.int64 and plain.indices.shape == (2, 1)
+    w = x.detach().requires_grad_()
+    getattr(opf, name[:3])(w, 1)  # (the first recorded call makes the step's entry)
+    rec = lane(w, 1, False)
+    assert rec is not None and rec.values.grad_fn is not None
+    assert not rec.indices.requires_grad
+    rec.values.sum().backward()
+    expected = np.zeros((2, 3))
+    expected[0, 1 if name == "max_dim" else 0] = 1
+    expected[1, 0] = 1  # (the NaN: max and min both pick it)
+    np.testing.assert_array_equal(w.grad.numpy(), expected)
 
 
 def test_a_structured_lane_takes_parameters_as_plain_tensors() -> None:

@@ -229,6 +229,29 @@ def test_amax_backward_is_one_operator_and_twice_differentiable(device: str) -> 
         assert tc.autograd.gradgradcheck(lambda t, f=f: f(t) * f(t).exp(), (x,))
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_dim_backward_is_one_operator_and_twice_differentiable(
+    device: str, keepdim: bool
+) -> None:
+    # the gradient at the index, as value_selecting_reduction_backward (PyTorch's name);
+    # its own gradient in grad is the incoming one gathered at the indices
+    x = tc.tensor([[1.0, 3.0, 2.5], [2.0, -2.0, 0.0]], dtype=tc.float64, device=device)
+    x.requires_grad_()
+    for name in ("max", "min", "median", "mode"):
+        r = getattr(x, name)(1, keepdim)
+        gy = tc.tensor([[2.0], [5.0]] if keepdim else [2.0, 5.0], dtype=tc.float64, device=device)
+        gy.requires_grad_()
+        (gx,) = tc.autograd.grad(r.values, [x], gy, create_graph=True)
+        assert gx.grad_fn.name() == "ValueSelectingReductionBackwardBackward0"
+        want = np.zeros((2, 3))
+        want[[0, 1], r.indices.reshape(-1).tolist()] = [2.0, 5.0]
+        np.testing.assert_array_equal(gx.detach().cpu().numpy(), want)
+        (ggy,) = tc.autograd.grad((gx * x).sum(), [gy])
+        assert_close(ggy, r.values.detach())
+        f = getattr(tc.Tensor, name)
+        assert tc.autograd.gradgradcheck(lambda t, f=f: f(t, 0, keepdim).values.exp(), (x,))
+
+
 @pytest.mark.parametrize("correction", [0, 1, 3, 5])
 def test_var_gradient_for_every_correction(device: str, correction: int) -> None:
     # 2 (x - mean) / (n - correction), a negative divisor included (PyTorch's), inf at 0
@@ -469,6 +492,29 @@ def test_max_min_named_tuples(device: str) -> None:
     assert ties.argmax().item() == 1
 
 
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_values_are_the_elements_at_their_indices(device: str, keepdim: bool) -> None:
+    # max(dim)/min(dim) give the element at the index they give, as PyTorch does: of equal
+    # zeros, the first one's sign (a reduce of the values may pick the other zero), and the
+    # first NaN; along the last dim and along another, contiguous or not
+    a = np.array([[-0.0, 0.0, -1.0], [0.0, -0.0, -2.0], [1.0, np.nan, np.nan]], np.float32)
+    for x, arr in ((a, a), (-a, -a), (a.T.copy(), a.T)):
+        for t in (tc.tensor(x, device=device), tc.tensor(arr.T.copy(), device=device).T):
+            for name in ("max", "min"):
+                for dim in (0, 1):
+                    r = getattr(t, name)(dim, keepdim)
+                    idx = r.indices.cpu().numpy()
+                    want = np.take_along_axis(
+                        t.cpu().numpy(), idx if keepdim else np.expand_dims(idx, dim), dim
+                    )
+                    got = r.values.cpu().numpy()
+                    np.testing.assert_array_equal(got, want if keepdim else want.squeeze(dim))
+                    expected = getattr(np, f"arg{name}")(t.cpu().numpy(), dim, keepdims=keepdim)
+                    np.testing.assert_array_equal(idx, expected)
+                    if device == "cpu":  # (bit for bit: the sign of a zero)
+                        assert (np.signbit(got) == np.signbit(want.reshape(got.shape))).all()
+
+
 def test_dtype_argument(device: str) -> None:
     i = tc.tensor([[1, 2], [3, 4]], dtype=tc.int32, device=device)
     assert i.sum().dtype is tc.int64
@@ -567,12 +613,15 @@ COVERED = {"max_dim", "min_dim", "max", "min", "norm", "vector_norm", "var", "st
            "nll_loss_backward",
            # above (amax's and amin's backward):
            "evenly_distribute_backward", "max_all", "min_all",
+           # (max_dim's backward, test_statistics_ops.py's order statistics'):
+           "value_selecting_reduction_backward",
            # tests/test_shape_ops.py:
            "cummax", "cummin", "logcumsumexp", "count_nonzero", "histc", "kthvalue", "median",
            "nanmedian", "quantile", "nanquantile", "nanmean", "nansum", "var_mean", "std_mean",
            "aminmax",
            # tests/test_statistics_ops.py:
            "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "mode",
+           "median_dim", "nanmedian_dim", "kthvalue_dim", "mode_dim",
            # tests/test_linalg_decompositions.py:
            "dist",
            # tests/test_segment_reduce.py:

@@ -248,3 +248,59 @@ def test_histogram_matches_numpy(device: str) -> None:
     assert_close(h1.hist, [0.0, 3.0])
     with pytest.raises(RuntimeError, match="min should not exceed max"):
         tc.histogram(t, 2, range=(3.0, 1.0))
+
+
+def _stable_order_statistic(a: np.ndarray, dim: int, name: str, k: int = 1) -> Any:
+    """NumPy oracle: (values, indices) of median / nanmedian / kthvalue along ``dim`` from a
+    stable ascending sort (NaN last), as PyTorch picks them."""
+    moved = np.moveaxis(a, dim, -1)
+    order = np.argsort(moved, axis=-1, kind="stable")
+    n = moved.shape[-1]
+    valid = n - np.isnan(moved).sum(-1, keepdims=True)
+    if name == "median":
+        pos = np.where(valid < n, valid, (n - 1) // 2)
+    elif name == "nanmedian":
+        pos = np.maximum(valid - 1, 0) // 2
+    else:
+        pos = np.full(valid.shape, k - 1)
+    idx = np.take_along_axis(order, pos, -1)
+    return np.take_along_axis(moved, idx, -1)[..., 0], idx[..., 0]
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian", "kthvalue"])
+def test_order_statistics_along_a_dim_match_a_stable_sort(device: str, name: str) -> None:
+    # one kernel each (``median_dim``...): ties by the stable order, NaN sorting last, a
+    # transposed input, keepdim; the gradient goes to the element at the index, one node
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 5, size=(4, 6, 5)).astype(np.float64)
+    a[0, 0, :] = np.nan
+    a[1, :2, 3] = np.nan
+    for t in (tc.tensor(a, device=device), tc.tensor(a.T.copy(), device=device).T):
+        for dim in (0, 1, -1):
+            for keepdim in (False, True):
+                args = (3, dim, keepdim) if name == "kthvalue" else (dim, keepdim)
+                got = getattr(t, name)(*args)
+                assert type(got).__name__ == name
+                want_v, want_i = _stable_order_statistic(a, dim, name, 3)
+                if keepdim:
+                    want_v, want_i = np.expand_dims(want_v, dim), np.expand_dims(want_i, dim)
+                np.testing.assert_array_equal(got.values.cpu().numpy(), want_v)
+                np.testing.assert_array_equal(got.indices.cpu().numpy(), want_i)
+    w = tc.tensor(a, device=device, requires_grad=True)
+    r = getattr(w, name)(*((3, 1) if name == "kthvalue" else (1,)))
+    assert type(r.values.grad_fn).__name__.startswith(name.capitalize())
+    assert r.values.grad_fn.next_functions[0][0].name().endswith("AccumulateGrad")
+    r.values.sum().backward()
+    want = np.zeros_like(a)
+    np.put_along_axis(want, r.indices.cpu().numpy()[:, None, :], 1.0, 1)
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), want)
+
+
+def test_mode_of_nans_is_the_last_nan(device: str) -> None:
+    # every NaN is a run of its own: a row of NaNs only has NaN as its mode, at the last NaN
+    # (the composite of operators raised an index error there)
+    t = tc.tensor([[float("nan")] * 3, [1.0, float("nan"), 1.0]], device=device)
+    got = t.mode(1)
+    v = got.values.cpu().numpy()
+    assert np.isnan(v[0]) and v[1] == 1.0
+    assert got.indices.tolist() == [2, 2]

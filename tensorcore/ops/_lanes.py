@@ -11,12 +11,12 @@ goes on to ``call``.
 
 Lanes exist for the operators whose frontend has a fast path (``ops/frontends.bind``): the
 pointwise operators with a fast unary or binary frontend, the operators of the unchecked
-unstructured frontend (the views, most composites), the reductions with one result (which
-keep what ``reduction`` prepares per input shape, dtype and arguments), the structured
-operators with one result (meta function, allocation, kernel), the operators of one tensor
-list (``cat``, ``stack``: a list of plain tensors that do not require grad), the pointwise
-operators of the general frontend (``where``, ``clamp``, ``lerp``: the frontend without the
-call path's scan), and the operators that make
+unstructured frontend (the views, most composites), the reductions (which keep what
+``reduction`` prepares per input shape, dtype and arguments; several results, ``max_dim``'s
+values and indices, in the operator's named tuple), the structured operators (meta function,
+allocation, kernel), the operators of one tensor list (``cat``, ``stack``: a list of plain
+tensors that do not require grad), the pointwise operators of the general frontend (``where``,
+``clamp``, ``lerp``: the frontend without the call path's scan), and the operators that make
 a tensor from no tensor (the factories, and composites such as ``zeros``: the device given
 or the default one, then what ``factory`` or the composite does). Each is compiled for its
 operator's parameters, so that the API function calls it, and it calls the kernel, with plain
@@ -432,7 +432,19 @@ def make(op):
 """
 )
 
-# A reduction with one result: what ``reduction`` prepares from the arguments (the kernel's
+
+def _alloc_specs(op: Op, specs: Any, alloc: Any, dev: Any) -> tuple[Any, ...]:
+    """``frontends._alloc_many(op, None, specs, dev)`` with the device's allocator ``alloc``:
+    the common two row-major outputs (values and indices) allocated directly, without the
+    generator and the allocator's lookup per output."""
+    if len(specs) == 2:
+        a, b = specs
+        if a is not None and b is not None and len(a) == 2 and len(b) == 2:
+            return (alloc(a[0], a[1], dev), alloc(b[0], b[1], dev))
+    return _alloc_many(op, None, specs, dev)
+
+
+# A reduction: what ``reduction`` prepares from the arguments (the kernel's
 # arguments after ``self``, the result's shape and dtype) depends on nothing but self's shape
 # and dtype and the other arguments, so it is kept per operator under those (hashable ones:
 # an unhashable ``dim`` list takes the call path). A call the preparation refuses takes the
@@ -472,7 +484,7 @@ def make(op):
         alloc = _ALLOC.get(dev._key)
         if alloc is None:
             return None"""
-    + _run("o = alloc(shape, res, dev)\nkernel(o, x, *tail)")
+    + _run("{alloc}\nkernel(o, x, *tail)")
     .replace("{rg}", _rg("t"))
     .replace("{composite}", "")
     .replace("{single}", "")
@@ -483,6 +495,45 @@ def make(op):
     return reduction_lane
 """
 )
+# A reduction of several results (``max_dim``, ``min_dim``: values and indices): one output
+# per result as ``reduction`` allocates them (the result dtype, int64 for ``indices``) in the
+# operator's named tuple (``_reduction_many``); each floating result recorded as the node's
+# output of its position by the autograd step's ``record_outputs``, as the structured lanes
+# of several results record theirs.
+_REDUCTION_RECORD_ONE = """
+            node = rec(a, (o,), (x, *tail))
+            if o._dtype._category >= _FLOATING:
+                o._requires_grad = True
+                o._grad_fn = node
+        return o"""
+assert _REDUCTION_RECORD_ONE in _REDUCTION
+_REDUCTION_RECORD_MANY = """
+            ent.record_outputs(a, o, (x, *tail))
+        return o"""
+
+
+def _reduction_source(n: int, tpos: int, results: tuple[str, ...]) -> str:
+    """``_REDUCTION`` for ``n`` parameters (``dtype`` at ``tpos``) and the named ``results``
+    (none: one result)."""
+    src = _REDUCTION.format(
+        args="".join(f", a{i}" for i in range(1, n)),
+        given=f"a{tpos}" if tpos > 0 else "None",
+        alloc=(
+            "o = _make(("
+            + "".join(
+                f"alloc(shape, {'_int64' if r == 'indices' else 'res'}, dev), " for r in results
+            )
+            + "))"
+            if results
+            else "o = alloc(shape, res, dev)"
+        ),
+    )
+    if results:
+        src = src.replace(
+            "    table, name,", "    _make = op.result_type._make\n    table, name,", 1
+        )
+        src = src.replace(_REDUCTION_RECORD_ONE, _REDUCTION_RECORD_MANY)
+    return src
 
 
 # A structured operator with one result and no tensor lists: its tensors (None where the
@@ -557,7 +608,7 @@ _STRUCTURED = _structured_template(
 # floating result recorded as the node's output of its position by the autograd step's own
 # ``record_outputs``, the results in the operator's named tuple.
 _STRUCTURED_MANY = _structured_template(
-    "margs, spec = meta(x{args})\no = _alloc_many(op, None, spec, dev)\nkernel(o, *margs)",
+    "margs, spec = meta(x{args})\no = _alloc_specs(op, spec, alloc, dev)\nkernel(o, *margs)",
     """
             ent.record_outputs(a, o, margs)
         return result_type._make(o)""",
@@ -913,7 +964,7 @@ _NAMESPACE: dict[str, Any] = {
     "_default_device": get_default_device,
     "_Device": device,
     "_empty_like_layout": empty_like_layout,
-    "_alloc_many": _alloc_many,
+    "_alloc_specs": _alloc_specs,
     "_prepare_reduction": _prepare_reduction,
     "_pointwise": pointwise,
     "_check_values": check_values,
@@ -921,6 +972,7 @@ _NAMESPACE: dict[str, Any] = {
     "_mixed": _mixed,
     "_REDUCED": _REDUCED,
     "_FLOATING": dt.FLOATING,
+    "_int64": dt.int64,
     "_INTEGRAL": dt.INTEGRAL,
     "_lane_scalar": _lane_scalar,
     "_STANDARD": STANDARD,
@@ -928,21 +980,23 @@ _NAMESPACE: dict[str, Any] = {
     "_name_error": name_error,
     "_translate_error": translate_error,
 }
-# (kind, in place, number of parameters, one output, position of a reduction's ``dtype``)
-# -> the factory of that kind's lanes
-_MAKERS: dict[tuple[str, bool, int, bool, int], Callable[[Op], Any]] = {}
+# (kind, in place, number of parameters, one output, position of a reduction's ``dtype``,
+# the names of a reduction's several results) -> the factory of that kind's lanes
+_MAKERS: dict[tuple[str, bool, int, bool, int, tuple[str, ...]], Callable[[Op], Any]] = {}
 
 
 def _maker(
-    kind: str, inplace: bool, n: int, single: bool = True, tpos: int = -1
+    kind: str,
+    inplace: bool,
+    n: int,
+    single: bool = True,
+    tpos: int = -1,
+    results: tuple[str, ...] = (),
 ) -> Callable[[Op], Any]:
-    hit = _MAKERS.get((kind, inplace, n, single, tpos))
+    hit = _MAKERS.get((kind, inplace, n, single, tpos, results))
     if hit is None:
         if kind == "reduction":
-            src = _REDUCTION.format(
-                args="".join(f", a{i}" for i in range(1, n)),
-                given=f"a{tpos}" if tpos > 0 else "None",
-            )
+            src = _reduction_source(n, tpos, results)
         elif kind == "kernel":
             src = _KERNEL.format(
                 args="".join(f", a{i}" for i in range(1, n)),
@@ -988,7 +1042,7 @@ def _maker(
                 ),
             )
         where = f"<tensorcore {kind} lane{'_' if inplace else ''}/{n}>"
-        hit = _MAKERS[(kind, inplace, n, single, tpos)] = _compile(src, where)
+        hit = _MAKERS[(kind, inplace, n, single, tpos, results)] = _compile(src, where)
     return hit
 
 
@@ -1155,8 +1209,14 @@ def lane(op: Op, inplace: bool = False) -> Callable[..., Any] | None:
             return _structured_maker(_STRUCTURED_LIST.format(args=args, rg=rg))(op)
         if op.frontend is unstructured_unchecked:
             return _structured_maker(_KERNEL_LIST.format(args=args, rg=rg))(op)
-    if not inplace and op.frontend is reduction and op.decl.parsed.one_tensor:
-        return _maker("reduction", False, n, tpos=op.decl.pos.dtype)(op)
+    if (
+        not inplace
+        and op.frontend is reduction
+        and (op.decl.parsed.one_tensor or op.decl.pos.result_names)
+    ):
+        return _maker(
+            "reduction", False, n, tpos=op.decl.pos.dtype, results=op.decl.pos.result_names
+        )(op)
     if (
         not inplace
         and op.frontend is unstructured_unchecked

@@ -19,7 +19,7 @@ from ..layouts import contiguous_format, preserve_format, strided
 from ..layouts import memory_format as _memory_format_cls
 from ..plugins import hookimpl
 from . import functions as ops
-from ._call import call
+from ._call import call, call_lane
 from ._transfer import to_device_copy
 from .composite_complex import COMPLEX_COMPOSITES
 from .composite_index import INDEX_COMPOSITES
@@ -172,10 +172,10 @@ def _max_min(name: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
             )
         # (an operator of its own, MaxBackward1's: its gradient is shared over ties, as
         # amax's is, and over the NaNs where the result is NaN, where amax's is NaN)
-        return call(get_op(f"{name}_all"), (self,))
+        return call_lane(get_op(f"{name}_all"), (self,))
     if isinstance(dim, Tensor):
         return (ops.maximum if name == "max" else ops.minimum)(self, dim)
-    values, indices = call(get_op(f"{name}_dim"), (self, dim, keepdim))
+    values, indices = call_lane(get_op(f"{name}_dim"), (self, dim, keepdim))
     return (return_types.max if name == "max" else return_types.min)(values, indices)
 
 

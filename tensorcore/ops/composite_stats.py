@@ -18,8 +18,9 @@ from typing import Any
 from .. import dtypes as dt
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim, torch_name
+from ..dispatch import get_op
 from . import functions as ops
-from ._signature import camel
+from ._call import call_lane
 from ._validate import warn_caller
 from .composite_linalg import linalg_multi_dot
 from .frontends import named_as
@@ -49,11 +50,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if self.ndim == 0:
         return return_types.kthvalue(*_scalar_pair(self))
-    values, indices = self.sort(d, stable=True)
-    v, i = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
-    if not keepdim:
-        v, i = v.squeeze(d), i.squeeze(d)
-    return return_types.kthvalue(named_as(v, "KthvalueBackward0"), i)
+    return return_types.kthvalue(*call_lane(get_op("kthvalue_dim"), (self, k, d, keepdim)))
 
 
 @_composite
@@ -64,35 +61,7 @@ def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     n = self._shape[d]
     if n == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    x = self.movedim(d, -1)
-    s = x.sort(-1, stable=True).values
-    # Runs of equal values in the sorted rows: each position's run and the run's length.
-    first = ops.ones((*s._shape[:-1], 1), dtype=dt.bool_, device=self._device)
-    starts = ops.cat([first, s[..., 1:] != s[..., :-1]], -1)
-    run = starts.cumsum(-1) - 1
-    lengths = ops.zeros(run._shape, dtype=dt.int64, device=self._device).scatter_add(
-        -1, run, ops.ones(run._shape, dtype=dt.int64, device=self._device)
-    )
-    # The longest run that comes first is the smallest of the most frequent values.
-    best = lengths.gather(-1, run).argmax(-1, keepdim=True)
-    value = s.gather(-1, best)
-    positions = ops.arange(n, device=self._device).expand(x._shape)
-    index = ops.where(x == value, positions, -1).amax(-1, keepdim=True)
-    values = x.gather(-1, index)  # the gradient goes to the element at the index
-    if keepdim:
-        values, index = values.movedim(-1, d), index.movedim(-1, d)
-    else:
-        values, index = values.squeeze(-1), index.squeeze(-1)
-    return return_types.mode(named_as(values, "ModeBackward0"), index)
-
-
-def _median_position(valid: Tensor, n: int, ignore_nan: bool) -> Tensor:
-    """Where the median lies among ``n`` sorted elements of which ``valid`` are numbers (NaN
-    sorts last): the lower median of the numbers (the first NaN where there are none), or,
-    without ``ignore_nan``, the first NaN where there is one."""
-    if ignore_nan:
-        return ops.div((valid - 1).clamp(min=0), 2, rounding_mode="floor")
-    return ops.where(valid < n, valid, (n - 1) // 2)
+    return return_types.mode(*call_lane(get_op("mode_dim"), (self, d, keepdim)))
 
 
 def _median_dim(name: str, self: Tensor, dim: int, keepdim: bool, ignore_nan: bool) -> Any:
@@ -103,13 +72,7 @@ def _median_dim(name: str, self: Tensor, dim: int, keepdim: bool, ignore_nan: bo
     n = self._shape[d]
     if n == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = self.sort(d, stable=True)  # NaN sorts last
-    valid = values.isnan().logical_not().sum(d, keepdim=True)
-    pos = _median_position(valid, n, ignore_nan)
-    v, i = values.gather(d, pos), indices.gather(d, pos)
-    if not keepdim:
-        v, i = v.squeeze(d), i.squeeze(d)
-    return result(named_as(v, f"{camel(name)}Backward1"), i)
+    return result(*call_lane(get_op(f"{name}_dim"), (self, d, keepdim)))
 
 
 def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
@@ -119,10 +82,9 @@ def _median_all(self: Tensor, ignore_nan: bool) -> Tensor:
         # NaN, converted to an integer dtype as a cast converts it (PyTorch's result)
         nan = ops.full((), float("nan"), device=self._device)
         return nan.to(self._dtype)
-    values = flat.sort(stable=True).values
-    valid = values.isnan().logical_not().sum(0, keepdim=True)
-    pos = _median_position(valid, n, ignore_nan)
-    return values.gather(0, pos).reshape(())
+    # (the one kernel along the flattened dim; its node, if any, is not the result's)
+    name = "nanmedian_dim" if ignore_nan else "median_dim"
+    return call_lane(get_op(name), (flat, 0, False))[0]
 
 
 def evenly_distributed(self: Tensor, value: Tensor) -> Tensor:

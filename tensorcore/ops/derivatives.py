@@ -819,16 +819,32 @@ _d(
 
 
 def _max_dim(c: Any, grads: list[Any]) -> tuple[Any, ...]:
-    g = grads[0]
-    x, idx = c.self, c.result1
-    if not c.keepdim and x.ndim:
-        g, idx = g.unsqueeze(c.dim[0]), idx.unsqueeze(c.dim[0])
-    z = _zeros_of(x)
-    return (z.scatter(c.dim[0], idx, g) if x.ndim else g.reshape(()),)
+    x = c.self
+    args = (grads[0], c.dim[0], c.result1, x._shape, c.keepdim)
+    return (call_lane(get_op("value_selecting_reduction_backward"), args),)
 
 
+def _value_selecting_reduction_backward(c: Any, gg: Tensor) -> tuple[Any, ...]:
+    # linear in grad: the incoming gradient at the indices (a gather along dim)
+    if not c.needs(0):
+        return (None, None)
+    if not gg.ndim:
+        return (gg, None)
+    idx = c.indices if c.keepdim else c.indices.unsqueeze(c.dim)
+    got = gg.gather(c.dim, idx)
+    return (got if c.keepdim else got.squeeze(c.dim), None)
+
+
+_d(
+    "value_selecting_reduction_backward",
+    "dim indices keepdim",
+    _value_selecting_reduction_backward,
+)
 _d("max_dim", "self:spec dim keepdim result1", _max_dim)
 _d("min_dim", "self:spec dim keepdim result1", _max_dim)
+for _name in ("median_dim", "nanmedian_dim", "mode_dim"):
+    _d(_name, "self:spec dim keepdim result1", _max_dim)
+_d("kthvalue_dim", "self:spec dim keepdim result1", _max_dim)
 
 
 def _var(c: Any, g: Tensor) -> tuple[Any, ...]:

@@ -192,6 +192,27 @@ def meta_evenly_distribute_backward(
     return (g, x, v, dims, keepdim, bool(nan_ties)), (x._shape, g._dtype)
 
 
+def meta_value_selecting_reduction_backward(
+    grad: Tensor, dim: int, indices: Tensor, sizes: Any, keepdim: bool
+) -> Any:
+    name = "value_selecting_reduction_backward"
+    g = _need_tensor(name, "grad", grad)
+    i = _need_tensor(name, "indices", indices)
+    shape = tuple(int(n) for n in sizes)
+    d = _wrap_dim(dim, len(shape)) if shape else 0
+    reduced = tuple(
+        1 if k == d else n for k, n in enumerate(shape) if keepdim or k != d
+    )  # (a 0-d self: grad and indices 0-d too)
+    if g._shape != reduced or i._shape != reduced:
+        raise RuntimeError(
+            f"{name}(): grad of shape {list(g._shape)} and indices of shape "
+            f"{list(i._shape)} do not match sizes {list(shape)} reduced over dim {d}"
+        )
+    if i._dtype is not dt.int64:
+        raise RuntimeError(f"{name}(): expected int64 indices, got {torch_name(i._dtype)}")
+    return (g, d, i, shape, bool(keepdim)), (shape, g._dtype)
+
+
 def meta_cummax(self: Tensor, dim: int) -> Any:
     d = _wrap_dim(dim, self.ndim)
     return (self, d), ((self._shape, self._dtype), (self._shape, dt.int64))

@@ -936,6 +936,17 @@ def _evenly_distribute_backward(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("value_selecting_reduction_backward")
+def _value_selecting_reduction_backward(m: _Maker) -> list[Sample]:
+    i = tc.tensor([2, 0, 3], device=m.device)
+    i0 = tc.tensor([[1, 2, 0, 2]], device=m.device)
+    return [
+        S((m.uniform(3), 1, i, [3, 4], False), desc="dim 1"),
+        S((m.uniform(1, 4), 0, i0, [3, 4], True), desc="dim 0, keepdim"),
+        S((m.uniform(), 0, tc.tensor(0, device=m.device), [], False), desc="0-d"),
+    ]
+
+
 @_samples("max_all", "min_all")
 def _extreme_all(m: _Maker) -> list[Sample]:
     return [S((m.distinct(2, 3),), desc="2-d"), S((m.distinct(4, t=True),), desc="1-d")]
@@ -2769,6 +2780,23 @@ def _median(m: _Maker) -> list[Sample]:
         S((m.distinct(2, 5),), desc="all"),
         S((m.distinct(4, 3, t=True), 0, True), desc="dim 0 of transposed, keepdim"),
         S((m.distinct(3, 4), -1), desc="dim -1"),
+    ]
+
+
+@_samples("median_dim", "nanmedian_dim", "mode_dim")
+def _order_statistic_dim(m: _Maker) -> list[Sample]:
+    # (the kernels behind the composites ``median``, ``nanmedian``, ``mode`` along a dim)
+    return [
+        S((m.distinct(2, 5), 1), desc="dim 1"),
+        S((m.distinct(4, 3, t=True), 0, True), desc="dim 0 of transposed, keepdim"),
+    ]
+
+
+@_samples("kthvalue_dim")
+def _kthvalue_dim(m: _Maker) -> list[Sample]:
+    return [
+        S((m.distinct(2, 4), 2, 1), desc="k=2"),
+        S((m.distinct(4, 3, t=True), 3, 0, True), desc="dim 0 of transposed, keepdim"),
     ]
 
 

@@ -107,6 +107,55 @@ _op(
     dtypes="bif",
     dtype_error="min(): does not support {kind} input",
 )
+# The gradient of an operator that selects one element per reduced row (``max_dim``, the
+# order statistics below): ``grad`` at ``indices`` along ``dim`` of zeros of ``sizes`` (PyTorch's
+# name); as operators it took five (zeros, two unsqueezes, scatter), most of a small backward.
+_op(
+    "value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, int[] sizes, "
+    "bool keepdim) -> Tensor",
+    _R,
+    "Zeros of shape ``sizes`` with ``grad`` at ``indices`` along ``dim`` (the reduced dim "
+    "of both, kept where ``keepdim``): the gradient of ``max(dim)`` and its kind.",
+    frontend="structured",
+    meta_function=M.meta_value_selecting_reduction_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+)
+# The order statistics along a dim as one kernel each (PyTorch's ``median.dim``,
+# ``nanmedian.dim``, ``kthvalue``, ``mode``), which the composites ``median``, ``nanmedian``,
+# ``kthvalue`` and ``mode`` call after their checks: a stable sort, the position, the element
+# there; written with operators they took a dozen (a median of (8, 16): 100 us). Their
+# gradient goes to the element at the index, as ``max_dim``'s does.
+for _n, _node, _doc in (
+    ("median", "MedianBackward1", "The lower median along ``dim`` (NaN where there is one)"),
+    ("nanmedian", "NanmedianBackward1", "The lower median of the numbers along ``dim``"),
+    ("mode", "ModeBackward0", "The smallest of the most frequent values along ``dim``"),
+):
+    _op(
+        f"{_n}_dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        _R,
+        f"{_doc} and its index (of its last occurrence for ``mode``, of the first NaN "
+        "where the result is NaN); a non-empty ``dim``.",
+        frontend="reduction",
+        node=_node,
+        identity=False,
+        method=False,
+        function=False,
+        dtypes="bif" if _n == "mode" else "if",
+    )
+_op(
+    "kthvalue_dim(Tensor self, int k, int dim, bool keepdim=False) -> "
+    "(Tensor values, Tensor indices)",
+    _R,
+    "The ``k``-th smallest element along ``dim`` (1 <= ``k`` <= its size) and its index.",
+    frontend="reduction",
+    node="KthvalueBackward0",
+    identity=False,
+    method=False,
+    function=False,
+    dtypes="if",
+)
 _op(
     "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
     _R + " nondifferentiable",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..helpers import accumulate, array_of, errstate, take_along
+from ..helpers import accumulate, array_of, errstate, quiet_tokens, take_along
 
 __all__ = ["build"]
 
@@ -20,6 +20,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """Search and scan kernels for the array module ``xp``."""
     K: dict[str, Callable[..., Any]] = {}
     quiet = errstate(xp)
+    enter, leave = quiet_tokens(xp)
     numpy = xp.__name__ == "numpy"
 
     def searchsorted(
@@ -67,11 +68,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         """Where the running extreme ``v`` of ``x`` takes ``x``'s value: the index moves
         there (a NaN element too: where the running value became NaN, or is NaN already,
         PyTorch's ``isnan`` update)."""
-        with quiet(all="ignore"):
+        tok = enter()
+        try:
             hit = x == v
             if x.dtype.kind == "f" or x.dtype.kind == "V":
                 hit |= xp.isnan(x)
+        finally:
+            leave(tok)
         return hit
+
+    # (ndim, dim, its length) -> ``place``'s positions (NumPy: ``running``'s small calls)
+    positions: dict[tuple[int, int, int], Any] = {}
+
+    def place(x: Any, dim: int) -> Any:
+        """The position along ``dim`` of each element of ``x``, broadcastable to it."""
+        shape = [1] * x.ndim
+        shape[dim] = x.shape[dim]
+        return xp.arange(x.shape[dim], dtype=xp.int64).reshape(shape)
 
     def running(name: str, better: Any) -> None:
         def k(out: Any, self: Any, dim: int) -> None:
@@ -102,13 +115,28 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ind = array_of(indices).swapaxes(dim, -1)
                 ind[...] = xp.repeat(flat % x.shape[-1], runs).reshape(x.shape)
                 return
+            if numpy:
+                # (small: the scans straight into the results, the positions kept per
+                # shape; the generic calls below cost twice as much on an (8, 16) array)
+                vals, ind = array_of(values), array_of(indices)
+                key = (x.ndim, dim, x.shape[dim])
+                where = positions.get(key)
+                if where is None:
+                    if len(positions) >= 64:
+                        positions.clear()
+                    where = positions[key] = place(x, dim)
+                if vals.dtype == x.dtype:
+                    v = better.accumulate(x, axis=dim, out=vals)
+                else:
+                    v = better.accumulate(x, axis=dim)
+                    vals[...] = v
+                if ind.dtype == xp.int64:
+                    xp.maximum.accumulate(xp.where(hits(x, v), where, -1), axis=dim, out=ind)
+                    return
             v = accumulate(xp, better, x, dim)
-            shape = [1] * x.ndim
-            shape[dim] = x.shape[dim]
-            where = xp.arange(x.shape[dim], dtype=xp.int64).reshape(shape)
             array_of(values)[...] = v
             array_of(indices)[...] = accumulate(
-                xp, xp.maximum, xp.where(hits(x, v), where, -1), dim
+                xp, xp.maximum, xp.where(hits(x, v), place(x, dim), -1), dim
             )
 
         k.__name__ = name
