@@ -639,9 +639,21 @@ def unique(
             return counted
     x, rows, d = _rows(self, dim)
     m = rows._shape[0]
+    if rows.ndim == 1 and m:
+        # The sort's values are the sorted rows: each run's first value is read there (the
+        # same element as ``x[order[first]]``), with no gather of ``x`` through ``order``.
+        ranked = rows.sort(stable=True)
+        starts = _run_starts(ranked.values)
+        out = _runs(ranked.values, starts, None, False, return_counts, d)
+        if return_inverse:
+            inv = starts.cumsum(0) - 1
+            out.insert(
+                1, ops.zeros((m,), dtype=dt.int64, device=x._device).scatter(0, ranked.indices, inv)
+            )
+        return _results(out, self, dim, return_inverse)
     # Sort the rows lexicographically: stable sorts by each column, the last one first.
     if rows.ndim == 1:
-        order = rows.sort(stable=True).indices if m else ops.zeros((0,), dtype=dt.int64)
+        order = ops.zeros((0,), dtype=dt.int64)
     else:
         order = ops.arange(m, device=self._device)
         for c in range(rows._shape[1] - 1, -1, -1):
