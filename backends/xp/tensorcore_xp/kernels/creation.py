@@ -28,6 +28,10 @@ __all__ = ["build"]
 _FLOAT_DIGITS = {2: 11, 4: 24, 8: 53}
 
 
+#: Integer bounds well inside int64 (``arange``'s one-call case).
+_INT62 = 1 << 62
+
+
 def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     """Factory and random kernels for the array module ``xp``, drawing from ``random_stream``
     (a :class:`tensorcore_xp.RandomStream` class) or, when it is None, from ``xp.random``."""
@@ -79,9 +83,16 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     ) -> None:
         o = array_of(out)
         n = o.shape[0]
-        if is_float(out._dtype) or not all(isinstance(v, int) for v in (start, step)):
+        d = out._dtype
+        if d.is_floating_point or d.is_complex or not (
+            isinstance(start, int) and isinstance(step, int)
+        ):
             # PyTorch computes ``start + i * step`` in double precision, then casts.
             r = start + step * xp.arange(n, dtype=xp.float64)
+        elif o.dtype == xp.int64 and -_INT62 < start + step * n < _INT62:
+            # (the common ``arange(n)``: the integers themselves, nothing to cast)
+            o[...] = xp.arange(start, start + step * n, step, dtype=xp.int64)
+            return
         else:
             r = start + step * xp.arange(n, dtype=xp.int64)
         assign(o, r)
