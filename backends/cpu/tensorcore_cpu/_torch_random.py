@@ -107,15 +107,15 @@ class TorchCPUStream:
         return below
 
     def _unit_floats(self, n: int, digits: int) -> tuple[Any, Any]:
-        """``n`` float32 uniforms in [0, 1) of ``digits`` bits, and a float32 scratch array of
-        ``n`` (the draws' memory, free once they are converted)."""
+        """``n`` float32 uniforms in [0, 1) of ``digits`` bits, and the draws' array (uint64,
+        free once they are converted: scratch memory of ``8 * n`` bytes)."""
         raw = self.u32(n)
         mask, scale = _UNIT[digits]
         np.bitwise_and(raw, mask, out=raw)
         # ``x * 1 + 0`` is x, and a 24-bit integer times 2**-24 is exact in float32.
         x = raw.astype(np.float32)
         np.multiply(x, scale, out=x)
-        return x, raw.view(np.float32)[:n]
+        return x, raw
 
     def normal(self, n: int, dtype: Any, mean: float, std: float, contiguous: bool) -> Any:
         """``n`` normal values in PyTorch's order (see the module docstring)."""
@@ -271,15 +271,14 @@ _BOX = {
 
 def _box_muller_16(blocks: Any, mean: float, std: float, scratch: Any = None) -> None:
     """PyTorch's ``normal_fill_16`` on each row of ``blocks`` (a C-contiguous array of rows
-    of 16 uniforms); ``scratch``, where given, is a 1-d array of ``blocks.size`` elements of
-    its dtype that the function may overwrite."""
+    of 16 uniforms); ``scratch``, where given, is a contiguous 1-d array of at least
+    ``blocks.nbytes`` bytes that the function may overwrite."""
     one, minus_two, two_pi, m, sd = _box_constants(blocks.dtype, mean, std)
     if blocks.shape[0] <= _FEW_BLOCKS:
         _box_muller_16_few(blocks, one, minus_two, two_pi, m, sd)
         return
     k = blocks.shape[0] * 8
-    if scratch is None:
-        scratch = np.empty(2 * k, dtype=blocks.dtype)
+    scratch = np.empty(2 * k, dtype=blocks.dtype) if scratch is None else scratch.view(blocks.dtype)
     # Each row's halves (8 values) are taken out as single items of 8 values into two
     # contiguous buffers: the arithmetic then runs on NumPy's contiguous (SIMD) loops, the
     # same values element by element as on the strided halves, without their per-row cost.
