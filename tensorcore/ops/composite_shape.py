@@ -640,16 +640,20 @@ def unique(
     x, rows, d = _rows(self, dim)
     m = rows._shape[0]
     if rows.ndim == 1 and m:
-        # The sort's values are the sorted rows: each run's first value is read there (the
-        # same element as ``x[order[first]]``), with no gather of ``x`` through ``order``.
+        # The sort's values are the sorted elements: each run's first value is read there
+        # through the mask of run starts (the same element as ``x[order[first]]``), with no
+        # positions and no gather of ``x`` through the order.
         ranked = rows.sort(stable=True)
         starts = _run_starts(ranked.values)
-        out = _runs(ranked.values, starts, None, False, return_counts, d)
+        out = [ranked.values[starts]]
         if return_inverse:
             inv = starts.cumsum(0) - 1
-            out.insert(
-                1, ops.zeros((m,), dtype=dt.int64, device=x._device).scatter(0, ranked.indices, inv)
-            )
+            at = ops.zeros((m,), dtype=dt.int64, device=x._device)
+            out.append(at.scatter(0, ranked.indices, inv))
+        if return_counts:
+            first = starts.nonzero().reshape(-1)
+            ends = ops.cat([first, ops.full((1,), m, dtype=dt.int64, device=x._device)], 0)
+            out.append(ends.narrow(0, 1, first._shape[0]) - first)
         return _results(out, self, dim, return_inverse)
     # Sort the rows lexicographically: stable sorts by each column, the last one first.
     if rows.ndim == 1:
