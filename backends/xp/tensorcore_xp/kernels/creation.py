@@ -84,8 +84,10 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         o = array_of(out)
         n = o.shape[0]
         d = out._dtype
-        if d.is_floating_point or d.is_complex or not (
-            isinstance(start, int) and isinstance(step, int)
+        if (
+            d.is_floating_point
+            or d.is_complex
+            or not (isinstance(start, int) and isinstance(step, int))
         ):
             # PyTorch computes ``start + i * step`` in double precision, then casts.
             r = start + step * xp.arange(n, dtype=xp.float64)
