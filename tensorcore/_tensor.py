@@ -338,6 +338,8 @@ class Tensor(OperatorMethods):
         >>> x.is_contiguous(), x.is_contiguous(memory_format=tc.channels_last)
         (True, False)
         """
+        if self._stride is _CONTIG.get(self._shape) and memory_format is contiguous_format:
+            return True  # (row-major strides are the shared tuple of ``contiguous_strides``)
         if memory_format is not contiguous_format:
             if memory_format.__class__ is not _memory_format_cls:
                 raise TypeError(

@@ -384,6 +384,35 @@ def test_linspace_rounds_as_pytorch(device: str) -> None:
     assert np.isnan(inf[0]) and inf[1] == float("inf") and np.isnan(inf[2:]).all()
 
 
+@pytest.mark.parametrize("steps", [2, 3, 16, 17, 101])
+def test_float32_linspace_is_the_symmetric_form_rounded_once(device: str, steps: int) -> None:
+    # float32: the step in float32, each value start + step * i (end - step * k on the second
+    # half) in exact float64 arithmetic, rounded once to float32; the written result the
+    # same through a strided out=.
+    g = np.random.default_rng(steps)
+    for start, end in [(0.0, 1.0), (1.0, 0.0), *(tuple(g.normal(0, 100, 2)) for _ in range(5))]:
+        s, e = np.float32(start), np.float32(end)
+        step = np.float64((e - s) / np.float32(steps - 1))
+        i = np.arange(steps, dtype=np.float64)
+        want = np.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i))
+        want = want.astype(np.float32)
+        got = to_numpy(tc.linspace(float(start), float(end), steps, device=device))
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        out = tc.zeros(2 * steps, device=device)
+        tc.linspace(float(start), float(end), steps, out=out[::2])
+        assert np.array_equal(to_numpy(out[::2]).view(np.uint32), want.view(np.uint32))
+        assert not to_numpy(out[1::2]).any()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(16,), (0,), (2, 40, 3), (40, 2, -3), (2**62 - 20, 2**62 - 1, 3), (-(2**63), -(2**63) + 5)],
+)
+def test_integer_arange_is_the_range(device: str, args: tuple) -> None:
+    t = tc.arange(*args, device=device)
+    assert t.dtype is tc.int64 and t.tolist() == list(range(*args))
+
+
 def test_eye(device: str) -> None:
     assert_close(tc.eye(3, device=device), np.eye(3, dtype=np.float32))
     assert_close(tc.eye(2, 4, device=device), np.eye(2, 4, dtype=np.float32))

@@ -32,6 +32,8 @@ def _composite(fn: Callable[..., Any]) -> Callable[..., Any]:
 def masked_select(self: Tensor, mask: Tensor) -> Tensor:
     if mask._dtype is not dt.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if self._shape == mask._shape:  # (nothing to broadcast: no views to make)
+        return self[mask]
     values, where = ops.broadcast_tensors(self, mask)
     return values[where]
 

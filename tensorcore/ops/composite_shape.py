@@ -639,9 +639,25 @@ def unique(
             return counted
     x, rows, d = _rows(self, dim)
     m = rows._shape[0]
+    if rows.ndim == 1 and m:
+        # The sort's values are the sorted elements: each run's first value is read there
+        # through the mask of run starts (the same element as ``x[order[first]]``), with no
+        # positions and no gather of ``x`` through the order.
+        ranked = rows.sort(stable=True)
+        starts = _run_starts(ranked.values)
+        out = [ranked.values[starts]]
+        if return_inverse:
+            inv = starts.cumsum(0) - 1
+            at = ops.zeros((m,), dtype=dt.int64, device=x._device)
+            out.append(at.scatter(0, ranked.indices, inv))
+        if return_counts:
+            first = starts.nonzero().reshape(-1)
+            ends = ops.cat([first, ops.full((1,), m, dtype=dt.int64, device=x._device)], 0)
+            out.append(ends.narrow(0, 1, first._shape[0]) - first)
+        return _results(out, self, dim, return_inverse)
     # Sort the rows lexicographically: stable sorts by each column, the last one first.
     if rows.ndim == 1:
-        order = rows.sort(stable=True).indices if m else ops.zeros((0,), dtype=dt.int64)
+        order = ops.zeros((0,), dtype=dt.int64)
     else:
         order = ops.arange(m, device=self._device)
         for c in range(rows._shape[1] - 1, -1, -1):

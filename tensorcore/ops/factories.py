@@ -271,7 +271,8 @@ def from_numpy(ndarray: Any) -> Tensor:
     """
     if type(ndarray).__module__ != "numpy" or not hasattr(ndarray, "__array_interface__"):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    t = _registry.interface(_device("cpu")).from_object(ndarray, None, _device("cpu"), False)
+    cpu = _device("cpu")
+    t = _registry.interface(cpu).from_object(ndarray, None, cpu, False)
     if t is None:
         raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}")
     return t

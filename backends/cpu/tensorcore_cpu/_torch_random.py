@@ -33,6 +33,15 @@ __all__ = ["TorchCPUStream"]
 # ``dtype.name`` costs microseconds).
 _DIGITS = {np.dtype(np.float16): 11, np.dtype(ml_dtypes.bfloat16): 8}
 
+# The constants of the kernels below as 0-d arrays, made once: a ufunc takes a 0-d array
+# operand in about half the time of a NumPy scalar made per call (small draws are a dozen
+# ufunc calls, each mostly overhead). ``_UNIT[digits]``: the mask of a draw's low ``digits``
+# bits and the float32 ``2**-digits``.
+_UNIT = {
+    d: (np.array((1 << d) - 1, dtype=np.uint64), np.array(2.0**-d, dtype=np.float32))
+    for d in (8, 11, 24)
+}
+
 
 class TorchCPUStream:
     """One generator's state: the Mersenne Twister and the cached normal sample."""
@@ -98,14 +107,15 @@ class TorchCPUStream:
         return below
 
     def _unit_floats(self, n: int, digits: int) -> tuple[Any, Any]:
-        """``n`` float32 uniforms in [0, 1) of ``digits`` bits, and a float32 scratch array of
-        ``n`` (the draws' memory, free once they are converted)."""
+        """``n`` float32 uniforms in [0, 1) of ``digits`` bits, and the draws' array (uint64,
+        free once they are converted: scratch memory of ``8 * n`` bytes)."""
         raw = self.u32(n)
-        np.bitwise_and(raw, np.uint64((1 << digits) - 1), out=raw)
+        mask, scale = _UNIT[digits]
+        np.bitwise_and(raw, mask, out=raw)
         # ``x * 1 + 0`` is x, and a 24-bit integer times 2**-24 is exact in float32.
         x = raw.astype(np.float32)
-        x *= np.float32(2.0**-digits)
-        return x, raw.view(np.float32)[:n]
+        np.multiply(x, scale, out=x)
+        return x, raw
 
     def normal(self, n: int, dtype: Any, mean: float, std: float, contiguous: bool) -> Any:
         """``n`` normal values in PyTorch's order (see the module docstring)."""
@@ -245,17 +255,30 @@ def _same(x: float) -> float:
     return x
 
 
+def _box_constants(dtype: Any, mean: float, std: float) -> tuple[Any, ...]:
+    """``normal_fill_16``'s constants as 0-d arrays of ``dtype`` (see ``_UNIT``): 1, -2,
+    2 * pi, the mean and the standard deviation (None for 1: ``x * 1`` is x, bit for bit)."""
+    one, minus_two, two_pi, zero = _BOX[dtype]
+    m = zero if mean == 0.0 else np.array(mean, dtype=dtype)
+    return one, minus_two, two_pi, m, None if std == 1 else np.array(std, dtype=dtype)
+
+
+_BOX = {
+    np.dtype(t): tuple(np.array(v, dtype=t) for v in (1.0, -2.0, 2.0 * math.pi, 0.0))
+    for t in (np.float32, np.float64)
+}
+
+
 def _box_muller_16(blocks: Any, mean: float, std: float, scratch: Any = None) -> None:
-    """PyTorch's ``normal_fill_16`` on each row of ``blocks`` (C-contiguous rows of 16
-    uniforms); ``scratch``, where given, is a 1-d array of ``blocks.size`` elements of its
-    dtype that the function may overwrite."""
-    t = blocks.dtype.type
+    """PyTorch's ``normal_fill_16`` on each row of ``blocks`` (a C-contiguous array of rows
+    of 16 uniforms); ``scratch``, where given, is a contiguous 1-d array of at least
+    ``blocks.nbytes`` bytes that the function may overwrite."""
+    one, minus_two, two_pi, m, sd = _box_constants(blocks.dtype, mean, std)
     if blocks.shape[0] <= _FEW_BLOCKS:
-        _box_muller_16_few(blocks, t, mean, std)
+        _box_muller_16_few(blocks, one, minus_two, two_pi, m, sd)
         return
     k = blocks.shape[0] * 8
-    if scratch is None:
-        scratch = np.empty(2 * k, dtype=blocks.dtype)
+    scratch = np.empty(2 * k, dtype=blocks.dtype) if scratch is None else scratch.view(blocks.dtype)
     # Each row's halves (8 values) are taken out as single items of 8 values into two
     # contiguous buffers: the arithmetic then runs on NumPy's contiguous (SIMD) loops, the
     # same values element by element as on the strided halves, without their per-row cost.
@@ -265,18 +288,18 @@ def _box_muller_16(blocks: Any, mean: float, std: float, scratch: Any = None) ->
     np.copyto(theta.view(half.dtype), half[:, 1])
     # radius * cos(theta) * std + mean and the same with sin, in PyTorch's order of
     # operations.
-    np.subtract(t(1), radius, out=radius)
+    np.subtract(one, radius, out=radius)
     np.log(radius, out=radius)
-    radius *= t(-2)
+    np.multiply(radius, minus_two, out=radius)
     np.sqrt(radius, out=radius)
-    theta *= t(2.0 * math.pi)
+    np.multiply(theta, two_pi, out=theta)
     cos = np.cos(theta)
     np.sin(theta, out=theta)
     for vals, at in ((cos, 0), (theta, 1)):
         vals *= radius
-        if std != 1:  # (x * 1 is x, bit for bit)
-            vals *= t(std)
-        vals += t(mean)  # (always: -0.0 + 0.0 is +0.0, as in PyTorch)
+        if sd is not None:
+            np.multiply(vals, sd, out=vals)
+        np.add(vals, m, out=vals)  # (always: -0.0 + 0.0 is +0.0, as in PyTorch)
         np.copyto(half[:, at], vals.view(half.dtype))
 
 
@@ -286,21 +309,22 @@ def _box_muller_16(blocks: Any, mean: float, std: float, scratch: Any = None) ->
 _FEW_BLOCKS = 64
 
 
-def _box_muller_16_few(blocks: Any, t: Any, mean: float, std: float) -> None:
+def _box_muller_16_few(blocks: Any, one: Any, minus_two: Any, two_pi: Any, m: Any, sd: Any) -> None:
     """``_box_muller_16`` for a few blocks, with the same operations in the same order (the
-    same values bit for bit: ``tests`` compare the two)."""
+    same values bit for bit: ``tests`` compare the two); the constants of
+    ``_box_constants``."""
     u1, u2 = blocks[:, :8], blocks[:, 8:]
-    radius = np.subtract(t(1), u1)
+    radius = np.subtract(one, u1)
     np.log(radius, out=radius)
-    radius *= t(-2)
+    np.multiply(radius, minus_two, out=radius)
     np.sqrt(radius, out=radius)
-    theta = np.multiply(u2, t(2.0 * math.pi))
+    theta = np.multiply(u2, two_pi)
     cos = np.cos(theta)
     np.sin(theta, out=theta)
-    cos *= radius
-    theta *= radius
-    if std != 1:  # (x * 1 is x, bit for bit)
-        cos *= t(std)
-        theta *= t(std)
-    np.add(cos, t(mean), out=u1)  # (always: -0.0 + 0.0 is +0.0, as in PyTorch)
-    np.add(theta, t(mean), out=u2)
+    # The products straight into the halves, then the scale and shift on all of ``blocks``
+    # at once (contiguous: one call each where the halves would take two strided ones).
+    np.multiply(cos, radius, out=u1)
+    np.multiply(theta, radius, out=u2)
+    if sd is not None:
+        np.multiply(blocks, sd, out=blocks)
+    np.add(blocks, m, out=blocks)  # (always: -0.0 + 0.0 is +0.0, as in PyTorch)

@@ -34,10 +34,8 @@ def wrap(arr: Any, dtype: tc.dtype | None = None) -> Tensor:
     if dtype is None:
         dtype = from_numpy(arr.dtype)
     isz = arr.itemsize
-    if arr.flags.c_contiguous:
-        shape = arr.shape
-        st = Storage(arr, arr.nbytes, _CPU, dtype)
-        return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
+    if arr.flags.c_contiguous:  # (the allocator's fast path: the array is the storage)
+        return contiguous_tensor(arr, arr.nbytes, arr.shape, dtype, _CPU, arr)
     # A strided array: its storage is the smallest flat range covering it.
     strides = tuple(s // isz for s in arr.strides)
     if any(s * isz != b for s, b in zip(strides, arr.strides, strict=True)) or any(
@@ -142,14 +140,14 @@ class CPUDevice(DeviceInterface):
         tdt = from_numpy(arr.dtype)
         if copy:
             arr = arr.copy()
-        elif any(s < 0 for s in arr.strides):
+        elif not arr.flags.c_contiguous and any(s < 0 for s in arr.strides):
             raise ValueError(
                 "At least one stride in the given numpy array is negative, and tensors with "
                 "negative strides are not currently supported. (You can probably work around "
                 "this by making a copy of your array with array.copy().)"
             )
         t = wrap(arr, tdt)
-        if device is not None and tc.device(device).type != "cpu":
+        if device is not None and device is not _CPU and tc.device(device).type != "cpu":
             return t.to(device=device, dtype=dtype or tdt)
         return t if dtype is None else t.to(dtype)
 

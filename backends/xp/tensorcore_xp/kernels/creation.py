@@ -28,6 +28,10 @@ __all__ = ["build"]
 _FLOAT_DIGITS = {2: 11, 4: 24, 8: 53}
 
 
+#: Integer bounds well inside int64 (``arange``'s one-call case).
+_INT62 = 1 << 62
+
+
 def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     """Factory and random kernels for the array module ``xp``, drawing from ``random_stream``
     (a :class:`tensorcore_xp.RandomStream` class) or, when it is None, from ``xp.random``."""
@@ -79,9 +83,18 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     ) -> None:
         o = array_of(out)
         n = o.shape[0]
-        if is_float(out._dtype) or not all(isinstance(v, int) for v in (start, step)):
+        d = out._dtype
+        if (
+            d.is_floating_point
+            or d.is_complex
+            or not (isinstance(start, int) and isinstance(step, int))
+        ):
             # PyTorch computes ``start + i * step`` in double precision, then casts.
             r = start + step * xp.arange(n, dtype=xp.float64)
+        elif o.dtype == xp.int64 and -_INT62 < start + step * n < _INT62:
+            # (the common ``arange(n)``: the integers themselves, nothing to cast)
+            o[...] = xp.arange(start, start + step * n, step, dtype=xp.int64)
+            return
         else:
             r = start + step * xp.arange(n, dtype=xp.int64)
         assign(o, r)
@@ -104,21 +117,24 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         cplx = out._dtype.is_complex or isinstance(start, complex) or isinstance(end, complex)
         # PyTorch's symmetric form: the first half counts up from ``start``, the second half
         # down from ``end``, so both endpoints are exact.
-        up = xp.arange(steps) < steps // 2
         with quiet(all="ignore"):  # an infinite bound gives NaN, as in PyTorch
+            if out._dtype.is_floating_point and not cplx and o.dtype.itemsize == 4:
+                _float32_linspace(o, start, end, steps)
+                return
             if out._dtype.is_floating_point and not cplx:
-                r = _float_linspace(o.dtype, start, end, steps, up)
+                r = _float_linspace(o.dtype, start, end, steps)
             elif not cplx and o.dtype.kind in "iu":
                 # integer dtypes: the bounds are cast to the dtype first (truncated), the
                 # values computed in float64 and truncated
-                r = _float_linspace(xp.dtype(xp.float64), int(start), int(end), steps, up)
+                r = _float_linspace(xp.dtype(xp.float64), int(start), int(end), steps)
             else:
                 i = xp.arange(steps, dtype=xp.complex128 if cplx else xp.float64)
                 step = (end - start) / (steps - 1)
+                up = xp.arange(steps) < steps // 2
                 r = xp.where(up, start + step * i, end - step * (steps - 1 - i))
         assign(o, r)
 
-    def _float_linspace(dt: Any, start: Any, end: Any, steps: int, up: Any) -> Any:
+    def _float_linspace(dt: Any, start: Any, end: Any, steps: int) -> Any:
         # PyTorch's values to the bit: the step is computed in the tensor's dtype, and each
         # value is ``start + step * i`` (``end - step * k`` on the second half). Its compiled
         # loop fuses that multiply-add for float32 and float64 (one rounding), while 16-bit
@@ -126,15 +142,31 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         s, e = xp.asarray(start, dtype=dt), xp.asarray(end, dtype=dt)
         step = (e - s) / xp.asarray(steps - 1, dtype=dt)
         n = xp.arange(steps)
+        up = n < steps // 2
         if dt.itemsize == 2:
             return xp.where(up, s + step * n.astype(dt), e - step * (steps - 1 - n).astype(dt))
         i = n.astype(xp.float64)
         s, e, step = s.astype(xp.float64), e.astype(xp.float64), step.astype(xp.float64)
-        if dt.itemsize == 4:  # the float64 product is exact: one rounding, to float32
-            return xp.where(up, s + step * i, e - step * (steps - 1 - i))
+        # (float32 is ``_float32_linspace``'s)
         plain = xp.where(up, s + step * i, e - step * (steps - 1 - i))
         fused = xp.where(up, _fma(step, i, s), _fma(-step, steps - 1 - i, e))
         return xp.where(xp.isfinite(plain), fused, plain)
+
+    def _float32_linspace(o: Any, start: Any, end: Any, steps: int) -> None:
+        """``_float_linspace`` for float32, written into ``o``: each value computed in
+        float64 (the product of the float32 step by an index is exact) and rounded once as
+        it is stored, the fused multiply-add's value. The bounds and the step are host
+        scalars of the dtype (the same float32 operations as 0-d arrays, at a fraction of
+        their cost), and each half is computed on its own (the first ``steps // 2`` values
+        from ``start``, the rest from ``end``) rather than both everywhere and then a choice
+        between them."""
+        t = o.dtype.type
+        s, e = t(start), t(end)
+        step, h = float((e - s) / t(steps - 1)), steps // 2
+        up = xp.multiply(xp.arange(h, dtype=xp.float64), step)
+        xp.add(up, float(s), out=o[:h])
+        down = xp.multiply(xp.arange(steps - 1 - h, -1, -1, dtype=xp.float64), step)
+        xp.subtract(float(e), down, out=o[h:])
 
     def _fma(a: Any, b: Any, c: Any) -> Any:
         # a * b + c rounded once, in float64: the product's exact two-term form (Dekker's
