@@ -935,6 +935,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         nd = len(kernel)
         if divisor_override is not None:
             return divisor_override
+        if all(h == p for h, p in zip(hi, padding, strict=True)) and (
+            count_include_pad or not any(padding)
+        ):
+            # Every window lies inside the padded input and all of it counts: the kernel's
+            # size everywhere (what the sum below gives, without its passes).
+            return math.prod(kernel)
         ones = xp.ones((1, 1) + tuple(shape[2:]), dtype=wide)
         if count_include_pad:
             # Padding counts; the extra right padding of a ceil-mode window does not.
@@ -988,7 +994,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = array_of(self)
         nd = len(kernel_size)
         wide = acc_dtype(xp, o.dtype)
-        outs, hi = pool_geometry(x.shape, kernel_size, stride, padding, (1,) * nd, ceil_mode)
+        outs, hi = pool_plan(x, kernel_size, stride, padding, (1,) * nd, ceil_mode)[:2]
         xw = pad(x.astype(wide, copy=False), padding, hi)
         if (
             1 < math.prod(kernel_size) <= _AVG_TAPS
