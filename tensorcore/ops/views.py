@@ -12,7 +12,7 @@ import math
 import operator
 from typing import Any
 
-from .._tensor import Tensor, _wrap_dim, contiguous_strides, torch_name
+from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, torch_name
 from ..autograd import grad_mode as _grad_mode
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
@@ -37,7 +37,11 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     t = _new(Tensor)
     t._storage = base._storage
     t._shape = shape
-    t._stride = stride
+    # A row-major view (``x[None]``, ``x.unsqueeze(0)``, ``x[1:3]``) takes the shared strides
+    # tuple of its shape (``contiguous_strides``), by whose identity the lanes and frontends
+    # know a contiguous operand: an operation on it then takes its lane, not the call path.
+    c = _CONTIG.get(shape)
+    t._stride = c if c is not None and c == stride else stride
     t._offset = offset
     t._dtype = base._dtype
     t._device = base._device
