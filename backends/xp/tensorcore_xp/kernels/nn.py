@@ -935,9 +935,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         nd = len(kernel)
         if divisor_override is not None:
             return divisor_override
-        if all(h == p for h, p in zip(hi, padding, strict=True)) and (
-            count_include_pad or not any(padding)
-        ):
+        if hi == tuple(padding) and (count_include_pad or not any(padding)):
             # Every window lies inside the padded input and all of it counts: the kernel's
             # size everywhere (what the sum below gives, without its passes).
             return math.prod(kernel)
@@ -952,23 +950,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         win = windows(ones, kernel, stride, (1,) * nd, outs)
         return win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)))
 
-    def strided_window_sum(
-        xw: Any, kernel: Sequence[int], stride: Sequence[int], outs: Sequence[int]
-    ) -> Any:
+    def strided_window_sum(xw: Any, kernel: Sequence[int], taps: Sequence[Any]) -> Any:
         """The sums over the windows of ``xw`` (padded) as strided slices, one per kernel
-        position, in the order of NumPy's sum over the windows view (the last kernel axis
-        first, each one sequentially: the same bits where every kernel size is below 8, past
-        which NumPy's reduction splits its loop, and where ``xw`` is C-contiguous: NumPy
-        orders its loops by the strides), without the time that reduction spends
-        iterating over short strided axes (a tenth of it for 2 x 2 windows)."""
-        nd, ones, lead = len(kernel), (1,) * len(kernel), (slice(None), slice(None))
+        position (``taps``, in row-major order of the kernel positions: ``pool_plan``'s), in
+        the order of NumPy's sum over the windows view (the last kernel axis first, each one
+        sequentially: the same bits where every kernel size is below 8, past which NumPy's
+        reduction splits its loop, and where ``xw`` is C-contiguous: NumPy orders its loops
+        by the strides), without the time that reduction spends iterating over short strided
+        axes (a tenth of it for 2 x 2 windows)."""
+        nd = len(kernel)
 
-        def part(prefix: tuple[int, ...]) -> Any:
-            if len(prefix) == nd:
-                return xw[lead + tap(prefix, stride, ones, outs)]
+        def part(first: int, level: int) -> Any:
+            """The sum of the block of taps from ``first`` that share their positions on the
+            kernel axes before ``level``."""
+            if level == nd:
+                return xw[taps[first]]
+            block = math.prod(kernel[level + 1 :])
             acc = None
-            for i in range(kernel[len(prefix)]):
-                p = part((*prefix, i))
+            for i in range(kernel[level]):
+                p = part(first + i * block, level + 1)
                 if acc is None:
                     acc = p
                 elif acc.base is None:  # a fresh sum: add in place
@@ -977,7 +977,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     acc = acc + p
             return acc
 
-        total = part(())
+        total = part(0, 0)
         return total if total.base is None else total.copy()
 
     def avg_pool2d(
@@ -994,14 +994,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = array_of(self)
         nd = len(kernel_size)
         wide = acc_dtype(xp, o.dtype)
-        outs, hi = pool_plan(x, kernel_size, stride, padding, (1,) * nd, ceil_mode)[:2]
+        outs, hi, taps = pool_plan(x, kernel_size, stride, padding, (1,) * nd, ceil_mode)[:3]
         xw = pad(x.astype(wide, copy=False), padding, hi)
-        if (
-            1 < math.prod(kernel_size) <= _AVG_TAPS
-            and max(kernel_size) < 8
-            and writes_through_views(xw)
-        ):
-            total = strided_window_sum(xw, kernel_size, stride, outs)
+        if 1 < len(taps) <= _AVG_TAPS and max(kernel_size) < 8 and writes_through_views(xw):
+            total = strided_window_sum(xw, kernel_size, taps)
         else:
             win = windows(xw, kernel_size, stride, (1,) * nd, outs)
             total = win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)))
