@@ -247,6 +247,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         stride, padding = geo[:2]
         return all(s <= n + 2 * p for s, n, p in zip(stride, x_shape[2:], padding, strict=True))
 
+    def remembered(fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn``, a pure function of hashable arguments (Python numbers and tuples), with its
+        results kept per arguments (up to 256 of them; unhashable ones, lists, are computed
+        each time): a layer's geometry is the same at every step, and its Python arithmetic
+        costs more than a small convolution's array work."""
+        memo: dict[Any, Any] = {}
+
+        def call(*args: Any) -> Any:
+            try:
+                return memo[args]
+            except KeyError:
+                res = memo[args] = fn(*args)
+                if len(memo) > 256:
+                    memo.clear()
+                return res
+            except TypeError:
+                return fn(*args)
+
+        call.__name__ = fn.__name__
+        call.__doc__ = fn.__doc__
+        return call
+
+    @remembered
     def phase_layout(
         sizes: Sequence[int], kernel: Sequence[int], geo: tuple[Any, ...], outs: Sequence[int]
     ) -> tuple[Any, ...]:
@@ -288,7 +311,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ph.append(slice(u0, u0 + count))
                 src.append(slice(x0, x0 + stride[i] * (count - 1) + 1 if count else x0, stride[i]))
             fills.append((j, tuple(ph), tuple(src)))
-        return grid, reads, span, length, fills
+        return grid, tuple(reads), span, length, tuple(fills)
 
     def depthwise_block(n: int, c: int, per_sample: int) -> int:
         """Samples per block of the NumPy depthwise kernels (all of them elsewhere)."""
@@ -816,13 +839,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         there (an int64 array of shape (1, 1, *outs))."""
         key = (x.shape[2:], kernel, stride, padding, dilation, ceil_mode, device_of(x))
         try:
-            return plans[key]  # type: ignore[no-any-return]
+            return plans[key]
         except KeyError:
             pass
         except TypeError:  # (arguments given as lists: the backward operators')
             key = (key[0], *(tuple(v) for v in key[1:5]), *key[5:])
             if key in plans:
-                return plans[key]  # type: ignore[no-any-return]
+                return plans[key]
         nd = len(kernel)
         outs, hi = pool_geometry(x.shape, kernel, stride, padding, dilation, ceil_mode)
         positions = list(itertools.product(*(range(kk) for kk in kernel)))
