@@ -40,7 +40,10 @@ def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], off
     # A row-major view (``x[None]``, ``x.unsqueeze(0)``, ``x[1:3]``) takes the shared strides
     # tuple of its shape (``contiguous_strides``), by whose identity the lanes and frontends
     # know a contiguous operand: an operation on it then takes its lane, not the call path.
+    # (A shape not met yet is looked up for the views of a row-major base only.)
     c = _CONTIG.get(shape)
+    if c is None and base._stride is _CONTIG.get(base._shape):
+        c = contiguous_strides(shape)
     t._stride = c if c is not None and c == stride else stride
     t._offset = offset
     t._dtype = base._dtype
