@@ -15,7 +15,7 @@ import tensorcore as tc
 from tensorcore._tensor import _CONTIG, contiguous_strides
 from tensorcore.nn._sampling import _nearest_plan
 from tensorcore.ops import meta_nn
-from tensorcore.ops._padding import _pad_positions
+from tensorcore.ops._padding import FEW_POSITIONS, _pad_index, _pad_positions
 
 F = tc.nn.functional
 
@@ -136,3 +136,16 @@ def test_a_row_major_view_shares_its_shapes_strides() -> None:
     a = y.numpy()
     want = a[:, None] - a[None, :]
     np.testing.assert_array_equal((y.unsqueeze(-2) - y.unsqueeze(-3)).numpy(), want)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_long_dims_take_the_tensor_path_with_the_same_positions(mode: str) -> None:
+    size = FEW_POSITIONS + 10  # (past the Python positions' length)
+    for lo, hi in ((3, 2), (0, 5), (-2, 4), (4, -1)):
+        got = _pad_index(size, lo, hi, mode, "cpu").tolist()
+        assert got == list(_pad_positions(size, lo, hi, mode))
+    for n_in, n_out, exact in ((100, FEW_POSITIONS + 1, False), (300, 450, True)):
+        x = tc.arange(float(n_in)).reshape(1, 1, n_in)
+        mode_name = "nearest-exact" if exact else "nearest"
+        got = F.interpolate(x, size=n_out, mode=mode_name)[0, 0].tolist()
+        assert got == [float(i) for i in _nearest_plan(n_in, n_out, None, exact)]

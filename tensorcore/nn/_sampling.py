@@ -20,6 +20,7 @@ from .._tensor import Tensor, torch_name
 from ..amp.autocast_mode import fp32_function
 from ..layouts import contiguous_format
 from ..ops import functions as ops
+from ..ops._padding import FEW_POSITIONS, positions_tensor
 from ..ops._validate import checked
 from ..ops.factories import tensor as _tensor
 from ..ops.frontends import named_as
@@ -213,7 +214,13 @@ def _resize_dim(
             shape = list(x.shape)
             rep = x.unsqueeze(d + 1).expand(*shape[: d + 1], plan, *shape[d + 1 :])
             return rep.reshape(*shape[:d], n_out, *shape[d + 1 :])
-        return x.index_select(d, _tensor(plan, dtype=dt.int64, device=dev))
+        if len(plan) <= FEW_POSITIONS:
+            return x.index_select(d, positions_tensor(plan, dev))
+        # (many positions: as tensors, the same float64 arithmetic)
+        ratio = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+        i = ops.arange(n_out, dtype=dt.float64, device="cpu")
+        idx = ((i + 0.5) if mode == "nearest-exact" else i) * ratio
+        return x.index_select(d, idx.floor().to(dt.int64).clamp(max=n_in - 1).to(dev))
     if antialias:
         m = _antialias_weights(n_in, n_out, scale, align_corners, mode == "bicubic")
         weights = _tensor(m, dtype=dtype, device=dev)  # (out, in)
