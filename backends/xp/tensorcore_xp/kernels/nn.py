@@ -898,7 +898,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         if last:
             # (arithmetic, not ``where`` or a masked ``copyto``: those take 3 to 4 times as
             # long on NumPy)
-            k = kt(last) - (views[last - 1] == best)
+            k = xp.subtract(kt(last), views[last - 1] == best, dtype=kt)
             for flat in range(last - 2, -1, -1):
                 k -= (views[flat] == best) * (k - kt(flat))
         else:
