@@ -379,7 +379,7 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
         # another, past a dim of size 0): it takes the shared strides of its shape, by whose
         # identity the lanes and frontends know a contiguous operand, so that an operation
         # on ``x.unsqueeze(0)`` takes its lane rather than the call path.
-        c = contiguous_strides(shape)
+        c = _CONTIG.get(shape) or contiguous_strides(shape)
         if c[d] == st:
             return make_view(self, shape, c, self._offset)
     return make_view(self, shape, self._stride[:d] + (st,) + self._stride[d:], self._offset)
