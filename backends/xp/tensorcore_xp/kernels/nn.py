@@ -827,8 +827,12 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     plans: dict[Any, Any] = {}
 
     def device_of(a: Any) -> Any:
-        """The GPU an array lives on (None for host arrays)."""
-        return None if host else a.device.id
+        """The device an array lives on, hashable (None for NumPy's: CuPy's GPU number, or
+        what another module's ``device`` says)."""
+        if host:
+            return None
+        dev = getattr(a, "device", None)
+        return getattr(dev, "id", dev)
 
     def pool_plan(
         x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool
