@@ -332,15 +332,22 @@ def max_pool2d(
     tensor([[[ 5.,  7.],
              [13., 15.]]])
     """
-    x, unbatched = _batched(input, 2, "max_pool2d")
     k = _tuple(kernel_size, 2, "kernel_size")
     st = k if stride is None or stride == [] or stride == () else _tuple(stride, 2, "stride")
-    values, indices = ops.max_pool2d_with_indices(
-        x, k, st, _tuple(padding, 2, "padding"), _tuple(dilation, 2, "dilation"), ceil_mode
+    values, indices = _max_pool2d(
+        input, k, st, _tuple(padding, 2, "padding"), _tuple(dilation, 2, "dilation"), ceil_mode
     )
+    return (values, indices) if return_indices else values
+
+
+def _max_pool2d(input: Tensor, *geometry: Any) -> tuple[Tensor, Tensor]:
+    """``max_pool2d``'s values and indices for checked arguments (kernel size, stride,
+    padding and dilation as tuples): the 1-D pool calls it without a second check."""
+    x, unbatched = _batched(input, 2, "max_pool2d")
+    values, indices = ops.max_pool2d_with_indices(x, *geometry)
     if unbatched:
         values, indices = values.squeeze(0), indices.squeeze(0)
-    return (values, indices) if return_indices else values
+    return values, indices
 
 
 @checked(
@@ -381,15 +388,13 @@ def max_pool1d(
         # input), not the indices a backward would read; padding is -inf, as the kernel's.
         x = pad(input, (p, p), value=-math.inf) if p else input
         return x.unfold(-1, k, st).amax(-1)
-    x = input.unsqueeze(-2)
-    res = max_pool2d(
-        x,
+    res = _max_pool2d(
+        input.unsqueeze(-2),
         (1, k),
         (1, st),
-        (0, _tuple(padding, 1, "padding")[0]),
+        (0, p),
         (1, _tuple(dilation, 1, "dilation")[0]),
         ceil_mode,
-        True,
     )
     values, indices = res[0].squeeze(-2), res[1].squeeze(-2)
     return (values, indices) if return_indices else values
@@ -418,12 +423,18 @@ def avg_pool2d(
     tensor([[[ 2.5000,  4.5000],
              [10.5000, 12.5000]]])
     """
-    x, unbatched = _batched(input, 2, "avg_pool2d")
     k = _tuple(kernel_size, 2, "kernel_size")
     st = k if stride is None or stride == [] or stride == () else _tuple(stride, 2, "stride")
-    out = ops.avg_pool2d(
-        x, k, st, _tuple(padding, 2, "padding"), ceil_mode, count_include_pad, divisor_override
+    return _avg_pool2d(
+        input, k, st, _tuple(padding, 2, "padding"), ceil_mode, count_include_pad, divisor_override
     )
+
+
+def _avg_pool2d(input: Tensor, *geometry: Any) -> Tensor:
+    """``avg_pool2d`` for checked arguments (kernel size, stride and padding as tuples): the
+    1-D pool calls it without a second check."""
+    x, unbatched = _batched(input, 2, "avg_pool2d")
+    out = ops.avg_pool2d(x, *geometry)
     return out.squeeze(0) if unbatched else out
 
 
@@ -442,13 +453,9 @@ def avg_pool1d(
     """1-D average pooling of (N, C, L) or (C, L)."""
     k = _tuple(kernel_size, 1, "kernel_size")[0]
     st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1, "stride")[0]
-    out = avg_pool2d(
-        input.unsqueeze(-2),
-        (1, k),
-        (1, st),
-        (0, _tuple(padding, 1, "padding")[0]),
-        ceil_mode,
-        count_include_pad,
+    p = _tuple(padding, 1, "padding")[0]
+    out = _avg_pool2d(
+        input.unsqueeze(-2), (1, k), (1, st), (0, p), ceil_mode, count_include_pad, None
     )
     return out.squeeze(-2)
 

@@ -9,6 +9,7 @@ it runs on every backend and autograd differentiates it with respect to the inpu
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -19,6 +20,7 @@ from .._tensor import Tensor, torch_name
 from ..amp.autocast_mode import fp32_function
 from ..layouts import contiguous_format
 from ..ops import functions as ops
+from ..ops._padding import FEW_POSITIONS, positions_tensor
 from ..ops._validate import checked
 from ..ops.factories import tensor as _tensor
 from ..ops.frontends import named_as
@@ -171,6 +173,24 @@ def _source_coords(
     return src if cubic else src.clamp(min=0)
 
 
+@functools.lru_cache(maxsize=256)
+def _nearest_plan(n_in: int, n_out: int, scale: float | None, exact: bool) -> int | tuple[int, ...]:
+    """The input index that each of ``n_out`` outputs reads in a nearest resizing of ``n_in``
+    elements (PyTorch's ``nearest_idx``: the output index, plus a half for
+    ``nearest-exact``, times the inverse scale, floored, clamped to the last element), in
+    float64 as Python computes it; or the factor ``k`` where that is each input element
+    repeated ``k`` times (an upsampling by an integer factor). Kept per arguments: a
+    network resizes the same sizes at every step."""
+    ratio = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+    idx = tuple(
+        min(math.floor(((j + 0.5) if exact else j) * ratio), n_in - 1) for j in range(n_out)
+    )
+    k = n_out // n_in if n_in else 0
+    if k > 1 and n_out == k * n_in and all(v == j // k for j, v in enumerate(idx)):
+        return k
+    return idx
+
+
 def _resize_dim(
     x: Tensor,
     d: int,
@@ -186,20 +206,21 @@ def _resize_dim(
     shape = [1] * x.ndim
     shape[d] = n_out
     if mode in ("nearest", "nearest-exact"):
-        ratio = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
-        # (the indices on the host: the test below reads them without waiting for a device)
-        i = ops.arange(n_out, dtype=dt.float64, device="cpu")
-        idx = ((i + 0.5) if mode == "nearest-exact" else i) * ratio
-        idx = idx.floor().to(dt.int64).clamp(max=n_in - 1)
-        k = n_out // n_in if n_in else 0
-        if k > 1 and n_out == k * n_in and bool((idx == i.to(dt.int64) // k).all()):
+        plan = _nearest_plan(n_in, n_out, scale, mode == "nearest-exact")
+        if isinstance(plan, int):
             # Each input element repeated k times (an upsampling by an integer factor): a
             # broadcast copy, whose gradient sums k neighbours (a short reduction, where
             # index_select's adds the gradient back one element at a time on NumPy).
             shape = list(x.shape)
-            rep = x.unsqueeze(d + 1).expand(*shape[: d + 1], k, *shape[d + 1 :])
+            rep = x.unsqueeze(d + 1).expand(*shape[: d + 1], plan, *shape[d + 1 :])
             return rep.reshape(*shape[:d], n_out, *shape[d + 1 :])
-        return x.index_select(d, idx.to(dev))
+        if len(plan) <= FEW_POSITIONS:
+            return x.index_select(d, positions_tensor(plan, dev))
+        # (many positions: as tensors, the same float64 arithmetic)
+        ratio = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+        i = ops.arange(n_out, dtype=dt.float64, device="cpu")
+        idx = ((i + 0.5) if mode == "nearest-exact" else i) * ratio
+        return x.index_select(d, idx.floor().to(dt.int64).clamp(max=n_in - 1).to(dev))
     if antialias:
         m = _antialias_weights(n_in, n_out, scale, align_corners, mode == "bicubic")
         weights = _tensor(m, dtype=dtype, device=dev)  # (out, in)

@@ -63,6 +63,29 @@ __all__ = [
 ]
 
 
+def _remembered(fn: Any) -> Any:
+    """``fn``, a pure function of hashable arguments (shapes, ints, tuples of ints), with its
+    results kept per arguments (up to 1024 of them): a layer asks the same geometry at every
+    step, and its checks and arithmetic in Python cost a small call more than its kernel's
+    passes. An unhashable argument (a list) computes it each time; an error is never kept."""
+    memo: dict[Any, Any] = {}
+
+    def call(*args: Any) -> Any:
+        try:
+            return memo[args]
+        except KeyError:
+            res = fn(*args)
+            if len(memo) >= 1024:
+                memo.clear()
+            memo[args] = res
+            return res
+        except TypeError:
+            return fn(*args)
+
+    call.__name__, call.__doc__, call.__wrapped__ = fn.__name__, fn.__doc__, fn  # type: ignore[attr-defined]
+    return call
+
+
 def _spec(shape: tuple[int, ...], dtype: dt.dtype, *inputs: Tensor | None) -> tuple[Any, ...]:
     """A result's spec: in the channels-last format one of ``inputs`` suggests, if any."""
     fmt = layer_format(*inputs)
@@ -105,6 +128,9 @@ def _same(fn: str, a: Tensor, b: Tensor, what: str) -> None:
         )
 
 
+_conv1d_strides = _remembered(conv1d_result_strides)
+
+
 def _conv_geometry(
     fn: str, ndim: int, stride: Any, padding: Any, dilation: Any, groups: int
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -116,6 +142,77 @@ def _conv_geometry(
         _expand(fn, "padding", padding, nd, 0),
         _expand(fn, "dilation", dilation, nd, 1),
     )
+
+
+@_remembered
+def _conv_shape(
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+) -> tuple[Any, ...]:
+    """``meta_convolution``'s checks of the shapes and arguments, and its geometry: ``(stride,
+    padding, dilation, output_padding, output channels, output spatial sizes)``."""
+    fn = "convolution"
+    st, pad, dil = _conv_geometry(fn, len(x_shape), stride, padding, dilation, groups)
+    nd = len(x_shape) - 2
+    opad = _expand(fn, "output_padding", output_padding, nd, 0)
+    c = x_shape[1]
+    if transposed:
+        if c != w_shape[0]:
+            raise RuntimeError(
+                f"Given transposed=1, weight of size {list(w_shape)}, expected input"
+                f"{list(x_shape)} to have {w_shape[0]} channels, but got {c} channels "
+                "instead"
+            )
+        out_ch = w_shape[1] * groups
+        if w_shape[0] % groups:
+            raise RuntimeError(
+                f"{fn}(): the weight's {w_shape[0]} input channels are not divisible by "
+                f"groups={groups}"
+            )
+        for i in range(nd):
+            if opad[i] >= max(st[i], dil[i]):
+                raise RuntimeError(
+                    f"output padding must be smaller than either stride or dilation, but got "
+                    f"output_padding={list(opad)}, stride={list(st)}, dilation={list(dil)}"
+                )
+        spatial = tuple(
+            (x_shape[2 + i] - 1) * st[i] - 2 * pad[i] + dil[i] * (w_shape[2 + i] - 1) + opad[i] + 1
+            for i in range(nd)
+        )
+    else:
+        if any(opad):
+            raise RuntimeError(
+                f"{fn}(): output_padding={list(output_padding)} is only used by transposed "
+                "convolutions; pass zeros (or transposed=True)"
+            )
+        if w_shape[0] % groups:
+            raise RuntimeError(
+                f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                f"dimension 0, but got weight of size {list(w_shape)} instead"
+            )
+        if c != w_shape[1] * groups:
+            raise RuntimeError(
+                f"Given groups={groups}, weight of size {list(w_shape)}, expected input"
+                f"{list(x_shape)} to have {w_shape[1] * groups} channels, but got {c} "
+                "channels instead"
+            )
+        out_ch = w_shape[0]
+        padded = [x_shape[2 + i] + 2 * pad[i] for i in range(nd)]
+        span = [dil[i] * (w_shape[2 + i] - 1) + 1 for i in range(nd)]
+        if any(span[i] > padded[i] for i in range(nd)):
+            raise RuntimeError(
+                f"Calculated padded input size per channel: ({' x '.join(map(str, padded))})."
+                f" Kernel size: ({' x '.join(map(str, span))}). Kernel size can't be greater "
+                "than actual input size"
+            )
+        spatial = tuple((padded[i] - span[i]) // st[i] + 1 for i in range(nd))
+    return st, pad, dil, opad, out_ch, spatial
 
 
 def meta_convolution(
@@ -138,64 +235,9 @@ def meta_convolution(
             f"{list(x._shape)}"
         )
     _same(fn, x, w, "weight")
-    st, pad, dil = _conv_geometry(fn, x.ndim, stride, padding, dilation, groups)
-    nd = x.ndim - 2
-    opad = _expand(fn, "output_padding", output_padding, nd, 0)
-    c = x._shape[1]
-    if transposed:
-        if c != w._shape[0]:
-            raise RuntimeError(
-                f"Given transposed=1, weight of size {list(w._shape)}, expected input"
-                f"{list(x._shape)} to have {w._shape[0]} channels, but got {c} channels "
-                "instead"
-            )
-        out_ch = w._shape[1] * groups
-        if w._shape[0] % groups:
-            raise RuntimeError(
-                f"{fn}(): the weight's {w._shape[0]} input channels are not divisible by "
-                f"groups={groups}"
-            )
-        for i in range(nd):
-            if opad[i] >= max(st[i], dil[i]):
-                raise RuntimeError(
-                    f"output padding must be smaller than either stride or dilation, but got "
-                    f"output_padding={list(opad)}, stride={list(st)}, dilation={list(dil)}"
-                )
-        spatial = tuple(
-            (x._shape[2 + i] - 1) * st[i]
-            - 2 * pad[i]
-            + dil[i] * (w._shape[2 + i] - 1)
-            + opad[i]
-            + 1
-            for i in range(nd)
-        )
-    else:
-        if any(opad):
-            raise RuntimeError(
-                f"{fn}(): output_padding={list(output_padding)} is only used by transposed "
-                "convolutions; pass zeros (or transposed=True)"
-            )
-        if w._shape[0] % groups:
-            raise RuntimeError(
-                f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                f"dimension 0, but got weight of size {list(w._shape)} instead"
-            )
-        if c != w._shape[1] * groups:
-            raise RuntimeError(
-                f"Given groups={groups}, weight of size {list(w._shape)}, expected input"
-                f"{list(x._shape)} to have {w._shape[1] * groups} channels, but got {c} "
-                "channels instead"
-            )
-        out_ch = w._shape[0]
-        padded = [x._shape[2 + i] + 2 * pad[i] for i in range(nd)]
-        span = [dil[i] * (w._shape[2 + i] - 1) + 1 for i in range(nd)]
-        if any(span[i] > padded[i] for i in range(nd)):
-            raise RuntimeError(
-                f"Calculated padded input size per channel: ({' x '.join(map(str, padded))})."
-                f" Kernel size: ({' x '.join(map(str, span))}). Kernel size can't be greater "
-                "than actual input size"
-            )
-        spatial = tuple((padded[i] - span[i]) // st[i] + 1 for i in range(nd))
+    st, pad, dil, opad, out_ch, spatial = _conv_shape(
+        x._shape, w._shape, stride, padding, dilation, transposed, output_padding, groups
+    )
     if bias is not None:
         _same(fn, x, bias, "bias")
         if bias.ndim != 1 or bias._shape[0] != out_ch:
@@ -205,8 +247,8 @@ def meta_convolution(
             )
     shape = (x._shape[0], out_ch, *spatial)
     args = (x, w, bias, st, pad, dil, bool(transposed), opad, groups)
-    if nd == 1:
-        strides = conv1d_result_strides(x._shape, x._stride, w._shape, w._stride, shape)
+    if len(spatial) == 1:
+        strides = _conv1d_strides(x._shape, x._stride, w._shape, w._stride, shape)
         if strides is not None:
             return args, (
                 shape,
@@ -298,6 +340,7 @@ def meta_convolution_backward_weight(
     return args, _spec(size, grad_output._dtype, grad_output, input)
 
 
+@_remembered
 def _pool_geometry(
     fn: str,
     shape: tuple[int, ...],

@@ -12,7 +12,7 @@ import math
 import operator
 from typing import Any
 
-from .._tensor import Tensor, _wrap_dim, contiguous_strides, torch_name
+from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, torch_name
 from ..autograd import grad_mode as _grad_mode
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
@@ -362,23 +362,27 @@ def squeeze(self: Tensor, dim: Any = None) -> Tensor:
             dims.add(w)
     if dim is not None:
         keep = [i for i in range(n) if not (i in dims and self._shape[i] == 1)]
-    return make_view(
-        self,
-        tuple(self._shape[i] for i in keep),
-        tuple(self._stride[i] for i in keep),
-        self._offset,
-    )
+    shape = tuple(self._shape[i] for i in keep)
+    if self._stride is _CONTIG.get(self._shape):
+        # A row-major tensor's squeeze is row-major: the shared strides of its shape, by
+        # whose identity the lanes know a contiguous operand (as ``unsqueeze``'s).
+        return make_view(self, shape, contiguous_strides(shape), self._offset)
+    return make_view(self, shape, tuple(self._stride[i] for i in keep), self._offset)
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
     d = _wrap_dim(dim, self.ndim + 1)
     st = self._stride[d] * self._shape[d] if d < self.ndim else 1
-    return make_view(
-        self,
-        self._shape[:d] + (1,) + self._shape[d:],
-        self._stride[:d] + (st,) + self._stride[d:],
-        self._offset,
-    )
+    shape = self._shape[:d] + (1,) + self._shape[d:]
+    if self._stride is _CONTIG.get(self._shape):
+        # A row-major tensor's unsqueeze is row-major (but where the new dim's stride is
+        # another, past a dim of size 0): it takes the shared strides of its shape, by whose
+        # identity the lanes and frontends know a contiguous operand, so that an operation
+        # on ``x.unsqueeze(0)`` takes its lane rather than the call path.
+        c = _CONTIG.get(shape) or contiguous_strides(shape)
+        if c[d] == st:
+            return make_view(self, shape, c, self._offset)
+    return make_view(self, shape, self._stride[:d] + (st,) + self._stride[d:], self._offset)
 
 
 def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:

@@ -247,6 +247,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         stride, padding = geo[:2]
         return all(s <= n + 2 * p for s, n, p in zip(stride, x_shape[2:], padding, strict=True))
 
+    def remembered(fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn``, a pure function of hashable arguments (Python numbers and tuples), with its
+        results kept per arguments (up to 256 of them; unhashable ones, lists, are computed
+        each time): a layer's geometry is the same at every step, and its Python arithmetic
+        costs more than a small convolution's array work."""
+        memo: dict[Any, Any] = {}
+
+        def call(*args: Any) -> Any:
+            try:
+                return memo[args]
+            except KeyError:
+                res = memo[args] = fn(*args)
+                if len(memo) > 256:
+                    memo.clear()
+                return res
+            except TypeError:
+                return fn(*args)
+
+        call.__name__ = fn.__name__
+        call.__doc__ = fn.__doc__
+        return call
+
+    @remembered
     def phase_layout(
         sizes: Sequence[int], kernel: Sequence[int], geo: tuple[Any, ...], outs: Sequence[int]
     ) -> tuple[Any, ...]:
@@ -288,7 +311,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ph.append(slice(u0, u0 + count))
                 src.append(slice(x0, x0 + stride[i] * (count - 1) + 1 if count else x0, stride[i]))
             fills.append((j, tuple(ph), tuple(src)))
-        return grid, reads, span, length, fills
+        return grid, tuple(reads), span, length, tuple(fills)
 
     def depthwise_block(n: int, c: int, per_sample: int) -> int:
         """Samples per block of the NumPy depthwise kernels (all of them elsewhere)."""
@@ -797,6 +820,55 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         )
         return outs, hi
 
+    # A pool's geometry per input shape and arguments (``pool_plan``): the Python arithmetic
+    # and the small index arrays that would otherwise cost more than the passes themselves on
+    # a small input (an (8, 16) plane: 25 of 45 us). Keyed by the arrays' device too, as the
+    # index arrays live there.
+    plans: dict[Any, Any] = {}
+
+    def device_of(a: Any) -> Any:
+        """The device an array lives on, hashable (None for NumPy's: CuPy's GPU number, or
+        what another module's ``device`` says)."""
+        if host:
+            return None
+        dev = getattr(a, "device", None)
+        return getattr(dev, "id", dev)
+
+    def pool_plan(
+        x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool
+    ) -> tuple[Any, ...]:
+        """``(outs, hi, taps, offsets, base)`` of a max pool of ``x``: the output sizes, the
+        right padding, each kernel position's slices of the padded input, the flat offset of
+        each kernel position in the input's plane (an int64 array) and each window's start
+        there (an int64 array of shape (1, 1, *outs))."""
+        key = (x.shape[2:], kernel, stride, padding, dilation, ceil_mode, device_of(x))
+        try:
+            return plans[key]
+        except KeyError:
+            pass
+        except TypeError:  # (arguments given as lists: the backward operators')
+            key = (key[0], *(tuple(v) for v in key[1:5]), *key[5:])
+            if key in plans:
+                return plans[key]
+        nd = len(kernel)
+        outs, hi = pool_geometry(x.shape, kernel, stride, padding, dilation, ceil_mode)
+        positions = list(itertools.product(*(range(kk) for kk in kernel)))
+        lead = (slice(None), slice(None))
+        taps = [lead + tap(pos, stride, dilation, outs) for pos in positions]
+        plane = [math.prod(x.shape[3 + i :]) for i in range(nd)]
+        offsets = [sum(pos[i] * dilation[i] * plane[i] for i in range(nd)) for pos in positions]
+        base = xp.zeros((1, 1) + tuple(outs), dtype=xp.int64)
+        for i in range(nd):
+            shape = [1] * (2 + nd)
+            shape[2 + i] = outs[i]
+            start = xp.arange(outs[i], dtype=xp.int64) * stride[i] - padding[i]
+            base += (start * plane[i]).reshape(shape)
+        plan = (outs, hi, taps, xp.asarray(offsets, dtype=xp.int64), base)
+        if len(plans) >= 256:
+            plans.clear()
+        plans[key] = plan
+        return plan
+
     def max_pool2d_with_indices(
         out: Any,
         self: Any,
@@ -808,44 +880,46 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     ) -> None:
         values, indices = (array_of(t) for t in out)
         x = array_of(self)
-        nd = len(kernel_size)
-        outs, hi = pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+        _outs, hi, taps, offsets, base = pool_plan(
+            x, kernel_size, stride, padding, dilation, ceil_mode
+        )
         # (the tensor's dtype decides: bfloat16 arrays are of NumPy kind "V")
         low = -xp.inf if self._dtype.is_floating_point else xp.iinfo(x.dtype).min
         xpad = pad(x, padding, hi, low)
-        win = windows(xpad, kernel_size, stride, dilation, outs)
-        # Passes over output-sized arrays, one per kernel position, never a copy of the
-        # windows: the maximum (NaN if any, as PyTorch's), then the first position holding it
-        # (from the last position back), and for a window with NaN its last NaN (PyTorch's
-        # CPU kernel takes a later element if greater or NaN).
-        positions = list(itertools.product(*(range(kk) for kk in kernel_size)))
-        taps = [win[(Ellipsis,) + pos] for pos in positions]
-        best = taps[0].copy()
-        for v in taps[1:]:
-            xp.maximum(best, v, out=best)
-        kt = xp.int16 if len(taps) < 2**15 else xp.int64
-        k = xp.full(best.shape, len(taps) - 1, dtype=kt)
-        for flat in range(len(taps) - 2, -1, -1):
-            k -= (taps[flat] == best) * (k - kt(flat))
+        # Passes over output-sized arrays, one per kernel position (a strided slice of the
+        # padded input), never a copy of the windows: the maximum (NaN if any, as PyTorch's),
+        # then the first position holding it (from the last position back), and for a window
+        # with NaN its last NaN (PyTorch's CPU kernel takes a later element if greater or NaN).
+        views = [xpad[t] for t in taps]
+        if len(views) == 1:
+            best = views[0].copy()
+        else:
+            best = xp.maximum(views[0], views[1])
+            for v in views[2:]:
+                xp.maximum(best, v, out=best)
+        kt = xp.int16 if len(views) < 2**15 else xp.int64
+        last = len(views) - 1
+        if last:
+            # (arithmetic, not ``where`` or a masked ``copyto``: those take 3 to 4 times as
+            # long on NumPy)
+            k = xp.subtract(kt(last), views[last - 1] == best, dtype=kt)
+            for flat in range(last - 2, -1, -1):
+                k -= (views[flat] == best) * (k - kt(flat))
+        else:
+            k = xp.zeros(best.shape, dtype=kt)
         if x.dtype.kind in "fcV":
             nan = xp.isnan(best)
             # (Reading ``any`` waits for the device off NumPy: there the pass always runs.)
             if not host or nan.any():
-                last = xp.zeros(best.shape, dtype=kt)
-                for flat, v in enumerate(taps):
-                    last = xp.where(xp.isnan(v), kt(flat), last)
-                k = xp.where(nan, last, k)
+                lastnan = xp.zeros(best.shape, dtype=kt)
+                for flat, v in enumerate(views):
+                    lastnan = xp.where(xp.isnan(v), kt(flat), lastnan)
+                k = xp.where(nan, lastnan, k)
         values[...] = best
         # The flat index into the input's spatial plane: the window's start plus the offset
         # of its position k (a table of one entry per kernel position).
-        plane = [math.prod(x.shape[3 + i :]) for i in range(nd)]
-        offsets = [sum(pos[i] * dilation[i] * plane[i] for i in range(nd)) for pos in positions]
-        index = xp.asarray(offsets, dtype=xp.int64)[k]
-        for i in range(nd):
-            shape = [1] * (2 + nd)
-            shape[2 + i] = outs[i]
-            start = xp.arange(outs[i], dtype=xp.int64) * stride[i] - padding[i]
-            index += (start * plane[i]).reshape(shape)
+        index = offsets[k]
+        index += base
         indices[...] = index
 
     def max_pool2d_with_indices_backward(
@@ -888,6 +962,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         nd = len(kernel)
         if divisor_override is not None:
             return divisor_override
+        if hi == tuple(padding) and (count_include_pad or not any(padding)):
+            # Every window lies inside the padded input and all of it counts: the kernel's
+            # size everywhere (what the sum below gives, without its passes).
+            return math.prod(kernel)
         ones = xp.ones((1, 1) + tuple(shape[2:]), dtype=wide)
         if count_include_pad:
             # Padding counts; the extra right padding of a ceil-mode window does not.
@@ -899,23 +977,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         win = windows(ones, kernel, stride, (1,) * nd, outs)
         return win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)))
 
-    def strided_window_sum(
-        xw: Any, kernel: Sequence[int], stride: Sequence[int], outs: Sequence[int]
-    ) -> Any:
+    def strided_window_sum(xw: Any, kernel: Sequence[int], taps: Sequence[Any]) -> Any:
         """The sums over the windows of ``xw`` (padded) as strided slices, one per kernel
-        position, in the order of NumPy's sum over the windows view (the last kernel axis
-        first, each one sequentially: the same bits where every kernel size is below 8, past
-        which NumPy's reduction splits its loop, and where ``xw`` is C-contiguous: NumPy
-        orders its loops by the strides), without the time that reduction spends
-        iterating over short strided axes (a tenth of it for 2 x 2 windows)."""
-        nd, ones, lead = len(kernel), (1,) * len(kernel), (slice(None), slice(None))
+        position (``taps``, in row-major order of the kernel positions: ``pool_plan``'s), in
+        the order of NumPy's sum over the windows view (the last kernel axis first, each one
+        sequentially: the same bits where every kernel size is below 8, past which NumPy's
+        reduction splits its loop, and where ``xw`` is C-contiguous: NumPy orders its loops
+        by the strides), without the time that reduction spends iterating over short strided
+        axes (a tenth of it for 2 x 2 windows)."""
+        nd = len(kernel)
 
-        def part(prefix: tuple[int, ...]) -> Any:
-            if len(prefix) == nd:
-                return xw[lead + tap(prefix, stride, ones, outs)]
+        def part(first: int, level: int) -> Any:
+            """The sum of the block of taps from ``first`` that share their positions on the
+            kernel axes before ``level``."""
+            if level == nd:
+                return xw[taps[first]]
+            block = math.prod(kernel[level + 1 :])
             acc = None
-            for i in range(kernel[len(prefix)]):
-                p = part((*prefix, i))
+            for i in range(kernel[level]):
+                p = part(first + i * block, level + 1)
                 if acc is None:
                     acc = p
                 elif acc.base is None:  # a fresh sum: add in place
@@ -924,7 +1004,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                     acc = acc + p
             return acc
 
-        total = part(())
+        total = part(0, 0)
         return total if total.base is None else total.copy()
 
     def avg_pool2d(
@@ -941,14 +1021,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = array_of(self)
         nd = len(kernel_size)
         wide = acc_dtype(xp, o.dtype)
-        outs, hi = pool_geometry(x.shape, kernel_size, stride, padding, (1,) * nd, ceil_mode)
+        outs, hi, taps = pool_plan(x, kernel_size, stride, padding, (1,) * nd, ceil_mode)[:3]
         xw = pad(x.astype(wide, copy=False), padding, hi)
-        if (
-            1 < math.prod(kernel_size) <= _AVG_TAPS
-            and max(kernel_size) < 8
-            and writes_through_views(xw)
-        ):
-            total = strided_window_sum(xw, kernel_size, stride, outs)
+        if 1 < len(taps) <= _AVG_TAPS and max(kernel_size) < 8 and writes_through_views(xw):
+            total = strided_window_sum(xw, kernel_size, taps)
         else:
             win = windows(xw, kernel_size, stride, (1,) * nd, outs)
             total = win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)))
