@@ -38,12 +38,7 @@ def _pad_index(size: int, lo: int, hi: int, mode: str, device: Any) -> Tensor:
     if size + abs(lo) + abs(hi) <= FEW_POSITIONS:
         return positions_tensor(_pad_positions(size, lo, hi, mode), device)
     if mode == "circular":
-        # the crop comes first: the padding wraps around what is left of the dim
-        start = max(-lo, 0)
-        kept = size - start - max(-hi, 0)
-        lo, hi = max(lo, 0), max(hi, 0)
-        if lo > kept or hi > kept:
-            raise RuntimeError("Padding value causes wrapping around more than once.")
+        start, kept, lo, hi = _circular_crop(size, lo, hi)
         return ops.arange(-lo, kept + hi, device=device).remainder(kept) + start
     pos = ops.arange(-lo, size + hi, device=device)
     if mode == "replicate":
@@ -54,18 +49,25 @@ def _pad_index(size: int, lo: int, hi: int, mode: str, device: Any) -> Tensor:
     return ops.where(r >= size, period - r, r)
 
 
+def _circular_crop(size: int, lo: int, hi: int) -> tuple[int, int, int, int]:
+    """A circular pad's crop, which comes first (the padding wraps around what is left of the
+    dim): ``(start, kept, lo, hi)`` with the pads made non-negative, or PyTorch's error for a
+    pad that would wrap more than once."""
+    start = max(-lo, 0)
+    kept = size - start - max(-hi, 0)
+    lo, hi = max(lo, 0), max(hi, 0)
+    if lo > kept or hi > kept:
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    return start, kept, lo, hi
+
+
 @functools.lru_cache(maxsize=256)
 def _pad_positions(size: int, lo: int, hi: int, mode: str) -> tuple[int, ...]:
     """``_pad_index``'s positions as Python ints (the same as its tensor operations compute,
     errors included), kept per arguments: a network pads the same sizes at every step, where
     building them from an ``arange`` costs several tensor operations per call and dim."""
     if mode == "circular":
-        # the crop comes first: the padding wraps around what is left of the dim
-        start = max(-lo, 0)
-        kept = size - start - max(-hi, 0)
-        lo, hi = max(lo, 0), max(hi, 0)
-        if lo > kept or hi > kept:
-            raise RuntimeError("Padding value causes wrapping around more than once.")
+        start, kept, lo, hi = _circular_crop(size, lo, hi)
         if not kept:  # (nothing left to wrap: the error of the remainder it was)
             raise RuntimeError("remainder(): ZeroDivisionError")
         return tuple(p % kept + start for p in range(-lo, kept + hi))
