@@ -118,7 +118,12 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         # PyTorch's symmetric form: the first half counts up from ``start``, the second half
         # down from ``end``, so both endpoints are exact.
         with quiet(all="ignore"):  # an infinite bound gives NaN, as in PyTorch
-            if out._dtype.is_floating_point and not cplx and o.dtype.itemsize == 4:
+            if (
+                out._dtype.is_floating_point
+                and not cplx
+                and o.dtype.itemsize == 4
+                and writes_through_views(o)  # (its halves are out= views: not dask's)
+            ):
                 _float32_linspace(o, start, end, steps)
                 return
             if out._dtype.is_floating_point and not cplx:
@@ -147,7 +152,8 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             return xp.where(up, s + step * n.astype(dt), e - step * (steps - 1 - n).astype(dt))
         i = n.astype(xp.float64)
         s, e, step = s.astype(xp.float64), e.astype(xp.float64), step.astype(xp.float64)
-        # (float32 is ``_float32_linspace``'s)
+        if dt.itemsize == 4:  # (``_float32_linspace``'s values, for arrays that are values)
+            return xp.where(up, s + step * i, e - step * (steps - 1 - i))
         plain = xp.where(up, s + step * i, e - step * (steps - 1 - i))
         fused = xp.where(up, _fma(step, i, s), _fma(-step, steps - 1 - i, e))
         return xp.where(xp.isfinite(plain), fused, plain)
