@@ -728,6 +728,15 @@ def make(op):
     return no_tensor_lane
 """
 )
+# The general lanes' device, layout and kernel: the tensors' checks (``_GENERAL_TENSOR``, which
+# set ``dev`` and ``lay`` from the first tensor), then the kernel of that key.
+_GENERAL_KERNEL = """
+        dev = lay = None{checks}
+        if dev is None:
+            return None
+        kernel = table.get((dev.type, lay.name))
+        if kernel is None:
+            return None"""
 # A pointwise operator of the general frontend (``where``, ``clamp``, ``lerp``, ``abs``...):
 # its tensors (None where optional, a Python number where it takes one) on one device and
 # layout, none requiring grad; then ``pointwise`` itself (promotion, broadcasting, checks),
@@ -739,13 +748,8 @@ def make(op):
 
     def general_lane({params}):
         if _call._autocast is not None:
-            return None
-        dev = lay = None{checks}
-        if dev is None:
-            return None
-        kernel = table.get((dev.type, lay.name))
-        if kernel is None:
             return None"""
+    + _GENERAL_KERNEL
     + _guarded("return {run}(op, kernel, ({params},), None, dev, False)", 8)
     + """
 
@@ -845,13 +849,8 @@ def make(op):
         if t.__class__ is not Tensor or """
     + _REFUSE_INPLACE.format(res="")
     + """:
-            return None
-        dev = lay = None{checks}
-        if dev is None:
-            return None
-        kernel = table.get((dev.type, lay.name))
-        if kernel is None:
             return None"""
+    + _GENERAL_KERNEL
     + _guarded("{run}(op, kernel, ({params},), None, dev, True)", 8)
     + """
         t._bump_version()
