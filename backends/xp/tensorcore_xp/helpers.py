@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy
+
 from tensorcore import Tensor
 from tensorcore.backend import native
 
@@ -49,18 +51,14 @@ __all__ = [
 def _errstate_of(xp: Any) -> Any:
     """The ``errstate`` that governs ``xp``'s warnings: its own, or NumPy's for an array
     module without one (CuPy: its kernels never warn, but it converts a Python number to a
-    kernel's dtype through NumPy on the host, which warns on ``3.5e38`` into float32)."""
-    fn = getattr(xp, "errstate", None)
-    if fn is None and getattr(xp, "__name__", "").split(".")[0] == "cupy":
-        import numpy
-
-        fn = numpy.errstate
-    return fn
+    kernel's dtype through NumPy on the host, which warns on ``3.5e38`` into float32; dask
+    computes through NumPy later, where it is harmless)."""
+    return getattr(xp, "errstate", None) or numpy.errstate
 
 
 def errstate(xp: Any) -> Any:
-    """``xp.errstate`` where the array module has one (NumPy), NumPy's for CuPy (whose host
-    side converts scalars through NumPy); a no-op context manager factory otherwise.
+    """``xp.errstate`` where the array module has one (NumPy), NumPy's otherwise (CuPy's
+    host side converts scalars through NumPy).
 
     Examples
     --------
@@ -71,8 +69,6 @@ def errstate(xp: Any) -> Any:
     inf
     """
     fn = _errstate_of(xp)
-    if fn is None:
-        return lambda **kwargs: contextlib.nullcontext()
     enter, leave = quiet_tokens(xp)
 
     class _Ignore:
@@ -589,7 +585,8 @@ def contraction(xp: Any) -> Callable[..., Any]:
 def quiet_tokens(xp: Any) -> tuple[Any, Any]:
     """``(enter, leave)``: ``tok = enter()`` silences floating-point warnings until
     ``leave(tok)``, at a fraction of ``errstate``'s cost (the hot elementwise kernels use it:
-    PyTorch never warns on ``inf * 0``). A no-op pair for array modules without warnings.
+    PyTorch never warns on ``inf * 0``). An array module without an ``errstate`` of its own
+    gets NumPy's (CuPy converts scalars through NumPy on the host).
 
     With NumPy both halves are C callables over NumPy's error-state context variable (a
     private NumPy name, looked up once; NumPy's public ``errstate`` where it is missing).
@@ -608,8 +605,6 @@ def quiet_tokens(xp: Any) -> tuple[Any, Any]:
     np.float32(nan)
     """
     fn = _errstate_of(xp)
-    if fn is None:
-        return (lambda: None), (lambda tok: None)
     try:
         from numpy._core import _ufunc_config
 
