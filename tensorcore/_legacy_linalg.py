@@ -21,8 +21,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from . import return_types as rt
 from ._tensor import Tensor
+from .autograd.grad_mode import no_grad
 from .ops import functions as ops
+from .ops._out import write_out
 
 __all__ = [
     "cholesky",
@@ -188,10 +191,6 @@ def geqrf(input: Tensor, *, out: Any = None) -> Any:
     >>> tau
     tensor([1.6000, 0.0000])
     """
-    from . import return_types as rt
-    from .autograd.grad_mode import no_grad
-    from .ops._out import write_out
-
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
@@ -272,8 +271,6 @@ def ormqr(
             [0.0000, 1.0770],
             [0.0000, 0.0000]])
     """
-    from .ops._out import write_out
-
     if input.ndim < 2:
         raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
     if other.ndim < 2:
