@@ -15,7 +15,16 @@ import pytest
 import tensorcore as tc
 from tensorcore import return_types
 from tensorcore.dispatch import get_op
-from tensorcore.ops import meta_fft, meta_functions, meta_linalg, meta_nn
+from tensorcore.ops import (
+    meta_conv,
+    meta_fft,
+    meta_functions,
+    meta_indexing,
+    meta_linalg,
+    meta_nn,
+    meta_norm,
+    meta_products,
+)
 from tensorcore.ops.schema import OPS, OpDecl
 
 ROOT = Path(tc.__file__).parent
@@ -96,7 +105,11 @@ def test_structured_and_factory_operators_name_their_meta_function() -> None:
             fn = decl.meta_function
             assert fn is not None and fn.__module__ in (
                 meta_functions.__name__,
+                meta_products.__name__,
+                meta_indexing.__name__,
                 meta_nn.__name__,
+                meta_conv.__name__,
+                meta_norm.__name__,
                 meta_linalg.__name__,
                 meta_fft.__name__,
             ), name

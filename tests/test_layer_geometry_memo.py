@@ -14,7 +14,7 @@ import pytest
 import tensorcore as tc
 from tensorcore._tensor import _CONTIG, contiguous_strides
 from tensorcore.nn._sampling import _nearest_plan
-from tensorcore.ops import meta_nn
+from tensorcore.ops import meta_conv
 from tensorcore.ops._padding import FEW_POSITIONS, _pad_index, _pad_positions
 
 F = tc.nn.functional
@@ -65,20 +65,20 @@ def test_meta_geometry_errors_are_not_kept() -> None:
     x = tc.empty(1, 2, 4, 4, device="meta")
     for _ in range(2):
         with pytest.raises(RuntimeError, match="output size would be too small"):
-            meta_nn.meta_max_pool2d_with_indices(x, (5, 5), (1, 1), (0, 0), (1, 1), False)
+            meta_conv.meta_max_pool2d_with_indices(x, (5, 5), (1, 1), (0, 0), (1, 1), False)
     w = tc.empty(3, 2, 3, 3, device="meta")
     for _ in range(2):
         with pytest.raises(RuntimeError, match="Kernel size can't be greater"):
-            meta_nn.meta_convolution(
+            meta_conv.meta_convolution(
                 tc.empty(1, 2, 2, 2, device="meta"), w, None, (1, 1), (0, 0), (1, 1), False,
                 (0, 0), 1,
             )  # fmt: skip
     # kept results equal a fresh computation, for tuples and for lists
     for args in (((1, 2, 4, 4), (2, 2), (2, 2), (0, 0), (1, 1), True),):
-        kept = meta_nn._pool_geometry("max_pool2d", *args)
-        assert kept == meta_nn._pool_geometry.__wrapped__("max_pool2d", *args)
-        assert kept == meta_nn._pool_geometry("max_pool2d", *(list(a) for a in args[:-1]), True)
-    shape = meta_nn.meta_convolution(
+        kept = meta_conv._pool_geometry("max_pool2d", *args)
+        assert kept == meta_conv._pool_geometry.__wrapped__("max_pool2d", *args)
+        assert kept == meta_conv._pool_geometry("max_pool2d", *(list(a) for a in args[:-1]), True)
+    shape = meta_conv.meta_convolution(
         x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1
     )[1][0]  # fmt: skip
     assert tuple(shape) == (1, 3, 4, 4)

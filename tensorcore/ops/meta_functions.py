@@ -6,6 +6,10 @@ the normalised arguments the kernel receives after ``out``, and ``(shape, dtype)
 ``(shape, dtype)`` for an operator with several outputs. Each structured or factory operator
 names its meta function in its declaration (``meta_function=`` in ``ops/schema/``), as
 PyTorch's ``TORCH_META_FUNC`` does; the frontends (``ops/frontends.py``) call it.
+This module holds the reductions', scans', sorts', shape operators' and factories' meta
+functions; the other families have their own modules (``meta_products``, ``meta_indexing``,
+``meta_nn``, ``meta_conv``, ``meta_norm``, ``meta_linalg``, ``meta_fft``), and the argument
+checks that declarations name (``check=``, ``convert=``) are in ``arg_checks``.
 
 The shape and dtype rules the frontends share (broadcasting, dim normalisation, the ``alpha``
 rule) live here too: meta functions use them, and this module sits below the frontends.
@@ -17,14 +21,20 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _registry
 from .. import dtypes as dt
 from .._memory_format import format_strides, layer_format
-from .._tensor import Tensor, _wrap_dim, cpp_name, make_tensor, torch_name
+from .._tensor import Tensor, _wrap_dim, make_tensor, torch_name
 from ..layouts import contiguous_format, preserve_format
-from ._validate import check_shape, v_float, warn_caller
+from ._validate import check_shape
 
-__all__ = ["blas_scale", "broadcast", "check_alpha", "index_range", "normalize_dims"]
+__all__ = [
+    "blas_scale",
+    "broadcast",
+    "check_alpha",
+    "index_range",
+    "need_tensor",
+    "normalize_dims",
+]
 
 
 # shapes -> the shape they broadcast to: operators meet the same shapes again and again (a
@@ -148,7 +158,7 @@ def blas_scale(compute: dt.dtype, value: Any, name: str) -> Any:
     return value
 
 
-def _need_tensor(name: str, arg: str, x: Any) -> Tensor:
+def need_tensor(name: str, arg: str, x: Any) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
     return x
@@ -175,9 +185,9 @@ def meta_evenly_distribute_backward(
     grad: Tensor, self: Tensor, value: Tensor, dim: Any, keepdim: bool, nan_ties: bool = False
 ) -> Any:
     name = "evenly_distribute_backward"
-    g = _need_tensor(name, "grad", grad)
-    x = _need_tensor(name, "self", self)
-    v = _need_tensor(name, "value", value)
+    g = need_tensor(name, "grad", grad)
+    x = need_tensor(name, "self", self)
+    v = need_tensor(name, "value", value)
     dims = normalize_dims(dim, x.ndim)
     reduced = tuple(
         1 if i in dims else n for i, n in enumerate(x._shape) if keepdim or i not in dims
@@ -196,8 +206,8 @@ def meta_value_selecting_reduction_backward(
     grad: Tensor, dim: int, indices: Tensor, sizes: Any, keepdim: bool
 ) -> Any:
     name = "value_selecting_reduction_backward"
-    g = _need_tensor(name, "grad", grad)
-    i = _need_tensor(name, "indices", indices)
+    g = need_tensor(name, "grad", grad)
+    i = need_tensor(name, "indices", indices)
     shape = tuple(int(n) for n in sizes)
     d = _wrap_dim(dim, len(shape)) if shape else 0
     reduced = tuple(
@@ -231,7 +241,7 @@ def meta_searchsorted(
     sorter: Tensor | None = None,
 ) -> Any:
     name = "searchsorted()"
-    seq = _need_tensor("searchsorted", "sorted_sequence", sorted_sequence)
+    seq = need_tensor("searchsorted", "sorted_sequence", sorted_sequence)
     if not seq._shape:
         raise RuntimeError(
             f"{name}: boundaries tensor should have positive dimension, but got 0 dimension"
@@ -290,8 +300,8 @@ def meta_softmax(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> Any:
 
 def _meta_softmax_backward(name: str) -> Callable[..., Any]:
     def meta(grad_output: Tensor, output: Tensor, dim: int) -> Any:
-        g = _need_tensor(name, "grad_output", grad_output)
-        y = _need_tensor(name, "output", output)
+        g = need_tensor(name, "grad_output", grad_output)
+        y = need_tensor(name, "output", output)
         if g._shape != y._shape:
             raise RuntimeError(
                 f"{name}(): grad_output of shape {list(g._shape)} does not match output of "
@@ -325,7 +335,7 @@ def _nll_checks(name: str, target: Tensor, reduction: str) -> None:
 def _nll_weight(name: str, weight: Tensor | None, classes: int, like: Tensor) -> None:
     if weight is None:
         return
-    _need_tensor(name, "weight", weight)
+    need_tensor(name, "weight", weight)
     if weight.ndim != 1 or weight._shape[0] != classes:
         raise RuntimeError(
             f"weight tensor should be defined either for all {classes} classes or no classes "
@@ -345,7 +355,7 @@ def meta_nll_loss(
     reduction: str = "mean",
     ignore_index: int = -100,
 ) -> Any:
-    _need_tensor("nll_loss", "target", target)
+    need_tensor("nll_loss", "target", target)
     _nll_checks("nll_loss", target, reduction)
     if self.ndim != 2:
         raise ValueError(
@@ -372,8 +382,8 @@ def meta_nll_loss_backward(
     weight: Tensor | None = None,
     ignore_index: int = -100,
 ) -> Any:
-    g = _need_tensor("nll_loss_backward", "grad_output", grad_output)
-    _need_tensor("nll_loss_backward", "target", target)
+    g = need_tensor("nll_loss_backward", "grad_output", grad_output)
+    need_tensor("nll_loss_backward", "target", target)
     _nll_checks("nll_loss_backward", target, reduction)
     want = target._shape if reduction == "none" else ()
     if g._shape != want:
@@ -422,196 +432,6 @@ def meta_topk(
     return (self, k, d, largest, sorted), ((s, self._dtype), (s, dt.int64))
 
 
-def _same_dtype(name: str, a: Tensor, b: Tensor) -> dt.dtype:
-    if a._dtype is not b._dtype:
-        raise RuntimeError(
-            f"{name}(): expected both arguments to have the same dtype, but got: "
-            f"{torch_name(a._dtype)} != {torch_name(b._dtype)}"
-        )
-    return a._dtype
-
-
-def _matmul_mismatch(a: tuple[int, ...], b: tuple[int, ...]) -> str:
-    """PyTorch's message for ``matmul`` of shapes whose inner sizes differ, which names the
-    kernel the shapes lead to (dot, mv, mm or bmm)."""
-    rows = math.prod(a[:-1])
-    if len(a) == 1 and len(b) == 1:
-        return (
-            f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
-            f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
-        )
-    if len(b) == 1:
-        return f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})"
-    if len(b) == 2:
-        return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[0]}x{b[1]})"
-    batch = math.prod(broadcast(a[:-2], b[:-2]))
-    return (
-        f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {a[-1]}] "
-        f"but got: [{batch}, {b[-2]}]."
-    )
-
-
-def meta_matmul(self: Tensor, other: Tensor) -> Any:
-    _need_tensor("matmul", "other", other)
-    d = _same_dtype("matmul", self, other)
-    a, b = self._shape, other._shape
-    if not a or not b:
-        raise RuntimeError(
-            f"matmul(): both arguments need at least 1 dimension, but got {len(a)}D and {len(b)}D"
-        )
-    k1 = a[-1]
-    k2 = b[-2] if len(b) > 1 else b[0]
-    if k1 != k2:
-        raise RuntimeError(_matmul_mismatch(a, b))
-    if len(a) == 1 and len(b) == 1:
-        shape: tuple[int, ...] = ()
-    elif len(b) == 1:
-        shape = a[:-1]
-    elif len(a) == 1:
-        shape = b[:-2] + b[-1:]
-    elif len(a) == 2 and len(b) == 2:  # (no batch dims to broadcast: the common case)
-        shape = (a[0], b[1])
-    else:
-        shape = broadcast(a[:-2], b[:-2]) + (a[-2], b[-1])
-    return (self, other), (shape, d)
-
-
-def meta_mm(self: Tensor, mat2: Tensor) -> Any:
-    _need_tensor("mm", "mat2", mat2)
-    if self.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    if self._shape[1] != mat2._shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({self._shape[0]}x{self._shape[1]} and "
-            f"{mat2._shape[0]}x{mat2._shape[1]})"
-        )
-    return (self, mat2), ((self._shape[0], mat2._shape[1]), _same_dtype("mm", self, mat2))
-
-
-def meta_addmm(self: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1) -> Any:
-    _need_tensor("addmm", "mat1", mat1)
-    _need_tensor("addmm", "mat2", mat2)
-    _, (shape, dtype) = meta_mm(mat1, mat2)
-    if self._dtype is not dtype:
-        raise RuntimeError(
-            f"addmm(): expected self and the matrices to have the same dtype, but got "
-            f"{torch_name(self._dtype)} and {torch_name(dtype)}"
-        )
-    try:
-        fits = broadcast(self._shape, shape) == shape
-    except RuntimeError:
-        fits = False
-    if not fits:
-        raise RuntimeError(
-            f"addmm(): self of shape {list(self._shape)} cannot be broadcast to the product's "
-            f"shape {list(shape)}"
-        )
-    beta, alpha = blas_scale(dtype, beta, "beta"), blas_scale(dtype, alpha, "alpha")
-    return (self, mat1, mat2, beta, alpha), (shape, dtype)
-
-
-def meta_bmm(self: Tensor, mat2: Tensor) -> Any:
-    _need_tensor("bmm", "mat2", mat2)
-    if self.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if mat2.ndim != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    (b1, n, k1), (b2, k2, m) = self._shape, mat2._shape
-    if b1 != b2 or k1 != k2:
-        raise RuntimeError(
-            "Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{b1}, {k1}] but got: [{b2}, {k2}]."
-        )
-    return (self, mat2), ((b1, n, m), _same_dtype("bmm", self, mat2))
-
-
-def meta_mv(self: Tensor, vec: Tensor) -> Any:
-    _need_tensor("mv", "vec", vec)
-    if self.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
-    if self._shape[1] != vec._shape[0]:
-        n, k = self._shape
-        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._shape[0]})")
-    return (self, vec), ((self._shape[0],), _same_dtype("mv", self, vec))
-
-
-def meta_dot(self: Tensor, tensor: Tensor) -> Any:
-    _need_tensor("dot", "tensor", tensor)
-    if self.ndim != 1 or tensor.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
-    if self._shape != tensor._shape:
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{self._shape[0]}] and src "
-            f"[{tensor._shape[0]}] to have the same number of elements, but got "
-            f"{self._shape[0]} and {tensor._shape[0]} elements respectively"
-        )
-    return (self, tensor), ((), _same_dtype("dot", self, tensor))
-
-
-def meta_outer(self: Tensor, vec2: Tensor) -> Any:
-    _need_tensor("outer", "vec2", vec2)
-    if self.ndim != 1 or vec2.ndim != 1:
-        raise RuntimeError(f"outer(): expected 1-D tensors, got {self.ndim}D and {vec2.ndim}D")
-    return (self, vec2), (
-        (self._shape[0], vec2._shape[0]),
-        dt.promote_types(self._dtype, vec2._dtype),
-    )
-
-
-def meta_addmv(self: Tensor, mat: Tensor, vec: Tensor, beta: Any = 1, alpha: Any = 1) -> Any:
-    _need_tensor("addmv", "mat", mat)
-    _need_tensor("addmv", "vec", vec)
-    if mat.ndim != 2 or vec.ndim != 1 or self.ndim > 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got {self.ndim}, {mat.ndim}, {vec.ndim}"
-        )
-    n, m = mat._shape
-    if m != vec._shape[0] or (self.ndim == 1 and self._shape[0] not in (1, n)):
-        size = "" if self.ndim == 0 else str(self._shape[0])
-        raise RuntimeError(
-            f"size mismatch, got input ({size}), mat ({n}x{m}), vec ({vec._shape[0]})"
-        )
-    if not (self._dtype is mat._dtype is vec._dtype):
-        raise RuntimeError(
-            "addmv input tensors must have the same dtype, but got "
-            f"{torch_name(self._dtype)}, {torch_name(mat._dtype)}, and {torch_name(vec._dtype)}"
-        )
-    dtype = self._dtype
-    beta, alpha = blas_scale(dtype, beta, "beta"), blas_scale(dtype, alpha, "alpha")
-    return (self, mat, vec, beta, alpha), ((n,), dtype)
-
-
-def meta_addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any = 1, alpha: Any = 1) -> Any:
-    _need_tensor("addr", "vec1", vec1)
-    _need_tensor("addr", "vec2", vec2)
-    for name, v in (("vec1", vec1), ("vec2", vec2)):
-        if v.ndim != 1:
-            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
-    shape = (vec1._shape[0], vec2._shape[0])
-    try:
-        fits = broadcast(self._shape, shape) == shape
-    except RuntimeError:
-        fits = False
-    if not fits:
-        bad = next(
-            i
-            for i in range(-1, -self.ndim - 1, -1)
-            if -i > 2 or self._shape[i] not in (1, shape[i])
-        )
-        have = self._shape[bad]
-        raise RuntimeError(
-            f"The expanded size of the tensor ({shape[bad] if -bad <= 2 else -1}) must match "
-            f"the existing size ({have}) at non-singleton dimension {self.ndim + bad}.  "
-            f"Target sizes: {list(shape)}.  Tensor sizes: {list(self._shape)}"
-        )
-    dtype = dt.result_type(self, vec1, vec2)
-    check_alpha(dtype, beta, "beta")
-    check_alpha(dtype, alpha, "alpha")
-    return (self, vec1, vec2, beta, alpha), (shape, dtype)
-
-
 def meta_cat(tensors: Any, dim: int = 0) -> Any:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError("cat(): argument 'tensors' must be a tuple or list of Tensors")
@@ -621,7 +441,7 @@ def meta_cat(tensors: Any, dim: int = 0) -> Any:
     legacy = False
     for i, t in enumerate(ts):
         if not isinstance(t, Tensor):
-            _need_tensor("cat", "tensors", t)
+            need_tensor("cat", "tensors", t)
         s = t._shape
         if not s:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -698,125 +518,6 @@ def meta_tril(self: Tensor, diagonal: int = 0) -> Any:
             f"tril/triu: input tensor must have at least 2 dimensions, got {self.ndim}"
         )
     return (self, diagonal), (self._shape, self._dtype)
-
-
-def _check_index(name: str, index: Tensor, self: Tensor, dim: int) -> int:
-    _need_tensor(name, "index", index)
-    # (PyTorch takes an empty index of any dtype: it indexes nothing)
-    if index._dtype not in (dt.int64, dt.int32) and index.numel():
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    d = _wrap_dim(dim, self.ndim)
-    if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1) and index.numel():
-        raise RuntimeError(
-            f"Index tensor must have the same number of dimensions as input tensor ({name})"
-        )
-    return d
-
-
-def _integral_index(index: Tensor) -> Tensor:
-    """An empty index of another dtype as int64 (what the kernels index with)."""
-    return index if index._dtype in (dt.int64, dt.int32) else index.to(dt.int64)
-
-
-def meta_gather(self: Tensor, dim: int, index: Tensor) -> Any:
-    d = _check_index("gather", index, self, dim)
-    index = _integral_index(index)
-    return (self, d, index), (index._shape, self._dtype)
-
-
-def meta_scatter(self: Tensor, dim: int, index: Tensor, src: Any, reduce: str | None = None) -> Any:
-    if reduce is not None and reduce not in ("add", "multiply"):
-        raise RuntimeError("reduce argument must be either add or multiply.")
-    d = _check_index("scatter", index, self, dim)
-    index = _integral_index(index)
-    if isinstance(src, Tensor) and src._dtype is not self._dtype:
-        raise RuntimeError(
-            f"scatter(): Expected self.dtype to be equal to src.dtype ({torch_name(self._dtype)} "
-            f"vs {torch_name(src._dtype)})"
-        )
-    if reduce is not None and isinstance(src, Tensor):
-        warn_caller(
-            "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
-            "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
-            "reduction options.",
-        )
-    return (self, d, index, src, reduce), (self._shape, self._dtype)
-
-
-def meta_scatter_add(self: Tensor, dim: int, index: Tensor, src: Any) -> Any:
-    args, outputs = meta_scatter(self, dim, index, src)
-    return args[:4], outputs
-
-
-_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
-
-
-def meta_scatter_reduce(
-    self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool = True
-) -> Any:
-    # PyTorch also takes "max" and "min" (the legacy names of amax and amin).
-    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
-    if reduce not in _SCATTER_REDUCTIONS:
-        raise RuntimeError(
-            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
-        )
-    d = _check_index("scatter_reduce", index, self, dim)
-    index = _integral_index(index)
-    _need_tensor("scatter_reduce", "src", src)
-    if src._dtype is not self._dtype:
-        raise RuntimeError(
-            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype "
-            f"({torch_name(self._dtype)} vs {torch_name(src._dtype)})"
-        )
-    return (self, d, index, src, reduce, include_self), (self._shape, self._dtype)
-
-
-def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Any:
-    _need_tensor("index_select", "index", index)
-    if index._dtype not in (dt.int64, dt.int32):
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    if index.ndim > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    d = _wrap_dim(dim, self.ndim)
-    shape = list(self._shape)
-    if shape:
-        shape[d] = index.numel()
-    return (self, d, index), (tuple(shape), self._dtype)
-
-
-def meta_masked_fill(self: Tensor, mask: Tensor, value: Any) -> Any:
-    _need_tensor("masked_fill", "mask", mask)
-    if mask._dtype is not dt.bool_:
-        raise RuntimeError(
-            "masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{cpp_name(mask._dtype)}"
-        )
-    if isinstance(value, Tensor) and value.ndim != 0:
-        raise RuntimeError(
-            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-            f"{value.ndim} dimension(s)."
-        )
-    if (
-        isinstance(value, Tensor)
-        and value._dtype is not self._dtype
-        and dt.promote_types(value._dtype, self._dtype) is not self._dtype
-        and value._device.type != "meta"
-    ):
-        # A 0-d value that self's dtype may not hold is read as the number it is and checked
-        # as a number would be (PyTorch converts it with the same overflow check).
-        dt.check_scalar(value.item(), self._dtype)
-    shape = broadcast(self._shape, mask._shape)
-    return (self, mask, value), (shape, self._dtype)
-
-
-def meta_index_put(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Any:
-    if isinstance(values, Tensor) and values._dtype is not self._dtype:
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{torch_name(self._dtype)} for the destination and {torch_name(values._dtype)} "
-            "for the source."
-        )
-    return (self, tuple(indices), values, accumulate), (self._shape, self._dtype)
 
 
 def format_spec(shape: tuple[int, ...], dtype: dt.dtype, fmt: Any, dev: Any) -> tuple[Any, ...]:
@@ -931,415 +632,3 @@ def meta_randperm(n: int, generator: Any, dtype: dt.dtype | None, *rest: Any) ->
     if n < 0:
         raise RuntimeError(f"randperm(): n must be non-negative, got {n}")
     return (n, generator, dtype, *rest), ((n,), dtype or dt.int64)
-
-
-# ---------------------------------------------------------------- argument rewrites (``convert=``)
-def einsum_sublists(equation: Any, operands: Any) -> tuple[Any, Any]:
-    """``einsum``'s sublist form, ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (each operand
-    followed by its subscripts as ints in ``[0, 52)`` or ``...``, then optionally the
-    output's), as the equation form ``("ab,bc->ac", (a, b))``; the equation form unchanged."""
-    if equation.__class__ is str or not isinstance(equation, Tensor):
-        return equation, operands
-    args = (equation, *operands)
-    pairs = args[: len(args) - len(args) % 2]
-    out = args[-1] if len(args) % 2 else None
-
-    def letters(sub: Any) -> str:
-        if not isinstance(sub, (list, tuple)):
-            raise TypeError(
-                f"einsum(): expected a list of subscripts after each operand, got "
-                f"{type(sub).__name__}"
-            )
-        s = ""
-        for v in sub:
-            if v is Ellipsis:
-                s += "..."
-            elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 52:
-                s += chr(ord("a") + v) if v < 26 else chr(ord("A") + v - 26)
-            else:
-                raise RuntimeError(
-                    "einsum(): subscript in subscript list is not within the valid range [0, 52)"
-                )
-        return s
-
-    eq = ",".join(letters(s) for s in pairs[1::2])
-    if out is not None:
-        eq += "->" + letters(out)
-    return eq, tuple(pairs[0::2])
-
-
-# ---------------------------------------------------------------- argument checks (``check=``)
-def check_gelu_approximate(*args: Any) -> None:
-    """``gelu``'s and ``gelu_backward``'s ``approximate`` (their last argument): ``'none'`` or
-    ``'tanh'`` (PyTorch's error)."""
-    if args[-1] not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-
-
-def check_rounding_mode(self: Any, other: Any, rounding_mode: Any = None) -> None:
-    """``div``'s ``rounding_mode``: None, ``'trunc'`` or ``'floor'`` (PyTorch's error); a
-    rounded quotient is not defined for bool and complex operands (PyTorch's dispatcher
-    error)."""
-    if rounding_mode is None:
-        return
-    if rounding_mode not in ("trunc", "floor"):
-        raise RuntimeError(
-            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-            f"'{rounding_mode}'"
-        )
-    d = dt.result_type(self, other)
-    if d is dt.bool_ or d.is_complex:
-        raise NotImplementedError(f"\"div_{rounding_mode}\" not implemented for '{torch_name(d)}'")
-
-
-def check_sub_bool(self: Any, other: Any, alpha: Any = 1) -> None:
-    """``sub`` refuses a bool operand meeting a number, a bool tensor or a Python bool
-    (PyTorch's error): promotion would otherwise subtract silently (``mask - 1``). Two bools
-    promote to bool, which ``sub``'s declared dtypes refuse."""
-    a = self.__class__ is bool or (isinstance(self, Tensor) and self._dtype is dt.bool_)
-    b = other.__class__ is bool or (isinstance(other, Tensor) and other._dtype is dt.bool_)
-    if a != b:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-
-
-def check_clamp_bool(self: Any, min: Any = None, max: Any = None) -> None:
-    """``clamp`` computes in bool only as ``maximum`` or ``minimum`` do: with one bound, a
-    bool tensor (PyTorch's kernels); both bounds, or a Python bool, are refused as PyTorch
-    refuses them. A bound of another dtype promotes, and is not this check's."""
-    if not (isinstance(self, Tensor) and self._dtype is dt.bool_):
-        return
-    bounds = [b for b in (min, max) if b is not None]
-    if any(not (isinstance(b, bool) or (isinstance(b, Tensor) and b._dtype is dt.bool_))
-           for b in bounds):  # fmt: skip
-        return  # (it promotes: not a bool computation)
-    if len(bounds) != 1 or not isinstance(bounds[0], Tensor):
-        raise NotImplementedError("\"clamp\" not implemented for 'Bool'")
-
-
-def check_round_decimals(self: Any, decimals: int = 0) -> None:
-    """``round`` to ``decimals`` places scales by a power of ten, which PyTorch's kernels do
-    in floating point only: integral and bool tensors are refused (without ``decimals``
-    they are returned unchanged)."""
-    if (
-        decimals != 0
-        and isinstance(self, Tensor)
-        and not (self._dtype.is_floating_point or self._dtype.is_complex)
-    ):
-        raise NotImplementedError(
-            f"\"round_{self._device.type}\" not implemented for '{torch_name(self._dtype)}' "
-            f"(decimals={decimals})"
-        )
-
-
-def refuses_16bit_floats(
-    kernel: str, *, device_suffix: bool = True, error: str = "", first: bool = False
-) -> Callable[..., None]:
-    """An operator's ``check``: PyTorch's ``NotImplementedError`` where the operands
-    would compute in float16 or bfloat16, for the operators whose PyTorch kernels have no
-    such loops (``"zeta_cpu" not implemented for 'Half'``; ``"cdist"`` without the device
-    when not ``device_suffix``), which the dtype categories of a declaration cannot say; or
-    the ``RuntimeError`` of wording ``error`` where PyTorch checks the dtype itself. The
-    dtype is the promoted one of the tensors and numbers among the arguments (the first
-    tensor's when ``first``)."""
-
-    def check(*args: Any) -> None:
-        if first:
-            d = next(a for a in args if isinstance(a, Tensor))._dtype
-        else:
-            d = dt.result_type(*(a for a in args if isinstance(a, (Tensor, int, float, complex))))
-        if d is dt.float16 or d is dt.bfloat16:
-            if error:
-                raise RuntimeError(error.format(dtype=torch_name(d)))
-            where = next(a._device.type for a in args if isinstance(a, Tensor))
-            name = f"{kernel}_{where}" if device_suffix else kernel
-            raise NotImplementedError(f"\"{name}\" not implemented for '{torch_name(d)}'")
-
-    check.refuses_16bit_floats = True  # type: ignore[attr-defined]  # (read by the dtype tests)
-    return check
-
-
-def refuses_category(kinds: str, error: str, param: int = 0) -> Callable[..., None]:
-    """An operator's ``check``: PyTorch's ``RuntimeError`` of wording ``error`` where the
-    tensor at position ``param`` has a dtype of the categories ``kinds`` (letters of
-    ``'bifc'``), for a refusal PyTorch's operator makes itself, apart from the dtype it
-    computes in (``mvlgamma`` of bools, ``normal``'s complex ``std``)."""
-    cats = frozenset("bifc".index(k) for k in kinds)
-
-    def check(*args: Any) -> None:
-        a = args[param] if param < len(args) else None
-        if isinstance(a, Tensor) and a._dtype._category in cats:
-            raise RuntimeError(error)
-
-    return check
-
-
-#: PyTorch's names of the device types, as its messages print them (``DeviceType``).
-_DEVICE_TYPE_NAMES = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"}
-
-
-def refuses_complex_on_device(name: str) -> Callable[..., None]:
-    """An operator's ``check``: PyTorch's ``RuntimeError`` for a complex ``self``, worded with
-    the tensor's device type as PyTorch words it for its CPU kernel (``nansum on CPU does not
-    support complex inputs``); the refusal comes before the dtype the call computes in, so an
-    explicit ``dtype=`` does not lift it."""
-
-    def check(self: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(self, Tensor) and self._dtype.is_complex:
-            t = self._device.type
-            where = _DEVICE_TYPE_NAMES.get(t, t.upper())
-            raise RuntimeError(f"{name} on {where} does not support complex inputs")
-
-    return check
-
-
-def refuses_bool_scan(kernel: str) -> Callable[..., None]:
-    """``cumsum``/``cumprod``'s ``check``: PyTorch's scan kernels have no bool loop, so a
-    ``dtype=bool`` is refused (``"cumsum_out_cpu" not implemented for 'Bool'``)."""
-
-    def check(self: Tensor, dim: int, dtype: dt.dtype | None = None) -> None:
-        if dtype is dt.bool_:
-            where = self._device.type
-            raise NotImplementedError(f"\"{kernel}_out_{where}\" not implemented for 'Bool'")
-
-    return check
-
-
-def check_normal(mean: Any, std: Any, *rest: Any) -> None:
-    """``normal``'s ``check``: ``std`` is real and not negative, a number or every element of
-    a tensor (read only where the device holds data: a meta tensor has none to check)."""
-    if isinstance(std, Tensor):
-        if std._dtype.is_complex:
-            raise RuntimeError("normal expects standard deviation to be non-complex")
-        if (
-            std.numel()
-            and _registry.interface(std._device).holds_data
-            and not bool((std >= 0).all())
-        ):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif isinstance(std, (int, float)) and not std >= 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-
-
-def check_bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> None:
-    """``bernoulli``'s ``check``: the probabilities ``self`` holds must be floating (a
-    ``p`` draws into any real dtype)."""
-    if p is None and self._dtype._category < dt.FLOATING:
-        raise NotImplementedError(
-            f'"bernoulli_tensor_{self._device.type}_p_" not implemented for '
-            f"'{torch_name(self._dtype)}'"
-        )
-
-
-def check_uniform(self: Tensor, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> None:
-    """``uniform_``'s ``check``, PyTorch's: each bound lies within the finite range of the
-    (real) dtype drawn in (so no infinity or NaN), ``from <= to``, and ``to - from`` is
-    finite in that dtype.
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> tc.empty(2, dtype=tc.float16).uniform_(0.0, 7e4)
-    Traceback (most recent call last):
-    ...
-    RuntimeError: uniform_(): to is out of bounds for c10::Half
-    """
-    real = self._dtype.to_real()
-    top = dt._FLOAT_MAX.get(real)
-    if top is None:
-        return  # (the declared dtypes refuse the others)
-    for name, v in (("from", from_), ("to", to)):
-        if not -top <= v <= top:
-            raise RuntimeError(f"{name} is out of bounds for {cpp_name(real)}")
-    if from_ > to:
-        raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
-        )
-    if to - from_ > top:
-        raise RuntimeError(
-            f"uniform_ expects to-from <= std::numeric_limits<{torch_name(real)}>::max(), but "
-            f"found to={to:g} and from={from_:g} which result in to-from to exceed the limit"
-        )
-
-
-def check_bernoulli_p(self: Tensor, p: Any = 0.5, generator: Any = None) -> Any:
-    """``bernoulli_``'s ``check``: ``p`` is a probability, or a floating tensor of them that
-    broadcasts to ``self`` (PyTorch's two overloads), each in [0, 1]."""
-    if isinstance(p, Tensor):
-        if p._dtype._category < dt.FLOATING:
-            raise NotImplementedError(
-                f'"bernoulli_tensor_{self._device.type}_p_" not implemented for '
-                f"'{torch_name(p._dtype)}'"
-            )
-        p.expand(self._shape)  # (PyTorch's error for a p of another shape)
-        # (the values only where the device holds data: a meta tensor's have none to check)
-        # (two reductions: a NaN makes both fail, as PyTorch refuses it)
-        if (
-            p.numel()
-            and _registry.interface(p._device).holds_data
-            and not (p.amin().item() >= 0 and p.amax().item() <= 1)
-        ):
-            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-        return
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        p = v_float("bernoulli_", "p", p)  # (a NumPy number passes; anything else raises)
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-
-
-def check_one_hot(self: Tensor, num_classes: int = -1) -> None:
-    """``one_hot``'s ``check``, PyTorch's: int64 indices, at least one of them to infer
-    ``num_classes`` from (-1), and each in ``[0, num_classes)`` (the values only where the
-    device holds data: a meta tensor's have none to check).
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> tc.nn.functional.one_hot(tc.tensor([0, 3]), 3)
-    Traceback (most recent call last):
-    ...
-    RuntimeError: one_hot(): Class values must be smaller than num_classes.
-    """
-    if self._dtype is not dt.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if not self.numel():
-        if num_classes == -1:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return
-    if not _registry.interface(self._device).holds_data:
-        return
-    lo, hi = index_range(self)
-    if lo < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if num_classes != -1 and hi >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-
-
-def check_scatter_reduce(
-    self: Tensor, dim: int, index: Any, src: Any, reduce: str, include_self: bool = True
-) -> None:
-    """``scatter_reduce``'s ``check`` (``index_reduce`` runs it): PyTorch's reductions have
-    no bool ``'mean'`` and no complex ``'amax'``/``'amin'``."""
-    d = self._dtype
-    if (reduce == "mean" and d is dt.bool_) or (reduce in ("amax", "amin") and d.is_complex):
-        raise NotImplementedError(
-            f'"scatter_gather_tensor_{self._device.type}_reduce_{reduce}" not implemented '
-            f"for '{torch_name(d)}'"
-        )
-
-
-def _half_refused(kernel: str, t: Tensor) -> None:
-    if t._dtype is dt.float16 or t._dtype is dt.bfloat16:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{torch_name(t._dtype)}'")
-
-
-def check_cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> None:
-    """``cdist``'s ``check``: PyTorch's direct kernel has no 16-bit float loops; its matrix
-    product path (``p=2`` with ``use_mm_for_euclid_dist``, or more than 25 rows by default)
-    takes them."""
-    rows = max(x1._shape[-2] if x1.ndim > 1 else 1, x2._shape[-2] if x2.ndim > 1 else 1)
-    mm = p == 2 and (
-        compute_mode == "use_mm_for_euclid_dist" or (compute_mode is None and rows > 25)
-    )
-    if not mm:
-        _half_refused("cdist", x1)
-
-
-def check_histogram(
-    self: Tensor, bins: Any = 100, range: Any = None, weight: Any = None, density: bool = False
-) -> None:
-    """``histogram``'s ``check``: PyTorch finds the default range of 16-bit floats with a
-    kernel that has no such loops (given edges or a ``range`` pass)."""
-    if range is None and not isinstance(bins, Tensor):
-        _half_refused("histogramdd", self)
-
-
-# (their 16-bit refusals depend on the arguments: read by the dtype tests)
-check_cdist.refuses_16bit_floats = True  # type: ignore[attr-defined]
-check_histogram.refuses_16bit_floats = True  # type: ignore[attr-defined]
-
-
-def check_index_reduce(
-    self: Tensor, dim: int, index: Any, source: Any, reduce: str, include_self: bool = True
-) -> None:
-    """``index_reduce``'s ``check``: PyTorch's kernel without ``self``'s values has no bool
-    or complex loops."""
-    if not include_self and (self._dtype is dt.bool_ or self._dtype.is_complex):
-        raise NotImplementedError(
-            '"index_reduce_func_exclude_input_init" not implemented for '
-            f"'{torch_name(self._dtype)}'"
-        )
-
-
-def check_pow(self: Any, exponent: Any) -> None:
-    """``pow``'s ``check``: a negative Python integer exponent of integers is refused before
-    it is converted (an unsigned dtype would wrap it), as PyTorch's."""
-    if (
-        exponent.__class__ is int
-        and exponent < 0
-        and isinstance(self, Tensor)
-        and self._dtype._category == dt.INTEGRAL
-    ):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-
-
-def check_random_range(self: Any, low: Any = None, high: Any = None, generator: Any = None) -> None:
-    """``random_``'s ``check`` (PyTorch's errors): ``from < to``, both in the dtype's range
-    (bool ``[0, 1]``, an integer dtype's limits, ``int64``'s for floating dtypes); checked
-    before any backend runs, so that one without data (meta) refuses what the others do.
-    ``random_()`` without bounds draws in a range the kernel derives from the dtype."""
-    if not isinstance(self, Tensor) or low is None:
-        return
-    if high is None:
-        low, high = 0, low
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
-    if self._dtype is dt.bool_:
-        lo, hi = 0, 1
-    elif self._dtype._category == dt.INTEGRAL:
-        lo, hi = dt.int_range(self._dtype)
-    else:
-        lo, hi = -(2**63), 2**63 - 1
-    if low < lo or high - 1 > hi:
-        raise RuntimeError(
-            f"random_ expects 'from' and 'to' - 1 to be in the range of the dtype "
-            f"[{lo}, {hi}], but got from={low} and to={high}"
-        )
-
-
-def check_polygamma_order(n: int, self: Any) -> None:
-    """``polygamma``'s order: ``n >= 0`` (PyTorch's error)."""
-    if n < 0:
-        raise RuntimeError("polygamma(n, x) does not support negative n.")
-
-
-def space_bounds(name: str) -> Callable[..., tuple[Any, ...]]:
-    """The argument rewrite of ``linspace``'s and ``logspace``'s tensor overloads: ``start``
-    and ``end`` may be 0-d tensors (their values are the bounds); PyTorch refuses tensors of
-    other ranks."""
-
-    def convert(start: Any, end: Any, *rest: Any) -> tuple[Any, ...]:
-        if isinstance(start, Tensor) or isinstance(end, Tensor):
-            ranks = [x.ndim if isinstance(x, Tensor) else 0 for x in (start, end)]
-            if ranks != [0, 0]:
-                raise RuntimeError(
-                    f"{name} only supports 0-dimensional start and end tensors, but got start "
-                    f"with {ranks[0]} dimension(s) and end with {ranks[1]} dimension(s)."
-                )
-            start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
-        return (start, end, *rest)
-
-    return convert
-
-
-def narrow_tensor_start(self: Any, dim: Any, start: Any, length: Any) -> tuple[Any, ...]:
-    """``narrow``'s tensor overload: ``start`` may be a 0-d integer tensor."""
-    if isinstance(start, Tensor):
-        if start.ndim != 0 or start._dtype._category != dt.INTEGRAL:
-            raise RuntimeError("narrow(): start must be an 0-dim integral Tensor.")
-        start = start.item()
-    return self, dim, start, length

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import meta_functions as M
+from .. import arg_checks as AC
 from ._declare import _op
 
 _op(
@@ -48,7 +48,7 @@ _op(
     "integers), ``'amax'`` or ``'amin'``; ``include_self=False`` leaves the values of "
     "``self`` where something is reduced out of the reduction (through :func:`scatter_reduce`).",
     inplace=True,
-    check=M.check_index_reduce,
+    check=AC.check_index_reduce,
     out=True,
     out_dtype="exact",
 )

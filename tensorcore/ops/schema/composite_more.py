@@ -6,7 +6,7 @@ writing into a view) and ``one_hot``."""
 
 from __future__ import annotations
 
-from .. import meta_functions as M
+from .. import arg_checks as AC
 from ._declare import _op
 
 _P = "pointwise composite"
@@ -59,7 +59,7 @@ _op(
     "The log of the multivariate gamma function of dimension ``p``: "
     "``p (p - 1) / 4 log(pi) + sum_j lgamma(self - j / 2)`` for ``j < p``.",
     inplace=True,
-    check=M.refuses_category("b", "The input tensor may not be a boolean tensor."),
+    check=AC.refuses_category("b", "The input tensor may not be a boolean tensor."),
     out=True,
 )
 _op(
@@ -139,7 +139,7 @@ _op(
     "``num_classes`` (the largest index + 1 for -1), 1 at each index, 0 elsewhere "
     "(``nn.functional.one_hot``). A backend's kernel makes the result in one pass; the "
     "composite compares with ``arange(num_classes)``.",
-    check=M.check_one_hot,
+    check=AC.check_one_hot,
     method=False,
     function=False,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import meta_functions as M
+from .. import arg_checks as AC
 from ._declare import _op
 
 _CS = "composite"
@@ -20,7 +20,7 @@ _CS_DTYPES = {
 }  # fmt: skip
 #: (PyTorch's quantile takes float32 and float64 only, and says so in a RuntimeError.)
 _QUANTILE_DTYPES = "quantile() input tensor must be either float or double dtype"
-_QUANTILE_16BIT = M.refuses_16bit_floats("quantile", error=_QUANTILE_DTYPES, first=True)
+_QUANTILE_16BIT = AC.refuses_16bit_floats("quantile", error=_QUANTILE_DTYPES, first=True)
 _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
     # ------------------------------------------------------------ shapes
     (
@@ -192,7 +192,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory nondifferentiable",
         "``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in exponent.",
-        {"method": False, "out": True, "convert": M.space_bounds("logspace")},
+        {"method": False, "out": True, "convert": AC.space_bounds("logspace")},
     ),
     # ------------------------------------------------------------ search and sets
     (
@@ -249,7 +249,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "minimum and maximum by default) or between the edges of a 1-D tensor ``bins``, the "
         "last bin closed; each element counts ``weight`` (1 by default); ``density`` divides "
         "by the total and the bin widths. Returns the counts and the edges.",
-        {"check": M.check_histogram, "out": True, "out_dtype": "exact"},
+        {"check": AC.check_histogram, "out": True, "out_dtype": "exact"},
     ),
     # ------------------------------------------------------------ statistics
     (
@@ -325,7 +325,7 @@ _COMPOSITE_DECLS: list[tuple[str, str, str, dict[str, Any]]] = [
         "ScalarType? dtype=None) -> Tensor",
         "reduction",
         "Sum over ``dim`` with NaN counted as zero.",
-        {"check": M.refuses_complex_on_device("nansum"), "out": True},
+        {"check": AC.refuses_complex_on_device("nansum"), "out": True},
     ),
     (
         "var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, "

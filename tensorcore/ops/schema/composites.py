@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import meta_functions as M
+from .. import arg_checks as AC
 from ._declare import _op
 
 # ---------------------------------------------------------------- composites (ops/composite.py)
@@ -168,9 +168,9 @@ for _sig, _tags, _doc in [
         dtype_error="multinomial only supports floating-point dtypes for input, got: {dtype}"
         if _sig.startswith("multinomial")
         else "",
-        check=M.check_bernoulli
+        check=AC.check_bernoulli
         if _sig.startswith("bern")
-        else M.check_normal
+        else AC.check_normal
         if _sig.startswith("normal(")
         else None,
     )
@@ -398,7 +398,7 @@ _op(
     method=False,
     dtypes="f",
     dtype_error="cdist only supports floating-point dtypes, X1 got: {dtype}",
-    check=M.check_cdist,
+    check=AC.check_cdist,
     autocast="fp32",
 )
 _op(
@@ -409,7 +409,7 @@ _op(
     method=False,
     dtypes="f",
     dtype_error="pdist only supports floating-point dtypes",
-    check=M.refuses_16bit_floats("pdist", device_suffix=False),
+    check=AC.refuses_16bit_floats("pdist", device_suffix=False),
 )
 _op(
     "cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import arg_checks as AC
 from .. import meta_functions as M
 from ._declare import _op
 
@@ -66,7 +67,7 @@ _op(
     "a float32 uniform draw below each.",
     function=False,
     dtypes="bif",
-    check=M.check_bernoulli_p,
+    check=AC.check_bernoulli_p,
 )
 _RF = "random nondifferentiable inplace composite"
 _op(
@@ -171,7 +172,7 @@ _op(
     "``steps`` evenly spaced values from start to end.",
     dtypes="ifc",
     meta_function=M.meta_linspace,
-    convert=M.space_bounds("linspace"),
+    convert=AC.space_bounds("linspace"),
     **_FK,
 )
 _op(
@@ -189,7 +190,7 @@ _op(
     "Fills ``self`` with numbers drawn uniformly from ``[from, to)``.",
     function=False,
     dtypes="fc",
-    check=M.check_uniform,
+    check=AC.check_uniform,
 )
 _op(
     "normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? generator=None) -> Tensor(a!)",
@@ -207,7 +208,7 @@ _op(
     "(``2**24`` for float32, the maximum for integer dtypes).",
     function=False,
     dtypes="bif",
-    check=M.check_random_range,
+    check=AC.check_random_range,
 )
 _op(
     "_standard_gamma(Tensor self, Generator? generator=None) -> Tensor",
@@ -219,7 +220,7 @@ _op(
     meta_function=M.meta_standard_gamma,
     method=False,
     dtypes="f",
-    check=M.refuses_16bit_floats("gamma", first=True),
+    check=AC.refuses_16bit_floats("gamma", first=True),
 )
 _op(
     "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "

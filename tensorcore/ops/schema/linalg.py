@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import meta_functions as M
+from .. import arg_checks as AC
 from .. import meta_linalg as ML
+from .. import meta_products as MP
 from ._declare import _op
 
 # ---------------------------------------------------------------- linear algebra
@@ -33,7 +34,7 @@ _op(
     "Matrix product with NumPy's batching and broadcasting rules.",
     frontend="structured",
     out_dtype="exact",
-    meta_function=M.meta_matmul,
+    meta_function=MP.meta_matmul,
     out=True,
     dtypes="ifc",
     autocast="lower",
@@ -45,7 +46,7 @@ _op(
     "Product of two matrices.",
     frontend="structured",
     out_dtype="exact",
-    meta_function=M.meta_mm,
+    meta_function=MP.meta_mm,
     out=True,
     dtypes="ifc",
     autocast="lower",
@@ -57,7 +58,7 @@ _op(
     "(what ``linear`` with a bias runs: one pass less than a product and an add).",
     frontend="structured",
     out_dtype="exact",
-    meta_function=M.meta_addmm,
+    meta_function=MP.meta_addmm,
     out=True,
     dtypes="ifc",
     autocast="lower",
@@ -68,7 +69,7 @@ _op(
     "Batched product of 3-D tensors.",
     frontend="structured",
     out_dtype="exact",
-    meta_function=M.meta_bmm,
+    meta_function=MP.meta_bmm,
     out=True,
     dtypes="ifc",
     autocast="lower",
@@ -78,7 +79,7 @@ _op(
     _L,
     "Matrix-vector product.",
     frontend="structured",
-    meta_function=M.meta_mv,
+    meta_function=MP.meta_mv,
     out=True,
     dtypes="ifc",
 )
@@ -87,7 +88,7 @@ _op(
     _L,
     "Dot product of two 1-D tensors.",
     frontend="structured",
-    meta_function=M.meta_dot,
+    meta_function=MP.meta_dot,
     out=True,
     dtypes="ifc",
 )
@@ -96,7 +97,7 @@ _op(
     _L,
     "Outer product of two 1-D tensors.",
     frontend="structured",
-    meta_function=M.meta_outer,
+    meta_function=MP.meta_outer,
     out=True,
     node="MulBackward0",  # (PyTorch's outer multiplies two broadcast views)
 )
@@ -107,7 +108,7 @@ _op(
     "product's length; ``self`` is ignored when ``beta`` is 0, NaN and inf included.",
     frontend="structured",
     out_dtype="exact",
-    meta_function=M.meta_addmv,
+    meta_function=MP.meta_addmv,
     inplace=True,
     out=True,
     dtypes="ifc",
@@ -120,7 +121,7 @@ _op(
     "shape, the dtypes promoted; ``self`` is ignored when ``beta`` is 0 (for bool tensors: "
     "``beta and self or alpha and outer``).",
     frontend="structured",
-    meta_function=M.meta_addr,
+    meta_function=MP.meta_addr,
     inplace=True,
     out=True,
     autocast="lower",
@@ -131,7 +132,7 @@ _op(
     "Einstein summation over the operands (also in PyTorch's sublist form, "
     "``einsum(a, [0, 1], b, [1, 2], [0, 2])``).",
     method=False,
-    convert=M.einsum_sublists,
+    convert=AC.einsum_sublists,
     autocast="lower",
 )
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from .. import meta_conv as MC
 from .. import meta_functions as M
 from .. import meta_nn as MN
+from .. import meta_norm as MNorm
 from ._declare import _op
 
 _R = "reduction"
@@ -20,7 +22,7 @@ _op(
     "(C, C_out / groups, *kernel) -- plus ``bias`` (C_out,). ``nn.functional.conv1d``/"
     "``conv2d``/``conv3d``/``conv_transpose*`` call it.",
     frontend="structured",
-    meta_function=MN.meta_convolution,
+    meta_function=MC.meta_convolution,
     method=False,
     dtypes="if",
     autocast="lower",
@@ -32,7 +34,7 @@ _op(
     "The gradient of a (non-transposed) ``convolution`` with respect to its input of size "
     "``input_size``: the transposed convolution of ``grad_output`` with ``weight``.",
     frontend="structured",
-    meta_function=MN.meta_convolution_backward_input,
+    meta_function=MC.meta_convolution_backward_input,
     method=False,
     dtypes="f",
 )
@@ -43,7 +45,7 @@ _op(
     "The gradient of a (non-transposed) ``convolution`` with respect to its weight of size "
     "``weight_size``: ``grad_output`` correlated with the input's windows.",
     frontend="structured",
-    meta_function=MN.meta_convolution_backward_weight,
+    meta_function=MC.meta_convolution_backward_weight,
     method=False,
     dtypes="f",
 )
@@ -55,7 +57,7 @@ _op(
     "2-D max pooling of ``self`` (N, C, H, W); ``indices`` are flat positions in each "
     "(H, W) plane. ``stride`` defaults to ``kernel_size``.",
     frontend="structured",
-    meta_function=MN.meta_max_pool2d_with_indices,
+    meta_function=MC.meta_max_pool2d_with_indices,
     method=False,
     dtypes="if",
     node="MaxPool2DWithIndicesBackward0",
@@ -68,7 +70,7 @@ _op(
     "``indices`` (``self``'s values are not read: it is there, as in PyTorch, so that a "
     "double backward reaches it, with zeros).",
     frontend="structured",
-    meta_function=MN.meta_max_pool2d_with_indices_backward,
+    meta_function=MC.meta_max_pool2d_with_indices_backward,
     method=False,
     dtypes="f",
 )
@@ -78,7 +80,7 @@ _op(
     _NN,
     "2-D average pooling of ``self`` (N, C, H, W). ``stride`` defaults to ``kernel_size``.",
     frontend="structured",
-    meta_function=MN.meta_avg_pool2d,
+    meta_function=MC.meta_avg_pool2d,
     method=False,
     dtypes="if",
     node="AvgPool2DBackward0",
@@ -90,7 +92,7 @@ _op(
     "The gradient of ``avg_pool2d`` of ``self``: each output's gradient shared over its "
     "window (``self``'s values are not read, as for ``max_pool2d_with_indices_backward``).",
     frontend="structured",
-    meta_function=MN.meta_avg_pool2d_backward,
+    meta_function=MC.meta_avg_pool2d_backward,
     method=False,
     dtypes="if",
 )
@@ -102,7 +104,7 @@ _op(
     _NN,
     "``self`` where ``self > 0``, else ``weight * self`` (``weight`` broadcast to ``self``).",
     frontend="structured",
-    meta_function=MN.meta_prelu_kernel,
+    meta_function=MC.meta_prelu_kernel,
     method=False,
     function=False,
     dtypes="f",
@@ -114,7 +116,7 @@ _op(
     "The gradients of ``_prelu_kernel`` in ``self`` and in ``weight``, both of ``self``'s "
     "shape (the weight's is summed from it).",
     frontend="structured",
-    meta_function=MN.meta_prelu_kernel_backward,
+    meta_function=MC.meta_prelu_kernel_backward,
     method=False,
     function=False,
     dtypes="f",
@@ -244,7 +246,7 @@ _op(
     "``weight`` and shift by ``bias``. ``cudnn_enable`` (PyTorch's switch of a CUDA library) "
     "changes nothing.",
     frontend="structured",
-    meta_function=MN.meta_layer_norm,
+    meta_function=MNorm.meta_layer_norm,
     method=False,
     dtypes="f",
     node="NativeLayerNormBackward0",
@@ -257,7 +259,7 @@ _op(
     "standard deviation of each row, shaped as the input with the normalised dims 1 (in "
     "float32 for a 16-bit input), which its backward reads instead of recomputing them.",
     frontend="structured",
-    meta_function=MN.meta_native_layer_norm,
+    meta_function=MNorm.meta_native_layer_norm,
     method=False,
     dtypes="f",
     node="NativeLayerNormBackward0",
@@ -271,7 +273,7 @@ _op(
     "forward's row statistics ``mean`` and ``rstd`` (``native_layer_norm``'s) or, where they "
     "are None, the statistics recomputed from ``input``.",
     frontend="structured",
-    meta_function=MN.meta_layer_norm_backward,
+    meta_function=MNorm.meta_layer_norm_backward,
     method=False,
     dtypes="f",
 )
@@ -285,7 +287,7 @@ _op(
     "``running_mean``/``running_var``, then scale and shift per channel. ``cudnn_enabled`` "
     "(PyTorch's switch of a CUDA library) changes nothing.",
     frontend="structured",
-    meta_function=MN.meta_batch_norm,
+    meta_function=MNorm.meta_batch_norm,
     method=False,
     dtypes="f",
     node="NativeBatchNormBackward0",
@@ -298,7 +300,7 @@ _op(
     "channel's mean and inverse standard deviation (C,) (in float32 for a 16-bit input), which "
     "its backward reads instead of recomputing them; empty (0,) when not training.",
     frontend="structured",
-    meta_function=MN.meta_native_batch_norm,
+    meta_function=MNorm.meta_native_batch_norm,
     method=False,
     dtypes="f",
     node="NativeBatchNormBackward0",
@@ -315,7 +317,7 @@ _op(
     "(``native_batch_norm``'s) or, where they are None, the statistics recomputed from "
     "``input``.",
     frontend="structured",
-    meta_function=MN.meta_batch_norm_backward,
+    meta_function=MNorm.meta_batch_norm_backward,
     method=False,
     dtypes="f",
 )
@@ -329,7 +331,7 @@ _op(
     "(sample, group)'s mean and inverse standard deviation (N, group) (in float32 for a "
     "16-bit input), which its backward reads. ``nn.functional.group_norm`` calls it.",
     frontend="structured",
-    meta_function=MN.meta_native_group_norm,
+    meta_function=MNorm.meta_native_group_norm,
     method=False,
     dtypes="f",
     node="NativeGroupNormBackward0",
@@ -343,7 +345,7 @@ _op(
     "the forward's statistics ``mean`` and ``rstd`` (N, group), each computed only where "
     "``output_mask`` (three 0/1 flags) asks for it, and None where it does not.",
     frontend="structured",
-    meta_function=MN.meta_native_group_norm_backward,
+    meta_function=MNorm.meta_native_group_norm_backward,
     method=False,
     dtypes="f",
 )

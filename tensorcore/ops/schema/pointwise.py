@@ -3,6 +3,7 @@ and the special functions."""
 
 from __future__ import annotations
 
+from .. import arg_checks as AC
 from .. import meta_functions as M
 from ._declare import _binary, _op, _unary
 
@@ -16,7 +17,7 @@ _binary(
     # (only two bools promote to bool: a bool with a number is check_sub_bool's)
     dtype_error="Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
     "`^` or `logical_xor()` operator instead.",
-    check=M.check_sub_bool,
+    check=AC.check_sub_bool,
     node_when="self=number:RsubBackward1",
 )
 _binary("mul", "Multiplies ``self`` by ``other`` elementwise.", opmath_scalars=True)
@@ -28,7 +29,7 @@ _binary(
     opmath_scalars=True,
     promote_when="rounding_mode:same",
     node_when="rounding_mode:DivBackward2",
-    check=M.check_rounding_mode,
+    check=AC.check_rounding_mode,
 )
 _binary(
     "floor_divide",
@@ -50,7 +51,7 @@ _binary(
     dtypes="ifc",
     values="other",
     values_round_floats=4,
-    check=M.check_pow,
+    check=AC.check_pow,
     node_when="self=number:PowBackward2 other=tensor:PowBackward1",
 )
 _binary(
@@ -350,7 +351,7 @@ for _sig, _d in [
         out=True,
         method=False,
         dtypes="f",
-        check=M.check_gelu_approximate,
+        check=AC.check_gelu_approximate,
         tensors_only="grad_output self" if "backward" in _sig else "",
     )
 _unary(
@@ -371,7 +372,7 @@ _op(
     out=True,
     dtypes="if",
     out_dtype="same",
-    check=M.check_round_decimals,
+    check=AC.check_round_decimals,
 )
 # PyTorch has no isnan_ / isinf_ / isfinite_.
 for _n, _d in [
@@ -408,7 +409,7 @@ _op(
     out_dtype="same",
     node="ClampBackward1",
     node_when="min=tensor:ClampBackward0 max=tensor:ClampBackward0",
-    check=M.check_clamp_bool,
+    check=AC.check_clamp_bool,
 )
 _op(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
@@ -482,7 +483,7 @@ for _n, _d, _check in [
      "(``torch.special.i1e``).", None),
     ("special_erfcx", "The scaled complementary error function ``exp(x^2) erfc(x)`` "
      "(``torch.special.erfcx``), finite where ``erfc`` underflows.",
-     M.refuses_16bit_floats("erfcx")),
+     AC.refuses_16bit_floats("erfcx")),
 ]:  # fmt: skip
     _op(
         f"{_n}(Tensor self) -> Tensor",
@@ -519,7 +520,7 @@ for _n, _d in [
         "pointwise nondifferentiable",
         _d + " PyTorch's ``torch.special." + _n.removeprefix("special_") + "``.",
         frontend="pointwise",
-        check=M.refuses_16bit_floats(_n.removeprefix("special_")),
+        check=AC.refuses_16bit_floats(_n.removeprefix("special_")),
         promote="float",
         out=True,
         method=False,
@@ -532,7 +533,7 @@ _op(
     "function at ``other = 1``; PyTorch's ``torch.special.zeta``). Differentiable in "
     "``other`` only, as PyTorch's.",
     frontend="pointwise",
-    check=M.refuses_16bit_floats("zeta"),
+    check=AC.refuses_16bit_floats("zeta"),
     promote="float",
     out=True,
     method=False,
@@ -545,7 +546,7 @@ _op(
     "The ``n``-th derivative of :func:`digamma` (``n >= 0``); ``Tensor.polygamma(n)`` is its "
     "method.",
     frontend="pointwise",
-    check=M.check_polygamma_order,
+    check=AC.check_polygamma_order,
     promote="float",
     out=True,
     method=False,

@@ -3,6 +3,7 @@ negative log-likelihood loss)."""
 
 from __future__ import annotations
 
+from .. import arg_checks as AC
 from .. import meta_functions as M
 from ._declare import _op
 
@@ -237,7 +238,7 @@ _op(
     _R,
     "Cumulative sum along ``dim``.",
     frontend="structured",
-    check=M.refuses_bool_scan("cumsum"),
+    check=AC.refuses_bool_scan("cumsum"),
     meta_function=M.meta_cumsum,
     promote="sum",
     inplace=True,
@@ -248,7 +249,7 @@ _op(
     _R,
     "Cumulative product along ``dim``.",
     frontend="structured",
-    check=M.refuses_bool_scan("cumprod"),
+    check=AC.refuses_bool_scan("cumprod"),
     meta_function=M.meta_cumsum,
     promote="sum",
     inplace=True,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from .. import arg_checks as AC
 from .. import meta_functions as M
+from .. import meta_indexing as MI
 from ._declare import _op
 
 _R = "reduction"
@@ -73,7 +75,7 @@ _op(
     "indexing",
     "Picks values along ``dim`` at ``index``.",
     frontend="structured",
-    meta_function=M.meta_gather,
+    meta_function=MI.meta_gather,
     out=True,
     out_dtype="exact",
 )
@@ -84,7 +86,7 @@ _op(
     "PyTorch's deprecated ``reduce='add'`` or ``'multiply'`` accumulates instead (no "
     "derivative, as in PyTorch: :func:`scatter_reduce` has one).",
     frontend="structured",
-    meta_function=M.meta_scatter,
+    meta_function=MI.meta_scatter,
     inplace=True,
     scalars="src",
     values="src",
@@ -96,7 +98,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``src`` added at ``index`` along ``dim``.",
     frontend="structured",
-    meta_function=M.meta_scatter_add,
+    meta_function=MI.meta_scatter_add,
     inplace=True,
     out=True,
     out_dtype="exact",
@@ -110,9 +112,9 @@ _op(
     "``'amin'``; ``include_self=False`` leaves the values of ``self`` where something is "
     "scattered out of the reduction.",
     frontend="structured",
-    meta_function=M.meta_scatter_reduce,
+    meta_function=MI.meta_scatter_reduce,
     inplace=True,
-    check=M.check_scatter_reduce,
+    check=AC.check_scatter_reduce,
     out=True,
     out_dtype="exact",
 )
@@ -121,7 +123,7 @@ _op(
     "indexing",
     "Selects the entries ``index`` along ``dim``.",
     frontend="structured",
-    meta_function=M.meta_index_select,
+    meta_function=MI.meta_index_select,
     out=True,
     out_dtype="exact",
 )
@@ -130,7 +132,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``value`` (a 0-d tensor or a number) where ``mask`` is true.",
     frontend="structured",
-    meta_function=M.meta_masked_fill,
+    meta_function=MI.meta_masked_fill,
     inplace=True,
     scalars="value",
     values="value",
@@ -149,7 +151,7 @@ _op(
     "indexing",
     "Copy of ``self`` with ``values`` written at advanced ``indices``.",
     frontend="structured",
-    meta_function=M.meta_index_put,
+    meta_function=MI.meta_index_put,
     inplace=True,
     internal_overlap="deprecated",
 )

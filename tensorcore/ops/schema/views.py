@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import meta_functions as M
+from .. import arg_checks as AC
 from ._declare import _op
 
 # ---------------------------------------------------------------- views (core arithmetic)
@@ -41,7 +41,7 @@ _op(
     _V,
     "The slice ``start:start+length`` along ``dim`` (``start`` may be a 0-d integer tensor).",
     node="SliceBackward0",
-    convert=M.narrow_tensor_start,
+    convert=AC.narrow_tensor_start,
 )
 _op(
     "select(Tensor(a) self, int dim, int index) -> Tensor(a)",
