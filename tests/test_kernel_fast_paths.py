@@ -286,6 +286,8 @@ def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
         want = np.where(an > 0, an, an * an.dtype.type(slope))
     got = F.leaky_relu(t, slope)
     assert_close(got, tc.tensor(want, device=device).to(dtype), rtol=0, atol=0, equal_nan=True)
+    # (in place the result is written over the input it picks from: the same bits)
+    assert_close(F.leaky_relu_(t.clone(), slope), got, rtol=0, atol=0, equal_nan=True)
     # (the signs of numbers: a NaN's sign bit is the hardware's, -inf * 0 is -nan on x86)
     number = ~np.isnan(want)
     assert np.array_equal(np.signbit(got.float().cpu().numpy())[number], np.signbit(want)[number])
@@ -296,6 +298,28 @@ def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
         atol=0,
         equal_nan=True,
     )
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16, tc.complex64])
+def test_cube_is_two_products_in_and_out_of_place(device: str, dtype: tc.dtype) -> None:
+    # x ** 3 is (x * x) * x (PyTorch's product, not the general power), written into the
+    # result in two passes; in place and into an out= over x it must still read x unsquared.
+    if dtype_unsupported(device, dtype):
+        pytest.skip(f"{dtype} is not supported on {device}")
+    x = tc.tensor(_data((6, 9), 5), device=device).to(dtype)
+    # (in the dtype; a 16-bit cube is computed in float32 and rounded once)
+    w = (x.float() if dtype is tc.float16 else x).cpu().numpy()
+    with np.errstate(all="ignore"):
+        want = tc.tensor((w * w) * w, device=device).to(dtype)
+    tol = {"rtol": 0, "atol": 0}
+    assert_close(x**3, want, equal_nan=True, **tol)
+    assert_close(x.clone().pow_(3), want, equal_nan=True, **tol)
+    y = x.clone()
+    tc.pow(y, 3, out=y)
+    assert_close(y, want, equal_nan=True, **tol)
+    z = x.clone()
+    tc.pow(z[:, 1:], 3, out=z[:, :-1])  # (an out= overlapping the input, shifted)
+    assert_close(z[:, :-1], want[:, 1:], equal_nan=True, **tol)
 
 
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.int64, tc.bool, tc.complex64])

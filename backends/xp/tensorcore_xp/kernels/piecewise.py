@@ -26,6 +26,7 @@ from ..helpers import (
     formula_kernel,
     quiet_tokens,
     select,
+    shares_storage,
 )
 
 __all__ = ["build"]
@@ -70,20 +71,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             # (the slope as a cached 0-d array where d is a float dtype, not the float32
             # type that 16-bit floats compute in: ``bound``'s conversion, once)
             f = getattr(d, "kind", None) == "f"
-            scaled = x * (const(negative_slope, d) if f else bound(negative_slope, d))
+            slope = const(negative_slope, d) if f else bound(negative_slope, d)
+            o = array_of(out)
             if 0 < negative_slope < math.inf:
                 # The larger (slope <= 1) or smaller (slope > 1) of x and x * slope is the
                 # where's pick, bit for bit (NaN and infinities included; a slope of 0 or
                 # inf would turn inf or 0 into NaN): two passes instead of a where, which
                 # NumPy runs several times slower on inputs of mixed signs.
                 pick = xp.maximum if negative_slope <= 1 else xp.minimum
-                o = array_of(out)
-                if o.dtype == d:
-                    pick(x, scaled, out=o)
+                if o.dtype == d and not shares_storage(out, self):
+                    # (x * slope in out, then the pick into it: no temporary of x's size;
+                    # an out over x would be scaled before the pick reads x)
+                    xp.multiply(x, slope, out=o)
+                    pick(x, o, out=o)
+                elif o.dtype == d:
+                    pick(x, x * slope, out=o)
                 else:
-                    put(out, pick(x, scaled))
+                    put(out, pick(x, x * slope))
             else:
-                put(out, xp.where(x > 0, x, scaled))
+                put(out, xp.where(x > 0, x, x * slope))
         finally:
             leave(tok)
 

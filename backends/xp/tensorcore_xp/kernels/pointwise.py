@@ -365,7 +365,16 @@ def build(
                 if y == 2 and x.dtype == o.dtype:
                     xp.multiply(x, x, out=o)
                     return
-                w = x.astype(acc_dtype(xp, o.dtype), copy=False)
+                wide = acc_dtype(xp, o.dtype)
+                if y == 3 and x.dtype == o.dtype == wide and not shares_storage(out, a):
+                    # (the square in out, then times x: two passes and no temporary, where
+                    # the product and its copy into out made three passes and two arrays of
+                    # x's size; an out over x would be squared before the second product
+                    # reads x; a 16-bit cube is computed wider and rounded once, below)
+                    xp.multiply(x, x, out=o)
+                    xp.multiply(o, x, out=o)
+                    return
+                w = x.astype(wide, copy=False)
                 if y == 3:
                     r = xp.multiply(w, w) * w
                 elif y == 0.5:
