@@ -27,7 +27,7 @@ def test_operator_under_bad_input(device: str, name: str) -> None:
     _check([fuzz.run(c) for c in fuzz.cases(device, only={name})])
 
 
-@pytest.mark.parametrize("label", [t.label for t in fuzz._public_targets()])
+@pytest.mark.parametrize("label", [t.label for t in fuzz.public_targets()])
 def test_public_function_under_bad_input(device: str, label: str) -> None:
     results = []
     for case in fuzz.public_cases(device, only={label}):
