@@ -203,6 +203,7 @@ EXPECTED: list[tuple[str, str, str, str, str]] = [
         "keeps float32)",
     ),
     ("native_layer_norm", "*", "*16", "dtype", "as native_batch_norm's half-precision statistics"),
+    ("native_group_norm", "*", "*16", "dtype", "as native_batch_norm's half-precision statistics"),
     (
         "native_*_norm",
         "*",
