@@ -17,6 +17,7 @@ from types import FunctionType
 from typing import Any
 
 from . import (
+    _C,
     _checks,
     _legacy_linalg,
     _torch_extras,
@@ -26,6 +27,7 @@ from . import (
     dtypes,
     fft,
     linalg,
+    overrides,
     return_types,
     serialization,
     types,
@@ -115,6 +117,7 @@ newaxis = None
 _api.build()
 _install_methods()
 _install_legacy()
+overrides.install()  # (after as_subclass, which Tensor.__torch_function__ uses)
 _install_pickling()
 _install_rng_state()
 _install_plugin_modules()
@@ -288,6 +291,7 @@ _LAZY_SUBPACKAGES = frozenset(
         "multiprocessing",
         "nn",
         "optim",
+        "overrides",
         "profiler",
         "quasirandom",
         "signal",

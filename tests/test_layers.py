@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.return_types",
             "tensorcore.random",
             "tensorcore.autograd.grad_mode",
+            "tensorcore.overrides",
         ],
     ),
     (

@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..ops import factories
 from ..ops import functions as ops
 from ..ops._validate import STANDARD, keep_message
+from ..overrides import state as _tf
 from . import grad_mode
 from ._accumulate import HELD as _HELD
 from ._accumulate import accumulate as _accumulate
@@ -134,6 +135,9 @@ def run_backward(
     if outer:
         _running.callbacks = []
     _running.depth += 1
+    # (the rules run with __torch_function__ off, as PyTorch's run in its engine: an
+    # overriding subclass saved for backward is not handed the gradient's operators)
+    _tf.off += 1
     try:
         results = _run_backward(
             outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate, allow_unused
@@ -143,6 +147,7 @@ def run_backward(
             while pending:
                 pending.pop(0)()
     finally:
+        _tf.off -= 1
         _running.depth -= 1
         if outer:
             _running.callbacks = None

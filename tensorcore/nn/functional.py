@@ -20,6 +20,12 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
 from ..ops.frontends import named_as
+from ..overrides import (  # noqa: F401 (PyTorch's functional module offers them too)
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
 from ..plugins import manager
 from . import _embedding_bag as _bags
 from ._activations import (

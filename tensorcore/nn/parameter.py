@@ -9,6 +9,7 @@ from .._pickling import reduce_tensor
 from .._tensor import Tensor, make_tensor
 from .._tensor_methods import detach
 from ..ops import functions as ops
+from ..overrides import _disabled_torch_function_impl
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
@@ -32,6 +33,8 @@ class Parameter(Tensor):
     """
 
     __slots__ = ()
+    # (operators on a parameter give plain tensors: it takes over no call, as PyTorch's)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
@@ -88,6 +91,7 @@ class Buffer(Tensor):
 
     __slots__ = ("persistent",)
     persistent: bool
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:
@@ -148,6 +152,8 @@ class UninitializedTensorMixin:
 
     __slots__ = ()
     cls_to_become: type = Tensor
+    # (the placeholders' own check raises for operators: they take over no call)
+    __torch_function__ = _disabled_torch_function_impl
 
     @property
     def _shape(self) -> Any:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from .. import overrides as _ov
 from .._tensor import Tensor, adopt_base_grad
 from ..autograd import grad_mode
 from ..devices import device, get_default_device
 from ..layouts import strided
+from . import functions as _functions
 from ._validate import STANDARD as _STANDARD
 from ._validate import TRANSLATED as _TRANSLATED
 from ._validate import as_scalar, type_name
@@ -114,6 +116,88 @@ def _bad_tensor(fn: str, name: str, a: Any, scalar_ok: bool) -> TypeError:
     return TypeError(f"{fn}(): argument '{name}' must be {want}, not {type_name(a)}")
 
 
+_tf = _ov.state
+_NONE: Any = object()
+
+
+class _Overriding(Exception):
+    """Raised by :func:`_scan` at a tensor-like argument (an object whose type defines
+    ``__torch_function__``), which ``call`` hands the call to; never leaves ``call``."""
+
+
+_PUBLIC: dict[tuple[str, bool], Any] = {}
+
+
+def _public(op: Op, inplace: bool) -> Any:
+    """The function an overriding argument's ``__torch_function__`` is given for ``op``:
+    ``tensorcore.<op>`` (a method call is handed the function too), ``Tensor.<op>_`` in
+    place, the method where the operator has no function, else a function of that name
+    that calls the operator (the ``torch._C._nn`` ones such as ``silu``)."""
+    key = (op.name, inplace)
+    fn = _PUBLIC.get(key)
+    if fn is None:
+        name = _inplace_name(op) if inplace else op.name
+        fn = getattr(Tensor, name, None) if inplace else getattr(_functions, name, None)
+        if fn is None:
+            fn = getattr(Tensor, name, None)
+        if fn is None:
+
+            def fn(*args: Any) -> Any:
+                return call(op, args)
+
+            fn.__name__ = fn.__qualname__ = name
+            fn.__module__ = "tensorcore"
+        _PUBLIC[key] = fn
+    return fn
+
+
+def _override(op: Op, args: tuple[Any, ...], out: Any, inplace: bool = False) -> Any:
+    """The call handed to the ``__torch_function__`` of its overriding arguments
+    (``tensorcore.overrides``) with the positional parameters as ``args`` and the keyword-only
+    ones (and ``out``) as ``kwargs``; ``_NONE`` where no argument overrides."""
+    for i in op.tensor_pos:
+        a = args[i]
+        if a.__class__ is not Tensor and a is not None and _ov.overrides(a.__class__):
+            break
+    else:
+        for i in op.list_pos:
+            seq = args[i]
+            if (seq.__class__ is list or seq.__class__ is tuple) and any(
+                v.__class__ is not Tensor and v is not None and _ov.overrides(v.__class__)
+                for v in seq
+            ):
+                break
+        else:
+            return _NONE
+    # (what the caller may have left out is left out: the trailing positional arguments and
+    # the keyword-only ones that hold their defaults, as a handler would be given them)
+    params = op.decl.parsed.params
+    pos = [a for a, p in zip(args, params, strict=True) if not p.kw_only]
+    while pos and _default(pos[-1], params[len(pos) - 1].default):
+        pos.pop()
+    kwargs = {
+        p.name: a
+        for a, p in zip(args, params, strict=True)
+        if p.kw_only and not _default(a, p.default)
+    }
+    if out is not None:
+        kwargs["out"] = out
+    return _ov.handle_torch_function(_public(op, inplace), args, *pos, **kwargs)
+
+
+def _default(value: Any, default: Any) -> bool:
+    """Whether ``value`` is the declared ``default`` (never a tensor, never a required
+    parameter's marker)."""
+    if value is default:
+        return True
+    if isinstance(value, Tensor) or value.__class__ is not default.__class__:
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError, RuntimeError):  # (no plain equality)
+        return False
+
+
 def _scan(
     op: Op, args: tuple[Any, ...], inplace: bool = False
 ) -> tuple[Any, Any, bool, tuple[Any, ...]]:
@@ -135,6 +219,8 @@ def _scan(
             if not optional:
                 raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
         elif a.__class__ not in _SCALARS:
+            if not _tf.off and _ov.overrides(a.__class__):
+                raise _Overriding
             v = as_scalar(a) if scalar_ok else None
             if v is None:
                 raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
@@ -154,6 +240,8 @@ def _scan(
         for k, a in enumerate(seq):
             if isinstance(a, Tensor):
                 tensors.append(a)
+            elif not _tf.off and _ov.overrides(a.__class__):
+                raise _Overriding
             elif a is not None or not optional:
                 raise TypeError(
                     f"{fn}(): expected Tensor as element {k} in argument '{name}', but got "
@@ -211,6 +299,10 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
         if _autocast is not None and out is None:
             res = _autocast(op, args)
             if res is not AUTOCAST_PASS:
+                return res
+        if _tf.active and not _tf.off:  # (an overriding type exists: is it an argument?)
+            res = _override(op, args, out)
+            if res is not _NONE:
                 return res
         n_tensor_args = op.n_tensor_args
         if n_tensor_args == 1:
@@ -301,6 +393,8 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             for o in out if isinstance(out, tuple) else (out,):
                 o._bump_version()
         return res
+    except _Overriding:
+        return _override(op, args, out)
     except _STANDARD as exc:
         _name(exc, op.name)
         raise
@@ -324,6 +418,10 @@ def call_lane(op: Op, args: tuple[Any, ...]) -> Any:
 def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
     """Run the in-place variant ``op_`` of ``op``: the result is written into ``args[0]``."""
     try:
+        if _tf.active and not _tf.off:  # (an overriding type exists: is it an argument?)
+            res = _override(op, args, None, True)
+            if res is not _NONE:
+                return res
         self = args[0]
         if not isinstance(self, Tensor):
             if not isinstance(self, Tensor):

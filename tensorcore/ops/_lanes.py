@@ -36,6 +36,7 @@ from .._tensor import _CONTIG, Tensor, adopt_base_grad
 from ..autograd import grad_mode
 from ..devices import device, get_default_device
 from ..dispatch import ALL_DTYPES, FRESH, DirectKernel, get_op
+from ..overrides import overrides
 from . import _call
 from ._validate import STANDARD, TRANSLATED, name_error, translate_error
 from .frontends import (
@@ -541,7 +542,8 @@ def _reduction_source(n: int, tpos: int, results: tuple[str, ...]) -> str:
 # the allocation and the kernel as ``structured`` runs them, without the call path around.
 # Its tensors may be of a subclass: ``nn.Linear`` passes its ``Parameter``s, and the call path
 # would treat them as plain tensors too (``structured`` allocates a plain result either way;
-# ``tests/test_tensor_subclass.py`` runs every sample with parameters).
+# ``tests/test_tensor_subclass.py`` runs every sample with parameters); not of one that takes
+# over the call (``tensorcore.overrides``): the call path hands that to it.
 def _structured_template(body: str, record: str = "") -> str:
     """A structured lane's source around ``body`` (the meta function, the allocation and
     the kernel), with ``record`` in place of the one result's recording."""
@@ -569,7 +571,7 @@ def make(op):
         if _call._autocast is not None:
             return None
         t = {first}
-        if t.__class__ is not Tensor and not isinstance(t, Tensor):
+        if t.__class__ is not Tensor and (not isinstance(t, Tensor) or _overrides(t.__class__)):
             return None
         dev = t._device
         lay = t._layout{others}
@@ -899,7 +901,7 @@ def _general_source(op: Op, inplace: bool = False) -> str:
 
 _OTHER_TENSOR = """
         v = {v}
-        if v.__class__ is Tensor or isinstance(v, Tensor):
+        if v.__class__ is Tensor or (isinstance(v, Tensor) and not _overrides(v.__class__)):
             if v._device is not dev or v._layout is not lay:
                 return None
         elif {refuse_none}:
@@ -948,6 +950,7 @@ _NAMESPACE: dict[str, Any] = {
     "__name__": __name__,  # (tracebacks and profilers name this module for a lane's frames)
     "Tensor": Tensor,
     "_call": _call,
+    "_overrides": overrides,
     "_gm": grad_mode._state,
     "_adopt": adopt_base_grad,
     "_dual": grad_mode.dual,

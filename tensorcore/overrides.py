@@ -1,0 +1,276 @@
+"""PyTorch's ``__torch_function__`` protocol: a type can take over the calls of tensorcore's
+functions that it is passed to.
+
+A subclass of :class:`~tensorcore.Tensor`, or any object whose type defines a
+``__torch_function__`` classmethod (a "tensor-like"), given to an operator's function or
+method (``tc.add(x, 1)``, ``x.sum()``) has that call handed to its
+``__torch_function__(func, types, args, kwargs)``, which returns the result (or
+``NotImplemented``, and the next overriding argument's type is asked). ``Tensor``'s own
+``__torch_function__`` runs the function as for plain tensors and returns its tensors as
+instances of the subclass, so a subclass keeps its type through the operators, as in PyTorch;
+``Parameter`` opts out (``__torch_function__ = _disabled_torch_function_impl``): operators on
+it return plain tensors.
+
+The protocol costs plain tensors nothing: the operators' fast paths take plain tensors (and
+the opted-out subclasses) only, and the call path looks for overriding arguments only once a
+type that overrides exists (``state.active``). Functions written in Python call
+:func:`has_torch_function` and :func:`handle_torch_function` themselves, as PyTorch's
+``torch.nn.functional`` does.
+
+Examples
+--------
+>>> import tensorcore as tc
+>>> class Tagged(tc.Tensor):
+...     pass
+>>> x = tc.ones(2).as_subclass(Tagged)
+>>> type(x + 1).__name__, type(tc.exp(x)).__name__, type(x.sum()).__name__
+('Tagged', 'Tagged', 'Tagged')
+>>> type(tc.nn.Parameter(tc.ones(2)) * 2).__name__
+'Tensor'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ._tensor import Tensor
+
+__all__ = [
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "get_default_nowrap_functions",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "is_tensor_like",
+    "overrides",
+    "state",
+]
+
+
+def _disabled_torch_function_impl(
+    func: Callable[..., Any], types: Any, args: Sequence[Any] = (), kwargs: Any = None
+) -> Any:
+    """The ``__torch_function__`` of a type that opts out of the protocol
+    (``torch._C._disabled_torch_function_impl``): its instances act as plain tensors. Called,
+    it runs ``func`` with the protocol off."""
+    with DisableTorchFunctionSubclass():
+        return func(*args, **(kwargs or {}))
+
+
+class _State:
+    """``active``: whether a type that overrides tensorcore's functions has been made (a
+    subclass of Tensor that keeps ``Tensor``'s ``__torch_function__`` or defines its own) or
+    met (a tensor-like): until then the call path looks for no overriding argument. ``off``:
+    the depth of :class:`DisableTorchFunctionSubclass` blocks, inside which none is called."""
+
+    __slots__ = ("active", "off")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.off = 0
+
+
+#: The protocol's state, which the call path reads (two attribute loads per call).
+state = _State()
+# type -> whether its instances override (its __torch_function__ is not the opted-out one)
+_OVERRIDING: dict[type, bool] = {Tensor: False}
+
+
+def overrides(cls: type) -> bool:
+    """Whether instances of ``cls`` take over the functions they are passed to: ``cls``
+    defines ``__torch_function__`` and is not ``Tensor`` nor a subclass that opted out."""
+    hit = _OVERRIDING.get(cls)
+    if hit is None:
+        tf = getattr(cls, "__torch_function__", None)
+        hit = tf is not None and getattr(tf, "__func__", tf) is not _disabled_torch_function_impl
+        _OVERRIDING[cls] = hit
+        if hit:
+            _activate()
+    return hit
+
+
+def _activate() -> None:
+    state.active = True
+
+
+def _forget(cls: type) -> None:
+    """Drop what is known of ``cls`` (a subclass just made, whose ``__torch_function__`` may
+    differ from its base's) and of the types it could have been confused with."""
+    _OVERRIDING.pop(cls, None)
+    if overrides(cls):
+        _activate()
+
+
+def _relevant(args: Iterable[Any]) -> list[Any]:
+    """The overriding arguments among ``args`` (tensor lists looked into), one per type,
+    each type before its superclasses and otherwise in argument order (PyTorch's order)."""
+    found: list[Any] = []
+    seen: set[type] = set()
+    for a in args:
+        items = a if a.__class__ is list or a.__class__ is tuple else (a,)
+        for v in items:
+            cls = v.__class__
+            if cls in seen or cls is Tensor or not overrides(cls):
+                continue
+            seen.add(cls)
+            for i, earlier in enumerate(found):
+                if issubclass(cls, earlier.__class__):
+                    found.insert(i, v)
+                    break
+            else:
+                found.append(v)
+    return found
+
+
+def has_torch_function(relevant_args: Iterable[Any]) -> bool:
+    """Whether any of ``relevant_args`` (tensors, tensor lists, tensor-likes) takes over the
+    call: a function written in Python then hands itself to :func:`handle_torch_function`.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.overrides.has_torch_function((tc.ones(1), 2.0))
+    False
+    """
+    return not state.off and bool(_relevant(relevant_args))
+
+
+def has_torch_function_unary(obj: Any) -> bool:
+    """:func:`has_torch_function` of one argument."""
+    return not state.off and obj.__class__ is not Tensor and overrides(obj.__class__)
+
+
+def has_torch_function_variadic(*args: Any) -> bool:
+    """:func:`has_torch_function` of the arguments given."""
+    return has_torch_function(args)
+
+
+def handle_torch_function(
+    public_api: Callable[..., Any], relevant_args: Iterable[Any], *args: Any, **kwargs: Any
+) -> Any:
+    """Call ``public_api(*args, **kwargs)`` through the ``__torch_function__`` of the
+    overriding arguments among ``relevant_args``, in PyTorch's order, until one returns
+    something other than ``NotImplemented``; a ``TypeError`` names the types if none does.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> class Logged:
+    ...     @classmethod
+    ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
+    ...         return f"{func.__name__} on {len(args)} argument(s)"
+    >>> def my_op(x):
+    ...     if tc.overrides.has_torch_function_unary(x):
+    ...         return tc.overrides.handle_torch_function(my_op, (x,), x)
+    ...     return x
+    >>> my_op(Logged()), tc.mean(Logged())
+    ('my_op on 1 argument(s)', 'mean on 1 argument(s)')
+    """
+    overloaded = _relevant(relevant_args)
+    types = tuple(a.__class__ for a in overloaded)
+    for a in overloaded:
+        res = a.__torch_function__(public_api, types, args, kwargs)
+        if res is not NotImplemented:
+            return res
+    module = getattr(public_api, "__module__", None)
+    name = getattr(public_api, "__qualname__", None) or getattr(public_api, "__name__", "")
+    raise TypeError(
+        f"no implementation found for '{f'{module}.{name}' if module else name}' on types that "
+        "implement "
+        f"__torch_function__: {list(types)}"
+    )
+
+
+def get_default_nowrap_functions() -> set[Callable[..., Any]]:
+    """The functions whose results ``Tensor.__torch_function__`` returns unconverted (the
+    attributes that hand out another tensor's identity, such as ``.grad``)."""
+    return set(_NOWRAP)
+
+
+_NOWRAP: list[Callable[..., Any]] = []
+
+
+def is_tensor_like(inp: Any) -> bool:
+    """Whether ``inp`` is a tensor or a tensor-like (its type defines
+    ``__torch_function__``), as PyTorch's.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.overrides.is_tensor_like(tc.ones(1)), tc.overrides.is_tensor_like([1.0])
+    (True, False)
+    """
+    return isinstance(inp, Tensor) or hasattr(type(inp), "__torch_function__")
+
+
+class DisableTorchFunctionSubclass:
+    """A block in which no argument's ``__torch_function__`` is called: functions run as on
+    plain tensors (``Tensor.__torch_function__`` runs the function in one). Also a
+    decorator."""
+
+    def __enter__(self) -> DisableTorchFunctionSubclass:
+        state.off += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        state.off -= 1
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return run
+
+
+class DisableTorchFunction(DisableTorchFunctionSubclass):
+    """:class:`DisableTorchFunctionSubclass` (tensorcore has no ``__torch_function__`` modes
+    to turn off besides the arguments' overrides)."""
+
+
+def _convert(ret: Any, cls: type) -> Any:
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if ret.__class__ is tuple or ret.__class__ is list:
+        return ret.__class__(_convert(r, cls) for r in ret)
+    if isinstance(ret, tuple) and hasattr(ret, "_fields"):  # (a named tuple of results)
+        return ret.__class__(*(_convert(r, cls) for r in ret))
+    return ret
+
+
+def _tensor_torch_function(
+    cls: type, func: Callable[..., Any], types: Any, args: Sequence[Any] = (), kwargs: Any = None
+) -> Any:
+    """``Tensor.__torch_function__``: ``func`` run as on plain tensors, its tensor results
+    returned as instances of ``cls`` (a subclass), as PyTorch's."""
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunctionSubclass():
+        ret = func(*args, **(kwargs or {}))
+        if func in _NOWRAP:
+            return ret
+        return _convert(ret, cls)
+
+
+def _init_subclass(cls: type, **kwargs: Any) -> None:
+    super(Tensor, cls).__init_subclass__(**kwargs)  # type: ignore[misc]
+    _forget(cls)
+
+
+def install() -> None:
+    """Give ``Tensor`` PyTorch's ``__torch_function__`` and note each subclass made later."""
+    Tensor.__torch_function__ = classmethod(_tensor_torch_function)  # type: ignore[attr-defined]
+    Tensor.__init_subclass__ = classmethod(_init_subclass)  # type: ignore[assignment,method-assign]
+    for cls in _subclasses(Tensor):
+        _forget(cls)
+
+
+def _subclasses(cls: type) -> list[type]:
+    out: list[type] = []
+    sub: type
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
