@@ -39,6 +39,7 @@ from ._tensor import Tensor
 __all__ = [
     "DisableTorchFunction",
     "DisableTorchFunctionSubclass",
+    "Overriding",
     "get_default_nowrap_functions",
     "handle_torch_function",
     "has_torch_function",
@@ -58,6 +59,12 @@ def _disabled_torch_function_impl(
     it runs ``func`` with the protocol off."""
     with DisableTorchFunctionSubclass():
         return func(*args, **(kwargs or {}))
+
+
+class Overriding(Exception):
+    """Raised by an argument check that meets a tensor-like (an object whose type defines
+    ``__torch_function__``) where a tensor goes: the function that runs the check catches it
+    and hands the call over; it never reaches a caller."""
 
 
 class _State:

@@ -139,6 +139,22 @@ def test_python_functions_hand_themselves_over() -> None:
     assert F.has_torch_function is overrides.has_torch_function
 
 
+def test_functional_hands_itself_over_once() -> None:
+    # (nn.functional's Python functions are handed over whole, with every parameter; inside
+    # the default handler the operators they call are not handed over again)
+    Like.seen.clear()
+    obj = Like()
+    assert F.cross_entropy(obj, tc.tensor([0])) == "handled"
+    assert F.gelu(obj) == "handled"
+    assert [s[0] for s in Like.seen] == [F.cross_entropy, F.gelu]
+    assert Like.seen[0][2][:2] == (obj, Like.seen[0][2][1])
+    x = tc.randn(2, 3).as_subclass(Logged)
+    Logged.calls.clear()
+    y = F.softmax(x, 1)
+    assert [c[0] for c in Logged.calls] == ["softmax"] and type(y) is Logged
+    assert type(F.mse_loss(x, x)) is Logged
+
+
 def test_no_implementation_is_a_type_error_naming_the_function_and_types() -> None:
     class Refuses:
         @classmethod
@@ -190,7 +206,8 @@ def test_backward_rules_never_reach_a_handler() -> None:
     y = (x * x).sum()
     Logged.calls.clear()
     y.backward()
-    assert Logged.calls == []  # (PyTorch's rules run in its engine)
+    # (backward itself is handed over, as PyTorch's; the rules run in the engine, unseen)
+    assert [c[0] for c in Logged.calls] == ["backward"]
     g = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
     (g * g).sum().backward()
     assert g.grad is not None and g.grad.tolist() == [2.0, 4.0, 6.0]

@@ -120,11 +120,6 @@ _tf = _ov.state
 _NONE: Any = object()
 
 
-class _Overriding(Exception):
-    """Raised by :func:`_scan` at a tensor-like argument (an object whose type defines
-    ``__torch_function__``), which ``call`` hands the call to; never leaves ``call``."""
-
-
 _PUBLIC: dict[tuple[str, bool], Any] = {}
 
 
@@ -220,7 +215,7 @@ def _scan(
                 raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
         elif a.__class__ not in _SCALARS:
             if not _tf.off and _ov.overrides(a.__class__):
-                raise _Overriding
+                raise _ov.Overriding
             v = as_scalar(a) if scalar_ok else None
             if v is None:
                 raise _bad_tensor(fn, name, a, scalar_ok and len(single) > 1)
@@ -241,7 +236,7 @@ def _scan(
             if isinstance(a, Tensor):
                 tensors.append(a)
             elif not _tf.off and _ov.overrides(a.__class__):
-                raise _Overriding
+                raise _ov.Overriding
             elif a is not None or not optional:
                 raise TypeError(
                     f"{fn}(): expected Tensor as element {k} in argument '{name}', but got "
@@ -393,7 +388,7 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             for o in out if isinstance(out, tuple) else (out,):
                 o._bump_version()
         return res
-    except _Overriding:
+    except _ov.Overriding:
         return _override(op, args, out)
     except _STANDARD as exc:
         _name(exc, op.name)

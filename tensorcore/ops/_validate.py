@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .. import dtypes as dt
+from .. import overrides as _overrides
 from .._tensor import Tensor
 from ..devices import device as _device
 from ..devices import get_default_device
@@ -238,6 +239,8 @@ def v_tensor(fn: str, arg: str, value: Any, optional: bool = False) -> Any:
         return None
     if isinstance(value, Tensor):
         return value
+    if not _overrides.state.off and _overrides.overrides(value.__class__):
+        raise _overrides.Overriding  # (a tensor-like: the checked function hands it the call)
     raise _wrong(fn, arg, "Tensor" if not optional else "Tensor or None", value)
 
 
@@ -584,6 +587,20 @@ def checked(signature: str) -> Callable[[_F], _F]:
             if check is not None:
                 lines.append(check)
             names.append(f"{p.name}={p.name}" if p.kw_only else p.name)
+        tensors = [p.name for p in sig.params if p.is_tensor or p.is_tensor_list]
+        if tensors:
+            # An overriding argument (``tensorcore.overrides``) is handed the call, with every
+            # parameter, as PyTorch's Python functions hand themselves over: a subclass
+            # before the checks (two attribute reads until a type that overrides exists), a
+            # tensor-like where its check meets it (``v_tensor``).
+            relevant = "(" + "".join(f"{n}, " for n in tensors) + ")"
+            hand_over = f"return _handle_tf({name}, {relevant}, {', '.join(names)})"
+            checks = "\n".join(lines).replace("\n", "\n    ")
+            lines = [
+                f"try:\n    if _tfs.active and not _tfs.off and _has_tf({relevant}):\n"
+                f"        {hand_over}\n    {checks}\n"
+                f"except _Overriding:\n    {hand_over}"
+            ]
         src = (
             f"def {name}({', '.join(params)}):\n"
             + "".join(f"    {part}\n" for line in lines for part in line.split("\n"))
@@ -598,6 +615,10 @@ def checked(signature: str) -> Callable[[_F], _F]:
             "_TR": TRANSLATED,
             "_name": name_error,
             "_tr": translate_error,
+            "_tfs": _overrides.state,
+            "_has_tf": _overrides.has_torch_function,
+            "_handle_tf": _overrides.handle_torch_function,
+            "_Overriding": _overrides.Overriding,
         }
         exec(compile(src, f"<tensorcore {name}>", "exec"), ns)
         wrapper = functools.update_wrapper(ns[name], fn)
