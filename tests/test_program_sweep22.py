@@ -232,3 +232,21 @@ def test_sdpa_refuses_a_mask_of_another_dtype() -> None:
         == q.shape
     )
     assert F.scaled_dot_product_attention(q, q, q, attn_mask=tc.zeros(3, 3)).shape == q.shape
+
+
+def test_parameters_in_saved_containers_load_as_parameters(tmp_path) -> None:
+    # DQN/SAC code saves dict(model.named_parameters()) or a list of parameters; PyTorch
+    # loads them back as Parameters (requires_grad kept), one object per saved Parameter.
+    p = nn.Parameter(tc.ones(2))
+    frozen = nn.Parameter(tc.zeros(1), requires_grad=False)
+    path = tmp_path / "params.pt"
+    tc.save({"a": p, "b": [p, frozen], "data": p.data, "t": tc.ones(1, requires_grad=True)}, path)
+    got = tc.load(path)
+    assert type(got["a"]) is nn.Parameter and got["a"].requires_grad
+    assert got["b"][0] is got["a"]
+    assert type(got["b"][1]) is nn.Parameter and not got["b"][1].requires_grad
+    assert type(got["data"]) is tc.Tensor and type(got["t"]) is tc.Tensor
+    assert got["t"].requires_grad
+    assert got["a"].tolist() == [1.0, 1.0]
+    tc.save(nn.Parameter(tc.ones(3)), path)
+    assert type(tc.load(path)) is nn.Parameter
