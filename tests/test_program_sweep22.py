@@ -250,3 +250,12 @@ def test_parameters_in_saved_containers_load_as_parameters(tmp_path) -> None:
     assert got["a"].tolist() == [1.0, 1.0]
     tc.save(nn.Parameter(tc.ones(3)), path)
     assert type(tc.load(path)) is nn.Parameter
+
+
+def test_distribution_sample_n_warns_that_it_is_deprecated() -> None:
+    d = tc.distributions.Normal(tc.zeros(2), 1.0)
+    with pytest.warns(
+        FutureWarning,
+        match=r"^`sample_n\(n\)` will be deprecated\. Use `sample\(\(n,\)\)` instead\.$",
+    ):
+        assert d.sample_n(3).shape == (3, 2)
