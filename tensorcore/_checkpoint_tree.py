@@ -6,9 +6,9 @@ the file's ``__metadata__``. This module turns such state into that JSON and bac
 a closed set of kinds (``docs/serialization.md`` lists them), so loading builds only plain
 data and never calls code named by the file.
 
-A tensor becomes ``{"tensor": i}``; what ``i`` means is up to the caller
-(:mod:`tensorcore.serialization`), which passes ``tensor_id`` when encoding and ``tensor``
-when decoding.
+A tensor becomes ``{"tensor": i}`` (an ``nn.Parameter`` ``{"parameter": i}``); what ``i``
+means is up to the caller (:mod:`tensorcore.serialization`), which passes ``tensor_id`` when
+encoding and ``tensor`` when decoding.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from ._tensor import Size, Tensor
 from .devices import device
 from .dtypes import by_name, dtype
+from .nn.parameter import Parameter
 
 __all__ = ["MAX_DEPTH", "Unencodable", "decode", "encode", "path_name"]
 
@@ -73,6 +74,8 @@ def encode(obj: Any, tensor_id: Callable[[Tensor, tuple[Any, ...]], int]) -> Any
             return _float(x)
         if kind in _SCALARS:
             return x
+        if kind is Parameter:  # (loads as a Parameter again, as PyTorch's do)
+            return {"parameter": tensor_id(x, path)}
         if isinstance(x, Tensor):
             return {"tensor": tensor_id(x, path)}
         if kind is complex:
@@ -139,6 +142,8 @@ def decode(node: Any, tensor: Callable[[int], Tensor]) -> Any:
             raise ValueError(f"a dict key is not a str, number, bool or null: {x!r:.80}")
         return x
 
+    parameters: dict[int, Parameter] = {}  # one per record, as the pickled objects'
+
     def dec(x: Any, depth: int) -> Any:
         if type(x) in _SCALARS:
             return x
@@ -149,10 +154,15 @@ def decode(node: Any, tensor: Callable[[int], Tensor]) -> Any:
         if type(x) is not dict or len(x) != 1:
             raise ValueError(f"an object node must have exactly one kind: {x!r:.80}")
         ((kind, value),) = x.items()
-        if kind == "tensor":
+        if kind in ("tensor", "parameter"):
             if type(value) is not int:
-                raise ValueError(f"a tensor reference is not an int: {value!r:.80}")
-            return tensor(value)
+                raise ValueError(f"a {kind} reference is not an int: {value!r:.80}")
+            t = tensor(value)
+            if kind == "tensor":
+                return t
+            if value not in parameters:
+                parameters[value] = Parameter(t, requires_grad=t.requires_grad)
+            return parameters[value]
         if kind == "float":
             return number(x, "a float node")
         if kind == "complex":

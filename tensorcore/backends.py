@@ -14,7 +14,7 @@ import sys
 
 from .plugins.manager import PluginInfo, device_interfaces, plugins, register
 
-__all__ = ["PluginInfo", "cuda", "cudnn", "devices", "list", "mps", "register"]
+__all__ = ["PluginInfo", "cuda", "cudnn", "devices", "list", "mha", "mps", "register"]
 
 
 class _Unavailable:
@@ -57,9 +57,32 @@ cudnn = _Unavailable("cudnn", enabled=True, benchmark=False, deterministic=False
                      allow_tf32=True)  # fmt: skip
 
 
+class _MHA:
+    """``torch.backends.mha``: the switch of the transformer fast path, which tensorcore
+    follows where it changes results (an encoder in inference returns zeros at padded
+    positions, as PyTorch's nested-tensor path does)."""
+
+    def __init__(self) -> None:
+        self._fastpath = True
+
+    def get_fastpath_enabled(self) -> bool:
+        """Whether the fast path is on (the default)."""
+        return self._fastpath
+
+    def set_fastpath_enabled(self, value: bool) -> None:
+        """Turn the fast path on or off."""
+        self._fastpath = bool(value)
+
+    def __repr__(self) -> str:
+        return "<tensorcore.backends.mha>"
+
+
+#: ``torch.backends.mha``: ``get_fastpath_enabled`` / ``set_fastpath_enabled``.
+mha = _MHA()
+
 # ``import torch.backends.cudnn as cudnn`` imports them as submodules (registered under those
 # names, with an empty ``__path__``, as ``tensorcore.cuda.amp``).
-for _name, _namespace in (("cudnn", cudnn), ("cuda", cuda), ("mps", mps)):
+for _name, _namespace in (("cudnn", cudnn), ("cuda", cuda), ("mps", mps), ("mha", mha)):
     sys.modules[f"{__name__}.{_name}"] = _namespace  # type: ignore[assignment]
 __path__: builtins.list[str] = []
 

@@ -927,13 +927,16 @@ def test_transformer_encoder_layer_matches_reference(device: str, norm_first: bo
         y = _np_layer_norm(x + _np_mha(layer.self_attn, x, x, 2), layer.norm1)
         want = _np_layer_norm(y + ff(y), layer.norm2)
     assert_close(layer(t(x, device)), want)
-    enc = nn.TransformerEncoder(layer, 2, nn.LayerNorm(6, device=device, dtype=F64))
+    enc = nn.TransformerEncoder(
+        layer, 2, nn.LayerNorm(6, device=device, dtype=F64), enable_nested_tensor=False
+    )
     assert [n for n, _ in enc.named_parameters()][:2] == [
         "layers.0.self_attn.in_proj_weight", "layers.0.self_attn.in_proj_bias"
     ]  # fmt: skip
     assert enc(t(x, device)).shape == (2, 4, 6)
 
 
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
 def test_transformer_masks_and_gradients(device: str) -> None:
     model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, device=device, dtype=F64)
     src, tgt = RNG.normal(size=(5, 2, 8)), RNG.normal(size=(3, 2, 8))
@@ -950,6 +953,7 @@ def test_transformer_masks_and_gradients(device: str) -> None:
     assert all(p.grad is not None for p in model.parameters())
 
 
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
 def test_transformer_starts_from_xavier_uniform_weights() -> None:
     # PyTorch's Transformer re-initializes every matrix (custom decoders too) with
     # xavier_uniform_ after building its layers, so its deep-copied layers differ.

@@ -97,6 +97,12 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
     return (device_type or "cuda") in _state.on
 
 
+def _is_any_autocast_enabled() -> bool:
+    """Whether autocast is on in this thread for any device type (layers that refuse mixed
+    dtypes, as an RNN's input and weights, let them through inside a region)."""
+    return bool(_state.on)
+
+
 def get_autocast_dtype(device_type: str) -> dt.dtype:
     """The lower-precision dtype autocast uses for ``device_type`` in this thread (the
     default when no region is active).

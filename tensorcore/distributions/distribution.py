@@ -158,7 +158,12 @@ class Distribution:
         raise NotImplementedError(f"{type(self).__name__} has no rsample")
 
     def sample_n(self, n: int) -> Tensor:
-        """``sample((n,))``."""
+        """``sample((n,))``, with PyTorch's ``FutureWarning`` that it is deprecated."""
+        warnings.warn(
+            "`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return self.sample((n,))
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -4,6 +4,7 @@ PyTorch's functional signature (inputs in ``(L, N, E)`` order, or unbatched ``(L
 from __future__ import annotations
 
 import math
+import warnings
 
 from .. import dtypes as dt
 from .._tensor import Tensor
@@ -12,7 +13,7 @@ from ..ops._padding import pad
 from ..ops._validate import checked
 from ._dense import dropout, linear
 
-__all__ = ["as_float_mask", "multi_head_attention_forward"]
+__all__ = ["as_float_mask", "canonical_mask", "multi_head_attention_forward"]
 
 
 def as_float_mask(mask: Tensor | None, like: Tensor) -> Tensor | None:
@@ -28,6 +29,30 @@ def as_float_mask(mask: Tensor | None, like: Tensor) -> Tensor | None:
             f"only bool and floating types of masks are supported, got {mask.dtype}"
         )
     return mask.to(like.dtype)
+
+
+def canonical_mask(
+    mask: Tensor | None,
+    name: str,
+    other: Tensor | None,
+    other_name: str,
+    like: Tensor,
+) -> Tensor | None:
+    """PyTorch's ``_canonical_mask``: a bool ``mask`` (True: masked out) as an additive
+    float mask of ``like``'s dtype, float masks unchanged, others refused by name; and its
+    deprecation warning where ``mask`` and the ``other`` mask given with it differ in dtype
+    (a bool padding mask with a float causal mask, a common mix)."""
+    if mask is None:
+        return None
+    if mask.dtype is not dt.bool_ and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    if other is not None and mask.dtype != other.dtype:
+        warnings.warn(
+            f"Support for mismatched {name} and {other_name} is deprecated. Use same type "
+            "for both instead.",
+            stacklevel=3,
+        )
+    return as_float_mask(mask, like) if mask.dtype is dt.bool_ else mask
 
 
 def _check_shapes(
@@ -143,6 +168,10 @@ def multi_head_attention_forward(
     (tensorcore.Size([4, 2, 6]), tensorcore.Size([2, 4, 4]))
     """
     batched = _check_shapes(query, key, value, key_padding_mask, attn_mask, num_heads)
+    key_padding_mask = canonical_mask(
+        key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query
+    )
+    attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", query)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._finfo import finfo
-from .._tensor import Tensor
+from .._tensor import Tensor, cpp_name
 from ..amp.autocast_mode import fp32_function
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import functions as ops
@@ -1093,6 +1093,12 @@ def scaled_dot_product_attention(
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "scaled_dot_product_attention(): pass either attn_mask or is_causal, not both"
+        )
+    if attn_mask is not None and attn_mask.dtype not in (dt.bool_, query.dtype):
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {cpp_name(attn_mask.dtype)} and  query.dtype: "
+            f"{cpp_name(query.dtype)} instead."
         )
     lq, lk = query.shape[-2], key.shape[-2]
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale

@@ -9,9 +9,11 @@ over time for the recurrent part (the only sequential work).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ..._tensor import Tensor
+from ...amp.autocast_mode import _is_any_autocast_enabled
 from ...autograd import grad as autograd_grad
 from ...autograd import grad_mode
 from ...autograd.function import Function
@@ -58,6 +60,13 @@ class RNNBase(Module):
             raise ValueError(
                 "dropout should be a number in range [0, 1] representing the probability of "
                 "an element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                "dropout expects num_layers greater than 1, but got "
+                f"dropout={dropout} and num_layers={num_layers}",
+                stacklevel=3,
             )
         if hidden_size <= 0 or num_layers <= 0:
             raise ValueError("hidden_size and num_layers must be positive integers")
@@ -184,6 +193,13 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first and active is None:
             input = input.transpose(0, 1)
+        w0 = getattr(self, self._flat_weights_names[0])
+        if input.dtype != w0.dtype and not _is_any_autocast_enabled():
+            # (a ValueError, as PyTorch's, which programs catch to convert the input)
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({w0.dtype}). "
+                f"Convert input: input.to({w0.dtype}), or convert model: model.to({input.dtype})"
+            )
         if input.shape[-1] != self.input_size:
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
@@ -902,6 +918,25 @@ class RNNCellBase(Module):
                 raise ValueError(
                     f"{type(self).__name__}: Expected hidden to be {input.ndim}D, got "
                     f"{h.ndim}D instead"
+                )
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.shape[-1]} expected "
+                f"{self.input_size}"
+            )
+        # PyTorch's cell checks, by the state's place in hx (an LSTM's c is hidden1).
+        batch = input.shape[0] if input.ndim == 2 else None
+        for i, h in enumerate(hx if isinstance(hx, tuple) else (hx,)):
+            if h is None:
+                continue
+            if batch is not None and h.shape[0] != batch:
+                raise RuntimeError(
+                    f"Input batch size {batch} doesn't match hidden{i} batch size {h.shape[0]}"
+                )
+            if h.shape[-1] != self.hidden_size:
+                raise RuntimeError(
+                    f"hidden{i} has inconsistent hidden_size: got {h.shape[-1]}, expected "
+                    f"{self.hidden_size}"
                 )
         return (input.unsqueeze(0), True) if input.ndim == 1 else (input, False)
 

@@ -5,14 +5,20 @@ arguments, parameter names and (post-norm or ``norm_first``) structure."""
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ... import backends
 from ... import dtypes as dt
 from ..._tensor import Tensor
+from ...amp.autocast_mode import is_autocast_enabled
+from ...autograd import grad_mode
 from ...ops import functions as ops
 from .. import functional as F
 from .. import init
+from .._attention import canonical_mask
+from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -41,6 +47,30 @@ def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tenso
 
 def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+def _why_no_nested_tensor(layer: Module) -> str:
+    """Why PyTorch's encoder would not use nested tensors over copies of ``layer`` (its
+    warning's reason), or ``""``."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not attn.batch_first:
+        return f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"  # noqa: E501
+    if not attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
 
 
 def generate_square_subsequent_mask(
@@ -92,6 +122,12 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
+        # (PyTorch's record of a ReLU or GELU activation, 1 or 2, which its fast path reads)
+        act = self.activation
+        self.activation_relu_or_gelu = (
+            1 if act is F.relu or isinstance(act, ReLU) else
+            2 if act is F.gelu or isinstance(act, GELU) else 0
+        )  # fmt: skip
 
     def _sa_block(
         self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool
@@ -118,6 +154,10 @@ class TransformerEncoderLayer(Module):
         is_causal: bool = False,
     ) -> Tensor:
         """One encoder layer over ``src`` (masks as :class:`MultiheadAttention` takes them)."""
+        src_key_padding_mask = canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask", src
+        )
+        src_mask = canonical_mask(src_mask, "src_mask", None, "", src)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -143,6 +183,16 @@ class TransformerEncoder(Module):
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why = _why_no_nested_tensor(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(
+                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}",
+                stacklevel=2,
+            )
+            self.use_nested_tensor = False
 
     def forward(
         self,
@@ -151,12 +201,43 @@ class TransformerEncoder(Module):
         src_key_padding_mask: Tensor | None = None,
         is_causal: bool | None = None,
     ) -> Tensor:
-        """Every layer in turn."""
+        """Every layer in turn.
+
+        In inference (eval mode, no gradient wanted) with a ``src_key_padding_mask`` padding
+        at the end of each sequence and no ``mask``, PyTorch runs the layers over nested
+        tensors, which drop the padded positions: their outputs come back 0 (before the
+        final ``norm``). The same inputs give the same outputs here."""
+        kpm = canonical_mask(src_key_padding_mask, "src_key_padding_mask", mask, "mask", src)
+        float_mask = canonical_mask(mask, "mask", None, "", src)
+        padded = kpm != 0 if kpm is not None and self._nested_path(src, kpm, mask) else None
         out = src
         for layer in self.layers:
-            out = layer(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+            out = layer(out, src_mask=float_mask, src_key_padding_mask=kpm,
                         is_causal=bool(is_causal))  # fmt: skip
+        if padded is not None:
+            out = out.masked_fill(padded.unsqueeze(-1), 0.0)
         return self.norm(out) if self.norm is not None else out
+
+    def _nested_path(self, src: Tensor, kpm: Tensor, mask: Tensor | None) -> bool:
+        """Whether PyTorch would take its nested-tensor path for these inputs."""
+        first = self.layers[0]
+        if not (backends.mha.get_fastpath_enabled() and getattr(self, "use_nested_tensor", False)):
+            return False
+        if first.training or src.ndim != 3 or mask is not None or is_autocast_enabled():
+            return False
+        if src.device.type not in ("cpu", "cuda"):
+            return False
+        if grad_mode.is_grad_enabled() and (
+            src.requires_grad or any(p.requires_grad for p in first.parameters())
+        ):
+            return False
+        if getattr(self, "mask_check", True):
+            # (each sequence's padding only at its end: "left aligned")
+            valid = kpm == 0
+            ends = valid.sum(1, keepdim=True)
+            if not bool((valid == (ops.arange(kpm.shape[1], device=kpm.device) < ends)).all()):
+                return False
+        return True
 
 
 class TransformerDecoderLayer(Module):
@@ -339,6 +420,13 @@ class Transformer(Module):
         memory_is_causal: bool = False,
     ) -> Tensor:
         """Encode ``src``, decode ``tgt`` against it."""
+        if (
+            src.ndim == 3
+            and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]
+        ):
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
                               is_causal=src_is_causal)  # fmt: skip
         return self.decoder(

@@ -5,7 +5,7 @@ sequences still running, longest first; ``batch_sizes`` counts them per step).""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from ... import dtypes as dt
@@ -228,7 +228,7 @@ def pad_packed_sequence(
 
 
 def pad_sequence(
-    sequences: Sequence[Tensor],
+    sequences: Iterable[Tensor],
     batch_first: bool = False,
     padding_value: float = 0.0,
     padding_side: str = "right",
@@ -245,6 +245,13 @@ def pad_sequence(
     """
     if padding_side not in ("right", "left"):
         raise ValueError(f"padding_side should be either 'right' or 'left', but got {padding_side}")
+    if not isinstance(sequences, Iterable):
+        raise RuntimeError(
+            "pad_sequence: Expected iterable for input sequences, but got arg of type: "
+            f"{type(sequences)}"
+        )
+    # Any iterable, as in PyTorch: a generator, or a tensor (its rows are the sequences).
+    sequences = tuple(sequences)
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
@@ -258,8 +265,9 @@ def pad_sequence(
     return ops.stack(out, 0 if batch_first else 1)
 
 
-def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
+def pack_sequence(sequences: Iterable[Tensor], enforce_sorted: bool = True) -> PackedSequence:
     """Pack a list of sequences (L_i, *)."""
+    sequences = tuple(sequences)
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
