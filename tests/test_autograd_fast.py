@@ -1,6 +1,7 @@
 """The backward pass's speed tricks against the plain paths they stand for: ``sum_to``'s
-remembered reduction plans and its call through the ``sum`` lane, ``fit_shape``'s remembered
-compatible shapes, and the kernels the backward of a reduction or a division runs."""
+remembered reduction plans and its call through the ``sum`` lane, a reduction's gradient
+expanded through the ``expand`` lane, ``fit_shape``'s remembered compatible shapes, and the
+kernels the backward of a reduction or a division runs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 import tensorcore as tc
 from tensorcore.autograd.step import fit_shape
 from tensorcore.ops import functions as ops
-from tensorcore.ops.derivatives import sum_to
+from tensorcore.ops.derivatives import _unreduce, sum_to
 from tensorcore.testing import assert_close, to_numpy
 
 # (gradient's shape, input's shape): leading dims only, inner dims only, both, to 0-d, none
@@ -126,3 +127,29 @@ def test_evenly_distribute_backward_against_numpy(device: str) -> None:
         with np.errstate(all="ignore"):
             want = 6.0 / mask.sum(axis=dim, keepdims=True) * mask
         assert_close(r, want.astype(np.float32), equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    ("shape", "dims", "keepdim"),
+    [((2, 3), (1,), True), ((2, 3), (0,), False), ((2, 3), None, False), ((), None, False),
+     ((2, 3, 4), (0, 2), False), ((2, 3, 4), (1,), False)],
+)  # fmt: skip
+def test_unreduce_matches_the_plain_expand(
+    device: str, shape: Any, dims: Any, keepdim: bool
+) -> None:
+    x = tc.arange(float(np.prod(shape)), device=device).reshape(shape)
+    g = x.sum(dims, keepdim=keepdim) + 1
+    r = _unreduce(g, shape, dims, keepdim)
+    plain = x.sum(dims, keepdim=True) + 1 if shape else g
+    assert r.shape == shape
+    assert_close(r, plain.expand(shape), rtol=0, atol=0)
+
+
+def test_reduction_double_backward_through_the_expand_lane(device: str) -> None:
+    # create_graph: the rule's expand is recorded (the lane records, as the method would).
+    x = tc.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    (g,) = tc.autograd.grad((x * x).sum(0, keepdim=True), x, create_graph=True)
+    assert g.grad_fn is not None
+    (gg,) = tc.autograd.grad(g.sum(), x)
+    assert_close(g, [2.0, 4.0, 6.0])
+    assert_close(gg, [2.0, 2.0, 2.0])
