@@ -63,14 +63,39 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum ``g`` down to ``shape`` (the inverse of broadcasting)."""
     if g._shape == shape:
         return g
-    lead = g.ndim - len(shape)
-    inner = tuple(lead + i for i, s in enumerate(shape) if s == 1 and g._shape[lead + i] != 1)
-    if not inner:  # only leading dims were broadcast (a bias): one reduction, no reshape
-        return g.sum(tuple(range(lead)))
-    r = g.sum(tuple(range(lead)) + inner, keepdim=True)
-    if lead:
+    plan = _SUM_TO.get((g._shape, shape))
+    if plan is None:
+        plan = _sum_to_plan(g._shape, shape)
+    dims, keepdim = plan
+    # (the lane first, as ``g.sum`` would go: two frames and the keyword call less)
+    lane = _SUM.lane
+    r = None if lane is None else lane(g, dims, keepdim, None)
+    if r is None:
+        r = g.sum(dims, keepdim=keepdim)
+    if keepdim and len(shape) != len(g._shape):
         r = r.reshape(shape)
     return r
+
+
+# (gradient's shape, input's shape) -> the dims ``sum_to`` sums over and whether it keeps
+# them: every broadcast operand's gradient goes through ``sum_to`` on every backward, and the
+# plan depends on the two shapes alone (``tests/test_autograd_fast.py`` compares it with the
+# plain ``g.sum`` it stands for). About a microsecond of a small ``x - x.sum(0, keepdim=True)``.
+_SUM_TO: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], bool]] = {}
+_SUM = get_op("sum")
+_EXPAND = get_op("expand")
+
+
+def _sum_to_plan(have: tuple[int, ...], shape: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
+    """``sum_to``'s reduction from ``have`` to ``shape``: the leading dims alone (a bias: one
+    reduction, no reshape), or with the inner broadcast ones, kept as size 1."""
+    lead = len(have) - len(shape)
+    inner = tuple(lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1)
+    plan = (tuple(range(lead)) + inner, bool(inner))
+    if len(_SUM_TO) >= 1024:
+        _SUM_TO.clear()
+    _SUM_TO[have, shape] = plan
+    return plan
 
 
 def _reduced_count(shape: tuple[int, ...], dims: Any) -> int:
@@ -94,7 +119,10 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Te
                 lead += 1
             else:
                 g = g.unsqueeze(d - lead)
-    return g.expand(shape)
+    # (the lane first, as ``g.expand`` would go: a quarter of the backward of a reduction)
+    lane = _EXPAND.lane
+    r = None if lane is None else lane(g, shape)
+    return g.expand(shape) if r is None else r
 
 
 def _keepdim(g: Tensor, shape: tuple[int, ...], dims: Any, keepdim: bool) -> Tensor:

@@ -689,10 +689,20 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         mask = x == v
         if nan_ties and x.dtype.kind in "fc":
             mask |= xp.isnan(x) & xp.isnan(v)
-        # (the count in the accumulation dtype: float16 holds no count above 65504)
-        n = xp.sum(mask, axis=axes(x, dim), keepdims=True, dtype=acc(o.dtype))
-        with quiet(all="ignore"):
+        # (the count in the accumulation dtype: float16 holds no count above 65504; NumPy's
+        # ``add.reduce`` (what ``sum`` calls) or the array's method, and the error-state
+        # tokens, not ``xp.sum`` and ``quiet``: each backward of amax/amin/max runs this,
+        # and those wrappers were half of it)
+        ax, a = axes(x, dim), acc(o.dtype)
+        if direct:
+            n = xp.add.reduce(mask, axis=ax, keepdims=True, dtype=a)
+        else:
+            n = mask.sum(axis=ax, keepdims=True, dtype=a)
+        tok = enter()
+        try:
             xp.multiply(g / n, mask, out=o)
+        finally:
+            leave(tok)
 
     K["evenly_distribute_backward"] = evenly_distribute_backward
 
