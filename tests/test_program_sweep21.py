@@ -67,3 +67,29 @@ def test_validate_args_is_a_class_attribute() -> None:
         dist.Distribution.set_default_validate_args(True)
     with pytest.raises(ValueError, match="scale"):
         dist.Normal(0.0, -1.0)
+
+
+@_cpu_streams
+def test_from_numpy_of_a_read_only_array_shares_it_and_warns_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Glow's LU init does torch.from_numpy(np.diag(w_u)) (a read-only view); pandas'
+    # copy-on-write .values are read-only too. PyTorch warns once per process and shares the
+    # memory: in-place operators write through (tensorcore raised ValueError on add_).
+    np = pytest.importorskip("numpy")
+    import tensorcore_cpu.device as cpu_device
+
+    monkeypatch.setattr(cpu_device, "_warned_read_only", False)
+    base = np.eye(3)
+    diag = np.diag(base)
+    assert not diag.flags.writeable
+    with pytest.warns(UserWarning, match="The given NumPy array is not writable") as rec:
+        t = tc.from_numpy(diag)
+    assert rec[0].filename == __file__  # the warning names the caller's line
+    t.add_(1.0)
+    assert diag.tolist() == [2.0, 2.0, 2.0]
+    assert tc.as_tensor(diag).tolist() == [2.0, 2.0, 2.0]  # the second time: no warning
+    frozen = np.frombuffer(bytes(16), dtype=np.float64)  # memory that cannot be written
+    u = tc.as_tensor(frozen)
+    u.add_(1.0)
+    assert u.tolist() == [1.0, 1.0] and frozen.tolist() == [0.0, 0.0]
