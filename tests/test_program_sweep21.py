@@ -93,3 +93,28 @@ def test_from_numpy_of_a_read_only_array_shares_it_and_warns_once(
     u = tc.as_tensor(frozen)
     u.add_(1.0)
     assert u.tolist() == [1.0, 1.0] and frozen.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+def test_pointwise_losses_broadcast_a_mismatched_target_with_a_warning(
+    device: str, name: str
+) -> None:
+    # A regressor's (N, 1) prediction against an (N,) target: PyTorch warns and broadcasts
+    # to (N, N) (tensorcore raised); the program runs on with the broadcast loss.
+    fn = getattr(tc.nn.functional, name)
+    x = tc.ones(4, 1, device=device)
+    t = tc.arange(4.0, device=device)
+    with pytest.warns(
+        UserWarning, match=r"Using a target size .* different to the input size"
+    ) as rec:
+        out = fn(x, t, reduction="none")
+    assert rec[0].filename == __file__
+    assert tuple(out.shape) == (4, 4)
+    with pytest.warns(UserWarning):
+        mean = fn(x, t).item()
+    want = {"mse_loss": 1.5, "l1_loss": 1.0, "smooth_l1_loss": 0.625, "huber_loss": 0.625}
+    assert mean == pytest.approx(want[name])
+    with pytest.warns(UserWarning):
+        assert tuple(fn(tc.ones(3, device=device), tc.zeros(2, 3, device=device)).shape) == ()
+    with pytest.raises(RuntimeError, match="must match the size"):
+        fn(tc.ones(3, device=device), tc.zeros(4, device=device))
