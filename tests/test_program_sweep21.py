@@ -5,6 +5,8 @@ with ``import tensorcore as torch`` (the twenty-first sweep). The expected value
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 import tensorcore as tc
@@ -48,10 +50,10 @@ def test_half_float_blocked_normals_draw_block_by_block() -> None:
 
 def test_validate_args_is_a_class_attribute() -> None:
     class Plain(dist.Distribution):
-        arg_constraints: dict = {}
+        arg_constraints: ClassVar[dict] = {}
 
     class Quiet(dist.Distribution):
-        arg_constraints: dict = {}
+        arg_constraints: ClassVar[dict] = {}
         _validate_args = False  # a subclass's own default, which PyTorch keeps
 
     assert dist.Distribution._validate_args is True
