@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 import warnings
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,8 @@ _warned_read_only = False
 def _user_level() -> int:
     """The ``stacklevel`` of the first caller outside tensorcore (from_numpy and as_tensor
     reach this module through different numbers of frames)."""
-    frame, level = sys._getframe(2), 2
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None and (
         frame.f_globals.get("__name__", "").startswith("tensorcore")
         or frame.f_code.co_filename.startswith("<tensorcore")  # (the generated API)
