@@ -41,7 +41,9 @@ class Distribution:
 
     has_rsample = False
     has_enumerate_support = False
-    _validate_default = True
+    # A class attribute, as in PyTorch: programs and subclasses read and set
+    # ``Distribution._validate_args`` (or their own class's) directly.
+    _validate_args = True
     #: Parameters that ``expand`` broadcasts: name -> number of trailing (event) dims.
     _expand_params: ClassVar[dict[str, int]] = {}
 
@@ -53,7 +55,8 @@ class Distribution:
     ) -> None:
         self._batch_shape = tuple(batch_shape)
         self._event_shape = tuple(event_shape)
-        self._validate_args = self._validate_default if validate_args is None else validate_args
+        if validate_args is not None:
+            self._validate_args = validate_args
         if self._validate_args:
             self._validate_params()
 
@@ -89,7 +92,7 @@ class Distribution:
         default outside ``python -O``)."""
         if value not in (True, False):
             raise ValueError
-        Distribution._validate_default = value
+        Distribution._validate_args = value
 
     @property
     def arg_constraints(self) -> dict[str, constraints.Constraint]:

@@ -78,22 +78,28 @@ def _check_tensor(x: object, fn: str, arg: str) -> None:
         raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
 
 
+# From _pointwise_pair to the caller of the loss: the loss itself, autocast's wrapper and the
+# argument check's.
+_STACKLEVEL = 5
+
+
 def _pointwise_pair(input: Tensor, target: Tensor, fn: str, reduction: str) -> Tensor:
     _check_tensor(input, fn, "input")
     _check_tensor(target, fn, "target")
     _check_reduction(reduction, fn)
     if input.shape != target.shape:
-        # PyTorch warns and broadcasts; a silent broadcast of (N, 1) against (N,) is the
-        # classic bug, so say it plainly when the shapes do not broadcast to input's.
+        # PyTorch warns and broadcasts both ways: (N, 1) against (N,) gives an (N, N) loss,
+        # the classic bug, which programs nonetheless run (and train) with.
         try:
-            shape = broadcast_shapes(input.shape, target.shape)
+            broadcast_shapes(input.shape, target.shape)
         except RuntimeError as exc:  # PyTorch's words for shapes that do not broadcast
             raise RuntimeError(str(exc).removeprefix("broadcast_shapes(): ")) from None
-        if tuple(shape) != tuple(input.shape):
-            raise RuntimeError(
-                f"{fn}(): target size {list(target.shape)} does not match input size "
-                f"{list(input.shape)} (and does not broadcast to it)"
-            )
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            stacklevel=_STACKLEVEL,
+        )
     return target
 
 

@@ -5,13 +5,17 @@ PyTorch's CPU generator is a 32-bit Mersenne Twister seeded with the classic
 CPU kernels do:
 
 - ``random64`` joins two draws, the first as the high half;
-- a uniform float keeps the low ``digits`` bits of one draw (24 for float32, 11 for float16,
-  8 for bfloat16) and a double the low 53 bits of a ``random64``, scaled by ``2**-digits``,
-  then ``x * (to - from) + from`` (rounded once, as the fused multiply-add does);
+- a uniform float keeps the low 24 bits of one draw (float32; float16 and bfloat16 take the
+  float32 value, rounded) and a double the low 53 bits of a ``random64``, scaled by
+  ``2**-digits``, then ``x * (to - from) + from`` (rounded once, as the fused multiply-add
+  does);
 - ``normal_`` on a contiguous tensor of at least 16 elements draws all uniforms first, then
   applies Box-Muller to blocks of 16 (the first 8 against the last 8), redrawing the last 16
-  when the size is not a multiple of 16; otherwise each element comes from a double
-  Box-Muller pair whose second value is cached in the generator for the next element;
+  when the size is not a multiple of 16; float16 and bfloat16 fill block by block through a
+  float32 buffer of 16, so they draw only the full blocks' uniforms before the last 16 (the
+  same numbers, rounded, where the size is a multiple of 16); otherwise each element comes
+  from a double Box-Muller pair whose second value is cached in the generator for the next
+  element;
 - ``random_(from, to)`` is a draw (``random64`` when the range needs more than 32 bits)
   modulo the range; ``randperm`` is a Fisher-Yates shuffle with ``random() % (n - i)``.
 
@@ -29,18 +33,15 @@ import numpy as np
 
 __all__ = ["TorchCPUStream"]
 
-# The bits of a uniform draw each float dtype keeps (keyed by the dtype itself: NumPy's
-# ``dtype.name`` costs microseconds).
-_DIGITS = {np.dtype(np.float16): 11, np.dtype(ml_dtypes.bfloat16): 8}
+# The 16-bit floats, whose blocked normals draw block by block (keyed by the dtype itself:
+# NumPy's ``dtype.name`` costs microseconds).
+_HALF_FLOATS = frozenset({np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)})
 
 # The constants of the kernels below as 0-d arrays, made once: a ufunc takes a 0-d array
 # operand in about half the time of a NumPy scalar made per call (small draws are a dozen
-# ufunc calls, each mostly overhead). ``_UNIT[digits]``: the mask of a draw's low ``digits``
-# bits and the float32 ``2**-digits``.
-_UNIT = {
-    d: (np.array((1 << d) - 1, dtype=np.uint64), np.array(2.0**-d, dtype=np.float32))
-    for d in (8, 11, 24)
-}
+# ufunc calls, each mostly overhead). ``_UNIT``: the mask of a draw's low 24 bits and the
+# float32 ``2**-24``.
+_UNIT = (np.array((1 << 24) - 1, dtype=np.uint64), np.array(2.0**-24, dtype=np.float32))
 
 
 class TorchCPUStream:
@@ -78,13 +79,12 @@ class TorchCPUStream:
             v *= hi - lo
             v += lo
             return v
-        digits = _DIGITS.get(np.dtype(dtype), 24)
         if lo == 0.0 and hi == 1.0:
-            return self._unit_floats(n, digits)[0]
+            return self._unit_floats(n)[0]
         raw = self.u32(n)
-        np.bitwise_and(raw, np.uint64((1 << digits) - 1), out=raw)
+        np.bitwise_and(raw, np.uint64((1 << 24) - 1), out=raw)
         x = raw.astype(np.float64)
-        x *= 2.0**-digits
+        x *= 2.0**-24
         width = float(np.float32(np.float32(hi) - np.float32(lo)))
         # In float64 and rounded once to float32: the fused multiply-add's result.
         return (x * width + float(np.float32(lo))).astype(np.float32)
@@ -106,11 +106,11 @@ class TorchCPUStream:
             below[tie] = r[1::2][tie] < np.uint64(c & 0xFFFFFFFF)
         return below
 
-    def _unit_floats(self, n: int, digits: int) -> tuple[Any, Any]:
-        """``n`` float32 uniforms in [0, 1) of ``digits`` bits, and the draws' array (uint64,
-        free once they are converted: scratch memory of ``8 * n`` bytes)."""
+    def _unit_floats(self, n: int) -> tuple[Any, Any]:
+        """``n`` float32 uniforms in [0, 1) of 24 bits, and the draws' array (uint64, free
+        once they are converted: scratch memory of ``8 * n`` bytes)."""
         raw = self.u32(n)
-        mask, scale = _UNIT[digits]
+        mask, scale = _UNIT
         np.bitwise_and(raw, mask, out=raw)
         # ``x * 1 + 0`` is x, and a 24-bit integer times 2**-24 is exact in float32.
         x = raw.astype(np.float32)
@@ -125,7 +125,8 @@ class TorchCPUStream:
             if dtype == np.float64:
                 d, scratch = self.uniform(n, dtype), None
             else:
-                d, scratch = self._unit_floats(n, _DIGITS.get(np.dtype(dtype), 24))
+                drawn = blocks * 16 if np.dtype(dtype) in _HALF_FLOATS else n
+                d, scratch = self._unit_floats(drawn)
             body = d[: blocks * 16].reshape(blocks, 16)
             _box_muller_16(body, mean, std, scratch)
             out = body.reshape(-1)

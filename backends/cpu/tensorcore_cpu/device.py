@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import sys
+import warnings
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -27,6 +30,46 @@ from ._dtypes import from_numpy, to_numpy
 __all__ = ["CPUDevice", "wrap"]
 
 _CPU = tc.device("cpu")
+
+# PyTorch warns once per process about a read-only array it is handed to share.
+_warned_read_only = False
+
+
+def _user_level() -> int:
+    """The ``stacklevel`` of the first caller outside tensorcore (from_numpy and as_tensor
+    reach this module through different numbers of frames)."""
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
+    while frame is not None and (
+        frame.f_globals.get("__name__", "").startswith("tensorcore")
+        or frame.f_code.co_filename.startswith("<tensorcore")  # (the generated API)
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _writable(arr: Any) -> Any:
+    """A writable array over a read-only one's memory, as PyTorch shares it (``np.diag``'s
+    views, pandas' copy-on-write ``.values``): a tensor's in-place operators write through.
+    Memory that cannot be written at all (an array over ``bytes``) is copied instead."""
+    global _warned_read_only
+    if not _warned_read_only:
+        _warned_read_only = True
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest "
+            "of this program.",
+            UserWarning,
+            stacklevel=_user_level(),
+        )
+    view = arr.view()
+    try:
+        view.setflags(write=True)
+    except ValueError:  # (its base is read-only too)
+        return arr.copy()
+    return view
 
 
 def wrap(arr: Any, dtype: tc.dtype | None = None) -> Tensor:
@@ -146,6 +189,8 @@ class CPUDevice(DeviceInterface):
                 "negative strides are not currently supported. (You can probably work around "
                 "this by making a copy of your array with array.copy().)"
             )
+        elif not arr.flags.writeable:
+            arr = _writable(arr)
         t = wrap(arr, tdt)
         if device is not None and device is not _CPU and tc.device(device).type != "cpu":
             return t.to(device=device, dtype=dtype or tdt)
