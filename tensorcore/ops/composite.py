@@ -235,7 +235,11 @@ def renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
 @_composite
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     new = infer_size(tuple(shape), self.numel())
-    if self._layout is strided and view_strides(self._shape, self._stride, new) is not None:
+    if self._layout is strided and (
+        # (row-major: any shape of as many elements views it, no stride search)
+        self._stride is _CONTIG.get(self._shape)
+        or view_strides(self._shape, self._stride, new) is not None
+    ):
         return self.view(new)
     # (PyTorch's reshape of a copy ends in ``_unsafe_view``, the node programs print)
     return named_as(self.clone(memory_format=contiguous_format).view(new), "UnsafeViewBackward0")
@@ -253,11 +257,12 @@ def reshape_as(self: Tensor, other: Tensor) -> Tensor:
 
 @_composite
 def t(self: Tensor) -> Tensor:
-    if self.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-    if not self.ndim:
+    n = len(self._shape)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    if not n:
         return self
-    return named_as(self.transpose(0, 1) if self.ndim == 2 else self.transpose(0, 0), "TBackward0")
+    return named_as(ops.transpose(self, 0, n - 1), "TBackward0")
 
 
 @_composite
@@ -799,7 +804,13 @@ def _new_results(fn: Callable[..., Any]) -> Callable[..., Any]:
     def composite(*args: Any, **kwargs: Any) -> Any:
         res = fn(*args, **kwargs)
         if isinstance(res, Tensor):
-            if res._base is not None:
+            b = res._base
+            # A view of the first argument, or of its base, stays one: the answer
+            # ``release_temporary_view`` would give after its scan of every argument (half
+            # of a small ``x.t()`` that records; ``tests/test_composite_results.py``).
+            if b is not None and not (
+                args and ((a := args[0]) is b or (a.__class__ is Tensor and a._base is b))
+            ):
                 release_temporary_view(res, (*args, *kwargs.values()))
         elif isinstance(res, (tuple, list)):
             for r in res:
