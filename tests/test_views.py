@@ -515,3 +515,28 @@ def test_a_fused_composite_kernel_agrees_with_the_definition(device: str) -> Non
                     assert got == want, (name, s)
                 cases += 1
         assert cases, name
+
+
+def test_squeeze_of_one_dim_gives_the_plain_paths_view() -> None:
+    """``squeeze(self, i)`` with ``i`` a valid index skips the index lists of the plain path
+    (``views._squeeze_dims``): same shape, strides (the shared row-major tuple where self is
+    row-major), offset and storage, on row-major and strided tensors."""
+    from tensorcore.ops import views
+
+    x = tc.arange(24.0)
+    for t in (
+        x.view(1, 4, 1, 6),
+        x.view(2, 1, 12),
+        x.view(4, 6)[:, :1],
+        x.view(4, 6)[::2, 1:2].t(),
+        x.view(24, 1)[3:],
+        x[5:6],
+    ):
+        for d in range(t.ndim):
+            fast, plain = views.squeeze(t, d), views._squeeze_dims(t, d)
+            assert fast._shape == plain._shape and fast._offset == plain._offset
+            assert fast._stride == plain._stride and fast._storage is plain._storage
+            row_major = views._CONTIG.get
+            assert (fast._stride is row_major(fast._shape)) == (
+                plain._stride is row_major(plain._shape)
+            )

@@ -348,6 +348,22 @@ def permute(self: Tensor, dims: tuple[int, ...]) -> Tensor:
 
 
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
+    shape = self._shape
+    n = len(shape)
+    if dim.__class__ is int and 0 <= dim < n:
+        # One dim given as a valid index (``x.squeeze(0)``): no index lists, the same view
+        # as below (``tests/test_views.py`` compares the two).
+        if shape[dim] != 1:
+            return make_view(self, shape, self._stride, self._offset)
+        new = shape[:dim] + shape[dim + 1 :]
+        if self._stride is _CONTIG.get(shape):
+            return make_view(self, new, contiguous_strides(new), self._offset)
+        return make_view(self, new, self._stride[:dim] + self._stride[dim + 1 :], self._offset)
+    return _squeeze_dims(self, dim)
+
+
+def _squeeze_dims(self: Tensor, dim: Any) -> Tensor:
+    """``squeeze``'s plain path: any ``dim`` (None, negative, a list)."""
     n = self.ndim
     if dim is None:
         keep = [i for i in range(n) if self._shape[i] != 1]
