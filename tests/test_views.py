@@ -532,7 +532,7 @@ def test_squeeze_of_one_dim_gives_the_plain_paths_view() -> None:
         x.view(24, 1)[3:],
         x[5:6],
     ):
-        for d in range(t.ndim):
+        for d in (*range(t.ndim), *((i,) for i in range(t.ndim)), *([i] for i in range(t.ndim))):
             fast, plain = views.squeeze(t, d), views._squeeze_dims(t, d)
             assert fast._shape == plain._shape and fast._offset == plain._offset
             assert fast._stride == plain._stride and fast._storage is plain._storage

@@ -350,15 +350,17 @@ def permute(self: Tensor, dims: tuple[int, ...]) -> Tensor:
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
     shape = self._shape
     n = len(shape)
-    if dim.__class__ is int and 0 <= dim < n:
-        # One dim given as a valid index (``x.squeeze(0)``): no index lists, the same view
-        # as below (``tests/test_views.py`` compares the two).
-        if shape[dim] != 1:
+    d = dim[0] if (dim.__class__ is tuple or dim.__class__ is list) and len(dim) == 1 else dim
+    if d.__class__ is int and 0 <= d < n:
+        # One dim given as a valid index (``x.squeeze(0)``, which the API passes as
+        # ``(0,)``): no index lists, the same view as the plain path's
+        # (``tests/test_views.py`` compares the two).
+        if shape[d] != 1:
             return make_view(self, shape, self._stride, self._offset)
-        new = shape[:dim] + shape[dim + 1 :]
+        new = shape[:d] + shape[d + 1 :]
         if self._stride is _CONTIG.get(shape):
             return make_view(self, new, contiguous_strides(new), self._offset)
-        return make_view(self, new, self._stride[:dim] + self._stride[dim + 1 :], self._offset)
+        return make_view(self, new, self._stride[:d] + self._stride[d + 1 :], self._offset)
     return _squeeze_dims(self, dim)
 
 
