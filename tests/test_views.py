@@ -540,3 +540,35 @@ def test_squeeze_of_one_dim_gives_the_plain_paths_view() -> None:
             assert (fast._stride is row_major(fast._shape)) == (
                 plain._stride is row_major(plain._shape)
             )
+
+
+def test_views_row_major_answers_as_the_stride_search() -> None:
+    """``views_row_major`` (``reshape``'s shortcut to ``view``) says yes only for a pair of
+    shapes ``_contiguous_view`` met, over strides the stride search accepts as they are."""
+    from tensorcore.ops import views
+
+    views._CONTIGUOUS_VIEWS.clear()
+    x = tc.arange(24.0)
+    cases = [
+        (x, (2, 12)),
+        (x.view(4, 6), (24,)),
+        (x.view(4, 6).t(), (24,)),
+        (x.view(6, 4)[:, :3], (18,)),
+        (x[::2], (3, 4)),
+        (x, [2, 12]),
+        (x, (-1, 12)),
+    ]
+    assert not any(views.views_row_major(t, s) for t, s in cases)  # (nothing met yet)
+    for t, s in cases:
+        if isinstance(s, tuple):
+            views._contiguous_view(t, s)
+    for t, s in cases:
+        plain = (
+            isinstance(s, tuple)
+            and -1 not in s
+            and views.view_strides(t._shape, t._stride, s) == views.contiguous_strides(s)
+            and t._stride == views.contiguous_strides(t._shape)
+        )
+        assert views.views_row_major(t, s) == plain, (t.shape, t.stride(), s)
+        if plain:
+            assert t.reshape(s)._stride == views.contiguous_strides(s)

@@ -32,7 +32,7 @@ from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
 from .frontends import named_as, named_view_output
 from .schema import OPS
-from .views import infer_size, release_temporary_view, view_strides
+from .views import infer_size, release_temporary_view, view_strides, views_row_major
 
 __all__ = ["COMPOSITES"]
 
@@ -234,6 +234,8 @@ def renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
 # ------------------------------------------------------------------ views and shapes
 @_composite
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    if self._layout is strided and views_row_major(self, shape):
+        return self.view(shape)  # (what the lines below conclude, for a pair met before)
     new = infer_size(tuple(shape), self.numel())
     if self._layout is strided and (
         # (row-major: any shape of as many elements views it, no stride search)
@@ -317,7 +319,10 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     for x in self._shape[s : e + 1]:
         n *= x
     new = self._shape[:s] + (n,) + self._shape[e + 1 :]
-    if self._layout is strided and view_strides(self._shape, self._stride, new) is not None:
+    if self._layout is strided and (
+        self._stride is _CONTIG.get(self._shape)
+        or view_strides(self._shape, self._stride, new) is not None
+    ):
         return self.view(new)  # (what reshape would do, one dispatch less)
     return self.reshape(new)
 

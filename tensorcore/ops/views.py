@@ -20,7 +20,7 @@ from ..plugins import hookimpl
 from ._validate import INT64_MAX as _INT64_MAX
 from ._validate import check_shape
 
-__all__ = ["infer_size", "make_view", "view_strides"]
+__all__ = ["infer_size", "make_view", "view_strides", "views_row_major"]
 
 
 def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
@@ -195,6 +195,16 @@ def _contiguous_view(self: Tensor, shape: Any) -> Tensor | None:
     if stride is hit[0] or stride == hit[0]:
         return make_view(self, shape, hit[1], self._offset)
     return None
+
+
+def views_row_major(self: Tensor, shape: Any) -> bool:
+    """Whether ``_contiguous_view`` views ``self`` as ``shape`` from a pair of shapes it met
+    before (one lookup, no arithmetic): ``reshape``'s definition, which autograd runs,
+    then goes straight to ``view``."""
+    if shape.__class__ is not tuple:
+        return False
+    hit = _CONTIGUOUS_VIEWS.get((self._shape, shape))
+    return hit is not None and (self._stride is hit[0] or self._stride == hit[0])
 
 
 def _contiguous_pair(
