@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -572,3 +573,28 @@ def test_views_row_major_answers_as_the_stride_search() -> None:
         assert views.views_row_major(t, s) == plain, (t.shape, t.stride(), s)
         if plain:
             assert t.reshape(s)._stride == views.contiguous_strides(s)
+
+
+def test_remembered_stride_searches_give_the_walks_answer() -> None:
+    """``view_strides`` remembers its walk's answer for geometries other than row-major
+    (``views._SEARCHED``): the answer read back is the walk's, for views that exist and
+    views that do not, and sizes given as a list or as floats are not remembered."""
+    from tensorcore.ops import views
+
+    views._SEARCHED.clear()
+    x = tc.arange(48.0)
+    bases = [x.view(8, 6).t(), x[:8].view(8, 1).t(), x.view(4, 12)[:, ::3], x[::2].view(6, 4)[1:]]
+    for _ in range(2):  # the first round fills the memo, the second reads it
+        for t in bases:
+            n = t.numel()
+            for new in ((n,), (1, n), (n, 1), (2, n // 2), (n // 2, 2), (3, n // 3), (1, 1, n)):
+                if math.prod(new) != n:
+                    continue
+                got = views.view_strides(t._shape, t._stride, new)
+                assert got == views._search_strides(t._shape, t._stride, new), (t.shape, new)
+    assert views._SEARCHED
+    n = len(views._SEARCHED)
+    t = bases[0]
+    views.view_strides(t._shape, t._stride, [48])
+    views.view_strides(t._shape, t._stride, (4.0, 12.0))  # (a pair never met)
+    assert len(views._SEARCHED) == n

@@ -141,6 +141,33 @@ def view_strides(
     """
     if stride == contiguous_strides(shape):
         return contiguous_strides(new)  # the common case: any shape of the same numel
+    key = (shape, stride, new)
+    try:
+        return _SEARCHED[key]
+    except KeyError:
+        pass
+    except TypeError:  # (a list of sizes)
+        return _search_strides(shape, stride, new)
+    found = _search_strides(shape, stride, new)
+    if all(s.__class__ is int for s in new):  # (not 2.0, which equals and hashes as 2)
+        if len(_SEARCHED) >= 4096:
+            _SEARCHED.clear()
+        _SEARCHED[key] = found
+    return found
+
+
+# (sizes, strides, new sizes) -> ``_search_strides``' answer, for the geometries other than
+# row-major that were viewed before: a view of a transposed or sliced tensor in a loop (a
+# chain's ``x.t().reshape(-1)``, whose definition and ``view`` kernel both ask) costs one
+# lookup instead of the walk, a tenth of such a recorded ``reshape``. Safe because the
+# answer depends on nothing but the three tuples; ``tests/test_views.py`` compares the two.
+_SEARCHED: dict[tuple[tuple[int, ...], ...], tuple[int, ...] | None] = {}
+
+
+def _search_strides(
+    shape: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """``view_strides``' walk for a geometry other than row-major."""
     if not shape:
         return (1,) * len(new)
     numel = math.prod(shape)
