@@ -6,6 +6,7 @@ kernel for a composite on its own (device, layout) key. This module is an intern
 from __future__ import annotations
 
 import builtins
+import math
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -308,20 +309,18 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 @_composite
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    if self.ndim == 0:
+    shape = self._shape
+    rank = len(shape)
+    if rank == 0:
         return self.reshape(1)
-    s, e = _wrap_dim(start_dim, self.ndim), _wrap_dim(end_dim, self.ndim)
+    s, e = _wrap_dim(start_dim, rank), _wrap_dim(end_dim, rank)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
-    n = 1
-    for x in self._shape[s : e + 1]:
-        n *= x
-    new = self._shape[:s] + (n,) + self._shape[e + 1 :]
+    new = (*shape[:s], math.prod(shape[s : e + 1]), *shape[e + 1 :])
     if self._layout is strided and (
-        self._stride is _CONTIG.get(self._shape)
-        or view_strides(self._shape, self._stride, new) is not None
+        self._stride is _CONTIG.get(shape) or view_strides(shape, self._stride, new) is not None
     ):
         return self.view(new)  # (what reshape would do, one dispatch less)
     return self.reshape(new)
