@@ -31,7 +31,7 @@ from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
-from .frontends import named_as, named_view_output
+from .frontends import broadcast_shapes, named_as, named_view_output
 from .schema import OPS
 from .views import infer_size, release_temporary_view, view_strides, views_row_major
 
@@ -640,8 +640,6 @@ def normal(
         ref = mean if isinstance(mean, Tensor) else std
         shape = ref._shape if size is None else tuple(size)
         if isinstance(mean, Tensor) and isinstance(std, Tensor):
-            from .frontends import broadcast_shapes
-
             shape = broadcast_shapes(mean._shape, std._shape)
         noise = ops.empty(shape, dtype=dtype or ref._dtype, device=device or ref._device).normal_(
             generator=generator

@@ -8,6 +8,7 @@ view operators for layout ``strided`` on any device (this module is an internal 
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Any
@@ -94,6 +95,7 @@ def release_temporary_view(t: Tensor, inputs: tuple[Any, ...]) -> None:
 
 
 _new = object.__new__
+_py_slice = builtins.slice  # (this module's ``slice`` is the view operator)
 _OFF = _grad_mode.OFF
 _view_meta = _grad_mode.view_meta
 
@@ -484,7 +486,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
 def slice(
     self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
 ) -> Tensor:
-    d = _wrap_dim(dim, self.ndim)
+    d = _wrap_dim(dim, len(self._shape))
     if step <= 0:
         raise ValueError("step must be greater than zero")
     size = self._shape[d]
@@ -498,9 +500,7 @@ def slice(
 def _slice_indices(
     start: int | None, end: int | None, step: int, size: int
 ) -> tuple[int, int, int]:
-    import builtins
-
-    return builtins.slice(start, end, step).indices(size)
+    return _py_slice(start, end, step).indices(size)
 
 
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
