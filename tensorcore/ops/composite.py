@@ -6,8 +6,8 @@ kernel for a composite on its own (device, layout) key. This module is an intern
 from __future__ import annotations
 
 import builtins
-import math
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
