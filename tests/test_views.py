@@ -598,3 +598,29 @@ def test_remembered_stride_searches_give_the_walks_answer() -> None:
     views.view_strides(t._shape, t._stride, [48])
     views.view_strides(t._shape, t._stride, (4.0, 12.0))  # (a pair never met)
     assert len(views._SEARCHED) == n
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["plain", "grad"])
+def test_the_composites_view_is_the_methods(grad: bool) -> None:
+    """``composite._view`` (the lane of ``view``, then the call path) gives what
+    ``t.view(shape)`` gives: geometry, base, node and gradient; and the same error."""
+    from tensorcore.ops.composite import _view
+
+    def outcome(fn: Any) -> Any:
+        leaf = tc.arange(24.0, dtype=tc.float64).requires_grad_(grad)
+        cases = [(leaf * 1, (4, 6)), ((leaf * 1).view(4, 6).t(), (24,)), (leaf[::2] * 1, (3, 4))]
+        cases.append(((leaf * 1).view(4, 6)[:, ::2], (12,)))  # (no view: an error)
+        out = []
+        for t, shape in cases:
+            try:
+                v = fn(t, shape)
+            except RuntimeError as exc:
+                out.append(str(exc))
+                continue
+            name = None if v.grad_fn is None else v.grad_fn.name()
+            if grad:
+                (v * tc.arange(float(v.numel()), dtype=tc.float64).view(shape)).sum().backward()
+            out.append((v._shape, v._stride, v._offset, v._base is t or v._base is t._base, name))
+        return out, None if leaf.grad is None else leaf.grad.tolist()
+
+    assert outcome(_view) == outcome(lambda t, s: t.view(s))

@@ -233,24 +233,34 @@ def renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
 
 
 # ------------------------------------------------------------------ views and shapes
+_VIEW = get_op("view")
+
+
+def _view(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``self.view(shape)`` for sizes that are already a tuple of ints (a tensor's shape, or
+    sizes computed from one): the operator's lane and then the call path, without the
+    method's normalisation of the sizes (a sixth of a recorded ``x.flatten()``)."""
+    return call_lane(_VIEW, (self, shape))
+
+
 @_composite
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     if self._layout is strided and views_row_major(self, shape):
-        return self.view(shape)  # (what the lines below conclude, for a pair met before)
+        return _view(self, shape)  # (what the lines below conclude, for a pair met before)
     new = infer_size(tuple(shape), self.numel())
     if self._layout is strided and (
         # (row-major: any shape of as many elements views it, no stride search)
         self._stride is _CONTIG.get(self._shape)
         or view_strides(self._shape, self._stride, new) is not None
     ):
-        return self.view(new)
+        return _view(self, new)
     # (PyTorch's reshape of a copy ends in ``_unsafe_view``, the node programs print)
     return named_as(self.clone(memory_format=contiguous_format).view(new), "UnsafeViewBackward0")
 
 
 @_composite
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.view(other._shape)
+    return _view(self, other._shape)
 
 
 @_composite
@@ -322,7 +332,7 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if self._layout is strided and (
         self._stride is _CONTIG.get(shape) or view_strides(shape, self._stride, new) is not None
     ):
-        return self.view(new)  # (what reshape would do, one dispatch less)
+        return _view(self, new)  # (what reshape would do, one dispatch less)
     return self.reshape(new)
 
 
