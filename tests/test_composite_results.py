@@ -81,3 +81,34 @@ def test_truncated_bptt_detaches_the_final_state_in_place(device: str, cls: Any)
             s.detach_()
             assert not s.requires_grad and s.grad_fn is None
     assert np.isfinite(to_numpy(rnn.weight_hh_l0.grad)).all()
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["plain", "grad"])
+def test_the_wrappers_shortcut_agrees_with_the_scan(grad: bool) -> None:
+    # ``_new_results`` keeps a view of its first argument (or of that argument's base)
+    # without ``release_temporary_view``'s scan of every argument: the same base either way
+    from tensorcore.ops.composite import COMPOSITES
+    from tensorcore.ops.views import release_temporary_view
+
+    cases = 0
+    for name in [n for n in core_ops() if "composite" in OPS[n].tags]:
+        for sample in SAMPLES[name]("cpu", F64)[:3]:
+            if grad:
+                for t in _tensors((sample.args, sample.kwargs)):
+                    if t.is_floating_point() and t.is_leaf:
+                        t.requires_grad_()
+            fn = COMPOSITES[name]
+            try:
+                fast = fn(*sample.args, **sample.kwargs)
+                plain = fn.__wrapped__(*sample.args, **sample.kwargs)  # type: ignore[attr-defined]
+            except (RuntimeError, ValueError, TypeError, NotImplementedError, IndexError):
+                continue
+            if isinstance(plain, tc.Tensor) and plain._base is not None:
+                release_temporary_view(plain, (*sample.args, *sample.kwargs.values()))
+            if isinstance(fast, tc.Tensor):
+                assert isinstance(plain, tc.Tensor)
+                assert (fast._base is None) == (plain._base is None), (name, sample)
+                if fast._base is not None:
+                    assert fast._base is plain._base, (name, sample)
+                cases += 1
+    assert cases > 50

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -515,3 +516,111 @@ def test_a_fused_composite_kernel_agrees_with_the_definition(device: str) -> Non
                     assert got == want, (name, s)
                 cases += 1
         assert cases, name
+
+
+def test_squeeze_of_one_dim_gives_the_plain_paths_view() -> None:
+    """``squeeze(self, i)`` with ``i`` a valid index skips the index lists of the plain path
+    (``views._squeeze_dims``): same shape, strides (the shared row-major tuple where self is
+    row-major), offset and storage, on row-major and strided tensors."""
+    from tensorcore.ops import views
+
+    x = tc.arange(24.0)
+    for t in (
+        x.view(1, 4, 1, 6),
+        x.view(2, 1, 12),
+        x.view(4, 6)[:, :1],
+        x.view(4, 6)[::2, 1:2].t(),
+        x.view(24, 1)[3:],
+        x[5:6],
+    ):
+        for d in (*range(t.ndim), *((i,) for i in range(t.ndim)), *([i] for i in range(t.ndim))):
+            fast, plain = views.squeeze(t, d), views._squeeze_dims(t, d)
+            assert fast._shape == plain._shape and fast._offset == plain._offset
+            assert fast._stride == plain._stride and fast._storage is plain._storage
+            row_major = views._CONTIG.get
+            assert (fast._stride is row_major(fast._shape)) == (
+                plain._stride is row_major(plain._shape)
+            )
+
+
+def test_views_row_major_answers_as_the_stride_search() -> None:
+    """``views_row_major`` (``reshape``'s shortcut to ``view``) says yes only for a pair of
+    shapes ``_contiguous_view`` met, over strides the stride search accepts as they are."""
+    from tensorcore.ops import views
+
+    views._CONTIGUOUS_VIEWS.clear()
+    x = tc.arange(24.0)
+    cases = [
+        (x, (2, 12)),
+        (x.view(4, 6), (24,)),
+        (x.view(4, 6).t(), (24,)),
+        (x.view(6, 4)[:, :3], (18,)),
+        (x[::2], (3, 4)),
+        (x, [2, 12]),
+        (x, (-1, 12)),
+    ]
+    assert not any(views.views_row_major(t, s) for t, s in cases)  # (nothing met yet)
+    for t, s in cases:
+        if isinstance(s, tuple):
+            views._contiguous_view(t, s)
+    for t, s in cases:
+        plain = (
+            isinstance(s, tuple)
+            and -1 not in s
+            and views.view_strides(t._shape, t._stride, s) == views.contiguous_strides(s)
+            and t._stride == views.contiguous_strides(t._shape)
+        )
+        assert views.views_row_major(t, s) == plain, (t.shape, t.stride(), s)
+        if plain:
+            assert t.reshape(s)._stride == views.contiguous_strides(s)
+
+
+def test_remembered_stride_searches_give_the_walks_answer() -> None:
+    """``view_strides`` remembers its walk's answer for geometries other than row-major
+    (``views._SEARCHED``): the answer read back is the walk's, for views that exist and
+    views that do not, and sizes given as a list or as floats are not remembered."""
+    from tensorcore.ops import views
+
+    views._SEARCHED.clear()
+    x = tc.arange(48.0)
+    bases = [x.view(8, 6).t(), x[:8].view(8, 1).t(), x.view(4, 12)[:, ::3], x[::2].view(6, 4)[1:]]
+    for _ in range(2):  # the first round fills the memo, the second reads it
+        for t in bases:
+            n = t.numel()
+            for new in ((n,), (1, n), (n, 1), (2, n // 2), (n // 2, 2), (3, n // 3), (1, 1, n)):
+                if math.prod(new) != n:
+                    continue
+                got = views.view_strides(t._shape, t._stride, new)
+                assert got == views._search_strides(t._shape, t._stride, new), (t.shape, new)
+    assert views._SEARCHED
+    n = len(views._SEARCHED)
+    t = bases[0]
+    views.view_strides(t._shape, t._stride, [48])
+    views.view_strides(t._shape, t._stride, (4.0, 12.0))  # (a pair never met)
+    assert len(views._SEARCHED) == n
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["plain", "grad"])
+def test_the_composites_view_is_the_methods(grad: bool) -> None:
+    """``composite._view`` (the lane of ``view``, then the call path) gives what
+    ``t.view(shape)`` gives: geometry, base, node and gradient; and the same error."""
+    from tensorcore.ops.composite import _view
+
+    def outcome(fn: Any) -> Any:
+        leaf = tc.arange(24.0, dtype=tc.float64).requires_grad_(grad)
+        cases = [(leaf * 1, (4, 6)), ((leaf * 1).view(4, 6).t(), (24,)), (leaf[::2] * 1, (3, 4))]
+        cases.append(((leaf * 1).view(4, 6)[:, ::2], (12,)))  # (no view: an error)
+        out = []
+        for t, shape in cases:
+            try:
+                v = fn(t, shape)
+            except RuntimeError as exc:
+                out.append(str(exc))
+                continue
+            name = None if v.grad_fn is None else v.grad_fn.name()
+            if grad:
+                (v * tc.arange(float(v.numel()), dtype=tc.float64).view(shape)).sum().backward()
+            out.append((v._shape, v._stride, v._offset, v._base is t or v._base is t._base, name))
+        return out, None if leaf.grad is None else leaf.grad.tolist()
+
+    assert outcome(_view) == outcome(lambda t, s: t.view(s))

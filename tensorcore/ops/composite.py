@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,9 +31,9 @@ from .composite_random import RANDOM_COMPOSITES
 from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
-from .frontends import named_as, named_view_output
+from .frontends import broadcast_shapes, named_as, named_view_output
 from .schema import OPS
-from .views import infer_size, release_temporary_view, view_strides
+from .views import infer_size, release_temporary_view, view_strides, views_row_major
 
 __all__ = ["COMPOSITES"]
 
@@ -232,18 +233,34 @@ def renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
 
 
 # ------------------------------------------------------------------ views and shapes
+_VIEW = get_op("view")
+
+
+def _view(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``self.view(shape)`` for sizes that are already a tuple of ints (a tensor's shape, or
+    sizes computed from one): the operator's lane and then the call path, without the
+    method's normalisation of the sizes (a sixth of a recorded ``x.flatten()``)."""
+    return call_lane(_VIEW, (self, shape))
+
+
 @_composite
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    if self._layout is strided and views_row_major(self, shape):
+        return _view(self, shape)  # (what the lines below conclude, for a pair met before)
     new = infer_size(tuple(shape), self.numel())
-    if self._layout is strided and view_strides(self._shape, self._stride, new) is not None:
-        return self.view(new)
+    if self._layout is strided and (
+        # (row-major: any shape of as many elements views it, no stride search)
+        self._stride is _CONTIG.get(self._shape)
+        or view_strides(self._shape, self._stride, new) is not None
+    ):
+        return _view(self, new)
     # (PyTorch's reshape of a copy ends in ``_unsafe_view``, the node programs print)
     return named_as(self.clone(memory_format=contiguous_format).view(new), "UnsafeViewBackward0")
 
 
 @_composite
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.view(other._shape)
+    return _view(self, other._shape)
 
 
 @_composite
@@ -253,11 +270,12 @@ def reshape_as(self: Tensor, other: Tensor) -> Tensor:
 
 @_composite
 def t(self: Tensor) -> Tensor:
-    if self.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-    if not self.ndim:
+    n = len(self._shape)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    if not n:
         return self
-    return named_as(self.transpose(0, 1) if self.ndim == 2 else self.transpose(0, 0), "TBackward0")
+    return named_as(ops.transpose(self, 0, n - 1), "TBackward0")
 
 
 @_composite
@@ -301,19 +319,20 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 @_composite
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    if self.ndim == 0:
+    shape = self._shape
+    rank = len(shape)
+    if rank == 0:
         return self.reshape(1)
-    s, e = _wrap_dim(start_dim, self.ndim), _wrap_dim(end_dim, self.ndim)
+    s, e = _wrap_dim(start_dim, rank), _wrap_dim(end_dim, rank)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
-    n = 1
-    for x in self._shape[s : e + 1]:
-        n *= x
-    new = self._shape[:s] + (n,) + self._shape[e + 1 :]
-    if self._layout is strided and view_strides(self._shape, self._stride, new) is not None:
-        return self.view(new)  # (what reshape would do, one dispatch less)
+    new = (*shape[:s], math.prod(shape[s : e + 1]), *shape[e + 1 :])
+    if self._layout is strided and (
+        self._stride is _CONTIG.get(shape) or view_strides(shape, self._stride, new) is not None
+    ):
+        return _view(self, new)  # (what reshape would do, one dispatch less)
     return self.reshape(new)
 
 
@@ -631,8 +650,6 @@ def normal(
         ref = mean if isinstance(mean, Tensor) else std
         shape = ref._shape if size is None else tuple(size)
         if isinstance(mean, Tensor) and isinstance(std, Tensor):
-            from .frontends import broadcast_shapes
-
             shape = broadcast_shapes(mean._shape, std._shape)
         noise = ops.empty(shape, dtype=dtype or ref._dtype, device=device or ref._device).normal_(
             generator=generator
@@ -799,7 +816,13 @@ def _new_results(fn: Callable[..., Any]) -> Callable[..., Any]:
     def composite(*args: Any, **kwargs: Any) -> Any:
         res = fn(*args, **kwargs)
         if isinstance(res, Tensor):
-            if res._base is not None:
+            b = res._base
+            # A view of the first argument, or of its base, stays one: the answer
+            # ``release_temporary_view`` would give after its scan of every argument (half
+            # of a small ``x.t()`` that records; ``tests/test_composite_results.py``).
+            if b is not None and not (
+                args and ((a := args[0]) is b or (a.__class__ is Tensor and a._base is b))
+            ):
                 release_temporary_view(res, (*args, *kwargs.values()))
         elif isinstance(res, (tuple, list)):
             for r in res:

@@ -8,6 +8,7 @@ view operators for layout ``strided`` on any device (this module is an internal 
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Any
@@ -20,7 +21,7 @@ from ..plugins import hookimpl
 from ._validate import INT64_MAX as _INT64_MAX
 from ._validate import check_shape
 
-__all__ = ["infer_size", "make_view", "view_strides"]
+__all__ = ["infer_size", "make_view", "view_strides", "views_row_major"]
 
 
 def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
@@ -94,6 +95,7 @@ def release_temporary_view(t: Tensor, inputs: tuple[Any, ...]) -> None:
 
 
 _new = object.__new__
+_py_slice = builtins.slice  # (this module's ``slice`` is the view operator)
 _OFF = _grad_mode.OFF
 _view_meta = _grad_mode.view_meta
 
@@ -141,6 +143,33 @@ def view_strides(
     """
     if stride == contiguous_strides(shape):
         return contiguous_strides(new)  # the common case: any shape of the same numel
+    key = (shape, stride, new)
+    try:
+        return _SEARCHED[key]
+    except KeyError:
+        pass
+    except TypeError:  # (a list of sizes)
+        return _search_strides(shape, stride, new)
+    found = _search_strides(shape, stride, new)
+    if all(s.__class__ is int for s in new):  # (not 2.0, which equals and hashes as 2)
+        if len(_SEARCHED) >= 4096:
+            _SEARCHED.clear()
+        _SEARCHED[key] = found
+    return found
+
+
+# (sizes, strides, new sizes) -> ``_search_strides``' answer, for the geometries other than
+# row-major that were viewed before: a view of a transposed or sliced tensor in a loop (a
+# chain's ``x.t().reshape(-1)``, whose definition and ``view`` kernel both ask) costs one
+# lookup instead of the walk, a tenth of such a recorded ``reshape``. Safe because the
+# answer depends on nothing but the three tuples; ``tests/test_views.py`` compares the two.
+_SEARCHED: dict[tuple[tuple[int, ...], ...], tuple[int, ...] | None] = {}
+
+
+def _search_strides(
+    shape: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """``view_strides``' walk for a geometry other than row-major."""
     if not shape:
         return (1,) * len(new)
     numel = math.prod(shape)
@@ -195,6 +224,16 @@ def _contiguous_view(self: Tensor, shape: Any) -> Tensor | None:
     if stride is hit[0] or stride == hit[0]:
         return make_view(self, shape, hit[1], self._offset)
     return None
+
+
+def views_row_major(self: Tensor, shape: Any) -> bool:
+    """Whether ``_contiguous_view`` views ``self`` as ``shape`` from a pair of shapes it met
+    before (one lookup, no arithmetic): ``reshape``'s definition, which autograd runs,
+    then goes straight to ``view``."""
+    if shape.__class__ is not tuple:
+        return False
+    hit = _CONTIGUOUS_VIEWS.get((self._shape, shape))
+    return hit is not None and (self._stride is hit[0] or self._stride == hit[0])
 
 
 def _contiguous_pair(
@@ -348,6 +387,24 @@ def permute(self: Tensor, dims: tuple[int, ...]) -> Tensor:
 
 
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
+    shape = self._shape
+    n = len(shape)
+    d = dim[0] if (dim.__class__ is tuple or dim.__class__ is list) and len(dim) == 1 else dim
+    if d.__class__ is int and 0 <= d < n:
+        # One dim given as a valid index (``x.squeeze(0)``, which the API passes as
+        # ``(0,)``): no index lists, the same view as the plain path's
+        # (``tests/test_views.py`` compares the two).
+        if shape[d] != 1:
+            return make_view(self, shape, self._stride, self._offset)
+        new = shape[:d] + shape[d + 1 :]
+        if self._stride is _CONTIG.get(shape):
+            return make_view(self, new, contiguous_strides(new), self._offset)
+        return make_view(self, new, self._stride[:d] + self._stride[d + 1 :], self._offset)
+    return _squeeze_dims(self, dim)
+
+
+def _squeeze_dims(self: Tensor, dim: Any) -> Tensor:
+    """``squeeze``'s plain path: any ``dim`` (None, negative, a list)."""
     n = self.ndim
     if dim is None:
         keep = [i for i in range(n) if self._shape[i] != 1]
@@ -429,7 +486,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
 def slice(
     self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
 ) -> Tensor:
-    d = _wrap_dim(dim, self.ndim)
+    d = _wrap_dim(dim, len(self._shape))
     if step <= 0:
         raise ValueError("step must be greater than zero")
     size = self._shape[d]
@@ -443,9 +500,7 @@ def slice(
 def _slice_indices(
     start: int | None, end: int | None, step: int, size: int
 ) -> tuple[int, int, int]:
-    import builtins
-
-    return builtins.slice(start, end, step).indices(size)
+    return _py_slice(start, end, step).indices(size)
 
 
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
