@@ -103,12 +103,11 @@ def _activate() -> None:
     state.active = True
 
 
-def _forget(cls: type) -> None:
-    """Drop what is known of ``cls`` (a subclass just made, whose ``__torch_function__`` may
-    differ from its base's) and of the types it could have been confused with."""
+def _note(cls: type) -> None:
+    """Look at a subclass of Tensor just made (or found at install): whether it overrides
+    is computed afresh, and one that does turns the call path's search on."""
     _OVERRIDING.pop(cls, None)
-    if overrides(cls):
-        _activate()
+    overrides(cls)  # (which activates the protocol where it does)
 
 
 def _relevant(args: Iterable[Any]) -> list[Any]:
@@ -264,7 +263,7 @@ def _tensor_torch_function(
 
 def _init_subclass(cls: type, **kwargs: Any) -> None:
     super(Tensor, cls).__init_subclass__(**kwargs)  # type: ignore[misc]
-    _forget(cls)
+    _note(cls)
 
 
 def install() -> None:
@@ -272,7 +271,7 @@ def install() -> None:
     Tensor.__torch_function__ = classmethod(_tensor_torch_function)  # type: ignore[attr-defined]
     Tensor.__init_subclass__ = classmethod(_init_subclass)  # type: ignore[assignment,method-assign]
     for cls in _subclasses(Tensor):
-        _forget(cls)
+        _note(cls)
 
 
 def _subclasses(cls: type) -> list[type]:
