@@ -365,6 +365,42 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
 
 
 @_public
+def _sample_dirichlet(input: Tensor, generator: Any = None) -> Tensor:
+    """Draws from Dirichlet distributions of concentrations ``input`` (its last dim the
+    categories), PyTorch's private sampler that programs call directly (no gradient: a
+    differentiable draw is ``tc.distributions.Dirichlet(c).rsample()``).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> x = tc._sample_dirichlet(tc.ones(2, 3))
+    >>> x.shape, bool(((x.sum(-1) - 1).abs() < 1e-6).all())
+    (tensorcore.Size([2, 3]), True)
+    """
+    from .distributions._samplers import sample_dirichlet
+
+    return sample_dirichlet(input, generator)
+
+
+@_public
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """PyTorch's ``_dirichlet_grad``: the derivative of Dirichlet draws ``x`` in their
+    concentrations ``alpha`` (``total``: the concentrations' sum), through each coordinate's
+    Beta marginal, divided by ``1 - x``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> g = tc._dirichlet_grad(tc.tensor([0.3, 0.7]), tc.tensor([1.0, 2.0]), tc.tensor([3.0, 3.0]))
+    >>> [round(v, 4) for v in g.tolist()]
+    [0.4123, 0.4161]
+    """
+    from .distributions._samplers import dirichlet_grad
+
+    return dirichlet_grad(x, alpha, total)
+
+
+@_public
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Deprecated: :func:`tensorcore.linalg.matrix_norm` with ``ord="nuc"``.
 

@@ -120,3 +120,19 @@ def test_pointwise_losses_broadcast_a_mismatched_target_with_a_warning(
         assert tuple(fn(tc.ones(3, device=device), tc.zeros(2, 3, device=device)).shape) == ()
     with pytest.raises(RuntimeError, match="must match the size"):
         fn(tc.ones(3, device=device), tc.zeros(4, device=device))
+
+
+def test_private_dirichlet_sampler_and_gradient_as_pytorchs() -> None:
+    # A Dirichlet-VAE program calls torch._sample_dirichlet directly (tensorcore had none):
+    # PyTorch 2.13's CPU draws for seed 0, the generator form, dtypes, and _dirichlet_grad.
+    c = tc.tensor([0.5, 1.0, 2.0])
+    tc.manual_seed(0)
+    want = [3.9424869e-04, 5.9426978e-02, 9.4017875e-01]
+    assert tc._sample_dirichlet(c).tolist() == pytest.approx(want, rel=1e-6)
+    g = tc.Generator().manual_seed(0)
+    assert tc._sample_dirichlet(c, generator=g).tolist() == pytest.approx(want, rel=1e-6)
+    assert tc._sample_dirichlet(tc.ones(2, 2, dtype=tc.float64)).dtype is tc.float64
+    with pytest.raises(NotImplementedError, match="\"dirichlet\" not implemented for 'Long'"):
+        tc._sample_dirichlet(tc.tensor([1, 2]))
+    grad = tc._dirichlet_grad(tc.tensor([0.3, 0.7]), tc.tensor([1.0, 2.0]), tc.tensor([3.0, 3.0]))
+    assert grad.tolist() == pytest.approx([0.4123, 0.4161], abs=2e-4)

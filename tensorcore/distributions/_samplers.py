@@ -10,12 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as dt
-from .._tensor import Tensor
+from .._finfo import finfo
+from .._tensor import Tensor, torch_name
 from ..autograd.function import Function, FunctionCtx
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 
-__all__ = ["binomial", "dirichlet_grad", "dirichlet_rsample", "poisson", "standard_gamma"]
+__all__ = [
+    "binomial",
+    "dirichlet_grad",
+    "dirichlet_rsample",
+    "poisson",
+    "sample_dirichlet",
+    "standard_gamma",
+]
 
 
 def standard_gamma_grad(x: Tensor, alpha: Tensor) -> Tensor:
@@ -113,6 +121,22 @@ class _Dirichlet(Function):
             total = c.sum(-1, keepdim=True).expand_as(c)
             grad = dirichlet_grad(x, c, total)
             return None, grad * (g - (x * g).sum(-1, keepdim=True))
+
+
+def sample_dirichlet(concentration: Tensor, generator: Any = None) -> Tensor:
+    """Dirichlet draws of ``concentration`` (its last dim the categories), without a graph:
+    gamma draws in float64, normalised, in ``concentration``'s dtype at least its smallest
+    normal number and below 1, as PyTorch's ``_sample_dirichlet`` makes them (on the CPU,
+    PyTorch's numbers for a seed)."""
+    if not concentration.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"dirichlet\" not implemented for '{torch_name(concentration.dtype)}'"
+        )
+    with no_grad():
+        g = ops._standard_gamma(concentration.to(dt.float64), generator)
+        x = (g / g.sum(-1, keepdim=True)).to(concentration.dtype)
+        fi = finfo(x.dtype)
+        return x.clamp_(fi.tiny, 1 - fi.eps / 2)
 
 
 def dirichlet_rsample(x: Tensor, concentration: Tensor) -> Tensor:

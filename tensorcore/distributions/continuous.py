@@ -8,14 +8,12 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from .. import dtypes as dt
 from .._finfo import finfo
 from .._igamma import gammainc
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from . import constraints
-from ._samplers import dirichlet_rsample, standard_gamma
+from ._samplers import dirichlet_rsample, sample_dirichlet, standard_gamma
 from .distribution import Distribution
 from .distributions import _LocScale
 from .exp_family import ExponentialFamily
@@ -304,12 +302,7 @@ class Dirichlet(ExponentialFamily):
         not the gamma draws' through the normalisation (another estimator of the same mean)."""
         shape = self._extended_shape(sample_shape)
         c = self.concentration.expand(shape)
-        with no_grad():
-            g = standard_gamma(c.to(dt.float64))
-            x = (g / g.sum(-1, keepdim=True)).to(c.dtype)
-            fi = finfo(x.dtype)
-            x.clamp_(fi.tiny, 1 - fi.eps / 2)
-        return dirichlet_rsample(x, c)
+        return dirichlet_rsample(sample_dirichlet(c), c)
 
     def log_prob(self, value: Any) -> Tensor:
         """``sum(xlogy(c - 1, value)) + lgamma(sum c) - sum lgamma(c)``."""
