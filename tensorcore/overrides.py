@@ -95,12 +95,8 @@ def overrides(cls: type) -> bool:
         hit = tf is not None and getattr(tf, "__func__", tf) is not _disabled_torch_function_impl
         _OVERRIDING[cls] = hit
         if hit:
-            _activate()
+            state.active = True
     return hit
-
-
-def _activate() -> None:
-    state.active = True
 
 
 def _note(cls: type) -> None:
@@ -191,12 +187,10 @@ def handle_torch_function(
 
 
 def get_default_nowrap_functions() -> set[Callable[..., Any]]:
-    """The functions whose results ``Tensor.__torch_function__`` returns unconverted (the
-    attributes that hand out another tensor's identity, such as ``.grad``)."""
-    return set(_NOWRAP)
-
-
-_NOWRAP: list[Callable[..., Any]] = []
+    """The functions whose results ``Tensor.__torch_function__`` returns unconverted: in
+    PyTorch the attribute reads that hand out another tensor's identity (``.grad``), which
+    tensorcore does not hand over, so none."""
+    return set()
 
 
 def is_tensor_like(inp: Any) -> bool:
@@ -255,10 +249,7 @@ def _tensor_torch_function(
     if not all(issubclass(cls, t) for t in types):
         return NotImplemented
     with DisableTorchFunctionSubclass():
-        ret = func(*args, **(kwargs or {}))
-        if func in _NOWRAP:
-            return ret
-        return _convert(ret, cls)
+        return _convert(func(*args, **(kwargs or {})), cls)
 
 
 def _init_subclass(cls: type, **kwargs: Any) -> None:

@@ -132,9 +132,7 @@ def _public(op: Op, inplace: bool) -> Any:
     fn = _PUBLIC.get(key)
     if fn is None:
         name = _inplace_name(op) if inplace else op.name
-        fn = getattr(Tensor, name, None) if inplace else getattr(_functions, name, None)
-        if fn is None:
-            fn = getattr(Tensor, name, None)
+        fn = (None if inplace else getattr(_functions, name, None)) or getattr(Tensor, name, None)
         if fn is None:
 
             def fn(*args: Any) -> Any:
@@ -150,20 +148,9 @@ def _override(op: Op, args: tuple[Any, ...], out: Any, inplace: bool = False) ->
     """The call handed to the ``__torch_function__`` of its overriding arguments
     (``tensorcore.overrides``) with the positional parameters as ``args`` and the keyword-only
     ones (and ``out``) as ``kwargs``; ``_NONE`` where no argument overrides."""
-    for i in op.tensor_pos:
-        a = args[i]
-        if a.__class__ is not Tensor and a is not None and _ov.overrides(a.__class__):
-            break
-    else:
-        for i in op.list_pos:
-            seq = args[i]
-            if (seq.__class__ is list or seq.__class__ is tuple) and any(
-                v.__class__ is not Tensor and v is not None and _ov.overrides(v.__class__)
-                for v in seq
-            ):
-                break
-        else:
-            return _NONE
+    relevant = tuple(args[i] for i in op.tensor_pos) + tuple(args[i] for i in op.list_pos)
+    if not _ov.has_torch_function(relevant):
+        return _NONE
     # (what the caller may have left out is left out: the trailing positional arguments and
     # the keyword-only ones that hold their defaults, as a handler would be given them)
     params = op.decl.parsed.params
@@ -177,7 +164,7 @@ def _override(op: Op, args: tuple[Any, ...], out: Any, inplace: bool = False) ->
     }
     if out is not None:
         kwargs["out"] = out
-    return _ov.handle_torch_function(_public(op, inplace), args, *pos, **kwargs)
+    return _ov.handle_torch_function(_public(op, inplace), relevant, *pos, **kwargs)
 
 
 def _default(value: Any, default: Any) -> bool:
