@@ -581,7 +581,7 @@ def test_a_general_lane_keeps_only_what_the_arguments_decide(
 ) -> None:
     # (``clamp``'s lane keeps the shape, dtype and converted numbers of a call: each call
     # below runs three times, a fourth through the call path, and all must agree)
-    from tensorcore.ops._lanes import _GENERAL_KEPT
+    from tensorcore.ops._lanes_general import _GENERAL_KEPT
 
     op = get_op("clamp")
     f = tc.tensor([[-2.0, -0.0], [0.0, 3.0]])
@@ -746,7 +746,7 @@ def test_a_lanes_known_combinations_are_what_the_plain_path_reads(device: str) -
     """``Op.lane_keys``: a pointwise lane's checks of a (dtype, device, layout) it took
     before, kept as their results. Each entry must be what the plain path (``_lane_key``)
     reads now, and go when the kernels or allocators it holds are dropped."""
-    from tensorcore.ops._lanes import _lane_key
+    from tensorcore.ops._lanes_pointwise import _lane_key
 
     names = ("add", "mul", "exp", "neg")
     for dtype in (tc.float32, tc.int64):
