@@ -26,6 +26,7 @@ from . import (
     backends,
     dtypes,
     fft,
+    library,
     linalg,
     overrides,
     return_types,

@@ -348,7 +348,9 @@ def numpy(self: Tensor, *, force: bool = False) -> Any:
     >>> tc.arange(3).numpy()
     array([0, 1, 2])
     """
-    if not force and _public_rg(self):
+    if not force and _public_rg(self) and _grad_mode.is_grad_enabled():
+        # (under no_grad PyTorch lets it through: a custom operator's kernel reads its
+        # inputs so, below autograd)
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )

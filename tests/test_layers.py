@@ -46,6 +46,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "tensorcore.ops",
             "tensorcore.ops._signature",
+            "tensorcore.ops._namespaces",
             "tensorcore.ops._validate",
             "tensorcore.ops.meta_functions",
             "tensorcore.ops.meta_products",
