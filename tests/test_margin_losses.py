@@ -174,3 +174,14 @@ def test_poisson_and_gaussian_nll(device: str) -> None:
 def test_margin_losses_gradcheck(device: str, fn: Any) -> None:
     args = (t(A, device, True), t(P, device, True), t(N, device, True))
     assert tc.autograd.gradcheck(lambda a, p, n: fn(a, p, n), args)
+
+
+def test_soft_margin_loss_refuses_a_target_that_broadcasts_input_wider(device: str) -> None:
+    # PyTorch's kernel writes ``-input * target`` into a tensor of input's shape: a target
+    # that broadcasts it wider is refused, one that broadcasts to it is taken.
+    x = tc.zeros(3, 1, device=device)
+    with pytest.raises(RuntimeError, match=r"output with shape \[3, 1\] doesn't match the "
+                       r"broadcast shape \[3, 3\]"):  # fmt: skip
+        F.soft_margin_loss(x, tc.ones(3, device=device))
+    got = F.soft_margin_loss(tc.zeros(3, device=device), tc.ones(1, device=device))
+    assert abs(got.item() - np.log(2.0)) < 1e-6

@@ -586,6 +586,12 @@ def test_sdpa_mask_is_an_additive_bias(device: str, kind: str) -> None:
     )
 
 
+def test_sdpa_refuses_a_mask_with_is_causal() -> None:
+    q = tc.ones(1, 2, 2)
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=tc.ones(2, 2).bool(), is_causal=True)
+
+
 def test_self_attention_packed_in_projection(device: str) -> None:
     # query is key is value (batch_first): the module's packed in_proj_weight gives the
     # values and gradients of the functional form with its thirds as separate weights

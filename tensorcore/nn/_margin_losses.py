@@ -15,7 +15,7 @@ from ..amp.autocast_mode import fp32_function
 from ..autograd.grad_mode import no_grad
 from ..ops import functions as ops
 from ..ops._validate import checked
-from ..ops.frontends import named_as
+from ..ops.frontends import broadcast_shapes, named_as
 from ._losses import _check_reduction, _into, _legacy, _reduce
 
 __all__ = [
@@ -272,6 +272,12 @@ def soft_margin_loss(
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
+    shape = broadcast_shapes(input.shape, target.shape)
+    if tuple(shape) != tuple(input.shape):
+        # (PyTorch's kernel writes the product into a tensor of input's shape)
+        raise RuntimeError(
+            f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
     # (PyTorch's kernel writes into a tensor of input's dtype)
     loss = _reduce(_into(input.dtype, ops.log1p(ops.exp(-input * target))), reduction)
     return named_as(loss, "SoftMarginLossBackward0")

@@ -1091,9 +1091,7 @@ def scaled_dot_product_attention(
              [0.3302, 0.6698]]])
     """
     if is_causal and attn_mask is not None:
-        raise RuntimeError(
-            "scaled_dot_product_attention(): pass either attn_mask or is_causal, not both"
-        )
+        raise RuntimeError("Explicit attn_mask should not be set when is_causal=True")
     if attn_mask is not None and attn_mask.dtype not in (dt.bool_, query.dtype):
         raise RuntimeError(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
