@@ -18,6 +18,12 @@ from .overrides import (
     DisableTorchFunction,
     DisableTorchFunctionSubclass,
     _disabled_torch_function_impl,
+    _len_torch_function_stack,
 )
 
-__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl"]
+__all__ = [
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "_disabled_torch_function_impl",
+    "_len_torch_function_stack",
+]

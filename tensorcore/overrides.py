@@ -31,7 +31,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ._tensor import Tensor
@@ -40,6 +42,7 @@ __all__ = [
     "DisableTorchFunction",
     "DisableTorchFunctionSubclass",
     "Overriding",
+    "TorchFunctionMode",
     "get_default_nowrap_functions",
     "handle_torch_function",
     "has_torch_function",
@@ -48,6 +51,7 @@ __all__ = [
     "is_tensor_like",
     "overrides",
     "state",
+    "watch_modes",
 ]
 
 
@@ -68,16 +72,19 @@ class Overriding(Exception):
 
 
 class _State:
-    """``active``: whether a type that overrides tensorcore's functions has been made (a
+    r"""``active``: whether a type that overrides tensorcore's functions has been made (a
     subclass of Tensor that keeps ``Tensor``'s ``__torch_function__`` or defines its own) or
-    met (a tensor-like): until then the call path looks for no overriding argument. ``off``:
-    the depth of :class:`DisableTorchFunctionSubclass` blocks, inside which none is called."""
+    met (a tensor-like), or a ``TorchFunctionMode`` is entered: until then the call path
+    looks for no overriding argument. ``off``: the depth of
+    :class:`DisableTorchFunctionSubclass` blocks, inside which none is called. ``modes``: the
+    entered ``TorchFunctionMode``\ s, innermost last (``tensorcore._function_modes``)."""
 
-    __slots__ = ("active", "off")
+    __slots__ = ("active", "modes", "off")
 
     def __init__(self) -> None:
         self.active = False
         self.off = 0
+        self.modes: list[Any] = []
 
 
 #: The protocol's state, which the call path reads (two attribute loads per call).
@@ -137,12 +144,14 @@ def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     >>> tc.overrides.has_torch_function((tc.ones(1), 2.0))
     False
     """
-    return not state.off and bool(_relevant(relevant_args))
+    return not state.off and (bool(state.modes) or bool(_relevant(relevant_args)))
 
 
 def has_torch_function_unary(obj: Any) -> bool:
     """:func:`has_torch_function` of one argument."""
-    return not state.off and obj.__class__ is not Tensor and overrides(obj.__class__)
+    return not state.off and (
+        bool(state.modes) or (obj.__class__ is not Tensor and overrides(obj.__class__))
+    )
 
 
 def has_torch_function_variadic(*args: Any) -> bool:
@@ -173,6 +182,16 @@ def handle_torch_function(
     """
     overloaded = _relevant(relevant_args)
     types = tuple(a.__class__ for a in overloaded)
+    if state.modes:
+        # The innermost mode first, with itself off while it runs (its own calls go to the
+        # modes outside it, then to the arguments), as PyTorch's mode stack does.
+        mode = state.modes.pop()
+        try:
+            res = mode.__torch_function__(public_api, types, args, kwargs)
+        finally:
+            state.modes.append(mode)
+        if res is not NotImplemented:
+            return res
     for a in overloaded:
         res = a.__torch_function__(public_api, types, args, kwargs)
         if res is not NotImplemented:
@@ -184,6 +203,116 @@ def handle_torch_function(
         "implement "
         f"__torch_function__: {list(types)}"
     )
+
+
+# Called with True when the first mode is entered and False when the last is left: the call
+# path registers itself (``ops._call.set_intercepted``), which turns its fast lanes off
+# meanwhile (they take plain tensors without looking for anything to hand the call to).
+_MODE_WATCHERS: list[Callable[[bool], None]] = []
+
+
+def watch_modes(callback: Callable[[bool], None]) -> None:
+    """Have ``callback(on)`` called when the first ``TorchFunctionMode`` is entered (True)
+    and when the last is left (False)."""
+    _MODE_WATCHERS.append(callback)
+
+
+class TorchFunctionMode:
+    """A block in which every tensorcore function call is handed to this object's
+    ``__torch_function__(func, types, args=(), kwargs=None)``, as PyTorch's mode: enter it
+    with ``with``. While the handler runs, the mode is off (a call it makes goes to the modes
+    entered before it, then runs as usual); modes nest, the innermost first. The handler is
+    given the public function (``tensorcore.add`` for ``a + b``; a method call hands over the
+    function of its operator).
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> class Log(tc.overrides.TorchFunctionMode):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.seen = []
+    ...     def __torch_function__(self, func, types, args=(), kwargs=None):
+    ...         self.seen.append(func.__name__)
+    ...         return func(*args, **(kwargs or {}))
+    >>> with Log() as log:
+    ...     y = (tc.ones(2) * 3).sum()
+    >>> log.seen, y.item()
+    (['ones', 'mul', 'sum'], 6.0)
+    """
+
+    def __init__(self) -> None:
+        pass
+
+    def __torch_function__(
+        self, func: Callable[..., Any], types: Any, args: Sequence[Any] = (), kwargs: Any = None
+    ) -> Any:
+        """Run (or replace) ``func(*args, **kwargs)``; ``NotImplemented`` passes the call on
+        to the arguments' own ``__torch_function__``."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Any:
+        _push_mode(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _pop_mode(self)
+
+    @classmethod
+    def push(cls, *args: Any, **kwargs: Any) -> Any:
+        """PyTorch's deprecated spelling: a new mode, to enter with ``with``."""
+        warnings.warn(
+            "`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`",
+            stacklevel=2,
+        )
+        return cls(*args, **kwargs)
+
+
+def _push_mode(mode: Any) -> None:
+    state.modes.append(mode)
+    state.active = True
+    if len(state.modes) == 1:
+        for watch in _MODE_WATCHERS:
+            watch(True)
+
+
+def _pop_mode(mode: Any = None) -> Any:
+    """Leave ``mode`` (the innermost one when None); returns it."""
+    if not state.modes:
+        raise RuntimeError("Trying to pop from an empty mode stack")
+    if mode is None or state.modes[-1] is mode:
+        mode = state.modes.pop()
+    else:
+        state.modes.remove(mode)
+    if not state.modes:
+        state.active = any(_OVERRIDING.values())
+        for watch in _MODE_WATCHERS:
+            watch(False)
+    return mode
+
+
+def _get_current_function_mode() -> Any:
+    """The innermost entered mode, or None."""
+    return state.modes[-1] if state.modes else None
+
+
+def _get_current_function_mode_stack() -> list[Any]:
+    """The entered modes, innermost last."""
+    return list(state.modes)
+
+
+def _len_torch_function_stack() -> int:
+    return len(state.modes)
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily() -> Iterator[Any]:
+    """A block without the innermost mode (given to the block), entered again after it."""
+    mode = _pop_mode()
+    try:
+        yield mode
+    finally:
+        _push_mode(mode)
 
 
 def get_default_nowrap_functions() -> set[Callable[..., Any]]:
@@ -227,8 +356,9 @@ class DisableTorchFunctionSubclass:
 
 
 class DisableTorchFunction(DisableTorchFunctionSubclass):
-    """:class:`DisableTorchFunctionSubclass` (tensorcore has no ``__torch_function__`` modes
-    to turn off besides the arguments' overrides)."""
+    r"""A block in which neither the arguments' ``__torch_function__`` nor the entered
+    ``TorchFunctionMode``\ s are called. (In tensorcore :class:`DisableTorchFunctionSubclass`
+    turns the modes off too: PyTorch keeps them on there.)"""
 
 
 def _convert(ret: Any, cls: type) -> Any:

@@ -227,3 +227,96 @@ def test_plain_programs_never_turn_the_protocol_on() -> None:
         "assert overrides.state.active\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class _Log(overrides.TorchFunctionMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.seen.append(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("add", lambda x: x + x),
+        ("add", lambda x: x + 1),
+        ("mul_", lambda x: x.mul_(1)),
+        ("t", lambda x: x.t()),
+        ("cat", lambda x: tc.cat([x, x])),
+        ("clamp", lambda x: x.clamp(0, 1)),
+        ("sum", lambda x: x.sum(0)),
+        ("max", lambda x: x.max(1)),
+        ("zeros", lambda x: tc.zeros(2)),
+        ("arange", lambda x: tc.arange(3)),
+        ("reshape", lambda x: x.reshape(3, 2)),
+        ("linear", lambda x: tc.nn.functional.linear(x, x)),
+        ("relu", lambda x: tc.nn.functional.relu(x)),
+    ],
+)
+def test_a_mode_is_handed_every_kind_of_call(name: str, call) -> None:
+    # (each kind of call has its own fast lane: every one must leave the call to the mode)
+    x = tc.ones(2, 3)
+    call(x)  # (a first call outside, so that the lane is ready)
+    with _Log() as log:
+        call(x)
+    assert log.seen == [name]
+    with _Log() as log:
+        pass
+    call(x)
+    assert log.seen == []
+
+
+def test_modes_nest_innermost_first_and_are_off_while_they_run() -> None:
+    order: list[str] = []
+
+    class Tag(overrides.TorchFunctionMode):
+        def __init__(self, tag: str) -> None:
+            super().__init__()
+            self.tag = tag
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            order.append(f"{self.tag}:{func.__name__}")
+            return func(*args, **(kwargs or {}))
+
+    x = tc.ones(2, requires_grad=True)
+    with Tag("outer"), Tag("inner"):
+        assert tc._C._len_torch_function_stack() == 2
+        y = tc.exp(x).sum()
+    assert order == ["inner:exp", "outer:exp", "inner:sum", "outer:sum"]
+    assert tc._C._len_torch_function_stack() == 0 and not overrides.state.modes
+    order.clear()
+    with Tag("c"):
+        y.backward()  # (handed over; the rules run unseen, as PyTorch's engine runs them)
+    assert order == ["c:backward"]
+    assert x.grad.tolist() == pytest.approx([2.718281828, 2.718281828])
+
+
+def test_a_mode_may_replace_a_result_or_pass_it_on_to_the_arguments() -> None:
+    class Zeros(overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func.__name__ == "add":
+                return tc.zeros(1)
+            if func.__name__ == "mul":
+                return NotImplemented  # (on to the arguments: a subclass handles it)
+            return func(*args, **(kwargs or {}))
+
+    with Zeros():
+        assert tc.add(tc.ones(1), 1).tolist() == [0.0]
+        assert tc.sub(tc.ones(1), 1).tolist() == [0.0]
+        t = tc.ones(1).as_subclass(Logged)
+        Logged.calls.clear()
+        r = t * 3
+        assert [c[0] for c in Logged.calls] == ["mul"]
+        assert type(r) is Logged
+        with pytest.raises(TypeError, match=r"no implementation found for .tensorcore\.mul."):
+            tc.mul(tc.ones(1), 3)  # (no argument takes it over either)
+
+
+def test_disable_torch_function_turns_modes_off() -> None:
+    with _Log() as log, overrides.DisableTorchFunction():
+        tc.ones(1) + 1
+    assert log.seen == []

@@ -26,7 +26,14 @@ from .frontends import unstructured_unchecked as _unchecked
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["call", "call_inplace", "call_lane", "set_autocast", "set_autograd_step"]
+__all__ = [
+    "call",
+    "call_inplace",
+    "call_lane",
+    "set_autocast",
+    "set_autograd_step",
+    "set_intercepted",
+]
 
 _gm = grad_mode._state
 # Forward-mode AD: ``on`` while a dual level is open (dual tensors then reach the step under
@@ -47,12 +54,33 @@ _SCALARS = frozenset({int, float, bool, complex})
 # leaves as it is.
 _autocast: Any = None
 AUTOCAST_PASS: Any = object()
+# The autocast hook tensorcore.amp installed, and whether a ``TorchFunctionMode`` is entered:
+# while one is, ``_autocast`` is at least ``_pass``, so that the lanes (which take a call only
+# where ``_autocast`` is None) leave every call to the call path, which hands it to the mode.
+_amp_hook: Any = None
+_intercepted = False
+
+
+def _pass(op: Op, args: tuple[Any, ...]) -> Any:
+    return AUTOCAST_PASS
 
 
 def set_autocast(hook: Any) -> None:
     """Install (or remove, with None) the autocast hook that casts a call's arguments."""
-    global _autocast
-    _autocast = hook
+    global _autocast, _amp_hook
+    _amp_hook = hook
+    _autocast = hook if hook is not None else (_pass if _intercepted else None)
+
+
+def set_intercepted(on: bool) -> None:
+    """Send every call through the call path (``on``: a ``TorchFunctionMode`` is entered), or
+    let the lanes take plain calls again."""
+    global _autocast, _intercepted
+    _intercepted = on
+    _autocast = _amp_hook if _amp_hook is not None else (_pass if on else None)
+
+
+_ov.watch_modes(set_intercepted)
 
 
 def set_autograd_step(step: Any, debug: Any = None) -> None:

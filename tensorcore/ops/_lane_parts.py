@@ -21,7 +21,9 @@ def _rg(t: str) -> str:
 # convert), a self whose elements overlap (``call_inplace`` refuses it).
 _REFUSE = "_call._autocast is not None"
 _REFUSE_INPLACE = (
-    _rg("t") + " or t._grad_fn is not None or {res}"
+    "_call._autocast is not None or "  # (a TorchFunctionMode entered: ``_call.set_intercepted``)
+    + _rg("t")
+    + " or t._grad_fn is not None or {res}"
     "((mc := _call._mutation_check) is not None and mc.on) or 0 in t._stride"
 )
 

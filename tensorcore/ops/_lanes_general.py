@@ -27,6 +27,8 @@ def make(op):
     table, name = op.table, op.name
 
     def no_tensor_lane({params}):
+        if _call._autocast is not None:  # (a TorchFunctionMode is entered: the call path's)
+            return None
         d = {device}
         if d is None:
             d = _default_device()
@@ -225,6 +227,8 @@ def make(op):
     table, name, keyed = op.table, op.name, op.lane_keys
 
     def factory_lane({params}):
+        if _call._autocast is not None:  # (a TorchFunctionMode is entered: the call path's)
+            return None
         d = {device}
         if d is None:
             d = _default_device()
