@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import dtypes as dt
-from ._tensor import Tensor
+from ._tensor import Tensor, tensors_in
 from .autograd import grad_mode
 from .autograd.function import Function, FunctionCtx
 from .autograd.graph import requires_grad
@@ -153,17 +153,6 @@ def _type_name(v: Any) -> str:
     return "Tensor" if isinstance(v, Tensor) else type(v).__name__
 
 
-def _tensors(args: Sequence[Any]) -> list[Tensor]:
-    """The tensors among ``args``, lists of tensors included."""
-    out: list[Tensor] = []
-    for a in args:
-        if isinstance(a, Tensor):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            out.extend(x for x in a if isinstance(x, Tensor))
-    return out
-
-
 # ------------------------------------------------------------------ one overload
 class OpOverload:
     """One overload of an operator defined in Python (``tensorcore.ops.mylib.crop.default``).
@@ -227,7 +216,7 @@ class OpOverload:
         if (
             grad_mode.is_grad_enabled()
             and not self.implicit
-            and any(requires_grad(t) for t in _tensors(bound))
+            and any(requires_grad(t) for t in tensors_in(bound))
         ):
             if self.autograd_kernel is not None:
                 return self.autograd_kernel(*bound)
@@ -283,7 +272,7 @@ class OpOverload:
 
     def _device_type(self, bound: Sequence[Any]) -> str:
         found = "cpu"
-        for t in _tensors(bound):
+        for t in tensors_in(bound):
             if t._device.type != "cpu":
                 return t._device.type
         return found
@@ -312,7 +301,7 @@ class OpOverload:
             )
         out = kernel(*bound)
         for i in self._mutated:
-            for t in _tensors((bound[i],)):
+            for t in tensors_in((bound[i],)):
                 t._bump_version()
         if self.no_alias:
             self._check_no_alias(bound, out)
@@ -320,7 +309,7 @@ class OpOverload:
 
     def _check_no_alias(self, bound: Sequence[Any], out: Any) -> None:
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        seen = {id(t._storage) for t in _tensors(bound)}
+        seen = {id(t._storage) for t in tensors_in(bound)}
         for o in outs:
             if isinstance(o, Tensor):
                 if id(o._storage) in seen:
@@ -375,7 +364,7 @@ class OpOverload:
                 ctx._lengths = lengths  # type: ignore[attr-defined]
                 args = op._unflatten(flat, lengths)
                 ctx.needs_input_grad = tuple(  # (one flag per schema argument, as PyTorch)
-                    any(requires_grad(t) for t in _tensors((a,))) for a in args
+                    any(requires_grad(t) for t in tensors_in((a,))) for a in args
                 )
                 out = op.redispatch(args)
                 if op.setup_context is not None:

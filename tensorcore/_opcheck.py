@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ._custom_ops import OpOverload, _tensors, resolve
-from ._tensor import Tensor
+from ._custom_ops import OpOverload, resolve
+from ._tensor import Tensor, tensors_in
 from ._tensor_compat import empty_strided
 from .autograd import grad, grad_mode
 from .autograd.graph import requires_grad
@@ -65,12 +65,12 @@ def _bound(op: OpOverload, args: Sequence[Any], kwargs: dict[str, Any]) -> list[
 
 def _test_schema(op: OpOverload, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
     bound = _bound(op, args, kwargs)
-    before = [[_values(t) for t in _tensors((a,))] for a in bound]
+    before = [[_values(t) for t in tensors_in((a,))] for a in bound]
     out = op(*bound)
     for i, (p, a) in enumerate(zip(op.sig.params, bound, strict=True)):
         if "!" in p.type:
             continue
-        for t, old in zip(_tensors((a,)), before[i], strict=True):
+        for t, old in zip(tensors_in((a,)), before[i], strict=True):
             new = _values(t)
             if old is not None and not np.array_equal(old, new, equal_nan=old.dtype.kind in "fc"):
                 raise RuntimeError(
@@ -86,7 +86,7 @@ def _test_autograd_registration(
     op: OpOverload, args: Sequence[Any], kwargs: dict[str, Any]
 ) -> None:
     bound = op._bind(tuple(args), dict(kwargs))
-    if not any(requires_grad(t) for t in _tensors(bound)):
+    if not any(requires_grad(t) for t in tensors_in(bound)):
         return
     if op.backward is None and op.autograd_kernel is None and not op.implicit:
         raise RuntimeError(
@@ -136,7 +136,7 @@ def _test_aot_dispatch_dynamic(op: OpOverload, args: Sequence[Any], kwargs: dict
         ):
             raise RuntimeError(f"{op.qualname}: result {i} differs between two runs")
     diff = [o for o in second if isinstance(o, Tensor) and o.requires_grad]
-    inputs = [t for t in _tensors(bound) if t.requires_grad]
+    inputs = [t for t in tensors_in(bound) if t.requires_grad]
     if not diff or not inputs:
         return
     ones = [F.ones_like(o) for o in diff]

@@ -26,9 +26,20 @@ if TYPE_CHECKING:
     from .devices import device
     from .dtypes import dtype
 
-__all__ = ["Tensor", "contiguous_strides", "make_tensor"]
+__all__ = ["Tensor", "contiguous_strides", "make_tensor", "tensors_in"]
 
 _CONTIG: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def tensors_in(args: Any) -> list[Tensor]:
+    """The tensors among ``args``, those in lists and tuples of them included."""
+    out: list[Tensor] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x for x in a if isinstance(x, Tensor))
+    return out
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .. import dtypes as dt
-from .._tensor import Tensor
+from .._tensor import Tensor, tensors_in
 from ..ops import _call
 
 __all__ = [
@@ -430,7 +430,7 @@ def _cast_args(op: Any, args: tuple[Any, ...]) -> Any:
 def _cast(policy: str, args: Any, on: dict[str, dt.dtype]) -> Any:
     """``args`` (a tuple, possibly holding lists of tensors) cast by ``policy``."""
     if policy == "promote":
-        floats = [t for t in _tensors(args) if _eligible(t, on)]
+        floats = [t for t in tensors_in(args) if _eligible(t, on)]
         if len({t._dtype for t in floats}) < 2:
             return args
         wide = functools.reduce(dt.promote_types, (t._dtype for t in floats))
@@ -453,16 +453,6 @@ def _eligible(t: Tensor, on: dict[str, dt.dtype]) -> bool:
     leaves alone), on a device type whose autocast is on."""
     d = t._dtype
     return d.is_floating_point and d is not dt.float64 and t._device.type in on
-
-
-def _tensors(args: Any) -> list[Tensor]:
-    out: list[Tensor] = []
-    for a in args:
-        if isinstance(a, Tensor):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            out.extend(x for x in a if isinstance(x, Tensor))
-    return out
 
 
 def _map(args: Any, fn: Callable[[Tensor], Tensor]) -> Any:

@@ -17,6 +17,16 @@ if TYPE_CHECKING:
 
 __all__ = ["factory_source", "no_tensor_source"]
 
+# The start of a lane that makes a tensor from no tensor: the device given (a ``device``) or
+# the default one as ``d``; none while a TorchFunctionMode is entered (the call path's).
+_DEVICE_HEAD = """
+        if _call._autocast is not None:
+            return None
+        d = {device}
+        if d is None:
+            d = _default_device()
+        elif d.__class__ is not _Device:
+            return None"""
 # An operator that makes a tensor from no tensor: a factory (``full``, ``arange``...), whose
 # frontend then runs as ``call`` would run it, or a composite (``zeros``, ``rand``...), whose
 # definition runs; both on the device given (a ``device``) or the default one, without the
@@ -26,14 +36,9 @@ _NO_TENSOR = (
 def make(op):
     table, name = op.table, op.name
 
-    def no_tensor_lane({params}):
-        if _call._autocast is not None:  # (a TorchFunctionMode is entered: the call path's)
-            return None
-        d = {device}
-        if d is None:
-            d = _default_device()
-        elif d.__class__ is not _Device:
-            return None
+    def no_tensor_lane({params}):"""
+    + _DEVICE_HEAD
+    + """
         kernel = table.get((d.type, "strided"))
         if kernel is None:
             return None"""
@@ -226,14 +231,9 @@ _FACTORY = (
 def make(op):
     table, name, keyed = op.table, op.name, op.lane_keys
 
-    def factory_lane({params}):
-        if _call._autocast is not None:  # (a TorchFunctionMode is entered: the call path's)
-            return None
-        d = {device}
-        if d is None:
-            d = _default_device()
-        elif d.__class__ is not _Device:
-            return None
+    def factory_lane({params}):"""
+    + _DEVICE_HEAD
+    + """
         key = ({key}d._key, _dt._default_dtype)
         try:
             hit = keyed.get(key)
