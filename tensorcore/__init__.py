@@ -20,6 +20,7 @@ from . import (
     _C,
     _checks,
     _legacy_linalg,
+    _symbolic,
     _torch_extras,
     _torch_nn,
     autograd,
@@ -33,6 +34,7 @@ from . import (
     serialization,
     types,
 )
+from ._C import DisableTorchFunction, DisableTorchFunctionSubclass
 from ._comparison import allclose, equal
 from ._finfo import finfo, iinfo
 from ._foreach import FUNCTIONS as _FOREACH
@@ -48,6 +50,7 @@ from ._runtime import (
     are_deterministic_algorithms_enabled,
     compile,
     get_deterministic_debug_mode,
+    get_device_module,
     get_float32_matmul_precision,
     get_num_threads,
     is_deterministic_algorithms_warn_only_enabled,
@@ -131,7 +134,9 @@ globals().update(_LEGACY_TYPES)  # tc.FloatTensor, tc.LongTensor... (PyTorch's l
 # Top-level functions outside the operator table: predicates' function forms, torch's
 # positional forms of the nn.functional layers (which import nn on first call), utilities.
 _EXTRAS = {
-    n: getattr(m, n) for m in (_torch_extras, _torch_nn, _legacy_linalg, _checks) for n in m.__all__
+    n: getattr(m, n)
+    for m in (_torch_extras, _torch_nn, _legacy_linalg, _checks, _symbolic)
+    for n in m.__all__
 }
 globals().update(_EXTRAS)
 
@@ -324,6 +329,11 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = vmap
         return vmap
+    if name == "GradScaler":  # torch.GradScaler is torch.amp.GradScaler
+        from .amp import GradScaler
+
+        globals()[name] = GradScaler
+        return GradScaler
     if "autocast" in name:  # torch.autocast and its state functions: tensorcore.amp's
         from .amp import autocast_mode
 

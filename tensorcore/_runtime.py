@@ -6,16 +6,20 @@ changing how anything computes; the thread count is handed to every device type'
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from typing import Any
 
+from .devices import device as _device
+from .plugins import manager
 from .plugins.manager import device_interfaces
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
     "compile",
     "get_deterministic_debug_mode",
+    "get_device_module",
     "get_float32_matmul_precision",
     "get_num_threads",
     "is_deterministic_algorithms_warn_only_enabled",
@@ -197,3 +201,33 @@ def get_deterministic_debug_mode() -> int:
     if not are_deterministic_algorithms_enabled():
         return 0
     return 1 if is_deterministic_algorithms_warn_only_enabled() else 2
+
+
+def get_device_module(device: Any = None) -> Any:
+    """The module of a device type: ``tensorcore.cuda`` for ``"cuda"`` (or a ``cuda`` device),
+    ``tensorcore.cpu`` for the CPU, a plugin's namespace for its device type; with no device,
+    the module of the available accelerator (CUDA), else ``tensorcore.cpu``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.get_device_module("cpu").__name__
+    'tensorcore.cpu'
+    """
+    if device is None:
+        cuda = importlib.import_module("tensorcore.cuda")
+        return cuda if cuda.is_available() else importlib.import_module("tensorcore.cpu")
+    if isinstance(device, int):
+        device = "cuda"
+    kind = device.type if isinstance(device, _device) else _device(device).type
+    try:
+        return importlib.import_module(f"tensorcore.{kind}")
+    except ModuleNotFoundError:
+        pass
+    manager.load()
+    hit = manager.attributes.get(kind)
+    if hit is not None:
+        return hit[0]
+    raise RuntimeError(
+        f"Device '{kind}' does not have a corresponding module registered as 'tensorcore.{kind}'."
+    )

@@ -27,6 +27,8 @@ import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from . import _func_more
+from ._func_more import functionalize, replace_all_batch_norm_modules_
 from ._tensor import Tensor
 from .autograd import grad_mode
 from .autograd.engine import grad as _autograd_grad
@@ -35,12 +37,15 @@ from .random import _vmap_randomness
 
 __all__ = [
     "functional_call",
+    "functionalize",
     "grad",
     "grad_and_value",
     "hessian",
     "jacfwd",
     "jacrev",
     "jvp",
+    "linearize",
+    "replace_all_batch_norm_modules_",
     "stack_module_state",
     "vjp",
     "vmap",
@@ -710,3 +715,9 @@ def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
             [ 0., 12.]])
     """
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(func(*primals), jvp_fn)``, ``jvp_fn(*tangents)`` the Jacobian-vector product at
+    ``primals`` (``tensorcore._func_more.linearize``)."""
+    return _func_more.linearize(func, *primals, jvp=jvp)

@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -39,19 +40,24 @@ from typing import Any
 from ._tensor import Tensor
 
 __all__ = [
+    "BaseTorchFunctionMode",
     "DisableTorchFunction",
     "DisableTorchFunctionSubclass",
     "Overriding",
     "TorchFunctionMode",
     "get_default_nowrap_functions",
+    "get_ignored_functions",
     "handle_torch_function",
     "has_torch_function",
     "has_torch_function_unary",
     "has_torch_function_variadic",
     "is_tensor_like",
+    "is_tensor_method_or_property",
     "overrides",
+    "resolve_name",
     "state",
     "watch_modes",
+    "wrap_torch_function",
 ]
 
 
@@ -268,6 +274,17 @@ class TorchFunctionMode:
         return cls(*args, **kwargs)
 
 
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode whose handler runs each function as it is: subclass it to override only some
+    functions (call ``super().__torch_function__`` for the others)."""
+
+    def __torch_function__(
+        self, func: Callable[..., Any], types: Any, args: Sequence[Any] = (), kwargs: Any = None
+    ) -> Any:
+        """Run ``func(*args, **kwargs)``."""
+        return func(*args, **(kwargs or {}))
+
+
 def _push_mode(mode: Any) -> None:
     state.modes.append(mode)
     state.active = True
@@ -313,6 +330,55 @@ def _pop_mode_temporarily() -> Iterator[Any]:
         yield mode
     finally:
         _push_mode(mode)
+
+
+def wrap_torch_function(dispatcher: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a function so that it hands itself over (:func:`handle_torch_function`)
+    where an argument that ``dispatcher(*args, **kwargs)`` returns overrides, or a mode is
+    entered.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> @tc.overrides.wrap_torch_function(lambda x: (x,))
+    ... def twice(x):
+    ...     return x * 2
+    >>> twice(tc.ones(1))
+    tensor([2.])
+    """
+
+    def inner(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            relevant = dispatcher(*args, **kwargs)
+            if has_torch_function(relevant):
+                return handle_torch_function(wrapped, relevant, *args, **kwargs)
+            return func(*args, **kwargs)
+
+        return wrapped
+
+    return inner
+
+
+def is_tensor_method_or_property(func: Callable[..., Any]) -> bool:
+    """Whether ``func`` is a method of ``Tensor`` or a property's getter (whose handler is
+    given the tensor as its first argument)."""
+    return getattr(func, "__name__", None) == "__get__" or any(
+        v is func for v in vars(Tensor).values()
+    )
+
+
+def resolve_name(f: Callable[..., Any]) -> str | None:
+    """The dotted name of a function (``tensorcore.add``), or None where it has none."""
+    module = getattr(f, "__module__", None)
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    return f"{module}.{name}" if module and name else None
+
+
+def get_ignored_functions() -> set[Callable[..., Any]]:
+    """The public functions that never hand themselves over: in tensorcore those that take
+    no tensor (the factories hand themselves over only to modes), so none is listed."""
+    return set()
 
 
 def get_default_nowrap_functions() -> set[Callable[..., Any]]:

@@ -495,3 +495,71 @@ def test_float_of_a_tensor_that_requires_grad_warns_once(
         "behavior.\nConsider using tensor.detach() first."
     ]
     assert caught[0].category is UserWarning and caught[0].filename == __file__
+
+
+def test_symbolic_size_helpers_are_the_plain_operations() -> None:
+    assert tc.sym_int(2.7) == 2 and tc.sym_int(-2.7) == -2 and tc.sym_float(3) == 3.0
+    assert tc.sym_max(3, 5) == 5 and tc.sym_min(3, 5) == 3 and tc.sym_not(0) is True
+    assert tc.sym_ite(False, "a", "b") == "b" and tc.sym_sqrt(9) == 3.0
+    assert tc.sym_sum([1, 2, 3]) == 6
+
+
+def test_device_modules_and_top_level_names() -> None:
+    assert tc.get_device_module("cpu") is tc.cpu
+    assert tc.get_device_module(tc.device("cuda")) is tc.cuda
+    with pytest.raises(RuntimeError, match="does not have a corresponding module"):
+        tc.get_device_module("meta")
+    assert tc.GradScaler is tc.amp.GradScaler
+    assert tc.DisableTorchFunction is tc.overrides.DisableTorchFunction
+    assert tc.autograd.is_multithreading_enabled()
+    with tc.autograd.set_multithreading_enabled(False):
+        assert not tc.autograd.is_multithreading_enabled()
+    assert tc.autograd.is_multithreading_enabled()
+    assert tc.autograd.has_torch_function is tc.overrides.has_torch_function
+
+
+def test_wrap_torch_function_hands_a_python_function_to_a_mode() -> None:
+    @tc.overrides.wrap_torch_function(lambda x: (x,))
+    def twice(x):
+        return x * 2
+
+    seen = []
+
+    class Mode(tc.overrides.BaseTorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = tc.ones(1)
+    with Mode():
+        y = twice(x)
+    assert seen == ["twice"]  # (the mode is off while it runs: twice's own mul is not seen)
+    assert y.tolist() == [2.0]
+    assert tc.overrides.is_tensor_method_or_property(tc.Tensor.add)
+    assert tc.overrides.resolve_name(tc.add) == "tensorcore.add"
+
+
+def test_func_linearize_functionalize_and_batch_norm_replacement() -> None:
+    x = tc.tensor([0.5, 1.0], dtype=tc.float64)
+    out, jvp_fn = tc.func.linearize(lambda t: t.sin() * t, x)
+    np.testing.assert_allclose(out.numpy(), np.sin([0.5, 1.0]) * [0.5, 1.0])
+    want = np.cos([0.5, 1.0]) * [0.5, 1.0] + np.sin([0.5, 1.0])
+    np.testing.assert_allclose(jvp_fn(tc.ones(2, dtype=tc.float64)).numpy(), want)
+    f = tc.func.functionalize(lambda t: t.add_(1))
+    assert f(tc.zeros(1)).tolist() == [1.0]
+    with pytest.raises(RuntimeError, match="invalid argument for remove"):
+        tc.func.functionalize(f, remove="views")
+    net = tc.nn.Sequential(tc.nn.BatchNorm1d(2), tc.nn.InstanceNorm1d(2, track_running_stats=True))
+    assert tc.func.replace_all_batch_norm_modules_(net) is net
+    assert net[0].running_mean is None and not net[0].track_running_stats
+    assert net[1].track_running_stats  # (an instance norm is no batch norm, as in PyTorch)
+
+
+def test_instance_norms_are_not_batch_norms() -> None:
+    from tensorcore.nn.modules.batchnorm import _BatchNorm, _NormBase
+
+    inorm = tc.nn.InstanceNorm2d(3, track_running_stats=True)
+    assert isinstance(inorm, _NormBase) and not isinstance(inorm, _BatchNorm)
+    assert isinstance(tc.nn.BatchNorm2d(3), _BatchNorm)
+    converted = tc.nn.SyncBatchNorm.convert_sync_batchnorm(tc.nn.Sequential(inorm))
+    assert type(converted[0]) is tc.nn.InstanceNorm2d

@@ -11,6 +11,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..ops._validate import checked
+from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
 from . import anomaly_mode, forward_ad, functional
 from . import engine as _engine
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
@@ -36,11 +37,18 @@ __all__ = [
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "handle_torch_function",
+    "has_torch_function",
     "inference_mode",
     "is_grad_enabled",
+    "is_multithreading_enabled",
+    "is_tensor_like",
+    "is_view_replay_enabled",
+    "kineto_available",
     "no_grad",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
 ]
 
 
@@ -70,6 +78,40 @@ backward = checked(
     "backward(Any tensors, Any grad_tensors=None, bool? retain_graph=None, "
     "bool create_graph=False, Any inputs=None) -> None"
 )(_engine.backward)
+
+
+_multithreading = [True]
+
+
+class set_multithreading_enabled:
+    """PyTorch's switch for running backward on a thread per device. tensorcore's engine runs
+    every backward on the calling thread, so this only records the setting (a context
+    manager or a plain call, as in PyTorch)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _multithreading[0]
+        _multithreading[0] = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        _multithreading[0] = self.prev
+
+
+def is_multithreading_enabled() -> bool:
+    """The setting of :class:`set_multithreading_enabled` (True by default, as in PyTorch)."""
+    return _multithreading[0]
+
+
+def is_view_replay_enabled() -> bool:
+    """False: tensorcore records views' backward functions and never replays views."""
+    return False
+
+
+def kineto_available() -> bool:
+    """False: tensorcore's profiler (``tensorcore.profiler``) is its own, not Kineto."""
+    return False
 
 
 # ``from torch.autograd.variable import Variable`` (PyTorch's module path of it).

@@ -16,7 +16,13 @@ from ...ops import functions as ops
 from .. import functional as F
 from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm, _InstanceNorm
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    _BatchNorm,
+    _NormBase,
+)
 
 __all__ = [
     "BatchNorm1d",
@@ -27,6 +33,7 @@ __all__ = [
     "LazyBatchNorm3d",
     "SyncBatchNorm",
     "_BatchNorm",
+    "_NormBase",
 ]
 
 
@@ -169,7 +176,7 @@ class SyncBatchNorm(_BatchNorm):
         included, which is then returned in its place) by a :class:`SyncBatchNorm` that
         keeps its parameters, buffers and training mode (the same tensors, not copies)."""
         out = module
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+        if isinstance(module, _BatchNorm):
             out = cls(
                 module.num_features, module.eps, module.momentum, module.affine,
                 module.track_running_stats, process_group, bias=module.bias is not None,

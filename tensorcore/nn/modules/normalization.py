@@ -29,7 +29,11 @@ __all__ = [
 ]
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """What batch and instance normalisation share (PyTorch's ``_NormBase``): the affine
+    parameters, the running statistics and their reset, the input check, the state-dict
+    version."""
+
     _dims: tuple[int, ...] = ()
     _version = 2  # (state dicts' metadata; version 2 added num_batches_tracked, as PyTorch's)
 
@@ -92,6 +96,33 @@ class _BatchNorm(Module):
             want = " or ".join(f"{d}D" for d in self._dims)
             raise ValueError(f"expected {want} input (got {input.ndim}D input)")
 
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.use_bias}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+    def _load_from_state_dict(
+        self, state_dict: Any, prefix: str, local_metadata: dict[str, Any], *args: Any
+    ) -> None:
+        # Version 2 added num_batches_tracked: an older checkpoint (or one without metadata)
+        # loads without it, keeping the module's count (0 if it has none), as in PyTorch; a
+        # version-2 one missing it reports the key missing.
+        key = prefix + "num_batches_tracked"
+        version = local_metadata.get("version")
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            state_dict = dict(state_dict)
+            nbt = self.num_batches_tracked
+            keep = nbt is not None and nbt.device.type != "meta"
+            state_dict[key] = nbt if keep else ops.zeros((), dtype=dt.int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
+
+
+class _BatchNorm(_NormBase):
+    """Batch normalisation: the base of ``BatchNorm1d/2d/3d`` and ``SyncBatchNorm`` (not of
+    the instance norms, as in PyTorch: ``isinstance(m, _BatchNorm)`` finds batch norms only)."""
+
     def forward(self, input: Tensor) -> Tensor:
         """Batch statistics in training mode (updating the running ones), running statistics
         in eval mode (or always the batch's without ``track_running_stats``)."""
@@ -117,28 +148,6 @@ class _BatchNorm(Module):
         running_mean = self.running_mean if keep else None
         running_var = self.running_var if keep else None
         return running_mean, running_var, use_batch, momentum
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, bias={self.use_bias}, "
-            f"track_running_stats={self.track_running_stats}"
-        )
-
-    def _load_from_state_dict(
-        self, state_dict: Any, prefix: str, local_metadata: dict[str, Any], *args: Any
-    ) -> None:
-        # Version 2 added num_batches_tracked: an older checkpoint (or one without metadata)
-        # loads without it, keeping the module's count (0 if it has none), as in PyTorch; a
-        # version-2 one missing it reports the key missing.
-        key = prefix + "num_batches_tracked"
-        version = local_metadata.get("version")
-        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
-            state_dict = dict(state_dict)
-            nbt = self.num_batches_tracked
-            keep = nbt is not None and nbt.device.type != "meta"
-            state_dict[key] = nbt if keep else ops.zeros((), dtype=dt.int64)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
 
 
 class BatchNorm1d(_BatchNorm):
@@ -310,7 +319,7 @@ class GroupNorm(Module):
         )
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """Instance normalisation: PyTorch's defaults are ``affine=False`` and
     ``track_running_stats=False``."""
 
