@@ -292,6 +292,7 @@ _LAZY_SUBPACKAGES = frozenset(
         "distributions",
         "func",
         "futures",
+        "hub",
         "jit",
         "mps",
         "multiprocessing",
