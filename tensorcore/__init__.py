@@ -303,6 +303,7 @@ _LAZY_SUBPACKAGES = frozenset(
         "quasirandom",
         "signal",
         "special",
+        "storage",
         "testing",
         "utils",
         "version",
@@ -330,6 +331,12 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = vmap
         return vmap
+    if name in ("TypedStorage", "UntypedStorage"):  # torch.TypedStorage: torch.storage's
+        from . import storage
+
+        value = getattr(storage, name)
+        globals()[name] = value
+        return value
     if name == "GradScaler":  # torch.GradScaler is torch.amp.GradScaler
         from .amp import GradScaler
 

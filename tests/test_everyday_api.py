@@ -563,3 +563,16 @@ def test_instance_norms_are_not_batch_norms() -> None:
     assert isinstance(tc.nn.BatchNorm2d(3), _BatchNorm)
     converted = tc.nn.SyncBatchNorm.convert_sync_batchnorm(tc.nn.Sequential(inorm))
     assert type(converted[0]) is tc.nn.InstanceNorm2d
+
+
+def test_module_paths_that_model_code_imports_from() -> None:
+    from tensorcore.nn.common_types import _size_2_t, _size_any_t
+    from tensorcore.storage import TypedStorage, UntypedStorage
+    from tensorcore.utils.data._utils.collate import default_collate
+    from tensorcore.utils.model_zoo import load_url
+
+    assert load_url is tc.hub.load_state_dict_from_url
+    assert default_collate([tc.ones(2), tc.zeros(2)]).shape == (2, 2)
+    assert isinstance(tc.ones(2).untyped_storage(), UntypedStorage)
+    assert tc.TypedStorage is TypedStorage and tc.UntypedStorage is UntypedStorage
+    assert _size_2_t is not None and _size_any_t is not None
