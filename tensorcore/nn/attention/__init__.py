@@ -19,7 +19,9 @@ import enum
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["SDPBackend", "sdpa_kernel"]
+from . import flex_attention
+
+__all__ = ["SDPBackend", "flex_attention", "sdpa_kernel"]
 
 
 class SDPBackend(enum.IntEnum):
