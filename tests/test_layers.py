@@ -87,6 +87,10 @@ LAYERS: list[tuple[str, list[str]]] = [
         "frontends",
         [
             "tensorcore.ops.frontends",
+            "tensorcore.ops._frontend_common",
+            "tensorcore.ops.frontend_pointwise",
+            "tensorcore.ops.frontend_reduction",
+            "tensorcore.ops.frontend_structured",
             "tensorcore.ops._out",
             "tensorcore.ops._call",
             "tensorcore.ops._lanes",
