@@ -290,7 +290,7 @@ def ops_without_rules() -> list[str]:
 
 def test_every_differentiable_primitive_has_a_rule() -> None:
     assert ops_without_rules() == [], (
-        "operators without a derivative rule (in tensorcore/ops/derivatives.py, or from the "
+        "operators without a derivative rule (in tensorcore/ops/derivatives/, or from the "
         "plugin that declares them: register.derivative) or a 'nondifferentiable' tag"
     )
 

@@ -1,7 +1,7 @@
 """Reverse-mode automatic differentiation.
 
 Recording is a dispatch step in front of the backend kernel (``autograd/step.py``); the
-derivative formulas live in ``tensorcore/ops/derivatives.py``.
+derivative formulas live in ``tensorcore/ops/derivatives/``.
 """
 
 from __future__ import annotations

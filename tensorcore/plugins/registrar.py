@@ -417,7 +417,7 @@ class Registrar:
         fn: Callable[..., Any],
     ) -> None:
         """Register a derivative rule for ``op`` on one (device type, layout) that replaces the
-        generic one in ``tensorcore/ops/derivatives.py`` (e.g. to keep gradients sparse).
+        generic one in ``tensorcore/ops/derivatives/`` (e.g. to keep gradients sparse).
 
         ``saves`` and ``fn`` follow the derivative table: ``saves`` names the parameters (or
         ``result``) the rule reads, space-separated or as a sequence of names (the form

@@ -42,7 +42,7 @@ TAGS = frozenset(
         "spectral",  # discrete Fourier transforms (the primitives of tensorcore.fft)
     }
 )
-#: How the core prepares a call before the kernel runs; see ``ops/frontends.py``.
+#: How the core prepares a call before the kernel runs; see ``ops/frontends.py`` (and ``ops/frontend_<kind>.py``).
 #: ``pointwise``/``reduction``/``structured``: the core allocates the output and the kernel
 #: is called as ``kernel(out, *args)``; ``direct``: ``kernel(*args)`` returns the result.
 FRONTEND_KINDS = frozenset({"pointwise", "reduction", "structured", "factory", "unstructured"})

@@ -9,7 +9,7 @@ decide what a NaN input gives (the value, or the gradient, passes) and which sid
 its end points take (``hardtanh``'s gradient is 0 at ``min_val`` and ``max_val``, the
 shrinks' gradients are 0 at ``±lambd``). The gradients are operators of their own, as in
 PyTorch, so that a double backward reaches the input (their derivative in ``self`` is a zero
-that flows, ``tensorcore/ops/derivatives.py``).
+that flows, ``tensorcore/ops/derivatives/activations.py``).
 """
 
 from __future__ import annotations

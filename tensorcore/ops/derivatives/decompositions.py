@@ -1,5 +1,5 @@
 """Derivative rules of the linear-algebra operators (``torch.linalg``), part of THE
-derivative table: ``ops/derivatives.py`` adds each of :data:`LINALG_RULES` with its own.
+derivative table: ``ops/derivatives/linalg.py`` adds each of :data:`LINALG_RULES` to it.
 
 The formulas are PyTorch's (``FunctionsManual.cpp``): for ``A = f(...)`` a rule maps the
 output gradients to ``dL/dA`` in the conjugate Wirtinger form for complex input. They are
@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._tensor import Tensor
-from ..dispatch import get_op
-from . import functions as ops
-from ._call import call
+from ..._tensor import Tensor
+from ...dispatch import get_op
+from .. import functions as ops
+from .._call import call
 
 __all__ = ["LINALG_RULES"]
 
-#: ``(operator, saves, rule)`` as ``ops/derivatives.py``'s ``_d`` takes them.
+#: ``(operator, saves, rule)`` as the table's ``_d`` takes them.
 LINALG_RULES: list[tuple[str, str, Callable[..., Any]]] = []
 
 
