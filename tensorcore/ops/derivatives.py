@@ -37,6 +37,7 @@ from ..dispatch import get_op
 from ..layouts import contiguous_format
 from . import functions as ops
 from ._call import call, call_lane
+from .derivatives_ctc import CTC_RULES
 from .derivatives_linalg import LINALG_RULES
 
 __all__ = ["DERIVATIVES", "Derivative", "sum_to"]
@@ -1476,6 +1477,9 @@ def _einsum_expand(gi: Tensor, kept: str, term: str, like: Tensor, free: str) ->
 _d("einsum", "equation operands", _einsum)
 # The decompositions and solvers of ``tensorcore.linalg`` (``ops/derivatives_linalg.py``).
 for _name, _saves, _fn in LINALG_RULES:
+    _d(_name, _saves, _fn)
+# The CTC loss (``ops/derivatives_ctc.py``).
+for _name, _saves, _fn in CTC_RULES:
     _d(_name, _saves, _fn)
 
 
