@@ -2,6 +2,7 @@
 in the same process, ranked by how much slower tensorcore is: the operators to fix first.
 
     OMP_NUM_THREADS=1 python3 benchmarks/bench_ops_survey.py --quick     # a few minutes
+    TENSORCORE_BENCH_CLOCK=thread python3 benchmarks/bench_ops_survey.py --quick  # shared host
     python3 benchmarks/bench_ops_survey.py --only 'ctc*,scatter_reduce*' --top 0
     python3 benchmarks/bench_ops_survey.py --tsv survey.tsv
 
@@ -16,8 +17,10 @@ are where a NumPy backend should stay within about 1.5x of PyTorch's CPU kernels
 
 Both libraries run on one thread (``OMP_NUM_THREADS=1`` unless set, and
 ``torch.set_num_threads(1)``); the turns alternate and each ratio is the median of the
-per-turn ratios (``_timing.Timings.ratio``). PyTorch is required here (``pip install
-torch==2.13.0``); it is never a dependency of tensorcore.
+per-turn ratios (``_timing.Timings.ratio``). On a host shared with other work, time with
+``TENSORCORE_BENCH_CLOCK=thread`` (each thread's CPU time: both libraries run on the calling
+thread here); wall-clock ratios of a quick run there vary by 2-10x. PyTorch is required
+here (``pip install torch==2.13.0``); it is never a dependency of tensorcore.
 """
 
 from __future__ import annotations
