@@ -95,11 +95,27 @@ def test_gradcheck(device: str, name: str, i: int) -> None:
     assert tc.autograd.gradcheck(fn, leaves), sample
 
 
+def _first_order_only(fn: Callable[..., Any], leaves: list[tc.Tensor]) -> bool:
+    """Whether a gradient comes from an operator whose own derivative PyTorch leaves
+    unimplemented (``_ctc_loss_backward``, tagged ``backward_not_implemented``: its node
+    raises PyTorch's error), so that there is no second derivative to check."""
+    outs = _float_outputs(fn(*leaves))
+    grads = tc.autograd.grad(
+        outs, leaves, [tc.ones_like(o) for o in outs], create_graph=True, allow_unused=True
+    )
+    return any(g is not None and g.grad_fn is not None and g.grad_fn.name() == "NotImplemented"
+               for g in grads)  # fmt: skip
+
+
 @pytest.mark.parametrize(("name", "i"), _cases(DIFFERENTIABLE))
 def test_gradgradcheck(device: str, name: str, i: int) -> None:
     fn, leaves, sample = _setup(device, name, i)
     grads = _grad_outputs(fn, leaves)
-    assert tc.autograd.gradgradcheck(fn, leaves, grads), sample
+    try:
+        assert tc.autograd.gradgradcheck(fn, leaves, grads), sample
+    except RuntimeError as exc:
+        if "is not implemented" not in str(exc) or not _first_order_only(fn, leaves):
+            raise
 
 
 # ------------------------------------------------------------------ Python scalar arguments

@@ -17,6 +17,7 @@ from tensorcore import return_types
 from tensorcore.dispatch import get_op
 from tensorcore.ops import (
     meta_conv,
+    meta_ctc,
     meta_fft,
     meta_functions,
     meta_indexing,
@@ -113,6 +114,7 @@ def test_structured_and_factory_operators_name_their_meta_function() -> None:
                 meta_indexing.__name__,
                 meta_nn.__name__,
                 meta_conv.__name__,
+                meta_ctc.__name__,
                 meta_norm.__name__,
                 meta_linalg.__name__,
                 meta_fft.__name__,

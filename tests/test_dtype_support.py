@@ -80,6 +80,7 @@ PYTORCH = {
     "softshrink_backward": "f", "hardshrink": "f", "hardshrink_backward": "f", "threshold": "if",
     "_prelu_kernel": "f", "_prelu_kernel_backward": "f", "elu": "f", "elu_backward": "f",
     "_embedding_bag": "f", "_embedding_bag_dense_backward": "f",
+    "_ctc_loss": "f", "_ctc_loss_backward": "f",
     "smooth_l1_loss": "f", "smooth_l1_loss_backward": "f", "huber_loss": "f",
     "huber_loss_backward": "f", "log_sigmoid": "f", "log_sigmoid_backward": "f",
     "binary_cross_entropy": "f",

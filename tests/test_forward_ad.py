@@ -15,6 +15,7 @@ from test_autograd_gradcheck import (
     WITH_INPLACE,
     _cases,
     _complex_setup,
+    _first_order_only,
     _float_outputs,
     _inplace_fn,
     _setup,
@@ -101,7 +102,13 @@ def _check_tangents(fn: Callable[..., Any], leaves: list[tc.Tensor]) -> None:
 @pytest.mark.parametrize(("name", "i"), _cases(DIFFERENTIABLE))
 def test_tangents_of_every_operator(device: str, name: str, i: int) -> None:
     fn, leaves, _ = _setup(device, name, i)
-    _check_tangents(fn, leaves)
+    try:
+        _check_tangents(fn, leaves)
+    except RuntimeError as exc:
+        # Forward mode differentiates the gradient, which some operators' is not again
+        # (``_ctc_loss``: PyTorch has no forward AD for it either, a NotImplementedError).
+        if "is not implemented" not in str(exc) or not _first_order_only(fn, leaves):
+            raise
 
 
 @pytest.mark.parametrize(("name", "i"), _cases(DIFFERENTIABLE))
@@ -121,7 +128,12 @@ def test_tangents_are_differentiable_in_the_primals(device: str, name: str, i: i
         return sum((w.conj() * jt).real.sum() for w, jt in zip(ws, jts, strict=True))
 
     rg = [x.clone().requires_grad_() for x in xs]
-    val = g(*rg)
+    try:
+        val = g(*rg)
+    except RuntimeError as exc:
+        if "is not implemented" not in str(exc) or not _first_order_only(fn, leaves):
+            raise
+        pytest.skip("no tangents: the gradient is not differentiable again (as PyTorch's)")
     if not val.requires_grad:
         pytest.skip("the tangent does not depend on the primals (a linear operator)")
     grads = tc.autograd.grad(val, rg, allow_unused=True)

@@ -178,3 +178,22 @@ def test_gelu_at_infinities_and_nan(device: str, approximate: str, dtype: tc.dty
     else:
         assert grad[3] == 1 and grad[4] == 0
     assert grad[5] == 1 and abs(grad[6]) <= 1e-80
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_permuted_inputs_give_the_contiguous_bits(device: str, approximate: str) -> None:
+    # A permuted input (and its result, laid out as it) is computed in memory order, in
+    # cache-sized blocks, as a contiguous one is: the same bits, forward and backward.
+    rng = np.random.default_rng(5)
+    a = tc.tensor(rng.normal(size=(40, 50, 70)), dtype=tc.float32, device=device)
+    x = a.permute(2, 0, 1)
+    g = tc.tensor(rng.normal(size=(70, 40, 50)), dtype=tc.float32, device=device)
+    F = tc.nn.functional
+    got = F.gelu(x, approximate=approximate)
+    assert got.stride() == x.stride()
+    assert tc.equal(got, F.gelu(x.contiguous(), approximate=approximate))
+    a.requires_grad_()
+    y = x.detach().contiguous().requires_grad_()
+    (back,) = tc.autograd.grad(F.gelu(a.permute(2, 0, 1), approximate=approximate), a, g)
+    (want,) = tc.autograd.grad(F.gelu(y, approximate=approximate), y, g)
+    assert tc.equal(back.permute(2, 0, 1), want)

@@ -121,6 +121,7 @@ def test_grid_sample_matches_numpy(
         align_corners=align_corners,
     )
     assert_close(got, _grid_sample_oracle(x, grid, mode, padding_mode, align_corners))
+    assert got.is_contiguous()  # (as PyTorch's, although the taps read channels-last rows)
 
 
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic"])

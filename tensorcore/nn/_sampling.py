@@ -497,8 +497,15 @@ def _source_index(
 def _gather_taps(flat: Tensor, taps: list[tuple[list[Tensor], Tensor]], sizes: list[int]) -> Tensor:
     """Sum over the taps of weight * the input at the tap's integer coordinates (zero where
     any coordinate is outside the input). ``flat`` is (N, C, prod(sizes)); each tap's
-    coordinates and weight are (N, M) in the input's spatial order."""
-    n, c = flat.shape[0], flat.shape[1]
+    coordinates and weight are (N, M) in the input's spatial order.
+
+    The input is read as rows of C channels (one channels-last copy of it): each tap is then
+    an ``index_select`` of N * M rows, whose gradient is an ``index_add`` of rows, where a
+    ``gather`` along the positions would build and read N * C * M indices per tap (several
+    times slower with NumPy)."""
+    n, c, hw = flat.shape
+    rows = flat.transpose(1, 2).reshape(n * hw, c)
+    first = ops.arange(n, device=flat.device).unsqueeze(1) * hw
     res = None
     for coords, weight in taps:
         inside = None
@@ -509,13 +516,12 @@ def _gather_taps(flat: Tensor, taps: list[tuple[list[Tensor], Tensor]], sizes: l
             ci = ci.clamp(0, s - 1)
             lin = ci if lin is None else lin * s + ci
         assert lin is not None and inside is not None
-        m = lin.shape[1]
-        vals = flat.gather(2, lin.unsqueeze(1).expand(n, c, m))
+        vals = rows.index_select(0, (lin + first).reshape(-1))
         # where, not a product: a NaN location's weight is NaN, and it reads zero.
-        term = vals * ops.where(inside, weight, 0.0).unsqueeze(1)
+        term = vals * ops.where(inside, weight, 0.0).reshape(-1, 1)
         res = term if res is None else res + term
     assert res is not None
-    return res
+    return res.reshape(n, -1, c).transpose(1, 2).contiguous()  # (PyTorch's layout)
 
 
 @checked(

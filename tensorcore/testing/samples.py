@@ -1197,6 +1197,43 @@ def _embedding_bag(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("_ctc_loss")
+def _ctc_loss(m: _Maker) -> list[Sample]:
+    # Log-probabilities far below 0: the operator's gradient is PyTorch's, exp(log_probs)
+    # minus the posterior (what the logits of a log_softmax get), where finite differences
+    # see minus the posterior; exp(-30) lies below gradcheck's tolerance.
+    # The losses only: log_alpha, the forward variables the backward reads, holds -inf for
+    # the unreachable states and gets no gradient (as in PyTorch).
+    lp = m.uniform(6, 3, 4, lo=-31.0, hi=-29.0)
+    padded = m.index([[1, 2, 2], [3, 0, 0], [1, 1, 3]])
+
+    def loss(r: Any) -> Any:
+        return r[0]
+
+    return [
+        S(
+            (lp, padded, [6, 4, 5], [3, 1, 2]),
+            desc="padded targets, a repeated label",
+            invariant=loss,
+        ),
+        S(
+            (lp, m.index([1, 2, 2, 3, 1, 1]), [6, 0, 3], [3, 0, 2], 0, True),
+            desc="concatenated targets, an empty input, zero_infinity",
+            invariant=loss,
+        ),
+        S((lp, padded, [5, 6, 6], [2, 1, 3], 3), desc="blank 3", invariant=loss),
+    ]
+
+
+@_samples("_ctc_loss_backward")
+def _ctc_loss_backward(m: _Maker) -> list[Sample]:
+    lp = m.uniform(5, 2, 3, lo=-3.0, hi=-0.5)
+    tg, il, tl = m.index([[1, 2], [2, 0]]), [5, 3], [2, 1]
+    # (the forward in float64: the backward's samples reach the dtypes it refuses)
+    nll, alpha = (r.to(lp.dtype) for r in call_op("_ctc_loss", S((lp.double(), tg, il, tl))))
+    return [S((m.uniform(2), lp, tg, il, tl, nll, alpha, 0), desc="padded targets")]
+
+
 @_samples("_embedding_bag_dense_backward")
 def _embedding_bag_dense_backward(m: _Maker) -> list[Sample]:
     idx, o2b = m.index([1, 2, 4, 5, 4, 3]), m.index([0, 0, 0, 2, 2, 2])

@@ -123,6 +123,7 @@ def build(
     from .kernels import (
         activations,
         creation,
+        ctc,
         embedding,
         indexing,
         linalg,
@@ -161,6 +162,7 @@ def build(
         losses.build(xp),
         nn.build(xp),
         embedding.build(xp),
+        ctc.build(xp),
         recurrent.build(xp),
         optim.build(xp),
         spectral.build(xp),

@@ -129,3 +129,30 @@ def test_polygamma_orders_beyond_the_factorials_range() -> None:
     got = _run(_special.polygamma, np.array([0.5, 3.0, 1e10]), 171)
     np.testing.assert_array_equal(got, [math.inf, math.inf, math.nan])
     assert np.isfinite(_run(_special.polygamma, np.array([3.0]), 170))[0]
+
+
+@pytest.mark.parametrize("name", ["erfc", "erfinv", "lgamma", "digamma", "i0", "i1", "i0e", "i1e"])
+def test_scipys_loops_give_the_plain_paths_values(name: str) -> None:
+    # The kernels take SciPy's loops where SciPy is importable (``fast_special``): the same
+    # values as ``_special.py``'s to a few ulps (near the roots of lgamma and digamma, a few
+    # ulps of the terms that cancel), the same infinities, NaNs and signed zeros.
+    from tensorcore_xp.kernels._special_scipy import fast_special
+
+    fast = fast_special(np, name)
+    assert fast is not None
+    inf = math.inf
+    edges = np.array([-inf, -1e300, -700.0, -27.0, -2.0, -1.5, -1.0, -1e-310, -0.0, 0.0,
+                      1e-310, 1e-300, 1.0, 2.0, 26.0, 26.7, 27.0, 28.0, 714.0, 1e300, inf,
+                      math.nan])  # fmt: skip
+    x = np.concatenate([edges, _spread(-30, 30), RNG.uniform(-1, 1, 20000)])
+    plain = _run(getattr(_special, name), x)
+    got = _run(fast, x)
+    assert np.array_equal(np.isnan(got), np.isnan(plain))
+    x, got, plain = x[~np.isnan(plain)], got[~np.isnan(plain)], plain[~np.isnan(plain)]
+    assert np.array_equal(np.signbit(got[plain == 0]), np.signbit(plain[plain == 0]))
+    near_roots = (np.abs(x - 1) < 1e-3) | (np.abs(x - 2) < 1e-3) | (np.abs(x - 1.4616) < 1e-3)
+    tol = 1e-9 if name in ("lgamma", "digamma") else 1e-13
+    keep = ~near_roots if name in ("lgamma", "digamma") else slice(None)
+    assert _relative_error(got[keep], plain[keep]) < tol
+    assert _relative_error(got, plain, floor=1e-9) < tol  # (everywhere, in absolute terms)
+    assert _run(fast, np.array(0.25)).shape == ()

@@ -8,6 +8,7 @@ from ..._tensor import Tensor
 from .. import functions as ops
 from ._table import _d, _zeros_of, sum_to
 from .activations import _nn_op
+from .ctc import CTC_RULES
 
 
 def _nll_loss(c: Any, g: Tensor) -> tuple[Any, ...]:
@@ -232,3 +233,7 @@ _d(
     "self:spec dim result1",
     lambda c, grads: (_zeros_of(c.self).scatter(c.dim, c.result1, grads[0]),),
 )
+
+# The CTC loss (``ops/derivatives/ctc.py``).
+for _name, _saves, _fn in CTC_RULES:
+    _d(_name, _saves, _fn)

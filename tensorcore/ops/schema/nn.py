@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from .. import arg_checks as AC
 from .. import meta_conv as MC
+from .. import meta_ctc as MCtc
 from .. import meta_functions as M
 from .. import meta_nn as MN
 from .. import meta_norm as MNorm
@@ -492,6 +494,45 @@ _op(
     method=False,
     function=False,
     dtypes="f",
+)
+# PyTorch's CTC loss operators: ``nn.functional.ctc_loss`` calls them (one node, a kernel that
+# loops over time only) and reduces their per-sample losses.
+_op(
+    "_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, "
+    "int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)",
+    _NN,
+    "The CTC loss of each sample of ``log_probs`` (T, N, C) against ``targets`` (N, S) padded "
+    "or 1-D (the targets one after the other): minus the log of the total probability of "
+    "the alignments of the sample's first ``target_lengths[n]`` labels with its first "
+    "``input_lengths[n]`` steps, ``blank`` the blank class. Also returns ``log_alpha`` (N, "
+    "T, 2 S + 1), the forward variables over the targets with blanks around their labels "
+    "(-inf where unreachable), which ``_ctc_loss_backward`` reads. ``zero_infinity`` "
+    "only zeroes the gradient of an infinite loss (``nn.functional.ctc_loss`` zeroes the "
+    "loss).",
+    frontend="structured",
+    meta_function=MCtc.meta_ctc_loss,
+    method=False,
+    function=False,
+    dtypes="f",
+    check=AC.refuses_16bit_floats("ctc_loss", first=True),
+)
+_op(
+    "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, "
+    "int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, "
+    "bool zero_infinity=False) -> Tensor",
+    _NN + " backward_not_implemented",
+    "The gradient of ``_ctc_loss`` in ``log_probs`` from ``grad`` (N,), as PyTorch's: "
+    "``(exp(log_probs) - posterior) * grad`` over each sample's steps, 0 after them (the "
+    "posterior of each class at each step, from ``log_alpha`` and the backward variables; "
+    "what the logits of a ``log_softmax`` get). With ``zero_infinity`` a sample of "
+    "infinite loss gets 0. Not differentiable again (as PyTorch's).",
+    frontend="structured",
+    meta_function=MCtc.meta_ctc_loss_backward,
+    method=False,
+    function=False,
+    dtypes="f",
+    check=AC.refuses_16bit_floats("ctc_loss_backward"),
+    node="NotImplemented",
 )
 # Fused optimizer steps: one call updates every parameter of a group (PyTorch's
 # _fused_sgd_/_fused_adam_), for backends that can do it without an operator per formula step.

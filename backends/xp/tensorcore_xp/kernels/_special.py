@@ -386,10 +386,11 @@ def _erf_small(x: Any) -> Any:
 
 def _erfc_large(a: Any, xp: Any) -> Any:
     """``erfc(a)`` for ``a >= 1`` (+inf gives 0)."""
-    ez = _exp_neg_square(xp, xp.minimum(a, 30.0))
+    a = xp.minimum(a, 30.0)  # (0 from 27 on; the rational functions overflow far beyond)
+    ez = _exp_neg_square(xp, a)
     mid = _horner(a, _ERFC_P) / _horner1(a, _ERFC_Q)
     far = _horner(a, _ERFC_R) / _horner1(a, _ERFC_S)
-    return ez * xp.where(a < 8, mid, xp.where(xp.isinf(a), 0.0, far))
+    return ez * xp.where(a < 8, mid, far)
 
 
 @_arrays

@@ -60,6 +60,13 @@ def build(xp: Any, erf: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
         arrays: NumPy's ufuncs return scalars for them)."""
         if not o.ndim:
             o, ins = o.reshape(1), tuple(a.reshape(1) for a in ins)
+        if blocked and o.ndim > 1 and not o.flags.c_contiguous:
+            # A permuted result of a permuted input (the core lays the result out as its
+            # input): both seen in memory order are C-contiguous, and blocks of them stay
+            # in the cache through the formula's passes (the whole strided arrays, a pass
+            # at a time, cost over ten times more).
+            order = sorted(range(o.ndim), key=lambda d: -o.strides[d])
+            o, ins = o.transpose(order), tuple(a.transpose(order) for a in ins)
         flat = blocked and all(
             a.shape == o.shape and a.flags.c_contiguous for a in (o, *ins)
         )  # fmt: skip

@@ -26,7 +26,7 @@ from ..helpers import (
     scalar_arrays,
 )
 from . import _special
-from ._special_scipy import SCIPY_NAMES, special_function
+from ._special_scipy import SCIPY_NAMES, fast_special, special_function
 
 __all__ = ["build"]
 
@@ -112,7 +112,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         K[name] = k
 
     def in_float64(name: str, f: Any) -> None:
-        """A special function of ``_special.py``: computed in float64, rounded once."""
+        """A special function of ``_special.py``: computed in float64 (by SciPy's loop
+        where ``_special_scipy.fast_special`` has one), rounded once."""
+        f = fast_special(xp, f.__name__) or f
 
         def k(out: Any, a: Any) -> None:
             with quiet(all="ignore"):
