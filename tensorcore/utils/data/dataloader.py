@@ -297,7 +297,13 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         # Every epoch draws the workers' base seed first (also without workers), as
         # PyTorch's loader iterators do: a seeded generator then shuffles as it does there.
-        base_seed = int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
+        # Persistent workers that live on keep their seed, and there no draw is made.
+        pool = self._pool
+        base_seed = (
+            -1
+            if pool is not None and pool.healthy()
+            else int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
+        )
         pinning = self._pinning()
         batches = (
             self._single_process() if self.num_workers == 0 else self._multi_process(base_seed)
@@ -370,6 +376,8 @@ class DataLoader:
             pool.shutdown()
             pool = self._pool = None
         if pool is None:
+            if base_seed < 0:  # (the kept workers died since iter() looked)
+                base_seed = int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
             pool = _WorkerPool(self, base_seed)
             if self.persistent_workers:
                 self._pool = pool
