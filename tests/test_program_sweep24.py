@@ -143,3 +143,101 @@ def test_optimizer_subclass_without_base_init_steps() -> None:
     assert p.tolist() == [0.0, 0.0]
     assert opt.param_groups[0]["lookahead_step"] == 2
     assert sched.get_last_lr() == [0.125]
+
+
+_INPLACE_INFERENCE = (
+    r"^Inplace update to inference tensor outside InferenceMode is not allowed\.You can make "
+    r"a clone to get a normal tensor before doing inplace update\.See "
+    r"https://github\.com/pytorch/rfcs/pull/17 for more details\.$"
+)
+
+
+def _inference_ones(device: str) -> tc.Tensor:
+    with tc.inference_mode():
+        return tc.ones(3, device=device)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda a: a.add_(1),
+        lambda a: a[:2].mul_(2),
+        lambda a: a.__setitem__(0, 5.0),
+        lambda a: a.copy_(tc.zeros(3, device=a.device)),
+        lambda a: a.zero_(),
+        lambda a: tc.add(tc.ones(3, device=a.device), 1, out=a),
+        lambda a: a.resize_(4),
+    ],
+)
+def test_inplace_write_to_inference_tensor_outside_the_mode(device: str, write: Any) -> None:
+    # Evaluation code run under inference_mode, whose outputs a later step updates in place.
+    a = _inference_ones(device)
+    with pytest.raises(RuntimeError, match=_INPLACE_INFERENCE):
+        write(a)
+    with tc.no_grad(), pytest.raises(RuntimeError, match=_INPLACE_INFERENCE):
+        write(a)
+    with tc.inference_mode():
+        write(a)  # inside the mode it is allowed
+
+
+def test_inference_tensor_writes_that_pytorch_allows(device: str) -> None:
+    a = _inference_ones(device)
+    a.data.add_(1)  # .data and detach() count versions of their own
+    a.detach().add_(1)
+    assert a.tolist() == [3.0, 3.0, 3.0]
+    assert a.detach().is_inference()
+    assert (a + 1).tolist() == [4.0, 4.0, 4.0]
+
+
+def test_inference_tensor_saved_for_backward_is_refused(device: str) -> None:
+    a = _inference_ones(device)
+    w = tc.ones(3, device=device, requires_grad=True)
+    msg = (
+        r"^Inference tensors cannot be saved for backward\. Please do not use Tensors created "
+        r"in inference mode in computation tracked by autograd\. To work around this, you can "
+        r"make a clone to get a normal tensor and use it in autograd, or use `torch\.no_grad\(\)` "
+        r"instead of `torch\.inference_mode\(\)`\.$"
+    )
+    with pytest.raises(RuntimeError, match=msg):
+        a * w
+    with pytest.raises(RuntimeError, match=msg):
+        nn.functional.linear(a.view(1, 3), w.view(1, 3))
+    # what is not saved, or a clone, is fine
+    (a + w).sum().backward()
+    (a.clone() * w).sum().backward()
+    assert w.grad is not None and w.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_requires_grad_on_inference_tensor_outside_the_mode(device: str) -> None:
+    a = _inference_ones(device)
+    msg = r"^Setting requires_grad=True on inference tensor outside InferenceMode is not allowed\.$"
+    with pytest.raises(RuntimeError, match=msg):
+        a.requires_grad_()
+    with pytest.raises(RuntimeError, match=msg):
+        a.requires_grad = True
+    with pytest.raises(RuntimeError, match=msg):
+        nn.Parameter(a)
+    a.requires_grad_(False)
+
+
+def test_backends_namespaces_as_a_cpu_build() -> None:
+    cudnn = tc.backends.cudnn
+    assert cudnn.version() is None and cudnn.is_acceptable(tc.ones(1)) is False
+    with cudnn.flags(enabled=False, benchmark=True):
+        assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic) == (False, True, False)
+    assert (cudnn.enabled, cudnn.benchmark) == (True, False)
+    cuda = tc.backends.cuda
+    assert cuda.flash_sdp_enabled() and cuda.math_sdp_enabled() and cuda.cudnn_sdp_enabled()
+    cuda.enable_flash_sdp(False)
+    assert cuda.flash_sdp_enabled() is False
+    cuda.enable_flash_sdp(True)
+    deprecated = pytest.warns(FutureWarning, match=r"sdp_kernel\(\)` is deprecated")
+    with deprecated, cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False) as k:
+        assert k == {}
+        assert not cuda.flash_sdp_enabled() and not cuda.mem_efficient_sdp_enabled()
+        assert cuda.math_sdp_enabled()
+    assert cuda.flash_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
+    assert isinstance(tc.backends.cpu.get_cpu_capability(), str)
+    import tensorcore.backends.mkldnn as mkldnn
+
+    assert mkldnn.enabled is True
