@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import pickle
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from typing import Any
 
 import pytest
@@ -241,3 +241,33 @@ def test_backends_namespaces_as_a_cpu_build() -> None:
     import tensorcore.backends.mkldnn as mkldnn
 
     assert mkldnn.enabled is True
+
+
+def test_saved_state_dict_keeps_its_metadata() -> None:
+    # PyTorch pickles the OrderedDict with its _metadata: a module's _load_from_state_dict
+    # then reads the version the checkpoint was written with (not None, "an old file").
+    class Versioned(nn.Module):
+        _version = 3
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+            self.seen: list[Any] = []
+
+        def _load_from_state_dict(self, state_dict: Any, prefix: str, meta: Any, *a: Any) -> None:
+            self.seen.append(meta.get("version"))
+            super()._load_from_state_dict(state_dict, prefix, meta, *a)
+
+    m = Versioned()
+    sd = m.state_dict()
+    loaded = tc.load(_saved(sd))
+    assert type(loaded) is type(sd)
+    assert dict(loaded._metadata) == {"": {"version": 3}, "lin": {"version": 1}}
+    assert list(loaded) == ["lin.weight", "lin.bias"]
+    m.load_state_dict(loaded)
+    assert m.seen == [3]
+    nested = tc.load(_saved({"model": sd, "epoch": 2}))
+    assert nested["model"]._metadata[""] == {"version": 3}
+    # a plain OrderedDict is still one
+    plain = tc.load(_saved(OrderedDict(a=tc.ones(1))))
+    assert type(plain) is OrderedDict and not vars(plain)
