@@ -271,3 +271,18 @@ def test_saved_state_dict_keeps_its_metadata() -> None:
     # a plain OrderedDict is still one
     plain = tc.load(_saved(OrderedDict(a=tc.ones(1))))
     assert type(plain) is OrderedDict and not vars(plain)
+
+
+def test_dataset_base_classes_as_pytorchs() -> None:
+    # PyTorch's TensorDataset asserts the sizes; its IterableDataset is an abstract Iterable.
+    with pytest.raises(AssertionError, match=r"^Size mismatch between tensors$"):
+        tc.utils.data.TensorDataset(tc.ones(3), tc.ones(4))
+    with pytest.raises(TypeError, match="abstract"):
+        tc.utils.data.IterableDataset()
+
+    class Stream(tc.utils.data.IterableDataset):
+        def __iter__(self) -> Any:
+            return iter(range(3))
+
+    assert list(Stream()) == [0, 1, 2]
+    assert isinstance(Stream(), tc.utils.data.Dataset)
