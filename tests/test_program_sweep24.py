@@ -286,3 +286,23 @@ def test_dataset_base_classes_as_pytorchs() -> None:
 
     assert list(Stream()) == [0, 1, 2]
     assert isinstance(Stream(), tc.utils.data.Dataset)
+
+
+def test_weight_norm_parametrization_loads_old_weight_norm_keys() -> None:
+    # Checkpoints written with nn.utils.weight_norm (weight_g, weight_v) load into the
+    # parametrization that replaced it, as PyTorch's compatibility hook does.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        old = nn.utils.weight_norm(nn.Conv1d(2, 3, 2), name="weight")
+    sd = tc.load(_saved(old.state_dict()))
+    assert sorted(sd) == ["bias", "weight_g", "weight_v"]
+    new = nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 2))
+    result = new.load_state_dict(sd)
+    assert not result.missing_keys and not result.unexpected_keys
+    x = tc.randn(1, 2, 5)
+    assert tc.allclose(new(x), old(x))
+    assert tc.equal(new.parametrizations.weight.original1, old.weight_v)
+    # nested, under a prefix
+    seq = nn.Sequential(nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 2)))
+    seq.load_state_dict({f"0.{k}": v for k, v in sd.items()})
+    assert tc.equal(seq[0].parametrizations.weight.original0, old.weight_g)
