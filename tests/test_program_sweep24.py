@@ -5,7 +5,9 @@ behaviour that such a script meets."""
 
 from __future__ import annotations
 
+import functools
 import io
+import multiprocessing
 import pickle
 import warnings
 from collections import OrderedDict, defaultdict
@@ -15,6 +17,7 @@ import pytest
 
 import tensorcore as tc
 from tensorcore import nn
+from tensorcore.utils import checkpoint as ckpt
 from tensorcore.utils.data import DataLoader
 
 
@@ -306,3 +309,93 @@ def test_weight_norm_parametrization_loads_old_weight_norm_keys() -> None:
     seq = nn.Sequential(nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 2)))
     seq.load_state_dict({f"0.{k}": v for k, v in sd.items()})
     assert tc.equal(seq[0].parametrizations.weight.original0, old.weight_g)
+
+
+def test_dataloader_multiprocessing_context_and_in_order() -> None:
+    dl = DataLoader(list(range(4)), batch_size=2, num_workers=1, multiprocessing_context="spawn")
+    assert isinstance(dl.multiprocessing_context, multiprocessing.context.BaseContext)
+    assert dl.multiprocessing_context.get_start_method() == "spawn"
+    assert DataLoader(list(range(4)), in_order=False).in_order is False
+    with pytest.raises(
+        ValueError,
+        match=r"^multiprocessing_context can only be used with multi-process loading "
+        r"\(num_workers > 0\), but got num_workers=0$",
+    ):
+        DataLoader(list(range(4)), multiprocessing_context="spawn")
+    with pytest.raises(ValueError, match="should specify a valid start method in"):
+        DataLoader(list(range(4)), num_workers=1, multiprocessing_context="nope")
+    with pytest.raises(TypeError, match="should be a valid context object"):
+        DataLoader(list(range(4)), num_workers=1, multiprocessing_context=3)
+
+
+def test_checkpoint_context_fn_and_helpers() -> None:
+    entered: list[str] = []
+
+    class Mark:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def __enter__(self) -> None:
+            entered.append(self.name)
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    w = tc.ones(2, 2, requires_grad=True)
+    y = ckpt.checkpoint(
+        lambda t: (t @ w).sin(),
+        tc.ones(3, 2),
+        use_reentrant=False,
+        context_fn=lambda: (Mark("forward"), Mark("recompute")),
+    )
+    assert entered == ["forward"]
+    y.sum().backward()
+    assert entered == ["forward", "recompute"]
+    assert w.grad is not None
+    # PyTorch 2.13: cos(2) * 3 in every entry
+    assert w.grad.flatten().tolist() == pytest.approx([-1.2484405] * 4)
+    # selective checkpointing: the policy is checked, the region recomputed
+    policy = lambda ctx, op, *a, **k: ckpt.CheckpointPolicy.MUST_SAVE  # noqa: E731
+    y = ckpt.checkpoint(
+        lambda t: (t @ w).sin(),
+        tc.ones(3, 2),
+        use_reentrant=False,
+        context_fn=functools.partial(ckpt.create_selective_checkpoint_contexts, policy),
+    )
+    y.sum().backward()
+    assert w.grad.flatten().tolist() == pytest.approx([-2.496881] * 4)
+    with pytest.raises(TypeError, match="must be either a function or a list of ops"):
+        ckpt.create_selective_checkpoint_contexts(3)
+    x = tc.ones(2, requires_grad=True)
+    only = r"^Passing `context_fn` or `debug` is only supported when use_reentrant=False\.$"
+    with pytest.raises(ValueError, match=only):
+        ckpt.checkpoint(lambda t: t * 2, x, use_reentrant=True, debug=True)
+    with pytest.raises(ValueError, match=only):
+        ckpt.checkpoint(lambda t: t * 2, x, use_reentrant=True, context_fn=lambda: (None, None))
+    with pytest.raises(
+        ValueError, match=r"^determinism_check should be one of \['default', 'none'\], but got x$"
+    ):
+        ckpt.checkpoint(lambda t: t * 2, x, use_reentrant=False, determinism_check="x")
+    out = ckpt.checkpoint(lambda t: t * 2, x, use_reentrant=False, determinism_check="none")
+    assert out.tolist() == [2.0, 2.0]
+    d, n = ckpt.detach_variable((x * 2, 3))
+    assert d.grad_fn is None and d.requires_grad and n == 3
+    with pytest.raises(
+        RuntimeError, match=r"^Only tuple of tensors is supported\. Got Unsupported"
+    ):
+        ckpt.detach_variable([x])  # type: ignore[arg-type]
+    with ckpt.set_checkpoint_early_stop(False), ckpt.set_checkpoint_debug_enabled(True):
+        pass
+    assert ckpt.DefaultDeviceType.get_device_type() == "cpu"
+
+
+def test_scheduler_resumed_without_initial_lr_message() -> None:
+    opt = tc.optim.SGD([nn.Parameter(tc.ones(1))], lr=1.0)
+    with pytest.raises(KeyError) as info:
+        tc.optim.lr_scheduler.StepLR(opt, 1, last_epoch=5)
+    assert info.value.args[0] == (
+        "param 'initial_lr' is not specified in param_groups[0] when resuming scheduler with "
+        "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training "
+        "from a checkpoint but haven't properly loaded the optimizer state\n2. You're using "
+        "last_epoch >= 0 for a fresh training run (not recommended)"
+    )

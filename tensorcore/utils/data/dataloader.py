@@ -225,7 +225,8 @@ class DataLoader:
         self.pin_memory, self.timeout = pin_memory, timeout
         self.pin_memory_device = pin_memory_device
         self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
+        self.multiprocessing_context = _start_context(multiprocessing_context, num_workers)
+        self.in_order = in_order  # (batches always come in order, which out of order allows)
         self.persistent_workers = persistent_workers
         self.generator = generator
         self._pool: _WorkerPool | None = None  # the persistent workers, once started
@@ -457,17 +458,39 @@ class DataLoader:
             submit()
 
 
+def _start_context(ctx: Any, num_workers: int) -> Any:
+    """The ``multiprocessing_context`` argument as PyTorch keeps it: a start method's name
+    becomes its context; refused without workers."""
+    if ctx is None:
+        return None
+    if num_workers == 0:
+        raise ValueError(
+            "multiprocessing_context can only be used with multi-process loading (num_workers "
+            f"> 0), but got num_workers={num_workers}"
+        )
+    if isinstance(ctx, str):
+        methods = multiprocessing.get_all_start_methods()
+        if ctx not in methods:
+            raise ValueError(
+                "multiprocessing_context option should specify a valid start method in "
+                f"{methods!r}, but got multiprocessing_context={ctx!r}"
+            )
+        ctx = multiprocessing.get_context(ctx)
+    if not isinstance(ctx, multiprocessing.context.BaseContext):
+        raise TypeError(
+            "multiprocessing_context option should be a valid context object or a string "
+            f"specifying the start method, but got multiprocessing_context={ctx}"
+        )
+    return ctx
+
+
 class _WorkerPool:
     """A loader's worker processes and their queues: for one epoch, or kept across epochs
     (``persistent_workers``), each epoch's tasks then tagged with its number so that results
     of an epoch left early are recognised and dropped."""
 
     def __init__(self, loader: DataLoader, base_seed: int) -> None:
-        ctx = loader.multiprocessing_context
-        if ctx is None:
-            ctx = multiprocessing.get_context()
-        elif isinstance(ctx, str):
-            ctx = multiprocessing.get_context(ctx)
+        ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self.epoch = 0
         self.results = ctx.Queue()
         self.index_queues: list[Any] = []
