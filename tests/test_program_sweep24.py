@@ -13,6 +13,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 from typing import Any
 
+import numpy as np
 import pytest
 
 import tensorcore as tc
@@ -399,3 +400,21 @@ def test_scheduler_resumed_without_initial_lr_message() -> None:
         "from a checkpoint but haven't properly loaded the optimizer state\n2. You're using "
         "last_epoch >= 0 for a fresh training run (not recommended)"
     )
+
+
+class _NumpyAugment(tc.utils.data.Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> int:
+        return int(np.random.randint(1000))
+
+
+def test_workers_seed_numpy_as_pytorchs() -> None:
+    # PyTorch seeds NumPy's global stream in each worker from the base seed and the worker
+    # id; without it every worker repeats the parent's NumPy draws (the duplicated
+    # augmentation bug). Values recorded from PyTorch 2.13.
+    g = tc.Generator().manual_seed(123)
+    dl = DataLoader(_NumpyAugment(), batch_size=2, num_workers=2, generator=g)
+    assert [b.tolist() for b in dl] == [[437, 746], [579, 596]]
+    assert [b.tolist() for b in dl] == [[392, 298], [835, 317]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import random
+import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
@@ -97,6 +98,14 @@ def _worker_loop(
     global _worker_info
     tc_random.manual_seed(seed)
     random.seed(seed)
+    np = sys.modules.get("numpy")  # (loaded by the program: tensorcore does not import it)
+    if np is not None:
+        # As PyTorch's workers do: NumPy's global stream seeded from the base seed and the
+        # worker's id (NumPy's SeedSequence of those words), so that the workers' NumPy
+        # augmentations differ from each other's and from one epoch to the next.
+        base = seed - worker_id
+        words = [worker_id, base & 0xFFFFFFFF, base >> 32, 0]
+        np.random.seed(np.random.SeedSequence(words).generate_state(4))
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     try:
         if init_fn is not None:
