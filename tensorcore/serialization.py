@@ -169,7 +169,7 @@ def load(
         weights_only = False
     for key in pickle_load_args:
         if key != "encoding":
-            raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument {key!r}")
+            raise TypeError(f"load() got an unexpected keyword argument {key!r}")
     if pickle_load_args and weights_only is not False:
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     if mmap and not isinstance(f, (str, os.PathLike)):
