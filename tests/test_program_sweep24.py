@@ -20,6 +20,8 @@ import tensorcore as tc
 from tensorcore import nn
 from tensorcore.utils import checkpoint as ckpt
 from tensorcore.utils.data import DataLoader
+from tensorcore.utils.tensorboard import SummaryWriter
+from tensorcore.utils.tensorboard._graph import graph_def
 
 
 def test_persistent_workers_keep_their_seed_between_epochs() -> None:
@@ -418,3 +420,83 @@ def test_workers_seed_numpy_as_pytorchs() -> None:
     dl = DataLoader(_NumpyAugment(), batch_size=2, num_workers=2, generator=g)
     assert [b.tolist() for b in dl] == [[437, 746], [579, 596]]
     assert [b.tolist() for b in dl] == [[392, 298], [835, 317]]
+
+
+def _fields(data: bytes) -> list[tuple[int, Any]]:
+    """The (field number, value) pairs of an encoded protobuf message (varint and
+    length-delimited fields, what a GraphDef holds)."""
+    out, i = [], 0
+
+    def varint() -> int:
+        nonlocal i
+        n = shift = 0
+        while True:
+            b = data[i]
+            i += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return n
+
+    while i < len(data):
+        key = varint()
+        if key & 7 == 0:
+            out.append((key >> 3, varint()))
+        else:
+            n = varint()
+            out.append((key >> 3, data[i : i + n]))
+            i += n
+    return out
+
+
+def test_add_graph_writes_the_recorded_operations(tmp_path: Any) -> None:
+    # The TensorBoard tutorial's writer.add_graph(net, images): PyTorch writes a trace; here
+    # the autograd graph, in the modules' scopes (PyTorch's node names for them).
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(3, 4)
+            self.head = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
+
+        def forward(self, x: tc.Tensor) -> tc.Tensor:
+            return self.head(self.fc(x).relu() + 1)
+
+    nodes = []
+    for field, node in _fields(graph_def(Net(), tc.ones(2, 3))):
+        if field == 1:
+            f = _fields(node)
+            name = next(v.decode() for k, v in f if k == 1)
+            op = next(v.decode() for k, v in f if k == 2)
+            nodes.append((name, op, [v.decode() for k, v in f if k == 3]))
+    assert nodes == [
+        ("input/x", "IO Node", []),
+        ("Net/Sequential[head]/Linear[0]/bias", "Parameter", []),
+        ("Net/Sequential[head]/Linear[0]/weight", "Parameter", []),
+        ("Net/Linear[fc]/bias", "Parameter", []),
+        ("Net/Linear[fc]/weight", "Parameter", []),
+        (
+            "Net/Linear[fc]/addmm",
+            "addmm",
+            ["input/x", "Net/Linear[fc]/weight", "Net/Linear[fc]/bias"],
+        ),
+        ("Net/relu", "relu", ["Net/Linear[fc]/addmm"]),
+        ("Net/add", "add", ["Net/relu"]),
+        (
+            "Net/Sequential[head]/Linear[0]/addmm",
+            "addmm",
+            [
+                "Net/add",
+                "Net/Sequential[head]/Linear[0]/weight",
+                "Net/Sequential[head]/Linear[0]/bias",
+            ],
+        ),
+        (
+            "Net/Sequential[head]/Sigmoid[1]/sigmoid",
+            "sigmoid",
+            ["Net/Sequential[head]/Linear[0]/addmm"],
+        ),
+        ("output/output.1", "IO Node", ["Net/Sequential[head]/Sigmoid[1]/sigmoid"]),
+    ]
+    with SummaryWriter(tmp_path) as w:
+        w.add_graph(Net(), tc.ones(2, 3))
+    assert any(p.name.startswith("events.out.tfevents") for p in tmp_path.iterdir())
