@@ -533,7 +533,7 @@ def write(obj: Any, f: Any) -> None:
         f.write(safetensors.serialize(specs, metadata=metadata))
 
 
-def read(f: Any, map_location: Any, weights_only: bool) -> Any:
+def read(f: Any, map_location: Any, weights_only: bool | None) -> Any:
     """:func:`tensorcore.load`."""
     if weights_only is not None and type(weights_only) is not bool:
         raise TypeError(

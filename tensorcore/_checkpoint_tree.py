@@ -107,7 +107,7 @@ def encode(obj: Any, tensor_id: Callable[[Tensor, tuple[Any, ...]], int]) -> Any
         try:
             if tag in ("list", "tuple"):
                 return {tag: [enc(v, (*path, i)) for i, v in enumerate(x)]}
-            items = []
+            items: list[Any] = []
             for k, v in x.items():
                 if type(k) not in _SCALARS:
                     what = f"a dict key of type '{type(k).__qualname__}' in {_where(path)}"
@@ -117,6 +117,12 @@ def encode(obj: Any, tensor_id: Callable[[Tensor, tuple[Any, ...]], int]) -> Any
                         what,
                     )
                 items.append([_float(k) if type(k) is float else k, enc(v, (*path, k))])
+            attrs = vars(x) if tag == "odict" else None
+            if attrs:
+                # A state dict's ``_metadata`` (each module's ``_version``, which its
+                # ``_load_from_state_dict`` reads), kept as pickling an OrderedDict keeps it.
+                named = [[str(a), enc(v, (*path, a))] for a, v in attrs.items()]
+                return {"odict_attrs": [items, named]}
             return {tag: items}
         finally:
             active.discard(id(x))
@@ -196,6 +202,15 @@ def decode(node: Any, tensor: Callable[[int], Tensor]) -> Any:
                 raise ValueError(f"a {kind} node does not hold [key, value] pairs: {value!r:.80}")
             pairs = [(key(k), dec(v, depth + 1)) for k, v in value]
             return dict(pairs) if kind == "dict" else OrderedDict(pairs)
+        if kind == "odict_attrs":
+            if type(value) is not list or len(value) != 2:
+                raise ValueError(f"an odict_attrs node is not [pairs, attributes]: {value!r:.80}")
+            out = dec({"odict": value[0]}, depth)
+            attrs = dec({"dict": value[1]}, depth)
+            if any(type(a) is not str for a in attrs):
+                raise ValueError(f"an attribute name is not a string: {value[1]!r:.80}")
+            out.__dict__.update(attrs)
+            return out
         raise ValueError(f"unknown object kind {kind!r:.80}")
 
     return dec(node, 0)

@@ -15,6 +15,7 @@ from . import dtypes as _dt
 from ._format import format_tensor
 from ._memory_format import is_contiguous_in
 from ._operator_methods import OperatorMethods
+from ._storage import INFERENCE
 from .layouts import contiguous_format, layout, memory_format, strided
 
 _FLOATING_CATEGORY = _dt.FLOATING
@@ -132,6 +133,24 @@ def make_tensor(
     t._version_counter = None
     t._view_meta = None
     return t
+
+
+#: The attribute that marks an error as worded by PyTorch in full, to be raised without the
+#: ``name(): `` prefix an operator's errors get (``ops._validate.keep_message`` sets it).
+KEEP_MESSAGE = "_tensorcore_keep_message"
+
+
+def refuse_inference_write(storage: Storage) -> None:
+    """PyTorch's refusal of an in-place write to an inference tensor (one made in
+    ``inference_mode``) outside that mode."""
+    if storage.inference and not (INFERENCE[0] and INFERENCE[1]()):
+        exc = RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
+        setattr(exc, KEEP_MESSAGE, True)
+        raise exc
 
 
 class Tensor(OperatorMethods):
@@ -427,6 +446,10 @@ class Tensor(OperatorMethods):
                 vc = self._native
                 if not hasattr(vc, "version"):
                     return
+            elif vc.inference:
+                # As PyTorch's, whose inference tensors have no version counter to bump
+                # (raised after the write, as there).
+                refuse_inference_write(vc)
         vc.version += 1
 
     # ------------------------------------------------------------ Python protocol

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ._storage import VersionCounter
-from ._tensor import Tensor, cpp_name, make_tensor, torch_name
+from ._tensor import KEEP_MESSAGE, Tensor, cpp_name, make_tensor, torch_name
+from .autograd import grad_mode as _grad_mode
 from .autograd.graph import current_grad_fn
 from .autograd.graph import requires_grad as _public_rg
 from .ops._validate import checked
@@ -42,6 +43,12 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """
     if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if requires_grad and is_inference(self) and not _grad_mode.is_inference_mode_enabled():
+        exc = RuntimeError(
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+        )
+        setattr(exc, KEEP_MESSAGE, True)  # (PyTorch's words, without the method's name)
+        raise exc
     if not requires_grad and self._grad_fn is not None:
         raise RuntimeError(
             "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -116,7 +123,10 @@ def detach(self: Tensor) -> Tensor:
     >>> x.detach().requires_grad
     False
     """
-    return _alias(self, self._version_counter)
+    vc = self._version_counter
+    if vc is None and is_inference(self) and not _grad_mode.is_inference_mode_enabled():
+        vc = VersionCounter()  # (PyTorch's detach of one may be written to, as .data)
+    return _alias(self, vc)
 
 
 def _get_data(self: Tensor) -> Tensor:

@@ -22,7 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from . import dtypes as dt
-from ._tensor import Size, Tensor, contiguous_strides, make_tensor, torch_name
+from ._tensor import (
+    Size,
+    Tensor,
+    contiguous_strides,
+    make_tensor,
+    refuse_inference_write,
+    torch_name,
+)
 from ._tensor_set import set_
 from .ops import functions as ops
 
@@ -347,6 +354,7 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     storage = self._storage
     if storage is None:
         raise NotImplementedError(f"resize_ is not supported for tensors of layout {self._layout}")
+    refuse_inference_write(storage)  # (before the storage is replaced)
     need = self._offset + math.prod(shape)
     if need > storage.size():
         fresh = ops.empty(need, dtype=self._dtype, device=self._device)

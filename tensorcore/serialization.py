@@ -23,6 +23,8 @@ names, dtypes and values; a plain safetensors file written by them loads as a
 from __future__ import annotations
 
 import os
+import pickle
+import warnings
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -41,7 +43,14 @@ __all__ = [
 ]
 
 
-def save(obj: Any, f: str | os.PathLike[str] | Any) -> None:
+def save(
+    obj: Any,
+    f: str | os.PathLike[str] | Any,
+    pickle_module: Any = pickle,
+    pickle_protocol: int = 2,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
     """Save ``obj`` to ``f`` in the safetensors format: a tensor, dicts, lists and tuples of
     tensors, numbers and strings (a state dict, a checkpoint) as data only; any other
     picklable object (a whole module, an optimizer) pickled around its tensors.
@@ -81,7 +90,12 @@ def save(obj: Any, f: str | os.PathLike[str] | Any) -> None:
     >>> _ = buf.seek(0)
     >>> tc.load(buf, weights_only=False)
     Linear(in_features=2, out_features=1, bias=True)
+
+    PyTorch's other arguments are accepted, as its scripts pass them
+    (``_use_new_zipfile_serialization=False`` above all), and change nothing: the file is
+    always this format, whose pickled part Python's ``pickle`` writes at its own protocol.
     """
+    del pickle_module, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record
     # The implementation (json, ctypes, safetensors, the weights-only unpickler) is imported
     # on first use, so that ``import tensorcore`` does not pay for it (nor imports tc.nn).
     from ._checkpoint import write
@@ -90,7 +104,13 @@ def save(obj: Any, f: str | os.PathLike[str] | Any) -> None:
 
 
 def load(
-    f: str | os.PathLike[str] | Any, map_location: Any = None, *, weights_only: bool = True
+    f: str | os.PathLike[str] | Any,
+    map_location: Any = None,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args: Any,
 ) -> Any:
     """Load an object saved with :func:`save`, or any safetensors file, from ``f``.
 
@@ -115,7 +135,11 @@ def load(
     contract) or None for the saved location.
 
     ``weights_only`` False allows unpickling (files of pickled objects); True or None
-    (PyTorch's default, which means True) allows data only.
+    (PyTorch's default, which means True) allows data only. As in PyTorch, naming a
+    ``pickle_module`` makes the default False and refuses True (the file is still read by
+    Python's ``pickle``); ``pickle_load_args`` (``encoding``, for Python 2 pickles, which
+    tensorcore files never hold) only warn unless ``weights_only=False``; ``mmap`` needs a
+    path, and reads it as without.
 
     Raises ``ValueError`` naming the file and the problem for a corrupt, truncated or
     malformed file, and ``RuntimeError`` for tensors on a device (or of a layout) that no
@@ -137,6 +161,19 @@ def load(
     """
     from ._checkpoint import read
 
+    if pickle_module is not None:
+        if weights_only:
+            raise RuntimeError(
+                "Can not safely load weights when explicit pickle_module is specified"
+            )
+        weights_only = False
+    for key in pickle_load_args:
+        if key != "encoding":
+            raise TypeError(f"load() got an unexpected keyword argument {key!r}")
+    if pickle_load_args and weights_only is not False:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     return read(f, map_location, weights_only)
 
 

@@ -75,7 +75,7 @@ def test_tensor_dataset_subset_concat() -> None:
     assert len(ds) == 10
     x, y = ds[3]
     assert x.tolist() == [9.0, 10.0, 11.0] and y.item() == 3
-    with pytest.raises(ValueError, match="Size mismatch between tensors"):
+    with pytest.raises(AssertionError, match="Size mismatch between tensors"):
         data.TensorDataset(tc.ones(3), tc.ones(4))
     sub = data.Subset(ds, [4, 1])
     assert len(sub) == 2 and sub[1][1].item() == 1

@@ -401,7 +401,7 @@ def test_file_writer_and_purge_step(tmp_path: Any) -> None:
     assert start[2] == [7] and _parse(start[7][0])[1] == [1]  # SessionLog START
 
 
-@pytest.mark.parametrize("method", ["add_graph", "add_mesh", "add_video"])
+@pytest.mark.parametrize("method", ["add_mesh", "add_video"])
 def test_unsupported_methods_say_so(tmp_path: Any, method: str) -> None:
     with SummaryWriter(str(tmp_path)) as w, pytest.raises(NotImplementedError, match="tensorcore"):
         getattr(w, method)("t", tc.ones(1, 1, 3, 2, 2))

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import Size, adopt_base_grad
+from .._tensor import KEEP_MESSAGE, Size, adopt_base_grad
 from .._tensor import make_tensor as _make_tensor
 from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
@@ -129,6 +129,15 @@ class _Packed:
         self.acc = acc
 
 
+#: PyTorch's refusal to save an inference tensor (made in ``inference_mode``) for backward.
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+    "of `torch.inference_mode()`."
+)
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
@@ -141,6 +150,10 @@ class SavedTensor:
 
     def __init__(self, t: Tensor, is_output: bool, node_name: str, output_nr: int = 0) -> None:
         st = t._storage
+        if st is not None and st.inference:
+            exc = RuntimeError(INFERENCE_SAVED)
+            setattr(exc, KEEP_MESSAGE, True)
+            raise exc
         vc = t._version_counter
         if vc is not None:
             self.version = vc.version

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from .. import dtypes as dt
 from .. import overrides as _overrides
-from .._tensor import Tensor
+from .._tensor import KEEP_MESSAGE, Tensor
 from ..devices import device as _device
 from ..devices import get_default_device
 from ..layouts import layout as _layout
@@ -494,7 +494,7 @@ def names_op(message: str, name: str) -> bool:
 _PYTHON_MODULES = frozenset({"linalg"})
 
 
-_KEEP = "_tensorcore_keep_message"
+_KEEP = KEEP_MESSAGE
 
 
 def keep_message(exc: BaseException) -> None:

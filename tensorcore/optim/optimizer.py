@@ -287,14 +287,17 @@ class Optimizer:
             return
 
         def hooked(self: Optimizer, *args: Any, **kw: Any) -> Any:
-            for hook in list(self._step_pre_hooks.values()):
+            # A wrapper that skips Optimizer.__init__ (timm's Lookahead shares its base's
+            # groups and state) has no hooks of its own: its step runs all the same.
+            no_hooks: dict[int, Any] = {}
+            for hook in list(self.__dict__.get("_step_pre_hooks", no_hooks).values()):
                 res = hook(self, args, kw)
                 if res is not None:
                     args, kw = res
             out = step(self, *args, **kw)
             self._opt_called = True  # (a schedule stepped before this warns, as PyTorch's)
             _persist(self)
-            for hook in list(self._step_post_hooks.values()):
+            for hook in list(self.__dict__.get("_step_post_hooks", no_hooks).values()):
                 hook(self, args, kw)
             return out
 

@@ -36,8 +36,10 @@ tensorcore.Size([3, 3])
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .._tensor import Tensor
@@ -47,7 +49,17 @@ from ..autograd.function import Function, FunctionCtx
 from ..ops import functions as ops
 from ..random import RngStates, _get_states, _set_states
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = [
+    "CheckpointPolicy",
+    "DefaultDeviceType",
+    "checkpoint",
+    "checkpoint_sequential",
+    "create_selective_checkpoint_contexts",
+    "detach_variable",
+    "noop_context_fn",
+    "set_checkpoint_debug_enabled",
+    "set_checkpoint_early_stop",
+]
 
 _PASS_USE_REENTRANT = (
     "{where}: the use_reentrant parameter should be passed explicitly. use_reentrant=False is "
@@ -57,10 +69,19 @@ _PASS_USE_REENTRANT = (
 )
 
 
+def noop_context_fn() -> tuple[contextlib.AbstractContextManager[Any], ...]:
+    """The default ``context_fn`` of :func:`checkpoint`: two contexts that do nothing."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
 def checkpoint(
     function: Callable[..., Any],
     *args: Any,
     use_reentrant: bool | None = None,
+    context_fn: Callable[[], tuple[Any, ...]] = noop_context_fn,
+    determinism_check: str = "default",
+    debug: bool = False,
+    early_stop: bool = True,
     preserve_rng_state: bool = True,
     **kwargs: Any,
 ) -> Any:
@@ -77,6 +98,13 @@ def checkpoint(
     use_reentrant : bool, optional
         PyTorch's variant switch (see the module's docstring); ``None`` warns, as PyTorch
         does, and means True.
+    context_fn : callable
+        ``use_reentrant=False`` only: returns two context managers, the first entered around
+        the forward run and the second around the recomputation (PyTorch's hook for
+        selective checkpointing, :func:`create_selective_checkpoint_contexts`).
+    determinism_check, debug, early_stop
+        PyTorch's switches, checked and accepted: ``"default"`` or ``"none"``; ``debug``
+        only with ``use_reentrant=False``. tensorcore recomputes the whole region either way.
     preserve_rng_state : bool
         Rewind the default random streams (the CPU one and those of the arguments' devices)
         before recomputing, so that random operators draw the same numbers.
@@ -103,7 +131,15 @@ def checkpoint(
             stacklevel=2,
         )
         use_reentrant = True
+    if determinism_check not in ("default", "none"):
+        raise ValueError(
+            f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
+        )
     if use_reentrant:
+        if context_fn is not noop_context_fn or debug:
+            raise ValueError(
+                "Passing `context_fn` or `debug` is only supported when use_reentrant=False."
+            )
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         if grad_mode.is_grad_enabled() and not any(
@@ -114,11 +150,13 @@ def checkpoint(
                 UserWarning,
                 stacklevel=2,
             )
-        return _Checkpoint.apply(function, kwargs, preserve_rng_state, None, *args)
+        return _Checkpoint.apply(function, kwargs, preserve_rng_state, None, None, *args)
     # A tensor that requires grad, so that the node is recorded (and the parameters inside
     # ``function`` reached on the backward pass) when no argument requires grad.
     anchor = ops.empty(0, requires_grad=True) if grad_mode.is_grad_enabled() else None
-    return _Checkpoint.apply(function, kwargs, preserve_rng_state, anchor, *args)
+    forward_ctx, recompute_ctx = context_fn()
+    with forward_ctx:
+        return _Checkpoint.apply(function, kwargs, preserve_rng_state, recompute_ctx, anchor, *args)
 
 
 class _Checkpoint(Function):
@@ -131,10 +169,12 @@ class _Checkpoint(Function):
         function: Callable[..., Any],
         kwargs: dict[str, Any],
         preserve_rng_state: bool,
+        recompute_ctx: Any,
         anchor: Any,
         *args: Any,
     ) -> Any:
         ctx.function, ctx.kwargs = function, kwargs  # type: ignore[attr-defined]
+        ctx.recompute_ctx = recompute_ctx or contextlib.nullcontext()  # type: ignore[attr-defined]
         ctx.rng = _rng_states(args) if preserve_rng_state else None  # type: ignore[attr-defined]
         tensors = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.tensor_indices = tensors  # type: ignore[attr-defined]
@@ -158,7 +198,7 @@ class _Checkpoint(Function):
         try:
             if rng is not None:
                 _set_states(rng)
-            with grad_mode.enable_grad():
+            with grad_mode.enable_grad(), ctx.recompute_ctx:  # type: ignore[attr-defined]
                 outputs = ctx.function(*args, **ctx.kwargs)  # type: ignore[attr-defined]
         finally:
             if now is not None:
@@ -176,7 +216,7 @@ class _Checkpoint(Function):
         _backward([o for o, _ in pairs], [g for _, g in pairs])
         grads = iter(d.grad if d.requires_grad else None for d in inputs)
         tensors = set(ctx.tensor_indices)  # type: ignore[attr-defined]
-        return (None, None, None, None) + tuple(
+        return (None, None, None, None, None) + tuple(
             next(grads) if i in tensors else None for i in range(len(args))
         )
 
@@ -233,3 +273,100 @@ def checkpoint_sequential(
             run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve
         )
     return run(end + 1, len(fns) - 1)(input)
+
+
+def detach_variable(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Each tensor of ``inputs`` detached, keeping its ``requires_grad`` (other values as
+    given), as code written for the reentrant checkpoint calls it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.utils.checkpoint import detach_variable
+    >>> x = tc.ones(2, requires_grad=True) * 2
+    >>> d, n = detach_variable((x, 3))
+    >>> d.grad_fn is None, d.requires_grad, n
+    (True, True, 3)
+    """
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(
+            "Only tuple of tensors is supported. Got Unsupported input type: "
+            + type(inputs).__name__
+        )
+    out = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            d = x.detach()
+            d.requires_grad = x.requires_grad
+            x = d
+        out.append(x)
+    return tuple(out)
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an operator's output: save it, or recompute
+    it in the backward pass (a preference or a must)."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+def create_selective_checkpoint_contexts(
+    policy_fn_or_list: Any, allow_cache_entry_mutation: bool = False
+) -> tuple[contextlib.AbstractContextManager[Any], ...]:
+    """The ``context_fn`` contexts of PyTorch's selective checkpointing, for
+    ``checkpoint(..., use_reentrant=False, context_fn=partial(this, policy))``.
+
+    tensorcore checks the policy (a callable ``policy(ctx, op, *args, **kwargs)`` or a list
+    of operators to save) and then recomputes the whole region: saving an output is
+    PyTorch's optimisation, and the random streams are rewound before recomputing, so the
+    values and gradients are the same.
+    """
+    if not (callable(policy_fn_or_list) or isinstance(policy_fn_or_list, list)):
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+_flags = {"early_stop": True, "debug": None}
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
+    """PyTorch's switch for stopping a recomputation once the saved tensors it needs are
+    back; accepted (tensorcore recomputes the whole region)."""
+    prev, _flags["early_stop"] = _flags["early_stop"], enable
+    try:
+        yield
+    finally:
+        _flags["early_stop"] = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
+    """PyTorch's switch for checkpoint's debug traces; accepted."""
+    prev, _flags["debug"] = _flags["debug"], enabled
+    try:
+        yield
+    finally:
+        _flags["debug"] = prev
+
+
+class DefaultDeviceType:
+    """The device type whose random stream checkpoint rewinds besides the CPU's (PyTorch's
+    setting; tensorcore rewinds the CPU's and those of the arguments' devices)."""
+
+    _default_device_type = "cpu"
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        """Set the default device type."""
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        """The default device type."""
+        return DefaultDeviceType._default_device_type

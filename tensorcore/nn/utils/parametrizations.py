@@ -13,6 +13,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 from ... import linalg
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -63,9 +65,8 @@ class _WeightNorm(Module):
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
     """Reparametrize ``module.<name>`` as ``g * v / ||v||`` (the norm over every dim but
     ``dim``; ``dim=None``: over the whole tensor), storing ``g`` as ``original0`` and ``v`` as
-    ``original1``. (PyTorch also loads a state dict of the older
-    :func:`tensorcore.nn.utils.weight_norm`, ``weight_g``/``weight_v``, into it; tensorcore's
-    modules have no load-state-dict hooks yet, so rename those keys.)
+    ``original1``. As in PyTorch, a state dict of the older
+    :func:`tensorcore.nn.utils.weight_norm` (``weight_g``/``weight_v``) loads into it.
 
     Examples
     --------
@@ -76,6 +77,15 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     tensorcore.Size([3, 1])
     """
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def old_keys(state_dict: dict[str, Any], prefix: str, *rest: Any) -> None:
+        # A checkpoint of the hook-based weight_norm: its g and v are original0 and 1.
+        g, v = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g in state_dict and v in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v)
+
+    module._register_load_state_dict_pre_hook(old_keys)
     return module
 
 

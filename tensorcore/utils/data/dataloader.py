@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import random
+import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
@@ -97,6 +98,14 @@ def _worker_loop(
     global _worker_info
     tc_random.manual_seed(seed)
     random.seed(seed)
+    np = sys.modules.get("numpy")  # (loaded by the program: tensorcore does not import it)
+    if np is not None:
+        # As PyTorch's workers do: NumPy's global stream seeded from the base seed and the
+        # worker's id (NumPy's SeedSequence of those words), so that the workers' NumPy
+        # augmentations differ from each other's and from one epoch to the next.
+        base = seed - worker_id
+        words = [worker_id, base & 0xFFFFFFFF, base >> 32, 0]
+        np.random.seed(np.random.SeedSequence(words).generate_state(4))
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     try:
         if init_fn is not None:
@@ -225,7 +234,8 @@ class DataLoader:
         self.pin_memory, self.timeout = pin_memory, timeout
         self.pin_memory_device = pin_memory_device
         self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
+        self.multiprocessing_context = _start_context(multiprocessing_context, num_workers)
+        self.in_order = in_order  # (batches always come in order, which out of order allows)
         self.persistent_workers = persistent_workers
         self.generator = generator
         self._pool: _WorkerPool | None = None  # the persistent workers, once started
@@ -297,7 +307,13 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         # Every epoch draws the workers' base seed first (also without workers), as
         # PyTorch's loader iterators do: a seeded generator then shuffles as it does there.
-        base_seed = int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
+        # Persistent workers that live on keep their seed, and there no draw is made.
+        pool = self._pool
+        base_seed = (
+            -1
+            if pool is not None and pool.healthy()
+            else int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
+        )
         pinning = self._pinning()
         batches = (
             self._single_process() if self.num_workers == 0 else self._multi_process(base_seed)
@@ -370,6 +386,8 @@ class DataLoader:
             pool.shutdown()
             pool = self._pool = None
         if pool is None:
+            if base_seed < 0:  # (the kept workers died since iter() looked)
+                base_seed = int(ops.randint(0, 2**63, (1,), generator=self.generator).item())
             pool = _WorkerPool(self, base_seed)
             if self.persistent_workers:
                 self._pool = pool
@@ -449,17 +467,39 @@ class DataLoader:
             submit()
 
 
+def _start_context(ctx: Any, num_workers: int) -> Any:
+    """The ``multiprocessing_context`` argument as PyTorch keeps it: a start method's name
+    becomes its context; refused without workers."""
+    if ctx is None:
+        return None
+    if num_workers == 0:
+        raise ValueError(
+            "multiprocessing_context can only be used with multi-process loading (num_workers "
+            f"> 0), but got num_workers={num_workers}"
+        )
+    if isinstance(ctx, str):
+        methods = multiprocessing.get_all_start_methods()
+        if ctx not in methods:
+            raise ValueError(
+                "multiprocessing_context option should specify a valid start method in "
+                f"{methods!r}, but got multiprocessing_context={ctx!r}"
+            )
+        ctx = multiprocessing.get_context(ctx)
+    if not isinstance(ctx, multiprocessing.context.BaseContext):
+        raise TypeError(
+            "multiprocessing_context option should be a valid context object or a string "
+            f"specifying the start method, but got multiprocessing_context={ctx}"
+        )
+    return ctx
+
+
 class _WorkerPool:
     """A loader's worker processes and their queues: for one epoch, or kept across epochs
     (``persistent_workers``), each epoch's tasks then tagged with its number so that results
     of an epoch left early are recognised and dropped."""
 
     def __init__(self, loader: DataLoader, base_seed: int) -> None:
-        ctx = loader.multiprocessing_context
-        if ctx is None:
-            ctx = multiprocessing.get_context()
-        elif isinstance(ctx, str):
-            ctx = multiprocessing.get_context(ctx)
+        ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self.epoch = 0
         self.results = ctx.Queue()
         self.index_queues: list[Any] = []

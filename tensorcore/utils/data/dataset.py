@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Sequence
+from abc import abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..._tensor import Tensor
@@ -37,10 +38,12 @@ class Dataset(Generic[T_co]):
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T_co]):
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
     """A dataset that is an iterable of samples (a stream); with worker processes, each
-    worker iterates its own copy (split the stream with ``get_worker_info()``)."""
+    worker iterates its own copy (split the stream with ``get_worker_info()``). As in
+    PyTorch, it is an abstract ``Iterable``: a class without ``__iter__`` cannot be made."""
 
+    @abstractmethod
     def __iter__(self) -> Iterator[T_co]:
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
@@ -64,7 +67,7 @@ class TensorDataset(Dataset[tuple[Tensor, ...]]):
             raise TypeError("TensorDataset takes tensors")
         n = tensors[0].shape[0] if tensors[0].ndim else None
         if n is None or any(t.ndim == 0 or t.shape[0] != n for t in tensors):
-            raise ValueError("Size mismatch between tensors")
+            raise AssertionError("Size mismatch between tensors")  # (PyTorch's assert)
         self.tensors = tensors
 
     def __getitem__(self, index: Any) -> tuple[Tensor, ...]:

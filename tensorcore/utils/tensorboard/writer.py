@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _convert, _embedding, _proto, _summary
+from ._graph import graph_def
 from ._record import EventFile
 
 __all__ = ["FileWriter", "SummaryWriter"]
@@ -87,7 +88,13 @@ class FileWriter:
         self.add_event(_proto.bytes_field(5, _encoded(summary)), global_step, walltime)
 
     def add_graph(self, graph_profile: Any, walltime: float | None = None) -> None:
-        raise NotImplementedError(_NO_GRAPH)
+        """Add a graph: ``graph_profile`` is ``(GraphDef, RunMetadata)``, each encoded (bytes)
+        or a protobuf message, as PyTorch's ``FileWriter.add_graph`` takes it (the run
+        metadata is tagged ``step1``, as there)."""
+        graph, run_metadata = graph_profile
+        self.add_event(_proto.bytes_field(4, _encoded(graph)), None, walltime)
+        tagged = _proto.string_field(1, "step1") + _proto.bytes_field(2, _encoded(run_metadata))
+        self.add_event(_proto.bytes_field(8, tagged), None, walltime)
 
     def add_onnx_graph(self, graph: Any, walltime: float | None = None) -> None:
         raise NotImplementedError(_NO_GRAPH)
@@ -107,8 +114,8 @@ class FileWriter:
 
 
 _NO_GRAPH = (
-    "tensorcore's SummaryWriter does not write model graphs: TensorBoard's graph plugin "
-    "reads a TorchScript/GraphDef trace, which tensorcore does not produce"
+    "tensorcore's SummaryWriter does not write ONNX graphs: it has no ONNX export; "
+    "add_graph(model, input) writes the model's graph"
 )
 
 
@@ -625,9 +632,24 @@ class SummaryWriter:
         verbose: bool = False,
         use_strict_trace: bool = True,
     ) -> None:
-        """Not supported: raises ``NotImplementedError`` (TensorBoard's graph plugin reads a
-        traced graph, which tensorcore does not produce)."""
-        raise NotImplementedError(_NO_GRAPH)
+        """Write the graph of ``model(*input_to_model)`` (a tensor or a tuple of them) for
+        TensorBoard's graph plugin. PyTorch writes a TorchScript trace; tensorcore writes the
+        operations recorded by autograd, named in the scopes of the modules that ran them
+        (``Net/Linear[fc]/addmm``); ``verbose`` and ``use_strict_trace`` change nothing.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import tensorcore as tc
+        >>> from tensorcore.utils.tensorboard import SummaryWriter
+        >>> with tempfile.TemporaryDirectory() as d, SummaryWriter(d) as w:
+        ...     w.add_graph(tc.nn.Sequential(tc.nn.Linear(3, 2), tc.nn.ReLU()), tc.ones(1, 3))
+        """
+        # RunMetadata: step_stats 1 (StepStats: dev_stats 1, DeviceStepStats: device 1)
+        stats = _proto.bytes_field(
+            1, _proto.bytes_field(1, _proto.string_field(1, "/device:CPU:0"))
+        )
+        self._get_file_writer().add_graph((graph_def(model, input_to_model), stats))
 
     def add_onnx_graph(self, prototxt: Any) -> None:
         """Not supported: raises ``NotImplementedError``."""
