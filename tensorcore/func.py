@@ -24,6 +24,8 @@ implementation, which none of the results depend on:
 from __future__ import annotations
 
 import contextlib
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -32,6 +34,7 @@ from ._func_more import functionalize, replace_all_batch_norm_modules_
 from ._tensor import Tensor
 from .autograd import grad_mode
 from .autograd.engine import grad as _autograd_grad
+from .autograd.graph import AccumulateGrad
 from .ops import functions as ops
 from .random import _vmap_randomness
 
@@ -356,16 +359,74 @@ def _nested(t: Any) -> bool:
     return isinstance(t, Tensor) and t.requires_grad
 
 
-def _prepare(x: Any) -> Any:
+class _Depth(threading.local):
+    """How many autograd transforms are running their function on this thread."""
+
+    n = 0
+
+
+_depth = _Depth()
+# The depth of the transform that made each fresh leaf for its inputs, by the leaf's id
+# while it lives (keyed by id: a tensor's == is elementwise, unfit for a weak dict).
+_FRESH: dict[int, tuple[weakref.ref[Tensor], int]] = {}
+
+
+def _forget(key: int) -> Callable[[Any], object]:
+    return lambda _: _FRESH.pop(key, None)
+
+
+@contextlib.contextmanager
+def _running(level: int) -> Any:
+    """The transform of depth ``level`` runs its function (a transform it calls is deeper)."""
+    before, _depth.n = _depth.n, level
+    try:
+        yield
+    finally:
+        _depth.n = before
+
+
+def _keeps_graph(outer_on: bool, primals: Any, results: Any, level: int) -> bool:
+    """Whether the results of the transform of depth ``level`` stay on its caller's autograd
+    graph (PyTorch's outer level records them): grad mode was on at the call, and a primal
+    requires grad or the results depend on a tensor that requires grad other than the fresh
+    leaves of this transform and of those it called: a module's parameters or an outer
+    transform's input, closed over (``jacrev(model)(x)`` in a loss, ``grad`` inside
+    ``grad``)."""
+    if not outer_on:
+        return False
+    if any(_nested(t) for a in primals for t in _flatten(a)[0]):
+        return True
+    seen: set[int] = set()
+    stack = [t.grad_fn for t in _flatten(results)[0] if isinstance(t, Tensor) and t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            leaf = node.variable
+            if leaf is not None and _FRESH.get(id(leaf), (None, 0))[1] < level:
+                return True
+            continue
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return False
+
+
+def _prepare(x: Any, level: int) -> Any:
     """A differentiable stand-in for each tensor leaf of ``x``: an alias when ``x`` is already
-    tracked (an outer transform differentiates through this one), else a fresh leaf."""
+    tracked (an outer transform differentiates through this one), else a fresh leaf of the
+    transform of depth ``level``."""
 
     def one(t: Any) -> Any:
         if not isinstance(t, Tensor):
             return t
         if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        return t.view_as(t) if t.requires_grad else t.detach().requires_grad_()
+        if t.requires_grad:
+            return t.view_as(t)
+        leaf = t.detach().requires_grad_()
+        _FRESH[id(leaf)] = (weakref.ref(leaf, _forget(id(leaf))), level)
+        return leaf
 
     return _map(one, x)
 
@@ -443,12 +504,14 @@ def grad_and_value(
 
     def wrapped(*call_args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(call_args), "grad_and_value")
-        keep = any(_nested(t) for a in call_args for t in _flatten(a)[0])
+        outer_on, level = grad_mode.is_grad_enabled(), _depth.n + 1
         args = list(call_args)
         for a in nums:
-            args[a] = _prepare(args[a])
+            args[a] = _prepare(args[a], level)
         with grad_mode.enable_grad():
-            out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
+            with _running(level):
+                result = func(*args, **kwargs)
+            out, aux = _split_aux(result, has_aux, "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
                 raise RuntimeError(
                     "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -461,6 +524,7 @@ def grad_and_value(
                     "jacrev APIs instead?"
                 )
             leaves = [t for a in nums for t in _flatten(args[a])[0] if isinstance(t, Tensor)]
+            keep = _keeps_graph(outer_on, call_args, (out, aux), level)
             gs = iter(_grads([out], leaves, [None], keep))
         per_arg = [
             _map(lambda t: next(gs) if isinstance(t, Tensor) else None, args[a]) for a in nums
@@ -509,12 +573,21 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     >>> vjp_fn(tc.ones(2))
     (tensor([2., 6.]),)
     """
-    keep = any(_nested(t) for a in primals for t in _flatten(a)[0])
-    prepared = [_prepare(p) for p in primals]
-    with grad_mode.enable_grad():
+    value, vjp_fn, aux, _ = _vjp(func, primals, has_aux)
+    if has_aux:
+        return value, vjp_fn, aux
+    return value, vjp_fn
+
+
+def _vjp(func: Callable[..., Any], primals: Any, has_aux: bool) -> tuple[Any, Any, Any, bool]:
+    """:func:`vjp`'s ``(output, vjp_fn, aux)`` and whether they stay on the caller's graph."""
+    outer_on, level = grad_mode.is_grad_enabled(), _depth.n + 1
+    prepared = [_prepare(p, level) for p in primals]
+    with grad_mode.enable_grad(), _running(level):
         out, aux = _split_aux(func(*prepared), has_aux, "vjp(f, *primals)")
     flat_out, _ = _tensor_outputs(out, "vjp(f, *primals)")
     leaves = [t for p in prepared for t in _flatten(p)[0] if isinstance(t, Tensor)]
+    keep = _keeps_graph(outer_on, primals, (out, aux), level)
 
     def vjp_fn(
         cotangents: Any, *, retain_graph: bool = True, create_graph: bool | None = None
@@ -532,10 +605,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
             _map(lambda t: next(gs) if isinstance(t, Tensor) else None, p) for p in prepared
         )
 
-    value = _detach_tree(out, keep)
-    if has_aux:
-        return value, vjp_fn, _detach_tree(aux, keep)
-    return value, vjp_fn
+    return _detach_tree(out, keep), vjp_fn, _detach_tree(aux, keep), keep
 
 
 def jvp(
@@ -567,10 +637,8 @@ def jvp(
             f"must be. Got primals with structure {len(primals)} and tangents with structure "
             f"{len(tangents)}"
         )
-    res = vjp(func, *primals, has_aux=has_aux)
-    out, vjp_fn = res[0], res[1]
+    out, vjp_fn, aux, keep = _vjp(func, primals, has_aux)
     flat_out, rebuild = _flatten(out)
-    keep = any(_nested(t) for a in primals for t in _flatten(a)[0])
     # J v through two reverse passes: u -> J^T u is linear in u, and the gradient of
     # <J^T u, v> with respect to u is J v. Any u would do: ones, since a rule may take the
     # log of its gradient (logcumsumexp's), whose derivative at zero is lost; zeros where a
@@ -590,7 +658,7 @@ def jvp(
         gs = _grads(flat_back, us, flat_t, keep)
     jv = rebuild(gs if keep else [g.detach() for g in gs])
     if has_aux:
-        return out, jv, res[2]
+        return out, jv, aux
     return out, jv
 
 
@@ -612,17 +680,18 @@ def _jac(
 
     def wrapped(*args: Any) -> Any:
         nums = _argnums(argnums, len(args), name)
-        keep = any(_nested(t) for a in args for t in _flatten(a)[0])
+        outer_on, level = grad_mode.is_grad_enabled(), _depth.n + 1
         args_l = list(args)
         for a in nums:
-            args_l[a] = _prepare(args_l[a])
+            args_l[a] = _prepare(args_l[a], level)
         with grad_mode.enable_grad():
-            with guard():
+            with guard(), _running(level):
                 result = func(*args_l)
             out, aux = _split_aux(result, has_aux, f"{name}(f, ...)(*args)")
             flat_out, rebuild_out = _tensor_outputs(out, f"{name}(f, ...)(*args)")
             per_arg = [[t for t in _flatten(args_l[a])[0]] for a in nums]
             leaves = [t for ts in per_arg for t in ts if isinstance(t, Tensor)]
+            keep = _keeps_graph(outer_on, args, result, level)
             # rows[k][j]: d out_k / d leaf_j, shape out_k.shape + leaf_j.shape
             rows = []
             for o in flat_out:

@@ -213,6 +213,13 @@ def _run_backward(
                     deps[nxt] = 1
                     if nxt not in starts:
                         stack.append(nxt)
+    # With inputs, only the nodes on a path to one of them run (PyTorch's engine does the
+    # same): the history behind an input, or beside it, is not differentiated. Without this
+    # a gradient with respect to a late tensor would differentiate the whole graph before it
+    # (and, with create_graph, nested gradients would do so again at every level).
+    unneeded = _unneeded(starts, {n for n, _ in capture}) if capture else _NONE
+    for skipped in unneeded:
+        deps.pop(skipped, None)
 
     # Gradients waiting for more of their node's consumers; a node's last (most often its
     # only) consumer hands the node and its gradients to ``ready`` directly.
@@ -224,7 +231,7 @@ def _run_backward(
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     ready: list[tuple[Node, list[Any] | None]] = []
     for n in list(buffers):
-        if n not in deps:
+        if n not in deps and n not in unneeded:
             ready.append((n, buffers.pop(n)))
 
     # Storages already handed out as a .grad (or given by the caller) are never stolen.
@@ -269,7 +276,7 @@ def _run_backward(
                         node.release()
                 # (no strict= keyword: it costs 0.2 us per call on this per-node path)
                 for (nxt, nr), g in zip(node.next_functions, in_grads):  # noqa: B905
-                    if nxt is None:
+                    if nxt is None or nxt in unneeded:
                         continue
                     left = deps[nxt] - 1
                     if left == 0 and nxt not in buffers:
@@ -302,6 +309,33 @@ def _run_backward(
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
     return results
+
+
+_NONE: frozenset[Node] = frozenset()
+
+
+def _unneeded(starts: set[Node], targets: set[Node | None]) -> set[Node]:
+    """The nodes reachable from ``starts`` from which no path leads to a node of
+    ``targets``."""
+    consumers: dict[Node, list[Node]] = {}
+    seen = set(starts)
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                consumers.setdefault(nxt, []).append(node)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    needed = {t for t in targets if t in seen}
+    stack = list(needed)
+    while stack:
+        for up in consumers.get(stack.pop(), ()):
+            if up not in needed:
+                needed.add(up)
+                stack.append(up)
+    return seen - needed
 
 
 def _run_node_general(

@@ -1,0 +1,127 @@
+"""Gaps found by running scientific machine-learning programs written for PyTorch (PINNs,
+neural ODEs, Hamiltonian networks, neural operators, Gaussian processes, optimal transport,
+meta-learning) with ``import tensorcore as torch`` (the twenty-third sweep): each test pins
+PyTorch 2.13's behaviour that such a program meets."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tensorcore as tc
+from tensorcore import func
+
+F = tc.nn.functional
+
+
+# ---------------------------------------------------------------- torch.func and the caller
+def _sin_wx(w: tc.Tensor) -> object:
+    return lambda x: (x * w).sin()
+
+
+def test_func_transforms_keep_closed_over_parameters_on_the_graph() -> None:
+    # A PINN written with torch.func takes u_x = jacrev(model)(x) into its loss and calls
+    # loss.backward() for the model's parameters: the transform's result must stay on the
+    # graph of the tensors the function closes over, as PyTorch's outer autograd level keeps it.
+    xs, ws = np.array([3.0, 4.0]), np.array([1.0, 2.0])
+    # d/dw sum(diag(cos(x w) w)) = cos(x w) - x w sin(x w)
+    want = np.cos(xs * ws) - xs * ws * np.sin(xs * ws)
+    x = tc.tensor(xs)
+    cases = {
+        "jacrev": lambda f: func.jacrev(f)(x).sum(),
+        "jacfwd": lambda f: func.jacfwd(f)(x).sum(),
+        "grad": lambda f: func.grad(lambda v: f(v).sum())(x).sum(),
+        "vjp": lambda f: func.vjp(f, x)[1](tc.ones(2, dtype=tc.float64))[0].sum(),
+        "jvp": lambda f: func.jvp(f, (x,), (tc.ones(2, dtype=tc.float64),))[1].sum(),
+    }
+    for name, make in cases.items():
+        w = tc.tensor(ws, requires_grad=True)
+        loss = make(_sin_wx(w))
+        assert loss.requires_grad, name
+        loss.backward()
+        np.testing.assert_allclose(w.grad.numpy(), want, rtol=1e-12, err_msg=name)
+    w = tc.tensor(ws, requires_grad=True)
+    out, _ = func.jvp(_sin_wx(w), (x,), (tc.ones(2, dtype=tc.float64),))
+    assert out.requires_grad
+    # the Hessian of sum(sin(x w)) is diag(-w^2 sin(x w)); its sum's gradient in w
+    h = func.hessian(lambda v: _sin_wx(w)(v).sum())(x)
+    h.sum().backward()
+    np.testing.assert_allclose(
+        w.grad.numpy(), -2 * ws * np.sin(xs * ws) - ws**2 * xs * np.cos(xs * ws), rtol=1e-12
+    )
+
+
+def test_func_transforms_detach_what_the_caller_does_not_track() -> None:
+    w = tc.tensor([1.0, 2.0], requires_grad=True)
+    x = tc.tensor([3.0, 4.0])
+    assert not func.grad(lambda v: (v * v).sum())(x).requires_grad
+    assert not func.jacrev(lambda v: v.exp())(x).requires_grad
+    with tc.no_grad():
+        assert not func.grad(lambda v: (v * w).sum())(x).requires_grad
+        out, t = func.jvp(_sin_wx(w), (w,), (w,))
+        assert not out.requires_grad and not t.requires_grad
+
+
+def test_grad_of_grad_through_a_closed_over_input() -> None:
+    # MAML-style: the inner gradient depends on the outer transform's input only through
+    # the closure; PyTorch gives d/dx sum(2 x y) = 2 y (it was zeros: the inner result was
+    # detached).
+    y0, x0 = tc.tensor([1.0, 2.0]), tc.tensor([3.0, 4.0])
+    g = func.grad(lambda x: func.grad(lambda y: (x * y * y).sum())(y0).sum())(x0)
+    assert g.tolist() == [2.0, 4.0]
+    assert not g.requires_grad
+    h = func.hessian(lambda x: (x**3).sum())(x0)
+    assert h.tolist() == [[18.0, 0.0], [0.0, 24.0]]
+
+
+# ---------------------------------------------------------------- the engine with inputs
+def test_grad_with_inputs_runs_only_the_nodes_that_lead_to_them() -> None:
+    # PyTorch's engine runs only the part of the graph between the outputs and the inputs:
+    # hooks behind or beside the inputs are not called (and their history is not
+    # differentiated: a jvp through a neural ODE solver went exponential in the steps).
+    calls: list[str] = []
+    x = tc.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 3
+    a.register_hook(lambda g: calls.append("a"))
+    mid = a.exp()
+    mid.register_hook(lambda g: calls.append("mid"))
+    b = x.sin()
+    b.register_hook(lambda g: calls.append("b"))
+    out = (mid * b).sum()
+    (g,) = tc.autograd.grad(out, mid, retain_graph=True)
+    assert calls == ["mid"]
+    np.testing.assert_allclose(g.numpy(), np.sin([1.0, 2.0]), rtol=1e-6)
+    calls.clear()
+    out.backward(inputs=[mid], retain_graph=True)
+    assert calls == ["mid"] and x.grad is None
+    calls.clear()
+    (g,) = tc.autograd.grad(out, a)
+    assert calls == ["mid", "a"]
+    np.testing.assert_allclose(g.numpy(), np.exp([3.0, 6.0]) * np.sin([1.0, 2.0]), rtol=1e-6)
+
+
+def test_nested_gradients_stay_linear_in_the_depth_of_the_graph() -> None:
+    # jvp is two reverse passes with create_graph; each rule that differentiates through
+    # autograd (linear's double backward) once walked the whole history behind its inputs.
+    calls = [0]
+
+    class Count(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx: object, t: tc.Tensor) -> tc.Tensor:
+            return t.clone()
+
+        @staticmethod
+        def backward(ctx: object, g: tc.Tensor) -> tc.Tensor:
+            calls[0] += 1
+            return g
+
+    lin = tc.nn.Linear(2, 2).double()
+    y0 = tc.ones(1, 2, dtype=tc.float64)
+
+    def f(y: tc.Tensor) -> tc.Tensor:
+        y = Count.apply(y)
+        for _ in range(12):
+            y = y + 0.1 * lin(y.tanh())
+        return y
+
+    func.jvp(f, (y0,), (tc.ones_like(y0),))
+    assert calls[0] <= 4
