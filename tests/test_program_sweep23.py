@@ -6,6 +6,7 @@ PyTorch 2.13's behaviour that such a program meets."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tensorcore as tc
 from tensorcore import func
@@ -125,3 +126,61 @@ def test_nested_gradients_stay_linear_in_the_depth_of_the_graph() -> None:
 
     func.jvp(f, (y0,), (tc.ones_like(y0),))
     assert calls[0] <= 4
+
+
+# ---------------------------------------------------------------- custom Function in forward AD
+class _Softclip(tc.autograd.Function):
+    @staticmethod
+    def forward(x: tc.Tensor, bound: float) -> tc.Tensor:
+        return bound * tc.tanh(x / bound)
+
+    @staticmethod
+    def setup_context(ctx: object, inputs: tuple[object, ...], output: object) -> None:
+        x, bound = inputs
+        ctx.save_for_backward(x)  # type: ignore[attr-defined]
+        ctx.save_for_forward(x)  # type: ignore[attr-defined]
+        ctx.bound = bound  # type: ignore[attr-defined]
+
+    @staticmethod
+    def backward(ctx: object, g: tc.Tensor) -> tuple[object, ...]:
+        (x,) = ctx.saved_tensors  # type: ignore[attr-defined]
+        return g * (1 - tc.tanh(x / ctx.bound) ** 2), None  # type: ignore[attr-defined]
+
+    @staticmethod
+    def jvp(ctx: object, x_t: tc.Tensor, bound_t: object) -> tc.Tensor:
+        (x,) = ctx.saved_tensors  # type: ignore[attr-defined]
+        return x_t * (1 - tc.tanh(x / ctx.bound) ** 2)  # type: ignore[attr-defined]
+
+
+def test_custom_function_jvp_tangent_is_off_the_graph() -> None:
+    # The dual input is not a tensor that requires grad: the tangent jvp computes from it
+    # has no grad_fn (it had MulBackward0), unless a primal really requires grad.
+    fw = tc.autograd.forward_ad
+    xs = np.array([-4.0, 0.0, 4.0])
+    want = 1 - np.tanh(xs / 2) ** 2
+    with fw.dual_level():
+        dual = fw.make_dual(tc.tensor(xs), tc.ones(3, dtype=tc.float64))
+        tangent = fw.unpack_dual(_Softclip.apply(dual, 2.0)).tangent
+    assert tangent.grad_fn is None and not tangent.requires_grad
+    np.testing.assert_allclose(tangent.numpy(), want, rtol=1e-12)
+    with fw.dual_level():
+        x = tc.tensor(xs, requires_grad=True)
+        dual = fw.make_dual(x, tc.ones(3, dtype=tc.float64))
+        tangent = fw.unpack_dual(_Softclip.apply(dual, 2.0)).tangent
+    assert tangent.requires_grad
+
+
+def test_custom_function_jvp_reads_what_save_for_forward_saved() -> None:
+    # PyTorch's ctx.saved_tensors in jvp are save_for_forward's only: a Function that saved
+    # for backward alone finds none there.
+    class BackwardOnly(_Softclip):
+        @staticmethod
+        def setup_context(ctx: object, inputs: tuple[object, ...], output: object) -> None:
+            ctx.save_for_backward(inputs[0])  # type: ignore[attr-defined]
+            ctx.bound = inputs[1]  # type: ignore[attr-defined]
+
+    fw = tc.autograd.forward_ad
+    with fw.dual_level():
+        dual = fw.make_dual(tc.zeros(2), tc.ones(2))
+        with pytest.raises(ValueError, match="not enough values to unpack"):
+            BackwardOnly.apply(dual, 2.0)

@@ -79,7 +79,7 @@ class FunctionCtx:
         them raises.
         """
         if self._in_jvp:
-            return tuple(self._fw_saved) or tuple(self._to_save)
+            return tuple(self._fw_saved)
         if self._node is None:  # no node was recorded (grad mode off, no input needs grad)
             return tuple(self._to_save)
         node = self._node()
@@ -172,9 +172,13 @@ class Function:
                 if cls.jvp is Function.jvp:
                     cls.jvp(ctx)  # (raises)
                 _dual.suspend()  # (forward and jvp compute with primals and tangents)
+                masked: list[Tensor] = []
                 try:
                     out = cls._apply(ctx, args)
                     ctx._in_jvp = True
+                    # The dual-only inputs (and what jvp computes from them) are constants of
+                    # the reverse graph: their flag, set for the tangent, is cleared meanwhile.
+                    masked = _dual._mask(args, True)
                     out_t = cls.jvp(
                         ctx,
                         *(
@@ -184,6 +188,7 @@ class Function:
                     )
                     ctx._in_jvp = False
                 finally:
+                    _dual._unmask(masked)
                     _dual.resume()
                 outs = out if isinstance(out, tuple) else (out,)
                 touts = out_t if isinstance(out_t, tuple) else (out_t,)
