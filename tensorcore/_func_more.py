@@ -1,36 +1,12 @@
-"""The rest of ``torch.func`` (``tensorcore.func`` re-exports these): ``linearize``,
-``functionalize`` and ``replace_all_batch_norm_modules_``."""
+"""The rest of ``torch.func`` (``tensorcore.func`` re-exports these): ``functionalize`` and
+``replace_all_batch_norm_modules_``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["functionalize", "linearize", "replace_all_batch_norm_modules_"]
-
-
-def linearize(
-    func: Callable[..., Any], *primals: Any, jvp: Callable[..., Any] | None = None
-) -> tuple[Any, Callable[..., Any]]:
-    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian of ``func`` at
-    ``primals`` applied to ``tangents`` (each call computes it again by forward-mode AD;
-    tensorcore keeps no traced linear function).
-
-    Examples
-    --------
-    >>> import tensorcore as tc
-    >>> out, jvp_fn = tc.func.linearize(lambda x: x.sin(), tc.zeros(2))
-    >>> jvp_fn(tc.ones(2))
-    tensor([1., 1.])
-    """
-    if jvp is None:  # (tensorcore.func passes its own; the parameter keeps this module low)
-        raise TypeError("linearize() is tensorcore.func.linearize")
-    out = func(*primals)
-
-    def jvp_fn(*tangents: Any) -> Any:
-        return jvp(func, tuple(primals), tuple(tangents))[1]
-
-    return out, jvp_fn
+__all__ = ["functionalize", "replace_all_batch_norm_modules_"]
 
 
 def functionalize(func: Callable[..., Any], *, remove: str = "mutations") -> Callable[..., Any]:

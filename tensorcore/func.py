@@ -1,10 +1,10 @@
 """``tensorcore.func``: PyTorch's function transforms (``torch.func``), built on autograd.
 
-``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian`` turn a
-function of tensors into the function computing its derivatives; ``vmap`` maps a function
-over a dim of its inputs; ``functional_call`` runs a module with parameters and buffers given
-as a dict; ``stack_module_state`` stacks the state of several same-shaped modules for an
-ensemble under ``vmap``.
+``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd`` and
+``hessian`` turn a function of tensors into the function computing its derivatives; ``vmap``
+maps a function over a dim of its inputs; ``functional_call`` runs a module with parameters
+and buffers given as a dict; ``stack_module_state`` stacks the state of several same-shaped
+modules for an ensemble under ``vmap``.
 
 They compose (``vmap(grad(f))``, ``jacrev(jacrev(f))``, ``hessian``) and take pytrees
 (tuples, lists, dicts of tensors) wherever PyTorch does. Two differences from PyTorch's
@@ -29,7 +29,6 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import _func_more
 from ._func_more import functionalize, replace_all_batch_norm_modules_
 from ._tensor import Tensor
 from .autograd import grad_mode
@@ -638,6 +637,17 @@ def jvp(
             f"{len(tangents)}"
         )
     out, vjp_fn, aux, keep = _vjp(func, primals, has_aux)
+    jv = _linearized(out, vjp_fn, keep)(
+        [t for tg in tangents for t in _flatten(tg)[0] if isinstance(t, Tensor)]
+    )
+    if has_aux:
+        return out, jv, aux
+    return out, jv
+
+
+def _linearized(out: Any, vjp_fn: Any, keep: bool) -> Callable[[list[Any]], Any]:
+    """The function mapping the flat tangents of the primals to ``J @ tangents`` (shaped as
+    ``out``), from the reverse pass ``vjp_fn`` of the recorded call."""
     flat_out, rebuild = _flatten(out)
     # J v through two reverse passes: u -> J^T u is linear in u, and the gradient of
     # <J^T u, v> with respect to u is J v. Any u would do: ones, since a rule may take the
@@ -652,14 +662,49 @@ def jvp(
         except RuntimeError:
             if fill == 0:
                 raise
-    with grad_mode.enable_grad():
-        flat_back = [t for b in back for t in _flatten(b)[0] if isinstance(t, Tensor)]
+    flat_back = [t for b in back for t in _flatten(b)[0] if isinstance(t, Tensor)]
+
+    def apply(flat_t: list[Any]) -> Any:
+        with grad_mode.enable_grad():
+            gs = _grads(flat_back, us, flat_t, keep)
+        return rebuild(gs if keep else [g.detach() for g in gs])
+
+    return apply
+
+
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product of
+    ``func`` at ``primals`` (the linear approximation), for as many tangents as wanted from
+    the one call of ``func``.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> out, jvp_fn = tc.func.linearize(lambda x: x.sin(), tc.zeros(3))
+    >>> jvp_fn(tc.ones(3))
+    tensor([1., 1., 1.])
+    """
+    out, vjp_fn, _, keep = _vjp(func, primals, False)
+    apply = _linearized(out, vjp_fn, keep)
+    flat_p = [t for p in primals for t in _flatten(p)[0] if isinstance(t, Tensor)]
+
+    def jvp_fn(*tangents: Any) -> Any:
+        if len(tangents) != len(primals):
+            raise RuntimeError(
+                f"Expected the tangents (of {len(tangents)} arguments) to have the same "
+                f"argspec as the primals (of {len(primals)} arguments)"
+            )
         flat_t = [t for tg in tangents for t in _flatten(tg)[0] if isinstance(t, Tensor)]
-        gs = _grads(flat_back, us, flat_t, keep)
-    jv = rebuild(gs if keep else [g.detach() for g in gs])
-    if has_aux:
-        return out, jv, aux
-    return out, jv
+        for k, (t, p) in enumerate(zip(flat_t, flat_p, strict=True)):
+            for what, a, b in (("shape", t.shape, p.shape), ("dtype", t.dtype, p.dtype)):
+                if a != b:
+                    raise RuntimeError(
+                        f"tangent:{k} with {what} {a} in flattened pytree doesn't match the "
+                        f"{what} {b} of the corresponding primal."
+                    )
+        return apply(flat_t)
+
+    return out, jvp_fn
 
 
 def _check_randomness(randomness: str) -> None:
@@ -784,9 +829,3 @@ def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
             [ 0., 12.]])
     """
     return jacfwd(jacrev(func, argnums), argnums)
-
-
-def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
-    """``(func(*primals), jvp_fn)``, ``jvp_fn(*tangents)`` the Jacobian-vector product at
-    ``primals`` (``tensorcore._func_more.linearize``)."""
-    return _func_more.linearize(func, *primals, jvp=jvp)

@@ -184,3 +184,32 @@ def test_custom_function_jvp_reads_what_save_for_forward_saved() -> None:
         dual = fw.make_dual(tc.zeros(2), tc.ones(2))
         with pytest.raises(ValueError, match="not enough values to unpack"):
             BackwardOnly.apply(dual, 2.0)
+
+
+def test_func_linearize() -> None:
+    # torch.func.linearize: one call of the function, then as many jvps as wanted.
+    calls = [0]
+
+    def f(a: tc.Tensor, b: tc.Tensor) -> tuple[tc.Tensor, tc.Tensor]:
+        calls[0] += 1
+        return a.sin() * b, a + b
+
+    a, b = tc.tensor([1.0, 2.0]), tc.tensor([3.0, -1.0])
+    out, jvp_fn = func.linearize(f, a, b)
+    np.testing.assert_allclose(out[0].numpy(), np.sin([1.0, 2.0]) * [3.0, -1.0], rtol=1e-6)
+    for ta, tb in (([1.0, 0.0], [0.0, 0.0]), ([0.5, 2.0], [1.0, 1.0])):
+        ja, jb = jvp_fn(tc.tensor(ta), tc.tensor(tb))
+        want = np.cos([1.0, 2.0]) * [3.0, -1.0] * ta + np.sin([1.0, 2.0]) * tb
+        np.testing.assert_allclose(ja.numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(jb.numpy(), np.add(ta, tb), rtol=1e-6)
+    assert calls[0] == 1
+    with pytest.raises(
+        RuntimeError,
+        match=r"tangent:0 with shape \S+Size\(\[3\]\) in flattened pytree doesn't match the "
+        r"shape \S+Size\(\[2\]\) of the corresponding primal\.",
+    ):
+        jvp_fn(tc.ones(3), tc.ones(2))
+    with pytest.raises(RuntimeError, match="tangent:1 with dtype"):
+        jvp_fn(tc.ones(2), tc.ones(2, dtype=tc.float64))
+    with pytest.raises(RuntimeError, match="to have the same argspec as the primals"):
+        jvp_fn(tc.ones(2))
