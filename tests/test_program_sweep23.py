@@ -5,6 +5,8 @@ PyTorch 2.13's behaviour that such a program meets."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -213,3 +215,26 @@ def test_func_linearize() -> None:
         jvp_fn(tc.ones(2), tc.ones(2, dtype=tc.float64))
     with pytest.raises(RuntimeError, match="to have the same argspec as the primals"):
         jvp_fn(tc.ones(2))
+
+
+def test_triangular_solve_warns_once_that_it_is_deprecated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Old GP code calls torch.triangular_solve; PyTorch 2.13 warns once per process,
+    # attributed to the caller's line (its message misses a space: "solve_triangularand").
+    from tensorcore.ops import composite_linalg
+
+    monkeypatch.setattr(composite_linalg, "_WARNED_TRIANGULAR_SOLVE", [])
+    L = tc.tensor([[2.0, 0.0], [1.0, 1.0]])
+    with pytest.warns(
+        UserWarning,
+        match=r"^torch\.triangular_solve is deprecated in favor of "
+        r"torch\.linalg\.solve_triangularand will be removed in a future PyTorch release\.\n"
+        r"torch\.linalg\.solve_triangular has its arguments reversed",
+    ) as caught:
+        x = tc.triangular_solve(tc.ones(2, 1), L, upper=False).solution
+    assert caught[0].filename == __file__
+    assert x.flatten().tolist() == [0.5, 0.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tc.ones(2, 1).triangular_solve(L, upper=False)

@@ -22,6 +22,7 @@ from ..dispatch import get_op
 from ..layouts import contiguous_format
 from . import functions as ops
 from ._call import call
+from ._validate import warn_caller
 from .frontends import named_as
 from .meta_functions import blas_scale
 from .meta_linalg import check_float_matrix
@@ -529,6 +530,9 @@ def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
     return cholesky_solve(eye.expand(self._shape), self, upper)
 
 
+_WARNED_TRIANGULAR_SOLVE: list[bool] = []
+
+
 @_composite
 def triangular_solve(
     self: Tensor,
@@ -537,6 +541,16 @@ def triangular_solve(
     transpose: bool = False,
     unitriangular: bool = False,
 ) -> Any:
+    if not _WARNED_TRIANGULAR_SOLVE:  # (once per process, as PyTorch's TORCH_WARN_ONCE)
+        _WARNED_TRIANGULAR_SOLVE.append(True)
+        warn_caller(
+            # (PyTorch's wording, its missing space after solve_triangular included)
+            "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+            "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular "
+            "has its arguments reversed and does not return a copy of one of the inputs.\n"
+            "X = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+            "X = torch.linalg.solve_triangular(A, B).",
+        )
     check_float_matrix("triangular_solve", A, kernel="triangular_solve", any_dtype=True)
     # The solver reads one triangle of A (its gradient too): that of A^T when transposed.
     T = A.mT if transpose else A

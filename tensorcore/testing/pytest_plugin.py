@@ -46,7 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _session.configure(config)
     # The suite calls every operator, deprecated ones too: their warning (once per process)
     # says nothing about the backend under test (tensorcore's own pytest settings, likewise).
-    config.addinivalue_line("filterwarnings", "ignore:torch.chain_matmul is deprecated:UserWarning")
+    for name in ("chain_matmul", "triangular_solve"):
+        config.addinivalue_line("filterwarnings", f"ignore:torch.{name} is deprecated:UserWarning")
     config.addinivalue_line(
         "filterwarnings", "ignore:Converting a tensor with requires_grad=True to a scalar"
     )
