@@ -238,3 +238,29 @@ def test_triangular_solve_warns_once_that_it_is_deprecated(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tc.ones(2, 1).triangular_solve(L, upper=False)
+
+
+def test_pytorch_213_wordings() -> None:
+    x = tc.randn(2, requires_grad=True)
+    with pytest.raises(
+        RuntimeError,
+        match=r"Mismatch in shape: grad_output\[0\] has a shape of \S+Size\(\[3\]\) and "
+        r"output\[0\] has a shape of \S+Size\(\[2\]\)\.",
+    ):
+        tc.autograd.grad(x.sin(), x, tc.ones(3))
+    from tensorcore.utils.checkpoint import checkpoint, checkpoint_sequential
+
+    with pytest.warns(
+        UserWarning,
+        match=r"checkpoint: the use_reentrant parameter should be passed explicitly\. "
+        r"Starting in PyTorch 2\.9, calling checkpoint without use_reentrant will raise an "
+        r"exception\. use_reentrant=False is recommended",
+    ):
+        checkpoint(tc.sin, x)
+    with pytest.warns(
+        UserWarning,
+        match=r"checkpoint_sequential: the use_reentrant parameter should be passed "
+        r"explicitly\. In version 2\.9 we will raise an exception if use_reentrant is not "
+        r"passed\. use_reentrant=False",
+    ):
+        checkpoint_sequential(tc.nn.Sequential(tc.nn.Identity(), tc.nn.Identity()), 2, x)

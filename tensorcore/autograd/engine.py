@@ -107,8 +107,8 @@ def _make_grads(outputs: list[Tensor], grads: list[Any]) -> list[Tensor]:
             g = factories.tensor(g, dtype=out._dtype, device=out._device)
         elif g._shape != out._shape:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._shape)} and "
-                f"output[{i}] has a shape of {list(out._shape)}."
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {out.shape}."
             )
         res.append(g)
     return res

@@ -62,11 +62,16 @@ __all__ = [
 ]
 
 _PASS_USE_REENTRANT = (
-    "{where}: the use_reentrant parameter should be passed explicitly. use_reentrant=False is "
-    "recommended, but if you need to preserve the current default behavior, you can pass "
-    "use_reentrant=True. Refer to docs for more details on the differences between the two "
-    "variants."
+    "{where}: the use_reentrant parameter should be passed explicitly. {when} "
+    "use_reentrant=False is recommended, but if you need to preserve the current default "
+    "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+    "differences between the two variants."
 )
+# (PyTorch 2.13's two wordings of when that becomes an error)
+_WHEN_CHECKPOINT = (
+    "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception."
+)
+_WHEN_SEQUENTIAL = "In version 2.9 we will raise an exception if use_reentrant is not passed."
 
 
 def noop_context_fn() -> tuple[contextlib.AbstractContextManager[Any], ...]:
@@ -126,7 +131,7 @@ def checkpoint(
     """
     if use_reentrant is None:
         warnings.warn(
-            _PASS_USE_REENTRANT.format(where="tensorcore.utils.checkpoint"),
+            _PASS_USE_REENTRANT.format(where="tensorcore.utils.checkpoint", when=_WHEN_CHECKPOINT),
             UserWarning,
             stacklevel=2,
         )
@@ -247,7 +252,9 @@ def checkpoint_sequential(
     """
     if use_reentrant is None:
         warnings.warn(
-            _PASS_USE_REENTRANT.format(where="tensorcore.utils.checkpoint.checkpoint_sequential"),
+            _PASS_USE_REENTRANT.format(
+                where="tensorcore.utils.checkpoint.checkpoint_sequential", when=_WHEN_SEQUENTIAL
+            ),
             UserWarning,
             stacklevel=2,
         )
