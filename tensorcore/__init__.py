@@ -41,6 +41,7 @@ from ._foreach import FUNCTIONS as _FOREACH
 from ._format import get_printoptions, set_printoptions
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from ._legacy_types import install as _install_legacy
+from ._lobpcg import lobpcg
 from ._lowrank import pca_lowrank, svd_lowrank
 from ._pickling import install as _install_pickling
 from ._plugin_modules import install as _install_plugin_modules
@@ -224,6 +225,7 @@ __all__ = sorted(
         "layout",
         "linalg",
         "load",
+        "lobpcg",
         "manual_seed",
         "nan",
         "newaxis",

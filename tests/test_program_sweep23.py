@@ -264,3 +264,36 @@ def test_pytorch_213_wordings() -> None:
         r"passed\. use_reentrant=False",
     ):
         checkpoint_sequential(tc.nn.Sequential(tc.nn.Identity(), tc.nn.Identity()), 2, x)
+
+
+def test_lobpcg_extreme_eigenpairs() -> None:
+    # torch.lobpcg: the k largest or smallest eigenpairs (batched, sparse, generalized,
+    # preconditioned), PyTorch's size refusal and the gradient of the eigenvalues.
+    rng = np.random.RandomState(0)
+    a = rng.randn(12, 12)
+    a = a @ a.T
+    w = np.linalg.eigvalsh(a)
+    A = tc.tensor(a)
+    E, X = tc.lobpcg(A, k=2)
+    np.testing.assert_allclose(E.numpy(), w[::-1][:2], rtol=1e-6)
+    np.testing.assert_allclose((A @ X - X * E).abs().max().item(), 0.0, atol=1e-5)
+    E, _ = tc.lobpcg(A, k=2, largest=False, iK=tc.linalg.inv(A + tc.eye(12, dtype=tc.float64)))
+    np.testing.assert_allclose(E.numpy(), w[:2], rtol=1e-6)
+    E, X = tc.lobpcg(tc.stack([A, 2 * A]), k=2)
+    assert X.shape == (2, 12, 2)
+    np.testing.assert_allclose(E.numpy(), [w[::-1][:2], 2 * w[::-1][:2]], rtol=1e-6)
+    E, _ = tc.lobpcg(A, k=1, B=2 * tc.eye(12, dtype=tc.float64))
+    np.testing.assert_allclose(E.item(), w[-1] / 2, rtol=1e-6)
+    np.testing.assert_allclose(tc.lobpcg(A.to_sparse(), k=1)[0].item(), w[-1], rtol=1e-6)
+    assert tc.lobpcg(A.float(), k=1)[0].dtype == tc.float32
+    Ar = A.clone().requires_grad_()
+    E, X = tc.lobpcg(Ar, k=2)
+    E.sum().backward()
+    v = np.linalg.eigh(a)[1][:, ::-1][:, :2]
+    np.testing.assert_allclose(Ar.grad.numpy(), v @ v.T, atol=1e-6)
+    with pytest.raises(
+        ValueError,
+        match=r"^LOBPCG algorithm is not applicable when the number of A rows \(=5\) is "
+        r"smaller than 3 x the number of requested eigenpairs \(=2\)$",
+    ):
+        tc.lobpcg(A[:5, :5], k=2)
