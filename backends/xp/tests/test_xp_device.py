@@ -263,6 +263,8 @@ def test_the_doc_device_runs_every_operator_sample_as_the_cpu_does(
             "error",
             "-W",
             "ignore:torch.chain_matmul is deprecated",
+            "-W",
+            "ignore:torch.triangular_solve is deprecated",
             str(tmp_path / "driver.py"),
             device,
         ],
