@@ -445,3 +445,22 @@ def test_products_fold_in_a_tree_as_accurate_as_numpys_reduce(
     # not taken: integers (exact either way), short axes, an out sharing memory
     assert not fold_product(np, np.arange(64).reshape(4, 16), 1, np.empty(4, np.int64), False)
     assert not fold_product(np, x[..., :3] if x.ndim > 1 else x[:3], -1, np.empty(1), False)
+
+
+@pytest.mark.parametrize("w", [0.1, 0.5, 0.9, -0.25])
+def test_lerp_with_a_number_weight_writes_pytorchs_formula_into_any_operand(
+    device: str, w: float
+) -> None:
+    # (the three-operation path an EMA's ``avg.lerp_(p, 1 - decay)`` takes: the result may
+    # be written over ``self`` or over ``end``, each element after it is read)
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    d = b - a
+    want = a + w * d if abs(w) < 0.5 else b - d * (1 - w)
+    x, y = tc.tensor(a, device=device), tc.tensor(b, device=device)
+    assert np.array_equal(x.lerp(y, w).cpu().numpy(), want)
+    tc.lerp(x, y, w, out=y)
+    assert np.array_equal(y.cpu().numpy(), want)
+    x, y = tc.tensor(a, device=device), tc.tensor(b, device=device)
+    x.lerp_(y, w)
+    assert np.array_equal(x.cpu().numpy(), want)

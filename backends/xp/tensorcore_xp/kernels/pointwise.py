@@ -689,6 +689,25 @@ def build(
         x = xp.asarray(lifted(a, o.dtype), dtype=acc)
         e = xp.asarray(lifted(end, o.dtype), dtype=acc)
         w = lifted(weight, o.dtype)
+        if (
+            o.ndim
+            and acc == o.dtype
+            and not isinstance(weight, Tensor)
+            and x.shape == e.shape == o.shape
+        ):
+            # The common call (an EMA's ``avg.lerp_(p, 1 - decay)``): the same formula in three
+            # array operations, the last writing into out (which may be x or e: each writes an
+            # element after reading it), instead of four and two temporaries.
+            tok = enter()
+            try:
+                d = xp.subtract(e, x)
+                if abs(w) < 0.5:
+                    xp.add(x, xp.multiply(d, w, out=d), out=o)
+                else:
+                    xp.subtract(e, xp.multiply(d, 1 - w, out=d), out=o)
+            finally:
+                leave(tok)
+            return
         with quiet(all="ignore"):
             diff = e - x
             if not isinstance(weight, Tensor):
