@@ -79,10 +79,11 @@ def make(op):
 # What ``pointwise`` prepares for a call of contiguous tensors (their dtypes and shapes) and
 # Python numbers (their types and values), under the default dtype: the result's shape and
 # dtype and the numbers converted for the kernel, by (operator, that key). Nothing else
-# decides them where every tensor has the compute dtype (nothing cast) and the operator has
-# no ``alpha`` or passive parameter (``_general_source``); the declared check runs on
-# every call. A converted float equal to the one given is passed as given (``-0.0`` and
-# ``0.0`` share an entry). About half of a small ``x.clamp(-1, 1)``.
+# decides them where every tensor has the compute dtype (nothing cast; a mask is bool) and
+# the operator has no ``alpha`` (``_general_source``); a passive parameter (``lerp``'s weight)
+# is keyed and converted as the others are. The declared check runs on every call. A
+# converted float equal to the one given is passed as given (``-0.0`` and ``0.0`` share an
+# entry). About half of a small ``x.clamp(-1, 1)``.
 _GENERAL_KEPT: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
@@ -134,7 +135,8 @@ def _general_keep(
 ) -> None:
     """Keep what ``pointwise`` prepared for ``args`` (which gave ``o``) under ``key``, where
     the entry holds all it did: a contiguous result (in place: ``self``, of the result's
-    dtype), every tensor in the compute dtype."""
+    dtype), every tensor in the compute dtype (a mask in bool), every number converted as
+    ``pointwise`` converts it (a passive one, ``lerp``'s weight, as ``_passive`` does)."""
     if o.__class__ is not Tensor or (
         not inplace and len(o._shape) > 1 and o._stride is not _CONTIG.get(o._shape)
     ):
@@ -143,12 +145,15 @@ def _general_keep(
     if (inplace and o is not args[0]) or res is not o._dtype:
         return
     conv = []
-    for i in op.decl.pos.promote:
+    masks = op.decl.pos.masks
+    for i in op.tensor_pos:
         a = args[i]
         if a.__class__ is Tensor:
-            if a._dtype is not compute:
+            # (a mask -- ``where``'s condition -- is bool; every other tensor, passive ones
+            # such as ``lerp``'s weight included, has the compute dtype: ``_passive``'s checks)
+            if a._dtype is not (dt.bool_ if i in masks else compute):
                 return
-        elif a is not None:
+        elif a is not None and i not in masks:
             conv.append((i, _convert_scalar_at(op, args, i, compute)[i]))
     if len(_GENERAL_KEPT) >= 4096:
         _GENERAL_KEPT.clear()
@@ -209,7 +214,7 @@ def _general_source(op: Op, inplace: bool = False) -> str:
         _GENERAL_TENSOR.format(v=f"a{i}", refuse=refuse, rg_v=_rg("v"))
         for i, refuse in zip(op.tensor_pos, refusals, strict=True)
     )
-    kept = op.decl.pos.alpha < 0 and not op.decl.promote_args
+    kept = op.decl.pos.alpha < 0
     return (_GENERAL_INPLACE if inplace else _GENERAL).format(
         params=", ".join(f"a{i}" for i in range(len(params))),
         checks=checks,
