@@ -174,6 +174,12 @@ class OpOverload:
         self.namespace, self.op_name, self._overloadname = ns, name, overload
         self.sig = sig
         self._params = sig.params
+        #: each parameter's type without its alias annotation (``Tensor(a0!)`` -> ``Tensor``)
+        self._types = tuple(_bare(p.type) for p in sig.params)
+        #: which parameters are tensor lists (their tensors are flattened for autograd)
+        self._lists = tuple(
+            t.startswith("Tensor") and t.rstrip("?").endswith("]") for t in self._types
+        )
         #: defaults by parameter name where the schema's text cannot hold the Python value
         self._defaults = defaults or {}
         self._mutated = tuple(
@@ -259,7 +265,7 @@ class OpOverload:
                     f"{self.qualname}() is missing value for argument '{p.name}'. "
                     f"Declaration: {self._schema}"
                 )
-            typ = _bare(p.type)
+            typ = self._types[i]
             if not _fits(typ, v):
                 shown = typ.replace("SymInt", "int")  # (PyTorch's words for the type)
                 raise RuntimeError(
@@ -271,17 +277,16 @@ class OpOverload:
         return bound
 
     def _device_type(self, bound: Sequence[Any]) -> str:
-        found = "cpu"
         for t in tensors_in(bound):
             if t._device.type != "cpu":
                 return t._device.type
-        return found
+        return "cpu"
 
     def redispatch(self, bound: Sequence[Any]) -> Any:
         """Run the kernel for the bound arguments' device type, below autograd."""
-        dtype_ = self._device_type(bound)
-        kernel = None if dtype_ in self.disabled else self.kernels.get(dtype_)
-        if kernel is None and dtype_ == "meta":
+        kind = self._device_type(bound)
+        kernel = None if kind in self.disabled else self.kernels.get(kind)
+        if kernel is None and kind == "meta":
             kernel = self.fake
             if kernel is None:
                 raise NotImplementedError(
@@ -294,9 +299,9 @@ class OpOverload:
         if kernel is None:
             has = sorted(k for k in self.kernels if k not in self.disabled)
             raise NotImplementedError(
-                f"Could not run '{self.qualname}' with arguments from the '{dtype_}' backend: "
+                f"Could not run '{self.qualname}' with arguments from the '{kind}' backend: "
                 f"it has kernels for {has or 'no device type'}; register one with "
-                f"tensorcore.library.register_kernel('{self.qualname}', '{dtype_}') (or "
+                f"tensorcore.library.register_kernel('{self.qualname}', '{kind}') (or "
                 "define it with device_types=None, for every device)"
             )
         out = kernel(*bound)
@@ -331,8 +336,8 @@ class OpOverload:
         argument, -1 for one value or the length of its list."""
         flat: list[Any] = []
         lengths: list[int] = []
-        for p, v in zip(self._params, bound, strict=True):
-            if _bare(p.type).startswith("Tensor") and _bare(p.type).rstrip("?").endswith("]"):
+        for is_list, v in zip(self._lists, bound, strict=True):
+            if is_list:
                 flat.extend(v or ())
                 lengths.append(len(v or ()))
             else:

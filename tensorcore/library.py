@@ -334,6 +334,23 @@ _KEYS = {"CPU": "cpu", "CUDA": "cuda", "Meta": "meta", "MPS": "mps", "XPU": "xpu
 _AUTOGRAD_KEYS = {"Autograd", "AutogradCPU", "AutogradCUDA", "AutogradMeta"}
 
 
+def _register(op: OpOverload, key: str, fn: Callable[..., Any]) -> bool:
+    """Register ``fn`` for ``op`` under PyTorch's dispatch ``key``; False for a name that is
+    no dispatch key."""
+    if key in _KEYS:
+        op.kernels[_KEYS[key]] = fn
+    elif key == "CompositeImplicitAutograd":
+        op.kernels["default"] = fn
+        op.implicit = True
+    elif key in ("CompositeExplicitAutograd", "Default"):
+        op.kernels["default"] = fn
+    elif key in _AUTOGRAD_KEYS:
+        op.autograd_kernel = fn
+    else:
+        return False
+    return True
+
+
 def _forget(ns: str, kind: str, ops: list[OpOverload]) -> None:
     for op in ops:
         _custom_ops.unregister(op)
@@ -415,16 +432,7 @@ class Library:
                 "plugins (docs/writing-a-backend.md), not from torch.library"
             )
         key = dispatch_key or self.dispatch_key or "CompositeImplicitAutograd"
-        if key in _KEYS:
-            op.kernels[_KEYS[key]] = fn
-        elif key == "CompositeImplicitAutograd":
-            op.kernels["default"] = fn
-            op.implicit = True
-        elif key in ("CompositeExplicitAutograd", "Default"):
-            op.kernels["default"] = fn
-        elif key in _AUTOGRAD_KEYS:
-            op.autograd_kernel = fn
-        else:
+        if not _register(op, key, fn):
             raise ValueError(f"Library.impl(): unsupported dispatch key {key!r}")
 
     def fallback(
@@ -476,16 +484,8 @@ def impl(
     def reg(f: Callable[..., Any]) -> Callable[..., Any]:
         op = resolve(qualname)
         for t in [types] if isinstance(types, str) else list(types):
-            if t in ("default", "CompositeImplicitAutograd"):
-                op.kernels["default"] = f
-                op.implicit = True
-            elif t == "CompositeExplicitAutograd":
-                op.kernels["default"] = f
-            elif t in _KEYS:
-                op.kernels[_KEYS[t]] = f
-            elif t in _AUTOGRAD_KEYS:
-                op.autograd_kernel = f
-            else:
+            # (a name that is no dispatch key is a device type: "cpu", a plugin's)
+            if not _register(op, "CompositeImplicitAutograd" if t == "default" else t, f):
                 op.kernels[t] = f
         return f
 

@@ -8,20 +8,25 @@ built-in ones under PyTorch's names (``tensorcore.ops.aten.add.Tensor``).
 
 from __future__ import annotations
 
+import functools
 import pkgutil
 from typing import Any
 
 from ._namespaces import defined
 
-_SUBMODULES: frozenset[str] = frozenset(m.name for m in pkgutil.iter_modules(__path__))
+
+@functools.cache
+def _submodules() -> frozenset[str]:
+    # (listed on first need rather than at import: only a namespace named like one asks)
+    return frozenset(m.name for m in pkgutil.iter_modules(__path__))
 
 
 def __getattr__(name: str) -> Any:
     # Only a namespace something was registered in: tools read attributes of modules
     # (``pytest_plugins``), and a submodule not imported yet must stay an AttributeError
     # (``unittest.mock`` then imports it).
-    ns = None if name in _SUBMODULES else defined(name)
-    if ns is None:
+    ns = defined(name)
+    if ns is None or name in _submodules():
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return ns
 

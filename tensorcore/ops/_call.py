@@ -67,17 +67,22 @@ def _pass(op: Op, args: tuple[Any, ...]) -> Any:
 
 def set_autocast(hook: Any) -> None:
     """Install (or remove, with None) the autocast hook that casts a call's arguments."""
-    global _autocast, _amp_hook
+    global _amp_hook
     _amp_hook = hook
-    _autocast = hook if hook is not None else (_pass if _intercepted else None)
+    _set_hook()
 
 
 def set_intercepted(on: bool) -> None:
     """Send every call through the call path (``on``: a ``TorchFunctionMode`` is entered), or
     let the lanes take plain calls again."""
-    global _autocast, _intercepted
+    global _intercepted
     _intercepted = on
-    _autocast = _amp_hook if _amp_hook is not None else (_pass if on else None)
+    _set_hook()
+
+
+def _set_hook() -> None:
+    global _autocast
+    _autocast = _amp_hook if _amp_hook is not None else (_pass if _intercepted else None)
 
 
 _ov.watch_modes(set_intercepted)
