@@ -82,15 +82,26 @@ class _State:
     subclass of Tensor that keeps ``Tensor``'s ``__torch_function__`` or defines its own) or
     met (a tensor-like), or a ``TorchFunctionMode`` is entered: until then the call path
     looks for no overriding argument. ``off``: the depth of
-    :class:`DisableTorchFunctionSubclass` blocks, inside which none is called. ``modes``: the
-    entered ``TorchFunctionMode``\ s, innermost last (``tensorcore._function_modes``)."""
+    :class:`DisableTorchFunctionSubclass` blocks, inside which no argument's
+    ``__torch_function__`` is called. ``modes``: the entered ``TorchFunctionMode``\ s,
+    innermost last (``tensorcore._function_modes``). ``modes_off``: the depth of
+    :class:`DisableTorchFunction` blocks (and of backward passes), inside which the modes
+    are not called either."""
 
-    __slots__ = ("active", "modes", "off")
+    __slots__ = ("active", "modes", "modes_off", "off")
 
     def __init__(self) -> None:
         self.active = False
         self.off = 0
+        self.modes_off = 0
         self.modes: list[Any] = []
+
+    def intercepting(self) -> bool:
+        """Whether a call may be handed over, given that an overriding type exists or a
+        mode is entered (``active``): the modes call it unless a
+        :class:`DisableTorchFunction` block is open, the arguments unless any
+        :class:`DisableTorchFunctionSubclass` block is."""
+        return not self.off or (bool(self.modes) and not self.modes_off)
 
 
 #: The protocol's state, which the call path reads (two attribute loads per call).
@@ -150,13 +161,15 @@ def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     >>> tc.overrides.has_torch_function((tc.ones(1), 2.0))
     False
     """
-    return not state.off and (bool(state.modes) or bool(_relevant(relevant_args)))
+    return (bool(state.modes) and not state.modes_off) or (
+        not state.off and bool(_relevant(relevant_args))
+    )
 
 
 def has_torch_function_unary(obj: Any) -> bool:
     """:func:`has_torch_function` of one argument."""
-    return not state.off and (
-        bool(state.modes) or (obj.__class__ is not Tensor and overrides(obj.__class__))
+    return (bool(state.modes) and not state.modes_off) or (
+        not state.off and obj.__class__ is not Tensor and overrides(obj.__class__)
     )
 
 
@@ -186,9 +199,9 @@ def handle_torch_function(
     >>> my_op(Logged()), tc.mean(Logged())
     ('my_op on 1 argument(s)', 'mean on 1 argument(s)')
     """
-    overloaded = _relevant(relevant_args)
+    overloaded = [] if state.off else _relevant(relevant_args)
     types = tuple(a.__class__ for a in overloaded)
-    if state.modes:
+    if state.modes and not state.modes_off:
         # The innermost mode first, with itself off while it runs (its own calls go to the
         # modes outside it, then to the arguments), as PyTorch's mode stack does.
         mode = state.modes.pop()
@@ -402,9 +415,9 @@ def is_tensor_like(inp: Any) -> bool:
 
 
 class DisableTorchFunctionSubclass:
-    """A block in which no argument's ``__torch_function__`` is called: functions run as on
-    plain tensors (``Tensor.__torch_function__`` runs the function in one). Also a
-    decorator."""
+    r"""A block in which no argument's ``__torch_function__`` is called: functions run as on
+    plain tensors (``Tensor.__torch_function__`` runs the function in one). The entered
+    ``TorchFunctionMode``\ s are still called, as in PyTorch. Also a decorator."""
 
     def __enter__(self) -> DisableTorchFunctionSubclass:
         state.off += 1
@@ -423,8 +436,16 @@ class DisableTorchFunctionSubclass:
 
 class DisableTorchFunction(DisableTorchFunctionSubclass):
     r"""A block in which neither the arguments' ``__torch_function__`` nor the entered
-    ``TorchFunctionMode``\ s are called. (In tensorcore :class:`DisableTorchFunctionSubclass`
-    turns the modes off too: PyTorch keeps them on there.)"""
+    ``TorchFunctionMode``\ s are called."""
+
+    def __enter__(self) -> DisableTorchFunction:
+        state.off += 1
+        state.modes_off += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        state.off -= 1
+        state.modes_off -= 1
 
 
 def _convert(ret: Any, cls: type) -> Any:

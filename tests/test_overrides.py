@@ -304,19 +304,41 @@ def test_a_mode_may_replace_a_result_or_pass_it_on_to_the_arguments() -> None:
                 return NotImplemented  # (on to the arguments: a subclass handles it)
             return func(*args, **(kwargs or {}))
 
+    class Answering(tc.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return f"{func.__name__} answered"
+
     with Zeros():
         assert tc.add(tc.ones(1), 1).tolist() == [0.0]
         assert tc.sub(tc.ones(1), 1).tolist() == [0.0]
-        t = tc.ones(1).as_subclass(Logged)
-        Logged.calls.clear()
-        r = t * 3
-        assert [c[0] for c in Logged.calls] == ["mul"]
-        assert type(r) is Logged
+        assert tc.mul(tc.ones(1).as_subclass(Answering), 3) == "mul answered"
         with pytest.raises(TypeError, match=r"no implementation found for .tensorcore\.mul."):
             tc.mul(tc.ones(1), 3)  # (no argument takes it over either)
+        # A subclass that runs the function (Tensor's handler) meets the mode again, which
+        # declines again: a TypeError, as in PyTorch (whose operator protocol then raises
+        # "unsupported operand type(s)").
+        t = tc.ones(1).as_subclass(Logged)
+        with pytest.raises(TypeError):
+            t * 3
 
 
 def test_disable_torch_function_turns_modes_off() -> None:
     with _Log() as log, overrides.DisableTorchFunction():
         tc.ones(1) + 1
     assert log.seen == []
+
+
+def test_disable_torch_function_subclass_keeps_the_modes_on() -> None:
+    # PyTorch's DisableTorchFunctionSubclass turns off the arguments' handlers only: an
+    # entered mode still sees the calls made in the block (DisableTorchFunction turns both off).
+    x = tc.ones(2).as_subclass(Tagged)
+    with _Log() as log:
+        with tc._C.DisableTorchFunctionSubclass():
+            r = x + 1
+            assert overrides.has_torch_function((tc.ones(1),))
+        with tc._C.DisableTorchFunction():
+            x + 1
+            assert not overrides.has_torch_function((x,))
+    assert type(r) is tc.Tensor  # (the subclass's handler stayed off)
+    assert log.seen == ["add", "ones"]  # (PyTorch 2.13's list for the same block)

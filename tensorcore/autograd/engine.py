@@ -138,6 +138,7 @@ def run_backward(
     # (the rules run with __torch_function__ off, as PyTorch's run in its engine: an
     # overriding subclass saved for backward is not handed the gradient's operators)
     _tf.off += 1
+    _tf.modes_off += 1
     try:
         results = _run_backward(
             outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate, allow_unused
@@ -148,6 +149,7 @@ def run_backward(
                 pending.pop(0)()
     finally:
         _tf.off -= 1
+        _tf.modes_off -= 1
         _running.depth -= 1
         if outer:
             _running.callbacks = None

@@ -315,7 +315,7 @@ def call(op: Op, args: tuple[Any, ...], out: Any = None) -> Any:
             res = _autocast(op, args)
             if res is not AUTOCAST_PASS:
                 return res
-        if _tf.active and not _tf.off:  # (an overriding type exists: is it an argument?)
+        if _tf.active and _tf.intercepting():  # (an overriding type exists: is it an argument?)
             res = _override(op, args, out)
             if res is not _NONE:
                 return res
@@ -433,7 +433,7 @@ def call_lane(op: Op, args: tuple[Any, ...]) -> Any:
 def call_inplace(op: Op, args: tuple[Any, ...]) -> Any:
     """Run the in-place variant ``op_`` of ``op``: the result is written into ``args[0]``."""
     try:
-        if _tf.active and not _tf.off:  # (an overriding type exists: is it an argument?)
+        if _tf.active and _tf.intercepting():  # (an overriding type exists: is it an argument?)
             res = _override(op, args, None, True)
             if res is not _NONE:
                 return res

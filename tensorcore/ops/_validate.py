@@ -597,7 +597,7 @@ def checked(signature: str) -> Callable[[_F], _F]:
             hand_over = f"return _handle_tf({name}, {relevant}, {', '.join(names)})"
             checks = "\n".join(lines).replace("\n", "\n    ")
             lines = [
-                f"try:\n    if _tfs.active and not _tfs.off and _has_tf({relevant}):\n"
+                f"try:\n    if _tfs.active and _has_tf({relevant}):\n"
                 f"        {hand_over}\n    {checks}\n"
                 f"except _Overriding:\n    {hand_over}"
             ]
