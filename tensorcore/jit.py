@@ -5,14 +5,21 @@ are a subset of Python's, so a scripted or traced function computes what the pla
 computes; these functions let such programs run unchanged, as :func:`tensorcore.compile`
 does for ``torch.compile``:
 
-- :func:`script` returns the function or module it is given (also as a decorator);
+- :func:`script` returns the function or module it is given (also as a decorator); a module
+  becomes a :class:`ScriptModule` too (its class a subclass of its own that adds
+  :meth:`ScriptModule.save`), so that ``torch.jit.script(model).save(path)`` works;
 - :func:`trace` runs the function or module once on the example inputs (as PyTorch does,
-  so that an input it cannot take fails there) and returns it; during that run, as PyTorch's
+  so that an input it cannot take fails there) and returns it (a module, as a
+  :class:`ScriptModule`); during that run, as PyTorch's
   tracer, it warns :class:`TracerWarning` where the function turns a tensor into a Python
   value (``.item()``, ``bool(t)``, ``int(t)``, ``float(t)``, ``.tolist()``) or makes one with
   ``tensorcore.tensor``: PyTorch's trace would freeze that value as a constant;
-- :func:`save` and :func:`load` raise ``NotImplementedError`` naming what to do instead
-  (save the ``state_dict()``): there is no archive of compiled code to write or read;
+- :func:`save` writes a module with :func:`tensorcore.save` (pickled around its tensors,
+  with ``_extra_files``) and :func:`load` reads it back, as a ``ScriptModule``: a program
+  that saves and reloads its scripted model runs. The file holds no compiled code: loading
+  it needs the module's classes importable (as ``tensorcore.load`` of a whole module does)
+  and unpickles, so load only files you trust. A TorchScript archive written by PyTorch
+  raises ``NotImplementedError`` (tensorcore cannot run its compiled code);
 - :func:`ignore`, :func:`unused`, :func:`export`, :func:`script_if_tracing`,
   :func:`freeze`, :func:`optimize_for_inference` return what they are given;
   :func:`is_scripting` and :func:`is_tracing` are False; :func:`annotate` returns the value;
@@ -41,10 +48,14 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final, Generic, TypeVar
 
 from .autograd import no_grad
+from .nn.modules.module import Module
+from .serialization import load as _tc_load
+from .serialization import save as _tc_save
 
 __all__ = [
     "Final",
     "Future",
+    "ScriptModule",
     "TracerWarning",
     "annotate",
     "export",
@@ -70,7 +81,66 @@ _T = TypeVar("_T")
 def script(obj: Any = None, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None,
            example_inputs: Any = None) -> Any:  # fmt: skip
     """``torch.jit.script``: returns ``obj`` (a function, module or class) as it is, since
-    tensorcore runs eagerly; used as ``@script`` it leaves the function unchanged."""
+    tensorcore runs eagerly; used as ``@script`` it leaves the function unchanged. A module
+    instance becomes a :class:`ScriptModule` (see :func:`_scripted`)."""
+    return _scripted(obj)
+
+
+class ScriptModule:
+    """``torch.jit.ScriptModule``: what :func:`script`, :func:`trace` and :func:`load` make of
+    a module. tensorcore gives the module's own class this base (a subclass made once per
+    class, with the class's name), so the module keeps its type, its forward and its
+    ``repr``; :meth:`save` is :func:`save`.
+
+    Examples
+    --------
+    >>> import io
+    >>> import tensorcore as tc
+    >>> net = tc.jit.script(tc.nn.Linear(2, 1))
+    >>> isinstance(net, tc.jit.ScriptModule), isinstance(net, tc.nn.Linear)
+    (True, True)
+    >>> buf = io.BytesIO()
+    >>> net.save(buf)
+    >>> _ = buf.seek(0)
+    >>> tc.jit.load(buf)
+    Linear(in_features=2, out_features=1, bias=True)
+    """
+
+    def save(self, f: str | os.PathLike[str] | Any, _extra_files: Any = None) -> None:
+        """Write the module to ``f`` (a path or binary file): :func:`save`."""
+        save(self, f, _extra_files)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # Pickled as an instance of the module's own class (the subclass is made at run
+        # time, so pickle could not find it by name), scripted again when unpickled (a
+        # deepcopy too).
+        plain: Any = object.__new__(_original(type(self)))
+        plain.__dict__.update(self.__dict__)
+        return _scripted, (plain,)
+
+
+# module class -> its ScriptModule subclass (made once, named as the class)
+_SCRIPTED: dict[type, type] = {}
+
+
+def _original(cls: type) -> type:
+    """The module class a ScriptModule subclass was made for (``cls`` itself otherwise)."""
+    return cls.__bases__[1] if cls in _SCRIPTED.values() else cls
+
+
+def _scripted(obj: Any) -> Any:
+    """``obj``, a module instance, with its class changed to its :class:`ScriptModule`
+    subclass (in place: the module is the same object, as tensorcore's script returns what it
+    is given); anything else as it is."""
+    if not isinstance(obj, Module) or isinstance(obj, ScriptModule):
+        return obj
+    cls = type(obj)
+    sub = _SCRIPTED.get(cls)
+    if sub is None:
+        sub = _SCRIPTED[cls] = type(
+            cls.__name__, (ScriptModule, cls), {"__module__": cls.__module__}
+        )
+    obj.__class__ = sub
     return obj
 
 
@@ -92,7 +162,7 @@ def trace(func: Any, example_inputs: Any = None, *args: Any, **kwargs: Any) -> A
         () if example_inputs is None else (example_inputs,))  # fmt: skip
     with no_grad(), _tracer_warnings():
         func(*pos, **(kw or {}))
-    return func
+    return _scripted(func)
 
 
 class TracerWarning(Warning):
@@ -222,22 +292,66 @@ def wait(future: Future[_T]) -> _T:
     return future.wait()
 
 
-_NO_ARCHIVE = (
-    "tensorcore has no TorchScript, so there is no archive of compiled code to {}: save the "
-    "model's state_dict() with tensorcore.save and load it into a new model with "
-    "load_state_dict() (or pickle the model object)"
-)
+_ARCHIVE_KEY = "tensorcore.jit"
 
 
 def save(m: Any, f: str | os.PathLike[str] | Any, _extra_files: Any = None) -> None:
-    """``torch.jit.save``: raises ``NotImplementedError`` saying what to do instead (a
-    TorchScript archive holds compiled code, which tensorcore does not make)."""
-    raise NotImplementedError("jit.save(): " + _NO_ARCHIVE.format("write"))
+    """``torch.jit.save``: write the module ``m`` to ``f`` (a path or binary file) with
+    :func:`tensorcore.save`, pickled around its tensors, with ``_extra_files`` (a dict of
+    names to ``str`` or ``bytes``) beside it. :func:`load` reads it back. The file holds no
+    compiled code: loading it needs the module's classes importable."""
+    if not isinstance(m, Module):
+        raise TypeError(
+            f"jit.save(): expected a module (an nn.Module, scripted or not), got "
+            f"{type(m).__name__}: tensorcore writes modules only (save a function's module)"
+        )
+    extra = {}
+    for name, content in (_extra_files or {}).items():
+        if not isinstance(content, (str, bytes)):
+            raise TypeError(f"jit.save(): _extra_files[{name!r}] must be str or bytes")
+        extra[str(name)] = content.encode() if isinstance(content, str) else bytes(content)
+    _tc_save({_ARCHIVE_KEY: 1, "module": m, "extra_files": extra}, f)
 
 
 def load(
     f: str | os.PathLike[str] | Any, map_location: Any = None, _extra_files: Any = None
 ) -> Any:
-    """``torch.jit.load``: raises ``NotImplementedError`` saying what to do instead
-    (tensorcore cannot run a TorchScript archive's compiled code)."""
-    raise NotImplementedError("jit.load(): " + _NO_ARCHIVE.format("read"))
+    """``torch.jit.load``: the module :func:`save` wrote to ``f``, as a :class:`ScriptModule`,
+    its tensors placed by ``map_location`` (as :func:`tensorcore.load`'s); the names of
+    ``_extra_files`` (a dict) get the saved contents (``bytes``), as PyTorch fills them. A
+    module saved whole with :func:`tensorcore.save` loads too. This unpickles the file:
+    load only files you trust. A TorchScript archive written by PyTorch (a zip of compiled
+    code) raises ``NotImplementedError``: tensorcore cannot run its code."""
+    if _is_zip(f):
+        raise NotImplementedError(
+            "jit.load(): this is a TorchScript archive written by PyTorch; tensorcore cannot "
+            "run its compiled code. Save the model's state_dict() with torch.save, load it "
+            "with tensorcore.load and load_state_dict() it into the model's class"
+        )
+    obj = _tc_load(f, map_location, weights_only=False)
+    if isinstance(obj, dict) and obj.get(_ARCHIVE_KEY) == 1:
+        saved: dict[str, bytes] = obj.get("extra_files") or {}
+        if _extra_files is not None:
+            for name in list(_extra_files):
+                if name in saved:
+                    _extra_files[name] = saved[name]
+        obj = obj["module"]
+    if not isinstance(obj, Module):
+        raise RuntimeError(
+            f"jit.load(): the file holds a {type(obj).__name__}, not a module; load it with "
+            "tensorcore.load"
+        )
+    return _scripted(obj)
+
+
+def _is_zip(f: Any) -> bool:
+    """Whether ``f`` (a path or a seekable binary file, left where it was) starts as a zip."""
+    magic = b"PK\x03\x04"
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            return fh.read(4) == magic
+    pos = f.tell()
+    try:
+        return bool(f.read(4) == magic)
+    finally:
+        f.seek(pos)

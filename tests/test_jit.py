@@ -3,7 +3,10 @@ eagerly, with the plain function's results."""
 
 from __future__ import annotations
 
+import copy
 import io
+import zipfile
+from typing import Any
 
 import pytest
 
@@ -107,8 +110,47 @@ def test_the_other_torchscript_helpers() -> None:
     assert tc.jit.script(None) is None
 
 
-def test_save_and_load_say_what_to_do_instead() -> None:
-    with pytest.raises(NotImplementedError, match="state_dict"):
-        tc.jit.save(_Scaled(), io.BytesIO())
-    with pytest.raises(NotImplementedError, match="load_state_dict"):
-        tc.jit.load(io.BytesIO())
+def test_a_scripted_or_traced_module_saves_and_loads_back(tmp_path: Any) -> None:
+    # The PyTorch tutorial's round trip: script(model).save(path), then jit.load(path).
+    net = tc.nn.Sequential(tc.nn.Linear(3, 4), tc.nn.ReLU(), tc.nn.Linear(4, 2))
+    x = tc.randn(5, 3)
+    want = net(x)
+    scripted = tc.jit.script(net)
+    assert scripted is net and isinstance(net, tc.jit.ScriptModule)
+    assert isinstance(net, tc.nn.Sequential) and repr(net).startswith("Sequential(")
+    path = tmp_path / "model_scripted.pt"
+    scripted.save(str(path), _extra_files={"note.txt": "hello"})
+    extra = {"note.txt": "", "absent": ""}
+    loaded = tc.jit.load(str(path), map_location="cpu", _extra_files=extra)
+    assert isinstance(loaded, tc.jit.ScriptModule) and isinstance(loaded, tc.nn.Sequential)
+    assert loaded is not net and tc.equal(loaded(x), want)
+    assert extra == {"note.txt": b"hello", "absent": ""}
+    buf = io.BytesIO()
+    tc.jit.save(tc.jit.trace(loaded.eval(), x), buf)  # (a traced module, saved again)
+    buf.seek(0)
+    again = tc.jit.load(buf)
+    assert tc.equal(again(x), want) and not again.training
+    copied = copy.deepcopy(again)
+    assert isinstance(copied, tc.jit.ScriptModule) and tc.equal(copied(x), want)
+    # a module saved whole with tensorcore.save loads as one too
+    buf = io.BytesIO()
+    tc.save(tc.nn.Linear(3, 1), buf)
+    buf.seek(0)
+    assert isinstance(tc.jit.load(buf), tc.jit.ScriptModule)
+
+
+def test_jit_load_refuses_what_it_cannot_run() -> None:
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:  # (the shape of PyTorch's TorchScript archive)
+        z.writestr("model/code/__torch__.py", "")
+        z.writestr("model/constants.pkl", b"")
+    archive.seek(0)
+    with pytest.raises(NotImplementedError, match="TorchScript archive written by PyTorch"):
+        tc.jit.load(archive)
+    with pytest.raises(TypeError, match="expected a module"):
+        tc.jit.save(lambda x: x, io.BytesIO())
+    buf = io.BytesIO()
+    tc.save({"w": tc.ones(1)}, buf)
+    buf.seek(0)
+    with pytest.raises(RuntimeError, match="not a module"):
+        tc.jit.load(buf)
