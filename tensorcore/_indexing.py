@@ -9,7 +9,10 @@ from . import dtypes as dt
 from ._tensor import Tensor
 from .autograd.grad_mode import _state as _grad_mode
 from .autograd.grad_mode import dual as _dual
+from .ops import _call as _call_state
 from .ops._validate import as_scalar
+from .ops.views import as_strided as _as_strided_kernel
+from .ops.views import make_view
 
 __all__ = ["bind"]
 
@@ -250,7 +253,27 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
             d += k
     shape.extend(self._shape[d:])
     stride.extend(self._stride[d:])
-    sizes, strides = tuple(shape), tuple(stride)
+    return _view(self, tuple(shape), tuple(stride), off)
+
+
+def _view(self: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...], off: int) -> Tensor:
+    """The view of a basic index, whose sizes, strides and offset address ``self``'s own
+    elements (nothing to check): ``make_view`` directly where ``as_strided``'s lane would
+    only check the arguments and call it (a plain tensor, the core's view kernel, no history
+    to record, no mode or autocast to hand the call to: half of a small ``x[0]``;
+    ``tests/test_views.py`` compares the two); else (a subclass, history to record, a mode,
+    autocast) ``as_strided`` through its lane, or the call path."""
+    b = self._base
+    if (
+        self.__class__ is Tensor  # (a subclass's call is handed to its __torch_function__)
+        and _call_state._autocast is None
+        and (
+            not (self._requires_grad or (b is not None and b._requires_grad))
+            or not (_grad_mode.enabled or _dual.on)
+        )
+        and _AS_STRIDED.table.get((self._device.type, "strided")) is _as_strided_kernel
+    ):
+        return make_view(self, sizes, strides, off)
     r = _AS_STRIDED.lane(self, sizes, strides, off)  # (None: a call it leaves to ``call``)
     return r if r is not None else _call(_AS_STRIDED, (self, sizes, strides, off))
 
@@ -272,6 +295,23 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
     if self._layout.name == "strided" and not (
         self._requires_grad and (_grad_mode.enabled or _dual.on)
     ):
+        if idx.__class__ is int and self._shape:  # (``x[i]``: ``_basic_view``'s arithmetic)
+            size = self._shape[0]
+            if not -size <= idx < size:
+                raise IndexError(f"index {idx} is out of bounds for dimension 0 with size {size}")
+            st = self._stride
+            off = self._offset + (idx + size if idx < 0 else idx) * st[0]
+            return _view(self, self._shape[1:], st[1:], off)
+        if idx.__class__ is slice and self._shape:  # (``x[a:b]``, ``x[::k]``: the same)
+            step = idx.step
+            if step is None or (step.__class__ is int and step > 0):
+                step = step or 1
+                shape, st = self._shape, self._stride
+                b, e, _ = idx.indices(shape[0])
+                n = max(0, (e - b + step - 1) // step)
+                return _view(
+                    self, (n, *shape[1:]), (st[0] * step, *st[1:]), self._offset + b * st[0]
+                )
         view = _basic_view(self, idx if idx.__class__ is tuple else (idx,))
         if view is not None:
             return view

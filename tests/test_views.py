@@ -424,6 +424,36 @@ def test_empty_slices_keep_pytorchs_storage_offset() -> None:
         assert t[:, 2:1].storage_offset() == 2
 
 
+def test_basic_index_shortcuts_give_the_as_strided_view() -> None:
+    """``x[i]`` and ``x[a:b:k]`` (and every basic index) make their view with ``make_view``
+    where ``as_strided``'s lane would only check and call it: the same view, slot by slot,
+    as ``as_strided`` of the same geometry, for a base, a view, a tensor without history
+    that requires grad (under ``no_grad``) and a view of ``x.data``."""
+    base = tc.arange(24.0).reshape(4, 6)
+    leaf = tc.arange(24.0).reshape(4, 6).requires_grad_()
+    indices: list[Any] = [0, 2, -1, -3, slice(1, 3), slice(None, None, 2), slice(5, 2),
+                          slice(-3, None), slice(1, 9, 3), (1, slice(None, None, 2)),
+                          (Ellipsis, None), (None, 2)]  # fmt: skip
+    for src in (base, base[1:], base.data, base.t()):
+        for idx in indices:
+            with tc.no_grad():
+                for t in (src, leaf):
+                    got = t[idx]
+                    want = t.as_strided(got.shape, got.stride(), got.storage_offset())
+                    ref = np.asarray(t.detach().numpy())[idx]
+                    assert got.tolist() == ref.tolist(), (idx, t.shape)
+                    for slot in tc.Tensor.__slots__:
+                        if slot not in ("__weakref__", "_native"):
+                            a, b = getattr(got, slot), getattr(want, slot)
+                            assert a is b if isinstance(a, tc.Tensor) else a == b, (slot, idx)
+    for bad in (4, -5):
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0"):
+            base[bad]
+    with pytest.raises(ValueError, match="step of a slice index cannot be zero"):
+        base[::0]
+    assert base[::-1].tolist() == np.arange(24.0).reshape(4, 6)[::-1].tolist()
+
+
 def test_make_view_sets_every_slot_as_make_tensor_does() -> None:
     """``make_view`` fills a view's slots by hand (it runs for every view): a slot added to
     Tensor must be set there too, to what the plain constructor sets."""
@@ -452,24 +482,34 @@ def test_contiguous_view_cache_gives_the_plain_strides() -> None:
 
     views._CONTIGUOUS_VIEWS.clear()
     x = tc.arange(24.0)
-    cases = [(x, (2, 12)), (x, (4, 3, 2)), (x.reshape(2, 12), (24,)), (x.reshape(4, 6), (6, 4))]
+    cases = [
+        (x, (2, 12)),
+        (x, (4, 3, 2)),
+        (x.reshape(2, 12), (24,)),
+        (x.reshape(4, 6), (6, 4)),
+        (x.reshape(4, 6), (-1,)),  # (one -1: inferred once, then read back)
+        (x, (2, -1, 3)),
+    ]
     for _ in range(2):  # the first round fills the cache, the second reads it
         for t, shape in cases:
             fast = views._contiguous_view(t, shape)
             assert fast is not None
-            plain = views.view_strides(t._shape, t._stride, shape)
-            assert (fast._shape, fast._stride, fast._offset) == (shape, plain, t._offset)
+            new = views.infer_size(shape, t.numel())
+            plain = views.view_strides(t._shape, t._stride, new)
+            assert (fast._shape, fast._stride, fast._offset) == (new, plain, t._offset)
             assert fast._storage is t._storage
-            assert views._CONTIGUOUS_VIEWS[t._shape, shape] == (t._stride, plain)
+            assert views._CONTIGUOUS_VIEWS[t._shape, shape] == (t._stride, plain, new)
     # the pair of shapes remembered, over non-contiguous strides: no fast view
     t, s = x.reshape(4, 6).t(), x.reshape(6, 4)[:, :3]
     for _ in range(2):
         assert views._contiguous_view(t, (24,)) is None
         assert views._contiguous_view(s, (18,)) is None
     n = len(views._CONTIGUOUS_VIEWS)
-    # sizes that do not fit or ask for inference: not remembered
+    # sizes that do not fit, or whose inference fails: not remembered
     assert views._contiguous_view(x, (5, 5)) is None
-    assert views._contiguous_view(x, (-1, 12)) is None
+    assert views._contiguous_view(x, (-1, 5)) is None
+    assert views._contiguous_view(x, (-1, -1)) is None
+    assert views._contiguous_view(x, (-2, 12)) is None
     assert views._contiguous_view(x, (2.0, 12.0)) is not None  # (a float size: kept out)
     assert len(views._CONTIGUOUS_VIEWS) == n
     assert x.reshape(6, 4).tolist() == np.arange(24.0).reshape(6, 4).tolist()
@@ -564,15 +604,15 @@ def test_views_row_major_answers_as_the_stride_search() -> None:
         if isinstance(s, tuple):
             views._contiguous_view(t, s)
     for t, s in cases:
+        new = views.infer_size(tuple(s), t.numel())
         plain = (
             isinstance(s, tuple)
-            and -1 not in s
-            and views.view_strides(t._shape, t._stride, s) == views.contiguous_strides(s)
+            and views.view_strides(t._shape, t._stride, new) == views.contiguous_strides(new)
             and t._stride == views.contiguous_strides(t._shape)
         )
         assert views.views_row_major(t, s) == plain, (t.shape, t.stride(), s)
         if plain:
-            assert t.reshape(s)._stride == views.contiguous_strides(s)
+            assert t.reshape(s)._stride == views.contiguous_strides(new)
 
 
 def test_remembered_stride_searches_give_the_walks_answer() -> None:

@@ -198,20 +198,22 @@ def _search_strides(
     return tuple(out)
 
 
-# (sizes, new sizes) -> (contiguous strides of sizes, contiguous strides of new sizes), for
-# the pairs ``_contiguous_view`` accepted: a repeated reshape (a training step's, a view in a
-# loop) then costs one dict lookup instead of a ``min``, two ``prod``s and two stride lookups,
-# about half of ``x.reshape(50, 200)``'s kernel. Safe because the entry depends on nothing but
-# the two shapes; ``tests/test_views.py`` compares it with the plain path.
+# (sizes, new sizes) -> (contiguous strides of sizes, contiguous strides of the new sizes,
+# the new sizes with a -1 inferred), for the pairs ``_contiguous_view`` accepted: a repeated
+# reshape (a training step's, ``x.view(-1)`` in a loop) then costs one dict lookup instead of
+# a ``min``, two ``prod``s, the inference and two stride lookups, about half of
+# ``x.reshape(50, 200)``'s kernel. Safe because the entry depends on nothing but the two
+# shapes; ``tests/test_views.py`` compares it with the plain path.
 _CONTIGUOUS_VIEWS: dict[
-    tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
+    tuple[tuple[int, ...], tuple[int, ...]],
+    tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]],
 ] = {}
 
 
 def _contiguous_view(self: Tensor, shape: Any) -> Tensor | None:
-    """The common case of ``view``/``reshape``: a contiguous tensor and sizes without -1 of
-    the same number of elements, one check and no stride search (the pair of shapes met
-    before: one lookup in ``_CONTIGUOUS_VIEWS``); None for any other case."""
+    """The common case of ``view``/``reshape``: a contiguous tensor and sizes (with at most
+    one -1) of the same number of elements, one check and no stride search (the pair of
+    shapes met before: one lookup in ``_CONTIGUOUS_VIEWS``); None for any other case."""
     if shape.__class__ is not tuple:
         return None
     old = self._shape
@@ -222,7 +224,7 @@ def _contiguous_view(self: Tensor, shape: Any) -> Tensor | None:
             return None
     stride = self._stride
     if stride is hit[0] or stride == hit[0]:
-        return make_view(self, shape, hit[1], self._offset)
+        return make_view(self, hit[2], hit[1], self._offset)
     return None
 
 
@@ -238,17 +240,26 @@ def views_row_major(self: Tensor, shape: Any) -> bool:
 
 def _contiguous_pair(
     old: tuple[int, ...], shape: tuple[int, ...]
-) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """``_contiguous_view``'s plain path: the contiguous strides of ``old`` and ``shape``
-    where ``shape`` has ``old``'s number of elements and no -1 (remembered), else None."""
-    if (not shape or min(shape) >= 0) and math.prod(shape) == math.prod(old):  # (no -1)
-        pair = (contiguous_strides(old), contiguous_strides(shape))
-        if all(s.__class__ is int for s in shape):  # (not 2.0, which equals and hashes as 2)
-            if len(_CONTIGUOUS_VIEWS) >= 4096:
-                _CONTIGUOUS_VIEWS.clear()
-            _CONTIGUOUS_VIEWS[old, shape] = pair
-        return pair
-    return None
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
+    """``_contiguous_view``'s plain path: the contiguous strides of ``old`` and of ``shape``
+    (its -1 inferred), and the inferred sizes, where ``shape`` gives ``old``'s number of
+    elements (remembered), else None (the caller's plain path raises what is wrong)."""
+    new = shape
+    if shape and min(shape) < 0:
+        if min(shape) < -1 or shape.count(-1) != 1:
+            return None
+        try:
+            new = infer_size(shape, math.prod(old))
+        except RuntimeError:
+            return None
+    if math.prod(new) != math.prod(old):
+        return None
+    pair = (contiguous_strides(old), contiguous_strides(new), new)
+    if all(s.__class__ is int for s in shape):  # (not 2.0, which equals and hashes as 2)
+        if len(_CONTIGUOUS_VIEWS) >= 4096:
+            _CONTIGUOUS_VIEWS.clear()
+        _CONTIGUOUS_VIEWS[old, shape] = pair
+    return pair
 
 
 def view(self: Tensor, size: tuple[int, ...]) -> Tensor:
