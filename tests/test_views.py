@@ -454,6 +454,37 @@ def test_basic_index_shortcuts_give_the_as_strided_view() -> None:
     assert base[::-1].tolist() == np.arange(24.0).reshape(4, 6)[::-1].tolist()
 
 
+def test_expand_cache_gives_the_walks_view() -> None:
+    """``expand`` remembers the geometries it accepted (``views._EXPANDED``): a hit must give
+    the view the walk gives, and a refused expansion is refused again."""
+    from tensorcore.ops import views
+
+    views._EXPANDED.clear()
+    x = tc.arange(6.0).reshape(2, 3)
+    cases: list[tuple[Any, Any]] = [
+        (x[:1], (4, 3)),
+        (x[:, :1], (2, 5)),
+        (x, (2, 2, 3)),
+        (x, (-1, 3)),
+        (x.t()[:1], (3, -1, 2)),
+        (x[0], (0, 3)),
+    ]
+    walked = []
+    for t, size in cases:
+        v = t.expand(size)
+        walked.append((v.shape, v.stride(), v.storage_offset()))
+        assert v.tolist() == np.broadcast_to(t.numpy(), v.shape).tolist()
+    assert len(views._EXPANDED) == len(cases)
+    for (t, size), want in zip(cases, walked, strict=True):
+        v = t.expand(size)  # (from the cache)
+        assert (v.shape, v.stride(), v.storage_offset()) == want
+        assert v._base is (t._base if t._base is not None else t)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="must match the existing size"):
+            x.expand(3, 3)
+    assert x.expand([2, 3]).shape == (2, 3) and x.expand(tc.Size([2, 3])).shape == (2, 3)
+
+
 def test_make_view_sets_every_slot_as_make_tensor_does() -> None:
     """``make_view`` fills a view's slots by hand (it runs for every view): a slot added to
     Tensor must be set there too, to what the plain constructor sets."""

@@ -309,7 +309,21 @@ def as_strided(self: Tensor, size: Any, stride: Any, storage_offset: int | None 
     return make_view(self, size, stride, off)
 
 
+# (sizes, strides, expanded sizes) -> (sizes, strides) of the view, for the geometries
+# ``expand`` accepted: a broadcast repeated in a loop costs one lookup instead of the walk
+# (a third of a small ``x.expand(...)``). Safe because the entry depends on nothing else;
+# ``tests/test_views.py`` compares it with the walk.
+_EXPANDED: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def expand(self: Tensor, size: tuple[int, ...]) -> Tensor:
+    key = (self._shape, self._stride, size)
+    try:
+        hit = _EXPANDED.get(key)
+    except TypeError:  # (an unhashable size: the walk says what is wrong)
+        hit = None
+    if hit is not None:
+        return make_view(self, hit[0], hit[1], self._offset)
     size = tuple(size)
     if len(size) < self.ndim:
         raise RuntimeError(
@@ -349,8 +363,13 @@ def expand(self: Tensor, size: tuple[int, ...]) -> Tensor:
                 f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                 f"{list(self._shape)}"
             )
-    check_shape("expand", tuple(shape))
-    return make_view(self, tuple(shape), tuple(stride), self._offset)
+    geometry = tuple(shape), tuple(stride)
+    check_shape("expand", geometry[0])
+    if key[2].__class__ is tuple and all(s.__class__ is int for s in key[2]):
+        if len(_EXPANDED) >= 4096:
+            _EXPANDED.clear()
+        _EXPANDED[key] = geometry
+    return make_view(self, geometry[0], geometry[1], self._offset)
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
