@@ -10,9 +10,9 @@ from ._tensor import Tensor
 from .autograd.grad_mode import _state as _grad_mode
 from .autograd.grad_mode import dual as _dual
 from .ops import _call as _call_state
+from .ops import _make_view
+from .ops._make_view import make_view
 from .ops._validate import as_scalar
-from .ops.views import as_strided as _as_strided_kernel
-from .ops.views import make_view
 
 __all__ = ["bind"]
 
@@ -271,7 +271,7 @@ def _view(self: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...], off: i
             not (self._requires_grad or (b is not None and b._requires_grad))
             or not (_grad_mode.enabled or _dual.on)
         )
-        and _AS_STRIDED.table.get((self._device.type, "strided")) is _as_strided_kernel
+        and _AS_STRIDED.table.get((self._device.type, "strided")) is _make_view.core_as_strided
     ):
         return make_view(self, sizes, strides, off)
     r = _AS_STRIDED.lane(self, sizes, strides, off)  # (None: a call it leaves to ``call``)

@@ -103,6 +103,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tensorcore.ops._api",
             "tensorcore.ops._transfer",
             "tensorcore.ops.views",
+            "tensorcore.ops._make_view",
             "tensorcore.ops.composite",
             "tensorcore.ops.composite_linalg",
             "tensorcore.ops.composite_linalg_general",

@@ -16,47 +16,14 @@ from typing import Any
 from .._tensor import _CONTIG, Tensor, _wrap_dim, contiguous_strides, torch_name
 from ..autograd import grad_mode as _grad_mode
 from ..dtypes import FLOATING as _FLOATING
-from ..layouts import contiguous_format, strided
+from ..layouts import contiguous_format
 from ..plugins import hookimpl
+from . import _make_view
+from ._make_view import make_view
 from ._validate import INT64_MAX as _INT64_MAX
 from ._validate import check_shape
 
 __all__ = ["infer_size", "make_view", "view_strides", "views_row_major"]
-
-
-def make_view(base: Tensor, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
-    """A tensor over ``base``'s storage with new metadata; it never copies.
-
-    The same tensor as ``make_tensor(base's storage, shape, stride, offset, base's dtype and
-    device)`` with ``_base`` set and ``base``'s version counter (a view of ``x.data`` counts
-    its writes where ``x.data`` does), its slots filled here rather than through that call:
-    every view runs this (``tests/test_views.py`` compares the two slot by slot).
-
-    As in PyTorch, a view requires grad where its base does (a view made under ``no_grad``
-    too, without history), and notes how it was made where that was not in grad mode
-    (``_view_meta``, ``autograd.grad_mode.view_meta``; a view of such a view inherits it)."""
-    t = _new(Tensor)
-    t._storage = base._storage
-    t._shape = shape
-    t._stride = stride
-    t._offset = offset
-    t._dtype = base._dtype
-    t._device = base._device
-    t._layout = strided
-    t._native = None
-    t._grad_fn = t._grad = t._ag = None
-    b = base._base
-    if b is None:
-        t._base = base
-        t._requires_grad = base._requires_grad
-        t._view_meta = _view_meta(base, None) if _OFF else None
-    else:
-        t._base = b
-        t._requires_grad = b._requires_grad
-        m = base._view_meta
-        t._view_meta = None if m is None and not _OFF else _view_meta(base, m)
-    t._version_counter = base._version_counter
-    return t
 
 
 def release_temporary_view(t: Tensor, inputs: tuple[Any, ...]) -> None:
@@ -94,10 +61,7 @@ def release_temporary_view(t: Tensor, inputs: tuple[Any, ...]) -> None:
     t._view_meta = None
 
 
-_new = object.__new__
 _py_slice = builtins.slice  # (this module's ``slice`` is the view operator)
-_OFF = _grad_mode.OFF
-_view_meta = _grad_mode.view_meta
 
 
 # (size with a -1, numel) -> the size inferred (``x.view(-1)``, ``x.view(n, -1)`` repeat)
@@ -307,6 +271,9 @@ def as_strided(self: Tensor, size: Any, stride: Any, storage_offset: int | None 
                 f"{storage.nbytes}"
             )
     return make_view(self, size, stride, off)
+
+
+_make_view.core_as_strided = as_strided  # (basic indexing's check: ``_make_view``)
 
 
 # (sizes, strides, expanded sizes) -> (sizes, strides) of the view, for the geometries
