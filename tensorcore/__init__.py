@@ -22,7 +22,9 @@ from . import (
     _legacy_linalg,
     _symbolic,
     _torch_extras,
+    _torch_extras_ops,
     _torch_nn,
+    _torch_view_copies,
     autograd,
     backends,
     dtypes,
@@ -136,7 +138,15 @@ globals().update(_LEGACY_TYPES)  # tc.FloatTensor, tc.LongTensor... (PyTorch's l
 # positional forms of the nn.functional layers (which import nn on first call), utilities.
 _EXTRAS = {
     n: getattr(m, n)
-    for m in (_torch_extras, _torch_nn, _legacy_linalg, _checks, _symbolic)
+    for m in (
+        _torch_extras,
+        _torch_extras_ops,
+        _torch_view_copies,
+        _torch_nn,
+        _legacy_linalg,
+        _checks,
+        _symbolic,
+    )
     for n in m.__all__
 }
 globals().update(_EXTRAS)

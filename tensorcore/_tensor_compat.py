@@ -525,7 +525,7 @@ def _no_device_method(kind: str) -> Callable[..., Tensor]:
 
 
 def _nonzero_static(self: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
-    from ._torch_extras import nonzero_static
+    from ._torch_extras_ops import nonzero_static
 
     return nonzero_static(self, size=size, fill_value=fill_value)
 
