@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import tensorcore as tc
-
-if TYPE_CHECKING:
-    from tensorcore.testing.samples import Sample, _Maker
+from tensorcore.testing._sample_base import Sample, _Maker
 
 __all__ = ["more_samples"]
 
