@@ -421,6 +421,9 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
         # Concatenated along d, the tensors lie one after the other there: splitting that dim
         # into (len(tensors), size) is the stack, without a view of each tensor.
         out = ops.cat(tensors, d).view(shape[:d] + (len(tensors),) + shape[d:])
+        # (a view of the concatenation, never of an input: released here, where the
+        # composite's wrapper would look for its base among every input)
+        release_temporary_view(out, ())
     else:
         out = ops.cat([t.unsqueeze(d) for t in tensors], d)
     return named_as(out, "StackBackward0")
