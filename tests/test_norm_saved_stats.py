@@ -118,7 +118,7 @@ def test_functional_norms_give_the_same_bits_with_and_without_saved_statistics(
     """``F.layer_norm``/``batch_norm``/``group_norm`` run the ``native_*`` operator (saved
     statistics) for large inputs that will be differentiated and the one-output operator
     otherwise (``_SAVED_STATISTICS_MIN``): the two give the same outputs and gradients."""
-    import tensorcore.nn.functional as fn
+    import tensorcore.nn._normalization as fn
 
     x0 = tc.randn(6, 4, 10, device=device)
     w0, b0 = tc.randn(4, device=device), tc.randn(4, device=device)
