@@ -16,8 +16,9 @@ CPU kernels do:
   same numbers, rounded, where the size is a multiple of 16); otherwise each element comes
   from a double Box-Muller pair whose second value is cached in the generator for the next
   element;
-- ``random_(from, to)`` is a draw (``random64`` when the range needs more than 32 bits)
-  modulo the range; ``randperm`` is a Fisher-Yates shuffle with ``random() % (n - i)``.
+- ``random_(from, to)`` is a draw (``random64`` when the range is at least ``2**28``)
+  modulo the range, ``random_()`` one (``random64`` for the 64-bit dtypes) modulo the
+  dtype's range; ``randperm`` is a Fisher-Yates shuffle with ``random() % (n - i)``.
 
 Float32 results can differ from PyTorch's in the last bit where PyTorch's vectorised
 ``log``/``cos`` round differently.
@@ -51,6 +52,7 @@ class TorchCPUStream:
         self._mt = np.random.MT19937()
         self._mt._legacy_seeding(seed & 0xFFFFFFFF)
         self._next_normal: float | None = None
+        self._gen: Any = None  # a numpy Generator on ``_mt``, made on first need
 
     def u32(self, n: int) -> Any:
         """``n`` raw 32-bit draws (as uint64, a new array the caller may write)."""
@@ -122,23 +124,61 @@ class TorchCPUStream:
         if n >= 16 and contiguous:
             # In the dtype's precision (float32 for the 16-bit floats), as PyTorch computes.
             blocks = n // 16
+            # float64's ``x * std + mean`` is one fused multiply-add in PyTorch's kernel: a
+            # product then a sum round twice where neither is trivial, so that case scales
+            # after the standard normals are made.
+            fused = dtype == np.float64 and mean != 0.0 and std != 1.0
+            m, s = (0.0, 1.0) if fused else (mean, std)
             if dtype == np.float64:
                 d, scratch = self.uniform(n, dtype), None
             else:
                 drawn = blocks * 16 if np.dtype(dtype) in _HALF_FLOATS else n
                 d, scratch = self._unit_floats(drawn)
             body = d[: blocks * 16].reshape(blocks, 16)
-            _box_muller_16(body, mean, std, scratch)
+            _box_muller_16(body, m, s, scratch)
             out = body.reshape(-1)
             if n % 16:
                 tail = self.uniform(16, dtype).astype(d.dtype, copy=False).reshape(1, 16)
-                _box_muller_16(tail, mean, std)
+                _box_muller_16(tail, m, s)
                 out = np.concatenate([out[: n - 16], tail.reshape(-1)])
-            return out
-        return self._double_normals(n) * std + mean
+            return _fma_arrays(out, std, mean) if fused else out
+        if n <= _FEW_NORMALS:
+            return np.array(self._few_double_normals(n, mean, std))
+        return self._double_normals(n, mean, std)
 
-    def _double_normals(self, n: int) -> Any:
-        """Standard normals from double Box-Muller pairs, the cache first."""
+    def _few_double_normals(self, n: int, mean: float, std: float) -> list[float]:
+        """``_double_normals`` for a few values, with Python floats and the ``math`` module
+        (C's libm, which PyTorch's scalar kernel calls): a dozen NumPy calls on arrays of a
+        few elements cost several times more. The same values bit for bit (``tests``)."""
+        out: list[float] = []
+        cached = self._next_normal
+        if n and cached is not None:
+            out.append(cached)
+            self._next_normal = None
+        pairs = (n - len(out) + 1) // 2
+        if pairs:
+            raw = self._mt.random_raw(4 * pairs).tolist()
+            for i in range(0, 4 * pairs, 4):
+                # (two double uniforms: the low 53 bits of two joined draws, times 2**-53)
+                u1 = (((raw[i] & _HIGH21) << 32) | raw[i + 1]) * 2.0**-53
+                u2 = (((raw[i + 2] & _HIGH21) << 32) | raw[i + 3]) * 2.0**-53
+                r = _sqrt(-2.0 * _log1p(-u2))
+                theta = _TWO_PI * u1
+                out.append(r * _cos(theta))
+                out.append(r * _sin(theta))
+            if len(out) > n:
+                self._next_normal = out.pop()
+        if std == 1.0:  # (``+ mean`` even for 0: -0.0 becomes +0.0, as the fused form gives)
+            return [v + mean for v in out]
+        if mean == 0.0:  # (``+ 0.0``: -0.0 becomes +0.0, as the fused form gives)
+            return [v * std + 0.0 for v in out]
+        return [_fma(v, std, mean) for v in out]
+
+    def _double_normals(self, n: int, mean: float, std: float) -> Any:
+        """``n`` normals ``z * std + mean`` (fused) from double Box-Muller pairs, the cached
+        value first. ``log1p`` is libm's, through ``math`` (NumPy's differs from it in the
+        last bit for about one value in twelve); NumPy's float64 ``sqrt`` (exact), ``cos``
+        and ``sin`` give libm's values."""
         out = np.empty(n, dtype=np.float64)
         i = 0
         if n and self._next_normal is not None:
@@ -148,8 +188,10 @@ class TorchCPUStream:
         pairs = (n - i + 1) // 2
         if pairs:
             u = self.uniform(2 * pairs, np.float64)
-            r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
-            theta = 2.0 * math.pi * u[0::2]
+            np.negative(u, out=u)
+            logs = np.fromiter(map(_log1p, u[1::2].tolist()), np.float64, pairs)
+            r = np.sqrt(-2.0 * logs)
+            theta = _TWO_PI * -u[0::2]
             vals = np.empty(2 * pairs)
             vals[0::2] = r * np.cos(theta)
             vals[1::2] = r * np.sin(theta)
@@ -157,24 +199,58 @@ class TorchCPUStream:
             out[i:] = vals[:need]
             if need % 2:
                 self._next_normal = float(vals[-1])
-        return out
+        return _fma_arrays(out, std, mean)
 
-    def integers(self, lo: int, hi: int, n: int) -> Any:
-        """``n`` integers in ``[lo, hi)``."""
+    def integers(self, lo: int, hi: int, n: int, wide: bool | None = None) -> Any:
+        """``n`` integers in ``[lo, hi)``: a draw modulo the range, a ``random64`` where
+        ``wide`` (by default where the range is at least ``2**28``, as PyTorch's
+        ``random_(from, to)`` does; its ``random_()`` takes ``random64`` for 64-bit dtypes
+        only, whatever the range)."""
         span = hi - lo
-        v = self.u64(n) if span >= 1 << 32 else self.u32(n)
-        return (v % np.uint64(span)).astype(np.int64) + lo
+        if span >= 1 << 28 if wide is None else wide:
+            return (self.u64(n) % np.uint64(span)).astype(np.int64) + lo
+        if n < _BULK:
+            v = self.u32(n)
+            np.remainder(v, np.uint64(span), out=v)
+            v = v.view(np.int64)  # (below 2**32: the same bits as int64)
+        else:
+            # 32-bit draws and a 32-bit remainder: about half the time of 64-bit ones
+            w = self._u32_bulk(n)
+            np.remainder(w, np.uint32(span), out=w)
+            v = w.astype(np.int64)
+        if lo:
+            v += lo
+        return v
+
+    def _u32_bulk(self, n: int) -> Any:
+        """``n`` raw draws as uint32: ``Generator.integers`` over the whole 32-bit range takes
+        one draw per value, in order (``tests``), in a cheaper loop than ``random_raw``'s,
+        into half the memory."""
+        gen = self._gen
+        if gen is None:
+            gen = self._gen = np.random.Generator(self._mt)
+        return gen.integers(0, 1 << 32, n, dtype=np.uint32)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (the Generator is a view of ``_mt``, remade on first use: a saved state holds the
+        # engine once)
+        return {**self.__dict__, "_gen": None}
 
     def permutation(self, n: int) -> Any:
-        """A random permutation of ``0 .. n - 1`` (Fisher-Yates)."""
-        r = list(range(n))
-        if n > 1:
-            steps = np.arange(n - 1, dtype=np.uint64)
-            # The swap partners, all at once; the swaps themselves depend on each other.
-            partners = (steps + self.u32(n - 1) % (np.uint64(n) - steps)).tolist()
-            for i, j in enumerate(partners):
+        """A random permutation of ``0 .. n - 1`` (Fisher-Yates: step ``i`` swaps position
+        ``i`` with ``i + random() % (n - i)``)."""
+        if n <= 1:
+            return np.arange(n, dtype=np.int64)
+        steps = np.arange(n - 1, dtype=np.int64)
+        # The swap partners, all at once; the swaps themselves depend on each other.
+        draws = self.u32(n - 1) if n <= _BULK else self._u32_bulk(n - 1)
+        partners = steps + (draws % (n - steps).astype(draws.dtype)).astype(np.int64)
+        if n <= _FEW_SWAPS:
+            r = list(range(n))
+            for i, j in enumerate(partners.tolist()):
                 r[i], r[j] = r[j], r[i]
-        return np.array(r, dtype=np.int64)
+            return np.array(r, dtype=np.int64)
+        return _swaps_in_order(partners, n)
 
     # -------------------------------------------------------------- one value at a time
     def _double(self) -> float:
@@ -241,6 +317,71 @@ class TorchCPUStream:
 
 
 _MASK53 = (1 << 53) - 1
+_HIGH21 = (1 << 21) - 1  # the bits a double uniform keeps of its first draw
+_TWO_PI = 2.0 * math.pi  # (``2.0 * pi`` is exact: PyTorch's ``2 * pi * u`` rounds once)
+_sqrt, _log1p, _cos, _sin = math.sqrt, math.log1p, math.cos, math.sin
+
+# Up to this many normals from double Box-Muller pairs, Python floats: a pair costs about a
+# microsecond there, a call of the array path about fifteen.
+_FEW_NORMALS = 32
+
+# From this many draws on, ``_u32_bulk`` (its call costs a few microseconds more than
+# ``random_raw``'s, each draw about a nanosecond less).
+_BULK = 4096
+
+# Up to this many elements a permutation's swaps run one by one in Python (about 0.1 us a
+# swap); above, ``_swaps_in_order`` (a few dozen array calls).
+_FEW_SWAPS = 512
+
+# Dekker's splitting constant (2**27 + 1): ``x`` into two halves of 26 bits whose products
+# are exact.
+_SPLIT = 134217729.0
+
+
+def _fma(a: float, b: float, c: float) -> float:
+    """``a * b + c`` rounded once, as C's ``fma`` (which PyTorch's compiled ``x * std +
+    mean`` is): the product's exact two-term form (Dekker) added to ``c`` with the sum's
+    error kept (Knuth's two-sum). (Python 3.11 has no ``math.fma``.)"""
+    p = a * b
+    if not math.isfinite(p):  # (Dekker's halves overflow: the plain form's inf or NaN)
+        return p + c
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    total = p + c
+    back = total - p
+    s_err = (p - (total - back)) + (c - back)
+    return total + (s_err + p_err)
+
+
+def _fma_arrays(x: Any, std: float, mean: float) -> Any:
+    """``x * std + mean`` for the float64 array ``x`` rounded once per element (``_fma``),
+    in place where a product or a sum alone is exact (``std`` 1 or ``mean`` 0)."""
+    if std == 1.0 or mean == 0.0:
+        if std != 1.0:
+            x *= std
+        x += mean  # (even 0: -0.0 becomes +0.0, as the fused form gives)
+        return x
+    with np.errstate(all="ignore"):
+        p = x * std
+        t = _SPLIT * x
+        xh = t - (t - x)
+        xl = x - xh
+        t = _SPLIT * std
+        sh = t - (t - std)
+        sl = std - sh
+        p_err = ((xh * sh - p) + xh * sl + xl * sh) + xl * sl
+        total = p + mean
+        back = total - p
+        s_err = (p - (total - back)) + (mean - back)
+        fused = total + (s_err + p_err)
+        return np.where(np.isfinite(p), fused, p + mean)
+
+
 _THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # C++'s ``1.0f / 3.0f``
 _C0331_F = float(np.float32(0.0331))
 _TINY32 = float(np.finfo(np.float32).tiny)
@@ -254,6 +395,45 @@ def _float32(x: float) -> float:
 
 def _same(x: float) -> float:
     return x
+
+
+def _swaps_in_order(partners: Any, n: int) -> Any:
+    """The permutation that swapping position ``k`` with ``partners[k]`` (at least ``k``)
+    for ``k = 0, 1, ..., n - 2`` in turn leaves in ``arange(n)``, without a loop over the
+    swaps.
+
+    After step ``k`` position ``k`` is final (later steps touch only later positions), and
+    holds what position ``partners[k]`` held just before step ``k``. A position ``p`` is
+    written before step ``t`` only by the steps ``k' < t`` with ``partners[k'] = p``, each
+    putting there what position ``k'`` held before its own step. So, with ``last(p, t)``
+    the latest such step, position ``p`` holds ``first[last(p, t)]`` before step ``t`` (or
+    ``p``, where no step wrote it), where ``first[q]``, what position ``q`` holds before its
+    own step, follows ``q -> last(q, q)`` (always to a smaller position) down to a position
+    no step wrote before its own, whose value is its index. With the steps sorted
+    by (partner, step) (a stable sort by partner), ``last(partners[k], k)`` is the step
+    sorted just before ``k`` where it has the same partner, and ``last(p, p)`` the last step
+    of partner ``p`` unless that is step ``p`` itself (a step that keeps its element), then
+    the one before it; ``first`` comes by pointer jumping."""
+    m = n - 1  # steps
+    k = np.arange(n, dtype=np.int64)
+    # (a stable sort of 16-bit keys is a radix sort: several times faster than int64's)
+    order = np.argsort(partners.astype(np.uint16 if n <= 1 << 16 else np.int64), kind="stable")
+    grouped = partners[order]
+    same = grouped[1:] == grouped[:-1]
+    before = np.full(n, -1, dtype=np.int64)  # last(partners[k], k); (n - 1: no step)
+    before[order[1:]] = np.where(same, order[:-1], -1)
+    ends = np.append(~same, True)  # each partner's last step
+    last = np.full(n, -1, dtype=np.int64)
+    last[grouped[ends]] = order[ends]
+    last = np.where(last == k, before, last)  # last(p, p)
+    first = np.where(last >= 0, last, k)
+    while True:
+        nxt = first[first]
+        if np.array_equal(nxt, first):
+            break
+        first = nxt
+    before[m] = last[m]  # (position n - 1 holds what it held "before step n - 1")
+    return np.where(before >= 0, first[before], np.append(partners, m))
 
 
 def _box_constants(dtype: Any, mean: float, std: float) -> tuple[Any, ...]:

@@ -321,7 +321,9 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         o = array_of(self)
         # (the bounds were checked by the operator's declared check, meta_functions'
         # check_random_range)
+        wide = None  # (the stream's rule for random_(from, to))
         if low is None:  # random_(): 0 to the largest integer the dtype holds exactly
+            wide = o.dtype.itemsize == 8  # (64-bit draws for the 64-bit dtypes alone)
             if o.dtype.kind == "b":
                 top = 1
             elif o.dtype.kind in "iu":
@@ -332,7 +334,9 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         elif high is None:  # random_(to)
             low, high = 0, low
         rng = stream(generator, self._device)
-        if memory_order:
+        if memory_order and wide is not None:
+            fill_in_memory_order(o, lambda n, c: rng.integers(low, high, n, wide))
+        elif memory_order:
             fill_in_memory_order(o, lambda n, c: rng.integers(low, high, n))
         else:
             assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))
