@@ -20,8 +20,13 @@ CPU kernels do:
   modulo the range, ``random_()`` one (``random64`` for the 64-bit dtypes) modulo the
   dtype's range; ``randperm`` is a Fisher-Yates shuffle with ``random() % (n - i)``.
 
-Float32 results can differ from PyTorch's in the last bit where PyTorch's vectorised
-``log``/``cos`` round differently.
+A normal's ``z * std + mean`` is one fused multiply-add in PyTorch's compiled kernels (for
+double arithmetic: the double path, and float64's blocks), emulated here exactly. The double
+path calls libm's ``log1p``, ``cos`` and ``sin`` (``math``'s, or NumPy's float64 ``cos`` and
+``sin``, which give the same values): its values are PyTorch's bit for bit. Blocked float32
+normals can differ from PyTorch's in the last bit (about one in seven), where its vectorised
+``log``/``sincos`` (``avx_mathfun``) round otherwise than NumPy's float32 functions, and
+blocked float64 ones (about one in a thousand) where NumPy's SIMD ``log`` does than libm's.
 """
 
 from __future__ import annotations
@@ -40,9 +45,10 @@ _HALF_FLOATS = frozenset({np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)})
 
 # The constants of the kernels below as 0-d arrays, made once: a ufunc takes a 0-d array
 # operand in about half the time of a NumPy scalar made per call (small draws are a dozen
-# ufunc calls, each mostly overhead). ``_UNIT``: the mask of a draw's low 24 bits and the
-# float32 ``2**-24``.
-_UNIT = (np.array((1 << 24) - 1, dtype=np.uint64), np.array(2.0**-24, dtype=np.float32))
+# ufunc calls, each mostly overhead). ``_MASK24``: the mask of a draw's low 24 bits for
+# the draws' dtypes; ``_UNIT_SCALE``: the float32 ``2**-24``.
+_MASK24 = {np.dtype(t): np.array((1 << 24) - 1, dtype=t) for t in (np.uint64, np.uint32)}
+_UNIT_SCALE = np.array(2.0**-24, dtype=np.float32)
 
 
 class TorchCPUStream:
@@ -69,6 +75,15 @@ class TorchCPUStream:
         if dtype == np.float64:
             # The low 53 bits of ``random64``: the first draw's low 21 bits above the second
             # draw, joined in place in the draws' memory (no temporary of the 64-bit values).
+            if n >= _BULK:
+                # (32-bit draws: ``high * 2**32 + low`` in float64, exact below 2**53)
+                r = self._u32_bulk(2 * n)
+                v = np.bitwise_and(r[0::2], np.uint32((1 << 21) - 1)).astype(np.float64)
+                v *= 2.0**32
+                v += r[1::2]
+                v *= 2.0**-53
+                # (``x * (to - from) + from`` is one fused multiply-add in PyTorch's kernel)
+                return v if lo == 0.0 and hi == 1.0 else _fma_arrays(v, hi - lo, lo)
             r = self.u32(2 * n)
             high = r[0::2]
             np.bitwise_and(high, np.uint64((1 << 21) - 1), out=high)
@@ -78,13 +93,11 @@ class TorchCPUStream:
             v *= 2.0**-53
             if lo == 0.0 and hi == 1.0:  # (``v * 1 + 0`` is v)
                 return v
-            v *= hi - lo
-            v += lo
-            return v
+            return _fma_arrays(v, hi - lo, lo)
         if lo == 0.0 and hi == 1.0:
             return self._unit_floats(n)[0]
-        raw = self.u32(n)
-        np.bitwise_and(raw, np.uint64((1 << 24) - 1), out=raw)
+        raw = self._draws(n)
+        np.bitwise_and(raw, _MASK24[raw.dtype], out=raw)
         x = raw.astype(np.float64)
         x *= 2.0**-24
         width = float(np.float32(np.float32(hi) - np.float32(lo)))
@@ -99,7 +112,7 @@ class TorchCPUStream:
         exact): where ``h`` is below ``c``'s high part, or equal to it (one draw in 2**21)
         and ``l`` below its low part."""
         c = math.ceil(p * 2.0**53)
-        r = self.u32(2 * n)
+        r = self._draws(2 * n)
         h = r[0::2].astype(np.uint32)
         np.bitwise_and(h, np.uint32((1 << 21) - 1), out=h)
         below = np.less(h, np.uint32(c >> 32))
@@ -109,14 +122,13 @@ class TorchCPUStream:
         return below
 
     def _unit_floats(self, n: int) -> tuple[Any, Any]:
-        """``n`` float32 uniforms in [0, 1) of 24 bits, and the draws' array (uint64, free
-        once they are converted: scratch memory of ``8 * n`` bytes)."""
-        raw = self.u32(n)
-        mask, scale = _UNIT
-        np.bitwise_and(raw, mask, out=raw)
+        """``n`` float32 uniforms in [0, 1) of 24 bits, and the draws' array (free once they
+        are converted: scratch memory of at least ``4 * n`` bytes)."""
+        raw = self._draws(n)
+        np.bitwise_and(raw, _MASK24[raw.dtype], out=raw)
         # ``x * 1 + 0`` is x, and a 24-bit integer times 2**-24 is exact in float32.
         x = raw.astype(np.float32)
-        np.multiply(x, scale, out=x)
+        np.multiply(x, _UNIT_SCALE, out=x)
         return x, raw
 
     def normal(self, n: int, dtype: Any, mean: float, std: float, contiguous: bool) -> Any:
@@ -143,7 +155,9 @@ class TorchCPUStream:
                 out = np.concatenate([out[: n - 16], tail.reshape(-1)])
             return _fma_arrays(out, std, mean) if fused else out
         if n <= _FEW_NORMALS:
-            return np.array(self._few_double_normals(n, mean, std))
+            # (float32 rounded here, as ``astype`` rounds: the kernel then stores them as
+            # they are, without a conversion's error state)
+            return np.array(self._few_double_normals(n, mean, std), _FEW_OUT.get(dtype))
         return self._double_normals(n, mean, std)
 
     def _few_double_normals(self, n: int, mean: float, std: float) -> list[float]:
@@ -221,6 +235,10 @@ class TorchCPUStream:
         if lo:
             v += lo
         return v
+
+    def _draws(self, n: int) -> Any:
+        """``n`` raw draws, a new array: uint64 (``u32``) for a few, uint32 for many."""
+        return self._u32_bulk(n) if n >= _BULK else self._mt.random_raw(n)
 
     def _u32_bulk(self, n: int) -> Any:
         """``n`` raw draws as uint32: ``Generator.integers`` over the whole 32-bit range takes
@@ -333,6 +351,10 @@ _BULK = 4096
 # swap); above, ``_swaps_in_order`` (a few dozen array calls).
 _FEW_SWAPS = 512
 
+# The dtype of a few double normals as returned, by the dtype asked for (float64 for the
+# 16-bit floats, which the kernel converts; NumPy's default for None)
+_FEW_OUT = {np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64}
+
 # Dekker's splitting constant (2**27 + 1): ``x`` into two halves of 26 bits whose products
 # are exact.
 _SPLIT = 134217729.0
@@ -437,7 +459,7 @@ def _swaps_in_order(partners: Any, n: int) -> Any:
 
 
 def _box_constants(dtype: Any, mean: float, std: float) -> tuple[Any, ...]:
-    """``normal_fill_16``'s constants as 0-d arrays of ``dtype`` (see ``_UNIT``): 1, -2,
+    """``normal_fill_16``'s constants as 0-d arrays of ``dtype`` (see ``_MASK24``): 1, -2,
     2 * pi, the mean and the standard deviation (None for 1: ``x * 1`` is x, bit for bit)."""
     one, minus_two, two_pi, zero = _BOX[dtype]
     m = zero if mean == 0.0 else np.array(mean, dtype=dtype)
