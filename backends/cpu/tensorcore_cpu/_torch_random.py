@@ -141,18 +141,25 @@ class TorchCPUStream:
             # after the standard normals are made.
             fused = dtype == np.float64 and mean != 0.0 and std != 1.0
             m, s = (0.0, 1.0) if fused else (mean, std)
+            # The last 16 of a size not a multiple of 16 are drawn right after the others:
+            # one draw of them all, and the tail's uniforms moved to follow the full blocks
+            # (one Box-Muller call for all the blocks)
+            rest = n % 16
+            drawn = blocks * 16 if np.dtype(dtype) in _HALF_FLOATS else n
+            drawn += 16 if rest else 0
             if dtype == np.float64:
-                d, scratch = self.uniform(n, dtype), None
+                d, scratch = self.uniform(drawn, dtype), None
             else:
-                drawn = blocks * 16 if np.dtype(dtype) in _HALF_FLOATS else n
                 d, scratch = self._unit_floats(drawn)
-            body = d[: blocks * 16].reshape(blocks, 16)
-            _box_muller_16(body, m, s, scratch)
-            out = body.reshape(-1)
-            if n % 16:
-                tail = self.uniform(16, dtype).astype(d.dtype, copy=False).reshape(1, 16)
-                _box_muller_16(tail, m, s)
-                out = np.concatenate([out[: n - 16], tail.reshape(-1)])
+            full = blocks * 16
+            if rest and drawn > full + 16:
+                d[full : full + 16] = d[drawn - 16 :]  # (overlapping: NumPy buffers it)
+            whole = full + 16 if rest else full
+            _box_muller_16(d[:whole].reshape(-1, 16), m, s, scratch)
+            out = d[:whole]
+            if rest:
+                out[n - 16 : n] = out[full:]  # (the tail replaces the last 16 values)
+                out = out[:n]
             return _fma_arrays(out, std, mean) if fused else out
         if n <= _FEW_NORMALS:
             # (float32 rounded here, as ``astype`` rounds: the kernel then stores them as
