@@ -47,6 +47,17 @@ def test_few_double_normals_are_the_array_path(mean: float, std: float) -> None:
         assert a.u32(4).tolist() == b.u32(4).tolist()
 
 
+@pytest.mark.parametrize(("lo", "hi"), [(0.0, 1.0), (-2.0, 3.0), (0.1, 0.7)])
+def test_few_double_uniforms_are_the_array_path(lo: float, hi: float) -> None:
+    from tensorcore_cpu._torch_random import _FEW_UNIFORMS
+
+    for seed in range(30):
+        for n in (1, 3, _FEW_UNIFORMS):
+            few = _stream(seed).uniform(n, F64, lo, hi)
+            many = _stream(seed).uniform(n + _FEW_UNIFORMS, F64, lo, hi)[:n]
+            assert few.dtype == np.float64 and _bits(few) == _bits(many)
+
+
 def test_small_and_fused_normals_match_pytorch() -> None:
     # Fewer than 16 float64 normals: libm's log1p, cos and sin; ``x * std + mean`` is one
     # fused multiply-add in PyTorch's kernels, the blocked (16 and more) ones too.
