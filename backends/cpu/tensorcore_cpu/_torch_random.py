@@ -240,7 +240,7 @@ class TorchCPUStream:
         span = hi - lo
         if span >= 1 << 28 if wide is None else wide:
             return (self.u64(n) % np.uint64(span)).astype(np.int64) + lo
-        if n < _BULK:
+        if n < _BULK or span > 0xFFFFFFFF:  # (a uint32's random_(): 2**32)
             v = self.u32(n)
             np.remainder(v, np.uint64(span), out=v)
             v = v.view(np.int64)  # (below 2**32: the same bits as int64)
