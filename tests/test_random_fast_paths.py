@@ -167,7 +167,7 @@ def test_vectorised_swaps_are_the_swap_loop() -> None:
 
 
 def test_permutations_match_pytorch() -> None:
-    from tensorcore_cpu._torch_random import _FEW_SWAPS
+    from tensorcore_cpu._torch_random import _FEW_PERMUTED, _FEW_SWAPS
 
     tc.manual_seed(3)
     p = tc.randperm(1000)  # (the vectorised swaps)
@@ -177,8 +177,8 @@ def test_permutations_match_pytorch() -> None:
     p = tc.randperm(70000)  # (bulk draws, 64-bit sort keys)
     assert p[:8].tolist() == [8986, 35388, 58639, 48284, 67760, 59505, 25916, 38070]
     assert (p * tc.arange(70000)).sum().item() == 85568376099954
-    # either side of the loop's limit: the same permutation from the same draws
-    for n in (_FEW_SWAPS, _FEW_SWAPS + 1):
+    # either side of each path's limit: the same permutation from the same draws
+    for n in (2, 3, _FEW_PERMUTED, _FEW_PERMUTED + 1, _FEW_SWAPS, _FEW_SWAPS + 1):
         s = _stream(9)
         partners = np.arange(n - 1) + (s.u32(n - 1) % (n - np.arange(n - 1, dtype=np.uint64)))
         assert _stream(9).permutation(n).tolist() == _swap_loop(partners.astype(np.int64), n)
