@@ -230,3 +230,23 @@ def test_multinomial_kernel_orders_a_zero_draw_as_the_composite() -> None:
         got.append(fn(w, 5, False, generator=g).tolist())
     assert got[0] == got[1]
     assert got[0][0][:2] == [2, 1]  # (NaN, then inf)
+
+
+def test_multinomial_kernel_checks_as_the_composite() -> None:
+    assert tc.multinomial(tc.ones(0, 3), 2).shape == (0, 2)
+    assert tc.multinomial(tc.ones(0, 3), 5, True).shape == (0, 5)
+    for w in (tc.ones(2, 0), tc.zeros(3), tc.tensor([[1.0, 2.0], [0.0, 0.0]])):
+        with pytest.raises(RuntimeError, match=r"invalid multinomial distribution \(sum"):
+            tc.multinomial(w, 1, True)
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(RuntimeError, match="either `inf`, `nan` or element < 0"):
+            tc.multinomial(tc.tensor([1.0, bad, 2.0]), 1)
+    # finite weights whose sum overflows draw as the composite does
+    from tensorcore.ops.composite import COMPOSITES
+
+    w = tc.tensor([1e308, 1e308, 1.0], dtype=tc.float64)
+    tc.manual_seed(0)
+    got = (tc.multinomial(w, 2).tolist(), tc.multinomial(w, 4, True).tolist())
+    tc.manual_seed(0)
+    composite = COMPOSITES["multinomial"]
+    assert got == (composite(w, 2).tolist(), composite(w, 4, True).tolist())

@@ -433,14 +433,22 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             raise RuntimeError(
                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
             )
-        w = array_of(self).astype(xp.float64).reshape(-1, n)
+        rows = self._shape[0] if self.ndim == 2 else 1
+        w = array_of(self).astype(xp.float64).reshape(rows, n)
         with quiet(all="ignore"):
-            if bool((w < 0).any()) or not bool(xp.isfinite(w).all()):
-                raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
             total = xp.add.reduce(w, axis=-1, keepdims=True)
-            if bool((total <= 0).any()):
-                raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-            rng, rows = stream(generator, self._device), w.shape[0]
+            # Weights of at least 0 whose row sums are finite and positive are finite: the
+            # composite's checks (and their order) only where that fails
+            if not (w.size and w.min() >= 0 and bool(((total > 0) & (total < math.inf)).all())):
+                if bool((w < 0).any()) or not bool(xp.isfinite(w).all()):
+                    raise RuntimeError(
+                        "probability tensor contains either `inf`, `nan` or element < 0"
+                    )
+                if bool((total <= 0).any()):
+                    raise RuntimeError(
+                        "invalid multinomial distribution (sum of probabilities <= 0)"
+                    )
+            rng = stream(generator, self._device)
             if replacement and num_samples > 1:
                 # (the composite's count of the cumulative weights at or below u * total:
                 # a binary search in a row's non-decreasing sums, where all are finite)
