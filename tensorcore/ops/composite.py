@@ -537,7 +537,8 @@ def rand(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return ops.empty(size, dtype=dtype, device=device).uniform_(generator=generator)
+    # (``size`` came checked: the factory lane's ``empty``, not the public function)
+    return _new_empty(size, dtype or dt._default_dtype, device).uniform_(generator=generator)
 
 
 @_composite
@@ -548,7 +549,7 @@ def randn(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return ops.empty(size, dtype=dtype, device=device).normal_(generator=generator)
+    return _new_empty(size, dtype or dt._default_dtype, device).normal_(generator=generator)
 
 
 @_composite
@@ -635,7 +636,7 @@ def randint(
         low, high, size = 0, low, high_or_size
     else:
         high = high_or_size
-    out = ops.empty(tuple(size), dtype=dtype or dt.int64, device=device)
+    out = _new_empty(tuple(size), dtype or dt.int64, device)
     return out.random_(low, high, generator=generator)  # (random_'s check refuses bad bounds)
 
 

@@ -16,11 +16,17 @@ CPU kernels do:
   same numbers, rounded, where the size is a multiple of 16); otherwise each element comes
   from a double Box-Muller pair whose second value is cached in the generator for the next
   element;
-- ``random_(from, to)`` is a draw (``random64`` when the range needs more than 32 bits)
-  modulo the range; ``randperm`` is a Fisher-Yates shuffle with ``random() % (n - i)``.
+- ``random_(from, to)`` is a draw (``random64`` when the range is at least ``2**28``)
+  modulo the range, ``random_()`` one (``random64`` for the 64-bit dtypes) modulo the
+  dtype's range; ``randperm`` is a Fisher-Yates shuffle with ``random() % (n - i)``.
 
-Float32 results can differ from PyTorch's in the last bit where PyTorch's vectorised
-``log``/``cos`` round differently.
+A normal's ``z * std + mean`` is one fused multiply-add in PyTorch's compiled kernels (for
+double arithmetic: the double path, and float64's blocks), emulated here exactly. The double
+path calls libm's ``log1p``, ``cos`` and ``sin`` (``math``'s, or NumPy's float64 ``cos`` and
+``sin``, which give the same values): its values are PyTorch's bit for bit. Blocked float32
+normals can differ from PyTorch's in the last bit (about one in seven), where its vectorised
+``log``/``sincos`` (``avx_mathfun``) round otherwise than NumPy's float32 functions, and
+blocked float64 ones (about one in a thousand) where NumPy's SIMD ``log`` does than libm's.
 """
 
 from __future__ import annotations
@@ -39,9 +45,10 @@ _HALF_FLOATS = frozenset({np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)})
 
 # The constants of the kernels below as 0-d arrays, made once: a ufunc takes a 0-d array
 # operand in about half the time of a NumPy scalar made per call (small draws are a dozen
-# ufunc calls, each mostly overhead). ``_UNIT``: the mask of a draw's low 24 bits and the
-# float32 ``2**-24``.
-_UNIT = (np.array((1 << 24) - 1, dtype=np.uint64), np.array(2.0**-24, dtype=np.float32))
+# ufunc calls, each mostly overhead). ``_MASK24``: the mask of a draw's low 24 bits for
+# the draws' dtypes; ``_UNIT_SCALE``: the float32 ``2**-24``.
+_MASK24 = {np.dtype(t): np.array((1 << 24) - 1, dtype=t) for t in (np.uint64, np.uint32)}
+_UNIT_SCALE = np.array(2.0**-24, dtype=np.float32)
 
 
 class TorchCPUStream:
@@ -51,6 +58,7 @@ class TorchCPUStream:
         self._mt = np.random.MT19937()
         self._mt._legacy_seeding(seed & 0xFFFFFFFF)
         self._next_normal: float | None = None
+        self._gen: Any = None  # a numpy Generator on ``_mt``, made on first need
 
     def u32(self, n: int) -> Any:
         """``n`` raw 32-bit draws (as uint64, a new array the caller may write)."""
@@ -67,6 +75,25 @@ class TorchCPUStream:
         if dtype == np.float64:
             # The low 53 bits of ``random64``: the first draw's low 21 bits above the second
             # draw, joined in place in the draws' memory (no temporary of the 64-bit values).
+            if n <= _FEW_UNIFORMS:
+                # (Python's integers and floats: fewer calls than the arrays' five)
+                r = self._mt.random_raw(2 * n).tolist()
+                u = [
+                    (((h & _HIGH21) << 32) | low) * 2.0**-53
+                    for h, low in zip(r[0::2], r[1::2], strict=True)
+                ]
+                if lo != 0.0 or hi != 1.0:
+                    u = [_fma(v, hi - lo, lo) for v in u]
+                return np.array(u, dtype=np.float64)
+            if n >= _BULK:
+                # (32-bit draws: ``high * 2**32 + low`` in float64, exact below 2**53)
+                r = self._u32_bulk(2 * n)
+                v = np.bitwise_and(r[0::2], np.uint32((1 << 21) - 1)).astype(np.float64)
+                v *= 2.0**32
+                v += r[1::2]
+                v *= 2.0**-53
+                # (``x * (to - from) + from`` is one fused multiply-add in PyTorch's kernel)
+                return v if lo == 0.0 and hi == 1.0 else _fma_arrays(v, hi - lo, lo)
             r = self.u32(2 * n)
             high = r[0::2]
             np.bitwise_and(high, np.uint64((1 << 21) - 1), out=high)
@@ -76,13 +103,11 @@ class TorchCPUStream:
             v *= 2.0**-53
             if lo == 0.0 and hi == 1.0:  # (``v * 1 + 0`` is v)
                 return v
-            v *= hi - lo
-            v += lo
-            return v
+            return _fma_arrays(v, hi - lo, lo)
         if lo == 0.0 and hi == 1.0:
             return self._unit_floats(n)[0]
-        raw = self.u32(n)
-        np.bitwise_and(raw, np.uint64((1 << 24) - 1), out=raw)
+        raw = self._draws(n)
+        np.bitwise_and(raw, _MASK24[raw.dtype], out=raw)
         x = raw.astype(np.float64)
         x *= 2.0**-24
         width = float(np.float32(np.float32(hi) - np.float32(lo)))
@@ -97,7 +122,7 @@ class TorchCPUStream:
         exact): where ``h`` is below ``c``'s high part, or equal to it (one draw in 2**21)
         and ``l`` below its low part."""
         c = math.ceil(p * 2.0**53)
-        r = self.u32(2 * n)
+        r = self._draws(2 * n)
         h = r[0::2].astype(np.uint32)
         np.bitwise_and(h, np.uint32((1 << 21) - 1), out=h)
         below = np.less(h, np.uint32(c >> 32))
@@ -107,14 +132,13 @@ class TorchCPUStream:
         return below
 
     def _unit_floats(self, n: int) -> tuple[Any, Any]:
-        """``n`` float32 uniforms in [0, 1) of 24 bits, and the draws' array (uint64, free
-        once they are converted: scratch memory of ``8 * n`` bytes)."""
-        raw = self.u32(n)
-        mask, scale = _UNIT
-        np.bitwise_and(raw, mask, out=raw)
+        """``n`` float32 uniforms in [0, 1) of 24 bits, and the draws' array (free once they
+        are converted: scratch memory of at least ``4 * n`` bytes)."""
+        raw = self._draws(n)
+        np.bitwise_and(raw, _MASK24[raw.dtype], out=raw)
         # ``x * 1 + 0`` is x, and a 24-bit integer times 2**-24 is exact in float32.
         x = raw.astype(np.float32)
-        np.multiply(x, scale, out=x)
+        np.multiply(x, _UNIT_SCALE, out=x)
         return x, raw
 
     def normal(self, n: int, dtype: Any, mean: float, std: float, contiguous: bool) -> Any:
@@ -122,23 +146,70 @@ class TorchCPUStream:
         if n >= 16 and contiguous:
             # In the dtype's precision (float32 for the 16-bit floats), as PyTorch computes.
             blocks = n // 16
+            # float64's ``x * std + mean`` is one fused multiply-add in PyTorch's kernel: a
+            # product then a sum round twice where neither is trivial, so that case scales
+            # after the standard normals are made.
+            fused = dtype == np.float64 and mean != 0.0 and std != 1.0
+            m, s = (0.0, 1.0) if fused else (mean, std)
+            # The last 16 of a size not a multiple of 16 are drawn right after the others:
+            # one draw of them all, and the tail's uniforms moved to follow the full blocks
+            # (one Box-Muller call for all the blocks)
+            rest = n % 16
+            drawn = blocks * 16 if np.dtype(dtype) in _HALF_FLOATS else n
+            drawn += 16 if rest else 0
             if dtype == np.float64:
-                d, scratch = self.uniform(n, dtype), None
+                d, scratch = self.uniform(drawn, dtype), None
             else:
-                drawn = blocks * 16 if np.dtype(dtype) in _HALF_FLOATS else n
                 d, scratch = self._unit_floats(drawn)
-            body = d[: blocks * 16].reshape(blocks, 16)
-            _box_muller_16(body, mean, std, scratch)
-            out = body.reshape(-1)
-            if n % 16:
-                tail = self.uniform(16, dtype).astype(d.dtype, copy=False).reshape(1, 16)
-                _box_muller_16(tail, mean, std)
-                out = np.concatenate([out[: n - 16], tail.reshape(-1)])
-            return out
-        return self._double_normals(n) * std + mean
+            full = blocks * 16
+            if rest and drawn > full + 16:
+                d[full : full + 16] = d[drawn - 16 :]  # (overlapping: NumPy buffers it)
+            whole = full + 16 if rest else full
+            _box_muller_16(d[:whole].reshape(-1, 16), m, s, scratch)
+            out = d[:whole]
+            if rest:
+                out[n - 16 : n] = out[full:]  # (the tail replaces the last 16 values)
+                out = out[:n]
+            return _fma_arrays(out, std, mean) if fused else out
+        if n <= _FEW_NORMALS:
+            # (float32 rounded here, as ``astype`` rounds: the kernel then stores them as
+            # they are, without a conversion's error state)
+            return np.array(self._few_double_normals(n, mean, std), _FEW_OUT.get(dtype))
+        return self._double_normals(n, mean, std)
 
-    def _double_normals(self, n: int) -> Any:
-        """Standard normals from double Box-Muller pairs, the cache first."""
+    def _few_double_normals(self, n: int, mean: float, std: float) -> list[float]:
+        """``_double_normals`` for a few values, with Python floats and the ``math`` module
+        (C's libm, which PyTorch's scalar kernel calls): a dozen NumPy calls on arrays of a
+        few elements cost several times more. The same values bit for bit (``tests``)."""
+        out: list[float] = []
+        cached = self._next_normal
+        if n and cached is not None:
+            out.append(cached)
+            self._next_normal = None
+        pairs = (n - len(out) + 1) // 2
+        if pairs:
+            raw = self._mt.random_raw(4 * pairs).tolist()
+            for i in range(0, 4 * pairs, 4):
+                # (two double uniforms: the low 53 bits of two joined draws, times 2**-53)
+                u1 = (((raw[i] & _HIGH21) << 32) | raw[i + 1]) * 2.0**-53
+                u2 = (((raw[i + 2] & _HIGH21) << 32) | raw[i + 3]) * 2.0**-53
+                r = _sqrt(-2.0 * _log1p(-u2))
+                theta = _TWO_PI * u1
+                out.append(r * _cos(theta))
+                out.append(r * _sin(theta))
+            if len(out) > n:
+                self._next_normal = out.pop()
+        if std == 1.0:  # (``+ mean`` even for 0: -0.0 becomes +0.0, as the fused form gives)
+            return [v + mean for v in out]
+        if mean == 0.0:  # (``+ 0.0``: -0.0 becomes +0.0, as the fused form gives)
+            return [v * std + 0.0 for v in out]
+        return [_fma(v, std, mean) for v in out]
+
+    def _double_normals(self, n: int, mean: float, std: float) -> Any:
+        """``n`` normals ``z * std + mean`` (fused) from double Box-Muller pairs, the cached
+        value first. ``log1p`` is libm's, through ``math`` (NumPy's differs from it in the
+        last bit for about one value in twelve); NumPy's float64 ``sqrt`` (exact), ``cos``
+        and ``sin`` give libm's values."""
         out = np.empty(n, dtype=np.float64)
         i = 0
         if n and self._next_normal is not None:
@@ -148,8 +219,10 @@ class TorchCPUStream:
         pairs = (n - i + 1) // 2
         if pairs:
             u = self.uniform(2 * pairs, np.float64)
-            r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
-            theta = 2.0 * math.pi * u[0::2]
+            np.negative(u, out=u)
+            logs = np.fromiter(map(_log1p, u[1::2].tolist()), np.float64, pairs)
+            r = np.sqrt(-2.0 * logs)
+            theta = _TWO_PI * -u[0::2]
             vals = np.empty(2 * pairs)
             vals[0::2] = r * np.cos(theta)
             vals[1::2] = r * np.sin(theta)
@@ -157,24 +230,68 @@ class TorchCPUStream:
             out[i:] = vals[:need]
             if need % 2:
                 self._next_normal = float(vals[-1])
-        return out
+        return _fma_arrays(out, std, mean)
 
-    def integers(self, lo: int, hi: int, n: int) -> Any:
-        """``n`` integers in ``[lo, hi)``."""
+    def integers(self, lo: int, hi: int, n: int, wide: bool | None = None) -> Any:
+        """``n`` integers in ``[lo, hi)``: a draw modulo the range, a ``random64`` where
+        ``wide`` (by default where the range is at least ``2**28``, as PyTorch's
+        ``random_(from, to)`` does; its ``random_()`` takes ``random64`` for 64-bit dtypes
+        only, whatever the range)."""
         span = hi - lo
-        v = self.u64(n) if span >= 1 << 32 else self.u32(n)
-        return (v % np.uint64(span)).astype(np.int64) + lo
+        if span >= 1 << 28 if wide is None else wide:
+            return (self.u64(n) % np.uint64(span)).astype(np.int64) + lo
+        if n < _BULK or span > 0xFFFFFFFF:  # (a uint32's random_(): 2**32)
+            v = self.u32(n)
+            np.remainder(v, np.uint64(span), out=v)
+            v = v.view(np.int64)  # (below 2**32: the same bits as int64)
+        else:
+            # 32-bit draws and a 32-bit remainder: about half the time of 64-bit ones
+            w = self._u32_bulk(n)
+            np.remainder(w, np.uint32(span), out=w)
+            v = w.astype(np.int64)
+        if lo:
+            v += lo
+        return v
+
+    def _draws(self, n: int) -> Any:
+        """``n`` raw draws, a new array: uint64 (``u32``) for a few, uint32 for many."""
+        return self._u32_bulk(n) if n >= _BULK else self._mt.random_raw(n)
+
+    def _u32_bulk(self, n: int) -> Any:
+        """``n`` raw draws as uint32: ``Generator.integers`` over the whole 32-bit range takes
+        one draw per value, in order (``tests``), in a cheaper loop than ``random_raw``'s,
+        into half the memory."""
+        gen = self._gen
+        if gen is None:
+            gen = self._gen = np.random.Generator(self._mt)
+        return gen.integers(0, 1 << 32, n, dtype=np.uint32)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (the Generator is a view of ``_mt``, remade on first use: a saved state holds the
+        # engine once)
+        return {**self.__dict__, "_gen": None}
 
     def permutation(self, n: int) -> Any:
-        """A random permutation of ``0 .. n - 1`` (Fisher-Yates)."""
-        r = list(range(n))
-        if n > 1:
-            steps = np.arange(n - 1, dtype=np.uint64)
-            # The swap partners, all at once; the swaps themselves depend on each other.
-            partners = (steps + self.u32(n - 1) % (np.uint64(n) - steps)).tolist()
-            for i, j in enumerate(partners):
+        """A random permutation of ``0 .. n - 1`` (Fisher-Yates: step ``i`` swaps position
+        ``i`` with ``i + random() % (n - i)``)."""
+        if n <= 1:
+            return np.arange(n, dtype=np.int64)
+        if n <= _FEW_PERMUTED:  # (Python's integers: no arrays of the partners)
+            r = list(range(n))
+            for i, x in enumerate(self._mt.random_raw(n - 1).tolist()):
+                j = i + x % (n - i)
                 r[i], r[j] = r[j], r[i]
-        return np.array(r, dtype=np.int64)
+            return np.array(r, dtype=np.int64)
+        steps = np.arange(n - 1, dtype=np.int64)
+        # The swap partners, all at once; the swaps themselves depend on each other.
+        draws = self.u32(n - 1) if n <= _BULK else self._u32_bulk(n - 1)
+        partners = steps + (draws % (n - steps).astype(draws.dtype)).astype(np.int64)
+        if n <= _FEW_SWAPS:
+            r = list(range(n))
+            for i, j in enumerate(partners.tolist()):
+                r[i], r[j] = r[j], r[i]
+            return np.array(r, dtype=np.int64)
+        return _swaps_in_order(partners, n)
 
     # -------------------------------------------------------------- one value at a time
     def _double(self) -> float:
@@ -241,6 +358,83 @@ class TorchCPUStream:
 
 
 _MASK53 = (1 << 53) - 1
+_HIGH21 = (1 << 21) - 1  # the bits a double uniform keeps of its first draw
+_TWO_PI = 2.0 * math.pi  # (``2.0 * pi`` is exact: PyTorch's ``2 * pi * u`` rounds once)
+_sqrt, _log1p, _cos, _sin = math.sqrt, math.log1p, math.cos, math.sin
+
+# Up to this many normals from double Box-Muller pairs, Python floats: a pair costs about a
+# microsecond there, a call of the array path about fifteen.
+_FEW_NORMALS = 32
+
+# From this many draws on, ``_u32_bulk`` (its call costs a few microseconds more than
+# ``random_raw``'s, each draw about a nanosecond less).
+_BULK = 4096
+
+# Up to this many elements a permutation is drawn with Python's integers alone (10: 2.1 us,
+# the arrays' partners 3.9 us; even at 64).
+_FEW_PERMUTED = 48
+
+# Up to this many elements a permutation's swaps run one by one in Python (about 0.1 us a
+# swap); above, ``_swaps_in_order`` (a few dozen array calls).
+_FEW_SWAPS = 512
+
+# The dtype of a few double normals as returned, by the dtype asked for (float64 for the
+# 16-bit floats, which the kernel converts; NumPy's default for None)
+_FEW_OUT = {np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64}
+
+# Up to this many float64 uniforms, Python's integers and floats (2.9 us for 8, the arrays
+# 4.1 us; the arrays' time hardly grows, Python's by 0.2 us a value).
+_FEW_UNIFORMS = 8
+
+# Dekker's splitting constant (2**27 + 1): ``x`` into two halves of 26 bits whose products
+# are exact.
+_SPLIT = 134217729.0
+
+
+def _fma(a: float, b: float, c: float) -> float:
+    """``a * b + c`` rounded once, as C's ``fma`` (which PyTorch's compiled ``x * std +
+    mean`` is): the product's exact two-term form (Dekker) added to ``c`` with the sum's
+    error kept (Knuth's two-sum). (Python 3.11 has no ``math.fma``.)"""
+    p = a * b
+    if not math.isfinite(p):  # (Dekker's halves overflow: the plain form's inf or NaN)
+        return p + c
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    total = p + c
+    back = total - p
+    s_err = (p - (total - back)) + (c - back)
+    return total + (s_err + p_err)
+
+
+def _fma_arrays(x: Any, std: float, mean: float) -> Any:
+    """``x * std + mean`` for the float64 array ``x`` rounded once per element (``_fma``),
+    in place where a product or a sum alone is exact (``std`` 1 or ``mean`` 0)."""
+    if std == 1.0 or mean == 0.0:
+        if std != 1.0:
+            x *= std
+        x += mean  # (even 0: -0.0 becomes +0.0, as the fused form gives)
+        return x
+    with np.errstate(all="ignore"):
+        p = x * std
+        t = _SPLIT * x
+        xh = t - (t - x)
+        xl = x - xh
+        t = _SPLIT * std
+        sh = t - (t - std)
+        sl = std - sh
+        p_err = ((xh * sh - p) + xh * sl + xl * sh) + xl * sl
+        total = p + mean
+        back = total - p
+        s_err = (p - (total - back)) + (mean - back)
+        fused = total + (s_err + p_err)
+        return np.where(np.isfinite(p), fused, p + mean)
+
+
 _THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # C++'s ``1.0f / 3.0f``
 _C0331_F = float(np.float32(0.0331))
 _TINY32 = float(np.finfo(np.float32).tiny)
@@ -256,8 +450,47 @@ def _same(x: float) -> float:
     return x
 
 
+def _swaps_in_order(partners: Any, n: int) -> Any:
+    """The permutation that swapping position ``k`` with ``partners[k]`` (at least ``k``)
+    for ``k = 0, 1, ..., n - 2`` in turn leaves in ``arange(n)``, without a loop over the
+    swaps.
+
+    After step ``k`` position ``k`` is final (later steps touch only later positions), and
+    holds what position ``partners[k]`` held just before step ``k``. A position ``p`` is
+    written before step ``t`` only by the steps ``k' < t`` with ``partners[k'] = p``, each
+    putting there what position ``k'`` held before its own step. So, with ``last(p, t)``
+    the latest such step, position ``p`` holds ``first[last(p, t)]`` before step ``t`` (or
+    ``p``, where no step wrote it), where ``first[q]``, what position ``q`` holds before its
+    own step, follows ``q -> last(q, q)`` (always to a smaller position) down to a position
+    no step wrote before its own, whose value is its index. With the steps sorted
+    by (partner, step) (a stable sort by partner), ``last(partners[k], k)`` is the step
+    sorted just before ``k`` where it has the same partner, and ``last(p, p)`` the last step
+    of partner ``p`` unless that is step ``p`` itself (a step that keeps its element), then
+    the one before it; ``first`` comes by pointer jumping."""
+    m = n - 1  # steps
+    k = np.arange(n, dtype=np.int64)
+    # (a stable sort of 16-bit keys is a radix sort: several times faster than int64's)
+    order = np.argsort(partners.astype(np.uint16 if n <= 1 << 16 else np.int64), kind="stable")
+    grouped = partners[order]
+    same = grouped[1:] == grouped[:-1]
+    before = np.full(n, -1, dtype=np.int64)  # last(partners[k], k); (n - 1: no step)
+    before[order[1:]] = np.where(same, order[:-1], -1)
+    ends = np.append(~same, True)  # each partner's last step
+    last = np.full(n, -1, dtype=np.int64)
+    last[grouped[ends]] = order[ends]
+    last = np.where(last == k, before, last)  # last(p, p)
+    first = np.where(last >= 0, last, k)
+    while True:
+        nxt = first[first]
+        if np.array_equal(nxt, first):
+            break
+        first = nxt
+    before[m] = last[m]  # (position n - 1 holds what it held "before step n - 1")
+    return np.where(before >= 0, first[before], np.append(partners, m))
+
+
 def _box_constants(dtype: Any, mean: float, std: float) -> tuple[Any, ...]:
-    """``normal_fill_16``'s constants as 0-d arrays of ``dtype`` (see ``_UNIT``): 1, -2,
+    """``normal_fill_16``'s constants as 0-d arrays of ``dtype`` (see ``_MASK24``): 1, -2,
     2 * pi, the mean and the standard deviation (None for 1: ``x * 1`` is x, bit for bit)."""
     one, minus_two, two_pi, zero = _BOX[dtype]
     m = zero if mean == 0.0 else np.array(mean, dtype=dtype)

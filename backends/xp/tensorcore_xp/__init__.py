@@ -56,8 +56,10 @@ class RandomStream(Protocol):
         """``n`` normal floats of ``dtype``; ``contiguous`` tells whether the tensor filled
         is (PyTorch draws a contiguous tensor's normals by blocks)."""
 
-    def integers(self, lo: int, hi: int, n: int) -> Any:
-        """``n`` int64 values in ``[lo, hi)``."""
+    def integers(self, lo: int, hi: int, n: int, wide: bool | None = None) -> Any:
+        """``n`` int64 values in ``[lo, hi)``. ``wide`` (given for ``random_()`` without
+        bounds, over a dtype's whole range: True for the 64-bit dtypes) tells a stream that
+        draws fewer bits for narrow ranges which draw to take."""
 
     def permutation(self, n: int) -> Any:
         """A random permutation of ``0 .. n-1`` (int64)."""

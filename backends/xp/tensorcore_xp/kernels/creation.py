@@ -16,7 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorcore import Tensor
+from tensorcore import dtypes as dt
 from tensorcore.backend import dtype_name, generator_for
+from tensorcore.backend import empty as new_tensor
 
 from ..helpers import array_of, errstate, quiet_tokens, writes_through_views
 
@@ -321,7 +323,9 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         o = array_of(self)
         # (the bounds were checked by the operator's declared check, meta_functions'
         # check_random_range)
+        wide = None  # (the stream's rule for random_(from, to))
         if low is None:  # random_(): 0 to the largest integer the dtype holds exactly
+            wide = o.dtype.itemsize == 8  # (64-bit draws for the 64-bit dtypes alone)
             if o.dtype.kind == "b":
                 top = 1
             elif o.dtype.kind in "iu":
@@ -332,7 +336,9 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         elif high is None:  # random_(to)
             low, high = 0, low
         rng = stream(generator, self._device)
-        if memory_order:
+        if memory_order and wide is not None:
+            fill_in_memory_order(o, lambda n, c: rng.integers(low, high, n, wide))
+        elif memory_order:
             fill_in_memory_order(o, lambda n, c: rng.integers(low, high, n))
         else:
             assign(o, rng.integers(low, high, size=o.shape, dtype=xp.int64))
@@ -412,11 +418,75 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         u = rng.random(a.shape)
         return xp.where(boost, out * xp.exp(xp.log1p(-u) / alpha), out)
 
+    def multinomial(
+        self: Any, num_samples: int, replacement: bool = False, generator: Any = None
+    ) -> Tensor:
+        """The composite's draws and arithmetic (``ops/composite.py``), bit for bit, on the
+        arrays: its dozen operators cost ten times the draws for a few categories (a
+        sampling step's ``multinomial(probs, 1)``)."""
+        if self.ndim not in (1, 2):
+            raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {self.ndim}-dim input")
+        n = self._shape[-1]
+        if num_samples <= 0:
+            raise RuntimeError(f"cannot sample n_sample <= 0 samples (got {num_samples})")
+        if not replacement and num_samples > n:
+            raise RuntimeError(
+                "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+            )
+        rows = self._shape[0] if self.ndim == 2 else 1
+        w = array_of(self).astype(xp.float64).reshape(rows, n)
+        with quiet(all="ignore"):
+            total = xp.add.reduce(w, axis=-1, keepdims=True)
+            # Weights of at least 0 whose row sums are finite and positive are finite: the
+            # composite's checks (and their order) only where that fails
+            if not (w.size and w.min() >= 0 and bool(((total > 0) & (total < math.inf)).all())):
+                if bool((w < 0).any()) or not bool(xp.isfinite(w).all()):
+                    raise RuntimeError(
+                        "probability tensor contains either `inf`, `nan` or element < 0"
+                    )
+                if bool((total <= 0).any()):
+                    raise RuntimeError(
+                        "invalid multinomial distribution (sum of probabilities <= 0)"
+                    )
+            rng = stream(generator, self._device)
+            if replacement and num_samples > 1:
+                # (the composite's count of the cumulative weights at or below u * total:
+                # a binary search in a row's non-decreasing sums, where all are finite)
+                u = rng.uniform(rows * num_samples, xp.float64).reshape(rows, num_samples)
+                u *= total
+                cdf = xp.add.accumulate(w, axis=-1)
+                if rows == 1 and bool(xp.isfinite(total).all()):
+                    idx = xp.searchsorted(cdf[0], u[0], side="right")[None]
+                else:
+                    idx = (cdf[:, None, :] <= u[:, :, None]).sum(-1)
+                idx = xp.minimum(idx, n - 1)
+            else:
+                # (w / E, E = -log1p(-u) exponential, the largest first and ties by index:
+                # ``topk``'s stable order, NaN largest; here the ascending order of
+                # w / log1p(-u), its negation)
+                u = rng.uniform(rows * n, xp.float64).reshape(rows, n)
+                xp.negative(u, out=u)
+                xp.log1p(u, out=u)
+                scores = xp.divide(w, u, out=u)
+                nan = xp.isnan(scores)  # (0 / 0: a zero weight's draw of exactly 0)
+                if bool(nan.any()):
+                    scores[nan] = 0.0
+                    order = xp.lexsort((scores, ~nan), axis=-1)
+                else:
+                    order = scores.argsort(axis=-1, kind="stable")
+                idx = order[:, :num_samples]
+        out = new_tensor(idx.shape if self.ndim == 2 else idx.shape[1:], dt.int64, self._device)
+        array_of(out)[...] = idx.reshape(array_of(out).shape)
+        return out
+
     if memory_order and hasattr(random_stream, "bernoulli"):
         # In place of the composite (``uniform_`` in float64, compared with ``p``, copied
         # into ``self``) where the stream draws the booleans itself: the same draws in the
         # same memory order, without the float64 tensor and its passes (a dropout's mask).
         K["bernoulli_"] = bernoulli_
+    if memory_order:
+        # In place of the composite (see the kernel): the same draws, the same numbers.
+        K["multinomial"] = multinomial
     K.update(
         uniform_=uniform_,
         normal_=normal_,
