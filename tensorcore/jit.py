@@ -69,6 +69,7 @@ __all__ = [
     "save",
     "script",
     "script_if_tracing",
+    "script_method",
     "trace",
     "unused",
     "wait",
@@ -86,11 +87,12 @@ def script(obj: Any = None, optimize: Any = None, _frames_up: int = 0, _rcb: Any
     return _scripted(obj)
 
 
-class ScriptModule:
+class ScriptModule(Module):
     """``torch.jit.ScriptModule``: what :func:`script`, :func:`trace` and :func:`load` make of
     a module. tensorcore gives the module's own class this base (a subclass made once per
     class, with the class's name), so the module keeps its type, its forward and its
-    ``repr``; :meth:`save` is :func:`save`.
+    ``repr``; :meth:`save` is :func:`save`. A module may also subclass it, as TorchScript's
+    older API has it (with :func:`script_method` on its methods).
 
     Examples
     --------
@@ -111,21 +113,27 @@ class ScriptModule:
         save(self, f, _extra_files)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        # Pickled as an instance of the module's own class (the subclass is made at run
-        # time, so pickle could not find it by name), scripted again when unpickled (a
-        # deepcopy too).
-        plain: Any = object.__new__(_original(type(self)))
+        # A module scripted by ``script``: pickled as an instance of its own class (the
+        # subclass is made at run time, so pickle could not find it by name), scripted again
+        # when unpickled (a deepcopy too). A subclass written by hand pickles as any object.
+        cls = type(self)
+        if cls not in _SCRIPTED_CLASSES:
+            return object.__reduce_ex__(self, protocol)
+        plain: Any = object.__new__(cls.__bases__[1])
         plain.__dict__.update(self.__dict__)
         return _scripted, (plain,)
 
 
-# module class -> its ScriptModule subclass (made once, named as the class)
+def script_method(fn: _T) -> _T:
+    """``torch.jit.script_method``: returns the method (a :class:`ScriptModule` subclass's
+    methods run as written)."""
+    return fn
+
+
+# module class -> its ScriptModule subclass (made once, named as the class), and the set of
+# those subclasses
 _SCRIPTED: dict[type, type] = {}
-
-
-def _original(cls: type) -> type:
-    """The module class a ScriptModule subclass was made for (``cls`` itself otherwise)."""
-    return cls.__bases__[1] if cls in _SCRIPTED.values() else cls
+_SCRIPTED_CLASSES: set[type] = set()
 
 
 def _scripted(obj: Any) -> Any:
@@ -140,6 +148,7 @@ def _scripted(obj: Any) -> Any:
         sub = _SCRIPTED[cls] = type(
             cls.__name__, (ScriptModule, cls), {"__module__": cls.__module__}
         )
+        _SCRIPTED_CLASSES.add(sub)
     obj.__class__ = sub
     return obj
 

@@ -139,6 +139,29 @@ def test_a_scripted_or_traced_module_saves_and_loads_back(tmp_path: Any) -> None
     assert isinstance(tc.jit.load(buf), tc.jit.ScriptModule)
 
 
+class _OldStyle(tc.jit.ScriptModule):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = tc.nn.Linear(2, 2)
+
+    @tc.jit.script_method
+    def forward(self, x: tc.Tensor) -> tc.Tensor:
+        return self.lin(x).relu()
+
+
+def test_a_script_module_subclass_is_a_module_that_saves() -> None:
+    # TorchScript's older API: subclass jit.ScriptModule, mark methods with script_method.
+    m = _OldStyle()
+    assert isinstance(m, tc.nn.Module) and len(list(m.parameters())) == 2
+    x = tc.randn(3, 2)
+    buf = io.BytesIO()
+    m.save(buf)
+    buf.seek(0)
+    again = tc.jit.load(buf)
+    assert type(again) is _OldStyle and tc.equal(again(x), m(x))
+    assert type(copy.deepcopy(m)) is _OldStyle and tc.jit.script(m) is m
+
+
 def test_jit_load_refuses_what_it_cannot_run() -> None:
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as z:  # (the shape of PyTorch's TorchScript archive)
