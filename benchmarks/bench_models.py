@@ -2,7 +2,7 @@
 forward of small networks, tensorcore against PyTorch on the CPU, one thread each.
 
     python3 benchmarks/bench_models.py              # every size, several minutes on 2 cores
-    python3 benchmarks/bench_models.py --quick      # the first size of each, under 2 minutes
+    python3 benchmarks/bench_models.py --quick      # the first size of each model, about 1 minute
     python3 benchmarks/bench_models.py --only lstm,resnet --profile   # per-operator times
 
 Workloads (``WORKLOADS``), each at two or three sizes: a transformer encoder block
@@ -33,6 +33,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
 import fnmatch  # noqa: E402
+import math  # noqa: E402
 import platform  # noqa: E402
 import pstats  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -41,6 +42,7 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 from _timing import fmt_time, per_call_ns, print_table  # noqa: E402
+from scipy import special  # noqa: E402
 
 import tensorcore as tc  # noqa: E402
 
@@ -380,6 +382,78 @@ WORKLOADS: dict[str, list[tuple[str, Maker, Any]]] = {
 }  # fmt: skip
 
 
+# ------------------------------------------------------------------ the NumPy limit
+# The inference forward of two workloads written by hand in NumPy from the tensorcore
+# model's parameters: what a NumPy backend can reach with the same arithmetic (the same
+# matrix products, softmax and GELU; SciPy's erf), against which tensorcore's overhead and
+# its kernels' extra passes are judged.
+def _np_params(model: Any) -> dict[str, Any]:
+    return {k: v.detach().numpy() for k, v in model.state_dict().items()}
+
+
+def _np_layer_norm(x: Any, w: Any, b: Any, eps: float = 1e-5) -> Any:
+    xc = x - x.mean(-1, keepdims=True)
+    return xc / np.sqrt((xc * xc).mean(-1, keepdims=True) + eps) * w + b
+
+
+def _np_sdpa_block(model: Any, heads: int) -> Callable[[Any], Any]:
+    p = _np_params(model)
+
+    def fwd(x: Any) -> Any:
+        b, t, d = x.shape
+        h = _np_layer_norm(x, p["ln1.weight"], p["ln1.bias"]).reshape(-1, d)
+        qkv = h @ p["qkv.weight"].T + p["qkv.bias"]
+        q, k, v = qkv.reshape(b, t, 3, heads, d // heads).transpose(2, 0, 3, 1, 4)
+        s = (q * np.float32(1 / math.sqrt(d // heads))) @ k.transpose(0, 1, 3, 2)
+        s -= s.max(-1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(-1, keepdims=True)
+        y = (s @ v).transpose(0, 2, 1, 3).reshape(b * t, d)
+        x = x + (y @ p["proj.weight"].T + p["proj.bias"]).reshape(b, t, d)
+        h = _np_layer_norm(x, p["ln2.weight"], p["ln2.bias"]).reshape(-1, d)
+        h = h @ p["fc1.weight"].T + p["fc1.bias"]
+        h = h * (1 + special.erf(h * np.float32(1 / math.sqrt(2)))) * np.float32(0.5)
+        return x + (h @ p["fc2.weight"].T + p["fc2.bias"]).reshape(b, t, d)
+
+    return fwd
+
+
+def _np_lstm_lm(model: Any, layers: int) -> Callable[[Any], Any]:
+    p = _np_params(model)
+
+    def sigmoid(z: Any) -> Any:
+        return 1 / (1 + np.exp(-z))
+
+    def fwd(i: Any) -> Any:
+        x = p["emb.weight"][i]  # (seq, batch, hidden)
+        seq, batch, hid = x.shape
+        for n in range(layers):
+            w_hh = p[f"rnn.weight_hh_l{n}"].T
+            pre = x.reshape(-1, hid) @ p[f"rnn.weight_ih_l{n}"].T
+            pre = (pre + (p[f"rnn.bias_ih_l{n}"] + p[f"rnn.bias_hh_l{n}"])).reshape(seq, batch, -1)
+            h = np.zeros((batch, hid), np.float32)
+            c = np.zeros((batch, hid), np.float32)
+            out = np.empty((seq, batch, hid), np.float32)
+            for t in range(seq):
+                g = pre[t] + h @ w_hh
+                c = sigmoid(g[:, hid : 2 * hid]) * c + sigmoid(g[:, :hid]) * np.tanh(
+                    g[:, 2 * hid : 3 * hid]
+                )
+                h = sigmoid(g[:, 3 * hid :]) * np.tanh(c)
+                out[t] = h
+            x = out
+        return x.reshape(-1, hid) @ p["out.weight"].T + p["out.bias"]
+
+    return fwd
+
+
+#: row-name prefix: (NumPy forward builder(model, name), ...)
+NUMPY_FORWARD: dict[str, Callable[[Any, str], Callable[[Any], Any]]] = {
+    "SDPA pre-norm block": lambda m, name: _np_sdpa_block(m, int(name.split(" h")[1][0])),
+    "LSTM LM": lambda m, name: _np_lstm_lm(m, int(name.split("LSTM LM ")[1][0])),
+}
+
+
 def _copy_parameters(src: Any, dst: Any) -> None:
     """Give the PyTorch model the tensorcore model's parameters and buffers."""
     theirs = dict(dst.state_dict())
@@ -415,6 +489,7 @@ def programs(lib: Any, make: Maker, opt_factory: Any, seed: int, like: Any = Non
         with lib.no_grad():
             return model(*xs)
 
+    train.inputs = inputs  # type: ignore[attr-defined]  # (for the NumPy forward)
     return train, infer, model
 
 
@@ -444,7 +519,7 @@ def _profile(train: Callable[[], Any], name: str, calls: int = 3) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the selected workloads and print the comparison table."""
     parser = argparse.ArgumentParser(description="model training steps vs PyTorch (1 thread)")
-    parser.add_argument("--quick", action="store_true", help="the first size of each, shorter")
+    parser.add_argument("--quick", action="store_true", help="first size of each model")
     parser.add_argument("--only", default="", help=f"comma list of {', '.join(WORKLOADS)}")
     parser.add_argument("--match", default="*", help="glob on the row names")
     parser.add_argument("--profile", action="store_true", help="per-operator and cProfile times")
@@ -462,10 +537,12 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = []
     for g in groups:
-        cases = WORKLOADS[g][:1] if args.quick else WORKLOADS[g]
-        for name, make, opt in cases:
-            if not fnmatch.fnmatch(name, args.match):
+        seen = set()
+        for name, make, opt in WORKLOADS[g]:
+            family = name.split(" ")[0]  # (--quick: the first size of each model)
+            if not fnmatch.fnmatch(name, args.match) or (args.quick and family in seen):
                 continue
+            seen.add(family)
             train, infer, model = programs(tc, make, opt, 0)
             fns_t: dict[str, Callable[[], Any]] = {"tensorcore": train}
             fns_i: dict[str, Callable[[], Any]] = {"tensorcore": infer}
@@ -473,6 +550,12 @@ def main(argv: list[str] | None = None) -> int:
                 t_train, t_infer, _ = programs(torch, make, opt, 0, like=model)
                 _check(infer, t_infer, name)
                 fns_t["torch"], fns_i["torch"] = t_train, t_infer
+            for prefix, np_build in NUMPY_FORWARD.items():
+                if name.startswith(prefix):
+                    inputs = train.inputs  # type: ignore[attr-defined]
+                    fwd = np_build(model, name)
+                    fns_i["numpy"] = lambda fwd=fwd, inputs=inputs: fwd(*inputs)
+                    _check(infer, lambda f=fns_i["numpy"]: tc.from_numpy(f()), name + " (NumPy)")
             if args.profile:
                 _profile(train, name)
             rows.append((name + ", train step", per_call_ns(fns_t, s.repeat, s.target_ns),
