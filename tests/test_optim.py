@@ -412,6 +412,25 @@ def test_sparse_gradients_update_only_their_rows(device: str, cls: Any, ref: Any
         optim.Adam([w], lr=0.1).step()
 
 
+@pytest.mark.sparse
+def test_sparse_adam_sums_a_repeated_index(device: str) -> None:
+    # SparseAdam writes the moments' new values at the gradient's coalesced indices: a row
+    # named twice in an uncoalesced gradient gets one update, of the summed gradient.
+    init = np.arange(12.0).reshape(4, 3) / 10
+    w = tc.nn.Parameter(tc.tensor(init, device=device))
+    opt = optim.SparseAdam([w], lr=0.1)
+    rng = np.random.default_rng(2)
+    rows, st = init[[1, 3]], {}
+    for _ in range(3):
+        vals = rng.normal(size=(3, 3))
+        w.grad = _sparse_grad([1, 3, 1], vals, (4, 3), device)
+        opt.step()
+        rows = _sparse_adam_ref(rows, vals[[0, 1]] + vals[[2, 2]] * [[1], [0]], st, lr=0.1)
+    got = w.detach().cpu().numpy()
+    np.testing.assert_allclose(got[[1, 3]], rows, rtol=1e-10)
+    np.testing.assert_allclose(got[[0, 2]], init[[0, 2]])
+
+
 def test_sparse_adam_refuses_dense_gradients() -> None:
     w = tc.nn.Parameter(tc.ones(2))
     w.grad = tc.ones(2)

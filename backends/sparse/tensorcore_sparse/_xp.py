@@ -22,6 +22,8 @@ import scipy.sparse as sp
 from tensorcore import backend
 from tensorcore import device as tc_device
 
+from . import _segments
+
 if TYPE_CHECKING:
     from tensorcore import Tensor
 
@@ -99,6 +101,8 @@ class ArrayNamespace:
         """Sums of consecutive runs of ``vals`` along axis 0: run ``k`` starts at
         ``starts[k]`` (sorted, the first 0). ``seg``, each row's run, may be given where the
         caller has it; it describes the same runs."""
+        if _segments.takes(vals, starts):  # (``reduceat``'s bits, without its per-column loop)
+            return _segments.run_sums(vals, starts)
         try:
             # dtype= keeps bool sums bool (a logical or, as PyTorch) and narrow ints narrow.
             return np.add.reduceat(vals, starts, axis=0, dtype=vals.dtype)
