@@ -42,3 +42,20 @@ def test_optimizer_repr_parts_groups_with_a_blank_line() -> None:
     assert [line.split(":")[0].strip() for line in text[13:-1]] == keys
     assert text[17] == "    lr: 0.1"
 
+
+def test_set_printoptions_resets_sci_mode_when_left_out() -> None:
+    # PyTorch assigns sci_mode on every call: ``set_printoptions(threshold=5)`` after
+    # ``sci_mode=True`` prints integer-valued floats plainly again.
+    try:
+        tc.set_printoptions(sci_mode=True)
+        assert repr(tc.tensor([1.5, 2.5])) == "tensor([1.5000e+00, 2.5000e+00])"
+        tc.set_printoptions(threshold=5, edgeitems=2)
+        assert tc.get_printoptions()["sci_mode"] is None
+        assert repr(tc.arange(20.0).view(4, 5)) == (
+            "tensor([[ 0.,  1.,  ...,  3.,  4.],\n"
+            "        [ 5.,  6.,  ...,  8.,  9.],\n"
+            "        [10., 11.,  ..., 13., 14.],\n"
+            "        [15., 16.,  ..., 18., 19.]])"
+        )
+    finally:
+        tc.set_printoptions(profile="default")
