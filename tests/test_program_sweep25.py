@@ -59,3 +59,88 @@ def test_set_printoptions_resets_sci_mode_when_left_out() -> None:
         )
     finally:
         tc.set_printoptions(profile="default")
+
+
+_NAN, _INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    ("dtype", "expected"),
+    [
+        # float32 rounds 0.05 * 10 to 0.5 (to even: 0); float64 does not; NaN goes to
+        # quant_min, as PyTorch's integer cast sends it (values recorded from PyTorch 2.13)
+        ("float32", [0.0, 0.2, 0.2, 0.0, 12.7, 12.7, -12.8, 0.0, -12.8, 0.4]),
+        ("float64", [0.1, 0.2, 0.2, -0.1, 12.7, 12.7, -12.8, 0.0, -12.8, 0.3]),
+        ("float16", [0.0, 0.199951171875, 0.199951171875, 0.0, 12.703125, 12.703125]
+         + [-12.796875, 0.0, -12.796875, 0.39990234375]),  # fmt: skip
+        ("bfloat16", [0.10009765625, 0.2001953125, 0.2001953125, -0.10009765625, 12.6875]
+         + [12.6875, -12.8125, 0.0, -12.8125, 0.30078125]),  # fmt: skip
+    ],
+)
+def test_fake_quantize_per_tensor_affine_values(dtype: str, expected: list[float]) -> None:
+    x = tc.tensor([0.05, 0.15, 0.25, -0.05, 1e9, _INF, _NAN, -0.01, -30.0, 0.35])
+    out = tc.fake_quantize_per_tensor_affine(x.to(getattr(tc, dtype)), 0.1, 0, -128, 127)
+    assert out.dtype == getattr(tc, dtype)
+    assert out.float().tolist() == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("tensor_qparams", [False, True])
+def test_fake_quantize_passes_the_gradient_within_the_range(tensor_qparams: bool) -> None:
+    x = tc.linspace(-2, 2, 9, requires_grad=True)
+    if tensor_qparams:
+        y = tc.fake_quantize_per_tensor_affine(
+            x, tc.tensor(0.25), tc.tensor(10, dtype=tc.int32), 0, 15
+        )
+    else:
+        y = tc.fake_quantize_per_tensor_affine(x, 0.25, 10, 0, 15)
+    y.backward(tc.arange(9.0))
+    assert y.tolist() == [-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.25, 1.25]
+    assert x.grad is not None
+    assert x.grad.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 0.0]
+    name = "TensorQparams" if tensor_qparams else ""
+    assert type(y.grad_fn).__name__ == f"FakeQuantizePerTensorAffineCachemask{name}Backward0"
+
+
+def test_fake_quantize_per_channel_affine() -> None:
+    w = tc.tensor([[0.05, 0.26, 0.14], [1.0, -1.0, 0.33]], requires_grad=True)
+    zp = tc.tensor([0, 1, -2], dtype=tc.int32)
+    y = tc.fake_quantize_per_channel_affine(w, tc.tensor([0.1, 0.2, 0.3]), zp, 1, -8, 7)
+    y.sum().backward()
+    assert y.flatten().tolist() == pytest.approx([0.0, 0.2, 0.0, 0.7, -1.0, 0.3])
+    assert w.grad is not None
+    assert w.grad.tolist() == [[1.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
+    assert type(y.grad_fn).__name__ == "FakeQuantizePerChannelAffineCachemaskBackward0"
+    # a floating zero point is added before rounding
+    y = tc.fake_quantize_per_channel_affine(
+        w.detach(), tc.tensor([0.1, 0.2]), tc.tensor([0.0, 0.5]), 0, -8, 7
+    )
+    assert y.flatten().tolist() == pytest.approx([0.0, 0.3, 0.1, 1.1, -0.9, 0.3])
+
+
+def test_fake_quantize_errors() -> None:
+    x = tc.ones(2, 4)
+    with pytest.raises(RuntimeError, match="`quant_min` should be less than or equal"):
+        tc.fake_quantize_per_tensor_affine(x, 0.1, 0, 5, 3)
+    with pytest.raises(RuntimeError, match="`zero_point` must be between"):
+        tc.fake_quantize_per_tensor_affine(x, 0.1, 200, -128, 127)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
+        tc.fake_quantize_per_tensor_affine(x.int(), 0.1, 0, -128, 127)
+    i32 = tc.int32
+    with pytest.raises(RuntimeError, match="not consistent with input tensor"):
+        tc.fake_quantize_per_channel_affine(
+            x, tc.tensor([0.1]), tc.tensor([0], dtype=i32), 0, -128, 127
+        )
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tc.fake_quantize_per_channel_affine(
+            x, tc.tensor([0.1, 0.1]), tc.tensor([0, 0], dtype=i32), 2, -128, 127
+        )
+    with pytest.raises(RuntimeError, match="Zero-point must be Int32, Float or Half, found Long"):
+        tc.fake_quantize_per_channel_affine(x, tc.tensor([0.1, 0.1]), tc.tensor([0, 0]), 0, 0, 9)
+    with pytest.raises(RuntimeError, match="Scale must be Float or BFloat16, found Double"):
+        tc.fake_quantize_per_channel_affine(
+            x, tc.tensor([0.1, 0.1]).double(), tc.tensor([0, 0], dtype=i32), 0, 0, 9
+        )
+    with pytest.raises(RuntimeError, match="`zero_point` must be between"):
+        tc.fake_quantize_per_channel_affine(
+            x, tc.tensor([0.1, 0.1]), tc.tensor([0, 200], dtype=i32), 0, -128, 127
+        )
