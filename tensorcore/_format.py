@@ -45,7 +45,6 @@ _PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
-
 def set_printoptions(
     precision: int | None = None,
     threshold: float | None = None,
