@@ -150,3 +150,46 @@ def test_fake_quantize_errors() -> None:
         tc.fake_quantize_per_channel_affine(
             x, tc.tensor([0.1, 0.1]), tc.tensor([0, 200], dtype=i32), 0, -128, 127
         )
+
+
+def test_float_arange_is_pytorchs_bit_for_bit(device: str) -> None:
+    # PyTorch's CPU kernel counts each 256-bit vector from a base rounded to the dtype, with
+    # fused multiply-adds: within an ulp of start + i * step, but not always it (a float32
+    # time axis fed to sin of large arguments printed values 1e-3 apart). Values recorded
+    # from PyTorch 2.13.
+    t = tc.arange(0, 1, 0.01, device=device)
+    idx = [9, 15, 18, 23, 27, 30]
+    expected = [0.08999999612569809, 0.14999999105930328, 0.17999999225139618]
+    expected += [0.22999998927116394, 0.26999998092651367, 0.29999998211860657]
+    assert t[idx].tolist() == expected
+    assert len(t) == 100 and t[-1].item() == pytest.approx(0.99)
+    t = tc.arange(-3, 3, 0.1, dtype=tc.float64, device=device)
+    expected = [-2.3000000000000003, -1.9000000000000001, -1.6999999999999997]
+    expected += [-1.4999999999999998, -0.9999999999999999, -0.6999999999999998]
+    assert t[[7, 11, 13, 15, 20, 23]].tolist() == expected
+    t = tc.arange(0, 1, 0.01, dtype=tc.float16, device=device)
+    assert t[90:94].tolist() == [0.89990234375, 0.90966796875, 0.919921875, 0.9296875]
+    assert t[94:97].tolist() == [0.93994140625, 0.94970703125, 0.9599609375]
+    t = tc.arange(0, 0.5, 1 / 8000, device=device)
+    a = 2 * 3.141592653589793 * 1200 * t * (1 + t)
+    assert tc.sin(a)[3237].item() == pytest.approx(0.09890385717153549, rel=1e-6)
+    # whole numbers are exact whatever the counting
+    assert tc.arange(5, dtype=tc.float32, device=device).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_float_arange_splits_long_ranges_as_pytorchs_threads() -> None:
+    # More than 32768 elements: each of PyTorch's threads counts its own chunk (2 threads
+    # recorded).
+    threads = tc.get_num_threads()
+    try:
+        tc.set_num_threads(2)
+        t = tc.arange(0, 1, 1e-5)
+        assert t[[99985, 99986, 99990, 99994, 99998]].tolist() == [
+            0.9998500347137451,
+            0.9998600482940674,
+            0.9999000430107117,
+            0.999940037727356,
+            0.9999800324440002,
+        ]
+    finally:
+        tc.set_num_threads(threads)
