@@ -193,3 +193,13 @@ def test_float_arange_splits_long_ranges_as_pytorchs_threads() -> None:
         ]
     finally:
         tc.set_num_threads(threads)
+
+
+def test_meshgrid_without_indexing_warns_with_pytorchs_words() -> None:
+    with pytest.warns(UserWarning) as record:
+        gx, _ = tc.meshgrid(tc.arange(3), tc.arange(2))
+    assert str(record[0].message) == (
+        "tensorcore.meshgrid: in an upcoming release, it will be required to pass the "
+        "indexing argument."
+    )
+    assert gx.tolist() == [[0, 0], [1, 1], [2, 2]]
