@@ -275,10 +275,8 @@ def _fake_quantize(
         q = ops.round(xs) + zp
     clamped = ops.where(ops.isnan(q), quant_min, ops.clamp(q, quant_min, quant_max))
     out = ((clamped - zp) * sc.to(cdt)).to(self._dtype)
-    if not self.requires_grad:
-        return out
+    # ``out + 0`` exactly; the gradient (and a forward-mode tangent) flows through ``within``.
     within = ops.where((q >= quant_min) & (q <= quant_max), self, 0)
-    # ``out + 0`` exactly; the gradient flows through ``within`` only.
     return named_as(out + (within - within.detach()), node)
 
 
