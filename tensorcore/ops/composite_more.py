@@ -312,11 +312,8 @@ def fake_quantize_per_channel_affine(
         raise RuntimeError(
             "dimensions of scale and zero-point are not consistent with input tensor"
         )
-    if (
-        not zero_point._dtype.is_floating_point
-        and n
-        and bool(((zero_point < quant_min) | (zero_point > quant_max)).any())
-    ):
+    values = _holds_data(zero_point) and not zero_point._dtype.is_floating_point
+    if values and n and bool(((zero_point < quant_min) | (zero_point > quant_max)).any()):
         raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
     shape = [1] * self.ndim
     shape[axis] = n
