@@ -35,9 +35,6 @@ _INT62 = 1 << 62
 #: PyTorch's ``at::internal::GRAIN_SIZE``: ranges up to it run on one thread.
 _GRAIN = 32768
 
-#: Veltkamp's splitter for float64 (2**27 + 1): halves of 26 bits whose products are exact.
-_SPLIT = 134217729.0
-
 
 def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     """Factory and random kernels for the array module ``xp``, drawing from ``random_stream``
@@ -116,18 +113,6 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
             return False
         digits = _FLOAT_DIGITS.get(dtype.itemsize, 8) if dtype.kind == "f" else 8
         return max(abs(start), abs(start + step * n)) < 2**digits
-
-    def _fma(a: Any, b: Any, c: Any) -> Any:
-        """``a * b + c`` rounded once (float64 arrays), as a fused multiply-add: the exact
-        product as a sum of two doubles (Veltkamp's split), then an exact sum."""
-        p = a * b
-        ta, tb = _SPLIT * a, _SPLIT * b
-        ah, bh = ta - (ta - a), tb - (tb - b)
-        al, bl = a - ah, b - bh
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s = p + c
-        v = s - p
-        return s + (((p - (s - v)) + (c - v)) + e)
 
     def _float_arange(o: Any, start: float, step: float, n: int) -> None:
         """Floating ``arange`` bit for bit as PyTorch's CPU kernel makes it: its vectorised
@@ -243,14 +228,6 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
         xp.add(up, float(s), out=o[:h])
         down = xp.multiply(xp.arange(steps - 1 - h, -1, -1, dtype=xp.float64), step)
         xp.subtract(float(e), down, out=o[h:])
-
-    def _whole(start: Any, step: Any, n: int, dtype: Any) -> bool:
-        """Whether every ``start + i * step`` is an integer the dtype holds exactly (the common
-        ``arange(n, dtype=float32)``): then every way of counting gives the same values."""
-        if not (float(start).is_integer() and float(step).is_integer()):
-            return False
-        digits = _FLOAT_DIGITS.get(dtype.itemsize, 8) if dtype.kind == "f" else 8
-        return max(abs(start), abs(start + step * n)) < 2**digits
 
     def _fma(a: Any, b: Any, c: Any) -> Any:
         # a * b + c rounded once, in float64: the product's exact two-term form (Dekker's
