@@ -45,25 +45,18 @@ _PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
-class _Unset:
-    def __repr__(self) -> str:
-        return "<unchanged>"
-
-
-_UNSET: Any = _Unset()
-
-
 def set_printoptions(
     precision: int | None = None,
     threshold: float | None = None,
     edgeitems: int | None = None,
     linewidth: int | None = None,
     profile: str | None = None,
-    sci_mode: bool | None = _UNSET,
+    sci_mode: bool | None = None,
 ) -> None:
     """Set the options that ``repr`` (and ``print``) of a tensor follow.
 
-    The options and profiles are PyTorch's. An argument left out keeps its current value.
+    The options and profiles are PyTorch's. An argument left out keeps its current value,
+    except ``sci_mode``, which every call sets (as PyTorch does).
 
     Parameters
     ----------
@@ -78,13 +71,12 @@ def set_printoptions(
         Characters per line: longer rows wrap (default 80).
     profile : {'default', 'short', 'full'}, optional
         Sets all of the above at once: 'short' prints 2 digits and 2 edge items, 'full' never
-        summarises. It also resets ``sci_mode`` unless ``sci_mode`` is given. The other
-        arguments, where given, override the profile's values.
+        summarises. The other arguments, where given, override the profile's values.
     sci_mode : bool or None, optional
         True forces scientific notation, False forbids it, None (the initial value) chooses
-        from the printed values. Unlike PyTorch, where every call that leaves ``sci_mode`` out
-        resets it to None, an omitted ``sci_mode`` is kept, so that
-        ``set_printoptions(precision=2)`` does not undo an earlier ``sci_mode=False``.
+        from the printed values. Like PyTorch, a call that leaves it out sets it back to None
+        (``set_printoptions(precision=2)`` undoes an earlier ``sci_mode=False``): programs
+        print PyTorch's text.
 
     Raises
     ------
@@ -112,7 +104,7 @@ def set_printoptions(
                 f"set_printoptions(): profile must be one of {', '.join(map(repr, _PROFILES))}, "
                 f"got {profile!r}"
             )
-        new.update(_PROFILES[profile], sci_mode=None)
+        new.update(_PROFILES[profile])
     for name, value, lowest in (
         ("precision", precision, 0),
         ("edgeitems", edgeitems, 0),
@@ -135,12 +127,11 @@ def set_printoptions(
         if not threshold >= 0:
             raise ValueError(f"set_printoptions(): threshold must be >= 0, got {threshold}")
         new["threshold"] = threshold
-    if sci_mode is not _UNSET:
-        if sci_mode is not None and not isinstance(sci_mode, bool):
-            raise TypeError(
-                f"set_printoptions(): sci_mode must be True, False or None, got {sci_mode!r}"
-            )
-        new["sci_mode"] = sci_mode
+    if sci_mode is not None and not isinstance(sci_mode, bool):
+        raise TypeError(
+            f"set_printoptions(): sci_mode must be True, False or None, got {sci_mode!r}"
+        )
+    new["sci_mode"] = sci_mode
     for name, value in new.items():
         setattr(_OPTS, name, value)
 

@@ -826,12 +826,14 @@ def test_printoptions_defaults_and_profiles() -> None:
 
 
 def test_printoptions_left_out_keep_their_value() -> None:
-    # Better than PyTorch, where every call that leaves sci_mode out resets it to None.
+    # All but sci_mode: as in PyTorch, every call that leaves sci_mode out resets it to None.
     tc.set_printoptions(precision=2, sci_mode=False)
+    assert repr(tc.tensor([1e-6, 1.0])) == "tensor([0.00, 1.00])"
     tc.set_printoptions(linewidth=50)
     assert tc.get_printoptions()["precision"] == 2
-    assert tc.get_printoptions()["sci_mode"] is False
-    assert repr(tc.tensor([1e-6, 1.0])) == "tensor([0.00, 1.00])"
+    assert tc.get_printoptions()["sci_mode"] is None
+    assert repr(tc.tensor([1e-6, 1.0])) == "tensor([1.00e-06, 1.00e+00])"
+    tc.set_printoptions(sci_mode=False)
     saved = tc.get_printoptions()
     tc.set_printoptions(profile="default")
     assert tc.get_printoptions()["sci_mode"] is None

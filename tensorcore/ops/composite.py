@@ -624,18 +624,24 @@ def multinomial(
 
 @_composite
 def randint(
-    low: int,
-    high_or_size: Any,
+    low: int = 0,
+    high: Any = None,
     size: Any = None,
     generator: Any = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
+    # PyTorch's two forms, randint(high, size) and randint(low, high, size), by position or
+    # by name (``randint(10, size=(3,))``, ``randint(high=10, size=(3,))``).
     if size is None:
-        low, high, size = 0, low, high_or_size
-    else:
-        high = high_or_size
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if isinstance(size, int) or size is None:
+        raise TypeError(
+            "randint(): argument 'size' must be tuple of ints, not " + type(size).__name__
+        )
     out = _new_empty(tuple(size), dtype or dt.int64, device)
     return out.random_(low, high, generator=generator)  # (random_'s check refuses bad bounds)
 

@@ -14,7 +14,7 @@ from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, torch_name
 from ..layouts import contiguous_format
 from . import functions as ops
-from .frontends import broadcast_shapes
+from .frontends import broadcast_shapes, named_as
 
 __all__ = ["MORE_COMPOSITES"]
 
@@ -241,3 +241,87 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
         num_classes = int(self.amax()) + 1
     classes = ops.arange(num_classes, device=self._device)
     return (self.unsqueeze(-1) == classes).to(dt.int64)
+
+
+# ------------------------------------------------------------------ fake quantization
+def _check_quant_range(quant_min: int, quant_max: int) -> None:
+    if quant_min > quant_max:
+        raise RuntimeError("`quant_min` should be less than or equal to `quant_max`.")
+
+
+def _fake_quantize(
+    self: Tensor, scale: Tensor, zero_point: Any, quant_min: int, quant_max: int, node: str
+) -> Tensor:
+    """``(clamp(q, quant_min, quant_max) - zero_point) * scale``, ``q`` rounded half to even,
+    computed as PyTorch's kernel does: in float32 (float64 for a float64 input) with the
+    float32 reciprocal of the float32 ``scale``; an integer ``zero_point`` is added after
+    rounding, a floating one before. The gradient is the incoming one where ``q`` was within
+    the range (NaN, which PyTorch's integer cast sends to ``quant_min``, is not)."""
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(
+            '"fake_quantize_tensor_cachemask_kernel_type_handling" not implemented for '
+            f"'{torch_name(self._dtype)}'"
+        )
+    cdt = dt.float64 if self._dtype == dt.float64 else dt.float32
+    sc = scale.detach().to(dt.float32)  # (the quantization parameters take no gradient)
+    if isinstance(zero_point, Tensor):
+        zero_point = zero_point.detach()
+    xs = self.detach().to(cdt) * ops.reciprocal(sc).to(cdt)
+    if isinstance(zero_point, Tensor) and zero_point._dtype.is_floating_point:
+        zp: Any = zero_point.to(cdt)
+        q = ops.round(xs + zp)
+    else:
+        zp = zero_point
+        q = ops.round(xs) + zp
+    clamped = ops.where(ops.isnan(q), quant_min, ops.clamp(q, quant_min, quant_max))
+    out = ((clamped - zp) * sc.to(cdt)).to(self._dtype)
+    # ``out + 0`` exactly; the gradient (and a forward-mode tangent) flows through ``within``.
+    within = ops.where((q >= quant_min) & (q <= quant_max), self, 0)
+    return named_as(out + (within - within.detach()), node)
+
+
+@_composite
+def fake_quantize_per_tensor_affine(
+    self: Tensor, scale: Any, zero_point: Any, quant_min: int, quant_max: int
+) -> Tensor:
+    _check_quant_range(quant_min, quant_max)
+    tensor_qparams = isinstance(scale, Tensor)
+    zp = int(zero_point.item() if isinstance(zero_point, Tensor) else zero_point)
+    if not quant_min <= zp <= quant_max:
+        raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
+    value = float(scale.item() if tensor_qparams else scale)
+    sc = ops.full((), value, dtype=dt.float32, device=self._device)
+    node = "FakeQuantizePerTensorAffineCachemask" + ("TensorQparams" if tensor_qparams else "")
+    return _fake_quantize(self, sc, zp, quant_min, quant_max, node + "Backward0")
+
+
+@_composite
+def fake_quantize_per_channel_affine(
+    self: Tensor, scale: Tensor, zero_point: Tensor, axis: int, quant_min: int, quant_max: int
+) -> Tensor:
+    _check_quant_range(quant_min, quant_max)
+    if scale._dtype not in (dt.float32, dt.bfloat16):
+        raise RuntimeError(f"Scale must be Float or BFloat16, found {torch_name(scale._dtype)}")
+    if zero_point._dtype not in (dt.int32, dt.float32, dt.float16):
+        raise RuntimeError(
+            f"Zero-point must be Int32, Float or Half, found {torch_name(zero_point._dtype)}"
+        )
+    axis = _wrap_dim(axis, self.ndim)
+    n = self._shape[axis]
+    if scale.ndim != 1 or zero_point.ndim != 1 or scale.numel() != n or zero_point.numel() != n:
+        raise RuntimeError(
+            "dimensions of scale and zero-point are not consistent with input tensor"
+        )
+    values = _holds_data(zero_point) and not zero_point._dtype.is_floating_point
+    if values and n and bool(((zero_point < quant_min) | (zero_point > quant_max)).any()):
+        raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
+    shape = [1] * self.ndim
+    shape[axis] = n
+    return _fake_quantize(
+        self,
+        scale.view(shape),
+        zero_point.view(shape),
+        quant_min,
+        quant_max,
+        "FakeQuantizePerChannelAffineCachemaskBackward0",
+    )

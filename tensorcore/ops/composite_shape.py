@@ -40,7 +40,8 @@ def meshgrid(tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
         warn_caller(
-            "meshgrid: in an upcoming release, it will be required to pass the indexing argument."
+            "tensorcore.meshgrid: in an upcoming release, it will be required to pass the "
+            "indexing argument."
         )
         indexing = "ij"
     elif indexing not in ("ij", "xy"):

@@ -393,11 +393,12 @@ class Optimizer:
                 )
 
     def __repr__(self) -> str:
-        lines = [type(self).__name__ + " ("]
+        # PyTorch's text: a blank line parts one group from the next.
+        text = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
-        return "\n".join(lines) + "\n)"
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
+        return text + ")"
 
 
 def _add_hook(

@@ -152,6 +152,22 @@ def _one_hot(m: _Maker) -> list[Sample]:
     ]
 
 
+# (Every element clamped, where the straight-through gradient, 0 there and the incoming one
+# within the range, is also the derivative, so that gradcheck can compare them;
+# tests/test_program_sweep25.py checks the values and gradients within the range.)
+@_samples("fake_quantize_per_tensor_affine")
+def _fake_quantize_per_tensor(m: _Maker) -> list[Sample]:
+    return [S((m.away(2, 3, lo=1.0, hi=2.0), 0.1, 0, -8, 7), desc="clamped")]
+
+
+@_samples("fake_quantize_per_channel_affine")
+def _fake_quantize_per_channel(m: _Maker) -> list[Sample]:
+    # (clamped to quant_max == zero_point: 0, whatever the scale, which takes no gradient)
+    scale = tc.tensor([0.1, 0.1, 0.05], device=m.device)
+    zero_point = tc.zeros(3, dtype=tc.int32, device=m.device)
+    return [S((m.positive(2, 3, lo=1.0), scale, zero_point, 1, -8, 0), desc="clamped")]
+
+
 @_samples("diag")
 def _diag(m: _Maker) -> list[Sample]:
     return [

@@ -143,3 +143,21 @@ _op(
     method=False,
     function=False,
 )
+_op(
+    "fake_quantize_per_tensor_affine(Tensor self, Any scale, Any zero_point, int quant_min, "
+    "int quant_max) -> Tensor",
+    "nn composite",
+    "Quantize to ``clamp(round(self / scale) + zero_point, quant_min, quant_max)`` and back, "
+    "``(q - zero_point) * scale``, in one step (quantization-aware training). ``scale`` (a "
+    "float32 number) and ``zero_point`` (an int) may be one-element tensors. The gradient "
+    "passes where ``q`` was within the range, 0 elsewhere (the straight-through estimator).",
+    method=False,
+)
+_op(
+    "fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis, "
+    "int quant_min, int quant_max) -> Tensor",
+    "nn composite",
+    ":func:`fake_quantize_per_tensor_affine` with a ``scale`` (float32) and ``zero_point`` "
+    "(int32, or floating: added before rounding) per index of dim ``axis``.",
+    method=False,
+)

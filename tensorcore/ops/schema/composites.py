@@ -125,7 +125,7 @@ for _sig, _tags, _doc in [
         "Standard normal random numbers.",
     ),
     (
-        "randint(int low, Any high_or_size, Any size=None, *, Generator? generator=None, "
+        "randint(int low=0, Any high=None, Any size=None, *, Generator? generator=None, "
         "ScalarType? dtype=None, Device? device=None, bool? requires_grad=False) -> Tensor",
         "factory random nondifferentiable",
         "Random integers in ``[low, high)``; ``randint(high, size)`` starts at 0.",
