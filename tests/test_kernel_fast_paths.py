@@ -267,6 +267,31 @@ def test_accumulating_index_put_adds_rows_as_add_at(device: str, trailing: int) 
     assert_close(grad, zeros, equal_nan=True, **tol)
 
 
+@pytest.mark.parametrize("dim", [1, 2])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_index_add_along_a_later_dim_or_of_a_transposed_source_adds_as_add_at(
+    device: str, dim: int, transposed: bool
+) -> None:
+    # The rounds then run on contiguous copies with the dim first (the index_select
+    # gradient's index_add along dim 1): the same sums, bit for bit, as add.at along dim,
+    # the rows of the index repeated beyond the rounds' limit included, on edge values.
+    rng = np.random.default_rng(6)
+    base = _data((6, 40, 33), 1).swapaxes(1, dim).copy()
+    idx = rng.integers(0, 40, 300)
+    idx[:15] = 7
+    shape = list(base.shape)
+    shape[dim] = 300
+    vals = _data(tuple(shape), 2)
+    want = base.copy()
+    np.add.at(want, (slice(None),) * dim + (idx,), vals)
+    src = (
+        tc.tensor(vals.T.copy(), device=device).T if transposed else tc.tensor(vals, device=device)
+    )
+    got = tc.tensor(base, device=device).index_add(dim, tc.tensor(idx, device=device), src)
+    tol = {"rtol": 0, "atol": 0} if device == "cpu" else {"rtol": 1e-5, "atol": 1e-5}
+    assert_close(got, want, equal_nan=True, **tol)
+
+
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
 def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
