@@ -292,6 +292,25 @@ def test_index_add_along_a_later_dim_or_of_a_transposed_source_adds_as_add_at(
     assert_close(got, want, equal_nan=True, **tol)
 
 
+def test_one_index_array_after_full_slices_takes_as_numpy_indexes(device: str) -> None:
+    # x[:, idx] (and x[..., idx] with an index of any shape) takes along that dim: NumPy's
+    # fancy index values, negative indices, PyTorch's IndexError, and the gradient.
+    x = _data((5, 7, 6))
+    idx = np.array([[0, -1, 3], [6, 2, 2]])
+    t = tc.tensor(x, device=device, requires_grad=True)
+    i = tc.tensor(idx, device=device)
+    for got, want in [(t[:, i], x[:, idx]), (t[..., i[:, :2] % 6], x[..., idx[:, :2] % 6])]:
+        assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    (g,) = tc.autograd.grad(t[:, i], [t], tc.ones(5, 2, 3, 6, device=device))
+    want_g = np.zeros_like(x)
+    np.add.at(want_g, (slice(None), idx), 1.0)
+    assert_close(g, want_g)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 1 with size 7"):
+        t[:, tc.tensor([1, 7], device=device)]
+    with pytest.raises(IndexError, match="out of bounds for dimension 1 with size 0"):
+        tc.zeros(2, 0, device=device)[:, tc.tensor([0], device=device)]
+
+
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
 def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(

@@ -365,10 +365,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 ) from None
         return tuple(parts)
 
+    def one_array(k: tuple[Any, ...]) -> int:
+        """The dim of ``k``'s one integer index array when every other part is a full
+        slice (``x[:, idx]``), else -1."""
+        at = -1
+        for d, p in enumerate(k):
+            if isinstance(p, slice):
+                if p != slice(None):
+                    return -1
+            elif at >= 0 or not isinstance(p, xp.ndarray) or p.dtype.kind not in "iu":
+                return -1
+            else:
+                at = d
+        return at
+
     def index(self: Any, indices: Any) -> Any:
         try:
             x = array_of(self)
-            r = x[key(indices, x.shape)]
+            k = key(indices, x.shape)
+            d = one_array(k)
+            # (take along a dim after the first copies whole runs: NumPy's fancy index
+            # there reads one element at a time; x[:, idx] of (256, 256) by 4096 indices
+            # 8.9 -> 0.97 ms. The same values and the same IndexError.)
+            r = xp.take(x, k[d], axis=d) if d > 0 and x.shape[d] else x[k]
         except IndexError as exc:
             raise IndexError(str(exc).replace("axis", "dimension")) from None
         out = empty(tuple(r.shape), self._dtype, self._device)
