@@ -311,6 +311,25 @@ def test_one_index_array_after_full_slices_takes_as_numpy_indexes(device: str) -
         tc.zeros(2, 0, device=device)[:, tc.tensor([0], device=device)]
 
 
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
+def test_nan_to_num_of_finite_values_is_a_copy(device: str, dtype: tc.dtype) -> None:
+    if device == "meta" or dtype_unsupported(device, dtype):
+        pytest.skip(f"no {dtype} data on {device}")
+    x = np.random.default_rng(4).standard_normal((8, 6)).astype(np.float32)
+    x[0, 0], x[1, 1] = -0.0, 6e4
+    t = tc.tensor(x, device=device).to(dtype)
+    for src in (t, t.T):
+        got = src.nan_to_num(posinf=1.0)
+        assert got.dtype == dtype and got.data_ptr() != src.data_ptr()
+        assert_close(got, src, rtol=0, atol=0)
+        assert math.copysign(1, got.flatten()[0].item()) == -1  # (-0.0 stays)
+    same = t.clone()
+    assert same.nan_to_num_() is same
+    assert_close(same, t, rtol=0, atol=0)
+    t[2, 2] = math.nan  # (and one to replace: the general path)
+    assert t.nan_to_num()[2, 2].item() == 0.0
+
+
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
 def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(

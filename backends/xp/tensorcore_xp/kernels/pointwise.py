@@ -604,6 +604,8 @@ def build(
     unary("logical_not", truthful(xp.logical_not), noisy=False)
     unary("bitwise_not", xp.invert, noisy=False)
 
+    host = xp.__name__ == "numpy"
+
     def nan_to_num(
         out: Any,
         a: Any,
@@ -623,6 +625,13 @@ def build(
             posinf = big if posinf is None else posinf
             neginf = -big if neginf is None else neginf
             x = x.astype(acc_dtype(xp, x.dtype))
+        elif host and x.dtype.kind == "f" and xp.isfinite(x).all():
+            # (nothing to replace, the usual case: a copy, where NumPy's nan_to_num copies
+            # and then makes and applies three masks; (256, 256) 97 -> 15 us. Not off the
+            # host, where the test would wait for the device.)
+            if out is not a:
+                xp.copyto(array_of(out), x)
+            return
         with quiet(all="ignore"):  # (a replacement out of the dtype's range is +-inf)
             xp.copyto(
                 array_of(out),
