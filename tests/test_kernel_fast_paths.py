@@ -330,6 +330,32 @@ def test_nan_to_num_of_finite_values_is_a_copy(device: str, dtype: tc.dtype) -> 
     assert t.nan_to_num()[2, 2].item() == 0.0
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_gather_by_an_index_expanded_over_the_other_dims_takes_slices(
+    device: str, dim: int
+) -> None:
+    # (x.gather(dim, i expanded): NumPy's take_along_axis values, into a fresh and into a
+    # non-contiguous out=, and the gradient)
+    x = _data((5, 6, 7))
+    idx = np.random.default_rng(8).integers(0, x.shape[dim], 9)
+    shape = list(x.shape)
+    shape[dim] = 9
+    view = [1, 1, 1]
+    view[dim] = 9
+    t = tc.tensor(x, device=device, requires_grad=True)
+    i = tc.tensor(idx, device=device).reshape(view).expand(shape)
+    want = np.take_along_axis(x, np.broadcast_to(idx.reshape(view), shape), dim)
+    assert_close(t.gather(dim, i), want, rtol=0, atol=0, equal_nan=True)
+    out = tc.empty(shape[::-1], device=device).permute(2, 1, 0)
+    tc.gather(t.detach(), dim, i, out=out)
+    assert_close(out, want, rtol=0, atol=0, equal_nan=True)
+    (g,) = tc.autograd.grad(t.gather(dim, i).sum(), [t])
+    counts = np.zeros(x.shape[dim])
+    np.add.at(counts, idx, 1.0)
+    view[dim] = x.shape[dim]
+    assert_close(g, np.broadcast_to(counts.reshape(view), x.shape).astype(np.float32))
+
+
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
 def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(

@@ -91,6 +91,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         in_bounds(ix, x.shape[d], d)
         o = array_of(out)
         if (
+            whole
+            and x.ndim == ix.ndim > 1
+            and all(s == 0 for i, s in enumerate(ix.strides) if i != d)
+            and ix.dtype.kind in "iu"
+        ):
+            # An index expanded over the other dims (``x.gather(0, i[:, None].expand(-1, c))``,
+            # a common spelling of ``index_select``): whole slices taken along d, not one
+            # position per element ((1000, 16) by 100k rows: 4.8 -> 1.6 ms).
+            line = ix[tuple(slice(None) if i == d else 0 for i in range(ix.ndim))]
+            if host and o.flags.c_contiguous:
+                xp.take(x, line, axis=d, out=o, mode="clip")  # (checked: no clipping)
+            else:
+                o[...] = xp.take(x, line, axis=d)
+            return
+        if (
             host
             and x.ndim == ix.ndim == o.ndim > 1
             and ix.size >= _GATHER_BLOCK
