@@ -5,6 +5,7 @@ unstable argsort, on edge values (nan, inf, -0), empty, non-contiguous and 16-bi
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -354,6 +355,28 @@ def test_gather_by_an_index_expanded_over_the_other_dims_takes_slices(
     np.add.at(counts, idx, 1.0)
     view[dim] = x.shape[dim]
     assert_close(g, np.broadcast_to(counts.reshape(view), x.shape).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.float16])
+def test_kthvalue_of_a_long_line_is_the_stable_sorts_element(device: str, dtype: Any) -> None:
+    # (a partition on the CPU: the same value and index as the stable sort's k-th element,
+    # among ties, -0.0 and NaN; the k chosen to land on each)
+    if device == "meta" or dtype_unsupported(device, tc.from_numpy(np.zeros(1, dtype)).dtype):
+        pytest.skip(f"no {dtype} data on {device}")
+    rng = np.random.default_rng(9)
+    x = rng.integers(-4, 4, 3000).astype(dtype)
+    if dtype != np.int64:
+        x[rng.integers(0, 3000, 40)] = np.nan
+        x[rng.integers(0, 3000, 40)] = -0.0
+    order = np.argsort(x, kind="stable")
+    t = tc.tensor(x, device=device)
+    for k in (1, 700, 1500, 2999, 3000, int(np.flatnonzero(x[order] == 0)[0]) + 1):
+        v, i = t.kthvalue(k)
+        assert int(i) == order[k - 1]
+        want = x[order[k - 1] : order[k - 1] + 1]
+        np.testing.assert_array_equal(
+            np.atleast_1d(v.cpu().numpy()).view(np.uint8), want.view(np.uint8)
+        )
 
 
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
