@@ -379,6 +379,23 @@ def test_kthvalue_of_a_long_line_is_the_stable_sorts_element(device: str, dtype:
         )
 
 
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
+def test_sign_of_floats_is_nps_with_nan_zero(device: str, dtype: tc.dtype) -> None:
+    # (np.sign's values, +0.0 for -0.0, and PyTorch's 0 for NaN; in place and strided too)
+    if device == "meta" or dtype_unsupported(device, dtype):
+        pytest.skip(f"no {dtype} data on {device}")
+    x = _data((7, 9))
+    want = np.sign(x)
+    want[np.isnan(x)] = 0
+    t = tc.tensor(x, device=device).to(dtype)
+    assert_close(t.sign(), want.astype(np.float32), rtol=0, atol=0, check_dtype=False)
+    assert_close(t.T.sign(), want.T.astype(np.float32), rtol=0, atol=0, check_dtype=False)
+    assert math.copysign(1, t.sign()[0, 3].item()) == 1  # (x[0, 3] is -0.0)
+    u = t.clone()
+    assert u.sign_() is u
+    assert_close(u, want.astype(np.float32), rtol=0, atol=0, check_dtype=False)
+
+
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
 def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(

@@ -428,9 +428,19 @@ def build(
     K["neg"] = neg
     unary("abs", xp.abs, noisy=False)
 
+    host = xp.__name__ == "numpy"
+
     def sign(out: Any, a: Any) -> None:
         if a._dtype is tc.bool:  # NumPy has no bool loop: the sign of a bool is itself
             xp.copyto(array_of(out), array_of(a))
+        elif host and array_of(a).dtype.kind == "f" and a.ndim:
+            # (x > 0) - (x < 0) in int8, copied into out: 0 for NaN, as PyTorch's, and +0.0
+            # for -0.0, as np.sign's; NumPy's sign loop is not vectorised ((256, 256) float32
+            # 36 -> 16 us)
+            x = array_of(a)
+            pos = xp.greater(x, 0).view(xp.int8)
+            xp.subtract(pos, xp.less(x, 0).view(xp.int8), out=pos)
+            xp.copyto(array_of(out), pos)
         else:
             o = array_of(out)
             xp.sign(array_of(a), out=o)
@@ -603,8 +613,6 @@ def build(
     unary("isfinite", xp.isfinite, noisy=False)
     unary("logical_not", truthful(xp.logical_not), noisy=False)
     unary("bitwise_not", xp.invert, noisy=False)
-
-    host = xp.__name__ == "numpy"
 
     def nan_to_num(
         out: Any,
