@@ -396,6 +396,48 @@ def test_sign_of_floats_is_nps_with_nan_zero(device: str, dtype: tc.dtype) -> No
     assert_close(u, want.astype(np.float32), rtol=0, atol=0, check_dtype=False)
 
 
+@pytest.mark.parametrize(
+    ("line", "shape"),
+    [
+        ((1, 1, 64), (4, 32, 64)),
+        ((1, 32, 1), (4, 32, 64)),
+        ((32, 1), (4, 32, 64)),
+        ((4, 1, 1), None),
+    ],
+)
+@pytest.mark.parametrize("picks", ["every other", "irregular", "none", "one"])
+def test_masked_fill_with_a_mask_along_one_dim_writes_those_slices(
+    device: str, line: tuple[int, ...], shape: Any, picks: str
+) -> None:
+    # (index_fill's mask, x[:, cols] = v's: a slice or an index along that dim on the CPU;
+    # np.where's values, a 0-d tensor value, an integer result and its overflow error)
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    shape = shape or (4, 32, 64)
+    n = max(line)
+    on = {
+        "every other": np.arange(n) % 2 == 0,
+        "irregular": np.isin(np.arange(n), [0, 1, 5, n - 1]),
+        "none": np.zeros(n, bool),
+        "one": np.arange(n) == n // 2,
+    }[picks].reshape(line)
+    x = _data(shape)
+    t, m = tc.tensor(x, device=device), tc.tensor(on, device=device)
+    assert_close(
+        t.masked_fill(m, -2.5), np.where(on, np.float32(-2.5), x), rtol=0, atol=0, equal_nan=True
+    )
+    v = tc.tensor(7.0, device=device)
+    on3 = on.reshape((1,) * (3 - on.ndim) + on.shape).T  # (the transpose's line)
+    got = t.T.masked_fill(tc.tensor(on3, device=device), v)
+    assert_close(got, np.where(on3, np.float32(7), x.T), rtol=0, atol=0, equal_nan=True)
+    i = tc.tensor(np.arange(x.size).reshape(shape) % 200, dtype=tc.uint8, device=device)
+    want = np.where(on, 255, np.arange(x.size).reshape(shape) % 200)
+    assert_close(i.masked_fill(m, 255), want.astype(np.uint8), rtol=0, atol=0)
+    if picks != "none" and device == "cpu":
+        with pytest.raises(RuntimeError, match="without overflow"):
+            i.masked_fill(m, 300)
+
+
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
 def test_leaky_relu_and_hardtanh_pick_as_where_and_clamp(
