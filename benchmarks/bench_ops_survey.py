@@ -178,6 +178,8 @@ def _binary(name: str, fn: Callable[..., Any], dom: str = "x", diff: bool = True
             lb = L.from_numpy(data(shape, "pos")[::-1].copy())  # (another array)
             b = lb.permute(*perm) if perm else lb
             if diff:
+                # (after the view: b's node is AsStridedBackward0, as in PyTorch, whose
+                # backward over a permutation of its base must stay a copy)
                 lb.requires_grad_()
             return (lambda: fn(L, a, b)), ([la, lb] if diff else [])
 
