@@ -5,6 +5,7 @@ in the same process, ranked by how much slower tensorcore is: the operators to f
     TENSORCORE_BENCH_CLOCK=thread python3 benchmarks/bench_ops_survey.py --quick  # shared host
     python3 benchmarks/bench_ops_survey.py --only 'ctc*,scatter_reduce*' --top 0
     python3 benchmarks/bench_ops_survey.py --tsv survey.tsv
+    python3 benchmarks/bench_ops_survey.py --quick --only 'w:*'   # the wider half alone
 
 Where ``bench_ops.py`` times a few kernels next to NumPy's best, this one sweeps the API:
 pointwise unary and binary operators, reductions along a dim, scans, indexing (gather,
@@ -38,6 +39,7 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from _survey_wide import add_cases  # noqa: E402
 from _timing import fmt_time, per_call_ns  # noqa: E402
 
 import tensorcore as tc  # noqa: E402
@@ -176,6 +178,8 @@ def _binary(name: str, fn: Callable[..., Any], dom: str = "x", diff: bool = True
             lb = L.from_numpy(data(shape, "pos")[::-1].copy())  # (another array)
             b = lb.permute(*perm) if perm else lb
             if diff:
+                # (after the view: b's node is AsStridedBackward0, as in PyTorch, whose
+                # backward over a permutation of its base must stay a copy)
                 lb.requires_grad_()
             return (lambda: fn(L, a, b)), ([la, lb] if diff else [])
 
@@ -622,6 +626,7 @@ def _double_backward() -> None:
 
 
 _double_backward()
+add_cases(case, data)  # (the wider half: dtypes, in-place, out=, promotion, sorting...)
 
 
 # ------------------------------------------------------------------ running

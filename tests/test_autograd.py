@@ -1283,6 +1283,38 @@ def test_as_strided_with_overlap(device: str) -> None:
     assert_close(c.grad, [1.0, 20.0, 3.0, 40.0])
 
 
+@pytest.mark.parametrize(
+    ("shape", "view"),
+    [
+        ((3, 4, 5), lambda b: b.permute(2, 0, 1)),
+        ((3, 4), lambda b: b.T),
+        ((2, 1, 3), lambda b: b.unsqueeze(0).transpose(0, 3)),  # (size-1 dims anywhere)
+        ((4, 6), lambda b: b[:, ::2]),  # (not a permutation: the general scatter)
+        ((4, 6), lambda b: b[1:].T),  # (an offset: the general scatter)
+    ],
+)
+def test_as_strided_gradient_of_a_view_made_before_requires_grad(
+    device: str, shape: tuple[int, ...], view: Any
+) -> None:
+    # The view gets AsStridedBackward0; a permutation of its whole base (the common case, a
+    # transpose) takes one copy, the rest the general scatter: both as the view's own rule.
+    base = tc.randn(*shape, dtype=F64, generator=tc.Generator().manual_seed(0)).to(device)
+    v = view(base)
+    base.requires_grad_()
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    w = tc.randn(*v.shape, dtype=F64, generator=tc.Generator().manual_seed(1)).to(device)
+    w.requires_grad_()
+
+    def grad_of_base(w: tc.Tensor) -> tc.Tensor:
+        return tc.autograd.grad((v * w).sum(), base, create_graph=True)[0]
+
+    fresh = base.detach().requires_grad_()  # (its view: the view's own rule)
+    (want,) = tc.autograd.grad((view(fresh) * w).sum(), fresh)
+    assert_close(grad_of_base(w), want, rtol=0, atol=0)
+    # (differentiable as it is: a double backward through the node)
+    assert tc.autograd.gradcheck(grad_of_base, (w,))
+
+
 def test_inplace_copy_into_a_tensor_without_grad(device: str) -> None:
     x = rand(3, device=device)
     z = tc.zeros(2, 3, dtype=F64, device=device)

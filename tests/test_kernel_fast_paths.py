@@ -5,6 +5,7 @@ unstable argsort, on edge values (nan, inf, -0), empty, non-contiguous and 16-bi
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -265,6 +266,176 @@ def test_accumulating_index_put_adds_rows_as_add_at(device: str, trailing: int) 
     zeros = np.zeros_like(base)
     np.add.at(zeros, idx, vals)
     assert_close(grad, zeros, equal_nan=True, **tol)
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_index_add_along_a_later_dim_or_of_a_transposed_source_adds_as_add_at(
+    device: str, dim: int, transposed: bool
+) -> None:
+    # The rounds then run on contiguous copies with the dim first (the index_select
+    # gradient's index_add along dim 1): the same sums, bit for bit, as add.at along dim,
+    # the rows of the index repeated beyond the rounds' limit included, on edge values.
+    rng = np.random.default_rng(6)
+    base = _data((6, 40, 33), 1).swapaxes(1, dim).copy()
+    idx = rng.integers(0, 40, 300)
+    idx[:15] = 7
+    shape = list(base.shape)
+    shape[dim] = 300
+    vals = _data(tuple(shape), 2)
+    want = base.copy()
+    np.add.at(want, (slice(None),) * dim + (idx,), vals)
+    src = (
+        tc.tensor(vals.T.copy(), device=device).T if transposed else tc.tensor(vals, device=device)
+    )
+    got = tc.tensor(base, device=device).index_add(dim, tc.tensor(idx, device=device), src)
+    tol = {"rtol": 0, "atol": 0} if device == "cpu" else {"rtol": 1e-5, "atol": 1e-5}
+    assert_close(got, want, equal_nan=True, **tol)
+
+
+def test_one_index_array_after_full_slices_takes_as_numpy_indexes(device: str) -> None:
+    # x[:, idx] (and x[..., idx] with an index of any shape) takes along that dim: NumPy's
+    # fancy index values, negative indices, PyTorch's IndexError, and the gradient.
+    x = _data((5, 7, 6))
+    idx = np.array([[0, -1, 3], [6, 2, 2]])
+    t = tc.tensor(x, device=device, requires_grad=True)
+    i = tc.tensor(idx, device=device)
+    for got, want in [(t[:, i], x[:, idx]), (t[..., i[:, :2] % 6], x[..., idx[:, :2] % 6])]:
+        assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    (g,) = tc.autograd.grad(t[:, i], [t], tc.ones(5, 2, 3, 6, device=device))
+    want_g = np.zeros_like(x)
+    np.add.at(want_g, (slice(None), idx), 1.0)
+    assert_close(g, want_g)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 1 with size 7"):
+        t[:, tc.tensor([1, 7], device=device)]
+    with pytest.raises(IndexError, match="out of bounds for dimension 1 with size 0"):
+        tc.zeros(2, 0, device=device)[:, tc.tensor([0], device=device)]
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
+def test_nan_to_num_of_finite_values_is_a_copy(device: str, dtype: tc.dtype) -> None:
+    if device == "meta" or dtype_unsupported(device, dtype):
+        pytest.skip(f"no {dtype} data on {device}")
+    x = np.random.default_rng(4).standard_normal((8, 6)).astype(np.float32)
+    x[0, 0], x[1, 1] = -0.0, 6e4
+    t = tc.tensor(x, device=device).to(dtype)
+    for src in (t, t.T):
+        got = src.nan_to_num(posinf=1.0)
+        assert got.dtype == dtype and got.data_ptr() != src.data_ptr()
+        assert_close(got, src, rtol=0, atol=0)
+        assert math.copysign(1, got.flatten()[0].item()) == -1  # (-0.0 stays)
+    same = t.clone()
+    assert same.nan_to_num_() is same
+    assert_close(same, t, rtol=0, atol=0)
+    t[2, 2] = math.nan  # (and one to replace: the general path)
+    assert t.nan_to_num()[2, 2].item() == 0.0
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_gather_by_an_index_expanded_over_the_other_dims_takes_slices(
+    device: str, dim: int
+) -> None:
+    # (x.gather(dim, i expanded): NumPy's take_along_axis values, into a fresh and into a
+    # non-contiguous out=, and the gradient)
+    x = _data((5, 6, 7))
+    idx = np.random.default_rng(8).integers(0, x.shape[dim], 9)
+    shape = list(x.shape)
+    shape[dim] = 9
+    view = [1, 1, 1]
+    view[dim] = 9
+    t = tc.tensor(x, device=device, requires_grad=True)
+    i = tc.tensor(idx, device=device).reshape(view).expand(shape)
+    want = np.take_along_axis(x, np.broadcast_to(idx.reshape(view), shape), dim)
+    assert_close(t.gather(dim, i), want, rtol=0, atol=0, equal_nan=True)
+    out = tc.empty(shape[::-1], device=device).permute(2, 1, 0)
+    tc.gather(t.detach(), dim, i, out=out)
+    assert_close(out, want, rtol=0, atol=0, equal_nan=True)
+    (g,) = tc.autograd.grad(t.gather(dim, i).sum(), [t])
+    counts = np.zeros(x.shape[dim])
+    np.add.at(counts, idx, 1.0)
+    view[dim] = x.shape[dim]
+    assert_close(g, np.broadcast_to(counts.reshape(view), x.shape).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.float16])
+def test_kthvalue_of_a_long_line_is_the_stable_sorts_element(device: str, dtype: Any) -> None:
+    # (a partition on the CPU: the same value and index as the stable sort's k-th element,
+    # among ties, -0.0 and NaN; the k chosen to land on each)
+    if device == "meta" or dtype_unsupported(device, tc.from_numpy(np.zeros(1, dtype)).dtype):
+        pytest.skip(f"no {dtype} data on {device}")
+    rng = np.random.default_rng(9)
+    x = rng.integers(-4, 4, 3000).astype(dtype)
+    if dtype != np.int64:
+        x[rng.integers(0, 3000, 40)] = np.nan
+        x[rng.integers(0, 3000, 40)] = -0.0
+    order = np.argsort(x, kind="stable")
+    t = tc.tensor(x, device=device)
+    for k in (1, 700, 1500, 2999, 3000, int(np.flatnonzero(x[order] == 0)[0]) + 1):
+        v, i = t.kthvalue(k)
+        assert int(i) == order[k - 1]
+        want = x[order[k - 1] : order[k - 1] + 1]
+        np.testing.assert_array_equal(
+            np.atleast_1d(v.cpu().numpy()).view(np.uint8), want.view(np.uint8)
+        )
+
+
+@pytest.mark.parametrize("dtype", [tc.float32, tc.float64, tc.float16])
+def test_sign_of_floats_is_nps_with_nan_zero(device: str, dtype: tc.dtype) -> None:
+    # (np.sign's values, +0.0 for -0.0, and PyTorch's 0 for NaN; in place and strided too)
+    if device == "meta" or dtype_unsupported(device, dtype):
+        pytest.skip(f"no {dtype} data on {device}")
+    x = _data((7, 9))
+    want = np.sign(x)
+    want[np.isnan(x)] = 0
+    t = tc.tensor(x, device=device).to(dtype)
+    assert_close(t.sign(), want.astype(np.float32), rtol=0, atol=0, check_dtype=False)
+    assert_close(t.T.sign(), want.T.astype(np.float32), rtol=0, atol=0, check_dtype=False)
+    assert math.copysign(1, t.sign()[0, 3].item()) == 1  # (x[0, 3] is -0.0)
+    u = t.clone()
+    assert u.sign_() is u
+    assert_close(u, want.astype(np.float32), rtol=0, atol=0, check_dtype=False)
+
+
+@pytest.mark.parametrize(
+    ("line", "shape"),
+    [
+        ((1, 1, 64), (4, 32, 64)),
+        ((1, 32, 1), (4, 32, 64)),
+        ((32, 1), (4, 32, 64)),
+        ((4, 1, 1), None),
+    ],
+)
+@pytest.mark.parametrize("picks", ["every other", "irregular", "none", "one"])
+def test_masked_fill_with_a_mask_along_one_dim_writes_those_slices(
+    device: str, line: tuple[int, ...], shape: Any, picks: str
+) -> None:
+    # (index_fill's mask, x[:, cols] = v's: a slice or an index along that dim on the CPU;
+    # np.where's values, a 0-d tensor value, an integer result and its overflow error)
+    if device == "meta":
+        pytest.skip("device 'meta' holds no data to compare")
+    shape = shape or (4, 32, 64)
+    n = max(line)
+    on = {
+        "every other": np.arange(n) % 2 == 0,
+        "irregular": np.isin(np.arange(n), [0, 1, 5, n - 1]),
+        "none": np.zeros(n, bool),
+        "one": np.arange(n) == n // 2,
+    }[picks].reshape(line)
+    x = _data(shape)
+    t, m = tc.tensor(x, device=device), tc.tensor(on, device=device)
+    assert_close(
+        t.masked_fill(m, -2.5), np.where(on, np.float32(-2.5), x), rtol=0, atol=0, equal_nan=True
+    )
+    v = tc.tensor(7.0, device=device)
+    on3 = on.reshape((1,) * (3 - on.ndim) + on.shape).T  # (the transpose's line)
+    got = t.T.masked_fill(tc.tensor(on3, device=device), v)
+    assert_close(got, np.where(on3, np.float32(7), x.T), rtol=0, atol=0, equal_nan=True)
+    i = tc.tensor(np.arange(x.size).reshape(shape) % 200, dtype=tc.uint8, device=device)
+    want = np.where(on, 255, np.arange(x.size).reshape(shape) % 200)
+    assert_close(i.masked_fill(m, 255), want.astype(np.uint8), rtol=0, atol=0)
+    if picks != "none" and device == "cpu":
+        with pytest.raises(RuntimeError, match="without overflow"):
+            i.masked_fill(m, 300)
 
 
 @pytest.mark.parametrize("slope", [0.01, 0.5, 1.0, 2.0, 0.0, -0.2, math.inf])

@@ -689,3 +689,20 @@ def test_a_reduction_follows_the_default_dtype_when_it_changes(device: str) -> N
     finally:
         tc.set_default_dtype(prev)
     assert tc.logsumexp(x, 0).dtype is tc.float32
+
+
+def test_nansum_counts_nan_as_zero_and_passes_no_gradient_there(device: str) -> None:
+    # (NaN masked to zero by masked_fill, then summed: NumPy's nansum, and a gradient of 0
+    # at the NaNs and 1 elsewhere; inf and -0.0 pass through)
+    x = np.random.default_rng(3).standard_normal((6, 50)).astype(np.float32)
+    x[0, :3] = np.nan
+    x[1, 3] = np.inf
+    x[2, :] = np.nan
+    x[3, 5] = -0.0
+    t = tc.tensor(x, device=device, requires_grad=True)
+    for dim in (None, 0, 1):
+        got = t.nansum() if dim is None else t.nansum(dim)
+        want = np.nansum(x) if dim is None else np.nansum(x, dim)
+        assert_close(got, want, rtol=1e-6, atol=1e-6)
+    (g,) = tc.autograd.grad(t.nansum(1).sum(), [t])
+    assert_close(g, (~np.isnan(x)).astype(np.float32), rtol=0, atol=0)

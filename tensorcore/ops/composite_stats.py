@@ -214,7 +214,9 @@ def nanquantile(
 
 @_composite
 def nansum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    x = ops.where(self.isnan(), 0, self) if self._dtype.is_floating_point else self
+    # (masked_fill copies, then writes the few NaN positions: where(isnan, 0, self) picks
+    # element by element, 3.5x slower on NumPy)
+    x = self.masked_fill(self.isnan(), 0) if self._dtype.is_floating_point else self
     return named_as(x.sum(dim, keepdim, dtype=dtype), "NansumBackward0")
 
 

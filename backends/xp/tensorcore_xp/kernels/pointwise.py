@@ -31,6 +31,7 @@ from ..helpers import (
 )
 from . import _special
 from ._erf_single import erf_float32
+from ._fmod_single import floor_divide_float32, fmod_float32, remainder_float32
 
 __all__ = ["build"]
 
@@ -225,18 +226,32 @@ def build(
         "are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
     )
 
-    floor_divide, remainder = xp.floor_divide, xp.remainder
+    floor_divide, remainder, fmod = xp.floor_divide, xp.remainder, xp.fmod
     if xp.__name__ == "numpy":
-
+        # NumPy's float32 loops of these call the C library's fmod an element at a time;
+        # _fmod_single computes the same bits with float64 array arithmetic where that is
+        # exact (quotients below 2**29; 2**22 for the floor division), 2-4x faster.
         def remainder(x: Any, y: Any, out: Any) -> Any:
             if out.dtype.kind != "f":
                 return xp.remainder(x, y, out=out)
             if xp.may_share_memory(x, out):  # x %= y: x's signs are needed after the call
                 x = x.copy()
+            if out.dtype == np.float32 and remainder_float32(x, y, out) is not None:
+                return out
             xp.remainder(x, y, out=out)
             # A zero remainder keeps x's sign, as PyTorch's (fmod's); NumPy gives y's.
             xp.copysign(out, x, out=out, where=out == 0)
             return out
+
+        def floor_divide(x: Any, y: Any, out: Any) -> Any:
+            if out.dtype == np.float32 and floor_divide_float32(x, y, out) is not None:
+                return out
+            return xp.floor_divide(x, y, out=out)
+
+        def fmod(x: Any, y: Any, out: Any) -> Any:
+            if out.dtype == np.float32 and fmod_float32(x, y, out) is not None:
+                return out
+            return xp.fmod(x, y, out=out)
 
     else:
         # Off NumPy, floating-point operands take NumPy's (and PyTorch's) formula: CuPy's
@@ -317,7 +332,7 @@ def build(
     binary("mul", xp.multiply)
     int_guard("floor_divide", floor_divide)
     int_guard("remainder", remainder)
-    int_guard("fmod", xp.fmod)
+    int_guard("fmod", fmod)
     binary("atan2", xp.arctan2, noisy=True)
     binary("maximum", xp.maximum)
     binary("minimum", xp.minimum)
@@ -413,9 +428,19 @@ def build(
     K["neg"] = neg
     unary("abs", xp.abs, noisy=False)
 
+    host = xp.__name__ == "numpy"
+
     def sign(out: Any, a: Any) -> None:
         if a._dtype is tc.bool:  # NumPy has no bool loop: the sign of a bool is itself
             xp.copyto(array_of(out), array_of(a))
+        elif host and array_of(a).dtype.kind == "f" and a.ndim:
+            # (x > 0) - (x < 0) in int8, copied into out: 0 for NaN, as PyTorch's, and +0.0
+            # for -0.0, as np.sign's; NumPy's sign loop is not vectorised ((256, 256) float32
+            # 36 -> 16 us)
+            x = array_of(a)
+            pos = xp.greater(x, 0).view(xp.int8)
+            xp.subtract(pos, xp.less(x, 0).view(xp.int8), out=pos)
+            xp.copyto(array_of(out), pos)
         else:
             o = array_of(out)
             xp.sign(array_of(a), out=o)
@@ -608,6 +633,13 @@ def build(
             posinf = big if posinf is None else posinf
             neginf = -big if neginf is None else neginf
             x = x.astype(acc_dtype(xp, x.dtype))
+        elif host and x.dtype.kind == "f" and xp.isfinite(x).all():
+            # (nothing to replace, the usual case: a copy, where NumPy's nan_to_num copies
+            # and then makes and applies three masks; (256, 256) 97 -> 15 us. Not off the
+            # host, where the test would wait for the device.)
+            if out is not a:
+                xp.copyto(array_of(out), x)
+            return
         with quiet(all="ignore"):  # (a replacement out of the dtype's range is +-inf)
             xp.copyto(
                 array_of(out),

@@ -919,9 +919,29 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
     median_like("median_dim", False)
     median_like("nanmedian_dim", True)
 
+    def select_line(out: Any, x: Any, k: int) -> bool:
+        """``kthvalue`` of a long 1-d real ``x`` by NumPy's partition (a selection, not a
+        sort: (65536,) float32 5.3 -> 0.09 ms): the stable order's ``k``-th element, whose
+        value ``v`` the partition gives and whose index is that of the equal element (of the
+        NaN, for a NaN ``v``) at rank ``k - (elements below v)`` in index order, as the
+        stable sort places them. False where the sort is taken."""
+        if not (direct and x.ndim == 1 and x.size >= _SELECT_MIN and x.dtype.kind in "iuf"):
+            return False
+        v = xp.partition(x, k - 1)[k - 1]
+        if x.dtype.kind == "f" and xp.isnan(v):  # (NaN sorts last)
+            same = xp.isnan(x)
+            below = x.size - int(xp.count_nonzero(same))
+        else:
+            same = x == v
+            below = int(xp.count_nonzero(x < v))
+        i = int(xp.flatnonzero(same)[k - 1 - below])
+        array_of(out[1])[...] = i
+        array_of(out[0])[...] = x[i]
+        return True
+
     def kthvalue_dim(out: Any, self: Any, k: int, dim: Any, keepdim: bool = False) -> None:
         x = array_of(self)
-        if not scalar_pick(out, x):
+        if not (scalar_pick(out, x) or select_line(out, x, k)):
             picked(out, x, order(self, dim[0], False), k - 1, dim[0], keepdim)
 
     def mode_dim(out: Any, self: Any, dim: Any, keepdim: bool = False) -> None:
