@@ -635,3 +635,31 @@ def test_lerp_with_a_number_weight_writes_pytorchs_formula_into_any_operand(
     x, y = tc.tensor(a, device=device), tc.tensor(b, device=device)
     x.lerp_(y, w)
     assert np.array_equal(x.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("n", [0, 5, 300])
+def test_bincount_kernel_counts_as_the_composite_and_numpy(device: str, n: int) -> None:
+    """The backend's ``bincount`` (one call) gives the composite's result, dtype and bits:
+    counts as NumPy's, float32 weights summed in float32 in index order (PyTorch's and the
+    composite's), float64 and integer weights in float64."""
+    from tensorcore.ops.composite import COMPOSITES
+
+    rng = np.random.default_rng(n)
+    vals = rng.integers(0, 40, n)
+    x = tc.tensor(vals, device=device)
+    weights = [
+        None,
+        tc.tensor(rng.standard_normal(n).astype(np.float32), device=device),
+        tc.tensor(rng.standard_normal(n), device=device),
+        tc.tensor(rng.integers(-5, 5, n), device=device),
+    ]
+    for w in weights:
+        for minlength in (0, 3, 60):
+            got = tc.bincount(x, w, minlength)
+            want = COMPOSITES["bincount"](x, w, minlength)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.cpu().numpy().tobytes() == want.cpu().numpy().tobytes()
+            ref = np.bincount(vals, None if w is None else w.cpu().numpy(), minlength)
+            np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        tc.bincount(tc.tensor([2, -1], device=device))

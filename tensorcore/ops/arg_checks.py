@@ -328,6 +328,29 @@ def check_one_hot(self: Tensor, num_classes: int = -1) -> None:
         raise RuntimeError("Class values must be smaller than num_classes.")
 
 
+def check_bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) -> None:
+    """``bincount``'s ``check``, PyTorch's: 1-D non-negative values (read only where the
+    device holds data), ``minlength >= 0``, weights of ``self``'s length.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> tc.bincount(tc.tensor([1, -1]))
+    Traceback (most recent call last):
+    ...
+    RuntimeError: bincount only supports 1-d non-negative integral inputs.
+    """
+    if self.ndim != 1:  # (the declaration refuses non-integral dtypes)
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights._shape[0] != self._shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    holds_data = _registry.interface(self._device).holds_data
+    if self.numel() and holds_data and index_range(self)[0] < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+
+
 def check_scatter_reduce(
     self: Tensor, dim: int, index: Any, src: Any, reduce: str, include_self: bool = True
 ) -> None:

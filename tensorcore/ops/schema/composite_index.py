@@ -72,8 +72,10 @@ _op(
     "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
     "indexing nondifferentiable composite",
     "How many times each value ``0..max(self)`` occurs in the 1-D non-negative ``self`` (at "
-    "least ``minlength`` counts), or the sums of ``weights`` (float64 unless float32/64).",
+    "least ``minlength`` counts), or the sums of ``weights`` (float64 unless float32/64). A "
+    "backend's kernel counts in one pass; the composite accumulates with ``index_put``.",
     dtypes="i",
+    check=AC.check_bincount,
 )
 _op(
     "diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
