@@ -147,6 +147,16 @@ def workloads() -> list[Workload]:
                 return (lambda: x.transpose(1, 0)) if numpy else (lambda: x.permute(1, 0))
             if kind == "slice":
                 return lambda: x[1:, ::2]
+            if kind == "row":
+                return lambda: x[3]
+            if kind == "flat":
+                return (lambda: x.reshape(-1)) if numpy else (lambda: x.view(-1))
+            if kind == "expand":
+                return (
+                    (lambda: np.broadcast_to(x, (2, 100, 100)))
+                    if numpy
+                    else (lambda: x.expand(2, 100, 100))
+                )
             return lambda: x.reshape(50, 200)
 
         return make
@@ -208,6 +218,9 @@ def workloads() -> list[Workload]:
         Workload("x.mT  (100, 100)", view("mT")),
         Workload("x.permute(1, 0)  (100, 100)", view("permute")),
         Workload("x[1:, ::2]  (100, 100)", view("slice")),
+        Workload("x[3]  (100, 100)", view("row")),
+        Workload("x.view(-1)  (100, 100)", view("flat")),
+        Workload("x.expand(2, 100, 100)", view("expand")),
         Workload("x.reshape(50, 200)", view("reshape")),
         Workload("exp(a * b + c)  float32 1e7", chain),
         Workload("a @ b  float32 1024x1024", matmul),
