@@ -115,18 +115,6 @@ class CPUDevice(DeviceInterface):
     def empty(self, shape: tuple[int, ...], dtype: tc.dtype, device: Any) -> Tensor:
         """Allocate with ``np.empty``; the (contiguous) array is the storage buffer. Large
         buffers come from, and go back to, the block cache (``_cache.py``)."""
-        if _blocks is not None and _blocks.free:
-            # A cached block first, before ``np.empty``: a large array that is made only to
-            # be dropped for the block is an mmap and a munmap (5 us in a loop, 40 us beside
-            # a matrix product's memory traffic: the MLP step's weight gradients).
-            n = math.prod(shape) * dtype.itemsize
-            if n >= MIN_BYTES:
-                block = _blocks.take(n)
-                if block is not None:
-                    arr = block.reshape(-1).view(np.uint8).view(_TO_NP[dtype]).reshape(shape)
-                    st = Storage(arr, n, _CPU, dtype)
-                    _blocks.watch(st, block, arr)
-                    return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
         try:
             arr = np.empty(shape, _TO_NP[dtype])
         except (MemoryError, ValueError):  # (ValueError: more bytes than an address holds)
@@ -139,10 +127,13 @@ class CPUDevice(DeviceInterface):
         if nbytes < MIN_BYTES or _blocks is None:
             # The allocator's fast path (small allocations are on every operation's path).
             return contiguous_tensor(arr, nbytes, shape, dtype, _CPU, arr)
-        # (no cached block of this size, looked for above: a fresh array, whose pages stay
-        # untouched until the kernel writes, goes to the cache when its storage dies)
+        block = _blocks.take(nbytes)
+        if block is None:
+            block = arr  # fresh (its pages untouched until the kernel writes)
+        else:
+            arr = block.reshape(-1).view(np.uint8).view(arr.dtype).reshape(shape)
         st = Storage(arr, nbytes, _CPU, dtype)
-        _blocks.watch(st, arr)
+        _blocks.watch(st, block, arr if arr is not block else None)
         return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, _CPU, arr)
 
     def materialize(self, t: Tensor) -> Any:
