@@ -202,6 +202,26 @@ _INDEX: Any = None
 _call: Any = None
 
 
+def _int_offset(i: int, size: int, stride: int, d: int) -> int:
+    """The storage offset an int index ``i`` adds along dim ``d`` (of ``size`` and
+    ``stride``), or PyTorch's IndexError."""
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+    return (i + size if i < 0 else i) * stride
+
+
+def _slice_extent(sl: slice, size: int) -> tuple[int, int, int] | None:
+    """(first index, length, step) of the slice ``sl`` along a dim of ``size``; None for a
+    negative step (which no strided view takes), ValueError for a zero one."""
+    step = 1 if sl.step is None else sl.step
+    if step <= 0:
+        if step == 0:
+            raise ValueError("the step of a slice index cannot be zero")
+        return None
+    b, e, _ = sl.indices(size)
+    return b, max(0, (e - b + step - 1) // step), step
+
+
 def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
     """Sizes, strides and offset for an index of ints, slices, None and ``...`` in one pass."""
     ndim = len(self._shape)
@@ -222,20 +242,13 @@ def _basic_view(self: Tensor, idx: tuple[Any, ...]) -> Tensor | None:
     for x in idx:
         c = x.__class__
         if c is int:
-            size = self._shape[d]
-            if not -size <= x < size:
-                raise IndexError(f"index {x} is out of bounds for dimension {d} with size {size}")
-            off += (x + size if x < 0 else x) * self._stride[d]
+            off += _int_offset(x, self._shape[d], self._stride[d], d)
             d += 1
         elif c is slice:
-            step = 1 if x.step is None else x.step
-            if step <= 0:
-                if step == 0:
-                    raise ValueError("the step of a slice index cannot be zero")
+            ext = _slice_extent(x, self._shape[d])
+            if ext is None:
                 return None  # (a negative step: the general path reverses a copy)
-            size = self._shape[d]
-            b, e, _ = x.indices(size)
-            n = max(0, (e - b + step - 1) // step)
+            b, n, step = ext
             off += b * self._stride[d]  # (an empty slice's offset too, as PyTorch)
             shape.append(n)
             stride.append(self._stride[d] * step)
@@ -295,20 +308,16 @@ def __getitem__(self: Tensor, idx: Any) -> Tensor:
     if self._layout.name == "strided" and not (
         self._requires_grad and (_grad_mode.enabled or _dual.on)
     ):
-        if idx.__class__ is int and self._shape:  # (``x[i]``: ``_basic_view``'s arithmetic)
-            size = self._shape[0]
-            if not -size <= idx < size:
-                raise IndexError(f"index {idx} is out of bounds for dimension 0 with size {size}")
-            st = self._stride
-            off = self._offset + (idx + size if idx < 0 else idx) * st[0]
-            return _view(self, self._shape[1:], st[1:], off)
-        if idx.__class__ is slice and self._shape:  # (``x[a:b]``, ``x[::k]``: the same)
-            step = idx.step
-            if step is None or (step.__class__ is int and step > 0):
-                step = step or 1
-                shape, st = self._shape, self._stride
-                b, e, _ = idx.indices(shape[0])
-                n = max(0, (e - b + step - 1) // step)
+        # (``x[i]`` and ``x[a:b:k]``: ``_basic_view``'s arithmetic for one dim, without its
+        # walk over the index)
+        shape, st = self._shape, self._stride
+        if idx.__class__ is int and shape:
+            off = self._offset + _int_offset(idx, shape[0], st[0], 0)
+            return _view(self, shape[1:], st[1:], off)
+        if idx.__class__ is slice and shape:
+            ext = _slice_extent(idx, shape[0])
+            if ext is not None:
+                b, n, step = ext
                 return _view(
                     self, (n, *shape[1:]), (st[0] * step, *st[1:]), self._offset + b * st[0]
                 )
