@@ -116,10 +116,10 @@ class ScriptModule(Module):
         # A module scripted by ``script``: pickled as an instance of its own class (the
         # subclass is made at run time, so pickle could not find it by name), scripted again
         # when unpickled (a deepcopy too). A subclass written by hand pickles as any object.
-        cls = type(self)
-        if cls not in _SCRIPTED_CLASSES:
+        original = type(self).__dict__.get("_scripted_from")
+        if original is None:
             return object.__reduce_ex__(self, protocol)
-        plain: Any = object.__new__(cls.__bases__[1])
+        plain: Any = object.__new__(original)
         plain.__dict__.update(self.__dict__)
         return _scripted, (plain,)
 
@@ -130,10 +130,9 @@ def script_method(fn: _T) -> _T:
     return fn
 
 
-# module class -> its ScriptModule subclass (made once, named as the class), and the set of
-# those subclasses
+# module class -> its ScriptModule subclass (made once, named as the class, which notes the
+# class it was made for as ``_scripted_from``)
 _SCRIPTED: dict[type, type] = {}
-_SCRIPTED_CLASSES: set[type] = set()
 
 
 def _scripted(obj: Any) -> Any:
@@ -146,9 +145,10 @@ def _scripted(obj: Any) -> Any:
     sub = _SCRIPTED.get(cls)
     if sub is None:
         sub = _SCRIPTED[cls] = type(
-            cls.__name__, (ScriptModule, cls), {"__module__": cls.__module__}
+            cls.__name__,
+            (ScriptModule, cls),
+            {"__module__": cls.__module__, "_scripted_from": cls},
         )
-        _SCRIPTED_CLASSES.add(sub)
     obj.__class__ = sub
     return obj
 
