@@ -101,7 +101,12 @@ class _State:
         mode is entered (``active``): the modes call it unless a
         :class:`DisableTorchFunction` block is open, the arguments unless any
         :class:`DisableTorchFunctionSubclass` block is."""
-        return not self.off or (bool(self.modes) and not self.modes_off)
+        return not self.off or self.modes_on()
+
+    def modes_on(self) -> bool:
+        """Whether the entered modes are handed calls now: some are entered and no
+        :class:`DisableTorchFunction` block (nor backward pass) is open."""
+        return bool(self.modes) and not self.modes_off
 
 
 #: The protocol's state, which the call path reads (two attribute loads per call).
@@ -161,14 +166,12 @@ def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     >>> tc.overrides.has_torch_function((tc.ones(1), 2.0))
     False
     """
-    return (bool(state.modes) and not state.modes_off) or (
-        not state.off and bool(_relevant(relevant_args))
-    )
+    return state.modes_on() or (not state.off and bool(_relevant(relevant_args)))
 
 
 def has_torch_function_unary(obj: Any) -> bool:
     """:func:`has_torch_function` of one argument."""
-    return (bool(state.modes) and not state.modes_off) or (
+    return state.modes_on() or (
         not state.off and obj.__class__ is not Tensor and overrides(obj.__class__)
     )
 
@@ -201,7 +204,7 @@ def handle_torch_function(
     """
     overloaded = [] if state.off else _relevant(relevant_args)
     types = tuple(a.__class__ for a in overloaded)
-    if state.modes and not state.modes_off:
+    if state.modes_on():
         # The innermost mode first, with itself off while it runs (its own calls go to the
         # modes outside it, then to the arguments), as PyTorch's mode stack does.
         mode = state.modes.pop()
