@@ -215,10 +215,7 @@ class _Entry:
 
     def __init__(self, op: Op, key: tuple[str, str]) -> None:
         self.kind = _COMPOSITE if op.composite else _RECORD if op.differentiable else _NONDIFF
-        if op.composite and _plugin_rule(op, key) is not None:
-            # A plugin that gave a composite a derivative for this key (with a kernel of its
-            # own: a layout's ``contiguous``) is recorded like any operator, so that its
-            # kernel runs under autograd too instead of the composite's definition.
+        if op.composite and _one_node_composite(op, key):
             self.kind = _RECORD
         # A composite's own definition, which autograd runs (looked up at its first recorded
         # call; False when the core has none and the resolved kernel runs).
@@ -381,6 +378,41 @@ def _plugin_rule(op: Op, key: tuple[str, str]) -> Any:
     return None
 
 
+def _one_node_composite(op: Op, key: tuple[str, str]) -> bool:
+    """Whether composite ``op`` is recorded on ``key`` as one node, like any operator, its
+    kernel running under autograd too instead of the composite's definition: where a plugin
+    gave it a derivative for the key (with a kernel of its own: a layout's ``contiguous``),
+    or where the derivative table has a rule for it (PyTorch records the views of ``unbind``
+    and ``split`` as one node's outputs) and the key resolves to a kernel of its own (the
+    strided views'), not to the definition, which differentiates through its parts."""
+    if _plugin_rule(op, key) is not None:
+        return True
+    if op.name not in _derivatives():
+        return False
+    rec = op.record(key)
+    return rec is not None and rec.fn is not _composites().get(op.name)
+
+
+def _derivatives() -> dict[str, Any]:
+    global _DERIVS
+    if _DERIVS is None:
+        from ..ops.derivatives import DERIVATIVES
+
+        _DERIVS = DERIVATIVES
+    return _DERIVS
+
+
+def _composites() -> dict[str, Any]:
+    global _COMPOSITES
+    if _COMPOSITES is None:
+        # (imported on first use: the composites' module loads the plugin machinery, which
+        # ``import tensorcore`` must not)
+        from ..ops.composite import COMPOSITES
+
+        _COMPOSITES = COMPOSITES
+    return _COMPOSITES
+
+
 def rule_for(op: Op, key: tuple[str, str]) -> Any:
     """The derivative rule of ``op`` for the dispatch key ``(device type, layout)``: a
     plugin's rule registered for the key, looked up as kernels are (``D/L``, ``*/L``,
@@ -393,15 +425,10 @@ def rule_for(op: Op, key: tuple[str, str]) -> Any:
     >>> rule_for(get_op("mul"), ("cpu", "strided")).saves
     ('self:if=other', 'other:if=self')
     """
-    global _DERIVS
-    if _DERIVS is None:
-        from ..ops.derivatives import DERIVATIVES
-
-        _DERIVS = DERIVATIVES
     r = _plugin_rule(op, key)
     if r is not None:
         return r
-    r = _DERIVS.get(op.name)
+    r = _derivatives().get(op.name)
     if r is None:
         raise RuntimeError(f"the derivative for '{op.name}' is not implemented")
     return r
@@ -454,14 +481,7 @@ def autograd_step(
         # A composite differentiates through its parts (a fused backend kernel has no rule).
         impl = ent.composite
         if impl is None:
-            global _COMPOSITES
-            if _COMPOSITES is None:
-                # (imported on first use: the composites' module loads the plugin machinery,
-                # which ``import tensorcore`` must not)
-                from ..ops.composite import COMPOSITES
-
-                _COMPOSITES = COMPOSITES
-            impl = ent.composite = _COMPOSITES.get(op.name, False)
+            impl = ent.composite = _composites().get(op.name, False)
         if impl is False:
             # A composite a plugin declared, without a definition here: its kernel, as
             # resolved for this call (a later registration may replace it).

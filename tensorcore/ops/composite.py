@@ -32,8 +32,14 @@ from .composite_shape import SHAPE_COMPOSITES
 from .composite_spectral import SPECTRAL_COMPOSITES
 from .composite_stats import STATS_COMPOSITES
 from .frontends import broadcast_shapes, named_as, named_view_output
+from .meta_functions import split_sizes
 from .schema import OPS
-from .views import infer_size, release_temporary_view, view_strides, views_row_major
+from .views import (
+    infer_size,
+    release_temporary_view,
+    view_strides,
+    views_row_major,
+)
 
 __all__ = ["COMPOSITES"]
 
@@ -358,28 +364,8 @@ def broadcast_to(self: Tensor, size: Any) -> Tensor:
 @_composite
 def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = _wrap_dim(dim, self.ndim)
-    n = self._shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step < 0:
-            raise RuntimeError(
-                f"split expects split_size be non-negative, but got split_size={step}"
-            )
-        if step == 0 and n != 0:
-            raise RuntimeError(
-                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
-            )
-        # (an empty dim splits into one empty piece, as PyTorch's)
-        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if step and n else [0]
-        node = "SplitBackward0"
-    else:
-        node = "SplitWithSizesBackward0"
-        sizes = list(split_size_or_sections)
-        if builtins.sum(sizes) != n:
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                f"at dimension {d}), but got split_sizes={sizes}"
-            )
+    sizes, listed = split_sizes(self._shape[d], split_size_or_sections, d)
+    node = "SplitWithSizesBackward0" if listed else "SplitBackward0"
     out, start = [], 0
     for i, s in enumerate(sizes):
         out.append(named_view_output(self.narrow(d, start, s), node, i))
@@ -393,7 +379,9 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = self._shape[_wrap_dim(dim, self.ndim)]
     size = -(-n // chunks) if n else 0
-    return split(self, size, dim) if size else (self,)
+    # (the operator, not the definition above: its outputs are then one node's, as PyTorch's
+    # ``chunk`` gives ``SplitBackward0``)
+    return tuple(ops.split(self, size, dim)) if size else (self,)
 
 
 @_composite

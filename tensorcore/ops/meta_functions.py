@@ -34,6 +34,7 @@ __all__ = [
     "index_range",
     "need_tensor",
     "normalize_dims",
+    "split_sizes",
 ]
 
 
@@ -632,3 +633,29 @@ def meta_randperm(n: int, generator: Any, dtype: dt.dtype | None, *rest: Any) ->
     if n < 0:
         raise RuntimeError(f"randperm(): n must be non-negative, got {n}")
     return (n, generator, dtype, *rest), ((n,), dtype or dt.int64)
+
+
+def split_sizes(n: int, split_size_or_sections: Any, d: int) -> tuple[list[int], bool]:
+    """The sizes of ``split``'s pieces of dim ``d``, of size ``n`` (an int: pieces of that size,
+    the last one shorter; a list: those sizes), with PyTorch's errors, and whether the sizes
+    were given as a list (PyTorch's ``split_with_sizes``, whose node is named apart)."""
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step < 0:
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={step}"
+            )
+        if step == 0 and n != 0:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+            )
+        if not step or not n:
+            return [0], False  # (an empty dim splits into one empty piece, as PyTorch's)
+        return [min(step, n - i) for i in range(0, n, step)], False
+    sizes = list(split_size_or_sections)
+    if sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+            f"at dimension {d}), but got split_sizes={sizes}"
+        )
+    return sizes, True

@@ -22,6 +22,7 @@ from . import _make_view
 from ._make_view import make_view
 from ._validate import INT64_MAX as _INT64_MAX
 from ._validate import check_shape
+from .meta_functions import split_sizes
 
 __all__ = ["infer_size", "make_view", "view_strides", "views_row_major"]
 
@@ -647,9 +648,29 @@ def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     return tuple(views)
 
 
-# Composites whose strided kernel here avoids a second dispatch; with a gradient to record,
-# autograd runs the composite definition instead (ops/composite.py).
-_FUSED_COMPOSITES = {"t": t, "reshape": reshape, "unbind": unbind}
+def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Fused strided kernel of the composite ``split``: every piece's view made here, where
+    the composite dispatches ``narrow`` once per piece, each marked as an output of a
+    function of several views (as ``unbind``'s)."""
+    d = _wrap_dim(dim, self.ndim)
+    shape, stride = self._shape, self._stride
+    sizes, _ = split_sizes(shape[d], split_size_or_sections, d)
+    mark, multi = _grad_mode.mark_view, _grad_mode.MULTI_OUTPUT_NODE
+    head, tail, step, at = shape[:d], shape[d + 1 :], stride[d], self._offset
+    views = []
+    for s in sizes:
+        v = make_view(self, (*head, s, *tail), stride, at)
+        mark(v, multi)
+        views.append(v)
+        at += s * step
+    return tuple(views)
+
+
+# Composites whose strided kernel here avoids a second dispatch. With a gradient to record,
+# ``unbind`` and ``split`` are recorded as one node of several outputs (their rules in
+# ops/derivatives/shape.py, as PyTorch's ``UnbindBackward0``); autograd runs the other
+# composites' definitions instead (ops/composite.py).
+_FUSED_COMPOSITES = {"t": t, "reshape": reshape, "unbind": unbind, "split": split}
 
 _VIEW_KERNELS = {
     f.__name__: f

@@ -1,6 +1,6 @@
 """The recurrence under the layers of ``rnn.py``: one time step of each kind, the choice
 of a backend's fused layer kernel, and the autograd functions that run a whole sequence
-(``_Sequence``, ``_Steps``) or a step's gates (``_LSTMGates``, ``_GRUGates``) as one node.
+(``_Sequence``) or a step's gates (``_LSTMGates``, ``_GRUGates``) as one node.
 """
 
 from __future__ import annotations
@@ -384,29 +384,6 @@ class _Sequence(Function):
         for (i, _), r in zip(inputs, res, strict=True):
             full[i] = r
         return tuple(full)
-
-
-class _Steps(Function):
-    """``x.unbind(0)`` (the time steps) as one graph node whose backward stacks the steps'
-    gradients: one ``select`` per step would give each step's gradient a zero tensor of the
-    whole sequence's size for the engine to add up (quadratic in the length)."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> tuple[Tensor, ...]:
-        ctx.set_materialize_grads(False)
-        return tuple(t.clone() for t in x.unbind(0))
-
-    @staticmethod
-    def backward(ctx: Any, *grads: Tensor | None) -> Tensor:
-        like = next(g for g in grads if g is not None)
-        zero = None
-        parts = []
-        for g in grads:
-            if g is None:
-                zero = ops.zeros_like(like) if zero is None else zero
-                g = zero
-            parts.append(g)
-        return ops.stack(parts, 0)
 
 
 # The pointwise part of a step as one graph node each: the composite form above records a

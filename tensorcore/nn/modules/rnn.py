@@ -38,7 +38,7 @@ from .module import Module
 # Bound by assignment, not imported: CPython compiles a method call on a name that ``from ...
 # import`` binds (``_LAYER_NODE.get(...)``) as an attribute load and a bound-method call, where
 # on a module's own global it compiles the cheaper method call these steps had before the split.
-_Sequence, _Steps = _recurrence._Sequence, _recurrence._Steps
+_Sequence = _recurrence._Sequence
 _LAYER_NODE, _CELL_NODE = _recurrence._LAYER_NODE, _recurrence._CELL_NODE
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -250,7 +250,7 @@ class RNNBase(Module):
                     finals.append((h, c) if self.mode == "LSTM" else h)
                     continue
                 ys: list[Tensor] = [None] * seq  # type: ignore[list-item]
-                xs = _Steps.apply(proj) if proj.requires_grad else proj.unbind(0)
+                xs = proj.unbind(0)  # (one node for all the steps: UnbindBackward0)
                 for t in steps:
                     new_state, y = self._cell(xs[t], state, w_hh, b_hh, w_hr)
                     if active is not None:

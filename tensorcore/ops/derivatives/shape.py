@@ -11,6 +11,7 @@ from ...autograd import grad_mode
 from ...dispatch import get_op
 from .. import functions as ops
 from .._call import call
+from ..meta_functions import split_sizes
 from ._table import _conj, _d, _zeros_of, sum_to
 
 
@@ -114,6 +115,39 @@ _d(
     lambda c, g: _narrow_like(c, g, lambda z: z.unfold(c.dimension, c.size, c.step), True),
 )
 
+
+# The views of several outputs, recorded as one node (``split``, ``unbind``: composites
+# whose strided kernel makes every view, ``autograd.step._one_node_composite``): the
+# outputs' gradients joined back along the dim, with zeros for an output that got none --
+# one concatenation where a node per view would fill a zero tensor of the whole input's size
+# per view for the engine to add up.
+def _pieces(grads: Any, shapes: list[tuple[int, ...]], like: Any) -> list[Tensor]:
+    if isinstance(grads, Tensor):  # (a rule of one output gets its gradient itself)
+        grads = [grads]
+    return [
+        ops.zeros(shape, dtype=like._dtype, device=like._device) if g is None else g
+        for g, shape in zip(grads, shapes, strict=True)
+    ]
+
+
+def _unbind(c: Any, grads: Any) -> tuple[Any, ...]:
+    x = c.self
+    d = c.dim % len(x._shape)
+    n = x._shape[d]
+    one = x._shape[:d] + x._shape[d + 1 :]
+    return (ops.stack(_pieces(grads, [one] * n, x), d),)
+
+
+def _split(c: Any, grads: Any) -> tuple[Any, ...]:
+    x = c.self
+    d = c.dim % len(x._shape)
+    sizes, _ = split_sizes(x._shape[d], c.split_size_or_sections, d)
+    shapes = [x._shape[:d] + (s,) + x._shape[d + 1 :] for s in sizes]
+    return (ops.cat(_pieces(grads, shapes, x), d),)
+
+
+_d("unbind", "self:spec dim", _unbind)
+_d("split", "self:spec split_size_or_sections dim", _split)
 
 _SLICE = get_op("slice")
 

@@ -179,6 +179,7 @@ _op(
     "view " + _C,
     "Views of consecutive pieces of ``split_size`` (or of the given sizes) along ``dim``.",
     method_names="split_size_or_sections:split_size",
+    node_when="split_size_or_sections=list:SplitWithSizesBackward0",
 )
 # Linear algebra written with other operators (``ops/composite_linalg.py``): ``linalg_*``
 # are internal (``tensorcore.linalg`` names them), the others are PyTorch's top-level
