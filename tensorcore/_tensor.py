@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .devices import device
     from .dtypes import dtype
 
-__all__ = ["Tensor", "contiguous_strides", "make_tensor", "tensors_in"]
+__all__ = ["Tensor", "contiguous_strides", "make_tensor", "row_major", "tensors_in"]
 
 _CONTIG: dict[tuple[int, ...], tuple[int, ...]] = {}
 
@@ -57,6 +57,33 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     if len(_CONTIG) < 4096:
         _CONTIG[shape] = res
     return res
+
+
+def row_major(t: Tensor) -> bool:
+    """Whether ``t``'s strides are row-major for its shape, asked where they are not the
+    shared tuple of ``contiguous_strides`` by which the fast paths know a contiguous tensor
+    (``t._stride is _CONTIG.get(t._shape)``, the test they make first). An equal tuple of its
+    own -- a view's: ``x[2:4]``, the pieces of ``x.unbind(0)`` or ``x.chunk(2)`` -- is
+    replaced by the shared one, so that the next test of ``t`` is the fast one; a view made
+    that way otherwise sent every operator on it down the general path, at 4x the cost.
+    (Sizes of 1 are not ignored, as PyTorch's ``is_contiguous`` ignores them: such a view is
+    left to the general path, which lays its result out as PyTorch does.)
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore._tensor import _CONTIG, row_major
+    >>> v = tc.zeros(4, 3)[1:3]
+    >>> row_major(v), v._stride is _CONTIG[(2, 3)]
+    (True, True)
+    >>> row_major(tc.zeros(4, 3).t())
+    False
+    """
+    c = contiguous_strides(t._shape)
+    if t._stride != c:
+        return False
+    t._stride = c
+    return True
 
 
 _object_new = object.__new__  # not Tensor.__new__: that is the legacy constructor

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 from .. import _registry
 from .. import dtypes as dt
 from .._memory_format import preserve_format_strides, result_strides
-from .._tensor import _CONTIG, Size, Tensor, contiguous_strides, make_tensor, torch_name
+from .._tensor import (
+    _CONTIG,
+    Size,
+    Tensor,
+    contiguous_strides,
+    make_tensor,
+    row_major,
+    torch_name,
+)
 from ..dispatch import DirectKernel, ops
 from ._out import cast_error, check_out_spec, overlap_error, reads_out, resize_out
 from ._validate import v_ints
@@ -248,7 +256,7 @@ def empty_like_inputs(
     operand is. An operand expanded from one element (all strides 0: the gradient of a
     ``sum``) has no say, so it keeps the contiguous case short."""
     if len(shape) < 2 or all(
-        t._stride is _CONTIG.get(t._shape) or not any(t._stride) for t in tensors
+        t._stride is _CONTIG.get(t._shape) or not any(t._stride) or row_major(t) for t in tensors
     ):
         return empty(shape, dtype, dev)
     n = len(shape)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT
-from .._tensor import _CONTIG, Tensor, adopt_base_grad
+from .._tensor import _CONTIG, Tensor, adopt_base_grad, row_major
 from ..autograd import grad_mode
 from ..devices import device, get_default_device
 from ..dispatch import ALL_DTYPES, DirectKernel
@@ -87,6 +87,7 @@ _NAMESPACE: dict[str, Any] = {
     "_dual": grad_mode.dual,
     "_ALLOC": _ALLOC,
     "_CONTIG": _CONTIG,
+    "_row_major": row_major,
     "_DirectKernel": DirectKernel,
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,

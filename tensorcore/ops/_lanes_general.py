@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
-from .._tensor import _CONTIG, Tensor
+from .._tensor import _CONTIG, Tensor, row_major
 from ..dispatch import DirectKernel
 from ._lane_parts import _REFUSE_INPLACE, _guarded, _rg
 from .frontends import _ALLOC, _convert_scalar_at, _pointwise_dtypes, pointwise
@@ -97,7 +97,7 @@ def _general_kept(
         cls = a.__class__
         if cls is Tensor:
             s = a._shape
-            if len(s) > 1 and a._stride is not _CONTIG.get(s):
+            if len(s) > 1 and a._stride is not _CONTIG.get(s) and not row_major(a):
                 return pointwise(op, kernel, args, None, dev, inplace)
             key.append(a._dtype)
             key.append(s)
@@ -138,7 +138,10 @@ def _general_keep(
     dtype), every tensor in the compute dtype (a mask in bool), every number converted as
     ``pointwise`` converts it (a passive one, ``lerp``'s weight, as ``_passive`` does)."""
     if o.__class__ is not Tensor or (
-        not inplace and len(o._shape) > 1 and o._stride is not _CONTIG.get(o._shape)
+        not inplace
+        and len(o._shape) > 1
+        and o._stride is not _CONTIG.get(o._shape)
+        and not row_major(o)
     ):
         return
     compute, res = _pointwise_dtypes(op, args)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
-from .._tensor import _CONTIG, Tensor
+from .._tensor import _CONTIG, Tensor, row_major
 from ..autograd import grad_mode
 from ..dispatch import FRESH, DirectKernel, get_op
 from ._lane_parts import _CHECKED, _REFUSE, _REFUSE_INPLACE, _guarded, _rg, _run
@@ -217,7 +217,7 @@ def _cast(t: Tensor, d: Any) -> Tensor | None:
         _TO_DTYPE.append(get_op("to_dtype"))
     op = _TO_DTYPE[0]
     dev = t._device
-    if t._stride is _CONTIG.get(t._shape):
+    if t._stride is _CONTIG.get(t._shape) or row_major(t):
         kernel = op.table.get((dev.type, t._layout.name))
         alloc = _ALLOC.get(dev._key)
         if kernel is not None and alloc is not None and kernel.__class__ is not DirectKernel:
@@ -253,9 +253,9 @@ _BROADCAST = _guarded(
     + "if cls is Tensor and s._shape != shape:\n"
     + "    shape = _broadcast(shape, s._shape)\n"
     + "    like = t if t._shape == shape else s if s._shape == shape else None\n"
-    + "    if t._stride is not _CONTIG.get(t._shape):\n"
+    + "    if t._stride is not _CONTIG.get(t._shape) and not _row_major(t):\n"
     + "        like = t\n"
-    + "    elif s._stride is not _CONTIG.get(s._shape):\n"
+    + "    elif s._stride is not _CONTIG.get(s._shape) and not _row_major(s):\n"
     + "        like = s",
     8,
 )
@@ -271,7 +271,10 @@ _FINISH = """
         shape = t._shape
         like = t{prepare}
         if alloc is None or (
-            len(shape) > 1 and like is not None and like._stride is not _CONTIG.get(shape)
+            len(shape) > 1
+            and like is not None
+            and like._stride is not _CONTIG.get(shape)
+            and not _row_major(like)
         ):
             return None""" + _run(
     "o = None if fk is None else fk(shape, {dtype}, x{args})\n"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as dt
 from .._scalars import FAST_FLOAT, FAST_INT, convert_scalar, scalar_dtype
-from .._tensor import _CONTIG, Tensor, torch_name
+from .._tensor import _CONTIG, Tensor, row_major, torch_name
 from ..dispatch import DirectKernel
 from . import _frontend_common
 from ._frontend_common import (
@@ -105,7 +105,7 @@ def _run_like(
         return a
     shape = a._shape
     alloc = _ALLOC.get(dev._key)
-    if alloc is not None and (len(shape) < 2 or a._stride is _CONTIG.get(shape)):
+    if alloc is not None and (len(shape) < 2 or a._stride is _CONTIG.get(shape) or row_major(a)):
         o = alloc(shape, dtype, dev)
     else:
         o = empty_like_inputs([t for t in args[:2] if isinstance(t, Tensor)], shape, dtype, dev)
