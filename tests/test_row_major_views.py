@@ -41,9 +41,7 @@ def test_row_major_answers_as_the_strides_say(name: str, make: Callable[..., Any
 
 
 @pytest.mark.parametrize(("name", "make"), VIEWS, ids=[v[0] for v in VIEWS])
-def test_operators_on_views_against_numpy(
-    device: str, name: str, make: Callable[..., Any]
-) -> None:
+def test_operators_on_views_against_numpy(device: str, name: str, make: Callable[..., Any]) -> None:
     a = np.arange(24.0, dtype=np.float32).reshape(6, 4)
     x = tc.tensor(a, device=device)
     want = np.asarray(make(tc.tensor(a)).numpy())
