@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tensorcore as tc
+from tensorcore._memory_format import result_strides
 from tensorcore._tensor import _CONTIG, contiguous_strides, row_major
 from tensorcore.dispatch import get_op
 
@@ -65,3 +66,38 @@ def test_a_fresh_slice_of_rows_takes_the_lane() -> None:
     r = add(x[2:4], x[5:7], 1)
     assert r is not None
     np.testing.assert_array_equal(r.numpy(), x.numpy()[2:4] + x.numpy()[5:7])
+
+
+# (view, whether a pointwise lane lays its result out itself: row-major or in row-major order)
+ORDERED: list[tuple[str, Callable[[tc.Tensor], tc.Tensor], bool]] = [
+    ("chunk(4, 1)", lambda x: x.chunk(4, 1)[1], True),
+    ("columns", lambda x: x[:, 2:6], True),
+    ("overlapping rows", lambda x: x.as_strided((5, 4), (2, 1)), True),
+    ("every other row and column", lambda x: x[::2, ::2], True),
+    ("a size-1 dim", lambda x: x[:1, 2:6], False),
+    ("transpose", lambda x: x[:, :6].t(), False),
+    ("expanded", lambda x: x[0, :4].expand(3, 4), False),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "lane"), ORDERED, ids=[v[0] for v in ORDERED])
+def test_results_laid_out_as_tensoriterator_lays_them_out(
+    name: str, make: Callable[..., Any], lane: bool
+) -> None:
+    x = tc.arange(64.0).reshape(8, 8)
+    v = make(x)
+    for op, args in [("tanh", (v,)), ("mul", (v, v.clone())), ("add", (v, 1.0, 1))]:
+        fn = get_op(op)
+        _ = fn.lane(*args)  # (a first call resolves the kernel)
+        _ = getattr(tc, op)(*args[:2])
+        r = fn.lane(*args)
+        assert (r is not None) is lane, op
+        got = getattr(tc, op)(*args[:2])
+        assert got.stride() == result_strides(
+            tuple(v.shape),
+            [v.stride()] + [a.stride() for a in args[1:2] if isinstance(a, tc.Tensor)],
+        )
+        want = {"tanh": np.tanh, "mul": lambda a, b: a * b, "add": lambda a, b: a + b}[op](
+            *[a.numpy() if isinstance(a, tc.Tensor) else np.float32(a) for a in args[:2]]
+        )
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)

@@ -45,7 +45,7 @@ from ._lanes_general import (
     factory_source,
     no_tensor_source,
 )
-from ._lanes_pointwise import _lane_key, _lane_scalar, _mixed, pointwise_source
+from ._lanes_pointwise import _lane_key, _lane_scalar, _mixed, in_order, pointwise_source
 from ._lanes_structured import (
     _KERNEL_LIST,
     _KERNEL_TENSOR_LIST,
@@ -88,6 +88,7 @@ _NAMESPACE: dict[str, Any] = {
     "_ALLOC": _ALLOC,
     "_CONTIG": _CONTIG,
     "_row_major": row_major,
+    "_in_order": in_order,
     "_DirectKernel": DirectKernel,
     "_FAST_FLOAT": FAST_FLOAT,
     "_FAST_INT": FAST_INT,

@@ -18,7 +18,7 @@ from .frontends import _ALLOC, _convert_scalar_at, _pointwise_dtypes
 if TYPE_CHECKING:
     from ..dispatch import Op
 
-__all__ = ["pointwise_source"]
+__all__ = ["in_order", "pointwise_source"]
 
 # A binary pointwise operator: two tensors of one dtype, device and layout (and, in place, one
 # shape), or a tensor and a Python number its kernel takes unconverted (``pointwise_binary``'s
@@ -259,8 +259,35 @@ _BROADCAST = _guarded(
     + "        like = s",
     8,
 )
-# The end of an out-of-place pointwise lane: a result like ``like`` (contiguous ones only;
-# ``pointwise`` lays out the others), the kernel. A kernel with a ``fresh`` variant
+# What sets a pointwise result's layout, ``like``, in row-major order: the result is then
+# contiguous, as TensorIterator lays it out (the first operand whose strides order two dims
+# decides): a row-major tensor (``_tensor.row_major``), or one whose dims are in row-major
+# order with gaps or overlaps between them -- each stride above the next, no dim of size 1 to
+# leave an order open -- the pieces of ``chunk(4, 1)`` (an LSTM's gates), a slice of columns.
+# (shape, strides) -> the answer for the second kind.
+_ORDERED: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
+
+
+def in_order(like: Tensor, shape: tuple[int, ...]) -> bool:
+    """Whether a pointwise result of ``shape`` laid out after ``like`` is contiguous (see
+    above); False for a ``like`` of another shape (a broadcast operand)."""
+    if like._shape != shape:
+        return False
+    if row_major(like):
+        return True
+    st = like._stride
+    key = (shape, st)
+    hit = _ORDERED.get(key)
+    if hit is None:
+        hit = min(shape) > 1 and st[-1] > 0 and all(st[i] > st[i + 1] for i in range(len(st) - 1))
+        if len(_ORDERED) >= 1024:
+            _ORDERED.clear()
+        _ORDERED[key] = hit
+    return hit
+
+
+# The end of an out-of-place pointwise lane: a result like ``like`` (laid out in row-major
+# order only; ``pointwise`` lays out the others), the kernel. A kernel with a ``fresh`` variant
 # (``dispatch.FRESH``, ``fk`` from ``_KNOWN``) makes the result itself where it takes the
 # call (a small one): the allocation and the computation are then one array-library call
 # instead of two, which is a fifth of a small call. Safe because the variant returns what
@@ -274,7 +301,7 @@ _FINISH = """
             len(shape) > 1
             and like is not None
             and like._stride is not _CONTIG.get(shape)
-            and not _row_major(like)
+            and not _in_order(like, shape)
         ):
             return None""" + _run(
     "o = None if fk is None else fk(shape, {dtype}, x{args})\n"
