@@ -13,6 +13,8 @@ Rows:
 * chains of about 100 operations of other patterns (tensor-tensor binary operators with
   constant operands, unary operators, Python scalars, views, and a mix with reductions),
   forward + backward, against PyTorch;
+* recurrences written by hand (a tanh RNN over ``unbind(0)``, an LSTM cell with
+  ``chunk(4, 1)`` gates, slices of rows in a loop), forward + backward, against PyTorch;
 * one SGD training step of an MLP 784-512-512-10 (ReLU), batch 256, float32, log-softmax
   cross-entropy: forward, backward, in-place update; NumPy runs a hand-written forward and
   backward; PyTorch the same code as tensorcore;
@@ -221,6 +223,71 @@ def pattern_workloads(rng: np.random.Generator) -> dict[str, dict[str, Callable[
     return out
 
 
+def loop_workloads(rng: np.random.Generator) -> dict[str, dict[str, Callable[[], Any]]]:
+    """Recurrences written by hand, as tutorials write them, forward then backward: a tanh RNN
+    over ``x.unbind(0)``, an LSTM cell whose gates come from ``chunk(4, 1)``, and rows sliced
+    from a batch (``x[i:i + 4]``) in a loop (tensorcore vs PyTorch; gradients compared)."""
+    T, B, H = 50, 16, 32
+    x = rng.standard_normal((T, B, H)).astype(np.float32)
+    wi = (rng.standard_normal((4 * H, H)) * 0.1).astype(np.float32)
+    wh = (rng.standard_normal((4 * H, H)) * 0.1).astype(np.float32)
+
+    def rnn(lib: Any, wrap: Callable[[Any], Any]) -> Callable[[], Any]:
+        xs = wrap(x.copy()).requires_grad_()
+
+        def step() -> Any:
+            h = lib.zeros(B, H)
+            for xt in xs.unbind(0):
+                h = lib.tanh(xt + h)
+            h.sum().backward()
+            g, xs.grad = xs.grad, None
+            return g
+
+        return step
+
+    def lstm(lib: Any, wrap: Callable[[Any], Any]) -> Callable[[], Any]:
+        xs, w_i, w_h = wrap(x[:20].copy()), wrap(wi.copy()), wrap(wh.copy())
+        w_i.requires_grad_()
+        w_h.requires_grad_()
+
+        def step() -> Any:
+            h = c = lib.zeros(B, H)
+            for t in range(20):
+                i, f, g, o = (xs[t] @ w_i.T + h @ w_h.T).chunk(4, 1)
+                c = lib.sigmoid(f) * c + lib.sigmoid(i) * lib.tanh(g)
+                h = lib.sigmoid(o) * lib.tanh(c)
+            h.sum().backward()
+            grad, w_h.grad, w_i.grad = w_h.grad, None, None
+            return grad
+
+        return step
+
+    def rows(lib: Any, wrap: Callable[[Any], Any]) -> Callable[[], Any]:
+        data = wrap(x.reshape(T * B, H)[:400].copy()).requires_grad_()
+
+        def step() -> Any:
+            total = lib.zeros(4, H)
+            for i in range(0, 400, 4):
+                total = total + data[i : i + 4] * 0.5
+            total.sum().backward()
+            g, data.grad = data.grad, None
+            return g
+
+        return step
+
+    out: dict[str, dict[str, Callable[[], Any]]] = {}
+    for name, make in [
+        (f"tanh RNN over x.unbind(0), {T} steps of ({B}, {H}), fwd + bwd", rnn),
+        (f"LSTM cell, gates by chunk(4, 1), 20 steps of ({B}, {H}), fwd + bwd", lstm),
+        ("100 row slices x[i:i + 4] of (400, 32) summed, fwd + bwd", rows),
+    ]:
+        fns = {"tensorcore": make(tc, tc.from_numpy)}
+        if torch is not None:
+            fns["torch"] = make(torch, torch.from_numpy)
+        out[name] = fns
+    return out
+
+
 SIZES = (784, 512, 512, 10)
 BATCH = 256
 LR = 0.01
@@ -366,6 +433,12 @@ def main(argv: list[str] | None = None) -> int:
         results = {lib: fn() for lib, fn in fns.items()}
         if "torch" in results:
             check(name, {"numpy": results["torch"].numpy(), **results})
+        rows.append((name, per_call_ns(fns, settings.repeat, settings.target_ns), fmt_time))
+
+    for name, fns in loop_workloads(rng).items():
+        results = {lib: fn() for lib, fn in fns.items()}
+        if "torch" in results:
+            check(name, {"numpy": results["torch"].numpy(), **results}, rtol=1e-3, atol=1e-4)
         rows.append((name, per_call_ns(fns, settings.repeat, settings.target_ns), fmt_time))
 
     # The MLP: one step from the same start must give the same parameters everywhere.
