@@ -27,7 +27,8 @@ def _run(mod: tc.nn.LSTM, x: tc.Tensor, packed: bool) -> list[np.ndarray]:
 
 
 def _chunk_of(steps: int, monkeypatch: pytest.MonkeyPatch, dtype: tc.dtype) -> None:
-    """Chunks of ``steps`` steps (the kernel's projections: 4 * HIDDEN gates by BATCH)."""
+    """Chunks of ``steps`` steps in the forward (its projections: 4 * HIDDEN gates by
+    BATCH), of ``4 * steps // 5`` in the backward (its derivatives: 5 * HIDDEN rows)."""
     item = tc.empty(0, dtype=dtype).element_size()
     monkeypatch.setattr(rec, "_CHUNK_BYTES", steps * 4 * HIDDEN * BATCH * item)
 
@@ -41,7 +42,7 @@ def test_chunks_of_steps_compute_what_one_chunk_computes(
     x = tc.randn(STEPS, BATCH, SIZE)
     _chunk_of(3, monkeypatch, tc.float32)  # (3, 3 and 1 steps, walked both ways)
     chunked = _run(mod, x, packed)
-    _chunk_of(STEPS, monkeypatch, tc.float32)
+    monkeypatch.setattr(rec, "_CHUNK_BYTES", 1 << 40)
     whole = _run(mod, x, packed)
     for a, b in zip(chunked, whole, strict=True):
         np.testing.assert_array_equal(a, b)
@@ -78,3 +79,21 @@ def test_chunked_lstm_matches_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     _chunk_of(2, monkeypatch, tc.float64)
     got = mod(x)[0].detach().numpy()
     np.testing.assert_allclose(got, _np_lstm(x.numpy(), mod), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_chunked_lstm_gradients_match_the_composite_steps(
+    monkeypatch: pytest.MonkeyPatch, packed: bool
+) -> None:
+    # (the layer's steps written with recorded operators, where ``_fusable`` says no)
+    from tensorcore.nn.modules import rnn as rnn_mod
+
+    tc.manual_seed(2)
+    mod = tc.nn.LSTM(SIZE, HIDDEN, bidirectional=True, dtype=tc.float64)
+    x = tc.randn(STEPS, BATCH, SIZE, dtype=tc.float64)
+    _chunk_of(2, monkeypatch, tc.float64)  # (2 steps a chunk forward, 1 backward)
+    got = _run(mod, x, packed)
+    monkeypatch.setattr(rnn_mod, "_fusable", lambda *a: False)
+    want = _run(mod, x, packed)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
