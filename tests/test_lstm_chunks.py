@@ -27,8 +27,7 @@ def _run(mod: tc.nn.LSTM, x: tc.Tensor, packed: bool) -> list[np.ndarray]:
 
 
 def _chunk_of(steps: int, monkeypatch: pytest.MonkeyPatch, dtype: tc.dtype) -> None:
-    """Chunks of ``steps`` steps in the forward (its projections: 4 * HIDDEN gates by
-    BATCH), of ``4 * steps // 5`` in the backward (its derivatives: 5 * HIDDEN rows)."""
+    """Chunks of ``steps`` steps (the kernel's projections: 4 * HIDDEN gates by BATCH)."""
     item = tc.empty(0, dtype=dtype).element_size()
     monkeypatch.setattr(rec, "_CHUNK_BYTES", steps * 4 * HIDDEN * BATCH * item)
 
@@ -91,7 +90,7 @@ def test_chunked_lstm_gradients_match_the_composite_steps(
     tc.manual_seed(2)
     mod = tc.nn.LSTM(SIZE, HIDDEN, bidirectional=True, dtype=tc.float64)
     x = tc.randn(STEPS, BATCH, SIZE, dtype=tc.float64)
-    _chunk_of(2, monkeypatch, tc.float64)  # (2 steps a chunk forward, 1 backward)
+    _chunk_of(2, monkeypatch, tc.float64)
     got = _run(mod, x, packed)
     monkeypatch.setattr(rnn_mod, "_fusable", lambda *a: False)
     want = _run(mod, x, packed)

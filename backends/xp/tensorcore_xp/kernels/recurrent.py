@@ -187,33 +187,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         g_hr = None if wrt is None else xp.empty((steps, gh.shape[0], batch), dtype=wide)
         gc = array_of(grad_c_n).astype(wide).T.copy()
         tmp = xp.empty((hsz, batch), dtype=wide)
+        deriv = xp.empty((gates, batch), dtype=wide)
         wt = gates_in_workspace_order(w, 0).T  # ... gates in the workspace's order
         order = list(range(steps - 1, -1, -1) if reverse else range(steps))
         one = xp.asarray(1, dtype=wide)  # (0-d: as ``half`` in ``_lstm_layer``)
-        # What a step's gradient takes from the forward's values alone, computed for a chunk
-        # of steps at a time (``_CHUNK_BYTES``, as the forward's projections: seven array
-        # calls a chunk instead of seven a step), in the same operations: the activations'
-        # derivatives, a(1 - a) for the sigmoids and 1 - a^2 for tanh, and o (1 - tanh(c)^2).
-        chunk = min(steps, max(1, _CHUNK_BYTES // (5 * hsz * batch * ws.itemsize)))
-        derivs = xp.empty((chunk, gates, batch), dtype=wide)
-        dcs = xp.empty((chunk, hsz, batch), dtype=wide)
-        lo = hi = 0  # (the steps ``t`` in the chunk: lo <= t < hi)
         tok = enter()
         try:
             for k in range(steps - 1, -1, -1):
                 t = order[k]
-                if not lo <= t < hi:  # (the next chunk, ``k + 1`` steps left)
-                    n = min(chunk, k + 1)
-                    lo, hi = (t, t + n) if reverse else (t - n + 1, t + 1)
-                    a, d, dc = ws[lo:hi, :gates], derivs[: hi - lo], dcs[: hi - lo]
-                    xp.subtract(one, a[:, :sig], out=d[:, :sig])
-                    d[:, :sig] *= a[:, :sig]
-                    xp.multiply(a[:, sig:], a[:, sig:], out=d[:, sig:])
-                    xp.subtract(one, d[:, sig:], out=d[:, sig:])
-                    tcs = ws[lo:hi, gates + hsz : 6 * hsz]
-                    xp.multiply(tcs, tcs, out=dc)
-                    xp.subtract(one, dc, out=dc)
-                    dc *= a[:, 2 * hsz : sig]
                 # (packed) only the first ``b`` sequences run at step t: the others' state
                 # gradients pass it unchanged (as the forward, the step runs on all columns
                 # and theirs are put back), their gates' are zero
@@ -221,7 +202,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                 if b < batch:
                     carried = gh[:, b:].copy(), gc[:, b:].copy()
                 row, gg = ws[t], g_proj[t]
-                si, sf, tg = row[:hsz], row[hsz : 2 * hsz], row[sig:gates]
+                act = row[:gates]
+                si, sf = row[:hsz], row[hsz : 2 * hsz]
+                so, tg = row[2 * hsz : sig], row[sig:gates]
                 tc_t = row[gates + hsz : 6 * hsz]
                 c_prev = ws[order[k - 1]][gates : gates + hsz] if k else c_first
                 gh += gy[t]
@@ -231,13 +214,23 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
                         g_hr[t][:, b:] = 0
                     xp.matmul(wrt, gh, out=g_h)
                 # gc += g_h * o * (1 - tanh(c)^2)
-                xp.multiply(dcs[t - lo], g_h, out=tmp)
+                xp.multiply(tc_t, tc_t, out=tmp)
+                xp.subtract(one, tmp, out=tmp)
+                tmp *= so
+                tmp *= g_h
                 gc += tmp
                 xp.multiply(gc, tg, out=gg[:hsz])
                 xp.multiply(gc, c_prev, out=gg[hsz : 2 * hsz])
                 xp.multiply(g_h, tc_t, out=gg[2 * hsz : sig])
                 xp.multiply(gc, si, out=gg[sig:])
-                gg *= derivs[t - lo]
+                # the activations' derivatives: a(1 - a) for the sigmoids, 1 - a^2 for tanh
+                ds = deriv[:sig]
+                xp.subtract(one, act[:sig], out=ds)
+                ds *= act[:sig]
+                dg = deriv[sig:]
+                xp.multiply(tg, tg, out=dg)
+                xp.subtract(one, dg, out=dg)
+                gg *= deriv
                 gc *= sf
                 if b < batch:
                     gg[:, b:] = 0
