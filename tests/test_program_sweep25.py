@@ -203,3 +203,21 @@ def test_meshgrid_without_indexing_warns_with_pytorchs_words() -> None:
         "indexing argument."
     )
     assert gx.tolist() == [[0, 0], [1, 1], [2, 2]]
+
+
+def test_fake_quantize_qparams_that_require_grad_are_refused_as_pytorch_refuses_them() -> None:
+    # (PyTorch 2.13's messages; under no_grad the call runs)
+    x = tc.randn(2, 3, requires_grad=True)
+    s = tc.tensor([0.1, 0.2, 0.3], requires_grad=True)
+    z = tc.zeros(3, dtype=tc.int32)
+    per_channel = "The function 'fake_quantize_per_channel_affine_cachemask' is not"
+    with pytest.raises(RuntimeError, match=f"^{per_channel} differentiable .* argument 'scale'"):
+        tc.fake_quantize_per_channel_affine(x.detach(), s, z, 1, -8, 7)
+    with pytest.raises(RuntimeError, match=r"argument 'zero_point'\. This input cannot have"):
+        tc.fake_quantize_per_channel_affine(
+            x, s.detach(), tc.zeros(3, requires_grad=True), 1, -8, 7
+        )
+    with pytest.raises(RuntimeError, match=r"^The function '_fake_quantize_per_tensor_affine_cach"):
+        tc.fake_quantize_per_tensor_affine(x, s[0], tc.tensor(0, dtype=tc.int32), -8, 7)
+    with tc.no_grad():
+        assert not tc.fake_quantize_per_channel_affine(x, s, z, 1, -8, 7).requires_grad

@@ -12,8 +12,10 @@ from typing import Any
 
 from .. import dtypes as dt
 from .._tensor import Tensor, _wrap_dim, contiguous_strides, torch_name
+from ..autograd.grad_mode import is_grad_enabled
 from ..layouts import contiguous_format
 from . import functions as ops
+from ._validate import keep_message
 from .frontends import broadcast_shapes, named_as
 
 __all__ = ["MORE_COMPOSITES"]
@@ -280,12 +282,29 @@ def _fake_quantize(
     return named_as(out + (within - within.detach()), node)
 
 
+def _constant_qparams(function: str, scale: Any, zero_point: Any) -> None:
+    """PyTorch's error for a ``scale`` or ``zero_point`` that requires grad where the graph is
+    recorded: its fake-quantize functions differentiate ``self`` alone."""
+    for name, v in (("scale", scale), ("zero_point", zero_point)):
+        if isinstance(v, Tensor) and v.requires_grad and is_grad_enabled():
+            exc = RuntimeError(
+                f"The function '{function}' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
+            keep_message(exc)
+            raise exc
+
+
 @_composite
 def fake_quantize_per_tensor_affine(
     self: Tensor, scale: Any, zero_point: Any, quant_min: int, quant_max: int
 ) -> Tensor:
     _check_quant_range(quant_min, quant_max)
     tensor_qparams = isinstance(scale, Tensor)
+    if tensor_qparams:
+        _constant_qparams(
+            "_fake_quantize_per_tensor_affine_cachemask_tensor_qparams", scale, zero_point
+        )
     zp = int(zero_point.item() if isinstance(zero_point, Tensor) else zero_point)
     if not quant_min <= zp <= quant_max:
         raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
@@ -300,6 +319,7 @@ def fake_quantize_per_channel_affine(
     self: Tensor, scale: Tensor, zero_point: Tensor, axis: int, quant_min: int, quant_max: int
 ) -> Tensor:
     _check_quant_range(quant_min, quant_max)
+    _constant_qparams("fake_quantize_per_channel_affine_cachemask", scale, zero_point)
     if scale._dtype not in (dt.float32, dt.bfloat16):
         raise RuntimeError(f"Scale must be Float or BFloat16, found {torch_name(scale._dtype)}")
     if zero_point._dtype not in (dt.int32, dt.float32, dt.float16):
