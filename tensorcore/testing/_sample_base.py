@@ -41,6 +41,10 @@ class Sample:
     #: that perturb an input pass its lower triangle there (the upper one when the call's
     #: ``upper`` is true), as PyTorch's gradcheck wrapper for triangular inputs does.
     triangular: tuple[int, ...] = ()
+    #: Positions in ``args`` of floating tensors the operator does not differentiate and
+    #: PyTorch refuses to see requiring grad (``fake_quantize``'s ``scale``): tests that
+    #: make the floating inputs leaves leave these as they are (:func:`split_leaves`).
+    constant: tuple[int, ...] = ()
 
     def perturbed(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """``args`` (this sample's, perturbed by a test) kept within the inputs the operator

@@ -165,7 +165,9 @@ def _fake_quantize_per_channel(m: _Maker) -> list[Sample]:
     # (clamped to quant_max == zero_point: 0, whatever the scale, which takes no gradient)
     scale = tc.tensor([0.1, 0.1, 0.05], device=m.device)
     zero_point = tc.zeros(3, dtype=tc.int32, device=m.device)
-    return [S((m.positive(2, 3, lo=1.0), scale, zero_point, 1, -8, 0), desc="clamped")]
+    return [
+        S((m.positive(2, 3, lo=1.0), scale, zero_point, 1, -8, 0), desc="clamped", constant=(1,))
+    ]
 
 
 @_samples("diag")

@@ -137,7 +137,8 @@ def split_leaves(
     make_leaf: Callable[[tc.Tensor], tc.Tensor],
 ) -> tuple[Callable[[list[Any]], Sample], list[tc.Tensor]]:
     """The tensors of ``sample`` (positional, keyword, and inside lists) that ``select``
-    picks, each made a leaf by ``make_leaf``, and ``rebuild(xs)``: the sample's call with
+    picks (but the positional ones at ``sample.constant``), each made a leaf by
+    ``make_leaf``, and ``rebuild(xs)``: the sample's call with
     ``xs`` in their places (what gradient checks perturb).
 
     Examples
@@ -163,7 +164,7 @@ def split_leaves(
             return [cut(x) for x in a]
         return a
 
-    args = tuple(cut(a) for a in sample.args)
+    args = tuple(a if k in sample.constant else cut(a) for k, a in enumerate(sample.args))
     kwargs = {k: cut(v) for k, v in sample.kwargs.items()}
 
     def rebuild(xs: list[Any]) -> Sample:

@@ -55,6 +55,9 @@ _d("view_as_real", "", lambda c, g: (ops.view_as_complex(g.contiguous()),))
 _d("view_as_complex", "", lambda c, g: (ops.view_as_real(g.contiguous()),))
 _d("expand", "self:spec", lambda c, g: (sum_to(g, c.self._shape),))
 _d("transpose", "dim0 dim1", lambda c, g: (g.transpose(c.dim0, c.dim1),))
+# (``t`` is a composite with a strided kernel of its own: recorded as one node, PyTorch's
+# ``TBackward0``, ``autograd.step._one_node_composite``)
+_d("t", "", lambda c, g: (g.t(),))
 
 
 def _inverse_perm(dims: tuple[int, ...]) -> tuple[int, ...]:
