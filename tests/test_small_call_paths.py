@@ -58,3 +58,69 @@ def test_small_einsum_edge_operands(device: str) -> None:
     assert tc.einsum("ij,jk->ik", tc.ones(0, 3, device=device), a.t()).shape == (0, 2)
     with pytest.raises(RuntimeError):
         tc.einsum("ij,jk->ik", a, a)
+
+
+def _unique_inputs(device: str) -> list[tc.Tensor]:
+    rng = np.random.default_rng(3)
+    f = rng.integers(-2, 3, (5, 4)).astype(np.float32)
+    f[0, :2] = np.nan
+    f[1, 0], f[2, 0] = -0.0, 0.0
+    return [
+        tc.from_numpy(rng.integers(-3, 4, (6, 3))).to(device),
+        tc.from_numpy(rng.integers(0, 2, (4, 5)).astype(bool)).to(device),
+        tc.from_numpy(f).to(device),
+        tc.from_numpy(f).to(device).t(),  # (non-contiguous)
+        tc.from_numpy(f).to(device).to(tc.float16),
+        tc.from_numpy(f).to(device).to(tc.bfloat16),
+        tc.from_numpy(rng.integers(0, 3, (2, 3, 4))).to(device).to(tc.float64),
+        tc.tensor(2.5, device=device),
+        # (enough integers of a narrow range to be counted, and of a wide one)
+        tc.from_numpy(rng.integers(-5, 40, (30, 25))).to(device),
+        tc.from_numpy(rng.integers(0, 2, 700).astype(bool)).to(device),
+        tc.from_numpy(rng.integers(0, 9, 600).astype(np.uint8)).to(device),
+        tc.from_numpy(rng.integers(-(10**6), 10**6, 600)).to(device),
+    ]
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+def test_unique_kernel_is_the_composite(device: str, dim: int | None) -> None:
+    from tensorcore.ops.composite import COMPOSITES
+
+    _skip_meta(device)
+    for x in _unique_inputs(device):
+        if dim is not None and (x.ndim == 0 or dim >= x.ndim):
+            continue
+        for inverse in (False, True):
+            for counts in (False, True):
+                got = tc.unique(x, return_inverse=inverse, return_counts=counts, dim=dim)
+                want = COMPOSITES["unique"](x, True, inverse, counts, dim)
+                got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+                assert len(got) == len(want)
+                for g, w in zip(got, want, strict=True):
+                    assert g.dtype == w.dtype and g.shape == w.shape and g.is_contiguous()
+                    gv, wv = g.cpu().double().numpy(), w.cpu().double().numpy()
+                    np.testing.assert_array_equal(gv, wv)
+                    np.testing.assert_array_equal(np.signbit(gv), np.signbit(wv))  # (-0.0)
+
+
+def test_unique_of_empty_and_zero_dim_tensors_as_pytorch(device: str) -> None:
+    _skip_meta(device)
+    # (recorded from PyTorch 2.13)
+    for shape, dim, values in [((0, 3), 0, (0, 3)), ((2, 0), 1, (2, 0)), ((0,), 0, (0,))]:
+        v, inv, cnt = tc.unique(
+            tc.ones(shape, device=device), return_inverse=True, return_counts=True, dim=dim
+        )
+        assert v.shape == values and inv.shape == (0,) and cnt.shape == (0,)
+        assert inv.dtype == cnt.dtype == tc.int64
+    for shape, dim in [((0, 3), 1), ((2, 0), 0)]:
+        with pytest.raises(RuntimeError, match="0 sized dimensions"):
+            tc.unique(tc.ones(shape, device=device), dim=dim)
+    with pytest.raises(IndexError, match="no dimensions"):
+        tc.unique(tc.tensor(3.0, device=device), dim=0)
+    v, inv, cnt = tc.unique(tc.tensor(3.0, device=device), return_inverse=True, return_counts=True)
+    assert v.tolist() == [3.0] and inv.shape == () and inv.item() == 0 and cnt.tolist() == [1]
+    x = tc.tensor([-0.0, 0.0, -0.0], device=device)
+    v, inv = tc.unique(x, return_inverse=True)
+    assert np.signbit(v.cpu().numpy()).tolist() == [True] and inv.tolist() == [0, 0, 0]
+    x = tc.tensor([[-0.0, 1.0], [0.0, 1.0]], device=device)
+    assert np.signbit(tc.unique(x, dim=0).cpu().numpy()).tolist() == [[True, False]]

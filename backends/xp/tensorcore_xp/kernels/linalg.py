@@ -155,11 +155,14 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         lhs, arrow, _ = equation.partition("->")
         if not arrow or "." in equation or " " in equation:
             return False
+        terms = lhs.split(",")
+        if len(terms) != len(arrays):
+            return False  # (the error, from the public function)
         sizes: dict[str, int] = {}
-        for term, a in zip(lhs.split(","), arrays):
+        for term, a in zip(terms, arrays, strict=True):
             if len(term) != a.ndim:
-                return False  # (the error, from the public function)
-            for c, n in zip(term, a.shape):
+                return False
+            for c, n in zip(term, a.shape, strict=True):
                 if sizes.setdefault(c, n) != n:
                     return False
         return math.prod(sizes.values()) <= _SMALL_EINSUM
