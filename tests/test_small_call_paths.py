@@ -124,3 +124,25 @@ def test_unique_of_empty_and_zero_dim_tensors_as_pytorch(device: str) -> None:
     assert np.signbit(v.cpu().numpy()).tolist() == [True] and inv.tolist() == [0, 0, 0]
     x = tc.tensor([[-0.0, 1.0], [0.0, 1.0]], device=device)
     assert np.signbit(tc.unique(x, dim=0).cpu().numpy()).tolist() == [[True, False]]
+
+
+def test_take_along_with_kept_positions_is_numpys() -> None:
+    from tensorcore_xp.helpers import take_along
+
+    rng = np.random.default_rng(5)
+    for shape, axis in [((4, 8), 1), ((4, 8), 0), ((2, 3, 5), 1), ((2, 3, 5), -1), ((3, 1), 0)]:
+        x = rng.standard_normal(shape)
+        for _ in range(2):  # (the second call takes the positions the first one kept)
+            ix = rng.integers(
+                0, shape[axis], shape[: axis % len(shape)] + (2,) + shape[axis % len(shape) + 1 :]
+            )
+            np.testing.assert_array_equal(
+                take_along(np, x, ix, axis), np.take_along_axis(x, ix, axis)
+            )
+    # a result is the caller's: writing to it leaves the kept positions as they were
+    r = take_along(np, np.arange(6.0).reshape(2, 3), np.array([[0], [1]]), 1)
+    r[...] = -1
+    assert take_along(np, np.arange(6.0).reshape(2, 3), np.array([[0], [1]]), 1).tolist() == [
+        [0.0],
+        [4.0],
+    ]
