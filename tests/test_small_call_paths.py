@@ -146,3 +146,31 @@ def test_take_along_with_kept_positions_is_numpys() -> None:
         [0.0],
         [4.0],
     ]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "steps"),
+    [(0, 1, 10), (-0.0, 1.0, 3), (0.0, -0.0, 4), (1, -1, 7), (0.1, 0.7, 50), (-3.5, 1e30, 9)],
+)
+def test_float32_linspace_kept_per_bounds_is_computed_again_the_same(
+    device: str, start: float, end: float, steps: int
+) -> None:
+    _skip_meta(device)
+    first = tc.linspace(start, end, steps, device=device)
+    first_values = first.cpu().numpy().copy()
+    first.fill_(7.0)  # (a result is the caller's: the kept range stays as it was)
+    again = tc.linspace(start, end, steps, device=device).cpu().numpy()
+    np.testing.assert_array_equal(again, first_values)
+    np.testing.assert_array_equal(np.signbit(again), np.signbit(first_values))
+    # PyTorch's values: float32 bounds and step, each value rounded once from float64
+    s, e = np.float32(start), np.float32(end)
+    step = np.float64((e - s) / np.float32(steps - 1))
+    i = np.arange(steps, dtype=np.float64)
+    h = steps // 2
+    want = np.where(i < h, np.float64(s) + step * i, np.float64(e) - step * (steps - 1 - i))
+    np.testing.assert_array_equal(again, want.astype(np.float32))
+    # the other sign of a zero bound is another range (the first value is ``start + 0 *
+    # step``, -0.0 for a negative step)
+    a = tc.linspace(0.0, -1.0, 3, device=device).cpu().numpy()
+    b = tc.linspace(-0.0, -1.0, 3, device=device).cpu().numpy()
+    assert np.signbit(b[0]) and not np.signbit(a[0])
