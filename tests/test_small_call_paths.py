@@ -174,3 +174,25 @@ def test_float32_linspace_kept_per_bounds_is_computed_again_the_same(
     a = tc.linspace(0.0, -1.0, 3, device=device).cpu().numpy()
     b = tc.linspace(-0.0, -1.0, 3, device=device).cpu().numpy()
     assert np.signbit(b[0]) and not np.signbit(a[0])
+
+
+@pytest.mark.parametrize("dtype", [tc.float64, tc.float16, tc.int64, tc.complex64])
+def test_linspace_of_other_dtypes_kept_per_bounds(device: str, dtype: tc.dtype) -> None:
+    _skip_meta(device)
+    for start, end, steps in [(0, 1, 10), (-2.5, 7, 6), (0.1, 0.3, 33), (3, -4, 5)]:
+        if dtype is tc.int64 and isinstance(start, float):
+            continue
+        first = tc.linspace(start, end, steps, dtype=dtype, device=device)
+        want = first.cpu().numpy().copy()
+        first.fill_(1)
+        again = tc.linspace(start, end, steps, dtype=dtype, device=device)
+        assert again.dtype == dtype
+        np.testing.assert_array_equal(again.cpu().numpy(), want)
+        out = tc.empty(steps, dtype=dtype, device=device)
+        tc.linspace(start, end, steps, out=out)
+        np.testing.assert_array_equal(out.cpu().numpy(), want)
+    # float64: both halves exact at their ends, values within a rounding of NumPy's
+    if dtype is tc.float64:
+        r = tc.linspace(0.1, 0.3, 33, dtype=dtype, device=device).cpu().numpy()
+        assert r[0] == 0.1 and r[-1] == 0.3
+        np.testing.assert_allclose(r, np.linspace(0.1, 0.3, 33), rtol=1e-15)
