@@ -196,3 +196,34 @@ def test_linspace_of_other_dtypes_kept_per_bounds(device: str, dtype: tc.dtype) 
         r = tc.linspace(0.1, 0.3, 33, dtype=dtype, device=device).cpu().numpy()
         assert r[0] == 0.1 and r[-1] == 0.3
         np.testing.assert_allclose(r, np.linspace(0.1, 0.3, 33), rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("shape", "shifts", "dims"),
+    [
+        ((4, 8), 1, 1),
+        ((4, 8), (1, -3), (0, 1)),
+        ((4, 8), (2, 3), (1, 1)),  # (a dim named twice rolls by the sum)
+        ((3, 0, 5), (1, 7), (0, 2)),
+        ((2, 3, 4), 11, -1),
+        ((5,), -12, 0),
+    ],
+)
+def test_roll_and_flip_with_kept_index_tuples_are_numpys(
+    device: str, shape: tuple, shifts: object, dims: object
+) -> None:
+    _skip_meta(device)
+    rng = np.random.default_rng(6)
+    for _ in range(2):  # (the second call takes the index tuples the first one kept)
+        a = rng.standard_normal(shape).astype(np.float32)
+        x = tc.from_numpy(a).to(device)
+        np.testing.assert_array_equal(
+            tc.roll(x, shifts, dims).cpu().numpy(), np.roll(a, shifts, dims)
+        )
+        d = (dims,) if isinstance(dims, int) else tuple(set(dims))
+        np.testing.assert_array_equal(tc.flip(x, d).cpu().numpy(), np.flip(a, d))
+        # a transposed input
+        np.testing.assert_array_equal(
+            tc.flip(x.mT if x.ndim > 1 else x, [0]).cpu().numpy(),
+            np.flip(a.swapaxes(-1, -2) if a.ndim > 1 else a, 0),
+        )
