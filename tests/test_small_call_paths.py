@@ -227,3 +227,20 @@ def test_roll_and_flip_with_kept_index_tuples_are_numpys(
             tc.flip(x.mT if x.ndim > 1 else x, [0]).cpu().numpy(),
             np.flip(a.swapaxes(-1, -2) if a.ndim > 1 else a, 0),
         )
+
+
+@pytest.mark.parametrize("shape", [(4, 8), (7,), (2, 3, 4), (3, 0), ()])
+def test_argwhere_and_nonzero_are_numpys(device: str, shape: tuple) -> None:
+    _skip_meta(device)
+    a = np.random.default_rng(7).integers(0, 3, shape) > 0
+    x = tc.from_numpy(a).to(device)
+    got = tc.argwhere(x)
+    assert got.dtype == tc.int64 and got.is_contiguous()
+    np.testing.assert_array_equal(got.cpu().numpy(), np.argwhere(a))
+    np.testing.assert_array_equal(tc.nonzero(x.float()).cpu().numpy(), np.argwhere(a))
+    for g, w in zip(tc.nonzero(x, as_tuple=True), np.nonzero(np.atleast_1d(a)), strict=True):
+        np.testing.assert_array_equal(g.cpu().numpy(), w)
+    if x.ndim > 1:  # (a transposed input: positions in its own, logical order)
+        np.testing.assert_array_equal(
+            tc.argwhere(x.mT).cpu().numpy(), np.argwhere(a.swapaxes(-1, -2))
+        )

@@ -570,7 +570,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             ) from None
 
     def argwhere(self: Any) -> Any:
-        r = xp.argwhere(array_of(self))
+        a = array_of(self)
+        if host and a.ndim:
+            # Each dim's positions written into the result's columns: ``np.argwhere``'s
+            # wrapper, its transposed temporary and the copy of that cost twice as much.
+            nz = a.nonzero()
+            out = empty((int(nz[0].shape[0]), a.ndim), dt.int64, self._device)
+            array_of(out).T[...] = nz
+            return out
+        r = xp.argwhere(a)
         out = empty(tuple(r.shape), dt.int64, self._device)
         write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
