@@ -239,6 +239,7 @@ def test_argwhere_and_nonzero_are_numpys(device: str, shape: tuple) -> None:
     np.testing.assert_array_equal(got.cpu().numpy(), np.argwhere(a))
     np.testing.assert_array_equal(tc.nonzero(x.float()).cpu().numpy(), np.argwhere(a))
     for g, w in zip(tc.nonzero(x, as_tuple=True), np.nonzero(np.atleast_1d(a)), strict=True):
+        assert g.dtype == tc.int64 and g.is_contiguous()
         np.testing.assert_array_equal(g.cpu().numpy(), w)
     if x.ndim > 1:  # (a transposed input: positions in its own, logical order)
         np.testing.assert_array_equal(
