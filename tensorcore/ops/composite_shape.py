@@ -17,8 +17,10 @@ from typing import Any
 
 from .. import dtypes as dt
 from .. import return_types
+from ..dispatch import get_op
 from .._tensor import Tensor, _wrap_dim, torch_name
 from . import functions as ops
+from ._call import call_lane
 from ._validate import warn_caller
 from .factories import tensor
 from .meta_functions import broadcast
@@ -498,7 +500,10 @@ def logspace(
 # ------------------------------------------------------------------ search, count, sets
 @_composite
 def nonzero(self: Tensor, as_tuple: bool = False) -> Any:
-    return nonzero_numpy(self) if as_tuple else ops.argwhere(self)
+    if as_tuple:
+        # (through the operator: a backend's kernel for it, where it has one)
+        return call_lane(get_op("nonzero_numpy"), (self,))
+    return ops.argwhere(self)
 
 
 @_composite
