@@ -245,3 +245,23 @@ def test_argwhere_and_nonzero_are_numpys(device: str, shape: tuple) -> None:
         np.testing.assert_array_equal(
             tc.argwhere(x.mT).cpu().numpy(), np.argwhere(a.swapaxes(-1, -2))
         )
+
+
+def test_unique_rows_by_column_sorts_as_lexsort() -> None:
+    """``unique`` along a dim orders the rows with NumPy's ``lexsort``, and with a stable
+    sort per column on other array modules (here NumPy under another name): the same."""
+    from tensorcore_xp.kernels import sets
+
+    class OtherModule:
+        __name__ = "other"
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(np, name)
+
+    plain, other = sets.build(np)["unique"], sets.build(OtherModule())["unique"]
+    for x in _unique_inputs("cpu"):
+        for dim in range(x.ndim):
+            a = plain(x, True, True, True, dim)
+            b = other(x, True, True, True, dim)
+            for g, w in zip(a, b, strict=True):
+                np.testing.assert_array_equal(g.double().numpy(), w.double().numpy())

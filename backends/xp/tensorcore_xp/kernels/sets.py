@@ -27,6 +27,7 @@ _COUNTED = 512
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
     """The set kernels for the array module ``xp``."""
+    numpy = xp.__name__ == "numpy"
 
     def keys(a: Any) -> Any:
         # (ml_dtypes' bfloat16, NumPy kind "V", neither sorts NaN last nor compares as
@@ -74,6 +75,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             out.append(hist.take(at).astype(xp.int64, copy=False))
         return out
 
+    def lexicographic(rows: Any) -> Any:
+        """The stable order of the rows of the 2-D ``rows``, compared column by column."""
+        m, cols = rows.shape
+        if numpy and cols:  # (NumPy's lexsort: its last key is the primary one)
+            return xp.lexsort(rows.T[::-1])
+        # (elsewhere the composite's steps: a stable sort by each column, the last first)
+        order = xp.arange(m)
+        for c in range(cols - 1, -1, -1):
+            order = order[xp.argsort(rows[order, c], kind="stable")]
+        return order
+
     def unique(
         self: Any,
         sorted: bool = True,
@@ -113,8 +125,7 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             x = move_axis(a, d, 0)
             m = int(x.shape[0])
             rows = keys(x.reshape(m, math.prod(x.shape[1:])))
-            # (a stable sort by each column, the first one primary: lexsort's last key)
-            order = xp.lexsort(rows.T[::-1]) if rows.shape[1] else xp.arange(m)
+            order = lexicographic(rows)
             ranked = rows[order]
             starts = xp.empty(m, dtype=xp.bool_)
             starts[:1] = True
