@@ -103,27 +103,36 @@ def test_unique_kernel_is_the_composite(device: str, dim: int | None) -> None:
                     np.testing.assert_array_equal(np.signbit(gv), np.signbit(wv))  # (-0.0)
 
 
-def test_unique_of_empty_and_zero_dim_tensors_as_pytorch(device: str) -> None:
+@pytest.mark.parametrize("composite", [False, True])
+def test_unique_of_empty_and_zero_dim_tensors_as_pytorch(device: str, composite: bool) -> None:
+    from tensorcore.ops.composite import COMPOSITES
+
     _skip_meta(device)
+    unique = COMPOSITES["unique"] if composite else tc.unique
+
+    def call(x: tc.Tensor, return_inverse: bool = False, return_counts: bool = False,
+             dim: int | None = None) -> object:  # fmt: skip
+        return unique(x, True, return_inverse, return_counts, dim)
+
     # (recorded from PyTorch 2.13)
     for shape, dim, values in [((0, 3), 0, (0, 3)), ((2, 0), 1, (2, 0)), ((0,), 0, (0,))]:
-        v, inv, cnt = tc.unique(
+        v, inv, cnt = call(
             tc.ones(shape, device=device), return_inverse=True, return_counts=True, dim=dim
         )
         assert v.shape == values and inv.shape == (0,) and cnt.shape == (0,)
         assert inv.dtype == cnt.dtype == tc.int64
     for shape, dim in [((0, 3), 1), ((2, 0), 0)]:
         with pytest.raises(RuntimeError, match="0 sized dimensions"):
-            tc.unique(tc.ones(shape, device=device), dim=dim)
+            call(tc.ones(shape, device=device), dim=dim)
     with pytest.raises(IndexError, match="no dimensions"):
-        tc.unique(tc.tensor(3.0, device=device), dim=0)
-    v, inv, cnt = tc.unique(tc.tensor(3.0, device=device), return_inverse=True, return_counts=True)
+        call(tc.tensor(3.0, device=device), dim=0)
+    v, inv, cnt = call(tc.tensor(3.0, device=device), return_inverse=True, return_counts=True)
     assert v.tolist() == [3.0] and inv.shape == () and inv.item() == 0 and cnt.tolist() == [1]
     x = tc.tensor([-0.0, 0.0, -0.0], device=device)
-    v, inv = tc.unique(x, return_inverse=True)
+    v, inv = call(x, return_inverse=True)
     assert np.signbit(v.cpu().numpy()).tolist() == [True] and inv.tolist() == [0, 0, 0]
     x = tc.tensor([[-0.0, 1.0], [0.0, 1.0]], device=device)
-    assert np.signbit(tc.unique(x, dim=0).cpu().numpy()).tolist() == [[True, False]]
+    assert np.signbit(call(x, dim=0).cpu().numpy()).tolist() == [[True, False]]
 
 
 def test_take_along_with_kept_positions_is_numpys() -> None:
