@@ -12,7 +12,7 @@ from typing import Any
 
 import tensorcore as tc
 from tensorcore import dtypes as dt
-from tensorcore.backend import empty, from_native, interface, write
+from tensorcore.backend import empty, interface, write
 
 from ..helpers import (
     array_of,
@@ -571,9 +571,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def argwhere(self: Any) -> Any:
         a = array_of(self)
-        if host and a.ndim:
+        if host and a.ndim and interface(self._device).mutable_arrays:
             # Each dim's positions written into the result's columns: ``np.argwhere``'s
             # wrapper, its transposed temporary and the copy of that cost twice as much.
+            # (A device whose arrays are values stores a new tensor's array with write.)
             nz = a.nonzero()
             out = empty((int(nz[0].shape[0]), a.ndim), dt.int64, self._device)
             array_of(out).T[...] = nz
@@ -622,12 +623,15 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
 
     def nonzero_numpy(self: Any) -> Any:
         # The composite's argwhere, transposed copy and unbind in one call: each dim's
-        # positions, new contiguous arrays that the results take as their memory (a third
-        # of the composite's time).
+        # positions stored into a tensor of their own (a third of the composite's time).
         a = array_of(self)
         at = (a if a.ndim else a.reshape(1)).nonzero()  # (a 0-d tensor counts as 1-d)
-        # (NumPy's positions of an n-d array are columns of one array: each copied)
-        return tuple(from_native(xp.ascontiguousarray(p, dtype=xp.int64), self._device) for p in at)
+        out = []
+        for p in at:
+            t = empty((int(p.shape[0]),), dt.int64, self._device)
+            write(t, p)  # (stored through the device: right for arrays that are values too)
+            out.append(t)
+        return tuple(out)
 
     if host or xp.__name__ == "cupy":  # (array modules whose bincount takes weights)
         K["bincount"] = bincount

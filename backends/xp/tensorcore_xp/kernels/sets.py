@@ -14,7 +14,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tensorcore.backend import from_native, wrap_dim
+from tensorcore import dtypes as dt
+from tensorcore.backend import empty, wrap_dim, write
 
 from ..helpers import array_of, move_axis
 
@@ -34,10 +35,10 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         # floats: float32 holds each of its values)
         return a.astype(xp.float32) if a.dtype.kind == "V" and a.dtype.itemsize == 2 else a
 
-    def new(r: Any, device: Any) -> Any:
-        # (``r`` is a new contiguous array of the result's dtype: the tensor takes it as its
-        # memory, where an allocation and a copy cost as much as the whole kernel)
-        return from_native(r, device)
+    def new(r: Any, dtype: Any, device: Any) -> Any:
+        out = empty(tuple(r.shape), dtype, device)
+        write(out, r)  # (stored through the device: any device's allocator, arrays as values)
+        return out
 
     def runs(order: Any, starts: Any, m: int, inverse: bool, counts: bool) -> list[Any]:
         """The first position of each run (in sorted order), and where each input element
@@ -131,13 +132,13 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             starts[:1] = True
             xp.any(ranked[1:] != ranked[:-1], axis=1, out=starts[1:])
             first, *extra = runs(order, starts, m, return_inverse, return_counts)
-            values = xp.ascontiguousarray(move_axis(x[order[first]], 0, d))
+            values = move_axis(x[order[first]], 0, d)
             shape = (m,)
-        out = [new(values, dev)]
+        out = [new(values, self._dtype, dev)]
         if return_inverse:
-            out.append(new(extra.pop(0).reshape(shape), dev))
+            out.append(new(extra.pop(0).reshape(shape), dt.int64, dev))
         if return_counts:
-            out.append(new(extra.pop(0), dev))
+            out.append(new(extra.pop(0), dt.int64, dev))
         return out[0] if len(out) == 1 else tuple(out)
 
     return {"unique": unique}
