@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorcore import dtypes as dt
-from tensorcore.backend import empty, wrap_dim, write
+from tensorcore.backend import empty, from_native, wrap_dim, write
 
 from ..helpers import array_of, move_axis
 
@@ -36,8 +36,17 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         return a.astype(xp.float32) if a.dtype.kind == "V" and a.dtype.itemsize == 2 else a
 
     def new(r: Any, dtype: Any, device: Any) -> Any:
+        """A tensor of ``r``, a new array of ``dtype``'s: over its memory where ``r`` is
+        contiguous and the device takes native arrays (no copy of a large inverse), else
+        stored through the device into one it allocates."""
+        flags = getattr(r, "flags", None)
+        if flags is not None and flags.c_contiguous:
+            try:
+                return from_native(r, device)
+            except TypeError:  # (a device that does not take native arrays)
+                pass
         out = empty(tuple(r.shape), dtype, device)
-        write(out, r)  # (stored through the device: any device's allocator, arrays as values)
+        write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
 
     def runs(order: Any, starts: Any, m: int, inverse: bool, counts: bool) -> list[Any]:
