@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as dt
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim, torch_name
+from ..dispatch import get_op
 from . import functions as ops
+from ._call import call_lane
 from ._validate import warn_caller
 from .factories import tensor
 from .meta_functions import broadcast
@@ -498,7 +501,10 @@ def logspace(
 # ------------------------------------------------------------------ search, count, sets
 @_composite
 def nonzero(self: Tensor, as_tuple: bool = False) -> Any:
-    return nonzero_numpy(self) if as_tuple else ops.argwhere(self)
+    if as_tuple:
+        # (through the operator: a backend's kernel for it, where it has one)
+        return call_lane(get_op("nonzero_numpy"), (self,))
+    return ops.argwhere(self)
 
 
 @_composite
@@ -593,7 +599,8 @@ def _rows(self: Tensor, dim: int | None) -> tuple[Tensor, Tensor, int | None]:
         return flat, flat, None
     d = _wrap_dim(dim, self.ndim)
     x = self.movedim(d, 0)
-    return x, x.reshape(x._shape[0], -1), d
+    # (the row length spelled out: ``-1`` cannot be inferred for no rows)
+    return x, x.reshape(x._shape[0], math.prod(x._shape[1:])), d
 
 
 def _results(out: list[Any], self: Tensor, dim: int | None, inverse: bool) -> Any:
@@ -638,6 +645,14 @@ def unique(
         counted = _unique_by_counting(self, return_inverse, return_counts)
         if counted is not None:
             return counted
+    if dim is not None:
+        if not self.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if 0 in self._shape and self._shape[_wrap_dim(dim, self.ndim)] != 0:
+            raise RuntimeError(
+                "There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                "applied"
+            )
     x, rows, d = _rows(self, dim)
     m = rows._shape[0]
     if rows.ndim == 1 and m:

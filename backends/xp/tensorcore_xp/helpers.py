@@ -872,7 +872,29 @@ def take_along(xp: Any, x: Any, index: Any, axis: int) -> Any:
         if i == axis:
             key.append(index)
         else:
-            shape = [1] * n
-            shape[i] = x.shape[i]
-            key.append(xp.arange(x.shape[i]).reshape(shape))
+            key.append(_positions(xp, n, i, x.shape[i]))
     return x[tuple(key)]
+
+
+#: ``_positions``' NumPy arrays, by (ndim, dim, size): read-only, shared by every call.
+_POSITIONS: dict[tuple[int, int, int], Any] = {}
+
+
+def _positions(xp: Any, n: int, i: int, size: int) -> Any:
+    """``arange(size)`` shaped to run along dim ``i`` of ``n`` dims; NumPy's small ones
+    made once (an ``arange`` and a ``reshape`` cost as much as the indexing they serve; a
+    device array is made each time, on the device current then)."""
+    key = (n, i, size)
+    r = _POSITIONS.get(key) if xp is numpy else None
+    if r is None:
+        shape = [1] * n
+        shape[i] = size
+        r = xp.arange(size).reshape(shape)
+        if xp is numpy and size <= _CACHED_POSITIONS and len(_POSITIONS) < 4096:
+            r.flags.writeable = False
+            _POSITIONS[key] = r
+    return r
+
+
+#: The longest ``arange`` that ``_positions`` keeps.
+_CACHED_POSITIONS = 1 << 12

@@ -321,8 +321,9 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             and writes_through_views(o)
         ):
             # Straight into out: NumPy buffers ``take(out=)`` only where it checks the
-            # indices itself (mode "raise"); they are checked above.
-            xp.take(x, ix, axis=dim, out=o, mode="clip")
+            # indices itself (mode "raise"); they are checked above. (The array's own
+            # method: ``np.take``'s Python wrapper costs a third of a small call.)
+            x.take(ix, axis=dim, out=o, mode="clip")
             return
         o[...] = xp.take(x, ix, axis=dim).reshape(o.shape)
 
@@ -569,7 +570,16 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             ) from None
 
     def argwhere(self: Any) -> Any:
-        r = xp.argwhere(array_of(self))
+        a = array_of(self)
+        if host and a.ndim and interface(self._device).mutable_arrays:
+            # Each dim's positions written into the result's columns: ``np.argwhere``'s
+            # wrapper, its transposed temporary and the copy of that cost twice as much.
+            # (A device whose arrays are values stores a new tensor's array with write.)
+            nz = a.nonzero()
+            out = empty((int(nz[0].shape[0]), a.ndim), dt.int64, self._device)
+            array_of(out).T[...] = nz
+            return out
+        r = xp.argwhere(a)
         out = empty(tuple(r.shape), dt.int64, self._device)
         write(out, r)  # (stored through the device: right for arrays that are values too)
         return out
@@ -611,8 +621,21 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         write(out, r)
         return out
 
+    def nonzero_numpy(self: Any) -> Any:
+        # The composite's argwhere, transposed copy and unbind in one call: each dim's
+        # positions stored into a tensor of their own (a third of the composite's time).
+        a = array_of(self)
+        at = (a if a.ndim else a.reshape(1)).nonzero()  # (a 0-d tensor counts as 1-d)
+        out = []
+        for p in at:
+            t = empty((int(p.shape[0]),), dt.int64, self._device)
+            write(t, p)  # (stored through the device: right for arrays that are values too)
+            out.append(t)
+        return tuple(out)
+
     if host or xp.__name__ == "cupy":  # (array modules whose bincount takes weights)
         K["bincount"] = bincount
+        K["nonzero_numpy"] = nonzero_numpy  # (and whose nonzero has sizes)
     K.update(
         one_hot=one_hot,
         gather=gather,

@@ -14,6 +14,7 @@ returns NaNs, so the offending matrix is found again on the host.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -23,9 +24,14 @@ from tensorcore import dtypes as dt
 from tensorcore.backend import einsum_dtype, empty, solve_is_vector, write
 from tensorcore.linalg import LinAlgError
 
-from ..helpers import array_of, quiet_tokens, shares_storage
+from ..helpers import array_of, contraction, quiet_tokens, shares_storage
 
 __all__ = ["build"]
+
+#: Index values (the product of every index's size) up to which a two-operand ``einsum``
+#: runs as one nested loop (``small``): about ten microseconds of it, what ``optimize``'s
+#: planning costs.
+_SMALL_EINSUM = 1 << 13
 
 
 def build(xp: Any) -> dict[str, Callable[..., Any]]:
@@ -140,6 +146,27 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x, y = array_of(a).astype(o.dtype, copy=False), array_of(b).astype(o.dtype, copy=False)
         xp.multiply(x[:, None], y[None, :], out=o)
 
+    direct = contraction(xp)
+
+    def small(equation: str, arrays: list[Any]) -> bool:
+        """Whether ``equation`` (explicit, no ellipsis, no spaces) over two ``arrays`` loops
+        over few enough index values for one nested loop: ``optimize``'s path search and
+        pairwise BLAS products cost about ten microseconds, ten times such a contraction."""
+        lhs, arrow, _ = equation.partition("->")
+        if not arrow or "." in equation or " " in equation:
+            return False
+        terms = lhs.split(",")
+        if len(terms) != len(arrays):
+            return False  # (the error, from the public function)
+        sizes: dict[str, int] = {}
+        for term, a in zip(terms, arrays, strict=True):
+            if len(term) != a.ndim:
+                return False
+            for c, n in zip(term, a.shape, strict=True):
+                if sizes.setdefault(c, n) != n:
+                    return False
+        return math.prod(sizes.values()) <= _SMALL_EINSUM
+
     def einsum(equation: str, operands: Any) -> Any:
         ts = list(operands)
         if not ts:
@@ -151,8 +178,11 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         elif res is dt.int64:  # (a sum of bools counts, as PyTorch's: not NumPy's "or")
             arrays = [x.astype(xp.int64, copy=False) for x in arrays]
         try:
-            # ``optimize`` contracts pairwise through BLAS instead of one nested loop.
-            r = xp.einsum(equation, *arrays, optimize=len(arrays) > 1)
+            if len(arrays) == 2 and small(equation, arrays):
+                r = direct(equation, *arrays)
+            else:
+                # ``optimize`` contracts pairwise through BLAS instead of one nested loop.
+                r = xp.einsum(equation, *arrays, optimize=len(arrays) > 1)
         except ValueError as exc:
             raise RuntimeError(f"einsum(): {exc}") from None
         out = empty(tuple(r.shape), res, ts[0]._device)

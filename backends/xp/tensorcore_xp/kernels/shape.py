@@ -159,9 +159,31 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         with quiet(all="ignore"):
             xp.concatenate(arrays, axis=dim, out=o, casting="unsafe")
 
+    # Small calls' index tuples by their key (read-only; a few hundred at most): building
+    # them costs as much as the copy they serve on a small tensor.
+    keys: dict[tuple[Any, ...], Any] = {}
+
+    def keep(key: tuple[Any, ...], value: Any) -> Any:
+        if len(keys) >= 512:
+            keys.clear()
+        keys[key] = value
+        return value
+
     def flip(out: Any, self: Any, dims: Any) -> None:
         x = array_of(self)
-        array_of(out)[...] = xp.flip(x, axis=dims) if x.ndim and dims else x
+        if not (x.ndim and dims):
+            array_of(out)[...] = x
+            return
+        # (``dims`` came wrapped and checked: the reversing slices, without ``xp.flip``'s
+        # normalisation of the axes)
+        key = ("flip", x.ndim, *dims)
+        rev = keys.get(key)
+        if rev is None:
+            rev = keep(
+                key,
+                tuple(slice(None, None, -1) if i in dims else slice(None) for i in range(x.ndim)),
+            )
+        array_of(out)[...] = x[rev]
 
     def roll(out: Any, self: Any, shifts: Any, dims: Any = None) -> None:
         x = array_of(self)
@@ -178,19 +200,30 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
             o = array_of(out)
             if xp.may_share_memory(o, x):
                 x = x.copy()
-            total = [0] * x.ndim  # (a dim named twice rolls by the sum)
-            for shift, d in zip(shifts, dims, strict=True):
-                total[d] += shift
-            moves: list[list[tuple[slice, slice]]] = []
-            for n, shift in zip(x.shape, total, strict=True):
-                s = shift % n if n else 0
-                moves.append(
-                    [(slice(0, n - s), slice(s, n)), (slice(n - s, n), slice(0, s))]
-                    if s
-                    else [(slice(None), slice(None))]
-                )
-            for blocks in itertools.product(*moves):
-                o[tuple(b[1] for b in blocks)] = x[tuple(b[0] for b in blocks)]
+            key = ("roll", x.shape, *shifts, None, *dims)
+            copies = keys.get(key)
+            if copies is None:
+                copies = keep(key, roll_blocks(x.shape, shifts, dims))
+            for dst, src in copies:
+                o[dst] = x[src]
+
+    def roll_blocks(shape: Any, shifts: Any, dims: Any) -> list[tuple[Any, Any]]:
+        """The (destination, source) index tuples of ``roll``'s block copies."""
+        total = [0] * len(shape)  # (a dim named twice rolls by the sum)
+        for shift, d in zip(shifts, dims, strict=True):
+            total[d] += shift
+        moves: list[list[tuple[slice, slice]]] = []
+        for n, shift in zip(shape, total, strict=True):
+            s = shift % n if n else 0
+            moves.append(
+                [(slice(0, n - s), slice(s, n)), (slice(n - s, n), slice(0, s))]
+                if s
+                else [(slice(None), slice(None))]
+            )
+        return [
+            (tuple(b[1] for b in blocks), tuple(b[0] for b in blocks))
+            for blocks in itertools.product(*moves)
+        ]
 
     def repeat(out: Any, self: Any, repeats: Any) -> None:
         x, o = array_of(self), array_of(out)
