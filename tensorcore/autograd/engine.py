@@ -171,9 +171,11 @@ def _run_backward(
         if not isinstance(o, Tensor):
             raise TypeError(f"backward(): outputs must be Tensors, got {type(o).__name__}")
         if not requires_grad(o):
-            raise RuntimeError(
+            err = RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
+            keep_message(err)  # (PyTorch's words, with no ``backward(): `` before them)
+            raise err
     grads = _make_grads(outputs, list(grad_outputs))
     roots = [edge(o) for o in outputs]
 
