@@ -295,6 +295,7 @@ __all__ = sorted(
 #: for programs that only compute with tensors.
 _LAZY_SUBPACKAGES = frozenset(
     {
+        "_dynamo",
         "accelerator",
         "amp",
         "array_api",
