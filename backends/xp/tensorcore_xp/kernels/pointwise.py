@@ -518,9 +518,13 @@ def build(
 
     K["conj"] = conj
 
-    def activation_backward(name: str, factor: Callable[[Any, Any], None]) -> None:
-        """``out = grad_output * factor(conj(output))``, the factor computed in ``out``
-        itself unless ``out`` shares memory with an input (then in a temporary)."""
+    def activation_backward(
+        name: str, formula: Callable[[Any, Any, Any], None], half_in_half: bool = False
+    ) -> None:
+        """``out = formula(grad_output, conj(output))``, computed in ``out`` itself unless
+        ``out`` shares memory with an input (then in a temporary). 16-bit floats compute in
+        float32 and round once, but float16 step by step in float16 where ``half_in_half``
+        (PyTorch's kernels differ so)."""
 
         def k(out: Any, g: Any, y: Any) -> None:
             o = out._native
@@ -542,11 +546,21 @@ def build(
                 shared = shares_storage(out, g, y)
             if out._dtype._category == COMPLEX:
                 yy = xp.conj(yy)
-            tmp = xp.empty_like(o) if shared else o
             tok = enter()
             try:
-                factor(yy, tmp)
-                xp.multiply(gg, tmp, out=o)
+                if (
+                    out._dtype.itemsize == 2
+                    and out._dtype.is_floating_point
+                    and not (half_in_half and out._dtype is tc.float16)
+                ):
+                    tmp = xp.empty(o.shape, dtype="float32")
+                    formula(gg.astype("float32"), yy.astype("float32"), tmp)
+                    xp.copyto(o, tmp, casting="unsafe")
+                    return
+                tmp = xp.empty_like(o) if shared else o
+                formula(gg, yy, tmp)
+                if tmp is not o:
+                    xp.copyto(o, tmp)
             finally:
                 leave(tok)
 
@@ -558,16 +572,40 @@ def build(
             return 1
         return weak.get((1.0, dtype)) or lift(1.0, dtype)
 
-    def tanh_factor(y: Any, t: Any) -> None:  # 1 - y**2
+    def tanh_grad(g: Any, y: Any, t: Any) -> None:  # g * (1 - y**2)
+        # PyTorch's CPU kernel forms 1 - y*y as one fused multiply-add (a single rounding):
+        # float32 gets it exactly through float64; float64 adds back the product's rounding
+        # error (Dekker's exact product), so that gradients compare bit for bit.
+        d = t.dtype
+        if d.kind == "f" and d.itemsize == 4:
+            y64 = y.astype("float64")
+            xp.copyto(t, xp.subtract(1.0, xp.multiply(y64, y64)), casting="same_kind")
+            xp.multiply(g, t, out=t)
+            return
         xp.multiply(y, y, out=t)
-        xp.subtract(one(t.dtype), t, out=t)
+        if d.kind == "f" and d.itemsize == 8:
+            with quiet(all="ignore"):  # (an infinite y: the plain form below is kept)
+                c = xp.multiply(134217729.0, y)  # (Veltkamp's split of y: 26 + 27 bits)
+                hi = xp.subtract(c, xp.subtract(c, y))
+                lo = xp.subtract(y, hi)
+                err = hi * hi - t + 2 * hi * lo + lo * lo  # y*y == t + err exactly
+                s = xp.subtract(1.0, t)
+                b = s - 1.0
+                r = (1.0 - (s - b)) + (-t - b)  # 1 - t == s + r exactly (Knuth's TwoSum)
+                fused = s + (r - err)
+                xp.copyto(t, xp.where(xp.isfinite(fused), fused, s))
+            xp.multiply(g, t, out=t)
+            return
+        xp.subtract(one(d), t, out=t)
+        xp.multiply(g, t, out=t)
 
-    def sigmoid_factor(y: Any, t: Any) -> None:  # y * (1 - y)
+    def sigmoid_grad(g: Any, y: Any, t: Any) -> None:  # (g * (1 - y)) * y, in PyTorch's order
         xp.subtract(one(t.dtype), y, out=t)
-        xp.multiply(y, t, out=t)
+        xp.multiply(g, t, out=t)
+        xp.multiply(t, y, out=t)
 
-    activation_backward("tanh_backward", tanh_factor)
-    activation_backward("sigmoid_backward", sigmoid_factor)
+    activation_backward("tanh_backward", tanh_grad)
+    activation_backward("sigmoid_backward", sigmoid_grad, half_in_half=True)
 
     def threshold_backward(out: Any, g: Any, x: Any, threshold: Any) -> None:
         if out._dtype.is_complex:
