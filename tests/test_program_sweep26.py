@@ -1,0 +1,226 @@
+"""Gaps found by running small PyTorch programs of domains the earlier sweeps left out
+(nanoGPT/Llama-style language models, seq2seq with beam search, custom autograd Functions,
+higher-order autograd, parametrizations and pruning, model surgery, data pipelines, mixed
+precision and numerics, the "makemore" lectures) with ``import tensorcore as torch`` (the
+twenty-sixth sweep): each test pins PyTorch 2.13's behaviour that such a program meets."""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import tensorcore as tc
+from tensorcore.autograd import Function
+from tensorcore.autograd.function import once_differentiable
+from tensorcore.ops import functions as ops
+
+
+class _Linear(Function):
+    """The tutorial's LinearFunction: ``backward`` returns a bias gradient (None) even when
+    the caller left the optional bias out."""
+
+    @staticmethod
+    def forward(ctx, x, w, bias=None):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(x, w, bias)
+        out = x.mm(w.t())
+        return out if bias is None else out + bias
+
+    @staticmethod
+    def backward(ctx, g):  # type: ignore[no-untyped-def]
+        x, w, bias = ctx.saved_tensors
+        gb = g.sum(0) if bias is not None and ctx.needs_input_grad[2] else None
+        return g.mm(w), g.t().mm(x), gb
+
+
+def test_function_backward_may_return_surplus_trailing_nones() -> None:
+    x = tc.randn(4, 3, dtype=tc.float64, requires_grad=True)
+    w = tc.randn(5, 3, dtype=tc.float64, requires_grad=True)
+    _Linear.apply(x, w).sum().backward()
+    assert x.grad is not None and w.grad is not None
+    assert tc.autograd.gradcheck(_Linear.apply, (x, w))
+
+    class TooMany(Function):
+        @staticmethod
+        def forward(ctx, a):  # type: ignore[no-untyped-def]
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):  # type: ignore[no-untyped-def]
+            return g * 2, g
+
+    with pytest.raises(RuntimeError, match=r"incorrect number of gradients \(expected 1, got 2\)"):
+        TooMany.apply(tc.ones(2, requires_grad=True)).sum().backward()
+
+
+def test_function_apply_passes_keywords_to_forward_as_inputs() -> None:
+    # PyTorch hands keyword arguments to forward by name and counts them as inputs after
+    # the positional ones: in needs_input_grad, and a tensor passed so gets its gradient.
+    seen = []
+
+    class Scale(Function):
+        @staticmethod
+        def forward(ctx, x, scale=None, name="s"):  # type: ignore[no-untyped-def]
+            ctx.scale = 1.0 if scale is None else scale
+            return x * ctx.scale
+
+        @staticmethod
+        def backward(ctx, g):  # type: ignore[no-untyped-def]
+            seen.append(ctx.needs_input_grad)
+            return g * ctx.scale, None, None
+
+    x = tc.ones(2, requires_grad=True)
+    Scale.apply(x, scale=2.0).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    Scale.apply(x=x, scale=3.0).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    assert seen == [(True, False), (True, False)]
+
+    class WithContext(Function):
+        @staticmethod
+        def forward(x, k=1.0):  # type: ignore[no-untyped-def]
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):  # type: ignore[no-untyped-def]
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, g):  # type: ignore[no-untyped-def]
+            return g * ctx.k, None
+
+    y = tc.ones(2, requires_grad=True)
+    WithContext.apply(y, k=4.0).sum().backward()
+    assert y.grad.tolist() == [4.0, 4.0]
+
+
+def test_mark_dirty_tensor_saved_for_backward_is_saved_as_changed() -> None:
+    class ExpInplace(Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[no-untyped-def]
+            ctx.mark_dirty(x)
+            x.exp_()
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):  # type: ignore[no-untyped-def]
+            (result,) = ctx.saved_tensors
+            return g * result
+
+    a = tc.tensor([0.0, 1.0], requires_grad=True)
+    y = a.clone()
+    z = ExpInplace.apply(y)
+    assert z is y and y._version == 2
+    (z * 2).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 2 * np.exp([0.0, 1.0]), rtol=1e-6)
+
+
+def test_instantiating_a_function_warns_and_calling_it_is_refused() -> None:
+    with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+        f = _Linear()
+    with pytest.raises(RuntimeError, match="^Legacy autograd function with non-static forward"):
+        f(tc.ones(1, 1), tc.ones(1, 1))
+
+
+def test_once_differentiable_result_node_is_named_error() -> None:
+    class Twice(Function):
+        @staticmethod
+        def forward(ctx, x):  # type: ignore[no-untyped-def]
+            return x.clone()
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):  # type: ignore[no-untyped-def]
+            return 2 * g
+
+    a = tc.tensor(2.0, requires_grad=True)
+    o = Twice.apply(a)
+    (g,) = tc.autograd.grad(o * o, a, create_graph=True)
+    assert repr(g) == "tensor(8., grad_fn=<Error>)"
+    assert g.grad_fn.name() == "Error"
+
+
+def test_legacy_contiguous_format_is_contiguous_format() -> None:
+    assert tc.legacy_contiguous_format is tc.contiguous_format
+    x = tc.zeros(2, 3, 4, 5).to(memory_format=tc.channels_last)
+    assert tc.zeros_like(x, memory_format=tc.legacy_contiguous_format).stride() == (60, 20, 5, 1)
+
+
+def test_backward_of_a_tensor_without_grad_says_pytorchs_words_alone() -> None:
+    with pytest.raises(RuntimeError) as info:
+        tc.tensor(1.0).backward()
+    assert str(info.value) == "element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+def test_dynamo_settings_and_queries_of_an_eager_run() -> None:
+    import tensorcore._dynamo as dynamo
+
+    assert tc._dynamo is dynamo
+    assert dynamo.is_compiling() is False
+    assert dynamo.config.suppress_errors is False and dynamo.config.cache_size_limit == 8
+    old = dynamo.config.suppress_errors
+    try:
+        dynamo.config.suppress_errors = True
+        assert tc._dynamo.config.suppress_errors is True
+    finally:
+        dynamo.config.suppress_errors = old
+    with pytest.raises(AttributeError, match=r"_dynamo\.config\.no_such_setting does not exist"):
+        dynamo.config.no_such_setting = 1
+    dynamo.reset()
+    x = tc.ones(3)
+    dynamo.mark_dynamic(x, 0)
+    assert dynamo.disable(len) is len
+
+
+# Values of y and g where the roundings differ: PyTorch forms tanh's ``1 - y*y`` with one
+# fused multiply-add and sigmoid's gradient as ``(g * (1 - y)) * y``.
+_Y = [0.1234567, -0.7654321, 0.9990001, 0.3333333, -0.05, 0.6180339, 0.8414709, -0.999]
+_G = [1.7, -0.3, 2.5, 0.9, -1.1, 0.123, 3.3, -0.77]
+
+
+def test_tanh_backward_rounds_once_as_pytorchs_fused_kernel(device: str) -> None:
+    y32 = np.array(_Y, np.float32)
+    g32 = np.array(_G, np.float32)
+    want32 = g32 * (1.0 - y32.astype(np.float64) ** 2).astype(np.float32)
+    got = ops.tanh_backward(tc.tensor(g32, device=device), tc.tensor(y32, device=device))
+    assert got.cpu().numpy().tolist() == want32.tolist()
+    # float64: the exact 1 - y*y, rounded once (Fraction is exact)
+    y64 = np.array(_Y, np.float64)
+    g64 = np.array(_G, np.float64)
+    fused = np.array([float(1 - Fraction(v) * Fraction(v)) for v in _Y])
+    got64 = ops.tanh_backward(tc.tensor(g64, device=device), tc.tensor(y64, device=device))
+    assert got64.cpu().numpy().tolist() == (g64 * fused).tolist()
+    # 16-bit floats: computed in float32, rounded once at the end
+    yh = tc.tensor(_Y, device=device).to(tc.bfloat16)
+    gh = tc.tensor(_G, device=device).to(tc.bfloat16)
+    yf, gf = yh.float().cpu().numpy(), gh.float().cpu().numpy()
+    want = tc.tensor(gf * (1.0 - yf.astype(np.float64) ** 2).astype(np.float32)).to(tc.bfloat16)
+    assert tc.equal(ops.tanh_backward(gh, yh).cpu(), want)
+    # through autograd, as the "makemore" lecture compares it with its own formula
+    x = tc.tensor([0.3, -1.2, 2.0, 0.05], device=device, requires_grad=True)
+    t = tc.tanh(x)
+    t.backward(tc.tensor(_G[:4], device=device))
+    tn = t.detach().cpu().numpy()
+    want_x = np.array(_G[:4], np.float32) * (1.0 - tn.astype(np.float64) ** 2).astype(np.float32)
+    assert x.grad.cpu().numpy().tolist() == want_x.tolist()
+
+
+def test_sigmoid_backward_multiplies_in_pytorchs_order(device: str) -> None:
+    y = np.array([0.1234567, 0.7654321, 0.9990001, 0.3333333, 0.05, 0.6180339], np.float32)
+    g = np.array(_G[:6], np.float32)
+    got = ops.sigmoid_backward(tc.tensor(g, device=device), tc.tensor(y, device=device))
+    assert got.cpu().numpy().tolist() == ((g * (np.float32(1) - y)) * y).tolist()
+    # float16 steps in float16 in PyTorch's kernel (bfloat16 computes in float32)
+    yh, gh = y.astype(np.float16), g.astype(np.float16)
+    goth = ops.sigmoid_backward(tc.tensor(gh, device=device), tc.tensor(yh, device=device))
+    assert goth.cpu().numpy().tolist() == ((gh * (np.float16(1) - yh)) * yh).tolist()
+
+
+def test_function_instantiation_warning_points_at_the_caller() -> None:
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        _Linear()
+    assert len(w) == 1 and w[0].filename == __file__
