@@ -224,3 +224,140 @@ def test_function_instantiation_warning_points_at_the_caller() -> None:
         warnings.simplefilter("always")
         _Linear()
     assert len(w) == 1 and w[0].filename == __file__
+
+
+def test_engine_argument_errors_read_as_pytorchs_alone() -> None:
+    x = tc.ones(2, requires_grad=True)
+    cases = [
+        (lambda: (x * 2).backward(), "grad can be implicitly created only for scalar outputs"),
+        (
+            lambda: tc.autograd.grad((x * 2).sum(), [x, tc.ones(1, requires_grad=True)]),
+            "The differentiated Tensor at index 1 appears to not have been used in the graph. "
+            "Set allow_unused=True if this is the desired behavior.",
+        ),
+        (
+            lambda: tc.autograd.grad((x * 2).sum(), tc.ones(2)),
+            "One of the differentiated Tensors does not require grad",
+        ),
+        (
+            lambda: tc.ones(2, dtype=tc.int64).requires_grad_(),
+            "only Tensors of floating point dtype can require gradients",
+        ),
+    ]
+    for run, words in cases:
+        with pytest.raises(RuntimeError) as info:
+            run()
+        assert str(info.value) == words
+
+
+def test_reading_grad_of_a_non_leaf_warns_as_pytorch() -> None:
+    x = tc.ones(2, requires_grad=True)
+    y = x * 2
+    with pytest.warns(UserWarning, match=r"^The \.grad attribute of a Tensor that is not a leaf"):
+        assert y.grad is None
+    y.retain_grad()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert y.grad is None and x.grad is None
+
+
+def test_modified_saved_tensor_error_names_as_pytorch() -> None:
+    # (PyTorch 2.13's words: the legacy type name, the producing operation without
+    # ``Backward0`` -- the saving node for an output, the tensor's grad_fn now for an input)
+    def message(fn):  # type: ignore[no-untyped-def]
+        with pytest.raises(RuntimeError) as info:
+            fn()
+        return str(info.value).replace("tensorcore", "torch")
+
+    head = "one of the variables needed for gradient computation has been modified by an inplace operation: "
+    hint = (
+        " Hint: enable anomaly detection to find the operation that failed to compute its "
+        "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+    def saved_output():  # type: ignore[no-untyped-def]
+        y = tc.randn(3, requires_grad=True).exp()
+        y.add_(1)
+        y.sum().backward()
+
+    def saved_input():  # type: ignore[no-untyped-def]
+        y = tc.randn(3, dtype=tc.float64, requires_grad=True) * 1
+        z = y.pow(2)
+        y.add_(1)
+        z.sum().backward()
+
+    def saved_leaf():  # type: ignore[no-untyped-def]
+        w = tc.randn(3, requires_grad=True)
+        y = tc.randn(3, requires_grad=True) * w
+        with tc.no_grad():
+            w.add_(1)
+        y.sum().backward()
+
+    assert message(saved_output) == (
+        head + "[torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; "
+        "expected version 0 instead." + hint
+    )
+    assert message(saved_input) == (
+        head + "[torch.DoubleTensor [3]], which is output 0 of Add, is at version 1; "
+        "expected version 0 instead." + hint
+    )
+    assert message(saved_leaf) == (
+        head + "[torch.FloatTensor [3]] is at version 1; expected version 0 instead." + hint
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tc.autograd.detect_anomaly():
+            assert message(saved_output).endswith(
+                "Hint: the backtrace further above shows the operation that failed to compute "
+                "its gradient. The variable in question was changed in there or anywhere "
+                "later. Good luck!"
+            )
+
+
+def test_random_factories_make_unwritten_tensors() -> None:
+    p = tc.full((3,), 0.5)
+    made = [
+        tc.randn(3),
+        tc.rand(3),
+        tc.randint(0, 5, (3,)),
+        tc.normal(0.0, 1.0, (3,)),
+        tc.bernoulli(p),
+        tc.rand_like(p),
+        tc.randn_like(p),
+        tc.rand_like(tc.zeros(3, 4).t()),
+        tc.randn(3, requires_grad=True),
+    ]
+    assert [t._version for t in made] == [0] * len(made)
+    assert tc.empty(3).uniform_()._version == 1  # (an in-place draw is a write)
+
+
+def test_multi_grad_hook_all_and_any() -> None:
+    from tensorcore.autograd.graph import register_multi_grad_hook
+
+    a, b = tc.ones(2, requires_grad=True), tc.ones(2, requires_grad=True)
+    fired = []
+    h = register_multi_grad_hook((a, b), lambda gs: fired.append([g is not None for g in gs]))
+    (a * 2).sum().backward()
+    (a * b).sum().backward()
+    assert fired == [[True, False], [True, True]]
+    h.remove()
+    (a * b).sum().backward()
+    assert len(fired) == 2
+    firsts = []
+    h = register_multi_grad_hook((a, b), lambda g: firsts.append(g.tolist()), mode="any")
+    (a * 3 + b * 5).sum().backward()
+    assert len(firsts) == 1 and firsts[0] in ([3.0, 3.0], [5.0, 5.0])
+    h.remove()
+    with pytest.raises(ValueError, match="Expects mode to be one of"):
+        register_multi_grad_hook((a,), print, mode="some")
+
+
+def test_grad_fn_saved_attributes() -> None:
+    p = tc.randn(3, requires_grad=True)
+    e = p.exp()
+    assert tc.equal(e.grad_fn._saved_result, e) and e.grad_fn._saved_result is not e
+    assert p.pow(3).grad_fn._saved_self is p
+    assert not hasattr(e.grad_fn, "_saved_nothing")
+    e.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        e.grad_fn._saved_result

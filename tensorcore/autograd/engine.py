@@ -13,6 +13,7 @@ from ..ops import functions as ops
 from ..ops._validate import STANDARD, keep_message
 from ..overrides import state as _tf
 from . import grad_mode
+from . import graph as _graph
 from ._accumulate import HELD as _HELD
 from ._accumulate import accumulate as _accumulate
 from .anomaly_mode import check_nan
@@ -120,6 +121,9 @@ def _ones_like(t: Tensor) -> Tensor:
     return ops.full(t._shape, 1, dtype=t._dtype, device=t._device)
 
 
+_graph.queue_end_of_backward = queue_callback
+
+
 def run_backward(
     outputs: Sequence[Tensor],
     grad_outputs: Sequence[Any],
@@ -140,9 +144,15 @@ def run_backward(
     _tf.off += 1
     _tf.modes_off += 1
     try:
-        results = _run_backward(
-            outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate, allow_unused
-        )
+        try:
+            results = _run_backward(
+                outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate, allow_unused
+            )
+        except STANDARD as exc:
+            # PyTorch's engine names no callee: its argument errors (a non-scalar output
+            # without a gradient, an input that does not require grad) read alone.
+            keep_message(exc)
+            raise
         if outer:
             pending = _running.callbacks
             while pending:
@@ -171,11 +181,9 @@ def _run_backward(
         if not isinstance(o, Tensor):
             raise TypeError(f"backward(): outputs must be Tensors, got {type(o).__name__}")
         if not requires_grad(o):
-            err = RuntimeError(
+            raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-            keep_message(err)  # (PyTorch's words, with no ``backward(): `` before them)
-            raise err
     grads = _make_grads(outputs, list(grad_outputs))
     roots = [edge(o) for o in outputs]
 
@@ -189,7 +197,7 @@ def _run_backward(
                 raise TypeError("inputs must be Tensors")
             if not requires_grad(t):
                 raise RuntimeError(
-                    f"One of the differentiated Tensors does not require grad (input {k})"
+                    "One of the differentiated Tensors does not require grad"
                 )
             capture[edge(t)] = k
             if t._grad_fn is None:
