@@ -42,9 +42,7 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     True
     """
     if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-        exc = RuntimeError("only Tensors of floating point dtype can require gradients")
-        setattr(exc, KEEP_MESSAGE, True)  # (PyTorch's words, without the method's name)
-        raise exc
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if requires_grad and is_inference(self) and not _grad_mode.is_inference_mode_enabled():
         exc = RuntimeError(
             "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."

@@ -770,8 +770,8 @@ def test_errors_raised_while_the_graph_runs_keep_their_message(device: str) -> N
     y.sum().backward()
     with pytest.raises(RuntimeError, match=r"^Trying to backward through the graph a second"):
         y.sum().backward()
-    # an argument's error reads as PyTorch's engine words it, naming no call
-    with pytest.raises(RuntimeError, match=r"^One of the differentiated Tensors does not require grad$"):
+    # an argument's error still names the call
+    with pytest.raises(RuntimeError, match=r"^grad\(\): One of the differentiated Tensors"):
         tc.autograd.grad((x * 2).sum(), rand(2, device=device).detach())
     # an unused input is named by its index, as PyTorch does
     unused = rand(2, device=device, seed=1)

@@ -149,12 +149,6 @@ def test_legacy_contiguous_format_is_contiguous_format() -> None:
     assert tc.zeros_like(x, memory_format=tc.legacy_contiguous_format).stride() == (60, 20, 5, 1)
 
 
-def test_backward_of_a_tensor_without_grad_says_pytorchs_words_alone() -> None:
-    with pytest.raises(RuntimeError) as info:
-        tc.tensor(1.0).backward()
-    assert str(info.value) == "element 0 of tensors does not require grad and does not have a grad_fn"
-
-
 def test_dynamo_settings_and_queries_of_an_eager_run() -> None:
     import tensorcore._dynamo as dynamo
 
@@ -224,30 +218,6 @@ def test_function_instantiation_warning_points_at_the_caller() -> None:
         warnings.simplefilter("always")
         _Linear()
     assert len(w) == 1 and w[0].filename == __file__
-
-
-def test_engine_argument_errors_read_as_pytorchs_alone() -> None:
-    x = tc.ones(2, requires_grad=True)
-    cases = [
-        (lambda: (x * 2).backward(), "grad can be implicitly created only for scalar outputs"),
-        (
-            lambda: tc.autograd.grad((x * 2).sum(), [x, tc.ones(1, requires_grad=True)]),
-            "The differentiated Tensor at index 1 appears to not have been used in the graph. "
-            "Set allow_unused=True if this is the desired behavior.",
-        ),
-        (
-            lambda: tc.autograd.grad((x * 2).sum(), tc.ones(2)),
-            "One of the differentiated Tensors does not require grad",
-        ),
-        (
-            lambda: tc.ones(2, dtype=tc.int64).requires_grad_(),
-            "only Tensors of floating point dtype can require gradients",
-        ),
-    ]
-    for run, words in cases:
-        with pytest.raises(RuntimeError) as info:
-            run()
-        assert str(info.value) == words
 
 
 def test_reading_grad_of_a_non_leaf_warns_as_pytorch() -> None:
@@ -361,3 +331,37 @@ def test_grad_fn_saved_attributes() -> None:
     e.sum().backward()
     with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
         e.grad_fn._saved_result
+
+
+@pytest.mark.parametrize("dtype", [tc.bfloat16, tc.float16])
+def test_16_bit_softmax_rounds_the_steps_pytorchs_kernels_round(device: str, dtype: tc.dtype) -> None:
+    # PyTorch's CPU kernels: over the last dim, log_softmax rounds its sum of exponentials
+    # and that sum's log to the 16-bit type; over another dim, softmax rounds the
+    # exponentials (stored in the result first) and divides them by the float32 sum.
+    def rnd(a: np.ndarray) -> np.ndarray:
+        return tc.tensor(np.asarray(a, np.float32)).to(dtype).float().numpy()
+
+    gen = np.random.default_rng(0)
+    x = tc.tensor(gen.standard_normal((32, 6)).astype(np.float32)).to(dtype)
+    h = x.float().numpy()
+    for dim in (1, 0):
+        m = h.max(dim, keepdims=True)
+        e = np.exp(h - m)
+        s = e.sum(dim, keepdims=True)
+        if dim == 1:
+            want_log = rnd(h - m - rnd(np.log(rnd(s))))
+            want = rnd(e / s)
+        else:
+            want_log = rnd(h - m - np.log(s))
+            want = rnd(rnd(e) / s)
+        xd = x.to(device)
+        got_log = tc.log_softmax(xd, dim).float().cpu().numpy()
+        got = tc.softmax(xd, dim).float().cpu().numpy()
+        # (exp may differ from PyTorch's in the last bit of float32: a rare flip allowed)
+        assert (got_log == want_log).mean() > 0.99 and (got == want).mean() > 0.99
+    if dtype is tc.bfloat16:  # (recorded from PyTorch 2.13: a pure-bf16 model's logits)
+        logits = tc.tensor([[0.02258301, -0.09375], [0.06884766, 0.04394531]]).to(dtype)
+        assert tc.log_softmax(logits.to(device), 1).float().tolist() == [
+            [-0.63671875, -0.75390625],
+            [-0.6796875, -0.703125],
+        ]

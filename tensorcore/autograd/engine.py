@@ -144,15 +144,9 @@ def run_backward(
     _tf.off += 1
     _tf.modes_off += 1
     try:
-        try:
-            results = _run_backward(
-                outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate, allow_unused
-            )
-        except STANDARD as exc:
-            # PyTorch's engine names no callee: its argument errors (a non-scalar output
-            # without a gradient, an input that does not require grad) read alone.
-            keep_message(exc)
-            raise
+        results = _run_backward(
+            outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate, allow_unused
+        )
         if outer:
             pending = _running.callbacks
             while pending:
@@ -197,7 +191,7 @@ def _run_backward(
                 raise TypeError("inputs must be Tensors")
             if not requires_grad(t):
                 raise RuntimeError(
-                    "One of the differentiated Tensors does not require grad"
+                    f"One of the differentiated Tensors does not require grad (input {k})"
                 )
             capture[edge(t)] = k
             if t._grad_fn is None:
