@@ -282,7 +282,11 @@ def _get_grad(self: Tensor) -> Tensor | None:
     """The accumulated gradient (leaves, and non-leaves after :meth:`retain_grad`); reading
     it on a non-leaf that does not retain its gradient warns, as PyTorch does."""
     g = self._grad
-    if g is None and self._grad_fn is not None and not (self._ag is not None and self._ag.retains_grad):
+    if (
+        g is None
+        and self._grad_fn is not None
+        and not (self._ag is not None and self._ag.retains_grad)
+    ):
         warn_caller(_NON_LEAF_GRAD)
     return g
 

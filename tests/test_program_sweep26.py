@@ -121,7 +121,7 @@ def test_mark_dirty_tensor_saved_for_backward_is_saved_as_changed() -> None:
 def test_instantiating_a_function_warns_and_calling_it_is_refused() -> None:
     with pytest.warns(DeprecationWarning, match="should not be instantiated"):
         f = _Linear()
-    with pytest.raises(RuntimeError, match="^Legacy autograd function with non-static forward"):
+    with pytest.raises(RuntimeError, match=r"^Legacy autograd function with non-static forward"):
         f(tc.ones(1, 1), tc.ones(1, 1))
 
 
@@ -239,7 +239,10 @@ def test_modified_saved_tensor_error_names_as_pytorch() -> None:
             fn()
         return str(info.value).replace("tensorcore", "torch")
 
-    head = "one of the variables needed for gradient computation has been modified by an inplace operation: "
+    head = (
+        "one of the variables needed for gradient computation has been modified by an "
+        "inplace operation: "
+    )
     hint = (
         " Hint: enable anomaly detection to find the operation that failed to compute its "
         "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
@@ -329,12 +332,14 @@ def test_grad_fn_saved_attributes() -> None:
     assert p.pow(3).grad_fn._saved_self is p
     assert not hasattr(e.grad_fn, "_saved_nothing")
     e.sum().backward()
-    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
-        e.grad_fn._saved_result
+    with pytest.raises(RuntimeError, match=r"^Trying to backward through the graph a second time"):
+        _ = e.grad_fn._saved_result
 
 
 @pytest.mark.parametrize("dtype", [tc.bfloat16, tc.float16])
-def test_16_bit_softmax_rounds_the_steps_pytorchs_kernels_round(device: str, dtype: tc.dtype) -> None:
+def test_16_bit_softmax_rounds_the_steps_pytorchs_kernels_round(
+    device: str, dtype: tc.dtype
+) -> None:
     # PyTorch's CPU kernels: over the last dim, log_softmax rounds its sum of exponentials
     # and that sum's log to the 16-bit type; over another dim, softmax rounds the
     # exponentials (stored in the result first) and divides them by the float32 sum.
