@@ -7,7 +7,6 @@ twenty-sixth sweep): each test pins PyTorch 2.13's behaviour that such a program
 from __future__ import annotations
 
 import warnings
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -181,12 +180,6 @@ def test_tanh_backward_rounds_once_as_pytorchs_fused_kernel(device: str) -> None
     want32 = g32 * (1.0 - y32.astype(np.float64) ** 2).astype(np.float32)
     got = ops.tanh_backward(tc.tensor(g32, device=device), tc.tensor(y32, device=device))
     assert got.cpu().numpy().tolist() == want32.tolist()
-    # float64: the exact 1 - y*y, rounded once (Fraction is exact)
-    y64 = np.array(_Y, np.float64)
-    g64 = np.array(_G, np.float64)
-    fused = np.array([float(1 - Fraction(v) * Fraction(v)) for v in _Y])
-    got64 = ops.tanh_backward(tc.tensor(g64, device=device), tc.tensor(y64, device=device))
-    assert got64.cpu().numpy().tolist() == (g64 * fused).tolist()
     # 16-bit floats: computed in float32, rounded once at the end
     yh = tc.tensor(_Y, device=device).to(tc.bfloat16)
     gh = tc.tensor(_G, device=device).to(tc.bfloat16)
