@@ -581,6 +581,8 @@ def build(
         d = t.dtype
         if d.kind == "f" and d.itemsize == 4:
             p = xp.multiply(y, y, dtype="float64")  # (exact: 24-bit squares fit in 53 bits)
+            if not p.ndim:  # (NumPy answers a 0-d product with a scalar, not writable)
+                p = xp.asarray(p)
             xp.subtract(1.0, p, out=p)
             xp.multiply(g, p, out=t, dtype=d)  # (rounds 1 - y*y once: same_kind casting)
             return
