@@ -102,6 +102,7 @@ from .layouts import (
     channels_last_3d,
     contiguous_format,
     layout,
+    legacy_contiguous_format,
     memory_format,
     preserve_format,
     strided,
@@ -266,6 +267,7 @@ __all__ = sorted(
         "compiler",
         "contiguous_format",
         "cpu",
+        "legacy_contiguous_format",
         "cuda",
         "distributions",
         "memory_format",
@@ -293,6 +295,7 @@ __all__ = sorted(
 #: for programs that only compute with tensors.
 _LAZY_SUBPACKAGES = frozenset(
     {
+        "_dynamo",
         "accelerator",
         "amp",
         "array_api",

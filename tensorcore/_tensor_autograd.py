@@ -11,7 +11,7 @@ from ._tensor import KEEP_MESSAGE, Tensor, cpp_name, make_tensor, torch_name
 from .autograd import grad_mode as _grad_mode
 from .autograd.graph import current_grad_fn
 from .autograd.graph import requires_grad as _public_rg
-from .ops._validate import checked
+from .ops._validate import checked, warn_caller
 
 
 # ------------------------------------------------------------------ autograd attributes
@@ -269,9 +269,26 @@ def backward(
     _backward(self, gradient, retain_graph, create_graph, inputs)
 
 
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
 def _get_grad(self: Tensor) -> Tensor | None:
-    """The accumulated gradient (leaves, and non-leaves after :meth:`retain_grad`)."""
-    return self._grad
+    """The accumulated gradient (leaves, and non-leaves after :meth:`retain_grad`); reading
+    it on a non-leaf that does not retain its gradient warns, as PyTorch does."""
+    g = self._grad
+    if (
+        g is None
+        and self._grad_fn is not None
+        and not (self._ag is not None and self._ag.retains_grad)
+    ):
+        warn_caller(_NON_LEAF_GRAD)
+    return g
 
 
 def _set_grad(self: Tensor, value: Tensor | None) -> None:

@@ -13,6 +13,7 @@ __all__ = [
     "get_codec",
     "get_layout",
     "layout",
+    "legacy_contiguous_format",
     "memory_format",
     "preserve_format",
     "register_layout",
@@ -131,5 +132,7 @@ class memory_format:
 
 preserve_format = memory_format("preserve_format")
 contiguous_format = memory_format("contiguous_format")
+# PyTorch keeps the older name as the same object (custom backward code still spells it).
+legacy_contiguous_format = contiguous_format
 channels_last = memory_format("channels_last", (1, 3, 2, 0))
 channels_last_3d = memory_format("channels_last_3d", (1, 4, 3, 2, 0))

@@ -13,6 +13,7 @@ from ..ops import functions as ops
 from ..ops._validate import STANDARD, keep_message
 from ..overrides import state as _tf
 from . import grad_mode
+from . import graph as _graph
 from ._accumulate import HELD as _HELD
 from ._accumulate import accumulate as _accumulate
 from .anomaly_mode import check_nan
@@ -118,6 +119,9 @@ def _ones_like(t: Tensor) -> Tensor:
 
     # ``full`` itself: ones_like and ones are composites of it (two calls less per backward).
     return ops.full(t._shape, 1, dtype=t._dtype, device=t._device)
+
+
+_graph.queue_end_of_backward = queue_callback
 
 
 def run_backward(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -153,12 +154,40 @@ class Function:
         """Fill ``ctx`` from the inputs and output, for a ``forward`` that takes no ``ctx``."""
         raise NotImplementedError("setup_context is not implemented.")
 
+    # The name of the graph node ``apply`` records (``<class name>Backward`` when None).
+    _node_name: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
     @classmethod
-    def apply(cls, *args: Any) -> Any:
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` and, when some input requires grad, record a graph node; on dual
-        inputs, give the outputs the tangents ``jvp`` computes."""
+        inputs, give the outputs the tangents ``jvp`` computes.
+
+        Keyword arguments reach ``forward`` by name and count as inputs after the positional
+        ones (in ``needs_input_grad`` and in what ``backward`` returns), as in PyTorch."""
         ctx = FunctionCtx()
-        if cls.setup_context is not Function.setup_context:
+        if kwargs and cls.setup_context is not Function.setup_context:
+            # ``setup_context`` takes the inputs as one tuple: PyTorch binds them to
+            # forward's parameters first.
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
+        elif cls.setup_context is not Function.setup_context:
             # As PyTorch: ``setup_context`` sees the inputs with forward's defaults filled in.
             defaults = _forward_defaults.get(cls)
             if defaults is None:
@@ -174,7 +203,7 @@ class Function:
                 _dual.suspend()  # (forward and jvp compute with primals and tangents)
                 masked: list[Tensor] = []
                 try:
-                    out = cls._apply(ctx, args)
+                    out = cls._apply(ctx, args, kwargs)
                     ctx._in_jvp = True
                     # The dual-only inputs (and what jvp computes from them) are constants of
                     # the reverse graph: their flag, set for the tangent, is cleared meanwhile.
@@ -200,23 +229,25 @@ class Function:
                     ):
                         _dual.attach(o, _dual.same_meta(t, o))
                 return out
-        return cls._apply(ctx, args)
+        return cls._apply(ctx, args, kwargs)
 
     @classmethod
-    def _apply(cls, ctx: FunctionCtx, args: tuple[Any, ...]) -> Any:
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and requires_grad(a) for a in args)
+    def _apply(cls, ctx: FunctionCtx, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        inputs = (*args, *kwargs.values()) if kwargs else args
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and requires_grad(a) for a in inputs)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
-        edges = [edge(a) if isinstance(a, Tensor) else (None, 0) for a in args]
+        edges = [edge(a) if isinstance(a, Tensor) else (None, 0) for a in inputs]
         with grad_mode.no_grad():
             if cls.setup_context is Function.setup_context:
-                out = cls.forward(ctx, *args)
+                out = cls.forward(ctx, *args, **kwargs)
             else:
                 out = cls.forward(*args)
                 cls.setup_context(ctx, args, out)
         if not record:
             return out
+        args = inputs
         outputs = out if isinstance(out, tuple) else (out,)
-        name = f"{cls.__name__}Backward"
+        name = cls._node_name or f"{cls.__name__}Backward"
         node = node_type(name)(name, _function_apply)
         # Output shapes and dtypes, to materialize missing output gradients as zeros.
         out_meta = [
@@ -228,6 +259,10 @@ class Function:
         node.input_meta = [(a._shape, a._dtype) if isinstance(a, Tensor) else None for a in args]
         ctx._node = weakref.ref(node)
         out_nr = {id(o): i for i, o in enumerate(outputs)}
+        # Dirty inputs count their change before anything is saved: a dirty tensor that
+        # forward also saved (the result of ``x.exp_()``, say) is saved as it now is.
+        for t in ctx._dirty:
+            t._bump_version()
         # In the node's saved values, which backward releases (outputs saved as their fields,
         # without the grad_fn that would make a cycle).
         node.saved = {
@@ -238,8 +273,6 @@ class Function:
                 for t in ctx._to_save
             ]
         }
-        for t in ctx._dirty:
-            t._bump_version()
         for i, o in enumerate(outputs):
             if not isinstance(o, Tensor) or any(o is n for n in ctx._non_diff):
                 continue
@@ -277,10 +310,15 @@ def _function_apply(node: Node, grads: list[Any]) -> list[Any]:
     if not isinstance(res, tuple):
         res = (res,)
     held_elsewhere(res)  # (a gradient the user's code keeps is copied, never made a .grad)
-    if len(res) != len(node.next_functions):
+    n_in = len(node.next_functions)
+    if len(res) > n_in and all(r is None for r in res[n_in:]):
+        # PyTorch drops surplus trailing Nones: a backward written for an optional argument
+        # (``bias=None``) that the caller left out returns its None all the same.
+        res = res[:n_in]
+    if len(res) != n_in:
         raise RuntimeError(
             f"function {cls.__name__}Backward returned an incorrect number of gradients "
-            f"(expected {len(node.next_functions)}, got {len(res)})"
+            f"(expected {n_in}, got {len(res)})"
         )
     out: list[Any] = []
     for i, (r, m) in enumerate(zip(res, node.input_meta, strict=True)):
@@ -298,6 +336,8 @@ class _DelayedError(Function):
     """Identity whose backward raises: what ``once_differentiable`` puts after a backward
     that ran untracked, so that differentiating it again fails by name instead of silently
     giving zero."""
+
+    _node_name = "Error"  # (PyTorch's name of this node)
 
     @staticmethod
     def forward(ctx: FunctionCtx, msg: str, *inputs: Any) -> Any:

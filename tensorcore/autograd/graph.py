@@ -8,6 +8,7 @@ without a ``grad_fn`` so that a node never keeps itself alive through its own ou
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -19,11 +20,14 @@ from ..dtypes import FLOATING as _FLOATING
 from ..layouts import contiguous_format, strided
 from ..ops._signature import camel
 from . import grad_mode
+from .anomaly_mode import state as _anomaly
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
 _gm = grad_mode._state
+# A node's name without its ``Backward<n>`` (PyTorch's in-place error names ``Exp``).
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 FREED_GRAPH = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -47,6 +51,7 @@ __all__ = [
     "increment_version",
     "move_retain_grad",
     "node_type",
+    "register_multi_grad_hook",
     "requires_grad",
     "save_on_cpu",
     "saved_tensors_hooks",
@@ -196,6 +201,34 @@ class SavedTensor:
         p = self.producer
         return p if isinstance(p, str) or p is None else p.name()
 
+    def _modified_message(self, t: Tensor, is_input: bool, version: int) -> str:
+        """PyTorch's words for a saved tensor changed in place: the legacy type name and
+        shape, the operation that produced it (the node that saved an output; an input's
+        grad_fn as it is now), its name without ``Backward0``, and the hint."""
+        if is_input:
+            fn = current_grad_fn(t)
+            name = None if fn is None else fn.name()
+            nr = t._ag.output_nr if t._ag is not None else 0
+        else:
+            name, nr = self.grad_fn_name, self.output_nr
+        what = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', name)}," if name else ""
+        if _anomaly.enabled:
+            hint = (
+                "the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!"
+            )
+        else:
+            hint = (
+                "enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with tensorcore.autograd.set_detect_anomaly(True, check_nan=False)."
+            )
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{t.type()} {list(t._shape)}]{what} is at version {version}; "
+            f"expected version {self.version} instead. Hint: {hint}"
+        )
+
     def unpack(self, node: Node | None) -> Tensor:
         """The saved tensor; raises if it was modified in place since it was saved. A saved
         output comes back with ``node`` as its ``grad_fn`` (so double backward flows through
@@ -236,19 +269,7 @@ class SavedTensor:
             t = d
         version = t._version
         if version != self.version:
-            what = (
-                f", which is output {self.output_nr} of {self.grad_fn_name},"
-                if self.grad_fn_name
-                else ""
-            )
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{t._dtype.name} tensor of shape {list(t._shape)}]"
-                f"{what} is at "
-                f"version {version}; expected version {self.version} instead. Hint: the "
-                "operation that modified it ran after it was saved; use .clone() before the "
-                "in-place operation, or tc.autograd.detect_mutation() to find it."
-            )
+            raise RuntimeError(self._modified_message(t, d is t, version))
         if t is not d and node is not None and _gm.enabled and t._dtype._category >= _FLOATING:
             # Only a graph recorded through the rule (create_graph) needs the link.
             if len(d) > 10:
@@ -403,6 +424,22 @@ class Node:
         self.pre_hooks[NODE_PRE_HOOKS] = [*self.pre_hooks.get(NODE_PRE_HOOKS, ()), fn]
         return NodeHookHandle(self, fn, pre=True)
 
+    def __getattr__(self, name: str) -> Any:
+        # (only names the class does not have come here) PyTorch's ``grad_fn._saved_<name>``:
+        # what the node saved for backward under that name, a tensor unpacked (and checked
+        # for in-place changes), or the number or tuple kept; after a backward that freed
+        # the graph, PyTorch's error.
+        if name.startswith("_saved_"):
+            saved = self.saved
+            if self.released and saved is NOTHING_SAVED:
+                raise RuntimeError(FREED_GRAPH)
+            v = saved.get(name[7:], _MISSING)
+            if v.__class__ is SavedTensor:
+                return v.unpack(self)
+            if v is not _MISSING and v.__class__ is not TensorSpec:
+                return v
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def apply(self, grads: list[Any]) -> tuple[Any, ...]:
         """Gradients of the inputs given the gradients of the outputs."""
         assert self.fn is not None
@@ -430,6 +467,7 @@ class Node:
 
 
 NOTHING_SAVED: dict[str, Any] = {}
+_MISSING = object()
 
 #: The key of ``Node.pre_hooks`` under which the node's own pre-hooks (``register_prehook``,
 #: called with every output gradient at once) wait; the other keys are output numbers, whose
@@ -688,6 +726,74 @@ class save_on_cpu(saved_tensors_hooks):
             return t.to(dev, non_blocking=pin_memory)
 
         super().__init__(pack, unpack)
+
+
+#: ``engine.queue_callback``, bound by the engine (which imports this module): runs a
+#: callable once the backward pass now running has finished.
+queue_end_of_backward: Callable[[Callable[[], Any]], None] = None  # type: ignore[assignment]
+
+
+class _MultiHandle:
+    """Removes the per-tensor hooks of :func:`register_multi_grad_hook`."""
+
+    def __init__(self, handles: list[Any]) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(tensors: Any, fn: Callable[[Any], Any], *, mode: str = "all") -> Any:
+    """Call ``fn`` once per backward pass that computes gradients for some of ``tensors``:
+    with ``mode="all"``, ``fn(grads)`` gets the gradient of each tensor in order (None for
+    those this pass does not reach) once the pass has computed them; with ``mode="any"``,
+    ``fn(grad)`` gets the first gradient computed. Returns a handle whose ``remove()``
+    unregisters it.
+
+    Examples
+    --------
+    >>> import tensorcore as tc
+    >>> from tensorcore.autograd.graph import register_multi_grad_hook
+    >>> a, b = tc.ones(2, requires_grad=True), tc.ones(2, requires_grad=True)
+    >>> seen = []
+    >>> h = register_multi_grad_hook((a, b), lambda gs: seen.append([g is None for g in gs]))
+    >>> (a * 2).sum().backward(); seen
+    [[False, True]]
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    state: dict[str, Any] = {"grads": None}
+
+    def finish() -> None:
+        grads, state["grads"] = state["grads"], None
+        fn(tuple(grads))
+
+    def make_hook(i: int) -> Callable[[Any], None]:
+        def hook(grad: Any) -> None:
+            if mode == "any":
+                if state["grads"] is None:
+                    state["grads"] = True  # (this pass has called fn: once is all)
+                    queue_end_of_backward(lambda: state.update(grads=None))
+                    fn(grad)
+                return
+            if state["grads"] is None:
+                state["grads"] = [None] * len(tensors)
+                queue_end_of_backward(finish)
+            state["grads"][i] = grad
+
+        return hook
+
+    return _MultiHandle(
+        [t.register_hook(make_hook(i)) for i, t in enumerate(tensors) if t.requires_grad]
+    )
 
 
 @contextlib.contextmanager

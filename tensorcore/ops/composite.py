@@ -517,6 +517,16 @@ def ones(size: Any, dtype: Any = None, device: Any = None, requires_grad: bool =
     return _new_full(size, True if dtype is dt.bool_ else 1, dtype or dt._default_dtype, device)
 
 
+def _unwritten(t: Tensor) -> Tensor:
+    """``t``, a tensor a factory just made and filled by an in-place draw, at version 0:
+    PyTorch's random factories fill in their kernel, so their results read as unwritten
+    (an in-place error later names the versions PyTorch names)."""
+    st = t._storage
+    if st is not None and t._version_counter is None:
+        st.version = 0
+    return t
+
+
 @_composite
 def rand(
     size: Any,
@@ -526,7 +536,9 @@ def rand(
     requires_grad: bool = False,
 ) -> Tensor:
     # (``size`` came checked: the factory lane's ``empty``, not the public function)
-    return _new_empty(size, dtype or dt._default_dtype, device).uniform_(generator=generator)
+    return _unwritten(
+        _new_empty(size, dtype or dt._default_dtype, device).uniform_(generator=generator)
+    )
 
 
 @_composite
@@ -537,7 +549,9 @@ def randn(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return _new_empty(size, dtype or dt._default_dtype, device).normal_(generator=generator)
+    return _unwritten(
+        _new_empty(size, dtype or dt._default_dtype, device).normal_(generator=generator)
+    )
 
 
 @_composite
@@ -549,7 +563,7 @@ def bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> Te
     # others, as PyTorch's bernoulli_distribution<double> / <float>); ``bernoulli_``'s check
     # refuses probabilities outside [0, 1].
     out = _new_empty(self._shape, self._dtype, self._device)
-    return out.bernoulli_(self, generator=generator)
+    return _unwritten(out.bernoulli_(self, generator=generator))
 
 
 @_composite
@@ -631,7 +645,8 @@ def randint(
             "randint(): argument 'size' must be tuple of ints, not " + type(size).__name__
         )
     out = _new_empty(tuple(size), dtype or dt.int64, device)
-    return out.random_(low, high, generator=generator)  # (random_'s check refuses bad bounds)
+    # (random_'s check refuses bad bounds)
+    return _unwritten(out.random_(low, high, generator=generator))
 
 
 @_composite
@@ -655,8 +670,8 @@ def normal(
         return noise * std + mean
     if size is None:
         raise TypeError("normal(): with scalar mean and std, a size is required")
-    return ops.empty(tuple(size), dtype=dtype, device=device).normal_(
-        mean, std, generator=generator
+    return _unwritten(
+        ops.empty(tuple(size), dtype=dtype, device=device).normal_(mean, std, generator=generator)
     )
 
 
@@ -739,7 +754,7 @@ def _like(name: str, fill: Callable[[Tensor], Any]) -> Callable[..., Any]:
                 layout=lay,
             )
         fill(out)
-        return out
+        return _unwritten(out)
 
     like.__name__ = f"{name}_like"
     return like

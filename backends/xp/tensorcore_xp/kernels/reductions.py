@@ -522,14 +522,25 @@ def build(xp: Any) -> dict[str, Callable[..., Any]]:
         x = x.astype(acc(dtype), copy=False)
         if x.ndim == 0:
             x = x.reshape(1)
+        # 16-bit floats compute in float32, and PyTorch's kernels round some steps to the
+        # 16-bit type: over the last dim, log_softmax's sum of exponentials and its log;
+        # over another dim, softmax's exponentials (stored in the result, then divided).
+        narrow = xp.dtype(dtype).itemsize == 2
+        last = dim % x.ndim == x.ndim - 1
         m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=dim, keepdims=True)
         if safe:
             m = safe_rows(m)
         z = x - m
         if log:
-            return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
+            s = xp.sum(xp.exp(z), axis=dim, keepdims=True)
+            if narrow and last:
+                s = s.astype(dtype).astype(x.dtype)
+                return z - xp.log(s).astype(dtype).astype(x.dtype)
+            return z - xp.log(s)
         e = xp.exp(z)
         s = xp.sum(e, axis=dim, keepdims=True)
+        if narrow and not last:
+            e = e.astype(dtype).astype(x.dtype)
         return e / (safe_rows(m, s) if safe else s)
 
     def row_sums(a: Any, dim: int, b: Any = None) -> Any:
