@@ -346,3 +346,17 @@ def test_nll_loss_targets_and_ignore_index(device: str, ignore_index: int, reduc
         assert_close(got, np.asarray(want, np.float32))
         got.sum().backward()
         assert_close(x.grad, grad.astype(np.float32))
+
+
+def test_mse_loss_is_one_node_of_its_input_and_target() -> None:
+    # PyTorch's 60-minute blitz walks loss.grad_fn.next_functions: MseLossBackward0's inputs
+    # are the output's node (a Linear's AddmmBackward0) and the target's (None here).
+    x = tc.randn(2, 5, requires_grad=True)
+    out = tc.nn.functional.linear(x, tc.randn(3, 5, requires_grad=True), tc.randn(3))
+    loss = tc.nn.MSELoss()(out, tc.randn(2, 3))
+    assert type(loss.grad_fn).__name__ == "MseLossBackward0"
+    assert loss.grad_fn.next_functions == ((out.grad_fn, 0), (None, 0))
+    assert type(loss.grad_fn.next_functions[0][0]).__name__ == "AddmmBackward0"
+    t = tc.randn(2, 3, requires_grad=True)
+    edge = tc.nn.functional.mse_loss(out, t, reduction="none").grad_fn.next_functions[1][0]
+    assert type(edge).__name__ == "AccumulateGrad"

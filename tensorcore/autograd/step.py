@@ -382,13 +382,17 @@ def _one_node_composite(op: Op, key: tuple[str, str]) -> bool:
     """Whether composite ``op`` is recorded on ``key`` as one node, like any operator, its
     kernel running under autograd too instead of the composite's definition: where a plugin
     gave it a derivative for the key (with a kernel of its own: a layout's ``contiguous``),
-    or where the derivative table has a rule for it (PyTorch records the views of ``unbind``
-    and ``split`` as one node's outputs) and the key resolves to a kernel of its own (the
-    strided views'), not to the definition, which differentiates through its parts."""
+    or where the derivative table has a rule for it: PyTorch records it as one node
+    (``mse_loss``, whose definition then runs untracked as its kernel; the views of
+    ``unbind`` and ``split``, as one node's outputs, where the key resolves to a kernel of its
+    own -- the strided views' -- not to the definition, which makes views of another layout
+    through its parts)."""
     if _plugin_rule(op, key) is not None:
         return True
     if op.name not in _derivatives():
         return False
+    if "view" not in op.decl.tags:
+        return True  # (its definition, run untracked, is its kernel: ``mse_loss``)
     rec = op.record(key)
     return rec is not None and rec.fn is not _composites().get(op.name)
 

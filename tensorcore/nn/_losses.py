@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")
+_MSE_LOSS = get_op("mse_loss")
 
 
 def _check_reduction(reduction: str, fn: str) -> None:
@@ -126,9 +127,10 @@ def mse_loss(
     """
     reduction = _legacy(size_average, reduce, reduction)
     _pointwise_pair(input, target, "mse_loss", reduction)
+    if weight is None:
+        return call_lane(_MSE_LOSS, (input, target, reduction))
     d = input - target
-    loss = d * d
-    loss = _reduce(loss if weight is None else loss * weight, reduction)
+    loss = _reduce(d * d * weight, reduction)
     return named_as(loss, "MseLossBackward0")
 
 

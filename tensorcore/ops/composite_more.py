@@ -282,6 +282,13 @@ def _fake_quantize(
     return named_as(out + (within - within.detach()), node)
 
 
+@_composite
+def mse_loss(self: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    d = self - target
+    loss = d * d
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
 def _constant_qparams(function: str, scale: Any, zero_point: Any) -> None:
     """PyTorch's error for a ``scale`` or ``zero_point`` that requires grad where the graph is
     recorded: its fake-quantize functions differentiate ``self`` alone."""

@@ -383,6 +383,16 @@ def _pointwise_loss(m: _Maker) -> list[Sample]:
     ]
 
 
+@_samples("mse_loss")
+def _mse_loss(m: _Maker) -> list[Sample]:
+    return [
+        S((m.uniform(2, 3), m.uniform(2, 3)), desc="mean"),
+        S((m.uniform(3, 4, t=True), m.uniform(3, 4), "sum"), desc="sum, transposed"),
+        S((m.uniform(3, 1), m.uniform(4), "none"), desc="broadcast"),
+        S((m.uniform(), m.uniform(), "mean"), desc="0-d"),
+    ]
+
+
 @_samples("smooth_l1_loss_backward", "huber_loss_backward")
 def _pointwise_loss_backward(m: _Maker) -> list[Sample]:
     return [

@@ -122,6 +122,20 @@ def _bce_backward_rule(c: Any, gg: Tensor) -> tuple[Any, ...]:
 _d("binary_cross_entropy", "self target weight reduction", _bce_rule)
 
 
+def _mse_loss(c: Any, g: Tensor) -> tuple[Any, ...]:
+    # (PyTorch's mse_loss_backward: 2 (self - target) grad, over the count for "mean"; the
+    # step sums each gradient back to its input's shape where they broadcast)
+    d = c.self - c.target
+    if c.reduction == "mean" and d.numel():
+        g = g / d.numel()
+    gi = g * 2 * d
+    return (gi if c.needs(0) else None), (-gi if c.needs(1) else None)
+
+
+# (a composite recorded as one node: ``autograd.step._one_node_composite``)
+_d("mse_loss", "self target reduction", _mse_loss)
+
+
 def _bcel_parts(c: Any) -> tuple[Any, Any]:
     """``(L, pw)``: the factor of ``softplus(-x)`` in ``binary_cross_entropy_with_logits``,
     ``1 + (pw - 1) t`` (1 without ``pos_weight``), and ``pos_weight`` (None)."""

@@ -144,6 +144,15 @@ _op(
     function=False,
 )
 _op(
+    'mse_loss(Tensor self, Tensor target, str reduction="mean") -> Tensor',
+    "nn composite",
+    "The squared error ``(self - target) ** 2`` (broadcast), reduced by ``reduction`` "
+    "(``nn.functional.mse_loss`` checks the arguments and calls it): one graph node, "
+    "PyTorch's ``MseLossBackward0``, whose inputs are ``self`` and ``target``.",
+    method=False,
+    function=False,
+)
+_op(
     "fake_quantize_per_tensor_affine(Tensor self, Any scale, Any zero_point, int quant_min, "
     "int quant_max) -> Tensor",
     "nn composite",
