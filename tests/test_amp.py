@@ -404,3 +404,18 @@ def test_custom_bwd_runs_under_the_forwards_autocast_state() -> None:
     assert sorted(seen) == [False, True]  # cast_inputs ran without autocast: so does backward
     assert tc.amp.is_autocast_available("cpu") and not tc.amp.is_autocast_available("xla")
     assert tc.cuda.amp.custom_bwd is not None
+
+
+def test_recurrent_layers_under_cpu_autocast_give_pytorchs_dtypes() -> None:
+    # PyTorch 2.13: the LSTM runs as mkldnn_rnn_layer (lower precision, states included), an
+    # RNN's steps are linear calls (lower precision), a GRU's stay in float32.
+    x = tc.randn(2, 3, 4)
+    want = {"RNN": [tc.bfloat16] * 2, "GRU": [tc.float32] * 2, "LSTM": [tc.bfloat16] * 3}
+    for name, dtypes in want.items():
+        m = getattr(tc.nn, name)(4, 5, batch_first=True)
+        with tc.autocast("cpu", dtype=tc.bfloat16):
+            out, h = m(x)
+        got = [out.dtype, *(h if isinstance(h, tuple) else (h,))]
+        assert [t.dtype if isinstance(t, tc.Tensor) else t for t in got] == dtypes, name
+        (out.float().sum()).backward()
+        assert all(p.grad is not None and p.grad.dtype == tc.float32 for p in m.parameters())

@@ -13,7 +13,7 @@ import warnings
 from typing import Any
 
 from ..._tensor import Tensor
-from ...amp.autocast_mode import _is_any_autocast_enabled
+from ...amp.autocast_mode import _is_any_autocast_enabled, get_autocast_dtype, is_autocast_enabled
 from ...ops import functions as ops
 from ...ops.frontends import named_as
 from .. import functional as F
@@ -44,6 +44,11 @@ _LAYER_NODE, _CELL_NODE = _recurrence._LAYER_NODE, _recurrence._CELL_NODE
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _to(state: Any, dtype: Any) -> Any:
+    """A layer's initial state (a tensor, or an LSTM's pair) in ``dtype``."""
+    return tuple(t.to(dtype) for t in state) if isinstance(state, tuple) else state.to(dtype)
 
 
 class RNNBase(Module):
@@ -226,6 +231,18 @@ class RNNBase(Module):
         flat = [getattr(self, n) for n in self._flat_weights_names]
         layer_in = input
         finals: list[Any] = []
+        # PyTorch's CPU LSTM is one ``mkldnn_rnn_layer`` a layer, on autocast's lower-precision
+        # list: the recurrence, its states and its results in autocast's dtype (an RNN's steps
+        # are ``linear`` calls, which autocast itself; a GRU's stay in float32, as PyTorch's;
+        # an LSTM with projections takes PyTorch's steps of linear calls, left as they are).
+        lower = (
+            get_autocast_dtype("cpu")
+            if self.mode == "LSTM"
+            and not self.proj_size
+            and input.device.type == "cpu"
+            and is_autocast_enabled("cpu")
+            else None
+        )
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
@@ -237,6 +254,9 @@ class RNNBase(Module):
                     b_ih, b_hh = b_ih + b_hh, None
                 proj = F.linear(layer_in, w_ih, b_ih)  # (L, N, gates * H), all steps at once
                 state = states[k]
+                if lower is not None:
+                    proj, w_hh, state = proj.to(lower), w_hh.to(lower), _to(state, lower)
+                    b_hh = None if b_hh is None else b_hh.to(lower)
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 if _fusable(self.mode, proj, state, sizes, w_hr):
                     h0, c0 = state if self.mode == "LSTM" else (state, None)
