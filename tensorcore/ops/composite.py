@@ -34,12 +34,7 @@ from .composite_stats import STATS_COMPOSITES
 from .frontends import broadcast_shapes, named_as, named_view_output
 from .meta_functions import split_sizes
 from .schema import OPS
-from .views import (
-    infer_size,
-    release_temporary_view,
-    view_strides,
-    views_row_major,
-)
+from .views import infer_size, release_temporary_view, view_strides, views_row_major
 
 __all__ = ["COMPOSITES"]
 

@@ -667,9 +667,9 @@ def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tens
 
 
 # Composites whose strided kernel here avoids a second dispatch. With a gradient to record,
-# ``unbind`` and ``split`` are recorded as one node of several outputs (their rules in
-# ops/derivatives/shape.py, as PyTorch's ``UnbindBackward0``); autograd runs the other
-# composites' definitions instead (ops/composite.py).
+# ``t`` is recorded as one node and ``unbind`` and ``split`` as one node of several outputs
+# (their rules in ops/derivatives/shape.py, as PyTorch's ``TBackward0``, ``UnbindBackward0``);
+# autograd runs ``reshape``'s definition instead (ops/composite.py).
 _FUSED_COMPOSITES = {"t": t, "reshape": reshape, "unbind": unbind, "split": split}
 
 _VIEW_KERNELS = {
