@@ -393,22 +393,11 @@ _SPLIT = 134217729.0
 
 def _fma(a: float, b: float, c: float) -> float:
     """``a * b + c`` rounded once, as C's ``fma`` (which PyTorch's compiled ``x * std +
-    mean`` is): the product's exact two-term form (Dekker) added to ``c`` with the sum's
-    error kept (Knuth's two-sum). (Python 3.11 has no ``math.fma``.)"""
+    mean`` is). (Python 3.11 has no ``math.fma``.)"""
     p = a * b
     if not math.isfinite(p):  # (Dekker's halves overflow: the plain form's inf or NaN)
         return p + c
-    t = _SPLIT * a
-    ah = t - (t - a)
-    al = a - ah
-    t = _SPLIT * b
-    bh = t - (t - b)
-    bl = b - bh
-    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    total = p + c
-    back = total - p
-    s_err = (p - (total - back)) + (c - back)
-    return total + (s_err + p_err)
+    return _fused(a, b, c, p)
 
 
 def _fma_arrays(x: Any, std: float, mean: float) -> Any:
@@ -421,18 +410,25 @@ def _fma_arrays(x: Any, std: float, mean: float) -> Any:
         return x
     with np.errstate(all="ignore"):
         p = x * std
-        t = _SPLIT * x
-        xh = t - (t - x)
-        xl = x - xh
-        t = _SPLIT * std
-        sh = t - (t - std)
-        sl = std - sh
-        p_err = ((xh * sh - p) + xh * sl + xl * sh) + xl * sl
-        total = p + mean
-        back = total - p
-        s_err = (p - (total - back)) + (mean - back)
-        fused = total + (s_err + p_err)
-        return np.where(np.isfinite(p), fused, p + mean)
+        return np.where(np.isfinite(p), _fused(x, std, mean, p), p + mean)
+
+
+def _fused(a: Any, b: Any, c: Any, p: Any) -> Any:
+    """``a * b + c`` rounded once, from the rounded product ``p = a * b``: the product's exact
+    two-term form (Dekker) added to ``c`` with the sum's error kept (Knuth's two-sum). Plain
+    arithmetic, the same for Python floats and float64 arrays (``_fma``, ``_fma_arrays``);
+    wrong where ``p`` is not finite, which both callers leave to the plain form."""
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    total = p + c
+    back = total - p
+    s_err = (p - (total - back)) + (c - back)
+    return total + (s_err + p_err)
 
 
 _THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # C++'s ``1.0f / 3.0f``
