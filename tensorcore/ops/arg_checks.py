@@ -24,6 +24,7 @@ __all__ = [
     "check_gelu_approximate",
     "check_histogram",
     "check_index_reduce",
+    "check_multinomial",
     "check_normal",
     "check_one_hot",
     "check_polygamma_order",
@@ -232,6 +233,22 @@ def check_normal(mean: Any, std: Any, *rest: Any) -> None:
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif isinstance(std, (int, float)) and not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+def check_multinomial(
+    self: Tensor, num_samples: int, replacement: bool = False, generator: Any = None
+) -> None:
+    """``multinomial``'s ``check``, PyTorch's: a 1-D or 2-D tensor of weights, at least one
+    sample, no more than the categories without ``replacement`` (the weights' values are the
+    kernel's to check, where it reads them)."""
+    if self.ndim not in (1, 2):
+        raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {self.ndim}-dim input")
+    if num_samples <= 0:
+        raise RuntimeError(f"cannot sample n_sample <= 0 samples (got {num_samples})")
+    if not replacement and num_samples > self._shape[-1]:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
 
 
 def check_bernoulli(self: Tensor, p: float | None = None, generator: Any = None) -> None:

@@ -584,15 +584,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, generator: Any = None) -> Tensor:
 def multinomial(
     self: Tensor, num_samples: int, replacement: bool = False, generator: Any = None
 ) -> Tensor:
-    if self.ndim not in (1, 2):
-        raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {self.ndim}-dim input")
+    # (``arg_checks.check_multinomial`` has checked the shape and ``num_samples``)
     n = self._shape[-1]
-    if num_samples <= 0:
-        raise RuntimeError(f"cannot sample n_sample <= 0 samples (got {num_samples})")
-    if not replacement and num_samples > n:
-        raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-        )
     w = self.unsqueeze(0) if self.ndim == 1 else self
     w = w.to(dt.float64)
     if bool((w < 0).any()) or not bool(w.isfinite().all()):

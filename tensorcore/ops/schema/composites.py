@@ -172,6 +172,8 @@ for _sig, _tags, _doc in [
         if _sig.startswith("bern")
         else AC.check_normal
         if _sig.startswith("normal(")
+        else AC.check_multinomial
+        if _sig.startswith("multinomial")
         else None,
     )
 _op(

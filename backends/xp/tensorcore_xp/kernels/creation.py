@@ -507,16 +507,9 @@ def build(xp: Any, random_stream: Any = None) -> dict[str, Callable[..., Any]]:
     ) -> Tensor:
         """The composite's draws and arithmetic (``ops/composite.py``), bit for bit, on the
         arrays: its dozen operators cost ten times the draws for a few categories (a
-        sampling step's ``multinomial(probs, 1)``)."""
-        if self.ndim not in (1, 2):
-            raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {self.ndim}-dim input")
+        sampling step's ``multinomial(probs, 1)``; the declared check has checked the shape
+        and ``num_samples``)."""
         n = self._shape[-1]
-        if num_samples <= 0:
-            raise RuntimeError(f"cannot sample n_sample <= 0 samples (got {num_samples})")
-        if not replacement and num_samples > n:
-            raise RuntimeError(
-                "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-            )
         rows = self._shape[0] if self.ndim == 2 else 1
         w = array_of(self).astype(xp.float64).reshape(rows, n)
         with quiet(all="ignore"):
