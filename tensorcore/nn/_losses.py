@@ -13,6 +13,7 @@ from ..ops import functions as ops
 from ..ops._call import call_lane
 from ..ops._out import cast_error
 from ..ops._validate import checked
+from ..ops.composite_more import reduce_loss as _reduce
 from ..ops.frontends import broadcast_shapes, named_as
 from ..ops.views import release_temporary_view
 
@@ -52,14 +53,6 @@ def _legacy(size_average: bool | None, reduce: bool | None, reduction: str) -> s
         stacklevel=3,
     )
     return legacy
-
-
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
 
 
 def _into(dtype: dt.dtype, value: Tensor) -> Tensor:

@@ -18,7 +18,7 @@ from . import functions as ops
 from ._validate import keep_message
 from .frontends import broadcast_shapes, named_as
 
-__all__ = ["MORE_COMPOSITES"]
+__all__ = ["MORE_COMPOSITES", "reduce_loss"]
 
 MORE_COMPOSITES: dict[str, Callable[..., Any]] = {}
 
@@ -282,11 +282,20 @@ def _fake_quantize(
     return named_as(out + (within - within.detach()), node)
 
 
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    """An elementwise loss reduced as ``reduction`` ("mean", "sum", "none") says: the losses
+    of ``nn.functional`` and the loss operators here."""
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
 @_composite
 def mse_loss(self: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     d = self - target
-    loss = d * d
-    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+    return reduce_loss(d * d, reduction)
 
 
 def _constant_qparams(function: str, scale: Any, zero_point: Any) -> None:
