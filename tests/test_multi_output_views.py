@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tensorcore as tc
+import tensorcore.autograd.forward_ad as fwAD
 from tensorcore.testing import assert_close
 
 F64 = tc.float64
@@ -97,8 +98,6 @@ def test_gradcheck_and_gradgradcheck(
 
 
 def test_forward_ad_through_the_views(device: str) -> None:
-    import tensorcore.autograd.forward_ad as fwAD
-
     x = tc.randn(4, 6, dtype=F64, device=device)
     v = tc.randn(4, 6, dtype=F64, device=device)
     with fwAD.dual_level():
